@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#include "arrays.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <type_traits>
+
+namespace contextsteer::bindings {
+
+std::string shape_text(const std::vector<py::ssize_t>& shape) {
+  std::ostringstream s;
+  s << '(';
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s << ", ";
+    s << shape[i];
+  }
+  if (shape.size() == 1) s << ',';
+  s << ')';
+  return s.str();
+}
+
+std::string pattern_text(std::initializer_list<py::ssize_t> pattern,
+                         std::initializer_list<const char*> names) {
+  std::ostringstream s;
+  s << '(';
+  auto name = names.begin();
+  std::size_t i = 0;
+  for (auto p : pattern) {
+    if (i++) s << ", ";
+    if (name != names.end() && *name) s << *name;
+    else s << p;
+    if (name != names.end()) ++name;
+  }
+  if (pattern.size() == 1) s << ',';
+  s << ')';
+  return s.str();
+}
+
+namespace {
+template <class T>
+const char* dtype_name() {
+  using U = std::remove_const_t<T>;
+  if constexpr (std::is_same_v<U, float>) return "float32";
+  else if constexpr (std::is_same_v<U, double>) return "float64";
+  else if constexpr (std::is_same_v<U, std::int32_t>) return "int32";
+  else if constexpr (std::is_same_v<U, std::int64_t>) return "int64";
+  else if constexpr (std::is_same_v<U, std::uint32_t>) return "uint32";
+  else if constexpr (std::is_same_v<U, std::uint8_t>) return "uint8";
+  else if constexpr (std::is_same_v<U, bool>) return "bool";
+  else return "?";
+}
+}  // namespace
+
+template <class T>
+Checked<T> check_array(const py::handle& obj, const char* what,
+                       std::initializer_list<py::ssize_t> pattern,
+                       std::initializer_list<const char*> names, bool writable) {
+  using U = std::remove_const_t<T>;
+  const std::string expected = pattern_text(pattern, names);
+  if (!py::isinstance<py::array>(obj)) {
+    throw py::type_error(std::string(what) + ": expected a numpy " + dtype_name<T>() +
+                         " array of shape " + expected + ", got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  }
+  auto a = py::reinterpret_borrow<py::array>(obj);
+  if (!a.dtype().is(py::dtype::of<U>())) {
+    throw py::type_error(std::string(what) + ": expected dtype " + dtype_name<T>() +
+                         ", got " + std::string(py::str(a.dtype())));
+  }
+  if (!(a.flags() & py::array::c_style)) {
+    throw py::type_error(std::string(what) +
+                         ": expected a C-contiguous array (use np.ascontiguousarray)");
+  }
+  if (writable && !a.writeable()) {
+    throw py::type_error(std::string(what) + ": expected a writeable array");
+  }
+  std::vector<py::ssize_t> shape(a.shape(), a.shape() + a.ndim());
+  bool ok = static_cast<std::size_t>(a.ndim()) == pattern.size();
+  if (ok) {
+    std::size_t i = 0;
+    for (auto p : pattern) {
+      if (p != kAny && shape[i] != p) ok = false;
+      ++i;
+    }
+  }
+  if (!ok) {
+    throw py::value_error(std::string(what) + ": expected shape " + expected + ", got " +
+                          shape_text(shape));
+  }
+  T* data = writable ? static_cast<T*>(a.mutable_data()) : static_cast<T*>(const_cast<void*>(a.data()));
+  return Checked<T>{data, std::move(shape)};
+}
+
+template Checked<float> check_array<float>(const py::handle&, const char*,
+                                           std::initializer_list<py::ssize_t>,
+                                           std::initializer_list<const char*>, bool);
+template Checked<const float> check_array<const float>(const py::handle&, const char*,
+                                                       std::initializer_list<py::ssize_t>,
+                                                       std::initializer_list<const char*>, bool);
+template Checked<std::int32_t> check_array<std::int32_t>(const py::handle&, const char*,
+                                                         std::initializer_list<py::ssize_t>,
+                                                         std::initializer_list<const char*>, bool);
+template Checked<const std::int32_t> check_array<const std::int32_t>(
+    const py::handle&, const char*, std::initializer_list<py::ssize_t>,
+    std::initializer_list<const char*>, bool);
+template Checked<std::uint32_t> check_array<std::uint32_t>(const py::handle&, const char*,
+                                                           std::initializer_list<py::ssize_t>,
+                                                           std::initializer_list<const char*>, bool);
+template Checked<const std::uint32_t> check_array<const std::uint32_t>(
+    const py::handle&, const char*, std::initializer_list<py::ssize_t>,
+    std::initializer_list<const char*>, bool);
+template Checked<bool> check_array<bool>(const py::handle&, const char*,
+                                         std::initializer_list<py::ssize_t>,
+                                         std::initializer_list<const char*>, bool);
+template Checked<const bool> check_array<const bool>(const py::handle&, const char*,
+                                                     std::initializer_list<py::ssize_t>,
+                                                     std::initializer_list<const char*>, bool);
+
+namespace {
+template <class T>
+void check_finite_impl(const Checked<T>& a, const char* what) {
+  const float* p = a.data;
+  const std::size_t n = a.size();
+  // Branch-free scan first (vectorises); locate the culprit only when one exists.
+  bool bad = false;
+  for (std::size_t i = 0; i < n; ++i) bad |= !(std::fabs(p[i]) <= 3.4028234663852886e38f);
+  if (!bad) return;
+  std::size_t i = 0;
+  while (i < n && std::isfinite(p[i])) ++i;
+  std::ostringstream s;
+  s << what << ": expected finite values, got " << p[i] << " at index ";
+  if (a.shape.size() >= 2) {
+    const std::size_t cols = n / static_cast<std::size_t>(a.shape[0] ? a.shape[0] : 1);
+    s << '(' << i / cols << ", " << i % cols << ')';
+  } else {
+    s << i;
+  }
+  throw py::value_error(s.str());
+}
+}  // namespace
+
+void check_finite(const Checked<float>& a, const char* what) { check_finite_impl(a, what); }
+void check_finite(const Checked<const float>& a, const char* what) { check_finite_impl(a, what); }
+
+void require_finite(double value, const char* what) {
+  if (!std::isfinite(value)) {
+    std::ostringstream s;
+    s << what << " must be finite, got " << value;
+    throw py::value_error(s.str());
+  }
+}
+
+void require_non_negative(double value, const char* what) {
+  if (!(value >= 0.0) || !std::isfinite(value)) {
+    std::ostringstream s;
+    s << what << " must be a finite number >= 0, got " << value;
+    throw py::value_error(s.str());
+  }
+}
+
+}  // namespace contextsteer::bindings

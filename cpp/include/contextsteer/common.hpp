@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Shared basics of the core: the debug assertion and small 2D vector helpers.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+
+#ifdef CONTEXTSTEER_DEBUG
+/// Internal invariant check, compiled in Debug builds only. Never used on user input.
+#define CONTEXTSTEER_ASSERT(cond)                                                   \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                 \
+    }                                                                               \
+  } while (0)
+#else
+#define CONTEXTSTEER_ASSERT(cond) ((void)0)
+#endif
+
+namespace contextsteer {
+
+/// A 2D vector of floats; the unit of every position, direction and velocity.
+struct Vec2 {
+  float x = 0.0f;
+  float y = 0.0f;
+};
+
+inline Vec2 operator+(Vec2 a, Vec2 b) { return {a.x + b.x, a.y + b.y}; }
+inline Vec2 operator-(Vec2 a, Vec2 b) { return {a.x - b.x, a.y - b.y}; }
+inline Vec2 operator*(Vec2 a, float s) { return {a.x * s, a.y * s}; }
+inline Vec2 operator*(float s, Vec2 a) { return {a.x * s, a.y * s}; }
+inline float dot(Vec2 a, Vec2 b) { return a.x * b.x + a.y * b.y; }
+/// z component of the 3D cross product: > 0 when b is counter-clockwise of a.
+inline float cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
+inline float length(Vec2 a) { return std::sqrt(dot(a, a)); }
+
+}  // namespace contextsteer

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// A small persistent thread pool that splits loops over agents (or rays) into chunks.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+namespace contextsteer {
+
+/// Number of threads the parallel kernels use (>= 1). Defaults to the hardware concurrency.
+int num_threads();
+
+/// Sets the number of threads the parallel kernels use; n >= 1 (the caller checks).
+/// Results never depend on it: every kernel writes each index from exactly one thread
+/// and reads only inputs that no thread writes.
+void set_num_threads(int n);
+
+/// Type-erased body of a parallel loop: called with a half-open index range.
+using RangeFn = void (*)(void* ctx, std::size_t begin, std::size_t end);
+
+/// Runs fn(ctx, begin, end) over [0, n) in contiguous chunks of at least `grain` indices
+/// on the pool and the calling thread; returns when all are done. Allocation-free.
+/// Runs inline when n is small, when there is one thread, when called from inside a
+/// parallel loop, or when another thread is already using the pool.
+void parallel_for_impl(std::size_t n, std::size_t grain, RangeFn fn, void* ctx);
+
+/// parallel_for(n, grain, [&](size_t begin, size_t end) { ... }) without std::function.
+template <class F>
+void parallel_for(std::size_t n, std::size_t grain, F&& body) {
+  using Body = std::remove_reference_t<F>;
+  parallel_for_impl(
+      n, grain,
+      [](void* ctx, std::size_t b, std::size_t e) { (*static_cast<Body*>(ctx))(b, e); },
+      const_cast<void*>(static_cast<const void*>(&body)));
+}
+
+}  // namespace contextsteer

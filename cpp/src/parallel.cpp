@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+#include "contextsteer/parallel.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include <pthread.h>
+
+namespace contextsteer {
+namespace {
+
+thread_local bool t_inside_parallel = false;
+
+// Workers sleep on a condition variable and wake for each job (generation counter).
+// Chunks are handed out through an atomic counter, so a slow core does not stall the
+// loop; results stay deterministic because kernels write per-index outputs only.
+class Pool {
+ public:
+  explicit Pool(int threads) { resize(threads); }
+  ~Pool() { stop_workers(); }
+
+  int threads() const { return threads_; }
+
+  void resize(int threads) {
+    std::lock_guard<std::mutex> busy(busy_);  // never while a job is in flight
+    stop_workers();
+    threads_ = std::max(1, threads);
+    stopping_ = false;
+    for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+  }
+
+  // Returns false when the pool is busy with another caller's job.
+  bool try_run(std::size_t n, std::size_t chunk, RangeFn fn, void* ctx) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      fn_ = fn;
+      ctx_ = ctx;
+      n_ = n;
+      chunk_ = chunk;
+      next_.store(0, std::memory_order_relaxed);
+      pending_ = static_cast<int>(workers_.size());
+      ++generation_;
+    }
+    wake_.notify_all();
+    t_inside_parallel = true;
+    work();
+    t_inside_parallel = false;
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    return true;
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      std::size_t begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
+      if (begin >= n_) break;
+      fn_(ctx_, begin, std::min(n_, begin + chunk_));
+    }
+  }
+
+  void worker_loop() {
+    t_inside_parallel = true;
+    unsigned long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+      }
+      work();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--pending_ == 0) done_.notify_one();
+      }
+    }
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+
+  int threads_ = 1;
+  std::vector<std::thread> workers_;
+  std::mutex busy_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  bool stopping_ = false;
+  unsigned long generation_ = 0;
+  int pending_ = 0;
+  RangeFn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  std::size_t n_ = 0;
+  std::size_t chunk_ = 1;
+  std::atomic<std::size_t> next_{0};
+};
+
+std::mutex g_config_mutex;
+Pool* g_pool = nullptr;  // never destroyed: workers must not be joined during static teardown
+int g_wanted = 0;
+
+// After fork() only the forking thread exists in the child: the old pool's workers are
+// gone, so drop it without touching it (leaked on purpose) and start a new one lazily.
+void after_fork_in_child() {
+  new (&g_config_mutex) std::mutex();
+  g_pool = nullptr;
+}
+
+Pool& pool() {
+  std::lock_guard<std::mutex> lock(g_config_mutex);
+  if (!g_pool) {
+    if (g_wanted == 0) g_wanted = std::max(1u, std::thread::hardware_concurrency());
+    g_pool = new Pool(g_wanted);
+    static const bool registered = (pthread_atfork(nullptr, nullptr, after_fork_in_child), true);
+    (void)registered;
+  }
+  return *g_pool;
+}
+
+}  // namespace
+
+int num_threads() {
+  std::lock_guard<std::mutex> lock(g_config_mutex);
+  if (g_pool) return g_pool->threads();
+  return g_wanted ? g_wanted : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+void set_num_threads(int n) {
+  std::lock_guard<std::mutex> lock(g_config_mutex);
+  g_wanted = std::max(1, n);
+  if (g_pool && g_pool->threads() != g_wanted) g_pool->resize(g_wanted);
+}
+
+void parallel_for_impl(std::size_t n, std::size_t grain, RangeFn fn, void* ctx) {
+  if (n == 0) return;
+  grain = std::max<std::size_t>(grain, 1);
+  if (t_inside_parallel || n <= grain) {
+    fn(ctx, 0, n);
+    return;
+  }
+  Pool& p = pool();
+  const std::size_t threads = static_cast<std::size_t>(p.threads());
+  if (threads <= 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  // About four chunks a thread balances load without much hand-out traffic.
+  const std::size_t chunk = std::max(grain, (n + 4 * threads - 1) / (4 * threads));
+  if (!p.try_run(n, chunk, fn, ctx)) fn(ctx, 0, n);
+}
+
+}  // namespace contextsteer

@@ -1,0 +1,18 @@
+"""contextsteer: context-based steering for autonomous agents.
+
+A C++ core steps thousands of agents; this package is its public, array-first surface.
+Every array crossing into the core is float32 and C-contiguous; arrays the core owns are
+returned as zero-copy NumPy views.
+"""
+
+from __future__ import annotations
+
+from . import maps, path, runtime, world
+from .maps import *  # noqa: F403
+from .path import *  # noqa: F403
+from .runtime import *  # noqa: F403
+from .world import *  # noqa: F403
+
+__version__ = "0.1.0"
+
+__all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__]

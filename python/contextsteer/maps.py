@@ -1,0 +1,3 @@
+"""maps (filled in by its issue)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""path (filled in by its issue)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""world (filled in by its issue)."""
+
+__all__: list[str] = []
