@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// The thread pool visits every index exactly once, whatever the thread count or nesting.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "contextsteer/parallel.hpp"
+
+namespace cs = contextsteer;
+
+namespace {
+std::vector<int> visit_counts(std::size_t n, std::size_t grain) {
+  std::vector<int> counts(n, 0);
+  cs::parallel_for(n, grain, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) counts[i] += 1;
+  });
+  return counts;
+}
+}  // namespace
+
+TEST(ParallelFor, VisitsEveryIndexOnceForAnyThreadCount) {
+  for (int threads : {1, 2, 3, 8}) {
+    cs::set_num_threads(threads);
+    EXPECT_EQ(cs::num_threads(), threads);
+    for (std::size_t n : {0u, 1u, 7u, 64u, 1000u, 100003u}) {
+      for (std::size_t grain : {1u, 16u, 4096u}) {
+        auto counts = visit_counts(n, grain);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(counts[i], 1) << "n=" << n << " i=" << i;
+      }
+    }
+  }
+}
+
+TEST(ParallelFor, NestedLoopsRunInline) {
+  cs::set_num_threads(4);
+  std::vector<std::atomic<int>> counts(100 * 50);
+  cs::parallel_for(100, 1, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i)
+      cs::parallel_for(50, 1, [&](std::size_t b2, std::size_t e2) {
+        for (std::size_t j = b2; j < e2; ++j) counts[i * 50 + j] += 1;
+      });
+  });
+  for (auto& c : counts) ASSERT_EQ(c.load(), 1);
+}
+
+TEST(ParallelFor, ConcurrentCallersFromSeveralThreads) {
+  cs::set_num_threads(2);
+  std::vector<std::thread> callers;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back([&] {
+      for (int rep = 0; rep < 50; ++rep) {
+        auto counts = visit_counts(5000, 8);
+        for (int c : counts) if (c != 1) ++failures;
+      }
+    });
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(ParallelFor, ResizeBetweenJobs) {
+  for (int rep = 0; rep < 20; ++rep) {
+    cs::set_num_threads(1 + rep % 3);
+    auto counts = visit_counts(10000, 4);
+    for (int c : counts) ASSERT_EQ(c, 1);
+  }
+}
