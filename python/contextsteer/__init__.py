@@ -7,7 +7,7 @@ returned as zero-copy NumPy views.
 
 from __future__ import annotations
 
-from . import maps, path, runtime, world
+from . import maps, path, plot, runtime, world
 from .maps import *  # noqa: F403
 from .path import *  # noqa: F403
 from .runtime import *  # noqa: F403
