@@ -107,6 +107,9 @@ def context_map(
         hit = danger > threshold
         (masked,) = ax.plot(theta[hit], np.full(int(hit.sum()), rim * 1.05), "x",
                             color=danger_color, ms=8, mew=2, label="masked")
+        for patch in np.asarray(bars.patches, dtype=object)[hit]:
+            patch.set_hatch("//")
+            patch.set_alpha(0.3)
     if chosen is not None:
         c = np.asarray(chosen, dtype=np.float64)
         if c.shape != (2,) or not np.all(np.isfinite(c)):
