@@ -1,4 +1,4 @@
-"""Builds and runs the C++ GoogleTest suite under tests/cpp through CTest.
+"""Builds the C++ GoogleTest suite under tests/cpp (Debug, ASan + UBSan) and runs it with CTest.
 
 Skipped (with the reason) when CMake, Ninja or GoogleTest are not available, so a user
 without a C++ test toolchain still gets a green `pytest`.
@@ -35,7 +35,7 @@ def test_cpp_suite(tmp_path_factory):
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     subprocess.run(
         ["cmake", "-S", str(ROOT), "-B", str(build), *gen, "-DCMAKE_BUILD_TYPE=Debug",
-         "-DCONTEXTSTEER_TESTS=ON", "-DCONTEXTSTEER_PYTHON=OFF"],
+         "-DCONTEXTSTEER_TESTS=ON", "-DCONTEXTSTEER_PYTHON=OFF", "-DCONTEXTSTEER_SANITIZE=ON"],
         check=True, capture_output=True, text=True,
     )
     built = subprocess.run(["cmake", "--build", str(build), "-j", "2"], capture_output=True, text=True)
