@@ -144,6 +144,15 @@ void Path::build_bvh() {
   nodes_.reserve(2 * (s / kLeafSize + 1));
   nodes_.push_back({});
   build_node(0, 0, s, centres);
+  // Segment end points in leaf order: a leaf reads one contiguous block.
+  leaf_xy_.resize(4 * std::size_t(s));
+  for (std::uint32_t k = 0; k < s; ++k) {
+    const std::size_t i = order_[k], j = (i + 1) % v;
+    leaf_xy_[4 * k] = xy_[2 * i];
+    leaf_xy_[4 * k + 1] = xy_[2 * i + 1];
+    leaf_xy_[4 * k + 2] = xy_[2 * j];
+    leaf_xy_[4 * k + 3] = xy_[2 * j + 1];
+  }
 }
 
 // Fills nodes_[index] with the subtree over leaf slots [begin, end) of order_.
@@ -208,13 +217,12 @@ std::size_t Path::segment_at(double s) const {
       i, 0, static_cast<std::ptrdiff_t>(seg_len_.size()) - 1));
 }
 
-// Squared distance from (px, py) to segment seg, and the clamped parameter t of the
-// nearest point. Double precision: near-ties between segments must resolve like the
-// oracle's, and the result feeds an offset of up to the full path length.
-double Path::segment_distance2(std::uint32_t seg, double px, double py, double& t) const {
-  const std::size_t j = (seg + 1) % num_points();
-  const double ax = xy_[2 * seg], ay = xy_[2 * seg + 1];
-  const double bx = xy_[2 * j], by = xy_[2 * j + 1];
+// Squared distance from (px, py) to the segment in leaf slot `slot`, and the clamped
+// parameter t of the nearest point. Double precision: near-ties between segments must
+// resolve like the oracle's, and the result feeds an offset of up to the full length.
+double Path::segment_distance2(std::uint32_t slot, double px, double py, double& t) const {
+  const float* e = &leaf_xy_[4 * std::size_t(slot)];
+  const double ax = e[0], ay = e[1], bx = e[2], by = e[3];
   const double dx = bx - ax, dy = by - ay;
   const double u = ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy);
   double qx, qy;
@@ -234,16 +242,19 @@ double Path::closest_offset(Vec2 p) const {
   double best_t = 0.0;
   std::uint32_t best_seg = std::numeric_limits<std::uint32_t>::max();
   // Lexicographic (distance, segment) minimum: unique, whatever the visiting order.
-  auto consider = [&](std::uint32_t seg) {
+  auto consider = [&](std::uint32_t slot) {
     double t;
-    const double d2 = segment_distance2(seg, px, py, t);
+    const double d2 = segment_distance2(slot, px, py, t);
+    const std::uint32_t seg = order_[slot];
     if (d2 < best_d2 || (d2 == best_d2 && seg < best_seg)) {
       best_d2 = d2, best_t = t, best_seg = seg;
     }
   };
   auto box_d2 = [px, py](const Node& n) {
-    const double dx = std::max({double(n.min_x) - px, 0.0, px - double(n.max_x)});
-    const double dy = std::max({double(n.min_y) - py, 0.0, py - double(n.max_y)});
+    const double lx = double(n.min_x) - px, hx = px - double(n.max_x);
+    const double ly = double(n.min_y) - py, hy = py - double(n.max_y);
+    const double dx = lx > 0.0 ? lx : (hx > 0.0 ? hx : 0.0);
+    const double dy = ly > 0.0 ? ly : (hy > 0.0 ? hy : 0.0);
     return dx * dx + dy * dy;
   };
   std::uint32_t stack[kStackSize];
@@ -254,7 +265,7 @@ double Path::closest_offset(Vec2 p) const {
     // Strict '>': a node at exactly the best distance may still hold a lower index.
     if (box_d2(n) > best_d2) continue;
     if (n.count > 0) {
-      for (std::uint32_t k = n.first; k < n.first + n.count; ++k) consider(order_[k]);
+      for (std::uint32_t k = n.first; k < n.first + n.count; ++k) consider(k);
       continue;
     }
     const std::uint32_t l = n.first, r = n.first + 1;

@@ -100,7 +100,7 @@ class Path {
   void build_bvh();
   void build_node(std::uint32_t index, std::uint32_t begin, std::uint32_t end,
                   const std::vector<float>& centres);
-  double segment_distance2(std::uint32_t seg, double px, double py, double& t) const;
+  double segment_distance2(std::uint32_t slot, double px, double py, double& t) const;
 
   bool closed_ = false;
   double length_ = 0.0;
@@ -110,6 +110,7 @@ class Path {
   std::vector<float> dir_;       // S unit directions, interleaved
   std::vector<Node> nodes_;      // BVH, root at 0
   std::vector<std::uint32_t> order_;  // leaf slot -> segment index
+  std::vector<float> leaf_xy_;        // leaf slot -> segment end points x0 y0 x1 y1
 };
 
 /// Closest offsets of points[begin, end): points (N,2) interleaved, out (N,), written
