@@ -30,7 +30,7 @@ enum class PathDirectionMode : std::uint8_t {
 /// into [0, length); open paths clamp them into [0, length].
 ///
 /// Closest-offset queries use a bounding-volume hierarchy over the segments (median
-/// split, 4 segments a leaf), so a query costs O(log S) node visits for points near the
+/// split, up to 8 segments a leaf), so a query costs O(log S) node visits for points near the
 /// path instead of O(S). A BVH rather than a uniform grid because smoothed paths are
 /// sampled unevenly (dense in bends, sparse on straights) and because a grid search
 /// degrades to scanning empty cells for points far from the path, while the BVH's
