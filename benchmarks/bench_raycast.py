@@ -98,7 +98,8 @@ def run_peers(binary: Path, m: int, length: float, repeats: int, scene: str) -> 
         check=True, capture_output=True, text=True,
     ).stdout
     names = {"box2d": "Box2D 2.4 RayCast", "chipmunk": "Chipmunk 7 BBTree",
-             "chipmunk-opt": "Chipmunk 7 BBTree optimised", "chipmunk-hash": "Chipmunk 7 spatial hash",
+             "chipmunk-opt": "Chipmunk 7 BBTree optimised",
+             "chipmunk-hash": "Chipmunk 7 spatial hash",
              "brute": "C++ brute force (SSE2 SoA)"}
     rows = []
     for line in out.splitlines():

@@ -283,7 +283,9 @@ double Path::closest_offset(Vec2 p) const {
     if (near_d2 <= best_d2) stack[top] = near, stack_d2[top++] = near_d2;
     CONTEXTSTEER_ASSERT(top <= kStackSize);
   }
-  const double off = best_t >= 1.0 ? cum_[best_seg + 1] : cum_[best_seg] + best_t * seg_len_[best_seg];
+  // t == 1 reads the next cumulative length exactly, so a vertex has one offset.
+  const double off =
+      best_t >= 1.0 ? cum_[best_seg + 1] : cum_[best_seg] + best_t * seg_len_[best_seg];
   if (closed_ && off >= length_) return 0.0;
   return off;
 }
