@@ -71,8 +71,7 @@ def checksum(fractions: np.ndarray) -> tuple[int, float]:
 # ------------------------------------------------------------------ C++ peers ---
 
 def build_peers() -> Path | None:
-    if PEER_BIN.exists():
-        return PEER_BIN
+    """Configure (once) and build benchmarks/peers into build/peers; a no-op when current."""
     cmake = shutil.which("cmake")
     if cmake is None:
         print("cmake not found: skipping the C++ peers", file=sys.stderr)
@@ -80,8 +79,10 @@ def build_peers() -> Path | None:
     build = PEER_BIN.parent
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     try:
-        subprocess.run([cmake, "-S", str(HERE / "peers"), "-B", str(build), *gen,
-                        "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True, text=True)
+        if not (build / "CMakeCache.txt").exists():
+            subprocess.run([cmake, "-S", str(HERE / "peers"), "-B", str(build), *gen,
+                            "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True,
+                           text=True)
         subprocess.run([cmake, "--build", str(build), "-j", "2"], check=True,
                        capture_output=True, text=True)
     except subprocess.CalledProcessError as err:
