@@ -1,10 +1,110 @@
 // SPDX-License-Identifier: MIT
+// Bindings of contextsteer::Path: input checks, GIL release, zero-copy view of the polyline.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "arrays.hpp"
+#include "contextsteer/path.hpp"
 
 namespace py = pybind11;
 
 namespace contextsteer::bindings {
 
-void bind_path(py::module_& m) { (void)m; }
+namespace {
+
+PathDirectionMode direction_mode(const std::string& mode) {
+  if (mode == "tangent") return PathDirectionMode::kTangent;
+  if (mode == "seek") return PathDirectionMode::kSeek;
+  throw py::value_error("Path.direction: mode must be 'tangent' or 'seek', got '" + mode + "'");
+}
+
+}  // namespace
+
+void bind_path(py::module_& m) {
+  py::class_<Path, std::shared_ptr<Path>>(m, "Path")
+      .def(py::init([](const py::handle& points, bool closed, bool smooth, int samples) {
+             auto p = input_f32(points, "points", {kAny, 2}, {"P", "2"});
+             if (samples < 1) {
+               throw py::value_error("samples_per_segment: expected >= 1, got " +
+                                     std::to_string(samples));
+             }
+             // std::invalid_argument (fewer than 2 distinct points) becomes ValueError.
+             return std::make_shared<Path>(p.span(), closed, smooth, samples);
+           }),
+           py::arg("points"), py::arg("closed") = false, py::arg("smooth") = false,
+           py::arg("samples_per_segment") = Path::kDefaultSamplesPerSegment)
+      .def_property_readonly("length", &Path::length)
+      .def_property_readonly("closed", &Path::closed)
+      .def_property_readonly("points",
+                             [](py::object self) {
+                               const Path& p = self.cast<const Path&>();
+                               return view_of(const_cast<float*>(p.points().data()),
+                                              {static_cast<py::ssize_t>(p.num_points()), 2},
+                                              self, /*writable=*/false);
+                             })
+      .def(
+          "closest_offset",
+          [](const Path& self, const py::handle& points) {
+            auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
+            const py::ssize_t n = p.dim(0);
+            auto out = new_array<float>({n});
+            std::span<float> o(out.mutable_data(), static_cast<std::size_t>(n));
+            {
+              py::gil_scoped_release release;
+              closest_offset(self, p.span(), o);
+            }
+            return out;
+          },
+          py::arg("points"))
+      .def(
+          "point_at",
+          [](const Path& self, const py::handle& offsets) {
+            auto s = input_f32(offsets, "offsets", {kAny}, {"N"});
+            const py::ssize_t n = s.dim(0);
+            auto out = new_array<float>({n, 2});
+            std::span<float> o(out.mutable_data(), static_cast<std::size_t>(2 * n));
+            {
+              py::gil_scoped_release release;
+              point_at(self, s.span(), o);
+            }
+            return out;
+          },
+          py::arg("offsets"))
+      .def(
+          "tangent_at",
+          [](const Path& self, const py::handle& offsets) {
+            auto s = input_f32(offsets, "offsets", {kAny}, {"N"});
+            const py::ssize_t n = s.dim(0);
+            auto out = new_array<float>({n, 2});
+            std::span<float> o(out.mutable_data(), static_cast<std::size_t>(2 * n));
+            {
+              py::gil_scoped_release release;
+              tangent_at(self, s.span(), o);
+            }
+            return out;
+          },
+          py::arg("offsets"))
+      .def(
+          "direction",
+          [](const Path& self, const py::handle& points, double look_ahead,
+             const std::string& mode) {
+            require_finite(look_ahead, "look_ahead");
+            const PathDirectionMode m = direction_mode(mode);
+            auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
+            const py::ssize_t n = p.dim(0);
+            auto out = new_array<float>({n, 2});
+            std::span<float> o(out.mutable_data(), static_cast<std::size_t>(2 * n));
+            {
+              py::gil_scoped_release release;
+              direction(self, p.span(), look_ahead, m, o);
+            }
+            return out;
+          },
+          py::arg("points"), py::arg("look_ahead") = 0.0, py::arg("mode") = "tangent");
+}
 
 }  // namespace contextsteer::bindings
