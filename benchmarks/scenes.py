@@ -24,6 +24,7 @@ __all__ = [
     "slot_directions",
     "track_scene",
     "crowd_track_scene",
+    "crowd_preferred",
 ]
 
 GOLDEN = 0.6180339887498949
@@ -134,11 +135,22 @@ def crowd_track_scene(n: int) -> CrowdScene:
     k = math.sqrt(n / 100.0)
     walls = track_walls(1000, k)
     positions = track_origins(n, k)
-    a, b = 90.0 * k, 50.0 * k
-    p = positions.astype(np.float64)
+    tangent = crowd_preferred(positions, k)
+    return CrowdScene(f"crowd-track-{n}", walls, positions, tangent, k,
+                      1.5, 2.0, 0.25, 100)
+
+
+def crowd_preferred(positions: np.ndarray, scale: float) -> np.ndarray:
+    """Preferred directions of crowd-track-N agents at ``positions`` (N, 2), float32.
+
+    Agent i's is the unit tangent of the mid-track ellipse (a = 90k, b = 50k) at
+    parameter t = atan2(p_y / b, p_x / a), counter-clockwise for even i and clockwise
+    for odd i; steppers re-evaluate it as agents move.
+    """
+    a, b = 90.0 * scale, 50.0 * scale
+    p = np.asarray(positions, dtype=np.float64)
     t = np.arctan2(p[:, 1] / b, p[:, 0] / a)
     tangent = np.stack([-a * np.sin(t), b * np.cos(t)], axis=1)
     tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
     tangent[1::2] *= -1.0
-    return CrowdScene(f"crowd-track-{n}", walls, positions, tangent.astype(np.float32), k,
-                      1.5, 2.0, 0.25, 100)
+    return tangent.astype(np.float32)
