@@ -14,7 +14,6 @@ positions after each step, so both columns of the table measure the same thing:
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
