@@ -41,6 +41,7 @@ MotionModel to_motion(const py::handle& obj) {
     Vehicle v;
     v.brake_angle = number("brake_angle");
     v.full_turn_speed = number("full_turn_speed");
+    v.brake_speed = number("brake_speed");
     return v;
   }
   throw py::value_error("unknown motion model '" + kind + "'");

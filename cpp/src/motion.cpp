@@ -54,7 +54,8 @@ void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, fl
   const float vmax = a.max_speed[i];
   const Vec2 desired = s.dir * (vmax * s.strength);
   const float ttt = m.time_to_target > 0.0f ? m.time_to_target : in.dt;
-  const Vec2 accel = clamp_length((desired - v) * (1.0f / ttt), a.max_accel[i]);
+  // dt = 0 (and no time_to_target): no time passes, the velocity cannot change.
+  const Vec2 accel = ttt > 0.0f ? clamp_length((desired - v) * (1.0f / ttt), a.max_accel[i]) : Vec2{};
   v = clamp_length(v + accel * in.dt, vmax);
   if (length(v) > kStopped) {
     const float goal = std::atan2(v.y, v.x);
@@ -75,7 +76,7 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
       grip = vmax > 0.0f ? std::min(1.0f, speed / (m.full_turn_speed * vmax)) : 0.0f;
     const float max_step = a.max_turn_rate[i] * in.dt * grip;
     h = wrap_angle(h + std::clamp(delta, -max_step, max_step));
-    if (std::fabs(delta) <= m.brake_angle) target_speed = vmax * s.strength;
+    target_speed = vmax * s.strength * (std::fabs(delta) <= m.brake_angle ? 1.0f : m.brake_speed);
   }
   const float dv = std::clamp(target_speed - speed, -a.max_accel[i] * in.dt, a.max_accel[i] * in.dt);
   const float next = std::clamp(speed + dv, 0.0f, vmax);

@@ -134,15 +134,18 @@ class Vehicle(MotionModel):
 
     The heading turns towards the chosen direction by at most
     ``max_turn_rate·dt·min(1, speed/(full_turn_speed·max_speed))``; Fray's brake rule sets
-    the target speed to 0 when the chosen direction is more than ``brake_angle`` radians
-    off the heading (else ``max_speed·strength``); speed changes by at most
-    ``max_accel·dt``.
+    the target speed to ``brake_speed·max_speed·strength`` when the chosen direction is
+    more than ``brake_angle`` radians off the heading (else ``max_speed·strength``; 0 when
+    no direction was chosen); speed changes by at most ``max_accel·dt``. The default
+    crawl (``brake_speed=0.1``) lets a stopped car turn round; 0 stops it dead.
     """
 
     brake_angle: float = math.pi / 2
     full_turn_speed: float = 0.25
+    brake_speed: float = 0.1
     kind: ClassVar[str] = "vehicle"
 
     def __post_init__(self) -> None:
         self._set("brake_angle", _finite("Vehicle", "brake_angle", self.brake_angle, 0.0, math.pi))
         self._set("full_turn_speed", _finite("Vehicle", "full_turn_speed", self.full_turn_speed, 0.0))
+        self._set("brake_speed", _finite("Vehicle", "brake_speed", self.brake_speed, 0.0, 1.0))

@@ -32,12 +32,14 @@ struct Accel {
 /// Heading turns towards the chosen direction by at most max_turn_rate·dt·g, where
 /// g = min(1, speed/(full_turn_speed·max_speed)) — no turning while stopped
 /// (full_turn_speed <= 0 disables the scaling). Fray's brake rule: when the chosen
-/// direction is more than `brake_angle` off the heading (or no direction was chosen),
-/// the target speed is 0; otherwise max_speed·strength. Speed moves towards the target
-/// speed by at most max_accel·dt.
+/// direction is more than `brake_angle` off the heading, the target speed drops to
+/// brake_speed·max_speed·strength (a crawl that still lets a stopped car turn round;
+/// brake_speed = 0 stops dead); otherwise it is max_speed·strength, and 0 when no
+/// direction was chosen. Speed moves towards the target by at most max_accel·dt.
 struct Vehicle {
   float brake_angle = 1.5707963267948966f;  ///< radians in [0, π]
   float full_turn_speed = 0.25f;            ///< fraction of max_speed, >= 0
+  float brake_speed = 0.1f;                 ///< fraction of max_speed in [0, 1]
 };
 
 /// Any motion model.
