@@ -99,18 +99,33 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self,
   if (!cell_range(point.x, min_x_, nx_, x0, x1)) return 0;
   if (!cell_range(point.y, min_y_, ny_, y0, y1)) return 0;
 
-  // Sorted insertion into the best-so-far list keyed by (d², index).
+  // The cells x0..x1 of one grid row are contiguous in the sorted arrays, so each row is
+  // one span. Candidates are filtered branch-free into a small buffer first (the
+  // inside/outside test is unpredictable), then merged into the best-so-far list, kept
+  // sorted by (d², index) with insertion.
   float d2s[kMaxNeighbors];
   std::size_t count = 0;
+  constexpr std::size_t kBatch = 64;
+  std::uint32_t hit[kBatch];
+  float hit_d2[kBatch];
   for (std::int64_t cy = y0; cy <= y1; ++cy) {
-    for (std::int64_t cx = x0; cx <= x1; ++cx) {
-      const std::size_t c = static_cast<std::size_t>(cy * nx_ + cx);
-      for (std::uint32_t s = cell_start_[c]; s < cell_start_[c + 1]; ++s) {
+    const std::size_t row = static_cast<std::size_t>(cy * nx_);
+    const std::uint32_t s_end = cell_start_[row + static_cast<std::size_t>(x1) + 1];
+    for (std::uint32_t s0 = cell_start_[row + static_cast<std::size_t>(x0)]; s0 < s_end;
+         s0 += kBatch) {
+      const std::uint32_t s1 = std::min<std::uint32_t>(s_end, s0 + kBatch);
+      std::size_t nh = 0;
+      for (std::uint32_t s = s0; s < s1; ++s) {
         const float dx = sorted_pos_[2 * s] - point.x;
         const float dy = sorted_pos_[2 * s + 1] - point.y;
         const float d2 = dx * dx + dy * dy;
-        if (!(d2 <= r2)) continue;
-        const std::int32_t j = order_[s];
+        hit[nh] = s;
+        hit_d2[nh] = d2;
+        nh += (d2 <= r2) ? 1 : 0;
+      }
+      for (std::size_t h = 0; h < nh; ++h) {
+        const std::int32_t j = order_[hit[h]];
+        const float d2 = hit_d2[h];
         if (j == self) continue;
         if (count == max_count) {
           const float wd = d2s[count - 1];
