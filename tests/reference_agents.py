@@ -235,8 +235,12 @@ def bounds(state, slots, *, lo, hi, margin=0.0, weight=1.0, rotate=False):
     return interest, danger
 
 
+def _group_ok(groups, gi, gj):
+    return groups == "all" or ((gi == gj) == (groups == "same"))
+
+
 def agent_danger(state, slots, neighbor_lists, *, radius, predictive=False, horizon=1.0,
-                 falloff="linear", weight=1.0, rotate=False):
+                 falloff="linear", groups="all", weight=1.0, rotate=False):
     """Unity "avoid" applied to neighbouring agents, graded by the surface gap; with
     `predictive`, also towards the relative position at the closest approach."""
     idx, counts = neighbor_lists
@@ -260,6 +264,8 @@ def agent_danger(state, slots, neighbor_lists, *, radius, predictive=False, hori
             return g * scale * _dot_clamped(s, u)
 
         for j in idx[i, : counts[i]]:
+            if not _group_ok(groups, state["group"][i], state["group"][j]):
+                continue
             rel = state["position"][j].astype(float) - p
             rj = float(state["radius"][j])
             row = np.maximum(row, towards(rel, rj, 1.0))
@@ -276,8 +282,8 @@ def agent_danger(state, slots, neighbor_lists, *, radius, predictive=False, hori
     return interest, danger
 
 
-def flocking(state, slots, neighbor_lists, *, rule, radius, clamp=True, weight=1.0,
-             rotate=False):
+def flocking(state, slots, neighbor_lists, *, rule, radius, clamp=True, groups="same",
+             weight=1.0, rotate=False):
     """Lewis: the dot product of a separation / alignment / cohesion vector with every
     slot, added to the interest."""
     idx, counts = neighbor_lists
@@ -286,7 +292,8 @@ def flocking(state, slots, neighbor_lists, *, rule, radius, clamp=True, weight=1
     for i in np.flatnonzero(state["alive"]):
         p = state["position"][i].astype(float)
         near = [j for j in idx[i, : counts[i]]
-                if np.hypot(*(p - state["position"][j])) <= radius]
+                if np.hypot(*(p - state["position"][j])) <= radius
+                and _group_ok(groups, state["group"][i], state["group"][j])]
         if not near:
             continue
         if rule == "separation":

@@ -23,6 +23,7 @@ def make_agents(n=40, seed=0, capacity=None, spread=10.0, dead=True):
         radius=rng.uniform(0.2, 1.0, n),
         max_speed=rng.uniform(0.5, 3.0, n),
         target=rng.uniform(-spread, spread, (n, 2)),
+        group=rng.integers(0, 3, n),
     )
     a.velocity[3] = 0.0  # a stopped agent
     if dead:
@@ -32,7 +33,7 @@ def make_agents(n=40, seed=0, capacity=None, spread=10.0, dead=True):
 
 def state_of(a):
     names = ["position", "velocity", "heading", "radius", "max_speed", "max_accel",
-             "max_turn_rate", "steer_force", "target", "alive", "rng"]
+             "max_turn_rate", "steer_force", "target", "alive", "rng", "group"]
     return {k: np.array(getattr(a, k)) for k in names}
 
 
@@ -201,15 +202,18 @@ def _lists(a, radius, max_n=64):
 @pytest.mark.parametrize("predictive", [False, True])
 @pytest.mark.parametrize("falloff", ["linear", "none"])
 @pytest.mark.parametrize("rotate", [False, True])
-def test_agent_danger(predictive, falloff, rotate):
+@pytest.mark.parametrize("groups", ["all", "other"])
+def test_agent_danger(predictive, falloff, rotate, groups):
     a = make_agents(60, spread=6)
     st_, slots = state_of(a), ref.ring(16)
-    b = cs.AgentDanger(radius=1.5, predictive=predictive, horizon=0.8, falloff=falloff, weight=2)
+    b = cs.AgentDanger(radius=1.5, predictive=predictive, horizon=0.8, falloff=falloff,
+                       weight=2, groups=groups)
     r = cs._core.behaviour_neighbor_radius(b, float(a.radius[a.alive].max()),
                                           float(np.hypot(*a.velocity[a.alive].T).max()))
     got = b.evaluate(a, 16, rotate=rotate, max_neighbors=64)
     exp = ref.agent_danger(st_, slots, _lists(a, r), radius=1.5, predictive=predictive,
-                           horizon=0.8, falloff=falloff, weight=2, rotate=rotate)
+                           horizon=0.8, falloff=falloff, groups=groups, weight=2,
+                           rotate=rotate)
     check(got, exp, "danger")
     assert got.danger[a.alive].any()
 
@@ -217,13 +221,15 @@ def test_agent_danger(predictive, falloff, rotate):
 @pytest.mark.parametrize("rule", ["separation", "alignment", "cohesion"])
 @pytest.mark.parametrize("clamp", [True, False])
 @pytest.mark.parametrize("rotate", [False, True])
-def test_flocking(rule, clamp, rotate):
+@pytest.mark.parametrize("groups", ["same", "all"])
+def test_flocking(rule, clamp, rotate, groups):
     a = make_agents(60, spread=6)
     st_, slots = state_of(a), ref.ring(8)
     cls = {"separation": cs.Separation, "alignment": cs.Alignment, "cohesion": cs.Cohesion}[rule]
-    got = cls(radius=2.5, clamp=clamp, weight=0.8).evaluate(a, 8, rotate=rotate, max_neighbors=64)
+    got = cls(radius=2.5, clamp=clamp, weight=0.8, groups=groups).evaluate(
+        a, 8, rotate=rotate, max_neighbors=64)
     exp = ref.flocking(st_, slots, _lists(a, 2.5), rule=rule, radius=2.5, clamp=clamp,
-                       weight=0.8, rotate=rotate)
+                       groups=groups, weight=0.8, rotate=rotate)
     check(got, exp, "interest")
     assert got.interest.any()
     if not clamp:
@@ -240,8 +246,9 @@ def test_separation_points_away_from_a_close_neighbour():
 def test_max_neighbors_caps_the_neighbours_considered():
     a = make_agents(60, spread=3, dead=False)
     st_, slots = state_of(a), ref.ring(8)
-    got = cs.Separation(radius=2.0).evaluate(a, 8, max_neighbors=3)
-    exp = ref.flocking(st_, slots, _lists(a, 2.0, 3), rule="separation", radius=2.0)
+    got = cs.Separation(radius=2.0, groups="all").evaluate(a, 8, max_neighbors=3)
+    exp = ref.flocking(st_, slots, _lists(a, 2.0, 3), rule="separation", radius=2.0,
+                       groups="all")
     check(got, exp, "interest")
 
 
@@ -279,7 +286,7 @@ def test_rotating_the_scene_by_one_slot_shifts_the_map(shift, seed):
     rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
     b.add(np.array(a.position) @ rot.T, velocity=np.array(a.velocity) @ rot.T,
           heading=a.heading + ang, radius=a.radius, max_speed=a.max_speed,
-          target=np.array(a.target) @ rot.T)
+          target=np.array(a.target) @ rot.T, group=a.group)
     for beh in (cs.Seek(), cs.Forward(), cs.Separation(radius=8), cs.AgentDanger(radius=3)):
         ma, mb = beh.evaluate(a, 16), beh.evaluate(b, 16)
         np.testing.assert_allclose(np.roll(ma.interest, shift, axis=1), mb.interest, atol=1e-4)
@@ -291,7 +298,8 @@ def test_agent_order_does_not_matter():
     perm = np.random.default_rng(4).permutation(50)
     b = cs.Agents(50)
     b.add(a.position[perm], velocity=a.velocity[perm], heading=a.heading[perm],
-          radius=a.radius[perm], max_speed=a.max_speed[perm], target=a.target[perm])
+          radius=a.radius[perm], max_speed=a.max_speed[perm], target=a.target[perm],
+          group=a.group[perm])
     for beh in (cs.AgentDanger(radius=1.0, predictive=True), cs.Cohesion(radius=3)):
         ma, mb = beh.evaluate(a, 8, max_neighbors=64), beh.evaluate(b, 8, max_neighbors=64)
         np.testing.assert_allclose(ma.interest[perm], mb.interest, atol=1e-5)
@@ -332,6 +340,8 @@ def test_weight_scales_and_custom_directions():
         (lambda: cs.AgentDanger(radius=0), "radius must be > 0"),
         (lambda: cs.AgentDanger(horizon=-1), "horizon must be > 0"),
         (lambda: cs.Separation(radius=-2), "radius must be > 0"),
+        (lambda: cs.Cohesion(groups="team"), "groups must be one of"),
+        (lambda: cs.AgentDanger(groups="mine"), "groups must be one of"),
     ],
 )
 def test_invalid_configs_raise_value_error(make, match):

@@ -42,6 +42,14 @@ Vec2 get_point(const py::dict& p, const char* key) {
   return {a.data[0], a.data[1]};
 }
 
+GroupFilter get_groups(const py::dict& p) {
+  const auto s = p["groups"].cast<std::string>();
+  if (s == "all") return GroupFilter::kAll;
+  if (s == "same") return GroupFilter::kSame;
+  if (s == "other") return GroupFilter::kOther;
+  throw py::value_error("groups must be 'all', 'same' or 'other', got '" + s + "'");
+}
+
 Falloff get_falloff(const py::dict& p) {
   const auto s = p["falloff"].cast<std::string>();
   if (s == "linear") return Falloff::kLinear;
@@ -123,6 +131,7 @@ Behaviour to_behaviour(const py::handle& obj) {
     d.predictive = p["predictive"].cast<bool>();
     d.horizon = get_positive(p, "horizon");
     d.falloff = get_falloff(p);
+    d.groups = get_groups(p);
     return d;
   }
   if (kind == "separation" || kind == "alignment" || kind == "cohesion") {
@@ -130,6 +139,7 @@ Behaviour to_behaviour(const py::handle& obj) {
     f.weight = weight;
     f.radius = get_positive(p, "radius");
     f.clamp = p["clamp"].cast<bool>();
+    f.groups = get_groups(p);
     f.rule = kind == "separation" ? FlockRule::kSeparation
              : kind == "alignment" ? FlockRule::kAlignment
                                    : FlockRule::kCohesion;

@@ -33,6 +33,10 @@ Frame frame_of(const BehaviourInputs& in, std::size_t i) {
   return {std::cos(h), std::sin(h)};
 }
 
+bool group_ok(GroupFilter f, std::int32_t gi, std::int32_t gj) {
+  return f == GroupFilter::kAll || ((gi == gj) == (f == GroupFilter::kSame));
+}
+
 void zero_row(float* row, std::size_t k) { std::fill(row, row + k, 0.0f); }
 void scale_row(float* row, std::size_t k, float w) {
   for (std::size_t j = 0; j < k; ++j) row[j] *= w;
@@ -168,6 +172,7 @@ void row_of(const AgentDanger& b, const BehaviourInputs& in, std::size_t i, cons
   };
   for (std::int32_t n = 0; n < count; ++n) {
     const auto j = static_cast<std::size_t>(nb[n]);
+    if (!group_ok(b.groups, a.group[i], a.group[j])) continue;
     const Vec2 rel = load2(a.position, j) - p;
     const float rj = a.radius[j];
     danger_towards(rel, rj, 1.0f);
@@ -194,6 +199,7 @@ void row_of(const Flock& b, const BehaviourInputs& in, std::size_t i, const Fram
   int used = 0;
   for (std::int32_t n = 0; n < count; ++n) {
     const auto j = static_cast<std::size_t>(nb[n]);
+    if (!group_ok(b.groups, a.group[i], a.group[j])) continue;
     const Vec2 pj = load2(a.position, j);
     const Vec2 rel = p - pj;
     const float d = length(rel);

@@ -175,6 +175,7 @@ class Momentum(Behaviour):
 
 
 _COMBINE = ("max", "sum")
+_GROUPS = ("all", "same", "other")
 _FALLOFF = ("linear", "none")
 
 
@@ -442,13 +443,15 @@ class AgentDanger(Behaviour):
     without the distance factor (``"none"``), ``gap = d - r_i - r_j`` clamped at 0; merged
     by max. With ``predictive=True`` also towards the relative position at the time of
     closest approach ``t* ∈ [0, horizon]`` (constant velocities), further scaled by
-    ``1 - t*/horizon``.
+    ``1 - t*/horizon``. ``groups`` restricts the neighbours to the agent's own group
+    (``"same"``) or to the others (``"other"``, e.g. rival teams).
     """
 
     radius: float = 1.0
     predictive: bool = False
     horizon: float = 1.0
     falloff: str = "linear"
+    groups: str = "all"
     kind: ClassVar[str] = "agent_danger"
     writes: ClassVar[str] = "danger"
 
@@ -458,6 +461,7 @@ class AgentDanger(Behaviour):
         self._set("horizon", _number("AgentDanger", "horizon", self.horizon, strict=True))
         self._set("predictive", bool(self.predictive))
         _choice("AgentDanger", "falloff", self.falloff, _FALLOFF)
+        _choice("AgentDanger", "groups", self.groups, _GROUPS)
 
     @property
     def needs_neighbors(self) -> bool:
@@ -465,33 +469,36 @@ class AgentDanger(Behaviour):
 
     def _params(self) -> dict:
         return {"radius": self.radius, "predictive": self.predictive,
-                "horizon": self.horizon, "falloff": self.falloff}
+                "horizon": self.horizon, "falloff": self.falloff, "groups": self.groups}
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class _Flocking(Behaviour):
     radius: float = 1.0
     clamp: bool = True
+    groups: str = "same"
 
     def __post_init__(self) -> None:
         super().__post_init__()
         name = type(self).__name__
         self._set("radius", _number(name, "radius", self.radius, strict=True))
         self._set("clamp", bool(self.clamp))
+        _choice(name, "groups", self.groups, _GROUPS)
 
     @property
     def needs_neighbors(self) -> bool:
         return True
 
     def _params(self) -> dict:
-        return {"radius": self.radius, "clamp": self.clamp}
+        return {"radius": self.radius, "clamp": self.clamp, "groups": self.groups}
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Separation(_Flocking):
     """Lewis flocking: interest ``slot·w`` with the dispersion vector
     ``w = Σ (p_i - p_j)/d·(1 - d/radius)`` over neighbours within ``radius`` (length ≤ 1).
-    ``clamp=False`` keeps the negative scores."""
+    ``clamp=False`` keeps the negative scores. Flocking behaviours consider only the
+    agent's own group by default (``groups="same"``; also ``"all"``, ``"other"``)."""
 
     kind: ClassVar[str] = "separation"
 

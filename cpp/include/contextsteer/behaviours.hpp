@@ -19,6 +19,8 @@ enum class TargetCombine : std::uint8_t { kMax, kSum };
 enum class Falloff : std::uint8_t { kNone, kLinear };
 /// Which context map a target behaviour writes.
 enum class MapKind : std::uint8_t { kInterest, kDanger };
+/// Which neighbours a neighbour behaviour considers: all, same group id, other group ids.
+enum class GroupFilter : std::uint8_t { kAll, kSame, kOther };
 
 /// Forward (Godot default interest, Unity "Directional"): value_k = weight·max(0, s_k·f)
 /// with f the unit heading. Writes interest.
@@ -105,6 +107,7 @@ struct AgentDanger {
   bool predictive = false;
   float horizon = 1.0f;  ///< seconds, > 0
   Falloff falloff = Falloff::kLinear;
+  GroupFilter groups = GroupFilter::kAll;
 };
 
 /// Lewis flocking evaluators: a flocking vector w from the neighbours within `radius`
@@ -118,6 +121,7 @@ struct Flock {
   float radius = 1.0f;  ///< > 0
   FlockRule rule = FlockRule::kSeparation;
   bool clamp = true;
+  GroupFilter groups = GroupFilter::kAll;
 };
 
 /// Any behaviour: a closed set, dispatched with std::visit (no virtual calls, no heap).
