@@ -370,3 +370,33 @@ def test_evaluate_input_errors():
         cs.Forward().evaluate(object(), 8)
     with pytest.raises(ValueError, match="max_neighbors"):
         cs.Separation().evaluate(a, 8, max_neighbors=1000)
+
+
+coord = st.one_of(st.sampled_from([0.0, 1.0, -1.0]), st.floats(-1e3, 1e3, width=32))
+
+
+@given(data=st.data(), n=st.integers(1, 10), k=st.integers(3, 20),
+       time=st.floats(0, 1e6), rotate=st.booleans())
+def test_no_nan_for_random_states(data, n, k, time, rotate):
+    from hypothesis.extra import numpy as hnp
+
+    arr = lambda shape, el: data.draw(hnp.arrays(np.float32, shape, elements=el))  # noqa: E731
+    a = cs.Agents(n)
+    a.add(arr((n, 2), coord), velocity=arr((n, 2), coord),
+          heading=arr(n, st.floats(-10, 10, width=32)),
+          radius=arr(n, st.floats(0, 5, width=32)),
+          max_speed=arr(n, st.floats(0, 10, width=32)),
+          target=arr((n, 2), coord), group=data.draw(hnp.arrays(np.int32, n, elements=st.integers(0, 2))))
+    behaviours = [
+        cs.Forward(), cs.Momentum(), cs.Seek(), cs.Flee(arr((2, 2), coord)),
+        cs.Avoid(arr((2, 2), coord), max_distance=50), cs.Pursue(list(range(n)), max_prediction=2),
+        cs.Evade([0], output="danger"), cs.Arrive(slowing_radius=3, tolerance=0.1),
+        cs.Wander(rate=3), cs.Tether(radius=1, softness=2), cs.Bounds(lo=[-1, -1], hi=[1, 1], margin=0.5),
+        cs.AgentDanger(radius=2, predictive=True), cs.Separation(radius=3, groups="all"),
+        cs.Alignment(radius=3), cs.Cohesion(radius=3, clamp=False),
+    ]
+    for b in behaviours:
+        m = b.evaluate(a, k, rotate=rotate, time=time)
+        assert np.isfinite(m.interest).all() and np.isfinite(m.danger).all(), b
+        if not isinstance(b, cs.Cohesion):
+            assert (m.interest >= 0).all() and (m.danger >= 0).all()
