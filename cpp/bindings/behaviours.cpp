@@ -181,23 +181,12 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
     in.k = static_cast<std::size_t>(k);
     in.rotate_with_heading = rotate;
     in.time = time;
-    NeighborGrid grid;
-    std::vector<std::int32_t> idx, counts;
+    NeighborTable table;
     if (needs_neighbors(b)) {
-      float rmax = 0.0f, vmax = 0.0f;
-      for (py::ssize_t i = 0; i < n; ++i) {
-        if (!in.agents.alive[i]) continue;
-        rmax = std::max(rmax, in.agents.radius[i]);
-        vmax = std::max(vmax, length(load2(in.agents.velocity, static_cast<std::size_t>(i))));
-      }
-      const float r = neighbor_radius(b, rmax, vmax);
-      const auto m = static_cast<std::size_t>(max_neighbors);
-      idx.resize(static_cast<std::size_t>(n) * m);
-      counts.resize(static_cast<std::size_t>(n));
-      grid.rebuild(in.agents.position, in.agents.alive, static_cast<std::size_t>(n), r);
-      find_neighbors(grid, in.agents.position, in.agents.alive, static_cast<std::size_t>(n), r,
-                     m, idx.data(), counts.data());
-      in.neighbors = {idx.data(), counts.data(), m};
+      const float r = shared_neighbor_radius({&b, 1}, in.agents);
+      table.build(in.agents.position, in.agents.alive, static_cast<std::size_t>(n), r,
+                  static_cast<std::size_t>(max_neighbors));
+      in.neighbors = table.lists();
     }
     evaluate(b, in, interest.mutable_data(), danger.mutable_data());
   }

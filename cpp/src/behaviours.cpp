@@ -279,6 +279,21 @@ float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agen
   return 0.0f;
 }
 
+float shared_neighbor_radius(std::span<const Behaviour> behaviours, const AgentsView& agents) {
+  bool any = false;
+  for (const Behaviour& b : behaviours) any |= needs_neighbors(b);
+  if (!any) return 0.0f;
+  float rmax = 0.0f, vmax = 0.0f;
+  for (std::size_t i = 0; i < agents.size; ++i) {
+    if (!agents.alive[i]) continue;
+    rmax = std::max(rmax, agents.radius[i]);
+    vmax = std::max(vmax, length(load2(agents.velocity, i)));
+  }
+  float r = 0.0f;
+  for (const Behaviour& b : behaviours) r = std::max(r, neighbor_radius(b, rmax, vmax));
+  return r;
+}
+
 void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* interest,
                    float* danger, std::size_t begin, std::size_t end) {
   std::visit(

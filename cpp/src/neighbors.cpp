@@ -173,4 +173,14 @@ void find_neighbors(const NeighborGrid& grid, const float* positions,
   });
 }
 
+void NeighborTable::build(const float* positions, const std::uint8_t* alive, std::size_t n,
+                          float radius, std::size_t max_neighbors) {
+  max_neighbors_ = max_neighbors;
+  indices_.resize(n * max_neighbors);
+  counts_.resize(n);
+  grid_.rebuild(positions, alive, n, radius > 0.0f ? radius : 1.0f);
+  find_neighbors(grid_, positions, alive, n, radius, max_neighbors, indices_.data(),
+                 counts_.data());
+}
+
 }  // namespace contextsteer

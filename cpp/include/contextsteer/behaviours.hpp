@@ -136,6 +136,10 @@ bool writes_danger(const Behaviour& b);
 float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agent_speed);
 /// Whether a behaviour reads BehaviourInputs::neighbors. Pure.
 bool needs_neighbors(const Behaviour& b);
+/// The radius of the one neighbour query shared by `behaviours` (the largest
+/// neighbor_radius, from the largest radius and speed among alive agents); 0 when none
+/// needs neighbours. Serial, O(N).
+float shared_neighbor_radius(std::span<const Behaviour> behaviours, const AgentsView& agents);
 
 /// Everything a behaviour reads. `slots` is (K,2) flat unit directions in the agent
 /// frame when `rotate_with_heading` (slot s_k of agent i points along R(heading_i)·s_k,

@@ -70,4 +70,22 @@ void find_neighbors(const NeighborGrid& grid, const float* positions,
                     std::size_t max_neighbors, std::int32_t* out_indices,
                     std::int32_t* out_counts);
 
+/// The per-step neighbour query of a simulation: a grid plus the (N, M) table, rebuilt
+/// together; buffers are kept across steps (allocation only when N·M grows).
+class NeighborTable {
+ public:
+  /// Rebuilds the grid over the alive agents among `n` positions and fills the table
+  /// (parallel over agents). radius >= 0, max_neighbors <= kMaxNeighbors.
+  void build(const float* positions, const std::uint8_t* alive, std::size_t n, float radius,
+             std::size_t max_neighbors);
+  /// The table of the last build (valid until the next build).
+  NeighborLists lists() const { return {indices_.data(), counts_.data(), max_neighbors_}; }
+  const NeighborGrid& grid() const { return grid_; }
+
+ private:
+  NeighborGrid grid_;
+  std::vector<std::int32_t> indices_, counts_;
+  std::size_t max_neighbors_ = 0;
+};
+
 }  // namespace contextsteer
