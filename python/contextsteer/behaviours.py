@@ -196,6 +196,15 @@ class Seek(Behaviour):
     max_distance : float, default inf
     combine : {"max", "sum"}
     falloff : {"linear", "none"}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(1); _ = agents.add([0, 0])
+    >>> chase = cs.Chase([[2, 0], [0, 5]], max_distance=10)   # the nearer target wins
+    >>> print(np.round(chase.evaluate(agents, 4).interest[0], 2))
+    [0.8 0.5 0.  0. ]
     """
 
     targets: Any = None
@@ -240,7 +249,17 @@ class Flee(Seek):
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Avoid(Seek):
-    """Danger towards targets (Unity "avoid"): ``max(0, slot·û)`` in the danger map."""
+    """Danger towards targets (Unity "avoid"): ``max(0, slot·û)`` in the danger map.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(1); _ = agents.add([0, 0])
+    >>> maps = cs.Avoid([[0, 3]], max_distance=6).evaluate(agents, 4)
+    >>> print(np.round(maps.danger[0], 3), maps.interest[0])
+    [0.  0.5 0.  0. ] [0. 0. 0. 0.]
+    """
 
     _output: ClassVar[str] = "danger"
 
@@ -445,6 +464,16 @@ class AgentDanger(Behaviour):
     closest approach ``t* ∈ [0, horizon]`` (constant velocities), further scaled by
     ``1 - t*/horizon``. ``groups`` restricts the neighbours to the agent's own group
     (``"same"``) or to the others (``"other"``, e.g. rival teams).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(2); _ = agents.add([[0, 0], [2, 0]], radius=0.5)
+    >>> danger = cs.AgentDanger(radius=2).evaluate(agents, 4).danger
+    >>> print(np.round(danger, 3))   # gap 1 of 2: half danger, towards each other
+    [[0.5 0.  0.  0. ]
+     [0.  0.  0.5 0. ]]
     """
 
     radius: float = 1.0

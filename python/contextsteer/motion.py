@@ -138,6 +138,16 @@ class Vehicle(MotionModel):
     more than ``brake_angle`` radians off the heading (else ``max_speed·strength``; 0 when
     no direction was chosen); speed changes by at most ``max_accel·dt``. The default
     crawl (``brake_speed=0.1``) lets a stopped car turn round; 0 stops it dead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> car = cs.Agents(1)
+    >>> _ = car.add([0, 0], velocity=[2, 0], max_speed=2, max_accel=1, max_turn_rate=1)
+    >>> s = cs.Vehicle().apply(car, [[0, 1]], [1.0], dt=0.1)   # wants to go left
+    >>> round(float(s.heading[0]), 3)     # turns at most 1 rad/s · 0.1 s
+    0.1
     """
 
     brake_angle: float = math.pi / 2
