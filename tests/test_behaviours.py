@@ -400,3 +400,12 @@ def test_no_nan_for_random_states(data, n, k, time, rotate):
         assert np.isfinite(m.interest).all() and np.isfinite(m.danger).all(), b
         if not isinstance(b, cs.Cohesion):
             assert (m.interest >= 0).all() and (m.danger >= 0).all()
+
+
+def test_targets_array_can_move_in_place():
+    a = cs.Agents(1)
+    a.add([0, 0])
+    seek = cs.Seek([[1, 0]])
+    assert np.argmax(seek.evaluate(a, 4).interest[0]) == 0
+    seek.targets[0] = [0, 1]
+    assert np.argmax(seek.evaluate(a, 4).interest[0]) == 1

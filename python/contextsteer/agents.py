@@ -15,12 +15,6 @@ from . import _core
 
 __all__ = ["Agents", "Neighbors", "neighbors"]
 
-_FLOAT_ATTRS = (
-    "position", "velocity", "heading", "radius", "max_speed", "max_accel",
-    "max_turn_rate", "steer_force", "target",
-)
-_ALL_ATTRS = (*_FLOAT_ATTRS, "group", "alive", "rng")
-
 
 def _view_property(name: str, doc: str) -> property:
     def fget(self):

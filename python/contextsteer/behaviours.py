@@ -192,7 +192,8 @@ class Seek(Behaviour):
     ----------
     weight : float, default 1
     targets : array_like, shape (M, 2) or (2,), optional
-        Shared target points; default: each agent's own ``agents.target``.
+        Shared target points, stored as a float32 array that may be updated in place
+        between steps (moving targets); default: each agent's own ``agents.target``.
     max_distance : float, default inf
     combine : {"max", "sum"}
     falloff : {"linear", "none"}
