@@ -127,11 +127,12 @@ py::tuple neighbors_py(const py::handle& positions, double radius, long max_neig
   auto counts = new_array<std::int32_t>({n});
   {
     py::gil_scoped_release release;
-    NeighborGrid grid;
-    const float r = static_cast<float>(radius);
-    grid.rebuild(pos.data, alive_ptr, static_cast<std::size_t>(n), r > 0.0f ? r : 1.0f);
-    find_neighbors(grid, pos.data, alive_ptr, static_cast<std::size_t>(n), r,
-                   static_cast<std::size_t>(m), indices.mutable_data(), counts.mutable_data());
+    NeighborTable table;
+    table.build(pos.data, alive_ptr, static_cast<std::size_t>(n), static_cast<float>(radius),
+                static_cast<std::size_t>(m));
+    const NeighborLists l = table.lists();
+    std::copy_n(l.indices, n * m, indices.mutable_data());
+    std::copy_n(l.counts, n, counts.mutable_data());
   }
   return py::make_tuple(indices, counts);
 }
