@@ -140,7 +140,7 @@ def targets(state, slots, *, points=None, ids=None, weight=1.0, max_distance=mat
         p = state["position"][i].astype(float)
         s = agent_slots(slots, float(state["heading"][i]), rotate)
         goals = []
-        if ids is not None and len(ids):
+        if ids is not None:
             for j in ids:
                 if j == i or not state["alive"][j]:
                     continue

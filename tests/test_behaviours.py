@@ -409,3 +409,10 @@ def test_targets_array_can_move_in_place():
     assert np.argmax(seek.evaluate(a, 4).interest[0]) == 0
     seek.targets[0] = [0, 1]
     assert np.argmax(seek.evaluate(a, 4).interest[0]) == 1
+
+
+def test_empty_target_lists_write_nothing():
+    a = make_agents(5, dead=False)
+    assert not cs.Pursue([]).evaluate(a, 8).interest.any()
+    assert not cs.Seek(np.zeros((0, 2))).evaluate(a, 8).interest.any()
+    assert cs.Seek().evaluate(a, 8).interest.any()  # None: each agent's own target

@@ -72,8 +72,13 @@ Behaviour to_behaviour(const py::handle& obj) {
   if (kind == "targets") {
     Targets t;
     t.weight = weight;
-    if (!p["positions"].is_none()) t.positions = input_f32(p["positions"], "targets", {kAny, 2}, {"M", "2"}).span();
-    if (!p["target_ids"].is_none()) t.target_ids = check_array<const std::int32_t>(p["target_ids"], "targets", {kAny}, {"M"}).span();
+    if (!p["target_ids"].is_none()) {
+      t.source = TargetSource::kAgents;
+      t.target_ids = check_array<const std::int32_t>(p["target_ids"], "targets", {kAny}, {"M"}).span();
+    } else if (!p["positions"].is_none()) {
+      t.source = TargetSource::kPoints;
+      t.positions = input_f32(p["positions"], "targets", {kAny, 2}, {"M", "2"}).span();
+    }
     t.max_distance = get_non_negative(p, "max_distance", true);
     t.max_prediction = get_non_negative(p, "max_prediction");
     t.away = p["away"].cast<bool>();

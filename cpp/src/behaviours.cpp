@@ -78,7 +78,7 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
     accumulate_dot_row(row, in.slots, in.k, f(v), falloff(b.falloff, d, b.max_distance),
                        b.combine);
   };
-  if (!b.target_ids.empty()) {
+  if (b.source == TargetSource::kAgents) {
     for (std::int32_t j32 : b.target_ids) {
       const auto j = static_cast<std::size_t>(j32);
       if (j == i || j >= a.size || !a.alive[j]) continue;
@@ -93,7 +93,7 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
       }
       contribute(goal);
     }
-  } else if (!b.positions.empty()) {
+  } else if (b.source == TargetSource::kPoints) {
     const std::size_t m = b.positions.size() / 2;
     for (std::size_t j = 0; j < m; ++j) contribute(load2(b.positions.data(), j));
   } else {

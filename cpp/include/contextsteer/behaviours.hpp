@@ -40,12 +40,15 @@ struct Momentum {
 ///   u = unit vector to the target (predicted target for Pursue/Evade), negated when `away`;
 ///   c_k = g(d)·max(0, s_k·u), g = 1 − d/max_distance (linear, finite range) or 1;
 /// slot value = max or sum of c_k over targets, times weight, written to `output`.
-/// Targets: `positions` (M,2) shared by all agents; when empty and `target_ids` is empty,
-/// each agent's own `target`. `target_ids` (agent indices) take positions and velocities
-/// from the agents (dead ones and the agent itself are skipped) and, when
-/// `max_prediction` > 0, aim at p_j + v_j·T with T = min(max_prediction, d/max_speed_i).
+/// Targets, by `source`: kOwnTarget — each agent's own `target`; kPoints — `positions`
+/// (M,2) shared by all agents; kAgents — agents `target_ids`, whose positions and
+/// velocities are read from the agents (dead ones and the agent itself are skipped) and,
+/// when `max_prediction` > 0, aimed at p_j + v_j·T with T = min(max_prediction,
+/// d/max_speed_i). An empty list writes zeros.
+enum class TargetSource : std::uint8_t { kOwnTarget, kPoints, kAgents };
 struct Targets {
   float weight = 1.0f;
+  TargetSource source = TargetSource::kOwnTarget;
   std::span<const float> positions;       ///< (M,2) flat, or empty
   std::span<const std::int32_t> target_ids;  ///< agent indices, or empty
   float max_distance = std::numeric_limits<float>::infinity();
