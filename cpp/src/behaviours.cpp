@@ -294,14 +294,14 @@ float shared_neighbor_radius(std::span<const Behaviour> behaviours, const Agents
   return r;
 }
 
-void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* interest,
-                   float* danger, std::size_t begin, std::size_t end) {
+void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest,
+                   MapOut danger, std::size_t begin, std::size_t end) {
   std::visit(
       [&](const auto& x) {
-        float* out = writes_danger(b) ? danger : interest;
-        if (!out) return;
+        const MapOut out = writes_danger(b) ? danger : interest;
+        if (!out.data) return;
         for (std::size_t i = begin; i < end; ++i) {
-          float* row = out + i * in.k;
+          float* row = out.row(i, in.k);
           zero_row(row, in.k);
           if (!in.agents.alive[i]) continue;
           row_of(x, in, i, frame_of(in, i), row);

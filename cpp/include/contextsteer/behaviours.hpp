@@ -156,12 +156,28 @@ struct BehaviourInputs {
   double time = 0.0;
 };
 
+/// Destination of map rows: agent i's K values go to data + (i − first_row)·K. A full
+/// (N,K) array uses first_row = 0; a chunk-local scratch block of (end − begin, K) rows
+/// (cache-resident, what the step uses when behaviour maps are not recorded) uses
+/// first_row = begin.
+struct MapOut {
+  float* data = nullptr;
+  std::size_t first_row = 0;
+  float* row(std::size_t i, std::size_t k) const { return data + (i - first_row) * k; }
+};
+
 /// Writes rows [begin, end) of the maps the behaviour produces — `interest` and/or
-/// `danger`, each (N,K) row-major with row i at i·K; a map the behaviour does not
-/// produce is not touched (may be nullptr). Dead agents get zero rows. Serial,
-/// allocation-free, reentrant; the output of row i depends only on the inputs.
-void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* interest,
-                   float* danger, std::size_t begin, std::size_t end);
+/// `danger` (see MapOut); a map the behaviour does not produce is not touched (its data
+/// may be nullptr). Dead agents get zero rows. Serial, allocation-free, reentrant; the
+/// output of row i depends only on the inputs.
+void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest,
+                   MapOut danger, std::size_t begin, std::size_t end);
+
+/// evaluate_rows into full (N,K) arrays (first_row = 0).
+inline void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* interest,
+                          float* danger, std::size_t begin, std::size_t end) {
+  evaluate_rows(b, in, MapOut{interest, 0}, MapOut{danger, 0}, begin, end);
+}
 
 /// evaluate_rows over all agents through parallel_for.
 void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger);
