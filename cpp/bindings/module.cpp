@@ -9,6 +9,7 @@ void bind_runtime(py::module_& m);
 void bind_maps(py::module_& m);
 void bind_world(py::module_& m);
 void bind_path(py::module_& m);
+void bind_agents(py::module_& m);
 }  // namespace contextsteer::bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -18,4 +19,5 @@ PYBIND11_MODULE(_core, m) {
   bind_maps(m);
   bind_world(m);
   bind_path(m);
+  bind_agents(m);
 }

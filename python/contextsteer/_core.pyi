@@ -34,3 +34,42 @@ class Path:
     def direction(
         self, points: NDArray[np.float32], look_ahead: float = 0.0, mode: str = "tangent"
     ) -> NDArray[np.float32]: ...
+
+# --- agents ---
+class Agents:
+    def __init__(self, capacity: int, seed: int = 0) -> None: ...
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    def _view(self, name: str) -> NDArray[np.generic]: ...
+    def _add(
+        self,
+        position: NDArray[np.float32],
+        velocity: NDArray[np.float32],
+        heading: NDArray[np.float32],
+        radius: NDArray[np.float32],
+        max_speed: NDArray[np.float32],
+        max_accel: NDArray[np.float32],
+        max_turn_rate: NDArray[np.float32],
+        steer_force: NDArray[np.float32],
+        group: NDArray[np.int32],
+        target: NDArray[np.float32],
+    ) -> NDArray[np.int32]: ...
+    def _remove(self, ids: NDArray[np.int32]) -> None: ...
+
+def neighbors(
+    positions: NDArray[np.float32], radius: float, max_neighbors: int,
+    alive: NDArray[np.bool_] | None = None,
+) -> tuple[NDArray[np.int32], NDArray[np.int32]]: ...
+def evaluate_behaviour(
+    agents: Agents, behaviour: object, directions: NDArray[np.float32], rotate: bool = False,
+    time: float = 0.0, max_neighbors: int = 32,
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]: ...
+def behaviour_neighbor_radius(behaviour: object, max_radius: float, max_speed: float) -> float: ...
+def apply_motion(
+    agents: Agents, model: object, direction: NDArray[np.float32],
+    strength: NDArray[np.float32], dt: float,
+) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]: ...

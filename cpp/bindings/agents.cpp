@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// Bindings of Agents (zero-copy views of C++-owned state) and the neighbour search.
+#include "agents.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "arrays.hpp"
+#include "contextsteer/neighbors.hpp"
+
+namespace contextsteer::bindings {
+
+Agents& agents_of(const py::handle& obj) {
+  try {
+    return obj.cast<Agents&>();
+  } catch (const py::cast_error&) {
+    throw py::type_error("expected a contextsteer.Agents, got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  }
+}
+
+namespace {
+
+py::object agents_view(py::object self, const std::string& name) {
+  Agents& a = agents_of(self);
+  const auto n = static_cast<py::ssize_t>(a.capacity());
+  if (name == "position") return view_of(a.position(), {n, 2}, self);
+  if (name == "velocity") return view_of(a.velocity(), {n, 2}, self);
+  if (name == "heading") return view_of(a.heading(), {n}, self);
+  if (name == "radius") return view_of(a.radius(), {n}, self);
+  if (name == "max_speed") return view_of(a.max_speed(), {n}, self);
+  if (name == "max_accel") return view_of(a.max_accel(), {n}, self);
+  if (name == "max_turn_rate") return view_of(a.max_turn_rate(), {n}, self);
+  if (name == "steer_force") return view_of(a.steer_force(), {n}, self);
+  if (name == "target") return view_of(a.target(), {n, 2}, self);
+  if (name == "group") return view_of(a.group(), {n}, self);
+  if (name == "rng") return view_of(a.rng(), {n}, self);
+  if (name == "alive") {
+    // uint8 storage seen as NumPy bool (one byte, 0/1): writes through the view stay 0/1.
+    static_assert(sizeof(bool) == sizeof(std::uint8_t));
+    return view_of(reinterpret_cast<bool*>(a.alive()), {n}, self);
+  }
+  throw py::value_error("unknown Agents attribute " + name);
+}
+
+py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position,
+                                     const py::handle& velocity, const py::handle& heading,
+                                     const py::handle& radius, const py::handle& max_speed,
+                                     const py::handle& max_accel,
+                                     const py::handle& max_turn_rate,
+                                     const py::handle& steer_force, const py::handle& group,
+                                     const py::handle& target) {
+  Agents& a = agents_of(self);
+  auto pos = input_f32(position, "position", {kAny, 2}, {"n", "2"});
+  const py::ssize_t n = pos.dim(0);
+  auto vel = input_f32(velocity, "velocity", {n, 2}, {"n", "2"});
+  auto head = input_f32(heading, "heading", {n}, {"n"});
+  auto rad = input_f32(radius, "radius", {n}, {"n"});
+  auto vmax = input_f32(max_speed, "max_speed", {n}, {"n"});
+  auto amax = input_f32(max_accel, "max_accel", {n}, {"n"});
+  auto turn = input_f32(max_turn_rate, "max_turn_rate", {n}, {"n"});
+  auto steer = input_f32(steer_force, "steer_force", {n}, {"n"});
+  auto grp = check_array<const std::int32_t>(group, "group", {n}, {"n"});
+  auto tgt = input_f32(target, "target", {n, 2}, {"n", "2"});
+  for (const auto* c : {&rad, &vmax, &amax, &turn, &steer}) {
+    for (std::size_t i = 0; i < c->size(); ++i) {
+      if (c->data[i] < 0.0f)
+        throw py::value_error("agent values must be >= 0, got " + std::to_string(c->data[i]) +
+                              " at index " + std::to_string(i));
+    }
+  }
+  const std::size_t free = a.capacity() - a.count();
+  if (static_cast<std::size_t>(n) > free) {
+    throw py::value_error("Agents.add: capacity exceeded: adding " + std::to_string(n) +
+                          " agents, " + std::to_string(free) + " free slots of " +
+                          std::to_string(a.capacity()));
+  }
+  AgentInit init;
+  init.n = static_cast<std::size_t>(n);
+  init.position = pos.data;
+  init.velocity = vel.data;
+  init.heading = head.data;
+  init.radius = rad.data;
+  init.max_speed = vmax.data;
+  init.max_accel = amax.data;
+  init.max_turn_rate = turn.data;
+  init.steer_force = steer.data;
+  init.group = grp.data;
+  init.target = tgt.data;
+  auto ids = new_array<std::int32_t>({n});
+  a.add(init, {ids.mutable_data(), static_cast<std::size_t>(n)});
+  return ids;
+}
+
+void agents_remove(Agents& a, const py::handle& ids_obj) {
+  auto ids = check_array<const std::int32_t>(ids_obj, "ids", {kAny}, {"m"});
+  for (std::size_t r = 0; r < ids.size(); ++r) {
+    const std::int32_t i = ids.data[r];
+    if (i < 0 || static_cast<std::size_t>(i) >= a.capacity())
+      throw py::index_error("Agents.remove: id " + std::to_string(i) + " at index " +
+                            std::to_string(r) + " is out of range [0, " +
+                            std::to_string(a.capacity()) + ")");
+  }
+  a.remove(ids.span());
+}
+
+py::tuple neighbors_py(const py::handle& positions, double radius, long max_neighbors,
+                       const py::handle& alive) {
+  auto pos = input_f32(positions, "positions", {kAny, 2}, {"N", "2"});
+  require_non_negative(radius, "radius");
+  if (max_neighbors < 0 || static_cast<std::size_t>(max_neighbors) > kMaxNeighbors)
+    throw py::value_error("max_neighbors must be in [0, " + std::to_string(kMaxNeighbors) +
+                          "], got " + std::to_string(max_neighbors));
+  const py::ssize_t n = pos.dim(0);
+  const std::uint8_t* alive_ptr = nullptr;
+  if (!alive.is_none()) {
+    auto al = check_array<const bool>(alive, "alive", {n}, {"N"});
+    alive_ptr = reinterpret_cast<const std::uint8_t*>(al.data);
+  }
+  const auto m = static_cast<py::ssize_t>(max_neighbors);
+  auto indices = new_array<std::int32_t>({n, m});
+  auto counts = new_array<std::int32_t>({n});
+  {
+    py::gil_scoped_release release;
+    NeighborTable table;
+    table.build(pos.data, alive_ptr, static_cast<std::size_t>(n), static_cast<float>(radius),
+                static_cast<std::size_t>(m));
+    const NeighborLists l = table.lists();
+    std::copy_n(l.indices, n * m, indices.mutable_data());
+    std::copy_n(l.counts, n, counts.mutable_data());
+  }
+  return py::make_tuple(indices, counts);
+}
+
+}  // namespace
+
+void bind_agents(py::module_& m) {
+  py::class_<Agents>(m, "Agents", "C++ state of a fixed number of agent slots (use contextsteer.Agents).")
+      .def(py::init([](long capacity, std::uint64_t seed) {
+             if (capacity < 0)
+               throw py::value_error("capacity must be >= 0, got " + std::to_string(capacity));
+             return new Agents(static_cast<std::size_t>(capacity), seed);
+           }),
+           py::arg("capacity"), py::arg("seed") = 0)
+      .def_property_readonly("capacity", &Agents::capacity)
+      .def_property_readonly("count", &Agents::count)
+      .def_property_readonly("seed", &Agents::seed)
+      .def("_view", &agents_view, py::arg("name"))
+      .def("_add", &agents_add)
+      .def("_remove", &agents_remove, py::arg("ids"));
+  m.def("neighbors", &neighbors_py, py::arg("positions"), py::arg("radius"),
+        py::arg("max_neighbors"), py::arg("alive") = py::none());
+  bind_behaviours(m);
+  bind_motion(m);
+}
+
+}  // namespace contextsteer::bindings

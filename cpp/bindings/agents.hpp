@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// Binding helpers of the agents area, shared with the simulation bindings (issue 4,
+// phase 2): Python behaviour / motion objects → C++ configs, and the Agents view.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include "contextsteer/agents.hpp"
+#include "contextsteer/behaviours.hpp"
+#include "contextsteer/motion.hpp"
+
+namespace contextsteer::bindings {
+
+namespace py = pybind11;
+
+/// C++ behaviour from a Python behaviour object (contextsteer.behaviours): calls its
+/// `_config()` → (kind, params dict). Spans in the result BORROW the NumPy arrays held by
+/// that object: keep it alive as long as the Behaviour is used. ValueError on bad params.
+Behaviour to_behaviour(const py::handle& obj);
+
+/// C++ motion model from a Python motion object (contextsteer.motion) via `_config()`.
+MotionModel to_motion(const py::handle& obj);
+
+/// The C++ Agents inside a Python Agents object (TypeError if it is not one).
+Agents& agents_of(const py::handle& obj);
+
+void bind_behaviours(py::module_& m);
+void bind_motion(py::module_& m);
+
+}  // namespace contextsteer::bindings

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+// Bindings of the behaviour kernels: Python config objects → C++ variants, and a
+// one-behaviour evaluation used by tests and notebooks.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "agents.hpp"
+#include "arrays.hpp"
+#include "contextsteer/neighbors.hpp"
+#include "contextsteer/parallel.hpp"
+
+namespace contextsteer::bindings {
+
+namespace {
+
+float get_float(const py::dict& p, const char* key) {
+  const double v = p[key].cast<double>();
+  if (std::isnan(v)) throw py::value_error(std::string(key) + " must not be NaN");
+  return static_cast<float>(v);
+}
+
+float get_non_negative(const py::dict& p, const char* key, bool allow_inf = false) {
+  const double v = p[key].cast<double>();
+  if (!(v >= 0.0) || (!allow_inf && !std::isfinite(v)))
+    throw py::value_error(std::string(key) + " must be a finite number >= 0, got " +
+                          std::to_string(v));
+  return static_cast<float>(v);
+}
+
+float get_positive(const py::dict& p, const char* key) {
+  const float v = get_non_negative(p, key);
+  if (!(v > 0.0f)) throw py::value_error(std::string(key) + " must be > 0, got 0");
+  return v;
+}
+
+Vec2 get_point(const py::dict& p, const char* key) {
+  auto a = input_f32(p[key], key, {2}, {"2"});
+  return {a.data[0], a.data[1]};
+}
+
+GroupFilter get_groups(const py::dict& p) {
+  const auto s = p["groups"].cast<std::string>();
+  if (s == "all") return GroupFilter::kAll;
+  if (s == "same") return GroupFilter::kSame;
+  if (s == "other") return GroupFilter::kOther;
+  throw py::value_error("groups must be 'all', 'same' or 'other', got '" + s + "'");
+}
+
+Falloff get_falloff(const py::dict& p) {
+  const auto s = p["falloff"].cast<std::string>();
+  if (s == "linear") return Falloff::kLinear;
+  if (s == "none") return Falloff::kNone;
+  throw py::value_error("falloff must be 'linear' or 'none', got '" + s + "'");
+}
+
+}  // namespace
+
+Behaviour to_behaviour(const py::handle& obj) {
+  if (!py::hasattr(obj, "_config"))
+    throw py::type_error("expected a contextsteer behaviour, got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  auto cfg = obj.attr("_config")().cast<py::tuple>();
+  const auto kind = cfg[0].cast<std::string>();
+  const auto p = cfg[1].cast<py::dict>();
+  const float weight = get_non_negative(p, "weight");
+  if (kind == "forward") return Forward{weight};
+  if (kind == "momentum") return Momentum{weight};
+  if (kind == "targets") {
+    Targets t;
+    t.weight = weight;
+    if (!p["target_ids"].is_none()) {
+      t.source = TargetSource::kAgents;
+      t.target_ids = check_array<const std::int32_t>(p["target_ids"], "targets", {kAny}, {"M"}).span();
+    } else if (!p["positions"].is_none()) {
+      t.source = TargetSource::kPoints;
+      t.positions = input_f32(p["positions"], "targets", {kAny, 2}, {"M", "2"}).span();
+    }
+    t.max_distance = get_non_negative(p, "max_distance", true);
+    t.max_prediction = get_non_negative(p, "max_prediction");
+    t.away = p["away"].cast<bool>();
+    const auto combine = p["combine"].cast<std::string>();
+    if (combine != "max" && combine != "sum")
+      throw py::value_error("combine must be 'max' or 'sum', got '" + combine + "'");
+    t.combine = combine == "max" ? TargetCombine::kMax : TargetCombine::kSum;
+    t.falloff = get_falloff(p);
+    const auto output = p["output"].cast<std::string>();
+    if (output != "interest" && output != "danger")
+      throw py::value_error("output must be 'interest' or 'danger', got '" + output + "'");
+    t.output = output == "interest" ? MapKind::kInterest : MapKind::kDanger;
+    return t;
+  }
+  if (kind == "arrive") {
+    Arrive a;
+    a.weight = weight;
+    a.slowing_radius = get_positive(p, "slowing_radius");
+    a.tolerance = get_non_negative(p, "tolerance");
+    a.use_point = !p["target"].is_none();
+    if (a.use_point) a.point = get_point(p, "target");
+    return a;
+  }
+  if (kind == "wander") {
+    Wander w;
+    w.weight = weight;
+    w.offset = get_non_negative(p, "offset");
+    w.radius = get_non_negative(p, "radius");
+    w.rate = get_non_negative(p, "rate");
+    w.seed = p["seed"].cast<std::uint64_t>();
+    return w;
+  }
+  if (kind == "tether") {
+    Tether t;
+    t.weight = weight;
+    t.radius = get_non_negative(p, "radius");
+    t.softness = get_non_negative(p, "softness");
+    t.use_point = !p["center"].is_none();
+    if (t.use_point) t.center = get_point(p, "center");
+    return t;
+  }
+  if (kind == "bounds") {
+    Bounds b;
+    b.weight = weight;
+    b.lo = get_point(p, "lo");
+    b.hi = get_point(p, "hi");
+    b.margin = get_non_negative(p, "margin");
+    if (!(b.lo.x <= b.hi.x && b.lo.y <= b.hi.y)) throw py::value_error("bounds: expected lo <= hi");
+    return b;
+  }
+  if (kind == "agent_danger") {
+    AgentDanger d;
+    d.weight = weight;
+    d.radius = get_positive(p, "radius");
+    d.predictive = p["predictive"].cast<bool>();
+    d.horizon = get_positive(p, "horizon");
+    d.falloff = get_falloff(p);
+    d.groups = get_groups(p);
+    return d;
+  }
+  if (kind == "separation" || kind == "alignment" || kind == "cohesion") {
+    Flock f;
+    f.weight = weight;
+    f.radius = get_positive(p, "radius");
+    f.clamp = p["clamp"].cast<bool>();
+    f.groups = get_groups(p);
+    f.rule = kind == "separation" ? FlockRule::kSeparation
+             : kind == "alignment" ? FlockRule::kAlignment
+                                   : FlockRule::kCohesion;
+    return f;
+  }
+  throw py::value_error("unknown behaviour kind '" + kind + "'");
+}
+
+namespace {
+
+py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
+                      const py::handle& slots_obj, bool rotate, double time,
+                      long max_neighbors) {
+  Agents& agents = agents_of(agents_obj);
+  const Behaviour b = to_behaviour(behaviour);  // borrows arrays held by `behaviour`
+  auto slots = input_f32(slots_obj, "directions", {kAny, 2}, {"K", "2"});
+  const py::ssize_t k = slots.dim(0);
+  if (k < 1) throw py::value_error("directions: expected at least one slot, got 0");
+  require_non_negative(time, "time");
+  if (max_neighbors < 0 || static_cast<std::size_t>(max_neighbors) > kMaxNeighbors)
+    throw py::value_error("max_neighbors must be in [0, " + std::to_string(kMaxNeighbors) +
+                          "], got " + std::to_string(max_neighbors));
+  const auto n = static_cast<py::ssize_t>(agents.capacity());
+  if (const auto* t = std::get_if<Targets>(&b)) {
+    for (std::int32_t j : t->target_ids)
+      if (j < 0 || j >= n)
+        throw py::index_error("targets: agent id " + std::to_string(j) + " out of range [0, " +
+                              std::to_string(n) + ")");
+  }
+  auto interest = new_array<float>({n, k});
+  auto danger = new_array<float>({n, k});
+  {
+    py::gil_scoped_release release;
+    std::fill_n(interest.mutable_data(), n * k, 0.0f);
+    std::fill_n(danger.mutable_data(), n * k, 0.0f);
+    BehaviourInputs in;
+    in.agents = agents.view();
+    in.slots = slots.data;
+    in.k = static_cast<std::size_t>(k);
+    in.rotate_with_heading = rotate;
+    in.time = time;
+    NeighborTable table;
+    if (needs_neighbors(b)) {
+      const float r = shared_neighbor_radius({&b, 1}, in.agents);
+      table.build(in.agents.position, in.agents.alive, static_cast<std::size_t>(n), r,
+                  static_cast<std::size_t>(max_neighbors));
+      in.neighbors = table.lists();
+    }
+    evaluate(b, in, interest.mutable_data(), danger.mutable_data());
+  }
+  return py::make_tuple(interest, danger);
+}
+
+}  // namespace
+
+void bind_behaviours(py::module_& m) {
+  m.def("evaluate_behaviour", &evaluate_py, py::arg("agents"), py::arg("behaviour"),
+        py::arg("directions"), py::arg("rotate") = false, py::arg("time") = 0.0,
+        py::arg("max_neighbors") = 32);
+  m.def(
+      "behaviour_neighbor_radius",
+      [](const py::handle& behaviour, double max_radius, double max_speed) {
+        return neighbor_radius(to_behaviour(behaviour), static_cast<float>(max_radius),
+                               static_cast<float>(max_speed));
+      },
+      py::arg("behaviour"), py::arg("max_radius"), py::arg("max_speed"));
+}
+
+}  // namespace contextsteer::bindings

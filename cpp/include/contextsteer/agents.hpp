@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// Agents: fixed-capacity structure-of-arrays state of every agent, and its read-only view.
+#pragma once
+
+/// # The simulation step (design for the Simulation of issue 4, phase 2)
+///
+/// One step advances every alive agent from state t to state t+1. State t lives in an
+/// `Agents` object; the step writes t+1 into separate buffers (position, velocity,
+/// heading) and swaps/copies them back only after every chunk is done (double
+/// buffering), so any agent's result depends only on state t, never on the order or the
+/// thread in which other agents were processed. Per step:
+///
+/// 1. `NeighborGrid::rebuild` over alive agents (serial, O(N), buffers reused), then
+///    `find_neighbors_rows` once with the largest radius / max count among the
+///    behaviours that need neighbours: one shared `NeighborLists` (N, M) table.
+/// 2. `parallel_for` over agents in chunks; for each chunk [begin, end):
+///    a. every behaviour b: `evaluate_rows(b, inputs, maps_b, begin, end)` writes its own
+///       interest and/or danger rows (K floats an agent) — kept per behaviour when the
+///       user records behaviour maps, otherwise in chunk-local scratch;
+///    b. combine (engine: max / sum / multiply ...) into the agent's interest and danger;
+///    c. post-process (spread / blend), resolve, choose (engine, issue 2) → direction
+///       (N,2), strength (N,), slot (N,);
+///    d. `move_rows(model, motion_inputs, next_state, begin, end)` (motion.hpp);
+///    e. collide against walls (world, issue 3) on the t+1 buffers of this chunk only.
+/// 3. Copy t+1 into the agents' state (or swap buffers) after the parallel loop.
+///
+/// Every function called inside the chunk loop is a serial row-range kernel that reads
+/// only state t and caller-provided memory and writes only rows [begin, end) of its
+/// outputs: reentrant, allocation-free, exception-free. Randomness is counter-based
+/// (random.hpp: per-agent seed × time), never a shared generator.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "contextsteer/common.hpp"
+
+namespace contextsteer {
+
+/// Position (or any 2-vector) i of a flat (N,2) float array. Pure.
+inline Vec2 load2(const float* a, std::size_t i) { return {a[2 * i], a[2 * i + 1]}; }
+/// Writes v into row i of a flat (N,2) float array.
+inline void store2(float* a, std::size_t i, Vec2 v) {
+  a[2 * i] = v.x;
+  a[2 * i + 1] = v.y;
+}
+
+/// Read-only view of the state of `size` agent slots (dead slots included; check
+/// `alive`). All arrays have `size` rows; (N,2) arrays are flat x,y pairs. Units: world
+/// length, seconds, radians (heading measured counter-clockwise from +x).
+struct AgentsView {
+  std::size_t size = 0;
+  const float* position = nullptr;       ///< (N,2)
+  const float* velocity = nullptr;       ///< (N,2) world length per second
+  const float* heading = nullptr;        ///< (N,) radians
+  const float* radius = nullptr;         ///< (N,) >= 0
+  const float* max_speed = nullptr;      ///< (N,) >= 0, length per second
+  const float* max_accel = nullptr;      ///< (N,) >= 0, length per second²
+  const float* max_turn_rate = nullptr;  ///< (N,) >= 0, radians per second
+  const float* steer_force = nullptr;    ///< (N,) in [0, 1]: Godot lerp factor per step
+  const std::int32_t* group = nullptr;   ///< (N,) team / group id
+  const std::uint8_t* alive = nullptr;   ///< (N,) 1 alive, 0 free slot
+  const float* target = nullptr;         ///< (N,2) per-agent goal position
+  const std::uint64_t* rng = nullptr;    ///< (N,) per-agent random state / noise key
+};
+
+/// Initial values of agents being added: `n` rows each, (N,2) arrays flat.
+struct AgentInit {
+  std::size_t n = 0;
+  const float* position = nullptr;
+  const float* velocity = nullptr;
+  const float* heading = nullptr;
+  const float* radius = nullptr;
+  const float* max_speed = nullptr;
+  const float* max_accel = nullptr;
+  const float* max_turn_rate = nullptr;
+  const float* steer_force = nullptr;
+  const std::int32_t* group = nullptr;
+  const float* target = nullptr;
+};
+
+/// Structure-of-arrays state of up to `capacity` agents. Storage is allocated once in
+/// the constructor and never reallocated, so pointers (and NumPy views) stay valid for
+/// the object's lifetime. A slot is in use when `alive[i] != 0`.
+class Agents {
+ public:
+  /// Allocates every array for `capacity` slots, all dead; `seed` keys the per-agent
+  /// RNG states (see agent_seed).
+  Agents(std::size_t capacity, std::uint64_t seed);
+
+  std::size_t capacity() const { return capacity_; }
+  std::uint64_t seed() const { return seed_; }
+  /// Number of alive slots (a scan: `alive` is writable from Python). Pure.
+  std::size_t count() const;
+
+  /// Claims the `init.n` lowest free slots, writes their indices to `ids` (size n) in
+  /// ascending order, fills them from `init`, marks them alive and resets their RNG
+  /// state to agent_seed(seed, id). Returns false and changes nothing when fewer than n
+  /// slots are free. Values must already be validated (finite, non-negative sizes).
+  bool add(const AgentInit& init, std::span<std::int32_t> ids);
+
+  /// Marks the given slots dead (indices must be < capacity; the caller checks).
+  void remove(std::span<const std::int32_t> ids);
+
+  /// Read-only view for kernels.
+  AgentsView view() const;
+
+  float* position() { return position_.data(); }
+  float* velocity() { return velocity_.data(); }
+  float* heading() { return heading_.data(); }
+  float* radius() { return radius_.data(); }
+  float* max_speed() { return max_speed_.data(); }
+  float* max_accel() { return max_accel_.data(); }
+  float* max_turn_rate() { return max_turn_rate_.data(); }
+  float* steer_force() { return steer_force_.data(); }
+  std::int32_t* group() { return group_.data(); }
+  std::uint8_t* alive() { return alive_.data(); }
+  float* target() { return target_.data(); }
+  std::uint64_t* rng() { return rng_.data(); }
+
+ private:
+  std::size_t capacity_;
+  std::uint64_t seed_;
+  std::vector<float> position_, velocity_, heading_, radius_, max_speed_, max_accel_,
+      max_turn_rate_, steer_force_, target_;
+  std::vector<std::int32_t> group_;
+  std::vector<std::uint8_t> alive_;
+  std::vector<std::uint64_t> rng_;
+};
+
+}  // namespace contextsteer

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+// Context behaviours: small stateless kernels that write interest and/or danger rows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <variant>
+
+#include "contextsteer/agents.hpp"
+#include "contextsteer/neighbors.hpp"
+
+namespace contextsteer {
+
+/// How a behaviour merges the contributions of several targets into one slot value.
+enum class TargetCombine : std::uint8_t { kMax, kSum };
+/// How a contribution fades with distance d over a range R: none (1), linear (1 − d/R).
+enum class Falloff : std::uint8_t { kNone, kLinear };
+/// Which context map a target behaviour writes.
+enum class MapKind : std::uint8_t { kInterest, kDanger };
+/// Which neighbours a neighbour behaviour considers: all, same group id, other group ids.
+enum class GroupFilter : std::uint8_t { kAll, kSame, kOther };
+
+/// Forward (Godot default interest, Unity "Directional"): value_k = weight·max(0, s_k·f)
+/// with f the unit heading. Writes interest.
+struct Forward {
+  float weight = 1.0f;
+};
+
+/// Momentum: bias towards the current direction of motion, value_k =
+/// weight·(|v|/max_speed)·max(0, s_k·v̂) (nothing when stopped). Writes interest.
+struct Momentum {
+  float weight = 1.0f;
+};
+
+/// Seek / Chase / Flee / Avoid / Pursue / Evade over several targets (Unity chase and
+/// avoid, Lewis "pursuing" and "flip the sign", gdx-ai Pursue/Evade). For every target
+/// within max_distance (centre distance d > 0):
+///   u = unit vector to the target (predicted target for Pursue/Evade), negated when `away`;
+///   c_k = g(d)·max(0, s_k·u), g = 1 − d/max_distance (linear, finite range) or 1;
+/// slot value = max or sum of c_k over targets, times weight, written to `output`.
+/// Targets, by `source`: kOwnTarget — each agent's own `target`; kPoints — `positions`
+/// (M,2) shared by all agents; kAgents — agents `target_ids`, whose positions and
+/// velocities are read from the agents (dead ones and the agent itself are skipped) and,
+/// when `max_prediction` > 0, aimed at p_j + v_j·T with T = min(max_prediction,
+/// d/max_speed_i). An empty list writes zeros.
+enum class TargetSource : std::uint8_t { kOwnTarget, kPoints, kAgents };
+struct Targets {
+  float weight = 1.0f;
+  TargetSource source = TargetSource::kOwnTarget;
+  std::span<const float> positions;       ///< (M,2) flat, or empty
+  std::span<const std::int32_t> target_ids;  ///< agent indices, or empty
+  float max_distance = std::numeric_limits<float>::infinity();
+  float max_prediction = 0.0f;  ///< seconds; 0 → no prediction
+  bool away = false;
+  TargetCombine combine = TargetCombine::kMax;
+  Falloff falloff = Falloff::kLinear;
+  MapKind output = MapKind::kInterest;
+};
+
+/// Arrive (Lewis speed control, gdx-ai Arrive): interest towards the agent's target
+/// (or the shared `point` when `use_point`) scaled by s = min(1, d/slowing_radius),
+/// 0 within `tolerance`, so the chosen strength — and the speed — fall as it arrives.
+struct Arrive {
+  float weight = 1.0f;
+  float slowing_radius = 1.0f;  ///< > 0
+  float tolerance = 0.0f;       ///< >= 0
+  bool use_point = false;
+  Vec2 point{};
+};
+
+/// Wander (seeded coherent noise, gdx-ai wander circle): a target on a circle of
+/// `radius` whose centre is `offset` ahead along the heading, at angle
+/// θ = π·noise(key_i, time·rate) from the heading, key_i = rng_i ^ splitmix64(seed).
+/// value_k = weight·max(0, s_k·û), û the unit vector to the wander target. Interest.
+struct Wander {
+  float weight = 1.0f;
+  float offset = 1.0f;  ///< >= 0
+  float radius = 0.5f;  ///< >= 0
+  float rate = 1.0f;    ///< >= 0, noise lattice points per second
+  std::uint64_t seed = 0;
+};
+
+/// Tether: outside `radius` of the centre (shared `center`, or the agent's target when
+/// !use_point), interest towards it with strength min(1, (d − radius)/softness)
+/// (1 when softness == 0). Bounds: the same towards the rectangle [lo+margin, hi−margin]
+/// with strength min(1, excess/margin) (1 when margin == 0).
+struct Tether {
+  float weight = 1.0f;
+  float radius = 0.0f;
+  float softness = 0.0f;
+  bool use_point = true;
+  Vec2 center{};
+};
+struct Bounds {
+  float weight = 1.0f;
+  Vec2 lo{}, hi{};
+  float margin = 0.0f;
+};
+
+/// AgentDanger: danger towards every neighbour within `radius` of surface gap
+/// (gap = d − r_i − r_j): c_k = (1 − max(gap,0)/radius)·max(0, s_k·û) (linear) or
+/// max(0, s_k·û) (none), max over neighbours. When `predictive`, also towards the
+/// relative position at the time of closest approach t* ∈ [0, horizon], graded the same
+/// way and by (1 − t*/horizon). Needs NeighborLists covering `radius` + radii.
+struct AgentDanger {
+  float weight = 1.0f;
+  float radius = 1.0f;  ///< > 0
+  bool predictive = false;
+  float horizon = 1.0f;  ///< seconds, > 0
+  Falloff falloff = Falloff::kLinear;
+  GroupFilter groups = GroupFilter::kAll;
+};
+
+/// Lewis flocking evaluators: a flocking vector w from the neighbours within `radius`
+/// (centre distance), value_k = weight·s_k·w (clamped at 0 when `clamp`). Interest.
+///   Separation: w = Σ (p_i − p_j)/d · (1 − d/radius), length clamped to 1;
+///   Alignment:  w = mean(v_j)/max_speed_i, length clamped to 1 (0 if max_speed_i = 0);
+///   Cohesion:   w = (mean(p_j) − p_i)/radius.
+enum class FlockRule : std::uint8_t { kSeparation, kAlignment, kCohesion };
+struct Flock {
+  float weight = 1.0f;
+  float radius = 1.0f;  ///< > 0
+  FlockRule rule = FlockRule::kSeparation;
+  bool clamp = true;
+  GroupFilter groups = GroupFilter::kAll;
+};
+
+/// Any behaviour: a closed set, dispatched with std::visit (no virtual calls, no heap).
+using Behaviour =
+    std::variant<Forward, Momentum, Targets, Arrive, Wander, Tether, Bounds, AgentDanger, Flock>;
+
+/// Whether a behaviour writes an interest / a danger map. Pure.
+bool writes_interest(const Behaviour& b);
+bool writes_danger(const Behaviour& b);
+/// Neighbour search radius (centre distance) a behaviour needs given the largest agent
+/// radius and speed among the agents; 0 when it needs no neighbours. Pure.
+float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agent_speed);
+/// Whether a behaviour reads BehaviourInputs::neighbors. Pure.
+bool needs_neighbors(const Behaviour& b);
+/// The radius of the one neighbour query shared by `behaviours` (the largest
+/// neighbor_radius, from the largest radius and speed among alive agents); 0 when none
+/// needs neighbours. Serial, O(N).
+float shared_neighbor_radius(std::span<const Behaviour> behaviours, const AgentsView& agents);
+
+/// Everything a behaviour reads. `slots` is (K,2) flat unit directions in the agent
+/// frame when `rotate_with_heading` (slot s_k of agent i points along R(heading_i)·s_k,
+/// the Godot recipe), in the world frame otherwise. `time` (seconds, >= 0) drives Wander.
+struct BehaviourInputs {
+  AgentsView agents;
+  const float* slots = nullptr;
+  std::size_t k = 0;
+  bool rotate_with_heading = false;
+  NeighborLists neighbors;
+  double time = 0.0;
+};
+
+/// Destination of map rows: agent i's K values go to data + (i − first_row)·K. A full
+/// (N,K) array uses first_row = 0; a chunk-local scratch block of (end − begin, K) rows
+/// (cache-resident, what the step uses when behaviour maps are not recorded) uses
+/// first_row = begin.
+struct MapOut {
+  float* data = nullptr;
+  std::size_t first_row = 0;
+  float* row(std::size_t i, std::size_t k) const { return data + (i - first_row) * k; }
+};
+
+/// Writes rows [begin, end) of the maps the behaviour produces — `interest` and/or
+/// `danger` (see MapOut); a map the behaviour does not produce is not touched (its data
+/// may be nullptr). Dead agents get zero rows. Serial, allocation-free, reentrant; the
+/// output of row i depends only on the inputs.
+void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest,
+                   MapOut danger, std::size_t begin, std::size_t end);
+
+/// evaluate_rows into full (N,K) arrays (first_row = 0).
+inline void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* interest,
+                          float* danger, std::size_t begin, std::size_t end) {
+  evaluate_rows(b, in, MapOut{interest, 0}, MapOut{danger, 0}, begin, end);
+}
+
+/// evaluate_rows over all agents through parallel_for.
+void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger);
+
+/// The "dot-product rule" every writer uses: row[k] = max(0, s_k·u)·scale combined into
+/// row by `combine` (max or sum); `u` in the slot frame. Pure, allocation-free.
+void accumulate_dot_row(float* row, const float* slots, std::size_t k, Vec2 u, float scale,
+                        TargetCombine combine);
+
+}  // namespace contextsteer

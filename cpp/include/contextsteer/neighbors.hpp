@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// Agent neighbour queries: a uniform grid over alive agents, rebuilt every step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "contextsteer/common.hpp"
+
+namespace contextsteer {
+
+/// Largest `max_neighbors` a query accepts (the sorted candidate list lives on the stack).
+inline constexpr std::size_t kMaxNeighbors = 256;
+
+/// Neighbour table shared by every behaviour of a step: row i holds counts[i] agent
+/// indices in indices[i*max_neighbors ...], sorted by squared distance (float32, as
+/// computed by the grid) with ascending index breaking ties; unused entries are -1.
+struct NeighborLists {
+  const std::int32_t* indices = nullptr;  ///< (N, max_neighbors)
+  const std::int32_t* counts = nullptr;   ///< (N,)
+  std::size_t max_neighbors = 0;
+  bool empty() const { return indices == nullptr; }
+};
+
+/// Uniform grid (counting sort of alive agents by cell) answering radius queries.
+/// Buffers grow to the largest N / cell count seen and are then reused, so a rebuild
+/// per step allocates nothing in steady state. Queries are const and thread-safe.
+class NeighborGrid {
+ public:
+  /// Rebuilds over the alive agents among `n` positions ((n,2) flat; `alive` may be
+  /// nullptr for "all alive"). `cell_size` > 0 is the intended query radius; it is
+  /// enlarged when the bounding box would need more than max(64, 2·n) cells. Serial, O(n).
+  void rebuild(const float* positions, const std::uint8_t* alive, std::size_t n,
+               float cell_size);
+
+  /// Writes to `out` (capacity `max_count` <= kMaxNeighbors) the indices of at most
+  /// `max_count` alive agents j != self with |p_j − point|² <= radius² (float32
+  /// arithmetic), the nearest first, ties by ascending index. Returns how many were
+  /// written. Pure, allocation-free, reentrant.
+  std::size_t query(Vec2 point, float radius, std::int32_t self, std::size_t max_count,
+                    std::int32_t* out) const;
+
+  /// Number of agents in the grid (alive at the last rebuild).
+  std::size_t size() const { return order_.size(); }
+
+ private:
+  float min_x_ = 0.0f, min_y_ = 0.0f;
+  double cell_ = 1.0, inv_cell_ = 1.0;
+  std::int64_t nx_ = 0, ny_ = 0;
+  std::vector<std::uint32_t> cell_start_;  // (cells + 1) prefix sums
+  std::vector<std::int32_t> order_;        // agent index, grouped by cell, ascending within
+  std::vector<float> sorted_pos_;          // positions in `order_` order (flat x,y)
+  std::vector<std::uint32_t> cell_of_;     // scratch: cell of each agent (n)
+};
+
+/// Neighbour lists of rows [begin, end): for each alive agent i, the query of
+/// `grid` around position i with `radius`, excluding i; dead agents get count 0. Writes
+/// out_indices (N, max_neighbors) padded with -1 and out_counts (N,). Serial,
+/// allocation-free, reentrant.
+void find_neighbors_rows(const NeighborGrid& grid, const float* positions,
+                         const std::uint8_t* alive, float radius, std::size_t max_neighbors,
+                         std::int32_t* out_indices, std::int32_t* out_counts,
+                         std::size_t begin, std::size_t end);
+
+/// find_neighbors_rows over all n rows through parallel_for.
+void find_neighbors(const NeighborGrid& grid, const float* positions,
+                    const std::uint8_t* alive, std::size_t n, float radius,
+                    std::size_t max_neighbors, std::int32_t* out_indices,
+                    std::int32_t* out_counts);
+
+/// The per-step neighbour query of a simulation: a grid plus the (N, M) table, rebuilt
+/// together; buffers are kept across steps (allocation only when N·M grows).
+class NeighborTable {
+ public:
+  /// Rebuilds the grid over the alive agents among `n` positions and fills the table
+  /// (parallel over agents). radius >= 0, max_neighbors <= kMaxNeighbors.
+  void build(const float* positions, const std::uint8_t* alive, std::size_t n, float radius,
+             std::size_t max_neighbors);
+  /// The table of the last build (valid until the next build).
+  NeighborLists lists() const { return {indices_.data(), counts_.data(), max_neighbors_}; }
+  const NeighborGrid& grid() const { return grid_; }
+
+ private:
+  NeighborGrid grid_;
+  std::vector<std::int32_t> indices_, counts_;
+  std::size_t max_neighbors_ = 0;
+};
+
+}  // namespace contextsteer

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+// Context behaviour kernels. Every value is a "dot-product rule": a desired unit vector u
+// (towards a target, away from a threat, along the heading ...) scores slot k by
+// max(0, s_k·u), scaled by how much the behaviour cares (distance falloff, speed ...).
+// Accumulation is in float: values are in [0, weight·M] and the oracle tolerance allows it.
+#include "contextsteer/behaviours.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "contextsteer/parallel.hpp"
+#include "contextsteer/random.hpp"
+
+namespace contextsteer {
+
+namespace {
+
+constexpr float kPi = 3.14159265358979323846f;
+// Distances below this are "on top of each other": no direction, no contribution.
+constexpr float kTiny = 1e-12f;
+
+/// Rotates a world vector into the slot frame of agent i (identity unless the slots
+/// turn with the heading): R(−heading)·v, so that s_k·R(−h)v = (R(h)s_k)·v.
+struct Frame {
+  float c = 1.0f, s = 0.0f;
+  Vec2 operator()(Vec2 v) const { return {c * v.x + s * v.y, -s * v.x + c * v.y}; }
+};
+
+Frame frame_of(const BehaviourInputs& in, std::size_t i) {
+  if (!in.rotate_with_heading) return {};
+  const float h = in.agents.heading[i];
+  return {std::cos(h), std::sin(h)};
+}
+
+bool group_ok(GroupFilter f, std::int32_t gi, std::int32_t gj) {
+  return f == GroupFilter::kAll || ((gi == gj) == (f == GroupFilter::kSame));
+}
+
+void zero_row(float* row, std::size_t k) { std::fill(row, row + k, 0.0f); }
+void scale_row(float* row, std::size_t k, float w) {
+  for (std::size_t j = 0; j < k; ++j) row[j] *= w;
+}
+
+float falloff(Falloff f, float d, float range) {
+  if (f == Falloff::kNone || !std::isfinite(range)) return 1.0f;
+  return range > 0.0f ? std::max(0.0f, 1.0f - d / range) : 0.0f;
+}
+
+// --- per-behaviour row writers: row points at K floats already zeroed -----------------
+
+void row_of(const Forward&, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  const float h = in.agents.heading[i];
+  accumulate_dot_row(row, in.slots, in.k, f({std::cos(h), std::sin(h)}), 1.0f,
+                     TargetCombine::kMax);
+}
+
+void row_of(const Momentum&, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  const Vec2 v = load2(in.agents.velocity, i);
+  const float speed = length(v);
+  const float vmax = in.agents.max_speed[i];
+  if (speed <= kTiny || vmax <= 0.0f) return;
+  const float scale = std::min(1.0f, speed / vmax);
+  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / speed)), scale, TargetCombine::kMax);
+}
+
+void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  const AgentsView& a = in.agents;
+  const Vec2 p = load2(a.position, i);
+  auto contribute = [&](Vec2 goal) {
+    Vec2 v = goal - p;
+    const float d = length(v);
+    if (d <= kTiny || d > b.max_distance) return;
+    v = v * ((b.away ? -1.0f : 1.0f) / d);
+    accumulate_dot_row(row, in.slots, in.k, f(v), falloff(b.falloff, d, b.max_distance),
+                       b.combine);
+  };
+  if (b.source == TargetSource::kAgents) {
+    for (std::int32_t j32 : b.target_ids) {
+      const auto j = static_cast<std::size_t>(j32);
+      if (j == i || j >= a.size || !a.alive[j]) continue;
+      Vec2 goal = load2(a.position, j);
+      if (b.max_prediction > 0.0f) {
+        // gdx-ai Pursue: look ahead by the time to cover the distance at full speed,
+        // capped by max_prediction.
+        const float d = length(goal - p);
+        const float vmax = a.max_speed[i];
+        const float t = vmax > 0.0f ? std::min(b.max_prediction, d / vmax) : b.max_prediction;
+        goal = goal + load2(a.velocity, j) * t;
+      }
+      contribute(goal);
+    }
+  } else if (b.source == TargetSource::kPoints) {
+    const std::size_t m = b.positions.size() / 2;
+    for (std::size_t j = 0; j < m; ++j) contribute(load2(b.positions.data(), j));
+  } else {
+    contribute(load2(a.target, i));
+  }
+}
+
+void row_of(const Arrive& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  const Vec2 p = load2(in.agents.position, i);
+  const Vec2 goal = b.use_point ? b.point : load2(in.agents.target, i);
+  const Vec2 v = goal - p;
+  const float d = length(v);
+  if (d <= kTiny || d <= b.tolerance) return;
+  const float s = std::min(1.0f, d / b.slowing_radius);
+  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax);
+}
+
+void row_of(const Wander& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  const float h = in.agents.heading[i];
+  const std::uint64_t key = in.agents.rng[i] ^ splitmix64(b.seed);
+  const float theta = kPi * value_noise(key, in.time * static_cast<double>(b.rate));
+  const Vec2 fwd{std::cos(h), std::sin(h)};
+  const Vec2 rim{std::cos(h + theta), std::sin(h + theta)};
+  const Vec2 v = fwd * b.offset + rim * b.radius;
+  const float d = length(v);
+  if (d <= kTiny) return;
+  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), 1.0f, TargetCombine::kMax);
+}
+
+void row_of(const Tether& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  const Vec2 p = load2(in.agents.position, i);
+  const Vec2 c = b.use_point ? b.center : load2(in.agents.target, i);
+  const Vec2 v = c - p;
+  const float d = length(v);
+  const float excess = d - b.radius;
+  if (excess <= 0.0f || d <= kTiny) return;
+  const float s = b.softness > 0.0f ? std::min(1.0f, excess / b.softness) : 1.0f;
+  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax);
+}
+
+void row_of(const Bounds& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  const Vec2 p = load2(in.agents.position, i);
+  // Inner rectangle; when the margins overlap it collapses to the centre line.
+  const float cx = 0.5f * (b.lo.x + b.hi.x), cy = 0.5f * (b.lo.y + b.hi.y);
+  const float x0 = std::min(b.lo.x + b.margin, cx), x1 = std::max(b.hi.x - b.margin, cx);
+  const float y0 = std::min(b.lo.y + b.margin, cy), y1 = std::max(b.hi.y - b.margin, cy);
+  const Vec2 q{std::clamp(p.x, x0, x1), std::clamp(p.y, y0, y1)};
+  const Vec2 v = q - p;
+  const float d = length(v);
+  if (d <= kTiny) return;
+  const float s = b.margin > 0.0f ? std::min(1.0f, d / b.margin) : 1.0f;
+  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax);
+}
+
+void row_of(const AgentDanger& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  const AgentsView& a = in.agents;
+  if (in.neighbors.empty()) return;
+  const Vec2 p = load2(a.position, i);
+  const Vec2 vi = load2(a.velocity, i);
+  const float ri = a.radius[i];
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  const std::int32_t count = in.neighbors.counts[i];
+  auto danger_towards = [&](Vec2 rel, float rj, float time_scale) {
+    const float d = length(rel);
+    if (d <= kTiny) return;
+    const float gap = std::max(0.0f, d - ri - rj);
+    if (gap > b.radius) return;
+    const float g = b.falloff == Falloff::kLinear ? 1.0f - gap / b.radius : 1.0f;
+    accumulate_dot_row(row, in.slots, in.k, f(rel * (1.0f / d)), g * time_scale,
+                       TargetCombine::kMax);
+  };
+  for (std::int32_t n = 0; n < count; ++n) {
+    const auto j = static_cast<std::size_t>(nb[n]);
+    if (!group_ok(b.groups, a.group[i], a.group[j])) continue;
+    const Vec2 rel = load2(a.position, j) - p;
+    const float rj = a.radius[j];
+    danger_towards(rel, rj, 1.0f);
+    if (b.predictive) {
+      // Closest approach of the relative motion rel(t) = rel + w·t, t ∈ [0, horizon].
+      const Vec2 w = load2(a.velocity, j) - vi;
+      const float ww = dot(w, w);
+      if (ww <= kTiny) continue;
+      const float t = std::clamp(-dot(rel, w) / ww, 0.0f, b.horizon);
+      if (t <= 0.0f) continue;
+      danger_towards(rel + w * t, rj, 1.0f - t / b.horizon);
+    }
+  }
+}
+
+void row_of(const Flock& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  const AgentsView& a = in.agents;
+  if (in.neighbors.empty()) return;
+  const Vec2 p = load2(a.position, i);
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  const std::int32_t count = in.neighbors.counts[i];
+  Vec2 sum{};
+  int used = 0;
+  for (std::int32_t n = 0; n < count; ++n) {
+    const auto j = static_cast<std::size_t>(nb[n]);
+    if (!group_ok(b.groups, a.group[i], a.group[j])) continue;
+    const Vec2 pj = load2(a.position, j);
+    const Vec2 rel = p - pj;
+    const float d = length(rel);
+    if (d > b.radius) continue;
+    switch (b.rule) {
+      case FlockRule::kSeparation:
+        if (d > kTiny) sum = sum + rel * ((1.0f - d / b.radius) / d);
+        break;
+      case FlockRule::kAlignment: sum = sum + load2(a.velocity, j); break;
+      case FlockRule::kCohesion: sum = sum + pj; break;
+    }
+    ++used;
+  }
+  if (used == 0) return;
+  Vec2 w{};
+  switch (b.rule) {
+    case FlockRule::kSeparation: w = sum; break;
+    case FlockRule::kAlignment: {
+      const float vmax = a.max_speed[i];
+      w = vmax > 0.0f ? sum * (1.0f / (static_cast<float>(used) * vmax)) : Vec2{};
+      break;
+    }
+    case FlockRule::kCohesion:
+      w = (sum * (1.0f / static_cast<float>(used)) - p) * (1.0f / b.radius);
+      break;
+  }
+  const float len = length(w);
+  if (len > 1.0f) w = w * (1.0f / len);
+  const Vec2 u = f(w);
+  for (std::size_t k = 0; k < in.k; ++k) {
+    const float v = in.slots[2 * k] * u.x + in.slots[2 * k + 1] * u.y;
+    row[k] = b.clamp ? std::max(0.0f, v) : v;
+  }
+}
+
+template <class B>
+constexpr bool kWritesDanger = std::is_same_v<B, AgentDanger>;
+
+}  // namespace
+
+void accumulate_dot_row(float* row, const float* slots, std::size_t k, Vec2 u, float scale,
+                        TargetCombine combine) {
+  if (combine == TargetCombine::kMax) {
+    for (std::size_t j = 0; j < k; ++j) {
+      const float v = std::max(0.0f, slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
+      row[j] = std::max(row[j], v);
+    }
+  } else {
+    for (std::size_t j = 0; j < k; ++j)
+      row[j] += std::max(0.0f, slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
+  }
+}
+
+bool writes_danger(const Behaviour& b) {
+  return std::visit(
+      [](const auto& x) {
+        using B = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<B, Targets>) return x.output == MapKind::kDanger;
+        else return kWritesDanger<B>;
+      },
+      b);
+}
+
+bool writes_interest(const Behaviour& b) { return !writes_danger(b); }
+
+bool needs_neighbors(const Behaviour& b) {
+  return std::holds_alternative<AgentDanger>(b) || std::holds_alternative<Flock>(b);
+}
+
+float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agent_speed) {
+  if (const auto* d = std::get_if<AgentDanger>(&b)) {
+    float r = d->radius + 2.0f * max_agent_radius;
+    if (d->predictive) r += 2.0f * max_agent_speed * d->horizon;
+    return r;
+  }
+  if (const auto* f = std::get_if<Flock>(&b)) return f->radius;
+  return 0.0f;
+}
+
+float shared_neighbor_radius(std::span<const Behaviour> behaviours, const AgentsView& agents) {
+  bool any = false;
+  for (const Behaviour& b : behaviours) any |= needs_neighbors(b);
+  if (!any) return 0.0f;
+  float rmax = 0.0f, vmax = 0.0f;
+  for (std::size_t i = 0; i < agents.size; ++i) {
+    if (!agents.alive[i]) continue;
+    rmax = std::max(rmax, agents.radius[i]);
+    vmax = std::max(vmax, length(load2(agents.velocity, i)));
+  }
+  float r = 0.0f;
+  for (const Behaviour& b : behaviours) r = std::max(r, neighbor_radius(b, rmax, vmax));
+  return r;
+}
+
+void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest,
+                   MapOut danger, std::size_t begin, std::size_t end) {
+  std::visit(
+      [&](const auto& x) {
+        const MapOut out = writes_danger(b) ? danger : interest;
+        if (!out.data) return;
+        for (std::size_t i = begin; i < end; ++i) {
+          float* row = out.row(i, in.k);
+          zero_row(row, in.k);
+          if (!in.agents.alive[i]) continue;
+          row_of(x, in, i, frame_of(in, i), row);
+          scale_row(row, in.k, x.weight);
+        }
+      },
+      b);
+}
+
+void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger) {
+  parallel_for(in.agents.size, 128, [&](std::size_t s, std::size_t e) {
+    evaluate_rows(b, in, interest, danger, s, e);
+  });
+}
+
+}  // namespace contextsteer

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// Motion models (Godot lerp, gdx-ai acceleration limits, car-like vehicle).
+#include "contextsteer/motion.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "contextsteer/parallel.hpp"
+
+namespace contextsteer {
+
+namespace {
+
+constexpr float kPi = 3.14159265358979323846f;
+constexpr float kStopped = 1e-6f;  // speeds below this have no direction
+
+/// v scaled down to length <= limit. Pure.
+Vec2 clamp_length(Vec2 v, float limit) {
+  const float l = length(v);
+  return l > limit && l > 0.0f ? v * (limit / l) : v;
+}
+
+/// Heading turned from h towards angle `goal` by at most max_step (radians, >= 0).
+float turn_towards(float h, float goal, float max_step) {
+  const float delta = wrap_angle(goal - h);
+  return wrap_angle(h + std::clamp(delta, -max_step, max_step));
+}
+
+struct Step {
+  Vec2 dir;        // unit or zero
+  float strength;  // [0, 1]
+};
+
+Step step_input(const MotionInputs& in, std::size_t i) {
+  Vec2 d = load2(in.direction, i);
+  const float l = length(d);
+  d = l > 0.0f ? d * (1.0f / l) : Vec2{};
+  const float s = std::clamp(in.strength[i], 0.0f, 1.0f);
+  return {d, std::isfinite(s) ? s : 0.0f};
+}
+
+void move_one(const Lerp& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h) {
+  const AgentsView& a = in.agents;
+  const Step s = step_input(in, i);
+  const float force = std::clamp(m.steer_force >= 0.0f ? m.steer_force : a.steer_force[i], 0.0f, 1.0f);
+  const Vec2 desired = s.dir * (a.max_speed[i] * s.strength);
+  v = clamp_length(v + (desired - v) * force, a.max_speed[i]);
+  if (length(v) > kStopped) h = std::atan2(v.y, v.x);
+}
+
+void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h) {
+  const AgentsView& a = in.agents;
+  const Step s = step_input(in, i);
+  const float vmax = a.max_speed[i];
+  const Vec2 desired = s.dir * (vmax * s.strength);
+  const float ttt = m.time_to_target > 0.0f ? m.time_to_target : in.dt;
+  // dt = 0 (and no time_to_target): no time passes, the velocity cannot change.
+  const Vec2 accel = ttt > 0.0f ? clamp_length((desired - v) * (1.0f / ttt), a.max_accel[i]) : Vec2{};
+  v = clamp_length(v + accel * in.dt, vmax);
+  if (length(v) > kStopped) {
+    const float goal = std::atan2(v.y, v.x);
+    h = m.independent_facing ? turn_towards(h, goal, a.max_turn_rate[i] * in.dt) : goal;
+  }
+}
+
+void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h) {
+  const AgentsView& a = in.agents;
+  const Step s = step_input(in, i);
+  const float vmax = a.max_speed[i];
+  const float speed = std::min(length(v), vmax);
+  float target_speed = 0.0f;
+  if (s.dir.x != 0.0f || s.dir.y != 0.0f) {
+    const float delta = wrap_angle(std::atan2(s.dir.y, s.dir.x) - h);
+    float grip = 1.0f;
+    if (m.full_turn_speed > 0.0f)
+      grip = vmax > 0.0f ? std::min(1.0f, speed / (m.full_turn_speed * vmax)) : 0.0f;
+    const float max_step = a.max_turn_rate[i] * in.dt * grip;
+    h = wrap_angle(h + std::clamp(delta, -max_step, max_step));
+    target_speed = vmax * s.strength * (std::fabs(delta) <= m.brake_angle ? 1.0f : m.brake_speed);
+  }
+  const float dv = std::clamp(target_speed - speed, -a.max_accel[i] * in.dt, a.max_accel[i] * in.dt);
+  const float next = std::clamp(speed + dv, 0.0f, vmax);
+  v = Vec2{std::cos(h), std::sin(h)} * next;
+}
+
+}  // namespace
+
+float wrap_angle(float a) {
+  if (!std::isfinite(a)) return 0.0f;
+  // remainder gives [−π, π]; map −π to π so the range is (−π, π].
+  float r = std::remainder(a, 2.0f * kPi);
+  if (r <= -kPi) r += 2.0f * kPi;
+  if (r > kPi) r -= 2.0f * kPi;
+  return r;
+}
+
+void move_rows(const MotionModel& model, const MotionInputs& in, const MotionOutputs& out,
+               std::size_t begin, std::size_t end) {
+  std::visit(
+      [&](const auto& m) {
+        const AgentsView& a = in.agents;
+        for (std::size_t i = begin; i < end; ++i) {
+          Vec2 p = load2(a.position, i);
+          Vec2 v = load2(a.velocity, i);
+          float h = a.heading[i];
+          if (a.alive[i]) {
+            move_one(m, in, i, v, h);
+            h = wrap_angle(h);
+            p = p + v * in.dt;
+          }
+          store2(out.position, i, p);
+          store2(out.velocity, i, v);
+          out.heading[i] = h;
+        }
+      },
+      model);
+}
+
+void move(const MotionModel& model, const MotionInputs& in, const MotionOutputs& out) {
+  parallel_for(in.agents.size, 256, [&](std::size_t b, std::size_t e) {
+    move_rows(model, in, out, b, e);
+  });
+}
+
+}  // namespace contextsteer

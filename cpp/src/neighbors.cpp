@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// Uniform-grid neighbour search with deterministic (distance, index) ordering.
+#include "contextsteer/neighbors.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "contextsteer/parallel.hpp"
+
+namespace contextsteer {
+
+void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive,
+                           std::size_t n, float cell_size) {
+  order_.clear();
+  sorted_pos_.clear();
+  float lo_x = 0.0f, lo_y = 0.0f, hi_x = 0.0f, hi_y = 0.0f;
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (alive && !alive[i]) continue;
+    const float x = positions[2 * i], y = positions[2 * i + 1];
+    if (m == 0) {
+      lo_x = hi_x = x;
+      lo_y = hi_y = y;
+    } else {
+      lo_x = std::min(lo_x, x);
+      hi_x = std::max(hi_x, x);
+      lo_y = std::min(lo_y, y);
+      hi_y = std::max(hi_y, y);
+    }
+    ++m;
+  }
+  min_x_ = lo_x;
+  min_y_ = lo_y;
+  // Cell size: the query radius, enlarged until the box needs at most `limit` cells
+  // (a sparse crowd spread over a huge area must not allocate a huge grid).
+  const double limit = static_cast<double>(std::max<std::size_t>(64, 2 * m));
+  const double w = static_cast<double>(hi_x) - lo_x, h = static_cast<double>(hi_y) - lo_y;
+  double cell = cell_size > 0.0f ? static_cast<double>(cell_size) : 1.0;
+  for (;;) {
+    const double cx = std::floor(w / cell) + 1.0, cy = std::floor(h / cell) + 1.0;
+    if (cx * cy <= limit) break;
+    cell *= std::max(1.1, std::sqrt(cx * cy / limit));
+  }
+  cell_ = cell;
+  inv_cell_ = 1.0 / cell;
+  nx_ = static_cast<std::int64_t>(std::floor(w * inv_cell_)) + 1;
+  ny_ = static_cast<std::int64_t>(std::floor(h * inv_cell_)) + 1;
+  const std::size_t cells = static_cast<std::size_t>(nx_ * ny_);
+
+  // Counting sort by cell; iterating agents in index order keeps each cell ascending.
+  cell_start_.assign(cells + 1, 0);
+  cell_of_.resize(m);
+  std::size_t r = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (alive && !alive[i]) continue;
+    const double fx = (static_cast<double>(positions[2 * i]) - min_x_) * inv_cell_;
+    const double fy = (static_cast<double>(positions[2 * i + 1]) - min_y_) * inv_cell_;
+    // Written so that a NaN (a user writing NaN into a view) lands in cell 0, never UB.
+    const auto cx = static_cast<std::int64_t>(fx > 0.0 ? std::min(fx, static_cast<double>(nx_ - 1)) : 0.0);
+    const auto cy = static_cast<std::int64_t>(fy > 0.0 ? std::min(fy, static_cast<double>(ny_ - 1)) : 0.0);
+    const auto c = static_cast<std::uint32_t>(cy * nx_ + cx);
+    cell_of_[r++] = c;
+    ++cell_start_[c + 1];
+  }
+  for (std::size_t c = 0; c < cells; ++c) cell_start_[c + 1] += cell_start_[c];
+  order_.resize(m);
+  sorted_pos_.resize(2 * m);
+  // cell_start_[c] is used as the insertion cursor, then restored by shifting.
+  r = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (alive && !alive[i]) continue;
+    const std::uint32_t slot = cell_start_[cell_of_[r++]]++;
+    order_[slot] = static_cast<std::int32_t>(i);
+    sorted_pos_[2 * slot] = positions[2 * i];
+    sorted_pos_[2 * slot + 1] = positions[2 * i + 1];
+  }
+  for (std::size_t c = cells; c > 0; --c) cell_start_[c] = cell_start_[c - 1];
+  cell_start_[0] = 0;
+}
+
+std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self,
+                                std::size_t max_count, std::int32_t* out) const {
+  if (order_.empty() || max_count == 0 || !(radius >= 0.0f)) return 0;
+  max_count = std::min(max_count, kMaxNeighbors);
+  const float r2 = radius * radius;
+  // Cell range of the query box, widened by a thousandth of a cell so that a point at
+  // exactly `radius` (float32) can never fall in an unvisited cell through rounding.
+  const double margin = 1e-3;
+  auto cell_range = [&](float p, float lo, std::int64_t cells, std::int64_t& a, std::int64_t& b) {
+    const double fa = (static_cast<double>(p) - radius - lo) * inv_cell_ - margin;
+    const double fb = (static_cast<double>(p) + radius - lo) * inv_cell_ + margin;
+    if (!(fb >= 0.0 && fa < static_cast<double>(cells))) return false;  // also NaN
+    const double top = static_cast<double>(cells - 1);
+    a = static_cast<std::int64_t>(std::floor(std::clamp(fa, 0.0, top)));
+    b = static_cast<std::int64_t>(std::floor(std::clamp(fb, 0.0, top)));
+    return true;
+  };
+  std::int64_t x0, x1, y0, y1;
+  if (!cell_range(point.x, min_x_, nx_, x0, x1)) return 0;
+  if (!cell_range(point.y, min_y_, ny_, y0, y1)) return 0;
+
+  // The cells x0..x1 of one grid row are contiguous in the sorted arrays, so each row is
+  // one span. Candidates are filtered branch-free into a small buffer first (the
+  // inside/outside test is unpredictable), then merged into the best-so-far list, kept
+  // sorted by (d², index) with insertion.
+  float d2s[kMaxNeighbors];
+  std::size_t count = 0;
+  constexpr std::size_t kBatch = 64;
+  std::uint32_t hit[kBatch];
+  float hit_d2[kBatch];
+  for (std::int64_t cy = y0; cy <= y1; ++cy) {
+    const std::size_t row = static_cast<std::size_t>(cy * nx_);
+    const std::uint32_t s_end = cell_start_[row + static_cast<std::size_t>(x1) + 1];
+    for (std::uint32_t s0 = cell_start_[row + static_cast<std::size_t>(x0)]; s0 < s_end;
+         s0 += kBatch) {
+      const std::uint32_t s1 = std::min<std::uint32_t>(s_end, s0 + kBatch);
+      std::size_t nh = 0;
+      for (std::uint32_t s = s0; s < s1; ++s) {
+        const float dx = sorted_pos_[2 * s] - point.x;
+        const float dy = sorted_pos_[2 * s + 1] - point.y;
+        const float d2 = dx * dx + dy * dy;
+        hit[nh] = s;
+        hit_d2[nh] = d2;
+        nh += (d2 <= r2) ? 1 : 0;
+      }
+      for (std::size_t h = 0; h < nh; ++h) {
+        const std::int32_t j = order_[hit[h]];
+        const float d2 = hit_d2[h];
+        if (j == self) continue;
+        if (count == max_count) {
+          const float wd = d2s[count - 1];
+          if (d2 > wd || (d2 == wd && j > out[count - 1])) continue;
+          --count;  // drop the worst
+        }
+        std::size_t k = count;
+        while (k > 0 && (d2s[k - 1] > d2 || (d2s[k - 1] == d2 && out[k - 1] > j))) {
+          d2s[k] = d2s[k - 1];
+          out[k] = out[k - 1];
+          --k;
+        }
+        d2s[k] = d2;
+        out[k] = j;
+        ++count;
+      }
+    }
+  }
+  return count;
+}
+
+void find_neighbors_rows(const NeighborGrid& grid, const float* positions,
+                         const std::uint8_t* alive, float radius, std::size_t max_neighbors,
+                         std::int32_t* out_indices, std::int32_t* out_counts,
+                         std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    std::int32_t* row = out_indices + i * max_neighbors;
+    std::size_t c = 0;
+    if (!alive || alive[i]) {
+      c = grid.query({positions[2 * i], positions[2 * i + 1]}, radius,
+                     static_cast<std::int32_t>(i), max_neighbors, row);
+    }
+    for (std::size_t k = c; k < max_neighbors; ++k) row[k] = -1;
+    out_counts[i] = static_cast<std::int32_t>(c);
+  }
+}
+
+void find_neighbors(const NeighborGrid& grid, const float* positions,
+                    const std::uint8_t* alive, std::size_t n, float radius,
+                    std::size_t max_neighbors, std::int32_t* out_indices,
+                    std::int32_t* out_counts) {
+  parallel_for(n, 256, [&](std::size_t b, std::size_t e) {
+    find_neighbors_rows(grid, positions, alive, radius, max_neighbors, out_indices,
+                        out_counts, b, e);
+  });
+}
+
+void NeighborTable::build(const float* positions, const std::uint8_t* alive, std::size_t n,
+                          float radius, std::size_t max_neighbors) {
+  max_neighbors_ = max_neighbors;
+  indices_.resize(n * max_neighbors);
+  counts_.resize(n);
+  grid_.rebuild(positions, alive, n, radius > 0.0f ? radius : 1.0f);
+  find_neighbors(grid_, positions, alive, n, radius, max_neighbors, indices_.data(),
+                 counts_.data());
+}
+
+}  // namespace contextsteer

@@ -1,0 +1,307 @@
+"""Agents: fixed-capacity structure-of-arrays state, and neighbour queries.
+
+Every attribute of :class:`Agents` is a writable NumPy view of memory owned by the C++
+core (the ``Agents`` object is the view's ``base``); storage never moves, so a view stays
+valid — and keeps the state alive — for as long as it exists.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["Agents", "Neighbors", "neighbors"]
+
+
+def _view_property(name: str, doc: str) -> property:
+    def fget(self):
+        return self._view(name)
+
+    def fset(self, value):
+        self._view(name)[...] = value
+
+    return property(fget, fset, doc=doc)
+
+
+def _column(value, name: str, n: int, width: int | None, dtype) -> np.ndarray:
+    """Broadcast ``value`` to (n,) or (n, width) of ``dtype``, naming ``name`` on error."""
+    shape = (n,) if width is None else (n, width)
+    arr = np.asarray(value)
+    try:
+        arr = np.broadcast_to(arr, shape)
+    except ValueError:
+        raise ValueError(
+            f"Agents.add: {name} must broadcast to shape {shape}, got shape {arr.shape}"
+        ) from None
+    if dtype == np.float32:
+        if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
+            raise TypeError(f"Agents.add: {name} must be real numbers, got dtype {arr.dtype}")
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"Agents.add: {name} must be finite, got {arr[idx]} at index {idx[0]}"
+            )
+    return np.ascontiguousarray(arr, dtype=dtype)
+
+
+def _non_negative(arr: np.ndarray, name: str) -> None:
+    bad = arr < 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"Agents.add: {name} must be >= 0, got {arr[i]} at index {i}")
+
+
+class Agents(_core.Agents):
+    """State of up to ``capacity`` agents, stored in C++ as structure-of-arrays.
+
+    Every attribute is a writable, zero-copy ``float32`` NumPy view with one row per
+    slot (dead slots included; see ``alive``): ``position`` (N, 2), ``velocity`` (N, 2),
+    ``heading`` (N,) radians counter-clockwise from +x, ``radius``, ``max_speed``
+    (length/s), ``max_accel`` (length/s²), ``max_turn_rate`` (rad/s), ``steer_force``
+    (the Godot lerp factor per step), ``target`` (N, 2) per-agent goal, ``group`` (N,)
+    int32, ``alive`` (N,) bool and ``rng`` (N,) uint64 per-agent random state.
+
+    Parameters
+    ----------
+    capacity : int
+        Number of slots; fixed for the object's lifetime (storage never reallocates).
+    slots : int, optional
+        Number of context-map slots K the agents steer with (used by the simulation);
+        at least 3 when given.
+    seed : int, optional
+        Seed of the per-agent random states: slot ``i`` starts from a value that depends
+        only on ``(seed, i)``.
+
+    Raises
+    ------
+    ValueError
+        If ``capacity < 0`` or ``slots < 3``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(4, slots=8)
+    >>> ids = agents.add([[0, 0], [5, 0]], max_speed=2.0)
+    >>> ids
+    array([0, 1], dtype=int32)
+    >>> agents.count
+    2
+    >>> agents.position[1]
+    array([5., 0.], dtype=float32)
+    >>> agents.position[1, 1] = 3.0          # writes straight into C++ memory
+    >>> agents.remove([0]); agents.count
+    1
+    """
+
+    position = _view_property("position", "(N, 2) float32 positions.")
+    velocity = _view_property("velocity", "(N, 2) float32 velocities (length per second).")
+    heading = _view_property("heading", "(N,) float32 headings in radians from +x, CCW.")
+    radius = _view_property("radius", "(N,) float32 circle radii.")
+    max_speed = _view_property("max_speed", "(N,) float32 speed limits (length per second).")
+    max_accel = _view_property("max_accel", "(N,) float32 acceleration limits (length/s²).")
+    max_turn_rate = _view_property("max_turn_rate", "(N,) float32 turn-rate limits (rad/s).")
+    steer_force = _view_property("steer_force", "(N,) float32 Godot lerp factors in [0, 1].")
+    target = _view_property("target", "(N, 2) float32 per-agent goal positions.")
+    group = _view_property("group", "(N,) int32 group / team ids.")
+    alive = _view_property("alive", "(N,) bool: True where the slot holds an agent.")
+    rng = _view_property("rng", "(N,) uint64 per-agent random states.")
+
+    def __init__(self, capacity: int, *, slots: int | None = None, seed: int = 0) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)):
+            raise TypeError(f"Agents: capacity must be an int, got {type(capacity).__name__}")
+        if capacity < 0:
+            raise ValueError(f"Agents: capacity must be >= 0, got {capacity}")
+        if slots is not None:
+            if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)):
+                raise TypeError(f"Agents: slots must be an int, got {type(slots).__name__}")
+            if slots < 3:
+                raise ValueError(f"Agents: slots must be >= 3, got {slots}")
+        if not 0 <= int(seed) < 2**64:
+            raise ValueError(f"Agents: seed must be in [0, 2**64), got {seed}")
+        super().__init__(int(capacity), int(seed))
+        self.slots = None if slots is None else int(slots)
+
+    def __repr__(self) -> str:
+        return f"Agents(capacity={self.capacity}, count={self.count}, slots={self.slots})"
+
+    def __len__(self) -> int:
+        return self.capacity
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Indices of the alive slots, ascending (a new int32 array)."""
+        return np.flatnonzero(self.alive).astype(np.int32)
+
+    def add(
+        self,
+        position,
+        velocity=0.0,
+        *,
+        heading=None,
+        radius=0.5,
+        max_speed=1.0,
+        max_accel=1.0,
+        max_turn_rate=np.pi,
+        steer_force=0.1,
+        group=0,
+        target=None,
+    ) -> np.ndarray:
+        """Add agents in the lowest free slots; return their ids.
+
+        Every argument broadcasts against ``position`` (n, 2): pass one value for all
+        agents or one per agent.
+
+        Parameters
+        ----------
+        position : array_like, shape (n, 2) or (2,)
+        velocity : array_like, shape (n, 2), (2,) or scalar, default 0
+        heading : array_like, shape (n,), optional
+            Radians; default: the direction of ``velocity`` (0 where it is zero).
+        radius, max_speed, max_accel, max_turn_rate, steer_force : array_like, shape (n,)
+            Non-negative; ``steer_force`` in [0, 1].
+        group : array_like of int, shape (n,), default 0
+        target : array_like, shape (n, 2), optional
+            Per-agent goal; default: the agent's own position.
+
+        Returns
+        -------
+        numpy.ndarray of int32, shape (n,)
+            The slot ids, ascending.
+
+        Raises
+        ------
+        ValueError
+            On non-finite values, negative sizes/limits (naming the argument and the
+            agent's index in this call), or when fewer than n slots are free.
+
+        Examples
+        --------
+        >>> import contextsteer as cs
+        >>> agents = cs.Agents(3)
+        >>> agents.add([[0, 0], [1, 1]], velocity=[1, 0], radius=[0.5, 1.0])
+        array([0, 1], dtype=int32)
+        >>> agents.heading[:2]
+        array([0., 0.], dtype=float32)
+        >>> agents.add([[0, 0], [1, 1]])
+        Traceback (most recent call last):
+        ...
+        ValueError: Agents.add: capacity exceeded: adding 2 agents, 1 free slots of 3
+        """
+        pos = np.asarray(position)
+        if pos.ndim == 1:
+            pos = pos[None, :]
+        if pos.ndim != 2 or pos.shape[1] != 2:
+            raise ValueError(f"Agents.add: position must have shape (n, 2), got {np.shape(position)}")
+        n = pos.shape[0]
+        pos = _column(pos, "position", n, 2, np.float32)
+        vel = _column(velocity, "velocity", n, 2, np.float32)
+        if heading is None:
+            head = np.where(
+                np.hypot(vel[:, 0], vel[:, 1]) > 0, np.arctan2(vel[:, 1], vel[:, 0]), 0.0
+            ).astype(np.float32)
+        else:
+            head = _column(heading, "heading", n, None, np.float32)
+        cols = {}
+        for name, value in (
+            ("radius", radius), ("max_speed", max_speed), ("max_accel", max_accel),
+            ("max_turn_rate", max_turn_rate), ("steer_force", steer_force),
+        ):
+            cols[name] = _column(value, name, n, None, np.float32)
+            _non_negative(cols[name], name)
+        over = cols["steer_force"] > 1
+        if over.any():
+            i = int(np.flatnonzero(over)[0])
+            raise ValueError(
+                f"Agents.add: steer_force must be in [0, 1], got {cols['steer_force'][i]} at index {i}"
+            )
+        grp = np.asarray(group)
+        if not np.issubdtype(grp.dtype, np.integer):
+            raise TypeError(f"Agents.add: group must be integers, got dtype {grp.dtype}")
+        grp = _column(grp, "group", n, None, np.int32)
+        tgt = pos.copy() if target is None else _column(target, "target", n, 2, np.float32)
+        free = self.capacity - self.count
+        if n > free:
+            raise ValueError(
+                f"Agents.add: capacity exceeded: adding {n} agents, {free} free slots of {self.capacity}"
+            )
+        return self._add(
+            pos, vel, head, cols["radius"], cols["max_speed"], cols["max_accel"],
+            cols["max_turn_rate"], cols["steer_force"], grp, tgt,
+        )
+
+    def remove(self, ids) -> None:
+        """Mark the given slots dead (their views keep their last values).
+
+        Raises
+        ------
+        IndexError
+            If an id is outside ``[0, capacity)``.
+        """
+        arr = np.asarray(ids)
+        if arr.size and not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError(f"Agents.remove: ids must be integers, got dtype {arr.dtype}")
+        arr = arr.reshape(-1)
+        bad = (arr < 0) | (arr >= self.capacity)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise IndexError(
+                f"Agents.remove: id {arr[i]} at index {i} is out of range [0, {self.capacity})"
+            )
+        self._remove(np.ascontiguousarray(arr, dtype=np.int32))
+
+
+class Neighbors(NamedTuple):
+    """Result of :func:`neighbors`."""
+
+    indices: np.ndarray
+    """(N, max_neighbors) int32, nearest first (ties by index), padded with -1."""
+    counts: np.ndarray
+    """(N,) int32 number of valid entries per row."""
+
+
+def neighbors(positions, radius: float, max_neighbors: int, *, alive=None) -> Neighbors:
+    """Find, for every point, its nearest other points within ``radius``.
+
+    The C++ uniform grid the simulation rebuilds every step. For row i the result lists
+    at most ``max_neighbors`` indices j != i with ``|p_j - p_i|² <= radius²`` (float32
+    arithmetic), sorted by that squared distance with ties broken by ascending index, so
+    the answer never depends on the thread count or the grid layout.
+
+    Parameters
+    ----------
+    positions : array_like, shape (N, 2)
+    radius : float
+        Search radius, >= 0.
+    max_neighbors : int
+        Row width, 0 … 256.
+    alive : array_like of bool, shape (N,), optional
+        Only alive points are found, and dead rows are empty.
+
+    Returns
+    -------
+    Neighbors
+        ``indices`` (N, max_neighbors) int32 and ``counts`` (N,) int32.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> r = cs.neighbors([[0, 0], [1, 0], [3, 0], [0.5, 0]], radius=1.0, max_neighbors=2)
+    >>> r.indices
+    array([[ 3,  1],
+           [ 3,  0],
+           [-1, -1],
+           [ 0,  1]], dtype=int32)
+    >>> r.counts
+    array([2, 2, 0, 2], dtype=int32)
+    """
+    pos = np.ascontiguousarray(positions, dtype=np.float32)
+    if isinstance(max_neighbors, bool) or not isinstance(max_neighbors, (int, np.integer)):
+        raise TypeError(f"neighbors: max_neighbors must be an int, got {type(max_neighbors).__name__}")
+    al = None if alive is None else np.ascontiguousarray(alive, dtype=bool)
+    idx, counts = _core.neighbors(pos, float(radius), int(max_neighbors), al)
+    return Neighbors(idx, counts)

@@ -1,0 +1,547 @@
+"""Context behaviours: small stateless evaluators that write interest and/or danger maps.
+
+Each behaviour is a frozen, validated configuration with a ``weight``; the C++ kernel
+behind it scores every slot of every agent with the "dot-product rule" of the seeds
+(the Godot recipe, Mike Lewis's article, the Unity ContextSteering project, gdx-ai).
+:meth:`Behaviour.evaluate` runs one behaviour on a set of agents, for tests, notebooks
+and prototyping; the simulation runs the same kernels inside its step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from . import _core
+
+__all__ = [
+    "AgentDanger", "Alignment", "Arrive", "Avoid", "Behaviour", "BehaviourMaps", "Bounds",
+    "Chase", "Cohesion", "Evade", "Flee", "Forward", "Momentum", "Pursue", "Seek",
+    "Separation", "Tether", "Wander",
+]
+
+
+class BehaviourMaps(NamedTuple):
+    """Maps written by one behaviour: ``interest`` and ``danger``, each (N, K) float32."""
+
+    interest: np.ndarray
+    danger: np.ndarray
+
+
+def _slot_directions(directions) -> np.ndarray:
+    """(K, 2) float32 directions from an int K (ring, slot 0 along +x, CCW), an object
+    with a ``directions`` attribute (a slot set) or an array."""
+    if isinstance(directions, (int, np.integer)) and not isinstance(directions, bool):
+        k = int(directions)
+        if k < 3:
+            raise ValueError(f"directions: a ring needs at least 3 slots, got {k}")
+        a = 2.0 * np.pi * np.arange(k) / k
+        return np.ascontiguousarray(np.stack([np.cos(a), np.sin(a)], axis=1), dtype=np.float32)
+    if hasattr(directions, "directions"):
+        directions = directions.directions
+    return np.ascontiguousarray(directions, dtype=np.float32)
+
+
+def _number(owner: str, name: str, value, *, low=0.0, strict=False, allow_inf=False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
+    v = float(value)
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
+        raise ValueError(f"{owner}: {name} must be finite, got {v}")
+    if v < low or (strict and v <= low):
+        raise ValueError(f"{owner}: {name} must be {'>' if strict else '>='} {low}, got {v}")
+    return v
+
+
+def _choice(owner: str, name: str, value, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ValueError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+def _point(owner: str, name: str, value) -> np.ndarray | None:
+    if value is None:
+        return None
+    p = np.ascontiguousarray(value, dtype=np.float32)
+    if p.shape != (2,) or not np.isfinite(p).all():
+        raise ValueError(f"{owner}: {name} must be a finite point of shape (2,), got {value!r}")
+    return p
+
+
+def _points(owner: str, name: str, value) -> np.ndarray | None:
+    if value is None:
+        return None
+    p = np.ascontiguousarray(value, dtype=np.float32)
+    if p.ndim == 1 and p.shape == (2,):
+        p = p[None, :]
+    if p.ndim != 2 or p.shape[1] != 2:
+        raise ValueError(f"{owner}: {name} must have shape (M, 2), got {np.shape(value)}")
+    bad = ~np.isfinite(p)
+    if bad.any():
+        i = int(np.argwhere(bad)[0][0])
+        raise ValueError(f"{owner}: {name} must be finite, got {p[i].tolist()} at index {i}")
+    return p
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Behaviour:
+    """Base of every behaviour: a non-negative ``weight`` multiplying its maps."""
+
+    weight: float = dataclasses.field(default=1.0, kw_only=True)
+    kind: ClassVar[str] = ""
+    writes: ClassVar[str] = "interest"
+    """Which map the behaviour writes: ``"interest"`` or ``"danger"``."""
+
+    def __post_init__(self) -> None:
+        self._set("weight", _number(type(self).__name__, "weight", self.weight))
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    def _params(self) -> dict:
+        return {}
+
+    def _config(self) -> tuple[str, dict]:
+        """(kind, params) read by the C++ bindings; arrays are the ones stored here."""
+        return self.kind, {"weight": self.weight, **self._params()}
+
+    @property
+    def needs_neighbors(self) -> bool:
+        """True when the behaviour reads the shared neighbour query of the step."""
+        return False
+
+    def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
+                 max_neighbors: int = 32) -> BehaviourMaps:
+        """Run this behaviour alone on ``agents``; return its interest and danger maps.
+
+        Parameters
+        ----------
+        agents : Agents
+        directions : int, slot set or array_like, shape (K, 2)
+            Slot directions; an int K means the ring of K slots (slot 0 along +x, CCW).
+        rotate : bool, default False
+            Turn every agent's slots with its heading (the Godot recipe: slot 0 is then
+            the agent's forward direction).
+        time : float, default 0
+            Simulation time in seconds (drives ``Wander``).
+        max_neighbors : int, default 32
+            Neighbours per agent for the behaviours that need them.
+
+        Returns
+        -------
+        BehaviourMaps
+            ``interest`` and ``danger``, each (capacity, K) float32; the map the
+            behaviour does not write is zero, and so are dead agents' rows.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import contextsteer as cs
+        >>> agents = cs.Agents(1); _ = agents.add([0, 0])
+        >>> print(np.round(cs.Forward().evaluate(agents, 8).interest[0], 3))  # Godot recipe
+        [1.    0.707 0.    0.    0.    0.    0.    0.707]
+        """
+        d = _slot_directions(directions)
+        interest, danger = _core.evaluate_behaviour(
+            agents, self, d, bool(rotate), float(time), int(max_neighbors)
+        )
+        return BehaviourMaps(interest, danger)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
+        )
+        return f"{type(self).__name__}({fields})"
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Forward(Behaviour):
+    """Interest along the heading: ``weight·max(0, slot·forward)``.
+
+    The Godot recipe's default interest and the Unity project's "Directional" behaviour.
+    """
+
+    kind: ClassVar[str] = "forward"
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Momentum(Behaviour):
+    """Interest along the current velocity, scaled by ``speed / max_speed`` (stability)."""
+
+    kind: ClassVar[str] = "momentum"
+
+
+_COMBINE = ("max", "sum")
+_GROUPS = ("all", "same", "other")
+_FALLOFF = ("linear", "none")
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Seek(Behaviour):
+    """Interest towards targets (Unity "chase", Lewis "pursuing a target").
+
+    For each target within ``max_distance`` the slot value is ``max(0, slot·û)`` with û the
+    unit vector to the target, scaled by ``1 - d/max_distance`` with ``falloff="linear"``
+    (closer targets are stronger) when ``max_distance`` is finite; targets are merged by
+    ``combine`` (``"max"``, or ``"sum"`` — the Unity "centre between targets" option).
+
+    Parameters
+    ----------
+    weight : float, default 1
+    targets : array_like, shape (M, 2) or (2,), optional
+        Shared target points, stored as a float32 array that may be updated in place
+        between steps (moving targets); default: each agent's own ``agents.target``.
+    max_distance : float, default inf
+    combine : {"max", "sum"}
+    falloff : {"linear", "none"}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(1); _ = agents.add([0, 0])
+    >>> chase = cs.Chase([[2, 0], [0, 5]], max_distance=10)   # the nearer target wins
+    >>> print(np.round(chase.evaluate(agents, 4).interest[0], 2))
+    [0.8 0.5 0.  0. ]
+    """
+
+    targets: Any = None
+    max_distance: float = math.inf
+    combine: str = "max"
+    falloff: str = "linear"
+    kind: ClassVar[str] = "targets"
+    _away: ClassVar[bool] = False
+    _output: ClassVar[str] = "interest"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        name = type(self).__name__
+        self._set("targets", _points(name, "targets", self.targets))
+        self._set("max_distance", _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True))
+        _choice(name, "combine", self.combine, _COMBINE)
+        _choice(name, "falloff", self.falloff, _FALLOFF)
+
+    @property
+    def writes(self) -> str:  # type: ignore[override]
+        return self._output
+
+    def _params(self) -> dict:
+        return {
+            "positions": self.targets, "target_ids": None, "max_distance": self.max_distance,
+            "max_prediction": 0.0, "away": self._away, "combine": self.combine,
+            "falloff": self.falloff, "output": self._output,
+        }
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Chase(Seek):
+    """The Unity project's name for :class:`Seek` (identical behaviour)."""
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Flee(Seek):
+    """Interest away from targets: Lewis's "flip the sign" (``max(0, -slot·û)``)."""
+
+    _away: ClassVar[bool] = True
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Avoid(Seek):
+    """Danger towards targets (Unity "avoid"): ``max(0, slot·û)`` in the danger map.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(1); _ = agents.add([0, 0])
+    >>> maps = cs.Avoid([[0, 3]], max_distance=6).evaluate(agents, 4)
+    >>> print(np.round(maps.danger[0], 3), maps.interest[0])
+    [0.  0.5 0.  0. ] [0. 0. 0. 0.]
+    """
+
+    _output: ClassVar[str] = "danger"
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Pursue(Behaviour):
+    """Interest towards where other agents will be (gdx-ai Pursue).
+
+    Each target agent j is aimed at ``p_j + v_j·T`` with
+    ``T = min(max_prediction, distance / max_speed)`` of the pursuer.
+
+    Parameters
+    ----------
+    targets : array_like of int
+        Agent ids in the same :class:`Agents` (dead ones and the agent itself are skipped).
+    max_prediction : float, default 1
+        Seconds; 0 seeks the current positions.
+    max_distance, combine, falloff
+        As in :class:`Seek`.
+    output : {"interest", "danger"}
+        Only for :class:`Evade`: ``"interest"`` flees (Lewis), ``"danger"`` marks the
+        predicted position as danger (Unity avoid).
+    """
+
+    targets: Any = ()
+    max_prediction: float = 1.0
+    max_distance: float = math.inf
+    combine: str = "max"
+    falloff: str = "linear"
+    kind: ClassVar[str] = "targets"
+    _away: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        name = type(self).__name__
+        ids = np.asarray(self.targets)
+        if ids.size and not np.issubdtype(ids.dtype, np.integer):
+            raise TypeError(f"{name}: targets must be agent ids (integers), got dtype {ids.dtype}")
+        ids = np.ascontiguousarray(ids.reshape(-1), dtype=np.int32)
+        if (ids < 0).any():
+            raise ValueError(f"{name}: targets must be agent ids >= 0, got {ids.tolist()}")
+        self._set("targets", ids)
+        self._set("max_prediction", _number(name, "max_prediction", self.max_prediction))
+        self._set("max_distance", _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True))
+        _choice(name, "combine", self.combine, _COMBINE)
+        _choice(name, "falloff", self.falloff, _FALLOFF)
+
+    def _output_map(self) -> str:
+        return "interest"
+
+    @property
+    def writes(self) -> str:  # type: ignore[override]
+        return self._output_map()
+
+    def _params(self) -> dict:
+        return {
+            "positions": None, "target_ids": self.targets, "max_distance": self.max_distance,
+            "max_prediction": self.max_prediction, "away": self._away,
+            "combine": self.combine, "falloff": self.falloff, "output": self._output_map(),
+        }
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Evade(Pursue):
+    """Away from where other agents will be (gdx-ai Evade); see :class:`Pursue`.
+
+    ``output="interest"`` (default) writes interest away from the predicted positions;
+    ``output="danger"`` writes danger towards them.
+    """
+
+    output: str = "interest"
+    _away: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _choice("Evade", "output", self.output, ("interest", "danger"))
+
+    def _output_map(self) -> str:
+        return self.output
+
+    def _params(self) -> dict:
+        p = super()._params()
+        # Danger marks the threat itself, so it points towards it, not away.
+        p["away"] = self.output == "interest"
+        return p
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Arrive(Behaviour):
+    """Interest towards a target, fading to zero on arrival (Lewis speed control).
+
+    Slot values are ``max(0, slot·û)·min(1, d/slowing_radius)`` and zero within
+    ``tolerance``, so the chosen strength — hence the speed — falls near the target.
+
+    Parameters
+    ----------
+    slowing_radius : float, > 0
+    tolerance : float, >= 0
+    target : array_like, shape (2,), optional
+        Shared target; default: each agent's ``agents.target``.
+    """
+
+    slowing_radius: float = 1.0
+    tolerance: float = 0.0
+    target: Any = None
+    kind: ClassVar[str] = "arrive"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._set("slowing_radius", _number("Arrive", "slowing_radius", self.slowing_radius, strict=True))
+        self._set("tolerance", _number("Arrive", "tolerance", self.tolerance))
+        self._set("target", _point("Arrive", "target", self.target))
+
+    def _params(self) -> dict:
+        return {"slowing_radius": self.slowing_radius, "tolerance": self.tolerance,
+                "target": self.target}
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Wander(Behaviour):
+    """Interest towards a point on a circle ahead that drifts with coherent noise.
+
+    The gdx-ai wander circle: centre ``offset`` ahead along the heading, ``radius``, and the
+    target at angle ``π·noise(t·rate)`` from the heading; the noise is smooth in time and
+    keyed by the agent's ``rng`` state and ``seed``, so runs are reproducible and agents
+    wander independently. Stateless: the same (agent, time) always gives the same map.
+    """
+
+    offset: float = 1.0
+    radius: float = 0.5
+    rate: float = 1.0
+    seed: int = 0
+    kind: ClassVar[str] = "wander"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("offset", "radius", "rate"):
+            self._set(name, _number("Wander", name, getattr(self, name)))
+        if not 0 <= int(self.seed) < 2**64:
+            raise ValueError(f"Wander: seed must be in [0, 2**64), got {self.seed}")
+
+    def _params(self) -> dict:
+        return {"offset": self.offset, "radius": self.radius, "rate": self.rate,
+                "seed": int(self.seed)}
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Tether(Behaviour):
+    """Interest back towards ``center`` when farther than ``radius`` from it.
+
+    Strength ``min(1, (d - radius)/softness)`` (1 when ``softness == 0``). ``center=None``
+    tethers each agent to its own ``agents.target``.
+    """
+
+    center: Any = None
+    radius: float = 0.0
+    softness: float = 0.0
+    kind: ClassVar[str] = "tether"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._set("center", _point("Tether", "center", self.center))
+        self._set("radius", _number("Tether", "radius", self.radius))
+        self._set("softness", _number("Tether", "softness", self.softness))
+
+    def _params(self) -> dict:
+        return {"center": self.center, "radius": self.radius, "softness": self.softness}
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Bounds(Behaviour):
+    """Interest back into the rectangle ``[lo + margin, hi - margin]`` when outside it.
+
+    Points towards the closest point of that rectangle, with strength
+    ``min(1, distance/margin)`` (1 when ``margin == 0``).
+    """
+
+    lo: Any = (0.0, 0.0)
+    hi: Any = (1.0, 1.0)
+    margin: float = 0.0
+    kind: ClassVar[str] = "bounds"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._set("lo", _point("Bounds", "lo", self.lo))
+        self._set("hi", _point("Bounds", "hi", self.hi))
+        if (self.lo > self.hi).any():
+            raise ValueError(f"Bounds: expected lo <= hi, got lo={self.lo.tolist()} hi={self.hi.tolist()}")
+        self._set("margin", _number("Bounds", "margin", self.margin))
+
+    def _params(self) -> dict:
+        return {"lo": self.lo, "hi": self.hi, "margin": self.margin}
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class AgentDanger(Behaviour):
+    """Danger towards neighbouring agents closer than ``radius`` (surface gap).
+
+    For each neighbour j: ``max(0, slot·û_j)·(1 - gap/radius)`` (``falloff="linear"``) or
+    without the distance factor (``"none"``), ``gap = d - r_i - r_j`` clamped at 0; merged
+    by max. With ``predictive=True`` also towards the relative position at the time of
+    closest approach ``t* ∈ [0, horizon]`` (constant velocities), further scaled by
+    ``1 - t*/horizon``. ``groups`` restricts the neighbours to the agent's own group
+    (``"same"``) or to the others (``"other"``, e.g. rival teams).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(2); _ = agents.add([[0, 0], [2, 0]], radius=0.5)
+    >>> danger = cs.AgentDanger(radius=2).evaluate(agents, 4).danger
+    >>> print(np.round(danger, 3))   # gap 1 of 2: half danger, towards each other
+    [[0.5 0.  0.  0. ]
+     [0.  0.  0.5 0. ]]
+    """
+
+    radius: float = 1.0
+    predictive: bool = False
+    horizon: float = 1.0
+    falloff: str = "linear"
+    groups: str = "all"
+    kind: ClassVar[str] = "agent_danger"
+    writes: ClassVar[str] = "danger"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._set("radius", _number("AgentDanger", "radius", self.radius, strict=True))
+        self._set("horizon", _number("AgentDanger", "horizon", self.horizon, strict=True))
+        self._set("predictive", bool(self.predictive))
+        _choice("AgentDanger", "falloff", self.falloff, _FALLOFF)
+        _choice("AgentDanger", "groups", self.groups, _GROUPS)
+
+    @property
+    def needs_neighbors(self) -> bool:
+        return True
+
+    def _params(self) -> dict:
+        return {"radius": self.radius, "predictive": self.predictive,
+                "horizon": self.horizon, "falloff": self.falloff, "groups": self.groups}
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class _Flocking(Behaviour):
+    radius: float = 1.0
+    clamp: bool = True
+    groups: str = "same"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        name = type(self).__name__
+        self._set("radius", _number(name, "radius", self.radius, strict=True))
+        self._set("clamp", bool(self.clamp))
+        _choice(name, "groups", self.groups, _GROUPS)
+
+    @property
+    def needs_neighbors(self) -> bool:
+        return True
+
+    def _params(self) -> dict:
+        return {"radius": self.radius, "clamp": self.clamp, "groups": self.groups}
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Separation(_Flocking):
+    """Lewis flocking: interest ``slot·w`` with the dispersion vector
+    ``w = Σ (p_i - p_j)/d·(1 - d/radius)`` over neighbours within ``radius`` (length ≤ 1).
+    ``clamp=False`` keeps the negative scores. Flocking behaviours consider only the
+    agent's own group by default (``groups="same"``; also ``"all"``, ``"other"``)."""
+
+    kind: ClassVar[str] = "separation"
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Alignment(_Flocking):
+    """Lewis flocking: interest ``slot·w`` with ``w = mean(v_j)/max_speed`` (length ≤ 1)."""
+
+    kind: ClassVar[str] = "alignment"
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Cohesion(_Flocking):
+    """Lewis flocking: interest ``slot·w`` with ``w = (mean(p_j) - p_i)/radius``."""
+
+    kind: ClassVar[str] = "cohesion"

@@ -1,0 +1,161 @@
+"""Motion models: turn a chosen direction and strength into the agents' next state.
+
+Each model reads state t (position, velocity, heading and the per-agent limits of an
+:class:`~contextsteer.Agents`) and writes state t+1 into new buffers (double buffering).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["Accel", "Lerp", "MotionModel", "MotionState", "Vehicle"]
+
+
+class MotionState(NamedTuple):
+    """Next state: ``position`` (N, 2), ``velocity`` (N, 2), ``heading`` (N,), float32."""
+
+    position: np.ndarray
+    velocity: np.ndarray
+    heading: np.ndarray
+
+
+def _finite(owner: str, name: str, value, low=None, high=None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v) or (low is not None and v < low) or (high is not None and v > high):
+        rng = f" in [{low}, {high}]" if high is not None else (f" >= {low}" if low is not None else "")
+        raise ValueError(f"{owner}: {name} must be finite{rng}, got {value!r}")
+    return v
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class MotionModel:
+    """Base of the motion models."""
+
+    kind: ClassVar[str] = ""
+
+    def _set(self, name, value) -> None:
+        object.__setattr__(self, name, value)
+
+    def _config(self) -> tuple[str, dict]:
+        return self.kind, {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def apply(self, agents, direction, strength, dt: float) -> MotionState:
+        """Compute the next state of every agent without changing ``agents``.
+
+        Parameters
+        ----------
+        agents : Agents
+        direction : array_like, shape (capacity, 2)
+            Chosen directions (normalised here when non-zero; zero means none chosen).
+        strength : array_like, shape (capacity,)
+            Chosen strengths, clamped to [0, 1].
+        dt : float
+            Time step in seconds, >= 0.
+
+        Returns
+        -------
+        MotionState
+            New (capacity, ...) arrays; dead agents keep their state.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import contextsteer as cs
+        >>> agents = cs.Agents(1); _ = agents.add([0, 0], max_speed=2.0, steer_force=0.5)
+        >>> s = cs.Lerp().apply(agents, [[1, 0]], [1.0], dt=0.5)
+        >>> s.velocity, s.position
+        (array([[1., 0.]], dtype=float32), array([[0.5, 0. ]], dtype=float32))
+        """
+        d = np.ascontiguousarray(direction, dtype=np.float32)
+        s = np.ascontiguousarray(strength, dtype=np.float32)
+        pos, vel, head = _core.apply_motion(agents, self, d, s, _finite("apply", "dt", dt, low=0.0))
+        return MotionState(pos, vel, head)
+
+    def step(self, agents, direction, strength, dt: float) -> MotionState:
+        """:meth:`apply`, then write the new state into ``agents``; returns it too."""
+        s = self.apply(agents, direction, strength, dt)
+        agents.position[...] = s.position
+        agents.velocity[...] = s.velocity
+        agents.heading[...] = s.heading
+        return s
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Lerp(MotionModel):
+    """The Godot recipe: ``v ← lerp(v, direction·max_speed·strength, steer_force)``.
+
+    The lerp factor applies per step (as in the recipe); speed is clamped to
+    ``max_speed``; the heading follows the velocity. ``steer_force=None`` uses each
+    agent's own ``agents.steer_force``.
+    """
+
+    steer_force: float | None = None
+    kind: ClassVar[str] = "lerp"
+
+    def __post_init__(self) -> None:
+        if self.steer_force is not None:
+            self._set("steer_force", _finite("Lerp", "steer_force", self.steer_force, 0.0, 1.0))
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Accel(MotionModel):
+    """gdx-ai style: acceleration-limited steering towards the desired velocity.
+
+    ``a = (direction·max_speed·strength - v)/time_to_target`` clamped to ``max_accel``,
+    speed clamped to ``max_speed``. ``time_to_target=None`` means one step. The heading
+    faces the velocity, or with ``independent_facing=True`` turns towards it at most
+    ``max_turn_rate·dt`` per step (gdx-ai LookWhereYouAreGoing).
+    """
+
+    time_to_target: float | None = None
+    independent_facing: bool = False
+    kind: ClassVar[str] = "accel"
+
+    def __post_init__(self) -> None:
+        if self.time_to_target is not None:
+            v = _finite("Accel", "time_to_target", self.time_to_target, 0.0)
+            if v <= 0:
+                raise ValueError(f"Accel: time_to_target must be > 0, got {v}")
+            self._set("time_to_target", v)
+        self._set("independent_facing", bool(self.independent_facing))
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Vehicle(MotionModel):
+    """A car: velocity along the heading, turn-rate limited, cannot turn while stopped.
+
+    The heading turns towards the chosen direction by at most
+    ``max_turn_rate·dt·min(1, speed/(full_turn_speed·max_speed))``; Fray's brake rule sets
+    the target speed to ``brake_speed·max_speed·strength`` when the chosen direction is
+    more than ``brake_angle`` radians off the heading (else ``max_speed·strength``; 0 when
+    no direction was chosen); speed changes by at most ``max_accel·dt``. The default
+    crawl (``brake_speed=0.1``) lets a stopped car turn round; 0 stops it dead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> car = cs.Agents(1)
+    >>> _ = car.add([0, 0], velocity=[2, 0], max_speed=2, max_accel=1, max_turn_rate=1)
+    >>> s = cs.Vehicle().apply(car, [[0, 1]], [1.0], dt=0.1)   # wants to go left
+    >>> round(float(s.heading[0]), 3)     # turns at most 1 rad/s · 0.1 s
+    0.1
+    """
+
+    brake_angle: float = math.pi / 2
+    full_turn_speed: float = 0.25
+    brake_speed: float = 0.1
+    kind: ClassVar[str] = "vehicle"
+
+    def __post_init__(self) -> None:
+        self._set("brake_angle", _finite("Vehicle", "brake_angle", self.brake_angle, 0.0, math.pi))
+        self._set("full_turn_speed", _finite("Vehicle", "full_turn_speed", self.full_turn_speed, 0.0))
+        self._set("brake_speed", _finite("Vehicle", "brake_speed", self.brake_speed, 0.0, 1.0))

@@ -1,0 +1,418 @@
+"""Behaviour kernels against the plain-NumPy oracle, plus the seeds' worked examples."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import contextsteer as cs
+import reference_agents as ref
+
+ATOL = 2e-5
+
+
+def make_agents(n=40, seed=0, capacity=None, spread=10.0, dead=True):
+    rng = np.random.default_rng(seed)
+    a = cs.Agents(capacity or n, seed=seed)
+    a.add(
+        rng.uniform(-spread, spread, (n, 2)),
+        velocity=rng.uniform(-2, 2, (n, 2)),
+        heading=rng.uniform(-np.pi, np.pi, n),
+        radius=rng.uniform(0.2, 1.0, n),
+        max_speed=rng.uniform(0.5, 3.0, n),
+        target=rng.uniform(-spread, spread, (n, 2)),
+        group=rng.integers(0, 3, n),
+    )
+    a.velocity[3] = 0.0  # a stopped agent
+    if dead:
+        a.remove([1, n - 1])
+    return a
+
+
+def state_of(a):
+    names = ["position", "velocity", "heading", "radius", "max_speed", "max_accel",
+             "max_turn_rate", "steer_force", "target", "alive", "rng", "group"]
+    return {k: np.array(getattr(a, k)) for k in names}
+
+
+def check(maps, expected, writes):
+    interest, danger = expected
+    np.testing.assert_allclose(maps.interest, interest, atol=ATOL)
+    np.testing.assert_allclose(maps.danger, danger, atol=ATOL)
+    other = maps.danger if writes == "interest" else maps.interest
+    assert not other.any()
+
+
+K_VALUES = [3, 8, 16, 33]
+
+
+# ------------------------------------------------------------- seed examples ---
+
+def test_godot_forward_interest_8_rays():
+    a = cs.Agents(1)
+    a.add([0, 0])
+    m = cs.Forward().evaluate(a, 8)
+    s = math.sqrt(0.5)
+    np.testing.assert_allclose(m.interest[0], [1, s, 0, 0, 0, 0, 0, s], atol=1e-6)
+    assert not m.danger.any()
+
+
+def test_rotated_slots_put_forward_in_slot_zero():
+    a = make_agents(20, dead=False)
+    m = cs.Forward(weight=0.5).evaluate(a, 8, rotate=True)
+    s = math.sqrt(0.5) * 0.5
+    np.testing.assert_allclose(m.interest, np.tile([0.5, s, 0, 0, 0, 0, 0, s], (20, 1)), atol=1e-5)
+
+
+def test_unity_chase_closer_targets_are_stronger_and_far_ones_ignored():
+    a = cs.Agents(1)
+    a.add([0, 0])
+    targets = [[2, 0], [0, 5], [-20, 0]]  # the last is beyond max_distance
+    m = cs.Chase(targets, max_distance=10).evaluate(a, 4).interest[0]
+    np.testing.assert_allclose(m, [0.8, 0.5, 0.0, 0.0], atol=1e-6)
+    summed = cs.Seek(targets, max_distance=10, combine="sum", falloff="none").evaluate(a, 4)
+    np.testing.assert_allclose(summed.interest[0], [1, 1, 0, 0], atol=1e-6)
+
+
+def test_unity_avoid_writes_danger_and_lewis_flee_flips_the_sign():
+    a = cs.Agents(1)
+    a.add([0, 0])
+    avoid = cs.Avoid([[3, 0]], max_distance=6, falloff="none").evaluate(a, 4)
+    np.testing.assert_allclose(avoid.danger[0], [1, 0, 0, 0], atol=1e-6)
+    assert not avoid.interest.any()
+    flee = cs.Flee([[3, 0]]).evaluate(a, 4)
+    np.testing.assert_allclose(flee.interest[0], [0, 0, 1, 0], atol=1e-6)
+    assert cs.Avoid([[1, 1]]).writes == "danger" and cs.Flee([[1, 1]]).writes == "interest"
+
+
+def test_arrive_strength_falls_as_the_agent_arrives():
+    a = cs.Agents(3)
+    a.add([[0, 0], [0, 0], [0, 0]], target=[[8, 0], [2, 0], [0.05, 0]])
+    m = cs.Arrive(slowing_radius=4, tolerance=0.1).evaluate(a, 4).interest
+    np.testing.assert_allclose(m[:, 0], [1.0, 0.5, 0.0], atol=1e-6)
+
+
+def test_wander_is_deterministic_smooth_in_time_and_per_agent():
+    a = make_agents(30, dead=False)
+    w = cs.Wander(rate=2.0, seed=5)
+    m1 = w.evaluate(a, 16, time=1.3).interest
+    np.testing.assert_array_equal(m1, w.evaluate(a, 16, time=1.3).interest)
+    near = w.evaluate(a, 16, time=1.3001).interest
+    assert np.abs(near - m1).max() < 0.01
+    far = w.evaluate(a, 16, time=7.9).interest
+    assert np.abs(far - m1).max() > 0.1
+    assert not np.allclose(m1[0], m1[1])
+    other_seed = cs.Wander(rate=2.0, seed=6).evaluate(a, 16, time=1.3).interest
+    assert not np.allclose(other_seed, m1)
+
+
+def test_tether_and_bounds_are_silent_inside():
+    a = cs.Agents(2)
+    a.add([[0, 0], [10, 0]])
+    t = cs.Tether(center=[0, 0], radius=5).evaluate(a, 4).interest
+    assert not t[0].any()
+    np.testing.assert_allclose(t[1], [0, 0, 1, 0], atol=1e-6)
+    b = cs.Bounds(lo=[-5, -5], hi=[5, 5]).evaluate(a, 4).interest
+    assert not b[0].any()
+    np.testing.assert_allclose(b[1], [0, 0, 1, 0], atol=1e-6)
+
+
+# ------------------------------------------------------------- oracle checks ---
+
+@pytest.mark.parametrize("k", K_VALUES)
+@pytest.mark.parametrize("rotate", [False, True])
+def test_forward_and_momentum(k, rotate):
+    a = make_agents()
+    st_, slots = state_of(a), ref.ring(k)
+    check(cs.Forward(weight=0.7).evaluate(a, k, rotate=rotate),
+          ref.forward(st_, slots, 0.7, rotate), "interest")
+    check(cs.Momentum(weight=1.3).evaluate(a, k, rotate=rotate),
+          ref.momentum(st_, slots, 1.3, rotate), "interest")
+
+
+@pytest.mark.parametrize("cls", [cs.Seek, cs.Chase, cs.Flee, cs.Avoid])
+@pytest.mark.parametrize("combine", ["max", "sum"])
+@pytest.mark.parametrize("falloff", ["linear", "none"])
+@pytest.mark.parametrize("max_distance", [math.inf, 8.0])
+@pytest.mark.parametrize("rotate", [False, True])
+def test_target_behaviours(cls, combine, falloff, max_distance, rotate):
+    a = make_agents()
+    st_, slots = state_of(a), ref.ring(12)
+    pts = np.random.default_rng(9).uniform(-10, 10, (5, 2)).astype(np.float32)
+    away = cls is cs.Flee
+    output = "danger" if cls is cs.Avoid else "interest"
+    for targets in (pts, None):
+        b = cls(targets, max_distance=max_distance, combine=combine, falloff=falloff, weight=0.9)
+        exp = ref.targets(st_, slots, points=targets, weight=0.9, max_distance=max_distance,
+                          away=away, combine=combine, falloff=falloff, output=output,
+                          rotate=rotate)
+        check(b.evaluate(a, slots.astype(np.float32), rotate=rotate), exp, output)
+
+
+@pytest.mark.parametrize("output", ["interest", "danger"])
+@pytest.mark.parametrize("max_prediction", [0.0, 0.7])
+def test_pursue_and_evade(output, max_prediction):
+    a = make_agents()
+    st_, slots = state_of(a), ref.ring(16)
+    ids = [0, 1, 2, 5]  # 1 is dead; each agent skips itself
+    check(cs.Pursue(ids, max_prediction=max_prediction, max_distance=12).evaluate(a, 16),
+          ref.targets(st_, slots, ids=ids, max_prediction=max_prediction, max_distance=12),
+          "interest")
+    exp = ref.targets(st_, slots, ids=ids, max_prediction=max_prediction,
+                      away=output == "interest", output=output)
+    check(cs.Evade(ids, max_prediction=max_prediction, output=output).evaluate(a, 16), exp, output)
+
+
+def test_pursue_aims_at_the_predicted_position():
+    a = cs.Agents(2)
+    a.add([[0, 0], [10, 0]], velocity=[[0, 0], [0, 10]], max_speed=10)
+    m = cs.Pursue([1], max_prediction=5, falloff="none").evaluate(a, 8).interest[0]
+    # time to reach = 10/10 = 1 s → aim at (10, 10): slot 1 (45°) is the best
+    assert np.argmax(m) == 1 and m[1] == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("rotate", [False, True])
+def test_arrive_wander_tether_bounds(rotate):
+    a = make_agents()
+    st_, slots = state_of(a), ref.ring(16)
+    check(cs.Arrive(slowing_radius=6, tolerance=0.5).evaluate(a, 16, rotate=rotate),
+          ref.arrive(st_, slots, slowing_radius=6, tolerance=0.5, rotate=rotate), "interest")
+    check(cs.Arrive(slowing_radius=3, target=[1, 2]).evaluate(a, 16, rotate=rotate),
+          ref.arrive(st_, slots, slowing_radius=3, target=[1, 2], rotate=rotate), "interest")
+    for time in (0.0, 2.71, 1e4):
+        check(cs.Wander(offset=1.5, radius=0.8, rate=0.7, seed=11).evaluate(a, 16, rotate=rotate, time=time),
+              ref.wander(st_, slots, offset=1.5, radius=0.8, rate=0.7, seed=11, time=time, rotate=rotate),
+              "interest")
+    check(cs.Tether(center=[1, 1], radius=4, softness=3).evaluate(a, 16, rotate=rotate),
+          ref.tether(st_, slots, center=[1, 1], radius=4, softness=3, rotate=rotate), "interest")
+    check(cs.Tether(radius=2).evaluate(a, 16, rotate=rotate),
+          ref.tether(st_, slots, radius=2, rotate=rotate), "interest")
+    for margin in (0.0, 2.0, 50.0):
+        check(cs.Bounds(lo=[-6, -4], hi=[5, 7], margin=margin).evaluate(a, 16, rotate=rotate),
+              ref.bounds(st_, slots, lo=[-6, -4], hi=[5, 7], margin=margin, rotate=rotate),
+              "interest")
+
+
+def _lists(a, radius, max_n=64):
+    return ref.neighbors(np.array(a.position), radius, max_n, np.array(a.alive))
+
+
+@pytest.mark.parametrize("predictive", [False, True])
+@pytest.mark.parametrize("falloff", ["linear", "none"])
+@pytest.mark.parametrize("rotate", [False, True])
+@pytest.mark.parametrize("groups", ["all", "other"])
+def test_agent_danger(predictive, falloff, rotate, groups):
+    a = make_agents(60, spread=6)
+    st_, slots = state_of(a), ref.ring(16)
+    b = cs.AgentDanger(radius=1.5, predictive=predictive, horizon=0.8, falloff=falloff,
+                       weight=2, groups=groups)
+    r = cs._core.behaviour_neighbor_radius(b, float(a.radius[a.alive].max()),
+                                          float(np.hypot(*a.velocity[a.alive].T).max()))
+    got = b.evaluate(a, 16, rotate=rotate, max_neighbors=64)
+    exp = ref.agent_danger(st_, slots, _lists(a, r), radius=1.5, predictive=predictive,
+                           horizon=0.8, falloff=falloff, groups=groups, weight=2,
+                           rotate=rotate)
+    check(got, exp, "danger")
+    assert got.danger[a.alive].any()
+
+
+@pytest.mark.parametrize("rule", ["separation", "alignment", "cohesion"])
+@pytest.mark.parametrize("clamp", [True, False])
+@pytest.mark.parametrize("rotate", [False, True])
+@pytest.mark.parametrize("groups", ["same", "all"])
+def test_flocking(rule, clamp, rotate, groups):
+    a = make_agents(60, spread=6)
+    st_, slots = state_of(a), ref.ring(8)
+    cls = {"separation": cs.Separation, "alignment": cs.Alignment, "cohesion": cs.Cohesion}[rule]
+    got = cls(radius=2.5, clamp=clamp, weight=0.8, groups=groups).evaluate(
+        a, 8, rotate=rotate, max_neighbors=64)
+    exp = ref.flocking(st_, slots, _lists(a, 2.5), rule=rule, radius=2.5, clamp=clamp,
+                       groups=groups, weight=0.8, rotate=rotate)
+    check(got, exp, "interest")
+    assert got.interest.any()
+    if not clamp:
+        assert (got.interest < 0).any()
+
+
+def test_separation_points_away_from_a_close_neighbour():
+    a = cs.Agents(2)
+    a.add([[0, 0], [1, 0]])
+    m = cs.Separation(radius=2).evaluate(a, 4).interest
+    assert np.argmax(m[0]) == 2 and np.argmax(m[1]) == 0
+
+
+def test_max_neighbors_caps_the_neighbours_considered():
+    a = make_agents(60, spread=3, dead=False)
+    st_, slots = state_of(a), ref.ring(8)
+    got = cs.Separation(radius=2.0, groups="all").evaluate(a, 8, max_neighbors=3)
+    exp = ref.flocking(st_, slots, _lists(a, 2.0, 3), rule="separation", radius=2.0,
+                       groups="all")
+    check(got, exp, "interest")
+
+
+# ---------------------------------------------------------- properties, misc ---
+
+ALL = [
+    cs.Forward(), cs.Momentum(), cs.Seek([[1, 2], [3, -4]]), cs.Flee(), cs.Avoid([[0, 0]]),
+    cs.Pursue([0, 2], max_prediction=1.0), cs.Evade([4], output="danger"),
+    cs.Arrive(slowing_radius=2), cs.Wander(seed=3), cs.Tether(center=[0, 0], radius=3),
+    cs.Bounds(lo=[-5, -5], hi=[5, 5], margin=1), cs.AgentDanger(radius=1, predictive=True),
+    cs.Separation(radius=2), cs.Alignment(radius=2), cs.Cohesion(radius=2),
+]
+
+
+@pytest.mark.parametrize("b", ALL, ids=lambda b: type(b).__name__)
+def test_same_maps_for_any_thread_count_and_dead_rows_are_zero(b):
+    a = make_agents(3000, spread=60)
+    with cs.threads(1):
+        m1 = b.evaluate(a, 16, rotate=True, time=3.5)
+    with cs.threads(2):
+        m2 = b.evaluate(a, 16, rotate=True, time=3.5)
+    np.testing.assert_array_equal(m1.interest, m2.interest)
+    np.testing.assert_array_equal(m1.danger, m2.danger)
+    dead = ~a.alive
+    assert not m1.interest[dead].any() and not m1.danger[dead].any()
+    assert np.isfinite(m1.interest).all() and np.isfinite(m1.danger).all()
+    assert (m1.interest >= 0).all() and (m1.danger >= 0).all()
+
+
+@given(shift=st.integers(0, 15), seed=st.integers(0, 1000))
+def test_rotating_the_scene_by_one_slot_shifts_the_map(shift, seed):
+    a = make_agents(12, seed=seed, dead=False)
+    b = cs.Agents(12, seed=seed)
+    ang = 2 * np.pi * shift / 16
+    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    b.add(np.array(a.position) @ rot.T, velocity=np.array(a.velocity) @ rot.T,
+          heading=a.heading + ang, radius=a.radius, max_speed=a.max_speed,
+          target=np.array(a.target) @ rot.T, group=a.group)
+    for beh in (cs.Seek(), cs.Forward(), cs.Separation(radius=8), cs.AgentDanger(radius=3)):
+        ma, mb = beh.evaluate(a, 16), beh.evaluate(b, 16)
+        np.testing.assert_allclose(np.roll(ma.interest, shift, axis=1), mb.interest, atol=1e-4)
+        np.testing.assert_allclose(np.roll(ma.danger, shift, axis=1), mb.danger, atol=1e-4)
+
+
+def test_agent_order_does_not_matter():
+    a = make_agents(50, spread=5, dead=False)
+    perm = np.random.default_rng(4).permutation(50)
+    b = cs.Agents(50)
+    b.add(a.position[perm], velocity=a.velocity[perm], heading=a.heading[perm],
+          radius=a.radius[perm], max_speed=a.max_speed[perm], target=a.target[perm],
+          group=a.group[perm])
+    for beh in (cs.AgentDanger(radius=1.0, predictive=True), cs.Cohesion(radius=3)):
+        ma, mb = beh.evaluate(a, 8, max_neighbors=64), beh.evaluate(b, 8, max_neighbors=64)
+        np.testing.assert_allclose(ma.interest[perm], mb.interest, atol=1e-5)
+        np.testing.assert_allclose(ma.danger[perm], mb.danger, atol=1e-5)
+
+
+def test_weight_scales_and_custom_directions():
+    a = make_agents(10)
+    dirs = np.array([[1, 0], [0, 1], [-1, 0], [0, -1], [0.6, 0.8]], np.float32)
+    m1 = cs.Seek().evaluate(a, dirs)
+    m2 = cs.Seek(weight=2.5).evaluate(a, dirs)
+    np.testing.assert_allclose(m2.interest, 2.5 * m1.interest, rtol=1e-6)
+    assert m1.interest.shape == (10, 5)
+
+    class SlotSet:  # anything with .directions (the engine's SlotSet) is accepted
+        directions = dirs
+
+    np.testing.assert_array_equal(cs.Seek().evaluate(a, SlotSet()).interest, m1.interest)
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: cs.Forward(weight=-1), "weight must be >= 0"),
+        (lambda: cs.Forward(weight=math.nan), "weight must be finite"),
+        (lambda: cs.Seek([[0, math.nan]]), "targets must be finite"),
+        (lambda: cs.Seek([[0, 1, 2]]), r"targets must have shape \(M, 2\)"),
+        (lambda: cs.Seek(max_distance=0), "max_distance must be > 0"),
+        (lambda: cs.Seek(combine="mean"), "combine must be one of 'max', 'sum'"),
+        (lambda: cs.Avoid(falloff="quadratic"), "falloff must be one of"),
+        (lambda: cs.Pursue([-1]), "agent ids >= 0"),
+        (lambda: cs.Evade([1], output="both"), "output must be one of"),
+        (lambda: cs.Arrive(slowing_radius=0), "slowing_radius must be > 0"),
+        (lambda: cs.Arrive(tolerance=-1), "tolerance must be >= 0"),
+        (lambda: cs.Wander(rate=-1), "rate must be >= 0"),
+        (lambda: cs.Tether(center=[0]), "center must be a finite point"),
+        (lambda: cs.Bounds(lo=[1, 1], hi=[0, 2]), "lo <= hi"),
+        (lambda: cs.AgentDanger(radius=0), "radius must be > 0"),
+        (lambda: cs.AgentDanger(horizon=-1), "horizon must be > 0"),
+        (lambda: cs.Separation(radius=-2), "radius must be > 0"),
+        (lambda: cs.Cohesion(groups="team"), "groups must be one of"),
+        (lambda: cs.AgentDanger(groups="mine"), "groups must be one of"),
+    ],
+)
+def test_invalid_configs_raise_value_error(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_behaviours_are_frozen_and_keyword_weight():
+    b = cs.Seek([[1, 2]], max_distance=3, weight=2)
+    with pytest.raises(AttributeError):
+        b.weight = 3
+    assert b.targets.dtype == np.float32 and "Seek(" in repr(b)
+    with pytest.raises(TypeError):
+        cs.Pursue([1.5])
+
+
+def test_evaluate_input_errors():
+    a = make_agents(5)
+    with pytest.raises(ValueError, match="at least 3"):
+        cs.Forward().evaluate(a, 2)
+    with pytest.raises(ValueError, match=r"\(K, 2\)"):
+        cs.Forward().evaluate(a, np.zeros((4, 3)))
+    with pytest.raises(IndexError, match="out of range"):
+        cs.Pursue([7]).evaluate(a, 8)
+    with pytest.raises(TypeError, match="Agents"):
+        cs.Forward().evaluate(object(), 8)
+    with pytest.raises(ValueError, match="max_neighbors"):
+        cs.Separation().evaluate(a, 8, max_neighbors=1000)
+
+
+coord = st.one_of(st.sampled_from([0.0, 1.0, -1.0]), st.floats(-1e3, 1e3, width=32))
+
+
+@given(data=st.data(), n=st.integers(1, 10), k=st.integers(3, 20),
+       time=st.floats(0, 1e6), rotate=st.booleans())
+def test_no_nan_for_random_states(data, n, k, time, rotate):
+    from hypothesis.extra import numpy as hnp
+
+    arr = lambda shape, el: data.draw(hnp.arrays(np.float32, shape, elements=el))  # noqa: E731
+    a = cs.Agents(n)
+    a.add(arr((n, 2), coord), velocity=arr((n, 2), coord),
+          heading=arr(n, st.floats(-10, 10, width=32)),
+          radius=arr(n, st.floats(0, 5, width=32)),
+          max_speed=arr(n, st.floats(0, 10, width=32)),
+          target=arr((n, 2), coord), group=data.draw(hnp.arrays(np.int32, n, elements=st.integers(0, 2))))
+    behaviours = [
+        cs.Forward(), cs.Momentum(), cs.Seek(), cs.Flee(arr((2, 2), coord)),
+        cs.Avoid(arr((2, 2), coord), max_distance=50), cs.Pursue(list(range(n)), max_prediction=2),
+        cs.Evade([0], output="danger"), cs.Arrive(slowing_radius=3, tolerance=0.1),
+        cs.Wander(rate=3), cs.Tether(radius=1, softness=2), cs.Bounds(lo=[-1, -1], hi=[1, 1], margin=0.5),
+        cs.AgentDanger(radius=2, predictive=True), cs.Separation(radius=3, groups="all"),
+        cs.Alignment(radius=3), cs.Cohesion(radius=3, clamp=False),
+    ]
+    for b in behaviours:
+        m = b.evaluate(a, k, rotate=rotate, time=time)
+        assert np.isfinite(m.interest).all() and np.isfinite(m.danger).all(), b
+        if not isinstance(b, cs.Cohesion):
+            assert (m.interest >= 0).all() and (m.danger >= 0).all()
+
+
+def test_targets_array_can_move_in_place():
+    a = cs.Agents(1)
+    a.add([0, 0])
+    seek = cs.Seek([[1, 0]])
+    assert np.argmax(seek.evaluate(a, 4).interest[0]) == 0
+    seek.targets[0] = [0, 1]
+    assert np.argmax(seek.evaluate(a, 4).interest[0]) == 1
+
+
+def test_empty_target_lists_write_nothing():
+    a = make_agents(5, dead=False)
+    assert not cs.Pursue([]).evaluate(a, 8).interest.any()
+    assert not cs.Seek(np.zeros((0, 2))).evaluate(a, 8).interest.any()
+    assert cs.Seek().evaluate(a, 8).interest.any()  # None: each agent's own target
