@@ -50,13 +50,13 @@ std::size_t nearest_slot(const SlotSet& s, float x, float y) {
 
 // Turns a summed vector into the output. `fallback` is the slot whose direction is used
 // when the sum is degenerate or (with guard) points into a non-positive slot.
-Out finish_sum(const SlotSet& s, const float* v, float sx, float sy, double total,
+Out finish_sum(const SlotSet& s, const float* v, double sx, double sy, double total,
                std::size_t fallback, bool guard) {
-  const float len = std::sqrt(sx * sx + sy * sy);
+  const double len = std::sqrt(sx * sx + sy * sy);
   const float strength = unit_strength(v[fallback]);
   const auto slot = static_cast<std::int32_t>(fallback);
   if (!(len > 1e-6 * total)) return {s.x()[fallback], s.y()[fallback], strength, slot};
-  const float ux = sx / len, uy = sy / len;
+  const auto ux = static_cast<float>(sx / len), uy = static_cast<float>(sy / len);
   if (guard && !(v[nearest_slot(s, ux, uy)] > 0.0f)) {
     return {s.x()[fallback], s.y()[fallback], strength, slot};
   }
@@ -67,10 +67,10 @@ Out finish_sum(const SlotSet& s, const float* v, float sx, float sy, double tota
 Out vector_sum_raw(const SlotSet& s, const float* v, std::size_t k) {
   const std::int32_t b = best_slot(v, k);
   if (b < 0) return kNothing;
-  float sx = 0.0f, sy = 0.0f;
+  double sx = 0.0, sy = 0.0;  // double: sums of many slots can cancel
   double total = 0.0;
   for (std::size_t j = 0; j < k; ++j) {
-    const float w = std::max(v[j], 0.0f);
+    const double w = std::max(v[j], 0.0f);
     sx += w * s.x()[j];
     sy += w * s.y()[j];
     total += w;
@@ -121,16 +121,16 @@ Out vector_sum_run(const SlotSet& s, const float* v, std::size_t k) {
   // Sum the run as (at most) two straight pieces of the ring.
   const std::size_t end1 = std::min(k, start + len);
   const std::size_t rest = start + len - end1;
-  float sx = 0.0f, sy = 0.0f;
+  double sx = 0.0, sy = 0.0;  // double: sums of many slots can cancel
   std::size_t top = start;
   for (std::size_t j = start; j < end1; ++j) {
-    sx += v[j] * s.x()[j];
-    sy += v[j] * s.y()[j];
+    sx += double(v[j]) * s.x()[j];
+    sy += double(v[j]) * s.y()[j];
     if (v[j] > v[top]) top = j;
   }
   for (std::size_t j = 0; j < rest; ++j) {
-    sx += v[j] * s.x()[j];
-    sy += v[j] * s.y()[j];
+    sx += double(v[j]) * s.x()[j];
+    sy += double(v[j]) * s.y()[j];
     if (v[j] > v[top] || (v[j] == v[top] && j < top)) top = j;
   }
   // A run of at most K/2 slots of a regular ring spans less than half a turn, so its
@@ -146,12 +146,12 @@ Out weighted_neighbours(const SlotSet& s, const float* v, std::size_t k, std::si
   std::size_t l = 0, r = 0;
   while (l < width && l + 1 < k && v[(b + k - l - 1) % k] > 0.0f) ++l;
   while (r < width && l + r + 1 < k && v[(b + r + 1) % k] > 0.0f) ++r;
-  float sx = 0.0f, sy = 0.0f;
+  double sx = 0.0, sy = 0.0;  // double: sums of many slots can cancel
   double total = 0.0;
   for (std::size_t t = 0; t <= l + r; ++t) {
     const std::size_t j = (b + k - l + t) % k;
-    sx += v[j] * s.x()[j];
-    sy += v[j] * s.y()[j];
+    sx += double(v[j]) * s.x()[j];
+    sy += double(v[j]) * s.y()[j];
     total += v[j];
   }
   const std::size_t len = l + r + 1;

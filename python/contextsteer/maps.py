@@ -249,7 +249,8 @@ def dot_map(
     The Godot recipe's forward interest with 8 rays:
 
     >>> import contextsteer as cs
-    >>> cs.dot_map(cs.SlotSet(8), [[1.0, 0.0]]).round(3).tolist()
+    >>> m = cs.dot_map(cs.SlotSet(8), [[1.0, 0.0]])
+    >>> [[round(float(x), 3) for x in row] for row in m]
     [[1.0, 0.707, 0.0, 0.0, 0.0, 0.0, 0.0, 0.707]]
     """
     _mode(shape, DOT_SHAPES, "dot_map shape")
