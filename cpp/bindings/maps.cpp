@@ -171,10 +171,10 @@ void bind_maps(py::module_& m) {
         p.magnitude = magnitude;
         Checked<const float> w;
         if (!weights.is_none()) {
-          w = check_array<const float>(weights, "weights", {n}, {"N"});
+          w = check_array<const float>(weights, "weights", {n}, {std::to_string(n).c_str()});
           p.agent_weights = w.span();
         }
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {"N", "K"});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", v, "vectors", false);
         if (w.data) refuse_overlap(o, "out", w, "weights", false);
         std::atomic<bool> bad{false};
@@ -212,7 +212,7 @@ void bind_maps(py::module_& m) {
         } else if (!weights.is_none()) {
           throw py::value_error("combine: weights are only used by mode 'weighted_sum', got mode '" + mode + "'");
         }
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {"N", "K"});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", s, "maps", false);
         std::atomic<bool> bad{false};
         {
@@ -233,7 +233,8 @@ void bind_maps(py::module_& m) {
         auto in = check_array<const float>(interest, "interest", {kAny, kAny}, {"N", "K"});
         const py::ssize_t n = in.dim(0), k = in.dim(1);
         require_slots(k, "interest");
-        auto dg = check_array<const float>(danger, "danger", {n, k}, {"N", "K"});
+        const std::string ns = std::to_string(n), ks = std::to_string(k);
+        auto dg = check_array<const float>(danger, "danger", {n, k}, {ns.c_str(), ks.c_str()});
         require_finite(threshold, "threshold");
         require_non_negative(epsilon, "epsilon");
         ResolveParams p;
@@ -250,7 +251,7 @@ void bind_maps(py::module_& m) {
           if (!slots) throw py::value_error("resolve: mode 'avoid_opposite' needs the slot directions");
           slots_for(*slots, k, "interest");
         }
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {"N", "K"});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", in, "interest", true);
         refuse_overlap(o, "out", dg, "danger", p.mode != ResolveMode::kAvoidOpposite);
         std::atomic<bool> bad{false};
@@ -286,9 +287,9 @@ void bind_maps(py::module_& m) {
                                         "choose mode");
         p.width = static_cast<std::size_t>(width);
         p.contiguous = contiguous;
-        auto [da, d] = out_or_new<float>(out_direction, "out.direction", {n, 2}, {"N", "2"});
-        auto [sa, s] = out_or_new<float>(out_strength, "out.strength", {n}, {"N"});
-        auto [ia, i] = out_or_new<std::int32_t>(out_slot, "out.slot", {n}, {"N"});
+        auto [da, d] = out_or_new<float>(out_direction, "out.direction", {n, 2}, {std::to_string(n).c_str(), "2"});
+        auto [sa, s] = out_or_new<float>(out_strength, "out.strength", {n}, {std::to_string(n).c_str()});
+        auto [ia, i] = out_or_new<std::int32_t>(out_slot, "out.slot", {n}, {std::to_string(n).c_str()});
         refuse_overlap(d, "out.direction", v, "values", false);
         refuse_overlap(s, "out.strength", v, "values", false);
         refuse_overlap(i, "out.slot", v, "values", false);
@@ -322,7 +323,7 @@ void bind_maps(py::module_& m) {
         }
         const SpreadMode sm = parse_mode<SpreadMode>(mode, {{"sum", SpreadMode::kSum}, {"max", SpreadMode::kMax}},
                                                      "spread mode");
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {"N", "K"});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", v, "values", false);
         std::atomic<bool> bad{false};
         {
@@ -341,11 +342,12 @@ void bind_maps(py::module_& m) {
         auto p = check_array<const float>(previous, "previous", {kAny, kAny}, {"N", "K"});
         const py::ssize_t n = p.dim(0), k = p.dim(1);
         require_slots(k, "previous");
-        auto c = check_array<const float>(current, "current", {n, k}, {"N", "K"});
+        const std::string ns = std::to_string(n), ks = std::to_string(k);
+        auto c = check_array<const float>(current, "current", {n, k}, {ns.c_str(), ks.c_str()});
         if (!(alpha >= 0.0 && alpha <= 1.0)) {
           throw py::value_error("alpha: expected a number in [0, 1], got " + std::to_string(alpha));
         }
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {"N", "K"});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", p, "previous", true);
         refuse_overlap(o, "out", c, "current", true);
         std::atomic<bool> bad{false};
