@@ -166,8 +166,10 @@ def ref_choose(values, dirs, mode="vector_sum", width=2, contiguous=True):
             d, s = _ref_finish(v, dirs, used, b, guard=len(used) < k), b
         elif mode == "subslot":
             lo, hi = (b - 1) % k, (b + 1) % k
-            gl = np.arctan2(np.cross(dirs[lo], dirs[b]), dirs[lo] @ dirs[b])
-            gr = np.arctan2(np.cross(dirs[b], dirs[hi]), dirs[b] @ dirs[hi])
+            def turn(p, q):  # counter-clockwise angle from p to q
+                return np.arctan2(p[0] * q[1] - p[1] * q[0], p @ q)
+
+            gl, gr = turn(dirs[lo], dirs[b]), turn(dirs[b], dirs[hi])
             # Solve the 3x3 system of the parabola through the three samples.
             xs = np.array([-gl, 0.0, gr])
             ys = np.array([v[lo], v[b], v[hi]], dtype=np.float64)
