@@ -204,3 +204,20 @@ def test_thread_count_invariance(k):
     for a, b, c in zip(one, two, three):
         np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(a, c)
+
+
+@pytest.mark.parametrize("k", [3, 4, 31, 32, 33, 63, 64, 65, 200])
+@pytest.mark.parametrize("masked", [0.0, 0.3, 0.7])
+def test_choose_fast_and_general_paths_vs_oracle(k, masked):
+    # K <= 64 takes the bit-mask path, larger K the general walk: both must match.
+    rng = np.random.default_rng(k)
+    v = rng.uniform(-0.2, 1.0, (40, k)).astype(np.float32)
+    v[rng.random(v.shape) < masked] = 0.0
+    slots = cs.SlotSet(k)
+    for mode in cs.CHOOSE_MODES:
+        for contiguous in (True, False):
+            c = cs.choose(v, slots, mode, contiguous=contiguous)
+            d, s, i = ref_choose(v, slots.directions, mode, 2, contiguous)
+            np.testing.assert_array_equal(c.slot, i)
+            np.testing.assert_allclose(c.direction, d, atol=1e-5)
+            np.testing.assert_allclose(c.strength, s, atol=1e-6)

@@ -2,6 +2,10 @@
 #include "contextsteer/choose.hpp"
 
 #include <algorithm>
+#include <bit>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cmath>
 
 #include "contextsteer/batch.hpp"
@@ -23,11 +27,9 @@ float unit_strength(float v) { return std::clamp(v, 0.0f, 1.0f); }
 std::int32_t best_slot(const float* v, std::size_t k) {
   std::size_t b = 0;
   float best = v[0];
-  for (std::size_t j = 1; j < k; ++j) {
-    if (v[j] > best) {
-      best = v[j];
-      b = j;
-    }
+  for (std::size_t j = 1; j < k; ++j) {  // selects, not branches: no mispredictions
+    b = v[j] > best ? j : b;
+    best = std::max(best, v[j]);
   }
   return best > 0.0f ? static_cast<std::int32_t>(b) : -1;
 }
@@ -40,10 +42,8 @@ std::size_t nearest_slot(const SlotSet& s, float x, float y) {
   float best = dx[0] * x + dy[0] * y;
   for (std::size_t j = 1; j < s.size(); ++j) {
     const float d = dx[j] * x + dy[j] * y;
-    if (d > best) {
-      best = d;
-      b = j;
-    }
+    b = d > best ? j : b;
+    best = std::max(best, d);
   }
   return b;
 }
@@ -56,7 +56,8 @@ Out finish_sum(const SlotSet& s, const float* v, double sx, double sy, double to
   const float strength = unit_strength(v[fallback]);
   const auto slot = static_cast<std::int32_t>(fallback);
   if (!(len > 1e-6 * total)) return {s.x()[fallback], s.y()[fallback], strength, slot};
-  const auto ux = static_cast<float>(sx / len), uy = static_cast<float>(sy / len);
+  const double inv = 1.0 / len;
+  const auto ux = static_cast<float>(sx * inv), uy = static_cast<float>(sy * inv);
   if (guard && !(v[nearest_slot(s, ux, uy)] > 0.0f)) {
     return {s.x()[fallback], s.y()[fallback], strength, slot};
   }
@@ -78,61 +79,128 @@ Out vector_sum_raw(const SlotSet& s, const float* v, std::size_t k) {
   return finish_sum(s, v, sx, sy, total, static_cast<std::size_t>(b), false);
 }
 
+// Sum of v over `len` ring slots from `first`, in ring order, in double.
+double run_total(const float* v, std::size_t k, std::size_t first, std::size_t len) {
+  const std::size_t end1 = std::min(k, first + len);
+  double t = 0.0;
+  for (std::size_t j = first; j < end1; ++j) t += v[j];
+  for (std::size_t j = 0; j < first + len - end1; ++j) t += v[j];
+  return t;
+}
+
+// Takes the run (first, len, total) if it beats the best so far: larger total, or an
+// equal total and a lower first slot.
+void consider(std::size_t first, std::size_t len, double total, std::size_t& best_first,
+              std::size_t& best_len, double& best_total) {
+  if (total > best_total || (total == best_total && first < best_first)) {
+    best_first = first;
+    best_len = len;
+    best_total = total;
+  }
+}
+
+// Bit j set when v[j] > 0, for K <= 64. SSE2 (baseline on x86-64) compares four
+// slots per instruction; elsewhere a plain loop.
+std::uint64_t positive_bits(const float* v, std::size_t k) {
+  std::uint64_t m = 0;
+  std::size_t j = 0;
+#if defined(__SSE2__)
+  const __m128 zero = _mm_setzero_ps();
+  for (; j + 4 <= k; j += 4) {
+    const auto bits = static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(v + j), zero)));
+    m |= bits << j;
+  }
+#endif
+  for (; j < k; ++j) m |= std::uint64_t(v[j] > 0.0f) << j;
+  return m;
+}
+
+// Best run for K <= 64: the positive slots as a bit mask, runs found with bit scans, so
+// the work is per run instead of a branch per slot. A single run needs no totals here
+// (the caller sums it anyway): total is left at -1 for the caller to fill in.
+void best_run_bits(const float* v, std::size_t k, std::size_t& start, std::size_t& len,
+                   double& total) {
+  const std::uint64_t m = positive_bits(v, k);
+  const std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
+  if (m == 0) return;
+  if (m == full) {  // the whole ring is one run starting at 0
+    start = 0;
+    len = k;
+    total = -1.0;
+    return;
+  }
+  // Rotate right so that the first non-positive slot lands on the top bit k-1: then no
+  // run wraps, and bit b stands for slot (b + r) mod k.
+  const std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
+  std::uint64_t rm = r == k ? m : ((m >> r) | (m << (k - r))) & full;
+  const bool single = std::popcount(rm & ~(rm << 1)) == 1;  // run starts in rm
+  while (rm) {
+    const std::size_t b = static_cast<std::size_t>(std::countr_zero(rm));
+    const std::size_t l = static_cast<std::size_t>(std::countr_zero(~(rm >> b)));
+    rm &= ~(((std::uint64_t(1) << l) - 1) << b);  // l < 64: bit k-1 is clear
+    std::size_t first = b + r;
+    if (first >= k) first -= k;
+    if (single) {
+      start = first;
+      len = l;
+      total = -1.0;
+      return;
+    }
+    consider(first, l, run_total(v, k, first, l), start, len, total);
+  }
+}
+
+// Best run for any K: one walk around the ring from just after a non-positive slot.
+void best_run_walk(const float* v, std::size_t k, std::size_t& start, std::size_t& len,
+                   double& total) {
+  std::size_t off = k;
+  for (std::size_t j = 0; j < k && off == k; ++j) off = v[j] > 0.0f ? k : j;
+  if (off == k) {
+    start = 0;
+    len = k;
+    total = run_total(v, k, 0, k);
+    return;
+  }
+  std::size_t first = 0, n = 0;
+  for (std::size_t t = 1; t <= k; ++t) {  // ends on `off`, which closes the last run
+    const std::size_t j = off + t >= k ? off + t - k : off + t;
+    if (v[j] > 0.0f) {
+      if (n++ == 0) first = j;
+    } else if (n) {
+      consider(first, n, run_total(v, k, first, n), start, len, total);
+      n = 0;
+    }
+  }
+}
+
 // Godot rule restricted to the best contiguous run of positive slots.
 Out vector_sum_run(const SlotSet& s, const float* v, std::size_t k) {
-  std::size_t first_off = k;  // a non-positive slot, so that no run wraps past it
-  for (std::size_t j = 0; j < k; ++j) {
-    if (!(v[j] > 0.0f)) {
-      first_off = j;
-      break;
-    }
-  }
   std::size_t start = 0, len = 0;
   double total = 0.0;
-  if (first_off == k) {
-    len = k;  // every slot is positive: the whole ring is one run starting at 0
-    for (std::size_t j = 0; j < k; ++j) total += v[j];
-  } else {
-    std::size_t cur_start = 0, cur_len = 0;
-    double cur_total = 0.0;
-    // Visit the ring from just after first_off and end on first_off, which closes the
-    // last run; totals are summed in ring order from each run's first slot.
-    for (std::size_t t = 1; t <= k; ++t) {
-      std::size_t j = first_off + t;
-      if (j >= k) j -= k;
-      if (v[j] > 0.0f) {
-        if (cur_len == 0) {
-          cur_start = j;
-          cur_total = 0.0;
-        }
-        cur_total += v[j];
-        ++cur_len;
-      } else if (cur_len) {
-        if (cur_total > total || (cur_total == total && cur_start < start)) {
-          start = cur_start;
-          len = cur_len;
-          total = cur_total;
-        }
-        cur_len = 0;
-      }
-    }
-    if (len == 0) return kNothing;
-  }
-  // Sum the run as (at most) two straight pieces of the ring.
+  if (k <= 64) best_run_bits(v, k, start, len, total);
+  else best_run_walk(v, k, start, len, total);
+  if (len == 0) return kNothing;
+  // Sum the run as (at most) two straight pieces of the ring; double: slots can cancel.
   const std::size_t end1 = std::min(k, start + len);
   const std::size_t rest = start + len - end1;
-  double sx = 0.0, sy = 0.0;  // double: sums of many slots can cancel
+  double sx = 0.0, sy = 0.0, sum = 0.0;  // sum: the run total, in the same order
   std::size_t top = start;
+  float vtop = v[start];
   for (std::size_t j = start; j < end1; ++j) {
     sx += double(v[j]) * s.x()[j];
     sy += double(v[j]) * s.y()[j];
-    if (v[j] > v[top]) top = j;
+    sum += v[j];
+    top = v[j] > vtop ? j : top;
+    vtop = std::max(vtop, v[j]);
   }
   for (std::size_t j = 0; j < rest; ++j) {
     sx += double(v[j]) * s.x()[j];
     sy += double(v[j]) * s.y()[j];
-    if (v[j] > v[top] || (v[j] == v[top] && j < top)) top = j;
+    sum += v[j];
+    top = v[j] > vtop || (v[j] == vtop && j < top) ? j : top;
+    vtop = std::max(vtop, v[j]);
   }
+  total = sum;
   // A run of at most K/2 slots of a regular ring spans less than half a turn, so its
   // sum lies inside the run's cone and the guard cannot fire: skip the K dot products.
   const bool guard = len < k && (!s.regular() || 2 * len > k);

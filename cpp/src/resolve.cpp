@@ -34,14 +34,18 @@ void resolve_rows(std::span<const float> interest, std::span<const float> danger
   switch (p.mode) {
     case ResolveMode::kMask: {
       const float t = p.threshold;
-      for (std::size_t i = 0; i < len; ++i) o[i] = dg[i] > t ? 0.0f : in[i];
+      // Both operands loaded unconditionally so that the select vectorises (no branch).
+      for (std::size_t i = 0; i < len; ++i) {
+        const float x = in[i];
+        o[i] = dg[i] > t ? 0.0f : x;
+      }
       break;
     }
     case ResolveMode::kSubtract:
       for (std::size_t i = 0; i < len; ++i) o[i] = std::max(in[i] - dg[i], 0.0f);
       break;
     case ResolveMode::kScale:
-      for (std::size_t i = 0; i < len; ++i) o[i] = in[i] * (1.0f - std::clamp(dg[i], 0.0f, 1.0f));
+      for (std::size_t i = 0; i < len; ++i) o[i] = in[i] * (1.0f - std::min(std::max(dg[i], 0.0f), 1.0f));
       break;
     case ResolveMode::kMaskMinDanger:
       for (std::size_t r = 0; r < end - begin; ++r) {
@@ -50,7 +54,10 @@ void resolve_rows(std::span<const float> interest, std::span<const float> danger
         for (std::size_t j = 1; j < k; ++j) lo = std::min(lo, d[j]);
         const float limit = lo + p.epsilon;
         // Read the row's danger before writing: out may be interest.
-        for (std::size_t j = 0; j < k; ++j) o[r * k + j] = d[j] <= limit ? in[r * k + j] : 0.0f;
+        for (std::size_t j = 0; j < k; ++j) {
+          const float x = in[r * k + j];
+          o[r * k + j] = d[j] <= limit ? x : 0.0f;
+        }
       }
       break;
     case ResolveMode::kAvoidOpposite:
