@@ -11,6 +11,13 @@ Bytes counted per pipeline run: combine reads B*N*K and writes N*K floats, resol
 (B + 5) * N * K * 4 + 16 * N bytes. Copy bandwidth = 2 * nbytes / time of
 np.copyto(dst, src) with src.nbytes = half the pipeline bytes (read + write).
 
+Data. "scene" (the main table): what behaviours write: each of the B interest maps is a
+clamped-cosine lobe toward a random direction with a random weight (dot_map), and danger
+marks two obstacles per agent, each a random arc of 0..K/4 slots either side of a random
+slot (rays hitting a wall block neighbouring slots together). "noise" (worst case, N=100k
+only): uniform random values in [-0.2, 1] and 20 % of slots blocked independently, so the
+pattern of positive runs is random from one agent to the next.
+
 Usage: PYTHONPATH=python python3 benchmarks/bench_maps.py [--quick]
 """
 
@@ -91,61 +98,79 @@ def numpy_pipeline(stack, danger, dx, dy, chunk=131072):
     return outs
 
 
+def scene_data(rng, slots, n, k):
+    stack = np.stack([
+        cs.dot_map(slots, rng.normal(size=(n, 2)), weight=rng.uniform(0.3, 1.0, n))
+        for _ in range(B)
+    ])
+    danger = np.zeros((n, k), np.float32)
+    for _ in range(2):
+        centre = rng.integers(0, k, n)
+        half = rng.integers(0, k // 4 + 1, n)
+        off = (np.arange(k)[None, :] - centre[:, None]) % k
+        danger[(off <= half[:, None]) | (k - off <= half[:, None])] = 1.0
+    return stack, danger
+
+
+def noise_data(rng, slots, n, k):
+    stack = rng.uniform(-0.2, 1.0, (B, n, k)).astype(np.float32)
+    danger = (rng.random((n, k)) < 0.2).astype(np.float32)
+    return stack, danger
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N in {1k, 100k} only")
     args = ap.parse_args()
     sizes = [1_000, 100_000] if args.quick else [1_000, 100_000, 1_000_000]
     ks = [8, 16, 32, 64]
+    cases = [("scene", n, k) for n in sizes for k in ks] + [("noise", 100_000, k) for k in ks]
     threads = cs.get_num_threads()
     rng = np.random.default_rng(0)
     print(f"contextsteer {cs.__version__}, numpy {np.__version__}, all threads = {threads}; "
           f"pipeline: combine(max, B={B}) -> resolve(mask) -> choose(vector_sum); medians")
-    head = (f"{'N':>9} {'K':>3} {'numpy ms':>9} {'C++1 ms':>8} {'C++{} ms'.format(threads):>8} "
+    head = (f"{'data':>5} {'N':>9} {'K':>3} {'numpy ms':>9} {'C++1 ms':>8} {'C++{} ms'.format(threads):>8} "
             f"{'x np(1)':>8} {'x np({})'.format(threads):>8} {'GB/s 1':>7} {'GB/s {}'.format(threads):>7} "
             f"{'copy GB/s':>9} {'%copy 1':>7} {'%copy {}'.format(threads):>8} {'agree':>6}")
     print(head)
     print("-" * len(head))
-    for n in sizes:
-        for k in ks:
-            slots = cs.SlotSet(k)
-            dx = slots.directions[:, 0].copy()
-            dy = slots.directions[:, 1].copy()
-            # Interest: a forward lobe per behaviour plus noise; danger: ~20 % blocked slots.
-            stack = rng.uniform(-0.2, 1.0, (B, n, k)).astype(np.float32)
-            danger = (rng.random((n, k)) < 0.2).astype(np.float32)
-            interest = np.empty((n, k), np.float32)
-            resolved = np.empty((n, k), np.float32)
-            choice = cs.Choice(np.empty((n, 2), np.float32), np.empty(n, np.float32),
-                               np.empty(n, np.int32))
+    for data, n, k in cases:
+        slots = cs.SlotSet(k)
+        dx = slots.directions[:, 0].copy()
+        dy = slots.directions[:, 1].copy()
+        stack, danger = (scene_data if data == "scene" else noise_data)(rng, slots, n, k)
+        interest = np.empty((n, k), np.float32)
+        resolved = np.empty((n, k), np.float32)
+        choice = cs.Choice(np.empty((n, 2), np.float32), np.empty(n, np.float32),
+                           np.empty(n, np.int32))
 
-            def cpp():
-                cs.combine(stack, "max", out=interest)
-                cs.resolve(interest, danger, "mask", out=resolved)
-                cs.choose(resolved, slots, "vector_sum", out=choice)
+        def cpp():
+            cs.combine(stack, "max", out=interest)
+            cs.resolve(interest, danger, "mask", out=resolved)
+            cs.choose(resolved, slots, "vector_sum", out=choice)
 
-            nbytes = (B + 5) * n * k * 4 + 16 * n
-            src = np.ones(nbytes // 8, np.float32)
-            dst = np.empty_like(src)
-            small = n * k <= 16_000
-            reps_c = 50 if small else (7 if n <= 100_000 else 3)
-            reps_np = 20 if small else (5 if n <= 100_000 else 1)
-            t_copy = median_time(lambda: np.copyto(dst, src), reps_c, 0.05)
-            with cs.threads(1):
-                t1 = median_time(cpp, reps_c, 0.05)
-            with cs.threads(threads):
-                tt = median_time(cpp, reps_c, 0.05)
-            t_np = median_time(lambda: numpy_pipeline(stack, danger, dx, dy), reps_np)
-            # Same answer? (slots agree except for rare ties between equal run totals)
-            cpp()
-            np_slot = np.concatenate([o[2] for o in numpy_pipeline(stack, danger, dx, dy)])
-            agree = float(np.mean(np_slot == choice.slot))
-            copy_bw = 2 * src.nbytes / t_copy / 1e9
-            bw1, bwt = nbytes / t1 / 1e9, nbytes / tt / 1e9
-            print(f"{n:>9} {k:>3} {t_np * 1e3:>9.2f} {t1 * 1e3:>8.3f} {tt * 1e3:>8.3f} "
-                  f"{t_np / t1:>8.1f} {t_np / tt:>8.1f} {bw1:>7.2f} {bwt:>7.2f} {copy_bw:>9.2f} "
-                  f"{100 * bw1 / copy_bw:>6.0f}% {100 * bwt / copy_bw:>7.0f}% {agree:>6.3f}", flush=True)
-            del stack, danger, interest, resolved, choice, src, dst
+        nbytes = (B + 5) * n * k * 4 + 16 * n
+        src = np.ones(nbytes // 8, np.float32)
+        dst = np.empty_like(src)
+        small = n * k <= 16_000
+        reps_c = 50 if small else (7 if n <= 100_000 else 3)
+        reps_np = 20 if small else (5 if n <= 100_000 else 1)
+        t_copy = median_time(lambda: np.copyto(dst, src), reps_c, 0.05)
+        with cs.threads(1):
+            t1 = median_time(cpp, reps_c, 0.05)
+        with cs.threads(threads):
+            tt = median_time(cpp, reps_c, 0.05)
+        t_np = median_time(lambda: numpy_pipeline(stack, danger, dx, dy), reps_np)
+        # Same answer? (slots agree except for rare ties between equal run totals)
+        cpp()
+        np_slot = np.concatenate([o[2] for o in numpy_pipeline(stack, danger, dx, dy)])
+        agree = float(np.mean(np_slot == choice.slot))
+        copy_bw = 2 * src.nbytes / t_copy / 1e9
+        bw1, bwt = nbytes / t1 / 1e9, nbytes / tt / 1e9
+        print(f"{data:>5} {n:>9} {k:>3} {t_np * 1e3:>9.2f} {t1 * 1e3:>8.3f} {tt * 1e3:>8.3f} "
+              f"{t_np / t1:>8.1f} {t_np / tt:>8.1f} {bw1:>7.2f} {bwt:>7.2f} {copy_bw:>9.2f} "
+              f"{100 * bw1 / copy_bw:>6.0f}% {100 * bwt / copy_bw:>7.0f}% {agree:>6.3f}", flush=True)
+        del stack, danger, interest, resolved, choice, src, dst
 
 
 if __name__ == "__main__":

@@ -150,6 +150,113 @@ void best_run_bits(const float* v, std::size_t k, std::size_t& start, std::size_
   }
 }
 
+#if defined(__SSE2__)
+// Lane masks for the 16 patterns of 4 bits: kLaneMask[b] has lane i all-ones if bit i of b.
+alignas(16) constexpr std::uint32_t kLaneMask[16][4] = {
+    {0, 0, 0, 0}, {~0u, 0, 0, 0}, {0, ~0u, 0, 0}, {~0u, ~0u, 0, 0},
+    {0, 0, ~0u, 0}, {~0u, 0, ~0u, 0}, {0, ~0u, ~0u, 0}, {~0u, ~0u, ~0u, 0},
+    {0, 0, 0, ~0u}, {~0u, 0, 0, ~0u}, {0, ~0u, 0, ~0u}, {~0u, ~0u, 0, ~0u},
+    {0, 0, ~0u, ~0u}, {~0u, 0, ~0u, ~0u}, {0, ~0u, ~0u, ~0u}, {~0u, ~0u, ~0u, ~0u}};
+
+inline __m128 lane_mask(std::uint64_t bits, std::size_t j) {
+  return _mm_load_ps(reinterpret_cast<const float*>(kLaneMask[(bits >> j) & 15u]));
+}
+
+inline double hsum(__m128d a) { return _mm_cvtsd_f64(_mm_add_sd(a, _mm_unpackhi_pd(a, a))); }
+
+// Sum of v over the slots whose bit is set, in double (four lanes; exact whenever the
+// values span less than 2^29 in magnitude, as sums of up to 64 floats in double are).
+// Fixed trip count over K (a multiple of 4), no data-dependent branches.
+double masked_total(const float* v, std::size_t k, std::uint64_t bits) {
+  __m128d lo = _mm_setzero_pd(), hi = _mm_setzero_pd();
+  for (std::size_t j = 0; j < k; j += 4) {
+    const __m128 w = _mm_and_ps(_mm_loadu_ps(v + j), lane_mask(bits, j));
+    lo = _mm_add_pd(lo, _mm_cvtps_pd(w));
+    hi = _mm_add_pd(hi, _mm_cvtps_pd(_mm_movehl_ps(w, w)));
+  }
+  return hsum(_mm_add_pd(lo, hi));
+}
+
+// Vector sum, total and highest slot (lowest index on ties) of the slots whose bit is
+// set (a run: all of them positive).
+void masked_vector_sum(const SlotSet& s, const float* v, std::size_t k, std::uint64_t bits,
+                       double& sx, double& sy, double& total, std::size_t& top) {
+  __m128d x0 = _mm_setzero_pd(), x1 = _mm_setzero_pd(), y0 = _mm_setzero_pd(),
+          y1 = _mm_setzero_pd(), t0 = _mm_setzero_pd(), t1 = _mm_setzero_pd();
+  __m128 vmax = _mm_setzero_ps();
+  for (std::size_t j = 0; j < k; j += 4) {
+    const __m128 w = _mm_and_ps(_mm_loadu_ps(v + j), lane_mask(bits, j));
+    vmax = _mm_max_ps(vmax, w);
+    const __m128d a = _mm_cvtps_pd(w), b = _mm_cvtps_pd(_mm_movehl_ps(w, w));
+    x0 = _mm_add_pd(x0, _mm_mul_pd(a, _mm_loadu_pd(s.x64() + j)));
+    x1 = _mm_add_pd(x1, _mm_mul_pd(b, _mm_loadu_pd(s.x64() + j + 2)));
+    y0 = _mm_add_pd(y0, _mm_mul_pd(a, _mm_loadu_pd(s.y64() + j)));
+    y1 = _mm_add_pd(y1, _mm_mul_pd(b, _mm_loadu_pd(s.y64() + j + 2)));
+    t0 = _mm_add_pd(t0, a);
+    t1 = _mm_add_pd(t1, b);
+  }
+  sx = hsum(_mm_add_pd(x0, x1));
+  sy = hsum(_mm_add_pd(y0, y1));
+  total = hsum(_mm_add_pd(t0, t1));
+  // Broadcast the lane maximum, then the first slot of the run holding it.
+  vmax = _mm_max_ps(vmax, _mm_shuffle_ps(vmax, vmax, _MM_SHUFFLE(2, 3, 0, 1)));
+  vmax = _mm_max_ps(vmax, _mm_shuffle_ps(vmax, vmax, _MM_SHUFFLE(1, 0, 3, 2)));
+  std::uint64_t eq = 0;
+  for (std::size_t j = 0; j < k; j += 4) {
+    const __m128 w = _mm_and_ps(_mm_loadu_ps(v + j), lane_mask(bits, j));
+    eq |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpeq_ps(w, vmax))) << j;
+  }
+  top = static_cast<std::size_t>(std::countr_zero(eq & bits));
+}
+
+// vector_sum over the best run for K <= 64, K a multiple of 4: bit masks and
+// fixed-length SIMD sums, so the work has no data-dependent branches per slot.
+Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t k) {
+  const std::uint64_t m = positive_bits(v, k);
+  if (m == 0) return kNothing;
+  const std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
+  std::uint64_t run = m;
+  std::size_t len = k;
+  if (m != full) {
+    // Rotate right so that the first non-positive slot lands on bit k-1: no run wraps,
+    // and bit b of rm stands for slot (b + r) mod k.
+    const std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
+    const auto rot_left = [&](std::uint64_t x, std::size_t by) {  // by in [0, k]
+      return by == 0 || by == k ? x : ((x << by) | (x >> (k - by))) & full;
+    };
+    std::uint64_t rm = rot_left(m, k - r);
+    std::size_t best_first = k;
+    double best_total = -1.0;
+    while (rm) {
+      const std::size_t b = static_cast<std::size_t>(std::countr_zero(rm));
+      const std::size_t l = static_cast<std::size_t>(std::countr_zero(~(rm >> b)));
+      const std::uint64_t piece = ((std::uint64_t(1) << l) - 1) << b;  // l < 64
+      rm &= ~piece;
+      std::size_t first = b + r;
+      if (first >= k) first -= k;
+      const std::uint64_t bits = rot_left(piece, r);
+      if (best_total < 0.0 && rm == 0) {  // the only run: nothing to compare
+        run = bits;
+        len = l;
+        break;
+      }
+      const double t = masked_total(v, k, bits);
+      if (t > best_total || (t == best_total && first < best_first)) {
+        best_total = t;
+        best_first = first;
+        run = bits;
+        len = l;
+      }
+    }
+  }
+  double sx, sy, total;
+  std::size_t top;
+  masked_vector_sum(s, v, k, run, sx, sy, total, top);
+  const bool guard = len < k && (!s.regular() || 2 * len > k);
+  return finish_sum(s, v, sx, sy, total, top, guard);
+}
+#endif
+
 // Best run for any K: one walk around the ring from just after a non-positive slot.
 void best_run_walk(const float* v, std::size_t k, std::size_t& start, std::size_t& len,
                    double& total) {
@@ -281,6 +388,12 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
       break;
     case ChooseMode::kVectorSum:
       if (p.contiguous) {
+#if defined(__SSE2__)
+        if (k <= 64 && k % 4 == 0) {
+          each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return vector_sum_run_simd(slots, row, k); });
+          break;
+        }
+#endif
         each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return vector_sum_run(slots, row, k); });
       } else {
         each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return vector_sum_raw(slots, row, k); });

@@ -72,11 +72,15 @@ void SlotSet::finish() {
   const std::size_t k = xy_.size() / 2;
   x_.resize(k);
   y_.resize(k);
+  x64_.resize(k);
+  y64_.resize(k);
   gap_.resize(k);
   nbr_.resize(2 * k);
   for (std::size_t i = 0; i < k; ++i) {
     x_[i] = xy_[2 * i];
     y_[i] = xy_[2 * i + 1];
+    x64_[i] = x_[i];
+    y64_[i] = y_[i];
     nbr_[2 * i] = static_cast<std::int32_t>((i + k - 1) % k);
     nbr_[2 * i + 1] = static_cast<std::int32_t>((i + 1) % k);
   }

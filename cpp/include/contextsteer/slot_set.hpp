@@ -42,6 +42,9 @@ class SlotSet {
   /// Structure-of-arrays copies of the directions (for vectorised loops over slots).
   const float* x() const { return x_.data(); }
   const float* y() const { return y_.data(); }
+  /// The same directions widened to double (for sums that must not lose precision).
+  const double* x64() const { return x64_.data(); }
+  const double* y64() const { return y64_.data(); }
   /// gap(i): counter-clockwise angle in radians from slot i to slot i+1 (mod K).
   const float* gaps() const { return gap_.data(); }
   /// (K, 2) int32 neighbour graph: row i = (i-1 mod K, i+1 mod K).
@@ -56,6 +59,7 @@ class SlotSet {
 
   double offset_ = 0.0;
   std::vector<float> xy_, x_, y_, gap_;
+  std::vector<double> x64_, y64_;
   std::vector<std::int32_t> nbr_;
   bool regular_ = true;
 };
