@@ -13,6 +13,15 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
+#ifdef CONTEXTSTEER_STATS
+}  // namespace
+long g_stat_cells = 0, g_stat_segs = 0, g_stat_jumps = 0;
+namespace {
+#define STAT(x) (x)
+#else
+#define STAT(x) ((void)0)
+#endif
+
 // ---------------------------------------------------------------------------------------
 // Ray against segment, in coordinates relative to the ray origin (a = A - O, b = B - O).
 //
@@ -92,6 +101,13 @@ inline double ray_capsule(double ax, double ay, double bx, double by, double r, 
   return t;
 }
 
+// floor() for the cell arithmetic: baseline x86-64 has no rounding instruction, and the
+// libm call dominated the grid walk. Exact for |x| < 2^31.
+inline int floor_int(double x) {
+  const int i = static_cast<int>(x);
+  return i - (x < static_cast<double>(i));
+}
+
 enum : int { kNone = 0, kSeg = 1, kCircle = 2, kPolygon = 3 };
 
 struct Best {
@@ -111,6 +127,8 @@ inline void test_cell(const WorldGrid& g, std::size_t cell, float ox, float oy, 
                       float r, std::uint32_t layers, Best& best) {
   const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
   const auto s1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
+  STAT(++g_stat_cells);
+  STAT(g_stat_segs += static_cast<long>(s1 - s0));
   for (std::size_t e = s0; e < s1; ++e) {
     if (!(g.seg_layers[e] & layers)) continue;
     float t;
@@ -144,46 +162,73 @@ template <bool kThick>
 void walk(const WorldGrid& g, float ox, float oy, float dx, float dy, float r, std::uint32_t layers, Best& best) {
   if (g.empty()) return;
   const int k = kThick ? static_cast<int>(std::ceil(static_cast<double>(r) * g.inv_cell)) : 0;
-  const double h = g.cell;
-  const double X0 = static_cast<double>(g.x0) - k * h, X1 = static_cast<double>(g.x0) + (g.nx + k) * h;
-  const double Y0 = static_cast<double>(g.y0) - k * h, Y1 = static_cast<double>(g.y0) + (g.ny + k) * h;
+  const double h = g.cell, ih = g.inv_cell;
+  const double inf = std::numeric_limits<double>::infinity();
+  // Reciprocal direction: every boundary crossing below is a multiplication.
+  const double idx = dx != 0.0f ? 1.0 / dx : inf, idy = dy != 0.0f ? 1.0 / dy : inf;
+  // Cell boundary x_i = gx + i h, relative to the origin.
+  const double gx = static_cast<double>(g.x0) - ox, gy = static_cast<double>(g.y0) - oy;
   double t0 = 0.0, t1 = best.t;
   // Slab clipping against the (grown) grid box.
   if (dx != 0.0f) {
-    const double ta = (X0 - ox) / dx, tb = (X1 - ox) / dx;
+    const double ta = (gx - k * h) * idx, tb = (gx + (g.nx + k) * h) * idx;
     t0 = std::max(t0, std::min(ta, tb));
     t1 = std::min(t1, std::max(ta, tb));
-  } else if (ox < X0 || ox > X1) {
+  } else if (gx > k * h || gx + (g.nx + k) * h < 0.0) {
     return;
   }
   if (dy != 0.0f) {
-    const double ta = (Y0 - oy) / dy, tb = (Y1 - oy) / dy;
+    const double ta = (gy - k * h) * idy, tb = (gy + (g.ny + k) * h) * idy;
     t0 = std::max(t0, std::min(ta, tb));
     t1 = std::min(t1, std::max(ta, tb));
-  } else if (oy < Y0 || oy > Y1) {
+  } else if (gy > k * h || gy + (g.ny + k) * h < 0.0) {
     return;
   }
   if (t0 > t1) return;
-  const double sx = ox + t0 * dx, sy = oy + t0 * dy;
-  int ix = static_cast<int>(std::floor((sx - g.x0) / h));
-  int iy = static_cast<int>(std::floor((sy - g.y0) / h));
-  ix = std::clamp(ix, -k, g.nx + k - 1);
-  iy = std::clamp(iy, -k, g.ny + k - 1);
+  int ix = std::clamp(floor_int(std::clamp((t0 * dx - gx) * ih, -1e9, 1e9)), -k, g.nx + k - 1);
+  int iy = std::clamp(floor_int(std::clamp((t0 * dy - gy) * ih, -1e9, 1e9)), -k, g.ny + k - 1);
   const int stepx = dx > 0.0f ? 1 : (dx < 0.0f ? -1 : 0);
   const int stepy = dy > 0.0f ? 1 : (dy < 0.0f ? -1 : 0);
-  const double inf = std::numeric_limits<double>::infinity();
-  double tmx = stepx ? (g.x0 + (ix + (stepx > 0)) * h - ox) / dx : inf;
-  double tmy = stepy ? (g.y0 + (iy + (stepy > 0)) * h - oy) / dy : inf;
-  const double tdx = stepx ? h / std::fabs(static_cast<double>(dx)) : inf;
-  const double tdy = stepy ? h / std::fabs(static_cast<double>(dy)) : inf;
+  const int offx = stepx > 0, offy = stepy > 0;
+  // t at which the ray leaves cell column ix / row iy.
+  auto exit_x = [&](int i) { return stepx ? (gx + (i + offx) * h) * idx : inf; };
+  auto exit_y = [&](int i) { return stepy ? (gy + (i + offy) * h) * idy : inf; };
+  double tmx = exit_x(ix), tmy = exit_y(iy);
+  const double tdx = stepx ? h * std::fabs(idx) : inf;
+  const double tdy = stepy ? h * std::fabs(idy) : inf;
   for (;;) {
+    // Empty-space skipping: every cell within `clearance - 1` of this one is empty, so
+    // (with the thick-ray neighbourhood k) nothing can be hit before the ray leaves the
+    // square of half-width skip = clearance - 1 - k around it; jump to where it leaves.
+    if (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny) {
+      const int skip = g.clearance[static_cast<std::size_t>(iy) * g.nx + ix] - 1 - k;
+      if (skip >= 1) {
+        const double ex = exit_x(ix + stepx * skip), ey = exit_y(iy + stepy * skip);
+        const double t = std::min(ex, ey);
+        STAT(++g_stat_jumps);
+        if (t >= t1 || best.t <= t) return;
+        if (ex < ey) {
+          const int fy = floor_int((t * dy - gy) * ih);
+          iy = std::clamp(fy, iy - skip, iy + skip);
+          ix += stepx * (skip + 1);
+        } else {
+          const int fx = floor_int((t * dx - gx) * ih);
+          ix = std::clamp(fx, ix - skip, ix + skip);
+          iy += stepy * (skip + 1);
+        }
+        if (ix < -k || ix >= g.nx + k || iy < -k || iy >= g.ny + k) return;
+        tmx = exit_x(ix);
+        tmy = exit_y(iy);
+        continue;
+      }
+    }
     if constexpr (kThick) {
       const int xa = std::max(ix - k, 0), xb = std::min(ix + k, g.nx - 1);
       const int ya = std::max(iy - k, 0), yb = std::min(iy + k, g.ny - 1);
       for (int cy = ya; cy <= yb; ++cy)
         for (int cx = xa; cx <= xb; ++cx)
           test_cell<true>(g, static_cast<std::size_t>(cy) * g.nx + cx, ox, oy, dx, dy, r, layers, best);
-    } else {
+    } else if (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny) {
       test_cell<false>(g, static_cast<std::size_t>(iy) * g.nx + ix, ox, oy, dx, dy, r, layers, best);
     }
     const double texit = std::min(tmx, tmy);

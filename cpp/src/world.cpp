@@ -230,6 +230,31 @@ void World::build_index() {
     });
   }
   {
+    // Two-pass chamfer transform; with unit weights on all 8 neighbours it is exact for the
+    // Chebyshev distance.
+    const int nx = g.nx, ny = g.ny;
+    g.clearance.assign(static_cast<std::size_t>(nx) * ny, 255);
+    auto at = [&](int x, int y) -> std::uint8_t& { return g.clearance[static_cast<std::size_t>(y) * nx + x]; };
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const std::size_t c = static_cast<std::size_t>(y) * nx + x;
+        if (g.seg_start[c + 1] > g.seg_start[c] || g.circ_start[c + 1] > g.circ_start[c]) g.clearance[c] = 0;
+      }
+    auto relax = [&](int x, int y, int qx, int qy) {
+      if (qx < 0 || qy < 0 || qx >= nx || qy >= ny) return;
+      const int v = at(qx, qy) + 1;
+      if (v < at(x, y)) at(x, y) = static_cast<std::uint8_t>(v);
+    };
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        relax(x, y, x - 1, y); relax(x, y, x - 1, y - 1); relax(x, y, x, y - 1); relax(x, y, x + 1, y - 1);
+      }
+    for (int y = ny - 1; y >= 0; --y)
+      for (int x = nx - 1; x >= 0; --x) {
+        relax(x, y, x + 1, y); relax(x, y, x + 1, y + 1); relax(x, y, x, y + 1); relax(x, y, x - 1, y + 1);
+      }
+  }
+  {
     const std::size_t np = polygon_count();
     auto poly_box = [&](std::size_t i, float* bb) { std::copy_n(&polygon_box_[4 * i], 4, bb); };
     fill_cells(g, np, poly_box, g.poly_start, [](std::size_t, std::size_t, int, int) {});

@@ -55,6 +55,11 @@ struct WorldGrid {
   std::vector<std::uint32_t> circ_layers;
   std::vector<std::int32_t> circ_cx0, circ_cy0;
 
+  /// Per cell: Chebyshev distance (in cells, capped at 255) to the nearest cell that lists
+  /// a segment or circle; 0 for such cells. A walk may jump over the empty square of
+  /// half-width clearance - 1 around a cell ("empty-space skipping").
+  std::vector<std::uint8_t> clearance;
+
   // Polygon bounding boxes (for inside tests): entries are polygon numbers.
   std::vector<std::int32_t> poly_start;
   std::vector<std::int32_t> poly_index;
