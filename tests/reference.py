@@ -112,7 +112,8 @@ def ref_raycast(walls, circles, rings, origins, directions, max_dist, *, radius=
     max_dist = np.broadcast_to(np.asarray(max_dist, dtype=np.float64), (len(origins),))
     out = np.full(len(origins), np.inf)
     for i, (o, d0) in enumerate(zip(origins, directions)):
-        d = d0 / np.hypot(*d0)
+        # The kernels normalise in float64 and store the unit direction as float32.
+        d = (d0 / np.hypot(*d0)).astype(np.float32).astype(np.float64)
         best = np.inf
         for ring in rings:
             ring = np.asarray(ring, dtype=np.float64)

@@ -37,28 +37,14 @@ namespace {
 // vertex never slips between two walls. sa == sb == 0 means the segment lies on the ray's
 // line (collinear): the hit is the first point of the segment at t >= 0, found by
 // projecting both endpoints on d (distance 0 when the segment covers the origin).
-// Precision: float, relative to the origin; t has a relative error of a few ulps times
-// |a||b| / |sa - sb| (large only for grazing hits). Returns +inf on a miss.
-inline float ray_segment(float ax, float ay, float bx, float by, float dx, float dy) {
-  const float sa = ax * dy - ay * dx;
-  const float sb = bx * dy - by * dx;
-  if (((sa > 0.0f) & (sb > 0.0f)) | ((sa < 0.0f) & (sb < 0.0f))) return kInf;
-  const float den = sa - sb;
-  if (den == 0.0f) {
-    const float pa = ax * dx + ay * dy;
-    const float pb = bx * dx + by * dy;
-    if ((pa <= 0.0f && pb >= 0.0f) || (pb <= 0.0f && pa >= 0.0f)) return 0.0f;
-    return pa > 0.0f ? std::min(pa, pb) : kInf;
-  }
-  const float t = (ax * by - ay * bx) / den;
-  return t >= 0.0f ? t + 0.0f : kInf;  // + 0 turns -0 into +0
-}
-
-// Same derivation in double (used by the thick-ray tests, whose offset walls are not floats).
-inline double ray_segment_d(double ax, double ay, double bx, double by, double dx, double dy) {
+// Precision: double, relative to the origin. The inputs are floats, so a - o is exact and
+// the products in sa, sb are exact; each is rounded once, which keeps its sign exact (the
+// side test is robust) and t accurate to a few ulps of double even for grazing hits.
+// Returns +inf on a miss.
+inline double ray_segment(double ax, double ay, double bx, double by, double dx, double dy) {
   const double sa = ax * dy - ay * dx;
   const double sb = bx * dy - by * dx;
-  if ((sa > 0.0 && sb > 0.0) || (sa < 0.0 && sb < 0.0)) return kInf;
+  if (((sa > 0.0) & (sb > 0.0)) | ((sa < 0.0) & (sb < 0.0))) return kInf;
   const double den = sa - sb;
   if (den == 0.0) {
     const double pa = ax * dx + ay * dy, pb = bx * dx + by * dy;
@@ -66,7 +52,7 @@ inline double ray_segment_d(double ax, double ay, double bx, double by, double d
     return pa > 0.0 ? std::min(pa, pb) : kInf;
   }
   const double t = (ax * by - ay * bx) / den;
-  return t >= 0.0 ? t : kInf;
+  return t >= 0.0 ? t + 0.0 : kInf;  // + 0 turns -0 into +0
 }
 
 // Ray against the disc |x - q| <= r, q relative to the origin, in double. Solving
@@ -96,8 +82,8 @@ inline double ray_capsule(double ax, double ay, double bx, double by, double r, 
   double t = std::min(ray_circle(ax, ay, r, dx, dy), ray_circle(bx, by, r, dx, dy));
   const double s = r / std::sqrt(len2);
   const double nx = -ey * s, ny = ex * s;
-  t = std::min(t, ray_segment_d(ax + nx, ay + ny, bx + nx, by + ny, dx, dy));
-  t = std::min(t, ray_segment_d(ax - nx, ay - ny, bx - nx, by - ny, dx, dy));
+  t = std::min(t, ray_segment(ax + nx, ay + ny, bx + nx, by + ny, dx, dy));
+  t = std::min(t, ray_segment(ax - nx, ay - ny, bx - nx, by - ny, dx, dy));
   return t;
 }
 
@@ -123,21 +109,20 @@ inline void offer(Best& best, float t, int kind, std::int32_t index) {
 }
 
 template <bool kThick>
-inline void test_cell(const WorldGrid& g, std::size_t cell, float ox, float oy, float dx, float dy,
-                      float r, std::uint32_t layers, Best& best) {
+inline void test_cell(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy,
+                      double r, std::uint32_t layers, Best& best) {
   const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
   const auto s1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
   STAT(++g_stat_cells);
   STAT(g_stat_segs += static_cast<long>(s1 - s0));
   for (std::size_t e = s0; e < s1; ++e) {
     if (!(g.seg_layers[e] & layers)) continue;
+    const double ax = g.ax[e] - ox, ay = g.ay[e] - oy, bx = g.bx[e] - ox, by = g.by[e] - oy;
     float t;
     if constexpr (kThick) {
-      t = static_cast<float>(ray_capsule(static_cast<double>(g.ax[e]) - ox, static_cast<double>(g.ay[e]) - oy,
-                                         static_cast<double>(g.bx[e]) - ox, static_cast<double>(g.by[e]) - oy,
-                                         r, dx, dy));
+      t = static_cast<float>(ray_capsule(ax, ay, bx, by, r, dx, dy));
     } else {
-      t = ray_segment(g.ax[e] - ox, g.ay[e] - oy, g.bx[e] - ox, g.by[e] - oy, dx, dy);
+      t = static_cast<float>(ray_segment(ax, ay, bx, by, dx, dy));
     }
     if (t <= best.t) offer(best, t, kSeg, g.seg_index[e]);
   }
@@ -145,8 +130,7 @@ inline void test_cell(const WorldGrid& g, std::size_t cell, float ox, float oy, 
   const auto c1 = static_cast<std::size_t>(g.circ_start[cell + 1]);
   for (std::size_t e = c0; e < c1; ++e) {
     if (!(g.circ_layers[e] & layers)) continue;
-    const auto t = static_cast<float>(ray_circle(static_cast<double>(g.cx[e]) - ox, static_cast<double>(g.cy[e]) - oy,
-                                                 static_cast<double>(g.cr[e]) + r, dx, dy));
+    const auto t = static_cast<float>(ray_circle(g.cx[e] - ox, g.cy[e] - oy, g.cr[e] + r, dx, dy));
     if (t <= best.t) offer(best, t, kCircle, g.circ_index[e]);
   }
 }
@@ -159,25 +143,25 @@ inline void test_cell(const WorldGrid& g, std::size_t cell, float ox, float oy, 
 // most k cells from p(t)'s cell, and the stopping rule stays valid. The walk runs over the
 // grid grown by k cells on each side, so thick rays passing just outside are caught.
 template <bool kThick>
-void walk(const WorldGrid& g, float ox, float oy, float dx, float dy, float r, std::uint32_t layers, Best& best) {
+void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double r, std::uint32_t layers, Best& best) {
   if (g.empty()) return;
   const int k = kThick ? static_cast<int>(std::ceil(static_cast<double>(r) * g.inv_cell)) : 0;
   const double h = g.cell, ih = g.inv_cell;
   const double inf = std::numeric_limits<double>::infinity();
   // Reciprocal direction: every boundary crossing below is a multiplication.
-  const double idx = dx != 0.0f ? 1.0 / dx : inf, idy = dy != 0.0f ? 1.0 / dy : inf;
+  const double idx = dx != 0.0 ? 1.0 / dx : inf, idy = dy != 0.0 ? 1.0 / dy : inf;
   // Cell boundary x_i = gx + i h, relative to the origin.
   const double gx = static_cast<double>(g.x0) - ox, gy = static_cast<double>(g.y0) - oy;
   double t0 = 0.0, t1 = best.t;
   // Slab clipping against the (grown) grid box.
-  if (dx != 0.0f) {
+  if (dx != 0.0) {
     const double ta = (gx - k * h) * idx, tb = (gx + (g.nx + k) * h) * idx;
     t0 = std::max(t0, std::min(ta, tb));
     t1 = std::min(t1, std::max(ta, tb));
   } else if (gx > k * h || gx + (g.nx + k) * h < 0.0) {
     return;
   }
-  if (dy != 0.0f) {
+  if (dy != 0.0) {
     const double ta = (gy - k * h) * idy, tb = (gy + (g.ny + k) * h) * idy;
     t0 = std::max(t0, std::min(ta, tb));
     t1 = std::min(t1, std::max(ta, tb));
@@ -187,8 +171,8 @@ void walk(const WorldGrid& g, float ox, float oy, float dx, float dy, float r, s
   if (t0 > t1) return;
   int ix = std::clamp(floor_int(std::clamp((t0 * dx - gx) * ih, -1e9, 1e9)), -k, g.nx + k - 1);
   int iy = std::clamp(floor_int(std::clamp((t0 * dy - gy) * ih, -1e9, 1e9)), -k, g.ny + k - 1);
-  const int stepx = dx > 0.0f ? 1 : (dx < 0.0f ? -1 : 0);
-  const int stepy = dy > 0.0f ? 1 : (dy < 0.0f ? -1 : 0);
+  const int stepx = dx > 0.0 ? 1 : (dx < 0.0 ? -1 : 0);
+  const int stepy = dy > 0.0 ? 1 : (dy < 0.0 ? -1 : 0);
   const int offx = stepx > 0, offy = stepy > 0;
   // t at which the ray leaves cell column ix / row iy.
   auto exit_x = [&](int i) { return stepx ? (gx + (i + offx) * h) * idx : inf; };
@@ -312,58 +296,55 @@ std::int32_t obstacle_of(const World& w, const Best& b) {
 // Tests the gathered walls against all K rays. The inner loop runs over walls in blocks of
 // 8 independent lanes with no branches (the compiler vectorises it); lanes whose
 // denominator is 0 (a wall on the ray's line) flag the ray for the scalar path, which
-// handles the collinear case. Same float operations as ray_segment, so same distances.
+// handles the collinear case. Same double operations as ray_segment, so same distances.
 void flush(SlotScratch& s, std::size_t k) {
   const std::size_t n = s.count;
   if (n == 0) return;
   for (std::size_t j = 0; j < k; ++j) {
-    const float dx = s.dx[j], dy = s.dy[j];
-    float acc[8];
-    int flag[8];
+    const double dx = s.dx[j], dy = s.dy[j];
+    double acc[8];
+    bool flag[8];
     for (int l = 0; l < 8; ++l) {
       acc[l] = s.best[j];
-      flag[l] = 0;
+      flag[l] = false;
     }
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {
       for (int l = 0; l < 8; ++l) {
-        const float ax = s.ax[i + l], ay = s.ay[i + l], bx = s.bx[i + l], by = s.by[i + l];
-        const float sa = ax * dy - ay * dx;
-        const float sb = bx * dy - by * dx;
-        const float den = sa - sb;
-        const float t = s.c[i + l] / den;
-        const bool same = ((sa > 0.0f) & (sb > 0.0f)) | ((sa < 0.0f) & (sb < 0.0f));
-        const bool ok = !same & (t >= 0.0f) & (t < acc[l]);
+        const double ax = s.ax[i + l], ay = s.ay[i + l], bx = s.bx[i + l], by = s.by[i + l];
+        const double sa = ax * dy - ay * dx;
+        const double sb = bx * dy - by * dx;
+        const double den = sa - sb;
+        const double t = s.c[i + l] / den;
+        const bool same = ((sa > 0.0) & (sb > 0.0)) | ((sa < 0.0) & (sb < 0.0));
+        const bool ok = !same & (t >= 0.0) & (t < acc[l]);
         acc[l] = ok ? t : acc[l];
-        flag[l] |= (den == 0.0f);
+        flag[l] |= !same & (den == 0.0);
       }
     }
-    float b = acc[0];
-    int f = flag[0];
+    double b = acc[0];
+    bool f = flag[0];
     for (int l = 1; l < 8; ++l) {
       b = std::min(b, acc[l]);
       f |= flag[l];
     }
-    for (; i < n; ++i) {
-      const float t = ray_segment(s.ax[i], s.ay[i], s.bx[i], s.by[i], dx, dy);
-      b = std::min(b, t);
-    }
+    for (; i < n; ++i) b = std::min(b, ray_segment(s.ax[i], s.ay[i], s.bx[i], s.by[i], dx, dy));
     if (f) {
       for (std::size_t q = 0; q < n; ++q) b = std::min(b, ray_segment(s.ax[q], s.ay[q], s.bx[q], s.by[q], dx, dy));
     }
-    s.best[j] = b + 0.0f;
+    s.best[j] = b + 0.0;
   }
   s.count = 0;
 }
 
 // Gathers the walls whose boxes meet the look-ahead disc of radius L around (ox, oy), each
 // once (owner-cell rule), relative to the origin, and tests all rays against them.
-void gather_and_test(const WorldGrid& g, float ox, float oy, float L, std::uint32_t layers, SlotScratch& s,
+void gather_and_test(const WorldGrid& g, double ox, double oy, double L, std::uint32_t layers, SlotScratch& s,
                      std::size_t k) {
   if (g.empty()) return;
-  const int qx0 = g.col(ox - L), qx1 = g.col(ox + L);
-  const int qy0 = g.row(oy - L), qy1 = g.row(oy + L);
-  const float L2 = L * L;
+  const int qx0 = g.col(static_cast<float>(ox - L)), qx1 = g.col(static_cast<float>(ox + L));
+  const int qy0 = g.row(static_cast<float>(oy - L)), qy1 = g.row(static_cast<float>(oy + L));
+  const double L2 = L * L;
   s.count = 0;
   for (int cy = qy0; cy <= qy1; ++cy) {
     for (int cx = qx0; cx <= qx1; ++cx) {
@@ -373,10 +354,10 @@ void gather_and_test(const WorldGrid& g, float ox, float oy, float L, std::uint3
       for (std::size_t e = e0; e < e1; ++e) {
         if (!(g.seg_layers[e] & layers)) continue;
         if (std::max(g.seg_cx0[e], qx0) != cx || std::max(g.seg_cy0[e], qy0) != cy) continue;
-        const float ax = g.ax[e] - ox, ay = g.ay[e] - oy, bx = g.bx[e] - ox, by = g.by[e] - oy;
+        const double ax = g.ax[e] - ox, ay = g.ay[e] - oy, bx = g.bx[e] - ox, by = g.by[e] - oy;
         // Skip walls whose box misses the disc (closest point of the box to the origin).
-        const float px = std::clamp(0.0f, std::min(ax, bx), std::max(ax, bx));
-        const float py = std::clamp(0.0f, std::min(ay, by), std::max(ay, by));
+        const double px = std::clamp(0.0, std::min(ax, bx), std::max(ax, bx));
+        const double py = std::clamp(0.0, std::min(ay, by), std::max(ay, by));
         if (px * px + py * py > L2) continue;
         const std::size_t i = s.count++;
         s.ax[i] = ax; s.ay[i] = ay; s.bx[i] = bx; s.by[i] = by;
@@ -388,10 +369,9 @@ void gather_and_test(const WorldGrid& g, float ox, float oy, float L, std::uint3
       for (std::size_t e = c0; e < c1; ++e) {
         if (!(g.circ_layers[e] & layers)) continue;
         if (std::max(g.circ_cx0[e], qx0) != cx || std::max(g.circ_cy0[e], qy0) != cy) continue;
-        const double qx = static_cast<double>(g.cx[e]) - ox, qy = static_cast<double>(g.cy[e]) - oy;
+        const double qx = g.cx[e] - ox, qy = g.cy[e] - oy;
         for (std::size_t j = 0; j < k; ++j) {
-          const auto t = static_cast<float>(ray_circle(qx, qy, g.cr[e], s.dx[j], s.dy[j]));
-          s.best[j] = std::min(s.best[j], t);
+          s.best[j] = std::min(s.best[j], ray_circle(qx, qy, g.cr[e], s.dx[j], s.dy[j]));
         }
       }
     }
@@ -473,11 +453,14 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
       gather = span * span <= kGatherMaxCells;
     }
     if (gather) {
-      // Hits need t <= L: start every minimum just above L and map it back to a miss.
-      const float above = std::nextafter(L, kInf);
+      // Hits need float(t) <= L: start every minimum just above that and map it back.
+      const double above = std::nextafter(static_cast<double>(std::nextafter(L, kInf)), 0.0);
       for (std::size_t j = 0; j < k; ++j) s.best[j] = above;
       gather_and_test(g, ox, oy, L, layers, s, k);
-      for (std::size_t j = 0; j < k; ++j) row[j] = s.best[j] <= L ? s.best[j] : kInf;
+      for (std::size_t j = 0; j < k; ++j) {
+        const auto t = static_cast<float>(s.best[j]);
+        row[j] = t <= L ? t : kInf;
+      }
     } else {
       for (std::size_t j = 0; j < k; ++j) {
         Best b{L, kNone, -1};

@@ -48,13 +48,14 @@ enum class SlotMode : std::uint8_t { kAuto, kGather, kPerRay };
 /// reused for every call on that thread; the kernel never allocates.
 struct SlotScratch {
   static constexpr std::size_t kBatch = 256;  ///< walls tested per flush of the gather list
-  std::vector<float> dx, dy, best;           ///< K rotated unit directions and running minima
-  std::vector<std::uint8_t> recheck;          ///< K flags: ray needs the scalar (collinear) path
-  float ax[kBatch], ay[kBatch], bx[kBatch], by[kBatch], c[kBatch];
+  std::vector<double> dx, dy, best;  ///< K rotated unit directions and running minima
+  double ax[kBatch], ay[kBatch], bx[kBatch], by[kBatch], c[kBatch];  ///< gathered walls
   std::size_t count = 0;
   /// Makes room for K slots (allocates; call outside the hot loop).
   void reserve(std::size_t k) {
-    dx.resize(k); dy.resize(k); best.resize(k); recheck.resize(k);
+    dx.resize(k);
+    dy.resize(k);
+    best.resize(k);
   }
 };
 
