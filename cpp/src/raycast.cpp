@@ -97,42 +97,62 @@ inline int floor_int(double x) {
 enum : int { kNone = 0, kSeg = 1, kCircle = 2, kPolygon = 3 };
 
 struct Best {
-  float t;
+  double t;  // compared with max_dist in double; rounded to float only for the output
   int kind;
   std::int32_t index;  // segment row, circle row or (kPolygon) obstacle id
 };
 
 // Keeps the closest hit; on equal distances the first one found stays (a hit exactly at
 // max_dist is accepted while nothing has been found yet).
-inline void offer(Best& best, float t, int kind, std::int32_t index) {
+inline void offer(Best& best, double t, int kind, std::int32_t index) {
   if (t < best.t || (best.kind == kNone && t == best.t)) best = {t, kind, index};
 }
 
-template <bool kThick>
-inline void test_cell(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy,
-                      double r, std::uint32_t layers, Best& best) {
-  const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
-  const auto s1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
-  STAT(++g_stat_cells);
-  STAT(g_stat_segs += static_cast<long>(s1 - s0));
-  for (std::size_t e = s0; e < s1; ++e) {
-    if (!(g.seg_layers[e] & layers)) continue;
-    const double ax = g.ax[e] - ox, ay = g.ay[e] - oy, bx = g.bx[e] - ox, by = g.by[e] - oy;
-    float t;
-    if constexpr (kThick) {
-      t = static_cast<float>(ray_capsule(ax, ay, bx, by, r, dx, dy));
-    } else {
-      t = static_cast<float>(ray_segment(ax, ay, bx, by, dx, dy));
-    }
-    if (t <= best.t) offer(best, t, kSeg, g.seg_index[e]);
-  }
+// Circles of a cell (thin and thick rays alike: a thick ray hits a circle grown by r).
+inline void test_circles(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy, double r,
+                         std::uint32_t layers, Best& best) {
   const auto c0 = static_cast<std::size_t>(g.circ_start[cell]);
   const auto c1 = static_cast<std::size_t>(g.circ_start[cell + 1]);
   for (std::size_t e = c0; e < c1; ++e) {
     if (!(g.circ_layers[e] & layers)) continue;
-    const auto t = static_cast<float>(ray_circle(g.cx[e] - ox, g.cy[e] - oy, g.cr[e] + r, dx, dy));
+    const double t = ray_circle(g.cx[e] - ox, g.cy[e] - oy, g.cr[e] + r, dx, dy);
     if (t <= best.t) offer(best, t, kCircle, g.circ_index[e]);
   }
+}
+
+// Thin ray against the segments and circles of a cell. (A branch-free variant that computed
+// every entry and kept the minimum with a select ran more instructions for no fewer
+// mispredictions on the racetrack scene; see benchmarks/bench_world_index.py.)
+inline void test_cell_thin(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy,
+                           std::uint32_t layers, Best& best) {
+  const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
+  const auto s1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
+  STAT(++g_stat_cells);
+  STAT(g_stat_segs += static_cast<long>(s1 - s0));
+  const float* pax = g.ax.data();
+  const float* pay = g.ay.data();
+  const float* pbx = g.bx.data();
+  const float* pby = g.by.data();
+  const std::uint32_t* pl = g.seg_layers.data();
+  for (std::size_t e = s0; e < s1; ++e) {
+    if (!(pl[e] & layers)) continue;
+    const double t = ray_segment(pax[e] - ox, pay[e] - oy, pbx[e] - ox, pby[e] - oy, dx, dy);
+    if (t <= best.t) offer(best, t, kSeg, g.seg_index[e]);
+  }
+  if (g.circ_start[cell + 1] > g.circ_start[cell]) test_circles(g, cell, ox, oy, dx, dy, 0.0, layers, best);
+}
+
+// Thick ray (radius r) against the segments and circles of a cell.
+inline void test_cell_thick(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy,
+                            double r, std::uint32_t layers, Best& best) {
+  const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
+  const auto s1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
+  for (std::size_t e = s0; e < s1; ++e) {
+    if (!(g.seg_layers[e] & layers)) continue;
+    const double t = ray_capsule(g.ax[e] - ox, g.ay[e] - oy, g.bx[e] - ox, g.by[e] - oy, r, dx, dy);
+    if (t <= best.t) offer(best, t, kSeg, g.seg_index[e]);
+  }
+  test_circles(g, cell, ox, oy, dx, dy, r, layers, best);
 }
 
 // Walks the grid cells along the ray (Amanatides & Woo DDA) from t = 0 to max_dist, testing
@@ -175,8 +195,11 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
   const int stepy = dy > 0.0 ? 1 : (dy < 0.0 ? -1 : 0);
   const int offx = stepx > 0, offy = stepy > 0;
   // t at which the ray leaves cell column ix / row iy.
-  auto exit_x = [&](int i) { return stepx ? (gx + (i + offx) * h) * idx : inf; };
-  auto exit_y = [&](int i) { return stepy ? (gy + (i + offy) * h) * idy : inf; };
+  // exit_x(i) = (gx + (i + offx) h) / dx, or +inf when dx = 0, without a branch.
+  const double bx0 = stepx ? (gx + offx * h) * idx : inf, bxh = stepx ? h * idx : 0.0;
+  const double by0 = stepy ? (gy + offy * h) * idy : inf, byh = stepy ? h * idy : 0.0;
+  auto exit_x = [&](int i) { return bx0 + i * bxh; };
+  auto exit_y = [&](int i) { return by0 + i * byh; };
   double tmx = exit_x(ix), tmy = exit_y(iy);
   const double tdx = stepx ? h * std::fabs(idx) : inf;
   const double tdy = stepy ? h * std::fabs(idy) : inf;
@@ -184,7 +207,7 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
     // Empty-space skipping: every cell within `clearance - 1` of this one is empty, so
     // (with the thick-ray neighbourhood k) nothing can be hit before the ray leaves the
     // square of half-width skip = clearance - 1 - k around it; jump to where it leaves.
-    if (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny) {
+    if (!kThick || (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny)) {
       const int skip = g.clearance[static_cast<std::size_t>(iy) * g.nx + ix] - 1 - k;
       if (skip >= 1) {
         const double ex = exit_x(ix + stepx * skip), ey = exit_y(iy + stepy * skip);
@@ -211,9 +234,10 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
       const int ya = std::max(iy - k, 0), yb = std::min(iy + k, g.ny - 1);
       for (int cy = ya; cy <= yb; ++cy)
         for (int cx = xa; cx <= xb; ++cx)
-          test_cell<true>(g, static_cast<std::size_t>(cy) * g.nx + cx, ox, oy, dx, dy, r, layers, best);
-    } else if (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny) {
-      test_cell<false>(g, static_cast<std::size_t>(iy) * g.nx + ix, ox, oy, dx, dy, r, layers, best);
+          test_cell_thick(g, static_cast<std::size_t>(cy) * g.nx + cx, ox, oy, dx, dy, r, layers, best);
+    } else {
+      // Thin rays never leave [0, nx) x [0, ny) inside the loop (k = 0).
+      test_cell_thin(g, static_cast<std::size_t>(iy) * g.nx + ix, ox, oy, dx, dy, layers, best);
     }
     const double texit = std::min(tmx, tmy);
     if (best.t <= texit || texit >= t1) return;
@@ -250,8 +274,8 @@ inline void unit(float x, float y, float& ux, float& uy) {
 void hit_normal(const World& w, const Best& b, float ox, float oy, float dx, float dy, float r, float& nx, float& ny) {
   nx = -dx;
   ny = -dy;
-  if (b.t == 0.0f || b.kind == kPolygon) return;
-  const double px = ox + static_cast<double>(b.t) * dx, py = oy + static_cast<double>(b.t) * dy;
+  if (b.t == 0.0 || b.kind == kPolygon) return;
+  const double px = ox + b.t * dx, py = oy + b.t * dy;
   double vx, vy;  // from the surface point toward the ray
   if (b.kind == kCircle) {
     const auto i = static_cast<std::size_t>(b.index);
@@ -403,7 +427,7 @@ void raycast_rows(const World& world, std::span<const float> origins, std::span<
       out.normal[2 * i + 1] = 0.0f;
       out.obstacle[i] = -1;
     } else {
-      out.distance[i] = b.t;
+      out.distance[i] = static_cast<float>(b.t);
       out.hit[i] = true;
       hit_normal(world, b, ox, oy, dx, dy, radius, out.normal[2 * i], out.normal[2 * i + 1]);
       out.obstacle[i] = obstacle_of(world, b);
@@ -453,20 +477,17 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
       gather = span * span <= kGatherMaxCells;
     }
     if (gather) {
-      // Hits need float(t) <= L: start every minimum just above that and map it back.
-      const double above = std::nextafter(static_cast<double>(std::nextafter(L, kInf)), 0.0);
+      // Hits need t <= L: start every minimum just above L and map it back.
+      const double above = std::nextafter(static_cast<double>(L), static_cast<double>(kInf));
       for (std::size_t j = 0; j < k; ++j) s.best[j] = above;
       gather_and_test(g, ox, oy, L, layers, s, k);
-      for (std::size_t j = 0; j < k; ++j) {
-        const auto t = static_cast<float>(s.best[j]);
-        row[j] = t <= L ? t : kInf;
-      }
+      for (std::size_t j = 0; j < k; ++j) row[j] = s.best[j] <= L ? static_cast<float>(s.best[j]) : kInf;
     } else {
       for (std::size_t j = 0; j < k; ++j) {
         Best b{L, kNone, -1};
         if (radius > 0.0f) walk<true>(g, ox, oy, s.dx[j], s.dy[j], radius, layers, b);
         else walk<false>(g, ox, oy, s.dx[j], s.dy[j], radius, layers, b);
-        row[j] = b.kind == kNone ? kInf : b.t;
+        row[j] = b.kind == kNone ? kInf : static_cast<float>(b.t);
       }
     }
   }
