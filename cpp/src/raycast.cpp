@@ -13,15 +13,6 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-#ifdef CONTEXTSTEER_STATS
-}  // namespace
-long g_stat_cells = 0, g_stat_segs = 0, g_stat_jumps = 0;
-namespace {
-#define STAT(x) (x)
-#else
-#define STAT(x) ((void)0)
-#endif
-
 // ---------------------------------------------------------------------------------------
 // Ray against segment, in coordinates relative to the ray origin (a = A - O, b = B - O).
 //
@@ -127,8 +118,6 @@ inline void test_cell_thin(const WorldGrid& g, std::size_t cell, double ox, doub
                            std::uint32_t layers, Best& best) {
   const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
   const auto s1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
-  STAT(++g_stat_cells);
-  STAT(g_stat_segs += static_cast<long>(s1 - s0));
   const float* pax = g.ax.data();
   const float* pay = g.ay.data();
   const float* pbx = g.bx.data();
@@ -212,7 +201,6 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
       if (skip >= 1) {
         const double ex = exit_x(ix + stepx * skip), ey = exit_y(iy + stepy * skip);
         const double t = std::min(ex, ey);
-        STAT(++g_stat_jumps);
         if (t >= t1 || best.t <= t) return;
         if (ex < ey) {
           const int fy = floor_int((t * dy - gy) * ih);

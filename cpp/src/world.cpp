@@ -193,13 +193,18 @@ void World::build_index() {
   g.nx = std::max(1, static_cast<int>(std::ceil(W / cell)));
   g.ny = std::max(1, static_cast<int>(std::ceil(H / cell)));
 
+  // Boxes are registered slightly grown (1e-3 cell + a few float ulps of the coordinates),
+  // so that a point the walks place in a neighbouring cell through rounding (the walks
+  // compute cell boundaries in double, registration in float) still finds the primitive.
+  const float grow = static_cast<float>(1e-3 * cell + 4e-7 * std::max({std::fabs(x0), std::fabs(y0),
+                                                                     std::fabs(x0 + W), std::fabs(y0 + H)}));
   const std::size_t m = segment_count();
   auto seg_box = [&](std::size_t i, float* bb) {
     const float* s = &walls_[4 * i];
-    bb[0] = std::min(s[0], s[2]);
-    bb[1] = std::min(s[1], s[3]);
-    bb[2] = std::max(s[0], s[2]);
-    bb[3] = std::max(s[1], s[3]);
+    bb[0] = std::min(s[0], s[2]) - grow;
+    bb[1] = std::min(s[1], s[3]) - grow;
+    bb[2] = std::max(s[0], s[2]) + grow;
+    bb[3] = std::max(s[1], s[3]) + grow;
   };
   {
     std::size_t total = 0;
@@ -217,7 +222,7 @@ void World::build_index() {
   }
   const std::size_t nc = circle_count();
   auto circ_box = [&](std::size_t i, float* bb) {
-    const float x = circle_centers_[2 * i], y = circle_centers_[2 * i + 1], r = circle_radii_[i];
+    const float x = circle_centers_[2 * i], y = circle_centers_[2 * i + 1], r = circle_radii_[i] + grow;
     bb[0] = x - r; bb[1] = y - r; bb[2] = x + r; bb[3] = y + r;
   };
   {
@@ -259,7 +264,10 @@ void World::build_index() {
   }
   {
     const std::size_t np = polygon_count();
-    auto poly_box = [&](std::size_t i, float* bb) { std::copy_n(&polygon_box_[4 * i], 4, bb); };
+    auto poly_box = [&](std::size_t i, float* bb) {
+      const float* b = &polygon_box_[4 * i];
+      bb[0] = b[0] - grow; bb[1] = b[1] - grow; bb[2] = b[2] + grow; bb[3] = b[3] + grow;
+    };
     fill_cells(g, np, poly_box, g.poly_start, [](std::size_t, std::size_t, int, int) {});
     g.poly_index.resize(static_cast<std::size_t>(g.poly_start.back()));
     fill_cells(g, np, poly_box, g.poly_start, [&](std::size_t e, std::size_t i, int, int) {
