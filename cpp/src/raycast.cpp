@@ -162,20 +162,24 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
   // Cell boundary x_i = gx + i h, relative to the origin.
   const double gx = static_cast<double>(g.x0) - ox, gy = static_cast<double>(g.y0) - oy;
   double t0 = 0.0, t1 = best.t;
-  // Slab clipping against the (grown) grid box.
-  if (dx != 0.0) {
-    const double ta = (gx - k * h) * idx, tb = (gx + (g.nx + k) * h) * idx;
-    t0 = std::max(t0, std::min(ta, tb));
-    t1 = std::min(t1, std::max(ta, tb));
-  } else if (gx > k * h || gx + (g.nx + k) * h < 0.0) {
-    return;
-  }
-  if (dy != 0.0) {
-    const double ta = (gy - k * h) * idy, tb = (gy + (g.ny + k) * h) * idy;
-    t0 = std::max(t0, std::min(ta, tb));
-    t1 = std::min(t1, std::max(ta, tb));
-  } else if (gy > k * h || gy + (g.ny + k) * h < 0.0) {
-    return;
+  const bool inside = gx <= 0.0 && gy <= 0.0 && gx + g.nx * h > 0.0 && gy + g.ny * h > 0.0;
+  // Slab clipping against the (grown) grid box, needed only for origins outside it (the
+  // walk returns when it steps off the grid).
+  if (!inside) {
+    if (dx != 0.0) {
+      const double ta = (gx - k * h) * idx, tb = (gx + (g.nx + k) * h) * idx;
+      t0 = std::max(t0, std::min(ta, tb));
+      t1 = std::min(t1, std::max(ta, tb));
+    } else if (gx > k * h || gx + (g.nx + k) * h < 0.0) {
+      return;
+    }
+    if (dy != 0.0) {
+      const double ta = (gy - k * h) * idy, tb = (gy + (g.ny + k) * h) * idy;
+      t0 = std::max(t0, std::min(ta, tb));
+      t1 = std::min(t1, std::max(ta, tb));
+    } else if (gy > k * h || gy + (g.ny + k) * h < 0.0) {
+      return;
+    }
   }
   if (t0 > t1) return;
   int ix = std::clamp(floor_int(std::clamp((t0 * dx - gx) * ih, -1e9, 1e9)), -k, g.nx + k - 1);
@@ -196,8 +200,10 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
     // Empty-space skipping: every cell within `clearance - 1` of this one is empty, so
     // (with the thick-ray neighbourhood k) nothing can be hit before the ray leaves the
     // square of half-width skip = clearance - 1 - k around it; jump to where it leaves.
+    int clear = 0;
     if (!kThick || (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny)) {
-      const int skip = g.clearance[static_cast<std::size_t>(iy) * g.nx + ix] - 1 - k;
+      clear = g.clearance[static_cast<std::size_t>(iy) * g.nx + ix];
+      const int skip = clear - 1 - k;
       if (skip >= 1) {
         const double ex = exit_x(ix + stepx * skip), ey = exit_y(iy + stepy * skip);
         const double t = std::min(ex, ey);
@@ -223,8 +229,9 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
       for (int cy = ya; cy <= yb; ++cy)
         for (int cx = xa; cx <= xb; ++cx)
           test_cell_thick(g, static_cast<std::size_t>(cy) * g.nx + cx, ox, oy, dx, dy, r, layers, best);
-    } else {
-      // Thin rays never leave [0, nx) x [0, ny) inside the loop (k = 0).
+    } else if (clear == 0) {
+      // Thin rays never leave [0, nx) x [0, ny) inside the loop (k = 0); cells with
+      // clearance > 0 are empty.
       test_cell_thin(g, static_cast<std::size_t>(iy) * g.nx + ix, ox, oy, dx, dy, layers, best);
     }
     const double texit = std::min(tmx, tmy);
