@@ -193,6 +193,9 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
   const double by0 = stepy ? (gy + offy * h) * idy : inf, byh = stepy ? h * idy : 0.0;
   auto exit_x = [&](int i) { return bx0 + i * bxh; };
   auto exit_y = [&](int i) { return by0 + i * byh; };
+  // Quadrant of the direction (an axis-parallel ray may use either side).
+  const int qx = stepx >= 0 ? 1 : -1, qy = stepy >= 0 ? 1 : -1;
+  const int quad = (qx > 0 ? 1 : 0) | (qy > 0 ? 2 : 0);
   double tmx = exit_x(ix), tmy = exit_y(iy);
   const double tdx = stepx ? h * std::fabs(idx) : inf;
   const double tdy = stepy ? h * std::fabs(idy) : inf;
@@ -201,7 +204,29 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
     // (with the thick-ray neighbourhood k) nothing can be hit before the ray leaves the
     // square of half-width skip = clearance - 1 - k around it; jump to where it leaves.
     int clear = 0;
-    if (!kThick || (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny)) {
+    if constexpr (!kThick) {
+      // Thin rays: jump over the empty square anchored at this cell toward the ray's
+      // quadrant (cells [ix, ix + sx (side - 1)] x [iy, iy + sy (side - 1)]).
+      const int side = g.quadrant[(static_cast<std::size_t>(iy) * g.nx + ix) * 4 + quad];
+      clear = side;
+      if (side >= 2) {
+        const int skip = side - 1;
+        const double ex = exit_x(ix + qx * skip), ey = exit_y(iy + qy * skip);
+        const double t = std::min(ex, ey);
+        if (t >= t1 || best.t <= t) return;
+        if (ex < ey) {
+          iy = std::clamp(floor_int((t * dy - gy) * ih), std::min(iy, iy + qy * skip), std::max(iy, iy + qy * skip));
+          ix += stepx * side;
+        } else {
+          ix = std::clamp(floor_int((t * dx - gx) * ih), std::min(ix, ix + qx * skip), std::max(ix, ix + qx * skip));
+          iy += stepy * side;
+        }
+        if (ix < 0 || ix >= g.nx || iy < 0 || iy >= g.ny) return;
+        tmx = exit_x(ix);
+        tmy = exit_y(iy);
+        continue;
+      }
+    } else if (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny) {
       clear = g.clearance[static_cast<std::size_t>(iy) * g.nx + ix];
       const int skip = clear - 1 - k;
       if (skip >= 1) {

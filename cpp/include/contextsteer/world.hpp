@@ -64,6 +64,12 @@ struct WorldGrid {
   /// a segment or circle; 0 for such cells. A walk may jump over the empty square of
   /// half-width clearance - 1 around a cell ("empty-space skipping").
   std::vector<std::uint8_t> clearance;
+  /// Per cell and quadrant q (bit 0: +x, bit 1: +y; 4 bytes a cell): side (in cells, capped
+  /// at 255) of the largest empty square that has this cell as its corner and extends
+  /// toward the quadrant; 0 for non-empty cells. A thin ray moving into that quadrant stays
+  /// in it, so it may jump to where it leaves the square: walls behind a ray do not limit
+  /// its jump, unlike the symmetric `clearance`.
+  std::vector<std::uint8_t> quadrant;
 
   // Polygon bounding boxes (for inside tests): entries are polygon numbers.
   std::vector<std::int32_t> poly_start;
