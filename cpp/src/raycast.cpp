@@ -111,9 +111,11 @@ inline void test_circles(const WorldGrid& g, std::size_t cell, double ox, double
   }
 }
 
-// Thin ray against the segments and circles of a cell. (A branch-free variant that computed
-// every entry and kept the minimum with a select ran more instructions for no fewer
-// mispredictions on the racetrack scene; see benchmarks/bench_world_index.py.)
+// Thin ray against the segments and circles of a cell. Measured alternatives on the
+// racetrack (M = 10000, L = 50): solving every entry branch-free with a select for the
+// minimum ran 40% more instructions for no fewer branch misses; a branch-free side test
+// into a bit mask, then solving only straddling entries, cut branch misses per ray from
+// 10.2 to 6.8 but ran 4% slower. This plain loop stays.
 inline void test_cell_thin(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy,
                            std::uint32_t layers, Best& best) {
   const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
