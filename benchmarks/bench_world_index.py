@@ -9,15 +9,16 @@ cpp/include/contextsteer/world.hpp.
 
     PYTHONPATH=python python3 benchmarks/bench_world_index.py [--threads 1] [--repeats 5]
 
-Results on the shared 2-core VM (load average ~3 from other jobs, so +-30%), one thread,
-M rays/s, medians of 3-5 repeats (2026-11-21):
+Results on the shared 2-core VM (load average ~2.5-3.5 from other jobs, so +-30%), one
+thread, M rays/s, medians of 5 repeats (2026-11-22 00:00 UTC):
 
-    scene           grid cell  raycast  slot_raycast  brute force (1x1 grid)
-    track-1000-10   auto 1.10      5.5          11.5  0.27
-    track-1000-50   auto 1.10      4.2           4.2  0.26
-    track-10000-10  auto 0.35      7.7          11.0  0.03
-    track-10000-50  auto 0.35      3.2           5.4  0.04
-    (Box2D 2.4.1 b2World::RayCast closest hit, same run: track-10000-50 2.3, track-1000-50 3.8)
+    scene           grid cell  raycast  slot_raycast  brute force raycast (1x1 grid)
+    track-1000-10   auto 1.10     17.1          23.1  0.42
+    track-1000-50   auto 1.10      7.8           8.6  0.40
+    track-10000-10  auto 0.35     14.0          17.6  0.04
+    track-10000-50  auto 0.35      5.2           6.6  0.04
+    (Box2D 2.4.1 b2World::RayCast closest hit, right after: track-10000-50 2.2,
+    track-1000-50 3.9)
 
 Cell sweep, track-10000-50, instructions / branch misses per ray under cachegrind
 (load-independent): cell 0.35: 1219 / 11.2, 0.5: 1287 / 11.3, 1.0: 1565 / 11.3,

@@ -27,10 +27,10 @@ enum class ObstacleKind : std::uint8_t { kSegment, kPolyline, kPolygon, kBox, kC
 /// space (see `clearance`) to the wall band and testing the few segments of 2-4 cells there;
 /// a BVH descends ~log2(M) levels for every ray. Measured on the SCENES.md racetrack, 160,000
 /// rays, one thread, same run (benchmarks/bench_world_index.py, Box2D via a small C++
-/// program), M = 10000, L = 50: grid 3.2-5.0 M rays/s (raycast), brute force over all walls
-/// with the same kernel 0.04 M rays/s, Box2D 2.4.1's dynamic AABB tree (a BVH,
-/// b2World::RayCast, closest hit) 1.7-2.3 M rays/s; M = 1000, L = 50: grid 4.2-6.3, brute
-/// force 0.26, Box2D 2.9-3.8. The cell size is chosen from the geometry (about 20 cells per
+/// program), M = 10000, L = 50: grid 5.2 M rays/s (raycast), 6.6 (slot_raycast), brute force
+/// over all walls with the same kernel 0.04, Box2D 2.4.1's dynamic AABB tree (a BVH,
+/// b2World::RayCast, closest hit) 2.2; M = 1000, L = 50: grid 7.8 / 8.6, brute force 0.40,
+/// Box2D 3.9 (shared 2-core VM, +-30% between runs). The cell size is chosen from the geometry (about 20 cells per
 /// primitive, see build_index()). A BVH would win on worlds of wildly varying density (a few
 /// huge walls next to millions of tiny ones); that is not the target workload.
 ///
