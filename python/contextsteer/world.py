@@ -236,9 +236,10 @@ class World:
 
         Examples
         --------
+        >>> import pytest
+        >>> geometry = pytest.importorskip("shapely.geometry")  # optional extra 'geo'
         >>> import contextsteer as cs
-        >>> from shapely.geometry import box
-        >>> w = cs.World.from_shapely(box(0, 0, 2, 1))
+        >>> w = cs.World.from_shapely(geometry.box(0, 0, 2, 1))
         >>> w.obstacle_count, w.segment_count
         (1, 4)
         """
