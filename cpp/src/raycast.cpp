@@ -65,6 +65,11 @@ inline double ray_circle(double qx, double qy, double r, double dx, double dy) {
 // capsule {x : dist(x, segment) <= r}: the nearer of the two end discs and the two side
 // segments offset by +-r along the segment's normal. Origin inside the capsule: t = 0.
 inline double ray_capsule(double ax, double ay, double bx, double by, double r, double dx, double dy) {
+  // Cheap rejects first: sa, sb are the signed distances of a and b from the ray's line, so
+  // a segment entirely more than r to one side, or more than r behind the origin, is missed.
+  const double sa = ax * dy - ay * dx, sb = bx * dy - by * dx;
+  if ((sa > r && sb > r) || (sa < -r && sb < -r)) return kInf;
+  if (ax * dx + ay * dy < -r && bx * dx + by * dy < -r) return kInf;
   const double ex = bx - ax, ey = by - ay;
   const double len2 = ex * ex + ey * ey;
   const double u = std::clamp(-(ax * ex + ay * ey) / len2, 0.0, 1.0);
@@ -201,6 +206,7 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
   double tmx = exit_x(ix), tmy = exit_y(iy);
   const double tdx = stepx ? h * std::fabs(idx) : inf;
   const double tdy = stepy ? h * std::fabs(idy) : inf;
+  int strip = 0;  // thick rays: 0 test the whole neighbourhood, 1 the new column, 2 the new row
   for (;;) {
     // Empty-space skipping: every cell within `clearance - 1` of this one is empty, so
     // (with the thick-ray neighbourhood k) nothing can be hit before the ray leaves the
@@ -247,12 +253,21 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
         if (ix < -k || ix >= g.nx + k || iy < -k || iy >= g.ny + k) return;
         tmx = exit_x(ix);
         tmy = exit_y(iy);
+        strip = 0;
         continue;
       }
     }
     if constexpr (kThick) {
-      const int xa = std::max(ix - k, 0), xb = std::min(ix + k, g.nx - 1);
-      const int ya = std::max(iy - k, 0), yb = std::min(iy + k, g.ny - 1);
+      // Cells within k of the cells visited so far have been tested already (each against
+      // the whole ray), so after a step only the leading column or row of the neighbourhood
+      // is new; after the start or a jump the whole neighbourhood is.
+      int xa = ix - k, xb = ix + k, ya = iy - k, yb = iy + k;
+      if (strip == 1) xa = xb = ix + stepx * k;
+      if (strip == 2) ya = yb = iy + stepy * k;
+      xa = std::max(xa, 0);
+      xb = std::min(xb, g.nx - 1);
+      ya = std::max(ya, 0);
+      yb = std::min(yb, g.ny - 1);
       for (int cy = ya; cy <= yb; ++cy)
         for (int cx = xa; cx <= xb; ++cx)
           test_cell_thick(g, static_cast<std::size_t>(cy) * g.nx + cx, ox, oy, dx, dy, r, layers, best);
@@ -266,10 +281,12 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
     if (tmx < tmy) {
       ix += stepx;
       tmx += tdx;
+      strip = 1;
       if (ix < -k || ix >= g.nx + k) return;
     } else {
       iy += stepy;
       tmy += tdy;
+      strip = 2;
       if (iy < -k || iy >= g.ny + k) return;
     }
   }
