@@ -208,54 +208,48 @@ void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double
   const double tdy = stepy ? h * std::fabs(idy) : inf;
   int strip = 0;  // thick rays: 0 test the whole neighbourhood, 1 the new column, 2 the new row
   for (;;) {
-    // Empty-space skipping: every cell within `clearance - 1` of this one is empty, so
-    // (with the thick-ray neighbourhood k) nothing can be hit before the ray leaves the
-    // square of half-width skip = clearance - 1 - k around it; jump to where it leaves.
+    // Empty-space skipping. A thin ray moving into quadrant (qx, qy) stays in it, so it may
+    // jump over the empty square anchored at its cell toward that quadrant (`quadrant`):
+    // cells [ix, ix + qx skip] x [iy, iy + qy skip], skip = side - 1. A thick ray also needs
+    // the k cells around its path empty: it uses the square anchored k cells behind it,
+    // skip = side - 1 - 2k, or else the symmetric `clearance` (skip = clearance - 1 - k,
+    // cells within skip of its cell in every direction).
     int clear = 0;
+    int skip = 0;
+    bool symmetric = false;
     if constexpr (!kThick) {
-      // Thin rays: jump over the empty square anchored at this cell toward the ray's
-      // quadrant (cells [ix, ix + sx (side - 1)] x [iy, iy + sy (side - 1)]).
-      const int side = g.quadrant[(static_cast<std::size_t>(iy) * g.nx + ix) * 4 + quad];
-      clear = side;
-      if (side >= 2) {
-        const int skip = side - 1;
-        const double ex = exit_x(ix + qx * skip), ey = exit_y(iy + qy * skip);
-        const double t = std::min(ex, ey);
-        if (t >= t1 || best.t <= t) return;
-        if (ex < ey) {
-          iy = std::clamp(floor_int((t * dy - gy) * ih), std::min(iy, iy + qy * skip), std::max(iy, iy + qy * skip));
-          ix += stepx * side;
-        } else {
-          ix = std::clamp(floor_int((t * dx - gx) * ih), std::min(ix, ix + qx * skip), std::max(ix, ix + qx * skip));
-          iy += stepy * side;
-        }
-        if (ix < 0 || ix >= g.nx || iy < 0 || iy >= g.ny) return;
-        tmx = exit_x(ix);
-        tmy = exit_y(iy);
-        continue;
+      clear = g.quadrant[(static_cast<std::size_t>(iy) * g.nx + ix) * 4 + quad];
+      skip = clear - 1;
+    } else {
+      const int ax = ix - qx * k, ay = iy - qy * k;
+      if (ax >= 0 && ay >= 0 && ax < g.nx && ay < g.ny) {
+        skip = g.quadrant[(static_cast<std::size_t>(ay) * g.nx + ax) * 4 + quad] - 1 - 2 * k;
       }
-    } else if (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny) {
-      clear = g.clearance[static_cast<std::size_t>(iy) * g.nx + ix];
-      const int skip = clear - 1 - k;
-      if (skip >= 1) {
-        const double ex = exit_x(ix + stepx * skip), ey = exit_y(iy + stepy * skip);
-        const double t = std::min(ex, ey);
-        if (t >= t1 || best.t <= t) return;
-        if (ex < ey) {
-          const int fy = floor_int((t * dy - gy) * ih);
-          iy = std::clamp(fy, iy - skip, iy + skip);
-          ix += stepx * (skip + 1);
-        } else {
-          const int fx = floor_int((t * dx - gx) * ih);
-          ix = std::clamp(fx, ix - skip, ix + skip);
-          iy += stepy * (skip + 1);
-        }
-        if (ix < -k || ix >= g.nx + k || iy < -k || iy >= g.ny + k) return;
-        tmx = exit_x(ix);
-        tmy = exit_y(iy);
-        strip = 0;
-        continue;
+      if (skip < 1 && ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny) {
+        skip = g.clearance[static_cast<std::size_t>(iy) * g.nx + ix] - 1 - k;
+        symmetric = true;
       }
+    }
+    if (skip >= 1) {
+      const double ex = exit_x(ix + qx * skip), ey = exit_y(iy + qy * skip);
+      const double t = std::min(ex, ey);
+      if (t >= t1 || best.t <= t) return;
+      if (ex < ey) {
+        const int lo = symmetric ? iy - skip : std::min(iy, iy + qy * skip);
+        const int hi = symmetric ? iy + skip : std::max(iy, iy + qy * skip);
+        iy = std::clamp(floor_int((t * dy - gy) * ih), lo, hi);
+        ix += stepx * (skip + 1);
+      } else {
+        const int lo = symmetric ? ix - skip : std::min(ix, ix + qx * skip);
+        const int hi = symmetric ? ix + skip : std::max(ix, ix + qx * skip);
+        ix = std::clamp(floor_int((t * dx - gx) * ih), lo, hi);
+        iy += stepy * (skip + 1);
+      }
+      if (ix < -k || ix >= g.nx + k || iy < -k || iy >= g.ny + k) return;
+      tmx = exit_x(ix);
+      tmy = exit_y(iy);
+      strip = 0;
+      continue;
     }
     if constexpr (kThick) {
       // Cells within k of the cells visited so far have been tested already (each against
