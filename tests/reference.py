@@ -9,6 +9,206 @@ from __future__ import annotations
 import numpy as np
 
 # --------------------------------------------------------------------------- maps ---
+# Context maps: (N, K) arrays, slot 0 along +x, slots counter-clockwise. Decisions
+# (which slot, which run) compare the float32 values exactly as the kernels do; run
+# totals are summed in double in ring order, like the kernels; everything else is done
+# in double and compared with a tolerance.
+
+
+def ref_slot_directions(k, offset=0.0):
+    """Godot/Unity: slot i at angle offset + 2*pi*i/k."""
+    a = offset + 2.0 * np.pi * np.arange(k) / k
+    return np.stack([np.cos(a), np.sin(a)], axis=1)
+
+
+def ref_dot_map(dirs, vectors, shape="clamped_cosine", weight=1.0, magnitude=False):
+    dirs = np.asarray(dirs, dtype=np.float64)
+    vectors = np.asarray(vectors, dtype=np.float64)
+    n, k = len(vectors), len(dirs)
+    w = np.broadcast_to(np.asarray(weight, dtype=np.float64), (n,))
+    out = np.zeros((n, k))
+    for i in range(n):
+        length = float(np.hypot(*vectors[i]))
+        u = vectors[i] / length if length > 0 else np.zeros(2)
+        for j in range(k):
+            c = float(dirs[j] @ u)
+            v = {"cosine": c, "clamped_cosine": max(c, 0.0), "half_cosine": 0.5 * (1 + c),
+                 "opposite_cosine": max(-c, 0.0)}[shape]
+            out[i, j] = v * w[i] * (length if magnitude else 1.0)
+    return out
+
+
+def ref_combine(maps, mode="max", weights=None):
+    maps = np.asarray(maps, dtype=np.float32)
+    out = maps[0].copy() if mode != "weighted_sum" else np.float32(weights[0]) * maps[0]
+    for b in range(1, len(maps)):
+        m = maps[b]
+        if mode == "max":
+            out = np.maximum(out, m)
+        elif mode == "min":
+            out = np.minimum(out, m)
+        elif mode == "sum":
+            out = out + m
+        elif mode == "weighted_sum":
+            out = out + np.float32(weights[b]) * m
+        elif mode == "multiply":
+            out = out * m
+    return out
+
+
+def ref_resolve(interest, danger, mode="mask", threshold=0.0, epsilon=0.0, dirs=None):
+    interest = np.asarray(interest, dtype=np.float64)
+    danger = np.asarray(danger, dtype=np.float64)
+    n, k = interest.shape
+    out = np.zeros((n, k))
+    for i in range(n):
+        for j in range(k):
+            a, d = interest[i, j], danger[i, j]
+            if mode == "mask":
+                out[i, j] = 0.0 if d > np.float32(threshold) else a
+            elif mode == "subtract":
+                out[i, j] = max(a - d, 0.0)
+            elif mode == "scale":
+                out[i, j] = a * (1.0 - min(max(d, 0.0), 1.0))
+            elif mode == "mask_min_danger":
+                limit = np.float32(danger[i].min()) + np.float32(epsilon)
+                out[i, j] = a if d <= limit else 0.0
+            elif mode == "avoid_opposite":
+                u = np.asarray(dirs, dtype=np.float64)
+                add = 0.0
+                for m in range(k):
+                    add = max(add, danger[i, m] * max(0.0, -float(u[j] @ u[m])))
+                out[i, j] = a + add
+    return out
+
+
+def _ref_best(v):
+    """Highest slot, lowest index on ties; -1 if nothing is positive."""
+    b = int(np.argmax(v))  # numpy's argmax returns the first maximum
+    return b if v[b] > 0 else -1
+
+
+def _ref_positive_runs(v):
+    """Maximal runs of consecutive positive slots on the ring as (first, [slots])."""
+    k = len(v)
+    pos = [float(x) > 0 for x in v]
+    if all(pos):
+        return [(0, list(range(k)))]
+    runs = []
+    for s in range(k):
+        if pos[s] and not pos[s - 1]:
+            run = []
+            j = s
+            while pos[j % k] and len(run) < k:
+                run.append(j % k)
+                j += 1
+            runs.append((s, run))
+    return runs
+
+
+def _ref_nearest(dirs, d):
+    dots = [float(dirs[j] @ d) for j in range(len(dirs))]
+    return int(np.argmax(dots))
+
+
+def _ref_finish(v, dirs, slots_used, fallback, guard):
+    s = np.zeros(2)
+    total = 0.0
+    for j in slots_used:
+        s += float(v[j]) * dirs[j]
+        total += float(v[j])
+    length = float(np.hypot(*s))
+    if not length > 1e-6 * total:
+        return dirs[fallback]
+    d = s / length
+    if guard and not v[_ref_nearest(dirs, d)] > 0:
+        return dirs[fallback]
+    return d
+
+
+def ref_choose(values, dirs, mode="vector_sum", width=2, contiguous=True):
+    """Returns (direction (N,2), strength (N,), slot (N,)) following the documented rules."""
+    values = np.asarray(values, dtype=np.float32)
+    dirs = np.asarray(dirs, dtype=np.float32).astype(np.float64)
+    n, k = values.shape
+    direction = np.zeros((n, 2))
+    strength = np.zeros(n)
+    slot = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        v = values[i]
+        b = _ref_best(v)
+        if b < 0:
+            continue
+        if mode == "argmax":
+            d, s = dirs[b], b
+        elif mode == "vector_sum" and not contiguous:
+            pos = [j for j in range(k) if v[j] > 0]
+            d, s = _ref_finish(v, dirs, pos, b, guard=False), b
+        elif mode == "vector_sum":
+            best = None
+            for first, run in _ref_positive_runs(v):
+                total = 0.0
+                for j in run:  # in ring order from the run's first slot, like the kernel
+                    total += float(v[j])
+                if best is None or total > best[0] or (total == best[0] and first < best[1]):
+                    best = (total, first, run)
+            run = best[2]
+            top = min(run, key=lambda j: (-float(v[j]), j))
+            d, s = _ref_finish(v, dirs, run, top, guard=len(run) < k), top
+        elif mode == "weighted_neighbours":
+            left = 0
+            while left < width and left + 1 < k and v[(b - left - 1) % k] > 0:
+                left += 1
+            right = 0
+            while right < width and left + right + 1 < k and v[(b + right + 1) % k] > 0:
+                right += 1
+            used = [(b + t) % k for t in range(-left, right + 1)]
+            d, s = _ref_finish(v, dirs, used, b, guard=len(used) < k), b
+        elif mode == "subslot":
+            lo, hi = (b - 1) % k, (b + 1) % k
+            def turn(p, q):  # counter-clockwise angle from p to q
+                return np.arctan2(p[0] * q[1] - p[1] * q[0], p @ q)
+
+            gl, gr = turn(dirs[lo], dirs[b]), turn(dirs[b], dirs[hi])
+            # Solve the 3x3 system of the parabola through the three samples.
+            xs = np.array([-gl, 0.0, gr])
+            ys = np.array([v[lo], v[b], v[hi]], dtype=np.float64)
+            a2, a1, a0 = np.linalg.solve(np.vander(xs, 3), ys)
+            if a2 < 0:
+                x = float(np.clip(-a1 / (2 * a2), -gl / 2, gr / 2))
+                peak = a2 * x * x + a1 * x + a0
+            else:
+                x, peak = 0.0, float(v[b])
+            ang = np.arctan2(dirs[b, 1], dirs[b, 0]) + x
+            direction[i] = [np.cos(ang), np.sin(ang)]
+            strength[i] = min(max(peak, 0.0), 1.0)
+            slot[i] = b
+            continue
+        else:
+            raise ValueError(mode)
+        direction[i] = d / np.hypot(*d)
+        strength[i] = min(max(float(v[s]), 0.0), 1.0)
+        slot[i] = s
+    return direction, strength, slot
+
+
+def ref_spread(values, kernel, mode="sum"):
+    values = np.asarray(values, dtype=np.float64)
+    kernel = np.asarray(kernel, dtype=np.float64)
+    n, k = values.shape
+    h = len(kernel) // 2
+    out = np.zeros((n, k))
+    for i in range(n):
+        for j in range(k):
+            terms = [kernel[m] * values[i, (j + m - h) % k] for m in range(len(kernel))]
+            out[i, j] = sum(terms) if mode == "sum" else max(terms)
+    return out
+
+
+def ref_blend(previous, current, alpha):
+    p = np.asarray(previous, dtype=np.float64)
+    return p + alpha * (np.asarray(current, dtype=np.float64) - p)
+
 
 
 # -------------------------------------------------------------------------- world ---

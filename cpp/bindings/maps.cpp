@@ -1,10 +1,395 @@
 // SPDX-License-Identifier: MIT
+// Bindings of the context-map engine: slot sets, dot_map, combine, resolve, choose,
+// spread, blend and ContextMaps. Inputs are checked here (never converted), the GIL is
+// released around the core call, and a finite check fused into the kernels' pass over
+// the data reports NaN/inf afterwards (the slow check_finite then names the culprit).
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "arrays.hpp"
+#include "contextsteer/choose.hpp"
+#include "contextsteer/combine.hpp"
+#include "contextsteer/context_maps.hpp"
+#include "contextsteer/dot_map.hpp"
+#include "contextsteer/postprocess.hpp"
+#include "contextsteer/resolve.hpp"
+#include "contextsteer/slot_set.hpp"
 
 namespace py = pybind11;
 
 namespace contextsteer::bindings {
 
-void bind_maps(py::module_& m) { (void)m; }
+namespace {
+
+template <class E>
+using Names = std::initializer_list<std::pair<const char*, E>>;
+
+template <class E>
+E parse_mode(const std::string& name, Names<E> table, const char* what) {
+  std::string choices;
+  for (const auto& [n, e] : table) {
+    if (name == n) return e;
+    choices += (choices.empty() ? "'" : ", '") + std::string(n) + "'";
+  }
+  throw py::value_error(std::string(what) + ": expected one of " + choices + ", got '" + name + "'");
+}
+
+void require_slots(py::ssize_t k, const char* what) {
+  if (k < static_cast<py::ssize_t>(kMinSlots)) {
+    throw py::value_error(std::string(what) + ": expected K >= 3 slots, got K = " + std::to_string(k));
+  }
+}
+
+// out= arrays are refused with TypeError for any mismatch, shape included: they are
+// never converted, so a wrong one is a programming error, not a value problem.
+template <class T>
+Checked<T> out_array(const py::handle& obj, const char* what,
+                     std::initializer_list<py::ssize_t> pattern,
+                     std::initializer_list<const char*> names) {
+  try {
+    return check_array<T>(obj, what, pattern, names, true);
+  } catch (py::value_error& e) {
+    throw py::type_error(e.what());
+  }
+}
+
+template <class T>
+std::pair<py::object, Checked<T>> out_or_new(const py::object& out, const char* what,
+                                             std::initializer_list<py::ssize_t> shape,
+                                             std::initializer_list<const char*> names) {
+  py::object arr = out.is_none() ? py::object(new_array<T>(shape)) : out;
+  return {arr, out_array<T>(arr, what, shape, names)};
+}
+
+template <class A, class B>
+bool overlaps(const Checked<A>& a, const Checked<B>& b) {
+  const auto* a0 = reinterpret_cast<const char*>(a.data);
+  const auto* b0 = reinterpret_cast<const char*>(b.data);
+  const auto* a1 = a0 + a.size() * sizeof(A);
+  const auto* b1 = b0 + b.size() * sizeof(B);
+  return a.size() && b.size() && a0 < b1 && b0 < a1;
+}
+
+// Refuses an out= array that overlaps an input, except (when allowed) being exactly it.
+template <class A, class B>
+void refuse_overlap(const Checked<A>& out, const char* out_name, const Checked<B>& in,
+                    const char* in_name, bool allow_same) {
+  if (!overlaps(out, in)) return;
+  if (allow_same && static_cast<const void*>(out.data) == static_cast<const void*>(in.data) &&
+      out.size() * sizeof(A) == in.size() * sizeof(B)) {
+    return;
+  }
+  throw py::value_error(std::string(out_name) + " must not overlap " + in_name +
+                        (allow_same ? " (except by being the very same array)" : ""));
+}
+
+const SlotSet& slots_for(const SlotSet& slots, py::ssize_t k, const char* what) {
+  if (static_cast<py::ssize_t>(slots.size()) != k) {
+    throw py::value_error(std::string(what) + " has K = " + std::to_string(k) +
+                          " slots but the slot set has " + std::to_string(slots.size()));
+  }
+  return slots;
+}
+
+}  // namespace
+
+void bind_maps(py::module_& m) {
+  m.def(
+      "slot_directions",
+      [](py::ssize_t k, double offset) {
+        require_slots(k, "slot_directions");
+        require_finite(offset, "offset");
+        auto out = new_array<float>({k, 2});
+        slot_directions(static_cast<std::size_t>(k), offset,
+                        {out.mutable_data(), static_cast<std::size_t>(2 * k)});
+        return out;
+      },
+      py::arg("k"), py::arg("offset") = 0.0);
+
+  py::class_<SlotSet>(m, "SlotSet")
+      .def(py::init([](py::ssize_t k, double offset) {
+             require_slots(k, "SlotSet");
+             require_finite(offset, "offset");
+             return SlotSet::ring(static_cast<std::size_t>(k), offset);
+           }),
+           py::arg("k"), py::arg("offset") = 0.0)
+      .def_static(
+          "from_directions",
+          [](py::handle xy) {
+            auto a = input_f32(xy, "directions", {kAny, 2}, {"K", "2"});
+            require_slots(a.dim(0), "directions");
+            std::size_t bad = 0;
+            const std::string err = SlotSet::check_ring(a.span(), &bad);
+            if (!err.empty()) {
+              throw py::value_error("directions: " + err + " (at slot " + std::to_string(bad) + ")");
+            }
+            return SlotSet::from_directions(a.span());
+          },
+          py::arg("directions"))
+      .def_property_readonly("k", [](const SlotSet& s) { return s.size(); })
+      .def_property_readonly("offset", &SlotSet::offset)
+      .def_property_readonly("regular", &SlotSet::regular)
+      .def_property_readonly("directions",
+                             [](py::object self) {
+                               auto& s = self.cast<const SlotSet&>();
+                               return view_of(const_cast<float*>(s.directions()),
+                                              {static_cast<py::ssize_t>(s.size()), 2}, self, false);
+                             })
+      .def_property_readonly("gaps",
+                             [](py::object self) {
+                               auto& s = self.cast<const SlotSet&>();
+                               return view_of(const_cast<float*>(s.gaps()),
+                                              {static_cast<py::ssize_t>(s.size())}, self, false);
+                             })
+      .def_property_readonly("neighbours", [](py::object self) {
+        auto& s = self.cast<const SlotSet&>();
+        return view_of(const_cast<std::int32_t*>(s.neighbours()),
+                       {static_cast<py::ssize_t>(s.size()), 2}, self, false);
+      });
+
+  m.def(
+      "dot_map",
+      [](const SlotSet& slots, py::handle vectors, const std::string& shape, double weight,
+         py::object weights, bool magnitude, py::object out) {
+        auto v = check_array<const float>(vectors, "vectors", {kAny, 2}, {"N", "2"});
+        const py::ssize_t n = v.dim(0), k = static_cast<py::ssize_t>(slots.size());
+        require_finite(weight, "weight");
+        DotMapParams p;
+        p.shape = parse_mode<DotShape>(shape,
+                                       {{"clamped_cosine", DotShape::kClampedCosine},
+                                        {"cosine", DotShape::kCosine},
+                                        {"half_cosine", DotShape::kHalfCosine},
+                                        {"opposite_cosine", DotShape::kOppositeCosine}},
+                                       "dot_map shape");
+        p.weight = static_cast<float>(weight);
+        p.magnitude = magnitude;
+        Checked<const float> w;
+        if (!weights.is_none()) {
+          w = check_array<const float>(weights, "weights", {n}, {std::to_string(n).c_str()});
+          p.agent_weights = w.span();
+        }
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        refuse_overlap(o, "out", v, "vectors", false);
+        if (w.data) refuse_overlap(o, "out", w, "weights", false);
+        std::atomic<bool> bad{false};
+        {
+          py::gil_scoped_release release;
+          dot_map(slots, v.span(), p, o.span(), &bad);
+        }
+        if (bad) {
+          check_finite(v, "vectors");
+          if (w.data) check_finite(w, "weights");
+        }
+        return arr;
+      },
+      py::arg("slots"), py::arg("vectors"), py::kw_only(), py::arg("shape"), py::arg("weight"),
+      py::arg("weights"), py::arg("magnitude"), py::arg("out").noconvert() = py::none());
+
+  m.def(
+      "combine",
+      [](py::handle maps, const std::string& mode, py::object weights, py::object out) {
+        auto s = check_array<const float>(maps, "maps", {kAny, kAny, kAny}, {"B", "N", "K"});
+        const py::ssize_t b = s.dim(0), n = s.dim(1), k = s.dim(2);
+        if (b < 1) throw py::value_error("maps: expected at least one map (B >= 1), got B = 0");
+        require_slots(k, "maps");
+        const CombineMode cm = parse_mode<CombineMode>(mode,
+                                                       {{"max", CombineMode::kMax},
+                                                        {"sum", CombineMode::kSum},
+                                                        {"weighted_sum", CombineMode::kWeightedSum},
+                                                        {"multiply", CombineMode::kMultiply},
+                                                        {"min", CombineMode::kMin}},
+                                                       "combine mode");
+        Checked<const float> w;
+        if (cm == CombineMode::kWeightedSum) {
+          if (weights.is_none()) throw py::value_error("combine: mode 'weighted_sum' needs weights of shape (B,)");
+          w = input_f32(weights, "weights", {b}, {"B"});
+        } else if (!weights.is_none()) {
+          throw py::value_error("combine: weights are only used by mode 'weighted_sum', got mode '" + mode + "'");
+        }
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        refuse_overlap(o, "out", s, "maps", false);
+        std::atomic<bool> bad{false};
+        {
+          py::gil_scoped_release release;
+          combine(s.span(), static_cast<std::size_t>(b), static_cast<std::size_t>(n),
+                  static_cast<std::size_t>(k), cm, w.span(), o.span(), &bad);
+        }
+        if (bad) check_finite(s, "maps");
+        return arr;
+      },
+      py::arg("maps"), py::arg("mode"), py::arg("weights") = py::none(),
+      py::arg("out").noconvert() = py::none());
+
+  m.def(
+      "resolve",
+      [](py::handle interest, py::handle danger, const std::string& mode, double threshold,
+         double epsilon, const SlotSet* slots, py::object out) {
+        auto in = check_array<const float>(interest, "interest", {kAny, kAny}, {"N", "K"});
+        const py::ssize_t n = in.dim(0), k = in.dim(1);
+        require_slots(k, "interest");
+        const std::string ns = std::to_string(n), ks = std::to_string(k);
+        auto dg = check_array<const float>(danger, "danger", {n, k}, {ns.c_str(), ks.c_str()});
+        require_finite(threshold, "threshold");
+        require_non_negative(epsilon, "epsilon");
+        ResolveParams p;
+        p.mode = parse_mode<ResolveMode>(mode,
+                                         {{"mask", ResolveMode::kMask},
+                                          {"subtract", ResolveMode::kSubtract},
+                                          {"scale", ResolveMode::kScale},
+                                          {"mask_min_danger", ResolveMode::kMaskMinDanger},
+                                          {"avoid_opposite", ResolveMode::kAvoidOpposite}},
+                                         "resolve mode");
+        p.threshold = static_cast<float>(threshold);
+        p.epsilon = static_cast<float>(epsilon);
+        if (p.mode == ResolveMode::kAvoidOpposite) {
+          if (!slots) throw py::value_error("resolve: mode 'avoid_opposite' needs the slot directions");
+          slots_for(*slots, k, "interest");
+        }
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        refuse_overlap(o, "out", in, "interest", true);
+        refuse_overlap(o, "out", dg, "danger", p.mode != ResolveMode::kAvoidOpposite);
+        std::atomic<bool> bad{false};
+        {
+          py::gil_scoped_release release;
+          resolve(in.span(), dg.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k), p,
+                  slots, o.span(), &bad);
+        }
+        if (bad) {
+          check_finite(in, "interest");
+          check_finite(dg, "danger");
+        }
+        return arr;
+      },
+      py::arg("interest"), py::arg("danger"), py::arg("mode"), py::arg("threshold"),
+      py::arg("epsilon"), py::arg("slots"), py::arg("out").noconvert() = py::none());
+
+  m.def(
+      "choose",
+      [](py::handle values, const SlotSet& slots, const std::string& mode, py::ssize_t width,
+         bool contiguous, py::object out_direction, py::object out_strength, py::object out_slot) {
+        auto v = check_array<const float>(values, "values", {kAny, kAny}, {"N", "K"});
+        const py::ssize_t n = v.dim(0), k = v.dim(1);
+        require_slots(k, "values");
+        slots_for(slots, k, "values");
+        if (width < 0) throw py::value_error("width: expected >= 0, got " + std::to_string(width));
+        ChooseParams p;
+        p.mode = parse_mode<ChooseMode>(mode,
+                                        {{"vector_sum", ChooseMode::kVectorSum},
+                                         {"argmax", ChooseMode::kArgmax},
+                                         {"weighted_neighbours", ChooseMode::kWeightedNeighbours},
+                                         {"subslot", ChooseMode::kSubslot}},
+                                        "choose mode");
+        p.width = static_cast<std::size_t>(width);
+        p.contiguous = contiguous;
+        auto [da, d] = out_or_new<float>(out_direction, "out.direction", {n, 2}, {std::to_string(n).c_str(), "2"});
+        auto [sa, s] = out_or_new<float>(out_strength, "out.strength", {n}, {std::to_string(n).c_str()});
+        auto [ia, i] = out_or_new<std::int32_t>(out_slot, "out.slot", {n}, {std::to_string(n).c_str()});
+        refuse_overlap(d, "out.direction", v, "values", false);
+        refuse_overlap(s, "out.strength", v, "values", false);
+        refuse_overlap(i, "out.slot", v, "values", false);
+        refuse_overlap(d, "out.direction", s, "out.strength", false);
+        refuse_overlap(d, "out.direction", i, "out.slot", false);
+        refuse_overlap(s, "out.strength", i, "out.slot", false);
+        std::atomic<bool> bad{false};
+        {
+          py::gil_scoped_release release;
+          choose(v.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k), slots, p,
+                 d.span(), s.span(), i.span(), &bad);
+        }
+        if (bad) check_finite(v, "values");
+        return py::make_tuple(da, sa, ia);
+      },
+      py::arg("values"), py::arg("slots"), py::arg("mode"), py::arg("width"), py::arg("contiguous"),
+      py::arg("out_direction").noconvert() = py::none(),
+      py::arg("out_strength").noconvert() = py::none(), py::arg("out_slot").noconvert() = py::none());
+
+  m.def(
+      "spread",
+      [](py::handle values, py::handle kernel, const std::string& mode, py::object out) {
+        auto v = check_array<const float>(values, "values", {kAny, kAny}, {"N", "K"});
+        const py::ssize_t n = v.dim(0), k = v.dim(1);
+        require_slots(k, "values");
+        auto w = input_f32(kernel, "kernel", {kAny}, {"L"});
+        const py::ssize_t len = w.dim(0);
+        if (len % 2 == 0 || len > k) {
+          throw py::value_error("kernel: expected an odd length L <= K = " + std::to_string(k) +
+                                ", got L = " + std::to_string(len));
+        }
+        const SpreadMode sm = parse_mode<SpreadMode>(mode, {{"sum", SpreadMode::kSum}, {"max", SpreadMode::kMax}},
+                                                     "spread mode");
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        refuse_overlap(o, "out", v, "values", false);
+        std::atomic<bool> bad{false};
+        {
+          py::gil_scoped_release release;
+          spread(v.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k), w.span(), sm,
+                 o.span(), &bad);
+        }
+        if (bad) check_finite(v, "values");
+        return arr;
+      },
+      py::arg("values"), py::arg("kernel"), py::arg("mode"), py::arg("out").noconvert() = py::none());
+
+  m.def(
+      "blend",
+      [](py::handle previous, py::handle current, double alpha, py::object out) {
+        auto p = check_array<const float>(previous, "previous", {kAny, kAny}, {"N", "K"});
+        const py::ssize_t n = p.dim(0), k = p.dim(1);
+        require_slots(k, "previous");
+        const std::string ns = std::to_string(n), ks = std::to_string(k);
+        auto c = check_array<const float>(current, "current", {n, k}, {ns.c_str(), ks.c_str()});
+        if (!(alpha >= 0.0 && alpha <= 1.0)) {
+          throw py::value_error("alpha: expected a number in [0, 1], got " + std::to_string(alpha));
+        }
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        refuse_overlap(o, "out", p, "previous", true);
+        refuse_overlap(o, "out", c, "current", true);
+        std::atomic<bool> bad{false};
+        {
+          py::gil_scoped_release release;
+          blend(p.span(), c.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k),
+                static_cast<float>(alpha), o.span(), &bad);
+        }
+        if (bad) {
+          check_finite(p, "previous");
+          check_finite(c, "current");
+        }
+        return arr;
+      },
+      py::arg("previous"), py::arg("current"), py::arg("alpha"), py::arg("out").noconvert() = py::none());
+
+  py::class_<ContextMaps>(m, "ContextMaps")
+      .def(py::init([](py::ssize_t n, py::ssize_t k) {
+             if (n < 0) throw py::value_error("ContextMaps: expected n >= 0 agents, got " + std::to_string(n));
+             require_slots(k, "ContextMaps");
+             return new ContextMaps(static_cast<std::size_t>(n), static_cast<std::size_t>(k));
+           }),
+           py::arg("n"), py::arg("k"))
+      .def_property_readonly("n", &ContextMaps::agents)
+      .def_property_readonly("k", &ContextMaps::slots)
+      .def_property_readonly("interest",
+                             [](py::object self) {
+                               auto& c = self.cast<ContextMaps&>();
+                               return view_of(c.interest(),
+                                              {static_cast<py::ssize_t>(c.agents()),
+                                               static_cast<py::ssize_t>(c.slots())},
+                                              self);
+                             })
+      .def_property_readonly("danger",
+                             [](py::object self) {
+                               auto& c = self.cast<ContextMaps&>();
+                               return view_of(c.danger(),
+                                              {static_cast<py::ssize_t>(c.agents()),
+                                               static_cast<py::ssize_t>(c.slots())},
+                                              self);
+                             })
+      .def("clear", &ContextMaps::clear);
+}
 
 }  // namespace contextsteer::bindings

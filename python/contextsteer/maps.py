@@ -1,3 +1,606 @@
-"""maps (filled in by its issue)."""
+"""The context-map engine: slot sets, writers, combine, resolve, choose, post-processing.
 
-__all__: list[str] = []
+Every function works on whole batches: a context map is an ``(N, K)`` float32 array, one
+row per agent, one column per slot (slot 0 along +x, slots counter-clockwise). The C++
+kernels split the agents over threads with the GIL released; results do not depend on
+the thread count. Inputs are converted to float32 C-contiguous arrays here, in plain
+sight; ``out=`` arrays are written in place and never converted (a float64, strided,
+read-only or wrongly shaped ``out`` raises ``TypeError``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Union
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from . import _core
+
+__all__ = [
+    "COMBINE_MODES",
+    "CHOOSE_MODES",
+    "DOT_SHAPES",
+    "RESOLVE_MODES",
+    "SPREAD_MODES",
+    "Choice",
+    "ContextMaps",
+    "SlotSet",
+    "blend",
+    "choose",
+    "combine",
+    "dot_map",
+    "resolve",
+    "slot_directions",
+    "spread",
+]
+
+#: Shapes of :func:`dot_map`.
+DOT_SHAPES = ("clamped_cosine", "cosine", "half_cosine", "opposite_cosine")
+#: Modes of :func:`combine`.
+COMBINE_MODES = ("max", "sum", "weighted_sum", "multiply", "min")
+#: Modes of :func:`resolve`.
+RESOLVE_MODES = ("mask", "subtract", "scale", "mask_min_danger", "avoid_opposite")
+#: Modes of :func:`choose`.
+CHOOSE_MODES = ("vector_sum", "argmax", "weighted_neighbours", "subslot")
+#: Modes of :func:`spread`.
+SPREAD_MODES = ("sum", "max")
+
+
+def _mode(value: str, choices: tuple[str, ...], what: str) -> str:
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{what}: expected one of {listed}, got {value!r}")
+    return value
+
+
+def _f32(x: ArrayLike) -> NDArray[np.float32]:
+    return np.ascontiguousarray(x, dtype=np.float32)
+
+
+def slot_directions(k: int, offset: float = 0.0) -> NDArray[np.float32]:
+    """Return the unit directions of a ring of ``k`` slots.
+
+    Slot 0 points along +x rotated by ``offset`` radians; slots follow counter-clockwise,
+    ``2*pi/k`` apart (computed in double, stored as float32).
+
+    Parameters
+    ----------
+    k : int
+        Number of slots, at least 3.
+    offset : float, optional
+        Rotation of slot 0 from +x in radians (e.g. the agent's heading).
+
+    Returns
+    -------
+    ndarray of float32, shape (k, 2)
+
+    Raises
+    ------
+    ValueError
+        If ``k < 3`` or ``offset`` is not finite.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> cs.slot_directions(4).round(3) + 0.0
+    array([[ 1.,  0.],
+           [ 0.,  1.],
+           [-1.,  0.],
+           [ 0., -1.]], dtype=float32)
+    """
+    return _core.slot_directions(int(k), float(offset))
+
+
+class SlotSet:
+    """A ring of slot directions with its neighbour graph, shared by many agents.
+
+    Slot ``i`` neighbours slots ``i-1`` and ``i+1`` (mod K). Build a regular ring with
+    ``SlotSet(k, offset)`` or wrap given directions with :meth:`from_directions`. Every
+    function taking ``directions`` accepts a ``SlotSet`` or a ``(K, 2)`` array; passing a
+    ``SlotSet`` avoids re-validating the array on every call.
+
+    Parameters
+    ----------
+    k : int
+        Number of slots, at least 3.
+    offset : float, optional
+        Rotation of slot 0 from +x in radians.
+
+    Attributes
+    ----------
+    k : int
+        Number of slots.
+    offset : float
+        Rotation of slot 0 (0 for a ring given as directions).
+    directions : ndarray of float32, shape (k, 2)
+        Read-only view of the unit directions.
+    neighbours : ndarray of int32, shape (k, 2)
+        Read-only view: row ``i`` is ``(i-1 mod k, i+1 mod k)``.
+    gaps : ndarray of float32, shape (k,)
+        Counter-clockwise angle in radians from slot ``i`` to slot ``i+1``.
+    regular : bool
+        Whether all gaps are equal.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> s = cs.SlotSet(8)
+    >>> s.k, s.directions.shape, s.neighbours[0].tolist()
+    (8, (8, 2), [7, 1])
+    """
+
+    __slots__ = ("_impl",)
+
+    def __init__(self, k: int, offset: float = 0.0) -> None:
+        self._impl = _core.SlotSet(int(k), float(offset))
+
+    @classmethod
+    def from_directions(cls, directions: ArrayLike) -> SlotSet:
+        """Wrap given unit directions, in counter-clockwise ring order, as a slot set.
+
+        Raises
+        ------
+        ValueError
+            If there are fewer than 3 rows, a direction is not a unit vector (within
+            1e-3), or the rows do not wind once counter-clockwise around the circle.
+
+        Examples
+        --------
+        >>> import numpy as np, contextsteer as cs
+        >>> s = cs.SlotSet.from_directions([[1, 0], [0, 1], [-1, 0], [0, -1]])
+        >>> s.k, s.regular
+        (4, True)
+        """
+        self = cls.__new__(cls)
+        self._impl = _core.SlotSet.from_directions(_f32(directions))
+        return self
+
+    @property
+    def k(self) -> int:
+        return self._impl.k
+
+    @property
+    def offset(self) -> float:
+        return self._impl.offset
+
+    @property
+    def directions(self) -> NDArray[np.float32]:
+        return self._impl.directions
+
+    @property
+    def neighbours(self) -> NDArray[np.int32]:
+        return self._impl.neighbours
+
+    @property
+    def gaps(self) -> NDArray[np.float32]:
+        return self._impl.gaps
+
+    @property
+    def regular(self) -> bool:
+        return self._impl.regular
+
+    def __len__(self) -> int:
+        return self.k
+
+    def __array__(self, dtype=None, copy=None):  # noqa: ANN001 - numpy protocol
+        a = self.directions
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"SlotSet(k={self.k}, offset={self.offset!r})"
+
+
+Directions = Union[SlotSet, ArrayLike]
+
+
+def _slots(directions: Directions):  # -> _core.SlotSet
+    if isinstance(directions, SlotSet):
+        return directions._impl
+    return _core.SlotSet.from_directions(_f32(directions))
+
+
+def dot_map(
+    directions: Directions,
+    vectors: ArrayLike,
+    *,
+    shape: str = "clamped_cosine",
+    weight: float | ArrayLike = 1.0,
+    magnitude: bool = False,
+    out: NDArray[np.float32] | None = None,
+) -> NDArray[np.float32]:
+    """Write a context map from one desired vector per agent (the "dot product" rule).
+
+    With ``c = dot(u_j, v_i / |v_i|)`` the cosine between slot ``j`` and agent ``i``'s
+    vector, the value is ``shape(c) * weight_i * (|v_i| if magnitude else 1)``. A zero
+    vector has no direction: ``c = 0`` in every slot.
+
+    Parameters
+    ----------
+    directions : SlotSet or array_like, shape (K, 2)
+        Slot directions.
+    vectors : array_like, shape (N, 2)
+        Desired (interest) or dangerous (danger) direction of each agent, any length.
+    shape : {'clamped_cosine', 'cosine', 'half_cosine', 'opposite_cosine'}
+        ``max(0, c)`` (Godot recipe), ``c`` (Lewis, negative scores kept),
+        ``(1 + c) / 2`` (a normalised score in [0, 1] for ``combine(mode='multiply')``),
+        ``max(0, -c)`` (Lewis "avoiding a target").
+    weight : float or array_like of shape (N,)
+        Scale of the values, shared or per agent.
+    magnitude : bool
+        Also scale by the vector's length (the Unity project's ``0.8 * up`` interest).
+    out : ndarray of float32, shape (N, K), optional
+        Written in place and returned.
+
+    Returns
+    -------
+    ndarray of float32, shape (N, K)
+
+    Raises
+    ------
+    ValueError
+        Unknown shape, wrong shapes, NaN/inf in ``vectors`` or ``weight``.
+    TypeError
+        An unusable ``out``.
+
+    Examples
+    --------
+    The Godot recipe's forward interest with 8 rays:
+
+    >>> import contextsteer as cs
+    >>> m = cs.dot_map(cs.SlotSet(8), [[1.0, 0.0]])
+    >>> [[round(float(x), 3) for x in row] for row in m]
+    [[1.0, 0.707, 0.0, 0.0, 0.0, 0.0, 0.0, 0.707]]
+    """
+    _mode(shape, DOT_SHAPES, "dot_map shape")
+    slots = _slots(directions)
+    vectors = _f32(vectors)
+    if np.ndim(weight) == 0:
+        scalar, per_agent = float(weight), None
+    else:
+        scalar, per_agent = 1.0, _f32(weight)
+    return _core.dot_map(
+        slots, vectors, shape=shape, weight=scalar, weights=per_agent,
+        magnitude=bool(magnitude), out=out,
+    )
+
+
+def combine(
+    maps: ArrayLike | Sequence[ArrayLike],
+    mode: str = "max",
+    weights: ArrayLike | None = None,
+    out: NDArray[np.float32] | None = None,
+) -> NDArray[np.float32]:
+    """Merge a stack of B context maps slot by slot into one.
+
+    Parameters
+    ----------
+    maps : array_like, shape (B, N, K), or a sequence of B arrays of shape (N, K)
+        The maps of B behaviours (a sequence is stacked here, which copies it).
+    mode : {'max', 'sum', 'weighted_sum', 'multiply', 'min'}
+        ``max`` (Unity project, Fray), ``sum``, ``weighted_sum`` (``sum_b w_b m_b``),
+        ``multiply`` (Lewis: product of normalised scores), ``min``. Sums and products
+        run in float32 in stack order.
+    weights : array_like, shape (B,), optional
+        Required by, and only allowed with, ``weighted_sum``.
+    out : ndarray of float32, shape (N, K), optional
+        Written in place and returned; must not overlap ``maps``.
+
+    Returns
+    -------
+    ndarray of float32, shape (N, K)
+
+    Raises
+    ------
+    ValueError
+        Unknown mode, missing or extra weights, B = 0, K < 3, NaN/inf.
+    TypeError
+        An unusable ``out``.
+
+    Examples
+    --------
+    The Unity project's per-slot max merge:
+
+    >>> import numpy as np, contextsteer as cs
+    >>> chase = np.array([[0.0, 0.5, 1.0, 0.5]])
+    >>> wander = np.array([[0.8, 0.2, 0.0, 0.2]])
+    >>> cs.combine([chase, wander], "max")
+    array([[0.8, 0.5, 1. , 0.5]], dtype=float32)
+    """
+    _mode(mode, COMBINE_MODES, "combine mode")
+    if isinstance(maps, np.ndarray):
+        stack = _f32(maps)
+    else:
+        stack = _f32(np.stack([np.asarray(m, dtype=np.float32) for m in maps]))
+    w = None if weights is None else _f32(weights)
+    return _core.combine(stack, mode, w, out=out)
+
+
+def resolve(
+    interest: ArrayLike,
+    danger: ArrayLike,
+    mode: str = "mask",
+    *,
+    threshold: float = 0.0,
+    epsilon: float = 0.0,
+    directions: Directions | None = None,
+    out: NDArray[np.float32] | None = None,
+) -> NDArray[np.float32]:
+    """Apply danger to interest, slot by slot.
+
+    With ``i`` interest and ``d`` danger of one agent (slot ``j``):
+
+    - ``mask``: ``0 if d_j > threshold else i_j`` (Godot recipe).
+    - ``subtract``: ``max(0, i_j - d_j)`` (Unity project; Godot "levels of danger").
+    - ``scale``: ``i_j * (1 - clip(d_j, 0, 1))``.
+    - ``mask_min_danger``: ``i_j if d_j <= min(d) + epsilon else 0`` (Fray: keep only the
+      least dangerous slots).
+    - ``avoid_opposite``: ``i_j + max_m d_m * max(0, -dot(u_j, u_m))`` (Godot
+      "avoidance": danger in slot ``m`` adds a clamped-cosine lobe of interest around
+      the opposite direction ``-u_m``). Computed from the slot vectors, so it is right
+      for odd K, where no slot is exactly opposite; the max over ``m`` (not a sum) keeps
+      the added interest independent of K. Danger does not cancel interest here.
+      Needs ``directions``.
+
+    Parameters
+    ----------
+    interest, danger : array_like, shape (N, K)
+    mode : {'mask', 'subtract', 'scale', 'mask_min_danger', 'avoid_opposite'}
+    threshold : float
+        ``mask`` only: danger above it masks the slot.
+    epsilon : float
+        ``mask_min_danger`` only: tolerance above the minimum danger (>= 0).
+    directions : SlotSet or array_like of shape (K, 2), optional
+        Required by ``avoid_opposite``.
+    out : ndarray of float32, shape (N, K), optional
+        Written in place and returned. May be ``interest`` itself (in-place resolve),
+        or ``danger`` itself except with ``avoid_opposite``; no other overlap.
+
+    Returns
+    -------
+    ndarray of float32, shape (N, K)
+
+    Raises
+    ------
+    ValueError
+        Unknown mode, mismatched shapes, K < 3, NaN/inf, missing directions.
+    TypeError
+        An unusable ``out``.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> interest = [[1.0, 0.7, 0.0, 0.0, 0.0, 0.0, 0.0, 0.7]]
+    >>> danger = [[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+    >>> cs.resolve(interest, danger, "mask")
+    array([[0. , 0.7, 0. , 0. , 0. , 0. , 0. , 0.7]], dtype=float32)
+    """
+    _mode(mode, RESOLVE_MODES, "resolve mode")
+    slots = None
+    if mode == "avoid_opposite":
+        if directions is None:
+            raise ValueError("resolve: mode 'avoid_opposite' needs directions (a SlotSet or (K, 2) array)")
+        slots = _slots(directions)
+    return _core.resolve(
+        _f32(interest), _f32(danger), mode, float(threshold), float(epsilon), slots, out=out,
+    )
+
+
+class Choice(NamedTuple):
+    """Result of :func:`choose`, one row per agent."""
+
+    #: Unit heading, or (0, 0) when no slot is positive; float32 (N, 2).
+    direction: NDArray[np.float32]
+    #: Strength in [0, 1] (speed scaling); 0 when no slot is positive; float32 (N,).
+    strength: NDArray[np.float32]
+    #: Chosen slot, -1 when no slot is positive; int32 (N,).
+    slot: NDArray[np.int32]
+
+
+def choose(
+    values: ArrayLike,
+    directions: Directions,
+    mode: str = "vector_sum",
+    *,
+    width: int = 2,
+    contiguous: bool = True,
+    out: Choice | tuple | None = None,
+) -> Choice:
+    """Choose a heading, a strength and a slot for every agent from its resolved map.
+
+    Only positive values count as interest. When no slot of an agent is positive the
+    result is direction (0, 0), strength 0, slot -1. Ties between equal slots go to the
+    lowest slot index. ``b`` below is the highest slot.
+
+    - ``vector_sum`` (Godot recipe): the normalised sum of ``v_j u_j``. With
+      ``contiguous=True`` (default) only over the best run of consecutive positive slots
+      (largest total; ties: the run whose first slot has the lowest index), so the
+      heading never averages across a masked gap: symmetric interest around a blocked
+      forward slot does not sum to straight ahead. Guard: if the sum is degenerate or
+      its nearest slot is not positive (possible for runs longer than half the ring),
+      the heading is the run's highest slot. ``slot`` and ``strength`` are that slot and
+      its value. ``contiguous=False`` is the raw recipe: every positive slot is summed,
+      slot/strength from ``b``; that heading may point into a masked slot.
+    - ``argmax`` (Unity project): ``u_b``; strength ``v_b``.
+    - ``weighted_neighbours`` (Lewis): ``b`` averaged (weights = values) with up to
+      ``width`` neighbours each side, stopping at the first non-positive slot; same
+      guard as ``vector_sum``; slot ``b``, strength ``v_b``.
+    - ``subslot``: a parabolic fit in angle through ``b`` and its two neighbours (with the
+      real gaps between them); the heading is the vertex, clamped to half a gap either
+      side (it stays in slot ``b``'s sector), strength the fitted peak value; exact for
+      values sampled from a parabola in angle. If the three values are not concave
+      (flat), ``u_b`` and ``v_b``. Slot ``b``.
+
+    Strengths are clipped to [0, 1].
+
+    Parameters
+    ----------
+    values : array_like, shape (N, K)
+        Resolved interest.
+    directions : SlotSet or array_like, shape (K, 2)
+    mode : {'vector_sum', 'argmax', 'weighted_neighbours', 'subslot'}
+    width : int
+        ``weighted_neighbours``: neighbours each side (Lewis suggests 2 or 3).
+    contiguous : bool
+        ``vector_sum``: sum only the best contiguous run (True) or everything (False).
+    out : Choice or tuple of (direction, strength, slot), optional
+        float32 (N, 2), float32 (N,), int32 (N,) arrays written in place.
+
+    Returns
+    -------
+    Choice
+        ``(direction, strength, slot)``.
+
+    Raises
+    ------
+    ValueError
+        Unknown mode, K mismatch, K < 3, width < 0, NaN/inf.
+    TypeError
+        An unusable ``out``.
+
+    Examples
+    --------
+    The Godot recipe's obstacle case: forward is blocked, the agent turns away.
+
+    >>> import contextsteer as cs
+    >>> slots = cs.SlotSet(8)
+    >>> interest = [[0.0, 0.707, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5]]
+    >>> c = cs.choose(interest, slots)
+    >>> c.direction.round(3) + 0.0, c.strength, c.slot
+    (array([[0.707, 0.707]], dtype=float32), array([0.707], dtype=float32), array([1], dtype=int32))
+    """
+    _mode(mode, CHOOSE_MODES, "choose mode")
+    if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
+        raise TypeError(f"width: expected an int, got {type(width).__name__}")
+    if out is None:
+        od = os_ = oi = None
+    else:
+        if len(out) != 3:
+            raise TypeError("out: expected (direction, strength, slot)")
+        od, os_, oi = out
+    d, s, i = _core.choose(
+        _f32(values), _slots(directions), mode, int(width), bool(contiguous),
+        out_direction=od, out_strength=os_, out_slot=oi,
+    )
+    return Choice(d, s, i)
+
+
+def spread(
+    values: ArrayLike,
+    kernel: ArrayLike = (0.25, 0.5, 0.25),
+    mode: str = "sum",
+    *,
+    out: NDArray[np.float32] | None = None,
+) -> NDArray[np.float32]:
+    """Spread each slot's value over its ring neighbours (blur or dilation).
+
+    With an odd-length kernel ``w`` of length ``L <= K`` and centre ``h = L // 2``:
+    ``sum``: ``out_j = sum_m w_m v_{j+m-h}`` (circular convolution; e.g. a blur);
+    ``max``: ``out_j = max_m w_m v_{j+m-h}`` (weighted dilation; e.g. grow danger to the
+    neighbouring slots without adding it up). Indices wrap around the ring.
+
+    Parameters
+    ----------
+    values : array_like, shape (N, K)
+    kernel : array_like, shape (L,)
+        Odd length, at most K. Used as given (not normalised).
+    mode : {'sum', 'max'}
+    out : ndarray of float32, shape (N, K), optional
+        Written in place and returned; must not overlap ``values``.
+
+    Returns
+    -------
+    ndarray of float32, shape (N, K)
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> cs.spread([[0.0, 0.0, 1.0, 0.0, 0.0, 0.0]], [0.25, 0.5, 0.25])
+    array([[0.  , 0.25, 0.5 , 0.25, 0.  , 0.  ]], dtype=float32)
+    """
+    _mode(mode, SPREAD_MODES, "spread mode")
+    return _core.spread(_f32(values), _f32(kernel), mode, out=out)
+
+
+def blend(
+    previous: ArrayLike,
+    current: ArrayLike,
+    alpha: float,
+    *,
+    out: NDArray[np.float32] | None = None,
+) -> NDArray[np.float32]:
+    """Blend two maps for temporal stability: ``previous + alpha * (current - previous)``.
+
+    Parameters
+    ----------
+    previous, current : array_like, shape (N, K)
+    alpha : float
+        In [0, 1]: 0 keeps ``previous``, 1 takes ``current``.
+    out : ndarray of float32, shape (N, K), optional
+        Written in place and returned; may be ``previous`` or ``current`` itself (e.g.
+        ``blend(memory, new, 0.3, out=memory)``).
+
+    Returns
+    -------
+    ndarray of float32, shape (N, K)
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> cs.blend([[0.0, 1.0, 0.0]], [[1.0, 0.0, 0.0]], 0.25)
+    array([[0.25, 0.75, 0.  ]], dtype=float32)
+    """
+    return _core.blend(_f32(previous), _f32(current), float(alpha), out=out)
+
+
+class ContextMaps:
+    """Interest and danger maps of ``n`` agents with ``k`` slots, owned by C++.
+
+    ``interest`` and ``danger`` are writable zero-copy ``(n, k)`` float32 views whose
+    ``base`` keeps the C++ storage alive, so a view outlives ``del`` of this object.
+    Pass them as ``out=`` to the kernels to write in place.
+
+    Parameters
+    ----------
+    n : int
+        Number of agents (>= 0).
+    k : int
+        Number of slots (>= 3).
+
+    Examples
+    --------
+    >>> import numpy as np, contextsteer as cs
+    >>> maps = cs.ContextMaps(2, 8)
+    >>> _ = cs.dot_map(cs.SlotSet(8), [[1, 0], [0, 1]], out=maps.interest)
+    >>> int(maps.interest.argmax(axis=1)[1])
+    2
+    """
+
+    __slots__ = ("_impl",)
+
+    def __init__(self, n: int, k: int) -> None:
+        self._impl = _core.ContextMaps(int(n), int(k))
+
+    @property
+    def n(self) -> int:
+        return self._impl.n
+
+    @property
+    def k(self) -> int:
+        return self._impl.k
+
+    @property
+    def interest(self) -> NDArray[np.float32]:
+        return self._impl.interest
+
+    @property
+    def danger(self) -> NDArray[np.float32]:
+        return self._impl.danger
+
+    def clear(self) -> None:
+        """Set interest and danger to zero."""
+        self._impl.clear()
+
+    def __repr__(self) -> str:
+        return f"ContextMaps(n={self.n}, k={self.k})"

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// Choose: one heading, strength and slot per agent from its resolved context map.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "contextsteer/slot_set.hpp"
+
+namespace contextsteer {
+
+/// The rule that turns a resolved map into a heading.
+enum class ChooseMode {
+  kVectorSum,           ///< normalised sum of value * direction (Godot recipe)
+  kArgmax,              ///< direction of the highest slot (Unity project)
+  kWeightedNeighbours,  ///< best slot averaged with up to `width` neighbours a side (Lewis)
+  kSubslot,             ///< parabola through the peak and its two neighbours, in angle
+};
+
+/// Scalars of choose.
+struct ChooseParams {
+  ChooseMode mode = ChooseMode::kVectorSum;
+  /// kWeightedNeighbours: neighbours each side of the best slot (>= 0).
+  std::size_t width = 2;
+  /// kVectorSum: sum only the best contiguous run of positive slots (true) or every
+  /// positive slot as the Godot recipe does (false).
+  bool contiguous = true;
+};
+
+/// Rows [begin, end) of choose: values N*K floats; outputs direction N*2 (unit or zero),
+/// strength N floats in [0, 1], slot N int32 (-1 when no slot is positive).
+/// Only positive values count as interest. Pure, allocation-free, reentrant.
+///
+/// Rules (b = highest slot, lowest index on ties; v = values of the agent):
+/// - kArgmax: direction u_b, strength clamp(v_b, 0, 1), slot b.
+/// - kVectorSum, contiguous: among the maximal runs of consecutive positive slots on the
+///   ring pick the one with the largest total (sum in double, in ring order from the
+///   run's first slot; ties: lowest first slot); direction = normalised sum of v_j u_j
+///   over the run; slot = the run's highest slot s (lowest index on ties); strength
+///   clamp(v_s, 0, 1). Guard: if the sum is degenerate (|sum| <= 1e-6 * run total) or
+///   its nearest slot (largest dot, lowest index on ties) is not positive, the
+///   direction is u_s. So the heading never points into a non-positive slot.
+/// - kVectorSum, raw: sum over all positive slots (Godot); slot b, strength clamp(v_b);
+///   a degenerate sum gives u_b. No guard: the heading may point into a masked slot.
+/// - kWeightedNeighbours: slots b-l..b+r where l, r <= width extend from b while the
+///   next slot is positive (l first, l + r <= K - 1); direction = normalised sum of
+///   v_j u_j over them, with the same guard as vector_sum; slot b, strength clamp(v_b).
+/// - kSubslot: fit y = A x^2 + B x + C through (-g_l, v_{b-1}), (0, v_b), (g_r, v_{b+1})
+///   where x is the angle from u_b and g_l, g_r are the gaps to the neighbours; if
+///   A < 0 the heading is u_b rotated by x* = -B / (2A) clamped to [-g_l/2, g_r/2],
+///   strength clamp(y(x*), 0, 1); else u_b and clamp(v_b). Exact (in double) for values
+///   sampled from a parabola in angle. Slot b. Stays inside slot b's sector.
+void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& slots,
+                 const ChooseParams& p, std::span<float> direction, std::span<float> strength,
+                 std::span<std::int32_t> slot, std::size_t begin, std::size_t end);
+
+/// choose over all N agents on the thread pool; sets *nonfinite (if given) when a value
+/// is NaN/inf.
+void choose(std::span<const float> values, std::size_t n, std::size_t k, const SlotSet& slots,
+            const ChooseParams& p, std::span<float> direction, std::span<float> strength,
+            std::span<std::int32_t> slot, std::atomic<bool>* nonfinite = nullptr);
+
+}  // namespace contextsteer

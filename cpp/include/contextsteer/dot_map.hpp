@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// The "dot product" writer: per-slot interest or danger from one desired vector per agent.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <span>
+
+#include "contextsteer/slot_set.hpp"
+
+namespace contextsteer {
+
+/// How the cosine c = dot(slot direction, unit vector) becomes a slot value.
+enum class DotShape {
+  kCosine,          ///< c, in [-1, 1] (Lewis: keep the negative scores)
+  kClampedCosine,   ///< max(0, c) (Godot recipe, Lewis "clamp to [0, 1]")
+  kHalfCosine,      ///< (1 + c) / 2, in [0, 1] (a normalised score for multiply)
+  kOppositeCosine,  ///< max(0, -c) (Lewis "avoiding a target": flip the sign)
+};
+
+/// Parameters of dot_map: value = shape(c) * weight * w[i] * (|v_i| if magnitude).
+struct DotMapParams {
+  DotShape shape = DotShape::kClampedCosine;
+  float weight = 1.0f;
+  /// Optional per-agent weights (N floats) or empty.
+  std::span<const float> agent_weights = {};
+  /// Multiply by the length of the agent's vector (Unity's `0.8 * up` interest).
+  bool magnitude = false;
+};
+
+/// Rows [begin, end) of dot_map: vectors (N*2), out (N*K). A zero vector has no
+/// direction: c = 0 in every slot. Pure, allocation-free, reentrant.
+void dot_map_rows(const SlotSet& slots, std::span<const float> vectors, const DotMapParams& p,
+                  std::span<float> out, std::size_t begin, std::size_t end);
+
+/// dot_map over all N agents on the thread pool; sets *nonfinite (if given) when a
+/// vector or agent weight is NaN/inf.
+void dot_map(const SlotSet& slots, std::span<const float> vectors, const DotMapParams& p,
+             std::span<float> out, std::atomic<bool>* nonfinite = nullptr);
+
+}  // namespace contextsteer

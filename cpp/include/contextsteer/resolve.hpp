@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// Resolve: apply an agent's danger map to its interest map, slot by slot.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <span>
+
+#include "contextsteer/slot_set.hpp"
+
+namespace contextsteer {
+
+/// How danger d acts on interest i (per slot j of one agent).
+enum class ResolveMode {
+  kMask,           ///< d_j > threshold ? 0 : i_j (Godot recipe)
+  kSubtract,       ///< max(0, i_j - d_j) (Unity project, Godot "levels of danger")
+  kScale,          ///< i_j * (1 - clamp(d_j, 0, 1))
+  kMaskMinDanger,  ///< d_j <= min_m d_m + epsilon ? i_j : 0 (Fray)
+  kAvoidOpposite,  ///< i_j + max_m d_m * max(0, -dot(u_j, u_m)) (Godot "avoidance")
+};
+
+/// Scalars of resolve.
+struct ResolveParams {
+  ResolveMode mode = ResolveMode::kMask;
+  float threshold = 0.0f;  ///< kMask
+  float epsilon = 0.0f;    ///< kMaskMinDanger
+};
+
+/// Rows [begin, end) of resolve: interest, danger, out are N*K floats; out may be
+/// interest or danger (same index) except for kAvoidOpposite and kMaskMinDanger, where
+/// out must not be danger. `slots` is used by kAvoidOpposite only (size K).
+/// Pure, allocation-free, reentrant.
+void resolve_rows(std::span<const float> interest, std::span<const float> danger, std::size_t k,
+                  const ResolveParams& p, const SlotSet* slots, std::span<float> out,
+                  std::size_t begin, std::size_t end);
+
+/// resolve over all N agents on the thread pool; sets *nonfinite (if given) when an
+/// interest or danger value is NaN/inf.
+void resolve(std::span<const float> interest, std::span<const float> danger, std::size_t n,
+             std::size_t k, const ResolveParams& p, const SlotSet* slots, std::span<float> out,
+             std::atomic<bool>* nonfinite = nullptr);
+
+}  // namespace contextsteer

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+#include "contextsteer/choose.hpp"
+
+#include <algorithm>
+#include <bit>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <cmath>
+
+#include "contextsteer/batch.hpp"
+
+namespace contextsteer {
+
+namespace {
+
+struct Out {
+  float x, y, strength;
+  std::int32_t slot;
+};
+
+constexpr Out kNothing{0.0f, 0.0f, 0.0f, -1};
+
+float unit_strength(float v) { return std::clamp(v, 0.0f, 1.0f); }
+
+// Highest slot, lowest index on ties; -1 when no value is positive.
+std::int32_t best_slot(const float* v, std::size_t k) {
+  std::size_t b = 0;
+  float best = v[0];
+  for (std::size_t j = 1; j < k; ++j) {  // selects, not branches: no mispredictions
+    b = v[j] > best ? j : b;
+    best = std::max(best, v[j]);
+  }
+  return best > 0.0f ? static_cast<std::int32_t>(b) : -1;
+}
+
+// Slot whose direction is nearest to (x, y): largest dot, lowest index on ties.
+std::size_t nearest_slot(const SlotSet& s, float x, float y) {
+  const float* dx = s.x();
+  const float* dy = s.y();
+  std::size_t b = 0;
+  float best = dx[0] * x + dy[0] * y;
+  for (std::size_t j = 1; j < s.size(); ++j) {
+    const float d = dx[j] * x + dy[j] * y;
+    b = d > best ? j : b;
+    best = std::max(best, d);
+  }
+  return b;
+}
+
+// Turns a summed vector into the output. `fallback` is the slot whose direction is used
+// when the sum is degenerate or (with guard) points into a non-positive slot.
+Out finish_sum(const SlotSet& s, const float* v, double sx, double sy, double total,
+               std::size_t fallback, bool guard) {
+  const double len = std::sqrt(sx * sx + sy * sy);
+  const float strength = unit_strength(v[fallback]);
+  const auto slot = static_cast<std::int32_t>(fallback);
+  if (!(len > 1e-6 * total)) return {s.x()[fallback], s.y()[fallback], strength, slot};
+  const double inv = 1.0 / len;
+  const auto ux = static_cast<float>(sx * inv), uy = static_cast<float>(sy * inv);
+  if (guard && !(v[nearest_slot(s, ux, uy)] > 0.0f)) {
+    return {s.x()[fallback], s.y()[fallback], strength, slot};
+  }
+  return {ux, uy, strength, slot};
+}
+
+// Godot rule over every positive slot.
+Out vector_sum_raw(const SlotSet& s, const float* v, std::size_t k) {
+  const std::int32_t b = best_slot(v, k);
+  if (b < 0) return kNothing;
+  double sx = 0.0, sy = 0.0;  // double: sums of many slots can cancel
+  double total = 0.0;
+  for (std::size_t j = 0; j < k; ++j) {
+    const double w = std::max(v[j], 0.0f);
+    sx += w * s.x()[j];
+    sy += w * s.y()[j];
+    total += w;
+  }
+  return finish_sum(s, v, sx, sy, total, static_cast<std::size_t>(b), false);
+}
+
+// Sum of v over `len` ring slots from `first`, in ring order, in double.
+double run_total(const float* v, std::size_t k, std::size_t first, std::size_t len) {
+  const std::size_t end1 = std::min(k, first + len);
+  double t = 0.0;
+  for (std::size_t j = first; j < end1; ++j) t += v[j];
+  for (std::size_t j = 0; j < first + len - end1; ++j) t += v[j];
+  return t;
+}
+
+// Takes the run (first, len, total) if it beats the best so far: larger total, or an
+// equal total and a lower first slot.
+void consider(std::size_t first, std::size_t len, double total, std::size_t& best_first,
+              std::size_t& best_len, double& best_total) {
+  if (total > best_total || (total == best_total && first < best_first)) {
+    best_first = first;
+    best_len = len;
+    best_total = total;
+  }
+}
+
+// Bit j set when v[j] > 0, for K <= 64. SSE2 (baseline on x86-64) compares four
+// slots per instruction; elsewhere a plain loop.
+std::uint64_t positive_bits(const float* v, std::size_t k) {
+  std::uint64_t m = 0;
+  std::size_t j = 0;
+#if defined(__SSE2__)
+  const __m128 zero = _mm_setzero_ps();
+  for (; j + 4 <= k; j += 4) {
+    const auto bits = static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(v + j), zero)));
+    m |= bits << j;
+  }
+#endif
+  for (; j < k; ++j) m |= std::uint64_t(v[j] > 0.0f) << j;
+  return m;
+}
+
+// Best run for K <= 64: the positive slots as a bit mask, runs found with bit scans, so
+// the work is per run instead of a branch per slot. A single run needs no totals here
+// (the caller sums it anyway): total is left at -1 for the caller to fill in.
+void best_run_bits(const float* v, std::size_t k, std::size_t& start, std::size_t& len,
+                   double& total) {
+  const std::uint64_t m = positive_bits(v, k);
+  const std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
+  if (m == 0) return;
+  if (m == full) {  // the whole ring is one run starting at 0
+    start = 0;
+    len = k;
+    total = -1.0;
+    return;
+  }
+  // Rotate right so that the first non-positive slot lands on the top bit k-1: then no
+  // run wraps, and bit b stands for slot (b + r) mod k.
+  const std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
+  std::uint64_t rm = r == k ? m : ((m >> r) | (m << (k - r))) & full;
+  const bool single = std::popcount(rm & ~(rm << 1)) == 1;  // run starts in rm
+  while (rm) {
+    const std::size_t b = static_cast<std::size_t>(std::countr_zero(rm));
+    const std::size_t l = static_cast<std::size_t>(std::countr_zero(~(rm >> b)));
+    rm &= ~(((std::uint64_t(1) << l) - 1) << b);  // l < 64: bit k-1 is clear
+    std::size_t first = b + r;
+    if (first >= k) first -= k;
+    if (single) {
+      start = first;
+      len = l;
+      total = -1.0;
+      return;
+    }
+    consider(first, l, run_total(v, k, first, l), start, len, total);
+  }
+}
+
+#if defined(__SSE2__)
+// Lane masks for the 16 patterns of 4 bits: kLaneMask[b] has lane i all-ones if bit i of b.
+alignas(16) constexpr std::uint32_t kLaneMask[16][4] = {
+    {0, 0, 0, 0}, {~0u, 0, 0, 0}, {0, ~0u, 0, 0}, {~0u, ~0u, 0, 0},
+    {0, 0, ~0u, 0}, {~0u, 0, ~0u, 0}, {0, ~0u, ~0u, 0}, {~0u, ~0u, ~0u, 0},
+    {0, 0, 0, ~0u}, {~0u, 0, 0, ~0u}, {0, ~0u, 0, ~0u}, {~0u, ~0u, 0, ~0u},
+    {0, 0, ~0u, ~0u}, {~0u, 0, ~0u, ~0u}, {0, ~0u, ~0u, ~0u}, {~0u, ~0u, ~0u, ~0u}};
+
+inline __m128 lane_mask(std::uint64_t bits, std::size_t j) {
+  return _mm_load_ps(reinterpret_cast<const float*>(kLaneMask[(bits >> j) & 15u]));
+}
+
+inline double hsum(__m128d a) { return _mm_cvtsd_f64(_mm_add_sd(a, _mm_unpackhi_pd(a, a))); }
+
+// Sum of v over the slots whose bit is set, in double (four lanes; exact whenever the
+// values span less than 2^29 in magnitude, as sums of up to 64 floats in double are).
+// Fixed trip count over K (a multiple of 4), no data-dependent branches.
+double masked_total(const float* v, std::size_t k, std::uint64_t bits) {
+  __m128d lo = _mm_setzero_pd(), hi = _mm_setzero_pd();
+  for (std::size_t j = 0; j < k; j += 4) {
+    const __m128 w = _mm_and_ps(_mm_loadu_ps(v + j), lane_mask(bits, j));
+    lo = _mm_add_pd(lo, _mm_cvtps_pd(w));
+    hi = _mm_add_pd(hi, _mm_cvtps_pd(_mm_movehl_ps(w, w)));
+  }
+  return hsum(_mm_add_pd(lo, hi));
+}
+
+// Vector sum, total and highest slot (lowest index on ties) of the slots whose bit is
+// set (a run: all of them positive).
+void masked_vector_sum(const SlotSet& s, const float* v, std::size_t k, std::uint64_t bits,
+                       double& sx, double& sy, double& total, std::size_t& top) {
+  __m128d x0 = _mm_setzero_pd(), x1 = _mm_setzero_pd(), y0 = _mm_setzero_pd(),
+          y1 = _mm_setzero_pd(), t0 = _mm_setzero_pd(), t1 = _mm_setzero_pd();
+  __m128 vmax = _mm_setzero_ps();
+  for (std::size_t j = 0; j < k; j += 4) {
+    const __m128 w = _mm_and_ps(_mm_loadu_ps(v + j), lane_mask(bits, j));
+    vmax = _mm_max_ps(vmax, w);
+    const __m128d a = _mm_cvtps_pd(w), b = _mm_cvtps_pd(_mm_movehl_ps(w, w));
+    x0 = _mm_add_pd(x0, _mm_mul_pd(a, _mm_loadu_pd(s.x64() + j)));
+    x1 = _mm_add_pd(x1, _mm_mul_pd(b, _mm_loadu_pd(s.x64() + j + 2)));
+    y0 = _mm_add_pd(y0, _mm_mul_pd(a, _mm_loadu_pd(s.y64() + j)));
+    y1 = _mm_add_pd(y1, _mm_mul_pd(b, _mm_loadu_pd(s.y64() + j + 2)));
+    t0 = _mm_add_pd(t0, a);
+    t1 = _mm_add_pd(t1, b);
+  }
+  sx = hsum(_mm_add_pd(x0, x1));
+  sy = hsum(_mm_add_pd(y0, y1));
+  total = hsum(_mm_add_pd(t0, t1));
+  // Broadcast the lane maximum, then the first slot of the run holding it.
+  vmax = _mm_max_ps(vmax, _mm_shuffle_ps(vmax, vmax, _MM_SHUFFLE(2, 3, 0, 1)));
+  vmax = _mm_max_ps(vmax, _mm_shuffle_ps(vmax, vmax, _MM_SHUFFLE(1, 0, 3, 2)));
+  std::uint64_t eq = 0;
+  for (std::size_t j = 0; j < k; j += 4) {
+    const __m128 w = _mm_and_ps(_mm_loadu_ps(v + j), lane_mask(bits, j));
+    eq |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpeq_ps(w, vmax))) << j;
+  }
+  top = static_cast<std::size_t>(std::countr_zero(eq & bits));
+}
+
+// vector_sum over the best run for K <= 64, K a multiple of 4: bit masks and
+// fixed-length SIMD sums, so the work has no data-dependent branches per slot.
+Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t k) {
+  const std::uint64_t m = positive_bits(v, k);
+  if (m == 0) return kNothing;
+  const std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
+  std::uint64_t run = m;
+  std::size_t len = k;
+  if (m != full) {
+    // Rotate right so that the first non-positive slot lands on bit k-1: no run wraps,
+    // and bit b of rm stands for slot (b + r) mod k.
+    const std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
+    const auto rot_left = [&](std::uint64_t x, std::size_t by) {  // by in [0, k]
+      return by == 0 || by == k ? x : ((x << by) | (x >> (k - by))) & full;
+    };
+    std::uint64_t rm = rot_left(m, k - r);
+    std::size_t best_first = k;
+    double best_total = -1.0;
+    while (rm) {
+      const std::size_t b = static_cast<std::size_t>(std::countr_zero(rm));
+      const std::size_t l = static_cast<std::size_t>(std::countr_zero(~(rm >> b)));
+      const std::uint64_t piece = ((std::uint64_t(1) << l) - 1) << b;  // l < 64
+      rm &= ~piece;
+      std::size_t first = b + r;
+      if (first >= k) first -= k;
+      const std::uint64_t bits = rot_left(piece, r);
+      if (best_total < 0.0 && rm == 0) {  // the only run: nothing to compare
+        run = bits;
+        len = l;
+        break;
+      }
+      const double t = masked_total(v, k, bits);
+      if (t > best_total || (t == best_total && first < best_first)) {
+        best_total = t;
+        best_first = first;
+        run = bits;
+        len = l;
+      }
+    }
+  }
+  double sx, sy, total;
+  std::size_t top;
+  masked_vector_sum(s, v, k, run, sx, sy, total, top);
+  const bool guard = len < k && (!s.regular() || 2 * len > k);
+  return finish_sum(s, v, sx, sy, total, top, guard);
+}
+#endif
+
+// Best run for any K: one walk around the ring from just after a non-positive slot.
+void best_run_walk(const float* v, std::size_t k, std::size_t& start, std::size_t& len,
+                   double& total) {
+  std::size_t off = k;
+  for (std::size_t j = 0; j < k && off == k; ++j) off = v[j] > 0.0f ? k : j;
+  if (off == k) {
+    start = 0;
+    len = k;
+    total = run_total(v, k, 0, k);
+    return;
+  }
+  std::size_t first = 0, n = 0;
+  for (std::size_t t = 1; t <= k; ++t) {  // ends on `off`, which closes the last run
+    const std::size_t j = off + t >= k ? off + t - k : off + t;
+    if (v[j] > 0.0f) {
+      if (n++ == 0) first = j;
+    } else if (n) {
+      consider(first, n, run_total(v, k, first, n), start, len, total);
+      n = 0;
+    }
+  }
+}
+
+// Godot rule restricted to the best contiguous run of positive slots.
+Out vector_sum_run(const SlotSet& s, const float* v, std::size_t k) {
+  std::size_t start = 0, len = 0;
+  double total = 0.0;
+  if (k <= 64) best_run_bits(v, k, start, len, total);
+  else best_run_walk(v, k, start, len, total);
+  if (len == 0) return kNothing;
+  // Sum the run as (at most) two straight pieces of the ring; double: slots can cancel.
+  const std::size_t end1 = std::min(k, start + len);
+  const std::size_t rest = start + len - end1;
+  double sx = 0.0, sy = 0.0, sum = 0.0;  // sum: the run total, in the same order
+  std::size_t top = start;
+  float vtop = v[start];
+  for (std::size_t j = start; j < end1; ++j) {
+    sx += double(v[j]) * s.x()[j];
+    sy += double(v[j]) * s.y()[j];
+    sum += v[j];
+    top = v[j] > vtop ? j : top;
+    vtop = std::max(vtop, v[j]);
+  }
+  for (std::size_t j = 0; j < rest; ++j) {
+    sx += double(v[j]) * s.x()[j];
+    sy += double(v[j]) * s.y()[j];
+    sum += v[j];
+    top = v[j] > vtop || (v[j] == vtop && j < top) ? j : top;
+    vtop = std::max(vtop, v[j]);
+  }
+  total = sum;
+  // A run of at most K/2 slots of a regular ring spans less than half a turn, so its
+  // sum lies inside the run's cone and the guard cannot fire: skip the K dot products.
+  const bool guard = len < k && (!s.regular() || 2 * len > k);
+  return finish_sum(s, v, sx, sy, total, top, guard);
+}
+
+Out weighted_neighbours(const SlotSet& s, const float* v, std::size_t k, std::size_t width) {
+  const std::int32_t bi = best_slot(v, k);
+  if (bi < 0) return kNothing;
+  const std::size_t b = static_cast<std::size_t>(bi);
+  std::size_t l = 0, r = 0;
+  while (l < width && l + 1 < k && v[(b + k - l - 1) % k] > 0.0f) ++l;
+  while (r < width && l + r + 1 < k && v[(b + r + 1) % k] > 0.0f) ++r;
+  double sx = 0.0, sy = 0.0;  // double: sums of many slots can cancel
+  double total = 0.0;
+  for (std::size_t t = 0; t <= l + r; ++t) {
+    const std::size_t j = (b + k - l + t) % k;
+    sx += double(v[j]) * s.x()[j];
+    sy += double(v[j]) * s.y()[j];
+    total += v[j];
+  }
+  const std::size_t len = l + r + 1;
+  return finish_sum(s, v, sx, sy, total, b, len < k && (!s.regular() || 2 * len > k));
+}
+
+Out subslot(const SlotSet& s, const float* v, std::size_t k) {
+  const std::int32_t bi = best_slot(v, k);
+  if (bi < 0) return kNothing;
+  const std::size_t b = static_cast<std::size_t>(bi);
+  const std::size_t lo = (b + k - 1) % k, hi = (b + 1) % k;
+  // Parabola y = A x^2 + B x + C through (-gl, yl), (0, yc), (gr, yr), in double.
+  const double gl = s.gaps()[lo], gr = s.gaps()[b];
+  const double yl = v[lo], yc = v[b], yr = v[hi];
+  const double sr = (yr - yc) / gr, sl = (yl - yc) / gl;  // sr = A gr + B, sl = A gl - B
+  const double a = (sr + sl) / (gl + gr);
+  double x = 0.0, peak = yc;
+  if (a < 0.0) {
+    const double bb = sr - a * gr;
+    x = std::clamp(-bb / (2.0 * a), -0.5 * gl, 0.5 * gr);
+    peak = yc + x * (bb + a * x);
+  }
+  const double c = std::cos(x), sn = std::sin(x);
+  const double dx = s.x()[b], dy = s.y()[b];
+  const double ox = dx * c - dy * sn, oy = dx * sn + dy * c;
+  const double n = std::hypot(ox, oy);
+  return {static_cast<float>(ox / n), static_cast<float>(oy / n),
+          unit_strength(static_cast<float>(peak)), bi};
+}
+
+template <class Rule>
+void each_row(const float* values, std::size_t k, float* dir, float* str, std::int32_t* slot,
+              std::size_t begin, std::size_t end, Rule&& rule) {
+  for (std::size_t i = begin; i < end; ++i) {
+    const Out o = rule(values + i * k);
+    dir[2 * i] = o.x;
+    dir[2 * i + 1] = o.y;
+    str[i] = o.strength;
+    slot[i] = o.slot;
+  }
+}
+
+}  // namespace
+
+void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& slots,
+                 const ChooseParams& p, std::span<float> direction, std::span<float> strength,
+                 std::span<std::int32_t> slot, std::size_t begin, std::size_t end) {
+  const float* v = values.data();
+  float* d = direction.data();
+  float* st = strength.data();
+  std::int32_t* sl = slot.data();
+  switch (p.mode) {
+    case ChooseMode::kArgmax:
+      each_row(v, k, d, st, sl, begin, end, [&](const float* row) {
+        const std::int32_t b = best_slot(row, k);
+        if (b < 0) return kNothing;
+        return Out{slots.x()[b], slots.y()[b], unit_strength(row[b]), b};
+      });
+      break;
+    case ChooseMode::kVectorSum:
+      if (p.contiguous) {
+#if defined(__SSE2__)
+        if (k <= 64 && k % 4 == 0) {
+          each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return vector_sum_run_simd(slots, row, k); });
+          break;
+        }
+#endif
+        each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return vector_sum_run(slots, row, k); });
+      } else {
+        each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return vector_sum_raw(slots, row, k); });
+      }
+      break;
+    case ChooseMode::kWeightedNeighbours:
+      each_row(v, k, d, st, sl, begin, end,
+               [&](const float* row) { return weighted_neighbours(slots, row, k, p.width); });
+      break;
+    case ChooseMode::kSubslot:
+      each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return subslot(slots, row, k); });
+      break;
+  }
+}
+
+void choose(std::span<const float> values, std::size_t n, std::size_t k, const SlotSet& slots,
+            const ChooseParams& p, std::span<float> direction, std::span<float> strength,
+            std::span<std::int32_t> slot, std::atomic<bool>* nonfinite) {
+  for_rows(
+      n, k, nonfinite,
+      [&](std::size_t b, std::size_t e) { return all_finite(values.data() + b * k, (e - b) * k); },
+      [&](std::size_t b, std::size_t e) {
+        choose_rows(values, k, slots, p, direction, strength, slot, b, e);
+      });
+}
+
+}  // namespace contextsteer

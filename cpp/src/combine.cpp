@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#include "contextsteer/combine.hpp"
+
+#include <algorithm>
+
+#include "contextsteer/batch.hpp"
+
+namespace contextsteer {
+
+namespace {
+// Element-wise loops over a contiguous range; no __restrict because out may be an input
+// (the compiler versions the loops on an overlap check and still vectorises).
+void first(const float* m, float w, bool weighted, float* o, std::size_t len) {
+  if (weighted) {
+    for (std::size_t i = 0; i < len; ++i) o[i] = w * m[i];
+  } else if (o != m) {
+    std::copy(m, m + len, o);
+  }
+}
+
+void fold(CombineMode mode, const float* m, float w, float* o, std::size_t len) {
+  switch (mode) {
+    case CombineMode::kMax:
+      for (std::size_t i = 0; i < len; ++i) o[i] = std::max(o[i], m[i]);
+      break;
+    case CombineMode::kMin:
+      for (std::size_t i = 0; i < len; ++i) o[i] = std::min(o[i], m[i]);
+      break;
+    case CombineMode::kSum:
+      for (std::size_t i = 0; i < len; ++i) o[i] = o[i] + m[i];
+      break;
+    case CombineMode::kWeightedSum:
+      for (std::size_t i = 0; i < len; ++i) o[i] = o[i] + w * m[i];
+      break;
+    case CombineMode::kMultiply:
+      for (std::size_t i = 0; i < len; ++i) o[i] = o[i] * m[i];
+      break;
+  }
+}
+}  // namespace
+
+void combine_rows(std::span<const float> maps, std::size_t b, std::size_t n, std::size_t k,
+                  CombineMode mode, std::span<const float> weights, std::span<float> out,
+                  std::size_t begin, std::size_t end) {
+  const bool weighted = mode == CombineMode::kWeightedSum;
+  // Work in blocks that stay in L1 while all B maps are folded into them.
+  constexpr std::size_t kBlock = 2048;
+  const std::size_t hi = end * k;
+  for (std::size_t lo = begin * k; lo < hi; lo += kBlock) {
+    const std::size_t len = std::min(kBlock, hi - lo);
+    float* o = out.data() + lo;
+    first(maps.data() + lo, weighted ? weights[0] : 1.0f, weighted, o, len);
+    for (std::size_t s = 1; s < b; ++s) {
+      fold(mode, maps.data() + s * n * k + lo, weighted ? weights[s] : 1.0f, o, len);
+    }
+  }
+}
+
+void combine(std::span<const float> maps, std::size_t b, std::size_t n, std::size_t k,
+             CombineMode mode, std::span<const float> weights, std::span<float> out,
+             std::atomic<bool>* nonfinite) {
+  for_rows(
+      n, k * b, nonfinite,
+      [&](std::size_t r0, std::size_t r1) {
+        bool ok = true;
+        for (std::size_t s = 0; s < b; ++s) ok &= all_finite(maps.data() + (s * n + r0) * k, (r1 - r0) * k);
+        return ok;
+      },
+      [&](std::size_t r0, std::size_t r1) { combine_rows(maps, b, n, k, mode, weights, out, r0, r1); });
+}
+
+}  // namespace contextsteer

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#include "contextsteer/postprocess.hpp"
+
+#include <algorithm>
+
+#include "contextsteer/batch.hpp"
+
+namespace contextsteer {
+
+void spread_rows(std::span<const float> values, std::size_t k, std::span<const float> kernel,
+                 SpreadMode mode, std::span<float> out, std::size_t begin, std::size_t end) {
+  const std::size_t len = kernel.size();
+  const std::size_t h = len / 2;
+  for (std::size_t r = begin; r < end; ++r) {
+    const float* __restrict v = values.data() + r * k;
+    float* __restrict o = out.data() + r * k;
+    for (std::size_t m = 0; m < len; ++m) {
+      const float w = kernel[m];
+      // Source slot of out_j is j + m - h (mod K): split the ring into two straight runs.
+      const std::size_t shift = (m + k - h) % k;  // source = (j + shift) mod K
+      const std::size_t split = k - shift;        // j < split: source j + shift
+      if (m == 0) {
+        for (std::size_t j = 0; j < split; ++j) o[j] = w * v[j + shift];
+        for (std::size_t j = split; j < k; ++j) o[j] = w * v[j - split];
+      } else if (mode == SpreadMode::kSum) {
+        for (std::size_t j = 0; j < split; ++j) o[j] += w * v[j + shift];
+        for (std::size_t j = split; j < k; ++j) o[j] += w * v[j - split];
+      } else {
+        for (std::size_t j = 0; j < split; ++j) o[j] = std::max(o[j], w * v[j + shift]);
+        for (std::size_t j = split; j < k; ++j) o[j] = std::max(o[j], w * v[j - split]);
+      }
+    }
+  }
+}
+
+void spread(std::span<const float> values, std::size_t n, std::size_t k,
+            std::span<const float> kernel, SpreadMode mode, std::span<float> out,
+            std::atomic<bool>* nonfinite) {
+  for_rows(
+      n, k * kernel.size(), nonfinite,
+      [&](std::size_t b, std::size_t e) { return all_finite(values.data() + b * k, (e - b) * k); },
+      [&](std::size_t b, std::size_t e) { spread_rows(values, k, kernel, mode, out, b, e); });
+}
+
+void blend_rows(std::span<const float> previous, std::span<const float> current, std::size_t k,
+                float alpha, std::span<float> out, std::size_t begin, std::size_t end) {
+  const float* p = previous.data() + begin * k;
+  const float* c = current.data() + begin * k;
+  float* o = out.data() + begin * k;
+  const std::size_t len = (end - begin) * k;
+  for (std::size_t i = 0; i < len; ++i) o[i] = p[i] + alpha * (c[i] - p[i]);
+}
+
+void blend(std::span<const float> previous, std::span<const float> current, std::size_t n,
+           std::size_t k, float alpha, std::span<float> out, std::atomic<bool>* nonfinite) {
+  for_rows(
+      n, k, nonfinite,
+      [&](std::size_t b, std::size_t e) {
+        return all_finite(previous.data() + b * k, (e - b) * k) &
+               all_finite(current.data() + b * k, (e - b) * k);
+      },
+      [&](std::size_t b, std::size_t e) { blend_rows(previous, current, k, alpha, out, b, e); });
+}
+
+}  // namespace contextsteer

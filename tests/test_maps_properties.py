@@ -1,0 +1,223 @@
+"""Property tests of the context-map kernels against the NumPy oracle (tests/reference.py)."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import contextsteer as cs
+from reference import (
+    ref_blend,
+    ref_choose,
+    ref_combine,
+    ref_dot_map,
+    ref_resolve,
+    ref_slot_directions,
+    ref_spread,
+)
+
+# Values: many exact zeros (masked slots), no pathological tiny magnitudes.
+value = st.one_of(
+    st.just(0.0),
+    st.floats(0.015625, 1.5, width=32),
+    st.floats(-1.0, -0.015625, width=32),
+    st.sampled_from([0.25, 0.5, 1.0]),
+)
+agents = st.one_of(st.just(0), st.just(1), st.integers(2, 12))
+slots_k = st.one_of(st.integers(3, 24), st.integers(25, 256))
+
+
+@st.composite
+def maps(draw, count=1, elements=value):
+    n = draw(agents)
+    k = draw(slots_k)
+    out = [draw(hnp.arrays(np.float32, (n, k), elements=elements)) for _ in range(count)]
+    return out if count > 1 else out[0]
+
+
+@st.composite
+def generic_maps(draw):
+    """Continuous random values with random masked runs: no ties, for symmetry tests."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    n = draw(st.integers(1, 8))
+    k = draw(slots_k)
+    rng = np.random.default_rng(seed)
+    v = rng.uniform(-0.2, 1.0, (n, k)).astype(np.float32)
+    v[rng.random((n, k)) < draw(st.sampled_from([0.0, 0.3, 0.7]))] = 0.0
+    return v
+
+
+@given(k=st.integers(3, 256), offset=st.floats(-10, 10))
+def test_slot_directions_vs_oracle(k, offset):
+    d = cs.slot_directions(k, offset)
+    assert d.dtype == np.float32 and d.shape == (k, 2)
+    np.testing.assert_allclose(d, ref_slot_directions(k, offset), atol=1e-6)
+    s = cs.SlotSet(k, offset)
+    np.testing.assert_array_equal(s.directions, d)
+    assert s.regular
+    np.testing.assert_array_equal(s.neighbours, np.stack([(np.arange(k) - 1) % k, (np.arange(k) + 1) % k], 1))
+
+
+@given(n=agents, k=slots_k, shape=st.sampled_from(cs.DOT_SHAPES), magnitude=st.booleans(),
+       data=st.data())
+def test_dot_map_vs_oracle(n, k, shape, magnitude, data):
+    vectors = data.draw(hnp.arrays(np.float32, (n, 2), elements=st.floats(-100, 100, width=32)))
+    per_agent = data.draw(st.booleans())
+    weight = (data.draw(hnp.arrays(np.float32, (n,), elements=st.floats(0, 2, width=32)))
+              if per_agent else data.draw(st.floats(-2, 2)))
+    slots = cs.SlotSet(k)
+    got = cs.dot_map(slots, vectors, shape=shape, weight=weight, magnitude=magnitude)
+    want = ref_dot_map(slots.directions, vectors, shape, weight, magnitude)
+    scale = 1 + (np.hypot(vectors[:, 0], vectors[:, 1])[:, None] if magnitude else 0)
+    assert got.shape == want.shape
+    assert np.all(np.abs(got - want) <= 4e-6 * scale * 2 + 1e-5 * np.abs(want))
+
+
+@given(data=st.data(), mode=st.sampled_from(cs.COMBINE_MODES), b=st.integers(1, 4))
+def test_combine_vs_oracle(data, mode, b):
+    stack = np.stack(data.draw(maps(count=b))) if b > 1 else data.draw(maps())[None]
+    weights = None
+    if mode == "weighted_sum":
+        weights = data.draw(hnp.arrays(np.float32, (b,), elements=st.floats(-2, 2, width=32)))
+    got = cs.combine(stack, mode, weights)
+    np.testing.assert_array_equal(got, ref_combine(stack, mode, weights))  # same float32 ops
+    listed = cs.combine(list(stack), mode, weights)
+    np.testing.assert_array_equal(listed, got)
+
+
+@given(data=st.data(), mode=st.sampled_from(cs.RESOLVE_MODES),
+       threshold=st.sampled_from([0.0, 0.5]), epsilon=st.sampled_from([0.0, 0.1]))
+def test_resolve_vs_oracle(data, mode, threshold, epsilon):
+    interest, danger = data.draw(maps(count=2))
+    slots = cs.SlotSet(interest.shape[1])
+    got = cs.resolve(interest, danger, mode, threshold=threshold, epsilon=epsilon, directions=slots)
+    want = ref_resolve(interest, danger, mode, threshold, epsilon, slots.directions)
+    np.testing.assert_allclose(got, want, atol=1e-6, rtol=1e-6)
+
+
+@given(values=maps(), mode=st.sampled_from(cs.CHOOSE_MODES), width=st.integers(0, 4),
+       contiguous=st.booleans())
+def test_choose_vs_oracle(values, mode, width, contiguous):
+    slots = cs.SlotSet(values.shape[1])
+    c = cs.choose(values, slots, mode, width=width, contiguous=contiguous)
+    d, s, i = ref_choose(values, slots.directions, mode, width, contiguous)
+    assert c.slot.dtype == np.int32 and c.direction.dtype == np.float32
+    np.testing.assert_array_equal(c.slot, i)
+    np.testing.assert_allclose(c.direction, d, atol=1e-4)
+    np.testing.assert_allclose(c.strength, s, atol=1e-5)
+    assert np.all((c.strength >= 0) & (c.strength <= 1))
+    none = c.slot < 0
+    assert np.all(c.direction[none] == 0) and np.all(c.strength[none] == 0)
+    np.testing.assert_allclose(np.hypot(*c.direction[~none].T), 1.0, atol=1e-5)
+
+
+@given(values=generic_maps(), mode=st.sampled_from(["vector_sum", "weighted_neighbours", "subslot", "argmax"]))
+def test_choose_never_points_into_a_non_positive_slot(values, mode):
+    slots = cs.SlotSet(values.shape[1])
+    c = cs.choose(values, slots, mode, width=3)
+    for i in np.flatnonzero(c.slot >= 0):
+        nearest = int(np.argmax(slots.directions @ c.direction[i]))
+        assert values[i, nearest] > 0
+
+
+@given(values=generic_maps(), mode=st.sampled_from(cs.CHOOSE_MODES), contiguous=st.booleans())
+def test_choose_rotation_equivariant(values, mode, contiguous):
+    k = values.shape[1]
+    slots = cs.SlotSet(k)
+    a = cs.choose(values, slots, mode, contiguous=contiguous)
+    b = cs.choose(np.roll(values, 1, axis=1), slots, mode, contiguous=contiguous)
+    np.testing.assert_array_equal(b.slot, np.where(a.slot < 0, -1, (a.slot + 1) % k))
+    t = 2 * np.pi / k
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    np.testing.assert_allclose(b.direction, a.direction @ rot.T, atol=1e-4)
+    np.testing.assert_allclose(b.strength, a.strength, atol=1e-5)
+
+
+@given(data=st.data(), mode=st.sampled_from(cs.RESOLVE_MODES))
+def test_resolve_rotation_equivariant(data, mode):
+    interest, danger = data.draw(maps(count=2))
+    slots = cs.SlotSet(interest.shape[1])
+    a = cs.resolve(interest, danger, mode, directions=slots)
+    b = cs.resolve(np.roll(interest, 1, 1), np.roll(danger, 1, 1), mode, directions=slots)
+    np.testing.assert_allclose(b, np.roll(a, 1, 1), atol=1e-5)
+
+
+@given(data=st.data(), mode=st.sampled_from(cs.SPREAD_MODES))
+def test_spread_vs_oracle_and_rotation(data, mode):
+    values = data.draw(maps())
+    k = values.shape[1]
+    length = data.draw(st.sampled_from([1, 3, 5])) if k >= 5 else data.draw(st.sampled_from([1, 3]))
+    kernel = data.draw(hnp.arrays(np.float32, (length,), elements=st.floats(0, 1, width=32)))
+    got = cs.spread(values, kernel, mode)
+    np.testing.assert_allclose(got, ref_spread(values, kernel, mode), atol=1e-5)
+    np.testing.assert_allclose(cs.spread(np.roll(values, 1, 1), kernel, mode), np.roll(got, 1, 1), atol=1e-5)
+
+
+@given(data=st.data(), alpha=st.floats(0, 1))
+def test_blend_vs_oracle(data, alpha):
+    previous, current = data.draw(maps(count=2))
+    np.testing.assert_allclose(cs.blend(previous, current, alpha), ref_blend(previous, current, alpha), atol=1e-5)
+
+
+@given(values=generic_maps(), mode=st.sampled_from(cs.CHOOSE_MODES), seed=st.integers(0, 1000))
+def test_agent_order_does_not_matter(values, mode, seed):
+    perm = np.random.default_rng(seed).permutation(len(values))
+    slots = cs.SlotSet(values.shape[1])
+    a = cs.choose(values, slots, mode)
+    b = cs.choose(values[perm], slots, mode)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x[perm], y)
+    danger = np.roll(values, 3, axis=1)
+    for m in cs.RESOLVE_MODES:
+        r = cs.resolve(values, danger, m, directions=slots)
+        np.testing.assert_array_equal(r[perm], cs.resolve(values[perm], danger[perm], m, directions=slots))
+
+
+@pytest.mark.parametrize("k", [3, 8, 16, 33])
+def test_thread_count_invariance(k):
+    rng = np.random.default_rng(k)
+    n = 20000
+    stack = rng.uniform(-0.2, 1, (3, n, k)).astype(np.float32)
+    danger = (rng.random((n, k)) < 0.2).astype(np.float32)
+    slots = cs.SlotSet(k)
+    vectors = rng.normal(size=(n, 2)).astype(np.float32)
+
+    def run():
+        out = [cs.dot_map(slots, vectors), cs.combine(stack, "max"), cs.combine(stack, "sum"),
+               cs.spread(stack[0], [0.25, 0.5, 0.25]), cs.blend(stack[0], stack[1], 0.3)]
+        interest = cs.combine(stack, "max")
+        for m in cs.RESOLVE_MODES:
+            out.append(cs.resolve(interest, danger, m, directions=slots))
+        resolved = out[-5]  # mask
+        for m in cs.CHOOSE_MODES:
+            out.extend(cs.choose(resolved, slots, m))
+            out.extend(cs.choose(resolved, slots, m, contiguous=False))
+        return out
+
+    with cs.threads(1):
+        one = run()
+    with cs.threads(2):
+        two = run()
+    with cs.threads(3):
+        three = run()
+    for a, b, c in zip(one, two, three):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+
+
+@pytest.mark.parametrize("k", [3, 4, 31, 32, 33, 63, 64, 65, 200])
+@pytest.mark.parametrize("masked", [0.0, 0.3, 0.7])
+def test_choose_fast_and_general_paths_vs_oracle(k, masked):
+    # K <= 64 takes the bit-mask path, larger K the general walk: both must match.
+    rng = np.random.default_rng(k)
+    v = rng.uniform(-0.2, 1.0, (40, k)).astype(np.float32)
+    v[rng.random(v.shape) < masked] = 0.0
+    slots = cs.SlotSet(k)
+    for mode in cs.CHOOSE_MODES:
+        for contiguous in (True, False):
+            c = cs.choose(v, slots, mode, contiguous=contiguous)
+            d, s, i = ref_choose(v, slots.directions, mode, 2, contiguous)
+            np.testing.assert_array_equal(c.slot, i)
+            np.testing.assert_allclose(c.direction, d, atol=1e-5)
+            np.testing.assert_allclose(c.strength, s, atol=1e-6)
