@@ -1,10 +1,322 @@
 // SPDX-License-Identifier: MIT
+// Bindings of the world and its queries: World (copy-on-write), raycast, slot_raycast, nearest, inside.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "arrays.hpp"
+#include "contextsteer/nearest.hpp"
+#include "contextsteer/raycast.hpp"
+#include "contextsteer/world.hpp"
+#include "world_handle.hpp"
 
 namespace py = pybind11;
 
 namespace contextsteer::bindings {
+namespace {
 
-void bind_world(py::module_& m) { (void)m; }
+[[noreturn]] void fail(const std::string& text) { throw py::value_error(text); }
+
+std::string num(float v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// A capsule that keeps one geometry snapshot alive: the base of every view we hand out.
+py::capsule owner_of(const std::shared_ptr<World>& w) {
+  auto* keep = new std::shared_ptr<World>(w);
+  return py::capsule(keep, [](void* p) { delete static_cast<std::shared_ptr<World>*>(p); });
+}
+
+// Checks a point list (P, 2) for polylines and polygons: finite, no zero-length edges, enough
+// points after dropping a repeated closing point. Returns the points to use.
+std::vector<float> ring_points(const py::handle& obj, const char* what, bool closed, std::size_t min_points) {
+  auto a = input_f32(obj, what, {kAny, 2}, {"P", "2"});
+  std::vector<float> pts(a.data, a.data + a.size());
+  std::size_t p = pts.size() / 2;
+  if (closed && p >= 2 && pts[0] == pts[2 * p - 2] && pts[1] == pts[2 * p - 1]) {
+    pts.resize(pts.size() - 2);  // a ring given with its first point repeated at the end
+    --p;
+  }
+  if (p < min_points) {
+    fail(std::string(what) + ": expected at least " + std::to_string(min_points) + " distinct points, got " +
+         std::to_string(p));
+  }
+  if (closed && p >= 3 && pts[0] == pts[2 * p - 2] && pts[1] == pts[2 * p - 1]) {
+    fail(std::string(what) + ": the last point repeats the first one twice (zero-length closing segment)");
+  }
+  for (std::size_t i = 0; i + 1 < p; ++i) {
+    if (pts[2 * i] == pts[2 * i + 2] && pts[2 * i + 1] == pts[2 * i + 3]) {
+      fail(std::string(what) + ": points " + std::to_string(i) + " and " + std::to_string(i + 1) +
+           " are equal (zero-length segment " + std::to_string(i) + ")");
+    }
+  }
+  return pts;
+}
+
+py::array_t<std::int32_t> id_range(std::int32_t first, std::size_t n) {
+  auto ids = new_array<std::int32_t>({static_cast<py::ssize_t>(n)});
+  auto* p = ids.mutable_data();
+  for (std::size_t i = 0; i < n; ++i) p[i] = first + static_cast<std::int32_t>(i);
+  return ids;
+}
+
+SlotMode slot_mode(const std::string& mode) {
+  if (mode == "auto") return SlotMode::kAuto;
+  if (mode == "gather") return SlotMode::kGather;
+  if (mode == "per_ray") return SlotMode::kPerRay;
+  fail("method: expected 'auto', 'gather' or 'per_ray', got '" + mode + "'");
+}
+
+void check_max_dist(const Checked<const float>& m, std::size_t n, const char* what) {
+  if (m.size() != 1 && m.size() != n) {
+    fail(std::string(what) + ": expected shape (1,) or (" + std::to_string(n) + ",), got " + shape_text(m.shape));
+  }
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m.data[i] < 0.0f) fail(std::string(what) + ": expected values >= 0, got " + num(m.data[i]) + " at index " + std::to_string(i));
+  }
+}
+
+}  // namespace
+
+void bind_world(py::module_& m) {
+  py::class_<WorldHandle>(m, "World", "Static obstacles with a uniform-grid index (see contextsteer.World).")
+      .def(py::init<>())
+      .def(
+          "add_segments",
+          [](WorldHandle& self, const py::handle& segments, std::uint32_t layers) {
+            auto a = input_f32(segments, "segments", {kAny, 4}, {"M", "4"});
+            const std::size_t n = static_cast<std::size_t>(a.dim(0));
+            for (std::size_t i = 0; i < n; ++i) {
+              const float* s = a.data + 4 * i;
+              if (s[0] == s[2] && s[1] == s[3]) fail("segments: segment " + std::to_string(i) + " has zero length");
+            }
+            auto next = self.edit();
+            const std::int32_t first = next->add_segments(a.span(), layers);
+            self.current = next;
+            return id_range(first, n);
+          },
+          py::arg("segments"), py::arg("layers"))
+      .def(
+          "add_polyline",
+          [](WorldHandle& self, const py::handle& points, bool closed, std::uint32_t layers) {
+            auto pts = ring_points(points, "points", closed, 2);
+            auto next = self.edit();
+            const std::int32_t id = next->add_polyline(pts, closed, layers);
+            self.current = next;
+            return id;
+          },
+          py::arg("points"), py::arg("closed"), py::arg("layers"))
+      .def(
+          "add_polygon",
+          [](WorldHandle& self, const py::handle& ring, std::uint32_t layers) {
+            auto pts = ring_points(ring, "ring", true, 3);
+            auto next = self.edit();
+            const std::int32_t id = next->add_polygon(pts, layers);
+            self.current = next;
+            return id;
+          },
+          py::arg("ring"), py::arg("layers"))
+      .def(
+          "add_box",
+          [](WorldHandle& self, float cx, float cy, float hx, float hy, float angle, std::uint32_t layers) {
+            require_finite(cx, "center[0]");
+            require_finite(cy, "center[1]");
+            require_finite(angle, "angle");
+            if (!(hx > 0.0f) || !std::isfinite(hx)) fail("half_extents[0] must be a finite number > 0, got " + num(hx));
+            if (!(hy > 0.0f) || !std::isfinite(hy)) fail("half_extents[1] must be a finite number > 0, got " + num(hy));
+            auto next = self.edit();
+            const std::int32_t id = next->add_box({cx, cy}, {hx, hy}, angle, layers);
+            self.current = next;
+            return id;
+          },
+          py::arg("cx"), py::arg("cy"), py::arg("hx"), py::arg("hy"), py::arg("angle"), py::arg("layers"))
+      .def(
+          "add_circles",
+          [](WorldHandle& self, const py::handle& centers, const py::handle& radii, std::uint32_t layers) {
+            auto c = input_f32(centers, "centers", {kAny, 2}, {"C", "2"});
+            auto r = input_f32(radii, "radii", {c.dim(0)}, {"C"});
+            for (std::size_t i = 0; i < r.size(); ++i) {
+              if (r.data[i] < 0.0f) fail("radii: circle " + std::to_string(i) + " has negative radius " + num(r.data[i]));
+            }
+            auto next = self.edit();
+            const std::int32_t first = next->add_circles(c.span(), r.span(), layers);
+            self.current = next;
+            return id_range(first, r.size());
+          },
+          py::arg("centers"), py::arg("radii"), py::arg("layers"))
+      .def_property_readonly("walls",
+                             [](const WorldHandle& self) {
+                               const auto& w = self.current;
+                               return view_of(const_cast<float*>(w->walls().data()),
+                                              {static_cast<py::ssize_t>(w->segment_count()), 4}, owner_of(w), false);
+                             })
+      .def_property_readonly("wall_obstacles",
+                             [](const WorldHandle& self) {
+                               const auto& w = self.current;
+                               return view_of(const_cast<std::int32_t*>(w->wall_obstacle().data()),
+                                              {static_cast<py::ssize_t>(w->segment_count())}, owner_of(w), false);
+                             })
+      .def_property_readonly("circle_centers",
+                             [](const WorldHandle& self) {
+                               const auto& w = self.current;
+                               return view_of(const_cast<float*>(w->circle_centers().data()),
+                                              {static_cast<py::ssize_t>(w->circle_count()), 2}, owner_of(w), false);
+                             })
+      .def_property_readonly("circle_radii",
+                             [](const WorldHandle& self) {
+                               const auto& w = self.current;
+                               return view_of(const_cast<float*>(w->circle_radii().data()),
+                                              {static_cast<py::ssize_t>(w->circle_count())}, owner_of(w), false);
+                             })
+      .def_property_readonly("circle_obstacles",
+                             [](const WorldHandle& self) {
+                               const auto& w = self.current;
+                               return view_of(const_cast<std::int32_t*>(w->circle_obstacle().data()),
+                                              {static_cast<py::ssize_t>(w->circle_count())}, owner_of(w), false);
+                             })
+      .def_property_readonly("obstacle_layers",
+                             [](const WorldHandle& self) {
+                               const auto& w = self.current;
+                               return view_of(const_cast<std::uint32_t*>(w->obstacle_layers().data()),
+                                              {static_cast<py::ssize_t>(w->obstacle_count())}, owner_of(w), false);
+                             })
+      .def_property_readonly("obstacle_count", [](const WorldHandle& self) { return self.current->obstacle_count(); })
+      .def_property_readonly("segment_count", [](const WorldHandle& self) { return self.current->segment_count(); })
+      .def_property_readonly("circle_count", [](const WorldHandle& self) { return self.current->circle_count(); })
+      .def_property_readonly("bounds",
+                             [](const WorldHandle& self) -> py::object {
+                               float b[4];
+                               if (!self.current->bounds(b)) return py::none();
+                               return py::make_tuple(b[0], b[1], b[2], b[3]);
+                             })
+      .def_property(
+          "cell_size", [](const WorldHandle& self) { return self.current->cell_size(); },
+          [](WorldHandle& self, float cell) {
+            if (!(cell >= 0.0f) || !std::isfinite(cell)) fail("cell_size must be a finite number >= 0, got " + num(cell));
+            auto next = self.edit();
+            next->set_cell_size(cell);
+            self.current = next;
+          })
+      .def_property_readonly("grid_shape",
+                             [](WorldHandle& self) {
+                               auto w = self.snapshot();
+                               return py::make_tuple(w->grid().nx, w->grid().ny, w->grid().cell);
+                             });
+
+  m.def(
+      "raycast",
+      [](WorldHandle& world, const py::handle& origins, const py::handle& directions, const py::handle& max_dist,
+         float radius, std::uint32_t layers) {
+        auto o = input_f32(origins, "origins", {kAny, 2}, {"R", "2"});
+        const auto n = static_cast<std::size_t>(o.dim(0));
+        auto d = input_f32(directions, "directions", {o.dim(0), 2}, {"R", "2"});
+        auto md = input_f32(max_dist, "max_dist", {kAny}, {"R"});
+        check_max_dist(md, n, "max_dist");
+        require_non_negative(radius, "radius");
+        for (std::size_t i = 0; i < n; ++i) {
+          if (d.data[2 * i] == 0.0f && d.data[2 * i + 1] == 0.0f)
+            fail("directions: ray " + std::to_string(i) + " has a zero-length direction");
+        }
+        auto snap = world.snapshot();
+        const auto r = static_cast<py::ssize_t>(n);
+        auto dist = new_array<float>({r});
+        auto hit = new_array<bool>({r});
+        auto normal = new_array<float>({r, 2});
+        auto obstacle = new_array<std::int32_t>({r});
+        RayHitsOut out{dist.mutable_data(), hit.mutable_data(), normal.mutable_data(), obstacle.mutable_data()};
+        {
+          py::gil_scoped_release release;
+          contextsteer::raycast(*snap, o.span(), d.span(), md.span(), radius, layers, out);
+        }
+        return py::make_tuple(dist, hit, normal, obstacle);
+      },
+      py::arg("world"), py::arg("origins"), py::arg("directions"), py::arg("max_dist"), py::arg("radius"),
+      py::arg("layers"));
+
+  m.def(
+      "slot_raycast",
+      [](WorldHandle& world, const py::handle& positions, const py::handle& slot_directions,
+         const py::handle& look_ahead, const py::handle& headings, float radius, std::uint32_t layers,
+         const py::handle& out, const std::string& method) {
+        auto p = input_f32(positions, "positions", {kAny, 2}, {"N", "2"});
+        const auto n = static_cast<std::size_t>(p.dim(0));
+        auto s = input_f32(slot_directions, "slot_directions", {kAny, 2}, {"K", "2"});
+        const auto k = static_cast<std::size_t>(s.dim(0));
+        auto la = input_f32(look_ahead, "look_ahead", {kAny}, {"N"});
+        check_max_dist(la, n, "look_ahead");
+        require_non_negative(radius, "radius");
+        const SlotMode mode = slot_mode(method);
+        std::vector<float> unit(2 * k);
+        for (std::size_t j = 0; j < k; ++j) {
+          const double x = s.data[2 * j], y = s.data[2 * j + 1];
+          const double len = std::sqrt(x * x + y * y);
+          if (len == 0.0) fail("slot_directions: slot " + std::to_string(j) + " has a zero-length direction");
+          unit[2 * j] = static_cast<float>(x / len);
+          unit[2 * j + 1] = static_cast<float>(y / len);
+        }
+        std::span<const float> head;
+        if (!headings.is_none()) {
+          auto hd = input_f32(headings, "headings", {p.dim(0)}, {"N"});
+          head = hd.span();
+        }
+        py::array_t<float> result;
+        if (out.is_none()) {
+          result = new_array<float>({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(k)});
+        } else {
+          output_f32(out, "out", {p.dim(0), s.dim(0)}, {"N", "K"});
+          result = py::reinterpret_borrow<py::array_t<float>>(out);
+        }
+        auto snap = world.snapshot();
+        std::span<float> dst(result.mutable_data(), n * k);
+        {
+          py::gil_scoped_release release;
+          contextsteer::slot_raycast(*snap, p.span(), unit, la.span(), head, radius, layers, dst, mode);
+        }
+        return result;
+      },
+      py::arg("world"), py::arg("positions"), py::arg("slot_directions"), py::arg("look_ahead"), py::arg("headings"),
+      py::arg("radius"), py::arg("layers"), py::arg("out").noconvert() = py::none(), py::arg("method") = "auto");
+
+  m.def(
+      "nearest",
+      [](WorldHandle& world, const py::handle& points, float max_dist, std::uint32_t layers) {
+        auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
+        require_non_negative(max_dist, "max_dist");
+        const auto n = p.dim(0);
+        auto snap = world.snapshot();
+        auto dist = new_array<float>({n});
+        auto point = new_array<float>({n, 2});
+        auto normal = new_array<float>({n, 2});
+        auto obstacle = new_array<std::int32_t>({n});
+        NearestOut out{dist.mutable_data(), point.mutable_data(), normal.mutable_data(), obstacle.mutable_data()};
+        {
+          py::gil_scoped_release release;
+          contextsteer::nearest(*snap, p.span(), max_dist, layers, out);
+        }
+        return py::make_tuple(dist, point, normal, obstacle);
+      },
+      py::arg("world"), py::arg("points"), py::arg("max_dist"), py::arg("layers"));
+
+  m.def(
+      "inside",
+      [](WorldHandle& world, const py::handle& points, std::uint32_t layers) {
+        auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
+        auto snap = world.snapshot();
+        auto result = new_array<bool>({p.dim(0)});
+        {
+          py::gil_scoped_release release;
+          contextsteer::inside(*snap, p.span(), layers, result.mutable_data());
+        }
+        return result;
+      },
+      py::arg("world"), py::arg("points"), py::arg("layers"));
+}
 
 }  // namespace contextsteer::bindings

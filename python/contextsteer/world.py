@@ -1,3 +1,510 @@
-"""world (filled in by its issue)."""
+"""The static world (walls, polygons, boxes, circles) and its batched queries.
 
-__all__: list[str] = []
+Obstacles are stored in flat float32 arrays in the C++ core with a uniform-grid index that
+is rebuilt lazily after edits. Queries take arrays of any batch size, release the GIL and
+split the work over :func:`contextsteer.set_num_threads` threads; results never depend on
+the thread count.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["World", "RayHits", "Nearest", "raycast", "slot_raycast", "nearest", "inside"]
+
+ALL_LAYERS = 0xFFFFFFFF
+_SLOT_METHODS = ("auto", "gather", "per_ray")
+
+
+def _layers(layers: Any) -> int:
+    if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)):
+        raise TypeError(f"layers: expected an int bit mask, got {type(layers).__name__}")
+    if not 0 <= int(layers) <= ALL_LAYERS:
+        raise ValueError(f"layers: expected a 32-bit mask in [0, 0xFFFFFFFF], got {layers}")
+    return int(layers)
+
+
+def _points(x: Any, what: str) -> np.ndarray:
+    a = np.ascontiguousarray(x, dtype=np.float32)
+    if a.ndim != 2 or a.shape[1] != 2:
+        raise ValueError(f"{what}: expected shape (N, 2), got {a.shape}")
+    return a
+
+
+def _per_row(x: Any, n: int, what: str) -> np.ndarray:
+    """A scalar or an (n,) array as a float32 (1,) or (n,) array."""
+    if np.ndim(x) == 0:
+        return np.full(1, x, dtype=np.float32)
+    a = np.ascontiguousarray(x, dtype=np.float32)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise ValueError(f"{what}: expected a scalar or shape ({n},), got {a.shape}")
+    return a
+
+
+class World:
+    """Static obstacles: segments, polylines, polygons, boxes and circles.
+
+    Every obstacle gets an id (0, 1, 2, ... in order of addition) and a 32-bit layer mask;
+    queries take a ``layers`` mask and see only obstacles sharing a bit with it.
+    Polylines, polygons and boxes are stored as segments (:attr:`walls`); polygons and
+    boxes also keep their ring so that :func:`inside` knows their interior.
+
+    Adding obstacles never changes arrays handed out before: :attr:`walls` and
+    :attr:`circles` are read-only zero-copy views of the geometry as it was when they were
+    taken, and each edit stores the geometry in a new buffer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> world = cs.World()
+    >>> world.add_segments([[0, -1, 0, 1], [2, -1, 2, 1]]).tolist()
+    [0, 1]
+    >>> world.add_box(center=(5, 0), half_extents=(1, 1))
+    2
+    >>> world.obstacle_count, world.segment_count
+    (3, 6)
+    >>> world.walls[:2]
+    array([[ 0., -1.,  0.,  1.],
+           [ 2., -1.,  2.,  1.]], dtype=float32)
+    """
+
+    def __init__(self) -> None:
+        self._core = _core.World()
+
+    # ------------------------------------------------------------------ adding ---
+    def add_segments(self, segments: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
+        """Add M independent segments, one obstacle each.
+
+        Parameters
+        ----------
+        segments : array_like, shape (M, 4)
+            Rows ``(ax, ay, bx, by)``.
+        layers : int, optional
+            Layer mask of the new obstacles (all layers by default).
+
+        Returns
+        -------
+        ids : numpy.ndarray of int32, shape (M,)
+            The new obstacle ids.
+
+        Raises
+        ------
+        ValueError
+            Wrong shape, a non-finite coordinate or a zero-length segment (named by index).
+        """
+        a = np.ascontiguousarray(segments, dtype=np.float32)
+        return self._core.add_segments(a, _layers(layers))
+
+    def add_polyline(self, points: Any, *, closed: bool = False, layers: int = ALL_LAYERS) -> int:
+        """Add one polyline obstacle through P >= 2 points (``closed`` joins last to first).
+
+        A polyline is a wall without interior: rays starting on its far side still hit it.
+        For a closed ring given with its first point repeated at the end, the repeat is
+        dropped.
+
+        Returns
+        -------
+        int
+            The obstacle id.
+
+        Raises
+        ------
+        ValueError
+            Fewer than 2 distinct points, repeated consecutive points (a zero-length
+            segment, named by index) or non-finite coordinates.
+
+        Examples
+        --------
+        >>> import contextsteer as cs
+        >>> w = cs.World()
+        >>> w.add_polyline([[0, 0], [4, 0], [4, 3]], closed=True)
+        0
+        >>> w.segment_count
+        3
+        """
+        pts = np.ascontiguousarray(points, dtype=np.float32)
+        return int(self._core.add_polyline(pts, bool(closed), _layers(layers)))
+
+    def add_polygon(self, ring: Any, *, layers: int = ALL_LAYERS) -> int:
+        """Add one simple polygon (a closed ring of P >= 3 points, either orientation).
+
+        Its edges are walls and its interior (boundary included) counts for :func:`inside`;
+        rays starting inside it report distance 0. The polygon must not self-intersect
+        (not checked).
+
+        Returns
+        -------
+        int
+            The obstacle id.
+
+        Raises
+        ------
+        ValueError
+            Fewer than 3 distinct points, a zero-length edge (named by index) or
+            non-finite coordinates.
+        """
+        pts = np.ascontiguousarray(ring, dtype=np.float32)
+        return int(self._core.add_polygon(pts, _layers(layers)))
+
+    def add_box(self, center: Any, half_extents: Any, angle: float = 0.0, *, layers: int = ALL_LAYERS) -> int:
+        """Add a box (a 4-point polygon) with centre, half extents > 0 and rotation in radians.
+
+        Examples
+        --------
+        >>> import contextsteer as cs
+        >>> w = cs.World()
+        >>> w.add_box((0, 0), (2, 1), angle=0.5)
+        0
+        >>> bool(cs.inside(w, [[0.0, 0.0]])[0])
+        True
+        """
+        c = np.asarray(center, dtype=np.float64).reshape(-1)
+        h = np.asarray(half_extents, dtype=np.float64).reshape(-1)
+        if c.shape != (2,) or h.shape != (2,):
+            raise ValueError(f"add_box: expected center and half_extents of shape (2,), got {c.shape} and {h.shape}")
+        return int(self._core.add_box(float(c[0]), float(c[1]), float(h[0]), float(h[1]), float(angle), _layers(layers)))
+
+    def add_circles(self, centers: Any, radii: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
+        """Add C circles (solid discs), one obstacle each.
+
+        Parameters
+        ----------
+        centers : array_like, shape (C, 2)
+        radii : array_like, shape (C,) or scalar
+            Radii >= 0.
+
+        Returns
+        -------
+        ids : numpy.ndarray of int32, shape (C,)
+
+        Raises
+        ------
+        ValueError
+            Wrong shapes, non-finite values or a negative radius (named by index).
+        """
+        c = np.ascontiguousarray(centers, dtype=np.float32)
+        r = np.ascontiguousarray(radii, dtype=np.float32)
+        if np.ndim(radii) == 0 and c.ndim == 2:
+            r = np.full(c.shape[0], radii, dtype=np.float32)
+        return self._core.add_circles(c, r, _layers(layers))
+
+    def add_shapely(self, geometry: Any, *, layers: int = ALL_LAYERS) -> list[int]:
+        """Add a shapely geometry (needs the optional ``shapely`` package).
+
+        Polygons become polygons (holes become closed polylines), LineStrings polylines,
+        LinearRings closed polylines, Points circles of radius 0; multi-part geometries and
+        collections add every part.
+
+        Returns
+        -------
+        list of int
+            The new obstacle ids.
+        """
+        try:
+            import shapely  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - exercised only without shapely
+            raise ImportError("add_shapely needs shapely (pip install 'contextsteer[geo]')") from exc
+        from shapely.geometry import LinearRing, LineString, Point, Polygon
+
+        ids: list[int] = []
+        if isinstance(geometry, Polygon):
+            if not geometry.is_empty:
+                ids.append(self.add_polygon(np.asarray(geometry.exterior.coords)[:, :2], layers=layers))
+                for hole in geometry.interiors:
+                    ids.append(self.add_polyline(np.asarray(hole.coords)[:, :2], closed=True, layers=layers))
+        elif isinstance(geometry, LinearRing):
+            ids.append(self.add_polyline(np.asarray(geometry.coords)[:, :2], closed=True, layers=layers))
+        elif isinstance(geometry, LineString):
+            ids.append(self.add_polyline(np.asarray(geometry.coords)[:, :2], layers=layers))
+        elif isinstance(geometry, Point):
+            ids.extend(self.add_circles([[geometry.x, geometry.y]], [0.0], layers=layers).tolist())
+        elif hasattr(geometry, "geoms"):
+            for part in geometry.geoms:
+                ids.extend(self.add_shapely(part, layers=layers))
+        else:
+            raise TypeError(f"add_shapely: unsupported geometry type {type(geometry).__name__}")
+        return ids
+
+    @classmethod
+    def from_shapely(cls, geometry: Any, *, layers: int = ALL_LAYERS) -> World:
+        """A new world holding a shapely geometry (see :meth:`add_shapely`).
+
+        Examples
+        --------
+        >>> import contextsteer as cs
+        >>> from shapely.geometry import box
+        >>> w = cs.World.from_shapely(box(0, 0, 2, 1))
+        >>> w.obstacle_count, w.segment_count
+        (1, 4)
+        """
+        world = cls()
+        world.add_shapely(geometry, layers=layers)
+        return world
+
+    # ------------------------------------------------------------------- views ---
+    @property
+    def walls(self) -> np.ndarray:
+        """Read-only (M, 4) float32 view of every wall segment (polylines, polygons, boxes included)."""
+        return self._core.walls
+
+    @property
+    def wall_obstacles(self) -> np.ndarray:
+        """Read-only (M,) int32 view: the obstacle id of each row of :attr:`walls`."""
+        return self._core.wall_obstacles
+
+    @property
+    def circles(self) -> tuple[np.ndarray, np.ndarray]:
+        """Read-only views ``(centers (C, 2), radii (C,))`` of the circles."""
+        return self._core.circle_centers, self._core.circle_radii
+
+    @property
+    def obstacle_count(self) -> int:
+        """Number of obstacles (ids run from 0 to obstacle_count - 1)."""
+        return int(self._core.obstacle_count)
+
+    @property
+    def segment_count(self) -> int:
+        """Number of wall segments (rows of :attr:`walls`)."""
+        return int(self._core.segment_count)
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float] | None:
+        """``(xmin, ymin, xmax, ymax)`` of all geometry, or None for an empty world."""
+        return self._core.bounds
+
+    @property
+    def cell_size(self) -> float:
+        """Edge length of the grid cells; 0 (default) picks it from the geometry.
+
+        Set it only to tune or benchmark the index; results do not depend on it.
+        """
+        return float(self._core.cell_size)
+
+    @cell_size.setter
+    def cell_size(self, value: float) -> None:
+        self._core.cell_size = float(value)
+
+    def __repr__(self) -> str:
+        return f"World(obstacles={self.obstacle_count}, segments={self.segment_count}, circles={self._core.circle_count})"
+
+
+class RayHits(NamedTuple):
+    """Closest hits of a batch of R rays (see :func:`raycast`)."""
+
+    distance: np.ndarray
+    """(R,) float32: distance along the unit direction, +inf on a miss."""
+    hit: np.ndarray
+    """(R,) bool."""
+    normal: np.ndarray
+    """(R, 2) float32 unit normal facing the ray; (0, 0) on a miss."""
+    obstacle: np.ndarray
+    """(R,) int32 obstacle id, -1 on a miss."""
+
+
+class Nearest(NamedTuple):
+    """Closest wall points of a batch of N points (see :func:`nearest`)."""
+
+    distance: np.ndarray
+    """(N,) float32, +inf when nothing is within max_dist."""
+    point: np.ndarray
+    """(N, 2) float32 closest wall point, (0, 0) on a miss."""
+    normal: np.ndarray
+    """(N, 2) float32 unit vector from the wall point toward the query point, (0, 0) on a miss."""
+    obstacle: np.ndarray
+    """(N,) int32 obstacle id, -1 on a miss."""
+
+
+def _world(world: Any) -> Any:
+    if not isinstance(world, World):
+        raise TypeError(f"world: expected a contextsteer.World, got {type(world).__name__}")
+    return world._core
+
+
+def raycast(
+    world: World,
+    origins: Any,
+    directions: Any,
+    max_dist: Any,
+    *,
+    radius: float = 0.0,
+    layers: int = ALL_LAYERS,
+) -> RayHits:
+    """Closest hit of each of R rays.
+
+    Parameters
+    ----------
+    world : World
+    origins : array_like, shape (R, 2)
+    directions : array_like, shape (R, 2)
+        Non-zero; normalised internally, so distances are in world units.
+    max_dist : float or array_like, shape (R,)
+        Finite, >= 0. A hit needs distance <= max_dist.
+    radius : float, optional
+        > 0 casts a circle of this radius (a thick ray): the distance the circle's centre
+        travels until it touches an obstacle.
+    layers : int, optional
+        Only obstacles whose layer mask shares a bit with this one count.
+
+    Returns
+    -------
+    RayHits
+        ``distance`` (inf on a miss), ``hit``, ``normal`` ((0, 0) on a miss) and
+        ``obstacle`` (-1 on a miss). The normal is the unit surface normal facing the ray.
+        Rays that start inside or on an obstacle (inside a circle, polygon or box, on a
+        segment, or for ``radius > 0`` closer than ``radius`` to it) report distance 0,
+        ``hit`` True and normal ``-direction``; so does a ray running along a segment
+        (collinear). Segment hits are computed in float32 relative to the ray origin with
+        side tests that agree at shared vertices, so rays never leak between joined walls.
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, non-finite values, a negative max_dist or radius, or a zero-length
+        direction (named by ray index).
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> w = cs.World()
+    >>> _ = w.add_segments([[5, -1, 5, 1]])
+    >>> hits = cs.raycast(w, [[0, 0], [0, 0]], [[2, 0], [0, 1]], 10.0)
+    >>> hits.distance.tolist(), hits.hit.tolist(), hits.obstacle.tolist()
+    ([5.0, inf], [True, False], [0, -1])
+    >>> hits.normal[0].tolist()
+    [-1.0, 0.0]
+    """
+    core = _world(world)
+    o = _points(origins, "origins")
+    d = np.ascontiguousarray(directions, dtype=np.float32)
+    m = _per_row(max_dist, o.shape[0], "max_dist")
+    distance, hit, normal, obstacle = _core.raycast(core, o, d, m, float(radius), _layers(layers))
+    return RayHits(distance, hit, normal, obstacle)
+
+
+def slot_raycast(
+    world: World,
+    positions: Any,
+    slot_directions: Any,
+    look_ahead: Any,
+    *,
+    headings: Any = None,
+    radius: float = 0.0,
+    layers: int = ALL_LAYERS,
+    out: np.ndarray | None = None,
+    method: str = "auto",
+) -> np.ndarray:
+    """Distance along every slot ray of every agent (the context-steering sensor).
+
+    Agent i casts K rays from ``positions[i]`` along ``slot_directions`` rotated
+    counter-clockwise by ``headings[i]`` and reports the closest hit within its look-ahead.
+    Equal (same float maths) to :func:`raycast` on the N*K expanded rays.
+
+    Parameters
+    ----------
+    world : World
+    positions : array_like, shape (N, 2)
+    slot_directions : array_like, shape (K, 2), or an object with a ``directions`` attribute
+        Non-zero directions (normalised internally), e.g. a slot set.
+    look_ahead : float or array_like, shape (N,)
+        Ray length per agent, finite >= 0.
+    headings : array_like, shape (N,), optional
+        Angles in radians; None keeps the slot directions as given (world frame).
+    radius : float, optional
+        > 0 casts circles (agent-radius padding).
+    layers : int, optional
+        Layer mask of the obstacles that count.
+    out : numpy.ndarray, optional
+        float32, C-contiguous, writeable (N, K) array written in place and returned.
+    method : {'auto', 'gather', 'per_ray'}, optional
+        How walls are found: 'gather' collects the walls within the look-ahead once per
+        agent and tests all K rays against them; 'per_ray' walks the grid along each ray;
+        'auto' picks by look-ahead size. Results are the same.
+
+    Returns
+    -------
+    numpy.ndarray of float32, shape (N, K)
+        Hit distances, +inf where a slot sees nothing; 0 for agents inside an obstacle.
+
+    Raises
+    ------
+    TypeError
+        ``out`` is not a writeable C-contiguous float32 array.
+    ValueError
+        Wrong shapes, non-finite values, negative look-ahead, zero-length slot direction,
+        or an unknown method.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> w = cs.World()
+    >>> _ = w.add_polyline([[-3, -3], [3, -3], [3, 3], [-3, 3]], closed=True)
+    >>> slots = [[1, 0], [0, 1], [-1, 0], [0, -1]]
+    >>> cs.slot_raycast(w, [[0, 0], [1, 0]], slots, 10.0, headings=[0.0, np.pi / 2])
+    array([[3., 3., 3., 3.],
+           [3., 4., 3., 2.]], dtype=float32)
+    """
+    if method not in _SLOT_METHODS:
+        raise ValueError(f"method: expected one of {', '.join(map(repr, _SLOT_METHODS))}, got {method!r}")
+    core = _world(world)
+    p = _points(positions, "positions")
+    if hasattr(slot_directions, "directions"):
+        slot_directions = slot_directions.directions
+    s = _points(slot_directions, "slot_directions")
+    la = _per_row(look_ahead, p.shape[0], "look_ahead")
+    h = None if headings is None else np.ascontiguousarray(headings, dtype=np.float32)
+    return _core.slot_raycast(core, p, s, la, h, float(radius), _layers(layers), out, method)
+
+
+def nearest(world: World, points: Any, max_dist: float, *, layers: int = ALL_LAYERS) -> Nearest:
+    """Closest wall point (segment or circle boundary) to each point, within ``max_dist``.
+
+    Returns
+    -------
+    Nearest
+        ``distance`` (+inf when nothing is within max_dist), ``point`` (closest wall point;
+        (0, 0) on a miss), ``normal`` (unit vector from the wall point toward the query
+        point; for a point exactly on a wall the segment direction turned
+        counter-clockwise or the circle's outward normal; (0, 0) on a miss) and
+        ``obstacle`` (-1 on a miss). Points inside a circle get the circle's boundary.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> w = cs.World()
+    >>> _ = w.add_segments([[0, 0, 4, 0]])
+    >>> r = cs.nearest(w, [[1, 2], [9, 9]], 5.0)
+    >>> r.distance.tolist(), r.point[0].tolist(), r.normal[0].tolist(), r.obstacle.tolist()
+    ([2.0, inf], [1.0, 0.0], [0.0, 1.0], [0, -1])
+    """
+    core = _world(world)
+    p = _points(points, "points")
+    distance, point, normal, obstacle = _core.nearest(core, p, float(max_dist), _layers(layers))
+    return Nearest(distance, point, normal, obstacle)
+
+
+def inside(world: World, points: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
+    """Whether each point lies in the closed interior of a polygon, box or circle.
+
+    Segments and polylines (even closed ones) have no interior.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (N,)
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> w = cs.World()
+    >>> _ = w.add_circles([[0, 0]], [1.0])
+    >>> _ = w.add_polygon([[3, 0], [5, 0], [4, 2]])
+    >>> cs.inside(w, [[0.5, 0.5], [4, 1], [2, 0]]).tolist()
+    [True, True, False]
+    """
+    core = _world(world)
+    return _core.inside(core, _points(points, "points"), _layers(layers))

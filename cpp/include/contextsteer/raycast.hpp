@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// Batched closest-hit raycasts against the world, and the per-agent slot raycast (hot path).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "contextsteer/world.hpp"
+
+namespace contextsteer {
+
+/// Where raycast writes its results; every pointer addresses R (normal: 2R) elements.
+/// Misses: distance = +inf, hit = false, normal = (0, 0), obstacle = -1.
+/// Rays that start inside or on an obstacle (inside a circle or polygon, on a segment, or
+/// for radius > 0 within radius of one): distance 0, hit, normal = -direction.
+/// Otherwise the normal is the unit surface normal at the hit facing the ray
+/// (dot(normal, direction) < 0); a ray running along a segment (collinear) gets -direction.
+struct RayHitsOut {
+  float* distance = nullptr;
+  bool* hit = nullptr;
+  float* normal = nullptr;
+  std::int32_t* obstacle = nullptr;
+};
+
+/// Closest hit of rays [begin, end). origins, directions: (R, 2); directions non-zero
+/// (normalised here; distances are along the unit direction); max_dist: 1 value shared by
+/// all rays or R values, each finite >= 0; a hit needs distance <= max_dist. radius > 0
+/// casts a circle of that radius (a thick ray). Only obstacles whose layer mask shares a
+/// bit with `layers` count. Precondition world.indexed(). Pure, reentrant, allocation-free.
+void raycast_rows(const World& world, std::span<const float> origins,
+                  std::span<const float> directions, std::span<const float> max_dist,
+                  float radius, std::uint32_t layers, RayHitsOut out, std::size_t begin,
+                  std::size_t end);
+
+/// raycast_rows over all R rays, split over the thread pool. Deterministic.
+void raycast(const World& world, std::span<const float> origins, std::span<const float> directions,
+             std::span<const float> max_dist, float radius, std::uint32_t layers, RayHitsOut out);
+
+/// How slot_raycast finds the walls of an agent's K rays.
+/// kGather: collect the walls in the agent's look-ahead disc once from the grid, then test
+/// all K rays against that list in branch-free loops (SIMD-friendly; wins for short
+/// look-ahead). kPerRay: walk the grid cells along each ray (DDA; wins when the look-ahead
+/// covers many cells). kAuto chooses by the number of cells the look-ahead disc covers.
+enum class SlotMode : std::uint8_t { kAuto, kGather, kPerRay };
+
+/// Per-thread working memory of slot_raycast_rows. Sized once by the caller (reserve) and
+/// reused for every call on that thread; the kernel never allocates.
+struct SlotScratch {
+  static constexpr std::size_t kBatch = 256;  ///< walls tested per flush of the gather list
+  std::vector<double> dx, dy, best;  ///< K rotated unit directions and running minima
+  double ax[kBatch], ay[kBatch], bx[kBatch], by[kBatch], c[kBatch];  ///< gathered walls
+  std::size_t count = 0;
+  /// Makes room for K slots (allocates; call outside the hot loop).
+  void reserve(std::size_t k) {
+    dx.resize(k);
+    dy.resize(k);
+    best.resize(k);
+  }
+};
+
+/// Distances of every slot ray of agents [begin, end): agent i casts K rays from
+/// positions[i] (N, 2) along slot_directions (K, 2, unit) rotated counter-clockwise by
+/// headings[i] (radians; headings empty = no rotation), up to look_ahead (1 shared value or
+/// N values, finite >= 0). Writes out[i * K + j] (N, K): the closest hit distance or +inf.
+/// radius > 0 casts circles. Same hits as raycast on the expanded rays (same float maths).
+/// Precondition world.indexed(), scratch.reserve(K) done. Reentrant, allocation-free.
+void slot_raycast_rows(const World& world, std::span<const float> positions,
+                       std::span<const float> slot_directions, std::span<const float> look_ahead,
+                       std::span<const float> headings, float radius, std::uint32_t layers,
+                       std::span<float> out, std::size_t begin, std::size_t end,
+                       SlotScratch& scratch, SlotMode mode = SlotMode::kAuto);
+
+/// slot_raycast_rows over all N agents, split over the thread pool (one scratch per thread).
+void slot_raycast(const World& world, std::span<const float> positions,
+                  std::span<const float> slot_directions, std::span<const float> look_ahead,
+                  std::span<const float> headings, float radius, std::uint32_t layers,
+                  std::span<float> out, SlotMode mode = SlotMode::kAuto);
+
+}  // namespace contextsteer

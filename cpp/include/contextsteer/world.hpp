@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// The static world: walls (segments), circles and polygon rings in flat arrays, plus a uniform grid.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "contextsteer/common.hpp"
+
+namespace contextsteer {
+
+/// Layer mask that selects every obstacle.
+inline constexpr std::uint32_t kAllLayers = 0xFFFFFFFFu;
+
+/// What an obstacle id was created from.
+enum class ObstacleKind : std::uint8_t { kSegment, kPolyline, kPolygon, kBox, kCircle };
+
+/// Uniform grid over the world's bounds. Every segment (and circle) is listed in each cell
+/// its axis-aligned bounding box overlaps ("AABB registration"); the lists are stored in
+/// cell order as CSR arrays, with the segment coordinates copied next to each entry so a
+/// query streams through contiguous memory.
+///
+/// Why a uniform grid and not a BVH: walls in steering scenes (tracks, corridors, rooms) are
+/// short segments spread evenly along curves, and queries are short rays from points
+/// inside the scene. On the SCENES.md racetrack (M = 1000 / 10000, L = 10 / 50) the grid
+/// answers a ray with a handful of DDA steps; we measured cell sizes against the
+/// brute force in benchmarks/bench_world_index.py (numbers in the module docstring there and
+/// in the report). A BVH would win on worlds of wildly varying density (a few huge walls
+/// next to millions of tiny ones); that is not the target workload.
+///
+/// Duplicates: a segment listed in several cells is tested more than once by a walk over
+/// cells. Range queries dedupe exactly with the "owner cell" rule: in a query rectangle
+/// [qx0, qx1] x [qy0, qy1] an entry is used only in cell (max(cx0, qx0), max(cy0, qy0)),
+/// where (cx0, cy0) is the lowest cell of the entry's own box (stored per entry).
+struct WorldGrid {
+  float x0 = 0.0f;        ///< lower-left corner of cell (0, 0)
+  float y0 = 0.0f;
+  float cell = 1.0f;      ///< cell edge length (world units)
+  float inv_cell = 1.0f;  ///< 1 / cell
+  int nx = 0;             ///< cells along x (0 when the world is empty)
+  int ny = 0;             ///< cells along y
+
+  // Segment entries, cell c owns [seg_start[c], seg_start[c + 1]).
+  std::vector<std::int32_t> seg_start;
+  std::vector<float> ax, ay, bx, by;         ///< endpoints a, b of each entry
+  std::vector<std::int32_t> seg_index;       ///< entry -> segment (row of World::walls())
+  std::vector<std::uint32_t> seg_layers;     ///< entry -> layer mask of its obstacle
+  std::vector<std::int32_t> seg_cx0, seg_cy0;  ///< lowest cell of the segment's box
+
+  // Circle entries, same layout.
+  std::vector<std::int32_t> circ_start;
+  std::vector<float> cx, cy, cr;
+  std::vector<std::int32_t> circ_index;
+  std::vector<std::uint32_t> circ_layers;
+  std::vector<std::int32_t> circ_cx0, circ_cy0;
+
+  /// Per cell: Chebyshev distance (in cells, capped at 255) to the nearest cell that lists
+  /// a segment or circle; 0 for such cells. A walk may jump over the empty square of
+  /// half-width clearance - 1 around a cell ("empty-space skipping").
+  std::vector<std::uint8_t> clearance;
+
+  // Polygon bounding boxes (for inside tests): entries are polygon numbers.
+  std::vector<std::int32_t> poly_start;
+  std::vector<std::int32_t> poly_index;
+
+  /// Cell column of x, clamped to [0, nx - 1].
+  int col(float x) const {
+    float f = (x - x0) * inv_cell;
+    if (!(f >= 0.0f)) return 0;
+    if (f >= static_cast<float>(nx - 1)) return nx - 1;
+    return static_cast<int>(f);
+  }
+  /// Cell row of y, clamped to [0, ny - 1].
+  int row(float y) const {
+    float f = (y - y0) * inv_cell;
+    if (!(f >= 0.0f)) return 0;
+    if (f >= static_cast<float>(ny - 1)) return ny - 1;
+    return static_cast<int>(f);
+  }
+  bool empty() const { return nx == 0; }
+};
+
+/// The static world. Geometry is validated by the caller (the bindings): finite coordinates,
+/// non-zero segment lengths, radii >= 0, polygons with >= 3 points. Obstacle ids are dense,
+/// 0, 1, 2, ... in order of addition. Every add_* marks the grid dirty; build_index() rebuilds
+/// it (queries require indexed()). Copying a World copies its storage (the bindings copy on
+/// write so arrays handed out earlier never change).
+class World {
+ public:
+  /// Adds M segments, xy = M * 4 floats (ax, ay, bx, by); one obstacle per segment.
+  /// Returns the id of the first new obstacle (the others follow consecutively).
+  std::int32_t add_segments(std::span<const float> xy, std::uint32_t layers);
+  /// Adds one polyline obstacle through P >= 2 points (2P floats); closed adds the edge
+  /// back to the first point. Returns its id.
+  std::int32_t add_polyline(std::span<const float> points, bool closed, std::uint32_t layers);
+  /// Adds one simple polygon (closed ring of P >= 3 points, either orientation) whose
+  /// interior counts for inside(). Returns its id.
+  std::int32_t add_polygon(std::span<const float> ring, std::uint32_t layers);
+  /// Adds a box (a polygon) with the given centre, half extents > 0 and rotation angle
+  /// (radians, counter-clockwise). Returns its id.
+  std::int32_t add_box(Vec2 center, Vec2 half_extents, float angle, std::uint32_t layers);
+  /// Adds C circles (centres 2C floats, radii C floats >= 0), one obstacle each.
+  /// Returns the id of the first.
+  std::int32_t add_circles(std::span<const float> centers, std::span<const float> radii,
+                           std::uint32_t layers);
+
+  std::size_t segment_count() const { return wall_obstacle_.size(); }
+  std::size_t circle_count() const { return circle_obstacle_.size(); }
+  std::size_t polygon_count() const { return polygon_obstacle_.size(); }
+  std::size_t obstacle_count() const { return obstacle_layers_.size(); }
+
+  /// Segments as (M, 4) rows ax, ay, bx, by.
+  std::span<const float> walls() const { return walls_; }
+  /// Obstacle id of each segment (M,).
+  std::span<const std::int32_t> wall_obstacle() const { return wall_obstacle_; }
+  /// Circle centres (C, 2), radii (C,), obstacle ids (C,).
+  std::span<const float> circle_centers() const { return circle_centers_; }
+  std::span<const float> circle_radii() const { return circle_radii_; }
+  std::span<const std::int32_t> circle_obstacle() const { return circle_obstacle_; }
+  /// Layer mask and kind of each obstacle.
+  std::span<const std::uint32_t> obstacle_layers() const { return obstacle_layers_; }
+  std::span<const ObstacleKind> obstacle_kind() const { return obstacle_kind_; }
+
+  /// Bounding box of all geometry as (xmin, ymin, xmax, ymax); false when empty.
+  bool bounds(float out[4]) const;
+
+  /// Cell size of the grid: 0 (default) picks it from the geometry, see build_index().
+  void set_cell_size(float cell);
+  float cell_size() const { return cell_size_; }
+
+  /// True when the grid matches the geometry.
+  bool indexed() const { return indexed_; }
+  /// Rebuilds the grid (allocates; O(entries)). Not thread-safe with concurrent queries.
+  void build_index();
+  /// The grid; precondition indexed().
+  const WorldGrid& grid() const { return grid_; }
+
+  /// Id of a polygon (in the layers) whose closed interior contains p, or -1. Pure,
+  /// allocation-free; O(vertices) of the polygons whose box contains p. Precondition indexed().
+  std::int32_t polygon_at(Vec2 p, std::uint32_t layers) const;
+  /// Id of a circle (in the layers) whose closed disc contains p, or -1. Precondition indexed().
+  std::int32_t circle_at(Vec2 p, std::uint32_t layers) const;
+
+ private:
+  std::int32_t new_obstacle(ObstacleKind kind, std::uint32_t layers);
+  void push_segment(float ax, float ay, float bx, float by, std::int32_t obstacle);
+  void push_ring(std::span<const float> ring, std::int32_t obstacle);
+
+  std::vector<float> walls_;
+  std::vector<std::int32_t> wall_obstacle_;
+  std::vector<float> circle_centers_;
+  std::vector<float> circle_radii_;
+  std::vector<std::int32_t> circle_obstacle_;
+  std::vector<float> ring_points_;            // all polygon vertices, 2 floats each
+  std::vector<std::int32_t> ring_start_;      // polygon k owns [ring_start_[k], ring_start_[k+1]) points
+  std::vector<std::int32_t> polygon_obstacle_;
+  std::vector<float> polygon_box_;            // 4 floats per polygon
+  std::vector<std::uint32_t> obstacle_layers_;
+  std::vector<ObstacleKind> obstacle_kind_;
+  float cell_size_ = 0.0f;
+  bool indexed_ = false;
+  WorldGrid grid_;
+};
+
+}  // namespace contextsteer

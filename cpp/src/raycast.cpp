@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: MIT
+// Closest-hit raycasts (grid DDA) and the per-agent slot raycast (gather + branch-free loops).
+#include "contextsteer/raycast.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "contextsteer/parallel.hpp"
+
+namespace contextsteer {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// ---------------------------------------------------------------------------------------
+// Ray against segment, in coordinates relative to the ray origin (a = A - O, b = B - O).
+//
+// The ray is p(t) = t d (|d| = 1, t >= 0), the segment q(u) = a + u (b - a), u in [0, 1].
+// Crossing with d: cross(d, p) = 0 on the ray's line, so the segment meets the line where
+//   cross(d, a + u (b - a)) = 0  <=>  u = sa / (sa - sb),   sa = cross(a, d), sb = cross(b, d)
+// (cross(x, d) = x.x d.y - x.y d.x). u in [0, 1] <=> sa and sb do not have the same strict
+// sign: a and b lie on opposite sides of (or on) the ray's line. Crossing p(t) = q(u) with
+// (b - a) instead gives
+//   t = cross(a, b - a) / cross(d, b - a) = cross(a, b) / (sa - sb).
+// Testing sides with sa and sb, each computed from one endpoint only, makes neighbouring
+// segments agree at a shared vertex (both see the same sb / sa value), so a ray through a
+// vertex never slips between two walls. sa == sb == 0 means the segment lies on the ray's
+// line (collinear): the hit is the first point of the segment at t >= 0, found by
+// projecting both endpoints on d (distance 0 when the segment covers the origin).
+// Precision: double, relative to the origin. The inputs are floats, so a - o is exact and
+// the products in sa, sb are exact; each is rounded once, which keeps its sign exact (the
+// side test is robust) and t accurate to a few ulps of double even for grazing hits.
+// Returns +inf on a miss.
+inline double ray_segment(double ax, double ay, double bx, double by, double dx, double dy) {
+  const double sa = ax * dy - ay * dx;
+  const double sb = bx * dy - by * dx;
+  if (((sa > 0.0) & (sb > 0.0)) | ((sa < 0.0) & (sb < 0.0))) return kInf;
+  const double den = sa - sb;
+  if (den == 0.0) {
+    const double pa = ax * dx + ay * dy, pb = bx * dx + by * dy;
+    if ((pa <= 0.0 && pb >= 0.0) || (pb <= 0.0 && pa >= 0.0)) return 0.0;
+    return pa > 0.0 ? std::min(pa, pb) : kInf;
+  }
+  const double t = (ax * by - ay * bx) / den;
+  return t >= 0.0 ? t + 0.0 : kInf;  // + 0 turns -0 into +0
+}
+
+// Ray against the disc |x - q| <= r, q relative to the origin, in double. Solving
+// |t d - q|^2 = r^2 with |d| = 1: t^2 - 2 b t + c = 0, b = d.q, c = |q|^2 - r^2. c <= 0: the
+// origin is inside (t = 0). Otherwise the near root t = b - sqrt(b^2 - c), written as
+// c / (b + sqrt(b^2 - c)) to avoid cancellation; b <= 0 (disc behind) or b^2 < c: miss.
+// A tangent ray (b^2 == c) hits.
+inline double ray_circle(double qx, double qy, double r, double dx, double dy) {
+  const double c = qx * qx + qy * qy - r * r;
+  if (c <= 0.0) return 0.0;
+  const double b = qx * dx + qy * dy;
+  if (b <= 0.0) return kInf;
+  const double disc = b * b - c;
+  if (disc < 0.0) return kInf;
+  return c / (b + std::sqrt(disc));
+}
+
+// Thick ray (a circle of radius r swept along d) against a segment = thin ray against the
+// capsule {x : dist(x, segment) <= r}: the nearer of the two end discs and the two side
+// segments offset by +-r along the segment's normal. Origin inside the capsule: t = 0.
+inline double ray_capsule(double ax, double ay, double bx, double by, double r, double dx, double dy) {
+  const double ex = bx - ax, ey = by - ay;
+  const double len2 = ex * ex + ey * ey;
+  const double u = std::clamp(-(ax * ex + ay * ey) / len2, 0.0, 1.0);
+  const double px = ax + u * ex, py = ay + u * ey;
+  if (px * px + py * py <= r * r) return 0.0;
+  double t = std::min(ray_circle(ax, ay, r, dx, dy), ray_circle(bx, by, r, dx, dy));
+  const double s = r / std::sqrt(len2);
+  const double nx = -ey * s, ny = ex * s;
+  t = std::min(t, ray_segment(ax + nx, ay + ny, bx + nx, by + ny, dx, dy));
+  t = std::min(t, ray_segment(ax - nx, ay - ny, bx - nx, by - ny, dx, dy));
+  return t;
+}
+
+// floor() for the cell arithmetic: baseline x86-64 has no rounding instruction, and the
+// libm call dominated the grid walk. Exact for |x| < 2^31.
+inline int floor_int(double x) {
+  const int i = static_cast<int>(x);
+  return i - (x < static_cast<double>(i));
+}
+
+enum : int { kNone = 0, kSeg = 1, kCircle = 2, kPolygon = 3 };
+
+struct Best {
+  double t;  // compared with max_dist in double; rounded to float only for the output
+  int kind;
+  std::int32_t index;  // segment row, circle row or (kPolygon) obstacle id
+};
+
+// Keeps the closest hit; on equal distances the first one found stays (a hit exactly at
+// max_dist is accepted while nothing has been found yet).
+inline void offer(Best& best, double t, int kind, std::int32_t index) {
+  if (t < best.t || (best.kind == kNone && t == best.t)) best = {t, kind, index};
+}
+
+// Circles of a cell (thin and thick rays alike: a thick ray hits a circle grown by r).
+inline void test_circles(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy, double r,
+                         std::uint32_t layers, Best& best) {
+  const auto c0 = static_cast<std::size_t>(g.circ_start[cell]);
+  const auto c1 = static_cast<std::size_t>(g.circ_start[cell + 1]);
+  for (std::size_t e = c0; e < c1; ++e) {
+    if (!(g.circ_layers[e] & layers)) continue;
+    const double t = ray_circle(g.cx[e] - ox, g.cy[e] - oy, g.cr[e] + r, dx, dy);
+    if (t <= best.t) offer(best, t, kCircle, g.circ_index[e]);
+  }
+}
+
+// Thin ray against the segments and circles of a cell. (A branch-free variant that computed
+// every entry and kept the minimum with a select ran more instructions for no fewer
+// mispredictions on the racetrack scene; see benchmarks/bench_world_index.py.)
+inline void test_cell_thin(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy,
+                           std::uint32_t layers, Best& best) {
+  const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
+  const auto s1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
+  const float* pax = g.ax.data();
+  const float* pay = g.ay.data();
+  const float* pbx = g.bx.data();
+  const float* pby = g.by.data();
+  const std::uint32_t* pl = g.seg_layers.data();
+  for (std::size_t e = s0; e < s1; ++e) {
+    if (!(pl[e] & layers)) continue;
+    const double t = ray_segment(pax[e] - ox, pay[e] - oy, pbx[e] - ox, pby[e] - oy, dx, dy);
+    if (t <= best.t) offer(best, t, kSeg, g.seg_index[e]);
+  }
+  if (g.circ_start[cell + 1] > g.circ_start[cell]) test_circles(g, cell, ox, oy, dx, dy, 0.0, layers, best);
+}
+
+// Thick ray (radius r) against the segments and circles of a cell.
+inline void test_cell_thick(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy,
+                            double r, std::uint32_t layers, Best& best) {
+  const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
+  const auto s1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
+  for (std::size_t e = s0; e < s1; ++e) {
+    if (!(g.seg_layers[e] & layers)) continue;
+    const double t = ray_capsule(g.ax[e] - ox, g.ay[e] - oy, g.bx[e] - ox, g.by[e] - oy, r, dx, dy);
+    if (t <= best.t) offer(best, t, kSeg, g.seg_index[e]);
+  }
+  test_circles(g, cell, ox, oy, dx, dy, r, layers, best);
+}
+
+// Walks the grid cells along the ray (Amanatides & Woo DDA) from t = 0 to max_dist, testing
+// each cell's entries, and stops as soon as the best hit lies before the exit of the
+// current cell: anything not yet tested is listed only in cells the ray enters later.
+// Thick rays (radius r) test the (2k+1)^2 cells around each visited cell, k = ceil(r / cell):
+// a hit point p(t) lies within r of the obstacle, so the obstacle is listed in a cell at
+// most k cells from p(t)'s cell, and the stopping rule stays valid. The walk runs over the
+// grid grown by k cells on each side, so thick rays passing just outside are caught.
+template <bool kThick>
+void walk(const WorldGrid& g, double ox, double oy, double dx, double dy, double r, std::uint32_t layers, Best& best) {
+  if (g.empty()) return;
+  const int k = kThick ? static_cast<int>(std::ceil(static_cast<double>(r) * g.inv_cell)) : 0;
+  const double h = g.cell, ih = g.inv_cell;
+  const double inf = std::numeric_limits<double>::infinity();
+  // Reciprocal direction: every boundary crossing below is a multiplication.
+  const double idx = dx != 0.0 ? 1.0 / dx : inf, idy = dy != 0.0 ? 1.0 / dy : inf;
+  // Cell boundary x_i = gx + i h, relative to the origin.
+  const double gx = static_cast<double>(g.x0) - ox, gy = static_cast<double>(g.y0) - oy;
+  double t0 = 0.0, t1 = best.t;
+  const bool inside = gx <= 0.0 && gy <= 0.0 && gx + g.nx * h > 0.0 && gy + g.ny * h > 0.0;
+  // Slab clipping against the (grown) grid box, needed only for origins outside it (the
+  // walk returns when it steps off the grid).
+  if (!inside) {
+    if (dx != 0.0) {
+      const double ta = (gx - k * h) * idx, tb = (gx + (g.nx + k) * h) * idx;
+      t0 = std::max(t0, std::min(ta, tb));
+      t1 = std::min(t1, std::max(ta, tb));
+    } else if (gx > k * h || gx + (g.nx + k) * h < 0.0) {
+      return;
+    }
+    if (dy != 0.0) {
+      const double ta = (gy - k * h) * idy, tb = (gy + (g.ny + k) * h) * idy;
+      t0 = std::max(t0, std::min(ta, tb));
+      t1 = std::min(t1, std::max(ta, tb));
+    } else if (gy > k * h || gy + (g.ny + k) * h < 0.0) {
+      return;
+    }
+  }
+  if (t0 > t1) return;
+  int ix = std::clamp(floor_int(std::clamp((t0 * dx - gx) * ih, -1e9, 1e9)), -k, g.nx + k - 1);
+  int iy = std::clamp(floor_int(std::clamp((t0 * dy - gy) * ih, -1e9, 1e9)), -k, g.ny + k - 1);
+  const int stepx = dx > 0.0 ? 1 : (dx < 0.0 ? -1 : 0);
+  const int stepy = dy > 0.0 ? 1 : (dy < 0.0 ? -1 : 0);
+  const int offx = stepx > 0, offy = stepy > 0;
+  // t at which the ray leaves cell column ix / row iy.
+  // exit_x(i) = (gx + (i + offx) h) / dx, or +inf when dx = 0, without a branch.
+  const double bx0 = stepx ? (gx + offx * h) * idx : inf, bxh = stepx ? h * idx : 0.0;
+  const double by0 = stepy ? (gy + offy * h) * idy : inf, byh = stepy ? h * idy : 0.0;
+  auto exit_x = [&](int i) { return bx0 + i * bxh; };
+  auto exit_y = [&](int i) { return by0 + i * byh; };
+  double tmx = exit_x(ix), tmy = exit_y(iy);
+  const double tdx = stepx ? h * std::fabs(idx) : inf;
+  const double tdy = stepy ? h * std::fabs(idy) : inf;
+  for (;;) {
+    // Empty-space skipping: every cell within `clearance - 1` of this one is empty, so
+    // (with the thick-ray neighbourhood k) nothing can be hit before the ray leaves the
+    // square of half-width skip = clearance - 1 - k around it; jump to where it leaves.
+    int clear = 0;
+    if (!kThick || (ix >= 0 && iy >= 0 && ix < g.nx && iy < g.ny)) {
+      clear = g.clearance[static_cast<std::size_t>(iy) * g.nx + ix];
+      const int skip = clear - 1 - k;
+      if (skip >= 1) {
+        const double ex = exit_x(ix + stepx * skip), ey = exit_y(iy + stepy * skip);
+        const double t = std::min(ex, ey);
+        if (t >= t1 || best.t <= t) return;
+        if (ex < ey) {
+          const int fy = floor_int((t * dy - gy) * ih);
+          iy = std::clamp(fy, iy - skip, iy + skip);
+          ix += stepx * (skip + 1);
+        } else {
+          const int fx = floor_int((t * dx - gx) * ih);
+          ix = std::clamp(fx, ix - skip, ix + skip);
+          iy += stepy * (skip + 1);
+        }
+        if (ix < -k || ix >= g.nx + k || iy < -k || iy >= g.ny + k) return;
+        tmx = exit_x(ix);
+        tmy = exit_y(iy);
+        continue;
+      }
+    }
+    if constexpr (kThick) {
+      const int xa = std::max(ix - k, 0), xb = std::min(ix + k, g.nx - 1);
+      const int ya = std::max(iy - k, 0), yb = std::min(iy + k, g.ny - 1);
+      for (int cy = ya; cy <= yb; ++cy)
+        for (int cx = xa; cx <= xb; ++cx)
+          test_cell_thick(g, static_cast<std::size_t>(cy) * g.nx + cx, ox, oy, dx, dy, r, layers, best);
+    } else if (clear == 0) {
+      // Thin rays never leave [0, nx) x [0, ny) inside the loop (k = 0); cells with
+      // clearance > 0 are empty.
+      test_cell_thin(g, static_cast<std::size_t>(iy) * g.nx + ix, ox, oy, dx, dy, layers, best);
+    }
+    const double texit = std::min(tmx, tmy);
+    if (best.t <= texit || texit >= t1) return;
+    if (tmx < tmy) {
+      ix += stepx;
+      tmx += tdx;
+      if (ix < -k || ix >= g.nx + k) return;
+    } else {
+      iy += stepy;
+      tmy += tdy;
+      if (iy < -k || iy >= g.ny + k) return;
+    }
+  }
+}
+
+// One ray from (ox, oy) along the unit (dx, dy).
+inline Best cast_one(const World& w, float ox, float oy, float dx, float dy, float maxd, float r,
+                     std::uint32_t layers) {
+  Best best{maxd, kNone, -1};
+  const std::int32_t poly = w.polygon_at({ox, oy}, layers);
+  if (poly >= 0) return {0.0f, kPolygon, poly};
+  if (r > 0.0f) walk<true>(w.grid(), ox, oy, dx, dy, r, layers, best);
+  else walk<false>(w.grid(), ox, oy, dx, dy, r, layers, best);
+  return best;
+}
+
+inline void unit(float x, float y, float& ux, float& uy) {
+  const double n = std::sqrt(static_cast<double>(x) * x + static_cast<double>(y) * y);
+  ux = static_cast<float>(x / n);
+  uy = static_cast<float>(y / n);
+}
+
+// Normal of a hit, see RayHitsOut.
+void hit_normal(const World& w, const Best& b, float ox, float oy, float dx, float dy, float r, float& nx, float& ny) {
+  nx = -dx;
+  ny = -dy;
+  if (b.t == 0.0 || b.kind == kPolygon) return;
+  const double px = ox + b.t * dx, py = oy + b.t * dy;
+  double vx, vy;  // from the surface point toward the ray
+  if (b.kind == kCircle) {
+    const auto i = static_cast<std::size_t>(b.index);
+    vx = px - w.circle_centers()[2 * i];
+    vy = py - w.circle_centers()[2 * i + 1];
+  } else {
+    const float* s = &w.walls()[4 * static_cast<std::size_t>(b.index)];
+    const double ex = static_cast<double>(s[2]) - s[0], ey = static_cast<double>(s[3]) - s[1];
+    if (r > 0.0f) {
+      const double u = std::clamp(((px - s[0]) * ex + (py - s[1]) * ey) / (ex * ex + ey * ey), 0.0, 1.0);
+      vx = px - (s[0] + u * ex);
+      vy = py - (s[1] + u * ey);
+    } else {
+      vx = -ey;
+      vy = ex;
+      const double side = vx * dx + vy * dy;
+      if (side == 0.0) return;  // collinear: -direction
+      if (side > 0.0) {
+        vx = -vx;
+        vy = -vy;
+      }
+    }
+  }
+  const double n = std::sqrt(vx * vx + vy * vy);
+  if (n > 0.0) {
+    nx = static_cast<float>(vx / n);
+    ny = static_cast<float>(vy / n);
+  }
+}
+
+std::int32_t obstacle_of(const World& w, const Best& b) {
+  switch (b.kind) {
+    case kSeg: return w.wall_obstacle()[static_cast<std::size_t>(b.index)];
+    case kCircle: return w.circle_obstacle()[static_cast<std::size_t>(b.index)];
+    case kPolygon: return b.index;
+    default: return -1;
+  }
+}
+
+// ------------------------------------------------------------------ slot raycast ---
+
+// Tests the gathered walls against all K rays. The inner loop runs over walls in blocks of
+// 8 independent lanes with no branches (the compiler vectorises it); lanes whose
+// denominator is 0 (a wall on the ray's line) flag the ray for the scalar path, which
+// handles the collinear case. Same double operations as ray_segment, so same distances.
+void flush(SlotScratch& s, std::size_t k) {
+  const std::size_t n = s.count;
+  if (n == 0) return;
+  for (std::size_t j = 0; j < k; ++j) {
+    const double dx = s.dx[j], dy = s.dy[j];
+    double acc[8];
+    bool flag[8];
+    for (int l = 0; l < 8; ++l) {
+      acc[l] = s.best[j];
+      flag[l] = false;
+    }
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      for (int l = 0; l < 8; ++l) {
+        const double ax = s.ax[i + l], ay = s.ay[i + l], bx = s.bx[i + l], by = s.by[i + l];
+        const double sa = ax * dy - ay * dx;
+        const double sb = bx * dy - by * dx;
+        const double den = sa - sb;
+        const double t = s.c[i + l] / den;
+        const bool same = ((sa > 0.0) & (sb > 0.0)) | ((sa < 0.0) & (sb < 0.0));
+        const bool ok = !same & (t >= 0.0) & (t < acc[l]);
+        acc[l] = ok ? t : acc[l];
+        flag[l] |= !same & (den == 0.0);
+      }
+    }
+    double b = acc[0];
+    bool f = flag[0];
+    for (int l = 1; l < 8; ++l) {
+      b = std::min(b, acc[l]);
+      f |= flag[l];
+    }
+    for (; i < n; ++i) b = std::min(b, ray_segment(s.ax[i], s.ay[i], s.bx[i], s.by[i], dx, dy));
+    if (f) {
+      for (std::size_t q = 0; q < n; ++q) b = std::min(b, ray_segment(s.ax[q], s.ay[q], s.bx[q], s.by[q], dx, dy));
+    }
+    s.best[j] = b + 0.0;
+  }
+  s.count = 0;
+}
+
+// Gathers the walls whose boxes meet the look-ahead disc of radius L around (ox, oy), each
+// once (owner-cell rule), relative to the origin, and tests all rays against them.
+void gather_and_test(const WorldGrid& g, double ox, double oy, double L, std::uint32_t layers, SlotScratch& s,
+                     std::size_t k) {
+  if (g.empty()) return;
+  const int qx0 = g.col(static_cast<float>(ox - L)), qx1 = g.col(static_cast<float>(ox + L));
+  const int qy0 = g.row(static_cast<float>(oy - L)), qy1 = g.row(static_cast<float>(oy + L));
+  const double L2 = L * L;
+  s.count = 0;
+  for (int cy = qy0; cy <= qy1; ++cy) {
+    for (int cx = qx0; cx <= qx1; ++cx) {
+      const std::size_t cell = static_cast<std::size_t>(cy) * g.nx + cx;
+      const auto e0 = static_cast<std::size_t>(g.seg_start[cell]);
+      const auto e1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
+      for (std::size_t e = e0; e < e1; ++e) {
+        if (!(g.seg_layers[e] & layers)) continue;
+        if (std::max(g.seg_cx0[e], qx0) != cx || std::max(g.seg_cy0[e], qy0) != cy) continue;
+        const double ax = g.ax[e] - ox, ay = g.ay[e] - oy, bx = g.bx[e] - ox, by = g.by[e] - oy;
+        // Skip walls whose box misses the disc (closest point of the box to the origin).
+        const double px = std::clamp(0.0, std::min(ax, bx), std::max(ax, bx));
+        const double py = std::clamp(0.0, std::min(ay, by), std::max(ay, by));
+        if (px * px + py * py > L2) continue;
+        const std::size_t i = s.count++;
+        s.ax[i] = ax; s.ay[i] = ay; s.bx[i] = bx; s.by[i] = by;
+        s.c[i] = ax * by - ay * bx;
+        if (s.count == SlotScratch::kBatch) flush(s, k);
+      }
+      const auto c0 = static_cast<std::size_t>(g.circ_start[cell]);
+      const auto c1 = static_cast<std::size_t>(g.circ_start[cell + 1]);
+      for (std::size_t e = c0; e < c1; ++e) {
+        if (!(g.circ_layers[e] & layers)) continue;
+        if (std::max(g.circ_cx0[e], qx0) != cx || std::max(g.circ_cy0[e], qy0) != cy) continue;
+        const double qx = g.cx[e] - ox, qy = g.cy[e] - oy;
+        for (std::size_t j = 0; j < k; ++j) {
+          s.best[j] = std::min(s.best[j], ray_circle(qx, qy, g.cr[e], s.dx[j], s.dy[j]));
+        }
+      }
+    }
+  }
+  flush(s, k);
+}
+
+// Look-ahead discs covering at most this many cells use the gather path (kAuto); measured
+// in benchmarks/bench_world_index.py.
+constexpr double kGatherMaxCells = 36.0;
+
+}  // namespace
+
+void raycast_rows(const World& world, std::span<const float> origins, std::span<const float> directions,
+                  std::span<const float> max_dist, float radius, std::uint32_t layers, RayHitsOut out,
+                  std::size_t begin, std::size_t end) {
+  CONTEXTSTEER_ASSERT(world.indexed());
+  const bool shared = max_dist.size() == 1;
+  for (std::size_t i = begin; i < end; ++i) {
+    const float ox = origins[2 * i], oy = origins[2 * i + 1];
+    float dx, dy;
+    unit(directions[2 * i], directions[2 * i + 1], dx, dy);
+    const float maxd = shared ? max_dist[0] : max_dist[i];
+    const Best b = cast_one(world, ox, oy, dx, dy, maxd, radius, layers);
+    if (b.kind == kNone) {
+      out.distance[i] = kInf;
+      out.hit[i] = false;
+      out.normal[2 * i] = 0.0f;
+      out.normal[2 * i + 1] = 0.0f;
+      out.obstacle[i] = -1;
+    } else {
+      out.distance[i] = static_cast<float>(b.t);
+      out.hit[i] = true;
+      hit_normal(world, b, ox, oy, dx, dy, radius, out.normal[2 * i], out.normal[2 * i + 1]);
+      out.obstacle[i] = obstacle_of(world, b);
+    }
+  }
+}
+
+void raycast(const World& world, std::span<const float> origins, std::span<const float> directions,
+             std::span<const float> max_dist, float radius, std::uint32_t layers, RayHitsOut out) {
+  const std::size_t n = origins.size() / 2;
+  parallel_for(n, 256, [&](std::size_t b, std::size_t e) {
+    raycast_rows(world, origins, directions, max_dist, radius, layers, out, b, e);
+  });
+}
+
+void slot_raycast_rows(const World& world, std::span<const float> positions,
+                       std::span<const float> slot_directions, std::span<const float> look_ahead,
+                       std::span<const float> headings, float radius, std::uint32_t layers,
+                       std::span<float> out, std::size_t begin, std::size_t end, SlotScratch& s,
+                       SlotMode mode) {
+  CONTEXTSTEER_ASSERT(world.indexed());
+  const std::size_t k = slot_directions.size() / 2;
+  CONTEXTSTEER_ASSERT(s.dx.size() >= k);
+  const WorldGrid& g = world.grid();
+  const bool shared = look_ahead.size() == 1;
+  for (std::size_t i = begin; i < end; ++i) {
+    const float ox = positions[2 * i], oy = positions[2 * i + 1];
+    const float L = shared ? look_ahead[0] : look_ahead[i];
+    float* row = &out[i * k];
+    float c = 1.0f, sn = 0.0f;
+    if (!headings.empty()) {
+      c = static_cast<float>(std::cos(static_cast<double>(headings[i])));
+      sn = static_cast<float>(std::sin(static_cast<double>(headings[i])));
+    }
+    for (std::size_t j = 0; j < k; ++j) {
+      const float ux = slot_directions[2 * j], uy = slot_directions[2 * j + 1];
+      s.dx[j] = c * ux - sn * uy;
+      s.dy[j] = sn * ux + c * uy;
+    }
+    if (world.polygon_at({ox, oy}, layers) >= 0) {
+      std::fill(row, row + k, 0.0f);
+      continue;
+    }
+    bool gather = radius == 0.0f && mode != SlotMode::kPerRay;
+    if (gather && mode == SlotMode::kAuto && !g.empty()) {
+      const double span = 2.0 * L * g.inv_cell + 1.0;
+      gather = span * span <= kGatherMaxCells;
+    }
+    if (gather) {
+      // Hits need t <= L: start every minimum just above L and map it back.
+      const double above = std::nextafter(static_cast<double>(L), static_cast<double>(kInf));
+      for (std::size_t j = 0; j < k; ++j) s.best[j] = above;
+      gather_and_test(g, ox, oy, L, layers, s, k);
+      for (std::size_t j = 0; j < k; ++j) row[j] = s.best[j] <= L ? static_cast<float>(s.best[j]) : kInf;
+    } else {
+      for (std::size_t j = 0; j < k; ++j) {
+        Best b{L, kNone, -1};
+        if (radius > 0.0f) walk<true>(g, ox, oy, s.dx[j], s.dy[j], radius, layers, b);
+        else walk<false>(g, ox, oy, s.dx[j], s.dy[j], radius, layers, b);
+        row[j] = b.kind == kNone ? kInf : static_cast<float>(b.t);
+      }
+    }
+  }
+}
+
+void slot_raycast(const World& world, std::span<const float> positions, std::span<const float> slot_directions,
+                  std::span<const float> look_ahead, std::span<const float> headings, float radius,
+                  std::uint32_t layers, std::span<float> out, SlotMode mode) {
+  const std::size_t n = positions.size() / 2;
+  const std::size_t k = slot_directions.size() / 2;
+  if (k == 0) return;
+  parallel_for(n, 64, [&](std::size_t b, std::size_t e) {
+    thread_local SlotScratch scratch;
+    if (scratch.dx.size() < k) scratch.reserve(k);
+    slot_raycast_rows(world, positions, slot_directions, look_ahead, headings, radius, layers, out, b, e,
+                      scratch, mode);
+  });
+}
+
+}  // namespace contextsteer

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+// World storage and the uniform-grid build.
+#include "contextsteer/world.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace contextsteer {
+
+std::int32_t World::new_obstacle(ObstacleKind kind, std::uint32_t layers) {
+  obstacle_layers_.push_back(layers);
+  obstacle_kind_.push_back(kind);
+  indexed_ = false;
+  return static_cast<std::int32_t>(obstacle_layers_.size() - 1);
+}
+
+void World::push_segment(float ax, float ay, float bx, float by, std::int32_t obstacle) {
+  walls_.insert(walls_.end(), {ax, ay, bx, by});
+  wall_obstacle_.push_back(obstacle);
+}
+
+std::int32_t World::add_segments(std::span<const float> xy, std::uint32_t layers) {
+  const auto first = static_cast<std::int32_t>(obstacle_count());
+  walls_.reserve(walls_.size() + xy.size());
+  for (std::size_t i = 0; i + 3 < xy.size(); i += 4) {
+    const std::int32_t id = new_obstacle(ObstacleKind::kSegment, layers);
+    push_segment(xy[i], xy[i + 1], xy[i + 2], xy[i + 3], id);
+  }
+  indexed_ = false;
+  return first;
+}
+
+std::int32_t World::add_polyline(std::span<const float> points, bool closed, std::uint32_t layers) {
+  const std::int32_t id = new_obstacle(ObstacleKind::kPolyline, layers);
+  const std::size_t p = points.size() / 2;
+  for (std::size_t i = 0; i + 1 < p; ++i) {
+    push_segment(points[2 * i], points[2 * i + 1], points[2 * i + 2], points[2 * i + 3], id);
+  }
+  if (closed && p >= 3) {
+    push_segment(points[2 * p - 2], points[2 * p - 1], points[0], points[1], id);
+  }
+  return id;
+}
+
+void World::push_ring(std::span<const float> ring, std::int32_t obstacle) {
+  const std::size_t p = ring.size() / 2;
+  for (std::size_t i = 0; i < p; ++i) {
+    const std::size_t j = (i + 1) % p;
+    push_segment(ring[2 * i], ring[2 * i + 1], ring[2 * j], ring[2 * j + 1], obstacle);
+  }
+  if (ring_start_.empty()) ring_start_.push_back(0);
+  float box[4] = {ring[0], ring[1], ring[0], ring[1]};
+  for (std::size_t i = 0; i < p; ++i) {
+    box[0] = std::min(box[0], ring[2 * i]);
+    box[1] = std::min(box[1], ring[2 * i + 1]);
+    box[2] = std::max(box[2], ring[2 * i]);
+    box[3] = std::max(box[3], ring[2 * i + 1]);
+  }
+  ring_points_.insert(ring_points_.end(), ring.begin(), ring.end());
+  ring_start_.push_back(static_cast<std::int32_t>(ring_points_.size() / 2));
+  polygon_obstacle_.push_back(obstacle);
+  polygon_box_.insert(polygon_box_.end(), box, box + 4);
+}
+
+std::int32_t World::add_polygon(std::span<const float> ring, std::uint32_t layers) {
+  const std::int32_t id = new_obstacle(ObstacleKind::kPolygon, layers);
+  push_ring(ring, id);
+  return id;
+}
+
+std::int32_t World::add_box(Vec2 center, Vec2 he, float angle, std::uint32_t layers) {
+  const std::int32_t id = new_obstacle(ObstacleKind::kBox, layers);
+  // Corners counter-clockwise; rotation in double so the four corners are as exact as floats allow.
+  const double c = std::cos(static_cast<double>(angle));
+  const double s = std::sin(static_cast<double>(angle));
+  const double lx[4] = {-he.x, he.x, he.x, -he.x};
+  const double ly[4] = {-he.y, -he.y, he.y, he.y};
+  float ring[8];
+  for (int k = 0; k < 4; ++k) {
+    ring[2 * k] = static_cast<float>(center.x + c * lx[k] - s * ly[k]);
+    ring[2 * k + 1] = static_cast<float>(center.y + s * lx[k] + c * ly[k]);
+  }
+  push_ring(ring, id);
+  return id;
+}
+
+std::int32_t World::add_circles(std::span<const float> centers, std::span<const float> radii,
+                                std::uint32_t layers) {
+  const auto first = static_cast<std::int32_t>(obstacle_count());
+  for (std::size_t i = 0; i < radii.size(); ++i) {
+    const std::int32_t id = new_obstacle(ObstacleKind::kCircle, layers);
+    circle_centers_.push_back(centers[2 * i]);
+    circle_centers_.push_back(centers[2 * i + 1]);
+    circle_radii_.push_back(radii[i]);
+    circle_obstacle_.push_back(id);
+  }
+  indexed_ = false;
+  return first;
+}
+
+bool World::bounds(float out[4]) const {
+  float b[4] = {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
+                -std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+  for (std::size_t i = 0; i < walls_.size(); i += 2) {
+    b[0] = std::min(b[0], walls_[i]);
+    b[1] = std::min(b[1], walls_[i + 1]);
+    b[2] = std::max(b[2], walls_[i]);
+    b[3] = std::max(b[3], walls_[i + 1]);
+  }
+  for (std::size_t i = 0; i < circle_radii_.size(); ++i) {
+    const float x = circle_centers_[2 * i], y = circle_centers_[2 * i + 1], r = circle_radii_[i];
+    b[0] = std::min(b[0], x - r);
+    b[1] = std::min(b[1], y - r);
+    b[2] = std::max(b[2], x + r);
+    b[3] = std::max(b[3], y + r);
+  }
+  if (!(b[0] <= b[2])) return false;
+  std::copy(b, b + 4, out);
+  return true;
+}
+
+void World::set_cell_size(float cell) {
+  cell_size_ = cell;
+  indexed_ = false;
+}
+
+namespace {
+
+// Number of cells per primitive the automatic cell size aims for (cell = sqrt(area / (20 n))).
+// Chosen by measurement on the racetrack scenes (instructions and branch misses per ray
+// under cachegrind, wall time in benchmarks/bench_world_index.py): the best cell was ~1.0
+// for M = 1000 (segments ~0.9 long) and ~0.35-0.5 for M = 10000 (segments ~0.1 long), i.e.
+// 20-25 cells per segment for both; with empty-space skipping, fine cells cost little in
+// open space and cut the segments tested per ray (M = 10000, L = 50: 9.5 tests per ray at
+// cell 0.5 against 19 at cell 1.1 and 34 at cell 2).
+constexpr double kCellsPerPrimitive = 20.0;
+constexpr std::size_t kMaxCells = std::size_t{1} << 22;
+
+// Counting sort of items into the cells their boxes overlap.
+template <class BoxOf, class Emit>
+void fill_cells(const WorldGrid& g, std::size_t n, BoxOf box_of, std::vector<std::int32_t>& start,
+                Emit emit) {
+  const std::size_t cells = static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny);
+  start.assign(cells + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    float b[4];
+    box_of(i, b);
+    const int c0 = g.col(b[0]), c1 = g.col(b[2]), r0 = g.row(b[1]), r1 = g.row(b[3]);
+    for (int r = r0; r <= r1; ++r)
+      for (int c = c0; c <= c1; ++c) ++start[static_cast<std::size_t>(r) * g.nx + c + 1];
+  }
+  for (std::size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
+  std::vector<std::int32_t> cursor(start.begin(), start.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    float b[4];
+    box_of(i, b);
+    const int c0 = g.col(b[0]), c1 = g.col(b[2]), r0 = g.row(b[1]), r1 = g.row(b[3]);
+    for (int r = r0; r <= r1; ++r)
+      for (int c = c0; c <= c1; ++c) {
+        emit(static_cast<std::size_t>(cursor[static_cast<std::size_t>(r) * g.nx + c]++), i, c0, r0);
+      }
+  }
+}
+
+}  // namespace
+
+void World::build_index() {
+  WorldGrid g;
+  float b[4];
+  if (!bounds(b)) {
+    grid_ = WorldGrid{};
+    indexed_ = true;
+    return;
+  }
+  const double w = std::max<double>(b[2] - b[0], 0.0);
+  const double h = std::max<double>(b[3] - b[1], 0.0);
+  const double extent = std::max({w, h, 1e-6, 1e-6 * std::max(std::fabs(b[0]), std::fabs(b[1]))});
+  // Pad so that no primitive touches the outer boundary; keeps clamping exact.
+  const double pad = 1e-3 * extent;
+  const double x0 = b[0] - pad, y0 = b[1] - pad;
+  const double W = w + 2 * pad, H = h + 2 * pad;
+  const std::size_t n = segment_count() + circle_count();
+  double cell = cell_size_;
+  if (!(cell > 0.0)) cell = std::sqrt(W * H / (kCellsPerPrimitive * static_cast<double>(std::max<std::size_t>(n, 1))));
+  cell = std::max(cell, extent * 1e-6);
+  // Never more than kMaxCells cells (memory); grow the cell until it fits.
+  while ((std::ceil(W / cell) * std::ceil(H / cell)) > static_cast<double>(kMaxCells)) cell *= 1.25;
+  g.x0 = static_cast<float>(x0);
+  g.y0 = static_cast<float>(y0);
+  g.cell = static_cast<float>(cell);
+  g.inv_cell = static_cast<float>(1.0 / cell);
+  g.nx = std::max(1, static_cast<int>(std::ceil(W / cell)));
+  g.ny = std::max(1, static_cast<int>(std::ceil(H / cell)));
+
+  // Boxes are registered slightly grown (1e-3 cell + a few float ulps of the coordinates),
+  // so that a point the walks place in a neighbouring cell through rounding (the walks
+  // compute cell boundaries in double, registration in float) still finds the primitive.
+  const float grow = static_cast<float>(1e-3 * cell + 4e-7 * std::max({std::fabs(x0), std::fabs(y0),
+                                                                     std::fabs(x0 + W), std::fabs(y0 + H)}));
+  const std::size_t m = segment_count();
+  auto seg_box = [&](std::size_t i, float* bb) {
+    const float* s = &walls_[4 * i];
+    bb[0] = std::min(s[0], s[2]) - grow;
+    bb[1] = std::min(s[1], s[3]) - grow;
+    bb[2] = std::max(s[0], s[2]) + grow;
+    bb[3] = std::max(s[1], s[3]) + grow;
+  };
+  {
+    std::size_t total = 0;
+    fill_cells(g, m, seg_box, g.seg_start, [&](std::size_t, std::size_t, int, int) { ++total; });
+    total = static_cast<std::size_t>(g.seg_start.back());
+    g.ax.resize(total); g.ay.resize(total); g.bx.resize(total); g.by.resize(total);
+    g.seg_index.resize(total); g.seg_layers.resize(total); g.seg_cx0.resize(total); g.seg_cy0.resize(total);
+    fill_cells(g, m, seg_box, g.seg_start, [&](std::size_t e, std::size_t i, int c0, int r0) {
+      const float* s = &walls_[4 * i];
+      g.ax[e] = s[0]; g.ay[e] = s[1]; g.bx[e] = s[2]; g.by[e] = s[3];
+      g.seg_index[e] = static_cast<std::int32_t>(i);
+      g.seg_layers[e] = obstacle_layers_[static_cast<std::size_t>(wall_obstacle_[i])];
+      g.seg_cx0[e] = c0; g.seg_cy0[e] = r0;
+    });
+  }
+  const std::size_t nc = circle_count();
+  auto circ_box = [&](std::size_t i, float* bb) {
+    const float x = circle_centers_[2 * i], y = circle_centers_[2 * i + 1], r = circle_radii_[i] + grow;
+    bb[0] = x - r; bb[1] = y - r; bb[2] = x + r; bb[3] = y + r;
+  };
+  {
+    fill_cells(g, nc, circ_box, g.circ_start, [](std::size_t, std::size_t, int, int) {});
+    const auto total = static_cast<std::size_t>(g.circ_start.back());
+    g.cx.resize(total); g.cy.resize(total); g.cr.resize(total);
+    g.circ_index.resize(total); g.circ_layers.resize(total); g.circ_cx0.resize(total); g.circ_cy0.resize(total);
+    fill_cells(g, nc, circ_box, g.circ_start, [&](std::size_t e, std::size_t i, int c0, int r0) {
+      g.cx[e] = circle_centers_[2 * i]; g.cy[e] = circle_centers_[2 * i + 1]; g.cr[e] = circle_radii_[i];
+      g.circ_index[e] = static_cast<std::int32_t>(i);
+      g.circ_layers[e] = obstacle_layers_[static_cast<std::size_t>(circle_obstacle_[i])];
+      g.circ_cx0[e] = c0; g.circ_cy0[e] = r0;
+    });
+  }
+  {
+    // Two-pass chamfer transform; with unit weights on all 8 neighbours it is exact for the
+    // Chebyshev distance.
+    const int nx = g.nx, ny = g.ny;
+    g.clearance.assign(static_cast<std::size_t>(nx) * ny, 255);
+    auto at = [&](int x, int y) -> std::uint8_t& { return g.clearance[static_cast<std::size_t>(y) * nx + x]; };
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const std::size_t c = static_cast<std::size_t>(y) * nx + x;
+        if (g.seg_start[c + 1] > g.seg_start[c] || g.circ_start[c + 1] > g.circ_start[c]) g.clearance[c] = 0;
+      }
+    auto relax = [&](int x, int y, int qx, int qy) {
+      if (qx < 0 || qy < 0 || qx >= nx || qy >= ny) return;
+      const int v = at(qx, qy) + 1;
+      if (v < at(x, y)) at(x, y) = static_cast<std::uint8_t>(v);
+    };
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        relax(x, y, x - 1, y); relax(x, y, x - 1, y - 1); relax(x, y, x, y - 1); relax(x, y, x + 1, y - 1);
+      }
+    for (int y = ny - 1; y >= 0; --y)
+      for (int x = nx - 1; x >= 0; --x) {
+        relax(x, y, x + 1, y); relax(x, y, x + 1, y + 1); relax(x, y, x, y + 1); relax(x, y, x - 1, y + 1);
+      }
+  }
+  {
+    const std::size_t np = polygon_count();
+    auto poly_box = [&](std::size_t i, float* bb) {
+      const float* b = &polygon_box_[4 * i];
+      bb[0] = b[0] - grow; bb[1] = b[1] - grow; bb[2] = b[2] + grow; bb[3] = b[3] + grow;
+    };
+    fill_cells(g, np, poly_box, g.poly_start, [](std::size_t, std::size_t, int, int) {});
+    g.poly_index.resize(static_cast<std::size_t>(g.poly_start.back()));
+    fill_cells(g, np, poly_box, g.poly_start, [&](std::size_t e, std::size_t i, int, int) {
+      g.poly_index[e] = static_cast<std::int32_t>(i);
+    });
+  }
+  grid_ = std::move(g);
+  indexed_ = true;
+}
+
+std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
+  const WorldGrid& g = grid_;
+  if (g.empty() || g.poly_index.empty()) return -1;
+  const float fx = (p.x - g.x0) * g.inv_cell, fy = (p.y - g.y0) * g.inv_cell;
+  if (!(fx >= 0.0f && fy >= 0.0f && fx < static_cast<float>(g.nx) && fy < static_cast<float>(g.ny))) return -1;
+  const std::size_t cell = static_cast<std::size_t>(g.row(p.y)) * g.nx + g.col(p.x);
+  for (std::int32_t e = g.poly_start[cell]; e < g.poly_start[cell + 1]; ++e) {
+    const auto k = static_cast<std::size_t>(g.poly_index[static_cast<std::size_t>(e)]);
+    const std::int32_t id = polygon_obstacle_[k];
+    if (!(obstacle_layers_[static_cast<std::size_t>(id)] & layers)) continue;
+    const float* box = &polygon_box_[4 * k];
+    if (p.x < box[0] || p.x > box[2] || p.y < box[1] || p.y > box[3]) continue;
+    // Crossing number with the half-open rule (an edge counts when exactly one endpoint is
+    // strictly above p), in double: products of float differences are exact, so the side
+    // test never contradicts itself at shared vertices. Points on an edge count as inside.
+    const double px = p.x, py = p.y;
+    bool in = false;
+    const std::int32_t s = ring_start_[k], t = ring_start_[k + 1];
+    for (std::int32_t i = s, j = t - 1; i < t; j = i++) {
+      const double xi = ring_points_[2 * static_cast<std::size_t>(i)], yi = ring_points_[2 * static_cast<std::size_t>(i) + 1];
+      const double xj = ring_points_[2 * static_cast<std::size_t>(j)], yj = ring_points_[2 * static_cast<std::size_t>(j) + 1];
+      const double side = (xj - xi) * (py - yi) - (yj - yi) * (px - xi);
+      if (side == 0.0 && px >= std::min(xi, xj) && px <= std::max(xi, xj) && py >= std::min(yi, yj) &&
+          py <= std::max(yi, yj)) {
+        return id;  // on the boundary
+      }
+      if ((yi > py) != (yj > py)) {
+        // Edge crosses the horizontal line through p; it is right of p when p is on the
+        // left of the upward-oriented edge.
+        const bool upward = yj > yi;
+        if (upward ? side > 0.0 : side < 0.0) in = !in;
+      }
+    }
+    if (in) return id;
+  }
+  return -1;
+}
+
+std::int32_t World::circle_at(Vec2 p, std::uint32_t layers) const {
+  const WorldGrid& g = grid_;
+  if (g.empty() || g.cx.empty()) return -1;
+  const float fx = (p.x - g.x0) * g.inv_cell, fy = (p.y - g.y0) * g.inv_cell;
+  if (!(fx >= 0.0f && fy >= 0.0f && fx < static_cast<float>(g.nx) && fy < static_cast<float>(g.ny))) return -1;
+  const std::size_t cell = static_cast<std::size_t>(g.row(p.y)) * g.nx + g.col(p.x);
+  std::int32_t best = -1;
+  for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
+    const auto u = static_cast<std::size_t>(e);
+    if (!(g.circ_layers[u] & layers)) continue;
+    const double dx = static_cast<double>(p.x) - g.cx[u], dy = static_cast<double>(p.y) - g.cy[u];
+    const double r = g.cr[u];
+    if (dx * dx + dy * dy <= r * r) {
+      const std::int32_t id = circle_obstacle_[static_cast<std::size_t>(g.circ_index[u])];
+      if (best < 0 || id < best) best = id;
+    }
+  }
+  return best;
+}
+
+}  // namespace contextsteer

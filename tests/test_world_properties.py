@@ -1,0 +1,215 @@
+"""Hypothesis property tests of the world queries on random scenes, against the oracle.
+
+Tolerance: the kernels solve in float64 from float32 inputs, so distances agree with the
+float64 oracle to TOL (absolute, world units ~ 10) wherever the answer is not ambiguous;
+rays that pass within EPS of an endpoint, a circle or max_dist may take either answer
+(see the generous/strict oracles in reference.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import reference as ref
+from hypothesis import given
+from hypothesis import strategies as st
+
+import contextsteer as cs
+
+EPS = 1e-3
+TOL = 1e-4
+
+
+def random_scene(seed, *, circles=True, polygon=True):
+    """World, rings and random rays on a coarse grid of coordinates (multiples of 1/8)."""
+    rng = np.random.default_rng(seed)
+    w = cs.World()
+    m = int(rng.integers(1, 14))
+    seg = np.round(rng.uniform(-20, 20, (m, 4)) * 8) / 8
+    seg = seg[np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1]) > 0]
+    if len(seg):
+        w.add_segments(seg)
+    rings = []
+    if polygon and rng.random() < 0.5:
+        c = np.round(rng.uniform(-15, 15, 2))
+        ang = np.sort(rng.uniform(0, 2 * np.pi, 5))
+        ring = c + np.stack([np.cos(ang), np.sin(ang)], axis=1) * rng.uniform(1, 4)
+        w.add_polygon(ring)
+        rings.append(ring.astype(np.float32))
+    if polygon and rng.random() < 0.3:
+        w.add_polyline(rng.uniform(-20, 20, (4, 2)))
+    if circles and rng.random() < 0.6:
+        nc = int(rng.integers(1, 4))
+        w.add_circles(np.round(rng.uniform(-20, 20, (nc, 2)) * 8) / 8, np.round(rng.uniform(0, 3, nc) * 8) / 8)
+    r = int(rng.integers(1, 24))
+    origins = rng.uniform(-25, 25, (r, 2)).astype(np.float32)
+    dirs = rng.normal(size=(r, 2)).astype(np.float32)
+    dirs[np.hypot(*dirs.T) < 1e-3] = (1, 0)
+    max_dist = rng.uniform(0, 40, r).astype(np.float32)
+    return w, rings, origins, dirs, max_dist
+
+
+def bounds(w, rings, origins, dirs, max_dist, radius=0.0):
+    args = (w.walls, w.circles, rings, origins, dirs, max_dist)
+    lo = ref.ref_raycast(*args, radius=radius, eps=EPS)
+    hi = ref.ref_raycast(*args, radius=radius, eps=-EPS)
+    return lo, hi
+
+
+def assert_between(d, lo, hi):
+    d = np.asarray(d, dtype=np.float64)
+    ok_lo = np.where(np.isinf(lo), np.isinf(d), d >= lo - TOL)
+    ok_hi = np.where(np.isinf(d), np.isinf(hi), d <= hi + TOL)
+    bad = ~(ok_lo & ok_hi)
+    assert not bad.any(), f"rays {np.flatnonzero(bad)}: got {d[bad]}, oracle in [{lo[bad]}, {hi[bad]}]"
+
+
+def unambiguous(lo, hi):
+    both = np.isfinite(lo) & np.isfinite(hi)
+    gap = np.abs(np.where(both, hi, 0.0) - np.where(both, lo, 0.0))
+    return (np.isinf(lo) & np.isinf(hi)) | (both & (gap < TOL))
+
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+@given(seed=seeds, radius=st.sampled_from([0.0, 0.0, 0.5, 1.25]))
+def test_raycast_matches_oracle(seed, radius):
+    w, rings, o, d, m = random_scene(seed)
+    hits = cs.raycast(w, o, d, m, radius=radius)
+    lo, hi = bounds(w, rings, o, d, m, radius)
+    assert_between(hits.distance, lo, hi)
+    assert np.array_equal(hits.hit, np.isfinite(hits.distance))
+    assert np.all(hits.obstacle[hits.hit] >= 0) and np.all(hits.obstacle[~hits.hit] == -1)
+    n = np.hypot(*hits.normal[hits.hit].T)
+    np.testing.assert_allclose(n, 1.0, atol=1e-5)
+    # Normals face the ray.
+    unit = d / np.hypot(*d.T)[:, None]
+    assert np.all(np.sum(hits.normal * unit, axis=1)[hits.hit] <= 1e-6)
+
+
+@given(seed=seeds, radius=st.sampled_from([0.0, 0.75]))
+def test_adding_a_wall_never_lengthens_a_ray(seed, radius):
+    w, _, o, d, m = random_scene(seed)
+    before = cs.raycast(w, o, d, m, radius=radius).distance
+    before_slots = cs.slot_raycast(w, o, d[:3], 10.0, radius=radius)
+    rng = np.random.default_rng(seed ^ 0x5A5A)
+    w.add_segments(np.round(rng.uniform(-20, 20, (3, 4)) * 8) / 8 + [0, 0, 0.125, 0])
+    w.add_circles(rng.uniform(-20, 20, (1, 2)), 1.0)
+    after = cs.raycast(w, o, d, m, radius=radius).distance
+    assert np.all(after <= before)
+    assert np.all(cs.slot_raycast(w, o, d[:3], 10.0, radius=radius) <= before_slots)
+
+
+@given(seed=seeds)
+def test_ray_and_its_reverse_agree_on_segment_hits(seed):
+    rng = np.random.default_rng(seed)
+    seg = np.round(rng.uniform(-10, 10, (1, 4)) * 8) / 8 + [0, 0, 0.125, 0]
+    w = cs.World()
+    w.add_segments(seg)
+    o = rng.uniform(-12, 12, (40, 2)).astype(np.float32)
+    p = rng.uniform(-12, 12, (40, 2)).astype(np.float32)
+    length = np.hypot(*(p.astype(np.float64) - o).T)
+    keep = length > 1e-2
+    o, p, length = o[keep], p[keep], length[keep].astype(np.float32)
+    fwd = cs.raycast(w, o, p - o, length).distance
+    back = cs.raycast(w, p, o - p, length).distance
+    lo_f, hi_f = bounds(w, [], o, p - o, length)
+    lo_b, hi_b = bounds(w, [], p, o - p, length)
+    clear = unambiguous(lo_f, hi_f) & unambiguous(lo_b, hi_b)
+    assert np.array_equal(np.isfinite(fwd[clear]), np.isfinite(back[clear]))
+    both = clear & np.isfinite(fwd) & np.isfinite(back)
+    np.testing.assert_allclose(fwd[both] + back[both], length[both], atol=1e-4)
+
+
+@given(seed=seeds, quarter_turns=st.integers(1, 3), shift=st.tuples(st.integers(-50, 50), st.integers(-50, 50)))
+def test_rotating_and_translating_the_scene(seed, quarter_turns, shift):
+    w, rings, o, d, m = random_scene(seed, polygon=False)
+    rot = np.linalg.matrix_power(np.array([[0, -1], [1, 0]]), quarter_turns)
+    walls = w.walls.astype(np.float64)
+    centers, radii = w.circles
+    w2 = cs.World()
+    if len(walls):
+        a, b = walls[:, :2] @ rot.T + shift, walls[:, 2:] @ rot.T + shift
+        w2.add_segments(np.hstack([a, b]))
+    if len(radii):
+        w2.add_circles(centers.astype(np.float64) @ rot.T + shift, radii)
+    h1 = cs.raycast(w, o, d, m)
+    h2 = cs.raycast(w2, o.astype(np.float64) @ rot.T + shift, d.astype(np.float64) @ rot.T, m)
+    # Quarter turns and integer shifts of coordinates on a 1/8 grid are exact in float32;
+    # the relative coordinates and hence the maths are unchanged.
+    np.testing.assert_allclose(h2.distance, h1.distance, rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(h2.normal, h1.normal @ rot.T, atol=1e-5)
+    assert np.array_equal(h2.obstacle, h1.obstacle) or np.allclose(h1.distance, h2.distance)
+    # An arbitrary rotation agrees wherever the answer is unambiguous.
+    ang = np.random.default_rng(seed).uniform(0, 2 * np.pi)
+    rr = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    w3 = cs.World()
+    if len(walls):
+        w3.add_segments(np.hstack([walls[:, :2] @ rr.T, walls[:, 2:] @ rr.T]))
+    if len(radii):
+        w3.add_circles(centers.astype(np.float64) @ rr.T, radii)
+    h3 = cs.raycast(w3, o.astype(np.float64) @ rr.T, d.astype(np.float64) @ rr.T, m)
+    lo, hi = bounds(w, [], o, d, m)
+    clear = unambiguous(lo, hi)
+    np.testing.assert_allclose(h3.distance[clear], h1.distance[clear], atol=1e-3)
+
+
+@given(seed=seeds, radius=st.sampled_from([0.0, 0.0, 0.6]), k=st.integers(1, 16), rotate=st.booleans())
+def test_slot_raycast_equals_raycast_on_expanded_rays(seed, radius, k, rotate):
+    w, rings, o, _, m = random_scene(seed)
+    rng = np.random.default_rng(seed + 1)
+    slots = rng.normal(size=(k, 2)).astype(np.float32)
+    slots[np.hypot(*slots.T) < 1e-3] = (0, 1)
+    heads = rng.uniform(-np.pi, np.pi, len(o)).astype(np.float32) if rotate else None
+    got = cs.slot_raycast(w, o, slots, m, headings=heads, radius=radius)
+    assert got.shape == (len(o), k) and got.dtype == np.float32
+    unit = (slots / np.hypot(*slots.T.astype(np.float64))[:, None]).astype(np.float32)
+    if heads is None:
+        dirs = np.tile(slots, (len(o), 1))
+    else:
+        c, s = np.cos(heads.astype(np.float64)).astype(np.float32), np.sin(heads.astype(np.float64)).astype(np.float32)
+        ux, uy = unit[:, 0][None, :], unit[:, 1][None, :]
+        dirs = np.stack([c[:, None] * ux - s[:, None] * uy, s[:, None] * ux + c[:, None] * uy], axis=2).reshape(-1, 2)
+    origins = np.repeat(o, k, axis=0)
+    md = np.repeat(m, k)
+    expanded = cs.raycast(w, origins, dirs, md, radius=radius).distance.reshape(len(o), k)
+    if heads is None:
+        np.testing.assert_array_equal(got, expanded)  # same float maths, bit for bit
+    else:
+        lo, hi = bounds(w, rings, origins, dirs, md, radius)
+        assert_between(got.reshape(-1), lo, hi)
+        clear = unambiguous(lo, hi).reshape(len(o), k)
+        np.testing.assert_allclose(got[clear], expanded[clear], atol=1e-4)
+    for method in ("gather", "per_ray"):
+        np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, headings=heads, radius=radius, method=method), got)
+
+
+@given(seed=seeds, max_dist=st.sampled_from([0.5, 4.0, 100.0]))
+def test_nearest_matches_oracle(seed, max_dist):
+    w, _, o, _, _ = random_scene(seed)
+    got = cs.nearest(w, o, max_dist)
+    dist, _ = ref.ref_nearest(w.walls, w.circles, o, max_dist)
+    near_edge = np.abs(ref.ref_nearest(w.walls, w.circles, o, np.inf)[0] - max_dist) < 1e-4
+    fin = np.isfinite(dist)
+    assert np.array_equal(np.isfinite(got.distance)[~near_edge], fin[~near_edge])
+    both = fin & np.isfinite(got.distance)
+    np.testing.assert_allclose(got.distance[both], dist[both], atol=1e-4)
+    np.testing.assert_allclose(np.hypot(*(o[both] - got.point[both]).T), got.distance[both], atol=1e-4)
+
+
+@given(seed=seeds)
+def test_inside_matches_oracle(seed):
+    w, rings, _, _, _ = random_scene(seed)
+    rng = np.random.default_rng(seed)
+    pts = rng.uniform(-22, 22, (200, 2)).astype(np.float32)
+    expected = ref.ref_inside(w.circles, rings, pts)
+    got = cs.inside(w, pts)
+    # Points within 1e-4 of a boundary may go either way.
+    centers, radii = w.circles
+    margin = np.full(len(pts), np.inf)
+    for ring in rings:
+        margin = np.minimum(margin, [ref.ring_boundary_distance(p, ring.astype(np.float64)) for p in pts])
+    for c, r in zip(centers, radii):
+        margin = np.minimum(margin, np.abs(np.hypot(*(pts - c).T) - r))
+    clear = margin > 1e-4
+    assert np.array_equal(got[clear], expected[clear])
