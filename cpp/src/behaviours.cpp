@@ -285,7 +285,7 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
     const Frame f = frame_of(in, i);
     const Vec2 n = f({nn[0], nn[1]});
     for (std::size_t j = 0; j < in.k; ++j) {
-      if (d[j] == 0.0f && in.slots[2 * j] * n.x + in.slots[2 * j + 1] * n.y >= 0.0f)
+      if (d[j] == 0.0f && in.slots[2 * j] * n.x + in.slots[2 * j + 1] * n.y > -1e-6f)
         d[j] = std::numeric_limits<float>::infinity();
     }
   }

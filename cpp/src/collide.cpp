@@ -243,7 +243,9 @@ void push_apart_rows(const NeighborGrid& grid, const float* positions, const flo
       if (!(d < reach)) continue;
       ++count;
       if (!push) continue;
-      const double depth = 0.5 * (reach - d) * relax;
+      // Separate to a hair beyond contact (1e-3 of the radii) so that float32 rounding
+      // of the result does not leave the pair touching.
+      const double depth = 0.5 * (reach * 1.001 - d) * relax;
       if (d > 0.0) {
         cx += ex / d * depth;
         cy += ey / d * depth;
