@@ -87,16 +87,33 @@ void segment_toi(double ax, double ay, double bx, double by, double r, double ux
   t = std::min(t, ray_segment(ax + ox, ay + oy, bx + ox, by + oy, ux, uy));
   t = std::min(t, ray_segment(ax - ox, ay - oy, bx - ox, by - oy, ux, uy));
   if (!(t <= L) || t >= h.t) return;
+  // Contact normal. Touching the side of the capsule: the segment's normal on the
+  // origin's side (exact, whatever r); touching an end disc: from the end point to the
+  // circle's centre (−u when r is too small for that to be more than rounding noise).
   const double cx = t * ux, cy = t * uy;
-  closest_on_segment(ax, ay, bx, by, cx, cy, qx, qy);
-  double nx = cx - qx, ny = cy - qy;
-  const double n = std::sqrt(nx * nx + ny * ny);
-  if (n > 0.0) {
-    nx /= n;
-    ny /= n;
+  const double len2 = ex * ex + ey * ey;
+  const double w = ((cx - ax) * ex + (cy - ay) * ey) / len2;
+  double nx = -ux, ny = -uy;
+  if (w > 0.0 && w < 1.0) {
+    const double el = std::sqrt(len2);
+    nx = ey / el;
+    ny = -ex / el;
+    const double side = -(ax * nx + ay * ny);  // (origin − a)·n
+    if (side < 0.0) {
+      nx = -nx;
+      ny = -ny;
+    } else if (side == 0.0) {
+      nx = -ux;
+      ny = -uy;
+    }
   } else {
-    nx = -ux;
-    ny = -uy;
+    const double px = w <= 0.0 ? ax : bx, py = w <= 0.0 ? ay : by;
+    const double vx = cx - px, vy = cy - py;
+    const double n = std::sqrt(vx * vx + vy * vy);
+    if (n > 0.5 * r && n > 1e-9 * (std::fabs(cx) + std::fabs(cy) + 1.0)) {
+      nx = vx / n;
+      ny = vy / n;
+    }
   }
   // A grazing contact whose normal does not oppose the motion does not block it.
   if (ux * nx + uy * ny >= -kAlong) return;
@@ -120,7 +137,11 @@ void circle_toi(double qx, double qy, double rc, double r, double ux, double uy,
   if (d0 > L + R) return;
   const double t = ray_disc(qx, qy, R, ux, uy);
   if (!(t <= L) || t >= h.t) return;
-  const double nx = (t * ux - qx) / R, ny = (t * uy - qy) / R;
+  double nx = -ux, ny = -uy;
+  if (R > 1e-9 * (std::fabs(qx) + std::fabs(qy) + 1.0)) {
+    nx = (t * ux - qx) / R;
+    ny = (t * uy - qy) / R;
+  }
   if (ux * nx + uy * ny >= -kAlong) return;
   offer(h, t, nx, ny);
 }
