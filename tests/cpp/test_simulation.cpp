@@ -71,7 +71,7 @@ std::vector<float> run(int threads, int interval, bool record) {
   p.stuck_distance = 0.1f;
   Simulation sim(agents, 16, c, p);
   sim.set_world(snapshot);
-  sim.step(0.05f, 100);
+  sim.step(0.05f, 30);
   sim.perceive();
   sim.decide_and_move(0.05f);
   std::vector<float> out(agents.position(), agents.position() + 600);
