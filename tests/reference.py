@@ -121,7 +121,7 @@ def _ref_finish(v, dirs, slots_used, fallback, guard):
     if not length > 1e-6 * total:
         return dirs[fallback]
     d = s / length
-    if guard and not v[_ref_nearest(dirs, d)] > 0:
+    if guard and _ref_nearest(dirs, d) not in slots_used:  # crossed a masked gap
         return dirs[fallback]
     return d
 
