@@ -1,0 +1,162 @@
+"""Benchmark of the full simulation step on "crowd-track-N" (SCENES.md), next to RVO2.
+
+Not a test. For N agents and K slots, contextsteer runs the scene's 100 steps of
+dt = 0.25 with this configuration (chosen for the scene, stated here so it can be
+judged):
+
+- behaviours: ``Seek()`` towards each agent's own target, set before every step to
+  ``p + 10·preferred(p)`` where ``preferred`` is the scene's preferred direction (the
+  mid-ellipse tangent, even agents counter-clockwise, odd clockwise — the same function
+  that gives RVO2 its preferred velocity, scenes.crowd_preferred); ``WallDanger(
+  look_ahead=3, falloff="linear")`` (slot rays as circles of the agent radius);
+  ``AgentDanger(radius=3)`` (the predictive variant, horizon 2 s, gave the same overlap
+  and penetration counts and 1% more progress at N = 10k for 50% more time: its
+  neighbour query reaches 14 instead of 6 units);
+- engine: combine max, resolve subtract, choose vector_sum; ``Lerp(steer_force=0.5)``;
+  push_apart on (swept against the walls).
+
+Timing: ``Simulation.step(dt)`` alone (the NumPy line that sets the targets is outside
+the timer, as RVO2's Python loop that sets preferred velocities is outside its
+``do_step`` timer). ms/step is the median over the 100 steps of a run; contextsteer's
+figure is the median of ``--repeats`` runs (default 3; the first also collects the
+metrics), RVO2's is from one run (a 10k run takes tens of seconds). "1 thr" runs with
+one thread, "all" with every core (``cs.get_num_threads()`` at start-up). The machine's
+load average is printed first: on a shared machine other processes inflate both
+columns and hide the multi-thread speed-up.
+
+Metrics (benchmarks/crowd.py, the same code for both systems, from the positions after
+each step): agent–agent overlap episodes, wall penetration episodes (centre closer than
+0.99·radius to a wall), mean progress along the preferred direction. For contextsteer,
+"pre-push" also counts the overlapping pairs right after the move, before push-apart
+resolves them (pair-steps, from ``Simulation.overlaps``). Metrics need
+SciPy and cost seconds per run in Python, so at N = 100k they are skipped unless
+``--full``.
+
+RVO2 (PyPI ``pyrvo``; SCENES.md parameters, walls as two obstacles) runs at N = 1k and
+10k (100k with ``--full``); ``do_step`` alone is timed.
+
+"cs interval 3" is the same configuration time-sliced (``decision_interval=3``: each
+agent re-steers every third step, staggered, and moves on its last decision between);
+one run.
+
+Usage: PYTHONPATH=python python3 benchmarks/bench_step.py [--quick] [--full]
+(--quick: N = 1k only.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+# NumPy's BLAS threads spin after a call and would steal a core from the timed step.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import contextsteer as cs  # noqa: E402
+from crowd import CrowdMetrics, run_rvo2  # noqa: E402
+from scenes import crowd_preferred, crowd_track_scene  # noqa: E402
+
+AHEAD = 10.0  # distance of the seek target along the preferred direction
+
+
+def steering() -> cs.Steering:
+    return cs.Steering(
+        [cs.Seek(), cs.WallDanger(look_ahead=3.0, falloff="linear"),
+         cs.AgentDanger(radius=3.0)],
+        combine="max", resolve="subtract", choose="vector_sum",
+    )
+
+
+def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int = 1) -> dict:
+    world = cs.World()
+    world.add_segments(scene.walls)
+    n = len(scene.positions)
+    agents = cs.Agents(n, slots=k)
+    pref = crowd_preferred(scene.positions, scene.scale)
+    agents.add(scene.positions, velocity=0.0, radius=scene.radius,
+               max_speed=scene.max_speed, max_accel=4.0,
+               target=scene.positions + AHEAD * pref)
+    sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5),
+                        decision_interval=interval)
+    tracker = CrowdMetrics(scene) if metrics else None
+    if tracker:
+        tracker.update(agents.position)
+    times = []
+    with cs.threads(threads):
+        for _ in range(scene.steps):
+            p = agents.position
+            agents.target[...] = p + AHEAD * crowd_preferred(p, scene.scale)
+            t0 = time.perf_counter()
+            sim.step(scene.dt)
+            times.append(time.perf_counter() - t0)
+            if tracker:
+                tracker.update(agents.position)
+    # Overlapping pairs right after moving, before push-apart, summed over steps.
+    out = {"ms_per_step": 1e3 * statistics.median(times),
+           "pre_push": int(sim.overlaps.sum()) // 2}
+    if tracker:
+        out.update(tracker.summary())
+    return out
+
+
+def fmt(x, spec):
+    return format(x, spec) if x is not None else "-"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="N = 1k only")
+    ap.add_argument("--full", action="store_true", help="metrics and RVO2 at N = 100k too")
+    ap.add_argument("--repeats", type=int, default=3, help="contextsteer runs per figure")
+    args = ap.parse_args()
+    sizes = [1000] if args.quick else [1000, 10_000, 100_000]
+    all_threads = cs.get_num_threads()
+    print(f"crowd-track-N, 100 steps, dt 0.25; threads: 1 and {all_threads}; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    print(f"{'system':<14}{'N':>7}{'K':>4}{'ms 1thr':>9}{'ms all':>8}{'overlaps':>10}"
+          f"{'wall pen':>9}{'progress':>10}{'RVO2/cs':>9}{'pre-push':>10}")
+    for n in sizes:
+        scene = crowd_track_scene(n)
+        rvo = None
+        if n <= 10_000 or args.full:
+            rvo = run_rvo2(scene, walls=True, metrics=n <= 10_000 or args.full)
+            rvo["ms_per_step"] = rvo["ms_median"]
+            print(f"{'RVO2 (pyrvo)':<14}{n:>7}{'':>4}{rvo['ms_per_step']:>9.2f}{'':>8}"
+                  f"{fmt(rvo.get('overlap_episodes'), 'd'):>10}"
+                  f"{fmt(rvo.get('wall_penetrations'), 'd'):>9}"
+                  f"{fmt(rvo.get('mean_progress'), '.1f'):>10}{'1.0':>9}", flush=True)
+        for k in (8, 16, 32):
+            metrics = n <= 10_000 or args.full
+            one = run_contextsteer(scene, k, 1, metrics)
+            runs = [one["ms_per_step"]] + [run_contextsteer(scene, k, 1, False)["ms_per_step"]
+                                           for _ in range(args.repeats - 1)]
+            one["ms_per_step"] = statistics.median(runs)
+            multi = {"ms_per_step": statistics.median(
+                run_contextsteer(scene, k, all_threads, False)["ms_per_step"]
+                for _ in range(args.repeats))}
+            ratio = rvo["ms_per_step"] / one["ms_per_step"] if rvo else None
+            print(f"{'contextsteer':<14}{n:>7}{k:>4}{one['ms_per_step']:>9.2f}"
+                  f"{multi['ms_per_step']:>8.2f}{fmt(one.get('overlap_episodes'), 'd'):>10}"
+                  f"{fmt(one.get('wall_penetrations'), 'd'):>9}"
+                  f"{fmt(one.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
+                  f"{one['pre_push']:>10d}", flush=True)
+        # Time slicing (Lewis): agents re-steer every 3rd step, staggered.
+        metrics = n <= 10_000 or args.full
+        sliced = run_contextsteer(scene, 16, 1, metrics, interval=3)
+        ratio = rvo["ms_per_step"] / sliced["ms_per_step"] if rvo else None
+        print(f"{'cs interval 3':<14}{n:>7}{16:>4}{sliced['ms_per_step']:>9.2f}{'':>8}"
+              f"{fmt(sliced.get('overlap_episodes'), 'd'):>10}"
+              f"{fmt(sliced.get('wall_penetrations'), 'd'):>9}"
+              f"{fmt(sliced.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
+              f"{sliced['pre_push']:>10d}", flush=True)
+    print("RVO2/cs: RVO2 ms per step / contextsteer single-thread ms per step (same run).")
+
+
+if __name__ == "__main__":
+    main()
