@@ -322,3 +322,35 @@ def test_trajectories_one_line_per_agent():
     assert len(cs.plot.trajectories(History()).get_segments()) == 3
     with pytest.raises(ValueError, match=r"\(T, N, 2\)"):
         cs.plot.trajectories(np.zeros((3, 2)))
+
+
+# ------------------------------------------------------------ record and animate ---
+
+
+class SteppingSim(FakeSim):
+    def step(self, dt, steps=1):
+        self.agents.position[:] += np.float32(dt * steps)
+
+
+def test_record_keeps_states_and_marks_dead_agents():
+    sim = SteppingSim()
+    calls = []
+    rec = cs.plot.record(sim, 10, dt=0.5, records=4, callback=calls.append)
+    assert rec.steps.tolist() == [0, 2, 5, 8, 10] and sum(calls) == 10
+    assert rec.positions.shape == (5, 5, 2) and rec.danger.shape == (5, 5, 8)
+    assert np.isnan(rec.positions[:, 1]).all()            # agent 1 is dead
+    np.testing.assert_allclose(rec.positions[-1, 0] - rec.positions[0, 0], [5, 5])
+
+
+def test_animate_replays_frames():
+    sim = SteppingSim()
+    anim = cs.plot.animate(sim, 6, frames=3)
+    assert anim.history.positions.shape[0] == 4
+    frames = list(anim.new_saved_frame_seq())
+    assert frames == [0, 1, 2, 3]
+    assert "frames[3]" in anim.to_jshtml()      # renders (an unrendered animation warns)
+    drawn = anim._func(3)
+    # trail + rays + bodies + heading ticks, rays for the 2 alive agents x 8 slots
+    assert len(drawn) == 4 and len(drawn[1].get_segments()) == 16
+    with pytest.raises(ValueError, match="sim and steps"):
+        cs.plot.animate(sim)

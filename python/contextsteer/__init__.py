@@ -7,7 +7,7 @@ returned as zero-copy NumPy views.
 
 from __future__ import annotations
 
-from . import agents, behaviours, maps, motion, path, plot, runtime, world
+from . import agents, behaviours, maps, motion, path, plot, runtime, scenarios, world
 from .agents import *  # noqa: F403
 from .behaviours import *  # noqa: F403
 from .maps import *  # noqa: F403

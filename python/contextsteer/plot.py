@@ -24,14 +24,17 @@ __all__ = [
     "ContextMapArtists",
     "ContextMapsGrid",
     "MapGlyphs",
+    "Recording",
     "SceneArtists",
     "WorldArtists",
     "agents",
+    "animate",
     "context_map",
     "context_maps",
     "map_glyphs",
     "path",
     "rays",
+    "record",
     "scene",
     "trajectories",
     "world",
@@ -999,3 +1002,199 @@ def trajectories(history, ax=None, *, agents=None, color=None, **kwargs):
     >>> plt.close("all")
     """
     return _plot_trajectories(history, _plain_axes(ax), agents, color, kwargs)
+
+
+# ----------------------------------------------------------- recording, animation ---
+
+
+class Recording(NamedTuple):
+    """Agent states at recorded steps, as :func:`record` keeps them for :func:`animate`.
+
+    Any object with the same attributes (``positions`` at least) works in their place.
+    """
+
+    steps: np.ndarray  #: (T,) int64 step counts since the recording started
+    positions: np.ndarray  #: (T, N, 2) float32; NaN where an agent is dead
+    headings: np.ndarray  #: (T, N) float32
+    radii: np.ndarray  #: (N,) float32, from the first record
+    danger: Any  #: (T, N, K) float32, or None when the simulation has no danger map
+
+
+def record(sim, steps: int, *, dt: float = 1.0 / 60.0, records: int = 100, danger: bool = True,
+           callback=None) -> Recording:
+    """Step a simulation ``steps`` times, keeping the agents' state ``records`` times.
+
+    The simulation is advanced in ``records`` chunks with ``sim.step(dt, steps=chunk)``
+    (the steps themselves run in C++; Python runs once per chunk). The first record is the
+    state before stepping.
+
+    Parameters
+    ----------
+    sim : Simulation-like
+        Needs ``step(dt, steps=...)`` and ``agents`` (``position``, ``heading``,
+        ``radius``, ``alive``); ``danger`` is recorded when present.
+    steps : int
+        Total steps, >= 0.
+    dt : float
+        Time step in seconds.
+    records : int
+        Records after the initial one (at most ``steps``), evenly spaced.
+    danger : bool
+        Also keep the danger maps (T x N x K floats).
+    callback : callable, optional
+        Called with the number of steps just taken after every chunk (e.g. a progress
+        bar's ``update``).
+
+    Returns
+    -------
+    Recording
+    """
+    steps, records = int(steps), int(records)
+    if steps < 0 or records < 1:
+        raise ValueError(f"record: expected steps >= 0 and records >= 1, got {steps}, {records}")
+    records = min(records, steps) if steps else 0
+    bounds = np.linspace(0, steps, records + 1).round().astype(np.int64)
+    a = sim.agents
+    radii = np.asarray(a.radius, dtype=np.float32).copy()
+    keep_danger = danger and getattr(sim, "danger", None) is not None
+    pos, head, dang = [], [], []
+
+    def snap():
+        alive = np.asarray(a.alive, dtype=bool)
+        p = np.array(a.position, dtype=np.float32)
+        p[~alive] = np.nan
+        pos.append(p)
+        head.append(np.array(a.heading, dtype=np.float32))
+        if keep_danger:
+            dang.append(np.array(sim.danger, dtype=np.float32))
+
+    snap()
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        if hi > lo:
+            sim.step(dt, steps=int(hi - lo))
+        snap()
+        if callback is not None:
+            callback(int(hi - lo))
+    return Recording(bounds, np.stack(pos), np.stack(head), radii,
+                     np.stack(dang) if keep_danger else None)
+
+
+def animate(sim=None, steps: int | None = None, *, history=None, dt: float = 1.0 / 60.0,
+            frames: int = 100, rays: bool = True, trail: bool = True, interval: int = 50,
+            world=None, path=None, slots=None, look_ahead=None, rotate=None, ax=None):
+    """Animate agents moving through their world; returns a ``FuncAnimation``.
+
+    Either steps ``sim`` for ``steps`` steps while recording ``frames`` frames (see
+    :func:`record`), or replays a given ``history`` (a :class:`Recording`, or anything
+    with ``positions`` (T, N, 2) and optionally ``headings``, ``radii``, ``danger``).
+    The static parts (walls, paths) are drawn once; each frame redraws the agents, their
+    slot rays (cast against the world, coloured by the recorded danger) and the trails.
+    Save with ``anim.save("run.gif", writer="pillow")``; in a notebook show
+    ``HTML(anim.to_jshtml())``.
+
+    Parameters
+    ----------
+    sim : Simulation-like, optional
+        Source of the world, paths, slots, look-ahead and rotation (and of the frames
+        when ``history`` is None).
+    steps : int, optional
+        Steps to record; required when ``history`` is None.
+    history : Recording-like, optional
+    dt : float
+    frames : int
+        Frames to record after the first (ignored with ``history``).
+    rays : bool
+    trail : bool
+        Draw each agent's trajectory so far.
+    interval : int
+        Milliseconds between frames.
+    world, path, slots, look_ahead, rotate
+        Override the simulation's parts, as in :func:`scene`.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.animation.FuncAnimation
+        With the recording attached as ``anim.history``.
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib.pyplot as plt, contextsteer as cs
+    >>> t = np.linspace(0, 1, 4)[:, None, None]
+    >>> history = np.zeros((4, 2, 2)) + t * [[1.0, 0.0], [0.0, 1.0]]
+    >>> class H: positions = history
+    >>> anim = cs.plot.animate(history=H(), rays=False)
+    >>> html = anim.to_jshtml()
+    >>> plt.close("all")
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.animation import FuncAnimation
+
+    if history is None:
+        if sim is None or steps is None:
+            raise ValueError("animate: give sim and steps, or a history")
+        history = record(sim, steps, dt=dt, records=frames, danger=rays)
+    positions = np.asarray(history.positions, dtype=np.float64)
+    if positions.ndim != 3 or positions.shape[2] != 2:
+        raise ValueError(f"history: expected positions of shape (T, N, 2), got {positions.shape}")
+    t_count, n = positions.shape[:2]
+    headings = getattr(history, "headings", None)
+    radii = getattr(history, "radii", None)
+    if radii is None and sim is not None:
+        radii = np.asarray(sim.agents.radius)
+    radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
+    dangers = getattr(history, "danger", None)
+    if sim is not None:
+        world = getattr(sim, "world", None) if world is None else world
+        path = _sim_paths(sim) if path is None else path
+        slots = _sim_slots(sim) if slots is None else slots
+        look_ahead = _sim_look_ahead(sim) if look_ahead is None else look_ahead
+        rotate = _sim_rotate(sim) if rotate is None else rotate
+    rotate = bool(rotate)
+
+    art = scene(world=world, path=path, ax=ax, rays=False)
+    ax = art.ax
+    bounds = getattr(world, "bounds", None) if world is not None else None
+    if bounds is None:
+        finite = positions[np.isfinite(positions).all(axis=2)]
+        if len(finite):
+            lo, hi = finite.min(axis=0), finite.max(axis=0)
+            pad = 0.05 * float(max(hi - lo)) + float(radii.max(initial=0.5))
+            ax.set_xlim(lo[0] - pad, hi[0] + pad)
+            ax.set_ylim(lo[1] - pad, hi[1] + pad)
+    dynamic: list = []
+    cast = rays and slots is not None and look_ahead is not None
+    if cast:
+        from .world import World, slot_raycast
+
+        cast_world = world if isinstance(world, World) else None
+        dirs = _directions(slots)
+
+    def draw(f):
+        for artist in dynamic:
+            artist.remove()
+        dynamic.clear()
+        alive = np.flatnonzero(np.isfinite(positions[f]).all(axis=1))
+        pos = positions[f, alive]
+        head = None if headings is None else np.asarray(headings)[f, alive]
+        if trail and f > 0:
+            dynamic.append(_plot_trajectories(positions[: f + 1], ax, alive, None, {}))
+        if cast and len(alive):
+            la = np.full(len(alive), float(look_ahead)) if np.ndim(look_ahead) == 0 \
+                else np.asarray(look_ahead, dtype=np.float64)[alive]
+            turn = head if rotate else None
+            dist = None if cast_world is None else slot_raycast(cast_world, pos, dirs, la,
+                                                                headings=turn)
+            d = None if dangers is None else np.asarray(dangers)[f, alive]
+            dynamic.append(_plot_rays(pos, dirs, dist, la, d, ax, turn, None, None, {}))
+        body = _plot_agents(pos, head, radii[alive], ax, _agent_colors(alive), "black", {})
+        dynamic.extend(a for a in body if a is not None)
+        return dynamic
+
+    if bounds is not None:
+        ax.set_autoscale_on(False)
+    anim = FuncAnimation(ax.figure, draw, frames=t_count, interval=interval, blit=False,
+                         repeat=False)
+    anim.history = history
+    plt.close(ax.figure)  # the animation keeps the figure; do not also show it statically
+    return anim
