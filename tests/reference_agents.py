@@ -388,3 +388,43 @@ def move(state, direction, strength, dt, model, **params):
         vel[i] = v
         pos[i] = pos[i] + v * dt
     return pos, vel, head
+
+
+# --------------------------------------------------------------------- simulation ---
+# Oracles of the world/path behaviours and the swept collision of the simulation step.
+
+
+def wall_danger_from_distances(dist, look_ahead, falloff="binary", spread=0):
+    """WallDanger from slot-ray hit distances (N, K) (inf = miss): Godot binary danger,
+    or the graded "levels of danger", then each hit also marks `spread` slots either
+    side scaled by 1 - m/(spread+1) (binary: unscaled); merged by max."""
+    dist = np.asarray(dist, dtype=np.float64)
+    n, k = dist.shape
+    out = np.zeros((n, k))
+    s = min(spread, k // 2)
+    for i in range(n):
+        for j in range(k):
+            h = dist[i, j]
+            if not h <= look_ahead:
+                continue
+            x = min(max(1.0 - h / look_ahead, 0.0), 1.0)
+            v = {"binary": 1.0, "linear": x, "quadratic": x * x}[falloff]
+            for m in range(-s, s + 1):
+                g = 1.0 if falloff == "binary" else 1.0 - abs(m) / (s + 1)
+                out[i, (j + m) % k] = max(out[i, (j + m) % k], v * g)
+    return out
+
+
+def follow_path(directions, slots, weight=1.0):
+    """FollowPath from the path's unit directions (N, 2): weight * max(0, s_k . u)."""
+    u = np.asarray(directions, np.float64)
+    return weight * np.maximum(0.0, u @ np.asarray(slots, np.float64).T)
+
+
+def segment_crossed(p0, p1, a, b):
+    """True when the segment p0-p1 properly crosses the segment a-b (float64)."""
+    def orient(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    o1, o2 = orient(a, b, p0), orient(a, b, p1)
+    o3, o4 = orient(p0, p1, a), orient(p0, p1, b)
+    return o1 * o2 < 0 and o3 * o4 < 0

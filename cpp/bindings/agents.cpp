@@ -157,6 +157,7 @@ void bind_agents(py::module_& m) {
         py::arg("max_neighbors"), py::arg("alive") = py::none());
   bind_behaviours(m);
   bind_motion(m);
+  bind_simulation(m);
 }
 
 }  // namespace contextsteer::bindings

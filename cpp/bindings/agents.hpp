@@ -26,5 +26,6 @@ Agents& agents_of(const py::handle& obj);
 
 void bind_behaviours(py::module_& m);
 void bind_motion(py::module_& m);
+void bind_simulation(py::module_& m);
 
 }  // namespace contextsteer::bindings

@@ -12,6 +12,8 @@
 #include "arrays.hpp"
 #include "contextsteer/neighbors.hpp"
 #include "contextsteer/parallel.hpp"
+#include "contextsteer/path.hpp"
+#include "world_handle.hpp"
 
 namespace contextsteer::bindings {
 
@@ -150,6 +152,34 @@ Behaviour to_behaviour(const py::handle& obj) {
                                    : FlockRule::kCohesion;
     return f;
   }
+  if (kind == "follow_path") {
+    FollowPath f;
+    f.weight = weight;
+    f.path = &p["path"].cast<const Path&>();
+    f.look_ahead = get_float(p, "look_ahead");
+    if (!std::isfinite(f.look_ahead)) throw py::value_error("look_ahead must be finite");
+    const auto mode = p["mode"].cast<std::string>();
+    if (mode != "tangent" && mode != "seek")
+      throw py::value_error("mode must be 'tangent' or 'seek', got '" + mode + "'");
+    f.mode = mode == "tangent" ? PathDirectionMode::kTangent : PathDirectionMode::kSeek;
+    return f;
+  }
+  if (kind == "wall_danger") {
+    WallDanger w;
+    w.weight = weight;
+    w.look_ahead = get_positive(p, "look_ahead");
+    const auto falloff = p["falloff"].cast<std::string>();
+    if (falloff == "binary") w.falloff = WallFalloff::kBinary;
+    else if (falloff == "linear") w.falloff = WallFalloff::kLinear;
+    else if (falloff == "quadratic") w.falloff = WallFalloff::kQuadratic;
+    else throw py::value_error("falloff must be 'binary', 'linear' or 'quadratic', got '" + falloff + "'");
+    const long spread = p["spread"].cast<long>();
+    if (spread < 0) throw py::value_error("spread must be >= 0, got " + std::to_string(spread));
+    w.spread = static_cast<std::uint32_t>(spread);
+    w.padding = get_non_negative(p, "padding");
+    w.layers = p["layers"].cast<std::uint32_t>();
+    return w;
+  }
   throw py::value_error("unknown behaviour kind '" + kind + "'");
 }
 
@@ -157,7 +187,7 @@ namespace {
 
 py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
                       const py::handle& slots_obj, bool rotate, double time,
-                      long max_neighbors) {
+                      long max_neighbors, const py::handle& world_obj) {
   Agents& agents = agents_of(agents_obj);
   const Behaviour b = to_behaviour(behaviour);  // borrows arrays held by `behaviour`
   auto slots = input_f32(slots_obj, "directions", {kAny, 2}, {"K", "2"});
@@ -174,6 +204,8 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
         throw py::index_error("targets: agent id " + std::to_string(j) + " out of range [0, " +
                               std::to_string(n) + ")");
   }
+  std::shared_ptr<const World> world;
+  if (!world_obj.is_none()) world = world_obj.cast<WorldHandle&>().snapshot();
   auto interest = new_array<float>({n, k});
   auto danger = new_array<float>({n, k});
   {
@@ -186,6 +218,7 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
     in.k = static_cast<std::size_t>(k);
     in.rotate_with_heading = rotate;
     in.time = time;
+    in.world = world && !world->grid().empty() ? world.get() : nullptr;
     NeighborTable table;
     if (needs_neighbors(b)) {
       const float r = shared_neighbor_radius({&b, 1}, in.agents);
@@ -203,7 +236,7 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
 void bind_behaviours(py::module_& m) {
   m.def("evaluate_behaviour", &evaluate_py, py::arg("agents"), py::arg("behaviour"),
         py::arg("directions"), py::arg("rotate") = false, py::arg("time") = 0.0,
-        py::arg("max_neighbors") = 32);
+        py::arg("max_neighbors") = 32, py::arg("world") = py::none());
   m.def(
       "behaviour_neighbor_radius",
       [](const py::handle& behaviour, double max_radius, double max_speed) {

@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
+#include "contextsteer/nearest.hpp"
 #include "contextsteer/parallel.hpp"
 #include "contextsteer/random.hpp"
+#include "contextsteer/raycast.hpp"
 
 namespace contextsteer {
 
@@ -235,8 +238,77 @@ void row_of(const Flock& b, const BehaviourInputs& in, std::size_t i, const Fram
   }
 }
 
+void row_of(const FollowPath& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  if (!b.path) return;
+  const Vec2 u = b.path->direction(load2(in.agents.position, i), b.look_ahead, b.mode);
+  accumulate_dot_row(row, in.slots, in.k, f(u), 1.0f, TargetCombine::kMax);
+}
+
+/// Per-thread working memory of WallDanger (grows once per thread, then reused).
+struct WallScratch {
+  SlotScratch rays;
+  std::vector<float> distance;
+  void reserve(std::size_t k) {
+    if (distance.size() < k) {
+      rays.reserve(k);
+      distance.resize(k);
+    }
+  }
+};
+
+void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const Frame&,
+            float* row) {
+  // (The slot frame is handled by slot_raycast_rows through the heading.)
+  if (!in.world || in.world->grid().empty()) return;
+  const AgentsView& a = in.agents;
+  const float pad = a.radius[i] + b.padding;
+  const std::span<const float> point(a.position + 2 * i, 2);
+  // Early out: no wall within reach of any ray (the common case in open space).
+  float nd = 0.0f, np[2], nn[2];
+  std::int32_t nobs = -1;
+  nearest_rows(*in.world, point, b.look_ahead + pad, b.layers, NearestOut{&nd, np, nn, &nobs},
+               0, 1);
+  if (nobs < 0) return;
+  thread_local WallScratch scratch;
+  scratch.reserve(in.k);
+  const float look = b.look_ahead;
+  std::span<const float> headings;
+  if (in.rotate_with_heading) headings = {a.heading + i, 1};
+  slot_raycast_rows(*in.world, point, {in.slots, 2 * in.k}, {&look, 1}, headings, pad, b.layers,
+                    {scratch.distance.data(), in.k}, 0, 1, scratch.rays);
+  float* d = scratch.distance.data();
+  if (nd <= pad) {
+    // The body already touches the nearest wall: every ray reports distance 0 there.
+    // Keep that danger only for slots heading into the wall (against its normal), so an
+    // agent sliding along a wall can still steer along it or away from it.
+    const Frame f = frame_of(in, i);
+    const Vec2 n = f({nn[0], nn[1]});
+    for (std::size_t j = 0; j < in.k; ++j) {
+      if (d[j] == 0.0f && in.slots[2 * j] * n.x + in.slots[2 * j + 1] * n.y > -1e-6f)
+        d[j] = std::numeric_limits<float>::infinity();
+    }
+  }
+  const auto k = static_cast<std::ptrdiff_t>(in.k);
+  const auto s = static_cast<std::ptrdiff_t>(std::min<std::size_t>(b.spread, in.k / 2));
+  for (std::ptrdiff_t j = 0; j < k; ++j) {
+    if (!(d[j] <= look)) continue;
+    const float x = look > 0.0f ? std::clamp(1.0f - d[j] / look, 0.0f, 1.0f) : 1.0f;
+    const float v = b.falloff == WallFalloff::kBinary ? 1.0f
+                    : b.falloff == WallFalloff::kLinear ? x
+                                                        : x * x;
+    for (std::ptrdiff_t m = -s; m <= s; ++m) {
+      const float g = b.falloff == WallFalloff::kBinary
+                          ? 1.0f
+                          : 1.0f - static_cast<float>(m < 0 ? -m : m) / static_cast<float>(s + 1);
+      float& r = row[((j + m) % k + k) % k];
+      r = std::max(r, v * g);
+    }
+  }
+}
+
 template <class B>
-constexpr bool kWritesDanger = std::is_same_v<B, AgentDanger>;
+constexpr bool kWritesDanger = std::is_same_v<B, AgentDanger> || std::is_same_v<B, WallDanger>;
 
 }  // namespace
 

@@ -19,8 +19,8 @@ from . import _core
 
 __all__ = [
     "AgentDanger", "Alignment", "Arrive", "Avoid", "Behaviour", "BehaviourMaps", "Bounds",
-    "Chase", "Cohesion", "Evade", "Flee", "Forward", "Momentum", "Pursue", "Seek",
-    "Separation", "Tether", "Wander",
+    "Chase", "Cohesion", "Evade", "Flee", "FollowPath", "Forward", "Momentum", "Pursue",
+    "Seek", "Separation", "Tether", "WallDanger", "Wander",
 ]
 
 
@@ -114,7 +114,7 @@ class Behaviour:
         return False
 
     def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
-                 max_neighbors: int = 32) -> BehaviourMaps:
+                 max_neighbors: int = 32, world=None) -> BehaviourMaps:
         """Run this behaviour alone on ``agents``; return its interest and danger maps.
 
         Parameters
@@ -129,6 +129,8 @@ class Behaviour:
             Simulation time in seconds (drives ``Wander``).
         max_neighbors : int, default 32
             Neighbours per agent for the behaviours that need them.
+        world : World, optional
+            The walls, for the behaviours that cast rays (:class:`WallDanger`).
 
         Returns
         -------
@@ -146,7 +148,8 @@ class Behaviour:
         """
         d = _slot_directions(directions)
         interest, danger = _core.evaluate_behaviour(
-            agents, self, d, bool(rotate), float(time), int(max_neighbors)
+            agents, self, d, bool(rotate), float(time), int(max_neighbors),
+            None if world is None else getattr(world, "_core", world),
         )
         return BehaviourMaps(interest, danger)
 
@@ -545,3 +548,115 @@ class Cohesion(_Flocking):
     """Lewis flocking: interest ``slot·w`` with ``w = (mean(p_j) - p_i)/radius``."""
 
     kind: ClassVar[str] = "cohesion"
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class FollowPath(Behaviour):
+    """Interest along a path (the Godot recipe's track direction).
+
+    Each agent asks ``path`` for a unit vector û at its position — ``mode="tangent"``:
+    the path's tangent at (closest offset + ``look_ahead``), the recipe's
+    ``get_path_direction``; ``mode="seek"``: the unit vector to the path point at that
+    offset ("seek the carrot", which also pulls drifting agents back) — and scores slot k
+    by ``weight·max(0, slot_k·û)``.
+
+    Parameters
+    ----------
+    path : Path
+    look_ahead : float, default 0
+        Arc length ahead of the closest point (negative looks back).
+    mode : {"tangent", "seek"}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> track = cs.Path([[0, 0], [10, 0]])
+    >>> agents = cs.Agents(1); _ = agents.add([2, 1])
+    >>> print(np.round(cs.FollowPath(track).evaluate(agents, 4).interest[0], 3))
+    [1. 0. 0. 0.]
+    >>> seek = cs.FollowPath(track, look_ahead=1, mode="seek")   # towards (3, 0)
+    >>> print(np.round(seek.evaluate(agents, 4).interest[0], 3))
+    [0.707 0.    0.    0.707]
+    """
+
+    path: Any = None
+    look_ahead: float = 0.0
+    mode: str = "tangent"
+    kind: ClassVar[str] = "follow_path"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(getattr(self.path, "_path", self.path), _core.Path):
+            raise TypeError(f"FollowPath: path must be a contextsteer.Path, got {type(self.path).__name__}")
+        v = _number("FollowPath", "look_ahead", self.look_ahead, low=-math.inf)
+        self._set("look_ahead", v)
+        _choice("FollowPath", "mode", self.mode, ("tangent", "seek"))
+
+    def _params(self) -> dict:
+        return {"path": getattr(self.path, "_path", self.path), "look_ahead": self.look_ahead,
+                "mode": self.mode}
+
+
+_WALL_FALLOFF = ("binary", "linear", "quadratic")
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class WallDanger(Behaviour):
+    """Danger in the slots whose rays hit a wall within ``look_ahead`` (Godot recipe).
+
+    Every agent casts its K slot rays against the world as circles of its own radius plus
+    ``padding`` (so a slot is dangerous when the agent's body would touch a wall going that
+    way). A hit at distance h scores ``1`` (``falloff="binary"``, the recipe),
+    ``1 - h/look_ahead`` (``"linear"``) or its square (``"quadratic"``) — the recipe's
+    "levels of danger". ``spread`` > 0 also marks the ``spread`` slots either side of a
+    hit, scaled by ``1 - m/(spread+1)`` at m slots away (unscaled for binary), so sparse
+    slots do not slip past thin walls. An agent already touching a wall keeps danger only
+    in the slots heading into it. Needs a world (``Simulation`` passes its own).
+
+    Parameters
+    ----------
+    look_ahead : float, > 0
+    falloff : {"binary", "linear", "quadratic"}
+    spread : int, >= 0
+    padding : float, >= 0
+        Extra clearance added to each agent's radius.
+    layers : int
+        Obstacle layers the rays see (default all).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> world = cs.World(); _ = world.add_segments([[3, -5, 3, 5]])   # a wall ahead
+    >>> agents = cs.Agents(1); _ = agents.add([0, 0], radius=0.5)
+    >>> walls = cs.WallDanger(look_ahead=5, falloff="linear")
+    >>> print(np.round(walls.evaluate(agents, 4, world=world).danger[0], 2))
+    [0.5 0.  0.  0. ]
+    """
+
+    look_ahead: float = 1.0
+    falloff: str = "binary"
+    spread: int = 0
+    padding: float = 0.0
+    layers: int = 0xFFFFFFFF
+    kind: ClassVar[str] = "wall_danger"
+    writes: ClassVar[str] = "danger"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._set("look_ahead", _number("WallDanger", "look_ahead", self.look_ahead, strict=True))
+        _choice("WallDanger", "falloff", self.falloff, _WALL_FALLOFF)
+        if isinstance(self.spread, bool) or not isinstance(self.spread, (int, np.integer)):
+            raise TypeError(f"WallDanger: spread must be an int, got {type(self.spread).__name__}")
+        if self.spread < 0:
+            raise ValueError(f"WallDanger: spread must be >= 0, got {self.spread}")
+        self._set("spread", int(self.spread))
+        self._set("padding", _number("WallDanger", "padding", self.padding))
+        if not 0 <= int(self.layers) < 2**32:
+            raise ValueError(f"WallDanger: layers must be in [0, 2**32), got {self.layers}")
+        self._set("layers", int(self.layers))
+
+    def _params(self) -> dict:
+        return {"look_ahead": self.look_ahead, "falloff": self.falloff, "spread": self.spread,
+                "padding": self.padding, "layers": self.layers}

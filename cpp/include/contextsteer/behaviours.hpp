@@ -10,6 +10,8 @@
 
 #include "contextsteer/agents.hpp"
 #include "contextsteer/neighbors.hpp"
+#include "contextsteer/path.hpp"
+#include "contextsteer/world.hpp"
 
 namespace contextsteer {
 
@@ -127,9 +129,41 @@ struct Flock {
   GroupFilter groups = GroupFilter::kAll;
 };
 
+/// FollowPath (Godot recipe's track direction): u = path.direction(p_i, look_ahead, mode)
+/// (the unit tangent at the closest offset + look_ahead, or the unit vector to that
+/// point — see PathDirectionMode); value_k = weight·max(0, s_k·u). Interest. `path` is
+/// borrowed (the caller keeps it alive); nullptr writes zeros.
+struct FollowPath {
+  float weight = 1.0f;
+  const Path* path = nullptr;
+  float look_ahead = 0.0f;  ///< finite, arc length
+  PathDirectionMode mode = PathDirectionMode::kTangent;
+};
+
+/// How WallDanger grades a slot whose ray hits a wall at distance h <= look_ahead L:
+/// binary 1 (the Godot recipe), linear 1 − h/L, quadratic (1 − h/L)² (the recipe's
+/// "levels of danger" suggestion).
+enum class WallFalloff : std::uint8_t { kBinary, kLinear, kQuadratic };
+
+/// WallDanger: each agent casts its K slot rays against BehaviourInputs::world up to
+/// `look_ahead`, as circles of the agent's radius + `padding` (so a ray "hits" where the
+/// agent's body would touch the wall), graded by `falloff`. `spread` > 0 also marks the
+/// `spread` slots either side of every hit slot, scaled by (1 − m/(spread+1)) at m slots
+/// away (binary: unscaled), so sparse slots do not miss thin walls; values merge by max.
+/// Agents with no wall within look_ahead + radius + padding (a nearest-wall query) skip
+/// the rays. Danger. No world: zeros.
+struct WallDanger {
+  float weight = 1.0f;
+  float look_ahead = 1.0f;  ///< > 0
+  WallFalloff falloff = WallFalloff::kBinary;
+  std::uint32_t spread = 0;
+  float padding = 0.0f;  ///< >= 0, added to the agent radius
+  std::uint32_t layers = kAllLayers;
+};
+
 /// Any behaviour: a closed set, dispatched with std::visit (no virtual calls, no heap).
-using Behaviour =
-    std::variant<Forward, Momentum, Targets, Arrive, Wander, Tether, Bounds, AgentDanger, Flock>;
+using Behaviour = std::variant<Forward, Momentum, Targets, Arrive, Wander, Tether, Bounds,
+                               AgentDanger, Flock, FollowPath, WallDanger>;
 
 /// Whether a behaviour writes an interest / a danger map. Pure.
 bool writes_interest(const Behaviour& b);
@@ -154,6 +188,7 @@ struct BehaviourInputs {
   bool rotate_with_heading = false;
   NeighborLists neighbors;
   double time = 0.0;
+  const World* world = nullptr;  ///< indexed world (WallDanger), or nullptr
 };
 
 /// Destination of map rows: agent i's K values go to data + (i − first_row)·K. A full

@@ -1,0 +1,128 @@
+"""Benchmark of the full simulation step on "crowd-track-N" (SCENES.md), next to RVO2.
+
+Not a test. For N agents and K slots, contextsteer runs the scene's 100 steps of
+dt = 0.25 with this configuration (chosen for the scene, stated here so it can be
+judged):
+
+- behaviours: ``Seek()`` towards each agent's own target, set before every step to
+  ``p + 10·preferred(p)`` where ``preferred`` is the scene's preferred direction (the
+  mid-ellipse tangent, even agents counter-clockwise, odd clockwise — the same function
+  that gives RVO2 its preferred velocity, scenes.crowd_preferred); ``WallDanger(
+  look_ahead=3, falloff="linear")`` (slot rays as circles of the agent radius);
+  ``AgentDanger(radius=3, predictive=True, horizon=2)``;
+- engine: combine max, resolve subtract, choose vector_sum; ``Lerp(steer_force=0.5)``;
+  push_apart on (swept against the walls).
+
+Timing: ``Simulation.step(dt)`` alone (the NumPy line that sets the targets is outside
+the timer, as RVO2's Python loop that sets preferred velocities is outside its
+``do_step`` timer). ms/step is the median over the 100 steps. "1 thr" runs with one
+thread, "all" with every core (``cs.get_num_threads()`` at start-up).
+
+Metrics (benchmarks/crowd.py, the same code for both systems, from the positions after
+each step): agent–agent overlap episodes, wall penetration episodes (centre closer than
+0.99·radius to a wall), mean progress along the preferred direction. Metrics need
+SciPy and cost seconds per run in Python, so at N = 100k they are skipped unless
+``--full``.
+
+RVO2 (PyPI ``pyrvo``; SCENES.md parameters, walls as two obstacles) runs at N = 1k and
+10k (100k with ``--full``); ``do_step`` alone is timed.
+
+Usage: PYTHONPATH=python python3 benchmarks/bench_step.py [--quick] [--full]
+(--quick: N = 1k only.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import contextsteer as cs  # noqa: E402
+from crowd import CrowdMetrics, run_rvo2  # noqa: E402
+from scenes import crowd_preferred, crowd_track_scene  # noqa: E402
+
+AHEAD = 10.0  # distance of the seek target along the preferred direction
+
+
+def steering() -> cs.Steering:
+    return cs.Steering(
+        [cs.Seek(), cs.WallDanger(look_ahead=3.0, falloff="linear"),
+         cs.AgentDanger(radius=3.0, predictive=True, horizon=2.0)],
+        combine="max", resolve="subtract", choose="vector_sum",
+    )
+
+
+def run_contextsteer(scene, k: int, threads: int, metrics: bool) -> dict:
+    world = cs.World()
+    world.add_segments(scene.walls)
+    n = len(scene.positions)
+    agents = cs.Agents(n, slots=k)
+    pref = crowd_preferred(scene.positions, scene.scale)
+    agents.add(scene.positions, velocity=0.0, radius=scene.radius,
+               max_speed=scene.max_speed, max_accel=4.0,
+               target=scene.positions + AHEAD * pref)
+    sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5))
+    tracker = CrowdMetrics(scene) if metrics else None
+    if tracker:
+        tracker.update(agents.position)
+    times = []
+    with cs.threads(threads):
+        for _ in range(scene.steps):
+            p = agents.position
+            agents.target[...] = p + AHEAD * crowd_preferred(p, scene.scale)
+            t0 = time.perf_counter()
+            sim.step(scene.dt)
+            times.append(time.perf_counter() - t0)
+            if tracker:
+                tracker.update(agents.position)
+    out = {"ms_per_step": 1e3 * statistics.median(times)}
+    if tracker:
+        out.update(tracker.summary())
+    return out
+
+
+def fmt(x, spec):
+    return format(x, spec) if x is not None else "-"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="N = 1k only")
+    ap.add_argument("--full", action="store_true", help="metrics and RVO2 at N = 100k too")
+    args = ap.parse_args()
+    sizes = [1000] if args.quick else [1000, 10_000, 100_000]
+    all_threads = cs.get_num_threads()
+    print(f"crowd-track-N, 100 steps, dt 0.25; threads: 1 and {all_threads}")
+    print(f"{'system':<14}{'N':>7}{'K':>4}{'ms 1thr':>9}{'ms all':>8}{'overlaps':>10}"
+          f"{'wall pen':>9}{'progress':>10}{'RVO2/cs':>9}")
+    for n in sizes:
+        scene = crowd_track_scene(n)
+        rvo = None
+        if n <= 10_000 or args.full:
+            rvo = run_rvo2(scene, walls=True, metrics=n <= 10_000 or args.full)
+            rvo["ms_per_step"] = rvo["ms_median"]
+            print(f"{'RVO2 (pyrvo)':<14}{n:>7}{'':>4}{rvo['ms_per_step']:>9.2f}{'':>8}"
+                  f"{fmt(rvo.get('overlap_episodes'), 'd'):>10}"
+                  f"{fmt(rvo.get('wall_penetrations'), 'd'):>9}"
+                  f"{fmt(rvo.get('mean_progress'), '.1f'):>10}{'1.0':>9}", flush=True)
+        for k in (8, 16, 32):
+            metrics = n <= 10_000 or args.full
+            one = run_contextsteer(scene, k, 1, metrics)
+            multi = run_contextsteer(scene, k, all_threads, False)
+            ratio = rvo["ms_per_step"] / one["ms_per_step"] if rvo else None
+            print(f"{'contextsteer':<14}{n:>7}{k:>4}{one['ms_per_step']:>9.2f}"
+                  f"{multi['ms_per_step']:>8.2f}{fmt(one.get('overlap_episodes'), 'd'):>10}"
+                  f"{fmt(one.get('wall_penetrations'), 'd'):>9}"
+                  f"{fmt(one.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}",
+                  flush=True)
+    print("RVO2/cs: RVO2 ms per step / contextsteer single-thread ms per step (same run).")
+
+
+if __name__ == "__main__":
+    main()

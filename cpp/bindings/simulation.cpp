@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+// Bindings of the Simulation: configuration from Python objects, checks, zero-copy views.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agents.hpp"
+#include "arrays.hpp"
+#include "contextsteer/collide.hpp"
+#include "contextsteer/simulation.hpp"
+#include "world_handle.hpp"
+
+namespace contextsteer::bindings {
+
+namespace {
+
+CombineMode combine_mode(const std::string& s) {
+  if (s == "max") return CombineMode::kMax;
+  if (s == "sum") return CombineMode::kSum;
+  if (s == "multiply") return CombineMode::kMultiply;
+  if (s == "min") return CombineMode::kMin;
+  throw py::value_error("combine: expected 'max', 'sum', 'multiply' or 'min', got '" + s + "'");
+}
+
+ResolveMode resolve_mode(const std::string& s) {
+  if (s == "mask") return ResolveMode::kMask;
+  if (s == "subtract") return ResolveMode::kSubtract;
+  if (s == "scale") return ResolveMode::kScale;
+  if (s == "mask_min_danger") return ResolveMode::kMaskMinDanger;
+  if (s == "avoid_opposite") return ResolveMode::kAvoidOpposite;
+  throw py::value_error("resolve: unknown mode '" + s + "'");
+}
+
+ChooseMode choose_mode(const std::string& s) {
+  if (s == "vector_sum") return ChooseMode::kVectorSum;
+  if (s == "argmax") return ChooseMode::kArgmax;
+  if (s == "weighted_neighbours") return ChooseMode::kWeightedNeighbours;
+  if (s == "subslot") return ChooseMode::kSubslot;
+  throw py::value_error("choose: unknown mode '" + s + "'");
+}
+
+/// What contextsteer._core.Simulation wraps: the C++ simulation plus the Python objects
+/// whose memory it borrows (agents, behaviours with their arrays and paths, world).
+struct PySimulation {
+  py::object agents, world, behaviours;
+  std::unique_ptr<Simulation> sim;
+};
+
+/// ValueError naming the first alive agent whose state is not finite (or negative).
+void check_agents(Agents& a) {
+  const AgentsView v = a.view();
+  auto bad = [](const char* what, std::size_t i, float x) {
+    throw py::value_error("Simulation: agents." + std::string(what) + " must be finite" +
+                          " (and >= 0 for sizes and limits), got " + std::to_string(x) +
+                          " for agent " + std::to_string(i));
+  };
+  for (std::size_t i = 0; i < v.size; ++i) {
+    if (!v.alive[i]) continue;
+    for (int c = 0; c < 2; ++c) {
+      if (!std::isfinite(v.position[2 * i + c])) bad("position", i, v.position[2 * i + c]);
+      if (!std::isfinite(v.velocity[2 * i + c])) bad("velocity", i, v.velocity[2 * i + c]);
+      if (!std::isfinite(v.target[2 * i + c])) bad("target", i, v.target[2 * i + c]);
+    }
+    if (!std::isfinite(v.heading[i])) bad("heading", i, v.heading[i]);
+    const std::pair<const char*, const float*> limits[] = {
+        {"radius", v.radius}, {"max_speed", v.max_speed}, {"max_accel", v.max_accel},
+        {"max_turn_rate", v.max_turn_rate}, {"steer_force", v.steer_force}};
+    for (const auto& [name, arr] : limits)
+      if (!(arr[i] >= 0.0f) || !std::isfinite(arr[i])) bad(name, i, arr[i]);
+  }
+}
+
+void check_maps(Simulation& s) {
+  const std::size_t nk = s.size() * s.slots();
+  for (auto [name, p] : {std::pair<const char*, const float*>{"interest", s.interest()},
+                         {"danger", s.danger()}}) {
+    for (std::size_t x = 0; x < nk; ++x) {
+      if (!std::isfinite(p[x]))
+        throw py::value_error("Simulation: " + std::string(name) + " must be finite, got " +
+                              std::to_string(p[x]) + " at (" + std::to_string(x / s.slots()) +
+                              ", " + std::to_string(x % s.slots()) + ")");
+    }
+  }
+}
+
+void refresh_world(PySimulation& self) {
+  if (self.world.is_none()) {
+    self.sim->set_world(nullptr);
+  } else {
+    self.sim->set_world(self.world.cast<WorldHandle&>().snapshot());
+  }
+}
+
+double checked_dt(double dt) {
+  if (!(dt > 0.0) || !std::isfinite(dt))
+    throw py::value_error("dt must be a finite number > 0, got " + std::to_string(dt));
+  return dt;
+}
+
+std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::list behaviours,
+                                   py::dict cfg, py::object motion, py::dict prm, long k) {
+  Agents& agents = agents_of(agents_obj);
+  if (k < static_cast<long>(kMinSlots))
+    throw py::value_error("slots must be >= 3, got " + std::to_string(k));
+  if (!world.is_none()) (void)world.cast<WorldHandle&>();
+  SteeringConfig c;
+  const auto n = static_cast<long>(agents.capacity());
+  for (const auto& b : behaviours) {
+    c.behaviours.push_back(to_behaviour(b));
+    if (const auto* t = std::get_if<Targets>(&c.behaviours.back())) {
+      for (std::int32_t j : t->target_ids)
+        if (j < 0 || j >= n)
+          throw py::index_error("targets: agent id " + std::to_string(j) + " out of range [0, " +
+                                std::to_string(n) + ")");
+    }
+  }
+  c.combine = combine_mode(cfg["combine"].cast<std::string>());
+  c.danger_combine = combine_mode(cfg["danger_combine"].cast<std::string>());
+  c.resolve.mode = resolve_mode(cfg["resolve"].cast<std::string>());
+  c.resolve.threshold = cfg["threshold"].cast<float>();
+  c.resolve.epsilon = cfg["epsilon"].cast<float>();
+  c.choose.mode = choose_mode(cfg["choose"].cast<std::string>());
+  c.choose.width = cfg["width"].cast<std::size_t>();
+  c.choose.contiguous = cfg["contiguous"].cast<bool>();
+  if (!cfg["spread"].is_none()) {
+    auto kern = input_f32(cfg["spread"], "spread", {kAny}, {"L"});
+    if (kern.size() % 2 == 0 || kern.size() > static_cast<std::size_t>(k))
+      throw py::value_error("spread: expected an odd kernel length <= K = " + std::to_string(k) +
+                            ", got " + std::to_string(kern.size()));
+    c.spread_kernel.assign(kern.data, kern.data + kern.size());
+    const auto mode = cfg["spread_mode"].cast<std::string>();
+    c.spread_mode = mode == "sum" ? SpreadMode::kSum : SpreadMode::kMax;
+    const auto on = cfg["spread_maps"].cast<std::string>();
+    c.spread_interest = on == "interest" || on == "both";
+    c.spread_danger = on == "danger" || on == "both";
+  }
+  c.blend = cfg["blend"].is_none() ? -1.0f : cfg["blend"].cast<float>();
+  c.rotate = cfg["rotate"].cast<bool>();
+  c.record = cfg["record"].cast<bool>();
+  const long m = cfg["max_neighbors"].cast<long>();
+  if (m < 1 || static_cast<std::size_t>(m) > kMaxNeighbors)
+    throw py::value_error("max_neighbors must be in [1, " + std::to_string(kMaxNeighbors) +
+                          "], got " + std::to_string(m));
+  c.max_neighbors = static_cast<std::size_t>(m);
+
+  SimulationParams s;
+  s.motion = to_motion(motion);
+  s.push_apart = prm["push_apart"].cast<bool>();
+  s.push_relax = prm["push_relax"].cast<float>();
+  s.slide_iterations = prm["slide_iterations"].cast<int>();
+  if (s.slide_iterations < 1 || s.slide_iterations > kMaxSlideIterations)
+    throw py::value_error("slide_iterations must be in [1, " + std::to_string(kMaxSlideIterations) +
+                          "], got " + std::to_string(s.slide_iterations));
+  s.layers = prm["layers"].cast<std::uint32_t>();
+  s.decision_interval = prm["decision_interval"].cast<int>();
+  s.stuck_distance = prm["stuck_distance"].cast<float>();
+  s.stuck_time = prm["stuck_time"].cast<float>();
+
+  auto self = std::make_unique<PySimulation>();
+  self->agents = agents_obj;
+  self->world = world;
+  self->behaviours = behaviours;
+  self->sim = std::make_unique<Simulation>(agents, static_cast<std::size_t>(k), std::move(c), s);
+  return self;
+}
+
+}  // namespace
+
+void bind_simulation(py::module_& m) {
+  py::class_<PySimulation>(m, "Simulation", "C++ simulation step (use contextsteer.Simulation).")
+      .def(py::init(&make), py::arg("world"), py::arg("agents"), py::arg("behaviours"),
+           py::arg("config"), py::arg("motion"), py::arg("params"), py::arg("slots"))
+      .def("_perceive",
+           [](PySimulation& self) {
+             check_agents(agents_of(self.agents));
+             refresh_world(self);
+             py::gil_scoped_release release;
+             self.sim->perceive();
+           })
+      .def(
+          "_decide_and_move",
+          [](PySimulation& self, double dt) {
+            checked_dt(dt);
+            check_agents(agents_of(self.agents));
+            check_maps(*self.sim);
+            refresh_world(self);
+            py::gil_scoped_release release;
+            self.sim->decide_and_move(static_cast<float>(dt));
+          },
+          py::arg("dt"))
+      .def(
+          "_step",
+          [](PySimulation& self, double dt, long steps) {
+            checked_dt(dt);
+            if (steps < 0) throw py::value_error("steps must be >= 0, got " + std::to_string(steps));
+            check_agents(agents_of(self.agents));
+            refresh_world(self);
+            py::gil_scoped_release release;
+            self.sim->step(static_cast<float>(dt), static_cast<std::size_t>(steps));
+          },
+          py::arg("dt"), py::arg("steps") = 1)
+      .def("_view",
+           [](py::object self_obj, const std::string& name) -> py::object {
+             PySimulation& self = self_obj.cast<PySimulation&>();
+             Simulation& s = *self.sim;
+             const auto n = static_cast<py::ssize_t>(s.size());
+             const auto k = static_cast<py::ssize_t>(s.slots());
+             if (name == "interest") return view_of(s.interest(), {n, k}, self_obj);
+             if (name == "danger") return view_of(s.danger(), {n, k}, self_obj);
+             if (name == "resolved") return view_of(s.resolved(), {n, k}, self_obj);
+             if (name == "chosen_direction") return view_of(s.direction(), {n, 2}, self_obj);
+             if (name == "strength") return view_of(s.strength(), {n}, self_obj);
+             if (name == "chosen_slot") return view_of(s.slot(), {n}, self_obj);
+             if (name == "wall_contacts") return view_of(s.wall_contacts(), {n}, self_obj);
+             if (name == "overlaps") return view_of(s.overlaps(), {n}, self_obj);
+             if (name == "still_time") return view_of(s.still_time(), {n}, self_obj);
+             if (name == "stuck")
+               return view_of(reinterpret_cast<bool*>(s.stuck()), {n}, self_obj, false);
+             throw py::value_error("unknown Simulation view " + name);
+           })
+      .def("_behaviour_map",
+           [](py::object self_obj, long b) -> py::object {
+             Simulation& s = *self_obj.cast<PySimulation&>().sim;
+             float* p = s.behaviour_map(static_cast<std::size_t>(b));
+             if (!p) return py::none();
+             return view_of(p, {static_cast<py::ssize_t>(s.size()), static_cast<py::ssize_t>(s.slots())},
+                            self_obj);
+           })
+      .def_property_readonly("time", [](const PySimulation& s) { return s.sim->time(); })
+      .def_property_readonly("step_count", [](const PySimulation& s) { return s.sim->step_count(); })
+      .def_property_readonly("slots", [](const PySimulation& s) { return s.sim->slots(); })
+      .def_property_readonly("neighbor_radius", [](const PySimulation& s) {
+        return shared_neighbor_radius(s.sim->config().behaviours, agents_of(s.agents).view());
+      });
+  m.def(
+      "sweep_circle",
+      [](py::object world, const py::handle& start, const py::handle& displacement, double radius,
+         int iterations, std::uint32_t layers) {
+        auto p = input_f32(start, "start", {kAny, 2}, {"N", "2"});
+        const py::ssize_t n = p.dim(0);
+        auto d = input_f32(displacement, "displacement", {n, 2}, {"N", "2"});
+        require_non_negative(radius, "radius");
+        if (iterations < 1 || iterations > kMaxSlideIterations)
+          throw py::value_error("iterations must be in [1, " + std::to_string(kMaxSlideIterations) + "]");
+        auto snap = world.cast<WorldHandle&>().snapshot();
+        auto out = new_array<float>({n, 2});
+        auto contacts = new_array<std::int32_t>({n});
+        {
+          py::gil_scoped_release release;
+          float* o = out.mutable_data();
+          std::int32_t* c = contacts.mutable_data();
+          for (py::ssize_t i = 0; i < n; ++i) {
+            const Sweep s = sweep_circle(*snap, load2(p.data, static_cast<std::size_t>(i)),
+                                         load2(d.data, static_cast<std::size_t>(i)),
+                                         static_cast<float>(radius), iterations, layers);
+            store2(o, static_cast<std::size_t>(i), s.position);
+            c[i] = s.contacts;
+          }
+        }
+        return py::make_tuple(out, contacts);
+      },
+      py::arg("world"), py::arg("start"), py::arg("displacement"), py::arg("radius"),
+      py::arg("iterations") = 4, py::arg("layers") = kAllLayers);
+}
+
+}  // namespace contextsteer::bindings

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// Collisions of circular agents: swept circle against the walls (slide), and push-apart.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "contextsteer/common.hpp"
+#include "contextsteer/neighbors.hpp"
+#include "contextsteer/world.hpp"
+
+namespace contextsteer {
+
+/// Largest number of slide iterations of a sweep.
+inline constexpr int kMaxSlideIterations = 16;
+
+/// Result of a sweep: where the circle ends, and the wall normals it touched.
+struct Sweep {
+  Vec2 position{};
+  int contacts = 0;                     ///< walls touched (<= iterations)
+  Vec2 normals[kMaxSlideIterations]{};  ///< unit normals from the wall towards the circle
+};
+
+/// Moves a circle of radius r >= 0 from p by the displacement d through the world's
+/// segments and circles (obstacles in `layers`), never crossing one ("collide and slide"):
+/// the time of impact of the swept circle (a ray against each wall grown by r: a capsule,
+/// or a circle grown by r) stops the motion just before contact — a skin of
+/// 1e-3·r + 1e-6·|p|∞ along the contact normal, so float32 rounding of the result never
+/// lands inside — then the rest of the displacement, with its component into the wall
+/// removed, continues along the wall, for at most `iterations` (1..kMaxSlideIterations)
+/// contacts; after the last one the circle stays at the contact. A circle that starts
+/// closer than r to a wall (placed there by the user) may move away from it or along it,
+/// never further in. Any speed: the sweep covers the whole displacement, so nothing is
+/// tunnelled through. Precondition world.indexed(). Pure, allocation-free, reentrant;
+/// maths in double relative to p.
+Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
+                   std::uint32_t layers);
+
+/// Row range of the wall collision of a step: agent i (alive) moves from start[i] to
+/// target[i] ((N,2) each); target[i] is replaced by the swept position, and the component
+/// of velocity[i] ((N,2)) into each touched wall is removed (it slides). contacts[i] (N,)
+/// counts the steps in which agent i touched a wall (+1 at most per call). Serial,
+/// allocation-free, reentrant.
+void collide_rows(const World& world, const float* start, float* target, float* velocity,
+                  const float* radius, const std::uint8_t* alive, int iterations,
+                  std::uint32_t layers, std::int32_t* contacts, std::size_t begin,
+                  std::size_t end);
+
+/// Agent–agent overlap count and push-apart (Jacobi: every agent reads the same
+/// read-only positions, so the result does not depend on the order or thread). For agent
+/// i (alive), every neighbour j in `grid` (built over `positions`) with centre distance
+/// d < r_i + r_j overlaps: overlaps[i] += the number of such j. With `push`, agent i moves
+/// by relax·Σ_j ½(r_i + r_j − d)·n_ij (n_ij the unit vector from j to i; coincident
+/// centres separate along ±x by index order), swept against the world (when given) so
+/// the push never crosses a wall. Writes out[i] ((N,2), distinct from positions); dead
+/// agents are copied. `max_radius` is the largest radius among alive agents. Serial,
+/// allocation-free, reentrant.
+void push_apart_rows(const NeighborGrid& grid, const float* positions, const float* radius,
+                     const std::uint8_t* alive, float max_radius, bool push, float relax,
+                     const World* world, int iterations, std::uint32_t layers,
+                     std::int32_t* overlaps, float* out, std::size_t begin, std::size_t end);
+
+}  // namespace contextsteer

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// The simulation step: perceive → combine → post-process → resolve → choose → move → collide.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "contextsteer/agents.hpp"
+#include "contextsteer/behaviours.hpp"
+#include "contextsteer/choose.hpp"
+#include "contextsteer/combine.hpp"
+#include "contextsteer/motion.hpp"
+#include "contextsteer/neighbors.hpp"
+#include "contextsteer/postprocess.hpp"
+#include "contextsteer/resolve.hpp"
+#include "contextsteer/slot_set.hpp"
+#include "contextsteer/world.hpp"
+
+namespace contextsteer {
+
+/// The steering pipeline of every agent: behaviours and the engine's operators by name.
+/// Behaviours write their own (N,K) maps; interest behaviours are merged by `combine`,
+/// danger behaviours by `danger_combine`; then the optional post-processing (spread with
+/// `spread_kernel` over the maps selected, temporal blend of both maps with the previous
+/// step: m ← m_prev + blend·(m − m_prev)); then resolve and choose.
+struct SteeringConfig {
+  std::vector<Behaviour> behaviours;
+  CombineMode combine = CombineMode::kMax;         ///< interest (not kWeightedSum)
+  CombineMode danger_combine = CombineMode::kMax;  ///< danger (not kWeightedSum)
+  ResolveParams resolve;
+  ChooseParams choose;
+  std::vector<float> spread_kernel;  ///< odd length <= K, or empty for no spread
+  SpreadMode spread_mode = SpreadMode::kMax;
+  bool spread_interest = false;
+  bool spread_danger = true;
+  float blend = -1.0f;  ///< in [0, 1], or < 0 for no temporal blend
+  /// Slots turn with each agent's heading (Godot recipe); the chosen direction is turned
+  /// back to the world frame.
+  bool rotate = false;
+  /// Keep every behaviour's own maps in (N,K) buffers (behaviour_map(b)).
+  bool record = false;
+  std::size_t max_neighbors = 16;  ///< <= kMaxNeighbors
+};
+
+/// Everything about a simulation that is not steering.
+struct SimulationParams {
+  MotionModel motion = Lerp{};
+  bool push_apart = true;
+  float push_relax = 1.0f;       ///< fraction of the overlap removed per step, (0, 1]
+  int slide_iterations = 4;      ///< 1..kMaxSlideIterations
+  std::uint32_t layers = kAllLayers;
+  /// Time slicing (Lewis): agent i re-steers on steps where (step + i) % interval == 0
+  /// and moves on its last decision otherwise. >= 1.
+  int decision_interval = 1;
+  /// Stuck detection: an agent that stays within stuck_distance of where it was
+  /// stuck_time seconds ago is flagged (stuck_time <= 0 disables it).
+  float stuck_distance = 0.0f;
+  float stuck_time = 0.0f;
+};
+
+/// A simulation of the agents of one `Agents` object in one world. Owns every buffer of
+/// the step (allocated once for the agents' capacity N and K slots); the step never
+/// allocates in steady state (the neighbour grid grows to the largest N seen).
+///
+/// Determinism: every stage either is serial (grid rebuilds) or writes only rows of the
+/// agents its chunk owns while reading state t or read-only buffers of the same stage
+/// (double buffering), so results are bit-identical for any thread count.
+class Simulation {
+ public:
+  /// Precondition: k >= kMinSlots, config.max_neighbors <= kMaxNeighbors, config valid.
+  Simulation(Agents& agents, std::size_t k, SteeringConfig config, SimulationParams params);
+
+  /// Sets the world (an indexed snapshot, or nullptr for none). Kept alive here.
+  void set_world(std::shared_ptr<const World> world) { world_ = std::move(world); }
+  const World* world() const { return world_.get(); }
+
+  /// Stage 1 for the agents deciding at this step: neighbours, behaviours, combine,
+  /// post-process into interest() / danger(). Other agents' rows are left unchanged.
+  void perceive();
+  /// Stage 2: resolve and choose for the deciding agents (from interest() / danger() as
+  /// they are now, possibly edited), then move every alive agent by dt > 0, collide,
+  /// push apart, update counters and stuck flags; time += dt, step_count += 1.
+  void decide_and_move(float dt);
+  /// `steps` whole steps (perceive + decide_and_move fused per chunk; same results).
+  void step(float dt, std::size_t steps);
+
+  /// True when agent i re-steers at the current step. Pure.
+  bool decides(std::size_t i) const {
+    const auto k = static_cast<std::uint64_t>(params_.decision_interval);
+    return k <= 1 || (step_count_ + i) % k == 0;
+  }
+
+  std::size_t size() const { return n_; }
+  std::size_t slots() const { return k_; }
+  const SlotSet& slot_set() const { return slot_set_; }
+  const SteeringConfig& config() const { return config_; }
+  const SimulationParams& params() const { return params_; }
+  std::uint64_t step_count() const { return step_count_; }
+  double time() const { return time_; }
+
+  float* interest() { return interest_.data(); }      ///< (N,K) combined, post-processed
+  float* danger() { return danger_.data(); }          ///< (N,K)
+  float* resolved() { return resolved_.data(); }      ///< (N,K) after resolve
+  float* direction() { return direction_.data(); }    ///< (N,2) world frame, unit or 0
+  float* strength() { return strength_.data(); }      ///< (N,) [0, 1]
+  std::int32_t* slot() { return slot_.data(); }       ///< (N,) chosen slot or -1
+  std::int32_t* wall_contacts() { return contacts_.data(); }  ///< (N,) steps touching a wall
+  std::int32_t* overlaps() { return overlaps_.data(); }       ///< (N,) overlapping neighbours
+  std::uint8_t* stuck() { return stuck_.data(); }             ///< (N,) 0/1
+  float* still_time() { return still_.data(); }               ///< (N,) seconds without progress
+  /// (N,K) map of behaviour b (its interest or danger map), or nullptr unless recording.
+  float* behaviour_map(std::size_t b);
+
+ private:
+  struct Plan;  // per-call constants of the stages
+  Plan plan() const;
+  void perceive_rows(const Plan& p, std::size_t begin, std::size_t end);
+  void decide_rows(const Plan& p, std::size_t begin, std::size_t end);
+  void build_neighbors(Plan& p);
+  void move_and_collide(const Plan& p, float dt, bool fused);
+  void finish(float dt);
+
+  Agents* agents_;
+  std::size_t n_, k_;
+  SteeringConfig config_;
+  SimulationParams params_;
+  SlotSet slot_set_;
+  std::shared_ptr<const World> world_;
+  std::vector<std::size_t> interest_b_, danger_b_;  // behaviour indices by map
+  bool needs_neighbors_ = false;
+
+  std::vector<float> interest_, danger_, resolved_, direction_, strength_;
+  std::vector<std::int32_t> slot_, contacts_, overlaps_;
+  std::vector<std::uint8_t> stuck_, has_memory_;
+  std::vector<float> still_, anchor_;
+  std::vector<float> recorded_;  // (B, N, K) when recording
+  std::vector<float> next_pos_, next_vel_, next_head_;
+  NeighborGrid grid_, push_grid_;
+  std::vector<std::int32_t> nb_indices_, nb_counts_;
+  float neighbor_radius_ = 0.0f;
+  std::uint64_t step_count_ = 0;
+  double time_ = 0.0;
+};
+
+}  // namespace contextsteer

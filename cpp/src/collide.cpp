@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+// Swept-circle collision against the world (collide and slide) and agent push-apart.
+#include "contextsteer/collide.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace contextsteer {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// A displacement whose component into a wall is below this fraction of its length is
+// treated as running along the wall (not blocked): rounding must not stop a slide.
+constexpr double kAlong = 1e-9;
+
+// Thin ray t·u (|u| = 1, t >= 0) against the disc |x − q| <= R, q relative to the origin,
+// for an origin outside the disc: t^2 − 2bt + c = 0 with b = u·q, c = |q|^2 − R^2 > 0; the
+// near root b − sqrt(b^2 − c), written c/(b + sqrt(b^2 − c)) against cancellation.
+double ray_disc(double qx, double qy, double R, double ux, double uy) {
+  const double c = qx * qx + qy * qy - R * R;
+  if (c <= 0.0) return 0.0;
+  const double b = qx * ux + qy * uy;
+  if (b <= 0.0) return kInf;
+  const double disc = b * b - c;
+  if (disc < 0.0) return kInf;
+  return c / (b + std::sqrt(disc));
+}
+
+// Thin ray against the segment a..b (relative to the origin): with sa = cross(a, u) and
+// sb = cross(b, u) of opposite (or zero) signs the segment meets the ray's line at
+// t = cross(a, b)/(sa − sb). Parallel segments are left to the end discs of the capsule.
+double ray_segment(double ax, double ay, double bx, double by, double ux, double uy) {
+  const double sa = ax * uy - ay * ux;
+  const double sb = bx * uy - by * ux;
+  if ((sa > 0.0 && sb > 0.0) || (sa < 0.0 && sb < 0.0)) return kInf;
+  const double den = sa - sb;
+  if (den == 0.0) return kInf;
+  const double t = (ax * by - ay * bx) / den;
+  return t >= 0.0 ? t : kInf;
+}
+
+// Closest point of the segment a..b to point c (all relative to the same origin).
+void closest_on_segment(double ax, double ay, double bx, double by, double cx, double cy,
+                        double& qx, double& qy) {
+  const double ex = bx - ax, ey = by - ay;
+  const double len2 = ex * ex + ey * ey;
+  const double u = len2 > 0.0 ? std::clamp(((cx - ax) * ex + (cy - ay) * ey) / len2, 0.0, 1.0) : 0.0;
+  qx = ax + u * ex;
+  qy = ay + u * ey;
+}
+
+struct Hit {
+  double t = kInf;  // distance along the unit direction
+  double nx = 0.0, ny = 0.0;
+};
+
+// Offers a contact at distance t with the unit normal n (from the wall to the circle).
+void offer(Hit& h, double t, double nx, double ny) {
+  if (t < h.t) h = {t, nx, ny};
+}
+
+// Circle of radius r moving from the origin along unit u for length L against the
+// segment a..b. Starting within r (the user put it there): blocked at 0 only when
+// moving into the wall. Otherwise the time of impact against the capsule of radius r.
+void segment_toi(double ax, double ay, double bx, double by, double r, double ux, double uy,
+                 double L, Hit& h) {
+  double qx, qy;
+  closest_on_segment(ax, ay, bx, by, 0.0, 0.0, qx, qy);
+  const double d0 = std::sqrt(qx * qx + qy * qy);
+  if (d0 <= r) {
+    double nx = -ux, ny = -uy;
+    if (d0 > 0.0) {
+      nx = -qx / d0;
+      ny = -qy / d0;
+    }
+    if (ux * nx + uy * ny < -kAlong) offer(h, 0.0, nx, ny);
+    return;
+  }
+  // Quick reject: the capsule is out of reach of the whole move.
+  if (d0 > L + r) return;
+  double t = std::min(ray_disc(ax, ay, r, ux, uy), ray_disc(bx, by, r, ux, uy));
+  const double ex = bx - ax, ey = by - ay;
+  const double s = r / std::sqrt(ex * ex + ey * ey);
+  const double ox = -ey * s, oy = ex * s;
+  t = std::min(t, ray_segment(ax + ox, ay + oy, bx + ox, by + oy, ux, uy));
+  t = std::min(t, ray_segment(ax - ox, ay - oy, bx - ox, by - oy, ux, uy));
+  if (!(t <= L) || t >= h.t) return;
+  // Contact normal. Touching the side of the capsule: the segment's normal on the
+  // origin's side (exact, whatever r); touching an end disc: from the end point to the
+  // circle's centre (−u when r is too small for that to be more than rounding noise).
+  const double cx = t * ux, cy = t * uy;
+  const double len2 = ex * ex + ey * ey;
+  const double w = ((cx - ax) * ex + (cy - ay) * ey) / len2;
+  double nx = -ux, ny = -uy;
+  if (w > 0.0 && w < 1.0) {
+    const double el = std::sqrt(len2);
+    nx = ey / el;
+    ny = -ex / el;
+    const double side = -(ax * nx + ay * ny);  // (origin − a)·n
+    if (side < 0.0) {
+      nx = -nx;
+      ny = -ny;
+    } else if (side == 0.0) {
+      nx = -ux;
+      ny = -uy;
+    }
+  } else {
+    const double px = w <= 0.0 ? ax : bx, py = w <= 0.0 ? ay : by;
+    const double vx = cx - px, vy = cy - py;
+    const double n = std::sqrt(vx * vx + vy * vy);
+    if (n > 0.5 * r && n > 1e-9 * (std::fabs(cx) + std::fabs(cy) + 1.0)) {
+      nx = vx / n;
+      ny = vy / n;
+    }
+  }
+  // A grazing contact whose normal does not oppose the motion does not block it.
+  if (ux * nx + uy * ny >= -kAlong) return;
+  offer(h, t, nx, ny);
+}
+
+// The same against a circle obstacle of radius rc centred at q (relative to the origin).
+void circle_toi(double qx, double qy, double rc, double r, double ux, double uy, double L,
+                Hit& h) {
+  const double R = rc + r;
+  const double d0 = std::sqrt(qx * qx + qy * qy);
+  if (d0 <= R) {
+    double nx = -ux, ny = -uy;
+    if (d0 > 0.0) {
+      nx = -qx / d0;
+      ny = -qy / d0;
+    }
+    if (ux * nx + uy * ny < -kAlong) offer(h, 0.0, nx, ny);
+    return;
+  }
+  if (d0 > L + R) return;
+  const double t = ray_disc(qx, qy, R, ux, uy);
+  if (!(t <= L) || t >= h.t) return;
+  double nx = -ux, ny = -uy;
+  if (R > 1e-9 * (std::fabs(qx) + std::fabs(qy) + 1.0)) {
+    nx = (t * ux - qx) / R;
+    ny = (t * uy - qy) / R;
+  }
+  if (ux * nx + uy * ny >= -kAlong) return;
+  offer(h, t, nx, ny);
+}
+
+// First contact of the circle (radius r, at p) moving by (dx, dy) of length L > 0.
+Hit first_contact(const WorldGrid& g, double px, double py, double dx, double dy, double L,
+                  double r, std::uint32_t layers) {
+  Hit h;
+  const double ux = dx / L, uy = dy / L;
+  const double reach = r + 1e-6 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
+  const int x0 = g.col(static_cast<float>(std::min(px, px + dx) - reach));
+  const int x1 = g.col(static_cast<float>(std::max(px, px + dx) + reach));
+  const int y0 = g.row(static_cast<float>(std::min(py, py + dy) - reach));
+  const int y1 = g.row(static_cast<float>(std::max(py, py + dy) + reach));
+  // A wall listed in several cells is tested more than once: harmless for a minimum.
+  for (int cy = y0; cy <= y1; ++cy) {
+    for (int cx = x0; cx <= x1; ++cx) {
+      const std::size_t cell = static_cast<std::size_t>(cy) * static_cast<std::size_t>(g.nx) +
+                               static_cast<std::size_t>(cx);
+      if (g.clearance[cell] != 0) continue;  // an empty cell
+      for (auto e = static_cast<std::size_t>(g.seg_start[cell]);
+           e < static_cast<std::size_t>(g.seg_start[cell + 1]); ++e) {
+        if (!(g.seg_layers[e] & layers)) continue;
+        segment_toi(g.ax[e] - px, g.ay[e] - py, g.bx[e] - px, g.by[e] - py, r, ux, uy, L, h);
+      }
+      for (auto e = static_cast<std::size_t>(g.circ_start[cell]);
+           e < static_cast<std::size_t>(g.circ_start[cell + 1]); ++e) {
+        if (!(g.circ_layers[e] & layers)) continue;
+        circle_toi(g.cx[e] - px, g.cy[e] - py, g.cr[e], r, ux, uy, L, h);
+      }
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
+Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
+                   std::uint32_t layers) {
+  Sweep out;
+  const WorldGrid& g = world.grid();
+  double px = p.x, py = p.y, dx = d.x, dy = d.y;
+  iterations = std::clamp(iterations, 1, kMaxSlideIterations);
+  if (!g.empty()) {
+    for (int it = 0; it < iterations; ++it) {
+      const double L = std::sqrt(dx * dx + dy * dy);
+      if (!(L > 0.0)) {
+        dx = dy = 0.0;
+        break;
+      }
+      const Hit h = first_contact(g, px, py, dx, dy, L, r, layers);
+      if (h.t == kInf) break;
+      // Stop at the contact, a skin away from the wall along its normal.
+      const double skin = 1e-3 * r + 1e-6 * std::max(std::fabs(px), std::fabs(py));
+      const double s = h.t / L;
+      px += dx * s + h.nx * skin;
+      py += dy * s + h.ny * skin;
+      out.normals[out.contacts++] = {static_cast<float>(h.nx), static_cast<float>(h.ny)};
+      // Slide: the rest of the displacement without its component into the wall.
+      dx *= 1.0 - s;
+      dy *= 1.0 - s;
+      const double into = dx * h.nx + dy * h.ny;
+      if (into < 0.0) {
+        dx -= into * h.nx;
+        dy -= into * h.ny;
+      }
+      if (it + 1 == iterations) dx = dy = 0.0;  // out of iterations: stay at the contact
+    }
+  }
+  out.position = {static_cast<float>(px + dx), static_cast<float>(py + dy)};
+  return out;
+}
+
+void collide_rows(const World& world, const float* start, float* target, float* velocity,
+                  const float* radius, const std::uint8_t* alive, int iterations,
+                  std::uint32_t layers, std::int32_t* contacts, std::size_t begin,
+                  std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    if (!alive[i]) continue;
+    const Vec2 p = {start[2 * i], start[2 * i + 1]};
+    const Vec2 q = {target[2 * i], target[2 * i + 1]};
+    const Sweep s = sweep_circle(world, p, q - p, radius[i], iterations, layers);
+    target[2 * i] = s.position.x;
+    target[2 * i + 1] = s.position.y;
+    if (s.contacts == 0) continue;
+    ++contacts[i];
+    Vec2 v = {velocity[2 * i], velocity[2 * i + 1]};
+    for (int c = 0; c < s.contacts; ++c) {
+      const float into = dot(v, s.normals[c]);
+      if (into < 0.0f) v = v - s.normals[c] * into;
+    }
+    velocity[2 * i] = v.x;
+    velocity[2 * i + 1] = v.y;
+  }
+}
+
+void push_apart_rows(const NeighborGrid& grid, const float* positions, const float* radius,
+                     const std::uint8_t* alive, float max_radius, bool push, float relax,
+                     const World* world, int iterations, std::uint32_t layers,
+                     std::int32_t* overlaps, float* out, std::size_t begin, std::size_t end) {
+  constexpr std::size_t kCount = 64;
+  std::int32_t nb[kCount];
+  for (std::size_t i = begin; i < end; ++i) {
+    const Vec2 p = {positions[2 * i], positions[2 * i + 1]};
+    out[2 * i] = p.x;
+    out[2 * i + 1] = p.y;
+    if (!alive[i]) continue;
+    const float ri = radius[i];
+    const std::size_t m =
+        grid.query(p, ri + max_radius, static_cast<std::int32_t>(i), kCount, nb);
+    // Accumulated in double in the (distance, index) order of the query: deterministic.
+    double cx = 0.0, cy = 0.0;
+    std::int32_t count = 0;
+    for (std::size_t n = 0; n < m; ++n) {
+      const auto j = static_cast<std::size_t>(nb[n]);
+      const double ex = static_cast<double>(p.x) - positions[2 * j];
+      const double ey = static_cast<double>(p.y) - positions[2 * j + 1];
+      const double d = std::sqrt(ex * ex + ey * ey);
+      const double reach = static_cast<double>(ri) + radius[j];
+      if (!(d < reach)) continue;
+      ++count;
+      if (!push) continue;
+      // Separate to a hair beyond contact (1e-3 of the radii) so that float32 rounding
+      // of the result does not leave the pair touching.
+      const double depth = 0.5 * (reach * 1.001 - d) * relax;
+      if (d > 0.0) {
+        cx += ex / d * depth;
+        cy += ey / d * depth;
+      } else {
+        cx += (i < j ? -depth : depth);
+      }
+    }
+    overlaps[i] += count;
+    if (!push || (cx == 0.0 && cy == 0.0)) continue;
+    const Vec2 corr = {static_cast<float>(cx), static_cast<float>(cy)};
+    const Vec2 q = world ? sweep_circle(*world, p, corr, ri, iterations, layers).position : p + corr;
+    out[2 * i] = q.x;
+    out[2 * i + 1] = q.y;
+  }
+}
+
+}  // namespace contextsteer

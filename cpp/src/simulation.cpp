@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+// The simulation step: stages over chunks of agents, double-buffered agent state.
+#include "contextsteer/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+#include "contextsteer/collide.hpp"
+#include "contextsteer/parallel.hpp"
+
+namespace contextsteer {
+
+namespace {
+
+// Rows handed to one pipeline call: small enough that a block's maps stay in L1/L2.
+constexpr std::size_t kBlock = 64;
+// Agents per parallel chunk (at least).
+constexpr std::size_t kGrain = 128;
+
+/// Calls body(b, e) over the runs of consecutive deciding agents of [begin, end), at most
+/// kBlock rows each.
+template <class Decides, class Body>
+void for_deciding(std::size_t begin, std::size_t end, Decides&& decides, Body&& body) {
+  std::size_t i = begin;
+  while (i < end) {
+    while (i < end && !decides(i)) ++i;
+    std::size_t e = i;
+    while (e < end && e - i < kBlock && decides(e)) ++e;
+    if (e > i) body(i, e);
+    i = e;
+  }
+}
+
+}  // namespace
+
+struct Simulation::Plan {
+  BehaviourInputs in;
+};
+
+Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
+                       SimulationParams params)
+    : agents_(&agents),
+      n_(agents.capacity()),
+      k_(k),
+      config_(std::move(config)),
+      params_(std::move(params)),
+      slot_set_(SlotSet::ring(k, 0.0)) {
+  for (std::size_t b = 0; b < config_.behaviours.size(); ++b) {
+    (writes_danger(config_.behaviours[b]) ? danger_b_ : interest_b_).push_back(b);
+    needs_neighbors_ |= needs_neighbors(config_.behaviours[b]);
+  }
+  const std::size_t nk = n_ * k_;
+  interest_.assign(nk, 0.0f);
+  danger_.assign(nk, 0.0f);
+  resolved_.assign(nk, 0.0f);
+  direction_.assign(2 * n_, 0.0f);
+  strength_.assign(n_, 0.0f);
+  slot_.assign(n_, -1);
+  contacts_.assign(n_, 0);
+  overlaps_.assign(n_, 0);
+  stuck_.assign(n_, 0);
+  has_memory_.assign(n_, 0);
+  still_.assign(n_, 0.0f);
+  anchor_.assign(agents.position(), agents.position() + 2 * n_);
+  if (config_.record) recorded_.assign(config_.behaviours.size() * nk, 0.0f);
+  next_pos_.assign(2 * n_, 0.0f);
+  next_vel_.assign(2 * n_, 0.0f);
+  next_head_.assign(n_, 0.0f);
+  if (needs_neighbors_) {
+    nb_indices_.assign(n_ * config_.max_neighbors, -1);
+    nb_counts_.assign(n_, 0);
+  }
+}
+
+float* Simulation::behaviour_map(std::size_t b) {
+  if (!config_.record || b >= config_.behaviours.size()) return nullptr;
+  // Recorded stacks: interest behaviours first, then danger ones (each in given order).
+  auto it = std::find(interest_b_.begin(), interest_b_.end(), b);
+  std::size_t pos = 0;
+  if (it != interest_b_.end()) {
+    pos = static_cast<std::size_t>(it - interest_b_.begin());
+  } else {
+    pos = interest_b_.size() +
+          static_cast<std::size_t>(std::find(danger_b_.begin(), danger_b_.end(), b) - danger_b_.begin());
+  }
+  return recorded_.data() + pos * n_ * k_;
+}
+
+Simulation::Plan Simulation::plan() const {
+  Plan p;
+  p.in.agents = agents_->view();
+  p.in.slots = slot_set_.directions();
+  p.in.k = k_;
+  p.in.rotate_with_heading = config_.rotate;
+  p.in.time = time_;
+  p.in.world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
+  return p;
+}
+
+void Simulation::build_neighbors(Plan& p) {
+  if (!needs_neighbors_) return;
+  neighbor_radius_ = shared_neighbor_radius(config_.behaviours, p.in.agents);
+  grid_.rebuild(p.in.agents.position, p.in.agents.alive, n_,
+                neighbor_radius_ > 0.0f ? neighbor_radius_ : 1.0f);
+  p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
+}
+
+void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end) {
+  const std::size_t k = k_;
+  const std::size_t bi = interest_b_.size(), bd = danger_b_.size();
+  const bool post = !config_.spread_kernel.empty() || config_.blend >= 0.0f;
+  // Per-thread scratch: behaviour maps of a block (unless recorded) + 2 temporaries.
+  thread_local std::vector<float> scratch;
+  const std::size_t need = ((config_.record ? 0 : bi + bd) + 2) * kBlock * k;
+  if (scratch.size() < need) scratch.resize(need);
+  const std::span<const float> kernel(config_.spread_kernel);
+
+  for_deciding(begin, end, [&](std::size_t i) { return decides(i); }, [&](std::size_t b, std::size_t e) {
+    const std::size_t len = e - b;
+    if (needs_neighbors_) {
+      find_neighbors_rows(grid_, p.in.agents.position, p.in.agents.alive, neighbor_radius_,
+                          config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e);
+    }
+    // Behaviour maps: recorded (N,K) stacks, or block-local rows (first_row = b).
+    const std::size_t rows = config_.record ? n_ : len;
+    const std::size_t r0 = config_.record ? b : 0;
+    float* stacks = config_.record ? recorded_.data() : scratch.data();
+    float* tmp1 = scratch.data() + (config_.record ? 0 : bi + bd) * kBlock * k;
+    float* tmp2 = tmp1 + kBlock * k;
+    auto map_of = [&](std::size_t pos) { return MapOut{stacks + pos * rows * k, config_.record ? 0 : b}; };
+    for (std::size_t m = 0; m < bi; ++m)
+      evaluate_rows(config_.behaviours[interest_b_[m]], p.in, map_of(m), map_of(m), b, e);
+    for (std::size_t m = 0; m < bd; ++m)
+      evaluate_rows(config_.behaviours[danger_b_[m]], p.in, map_of(bi + m), map_of(bi + m), b, e);
+
+    auto merge = [&](std::size_t first, std::size_t count, CombineMode mode, bool spread_it,
+                     float* dest) {
+      // dest: the (N,K) map; the fresh rows go to tmp1 when post-processed.
+      float* fresh = post ? tmp1 : dest + b * k;
+      if (count == 0) {
+        std::fill(fresh, fresh + len * k, 0.0f);
+      } else {
+        const float* base = stacks + first * rows * k;
+        combine_rows({base, count * rows * k}, count, rows, k, mode, {},
+                     {fresh - r0 * k, (r0 + len) * k}, r0, r0 + len);
+      }
+      if (!post) return;
+      if (spread_it && !kernel.empty()) {
+        spread_rows({fresh, len * k}, k, kernel, config_.spread_mode, {tmp2, len * k}, 0, len);
+        fresh = tmp2;
+      }
+      const float a = config_.blend;
+      for (std::size_t r = 0; r < len; ++r) {
+        float* row = dest + (b + r) * k;
+        const float* f = fresh + r * k;
+        if (a >= 0.0f && has_memory_[b + r]) {
+          for (std::size_t j = 0; j < k; ++j) row[j] = row[j] + a * (f[j] - row[j]);
+        } else {
+          std::copy(f, f + k, row);
+        }
+      }
+    };
+    merge(0, bi, config_.combine, config_.spread_interest, interest_.data());
+    merge(bi, bd, config_.danger_combine, config_.spread_danger, danger_.data());
+    for (std::size_t i = b; i < e; ++i) has_memory_[i] = p.in.agents.alive[i];
+  });
+}
+
+void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) {
+  const std::size_t k = k_, nk = n_ * k_;
+  for_deciding(begin, end, [&](std::size_t i) { return decides(i); }, [&](std::size_t b, std::size_t e) {
+    resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
+                 {resolved_.data(), nk}, b, e);
+    choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
+                {strength_.data(), n_}, {slot_.data(), n_}, b, e);
+    if (config_.rotate) {
+      for (std::size_t i = b; i < e; ++i) {
+        const float h = p.in.agents.heading[i];
+        const float c = std::cos(h), s = std::sin(h);
+        const Vec2 d = load2(direction_.data(), i);
+        store2(direction_.data(), i, {c * d.x - s * d.y, s * d.x + c * d.y});
+      }
+    }
+  });
+}
+
+void Simulation::perceive() {
+  Plan p = plan();
+  build_neighbors(p);
+  parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) { perceive_rows(p, b, e); });
+}
+
+void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
+  const MotionInputs in{p.in.agents, direction_.data(), strength_.data(), dt};
+  const MotionOutputs out{next_pos_.data(), next_vel_.data(), next_head_.data()};
+  parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
+    for (std::size_t s = b; s < e; s += kBlock) {
+      const std::size_t t = std::min(e, s + kBlock);
+      if (fused) perceive_rows(p, s, t);
+      decide_rows(p, s, t);
+      move_rows(params_.motion, in, out, s, t);
+      if (p.in.world) {
+        collide_rows(*p.in.world, p.in.agents.position, next_pos_.data(), next_vel_.data(),
+                     p.in.agents.radius, p.in.agents.alive, params_.slide_iterations,
+                     params_.layers, contacts_.data(), s, t);
+      }
+    }
+  });
+}
+
+void Simulation::finish(float dt) {
+  const AgentsView a = agents_->view();
+  float rmax = 0.0f;
+  for (std::size_t i = 0; i < n_; ++i)
+    if (a.alive[i]) rmax = std::max(rmax, a.radius[i]);
+  push_grid_.rebuild(next_pos_.data(), a.alive, n_, rmax > 0.0f ? 2.0f * rmax : 1.0f);
+  const World* world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
+  float* pos = agents_->position();
+  float* vel = agents_->velocity();
+  float* head = agents_->heading();
+  const bool stuck_on = params_.stuck_time > 0.0f;
+  parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
+    // Reads next_pos_ of any agent (read-only in this stage), writes rows [b, e) of the
+    // agents' own state: the commit of the double buffer.
+    push_apart_rows(push_grid_, next_pos_.data(), a.radius, a.alive, rmax, params_.push_apart,
+                    params_.push_relax, world, params_.slide_iterations, params_.layers,
+                    overlaps_.data(), pos, b, e);
+    std::copy(next_vel_.begin() + 2 * b, next_vel_.begin() + 2 * e, vel + 2 * b);
+    std::copy(next_head_.begin() + b, next_head_.begin() + e, head + b);
+    for (std::size_t i = b; i < e; ++i) {
+      if (!a.alive[i]) {
+        has_memory_[i] = 0;
+        continue;
+      }
+      if (!stuck_on) continue;
+      const Vec2 q = load2(pos, i);
+      if (length(q - load2(anchor_.data(), i)) > params_.stuck_distance) {
+        store2(anchor_.data(), i, q);
+        still_[i] = 0.0f;
+      } else {
+        still_[i] += dt;
+      }
+      stuck_[i] = still_[i] >= params_.stuck_time ? 1 : 0;
+    }
+  });
+  time_ += dt;
+  ++step_count_;
+}
+
+void Simulation::decide_and_move(float dt) {
+  Plan p = plan();
+  move_and_collide(p, dt, false);
+  finish(dt);
+}
+
+void Simulation::step(float dt, std::size_t steps) {
+  for (std::size_t s = 0; s < steps; ++s) {
+    Plan p = plan();
+    build_neighbors(p);
+    move_and_collide(p, dt, true);
+    finish(dt);
+  }
+}
+
+}  // namespace contextsteer

@@ -1,0 +1,269 @@
+"""The simulation: the whole per-step pipeline of every agent, in C++.
+
+``Simulation.step(dt, steps)`` runs perceive → combine → post-process → resolve → choose →
+move → collide for all agents and all steps in one call with the GIL released, agents
+split over threads; the agents' state is double-buffered, so results are bit-identical
+for any thread count. The stages can also be called one at a time (:meth:`perceive`,
+then edit :attr:`interest` / :attr:`danger` in NumPy, then :meth:`decide_and_move`) to
+prototype a behaviour in Python.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import _core
+from .motion import Lerp, MotionModel
+from .steering import Steering
+
+__all__ = ["Simulation", "sweep_circle"]
+
+
+def _view(name: str, doc: str) -> property:
+    return property(lambda self: self._core._view(name), doc=doc)
+
+
+def _num(name: str, value, low: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"Simulation: {name} must be a number, got {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v) or v < low:
+        raise ValueError(f"Simulation: {name} must be finite and >= {low}, got {value!r}")
+    return v
+
+
+def _int(name: str, value, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"Simulation: {name} must be an int, got {type(value).__name__}")
+    if value < low or (high is not None and value > high):
+        rng = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"Simulation: {name} must be {rng}, got {value}")
+    return int(value)
+
+
+class Simulation:
+    """Agents steered by a :class:`Steering` through a world, stepped in C++.
+
+    Parameters
+    ----------
+    world : World or None
+        Static walls (``None``: open space). Edits to the world are picked up at the
+        next call.
+    agents : Agents
+        The state being simulated (its views show every step's result).
+    steering : Steering or sequence of Behaviour
+        A bare list of behaviours means ``Steering(behaviours)`` with its defaults.
+    motion : MotionModel, default ``Lerp()``
+        How the chosen direction and strength move an agent.
+    seed : int, default 0
+        Reserved for stochastic stages; behaviours draw their randomness from the agents'
+        ``rng`` states (set by ``Agents(seed=...)``), so runs are reproducible.
+    slots : int, optional
+        Slots K of the context maps (a ring, slot 0 along +x); default ``agents.slots``,
+        else 16.
+    push_apart : bool, default True
+        After moving, agents that overlap are pushed apart (Jacobi: each moves by half of
+        every overlap, times ``push_relax``, computed from the same read-only positions),
+        the push swept against the walls.
+    push_relax : float in (0, 1], default 1
+    decision_interval : int, default 1
+        Time slicing (Lewis): agent ``i`` re-steers on steps where
+        ``(step + i) % decision_interval == 0`` and moves on its last decision otherwise.
+    slide_iterations : int, default 4
+        Wall contacts a move may slide along (1 to 16).
+    stuck_distance, stuck_time : float, default 0
+        An agent that stays within ``stuck_distance`` of a point for ``stuck_time``
+        seconds is flagged in :attr:`stuck` (``stuck_time = 0`` disables it).
+    layers : int
+        Obstacle layers the agents collide with (default all).
+
+    Notes
+    -----
+    Walls: agents are circles that never cross a wall segment or circle at any speed —
+    each move is a swept circle (time of impact against every wall grown by the agent's
+    radius) that stops a hair before contact and slides along the wall with the rest of
+    the displacement; the velocity loses its component into the wall. Counters (views):
+    :attr:`wall_contacts` counts the steps in which an agent touched a wall,
+    :attr:`overlaps` the neighbours it overlapped right after moving (before push-apart),
+    summed over steps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> world = cs.World(); _ = world.add_segments([[5, -5, 5, 5]])      # a wall ahead
+    >>> agents = cs.Agents(2, slots=8)
+    >>> _ = agents.add([[0, 0], [0, 3]], radius=0.5, max_speed=2, target=[[10, 0], [10, 3]])
+    >>> steering = cs.Steering([cs.Seek(), cs.WallDanger(look_ahead=2)], resolve="mask")
+    >>> sim = cs.Simulation(world, agents, steering, motion=cs.Lerp(steer_force=0.5))
+    >>> sim.step(dt=0.1, steps=100)
+    >>> bool((agents.position[:, 0] < 5 - 0.5).all())    # nobody went through the wall
+    True
+    >>> sim.step_count, round(sim.time, 3), sim.interest.shape
+    (100, 10.0, (2, 8))
+    """
+
+    interest = _view("interest", "(N, K) float32 combined, post-processed interest (writable).")
+    danger = _view("danger", "(N, K) float32 combined, post-processed danger (writable).")
+    resolved = _view("resolved", "(N, K) float32 interest after resolve.")
+    chosen_direction = _view("chosen_direction", "(N, 2) float32 chosen unit heading (0: none).")
+    strength = _view("strength", "(N,) float32 chosen strength in [0, 1].")
+    chosen_slot = _view("chosen_slot", "(N,) int32 chosen slot, -1 when none.")
+    wall_contacts = _view("wall_contacts", "(N,) int32 steps in which the agent touched a wall.")
+    overlaps = _view("overlaps", "(N,) int32 agent overlaps after moving, summed over steps.")
+    stuck = _view("stuck", "(N,) bool (read-only): no progress for stuck_time seconds.")
+    still_time = _view("still_time", "(N,) float32 seconds without progress.")
+
+    def __init__(
+        self,
+        world,
+        agents,
+        steering: Steering | Any,
+        motion: MotionModel | None = None,
+        *,
+        seed: int = 0,
+        slots: int | None = None,
+        push_apart: bool = True,
+        push_relax: float = 1.0,
+        decision_interval: int = 1,
+        slide_iterations: int = 4,
+        stuck_distance: float = 0.0,
+        stuck_time: float = 0.0,
+        layers: int = 0xFFFFFFFF,
+    ) -> None:
+        if not isinstance(steering, Steering):
+            steering = Steering(steering)
+        motion = Lerp() if motion is None else motion
+        if not isinstance(motion, MotionModel):
+            raise TypeError(f"Simulation: motion must be a MotionModel, got {type(motion).__name__}")
+        if slots is None:
+            slots = getattr(agents, "slots", None) or 16
+        slots = _int("slots", slots, 3)
+        relax = _num("push_relax", push_relax)
+        if not 0 < relax <= 1:
+            raise ValueError(f"Simulation: push_relax must be in (0, 1], got {push_relax}")
+        params = {
+            "push_apart": bool(push_apart), "push_relax": relax,
+            "slide_iterations": _int("slide_iterations", slide_iterations, 1, 16),
+            "decision_interval": _int("decision_interval", decision_interval, 1),
+            "stuck_distance": _num("stuck_distance", stuck_distance),
+            "stuck_time": _num("stuck_time", stuck_time),
+            "layers": _int("layers", layers, 0, 2**32 - 1),
+        }
+        self.world = world
+        self.agents = agents
+        self.steering = steering
+        self.motion = motion
+        self.seed = _int("seed", seed, 0)
+        core_world = None if world is None else getattr(world, "_core", world)
+        self._core = _core.Simulation(core_world, agents, list(steering.behaviours),
+                                      steering._config(), motion, params, slots)
+
+    # ------------------------------------------------------------------ stepping ---
+    def step(self, dt: float, steps: int = 1) -> None:
+        """Advance ``steps`` whole steps of ``dt`` seconds, entirely in C++.
+
+        Raises
+        ------
+        ValueError
+            ``dt <= 0``, ``steps < 0``, or an alive agent's state is not finite (or a
+            size/limit is negative) — checked before the first step.
+        """
+        self._core._step(_num("dt", dt), _int("steps", steps, 0))
+
+    def perceive(self) -> None:
+        """Stage 1: behaviours, combine and post-processing into :attr:`interest` /
+        :attr:`danger`, for the agents deciding at this step.
+
+        Examples
+        --------
+        Prototype a behaviour in NumPy between the stages:
+
+        >>> import numpy as np, contextsteer as cs
+        >>> agents = cs.Agents(1, slots=4); _ = agents.add([0, 0], max_speed=1)
+        >>> sim = cs.Simulation(None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=1))
+        >>> sim.perceive()
+        >>> sim.interest[0] = [0, 1, 0, 0]          # "go north", written in Python
+        >>> sim.decide_and_move(dt=1.0)
+        >>> agents.position[0].round(3) + 0.0
+        array([0., 1.], dtype=float32)
+        """
+        self._core._perceive()
+
+    def decide_and_move(self, dt: float) -> None:
+        """Stage 2: resolve and choose (from :attr:`interest` / :attr:`danger` as they
+        are now), then move, collide and push apart; advances :attr:`time` by ``dt``.
+
+        Raises
+        ------
+        ValueError
+            ``dt <= 0``, NaN/inf in the maps or in an alive agent's state.
+        """
+        self._core._decide_and_move(_num("dt", dt))
+
+    resolve_and_move = decide_and_move
+
+    # ------------------------------------------------------------------ state ---
+    @property
+    def time(self) -> float:
+        """Simulated seconds so far."""
+        return self._core.time
+
+    @property
+    def step_count(self) -> int:
+        """Steps taken so far."""
+        return self._core.step_count
+
+    @property
+    def slots(self) -> int:
+        return self._core.slots
+
+    @property
+    def behaviour_maps(self) -> dict[str, np.ndarray]:
+        """Each behaviour's own map of the last perceive, ``{name: (N, K) view}``
+        (interest or danger, whichever it writes). Empty unless ``Steering(record=True)``."""
+        if not self.steering.record:
+            return {}
+        return {name: self._core._behaviour_map(b) for b, name in enumerate(self.steering.names)}
+
+    def __repr__(self) -> str:
+        return (f"Simulation(agents={self.agents!r}, slots={self.slots}, "
+                f"step_count={self.step_count}, time={self.time:g})")
+
+
+def sweep_circle(world, start, displacement, radius: float, *, iterations: int = 4,
+                 layers: int = 0xFFFFFFFF):
+    """Move circles through the world's walls without crossing them (collide and slide).
+
+    The swept test the simulation uses for every move: each circle of ``radius`` moves
+    from ``start`` by ``displacement``, stops just before its first contact and slides
+    along the wall with the rest, for at most ``iterations`` contacts.
+
+    Parameters
+    ----------
+    world : World
+    start, displacement : array_like, shape (N, 2)
+    radius : float, >= 0
+    iterations : int, 1 to 16
+
+    Returns
+    -------
+    position : ndarray of float32, shape (N, 2)
+    contacts : ndarray of int32, shape (N,)
+        Walls touched by each move.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> world = cs.World(); _ = world.add_segments([[1, -5, 1, 5]])
+    >>> pos, contacts = cs.sweep_circle(world, [[0, 0]], [[1000, 0]], 0.25)   # very fast
+    >>> bool(pos[0, 0] < 0.75), int(contacts[0])
+    (True, 1)
+    """
+    return _core.sweep_circle(getattr(world, "_core", world),
+                              np.ascontiguousarray(start, dtype=np.float32),
+                              np.ascontiguousarray(displacement, dtype=np.float32),
+                              float(radius), int(iterations), int(layers))

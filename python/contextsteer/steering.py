@@ -1,0 +1,163 @@
+"""The steering pipeline: behaviours plus the context-map engine's operators, by name.
+
+A :class:`Steering` is a validated, immutable configuration; a
+:class:`~contextsteer.Simulation` runs it for every agent inside its C++ step. Each stage
+is the same kernel as the functional API (:func:`~contextsteer.combine`,
+:func:`~contextsteer.spread`, :func:`~contextsteer.blend`, :func:`~contextsteer.resolve`,
+:func:`~contextsteer.choose`), so composing those by hand gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .behaviours import Behaviour
+from .maps import CHOOSE_MODES, RESOLVE_MODES, SPREAD_MODES
+
+__all__ = ["STEERING_COMBINE_MODES", "Steering"]
+
+#: Modes of ``Steering(combine=..., danger_combine=...)``: the engine's combine modes
+#: except ``weighted_sum`` (behaviour weights already scale each map).
+STEERING_COMBINE_MODES = ("max", "sum", "multiply", "min")
+
+
+def _mode(value, choices, what):
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"Steering: {what} must be one of {listed}, got {value!r}")
+    return value
+
+
+class Steering:
+    """Behaviours and operators of the per-agent pipeline (DESIGN.md).
+
+    Per step and agent: every behaviour writes its interest or danger map; interest
+    maps are merged by ``combine`` and danger maps by ``danger_combine``; optional
+    post-processing spreads the maps over neighbouring slots and blends them with the
+    previous step; ``resolve`` applies danger to interest; ``choose`` picks the heading,
+    strength and slot.
+
+    Parameters
+    ----------
+    behaviours : sequence of Behaviour
+        Each with its own ``weight``. Names for ``Simulation.behaviour_maps`` are the
+        class names, with ``_1``, ``_2`` ... appended to repeats.
+    combine : {"max", "sum", "multiply", "min"}
+        Merge of the interest maps (Unity/Fray: max; Lewis: multiply of normalised
+        scores). ``weighted_sum`` is not offered: weights live on the behaviours.
+    danger_combine : {"max", "sum", "multiply", "min"}
+    resolve : {"mask", "subtract", "scale", "mask_min_danger", "avoid_opposite"}
+        See :func:`~contextsteer.resolve`; ``threshold`` (mask) and ``epsilon``
+        (mask_min_danger) as there.
+    choose : {"vector_sum", "argmax", "weighted_neighbours", "subslot"}
+        See :func:`~contextsteer.choose`; ``width`` and ``contiguous`` as there.
+    blend : float in [0, 1], optional
+        Temporal blend of both maps with the previous step's:
+        ``m ← m_prev + blend·(m - m_prev)`` (an agent's first step takes ``m``).
+    spread : array_like, optional
+        Odd-length kernel (length ≤ K) spread over the ring after combining, with
+        ``spread_mode`` ("max": dilation, default; "sum": blur) on ``spread_maps``
+        ("danger", default; "interest"; "both").
+    rotate : bool, default False
+        Slots turn with each agent's heading (the Godot recipe: slot 0 is forward); the
+        chosen direction is returned in the world frame.
+    record : bool, default False
+        Keep every behaviour's own maps (``Simulation.behaviour_maps``). Off: those maps
+        live only in per-thread scratch and cost no memory traffic.
+    max_neighbors : int, default 16
+        Neighbours per agent in the shared neighbour query.
+
+    Raises
+    ------
+    ValueError
+        An unknown mode (the message lists the valid ones), a bad number.
+    TypeError
+        A behaviour that is not a :class:`~contextsteer.Behaviour`.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> s = cs.Steering([cs.Seek(), cs.AgentDanger(radius=2)], resolve="subtract",
+    ...                 choose="subslot")
+    >>> s.names
+    ('Seek', 'AgentDanger')
+    >>> s.resolve, s.choose
+    ('subtract', 'subslot')
+    """
+
+    def __init__(
+        self,
+        behaviours: Sequence[Behaviour],
+        *,
+        combine: str = "max",
+        danger_combine: str = "max",
+        resolve: str = "mask",
+        choose: str = "vector_sum",
+        threshold: float = 0.0,
+        epsilon: float = 0.0,
+        width: int = 2,
+        contiguous: bool = True,
+        blend: float | None = None,
+        spread=None,
+        spread_mode: str = "max",
+        spread_maps: str = "danger",
+        rotate: bool = False,
+        record: bool = False,
+        max_neighbors: int = 16,
+    ) -> None:
+        behaviours = tuple(behaviours)
+        for b in behaviours:
+            if not isinstance(b, Behaviour):
+                raise TypeError(f"Steering: behaviours must be contextsteer behaviours, got {type(b).__name__}")
+        self.behaviours = behaviours
+        self.combine = _mode(combine, STEERING_COMBINE_MODES, "combine")
+        self.danger_combine = _mode(danger_combine, STEERING_COMBINE_MODES, "danger_combine")
+        self.resolve = _mode(resolve, RESOLVE_MODES, "resolve")
+        self.choose = _mode(choose, CHOOSE_MODES, "choose")
+        for name, v in (("threshold", threshold), ("epsilon", epsilon)):
+            if not math.isfinite(float(v)):
+                raise ValueError(f"Steering: {name} must be finite, got {v}")
+        if float(epsilon) < 0:
+            raise ValueError(f"Steering: epsilon must be >= 0, got {epsilon}")
+        self.threshold, self.epsilon = float(threshold), float(epsilon)
+        if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 0:
+            raise ValueError(f"Steering: width must be an int >= 0, got {width!r}")
+        self.width, self.contiguous = int(width), bool(contiguous)
+        if blend is not None and not 0.0 <= float(blend) <= 1.0:
+            raise ValueError(f"Steering: blend must be in [0, 1] or None, got {blend}")
+        self.blend = None if blend is None else float(blend)
+        if spread is not None:
+            spread = np.ascontiguousarray(spread, dtype=np.float32)
+            if spread.ndim != 1 or spread.size % 2 == 0 or not np.isfinite(spread).all():
+                raise ValueError(f"Steering: spread must be a finite kernel of odd length, got {spread!r}")
+        self.spread = spread
+        self.spread_mode = _mode(spread_mode, SPREAD_MODES, "spread_mode")
+        self.spread_maps = _mode(spread_maps, ("danger", "interest", "both"), "spread_maps")
+        self.rotate, self.record = bool(rotate), bool(record)
+        if isinstance(max_neighbors, bool) or not isinstance(max_neighbors, (int, np.integer)) \
+                or not 1 <= max_neighbors <= 256:
+            raise ValueError(f"Steering: max_neighbors must be an int in [1, 256], got {max_neighbors!r}")
+        self.max_neighbors = int(max_neighbors)
+        names, seen = [], {}
+        for b in behaviours:
+            base = type(b).__name__
+            seen[base] = seen.get(base, 0) + 1
+            names.append(base if seen[base] == 1 else f"{base}_{seen[base] - 1}")
+        self.names = tuple(names)
+
+    def _config(self) -> dict:
+        return {
+            "combine": self.combine, "danger_combine": self.danger_combine,
+            "resolve": self.resolve, "threshold": self.threshold, "epsilon": self.epsilon,
+            "choose": self.choose, "width": self.width, "contiguous": self.contiguous,
+            "spread": self.spread, "spread_mode": self.spread_mode,
+            "spread_maps": self.spread_maps, "blend": self.blend, "rotate": self.rotate,
+            "record": self.record, "max_neighbors": self.max_neighbors,
+        }
+
+    def __repr__(self) -> str:
+        return (f"Steering({list(self.behaviours)!r}, combine={self.combine!r}, "
+                f"resolve={self.resolve!r}, choose={self.choose!r})")

@@ -1,0 +1,241 @@
+"""Steering pipeline: the world/path behaviours against the oracle, and the simulation's
+stages against the functional API composed by hand."""
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+import reference as ref
+import reference_agents as ra
+
+
+def box_world():
+    world = cs.World()
+    world.add_polyline([[-20, -20], [20, -20], [20, 20], [-20, 20]], closed=True)
+    world.add_segments([[-5, -8, 5, -6], [8, 2, 9, 12]])
+    world.add_circles([[-8, 6], [4, 4]], [2.0, 1.0])
+    return world
+
+
+def ring(k):
+    a = 2 * np.pi * np.arange(k) / k
+    return np.stack([np.cos(a), np.sin(a)], 1).astype(np.float32)
+
+
+def random_agents(n, seed, world=None, clearance=0.0, **kw):
+    rng = np.random.default_rng(seed)
+    pts = []
+    while len(pts) < n:
+        p = rng.uniform(-18, 18, 2)
+        if world is not None:
+            nr = cs.nearest(world, p[None].astype(np.float32), 1e3)
+            if nr.distance[0] < clearance:
+                continue
+        pts.append(p)
+    a = cs.Agents(n, seed=seed)
+    a.add(np.array(pts), velocity=rng.normal(size=(n, 2)), heading=rng.uniform(-3, 3, n),
+          radius=rng.uniform(0.3, 1.0, n), max_speed=2.0, max_accel=3.0, max_turn_rate=2.0,
+          target=rng.uniform(-15, 15, (n, 2)), **kw)
+    return a
+
+
+# ----------------------------------------------------------------- behaviours ---
+
+@pytest.mark.parametrize("mode", ["tangent", "seek"])
+@pytest.mark.parametrize("look_ahead", [0.0, 3.0, -2.0])
+def test_follow_path_matches_oracle(mode, look_ahead):
+    path = cs.Path([[-10, -5], [10, -5], [12, 8], [-6, 10]], closed=True)
+    a = random_agents(30, 1)
+    maps = cs.FollowPath(path, look_ahead=look_ahead, mode=mode, weight=0.7).evaluate(a, 16)
+    u = path.direction(a.position, look_ahead, mode=mode)
+    np.testing.assert_allclose(maps.interest, ra.follow_path(u, ring(16), 0.7), atol=1e-5)
+    assert not maps.danger.any()
+
+
+def test_follow_path_rotated_slots_put_the_path_in_the_agent_frame():
+    path = cs.Path([[-10, 0], [10, 0]])
+    a = cs.Agents(1)
+    a.add([0, 1], heading=np.pi / 2)          # facing +y, path runs along +x
+    m = cs.FollowPath(path).evaluate(a, 4, rotate=True).interest[0]
+    np.testing.assert_allclose(m, [0, 0, 0, 1], atol=1e-6)   # slot 3 = agent's right = +x
+
+
+@pytest.mark.parametrize("falloff", ["binary", "linear", "quadratic"])
+@pytest.mark.parametrize("spread", [0, 1, 2])
+@pytest.mark.parametrize("padding", [0.0, 0.5])
+def test_wall_danger_matches_oracle(falloff, spread, padding):
+    world = box_world()
+    k, look = 16, 6.0
+    a = random_agents(25, 3, world, clearance=1.0 + padding + 0.05)
+    b = cs.WallDanger(look_ahead=look, falloff=falloff, spread=spread, padding=padding, weight=0.8)
+    got = b.evaluate(a, k, world=world).danger
+    walls = np.asarray(world.walls)
+    circles = world.circles
+    dist = np.empty((len(a), k))
+    for i in range(len(a)):
+        dist[i] = ref.ref_raycast(walls, circles, [], np.repeat(a.position[i:i + 1], k, 0),
+                                  ring(k), look, radius=float(a.radius[i]) + padding)
+    want = 0.8 * ra.wall_danger_from_distances(dist, look, falloff, spread)
+    # Hits within float rounding of the look-ahead may go either way.
+    ok = ~(np.abs(dist - look) < 1e-3).any(axis=1)
+    assert ok.sum() >= 20
+    np.testing.assert_allclose(got[ok], want[ok], atol=1e-4)
+
+
+def test_wall_danger_godot_binary_and_rotation():
+    world = cs.World()
+    world.add_segments([[3, -5, 3, 5]])
+    a = cs.Agents(2)
+    a.add([[0, 0], [0, 0]], radius=0.5, heading=[0.0, np.pi / 2])
+    d = cs.WallDanger(look_ahead=3).evaluate(a, 8, world=world, rotate=True).danger
+    # Agent 0 faces the wall: forward slot (and the diagonals reach it); agent 1 faces +y:
+    # the wall is on its right (slot 6 in its frame).
+    assert d[0, 0] == 1 and d[0, 4] == 0
+    assert d[1, 6] == 1 and d[1, 0] == 0
+
+
+def test_wall_danger_touching_a_wall_keeps_only_slots_into_it():
+    world = cs.World()
+    world.add_segments([[1, -5, 1, 5]])
+    a = cs.Agents(1)
+    a.add([0.2, 0], radius=1.0)                  # overlaps the wall (placed by the user)
+    d = cs.WallDanger(look_ahead=2).evaluate(a, 8, world=world).danger[0]
+    assert d[0] == 1 and d[1] == 1 and d[7] == 1  # into the wall
+    assert d[2] == 0 and d[4] == 0 and d[6] == 0  # along it and away
+
+
+def test_wall_danger_without_world_is_zero_and_validation():
+    a = random_agents(3, 0)
+    assert not cs.WallDanger(look_ahead=2).evaluate(a, 8).danger.any()
+    with pytest.raises(ValueError, match="falloff"):
+        cs.WallDanger(falloff="cubic")
+    with pytest.raises(ValueError, match="look_ahead"):
+        cs.WallDanger(look_ahead=0)
+    with pytest.raises(ValueError, match="spread"):
+        cs.WallDanger(spread=-1)
+    with pytest.raises(TypeError, match="Path"):
+        cs.FollowPath([[0, 0], [1, 0]])
+    with pytest.raises(ValueError, match="mode"):
+        cs.FollowPath(cs.Path([[0, 0], [1, 0]]), mode="carrot")
+
+
+# ------------------------------------------------------------------- steering ---
+
+def test_steering_validation_lists_the_choices():
+    with pytest.raises(ValueError, match="'max', 'sum', 'multiply', 'min'"):
+        cs.Steering([cs.Seek()], combine="weighted_sum")
+    with pytest.raises(ValueError, match="resolve must be one of"):
+        cs.Steering([cs.Seek()], resolve="nope")
+    with pytest.raises(ValueError, match="choose must be one of"):
+        cs.Steering([cs.Seek()], choose="best")
+    with pytest.raises(ValueError, match="blend"):
+        cs.Steering([cs.Seek()], blend=1.5)
+    with pytest.raises(ValueError, match="odd"):
+        cs.Steering([cs.Seek()], spread=[0.5, 0.5])
+    with pytest.raises(TypeError, match="behaviours"):
+        cs.Steering(["seek"])
+    s = cs.Steering([cs.Seek(), cs.Seek(), cs.Forward()])
+    assert s.names == ("Seek", "Seek_1", "Forward")
+
+
+CASES = [
+    dict(combine="max", danger_combine="max", resolve="mask", choose="vector_sum"),
+    dict(combine="sum", danger_combine="sum", resolve="subtract", choose="argmax"),
+    dict(combine="max", danger_combine="max", resolve="scale", choose="weighted_neighbours",
+         width=3),
+    dict(combine="max", danger_combine="max", resolve="mask_min_danger", epsilon=0.05,
+         choose="subslot"),
+    dict(combine="sum", danger_combine="max", resolve="avoid_opposite", choose="vector_sum",
+         contiguous=False),
+    dict(combine="max", danger_combine="max", resolve="subtract", choose="vector_sum",
+         spread=[0.5, 1.0, 0.5], spread_mode="max", spread_maps="both"),
+    dict(combine="max", danger_combine="sum", resolve="mask", threshold=0.3,
+         choose="subslot", spread=[0.25, 0.5, 0.25], spread_mode="sum"),
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("rotate", [False, True])
+def test_pipeline_equals_the_functional_api_by_hand(case, rotate):
+    k = 16
+    world = box_world()
+    a = random_agents(60, 7, world, clearance=1.1)
+    path = cs.Path([[-12, -12], [12, -12], [12, 12], [-12, 12]], closed=True)
+    behaviours = [cs.Seek(weight=0.9), cs.FollowPath(path, look_ahead=2, weight=0.5),
+                  cs.Wander(weight=0.3), cs.AgentDanger(radius=3.0, predictive=True),
+                  cs.WallDanger(look_ahead=4, falloff="linear", spread=1),
+                  cs.Avoid([[0, 0]], max_distance=8)]
+    steering = cs.Steering(behaviours, rotate=rotate, record=True, max_neighbors=12, **case)
+    motion = cs.Lerp(steer_force=0.3)
+    sim = cs.Simulation(world, a, steering, motion, slots=k, push_apart=False)
+    sim.step(0.1, 3)  # a few steps first: time, headings and velocities move on
+
+    sim.perceive()
+    maps = {}
+    for name, b in zip(steering.names, behaviours):
+        m = b.evaluate(a, k, rotate=rotate, time=sim.time, max_neighbors=12, world=world)
+        maps[name] = m.interest if b.writes == "interest" else m.danger
+        np.testing.assert_array_equal(sim.behaviour_maps[name], maps[name], err_msg=name)
+    interest = cs.combine([maps[n] for n, b in zip(steering.names, behaviours)
+                           if b.writes == "interest"], case["combine"])
+    danger = cs.combine([maps[n] for n, b in zip(steering.names, behaviours)
+                         if b.writes == "danger"], case["danger_combine"])
+    if "spread" in case:
+        sm = case.get("spread_maps", "danger")
+        if sm in ("interest", "both"):
+            interest = cs.spread(interest, case["spread"], case["spread_mode"])
+        if sm in ("danger", "both"):
+            danger = cs.spread(danger, case["spread"], case["spread_mode"])
+    np.testing.assert_array_equal(sim.interest, interest)
+    np.testing.assert_array_equal(sim.danger, danger)
+
+    slots = cs.SlotSet(k)
+    resolved = cs.resolve(interest, danger, case["resolve"], threshold=case.get("threshold", 0.0),
+                          epsilon=case.get("epsilon", 0.0), directions=slots)
+    choice = cs.choose(resolved, slots, case["choose"], width=case.get("width", 2),
+                       contiguous=case.get("contiguous", True))
+    direction = choice.direction.astype(np.float64)
+    if rotate:
+        h = a.heading.astype(np.float32)
+        c, s = np.cos(h), np.sin(h)
+        d = choice.direction
+        direction = np.stack([c * d[:, 0] - s * d[:, 1], s * d[:, 0] + c * d[:, 1]], 1)
+    expected = motion.apply(a, direction, choice.strength, 0.1)
+    sim.decide_and_move(0.1)
+    np.testing.assert_array_equal(sim.resolved, resolved)
+    np.testing.assert_allclose(sim.chosen_direction, direction, atol=1e-6)
+    np.testing.assert_array_equal(sim.strength, choice.strength)
+    np.testing.assert_array_equal(sim.chosen_slot, choice.slot)
+    # Motion, then the walls: agents that did not touch a wall moved exactly as the model.
+    free = sim.wall_contacts == 0
+    assert free.sum() > 40
+    np.testing.assert_allclose(a.position[free], expected.position[free], atol=1e-5)
+    np.testing.assert_allclose(a.heading, expected.heading, atol=1e-5)
+
+
+def test_temporal_blend_equals_cs_blend():
+    k = 8
+    a = random_agents(20, 2)
+    steering = cs.Steering([cs.Seek(), cs.AgentDanger(radius=4)], blend=0.25)
+    sim = cs.Simulation(None, a, steering, slots=k, push_apart=False)
+    sim.perceive()                      # first perceive: no memory, takes the new maps
+    first_i, first_d = sim.interest.copy(), sim.danger.copy()
+    np.testing.assert_array_equal(first_i, cs.Seek().evaluate(a, k).interest)
+    a.position[...] += np.random.default_rng(0).normal(size=(20, 2)).astype(np.float32)
+    sim.perceive()
+    new_i = cs.Seek().evaluate(a, k).interest
+    new_d = cs.AgentDanger(radius=4).evaluate(a, k, max_neighbors=16).danger
+    np.testing.assert_allclose(sim.interest, cs.blend(first_i, new_i, 0.25), atol=1e-7)
+    np.testing.assert_allclose(sim.danger, cs.blend(first_d, new_d, 0.25), atol=1e-7)
+
+
+def test_behaviour_maps_are_empty_unless_recorded():
+    a = random_agents(4, 0)
+    sim = cs.Simulation(None, a, [cs.Seek()])
+    sim.step(0.1)
+    assert sim.behaviour_maps == {}
+    sim = cs.Simulation(None, a, cs.Steering([cs.Seek()], record=True))
+    sim.perceive()
+    m = sim.behaviour_maps["Seek"]
+    assert m.shape == (4, 16) and m.base is not None
+    np.testing.assert_array_equal(m, cs.Seek().evaluate(a, 16).interest)
