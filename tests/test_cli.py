@@ -196,3 +196,36 @@ def test_bench_outside_a_checkout_says_so(monkeypatch, tmp_path, capsys):
     assert cli.find_benchmarks() is None
     assert cli.main(["bench"]) == 1
     assert "only with the source tree" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------- with a real Simulation ---
+
+
+def small_track(*, agents=3, slots=8, seed=0):
+    t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    world = cs.World()
+    world.add_polyline(np.c_[100 * np.cos(t), 60 * np.sin(t)], closed=True)
+    world.add_polyline(np.c_[80 * np.cos(t), 40 * np.sin(t)], closed=True)
+    track = cs.Path(np.c_[90 * np.cos(t), 50 * np.sin(t)], closed=True)
+    cars = cs.Agents(agents, slots=slots, seed=seed)
+    cars.add(track.point_at(np.arange(agents) * 20.0), radius=2.0, max_speed=25.0,
+             heading=np.pi / 2)
+    steering = cs.Steering([cs.FollowPath(track, look_ahead=15),
+                            cs.WallDanger(look_ahead=12)], rotate=True)
+    return cs.Simulation(world, cars, steering, motion=cs.Lerp(steer_force=0.1))
+
+
+def test_run_with_a_real_simulation(tmp_path):
+    scenarios.scenario("small-track", description="cars on an ellipse", steps=40,
+                       dt=1 / 30)(small_track)
+    try:
+        code = cli.main(["run", "small-track", "--agents", "2", "--frames", "2", "--quiet",
+                         "--out", str(tmp_path)])
+    finally:
+        scenarios.unregister("small-track")
+    assert code == 0
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["steps"] == 40 and metrics["agents"] == 2
+    assert set(metrics["counters"]) >= {"wall_contacts", "overlaps"}
+    assert len(metrics["counters"]["wall_contacts"]["per_agent"]) == 2
+    assert metrics["trajectory"]["mean_speed"] > 0

@@ -354,3 +354,27 @@ def test_animate_replays_frames():
     assert len(drawn) == 4 and len(drawn[1].get_segments()) == 16
     with pytest.raises(ValueError, match="sim and steps"):
         cs.plot.animate(sim)
+
+
+def test_scene_and_context_maps_of_a_real_simulation():
+    t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    world = cs.World()
+    world.add_polyline(np.c_[100 * np.cos(t), 60 * np.sin(t)], closed=True)
+    world.add_polyline(np.c_[80 * np.cos(t), 40 * np.sin(t)], closed=True)
+    track = cs.Path(np.c_[90 * np.cos(t), 50 * np.sin(t)], closed=True)
+    cars = cs.Agents(4, slots=12)
+    cars.add(track.point_at([0.0, 20.0, 40.0]), radius=2.0, max_speed=25.0, heading=np.pi / 2)
+    steering = cs.Steering([cs.FollowPath(track, look_ahead=15), cs.WallDanger(look_ahead=12)],
+                           rotate=True)
+    sim = cs.Simulation(world, cars, steering)
+    sim.step(1 / 30, steps=10)
+    art = cs.plot.scene(sim, maps=True)
+    assert len(art.paths) == 1
+    assert len(art.rays.get_segments()) == 3 * 12
+    np.testing.assert_allclose(art.rays.get_array(), sim.danger[:3].ravel())
+    assert len(art.maps.interest.get_paths()) == 3
+    grid = cs.plot.context_maps(sim)
+    assert grid.agents == [0, 1, 2]
+    # slots turn with the car: the polar plot's slot 0 sits at the car's heading
+    x0 = grid.maps[1].interest.patches[0]
+    assert x0.get_x() + x0.get_width() / 2 == pytest.approx(float(cars.heading[1]), abs=1e-6)

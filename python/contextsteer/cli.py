@@ -140,6 +140,23 @@ def _sim_metrics(sim) -> dict:
     return _jsonable(m)
 
 
+def _sim_counters(sim) -> dict:
+    """The simulation's per-agent counters (wall contacts, overlaps, stuck), alive agents."""
+    import numpy as np
+
+    alive = getattr(sim.agents, "alive", None)
+    out = {}
+    for name in ("wall_contacts", "overlaps", "stuck"):
+        value = getattr(sim, name, None)
+        if value is None:
+            continue
+        v = np.asarray(value)
+        if alive is not None and v.shape[:1] == np.shape(alive):
+            v = v[np.asarray(alive)]
+        out[name] = {"total": int(v.sum()), "per_agent": v.astype(int).tolist()}
+    return out
+
+
 def _track_metrics(positions, dt: float, steps) -> dict:
     """Simple metrics from the recorded positions (T, N, 2): distance travelled, speed."""
     import numpy as np
@@ -157,6 +174,15 @@ def _track_metrics(positions, dt: float, steps) -> dict:
         "mean_speed": float(travelled.mean() / duration) if duration > 0 else 0.0,
         "note": "path lengths from positions recorded at the animation/trajectory samples",
     }
+
+
+def _figsize(sim, width: float) -> tuple[float, float]:
+    """A figure size that fits the world's aspect ratio (4:3 without a world)."""
+    bounds = getattr(getattr(sim, "world", None), "bounds", None)
+    if not bounds or bounds[2] <= bounds[0]:
+        return width, 0.75 * width
+    aspect = (bounds[3] - bounds[1]) / (bounds[2] - bounds[0])
+    return width, min(1.2 * width, max(0.4 * width, aspect * width + 0.5))
 
 
 def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
@@ -190,6 +216,7 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
     RunResult
     """
     import matplotlib
+    import numpy as np
 
     if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
         matplotlib.use("Agg")  # headless: never open a window from the command line
@@ -213,7 +240,7 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
                               danger=frames > 0, callback=bar.update)
     elapsed = time.perf_counter() - t0
 
-    fig, ax = plt.subplots(figsize=(8, 6))
+    fig, ax = plt.subplots(figsize=_figsize(sim, 8.0), constrained_layout=True)
     plot.scene(sim, ax=ax, trajectories=history.positions, rays=True)
     ax.set_title(f"{(info or {}).get('scenario', 'run')}: step {steps}")
     scene_png = out / "scene.png"
@@ -222,16 +249,22 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
 
     gif = None
     if frames > 0:
-        # Every k-th sample, so that the animation has about `frames` frames.
-        k = max(1, len(history.steps) // (int(frames) + 1))
+        from matplotlib.animation import PillowWriter
+
+        # `frames` + 1 evenly spaced samples (first and last included).
+        k = np.unique(np.linspace(0, len(history.steps) - 1, int(frames) + 1).round().astype(int))
         picked = plot.Recording(
-            history.steps[::k], history.positions[::k], history.headings[::k], history.radii,
-            None if history.danger is None else history.danger[::k],
+            history.steps[k], history.positions[k], history.headings[k], history.radii,
+            None if history.danger is None else history.danger[k],
         )
-        fig, ax = plt.subplots(figsize=(6, 4.5))
+        fig, ax = plt.subplots(figsize=_figsize(sim, 5.0), constrained_layout=True)
         anim = plot.animate(sim, history=picked, ax=ax)
         gif = out / "animation.gif"
-        anim.save(gif, writer="pillow", fps=20, dpi=min(dpi, 80))
+        count = len(picked.steps)
+        with tqdm(total=count, unit="frame", desc="animation", disable=not progress,
+                  leave=False) as frames_bar:
+            anim.save(gif, writer=PillowWriter(fps=15), dpi=min(dpi, 72),
+                      progress_callback=lambda i, n: frames_bar.update(1))
         plt.close(fig)
 
     metrics = {
@@ -239,10 +272,11 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
         "steps": steps,
         "dt": dt,
         "simulated_seconds": steps * dt,
-        "wall_seconds": round(elapsed, 4),
+        "step_seconds": round(elapsed, 4),
         "steps_per_second": round(steps / elapsed, 1) if elapsed > 0 else None,
         "agents": int(getattr(sim.agents, "count", len(history.radii))),
         "trajectory": _track_metrics(history.positions, dt, history.steps),
+        "counters": _sim_counters(sim),
         "metrics": _sim_metrics(sim),
     }
     metrics = _jsonable(metrics)
@@ -293,7 +327,7 @@ def _cmd_run(args, parser) -> int:
         return 1
     if not args.quiet:
         files = [result.scene, result.animation, result.metrics_file]
-        print(f"{sc.name}: {steps} steps in {result.metrics['wall_seconds']:.2f} s; wrote "
+        print(f"{sc.name}: {steps} steps in {result.metrics['step_seconds']:.2f} s; wrote "
               + ", ".join(str(f) for f in files if f is not None))
     return 0
 
