@@ -378,3 +378,17 @@ def test_scene_and_context_maps_of_a_real_simulation():
     # slots turn with the car: the polar plot's slot 0 sits at the car's heading
     x0 = grid.maps[1].interest.patches[0]
     assert x0.get_x() + x0.get_width() / 2 == pytest.approx(float(cars.heading[1]), abs=1e-6)
+
+
+def test_context_maps_marks_masked_slots_only_for_mask_resolve():
+    world = cs.World()
+    world.add_segments([[3, -5, 3, 5]])
+    agents = cs.Agents(1, slots=8)
+    agents.add([0, 0], radius=0.5)
+    marks = {}
+    for resolve in ("mask", "subtract"):
+        steering = cs.Steering([cs.Forward(), cs.WallDanger(look_ahead=5)], resolve=resolve)
+        sim = cs.Simulation(world, agents, steering)
+        sim.perceive()
+        marks[resolve] = len(cs.plot.context_maps(sim).maps[0].masked.get_xdata())
+    assert marks["mask"] > 0 and marks["subtract"] == 0

@@ -847,15 +847,17 @@ class ContextMapsGrid(NamedTuple):
 
 
 def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=None,
-                 headings=None, threshold: float = 0.0, ncols: int = 4, axes=None,
+                 headings=None, threshold: float | None = None, ncols: int = 4, axes=None,
                  titles=None, size: float = 2.4, **kwargs) -> ContextMapsGrid:
     """Small multiples: one polar :func:`context_map` per selected agent.
 
     Parameters
     ----------
     interest : array_like of shape (N, K), or a Simulation-like
-        A simulation gives ``interest``, ``danger``, ``chosen_direction``, ``strength``
-        and, when its slots turn with the agents, the headings.
+        A simulation gives ``interest``, ``danger``, ``chosen_direction``, ``strength``,
+        the headings when its slots turn with the agents, and the masking threshold
+        when its steering resolves with ``mask`` (with other resolve modes no slot is
+        marked as masked).
     danger : array_like of shape (N, K), optional
     chosen : array_like of shape (N, 2), optional
     agents : sequence of int, optional
@@ -864,8 +866,8 @@ def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=No
         Arrow lengths.
     headings : array_like of shape (N,), optional
         Rotation of each agent's slot 0 (slots that turn with the agent).
-    threshold : float
-        Danger above which a slot is marked as masked.
+    threshold : float, optional
+        Danger above which a slot is marked as masked (default 0, or from the simulation).
     ncols : int
         Columns of the grid when the axes are created.
     axes : sequence of polar Axes, optional
@@ -903,7 +905,14 @@ def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=No
         if headings is None and _sim_rotate(sim) and a is not None:
             headings = getattr(a, "heading", None)
         alive_rows = None if a is None else _alive(a)
+        if threshold is None:
+            steering = getattr(sim, "steering", None)
+            if getattr(steering, "resolve", "mask") == "mask":
+                threshold = float(getattr(steering, "threshold", 0.0))
+            else:
+                threshold = np.inf
         interest = sim.interest
+    threshold = 0.0 if threshold is None else threshold
     interest = np.asarray(interest, dtype=np.float64)
     if interest.ndim != 2:
         raise ValueError(f"interest: expected shape (N, K), got {interest.shape}")
