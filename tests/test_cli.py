@@ -191,7 +191,8 @@ def test_bench_finds_the_source_tree():
 
 
 def test_bench_outside_a_checkout_says_so(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(cli, "__file__", str(tmp_path / "site-packages" / "contextsteer" / "cli.py"))
+    fake = tmp_path / "site-packages" / "contextsteer" / "cli.py"
+    monkeypatch.setattr(cli, "__file__", str(fake))
     monkeypatch.chdir(tmp_path)
     assert cli.find_benchmarks() is None
     assert cli.main(["bench"]) == 1
@@ -229,3 +230,14 @@ def test_run_with_a_real_simulation(tmp_path):
     assert set(metrics["counters"]) >= {"wall_contacts", "overlaps"}
     assert len(metrics["counters"]["wall_contacts"]["per_agent"]) == 2
     assert metrics["trajectory"]["mean_speed"] > 0
+
+
+def test_console_script_points_at_main():
+    tomllib = pytest.importorskip("tomllib")
+    pyproject = Path(PACKAGE_PARENT).parent / "pyproject.toml"
+    if not pyproject.is_file():
+        pytest.skip("not a source checkout")
+    scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
+    module, _, attr = scripts["contextsteer"].partition(":")
+    assert (module, attr) == ("contextsteer.cli", "main")
+    assert callable(getattr(cli, attr))
