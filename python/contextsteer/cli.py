@@ -214,6 +214,21 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
     Returns
     -------
     RunResult
+
+    Examples
+    --------
+    >>> import tempfile, contextsteer as cs
+    >>> from contextsteer.cli import run_scenario
+    >>> def build():
+    ...     agents = cs.Agents(1, slots=8)
+    ...     _ = agents.add([0, 0], max_speed=1)
+    ...     return cs.Simulation(None, agents, [cs.Forward()])
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     result = run_scenario(build, 20, out, frames=2, progress=False)
+    ...     sorted(p.name for p in result.out_dir.iterdir())
+    ['animation.gif', 'metrics.json', 'scene.png']
+    >>> result.metrics["steps"], result.metrics["agents"]
+    (20, 1)
     """
     import matplotlib
     import numpy as np

@@ -723,6 +723,9 @@ def scene(sim=None, *, world=None, path=None, agents=None, rays: bool = True,
     Rays are cast against the world from each alive agent along its slots (turned with
     its heading when ``rotate``) up to ``look_ahead`` (default: the look-ahead of the
     simulation's wall-danger behaviour; no rays without one) and coloured by danger.
+    They are drawn as thin rays from the agent's centre to the wall they hit, not as the
+    circle casts a wall-danger behaviour uses, so the picture shows where the walls are.
+    Glyphs show ``interest`` as given (a simulation's combined interest, before resolve).
 
     With ``maps``, each selected agent gets a star-shaped glyph of its context maps in
     data coordinates (see :func:`map_glyphs`): interest green, danger red, the chosen
@@ -1057,6 +1060,18 @@ def record(sim, steps: int, *, dt: float = 1.0 / 60.0, records: int = 100, dange
     Returns
     -------
     Recording
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(2, slots=8)
+    >>> _ = agents.add([[0, 0], [0, 2]], velocity=[1, 0], max_speed=1)
+    >>> sim = cs.Simulation(None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=1))
+    >>> rec = cs.plot.record(sim, 30, dt=0.1, records=3)
+    >>> rec.steps.tolist(), rec.positions.shape, rec.danger.shape
+    ([0, 10, 20, 30], (4, 2, 2), (4, 2, 8))
+    >>> rec.positions[-1].round(2).tolist()          # 3 s at speed 1 along +x
+    [[3.0, 0.0], [3.0, 2.0]]
     """
     steps, records = int(steps), int(records)
     if steps < 0 or records < 1:
