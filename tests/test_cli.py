@@ -169,6 +169,18 @@ def test_run_writes_scene_animation_and_metrics(toy_scenario, tmp_path, capsys):
     assert metrics["trajectory"]["path_length_mean"] > 0
 
 
+def test_run_leaves_pyplot_alone_and_refuses_a_file_as_out(toy_scenario, tmp_path, capsys):
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    assert cli.main(["run", "toy", "--steps", "3", "--frames", "1", "--quiet",
+                     "--out", str(tmp_path / "o")]) == 0
+    assert plt.get_fignums() == before
+    (tmp_path / "file").write_text("x")
+    assert cli.main(["run", "toy", "--out", str(tmp_path / "file")]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
 def test_run_scenario_records_and_counts_frames(tmp_path):
     from PIL import Image
 

@@ -230,12 +230,10 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
     >>> result.metrics["steps"], result.metrics["agents"]
     (20, 1)
     """
-    import matplotlib
     import numpy as np
-
-    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
-        matplotlib.use("Agg")  # headless: never open a window from the command line
-    import matplotlib.pyplot as plt
+    # Figures made without pyplot render with Agg whatever the session's backend is:
+    # headless, no window, and the caller's pyplot state is left alone.
+    from matplotlib.figure import Figure
     from tqdm.auto import tqdm
 
     from . import plot
@@ -255,12 +253,12 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
                               danger=frames > 0, callback=bar.update)
     elapsed = time.perf_counter() - t0
 
-    fig, ax = plt.subplots(figsize=_figsize(sim, 8.0), constrained_layout=True)
+    fig = Figure(figsize=_figsize(sim, 8.0), layout="constrained")
+    ax = fig.subplots()
     plot.scene(sim, ax=ax, trajectories=history.positions, rays=True)
     ax.set_title(f"{(info or {}).get('scenario', 'run')}: step {steps}")
     scene_png = out / "scene.png"
     fig.savefig(scene_png, dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
 
     gif = None
     if frames > 0:
@@ -272,7 +270,8 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
             history.steps[k], history.positions[k], history.headings[k], history.radii,
             None if history.danger is None else history.danger[k],
         )
-        fig, ax = plt.subplots(figsize=_figsize(sim, 5.0), constrained_layout=True)
+        fig = Figure(figsize=_figsize(sim, 5.0), layout="constrained")
+        ax = fig.subplots()
         anim = plot.animate(sim, history=picked, ax=ax)
         gif = out / "animation.gif"
         count = len(picked.steps)
@@ -280,7 +279,6 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
                   leave=False) as frames_bar:
             anim.save(gif, writer=PillowWriter(fps=15), dpi=min(dpi, 72),
                       progress_callback=lambda i, n: frames_bar.update(1))
-        plt.close(fig)
 
     metrics = {
         **(info or {}),
@@ -327,6 +325,11 @@ def _cmd_run(args, parser) -> int:
         params[name] = value
     steps = args.steps if args.steps is not None else sc.steps
     out = args.out if args.out is not None else Path("out") / sc.name
+    if out.exists() and not out.is_dir():
+        parser.print_usage(sys.stderr)
+        print(f"contextsteer run: error: --out {out} exists and is not a directory",
+              file=sys.stderr)
+        return 2
     try:
         sim = sc(**params)
     except (ValueError, TypeError) as exc:  # a parameter the scenario refuses
@@ -337,8 +340,8 @@ def _cmd_run(args, parser) -> int:
     try:
         result = run_scenario(sim, steps, out, dt=sc.dt, frames=args.frames,
                               progress=not args.quiet, info=info)
-    except NotImplementedError as exc:
-        print(f"contextsteer run: {exc}", file=sys.stderr)
+    except OSError as exc:  # cannot write the output files
+        print(f"contextsteer run: error: {exc}", file=sys.stderr)
         return 1
     if not args.quiet:
         files = [result.scene, result.animation, result.metrics_file]
