@@ -253,3 +253,15 @@ def test_console_script_points_at_main():
     module, _, attr = scripts["contextsteer"].partition(":")
     assert (module, attr) == ("contextsteer.cli", "main")
     assert callable(getattr(cli, attr))
+
+
+def test_make_figures_writes_the_readme_pictures(tmp_path):
+    script = Path(PACKAGE_PARENT).parent / "tools" / "make-figures"
+    if not script.is_file():
+        pytest.skip("not a source checkout")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, str(script), "--only", "context_map", "--out",
+                           str(tmp_path)], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "context_map.png").read_bytes()[:4] == b"\x89PNG"
