@@ -15,8 +15,12 @@ judged):
 
 Timing: ``Simulation.step(dt)`` alone (the NumPy line that sets the targets is outside
 the timer, as RVO2's Python loop that sets preferred velocities is outside its
-``do_step`` timer). ms/step is the median over the 100 steps. "1 thr" runs with one
-thread, "all" with every core (``cs.get_num_threads()`` at start-up).
+``do_step`` timer). ms/step is the median over the 100 steps of a run; contextsteer's
+figure is the median of ``--repeats`` runs (default 3; the first also collects the
+metrics), RVO2's is from one run (a 10k run takes tens of seconds). "1 thr" runs with
+one thread, "all" with every core (``cs.get_num_threads()`` at start-up). The machine's
+load average is printed first: on a shared machine other processes inflate both
+columns and hide the multi-thread speed-up.
 
 Metrics (benchmarks/crowd.py, the same code for both systems, from the positions after
 each step): agent–agent overlap episodes, wall penetration episodes (centre closer than
@@ -95,10 +99,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="N = 1k only")
     ap.add_argument("--full", action="store_true", help="metrics and RVO2 at N = 100k too")
+    ap.add_argument("--repeats", type=int, default=3, help="contextsteer runs per figure")
     args = ap.parse_args()
     sizes = [1000] if args.quick else [1000, 10_000, 100_000]
     all_threads = cs.get_num_threads()
-    print(f"crowd-track-N, 100 steps, dt 0.25; threads: 1 and {all_threads}")
+    print(f"crowd-track-N, 100 steps, dt 0.25; threads: 1 and {all_threads}; "
+          f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'system':<14}{'N':>7}{'K':>4}{'ms 1thr':>9}{'ms all':>8}{'overlaps':>10}"
           f"{'wall pen':>9}{'progress':>10}{'RVO2/cs':>9}")
     for n in sizes:
@@ -114,7 +120,12 @@ def main() -> None:
         for k in (8, 16, 32):
             metrics = n <= 10_000 or args.full
             one = run_contextsteer(scene, k, 1, metrics)
-            multi = run_contextsteer(scene, k, all_threads, False)
+            runs = [one["ms_per_step"]] + [run_contextsteer(scene, k, 1, False)["ms_per_step"]
+                                           for _ in range(args.repeats - 1)]
+            one["ms_per_step"] = statistics.median(runs)
+            multi = {"ms_per_step": statistics.median(
+                run_contextsteer(scene, k, all_threads, False)["ms_per_step"]
+                for _ in range(args.repeats))}
             ratio = rvo["ms_per_step"] / one["ms_per_step"] if rvo else None
             print(f"{'contextsteer':<14}{n:>7}{k:>4}{one['ms_per_step']:>9.2f}"
                   f"{multi['ms_per_step']:>8.2f}{fmt(one.get('overlap_episodes'), 'd'):>10}"

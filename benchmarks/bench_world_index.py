@@ -8,6 +8,25 @@ that they are seen to agree. This is the measurement behind the index choice doc
 cpp/include/contextsteer/world.hpp.
 
     PYTHONPATH=python python3 benchmarks/bench_world_index.py [--threads 1] [--repeats 5]
+
+Results on the shared 2-core VM (load average ~2.5-3.5 from other jobs, so +-30%), one
+thread, M rays/s, medians of 5 repeats (2026-11-22 00:00 UTC):
+
+    scene           grid cell  raycast  slot_raycast  brute force raycast (1x1 grid)
+    track-1000-10   auto 1.10     17.1          23.1  0.42
+    track-1000-50   auto 1.10      7.8           8.6  0.40
+    track-10000-10  auto 0.35     14.0          17.6  0.04
+    track-10000-50  auto 0.35      5.2           6.6  0.04
+    (Box2D 2.4.1 b2World::RayCast closest hit, right after: track-10000-50 2.2,
+    track-1000-50 3.9)
+
+Cell sweep, track-10000-50, instructions / branch misses per ray under cachegrind
+(load-independent): cell 0.35: 1219 / 11.2, 0.5: 1287 / 11.3, 1.0: 1565 / 11.3,
+2.0: 2204 / 11.7, 3.5: 3390 / 11.9; track-1000-50: 0.5: 1055 / 9.6, 1.0: 995 / 9.9,
+2.0: 987 / 11.4, 3.5: 1056 / 12.2. Hence ~20 cells per segment (world.cpp).
+The gather method is 5-50x slower than per_ray at these look-aheads (see raycast.cpp).
+Checksums: track-1000-50 142,674 hits, track-10000-50 142,674 hits (SCENES.md quotes
+142,673 from a float32 solver; the extra ray, 29559, hits at 49.99917 per the float64 oracle).
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ def _ref_finish(v, dirs, slots_used, fallback, guard):
     if not length > 1e-6 * total:
         return dirs[fallback]
     d = s / length
-    if guard and not v[_ref_nearest(dirs, d)] > 0:
+    if guard and _ref_nearest(dirs, d) not in slots_used:  # crossed a masked gap
         return dirs[fallback]
     return d
 
@@ -336,6 +336,8 @@ def ref_raycast(walls, circles, rings, origins, directions, max_dist, *, radius=
             else:
                 g = _grow_segment((ax, ay), (bx, by), eps)
                 t = np.inf if g is None else ray_segment_distance(o, d, *g)
+                if eps > 0.0 and point_segment_distance(o, (ax, ay), (bx, by))[0] <= eps:
+                    t = 0.0  # origin on (or within eps of) the wall: 0 is a valid answer
             best = min(best, t)
         for c, r in zip(centers, radii):
             best = min(best, ray_circle_distance(o, d, c, r + radius + eps))

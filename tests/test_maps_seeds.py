@@ -201,3 +201,20 @@ def test_subslot_is_exact_for_a_parabola_in_angle():
         np.testing.assert_allclose(c.direction[0], [np.cos(peak_angle), np.sin(peak_angle)], atol=2e-6)
         assert c.strength[0] == pytest.approx(0.9, abs=1e-6)
         assert c.slot[0] == 5
+
+
+@pytest.mark.parametrize("k", [8, 9, 80])
+def test_long_run_sum_that_crosses_the_gap_falls_back_to_its_best_slot(k):
+    # One masked slot ahead, strong interest just either side of it, weak elsewhere: the
+    # run's sum points straight into the masked slot; the guard keeps the heading out.
+    slots = cs.SlotSet(k)
+    v = np.full((1, k), 0.05, np.float32)
+    v[0, 0] = 0.0
+    v[0, 1], v[0, k - 1] = 1.0, 0.9
+    raw = cs.choose(v, slots, "vector_sum", contiguous=False)
+    assert int(np.argmax(slots.directions @ raw.direction[0])) == 0  # the raw sum would
+    c = cs.choose(v, slots, "vector_sum")
+    assert c.slot[0] == 1
+    np.testing.assert_allclose(c.direction[0], slots.directions[1], atol=1e-7)
+    w = cs.choose(v, slots, "weighted_neighbours", width=k)
+    np.testing.assert_allclose(w.direction[0], slots.directions[1], atol=1e-7)

@@ -49,17 +49,21 @@ std::size_t nearest_slot(const SlotSet& s, float x, float y) {
 }
 
 // Turns a summed vector into the output. `fallback` is the slot whose direction is used
-// when the sum is degenerate or (with guard) points into a non-positive slot.
+// when the sum is degenerate or, with guard, when the nearest slot of the sum is not one
+// of the `count` summed ring slots starting at `first` (it crossed a masked gap).
 Out finish_sum(const SlotSet& s, const float* v, double sx, double sy, double total,
-               std::size_t fallback, bool guard) {
+               std::size_t fallback, bool guard, std::size_t first = 0, std::size_t count = 0) {
   const double len = std::sqrt(sx * sx + sy * sy);
   const float strength = unit_strength(v[fallback]);
   const auto slot = static_cast<std::int32_t>(fallback);
   if (!(len > 1e-6 * total)) return {s.x()[fallback], s.y()[fallback], strength, slot};
   const double inv = 1.0 / len;
   const auto ux = static_cast<float>(sx * inv), uy = static_cast<float>(sy * inv);
-  if (guard && !(v[nearest_slot(s, ux, uy)] > 0.0f)) {
-    return {s.x()[fallback], s.y()[fallback], strength, slot};
+  if (guard) {
+    const std::size_t k = s.size();
+    const std::size_t near = nearest_slot(s, ux, uy);
+    const std::size_t rel = near >= first ? near - first : near + k - first;
+    if (rel >= count) return {s.x()[fallback], s.y()[fallback], strength, slot};
   }
   return {ux, uy, strength, slot};
 }
@@ -209,41 +213,66 @@ void masked_vector_sum(const SlotSet& s, const float* v, std::size_t k, std::uin
   top = static_cast<std::size_t>(std::countr_zero(eq & bits));
 }
 
+// Output for a run sum on a regular ring, without branches on the data: the heading
+// falls back to u_top when the sum is degenerate or lies strictly inside the wedge of
+// the masked gap, i.e. between the bisector after the run's last slot and the bisector
+// before its first slot (counter-clockwise). Only a run longer than half the ring can
+// have its sum there, and then the gap wedge is narrower than half a turn, so two cross
+// products decide it. Same result as the nearest-slot guard of finish_sum.
+Out finish_run_regular(const SlotSet& s, const float* v, double sx, double sy, double total,
+                       std::size_t top, std::size_t first, std::size_t len) {
+  const std::size_t k = s.size();
+  const float* x = s.x();
+  const float* y = s.y();
+  const double norm = std::sqrt(sx * sx + sy * sy);
+  const bool ok = norm > 1e-6 * total;
+  const double inv = 1.0 / (ok ? norm : 1.0);
+  const double ux = sx * inv, uy = sy * inv;
+  const std::size_t prev = first == 0 ? k - 1 : first - 1;
+  std::size_t last = first + len - 1;
+  last = last >= k ? last - k : last;
+  const std::size_t next = last + 1 == k ? 0 : last + 1;
+  const double ax = double(x[prev]) + x[first], ay = double(y[prev]) + y[first];
+  const double bx = double(x[last]) + x[next], by = double(y[last]) + y[next];
+  const bool in_gap = (2 * len > k) & (bx * uy - by * ux > 0.0) & (ux * ay - uy * ax > 0.0);
+  const bool use_top = !ok | in_gap;
+  return {use_top ? x[top] : static_cast<float>(ux), use_top ? y[top] : static_cast<float>(uy),
+          unit_strength(v[top]), static_cast<std::int32_t>(top)};
+}
+
 // vector_sum over the best run for K <= 64, K a multiple of 4: bit masks and
-// fixed-length SIMD sums, so the work has no data-dependent branches per slot.
+// fixed-length SIMD sums, so the common cases have no data-dependent branches per slot.
 Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t k) {
   const std::uint64_t m = positive_bits(v, k);
   if (m == 0) return kNothing;
   const std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
-  std::uint64_t run = m;
-  std::size_t len = k;
-  if (m != full) {
-    // Rotate right so that the first non-positive slot lands on bit k-1: no run wraps,
-    // and bit b of rm stands for slot (b + r) mod k.
+  const auto rot_left = [&](std::uint64_t x, std::size_t by) {  // by in [0, k]
+    return by == 0 || by == k ? x : ((x << by) | (x >> (k - by))) & full;
+  };
+  // First slots of the runs: positive slots whose predecessor (mod K) is not positive.
+  const std::uint64_t starts = m & ~rot_left(m, 1);
+  std::uint64_t run = m;  // one run (or the whole ring): all positive slots
+  std::size_t first = starts ? static_cast<std::size_t>(std::countr_zero(starts)) : 0;
+  std::size_t len = static_cast<std::size_t>(std::popcount(m));
+  if (std::popcount(starts) > 1) {
+    // Several runs. Rotate right so that the first non-positive slot lands on bit k-1:
+    // no run wraps, and bit b of rm stands for slot (b + r) mod k.
     const std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
-    const auto rot_left = [&](std::uint64_t x, std::size_t by) {  // by in [0, k]
-      return by == 0 || by == k ? x : ((x << by) | (x >> (k - by))) & full;
-    };
     std::uint64_t rm = rot_left(m, k - r);
-    std::size_t best_first = k;
     double best_total = -1.0;
+    first = k;
     while (rm) {
       const std::size_t b = static_cast<std::size_t>(std::countr_zero(rm));
       const std::size_t l = static_cast<std::size_t>(std::countr_zero(~(rm >> b)));
       const std::uint64_t piece = ((std::uint64_t(1) << l) - 1) << b;  // l < 64
       rm &= ~piece;
-      std::size_t first = b + r;
-      if (first >= k) first -= k;
+      std::size_t f = b + r;
+      if (f >= k) f -= k;
       const std::uint64_t bits = rot_left(piece, r);
-      if (best_total < 0.0 && rm == 0) {  // the only run: nothing to compare
-        run = bits;
-        len = l;
-        break;
-      }
       const double t = masked_total(v, k, bits);
-      if (t > best_total || (t == best_total && first < best_first)) {
+      if (t > best_total || (t == best_total && f < first)) {
         best_total = t;
-        best_first = first;
+        first = f;
         run = bits;
         len = l;
       }
@@ -252,8 +281,8 @@ Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t k) {
   double sx, sy, total;
   std::size_t top;
   masked_vector_sum(s, v, k, run, sx, sy, total, top);
-  const bool guard = len < k && (!s.regular() || 2 * len > k);
-  return finish_sum(s, v, sx, sy, total, top, guard);
+  if (s.regular()) return finish_run_regular(s, v, sx, sy, total, top, first, len);
+  return finish_sum(s, v, sx, sy, total, top, len < k, first, len);
 }
 #endif
 
@@ -311,7 +340,7 @@ Out vector_sum_run(const SlotSet& s, const float* v, std::size_t k) {
   // A run of at most K/2 slots of a regular ring spans less than half a turn, so its
   // sum lies inside the run's cone and the guard cannot fire: skip the K dot products.
   const bool guard = len < k && (!s.regular() || 2 * len > k);
-  return finish_sum(s, v, sx, sy, total, top, guard);
+  return finish_sum(s, v, sx, sy, total, top, guard, start, len);
 }
 
 Out weighted_neighbours(const SlotSet& s, const float* v, std::size_t k, std::size_t width) {
@@ -330,7 +359,8 @@ Out weighted_neighbours(const SlotSet& s, const float* v, std::size_t k, std::si
     total += v[j];
   }
   const std::size_t len = l + r + 1;
-  return finish_sum(s, v, sx, sy, total, b, len < k && (!s.regular() || 2 * len > k));
+  return finish_sum(s, v, sx, sy, total, b, len < k && (!s.regular() || 2 * len > k),
+                    (b + k - l) % k, len);
 }
 
 Out subslot(const SlotSet& s, const float* v, std::size_t k) {

@@ -141,9 +141,11 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
       if (count == 0) {
         std::fill(fresh, fresh + len * k, 0.0f);
       } else {
-        const float* base = stacks + first * rows * k;
-        combine_rows({base, count * rows * k}, count, rows, k, mode, {},
-                     {fresh - r0 * k, (r0 + len) * k}, r0, r0 + len);
+        // Map m of the stack, row r0 + i, at base + (m·rows + i)·k: the kernel's stack
+        // layout with the same stride, starting at row r0.
+        const float* base = stacks + first * rows * k + r0 * k;
+        combine_rows({base, count * rows * k - r0 * k}, count, rows, k, mode, {},
+                     {fresh, len * k}, 0, len);
       }
       if (!post) return;
       if (spread_it && !kernel.empty()) {

@@ -263,6 +263,30 @@ void World::build_index() {
       }
   }
   {
+    // Largest empty square anchored at each cell, per quadrant: the classic dynamic
+    // programme side(x, y) = 1 + min(side(x+sx, y), side(x, y+sy), side(x+sx, y+sy)),
+    // run from the far corner of each quadrant (cells beyond the grid count as empty).
+    const int nx = g.nx, ny = g.ny;
+    g.quadrant.assign(static_cast<std::size_t>(nx) * ny * 4, 0);
+    for (int q = 0; q < 4; ++q) {
+      const int sx = (q & 1) ? 1 : -1, sy = (q & 2) ? 1 : -1;
+      auto side = [&](int x, int y) -> int {
+        if (x < 0 || y < 0 || x >= nx || y >= ny) return 255;
+        return g.quadrant[(static_cast<std::size_t>(y) * nx + x) * 4 + q];
+      };
+      for (int j = 0; j < ny; ++j) {
+        const int y = sy > 0 ? ny - 1 - j : j;
+        for (int i = 0; i < nx; ++i) {
+          const int x = sx > 0 ? nx - 1 - i : i;
+          const std::size_t c = static_cast<std::size_t>(y) * nx + x;
+          if (g.clearance[c] == 0) continue;  // non-empty: 0
+          const int v = 1 + std::min({side(x + sx, y), side(x, y + sy), side(x + sx, y + sy)});
+          g.quadrant[c * 4 + q] = static_cast<std::uint8_t>(std::min(v, 255));
+        }
+      }
+    }
+  }
+  {
     const std::size_t np = polygon_count();
     auto poly_box = [&](std::size_t i, float* bb) {
       const float* b = &polygon_box_[4 * i];

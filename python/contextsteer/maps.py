@@ -417,15 +417,17 @@ def choose(
       ``contiguous=True`` (default) only over the best run of consecutive positive slots
       (largest total; ties: the run whose first slot has the lowest index), so the
       heading never averages across a masked gap: symmetric interest around a blocked
-      forward slot does not sum to straight ahead. Guard: if the sum is degenerate or
-      its nearest slot is not positive (possible for runs longer than half the ring),
-      the heading is the run's highest slot. ``slot`` and ``strength`` are that slot and
+      forward slot does not sum to straight ahead. Guard: if the sum is degenerate
+      (shorter than 1e-6 of the run total) or its nearest slot is not in the run (only
+      possible for runs longer than half the ring: the sum crossed the masked gap), the
+      heading is the run's highest slot. ``slot`` and ``strength`` are that slot and
       its value. ``contiguous=False`` is the raw recipe: every positive slot is summed,
       slot/strength from ``b``; that heading may point into a masked slot.
     - ``argmax`` (Unity project): ``u_b``; strength ``v_b``.
     - ``weighted_neighbours`` (Lewis): ``b`` averaged (weights = values) with up to
       ``width`` neighbours each side, stopping at the first non-positive slot; same
-      guard as ``vector_sum``; slot ``b``, strength ``v_b``.
+      guard as ``vector_sum`` (the nearest slot must be one of the averaged ones); slot
+      ``b``, strength ``v_b``.
     - ``subslot``: a parabolic fit in angle through ``b`` and its two neighbours (with the
       real gaps between them); the heading is the vertex, clamped to half a gap either
       side (it stays in slot ``b``'s sector), strength the fitted peak value; exact for

@@ -236,9 +236,10 @@ class World:
 
         Examples
         --------
+        >>> import pytest
+        >>> geometry = pytest.importorskip("shapely.geometry")  # optional extra 'geo'
         >>> import contextsteer as cs
-        >>> from shapely.geometry import box
-        >>> w = cs.World.from_shapely(box(0, 0, 2, 1))
+        >>> w = cs.World.from_shapely(geometry.box(0, 0, 2, 1))
         >>> w.obstacle_count, w.segment_count
         (1, 4)
         """
@@ -357,9 +358,11 @@ def raycast(
         ``obstacle`` (-1 on a miss). The normal is the unit surface normal facing the ray.
         Rays that start inside or on an obstacle (inside a circle, polygon or box, on a
         segment, or for ``radius > 0`` closer than ``radius`` to it) report distance 0,
-        ``hit`` True and normal ``-direction``; so does a ray running along a segment
-        (collinear). Segment hits are computed in float32 relative to the ray origin with
-        side tests that agree at shared vertices, so rays never leak between joined walls.
+        ``hit`` True and normal ``-direction``. A ray running along a segment (collinear)
+        hits its near end, also with normal ``-direction``; a parallel ray misses. Hits
+        are solved in float64 from the float32 inputs, relative to the ray origin, with
+        side tests that agree at shared vertices, so rays never leak between joined walls;
+        the distance is then rounded to float32. The oracle tests hold them to 1e-4.
 
     Raises
     ------
@@ -402,7 +405,7 @@ def slot_raycast(
 
     Agent i casts K rays from ``positions[i]`` along ``slot_directions`` rotated
     counter-clockwise by ``headings[i]`` and reports the closest hit within its look-ahead.
-    Equal (same float maths) to :func:`raycast` on the N*K expanded rays.
+    Equal (same maths, bit for bit) to :func:`raycast` on the N*K expanded rays.
 
     Parameters
     ----------

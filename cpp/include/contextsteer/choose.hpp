@@ -40,13 +40,16 @@ struct ChooseParams {
 ///   run's first slot; ties: lowest first slot); direction = normalised sum of v_j u_j
 ///   over the run; slot = the run's highest slot s (lowest index on ties); strength
 ///   clamp(v_s, 0, 1). Guard: if the sum is degenerate (|sum| <= 1e-6 * run total) or
-///   its nearest slot (largest dot, lowest index on ties) is not positive, the
-///   direction is u_s. So the heading never points into a non-positive slot.
+///   its nearest slot (largest dot) is not in the run (possible only for runs longer
+///   than half the ring: the sum crossed the masked gap), the direction is u_s. So the
+///   heading never points into a non-positive slot. (Totals: double; any summation
+///   order gives the same double for values within 2^29 of each other.)
 /// - kVectorSum, raw: sum over all positive slots (Godot); slot b, strength clamp(v_b);
 ///   a degenerate sum gives u_b. No guard: the heading may point into a masked slot.
 /// - kWeightedNeighbours: slots b-l..b+r where l, r <= width extend from b while the
 ///   next slot is positive (l first, l + r <= K - 1); direction = normalised sum of
-///   v_j u_j over them, with the same guard as vector_sum; slot b, strength clamp(v_b).
+///   v_j u_j over them, with the same guard as vector_sum (nearest slot must be one of
+///   them); slot b, strength clamp(v_b).
 /// - kSubslot: fit y = A x^2 + B x + C through (-g_l, v_{b-1}), (0, v_b), (g_r, v_{b+1})
 ///   where x is the angle from u_b and g_l, g_r are the gaps to the neighbours; if
 ///   A < 0 the heading is u_b rotated by x* = -B / (2A) clamped to [-g_l/2, g_r/2],

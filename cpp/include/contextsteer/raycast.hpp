@@ -63,7 +63,7 @@ struct SlotScratch {
 /// positions[i] (N, 2) along slot_directions (K, 2, unit) rotated counter-clockwise by
 /// headings[i] (radians; headings empty = no rotation), up to look_ahead (1 shared value or
 /// N values, finite >= 0). Writes out[i * K + j] (N, K): the closest hit distance or +inf.
-/// radius > 0 casts circles. Same hits as raycast on the expanded rays (same float maths).
+/// radius > 0 casts circles. Same hits as raycast on the expanded rays (same maths, bit for bit).
 /// Precondition world.indexed(), scratch.reserve(K) done. Reentrant, allocation-free.
 void slot_raycast_rows(const World& world, std::span<const float> positions,
                        std::span<const float> slot_directions, std::span<const float> look_ahead,

@@ -31,9 +31,10 @@ class SlotSet {
   static SlotSet from_directions(std::span<const float> xy);
 
   /// Empty string when xy (K*2 floats) is a valid ring for from_directions, otherwise a
-  /// message saying what is wrong. Pure.
+  /// message saying what is wrong, with the offending slot in *bad_index. Pure.
   static const char* check_ring(std::span<const float> xy, std::size_t* bad_index);
 
+  /// Number of slots K.
   std::size_t size() const { return x_.size(); }
   /// Rotation of slot 0 from +x in radians (0 for a ring given as directions).
   double offset() const { return offset_; }
