@@ -152,6 +152,15 @@ Hit first_contact(const WorldGrid& g, double px, double py, double dx, double dy
   Hit h;
   const double ux = dx / L, uy = dy / L;
   const double reach = r + 1e-6 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
+  // Empty-space early out: every cell within clearance − 1 of the start cell is empty,
+  // so a move that stays (with its reach) inside that square meets nothing.
+  const double fx = (px - g.x0) * g.inv_cell, fy = (py - g.y0) * g.inv_cell;
+  if (fx >= 0.0 && fy >= 0.0 && fx < g.nx && fy < g.ny) {
+    const int c = g.clearance[static_cast<std::size_t>(fy) * static_cast<std::size_t>(g.nx) +
+                              static_cast<std::size_t>(fx)];
+    if (c >= 2 && std::max(std::fabs(dx), std::fabs(dy)) + reach < (c - 1) * static_cast<double>(g.cell))
+      return h;
+  }
   const int x0 = g.col(static_cast<float>(std::min(px, px + dx) - reach));
   const int x1 = g.col(static_cast<float>(std::max(px, px + dx) + reach));
   const int y0 = g.row(static_cast<float>(std::min(py, py + dy) - reach));
@@ -242,28 +251,25 @@ void push_apart_rows(const NeighborGrid& grid, const float* positions, const flo
                      const std::uint8_t* alive, float max_radius, bool push, float relax,
                      const World* world, int iterations, std::uint32_t layers,
                      std::int32_t* overlaps, float* out, std::size_t begin, std::size_t end) {
-  constexpr std::size_t kCount = 64;
-  std::int32_t nb[kCount];
   for (std::size_t i = begin; i < end; ++i) {
     const Vec2 p = {positions[2 * i], positions[2 * i + 1]};
     out[2 * i] = p.x;
     out[2 * i + 1] = p.y;
     if (!alive[i]) continue;
     const float ri = radius[i];
-    const std::size_t m =
-        grid.query(p, ri + max_radius, static_cast<std::int32_t>(i), kCount, nb);
-    // Accumulated in double in the (distance, index) order of the query: deterministic.
+    // Accumulated in double in the grid's (deterministic) visiting order.
     double cx = 0.0, cy = 0.0;
     std::int32_t count = 0;
-    for (std::size_t n = 0; n < m; ++n) {
-      const auto j = static_cast<std::size_t>(nb[n]);
+    grid.visit(p, ri + max_radius, [&](std::int32_t j32, float) {
+      const auto j = static_cast<std::size_t>(j32);
+      if (j == i) return;
       const double ex = static_cast<double>(p.x) - positions[2 * j];
       const double ey = static_cast<double>(p.y) - positions[2 * j + 1];
       const double d = std::sqrt(ex * ex + ey * ey);
       const double reach = static_cast<double>(ri) + radius[j];
-      if (!(d < reach)) continue;
+      if (!(d < reach)) return;
       ++count;
-      if (!push) continue;
+      if (!push) return;
       // Separate to a hair beyond contact (1e-3 of the radii) so that float32 rounding
       // of the result does not leave the pair touching.
       const double depth = 0.5 * (reach * 1.001 - d) * relax;
@@ -273,7 +279,7 @@ void push_apart_rows(const NeighborGrid& grid, const float* positions, const flo
       } else {
         cx += (i < j ? -depth : depth);
       }
-    }
+    });
     overlaps[i] += count;
     if (!push || (cx == 0.0 && cy == 0.0)) continue;
     const Vec2 corr = {static_cast<float>(cx), static_cast<float>(cy)};

@@ -2,6 +2,8 @@
 // Agent neighbour queries: a uniform grid over alive agents, rebuilt every step.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -42,10 +44,48 @@ class NeighborGrid {
   std::size_t query(Vec2 point, float radius, std::int32_t self, std::size_t max_count,
                     std::int32_t* out) const;
 
+  /// Calls fn(j, d2) for every alive agent j with d2 = |p_j − point|² <= radius²
+  /// (float32), self included, in grid order (cell rows bottom-up, cells left to right,
+  /// ascending index within a cell): deterministic, but not sorted by distance. Cheaper
+  /// than query() when every neighbour is needed and order only has to be reproducible.
+  /// Pure, allocation-free, reentrant.
+  template <class Fn>
+  void visit(Vec2 point, float radius, Fn&& fn) const {
+    if (order_.empty() || !(radius >= 0.0f)) return;
+    const float r2 = radius * radius;
+    std::int64_t x0, x1, y0, y1;
+    if (!cell_range(point.x, radius, min_x_, nx_, x0, x1)) return;
+    if (!cell_range(point.y, radius, min_y_, ny_, y0, y1)) return;
+    for (std::int64_t cy = y0; cy <= y1; ++cy) {
+      const std::size_t row = static_cast<std::size_t>(cy * nx_);
+      const std::uint32_t s_end = cell_start_[row + static_cast<std::size_t>(x1) + 1];
+      for (std::uint32_t s = cell_start_[row + static_cast<std::size_t>(x0)]; s < s_end; ++s) {
+        const float dx = sorted_pos_[2 * s] - point.x;
+        const float dy = sorted_pos_[2 * s + 1] - point.y;
+        const float d2 = dx * dx + dy * dy;
+        if (d2 <= r2) fn(order_[s], d2);
+      }
+    }
+  }
+
   /// Number of agents in the grid (alive at the last rebuild).
   std::size_t size() const { return order_.size(); }
 
  private:
+  /// Cell range [a, b] along one axis covering [p − radius, p + radius], widened by a
+  /// thousandth of a cell against rounding; false when it misses the grid (or NaN).
+  bool cell_range(float p, float radius, float lo, std::int64_t cells, std::int64_t& a,
+                  std::int64_t& b) const {
+    const double margin = 1e-3;
+    const double fa = (static_cast<double>(p) - radius - lo) * inv_cell_ - margin;
+    const double fb = (static_cast<double>(p) + radius - lo) * inv_cell_ + margin;
+    if (!(fb >= 0.0 && fa < static_cast<double>(cells))) return false;
+    const double top = static_cast<double>(cells - 1);
+    a = static_cast<std::int64_t>(std::floor(std::clamp(fa, 0.0, top)));
+    b = static_cast<std::int64_t>(std::floor(std::clamp(fb, 0.0, top)));
+    return true;
+  }
+
   float min_x_ = 0.0f, min_y_ = 0.0f;
   double cell_ = 1.0, inv_cell_ = 1.0;
   std::int64_t nx_ = 0, ny_ = 0;
