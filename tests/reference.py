@@ -578,7 +578,7 @@ def run_metrics(pos, vel, head, radius, *, walls=None, target=None, goal_radius=
     c[:, eye] = inf
     c[c > rng] = inf
     agent = c.min(axis=2)
-    overl = (d < (1 - tol) * rr) & ~eye
+    overl = (d < (1 + tol) * rr) & ~eye
     touch = wall < tol * r
     out = {
         "wall_episodes": (touch[1:] & ~touch[:-1]).sum(0),

@@ -14,6 +14,7 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr std::int32_t kUnset = std::numeric_limits<std::int32_t>::min();
 
 /// Angle difference wrapped into [−π, π].
 double wrap_angle(double d) {
@@ -59,15 +60,15 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   jitter_.assign(n_, 0.0);
   offset_.assign(n_, 0.0);
   progress_.assign(n_, 0.0);
-  prev_progress_.assign(n_, 0.0);
   start_offset_.assign(n_, 0.0);
   laps_.assign(n_, 0);
   overtakes_.assign(n_, 0);
+  lap_diff_.assign(params.overtakes && params.path ? n_ * n_ : 0, kUnset);
   last_lap_.assign(n_, kNaN);
   best_lap_.assign(n_, kNaN);
   lap_end_.assign(n_, static_cast<float>(0.0));
   if (!params_.enabled || n_ == 0) return;
-  // Baseline: the contacts and overlaps of the initial state are not episodes; an agent
+  // Baseline: the contacts of the initial state are not episodes; an agent
   // already at its goal arrives at time 0.
   prepare(a);
   for (std::size_t i = 0; i < n_; ++i) {
@@ -84,6 +85,13 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
       if (length(d) <= params_.goal_radius) goal_time_[i] = 0.0f;
     }
     if (path_) offset_[i] = start_offset_[i] = path_->closest_offset(load2(a.position, i));
+  }
+  if (!lap_diff_.empty()) {
+    const double l = path_->length();
+    for (std::size_t i = 0; i < n_; ++i)
+      for (std::size_t j = 0; j < n_; ++j)
+        if (a.alive[i] && a.alive[j])
+          lap_diff_[i * n_ + j] = static_cast<std::int32_t>(std::floor((start_offset_[i] - start_offset_[j]) / l));
   }
 }
 
@@ -110,7 +118,7 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
   std::int32_t found[kMaxNeighbors];
   const std::size_t m = grid_.query(p, r + rmax_ + range_, static_cast<std::int32_t>(i),
                                     kMaxNeighbors, found);
-  const float keep = 1.0f - params_.contact_tolerance;
+  const float keep = 1.0f + params_.contact_tolerance;
   for (std::size_t q = 0; q < m; ++q) {
     const auto j = static_cast<std::size_t>(found[q]);
     const Vec2 d = load2(a.position, j) - p;
@@ -172,9 +180,9 @@ void Metrics::update_rows(const AgentsView& a, const World* world, const std::ui
     cur_agent_[i] = agent;
     if (path_) {
       const double off = path_->closest_offset(p);
-      prev_progress_[i] = progress_[i];
       if (fresh) {
         start_offset_[i] = off - progress_[i];
+        if (!lap_diff_.empty()) std::fill_n(lap_diff_.data() + i * n_, n_, kUnset);
       } else {
         double d = off - offset_[i];
         if (path_->closed()) d -= length_l * std::floor(d / length_l + 0.5);  // [−L/2, L/2)
@@ -203,12 +211,21 @@ void Metrics::overtake_rows(const AgentsView& a, std::size_t begin, std::size_t 
   const double l = path_->length();
   for (std::size_t i = begin; i < end; ++i) {
     if (!a.alive[i]) continue;
-    const double si = start_offset_[i] + progress_[i], pi = start_offset_[i] + prev_progress_[i];
+    const double si = start_offset_[i] + progress_[i];
+    std::int32_t* k = lap_diff_.data() + i * n_;
     for (std::size_t j = 0; j < n_; ++j) {
       if (j == i || !a.alive[j]) continue;
-      const double sj = start_offset_[j] + progress_[j], pj = start_offset_[j] + prev_progress_[j];
-      const double before = std::floor((pi - pj) / l), after = std::floor((si - sj) / l);
-      if (after > before) overtakes_[i] += static_cast<std::int32_t>(after - before);
+      const double x = si - (start_offset_[j] + progress_[j]);
+      if (k[j] == kUnset) {
+        k[j] = static_cast<std::int32_t>(std::floor(x / l));
+        continue;
+      }
+      const double m = double(a.radius[i]) + a.radius[j];
+      while (x >= (k[j] + 1) * l + m) {
+        ++k[j];
+        ++overtakes_[i];
+      }
+      while (x < k[j] * l - m) --k[j];
     }
   }
 }

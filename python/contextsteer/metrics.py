@@ -8,11 +8,13 @@ as zero-copy, read-only views.
 Definitions (per agent, over the steps since the last ``configure_metrics``):
 
 collisions
-    Counted as **episodes**: an agent–wall episode starts when the agent starts touching
-    a wall (wall clearance < ``contact_tolerance`` × radius, not touching at the previous
-    step); an agent–agent episode when a pair starts overlapping (centre distance <
-    (1 − ``contact_tolerance``) × the sum of the radii). Measured on the committed
-    positions (after collision and push-apart), so they are what an observer sees.
+    Counted as **episodes** of contact: an agent–wall episode starts when the agent
+    starts touching a wall (wall clearance < ``contact_tolerance`` × radius, not
+    touching at the previous step); an agent–agent episode when a pair starts touching
+    (centre distance − both radii < ``contact_tolerance`` × the sum of the radii).
+    Measured on the committed positions; the collision response stops agents a hair
+    from walls and pushes overlapping agents a hair apart, and those resolved contacts
+    count too.
 min clearance
     Nearest wall distance − radius (negative: a penetration), and centre distance − both
     radii to the nearest agent; ``inf`` when never within ``clearance_range``.
@@ -25,8 +27,11 @@ progress, laps
     path of length L; a lap is completed each time progress passes a multiple of L, and
     its time is kept (last and best).
 overtakes
-    Agent *i* overtakes *j* when ⌊(s_i − s_j)/L⌋ grows, s = start offset + progress
-    (counted for the overtaker; O(N²) per step, for small fields such as a race).
+    With s = start offset + progress, agent *i* overtakes *j* when s_i − s_j passes the
+    next multiple of L by a body width (r_i + r_j) beyond the pair's last confirmed lap
+    difference; falling back by a body width below it un-confirms it without a count
+    (hysteresis: cars side by side do not count). Counted for the overtaker; O(N²) per
+    step, for small fields such as a race.
 heading jitter
     Mean |Δheading| per step (radians), the heading change wrapped into [−π, π].
 effort
@@ -58,7 +63,7 @@ class AgentMetrics(NamedTuple):
     arrays over every agent slot (dead slots included)."""
 
     wall_episodes: np.ndarray  #: int32 agent–wall collision episodes
-    agent_episodes: np.ndarray  #: int32 agent–agent episodes the agent took part in
+    agent_episodes: np.ndarray  #: int32 agent–agent contact episodes the agent took part in
     wall_steps: np.ndarray  #: int32 steps spent touching a wall
     min_wall_clearance: np.ndarray  #: float32, inf when never near a wall
     min_agent_clearance: np.ndarray  #: float32, inf when never near an agent

@@ -32,6 +32,8 @@ __all__ = [
     "context_map",
     "context_maps",
     "map_glyphs",
+    "metrics",
+    "MetricsArtists",
     "path",
     "rays",
     "record",
@@ -1076,6 +1078,8 @@ def record(sim, steps: int, *, dt: float = 1.0 / 60.0, records: int = 100, dange
     steps, records = int(steps), int(records)
     if steps < 0 or records < 1:
         raise ValueError(f"record: expected steps >= 0 and records >= 1, got {steps}, {records}")
+    if hasattr(getattr(sim, "_core", None), "_record"):
+        return _record_history(sim, steps, dt, records, danger, callback)
     records = min(records, steps) if steps else 0
     bounds = np.linspace(0, steps, records + 1).round().astype(np.int64)
     a = sim.agents
@@ -1101,6 +1105,39 @@ def record(sim, steps: int, *, dt: float = 1.0 / 60.0, records: int = 100, dange
             callback(int(hi - lo))
     return Recording(bounds, np.stack(pos), np.stack(head), radii,
                      np.stack(dang) if keep_danger else None)
+
+
+def _record_history(sim, steps, dt, records, danger, callback) -> Recording:
+    """record() of a real Simulation: a C++ History every ``ceil(steps / records)`` steps,
+    stepped in at most ``records`` chunks (Python runs once per chunk, for the callback);
+    the final state is appended when ``steps`` is not a multiple of the interval."""
+    from .history import History
+
+    every = max(1, -(-steps // records)) if steps else 1
+    history = History(sim, every, maps=danger, reserve=steps // every + 2)
+    try:
+        done = 0
+        while done < steps:
+            chunk = min(every * max(1, -(-steps // every) // min(records, 100)), steps - done)
+            sim.step(dt, steps=chunk)
+            done += chunk
+            if callback is not None:
+                callback(chunk)
+    finally:
+        history.detach()
+    t = history.steps - history.steps[0]
+    pos, head = np.array(history.positions), np.array(history.headings)
+    dang = None if not danger else np.array(history.danger)
+    if t[-1] != steps:  # the last state, between two frames
+        alive = np.asarray(sim.agents.alive, dtype=bool)
+        last = np.array(sim.agents.position, dtype=np.float32)
+        last[~alive] = np.nan
+        t = np.append(t, steps)
+        pos = np.concatenate([pos, last[None]])
+        head = np.concatenate([head, np.array(sim.agents.heading, dtype=np.float32)[None]])
+        if dang is not None:
+            dang = np.concatenate([dang, np.array(sim.danger, dtype=np.float32)[None]])
+    return Recording(t.astype(np.int64), pos, head, history.radii, dang)
 
 
 def animate(sim=None, steps: int | None = None, *, history=None, dt: float = 1.0 / 60.0,
@@ -1222,3 +1259,140 @@ def animate(sim=None, steps: int | None = None, *, history=None, dt: float = 1.0
     anim.history = history
     plt.close(ax.figure)  # the animation keeps the figure; do not also show it statically
     return anim
+
+
+# ------------------------------------------------------------------------ metrics ---
+
+
+class MetricsArtists(NamedTuple):
+    """Artists drawn by :func:`metrics`."""
+
+    axes: list  #: the axes drawn on (one per series, or one for bars)
+    artists: dict  #: ``{name: Line2D}`` for series, ``{"bars": BarContainer}`` for a summary
+
+
+#: Series drawn by default from a History, with their axis labels.
+_SERIES_LABELS = {
+    "agent_collisions": "agent–agent episodes",
+    "wall_collisions": "agent–wall episodes",
+    "min_clearance": "min clearance",
+    "mean_speed": "mean speed",
+    "arrived": "arrived",
+    "stuck": "stuck",
+    "mean_progress": "mean progress",
+    "laps": "laps",
+}
+
+#: Counts drawn as bars from a metrics dict: (label, path into the dict).
+_SUMMARY_BARS = (
+    ("agent–agent\ncollisions", ("collisions", "agent_agent")),
+    ("agent–wall\ncollisions", ("collisions", "agent_wall")),
+    ("arrived", ("time_to_goal", "arrived")),
+    ("laps", ("laps", "total")),
+    ("overtakes", ("overtakes",)),
+    ("stuck\n(ever)", ("stuck", "ever")),
+)
+
+
+def _lookup(d, keys):
+    for k in keys:
+        if not isinstance(d, dict) or d.get(k) is None:
+            return None
+        d = d[k]
+    return d
+
+
+def metrics(data, ax=None, *, series=None, **kwargs) -> MetricsArtists:
+    """Plot run metrics: time series of a :class:`~contextsteer.History`, or bars of a
+    metric summary.
+
+    Parameters
+    ----------
+    data : History, dict or Simulation
+        A History (anything with ``times`` and a ``series`` dict): one line a series
+        against simulated time. A dict from ``Simulation.metrics()`` (or a simulation,
+        whose ``metrics()`` is called): bars of the counts it has — collisions by kind,
+        arrivals, laps, overtakes, stuck agents.
+    ax : Axes or sequence of Axes, optional
+        For series: one axes a series (new stacked axes sharing x when None); for bars:
+        one axes.
+    series : sequence of str, optional
+        Series to draw (default collisions, min clearance, mean speed, plus laps or
+        arrivals when they are not all zero/NaN).
+    **kwargs
+        Passed to ``plot`` / ``bar``.
+
+    Returns
+    -------
+    MetricsArtists
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, contextsteer as cs
+    >>> agents = cs.Agents(2, slots=8)
+    >>> _ = agents.add([[0, 0], [3, 0]], velocity=[[1, 0], [-1, 0]], max_speed=1)
+    >>> sim = cs.Simulation(None, agents, [cs.Forward()], push_apart=False)
+    >>> history = sim.record(every=2)
+    >>> sim.step(dt=0.1, steps=20)
+    >>> art = cs.plot.metrics(history, series=["agent_collisions", "mean_speed"])
+    >>> art.artists["agent_collisions"].get_ydata().tolist()[-1]
+    1.0
+    >>> bars = cs.plot.metrics(sim.metrics()).artists["bars"]
+    >>> [round(b.get_height()) for b in bars][:2]
+    [1, 0]
+    >>> plt.close("all")
+    """
+    import matplotlib.pyplot as plt
+
+    if hasattr(data, "metrics") and callable(data.metrics) and not hasattr(data, "series"):
+        data = data.metrics()
+    if isinstance(data, dict):
+        labels, values = [], []
+        for label, keys in _SUMMARY_BARS:
+            v = _lookup(data, keys)
+            if v is not None:
+                labels.append(label)
+                values.append(float(v))
+        if ax is None:
+            _, ax = plt.subplots(figsize=(1.0 + 0.9 * len(labels), 3.0), layout="constrained")
+        kwargs = {"color": "0.45", **kwargs}
+        bars = ax.bar(range(len(values)), values, **kwargs)
+        ax.set_xticks(range(len(values)), labels, fontsize=8)
+        ax.bar_label(bars, fmt="%g", fontsize=8)
+        ax.set_ylabel("count")
+        title = []
+        if data.get("composite") is not None:
+            title.append(f"composite {data['composite']:.1f}")
+        clear = _lookup(data, ("min_clearance", "wall"))
+        if clear is not None:
+            title.append(f"min wall clearance {clear:.3g}")
+        ax.set_title(", ".join(title), fontsize=9)
+        return MetricsArtists([ax], {"bars": bars})
+
+    table = data.series
+    times = np.asarray(data.times, dtype=np.float64)
+    if series is None:
+        series = ["agent_collisions", "wall_collisions", "min_clearance", "mean_speed"]
+        for extra in ("laps", "arrived"):
+            v = np.asarray(table[extra])
+            if np.isfinite(v).any() and np.nanmax(v) > 0:
+                series.append(extra)
+    series = list(series)
+    unknown = [s for s in series if s not in table]
+    if unknown:
+        raise ValueError(f"metrics: unknown series {unknown}; valid: {sorted(table)}")
+    if ax is None:
+        fig, axes = plt.subplots(len(series), 1, sharex=True, squeeze=False,
+                                 figsize=(6, 1.3 * len(series) + 0.6), layout="constrained")
+        axes = list(axes[:, 0])
+    else:
+        axes = list(np.atleast_1d(ax))
+        if len(axes) != len(series):
+            raise ValueError(f"metrics: expected {len(series)} axes, got {len(axes)}")
+    lines = {}
+    for a, name in zip(axes, series):
+        y = np.asarray(table[name], dtype=np.float64)
+        (lines[name],) = a.plot(times, np.where(np.isinf(y), np.nan, y), **kwargs)
+        a.set_ylabel(_SERIES_LABELS.get(name, name), fontsize=8)
+    axes[-1].set_xlabel("time (s)")
+    return MetricsArtists(axes, lines)

@@ -227,7 +227,7 @@ class Simulation:
         overtakes : bool
             Count overtakes along the closed ``path`` (O(N²) a step).
         contact_tolerance : float in [0, 1)
-            Relative tolerance of wall contacts and agent overlaps.
+            Relative tolerance of wall and agent contacts.
         clearance_range : float, optional
             Clearances are measured up to this distance (default 4 × the largest radius).
         enabled : bool

@@ -14,7 +14,7 @@
 
 namespace contextsteer {
 
-/// Most agents one agent is remembered to overlap at a time (for collision episodes).
+/// Most agents one agent is remembered to touch at a time (for collision episodes).
 inline constexpr std::size_t kMaxContacts = 8;
 
 /// What the metrics measure. Every length is in world units.
@@ -28,10 +28,11 @@ struct MetricsParams {
   /// Count overtakes along a closed `path` (O(N²) a step: for small fields).
   bool overtakes = false;
   /// Contact tolerance, relative: agent i touches a wall when its wall clearance
-  /// (nearest wall distance − r_i) is < tol·r_i; agents i, j overlap when
-  /// |p_i − p_j| < (1 − tol)(r_i + r_j). The swept collision stops a skin of 1e-3·r
-  /// away from walls and push-apart separates to a hair beyond contact, so tol = 0.01
-  /// counts a sliding agent as touching and two pushed-apart agents as not overlapping.
+  /// (nearest wall distance − r_i) is < tol·r_i; agents i, j touch when their clearance
+  /// |p_i − p_j| − r_i − r_j is < tol·(r_i + r_j). The swept collision stops a skin of
+  /// 1e-3·r away from walls and push-apart separates overlapping agents to a hair beyond
+  /// contact, so with tol = 0.01 contacts that the collision response resolved still
+  /// count (a collision is a contact, resolved or not).
   float contact_tolerance = 0.01f;
   /// Clearances are measured up to this distance beyond contact (larger ones are +inf);
   /// < 0: 4 × the largest agent radius at configure time.
@@ -45,7 +46,7 @@ struct MetricsParams {
 ///
 /// Definitions (per agent i, over the steps since configure(); "step" = one update):
 /// - collisions: wall episodes (the agent starts touching a wall: not touching at the
-///   previous update, touching now) and agent episodes (a pair i, j starts overlapping;
+///   previous update, touching now) and agent episodes (a pair i, j starts touching;
 ///   counted for both agents, so the number of pair episodes is the sum over agents / 2).
 /// - min clearance to walls (nearest wall distance − r_i; < 0 is a penetration) and to
 ///   agents (|p_i − p_j| − r_i − r_j), +inf when never within clearance_range.
@@ -55,8 +56,11 @@ struct MetricsParams {
 /// - progress: Σ of the change of the path's closest offset, each change wrapped into
 ///   [−L/2, L/2) on a closed path of length L (double); laps = ⌊progress / L⌋ once
 ///   positive, with the time of each completed lap.
-/// - overtakes: agent i overtakes j when ⌊(s_i − s_j)/L⌋ grows (s = start offset +
-///   progress); counted for the overtaker only.
+/// - overtakes: with s = start offset + progress and the pair's confirmed lap difference
+///   k_ij (initially ⌊(s_i − s_j)/L⌋), agent i overtakes j when s_i − s_j >= (k_ij + 1)·L
+///   + m, and falls back when s_i − s_j < k_ij·L − m, m = r_i + r_j (a body width of
+///   hysteresis, so cars side by side do not count); counted for the overtaker only.
+///   O(N²) time and memory (for small fields such as a race).
 /// - stuck: whether the simulation ever flagged the agent stuck.
 class Metrics {
  public:
@@ -124,8 +128,9 @@ class Metrics {
   std::vector<std::int32_t> wall_episodes_, agent_episodes_, wall_steps_, alive_steps_;
   std::vector<float> min_wall_, min_agent_, cur_wall_, cur_agent_, goal_time_;
   std::vector<double> path_length_, effort_, jitter_;
-  std::vector<double> offset_, progress_, start_offset_, prev_progress_;
+  std::vector<double> offset_, progress_, start_offset_;
   std::vector<std::int32_t> laps_, overtakes_;
+  std::vector<std::int32_t> lap_diff_;  // (N, N) confirmed k_ij, row i owned by agent i
   std::vector<float> last_lap_, best_lap_, lap_end_;
 };
 
