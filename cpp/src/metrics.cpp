@@ -168,7 +168,7 @@ void Metrics::update_rows(const AgentsView& a, const World* world, const std::ui
       if (params_.goal_radius >= 0.0f && std::isnan(goal_time_[i]) &&
           length(p - load2(a.target, i)) <= params_.goal_radius)
         goal_time_[i] = t;
-      if (stuck && stuck[i]) ever_stuck_[i] = 1;
+      if (stuck && stuck[i] && std::isnan(goal_time_[i])) ever_stuck_[i] = 1;  // not arrived
     } else {
       touching_[i] = wall < params_.contact_tolerance * a.radius[i];
       min_wall_[i] = wall;

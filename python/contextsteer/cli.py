@@ -187,7 +187,7 @@ def _figsize(sim, width: float) -> tuple[float, float]:
 
 def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
                  frames: int = 100, progress: bool = True, info: dict | None = None,
-                 dpi: int = 100) -> RunResult:
+                 dpi: int = 100, report=None) -> RunResult:
     """Build a simulation, step it and write ``scene.png``, ``animation.gif``, ``metrics.json``.
 
     Parameters
@@ -210,6 +210,9 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
         Extra entries for metrics.json (scenario name, parameters).
     dpi : int
         Resolution of scene.png and of the animation.
+    report : callable, optional
+        ``report(sim)`` after the run: the scenario's own metrics, written under
+        ``"scenario_metrics"``.
 
     Returns
     -------
@@ -292,6 +295,8 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
         "counters": _sim_counters(sim),
         "metrics": _sim_metrics(sim),
     }
+    if report is not None:
+        metrics["scenario_metrics"] = report(sim)
     metrics = _jsonable(metrics)
     metrics_file = out / "metrics.json"
     metrics_file.write_text(json.dumps(metrics, indent=2) + "\n")
@@ -339,7 +344,7 @@ def _cmd_run(args, parser) -> int:
     info = {"scenario": sc.name, "parameters": params}
     try:
         result = run_scenario(sim, steps, out, dt=sc.dt, frames=args.frames,
-                              progress=not args.quiet, info=info)
+                              progress=not args.quiet, info=info, report=sc.report)
     except OSError as exc:  # cannot write the output files
         print(f"contextsteer run: error: {exc}", file=sys.stderr)
         return 1

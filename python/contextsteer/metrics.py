@@ -38,7 +38,9 @@ effort
     Σ |Δvelocity| = ∫|acceleration| dt (length per second): the total speed change the
     agent's steering asked of its body.
 stuck
-    Whether the simulation's stuck detection ever flagged the agent.
+    Whether the simulation's stuck detection flagged the agent before it arrived
+    (agents standing at their goal are not stuck); ``now`` counts the agents stuck and
+    not arrived at the end.
 composite
     SteerBench's composite score, averaged over agents: ``50·collisions + time +
     effort`` with collisions = the agent's wall and agent episodes, time = its time to
@@ -135,7 +137,7 @@ def summarize(core, alive: np.ndarray, time: float, stuck: np.ndarray | None = N
         "path_length": _stats(m.path_length[a]),
         "heading_jitter": float(m.heading_jitter[a].mean()) if n else None,
         "effort": float(m.effort[a].mean()) if n else None,
-        "stuck": {"now": int(np.asarray(stuck)[a].sum()) if stuck is not None else None,
+        "stuck": {"now": int((np.asarray(stuck)[a] & ~arrived).sum()) if stuck is not None else None,
                   "ever": int(m.ever_stuck[a].sum())},
         "composite": float(composite.mean()) if n else None,
     }

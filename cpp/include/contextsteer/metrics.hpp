@@ -61,7 +61,7 @@ struct MetricsParams {
 ///   + m, and falls back when s_i − s_j < k_ij·L − m, m = r_i + r_j (a body width of
 ///   hysteresis, so cars side by side do not count); counted for the overtaker only.
 ///   O(N²) time and memory (for small fields such as a race).
-/// - stuck: whether the simulation ever flagged the agent stuck.
+/// - stuck: whether the simulation ever flagged the agent stuck before it arrived.
 class Metrics {
  public:
   /// Resets every accumulator and takes the agents' current state as the baseline
@@ -108,7 +108,7 @@ class Metrics {
   float* best_lap_time() { return best_lap_.data(); }     ///< (N,) NaN before a lap
   float* lap_end_time() { return lap_end_.data(); }       ///< (N,) time of the last lap end
   std::int32_t* overtakes() { return overtakes_.data(); } ///< (N,)
-  std::uint8_t* ever_stuck() { return ever_stuck_.data(); }  ///< (N,)
+  std::uint8_t* ever_stuck() { return ever_stuck_.data(); }  ///< (N,) stuck before arrival
 
  private:
   void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
