@@ -264,3 +264,38 @@ def test_make_figures_writes_the_readme_pictures(tmp_path):
                            str(tmp_path)], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "context_map.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ------------------------------------------------------------- the main job, end to end ---
+
+
+def test_contextsteer_run_racetrack_end_to_end(tmp_path):
+    """`contextsteer run racetrack` in a fresh process, in a temp dir, small sizes."""
+    proc = run_command("run", "racetrack", "--agents", "4", "--steps", "120", "--frames", "3",
+                       "--seed", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out" / "racetrack"            # the default --out, relative to cwd
+    assert (out / "scene.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "animation.gif").read_bytes()[:6] in (b"GIF89a", b"GIF87a")
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["scenario"] == "racetrack" and metrics["steps"] == 120
+    assert metrics["parameters"] == {"agents": 4, "seed": 2}
+    assert metrics["agents"] == 4
+    m = metrics["metrics"]
+    assert set(m) >= {"collisions", "min_clearance", "path_length", "heading_jitter", "effort",
+                      "stuck", "composite", "progress", "laps", "lap_time", "overtakes"}
+    assert m["steps"] == 120 and m["collisions"]["agent_wall"] == 0
+    assert m["progress"]["min"] > 0                  # every car moved forward along the track
+    s = metrics["scenario_metrics"]
+    assert set(s) == {"laps", "best_lap_time", "last_lap_time", "max_speed", "wall_contacts",
+                      "overtakes", "overlaps"}
+    assert len(s["laps"]) == 4 and len(s["max_speed"]) == 4
+    assert "racetrack: 120 steps" in proc.stdout
+
+
+def test_list_shows_every_scenario():
+    proc = run_command("list")
+    assert proc.returncode == 0
+    for name in ("racetrack", "corridor", "flock", "oncoming", "crossing", "hallway",
+                 "bottleneck", "doorway", "circle"):
+        assert any(line.startswith(name + " ") for line in proc.stdout.splitlines()), name
