@@ -392,3 +392,49 @@ def test_context_maps_marks_masked_slots_only_for_mask_resolve():
         sim.perceive()
         marks[resolve] = len(cs.plot.context_maps(sim).maps[0].masked.get_xdata())
     assert marks["mask"] > 0 and marks["subtract"] == 0
+
+
+# ------------------------------------------------------------- History and metrics ---
+
+
+def _history_run():
+    sim = cs.scenarios.get("racetrack")(agents=3, seed=1)
+    history = sim.record(every=5)
+    sim.step(1 / 30, steps=60)
+    return sim, history
+
+
+def test_trajectories_and_animate_take_a_history():
+    import matplotlib.pyplot as plt
+
+    sim, history = _history_run()
+    lines = cs.plot.trajectories(history)
+    assert len(lines.get_segments()) == 3
+    np.testing.assert_allclose(lines.get_segments()[2], history.positions[:, 2])
+    anim = cs.plot.animate(history)                 # the History's simulation gives the world
+    assert anim.history is history
+    anim._init_draw()
+    plt.close("all")
+
+
+def test_metrics_plots_series_of_a_history_and_bars_of_a_summary():
+    import matplotlib.pyplot as plt
+
+    sim, history = _history_run()
+    art = cs.plot.metrics(history)
+    assert {"agent_collisions", "wall_collisions", "min_clearance", "mean_speed"} <= set(art.artists)
+    assert len(art.axes) == len(art.artists)
+    line = art.artists["mean_speed"]
+    np.testing.assert_allclose(line.get_xdata(), history.times)
+    np.testing.assert_allclose(line.get_ydata(), history.series["mean_speed"])
+    bars = cs.plot.metrics(sim).artists["bars"]        # a simulation: its metrics() as bars
+    m = sim.metrics()
+    heights = [b.get_height() for b in bars]
+    assert heights[:2] == [m["collisions"]["agent_agent"], m["collisions"]["agent_wall"]]
+    assert len(bars) == 5                             # + laps, overtakes, stuck (no goals)
+    with pytest.raises(ValueError):
+        cs.plot.metrics(history, series=["nope"])
+    fig, axes = plt.subplots(2)
+    art = cs.plot.metrics(history, axes, series=["laps", "mean_progress"])
+    assert art.axes == list(axes)
+    plt.close("all")

@@ -1146,8 +1146,9 @@ def animate(sim=None, steps: int | None = None, *, history=None, dt: float = 1.0
     """Animate agents moving through their world; returns a ``FuncAnimation``.
 
     Either steps ``sim`` for ``steps`` steps while recording ``frames`` frames (see
-    :func:`record`), or replays a given ``history`` (a :class:`Recording`, or anything
-    with ``positions`` (T, N, 2) and optionally ``headings``, ``radii``, ``danger``).
+    :func:`record`), or replays a given ``history`` (a :class:`~contextsteer.History`, a
+    :class:`Recording`, or anything with ``positions`` (T, N, 2) and optionally
+    ``headings``, ``radii``, ``danger``; ``animate(history)`` works too).
     The static parts (walls, paths) are drawn once; each frame redraws the agents, their
     slot rays (cast against the world, coloured by the recorded danger) and the trails.
     Save with ``anim.save("run.gif", writer="pillow")``; in a notebook show
@@ -1191,6 +1192,10 @@ def animate(sim=None, steps: int | None = None, *, history=None, dt: float = 1.0
     import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation
 
+    if history is None and sim is not None and hasattr(sim, "positions") and not hasattr(sim, "step"):
+        # animate(history): a History (or Recording) given first; its simulation, if it
+        # has one, supplies the world, paths and slots.
+        history, sim = sim, getattr(sim, "sim", None)
     if history is None:
         if sim is None or steps is None:
             raise ValueError("animate: give sim and steps, or a history")
