@@ -35,6 +35,10 @@ SciPy and cost seconds per run in Python, so at N = 100k they are skipped unless
 RVO2 (PyPI ``pyrvo``; SCENES.md parameters, walls as two obstacles) runs at N = 1k and
 10k (100k with ``--full``); ``do_step`` alone is timed.
 
+"cs interval 3" is the same configuration time-sliced (``decision_interval=3``: each
+agent re-steers every third step, staggered, and moves on its last decision between);
+one run.
+
 Usage: PYTHONPATH=python python3 benchmarks/bench_step.py [--quick] [--full]
 (--quick: N = 1k only.)
 """
@@ -69,7 +73,7 @@ def steering() -> cs.Steering:
     )
 
 
-def run_contextsteer(scene, k: int, threads: int, metrics: bool) -> dict:
+def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int = 1) -> dict:
     world = cs.World()
     world.add_segments(scene.walls)
     n = len(scene.positions)
@@ -78,7 +82,8 @@ def run_contextsteer(scene, k: int, threads: int, metrics: bool) -> dict:
     agents.add(scene.positions, velocity=0.0, radius=scene.radius,
                max_speed=scene.max_speed, max_accel=4.0,
                target=scene.positions + AHEAD * pref)
-    sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5))
+    sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5),
+                        decision_interval=interval)
     tracker = CrowdMetrics(scene) if metrics else None
     if tracker:
         tracker.update(agents.position)
@@ -141,6 +146,15 @@ def main() -> None:
                   f"{fmt(one.get('wall_penetrations'), 'd'):>9}"
                   f"{fmt(one.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
                   f"{one['pre_push']:>10d}", flush=True)
+        # Time slicing (Lewis): agents re-steer every 3rd step, staggered.
+        metrics = n <= 10_000 or args.full
+        sliced = run_contextsteer(scene, 16, 1, metrics, interval=3)
+        ratio = rvo["ms_per_step"] / sliced["ms_per_step"] if rvo else None
+        print(f"{'cs interval 3':<14}{n:>7}{16:>4}{sliced['ms_per_step']:>9.2f}{'':>8}"
+              f"{fmt(sliced.get('overlap_episodes'), 'd'):>10}"
+              f"{fmt(sliced.get('wall_penetrations'), 'd'):>9}"
+              f"{fmt(sliced.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
+              f"{sliced['pre_push']:>10d}", flush=True)
     print("RVO2/cs: RVO2 ms per step / contextsteer single-thread ms per step (same run).")
 
 

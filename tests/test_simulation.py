@@ -311,3 +311,27 @@ def test_never_nan(n, k, seed, resolve, choose, combine, motion, dt, interval, r
     for x in (a.position, a.velocity, a.heading, sim.interest, sim.danger, sim.resolved,
               sim.chosen_direction, sim.strength):
         assert np.isfinite(x).all()
+
+
+def test_layers_select_the_walls_agents_collide_with():
+    world = cs.World()
+    world.add_segments([[3.0, -5, 3.0, 5]], layers=0b10)
+    for layers, blocked in ((0b10, True), (0b01, False)):
+        a = cs.Agents(1, slots=8)
+        a.add([0, 0], velocity=[2, 0], radius=0.5, max_speed=2, target=[100, 0])
+        sim = cs.Simulation(world, a, [cs.Seek()], motion=cs.Lerp(steer_force=1.0), layers=layers)
+        sim.step(0.5, steps=10)
+        assert (a.position[0, 0] < 3.0) == blocked
+
+
+def test_an_agent_sliding_along_a_wall_faces_its_slid_velocity():
+    world = cs.World()
+    world.add_segments([[-50, 0, 50, 0]])
+    a = cs.Agents(1, slots=16)
+    a.add([0, 0.6], radius=0.5, max_speed=2.0, target=[40, -40])
+    sim = cs.Simulation(world, a, [cs.Seek()], motion=cs.Lerp(steer_force=1.0))
+    sim.step(0.1, steps=20)
+    assert sim.wall_contacts[0] > 0
+    assert a.position[0, 1] >= 0.5 - 1e-3 and a.position[0, 0] > 1.0
+    assert abs(float(a.heading[0])) < 1e-3             # along +x, not into the wall
+    assert abs(float(a.velocity[0, 1])) < 1e-3

@@ -197,6 +197,10 @@ void Simulation::perceive() {
 void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
   const MotionInputs in{p.in.agents, direction_.data(), strength_.data(), dt};
   const MotionOutputs out{next_pos_.data(), next_vel_.data(), next_head_.data()};
+  // Models whose heading follows the velocity keep doing so after a slide.
+  const auto* accel = std::get_if<Accel>(&params_.motion);
+  const bool faces_velocity =
+      std::holds_alternative<Lerp>(params_.motion) || (accel && !accel->independent_facing);
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
     for (std::size_t s = b; s < e; s += kBlock) {
       const std::size_t t = std::min(e, s + kBlock);
@@ -206,7 +210,8 @@ void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
       if (p.in.world) {
         collide_rows(*p.in.world, p.in.agents.position, next_pos_.data(), next_vel_.data(),
                      p.in.agents.radius, p.in.agents.alive, params_.slide_iterations,
-                     params_.layers, contacts_.data(), s, t);
+                     params_.layers, contacts_.data(), s, t,
+                     faces_velocity ? next_head_.data() : nullptr);
       }
     }
   });

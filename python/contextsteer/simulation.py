@@ -85,7 +85,10 @@ class Simulation:
     Walls: agents are circles that never cross a wall segment or circle at any speed —
     each move is a swept circle (time of impact against every wall grown by the agent's
     radius) that stops a hair before contact and slides along the wall with the rest of
-    the displacement; the velocity loses its component into the wall. Counters (views):
+    the displacement; the velocity loses its component into the wall, and models whose
+    heading follows the velocity (``Lerp``, ``Accel`` without independent facing) face
+    the slid velocity (Godot: ``rotation = velocity.angle()`` after ``move_and_slide``).
+    Counters (views):
     :attr:`wall_contacts` counts the steps in which an agent touched a wall,
     :attr:`overlaps` the neighbours it overlapped right after moving (before push-apart),
     summed over steps.

@@ -2,32 +2,32 @@
 // Agents: fixed-capacity structure-of-arrays state of every agent, and its read-only view.
 #pragma once
 
-/// # The simulation step (design for the Simulation of issue 4, phase 2)
+/// # The simulation step (implemented in simulation.hpp / simulation.cpp)
 ///
 /// One step advances every alive agent from state t to state t+1. State t lives in an
-/// `Agents` object; the step writes t+1 into separate buffers (position, velocity,
-/// heading) and swaps/copies them back only after every chunk is done (double
-/// buffering), so any agent's result depends only on state t, never on the order or the
-/// thread in which other agents were processed. Per step:
+/// `Agents` object; the step writes t+1 into separate buffers and commits them only in
+/// its last stage (double buffering), so any agent's result depends only on state t,
+/// never on the order or the thread in which other agents were processed. Per step:
 ///
-/// 1. `NeighborGrid::rebuild` over alive agents (serial, O(N), buffers reused), then
-///    `find_neighbors_rows` once with the largest radius / max count among the
-///    behaviours that need neighbours: one shared `NeighborLists` (N, M) table.
-/// 2. `parallel_for` over agents in chunks; for each chunk [begin, end):
-///    a. every behaviour b: `evaluate_rows(b, inputs, maps_b, begin, end)` writes its own
-///       interest and/or danger rows (K floats an agent) — kept per behaviour when the
-///       user records behaviour maps, otherwise in chunk-local scratch;
-///    b. combine (engine: max / sum / multiply ...) into the agent's interest and danger;
-///    c. post-process (spread / blend), resolve, choose (engine, issue 2) → direction
-///       (N,2), strength (N,), slot (N,);
-///    d. `move_rows(model, motion_inputs, next_state, begin, end)` (motion.hpp);
-///    e. collide against walls (world, issue 3) on the t+1 buffers of this chunk only.
-/// 3. Copy t+1 into the agents' state (or swap buffers) after the parallel loop.
+/// 1. `NeighborGrid::rebuild` over alive agents (serial, O(N), buffers reused) with the
+///    largest radius among the behaviours that need neighbours (shared_neighbor_radius).
+/// 2. `parallel_for` over agents in chunks; for each block [begin, end) of agents that
+///    decide at this step (time slicing):
+///    a. `find_neighbors_rows`, then every behaviour b: `evaluate_rows(b, inputs, maps_b,
+///       begin, end)` into its own rows — recorded (N,K) buffers, or block-local scratch;
+///    b. combine interest / danger (engine), spread, temporal blend → interest, danger;
+///    c. resolve, choose (engine) → direction (N,2), strength (N,), slot (N,);
+///    then for every agent of the chunk: `move_rows` (motion.hpp) into the t+1 buffers
+///    and `collide_rows` (collide.hpp): the swept circle from p_t to p_t+1 against the
+///    walls, sliding.
+/// 3. A grid over the t+1 positions (serial); `parallel_for`: `push_apart_rows` reads the
+///    t+1 positions of any agent and writes agent i's own committed state (position,
+///    velocity, heading), counters and stuck flags.
 ///
-/// Every function called inside the chunk loop is a serial row-range kernel that reads
-/// only state t and caller-provided memory and writes only rows [begin, end) of its
-/// outputs: reentrant, allocation-free, exception-free. Randomness is counter-based
-/// (random.hpp: per-agent seed × time), never a shared generator.
+/// Every function called inside the chunk loops is a serial row-range kernel that reads
+/// only read-only inputs of its stage and writes only rows [begin, end): reentrant,
+/// allocation-free (per-thread scratch grows once), exception-free. Randomness is
+/// counter-based (random.hpp: per-agent seed × time), never a shared generator.
 
 #include <cstddef>
 #include <cstdint>

@@ -39,12 +39,14 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
 /// Row range of the wall collision of a step: agent i (alive) moves from start[i] to
 /// target[i] ((N,2) each); target[i] is replaced by the swept position, and the component
 /// of velocity[i] ((N,2)) into each touched wall is removed (it slides). contacts[i] (N,)
-/// counts the steps in which agent i touched a wall (+1 at most per call). Serial,
-/// allocation-free, reentrant.
+/// counts the steps in which agent i touched a wall (+1 at most per call). When
+/// `heading` is given ((N,) radians), agents that touched a wall face their slid velocity
+/// (when it is not ~0): the Godot recipe's rotation = velocity.angle() after
+/// move_and_slide. Serial, allocation-free, reentrant.
 void collide_rows(const World& world, const float* start, float* target, float* velocity,
                   const float* radius, const std::uint8_t* alive, int iterations,
                   std::uint32_t layers, std::int32_t* contacts, std::size_t begin,
-                  std::size_t end);
+                  std::size_t end, float* heading = nullptr);
 
 /// Agent–agent overlap count and push-apart (Jacobi: every agent reads the same
 /// read-only positions, so the result does not depend on the order or thread). For agent
