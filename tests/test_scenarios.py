@@ -88,12 +88,14 @@ def test_hallway_most_arrive_and_nobody_leaves_the_hallway():
     assert (np.abs(sim.agents.position[:, 1]) < 2.0).all()
 
 
-@pytest.mark.parametrize("name", ["bottleneck", "doorway"])
-def test_crowds_get_through_the_gap(name):
+@pytest.mark.parametrize("name, fraction", [("bottleneck", 0.8), ("doorway", 0.3)])
+def test_crowds_get_through_the_gap(name, fraction):
+    # Measured at the defaults: 90 % (bottleneck, with its guide path) and 50 % (doorway,
+    # plain local steering).
     _, sim = run(name)
     m = sim.metrics()
-    assert m["time_to_goal"]["arrived"] >= 3       # through the gap, to the far side
-    assert m["min_clearance"]["wall"] >= 0          # never through a wall
+    assert m["time_to_goal"]["fraction"] >= fraction   # through the gap, to the far side
+    assert m["min_clearance"]["wall"] >= 0              # never through a wall
 
 
 def test_corridor_agent_reaches_the_target_without_scraping():
