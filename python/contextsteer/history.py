@@ -69,7 +69,8 @@ class History:
     danger = _view("danger", "(T, N, K) float32 danger maps, or None without maps.")
     progress = _view("progress", "(T, N) float32 progress along the metrics path, or None.")
 
-    def __init__(self, sim, every: int = 1, *, maps: bool = False, reserve: int | None = None) -> None:
+    def __init__(self, sim, every: int = 1, *, maps: bool = False,
+                 reserve: int | None = None) -> None:
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)):
             raise TypeError(f"History: every must be an int, got {type(every).__name__}")
         if every < 1:

@@ -104,7 +104,8 @@ def _finite_or_none(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-def summarize(core, alive: np.ndarray, time: float, stuck: np.ndarray | None = None) -> dict[str, Any]:
+def summarize(core, alive: np.ndarray, time: float,
+              stuck: np.ndarray | None = None) -> dict[str, Any]:
     """The metric set of a ``_core.Simulation`` as a plain dict (see the module doc).
 
     ``alive`` selects the agents summarised; ``time`` is the simulation's current time.
@@ -137,7 +138,7 @@ def summarize(core, alive: np.ndarray, time: float, stuck: np.ndarray | None = N
         "path_length": _stats(m.path_length[a]),
         "heading_jitter": float(m.heading_jitter[a].mean()) if n else None,
         "effort": float(m.effort[a].mean()) if n else None,
-        "stuck": {"now": int((np.asarray(stuck)[a] & ~arrived).sum()) if stuck is not None else None,
+        "stuck": {"now": None if stuck is None else int((np.asarray(stuck)[a] & ~arrived).sum()),
                   "ever": int(m.ever_stuck[a].sum())},
         "composite": float(composite.mean()) if n else None,
     }

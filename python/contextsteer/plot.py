@@ -1192,7 +1192,7 @@ def animate(sim=None, steps: int | None = None, *, history=None, dt: float = 1.0
     import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation
 
-    if history is None and sim is not None and hasattr(sim, "positions") and not hasattr(sim, "step"):
+    if history is None and hasattr(sim, "positions") and not hasattr(sim, "step"):
         # animate(history): a History (or Recording) given first; its simulation, if it
         # has one, supplies the world, paths and slots.
         history, sim = sim, getattr(sim, "sim", None)
