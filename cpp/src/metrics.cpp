@@ -97,6 +97,9 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
 
 void Metrics::prepare(const AgentsView& a) {
   if (!enabled()) return;
+  rmax_ = 0.0f;  // agents may have been added or resized since configure()
+  for (std::size_t i = 0; i < n_; ++i)
+    if (a.alive[i]) rmax_ = std::max(rmax_, a.radius[i]);
   const float cell = 2.0f * rmax_ + range_;
   grid_.rebuild(a.position, a.alive, n_, cell > 0.0f ? cell : 1.0f);
 }
