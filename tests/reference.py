@@ -525,3 +525,82 @@ def catmull_rom_centripetal(control, closed, samples):
     if not closed:
         out.append(c[-1])
     return np.array(out)
+
+
+# ------------------------------------------------------------------------ metrics ---
+# Run metrics recomputed from recorded frames (every step), brute force in float64.
+
+
+def _segment_distance(points, segs):
+    """(P,) distance of each point to the nearest of the (M, 4) segments."""
+    a, b = segs[:, :2].astype(np.float64), segs[:, 2:].astype(np.float64)
+    ab = b - a
+    ap = points[:, None, :].astype(np.float64) - a[None]
+    t = np.clip((ap * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-300), 0, 1)
+    return np.linalg.norm(ap - t[..., None] * ab, axis=-1).min(1)
+
+
+def polyline_closest_offset(points, verts, closed):
+    """Arc-length offset of the nearest point on a polyline (ties: lowest segment)."""
+    v = np.asarray(verts, dtype=np.float64)
+    b = np.roll(v, -1, axis=0) if closed else v[1:]
+    a = v if closed else v[:-1]
+    ab = b - a
+    seg_len = np.linalg.norm(ab, axis=1)
+    cum = np.concatenate([[0.0], np.cumsum(seg_len)])
+    out = []
+    for p in np.asarray(points, dtype=np.float64):
+        ap = p - a
+        t = np.clip((ap * ab).sum(1) / (seg_len**2), 0, 1)
+        d = np.linalg.norm(ap - t[:, None] * ab, axis=1)
+        s = int(np.argmin(d))
+        out.append(cum[s] + t[s] * seg_len[s])
+    return np.array(out) % cum[-1] if closed else np.array(out)
+
+
+def run_metrics(pos, vel, head, radius, *, walls=None, target=None, goal_radius=None, dt=1.0,
+                path=None, closed=True, tol=0.01, clearance_range=None):
+    """Metrics of frames pos (T,N,2), vel (T,N,2), head (T,N): a dict of (N,) arrays."""
+    pos, vel, head = (np.asarray(x, dtype=np.float64) for x in (pos, vel, head))
+    r = np.asarray(radius, dtype=np.float64)
+    T, N = pos.shape[:2]
+    rng = 4 * r.max() if clearance_range is None else clearance_range
+    inf = np.inf
+    if walls is not None and len(walls):
+        wall = np.stack([_segment_distance(pos[t], np.asarray(walls)) for t in range(T)]) - r
+        wall[wall > rng] = inf
+    else:
+        wall = np.full((T, N), inf)
+    d = np.linalg.norm(pos[:, :, None] - pos[:, None], axis=-1)        # (T, N, N)
+    rr = r[:, None] + r[None]
+    c = d - rr
+    eye = np.eye(N, dtype=bool)
+    c[:, eye] = inf
+    c[c > rng] = inf
+    agent = c.min(axis=2)
+    overl = (d < (1 + tol) * rr) & ~eye
+    touch = wall < tol * r
+    out = {
+        "wall_episodes": (touch[1:] & ~touch[:-1]).sum(0),
+        "wall_steps": touch[1:].sum(0),
+        "agent_episodes": (overl[1:] & ~overl[:-1]).sum((0, 2)),
+        "min_wall_clearance": wall.min(0),
+        "min_agent_clearance": agent.min(0),
+        "path_length": np.linalg.norm(np.diff(pos, axis=0), axis=2).sum(0),
+        "effort": np.linalg.norm(np.diff(vel, axis=0), axis=2).sum(0),
+        "heading_jitter": np.abs((np.diff(head, axis=0) + np.pi) % (2 * np.pi) - np.pi).mean(0),
+    }
+    if goal_radius is not None:
+        hit = np.linalg.norm(pos - np.asarray(target, dtype=np.float64), axis=2) <= goal_radius
+        first = np.where(hit.any(0), hit.argmax(0), -1)
+        out["time_to_goal"] = np.where(first >= 0, first * dt, np.nan)
+    if path is not None:
+        v = np.asarray(path, dtype=np.float64)
+        length = np.linalg.norm(np.diff(np.vstack([v, v[:1]]) if closed else v, axis=0), axis=1).sum()
+        off = np.stack([polyline_closest_offset(pos[t], v, closed) for t in range(T)])
+        step = np.diff(off, axis=0)
+        if closed:
+            step -= length * np.floor(step / length + 0.5)
+        out["progress"] = step.sum(0)
+        out["laps"] = np.floor(out["progress"] / length).astype(int) if closed else None
+    return out

@@ -57,3 +57,384 @@ def test_context_map_uses_given_axes():
 def test_context_map_rejects_bad_input(interest, danger, match):
     with pytest.raises(ValueError, match=match):
         cs.plot.context_map(interest, danger)
+
+
+# ----------------------------------------------------------- world, path, agents ---
+
+
+def _square_world():
+    w = cs.World()
+    w.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
+    w.add_circles([[1.0, 2.0], [2.0, -3.0]], [0.5, 0.8])
+    return w
+
+
+def test_world_draws_walls_and_circles():
+    w = _square_world()
+    art = cs.plot.world(w)
+    segs = np.array(art.walls.get_segments())
+    np.testing.assert_allclose(segs.reshape(-1, 4), w.walls)
+    paths = art.circles.get_paths()
+    assert len(paths) == 2
+    # PatchCollection paths are the unit circle under each patch's transform: check extents
+    for patch_path, c, r in zip(paths, *w.circles):
+        ext = patch_path.get_extents()
+        np.testing.assert_allclose([ext.x0, ext.y0, ext.x1, ext.y1],
+                                   [c[0] - r, c[1] - r, c[0] + r, c[1] + r], atol=1e-6)
+    assert art.walls.axes is art.circles.axes
+
+
+def test_world_accepts_wall_array_and_kwargs():
+    fig, ax = plt.subplots()
+    art = cs.plot.world([[0, 0, 1, 0], [1, 0, 1, 1]], ax=ax, linewidths=4)
+    assert art.walls.axes is ax and art.circles is None
+    assert art.walls.get_linewidths()[0] == 4
+    assert cs.plot.world(cs.World()) == (None, None)
+    with pytest.raises(ValueError, match=r"\(M, 4\)"):
+        cs.plot.world(np.zeros((3, 3)))
+
+
+def test_path_closes_closed_paths():
+    p = cs.Path([[0, 0], [4, 0], [4, 3]], closed=True)
+    line = cs.plot.path(p, color="red")
+    xy = line.get_xydata()
+    assert len(xy) == 4 and np.array_equal(xy[0], xy[-1])
+    assert line.get_color() == "red"
+    open_line = cs.plot.path([[0, 0], [1, 1], [2, 0]])
+    assert len(open_line.get_xydata()) == 3
+
+
+def test_agents_oriented_circles():
+    pos = np.array([[0.0, 0.0], [3.0, 1.0], [-2.0, 4.0]])
+    heading = np.array([0.0, np.pi / 2, np.pi])
+    art = cs.plot.agents(pos, heading, [0.5, 1.0, 2.0])
+    assert len(art.bodies.get_paths()) == 3
+    ticks = np.array(art.headings.get_segments())
+    np.testing.assert_allclose(ticks[:, 0], pos)
+    np.testing.assert_allclose(ticks[:, 1], [[0.5, 0], [3, 2], [-4, 4]], atol=1e-12)
+    # colour by index: agents 0 and 1 differ
+    fc = art.bodies.get_facecolors()
+    assert not np.allclose(fc[0], fc[1])
+
+
+def test_agents_from_agents_object_skips_dead():
+    a = cs.Agents(4)
+    a.add([[0, 0], [1, 0], [2, 0]], heading=[0.0, 0.5, 1.0], radius=[0.3, 0.4, 0.5])
+    a.remove([1])
+    art = cs.plot.agents(a)
+    assert len(art.bodies.get_paths()) == 2
+    starts = np.array(art.headings.get_segments())[:, 0]
+    np.testing.assert_allclose(starts, [[0, 0], [2, 0]])
+    # no headings: no ticks
+    assert cs.plot.agents([[0, 0]]).headings is None
+
+
+# ------------------------------------------------------------------------- rays ---
+
+
+def test_rays_stop_at_hits_and_colour_by_closeness():
+    dist = np.array([[1.0, np.inf, 2.0, 8.0]])
+    lines = cs.plot.rays([[1.0, 1.0]], cs.SlotSet(4), dist, 4.0)
+    ends = np.array(lines.get_segments())[:, 1]
+    np.testing.assert_allclose(ends, [[2, 1], [1, 5], [-1, 1], [1, -3]], atol=1e-6)
+    np.testing.assert_allclose(lines.get_array(), [0.75, 0.0, 0.5, 0.0])
+
+
+def test_rays_coloured_by_danger_and_turned_by_heading():
+    pos = np.array([[0.0, 0.0], [10.0, 0.0]])
+    danger = np.array([[0, 1, 0, 0], [0, 0, 0.5, 2.0]])
+    lines = cs.plot.rays(pos, 4, None, [1.0, 2.0], danger=danger, headings=[0.0, np.pi / 2])
+    segs = np.array(lines.get_segments())
+    assert segs.shape == (8, 2, 2)
+    np.testing.assert_allclose(lines.get_array(), danger.ravel())
+    assert lines.get_clim() == (0.0, 2.0)
+    # agent 1's slot 0 turned to +y, length 2
+    np.testing.assert_allclose(segs[4, 1], [10, 2], atol=1e-12)
+
+
+def test_rays_rejects_bad_shapes():
+    with pytest.raises(ValueError, match="distances"):
+        cs.plot.rays([[0, 0]], 4, np.ones((1, 5)), 1.0)
+    with pytest.raises(ValueError, match="K >= 3"):
+        cs.plot.rays([[0, 0]], np.ones((2, 2)), None, 1.0)
+    with pytest.raises(ValueError, match="look_ahead"):
+        cs.plot.rays([[0, 0]], 4, None, -1.0)
+
+
+def test_rays_match_slot_raycast_hits():
+    w = _square_world()
+    pos = np.array([[0.0, 0.0], [3.0, -3.0]], dtype=np.float32)
+    slots = cs.SlotSet(16)
+    dist = cs.slot_raycast(w, pos, slots, 6.0)
+    lines = cs.plot.rays(pos, slots, dist, 6.0)
+    segs = np.array(lines.get_segments())
+    lengths = np.hypot(*(segs[:, 1] - segs[:, 0]).T).reshape(2, 16)
+    np.testing.assert_allclose(lengths, np.minimum(dist, 6.0), rtol=1e-6)
+
+
+# ------------------------------------------------------------------- map glyphs ---
+
+
+def test_map_glyphs_star_vertices_and_chosen():
+    g = cs.plot.map_glyphs([[0, 0], [5, 5]], 4, [[1, 0, 0, 0], [0, 0, 2, 0]],
+                           danger=[[0, 1, 0, 0], [0, 0, 0, 0]], chosen=[[1, 0], [-1, 0]],
+                           scale=2.0, base=0.5)
+    v0 = g.interest.get_paths()[0].vertices[:4]
+    np.testing.assert_allclose(v0, [[2.5, 0], [0, 0.5], [-0.5, 0], [0, -0.5]], atol=1e-12)
+    d0 = g.danger.get_paths()[0].vertices[:4]
+    np.testing.assert_allclose(d0[1], [0, 2.5], atol=1e-12)
+    tips = np.array(g.chosen.get_segments())[:, 1]
+    np.testing.assert_allclose(tips, [[2.5, 0], [2.5, 5]])
+
+
+# ------------------------------------------------------------------------ scene ---
+
+
+class FakeBehaviour:
+    def __init__(self, writes, **attrs):
+        self.writes = writes
+        self.__dict__.update(attrs)
+
+
+class FakeSim:
+    """Duck-typed stand-in for contextsteer.Simulation."""
+
+    def __init__(self, rotate=False):
+        self.world = _square_world()
+        self.agents = cs.Agents(5, slots=8)
+        self.agents.add([[0, 0], [2, 2], [-3, 0]], heading=[0.0, np.pi / 2, np.pi], radius=0.4)
+        self.agents.remove([1])
+        track = cs.Path([[-4, -4], [4, -4], [4, 4], [-4, 4]], closed=True)
+        self.steering = FakeBehaviours([
+            FakeBehaviour("interest", path=track, look_ahead=1.0),
+            FakeBehaviour("danger", look_ahead=3.0),
+        ], rotate)
+        self.slots = cs.SlotSet(8)
+        self.interest = np.tile(cs.dot_map(self.slots, [[1, 0]]), (5, 1))
+        self.danger = np.zeros((5, 8), np.float32)
+        self.danger[2, 3] = 1.0
+        self.chosen_direction = np.tile([[1.0, 0.0]], (5, 1)).astype(np.float32)
+        self.strength = np.full(5, 0.5, np.float32)
+
+
+class FakeBehaviours:
+    def __init__(self, behaviours, rotate):
+        self.behaviours = behaviours
+        self.rotate = rotate
+
+
+def test_scene_from_sim_draws_every_part():
+    sim = FakeSim()
+    art = cs.plot.scene(sim)
+    assert len(art.world.walls.get_segments()) == 4
+    assert len(art.paths) == 1 and len(art.paths[0].get_xydata()) == 5
+    assert len(art.agents.bodies.get_paths()) == 2            # dead agent 1 skipped
+    segs = np.array(art.rays.get_segments())
+    assert segs.shape == (16, 2, 2)
+    # rays use the danger behaviour's look-ahead (3), not the path's (1), and the walls
+    lengths = np.hypot(*(segs[:, 1] - segs[:, 0]).T)
+    assert lengths.max() == pytest.approx(3.0)
+    assert lengths[8 + 4] == pytest.approx(2.0)                # agent 2 looks -x, wall at -5
+    np.testing.assert_allclose(art.rays.get_array(), sim.danger[[0, 2]].ravel())
+    assert art.maps is None and art.trajectories is None
+    x0, x1 = art.ax.get_xlim()
+    assert x0 < -5 < 5 < x1
+
+
+def test_scene_rotates_slots_with_heading_when_sim_does():
+    art = cs.plot.scene(FakeSim(rotate=True))
+    segs = np.array(art.rays.get_segments())
+    # agent 2 (heading pi): its slot 0 points along -x
+    d = segs[8, 1] - segs[8, 0]
+    assert d[0] < 0 and abs(d[1]) < 1e-6
+
+
+def test_scene_maps_and_trajectories():
+    sim = FakeSim()
+    hist = np.zeros((4, 5, 2))
+    art = cs.plot.scene(sim, maps=[2], rays=False, trajectories=hist)
+    assert art.rays is None
+    assert len(art.maps.interest.get_paths()) == 1
+    centre = sim.agents.position[2]
+    tip = np.array(art.maps.chosen.get_segments())[0, 1]
+    np.testing.assert_allclose(tip, centre + [0.4 + 1.2, 0], rtol=1e-6)
+    assert len(art.trajectories.get_segments()) == 5
+    all_maps = cs.plot.scene(sim, maps=True, rays=False)
+    assert len(all_maps.maps.interest.get_paths()) == 2
+
+
+def test_scene_without_sim_uses_keywords():
+    w = _square_world()
+    fig, ax = plt.subplots()
+    art = cs.plot.scene(world=w, path=[[-1, 0], [1, 0]], agents=[[0, 0], [1, 1]], slots=6,
+                        look_ahead=2.0, ax=ax)
+    assert art.ax is ax
+    assert len(art.paths) == 1 and len(art.paths[0].get_xydata()) == 2
+    assert len(art.rays.get_segments()) == 12
+    # nothing to cast rays with: no rays, no error
+    assert cs.plot.scene(agents=[[0, 0]]).rays is None
+
+
+# ----------------------------------------------------------------- context maps ---
+
+
+def test_context_maps_grid_from_arrays():
+    interest = cs.dot_map(cs.SlotSet(8), [[1, 0], [0, 1], [-1, 0], [0, -1], [1, 1]])
+    danger = np.zeros_like(interest)
+    danger[1, 2] = 1
+    grid = cs.plot.context_maps(interest, danger, agents=[1, 3, 4], ncols=2)
+    assert grid.agents == [1, 3, 4] and len(grid.axes) == 3 and len(grid.maps) == 3
+    assert len(grid.figure.axes) == 4 and not grid.figure.axes[3].get_visible()
+    heights = [p.get_height() for p in grid.maps[0].interest.patches]
+    np.testing.assert_allclose(heights, interest[1], rtol=1e-6)
+    np.testing.assert_allclose(grid.maps[0].masked.get_xdata(), [np.pi / 2])
+    assert grid.axes[1].get_title() == "agent 3"
+
+
+def test_context_maps_from_sim_uses_alive_agents_and_chosen():
+    grid = cs.plot.context_maps(FakeSim())
+    assert grid.agents == [0, 2]
+    angle, length = grid.maps[0].chosen.xy
+    assert angle == pytest.approx(0.0) and length == pytest.approx(0.5)
+
+
+def test_context_maps_rejects_bad_agents():
+    with pytest.raises(IndexError):
+        cs.plot.context_maps(np.ones((2, 4)), agents=[2])
+    with pytest.raises(ValueError, match="at least one"):
+        cs.plot.context_maps(np.ones((2, 4)), agents=[])
+
+
+# ----------------------------------------------------------------- trajectories ---
+
+
+def test_trajectories_one_line_per_agent():
+    t = np.linspace(0, 1, 6)
+    hist = np.stack([np.c_[t, t], np.c_[t, -t], np.c_[-t, t]], axis=1)
+    lines = cs.plot.trajectories(hist, agents=[0, 2])
+    segs = lines.get_segments()
+    assert len(segs) == 2
+    np.testing.assert_allclose(segs[1], hist[:, 2])
+
+    class History:
+        positions = hist
+
+    assert len(cs.plot.trajectories(History()).get_segments()) == 3
+    with pytest.raises(ValueError, match=r"\(T, N, 2\)"):
+        cs.plot.trajectories(np.zeros((3, 2)))
+
+
+# ------------------------------------------------------------ record and animate ---
+
+
+class SteppingSim(FakeSim):
+    def step(self, dt, steps=1):
+        self.agents.position[:] += np.float32(dt * steps)
+
+
+def test_record_keeps_states_and_marks_dead_agents():
+    sim = SteppingSim()
+    calls = []
+    rec = cs.plot.record(sim, 10, dt=0.5, records=4, callback=calls.append)
+    assert rec.steps.tolist() == [0, 2, 5, 8, 10] and sum(calls) == 10
+    assert rec.positions.shape == (5, 5, 2) and rec.danger.shape == (5, 5, 8)
+    assert np.isnan(rec.positions[:, 1]).all()            # agent 1 is dead
+    np.testing.assert_allclose(rec.positions[-1, 0] - rec.positions[0, 0], [5, 5])
+
+
+def test_animate_replays_frames():
+    sim = SteppingSim()
+    anim = cs.plot.animate(sim, 6, frames=3)
+    assert anim.history.positions.shape[0] == 4
+    frames = list(anim.new_saved_frame_seq())
+    assert frames == [0, 1, 2, 3]
+    assert "frames[3]" in anim.to_jshtml()      # renders (an unrendered animation warns)
+    drawn = anim._func(3)
+    # trail + rays + bodies + heading ticks, rays for the 2 alive agents x 8 slots
+    assert len(drawn) == 4 and len(drawn[1].get_segments()) == 16
+    with pytest.raises(ValueError, match="sim and steps"):
+        cs.plot.animate(sim)
+
+
+def test_scene_and_context_maps_of_a_real_simulation():
+    t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    world = cs.World()
+    world.add_polyline(np.c_[100 * np.cos(t), 60 * np.sin(t)], closed=True)
+    world.add_polyline(np.c_[80 * np.cos(t), 40 * np.sin(t)], closed=True)
+    track = cs.Path(np.c_[90 * np.cos(t), 50 * np.sin(t)], closed=True)
+    cars = cs.Agents(4, slots=12)
+    cars.add(track.point_at([0.0, 20.0, 40.0]), radius=2.0, max_speed=25.0, heading=np.pi / 2)
+    steering = cs.Steering([cs.FollowPath(track, look_ahead=15), cs.WallDanger(look_ahead=12)],
+                           rotate=True)
+    sim = cs.Simulation(world, cars, steering)
+    sim.step(1 / 30, steps=10)
+    art = cs.plot.scene(sim, maps=True)
+    assert len(art.paths) == 1
+    assert len(art.rays.get_segments()) == 3 * 12
+    np.testing.assert_allclose(art.rays.get_array(), sim.danger[:3].ravel())
+    assert len(art.maps.interest.get_paths()) == 3
+    grid = cs.plot.context_maps(sim)
+    assert grid.agents == [0, 1, 2]
+    # slots turn with the car: the polar plot's slot 0 sits at the car's heading
+    x0 = grid.maps[1].interest.patches[0]
+    assert x0.get_x() + x0.get_width() / 2 == pytest.approx(float(cars.heading[1]), abs=1e-6)
+
+
+def test_context_maps_marks_masked_slots_only_for_mask_resolve():
+    world = cs.World()
+    world.add_segments([[3, -5, 3, 5]])
+    agents = cs.Agents(1, slots=8)
+    agents.add([0, 0], radius=0.5)
+    marks = {}
+    for resolve in ("mask", "subtract"):
+        steering = cs.Steering([cs.Forward(), cs.WallDanger(look_ahead=5)], resolve=resolve)
+        sim = cs.Simulation(world, agents, steering)
+        sim.perceive()
+        marks[resolve] = len(cs.plot.context_maps(sim).maps[0].masked.get_xdata())
+    assert marks["mask"] > 0 and marks["subtract"] == 0
+
+
+# ------------------------------------------------------------- History and metrics ---
+
+
+def _history_run():
+    sim = cs.scenarios.get("racetrack")(agents=3, seed=1)
+    history = sim.record(every=5)
+    sim.step(1 / 30, steps=60)
+    return sim, history
+
+
+def test_trajectories_and_animate_take_a_history():
+    import matplotlib.pyplot as plt
+
+    sim, history = _history_run()
+    lines = cs.plot.trajectories(history)
+    assert len(lines.get_segments()) == 3
+    np.testing.assert_allclose(lines.get_segments()[2], history.positions[:, 2])
+    anim = cs.plot.animate(history)                 # the History's simulation gives the world
+    assert anim.history is history
+    anim._init_draw()
+    plt.close("all")
+
+
+def test_metrics_plots_series_of_a_history_and_bars_of_a_summary():
+    import matplotlib.pyplot as plt
+
+    sim, history = _history_run()
+    art = cs.plot.metrics(history)
+    assert {"agent_collisions", "wall_collisions", "min_clearance", "mean_speed"} <= set(art.artists)
+    assert len(art.axes) == len(art.artists)
+    line = art.artists["mean_speed"]
+    np.testing.assert_allclose(line.get_xdata(), history.times)
+    np.testing.assert_allclose(line.get_ydata(), history.series["mean_speed"])
+    bars = cs.plot.metrics(sim).artists["bars"]        # a simulation: its metrics() as bars
+    m = sim.metrics()
+    heights = [b.get_height() for b in bars]
+    assert heights[:2] == [m["collisions"]["agent_agent"], m["collisions"]["agent_wall"]]
+    assert len(bars) == 5                             # + laps, overtakes, stuck (no goals)
+    with pytest.raises(ValueError):
+        cs.plot.metrics(history, series=["nope"])
+    fig, axes = plt.subplots(2)
+    art = cs.plot.metrics(history, axes, series=["laps", "mean_progress"])
+    assert art.axes == list(axes)
+    plt.close("all")

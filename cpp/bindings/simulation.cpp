@@ -12,6 +12,7 @@
 #include "arrays.hpp"
 #include "contextsteer/collide.hpp"
 #include "contextsteer/simulation.hpp"
+#include "simulation_handle.hpp"
 #include "world_handle.hpp"
 
 namespace contextsteer::bindings {
@@ -42,13 +43,6 @@ ChooseMode choose_mode(const std::string& s) {
   if (s == "subslot") return ChooseMode::kSubslot;
   throw py::value_error("choose: unknown mode '" + s + "'");
 }
-
-/// What contextsteer._core.Simulation wraps: the C++ simulation plus the Python objects
-/// whose memory it borrows (agents, behaviours with their arrays and paths, world).
-struct PySimulation {
-  py::object agents, world, behaviours;
-  std::unique_ptr<Simulation> sim;
-};
 
 /// ValueError naming the first alive agent whose state is not finite (or negative).
 void check_agents(Agents& a) {
@@ -171,7 +165,9 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
 }  // namespace
 
 void bind_simulation(py::module_& m) {
-  py::class_<PySimulation>(m, "Simulation", "C++ simulation step (use contextsteer.Simulation).")
+  py::class_<PySimulation> cls(m, "Simulation", "C++ simulation step (use contextsteer.Simulation).");
+  bind_observers(m, cls);  // metrics and histories (observe.cpp)
+  cls
       .def(py::init(&make), py::arg("world"), py::arg("agents"), py::arg("behaviours"),
            py::arg("config"), py::arg("motion"), py::arg("params"), py::arg("slots"))
       .def("_perceive",

@@ -71,6 +71,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
     nb_indices_.assign(n_ * config_.max_neighbors, -1);
     nb_counts_.assign(n_, 0);
   }
+  metrics_.configure(MetricsParams{}, agents.view(), nullptr, 0.0);
 }
 
 float* Simulation::behaviour_map(std::size_t b) {
@@ -253,6 +254,7 @@ void Simulation::finish(float dt) {
   });
   time_ += dt;
   ++step_count_;
+  observe();  // metrics and histories (simulation_observe.cpp)
 }
 
 void Simulation::decide_and_move(float dt) {

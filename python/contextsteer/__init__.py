@@ -7,9 +7,11 @@ returned as zero-copy NumPy views.
 
 from __future__ import annotations
 
-from . import agents, behaviours, maps, motion, path, plot, runtime, simulation, steering, world
+from . import (agents, behaviours, history, maps, metrics, motion, path, plot, runtime,
+               scenarios, simulation, steering, world)
 from .agents import *  # noqa: F403
 from .behaviours import *  # noqa: F403
+from .history import *  # noqa: F403
 from .maps import *  # noqa: F403
 from .motion import *  # noqa: F403
 from .path import *  # noqa: F403
@@ -22,4 +24,4 @@ __version__ = "0.1.0"
 
 __all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__,
            *agents.__all__, *behaviours.__all__, *motion.__all__,
-           *steering.__all__, *simulation.__all__]
+           *steering.__all__, *simulation.__all__, *history.__all__]

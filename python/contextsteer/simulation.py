@@ -164,6 +164,8 @@ class Simulation:
         core_world = None if world is None else getattr(world, "_core", world)
         self._core = _core.Simulation(core_world, agents, list(steering.behaviours),
                                       steering._config(), motion, params, slots)
+        self._layers = params["layers"]
+        self.configure_metrics()  # the defaults, with the world as the baseline
 
     # ------------------------------------------------------------------ stepping ---
     def step(self, dt: float, steps: int = 1) -> None:
@@ -208,6 +210,87 @@ class Simulation:
         self._core._decide_and_move(_num("dt", dt))
 
     resolve_and_move = decide_and_move
+
+    # ------------------------------------------------------------ observation ---
+    def configure_metrics(self, *, goal_radius: float | None = None, path=None,
+                          overtakes: bool = False, contact_tolerance: float = 0.01,
+                          clearance_range: float | None = None, enabled: bool = True) -> None:
+        """Choose what the run metrics measure and reset them (see :mod:`contextsteer.metrics`).
+
+        The current state becomes the baseline (contacts that exist now are not
+        episodes). A new simulation measures with the defaults.
+
+        Parameters
+        ----------
+        goal_radius : float, optional
+            Time to goal: an agent arrives the first time it is within ``goal_radius``
+            of its ``target``. None: no goals.
+        path : Path, optional
+            Progress along this path (laps on a closed one).
+        overtakes : bool
+            Count overtakes along the closed ``path`` (O(N²) a step).
+        contact_tolerance : float in [0, 1)
+            Relative tolerance of wall and agent contacts.
+        clearance_range : float, optional
+            Clearances are measured up to this distance (default 4 × the largest radius).
+        enabled : bool
+            False skips the metrics entirely (no cost per step).
+
+        Examples
+        --------
+        >>> import contextsteer as cs
+        >>> agents = cs.Agents(1, slots=8)
+        >>> _ = agents.add([0, 0], max_speed=1, target=[2, 0])
+        >>> sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=1))
+        >>> sim.configure_metrics(goal_radius=0.5)
+        >>> sim.step(dt=0.1, steps=30)
+        >>> m = sim.metrics()
+        >>> m["time_to_goal"]["arrived"], round(m["time_to_goal"]["mean"], 2)
+        (1, 1.5)
+        """
+        if path is not None and not hasattr(path, "_path"):
+            raise TypeError(f"configure_metrics: path must be a Path, got {type(path).__name__}")
+        goal = -1.0 if goal_radius is None else _num("goal_radius", goal_radius)
+        rng = -1.0 if clearance_range is None else _num("clearance_range", clearance_range)
+        tol = _num("contact_tolerance", contact_tolerance)
+        self._metrics_path = path
+        self._core._configure_metrics(bool(enabled), goal, None if path is None else path._path,
+                                      bool(overtakes), tol, rng, int(self._layers))
+
+    def metrics(self) -> dict:
+        """The run metrics of the alive agents since :meth:`configure_metrics` (or
+        construction), as a plain dict: collisions (episodes), min clearance, time to
+        goal, path length, progress/laps/overtakes (with a path), heading jitter,
+        effort, stuck agents and SteerBench's composite score.
+
+        Examples
+        --------
+        >>> import contextsteer as cs
+        >>> agents = cs.Agents(2, slots=8)
+        >>> _ = agents.add([[0, 0], [3, 0]], velocity=[[1, 0], [-1, 0]], max_speed=1)
+        >>> sim = cs.Simulation(None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=1),
+        ...                     push_apart=False)
+        >>> sim.step(dt=0.1, steps=20)        # head-on: they meet and pass through
+        >>> m = sim.metrics()
+        >>> m["collisions"], round(m["path_length"]["mean"], 3)
+        ({'agent_agent': 1, 'agent_wall': 0, 'total': 1}, 2.0)
+        """
+        from .metrics import summarize
+
+        return summarize(self._core, self.agents.alive, self.time, self.stuck)
+
+    @property
+    def agent_metrics(self):
+        """Per-agent metric arrays (:class:`contextsteer.metrics.AgentMetrics`, read-only views)."""
+        from .metrics import agent_metrics
+
+        return agent_metrics(self._core)
+
+    def record(self, every: int = 1, *, maps: bool = False, reserve: int | None = None):
+        """Attach a :class:`History` recording every ``every`` steps (see there)."""
+        from .history import History
+
+        return History(self, every, maps=maps, reserve=reserve)
 
     # ------------------------------------------------------------------ state ---
     @property

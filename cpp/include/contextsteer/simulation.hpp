@@ -11,6 +11,8 @@
 #include "contextsteer/behaviours.hpp"
 #include "contextsteer/choose.hpp"
 #include "contextsteer/combine.hpp"
+#include "contextsteer/history.hpp"
+#include "contextsteer/metrics.hpp"
 #include "contextsteer/motion.hpp"
 #include "contextsteer/neighbors.hpp"
 #include "contextsteer/postprocess.hpp"
@@ -113,7 +115,18 @@ class Simulation {
   /// (N,K) map of behaviour b (its interest or danger map), or nullptr unless recording.
   float* behaviour_map(std::size_t b);
 
+  // --- Observation (simulation_observe.cpp): metrics and histories, updated at the end
+  // of every step from the committed state.
+  /// The run metrics (configured with the defaults at construction).
+  Metrics& metrics() { return metrics_; }
+  /// Resets the metrics with `params`, taking the current state as the baseline.
+  void configure_metrics(const MetricsParams& params);
+  /// Records into `history` at its due steps (kept alive here until detached).
+  void attach(std::shared_ptr<History> history);
+  void detach(const History* history);
+
  private:
+  void observe();
   struct Plan;  // per-call constants of the stages
   Plan plan() const;
   void perceive_rows(const Plan& p, std::size_t begin, std::size_t end);
@@ -140,6 +153,8 @@ class Simulation {
   NeighborGrid grid_, push_grid_;
   std::vector<std::int32_t> nb_indices_, nb_counts_;
   float neighbor_radius_ = 0.0f;
+  Metrics metrics_;
+  std::vector<std::shared_ptr<History>> histories_;
   std::uint64_t step_count_ = 0;
   double time_ = 0.0;
 };

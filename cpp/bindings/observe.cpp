@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+// Bindings of the simulation's observers: run metrics (views) and History recorders.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "agents.hpp"
+#include "arrays.hpp"
+#include "contextsteer/history.hpp"
+#include "contextsteer/metrics.hpp"
+#include "simulation_handle.hpp"
+#include "world_handle.hpp"
+
+namespace contextsteer::bindings {
+
+namespace {
+
+/// What contextsteer._core.History wraps: the recorder and the simulation recording into
+/// it. Dropping the object detaches the recorder.
+struct PyHistory {
+  py::object sim;
+  std::shared_ptr<History> history;
+  std::size_t n = 0, k = 0;
+  bool attached = true;
+
+  void detach() {
+    if (attached && history) sim.cast<PySimulation&>().sim->detach(history.get());
+    attached = false;
+  }
+  ~PyHistory() {
+    if (attached && history && sim && Py_IsInitialized()) {
+      try {
+        detach();
+      } catch (...) {  // never throw from a destructor
+      }
+    }
+  }
+};
+
+void refresh_world(PySimulation& self) {
+  self.sim->set_world(self.world.is_none() ? nullptr
+                                           : self.world.cast<WorldHandle&>().snapshot());
+}
+
+/// A view of one field of a history's storage generation; the capsule keeps it alive.
+template <class T>
+py::object frames_view(const std::shared_ptr<HistoryFrames>& buf, T* data,
+                       std::vector<py::ssize_t> shape) {
+  auto* keep = new std::shared_ptr<HistoryFrames>(buf);
+  py::capsule owner(keep, [](void* p) { delete static_cast<std::shared_ptr<HistoryFrames>*>(p); });
+  return view_of(data, std::move(shape), owner, false);
+}
+
+}  // namespace
+
+void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
+  cls.def(
+         "_configure_metrics",
+         [](PySimulation& self, bool enabled, double goal_radius, py::object path, bool overtakes,
+            double tolerance, double clearance_range, std::uint32_t layers) {
+           for (double v : {goal_radius, tolerance, clearance_range})
+             if (!std::isfinite(v)) throw py::value_error("metrics: parameters must be finite");
+           if (tolerance < 0.0 || tolerance >= 1.0)
+             throw py::value_error("metrics: contact_tolerance must be in [0, 1), got " +
+                                   std::to_string(tolerance));
+           MetricsParams p;
+           p.enabled = enabled;
+           p.goal_radius = static_cast<float>(goal_radius);
+           p.path = path.is_none() ? nullptr : &path.cast<const Path&>();
+           p.overtakes = overtakes;
+           p.contact_tolerance = static_cast<float>(tolerance);
+           p.clearance_range = static_cast<float>(clearance_range);
+           p.layers = layers;
+           self.metrics_path = path;
+           refresh_world(self);
+           self.sim->configure_metrics(p);
+         },
+         py::arg("enabled"), py::arg("goal_radius"), py::arg("path"), py::arg("overtakes"),
+         py::arg("contact_tolerance"), py::arg("clearance_range"), py::arg("layers"))
+      .def("_metrics_info",
+           [](PySimulation& self) {
+             Metrics& mt = self.sim->metrics();
+             py::dict d;
+             d["enabled"] = mt.enabled();
+             d["steps"] = mt.steps();
+             d["start_time"] = mt.start_time();
+             d["goal_radius"] = mt.params().goal_radius;
+             d["contact_tolerance"] = mt.params().contact_tolerance;
+             d["clearance_range"] = mt.clearance_range();
+             d["path_length"] = mt.path_length_total();
+             d["closed_path"] = mt.params().path != nullptr && mt.params().path->closed();
+             d["overtakes"] = mt.params().overtakes;
+             return d;
+           })
+      .def("_metric_view",
+           [](py::object self_obj, const std::string& name) -> py::object {
+             Metrics& mt = self_obj.cast<PySimulation&>().sim->metrics();
+             const auto n = static_cast<py::ssize_t>(mt.size());
+             if (name == "wall_episodes") return view_of(mt.wall_episodes(), {n}, self_obj, false);
+             if (name == "agent_episodes") return view_of(mt.agent_episodes(), {n}, self_obj, false);
+             if (name == "wall_steps") return view_of(mt.wall_steps(), {n}, self_obj, false);
+             if (name == "alive_steps") return view_of(mt.alive_steps(), {n}, self_obj, false);
+             if (name == "min_wall_clearance") return view_of(mt.min_wall_clearance(), {n}, self_obj, false);
+             if (name == "min_agent_clearance") return view_of(mt.min_agent_clearance(), {n}, self_obj, false);
+             if (name == "wall_clearance") return view_of(mt.wall_clearance(), {n}, self_obj, false);
+             if (name == "agent_clearance") return view_of(mt.agent_clearance(), {n}, self_obj, false);
+             if (name == "time_to_goal") return view_of(mt.time_to_goal(), {n}, self_obj, false);
+             if (name == "path_length") return view_of(mt.path_length(), {n}, self_obj, false);
+             if (name == "effort") return view_of(mt.effort(), {n}, self_obj, false);
+             if (name == "jitter") return view_of(mt.jitter(), {n}, self_obj, false);
+             if (name == "progress") return view_of(mt.progress(), {n}, self_obj, false);
+             if (name == "laps") return view_of(mt.laps(), {n}, self_obj, false);
+             if (name == "last_lap_time") return view_of(mt.last_lap_time(), {n}, self_obj, false);
+             if (name == "best_lap_time") return view_of(mt.best_lap_time(), {n}, self_obj, false);
+             if (name == "lap_end_time") return view_of(mt.lap_end_time(), {n}, self_obj, false);
+             if (name == "overtakes") return view_of(mt.overtakes(), {n}, self_obj, false);
+             if (name == "ever_stuck")
+               return view_of(reinterpret_cast<bool*>(mt.ever_stuck()), {n}, self_obj, false);
+             throw py::value_error("unknown metric " + name);
+           })
+      .def(
+          "_record",
+          [](py::object self_obj, long every, bool maps, long reserve) {
+            if (every < 1) throw py::value_error("every must be >= 1, got " + std::to_string(every));
+            if (reserve < 1) throw py::value_error("reserve must be >= 1, got " + std::to_string(reserve));
+            PySimulation& self = self_obj.cast<PySimulation&>();
+            Simulation& s = *self.sim;
+            auto h = std::make_shared<History>(s.size(), s.slots(), static_cast<std::size_t>(every),
+                                               maps, s.metrics().params().path != nullptr,
+                                               s.step_count(), static_cast<std::size_t>(reserve));
+            // Frame 0: the state now.
+            h->capture(s.step_count(), s.time(), agents_of(self.agents).view(), s.interest(),
+                       s.danger(), s.metrics(), s.stuck());
+            s.attach(h);
+            auto out = std::make_unique<PyHistory>();
+            out->sim = self_obj;
+            out->history = h;
+            out->n = s.size();
+            out->k = s.slots();
+            return out;
+          },
+          py::arg("every"), py::arg("maps"), py::arg("reserve"));
+
+  py::class_<PyHistory>(m, "History", "Recorder of a simulation (use contextsteer.History).")
+      .def_property_readonly("frames", [](const PyHistory& h) { return h.history->frames(); })
+      .def_property_readonly("every", [](const PyHistory& h) { return h.history->every(); })
+      .def_property_readonly("attached", [](const PyHistory& h) { return h.attached; })
+      .def_property_readonly("has_maps", [](const PyHistory& h) { return h.history->buffer()->maps; })
+      .def_property_readonly("has_progress",
+                             [](const PyHistory& h) { return h.history->buffer()->progress; })
+      .def_property_readonly("series_names",
+                             [](const PyHistory&) {
+                               return std::vector<std::string>{
+                                   "agent_collisions", "wall_collisions", "min_clearance",
+                                   "mean_speed", "arrived", "stuck", "mean_progress", "laps"};
+                             })
+      .def("detach", &PyHistory::detach)
+      .def("_view", [](const PyHistory& h, const std::string& name) -> py::object {
+        auto buf = h.history->buffer();
+        const auto t = static_cast<py::ssize_t>(h.history->frames());
+        const auto n = static_cast<py::ssize_t>(buf->n), k = static_cast<py::ssize_t>(buf->k);
+        if (name == "steps") return frames_view(buf, buf->step.data(), {t});
+        if (name == "times") return frames_view(buf, buf->time.data(), {t});
+        if (name == "positions") return frames_view(buf, buf->position.data(), {t, n, 2});
+        if (name == "velocities") return frames_view(buf, buf->velocity.data(), {t, n, 2});
+        if (name == "headings") return frames_view(buf, buf->heading.data(), {t, n});
+        if (name == "alive")
+          return frames_view(buf, reinterpret_cast<bool*>(buf->alive.data()), {t, n});
+        if (name == "series")
+          return frames_view(buf, buf->series.data(),
+                             {t, static_cast<py::ssize_t>(Series::kCount)});
+        if (name == "interest" || name == "danger") {
+          if (!buf->maps) return py::none();
+          return frames_view(buf, (name == "interest" ? buf->interest : buf->danger).data(), {t, n, k});
+        }
+        if (name == "progress") {
+          if (!buf->progress) return py::none();
+          return frames_view(buf, buf->along.data(), {t, n});
+        }
+        throw py::value_error("unknown History view " + name);
+      });
+}
+
+}  // namespace contextsteer::bindings

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// The Python-side owner of a Simulation, shared by the simulation and observer bindings.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+#include "contextsteer/simulation.hpp"
+
+namespace contextsteer::bindings {
+
+namespace py = pybind11;
+
+/// What contextsteer._core.Simulation wraps: the C++ simulation plus the Python objects
+/// whose memory it borrows (agents, behaviours with their arrays and paths, world, and the
+/// path the metrics measure progress along).
+struct PySimulation {
+  py::object agents, world, behaviours;
+  py::object metrics_path = py::none();
+  std::unique_ptr<Simulation> sim;
+};
+
+/// Adds the metrics and history methods to the Simulation class and binds
+/// contextsteer._core.History (observe.cpp).
+void bind_observers(py::module_& m, py::class_<PySimulation>& cls);
+
+}  // namespace contextsteer::bindings

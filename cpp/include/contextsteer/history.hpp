@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// A recorder of agent states (and optionally context maps) at chosen simulation steps.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "contextsteer/agents.hpp"
+#include "contextsteer/metrics.hpp"
+
+namespace contextsteer {
+
+/// Per-frame scalars a History keeps (index into HistoryFrames::series rows).
+enum class Series : std::size_t {
+  kAgentCollisions,  ///< agent–agent pair episodes so far (Σ agent episodes / 2)
+  kWallCollisions,   ///< agent–wall episodes so far
+  kMinClearance,     ///< min over alive agents of the current wall/agent clearance
+  kMeanSpeed,        ///< mean |velocity| of alive agents
+  kArrived,          ///< agents that reached their goal so far
+  kStuck,            ///< agents flagged stuck now
+  kMeanProgress,     ///< mean progress along the metrics path
+  kLaps,             ///< laps completed so far, all agents
+  kCount
+};
+
+/// One generation of a History's storage: `capacity` frames of everything. A buffer
+/// never grows; a History that outgrows it moves to a new, larger generation, and views
+/// of the old one keep it alive (shared_ptr), so memory seen from Python never moves.
+struct HistoryFrames {
+  std::size_t capacity = 0, n = 0, k = 0;
+  bool maps = false, progress = false;
+  std::vector<std::int64_t> step;  ///< (T,) step count of each frame
+  std::vector<double> time;        ///< (T,) simulated seconds
+  std::vector<float> position;     ///< (T,N,2), NaN where an agent is dead
+  std::vector<float> velocity;     ///< (T,N,2)
+  std::vector<float> heading;      ///< (T,N)
+  std::vector<std::uint8_t> alive; ///< (T,N)
+  std::vector<float> interest, danger;  ///< (T,N,K) when maps
+  std::vector<float> along;        ///< (T,N) progress along the metrics path, when progress
+  std::vector<float> series;       ///< (T, Series::kCount)
+
+  HistoryFrames(std::size_t capacity, std::size_t n, std::size_t k, bool maps, bool progress);
+};
+
+/// Records the agents' state at the steps where (step − start) % every == 0, from inside
+/// the simulation step (no per-step Python). Capture is serial and O(N) (O(NK) with maps);
+/// it allocates only when the storage doubles.
+class History {
+ public:
+  /// n agents (capacity), k slots, every >= 1, `reserve` frames preallocated (>= 1).
+  History(std::size_t n, std::size_t k, std::size_t every, bool maps, bool progress,
+          std::uint64_t start, std::size_t reserve);
+
+  bool due(std::uint64_t step) const { return step >= start_ && (step - start_) % every_ == 0; }
+  /// Appends one frame. `interest`/`danger` (N,K) are read when recording maps; `stuck`
+  /// may be nullptr.
+  void capture(std::uint64_t step, double time, const AgentsView& agents, const float* interest,
+               const float* danger, Metrics& metrics, const std::uint8_t* stuck);
+
+  std::size_t frames() const { return frames_; }
+  std::size_t every() const { return every_; }
+  /// The current storage generation (its first frames() frames are valid).
+  std::shared_ptr<HistoryFrames> buffer() const { return buf_; }
+
+ private:
+  std::size_t every_;
+  std::uint64_t start_;
+  std::size_t frames_ = 0;
+  std::shared_ptr<HistoryFrames> buf_;
+};
+
+}  // namespace contextsteer

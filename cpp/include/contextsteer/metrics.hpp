@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// Per-agent run metrics accumulated at the end of every simulation step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "contextsteer/agents.hpp"
+#include "contextsteer/neighbors.hpp"
+#include "contextsteer/path.hpp"
+#include "contextsteer/world.hpp"
+
+namespace contextsteer {
+
+/// Most agents one agent is remembered to touch at a time (for collision episodes).
+inline constexpr std::size_t kMaxContacts = 8;
+
+/// What the metrics measure. Every length is in world units.
+struct MetricsParams {
+  bool enabled = true;
+  /// Time to goal: agent i arrives the first time |p_i − target_i| <= goal_radius.
+  /// < 0 disables it.
+  float goal_radius = -1.0f;
+  /// Progress along this path (borrowed; the caller keeps it alive), or nullptr.
+  const Path* path = nullptr;
+  /// Count overtakes along a closed `path` (O(N²) a step: for small fields).
+  bool overtakes = false;
+  /// Contact tolerance, relative: agent i touches a wall when its wall clearance
+  /// (nearest wall distance − r_i) is < tol·r_i; agents i, j touch when their clearance
+  /// |p_i − p_j| − r_i − r_j is < tol·(r_i + r_j). The swept collision stops a skin of
+  /// 1e-3·r away from walls and push-apart separates overlapping agents to a hair beyond
+  /// contact, so with tol = 0.01 contacts that the collision response resolved still
+  /// count (a collision is a contact, resolved or not).
+  float contact_tolerance = 0.01f;
+  /// Clearances are measured up to this distance beyond contact (larger ones are +inf);
+  /// < 0: 4 × the largest agent radius at configure time.
+  float clearance_range = -1.0f;
+  std::uint32_t layers = kAllLayers;  ///< wall layers measured
+};
+
+/// Metrics accumulated at the end of every step from the committed agent state (not
+/// per-step Python). Per-agent accumulators only, each written by the chunk that owns
+/// the agent, so the results do not depend on the thread count.
+///
+/// Definitions (per agent i, over the steps since configure(); "step" = one update):
+/// - collisions: wall episodes (the agent starts touching a wall: not touching at the
+///   previous update, touching now) and agent episodes (a pair i, j starts touching;
+///   counted for both agents, so the number of pair episodes is the sum over agents / 2).
+/// - min clearance to walls (nearest wall distance − r_i; < 0 is a penetration) and to
+///   agents (|p_i − p_j| − r_i − r_j), +inf when never within clearance_range.
+/// - time to goal (seconds since configure, NaN until it arrives), path length
+///   Σ|Δp| (double), effort Σ|Δv| (= ∫|a| dt, length per second; double), heading
+///   jitter Σ|Δheading| wrapped into [−π, π] (double) over steps alive.
+/// - progress: Σ of the change of the path's closest offset, each change wrapped into
+///   [−L/2, L/2) on a closed path of length L (double); laps = ⌊progress / L⌋ once
+///   positive, with the time of each completed lap.
+/// - overtakes: with s = start offset + progress and the pair's confirmed lap difference
+///   k_ij (initially ⌊(s_i − s_j)/L⌋), agent i overtakes j when s_i − s_j >= (k_ij + 1)·L
+///   + m, and falls back when s_i − s_j < k_ij·L − m, m = r_i + r_j (a body width of
+///   hysteresis, so cars side by side do not count); counted for the overtaker only.
+///   O(N²) time and memory (for small fields such as a race).
+/// - stuck: whether the simulation ever flagged the agent stuck before it arrived.
+class Metrics {
+ public:
+  /// Resets every accumulator and takes the agents' current state as the baseline
+  /// (current contacts are not episodes). Allocates. Serial.
+  void configure(const MetricsParams& params, const AgentsView& agents, const World* world,
+                 double time);
+  const MetricsParams& params() const { return params_; }
+  bool enabled() const { return params_.enabled && n_ > 0; }
+
+  /// Serial preparation of an update: rebuilds the agent grid over the committed
+  /// positions. Then update_rows over all rows (any chunking), then finish_update.
+  void prepare(const AgentsView& agents);
+  /// Accumulates rows [begin, end) from the committed state `agents` at `time`.
+  /// Reentrant for disjoint row ranges; allocation-free.
+  void update_rows(const AgentsView& agents, const World* world, const std::uint8_t* stuck,
+                   double time, std::size_t begin, std::size_t end);
+  /// Overtakes of rows [begin, end) (reads every agent's progress: after update_rows of
+  /// all rows).
+  void overtake_rows(const AgentsView& agents, std::size_t begin, std::size_t end);
+  /// Counts the step. Serial.
+  void finish_update() { ++steps_; }
+
+  std::size_t size() const { return n_; }
+  std::uint64_t steps() const { return steps_; }
+  double start_time() const { return start_time_; }
+  float clearance_range() const { return range_; }
+  double path_length_total() const { return path_ ? path_->length() : 0.0; }
+
+  std::int32_t* wall_episodes() { return wall_episodes_.data(); }    ///< (N,)
+  std::int32_t* agent_episodes() { return agent_episodes_.data(); }  ///< (N,)
+  std::int32_t* wall_steps() { return wall_steps_.data(); }          ///< (N,) steps touching
+  float* min_wall_clearance() { return min_wall_.data(); }           ///< (N,)
+  float* min_agent_clearance() { return min_agent_.data(); }         ///< (N,)
+  float* wall_clearance() { return cur_wall_.data(); }    ///< (N,) at the last update
+  float* agent_clearance() { return cur_agent_.data(); }  ///< (N,) at the last update
+  float* time_to_goal() { return goal_time_.data(); }     ///< (N,) NaN until arrival
+  double* path_length() { return path_length_.data(); }   ///< (N,)
+  double* effort() { return effort_.data(); }             ///< (N,)
+  double* jitter() { return jitter_.data(); }             ///< (N,) Σ|Δheading|
+  std::int32_t* alive_steps() { return alive_steps_.data(); }  ///< (N,)
+  double* progress() { return progress_.data(); }         ///< (N,)
+  std::int32_t* laps() { return laps_.data(); }           ///< (N,)
+  float* last_lap_time() { return last_lap_.data(); }     ///< (N,) NaN before a lap
+  float* best_lap_time() { return best_lap_.data(); }     ///< (N,) NaN before a lap
+  float* lap_end_time() { return lap_end_.data(); }       ///< (N,) time of the last lap end
+  std::int32_t* overtakes() { return overtakes_.data(); } ///< (N,)
+  std::uint8_t* ever_stuck() { return ever_stuck_.data(); }  ///< (N,) stuck before arrival
+
+ private:
+  void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
+                   float& agent, std::int32_t* partners, std::uint8_t& count) const;
+
+  MetricsParams params_;
+  const Path* path_ = nullptr;
+  std::size_t n_ = 0;
+  float range_ = 0.0f, rmax_ = 0.0f;
+  std::uint64_t steps_ = 0;
+  double start_time_ = 0.0;
+  NeighborGrid grid_;
+  std::vector<float> prev_pos_, prev_vel_, prev_head_;
+  std::vector<std::uint8_t> touching_, ever_stuck_, was_alive_;
+  std::vector<std::int32_t> partners_;    // (N, kMaxContacts) ascending, -1 padded
+  std::vector<std::uint8_t> n_partners_;  // (N,)
+  std::vector<std::int32_t> wall_episodes_, agent_episodes_, wall_steps_, alive_steps_;
+  std::vector<float> min_wall_, min_agent_, cur_wall_, cur_agent_, goal_time_;
+  std::vector<double> path_length_, effort_, jitter_;
+  std::vector<double> offset_, progress_, start_offset_;
+  std::vector<std::int32_t> laps_, overtakes_;
+  std::vector<std::int32_t> lap_diff_;  // (N, N) confirmed k_ij, row i owned by agent i
+  std::vector<float> last_lap_, best_lap_, lap_end_;
+};
+
+}  // namespace contextsteer

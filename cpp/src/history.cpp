@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// A recorder of agent states at chosen steps, with growable, view-safe storage.
+#include "contextsteer/history.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace contextsteer {
+
+HistoryFrames::HistoryFrames(std::size_t cap, std::size_t n_, std::size_t k_, bool maps_,
+                             bool progress_)
+    : capacity(cap), n(n_), k(k_), maps(maps_), progress(progress_) {
+  step.resize(cap);
+  time.resize(cap);
+  position.resize(cap * n * 2);
+  velocity.resize(cap * n * 2);
+  heading.resize(cap * n);
+  alive.resize(cap * n);
+  if (maps) {
+    interest.resize(cap * n * k);
+    danger.resize(cap * n * k);
+  }
+  if (progress) along.resize(cap * n);
+  series.resize(cap * static_cast<std::size_t>(Series::kCount));
+}
+
+History::History(std::size_t n, std::size_t k, std::size_t every, bool maps, bool progress,
+                 std::uint64_t start, std::size_t reserve)
+    : every_(std::max<std::size_t>(every, 1)),
+      start_(start),
+      buf_(std::make_shared<HistoryFrames>(std::max<std::size_t>(reserve, 1), n, k, maps,
+                                           progress)) {}
+
+void History::capture(std::uint64_t step, double time, const AgentsView& a, const float* interest,
+                      const float* danger, Metrics& m, const std::uint8_t* stuck) {
+  HistoryFrames* f = buf_.get();
+  const std::size_t n = f->n, k = f->k;
+  if (frames_ == f->capacity) {
+    // A new generation twice as large; views of the old one keep it alive.
+    auto g = std::make_shared<HistoryFrames>(2 * f->capacity, n, k, f->maps, f->progress);
+    auto copy = [&](const auto& from, auto& to) { std::copy(from.begin(), from.end(), to.begin()); };
+    copy(f->step, g->step);
+    copy(f->time, g->time);
+    copy(f->position, g->position);
+    copy(f->velocity, g->velocity);
+    copy(f->heading, g->heading);
+    copy(f->alive, g->alive);
+    copy(f->interest, g->interest);
+    copy(f->danger, g->danger);
+    copy(f->along, g->along);
+    copy(f->series, g->series);
+    buf_ = std::move(g);
+    f = buf_.get();
+  }
+  const std::size_t t = frames_;
+  f->step[t] = static_cast<std::int64_t>(step);
+  f->time[t] = time;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  double speed = 0.0, along = 0.0;
+  float clearance = std::numeric_limits<float>::infinity();
+  std::int64_t alive = 0, agent_ep = 0, wall_ep = 0, arrived = 0, stuck_now = 0, laps = 0;
+  const bool metrics = m.enabled();
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool on = a.alive[i] != 0;
+    f->alive[t * n + i] = on;
+    f->position[2 * (t * n + i)] = on ? a.position[2 * i] : nan;
+    f->position[2 * (t * n + i) + 1] = on ? a.position[2 * i + 1] : nan;
+    f->velocity[2 * (t * n + i)] = a.velocity[2 * i];
+    f->velocity[2 * (t * n + i) + 1] = a.velocity[2 * i + 1];
+    f->heading[t * n + i] = a.heading[i];
+    if (f->progress) f->along[t * n + i] = on && metrics ? static_cast<float>(m.progress()[i]) : nan;
+    if (!on) continue;
+    ++alive;
+    speed += std::hypot(double(a.velocity[2 * i]), double(a.velocity[2 * i + 1]));
+    if (stuck && stuck[i]) ++stuck_now;
+    if (!metrics) continue;
+    agent_ep += m.agent_episodes()[i];
+    wall_ep += m.wall_episodes()[i];
+    clearance = std::min({clearance, m.wall_clearance()[i], m.agent_clearance()[i]});
+    if (!std::isnan(m.time_to_goal()[i])) ++arrived;
+    along += m.progress()[i];
+    laps += m.laps()[i];
+  }
+  if (f->maps) {
+    std::copy(interest, interest + n * k, f->interest.begin() + static_cast<std::ptrdiff_t>(t * n * k));
+    std::copy(danger, danger + n * k, f->danger.begin() + static_cast<std::ptrdiff_t>(t * n * k));
+  }
+  float* s = f->series.data() + t * static_cast<std::size_t>(Series::kCount);
+  const double na = alive > 0 ? static_cast<double>(alive) : 1.0;
+  s[static_cast<std::size_t>(Series::kAgentCollisions)] = metrics ? static_cast<float>(agent_ep / 2) : nan;
+  s[static_cast<std::size_t>(Series::kWallCollisions)] = metrics ? static_cast<float>(wall_ep) : nan;
+  s[static_cast<std::size_t>(Series::kMinClearance)] = metrics ? clearance : nan;
+  s[static_cast<std::size_t>(Series::kMeanSpeed)] = static_cast<float>(speed / na);
+  s[static_cast<std::size_t>(Series::kArrived)] = metrics ? static_cast<float>(arrived) : nan;
+  s[static_cast<std::size_t>(Series::kStuck)] = static_cast<float>(stuck_now);
+  s[static_cast<std::size_t>(Series::kMeanProgress)] = metrics ? static_cast<float>(along / na) : nan;
+  s[static_cast<std::size_t>(Series::kLaps)] = metrics ? static_cast<float>(laps) : nan;
+  ++frames_;
+}
+
+}  // namespace contextsteer

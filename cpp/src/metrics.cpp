@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// Per-agent run metrics: collision episodes, clearances, goals, path length, progress.
+#include "contextsteer/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "contextsteer/nearest.hpp"
+
+namespace contextsteer {
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr std::int32_t kUnset = std::numeric_limits<std::int32_t>::min();
+
+/// Angle difference wrapped into [−π, π].
+double wrap_angle(double d) {
+  constexpr double two_pi = 2.0 * std::numbers::pi;
+  d = std::fmod(d, two_pi);
+  if (d > std::numbers::pi) d -= two_pi;
+  if (d < -std::numbers::pi) d += two_pi;
+  return d;
+}
+
+}  // namespace
+
+void Metrics::configure(const MetricsParams& params, const AgentsView& a, const World* world,
+                        double time) {
+  params_ = params;
+  n_ = a.size;
+  path_ = params.path;
+  steps_ = 0;
+  start_time_ = time;
+  rmax_ = 0.0f;
+  for (std::size_t i = 0; i < n_; ++i)
+    if (a.alive[i]) rmax_ = std::max(rmax_, a.radius[i]);
+  range_ = params.clearance_range >= 0.0f ? params.clearance_range : 4.0f * rmax_;
+  prev_pos_.assign(a.position, a.position + 2 * n_);
+  prev_vel_.assign(a.velocity, a.velocity + 2 * n_);
+  prev_head_.assign(a.heading, a.heading + n_);
+  touching_.assign(n_, 0);
+  ever_stuck_.assign(n_, 0);
+  was_alive_.assign(a.alive, a.alive + n_);
+  partners_.assign(n_ * kMaxContacts, -1);
+  n_partners_.assign(n_, 0);
+  wall_episodes_.assign(n_, 0);
+  agent_episodes_.assign(n_, 0);
+  wall_steps_.assign(n_, 0);
+  alive_steps_.assign(n_, 0);
+  min_wall_.assign(n_, kInf);
+  min_agent_.assign(n_, kInf);
+  cur_wall_.assign(n_, kInf);
+  cur_agent_.assign(n_, kInf);
+  goal_time_.assign(n_, kNaN);
+  path_length_.assign(n_, 0.0);
+  effort_.assign(n_, 0.0);
+  jitter_.assign(n_, 0.0);
+  offset_.assign(n_, 0.0);
+  progress_.assign(n_, 0.0);
+  start_offset_.assign(n_, 0.0);
+  laps_.assign(n_, 0);
+  overtakes_.assign(n_, 0);
+  lap_diff_.assign(params.overtakes && params.path ? n_ * n_ : 0, kUnset);
+  last_lap_.assign(n_, kNaN);
+  best_lap_.assign(n_, kNaN);
+  lap_end_.assign(n_, static_cast<float>(0.0));
+  if (!params_.enabled || n_ == 0) return;
+  // Baseline: the contacts of the initial state are not episodes; an agent
+  // already at its goal arrives at time 0.
+  prepare(a);
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (!a.alive[i]) continue;
+    float wall = kInf, agent = kInf;
+    std::uint8_t count = 0;
+    measure_row(a, world, i, wall, agent, partners_.data() + i * kMaxContacts, count);
+    n_partners_[i] = count;
+    touching_[i] = wall < params_.contact_tolerance * a.radius[i];
+    min_wall_[i] = cur_wall_[i] = wall;
+    min_agent_[i] = cur_agent_[i] = agent;
+    if (params_.goal_radius >= 0.0f) {
+      const Vec2 d = load2(a.position, i) - load2(a.target, i);
+      if (length(d) <= params_.goal_radius) goal_time_[i] = 0.0f;
+    }
+    if (path_) offset_[i] = start_offset_[i] = path_->closest_offset(load2(a.position, i));
+  }
+  if (!lap_diff_.empty()) {
+    const double l = path_->length();
+    for (std::size_t i = 0; i < n_; ++i)
+      for (std::size_t j = 0; j < n_; ++j)
+        if (a.alive[i] && a.alive[j])
+          lap_diff_[i * n_ + j] = static_cast<std::int32_t>(std::floor((start_offset_[i] - start_offset_[j]) / l));
+  }
+}
+
+void Metrics::prepare(const AgentsView& a) {
+  if (!enabled()) return;
+  rmax_ = 0.0f;  // agents may have been added or resized since configure()
+  for (std::size_t i = 0; i < n_; ++i)
+    if (a.alive[i]) rmax_ = std::max(rmax_, a.radius[i]);
+  const float cell = 2.0f * rmax_ + range_;
+  grid_.rebuild(a.position, a.alive, n_, cell > 0.0f ? cell : 1.0f);
+}
+
+void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
+                          float& agent, std::int32_t* partners, std::uint8_t& count) const {
+  const Vec2 p = load2(a.position, i);
+  const float r = a.radius[i];
+  wall = kInf;
+  if (world) {
+    float dist = kInf, pt[2], nrm[2];
+    std::int32_t id = -1;
+    nearest_rows(*world, {&p.x, 2}, r + range_, params_.layers, {&dist, pt, nrm, &id}, 0, 1);
+    if (std::isfinite(dist)) wall = dist - r;
+  }
+  // Agents: every alive j within r + rmax + range (centre distance), nearest first.
+  agent = kInf;
+  count = 0;
+  std::int32_t found[kMaxNeighbors];
+  const std::size_t m = grid_.query(p, r + rmax_ + range_, static_cast<std::int32_t>(i),
+                                    kMaxNeighbors, found);
+  const float keep = 1.0f + params_.contact_tolerance;
+  for (std::size_t q = 0; q < m; ++q) {
+    const auto j = static_cast<std::size_t>(found[q]);
+    const Vec2 d = load2(a.position, j) - p;
+    const float dist = length(d);
+    const float rr = r + a.radius[j];
+    const float c = dist - rr;
+    if (c <= range_) agent = std::min(agent, c);
+    if (dist < keep * rr && count < kMaxContacts) partners[count++] = found[q];
+  }
+  std::sort(partners, partners + count);
+  for (std::size_t q = count; q < kMaxContacts; ++q) partners[q] = -1;
+}
+
+void Metrics::update_rows(const AgentsView& a, const World* world, const std::uint8_t* stuck,
+                          double time, std::size_t begin, std::size_t end) {
+  if (!enabled()) return;
+  const auto t = static_cast<float>(time - start_time_);
+  const double length_l = path_ ? path_->length() : 0.0;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (!a.alive[i]) {
+      was_alive_[i] = 0;
+      continue;
+    }
+    const Vec2 p = load2(a.position, i), v = load2(a.velocity, i);
+    std::int32_t now[kMaxContacts];
+    std::uint8_t count = 0;
+    float wall = kInf, agent = kInf;
+    measure_row(a, world, i, wall, agent, now, count);
+    const bool fresh = !was_alive_[i];  // added since the last update: a new baseline
+    if (!fresh) {
+      // Displacement, velocity change and turn since the previous update.
+      path_length_[i] += std::hypot(double(p.x) - prev_pos_[2 * i], double(p.y) - prev_pos_[2 * i + 1]);
+      effort_[i] += std::hypot(double(v.x) - prev_vel_[2 * i], double(v.y) - prev_vel_[2 * i + 1]);
+      jitter_[i] += std::fabs(wrap_angle(double(a.heading[i]) - prev_head_[i]));
+      ++alive_steps_[i];
+      const bool touch = wall < params_.contact_tolerance * a.radius[i];
+      if (touch) ++wall_steps_[i];
+      if (touch && !touching_[i]) ++wall_episodes_[i];
+      touching_[i] = touch;
+      // New partners: in `now` but not in the previous (sorted) set.
+      const std::int32_t* before = partners_.data() + i * kMaxContacts;
+      const std::uint8_t nb = n_partners_[i];
+      for (std::uint8_t q = 0; q < count; ++q)
+        if (!std::binary_search(before, before + nb, now[q])) ++agent_episodes_[i];
+      min_wall_[i] = std::min(min_wall_[i], wall);
+      min_agent_[i] = std::min(min_agent_[i], agent);
+      if (params_.goal_radius >= 0.0f && std::isnan(goal_time_[i]) &&
+          length(p - load2(a.target, i)) <= params_.goal_radius)
+        goal_time_[i] = t;
+      if (stuck && stuck[i] && std::isnan(goal_time_[i])) ever_stuck_[i] = 1;  // not arrived
+    } else {
+      touching_[i] = wall < params_.contact_tolerance * a.radius[i];
+      min_wall_[i] = wall;
+      min_agent_[i] = agent;
+    }
+    std::copy(now, now + kMaxContacts, partners_.data() + i * kMaxContacts);
+    n_partners_[i] = count;
+    cur_wall_[i] = wall;
+    cur_agent_[i] = agent;
+    if (path_) {
+      const double off = path_->closest_offset(p);
+      if (fresh) {
+        start_offset_[i] = off - progress_[i];
+        if (!lap_diff_.empty()) std::fill_n(lap_diff_.data() + i * n_, n_, kUnset);
+      } else {
+        double d = off - offset_[i];
+        if (path_->closed()) d -= length_l * std::floor(d / length_l + 0.5);  // [−L/2, L/2)
+        progress_[i] += d;
+      }
+      offset_[i] = off;
+      const auto lap = static_cast<std::int32_t>(std::floor(progress_[i] / length_l));
+      if (path_->closed() && lap > laps_[i]) {
+        // One or more laps completed this step (more only at absurd speeds).
+        const float lap_time = (t - lap_end_[i]) / static_cast<float>(lap - laps_[i]);
+        last_lap_[i] = lap_time;
+        best_lap_[i] = std::isnan(best_lap_[i]) ? lap_time : std::min(best_lap_[i], lap_time);
+        lap_end_[i] = t;
+        laps_[i] = lap;
+      }
+    }
+    store2(prev_pos_.data(), i, p);
+    store2(prev_vel_.data(), i, v);
+    prev_head_[i] = a.heading[i];
+    was_alive_[i] = 1;
+  }
+}
+
+void Metrics::overtake_rows(const AgentsView& a, std::size_t begin, std::size_t end) {
+  if (!enabled() || !path_ || !path_->closed() || !params_.overtakes) return;
+  const double l = path_->length();
+  for (std::size_t i = begin; i < end; ++i) {
+    if (!a.alive[i]) continue;
+    const double si = start_offset_[i] + progress_[i];
+    std::int32_t* k = lap_diff_.data() + i * n_;
+    for (std::size_t j = 0; j < n_; ++j) {
+      if (j == i || !a.alive[j]) continue;
+      const double x = si - (start_offset_[j] + progress_[j]);
+      if (k[j] == kUnset) {
+        k[j] = static_cast<std::int32_t>(std::floor(x / l));
+        continue;
+      }
+      const double m = double(a.radius[i]) + a.radius[j];
+      while (x >= (k[j] + 1) * l + m) {
+        ++k[j];
+        ++overtakes_[i];
+      }
+      while (x < k[j] * l - m) --k[j];
+    }
+  }
+}
+
+}  // namespace contextsteer

@@ -1,0 +1,451 @@
+"""The ``contextsteer`` command (also ``python -m contextsteer``).
+
+Subcommands:
+
+- ``contextsteer run [SCENARIO] [--agents N] [--steps S] [--slots K] [--seed X] [--out DIR]``
+  builds a registered scenario (default ``racetrack``), steps it headless with a progress
+  bar and writes ``DIR/scene.png`` (final frame with trajectories), ``DIR/animation.gif``
+  and ``DIR/metrics.json``.
+- ``contextsteer list`` lists the scenarios.
+- ``contextsteer bench [--quick] [NAME ...]`` runs the benchmark scripts of a source
+  checkout (``benchmarks/bench_*.py``).
+
+Bad arguments print a usage message and exit with status 2; :func:`main` returns the exit
+status instead of raising, so it can be called in-process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+__all__ = ["RunResult", "main", "run_scenario"]
+
+DEFAULT_SCENARIO = "racetrack"
+
+
+# ------------------------------------------------------------------------ argument types ---
+
+
+def _int_at_least(low: int, what: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{what} must be >= {low}, got {value}")
+        return value
+
+    parse.__name__ = what  # argparse names the type in "invalid <name> value" messages
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``contextsteer`` command."""
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="contextsteer",
+        description="Context-based steering: run scenarios, list them, run benchmarks.",
+    )
+    parser.add_argument("--version", action="version", version=f"contextsteer {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = sub.add_parser(
+        "run", help="run a scenario headless and write a picture, an animation and metrics",
+        description="Run a scenario headless; write DIR/scene.png, DIR/animation.gif and "
+                    "DIR/metrics.json.",
+    )
+    run.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
+                     help=f"scenario name (default: {DEFAULT_SCENARIO}; see 'contextsteer list')")
+    run.add_argument("--agents", type=_int_at_least(1, "agents"), metavar="N",
+                     help="number of agents (default: the scenario's)")
+    run.add_argument("--steps", type=_int_at_least(1, "steps"), metavar="S",
+                     help="number of steps (default: the scenario's)")
+    run.add_argument("--slots", type=_int_at_least(3, "slots"), metavar="K",
+                     help="slots per agent, >= 3 (default: the scenario's)")
+    run.add_argument("--seed", type=_int_at_least(0, "seed"), default=0, metavar="X",
+                     help="random seed (default: 0)")
+    run.add_argument("--out", type=Path, default=None, metavar="DIR",
+                     help="output directory (default: out/SCENARIO)")
+    run.add_argument("--frames", type=_int_at_least(0, "frames"), default=100, metavar="F",
+                     help="animation frames; 0 writes no animation (default: 100)")
+    run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    run.set_defaults(handler=_cmd_run, subparser=run)
+
+    listing = sub.add_parser("list", help="list the available scenarios",
+                             description="List the available scenarios.")
+    listing.set_defaults(handler=_cmd_list, subparser=listing)
+
+    bench = sub.add_parser(
+        "bench", help="run the benchmark suite (source checkout only)",
+        description="Run the benchmark scripts benchmarks/bench_*.py of a source checkout.",
+    )
+    bench.add_argument("--quick", action="store_true",
+                       help="pass --quick to the scripts that take it (smaller sizes)")
+    bench.add_argument("names", nargs="*", metavar="NAME",
+                       help="only these benchmarks (e.g. 'maps' for bench_maps.py)")
+    bench.set_defaults(handler=_cmd_bench, subparser=bench)
+    return parser
+
+
+# -------------------------------------------------------------------------------- run ---
+
+
+class RunResult(NamedTuple):
+    """Files written by :func:`run_scenario` and the metrics it wrote."""
+
+    out_dir: Path
+    scene: Path  #: scene.png
+    animation: Path | None  #: animation.gif, None when no frames were asked for
+    metrics_file: Path  #: metrics.json
+    metrics: dict  #: the content of metrics.json
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types from NumPy scalars/arrays, NamedTuples and dicts."""
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if hasattr(value, "_asdict"):
+        return _jsonable(value._asdict())
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no inf/NaN
+    return value
+
+
+def _sim_metrics(sim) -> dict:
+    """The simulation's own metrics (``sim.metrics``, a method or a value), if it has any."""
+    m = getattr(sim, "metrics", None)
+    if m is None:
+        return {}
+    if callable(m):
+        m = m()
+    return _jsonable(m)
+
+
+def _sim_counters(sim) -> dict:
+    """The simulation's per-agent counters (wall contacts, overlaps, stuck), alive agents."""
+    import numpy as np
+
+    alive = getattr(sim.agents, "alive", None)
+    out = {}
+    for name in ("wall_contacts", "overlaps", "stuck"):
+        value = getattr(sim, name, None)
+        if value is None:
+            continue
+        v = np.asarray(value)
+        if alive is not None and v.shape[:1] == np.shape(alive):
+            v = v[np.asarray(alive)]
+        out[name] = {"total": int(v.sum()), "per_agent": v.astype(int).tolist()}
+    return out
+
+
+def _track_metrics(positions, dt: float, steps) -> dict:
+    """Simple metrics from the recorded positions (T, N, 2): distance travelled, speed."""
+    import numpy as np
+
+    p = np.asarray(positions, dtype=np.float64)
+    if len(p) < 2:
+        return {}
+    seg = np.linalg.norm(np.diff(p, axis=0), axis=2)  # NaN where an agent is dead
+    travelled = np.nansum(seg, axis=0)
+    duration = float(steps[-1] - steps[0]) * dt
+    return {
+        "path_length_mean": float(travelled.mean()),
+        "path_length_min": float(travelled.min()),
+        "path_length_max": float(travelled.max()),
+        "mean_speed": float(travelled.mean() / duration) if duration > 0 else 0.0,
+        "note": "path lengths from positions recorded at the animation/trajectory samples",
+    }
+
+
+def _figsize(sim, width: float) -> tuple[float, float]:
+    """A figure size that fits the world's aspect ratio (4:3 without a world)."""
+    bounds = getattr(getattr(sim, "world", None), "bounds", None)
+    if not bounds or bounds[2] <= bounds[0]:
+        return width, 0.75 * width
+    aspect = (bounds[3] - bounds[1]) / (bounds[2] - bounds[0])
+    return width, min(1.2 * width, max(0.4 * width, aspect * width + 0.5))
+
+
+def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
+                 frames: int = 100, progress: bool = True, info: dict | None = None,
+                 dpi: int = 100, report=None) -> RunResult:
+    """Build a simulation, step it and write ``scene.png``, ``animation.gif``, ``metrics.json``.
+
+    Parameters
+    ----------
+    sim_builder : callable or Simulation-like
+        Called with no arguments to build the simulation (e.g. a scenario with its
+        parameters bound by ``functools.partial``); a simulation is used as it is.
+    steps : int
+        Steps to take, >= 1.
+    out_dir : path-like
+        Created if missing; existing files of the same names are replaced.
+    dt : float
+        Time step in seconds.
+    frames : int
+        Animation frames after the first; 0 writes no GIF. Trajectories are sampled at
+        least as often (up to 600 samples).
+    progress : bool
+        Show a tqdm progress bar on stderr.
+    info : dict, optional
+        Extra entries for metrics.json (scenario name, parameters).
+    dpi : int
+        Resolution of scene.png and of the animation.
+    report : callable, optional
+        ``report(sim)`` after the run: the scenario's own metrics, written under
+        ``"scenario_metrics"``.
+
+    Returns
+    -------
+    RunResult
+
+    Examples
+    --------
+    >>> import tempfile, contextsteer as cs
+    >>> from contextsteer.cli import run_scenario
+    >>> def build():
+    ...     agents = cs.Agents(1, slots=8)
+    ...     _ = agents.add([0, 0], max_speed=1)
+    ...     return cs.Simulation(None, agents, [cs.Forward()])
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     result = run_scenario(build, 20, out, frames=2, progress=False)
+    ...     sorted(p.name for p in result.out_dir.iterdir())
+    ['animation.gif', 'metrics.json', 'scene.png']
+    >>> result.metrics["steps"], result.metrics["agents"]
+    (20, 1)
+    """
+    import numpy as np
+    # Figures made without pyplot render with Agg whatever the session's backend is:
+    # headless, no window, and the caller's pyplot state is left alone.
+    from matplotlib.figure import Figure
+    from tqdm.auto import tqdm
+
+    from . import plot
+
+    steps = int(steps)
+    if steps < 1:
+        raise ValueError(f"steps: expected >= 1, got {steps}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    sim = sim_builder if hasattr(sim_builder, "step") else sim_builder()
+
+    samples = min(steps, max(int(frames), 600))
+    bar = tqdm(total=steps, unit="step", desc="steps", disable=not progress, leave=False)
+    t0 = time.perf_counter()
+    with bar:
+        history = plot.record(sim, steps, dt=dt, records=samples,
+                              danger=frames > 0, callback=bar.update)
+    elapsed = time.perf_counter() - t0
+
+    fig = Figure(figsize=_figsize(sim, 8.0), layout="constrained")
+    ax = fig.subplots()
+    plot.scene(sim, ax=ax, trajectories=history.positions, rays=True)
+    ax.set_title(f"{(info or {}).get('scenario', 'run')}: step {steps}")
+    scene_png = out / "scene.png"
+    fig.savefig(scene_png, dpi=dpi, bbox_inches="tight")
+
+    gif = None
+    if frames > 0:
+        from matplotlib.animation import PillowWriter
+
+        # `frames` + 1 evenly spaced samples (first and last included).
+        k = np.unique(np.linspace(0, len(history.steps) - 1, int(frames) + 1).round().astype(int))
+        picked = plot.Recording(
+            history.steps[k], history.positions[k], history.headings[k], history.radii,
+            None if history.danger is None else history.danger[k],
+        )
+        fig = Figure(figsize=_figsize(sim, 5.0), layout="constrained")
+        ax = fig.subplots()
+        anim = plot.animate(sim, history=picked, ax=ax)
+        gif = out / "animation.gif"
+        count = len(picked.steps)
+        with tqdm(total=count, unit="frame", desc="animation", disable=not progress,
+                  leave=False) as frames_bar:
+            anim.save(gif, writer=PillowWriter(fps=15), dpi=min(dpi, 72),
+                      progress_callback=lambda i, n: frames_bar.update(1))
+
+    metrics = {
+        **(info or {}),
+        "steps": steps,
+        "dt": dt,
+        "simulated_seconds": steps * dt,
+        "step_seconds": round(elapsed, 4),
+        "steps_per_second": round(steps / elapsed, 1) if elapsed > 0 else None,
+        "agents": int(getattr(sim.agents, "count", len(history.radii))),
+        "trajectory": _track_metrics(history.positions, dt, history.steps),
+        "counters": _sim_counters(sim),
+        "metrics": _sim_metrics(sim),
+    }
+    if report is not None:
+        metrics["scenario_metrics"] = report(sim)
+    metrics = _jsonable(metrics)
+    metrics_file = out / "metrics.json"
+    metrics_file.write_text(json.dumps(metrics, indent=2) + "\n")
+    return RunResult(out, scene_png, gif, metrics_file, metrics)
+
+
+def _cmd_run(args, parser) -> int:
+    from . import scenarios
+
+    try:
+        sc = scenarios.get(args.scenario)
+    except ValueError:
+        names = scenarios.available()
+        listed = ", ".join(names) if names else "none yet"
+        parser.print_usage(sys.stderr)
+        print(f"contextsteer run: error: unknown scenario {args.scenario!r} "
+              f"(available: {listed})", file=sys.stderr)
+        return 2
+    params: dict[str, Any] = {}
+    for name in ("agents", "slots", "seed"):
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if not sc.accepts(name):
+            if name == "seed" and value == 0:
+                continue  # the default seed is fine for a scenario without randomness
+            parser.print_usage(sys.stderr)
+            print(f"contextsteer run: error: scenario {sc.name!r} does not take --{name}",
+                  file=sys.stderr)
+            return 2
+        params[name] = value
+    steps = args.steps if args.steps is not None else sc.steps
+    out = args.out if args.out is not None else Path("out") / sc.name
+    if out.exists() and not out.is_dir():
+        parser.print_usage(sys.stderr)
+        print(f"contextsteer run: error: --out {out} exists and is not a directory",
+              file=sys.stderr)
+        return 2
+    try:
+        sim = sc(**params)
+    except (ValueError, TypeError) as exc:  # a parameter the scenario refuses
+        parser.print_usage(sys.stderr)
+        print(f"contextsteer run: error: {sc.name}: {exc}", file=sys.stderr)
+        return 2
+    info = {"scenario": sc.name, "parameters": params}
+    try:
+        result = run_scenario(sim, steps, out, dt=sc.dt, frames=args.frames,
+                              progress=not args.quiet, info=info, report=sc.report)
+    except OSError as exc:  # cannot write the output files
+        print(f"contextsteer run: error: {exc}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        files = [result.scene, result.animation, result.metrics_file]
+        print(f"{sc.name}: {steps} steps in {result.metrics['step_seconds']:.2f} s; wrote "
+              + ", ".join(str(f) for f in files if f is not None))
+    return 0
+
+
+# ------------------------------------------------------------------------------- list ---
+
+
+def _cmd_list(args, parser) -> int:
+    from . import scenarios
+
+    names = scenarios.available()
+    if not names:
+        print("no scenarios registered yet")
+        return 0
+    width = max(len(n) for n in names)
+    for name, description in names.items():
+        print(f"{name:<{width}}  {description}")
+    return 0
+
+
+# ------------------------------------------------------------------------------ bench ---
+
+
+def find_benchmarks() -> Path | None:
+    """The ``benchmarks/`` folder of a source checkout, or None for an installed package.
+
+    Looks next to the package's source tree (``python/contextsteer/`` -> ``benchmarks/``,
+    also right for an editable install) and then in the current directory.
+    """
+    here = Path(__file__).resolve().parent
+    for root in (here.parent.parent, Path.cwd()):
+        folder = root / "benchmarks"
+        if (root / "pyproject.toml").is_file() and any(folder.glob("bench_*.py")):
+            return folder
+    return None
+
+
+def _cmd_bench(args, parser) -> int:
+    folder = find_benchmarks()
+    if folder is None:
+        print("contextsteer bench: the benchmarks ship only with the source tree, not with "
+              "the installed package.\nClone the repository, install it with "
+              "'pip install -e .[bench]' and run 'contextsteer bench' from the checkout.",
+              file=sys.stderr)
+        return 1
+    scripts = sorted(folder.glob("bench_*.py"))
+    if args.names:
+        wanted = {n.removeprefix("bench_").removesuffix(".py") for n in args.names}
+        known = {s.stem.removeprefix("bench_") for s in scripts}
+        unknown = sorted(wanted - known)
+        if unknown:
+            parser.print_usage(sys.stderr)
+            print(f"contextsteer bench: error: unknown benchmark(s) {', '.join(unknown)} "
+                  f"(available: {', '.join(sorted(known))})", file=sys.stderr)
+            return 2
+        scripts = [s for s in scripts if s.stem.removeprefix("bench_") in wanted]
+    # The scripts import the same contextsteer as this command.
+    env = dict(os.environ)
+    package_parent = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    failed = []
+    for script in scripts:
+        cmd = [sys.executable, str(script)]
+        if args.quick and "--quick" in script.read_text(encoding="utf-8"):
+            cmd.append("--quick")
+        print(f"== {script.name} {' '.join(cmd[2:])}".rstrip(), flush=True)
+        if subprocess.call(cmd, cwd=folder.parent, env=env) != 0:
+            failed.append(script.name)
+    if failed:
+        print(f"contextsteer bench: failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# ------------------------------------------------------------------------------- main ---
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``contextsteer`` command with ``argv`` (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for bad arguments (after a usage message), 1
+        when a command fails.
+
+    Examples
+    --------
+    >>> from contextsteer.cli import main
+    >>> main(["run", "--steps", "0"])   # usage and the error go to stderr
+    2
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    return args.handler(args, args.subparser)

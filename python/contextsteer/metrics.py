@@ -1,0 +1,165 @@
+"""Run metrics of a simulation, accumulated in C++ at the end of every step.
+
+:meth:`Simulation.configure_metrics` chooses what is measured (goal radius, a path for
+progress and laps, overtakes) and resets the accumulators; :meth:`Simulation.metrics`
+summarises them in a dict; :attr:`Simulation.agent_metrics` gives the per-agent arrays
+as zero-copy, read-only views.
+
+Definitions (per agent, over the steps since the last ``configure_metrics``):
+
+collisions
+    Counted as **episodes** of contact: an agent–wall episode starts when the agent
+    starts touching a wall (wall clearance < ``contact_tolerance`` × radius, not
+    touching at the previous step); an agent–agent episode when a pair starts touching
+    (centre distance − both radii < ``contact_tolerance`` × the sum of the radii).
+    Measured on the committed positions; the collision response stops agents a hair
+    from walls and pushes overlapping agents a hair apart, and those resolved contacts
+    count too.
+min clearance
+    Nearest wall distance − radius (negative: a penetration), and centre distance − both
+    radii to the nearest agent; ``inf`` when never within ``clearance_range``.
+time to goal
+    Seconds until the agent is first within ``goal_radius`` of its ``target``.
+path length
+    Σ |Δposition| (double precision).
+progress, laps
+    Σ of the change of the path's closest offset, wrapped into [−L/2, L/2) on a closed
+    path of length L; a lap is completed each time progress passes a multiple of L, and
+    its time is kept (last and best).
+overtakes
+    With s = start offset + progress, agent *i* overtakes *j* when s_i − s_j passes the
+    next multiple of L by a body width (r_i + r_j) beyond the pair's last confirmed lap
+    difference; falling back by a body width below it un-confirms it without a count
+    (hysteresis: cars side by side do not count). Counted for the overtaker; O(N²) per
+    step, for small fields such as a race.
+heading jitter
+    Mean |Δheading| per step (radians), the heading change wrapped into [−π, π].
+effort
+    Σ |Δvelocity| = ∫|acceleration| dt (length per second): the total speed change the
+    agent's steering asked of its body.
+stuck
+    Whether the simulation's stuck detection flagged the agent before it arrived
+    (agents standing at their goal are not stuck); ``now`` counts the agents stuck and
+    not arrived at the end.
+composite
+    SteerBench's composite score, averaged over agents: ``50·collisions + time +
+    effort`` with collisions = the agent's wall and agent episodes, time = its time to
+    goal, or the elapsed time when it has no goal or did not arrive. Lower is better.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = ["AgentMetrics", "COLLISION_WEIGHT", "summarize"]
+
+#: Weight of one collision in the composite score (SteerBench).
+COLLISION_WEIGHT = 50.0
+
+
+class AgentMetrics(NamedTuple):
+    """Per-agent metrics: read-only views of the simulation's C++ accumulators, (N,)
+    arrays over every agent slot (dead slots included)."""
+
+    wall_episodes: np.ndarray  #: int32 agent–wall collision episodes
+    agent_episodes: np.ndarray  #: int32 agent–agent contact episodes the agent took part in
+    wall_steps: np.ndarray  #: int32 steps spent touching a wall
+    min_wall_clearance: np.ndarray  #: float32, inf when never near a wall
+    min_agent_clearance: np.ndarray  #: float32, inf when never near an agent
+    time_to_goal: np.ndarray  #: float32 seconds, NaN until arrival
+    path_length: np.ndarray  #: float64 Σ|Δp|
+    effort: np.ndarray  #: float64 Σ|Δv|
+    heading_jitter: np.ndarray  #: float64 Σ|Δheading| / steps alive (a new array)
+    progress: np.ndarray  #: float64 signed arc length along the metrics path
+    laps: np.ndarray  #: int32 laps completed
+    last_lap_time: np.ndarray  #: float32 seconds, NaN before a lap
+    best_lap_time: np.ndarray  #: float32 seconds, NaN before a lap
+    overtakes: np.ndarray  #: int32 overtakes made
+    ever_stuck: np.ndarray  #: bool
+    alive_steps: np.ndarray  #: int32 steps measured
+
+
+def agent_metrics(core) -> AgentMetrics:
+    """The per-agent views of a ``_core.Simulation``."""
+    v = core._metric_view
+    steps = v("alive_steps")
+    jitter = v("jitter") / np.maximum(steps, 1)
+    return AgentMetrics(
+        v("wall_episodes"), v("agent_episodes"), v("wall_steps"), v("min_wall_clearance"),
+        v("min_agent_clearance"), v("time_to_goal"), v("path_length"), v("effort"), jitter,
+        v("progress"), v("laps"), v("last_lap_time"), v("best_lap_time"), v("overtakes"),
+        v("ever_stuck"), steps)
+
+
+def _stats(x: np.ndarray) -> dict[str, float | None]:
+    if len(x) == 0:
+        return {"mean": None, "min": None, "max": None}
+    return {"mean": float(np.mean(x)), "min": float(np.min(x)), "max": float(np.max(x))}
+
+
+def _finite_or_none(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def summarize(core, alive: np.ndarray, time: float,
+              stuck: np.ndarray | None = None) -> dict[str, Any]:
+    """The metric set of a ``_core.Simulation`` as a plain dict (see the module doc).
+
+    ``alive`` selects the agents summarised; ``time`` is the simulation's current time.
+    Non-finite values (no clearance measured, no lap) are ``None``.
+    """
+    info = core._metrics_info()
+    m = agent_metrics(core)
+    a = np.asarray(alive, dtype=bool)
+    n = int(a.sum())
+    elapsed = float(time - info["start_time"])
+    pairs = int(m.agent_episodes[a].sum()) // 2 if n else 0
+    walls = int(m.wall_episodes[a].sum())
+    arrived = ~np.isnan(m.time_to_goal[a])
+    goals = info["goal_radius"] >= 0
+    t_agent = np.where(arrived, m.time_to_goal[a], elapsed) if goals else np.full(n, elapsed)
+    collisions = (m.agent_episodes[a] + m.wall_episodes[a]).astype(np.float64)
+    composite = COLLISION_WEIGHT * collisions + t_agent + m.effort[a]
+    out: dict[str, Any] = {
+        "enabled": bool(info["enabled"]),
+        "steps": int(info["steps"]),
+        "time": elapsed,
+        "agents": n,
+        "collisions": {"agent_agent": pairs, "agent_wall": walls, "total": pairs + walls},
+        "wall_contact_steps": int(m.wall_steps[a].sum()),
+        "min_clearance": {
+            "wall": _finite_or_none(float(m.min_wall_clearance[a].min(initial=np.inf))),
+            "agent": _finite_or_none(float(m.min_agent_clearance[a].min(initial=np.inf))),
+        },
+        "time_to_goal": None,
+        "path_length": _stats(m.path_length[a]),
+        "heading_jitter": float(m.heading_jitter[a].mean()) if n else None,
+        "effort": float(m.effort[a].mean()) if n else None,
+        "stuck": {"now": None if stuck is None else int((np.asarray(stuck)[a] & ~arrived).sum()),
+                  "ever": int(m.ever_stuck[a].sum())},
+        "composite": float(composite.mean()) if n else None,
+    }
+    if goals:
+        tg = m.time_to_goal[a][arrived]
+        out["time_to_goal"] = {
+            "goal_radius": float(info["goal_radius"]),
+            "arrived": int(arrived.sum()),
+            "fraction": float(arrived.mean()) if n else None,
+            **_stats(tg),
+        }
+    if info["path_length"] > 0:
+        out["progress"] = _stats(m.progress[a])
+        if info["closed_path"]:
+            laps = m.laps[a]
+            best = m.best_lap_time[a]
+            out["laps"] = {"track_length": float(info["path_length"]), "total": int(laps.sum()),
+                           **_stats(laps.astype(np.float64))}
+            done = best[~np.isnan(best)]
+            out["lap_time"] = {"best": float(done.min()) if len(done) else None,
+                               "mean_best": float(done.mean()) if len(done) else None}
+        if info["overtakes"]:
+            out["overtakes"] = int(m.overtakes[a].sum())
+    return out

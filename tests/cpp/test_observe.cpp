@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// Metrics and History in C++ (under ASan/UBSan): growth, thread-count independence.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "contextsteer/parallel.hpp"
+#include "contextsteer/simulation.hpp"
+
+using namespace contextsteer;
+
+namespace {
+
+struct Outcome {
+  std::vector<std::int32_t> episodes;
+  std::vector<double> path_length;
+  std::vector<float> frames;
+  std::size_t count = 0;
+};
+
+Outcome run(int threads) {
+  set_num_threads(threads);
+  World w;
+  const float box[8] = {-20, -20, 20, -20, 20, 20, -20, 20};
+  w.add_polyline(box, true, kAllLayers);
+  w.build_index();
+  auto world = std::make_shared<const World>(w);
+  const std::size_t n = 400;
+  Agents agents(n, 3);
+  std::vector<float> pos, vel(2 * n, 0.0f), zero(n, 0.0f), rad(n, 0.4f), vmax(n, 3.0f),
+      amax(n, 6.0f), turn(n, 3.0f), steer(n, 0.3f), tgt;
+  std::vector<std::int32_t> grp(n, 0), ids(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    pos.push_back(-18.0f + 1.8f * static_cast<float>(i % 20));
+    pos.push_back(-18.0f + 1.8f * static_cast<float>(i / 20));
+    tgt.push_back(-pos[2 * i]);
+    tgt.push_back(-pos[2 * i + 1]);
+  }
+  AgentInit init{n, pos.data(), vel.data(), zero.data(), rad.data(), vmax.data(), amax.data(),
+                 turn.data(), steer.data(), grp.data(), tgt.data()};
+  EXPECT_TRUE(agents.add(init, ids));
+  SteeringConfig c;
+  c.behaviours = {Targets{}, AgentDanger{1.0f, 1.0f, true}};
+  c.resolve.mode = ResolveMode::kSubtract;
+  Simulation sim(agents, 12, c, SimulationParams{});
+  sim.set_world(world);
+  MetricsParams mp;
+  mp.goal_radius = 0.5f;
+  sim.configure_metrics(mp);
+  auto h = std::make_shared<History>(n, 12, 3, true, false, sim.step_count(), 1);
+  sim.attach(h);
+  sim.step(0.05f, 40);
+  Outcome r;
+  Metrics& m = sim.metrics();
+  for (std::size_t i = 0; i < n; ++i) {
+    r.episodes.push_back(m.agent_episodes()[i] + 1000 * m.wall_episodes()[i]);
+    r.path_length.push_back(m.path_length()[i]);
+  }
+  auto buf = h->buffer();
+  r.count = h->frames();
+  r.frames.assign(buf->position.begin(), buf->position.begin() + static_cast<std::ptrdiff_t>(r.count * n * 2));
+  r.frames.insert(r.frames.end(), buf->series.begin(),
+                  buf->series.begin() + static_cast<std::ptrdiff_t>(r.count * static_cast<std::size_t>(Series::kCount)));
+  sim.detach(h.get());
+  sim.step(0.05f, 3);
+  EXPECT_EQ(h->frames(), r.count);  // detached: no more frames
+  set_num_threads(1);
+  return r;
+}
+
+}  // namespace
+
+TEST(Observe, MetricsAndHistoryIdenticalForAnyThreadCount) {
+  const Outcome a = run(1), b = run(2), c = run(4);
+  EXPECT_EQ(a.count, 13u);  // frames at steps 3, 6, ..., 39 (storage grew from 1)
+  EXPECT_EQ(a.episodes, b.episodes);
+  EXPECT_EQ(a.episodes, c.episodes);
+  EXPECT_EQ(a.path_length, b.path_length);
+  EXPECT_EQ(a.path_length, c.path_length);
+  ASSERT_EQ(a.frames.size(), b.frames.size());
+  EXPECT_EQ(0, std::memcmp(a.frames.data(), b.frames.data(), a.frames.size() * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(a.frames.data(), c.frames.data(), a.frames.size() * sizeof(float)));
+  double total = 0.0;
+  for (double x : a.path_length) total += x;
+  EXPECT_GT(total, 0.0);
+}

@@ -1,0 +1,301 @@
+"""The contextsteer command: argument errors exit 2 without a traceback; run writes files."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+from contextsteer import cli, scenarios
+
+PACKAGE_PARENT = str(Path(cs.__file__).resolve().parent.parent)
+ROOT = Path(__file__).resolve().parent.parent  # the checkout these tests belong to
+
+
+def run_command(*args, cwd=None):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
+    return subprocess.run([sys.executable, "-m", "contextsteer", *args], capture_output=True,
+                          text=True, env=env, cwd=cwd, timeout=60)
+
+
+class ToySim:
+    """Duck-typed simulation: agents drive in circles inside a box."""
+
+    def __init__(self, agents=3, slots=8, seed=0):
+        if agents > 10:
+            raise ValueError(f"at most 10 agents, got {agents}")
+        self.world = cs.World()
+        self.world.add_polyline([[-6, -6], [6, -6], [6, 6], [-6, 6]], closed=True)
+        self.agents = cs.Agents(agents + 1, slots=slots)
+        angle = np.linspace(0, 2 * np.pi, agents, endpoint=False) + seed
+        self.agents.add(np.c_[3 * np.cos(angle), 3 * np.sin(angle)], heading=angle + np.pi / 2,
+                        radius=0.3)
+        self.steering = [type("WallDanger", (), {"writes": "danger", "look_ahead": 2.0})()]
+        self.slots = cs.SlotSet(slots)
+        self.interest = np.zeros((agents + 1, slots), np.float32)
+        self.danger = np.zeros((agents + 1, slots), np.float32)
+        self.chosen_direction = np.zeros((agents + 1, 2), np.float32)
+        self.strength = np.zeros(agents + 1, np.float32)
+        self.steps_taken = 0
+
+    def step(self, dt, steps=1):
+        for _ in range(steps):
+            a = self.agents
+            a.heading[:] += dt
+            a.position[:] = np.c_[3 * np.cos(a.heading - np.pi / 2),
+                                  3 * np.sin(a.heading - np.pi / 2)]
+        self.steps_taken += steps
+        self.danger[:, 0] = (self.steps_taken % 2)
+
+    def metrics(self):
+        return {"laps": np.array([0, 1, 2]), "clearance": np.float32(np.inf)}
+
+
+@pytest.fixture
+def toy_scenario():
+    scenarios.scenario("toy", description="Toy circles", steps=30)(ToySim)
+    yield scenarios.get("toy")
+    scenarios.unregister("toy")
+
+
+# ------------------------------------------------------------------ argument errors ---
+
+
+@pytest.mark.parametrize("argv", [
+    [],
+    ["frobnicate"],
+    ["run", "--agents", "x"],
+    ["run", "--agents", "0"],
+    ["run", "--steps", "-5"],
+    ["run", "--slots", "2"],
+    ["run", "--seed", "1.5"],
+    ["run", "--bogus"],
+    ["run", "no-such-scenario"],
+    ["list", "extra"],
+    ["bench", "no-such-bench"],
+])
+def test_bad_arguments_exit_2_in_process(argv, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "usage: contextsteer" in err and "error" in err
+    assert "Traceback" not in err
+
+
+def test_bad_arguments_exit_2_in_a_process():
+    for argv in (["run", "--steps", "many"], ["run", "nowhere"], ["nope"]):
+        proc = run_command(*argv)
+        assert proc.returncode == 2, (argv, proc.stderr)
+        assert "usage: contextsteer" in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def test_unknown_scenario_lists_the_available_ones(toy_scenario, capsys):
+    assert cli.main(["run", "nowhere"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown scenario 'nowhere'" in err and "toy" in err
+
+
+def test_scenario_errors_and_unknown_options_exit_2(toy_scenario, capsys):
+    assert cli.main(["run", "toy", "--agents", "50", "--quiet"]) == 2   # builder refuses
+    assert "at most 10 agents" in capsys.readouterr().err
+    scenarios.scenario("fixed", description="no agents parameter")(lambda *, seed=0: None)
+    try:
+        assert cli.main(["run", "fixed", "--agents", "3"]) == 2
+        assert "does not take --agents" in capsys.readouterr().err
+    finally:
+        scenarios.unregister("fixed")
+
+
+def test_help_and_version_exit_0(capsys):
+    assert cli.main(["--help"]) == 0
+    assert "run" in capsys.readouterr().out
+    assert cli.main(["--version"]) == 0
+    assert cs.__version__ in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------ registry ---
+
+
+def test_registry(toy_scenario):
+    assert scenarios.available()["toy"] == "Toy circles"
+    assert toy_scenario.steps == 30
+    assert toy_scenario.accepts("agents") and not toy_scenario.accepts("colour")
+    with pytest.raises(ValueError, match="already registered"):
+        scenarios.scenario("toy")(ToySim)
+    with pytest.raises(ValueError, match="without spaces"):
+        scenarios.scenario("two words")
+    with pytest.raises(ValueError, match="available: .*toy"):
+        scenarios.get("missing")
+
+
+def test_description_defaults_to_docstring():
+    @scenarios.scenario("documented")
+    def documented(*, seed=0):
+        """First line.
+
+        More.
+        """
+
+    try:
+        assert scenarios.available()["documented"] == "First line."
+    finally:
+        scenarios.unregister("documented")
+
+
+def test_list(toy_scenario, capsys):
+    assert cli.main(["list"]) == 0
+    assert "toy" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------- run ---
+
+
+def test_run_writes_scene_animation_and_metrics(toy_scenario, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = cli.main(["run", "toy", "--agents", "4", "--steps", "12", "--slots", "6",
+                     "--seed", "1", "--frames", "4", "--out", str(out), "--quiet"])
+    assert code == 0
+    assert (out / "scene.png").stat().st_size > 1000
+    assert (out / "animation.gif").read_bytes()[:3] == b"GIF"
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["scenario"] == "toy"
+    assert metrics["parameters"] == {"agents": 4, "slots": 6, "seed": 1}
+    assert metrics["steps"] == 12 and metrics["agents"] == 4
+    assert metrics["metrics"] == {"laps": [0, 1, 2], "clearance": None}
+    assert metrics["trajectory"]["path_length_mean"] > 0
+
+
+def test_run_leaves_pyplot_alone_and_refuses_a_file_as_out(toy_scenario, tmp_path, capsys):
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    assert cli.main(["run", "toy", "--steps", "3", "--frames", "1", "--quiet",
+                     "--out", str(tmp_path / "o")]) == 0
+    assert plt.get_fignums() == before
+    (tmp_path / "file").write_text("x")
+    assert cli.main(["run", "toy", "--out", str(tmp_path / "file")]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_run_scenario_records_and_counts_frames(tmp_path):
+    from PIL import Image
+
+    sim = ToySim(agents=2)
+    res = cli.run_scenario(sim, 10, tmp_path, frames=3, progress=False)
+    assert sim.steps_taken == 10
+    with Image.open(res.animation) as gif:
+        assert gif.n_frames >= 3
+    assert res.metrics["steps"] == 10
+    no_gif = cli.run_scenario(lambda: ToySim(agents=2), 5, tmp_path / "b", frames=0,
+                              progress=False)
+    assert no_gif.animation is None and no_gif.scene.exists()
+
+
+# --------------------------------------------------------------------------- bench ---
+
+
+def test_bench_finds_the_source_tree(monkeypatch):
+    monkeypatch.chdir(ROOT)  # found next to the package (dev tree, editable install) or here
+    found = cli.find_benchmarks()
+    assert found is not None and found.samefile(ROOT / "benchmarks")
+
+
+def test_bench_outside_a_checkout_says_so(monkeypatch, tmp_path, capsys):
+    fake = tmp_path / "site-packages" / "contextsteer" / "cli.py"
+    monkeypatch.setattr(cli, "__file__", str(fake))
+    monkeypatch.chdir(tmp_path)
+    assert cli.find_benchmarks() is None
+    assert cli.main(["bench"]) == 1
+    assert "only with the source tree" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------- with a real Simulation ---
+
+
+def small_track(*, agents=3, slots=8, seed=0):
+    t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    world = cs.World()
+    world.add_polyline(np.c_[100 * np.cos(t), 60 * np.sin(t)], closed=True)
+    world.add_polyline(np.c_[80 * np.cos(t), 40 * np.sin(t)], closed=True)
+    track = cs.Path(np.c_[90 * np.cos(t), 50 * np.sin(t)], closed=True)
+    cars = cs.Agents(agents, slots=slots, seed=seed)
+    cars.add(track.point_at(np.arange(agents) * 20.0), radius=2.0, max_speed=25.0,
+             heading=np.pi / 2)
+    steering = cs.Steering([cs.FollowPath(track, look_ahead=15),
+                            cs.WallDanger(look_ahead=12)], rotate=True)
+    return cs.Simulation(world, cars, steering, motion=cs.Lerp(steer_force=0.1))
+
+
+def test_run_with_a_real_simulation(tmp_path):
+    scenarios.scenario("small-track", description="cars on an ellipse", steps=40,
+                       dt=1 / 30)(small_track)
+    try:
+        code = cli.main(["run", "small-track", "--agents", "2", "--frames", "2", "--quiet",
+                         "--out", str(tmp_path)])
+    finally:
+        scenarios.unregister("small-track")
+    assert code == 0
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["steps"] == 40 and metrics["agents"] == 2
+    assert set(metrics["counters"]) >= {"wall_contacts", "overlaps"}
+    assert len(metrics["counters"]["wall_contacts"]["per_agent"]) == 2
+    assert metrics["trajectory"]["mean_speed"] > 0
+
+
+def test_console_script_points_at_main():
+    tomllib = pytest.importorskip("tomllib")
+    pyproject = ROOT / "pyproject.toml"
+    scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
+    module, _, attr = scripts["contextsteer"].partition(":")
+    assert (module, attr) == ("contextsteer.cli", "main")
+    assert callable(getattr(cli, attr))
+
+
+def test_make_figures_writes_the_readme_pictures(tmp_path):
+    script = ROOT / "tools" / "make-figures"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, str(script), "--only", "context_map", "--out",
+                           str(tmp_path)], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "context_map.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ------------------------------------------------------------- the main job, end to end ---
+
+
+def test_contextsteer_run_racetrack_end_to_end(tmp_path):
+    """`contextsteer run racetrack` in a fresh process, in a temp dir, small sizes."""
+    proc = run_command("run", "racetrack", "--agents", "4", "--steps", "120", "--frames", "3",
+                       "--seed", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out" / "racetrack"            # the default --out, relative to cwd
+    assert (out / "scene.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "animation.gif").read_bytes()[:6] in (b"GIF89a", b"GIF87a")
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["scenario"] == "racetrack" and metrics["steps"] == 120
+    assert metrics["parameters"] == {"agents": 4, "seed": 2}
+    assert metrics["agents"] == 4
+    m = metrics["metrics"]
+    assert set(m) >= {"collisions", "min_clearance", "path_length", "heading_jitter", "effort",
+                      "stuck", "composite", "progress", "laps", "lap_time", "overtakes"}
+    assert m["steps"] == 120 and m["collisions"]["agent_wall"] == 0
+    assert m["progress"]["min"] > 0                  # every car moved forward along the track
+    s = metrics["scenario_metrics"]
+    assert set(s) == {"laps", "best_lap_time", "last_lap_time", "max_speed", "wall_contacts",
+                      "overtakes", "overlaps"}
+    assert len(s["laps"]) == 4 and len(s["max_speed"]) == 4
+    assert "racetrack: 120 steps" in proc.stdout
+
+
+def test_list_shows_every_scenario():
+    proc = run_command("list")
+    assert proc.returncode == 0
+    for name in ("racetrack", "corridor", "flock", "oncoming", "crossing", "hallway",
+                 "bottleneck", "doorway", "circle"):
+        assert any(line.startswith(name + " ") for line in proc.stdout.splitlines()), name

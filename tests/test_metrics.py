@@ -1,0 +1,159 @@
+"""Run metrics (C++, accumulated while stepping) against the NumPy oracle of recorded frames,
+the History recorder, and determinism for any thread count."""
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+from reference import run_metrics
+
+BOX = np.array([[-10, -10], [10, -10], [10, 10], [-10, 10]], np.float32)
+
+
+def crowd(n=8, seed=3, push_apart=False, walls=True):
+    rng = np.random.default_rng(seed)
+    world = cs.World()
+    if walls:
+        world.add_polyline(BOX, closed=True)
+    agents = cs.Agents(n, slots=12, seed=seed)
+    start = rng.uniform(-8, 8, (n, 2))
+    agents.add(start, radius=0.6, max_speed=rng.uniform(2, 4, n), max_accel=6.0,
+               target=-2 * start + rng.uniform(-1, 1, (n, 2)))
+    steering = cs.Steering([cs.Seek(), cs.Wander(weight=0.5), cs.WallDanger(look_ahead=0.5)],
+                           combine="sum", resolve="subtract", choose="vector_sum")
+    sim = cs.Simulation(world, agents, steering, motion=cs.Accel(), push_apart=push_apart)
+    return world, agents, sim
+
+
+def test_metrics_match_the_oracle_of_recorded_frames():
+    world, agents, sim = crowd()
+    sim.configure_metrics(goal_radius=1.0)
+    history = sim.record(every=1)
+    dt = 0.05
+    sim.step(dt, steps=200)
+    ref = run_metrics(history.positions, history.velocities, history.headings, agents.radius,
+                      walls=np.asarray(world.walls), target=agents.target, goal_radius=1.0, dt=dt)
+    m = sim.agent_metrics
+    assert ref["agent_episodes"].sum() > 0           # the run exercises every counter
+    assert ref["wall_episodes"].sum() > 0
+    for name in ("wall_episodes", "agent_episodes", "wall_steps"):
+        np.testing.assert_array_equal(getattr(m, name), ref[name], err_msg=name)
+    for name in ("min_wall_clearance", "min_agent_clearance", "path_length", "effort",
+                 "heading_jitter"):
+        np.testing.assert_allclose(getattr(m, name), ref[name], rtol=1e-4, atol=1e-4, err_msg=name)
+    np.testing.assert_allclose(m.time_to_goal, ref["time_to_goal"], atol=1e-4)
+    s = sim.metrics()
+    assert s["collisions"]["agent_agent"] == ref["agent_episodes"].sum() // 2
+    assert s["collisions"]["agent_wall"] == ref["wall_episodes"].sum()
+    assert s["steps"] == 200 and s["agents"] == 8
+    t = np.where(np.isnan(ref["time_to_goal"]), 200 * dt, ref["time_to_goal"])
+    composite = 50 * (ref["agent_episodes"] + ref["wall_episodes"]) + t + ref["effort"]
+    assert s["composite"] == pytest.approx(composite.mean(), rel=1e-4)
+
+
+def test_progress_and_laps_on_a_closed_path_match_the_oracle():
+    t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    centre = np.c_[30 * np.cos(t), 20 * np.sin(t)].astype(np.float32)
+    path = cs.Path(centre, closed=True)
+    agents = cs.Agents(3, slots=16)
+    start = path.point_at([0.0, 40.0, 80.0])
+    agents.add(start, radius=1.0, max_speed=[20, 25, 30], heading=np.pi / 2)
+    steering = cs.Steering([cs.FollowPath(path, look_ahead=6, mode="seek")], choose="vector_sum")
+    sim = cs.Simulation(None, agents, steering, motion=cs.Lerp(steer_force=0.3))
+    sim.configure_metrics(path=path, overtakes=True)
+    history = sim.record()
+    sim.step(1 / 30, steps=400)
+    ref = run_metrics(history.positions, history.velocities, history.headings, agents.radius,
+                      path=path.points, closed=True)
+    m = sim.agent_metrics
+    np.testing.assert_allclose(m.progress, ref["progress"], rtol=1e-4, atol=1e-3)
+    np.testing.assert_array_equal(m.laps, ref["laps"])
+    assert (m.laps >= 1).all()
+    assert np.isfinite(m.best_lap_time).all()
+    summary = sim.metrics()
+    assert summary["laps"]["total"] == ref["laps"].sum()
+    # The fastest car (30) passes the others at least once in 13 s.
+    assert summary["overtakes"] >= 1 and m.overtakes[2] >= 1
+    np.testing.assert_allclose(history.progress[-1], m.progress, rtol=1e-5, atol=1e-3)
+
+
+def test_metrics_and_history_do_not_depend_on_the_thread_count():
+    results = []
+    for threads in (1, 2):
+        with cs.threads(threads):
+            _, agents, sim = crowd(n=300, seed=5, push_apart=True)
+            history = sim.record(every=7)
+            sim.step(0.05, steps=40)
+            m = sim.agent_metrics
+            results.append([np.array(x) for x in m] + [np.array(history.positions),
+                                                        np.array(history.series["min_clearance"])])
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_episodes_count_starts_not_steps():
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0], [1.5, 0]], radius=1.0, max_speed=0)
+    sim = cs.Simulation(None, agents, [cs.Forward()], push_apart=False)
+    sim.step(0.1, steps=5)                         # overlapping from the start: no episode
+    assert sim.metrics()["collisions"]["agent_agent"] == 0
+    agents.position[1] = [5, 0]
+    sim.step(0.1)
+    agents.position[1] = [1.0, 0]
+    sim.step(0.1, steps=10)                        # one new overlap lasting 10 steps
+    assert sim.metrics()["collisions"]["agent_agent"] == 1
+    assert sim.agent_metrics.agent_episodes.tolist() == [1, 1]
+
+
+def test_metrics_can_be_disabled_and_reset():
+    _, agents, sim = crowd()
+    sim.configure_metrics(enabled=False)
+    sim.step(0.05, steps=20)
+    assert sim.metrics()["steps"] == 0
+    sim.configure_metrics()
+    sim.step(0.05, steps=5)
+    assert sim.metrics()["steps"] == 5
+    with pytest.raises(ValueError):
+        sim.configure_metrics(contact_tolerance=1.5)
+    with pytest.raises(TypeError):
+        sim.configure_metrics(path=[[0, 0], [1, 1]])
+
+
+def test_history_views_survive_growth_and_the_simulation():
+    _, agents, sim = crowd(walls=False)
+    history = cs.History(sim, every=1, maps=True, reserve=2)
+    first = history.positions                       # (1, N, 2) of the first storage
+    sim.step(0.05, steps=50)                        # storage doubles several times
+    assert first.shape == (1, 8, 2) and np.isfinite(first).all()
+    np.testing.assert_array_equal(history.positions[0], first[0])
+    assert history.positions.shape == (51, 8, 2)
+    assert history.interest.shape == (51, 8, 12) and history.danger.shape == (51, 8, 12)
+    assert not history.positions.flags.writeable
+    np.testing.assert_array_equal(history.positions[-1], agents.position)
+    np.testing.assert_array_equal(history.interest[-1], sim.interest)
+    assert np.shares_memory(history.positions, history.positions)
+    pos = history.positions
+    del history, sim
+    assert pos.shape == (51, 8, 2) and np.isfinite(pos).all()
+
+
+def test_dropping_a_history_stops_recording():
+    _, agents, sim = crowd(walls=False)
+    h = sim.record(every=2)
+    sim.step(0.05, steps=4)
+    assert len(h) == 3 and h.steps.tolist() == [0, 2, 4]
+    with sim.record() as h2:
+        sim.step(0.05, steps=3)
+    sim.step(0.05, steps=3)
+    assert len(h2) == 4 and not h2.attached
+    del h
+    sim.step(0.05, steps=3)                          # nothing records into freed memory
+
+
+def test_dead_agents_are_nan_in_the_history():
+    _, agents, sim = crowd(walls=False)
+    agents.remove([2])
+    h = sim.record()
+    sim.step(0.05, steps=3)
+    assert np.isnan(h.positions[:, 2]).all() and not h.alive[:, 2].any()
+    assert sim.metrics()["agents"] == 7

@@ -1,0 +1,119 @@
+"""The registered scenarios: each builds a seeded simulation, runs without NaN, and its key
+outcomes hold (measured by the C++ metrics)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+from contextsteer import scenarios
+
+NAMES = ["racetrack", "corridor", "flock", "oncoming", "crossing", "hallway", "bottleneck",
+         "doorway", "circle"]
+
+
+def run(name, steps=None, **params):
+    sc = scenarios.get(name)
+    sim = sc(**params)
+    sim.step(sc.dt, steps=steps or sc.steps)
+    return sc, sim
+
+
+def test_every_scenario_is_registered_with_a_description():
+    names = scenarios.available()
+    for name in NAMES:
+        assert name in names and len(names[name]) > 10
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scenario_builds_and_runs_without_nan(name):
+    sc, sim = run(name, steps=60, seed=1)
+    assert isinstance(sim, cs.Simulation) and sim.step_count == 60
+    alive = sim.agents.alive
+    assert np.isfinite(sim.agents.position[alive]).all()
+    assert np.isfinite(sim.agents.velocity[alive]).all()
+    m = sim.metrics()
+    assert m["steps"] == 60 and m["agents"] == alive.sum()
+    json.dumps(m), json.dumps(sc.report(sim))          # plain JSON
+    assert m["min_clearance"]["wall"] is None or m["min_clearance"]["wall"] >= 0
+
+
+@pytest.mark.parametrize("name", ["racetrack", "circle", "hallway"])
+def test_scenarios_are_reproducible(name):
+    _, a = run(name, steps=100, seed=3)
+    _, b = run(name, steps=100, seed=3)
+    np.testing.assert_array_equal(a.agents.position, b.agents.position)
+    _, c = run(name, steps=100, seed=4)
+    assert not np.array_equal(a.agents.position, c.agents.position)
+
+
+def test_racetrack_cars_complete_laps_without_touching_a_wall():
+    sc, sim = run("racetrack", steps=900)          # 30 s
+    m = sim.agent_metrics
+    assert (m.laps >= 1).all()                     # every car completed a lap
+    assert np.isfinite(m.best_lap_time).all()
+    assert m.wall_episodes.sum() == 0 and (m.min_wall_clearance > 0).all()
+    r = sc.report(sim)
+    assert set(r) >= {"laps", "best_lap_time", "wall_contacts", "overtakes", "overlaps"}
+    assert len(r["laps"]) == 12
+    # Randomised speeds: the fastest car's best lap beats the slowest car's.
+    speed = np.asarray(sim.agents.max_speed)
+    assert m.best_lap_time[speed.argmax()] < m.best_lap_time[speed.argmin()]
+
+
+def test_racetrack_fast_cars_overtake():
+    sc, sim = run("racetrack", steps=1800)
+    assert sim.metrics()["overtakes"] >= 1
+    assert sim.metrics()["collisions"]["agent_wall"] == 0
+
+
+@pytest.mark.parametrize("name", ["oncoming", "crossing"])
+def test_two_agents_pass_each_other_and_arrive(name):
+    _, sim = run(name)
+    m = sim.metrics()
+    assert m["time_to_goal"]["fraction"] == 1.0
+    assert m["collisions"]["agent_agent"] == 0
+
+
+def test_circle_agents_mostly_arrive():
+    _, sim = run("circle")
+    assert sim.metrics()["time_to_goal"]["fraction"] >= 0.9
+
+
+def test_hallway_most_arrive_and_nobody_leaves_the_hallway():
+    _, sim = run("hallway")
+    m = sim.metrics()
+    assert m["time_to_goal"]["fraction"] >= 0.8
+    assert (np.abs(sim.agents.position[:, 1]) < 2.0).all()
+
+
+@pytest.mark.parametrize("name, fraction", [("bottleneck", 0.8), ("doorway", 0.3)])
+def test_crowds_get_through_the_gap(name, fraction):
+    # Measured at the defaults: 90 % (bottleneck, with its guide path) and 50 % (doorway,
+    # plain local steering).
+    _, sim = run(name)
+    m = sim.metrics()
+    assert m["time_to_goal"]["fraction"] >= fraction   # through the gap, to the far side
+    assert m["min_clearance"]["wall"] >= 0              # never through a wall
+
+
+def test_corridor_agent_reaches_the_target_without_scraping():
+    _, sim = run("corridor")
+    m = sim.metrics()
+    assert m["time_to_goal"]["fraction"] == 1.0
+    assert m["collisions"]["agent_wall"] == 0
+
+
+def test_flock_funnels_through_the_choke_point():
+    _, sim = run("flock")
+    m = sim.metrics()
+    assert m["time_to_goal"]["fraction"] >= 0.8
+    assert (sim.agents.position[:, 0] > 10).mean() >= 0.8   # beyond the wall at x = 10
+
+
+def test_scenario_parameters_are_checked():
+    with pytest.raises(ValueError):
+        scenarios.get("racetrack")(agents=0)
+    with pytest.raises(ValueError):
+        scenarios.get("racetrack")(agents=1000)
