@@ -24,6 +24,22 @@ PathDirectionMode direction_mode(const std::string& mode) {
 
 }  // namespace
 
+namespace {
+// (N,) offsets -> (N, 2) points or tangents through a batched Path query.
+using OffsetQuery = void (*)(const Path&, std::span<const float>, std::span<float>);
+py::array_t<float> points_at_offsets(const Path& path, const py::handle& offsets, OffsetQuery query) {
+  auto s = input_f32(offsets, "offsets", {kAny}, {"N"});
+  const py::ssize_t n = s.dim(0);
+  auto out = new_array<float>({n, 2});
+  std::span<float> o(out.mutable_data(), static_cast<std::size_t>(2 * n));
+  {
+    py::gil_scoped_release release;
+    query(path, s.span(), o);
+  }
+  return out;
+}
+}  // namespace
+
 void bind_path(py::module_& m) {
   py::class_<Path, std::shared_ptr<Path>>(m, "Path")
       .def(py::init([](const py::handle& points, bool closed, bool smooth, int samples) {
@@ -63,29 +79,13 @@ void bind_path(py::module_& m) {
       .def(
           "point_at",
           [](const Path& self, const py::handle& offsets) {
-            auto s = input_f32(offsets, "offsets", {kAny}, {"N"});
-            const py::ssize_t n = s.dim(0);
-            auto out = new_array<float>({n, 2});
-            std::span<float> o(out.mutable_data(), static_cast<std::size_t>(2 * n));
-            {
-              py::gil_scoped_release release;
-              point_at(self, s.span(), o);
-            }
-            return out;
+            return points_at_offsets(self, offsets, &point_at);
           },
           py::arg("offsets"))
       .def(
           "tangent_at",
           [](const Path& self, const py::handle& offsets) {
-            auto s = input_f32(offsets, "offsets", {kAny}, {"N"});
-            const py::ssize_t n = s.dim(0);
-            auto out = new_array<float>({n, 2});
-            std::span<float> o(out.mutable_data(), static_cast<std::size_t>(2 * n));
-            {
-              py::gil_scoped_release release;
-              tangent_at(self, s.span(), o);
-            }
-            return out;
+            return points_at_offsets(self, offsets, &tangent_at);
           },
           py::arg("offsets"))
       .def(

@@ -61,6 +61,18 @@ void offer(Hit& h, double t, double nx, double ny) {
   if (t < h.t) h = {t, nx, ny};
 }
 
+// Already within reach of an obstacle whose closest point is q (at distance d0 from the
+// origin): blocked at 0 only when moving into it (normal from q towards the origin, or
+// −u when the origin is on the obstacle), so an agent can always leave or slide.
+void block_if_moving_in(double qx, double qy, double d0, double ux, double uy, Hit& h) {
+  double nx = -ux, ny = -uy;
+  if (d0 > 0.0) {
+    nx = -qx / d0;
+    ny = -qy / d0;
+  }
+  if (ux * nx + uy * ny < -kAlong) offer(h, 0.0, nx, ny);
+}
+
 // Circle of radius r moving from the origin along unit u for length L against the
 // segment a..b. Starting within r (the user put it there): blocked at 0 only when
 // moving into the wall. Otherwise the time of impact against the capsule of radius r.
@@ -70,12 +82,7 @@ void segment_toi(double ax, double ay, double bx, double by, double r, double ux
   closest_on_segment(ax, ay, bx, by, 0.0, 0.0, qx, qy);
   const double d0 = std::sqrt(qx * qx + qy * qy);
   if (d0 <= r) {
-    double nx = -ux, ny = -uy;
-    if (d0 > 0.0) {
-      nx = -qx / d0;
-      ny = -qy / d0;
-    }
-    if (ux * nx + uy * ny < -kAlong) offer(h, 0.0, nx, ny);
+    block_if_moving_in(qx, qy, d0, ux, uy, h);
     return;
   }
   // Quick reject: the capsule is out of reach of the whole move.
@@ -126,12 +133,7 @@ void circle_toi(double qx, double qy, double rc, double r, double ux, double uy,
   const double R = rc + r;
   const double d0 = std::sqrt(qx * qx + qy * qy);
   if (d0 <= R) {
-    double nx = -ux, ny = -uy;
-    if (d0 > 0.0) {
-      nx = -qx / d0;
-      ny = -qy / d0;
-    }
-    if (ux * nx + uy * ny < -kAlong) offer(h, 0.0, nx, ny);
+    block_if_moving_in(qx, qy, d0, ux, uy, h);
     return;
   }
   if (d0 > L + R) return;
