@@ -11,6 +11,10 @@ Bytes counted per pipeline run: combine reads B*N*K and writes N*K floats, resol
 (B + 5) * N * K * 4 + 16 * N bytes. Copy bandwidth = 2 * nbytes / time of
 np.copyto(dst, src) with src.nbytes = half the pipeline bytes (read + write).
 
+The same pipeline fused: cs.steer (combine -> resolve -> choose per cache-sized block of
+agents, so the intermediate maps never go to memory) is timed alongside; its bytes are
+what it must read and write: (B + 1) * N * K * 4 + 16 * N (inputs and the choice).
+
 Data. "scene" (the main table): what behaviours write: each of the B interest maps is a
 clamped-cosine lobe toward a random direction with a random weight (dot_map), and danger
 marks two obstacles per agent, each a random arc of 0..K/4 slots either side of a random
@@ -132,7 +136,9 @@ def main():
           f"pipeline: combine(max, B={B}) -> resolve(mask) -> choose(vector_sum); medians")
     head = (f"{'data':>5} {'N':>9} {'K':>3} {'numpy ms':>9} {'C++1 ms':>8} {'C++{} ms'.format(threads):>8} "
             f"{'x np(1)':>8} {'x np({})'.format(threads):>8} {'GB/s 1':>7} {'GB/s {}'.format(threads):>7} "
-            f"{'copy GB/s':>9} {'%copy 1':>7} {'%copy {}'.format(threads):>8} {'agree':>6}")
+            f"{'copy GB/s':>9} {'%copy 1':>7} {'%copy {}'.format(threads):>8} {'agree':>6} | "
+            f"{'steer1 ms':>9} {'steer{} ms'.format(threads):>9} {'x np(1)':>8} {'x np({})'.format(threads):>8} "
+            f"{'%copy 1':>7} {'%copy {}'.format(threads):>8}")
     print(head)
     print("-" * len(head))
     for data, n, k in cases:
@@ -150,7 +156,11 @@ def main():
             cs.resolve(interest, danger, "mask", out=resolved)
             cs.choose(resolved, slots, "vector_sum", out=choice)
 
+        def fused():
+            cs.steer(stack, danger, slots, out=choice)
+
         nbytes = (B + 5) * n * k * 4 + 16 * n
+        fused_bytes = (B + 1) * n * k * 4 + 16 * n
         src = np.ones(nbytes // 8, np.float32)
         dst = np.empty_like(src)
         small = n * k <= 16_000
@@ -161,11 +171,18 @@ def main():
             t1 = median_time(cpp, reps_c, 0.05)
         with cs.threads(threads):
             tt = median_time(cpp, reps_c, 0.05)
+        with cs.threads(1):
+            f1 = median_time(fused, reps_c, 0.05)
+        with cs.threads(threads):
+            ft = median_time(fused, reps_c, 0.05)
         np_out = []
         t_np = median_time(lambda: np_out.append(numpy_pipeline(stack, danger, dx, dy)),
                            reps_np, warmup=n <= 100_000)
         # Same answer? (slots agree except for rare ties between equal run totals)
+        fused()
+        fused_slot = choice.slot.copy()
         cpp()
+        assert np.array_equal(fused_slot, choice.slot)
         np_slot = np.concatenate([o[2] for o in np_out[-1]])
         del np_out
         agree = float(np.mean(np_slot == choice.slot))
@@ -173,7 +190,10 @@ def main():
         bw1, bwt = nbytes / t1 / 1e9, nbytes / tt / 1e9
         print(f"{data:>5} {n:>9} {k:>3} {t_np * 1e3:>9.2f} {t1 * 1e3:>8.3f} {tt * 1e3:>8.3f} "
               f"{t_np / t1:>8.1f} {t_np / tt:>8.1f} {bw1:>7.2f} {bwt:>7.2f} {copy_bw:>9.2f} "
-              f"{100 * bw1 / copy_bw:>6.0f}% {100 * bwt / copy_bw:>7.0f}% {agree:>6.3f}", flush=True)
+              f"{100 * bw1 / copy_bw:>6.0f}% {100 * bwt / copy_bw:>7.0f}% {agree:>6.3f} | "
+              f"{f1 * 1e3:>9.3f} {ft * 1e3:>9.3f} {t_np / f1:>8.1f} {t_np / ft:>8.1f} "
+              f"{100 * fused_bytes / f1 / 1e9 / copy_bw:>6.0f}% {100 * fused_bytes / ft / 1e9 / copy_bw:>7.0f}%",
+              flush=True)
         del stack, danger, interest, resolved, choice, src, dst
 
 

@@ -221,3 +221,53 @@ def test_choose_fast_and_general_paths_vs_oracle(k, masked):
             np.testing.assert_array_equal(c.slot, i)
             np.testing.assert_allclose(c.direction, d, atol=1e-5)
             np.testing.assert_allclose(c.strength, s, atol=1e-6)
+
+
+@given(data=st.data(), combine=st.sampled_from(cs.COMBINE_MODES), b=st.integers(1, 3),
+       resolve=st.sampled_from(cs.RESOLVE_MODES), choose=st.sampled_from(cs.CHOOSE_MODES),
+       width=st.integers(0, 3), contiguous=st.booleans(), threshold=st.sampled_from([0.0, 0.5]),
+       epsilon=st.sampled_from([0.0, 0.1]))
+def test_steer_is_the_composed_pipeline(data, combine, b, resolve, choose, width, contiguous,
+                                        threshold, epsilon):
+    *stack, danger = data.draw(maps(count=b + 1))
+    stack = np.stack(stack)
+    n, k = danger.shape
+    weights = None
+    if combine == "weighted_sum":
+        weights = data.draw(hnp.arrays(np.float32, (b,), elements=st.floats(-2, 2, width=32)))
+    slots = cs.SlotSet(k)
+    got = cs.steer(stack, danger, slots, combine=combine, weights=weights, resolve=resolve,
+                   threshold=threshold, epsilon=epsilon, choose=choose, width=width,
+                   contiguous=contiguous)
+    # Bit-identical to the three separate calls.
+    resolved = cs.resolve(cs.combine(stack, combine, weights), danger, resolve, threshold=threshold,
+                          epsilon=epsilon, directions=slots)
+    three = cs.choose(resolved, slots, choose, width=width, contiguous=contiguous)
+    for x, y in zip(got, three):
+        np.testing.assert_array_equal(x, y)
+    # And the composed oracle, wherever the oracle's resolved map is the kernels' one
+    # (resolve in double may round differently from float32, which may move a tie).
+    want_resolved = ref_resolve(ref_combine(stack, combine, weights), danger, resolve, threshold,
+                                epsilon, slots.directions).astype(np.float32)
+    d, s, i = ref_choose(want_resolved, slots.directions, choose, width, contiguous)
+    same = np.all(want_resolved == resolved, axis=1)
+    np.testing.assert_array_equal(got.slot[same], i[same])
+    np.testing.assert_allclose(got.direction[same], d[same], atol=1e-4)
+    np.testing.assert_allclose(got.strength[same], s[same], atol=1e-5)
+    np.testing.assert_allclose(want_resolved, resolved, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("k", [3, 8, 16, 33, 300, 5000])
+def test_steer_blocks_and_threads(k):
+    # Many blocks of rows (and, for K > 4096, rows longer than a block), any thread count.
+    rng = np.random.default_rng(k)
+    n = 3000 if k < 1000 else 40
+    stack = rng.uniform(-0.2, 1, (3, n, k)).astype(np.float32)
+    danger = (rng.random((n, k)) < 0.2).astype(np.float32)
+    slots = cs.SlotSet(k)
+    three = cs.choose(cs.resolve(cs.combine(stack, "sum"), danger, "subtract"), slots)
+    for threads in (1, 2, 3):
+        with cs.threads(threads):
+            got = cs.steer(stack, danger, slots, combine="sum", resolve="subtract")
+        for x, y in zip(got, three):
+            np.testing.assert_array_equal(x, y)

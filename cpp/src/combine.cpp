@@ -18,6 +18,28 @@ void first(const float* m, float w, bool weighted, float* o, std::size_t len) {
   }
 }
 
+// o = fold(first(m0), m1) in one pass (same operations, so the same result).
+void first_two(CombineMode mode, const float* m0, const float* m1, float w0, float w1, float* o,
+               std::size_t len) {
+  switch (mode) {
+    case CombineMode::kMax:
+      for (std::size_t i = 0; i < len; ++i) o[i] = std::max(m0[i], m1[i]);
+      break;
+    case CombineMode::kMin:
+      for (std::size_t i = 0; i < len; ++i) o[i] = std::min(m0[i], m1[i]);
+      break;
+    case CombineMode::kSum:
+      for (std::size_t i = 0; i < len; ++i) o[i] = m0[i] + m1[i];
+      break;
+    case CombineMode::kWeightedSum:
+      for (std::size_t i = 0; i < len; ++i) o[i] = w0 * m0[i] + w1 * m1[i];
+      break;
+    case CombineMode::kMultiply:
+      for (std::size_t i = 0; i < len; ++i) o[i] = m0[i] * m1[i];
+      break;
+  }
+}
+
 void fold(CombineMode mode, const float* m, float w, float* o, std::size_t len) {
   switch (mode) {
     case CombineMode::kMax:
@@ -49,8 +71,13 @@ void combine_rows(std::span<const float> maps, std::size_t b, std::size_t n, std
   for (std::size_t lo = begin * k; lo < hi; lo += kBlock) {
     const std::size_t len = std::min(kBlock, hi - lo);
     float* o = out.data() + lo;
-    first(maps.data() + lo, weighted ? weights[0] : 1.0f, weighted, o, len);
-    for (std::size_t s = 1; s < b; ++s) {
+    if (b == 1) {
+      first(maps.data() + lo, weighted ? weights[0] : 1.0f, weighted, o, len);
+    } else {
+      first_two(mode, maps.data() + lo, maps.data() + n * k + lo, weighted ? weights[0] : 1.0f,
+                weighted ? weights[1] : 1.0f, o, len);
+    }
+    for (std::size_t s = 2; s < b; ++s) {
       fold(mode, maps.data() + s * n * k + lo, weighted ? weights[s] : 1.0f, o, len);
     }
   }
