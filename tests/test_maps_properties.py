@@ -271,3 +271,36 @@ def test_steer_blocks_and_threads(k):
             got = cs.steer(stack, danger, slots, combine="sum", resolve="subtract")
         for x, y in zip(got, three):
             np.testing.assert_array_equal(x, y)
+
+
+def _isa_case_outputs():
+    out = []
+    for k in (8, 12, 16, 32, 64):
+        rng = np.random.default_rng(k)
+        for masked in (0.0, 0.3, 0.7):
+            v = rng.uniform(-0.2, 1.0, (400, k)).astype(np.float32)
+            v[rng.random(v.shape) < masked] = 0.0
+            v[:100] = rng.choice([0.0, 0.25, 0.5, 1.0], (100, k))  # ties between runs
+            a = 2 * np.pi * (np.arange(k) + 0.2 * np.sin(np.arange(k))) / k
+            irregular = cs.SlotSet.from_directions(np.stack([np.cos(a), np.sin(a)], 1))
+            for slots in (cs.SlotSet(k), irregular):
+                c = cs.choose(v, slots, "vector_sum")
+                out.append(np.concatenate([c.direction.view(np.int32).ravel(),
+                                           c.strength.view(np.int32), c.slot]))
+    return np.concatenate(out)
+
+
+def test_choose_avx2_and_sse2_paths_are_bit_identical(tmp_path):
+    # The AVX2 kernel (used when the CPU has it) must give exactly the SSE2 results:
+    # run the same cases with AVX2 switched off in a fresh interpreter and compare.
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(__file__)
+    code = ("import sys, numpy as np; sys.path.insert(0, %r); "
+            "import test_maps_properties as t; np.save(%r, t._isa_case_outputs())"
+            % (here, str(tmp_path / "sse2.npy")))
+    env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    np.testing.assert_array_equal(np.load(tmp_path / "sse2.npy"), _isa_case_outputs())

@@ -6,6 +6,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
+#include <cstdlib>
 #include <cmath>
 
 #include "contextsteer/batch.hpp"
@@ -310,6 +314,137 @@ Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t kk) {
   if (s.regular()) return finish_run_regular(s, vtop, sx, sy, total, top, first, last, len);
   return finish_sum(s, v, sx, sy, total, top, len < k, first, len);
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CONTEXTSTEER_CHOOSE_AVX2 1
+// Lane masks for the 16 patterns of 4 bits over four doubles.
+alignas(32) constexpr std::uint64_t kLaneMask64x4[16][4] = {
+    {0, 0, 0, 0}, {~0ull, 0, 0, 0}, {0, ~0ull, 0, 0}, {~0ull, ~0ull, 0, 0},
+    {0, 0, ~0ull, 0}, {~0ull, 0, ~0ull, 0}, {0, ~0ull, ~0ull, 0}, {~0ull, ~0ull, ~0ull, 0},
+    {0, 0, 0, ~0ull}, {~0ull, 0, 0, ~0ull}, {0, ~0ull, 0, ~0ull}, {~0ull, ~0ull, 0, ~0ull},
+    {0, 0, ~0ull, ~0ull}, {~0ull, 0, ~0ull, ~0ull}, {0, ~0ull, ~0ull, ~0ull}, {~0ull, ~0ull, ~0ull, ~0ull}};
+
+__attribute__((target("avx2"))) inline __m256d lane_mask64x4(std::uint64_t bits, std::size_t j) {
+  return _mm256_load_pd(reinterpret_cast<const double*>(kLaneMask64x4[(bits >> j) & 15u]));
+}
+
+// (l0 + l2) + (l1 + l3): the order of hsum(lo + hi) of the SSE2 kernel.
+__attribute__((target("avx2"))) inline double hsum4(__m256d a) {
+  const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+// vector_sum_run_simd<2 * H> with AVX2: eight slots a float register, four a double
+// register. Every double lane sees the same additions in the same order as in the SSE2
+// kernel (double lane i sums slots i, i+4, ... of the run; lanes added (0+2) + (1+3)),
+// and the float operations are exact (compare, and, max), so the results are
+// bit-identical. No FMA: products and sums are rounded separately, as in SSE2.
+template <std::size_t H>
+__attribute__((target("avx2"))) Out vector_sum_run_avx2(const SlotSet& s, const float* v) {
+  constexpr std::size_t k = 8 * H;
+  constexpr std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
+  __m256 w[H];
+  __m256d wd[2 * H];
+  std::uint64_t m = 0;
+  const __m256 zero = _mm256_setzero_ps();
+  for (std::size_t i = 0; i < H; ++i) {
+    const __m256 x = _mm256_loadu_ps(v + 8 * i);
+    const __m256 p = _mm256_cmp_ps(x, zero, _CMP_GT_OQ);
+    m |= static_cast<std::uint64_t>(_mm256_movemask_ps(p)) << (8 * i);
+    w[i] = _mm256_and_ps(x, p);
+  }
+  if (m == 0) return kNothing;
+  for (std::size_t i = 0; i < H; ++i) {
+    wd[2 * i] = _mm256_cvtps_pd(_mm256_castps256_ps128(w[i]));
+    wd[2 * i + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(w[i], 1));
+  }
+  const std::uint64_t starts = m & ~rotl_k(m, 1, k, full);
+  std::uint64_t run = m;
+  std::size_t first = starts ? static_cast<std::size_t>(std::countr_zero(starts)) : 0;
+  if (starts & (starts - 1)) {
+    std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
+    r = r == k ? 0 : r;
+    std::uint64_t rm = rotl_k(m, r == 0 ? 0 : k - r, k, full);
+    double best_total = -1.0;
+    first = k;
+    while (rm) {
+      const std::size_t b = static_cast<std::size_t>(std::countr_zero(rm));
+      const std::size_t l = static_cast<std::size_t>(std::countr_zero(~(rm >> b)));
+      const std::uint64_t piece = ((std::uint64_t(1) << l) - 1) << b;
+      rm &= ~piece;
+      std::size_t f = b + r;
+      if (f >= k) f -= k;
+      const std::uint64_t bits = rotl_k(piece, r, k, full);
+      __m256d acc = _mm256_setzero_pd();
+      for (std::size_t i = 0; i < 2 * H; ++i) {
+        acc = _mm256_add_pd(acc, _mm256_and_pd(wd[i], lane_mask64x4(bits, 4 * i)));
+      }
+      const double t = hsum4(acc);
+      if (t > best_total || (t == best_total && f < first)) {
+        best_total = t;
+        first = f;
+        run = bits;
+      }
+    }
+    for (std::size_t i = 0; i < 2 * H; ++i) wd[i] = _mm256_and_pd(wd[i], lane_mask64x4(run, 4 * i));
+    for (std::size_t i = 0; i < H; ++i) {
+      const __m256 lm = _mm256_castpd_ps(_mm256_set_m128d(
+          _mm_castps_pd(lane_mask(run, 8 * i + 4)), _mm_castps_pd(lane_mask(run, 8 * i))));
+      w[i] = _mm256_and_ps(w[i], lm);
+    }
+  }
+  const std::uint64_t ends = run & ~rotl_k(run, k - 1, k, full);
+  const std::size_t last = ends ? static_cast<std::size_t>(std::countr_zero(ends)) : k - 1;
+  const std::size_t len = (last >= first ? last - first : last + k - first) + 1;
+  __m256d sx4 = _mm256_setzero_pd(), sy4 = _mm256_setzero_pd(), t4 = _mm256_setzero_pd();
+  __m256 vmax = zero;
+  const double* X = s.x64();
+  const double* Y = s.y64();
+  for (std::size_t i = 0; i < H; ++i) vmax = _mm256_max_ps(vmax, w[i]);
+  for (std::size_t i = 0; i < 2 * H; ++i) {
+    sx4 = _mm256_add_pd(sx4, _mm256_mul_pd(wd[i], _mm256_loadu_pd(X + 4 * i)));
+    sy4 = _mm256_add_pd(sy4, _mm256_mul_pd(wd[i], _mm256_loadu_pd(Y + 4 * i)));
+    t4 = _mm256_add_pd(t4, wd[i]);
+  }
+  const double sx = hsum4(sx4), sy = hsum4(sy4), total = hsum4(t4);
+  __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(vmax), _mm256_extractf128_ps(vmax, 1));
+  m4 = _mm_max_ps(m4, _mm_shuffle_ps(m4, m4, _MM_SHUFFLE(2, 3, 0, 1)));
+  m4 = _mm_max_ps(m4, _mm_shuffle_ps(m4, m4, _MM_SHUFFLE(1, 0, 3, 2)));
+  const __m256 vm = _mm256_set_m128(m4, m4);
+  std::uint64_t eq = 0;
+  for (std::size_t i = 0; i < H; ++i) {
+    eq |= static_cast<std::uint64_t>(_mm256_movemask_ps(_mm256_cmp_ps(w[i], vm, _CMP_EQ_OQ))) << (8 * i);
+  }
+  const std::size_t top = static_cast<std::size_t>(std::countr_zero(eq & run));
+  const float vtop = _mm_cvtss_f32(m4);
+  if (s.regular()) return finish_run_regular(s, vtop, sx, sy, total, top, first, last, len);
+  return finish_sum(s, v, sx, sy, total, top, len < k, first, len);
+}
+
+template <std::size_t H>
+__attribute__((target("avx2"))) void vector_sum_rows_avx2(const SlotSet& s, const float* v,
+                                                          float* dir, float* str,
+                                                          std::int32_t* slot, std::size_t begin,
+                                                          std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    const Out o = vector_sum_run_avx2<H>(s, v + i * 8 * H);
+    dir[2 * i] = o.x;
+    dir[2 * i + 1] = o.y;
+    str[i] = o.strength;
+    slot[i] = o.slot;
+  }
+}
+
+// AVX2 is used when the CPU has it, unless CONTEXTSTEER_NO_AVX2 is set (tests compare
+// both paths). Decided once.
+bool use_avx2() {
+  static const bool yes = [] {
+    const char* off = std::getenv("CONTEXTSTEER_NO_AVX2");
+    return __builtin_cpu_supports("avx2") && !(off && *off && *off != '0');
+  }();
+  return yes;
+}
+#endif
 #endif
 
 // Best run for any K: one walk around the ring from just after a non-positive slot.
@@ -450,6 +585,17 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
             each_row(v, k, d, st, sl, begin, end,
                      [&](const float* row) { return vector_sum_run_simd<G>(slots, row, k); });
           };
+#if defined(CONTEXTSTEER_CHOOSE_AVX2)
+          if (use_avx2() && k % 8 == 0 && (k & (k - 1)) == 0) {  // 8, 16, 32, 64
+            switch (k) {
+              case 8: vector_sum_rows_avx2<1>(slots, v, d, st, sl, begin, end); break;
+              case 16: vector_sum_rows_avx2<2>(slots, v, d, st, sl, begin, end); break;
+              case 32: vector_sum_rows_avx2<4>(slots, v, d, st, sl, begin, end); break;
+              default: vector_sum_rows_avx2<8>(slots, v, d, st, sl, begin, end); break;
+            }
+            break;
+          }
+#endif
           switch (k) {  // the common sizes fully unrolled, the values in registers
             case 8: fast.template operator()<2>(); break;
             case 16: fast.template operator()<4>(); break;
