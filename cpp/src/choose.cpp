@@ -25,6 +25,19 @@ struct Out {
 
 constexpr Out kNothing{0.0f, 0.0f, 0.0f, -1};
 
+// The slot set's arrays, read once per call of choose_rows rather than once per agent
+// (the compiler cannot prove that the output stores leave the SlotSet unchanged).
+struct Ring {
+  const SlotSet* set;
+  const float* x;
+  const float* y;
+  const double* x64;
+  const double* y64;
+  bool regular;
+  explicit Ring(const SlotSet& s)
+      : set(&s), x(s.x()), y(s.y()), x64(s.x64()), y64(s.y64()), regular(s.regular()) {}
+};
+
 float unit_strength(float v) { return std::clamp(v, 0.0f, 1.0f); }
 
 // Highest slot, lowest index on ties; -1 when no value is positive.
@@ -194,12 +207,11 @@ inline std::uint64_t rotl_k(std::uint64_t x, std::size_t by, std::size_t k, std:
 // (counter-clockwise). Only a run longer than half the ring can have its sum there, and
 // then the gap wedge is narrower than half a turn, so two cross products decide it.
 // Same result as the nearest-slot guard of finish_sum.
-inline Out finish_run_regular(const SlotSet& s, float vtop, double sx, double sy, double total,
-                              std::size_t top, std::size_t first, std::size_t last,
+inline Out finish_run_regular(const Ring& s, std::size_t k, float vtop, double sx, double sy,
+                              double total, std::size_t top, std::size_t first, std::size_t last,
                               std::size_t len) {
-  const std::size_t k = s.size();
-  const float* x = s.x();
-  const float* y = s.y();
+  const float* x = s.x;
+  const float* y = s.y;
   const double norm = std::sqrt(sx * sx + sy * sy);
   bool use_top = !(norm > 1e-6 * total);
   const double inv = 1.0 / (use_top ? 1.0 : norm);
@@ -222,7 +234,7 @@ inline Out finish_run_regular(const SlotSet& s, float vtop, double sx, double sy
 // slots i, i+4, i+8, ... in order; lanes are added (0+2) + (1+3)), so no data-dependent
 // branch per slot.
 template <std::size_t G>
-Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t kk) {
+Out vector_sum_run_simd(const Ring& s, const float* v, std::size_t kk) {
   constexpr std::size_t kMaxG = 16;
   const std::size_t g = G ? G : kk / 4;
   const std::size_t k = 4 * g;
@@ -287,8 +299,8 @@ Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t kk) {
   __m128d x0 = _mm_setzero_pd(), x1 = _mm_setzero_pd(), y0 = _mm_setzero_pd(),
           y1 = _mm_setzero_pd(), t0 = _mm_setzero_pd(), t1 = _mm_setzero_pd();
   __m128 vmax = zero;
-  const double* X = s.x64();
-  const double* Y = s.y64();
+  const double* X = s.x64;
+  const double* Y = s.y64;
   for (std::size_t i = 0; i < g; ++i) {
     const __m128d a = wd[2 * i], b = wd[2 * i + 1];
     vmax = _mm_max_ps(vmax, w[i]);
@@ -311,8 +323,8 @@ Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t kk) {
   }
   const std::size_t top = static_cast<std::size_t>(std::countr_zero(eq & run));
   const float vtop = _mm_cvtss_f32(vmax);
-  if (s.regular()) return finish_run_regular(s, vtop, sx, sy, total, top, first, last, len);
-  return finish_sum(s, v, sx, sy, total, top, len < k, first, len);
+  if (s.regular) return finish_run_regular(s, k, vtop, sx, sy, total, top, first, last, len);
+  return finish_sum(*s.set, v, sx, sy, total, top, len < k, first, len);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -340,7 +352,7 @@ __attribute__((target("avx2"))) inline double hsum4(__m256d a) {
 // and the float operations are exact (compare, and, max), so the results are
 // bit-identical. No FMA: products and sums are rounded separately, as in SSE2.
 template <std::size_t H>
-__attribute__((target("avx2"))) Out vector_sum_run_avx2(const SlotSet& s, const float* v) {
+__attribute__((target("avx2"))) Out vector_sum_run_avx2(const Ring& s, const float* v) {
   constexpr std::size_t k = 8 * H;
   constexpr std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
   __m256 w[H];
@@ -398,8 +410,8 @@ __attribute__((target("avx2"))) Out vector_sum_run_avx2(const SlotSet& s, const 
   const std::size_t len = (last >= first ? last - first : last + k - first) + 1;
   __m256d sx4 = _mm256_setzero_pd(), sy4 = _mm256_setzero_pd(), t4 = _mm256_setzero_pd();
   __m256 vmax = zero;
-  const double* X = s.x64();
-  const double* Y = s.y64();
+  const double* X = s.x64;
+  const double* Y = s.y64;
   for (std::size_t i = 0; i < H; ++i) vmax = _mm256_max_ps(vmax, w[i]);
   for (std::size_t i = 0; i < 2 * H; ++i) {
     sx4 = _mm256_add_pd(sx4, _mm256_mul_pd(wd[i], _mm256_loadu_pd(X + 4 * i)));
@@ -417,12 +429,12 @@ __attribute__((target("avx2"))) Out vector_sum_run_avx2(const SlotSet& s, const 
   }
   const std::size_t top = static_cast<std::size_t>(std::countr_zero(eq & run));
   const float vtop = _mm_cvtss_f32(m4);
-  if (s.regular()) return finish_run_regular(s, vtop, sx, sy, total, top, first, last, len);
-  return finish_sum(s, v, sx, sy, total, top, len < k, first, len);
+  if (s.regular) return finish_run_regular(s, k, vtop, sx, sy, total, top, first, last, len);
+  return finish_sum(*s.set, v, sx, sy, total, top, len < k, first, len);
 }
 
 template <std::size_t H>
-__attribute__((target("avx2"))) void vector_sum_rows_avx2(const SlotSet& s, const float* v,
+__attribute__((target("avx2"))) void vector_sum_rows_avx2(const Ring& s, const float* v,
                                                           float* dir, float* str,
                                                           std::int32_t* slot, std::size_t begin,
                                                           std::size_t end) {
@@ -581,17 +593,18 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
       if (p.contiguous) {
 #if defined(__SSE2__)
         if (k <= 64 && k % 4 == 0) {
+          const Ring ring(slots);
           const auto fast = [&]<std::size_t G>() {
             each_row(v, k, d, st, sl, begin, end,
-                     [&](const float* row) { return vector_sum_run_simd<G>(slots, row, k); });
+                     [&](const float* row) { return vector_sum_run_simd<G>(ring, row, k); });
           };
 #if defined(CONTEXTSTEER_CHOOSE_AVX2)
           if (use_avx2() && k % 8 == 0 && (k & (k - 1)) == 0) {  // 8, 16, 32, 64
             switch (k) {
-              case 8: vector_sum_rows_avx2<1>(slots, v, d, st, sl, begin, end); break;
-              case 16: vector_sum_rows_avx2<2>(slots, v, d, st, sl, begin, end); break;
-              case 32: vector_sum_rows_avx2<4>(slots, v, d, st, sl, begin, end); break;
-              default: vector_sum_rows_avx2<8>(slots, v, d, st, sl, begin, end); break;
+              case 8: vector_sum_rows_avx2<1>(ring, v, d, st, sl, begin, end); break;
+              case 16: vector_sum_rows_avx2<2>(ring, v, d, st, sl, begin, end); break;
+              case 32: vector_sum_rows_avx2<4>(ring, v, d, st, sl, begin, end); break;
+              default: vector_sum_rows_avx2<8>(ring, v, d, st, sl, begin, end); break;
             }
             break;
           }

@@ -61,9 +61,11 @@ void fold(CombineMode mode, const float* m, float w, float* o, std::size_t len) 
 }
 }  // namespace
 
-void combine_rows(std::span<const float> maps, std::size_t b, std::size_t n, std::size_t k,
-                  CombineMode mode, std::span<const float> weights, std::span<float> out,
-                  std::size_t begin, std::size_t end) {
+// Compiled for AVX2 and the baseline (element-wise float operations: same results).
+CONTEXTSTEER_AVX2_CLONES void combine_rows(std::span<const float> maps, std::size_t b,
+                                           std::size_t n, std::size_t k, CombineMode mode,
+                                           std::span<const float> weights, std::span<float> out,
+                                           std::size_t begin, std::size_t end) {
   const bool weighted = mode == CombineMode::kWeightedSum;
   // Work in blocks that stay in L1 while all B maps are folded into them.
   constexpr std::size_t kBlock = 2048;

@@ -24,9 +24,12 @@ void avoid_opposite_row(const float* in, const float* dg, const float* dx, const
 }
 }  // namespace
 
-void resolve_rows(std::span<const float> interest, std::span<const float> danger, std::size_t k,
-                  const ResolveParams& p, const SlotSet* slots, std::span<float> out,
-                  std::size_t begin, std::size_t end) {
+// Compiled for AVX2 and the baseline (element-wise float operations: same results).
+CONTEXTSTEER_AVX2_CLONES void resolve_rows(std::span<const float> interest,
+                                           std::span<const float> danger, std::size_t k,
+                                           const ResolveParams& p, const SlotSet* slots,
+                                           std::span<float> out, std::size_t begin,
+                                           std::size_t end) {
   const float* in = interest.data() + begin * k;
   const float* dg = danger.data() + begin * k;
   float* o = out.data() + begin * k;
