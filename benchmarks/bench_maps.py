@@ -126,10 +126,14 @@ def noise_data(rng, slots, n, k):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N in {1k, 100k} only")
+    ap.add_argument("--only", metavar="N:K", action="append",
+                    help="run only these scene cases, e.g. --only 100000:16 (repeatable)")
     args = ap.parse_args()
     sizes = [1_000, 100_000] if args.quick else [1_000, 100_000, 1_000_000]
     ks = [8, 16, 32, 64]
     cases = [("scene", n, k) for n in sizes for k in ks] + [("noise", 100_000, k) for k in ks]
+    if args.only:
+        cases = [("scene", int(a), int(b)) for a, b in (o.split(":") for o in args.only)]
     threads = cs.get_num_threads()
     rng = np.random.default_rng(0)
     print(f"contextsteer {cs.__version__}, numpy {np.__version__}, all threads = {threads}; "
@@ -164,20 +168,27 @@ def main():
         src = np.ones(nbytes // 8, np.float32)
         dst = np.empty_like(src)
         small = n * k <= 16_000
-        reps_c = 50 if small else (7 if n <= 100_000 else 3)
-        reps_np = 20 if small else (3 if n <= 100_000 else 1)
-        t_copy = median_time(lambda: np.copyto(dst, src), reps_c, 0.05)
-        with cs.threads(1):
-            t1 = median_time(cpp, reps_c, 0.05)
-        with cs.threads(threads):
-            tt = median_time(cpp, reps_c, 0.05)
-        with cs.threads(1):
-            f1 = median_time(fused, reps_c, 0.05)
-        with cs.threads(threads):
-            ft = median_time(fused, reps_c, 0.05)
+        reps_c = 20 if small else (5 if n <= 100_000 else 2)
+        rounds = 5 if n <= 100_000 else 3
+        # The machine may be shared: every round times everything once, back to back,
+        # and the ratios are taken within a round (medians over rounds are printed).
+        runs = {"copy": [], "c1": [], "ct": [], "f1": [], "ft": [], "np": []}
         np_out = []
-        t_np = median_time(lambda: np_out.append(numpy_pipeline(stack, danger, dx, dy)),
-                           reps_np, warmup=n <= 100_000)
+        numpy_pipeline(stack[:, :1000], danger[:1000], dx, dy)  # warm-up
+        for _ in range(rounds):
+            runs["copy"].append(median_time(lambda: np.copyto(dst, src), reps_c, 0.02))
+            for key, fn, th in (("c1", cpp, 1), ("ct", cpp, threads), ("f1", fused, 1),
+                                ("ft", fused, threads)):
+                with cs.threads(th):
+                    runs[key].append(median_time(fn, reps_c, 0.02))
+            np_out[:] = []
+            runs["np"].append(median_time(lambda: np_out.append(numpy_pipeline(stack, danger, dx, dy)),
+                                          1, warmup=False))
+        med = {key: statistics.median(v) for key, v in runs.items()}
+
+        def ratio(a, b, scale=1.0):  # median over rounds of scale * a / b
+            return statistics.median(scale * x / y for x, y in zip(runs[a], runs[b]))
+
         # Same answer? (slots agree except for rare ties between equal run totals)
         fused()
         fused_slot = choice.slot.copy()
@@ -186,13 +197,15 @@ def main():
         np_slot = np.concatenate([o[2] for o in np_out[-1]])
         del np_out
         agree = float(np.mean(np_slot == choice.slot))
-        copy_bw = 2 * src.nbytes / t_copy / 1e9
-        bw1, bwt = nbytes / t1 / 1e9, nbytes / tt / 1e9
-        print(f"{data:>5} {n:>9} {k:>3} {t_np * 1e3:>9.2f} {t1 * 1e3:>8.3f} {tt * 1e3:>8.3f} "
-              f"{t_np / t1:>8.1f} {t_np / tt:>8.1f} {bw1:>7.2f} {bwt:>7.2f} {copy_bw:>9.2f} "
-              f"{100 * bw1 / copy_bw:>6.0f}% {100 * bwt / copy_bw:>7.0f}% {agree:>6.3f} | "
-              f"{f1 * 1e3:>9.3f} {ft * 1e3:>9.3f} {t_np / f1:>8.1f} {t_np / ft:>8.1f} "
-              f"{100 * fused_bytes / f1 / 1e9 / copy_bw:>6.0f}% {100 * fused_bytes / ft / 1e9 / copy_bw:>7.0f}%",
+        copy_bw = 2 * src.nbytes / med["copy"] / 1e9
+        bw1, bwt = nbytes / med["c1"] / 1e9, nbytes / med["ct"] / 1e9
+        # %copy = achieved bandwidth / copy bandwidth = (bytes / t) / (nbytes / t_copy).
+        pf = fused_bytes / nbytes
+        print(f"{data:>5} {n:>9} {k:>3} {med['np'] * 1e3:>9.2f} {med['c1'] * 1e3:>8.3f} {med['ct'] * 1e3:>8.3f} "
+              f"{ratio('np', 'c1'):>8.1f} {ratio('np', 'ct'):>8.1f} {bw1:>7.2f} {bwt:>7.2f} {copy_bw:>9.2f} "
+              f"{ratio('copy', 'c1', 100):>6.0f}% {ratio('copy', 'ct', 100):>7.0f}% {agree:>6.3f} | "
+              f"{med['f1'] * 1e3:>9.3f} {med['ft'] * 1e3:>9.3f} {ratio('np', 'f1'):>8.1f} {ratio('np', 'ft'):>8.1f} "
+              f"{ratio('copy', 'f1', 100 * pf):>6.0f}% {ratio('copy', 'ft', 100 * pf):>7.0f}%",
               flush=True)
         del stack, danger, interest, resolved, choice, src, dst
 

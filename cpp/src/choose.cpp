@@ -425,7 +425,8 @@ __attribute__((target("avx2"))) Out vector_sum_run_avx2(const Ring& s, const flo
   const __m256 vm = _mm256_set_m128(m4, m4);
   std::uint64_t eq = 0;
   for (std::size_t i = 0; i < H; ++i) {
-    eq |= static_cast<std::uint64_t>(_mm256_movemask_ps(_mm256_cmp_ps(w[i], vm, _CMP_EQ_OQ))) << (8 * i);
+    const __m256 same = _mm256_cmp_ps(w[i], vm, _CMP_EQ_OQ);
+    eq |= static_cast<std::uint64_t>(_mm256_movemask_ps(same)) << (8 * i);
   }
   const std::size_t top = static_cast<std::size_t>(std::countr_zero(eq & run));
   const float vtop = _mm_cvtss_f32(m4);

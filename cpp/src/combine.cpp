@@ -9,8 +9,10 @@ namespace contextsteer {
 
 namespace {
 // Element-wise loops over a contiguous range; no __restrict because out may be an input
-// (the compiler versions the loops on an overlap check and still vectorises).
-void first(const float* m, float w, bool weighted, float* o, std::size_t len) {
+// (the compiler versions the loops on an overlap check and still vectorises). Always
+// inlined, so that they are compiled for the ISA of each clone of combine_rows.
+[[gnu::always_inline]] inline void first(const float* m, float w, bool weighted, float* o,
+                                         std::size_t len) {
   if (weighted) {
     for (std::size_t i = 0; i < len; ++i) o[i] = w * m[i];
   } else if (o != m) {
@@ -19,8 +21,8 @@ void first(const float* m, float w, bool weighted, float* o, std::size_t len) {
 }
 
 // o = fold(first(m0), m1) in one pass (same operations, so the same result).
-void first_two(CombineMode mode, const float* m0, const float* m1, float w0, float w1, float* o,
-               std::size_t len) {
+[[gnu::always_inline]] inline void first_two(CombineMode mode, const float* m0, const float* m1,
+                                             float w0, float w1, float* o, std::size_t len) {
   switch (mode) {
     case CombineMode::kMax:
       for (std::size_t i = 0; i < len; ++i) o[i] = std::max(m0[i], m1[i]);
@@ -40,7 +42,8 @@ void first_two(CombineMode mode, const float* m0, const float* m1, float w0, flo
   }
 }
 
-void fold(CombineMode mode, const float* m, float w, float* o, std::size_t len) {
+[[gnu::always_inline]] inline void fold(CombineMode mode, const float* m, float w, float* o,
+                                        std::size_t len) {
   switch (mode) {
     case CombineMode::kMax:
       for (std::size_t i = 0; i < len; ++i) o[i] = std::max(o[i], m[i]);

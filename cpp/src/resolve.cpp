@@ -11,8 +11,9 @@ namespace {
 // Godot "avoidance": the danger of slot m adds interest to the slots facing away from
 // it, as a clamped-cosine lobe around -u_m. Taking the max over m (not the sum) keeps
 // the added interest independent of K when danger covers many adjacent slots.
-void avoid_opposite_row(const float* in, const float* dg, const float* dx, const float* dy,
-                        std::size_t k, float* o) {
+[[gnu::always_inline]] inline void avoid_opposite_row(const float* in, const float* dg,
+                                                      const float* dx, const float* dy,
+                                                      std::size_t k, float* o) {
   for (std::size_t j = 0; j < k; ++j) {
     float add = 0.0f;
     for (std::size_t m = 0; m < k; ++m) {
