@@ -11,6 +11,11 @@ Bytes counted per pipeline run: combine reads B*N*K and writes N*K floats, resol
 (B + 5) * N * K * 4 + 16 * N bytes. Copy bandwidth = 2 * nbytes / time of
 np.copyto(dst, src) with src.nbytes = half the pipeline bytes (read + write).
 
+Timing: the machine may be shared, so each case runs in rounds; a round times the copy,
+the C++ pipeline on 1 and on all threads, cs.steer on 1 and on all threads (medians of a
+few calls each) and one NumPy run, back to back. Times are medians over rounds; ratios
+(x np, %copy) are medians of the ratios within each round.
+
 The same pipeline fused: cs.steer (combine -> resolve -> choose per cache-sized block of
 agents, so the intermediate maps never go to memory) is timed alongside; its bytes are
 what it must read and write: (B + 1) * N * K * 4 + 16 * N (inputs and the choice).
@@ -22,7 +27,7 @@ slot (rays hitting a wall block neighbouring slots together). "noise" (worst cas
 only): uniform random values in [-0.2, 1] and 20 % of slots blocked independently, so the
 pattern of positive runs is random from one agent to the next.
 
-Usage: PYTHONPATH=python python3 benchmarks/bench_maps.py [--quick]
+Usage: PYTHONPATH=python python3 benchmarks/bench_maps.py [--quick] [--only N:K ...]
 """
 
 from __future__ import annotations

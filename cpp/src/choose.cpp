@@ -329,19 +329,23 @@ Out vector_sum_run_simd(const Ring& s, const float* v, std::size_t kk) {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CONTEXTSTEER_CHOOSE_AVX2 1
+// Functions compiled for AVX2 and the bit instructions that come with it (run only when
+// use_avx2() says the CPU has them). No FMA.
+#define CS_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
 // Lane masks for the 16 patterns of 4 bits over four doubles.
 alignas(32) constexpr std::uint64_t kLaneMask64x4[16][4] = {
     {0, 0, 0, 0}, {~0ull, 0, 0, 0}, {0, ~0ull, 0, 0}, {~0ull, ~0ull, 0, 0},
     {0, 0, ~0ull, 0}, {~0ull, 0, ~0ull, 0}, {0, ~0ull, ~0ull, 0}, {~0ull, ~0ull, ~0ull, 0},
     {0, 0, 0, ~0ull}, {~0ull, 0, 0, ~0ull}, {0, ~0ull, 0, ~0ull}, {~0ull, ~0ull, 0, ~0ull},
-    {0, 0, ~0ull, ~0ull}, {~0ull, 0, ~0ull, ~0ull}, {0, ~0ull, ~0ull, ~0ull}, {~0ull, ~0ull, ~0ull, ~0ull}};
+    {0, 0, ~0ull, ~0ull}, {~0ull, 0, ~0ull, ~0ull}, {0, ~0ull, ~0ull, ~0ull},
+    {~0ull, ~0ull, ~0ull, ~0ull}};
 
-__attribute__((target("avx2"))) inline __m256d lane_mask64x4(std::uint64_t bits, std::size_t j) {
+CS_AVX2 inline __m256d lane_mask64x4(std::uint64_t bits, std::size_t j) {
   return _mm256_load_pd(reinterpret_cast<const double*>(kLaneMask64x4[(bits >> j) & 15u]));
 }
 
 // (l0 + l2) + (l1 + l3): the order of hsum(lo + hi) of the SSE2 kernel.
-__attribute__((target("avx2"))) inline double hsum4(__m256d a) {
+CS_AVX2 inline double hsum4(__m256d a) {
   const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
   return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
 }
@@ -352,7 +356,7 @@ __attribute__((target("avx2"))) inline double hsum4(__m256d a) {
 // and the float operations are exact (compare, and, max), so the results are
 // bit-identical. No FMA: products and sums are rounded separately, as in SSE2.
 template <std::size_t H>
-__attribute__((target("avx2"))) Out vector_sum_run_avx2(const Ring& s, const float* v) {
+CS_AVX2 Out vector_sum_run_avx2(const Ring& s, const float* v) {
   constexpr std::size_t k = 8 * H;
   constexpr std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
   __m256 w[H];
@@ -405,9 +409,8 @@ __attribute__((target("avx2"))) Out vector_sum_run_avx2(const Ring& s, const flo
       w[i] = _mm256_and_ps(w[i], lm);
     }
   }
-  const std::uint64_t ends = run & ~rotl_k(run, k - 1, k, full);
-  const std::size_t last = ends ? static_cast<std::size_t>(std::countr_zero(ends)) : k - 1;
-  const std::size_t len = (last >= first ? last - first : last + k - first) + 1;
+  const auto len = static_cast<std::size_t>(std::popcount(run));  // POPCNT: see use_avx2
+  const std::size_t last = first + len - 1 >= k ? first + len - 1 - k : first + len - 1;
   __m256d sx4 = _mm256_setzero_pd(), sy4 = _mm256_setzero_pd(), t4 = _mm256_setzero_pd();
   __m256 vmax = zero;
   const double* X = s.x64;
@@ -435,10 +438,8 @@ __attribute__((target("avx2"))) Out vector_sum_run_avx2(const Ring& s, const flo
 }
 
 template <std::size_t H>
-__attribute__((target("avx2"))) void vector_sum_rows_avx2(const Ring& s, const float* v,
-                                                          float* dir, float* str,
-                                                          std::int32_t* slot, std::size_t begin,
-                                                          std::size_t end) {
+CS_AVX2 void vector_sum_rows_avx2(const Ring& s, const float* v, float* dir, float* str,
+                                  std::int32_t* slot, std::size_t begin, std::size_t end) {
   for (std::size_t i = begin; i < end; ++i) {
     const Out o = vector_sum_run_avx2<H>(s, v + i * 8 * H);
     dir[2 * i] = o.x;
@@ -448,12 +449,14 @@ __attribute__((target("avx2"))) void vector_sum_rows_avx2(const Ring& s, const f
   }
 }
 
-// AVX2 is used when the CPU has it, unless CONTEXTSTEER_NO_AVX2 is set (tests compare
-// both paths). Decided once.
+// AVX2 (with the BMI1/BMI2/POPCNT bit instructions that come with it) is used when the
+// CPU has it, unless CONTEXTSTEER_NO_AVX2 is set (tests compare both paths). Decided once.
 bool use_avx2() {
   static const bool yes = [] {
     const char* off = std::getenv("CONTEXTSTEER_NO_AVX2");
-    return __builtin_cpu_supports("avx2") && !(off && *off && *off != '0');
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") &&
+           !(off && *off && *off != '0');
   }();
   return yes;
 }
