@@ -11,6 +11,15 @@ Bytes counted per pipeline run: combine reads B*N*K and writes N*K floats, resol
 (B + 5) * N * K * 4 + 16 * N bytes. Copy bandwidth = 2 * nbytes / time of
 np.copyto(dst, src) with src.nbytes = half the pipeline bytes (read + write).
 
+Timing: the machine may be shared, so each case runs in rounds; a round times the copy,
+the C++ pipeline on 1 and on all threads, cs.steer on 1 and on all threads (medians of a
+few calls each) and one NumPy run, back to back. Times are medians over rounds; ratios
+(x np, %copy) are medians of the ratios within each round.
+
+The same pipeline fused: cs.steer (combine -> resolve -> choose per cache-sized block of
+agents, so the intermediate maps never go to memory) is timed alongside; its bytes are
+what it must read and write: (B + 1) * N * K * 4 + 16 * N (inputs and the choice).
+
 Data. "scene" (the main table): what behaviours write: each of the B interest maps is a
 clamped-cosine lobe toward a random direction with a random weight (dot_map), and danger
 marks two obstacles per agent, each a random arc of 0..K/4 slots either side of a random
@@ -18,7 +27,7 @@ slot (rays hitting a wall block neighbouring slots together). "noise" (worst cas
 only): uniform random values in [-0.2, 1] and 20 % of slots blocked independently, so the
 pattern of positive runs is random from one agent to the next.
 
-Usage: PYTHONPATH=python python3 benchmarks/bench_maps.py [--quick]
+Usage: PYTHONPATH=python python3 benchmarks/bench_maps.py [--quick] [--only N:K ...]
 """
 
 from __future__ import annotations
@@ -122,17 +131,23 @@ def noise_data(rng, slots, n, k):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N in {1k, 100k} only")
+    ap.add_argument("--only", metavar="N:K", action="append",
+                    help="run only these scene cases, e.g. --only 100000:16 (repeatable)")
     args = ap.parse_args()
     sizes = [1_000, 100_000] if args.quick else [1_000, 100_000, 1_000_000]
     ks = [8, 16, 32, 64]
     cases = [("scene", n, k) for n in sizes for k in ks] + [("noise", 100_000, k) for k in ks]
+    if args.only:
+        cases = [("scene", int(a), int(b)) for a, b in (o.split(":") for o in args.only)]
     threads = cs.get_num_threads()
     rng = np.random.default_rng(0)
     print(f"contextsteer {cs.__version__}, numpy {np.__version__}, all threads = {threads}; "
           f"pipeline: combine(max, B={B}) -> resolve(mask) -> choose(vector_sum); medians")
     head = (f"{'data':>5} {'N':>9} {'K':>3} {'numpy ms':>9} {'C++1 ms':>8} {'C++{} ms'.format(threads):>8} "
             f"{'x np(1)':>8} {'x np({})'.format(threads):>8} {'GB/s 1':>7} {'GB/s {}'.format(threads):>7} "
-            f"{'copy GB/s':>9} {'%copy 1':>7} {'%copy {}'.format(threads):>8} {'agree':>6}")
+            f"{'copy GB/s':>9} {'%copy 1':>7} {'%copy {}'.format(threads):>8} {'agree':>6} | "
+            f"{'steer1 ms':>9} {'steer{} ms'.format(threads):>9} {'x np(1)':>8} {'x np({})'.format(threads):>8} "
+            f"{'%copy 1':>7} {'%copy {}'.format(threads):>8}")
     print(head)
     print("-" * len(head))
     for data, n, k in cases:
@@ -150,30 +165,53 @@ def main():
             cs.resolve(interest, danger, "mask", out=resolved)
             cs.choose(resolved, slots, "vector_sum", out=choice)
 
+        def fused():
+            cs.steer(stack, danger, slots, out=choice)
+
         nbytes = (B + 5) * n * k * 4 + 16 * n
+        fused_bytes = (B + 1) * n * k * 4 + 16 * n
         src = np.ones(nbytes // 8, np.float32)
         dst = np.empty_like(src)
         small = n * k <= 16_000
-        reps_c = 50 if small else (7 if n <= 100_000 else 3)
-        reps_np = 20 if small else (3 if n <= 100_000 else 1)
-        t_copy = median_time(lambda: np.copyto(dst, src), reps_c, 0.05)
-        with cs.threads(1):
-            t1 = median_time(cpp, reps_c, 0.05)
-        with cs.threads(threads):
-            tt = median_time(cpp, reps_c, 0.05)
+        reps_c = 20 if small else (5 if n <= 100_000 else 2)
+        rounds = 5 if n <= 100_000 else 3
+        # The machine may be shared: every round times everything once, back to back,
+        # and the ratios are taken within a round (medians over rounds are printed).
+        runs = {"copy": [], "c1": [], "ct": [], "f1": [], "ft": [], "np": []}
         np_out = []
-        t_np = median_time(lambda: np_out.append(numpy_pipeline(stack, danger, dx, dy)),
-                           reps_np, warmup=n <= 100_000)
+        numpy_pipeline(stack[:, :1000], danger[:1000], dx, dy)  # warm-up
+        for _ in range(rounds):
+            runs["copy"].append(median_time(lambda: np.copyto(dst, src), reps_c, 0.02))
+            for key, fn, th in (("c1", cpp, 1), ("ct", cpp, threads), ("f1", fused, 1),
+                                ("ft", fused, threads)):
+                with cs.threads(th):
+                    runs[key].append(median_time(fn, reps_c, 0.02))
+            np_out[:] = []
+            runs["np"].append(median_time(lambda: np_out.append(numpy_pipeline(stack, danger, dx, dy)),
+                                          1, warmup=False))
+        med = {key: statistics.median(v) for key, v in runs.items()}
+
+        def ratio(a, b, scale=1.0):  # median over rounds of scale * a / b
+            return statistics.median(scale * x / y for x, y in zip(runs[a], runs[b]))
+
         # Same answer? (slots agree except for rare ties between equal run totals)
+        fused()
+        fused_slot = choice.slot.copy()
         cpp()
+        assert np.array_equal(fused_slot, choice.slot)
         np_slot = np.concatenate([o[2] for o in np_out[-1]])
         del np_out
         agree = float(np.mean(np_slot == choice.slot))
-        copy_bw = 2 * src.nbytes / t_copy / 1e9
-        bw1, bwt = nbytes / t1 / 1e9, nbytes / tt / 1e9
-        print(f"{data:>5} {n:>9} {k:>3} {t_np * 1e3:>9.2f} {t1 * 1e3:>8.3f} {tt * 1e3:>8.3f} "
-              f"{t_np / t1:>8.1f} {t_np / tt:>8.1f} {bw1:>7.2f} {bwt:>7.2f} {copy_bw:>9.2f} "
-              f"{100 * bw1 / copy_bw:>6.0f}% {100 * bwt / copy_bw:>7.0f}% {agree:>6.3f}", flush=True)
+        copy_bw = 2 * src.nbytes / med["copy"] / 1e9
+        bw1, bwt = nbytes / med["c1"] / 1e9, nbytes / med["ct"] / 1e9
+        # %copy = achieved bandwidth / copy bandwidth = (bytes / t) / (nbytes / t_copy).
+        pf = fused_bytes / nbytes
+        print(f"{data:>5} {n:>9} {k:>3} {med['np'] * 1e3:>9.2f} {med['c1'] * 1e3:>8.3f} {med['ct'] * 1e3:>8.3f} "
+              f"{ratio('np', 'c1'):>8.1f} {ratio('np', 'ct'):>8.1f} {bw1:>7.2f} {bwt:>7.2f} {copy_bw:>9.2f} "
+              f"{ratio('copy', 'c1', 100):>6.0f}% {ratio('copy', 'ct', 100):>7.0f}% {agree:>6.3f} | "
+              f"{med['f1'] * 1e3:>9.3f} {med['ft'] * 1e3:>9.3f} {ratio('np', 'f1'):>8.1f} {ratio('np', 'ft'):>8.1f} "
+              f"{ratio('copy', 'f1', 100 * pf):>6.0f}% {ratio('copy', 'ft', 100 * pf):>7.0f}%",
+              flush=True)
         del stack, danger, interest, resolved, choice, src, dst
 
 

@@ -307,3 +307,72 @@ def test_nothing_positive_gives_zero_choice():
 def test_zero_vector_has_no_direction():
     m = cs.dot_map(cs.SlotSet(4), [[0.0, 0.0]], shape="half_cosine")
     np.testing.assert_array_equal(m, np.full((1, 4), 0.5, np.float32))
+
+
+def test_steer_bad_input():
+    slots = cs.SlotSet(8)
+    stack = np.zeros((2, 4, 8), np.float32)
+    danger = np.zeros((4, 8), np.float32)
+    with pytest.raises(ValueError, match="combine mode: expected one of 'max'"):
+        cs.steer(stack, danger, slots, combine="mean")
+    with pytest.raises(ValueError, match="resolve mode"):
+        cs.steer(stack, danger, slots, resolve="ignore")
+    with pytest.raises(ValueError, match="choose mode"):
+        cs.steer(stack, danger, slots, choose="random")
+    with pytest.raises(ValueError, match="needs weights"):
+        cs.steer(stack, danger, slots, combine="weighted_sum")
+    with pytest.raises(ValueError, match="only used by mode 'weighted_sum'"):
+        cs.steer(stack, danger, slots, weights=[1, 2])
+    with pytest.raises(ValueError, match=r"weights: expected shape \(B,\), got \(3,\)"):
+        cs.steer(stack, danger, slots, combine="weighted_sum", weights=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"danger.*\(4, 8\)"):
+        cs.steer(stack, danger[:3], slots)
+    with pytest.raises(ValueError, match="K = 8 slots but the slot set has 6"):
+        cs.steer(stack, danger, cs.SlotSet(6))
+    with pytest.raises(ValueError, match="B >= 1"):
+        cs.steer(np.zeros((0, 4, 8), np.float32), danger, slots)
+    with pytest.raises(ValueError, match="K >= 3"):
+        cs.steer(np.zeros((1, 4, 2), np.float32), np.zeros((4, 2), np.float32), [[1, 0], [-1, 0]])
+    with pytest.raises(ValueError, match="interest_maps"):
+        cs.steer(np.zeros((4, 8), np.float32), danger, slots)  # missing the B axis
+    with pytest.raises(ValueError, match="width"):
+        cs.steer(stack, danger, slots, width=-1)
+    with pytest.raises(TypeError, match="width"):
+        cs.steer(stack, danger, slots, width=1.5)
+    with pytest.raises(ValueError, match="epsilon"):
+        cs.steer(stack, danger, slots, epsilon=-1.0)
+    bad = stack.copy()
+    bad[1, 2, 3] = np.nan
+    with pytest.raises(ValueError, match="interest_maps"):
+        cs.steer(bad, danger, slots)
+    bad = danger.copy()
+    bad[3, 7] = np.inf
+    with pytest.raises(ValueError, match="danger"):
+        cs.steer(stack, bad, slots)
+
+
+def test_steer_out_is_written_in_place_or_refused():
+    slots = cs.SlotSet(8)
+    stack = np.random.default_rng(0).uniform(-0.2, 1, (2, 4, 8)).astype(np.float32)
+    danger = np.zeros((4, 8), np.float32)
+    out = cs.Choice(np.empty((4, 2), np.float32), np.empty(4, np.float32), np.empty(4, np.int32))
+    got = cs.steer(stack, danger, slots, out=out)
+    assert all(a is b for a, b in zip(got, out))
+    want = cs.choose(cs.combine(stack), slots)
+    for x, y in zip(got, want):
+        np.testing.assert_array_equal(x, y)
+    with pytest.raises(TypeError, match="out.direction"):
+        cs.steer(stack, danger, slots, out=(np.empty((4, 2)), out.strength, out.slot))
+    with pytest.raises(TypeError, match="out.slot"):
+        cs.steer(stack, danger, slots, out=(out.direction, out.strength, np.empty(4, np.float32)))
+    with pytest.raises(TypeError, match="out.strength"):
+        cs.steer(stack, danger, slots, out=(out.direction, np.empty(5, np.float32), out.slot))
+    with pytest.raises(TypeError, match="expected"):
+        cs.steer(stack, danger, slots, out=(out.direction, out.strength))
+    alias = np.zeros(8, np.float32)
+    with pytest.raises(ValueError, match="must not overlap"):
+        cs.steer(stack, danger, slots, out=(alias.reshape(4, 2), alias[:4], out.slot))
+    flat = danger.reshape(-1)
+    with pytest.raises(ValueError, match="must not overlap danger"):
+        cs.steer(stack, danger, slots, out=(flat[:8].reshape(4, 2), out.strength, out.slot))
+    assert cs.steer(np.zeros((1, 0, 8), np.float32), np.zeros((0, 8), np.float32), slots).slot.shape == (0,)

@@ -221,3 +221,86 @@ def test_choose_fast_and_general_paths_vs_oracle(k, masked):
             np.testing.assert_array_equal(c.slot, i)
             np.testing.assert_allclose(c.direction, d, atol=1e-5)
             np.testing.assert_allclose(c.strength, s, atol=1e-6)
+
+
+@given(data=st.data(), combine=st.sampled_from(cs.COMBINE_MODES), b=st.integers(1, 3),
+       resolve=st.sampled_from(cs.RESOLVE_MODES), choose=st.sampled_from(cs.CHOOSE_MODES),
+       width=st.integers(0, 3), contiguous=st.booleans(), threshold=st.sampled_from([0.0, 0.5]),
+       epsilon=st.sampled_from([0.0, 0.1]))
+def test_steer_is_the_composed_pipeline(data, combine, b, resolve, choose, width, contiguous,
+                                        threshold, epsilon):
+    *stack, danger = data.draw(maps(count=b + 1))
+    stack = np.stack(stack)
+    n, k = danger.shape
+    weights = None
+    if combine == "weighted_sum":
+        weights = data.draw(hnp.arrays(np.float32, (b,), elements=st.floats(-2, 2, width=32)))
+    slots = cs.SlotSet(k)
+    got = cs.steer(stack, danger, slots, combine=combine, weights=weights, resolve=resolve,
+                   threshold=threshold, epsilon=epsilon, choose=choose, width=width,
+                   contiguous=contiguous)
+    # Bit-identical to the three separate calls.
+    resolved = cs.resolve(cs.combine(stack, combine, weights), danger, resolve, threshold=threshold,
+                          epsilon=epsilon, directions=slots)
+    three = cs.choose(resolved, slots, choose, width=width, contiguous=contiguous)
+    for x, y in zip(got, three):
+        np.testing.assert_array_equal(x, y)
+    # And the composed oracle, wherever the oracle's resolved map is the kernels' one
+    # (resolve in double may round differently from float32, which may move a tie).
+    want_resolved = ref_resolve(ref_combine(stack, combine, weights), danger, resolve, threshold,
+                                epsilon, slots.directions).astype(np.float32)
+    d, s, i = ref_choose(want_resolved, slots.directions, choose, width, contiguous)
+    same = np.all(want_resolved == resolved, axis=1)
+    np.testing.assert_array_equal(got.slot[same], i[same])
+    np.testing.assert_allclose(got.direction[same], d[same], atol=1e-4)
+    np.testing.assert_allclose(got.strength[same], s[same], atol=1e-5)
+    np.testing.assert_allclose(want_resolved, resolved, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("k", [3, 8, 16, 33, 300, 5000])
+def test_steer_blocks_and_threads(k):
+    # Many blocks of rows (and, for K > 4096, rows longer than a block), any thread count.
+    rng = np.random.default_rng(k)
+    n = 3000 if k < 1000 else 40
+    stack = rng.uniform(-0.2, 1, (3, n, k)).astype(np.float32)
+    danger = (rng.random((n, k)) < 0.2).astype(np.float32)
+    slots = cs.SlotSet(k)
+    three = cs.choose(cs.resolve(cs.combine(stack, "sum"), danger, "subtract"), slots)
+    for threads in (1, 2, 3):
+        with cs.threads(threads):
+            got = cs.steer(stack, danger, slots, combine="sum", resolve="subtract")
+        for x, y in zip(got, three):
+            np.testing.assert_array_equal(x, y)
+
+
+def _isa_case_outputs():
+    out = []
+    for k in (8, 12, 16, 32, 64):
+        rng = np.random.default_rng(k)
+        for masked in (0.0, 0.3, 0.7):
+            v = rng.uniform(-0.2, 1.0, (400, k)).astype(np.float32)
+            v[rng.random(v.shape) < masked] = 0.0
+            v[:100] = rng.choice([0.0, 0.25, 0.5, 1.0], (100, k))  # ties between runs
+            a = 2 * np.pi * (np.arange(k) + 0.2 * np.sin(np.arange(k))) / k
+            irregular = cs.SlotSet.from_directions(np.stack([np.cos(a), np.sin(a)], 1))
+            for slots in (cs.SlotSet(k), irregular):
+                c = cs.choose(v, slots, "vector_sum")
+                out.append(np.concatenate([c.direction.view(np.int32).ravel(),
+                                           c.strength.view(np.int32), c.slot]))
+    return np.concatenate(out)
+
+
+def test_choose_avx2_and_sse2_paths_are_bit_identical(tmp_path):
+    # The AVX2 kernel (used when the CPU has it) must give exactly the SSE2 results:
+    # run the same cases with AVX2 switched off in a fresh interpreter and compare.
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(__file__)
+    code = ("import sys, numpy as np; sys.path.insert(0, %r); "
+            "import test_maps_properties as t; np.save(%r, t._isa_case_outputs())"
+            % (here, str(tmp_path / "sse2.npy")))
+    env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    np.testing.assert_array_equal(np.load(tmp_path / "sse2.npy"), _isa_case_outputs())

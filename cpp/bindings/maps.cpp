@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Bindings of the context-map engine: slot sets, dot_map, combine, resolve, choose,
-// spread, blend and ContextMaps. Inputs are checked here (never converted), the GIL is
+// steer (the three fused), spread, blend and ContextMaps. Inputs are checked here (never converted), the GIL is
 // released around the core call, and a finite check fused into the kernels' pass over
 // the data reports NaN/inf afterwards (the slow check_finite then names the culprit).
 #include <pybind11/numpy.h>
@@ -17,6 +17,7 @@
 #include "contextsteer/combine.hpp"
 #include "contextsteer/context_maps.hpp"
 #include "contextsteer/dot_map.hpp"
+#include "contextsteer/pipeline.hpp"
 #include "contextsteer/postprocess.hpp"
 #include "contextsteer/resolve.hpp"
 #include "contextsteer/slot_set.hpp"
@@ -95,6 +96,49 @@ const SlotSet& slots_for(const SlotSet& slots, py::ssize_t k, const char* what) 
                           " slots but the slot set has " + std::to_string(slots.size()));
   }
   return slots;
+}
+
+
+CombineMode combine_mode(const std::string& mode) {
+  return parse_mode<CombineMode>(mode,
+                                 {{"max", CombineMode::kMax},
+                                  {"sum", CombineMode::kSum},
+                                  {"weighted_sum", CombineMode::kWeightedSum},
+                                  {"multiply", CombineMode::kMultiply},
+                                  {"min", CombineMode::kMin}},
+                                 "combine mode");
+}
+
+ResolveMode resolve_mode(const std::string& mode) {
+  return parse_mode<ResolveMode>(mode,
+                                 {{"mask", ResolveMode::kMask},
+                                  {"subtract", ResolveMode::kSubtract},
+                                  {"scale", ResolveMode::kScale},
+                                  {"mask_min_danger", ResolveMode::kMaskMinDanger},
+                                  {"avoid_opposite", ResolveMode::kAvoidOpposite}},
+                                 "resolve mode");
+}
+
+ChooseMode choose_mode(const std::string& mode) {
+  return parse_mode<ChooseMode>(mode,
+                                {{"vector_sum", ChooseMode::kVectorSum},
+                                 {"argmax", ChooseMode::kArgmax},
+                                 {"weighted_neighbours", ChooseMode::kWeightedNeighbours},
+                                 {"subslot", ChooseMode::kSubslot}},
+                                "choose mode");
+}
+
+// Weights of combine: required by, and only allowed with, kWeightedSum.
+Checked<const float> combine_weights(CombineMode cm, const std::string& mode,
+                                     const py::object& weights, py::ssize_t b) {
+  Checked<const float> w;
+  if (cm == CombineMode::kWeightedSum) {
+    if (weights.is_none()) throw py::value_error("combine: mode 'weighted_sum' needs weights of shape (B,)");
+    w = input_f32(weights, "weights", {b}, {"B"});
+  } else if (!weights.is_none()) {
+    throw py::value_error("combine: weights are only used by mode 'weighted_sum', got mode '" + mode + "'");
+  }
+  return w;
 }
 
 }  // namespace
@@ -198,20 +242,8 @@ void bind_maps(py::module_& m) {
         const py::ssize_t b = s.dim(0), n = s.dim(1), k = s.dim(2);
         if (b < 1) throw py::value_error("maps: expected at least one map (B >= 1), got B = 0");
         require_slots(k, "maps");
-        const CombineMode cm = parse_mode<CombineMode>(mode,
-                                                       {{"max", CombineMode::kMax},
-                                                        {"sum", CombineMode::kSum},
-                                                        {"weighted_sum", CombineMode::kWeightedSum},
-                                                        {"multiply", CombineMode::kMultiply},
-                                                        {"min", CombineMode::kMin}},
-                                                       "combine mode");
-        Checked<const float> w;
-        if (cm == CombineMode::kWeightedSum) {
-          if (weights.is_none()) throw py::value_error("combine: mode 'weighted_sum' needs weights of shape (B,)");
-          w = input_f32(weights, "weights", {b}, {"B"});
-        } else if (!weights.is_none()) {
-          throw py::value_error("combine: weights are only used by mode 'weighted_sum', got mode '" + mode + "'");
-        }
+        const CombineMode cm = combine_mode(mode);
+        const Checked<const float> w = combine_weights(cm, mode, weights, b);
         auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", s, "maps", false);
         std::atomic<bool> bad{false};
@@ -238,13 +270,7 @@ void bind_maps(py::module_& m) {
         require_finite(threshold, "threshold");
         require_non_negative(epsilon, "epsilon");
         ResolveParams p;
-        p.mode = parse_mode<ResolveMode>(mode,
-                                         {{"mask", ResolveMode::kMask},
-                                          {"subtract", ResolveMode::kSubtract},
-                                          {"scale", ResolveMode::kScale},
-                                          {"mask_min_danger", ResolveMode::kMaskMinDanger},
-                                          {"avoid_opposite", ResolveMode::kAvoidOpposite}},
-                                         "resolve mode");
+        p.mode = resolve_mode(mode);
         p.threshold = static_cast<float>(threshold);
         p.epsilon = static_cast<float>(epsilon);
         if (p.mode == ResolveMode::kAvoidOpposite) {
@@ -279,12 +305,7 @@ void bind_maps(py::module_& m) {
         slots_for(slots, k, "values");
         if (width < 0) throw py::value_error("width: expected >= 0, got " + std::to_string(width));
         ChooseParams p;
-        p.mode = parse_mode<ChooseMode>(mode,
-                                        {{"vector_sum", ChooseMode::kVectorSum},
-                                         {"argmax", ChooseMode::kArgmax},
-                                         {"weighted_neighbours", ChooseMode::kWeightedNeighbours},
-                                         {"subslot", ChooseMode::kSubslot}},
-                                        "choose mode");
+        p.mode = choose_mode(mode);
         p.width = static_cast<std::size_t>(width);
         p.contiguous = contiguous;
         auto [da, d] = out_or_new<float>(out_direction, "out.direction", {n, 2}, {std::to_string(n).c_str(), "2"});
@@ -306,6 +327,70 @@ void bind_maps(py::module_& m) {
         return py::make_tuple(da, sa, ia);
       },
       py::arg("values"), py::arg("slots"), py::arg("mode"), py::arg("width"), py::arg("contiguous"),
+      py::arg("out_direction").noconvert() = py::none(),
+      py::arg("out_strength").noconvert() = py::none(), py::arg("out_slot").noconvert() = py::none());
+
+  m.def(
+      "steer",
+      [](py::handle maps, py::handle danger, const SlotSet& slots, const std::string& combine,
+         py::object weights, const std::string& resolve, double threshold, double epsilon,
+         const std::string& choose, py::ssize_t width, bool contiguous, py::object out_direction,
+         py::object out_strength, py::object out_slot) {
+        auto s = check_array<const float>(maps, "interest_maps", {kAny, kAny, kAny}, {"B", "N", "K"});
+        const py::ssize_t b = s.dim(0), n = s.dim(1), k = s.dim(2);
+        if (b < 1) throw py::value_error("interest_maps: expected at least one map (B >= 1), got B = 0");
+        require_slots(k, "interest_maps");
+        const std::string ns = std::to_string(n), ks = std::to_string(k);
+        auto dg = check_array<const float>(danger, "danger", {n, k}, {ns.c_str(), ks.c_str()});
+        slots_for(slots, k, "interest_maps");
+        SteerParams p;
+        p.combine = combine_mode(combine);
+        const Checked<const float> w = combine_weights(p.combine, combine, weights, b);
+        p.weights = w.span();
+        require_finite(threshold, "threshold");
+        require_non_negative(epsilon, "epsilon");
+        p.resolve.mode = resolve_mode(resolve);
+        p.resolve.threshold = static_cast<float>(threshold);
+        p.resolve.epsilon = static_cast<float>(epsilon);
+        if (width < 0) throw py::value_error("width: expected >= 0, got " + std::to_string(width));
+        p.choose.mode = choose_mode(choose);
+        p.choose.width = static_cast<std::size_t>(width);
+        p.choose.contiguous = contiguous;
+        auto [da, d] = out_or_new<float>(out_direction, "out.direction", {n, 2}, {ns.c_str(), "2"});
+        auto [sa, st] = out_or_new<float>(out_strength, "out.strength", {n}, {ns.c_str()});
+        auto [ia, i] = out_or_new<std::int32_t>(out_slot, "out.slot", {n}, {ns.c_str()});
+        refuse_overlap(d, "out.direction", s, "interest_maps", false);
+        refuse_overlap(st, "out.strength", s, "interest_maps", false);
+        refuse_overlap(i, "out.slot", s, "interest_maps", false);
+        refuse_overlap(d, "out.direction", dg, "danger", false);
+        refuse_overlap(st, "out.strength", dg, "danger", false);
+        refuse_overlap(i, "out.slot", dg, "danger", false);
+        refuse_overlap(d, "out.direction", st, "out.strength", false);
+        refuse_overlap(d, "out.direction", i, "out.slot", false);
+        refuse_overlap(st, "out.strength", i, "out.slot", false);
+        // Rows longer than a cache block need an intermediate map of their own.
+        py::array_t<float> big;
+        std::span<float> big_scratch;
+        if (static_cast<std::size_t>(k) > kSteerBlockFloats) {
+          big = new_array<float>({n, k});
+          big_scratch = {big.mutable_data(), static_cast<std::size_t>(n * k)};
+        }
+        std::atomic<bool> bad{false};
+        {
+          py::gil_scoped_release release;
+          steer(s.span(), static_cast<std::size_t>(b), static_cast<std::size_t>(n),
+                static_cast<std::size_t>(k), dg.span(), slots, p, d.span(), st.span(), i.span(),
+                big_scratch, &bad);
+        }
+        if (bad) {
+          check_finite(s, "interest_maps");
+          check_finite(dg, "danger");
+        }
+        return py::make_tuple(da, sa, ia);
+      },
+      py::arg("interest_maps"), py::arg("danger"), py::arg("slots"), py::arg("combine"),
+      py::arg("weights"), py::arg("resolve"), py::arg("threshold"), py::arg("epsilon"),
+      py::arg("choose"), py::arg("width"), py::arg("contiguous"),
       py::arg("out_direction").noconvert() = py::none(),
       py::arg("out_strength").noconvert() = py::none(), py::arg("out_slot").noconvert() = py::none());
 

@@ -6,6 +6,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
+#include <cstdlib>
 #include <cmath>
 
 #include "contextsteer/batch.hpp"
@@ -20,6 +24,19 @@ struct Out {
 };
 
 constexpr Out kNothing{0.0f, 0.0f, 0.0f, -1};
+
+// The slot set's arrays, read once per call of choose_rows rather than once per agent
+// (the compiler cannot prove that the output stores leave the SlotSet unchanged).
+struct Ring {
+  const SlotSet* set;
+  const float* x;
+  const float* y;
+  const double* x64;
+  const double* y64;
+  bool regular;
+  explicit Ring(const SlotSet& s)
+      : set(&s), x(s.x()), y(s.y()), x64(s.x64()), y64(s.y64()), regular(s.regular()) {}
+};
 
 float unit_strength(float v) { return std::clamp(v, 0.0f, 1.0f); }
 
@@ -137,7 +154,8 @@ void best_run_bits(const float* v, std::size_t k, std::size_t& start, std::size_
   // run wraps, and bit b stands for slot (b + r) mod k.
   const std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
   std::uint64_t rm = r == k ? m : ((m >> r) | (m << (k - r))) & full;
-  const bool single = std::popcount(rm & ~(rm << 1)) == 1;  // run starts in rm
+  const std::uint64_t run_starts = rm & ~(rm << 1);
+  const bool single = (run_starts & (run_starts - 1)) == 0;  // one run starts in rm
   while (rm) {
     const std::size_t b = static_cast<std::size_t>(std::countr_zero(rm));
     const std::size_t l = static_cast<std::size_t>(std::countr_zero(~(rm >> b)));
@@ -166,99 +184,86 @@ inline __m128 lane_mask(std::uint64_t bits, std::size_t j) {
   return _mm_load_ps(reinterpret_cast<const float*>(kLaneMask[(bits >> j) & 15u]));
 }
 
+// Lane masks for the 4 patterns of 2 bits: kLaneMask64[b] has double lane i all-ones if
+// bit i of b.
+alignas(16) constexpr std::uint64_t kLaneMask64[4][2] = {
+    {0, 0}, {~std::uint64_t(0), 0}, {0, ~std::uint64_t(0)}, {~std::uint64_t(0), ~std::uint64_t(0)}};
+
+inline __m128d lane_mask64(std::uint64_t bits, std::size_t j) {
+  return _mm_load_pd(reinterpret_cast<const double*>(kLaneMask64[(bits >> j) & 3u]));
+}
+
 inline double hsum(__m128d a) { return _mm_cvtsd_f64(_mm_add_sd(a, _mm_unpackhi_pd(a, a))); }
 
-// Sum of v over the slots whose bit is set, in double (four lanes; exact whenever the
-// values span less than 2^29 in magnitude, as sums of up to 64 floats in double are).
-// Fixed trip count over K (a multiple of 4), no data-dependent branches.
-double masked_total(const float* v, std::size_t k, std::uint64_t bits) {
-  __m128d lo = _mm_setzero_pd(), hi = _mm_setzero_pd();
-  for (std::size_t j = 0; j < k; j += 4) {
-    const __m128 w = _mm_and_ps(_mm_loadu_ps(v + j), lane_mask(bits, j));
-    lo = _mm_add_pd(lo, _mm_cvtps_pd(w));
-    hi = _mm_add_pd(hi, _mm_cvtps_pd(_mm_movehl_ps(w, w)));
-  }
-  return hsum(_mm_add_pd(lo, hi));
+// x rotated left by `by` within k bits (by in [0, k), k <= 64, x < 2^k). No branch:
+// for by = 0 the right shift is by k (< 64, giving 0) or by 0 when k = 64 (giving x).
+inline std::uint64_t rotl_k(std::uint64_t x, std::size_t by, std::size_t k, std::uint64_t full) {
+  return ((x << by) | (x >> ((k - by) & 63))) & full;
 }
 
-// Vector sum, total and highest slot (lowest index on ties) of the slots whose bit is
-// set (a run: all of them positive).
-void masked_vector_sum(const SlotSet& s, const float* v, std::size_t k, std::uint64_t bits,
-                       double& sx, double& sy, double& total, std::size_t& top) {
-  __m128d x0 = _mm_setzero_pd(), x1 = _mm_setzero_pd(), y0 = _mm_setzero_pd(),
-          y1 = _mm_setzero_pd(), t0 = _mm_setzero_pd(), t1 = _mm_setzero_pd();
-  __m128 vmax = _mm_setzero_ps();
-  for (std::size_t j = 0; j < k; j += 4) {
-    const __m128 w = _mm_and_ps(_mm_loadu_ps(v + j), lane_mask(bits, j));
-    vmax = _mm_max_ps(vmax, w);
-    const __m128d a = _mm_cvtps_pd(w), b = _mm_cvtps_pd(_mm_movehl_ps(w, w));
-    x0 = _mm_add_pd(x0, _mm_mul_pd(a, _mm_loadu_pd(s.x64() + j)));
-    x1 = _mm_add_pd(x1, _mm_mul_pd(b, _mm_loadu_pd(s.x64() + j + 2)));
-    y0 = _mm_add_pd(y0, _mm_mul_pd(a, _mm_loadu_pd(s.y64() + j)));
-    y1 = _mm_add_pd(y1, _mm_mul_pd(b, _mm_loadu_pd(s.y64() + j + 2)));
-    t0 = _mm_add_pd(t0, a);
-    t1 = _mm_add_pd(t1, b);
-  }
-  sx = hsum(_mm_add_pd(x0, x1));
-  sy = hsum(_mm_add_pd(y0, y1));
-  total = hsum(_mm_add_pd(t0, t1));
-  // Broadcast the lane maximum, then the first slot of the run holding it.
-  vmax = _mm_max_ps(vmax, _mm_shuffle_ps(vmax, vmax, _MM_SHUFFLE(2, 3, 0, 1)));
-  vmax = _mm_max_ps(vmax, _mm_shuffle_ps(vmax, vmax, _MM_SHUFFLE(1, 0, 3, 2)));
-  std::uint64_t eq = 0;
-  for (std::size_t j = 0; j < k; j += 4) {
-    const __m128 w = _mm_and_ps(_mm_loadu_ps(v + j), lane_mask(bits, j));
-    eq |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpeq_ps(w, vmax))) << j;
-  }
-  top = static_cast<std::size_t>(std::countr_zero(eq & bits));
-}
-
-// Output for a run sum on a regular ring, without branches on the data: the heading
-// falls back to u_top when the sum is degenerate or lies strictly inside the wedge of
-// the masked gap, i.e. between the bisector after the run's last slot and the bisector
-// before its first slot (counter-clockwise). Only a run longer than half the ring can
-// have its sum there, and then the gap wedge is narrower than half a turn, so two cross
-// products decide it. Same result as the nearest-slot guard of finish_sum.
-Out finish_run_regular(const SlotSet& s, const float* v, double sx, double sy, double total,
-                       std::size_t top, std::size_t first, std::size_t len) {
-  const std::size_t k = s.size();
-  const float* x = s.x();
-  const float* y = s.y();
+// Output for a run sum on a regular ring. The heading falls back to u_top when the sum
+// is degenerate or lies strictly inside the wedge of the masked gap, i.e. between the
+// bisector after the run's last slot and the bisector before its first slot
+// (counter-clockwise). Only a run longer than half the ring can have its sum there, and
+// then the gap wedge is narrower than half a turn, so two cross products decide it.
+// Same result as the nearest-slot guard of finish_sum.
+inline Out finish_run_regular(const Ring& s, std::size_t k, float vtop, double sx, double sy,
+                              double total, std::size_t top, std::size_t first, std::size_t last,
+                              std::size_t len) {
+  const float* x = s.x;
+  const float* y = s.y;
   const double norm = std::sqrt(sx * sx + sy * sy);
-  const bool ok = norm > 1e-6 * total;
-  const double inv = 1.0 / (ok ? norm : 1.0);
+  bool use_top = !(norm > 1e-6 * total);
+  const double inv = 1.0 / (use_top ? 1.0 : norm);
   const double ux = sx * inv, uy = sy * inv;
-  const std::size_t prev = first == 0 ? k - 1 : first - 1;
-  std::size_t last = first + len - 1;
-  last = last >= k ? last - k : last;
-  const std::size_t next = last + 1 == k ? 0 : last + 1;
-  const double ax = double(x[prev]) + x[first], ay = double(y[prev]) + y[first];
-  const double bx = double(x[last]) + x[next], by = double(y[last]) + y[next];
-  const bool in_gap = (2 * len > k) & (bx * uy - by * ux > 0.0) & (ux * ay - uy * ax > 0.0);
-  const bool use_top = !ok | in_gap;
+  if (2 * len > k) {
+    const std::size_t prev = first == 0 ? k - 1 : first - 1;
+    const std::size_t next = last + 1 == k ? 0 : last + 1;
+    const double ax = double(x[prev]) + x[first], ay = double(y[prev]) + y[first];
+    const double bx = double(x[last]) + x[next], by = double(y[last]) + y[next];
+    use_top |= (bx * uy - by * ux > 0.0) & (ux * ay - uy * ax > 0.0);
+  }
   return {use_top ? x[top] : static_cast<float>(ux), use_top ? y[top] : static_cast<float>(uy),
-          unit_strength(v[top]), static_cast<std::int32_t>(top)};
+          unit_strength(vtop), static_cast<std::int32_t>(top)};
 }
 
-// vector_sum over the best run for K <= 64, K a multiple of 4: bit masks and
-// fixed-length SIMD sums, so the common cases have no data-dependent branches per slot.
-Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t k) {
-  const std::uint64_t m = positive_bits(v, k);
+// vector_sum over the best run for K <= 64, K a multiple of 4, with G = K/4 groups of
+// four slots known at compile time (G = 0: K given at run time). The positive slots
+// become a bit mask, runs are found with bit operations; the values stay in registers;
+// sums run in double in a fixed lane order (double lane i of the two accumulators sums
+// slots i, i+4, i+8, ... in order; lanes are added (0+2) + (1+3)), so no data-dependent
+// branch per slot.
+template <std::size_t G>
+Out vector_sum_run_simd(const Ring& s, const float* v, std::size_t kk) {
+  constexpr std::size_t kMaxG = 16;
+  const std::size_t g = G ? G : kk / 4;
+  const std::size_t k = 4 * g;
+  __m128 w[G ? G : kMaxG];      // values, zero where not positive
+  __m128d wd[2 * (G ? G : kMaxG)];  // the same in double, two slots a register
+  std::uint64_t m = 0;
+  const __m128 zero = _mm_setzero_ps();
+  for (std::size_t i = 0; i < g; ++i) {
+    const __m128 x = _mm_loadu_ps(v + 4 * i);
+    const __m128 p = _mm_cmpgt_ps(x, zero);
+    m |= static_cast<std::uint64_t>(_mm_movemask_ps(p)) << (4 * i);
+    w[i] = _mm_and_ps(x, p);
+  }
   if (m == 0) return kNothing;
+  for (std::size_t i = 0; i < g; ++i) {
+    wd[2 * i] = _mm_cvtps_pd(w[i]);
+    wd[2 * i + 1] = _mm_cvtps_pd(_mm_movehl_ps(w[i], w[i]));
+  }
   const std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
-  const auto rot_left = [&](std::uint64_t x, std::size_t by) {  // by in [0, k]
-    return by == 0 || by == k ? x : ((x << by) | (x >> (k - by))) & full;
-  };
   // First slots of the runs: positive slots whose predecessor (mod K) is not positive.
-  const std::uint64_t starts = m & ~rot_left(m, 1);
+  const std::uint64_t starts = m & ~rotl_k(m, 1, k, full);
   std::uint64_t run = m;  // one run (or the whole ring): all positive slots
   std::size_t first = starts ? static_cast<std::size_t>(std::countr_zero(starts)) : 0;
-  std::size_t len = static_cast<std::size_t>(std::popcount(m));
-  if (std::popcount(starts) > 1) {
-    // Several runs. Rotate right so that the first non-positive slot lands on bit k-1:
-    // no run wraps, and bit b of rm stands for slot (b + r) mod k.
-    const std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
-    std::uint64_t rm = rot_left(m, k - r);
+  if (starts & (starts - 1)) {
+    // Several runs. Rotate right by r so that the first non-positive slot lands on bit
+    // k-1: no run wraps, and bit b of rm stands for slot (b + r) mod k.
+    std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
+    r = r == k ? 0 : r;
+    std::uint64_t rm = rotl_k(m, r == 0 ? 0 : k - r, k, full);
     double best_total = -1.0;
     first = k;
     while (rm) {
@@ -268,22 +273,194 @@ Out vector_sum_run_simd(const SlotSet& s, const float* v, std::size_t k) {
       rm &= ~piece;
       std::size_t f = b + r;
       if (f >= k) f -= k;
-      const std::uint64_t bits = rot_left(piece, r);
-      const double t = masked_total(v, k, bits);
+      const std::uint64_t bits = rotl_k(piece, r, k, full);
+      __m128d lo = _mm_setzero_pd(), hi = _mm_setzero_pd();
+      for (std::size_t i = 0; i < g; ++i) {
+        lo = _mm_add_pd(lo, _mm_and_pd(wd[2 * i], lane_mask64(bits, 4 * i)));
+        hi = _mm_add_pd(hi, _mm_and_pd(wd[2 * i + 1], lane_mask64(bits, 4 * i + 2)));
+      }
+      const double t = hsum(_mm_add_pd(lo, hi));
       if (t > best_total || (t == best_total && f < first)) {
         best_total = t;
         first = f;
         run = bits;
-        len = l;
       }
     }
+    for (std::size_t i = 0; i < g; ++i) {
+      wd[2 * i] = _mm_and_pd(wd[2 * i], lane_mask64(run, 4 * i));
+      wd[2 * i + 1] = _mm_and_pd(wd[2 * i + 1], lane_mask64(run, 4 * i + 2));
+      w[i] = _mm_and_ps(w[i], lane_mask(run, 4 * i));
+    }
   }
-  double sx, sy, total;
-  std::size_t top;
-  masked_vector_sum(s, v, k, run, sx, sy, total, top);
-  if (s.regular()) return finish_run_regular(s, v, sx, sy, total, top, first, len);
-  return finish_sum(s, v, sx, sy, total, top, len < k, first, len);
+  // Last slot of the run: its successor (mod K) is not in the run (K - 1 for the ring).
+  const std::uint64_t ends = run & ~rotl_k(run, k - 1, k, full);
+  const std::size_t last = ends ? static_cast<std::size_t>(std::countr_zero(ends)) : k - 1;
+  const std::size_t len = (last >= first ? last - first : last + k - first) + 1;
+  __m128d x0 = _mm_setzero_pd(), x1 = _mm_setzero_pd(), y0 = _mm_setzero_pd(),
+          y1 = _mm_setzero_pd(), t0 = _mm_setzero_pd(), t1 = _mm_setzero_pd();
+  __m128 vmax = zero;
+  const double* X = s.x64;
+  const double* Y = s.y64;
+  for (std::size_t i = 0; i < g; ++i) {
+    const __m128d a = wd[2 * i], b = wd[2 * i + 1];
+    vmax = _mm_max_ps(vmax, w[i]);
+    x0 = _mm_add_pd(x0, _mm_mul_pd(a, _mm_loadu_pd(X + 4 * i)));
+    x1 = _mm_add_pd(x1, _mm_mul_pd(b, _mm_loadu_pd(X + 4 * i + 2)));
+    y0 = _mm_add_pd(y0, _mm_mul_pd(a, _mm_loadu_pd(Y + 4 * i)));
+    y1 = _mm_add_pd(y1, _mm_mul_pd(b, _mm_loadu_pd(Y + 4 * i + 2)));
+    t0 = _mm_add_pd(t0, a);
+    t1 = _mm_add_pd(t1, b);
+  }
+  const double sx = hsum(_mm_add_pd(x0, x1));
+  const double sy = hsum(_mm_add_pd(y0, y1));
+  const double total = hsum(_mm_add_pd(t0, t1));
+  // Broadcast the lane maximum, then the first slot of the run holding it.
+  vmax = _mm_max_ps(vmax, _mm_shuffle_ps(vmax, vmax, _MM_SHUFFLE(2, 3, 0, 1)));
+  vmax = _mm_max_ps(vmax, _mm_shuffle_ps(vmax, vmax, _MM_SHUFFLE(1, 0, 3, 2)));
+  std::uint64_t eq = 0;
+  for (std::size_t i = 0; i < g; ++i) {
+    eq |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpeq_ps(w[i], vmax))) << (4 * i);
+  }
+  const std::size_t top = static_cast<std::size_t>(std::countr_zero(eq & run));
+  const float vtop = _mm_cvtss_f32(vmax);
+  if (s.regular) return finish_run_regular(s, k, vtop, sx, sy, total, top, first, last, len);
+  return finish_sum(*s.set, v, sx, sy, total, top, len < k, first, len);
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CONTEXTSTEER_CHOOSE_AVX2 1
+// Functions compiled for AVX2 and the bit instructions that come with it (run only when
+// use_avx2() says the CPU has them). No FMA.
+#define CS_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+// Lane masks for the 16 patterns of 4 bits over four doubles.
+alignas(32) constexpr std::uint64_t kLaneMask64x4[16][4] = {
+    {0, 0, 0, 0}, {~0ull, 0, 0, 0}, {0, ~0ull, 0, 0}, {~0ull, ~0ull, 0, 0},
+    {0, 0, ~0ull, 0}, {~0ull, 0, ~0ull, 0}, {0, ~0ull, ~0ull, 0}, {~0ull, ~0ull, ~0ull, 0},
+    {0, 0, 0, ~0ull}, {~0ull, 0, 0, ~0ull}, {0, ~0ull, 0, ~0ull}, {~0ull, ~0ull, 0, ~0ull},
+    {0, 0, ~0ull, ~0ull}, {~0ull, 0, ~0ull, ~0ull}, {0, ~0ull, ~0ull, ~0ull},
+    {~0ull, ~0ull, ~0ull, ~0ull}};
+
+CS_AVX2 inline __m256d lane_mask64x4(std::uint64_t bits, std::size_t j) {
+  return _mm256_load_pd(reinterpret_cast<const double*>(kLaneMask64x4[(bits >> j) & 15u]));
+}
+
+// (l0 + l2) + (l1 + l3): the order of hsum(lo + hi) of the SSE2 kernel.
+CS_AVX2 inline double hsum4(__m256d a) {
+  const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+// vector_sum_run_simd<2 * H> with AVX2: eight slots a float register, four a double
+// register. Every double lane sees the same additions in the same order as in the SSE2
+// kernel (double lane i sums slots i, i+4, ... of the run; lanes added (0+2) + (1+3)),
+// and the float operations are exact (compare, and, max), so the results are
+// bit-identical. No FMA: products and sums are rounded separately, as in SSE2.
+template <std::size_t H>
+CS_AVX2 Out vector_sum_run_avx2(const Ring& s, const float* v) {
+  constexpr std::size_t k = 8 * H;
+  constexpr std::uint64_t full = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
+  __m256 w[H];
+  __m256d wd[2 * H];
+  std::uint64_t m = 0;
+  const __m256 zero = _mm256_setzero_ps();
+  for (std::size_t i = 0; i < H; ++i) {
+    const __m256 x = _mm256_loadu_ps(v + 8 * i);
+    const __m256 p = _mm256_cmp_ps(x, zero, _CMP_GT_OQ);
+    m |= static_cast<std::uint64_t>(_mm256_movemask_ps(p)) << (8 * i);
+    w[i] = _mm256_and_ps(x, p);
+  }
+  if (m == 0) return kNothing;
+  for (std::size_t i = 0; i < H; ++i) {
+    wd[2 * i] = _mm256_cvtps_pd(_mm256_castps256_ps128(w[i]));
+    wd[2 * i + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(w[i], 1));
+  }
+  const std::uint64_t starts = m & ~rotl_k(m, 1, k, full);
+  std::uint64_t run = m;
+  std::size_t first = starts ? static_cast<std::size_t>(std::countr_zero(starts)) : 0;
+  if (starts & (starts - 1)) {
+    std::size_t r = static_cast<std::size_t>(std::countr_zero(~m & full)) + 1;
+    r = r == k ? 0 : r;
+    std::uint64_t rm = rotl_k(m, r == 0 ? 0 : k - r, k, full);
+    double best_total = -1.0;
+    first = k;
+    while (rm) {
+      const std::size_t b = static_cast<std::size_t>(std::countr_zero(rm));
+      const std::size_t l = static_cast<std::size_t>(std::countr_zero(~(rm >> b)));
+      const std::uint64_t piece = ((std::uint64_t(1) << l) - 1) << b;
+      rm &= ~piece;
+      std::size_t f = b + r;
+      if (f >= k) f -= k;
+      const std::uint64_t bits = rotl_k(piece, r, k, full);
+      __m256d acc = _mm256_setzero_pd();
+      for (std::size_t i = 0; i < 2 * H; ++i) {
+        acc = _mm256_add_pd(acc, _mm256_and_pd(wd[i], lane_mask64x4(bits, 4 * i)));
+      }
+      const double t = hsum4(acc);
+      if (t > best_total || (t == best_total && f < first)) {
+        best_total = t;
+        first = f;
+        run = bits;
+      }
+    }
+    for (std::size_t i = 0; i < 2 * H; ++i) wd[i] = _mm256_and_pd(wd[i], lane_mask64x4(run, 4 * i));
+    for (std::size_t i = 0; i < H; ++i) {
+      const __m256 lm = _mm256_castpd_ps(_mm256_set_m128d(
+          _mm_castps_pd(lane_mask(run, 8 * i + 4)), _mm_castps_pd(lane_mask(run, 8 * i))));
+      w[i] = _mm256_and_ps(w[i], lm);
+    }
+  }
+  const auto len = static_cast<std::size_t>(std::popcount(run));  // POPCNT: see use_avx2
+  const std::size_t last = first + len - 1 >= k ? first + len - 1 - k : first + len - 1;
+  __m256d sx4 = _mm256_setzero_pd(), sy4 = _mm256_setzero_pd(), t4 = _mm256_setzero_pd();
+  __m256 vmax = zero;
+  const double* X = s.x64;
+  const double* Y = s.y64;
+  for (std::size_t i = 0; i < H; ++i) vmax = _mm256_max_ps(vmax, w[i]);
+  for (std::size_t i = 0; i < 2 * H; ++i) {
+    sx4 = _mm256_add_pd(sx4, _mm256_mul_pd(wd[i], _mm256_loadu_pd(X + 4 * i)));
+    sy4 = _mm256_add_pd(sy4, _mm256_mul_pd(wd[i], _mm256_loadu_pd(Y + 4 * i)));
+    t4 = _mm256_add_pd(t4, wd[i]);
+  }
+  const double sx = hsum4(sx4), sy = hsum4(sy4), total = hsum4(t4);
+  __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(vmax), _mm256_extractf128_ps(vmax, 1));
+  m4 = _mm_max_ps(m4, _mm_shuffle_ps(m4, m4, _MM_SHUFFLE(2, 3, 0, 1)));
+  m4 = _mm_max_ps(m4, _mm_shuffle_ps(m4, m4, _MM_SHUFFLE(1, 0, 3, 2)));
+  const __m256 vm = _mm256_set_m128(m4, m4);
+  std::uint64_t eq = 0;
+  for (std::size_t i = 0; i < H; ++i) {
+    const __m256 same = _mm256_cmp_ps(w[i], vm, _CMP_EQ_OQ);
+    eq |= static_cast<std::uint64_t>(_mm256_movemask_ps(same)) << (8 * i);
+  }
+  const std::size_t top = static_cast<std::size_t>(std::countr_zero(eq & run));
+  const float vtop = _mm_cvtss_f32(m4);
+  if (s.regular) return finish_run_regular(s, k, vtop, sx, sy, total, top, first, last, len);
+  return finish_sum(*s.set, v, sx, sy, total, top, len < k, first, len);
+}
+
+template <std::size_t H>
+CS_AVX2 void vector_sum_rows_avx2(const Ring& s, const float* v, float* dir, float* str,
+                                  std::int32_t* slot, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    const Out o = vector_sum_run_avx2<H>(s, v + i * 8 * H);
+    dir[2 * i] = o.x;
+    dir[2 * i + 1] = o.y;
+    str[i] = o.strength;
+    slot[i] = o.slot;
+  }
+}
+
+// AVX2 (with the BMI1/BMI2/POPCNT bit instructions that come with it) is used when the
+// CPU has it, unless CONTEXTSTEER_NO_AVX2 is set (tests compare both paths). Decided once.
+bool use_avx2() {
+  static const bool yes = [] {
+    const char* off = std::getenv("CONTEXTSTEER_NO_AVX2");
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") &&
+           !(off && *off && *off != '0');
+  }();
+  return yes;
+}
+#endif
 #endif
 
 // Best run for any K: one walk around the ring from just after a non-positive slot.
@@ -420,7 +597,29 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
       if (p.contiguous) {
 #if defined(__SSE2__)
         if (k <= 64 && k % 4 == 0) {
-          each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return vector_sum_run_simd(slots, row, k); });
+          const Ring ring(slots);
+          const auto fast = [&]<std::size_t G>() {
+            each_row(v, k, d, st, sl, begin, end,
+                     [&](const float* row) { return vector_sum_run_simd<G>(ring, row, k); });
+          };
+#if defined(CONTEXTSTEER_CHOOSE_AVX2)
+          if (use_avx2() && k % 8 == 0 && (k & (k - 1)) == 0) {  // 8, 16, 32, 64
+            switch (k) {
+              case 8: vector_sum_rows_avx2<1>(ring, v, d, st, sl, begin, end); break;
+              case 16: vector_sum_rows_avx2<2>(ring, v, d, st, sl, begin, end); break;
+              case 32: vector_sum_rows_avx2<4>(ring, v, d, st, sl, begin, end); break;
+              default: vector_sum_rows_avx2<8>(ring, v, d, st, sl, begin, end); break;
+            }
+            break;
+          }
+#endif
+          switch (k) {  // the common sizes fully unrolled, the values in registers
+            case 8: fast.template operator()<2>(); break;
+            case 16: fast.template operator()<4>(); break;
+            case 32: fast.template operator()<8>(); break;
+            case 64: fast.template operator()<16>(); break;
+            default: fast.template operator()<0>(); break;
+          }
           break;
         }
 #endif

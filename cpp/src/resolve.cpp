@@ -11,8 +11,9 @@ namespace {
 // Godot "avoidance": the danger of slot m adds interest to the slots facing away from
 // it, as a clamped-cosine lobe around -u_m. Taking the max over m (not the sum) keeps
 // the added interest independent of K when danger covers many adjacent slots.
-void avoid_opposite_row(const float* in, const float* dg, const float* dx, const float* dy,
-                        std::size_t k, float* o) {
+[[gnu::always_inline]] inline void avoid_opposite_row(const float* in, const float* dg,
+                                                      const float* dx, const float* dy,
+                                                      std::size_t k, float* o) {
   for (std::size_t j = 0; j < k; ++j) {
     float add = 0.0f;
     for (std::size_t m = 0; m < k; ++m) {
@@ -24,9 +25,12 @@ void avoid_opposite_row(const float* in, const float* dg, const float* dx, const
 }
 }  // namespace
 
-void resolve_rows(std::span<const float> interest, std::span<const float> danger, std::size_t k,
-                  const ResolveParams& p, const SlotSet* slots, std::span<float> out,
-                  std::size_t begin, std::size_t end) {
+// Compiled for AVX2 and the baseline (element-wise float operations: same results).
+CONTEXTSTEER_AVX2_CLONES void resolve_rows(std::span<const float> interest,
+                                           std::span<const float> danger, std::size_t k,
+                                           const ResolveParams& p, const SlotSet* slots,
+                                           std::span<float> out, std::size_t begin,
+                                           std::size_t end) {
   const float* in = interest.data() + begin * k;
   const float* dg = danger.data() + begin * k;
   float* o = out.data() + begin * k;

@@ -47,6 +47,14 @@ def choose(
     out_strength: NDArray[np.float32] | None = None,
     out_slot: NDArray[np.int32] | None = None,
 ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.int32]]: ...
+def steer(
+    interest_maps: NDArray[np.float32], danger: NDArray[np.float32], slots: SlotSet,
+    combine: str, weights: NDArray[np.float32] | None, resolve: str, threshold: float,
+    epsilon: float, choose: str, width: int, contiguous: bool,
+    out_direction: NDArray[np.float32] | None = None,
+    out_strength: NDArray[np.float32] | None = None,
+    out_slot: NDArray[np.int32] | None = None,
+) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.int32]]: ...
 def spread(
     values: NDArray[np.float32], kernel: NDArray[np.float32], mode: str,
     out: NDArray[np.float32] | None = None,

@@ -12,18 +12,22 @@
 
 namespace contextsteer {
 
-/// True when all n floats are finite. Integer arithmetic on the exponent bits, no
-/// branches, so the loop vectorises: adding one to an all-ones exponent carries into
-/// the sign bit. Pure, allocation-free.
-inline bool all_finite(const float* p, std::size_t n) {
-  std::uint32_t bad = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t u;
-    std::memcpy(&u, p + i, sizeof u);
-    bad |= ((u & 0x7f800000u) + 0x00800000u) & 0x80000000u;
-  }
-  return bad == 0;
-}
+/// Marks a function to be compiled twice, for AVX2 and for the baseline ISA, with the
+/// loader picking one at start-up (GCC/Clang ifunc on x86-64 Linux; elsewhere a plain
+/// function). Only for loops whose result does not depend on the vector width
+/// (element-wise float operations, integer reductions): no FMA is enabled, so the
+/// results are bit-identical either way.
+#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define CONTEXTSTEER_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef CONTEXTSTEER_AVX2_CLONES
+#define CONTEXTSTEER_AVX2_CLONES
+#endif
+
+/// True when all n floats are finite (no NaN, no inf). Pure, allocation-free.
+bool all_finite(const float* p, std::size_t n);
 
 /// Floats per block of the fused finite check (16 KiB: the block is still in L1 when
 /// the kernel reads it right after the check, so inputs cross the memory bus once).
