@@ -218,3 +218,28 @@ def test_inside_matches_oracle(seed):
         margin = np.minimum(margin, np.abs(np.hypot(*(pts - c).T) - r))
     clear = margin > 1e-4
     assert np.array_equal(got[clear], expected[clear])
+
+
+@given(seed=seeds, radius=st.sampled_from([0.3, 0.5, 2.0]))
+def test_thick_rays_inflated_grid_and_fallback_agree_with_oracle(seed, radius):
+    # Thick rays walk a grid inflated by the radius, built on first use and cached for up
+    # to 4 radii a world; further radii walk the plain grid with cell neighbourhoods.
+    # Casting 4 other radii first makes `radius` take that fallback; both must match the
+    # oracle and each other.
+    w, rings, o, d, m = random_scene(seed)
+    inflated = cs.raycast(w, o, d, m, radius=radius).distance
+    again = cs.raycast(w, o, d, m, radius=radius).distance  # cached grid
+    np.testing.assert_array_equal(again, inflated)
+    w2, *_ = random_scene(seed)
+    for other in (0.11, 0.22, 0.33, 0.44):
+        cs.raycast(w2, o[:1], d[:1], m[:1], radius=other)
+    fallback = cs.raycast(w2, o, d, m, radius=radius).distance
+    lo, hi = bounds(w, rings, o, d, m, radius)
+    assert_between(inflated, lo, hi)
+    assert_between(fallback, lo, hi)
+    clear = unambiguous(lo, hi)
+    np.testing.assert_allclose(fallback[clear], inflated[clear], atol=TOL)
+    k = min(4, len(d))
+    slots = cs.slot_raycast(w2, o, d[:k], 10.0, radius=radius)
+    expanded = cs.raycast(w2, np.repeat(o, k, axis=0), np.tile(d[:k], (len(o), 1)), 10.0, radius=radius)
+    np.testing.assert_array_equal(slots.ravel(), expanded.distance)

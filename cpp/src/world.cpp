@@ -165,14 +165,13 @@ void fill_cells(const WorldGrid& g, std::size_t n, BoxOf box_of, std::vector<std
 
 }  // namespace
 
-void World::build_index() {
+// The grid over the bounds grown by `inflate`, every primitive registered with its box grown
+// by `inflate`; cell <= 0 picks the cell size from the geometry. No polygon lists.
+WorldGrid World::build_grid(float inflate, double cell) const {
   WorldGrid g;
   float b[4];
-  if (!bounds(b)) {
-    grid_ = WorldGrid{};
-    indexed_ = true;
-    return;
-  }
+  if (!bounds(b)) return g;
+  b[0] -= inflate; b[1] -= inflate; b[2] += inflate; b[3] += inflate;
   const double w = std::max<double>(b[2] - b[0], 0.0);
   const double h = std::max<double>(b[3] - b[1], 0.0);
   const double extent = std::max({w, h, 1e-6, 1e-6 * std::max(std::fabs(b[0]), std::fabs(b[1]))});
@@ -181,7 +180,6 @@ void World::build_index() {
   const double x0 = b[0] - pad, y0 = b[1] - pad;
   const double W = w + 2 * pad, H = h + 2 * pad;
   const std::size_t n = segment_count() + circle_count();
-  double cell = cell_size_;
   if (!(cell > 0.0)) cell = std::sqrt(W * H / (kCellsPerPrimitive * static_cast<double>(std::max<std::size_t>(n, 1))));
   cell = std::max(cell, extent * 1e-6);
   // Never more than kMaxCells cells (memory); grow the cell until it fits.
@@ -196,7 +194,7 @@ void World::build_index() {
   // Boxes are registered slightly grown (1e-3 cell + a few float ulps of the coordinates),
   // so that a point the walks place in a neighbouring cell through rounding (the walks
   // compute cell boundaries in double, registration in float) still finds the primitive.
-  const float grow = static_cast<float>(1e-3 * cell + 4e-7 * std::max({std::fabs(x0), std::fabs(y0),
+  const float grow = inflate + static_cast<float>(1e-3 * cell + 4e-7 * std::max({std::fabs(x0), std::fabs(y0),
                                                                      std::fabs(x0 + W), std::fabs(y0 + H)}));
   const std::size_t m = segment_count();
   auto seg_box = [&](std::size_t i, float* bb) {
@@ -286,6 +284,20 @@ void World::build_index() {
       }
     }
   }
+  return g;
+}
+
+void World::build_index() {
+  thick_.clear();
+  float b[4];
+  if (!bounds(b)) {
+    grid_ = WorldGrid{};
+    indexed_ = true;
+    return;
+  }
+  WorldGrid g = build_grid(0.0f, cell_size_);
+  const float grow = static_cast<float>(1e-3 * g.cell + 4e-7 * std::max({std::fabs(g.x0), std::fabs(g.y0),
+      std::fabs(g.x0 + g.nx * g.cell), std::fabs(g.y0 + g.ny * g.cell)}));
   {
     const std::size_t np = polygon_count();
     auto poly_box = [&](std::size_t i, float* bb) {
@@ -300,6 +312,10 @@ void World::build_index() {
   }
   grid_ = std::move(g);
   indexed_ = true;
+}
+
+const WorldGrid* World::thick_grid(float r) const {
+  return thick_.get(r, [&] { return build_grid(r, std::max<double>(grid_.cell, 0.5 * r)); });
 }
 
 std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "contextsteer/common.hpp"
@@ -93,6 +96,38 @@ struct WorldGrid {
   bool empty() const { return nx == 0; }
 };
 
+/// Cache of the inflated grids of a World (see World::thick_grid). Copies start empty (the
+/// grids are derived data, rebuilt on demand); every access takes the mutex.
+class ThickGridCache {
+ public:
+  ThickGridCache() = default;
+  ThickGridCache(const ThickGridCache&) {}
+  ThickGridCache& operator=(const ThickGridCache&) {
+    clear();
+    return *this;
+  }
+  /// The grid cached for radius r, or the one `build()` returns (then cached) when there is
+  /// room; nullptr when the cache already holds kMaxRadii other radii.
+  template <class Build>
+  const WorldGrid* get(float r, Build build) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [radius, grid] : grids_)
+      if (radius == r) return grid.get();
+    if (grids_.size() >= kMaxRadii) return nullptr;
+    grids_.emplace_back(r, std::make_unique<WorldGrid>(build()));
+    return grids_.back().second.get();
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    grids_.clear();
+  }
+  static constexpr std::size_t kMaxRadii = 4;  ///< distinct radii kept (agent radius, paddings)
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::vector<std::pair<float, std::unique_ptr<const WorldGrid>>> grids_;
+};
+
 /// The static world. Geometry is validated by the caller (the bindings): finite coordinates,
 /// non-zero segment lengths, radii >= 0, polygons with >= 3 points. Obstacle ids are dense,
 /// 0, 1, 2, ... in order of addition. Every add_* marks the grid dirty; build_index() rebuilds
@@ -147,6 +182,14 @@ class World {
   void build_index();
   /// The grid; precondition indexed().
   const WorldGrid& grid() const { return grid_; }
+  /// Grid for thick rays of radius r > 0 ("inflated grid"): every segment and circle is
+  /// listed in each cell its box grown by r overlaps, so a circle of radius r swept along a
+  /// ray touches an obstacle only at points whose cell lists it, and a thick ray walks it
+  /// cell by cell like a thin ray (with `clearance` / `quadrant` skipping). Cell size
+  /// max(grid().cell, r / 2). Built on first use for a radius and cached (up to
+  /// ThickGridCache::kMaxRadii radii; rebuilt after build_index()); nullptr when the cache
+  /// is full, then callers use the plain grid. Thread-safe. Precondition indexed().
+  const WorldGrid* thick_grid(float r) const;
 
   /// Id of a polygon (in the layers) whose closed interior contains p, or -1. Pure,
   /// allocation-free; O(vertices) of the polygons whose box contains p. Precondition indexed().
@@ -173,6 +216,8 @@ class World {
   float cell_size_ = 0.0f;
   bool indexed_ = false;
   WorldGrid grid_;
+  ThickGridCache thick_;
+  WorldGrid build_grid(float inflate, double cell) const;
 };
 
 }  // namespace contextsteer
