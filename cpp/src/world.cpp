@@ -208,8 +208,10 @@ WorldGrid World::build_grid(float inflate, double cell) const {
     std::size_t total = 0;
     fill_cells(g, m, seg_box, g.seg_start, [&](std::size_t, std::size_t, int, int) { ++total; });
     total = static_cast<std::size_t>(g.seg_start.back());
-    g.ax.resize(total); g.ay.resize(total); g.bx.resize(total); g.by.resize(total);
-    g.seg_index.resize(total); g.seg_layers.resize(total); g.seg_cx0.resize(total); g.seg_cy0.resize(total);
+    // kSimdPad zero entries (layer mask 0) after the last, so 4-wide loads stay in the arrays.
+    const std::size_t padded = total + WorldGrid::kSimdPad;
+    g.ax.resize(padded); g.ay.resize(padded); g.bx.resize(padded); g.by.resize(padded);
+    g.seg_index.resize(total); g.seg_layers.resize(padded); g.seg_cx0.resize(total); g.seg_cy0.resize(total);
     fill_cells(g, m, seg_box, g.seg_start, [&](std::size_t e, std::size_t i, int c0, int r0) {
       const float* s = &walls_[4 * i];
       g.ax[e] = s[0]; g.ay[e] = s[1]; g.bx[e] = s[2]; g.by[e] = s[3];

@@ -44,11 +44,26 @@ void raycast(const World& world, std::span<const float> origins, std::span<const
 /// covers many cells). kAuto chooses by the number of cells the look-ahead disc covers.
 enum class SlotMode : std::uint8_t { kAuto, kGather, kPerRay };
 
+namespace detail {
+/// Constants of a grid walk along one unit direction (dx, dy) over one grid, independent of
+/// the ray's origin (computed by raycast.cpp; slot_raycast_rows keeps one per slot).
+struct WalkDir {
+  double dx = 0.0, dy = 0.0;    ///< unit direction
+  double idx = 0.0, idy = 0.0;  ///< 1 / dx, 1 / dy (+inf for 0)
+  double bxh = 0.0, byh = 0.0;  ///< cell / dx, cell / dy (0 for a zero component)
+  double tdx = 0.0, tdy = 0.0;  ///< cell / |dx|, cell / |dy| (+inf for a zero component)
+  int stepx = 0, stepy = 0;     ///< signs of dx, dy
+  int offx = 0, offy = 0;       ///< stepx > 0, stepy > 0
+  int qx = 1, qy = 1, quad = 3; ///< quadrant of the direction (see WorldGrid::quadrant)
+};
+}  // namespace detail
+
 /// Per-thread working memory of slot_raycast_rows. Sized once by the caller (reserve) and
 /// reused for every call on that thread; the kernel never allocates.
 struct SlotScratch {
   static constexpr std::size_t kBatch = 256;  ///< walls tested per flush of the gather list
   std::vector<double> dx, dy, best;  ///< K rotated unit directions and running minima
+  std::vector<detail::WalkDir> dirs;  ///< K walk constants (shared by all agents without headings)
   double ax[kBatch], ay[kBatch], bx[kBatch], by[kBatch], c[kBatch];  ///< gathered walls
   std::size_t count = 0;
   /// Makes room for K slots (allocates; call outside the hot loop).
@@ -56,6 +71,7 @@ struct SlotScratch {
     dx.resize(k);
     dy.resize(k);
     best.resize(k);
+    dirs.resize(k);
   }
 };
 

@@ -50,11 +50,15 @@ struct WorldGrid {
   int nx = 0;             ///< cells along x (0 when the world is empty)
   int ny = 0;             ///< cells along y
 
+  /// ax, ay, bx, by and seg_layers hold this many extra zero entries (layer mask 0) after
+  /// the last one, so kernels may load 4 entries at a time past the end of a cell.
+  static constexpr std::size_t kSimdPad = 3;
+
   // Segment entries, cell c owns [seg_start[c], seg_start[c + 1]).
   std::vector<std::int32_t> seg_start;
-  std::vector<float> ax, ay, bx, by;         ///< endpoints a, b of each entry
+  std::vector<float> ax, ay, bx, by;         ///< endpoints a, b of each entry (+ kSimdPad)
   std::vector<std::int32_t> seg_index;       ///< entry -> segment (row of World::walls())
-  std::vector<std::uint32_t> seg_layers;     ///< entry -> layer mask of its obstacle
+  std::vector<std::uint32_t> seg_layers;     ///< entry -> layer mask of its obstacle (+ kSimdPad)
   std::vector<std::int32_t> seg_cx0, seg_cy0;  ///< lowest cell of the segment's box
 
   // Circle entries, same layout.
