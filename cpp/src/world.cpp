@@ -208,10 +208,8 @@ WorldGrid World::build_grid(float inflate, double cell) const {
     std::size_t total = 0;
     fill_cells(g, m, seg_box, g.seg_start, [&](std::size_t, std::size_t, int, int) { ++total; });
     total = static_cast<std::size_t>(g.seg_start.back());
-    // kSimdPad zero entries (layer mask 0) after the last, so 4-wide loads stay in the arrays.
-    const std::size_t padded = total + WorldGrid::kSimdPad;
-    g.ax.resize(padded); g.ay.resize(padded); g.bx.resize(padded); g.by.resize(padded);
-    g.seg_index.resize(total); g.seg_layers.resize(padded); g.seg_cx0.resize(total); g.seg_cy0.resize(total);
+    g.ax.resize(total); g.ay.resize(total); g.bx.resize(total); g.by.resize(total);
+    g.seg_index.resize(total); g.seg_layers.resize(total); g.seg_cx0.resize(total); g.seg_cy0.resize(total);
     fill_cells(g, m, seg_box, g.seg_start, [&](std::size_t e, std::size_t i, int c0, int r0) {
       const float* s = &walls_[4 * i];
       g.ax[e] = s[0]; g.ay[e] = s[1]; g.bx[e] = s[2]; g.by[e] = s[3];
@@ -219,6 +217,24 @@ WorldGrid World::build_grid(float inflate, double cell) const {
       g.seg_layers[e] = obstacle_layers_[static_cast<std::size_t>(wall_obstacle_[i])];
       g.seg_cx0[e] = c0; g.seg_cy0[e] = r0;
     });
+  }
+  {
+    const std::size_t cells = static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny);
+    g.block_start.assign(cells + 1, 0);
+    for (std::size_t c = 0; c < cells; ++c) {
+      g.block_start[c + 1] = g.block_start[c] + (g.seg_start[c + 1] - g.seg_start[c] + 3) / 4;
+    }
+    g.seg_blocks.assign(static_cast<std::size_t>(g.block_start.back()), WorldGrid::SegBlock{});
+    for (std::size_t c = 0; c < cells; ++c) {
+      for (std::int32_t q = 0; q < g.seg_start[c + 1] - g.seg_start[c]; ++q) {
+        const auto e = static_cast<std::size_t>(g.seg_start[c] + q);
+        WorldGrid::SegBlock& b = g.seg_blocks[static_cast<std::size_t>(g.block_start[c] + q / 4)];
+        const int l = q % 4;
+        b.ax[l] = g.ax[e]; b.ay[l] = g.ay[e]; b.bx[l] = g.bx[e]; b.by[l] = g.by[e];
+        b.layers[l] = g.seg_layers[e];
+        b.index[l] = g.seg_index[e];
+      }
+    }
   }
   const std::size_t nc = circle_count();
   auto circ_box = [&](std::size_t i, float* bb) {

@@ -50,16 +50,23 @@ struct WorldGrid {
   int nx = 0;             ///< cells along x (0 when the world is empty)
   int ny = 0;             ///< cells along y
 
-  /// ax, ay, bx, by and seg_layers hold this many extra zero entries (layer mask 0) after
-  /// the last one, so kernels may load 4 entries at a time past the end of a cell.
-  static constexpr std::size_t kSimdPad = 3;
-
   // Segment entries, cell c owns [seg_start[c], seg_start[c + 1]).
   std::vector<std::int32_t> seg_start;
-  std::vector<float> ax, ay, bx, by;         ///< endpoints a, b of each entry (+ kSimdPad)
+  std::vector<float> ax, ay, bx, by;         ///< endpoints a, b of each entry
   std::vector<std::int32_t> seg_index;       ///< entry -> segment (row of World::walls())
-  std::vector<std::uint32_t> seg_layers;     ///< entry -> layer mask of its obstacle (+ kSimdPad)
+  std::vector<std::uint32_t> seg_layers;     ///< entry -> layer mask of its obstacle
   std::vector<std::int32_t> seg_cx0, seg_cy0;  ///< lowest cell of the segment's box
+
+  /// The segment entries of each cell again, in blocks of 4 (one cache line and a half):
+  /// what the thin-ray cell loop reads, so a tested cell costs one or two cache misses
+  /// instead of one per array. Lanes past a cell's last entry have layers = 0.
+  struct alignas(16) SegBlock {
+    float ax[4], ay[4], bx[4], by[4];  ///< endpoints
+    std::uint32_t layers[4];           ///< layer masks (0: padding lane)
+    std::int32_t index[4];             ///< segment rows
+  };
+  std::vector<SegBlock> seg_blocks;
+  std::vector<std::int32_t> block_start;  ///< cell c owns blocks [block_start[c], block_start[c + 1])
 
   // Circle entries, same layout.
   std::vector<std::int32_t> circ_start;
