@@ -270,8 +270,30 @@ inline WalkDir make_dir(const WorldGrid& g, double dx, double dy) {
   return d;
 }
 
+// The origin-dependent constants of a walk over grid g (shared by the slot rays of an agent).
+struct WalkOrigin {
+  double ox, oy;
+  double gx, gy;  // cell boundary x_i = gx + i h, relative to the origin
+  bool inside;    // origin inside the grid box
+  int ix, iy;     // its cell when inside
+};
+
+inline WalkOrigin make_origin(const WorldGrid& g, double ox, double oy) {
+  WalkOrigin o;
+  o.ox = ox;
+  o.oy = oy;
+  o.gx = static_cast<double>(g.x0) - ox;
+  o.gy = static_cast<double>(g.y0) - oy;
+  const double h = g.cell, ih = g.inv_cell;
+  o.inside = o.gx <= 0.0 && o.gy <= 0.0 && o.gx + g.nx * h > 0.0 && o.gy + g.ny * h > 0.0;
+  // (0 d - g) is -g for either sign of d, so this is the walk's start cell at t = 0.
+  o.ix = std::clamp(floor_int(std::clamp(-o.gx * ih, -1e9, 1e9)), 0, std::max(g.nx - 1, 0));
+  o.iy = std::clamp(floor_int(std::clamp(-o.gy * ih, -1e9, 1e9)), 0, std::max(g.ny - 1, 0));
+  return o;
+}
+
 template <int kMode>
-void walk(const WorldGrid& g, double ox, double oy, const WalkDir& dir, double r, std::uint32_t layers,
+void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double r, std::uint32_t layers,
           Best& best) {
   constexpr bool kThick = kMode == kThickNeighbourhood;
   if (g.empty()) return;
@@ -279,10 +301,9 @@ void walk(const WorldGrid& g, double ox, double oy, const WalkDir& dir, double r
   const double h = g.cell, ih = g.inv_cell;
   const double inf = std::numeric_limits<double>::infinity();
   const double dx = dir.dx, dy = dir.dy, idx = dir.idx, idy = dir.idy;
-  // Cell boundary x_i = gx + i h, relative to the origin.
-  const double gx = static_cast<double>(g.x0) - ox, gy = static_cast<double>(g.y0) - oy;
+  const double ox = org.ox, oy = org.oy, gx = org.gx, gy = org.gy;
   double t0 = 0.0, t1 = best.t;
-  const bool inside = gx <= 0.0 && gy <= 0.0 && gx + g.nx * h > 0.0 && gy + g.ny * h > 0.0;
+  const bool inside = org.inside;
   // Slab clipping against the (grown) grid box, needed only for origins outside it (the
   // walk returns when it steps off the grid).
   if (!inside) {
@@ -302,8 +323,11 @@ void walk(const WorldGrid& g, double ox, double oy, const WalkDir& dir, double r
     }
   }
   if (t0 > t1) return;
-  int ix = std::clamp(floor_int(std::clamp((t0 * dx - gx) * ih, -1e9, 1e9)), -k, g.nx + k - 1);
-  int iy = std::clamp(floor_int(std::clamp((t0 * dy - gy) * ih, -1e9, 1e9)), -k, g.ny + k - 1);
+  int ix = org.ix, iy = org.iy;
+  if (!inside) {
+    ix = std::clamp(floor_int(std::clamp((t0 * dx - gx) * ih, -1e9, 1e9)), -k, g.nx + k - 1);
+    iy = std::clamp(floor_int(std::clamp((t0 * dy - gy) * ih, -1e9, 1e9)), -k, g.ny + k - 1);
+  }
   const int stepx = dir.stepx, stepy = dir.stepy;
   // t at which the ray leaves cell column ix / row iy.
   // exit_x(i) = (gx + (i + offx) h) / dx, or +inf when dx = 0, without a branch.
@@ -403,14 +427,15 @@ inline const WorldGrid& walk_grid(const World& w, const WorldGrid* thick, float 
   return r > 0.0f && thick != nullptr ? *thick : w.grid();
 }
 
-// The walk of one ray from (ox, oy); dir = make_dir(walk_grid(w, thick, r), ...).
-inline void walk_any(const World& w, const WorldGrid* thick, double ox, double oy, const WalkDir& dir, float r,
+// The walk of one ray; org = make_origin(walk_grid(w, thick, r), ...) and
+// dir = make_dir(walk_grid(w, thick, r), ...).
+inline void walk_any(const World& w, const WorldGrid* thick, const WalkOrigin& org, const WalkDir& dir, float r,
                      std::uint32_t layers, Best& best) {
   if (r > 0.0f) {
-    if (thick != nullptr) walk<kThickInflated>(*thick, ox, oy, dir, r, layers, best);
-    else walk<kThickNeighbourhood>(w.grid(), ox, oy, dir, r, layers, best);
+    if (thick != nullptr) walk<kThickInflated>(*thick, org, dir, r, layers, best);
+    else walk<kThickNeighbourhood>(w.grid(), org, dir, r, layers, best);
   } else {
-    walk<kThin>(w.grid(), ox, oy, dir, r, layers, best);
+    walk<kThin>(w.grid(), org, dir, r, layers, best);
   }
 }
 
@@ -420,7 +445,8 @@ inline Best cast_one(const World& w, const WorldGrid* thick, float ox, float oy,
   Best best{maxd, kNone, -1};
   const std::int32_t poly = w.polygon_at({ox, oy}, layers);
   if (poly >= 0) return {0.0f, kPolygon, poly};
-  walk_any(w, thick, ox, oy, make_dir(walk_grid(w, thick, r), dx, dy), r, layers, best);
+  const WorldGrid& g = walk_grid(w, thick, r);
+  walk_any(w, thick, make_origin(g, ox, oy), make_dir(g, dx, dy), r, layers, best);
   return best;
 }
 
@@ -658,9 +684,10 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
       gather_and_test(g, ox, oy, L, layers, s, k);
       for (std::size_t j = 0; j < k; ++j) row[j] = s.best[j] <= L ? static_cast<float>(s.best[j]) : kInf;
     } else {
+      const WalkOrigin org = make_origin(wg, ox, oy);
       for (std::size_t j = 0; j < k; ++j) {
         Best b{L, kNone, -1};
-        walk_any(world, thick, ox, oy, s.dirs[j], radius, layers, b);
+        walk_any(world, thick, org, s.dirs[j], radius, layers, b);
         row[j] = b.kind == kNone ? kInf : static_cast<float>(b.t);
       }
     }
