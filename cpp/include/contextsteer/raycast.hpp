@@ -27,7 +27,9 @@ struct RayHitsOut {
 /// (normalised here; distances are along the unit direction); max_dist: 1 value shared by
 /// all rays or R values, each finite >= 0; a hit needs distance <= max_dist. radius > 0
 /// casts a circle of that radius (a thick ray). Only obstacles whose layer mask shares a
-/// bit with `layers` count. Precondition world.indexed(). Pure, reentrant, allocation-free.
+/// bit with `layers` count. Precondition world.indexed(). Pure, reentrant, allocation-free,
+/// except that radius > 0 builds world.thick_grid(radius) on the first use of that radius
+/// (thread-safe; call it beforehand to keep a hot loop allocation-free).
 void raycast_rows(const World& world, std::span<const float> origins,
                   std::span<const float> directions, std::span<const float> max_dist,
                   float radius, std::uint32_t layers, RayHitsOut out, std::size_t begin,
@@ -80,7 +82,8 @@ struct SlotScratch {
 /// headings[i] (radians; headings empty = no rotation), up to look_ahead (1 shared value or
 /// N values, finite >= 0). Writes out[i * K + j] (N, K): the closest hit distance or +inf.
 /// radius > 0 casts circles. Same hits as raycast on the expanded rays (same maths, bit for bit).
-/// Precondition world.indexed(), scratch.reserve(K) done. Reentrant, allocation-free.
+/// Precondition world.indexed(), scratch.reserve(K) done. Reentrant, allocation-free (radius
+/// > 0: after world.thick_grid(radius) has been built once, see raycast_rows).
 void slot_raycast_rows(const World& world, std::span<const float> positions,
                        std::span<const float> slot_directions, std::span<const float> look_ahead,
                        std::span<const float> headings, float radius, std::uint32_t layers,
