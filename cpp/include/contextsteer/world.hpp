@@ -33,7 +33,10 @@ enum class ObstacleKind : std::uint8_t { kSegment, kPolyline, kPolygon, kBox, kC
 /// program), M = 10000, L = 50: grid 5.2 M rays/s (raycast), 6.6 (slot_raycast), brute force
 /// over all walls with the same kernel 0.04, Box2D 2.4.1's dynamic AABB tree (a BVH,
 /// b2World::RayCast, closest hit) 2.2; M = 1000, L = 50: grid 7.8 / 8.6, brute force 0.40,
-/// Box2D 3.9 (shared 2-core VM, +-30% between runs). The cell size is chosen from the
+/// Box2D 3.9 (shared 2-core VM, +-30% between runs). After the cell loop moved to SegBlock
+/// with a float32 screen and the walk constants are shared per direction and per agent
+/// (bench_raycast.py, same run): M = 10000: 6.5 (raycast) / 8.3 (slot_raycast) against
+/// Box2D 2.2; M = 1000: 8.2 / 10.8 against 3.8. The cell size is chosen from the
 /// geometry (about 20 cells per primitive, see build_index()). A BVH would win on worlds of
 /// wildly varying density (a few huge walls next to millions of tiny ones); that is not the
 /// target workload.
