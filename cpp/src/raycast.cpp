@@ -297,7 +297,14 @@ void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double 
           Best& best) {
   constexpr bool kThick = kMode == kThickNeighbourhood;
   if (g.empty()) return;
-  const int k = kThick ? static_cast<int>(std::ceil(static_cast<double>(r) * g.inv_cell)) : 0;
+  // A k larger than the (Chebyshev) cell distance from any point of the ray's path to any
+  // cell of the grid changes nothing: cap it there, so huge radii never overflow the int.
+  int k = 0;
+  if constexpr (kThick) {
+    const double reach = (std::fabs(static_cast<double>(g.x0) - org.ox) + std::fabs(static_cast<double>(g.y0) - org.oy) +
+                          best.t) * g.inv_cell + g.nx + g.ny + 2.0;
+    k = static_cast<int>(std::min({std::ceil(static_cast<double>(r) * g.inv_cell), reach, 1e8}));
+  }
   const double h = g.cell, ih = g.inv_cell;
   const double inf = std::numeric_limits<double>::infinity();
   const double dx = dir.dx, dy = dir.dy, idx = dir.idx, idy = dir.idy;

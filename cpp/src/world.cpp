@@ -333,6 +333,7 @@ void World::build_index() {
 }
 
 const WorldGrid* World::thick_grid(float r) const {
+  if (!(r > 0.0f && r < 1e30f)) return nullptr;  // grown bounds must stay finite
   return thick_.get(r, [&] { return build_grid(r, std::max<double>(grid_.cell, 0.5 * r)); });
 }
 
