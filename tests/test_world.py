@@ -274,6 +274,14 @@ def test_thick_ray_against_segment_and_circle():
     assert hits.normal[2] == pytest.approx([0, 1])
 
 
+def test_thick_ray_with_huge_radius_starts_inside():
+    w = cs.World()
+    w.add_segments([[0, -1, 5, 1]])
+    for radius in (1e3, 1e31):  # inflated grid; beyond its range the plain-grid walk
+        hits = cs.raycast(w, [[0, -5], [40, 40]], [[0, 1], [1, 0]], 10.0, radius=radius)
+        assert hits.distance.tolist() == [0.0, 0.0]
+
+
 # -------------------------------------------------------------------- slot_raycast ---
 
 

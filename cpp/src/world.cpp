@@ -165,14 +165,13 @@ void fill_cells(const WorldGrid& g, std::size_t n, BoxOf box_of, std::vector<std
 
 }  // namespace
 
-void World::build_index() {
+// The grid over the bounds grown by `inflate`, every primitive registered with its box grown
+// by `inflate`; cell <= 0 picks the cell size from the geometry. No polygon lists.
+WorldGrid World::build_grid(float inflate, double cell) const {
   WorldGrid g;
   float b[4];
-  if (!bounds(b)) {
-    grid_ = WorldGrid{};
-    indexed_ = true;
-    return;
-  }
+  if (!bounds(b)) return g;
+  b[0] -= inflate; b[1] -= inflate; b[2] += inflate; b[3] += inflate;
   const double w = std::max<double>(b[2] - b[0], 0.0);
   const double h = std::max<double>(b[3] - b[1], 0.0);
   const double extent = std::max({w, h, 1e-6, 1e-6 * std::max(std::fabs(b[0]), std::fabs(b[1]))});
@@ -181,7 +180,6 @@ void World::build_index() {
   const double x0 = b[0] - pad, y0 = b[1] - pad;
   const double W = w + 2 * pad, H = h + 2 * pad;
   const std::size_t n = segment_count() + circle_count();
-  double cell = cell_size_;
   if (!(cell > 0.0)) cell = std::sqrt(W * H / (kCellsPerPrimitive * static_cast<double>(std::max<std::size_t>(n, 1))));
   cell = std::max(cell, extent * 1e-6);
   // Never more than kMaxCells cells (memory); grow the cell until it fits.
@@ -196,7 +194,7 @@ void World::build_index() {
   // Boxes are registered slightly grown (1e-3 cell + a few float ulps of the coordinates),
   // so that a point the walks place in a neighbouring cell through rounding (the walks
   // compute cell boundaries in double, registration in float) still finds the primitive.
-  const float grow = static_cast<float>(1e-3 * cell + 4e-7 * std::max({std::fabs(x0), std::fabs(y0),
+  const float grow = inflate + static_cast<float>(1e-3 * cell + 4e-7 * std::max({std::fabs(x0), std::fabs(y0),
                                                                      std::fabs(x0 + W), std::fabs(y0 + H)}));
   const std::size_t m = segment_count();
   auto seg_box = [&](std::size_t i, float* bb) {
@@ -219,6 +217,24 @@ void World::build_index() {
       g.seg_layers[e] = obstacle_layers_[static_cast<std::size_t>(wall_obstacle_[i])];
       g.seg_cx0[e] = c0; g.seg_cy0[e] = r0;
     });
+  }
+  {
+    const std::size_t cells = static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny);
+    g.block_start.assign(cells + 1, 0);
+    for (std::size_t c = 0; c < cells; ++c) {
+      g.block_start[c + 1] = g.block_start[c] + (g.seg_start[c + 1] - g.seg_start[c] + 3) / 4;
+    }
+    g.seg_blocks.assign(static_cast<std::size_t>(g.block_start.back()), WorldGrid::SegBlock{});
+    for (std::size_t c = 0; c < cells; ++c) {
+      for (std::int32_t q = 0; q < g.seg_start[c + 1] - g.seg_start[c]; ++q) {
+        const auto e = static_cast<std::size_t>(g.seg_start[c] + q);
+        WorldGrid::SegBlock& b = g.seg_blocks[static_cast<std::size_t>(g.block_start[c] + q / 4)];
+        const int l = q % 4;
+        b.ax[l] = g.ax[e]; b.ay[l] = g.ay[e]; b.bx[l] = g.bx[e]; b.by[l] = g.by[e];
+        b.layers[l] = g.seg_layers[e];
+        b.index[l] = g.seg_index[e];
+      }
+    }
   }
   const std::size_t nc = circle_count();
   auto circ_box = [&](std::size_t i, float* bb) {
@@ -286,6 +302,20 @@ void World::build_index() {
       }
     }
   }
+  return g;
+}
+
+void World::build_index() {
+  thick_.clear();
+  float b[4];
+  if (!bounds(b)) {
+    grid_ = WorldGrid{};
+    indexed_ = true;
+    return;
+  }
+  WorldGrid g = build_grid(0.0f, cell_size_);
+  const float grow = static_cast<float>(1e-3 * g.cell + 4e-7 * std::max({std::fabs(g.x0), std::fabs(g.y0),
+      std::fabs(g.x0 + g.nx * g.cell), std::fabs(g.y0 + g.ny * g.cell)}));
   {
     const std::size_t np = polygon_count();
     auto poly_box = [&](std::size_t i, float* bb) {
@@ -300,6 +330,11 @@ void World::build_index() {
   }
   grid_ = std::move(g);
   indexed_ = true;
+}
+
+const WorldGrid* World::thick_grid(float r) const {
+  if (!(r > 0.0f && r < 1e30f)) return nullptr;  // grown bounds must stay finite
+  return thick_.get(r, [&] { return build_grid(r, std::max<double>(grid_.cell, 0.5 * r)); });
 }
 
 std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {

@@ -27,7 +27,9 @@ struct RayHitsOut {
 /// (normalised here; distances are along the unit direction); max_dist: 1 value shared by
 /// all rays or R values, each finite >= 0; a hit needs distance <= max_dist. radius > 0
 /// casts a circle of that radius (a thick ray). Only obstacles whose layer mask shares a
-/// bit with `layers` count. Precondition world.indexed(). Pure, reentrant, allocation-free.
+/// bit with `layers` count. Precondition world.indexed(). Pure, reentrant, allocation-free,
+/// except that radius > 0 builds world.thick_grid(radius) on the first use of that radius
+/// (thread-safe; call it beforehand to keep a hot loop allocation-free).
 void raycast_rows(const World& world, std::span<const float> origins,
                   std::span<const float> directions, std::span<const float> max_dist,
                   float radius, std::uint32_t layers, RayHitsOut out, std::size_t begin,
@@ -44,11 +46,26 @@ void raycast(const World& world, std::span<const float> origins, std::span<const
 /// covers many cells). kAuto chooses by the number of cells the look-ahead disc covers.
 enum class SlotMode : std::uint8_t { kAuto, kGather, kPerRay };
 
+namespace detail {
+/// Constants of a grid walk along one unit direction (dx, dy) over one grid, independent of
+/// the ray's origin (computed by raycast.cpp; slot_raycast_rows keeps one per slot).
+struct WalkDir {
+  double dx = 0.0, dy = 0.0;    ///< unit direction
+  double idx = 0.0, idy = 0.0;  ///< 1 / dx, 1 / dy (+inf for 0)
+  double bxh = 0.0, byh = 0.0;  ///< cell / dx, cell / dy (0 for a zero component)
+  double tdx = 0.0, tdy = 0.0;  ///< cell / |dx|, cell / |dy| (+inf for a zero component)
+  int stepx = 0, stepy = 0;     ///< signs of dx, dy
+  int offx = 0, offy = 0;       ///< stepx > 0, stepy > 0
+  int qx = 1, qy = 1, quad = 3; ///< quadrant of the direction (see WorldGrid::quadrant)
+};
+}  // namespace detail
+
 /// Per-thread working memory of slot_raycast_rows. Sized once by the caller (reserve) and
 /// reused for every call on that thread; the kernel never allocates.
 struct SlotScratch {
   static constexpr std::size_t kBatch = 256;  ///< walls tested per flush of the gather list
   std::vector<double> dx, dy, best;  ///< K rotated unit directions and running minima
+  std::vector<detail::WalkDir> dirs;  ///< K walk constants (shared by all agents without headings)
   double ax[kBatch], ay[kBatch], bx[kBatch], by[kBatch], c[kBatch];  ///< gathered walls
   std::size_t count = 0;
   /// Makes room for K slots (allocates; call outside the hot loop).
@@ -56,6 +73,7 @@ struct SlotScratch {
     dx.resize(k);
     dy.resize(k);
     best.resize(k);
+    dirs.resize(k);
   }
 };
 
@@ -64,7 +82,8 @@ struct SlotScratch {
 /// headings[i] (radians; headings empty = no rotation), up to look_ahead (1 shared value or
 /// N values, finite >= 0). Writes out[i * K + j] (N, K): the closest hit distance or +inf.
 /// radius > 0 casts circles. Same hits as raycast on the expanded rays (same maths, bit for bit).
-/// Precondition world.indexed(), scratch.reserve(K) done. Reentrant, allocation-free.
+/// Precondition world.indexed(), scratch.reserve(K) done. Reentrant, allocation-free (radius
+/// > 0: after world.thick_grid(radius) has been built once, see raycast_rows).
 void slot_raycast_rows(const World& world, std::span<const float> positions,
                        std::span<const float> slot_directions, std::span<const float> look_ahead,
                        std::span<const float> headings, float radius, std::uint32_t layers,

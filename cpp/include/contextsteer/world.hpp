@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "contextsteer/common.hpp"
@@ -30,7 +33,10 @@ enum class ObstacleKind : std::uint8_t { kSegment, kPolyline, kPolygon, kBox, kC
 /// program), M = 10000, L = 50: grid 5.2 M rays/s (raycast), 6.6 (slot_raycast), brute force
 /// over all walls with the same kernel 0.04, Box2D 2.4.1's dynamic AABB tree (a BVH,
 /// b2World::RayCast, closest hit) 2.2; M = 1000, L = 50: grid 7.8 / 8.6, brute force 0.40,
-/// Box2D 3.9 (shared 2-core VM, +-30% between runs). The cell size is chosen from the
+/// Box2D 3.9 (shared 2-core VM, +-30% between runs). After the cell loop moved to SegBlock
+/// with a float32 screen and the walk constants are shared per direction and per agent
+/// (bench_raycast.py, same run): M = 10000: 6.5 (raycast) / 8.3 (slot_raycast) against
+/// Box2D 2.2; M = 1000: 8.2 / 10.8 against 3.8. The cell size is chosen from the
 /// geometry (about 20 cells per primitive, see build_index()). A BVH would win on worlds of
 /// wildly varying density (a few huge walls next to millions of tiny ones); that is not the
 /// target workload.
@@ -53,6 +59,17 @@ struct WorldGrid {
   std::vector<std::int32_t> seg_index;       ///< entry -> segment (row of World::walls())
   std::vector<std::uint32_t> seg_layers;     ///< entry -> layer mask of its obstacle
   std::vector<std::int32_t> seg_cx0, seg_cy0;  ///< lowest cell of the segment's box
+
+  /// The segment entries of each cell again, in blocks of 4 (one cache line and a half):
+  /// what the thin-ray cell loop reads, so a tested cell costs one or two cache misses
+  /// instead of one per array. Lanes past a cell's last entry have layers = 0.
+  struct alignas(16) SegBlock {
+    float ax[4], ay[4], bx[4], by[4];  ///< endpoints
+    std::uint32_t layers[4];           ///< layer masks (0: padding lane)
+    std::int32_t index[4];             ///< segment rows
+  };
+  std::vector<SegBlock> seg_blocks;
+  std::vector<std::int32_t> block_start;  ///< cell c owns blocks [block_start[c], block_start[c + 1])
 
   // Circle entries, same layout.
   std::vector<std::int32_t> circ_start;
@@ -91,6 +108,38 @@ struct WorldGrid {
     return static_cast<int>(f);
   }
   bool empty() const { return nx == 0; }
+};
+
+/// Cache of the inflated grids of a World (see World::thick_grid). Copies start empty (the
+/// grids are derived data, rebuilt on demand); every access takes the mutex.
+class ThickGridCache {
+ public:
+  ThickGridCache() = default;
+  ThickGridCache(const ThickGridCache&) {}
+  ThickGridCache& operator=(const ThickGridCache&) {
+    clear();
+    return *this;
+  }
+  /// The grid cached for radius r, or the one `build()` returns (then cached) when there is
+  /// room; nullptr when the cache already holds kMaxRadii other radii.
+  template <class Build>
+  const WorldGrid* get(float r, Build build) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [radius, grid] : grids_)
+      if (radius == r) return grid.get();
+    if (grids_.size() >= kMaxRadii) return nullptr;
+    grids_.emplace_back(r, std::make_unique<WorldGrid>(build()));
+    return grids_.back().second.get();
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    grids_.clear();
+  }
+  static constexpr std::size_t kMaxRadii = 4;  ///< distinct radii kept (agent radius, paddings)
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::vector<std::pair<float, std::unique_ptr<const WorldGrid>>> grids_;
 };
 
 /// The static world. Geometry is validated by the caller (the bindings): finite coordinates,
@@ -147,6 +196,14 @@ class World {
   void build_index();
   /// The grid; precondition indexed().
   const WorldGrid& grid() const { return grid_; }
+  /// Grid for thick rays of radius r > 0 ("inflated grid"): every segment and circle is
+  /// listed in each cell its box grown by r overlaps, so a circle of radius r swept along a
+  /// ray touches an obstacle only at points whose cell lists it, and a thick ray walks it
+  /// cell by cell like a thin ray (with `clearance` / `quadrant` skipping). Cell size
+  /// max(grid().cell, r / 2). Built on first use for a radius and cached (up to
+  /// ThickGridCache::kMaxRadii radii; rebuilt after build_index()); nullptr when the cache
+  /// is full, then callers use the plain grid. Thread-safe. Precondition indexed().
+  const WorldGrid* thick_grid(float r) const;
 
   /// Id of a polygon (in the layers) whose closed interior contains p, or -1. Pure,
   /// allocation-free; O(vertices) of the polygons whose box contains p. Precondition indexed().
@@ -173,6 +230,8 @@ class World {
   float cell_size_ = 0.0f;
   bool indexed_ = false;
   WorldGrid grid_;
+  ThickGridCache thick_;
+  WorldGrid build_grid(float inflate, double cell) const;
 };
 
 }  // namespace contextsteer

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// Single-thread driver of the raycast row kernels on SCENES.md "track-M-L", for callgrind.
+//
+// Calls raycast_rows / slot_raycast_rows directly (no Python, no thread pool), times the
+// best CPU time of R repeats, prints the hit checksum, and optionally dumps the distances
+// (and for -k ray the normals and obstacles) to compare builds bit for bit. Build and run:
+//   g++ -std=c++20 -O3 -DNDEBUG -fno-math-errno -DTHICK -Icpp/include benchmarks/kernels/ray_kernels.cpp \
+//       cpp/src/raycast.cpp cpp/src/world.cpp cpp/src/parallel.cpp -lpthread -o build/ray_kernels
+//   build/ray_kernels -k slot|slothead|ray [-m 10000] [-L 50] [-R radius] [-c cell] [-r repeats] [-o dump]
+//   valgrind --tool=callgrind --branch-sim=yes --toggle-collect='contextsteer::slot_raycast_rows*' \
+//       --toggle-collect='contextsteer::raycast_rows*' build/ray_kernels -k slot -r 1
+// -DTHICK builds the inflated grid of radius R before timing (omit it for builds that
+// predate World::thick_grid). slothead rotates the slots by heading_i = (2.399963 i mod 2 pi) - pi.
+#include "contextsteer/raycast.hpp"
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <algorithm>
+using namespace contextsteer;
+constexpr double kPi = 3.14159265358979323846;
+static void add_ellipse(std::vector<float>& w, double a, double b, int count) {
+  std::vector<double> px(count), py(count);
+  for (int k = 0; k < count; ++k) { double t = 2.0 * kPi * k / count; px[k] = a * std::cos(t); py[k] = b * std::sin(t); }
+  for (int k = 0; k < count; ++k) { int j = (k + 1) % count; w.insert(w.end(), {float(px[k]), float(py[k]), float(px[j]), float(py[j])}); }
+}
+#include <time.h>
+static double now() { timespec ts; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); return ts.tv_sec + 1e-9 * ts.tv_nsec; }
+int main(int argc, char** argv) {
+  int m = 10000; double L = 50; std::string mode = "slot"; int reps = 5; float radius = 0; float cellsz = 0; const char* dump = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-m") m = atoi(argv[++i]); else if (a == "-L") L = atof(argv[++i]);
+    else if (a == "-k") mode = argv[++i]; else if (a == "-r") reps = atoi(argv[++i]);
+    else if (a == "-R") radius = atof(argv[++i]); else if (a == "-c") cellsz = atof(argv[++i]); else if (a == "-o") dump = argv[++i];
+  }
+  std::vector<float> walls; add_ellipse(walls, 100, 60, m / 2); add_ellipse(walls, 80, 40, m / 2);
+  const int n = 10000, d = 16;
+  std::vector<float> pos, sd, orig, dirs, heads;
+  for (int j = 0; j < d; ++j) { sd.push_back(float(std::cos(2 * kPi * j / d))); sd.push_back(float(std::sin(2 * kPi * j / d))); }
+  for (int i = 0; i < n; ++i) {
+    double th = 2 * kPi * (i + 0.5) / n, x = (i + 1) * 0.6180339887498949, s = 0.1 + 0.8 * (x - std::floor(x));
+    float ox = float((80 + 20 * s) * std::cos(th)), oy = float((40 + 20 * s) * std::sin(th));
+    pos.push_back(ox); pos.push_back(oy);
+    heads.push_back(float(std::fmod(i * 2.399963, 2 * kPi) - kPi));
+    for (int j = 0; j < d; ++j) { orig.push_back(ox); orig.push_back(oy); dirs.push_back(sd[2 * j]); dirs.push_back(sd[2 * j + 1]); }
+  }
+  World w; w.add_segments(walls, kAllLayers); if (cellsz > 0) w.set_cell_size(cellsz); w.build_index(); fprintf(stderr, "cell %g\n", w.grid().cell);
+#ifdef THICK
+  if (radius > 0) w.thick_grid(radius);
+#endif
+  const std::size_t R = size_t(n) * d;
+  std::vector<float> out(R), nrm(2 * R); std::vector<bool> dummy; std::vector<char> hit(R); std::vector<int> ob(R);
+  float Lf = float(L);
+  SlotScratch sc; sc.reserve(d);
+  std::vector<double> times;
+  for (int rep = 0; rep < reps; ++rep) {
+    double t0 = now();
+    if (mode == "slot") slot_raycast_rows(w, pos, sd, {&Lf, 1}, {}, radius, kAllLayers, out, 0, n, sc);
+    else if (mode == "slothead") slot_raycast_rows(w, pos, sd, {&Lf, 1}, heads, radius, kAllLayers, out, 0, n, sc);
+    else if (mode == "ray") {
+      RayHitsOut o{out.data(), reinterpret_cast<bool*>(hit.data()), nrm.data(), ob.data()};
+      raycast_rows(w, orig, dirs, {&Lf, 1}, radius, kAllLayers, o, 0, R);
+    }
+    times.push_back(now() - t0);
+  }
+  std::sort(times.begin(), times.end());
+  long hits = 0; double fs = 0;
+  for (float v : out) if (std::isfinite(v) && v <= Lf) { ++hits; fs += double(v) / L; }
+  printf("%s m=%d L=%g R=%g: %.3f Mrays/s (best cpu of %d)  hits %ld  sum %.3f\n", mode.c_str(), m, L, radius,
+         R / times[0] / 1e6, reps, hits, fs);
+  if (dump) { FILE* f = fopen(dump, "wb"); fwrite(out.data(), 4, R, f); if (mode == "ray") { fwrite(nrm.data(), 4, 2 * R, f); fwrite(ob.data(), 4, R, f);} fclose(f); }
+}
