@@ -84,6 +84,9 @@ def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int =
                target=scene.positions + AHEAD * pref)
     sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5),
                         decision_interval=interval)
+    # Both systems are measured by the same Python CrowdMetrics outside the timer, so the
+    # built-in C++ run metrics (on by default) are switched off, as RVO2 has none.
+    sim.configure_metrics(enabled=False)
     tracker = CrowdMetrics(scene) if metrics else None
     if tracker:
         tracker.update(agents.position)
