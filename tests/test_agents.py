@@ -172,3 +172,8 @@ def test_assigning_an_attribute_writes_into_the_view():
     view = a.position
     a.position = [[1, 2], [3, 4]]
     assert view.tolist() == [[1, 2], [3, 4]]
+
+
+def test_capacity_beyond_int32_ids_is_refused():
+    with pytest.raises(ValueError, match="int32"):
+        cs.Agents(2**31)

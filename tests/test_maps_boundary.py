@@ -376,3 +376,10 @@ def test_steer_out_is_written_in_place_or_refused():
     with pytest.raises(ValueError, match="must not overlap danger"):
         cs.steer(stack, danger, slots, out=(flat[:8].reshape(4, 2), out.strength, out.slot))
     assert cs.steer(np.zeros((1, 0, 8), np.float32), np.zeros((0, 8), np.float32), slots).slot.shape == (0,)
+
+
+def test_combine_rejects_an_empty_or_ragged_sequence():
+    with pytest.raises(ValueError, match="at least one"):
+        cs.combine([], "max")
+    with pytest.raises(ValueError, match="one shape"):
+        cs.combine([np.zeros((2, 8)), np.zeros((3, 8))], "max")

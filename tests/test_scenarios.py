@@ -117,3 +117,8 @@ def test_scenario_parameters_are_checked():
         scenarios.get("racetrack")(agents=0)
     with pytest.raises(ValueError):
         scenarios.get("racetrack")(agents=1000)
+
+
+def test_huge_agent_counts_are_refused_up_front():
+    with pytest.raises(ValueError, match="agents must be an integer in"):
+        cs.scenarios.get("circle")(agents=10**9)

@@ -55,6 +55,9 @@ def _non_negative(arr: np.ndarray, name: str) -> None:
         raise ValueError(f"Agents.add: {name} must be >= 0, got {arr[i]} at index {i}")
 
 
+#: Largest capacity of an Agents object: agent ids are int32.
+MAX_CAPACITY = 2**31 - 1
+
 class Agents(_core.Agents):
     """State of up to ``capacity`` agents, stored in C++ as structure-of-arrays.
 
@@ -116,6 +119,9 @@ class Agents(_core.Agents):
             raise TypeError(f"Agents: capacity must be an int, got {type(capacity).__name__}")
         if capacity < 0:
             raise ValueError(f"Agents: capacity must be >= 0, got {capacity}")
+        if capacity > MAX_CAPACITY:
+            raise ValueError(
+                f"Agents: capacity must be <= {MAX_CAPACITY:,} (agent ids are int32), got {capacity:,}")
         if slots is not None:
             if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)):
                 raise TypeError(f"Agents: slots must be an int, got {type(slots).__name__}")

@@ -310,10 +310,7 @@ def combine(
     array([[0.8, 0.5, 1. , 0.5]], dtype=float32)
     """
     _mode(mode, COMBINE_MODES, "combine mode")
-    if isinstance(maps, np.ndarray):
-        stack = _f32(maps)
-    else:
-        stack = _f32(np.stack([np.asarray(m, dtype=np.float32) for m in maps]))
+    stack = _stack(maps)
     w = None if weights is None else _f32(weights)
     return _core.combine(stack, mode, w, out=out)
 
@@ -490,9 +487,15 @@ def choose(
 
 
 def _stack(maps: ArrayLike | Sequence[ArrayLike]) -> NDArray[np.float32]:
+    """A (B, N, K) float32 stack from an array or a non-empty sequence of (N, K) maps."""
     if isinstance(maps, np.ndarray):
         return _f32(maps)
-    return _f32(np.stack([np.asarray(m, dtype=np.float32) for m in maps]))
+    maps = [np.asarray(m, dtype=np.float32) for m in maps]
+    if not maps:
+        raise ValueError("maps: expected a (B, N, K) array or at least one (N, K) map, got none")
+    if len({m.shape for m in maps}) > 1:
+        raise ValueError(f"maps: expected (N, K) maps of one shape, got {[m.shape for m in maps]}")
+    return _f32(np.stack(maps))
 
 
 def _out3(out: Choice | tuple | None):

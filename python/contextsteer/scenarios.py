@@ -173,9 +173,14 @@ def _modules():
     return agents, behaviours, motion, path, simulation, steering, world
 
 
-def _count(name: str, value, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+#: Most agents a built-in scenario accepts (they are demos and test cases, not stress tests;
+#: build a Simulation directly for more).
+MAX_SCENARIO_AGENTS = 1_000_000
+
+
+def _count(name: str, value, low: int = 1, high: int = MAX_SCENARIO_AGENTS) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high:,}], got {value!r}")
     return int(value)
 
 
