@@ -774,6 +774,16 @@ void slot_raycast(const World& world, std::span<const float> positions, std::spa
   const std::size_t n = positions.size() / 2;
   const std::size_t k = slot_directions.size() / 2;
   if (k == 0) return;
+  // Build the free-distance table here, over the thread pool, when some agent will walk per
+  // ray (inside a chunk the build would run on one thread while the others wait for it).
+  const WorldGrid& g = world.grid();
+  if (radius == 0.0f && headings.empty() && n > 0 && !g.empty() && mode != SlotMode::kGather) {
+    const float L = look_ahead.empty() ? 0.0f : *std::max_element(look_ahead.begin(), look_ahead.end());
+    const double span = 2.0 * L * g.inv_cell + 1.0;
+    if (mode == SlotMode::kPerRay || span * span > kGatherMaxCells) {
+      world.free_tables().get(slot_directions, [&] { return build_free_table(world, slot_directions); });
+    }
+  }
   parallel_for(n, 64, [&](std::size_t b, std::size_t e) {
     thread_local SlotScratch scratch;
     if (scratch.dx.size() < k) scratch.reserve(k);
