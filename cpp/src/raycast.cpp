@@ -293,7 +293,7 @@ inline WalkOrigin make_origin(const WorldGrid& g, double ox, double oy) {
   return o;
 }
 
-template <int kMode>
+template <int kMode, bool kJump = false>
 void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double r, std::uint32_t layers,
           Best& best, double tstart = 0.0) {
   constexpr bool kThick = kMode == kThickNeighbourhood;
@@ -344,7 +344,8 @@ void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double 
   auto exit_x = [&](int i) { return bx0 + i * bxh; };
   auto exit_y = [&](int i) { return by0 + i * byh; };
   const int qx = dir.qx, qy = dir.qy, quad = dir.quad;
-  if constexpr (kMode == kThin) {
+  if constexpr (kJump) {
+    static_assert(kMode == kThin);
     if (tstart > 0.0 && inside) {
       // Free-distance jump: no hit before tstart. Start in the cell of p(tstart), biased
       // toward the cell behind it when about on a boundary (a cell behind is on the path or
@@ -760,7 +761,7 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
       if (ftab != nullptr && org.inside) F = ftab + (static_cast<std::size_t>(org.iy) * wg.nx + org.ix) * k;
       for (std::size_t j = 0; j < k; ++j) {
         Best b{L, kNone, -1};
-        if (F != nullptr) walk<kThin>(g, org, s.dirs[j], 0.0, layers, b, F[j]);
+        if (F != nullptr) walk<kThin, true>(g, org, s.dirs[j], 0.0, layers, b, F[j]);
         else walk_any(world, thick, org, s.dirs[j], radius, layers, b);
         row[j] = b.kind == kNone ? kInf : static_cast<float>(b.t);
       }
