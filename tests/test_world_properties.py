@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import reference as ref
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextsteer as cs
@@ -269,3 +269,53 @@ def test_dense_cells_and_layers_match_single_layer_worlds(seed):
             got = cs.raycast(both, o, d, 12.0, radius=radius, layers=layer).distance
             want = cs.raycast(only, o, d, 12.0, radius=radius).distance
             np.testing.assert_allclose(got, want, atol=TOL)
+
+
+@given(seed=seeds, cell=st.sampled_from([0.0, 0.3, 0.9]), k=st.sampled_from([3, 8]), rotate=st.booleans())
+@settings(max_examples=30)
+def test_slot_free_distance_jump_keeps_slot_rays_exact(seed, cell, k, rotate):
+    # Without headings, per-ray slot walks start at the free distance of the agent's cell
+    # (a capsule cast from the cell centre, cached per world and slot set). On a dense scene
+    # with fine cells and agents on random and on grid-aligned points, slot rays must equal
+    # raycast on the expanded rays bit for bit and agree with the oracle; with headings
+    # (no table) they agree with the oracle. Adding a wall must drop the cached table.
+    rng = np.random.default_rng(seed)
+    seg = np.round(rng.uniform(-8, 8, (40, 4)) * 8) / 8
+    seg = seg[np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1]) > 0]
+    centers = np.round(rng.uniform(-8, 8, (3, 2)) * 8) / 8
+    radii = rng.uniform(0.1, 1.0, 3)
+
+    def world(extra=None):
+        w = cs.World()
+        w.add_segments(seg if extra is None else np.vstack([seg, extra]))
+        w.add_circles(centers, radii)
+        if cell > 0:
+            w.cell_size = cell
+        return w
+
+    w = world()
+    o = np.vstack([rng.uniform(-9, 9, (12, 2)), np.round(rng.uniform(-9, 9, (8, 2)) * 4) / 4]).astype(np.float32)
+    slots = rng.normal(size=(k, 2)).astype(np.float32) if rotate else np.array(cs.SlotSet(k).directions, np.float32)
+    slots[np.hypot(*slots.T) < 1e-3] = (0, 1)
+    m = np.where(rng.random(len(o)) < 0.5, 3.0, 30.0).astype(np.float32)
+    heads = rng.uniform(-np.pi, np.pi, len(o)).astype(np.float32)
+    for h in (None, heads):
+        got = cs.slot_raycast(w, o, slots, m, headings=h, method="per_ray")
+        if h is None:
+            dirs = np.tile(slots, (len(o), 1))
+        else:
+            unit = (slots / np.hypot(*slots.T.astype(np.float64))[:, None]).astype(np.float32)
+            c, s = np.cos(h.astype(np.float64)).astype(np.float32), np.sin(h.astype(np.float64)).astype(np.float32)
+            ux, uy = unit[:, 0][None, :], unit[:, 1][None, :]
+            dirs = np.stack([c[:, None] * ux - s[:, None] * uy, s[:, None] * ux + c[:, None] * uy], axis=2).reshape(-1, 2)
+        origins, md = np.repeat(o, k, axis=0), np.repeat(m, k)
+        sub = slice(0, 6 * k)  # the oracle on the first 6 agents (it is slow)
+        lo, hi = bounds(w, [], origins[sub], dirs[sub], md[sub])
+        assert_between(got.reshape(-1)[sub], lo, hi)
+        if h is None:
+            np.testing.assert_array_equal(got, cs.raycast(w, origins, dirs, md).distance.reshape(len(o), k))
+            np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, method="per_ray"), got)  # cached table
+    extra = np.array([[-9.0, -1.0, 9.0, 1.0]])
+    w.add_segments(extra)
+    np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, method="per_ray"),
+                                  cs.slot_raycast(world(extra), o, slots, m, method="per_ray"))

@@ -83,7 +83,9 @@ struct SlotScratch {
 /// N values, finite >= 0). Writes out[i * K + j] (N, K): the closest hit distance or +inf.
 /// radius > 0 casts circles. Same hits as raycast on the expanded rays (same maths, bit for bit).
 /// Precondition world.indexed(), scratch.reserve(K) done. Reentrant, allocation-free (radius
-/// > 0: after world.thick_grid(radius) has been built once, see raycast_rows).
+/// > 0: after world.thick_grid(radius) has been built once, see raycast_rows; radius = 0
+/// without headings, per-ray walks: after the slot set's free-distance table has been built
+/// once, cached in world.free_tables(); it uses one thick-grid cache entry).
 void slot_raycast_rows(const World& world, std::span<const float> positions,
                        std::span<const float> slot_directions, std::span<const float> look_ahead,
                        std::span<const float> headings, float radius, std::uint32_t layers,

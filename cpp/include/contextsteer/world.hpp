@@ -2,7 +2,9 @@
 // The static world: walls (segments), circles and polygon rings in flat arrays, plus a uniform grid.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -142,6 +144,52 @@ class ThickGridCache {
   mutable std::vector<std::pair<float, std::unique_ptr<const WorldGrid>>> grids_;
 };
 
+/// Cache of the slot free-distance tables of a World (see slot_raycast_rows): one float
+/// table per set of K fixed slot directions, built by the caller's `build()` on first use.
+/// Copies start empty (derived data); every access takes the mutex.
+class FreeTableCache {
+ public:
+  FreeTableCache() = default;
+  FreeTableCache(const FreeTableCache&) {}
+  FreeTableCache& operator=(const FreeTableCache&) {
+    clear();
+    return *this;
+  }
+  /// The table cached for the directions `dirs` (2K floats, compared bit for bit), or the
+  /// one `build()` returns (then cached) when there is room; nullptr when the cache already
+  /// holds kMaxSets other direction sets. The table lives until clear().
+  template <class Build>
+  const float* get(std::span<const float> dirs, Build build) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& e : tables_)
+      if (e.dirs.size() == dirs.size() && std::equal(dirs.begin(), dirs.end(), e.dirs.begin(),
+                                                     [](float a, float b) { return bit_equal(a, b); }))
+        return e.table->data();
+    if (tables_.size() >= kMaxSets) return nullptr;
+    tables_.push_back({std::vector<float>(dirs.begin(), dirs.end()), std::make_unique<std::vector<float>>(build())});
+    return tables_.back().table->data();
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tables_.clear();
+  }
+  static constexpr std::size_t kMaxSets = 4;  ///< distinct slot sets kept
+
+ private:
+  static bool bit_equal(float a, float b) {
+    std::uint32_t x, y;
+    std::memcpy(&x, &a, 4);
+    std::memcpy(&y, &b, 4);
+    return x == y;
+  }
+  struct Entry {
+    std::vector<float> dirs;
+    std::unique_ptr<std::vector<float>> table;
+  };
+  mutable std::mutex mutex_;
+  mutable std::vector<Entry> tables_;
+};
+
 /// The static world. Geometry is validated by the caller (the bindings): finite coordinates,
 /// non-zero segment lengths, radii >= 0, polygons with >= 3 points. Obstacle ids are dense,
 /// 0, 1, 2, ... in order of addition. Every add_* marks the grid dirty; build_index() rebuilds
@@ -205,6 +253,10 @@ class World {
   /// is full, then callers use the plain grid. Thread-safe. Precondition indexed().
   const WorldGrid* thick_grid(float r) const;
 
+  /// Cache of the slot free-distance tables (filled by raycast.cpp; emptied by build_index()).
+  /// Thread-safe.
+  const FreeTableCache& free_tables() const { return free_; }
+
   /// Id of a polygon (in the layers) whose closed interior contains p, or -1. Pure,
   /// allocation-free; O(vertices) of the polygons whose box contains p. Precondition indexed().
   std::int32_t polygon_at(Vec2 p, std::uint32_t layers) const;
@@ -231,6 +283,7 @@ class World {
   bool indexed_ = false;
   WorldGrid grid_;
   ThickGridCache thick_;
+  FreeTableCache free_;
   WorldGrid build_grid(float inflate, double cell) const;
 };
 
