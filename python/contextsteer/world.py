@@ -433,6 +433,14 @@ def slot_raycast(
     numpy.ndarray of float32, shape (N, K)
         Hit distances, +inf where a slot sees nothing; 0 for agents inside an obstacle.
 
+    Notes
+    -----
+    Memory that is built once and cached with the world (up to 4 entries, dropped when
+    obstacles are added): with ``radius > 0`` a grid inflated by the radius; with a fixed
+    slot set (no ``headings``, ``radius == 0``) and per-ray walks, a table of safe starting
+    distances per grid cell and slot (4 bytes each; about 0.4 s to build for 10,000 walls).
+    Later calls with the same radius or slot set reuse it; results never depend on it.
+
     Raises
     ------
     TypeError
