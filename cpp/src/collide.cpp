@@ -2,6 +2,8 @@
 // Swept-circle collision against the world (collide and slide) and agent push-apart.
 #include "contextsteer/collide.hpp"
 
+#include "contextsteer/geometry.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,18 +17,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // treated as running along the wall (not blocked): rounding must not stop a slide.
 constexpr double kAlong = 1e-9;
 
-// Thin ray t·u (|u| = 1, t >= 0) against the disc |x − q| <= R, q relative to the origin,
-// for an origin outside the disc: t^2 − 2bt + c = 0 with b = u·q, c = |q|^2 − R^2 > 0; the
-// near root b − sqrt(b^2 − c), written c/(b + sqrt(b^2 − c)) against cancellation.
-double ray_disc(double qx, double qy, double R, double ux, double uy) {
-  const double c = qx * qx + qy * qy - R * R;
-  if (c <= 0.0) return 0.0;
-  const double b = qx * ux + qy * uy;
-  if (b <= 0.0) return kInf;
-  const double disc = b * b - c;
-  if (disc < 0.0) return kInf;
-  return c / (b + std::sqrt(disc));
-}
 
 // Thin ray against the segment a..b (relative to the origin): with sa = cross(a, u) and
 // sb = cross(b, u) of opposite (or zero) signs the segment meets the ray's line at
@@ -87,7 +77,7 @@ void segment_toi(double ax, double ay, double bx, double by, double r, double ux
   }
   // Quick reject: the capsule is out of reach of the whole move.
   if (d0 > L + r) return;
-  double t = std::min(ray_disc(ax, ay, r, ux, uy), ray_disc(bx, by, r, ux, uy));
+  double t = std::min(ray_circle(ax, ay, r, ux, uy), ray_circle(bx, by, r, ux, uy));
   const double ex = bx - ax, ey = by - ay;
   const double s = r / std::sqrt(ex * ex + ey * ey);
   const double ox = -ey * s, oy = ex * s;
@@ -137,7 +127,7 @@ void circle_toi(double qx, double qy, double rc, double r, double ux, double uy,
     return;
   }
   if (d0 > L + R) return;
-  const double t = ray_disc(qx, qy, R, ux, uy);
+  const double t = ray_circle(qx, qy, R, ux, uy);
   if (!(t <= L) || t >= h.t) return;
   double nx = -ux, ny = -uy;
   if (R > 1e-9 * (std::fabs(qx) + std::fabs(qy) + 1.0)) {

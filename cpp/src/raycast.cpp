@@ -2,6 +2,8 @@
 // Closest-hit raycasts (grid DDA) and the per-agent slot raycast (gather + branch-free loops).
 #include "contextsteer/raycast.hpp"
 
+#include "contextsteer/geometry.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -52,19 +54,6 @@ inline double ray_segment(double ax, double ay, double bx, double by, double dx,
 }
 
 // Ray against the disc |x - q| <= r, q relative to the origin, in double. Solving
-// |t d - q|^2 = r^2 with |d| = 1: t^2 - 2 b t + c = 0, b = d.q, c = |q|^2 - r^2. c <= 0: the
-// origin is inside (t = 0). Otherwise the near root t = b - sqrt(b^2 - c), written as
-// c / (b + sqrt(b^2 - c)) to avoid cancellation; b <= 0 (disc behind) or b^2 < c: miss.
-// A tangent ray (b^2 == c) hits.
-inline double ray_circle(double qx, double qy, double r, double dx, double dy) {
-  const double c = qx * qx + qy * qy - r * r;
-  if (c <= 0.0) return 0.0;
-  const double b = qx * dx + qy * dy;
-  if (b <= 0.0) return kInf;
-  const double disc = b * b - c;
-  if (disc < 0.0) return kInf;
-  return c / (b + std::sqrt(disc));
-}
 
 // Thick ray (a circle of radius r swept along d) against a segment = thin ray against the
 // capsule {x : dist(x, segment) <= r}. Origin inside the capsule: t = 0. Otherwise the ray
