@@ -2,7 +2,7 @@
 
 Times ``cs.raycast`` (160,000 independent rays) and ``cs.slot_raycast`` (10,000 agents x
 16 slots, same rays) for several grid cell sizes, the automatic one, and a single cell
-(= brute force over all walls with the same kernels), and both slot methods. Prints
+(= brute force over all walls with the same kernels), and every slot method. Prints
 rays/s (median of repeats) and the hit checksum (hits, sum of hit fractions) of each run so
 that they are seen to agree. This is the measurement behind the index choice documented in
 cpp/include/contextsteer/world.hpp.
@@ -96,7 +96,7 @@ def main() -> None:
                 nx, ny, h = world._core.grid_shape
                 label = "brute" if cell == 1e4 else ("auto" if cell == 0.0 else f"{cell:g}")
                 runs = [("raycast", lambda: cs.raycast(world, ray_o, ray_d, length).distance)]
-                for method in ("gather", "per_ray", "auto"):
+                for method in ("gather", "per_ray", "strips", "auto"):
                     runs.append((f"slot_raycast[{method}]",
                                  lambda method=method: cs.slot_raycast(world, origins, slots, length, method=method)))
                 for name, fn in runs:

@@ -10,6 +10,7 @@ rays that pass within EPS of an endpoint, a circle or max_dist may take either a
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -274,51 +275,98 @@ def test_dense_cells_and_layers_match_single_layer_worlds(seed):
             np.testing.assert_allclose(got, want, atol=TOL)
 
 
-@given(seed=seeds, cell=st.sampled_from([0.0, 0.3, 0.9]), k=st.sampled_from([3, 8]), rotate=st.booleans())
-@settings(max_examples=30)
-def test_slot_free_distance_jump_keeps_slot_rays_exact(seed, cell, k, rotate):
-    # Without headings, per-ray slot walks start at the free distance of the agent's cell
-    # (a capsule cast from the cell centre, cached per world and slot set). On a dense scene
-    # with fine cells and agents on random and on grid-aligned points, slot rays must equal
-    # raycast on the expanded rays bit for bit and agree with the oracle; with headings
-    # (no table) they agree with the oracle. Adding a wall must drop the cached table.
+@given(seed=seeds, radius=st.sampled_from([0.0, 0.0, 0.4]), k=st.sampled_from([3, 8, 16]),
+       random_slots=st.booleans(), layered=st.booleans())
+@settings(max_examples=40)
+def test_slot_strips_equal_raycast_bit_for_bit(seed, radius, k, random_slots, layered):
+    # Fixed slot directions cast on the strip index (obstacles sorted along each slot
+    # direction). A dense scene on a 1/8 lattice makes rays run along walls, through shared
+    # vertices and along strip boundaries; agents sit on random points, on lattice points
+    # (on walls and vertices) and 1e6 away (the far path that scans neighbouring strips).
+    # Strips must equal raycast on the expanded rays and the per-ray walk bit for bit, agree
+    # with the oracle, honour layers, and be rebuilt after an edit.
     rng = np.random.default_rng(seed)
     seg = np.round(rng.uniform(-8, 8, (40, 4)) * 8) / 8
     seg = seg[np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1]) > 0]
+    lay = rng.integers(1, 4, len(seg)) if layered else np.ones(len(seg), int)
     centers = np.round(rng.uniform(-8, 8, (3, 2)) * 8) / 8
-    radii = rng.uniform(0.1, 1.0, 3)
+    radii = rng.uniform(0.0, 1.0, 3)
+    ring = np.array([[2.0, 2.0], [5.0, 2.5], [3.0, 5.0]])
 
     def world(extra=None):
         w = cs.World()
-        w.add_segments(seg if extra is None else np.vstack([seg, extra]))
-        w.add_circles(centers, radii)
-        if cell > 0:
-            w.cell_size = cell
+        for layer in (1, 2, 3):
+            if np.any(lay == layer):
+                w.add_segments(seg[lay == layer], layers=layer)
+        if extra is not None:
+            w.add_segments(extra)
+        w.add_circles(centers, radii, layers=2)
+        w.add_polygon(ring)
         return w
 
     w = world()
-    o = np.vstack([rng.uniform(-9, 9, (12, 2)), np.round(rng.uniform(-9, 9, (8, 2)) * 4) / 4]).astype(np.float32)
-    slots = rng.normal(size=(k, 2)).astype(np.float32) if rotate else np.array(cs.SlotSet(k).directions, np.float32)
-    slots[np.hypot(*slots.T) < 1e-3] = (0, 1)
-    m = np.where(rng.random(len(o)) < 0.5, 3.0, 30.0).astype(np.float32)
-    heads = rng.uniform(-np.pi, np.pi, len(o)).astype(np.float32)
-    for h in (None, heads):
-        got = cs.slot_raycast(w, o, slots, m, headings=h, method="per_ray")
-        if h is None:
-            dirs = np.tile(slots, (len(o), 1))
-        else:
-            unit = (slots / np.hypot(*slots.T.astype(np.float64))[:, None]).astype(np.float32)
-            c, s = np.cos(h.astype(np.float64)).astype(np.float32), np.sin(h.astype(np.float64)).astype(np.float32)
-            ux, uy = unit[:, 0][None, :], unit[:, 1][None, :]
-            dirs = np.stack([c[:, None] * ux - s[:, None] * uy, s[:, None] * ux + c[:, None] * uy], axis=2).reshape(-1, 2)
-        origins, md = np.repeat(o, k, axis=0), np.repeat(m, k)
-        sub = slice(0, 6 * k)  # the oracle on the first 6 agents (it is slow)
-        lo, hi = bounds(w, [], origins[sub], dirs[sub], md[sub])
+    far = np.array([[1e6, 3.0], [-2e6, -1e6], [0.5, -1.5e6]])
+    o = np.vstack([rng.uniform(-9, 9, (12, 2)), np.round(rng.uniform(-9, 9, (8, 2)) * 4) / 4,
+                   seg[:4, :2], far]).astype(np.float32)
+    if random_slots:
+        slots = rng.normal(size=(k, 2)).astype(np.float32)
+        slots[np.hypot(*slots.T) < 1e-3] = (0, 1)
+    else:
+        slots = np.array(cs.SlotSet(k).directions, np.float32)
+    m = rng.choice(np.array([0.0, 3.0, 30.0], np.float32), len(o))
+    m[-len(far):] = 3e6
+    layers = 1 if layered else 0xFFFFFFFF
+    got = cs.slot_raycast(w, o, slots, m, radius=radius, layers=layers, method="strips")
+    info = w.index_info["strips"]
+    assert [(e["slots"], e["radius"], e["built"]) for e in info] == [(k, np.float32(radius), True)]
+    # raycast normalises each direction as slot_raycast does: give it the same raw slots.
+    origins, dirs, md = np.repeat(o, k, axis=0), np.tile(slots, (len(o), 1)), np.repeat(m, k)
+    expanded = cs.raycast(w, origins, dirs, md, radius=radius, layers=layers).distance.reshape(len(o), k)
+    np.testing.assert_array_equal(got, expanded)
+    for method in ("per_ray", "auto"):
+        np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, radius=radius, layers=layers, method=method), got)
+    sub = slice(0, 6 * k)  # the oracle on the first 6 agents (it is slow)
+    if not layered:
+        lo, hi = bounds(w, [ring], origins[sub], dirs[sub], md[sub], radius)
         assert_between(got.reshape(-1)[sub], lo, hi)
-        if h is None:
-            np.testing.assert_array_equal(got, cs.raycast(w, origins, dirs, md).distance.reshape(len(o), k))
-            np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, method="per_ray"), got)  # cached table
+    # An edit drops the index; the next call sees the new wall.
     extra = np.array([[-9.0, -1.0, 9.0, 1.0]])
     w.add_segments(extra)
-    np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, method="per_ray"),
-                                  cs.slot_raycast(world(extra), o, slots, m, method="per_ray"))
+    assert w.index_info["strips"] == []
+    np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, radius=radius, layers=layers, method="strips"),
+                                  cs.slot_raycast(world(extra), o, slots, m, radius=radius, layers=layers,
+                                                  method="per_ray"))
+
+
+def test_slot_strips_widen_or_decline_past_the_memory_budget():
+    # Strip width is a quarter of the median wall length. Thousands of tiny walls next to
+    # long ones would list each long wall in millions of strips: the width doubles until
+    # the index fits 64 MB, and past 8 doublings it is not built (the rays walk the grid).
+    # Both must keep the results of the per-ray walk.
+    rng = np.random.default_rng(5)
+    base = rng.uniform(-50, 50, (3000, 2))
+    tiny = np.hstack([base, base + rng.normal(scale=1e-3, size=(3000, 2))])
+    o = rng.uniform(-60, 60, (40, 2)).astype(np.float32)
+    slots = cs.SlotSet(8)
+    for long_walls, built in ((4, True), (400, False)):
+        ang = rng.uniform(0, np.pi, long_walls)
+        c = rng.uniform(-40, 40, (long_walls, 2))
+        u = np.stack([np.cos(ang), np.sin(ang)], axis=1) * 800
+        w = cs.World()
+        w.add_segments(tiny)
+        w.add_segments(np.hstack([c - u, c + u]))
+        got = cs.slot_raycast(w, o, slots, 200.0, method="strips")
+        (info,) = w.index_info["strips"]
+        assert info["built"] == built
+        if built:
+            median = np.median(np.hypot(*(tiny[:, 2:] - tiny[:, :2]).T))
+            assert info["strip_width"] > 0.25 * median * 1.5  # widened
+            assert 0 < info["bytes"] <= 64 << 20
+        np.testing.assert_array_equal(got, cs.slot_raycast(w, o, slots, 200.0, method="per_ray"))
+
+
+def test_slot_strips_need_fixed_directions():
+    w = cs.World()
+    w.add_segments([[0, -1, 0, 1]])
+    with pytest.raises(ValueError, match="strips"):
+        cs.slot_raycast(w, [[-1, 0]], [[1, 0]], 5.0, headings=[0.0], method="strips")

@@ -71,7 +71,8 @@ SlotMode slot_mode(const std::string& mode) {
   if (mode == "auto") return SlotMode::kAuto;
   if (mode == "gather") return SlotMode::kGather;
   if (mode == "per_ray") return SlotMode::kPerRay;
-  fail("method: expected 'auto', 'gather' or 'per_ray', got '" + mode + "'");
+  if (mode == "strips") return SlotMode::kStrips;
+  fail("method: expected 'auto', 'gather', 'per_ray' or 'strips', got '" + mode + "'");
 }
 
 void check_max_dist(const Checked<const float>& m, std::size_t n, const char* what) {
@@ -208,7 +209,27 @@ void bind_world(py::module_& m) {
                              [](WorldHandle& self) {
                                auto w = self.snapshot();
                                return py::make_tuple(w->grid().nx, w->grid().ny, w->grid().cell);
-                             });
+                             })
+      .def_property_readonly("index_info", [](WorldHandle& self) {
+        auto w = self.snapshot();
+        py::dict d;
+        d["grid"] = py::make_tuple(w->grid().nx, w->grid().ny, w->grid().cell);
+        py::list thick;
+        for (float r : w->thick_radii()) thick.append(r);
+        d["thick_grids"] = thick;
+        py::list strips;
+        for (const auto& e : w->strips().info()) {
+          py::dict s;
+          s["slots"] = e.slots;
+          s["radius"] = e.radius;
+          s["built"] = e.built;
+          s["strip_width"] = e.width;
+          s["bytes"] = e.bytes;
+          strips.append(s);
+        }
+        d["strips"] = strips;
+        return d;
+      });
 
   m.def(
       "raycast",
@@ -263,6 +284,9 @@ void bind_world(py::module_& m) {
         }
         std::span<const float> head;
         if (!headings.is_none()) {
+          if (mode == SlotMode::kStrips) {
+            fail("method: 'strips' needs fixed slot directions (headings=None); use 'auto' or 'per_ray' with headings");
+          }
           auto hd = input_f32(headings, "headings", {p.dim(0)}, {"N"});
           head = hd.span();
         }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "contextsteer/parallel.hpp"
@@ -282,9 +283,9 @@ inline WalkOrigin make_origin(const WorldGrid& g, double ox, double oy) {
   return o;
 }
 
-template <int kMode, bool kJump = false>
+template <int kMode>
 void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double r, std::uint32_t layers,
-          Best& best, double tstart = 0.0) {
+          Best& best) {
   constexpr bool kThick = kMode == kThickNeighbourhood;
   if (g.empty()) return;
   // A k larger than the (Chebyshev) cell distance from any point of the ray's path to any
@@ -333,17 +334,6 @@ void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double 
   auto exit_x = [&](int i) { return bx0 + i * bxh; };
   auto exit_y = [&](int i) { return by0 + i * byh; };
   const int qx = dir.qx, qy = dir.qy, quad = dir.quad;
-  if constexpr (kJump) {
-    static_assert(kMode == kThin);
-    if (tstart > 0.0 && inside) {
-      // Free-distance jump: no hit before tstart. Start in the cell of p(tstart), biased
-      // toward the cell behind it when about on a boundary (a cell behind is on the path or
-      // next to it; walking it only costs exact tests).
-      if (tstart > t1) return;
-      if (stepx) ix = std::clamp(floor_int((tstart * dx - gx) * ih - qx * 1e-9), 0, g.nx - 1);
-      if (stepy) iy = std::clamp(floor_int((tstart * dy - gy) * ih - qy * 1e-9), 0, g.ny - 1);
-    }
-  }
   double tmx = exit_x(ix), tmy = exit_y(iy);
   const double tdx = dir.tdx, tdy = dir.tdy;
   int strip = 0;  // thick rays: 0 test the whole neighbourhood, 1 the new column, 2 the new row
@@ -458,49 +448,336 @@ inline Best cast_one(const World& w, const WorldGrid* thick, float ox, float oy,
   return best;
 }
 
-// Free-distance table of K fixed slot directions u_j on the plain grid g: F[cell * K + j] is
-// a lower bound of the first hit distance (any layer) of every thin ray along u_j starting
-// in the cell, so the walk may start at t = F (walk's tstart). Value: the capsule cast
-// from the cell centre c along u_j with radius rc = half the cell diagonal (walk on
-// thick_grid(rc)): a thin ray from p in the cell hitting q at t puts the swept disc of c at
-// c + t u_j within |c - p| <= rc of q, so the capsule cast hits at t_caps <= t. rc is grown
-// by 1e-5 relative and t_caps shrunk by 1e-7 relative + 1e-5 cells and rounded down to
-// float, which covers the rounding of the cell lookup and of the capsule tests. The casts
-// stop at kFreeCap cells (a ray walks on from there). Cost: K capsule casts per cell, once
-// per (world, slot set); measured on the racetrack M = 10000 (196k cells, K = 16): 3.5 G
-// instructions, ~1 s single thread; then 606 instead of 725 instructions per slot ray
-// (L = 50, callgrind), 10.3 vs 8.1 M rays/s. All zeros when the thick-grid cache is full.
-constexpr double kFreeCap = 64.0;
+// ------------------------------------------------------------------ strips ---
+//
+// Fixed slot directions (no headings): per direction, the obstacles sorted into strips
+// parallel to it (DirectionStrips in world.hpp). A ray from o along d stays at v = v(o), so
+// it can only meet the entries of that strip with umax >= u(o); it meets them in order of
+// u, so a scan of the strip (sorted by umax) from there may stop once the smallest umin of
+// the rest lies beyond the best hit. Every candidate takes the same exact test as the grid
+// walk (ray_segment / ray_capsule / ray_circle on the same float coordinates), so the hits
+// are those of raycast bit for bit; the intervals only decide what is tested.
+//
+// Slack. Interval ends are computed in double and grown by kStripSlack * scale (scale =
+// largest |coordinate| of the geometry plus the radius), then rounded outward to float; a
+// query widens its v and u by kStripSlack * (scale + |o|). That covers, with many orders of
+// magnitude to spare, the double rounding of u and v, and the error of the hit tests'
+// side values (a few ulps of |a - o|): a segment the exact test reports as hit has v(o)
+// within that error of its v range, and the hit point's u within it of the u interval.
+// Hit distances are compared to u with the factor 1 + 2^-20, which covers |d|^2 != 1 for
+// a float32 unit direction (|d|^2 - 1 is ~2^-23).
+//
+// Cost. Measured on the racetrack (M = 10000, L = 50, 16 slots of 10,000 agents, one
+// thread, benchmarks/kernels/ray_kernels.cpp): see kStripWidth.
+constexpr double kStripSlack = 0x1p-30;
+constexpr double kStripGrow = 1.0 + 0x1p-20;
+// Strip width as a multiple of the median obstacle extent (segment length, circle
+// diameter). Narrower strips list fewer entries near a ray's hit but list each obstacle in
+// more strips.
+constexpr double kStripWidth = 0.25;
+// Largest strip index of one slot set (bytes); a larger one is not built (the slot rays
+// walk the grid instead). The width doubles (up to kStripWiden times) until it fits.
+constexpr std::size_t kStripBudget = std::size_t{64} << 20;
+constexpr int kStripWiden = 8;
 
-std::vector<float> build_free_table(const World& w, std::span<const float> sd) {
-  const WorldGrid& g = w.grid();
-  const std::size_t k = sd.size() / 2;
-  std::vector<float> table(static_cast<std::size_t>(g.nx) * g.ny * k, 0.0f);
-  const double h = g.cell;
-  const float rc = static_cast<float>(0.5 * h * std::sqrt(2.0) * (1.0 + 1e-5));
-  const WorldGrid* tg = w.thick_grid(rc);
-  if (tg == nullptr || g.empty()) return table;
-  const double cap = kFreeCap * h;
-  std::vector<WalkDir> dirs(k);
-  for (std::size_t j = 0; j < k; ++j) dirs[j] = make_dir(*tg, sd[2 * j], sd[2 * j + 1]);
-  float* F = table.data();
-  parallel_for(static_cast<std::size_t>(g.ny), 4, [&](std::size_t b, std::size_t e) {
-    for (std::size_t iy = b; iy < e; ++iy) {
-      for (int ix = 0; ix < g.nx; ++ix) {
-        const double cx = g.x0 + (ix + 0.5) * h, cy = g.y0 + (static_cast<double>(iy) + 0.5) * h;
-        const WalkOrigin org = make_origin(*tg, cx, cy);
-        for (std::size_t j = 0; j < k; ++j) {
-          Best best{cap, kNone, -1};
-          walk<kThickInflated>(*tg, org, dirs[j], rc, kAllLayers, best);
-          const double v = std::max(best.t * (1.0 - 1e-7) - 1e-5 * h, 0.0);
-          float fv = static_cast<float>(v);
-          if (static_cast<double>(fv) > v) fv = std::max(0.0f, std::nextafter(fv, 0.0f));
-          F[(iy * static_cast<std::size_t>(g.nx) + ix) * k + j] = fv;
+// Rounds x down (dir < 0) or up (dir > 0) to a float.
+inline float round_out(double x, int dir) {
+  float f = static_cast<float>(x);
+  if (dir < 0 && static_cast<double>(f) > x) f = std::nextafter(f, -kInf);
+  if (dir > 0 && static_cast<double>(f) < x) f = std::nextafter(f, kInf);
+  return f;
+}
+
+// One obstacle of the strip build, in double: a segment (a, b) or a circle (centre a, radius rr).
+struct StripPrim {
+  double ax, ay, bx, by, rr;
+  std::int32_t prim;  // segment row, or -1 - circle row
+};
+
+// Strip of v, clamped to [0, count - 1]. Monotone in v; the build and the queries both map
+// values through it, so a value lies in the same strip for both.
+inline int strip_of(const DirectionStrips& S, double v) {
+  const double f = std::min(std::max((v - S.v0) * S.inv_h, -1.0), static_cast<double>(S.count));
+  return std::min(std::max(floor_int(f), 0), S.count - 1);
+}
+
+// v interval of a primitive (grown by the cast radius r and the slack).
+inline void prim_v(const StripPrim& p, double dx, double dy, double r, double slack, double& lo, double& hi) {
+  const double va = dx * p.ay - dy * p.ax;
+  if (p.prim >= 0) {
+    const double vb = dx * p.by - dy * p.bx;
+    lo = std::min(va, vb) - r - slack;
+    hi = std::max(va, vb) + r + slack;
+  } else {
+    lo = va - p.rr - slack;
+    hi = va + p.rr + slack;
+  }
+}
+
+void build_direction(std::span<const StripPrim> prims, double dx, double dy, double r, double h, double slack,
+                     DirectionStrips& S) {
+  S.dx = dx;
+  S.dy = dy;
+  S.inv_h = 1.0 / h;
+  if (prims.empty()) return;
+  double vmin = kInf, vmax = -kInf;
+  for (const StripPrim& p : prims) {
+    double lo, hi;
+    prim_v(p, dx, dy, r, slack, lo, hi);
+    vmin = std::min(vmin, lo);
+    vmax = std::max(vmax, hi);
+  }
+  S.v0 = vmin;
+  S.count = static_cast<int>(std::floor((vmax - vmin) * S.inv_h)) + 1;
+  S.v1 = vmax;
+  S.start.assign(static_cast<std::size_t>(S.count) + 1, 0);
+  for (const StripPrim& p : prims) {
+    double lo, hi;
+    prim_v(p, dx, dy, r, slack, lo, hi);
+    for (int k = strip_of(S, lo), k1 = strip_of(S, hi); k <= k1; ++k) ++S.start[static_cast<std::size_t>(k) + 1];
+  }
+  for (int k = 0; k < S.count; ++k) S.start[k + 1] += S.start[k];
+  S.entries.resize(static_cast<std::size_t>(S.start[S.count]));
+  std::vector<std::int32_t> cursor(S.start.begin(), S.start.end() - 1);
+  for (const StripPrim& p : prims) {
+    double lo, hi;
+    prim_v(p, dx, dy, r, slack, lo, hi);
+    const double ua = dx * p.ax + dy * p.ay;
+    for (int k = strip_of(S, lo), k1 = strip_of(S, hi); k <= k1; ++k) {
+      double umin, umax;
+      if (p.prim < 0) {
+        umin = ua - p.rr - 2.0 * slack;
+        umax = ua + p.rr + 2.0 * slack;
+      } else {
+        // The part of the segment within r (+ slack) of strip k's band, by its parameter s.
+        const double ub = dx * p.bx + dy * p.by;
+        const double va = dx * p.ay - dy * p.ax, vb = dx * p.by - dy * p.bx;
+        double s0 = 0.0, s1 = 1.0;
+        if (va != vb) {
+          const double band_lo = S.v0 + k * h - r - slack, band_hi = S.v0 + (k + 1) * h + r + slack;
+          const double q0 = (band_lo - va) / (vb - va), q1 = (band_hi - va) / (vb - va);
+          s0 = std::clamp(std::min(q0, q1), 0.0, 1.0);
+          s1 = std::clamp(std::max(q0, q1), 0.0, 1.0);
         }
+        const double u0 = ua + s0 * (ub - ua), u1 = ua + s1 * (ub - ua);
+        const double grow = r + 3.0 * slack;
+        umin = std::min(u0, u1) - grow;
+        umax = std::max(u0, u1) + grow;
+      }
+      S.entries[static_cast<std::size_t>(cursor[k]++)] = {round_out(umax, 1), 0.0f, round_out(umin, -1), p.prim};
+    }
+  }
+  for (int k = 0; k < S.count; ++k) {
+    auto* b = S.entries.data() + S.start[k];
+    auto* e = S.entries.data() + S.start[k + 1];
+    std::sort(b, e, [](const DirectionStrips::Entry& x, const DirectionStrips::Entry& y) {
+      return x.umax < y.umax || (x.umax == y.umax && x.prim < y.prim);
+    });
+    float m = kInf;
+    for (auto* q = e; q != b;) {
+      --q;
+      m = std::min(m, q->umin);
+      q->rest_umin = m;
+    }
+  }
+}
+
+// The strips of the K unit directions sd for casts of radius r; nullptr when they would
+// take more than kStripBudget bytes.
+std::unique_ptr<const SlotStrips> build_strips(const World& w, std::span<const float> sd, float radius) {
+  const std::size_t k = sd.size() / 2;
+  const auto walls = w.walls();
+  const auto centers = w.circle_centers();
+  const auto radii = w.circle_radii();
+  const auto lay = w.obstacle_layers();
+  const double r = radius;
+  // Obstacles no query can see (layer mask 0) are left out.
+  std::vector<StripPrim> prims;
+  std::vector<double> extent;
+  double scale = 0.0;
+  for (std::size_t i = 0; i < w.segment_count(); ++i) {
+    if (lay[static_cast<std::size_t>(w.wall_obstacle()[i])] == 0) continue;
+    const float* s = &walls[4 * i];
+    prims.push_back({s[0], s[1], s[2], s[3], 0.0, static_cast<std::int32_t>(i)});
+    extent.push_back(std::hypot(static_cast<double>(s[2]) - s[0], static_cast<double>(s[3]) - s[1]));
+    scale = std::max({scale, std::fabs(static_cast<double>(s[0])), std::fabs(static_cast<double>(s[1])),
+                      std::fabs(static_cast<double>(s[2])), std::fabs(static_cast<double>(s[3]))});
+  }
+  for (std::size_t i = 0; i < w.circle_count(); ++i) {
+    if (lay[static_cast<std::size_t>(w.circle_obstacle()[i])] == 0) continue;
+    const double cx = centers[2 * i], cy = centers[2 * i + 1];
+    const double rr = static_cast<double>(radii[i]) + r;  // as the hit test grows it
+    prims.push_back({cx, cy, 0.0, 0.0, rr, -1 - static_cast<std::int32_t>(i)});
+    extent.push_back(2.0 * radii[i]);
+    scale = std::max(scale, std::max(std::fabs(cx), std::fabs(cy)) + radii[i]);
+  }
+  scale += r;
+  auto out = std::make_unique<SlotStrips>();
+  out->radius = radius;
+  out->scale = scale;
+  out->dirs.resize(k);
+  const double slack = kStripSlack * scale;
+  double h = 0.0;
+  if (!extent.empty()) {
+    std::nth_element(extent.begin(), extent.begin() + extent.size() / 2, extent.end());
+    h = kStripWidth * extent[extent.size() / 2];
+  }
+  // At least a 2^-20 of the scene (points and zero-radius circles have no extent).
+  h = std::max(h, std::max(scale, 1e-30) * 0x1p-20);
+  // Size estimate (an upper bound of the entries and strips actually built); widen until
+  // it fits the budget.
+  for (int attempt = 0;; ++attempt) {
+    double bytes = 0.0;
+    for (std::size_t j = 0; j < k; ++j) {
+      const double dx = sd[2 * j], dy = sd[2 * j + 1];
+      double vmin = kInf, vmax = -kInf, entries = 0.0;
+      for (const StripPrim& p : prims) {
+        double lo, hi;
+        prim_v(p, dx, dy, r, slack, lo, hi);
+        vmin = std::min(vmin, lo);
+        vmax = std::max(vmax, hi);
+        entries += (hi - lo) / h + 2.0;
+      }
+      if (!prims.empty()) bytes += entries * sizeof(DirectionStrips::Entry) + ((vmax - vmin) / h + 3.0) * 4.0;
+    }
+    if (bytes <= static_cast<double>(kStripBudget)) break;
+    if (attempt == kStripWiden) return nullptr;
+    h *= 2.0;
+  }
+  out->width = h;
+  parallel_for(k, 1, [&](std::size_t b, std::size_t e) {
+    for (std::size_t j = b; j < e; ++j) build_direction(prims, sd[2 * j], sd[2 * j + 1], r, h, slack, out->dirs[j]);
+  });
+  return out;
+}
+
+// Origins farther than this (in units of SlotStrips::scale, as |ox| + |oy|) from the
+// coordinate origin scan every strip within sq of v(o) (strip_cast's kFar); nearer ones only
+// the strip of v(o): the registration slack kStripSlack * scale then exceeds the rounding of
+// v(o) and the side-test error (~2^-50 (scale + |o|)) together.
+constexpr double kStripNear = 0x1p16;
+
+// Closest hit before `best` (an exclusive bound) of the ray from (ox, oy) along S's
+// direction, radius r (0: thin): the new bound, or `best` when nothing is closer.
+// sq = kStripSlack * (scale + |ox| + |oy|).
+template <bool kThick, bool kFar>
+inline double strip_cast(const World& w, const DirectionStrips& S, double ox, double oy, double sq, double r,
+                         std::uint32_t layers, double best) {
+  const double dx = S.dx, dy = S.dy;
+  const double ou = ox * dx + oy * dy, ov = dx * oy - dy * ox;
+  int k0, k1;
+  if constexpr (kFar) {
+    // Beyond the outer strips (or no strips at all): nothing to meet.
+    if (!(ov + sq >= S.v0) || ov - sq > S.v1) return best;
+    k0 = strip_of(S, ov - sq);
+    k1 = strip_of(S, ov + sq);
+  } else {
+    // Same value as strip_of(S, ov) inside [0, count) (truncation is floor there).
+    const double f = (ov - S.v0) * S.inv_h;
+    if (!(f >= 0.0 && f < static_cast<double>(S.count))) return best;
+    k0 = k1 = static_cast<int>(f);
+  }
+  const float* walls = w.walls().data();
+  const double key = ou - sq;
+  for (int k = k0; k <= k1; ++k) {
+    const DirectionStrips::Entry* e = S.entries.data() + S.start[k];
+    const DirectionStrips::Entry* const end = S.entries.data() + S.start[k + 1];
+    // First entry with umax >= u(o) - sq: those before it lie behind the origin.
+    // (Branch-free lower bound: the answer stays in [e, e + n].)
+    std::size_t n = static_cast<std::size_t>(end - e);
+    if (n == 0) continue;
+    while (n > 1) {
+      const std::size_t half = n / 2;
+      e += static_cast<double>(e[half].umax) < key ? half : 0;
+      n -= half;
+    }
+    e += static_cast<double>(e->umax) < key;
+    double lim = ou + best * kStripGrow + sq;
+    for (; e != end && static_cast<double>(e->rest_umin) <= lim; ++e) {
+      if (static_cast<double>(e->umin) > lim) continue;
+      const std::int32_t p = e->prim;
+      if (layers != kAllLayers) {
+        const std::int32_t obs = p >= 0 ? w.wall_obstacle()[static_cast<std::size_t>(p)]
+                                        : w.circle_obstacle()[static_cast<std::size_t>(-1 - p)];
+        if (!(w.obstacle_layers()[static_cast<std::size_t>(obs)] & layers)) continue;
+      }
+      double t;
+      if (p >= 0) {
+        const float* s = walls + 4 * static_cast<std::size_t>(p);
+        if constexpr (kThick) t = ray_capsule(s[0] - ox, s[1] - oy, s[2] - ox, s[3] - oy, r, dx, dy, best);
+        else t = ray_segment(s[0] - ox, s[1] - oy, s[2] - ox, s[3] - oy, dx, dy);
+      } else {
+        const auto c = static_cast<std::size_t>(-1 - p);
+        t = ray_circle(w.circle_centers()[2 * c] - ox, w.circle_centers()[2 * c + 1] - oy,
+                       w.circle_radii()[c] + r, dx, dy);
+      }
+      if (t < best) {
+        best = t;
+        lim = ou + best * kStripGrow + sq;
       }
     }
-  });
-  return table;
+  }
+  return best;
+}
+
+// The K slot rays of agents [begin, end) on the strips (see slot_raycast_rows).
+template <bool kThick>
+void strip_rows(const World& world, const SlotStrips& strips, std::span<const float> positions,
+                std::span<const float> look_ahead, std::uint32_t layers, std::span<float> out, std::size_t begin,
+                std::size_t end) {
+  const std::size_t k = strips.dirs.size();
+  const bool shared = look_ahead.size() == 1;
+  const double r = strips.radius;
+  // Hits need t <= L: minima start just above L and are mapped back.
+  auto above = [](float L) { return std::nextafter(static_cast<double>(L), static_cast<double>(kInf)); };
+  const double above_shared = shared ? above(look_ahead[0]) : 0.0;
+  // The strip of agent q's ray j, or -1 outside the strips (for the prefetches).
+  auto strip_at = [&](std::size_t q, const DirectionStrips& S) {
+    const double f = (S.dx * positions[2 * q + 1] - S.dy * positions[2 * q] - S.v0) * S.inv_h;
+    return f >= 0.0 && f < static_cast<double>(S.count) ? static_cast<int>(f) : -1;
+  };
+  for (std::size_t i = begin; i < end; ++i) {
+    const float ox = positions[2 * i], oy = positions[2 * i + 1];
+    const float L = shared ? look_ahead[0] : look_ahead[i];
+    float* row = &out[i * k];
+    // The chain of a ray (strip start -> entries -> segment) is a few dependent loads that
+    // miss L1 (the index outgrows it): prefetch two agents ahead the strip starts, one
+    // agent ahead the first entries the lower-bound search reads.
+    if (i + 2 < end) {
+      for (std::size_t j = 0; j < k; ++j) {
+        const int q = strip_at(i + 2, strips.dirs[j]);
+        if (q >= 0) __builtin_prefetch(strips.dirs[j].start.data() + q);
+      }
+    }
+    if (i + 1 < end) {
+      for (std::size_t j = 0; j < k; ++j) {
+        const DirectionStrips& S = strips.dirs[j];
+        const int q = strip_at(i + 1, S);
+        if (q < 0) continue;
+        const std::int32_t a = S.start[q], b = S.start[q + 1];
+        __builtin_prefetch(S.entries.data() + a);
+        __builtin_prefetch(S.entries.data() + (a + b) / 2);
+      }
+    }
+    if (world.polygon_at({ox, oy}, layers) >= 0) {
+      std::fill(row, row + k, 0.0f);
+      continue;
+    }
+    const double lim = shared ? above_shared : above(L);
+    const double reach = std::fabs(static_cast<double>(ox)) + std::fabs(static_cast<double>(oy));
+    const double sq = kStripSlack * (strips.scale + reach);
+    if (reach <= kStripNear * strips.scale) {
+      for (std::size_t j = 0; j < k; ++j) {
+        const double t = strip_cast<kThick, false>(world, strips.dirs[j], ox, oy, sq, r, layers, lim);
+        row[j] = t <= L ? static_cast<float>(t) : kInf;
+      }
+    } else {
+      for (std::size_t j = 0; j < k; ++j) {
+        const double t = strip_cast<kThick, true>(world, strips.dirs[j], ox, oy, sq, r, layers, lim);
+        row[j] = t <= L ? static_cast<float>(t) : kInf;
+      }
+    }
+  }
 }
 
 // Not inlined: inlined into raycast_rows, g++ 12 -O2/-O3 kept the double quotient x / n
@@ -653,6 +930,25 @@ void gather_and_test(const WorldGrid& g, double ox, double oy, double L, std::ui
 // For the benchmark look-aheads (10 and 50) the per-ray walk is 5-50x faster than gather.
 constexpr double kGatherMaxCells = 36.0;
 
+// kAuto uses the strips (fixed slot directions) when the longest look-ahead of the agents
+// spans at least this many grid cells. Shorter rays mostly end in open space, where the
+// per-ray walk leaves after a table lookup or two. Measured on the racetrack (M = 10000,
+// cell 0.35, one thread, M rays/s strips vs per-ray walk): L = 2 (6 cells) 50 vs 102; L = 5
+// 47 vs 51; L = 10 38 vs 25; L = 50 26 vs 8; radius 1.5: L = 2 12 vs 18, L = 5 6.4 vs 6.9,
+// L = 10 4.8 vs 3.9.
+constexpr double kStripMinCells = 8.0;
+
+// Whether agents [begin, end) cast on the strips (see SlotMode).
+bool use_strips(const World& world, std::span<const float> headings, std::span<const float> look_ahead,
+                std::size_t begin, std::size_t end, SlotMode mode) {
+  if (!headings.empty() || begin >= end || world.grid().empty()) return false;
+  if (mode == SlotMode::kStrips) return true;
+  if (mode != SlotMode::kAuto) return false;
+  float L = look_ahead.empty() ? 0.0f : look_ahead[0];
+  if (look_ahead.size() > 1) L = *std::max_element(look_ahead.begin() + begin, look_ahead.begin() + end);
+  return static_cast<double>(L) * world.grid().inv_cell >= kStripMinCells;
+}
+
 }  // namespace
 
 void raycast_rows(const World& world, std::span<const float> origins, std::span<const float> directions,
@@ -698,20 +994,27 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
   CONTEXTSTEER_ASSERT(world.indexed());
   const std::size_t k = slot_directions.size() / 2;
   CONTEXTSTEER_ASSERT(s.dx.size() >= k && s.dirs.size() >= k);
+  if (begin >= end) return;
   const WorldGrid& g = world.grid();
   const bool shared = look_ahead.size() == 1;
-  const WorldGrid* thick = radius > 0.0f && begin < end ? world.thick_grid(radius) : nullptr;
+  // Fixed slot directions: the strip index of the slot set (built on first use, cached).
+  const SlotStrips* strips = nullptr;
+  if (use_strips(world, headings, look_ahead, begin, end, mode)) {
+    strips = world.strips().get(slot_directions, radius, [&] { return build_strips(world, slot_directions, radius); });
+  }
+  if (strips != nullptr) {
+    if (radius > 0.0f) strip_rows<true>(world, *strips, positions, look_ahead, layers, out, begin, end);
+    else strip_rows<false>(world, *strips, positions, look_ahead, layers, out, begin, end);
+    return;
+  }
+  const WorldGrid* thick = radius > 0.0f ? world.thick_grid(radius) : nullptr;
   const WorldGrid& wg = walk_grid(world, thick, radius);
-  // Thin rays along fixed slot directions (no headings) start at the free distance of their
-  // cell (see build_free_table), looked up on the first per-ray walk.
-  bool use_free = radius == 0.0f && headings.empty() && !g.empty();
-  const float* ftab = nullptr;
   for (std::size_t i = begin; i < end; ++i) {
     const float ox = positions[2 * i], oy = positions[2 * i + 1];
     const float L = shared ? look_ahead[0] : look_ahead[i];
     float* row = &out[i * k];
-    float c = 1.0f, sn = 0.0f;
     if (!headings.empty() || i == begin) {
+      float c = 1.0f, sn = 0.0f;
       if (!headings.empty()) {
         c = static_cast<float>(std::cos(static_cast<double>(headings[i])));
         sn = static_cast<float>(std::sin(static_cast<double>(headings[i])));
@@ -729,29 +1032,21 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
       std::fill(row, row + k, 0.0f);
       continue;
     }
+    const double above = std::nextafter(static_cast<double>(L), static_cast<double>(kInf));
     bool gather = radius == 0.0f && mode != SlotMode::kPerRay;
-    if (gather && mode == SlotMode::kAuto && !g.empty()) {
+    if (gather && mode != SlotMode::kGather && !g.empty()) {
       const double span = 2.0 * L * g.inv_cell + 1.0;
       gather = span * span <= kGatherMaxCells;
     }
     if (gather) {
-      // Hits need t <= L: start every minimum just above L and map it back.
-      const double above = std::nextafter(static_cast<double>(L), static_cast<double>(kInf));
       for (std::size_t j = 0; j < k; ++j) s.best[j] = above;
       gather_and_test(g, ox, oy, L, layers, s, k);
       for (std::size_t j = 0; j < k; ++j) row[j] = s.best[j] <= L ? static_cast<float>(s.best[j]) : kInf;
     } else {
       const WalkOrigin org = make_origin(wg, ox, oy);
-      if (use_free) {
-        ftab = world.free_tables().get(slot_directions, [&] { return build_free_table(world, slot_directions); });
-        use_free = false;  // once per call (nullptr: the cache is full)
-      }
-      const float* F = nullptr;
-      if (ftab != nullptr && org.inside) F = ftab + (static_cast<std::size_t>(org.iy) * wg.nx + org.ix) * k;
       for (std::size_t j = 0; j < k; ++j) {
         Best b{L, kNone, -1};
-        if (F != nullptr) walk<kThin, true>(g, org, s.dirs[j], 0.0, layers, b, F[j]);
-        else walk_any(world, thick, org, s.dirs[j], radius, layers, b);
+        walk_any(world, thick, org, s.dirs[j], radius, layers, b);
         row[j] = b.kind == kNone ? kInf : static_cast<float>(b.t);
       }
     }
@@ -764,15 +1059,10 @@ void slot_raycast(const World& world, std::span<const float> positions, std::spa
   const std::size_t n = positions.size() / 2;
   const std::size_t k = slot_directions.size() / 2;
   if (k == 0) return;
-  // Build the free-distance table here, over the thread pool, when some agent will walk per
-  // ray (inside a chunk the build would run on one thread while the others wait for it).
-  const WorldGrid& g = world.grid();
-  if (radius == 0.0f && headings.empty() && n > 0 && !g.empty() && mode != SlotMode::kGather) {
-    const float L = look_ahead.empty() ? 0.0f : *std::max_element(look_ahead.begin(), look_ahead.end());
-    const double span = 2.0 * L * g.inv_cell + 1.0;
-    if (mode == SlotMode::kPerRay || span * span > kGatherMaxCells) {
-      world.free_tables().get(slot_directions, [&] { return build_free_table(world, slot_directions); });
-    }
+  // Build the strip index here, over the thread pool (inside a chunk the build would run on
+  // one thread while the others wait for it).
+  if (use_strips(world, headings, look_ahead, 0, n, mode)) {
+    world.strips().get(slot_directions, radius, [&] { return build_strips(world, slot_directions, radius); });
   }
   parallel_for(n, 64, [&](std::size_t b, std::size_t e) {
     thread_local SlotScratch scratch;

@@ -307,7 +307,7 @@ WorldGrid World::build_grid(float inflate, double cell) const {
 
 void World::build_index() {
   thick_.clear();
-  free_.clear();
+  strips_.clear();
   float b[4];
   if (!bounds(b)) {
     grid_ = WorldGrid{};

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -107,6 +109,8 @@ class World:
     cell_size: float
     @property
     def grid_shape(self) -> tuple[int, int, float]: ...
+    @property
+    def index_info(self) -> dict[str, Any]: ...
 
 def raycast(
     world: World, origins: NDArray[np.float32], directions: NDArray[np.float32],

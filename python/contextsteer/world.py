@@ -17,7 +17,7 @@ from . import _core
 __all__ = ["World", "RayHits", "Nearest", "raycast", "slot_raycast", "nearest", "inside"]
 
 ALL_LAYERS = 0xFFFFFFFF
-_SLOT_METHODS = ("auto", "gather", "per_ray")
+_SLOT_METHODS = ("auto", "gather", "per_ray", "strips")
 
 
 def _layers(layers: Any) -> int:
@@ -290,6 +290,28 @@ class World:
     def cell_size(self, value: float) -> None:
         self._core.cell_size = float(value)
 
+    @property
+    def index_info(self) -> dict[str, Any]:
+        """The spatial indexes built so far, and their memory (read-only, a fresh dict).
+
+        Keys: ``'grid'``, ``(nx, ny, cell)`` of the uniform grid; ``'thick_grids'``, the
+        radii of the inflated grids that thick per-ray casts built; ``'strips'``, one dict per
+        strip index built by :func:`slot_raycast` for a fixed slot set, with ``slots`` (K),
+        ``radius``, ``built`` (False when it would have exceeded its memory budget, then the
+        rays walk the grid), ``strip_width`` and ``bytes``. Adding obstacles drops them all.
+
+        Examples
+        --------
+        >>> import contextsteer as cs
+        >>> w = cs.World()
+        >>> _ = w.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
+        >>> _ = cs.slot_raycast(w, [[0, 0]], cs.SlotSet(8), 10.0, method="strips")
+        >>> info = w.index_info["strips"][0]
+        >>> info["slots"], info["radius"], info["built"], info["strip_width"]
+        (8, 0.0, True, 2.5)
+        """
+        return dict(self._core.index_info)
+
     def __repr__(self) -> str:
         return f"World(obstacles={self.obstacle_count}, segments={self.segment_count}, circles={self._core.circle_count})"
 
@@ -423,10 +445,15 @@ def slot_raycast(
         Layer mask of the obstacles that count.
     out : numpy.ndarray, optional
         float32, C-contiguous, writeable (N, K) array written in place and returned.
-    method : {'auto', 'gather', 'per_ray'}, optional
-        How walls are found: 'gather' collects the walls within the look-ahead once per
-        agent and tests all K rays against them; 'per_ray' walks the grid along each ray;
-        'auto' picks by look-ahead size. Results are the same.
+    method : {'auto', 'gather', 'per_ray', 'strips'}, optional
+        How walls are found. 'strips' (fixed slot directions only, ``headings=None``):
+        per slot direction the obstacles are sorted into thin strips parallel to it, and a
+        ray scans the few entries of its strip that lie ahead; the cost per ray hardly
+        depends on the look-ahead. 'gather' collects the walls within the look-ahead once
+        per agent and tests all K rays against them; 'per_ray' walks the grid along each
+        ray, jumping over empty cells. 'auto' uses 'strips' without headings when the
+        longest look-ahead spans at least 8 grid cells, otherwise 'gather' for
+        look-aheads of a few cells and 'per_ray' beyond. Results are the same (bit for bit).
 
     Returns
     -------
@@ -435,11 +462,14 @@ def slot_raycast(
 
     Notes
     -----
-    Memory that is built once and cached with the world (up to 4 entries, dropped when
-    obstacles are added): with ``radius > 0`` a grid inflated by the radius; with a fixed
-    slot set (no ``headings``, ``radius == 0``) and per-ray walks, a table of safe starting
-    distances per grid cell and slot (4 bytes each; about 0.4 s to build for 10,000 walls).
-    Later calls with the same radius or slot set reuse it; results never depend on it.
+    Memory built once and cached with the world (up to 4 entries of each kind, dropped
+    when obstacles are added), so later calls with the same slot set and radius reuse it;
+    results never depend on it. 'strips': for each slot direction every obstacle is listed
+    in the strips it comes within ``radius`` of, 16 bytes an entry, strips a quarter of the
+    median wall length wide. On the 10,000-wall racetrack with 16 slots that is 9.5 MB,
+    built in about 20 ms; an index that would exceed 64 MB is built with wider strips, or
+    not at all (then 'per_ray' is used). 'per_ray' with ``radius > 0``: a copy of the grid
+    with every obstacle grown by the radius.
 
     Raises
     ------
@@ -447,7 +477,7 @@ def slot_raycast(
         ``out`` is not a writeable C-contiguous float32 array.
     ValueError
         Wrong shapes, non-finite values, negative look-ahead, zero-length slot direction,
-        or an unknown method.
+        an unknown method, or method 'strips' with headings.
 
     Examples
     --------

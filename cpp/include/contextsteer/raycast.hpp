@@ -40,11 +40,16 @@ void raycast(const World& world, std::span<const float> origins, std::span<const
              std::span<const float> max_dist, float radius, std::uint32_t layers, RayHitsOut out);
 
 /// How slot_raycast finds the walls of an agent's K rays.
+/// kStrips (fixed slot directions, no headings): per slot direction, the obstacles sorted
+/// into strips parallel to it (World::strips(), built once per slot set and radius); a ray
+/// scans the few entries of its strip that lie ahead of it. kAuto uses it whenever there
+/// are no headings and the index fits its memory budget, otherwise:
 /// kGather: collect the walls in the agent's look-ahead disc once from the grid, then test
 /// all K rays against that list in branch-free loops (SIMD-friendly; wins for short
 /// look-ahead). kPerRay: walk the grid cells along each ray (DDA; wins when the look-ahead
 /// covers many cells). kAuto chooses by the number of cells the look-ahead disc covers.
-enum class SlotMode : std::uint8_t { kAuto, kGather, kPerRay };
+/// Every mode returns the same distances.
+enum class SlotMode : std::uint8_t { kAuto, kGather, kPerRay, kStrips };
 
 namespace detail {
 /// Constants of a grid walk along one unit direction (dx, dy) over one grid, independent of
@@ -82,10 +87,10 @@ struct SlotScratch {
 /// headings[i] (radians; headings empty = no rotation), up to look_ahead (1 shared value or
 /// N values, finite >= 0). Writes out[i * K + j] (N, K): the closest hit distance or +inf.
 /// radius > 0 casts circles. Same hits as raycast on the expanded rays (same maths, bit for bit).
-/// Precondition world.indexed(), scratch.reserve(K) done. Reentrant, allocation-free (radius
-/// > 0: after world.thick_grid(radius) has been built once, see raycast_rows; radius = 0
-/// without headings, per-ray walks: after the slot set's free-distance table has been built
-/// once, cached in world.free_tables(); it uses one thick-grid cache entry).
+/// Precondition world.indexed(), scratch.reserve(K) done. Reentrant, allocation-free once
+/// its cached indexes exist: without headings (kAuto, kStrips) the strip index of the slot
+/// set and radius, world.strips(); otherwise, for radius > 0, world.thick_grid(radius).
+/// Both are built on first use (thread-safe).
 void slot_raycast_rows(const World& world, std::span<const float> positions,
                        std::span<const float> slot_directions, std::span<const float> look_ahead,
                        std::span<const float> headings, float radius, std::uint32_t layers,
