@@ -624,21 +624,27 @@ std::unique_ptr<const SlotStrips> build_strips(const World& w, std::span<const f
   }
   // At least a 2^-20 of the scene (points and zero-radius circles have no extent).
   h = std::max(h, std::max(scale, 1e-30) * 0x1p-20);
-  // Size estimate (an upper bound of the entries and strips actually built); widen until
-  // it fits the budget.
+  // Size estimate (an upper bound of the entries and strips actually built): per direction
+  // sum(hi - lo) / h + 2 entries a primitive and (vmax - vmin) / h + 3 strip starts. Widen
+  // until it fits the budget.
+  std::vector<double> extent_sum(k, 0.0), v_range(k, 0.0);
+  for (std::size_t j = 0; j < k && !prims.empty(); ++j) {
+    const double dx = sd[2 * j], dy = sd[2 * j + 1];
+    double vmin = kInf, vmax = -kInf;
+    for (const StripPrim& p : prims) {
+      double lo, hi;
+      prim_v(p, dx, dy, r, slack, lo, hi);
+      vmin = std::min(vmin, lo);
+      vmax = std::max(vmax, hi);
+      extent_sum[j] += hi - lo;
+    }
+    v_range[j] = vmax - vmin;
+  }
   for (int attempt = 0;; ++attempt) {
     double bytes = 0.0;
-    for (std::size_t j = 0; j < k; ++j) {
-      const double dx = sd[2 * j], dy = sd[2 * j + 1];
-      double vmin = kInf, vmax = -kInf, entries = 0.0;
-      for (const StripPrim& p : prims) {
-        double lo, hi;
-        prim_v(p, dx, dy, r, slack, lo, hi);
-        vmin = std::min(vmin, lo);
-        vmax = std::max(vmax, hi);
-        entries += (hi - lo) / h + 2.0;
-      }
-      if (!prims.empty()) bytes += entries * sizeof(DirectionStrips::Entry) + ((vmax - vmin) / h + 3.0) * 4.0;
+    for (std::size_t j = 0; j < k && !prims.empty(); ++j) {
+      const double entries = extent_sum[j] / h + 2.0 * static_cast<double>(prims.size());
+      bytes += entries * sizeof(DirectionStrips::Entry) + (v_range[j] / h + 3.0) * 4.0;
     }
     if (bytes <= static_cast<double>(kStripBudget)) break;
     if (attempt == kStripWiden) return nullptr;
