@@ -586,14 +586,21 @@ def run_metrics(pos, vel, head, radius, *, walls=None, target=None, goal_radius=
         "agent_episodes": (overl[1:] & ~overl[:-1]).sum((0, 2)),
         "min_wall_clearance": wall.min(0),
         "min_agent_clearance": agent.min(0),
-        "path_length": np.linalg.norm(np.diff(pos, axis=0), axis=2).sum(0),
-        "effort": np.linalg.norm(np.diff(vel, axis=0), axis=2).sum(0),
-        "heading_jitter": np.abs((np.diff(head, axis=0) + np.pi) % (2 * np.pi) - np.pi).mean(0),
     }
+    # Travel steps: step t (frame t-1 -> t) counts until the agent arrives, the arriving
+    # step included: t <= first frame within the goal radius (every step without a goal).
+    travel = np.ones((T - 1, N), dtype=bool)
     if goal_radius is not None:
         hit = np.linalg.norm(pos - np.asarray(target, dtype=np.float64), axis=2) <= goal_radius
         first = np.where(hit.any(0), hit.argmax(0), -1)
         out["time_to_goal"] = np.where(first >= 0, first * dt, np.nan)
+        arrive = np.where(first >= 0, first, T)
+        travel = np.arange(1, T)[:, None] <= arrive[None, :]
+    turn = np.abs((np.diff(head, axis=0) + np.pi) % (2 * np.pi) - np.pi)
+    out["path_length"] = (np.linalg.norm(np.diff(pos, axis=0), axis=2) * travel).sum(0)
+    out["effort"] = (np.linalg.norm(np.diff(vel, axis=0), axis=2) * travel).sum(0)
+    out["heading_jitter"] = (turn * travel).sum(0) / np.maximum(travel.sum(0), 1)
+    out["travel_steps"] = travel.sum(0)
     if path is not None:
         v = np.asarray(path, dtype=np.float64)
         length = np.linalg.norm(np.diff(np.vstack([v, v[:1]]) if closed else v, axis=0), axis=1).sum()

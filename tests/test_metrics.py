@@ -36,6 +36,9 @@ def test_metrics_match_the_oracle_of_recorded_frames():
     m = sim.agent_metrics
     assert ref["agent_episodes"].sum() > 0           # the run exercises every counter
     assert ref["wall_episodes"].sum() > 0
+    arrived = np.isfinite(ref["time_to_goal"])        # some arrive, then stop travelling
+    assert arrived.any() and (ref["travel_steps"][arrived] < 200).all()
+    np.testing.assert_array_equal(m.travel_steps, ref["travel_steps"])
     for name in ("wall_episodes", "agent_episodes", "wall_steps"):
         np.testing.assert_array_equal(getattr(m, name), ref[name], err_msg=name)
     for name in ("min_wall_clearance", "min_agent_clearance", "path_length", "effort",

@@ -103,6 +103,7 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              if (name == "agent_episodes") return view_of(mt.agent_episodes(), {n}, self_obj, false);
              if (name == "wall_steps") return view_of(mt.wall_steps(), {n}, self_obj, false);
              if (name == "alive_steps") return view_of(mt.alive_steps(), {n}, self_obj, false);
+             if (name == "travel_steps") return view_of(mt.travel_steps(), {n}, self_obj, false);
              if (name == "min_wall_clearance") return view_of(mt.min_wall_clearance(), {n}, self_obj, false);
              if (name == "min_agent_clearance") return view_of(mt.min_agent_clearance(), {n}, self_obj, false);
              if (name == "wall_clearance") return view_of(mt.wall_clearance(), {n}, self_obj, false);

@@ -50,6 +50,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   agent_episodes_.assign(n_, 0);
   wall_steps_.assign(n_, 0);
   alive_steps_.assign(n_, 0);
+  travel_steps_.assign(n_, 0);
   min_wall_.assign(n_, kInf);
   min_agent_.assign(n_, kInf);
   cur_wall_.assign(n_, kInf);
@@ -152,10 +153,14 @@ void Metrics::update_rows(const AgentsView& a, const World* world, const std::ui
     measure_row(a, world, i, wall, agent, now, count);
     const bool fresh = !was_alive_[i];  // added since the last update: a new baseline
     if (!fresh) {
-      // Displacement, velocity change and turn since the previous update.
-      path_length_[i] += std::hypot(double(p.x) - prev_pos_[2 * i], double(p.y) - prev_pos_[2 * i + 1]);
-      effort_[i] += std::hypot(double(v.x) - prev_vel_[2 * i], double(v.y) - prev_vel_[2 * i + 1]);
-      jitter_[i] += std::fabs(wrap_angle(double(a.heading[i]) - prev_head_[i]));
+      // Displacement, velocity change and turn since the previous update, until the agent
+      // arrives (the arriving step included): what it does at its goal is not travel.
+      if (std::isnan(goal_time_[i])) {
+        path_length_[i] += std::hypot(double(p.x) - prev_pos_[2 * i], double(p.y) - prev_pos_[2 * i + 1]);
+        effort_[i] += std::hypot(double(v.x) - prev_vel_[2 * i], double(v.y) - prev_vel_[2 * i + 1]);
+        jitter_[i] += std::fabs(wrap_angle(double(a.heading[i]) - prev_head_[i]));
+        ++travel_steps_[i];
+      }
       ++alive_steps_[i];
       const bool touch = wall < params_.contact_tolerance * a.radius[i];
       if (touch) ++wall_steps_[i];

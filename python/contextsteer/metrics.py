@@ -21,7 +21,10 @@ min clearance
 time to goal
     Seconds until the agent is first within ``goal_radius`` of its ``target``.
 path length
-    Σ |Δposition| (double precision).
+    Σ |Δposition| (double precision) over the travel steps: the steps until the agent
+    arrives, the arriving step included (every step when it has no goal). Effort and
+    heading jitter use the same steps: an agent at its goal is done travelling (SteerSuite
+    retires it there).
 progress, laps
     Σ of the change of the path's closest offset, wrapped into [−L/2, L/2) on a closed
     path of length L; a lap is completed each time progress passes a multiple of L, and
@@ -33,7 +36,7 @@ overtakes
     (hysteresis: cars side by side do not count). Counted for the overtaker; O(N²) per
     step, for small fields such as a race.
 heading jitter
-    Mean |Δheading| per step (radians), the heading change wrapped into [−π, π].
+    Mean |Δheading| per travel step (radians), the heading change wrapped into [−π, π].
 effort
     Σ |Δvelocity| = ∫|acceleration| dt (length per second): the total speed change the
     agent's steering asked of its body.
@@ -70,9 +73,9 @@ class AgentMetrics(NamedTuple):
     min_wall_clearance: np.ndarray  #: float32, inf when never near a wall
     min_agent_clearance: np.ndarray  #: float32, inf when never near an agent
     time_to_goal: np.ndarray  #: float32 seconds, NaN until arrival
-    path_length: np.ndarray  #: float64 Σ|Δp|
-    effort: np.ndarray  #: float64 Σ|Δv|
-    heading_jitter: np.ndarray  #: float64 Σ|Δheading| / steps alive (a new array)
+    path_length: np.ndarray  #: float64 Σ|Δp| until arrival
+    effort: np.ndarray  #: float64 Σ|Δv| until arrival
+    heading_jitter: np.ndarray  #: float64 Σ|Δheading| / travel steps (a new array)
     progress: np.ndarray  #: float64 signed arc length along the metrics path
     laps: np.ndarray  #: int32 laps completed
     last_lap_time: np.ndarray  #: float32 seconds, NaN before a lap
@@ -80,18 +83,20 @@ class AgentMetrics(NamedTuple):
     overtakes: np.ndarray  #: int32 overtakes made
     ever_stuck: np.ndarray  #: bool
     alive_steps: np.ndarray  #: int32 steps measured
+    travel_steps: np.ndarray  #: int32 steps until arrival (the arriving one included)
 
 
 def agent_metrics(core) -> AgentMetrics:
     """The per-agent views of a ``_core.Simulation``."""
     v = core._metric_view
     steps = v("alive_steps")
-    jitter = v("jitter") / np.maximum(steps, 1)
+    travel = v("travel_steps")
+    jitter = v("jitter") / np.maximum(travel, 1)
     return AgentMetrics(
         v("wall_episodes"), v("agent_episodes"), v("wall_steps"), v("min_wall_clearance"),
         v("min_agent_clearance"), v("time_to_goal"), v("path_length"), v("effort"), jitter,
         v("progress"), v("laps"), v("last_lap_time"), v("best_lap_time"), v("overtakes"),
-        v("ever_stuck"), steps)
+        v("ever_stuck"), steps, travel)
 
 
 def _stats(x: np.ndarray) -> dict[str, float | None]:

@@ -52,7 +52,9 @@ struct MetricsParams {
 ///   agents (|p_i − p_j| − r_i − r_j), +inf when never within clearance_range.
 /// - time to goal (seconds since configure, NaN until it arrives), path length
 ///   Σ|Δp| (double), effort Σ|Δv| (= ∫|a| dt, length per second; double), heading
-///   jitter Σ|Δheading| wrapped into [−π, π] (double) over steps alive.
+///   jitter Σ|Δheading| wrapped into [−π, π] (double), each over the travel steps: the
+///   steps alive until the agent arrives, the arriving step included (all steps alive
+///   without a goal), as SteerSuite retires agents at their goal.
 /// - progress: Σ of the change of the path's closest offset, each change wrapped into
 ///   [−L/2, L/2) on a closed path of length L (double); laps = ⌊progress / L⌋ once
 ///   positive, with the time of each completed lap.
@@ -102,6 +104,7 @@ class Metrics {
   double* effort() { return effort_.data(); }             ///< (N,)
   double* jitter() { return jitter_.data(); }             ///< (N,) Σ|Δheading|
   std::int32_t* alive_steps() { return alive_steps_.data(); }  ///< (N,)
+  std::int32_t* travel_steps() { return travel_steps_.data(); }  ///< (N,) steps until arrival
   double* progress() { return progress_.data(); }         ///< (N,)
   std::int32_t* laps() { return laps_.data(); }           ///< (N,)
   float* last_lap_time() { return last_lap_.data(); }     ///< (N,) NaN before a lap
@@ -125,7 +128,7 @@ class Metrics {
   std::vector<std::uint8_t> touching_, ever_stuck_, was_alive_;
   std::vector<std::int32_t> partners_;    // (N, kMaxContacts) ascending, -1 padded
   std::vector<std::uint8_t> n_partners_;  // (N,)
-  std::vector<std::int32_t> wall_episodes_, agent_episodes_, wall_steps_, alive_steps_;
+  std::vector<std::int32_t> wall_episodes_, agent_episodes_, wall_steps_, alive_steps_, travel_steps_;
   std::vector<float> min_wall_, min_agent_, cur_wall_, cur_agent_, goal_time_;
   std::vector<double> path_length_, effort_, jitter_;
   std::vector<double> offset_, progress_, start_offset_;
