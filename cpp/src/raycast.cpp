@@ -558,19 +558,30 @@ inline void prim_v(const StripPrim& p, double dx, double dy, double r, double sl
   }
 }
 
+// The v range all primitives cover along (dx, dy), and the sum of their v extents.
+struct VSpan {
+  double vmin = kInf, vmax = -kInf, extent_sum = 0.0;
+};
+VSpan v_span(std::span<const StripPrim> prims, double dx, double dy, double r, double slack) {
+  VSpan out;
+  for (const StripPrim& p : prims) {
+    double lo, hi;
+    prim_v(p, dx, dy, r, slack, lo, hi);
+    out.vmin = std::min(out.vmin, lo);
+    out.vmax = std::max(out.vmax, hi);
+    out.extent_sum += hi - lo;
+  }
+  return out;
+}
+
 void build_direction(std::span<const StripPrim> prims, double dx, double dy, double r, double h, double slack,
                      DirectionStrips& S) {
   S.dx = dx;
   S.dy = dy;
   S.inv_h = 1.0 / h;
   if (prims.empty()) return;
-  double vmin = kInf, vmax = -kInf;
-  for (const StripPrim& p : prims) {
-    double lo, hi;
-    prim_v(p, dx, dy, r, slack, lo, hi);
-    vmin = std::min(vmin, lo);
-    vmax = std::max(vmax, hi);
-  }
+  const VSpan span = v_span(prims, dx, dy, r, slack);
+  const double vmin = span.vmin, vmax = span.vmax;
   S.v0 = vmin;
   S.count = static_cast<int>(std::floor((vmax - vmin) * S.inv_h)) + 1;
   S.v1 = vmax;
@@ -695,16 +706,9 @@ std::unique_ptr<const SlotStrips> build_strips(const World& w, std::span<const f
   // until it fits the budget.
   std::vector<double> extent_sum(k, 0.0), v_range(k, 0.0);
   for (std::size_t j = 0; j < k && !prims.empty(); ++j) {
-    const double dx = sd[2 * j], dy = sd[2 * j + 1];
-    double vmin = kInf, vmax = -kInf;
-    for (const StripPrim& p : prims) {
-      double lo, hi;
-      prim_v(p, dx, dy, r, slack, lo, hi);
-      vmin = std::min(vmin, lo);
-      vmax = std::max(vmax, hi);
-      extent_sum[j] += hi - lo;
-    }
-    v_range[j] = vmax - vmin;
+    const VSpan span = v_span(prims, sd[2 * j], sd[2 * j + 1], r, slack);
+    extent_sum[j] = span.extent_sum;
+    v_range[j] = span.vmax - span.vmin;
   }
   for (int attempt = 0;; ++attempt) {
     double bytes = 0.0;
