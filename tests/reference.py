@@ -184,6 +184,29 @@ def ref_choose(values, dirs, mode="vector_sum", width=2, contiguous=True):
             strength[i] = min(max(peak, 0.0), 1.0)
             slot[i] = b
             continue
+        elif mode == "subslot_linear":
+            lo, hi = (b - 1) % k, (b + 1) % k
+            def turn(p, q):  # counter-clockwise angle from p to q
+                return np.arctan2(p[0] * q[1] - p[1] * q[0], p @ q)
+
+            gl, gr = turn(dirs[lo], dirs[b]), turn(dirs[b], dirs[hi])
+            yl, yc, yr = float(v[lo]), float(v[b]), float(v[hi])
+            # Two lines of slopes +m and -m: one through two of the points (the steeper
+            # side), the other through the third; their crossing is the peak.
+            m = max((yc - yl) / gl, (yc - yr) / gr)
+            if m > 0:
+                if (yc - yl) / gl >= (yc - yr) / gr:   # up through (-gl, yl), (0, yc); down through (gr, yr)
+                    x = (yr + m * gr - yc) / (2 * m)
+                else:                                  # up through (-gl, yl); down through (0, yc), (gr, yr)
+                    x = (yl + m * gl - yc) / (2 * m) * -1
+                peak = yc + m * abs(x)
+            else:
+                x, peak = 0.0, yc
+            ang = np.arctan2(dirs[b, 1], dirs[b, 0]) + x
+            direction[i] = [np.cos(ang), np.sin(ang)]
+            strength[i] = min(max(peak, 0.0), 1.0)
+            slot[i] = b
+            continue
         else:
             raise ValueError(mode)
         direction[i] = d / np.hypot(*d)

@@ -284,6 +284,11 @@ def test_irregular_ring_choose_and_subslot():
     c = cs.choose(v[None], s, "subslot")
     np.testing.assert_allclose(c.direction[0], [np.cos(peak), np.sin(peak)], atol=2e-6)
     assert c.strength[0] == pytest.approx(0.8, abs=1e-6)
+    # and so is an equal-slope peak for the gradient intersection
+    v = np.maximum(0.8 - 0.3 * np.abs(delta), 0.0).astype(np.float32)
+    c = cs.choose(v[None], s, "subslot_linear")
+    np.testing.assert_allclose(c.direction[0], [np.cos(peak), np.sin(peak)], atol=2e-6)
+    assert c.strength[0] == pytest.approx(0.8, abs=1e-6)
 
 
 def test_empty_batches():

@@ -112,7 +112,7 @@ def test_choose_vs_oracle(values, mode, width, contiguous):
     np.testing.assert_allclose(np.hypot(*c.direction[~none].T), 1.0, atol=1e-5)
 
 
-@given(values=generic_maps(), mode=st.sampled_from(["vector_sum", "weighted_neighbours", "subslot", "argmax"]))
+@given(values=generic_maps(), mode=st.sampled_from(["vector_sum", "weighted_neighbours", "subslot", "subslot_linear", "argmax"]))
 def test_choose_never_points_into_a_non_positive_slot(values, mode):
     slots = cs.SlotSet(values.shape[1])
     c = cs.choose(values, slots, mode, width=3)

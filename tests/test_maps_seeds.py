@@ -57,7 +57,7 @@ def test_godot_obstacle_dead_ahead_does_not_sum_to_straight_ahead():
     np.testing.assert_allclose(c.direction[0], slots.directions[1], atol=1e-6)
     nearest = int(np.argmax(slots.directions @ c.direction[0]))
     assert resolved[0, nearest] > 0
-    for mode in ("argmax", "weighted_neighbours", "subslot"):
+    for mode in ("argmax", "weighted_neighbours", "subslot", "subslot_linear"):
         c = cs.choose(resolved, slots, mode)
         assert resolved[0, int(np.argmax(slots.directions @ c.direction[0]))] > 0, mode
 
@@ -201,6 +201,43 @@ def test_subslot_is_exact_for_a_parabola_in_angle():
         np.testing.assert_allclose(c.direction[0], [np.cos(peak_angle), np.sin(peak_angle)], atol=2e-6)
         assert c.strength[0] == pytest.approx(0.9, abs=1e-6)
         assert c.slot[0] == 5
+
+
+def test_subslot_linear_is_exact_for_a_peak_with_equal_slopes():
+    # Fray's gradient intersection: values falling linearly in angle on both sides of a
+    # peak between slots, P - m |angle - peak|, give back the peak angle and height; a
+    # parabola's vertex fit would not (and vice versa, see above).
+    k = 16
+    slots = cs.SlotSet(k, offset=0.1)
+    gap = 2 * np.pi / k
+    for frac in (-0.45, -0.2, 0.0, 0.3, 0.49):
+        peak_angle = 0.1 + 5 * gap + frac * gap
+        theta = 0.1 + gap * np.arange(k)
+        delta = (theta - peak_angle + np.pi) % (2 * np.pi) - np.pi
+        values = np.maximum(0.9 - 0.5 * np.abs(delta), 0.0).astype(np.float32)
+        c = cs.choose(values[None], slots, "subslot_linear")
+        np.testing.assert_allclose(c.direction[0], [np.cos(peak_angle), np.sin(peak_angle)], atol=2e-6)
+        assert c.strength[0] == pytest.approx(0.9, abs=1e-6)
+        assert c.slot[0] == 5
+        if frac not in (0.0,):
+            p = cs.choose(values[None], slots, "subslot")
+            assert abs(np.arctan2(*p.direction[0][::-1]) - peak_angle) > 1e-3  # the parabola misses it
+    # Hand-worked: neighbours 0.5 and 0.8 around 1.0 on a regular 8-ring (gap pi/4): the
+    # left side falls 0.5 per gap, steeper than the right (0.2): m = 0.5 / gap, the peak
+    # lies right of slot b by (gap / 2)(1 - 0.2 / 0.5) = 0.3 gap, at height 1 + 0.15.
+    s8 = cs.SlotSet(8)
+    v = np.float32([[0.5, 1.0, 0.8, 0, 0, 0, 0, 0]])
+    c = cs.choose(v, s8, "subslot_linear")
+    ang = np.pi / 4 + 0.3 * np.pi / 4
+    np.testing.assert_allclose(c.direction[0], [np.cos(ang), np.sin(ang)], atol=1e-6)
+    assert c.strength[0] == 1.0 and c.slot[0] == 1  # 1.15 clipped to 1
+    c = cs.choose(v * 0.5, s8, "subslot_linear")
+    assert c.strength[0] == pytest.approx(0.575, abs=1e-6)
+    # Flat: the best slot itself. A plateau's edge slot: half a gap into the plateau.
+    c = cs.choose(np.full((1, 8), 0.4, np.float32), s8, "subslot_linear")
+    np.testing.assert_allclose(c.direction[0], s8.directions[0], atol=1e-7)
+    c = cs.choose(np.float32([[0.4, 0.4, 0.4, 0, 0, 0, 0, 0]]), s8, "subslot_linear")
+    np.testing.assert_allclose(c.direction[0], [np.cos(np.pi / 8), np.sin(np.pi / 8)], atol=1e-6)
 
 
 @pytest.mark.parametrize("k", [8, 9, 80])

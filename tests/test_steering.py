@@ -151,6 +151,7 @@ CASES = [
          spread=[0.5, 1.0, 0.5], spread_mode="max", spread_maps="both"),
     dict(combine="max", danger_combine="sum", resolve="mask", threshold=0.3,
          choose="subslot", spread=[0.25, 0.5, 0.25], spread_mode="sum"),
+    dict(combine="max", danger_combine="max", resolve="subtract", choose="subslot_linear"),
 ]
 
 

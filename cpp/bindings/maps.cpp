@@ -124,7 +124,8 @@ ChooseMode choose_mode(const std::string& mode) {
                                 {{"vector_sum", ChooseMode::kVectorSum},
                                  {"argmax", ChooseMode::kArgmax},
                                  {"weighted_neighbours", ChooseMode::kWeightedNeighbours},
-                                 {"subslot", ChooseMode::kSubslot}},
+                                 {"subslot", ChooseMode::kSubslot},
+                                 {"subslot_linear", ChooseMode::kSubslotLinear}},
                                 "choose mode");
 }
 

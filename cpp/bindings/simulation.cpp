@@ -41,6 +41,7 @@ ChooseMode choose_mode(const std::string& s) {
   if (s == "argmax") return ChooseMode::kArgmax;
   if (s == "weighted_neighbours") return ChooseMode::kWeightedNeighbours;
   if (s == "subslot") return ChooseMode::kSubslot;
+  if (s == "subslot_linear") return ChooseMode::kSubslotLinear;
   throw py::value_error("choose: unknown mode '" + s + "'");
 }
 

@@ -564,6 +564,27 @@ Out subslot(const SlotSet& s, const float* v, std::size_t k) {
           unit_strength(static_cast<float>(peak)), bi};
 }
 
+// Fray's gradient intersection (see choose.hpp): equal slopes either side of the peak.
+Out subslot_linear(const SlotSet& s, const float* v, std::size_t k) {
+  const std::int32_t bi = best_slot(v, k);
+  if (bi < 0) return kNothing;
+  const std::size_t b = static_cast<std::size_t>(bi);
+  const std::size_t lo = (b + k - 1) % k, hi = (b + 1) % k;
+  const double gl = s.gaps()[lo], gr = s.gaps()[b];
+  const double yc = v[b];
+  const double sl = (yc - v[lo]) / gl, sr = (yc - v[hi]) / gr;  // both >= 0: b is the highest
+  const double m = std::max(sl, sr);
+  double x = 0.0;
+  if (m > 0.0) x = sl >= sr ? 0.5 * gr * (1.0 - sr / m) : -0.5 * gl * (1.0 - sl / m);
+  const double peak = yc + m * std::fabs(x);
+  const double c = std::cos(x), sn = std::sin(x);
+  const double dx = s.x()[b], dy = s.y()[b];
+  const double ox = dx * c - dy * sn, oy = dx * sn + dy * c;
+  const double n = std::hypot(ox, oy);
+  return {static_cast<float>(ox / n), static_cast<float>(oy / n),
+          unit_strength(static_cast<float>(peak)), bi};
+}
+
 template <class Rule>
 void each_row(const float* values, std::size_t k, float* dir, float* str, std::int32_t* slot,
               std::size_t begin, std::size_t end, Rule&& rule) {
@@ -634,6 +655,9 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
       break;
     case ChooseMode::kSubslot:
       each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return subslot(slots, row, k); });
+      break;
+    case ChooseMode::kSubslotLinear:
+      each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return subslot_linear(slots, row, k); });
       break;
   }
 }

@@ -44,7 +44,7 @@ COMBINE_MODES = ("max", "sum", "weighted_sum", "multiply", "min")
 #: Modes of :func:`resolve`.
 RESOLVE_MODES = ("mask", "subtract", "scale", "mask_min_danger", "avoid_opposite")
 #: Modes of :func:`choose`.
-CHOOSE_MODES = ("vector_sum", "argmax", "weighted_neighbours", "subslot")
+CHOOSE_MODES = ("vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear")
 #: Modes of :func:`spread`.
 SPREAD_MODES = ("sum", "max")
 
@@ -431,6 +431,14 @@ def choose(
       side (it stays in slot ``b``'s sector), strength the fitted peak value; exact for
       values sampled from a parabola in angle. If the three values are not concave
       (flat), ``u_b`` and ``v_b``. Slot ``b``.
+    - ``subslot_linear`` (Andrew Fray's gradient intersection): a peak with the same
+      slope on both sides, ``P - m|x - x*|``, through the same three points. The side
+      that falls more steeply away from ``b`` lies wholly on one side of the peak and
+      sets the slope ``m``; the line of slope ``-m`` through the other neighbour crosses
+      it at the heading ``x*`` (within half a gap of ``u_b``); strength the crossing's
+      value ``P``. Exact for values sampled from such a peak (for example a clamped
+      cosine near its top is closer to a parabola, a linear falloff to this). Flat: ``u_b``
+      and ``v_b``. Slot ``b``.
 
     Strengths are clipped to [0, 1].
 
@@ -439,7 +447,7 @@ def choose(
     values : array_like, shape (N, K)
         Resolved interest.
     directions : SlotSet or array_like, shape (K, 2)
-    mode : {'vector_sum', 'argmax', 'weighted_neighbours', 'subslot'}
+    mode : {'vector_sum', 'argmax', 'weighted_neighbours', 'subslot', 'subslot_linear'}
     width : int
         ``weighted_neighbours``: neighbours each side (Lewis suggests 2 or 3).
     contiguous : bool

@@ -52,7 +52,7 @@ class Steering:
     resolve : {"mask", "subtract", "scale", "mask_min_danger", "avoid_opposite"}
         See :func:`~contextsteer.resolve`; ``threshold`` (mask) and ``epsilon``
         (mask_min_danger) as there.
-    choose : {"vector_sum", "argmax", "weighted_neighbours", "subslot"}
+    choose : {"vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear"}
         See :func:`~contextsteer.choose`; ``width`` and ``contiguous`` as there.
     blend : float in [0, 1], optional
         Temporal blend of both maps with the previous step's:

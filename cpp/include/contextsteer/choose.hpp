@@ -17,6 +17,7 @@ enum class ChooseMode {
   kArgmax,              ///< direction of the highest slot (Unity project)
   kWeightedNeighbours,  ///< best slot averaged with up to `width` neighbours a side (Lewis)
   kSubslot,             ///< parabola through the peak and its two neighbours, in angle
+  kSubslotLinear,       ///< equal slopes either side of the peak (Fray's gradient intersection)
 };
 
 /// Scalars of choose.
@@ -55,6 +56,13 @@ struct ChooseParams {
 ///   A < 0 the heading is u_b rotated by x* = -B / (2A) clamped to [-g_l/2, g_r/2],
 ///   strength clamp(y(x*), 0, 1); else u_b and clamp(v_b). Exact (in double) for values
 ///   sampled from a parabola in angle. Slot b. Stays inside slot b's sector.
+/// - kSubslotLinear (Fray's gradient intersection): a peak y = P - m |x - x*| with the same
+///   slope m on both sides through the same three points. The side that falls more
+///   steeply away from b, s_l = (v_b - v_{b-1}) / g_l or s_r = (v_b - v_{b+1}) / g_r, lies
+///   wholly on one side of the peak, so m = max(s_l, s_r); the other side's line crosses it
+///   at x* = (g_r / 2)(1 - s_r / m) (s_l >= s_r) or -(g_l / 2)(1 - s_l / m); P = v_b + m |x*|.
+///   m = 0 (flat): u_b and clamp(v_b). Exact (in double) for values sampled from such a
+///   peak; |x*| <= half a gap. Slot b, strength clamp(P, 0, 1).
 void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& slots,
                  const ChooseParams& p, std::span<float> direction, std::span<float> strength,
                  std::span<std::int32_t> slot, std::size_t begin, std::size_t end);
