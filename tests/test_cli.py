@@ -299,3 +299,31 @@ def test_list_shows_every_scenario():
     for name in ("racetrack", "corridor", "flock", "oncoming", "crossing", "hallway",
                  "bottleneck", "doorway", "circle"):
         assert any(line.startswith(name + " ") for line in proc.stdout.splitlines()), name
+
+
+def test_sweep_prints_a_summary_and_writes_every_run(tmp_path, capsys):
+    out = tmp_path / "sweep.json"
+    code = cli.main(["sweep", "oncoming", "-p", "slots=8,16", "--seeds", "2", "--steps", "30",
+                     "--workers", "1", "--key", "metrics.composite", "--out", str(out), "--quiet"])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "oncoming: 4 runs (2 combinations x 2 seeds)" in text and "metrics.composite" in text
+    doc = json.loads(out.read_text())
+    assert [(r["params"]["slots"], r["seed"]) for r in doc["runs"]] == [(8, 0), (8, 1), (16, 0), (16, 1)]
+    direct = cs.sweep("oncoming", {"slots": [8, 16]}, seeds=2, steps=30, executor="serial",
+                      progress=False)
+    assert [r["result"]["metrics"] for r in doc["runs"]] == [r.result["metrics"] for r in direct]
+    assert [row["slots"] for row in doc["summary"]] == [8, 16]
+    assert doc["summary"][0]["metrics.composite"]["n"] == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sweep", "oncoming", "-p", "slots"], "NAME=V1,V2"),
+    (["sweep", "oncoming", "-p", "slots=8", "-p", "slots=16"], "given twice"),
+    (["sweep", "oncoming", "-p", "wings=1"], "does not take 'wings'"),
+    (["sweep", "no-such-scenario"], "unknown scenario"),
+    (["sweep", "oncoming", "--seeds", "0"], "seeds must be >= 1"),
+])
+def test_sweep_bad_arguments_exit_2(argv, message, capsys):
+    assert cli.main([*argv, "--quiet"]) == 2
+    assert message in capsys.readouterr().err

@@ -20,8 +20,13 @@ from .simulation import *  # noqa: F403
 from .steering import *  # noqa: F403
 from .world import *  # noqa: F403
 
+# Parameter sweeps (module contextsteer.sweep; its function shadows the module attribute,
+# so import its other names from here or with ``from contextsteer.sweep import ...``).
+from .sweep import Run, SweepResult, grid, ray_executor, sweep  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__,
            *agents.__all__, *behaviours.__all__, *motion.__all__,
-           *steering.__all__, *simulation.__all__, *history.__all__]
+           *steering.__all__, *simulation.__all__, *history.__all__,
+           "Run", "SweepResult", "grid", "ray_executor", "sweep"]

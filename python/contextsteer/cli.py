@@ -6,6 +6,10 @@ Subcommands:
   builds a registered scenario (default ``racetrack``), steps it headless with a progress
   bar and writes ``DIR/scene.png`` (final frame with trajectories), ``DIR/animation.gif``
   and ``DIR/metrics.json``.
+- ``contextsteer sweep SCENARIO -p NAME=V1,V2 ... [--seeds N] [--steps S] [--workers W]
+  [--key KEY ...] [--out FILE]`` runs a parameter sweep (:func:`contextsteer.sweep`) over
+  local processes, prints the mean and spread over seeds of each key per parameter set and
+  optionally writes every run to a JSON file.
 - ``contextsteer list`` lists the scenarios.
 - ``contextsteer bench [--quick] [NAME ...]`` runs the benchmark scripts of a source
   checkout (``benchmarks/bench_*.py``).
@@ -81,6 +85,29 @@ def build_parser() -> argparse.ArgumentParser:
                      help="animation frames; 0 writes no animation (default: 100)")
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     run.set_defaults(handler=_cmd_run, subparser=run)
+
+    sw = sub.add_parser(
+        "sweep", help="run a scenario over a grid of parameters and seeds",
+        description="Run a scenario for every combination of parameter values and every seed "
+                    "(local processes), then print the mean and standard deviation over seeds "
+                    "of the chosen metrics per combination.",
+    )
+    sw.add_argument("scenario", help="scenario name (see 'contextsteer list')")
+    sw.add_argument("-p", "--param", action="append", default=[], metavar="NAME=V1,V2",
+                    help="a parameter and its values (repeatable; numbers are parsed)")
+    sw.add_argument("--seeds", type=_int_at_least(1, "seeds"), default=3, metavar="N",
+                    help="seeds 0..N-1 per combination (default: 3)")
+    sw.add_argument("--steps", type=_int_at_least(1, "steps"), metavar="S",
+                    help="steps per run (default: the scenario's)")
+    sw.add_argument("--workers", type=_int_at_least(1, "workers"), metavar="W",
+                    help="processes (default: the CPU count; 1 runs in this process)")
+    sw.add_argument("--key", action="append", default=None, metavar="KEY",
+                    help="result value to summarise, a dotted path (repeatable; default: "
+                         "metrics.composite and metrics.collisions.total)")
+    sw.add_argument("--out", type=Path, default=None, metavar="FILE",
+                    help="write every run and the summary to this JSON file")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    sw.set_defaults(handler=_cmd_sweep, subparser=sw)
 
     listing = sub.add_parser("list", help="list the available scenarios",
                              description="List the available scenarios.")
@@ -352,6 +379,69 @@ def _cmd_run(args, parser) -> int:
         files = [result.scene, result.animation, result.metrics_file]
         print(f"{sc.name}: {steps} steps in {result.metrics['step_seconds']:.2f} s; wrote "
               + ", ".join(str(f) for f in files if f is not None))
+    return 0
+
+
+# ------------------------------------------------------------------------------ sweep ---
+
+
+def _parse_value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def _cmd_sweep(args, parser) -> int:
+    from . import scenarios
+    from .sweep import sweep
+
+    def usage(message: str) -> int:
+        parser.print_usage(sys.stderr)
+        print(f"contextsteer sweep: error: {message}", file=sys.stderr)
+        return 2
+
+    axes: dict[str, list[Any]] = {}
+    for item in args.param:
+        name, sep, values = item.partition("=")
+        if not sep or not name or not values:
+            return usage(f"--param expects NAME=V1,V2,..., got {item!r}")
+        if name in axes:
+            return usage(f"--param {name} given twice")
+        axes[name] = [_parse_value(v) for v in values.split(",")]
+    keys = args.key or ["metrics.composite", "metrics.collisions.total"]
+    try:
+        scenarios.get(args.scenario)
+        result = sweep(args.scenario, axes, seeds=args.seeds, steps=args.steps,
+                       executor="serial" if args.workers == 1 else None, workers=args.workers,
+                       progress=not args.quiet)
+    except ValueError as exc:
+        return usage(str(exc))
+    except RuntimeError as exc:  # a run failed
+        print(f"contextsteer sweep: error: {exc}", file=sys.stderr)
+        return 1
+    rows = result.summary(*keys)
+    names = list(axes)
+    header = names + [f"{k} (mean ± std)" for k in keys]
+    table = [[str(row[n]) for n in names]
+             + [f"{row[k]['mean']:.4g} ± {row[k]['std']:.2g}" if row[k]["n"] else "-" for k in keys]
+             for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]
+    print(f"{args.scenario}: {len(result)} runs ({len(rows)} combinations x {args.seeds} seeds)")
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    for r in table:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    if args.out is not None:
+        doc = {"scenario": args.scenario, "seeds": list(result.seeds), "steps": args.steps,
+               "summary": rows, "runs": result.to_records()}
+        try:
+            args.out.write_text(json.dumps(_jsonable(doc), indent=1) + "\n")
+        except OSError as exc:
+            print(f"contextsteer sweep: error: {exc}", file=sys.stderr)
+            return 1
+        print(f"wrote {args.out}")
     return 0
 
 

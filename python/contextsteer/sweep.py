@@ -1,0 +1,422 @@
+"""Parameter sweeps: many seeded runs of a scenario, on any ``concurrent.futures.Executor``.
+
+A sweep is the Cartesian product of parameter values (:func:`grid`), each run for several
+seeds. Every run builds its own simulation from a registered scenario (or calls your
+function), steps it and returns its metrics, so runs are independent and can go to local
+processes (the default), a Dask cluster (``client.get_executor()``) or Ray
+(:func:`ray_executor`). Results come back in run order whatever order they finish in, and
+each run depends only on its parameters and seed, so a sweep gives the same numbers on
+one process, many processes or a cluster.
+
+>>> import contextsteer as cs
+>>> res = cs.sweep("oncoming", cs.grid(slots=[8, 16]), seeds=[0, 1], steps=60,
+...                executor="serial", progress=False)
+>>> len(res), res[0].params, res[0].seed
+(4, {'slots': 8}, 0)
+>>> res.column("slots").tolist(), res.column("seed").tolist()
+([8, 8, 16, 16], [0, 1, 0, 1])
+>>> sorted(res[0].result)
+['metrics', 'report', 'seconds']
+>>> summary = res.summary("metrics.composite")   # mean and spread over the seeds
+>>> [row["slots"] for row in summary]
+[8, 16]
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import itertools
+import math
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Run", "SweepResult", "grid", "ray_executor", "sweep"]
+
+
+def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
+    """The Cartesian product of parameter values, as a list of dicts.
+
+    Keys keep their order; the last key varies fastest. Each axis needs at least one value.
+
+    >>> from contextsteer.sweep import grid
+    >>> grid(agents=[10, 20], slots=[8, 16])
+    [{'agents': 10, 'slots': 8}, {'agents': 10, 'slots': 16}, {'agents': 20, 'slots': 8}, {'agents': 20, 'slots': 16}]
+    >>> grid()
+    [{}]
+    """
+    names = list(axes)
+    values = []
+    for name in names:
+        v = axes[name]
+        if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
+            raise TypeError(f"grid: {name} must be a sequence of values, got {v!r}")
+        v = list(v)
+        if not v:
+            raise ValueError(f"grid: {name} has no values")
+        values.append(v)
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One run of a sweep.
+
+    Attributes
+    ----------
+    index : int
+        Position in the sweep: parameter set ``index // len(seeds)``, seed
+        ``index % len(seeds)``.
+    params : dict
+        The parameters (without the seed).
+    seed : int
+    result : dict
+        What the run returned: for a scenario ``{"metrics": sim.metrics(), "report":
+        the scenario's report (or {}), "seconds": wall time of the steps}``; for a function
+        its return value. Empty when the run failed with ``errors="keep"``.
+    error : str or None
+        ``"ExceptionType: message"`` of a failed run (``errors="keep"``), else None.
+    """
+
+    index: int
+    params: dict[str, Any]
+    seed: int
+    result: dict[str, Any]
+    error: str | None = None
+
+    def value(self, key: str, default: Any = math.nan) -> Any:
+        """A parameter, ``"seed"``, or a dotted path into the result
+        (``"metrics.collisions.total"``); ``default`` when absent or None."""
+        if key == "seed":
+            return self.seed
+        if key in self.params:
+            return self.params[key]
+        node: Any = self.result
+        for part in key.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return default
+            node = node[part]
+        return default if node is None else node
+
+
+class SweepResult(Sequence[Run]):
+    """The runs of a sweep, in run order (parameter sets in grid order, seeds inside).
+
+    A sequence of :class:`Run`, plus column access (:meth:`column`), per-parameter-set
+    statistics over seeds (:meth:`summary`) and the best parameter set (:meth:`best`).
+    """
+
+    def __init__(self, runs: Sequence[Run], seeds: Sequence[int]):
+        self._runs = list(runs)
+        self.seeds = tuple(seeds)
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._runs[i]
+
+    def __iter__(self) -> Iterator[Run]:
+        return iter(self._runs)
+
+    def __repr__(self) -> str:
+        failed = sum(r.error is not None for r in self._runs)
+        return f"SweepResult(runs={len(self)}, seeds={len(self.seeds)}, failed={failed})"
+
+    @property
+    def failed(self) -> list[Run]:
+        """Runs that raised (only with ``errors="keep"``)."""
+        return [r for r in self._runs if r.error is not None]
+
+    def column(self, key: str, default: Any = math.nan) -> np.ndarray:
+        """``key`` of every run (see :meth:`Run.value`) as an array, in run order."""
+        return np.asarray([r.value(key, default) for r in self._runs])
+
+    def summary(self, *keys: str) -> list[dict[str, Any]]:
+        """Per parameter set: its parameters, and for each key the ``mean``, ``std`` and
+        ``n`` over the seeds whose run has a finite value (a list of dicts, grid order)."""
+        out: list[dict[str, Any]] = []
+        groups: dict[int, list[Run]] = {}
+        for r in self._runs:
+            groups.setdefault(r.index // max(len(self.seeds), 1), []).append(r)
+        for _, runs in sorted(groups.items()):
+            row: dict[str, Any] = dict(runs[0].params)
+            for key in keys:
+                v = np.asarray([r.value(key) for r in runs], dtype=np.float64)
+                v = v[np.isfinite(v)]
+                row[key] = {"mean": float(v.mean()) if len(v) else math.nan,
+                            "std": float(v.std()) if len(v) else math.nan, "n": int(len(v))}
+            out.append(row)
+        return out
+
+    def best(self, key: str, *, minimize: bool = True) -> dict[str, Any]:
+        """The parameter set with the lowest (or highest) mean of ``key`` over the seeds
+        (ties: the first in grid order), as a :meth:`summary` row."""
+        rows = [r for r in self.summary(key) if r[key]["n"] > 0]
+        if not rows:
+            raise ValueError(f"best: no run has a finite {key!r}")
+        sign = 1.0 if minimize else -1.0
+        return min(rows, key=lambda r: sign * r[key]["mean"])
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """Plain dicts (index, params, seed, result, error), e.g. for ``json.dump``."""
+        return [dataclasses.asdict(r) for r in self._runs]
+
+
+# ------------------------------------------------------------------------- running ---
+
+
+def _jsonable(value: Any) -> Any:
+    from .cli import _jsonable as conv
+
+    return conv(value)
+
+
+def _run_scenario(name: str, params: dict[str, Any], seed: int, steps: int | None,
+                  threads: int, caller: int) -> dict[str, Any]:
+    """One scenario run: build, step, measure. In a worker process (not the caller's,
+    ``caller`` is its pid) the C++ core gets ``threads`` threads; in the caller's own
+    process (serial runs, thread-based executors) its setting is left alone."""
+    from . import scenarios
+    from .runtime import set_num_threads
+
+    if os.getpid() != caller:
+        set_num_threads(threads)
+    sc = scenarios.get(name)
+    kwargs = dict(params)
+    if sc.accepts("seed"):
+        kwargs["seed"] = seed
+    sim = sc(**kwargs)
+    n = sc.steps if steps is None else steps
+    t0 = time.perf_counter()
+    sim.step(sc.dt, steps=n)
+    seconds = time.perf_counter() - t0
+    metrics = sim.metrics() if callable(getattr(sim, "metrics", None)) else {}
+    report = sc.report(sim) if sc.report is not None else {}
+    return {"metrics": _jsonable(metrics), "report": _jsonable(report), "seconds": seconds}
+
+
+def _run_function(fn: Callable[..., Any], params: dict[str, Any], seed: int) -> dict[str, Any]:
+    out = fn(**params, seed=seed)
+    if not isinstance(out, Mapping):
+        raise TypeError(f"sweep: the run function must return a dict, got {type(out).__name__}")
+    return dict(out)
+
+
+def _call(task: tuple) -> dict[str, Any]:
+    kind, target, params, seed, steps, threads, caller = task
+    if kind == "scenario":
+        return _run_scenario(target, params, seed, steps, threads, caller)
+    return _run_function(target, params, seed)
+
+
+class _RayExecutor(cf.Executor):
+    """submit() as a Ray task; the future is the ObjectRef's concurrent.futures.Future."""
+
+    def __init__(self, options: dict[str, Any]):
+        import ray
+
+        self._ray = ray
+        self._remote = ray.remote(**options)(_call) if options else ray.remote(_call)
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
+        if fn is not _call or kwargs:
+            return self._ray.remote(fn).remote(*args, **kwargs).future()
+        return self._remote.remote(*args).future()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        pass  # the Ray runtime belongs to the caller
+
+
+def ray_executor(**options: Any) -> cf.Executor:
+    """A ``concurrent.futures.Executor`` that runs each submitted call as a Ray task.
+
+    Ray must be installed (``pip install contextsteer[ray]``) and initialised
+    (``ray.init()``, or connected to a cluster) by the caller. ``options`` go to
+    ``ray.remote`` (e.g. ``num_cpus=1``).
+
+    Raises
+    ------
+    ImportError
+        Ray is not installed.
+    """
+    import ray  # noqa: F401  (a clear ImportError now rather than on submit)
+
+    return _RayExecutor(options)
+
+
+def sweep(
+    scenario: str | Callable[..., Mapping[str, Any]],
+    params: Sequence[Mapping[str, Any]] | Mapping[str, Iterable[Any]] | None = None,
+    *,
+    seeds: Iterable[int] | int = (0,),
+    steps: int | None = None,
+    executor: cf.Executor | str | None = None,
+    workers: int | None = None,
+    threads: int = 1,
+    errors: str = "raise",
+    progress: bool = True,
+) -> SweepResult:
+    """Run ``scenario`` for every parameter set and seed.
+
+    Parameters
+    ----------
+    scenario : str or callable
+        A registered scenario name (see :func:`contextsteer.scenarios.available`): each run
+        builds it with the parameters and ``seed=``, steps it (``steps``, default the
+        scenario's) and returns ``{"metrics", "report", "seconds"}``. Or a function
+        ``fn(**params, seed=...) -> dict``; with a process pool it must be importable
+        (defined at module level, not in a notebook cell: use ``executor="serial"`` there).
+    params : list of dicts, or dict of value lists, optional
+        Parameter sets (e.g. :func:`grid`); a dict of lists is expanded with :func:`grid`.
+        None runs the defaults once per seed.
+    seeds : iterable of int, or int
+        Seeds each parameter set runs with; an int ``n`` means ``range(n)``.
+    steps : int, optional
+        Steps per run (scenarios only).
+    executor : concurrent.futures.Executor, "serial" or "processes", optional
+        Where runs go. None or "processes": a local process pool of ``workers`` processes
+        (default: the CPU count), created and shut down here. "serial": one after the other
+        in this process. An Executor instance is used as given and left running, e.g.
+        ``client.get_executor()`` of a ``dask.distributed.Client`` or
+        :func:`ray_executor`.
+    workers : int, optional
+        Size of the local process pool.
+    threads : int
+        Threads of the C++ core in each worker process (1 by default: the runs themselves
+        already spread over the cores). Runs in this process ("serial", thread-based
+        executors) keep its setting (:func:`contextsteer.set_num_threads`). Results do not
+        depend on it.
+    errors : {"raise", "keep"}
+        "raise": the first failed run (in run order) raises RuntimeError naming its
+        parameters and seed. "keep": failed runs are returned with ``error`` set.
+    progress : bool
+        A tqdm progress bar over finished runs.
+
+    Returns
+    -------
+    SweepResult
+        The runs in run order: parameter sets in order, each with its seeds in order.
+
+    Raises
+    ------
+    ValueError
+        Unknown scenario, a parameter the scenario does not take (or ``seed`` among the
+        parameters), no seeds, a bad ``errors``/``executor``/``steps``/``threads``/``workers``.
+    TypeError
+        ``scenario`` is neither a name nor callable, or seeds are not integers.
+    RuntimeError
+        A run failed and ``errors="raise"``.
+    """
+    from . import scenarios
+
+    if errors not in ("raise", "keep"):
+        raise ValueError(f"sweep: errors must be 'raise' or 'keep', got {errors!r}")
+    if isinstance(seeds, (int, np.integer)):
+        if seeds < 1:
+            raise ValueError(f"sweep: seeds must be >= 1 when given as a count, got {seeds}")
+        seeds = range(int(seeds))
+    seed_list = list(seeds)
+    if not seed_list:
+        raise ValueError("sweep: no seeds")
+    for s in seed_list:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"sweep: seeds must be integers, got {s!r}")
+    seed_list = [int(s) for s in seed_list]
+    if params is None:
+        param_sets: list[dict[str, Any]] = [{}]
+    elif isinstance(params, Mapping):
+        param_sets = grid(**params)
+    else:
+        param_sets = [dict(p) for p in params]
+        if not all(isinstance(p, Mapping) for p in params):
+            raise TypeError("sweep: params must be a list of dicts or a dict of value lists")
+    if steps is not None and int(steps) < 1:
+        raise ValueError(f"sweep: steps must be >= 1, got {steps}")
+    if int(threads) < 1:
+        raise ValueError(f"sweep: threads must be >= 1, got {threads}")
+    if workers is not None and int(workers) < 1:
+        raise ValueError(f"sweep: workers must be >= 1, got {workers}")
+
+    if isinstance(scenario, str):
+        sc = scenarios.get(scenario)  # ValueError listing the scenarios
+        for p in param_sets:
+            for name in p:
+                if name == "seed":
+                    raise ValueError("sweep: pass seeds with seeds=, not as a parameter")
+                if not sc.accepts(name):
+                    raise ValueError(f"sweep: scenario {sc.name!r} does not take {name!r} "
+                                     f"(it takes: {', '.join(sc.parameters)})")
+        kind, target = "scenario", sc.name
+    elif callable(scenario):
+        if any("seed" in p for p in param_sets):
+            raise ValueError("sweep: pass seeds with seeds=, not as a parameter")
+        kind, target = "function", scenario
+    else:
+        raise TypeError(f"sweep: scenario must be a scenario name or a callable, got {scenario!r}")
+
+    caller = os.getpid()
+    tasks = [(kind, target, p, s, steps, int(threads), caller) for p in param_sets for s in seed_list]
+    results: list[dict[str, Any] | None] = [None] * len(tasks)
+    failures: dict[int, BaseException] = {}
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(tasks), desc="sweep", unit="run", leave=False)
+
+    def finished(i: int, fn: Callable[[], dict[str, Any]]) -> None:
+        try:
+            results[i] = fn()
+        except Exception as exc:  # kept or re-raised below, in run order
+            failures[i] = exc
+        if bar is not None:
+            bar.update(1)
+
+    own = None
+    try:
+        if executor == "serial":
+            for i, t in enumerate(tasks):
+                finished(i, lambda t=t: _call(t))
+                if i in failures and errors == "raise":
+                    break
+        else:
+            if executor is None or executor == "processes":
+                import multiprocessing
+
+                n = int(workers) if workers is not None else (os.cpu_count() or 1)
+                # "spawn": a fresh interpreter per worker, safe whatever threads this
+                # process runs (the C++ thread pool, a notebook kernel).
+                own = cf.ProcessPoolExecutor(max_workers=min(n, len(tasks)) or 1,
+                                             mp_context=multiprocessing.get_context("spawn"))
+                pool: cf.Executor = own
+            elif isinstance(executor, cf.Executor):
+                pool = executor
+            else:
+                raise ValueError("sweep: executor must be a concurrent.futures.Executor, "
+                                 f"'serial' or 'processes', got {executor!r}")
+            futures = {pool.submit(_call, t): i for i, t in enumerate(tasks)}
+            for fut in cf.as_completed(futures):
+                finished(futures[fut], fut.result)
+    finally:
+        if own is not None:
+            own.shutdown(wait=True, cancel_futures=True)
+        if bar is not None:
+            bar.close()
+
+    runs = []
+    for i, t in enumerate(tasks):
+        err = failures.get(i)
+        if err is not None and errors == "raise":
+            raise RuntimeError(f"sweep: run {i} ({t[2]}, seed {t[3]}) failed: "
+                               f"{type(err).__name__}: {err}") from err
+        if err is None and results[i] is None:
+            continue  # not run: an earlier serial run failed
+        runs.append(Run(i, dict(t[2]), t[3], results[i] or {},
+                        None if err is None else f"{type(err).__name__}: {err}"))
+    return SweepResult(runs, seed_list)

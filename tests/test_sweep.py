@@ -1,0 +1,152 @@
+"""Parameter sweeps (contextsteer.sweep): grid order, run order and determinism on every
+executor, per-seed statistics, validation and failed runs; Dask and Ray when installed."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import math
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+from contextsteer.sweep import grid
+
+
+def summed(*, a, b=0.0, seed):
+    """A module-level run function (importable by worker processes)."""
+    rng = np.random.default_rng(seed)
+    return {"value": a * 10 + b + float(rng.integers(0, 100)), "nested": {"seed": seed}}
+
+
+def fails_on_two(*, a, seed):
+    if a == 2:
+        raise ValueError("a = 2 is not allowed")
+    return {"value": float(a)}
+
+
+def metrics_only(res):
+    return [(r.index, r.params, r.seed, r.result["metrics"], r.result["report"]) for r in res]
+
+
+def test_grid_is_the_cartesian_product_in_key_order():
+    g = grid(a=[1, 2], b=["x", "y", "z"])
+    assert g == [{"a": a, "b": b} for a in (1, 2) for b in "xyz"]
+    assert grid() == [{}]
+    with pytest.raises(ValueError, match="b has no values"):
+        grid(a=[1], b=[])
+    with pytest.raises(TypeError, match="sequence"):
+        grid(a=3)
+    with pytest.raises(TypeError, match="sequence"):
+        grid(a="abc")
+
+
+def test_function_sweep_order_seeds_and_columns():
+    res = cs.sweep(summed, {"a": [1, 2], "b": [0.5]}, seeds=3, executor="serial", progress=False)
+    assert len(res) == 6 and res.seeds == (0, 1, 2)
+    assert [(r.params["a"], r.seed) for r in res] == [(a, s) for a in (1, 2) for s in range(3)]
+    assert [r.index for r in res] == list(range(6))
+    want = [summed(a=a, b=0.5, seed=s)["value"] for a in (1, 2) for s in range(3)]
+    np.testing.assert_array_equal(res.column("value"), want)
+    np.testing.assert_array_equal(res.column("nested.seed"), [0, 1, 2] * 2)
+    np.testing.assert_array_equal(res.column("a"), [1, 1, 1, 2, 2, 2])
+    assert math.isnan(res.column("missing")[0]) and res.column("missing", default=-1)[0] == -1
+    rows = res.summary("value")
+    assert [r["a"] for r in rows] == [1, 2]
+    for row, chunk in zip(rows, np.reshape(want, (2, 3))):
+        assert row["value"]["mean"] == pytest.approx(chunk.mean())
+        assert row["value"]["std"] == pytest.approx(chunk.std())
+        assert row["value"]["n"] == 3
+    assert res.best("value")["a"] == 1 and res.best("value", minimize=False)["a"] == 2
+    json.dumps(res.to_records())  # plain data
+
+
+def test_scenario_sweep_is_identical_on_every_executor():
+    # Each run depends only on its parameters and seed: serial, a process pool and a thread
+    # pool (finishing in any order) give the same metrics, in the same run order.
+    kw = dict(seeds=[0, 3], steps=80, progress=False)
+    params = grid(agents=[2, 4], slots=[8, 16])
+    serial = cs.sweep("oncoming", params, executor="serial", **kw)
+    procs = cs.sweep("oncoming", params, workers=2, **kw)
+    with cf.ThreadPoolExecutor(3) as pool:
+        threaded = cs.sweep("oncoming", params, executor=pool, **kw)
+    assert len(serial) == 8
+    assert metrics_only(procs) == metrics_only(serial)
+    assert metrics_only(threaded) == metrics_only(serial)
+    # and a run equals building and stepping the scenario by hand
+    sim = cs.scenarios.get("oncoming")(agents=4, slots=16, seed=3)
+    sim.step(cs.scenarios.get("oncoming").dt, steps=80)
+    assert serial[7].result["metrics"] == json.loads(json.dumps(cs.cli._jsonable(sim.metrics())))
+    assert serial[7].params == {"agents": 4, "slots": 16} and serial[7].seed == 3
+    assert all(r.result["seconds"] >= 0 for r in serial)
+
+
+def test_serial_runs_keep_the_callers_thread_count():
+    with cs.threads(2):
+        cs.sweep("oncoming", None, seeds=[0], steps=5, executor="serial", threads=1, progress=False)
+        assert cs.get_num_threads() == 2
+
+
+def test_failed_runs_raise_in_run_order_or_are_kept():
+    with pytest.raises(RuntimeError, match=r"run 1 \({'a': 2}, seed 0\) failed: ValueError: a = 2"):
+        cs.sweep(fails_on_two, {"a": [1, 2, 3]}, executor="serial", progress=False)
+    with pytest.raises(RuntimeError, match="a = 2 is not allowed"):
+        cs.sweep(fails_on_two, {"a": [1, 2, 3]}, workers=2, progress=False)
+    res = cs.sweep(fails_on_two, {"a": [1, 2, 3]}, seeds=[0, 1], errors="keep", workers=2, progress=False)
+    assert len(res) == 6 and [r.params["a"] for r in res.failed] == [2, 2]
+    assert res.failed[0].error == "ValueError: a = 2 is not allowed" and res.failed[0].result == {}
+    np.testing.assert_array_equal(res.column("value"), [1, 1, np.nan, np.nan, 3, 3])
+    assert res.summary("value")[1]["value"]["n"] == 0
+    assert "failed=2" in repr(res)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: cs.sweep("no-such", None, progress=False), "unknown scenario"),
+    (lambda: cs.sweep("oncoming", {"wings": [1]}, progress=False), "does not take 'wings'"),
+    (lambda: cs.sweep("oncoming", {"seed": [1]}, progress=False), "seeds="),
+    (lambda: cs.sweep(summed, [{"a": 1, "seed": 2}], progress=False), "seeds="),
+    (lambda: cs.sweep(summed, {"a": [1]}, seeds=[], progress=False), "no seeds"),
+    (lambda: cs.sweep(summed, {"a": [1]}, seeds=0, progress=False), "seeds must be >= 1"),
+    (lambda: cs.sweep(summed, {"a": [1]}, errors="ignore", progress=False), "errors"),
+    (lambda: cs.sweep(summed, {"a": [1]}, executor="cluster", progress=False), "executor"),
+    (lambda: cs.sweep("oncoming", None, steps=0, progress=False), "steps"),
+    (lambda: cs.sweep("oncoming", None, threads=0, progress=False), "threads"),
+    (lambda: cs.sweep("oncoming", None, workers=0, progress=False), "workers"),
+])
+def test_bad_arguments_raise_value_error(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_bad_types_raise_type_error():
+    with pytest.raises(TypeError, match="name or a callable"):
+        cs.sweep(42, None, progress=False)
+    with pytest.raises(TypeError, match="integers"):
+        cs.sweep(summed, {"a": [1]}, seeds=[0.5], progress=False)
+    with pytest.raises(RuntimeError, match="TypeError: sweep: the run function must return a dict"):
+        cs.sweep(lambda **kw: 3.0, None, executor="serial", progress=False)
+
+
+def test_dask_executor():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
+                            dashboard_address=None) as client:
+        res = cs.sweep("oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40,
+                       executor=client.get_executor(), progress=False)
+    serial = cs.sweep("oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40, executor="serial",
+                      progress=False)
+    assert metrics_only(res) == metrics_only(serial)
+
+
+def test_ray_executor():
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    try:
+        res = cs.sweep("oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40,
+                       executor=cs.ray_executor(num_cpus=1), progress=False)
+    finally:
+        ray.shutdown()
+    serial = cs.sweep("oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40, executor="serial",
+                      progress=False)
+    assert metrics_only(res) == metrics_only(serial)
