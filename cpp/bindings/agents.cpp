@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Bindings of Agents (zero-copy views of C++-owned state) and the neighbour search.
 #include "agents.hpp"
+#include "classic_spec.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -158,6 +159,7 @@ void bind_agents(py::module_& m) {
   bind_behaviours(m);
   bind_motion(m);
   bind_simulation(m);
+  bind_classic(m);
 }
 
 }  // namespace contextsteer::bindings

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agents.hpp"
+#include "classic_spec.hpp"
 #include "arrays.hpp"
 #include "contextsteer/collide.hpp"
 #include "contextsteer/simulation.hpp"
@@ -141,6 +142,10 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
     throw py::value_error("max_neighbors must be in [1, " + std::to_string(kMaxNeighbors) +
                           "], got " + std::to_string(m));
   c.max_neighbors = static_cast<std::size_t>(m);
+  if (cfg.contains("classic") && !cfg["classic"].is_none()) {
+    if (!c.behaviours.empty()) throw py::value_error("classic steering takes no context behaviours");
+    c.classic = classic_steering(cfg["classic"], agents.capacity());
+  }
 
   SimulationParams s;
   s.motion = to_motion(motion);
@@ -210,6 +215,7 @@ void bind_simulation(py::module_& m) {
              if (name == "danger") return view_of(s.danger(), {n, k}, self_obj);
              if (name == "resolved") return view_of(s.resolved(), {n, k}, self_obj);
              if (name == "chosen_direction") return view_of(s.direction(), {n, 2}, self_obj);
+             if (name == "acceleration") return view_of(s.acceleration(), {n, 2}, self_obj);
              if (name == "strength") return view_of(s.strength(), {n}, self_obj);
              if (name == "chosen_slot") return view_of(s.slot(), {n}, self_obj);
              if (name == "wall_contacts") return view_of(s.wall_contacts(), {n}, self_obj);

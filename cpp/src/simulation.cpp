@@ -36,6 +36,7 @@ void for_deciding(std::size_t begin, std::size_t end, Decides&& decides, Body&& 
 
 struct Simulation::Plan {
   BehaviourInputs in;
+  float dt = 0.0f;  ///< the step's dt (classic steering turns accelerations into velocities)
 };
 
 Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
@@ -50,12 +51,14 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
     (writes_danger(config_.behaviours[b]) ? danger_b_ : interest_b_).push_back(b);
     needs_neighbors_ |= needs_neighbors(config_.behaviours[b]);
   }
+  if (config_.classic) needs_neighbors_ = classic::neighbor_radius(*config_.classic) > 0.0f;
   const std::size_t nk = n_ * k_;
   interest_.assign(nk, 0.0f);
   danger_.assign(nk, 0.0f);
   resolved_.assign(nk, 0.0f);
   direction_.assign(2 * n_, 0.0f);
   strength_.assign(n_, 0.0f);
+  accel_.assign(2 * n_, 0.0f);
   slot_.assign(n_, -1);
   contacts_.assign(n_, 0);
   overlaps_.assign(n_, 0);
@@ -101,7 +104,8 @@ Simulation::Plan Simulation::plan() const {
 
 void Simulation::build_neighbors(Plan& p) {
   if (!needs_neighbors_) return;
-  neighbor_radius_ = shared_neighbor_radius(config_.behaviours, p.in.agents);
+  neighbor_radius_ = config_.classic ? classic::neighbor_radius(*config_.classic)
+                                    : shared_neighbor_radius(config_.behaviours, p.in.agents);
   grid_.rebuild(p.in.agents.position, p.in.agents.alive, n_,
                 neighbor_radius_ > 0.0f ? neighbor_radius_ : 1.0f);
   p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
@@ -172,6 +176,21 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
 
 void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) {
   const std::size_t k = k_, nk = n_ * k_;
+  if (config_.classic) {
+    const classic::Inputs in{p.in.agents, p.in.neighbors, p.in.world, p.in.time};
+    const AgentsView& a = p.in.agents;
+    for_deciding(begin, end, [&](std::size_t i) { return decides(i); }, [&](std::size_t b, std::size_t e) {
+      classic::accelerate_rows(*config_.classic, in, accel_.data(), b, e);
+      for (std::size_t i = b; i < e; ++i) {
+        const Vec2 want = load2(a.velocity, i) + load2(accel_.data(), i) * p.dt;
+        const float speed = length(want);
+        const float top = a.max_speed[i];
+        store2(direction_.data(), i, speed > 0.0f ? want * (1.0f / speed) : Vec2{});
+        strength_[i] = top > 0.0f ? std::min(1.0f, speed / top) : 0.0f;
+      }
+    });
+    return;
+  }
   for_deciding(begin, end, [&](std::size_t i) { return decides(i); }, [&](std::size_t b, std::size_t e) {
     resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
                  {resolved_.data(), nk}, b, e);
@@ -259,6 +278,8 @@ void Simulation::finish(float dt) {
 
 void Simulation::decide_and_move(float dt) {
   Plan p = plan();
+  p.dt = dt;
+  if (needs_neighbors_) p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
   move_and_collide(p, dt, false);
   finish(dt);
 }
@@ -266,6 +287,7 @@ void Simulation::decide_and_move(float dt) {
 void Simulation::step(float dt, std::size_t steps) {
   for (std::size_t s = 0; s < steps; ++s) {
     Plan p = plan();
+    p.dt = dt;
     build_neighbors(p);
     move_and_collide(p, dt, true);
     finish(dt);

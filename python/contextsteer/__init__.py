@@ -7,8 +7,8 @@ returned as zero-copy NumPy views.
 
 from __future__ import annotations
 
-from . import (agents, behaviours, history, maps, metrics, motion, path, plot, runtime,
-               scenarios, simulation, steering, world)
+from . import (agents, behaviours, classic, history, maps, metrics, motion, path, plot,
+               runtime, scenarios, simulation, steering, world)
 from .agents import *  # noqa: F403
 from .behaviours import *  # noqa: F403
 from .history import *  # noqa: F403

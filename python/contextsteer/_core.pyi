@@ -232,6 +232,10 @@ class History:
     def detach(self) -> None: ...
     def _view(self, name: str) -> NDArray[np.generic] | None: ...
 
+def classic_accelerations(
+    world: World | None, agents: Agents, spec: dict[str, Any], time: float = 0.0,
+    max_neighbors: int = 16,
+) -> NDArray[np.float32]: ...
 def sweep_circle(
     world: World, start: NDArray[np.float32], displacement: NDArray[np.float32],
     radius: float, iterations: int = 4, layers: int = 0xFFFFFFFF,

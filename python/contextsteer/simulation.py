@@ -54,8 +54,10 @@ class Simulation:
         next call.
     agents : Agents
         The state being simulated (its views show every step's result).
-    steering : Steering or sequence of Behaviour
-        A bare list of behaviours means ``Steering(behaviours)`` with its defaults.
+    steering : Steering or sequence of Behaviour, or classic steering
+        A bare list of behaviours means ``Steering(behaviours)`` with its defaults. A
+        :mod:`contextsteer.classic` Blended, Priority or behaviour steers by accelerations
+        instead (the baseline; see that module): the chosen velocity is ``v + a·dt``.
     motion : MotionModel, default ``Lerp()``
         How the chosen direction and strength move an agent.
     seed : int, default 0
@@ -113,6 +115,8 @@ class Simulation:
     danger = _view("danger", "(N, K) float32 combined, post-processed danger (writable).")
     resolved = _view("resolved", "(N, K) float32 interest after resolve.")
     chosen_direction = _view("chosen_direction", "(N, 2) float32 chosen unit heading (0: none).")
+    acceleration = _view("acceleration", "(N, 2) float32 classic steering's last acceleration "
+                         "(zeros under context steering).")
     strength = _view("strength", "(N,) float32 chosen strength in [0, 1].")
     chosen_slot = _view("chosen_slot", "(N,) int32 chosen slot, -1 when none.")
     wall_contacts = _view("wall_contacts", "(N,) int32 steps in which the agent touched a wall.")
@@ -137,7 +141,13 @@ class Simulation:
         stuck_time: float = 0.0,
         layers: int = 0xFFFFFFFF,
     ) -> None:
-        if not isinstance(steering, Steering):
+        from . import classic
+
+        classic_spec = None
+        if isinstance(steering, (classic.Behaviour, classic.Blended, classic.Priority)):
+            steering = classic.as_steering(steering)
+            classic_spec = steering._spec()
+        elif not isinstance(steering, Steering):
             steering = Steering(steering)
         motion = Lerp() if motion is None else motion
         if not isinstance(motion, MotionModel):
@@ -162,8 +172,11 @@ class Simulation:
         self.motion = motion
         self.seed = _int("seed", seed, 0)
         core_world = None if world is None else getattr(world, "_core", world)
-        self._core = _core.Simulation(core_world, agents, list(steering.behaviours),
-                                      steering._config(), motion, params, slots)
+        if classic_spec is None:
+            behaviours, config = list(steering.behaviours), steering._config()
+        else:
+            behaviours, config = [], {**Steering([])._config(), "classic": classic_spec}
+        self._core = _core.Simulation(core_world, agents, behaviours, config, motion, params, slots)
         self._layers = params["layers"]
         self.configure_metrics()  # the defaults, with the world as the baseline
 
@@ -311,7 +324,7 @@ class Simulation:
     def behaviour_maps(self) -> dict[str, np.ndarray]:
         """Each behaviour's own map of the last perceive, ``{name: (N, K) view}``
         (interest or danger, whichever it writes). Empty unless ``Steering(record=True)``."""
-        if not self.steering.record:
+        if not getattr(self.steering, "record", False):  # (classic steering: no maps)
             return {}
         return {name: self._core._behaviour_map(b) for b, name in enumerate(self.steering.names)}
 

@@ -8,6 +8,7 @@
 
 #include "contextsteer/collide.hpp"
 #include "contextsteer/parallel.hpp"
+#include "contextsteer/path.hpp"
 #include "contextsteer/simulation.hpp"
 
 using namespace contextsteer;
@@ -81,7 +82,54 @@ std::vector<float> run(int threads, int interval, bool record) {
   return out;
 }
 
+// Classic (gdx-ai) steering in the same step: every behaviour at once, in priority groups.
+std::vector<float> run_classic(int threads) {
+  set_num_threads(threads);
+  auto snapshot = std::make_shared<const World>(ring_world());
+  Agents agents(300, 7);
+  fill(agents, 300);
+  const float pts[4] = {0, 0, 30, 30};
+  const Path path({pts, 4}, false);
+  static const std::int32_t quarry[3] = {0, 1, 2};
+  auto steer = std::make_shared<classic::Steering>();
+  namespace cl = classic;
+  steer->groups.push_back({{cl::RaycastAvoidance{}, cl::CollisionAvoidance{3.0f}}, {1.0f, 1.0f}});
+  steer->groups.push_back({{cl::Group{cl::GroupRule::kSeparation, 1.5f, 2.0f}}, {1.0f}});
+  cl::Target own;
+  cl::Target hunters;
+  hunters.source = cl::Source::kAgents;
+  hunters.ids = quarry;
+  steer->groups.push_back({{cl::Seek{own}, cl::Arrive{own}, cl::Pursue{hunters, 1.0f, true},
+                            cl::MatchVelocity{hunters}, cl::Wander{}, cl::Group{cl::GroupRule::kAlignment, 3.0f},
+                            cl::Group{cl::GroupRule::kCohesion, 3.0f}, cl::FollowPath{&path}, cl::Interpose{1, 2},
+                            cl::Hide{hunters}},
+                           {1.0f, 0.5f, 0.3f, 0.2f, 0.2f, 0.1f, 0.1f, 0.3f, 0.1f, 0.2f}});
+  SteeringConfig c;
+  c.classic = steer;
+  SimulationParams p;
+  p.motion = Accel{};
+  Simulation sim(agents, 8, c, p);
+  sim.set_world(snapshot);
+  sim.step(0.05f, 40);
+  std::vector<float> out(agents.position(), agents.position() + 600);
+  out.insert(out.end(), sim.acceleration(), sim.acceleration() + 600);
+  set_num_threads(1);
+  return out;
+}
+
 }  // namespace
+
+TEST(Simulation, ClassicSteeringIsFiniteAndBitIdenticalForAnyThreadCount) {
+  const auto a = run_classic(1), b = run_classic(2);
+  ASSERT_EQ(a.size(), b.size());
+  bool moved = false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i], b[i]) << i;
+    ASSERT_TRUE(std::isfinite(a[i])) << i;
+    moved |= i >= 600 && a[i] != 0.0f;
+  }
+  EXPECT_TRUE(moved);
+}
 
 TEST(Simulation, BitIdenticalForAnyThreadCount) {
   for (int interval : {1, 3}) {

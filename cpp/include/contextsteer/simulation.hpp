@@ -17,6 +17,7 @@
 #include "contextsteer/neighbors.hpp"
 #include "contextsteer/postprocess.hpp"
 #include "contextsteer/resolve.hpp"
+#include "contextsteer/classic.hpp"
 #include "contextsteer/slot_set.hpp"
 #include "contextsteer/world.hpp"
 
@@ -44,6 +45,13 @@ struct SteeringConfig {
   /// Keep every behaviour's own maps in (N,K) buffers (behaviour_map(b)).
   bool record = false;
   std::size_t max_neighbors = 16;  ///< <= kMaxNeighbors
+  /// Classic steering instead of context maps (behaviours must then be empty): each
+  /// deciding agent's acceleration a (classic::accelerate_rows) becomes the chosen
+  /// velocity v + a·dt (direction and strength = its length / max_speed, clamped to 1),
+  /// so Accel with time_to_target 0 integrates v' = limit(v + a·dt, max_speed) as gdx-ai
+  /// does (Accel also caps |v' − v| at max_accel·dt, which differs only where the speed
+  /// limit bends v + a·dt). The maps stay zero and the chosen slot −1.
+  std::shared_ptr<const classic::Steering> classic;
 };
 
 /// Everything about a simulation that is not steering.
@@ -106,6 +114,7 @@ class Simulation {
   float* danger() { return danger_.data(); }          ///< (N,K)
   float* resolved() { return resolved_.data(); }      ///< (N,K) after resolve
   float* direction() { return direction_.data(); }    ///< (N,2) world frame, unit or 0
+  float* acceleration() { return accel_.data(); }     ///< (N,2) classic steering's output
   float* strength() { return strength_.data(); }      ///< (N,) [0, 1]
   std::int32_t* slot() { return slot_.data(); }       ///< (N,) chosen slot or -1
   std::int32_t* wall_contacts() { return contacts_.data(); }  ///< (N,) steps touching a wall
@@ -144,7 +153,7 @@ class Simulation {
   std::vector<std::size_t> interest_b_, danger_b_;  // behaviour indices by map
   bool needs_neighbors_ = false;
 
-  std::vector<float> interest_, danger_, resolved_, direction_, strength_;
+  std::vector<float> interest_, danger_, resolved_, direction_, strength_, accel_;
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
   std::vector<std::uint8_t> stuck_, has_memory_;
   std::vector<float> still_, anchor_;

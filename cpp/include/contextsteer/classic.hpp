@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// Classic (Reynolds / gdx-ai) steering behaviours: each returns a linear acceleration per
+// agent; Blended and Priority combine them. The baseline context steering is compared with.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <variant>
+#include <vector>
+
+#include "contextsteer/agents.hpp"
+#include "contextsteer/neighbors.hpp"
+#include "contextsteer/path.hpp"
+#include "contextsteer/world.hpp"
+
+namespace contextsteer::classic {
+
+// Notation (agent i): p, v its position and velocity, a_max = max_accel_i, s_max =
+// max_speed_i; unit(x) = x/|x| (0 for x = 0). Every behaviour returns a linear
+// acceleration; "seek q" means unit(q − p)·a_max.
+
+/// Where Seek, Flee, Arrive, Pursue, Evade, Hide and MatchVelocity find their target:
+/// kOwnTarget — the agent's own `target`; kPoint — `point`, shared; kAgents — the nearest
+/// alive agent of `ids` other than itself (its position, velocity); none alive: zero.
+enum class Source : std::uint8_t { kOwnTarget, kPoint, kAgents };
+struct Target {
+  Source source = Source::kOwnTarget;
+  Vec2 point{};
+  std::span<const std::int32_t> ids;
+};
+
+/// Seek: unit(q − p)·a_max. Flee (away): unit(p − q)·a_max.
+struct Seek {
+  Target target;
+  bool away = false;
+};
+
+/// Arrive: d = q − p; zero within `tolerance`; target speed s_max, scaled by
+/// |d|/slowing_radius inside slowing_radius; a = (unit(d)·speed − v)/time_to_target,
+/// |a| <= a_max.
+struct Arrive {
+  Target target;
+  float tolerance = 0.0f;
+  float slowing_radius = 1.0f;  ///< > 0
+  float time_to_target = 0.1f;  ///< > 0
+};
+
+/// Pursue: seek the target's predicted position q + v_q·T, T = |q − p|/|v| capped at
+/// max_prediction (max_prediction when the pursuer is still). Evade (away): flee it.
+struct Pursue {
+  Target target;
+  float max_prediction = 1.0f;  ///< seconds, >= 0
+  bool away = false;
+};
+
+/// MatchVelocity: a = (v_q − v)/time_to_target, |a| <= a_max (v_q: the target agent's
+/// velocity, or `point` read as a velocity for kPoint, or the agent's target for kOwnTarget).
+struct MatchVelocity {
+  Target target;
+  float time_to_target = 0.1f;  ///< > 0
+};
+
+/// Wander: seek a point on a circle of `radius` centred `offset` ahead along the heading,
+/// at angle π·noise(key_i, time·rate) from the heading (the coherent noise of the context
+/// Wander: stateless, seeded by the agent's rng and `seed`).
+struct Wander {
+  float offset = 1.0f;
+  float radius = 0.5f;
+  float rate = 1.0f;
+  std::uint64_t seed = 0;
+};
+
+/// Group behaviours over the neighbours within `radius` (centre distance), same group or
+/// all: Separation Σ unit(p − p_j)·min(a_max, decay/d²) (d > 0); Alignment
+/// (mean v_j − v), |a| <= a_max; Cohesion seek mean p_j. No neighbour: zero.
+enum class GroupRule : std::uint8_t { kSeparation, kAlignment, kCohesion };
+struct Group {
+  GroupRule rule = GroupRule::kSeparation;
+  float radius = 1.0f;  ///< > 0
+  float decay = 1.0f;   ///< Separation's inverse-square coefficient, >= 0
+};
+
+/// CollisionAvoidance (Reynolds' unaligned collision avoidance): among the neighbours
+/// within `radius`, the first whose closest approach (relative motion) comes within the
+/// sum of radii (ties: the nearest now, then the lowest index); steer away from its
+/// position at that time (from its current position when already overlapping or meeting
+/// now): −unit(r)·a_max. None: zero.
+struct CollisionAvoidance {
+  float radius = 5.0f;  ///< > 0, neighbour search radius
+};
+
+/// RaycastObstacleAvoidance against the world's walls: rays along the velocity (none
+/// when still) in one of gdx-ai's configurations — kSingle: one ray of `length`;
+/// kParallel: two rays of `length` offset ±side_offset sideways; kWhiskers: a central ray
+/// of `length` and two of `whisker_length` at ±whisker_angle. The closest hit q with
+/// normal n: seek q + n·distance_from_boundary. No hit: zero.
+enum class RayConfig : std::uint8_t { kSingle, kParallel, kWhiskers };
+struct RaycastAvoidance {
+  RayConfig config = RayConfig::kWhiskers;
+  float length = 2.0f;          ///< > 0
+  float side_offset = 0.5f;     ///< kParallel, >= 0
+  float whisker_length = 1.0f;  ///< kWhiskers, > 0
+  float whisker_angle = 0.5f;   ///< kWhiskers, radians in [0, π]
+  float distance_from_boundary = 1.0f;
+  std::uint32_t layers = kAllLayers;
+};
+
+/// FollowPath: the closest path offset of p + v·prediction, plus path_offset (arc length),
+/// as a point of the path; seek it — or Arrive at it (tolerance 0, slowing radius
+/// `slowing_radius`) when the path is open and it is the path's end. `path` borrowed.
+struct FollowPath {
+  const Path* path = nullptr;
+  float path_offset = 1.0f;
+  float prediction = 0.0f;      ///< seconds, >= 0
+  float slowing_radius = 1.0f;  ///< > 0
+};
+
+/// Interpose: the point at `ratio` between agents a and b (0 at a), their positions
+/// extrapolated by the time the owner needs to reach the current one at s_max; Arrive
+/// there (tolerance 0, slowing_radius, time_to_target 0.1). Either agent dead: zero.
+struct Interpose {
+  std::int32_t a = 0, b = 0;
+  float ratio = 0.5f;
+  float slowing_radius = 1.0f;
+};
+
+/// Hide from the target (a hunter) behind the world's circles: for each circle c of
+/// radius r, the spot c + unit(c − q)·(r + distance_from_boundary); Arrive at the
+/// closest spot (slowing_radius). No circle within `max_distance` of p: zero.
+struct Hide {
+  Target target;
+  float distance_from_boundary = 1.0f;
+  float max_distance = std::numeric_limits<float>::infinity();
+  float slowing_radius = 1.0f;
+};
+
+using Behaviour = std::variant<Seek, Arrive, Pursue, MatchVelocity, Wander, Group,
+                               CollisionAvoidance, RaycastAvoidance, FollowPath, Interpose, Hide>;
+
+/// A weighted sum of behaviours, truncated to a_max (gdx-ai BlendedSteering).
+struct Blended {
+  std::vector<Behaviour> behaviours;
+  std::vector<float> weights;
+};
+
+/// Blended groups in priority order: the first whose result is longer than `epsilon`
+/// (else the last one's result) — gdx-ai PrioritySteering. One group = Blended.
+struct Steering {
+  std::vector<Blended> groups;
+  float epsilon = 1e-3f;
+};
+
+/// Everything the behaviours read: state t of the agents, neighbour lists covering
+/// neighbor_radius(steering) (or none), the world (or nullptr) and the time (Wander).
+struct Inputs {
+  AgentsView agents;
+  NeighborLists neighbors;
+  const World* world = nullptr;
+  double time = 0.0;
+};
+
+/// The largest neighbour search radius of the steering's behaviours (0: none needed).
+float neighbor_radius(const Steering& s);
+
+/// Linear acceleration of every agent of [begin, end) into out (N,2) rows; dead agents
+/// get 0. |result| <= a_max_i. Serial, allocation-free, reentrant.
+void accelerate_rows(const Steering& s, const Inputs& in, float* out, std::size_t begin,
+                     std::size_t end);
+
+/// One behaviour's raw acceleration for agent i (no weighting or truncation). Pure.
+Vec2 evaluate(const Behaviour& b, const Inputs& in, std::size_t i);
+
+}  // namespace contextsteer::classic

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+#include "contextsteer/classic.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "contextsteer/random.hpp"
+#include "contextsteer/raycast.hpp"
+
+namespace contextsteer::classic {
+
+namespace {
+
+constexpr float kPi = 3.14159265358979323846f;
+
+Vec2 unit(Vec2 x) {
+  const float n = length(x);
+  return n > 0.0f ? x * (1.0f / n) : Vec2{};
+}
+
+Vec2 limit(Vec2 x, float m) {
+  const float n = length(x);
+  return n > m && n > 0.0f ? x * (m / n) : x;
+}
+
+Vec2 seek(const Inputs& in, std::size_t i, Vec2 q) {
+  return unit(q - load2(in.agents.position, i)) * in.agents.max_accel[i];
+}
+
+// Arrive at q (see classic::Arrive).
+Vec2 arrive(const Inputs& in, std::size_t i, Vec2 q, float tolerance, float slowing, float time_to_target) {
+  const AgentsView& a = in.agents;
+  const Vec2 d = q - load2(a.position, i);
+  const float dist = length(d);
+  if (dist <= tolerance || dist == 0.0f) return {};
+  float speed = a.max_speed[i];
+  if (dist <= slowing) speed *= dist / slowing;
+  const Vec2 want = d * (speed / dist);
+  return limit((want - load2(a.velocity, i)) * (1.0f / time_to_target), a.max_accel[i]);
+}
+
+struct Found {
+  bool ok = false;
+  Vec2 position{}, velocity{};
+};
+
+// The target of agent i (see classic::Target).
+Found find(const Target& t, const Inputs& in, std::size_t i) {
+  const AgentsView& a = in.agents;
+  switch (t.source) {
+    case Source::kOwnTarget: return {true, load2(a.target, i), {}};
+    case Source::kPoint: return {true, t.point, {}};
+    case Source::kAgents: {
+      const Vec2 p = load2(a.position, i);
+      Found best;
+      float bd = 0.0f;
+      for (std::int32_t j : t.ids) {
+        const auto u = static_cast<std::size_t>(j);
+        if (u == i || u >= a.size || !a.alive[u]) continue;
+        const Vec2 q = load2(a.position, u);
+        const float d = dot(q - p, q - p);
+        if (!best.ok || d < bd) {  // nearest; the first listed on ties
+          best = {true, q, load2(a.velocity, u)};
+          bd = d;
+        }
+      }
+      return best;
+    }
+  }
+  return {};
+}
+
+Vec2 eval(const Seek& b, const Inputs& in, std::size_t i) {
+  const Found f = find(b.target, in, i);
+  if (!f.ok) return {};
+  const Vec2 s = seek(in, i, f.position);
+  return b.away ? s * -1.0f : s;
+}
+
+Vec2 eval(const Arrive& b, const Inputs& in, std::size_t i) {
+  const Found f = find(b.target, in, i);
+  if (!f.ok) return {};
+  return arrive(in, i, f.position, b.tolerance, b.slowing_radius, b.time_to_target);
+}
+
+Vec2 eval(const Pursue& b, const Inputs& in, std::size_t i) {
+  const Found f = find(b.target, in, i);
+  if (!f.ok) return {};
+  const Vec2 p = load2(in.agents.position, i), v = load2(in.agents.velocity, i);
+  const Vec2 d = f.position - p;
+  const float dist2 = dot(d, d), speed2 = dot(v, v);
+  float t = b.max_prediction;
+  if (speed2 > 0.0f && dist2 < t * t * speed2) t = std::sqrt(dist2 / speed2);
+  const Vec2 s = seek(in, i, f.position + f.velocity * t);
+  return b.away ? s * -1.0f : s;
+}
+
+Vec2 eval(const MatchVelocity& b, const Inputs& in, std::size_t i) {
+  const Found f = find(b.target, in, i);
+  if (!f.ok) return {};
+  // kAgents: the target agent's velocity; kPoint / kOwnTarget: the point read as a velocity.
+  const Vec2 want = b.target.source == Source::kAgents ? f.velocity : f.position;
+  return limit((want - load2(in.agents.velocity, i)) * (1.0f / b.time_to_target), in.agents.max_accel[i]);
+}
+
+Vec2 eval(const Wander& b, const Inputs& in, std::size_t i) {
+  const AgentsView& a = in.agents;
+  const float h = a.heading[i];
+  const std::uint64_t key = a.rng[i] ^ splitmix64(b.seed);
+  const float theta = kPi * value_noise(key, in.time * static_cast<double>(b.rate));
+  const Vec2 fwd{std::cos(h), std::sin(h)};
+  const Vec2 rim{std::cos(h + theta), std::sin(h + theta)};
+  return seek(in, i, load2(a.position, i) + fwd * b.offset + rim * b.radius);
+}
+
+// Calls fn(j, d) for the neighbours of i within `radius` (centre distance d).
+template <class Fn>
+void each_neighbor(const Inputs& in, std::size_t i, float radius, Fn&& fn) {
+  if (in.neighbors.empty()) return;
+  const std::size_t m = in.neighbors.max_neighbors;
+  const auto count = static_cast<std::size_t>(in.neighbors.counts[i]);
+  const Vec2 p = load2(in.agents.position, i);
+  for (std::size_t q = 0; q < count; ++q) {
+    const auto j = static_cast<std::size_t>(in.neighbors.indices[i * m + q]);
+    const float d = length(load2(in.agents.position, j) - p);
+    if (d <= radius) fn(j, d);
+  }
+}
+
+Vec2 eval(const Group& b, const Inputs& in, std::size_t i) {
+  const AgentsView& a = in.agents;
+  const Vec2 p = load2(a.position, i);
+  const float amax = a.max_accel[i];
+  Vec2 sum{};
+  int n = 0;
+  each_neighbor(in, i, b.radius, [&](std::size_t j, float d) {
+    const Vec2 pj = load2(a.position, j);
+    switch (b.rule) {
+      case GroupRule::kSeparation:
+        if (d > 0.0f) sum = sum + (p - pj) * (std::min(amax, b.decay / (d * d)) / d);
+        break;
+      case GroupRule::kAlignment: sum = sum + load2(a.velocity, j); break;
+      case GroupRule::kCohesion: sum = sum + pj; break;
+    }
+    ++n;
+  });
+  if (n == 0) return {};
+  switch (b.rule) {
+    case GroupRule::kSeparation: return sum;
+    case GroupRule::kAlignment: return limit(sum * (1.0f / n) - load2(a.velocity, i), amax);
+    case GroupRule::kCohesion: return seek(in, i, sum * (1.0f / n));
+  }
+  return {};
+}
+
+Vec2 eval(const CollisionAvoidance& b, const Inputs& in, std::size_t i) {
+  const AgentsView& a = in.agents;
+  const Vec2 p = load2(a.position, i), v = load2(a.velocity, i);
+  float first_t = std::numeric_limits<float>::infinity();
+  Vec2 first_rel{}, first_vel{};
+  float first_sep = 0.0f, first_dist = 0.0f, first_sum = 0.0f;
+  std::size_t first_j = 0;
+  bool found = false;
+  each_neighbor(in, i, b.radius, [&](std::size_t j, float d) {
+    const Vec2 rel = load2(a.position, j) - p;
+    const Vec2 rv = load2(a.velocity, j) - v;
+    const float sum_r = a.radius[i] + a.radius[j];
+    const float speed2 = dot(rv, rv);
+    float t = 0.0f;
+    float sep = d;
+    if (d > sum_r) {  // not touching: when do they come closest, and how close?
+      if (speed2 == 0.0f) return;
+      t = -dot(rel, rv) / speed2;
+      if (t <= 0.0f) return;
+      sep = d - std::sqrt(speed2) * t;  // gdx-ai's estimate of the closest distance
+      if (sep > sum_r) return;
+    }
+    // The first approach; ties (e.g. several touching now, t = 0): the nearest, then the
+    // lowest index, so the choice does not depend on the neighbour list's order.
+    if (!found || t < first_t || (t == first_t && (d < first_dist || (d == first_dist && j < first_j)))) {
+      first_j = j;
+      first_t = t;
+      first_rel = rel;
+      first_vel = rv;
+      first_sep = sep;
+      first_dist = d;
+      first_sum = sum_r;
+      found = true;
+    }
+  });
+  if (!found) return {};
+  // Touching now (or meeting head-on): away from where it is; else from where it will be.
+  const Vec2 r = first_sep <= 0.0f || first_dist <= first_sum ? first_rel : first_rel + first_vel * first_t;
+  return unit(r) * (-a.max_accel[i]);
+}
+
+Vec2 eval(const RaycastAvoidance& b, const Inputs& in, std::size_t i) {
+  if (in.world == nullptr) return {};
+  const AgentsView& a = in.agents;
+  const Vec2 p = load2(a.position, i);
+  const Vec2 f = unit(load2(a.velocity, i));
+  if (f.x == 0.0f && f.y == 0.0f) return {};
+  // Up to three rays: origins, directions, lengths.
+  float org[6], dir[6], len[3];
+  std::size_t n = 0;
+  auto add = [&](Vec2 o, Vec2 d, float l) {
+    org[2 * n] = o.x;
+    org[2 * n + 1] = o.y;
+    dir[2 * n] = d.x;
+    dir[2 * n + 1] = d.y;
+    len[n] = l;
+    ++n;
+  };
+  const Vec2 side{-f.y, f.x};
+  switch (b.config) {
+    case RayConfig::kSingle: add(p, f, b.length); break;
+    case RayConfig::kParallel:
+      add(p + side * b.side_offset, f, b.length);
+      add(p - side * b.side_offset, f, b.length);
+      break;
+    case RayConfig::kWhiskers: {
+      add(p, f, b.length);
+      const float c = std::cos(b.whisker_angle), s = std::sin(b.whisker_angle);
+      add(p, {c * f.x - s * f.y, s * f.x + c * f.y}, b.whisker_length);
+      add(p, {c * f.x + s * f.y, -s * f.x + c * f.y}, b.whisker_length);
+      break;
+    }
+  }
+  float dist[3], normal[6];
+  bool hit[3];
+  std::int32_t obstacle[3];
+  raycast_rows(*in.world, {org, 2 * n}, {dir, 2 * n}, {len, n}, 0.0f, b.layers,
+               RayHitsOut{dist, hit, normal, obstacle}, 0, n);
+  std::size_t best = n;
+  for (std::size_t r = 0; r < n; ++r)
+    if (hit[r] && (best == n || dist[r] < dist[best])) best = r;
+  if (best == n) return {};
+  const Vec2 q = load2(org, best) + load2(dir, best) * dist[best];
+  return seek(in, i, q + load2(normal, best) * b.distance_from_boundary);
+}
+
+Vec2 eval(const FollowPath& b, const Inputs& in, std::size_t i) {
+  if (b.path == nullptr) return {};
+  const AgentsView& a = in.agents;
+  const Vec2 future = load2(a.position, i) + load2(a.velocity, i) * b.prediction;
+  const double s = b.path->closest_offset(future) + static_cast<double>(b.path_offset);
+  const Vec2 q = b.path->point_at(s);
+  if (!b.path->closed() && s >= b.path->length())
+    return arrive(in, i, q, 0.0f, b.slowing_radius, 0.1f);
+  return seek(in, i, q);
+}
+
+Vec2 eval(const Interpose& b, const Inputs& in, std::size_t i) {
+  const AgentsView& a = in.agents;
+  const auto ia = static_cast<std::size_t>(b.a), ib = static_cast<std::size_t>(b.b);
+  if (ia >= a.size || ib >= a.size || !a.alive[ia] || !a.alive[ib]) return {};
+  const Vec2 pa = load2(a.position, ia), pb = load2(a.position, ib);
+  const Vec2 mid = pa + (pb - pa) * b.ratio;
+  const float speed = a.max_speed[i];
+  const float t = speed > 0.0f ? length(mid - load2(a.position, i)) / speed : 0.0f;
+  const Vec2 fa = pa + load2(a.velocity, ia) * t, fb = pb + load2(a.velocity, ib) * t;
+  return arrive(in, i, fa + (fb - fa) * b.ratio, 0.0f, b.slowing_radius, 0.1f);
+}
+
+Vec2 eval(const Hide& b, const Inputs& in, std::size_t i) {
+  if (in.world == nullptr) return {};
+  const Found f = find(b.target, in, i);
+  if (!f.ok) return {};
+  const Vec2 p = load2(in.agents.position, i);
+  const auto centers = in.world->circle_centers();
+  const auto radii = in.world->circle_radii();
+  float best_d = std::numeric_limits<float>::infinity();
+  Vec2 spot{};
+  for (std::size_t c = 0; c < radii.size(); ++c) {
+    const Vec2 cc{centers[2 * c], centers[2 * c + 1]};
+    if (length(cc - p) > b.max_distance) continue;
+    const Vec2 s = cc + unit(cc - f.position) * (radii[c] + b.distance_from_boundary);
+    const float d = dot(s - p, s - p);
+    if (d < best_d) {
+      best_d = d;
+      spot = s;
+    }
+  }
+  if (!std::isfinite(best_d)) return {};
+  return arrive(in, i, spot, 0.0f, b.slowing_radius, 0.1f);
+}
+
+float radius_of(const Behaviour& b) {
+  if (const auto* g = std::get_if<Group>(&b)) return g->radius;
+  if (const auto* c = std::get_if<CollisionAvoidance>(&b)) return c->radius;
+  return 0.0f;
+}
+
+}  // namespace
+
+Vec2 evaluate(const Behaviour& b, const Inputs& in, std::size_t i) {
+  return std::visit([&](const auto& x) { return eval(x, in, i); }, b);
+}
+
+float neighbor_radius(const Steering& s) {
+  float r = 0.0f;
+  for (const Blended& g : s.groups)
+    for (const Behaviour& b : g.behaviours) r = std::max(r, radius_of(b));
+  return r;
+}
+
+void accelerate_rows(const Steering& s, const Inputs& in, float* out, std::size_t begin, std::size_t end) {
+  const AgentsView& a = in.agents;
+  for (std::size_t i = begin; i < end; ++i) {
+    Vec2 acc{};
+    if (a.alive[i]) {
+      const float amax = a.max_accel[i];
+      for (const Blended& g : s.groups) {
+        Vec2 sum{};
+        for (std::size_t m = 0; m < g.behaviours.size(); ++m) sum = sum + evaluate(g.behaviours[m], in, i) * g.weights[m];
+        acc = limit(sum, amax);
+        if (length(acc) > s.epsilon) break;  // Priority: the first group that asks for something
+      }
+    }
+    store2(out, i, acc);
+  }
+}
+
+}  // namespace contextsteer::classic

@@ -1,0 +1,433 @@
+"""Classic steering behaviours (Reynolds, as in libGDX's gdx-ai), batched in C++.
+
+The baseline context steering is compared with: each behaviour asks for a **linear
+acceleration**, and behaviours are combined by :class:`Blended` (a weighted sum, truncated
+to the agent's ``max_accel``) and :class:`Priority` (the first blended group that asks
+for more than ``epsilon``). Pass one to :class:`contextsteer.Simulation` in place of a
+context :class:`~contextsteer.Steering`: the step turns each acceleration *a* into the
+chosen velocity ``v + a·dt``, and with ``motion=cs.Accel()`` (time to target 0) the agent
+integrates ``v ← limit(v + a·dt, max_speed)``, gdx-ai's ``applySteering`` (the Accel model
+also caps the velocity change at ``max_accel·dt``, which differs only where the speed limit
+bends the new velocity, by a second-order amount). Walls, metrics,
+histories and plots work as for context steering (the context maps stay zero);
+:func:`accelerations` evaluates a steering once, without a simulation.
+
+Notation: ``p``, ``v`` the agent's position and velocity, ``a_max`` / ``s_max`` its
+``max_accel`` / ``max_speed``; *seek q* is ``unit(q − p)·a_max``. Targets: by default the
+agent's own ``target``; ``target=(x, y)`` a fixed point; ``agents=[ids]`` the nearest
+alive one of those agents (never itself).
+
+Left out of gdx-ai's set: the angular behaviours (Face, ReachOrientation,
+LookWhereYouAreGoing — the motion models own the heading: ``Accel(independent_facing=True)``
+turns it towards the velocity at ``max_turn_rate``, which is LookWhereYouAreGoing), Jump
+(needs gravity along a third axis) and FollowFlowField.
+
+>>> import numpy as np
+>>> import contextsteer as cs
+>>> from contextsteer import classic
+>>> agents = cs.Agents(2, slots=8)
+>>> _ = agents.add([[0, 0], [10, 0]], max_speed=2, max_accel=4, target=[[0, 5], [0, 0]])
+>>> steer = classic.Priority([classic.Separation(radius=2.0), classic.Seek()])
+>>> classic.accelerations(None, agents, steer)   # nobody within 2: both seek their target
+array([[ 0.,  4.],
+       [-4.,  0.]], dtype=float32)
+>>> sim = cs.Simulation(None, agents, steer, motion=cs.Accel())
+>>> sim.step(dt=0.1)
+>>> agents.velocity                             # v + a·dt
+array([[ 0. ,  0.4],
+       [-0.4,  0. ]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _core
+
+__all__ = [
+    "Alignment", "Arrive", "Behaviour", "Blended", "Cohesion", "CollisionAvoidance", "Evade",
+    "Flee", "FollowPath", "Hide", "Interpose", "MatchVelocity", "Priority", "Pursue",
+    "RaycastObstacleAvoidance", "Seek", "Separation", "Wander", "accelerations",
+]
+
+RAY_CONFIGS = ("single", "parallel", "whiskers")
+
+
+def _num(owner: str, name: str, value: Any, low: float | None = 0.0, *, positive: bool = False,
+         allow_inf: bool = False) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{owner}: {name} must be a number, got {value!r}") from None
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
+        raise ValueError(f"{owner}: {name} must be finite, got {value!r}")
+    if positive and not v > 0:
+        raise ValueError(f"{owner}: {name} must be > 0, got {value!r}")
+    if low is not None and v < low:
+        raise ValueError(f"{owner}: {name} must be >= {low}, got {value!r}")
+    return v
+
+
+def _target(owner: str, target: Any, agents: Any) -> dict[str, Any]:
+    if target is not None and agents is not None:
+        raise ValueError(f"{owner}: give target= or agents=, not both")
+    if agents is not None:
+        ids = np.asarray(agents)
+        if ids.ndim == 0:
+            ids = ids[None]
+        if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
+            raise ValueError(f"{owner}: agents must be a non-empty list of agent ids, got {agents!r}")
+        return {"source": "agents", "ids": [int(i) for i in ids]}
+    if target is not None:
+        pt = np.asarray(target, dtype=np.float64)
+        if pt.shape != (2,) or not np.isfinite(pt).all():
+            raise ValueError(f"{owner}: target must be a finite point (x, y), got {target!r}")
+        return {"source": "point", "point": pt.astype(np.float32)}
+    return {"source": "own"}
+
+
+class Behaviour:
+    """Base of the classic behaviours: each computes a linear acceleration per agent."""
+
+    _kind = ""
+
+    def _params(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
+
+class _Targeted(Behaviour):
+    def __init__(self, target=None, *, agents=None):
+        self.target, self.agents = target, agents
+        self._t = _target(type(self).__name__, target, agents)
+
+
+class Seek(_Targeted):
+    """Seek: full acceleration towards the target, ``unit(q − p)·a_max``."""
+
+    _kind, _away = "seek", False
+
+    def _params(self):
+        return {**self._t, "away": self._away}
+
+
+class Flee(Seek):
+    """Flee: full acceleration away from the target, ``unit(p − q)·a_max``."""
+
+    _away = True
+
+
+class Arrive(_Targeted):
+    """Arrive: towards the target at ``s_max``, slowing linearly inside ``slowing_radius``
+    and stopping within ``tolerance``: ``a = (unit(q − p)·speed − v) / time_to_target``,
+    ``|a| <= a_max``."""
+
+    _kind = "arrive"
+
+    def __init__(self, target=None, *, agents=None, tolerance=0.0, slowing_radius=1.0,
+                 time_to_target=0.1):
+        super().__init__(target, agents=agents)
+        self.tolerance = _num("Arrive", "tolerance", tolerance)
+        self.slowing_radius = _num("Arrive", "slowing_radius", slowing_radius, positive=True)
+        self.time_to_target = _num("Arrive", "time_to_target", time_to_target, positive=True)
+
+    def _params(self):
+        return {**self._t, "tolerance": self.tolerance, "slowing_radius": self.slowing_radius,
+                "time_to_target": self.time_to_target}
+
+
+class Pursue(_Targeted):
+    """Pursue: seek where the quarry will be, ``q + v_q·T`` with ``T = |q − p| / |v|``
+    capped at ``max_prediction`` seconds (``max_prediction`` when the pursuer is still)."""
+
+    _kind, _away = "pursue", False
+
+    def __init__(self, agents, *, max_prediction=1.0):
+        super().__init__(None, agents=agents)
+        self.max_prediction = _num(type(self).__name__, "max_prediction", max_prediction)
+
+    def _params(self):
+        return {**self._t, "max_prediction": self.max_prediction, "away": self._away}
+
+
+class Evade(Pursue):
+    """Evade: flee the pursuer's predicted position (Pursue reversed)."""
+
+    _away = True
+
+
+class MatchVelocity(_Targeted):
+    """MatchVelocity: ``a = (v_q − v) / time_to_target``, ``|a| <= a_max``, with ``v_q`` the
+    nearest of ``agents``' velocity or a fixed ``velocity=(vx, vy)``."""
+
+    _kind = "match_velocity"
+
+    def __init__(self, velocity=None, *, agents=None, time_to_target=0.1):
+        if velocity is None and agents is None:
+            raise ValueError("MatchVelocity: give velocity= or agents=")
+        super().__init__(velocity, agents=agents)
+        self.time_to_target = _num("MatchVelocity", "time_to_target", time_to_target, positive=True)
+
+    def _params(self):
+        return {**self._t, "time_to_target": self.time_to_target}
+
+
+class Wander(Behaviour):
+    """Wander: seek a point on a circle of ``radius`` centred ``offset`` ahead along the
+    heading, at an angle from the heading that drifts with seeded coherent noise
+    (``rate`` lattice points per second): stateless and reproducible."""
+
+    _kind = "wander"
+
+    def __init__(self, offset=1.0, radius=0.5, rate=1.0, seed=0):
+        self.offset = _num("Wander", "offset", offset)
+        self.radius = _num("Wander", "radius", radius)
+        self.rate = _num("Wander", "rate", rate)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+            raise ValueError(f"Wander: seed must be an int in [0, 2**64), got {seed!r}")
+        self.seed = int(seed)
+
+    def _params(self):
+        return {"offset": self.offset, "radius": self.radius, "rate": self.rate, "seed": self.seed}
+
+
+class _Group(Behaviour):
+    _kind, _rule = "group", ""
+
+    def __init__(self, radius=1.0):
+        self.radius = _num(type(self).__name__, "radius", radius, positive=True)
+
+    def _params(self):
+        return {"rule": self._rule, "radius": self.radius, "decay": getattr(self, "decay", 0.0)}
+
+
+class Separation(_Group):
+    """Separation: ``Σ unit(p − p_j)·min(a_max, decay / d²)`` over the neighbours within
+    ``radius`` (inverse-square repulsion, each term capped at ``a_max``)."""
+
+    _rule = "separation"
+
+    def __init__(self, radius=1.0, decay=1.0):
+        super().__init__(radius)
+        self.decay = _num("Separation", "decay", decay)
+
+
+class Alignment(_Group):
+    """Alignment: the neighbours' mean velocity minus the agent's, ``|a| <= a_max``."""
+
+    _rule = "alignment"
+
+
+class Cohesion(_Group):
+    """Cohesion: seek the neighbours' centre of mass."""
+
+    _rule = "cohesion"
+
+
+class CollisionAvoidance(Behaviour):
+    """CollisionAvoidance: among the neighbours within ``radius``, the first whose closest
+    approach (relative motion) comes within the sum of the radii; full acceleration away
+    from where it will be then (from where it is when they already touch)."""
+
+    _kind = "collision_avoidance"
+
+    def __init__(self, radius=5.0):
+        self.radius = _num("CollisionAvoidance", "radius", radius, positive=True)
+
+    def _params(self):
+        return {"radius": self.radius}
+
+
+class RaycastObstacleAvoidance(Behaviour):
+    """RaycastObstacleAvoidance: rays along the velocity against the world's walls, in one
+    of gdx-ai's configurations: ``"single"`` (one ray of ``length``), ``"parallel"`` (two of
+    ``length``, ``side_offset`` to either side), ``"whiskers"`` (a central ray of ``length``
+    and two of ``whisker_length`` at ``±whisker_angle`` radians). At the closest hit q with
+    normal n: seek ``q + n·distance_from_boundary``. Nothing when still or clear."""
+
+    _kind = "raycast_avoidance"
+
+    def __init__(self, config="whiskers", *, length=2.0, side_offset=0.5, whisker_length=1.0,
+                 whisker_angle=0.5, distance_from_boundary=1.0, layers=0xFFFFFFFF):
+        if config not in RAY_CONFIGS:
+            raise ValueError(f"RaycastObstacleAvoidance: config must be one of {RAY_CONFIGS}, got {config!r}")
+        self.config = config
+        self.length = _num("RaycastObstacleAvoidance", "length", length, positive=True)
+        self.side_offset = _num("RaycastObstacleAvoidance", "side_offset", side_offset)
+        self.whisker_length = _num("RaycastObstacleAvoidance", "whisker_length", whisker_length, positive=True)
+        self.whisker_angle = _num("RaycastObstacleAvoidance", "whisker_angle", whisker_angle)
+        if self.whisker_angle > math.pi:
+            raise ValueError(f"RaycastObstacleAvoidance: whisker_angle must be in [0, pi], got {whisker_angle}")
+        self.distance_from_boundary = _num("RaycastObstacleAvoidance", "distance_from_boundary",
+                                           distance_from_boundary)
+        if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or not 0 <= layers < 2**32:
+            raise ValueError(f"RaycastObstacleAvoidance: layers must be a 32-bit mask, got {layers!r}")
+        self.layers = int(layers)
+
+    def _params(self):
+        return {"config": self.config, "length": self.length, "side_offset": self.side_offset,
+                "whisker_length": self.whisker_length, "whisker_angle": self.whisker_angle,
+                "distance_from_boundary": self.distance_from_boundary, "layers": self.layers}
+
+
+class FollowPath(Behaviour):
+    """FollowPath: seek the path point ``path_offset`` (arc length) beyond the closest
+    point to ``p + v·prediction``; at the end of an open path, Arrive there instead."""
+
+    _kind = "follow_path"
+
+    def __init__(self, path, *, path_offset=1.0, prediction=0.0, slowing_radius=1.0):
+        from .path import Path
+
+        if not isinstance(path, Path):
+            raise TypeError(f"FollowPath: path must be a contextsteer.Path, got {type(path).__name__}")
+        self.path = path
+        self.path_offset = _num("FollowPath", "path_offset", path_offset, None)
+        self.prediction = _num("FollowPath", "prediction", prediction)
+        self.slowing_radius = _num("FollowPath", "slowing_radius", slowing_radius, positive=True)
+
+    def _params(self):
+        return {"path": self.path._path, "path_offset": self.path_offset,
+                "prediction": self.prediction, "slowing_radius": self.slowing_radius}
+
+
+class Interpose(Behaviour):
+    """Interpose: Arrive at the point at ``ratio`` between agents ``a`` and ``b`` (0 at
+    ``a``), both extrapolated by the time the agent needs to reach the current point."""
+
+    _kind = "interpose"
+
+    def __init__(self, a, b, *, ratio=0.5, slowing_radius=1.0):
+        for name, v in (("a", a), ("b", b)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise ValueError(f"Interpose: {name} must be an agent id >= 0, got {v!r}")
+        self.a, self.b = int(a), int(b)
+        self.ratio = _num("Interpose", "ratio", ratio, None)
+        self.slowing_radius = _num("Interpose", "slowing_radius", slowing_radius, positive=True)
+
+    def _params(self):
+        return {"a": self.a, "b": self.b, "ratio": self.ratio, "slowing_radius": self.slowing_radius}
+
+
+class Hide(_Targeted):
+    """Hide from a hunter (the target) behind the world's circles: Arrive at the closest
+    spot ``c + unit(c − hunter)·(r + distance_from_boundary)`` among the circles within
+    ``max_distance``; nothing when there is none."""
+
+    _kind = "hide"
+
+    def __init__(self, target=None, *, agents=None, distance_from_boundary=1.0,
+                 max_distance=math.inf, slowing_radius=1.0):
+        super().__init__(target, agents=agents)
+        self.distance_from_boundary = _num("Hide", "distance_from_boundary", distance_from_boundary)
+        self.max_distance = _num("Hide", "max_distance", max_distance, allow_inf=True)
+        self.slowing_radius = _num("Hide", "slowing_radius", slowing_radius, positive=True)
+
+    def _params(self):
+        return {**self._t, "distance_from_boundary": self.distance_from_boundary,
+                "max_distance": self.max_distance, "slowing_radius": self.slowing_radius}
+
+
+class Blended:
+    """A weighted sum of behaviours, truncated to ``a_max`` (gdx-ai BlendedSteering). The
+    weights need not sum to 1.
+
+    Parameters
+    ----------
+    items : iterable of Behaviour or (Behaviour, weight)
+        A bare behaviour has weight 1.
+    """
+
+    def __init__(self, items: Iterable[Behaviour | tuple[Behaviour, float]]):
+        entries = []
+        for item in items:
+            if isinstance(item, Behaviour):
+                b, w = item, 1.0
+            elif isinstance(item, tuple) and len(item) == 2:
+                b, w = item
+            else:
+                raise TypeError(f"Blended: expected classic behaviours or (behaviour, weight) pairs, "
+                                f"got {type(item).__name__}")
+            if not isinstance(b, Behaviour):
+                raise TypeError(f"Blended: expected classic behaviours, got {type(b).__name__}")
+            entries.append((b, _num("Blended", "weight", w, None)))
+        if not entries:
+            raise ValueError("Blended: no behaviours")
+        self.items = tuple(entries)
+
+    def _group(self) -> list:
+        return [(b._kind, b._params(), w) for b, w in self.items]
+
+    def _spec(self) -> dict:
+        return {"groups": [self._group()], "epsilon": 0.0}
+
+    def __repr__(self) -> str:
+        return f"Blended({list(self.items)!r})"
+
+
+class Priority:
+    """Blended groups in priority order: the first whose acceleration is longer than
+    ``epsilon`` steers (gdx-ai PrioritySteering); if none, the last group's.
+
+    Parameters
+    ----------
+    groups : sequence of Blended or Behaviour
+        A bare behaviour is a group of its own.
+    epsilon : float
+        Accelerations up to this length count as "asks for nothing".
+    """
+
+    def __init__(self, groups: Sequence[Blended | Behaviour], epsilon: float = 1e-3):
+        gs = []
+        for g in groups:
+            if isinstance(g, Behaviour):
+                g = Blended([g])
+            if not isinstance(g, Blended):
+                raise TypeError(f"Priority: expected Blended groups or behaviours, got {type(g).__name__}")
+            gs.append(g)
+        if not gs:
+            raise ValueError("Priority: no groups")
+        self.groups = tuple(gs)
+        self.epsilon = _num("Priority", "epsilon", epsilon)
+
+    def _spec(self) -> dict:
+        return {"groups": [g._group() for g in self.groups], "epsilon": self.epsilon}
+
+    def __repr__(self) -> str:
+        return f"Priority({list(self.groups)!r}, epsilon={self.epsilon})"
+
+
+def as_steering(steering: Blended | Priority | Behaviour) -> Blended | Priority:
+    """A classic steering from a Blended, a Priority or a single behaviour."""
+    if isinstance(steering, Behaviour):
+        return Blended([steering])
+    if isinstance(steering, (Blended, Priority)):
+        return steering
+    raise TypeError(f"expected a classic Blended, Priority or behaviour, got {type(steering).__name__}")
+
+
+def accelerations(world, agents, steering: Blended | Priority | Behaviour, *, time: float = 0.0,
+                  max_neighbors: int = 16) -> np.ndarray:
+    """The linear acceleration every agent's classic steering asks for, ``(N, 2)`` float32.
+
+    Dead slots get 0; every row is at most the agent's ``max_accel`` long. Group
+    behaviours see the ``max_neighbors`` nearest neighbours within their radius, as in a
+    simulation with the default ``max_neighbors``.
+
+    Raises
+    ------
+    TypeError
+        ``steering`` is not classic, ``agents`` not an Agents.
+    ValueError / IndexError
+        Bad parameters, an agent id out of range, a negative or non-finite ``time``.
+    """
+    spec = as_steering(steering)._spec()
+    core_world = None if world is None else getattr(world, "_core", world)
+    return _core.classic_accelerations(core_world, agents, spec, float(time), int(max_neighbors))
