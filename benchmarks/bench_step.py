@@ -35,6 +35,11 @@ SciPy and cost seconds per run in Python, so at N = 100k they are skipped unless
 RVO2 (PyPI ``pyrvo``; SCENES.md parameters, walls as two obstacles) runs at N = 1k and
 10k (100k with ``--full``); ``do_step`` alone is timed.
 
+"cs classic" steers the same agents with contextsteer.classic instead (gdx-ai's stack,
+batched in C++): ``Priority([RaycastObstacleAvoidance("whiskers", length=3),
+CollisionAvoidance(radius=3), Blended([Separation(radius=3), Seek()])])`` with
+``Accel()`` motion (gdx-ai's integration), push-apart on; one thread, one run.
+
 "cs interval 3" is the same configuration time-sliced (``decision_interval=3``: each
 agent re-steers every third step, staggered, and moves on its last decision between);
 one run.
@@ -73,7 +78,19 @@ def steering() -> cs.Steering:
     )
 
 
-def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int = 1) -> dict:
+def classic_steering():
+    from contextsteer import classic
+
+    return classic.Priority([
+        classic.RaycastObstacleAvoidance("whiskers", length=3.0, whisker_length=2.0,
+                                         whisker_angle=0.7, distance_from_boundary=1.5),
+        classic.CollisionAvoidance(radius=3.0),
+        classic.Blended([(classic.Separation(radius=3.0), 1.0), (classic.Seek(), 1.0)]),
+    ])
+
+
+def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int = 1,
+                     use_classic: bool = False) -> dict:
     world = cs.World()
     world.add_segments(scene.walls)
     n = len(scene.positions)
@@ -82,8 +99,11 @@ def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int =
     agents.add(scene.positions, velocity=0.0, radius=scene.radius,
                max_speed=scene.max_speed, max_accel=4.0,
                target=scene.positions + AHEAD * pref)
-    sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5),
-                        decision_interval=interval)
+    if use_classic:
+        sim = cs.Simulation(world, agents, classic_steering(), motion=cs.Accel())
+    else:
+        sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5),
+                            decision_interval=interval)
     # Both systems are measured by the same Python CrowdMetrics outside the timer, so the
     # built-in C++ run metrics (on by default) are switched off, as RVO2 has none.
     sim.configure_metrics(enabled=False)
@@ -149,6 +169,15 @@ def main() -> None:
                   f"{fmt(one.get('wall_penetrations'), 'd'):>9}"
                   f"{fmt(one.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
                   f"{one['pre_push']:>10d}", flush=True)
+        # The classic (gdx-ai) stack on the same agents.
+        metrics = n <= 10_000 or args.full
+        cl = run_contextsteer(scene, 16, 1, metrics, use_classic=True)
+        ratio = rvo["ms_per_step"] / cl["ms_per_step"] if rvo else None
+        print(f"{'cs classic':<14}{n:>7}{'':>4}{cl['ms_per_step']:>9.2f}{'':>8}"
+              f"{fmt(cl.get('overlap_episodes'), 'd'):>10}"
+              f"{fmt(cl.get('wall_penetrations'), 'd'):>9}"
+              f"{fmt(cl.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
+              f"{cl['pre_push']:>10d}", flush=True)
         # Time slicing (Lewis): agents re-steer every 3rd step, staggered.
         metrics = n <= 10_000 or args.full
         sliced = run_contextsteer(scene, 16, 1, metrics, interval=3)
