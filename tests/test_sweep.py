@@ -101,6 +101,25 @@ def test_failed_runs_raise_in_run_order_or_are_kept():
     assert "failed=2" in repr(res)
 
 
+class BrokenPool(cf.Executor):
+    """Every submit fails with one shared BrokenExecutor, like a pool whose workers died."""
+
+    def __init__(self):
+        self.error = cf.BrokenExecutor("a process in the pool was terminated abruptly")
+
+    def submit(self, fn, /, *args, **kwargs):
+        fut = cf.Future()
+        fut.set_exception(self.error)
+        return fut
+
+
+def test_a_dead_pool_stops_the_sweep_with_one_clear_error():
+    with pytest.raises(RuntimeError, match="workers died.*importable module") as info:
+        cs.sweep(summed, {"a": list(range(50))}, executor=BrokenPool(), errors="keep", progress=False)
+    # the shared exception is raised once, not re-raised 50 times with a growing traceback
+    assert info.value.__cause__.__traceback__ is None
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: cs.sweep("no-such", None, progress=False), "unknown scenario"),
     (lambda: cs.sweep("oncoming", {"wings": [1]}, progress=False), "does not take 'wings'"),

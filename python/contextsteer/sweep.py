@@ -271,6 +271,8 @@ def sweep(
         scenario's) and returns ``{"metrics", "report", "seconds"}``. Or a function
         ``fn(**params, seed=...) -> dict``; with a process pool it must be importable
         (defined at module level, not in a notebook cell: use ``executor="serial"`` there).
+        A script that starts a process pool needs the ``if __name__ == "__main__":`` guard,
+        as for any ``multiprocessing`` program.
     params : list of dicts, or dict of value lists, optional
         Parameter sets (e.g. :func:`grid`); a dict of lists is expanded with :func:`grid`.
         None runs the defaults once per seed.
@@ -310,7 +312,8 @@ def sweep(
     TypeError
         ``scenario`` is neither a name nor callable, or seeds are not integers.
     RuntimeError
-        A run failed and ``errors="raise"``.
+        A run failed and ``errors="raise"``, or the executor's workers died (whatever
+        ``errors`` says: then no result can be trusted to come back).
     """
     from . import scenarios
 
@@ -402,6 +405,18 @@ def sweep(
                                  f"'serial' or 'processes', got {executor!r}")
             futures = {pool.submit(_call, t): i for i, t in enumerate(tasks)}
             for fut in cf.as_completed(futures):
+                exc = fut.exception()
+                if isinstance(exc, cf.BrokenExecutor):
+                    # The pool itself died; every pending future carries this same
+                    # exception object, so stop at the first instead of re-raising it.
+                    exc.__traceback__ = None
+                    raise RuntimeError(
+                        "sweep: the executor's workers died before finishing "
+                        f"({type(exc).__name__}: {exc}). With local processes this usually means "
+                        "the workers could not import the run function or the script that "
+                        "started them: define the function in an importable module, guard the "
+                        "script with `if __name__ == \"__main__\":`, or pass executor=\"serial\"."
+                    ) from exc
                 finished(futures[fut], fut.result)
     finally:
         if own is not None:
