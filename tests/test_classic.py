@@ -377,3 +377,58 @@ def test_wander_seeks_a_point_on_its_circle_ahead():
     np.testing.assert_array_equal(got, again)
     other = classic.accelerations(None, agents, classic.Wander(offset=2.0, radius=1.0, rate=0.7, seed=5), time=3.2)
     assert not np.array_equal(got, other)
+
+
+def ref_flow(field, origin, cell, q):
+    rows, cols = field.shape[:2]
+    gx = np.clip((q[0] - origin[0]) / cell, 0, cols - 1)
+    gy = np.clip((q[1] - origin[1]) / cell, 0, rows - 1)
+    c0, r0 = min(int(gx), max(cols - 2, 0)), min(int(gy), max(rows - 2, 0))
+    c1, r1 = min(c0 + 1, cols - 1), min(r0 + 1, rows - 1)
+    tx, ty = gx - c0, gy - r0
+    f = field.astype(np.float64)
+    return ((f[r0, c0] * (1 - tx) + f[r0, c1] * tx) * (1 - ty) + (f[r1, c0] * (1 - tx) + f[r1, c1] * tx) * ty)
+
+
+@given(seed=seeds, rows=st.integers(1, 5), cols=st.integers(1, 5))
+@settings(max_examples=30, deadline=None)
+def test_flow_field_matches_a_bilinear_oracle(seed, rows, cols):
+    # Agents inside and outside the grid (outside: the nearest edge's value), with prediction.
+    agents = scene(seed, n=10, spread=8.0)
+    pos, vel, amax, smax, _, n = state(agents)
+    rng = np.random.default_rng(seed)
+    field = rng.normal(size=(rows, cols, 2)).astype(np.float32)
+    origin, cell, pred = np.array([-3.0, -2.0], np.float32), 1.5, 0.4
+    got = classic.accelerations(None, agents, classic.FollowFlowField(field, origin=origin, cell=cell,
+                                                                      prediction=pred))
+    for i in range(n):
+        f = ref_flow(field, origin, cell, pos[i] + vel[i] * pred)
+        np.testing.assert_allclose(got[i], limit(f * smax[i] - vel[i], amax[i]), atol=2e-5, rtol=1e-5)
+
+
+def test_agents_follow_a_circulating_flow():
+    # A field circulating counter-clockwise round the origin: agents started on a ring
+    # circle round it and stay near the ring.
+    xs = np.linspace(-10, 10, 21)
+    X, Y = np.meshgrid(xs, xs)
+    r = np.hypot(X, Y) + 1e-9
+    field = np.stack([-Y / r, X / r], axis=2).astype(np.float32)
+    agents = cs.Agents(8, slots=8)
+    ang = np.linspace(0, 2 * np.pi, 8, endpoint=False)
+    agents.add(5 * np.c_[np.cos(ang), np.sin(ang)], max_speed=1.0, max_accel=2.0, radius=0.2)
+    sim = cs.Simulation(None, agents, classic.FollowFlowField(field, origin=(-10, -10), cell=1.0),
+                        motion=cs.Accel(), push_apart=False)
+    start = np.arctan2(agents.position[:, 1], agents.position[:, 0]).copy()
+    sim.step(0.1, steps=100)  # 10 s at 1 m/s: about a third of the way round
+    turned = (np.arctan2(agents.position[:, 1], agents.position[:, 0]) - start) % (2 * np.pi)
+    assert (turned > 1.0).all() and (turned < 3.0).all()   # counter-clockwise
+    assert (np.abs(np.hypot(*agents.position.T) - 5) < 1.5).all()
+
+
+def test_flow_field_bad_input():
+    with pytest.raises(ValueError, match="shape"):
+        classic.FollowFlowField(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="finite"):
+        classic.FollowFlowField(np.full((2, 2, 2), np.nan))
+    with pytest.raises(ValueError, match="cell"):
+        classic.FollowFlowField(np.zeros((2, 2, 2)), cell=0)

@@ -107,6 +107,20 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
     return Interpose{static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), num(p, "ratio"),
                      num(p, "slowing_radius")};
   }
+  if (kind == "flow_field") {
+    FlowField f;
+    h.keep.push_back(p["field"]);
+    auto a = input_f32(p["field"], "field", {kAny, kAny, 2}, {"rows", "cols", "2"});
+    f.vectors = a.data;
+    f.rows = static_cast<int>(a.dim(0));
+    f.cols = static_cast<int>(a.dim(1));
+    if (f.rows < 1 || f.cols < 1) throw py::value_error("field: expected at least one node");
+    auto o = input_f32(p["origin"], "origin", {2}, {"2"});
+    f.origin = {o.data[0], o.data[1]};
+    f.cell = num(p, "cell");
+    f.prediction = num(p, "prediction");
+    return f;
+  }
   if (kind == "hide") {
     return Hide{target_of(p, h, n), num(p, "distance_from_boundary"), num(p, "max_distance"),
                 num(p, "slowing_radius")};

@@ -285,6 +285,23 @@ Vec2 eval(const Hide& b, const Inputs& in, std::size_t i) {
   return arrive(in, i, spot, 0.0f, b.slowing_radius, 0.1f);
 }
 
+Vec2 eval(const FlowField& b, const Inputs& in, std::size_t i) {
+  const AgentsView& a = in.agents;
+  const Vec2 v = load2(a.velocity, i);
+  const Vec2 q = load2(a.position, i) + v * b.prediction;
+  // Grid coordinates, clamped to the nodes' extent.
+  const float gx = std::clamp((q.x - b.origin.x) / b.cell, 0.0f, static_cast<float>(b.cols - 1));
+  const float gy = std::clamp((q.y - b.origin.y) / b.cell, 0.0f, static_cast<float>(b.rows - 1));
+  const int c0 = std::min(static_cast<int>(gx), std::max(b.cols - 2, 0));
+  const int r0 = std::min(static_cast<int>(gy), std::max(b.rows - 2, 0));
+  const int c1 = std::min(c0 + 1, b.cols - 1), r1 = std::min(r0 + 1, b.rows - 1);
+  const float tx = gx - static_cast<float>(c0), ty = gy - static_cast<float>(r0);
+  auto node = [&](int r, int c) { return load2(b.vectors, static_cast<std::size_t>(r) * b.cols + c); };
+  const Vec2 f = (node(r0, c0) * (1.0f - tx) + node(r0, c1) * tx) * (1.0f - ty) +
+                 (node(r1, c0) * (1.0f - tx) + node(r1, c1) * tx) * ty;
+  return limit(f * a.max_speed[i] - v, a.max_accel[i]);
+}
+
 float radius_of(const Behaviour& b) {
   if (const auto* g = std::get_if<Group>(&b)) return g->radius;
   if (const auto* c = std::get_if<CollisionAvoidance>(&b)) return c->radius;

@@ -30,8 +30,18 @@ class Pool {
     std::lock_guard<std::mutex> busy(busy_);  // never while a job is in flight
     stop_workers();
     threads_ = std::max(1, threads);
-    stopping_ = false;
-    for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+    unsigned long now = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = false;
+      now = generation_;
+    }
+    // A new worker must not take part in the jobs posted before it existed: starting from
+    // the current generation, it wakes only for the next one. (Starting from 0, it woke at
+    // once for the last, finished job; when a new job was posted during that stale pass,
+    // it decremented the new job's pending count twice, so the caller could return while a
+    // chunk still ran, or wait forever.)
+    for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, now] { worker_loop(now); });
   }
 
   // Returns false when the pool is busy with another caller's job.
@@ -66,9 +76,8 @@ class Pool {
     }
   }
 
-  void worker_loop() {
+  void worker_loop(unsigned long seen) {
     t_inside_parallel = true;
-    unsigned long seen = 0;
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mutex_);

@@ -19,8 +19,8 @@ alive one of those agents (never itself).
 
 Left out of gdx-ai's set: the angular behaviours (Face, ReachOrientation,
 LookWhereYouAreGoing — the motion models own the heading: ``Accel(independent_facing=True)``
-turns it towards the velocity at ``max_turn_rate``, which is LookWhereYouAreGoing), Jump
-(needs gravity along a third axis) and FollowFlowField.
+turns it towards the velocity at ``max_turn_rate``, which is LookWhereYouAreGoing) and Jump
+(needs gravity along a third axis).
 
 >>> import numpy as np
 >>> import contextsteer as cs
@@ -50,7 +50,7 @@ from . import _core
 
 __all__ = [
     "Alignment", "Arrive", "Behaviour", "Blended", "Cohesion", "CollisionAvoidance", "Evade",
-    "Flee", "FollowPath", "Hide", "Interpose", "MatchVelocity", "Priority", "Pursue",
+    "Flee", "FollowFlowField", "FollowPath", "Hide", "Interpose", "MatchVelocity", "Priority", "Pursue",
     "RaycastObstacleAvoidance", "Seek", "Separation", "Wander", "accelerations",
 ]
 
@@ -296,6 +296,49 @@ class FollowPath(Behaviour):
     def _params(self):
         return {"path": self.path._path, "path_offset": self.path_offset,
                 "prediction": self.prediction, "slowing_radius": self.slowing_radius}
+
+
+class FollowFlowField(Behaviour):
+    """FollowFlowField: sample the flow at ``p + v·prediction`` and ask for the velocity
+    ``f·s_max``: ``a = f·s_max − v``, ``|a| <= a_max`` (gdx-ai).
+
+    Parameters
+    ----------
+    field : array_like, shape (rows, cols, 2)
+        Flow vectors at the grid nodes: ``field[r, c]`` sits at ``origin + (c, r)·cell``.
+        Sampled bilinearly; points outside the grid take the nearest edge's value. Usually
+        unit vectors (a shorter one asks for a slower walk). Copied to float32.
+    origin : (x, y)
+        Position of node (0, 0).
+    cell : float
+        Node spacing, > 0.
+    prediction : float
+        Seconds ahead to sample, >= 0.
+    """
+
+    _kind = "flow_field"
+
+    def __init__(self, field, *, origin=(0.0, 0.0), cell=1.0, prediction=0.0):
+        f = np.ascontiguousarray(field, dtype=np.float32)
+        if f.ndim != 3 or f.shape[2] != 2 or f.shape[0] < 1 or f.shape[1] < 1:
+            raise ValueError(f"FollowFlowField: field must have shape (rows, cols, 2), got {np.shape(field)}")
+        if not np.isfinite(f).all():
+            raise ValueError("FollowFlowField: field must be finite")
+        o = np.asarray(origin, dtype=np.float64)
+        if o.shape != (2,) or not np.isfinite(o).all():
+            raise ValueError(f"FollowFlowField: origin must be a finite point (x, y), got {origin!r}")
+        self.field = f
+        self.origin = o.astype(np.float32)
+        self.cell = _num("FollowFlowField", "cell", cell, positive=True)
+        self.prediction = _num("FollowFlowField", "prediction", prediction)
+
+    def __repr__(self) -> str:
+        return (f"FollowFlowField(field=<{self.field.shape[0]}x{self.field.shape[1]}>, "
+                f"origin={tuple(self.origin.tolist())}, cell={self.cell}, prediction={self.prediction})")
+
+    def _params(self):
+        return {"field": self.field, "origin": self.origin, "cell": self.cell,
+                "prediction": self.prediction}
 
 
 class Interpose(Behaviour):

@@ -67,3 +67,24 @@ TEST(ParallelFor, ResizeBetweenJobs) {
     for (int c : counts) ASSERT_EQ(c, 1);
   }
 }
+
+// Resizing the pool and posting a job right after: every chunk has finished when
+// parallel_for returns, and each index runs once. (New workers once woke for the last,
+// finished job and could then count twice against the next one: parallel_for returned
+// with chunks still running, or never returned.)
+TEST(ParallelFor, JobsRightAfterAResizeFinishBeforeReturning) {
+  std::atomic<int> in_flight{0};
+  for (int rep = 0; rep < 3000; ++rep) {
+    cs::set_num_threads(1 + rep % 3);
+    std::vector<int> counts(64, 0);
+    cs::parallel_for(64, 1, [&](std::size_t b, std::size_t e) {
+      in_flight.fetch_add(1);
+      for (std::size_t i = b; i < e; ++i) counts[i] += 1;
+      std::this_thread::yield();
+      in_flight.fetch_sub(1);
+    });
+    ASSERT_EQ(in_flight.load(), 0) << "a chunk was still running at rep " << rep;
+    for (int c : counts) ASSERT_EQ(c, 1) << "rep " << rep;
+  }
+  cs::set_num_threads(2);
+}

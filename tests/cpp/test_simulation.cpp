@@ -91,6 +91,7 @@ std::vector<float> run_classic(int threads) {
   const float pts[4] = {0, 0, 30, 30};
   const Path path({pts, 4}, false);
   static const std::int32_t quarry[3] = {0, 1, 2};
+  static const float flow[12] = {1, 0, 0, 1, -1, 0, 0, -1, 1, 1, -1, -1};  // 2 x 3 nodes
   auto steer = std::make_shared<classic::Steering>();
   namespace cl = classic;
   steer->groups.push_back({{cl::RaycastAvoidance{}, cl::CollisionAvoidance{3.0f}}, {1.0f, 1.0f}});
@@ -102,8 +103,8 @@ std::vector<float> run_classic(int threads) {
   steer->groups.push_back({{cl::Seek{own}, cl::Arrive{own}, cl::Pursue{hunters, 1.0f, true},
                             cl::MatchVelocity{hunters}, cl::Wander{}, cl::Group{cl::GroupRule::kAlignment, 3.0f},
                             cl::Group{cl::GroupRule::kCohesion, 3.0f}, cl::FollowPath{&path}, cl::Interpose{1, 2},
-                            cl::Hide{hunters}},
-                           {1.0f, 0.5f, 0.3f, 0.2f, 0.2f, 0.1f, 0.1f, 0.3f, 0.1f, 0.2f}});
+                            cl::Hide{hunters}, cl::FlowField{flow, 2, 3, {-40.0f, -30.0f}, 40.0f, 0.5f}},
+                           {1.0f, 0.5f, 0.3f, 0.2f, 0.2f, 0.1f, 0.1f, 0.3f, 0.1f, 0.2f, 0.3f}});
   SteeringConfig c;
   c.classic = steer;
   SimulationParams p;

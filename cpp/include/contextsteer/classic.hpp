@@ -136,8 +136,21 @@ struct Hide {
   float slowing_radius = 1.0f;
 };
 
+/// FollowFlowField: the flow vector f at q = p + v·prediction, sampled bilinearly from a
+/// grid of vectors (node (r, c) at origin + (c, r)·cell; q clamped to the grid's extent),
+/// asks for the velocity f·s_max: a = (f·s_max − v), |a| <= a_max (gdx-ai). `vectors`
+/// (rows·cols·2 floats, row-major) is borrowed.
+struct FlowField {
+  const float* vectors = nullptr;
+  int rows = 0, cols = 0;  ///< >= 1 each
+  Vec2 origin{};
+  float cell = 1.0f;  ///< > 0
+  float prediction = 0.0f;
+};
+
 using Behaviour = std::variant<Seek, Arrive, Pursue, MatchVelocity, Wander, Group,
-                               CollisionAvoidance, RaycastAvoidance, FollowPath, Interpose, Hide>;
+                               CollisionAvoidance, RaycastAvoidance, FollowPath, Interpose, Hide,
+                               FlowField>;
 
 /// A weighted sum of behaviours, truncated to a_max (gdx-ai BlendedSteering).
 struct Blended {
