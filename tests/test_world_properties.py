@@ -370,3 +370,19 @@ def test_slot_strips_need_fixed_directions():
     w.add_segments([[0, -1, 0, 1]])
     with pytest.raises(ValueError, match="strips"):
         cs.slot_raycast(w, [[-1, 0]], [[1, 0]], 5.0, headings=[0.0], method="strips")
+
+def test_slot_strips_cache_keeps_four_sets_then_walks():
+    # Up to 4 (slot set, radius) indexes are kept per world; a fifth set casts with the
+    # per-ray walk instead, and every set gives the per-ray results either way.
+    rng = np.random.default_rng(3)
+    w = cs.World()
+    w.add_segments(rng.uniform(-10, 10, (80, 4)))
+    o = rng.uniform(-12, 12, (30, 2)).astype(np.float32)
+    sets = [rng.normal(size=(6, 2)).astype(np.float32) for _ in range(6)]
+    for s in sets:
+        got = cs.slot_raycast(w, o, s, 40.0, method="strips")
+        np.testing.assert_array_equal(got, cs.slot_raycast(w, o, s, 40.0, method="per_ray"))
+    info = w.index_info["strips"]
+    assert len(info) == 4 and all(e["built"] for e in info)
+    again = cs.slot_raycast(w, o, sets[0], 40.0, method="strips")  # still cached
+    np.testing.assert_array_equal(again, cs.slot_raycast(w, o, sets[0], 40.0, method="per_ray"))
