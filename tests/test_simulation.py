@@ -335,3 +335,36 @@ def test_an_agent_sliding_along_a_wall_faces_its_slid_velocity():
     assert a.position[0, 1] >= 0.5 - 1e-3 and a.position[0, 0] > 1.0
     assert abs(float(a.heading[0])) < 1e-3             # along +x, not into the wall
     assert abs(float(a.velocity[0, 1])) < 1e-3
+
+
+def test_braking_flag_follows_frays_brake_rule():
+    # Vehicle: a car whose chosen direction is more than brake_angle off its heading brakes
+    # (the flag is set and its target speed drops to brake_speed·max_speed); others do not.
+    # Lerp and Accel never brake.
+    def run(motion, steps=1):
+        agents = cs.Agents(3, slots=16)
+        agents.add([[0, 0], [0, 10], [0, 20]], heading=0.0, velocity=[[2, 0]] * 3, max_speed=4,
+                   max_accel=8, max_turn_rate=0.5, target=[[10, 0], [-10, 10], [1, 30]])
+        sim = cs.Simulation(None, agents, cs.Steering([cs.Seek()], choose="argmax"), motion=motion)
+        sim.step(0.1, steps=steps)
+        return sim, agents
+
+    sim, agents = run(cs.Vehicle(brake_angle=np.pi / 2, brake_speed=0.1))
+    # targets: ahead (0 rad off), behind (pi off), up-left (~1.47 rad off, under pi/2)
+    np.testing.assert_array_equal(sim.braking, [False, True, False])
+    speed = np.hypot(*agents.velocity.T)
+    assert speed[1] < 2 - 0.5 and speed[0] > 2  # braking: slowing towards 0.4; others speed up
+    # The flag is exactly "chosen direction more than brake_angle off the heading before the
+    # move", step after step (the braking car turns at 0.5 rad/s, so it stays behind).
+    for _ in range(5):
+        h0 = agents.heading.copy()
+        sim.step(0.1)
+        off = np.abs((np.arctan2(sim.chosen_direction[:, 1], sim.chosen_direction[:, 0]) - h0 + np.pi)
+                     % (2 * np.pi) - np.pi)
+        np.testing.assert_array_equal(sim.braking, off > np.pi / 2)
+        assert sim.braking[1]
+    with pytest.raises(ValueError):
+        sim.braking[0] = True  # read-only
+    for motion in (cs.Lerp(steer_force=0.5), cs.Accel()):
+        sim, _ = run(motion, steps=3)
+        assert not sim.braking.any()

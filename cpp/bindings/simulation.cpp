@@ -223,6 +223,8 @@ void bind_simulation(py::module_& m) {
              if (name == "still_time") return view_of(s.still_time(), {n}, self_obj);
              if (name == "stuck")
                return view_of(reinterpret_cast<bool*>(s.stuck()), {n}, self_obj, false);
+             if (name == "braking")
+               return view_of(reinterpret_cast<bool*>(s.braking()), {n}, self_obj, false);
              throw py::value_error("unknown Simulation view " + name);
            })
       .def("_behaviour_map",

@@ -39,7 +39,7 @@ Step step_input(const MotionInputs& in, std::size_t i) {
   return {d, std::isfinite(s) ? s : 0.0f};
 }
 
-void move_one(const Lerp& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h) {
+void move_one(const Lerp& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h, bool&) {
   const AgentsView& a = in.agents;
   const Step s = step_input(in, i);
   const float force = std::clamp(m.steer_force >= 0.0f ? m.steer_force : a.steer_force[i], 0.0f, 1.0f);
@@ -48,7 +48,7 @@ void move_one(const Lerp& m, const MotionInputs& in, std::size_t i, Vec2& v, flo
   if (length(v) > kStopped) h = std::atan2(v.y, v.x);
 }
 
-void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h) {
+void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h, bool&) {
   const AgentsView& a = in.agents;
   const Step s = step_input(in, i);
   const float vmax = a.max_speed[i];
@@ -63,7 +63,7 @@ void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, fl
   }
 }
 
-void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h) {
+void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h, bool& braking) {
   const AgentsView& a = in.agents;
   const Step s = step_input(in, i);
   const float vmax = a.max_speed[i];
@@ -76,7 +76,8 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
       grip = vmax > 0.0f ? std::min(1.0f, speed / (m.full_turn_speed * vmax)) : 0.0f;
     const float max_step = a.max_turn_rate[i] * in.dt * grip;
     h = wrap_angle(h + std::clamp(delta, -max_step, max_step));
-    target_speed = vmax * s.strength * (std::fabs(delta) <= m.brake_angle ? 1.0f : m.brake_speed);
+    braking = std::fabs(delta) > m.brake_angle;
+    target_speed = vmax * s.strength * (braking ? m.brake_speed : 1.0f);
   }
   const float dv = std::clamp(target_speed - speed, -a.max_accel[i] * in.dt, a.max_accel[i] * in.dt);
   const float next = std::clamp(speed + dv, 0.0f, vmax);
@@ -103,14 +104,16 @@ void move_rows(const MotionModel& model, const MotionInputs& in, const MotionOut
           Vec2 p = load2(a.position, i);
           Vec2 v = load2(a.velocity, i);
           float h = a.heading[i];
+          bool braking = false;
           if (a.alive[i]) {
-            move_one(m, in, i, v, h);
+            move_one(m, in, i, v, h, braking);
             h = wrap_angle(h);
             p = p + v * in.dt;
           }
           store2(out.position, i, p);
           store2(out.velocity, i, v);
           out.heading[i] = h;
+          if (out.braking) out.braking[i] = braking ? 1 : 0;
         }
       },
       model);

@@ -59,6 +59,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   direction_.assign(2 * n_, 0.0f);
   strength_.assign(n_, 0.0f);
   accel_.assign(2 * n_, 0.0f);
+  braking_.assign(n_, 0);
   slot_.assign(n_, -1);
   contacts_.assign(n_, 0);
   overlaps_.assign(n_, 0);
@@ -215,7 +216,7 @@ void Simulation::perceive() {
 
 void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
   const MotionInputs in{p.in.agents, direction_.data(), strength_.data(), dt};
-  const MotionOutputs out{next_pos_.data(), next_vel_.data(), next_head_.data()};
+  const MotionOutputs out{next_pos_.data(), next_vel_.data(), next_head_.data(), braking_.data()};
   // Models whose heading follows the velocity keep doing so after a slide.
   const auto* accel = std::get_if<Accel>(&params_.motion);
   const bool faces_velocity =

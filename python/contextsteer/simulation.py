@@ -122,6 +122,9 @@ class Simulation:
     wall_contacts = _view("wall_contacts", "(N,) int32 steps in which the agent touched a wall.")
     overlaps = _view("overlaps", "(N,) int32 agent overlaps after moving, summed over steps.")
     stuck = _view("stuck", "(N,) bool (read-only): no progress for stuck_time seconds.")
+    braking = _view("braking", "(N,) bool (read-only): Fray's brake rule slowed the agent at "
+                    "the last move (Vehicle: the chosen direction was more than brake_angle off "
+                    "the heading); always False for Lerp and Accel.")
     still_time = _view("still_time", "(N,) float32 seconds without progress.")
 
     def __init__(

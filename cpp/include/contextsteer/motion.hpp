@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <variant>
 
 #include "contextsteer/agents.hpp"
@@ -55,11 +56,15 @@ struct MotionInputs {
   float dt = 0.0f;
 };
 
-/// State t+1, (N,2) / (N,) buffers distinct from the agents' own arrays.
+/// State t+1, (N,2) / (N,) buffers distinct from the agents' own arrays, and optionally
+/// the brake flag (N,): 1 where Fray's brake rule slowed the agent (Vehicle, the chosen
+/// direction more than brake_angle off the heading), 0 elsewhere (always 0 for Lerp and
+/// Accel, and for dead agents).
 struct MotionOutputs {
   float* position = nullptr;
   float* velocity = nullptr;
   float* heading = nullptr;
+  std::uint8_t* braking = nullptr;  ///< optional
 };
 
 /// Writes rows [begin, end) of the next state; dead agents are copied unchanged.

@@ -120,6 +120,7 @@ class Simulation {
   std::int32_t* wall_contacts() { return contacts_.data(); }  ///< (N,) steps touching a wall
   std::int32_t* overlaps() { return overlaps_.data(); }       ///< (N,) overlapping neighbours
   std::uint8_t* stuck() { return stuck_.data(); }             ///< (N,) 0/1
+  std::uint8_t* braking() { return braking_.data(); }         ///< (N,) 0/1, see MotionOutputs
   float* still_time() { return still_.data(); }               ///< (N,) seconds without progress
   /// (N,K) map of behaviour b (its interest or danger map), or nullptr unless recording.
   float* behaviour_map(std::size_t b);
@@ -155,7 +156,7 @@ class Simulation {
 
   std::vector<float> interest_, danger_, resolved_, direction_, strength_, accel_;
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
-  std::vector<std::uint8_t> stuck_, has_memory_;
+  std::vector<std::uint8_t> stuck_, has_memory_, braking_;
   std::vector<float> still_, anchor_;
   std::vector<float> recorded_;  // (B, N, K) when recording
   std::vector<float> next_pos_, next_vel_, next_head_;
