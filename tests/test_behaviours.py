@@ -416,3 +416,57 @@ def test_empty_target_lists_write_nothing():
     assert not cs.Pursue([]).evaluate(a, 8).interest.any()
     assert not cs.Seek(np.zeros((0, 2))).evaluate(a, 8).interest.any()
     assert cs.Seek().evaluate(a, 8).interest.any()  # None: each agent's own target
+
+
+def test_per_agent_weights_scale_each_agents_rows():
+    # agent_weights[i] multiplies behaviour rows of agent i on top of weight; the rest of
+    # the map is unchanged (up to the float rounding of weight·w_i).
+    rng = np.random.default_rng(4)
+    world = cs.World()
+    world.add_segments(rng.uniform(-8, 8, (20, 4)))
+    agents = cs.Agents(12, slots=8, seed=1)
+    agents.add(rng.uniform(-6, 6, (10, 2)), velocity=rng.uniform(-1, 1, (10, 2)), radius=0.4,
+               target=rng.uniform(-6, 6, (10, 2)))
+    w = rng.uniform(0, 2, 12).astype(np.float32)
+    w[3] = 0.0
+    for make in (lambda **kw: cs.Seek(weight=0.7, **kw), lambda **kw: cs.Forward(**kw),
+                 lambda **kw: cs.AgentDanger(radius=3.0, **kw),
+                 lambda **kw: cs.WallDanger(look_ahead=4.0, falloff="linear", **kw)):
+        plain = make().evaluate(agents, 8, world=world)
+        scaled = make(agent_weights=w).evaluate(agents, 8, world=world)
+        for m in ("interest", "danger"):
+            np.testing.assert_allclose(getattr(scaled, m), getattr(plain, m) * w[:, None], rtol=1e-6, atol=1e-7)
+        assert not scaled.interest[3].any() and not scaled.danger[3].any()
+
+
+def test_per_agent_weights_steer_the_simulation_in_place():
+    # Agent 0's Seek weight is 0: it has no interest and stays put while agent 1 walks.
+    # Setting its weight in the same float32 array (used in place) gets it going.
+    w = np.float32([0.0, 1.0])
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0], [0, 5]], max_speed=1.0, target=[[10, 0], [10, 5]])
+    steering = cs.Steering([cs.Seek(agent_weights=w)], record=True)
+    sim = cs.Simulation(None, agents, steering, motion=cs.Lerp(steer_force=0.5))
+    sim.step(0.1, steps=10)
+    assert agents.position[0, 0] == 0.0 and agents.position[1, 0] > 0.3
+    assert not sim.behaviour_maps["Seek"][0].any()
+    w[0] = 1.0
+    sim.step(0.1, steps=10)
+    assert agents.position[0, 0] > 0.3
+
+
+def test_per_agent_weights_bad_input():
+    agents = cs.Agents(3, slots=8)
+    agents.add([[0, 0]])
+    with pytest.raises(ValueError, match=r"shape \(3,\), got \(2,\)"):
+        cs.Seek(agent_weights=[1.0, 1.0]).evaluate(agents, 8)
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        cs.Simulation(None, agents, [cs.Seek(agent_weights=np.ones(5, np.float32))])
+    with pytest.raises(ValueError, match=">= 0"):
+        cs.Seek(agent_weights=[1.0, -1.0, 1.0])
+    with pytest.raises(ValueError, match=">= 0"):
+        cs.Forward(agent_weights=[1.0, np.nan, 1.0])
+    with pytest.raises(ValueError, match=r"shape \(capacity,\)"):
+        cs.Forward(agent_weights=np.ones((3, 1)))
+    with pytest.raises(TypeError, match="array of numbers"):
+        cs.Forward(agent_weights=["a", "b"])

@@ -13,10 +13,14 @@ namespace contextsteer::bindings {
 
 namespace py = pybind11;
 
+inline constexpr std::size_t kNoAgents = static_cast<std::size_t>(-1);
+
 /// C++ behaviour from a Python behaviour object (contextsteer.behaviours): calls its
 /// `_config()` → (kind, params dict). Spans in the result BORROW the NumPy arrays held by
 /// that object: keep it alive as long as the Behaviour is used. ValueError on bad params.
-Behaviour to_behaviour(const py::handle& obj);
+/// Its per-agent weights (if any) are attached after checking they have n_agents entries
+/// (ValueError); n_agents = kNoAgents leaves them out (for queries that evaluate no rows).
+Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents = kNoAgents);
 
 /// C++ motion model from a Python motion object (contextsteer.motion) via `_config()`.
 MotionModel to_motion(const py::handle& obj);

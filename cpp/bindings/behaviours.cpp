@@ -61,7 +61,26 @@ Falloff get_falloff(const py::dict& p) {
 
 }  // namespace
 
-Behaviour to_behaviour(const py::handle& obj) {
+namespace {
+Behaviour behaviour_of(const py::handle& obj);
+}  // namespace
+
+Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents) {
+  Behaviour b = behaviour_of(obj);
+  const auto p = obj.attr("_config")().cast<py::tuple>()[1].cast<py::dict>();
+  if (n_agents != kNoAgents && p.contains("agent_weights") && !p["agent_weights"].is_none()) {
+    // Borrowed: the behaviour object keeps the float32 array (validated in Python).
+    auto w = check_array<const float>(p["agent_weights"], "agent_weights", {kAny}, {"N"});
+    if (w.size() != n_agents)
+      throw py::value_error("agent_weights: expected one weight per agent slot, shape (" +
+                            std::to_string(n_agents) + ",), got (" + std::to_string(w.size()) + ",)");
+    std::visit([&](auto& x) { x.agent_weights = w.data; }, b);
+  }
+  return b;
+}
+
+namespace {
+Behaviour behaviour_of(const py::handle& obj) {
   if (!py::hasattr(obj, "_config"))
     throw py::type_error("expected a contextsteer behaviour, got " +
                          std::string(py::str(py::type::of(obj).attr("__name__"))));
@@ -183,13 +202,12 @@ Behaviour to_behaviour(const py::handle& obj) {
   throw py::value_error("unknown behaviour kind '" + kind + "'");
 }
 
-namespace {
 
 py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
                       const py::handle& slots_obj, bool rotate, double time,
                       long max_neighbors, const py::handle& world_obj) {
   Agents& agents = agents_of(agents_obj);
-  const Behaviour b = to_behaviour(behaviour);  // borrows arrays held by `behaviour`
+  const Behaviour b = to_behaviour(behaviour, agents.capacity());  // borrows arrays held by `behaviour`
   auto slots = input_f32(slots_obj, "directions", {kAny, 2}, {"K", "2"});
   const py::ssize_t k = slots.dim(0);
   if (k < 1) throw py::value_error("directions: expected at least one slot, got 0");

@@ -106,7 +106,7 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
   SteeringConfig c;
   const auto n = static_cast<long>(agents.capacity());
   for (const auto& b : behaviours) {
-    c.behaviours.push_back(to_behaviour(b));
+    c.behaviours.push_back(to_behaviour(b, agents.capacity()));
     if (const auto* t = std::get_if<Targets>(&c.behaviours.back())) {
       for (std::int32_t j : t->target_ids)
         if (j < 0 || j >= n)

@@ -377,7 +377,7 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
           zero_row(row, in.k);
           if (!in.agents.alive[i]) continue;
           row_of(x, in, i, frame_of(in, i), row);
-          scale_row(row, in.k, x.weight);
+          scale_row(row, in.k, x.agent_weights ? x.weight * x.agent_weights[i] : x.weight);
         }
       },
       b);

@@ -88,15 +88,47 @@ def _points(owner: str, name: str, value) -> np.ndarray | None:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Behaviour:
-    """Base of every behaviour: a non-negative ``weight`` multiplying its maps."""
+    """Base of every behaviour: a non-negative ``weight`` multiplying its maps.
+
+    ``agent_weights``, optional, gives each agent its own factor on top of ``weight``
+    (per-agent behaviour weights: a cautious agent weighs its danger more). An array of
+    shape (capacity,) with finite values >= 0, one per agent slot. A float32 C-contiguous
+    array is used in place, so editing it between steps retunes the agents; anything else
+    is copied to float32 once.
+
+    >>> import numpy as np, contextsteer as cs
+    >>> agents = cs.Agents(2, slots=4); _ = agents.add([[0, 0], [5, 0]], target=[[0, 5], [5, 5]])
+    >>> keen = np.float32([1.0, 0.25])                      # agent 1 cares less
+    >>> cs.Seek(agent_weights=keen).evaluate(agents, 4).interest.round(3) + 0.0
+    array([[0.  , 1.  , 0.  , 0.  ],
+           [0.  , 0.25, 0.  , 0.  ]], dtype=float32)
+    """
 
     weight: float = dataclasses.field(default=1.0, kw_only=True)
+    agent_weights: Any = dataclasses.field(default=None, kw_only=True)
     kind: ClassVar[str] = ""
     writes: ClassVar[str] = "interest"
     """Which map the behaviour writes: ``"interest"`` or ``"danger"``."""
 
     def __post_init__(self) -> None:
         self._set("weight", _number(type(self).__name__, "weight", self.weight))
+        w = self.agent_weights
+        if w is not None:
+            owner = type(self).__name__
+            if isinstance(w, np.ndarray) and w.dtype == np.float32 and w.ndim == 1 and w.flags.c_contiguous:
+                arr = w  # in place: the caller may edit it between steps
+            else:
+                try:
+                    arr = np.ascontiguousarray(w, dtype=np.float32)
+                except (TypeError, ValueError):
+                    raise TypeError(f"{owner}: agent_weights must be an array of numbers, got {w!r}") from None
+            if arr.ndim != 1:
+                raise ValueError(f"{owner}: agent_weights must have shape (capacity,), got {np.shape(w)}")
+            bad = ~(np.isfinite(arr) & (arr >= 0))
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise ValueError(f"{owner}: agent_weights must be finite and >= 0, got {arr[i]} at index {i}")
+            self._set("agent_weights", arr)
 
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
@@ -106,7 +138,7 @@ class Behaviour:
 
     def _config(self) -> tuple[str, dict]:
         """(kind, params) read by the C++ bindings; arrays are the ones stored here."""
-        return self.kind, {"weight": self.weight, **self._params()}
+        return self.kind, {"weight": self.weight, "agent_weights": self.agent_weights, **self._params()}
 
     @property
     def needs_neighbors(self) -> bool:

@@ -28,12 +28,14 @@ enum class GroupFilter : std::uint8_t { kAll, kSame, kOther };
 /// with f the unit heading. Writes interest.
 struct Forward {
   float weight = 1.0f;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// Momentum: bias towards the current direction of motion, value_k =
 /// weight·(|v|/max_speed)·max(0, s_k·v̂) (nothing when stopped). Writes interest.
 struct Momentum {
   float weight = 1.0f;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// Seek / Chase / Flee / Avoid / Pursue / Evade over several targets (Unity chase and
@@ -59,6 +61,7 @@ struct Targets {
   TargetCombine combine = TargetCombine::kMax;
   Falloff falloff = Falloff::kLinear;
   MapKind output = MapKind::kInterest;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// Arrive (Lewis speed control, gdx-ai Arrive): interest towards the agent's target
@@ -70,6 +73,7 @@ struct Arrive {
   float tolerance = 0.0f;       ///< >= 0
   bool use_point = false;
   Vec2 point{};
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// Wander (seeded coherent noise, gdx-ai wander circle): a target on a circle of
@@ -82,6 +86,7 @@ struct Wander {
   float radius = 0.5f;  ///< >= 0
   float rate = 1.0f;    ///< >= 0, noise lattice points per second
   std::uint64_t seed = 0;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// Tether: outside `radius` of the centre (shared `center`, or the agent's target when
@@ -94,11 +99,13 @@ struct Tether {
   float softness = 0.0f;
   bool use_point = true;
   Vec2 center{};
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 struct Bounds {
   float weight = 1.0f;
   Vec2 lo{}, hi{};
   float margin = 0.0f;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// AgentDanger: danger towards every neighbour within `radius` of surface gap
@@ -113,6 +120,7 @@ struct AgentDanger {
   float horizon = 1.0f;  ///< seconds, > 0
   Falloff falloff = Falloff::kLinear;
   GroupFilter groups = GroupFilter::kAll;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// Lewis flocking evaluators: a flocking vector w from the neighbours within `radius`
@@ -127,6 +135,7 @@ struct Flock {
   FlockRule rule = FlockRule::kSeparation;
   bool clamp = true;
   GroupFilter groups = GroupFilter::kAll;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// FollowPath (Godot recipe's track direction): u = path.direction(p_i, look_ahead, mode)
@@ -138,6 +147,7 @@ struct FollowPath {
   const Path* path = nullptr;
   float look_ahead = 0.0f;  ///< finite, arc length
   PathDirectionMode mode = PathDirectionMode::kTangent;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// How WallDanger grades a slot whose ray hits a wall at distance h <= look_ahead L:
@@ -159,7 +169,12 @@ struct WallDanger {
   std::uint32_t spread = 0;
   float padding = 0.0f;  ///< >= 0, added to the agent radius
   std::uint32_t layers = kAllLayers;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
+
+/// Every behaviour's row for agent i is multiplied by its `weight` and, when
+/// `agent_weights` is set (a borrowed (N,) array, N = agent capacity, values >= 0), by
+/// agent_weights[i]: per-agent behaviour weights (one agent cautious, another reckless).
 
 /// Any behaviour: a closed set, dispatched with std::visit (no virtual calls, no heap).
 using Behaviour = std::variant<Forward, Momentum, Targets, Arrive, Wander, Tether, Bounds,
