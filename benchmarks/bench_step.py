@@ -132,6 +132,15 @@ def fmt(x, spec):
     return format(x, spec) if x is not None else "-"
 
 
+def print_row(label, n, k, r, ms_all, rvo):
+    """One contextsteer line: r from run_contextsteer (1 thread), ms_all or None."""
+    ratio = rvo["ms_per_step"] / r["ms_per_step"] if rvo else None
+    print(f"{label:<14}{n:>7}{k:>4}{r['ms_per_step']:>9.2f}{fmt(ms_all, '.2f'):>8}"
+          f"{fmt(r.get('overlap_episodes'), 'd'):>10}{fmt(r.get('wall_penetrations'), 'd'):>9}"
+          f"{fmt(r.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
+          f"{r['pre_push']:>10d}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="N = 1k only")
@@ -163,30 +172,13 @@ def main() -> None:
             multi = {"ms_per_step": statistics.median(
                 run_contextsteer(scene, k, all_threads, False)["ms_per_step"]
                 for _ in range(args.repeats))}
-            ratio = rvo["ms_per_step"] / one["ms_per_step"] if rvo else None
-            print(f"{'contextsteer':<14}{n:>7}{k:>4}{one['ms_per_step']:>9.2f}"
-                  f"{multi['ms_per_step']:>8.2f}{fmt(one.get('overlap_episodes'), 'd'):>10}"
-                  f"{fmt(one.get('wall_penetrations'), 'd'):>9}"
-                  f"{fmt(one.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
-                  f"{one['pre_push']:>10d}", flush=True)
-        # The classic (gdx-ai) stack on the same agents.
+            print_row("contextsteer", n, k, one, multi["ms_per_step"], rvo)
+        # One-run variants on the same agents: the classic (gdx-ai) stack, and time slicing
+        # (Lewis: agents re-steer every 3rd step, staggered).
         metrics = n <= 10_000 or args.full
-        cl = run_contextsteer(scene, 16, 1, metrics, use_classic=True)
-        ratio = rvo["ms_per_step"] / cl["ms_per_step"] if rvo else None
-        print(f"{'cs classic':<14}{n:>7}{'':>4}{cl['ms_per_step']:>9.2f}{'':>8}"
-              f"{fmt(cl.get('overlap_episodes'), 'd'):>10}"
-              f"{fmt(cl.get('wall_penetrations'), 'd'):>9}"
-              f"{fmt(cl.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
-              f"{cl['pre_push']:>10d}", flush=True)
-        # Time slicing (Lewis): agents re-steer every 3rd step, staggered.
-        metrics = n <= 10_000 or args.full
-        sliced = run_contextsteer(scene, 16, 1, metrics, interval=3)
-        ratio = rvo["ms_per_step"] / sliced["ms_per_step"] if rvo else None
-        print(f"{'cs interval 3':<14}{n:>7}{16:>4}{sliced['ms_per_step']:>9.2f}{'':>8}"
-              f"{fmt(sliced.get('overlap_episodes'), 'd'):>10}"
-              f"{fmt(sliced.get('wall_penetrations'), 'd'):>9}"
-              f"{fmt(sliced.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
-              f"{sliced['pre_push']:>10d}", flush=True)
+        for label, k_shown, kw in (("cs classic", "", {"use_classic": True}),
+                                   ("cs interval 3", 16, {"interval": 3})):
+            print_row(label, n, k_shown, run_contextsteer(scene, 16, 1, metrics, **kw), None, rvo)
     print("RVO2/cs: RVO2 ms per step / contextsteer single-thread ms per step (same run).")
 
 

@@ -540,49 +540,65 @@ Out weighted_neighbours(const SlotSet& s, const float* v, std::size_t k, std::si
                     (b + k - l) % k, len);
 }
 
-Out subslot(const SlotSet& s, const float* v, std::size_t k) {
-  const std::int32_t bi = best_slot(v, k);
-  if (bi < 0) return kNothing;
-  const std::size_t b = static_cast<std::size_t>(bi);
-  const std::size_t lo = (b + k - 1) % k, hi = (b + 1) % k;
-  // Parabola y = A x^2 + B x + C through (-gl, yl), (0, yc), (gr, yr), in double.
-  const double gl = s.gaps()[lo], gr = s.gaps()[b];
-  const double yl = v[lo], yc = v[b], yr = v[hi];
-  const double sr = (yr - yc) / gr, sl = (yl - yc) / gl;  // sr = A gr + B, sl = A gl - B
-  const double a = (sr + sl) / (gl + gr);
-  double x = 0.0, peak = yc;
-  if (a < 0.0) {
-    const double bb = sr - a * gr;
-    x = std::clamp(-bb / (2.0 * a), -0.5 * gl, 0.5 * gr);
-    peak = yc + x * (bb + a * x);
-  }
+// The best slot b and its two neighbours, with the angular gaps between them, for the
+// sub-slot fits; ok = false when no slot is positive.
+struct Peak3 {
+  bool ok = false;
+  std::int32_t slot = -1;
+  std::size_t b = 0;
+  double gl = 0.0, gr = 0.0;  // gaps to the lower and upper neighbour (radians)
+  double yl = 0.0, yc = 0.0, yr = 0.0;
+};
+
+Peak3 peak3(const SlotSet& s, const float* v, std::size_t k) {
+  Peak3 p;
+  p.slot = best_slot(v, k);
+  if (p.slot < 0) return p;
+  p.ok = true;
+  p.b = static_cast<std::size_t>(p.slot);
+  const std::size_t lo = (p.b + k - 1) % k, hi = (p.b + 1) % k;
+  p.gl = s.gaps()[lo];
+  p.gr = s.gaps()[p.b];
+  p.yl = v[lo];
+  p.yc = v[p.b];
+  p.yr = v[hi];
+  return p;
+}
+
+// u_b turned by x radians (normalised), with the fitted peak value as strength.
+Out turned(const SlotSet& s, const Peak3& p, double x, double peak) {
   const double c = std::cos(x), sn = std::sin(x);
-  const double dx = s.x()[b], dy = s.y()[b];
+  const double dx = s.x()[p.b], dy = s.y()[p.b];
   const double ox = dx * c - dy * sn, oy = dx * sn + dy * c;
   const double n = std::hypot(ox, oy);
   return {static_cast<float>(ox / n), static_cast<float>(oy / n),
-          unit_strength(static_cast<float>(peak)), bi};
+          unit_strength(static_cast<float>(peak)), p.slot};
+}
+
+Out subslot(const SlotSet& s, const float* v, std::size_t k) {
+  const Peak3 p = peak3(s, v, k);
+  if (!p.ok) return kNothing;
+  // Parabola y = A x^2 + B x + C through (-gl, yl), (0, yc), (gr, yr), in double.
+  const double sr = (p.yr - p.yc) / p.gr, sl = (p.yl - p.yc) / p.gl;  // sr = A gr + B, sl = A gl - B
+  const double a = (sr + sl) / (p.gl + p.gr);
+  double x = 0.0, peak = p.yc;
+  if (a < 0.0) {
+    const double bb = sr - a * p.gr;
+    x = std::clamp(-bb / (2.0 * a), -0.5 * p.gl, 0.5 * p.gr);
+    peak = p.yc + x * (bb + a * x);
+  }
+  return turned(s, p, x, peak);
 }
 
 // Fray's gradient intersection (see choose.hpp): equal slopes either side of the peak.
 Out subslot_linear(const SlotSet& s, const float* v, std::size_t k) {
-  const std::int32_t bi = best_slot(v, k);
-  if (bi < 0) return kNothing;
-  const std::size_t b = static_cast<std::size_t>(bi);
-  const std::size_t lo = (b + k - 1) % k, hi = (b + 1) % k;
-  const double gl = s.gaps()[lo], gr = s.gaps()[b];
-  const double yc = v[b];
-  const double sl = (yc - v[lo]) / gl, sr = (yc - v[hi]) / gr;  // both >= 0: b is the highest
+  const Peak3 p = peak3(s, v, k);
+  if (!p.ok) return kNothing;
+  const double sl = (p.yc - p.yl) / p.gl, sr = (p.yc - p.yr) / p.gr;  // both >= 0: b is the highest
   const double m = std::max(sl, sr);
   double x = 0.0;
-  if (m > 0.0) x = sl >= sr ? 0.5 * gr * (1.0 - sr / m) : -0.5 * gl * (1.0 - sl / m);
-  const double peak = yc + m * std::fabs(x);
-  const double c = std::cos(x), sn = std::sin(x);
-  const double dx = s.x()[b], dy = s.y()[b];
-  const double ox = dx * c - dy * sn, oy = dx * sn + dy * c;
-  const double n = std::hypot(ox, oy);
-  return {static_cast<float>(ox / n), static_cast<float>(oy / n),
-          unit_strength(static_cast<float>(peak)), bi};
+  if (m > 0.0) x = sl >= sr ? 0.5 * p.gr * (1.0 - sr / m) : -0.5 * p.gl * (1.0 - sl / m);
+  return turned(s, p, x, p.yc + m * std::fabs(x));
 }
 
 template <class Rule>
