@@ -188,38 +188,41 @@ def test_fray_lowest_danger_masking():
     assert c.slot[0] == 2  # tie between 2 and 6: lowest index
 
 
-def test_subslot_is_exact_for_a_parabola_in_angle():
-    k = 16
-    slots = cs.SlotSet(k, offset=0.1)
-    gap = 2 * np.pi / k
+K_PEAK, OFFSET = 16, 0.1
+GAP = 2 * np.pi / K_PEAK
+
+
+def sampled_peaks(profile):
+    """(peak angle, values) for peaks a fraction of a gap either side of slot 5 of a
+    16-ring rotated by 0.1: profile(delta) of each slot's angle from the peak."""
+    theta = OFFSET + GAP * np.arange(K_PEAK)
     for frac in (-0.45, -0.2, 0.0, 0.3, 0.49):
-        peak_angle = 0.1 + 5 * gap + frac * gap
-        theta = 0.1 + gap * np.arange(k)
+        peak_angle = OFFSET + 5 * GAP + frac * GAP
         delta = (theta - peak_angle + np.pi) % (2 * np.pi) - np.pi
-        values = np.where(np.abs(delta) < 1.6 * gap, 0.9 - 0.8 * delta**2, 0.0).astype(np.float32)
-        c = cs.choose(values[None], slots, "subslot")
-        np.testing.assert_allclose(c.direction[0], [np.cos(peak_angle), np.sin(peak_angle)], atol=2e-6)
-        assert c.strength[0] == pytest.approx(0.9, abs=1e-6)
-        assert c.slot[0] == 5
+        yield frac, peak_angle, profile(delta).astype(np.float32)
+
+
+def assert_peak_found(mode, values, peak_angle, height):
+    c = cs.choose(values[None], cs.SlotSet(K_PEAK, offset=OFFSET), mode)
+    np.testing.assert_allclose(c.direction[0], [np.cos(peak_angle), np.sin(peak_angle)], atol=2e-6)
+    assert c.strength[0] == pytest.approx(height, abs=1e-6)
+    assert c.slot[0] == 5
+
+
+def test_subslot_is_exact_for_a_parabola_in_angle():
+    parabola = lambda d: np.where(np.abs(d) < 1.6 * GAP, 0.9 - 0.8 * d**2, 0.0)  # noqa: E731
+    for _, peak_angle, values in sampled_peaks(parabola):
+        assert_peak_found("subslot", values, peak_angle, 0.9)
 
 
 def test_subslot_linear_is_exact_for_a_peak_with_equal_slopes():
     # Fray's gradient intersection: values falling linearly in angle on both sides of a
     # peak between slots, P - m |angle - peak|, give back the peak angle and height; a
     # parabola's vertex fit would not (and vice versa, see above).
-    k = 16
-    slots = cs.SlotSet(k, offset=0.1)
-    gap = 2 * np.pi / k
-    for frac in (-0.45, -0.2, 0.0, 0.3, 0.49):
-        peak_angle = 0.1 + 5 * gap + frac * gap
-        theta = 0.1 + gap * np.arange(k)
-        delta = (theta - peak_angle + np.pi) % (2 * np.pi) - np.pi
-        values = np.maximum(0.9 - 0.5 * np.abs(delta), 0.0).astype(np.float32)
-        c = cs.choose(values[None], slots, "subslot_linear")
-        np.testing.assert_allclose(c.direction[0], [np.cos(peak_angle), np.sin(peak_angle)], atol=2e-6)
-        assert c.strength[0] == pytest.approx(0.9, abs=1e-6)
-        assert c.slot[0] == 5
-        if frac not in (0.0,):
+    slots = cs.SlotSet(K_PEAK, offset=OFFSET)
+    for frac, peak_angle, values in sampled_peaks(lambda d: np.maximum(0.9 - 0.5 * np.abs(d), 0.0)):
+        assert_peak_found("subslot_linear", values, peak_angle, 0.9)
+        if frac != 0.0:
             p = cs.choose(values[None], slots, "subslot")
             assert abs(np.arctan2(*p.direction[0][::-1]) - peak_angle) > 1e-3  # the parabola misses it
     # Hand-worked: neighbours 0.5 and 0.8 around 1.0 on a regular 8-ring (gap pi/4): the
