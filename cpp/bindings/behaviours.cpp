@@ -62,12 +62,16 @@ Falloff get_falloff(const py::dict& p) {
 }  // namespace
 
 namespace {
-Behaviour behaviour_of(const py::handle& obj);
+Behaviour behaviour_of(const std::string& kind, const py::dict& p);
 }  // namespace
 
 Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents) {
-  Behaviour b = behaviour_of(obj);
-  const auto p = obj.attr("_config")().cast<py::tuple>()[1].cast<py::dict>();
+  if (!py::hasattr(obj, "_config"))
+    throw py::type_error("expected a contextsteer behaviour, got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  const auto cfg = obj.attr("_config")().cast<py::tuple>();
+  const auto p = cfg[1].cast<py::dict>();
+  Behaviour b = behaviour_of(cfg[0].cast<std::string>(), p);
   if (n_agents != kNoAgents && p.contains("agent_weights") && !p["agent_weights"].is_none()) {
     // Borrowed: the behaviour object keeps the float32 array (validated in Python).
     auto w = check_array<const float>(p["agent_weights"], "agent_weights", {kAny}, {"N"});
@@ -80,13 +84,7 @@ Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents) {
 }
 
 namespace {
-Behaviour behaviour_of(const py::handle& obj) {
-  if (!py::hasattr(obj, "_config"))
-    throw py::type_error("expected a contextsteer behaviour, got " +
-                         std::string(py::str(py::type::of(obj).attr("__name__"))));
-  auto cfg = obj.attr("_config")().cast<py::tuple>();
-  const auto kind = cfg[0].cast<std::string>();
-  const auto p = cfg[1].cast<py::dict>();
+Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
   const float weight = get_non_negative(p, "weight");
   if (kind == "forward") return Forward{weight};
   if (kind == "momentum") return Momentum{weight};
