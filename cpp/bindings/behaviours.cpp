@@ -110,6 +110,12 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     if (output != "interest" && output != "danger")
       throw py::value_error("output must be 'interest' or 'danger', got '" + output + "'");
     t.output = output == "interest" ? MapKind::kInterest : MapKind::kDanger;
+    if (p.contains("shape")) {
+      const auto shape = p["shape"].cast<std::string>();
+      if (shape != "clamped_cosine" && shape != "half_cosine")
+        throw py::value_error("shape must be 'clamped_cosine' or 'half_cosine', got '" + shape + "'");
+      t.half_cosine = shape == "half_cosine";
+    }
     return t;
   }
   if (kind == "arrive") {
@@ -197,6 +203,28 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     w.layers = p["layers"].cast<std::uint32_t>();
     return w;
   }
+  if (kind == "collision_danger") {
+    CollisionDanger c;
+    c.weight = weight;
+    c.horizon = get_positive(p, "horizon");
+    const long speeds = p["speeds"].cast<long>();
+    if (speeds < 1 || speeds > 64)
+      throw py::value_error("speeds must be in [1, 64], got " + std::to_string(speeds));
+    c.speeds = static_cast<std::uint32_t>(speeds);
+    c.margin = get_non_negative(p, "margin");
+    c.reciprocity = get_non_negative(p, "reciprocity");
+    if (!(c.reciprocity < 1.0f))
+      throw py::value_error("reciprocity must be in [0, 1), got " + std::to_string(c.reciprocity));
+    c.walls = p["walls"].cast<bool>();
+    c.layers = p["layers"].cast<std::uint32_t>();
+    const auto side = p["side"].cast<std::string>();
+    if (side == "right") c.side = 1.0f;
+    else if (side == "left") c.side = -1.0f;
+    else if (side == "none") c.side = 0.0f;
+    else throw py::value_error("side must be 'right', 'left' or 'none', got '" + side + "'");
+    c.side_bias = get_non_negative(p, "side_bias");
+    return c;
+  }
   throw py::value_error("unknown behaviour kind '" + kind + "'");
 }
 
@@ -224,6 +252,8 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
   if (!world_obj.is_none()) world = world_obj.cast<WorldHandle&>().snapshot();
   auto interest = new_array<float>({n, k});
   auto danger = new_array<float>({n, k});
+  const bool has_speed = writes_speed(b);
+  auto speed = new_array<float>({has_speed ? n : 0, k});
   {
     py::gil_scoped_release release;
     std::fill_n(interest.mutable_data(), n * k, 0.0f);
@@ -242,8 +272,10 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
                   static_cast<std::size_t>(max_neighbors));
       in.neighbors = table.lists();
     }
-    evaluate(b, in, interest.mutable_data(), danger.mutable_data());
+    evaluate(b, in, interest.mutable_data(), danger.mutable_data(),
+             has_speed ? speed.mutable_data() : nullptr);
   }
+  if (has_speed) return py::make_tuple(interest, danger, speed);
   return py::make_tuple(interest, danger);
 }
 

@@ -78,8 +78,16 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
     const float d = length(v);
     if (d <= kTiny || d > b.max_distance) return;
     v = v * ((b.away ? -1.0f : 1.0f) / d);
-    accumulate_dot_row(row, in.slots, in.k, f(v), falloff(b.falloff, d, b.max_distance),
-                       b.combine);
+    const float g = falloff(b.falloff, d, b.max_distance);
+    if (!b.half_cosine) {
+      accumulate_dot_row(row, in.slots, in.k, f(v), g, b.combine);
+      return;
+    }
+    const Vec2 u = f(v);
+    for (std::size_t j = 0; j < in.k; ++j) {
+      const float x = 0.5f * (1.0f + in.slots[2 * j] * u.x + in.slots[2 * j + 1] * u.y) * g;
+      row[j] = b.combine == TargetCombine::kMax ? std::max(row[j], x) : row[j] + x;
+    }
   };
   if (b.source == TargetSource::kAgents) {
     for (std::int32_t j32 : b.target_ids) {
@@ -257,31 +265,28 @@ struct WallScratch {
   }
 };
 
-void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const Frame&,
-            float* row) {
-  // (The slot frame is handled by slot_raycast_rows through the heading.)
-  if (!in.world || in.world->grid().empty()) return;
+/// Distances of agent i's K slot rays (discs of radius `pad`) to the walls of `layers`
+/// up to `look`, into scratch.distance; ∞ (> look) where a ray is clear. When the body
+/// already touches the nearest wall every ray reports 0 there; that 0 is kept only for
+/// slots heading into the wall (against its normal), so an agent sliding along a wall can
+/// still steer along it or away from it. False (distances untouched) when no wall is
+/// within look + pad: the common case in open space, a nearest-wall query.
+bool slot_wall_distances(const BehaviourInputs& in, std::size_t i, float look, float pad,
+                         std::uint32_t layers, WallScratch& scratch) {
+  if (!in.world || in.world->grid().empty()) return false;
   const AgentsView& a = in.agents;
-  const float pad = a.radius[i] + b.padding;
   const std::span<const float> point(a.position + 2 * i, 2);
-  // Early out: no wall within reach of any ray (the common case in open space).
   float nd = 0.0f, np[2], nn[2];
   std::int32_t nobs = -1;
-  nearest_rows(*in.world, point, b.look_ahead + pad, b.layers, NearestOut{&nd, np, nn, &nobs},
-               0, 1);
-  if (nobs < 0) return;
-  thread_local WallScratch scratch;
+  nearest_rows(*in.world, point, look + pad, layers, NearestOut{&nd, np, nn, &nobs}, 0, 1);
+  if (nobs < 0) return false;
   scratch.reserve(in.k);
-  const float look = b.look_ahead;
   std::span<const float> headings;
   if (in.rotate_with_heading) headings = {a.heading + i, 1};
-  slot_raycast_rows(*in.world, point, {in.slots, 2 * in.k}, {&look, 1}, headings, pad, b.layers,
+  slot_raycast_rows(*in.world, point, {in.slots, 2 * in.k}, {&look, 1}, headings, pad, layers,
                     {scratch.distance.data(), in.k}, 0, 1, scratch.rays);
   float* d = scratch.distance.data();
   if (nd <= pad) {
-    // The body already touches the nearest wall: every ray reports distance 0 there.
-    // Keep that danger only for slots heading into the wall (against its normal), so an
-    // agent sliding along a wall can still steer along it or away from it.
     const Frame f = frame_of(in, i);
     const Vec2 n = f({nn[0], nn[1]});
     for (std::size_t j = 0; j < in.k; ++j) {
@@ -289,6 +294,17 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
         d[j] = std::numeric_limits<float>::infinity();
     }
   }
+  return true;
+}
+
+void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const Frame&,
+            float* row) {
+  // (The slot frame is handled by slot_raycast_rows through the heading.)
+  thread_local WallScratch scratch;
+  const float look = b.look_ahead;
+  if (!slot_wall_distances(in, i, look, in.agents.radius[i] + b.padding, b.layers, scratch))
+    return;
+  const float* d = scratch.distance.data();
   const auto k = static_cast<std::ptrdiff_t>(in.k);
   const auto s = static_cast<std::ptrdiff_t>(std::min<std::size_t>(b.spread, in.k / 2));
   for (std::ptrdiff_t j = 0; j < k; ++j) {
@@ -307,8 +323,120 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
   }
 }
 
+
+/// Per-thread working memory of CollisionDanger: slot directions in the world frame and
+/// the TTC of every candidate, (S+1)·K, m-major.
+struct CollisionScratch {
+  std::vector<float> dx, dy, ttc;
+  WallScratch walls;
+  void reserve(std::size_t k, std::size_t s) {
+    if (dx.size() < k) {
+      dx.resize(k);
+      dy.resize(k);
+    }
+    if (ttc.size() < (s + 1) * k) ttc.resize((s + 1) * k);
+  }
+};
+
+/// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
+void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                   float* danger, float* speed) {
+  const AgentsView& a = in.agents;
+  const std::size_t k = in.k, S = b.speeds;
+  thread_local CollisionScratch sc;
+  sc.reserve(k, S);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::fill(sc.ttc.begin(), sc.ttc.begin() + static_cast<std::ptrdiff_t>((S + 1) * k), inf);
+  // Slot directions in the world frame (R(heading)·s_k when the slots turn).
+  float c = 1.0f, sn = 0.0f;
+  if (in.rotate_with_heading) {
+    c = std::cos(a.heading[i]);
+    sn = std::sin(a.heading[i]);
+  }
+  float* dx = sc.dx.data();
+  float* dy = sc.dy.data();
+  for (std::size_t j = 0; j < k; ++j) {
+    dx[j] = c * in.slots[2 * j] - sn * in.slots[2 * j + 1];
+    dy[j] = sn * in.slots[2 * j] + c * in.slots[2 * j + 1];
+  }
+  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
+  const float ri = a.radius[i], top = a.max_speed[i];
+  const float kappa = 1.0f / (1.0f - b.reciprocity);
+  const float step = top / static_cast<float>(S);
+  // w = κ·v − u with u = κ·α·v_i + v_j: the candidate enters linearly.
+  if (!in.neighbors.empty()) {
+    const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+    const std::int32_t count = in.neighbors.counts[i];
+    for (std::int32_t n = 0; n < count; ++n) {
+      const auto j = static_cast<std::size_t>(nb[n]);
+      const Vec2 p = load2(a.position, j) - xi;
+      const float R = ri + a.radius[j] + b.margin;
+      const float cc = dot(p, p) - R * R;
+      const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
+      if (cc > 0.0f) {
+        // No candidate closes the gap |p| − R within the horizon at |w| <= κ·top + |u|.
+        const float reach = (kappa * top + length(u)) * b.horizon;
+        const float gap = std::sqrt(dot(p, p)) - R;
+        if (gap > reach) continue;
+      }
+      for (std::size_t m = 0; m <= S; ++m) {
+        const float sv = kappa * step * static_cast<float>(m);
+        float* t = sc.ttc.data() + m * k;
+        if (cc <= 0.0f) {
+          // Touching: only candidates that deepen the overlap (p·w > 0) collide, now.
+          for (std::size_t q = 0; q < k; ++q) {
+            const float bb = p.x * (sv * dx[q] - u.x) + p.y * (sv * dy[q] - u.y);
+            t[q] = bb > 0.0f ? 0.0f : t[q];
+          }
+          continue;
+        }
+        for (std::size_t q = 0; q < k; ++q) {
+          const float wx = sv * dx[q] - u.x, wy = sv * dy[q] - u.y;
+          const float bb = p.x * wx + p.y * wy;
+          const float disc = bb * bb - (wx * wx + wy * wy) * cc;
+          // The nearer root of |p − w·t|² = R², in the cancellation-free form c/(b + √disc).
+          const float hit = cc / (bb + std::sqrt(std::max(disc, 0.0f)));
+          const float tt = (bb > 0.0f && disc > 0.0f) ? hit : inf;
+          t[q] = std::min(t[q], tt);
+        }
+      }
+    }
+  }
+  if (b.walls && S > 0 &&
+      slot_wall_distances(in, i, top * b.horizon, ri + b.margin, b.layers, sc.walls)) {
+    const float* h = sc.walls.distance.data();
+    for (std::size_t m = 1; m <= S; ++m) {
+      const float sv = step * static_cast<float>(m);
+      float* t = sc.ttc.data() + m * k;
+      for (std::size_t q = 0; q < k; ++q) t[q] = std::min(t[q], h[q] / sv);
+    }
+  }
+  const float scale = 1.0f / static_cast<float>(S);
+  for (std::size_t q = 0; q < k; ++q) {
+    // Fastest safe candidate; else the one with the largest TTC (ties: the slowest).
+    std::size_t best = 0;
+    float best_t = -1.0f;
+    bool safe = false;
+    for (std::size_t m = S + 1; m-- > 0;) {
+      const float tt = sc.ttc[m * k + q];
+      if (tt >= b.horizon) {
+        best = m;
+        safe = true;
+        break;
+      }
+      if (tt >= best_t) {
+        best_t = tt;
+        best = m;
+      }
+    }
+    speed[q] = static_cast<float>(best) * scale;
+    danger[q] = safe ? 0.0f : std::clamp(1.0f - best_t / b.horizon, 0.0f, 1.0f);
+  }
+}
+
 template <class B>
-constexpr bool kWritesDanger = std::is_same_v<B, AgentDanger> || std::is_same_v<B, WallDanger>;
+constexpr bool kWritesDanger = std::is_same_v<B, AgentDanger> || std::is_same_v<B, WallDanger> ||
+                                std::is_same_v<B, CollisionDanger>;
 
 }  // namespace
 
@@ -337,11 +465,22 @@ bool writes_danger(const Behaviour& b) {
 
 bool writes_interest(const Behaviour& b) { return !writes_danger(b); }
 
+bool writes_speed(const Behaviour& b) { return std::holds_alternative<CollisionDanger>(b); }
+
 bool needs_neighbors(const Behaviour& b) {
-  return std::holds_alternative<AgentDanger>(b) || std::holds_alternative<Flock>(b);
+  return std::holds_alternative<AgentDanger>(b) || std::holds_alternative<Flock>(b) ||
+         std::holds_alternative<CollisionDanger>(b);
 }
 
-float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agent_speed) {
+float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agent_speed,
+                      float max_agent_top_speed) {
+  if (const auto* d = std::get_if<CollisionDanger>(&b)) {
+    // Farthest pair that can still meet within the horizon: |w| <= κ·top + κ·α·|v_i| + |v_j|.
+    const float top = max_agent_top_speed >= 0.0f ? max_agent_top_speed : max_agent_speed;
+    const float kappa = 1.0f / (1.0f - d->reciprocity);
+    const float w = kappa * top + (kappa * d->reciprocity + 1.0f) * max_agent_speed;
+    return w * d->horizon + 2.0f * max_agent_radius + d->margin;
+  }
   if (const auto* d = std::get_if<AgentDanger>(&b)) {
     float r = d->radius + 2.0f * max_agent_radius;
     if (d->predictive) r += 2.0f * max_agent_speed * d->horizon;
@@ -355,37 +494,53 @@ float shared_neighbor_radius(std::span<const Behaviour> behaviours, const Agents
   bool any = false;
   for (const Behaviour& b : behaviours) any |= needs_neighbors(b);
   if (!any) return 0.0f;
-  float rmax = 0.0f, vmax = 0.0f;
+  float rmax = 0.0f, vmax = 0.0f, top = 0.0f;
   for (std::size_t i = 0; i < agents.size; ++i) {
     if (!agents.alive[i]) continue;
     rmax = std::max(rmax, agents.radius[i]);
     vmax = std::max(vmax, length(load2(agents.velocity, i)));
+    top = std::max(top, agents.max_speed[i]);
   }
   float r = 0.0f;
-  for (const Behaviour& b : behaviours) r = std::max(r, neighbor_radius(b, rmax, vmax));
+  for (const Behaviour& b : behaviours) r = std::max(r, neighbor_radius(b, rmax, vmax, top));
   return r;
 }
 
 void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest,
-                   MapOut danger, std::size_t begin, std::size_t end) {
+                   MapOut danger, std::size_t begin, std::size_t end, MapOut speed) {
   std::visit(
       [&](const auto& x) {
+        using B = std::decay_t<decltype(x)>;
         const MapOut out = writes_danger(b) ? danger : interest;
         if (!out.data) return;
         for (std::size_t i = begin; i < end; ++i) {
           float* row = out.row(i, in.k);
           zero_row(row, in.k);
-          if (!in.agents.alive[i]) continue;
-          row_of(x, in, i, frame_of(in, i), row);
+          if constexpr (std::is_same_v<B, CollisionDanger>) {
+            // The speed map is not weighted: it says how fast, not how much to care.
+            float* srow = speed.data ? speed.row(i, in.k) : nullptr;
+            if (srow) zero_row(srow, in.k);
+            if (!in.agents.alive[i]) continue;
+            thread_local std::vector<float> spare;
+            if (!srow) {
+              if (spare.size() < in.k) spare.resize(in.k);
+              srow = spare.data();
+            }
+            collision_row(x, in, i, row, srow);
+          } else {
+            if (!in.agents.alive[i]) continue;
+            row_of(x, in, i, frame_of(in, i), row);
+          }
           scale_row(row, in.k, x.agent_weights ? x.weight * x.agent_weights[i] : x.weight);
         }
       },
       b);
 }
 
-void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger) {
+void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger,
+              float* speed) {
   parallel_for(in.agents.size, 128, [&](std::size_t s, std::size_t e) {
-    evaluate_rows(b, in, interest, danger, s, e);
+    evaluate_rows(b, in, interest, danger, s, e, speed);
   });
 }
 

@@ -50,6 +50,9 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   for (std::size_t b = 0; b < config_.behaviours.size(); ++b) {
     (writes_danger(config_.behaviours[b]) ? danger_b_ : interest_b_).push_back(b);
     needs_neighbors_ |= needs_neighbors(config_.behaviours[b]);
+    if (writes_speed(config_.behaviours[b])) {
+      if (!velocity_) velocity_ = &std::get<CollisionDanger>(config_.behaviours[b]);
+    }
   }
   if (config_.classic) needs_neighbors_ = classic::neighbor_radius(*config_.classic) > 0.0f;
   const std::size_t nk = n_ * k_;
@@ -68,6 +71,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   still_.assign(n_, 0.0f);
   anchor_.assign(agents.position(), agents.position() + 2 * n_);
   if (config_.record) recorded_.assign(config_.behaviours.size() * nk, 0.0f);
+  if (velocity_) speed_.assign(nk, 1.0f);
   next_pos_.assign(2 * n_, 0.0f);
   next_vel_.assign(2 * n_, 0.0f);
   next_head_.assign(n_, 0.0f);
@@ -137,8 +141,20 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
     auto map_of = [&](std::size_t pos) { return MapOut{stacks + pos * rows * k, config_.record ? 0 : b}; };
     for (std::size_t m = 0; m < bi; ++m)
       evaluate_rows(config_.behaviours[interest_b_[m]], p.in, map_of(m), map_of(m), b, e);
-    for (std::size_t m = 0; m < bd; ++m)
-      evaluate_rows(config_.behaviours[danger_b_[m]], p.in, map_of(bi + m), map_of(bi + m), b, e);
+    bool first_speed = true;
+    for (std::size_t m = 0; m < bd; ++m) {
+      const Behaviour& beh = config_.behaviours[danger_b_[m]];
+      if (!writes_speed(beh)) {
+        evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e);
+        continue;
+      }
+      // Speed maps merge by min: the first writes the rows, later ones go through tmp1.
+      const MapOut sp = first_speed ? MapOut{speed_.data(), 0} : MapOut{tmp1, b};
+      evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e, sp);
+      if (!first_speed)
+        for (std::size_t q = 0; q < len * k; ++q) speed_[b * k + q] = std::min(speed_[b * k + q], tmp1[q]);
+      first_speed = false;
+    }
 
     auto merge = [&](std::size_t first, std::size_t count, CombineMode mode, bool spread_it,
                      float* dest) {
@@ -195,8 +211,10 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
   for_deciding(begin, end, [&](std::size_t i) { return decides(i); }, [&](std::size_t b, std::size_t e) {
     resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
                  {resolved_.data(), nk}, b, e);
+    if (velocity_) weigh_by_speed(b, e);
     choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
                 {strength_.data(), n_}, {slot_.data(), n_}, b, e);
+    if (velocity_) strength_from_speed(b, e);
     if (config_.rotate) {
       for (std::size_t i = b; i < e; ++i) {
         const float h = p.in.agents.heading[i];
@@ -206,6 +224,53 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
       }
     }
   });
+}
+
+void Simulation::weigh_by_speed(std::size_t begin, std::size_t end) {
+  // value_k ← resolved_k · speed_k · (1 + bias·max(0, side·sin θ_k)), θ_k the clockwise
+  // angle from the interest peak to slot k: the rate of progress a candidate offers,
+  // with a small bonus for passing on the preferred side (head-on symmetry breaking).
+  const std::size_t k = k_;
+  const float* dir = slot_set_.directions();
+  const float bias = velocity_->side_bias, side = velocity_->side;
+  for (std::size_t i = begin; i < end; ++i) {
+    float* r = resolved_.data() + i * k;
+    const float* in = interest_.data() + i * k;
+    const float* sp = speed_.data() + i * k;
+    const std::size_t peak = static_cast<std::size_t>(std::max_element(in, in + k) - in);
+    const float px = dir[2 * peak], py = dir[2 * peak + 1];
+    for (std::size_t q = 0; q < k; ++q) {
+      const float right = dir[2 * q] * py - dir[2 * q + 1] * px;  // sin of the clockwise angle
+      r[q] *= sp[q] * (1.0f + bias * std::max(0.0f, side * right));
+    }
+  }
+}
+
+void Simulation::strength_from_speed(std::size_t begin, std::size_t end) {
+  // The chosen velocity is a candidate of the speed map: its slot's speed. When choose
+  // interpolated the heading (vector_sum, weighted_neighbours, subslot), the slot nearest
+  // the heading caps it as well.
+  const std::size_t k = k_;
+  const float* dir = slot_set_.directions();
+  for (std::size_t i = begin; i < end; ++i) {
+    const std::int32_t s = slot_[i];
+    if (s < 0) {
+      strength_[i] = 0.0f;
+      continue;
+    }
+    const float* sp = speed_.data() + i * k;
+    const Vec2 d = load2(direction_.data(), i);
+    std::size_t near = 0;
+    float best = -2.0f;
+    for (std::size_t q = 0; q < k; ++q) {
+      const float c = dir[2 * q] * d.x + dir[2 * q + 1] * d.y;
+      if (c > best) {
+        best = c;
+        near = q;
+      }
+    }
+    strength_[i] = std::min(sp[static_cast<std::size_t>(s)], sp[near]);
+  }
 }
 
 void Simulation::perceive() {

@@ -19,7 +19,7 @@ from . import _core
 
 __all__ = [
     "AgentDanger", "Alignment", "Arrive", "Avoid", "Behaviour", "BehaviourMaps", "Bounds",
-    "Chase", "Cohesion", "Evade", "Flee", "FollowPath", "Forward", "Momentum", "Pursue",
+    "Chase", "Cohesion", "CollisionDanger", "CollisionMaps", "Evade", "Flee", "FollowPath", "Forward", "Momentum", "Pursue",
     "Seek", "Separation", "Tether", "WallDanger", "Wander",
 ]
 
@@ -29,6 +29,15 @@ class BehaviourMaps(NamedTuple):
 
     interest: np.ndarray
     danger: np.ndarray
+
+
+class CollisionMaps(NamedTuple):
+    """Maps written by :class:`CollisionDanger`: ``interest`` (zeros), ``danger`` and the
+    ``speed`` map (fractions of each agent's max speed), each (N, K) float32."""
+
+    interest: np.ndarray
+    danger: np.ndarray
+    speed: np.ndarray
 
 
 def _slot_directions(directions) -> np.ndarray:
@@ -212,6 +221,7 @@ class Momentum(Behaviour):
 _COMBINE = ("max", "sum")
 _GROUPS = ("all", "same", "other")
 _FALLOFF = ("linear", "none")
+_TARGET_SHAPES = ("clamped_cosine", "half_cosine")
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -232,6 +242,10 @@ class Seek(Behaviour):
     max_distance : float, default inf
     combine : {"max", "sum"}
     falloff : {"linear", "none"}
+    shape : {"clamped_cosine", "half_cosine"}
+        Score of a slot at angle θ from the target: ``max(0, cos θ)`` (the sources), or
+        ``(1 + cos θ)/2``, positive in every slot but straight away, for velocity-space
+        danger (:class:`CollisionDanger`), which may find the only safe way backwards.
 
     Examples
     --------
@@ -247,6 +261,7 @@ class Seek(Behaviour):
     max_distance: float = math.inf
     combine: str = "max"
     falloff: str = "linear"
+    shape: str = "clamped_cosine"
     kind: ClassVar[str] = "targets"
     _away: ClassVar[bool] = False
     _output: ClassVar[str] = "interest"
@@ -258,6 +273,7 @@ class Seek(Behaviour):
         self._set("max_distance", _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True))
         _choice(name, "combine", self.combine, _COMBINE)
         _choice(name, "falloff", self.falloff, _FALLOFF)
+        _choice(name, "shape", self.shape, _TARGET_SHAPES)
 
     @property
     def writes(self) -> str:  # type: ignore[override]
@@ -267,7 +283,7 @@ class Seek(Behaviour):
         return {
             "positions": self.targets, "target_ids": None, "max_distance": self.max_distance,
             "max_prediction": 0.0, "away": self._away, "combine": self.combine,
-            "falloff": self.falloff, "output": self._output,
+            "falloff": self.falloff, "output": self._output, "shape": self.shape,
         }
 
 
@@ -692,3 +708,133 @@ class WallDanger(Behaviour):
     def _params(self) -> dict:
         return {"look_ahead": self.look_ahead, "falloff": self.falloff, "spread": self.spread,
                 "padding": self.padding, "layers": self.layers}
+
+
+_SIDES = ("right", "left", "none")
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class CollisionDanger(Behaviour):
+    """Danger in velocity space: a velocity obstacle sampled on the slot ring.
+
+    Context steering's classic agent danger paints lobes towards where neighbours are;
+    this behaviour asks instead, for every slot and candidate speed, *how soon would I hit
+    something if I went that way that fast?* — so speed becomes part of the decision and
+    a crowd stays apart the way ORCA keeps it apart.
+
+    Candidates: each slot direction ``d_k`` at speeds ``s_m = max_speed·m/speeds`` for
+    ``m = 0..speeds`` (``m = 0`` is standing still). Against neighbour j
+    (``p = x_j - x_i``, ``R = r_i + r_j + margin``) the time to collision of candidate
+    ``v`` is the first ``t >= 0`` with ``|p - w t| = R`` for the effective relative
+    velocity ``w = (v - α v_i)/(1 - α) - v_j`` (``α = reciprocity``: 0 assumes the
+    neighbour keeps its velocity; 0.5 that both take half the avoidance, as in RVO).
+    Pairs already touching collide "now" (TTC 0) for the candidates that deepen the
+    overlap (``p·w > 0``) and never for those that separate. With ``walls``, the slot ray
+    cast as a disc of radius ``r_i + margin`` up to ``max_speed·horizon`` hits at ``h_k``
+    and the candidate's wall TTC is ``h_k / s_m``: agents and walls on one time scale.
+
+    Per slot the behaviour keeps the fastest *safe* candidate (TTC >= ``horizon``):
+    danger 0, speed ``m/speeds``. A slot without one keeps the candidate with the largest
+    TTC (ties: the slowest) and scores danger ``1 - TTC/horizon`` (1 at TTC 0, 0 at the
+    horizon). It writes that danger (times the weights) and the **speed map** (not
+    weighted), read as :attr:`Simulation.speed`.
+
+    In a :class:`Simulation`, a speed map turns the decision into a velocity choice:
+    resolved values are multiplied by the slot's speed (the rate of progress a candidate
+    offers) and by ``1 + side_bias·max(0, sin θ)`` for slots on the preferred ``side`` of
+    the interest peak (θ the angle from it, clockwise for ``"right"``), and the chosen
+    strength is the chosen slot's speed (capped by the slot nearest the heading when
+    choose interpolates). With ``resolve="mask_min_danger"`` (epsilon 0) only the safest
+    slots survive, which gives the defining property of velocity-obstacle methods: when
+    any candidate is collision-free within the horizon, the chosen one is; when none is,
+    the agent takes the one that keeps collision farthest away, slowing or stopping
+    rather than pushing in. Pair it with interest that is positive all round
+    (``Seek(shape="half_cosine")``) so that a safe way backwards still ranks.
+
+    Parameters
+    ----------
+    horizon : float, > 0
+        Seconds; collisions later than this do not count.
+    speeds : int, 1..64
+        Candidate speeds per slot besides standing still.
+    margin : float, >= 0
+        Extra clearance added to every pair of radii and to the wall rays.
+    reciprocity : float in [0, 1)
+    walls : bool
+        Include the world's walls (a world is needed; ``Simulation`` passes its own).
+    layers : int
+        Obstacle layers the wall rays see (default all).
+    side : {"right", "left", "none"}
+        Preferred side for passing; breaks head-on symmetry deterministically.
+    side_bias : float, >= 0
+        Relative bonus of the preferred side's slots.
+
+    Examples
+    --------
+    Two agents 4 m apart walk towards each other at 1 m/s (combined 2 m/s, 3 m of gap):
+
+    >>> import numpy as np
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(2)
+    >>> _ = agents.add([[0, 0], [4, 0]], velocity=[[1, 0], [-1, 0]], radius=0.5, max_speed=1)
+    >>> maps = cs.CollisionDanger(horizon=2, speeds=2).evaluate(agents, 4)
+    >>> print(maps.speed[0], maps.danger[0].round(3))   # slots +x, +y, -x, -y of agent 0
+    [0.5 1.  1.  1. ] [0. 0. 0. 0.]
+    >>> maps = cs.CollisionDanger(horizon=4, speeds=2).evaluate(agents, 4)
+    >>> print(maps.speed[0], maps.danger[0].round(3))   # no safe speed ahead within 4 s
+    [0. 1. 1. 1.] [0.25 0.   0.   0.  ]
+    """
+
+    horizon: float = 2.0
+    speeds: int = 4
+    margin: float = 0.0
+    reciprocity: float = 0.0
+    walls: bool = True
+    layers: int = 0xFFFFFFFF
+    side: str = "right"
+    side_bias: float = 0.1
+    kind: ClassVar[str] = "collision_danger"
+    writes: ClassVar[str] = "danger"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        name = "CollisionDanger"
+        self._set("horizon", _number(name, "horizon", self.horizon, strict=True))
+        if isinstance(self.speeds, bool) or not isinstance(self.speeds, (int, np.integer)):
+            raise TypeError(f"{name}: speeds must be an int, got {type(self.speeds).__name__}")
+        if not 1 <= self.speeds <= 64:
+            raise ValueError(f"{name}: speeds must be in [1, 64], got {self.speeds}")
+        self._set("speeds", int(self.speeds))
+        self._set("margin", _number(name, "margin", self.margin))
+        r = _number(name, "reciprocity", self.reciprocity)
+        if not r < 1:
+            raise ValueError(f"{name}: reciprocity must be in [0, 1), got {r}")
+        self._set("reciprocity", r)
+        self._set("walls", bool(self.walls))
+        if not 0 <= int(self.layers) < 2**32:
+            raise ValueError(f"{name}: layers must be in [0, 2**32), got {self.layers}")
+        self._set("layers", int(self.layers))
+        _choice(name, "side", self.side, _SIDES)
+        self._set("side_bias", _number(name, "side_bias", self.side_bias))
+
+    @property
+    def needs_neighbors(self) -> bool:
+        return True
+
+    def _params(self) -> dict:
+        return {"horizon": self.horizon, "speeds": self.speeds, "margin": self.margin,
+                "reciprocity": self.reciprocity, "walls": self.walls, "layers": self.layers,
+                "side": self.side, "side_bias": self.side_bias}
+
+    def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
+                 max_neighbors: int = 32, world=None) -> CollisionMaps:  # type: ignore[override]
+        """Run the behaviour alone; return its maps, :class:`CollisionMaps` (``interest``
+        zeros, ``danger``, ``speed``). Parameters as :meth:`Behaviour.evaluate`; the
+        neighbours are the ``max_neighbors`` nearest within the reach that could collide
+        within the horizon."""
+        d = _slot_directions(directions)
+        interest, danger, speed = _core.evaluate_behaviour(
+            agents, self, d, bool(rotate), float(time), int(max_neighbors),
+            None if world is None else getattr(world, "_core", world),
+        )
+        return CollisionMaps(interest, danger, speed)

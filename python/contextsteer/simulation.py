@@ -113,7 +113,11 @@ class Simulation:
 
     interest = _view("interest", "(N, K) float32 combined, post-processed interest (writable).")
     danger = _view("danger", "(N, K) float32 combined, post-processed danger (writable).")
-    resolved = _view("resolved", "(N, K) float32 interest after resolve.")
+    resolved = _view("resolved", "(N, K) float32 interest after resolve (with a speed map: "
+                     "also weighted by it and by the side preference, as choose saw it).")
+    speed = _view("speed", "(N, K) float32 speed map, fractions of max_speed that are safe per "
+                  "slot (CollisionDanger; min over such behaviours), or None without one. "
+                  "With a speed map the chosen strength is the chosen slot's speed.")
     chosen_direction = _view("chosen_direction", "(N, 2) float32 chosen unit heading (0: none).")
     acceleration = _view("acceleration", "(N, 2) float32 classic steering's last acceleration "
                          "(zeros under context steering).")

@@ -61,6 +61,10 @@ struct Targets {
   TargetCombine combine = TargetCombine::kMax;
   Falloff falloff = Falloff::kLinear;
   MapKind output = MapKind::kInterest;
+  /// Slot score of a target direction: max(0, s_k·u) (false), or (1 + s_k·u)/2 (true,
+  /// positive everywhere but straight away, so that a velocity-space danger can send the
+  /// agent any way round, even backwards, and interest still ranks those slots).
+  bool half_cosine = false;
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -172,20 +176,55 @@ struct WallDanger {
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
+/// CollisionDanger: danger in velocity space, a velocity obstacle sampled on the slot
+/// ring. Candidate velocities are v = s_m·d_k for every slot direction d_k and speeds
+/// s_m = max_speed_i·m/S, m = 0..S (m = 0: standing still). Against neighbour j
+/// (p = x_j − x_i, R = r_i + r_j + margin) the candidate's time to collision solves
+/// |p − w·t| = R for the effective relative velocity w = (v − α·v_i)/(1 − α) − v_j
+/// (α = reciprocity: 0, j keeps its velocity; 0.5, each agent takes half, as in RVO):
+///   c = |p|² − R², b = p·w, a = |w|²;
+///   c <= 0 (touching): t = 0 when b > 0 (the candidate deepens the overlap), else ∞;
+///   otherwise t = c / (b + √(b² − a·c)) when b > 0 and b² > a·c, else ∞.
+/// Against the walls (when `walls`): the slot ray cast as a disc of radius r_i + margin up
+/// to L = max_speed_i·horizon hits at h_k, and t = h_k / s_m (∞ for s_m = 0). TTC_k(s_m)
+/// is the least over neighbours and walls. Per slot, the candidate kept is the fastest
+/// safe one (TTC >= horizon): speed_k = m/S, danger_k = 0; when the slot has no safe
+/// candidate, the one with the largest TTC (ties: the slowest), speed_k = m*/S and
+/// danger_k = 1 − TTC/horizon (danger 1 at TTC 0, linear to 0 at the horizon). Writes
+/// danger (scaled by the weights) and the speed map (not scaled). Side preference
+/// (`side`, `side_bias`) is applied by the simulation's decision (see SteeringConfig).
+struct CollisionDanger {
+  float weight = 1.0f;
+  float horizon = 2.0f;       ///< seconds, > 0
+  std::uint32_t speeds = 4;   ///< S >= 1
+  float margin = 0.0f;        ///< >= 0, extra clearance
+  float reciprocity = 0.0f;   ///< α in [0, 1)
+  bool walls = true;
+  std::uint32_t layers = kAllLayers;
+  float side = 1.0f;          ///< +1: pass on the right, −1: on the left, 0: no preference
+  float side_bias = 0.1f;     ///< >= 0, relative bonus of the preferred side's slots
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
+};
+
 /// Every behaviour's row for agent i is multiplied by its `weight` and, when
 /// `agent_weights` is set (a borrowed (N,) array, N = agent capacity, values >= 0), by
 /// agent_weights[i]: per-agent behaviour weights (one agent cautious, another reckless).
 
 /// Any behaviour: a closed set, dispatched with std::visit (no virtual calls, no heap).
 using Behaviour = std::variant<Forward, Momentum, Targets, Arrive, Wander, Tether, Bounds,
-                               AgentDanger, Flock, FollowPath, WallDanger>;
+                               AgentDanger, Flock, FollowPath, WallDanger, CollisionDanger>;
 
 /// Whether a behaviour writes an interest / a danger map. Pure.
 bool writes_interest(const Behaviour& b);
 bool writes_danger(const Behaviour& b);
+/// Whether a behaviour also writes a speed map (N,K): per slot, the fraction of the
+/// agent's max speed it may safely go that way (CollisionDanger). Pure.
+bool writes_speed(const Behaviour& b);
 /// Neighbour search radius (centre distance) a behaviour needs given the largest agent
-/// radius and speed among the agents; 0 when it needs no neighbours. Pure.
-float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agent_speed);
+/// radius, speed |v| and max_speed among the agents (max_speed defaults to the speed);
+/// 0 when it needs no neighbours. Pure.
+float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agent_speed,
+                      float max_agent_top_speed = -1.0f);
 /// Whether a behaviour reads BehaviourInputs::neighbors. Pure.
 bool needs_neighbors(const Behaviour& b);
 /// The radius of the one neighbour query shared by `behaviours` (the largest
@@ -217,20 +256,23 @@ struct MapOut {
 };
 
 /// Writes rows [begin, end) of the maps the behaviour produces — `interest` and/or
-/// `danger` (see MapOut); a map the behaviour does not produce is not touched (its data
-/// may be nullptr). Dead agents get zero rows. Serial, allocation-free, reentrant; the
+/// `danger`, and `speed` for behaviours that write_speed (see MapOut); a map the
+/// behaviour does not produce is not touched (its data may be nullptr). Dead agents get
+/// zero rows. Serial, allocation-free after the first call on a thread, reentrant; the
 /// output of row i depends only on the inputs.
 void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest,
-                   MapOut danger, std::size_t begin, std::size_t end);
+                   MapOut danger, std::size_t begin, std::size_t end, MapOut speed = {});
 
 /// evaluate_rows into full (N,K) arrays (first_row = 0).
 inline void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* interest,
-                          float* danger, std::size_t begin, std::size_t end) {
-  evaluate_rows(b, in, MapOut{interest, 0}, MapOut{danger, 0}, begin, end);
+                          float* danger, std::size_t begin, std::size_t end,
+                          float* speed = nullptr) {
+  evaluate_rows(b, in, MapOut{interest, 0}, MapOut{danger, 0}, begin, end, MapOut{speed, 0});
 }
 
 /// evaluate_rows over all agents through parallel_for.
-void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger);
+void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger,
+              float* speed = nullptr);
 
 /// The "dot-product rule" every writer uses: row[k] = max(0, s_k·u)·scale combined into
 /// row by `combine` (max or sum); `u` in the slot frame. Pure, allocation-free.

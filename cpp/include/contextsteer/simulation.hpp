@@ -112,7 +112,13 @@ class Simulation {
 
   float* interest() { return interest_.data(); }      ///< (N,K) combined, post-processed
   float* danger() { return danger_.data(); }          ///< (N,K)
-  float* resolved() { return resolved_.data(); }      ///< (N,K) after resolve
+  /// (N,K) after resolve (and, with a speed map, weighted by it: see speed()).
+  float* resolved() { return resolved_.data(); }
+  /// (N,K) speed map (fractions of max_speed, min over the behaviours writing one), or
+  /// nullptr when no behaviour writes one. With a speed map the decision works in
+  /// velocity space: resolved values are weighted by speed (and the side preference of
+  /// the first CollisionDanger) before choose, and the strength is the chosen slot's speed.
+  float* speed() { return speed_.empty() ? nullptr : speed_.data(); }
   float* direction() { return direction_.data(); }    ///< (N,2) world frame, unit or 0
   float* acceleration() { return accel_.data(); }     ///< (N,2) classic steering's output
   float* strength() { return strength_.data(); }      ///< (N,) [0, 1]
@@ -141,6 +147,8 @@ class Simulation {
   Plan plan() const;
   void perceive_rows(const Plan& p, std::size_t begin, std::size_t end);
   void decide_rows(const Plan& p, std::size_t begin, std::size_t end);
+  void weigh_by_speed(std::size_t begin, std::size_t end);
+  void strength_from_speed(std::size_t begin, std::size_t end);
   void build_neighbors(Plan& p);
   void move_and_collide(const Plan& p, float dt, bool fused);
   void finish(float dt);
@@ -154,7 +162,8 @@ class Simulation {
   std::vector<std::size_t> interest_b_, danger_b_;  // behaviour indices by map
   bool needs_neighbors_ = false;
 
-  std::vector<float> interest_, danger_, resolved_, direction_, strength_, accel_;
+  std::vector<float> interest_, danger_, resolved_, direction_, strength_, accel_, speed_;
+  const CollisionDanger* velocity_ = nullptr;  // the first behaviour writing a speed map
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
   std::vector<std::uint8_t> stuck_, has_memory_, braking_;
   std::vector<float> still_, anchor_;
