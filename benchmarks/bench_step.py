@@ -78,6 +78,15 @@ def steering() -> cs.Steering:
     )
 
 
+def velocity_steering() -> cs.Steering:
+    """The velocity-space configuration (the crowd scenarios' default): half-cosine Seek
+    and CollisionDanger (agents and walls on one time-to-collision scale)."""
+    return cs.Steering(
+        [cs.Seek(shape="half_cosine"), cs.CollisionDanger(horizon=2.0, speeds=4)],
+        resolve="mask_min_danger", choose="argmax",
+    )
+
+
 def classic_steering():
     from contextsteer import classic
 
@@ -90,7 +99,7 @@ def classic_steering():
 
 
 def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int = 1,
-                     use_classic: bool = False) -> dict:
+                     use_classic: bool = False, velocity: bool = False) -> dict:
     world = cs.World()
     world.add_segments(scene.walls)
     n = len(scene.positions)
@@ -101,6 +110,8 @@ def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int =
                target=scene.positions + AHEAD * pref)
     if use_classic:
         sim = cs.Simulation(world, agents, classic_steering(), motion=cs.Accel())
+    elif velocity:
+        sim = cs.Simulation(world, agents, velocity_steering(), motion=cs.Lerp(steer_force=0.5))
     else:
         sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5),
                             decision_interval=interval)
@@ -176,7 +187,8 @@ def main() -> None:
         # One-run variants on the same agents: the classic (gdx-ai) stack, and time slicing
         # (Lewis: agents re-steer every 3rd step, staggered).
         metrics = n <= 10_000 or args.full
-        for label, k_shown, kw in (("cs classic", "", {"use_classic": True}),
+        for label, k_shown, kw in (("cs velocity", 16, {"velocity": True}),
+                                   ("cs classic", "", {"use_classic": True}),
                                    ("cs interval 3", 16, {"interval": 3})):
             print_row(label, n, k_shown, run_contextsteer(scene, 16, 1, metrics, **kw), None, rvo)
     print("RVO2/cs: RVO2 ms per step / contextsteer single-thread ms per step (same run).")

@@ -52,6 +52,15 @@ GroupFilter get_groups(const py::dict& p) {
   throw py::value_error("groups must be 'all', 'same' or 'other', got '" + s + "'");
 }
 
+/// The optional "shape" of target behaviours: true for "half_cosine".
+bool get_half_cosine(const py::dict& p) {
+  if (!p.contains("shape")) return false;
+  const auto shape = p["shape"].cast<std::string>();
+  if (shape != "clamped_cosine" && shape != "half_cosine")
+    throw py::value_error("shape must be 'clamped_cosine' or 'half_cosine', got '" + shape + "'");
+  return shape == "half_cosine";
+}
+
 Falloff get_falloff(const py::dict& p) {
   const auto s = p["falloff"].cast<std::string>();
   if (s == "linear") return Falloff::kLinear;
@@ -110,12 +119,7 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     if (output != "interest" && output != "danger")
       throw py::value_error("output must be 'interest' or 'danger', got '" + output + "'");
     t.output = output == "interest" ? MapKind::kInterest : MapKind::kDanger;
-    if (p.contains("shape")) {
-      const auto shape = p["shape"].cast<std::string>();
-      if (shape != "clamped_cosine" && shape != "half_cosine")
-        throw py::value_error("shape must be 'clamped_cosine' or 'half_cosine', got '" + shape + "'");
-      t.half_cosine = shape == "half_cosine";
-    }
+    t.half_cosine = get_half_cosine(p);
     return t;
   }
   if (kind == "arrive") {
@@ -123,6 +127,7 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     a.weight = weight;
     a.slowing_radius = get_positive(p, "slowing_radius");
     a.tolerance = get_non_negative(p, "tolerance");
+    a.half_cosine = get_half_cosine(p);
     a.use_point = !p["target"].is_none();
     if (a.use_point) a.point = get_point(p, "target");
     return a;

@@ -78,16 +78,8 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
     const float d = length(v);
     if (d <= kTiny || d > b.max_distance) return;
     v = v * ((b.away ? -1.0f : 1.0f) / d);
-    const float g = falloff(b.falloff, d, b.max_distance);
-    if (!b.half_cosine) {
-      accumulate_dot_row(row, in.slots, in.k, f(v), g, b.combine);
-      return;
-    }
-    const Vec2 u = f(v);
-    for (std::size_t j = 0; j < in.k; ++j) {
-      const float x = 0.5f * (1.0f + in.slots[2 * j] * u.x + in.slots[2 * j + 1] * u.y) * g;
-      row[j] = b.combine == TargetCombine::kMax ? std::max(row[j], x) : row[j] + x;
-    }
+    accumulate_dot_row(row, in.slots, in.k, f(v), falloff(b.falloff, d, b.max_distance),
+                       b.combine, b.half_cosine);
   };
   if (b.source == TargetSource::kAgents) {
     for (std::int32_t j32 : b.target_ids) {
@@ -120,7 +112,8 @@ void row_of(const Arrive& b, const BehaviourInputs& in, std::size_t i, const Fra
   const float d = length(v);
   if (d <= kTiny || d <= b.tolerance) return;
   const float s = std::min(1.0f, d / b.slowing_radius);
-  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax);
+  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax,
+                     b.half_cosine);
 }
 
 void row_of(const Wander& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
@@ -396,7 +389,8 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
           const float disc = bb * bb - (wx * wx + wy * wy) * cc;
           // The nearer root of |p − w·t|² = R², in the cancellation-free form c/(b + √disc).
           const float hit = cc / (bb + std::sqrt(std::max(disc, 0.0f)));
-          const float tt = (bb > 0.0f && disc > 0.0f) ? hit : inf;
+          // Bitwise &: no branch, so the loop over slots vectorises.
+          const float tt = ((bb > 0.0f) & (disc > 0.0f)) ? hit : inf;
           t[q] = std::min(t[q], tt);
         }
       }
@@ -441,7 +435,14 @@ constexpr bool kWritesDanger = std::is_same_v<B, AgentDanger> || std::is_same_v<
 }  // namespace
 
 void accumulate_dot_row(float* row, const float* slots, std::size_t k, Vec2 u, float scale,
-                        TargetCombine combine) {
+                        TargetCombine combine, bool half_cosine) {
+  if (half_cosine) {
+    for (std::size_t j = 0; j < k; ++j) {
+      const float v = 0.5f * (1.0f + slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
+      row[j] = combine == TargetCombine::kMax ? std::max(row[j], v) : row[j] + v;
+    }
+    return;
+  }
   if (combine == TargetCombine::kMax) {
     for (std::size_t j = 0; j < k; ++j) {
       const float v = std::max(0.0f, slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;

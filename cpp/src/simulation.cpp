@@ -247,12 +247,15 @@ void Simulation::weigh_by_speed(std::size_t begin, std::size_t end) {
 }
 
 void Simulation::strength_from_speed(std::size_t begin, std::size_t end) {
-  // The chosen velocity is a candidate of the speed map: its slot's speed. When choose
-  // interpolated the heading (vector_sum, weighted_neighbours, subslot), the slot nearest
-  // the heading caps it as well.
+  // The chosen velocity is a candidate of the speed map: its slot's speed (when choose
+  // interpolated the heading — vector_sum, weighted_neighbours, subslot — the slot nearest
+  // the heading caps it as well), capped by the speed the agent wants: the interest peak
+  // (Lewis's speed control; Arrive lowers it near the goal).
   const std::size_t k = k_;
   const float* dir = slot_set_.directions();
   for (std::size_t i = begin; i < end; ++i) {
+    const float* in = interest_.data() + i * k;
+    const float want = std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f);
     const std::int32_t s = slot_[i];
     if (s < 0) {
       strength_[i] = 0.0f;
@@ -269,7 +272,7 @@ void Simulation::strength_from_speed(std::size_t begin, std::size_t end) {
         near = q;
       }
     }
-    strength_[i] = std::min(sp[static_cast<std::size_t>(s)], sp[near]);
+    strength_[i] = std::min({sp[static_cast<std::size_t>(s)], sp[near], want});
   }
 }
 

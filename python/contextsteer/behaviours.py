@@ -412,11 +412,16 @@ class Arrive(Behaviour):
     tolerance : float, >= 0
     target : array_like, shape (2,), optional
         Shared target; default: each agent's ``agents.target``.
+    shape : {"clamped_cosine", "half_cosine"}
+        As :class:`Seek`: ``half_cosine`` scores ``(1 + slot·û)/2`` instead, for
+        velocity-space danger (:class:`CollisionDanger`), where the interest peak sets
+        the speed the agent wants and the speed map the speed it may take.
     """
 
     slowing_radius: float = 1.0
     tolerance: float = 0.0
     target: Any = None
+    shape: str = "clamped_cosine"
     kind: ClassVar[str] = "arrive"
 
     def __post_init__(self) -> None:
@@ -424,10 +429,11 @@ class Arrive(Behaviour):
         self._set("slowing_radius", _number("Arrive", "slowing_radius", self.slowing_radius, strict=True))
         self._set("tolerance", _number("Arrive", "tolerance", self.tolerance))
         self._set("target", _point("Arrive", "target", self.target))
+        _choice("Arrive", "shape", self.shape, _TARGET_SHAPES)
 
     def _params(self) -> dict:
         return {"slowing_radius": self.slowing_radius, "tolerance": self.tolerance,
-                "target": self.target}
+                "target": self.target, "shape": self.shape}
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)

@@ -317,8 +317,16 @@ def crowd_report(sim) -> dict:
 def _crowd(world, starts, goals, *, slots: int, seed: int, radius: float = 0.3,
            speed: float = 1.3, look_ahead: float = 1.0, extra=(), separation: bool = False,
            resolve: str = "subtract", choose: str = "weighted_neighbours",
-           danger_radius: float = 1.0, horizon: float = 1.5, combine: str = "max"):
-    """A seeded crowd simulation walking from ``starts`` to ``goals``."""
+           danger_radius: float = 1.0, horizon: float = 1.5, combine: str = "max",
+           danger: str = "velocity"):
+    """A seeded crowd simulation walking from ``starts`` to ``goals``.
+
+    ``danger="velocity"`` (the default): Seek (half-cosine interest) and
+    :class:`CollisionDanger` (horizon 2 s, 4 speeds, walls included), resolve
+    ``"mask_min_danger"``, choose ``"argmax"`` — the velocity-obstacle configuration.
+    ``danger="agent"``: the earlier configuration, Seek + predictive AgentDanger +
+    WallDanger with the given ``resolve``/``choose`` (and the optional separation).
+    """
     agents_mod, beh, motion, _, simulation, steering, _ = _modules()
     starts = np.asarray(starts, dtype=np.float64)
     goals = np.asarray(goals, dtype=np.float64)
@@ -326,15 +334,23 @@ def _crowd(world, starts, goals, *, slots: int, seed: int, radius: float = 0.3,
     rng = np.random.default_rng(seed)
     d = goals - starts
     agents = agents_mod.Agents(n, slots=slots, seed=seed)
+    if danger not in ("velocity", "agent"):
+        raise ValueError(f"danger must be 'velocity' or 'agent', got {danger!r}")
     agents.add(starts, heading=np.arctan2(d[:, 1], d[:, 0]), radius=radius,
-               max_speed=speed * rng.uniform(0.9, 1.1, n), max_accel=3.0, target=goals)
-    rules = [beh.Seek(), beh.AgentDanger(radius=danger_radius, predictive=True, horizon=horizon),
-             *extra]
-    if world is not None:
-        rules.append(beh.WallDanger(look_ahead=look_ahead, falloff="linear"))
-    if separation:
-        rules.append(beh.Separation(radius=1.0, weight=0.5, groups="all"))
-    st = steering.Steering(rules, combine=combine, resolve=resolve, choose=choose)
+               max_speed=speed * rng.uniform(0.9, 1.1, n),
+               max_accel=6.0 if danger == "velocity" else 3.0, target=goals)
+    if danger == "velocity":
+        rules = [beh.Arrive(slowing_radius=1.0, shape="half_cosine"), *extra,
+                 beh.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, walls=world is not None)]
+        st = steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
+    else:
+        rules = [beh.Seek(), beh.AgentDanger(radius=danger_radius, predictive=True, horizon=horizon),
+                 *extra]
+        if world is not None:
+            rules.append(beh.WallDanger(look_ahead=look_ahead, falloff="linear"))
+        if separation:
+            rules.append(beh.Separation(radius=1.0, weight=0.5, groups="all"))
+        st = steering.Steering(rules, combine=combine, resolve=resolve, choose=choose)
     sim = simulation.Simulation(world, agents, st, motion=motion.Accel(), slots=slots, seed=seed,
                                 stuck_distance=0.1, stuck_time=3.0)
     sim.configure_metrics(goal_radius=GOAL_RADIUS)
@@ -407,7 +423,10 @@ def hallway(*, agents: int = 20, slots: int = 16, seed: int = 0, length: float =
     xb = h - 4 * rng.uniform(0, 1, b) + 4
     starts = np.vstack([np.c_[xa, ya], np.c_[xb, yb]])
     starts = _spread(starts, 0.7)
-    goals = np.vstack([np.c_[np.full(a, h + 2.0), ya], np.c_[np.full(b, -h - 2.0), yb]])
+    # Goals mirror the starts across the hallway's middle, so they are as far apart as the
+    # starts: arrived agents stand there, and a row of goals closer than a body width
+    # would leave the last arrivals nowhere to stand.
+    goals = starts * [-1.0, 1.0]
     return _crowd(world, starts, goals, slots=slots, seed=seed)
 
 

@@ -77,6 +77,7 @@ struct Arrive {
   float tolerance = 0.0f;       ///< >= 0
   bool use_point = false;
   Vec2 point{};
+  bool half_cosine = false;  ///< slot score (1 + s_k·u)/2 instead of max(0, s_k·u) (Targets)
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -275,8 +276,9 @@ void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, fl
               float* speed = nullptr);
 
 /// The "dot-product rule" every writer uses: row[k] = max(0, s_k·u)·scale combined into
-/// row by `combine` (max or sum); `u` in the slot frame. Pure, allocation-free.
+/// row by `combine` (max or sum); `u` in the slot frame. With `half_cosine` the score is
+/// (1 + s_k·u)/2 instead. Pure, allocation-free.
 void accumulate_dot_row(float* row, const float* slots, std::size_t k, Vec2 u, float scale,
-                        TargetCombine combine);
+                        TargetCombine combine, bool half_cosine = false);
 
 }  // namespace contextsteer

@@ -117,7 +117,8 @@ class Simulation {
   /// (N,K) speed map (fractions of max_speed, min over the behaviours writing one), or
   /// nullptr when no behaviour writes one. With a speed map the decision works in
   /// velocity space: resolved values are weighted by speed (and the side preference of
-  /// the first CollisionDanger) before choose, and the strength is the chosen slot's speed.
+  /// the first CollisionDanger) before choose, and the strength is the chosen slot's speed,
+  /// capped by the interest peak (the speed the agent wants).
   float* speed() { return speed_.empty() ? nullptr : speed_.data(); }
   float* direction() { return direction_.data(); }    ///< (N,2) world frame, unit or 0
   float* acceleration() { return accel_.data(); }     ///< (N,2) classic steering's output
