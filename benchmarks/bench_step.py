@@ -79,12 +79,10 @@ def steering() -> cs.Steering:
 
 
 def velocity_steering() -> cs.Steering:
-    """The velocity-space configuration (the crowd scenarios' default): half-cosine Seek
-    and CollisionDanger (agents and walls on one time-to-collision scale)."""
-    return cs.Steering(
-        [cs.Seek(shape="half_cosine"), cs.CollisionDanger(horizon=2.0, speeds=4)],
-        resolve="mask_min_danger", choose="argmax",
-    )
+    """The velocity-space configuration (the crowd scenarios' default,
+    ``cs.scenarios.crowd_steering``): half-cosine Seek and CollisionDanger (agents and
+    walls on one time-to-collision scale)."""
+    return cs.scenarios.crowd_steering(walls=True, arrive=False)
 
 
 def classic_steering():

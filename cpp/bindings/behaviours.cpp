@@ -228,6 +228,7 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     else if (side == "none") c.side = 0.0f;
     else throw py::value_error("side must be 'right', 'left' or 'none', got '" + side + "'");
     c.side_bias = get_non_negative(p, "side_bias");
+    c.smoothness = p.contains("smoothness") ? get_non_negative(p, "smoothness") : 0.0f;
     return c;
   }
   throw py::value_error("unknown behaviour kind '" + kind + "'");

@@ -135,6 +135,9 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
     c.spread_danger = on == "danger" || on == "both";
   }
   c.blend = cfg["blend"].is_none() ? -1.0f : cfg["blend"].cast<float>();
+  c.hysteresis = cfg.contains("hysteresis") ? cfg["hysteresis"].cast<float>() : 0.0f;
+  if (!(c.hysteresis >= 0.0f) || !std::isfinite(c.hysteresis))
+    throw py::value_error("hysteresis must be a finite number >= 0");
   c.rotate = cfg["rotate"].cast<bool>();
   c.record = cfg["record"].cast<bool>();
   const long m = cfg["max_neighbors"].cast<long>();

@@ -25,6 +25,8 @@ double wrap_angle(double d) {
   return d;
 }
 
+double norm2d(double x, double y) { return std::sqrt(x * x + y * y); }
+
 }  // namespace
 
 void Metrics::configure(const MetricsParams& params, const AgentsView& a, const World* world,
@@ -101,7 +103,9 @@ void Metrics::prepare(const AgentsView& a) {
   rmax_ = 0.0f;  // agents may have been added or resized since configure()
   for (std::size_t i = 0; i < n_; ++i)
     if (a.alive[i]) rmax_ = std::max(rmax_, a.radius[i]);
-  const float cell = 2.0f * rmax_ + range_;
+  // Half the query radius: a query then visits 5×5 small cells, 30% less area than 3×3
+  // cells of the full radius.
+  const float cell = 0.5f * (2.0f * rmax_ + range_);
   grid_.rebuild(a.position, a.alive, n_, cell > 0.0f ? cell : 1.0f);
 }
 
@@ -116,22 +120,21 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     nearest_rows(*world, {&p.x, 2}, r + range_, params_.layers, {&dist, pt, nrm, &id}, 0, 1);
     if (std::isfinite(dist)) wall = dist - r;
   }
-  // Agents: every alive j within r + rmax + range (centre distance), nearest first.
+  // Agents: every alive j within r + rmax + range (centre distance). Only the least
+  // clearance and the (sorted, below) set of touching partners are kept, so the grid is
+  // visited unsorted; at most 6 equal discs can touch one, far below kMaxContacts.
   agent = kInf;
   count = 0;
-  std::int32_t found[kMaxNeighbors];
-  const std::size_t m = grid_.query(p, r + rmax_ + range_, static_cast<std::int32_t>(i),
-                                    kMaxNeighbors, found);
   const float keep = 1.0f + params_.contact_tolerance;
-  for (std::size_t q = 0; q < m; ++q) {
-    const auto j = static_cast<std::size_t>(found[q]);
-    const Vec2 d = load2(a.position, j) - p;
-    const float dist = length(d);
-    const float rr = r + a.radius[j];
+  const auto self = static_cast<std::int32_t>(i);
+  grid_.visit(p, r + rmax_ + range_, [&](std::int32_t j, float d2) {
+    if (j == self) return;
+    const float dist = std::sqrt(d2);
+    const float rr = r + a.radius[static_cast<std::size_t>(j)];
     const float c = dist - rr;
     if (c <= range_) agent = std::min(agent, c);
-    if (dist < keep * rr && count < kMaxContacts) partners[count++] = found[q];
-  }
+    if (dist < keep * rr && count < kMaxContacts) partners[count++] = j;
+  });
   std::sort(partners, partners + count);
   for (std::size_t q = count; q < kMaxContacts; ++q) partners[q] = -1;
 }
@@ -156,8 +159,11 @@ void Metrics::update_rows(const AgentsView& a, const World* world, const std::ui
       // Displacement, velocity change and turn since the previous update, until the agent
       // arrives (the arriving step included): what it does at its goal is not travel.
       if (std::isnan(goal_time_[i])) {
-        path_length_[i] += std::hypot(double(p.x) - prev_pos_[2 * i], double(p.y) - prev_pos_[2 * i + 1]);
-        effort_[i] += std::hypot(double(v.x) - prev_vel_[2 * i], double(v.y) - prev_vel_[2 * i + 1]);
+        // √(dx² + dy²) in double: float differences square exactly, so this is as
+        // accurate as std::hypot (which guards over/underflow that float inputs cannot
+        // reach) at a fraction of its cost.
+        path_length_[i] += norm2d(double(p.x) - prev_pos_[2 * i], double(p.y) - prev_pos_[2 * i + 1]);
+        effort_[i] += norm2d(double(v.x) - prev_vel_[2 * i], double(v.y) - prev_vel_[2 * i + 1]);
         jitter_[i] += std::fabs(wrap_angle(double(a.heading[i]) - prev_head_[i]));
         ++travel_steps_[i];
       }

@@ -72,6 +72,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   anchor_.assign(agents.position(), agents.position() + 2 * n_);
   if (config_.record) recorded_.assign(config_.behaviours.size() * nk, 0.0f);
   if (velocity_) speed_.assign(nk, 1.0f);
+  if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
   next_pos_.assign(2 * n_, 0.0f);
   next_vel_.assign(2 * n_, 0.0f);
   next_head_.assign(n_, 0.0f);
@@ -209,9 +210,30 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     return;
   }
   for_deciding(begin, end, [&](std::size_t i) { return decides(i); }, [&](std::size_t b, std::size_t e) {
+    // Commitment, part 1: the slot of the previous decision resolves with its danger
+    // lowered by h (clamped at 0), so a way that turned marginally dangerous is not
+    // dropped for a step and taken again the next. The map itself is restored after.
+    const float h = config_.hysteresis;
+    if (h > 0.0f) {
+      for (std::size_t i = b; i < e; ++i) {
+        if (slot_[i] < 0) continue;
+        float& d = danger_[i * k + static_cast<std::size_t>(slot_[i])];
+        held_[i] = d;
+        d = std::max(0.0f, d - h);
+      }
+    }
     resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
                  {resolved_.data(), nk}, b, e);
-    if (velocity_) weigh_by_speed(b, e);
+    if (h > 0.0f) {
+      for (std::size_t i = b; i < e; ++i)
+        if (slot_[i] >= 0) danger_[i * k + static_cast<std::size_t>(slot_[i])] = held_[i];
+    }
+    if (velocity_) weigh_by_speed(p.in.agents, b, e);
+    if (h > 0.0f) {
+      // Commitment, part 2: the previous decision (slot_ still holds it) counts 1 + h times.
+      for (std::size_t i = b; i < e; ++i)
+        if (slot_[i] >= 0) resolved_[i * k + static_cast<std::size_t>(slot_[i])] *= 1.0f + h;
+    }
     choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
                 {strength_.data(), n_}, {slot_.data(), n_}, b, e);
     if (velocity_) strength_from_speed(b, e);
@@ -226,22 +248,40 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
   });
 }
 
-void Simulation::weigh_by_speed(std::size_t begin, std::size_t end) {
-  // value_k ← resolved_k · speed_k · (1 + bias·max(0, side·sin θ_k)), θ_k the clockwise
-  // angle from the interest peak to slot k: the rate of progress a candidate offers,
-  // with a small bonus for passing on the preferred side (head-on symmetry breaking).
+void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end) {
+  // value_k ← resolved_k · speed_k: the rate of progress a candidate offers. When the way
+  // the agent wants to go (the interest peak) is not free at full speed, slots on the
+  // preferred side also get 1 + bias·max(0, side·sin θ_k), θ_k the clockwise angle from
+  // the peak: a deterministic head-on symmetry breaker that never bends a free path.
   const std::size_t k = k_;
   const float* dir = slot_set_.directions();
   const float bias = velocity_->side_bias, side = velocity_->side;
+  const float smooth = velocity_->smoothness;
   for (std::size_t i = begin; i < end; ++i) {
     float* r = resolved_.data() + i * k;
     const float* in = interest_.data() + i * k;
     const float* sp = speed_.data() + i * k;
     const std::size_t peak = static_cast<std::size_t>(std::max_element(in, in + k) - in);
+    const bool blocked = sp[peak] < 1.0f && bias > 0.0f && side != 0.0f;
     const float px = dir[2 * peak], py = dir[2 * peak + 1];
+    // The current velocity in max-speed units, in the slot frame.
+    Vec2 v = load2(a.velocity, i) * (a.max_speed[i] > 0.0f ? 1.0f / a.max_speed[i] : 0.0f);
+    if (config_.rotate) {
+      const float c = std::cos(a.heading[i]), sn = std::sin(a.heading[i]);
+      v = {c * v.x + sn * v.y, -sn * v.x + c * v.y};
+    }
     for (std::size_t q = 0; q < k; ++q) {
-      const float right = dir[2 * q] * py - dir[2 * q + 1] * px;  // sin of the clockwise angle
-      r[q] *= sp[q] * (1.0f + bias * std::max(0.0f, side * right));
+      float w = sp[q];
+      if (smooth > 0.0f) {
+        // Smoothness: a turn away from the current velocity v (max-speed units) costs
+        // exp(−λ·(|v| − s_k·v)): nothing at rest or straight on, most for a U-turn.
+        w *= std::exp(-smooth * (length(v) - (dir[2 * q] * v.x + dir[2 * q + 1] * v.y)));
+      }
+      if (blocked) {
+        const float right = dir[2 * q] * py - dir[2 * q + 1] * px;  // sin of the clockwise angle
+        w *= 1.0f + bias * std::max(0.0f, side * right);
+      }
+      r[q] *= w;
     }
   }
 }
@@ -262,6 +302,23 @@ void Simulation::strength_from_speed(std::size_t begin, std::size_t end) {
       continue;
     }
     const float* sp = speed_.data() + i * k;
+    const std::size_t bs = static_cast<std::size_t>(s);
+    const std::size_t lo = (bs + k - 1) % k, hi = (bs + 1) % k;
+    if (bs == static_cast<std::size_t>(std::max_element(in, in + k) - in) && sp[bs] >= 1.0f &&
+        sp[lo] >= 1.0f && sp[hi] >= 1.0f) {
+      // Free way: the chosen slot is the interest peak and it and both neighbours are safe
+      // at full speed. Head for the peak itself (a parabola through the three interest
+      // values, in angle, clamped to half a gap) instead of the slot, so that a goal
+      // between two slots is not reached by zig-zagging between them.
+      const float a = in[lo], c = in[bs], e = in[hi];
+      const float curv = a - 2.0f * c + e;
+      if (curv < 0.0f) {
+        const float x = std::clamp(0.5f * (a - e) / curv, -0.5f, 0.5f) * slot_set_.gaps()[bs];
+        const Vec2 u{dir[2 * bs], dir[2 * bs + 1]};
+        const float cx = std::cos(x), sx = std::sin(x);
+        store2(direction_.data(), i, {cx * u.x - sx * u.y, sx * u.x + cx * u.y});
+      }
+    }
     const Vec2 d = load2(direction_.data(), i);
     std::size_t near = 0;
     float best = -2.0f;

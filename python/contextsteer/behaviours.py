@@ -746,11 +746,24 @@ class CollisionDanger(Behaviour):
     weighted), read as :attr:`Simulation.speed`.
 
     In a :class:`Simulation`, a speed map turns the decision into a velocity choice:
-    resolved values are multiplied by the slot's speed (the rate of progress a candidate
-    offers) and by ``1 + side_bias·max(0, sin θ)`` for slots on the preferred ``side`` of
-    the interest peak (θ the angle from it, clockwise for ``"right"``), and the chosen
-    strength is the chosen slot's speed (capped by the slot nearest the heading when
-    choose interpolates). With ``resolve="mask_min_danger"`` (epsilon 0) only the safest
+
+    - resolved values are multiplied by the slot's speed (the rate of progress a
+      candidate offers);
+    - by ``exp(-smoothness·(|v| - d_k·v))`` with ``v`` the current velocity in max-speed
+      units: turning away from the way the agent is going costs a little, going on or
+      starting from rest costs nothing (fewer flip-flops between equal candidates);
+    - when the interest peak is not free at full speed, by ``1 + side_bias·max(0, sin θ)``
+      for slots on the preferred ``side`` of the peak (θ the angle from it, clockwise for
+      ``"right"``): head-on pairs pass on the same side, and a free path is never bent;
+    - the chosen strength is the chosen slot's speed (capped by the slot nearest the
+      heading when choose interpolates, and by the interest peak: the speed the agent
+      wants, which :class:`Arrive` lowers near its goal);
+    - when the chosen slot is the interest peak and it and both neighbours are free at
+      full speed, the heading is refined to the peak between the slots (a parabola
+      through the three interest values), so a goal between two slots is approached in
+      a straight line, not by zig-zagging between them.
+
+    With ``resolve="mask_min_danger"`` (epsilon 0) only the safest
     slots survive, which gives the defining property of velocity-obstacle methods: when
     any candidate is collision-free within the horizon, the chosen one is; when none is,
     the agent takes the one that keeps collision farthest away, slowing or stopping
@@ -773,7 +786,9 @@ class CollisionDanger(Behaviour):
     side : {"right", "left", "none"}
         Preferred side for passing; breaks head-on symmetry deterministically.
     side_bias : float, >= 0
-        Relative bonus of the preferred side's slots.
+        Relative bonus of the preferred side's slots when the direct way is blocked.
+    smoothness : float, >= 0
+        Weight of the turning cost (0: none).
 
     Examples
     --------
@@ -799,6 +814,7 @@ class CollisionDanger(Behaviour):
     layers: int = 0xFFFFFFFF
     side: str = "right"
     side_bias: float = 0.1
+    smoothness: float = 0.5
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
 
@@ -822,6 +838,7 @@ class CollisionDanger(Behaviour):
         self._set("layers", int(self.layers))
         _choice(name, "side", self.side, _SIDES)
         self._set("side_bias", _number(name, "side_bias", self.side_bias))
+        self._set("smoothness", _number(name, "smoothness", self.smoothness))
 
     @property
     def needs_neighbors(self) -> bool:
@@ -830,7 +847,7 @@ class CollisionDanger(Behaviour):
     def _params(self) -> dict:
         return {"horizon": self.horizon, "speeds": self.speeds, "margin": self.margin,
                 "reciprocity": self.reciprocity, "walls": self.walls, "layers": self.layers,
-                "side": self.side, "side_bias": self.side_bias}
+                "side": self.side, "side_bias": self.side_bias, "smoothness": self.smoothness}
 
     def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
                  max_neighbors: int = 32, world=None) -> CollisionMaps:  # type: ignore[override]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Scenario", "available", "get", "scenario", "unregister"]
+__all__ = ["Scenario", "available", "crowd_steering", "get", "scenario", "unregister"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -314,6 +314,32 @@ def crowd_report(sim) -> dict:
     }
 
 
+def crowd_steering(*, walls: bool = True, arrive: bool = True, extra=(), combine: str = "max"):
+    """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
+
+    Interest: :class:`Arrive` (slowing within 1 m, so agents stop at their goal) or, with
+    ``arrive=False``, :class:`Seek` — both with the half-cosine shape, so that every
+    slot but straight away ranks; plus ``extra`` interest behaviours. Danger:
+    :class:`CollisionDanger` with a 2 s horizon, 4 speeds per slot, a 5 cm margin and,
+    when ``walls``, the walls on the same time-to-collision scale. Resolve
+    ``"mask_min_danger"`` keeps only the safest slots; choose ``"argmax"`` picks the best
+    rate of progress among them. The crowd benchmark (``benchmarks/bench_crowd_quality.py``)
+    measures this configuration (``arrive=False``: its agents retire at the goal).
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> st = cs.scenarios.crowd_steering(walls=False)
+    >>> [type(b).__name__ for b in st.behaviours], st.resolve, st.choose
+    (['Arrive', 'CollisionDanger'], 'mask_min_danger', 'argmax')
+    """
+    _, beh, _, _, _, steering, _ = _modules()
+    goal = (beh.Arrive(slowing_radius=1.0, shape="half_cosine") if arrive
+            else beh.Seek(shape="half_cosine"))
+    rules = [goal, *extra, beh.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, walls=walls)]
+    return steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
+
+
 def _crowd(world, starts, goals, *, slots: int, seed: int, radius: float = 0.3,
            speed: float = 1.3, look_ahead: float = 1.0, extra=(), separation: bool = False,
            resolve: str = "subtract", choose: str = "weighted_neighbours",
@@ -321,11 +347,10 @@ def _crowd(world, starts, goals, *, slots: int, seed: int, radius: float = 0.3,
            danger: str = "velocity"):
     """A seeded crowd simulation walking from ``starts`` to ``goals``.
 
-    ``danger="velocity"`` (the default): Seek (half-cosine interest) and
-    :class:`CollisionDanger` (horizon 2 s, 4 speeds, walls included), resolve
-    ``"mask_min_danger"``, choose ``"argmax"`` — the velocity-obstacle configuration.
-    ``danger="agent"``: the earlier configuration, Seek + predictive AgentDanger +
-    WallDanger with the given ``resolve``/``choose`` (and the optional separation).
+    ``danger="velocity"`` (the default): :func:`crowd_steering` (velocity-space danger),
+    agents with max_accel 6. ``danger="agent"``: the earlier configuration, Seek +
+    predictive AgentDanger + WallDanger with the given ``resolve``/``choose`` (and the
+    optional separation), max_accel 3 — kept for comparison (notebooks 05 and 06).
     """
     agents_mod, beh, motion, _, simulation, steering, _ = _modules()
     starts = np.asarray(starts, dtype=np.float64)
@@ -340,9 +365,7 @@ def _crowd(world, starts, goals, *, slots: int, seed: int, radius: float = 0.3,
                max_speed=speed * rng.uniform(0.9, 1.1, n),
                max_accel=6.0 if danger == "velocity" else 3.0, target=goals)
     if danger == "velocity":
-        rules = [beh.Arrive(slowing_radius=1.0, shape="half_cosine"), *extra,
-                 beh.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, walls=world is not None)]
-        st = steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
+        st = crowd_steering(walls=world is not None, extra=extra, combine=combine)
     else:
         rules = [beh.Seek(), beh.AgentDanger(radius=danger_radius, predictive=True, horizon=horizon),
                  *extra]
@@ -367,7 +390,8 @@ def _two_groups(n: int) -> tuple[int, int]:
 
 @scenario("oncoming", steps=900, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: two groups walk head-on into each other in open space")
-def oncoming(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float = 16.0):
+def oncoming(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float = 16.0,
+               danger: str = "velocity"):
     """Two groups ``distance`` apart walk straight at each other and must pass.
 
     Metrics: the common set with time to goal (goal radius 0.5); ``crowd_report``.
@@ -381,12 +405,13 @@ def oncoming(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float
     right = np.c_[np.full(b, distance / 2) + 1.0 * (np.arange(b) % 2), yb]
     starts = np.vstack([left, right]) + _jitter(rng, n, 0.05)
     goals = np.vstack([left * [-1, 1], right * [-1, 1]])
-    return _crowd(None, starts, goals, slots=slots, seed=seed)
+    return _crowd(None, starts, goals, slots=slots, seed=seed, danger=danger)
 
 
 @scenario("crossing", steps=900, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: two groups cross at right angles")
-def crossing(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float = 16.0):
+def crossing(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float = 16.0,
+               danger: str = "velocity"):
     """One group walks along +x, the other along +y; their paths cross at the origin.
 
     Metrics: the common set with time to goal; ``crowd_report``.
@@ -399,13 +424,13 @@ def crossing(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float
     sb = np.c_[0.8 * (np.arange(b) % 2), -h - 1.2 * (np.arange(b) // 2)]
     starts = np.vstack([sa, sb]) + _jitter(rng, n, 0.05)
     goals = np.vstack([sa + [2 * h + 2, 0], sb + [0, 2 * h + 2]])
-    return _crowd(None, starts, goals, slots=slots, seed=seed)
+    return _crowd(None, starts, goals, slots=slots, seed=seed, danger=danger)
 
 
 @scenario("hallway", steps=1200, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: two-way traffic in a hallway")
 def hallway(*, agents: int = 20, slots: int = 16, seed: int = 0, length: float = 24.0,
-            width: float = 4.0):
+            width: float = 4.0, danger: str = "velocity"):
     """Half the agents walk right, half left, in a hallway ``width`` wide.
 
     Metrics: the common set with time to goal; ``crowd_report``.
@@ -416,7 +441,9 @@ def hallway(*, agents: int = 20, slots: int = 16, seed: int = 0, length: float =
     rng = np.random.default_rng(seed)
     h, w = length / 2, width / 2
     world = world_mod.World()
-    world.add_segments([[-h - 4, -w, h + 4, -w], [-h - 4, w, h + 4, w]])
+    # The walls run 3 m beyond the farthest start (and so goal), out of reach of anyone
+    # standing at a goal.
+    world.add_segments([[-h - 7, -w, h + 7, -w], [-h - 7, w, h + 7, w]])
     ya = rng.uniform(-w + 0.5, w - 0.5, a)
     yb = rng.uniform(-w + 0.5, w - 0.5, b)
     xa = -h + 4 * rng.uniform(0, 1, a) - 4
@@ -427,7 +454,7 @@ def hallway(*, agents: int = 20, slots: int = 16, seed: int = 0, length: float =
     # starts: arrived agents stand there, and a row of goals closer than a body width
     # would leave the last arrivals nowhere to stand.
     goals = starts * [-1.0, 1.0]
-    return _crowd(world, starts, goals, slots=slots, seed=seed)
+    return _crowd(world, starts, goals, slots=slots, seed=seed, danger=danger)
 
 
 def _spread(points: np.ndarray, spacing: float, iterations: int = 50) -> np.ndarray:
@@ -450,7 +477,8 @@ def _wall_with_gap(world, x: float, half_height: float, gap: float) -> None:
 
 @scenario("bottleneck", steps=1500, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: a crowd squeezes through a narrow gap in a wall")
-def bottleneck(*, agents: int = 20, slots: int = 16, seed: int = 0, gap: float = 1.4):
+def bottleneck(*, agents: int = 20, slots: int = 16, seed: int = 0, gap: float = 1.4,
+                 danger: str = "velocity"):
     """A crowd in a room walks to goals beyond a wall with a ``gap`` wide opening.
 
     Besides Seek(goal), agents follow a guide path through the gap (FollowPath,
@@ -473,12 +501,13 @@ def bottleneck(*, agents: int = 20, slots: int = 16, seed: int = 0, gap: float =
     guide = path_mod.Path([[-12, 0], [-1, 0], [1, 0], [6, 0]], closed=False)
     return _crowd(world, starts, goals, slots=slots, seed=seed, look_ahead=1.0,
                   extra=(beh.FollowPath(guide, look_ahead=1.0, mode="seek", weight=0.5),),
-                  separation=True)
+                  separation=True, danger=danger)
 
 
 @scenario("doorway", steps=1500, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: two groups swap rooms through one doorway")
-def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1.8):
+def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1.8,
+              danger: str = "velocity"):
     """Two groups on either side of a wall swap sides through a ``door`` wide doorway.
 
     Plain local steering (no guide path): measured, about half the agents find the door
@@ -497,12 +526,13 @@ def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1
     starts = np.vstack([sa, sb])
     goals = np.vstack([sa * [-1, 1], sb * [-1, 1]])
     return _crowd(world, starts, goals, slots=slots, seed=seed, look_ahead=1.2,
-                  separation=True)
+                  separation=True, danger=danger)
 
 
 @scenario("circle", steps=1200, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: agents on a circle walk to the antipodes")
-def circle(*, agents: int = 16, slots: int = 16, seed: int = 0, radius: float | None = None):
+def circle(*, agents: int = 16, slots: int = 16, seed: int = 0, radius: float | None = None,
+             danger: str = "velocity"):
     """``agents`` on a circle each walk to the opposite point; they all meet in the middle.
 
     The circle's radius defaults to leave 1 m of arc per agent (at least 5 m). Resolve
@@ -517,7 +547,7 @@ def circle(*, agents: int = 16, slots: int = 16, seed: int = 0, radius: float | 
     # Everyone meets in the middle: "subtract" deadlocks there (measured: nobody arrives),
     # the Godot recipe's "avoid_opposite" turns danger into interest away from it.
     return _crowd(None, starts, -starts, slots=slots, seed=seed, resolve="avoid_opposite",
-                  horizon=1.0)
+                  horizon=1.0, danger=danger)
 
 
 # ------------------------------------------------------------------ corridor, flock ---

@@ -69,6 +69,12 @@ class Steering:
         live only in per-thread scratch and cost no memory traffic.
     max_neighbors : int, default 16
         Neighbours per agent in the shared neighbour query.
+    hysteresis : float, >= 0, default 0
+        Commitment to the last decision: before choose, the value of the slot the agent
+        chose at its previous decision is multiplied by ``1 + hysteresis``. A small value
+        (0.1–0.3) stops an agent flip-flopping between two nearly equal slots from one
+        step to the next (the "reciprocal dance" of velocity-obstacle methods); 0 keeps
+        every decision memoryless.
 
     Raises
     ------
@@ -107,6 +113,7 @@ class Steering:
         rotate: bool = False,
         record: bool = False,
         max_neighbors: int = 16,
+        hysteresis: float = 0.0,
     ) -> None:
         behaviours = tuple(behaviours)
         for b in behaviours:
@@ -141,6 +148,10 @@ class Steering:
                 or not 1 <= max_neighbors <= 256:
             raise ValueError(f"Steering: max_neighbors must be an int in [1, 256], got {max_neighbors!r}")
         self.max_neighbors = int(max_neighbors)
+        h = float(hysteresis)
+        if not (math.isfinite(h) and h >= 0):
+            raise ValueError(f"Steering: hysteresis must be a finite number >= 0, got {hysteresis!r}")
+        self.hysteresis = h
         names, seen = [], {}
         for b in behaviours:
             base = type(b).__name__
@@ -156,6 +167,7 @@ class Steering:
             "spread": self.spread, "spread_mode": self.spread_mode,
             "spread_maps": self.spread_maps, "blend": self.blend, "rotate": self.rotate,
             "record": self.record, "max_neighbors": self.max_neighbors,
+            "hysteresis": self.hysteresis,
         }
 
     def __repr__(self) -> str:

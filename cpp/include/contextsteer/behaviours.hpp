@@ -204,6 +204,7 @@ struct CollisionDanger {
   std::uint32_t layers = kAllLayers;
   float side = 1.0f;          ///< +1: pass on the right, −1: on the left, 0: no preference
   float side_bias = 0.1f;     ///< >= 0, relative bonus of the preferred side's slots
+  float smoothness = 0.5f;    ///< >= 0, λ: turning cost exp(−λ·(|v| − d_k·v)), v in max-speed units
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 

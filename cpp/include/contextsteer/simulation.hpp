@@ -39,6 +39,10 @@ struct SteeringConfig {
   bool spread_interest = false;
   bool spread_danger = true;
   float blend = -1.0f;  ///< in [0, 1], or < 0 for no temporal blend
+  /// >= 0, commitment to the previous decision (the memory is the chosen slot itself):
+  /// that slot resolves with its danger lowered by `hysteresis` (clamped at 0), and its
+  /// resolved value is multiplied by 1 + hysteresis before choose.
+  float hysteresis = 0.0f;
   /// Slots turn with each agent's heading (Godot recipe); the chosen direction is turned
   /// back to the world frame.
   bool rotate = false;
@@ -148,7 +152,7 @@ class Simulation {
   Plan plan() const;
   void perceive_rows(const Plan& p, std::size_t begin, std::size_t end);
   void decide_rows(const Plan& p, std::size_t begin, std::size_t end);
-  void weigh_by_speed(std::size_t begin, std::size_t end);
+  void weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end);
   void strength_from_speed(std::size_t begin, std::size_t end);
   void build_neighbors(Plan& p);
   void move_and_collide(const Plan& p, float dt, bool fused);
@@ -165,6 +169,7 @@ class Simulation {
 
   std::vector<float> interest_, danger_, resolved_, direction_, strength_, accel_, speed_;
   const CollisionDanger* velocity_ = nullptr;  // the first behaviour writing a speed map
+  std::vector<float> held_;  // (N,) a danger value set aside during resolve (hysteresis)
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
   std::vector<std::uint8_t> stuck_, has_memory_, braking_;
   std::vector<float> still_, anchor_;

@@ -1,0 +1,222 @@
+"""Crowd quality: several crowd systems on the same scenes, measured by the same code.
+
+Not a test. Every system walks the same pedestrians through the same scenes under one
+protocol, and one metric object (crowd_quality.Metrics) measures every system from the
+positions after each step, so the columns of the table compare like with like.
+
+Systems
+-------
+- ``rvo2``: RVO2 2.0 (PyPI ``pyrvo``), ORCA. neighborDist 5 m, maxNeighbors 10,
+  timeHorizon 2 s, timeHorizonObst 2 s, radius 0.3, maxSpeed 1.3; each wall segment a
+  2-vertex obstacle.
+- ``navground-orca``, ``navground-hl``: navground's simulation (PyPI ``navground``) with its
+  ORCA or HL (human-like) behaviour; omnidirectional kinematics, max and optimal speed
+  1.3, radius 0.3, neighbours within 5 m (Bounded state estimation), walls as line
+  obstacles. ORCA: time_horizon = static_time_horizon = 2 s, max_neighbors 10, horizon
+  2.5 m (its neighbour range is twice that). HL: horizon 2.6 m (2 s at 1.3 m/s; HL's
+  horizon is a distance), tau 0.125 s, eta 0.5 s, aperture π. navground's world resolves
+  collisions after each update (its default, kept unless --no-resolve).
+- ``jupedsim-cfsm``: JuPedSim's CollisionFreeSpeedModel (PyPI ``jupedsim``, the first
+  version, model parameters at their defaults), radius 0.3, desired speed 1.3, time gap
+  1 s; walkable area = a box around the scene minus the walls (1 cm strips). Agents are in
+  a direct-steering journey, so their target is the protocol's waypoint, set each step
+  (JuPedSim's routing is bypassed: it steers locally like every other system).
+- ``cs-classic``: contextsteer.classic, the gdx-ai crowd stack of notebook 06
+  (``classic_crowd()``: whisker raycast avoidance, CollisionAvoidance(2), then
+  Separation(0.9) + Arrive(1) blended), ``Accel`` motion, max_accel 3.
+- ``cs-context``: context steering with today's AgentDanger — scenarios._crowd's
+  configuration: Seek + AgentDanger(radius=1, predictive, horizon=1.5) (+ WallDanger(
+  look_ahead=1, linear) with walls), combine max, resolve subtract, choose
+  weighted_neighbours, 16 slots, ``Accel`` motion, max_accel 3.
+- ``cs-velocity``: context steering with velocity-space danger,
+  crowd_quality.contextsteer_velocity_steering (Seek(shape="half_cosine") +
+  CollisionDanger(horizon=2, speeds=4, walls only where the scene has walls), resolve
+  mask_min_danger, choose argmax), ``Accel`` motion, max_accel ``--velocity-accel``
+  (default 6). Skipped with a note when this contextsteer build has no CollisionDanger.
+
+contextsteer systems run with the library's defaults: push-apart after the move (overlaps
+resolved, swept against the walls) and as many threads as ``cs.get_num_threads()``. So the
+systems that resolve overlaps after moving are navground and cs-*; RVO2 and JuPedSim do
+not (JuPedSim's model is collision-free by construction). ``--no-resolve`` turns
+navground's collision resolution and contextsteer's push-apart off, so that every system
+is measured on its steering alone. Either way contextsteer moves every agent as a circle
+swept against the walls (it stops short of a wall whatever the steering), so its wall
+columns are 0 by construction.
+
+Protocol (the same for every system)
+------------------------------------
+- Pedestrians: radius 0.3 m, preferred (and max) speed 1.3 m/s for every agent (no
+  random spread, unlike scenarios._crowd's ±10%), dt = 1/30 s; each agent starts at rest
+  facing its first waypoint.
+- Waypoint: the agent's goal; in bottleneck and doorway (goals beyond a wall) a gate
+  waypoint 1 m beyond the gap centre, on the goal's side, until the agent is 0.5 m past
+  the wall (sticky), then its goal. (A waypoint at the gap centre itself would stop
+  agents that slow down on arrival there before they pass the wall.)
+- Preferred velocity: towards the waypoint at 1.3 m/s (RVO2: distance/dt when closer;
+  navground: a point target; JuPedSim: the agent's target; contextsteer: agents.target).
+- Retirement: the first time an agent's centre is within 0.5 m of its goal it has
+  arrived and is removed (contextsteer ``Agents.remove``; JuPedSim
+  ``mark_agent_for_removal``; RVO2 and navground, which cannot remove agents: moved to
+  (1e5 + 10 i, 1e5), out of everyone's range, with zero preferred velocity). Retired
+  agents leave the metrics. A run stops when everyone has arrived or at the step limit.
+
+Scenes (crowd_quality.SCENES; step limit: 3x the longest unobstructed path time)
+--------------------------------------------------------------------------------
+- circle-16, circle-64, circle-250: agents evenly on a circle, no jitter, each to the
+  antipodal point; radius max(4, N·1 m / 2π) (1 m of arc per agent; circle-16: 4 m).
+- hallway: 40 agents, two-way traffic in a hallway 24 m long and 4 m wide (two wall
+  segments running 4 m past each end), seed 0.
+- crossing: two groups of 20 in rows of two cross at right angles, seed 0.
+- bottleneck: 50 agents in a 24 x 12 m room walk to goals beyond a wall with a 1.2 m gap.
+- doorway: two groups of 10 swap sides through a 1.8 m door in a 20 x 10 m room.
+
+Metrics (from the positions of the active agents after each step, float64)
+--------------------------------------------------------------------------
+- collisions: episodes — a pair (i, j) starts overlapping (centre distance < r_i + r_j,
+  less 0.1 mm of float32 rounding) at a step where it did not overlap at the step before
+  (SciPy cKDTree.query_pairs).
+- max pen.: the largest r_i + r_j − distance over steps and pairs (0 if none), in m and
+  in % of the agent radius.
+- wall pens: episodes where an agent's centre comes closer than 0.99 r to a wall segment
+  (start of a run of such steps); wall pen m: the largest r − distance to a wall.
+- arrived %: agents that arrived within the step limit; TTG: their mean time to goal (s).
+- jitter: per agent, the mean |Δθ| over the steps where it moved faster than 0.05 m/s in
+  both that step and the one before (θ the direction of the step's displacement), then
+  the mean over agents, in degrees per step.
+- ms/step: the median wall time of the system's step call alone (``do_step``,
+  ``World.update``, ``Simulation.iterate``, ``Simulation.step``), not the Python loop that
+  sets targets or measures.
+- pre-push (cs-* only): overlapping pairs right after each move, before push-apart
+  resolves them, summed over steps (pair-steps, from ``Simulation.overlaps``).
+
+Usage: python benchmarks/bench_crowd_quality.py [--quick] [--scenes a,b] [--systems a,b]
+[--velocity-accel 6] [--no-resolve] [--json out.json]. --quick: circle-16, circle-64,
+hallway and crossing, at most 600 steps each. Needs the ``bench`` extra (pip install -e .[bench]).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from importlib import metadata
+
+# NumPy's BLAS threads spin after a call and would steal a core from the timed step.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from crowd_quality import SCENES, SYSTEMS, Options, Unavailable, run  # noqa: E402
+
+QUICK_SCENES = ("circle-16", "circle-64", "hallway", "crossing")
+QUICK_STEPS = 600
+PACKAGES = ("contextsteer", "pyrvo", "navground", "jupedsim", "scipy", "shapely")
+
+COLUMNS = (  # (header, key, width, format)
+    ("scene", "scene", 11, "s"),
+    ("system", "system", 15, "s"),
+    ("collisions", "collisions", 11, "d"),
+    ("max pen m", "max_penetration_m", 10, ".3f"),
+    ("% r", "max_penetration_pct_r", 6, ".1f"),
+    ("wall pens", "wall_penetrations", 10, "d"),
+    ("wall pen m", "max_wall_penetration_m", 11, ".3f"),
+    ("arrived %", "arrived_pct", 10, ".1f"),
+    ("TTG s", "mean_ttg_s", 7, ".1f"),
+    ("jitter °", "jitter_deg_per_step", 9, ".2f"),
+    ("ms/step", "ms_per_step", 9, ".3f"),
+    ("pre-push", "pre_push", 10, "d"),
+)
+
+
+def _versions() -> dict[str, str | None]:
+    out = {}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _cell(value, width: int, spec: str) -> str:
+    if value is None or isinstance(value, float) and math.isnan(value):
+        return f"{'-':>{width}}"
+    align = "<" if spec == "s" else ">"
+    return f"{value:{align}{width}{spec}}"
+
+
+def _json_value(value):
+    """NaN (no arrivals, no moving steps) as null: strict JSON has no NaN."""
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _row(row: dict) -> str:
+    return "".join(_cell(row[key], width, spec) for _, key, width, spec in COLUMNS)
+
+
+def _names(text: str | None, known, default) -> list[str]:
+    names = list(default) if text is None else [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown name(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return names
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scenes", help=f"comma list of {', '.join(SCENES)} (default: all)")
+    ap.add_argument("--systems", help=f"comma list of {', '.join(SYSTEMS)} (default: all)")
+    ap.add_argument("--quick", action="store_true",
+                    help=f"{', '.join(QUICK_SCENES)} only, at most {QUICK_STEPS} steps")
+    ap.add_argument("--velocity-accel", type=float, default=6.0,
+                    help="max acceleration of the cs-velocity agents (m/s², default 6)")
+    ap.add_argument("--no-resolve", action="store_true",
+                    help="turn off navground's collision resolution and contextsteer's "
+                         "push-apart: every system on its steering alone")
+    ap.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
+    args = ap.parse_args()
+    scenes = _names(args.scenes, SCENES, QUICK_SCENES if args.quick else SCENES)
+    systems = _names(args.systems, SYSTEMS, SYSTEMS)
+    options = Options(velocity_accel=args.velocity_accel, resolve=not args.no_resolve)
+
+    versions = _versions()
+    print("crowd quality: radius 0.3 m, speed 1.3 m/s, dt 1/30 s; overlap resolution "
+          f"{'on' if options.resolve else 'off'}; load average "
+          f"{os.getloadavg()[0]:.2f}; " + ", ".join(f"{k} {v or 'missing'}"
+                                                  for k, v in versions.items()), flush=True)
+    print("".join(f"{h:<{w}}" if spec == "s" else f"{h:>{w}}" for h, _, w, spec in COLUMNS))
+    rows, skipped = [], {}
+    for scene_name in scenes:
+        scene = SCENES[scene_name]()
+        steps = min(scene.steps, QUICK_STEPS) if args.quick else scene.steps
+        for system_name in systems:
+            if system_name in skipped:
+                continue
+            try:
+                system = SYSTEMS[system_name](scene, options)
+            except Unavailable as e:
+                skipped[system_name] = str(e)
+                print(f"note: {system_name} skipped: {e}", flush=True)
+                continue
+            row = {"scene": scene_name, "system": system_name, **run(system, scene, steps)}
+            rows.append(row)
+            print(_row(row), flush=True)
+    print("collisions and wall pens are episodes; jitter in degrees per step; ms/step: the "
+          "system's step call alone (median);\npre-push (cs-* only): overlapping pairs right "
+          "after each move, before push-apart, summed over steps.")
+    if options.resolve:
+        print("navground and cs-* resolve overlaps after each move (navground's world, "
+              "contextsteer's push-apart); RVO2 and JuPedSim do not (--no-resolve: none do).")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"versions": versions, "quick": args.quick,
+                       "velocity_accel": options.velocity_accel, "resolve": options.resolve,
+                       "skipped": skipped,
+                       "rows": [{k: _json_value(v) for k, v in r.items()} for r in rows]},
+                      f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

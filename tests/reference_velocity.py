@@ -1,0 +1,413 @@
+"""Slow NumPy oracle of ``CollisionDanger``: velocity-space danger and a speed map.
+
+Written for clarity, never for speed, and never by calling contextsteer: the rule is
+restated from the behaviour's specification in plain loops over agents, slots, candidate
+speeds, neighbours and wall segments, in float64, brute force over *every* other alive
+agent (the C++ queries a grid with a conservative reach; tests pass ``max_neighbors``
+>= N so both see the same neighbours).
+
+The rule, for alive agent i, slot k (world direction d_k) and the candidate speeds
+``s_m = max_speed_i · m / S`` (m = 0 … S; m = 0 stands still), candidate velocity
+``v = s_m d_k``, reciprocity α:
+
+* every other alive agent j: ``p = x_j - x_i``, ``R = r_i + r_j + margin``,
+  ``w = (v - α v_i) / (1 - α) - v_j``, ``c = |p|² - R²``, ``b = p·w``, ``a = |w|²``;
+  touching (``c <= 0``): TTC 0 if ``b > 0`` (deepening) else inf; otherwise inf if
+  ``b <= 0`` or ``b² - a c <= 0``, else ``c / (b + sqrt(b² - a c))``;
+* walls: ``h_k``, the distance along d_k at which a disc of radius ``r_i + margin``
+  leaving x_i first touches a segment, searched up to ``L = max_speed_i · horizon`` (inf
+  beyond); ``TTC_wall = h_k / s`` (inf standing still);
+* ``TTC_k(s_m)`` = the smallest of all these; candidate m is safe when
+  ``TTC_k(s_m) >= horizon``; if some m is safe the slot's speed is the largest safe
+  ``m / S`` and its danger 0, else ``m*`` = argmax TTC (ties: smallest m), speed
+  ``m* / S`` and danger ``weight · agent_weight · clamp(1 - TTC(m*) / horizon, 0, 1)``.
+
+The C++ computes in float32, so besides the maps the oracle reports, per slot, whether the
+float32 answer may legitimately differ ("ambiguous"): a candidate's TTC within
+``tol · horizon`` of the horizon (safe/unsafe may flip), a near tie for the argmax
+(within ``tol`` relative), or a neighbour/wall configuration on a discontinuity of the
+TTC: ``c`` within ``zero`` relative of 0 (touching), the sign of ``b`` undecided while
+touching, ``b² - a c`` within ``zero`` relative of 0 (grazing), or a slot ray grazing
+a wall's end cap. Tests compare only the other slots.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+INF = math.inf
+
+#: Relative tolerance of the horizon test and of argmax ties (see the module docstring).
+TOL = 1e-3
+#: Relative tolerance of the discontinuities (touching, grazing).
+ZERO = 1e-4
+
+
+# ------------------------------------------------------------------------ slots ---
+
+def _f32(*values):
+    """The behaviour's parameters as the kernel stores them (float32), back in float64.
+
+    (A reciprocity of 1e-300 is 0 for the kernel: w = v - v_j exactly, not nearly.)
+    """
+    return tuple(float(np.float32(v)) for v in values)
+
+
+def ring(k):
+    """(K, 2) ring of slot directions: slot i at angle 2πi/K, slot 0 along +x, CCW."""
+    a = 2.0 * np.pi * np.arange(k) / k
+    return np.stack([np.cos(a), np.sin(a)], axis=1)
+
+
+def world_slots(directions, heading=0.0, rotate=False):
+    """World directions of one agent's slots: ``R(heading) · s_k`` when ``rotate``.
+
+    Parameters
+    ----------
+    directions : int or array_like, shape (K, 2)
+        An int K means :func:`ring` (K); an array is used as given (float64 copy).
+    heading : float
+        The agent's heading in radians (used only with ``rotate``).
+    rotate : bool
+
+    Returns
+    -------
+    numpy.ndarray, shape (K, 2), float64
+    """
+    if isinstance(directions, (int, np.integer)) and not isinstance(directions, bool):
+        s = ring(int(directions))
+    else:
+        s = np.asarray(directions, dtype=np.float64).reshape(-1, 2)
+    if not rotate:
+        return s.copy()
+    c, sn = math.cos(heading), math.sin(heading)
+    return np.stack([c * s[:, 0] - sn * s[:, 1], sn * s[:, 0] + c * s[:, 1]], axis=1)
+
+
+# ------------------------------------------------------------------- neighbours ---
+
+class TTC(NamedTuple):
+    """A time to collision and whether float32 may legitimately disagree with it."""
+
+    ttc: float
+    ambiguous: bool
+
+
+def effective_velocity(v, vi, vj, reciprocity=0.0):
+    """``w = (v - α v_i) / (1 - α) - v_j`` as Python floats (wx, wy).
+
+    The velocity of agent i relative to j when i takes only ``1 - α`` of the avoidance
+    (α = 0: j keeps its velocity, plain velocity obstacle).
+    """
+    al = float(reciprocity)
+    wx = (float(v[0]) - al * float(vi[0])) / (1.0 - al) - float(vj[0])
+    wy = (float(v[1]) - al * float(vi[1])) / (1.0 - al) - float(vj[1])
+    return wx, wy
+
+
+def pair_ttc(p, w, big_r, *, horizon=None, tol=TOL, zero=ZERO):
+    """Time until two discs whose centres are ``p`` apart touch, closing at ``w``.
+
+    The discs touch when ``|p - w t| = R``: ``a t² - 2 b t + c = 0`` with ``a = |w|²``,
+    ``b = p·w``, ``c = |p|² - R²``; the first root is ``c / (b + sqrt(b² - a c))``.
+
+    Parameters
+    ----------
+    p : sequence of 2 floats
+        Position of the other disc relative to this one.
+    w : sequence of 2 floats
+        Velocity of this disc relative to the other (so ``p·w > 0`` is approaching).
+    big_r : float
+        Sum of the radii (and the margin).
+    horizon : float, optional
+        Grazing (``b² - a c`` near 0) only counts as ambiguous when the grazing time
+        ``c / b`` is below ``horizon · (1 + tol)``: beyond it both answers are safe and
+        neither can be the argmax of an unsafe slot. None: always ambiguous.
+    tol, zero : float
+        See the module docstring.
+
+    Returns
+    -------
+    TTC
+        ``ttc`` in [0, inf]; ``ambiguous`` when (p, w, R) sit on a discontinuity.
+    """
+    px, py = float(p[0]), float(p[1])
+    wx, wy = float(w[0]), float(w[1])
+    r = float(big_r)
+    pp = px * px + py * py
+    c = pp - r * r
+    b = px * wx + py * wy
+    a = wx * wx + wy * wy
+    ambiguous = abs(c) <= zero * (pp + r * r)              # (nearly) just touching
+    if c <= 0.0:
+        pw = math.sqrt(pp * a)
+        if pw > 0.0 and abs(b) <= zero * pw:                # deepening or not: undecided
+            ambiguous = True
+        return TTC(0.0 if b > 0.0 else INF, ambiguous)
+    if b <= 0.0:
+        return TTC(INF, ambiguous)
+    disc = b * b - a * c
+    if abs(disc) <= zero * b * b and (horizon is None or c / b < horizon * (1.0 + tol)):
+        ambiguous = True                                    # grazing: hit or miss
+    if disc <= 0.0:
+        return TTC(INF, ambiguous)
+    return TTC(c / (b + math.sqrt(disc)), ambiguous)
+
+
+# ------------------------------------------------------------------------ walls ---
+
+def point_segment_distance(p, a, b):
+    """Distance from the point p to the segment [a, b] (float64)."""
+    p, a, b = (np.asarray(x, dtype=np.float64) for x in (p, a, b))
+    e = b - a
+    u = min(max(float((p - a) @ e) / float(e @ e), 0.0), 1.0)
+    return float(np.hypot(*(p - a - u * e)))
+
+
+def _ray_circle(o, d, centre, r, zero):
+    """(t, grazing) of the unit ray o + t d entering the disc |x - centre| <= r (o outside)."""
+    qx, qy = centre[0] - o[0], centre[1] - o[1]
+    bb = qx * d[0] + qy * d[1]
+    cc = qx * qx + qy * qy - r * r
+    disc = bb * bb - cc                     # = r² - (distance of the centre from the ray)²
+    grazing = bb > 0.0 and abs(disc) <= zero * r * r
+    if bb <= 0.0 or disc < 0.0:
+        return INF, grazing, (bb if grazing else INF)
+    return bb - math.sqrt(disc), grazing, bb
+
+
+def _ray_segment(o, d, a, b):
+    """t >= 0 where the unit ray o + t d crosses the segment [a, b], or inf (parallel: inf)."""
+    ex, ey = b[0] - a[0], b[1] - a[1]
+    den = d[0] * ey - d[1] * ex
+    if den == 0.0:
+        return INF
+    ax, ay = a[0] - o[0], a[1] - o[1]
+    t = (ax * ey - ay * ex) / den
+    u = (ax * d[1] - ay * d[0]) / den
+    return t if t >= 0.0 and 0.0 <= u <= 1.0 else INF
+
+
+def ray_capsule(o, d, a, b, r, *, zero=ZERO):
+    """First contact of a disc of radius r moving from o along the unit direction d with
+    the segment [a, b]: the ray against the capsule (both end circles, both sides offset
+    by ±r along the segment's normal).
+
+    Returns
+    -------
+    t : float
+        Distance along d to the first contact (0 when the disc already touches; inf on a miss).
+    graze : float
+        The earliest distance at which the ray grazes an end circle (a float32 ray may hit
+        or miss it there), inf when it grazes none.
+    """
+    o = (float(o[0]), float(o[1]))
+    d = (float(d[0]), float(d[1]))
+    a = (float(a[0]), float(a[1]))
+    b = (float(b[0]), float(b[1]))
+    r = float(r)
+    if point_segment_distance(o, a, b) <= r:
+        return 0.0, INF
+    ex, ey = b[0] - a[0], b[1] - a[1]
+    length = math.hypot(ex, ey)
+    nx, ny = -ey / length * r, ex / length * r
+    best, graze = INF, INF
+    for centre in (a, b):
+        t, grazing, tg = _ray_circle(o, d, centre, r, zero)
+        best = min(best, t)
+        if grazing:
+            graze = min(graze, tg)
+    for sgn in (1.0, -1.0):
+        best = min(best, _ray_segment(o, d, (a[0] + sgn * nx, a[1] + sgn * ny),
+                                      (b[0] + sgn * nx, b[1] + sgn * ny)))
+    return best, graze
+
+
+def wall_distance(o, d, walls, r, max_dist, *, tol=TOL, zero=ZERO):
+    """Distance along the unit direction d at which a disc of radius r leaving o first
+    touches any of the (M, 4) segments, inf when that is beyond ``max_dist``.
+
+    Returns
+    -------
+    TTC
+        (distance, ambiguous): ambiguous when an end cap is grazed no later than the hit.
+    """
+    walls = np.asarray(walls, dtype=np.float64).reshape(-1, 4)
+    best, graze = INF, INF
+    for ax, ay, bx, by in walls:
+        t, g = ray_capsule(o, d, (ax, ay), (bx, by), r, zero=zero)
+        best, graze = min(best, t), min(graze, g)
+    limit = min(best, float(max_dist))
+    ambiguous = graze <= limit * (1.0 + tol) + 1e-9
+    return TTC(best if best <= max_dist else INF, ambiguous)
+
+
+# ------------------------------------------------------------------- candidates ---
+
+def _others(state, i):
+    alive = np.asarray(state["alive"], dtype=bool)
+    return [j for j in range(len(alive)) if j != i and alive[j]]
+
+
+def agents_ttc(state, i, v, *, margin=0.0, reciprocity=0.0, horizon=None, tol=TOL, zero=ZERO):
+    """Smallest TTC of agent i moving at velocity v against every other alive agent.
+
+    Returns
+    -------
+    TTC
+        (min over j, any pair ambiguous).
+    """
+    x = np.asarray(state["position"], dtype=np.float64)
+    vel = np.asarray(state["velocity"], dtype=np.float64)
+    rad = np.asarray(state["radius"], dtype=np.float64)
+    best, ambiguous = INF, False
+    for j in _others(state, i):
+        p = (x[j, 0] - x[i, 0], x[j, 1] - x[i, 1])
+        w = effective_velocity(v, vel[i], vel[j], reciprocity)
+        t, amb = pair_ttc(p, w, rad[i] + rad[j] + margin, horizon=horizon, tol=tol, zero=zero)
+        best = min(best, t)
+        ambiguous = ambiguous or amb
+    return TTC(best, ambiguous)
+
+
+def velocity_ttc(state, i, v, *, horizon, margin=0.0, reciprocity=0.0, walls=None,
+                 tol=TOL, zero=ZERO):
+    """TTC of agent i taking the (any) velocity v: agents, then walls along v/|v|.
+
+    Parameters
+    ----------
+    state : dict
+        ``position`` (N, 2), ``velocity`` (N, 2), ``radius`` (N,), ``max_speed`` (N,),
+        ``alive`` (N,).
+    i : int
+    v : sequence of 2 floats
+    horizon : float
+    margin, reciprocity : float
+    walls : array_like, shape (M, 4), optional
+        Segments; None: no walls.
+
+    Returns
+    -------
+    TTC
+    """
+    horizon, margin, reciprocity = _f32(horizon, margin, reciprocity)
+    t, ambiguous = agents_ttc(state, i, v, margin=margin, reciprocity=reciprocity,
+                              horizon=horizon, tol=tol, zero=zero)
+    speed = math.hypot(float(v[0]), float(v[1]))
+    if walls is not None and len(np.asarray(walls).reshape(-1, 4)) and speed > 0.0:
+        d = (float(v[0]) / speed, float(v[1]) / speed)
+        r = float(state["radius"][i]) + margin
+        h, amb = wall_distance(state["position"][i], d, walls, r,
+                               float(state["max_speed"][i]) * horizon, tol=tol, zero=zero)
+        t = min(t, h / speed)
+        ambiguous = ambiguous or amb
+    return TTC(t, ambiguous)
+
+
+# -------------------------------------------------------------------------- maps ---
+
+class VelocityMaps(NamedTuple):
+    """The oracle's answer for N agents, K slots and S speeds."""
+
+    danger: np.ndarray
+    """(N, K) float64 danger (0 where some speed is safe; dead rows 0)."""
+    speed: np.ndarray
+    """(N, K) float64 chosen fraction of max_speed, m/S (dead rows 0)."""
+    level: np.ndarray
+    """(N, K) int chosen m (-1 on dead rows)."""
+    ttc: np.ndarray
+    """(N, K, S+1) float64 TTC of every candidate (inf on dead rows)."""
+    safe: np.ndarray
+    """(N, K, S+1) bool: candidate TTC >= horizon."""
+    ambiguous: np.ndarray
+    """(N, K) bool: float32 may legitimately give another speed or danger here."""
+
+
+def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, reciprocity=0.0,
+                     walls=None, weight=1.0, agent_weights=None, rotate=False,
+                     tol=TOL, zero=ZERO):
+    """Danger and speed maps of ``CollisionDanger`` (see the module docstring).
+
+    Parameters
+    ----------
+    state : dict
+        ``position`` (N, 2), ``velocity`` (N, 2), ``heading`` (N,), ``radius`` (N,),
+        ``max_speed`` (N,), ``alive`` (N,) — float arrays (bool for ``alive``).
+    directions : int or array_like, shape (K, 2)
+        Slot directions (int: the ring).
+    horizon : float, > 0
+    speeds : int, >= 1
+        S; candidates m = 0 … S.
+    margin : float, >= 0
+    reciprocity : float in [0, 1)
+    walls : array_like, shape (M, 4), optional
+        Wall segments; None: no walls (walls off, or no world).
+    weight : float
+    agent_weights : array_like, shape (N,), optional
+    rotate : bool
+        Slots turn with each agent's heading.
+    tol, zero : float
+        Tolerances of the ambiguity flags.
+
+    Returns
+    -------
+    VelocityMaps
+    """
+    horizon, margin, reciprocity, weight = _f32(horizon, margin, reciprocity, weight)
+    pos = np.asarray(state["position"], dtype=np.float64)
+    alive = np.asarray(state["alive"], dtype=bool)
+    vmax = np.asarray(state["max_speed"], dtype=np.float64)
+    rad = np.asarray(state["radius"], dtype=np.float64)
+    heading = np.asarray(state["heading"], dtype=np.float64)
+    n = len(pos)
+    k = len(world_slots(directions))
+    s_count = int(speeds)
+    has_walls = walls is not None and len(np.asarray(walls).reshape(-1, 4)) > 0
+    danger = np.zeros((n, k))
+    speed = np.zeros((n, k))
+    level = np.full((n, k), -1, dtype=np.int64)
+    ttc = np.full((n, k, s_count + 1), INF)
+    ambiguous = np.zeros((n, k), dtype=bool)
+    for i in range(n):
+        if not alive[i]:
+            continue
+        scale = weight * (1.0 if agent_weights is None else float(np.float32(agent_weights[i])))
+        slots = world_slots(directions, heading[i], rotate)
+        for kk in range(k):
+            d = slots[kk]
+            amb = False
+            h = TTC(INF, False)
+            if has_walls:
+                h = wall_distance(pos[i], d, walls, rad[i] + margin, vmax[i] * horizon,
+                                  tol=tol, zero=zero)
+                amb = h.ambiguous
+            for m in range(s_count + 1):
+                s = vmax[i] * m / s_count
+                v = (s * d[0], s * d[1])
+                t, a = agents_ttc(state, i, v, margin=margin, reciprocity=reciprocity,
+                                  horizon=horizon, tol=tol, zero=zero)
+                if s > 0.0:
+                    t = min(t, h.ttc / s)
+                ttc[i, kk, m] = t
+                amb = amb or a
+            row = ttc[i, kk]
+            # safe/unsafe may flip within tol of the horizon
+            amb = amb or bool(np.any(np.abs(row - horizon) <= tol * horizon))
+            safe = row >= horizon
+            if safe.any():
+                best = int(np.flatnonzero(safe)[-1])
+                danger[i, kk] = 0.0
+            else:
+                best = int(np.argmax(row))              # first maximum: smallest m
+                top = row[best]
+                for m in range(s_count + 1):
+                    if m != best and abs(row[m] - top) <= tol * top and not row[m] == top == 0.0:
+                        amb = True                      # near tie: float32 may pick m
+                danger[i, kk] = scale * min(max(1.0 - top / horizon, 0.0), 1.0)
+            level[i, kk] = best
+            speed[i, kk] = best / s_count
+            ambiguous[i, kk] = amb
+    return VelocityMaps(danger, speed, level, ttc, ttc >= horizon, ambiguous)

@@ -1,0 +1,631 @@
+"""CollisionDanger (velocity-space danger and a speed map) against the float64 oracle.
+
+The oracle (reference_velocity.py) restates the rule brute force over every other alive
+agent and every wall segment. The kernel computes in float32, so the comparisons skip the
+slots the oracle flags as ambiguous (a candidate's time to collision within 1e-3 of the
+horizon, a near tie for the least-bad speed, touching or grazing configurations); on the
+others the speed must be the same m/S and the danger agree to 1e-4.
+
+Tests whose name contains "oracle" check the oracle itself (against time stepping, the
+world oracle of reference.py and hand-derived numbers) and never touch the kernel.
+
+Every test builds its behaviour through :func:`make`, which passes ``side_bias=0``: the
+specification of the maps does not involve ``side``/``side_bias``, so their influence is
+switched off wherever the maps are compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pytest
+import reference as ref
+import reference_velocity as rv
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+import contextsteer as cs
+
+DANGER_ATOL = 1e-4
+BOX = 10.0
+
+
+# ------------------------------------------------------------------- helpers ---
+
+def make(**kw):
+    """``cs.CollisionDanger`` with the side preference off (see the module docstring)."""
+    kw.setdefault("side_bias", 0.0)
+    return cs.CollisionDanger(**kw)
+
+
+def state_of(a):
+    """The oracle's state dict: float64/bool copies of the agents' views."""
+    names = ["position", "velocity", "heading", "radius", "max_speed"]
+    out = {k: np.array(getattr(a, k), dtype=np.float64) for k in names}
+    out["alive"] = np.array(a.alive, dtype=bool)
+    return out
+
+
+def build(crowd):
+    """cs.Agents from a crowd dict (see :func:`crowds`), dead slots removed."""
+    n = len(crowd["position"])
+    a = cs.Agents(n + crowd["spare"], seed=crowd["seed"])
+    a.add(crowd["position"], velocity=crowd["velocity"], heading=crowd["heading"],
+          radius=crowd["radius"], max_speed=crowd["max_speed"], target=crowd["target"])
+    if crowd["dead"]:
+        a.remove(crowd["dead"])
+    return a
+
+
+def random_crowd(seed, n, *, coincident=False, overlap=False, still="none", dead=0, spare=0,
+                 box=BOX):
+    """A crowd dict: n agents in a ``box`` square, |v| <= 1.5, radii 0.2-0.5, max_speed 0.5-2.
+
+    ``coincident`` puts agent 1 exactly on agent 0, ``overlap`` puts agent 2 inside agent 0
+    (centres at most 0.35 apart, radii sum at least 0.4), ``still`` stops "some" or "all"
+    agents, ``dead`` agents are removed (never 0-2) and ``spare`` slots are never filled.
+    """
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(0.0, box, (n, 2))
+    ang = rng.uniform(-np.pi, np.pi, n)
+    vel = np.stack([np.cos(ang), np.sin(ang)], axis=1) * rng.uniform(0.0, 1.5, n)[:, None]
+    if coincident and n >= 2:
+        pos[1] = pos[0]
+    if overlap and n >= 3:
+        t = rng.uniform(-np.pi, np.pi)
+        pos[2] = pos[0] + rng.uniform(0.0, 0.35) * np.array([np.cos(t), np.sin(t)])
+    if still == "some":
+        vel[rng.random(n) < 0.5] = 0.0
+    elif still == "all":
+        vel[:] = 0.0
+    candidates = list(range(3, n))
+    dead_ids = sorted(rng.choice(candidates, size=min(dead, len(candidates)), replace=False).tolist()) \
+        if candidates and dead else []
+    return {
+        "seed": int(seed), "position": pos.astype(np.float32), "velocity": vel.astype(np.float32),
+        "heading": rng.uniform(-np.pi, np.pi, n).astype(np.float32),
+        "radius": rng.uniform(0.2, 0.5, n).astype(np.float32),
+        "max_speed": rng.uniform(0.5, 2.0, n).astype(np.float32),
+        "target": rng.uniform(0.0, box, (n, 2)).astype(np.float32),
+        "dead": dead_ids, "spare": int(spare),
+    }
+
+
+@st.composite
+def crowds(draw, min_n=2, max_n=12):
+    """Random small crowds, with coincident and overlapping agents and stopped ones."""
+    return random_crowd(
+        draw(st.integers(0, 2**32 - 1)), draw(st.integers(min_n, max_n)),
+        coincident=draw(st.booleans()), overlap=draw(st.booleans()),
+        still=draw(st.sampled_from(["none", "some", "all"])),
+        dead=draw(st.integers(0, 2)), spare=draw(st.integers(0, 1)),
+    )
+
+
+@st.composite
+def slot_sets(draw):
+    """An int K (a ring) or a (K, 2) float32 array of random unit directions, K in 3..64."""
+    k = draw(st.integers(3, 64))
+    if draw(st.booleans()):
+        return k
+    ang = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).uniform(-np.pi, np.pi, k)
+    return np.stack([np.cos(ang), np.sin(ang)], axis=1).astype(np.float32)
+
+
+reciprocities = st.one_of(st.sampled_from([0.0, 0.5]), st.floats(0.0, 0.9))
+
+
+def random_walls(seed, state, clearance, m_max=4):
+    """Up to m_max random segments (lengths 0.5-6) near the box, minus those closer than
+    ``radius + clearance`` to an alive agent (agents never start touching a wall)."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, m_max + 1))
+    a = rng.uniform(-1.0, BOX + 1.0, (m, 2))
+    t = rng.uniform(-np.pi, np.pi, m)
+    b = a + np.stack([np.cos(t), np.sin(t)], axis=1) * rng.uniform(0.5, 6.0, m)[:, None]
+    segs = np.concatenate([a, b], axis=1).astype(np.float32)
+    keep = []
+    for s in segs:
+        ok = all(ref.point_segment_distance(state["position"][i], s[:2], s[2:])[0]
+                 >= state["radius"][i] + clearance
+                 for i in np.flatnonzero(state["alive"]))
+        keep.append(ok)
+    return segs[np.array(keep, dtype=bool)]
+
+
+def _explain(exp, i, k, speeds):
+    return (f"agent {i} slot {k}: oracle m={exp.level[i, k]} of {speeds}, "
+            f"danger={exp.danger[i, k]:.6g}, ttc={np.round(exp.ttc[i, k], 6).tolist()}")
+
+
+def check(maps, exp, alive, speeds, *, scale=1.0, min_fraction=0.5):
+    """Compare a kernel result with the oracle on the non-ambiguous slots of alive agents.
+
+    Everywhere: shapes and dtypes, zero interest, zero dead rows, speeds that are m/S,
+    danger in [0, scale]. On the comparable slots: the same m, danger within DANGER_ATOL.
+    At least ``min_fraction`` of the alive agents' slots must be comparable.
+    """
+    n, k = exp.danger.shape
+    interest, danger, speed = (np.asarray(x) for x in (maps.interest, maps.danger, maps.speed))
+    for x in (interest, danger, speed):
+        assert x.shape == (n, k) and x.dtype == np.float32
+    assert not interest.any()
+    alive = np.asarray(alive, dtype=bool)
+    assert not danger[~alive].any() and not speed[~alive].any()
+    assert np.isfinite(danger).all() and np.isfinite(speed).all()
+    assert (danger >= 0).all() and (danger <= scale * (1 + 1e-6)).all()
+    m = np.rint(speed.astype(np.float64) * speeds).astype(np.int64)
+    assert (np.abs(speed - m / speeds) <= 1e-6).all(), "speeds must be m/S"
+    assert ((m >= 0) & (m <= speeds)).all()
+    ok = alive[:, None] & ~exp.ambiguous
+    assert ok.sum() >= min_fraction * alive.sum() * k, (ok.sum(), alive.sum() * k)
+    for i, kk in zip(*np.nonzero(ok & (m != exp.level))):
+        raise AssertionError(f"speed {speed[i, kk]} != oracle; " + _explain(exp, i, kk, speeds))
+    err = np.abs(danger - exp.danger)
+    tol = DANGER_ATOL * max(1.0, scale)
+    for i, kk in zip(*np.nonzero(ok & (err > tol))):
+        raise AssertionError(f"danger {danger[i, kk]} != oracle; " + _explain(exp, i, kk, speeds))
+    return ok
+
+
+def oracle_dirs(dirs):
+    return dirs if isinstance(dirs, int) else np.asarray(dirs, dtype=np.float32)
+
+
+# ------------------------------------------------------------ oracle self-tests ---
+
+coords = st.floats(-5.0, 5.0, allow_nan=False)
+
+
+@settings(max_examples=150, deadline=None)
+@given(px=coords, py=coords, wx=coords, wy=coords, big_r=st.floats(0.1, 2.0))
+@example(px=0.0, py=0.0, wx=1.0, wy=0.5, big_r=0.5)       # coincident: never deepening
+@example(px=0.6, py=0.0, wx=1.0, wy=0.0, big_r=1.0)       # overlapping and approaching
+@example(px=0.6, py=0.0, wx=-1.0, wy=0.0, big_r=1.0)      # overlapping and leaving
+@example(px=4.0, py=0.0, wx=2.0, wy=0.0, big_r=1.0)       # head-on: (4 - 1) / 2
+@example(px=4.0, py=0.0, wx=0.0, wy=0.0, big_r=1.0)       # nobody moves
+def test_oracle_pair_ttc_matches_time_stepping(px, py, wx, wy, big_r):
+    p, w = np.array([px, py]), np.array([wx, wy])
+    assume(np.hypot(*p) == 0.0 or np.hypot(*p) >= 0.01)
+    t, ambiguous = rv.pair_ttc(p, w, big_r)
+    assume(not ambiguous)
+    gap0 = np.hypot(*p) - big_r
+    if gap0 <= 0.0:
+        # touching: TTC 0 exactly when the first instants bring the centres closer
+        speed = np.hypot(*w)
+        step = 1e-7 * np.hypot(*p) / speed if speed > 0 else 0.0   # moves 1e-7 |p|
+        deeper = np.hypot(*(p - w * step)) < np.hypot(*p)
+        assert t == (0.0 if deeper else math.inf)
+        return
+    horizon, count = 10.0, 200_001
+    ts = np.linspace(0.0, horizon, count)
+    dt = ts[1]
+    gaps = np.hypot(px - wx * ts, py - wy * ts) - big_r
+    inside = np.flatnonzero(gaps <= 0.0)
+    if inside.size == 0:
+        assert t > horizon - dt
+    else:
+        first = ts[inside[0]]
+        assert t <= first + 1e-12 and first - t <= dt + 1e-12
+    if math.isfinite(t):
+        assert np.hypot(px - wx * t, py - wy * t) == pytest.approx(big_r, rel=1e-9, abs=1e-9)
+
+
+def _segment_distances(points, a, b):
+    """Distances of the (P, 2) points to the segment [a, b] (vectorised, float64)."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    e = b - a
+    u = np.clip((points - a) @ e / (e @ e), 0.0, 1.0)
+    return np.hypot(*(points - a - u[:, None] * e).T)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), r=st.floats(0.05, 1.0))
+def test_oracle_wall_distance_matches_marching_and_the_world_oracle(seed, r):
+    rng = np.random.default_rng(seed)
+    o = rng.uniform(-3, 3, 2)
+    seg = rng.uniform(-5, 5, 4)
+    assume(np.hypot(seg[2] - seg[0], seg[3] - seg[1]) > 0.1)
+    assume(ref.point_segment_distance(o, seg[:2], seg[2:])[0] > r + 1e-3)
+    ang = rng.uniform(-np.pi, np.pi)
+    # the world oracle stores the unit direction as float32: use that same direction
+    d = np.array([np.cos(ang), np.sin(ang)]).astype(np.float32).astype(np.float64)
+    max_dist = 12.0
+    h, ambiguous = rv.wall_distance(o, d, [seg], r, max_dist)
+    assume(not ambiguous)
+    other = ref.ref_raycast([seg], (np.zeros((0, 2)), np.zeros(0)), [], [o], [d], max_dist,
+                            radius=r)[0]
+    assert h == pytest.approx(other, rel=1e-6, abs=1e-6) or h == other == math.inf
+    # march the disc along the ray: the first sample that touches the segment
+    ts = np.linspace(0.0, max_dist, 120_001)
+    touching = np.flatnonzero(_segment_distances(o + ts[:, None] * d, seg[:2], seg[2:]) <= r)
+    if touching.size == 0:
+        assert h == math.inf or h > max_dist - ts[1]
+    else:
+        first = ts[touching[0]]
+        assert h <= first + 1e-9 and first - h <= ts[1] + 1e-9
+
+
+def test_oracle_wall_distance_of_a_disc_heading_at_a_long_wall():
+    walls = [[3.0, -5.0, 3.0, 5.0]]
+    assert rv.wall_distance((0, 0), (1, 0), walls, 0.5, 10).ttc == pytest.approx(2.5)
+    assert rv.wall_distance((0, 0), (1, 0), walls, 0.5, 2).ttc == math.inf     # beyond L
+    s = math.sqrt(0.5)
+    assert rv.wall_distance((0, 0), (s, s), walls, 0.5, 10).ttc == pytest.approx(2.5 / s)
+    assert rv.wall_distance((0, 0), (0, 1), walls, 0.5, 10).ttc == math.inf    # parallel
+    assert rv.wall_distance((0, 0), (-1, 0), walls, 0.5, 10).ttc == math.inf
+    # the end cap: a disc passing the end (3, 5) at height 5.3 < 5 + 0.5
+    h = rv.wall_distance((0, 5.3), (1, 0), walls, 0.5, 10).ttc
+    assert h == pytest.approx(3.0 - math.sqrt(0.25 - 0.09))
+
+
+# --------------------------------------------------------- hand-worked examples ---
+# K = 4 ring: slot 0 = +x, 1 = +y, 2 = -x, 3 = -y. Radii 0.5 unless said otherwise.
+
+def _pair(p1, v0, v1, *, max_speed=(1.0, 1.0), radius=(0.5, 0.5)):
+    a = cs.Agents(2)
+    a.add([[0.0, 0.0], p1], velocity=[v0, v1], radius=list(radius), max_speed=list(max_speed))
+    return a
+
+
+HAND = {
+    # (a) head-on: agent 0 at the origin going +x at 1 m/s, agent 1 4 m ahead coming back at
+    # 1 m/s; max_speed 1, S = 3 so s in {0, 1/3, 2/3, 1}.
+    # Slot 0 (towards): the gap 4 - 0.5 - 0.5 = 3 closes at 1 + s, TTC = 3 / (1 + s):
+    #   3, 2.25, 1.8, 1.5. With horizon 2, m = 0 and 1 are safe: speed 1/3, danger 0.
+    # Slot 2 (away): closing speed 1 - s: TTC = 3, 4.5, 9, inf: all safe, speed 1.
+    # Slot 1 (+y): w = (1, s), p = (4, 0): b = 4, a = 1 + s², c = 15, b² - ac = 1 - 15 s²:
+    #   s = 0 gives TTC 15 / (4 + 1) = 3; s >= 1/3 misses (disc < 0): all safe, speed 1.
+    "head_on_h2": dict(agents=lambda: _pair([4.0, 0.0], [1, 0], [-1, 0]),
+                       kw=dict(horizon=2.0, speeds=3),
+                       speed=[1 / 3, 1, 1, 1], danger=[0, 0, 0, 0]),
+    # (a') the same with horizon 4: slot 0 has no safe speed (every TTC <= 3 < 4); the
+    # least bad is standing still, TTC 3 (m* = 0): speed 0, danger 1 - 3/4 = 0.25.
+    # Slot 2: TTC 3 < 4 at s = 0 but 4.5 >= 4 from s = 1/3 on: speed 1. Slots 1/3: s = 0
+    # gives TTC 3 (unsafe), every s > 0 misses: speed 1.
+    "head_on_h4": dict(agents=lambda: _pair([4.0, 0.0], [1, 0], [-1, 0]),
+                       kw=dict(horizon=4.0, speeds=3),
+                       speed=[0, 1, 1, 1], danger=[0.25, 0, 0, 0]),
+    # (a'') horizon 4 with reciprocity 1/2: w = (v - v_0/2) / (1/2) - v_1 = 2 v - (1, 0) + (1, 0)
+    # = 2 v, so slot 0 has TTC 3 / (2 s): inf, 4.5, 2.25, 1.5: the largest safe speed is 1/3.
+    "head_on_h4_reciprocal": dict(agents=lambda: _pair([4.0, 0.0], [1, 0], [-1, 0]),
+                                  kw=dict(horizon=4.0, speeds=3, reciprocity=0.5),
+                                  speed=[1 / 3, 1, 1, 1], danger=[0, 0, 0, 0]),
+    # (b) follower: agent 1 is 3.5 m ahead going +x at 0.5 m/s; agent 0 (max_speed 2,
+    # S = 4: s in {0, 0.5, 1, 1.5, 2}). Slot 0: the gap 2.5 closes at s - 0.5, TTC =
+    # 2.5 / (s - 0.5) for s > 0.5 (inf otherwise): inf, inf, 5, 2.5, 1.67. Safe while
+    # s - 0.5 <= 2.5 / 2, i.e. s <= 1.75: the largest is m = 3, speed 3/4, danger 0.
+    # (Check at s = 1.5 with the formula: c = 12.25 - 1 = 11.25, w = (1, 0), b = 3.5, a = 1,
+    # disc = 1, TTC = 11.25 / 4.5 = 2.5.) Every other slot opens the gap or misses.
+    "follower": dict(agents=lambda: _pair([3.5, 0.0], [1, 0], [0.5, 0], max_speed=(2.0, 0.5)),
+                     kw=dict(horizon=2.0, speeds=4),
+                     speed=[0.75, 1, 1, 1], danger=[0, 0, 0, 0]),
+    # (c) overlapping: centres 0.6 apart (radii sum 1: c = 0.36 - 1 < 0), agent 1 pushing
+    # into agent 0 at (-0.5, 0); max_speed 1, S = 2. Slot 0: w = (s + 0.5, 0), b = 0.6 (s + 0.5)
+    # > 0 for every s: TTC 0 everywhere, the tie goes to m = 0: speed 0, danger 1. Slots 1 and
+    # 3: w = (0.5, ±s), b = 0.3 > 0: the same. Slot 2: w = (0.5 - s, 0): s = 0 deepens (TTC 0),
+    # s = 0.5 is w = 0 (b = 0: inf), s = 1 leaves (b < 0: inf): speed 1, danger 0.
+    "overlap_pushed": dict(agents=lambda: _pair([0.6, 0.0], [0, 0], [-0.5, 0]),
+                           kw=dict(horizon=2.0, speeds=2),
+                           speed=[0, 0, 1, 0], danger=[1, 1, 0, 1]),
+    # (c') overlapping, nobody moving: standing still has w = 0, b = 0: never deepening
+    # (inf), so slot 0 is "safe" at speed 0 only (any s > 0 deepens: TTC 0): speed 0, danger
+    # 0; slot 2 leaves at every s > 0: speed 1. (Slots 1 and 3 are perpendicular to p: b is
+    # the rounding of cos(pi/2), not asserted.)
+    "overlap_still": dict(agents=lambda: _pair([0.6, 0.0], [0, 0], [0, 0]),
+                          kw=dict(horizon=2.0, speeds=2),
+                          speed=[0, None, 1, None], danger=[0, None, 0, None]),
+}
+
+
+def _hand_world():
+    w = cs.World()
+    w.add_segments([[3.0, -5.0, 3.0, 5.0]])
+    return w
+
+
+HAND_WALLS = {
+    # (d) one agent (radius 0.5, max_speed 2, S = 4, horizon 2; L = 4) facing the wall x = 3:
+    # slot 0 touches at h = 3 - 0.5 = 2.5, TTC = 2.5 / s = 5, 2.5, 1.67, 1.25 for s = 0.5 …
+    # 2: the largest safe speed is 1 m/s, m = 2, speed 1/2. Slot 1/3 run parallel, slot 2
+    # away: speed 1.
+    "wall": dict(kw=dict(horizon=2.0, speeds=4), speed=[0.5, 1, 1, 1]),
+    # (d') margin 0.75: h = 3 - 1.25 = 1.75, TTC = 3.5, 1.75, …: speed 1/4.
+    "wall_margin": dict(kw=dict(horizon=2.0, speeds=4, margin=0.75), speed=[0.25, 1, 1, 1]),
+}
+
+
+def _check_row(speed, danger, case):
+    for k in range(4):
+        if case["speed"][k] is not None:
+            assert speed[k] == pytest.approx(case["speed"][k], abs=1e-6), (k, speed, danger)
+        if case.get("danger") and case["danger"][k] is not None:
+            assert danger[k] == pytest.approx(case["danger"][k], abs=1e-5), (k, speed, danger)
+
+
+@pytest.mark.parametrize("name", sorted(HAND))
+def test_oracle_hand_examples(name):
+    case = HAND[name]
+    exp = rv.collision_danger(state_of(case["agents"]()), 4, **case["kw"])
+    _check_row(exp.speed[0], exp.danger[0], case)
+
+
+@pytest.mark.parametrize("name", sorted(HAND_WALLS))
+def test_oracle_hand_wall_examples(name):
+    case = HAND_WALLS[name]
+    a = cs.Agents(1)
+    a.add([0.0, 0.0], radius=0.5, max_speed=2.0)
+    exp = rv.collision_danger(state_of(a), 4, walls=[[3.0, -5.0, 3.0, 5.0]], **case["kw"])
+    _check_row(exp.speed[0], exp.danger[0], case)
+    assert not exp.danger.any()
+
+
+def test_oracle_danger_is_weighted_and_dead_rows_are_empty():
+    a = _pair([4.0, 0.0], [1, 0], [-1, 0])
+    exp = rv.collision_danger(state_of(a), 4, horizon=4.0, speeds=3, weight=2.0,
+                              agent_weights=[0.5, 3.0])
+    assert exp.danger[0, 0] == pytest.approx(0.25 * 2.0 * 0.5)
+    assert exp.danger[1, 2] == pytest.approx(0.25 * 2.0 * 3.0)
+    a.remove([1])
+    exp = rv.collision_danger(state_of(a), 4, horizon=4.0, speeds=3)
+    assert not exp.danger.any() and (exp.speed[0] == 1).all() and not exp.speed[1].any()
+
+
+# ------------------------------------------------------- the kernel, by hand ---
+
+@pytest.mark.parametrize("name", sorted(HAND))
+def test_hand_examples(name):
+    case = HAND[name]
+    maps = make(**case["kw"]).evaluate(case["agents"](), 4, max_neighbors=32)
+    _check_row(maps.speed[0], maps.danger[0], case)
+    assert not np.asarray(maps.interest).any()
+
+
+def test_head_on_pair_is_symmetric():
+    maps = make(horizon=4.0, speeds=3).evaluate(_pair([4.0, 0.0], [1, 0], [-1, 0]), 4,
+                                                max_neighbors=32)
+    # agent 1 sees the mirror image: its slot 2 points at agent 0
+    np.testing.assert_allclose(maps.speed[1], [1, 1, 0, 1], atol=1e-6)
+    np.testing.assert_allclose(maps.danger[1], [0, 0, 0.25, 0], atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(HAND_WALLS))
+def test_hand_wall_examples(name):
+    case = HAND_WALLS[name]
+    a = cs.Agents(1)
+    a.add([0.0, 0.0], radius=0.5, max_speed=2.0)
+    world = _hand_world()
+    maps = make(**case["kw"]).evaluate(a, 4, world=world)
+    _check_row(maps.speed[0], maps.danger[0], case)
+    assert not np.asarray(maps.danger).any()         # standing still never hits a wall
+    for off in (make(walls=False, **case["kw"]).evaluate(a, 4, world=world),
+                make(**case["kw"]).evaluate(a, 4)):  # walls off, or no world
+        np.testing.assert_array_equal(off.speed[0], [1, 1, 1, 1])
+
+
+def test_layers_select_the_walls_seen():
+    w = cs.World()
+    w.add_segments([[3.0, -5.0, 3.0, 5.0]], layers=0b10)
+    a = cs.Agents(1)
+    a.add([0.0, 0.0], radius=0.5, max_speed=2.0)
+    seen = make(horizon=2.0, speeds=4, layers=0b10).evaluate(a, 4, world=w)
+    unseen = make(horizon=2.0, speeds=4, layers=0b01).evaluate(a, 4, world=w)
+    np.testing.assert_allclose(seen.speed[0], [0.5, 1, 1, 1], atol=1e-6)
+    np.testing.assert_array_equal(unseen.speed[0], [1, 1, 1, 1])
+
+
+# ------------------------------------------------------- the kernel, random ---
+
+EXPLICIT = random_crowd(7, 8, coincident=True, overlap=True, still="all", dead=1, spare=1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(crowd=crowds(), dirs=slot_sets(), speeds=st.integers(1, 6), horizon=st.floats(0.5, 4.0),
+       margin=st.floats(0.0, 0.2), reciprocity=reciprocities)
+@example(crowd=EXPLICIT, dirs=16, speeds=4, horizon=2.0, margin=0.1, reciprocity=0.0)
+@example(crowd=EXPLICIT, dirs=5, speeds=1, horizon=4.0, margin=0.0, reciprocity=0.5)
+def test_matches_reference_in_open_space(crowd, dirs, speeds, horizon, margin, reciprocity):
+    a = build(crowd)
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
+    maps = make(**kw).evaluate(a, dirs, max_neighbors=32)
+    exp = rv.collision_danger(state_of(a), oracle_dirs(dirs), **kw)
+    check(maps, exp, a.alive, speeds)
+
+
+@settings(max_examples=40, deadline=None)
+@given(crowd=crowds(), dirs=slot_sets(), speeds=st.integers(1, 6), horizon=st.floats(0.5, 4.0),
+       margin=st.floats(0.0, 0.2), reciprocity=reciprocities, wall_seed=st.integers(0, 2**32 - 1))
+def test_matches_reference_with_walls(crowd, dirs, speeds, horizon, margin, reciprocity,
+                                      wall_seed):
+    a = build(crowd)
+    state = state_of(a)
+    segs = random_walls(wall_seed, state, margin + 0.05)
+    world = cs.World()
+    if len(segs):
+        world.add_segments(segs)
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
+    on = make(**kw).evaluate(a, dirs, world=world, max_neighbors=32)
+    ok_on = check(on, rv.collision_danger(state, oracle_dirs(dirs), walls=segs, **kw), a.alive,
+                  speeds)
+    off = make(walls=False, **kw).evaluate(a, dirs, world=world, max_neighbors=32)
+    no_world = make(**kw).evaluate(a, dirs, max_neighbors=32)
+    exp = rv.collision_danger(state, oracle_dirs(dirs), **kw)
+    ok_off = check(off, exp, a.alive, speeds)
+    np.testing.assert_array_equal(off.speed, no_world.speed)
+    np.testing.assert_array_equal(off.danger, no_world.danger)
+    # Walls only lower TTCs, and the more the faster the candidate (h/s): the speed of a
+    # slot never rises (and its danger never falls) when walls are added.
+    both = ok_on & ok_off
+    assert (on.speed[both] <= off.speed[both]).all()
+    assert (on.danger[both] >= off.danger[both] - DANGER_ATOL).all()
+
+
+def dense_crowd(n=30, seed=3, dead=(4, 17), box=5.0):
+    """A crowd packed enough that many slots have no safe speed."""
+    c = random_crowd(seed, n, coincident=True, overlap=True, box=box, spare=2)
+    a = build(c)
+    a.remove(list(dead))
+    return a
+
+
+def test_weight_and_agent_weights_scale_danger_only():
+    a = dense_crowd()
+    kw = dict(horizon=3.0, speeds=4, reciprocity=0.5)
+    base = make(**kw).evaluate(a, 16, max_neighbors=32)
+    exp = rv.collision_danger(state_of(a), 16, **kw)
+    check(base, exp, a.alive, 4)
+    assert (np.asarray(base.danger) > 0.05).sum() >= 10          # the scene has danger
+    aw = np.random.default_rng(1).uniform(0.0, 3.0, a.capacity).astype(np.float32)
+    for weight, per_agent in ((2.5, None), (1.0, aw), (0.4, aw), (0.0, aw)):
+        got = make(weight=weight, agent_weights=per_agent, **kw).evaluate(a, 16, max_neighbors=32)
+        np.testing.assert_array_equal(got.speed, base.speed)
+        factor = weight * (np.ones(a.capacity) if per_agent is None else per_agent.astype(np.float64))
+        np.testing.assert_allclose(got.danger, base.danger * factor[:, None], rtol=1e-5, atol=1e-7)
+        scale = weight * (1.0 if per_agent is None else float(per_agent.max()))
+        check(got, rv.collision_danger(state_of(a), 16, weight=weight, agent_weights=per_agent, **kw),
+              a.alive, 4, scale=scale)
+
+
+def test_dead_agents_have_empty_rows_and_are_ignored():
+    a = dense_crowd()
+    kw = dict(horizon=3.0, speeds=4)
+    maps = make(**kw).evaluate(a, 12, max_neighbors=64)
+    dead = ~np.asarray(a.alive)
+    assert dead.sum() == 4                                         # 2 removed, 2 never added
+    assert not maps.danger[dead].any() and not maps.speed[dead].any()
+    # the same scene without the dead agents: identical alive rows
+    ids = np.flatnonzero(a.alive)
+    b = cs.Agents(len(ids))
+    b.add(a.position[ids], velocity=a.velocity[ids], radius=a.radius[ids],
+          max_speed=a.max_speed[ids], heading=a.heading[ids])
+    other = make(**kw).evaluate(b, 12, max_neighbors=64)
+    np.testing.assert_array_equal(other.speed, maps.speed[ids])
+    np.testing.assert_allclose(other.danger, maps.danger[ids], atol=1e-7)
+    check(maps, rv.collision_danger(state_of(a), 12, **kw), a.alive, 4)
+
+
+@settings(max_examples=20, deadline=None)
+@given(crowd=crowds(), k=st.integers(3, 24), speeds=st.integers(1, 6),
+       horizon=st.floats(0.5, 4.0), reciprocity=reciprocities)
+def test_rotate_equals_slots_turned_by_each_heading(crowd, k, speeds, horizon, reciprocity):
+    a = build(crowd)
+    state = state_of(a)
+    kw = dict(horizon=horizon, speeds=speeds, reciprocity=reciprocity)
+    beh = make(**kw)
+    rotated = beh.evaluate(a, k, rotate=True, max_neighbors=32)
+    exp = rv.collision_danger(state, k, rotate=True, **kw)
+    ok = check(rotated, exp, a.alive, speeds)
+    for i in np.flatnonzero(a.alive):
+        dirs = rv.world_slots(k, float(a.heading[i]), rotate=True).astype(np.float32)
+        row = beh.evaluate(a, dirs, max_neighbors=32)
+        np.testing.assert_array_equal(rotated.speed[i][ok[i]], row.speed[i][ok[i]])
+        np.testing.assert_allclose(rotated.danger[i][ok[i]], row.danger[i][ok[i]], atol=DANGER_ATOL)
+
+
+# ----------------------------------------------------- the simulation's choice ---
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 10), k=st.integers(8, 24),
+       speeds=st.integers(1, 5), horizon=st.floats(0.5, 3.0),
+       reciprocity=st.sampled_from([0.0, 0.5]))
+def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, speeds, horizon,
+                                                                 reciprocity):
+    """With a speed map the chosen velocity is direction · strength · max_speed, strength the
+    chosen slot's speed; mask_min_danger keeps only danger-free slots when there is one, so
+    whenever the oracle finds any safe (slot, speed) the agent moves at a safe velocity."""
+    crowd = random_crowd(seed, n)
+    a = cs.Agents(n, slots=k)
+    a.add(crowd["position"], velocity=crowd["velocity"], radius=crowd["radius"],
+          max_speed=crowd["max_speed"], target=crowd["target"])
+    kw = dict(horizon=horizon, speeds=speeds, reciprocity=reciprocity)
+    beh = make(**kw)
+    steering = cs.Steering([cs.Seek(), beh], resolve="mask_min_danger", choose="argmax",
+                           max_neighbors=32)
+    sim = cs.Simulation(None, a, steering, motion=cs.Lerp(steer_force=1.0))
+    ring = rv.ring(k)
+    checked = 0
+    for _ in range(6):
+        before = state_of(a)
+        sim.perceive()
+        # Strictly positive interest in every slot (a half cosine towards the target plus a
+        # floor): the choice is then always among the least dangerous slots.
+        to_target = np.asarray(a.target, np.float64) - before["position"]
+        u = to_target / np.maximum(np.hypot(*to_target.T), 1e-9)[:, None]
+        sim.interest[...] = (0.5 * (1.0 + u @ ring.T) + 0.05).astype(np.float32)
+        sim.decide_and_move(0.1)
+        slot = np.array(sim.chosen_slot)
+        strength = np.array(sim.strength, dtype=np.float64)
+        direction = np.array(sim.chosen_direction, dtype=np.float64)
+        # the same maps from the behaviour alone, on the saved state
+        b = cs.Agents(n)
+        b.add(before["position"], velocity=before["velocity"], radius=before["radius"],
+              max_speed=before["max_speed"])
+        maps = beh.evaluate(b, k, max_neighbors=32)
+        exp = rv.collision_danger(before, k, **kw)
+        interest = np.array(sim.interest)
+        for i in range(n):
+            assert slot[i] >= 0
+            b_, lo, hi = slot[i], (slot[i] - 1) % k, (slot[i] + 1) % k
+            free = (np.argmax(interest[i]) == b_ and maps.speed[i, b_] == 1
+                    and maps.speed[i, lo] == 1 and maps.speed[i, hi] == 1)
+            if free:
+                # Free way: the heading is refined towards the interest peak, within half a
+                # gap of the slot (the velocity's safety is still checked below).
+                assert direction[i] @ ring[b_] >= np.cos(np.pi / k) - 1e-5
+            else:
+                np.testing.assert_allclose(direction[i], ring[slot[i]], atol=1e-5)
+            assert strength[i] == maps.speed[i, slot[i]]
+            assert maps.danger[i, slot[i]] == np.min(maps.danger[i])
+            clearly_safe = (exp.ttc[i] >= horizon * (1 + rv.TOL)) & ~exp.ambiguous[i][:, None]
+            if not clearly_safe.any():
+                continue
+            v = direction[i] * strength[i] * before["max_speed"][i]
+            t = rv.velocity_ttc(before, i, v, horizon=horizon, reciprocity=reciprocity)
+            if t.ambiguous:
+                continue
+            assert t.ttc >= horizon * (1 - rv.TOL), (i, slot[i], strength[i], t, _explain(
+                exp, i, slot[i], speeds))
+            checked += 1
+    assert checked > 0
+
+
+# ---------------------------------------------------------------- determinism ---
+
+def _big_scene(seed=11, n=400, box=40.0):
+    c = random_crowd(seed, n, coincident=True, overlap=True, still="some", box=box, spare=3)
+    a = cs.Agents(n + 3, slots=16, seed=seed)
+    a.add(c["position"], velocity=c["velocity"], heading=c["heading"], radius=c["radius"],
+          max_speed=c["max_speed"], target=np.random.default_rng(seed).uniform(0, box, (n, 2)))
+    a.remove([5, 77])
+    world = cs.World()
+    world.add_polyline([[-2, -2], [box + 2, -2], [box + 2, box + 2], [-2, box + 2]], closed=True)
+    world.add_segments([[10, 10, 20, 12], [25, 5, 24, 30]])
+    return a, world
+
+
+def test_same_maps_and_runs_for_any_thread_count():
+    a, world = _big_scene()
+    beh = make(horizon=2.0, speeds=4, margin=0.1, reciprocity=0.5)
+    maps = []
+    for t in (1, 2):
+        with cs.threads(t):
+            maps.append(beh.evaluate(a, 16, world=world, rotate=True))
+    for name in ("interest", "danger", "speed"):
+        np.testing.assert_array_equal(getattr(maps[0], name), getattr(maps[1], name))
+    assert np.asarray(maps[0].danger).any()
+    hashes = []
+    for t in (1, 2):
+        a, world = _big_scene()
+        sim = cs.Simulation(world, a, cs.Steering([cs.Seek(), beh], resolve="mask_min_danger",
+                                                  choose="argmax"),
+                            motion=cs.Lerp(steer_force=0.5))
+        with cs.threads(t):
+            sim.step(0.05, steps=100)
+        h = hashlib.sha256()
+        for x in (a.position, a.velocity, a.heading, sim.danger, sim.strength,
+                  sim.chosen_direction, sim.chosen_slot):
+            h.update(np.ascontiguousarray(x).tobytes())
+        hashes.append(h.hexdigest())
+    assert hashes[0] == hashes[1]
