@@ -192,11 +192,12 @@ def hallway_scene(n: int = 40, seed: int = 0, length: float = 24.0,
     """hallway: two-way traffic in a hallway ``length`` long and ``width`` wide (as
     scenarios.hallway): half the agents start in the 4 m at the left end and walk right,
     half the other way, spread 0.7 m apart and 0.1 m clear of the walls; each keeps its
-    start's y. Walls: two long segments, 4 m past each end."""
+    start's y. Walls: two long segments, 7 m past each end (3 m beyond the farthest start,
+    so that nobody jostled past the goals can walk round a wall's end and out)."""
     rng = np.random.default_rng(seed)
     a, b = (n + 1) // 2, n // 2
     h, w = length / 2, width / 2
-    walls = np.array([[-h - 4, -w, h + 4, -w], [-h - 4, w, h + 4, w]], dtype=np.float64)
+    walls = np.array([[-h - 7, -w, h + 7, -w], [-h - 7, w, h + 7, w]], dtype=np.float64)
     y_max = w - RADIUS - 0.1
     sa = _spread(np.c_[-h - 4 * rng.uniform(0, 1, a), rng.uniform(-y_max, y_max, a)], 0.7,
                  [-h - 3.7, -y_max], [-h + 0.5, y_max])

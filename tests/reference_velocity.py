@@ -15,8 +15,9 @@ The rule, for alive agent i, slot k (world direction d_k) and the candidate spee
   touching (``c <= 0``): TTC 0 if ``b > 0`` (deepening) else inf; otherwise inf if
   ``b <= 0`` or ``b² - a c <= 0``, else ``c / (b + sqrt(b² - a c))``;
 * walls: ``h_k``, the distance along d_k at which a disc of radius ``r_i + margin``
-  leaving x_i first touches a segment, searched up to ``L = max_speed_i · horizon`` (inf
-  beyond); ``TTC_wall = h_k / s`` (inf standing still);
+  leaving x_i first touches a segment, searched up to ``L = max_speed_i · wall_horizon`` (inf
+  beyond); ``TTC_wall = h_k / s`` (inf standing still), counted on the agents' scale
+  as ``TTC_wall·horizon/wall_horizon`` when the walls have their own horizon;
 * ``TTC_k(s_m)`` = the smallest of all these; candidate m is safe when
   ``TTC_k(s_m) >= horizon``; if some m is safe the slot's speed is the largest safe
   ``m / S`` and its danger 0, else ``m*`` = argmax TTC (ties: smallest m), speed
@@ -274,7 +275,7 @@ def agents_ttc(state, i, v, *, margin=0.0, reciprocity=0.0, horizon=None, tol=TO
 
 
 def velocity_ttc(state, i, v, *, horizon, margin=0.0, reciprocity=0.0, walls=None,
-                 tol=TOL, zero=ZERO):
+                 wall_horizon=None, tol=TOL, zero=ZERO):
     """TTC of agent i taking the (any) velocity v: agents, then walls along v/|v|.
 
     Parameters
@@ -293,7 +294,8 @@ def velocity_ttc(state, i, v, *, horizon, margin=0.0, reciprocity=0.0, walls=Non
     -------
     TTC
     """
-    horizon, margin, reciprocity = _f32(horizon, margin, reciprocity)
+    wall_horizon = horizon if wall_horizon is None else wall_horizon
+    horizon, margin, reciprocity, wall_horizon = _f32(horizon, margin, reciprocity, wall_horizon)
     t, ambiguous = agents_ttc(state, i, v, margin=margin, reciprocity=reciprocity,
                               horizon=horizon, tol=tol, zero=zero)
     speed = math.hypot(float(v[0]), float(v[1]))
@@ -301,8 +303,9 @@ def velocity_ttc(state, i, v, *, horizon, margin=0.0, reciprocity=0.0, walls=Non
         d = (float(v[0]) / speed, float(v[1]) / speed)
         r = float(state["radius"][i]) + margin
         h, amb = wall_distance(state["position"][i], d, walls, r,
-                               float(state["max_speed"][i]) * horizon, tol=tol, zero=zero)
-        t = min(t, h / speed)
+                               float(state["max_speed"][i]) * wall_horizon, tol=tol, zero=zero)
+        # wall TTC on the agents' horizon scale: horizon / wall_horizon
+        t = min(t, h / speed * (horizon / wall_horizon))
         ambiguous = ambiguous or amb
     return TTC(t, ambiguous)
 
@@ -327,8 +330,8 @@ class VelocityMaps(NamedTuple):
 
 
 def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, reciprocity=0.0,
-                     walls=None, weight=1.0, agent_weights=None, rotate=False,
-                     tol=TOL, zero=ZERO):
+                     walls=None, wall_horizon=None, weight=1.0, agent_weights=None,
+                     rotate=False, tol=TOL, zero=ZERO):
     """Danger and speed maps of ``CollisionDanger`` (see the module docstring).
 
     Parameters
@@ -345,6 +348,9 @@ def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, re
     reciprocity : float in [0, 1)
     walls : array_like, shape (M, 4), optional
         Wall segments; None: no walls (walls off, or no world).
+    wall_horizon : float, optional
+        Horizon of the walls (default ``horizon``); a wall TTC t counts as
+        ``t·horizon/wall_horizon``.
     weight : float
     agent_weights : array_like, shape (N,), optional
     rotate : bool
@@ -356,7 +362,9 @@ def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, re
     -------
     VelocityMaps
     """
-    horizon, margin, reciprocity, weight = _f32(horizon, margin, reciprocity, weight)
+    wall_horizon = horizon if wall_horizon is None else wall_horizon
+    horizon, margin, reciprocity, weight, wall_horizon = _f32(horizon, margin, reciprocity,
+                                                              weight, wall_horizon)
     pos = np.asarray(state["position"], dtype=np.float64)
     alive = np.asarray(state["alive"], dtype=bool)
     vmax = np.asarray(state["max_speed"], dtype=np.float64)
@@ -381,7 +389,7 @@ def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, re
             amb = False
             h = TTC(INF, False)
             if has_walls:
-                h = wall_distance(pos[i], d, walls, rad[i] + margin, vmax[i] * horizon,
+                h = wall_distance(pos[i], d, walls, rad[i] + margin, vmax[i] * wall_horizon,
                                   tol=tol, zero=zero)
                 amb = h.ambiguous
             for m in range(s_count + 1):
@@ -390,7 +398,7 @@ def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, re
                 t, a = agents_ttc(state, i, v, margin=margin, reciprocity=reciprocity,
                                   horizon=horizon, tol=tol, zero=zero)
                 if s > 0.0:
-                    t = min(t, h.ttc / s)
+                    t = min(t, h.ttc / s * (horizon / wall_horizon))
                 ttc[i, kk, m] = t
                 amb = amb or a
             row = ttc[i, kk]

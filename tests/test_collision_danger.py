@@ -436,9 +436,10 @@ def test_matches_reference_in_open_space(crowd, dirs, speeds, horizon, margin, r
 
 @settings(max_examples=40, deadline=None)
 @given(crowd=crowds(), dirs=slot_sets(), speeds=st.integers(1, 6), horizon=st.floats(0.5, 4.0),
-       margin=st.floats(0.0, 0.2), reciprocity=reciprocities, wall_seed=st.integers(0, 2**32 - 1))
+       margin=st.floats(0.0, 0.2), reciprocity=reciprocities, wall_seed=st.integers(0, 2**32 - 1),
+       wall_horizon=st.none() | st.floats(0.3, 4.0))
 def test_matches_reference_with_walls(crowd, dirs, speeds, horizon, margin, reciprocity,
-                                      wall_seed):
+                                      wall_seed, wall_horizon):
     a = build(crowd)
     state = state_of(a)
     segs = random_walls(wall_seed, state, margin + 0.05)
@@ -446,17 +447,18 @@ def test_matches_reference_with_walls(crowd, dirs, speeds, horizon, margin, reci
     if len(segs):
         world.add_segments(segs)
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
-    on = make(**kw).evaluate(a, dirs, world=world, max_neighbors=32)
-    ok_on = check(on, rv.collision_danger(state, oracle_dirs(dirs), walls=segs, **kw), a.alive,
-                  speeds)
+    on = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbors=32)
+    ok_on = check(on, rv.collision_danger(state, oracle_dirs(dirs), walls=segs,
+                                          wall_horizon=wall_horizon, **kw), a.alive, speeds)
     off = make(walls=False, **kw).evaluate(a, dirs, world=world, max_neighbors=32)
     no_world = make(**kw).evaluate(a, dirs, max_neighbors=32)
     exp = rv.collision_danger(state, oracle_dirs(dirs), **kw)
     ok_off = check(off, exp, a.alive, speeds)
     np.testing.assert_array_equal(off.speed, no_world.speed)
     np.testing.assert_array_equal(off.danger, no_world.danger)
-    # Walls only lower TTCs, and the more the faster the candidate (h/s): the speed of a
-    # slot never rises (and its danger never falls) when walls are added.
+    # Walls only lower TTCs, and the more the faster the candidate (h/s, whatever their
+    # horizon): the speed of a slot never rises (and its danger never falls) when walls
+    # are added.
     both = ok_on & ok_off
     assert (on.speed[both] <= off.speed[both]).all()
     assert (on.danger[both] >= off.danger[both] - DANGER_ATOL).all()
@@ -566,18 +568,23 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, spe
         exp = rv.collision_danger(before, k, **kw)
         interest = np.array(sim.interest)
         for i in range(n):
-            assert slot[i] >= 0
-            b_, lo, hi = slot[i], (slot[i] - 1) % k, (slot[i] + 1) % k
-            free = (np.argmax(interest[i]) == b_ and maps.speed[i, b_] == 1
-                    and maps.speed[i, lo] == 1 and maps.speed[i, hi] == 1)
-            if free:
-                # Free way: the heading is refined towards the interest peak, within half a
-                # gap of the slot (the velocity's safety is still checked below).
-                assert direction[i] @ ring[b_] >= np.cos(np.pi / k) - 1e-5
+            if slot[i] < 0:
+                # No slot offers any progress: every slot's kept candidate is standing
+                # still (speed 0), and the agent stands.
+                assert (maps.speed[i] == 0).all() and strength[i] == 0
+                direction[i] = 0.0
             else:
-                np.testing.assert_allclose(direction[i], ring[slot[i]], atol=1e-5)
-            assert strength[i] == maps.speed[i, slot[i]]
-            assert maps.danger[i, slot[i]] == np.min(maps.danger[i])
+                b_, lo, hi = slot[i], (slot[i] - 1) % k, (slot[i] + 1) % k
+                free = (np.argmax(interest[i]) == b_ and maps.speed[i, b_] == 1
+                        and maps.speed[i, lo] == 1 and maps.speed[i, hi] == 1)
+                if free:
+                    # Free way: the heading may be refined towards the interest peak,
+                    # within half a gap of the slot (its safety is checked below).
+                    assert direction[i] @ ring[b_] >= np.cos(np.pi / k) - 1e-5
+                else:
+                    np.testing.assert_allclose(direction[i], ring[b_], atol=1e-5)
+                assert strength[i] == maps.speed[i, b_]
+                assert maps.danger[i, b_] == np.min(maps.danger[i])
             clearly_safe = (exp.ttc[i] >= horizon * (1 + rv.TOL)) & ~exp.ambiguous[i][:, None]
             if not clearly_safe.any():
                 continue

@@ -212,6 +212,8 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     CollisionDanger c;
     c.weight = weight;
     c.horizon = get_positive(p, "horizon");
+    c.wall_horizon = p.contains("wall_horizon") && !p["wall_horizon"].is_none()
+                         ? get_positive(p, "wall_horizon") : c.horizon;
     const long speeds = p["speeds"].cast<long>();
     if (speeds < 1 || speeds > 64)
       throw py::value_error("speeds must be in [1, 64], got " + std::to_string(speeds));

@@ -397,12 +397,13 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
     }
   }
   if (b.walls && S > 0 &&
-      slot_wall_distances(in, i, top * b.horizon, ri + b.margin, b.layers, sc.walls)) {
+      slot_wall_distances(in, i, top * b.wall_horizon, ri + b.margin, b.layers, sc.walls)) {
     const float* h = sc.walls.distance.data();
+    const float scale = b.horizon / b.wall_horizon;  // wall TTC on the agents' scale
     for (std::size_t m = 1; m <= S; ++m) {
       const float sv = step * static_cast<float>(m);
       float* t = sc.ttc.data() + m * k;
-      for (std::size_t q = 0; q < k; ++q) t[q] = std::min(t[q], h[q] / sv);
+      for (std::size_t q = 0; q < k; ++q) t[q] = std::min(t[q], h[q] / sv * scale);
     }
   }
   const float scale = 1.0f / static_cast<float>(S);
@@ -426,6 +427,17 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
     speed[q] = static_cast<float>(best) * scale;
     danger[q] = safe ? 0.0f : std::clamp(1.0f - best_t / b.horizon, 0.0f, 1.0f);
   }
+}
+
+/// Pair TTC of CollisionDanger (see behaviours.hpp): p from i to j, R the summed radii,
+/// w the effective relative velocity.
+float pair_ttc(Vec2 p, float R, Vec2 w) {
+  const float cc = dot(p, p) - R * R;
+  const float bb = dot(p, w);
+  if (cc <= 0.0f) return bb > 0.0f ? 0.0f : std::numeric_limits<float>::infinity();
+  const float disc = bb * bb - dot(w, w) * cc;
+  if (!(bb > 0.0f) || !(disc > 0.0f)) return std::numeric_limits<float>::infinity();
+  return cc / (bb + std::sqrt(disc));
 }
 
 template <class B>
@@ -536,6 +548,36 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
         }
       },
       b);
+}
+
+float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v) {
+  const AgentsView& a = in.agents;
+  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
+  const float kappa = 1.0f / (1.0f - b.reciprocity);
+  float t = std::numeric_limits<float>::infinity();
+  if (!in.neighbors.empty()) {
+    const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+    for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
+      const auto j = static_cast<std::size_t>(nb[n]);
+      const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
+      t = std::min(t, pair_ttc(load2(a.position, j) - xi, a.radius[i] + a.radius[j] + b.margin,
+                               v * kappa - u));
+    }
+  }
+  const float speed = length(v);
+  if (b.walls && speed > 0.0f) {
+    // One "slot" along v in the world frame.
+    const float d[2] = {v.x / speed, v.y / speed};
+    BehaviourInputs one = in;
+    one.slots = d;
+    one.k = 1;
+    one.rotate_with_heading = false;
+    thread_local WallScratch scratch;
+    if (slot_wall_distances(one, i, a.max_speed[i] * b.wall_horizon, a.radius[i] + b.margin,
+                            b.layers, scratch))
+      t = std::min(t, scratch.distance[0] / speed * (b.horizon / b.wall_horizon));
+  }
+  return t;
 }
 
 void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger,

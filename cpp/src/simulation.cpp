@@ -236,7 +236,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     }
     choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
                 {strength_.data(), n_}, {slot_.data(), n_}, b, e);
-    if (velocity_) strength_from_speed(b, e);
+    if (velocity_) strength_from_speed(p, b, e);
     if (config_.rotate) {
       for (std::size_t i = b; i < e; ++i) {
         const float h = p.in.agents.heading[i];
@@ -286,7 +286,7 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
   }
 }
 
-void Simulation::strength_from_speed(std::size_t begin, std::size_t end) {
+void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size_t end) {
   // The chosen velocity is a candidate of the speed map: its slot's speed (when choose
   // interpolated the heading — vector_sum, weighted_neighbours, subslot — the slot nearest
   // the heading caps it as well), capped by the speed the agent wants: the interest peak
@@ -303,7 +303,9 @@ void Simulation::strength_from_speed(std::size_t begin, std::size_t end) {
     }
     const float* sp = speed_.data() + i * k;
     const std::size_t bs = static_cast<std::size_t>(s);
+    const Vec2 slot_dir = load2(direction_.data(), i);  // argmax: the slot; else interpolated
     const std::size_t lo = (bs + k - 1) % k, hi = (bs + 1) % k;
+    bool refined = false;
     if (bs == static_cast<std::size_t>(std::max_element(in, in + k) - in) && sp[bs] >= 1.0f &&
         sp[lo] >= 1.0f && sp[hi] >= 1.0f) {
       // Free way: the chosen slot is the interest peak and it and both neighbours are safe
@@ -317,6 +319,7 @@ void Simulation::strength_from_speed(std::size_t begin, std::size_t end) {
         const Vec2 u{dir[2 * bs], dir[2 * bs + 1]};
         const float cx = std::cos(x), sx = std::sin(x);
         store2(direction_.data(), i, {cx * u.x - sx * u.y, sx * u.x + cx * u.y});
+        refined = true;
       }
     }
     const Vec2 d = load2(direction_.data(), i);
@@ -329,7 +332,20 @@ void Simulation::strength_from_speed(std::size_t begin, std::size_t end) {
         near = q;
       }
     }
-    strength_[i] = std::min({sp[static_cast<std::size_t>(s)], sp[near], want});
+    const float candidate = std::min(sp[bs], sp[near]);
+    strength_[i] = std::min(candidate, want);
+    if (!refined && strength_[i] == candidate) continue;  // exactly a safe-tested candidate
+    // A refined heading or a lowered speed is not one of the candidates the speed map
+    // tested: check it, and fall back to the chosen slot's candidate if it is not safe.
+    const float top = p.in.agents.max_speed[i];
+    Vec2 v = d * (strength_[i] * top);
+    if (config_.rotate) {
+      const float h = p.in.agents.heading[i], ch = std::cos(h), sh = std::sin(h);
+      v = {ch * v.x - sh * v.y, sh * v.x + ch * v.y};
+    }
+    if (velocity_ttc(*velocity_, p.in, i, v) >= velocity_->horizon) continue;
+    store2(direction_.data(), i, refined ? Vec2{dir[2 * bs], dir[2 * bs + 1]} : slot_dir);
+    strength_[i] = sp[bs];
   }
 }
 

@@ -736,8 +736,10 @@ class CollisionDanger(Behaviour):
     neighbour keeps its velocity; 0.5 that both take half the avoidance, as in RVO).
     Pairs already touching collide "now" (TTC 0) for the candidates that deepen the
     overlap (``p·w > 0``) and never for those that separate. With ``walls``, the slot ray
-    cast as a disc of radius ``r_i + margin`` up to ``max_speed·horizon`` hits at ``h_k``
-    and the candidate's wall TTC is ``h_k / s_m``: agents and walls on one time scale.
+    cast as a disc of radius ``r_i + margin`` up to ``max_speed·wall_horizon`` hits at
+    ``h_k`` and the candidate's wall TTC is ``h_k / s_m``: agents and walls on one time
+    scale. Walls may have a shorter horizon than agents (as RVO2's ``timeHorizonObst``):
+    a wall TTC then counts as ``(h_k / s_m)·horizon/wall_horizon``.
 
     Per slot the behaviour keeps the fastest *safe* candidate (TTC >= ``horizon``):
     danger 0, speed ``m/speeds``. A slot without one keeps the candidate with the largest
@@ -781,6 +783,9 @@ class CollisionDanger(Behaviour):
     reciprocity : float in [0, 1)
     walls : bool
         Include the world's walls (a world is needed; ``Simulation`` passes its own).
+    wall_horizon : float, > 0, optional
+        Seconds; the walls' horizon (default: ``horizon``). A shorter one lets an agent
+        walk slowly up to a wall, e.g. to squeeze past someone in a corridor.
     layers : int
         Obstacle layers the wall rays see (default all).
     side : {"right", "left", "none"}
@@ -811,6 +816,7 @@ class CollisionDanger(Behaviour):
     margin: float = 0.0
     reciprocity: float = 0.0
     walls: bool = True
+    wall_horizon: float | None = None
     layers: int = 0xFFFFFFFF
     side: str = "right"
     side_bias: float = 0.1
@@ -822,6 +828,8 @@ class CollisionDanger(Behaviour):
         super().__post_init__()
         name = "CollisionDanger"
         self._set("horizon", _number(name, "horizon", self.horizon, strict=True))
+        if self.wall_horizon is not None:
+            self._set("wall_horizon", _number(name, "wall_horizon", self.wall_horizon, strict=True))
         if isinstance(self.speeds, bool) or not isinstance(self.speeds, (int, np.integer)):
             raise TypeError(f"{name}: speeds must be an int, got {type(self.speeds).__name__}")
         if not 1 <= self.speeds <= 64:
@@ -845,7 +853,8 @@ class CollisionDanger(Behaviour):
         return True
 
     def _params(self) -> dict:
-        return {"horizon": self.horizon, "speeds": self.speeds, "margin": self.margin,
+        return {"horizon": self.horizon, "wall_horizon": self.wall_horizon,
+                "speeds": self.speeds, "margin": self.margin,
                 "reciprocity": self.reciprocity, "walls": self.walls, "layers": self.layers,
                 "side": self.side, "side_bias": self.side_bias, "smoothness": self.smoothness}
 

@@ -187,7 +187,9 @@ struct WallDanger {
 ///   c <= 0 (touching): t = 0 when b > 0 (the candidate deepens the overlap), else ∞;
 ///   otherwise t = c / (b + √(b² − a·c)) when b > 0 and b² > a·c, else ∞.
 /// Against the walls (when `walls`): the slot ray cast as a disc of radius r_i + margin up
-/// to L = max_speed_i·horizon hits at h_k, and t = h_k / s_m (∞ for s_m = 0). TTC_k(s_m)
+/// to L = max_speed_i·wall_horizon hits at h_k, and t = (h_k / s_m)·horizon/wall_horizon
+/// (∞ for s_m = 0): a wall's time to collision on the agents' scale, so that walls can
+/// have a shorter horizon than agents (RVO2's timeHorizonObst). TTC_k(s_m)
 /// is the least over neighbours and walls. Per slot, the candidate kept is the fastest
 /// safe one (TTC >= horizon): speed_k = m/S, danger_k = 0; when the slot has no safe
 /// candidate, the one with the largest TTC (ties: the slowest), speed_k = m*/S and
@@ -197,6 +199,7 @@ struct WallDanger {
 struct CollisionDanger {
   float weight = 1.0f;
   float horizon = 2.0f;       ///< seconds, > 0
+  float wall_horizon = 2.0f;  ///< seconds, > 0: the walls' horizon (see above)
   std::uint32_t speeds = 4;   ///< S >= 1
   float margin = 0.0f;        ///< >= 0, extra clearance
   float reciprocity = 0.0f;   ///< α in [0, 1)
@@ -271,6 +274,12 @@ inline void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* 
                           float* speed = nullptr) {
   evaluate_rows(b, in, MapOut{interest, 0}, MapOut{danger, 0}, begin, end, MapOut{speed, 0});
 }
+
+/// Time to collision of agent i moving at velocity v (world frame, any direction and
+/// speed), by CollisionDanger's rules: the least over the neighbours in `in.neighbors` and,
+/// when b.walls and v != 0, the wall along v (on the agents' scale). +inf when nothing is
+/// hit. Pure, reentrant; allocation-free after the first call on a thread.
+float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v);
 
 /// evaluate_rows over all agents through parallel_for.
 void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger,

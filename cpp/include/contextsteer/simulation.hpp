@@ -153,7 +153,7 @@ class Simulation {
   void perceive_rows(const Plan& p, std::size_t begin, std::size_t end);
   void decide_rows(const Plan& p, std::size_t begin, std::size_t end);
   void weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end);
-  void strength_from_speed(std::size_t begin, std::size_t end);
+  void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end);
   void build_neighbors(Plan& p);
   void move_and_collide(const Plan& p, float dt, bool fused);
   void finish(float dt);

@@ -1,0 +1,126 @@
+"""Velocity-space crowd steering in a simulation: the hand-worked situations of a
+velocity-obstacle method (CollisionDanger + the speed-map decision), and the commitment
+(hysteresis) and side-preference options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+DT = 1.0 / 30.0
+
+
+def crowd(world, starts, goals, *, max_speed=1.3, side="right", steps=600, velocity=None):
+    n = len(starts)
+    a = cs.Agents(n, slots=16)
+    d = np.asarray(goals, float) - np.asarray(starts, float)
+    a.add(starts, heading=np.arctan2(d[:, 1], d[:, 0]), radius=0.3, max_speed=max_speed,
+          max_accel=6.0, target=goals, velocity=0.0 if velocity is None else velocity)
+    st = cs.Steering([cs.Seek(shape="half_cosine"),
+                      cs.CollisionDanger(horizon=2.0, wall_horizon=1.0, speeds=4, margin=0.05, side=side,
+                                         walls=world is not None)],
+                     resolve="mask_min_danger", choose="argmax")
+    sim = cs.Simulation(world, a, st, motion=cs.Accel(), slots=16)
+    track = [a.position.copy()]
+    for _ in range(steps):
+        sim.step(DT)
+        track.append(a.position.copy())
+    return sim, np.array(track, dtype=np.float64)
+
+
+def min_gap(track, i, j):
+    return float(np.min(np.linalg.norm(track[:, i] - track[:, j], axis=1))) - 0.6
+
+
+@pytest.mark.parametrize("side, sign", [("right", -1.0), ("left", 1.0)])
+def test_head_on_pair_passes_on_the_preferred_side(side, sign):
+    # A walks +x, B walks -x on the same line: a perfectly symmetric head-on case. Passing
+    # on the right means A (heading +x) swerves to -y and B (heading -x) to +y.
+    sim, tr = crowd(None, [[-6, 0], [6, 0]], [[6, 0], [-6, 0]], side=side)
+    meet = int(np.argmin(np.abs(tr[:, 0, 0] - tr[:, 1, 0])))   # when they are abreast
+    assert sign * tr[meet, 0, 1] > 0.1 and -sign * tr[meet, 1, 1] > 0.1
+    assert min_gap(tr, 0, 1) > 0.0
+    assert np.linalg.norm(tr[-1] - [[6, 0], [-6, 0]], axis=1).max() < 0.5   # both arrive
+
+
+def test_agent_behind_a_slower_one_in_a_corridor_slows_down_instead_of_pushing():
+    # A corridor 1 m wide: nobody can pass. The leader walks at 0.4 m/s, the follower
+    # (1.3 m/s) starts 2 m behind: it must slow to the leader's pace, never touching.
+    world = cs.World()
+    world.add_segments([[-10, -0.5, 30, -0.5], [-10, 0.5, 30, 0.5]])
+    sim, tr = crowd(world, [[2, 0], [0, 0]], [[25, 0], [25, 0]], max_speed=[0.4, 1.3],
+                    steps=450)
+    assert min_gap(tr, 0, 1) > 0.0
+    follower_speed = np.linalg.norm(np.diff(tr[-60:, 1], axis=0), axis=1).mean() / DT
+    assert follower_speed == pytest.approx(0.4, abs=0.08)
+    assert tr[-1, 1, 0] < tr[-1, 0, 0]                 # still behind
+    assert np.abs(tr[:, :, 1]).max() < 0.5 - 0.3       # inside the corridor
+
+
+def test_stationary_agent_in_a_corridor_is_passed_not_pushed():
+    # A standing agent (max speed 0) in the middle of a 2.4 m corridor (0.9 m free either
+    # side, for a body of 0.6 m plus 5 cm margins); a walker comes down
+    # the middle and must go round it without contact, so push-apart never moves it.
+    world = cs.World()
+    world.add_segments([[-10, -1.2, 10, -1.2], [-10, 1.2, 10, 1.2]])
+    sim, tr = crowd(world, [[0, 0], [-6, 0]], [[0, 0], [6, 0]], max_speed=[0.0, 1.3])
+    assert min_gap(tr, 0, 1) > 0.0
+    assert np.abs(tr[:, 0] - tr[0, 0]).max() == 0.0   # never pushed
+    assert np.linalg.norm(tr[-1, 1] - [6, 0]) < 0.5
+
+
+def test_symmetric_circle_of_sixteen_neither_deadlocks_nor_touches():
+    n = 16
+    ang = 2 * np.pi * np.arange(n) / n
+    starts = 4.0 * np.c_[np.cos(ang), np.sin(ang)]
+    sim, tr = crowd(None, starts, -starts, steps=450)
+    d = np.linalg.norm(tr[:, :, None] - tr[:, None], axis=3) + np.eye(n) * 1e9
+    assert d.min() > 0.6
+    assert np.linalg.norm(tr[-1] + starts, axis=1).max() < 0.5
+
+
+def test_hysteresis_zero_is_the_default_and_commitment_reduces_slot_changes():
+    def changes(h):
+        a = cs.Agents(24, slots=16, seed=3)
+        rng = np.random.default_rng(3)
+        s = rng.uniform(-4, 4, (24, 2)) * [1, 0.5]
+        s[:, 0] += np.where(np.arange(24) % 2, -6, 6)
+        a.add(s, radius=0.3, max_speed=1.3, max_accel=6, target=s * [-1, 1])
+        st = cs.Steering([cs.Seek(shape="half_cosine"), cs.CollisionDanger()],
+                         resolve="mask_min_danger", choose="argmax", hysteresis=h)
+        sim = cs.Simulation(None, a, st, motion=cs.Accel())
+        prev, count = None, 0
+        for _ in range(300):
+            sim.step(DT)
+            slot = np.array(sim.chosen_slot)
+            if prev is not None:
+                count += int(np.sum(slot != prev))
+            prev = slot
+        return count
+
+    assert cs.Steering([]).hysteresis == 0.0
+    assert changes(0.3) < changes(0.0)
+
+
+def test_bad_hysteresis_is_refused():
+    for bad in (-0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="hysteresis"):
+            cs.Steering([], hysteresis=bad)
+
+
+def test_speed_map_view_only_with_a_speed_writing_behaviour():
+    a = cs.Agents(3, slots=8)
+    a.add([[0, 0], [1, 0], [5, 5]], target=[[9, 9]] * 3)
+    plain = cs.Simulation(None, a, cs.Steering([cs.Seek()]))
+    assert plain.speed is None
+    sim = cs.Simulation(None, a, cs.Steering([cs.Seek(shape="half_cosine"), cs.CollisionDanger()],
+                                             resolve="mask_min_danger", choose="argmax"))
+    sim.step(DT)
+    assert sim.speed.shape == (3, 8) and np.shares_memory(sim.speed, sim.speed)
+    assert set(np.unique(sim.speed)) <= {0.0, 0.25, 0.5, 0.75, 1.0}
+    # the chosen strength is the chosen slot's speed, capped by the interest peak
+    i = np.arange(3)
+    want = np.clip(np.max(sim.interest, axis=1), 0, 1)
+    np.testing.assert_array_equal(sim.strength, np.minimum(sim.speed[i, sim.chosen_slot], want))
