@@ -124,3 +124,21 @@ def test_speed_map_view_only_with_a_speed_writing_behaviour():
     i = np.arange(3)
     want = np.clip(np.max(sim.interest, axis=1), 0, 1)
     np.testing.assert_array_equal(sim.strength, np.minimum(sim.speed[i, sim.chosen_slot], want))
+
+
+def test_polar_plots_draw_the_speed_map_of_a_simulation():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0], [2, 0]], velocity=[[1, 0], [-1, 0]], radius=0.5, target=[[9, 0], [-9, 0]])
+    sim = cs.Simulation(None, a, cs.Steering([cs.Seek(shape="half_cosine"), cs.CollisionDanger()],
+                                             resolve="mask_min_danger", choose="argmax"))
+    sim.perceive()
+    grid = cs.plot.context_maps(sim, agents=[0, 1])
+    for i, art, ax in zip(grid.agents, grid.maps, grid.axes):
+        r = art.speed.get_ydata()[:-1] / ax.get_ylim()[1] * 1.12   # the rim is ylim / 1.12
+        np.testing.assert_allclose(r, sim.speed[i], atol=1e-6)
+    plt.close("all")

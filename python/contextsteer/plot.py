@@ -50,6 +50,7 @@ class ContextMapArtists(NamedTuple):
     danger: Any  #: Line2D of the closed danger curve, or None
     masked: Any  #: Line2D of markers on masked slots, or None
     chosen: Any  #: FancyArrow / Annotation of the chosen direction, or None
+    speed: Any = None  #: Line2D of the speed map (CollisionDanger), or None
 
 
 def _slot_angles(k: int, offset: float) -> np.ndarray:
@@ -64,17 +65,21 @@ def context_map(
     strength: float | None = None,
     threshold: float = 0.0,
     offset: float = 0.0,
+    speed=None,
     ax=None,
     interest_color: str = "tab:green",
     danger_color: str = "tab:red",
     chosen_color: str = "black",
+    speed_color: str = "tab:blue",
     **kwargs,
 ) -> ContextMapArtists:
     """Polar plot of one agent's context maps.
 
     Interest is drawn as one bar a slot, danger as a closed red curve, slots whose
     interest the Godot ``mask`` rule removes (danger > ``threshold``) as crosses on the
-    rim, and the chosen direction as an arrow whose length is its strength.
+    rim, the chosen direction as an arrow whose length is its strength and, for
+    velocity-space danger, the speed map (the safe fraction of max speed per slot) as a
+    dashed blue curve on the same radial scale as the arrow.
 
     Parameters
     ----------
@@ -90,6 +95,8 @@ def context_map(
         Danger above which a slot counts as masked.
     offset : float
         Angle of slot 0 in radians.
+    speed : array_like, shape (K,), optional
+        Speed map of the agent (:attr:`Simulation.speed`, :class:`CollisionDanger`).
     ax : matplotlib polar Axes, optional
         Where to draw; a new polar axes is created when None.
     **kwargs
@@ -106,6 +113,9 @@ def context_map(
     >>> art = cs.plot.context_map(interest, np.eye(8)[1], chosen=(1.0, -0.2))
     >>> len(art.interest.patches)
     8
+    >>> art = cs.plot.context_map(interest, speed=[1, 1, .5, 0, 0, .25, 1, 1])
+    >>> art.speed.get_linestyle()
+    '--'
     """
     import matplotlib.pyplot as plt
 
@@ -119,6 +129,10 @@ def context_map(
             raise ValueError(f"danger: expected shape ({k},), got {danger.shape}")
     if not np.all(np.isfinite(interest)) or (danger is not None and not np.all(np.isfinite(danger))):
         raise ValueError("interest and danger must be finite")
+    if speed is not None:
+        speed = np.asarray(speed, dtype=np.float64)
+        if speed.shape != (k,) or not np.all(np.isfinite(speed)):
+            raise ValueError(f"speed: expected a finite array of shape ({k},), got {speed.shape}")
     if ax is None:
         _, ax = plt.subplots(subplot_kw={"projection": "polar"})
     theta = _slot_angles(k, offset)
@@ -151,9 +165,13 @@ def context_map(
                 "", xy=(angle, length * rim), xytext=(0.0, 0.0),
                 arrowprops={"arrowstyle": "->", "color": chosen_color, "lw": 2},
             )
+    speed_line = None
+    if speed is not None:
+        (speed_line,) = ax.plot(np.append(theta, theta[0]), np.append(speed, speed[0]) * rim,
+                                "--", color=speed_color, lw=1.5, label="safe speed")
     ax.set_ylim(0, rim * 1.12)
     ax.set_yticklabels([])
-    return ContextMapArtists(bars, danger_line, masked, arrow)
+    return ContextMapArtists(bars, danger_line, masked, arrow, speed_line)
 
 
 # --------------------------------------------------------------------------- helpers ---
@@ -852,8 +870,8 @@ class ContextMapsGrid(NamedTuple):
 
 
 def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=None,
-                 headings=None, threshold: float | None = None, ncols: int = 4, axes=None,
-                 titles=None, size: float = 2.4, **kwargs) -> ContextMapsGrid:
+                 headings=None, threshold: float | None = None, speed=None, ncols: int = 4,
+                 axes=None, titles=None, size: float = 2.4, **kwargs) -> ContextMapsGrid:
     """Small multiples: one polar :func:`context_map` per selected agent.
 
     Parameters
@@ -873,6 +891,8 @@ def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=No
         Rotation of each agent's slot 0 (slots that turn with the agent).
     threshold : float, optional
         Danger above which a slot is marked as masked (default 0, or from the simulation).
+    speed : array_like of shape (N, K), optional
+        Speed maps (default: the simulation's, when it has one).
     ncols : int
         Columns of the grid when the axes are created.
     axes : sequence of polar Axes, optional
@@ -906,6 +926,7 @@ def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=No
         danger = getattr(sim, "danger", None) if danger is None else danger
         chosen = getattr(sim, "chosen_direction", None) if chosen is None else chosen
         strength = getattr(sim, "strength", None) if strength is None else strength
+        speed = getattr(sim, "speed", None) if speed is None else speed
         a = getattr(sim, "agents", None)
         if headings is None and _sim_rotate(sim) and a is not None:
             headings = getattr(a, "heading", None)
@@ -956,6 +977,7 @@ def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=No
             strength=None if strength is None else float(np.asarray(strength)[i]),
             threshold=threshold,
             offset=0.0 if headings is None else float(np.asarray(headings)[i]),
+            speed=None if speed is None else np.asarray(speed)[i],
             ax=ax,
             **kwargs,
         )
