@@ -209,8 +209,23 @@ def test_non_finite_input_names_the_argument(bad):
 def test_non_finite_message_locates_the_value():
     x = np.zeros((10, 4), np.float32)
     x[7, 2] = np.nan
-    with pytest.raises(ValueError, match=r"values: expected finite values, got nan at index \(7, 2\)"):
+    with pytest.raises(ValueError, match=r"values: expected finite values below 2\^60 "
+                                         r"\(1.15e18\) in magnitude, got nan at index \(7, 2\)"):
         cs.choose(x, cs.SlotSet(4))
+
+
+def test_non_finite_message_locates_the_value_in_a_stack():
+    m = np.zeros((5, 8), np.float32)
+    m[2, 3] = np.nan
+    with pytest.raises(ValueError, match=r"got nan at index \(0, 2, 3\)"):
+        cs.combine([m])
+
+
+def test_values_beyond_the_supported_magnitude_are_refused():
+    m = np.zeros((5, 8), np.float32)
+    m[1, 1] = 3e38          # finite, but sums of such values overflow float32
+    with pytest.raises(ValueError, match=r"in magnitude, got 3e\+38 at index \(1, 1\)"):
+        cs.resolve(m, m)
 
 
 def test_wrong_shapes_and_dtypes():

@@ -277,9 +277,12 @@ def test_thick_ray_against_segment_and_circle():
 def test_thick_ray_with_huge_radius_starts_inside():
     w = cs.World()
     w.add_segments([[0, -1, 5, 1]])
-    for radius in (1e3, 1e31):  # inflated grid; beyond its range the plain-grid walk
+    for radius in (1e3, 9e7):  # inflated grid; beyond its range the plain-grid walk
         hits = cs.raycast(w, [[0, -5], [40, 40]], [[0, 1], [1, 0]], 10.0, radius=radius)
         assert hits.distance.tolist() == [0.0, 0.0]
+    # Lengths beyond the supported ±1e8 (float32 resolution there: 8 units) are refused.
+    with pytest.raises(ValueError, match="radius must be a finite number >= 0 and below"):
+        cs.raycast(w, [[0, -5]], [[0, 1]], 10.0, radius=1e31)
 
 
 # -------------------------------------------------------------------- slot_raycast ---

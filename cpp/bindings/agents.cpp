@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Bindings of Agents (zero-copy views of C++-owned state) and the neighbour search.
 #include "agents.hpp"
+#include "in_use.hpp"
 #include "classic_spec.hpp"
 
 #include <pybind11/numpy.h>
@@ -57,17 +58,18 @@ py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position
                                      const py::handle& steer_force, const py::handle& group,
                                      const py::handle& target) {
   Agents& a = agents_of(self);
-  auto pos = input_f32(position, "position", {kAny, 2}, {"n", "2"});
+  const InUse guard({&a}, "Agents.add");
+  auto pos = input_coords(position, "position", {kAny, 2}, {"n", "2"});
   const py::ssize_t n = pos.dim(0);
-  auto vel = input_f32(velocity, "velocity", {n, 2}, {"n", "2"});
-  auto head = input_f32(heading, "heading", {n}, {"n"});
-  auto rad = input_f32(radius, "radius", {n}, {"n"});
-  auto vmax = input_f32(max_speed, "max_speed", {n}, {"n"});
-  auto amax = input_f32(max_accel, "max_accel", {n}, {"n"});
-  auto turn = input_f32(max_turn_rate, "max_turn_rate", {n}, {"n"});
-  auto steer = input_f32(steer_force, "steer_force", {n}, {"n"});
+  auto vel = input_coords(velocity, "velocity", {n, 2}, {"n", "2"});
+  auto head = input_coords(heading, "heading", {n}, {"n"});
+  auto rad = input_coords(radius, "radius", {n}, {"n"});
+  auto vmax = input_coords(max_speed, "max_speed", {n}, {"n"});
+  auto amax = input_coords(max_accel, "max_accel", {n}, {"n"});
+  auto turn = input_coords(max_turn_rate, "max_turn_rate", {n}, {"n"});
+  auto steer = input_coords(steer_force, "steer_force", {n}, {"n"});
   auto grp = check_array<const std::int32_t>(group, "group", {n}, {"n"});
-  auto tgt = input_f32(target, "target", {n, 2}, {"n", "2"});
+  auto tgt = input_coords(target, "target", {n, 2}, {"n", "2"});
   for (const auto* c : {&rad, &vmax, &amax, &turn, &steer}) {
     for (std::size_t i = 0; i < c->size(); ++i) {
       if (c->data[i] < 0.0f)
@@ -99,6 +101,7 @@ py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position
 }
 
 void agents_remove(Agents& a, const py::handle& ids_obj) {
+  const InUse guard({&a}, "Agents.remove");
   auto ids = check_array<const std::int32_t>(ids_obj, "ids", {kAny}, {"m"});
   for (std::size_t r = 0; r < ids.size(); ++r) {
     const std::int32_t i = ids.data[r];
@@ -112,8 +115,8 @@ void agents_remove(Agents& a, const py::handle& ids_obj) {
 
 py::tuple neighbors_py(const py::handle& positions, double radius, long max_neighbors,
                        const py::handle& alive) {
-  auto pos = input_f32(positions, "positions", {kAny, 2}, {"N", "2"});
-  require_non_negative(radius, "radius");
+  auto pos = input_coords(positions, "positions", {kAny, 2}, {"N", "2"});
+  require_length(radius, "radius");
   if (max_neighbors < 0 || static_cast<std::size_t>(max_neighbors) > kMaxNeighbors)
     throw py::value_error("max_neighbors must be in [0, " + std::to_string(kMaxNeighbors) +
                           "], got " + std::to_string(max_neighbors));

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <vector>
 #include <type_traits>
 
 namespace contextsteer::bindings {
@@ -118,20 +119,32 @@ template Checked<const bool> check_array<const bool>(const py::handle&, const ch
 
 namespace {
 template <class T>
-void check_finite_impl(const Checked<T>& a, const char* what) {
+void check_finite_impl(const Checked<T>& a, const char* what, float limit) {
   const float* p = a.data;
   const std::size_t n = a.size();
   // Branch-free scan first (vectorises); locate the culprit only when one exists.
   bool bad = false;
-  for (std::size_t i = 0; i < n; ++i) bad |= !(std::fabs(p[i]) <= 3.4028234663852886e38f);
+  for (std::size_t i = 0; i < n; ++i) bad |= !(std::fabs(p[i]) < limit);
   if (!bad) return;
   std::size_t i = 0;
-  while (i < n && std::isfinite(p[i])) ++i;
+  while (i < n && std::fabs(p[i]) < limit) ++i;
   std::ostringstream s;
-  s << what << ": expected finite values, got " << p[i] << " at index ";
+  s << what << ": expected finite values";
+  if (limit == kMaxMagnitude) s << " below 2^60 (1.15e18) in magnitude";
+  else s << " within ±" << limit;
+  s << ", got " << p[i] << " at index ";
   if (a.shape.size() >= 2) {
-    const std::size_t cols = n / static_cast<std::size_t>(a.shape[0] ? a.shape[0] : 1);
-    s << '(' << i / cols << ", " << i % cols << ')';
+    // The full multi-index, last axis fastest (C order).
+    std::vector<std::size_t> idx(a.shape.size());
+    std::size_t rest = i;
+    for (std::size_t d = a.shape.size(); d-- > 0;) {
+      const auto ext = static_cast<std::size_t>(a.shape[d] ? a.shape[d] : 1);
+      idx[d] = rest % ext;
+      rest /= ext;
+    }
+    s << '(';
+    for (std::size_t d = 0; d < idx.size(); ++d) s << (d ? ", " : "") << idx[d];
+    s << ')';
   } else {
     s << i;
   }
@@ -139,8 +152,23 @@ void check_finite_impl(const Checked<T>& a, const char* what) {
 }
 }  // namespace
 
-void check_finite(const Checked<float>& a, const char* what) { check_finite_impl(a, what); }
-void check_finite(const Checked<const float>& a, const char* what) { check_finite_impl(a, what); }
+void check_finite(const Checked<float>& a, const char* what) {
+  check_finite_impl(a, what, kMaxMagnitude);
+}
+void check_finite(const Checked<const float>& a, const char* what) {
+  check_finite_impl(a, what, kMaxMagnitude);
+}
+void check_coordinates(const Checked<const float>& a, const char* what) {
+  check_finite_impl(a, what, kMaxCoordinate);
+}
+
+Checked<const float> input_coords(const py::handle& obj, const char* what,
+                                  std::initializer_list<py::ssize_t> pattern,
+                                  std::initializer_list<const char*> names) {
+  auto a = check_array<const float>(obj, what, pattern, names, false);
+  check_coordinates(a, what);
+  return a;
+}
 
 void require_finite(double value, const char* what) {
   if (!std::isfinite(value)) {
@@ -150,10 +178,12 @@ void require_finite(double value, const char* what) {
   }
 }
 
-void require_non_negative(double value, const char* what) {
-  if (!(value >= 0.0) || !std::isfinite(value)) {
+void require_non_negative(double value, const char* what, double limit) {
+  if (!(value >= 0.0) || !(value < limit)) {
     std::ostringstream s;
-    s << what << " must be a finite number >= 0, got " << value;
+    s << what << " must be a finite number >= 0";
+    s << " and below " << (limit == kMaxMagnitude ? "2^60 (1.15e18)" : std::to_string(limit));
+    s << ", got " << value;
     throw py::value_error(s.str());
   }
 }

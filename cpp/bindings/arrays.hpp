@@ -14,11 +14,21 @@
 #include <string>
 #include <vector>
 
+#include "contextsteer/batch.hpp"
 #include "contextsteer/common.hpp"
 
 namespace contextsteer::bindings {
 
 namespace py = pybind11;
+
+/// Largest magnitude (exclusive) of any float input — maps, weights, scalars: 2^60 ≈
+/// 1.15e18, the map kernels' bound (kMaxMapMagnitude): sums and products of a few such
+/// values stay far below float32's 3.4e38, so finite inputs never give inf or NaN.
+inline constexpr float kMaxMagnitude = kMaxMapMagnitude;
+/// Largest magnitude of a coordinate, length or radius (world geometry, agent state, ray
+/// origins and lengths). Float32 resolution there is 8 units; keep scenes within about
+/// ±1e5 for centimetre precision. Beyond it geometry would silently degrade.
+inline constexpr float kMaxCoordinate = 1e8f;
 
 /// Shape pattern entry that accepts any extent.
 inline constexpr py::ssize_t kAny = -1;
@@ -51,10 +61,17 @@ Checked<T> check_array(const py::handle& obj, const char* what,
                        std::initializer_list<py::ssize_t> pattern,
                        std::initializer_list<const char*> names, bool writable = false);
 
-/// Raises ValueError naming the first non-finite element (flat index turned into an
-/// (i, j) index for 2-D arrays) if any element of a float32 array is NaN or inf.
+/// Raises ValueError naming the first element (its full index) that is NaN, inf or not
+/// below kMaxMagnitude in magnitude.
 void check_finite(const Checked<float>& a, const char* what);
 void check_finite(const Checked<const float>& a, const char* what);
+/// The same with the tighter ±kMaxCoordinate, for coordinates and lengths.
+void check_coordinates(const Checked<const float>& a, const char* what);
+
+/// An input array of coordinates or lengths: input_f32 plus check_coordinates.
+Checked<const float> input_coords(const py::handle& obj, const char* what,
+                                  std::initializer_list<py::ssize_t> pattern,
+                                  std::initializer_list<const char*> names);
 
 /// Convenience for the common case: float32, C-contiguous, shape, finite.
 inline Checked<const float> input_f32(const py::handle& obj, const char* what,
@@ -93,9 +110,38 @@ py::array_t<T> view_of(T* data, std::vector<py::ssize_t> shape, py::handle owner
   return a;
 }
 
+/// Whether two checked arrays share any byte.
+template <class A, class B>
+bool overlaps(const Checked<A>& a, const Checked<B>& b) {
+  const auto* a0 = reinterpret_cast<const char*>(a.data);
+  const auto* b0 = reinterpret_cast<const char*>(b.data);
+  const auto* a1 = a0 + a.size() * sizeof(A);
+  const auto* b1 = b0 + b.size() * sizeof(B);
+  return a.size() && b.size() && a0 < b1 && b0 < a1;
+}
+
+/// Refuses (ValueError) an out= array that overlaps an input, except (when allowed) being
+/// exactly it: a kernel writing into its own input would read half-written values.
+template <class A, class B>
+void refuse_overlap(const Checked<A>& out, const char* out_name, const Checked<B>& in,
+                    const char* in_name, bool allow_same) {
+  if (!overlaps(out, in)) return;
+  if (allow_same && static_cast<const void*>(out.data) == static_cast<const void*>(in.data) &&
+      out.size() * sizeof(A) == in.size() * sizeof(B)) {
+    return;
+  }
+  throw py::value_error(std::string(out_name) + " must not overlap " + in_name +
+                        (allow_same ? " (except by being the very same array)" : ""));
+}
+
 /// Rejects a float that is NaN/inf (ValueError "<what> must be finite, got ...").
 void require_finite(double value, const char* what);
-/// Rejects a value < 0 or non-finite (ValueError "<what> must be >= 0, got ...").
-void require_non_negative(double value, const char* what);
+/// Rejects a value < 0, > limit or non-finite (ValueError naming the range). The default
+/// limit is kMaxMagnitude: checked in double, so the value also fits float32.
+void require_non_negative(double value, const char* what, double limit = kMaxMagnitude);
+/// require_non_negative with the coordinate limit, for lengths and radii.
+inline void require_length(double value, const char* what) {
+  require_non_negative(value, what, kMaxCoordinate);
+}
 
 }  // namespace contextsteer::bindings

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "agents.hpp"
+#include "in_use.hpp"
 #include "arrays.hpp"
 #include "contextsteer/neighbors.hpp"
 #include "contextsteer/parallel.hpp"
@@ -22,13 +24,19 @@ namespace {
 float get_float(const py::dict& p, const char* key) {
   const double v = p[key].cast<double>();
   if (std::isnan(v)) throw py::value_error(std::string(key) + " must not be NaN");
+  if (std::isfinite(v) && !(std::fabs(v) < kMaxMagnitude))
+    throw py::value_error(std::string(key) + " must be below 2^60 (1.15e18) in magnitude, got " +
+                          std::to_string(v));
   return static_cast<float>(v);
 }
 
+/// A scalar >= 0 as the core uses it: finite and < kMaxMagnitude (so that it stays finite
+/// as a float32 and in the sums and products of a step), or +inf where allowed.
 float get_non_negative(const py::dict& p, const char* key, bool allow_inf = false) {
   const double v = p[key].cast<double>();
-  if (!(v >= 0.0) || (!allow_inf && !std::isfinite(v)))
-    throw py::value_error(std::string(key) + " must be a finite number >= 0, got " +
+  if (allow_inf && v == std::numeric_limits<double>::infinity()) return std::numeric_limits<float>::infinity();
+  if (!(v >= 0.0) || !(v < kMaxMagnitude))
+    throw py::value_error(std::string(key) + " must be a finite number >= 0 and below 2^60 (1.15e18), got " +
                           std::to_string(v));
   return static_cast<float>(v);
 }
@@ -241,6 +249,7 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
                       const py::handle& slots_obj, bool rotate, double time,
                       long max_neighbors, const py::handle& world_obj) {
   Agents& agents = agents_of(agents_obj);
+  const InUse guard({&agents}, "Behaviour.evaluate");
   const Behaviour b = to_behaviour(behaviour, agents.capacity());  // borrows arrays held by `behaviour`
   auto slots = input_f32(slots_obj, "directions", {kAny, 2}, {"K", "2"});
   const py::ssize_t k = slots.dim(0);

@@ -68,28 +68,6 @@ std::pair<py::object, Checked<T>> out_or_new(const py::object& out, const char* 
   return {arr, out_array<T>(arr, what, shape, names)};
 }
 
-template <class A, class B>
-bool overlaps(const Checked<A>& a, const Checked<B>& b) {
-  const auto* a0 = reinterpret_cast<const char*>(a.data);
-  const auto* b0 = reinterpret_cast<const char*>(b.data);
-  const auto* a1 = a0 + a.size() * sizeof(A);
-  const auto* b1 = b0 + b.size() * sizeof(B);
-  return a.size() && b.size() && a0 < b1 && b0 < a1;
-}
-
-// Refuses an out= array that overlaps an input, except (when allowed) being exactly it.
-template <class A, class B>
-void refuse_overlap(const Checked<A>& out, const char* out_name, const Checked<B>& in,
-                    const char* in_name, bool allow_same) {
-  if (!overlaps(out, in)) return;
-  if (allow_same && static_cast<const void*>(out.data) == static_cast<const void*>(in.data) &&
-      out.size() * sizeof(A) == in.size() * sizeof(B)) {
-    return;
-  }
-  throw py::value_error(std::string(out_name) + " must not overlap " + in_name +
-                        (allow_same ? " (except by being the very same array)" : ""));
-}
-
 const SlotSet& slots_for(const SlotSet& slots, py::ssize_t k, const char* what) {
   if (static_cast<py::ssize_t>(slots.size()) != k) {
     throw py::value_error(std::string(what) + " has K = " + std::to_string(k) +

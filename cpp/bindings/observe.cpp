@@ -11,6 +11,7 @@
 #include "arrays.hpp"
 #include "contextsteer/history.hpp"
 #include "contextsteer/metrics.hpp"
+#include "in_use.hpp"
 #include "simulation_handle.hpp"
 #include "world_handle.hpp"
 
@@ -74,6 +75,7 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
            p.contact_tolerance = static_cast<float>(tolerance);
            p.clearance_range = static_cast<float>(clearance_range);
            p.layers = layers;
+           const InUse guard({self.sim.get()}, "Simulation.configure_metrics");
            self.metrics_path = path;
            refresh_world(self);
            self.sim->configure_metrics(p);
@@ -128,6 +130,7 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
             if (every < 1) throw py::value_error("every must be >= 1, got " + std::to_string(every));
             if (reserve < 1) throw py::value_error("reserve must be >= 1, got " + std::to_string(reserve));
             PySimulation& self = self_obj.cast<PySimulation&>();
+            const InUse guard({self.sim.get()}, "Simulation.record");
             Simulation& s = *self.sim;
             auto h = std::make_shared<History>(s.size(), s.slots(), static_cast<std::size_t>(every),
                                                maps, s.metrics().params().path != nullptr,

@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 #include "arrays.hpp"
 #include "contextsteer/collide.hpp"
 #include "contextsteer/simulation.hpp"
+#include "in_use.hpp"
 #include "simulation_handle.hpp"
 #include "world_handle.hpp"
 
@@ -50,23 +52,38 @@ ChooseMode choose_mode(const std::string& s) {
 void check_agents(Agents& a) {
   const AgentsView v = a.view();
   auto bad = [](const char* what, std::size_t i, float x) {
-    throw py::value_error("Simulation: agents." + std::string(what) + " must be finite" +
-                          " (and >= 0 for sizes and limits), got " + std::to_string(x) +
-                          " for agent " + std::to_string(i));
+    throw py::value_error("Simulation: agents." + std::string(what) + " must be finite and " +
+                          "within ±1e8 (and >= 0 for sizes and limits), got " +
+                          std::to_string(x) + " for agent " + std::to_string(i));
   };
+  auto in_range = [](float x) { return std::fabs(x) < kMaxCoordinate; };
   for (std::size_t i = 0; i < v.size; ++i) {
     if (!v.alive[i]) continue;
     for (int c = 0; c < 2; ++c) {
-      if (!std::isfinite(v.position[2 * i + c])) bad("position", i, v.position[2 * i + c]);
-      if (!std::isfinite(v.velocity[2 * i + c])) bad("velocity", i, v.velocity[2 * i + c]);
-      if (!std::isfinite(v.target[2 * i + c])) bad("target", i, v.target[2 * i + c]);
+      if (!in_range(v.position[2 * i + c])) bad("position", i, v.position[2 * i + c]);
+      if (!in_range(v.velocity[2 * i + c])) bad("velocity", i, v.velocity[2 * i + c]);
+      if (!in_range(v.target[2 * i + c])) bad("target", i, v.target[2 * i + c]);
     }
-    if (!std::isfinite(v.heading[i])) bad("heading", i, v.heading[i]);
+    if (!in_range(v.heading[i])) bad("heading", i, v.heading[i]);
     const std::pair<const char*, const float*> limits[] = {
         {"radius", v.radius}, {"max_speed", v.max_speed}, {"max_accel", v.max_accel},
         {"max_turn_rate", v.max_turn_rate}, {"steer_force", v.steer_force}};
     for (const auto& [name, arr] : limits)
-      if (!(arr[i] >= 0.0f) || !std::isfinite(arr[i])) bad(name, i, arr[i]);
+      if (!(arr[i] >= 0.0f) || !in_range(arr[i])) bad(name, i, arr[i]);
+  }
+}
+
+/// After a step: the committed state must be finite. It can only become non-finite when
+/// something outside the step wrote into the agents' views while it ran (another thread).
+void check_state(Agents& a) {
+  const AgentsView v = a.view();
+  for (std::size_t i = 0; i < v.size; ++i) {
+    if (!v.alive[i]) continue;
+    if (!std::isfinite(v.position[2 * i]) || !std::isfinite(v.position[2 * i + 1]) ||
+        !std::isfinite(v.velocity[2 * i]) || !std::isfinite(v.velocity[2 * i + 1]))
+      throw py::value_error("Simulation: agent " + std::to_string(i) +
+                            " has a non-finite position or velocity after the step: were "
+                            "the agents' arrays written while it ran (another thread)?");
   }
 }
 
@@ -91,9 +108,12 @@ void refresh_world(PySimulation& self) {
   }
 }
 
+/// dt as the core uses it: a float32 in (0, 1e6] seconds (1e300 would be inf, 1e-300 0).
 double checked_dt(double dt) {
-  if (!(dt > 0.0) || !std::isfinite(dt))
-    throw py::value_error("dt must be a finite number > 0, got " + std::to_string(dt));
+  const float f = static_cast<float>(dt);
+  if (!(dt > 0.0) || !(dt <= 1e6) || !(f > 0.0f))
+    throw py::value_error("dt must be a number in (0, 1e6] seconds that float32 represents "
+                          "(not 0), got " + std::to_string(dt));
   return dt;
 }
 
@@ -181,6 +201,7 @@ void bind_simulation(py::module_& m) {
            py::arg("config"), py::arg("motion"), py::arg("params"), py::arg("slots"))
       .def("_perceive",
            [](PySimulation& self) {
+             const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.perceive");
              check_agents(agents_of(self.agents));
              refresh_world(self);
              py::gil_scoped_release release;
@@ -190,11 +211,15 @@ void bind_simulation(py::module_& m) {
           "_decide_and_move",
           [](PySimulation& self, double dt) {
             checked_dt(dt);
+            const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.decide_and_move");
             check_agents(agents_of(self.agents));
             check_maps(*self.sim);
             refresh_world(self);
-            py::gil_scoped_release release;
-            self.sim->decide_and_move(static_cast<float>(dt));
+            {
+              py::gil_scoped_release release;
+              self.sim->decide_and_move(static_cast<float>(dt));
+            }
+            check_state(agents_of(self.agents));
           },
           py::arg("dt"))
       .def(
@@ -202,10 +227,26 @@ void bind_simulation(py::module_& m) {
           [](PySimulation& self, double dt, long steps) {
             checked_dt(dt);
             if (steps < 0) throw py::value_error("steps must be >= 0, got " + std::to_string(steps));
+            const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.step");
             check_agents(agents_of(self.agents));
             refresh_world(self);
-            py::gil_scoped_release release;
-            self.sim->step(static_cast<float>(dt), static_cast<std::size_t>(steps));
+            // Whole steps in slices of about 0.1 s of work, checking for Ctrl-C between
+            // them (with the GIL): an interrupt leaves the state of the last whole step.
+            std::size_t done = 0;
+            while (done < static_cast<std::size_t>(steps)) {
+              const std::size_t todo = std::min<std::size_t>(self.slice, static_cast<std::size_t>(steps) - done);
+              const auto t0 = std::chrono::steady_clock::now();
+              {
+                py::gil_scoped_release release;
+                self.sim->step(static_cast<float>(dt), todo);
+              }
+              done += todo;
+              const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+              // Aim the next slice at ~50 ms of work (at least one step).
+              self.slice = std::max<std::size_t>(1, sec > 0.0 ? static_cast<std::size_t>(todo * 0.05 / sec) : todo * 2);
+              if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+            }
+            check_state(agents_of(self.agents));
           },
           py::arg("dt"), py::arg("steps") = 1)
       .def("_view",

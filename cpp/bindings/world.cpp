@@ -37,7 +37,7 @@ py::capsule owner_of(const std::shared_ptr<World>& w) {
 // Checks a point list (P, 2) for polylines and polygons: finite, no zero-length edges, enough
 // points after dropping a repeated closing point. Returns the points to use.
 std::vector<float> ring_points(const py::handle& obj, const char* what, bool closed, std::size_t min_points) {
-  auto a = input_f32(obj, what, {kAny, 2}, {"P", "2"});
+  auto a = input_coords(obj, what, {kAny, 2}, {"P", "2"});
   std::vector<float> pts(a.data, a.data + a.size());
   std::size_t p = pts.size() / 2;
   if (closed && p >= 2 && pts[0] == pts[2 * p - 2] && pts[1] == pts[2 * p - 1]) {
@@ -92,7 +92,7 @@ void bind_world(py::module_& m) {
       .def(
           "add_segments",
           [](WorldHandle& self, const py::handle& segments, std::uint32_t layers) {
-            auto a = input_f32(segments, "segments", {kAny, 4}, {"M", "4"});
+            auto a = input_coords(segments, "segments", {kAny, 4}, {"M", "4"});
             const std::size_t n = static_cast<std::size_t>(a.dim(0));
             for (std::size_t i = 0; i < n; ++i) {
               const float* s = a.data + 4 * i;
@@ -141,8 +141,8 @@ void bind_world(py::module_& m) {
       .def(
           "add_circles",
           [](WorldHandle& self, const py::handle& centers, const py::handle& radii, std::uint32_t layers) {
-            auto c = input_f32(centers, "centers", {kAny, 2}, {"C", "2"});
-            auto r = input_f32(radii, "radii", {c.dim(0)}, {"C"});
+            auto c = input_coords(centers, "centers", {kAny, 2}, {"C", "2"});
+            auto r = input_coords(radii, "radii", {c.dim(0)}, {"C"});
             for (std::size_t i = 0; i < r.size(); ++i) {
               if (r.data[i] < 0.0f) fail("radii: circle " + std::to_string(i) + " has negative radius " + num(r.data[i]));
             }
@@ -235,12 +235,12 @@ void bind_world(py::module_& m) {
       "raycast",
       [](WorldHandle& world, const py::handle& origins, const py::handle& directions, const py::handle& max_dist,
          float radius, std::uint32_t layers) {
-        auto o = input_f32(origins, "origins", {kAny, 2}, {"R", "2"});
+        auto o = input_coords(origins, "origins", {kAny, 2}, {"R", "2"});
         const auto n = static_cast<std::size_t>(o.dim(0));
         auto d = input_f32(directions, "directions", {o.dim(0), 2}, {"R", "2"});
-        auto md = input_f32(max_dist, "max_dist", {kAny}, {"R"});
+        auto md = input_coords(max_dist, "max_dist", {kAny}, {"R"});
         check_max_dist(md, n, "max_dist");
-        require_non_negative(radius, "radius");
+        require_length(radius, "radius");
         for (std::size_t i = 0; i < n; ++i) {
           if (d.data[2 * i] == 0.0f && d.data[2 * i + 1] == 0.0f)
             fail("directions: ray " + std::to_string(i) + " has a zero-length direction");
@@ -266,13 +266,13 @@ void bind_world(py::module_& m) {
       [](WorldHandle& world, const py::handle& positions, const py::handle& slot_directions,
          const py::handle& look_ahead, const py::handle& headings, float radius, std::uint32_t layers,
          const py::handle& out, const std::string& method) {
-        auto p = input_f32(positions, "positions", {kAny, 2}, {"N", "2"});
+        auto p = input_coords(positions, "positions", {kAny, 2}, {"N", "2"});
         const auto n = static_cast<std::size_t>(p.dim(0));
         auto s = input_f32(slot_directions, "slot_directions", {kAny, 2}, {"K", "2"});
         const auto k = static_cast<std::size_t>(s.dim(0));
-        auto la = input_f32(look_ahead, "look_ahead", {kAny}, {"N"});
+        auto la = input_coords(look_ahead, "look_ahead", {kAny}, {"N"});
         check_max_dist(la, n, "look_ahead");
-        require_non_negative(radius, "radius");
+        require_length(radius, "radius");
         const SlotMode mode = slot_mode(method);
         std::vector<float> unit(2 * k);
         for (std::size_t j = 0; j < k; ++j) {
@@ -294,7 +294,13 @@ void bind_world(py::module_& m) {
         if (out.is_none()) {
           result = new_array<float>({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(k)});
         } else {
-          output_f32(out, "out", {p.dim(0), s.dim(0)}, {"N", "K"});
+          auto o = output_f32(out, "out", {p.dim(0), s.dim(0)}, {"N", "K"});
+          refuse_overlap(o, "out", p, "positions", false);
+          refuse_overlap(o, "out", la, "look_ahead", false);
+          refuse_overlap(o, "out", s, "slot_directions", false);
+          if (!headings.is_none())
+            refuse_overlap(o, "out", check_array<const float>(headings, "headings", {p.dim(0)}, {"N"}),
+                           "headings", false);
           result = py::reinterpret_borrow<py::array_t<float>>(out);
         }
         auto snap = world.snapshot();
@@ -311,8 +317,8 @@ void bind_world(py::module_& m) {
   m.def(
       "nearest",
       [](WorldHandle& world, const py::handle& points, float max_dist, std::uint32_t layers) {
-        auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
-        require_non_negative(max_dist, "max_dist");
+        auto p = input_coords(points, "points", {kAny, 2}, {"N", "2"});
+        require_length(max_dist, "max_dist");
         const auto n = p.dim(0);
         auto snap = world.snapshot();
         auto dist = new_array<float>({n});
@@ -331,7 +337,7 @@ void bind_world(py::module_& m) {
   m.def(
       "inside",
       [](WorldHandle& world, const py::handle& points, std::uint32_t layers) {
-        auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
+        auto p = input_coords(points, "points", {kAny, 2}, {"N", "2"});
         auto snap = world.snapshot();
         auto result = new_array<bool>({p.dim(0)});
         {

@@ -15,19 +15,24 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive,
   sorted_pos_.clear();
   float lo_x = 0.0f, lo_y = 0.0f, hi_x = 0.0f, hi_y = 0.0f;
   std::size_t m = 0;
+  bool bounded = false;
   for (std::size_t i = 0; i < n; ++i) {
     if (alive && !alive[i]) continue;
+    ++m;
     const float x = positions[2 * i], y = positions[2 * i + 1];
-    if (m == 0) {
+    // Non-finite positions (written into a view mid-step) stay out of the bounds: they
+    // land in cell 0 below and are never within a finite radius of anything.
+    if (!std::isfinite(x) || !std::isfinite(y)) continue;
+    if (!bounded) {
       lo_x = hi_x = x;
       lo_y = hi_y = y;
+      bounded = true;
     } else {
       lo_x = std::min(lo_x, x);
       hi_x = std::max(hi_x, x);
       lo_y = std::min(lo_y, y);
       hi_y = std::max(hi_y, y);
     }
-    ++m;
   }
   min_x_ = lo_x;
   min_y_ = lo_y;
@@ -35,7 +40,10 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive,
   // (a sparse crowd spread over a huge area must not allocate a huge grid).
   const double limit = static_cast<double>(std::max<std::size_t>(64, 2 * m));
   const double w = static_cast<double>(hi_x) - lo_x, h = static_cast<double>(hi_y) - lo_y;
-  double cell = cell_size > 0.0f ? static_cast<double>(cell_size) : 1.0;
+  // w, h are differences of finite floats in double, so finite (at most 2·FLT_MAX); a
+  // non-finite or non-positive cell size (a radius overflowing float) starts from 1. Each
+  // pass grows the cell by >= 1.1 while w / cell is finite, so this ends.
+  double cell = cell_size > 0.0f && std::isfinite(cell_size) ? static_cast<double>(cell_size) : 1.0;
   for (;;) {
     const double cx = std::floor(w / cell) + 1.0, cy = std::floor(h / cell) + 1.0;
     if (cx * cy <= limit) break;

@@ -41,7 +41,16 @@ class Pool {
     // once for the last, finished job; when a new job was posted during that stale pass,
     // it decremented the new job's pending count twice, so the caller could return while a
     // chunk still ran, or wait forever.)
-    for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, now] { worker_loop(now); });
+    // Thread creation can fail (a memory or process limit): keep the workers that started
+    // and run with those (the caller's thread always takes part), never abort or hang.
+    for (int i = 1; i < threads_; ++i) {
+      try {
+        workers_.emplace_back([this, now] { worker_loop(now); });
+      } catch (const std::exception&) {
+        break;
+      }
+    }
+    threads_ = static_cast<int>(workers_.size()) + 1;
   }
 
   // Returns false when the pool is busy with another caller's job.

@@ -26,7 +26,12 @@ namespace contextsteer {
 #define CONTEXTSTEER_AVX2_CLONES
 #endif
 
-/// True when all n floats are finite (no NaN, no inf). Pure, allocation-free.
+/// Largest magnitude a map kernel accepts (exclusive): 2^60 ≈ 1.15e18. Sums of up to
+/// kMaxSlots such values, their squares and products of two stay finite in float32, so
+/// finite inputs never give inf or NaN.
+inline constexpr float kMaxMapMagnitude = 1152921504606846976.0f;
+
+/// True when all n floats are finite and |x| < kMaxMapMagnitude. Pure, allocation-free.
 bool all_finite(const float* p, std::size_t n);
 
 /// Floats per block of the fused finite check (16 KiB: the block is still in L1 when

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// One thread at a time per simulation and per agents object.
+#pragma once
+
+#include <initializer_list>
+#include <vector>
+
+namespace contextsteer::bindings {
+
+/// Marks C++ objects (by address) as in use by the calling thread for the lifetime of
+/// the guard. Long calls release the GIL, so without this two Python threads could run
+/// the same Simulation (or write the same Agents) at once and corrupt memory; with it, the
+/// second thread gets a RuntimeError naming `what` instead. Construct it while holding
+/// the GIL, before releasing it. Objects that are not in use by anyone are free for any
+/// thread: different simulations (sharing a World, which is read-only in a step) may run
+/// concurrently.
+class InUse {
+ public:
+  InUse(std::initializer_list<const void*> objects, const char* what);
+  ~InUse();
+  InUse(const InUse&) = delete;
+  InUse& operator=(const InUse&) = delete;
+
+ private:
+  std::vector<const void*> held_;
+};
+
+}  // namespace contextsteer::bindings
