@@ -156,6 +156,7 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
     throw py::value_error("slide_iterations must be in [1, " + std::to_string(kMaxSlideIterations) +
                           "], got " + std::to_string(s.slide_iterations));
   s.layers = prm["layers"].cast<std::uint32_t>();
+  s.stop_at_contact = prm["collision"].cast<std::string>() == "stop";
   s.decision_interval = prm["decision_interval"].cast<int>();
   s.stuck_distance = prm["stuck_distance"].cast<float>();
   s.stuck_time = prm["stuck_time"].cast<float>();
