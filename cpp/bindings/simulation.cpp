@@ -34,6 +34,7 @@ ResolveMode resolve_mode(const std::string& s) {
   if (s == "scale") return ResolveMode::kScale;
   if (s == "mask_min_danger") return ResolveMode::kMaskMinDanger;
   if (s == "avoid_opposite") return ResolveMode::kAvoidOpposite;
+  if (s == "subtract_unclamped") return ResolveMode::kSubtractUnclamped;
   throw py::value_error("resolve: unknown mode '" + s + "'");
 }
 
@@ -43,6 +44,7 @@ ChooseMode choose_mode(const std::string& s) {
   if (s == "weighted_neighbours") return ChooseMode::kWeightedNeighbours;
   if (s == "subslot") return ChooseMode::kSubslot;
   if (s == "subslot_linear") return ChooseMode::kSubslotLinear;
+  if (s == "argmax_always") return ChooseMode::kArgmaxAlways;
   throw py::value_error("choose: unknown mode '" + s + "'");
 }
 
