@@ -6,9 +6,11 @@ to the agent's ``max_accel``) and :class:`Priority` (the first blended group tha
 for more than ``epsilon``). Pass one to :class:`contextsteer.Simulation` in place of a
 context :class:`~contextsteer.Steering`: the step turns each acceleration *a* into the
 chosen velocity ``v + a·dt``, and with ``motion=cs.Accel()`` (time to target 0) the agent
-integrates ``v ← limit(v + a·dt, max_speed)``, gdx-ai's ``applySteering`` (the Accel model
-also caps the velocity change at ``max_accel·dt``, which differs only where the speed limit
-bends the new velocity, by a second-order amount). Walls, metrics,
+integrates ``v ← limit(v + a·dt, max_speed)`` and moves with the new velocity (the Accel
+model also caps the velocity change at ``max_accel·dt``); ``cs.Accel(order="position_first")``
+is gdx-ai's ``applySteering`` exactly (the position moves with the old velocity, no cap).
+By default every behaviour gives gdx-ai's numbers; each deliberate difference is a named
+option (``docs/sources.md`` lists them with the gdx-ai class each one follows). Walls, metrics,
 histories and plots work as for context steering (the context maps stay zero);
 :func:`accelerations` evaluates a steering once, without a simulation.
 
