@@ -76,6 +76,13 @@ def test_issue_3_follow_path_arrives_within_the_deceleration_radius_of_the_end()
     np.testing.assert_allclose(old[0], [7.071, -7.071], atol=1e-3)
     off = classic.accelerations(None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5, arrive="off"))
     np.testing.assert_allclose(off, old)
+    # Exactly at the deceleration radius: s = 4 + 1 = 5 = length − slowing_radius. gdx-ai
+    # arrives only beyond it (strict >): a full-acceleration seek of (5, 0).
+    agents.position[0] = (4, 0)
+    at = classic.accelerations(None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5))
+    np.testing.assert_allclose(at[0], [10, 0], atol=1e-5)
+    assert gdx.follow_path(steerables(agents, 1)[0], gdx.LinePath([(0, 0), (10, 0)], True), 1.0,
+                           deceleration_radius=5.0) == (10.0, 0.0)
     # A negative path_offset arrives towards the start: agent at (3, 1), target (2, 0).
     agents.position[0] = (3, 1)
     got = classic.accelerations(None, agents, classic.FollowPath(path, path_offset=-1, slowing_radius=5))
@@ -92,6 +99,11 @@ def test_issue_4_radius_proximity_counts_the_neighbours_bounding_radius():
     np.testing.assert_allclose(got, [[1, 0], [-1, 0]])  # gdx-ai: 1.2 < 1 + 0.5
     old = classic.accelerations(None, agents, classic.Cohesion(radius=1, proximity="center"))
     np.testing.assert_array_equal(old, 0)
+    # exactly at radius + r_j (1.5, exact in float32): gdx-ai's test is strict, no neighbour
+    agents.position[1] = (1.5, 0)
+    np.testing.assert_array_equal(classic.accelerations(None, agents, classic.Cohesion(radius=1)), 0)
+    ref = steerables(agents, 2)
+    assert gdx.cohesion(ref[0], gdx.RadiusProximity(ref[0], ref, 1.0)) == (0.0, 0.0)
 
 
 def test_issue_4_field_of_view_and_infinite_proximities():
