@@ -269,3 +269,9 @@ def test_collision_stop_keeps_the_velocity_at_the_wall():
     assert out["slide"][1][0] == 0 and out["stop"][2] == out["slide"][2] == 1
     with pytest.raises(ValueError, match="collision"):
         cs.Simulation(world, cs.Agents(1), cs.Steering([]), collision="bounce")
+
+
+def test_sweep_runs_a_preset_at_its_own_dt():
+    res = cs.sweep("racetrack", {"preset": ["godot"]}, seeds=1, steps=60, executor="serial", progress=False)
+    metrics = list(res)[0].result["metrics"]
+    assert metrics["steps"] == 60 and metrics["time"] == pytest.approx(1.0)  # steps of 1/60 s
