@@ -303,7 +303,21 @@ class CollisionAvoidance(Behaviour):
     ``push_overlapping=True`` (not gdx-ai, contextsteer's former rule): a neighbour that
     already overlaps counts at ``t = 0`` even when it is not approaching (same velocity,
     moving apart), so overlapping agents push apart. gdx-ai ignores it.
-    """ + _PROXIMITY_DOC
+    """ + _PROXIMITY_DOC + """
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> from contextsteer import classic
+    >>> agents = cs.Agents(2)        # overlapping, same velocity: no collision ahead
+    >>> _ = agents.add([[0, 0], [1.5, 0]], velocity=[[1, 0], [1, 0]], radius=1, max_accel=1)
+    >>> classic.accelerations(None, agents, classic.CollisionAvoidance(radius=10))
+    array([[0., 0.],
+           [0., 0.]], dtype=float32)
+    >>> push = classic.CollisionAvoidance(radius=10, push_overlapping=True)
+    >>> classic.accelerations(None, agents, push)
+    array([[-1.,  0.],
+           [ 1.,  0.]], dtype=float32)
+    """
 
     _kind = "collision_avoidance"
 
@@ -368,6 +382,19 @@ class FollowPath(Behaviour):
       below ``slowing_radius``, arriving at the start);
     - ``"end"`` (contextsteer's former rule): only once ``s >= length``;
     - ``"off"`` (gdx-ai's ``setArriveEnabled(false)``): always seek.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> from contextsteer import classic
+    >>> path = cs.Path([[0, 0], [10, 0]], closed=False)
+    >>> agents = cs.Agents(1); _ = agents.add([[6, 1]], max_speed=2, max_accel=10)
+    >>> near = classic.FollowPath(path, path_offset=1, slowing_radius=5)   # s = 7 > 10 - 5
+    >>> classic.accelerations(None, agents, near).round(3)                 # Arrive at (7, 0)
+    array([[ 4., -4.]], dtype=float32)
+    >>> end = classic.FollowPath(path, path_offset=1, slowing_radius=5, arrive="end")
+    >>> classic.accelerations(None, agents, end).round(3)                  # seek (7, 0)
+    array([[ 7.071, -7.071]], dtype=float32)
     """
 
     _kind = "follow_path"
