@@ -192,6 +192,12 @@ def test_godot_preset_laps_the_track_without_touching_a_wall():
     report = sc.report(sim)
     assert min(report["laps"]) >= 3, report["laps"]
     assert report["wall_contacts"]["steps"] == 0 and int(sim.wall_contacts.sum()) == 0
+    # the track's walls are the centre line offset by 100 px, not folded over a tight bend
+    world, centre = scenarios.racetrack_geometry(200.0, 6.0)
+    gap = cs.nearest(world, centre.points, 500.0).distance
+    assert abs(gap.min() - 100.0) < 2 and abs(gap.max() - 100.0) < 2
+    folded, centre4 = scenarios.racetrack_geometry(200.0, 4.0)  # 100 > 18.7·4: folds
+    assert cs.nearest(folded, centre4.points, 500.0).distance.min() < 98
     # overridable: a parameter given beats the preset's
     assert scenarios.get("racetrack")(preset="godot", agents=2).agents.capacity == 2
     with pytest.raises(ValueError, match="preset"):

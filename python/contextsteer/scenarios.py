@@ -220,7 +220,8 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0):
     """The racetrack's world (inner and outer walls) and centre-line path.
 
     ``scale`` multiplies the centre line (not the width): the Godot preset's track, in
-    pixels, is ``scale=4, width=200``.
+    pixels, is ``scale=6, width=200``. The tightest bend of the centre line has a radius of
+    18.7·scale: keep ``width/2`` below it, or the wall on its inside folds over itself.
 
     Returns
     -------
@@ -269,7 +270,7 @@ def racetrack_report(sim) -> dict:
 #: turning with the car, look-ahead 100, max speed 350, steer force 0.1 at 60 Hz, thin
 #: rays that also see the other cars, binary danger masking interest, the vector sum of
 #: the rest, full speed whatever the interest, move_and_collide (stop at a hit).
-GODOT_RECIPE = {"agents": 4, "slots": 8, "width": 200.0, "scale": 4.0, "speed": (350.0, 350.0),
+GODOT_RECIPE = {"agents": 4, "slots": 8, "width": 200.0, "scale": 6.0, "speed": (350.0, 350.0),
                 "look_ahead": 100.0, "steer_force": 0.1, "radius": 16.0}
 RACETRACK_DEFAULTS = {"agents": 12, "slots": 16, "width": 26.0, "scale": 1.0, "speed": (40.0, 60.0),
                       "look_ahead": 22.0, "steer_force": 0.1, "radius": 3.0}
@@ -294,7 +295,7 @@ def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int 
 
     ``preset="godot"`` is the recipe exactly, with its own parameters
     (:data:`GODOT_RECIPE`): 4 cars of radius 16 at max speed 350 on a track scaled to
-    pixels (``scale=4``, 200 wide), 8 slots turning with the car, :class:`FollowPath`
+    pixels (``scale=6``, about 6500 px long and 200 wide), 8 slots turning with the car, :class:`FollowPath`
     tangent interest (``get_path_direction``), ``WallDanger(look_ahead=100, ray_radius=0,
     agents=True)`` (thin rays that also see the other cars, binary), ``resolve="mask"``
     with threshold 0, the raw ``vector_sum`` (``contiguous=False``),
