@@ -15,11 +15,10 @@
 
 namespace contextsteer {
 
-/// How a behaviour merges the contributions of several targets into one slot value.
-/// How a target behaviour merges its targets' slot scores: kMax; kSum of the clamped
-/// scores; kCenter (the Unity project's m_CenterBetweenTargets) the sum of the raw,
-/// unclamped cosines, clamped at 0 once all are in (the Unity merger's max with 0); a
-/// target on the agent (d = 0) empties the map, as its NaN does in the Unity project.
+/// How a behaviour merges the contributions of several targets into one slot value:
+/// kMax; kSum of the clamped scores; kCenter (the Unity project's m_CenterBetweenTargets)
+/// the sum of the raw, unclamped cosines, clamped at 0 once all are in (the Unity merger's
+/// max with 0); a target on the agent (d = 0) empties the map, as its NaN does there.
 enum class TargetCombine : std::uint8_t { kMax, kSum, kCenter };
 /// How a contribution fades with distance d over a range R: none (1), linear (1 − d/R).
 enum class Falloff : std::uint8_t { kNone, kLinear };
