@@ -68,6 +68,8 @@ def ref_resolve(interest, danger, mode="mask", threshold=0.0, epsilon=0.0, dirs=
                 out[i, j] = 0.0 if d > np.float32(threshold) else a
             elif mode == "subtract":
                 out[i, j] = max(a - d, 0.0)
+            elif mode == "subtract_unclamped":  # the Unity project
+                out[i, j] = a - d
             elif mode == "scale":
                 out[i, j] = a * (1.0 - min(max(d, 0.0), 1.0))
             elif mode == "mask_min_danger":
@@ -136,6 +138,10 @@ def ref_choose(values, dirs, mode="vector_sum", width=2, contiguous=True):
     slot = np.full(n, -1, dtype=np.int64)
     for i in range(n):
         v = values[i]
+        if mode == "argmax_always":  # the Unity project: the first maximum, any sign
+            b = int(np.argmax(v))
+            direction[i], strength[i], slot[i] = dirs[b], min(max(float(v[b]), 0.0), 1.0), b
+            continue
         b = _ref_best(v)
         if b < 0:
             continue

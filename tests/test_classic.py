@@ -165,17 +165,20 @@ def test_individual_behaviours_match_the_oracle(seed):
 def test_group_behaviours_match_the_oracle(seed, radius):
     agents = scene(seed, n=16, spread=4.0)
     pos, vel, amax, smax, rad, n = state(agents)
-    for beh, kind in [(classic.Separation(radius, decay=2.0), "separation"),
-                      (classic.Alignment(radius), "alignment"), (classic.Cohesion(radius), "cohesion"),
-                      (classic.CollisionAvoidance(radius), "collision_avoidance")]:
+    # The "center" proximity (d <= radius) and push_overlapping: contextsteer's own rules,
+    # kept as options (tests/test_fidelity.py checks the gdx-ai defaults against a port).
+    for beh, kind in [(classic.Separation(radius, decay=2.0, proximity="center"), "separation"),
+                      (classic.Alignment(radius, proximity="center"), "alignment"),
+                      (classic.Cohesion(radius, proximity="center"), "cohesion"),
+                      (classic.CollisionAvoidance(radius, proximity="center", push_overlapping=True),
+                       "collision_avoidance")]:
         got = classic.accelerations(None, agents, beh, max_neighbors=256)  # every neighbour
         for i in range(n):
             want = ref_behaviour(kind, pos, vel, amax, smax, rad, i, radius=radius, decay=2.0,
                                  flag_ambiguous=True)
             if want is None:
                 continue
-            if kind == "separation":  # unbounded sum, then truncated by the blend
-                want = limit(want, amax[i])
+            # (a bare Separation is not truncated, as in gdx-ai)
             # (float32 kernels; the closest-approach terms cancel)
             np.testing.assert_allclose(got[i], want, atol=3e-4, rtol=1e-4, err_msg=f"{kind} agent {i}")
 
@@ -215,10 +218,12 @@ def test_raycast_avoidance_configurations_and_hide():
     agents.add([[0, 0.3], [0, 20]], velocity=[[1, 0], [1, 0]], max_speed=2, max_accel=2)
     for config in ("single", "parallel", "whiskers"):
         beh = classic.RaycastObstacleAvoidance(config, length=4.0, side_offset=0.2, whisker_length=2.0,
-                                               whisker_angle=0.6, distance_from_boundary=1.5)
+                                               whisker_angle=0.6, distance_from_boundary=1.5,
+                                               include_radius=False)
         got = classic.accelerations(world, agents, beh)
         # The central ray (and the parallel ones) hit x = 3; seek 1.5 back along the normal.
-        ys = {"single": [0.3], "parallel": [0.5, 0.1], "whiskers": [0.3]}[config]
+        # Parallel: both hits are as close to the agent; gdx-ai's first ray, the clockwise one.
+        ys = {"single": [0.3], "parallel": [0.1, 0.5], "whiskers": [0.3]}[config]
         hits = [np.array([3.0, y]) + np.array([-1.5, 0.0]) for y in ys]
         want = min((unit(h - agents.position[0]) * 2.0 for h in hits), key=lambda a: 0)
         np.testing.assert_allclose(got[0], want, atol=1e-5, err_msg=config)

@@ -119,9 +119,9 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     t.max_prediction = get_non_negative(p, "max_prediction");
     t.away = p["away"].cast<bool>();
     const auto combine = p["combine"].cast<std::string>();
-    if (combine != "max" && combine != "sum")
-      throw py::value_error("combine must be 'max' or 'sum', got '" + combine + "'");
-    t.combine = combine == "max" ? TargetCombine::kMax : TargetCombine::kSum;
+    if (combine != "max" && combine != "sum" && combine != "center")
+      throw py::value_error("combine must be 'max', 'sum' or 'center', got '" + combine + "'");
+    t.combine = combine == "max" ? TargetCombine::kMax : combine == "sum" ? TargetCombine::kSum : TargetCombine::kCenter;
     t.falloff = get_falloff(p);
     const auto output = p["output"].cast<std::string>();
     if (output != "interest" && output != "danger")
@@ -214,6 +214,8 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     w.spread = static_cast<std::uint32_t>(spread);
     w.padding = get_non_negative(p, "padding");
     w.layers = p["layers"].cast<std::uint32_t>();
+    w.ray_radius = p["ray_radius"].is_none() ? -1.0f : get_non_negative(p, "ray_radius");
+    w.agents = p["agents"].cast<bool>();
     return w;
   }
   if (kind == "collision_danger") {

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,12 +27,27 @@ struct Holder {
   classic::Steering steering;
   std::vector<std::vector<std::int32_t>> ids;
   std::vector<py::object> keep;  // Python objects owning borrowed C++ data (paths)
+  std::deque<std::vector<float>> walks;  // Wander random-walk state, (N,2) each (stable addresses)
 };
 
 float num(const py::dict& p, const char* key) {
   const double v = p[key].cast<double>();
   if (std::isnan(v)) throw py::value_error(std::string(key) + " must not be NaN");
   return static_cast<float>(v);
+}
+
+classic::Neighbourhood neighbourhood_of(const py::dict& p) {
+  using classic::Proximity;
+  classic::Neighbourhood nb;
+  const auto kind = p["proximity"].cast<std::string>();
+  nb.kind = kind == "radius"          ? Proximity::kRadius
+            : kind == "field_of_view" ? Proximity::kFieldOfView
+            : kind == "cone"          ? Proximity::kCone
+            : kind == "infinite"      ? Proximity::kInfinite
+                                      : Proximity::kCenter;
+  nb.radius = num(p, "radius");
+  nb.cos_half_angle = static_cast<float>(std::cos(0.5 * p["angle"].cast<double>()));
+  return nb;
 }
 
 classic::Target target_of(const py::dict& p, Holder& h, std::size_t n) {
@@ -67,16 +83,24 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
   if (kind == "pursue") return Pursue{target_of(p, h, n), num(p, "max_prediction"), p["away"].cast<bool>()};
   if (kind == "match_velocity") return MatchVelocity{target_of(p, h, n), num(p, "time_to_target")};
   if (kind == "wander") {
-    return classic::Wander{num(p, "offset"), num(p, "radius"), num(p, "rate"), p["seed"].cast<std::uint64_t>()};
+    classic::Wander w{num(p, "offset"), num(p, "radius"), num(p, "rate"), p["seed"].cast<std::uint64_t>()};
+    if (p["walk"].cast<std::string>() == "random") {
+      // The random walk's state (orientation, last time) lives as long as the steering.
+      h.walks.emplace_back(2 * n, 0.0f);
+      w.walk = h.walks.back().data();
+    }
+    return w;
   }
   if (kind == "group") {
     const auto rule = p["rule"].cast<std::string>();
     const GroupRule r = rule == "separation" ? GroupRule::kSeparation
                         : rule == "alignment" ? GroupRule::kAlignment
                                               : GroupRule::kCohesion;
-    return Group{r, num(p, "radius"), num(p, "decay")};
+    return Group{r, neighbourhood_of(p), num(p, "decay")};
   }
-  if (kind == "collision_avoidance") return CollisionAvoidance{num(p, "radius")};
+  if (kind == "collision_avoidance") {
+    return CollisionAvoidance{neighbourhood_of(p), p["push_overlapping"].cast<bool>()};
+  }
   if (kind == "raycast_avoidance") {
     RaycastAvoidance r;
     const auto c = p["config"].cast<std::string>();
@@ -87,6 +111,7 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
     r.whisker_angle = num(p, "whisker_angle");
     r.distance_from_boundary = num(p, "distance_from_boundary");
     r.layers = p["layers"].cast<std::uint32_t>();
+    r.include_radius = p["include_radius"].cast<bool>();
     return r;
   }
   if (kind == "follow_path") {
@@ -96,6 +121,10 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
     f.path_offset = num(p, "path_offset");
     f.prediction = num(p, "prediction");
     f.slowing_radius = num(p, "slowing_radius");
+    const auto arrive = p["arrive"].cast<std::string>();
+    f.arrive = arrive == "slowing_radius" ? PathArrive::kNearEnd : arrive == "end" ? PathArrive::kEnd : PathArrive::kOff;
+    f.tolerance = num(p, "tolerance");
+    f.time_to_target = num(p, "time_to_target");
     return f;
   }
   if (kind == "interpose") {
@@ -138,8 +167,12 @@ std::shared_ptr<const classic::Steering> classic_steering(const py::handle& spec
   // Reserve so the id vectors (spans point into them) never move their buffers... they
   // would not anyway (moving a vector keeps its heap block), but keep it obvious.
   h->ids.reserve(64);
-  for (const auto& g : groups) {
+  const auto truncate = d["truncate"].cast<std::vector<bool>>();
+  if (truncate.size() != groups.size()) throw py::value_error("spec: one truncate flag per group expected");
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    const auto g = groups[gi];
     classic::Blended b;
+    b.truncate = truncate[gi];
     for (const auto& item : g.cast<py::list>()) {
       const auto t = item.cast<py::tuple>();
       b.behaviours.push_back(behaviour_of(t[0].cast<std::string>(), t[1].cast<py::dict>(), *h, n_agents));
@@ -170,7 +203,10 @@ void bind_classic(py::module_& m) {
           py::gil_scoped_release release;
           const AgentsView v = agents.view();
           classic::Inputs in{v, {}, snap && !snap->grid().empty() ? snap.get() : nullptr, time};
-          const float radius = classic::neighbor_radius(*steering);
+          float rmax = 0.0f;
+          for (std::size_t i = 0; i < n; ++i)
+            if (v.alive[i]) rmax = std::max(rmax, v.radius[i]);
+          const float radius = classic::neighbor_radius(*steering, rmax);
           NeighborGrid grid;
           std::vector<std::int32_t> idx, cnt;
           if (radius > 0.0f) {

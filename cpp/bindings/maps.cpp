@@ -93,7 +93,8 @@ ResolveMode resolve_mode(const std::string& mode) {
                                   {"subtract", ResolveMode::kSubtract},
                                   {"scale", ResolveMode::kScale},
                                   {"mask_min_danger", ResolveMode::kMaskMinDanger},
-                                  {"avoid_opposite", ResolveMode::kAvoidOpposite}},
+                                  {"avoid_opposite", ResolveMode::kAvoidOpposite},
+                                  {"subtract_unclamped", ResolveMode::kSubtractUnclamped}},
                                  "resolve mode");
 }
 
@@ -103,7 +104,8 @@ ChooseMode choose_mode(const std::string& mode) {
                                  {"argmax", ChooseMode::kArgmax},
                                  {"weighted_neighbours", ChooseMode::kWeightedNeighbours},
                                  {"subslot", ChooseMode::kSubslot},
-                                 {"subslot_linear", ChooseMode::kSubslotLinear}},
+                                 {"subslot_linear", ChooseMode::kSubslotLinear},
+                                 {"argmax_always", ChooseMode::kArgmaxAlways}},
                                 "choose mode");
 }
 

@@ -30,12 +30,15 @@ MotionModel to_motion(const py::handle& obj) {
       if (!(l.steer_force >= 0.0f && l.steer_force <= 1.0f))
         throw py::value_error("steer_force must be in [0, 1]");
     }
+    l.full_speed = p["speed"].cast<std::string>() == "max";
     return l;
   }
   if (kind == "accel") {
     Accel a;
     a.time_to_target = p["time_to_target"].is_none() ? 0.0f : number("time_to_target");
     a.independent_facing = p["independent_facing"].cast<bool>();
+    a.full_speed = p["speed"].cast<std::string>() == "max";
+    a.gdx_order = p["order"].cast<std::string>() == "position_first";
     return a;
   }
   if (kind == "vehicle") {
@@ -43,6 +46,7 @@ MotionModel to_motion(const py::handle& obj) {
     v.brake_angle = number("brake_angle");
     v.full_turn_speed = number("full_turn_speed");
     v.brake_speed = number("brake_speed");
+    v.full_speed = p["speed"].cast<std::string>() == "max";
     return v;
   }
   throw py::value_error("unknown motion model '" + kind + "'");

@@ -36,6 +36,7 @@ ResolveMode resolve_mode(const std::string& s) {
   if (s == "scale") return ResolveMode::kScale;
   if (s == "mask_min_danger") return ResolveMode::kMaskMinDanger;
   if (s == "avoid_opposite") return ResolveMode::kAvoidOpposite;
+  if (s == "subtract_unclamped") return ResolveMode::kSubtractUnclamped;
   throw py::value_error("resolve: unknown mode '" + s + "'");
 }
 
@@ -45,6 +46,7 @@ ChooseMode choose_mode(const std::string& s) {
   if (s == "weighted_neighbours") return ChooseMode::kWeightedNeighbours;
   if (s == "subslot") return ChooseMode::kSubslot;
   if (s == "subslot_linear") return ChooseMode::kSubslotLinear;
+  if (s == "argmax_always") return ChooseMode::kArgmaxAlways;
   throw py::value_error("choose: unknown mode '" + s + "'");
 }
 
@@ -179,6 +181,7 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
     throw py::value_error("slide_iterations must be in [1, " + std::to_string(kMaxSlideIterations) +
                           "], got " + std::to_string(s.slide_iterations));
   s.layers = prm["layers"].cast<std::uint32_t>();
+  s.stop_at_contact = prm["collision"].cast<std::string>() == "stop";
   s.decision_interval = prm["decision_interval"].cast<int>();
   s.stuck_distance = prm["stuck_distance"].cast<float>();
   s.stuck_time = prm["stuck_time"].cast<float>();

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "contextsteer/geometry.hpp"
 #include "contextsteer/nearest.hpp"
 #include "contextsteer/parallel.hpp"
 #include "contextsteer/random.hpp"
@@ -73,10 +74,15 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
             float* row) {
   const AgentsView& a = in.agents;
   const Vec2 p = load2(a.position, i);
+  bool poisoned = false;  // kCenter: a target on the agent (Unity: NaN in every slot)
   auto contribute = [&](Vec2 goal) {
     Vec2 v = goal - p;
     const float d = length(v);
-    if (d <= kTiny || d > b.max_distance) return;
+    if (d > b.max_distance) return;
+    if (d <= kTiny) {
+      poisoned = poisoned || b.combine == TargetCombine::kCenter;
+      return;
+    }
     v = v * ((b.away ? -1.0f : 1.0f) / d);
     accumulate_dot_row(row, in.slots, in.k, f(v), falloff(b.falloff, d, b.max_distance),
                        b.combine, b.half_cosine);
@@ -102,6 +108,8 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
   } else {
     contribute(load2(a.target, i));
   }
+  if (b.combine == TargetCombine::kCenter)
+    for (std::size_t j = 0; j < in.k; ++j) row[j] = poisoned ? 0.0f : std::max(0.0f, row[j]);
 }
 
 void row_of(const Arrive& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
@@ -295,8 +303,36 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
   // (The slot frame is handled by slot_raycast_rows through the heading.)
   thread_local WallScratch scratch;
   const float look = b.look_ahead;
-  if (!slot_wall_distances(in, i, look, in.agents.radius[i] + b.padding, b.layers, scratch))
-    return;
+  const AgentsView& a = in.agents;
+  const float pad = b.ray_radius >= 0.0f ? b.ray_radius : a.radius[i] + b.padding;
+  bool any = slot_wall_distances(in, i, look, pad, b.layers, scratch);
+  if (b.agents && !in.neighbors.empty() && in.neighbors.counts[i] > 0) {
+    // The other agents as discs of radius r_j + pad in the slot frame (ray_circle).
+    if (!any) {
+      scratch.reserve(in.k);
+      std::fill(scratch.distance.begin(), scratch.distance.begin() + static_cast<std::ptrdiff_t>(in.k),
+                std::numeric_limits<float>::infinity());
+    }
+    const Frame f = frame_of(in, i);
+    const Vec2 p = load2(a.position, i);
+    const std::size_t m = in.neighbors.max_neighbors;
+    const auto count = static_cast<std::size_t>(in.neighbors.counts[i]);
+    float* dist = scratch.distance.data();
+    for (std::size_t q = 0; q < count; ++q) {
+      const auto j = static_cast<std::size_t>(in.neighbors.indices[i * m + q]);
+      const Vec2 r = f(load2(a.position, j) - p);
+      const double reach = static_cast<double>(a.radius[j]) + pad;
+      if (length(r) > look + reach) continue;
+      for (std::size_t s = 0; s < in.k; ++s) {
+        const float sx = in.slots[2 * s], sy = in.slots[2 * s + 1];
+        double t = ray_circle(r.x, r.y, reach, sx, sy);
+        if (t == 0.0 && !(sx * r.x + sy * r.y > 0.0f)) continue;  // overlapping: may leave
+        if (t < dist[s]) dist[s] = static_cast<float>(t);
+      }
+    }
+    any = true;
+  }
+  if (!any) return;
   const float* d = scratch.distance.data();
   const auto k = static_cast<std::ptrdiff_t>(in.k);
   const auto s = static_cast<std::ptrdiff_t>(std::min<std::size_t>(b.spread, in.k / 2));
@@ -460,6 +496,8 @@ void accumulate_dot_row(float* row, const float* slots, std::size_t k, Vec2 u, f
       const float v = std::max(0.0f, slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
       row[j] = std::max(row[j], v);
     }
+  } else if (combine == TargetCombine::kCenter) {  // raw cosines; clamped by the caller
+    for (std::size_t j = 0; j < k; ++j) row[j] += (slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
   } else {
     for (std::size_t j = 0; j < k; ++j)
       row[j] += std::max(0.0f, slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
@@ -481,6 +519,7 @@ bool writes_interest(const Behaviour& b) { return !writes_danger(b); }
 bool writes_speed(const Behaviour& b) { return std::holds_alternative<CollisionDanger>(b); }
 
 bool needs_neighbors(const Behaviour& b) {
+  if (const auto* w = std::get_if<WallDanger>(&b)) return w->agents;
   return std::holds_alternative<AgentDanger>(b) || std::holds_alternative<Flock>(b) ||
          std::holds_alternative<CollisionDanger>(b);
 }
@@ -500,6 +539,11 @@ float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agen
     return r;
   }
   if (const auto* f = std::get_if<Flock>(&b)) return f->radius;
+  if (const auto* w = std::get_if<WallDanger>(&b)) {
+    if (!w->agents) return 0.0f;
+    const float pad = w->ray_radius >= 0.0f ? w->ray_radius : max_agent_radius + w->padding;
+    return w->look_ahead + pad + max_agent_radius;
+  }
   return 0.0f;
 }
 

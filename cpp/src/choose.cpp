@@ -630,6 +630,14 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
         return Out{slots.x()[b], slots.y()[b], unit_strength(row[b]), b};
       });
       break;
+    case ChooseMode::kArgmaxAlways:
+      each_row(v, k, d, st, sl, begin, end, [&](const float* row) {
+        std::size_t b = 0;  // first index of the maximum (Unity: FindIndex(x == max))
+        for (std::size_t j = 1; j < k; ++j)
+          if (row[j] > row[b]) b = j;
+        return Out{slots.x()[b], slots.y()[b], unit_strength(row[b]), static_cast<std::int32_t>(b)};
+      });
+      break;
     case ChooseMode::kVectorSum:
       if (p.contiguous) {
 #if defined(__SSE2__)

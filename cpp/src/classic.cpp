@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "contextsteer/random.hpp"
 #include "contextsteer/raycast.hpp"
@@ -107,23 +108,61 @@ Vec2 eval(const Wander& b, const Inputs& in, std::size_t i) {
   const AgentsView& a = in.agents;
   const float h = a.heading[i];
   const std::uint64_t key = a.rng[i] ^ splitmix64(b.seed);
-  const float theta = kPi * value_noise(key, in.time * static_cast<double>(b.rate));
+  float theta = 0.0f;
+  if (b.walk == nullptr) {
+    theta = kPi * value_noise(key, in.time * static_cast<double>(b.rate));
+  } else {
+    // gdx-ai: if (lastTime > 0) wanderOrientation += randomTriangular(wanderRate·Δt);
+    // lastTime = now. The two uniforms are hashed from the agent, the seed and the time.
+    float& orientation = b.walk[2 * i];
+    float& last = b.walk[2 * i + 1];
+    const auto now = static_cast<float>(in.time);
+    if (last > 0.0f) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &in.time, sizeof bits);
+      const std::uint64_t r1 = splitmix64(key ^ splitmix64(bits));
+      const std::uint64_t r2 = splitmix64(r1);
+      const float u1 = static_cast<float>(r1 >> 40) * 0x1.0p-24f;  // [0, 1)
+      const float u2 = static_cast<float>(r2 >> 40) * 0x1.0p-24f;
+      orientation += (u1 - u2) * (b.rate * (now - last));
+    }
+    last = now;
+    theta = orientation;
+  }
   const Vec2 fwd{std::cos(h), std::sin(h)};
   const Vec2 rim{std::cos(h + theta), std::sin(h + theta)};
   return seek(in, i, load2(a.position, i) + fwd * b.offset + rim * b.radius);
 }
 
-// Calls fn(j, d) for the neighbours of i within `radius` (centre distance d).
+// Calls fn(j, d) for the neighbours of i in the neighbourhood (centre distance d), see
+// classic::Proximity.
 template <class Fn>
-void each_neighbor(const Inputs& in, std::size_t i, float radius, Fn&& fn) {
+void each_neighbor(const Inputs& in, std::size_t i, const Neighbourhood& nb, Fn&& fn) {
+  const AgentsView& a = in.agents;
+  const Vec2 p = load2(a.position, i);
+  if (nb.kind == Proximity::kInfinite) {
+    for (std::size_t j = 0; j < a.size; ++j)
+      if (j != i && a.alive[j]) fn(j, length(load2(a.position, j) - p));
+    return;
+  }
   if (in.neighbors.empty()) return;
   const std::size_t m = in.neighbors.max_neighbors;
   const auto count = static_cast<std::size_t>(in.neighbors.counts[i]);
-  const Vec2 p = load2(in.agents.position, i);
+  const Vec2 f{std::cos(a.heading[i]), std::sin(a.heading[i])};
   for (std::size_t q = 0; q < count; ++q) {
     const auto j = static_cast<std::size_t>(in.neighbors.indices[i * m + q]);
-    const float d = length(load2(in.agents.position, j) - p);
-    if (d <= radius) fn(j, d);
+    const Vec2 r = load2(a.position, j) - p;
+    const float d2 = dot(r, r);
+    const float d = std::sqrt(d2);
+    if (nb.kind == Proximity::kCenter) {
+      if (d <= nb.radius) fn(j, d);
+      continue;
+    }
+    const float range = nb.radius + a.radius[j];
+    if (!(d2 < range * range)) continue;
+    if (nb.kind == Proximity::kFieldOfView && !(dot(f, r) > nb.cos_half_angle)) continue;
+    if (nb.kind == Proximity::kCone && !(d > 0.0f && dot(f, r) > nb.cos_half_angle * d)) continue;
+    fn(j, d);
   }
 }
 
@@ -133,7 +172,7 @@ Vec2 eval(const Group& b, const Inputs& in, std::size_t i) {
   const float amax = a.max_accel[i];
   Vec2 sum{};
   int n = 0;
-  each_neighbor(in, i, b.radius, [&](std::size_t j, float d) {
+  each_neighbor(in, i, b.near, [&](std::size_t j, float d) {
     const Vec2 pj = load2(a.position, j);
     switch (b.rule) {
       case GroupRule::kSeparation:
@@ -161,23 +200,29 @@ Vec2 eval(const CollisionAvoidance& b, const Inputs& in, std::size_t i) {
   float first_sep = 0.0f, first_dist = 0.0f, first_sum = 0.0f;
   std::size_t first_j = 0;
   bool found = false;
-  each_neighbor(in, i, b.radius, [&](std::size_t j, float d) {
+  each_neighbor(in, i, b.near, [&](std::size_t j, float d) {
     const Vec2 rel = load2(a.position, j) - p;
     const Vec2 rv = load2(a.velocity, j) - v;
     const float sum_r = a.radius[i] + a.radius[j];
     const float speed2 = dot(rv, rv);
     float t = 0.0f;
     float sep = d;
-    if (d > sum_r) {  // not touching: when do they come closest, and how close?
+    if (b.push_overlapping && d < sum_r) {
+      // Not gdx-ai: an overlapping neighbour counts now (t = 0), approaching or not.
+    } else {
+      // gdx-ai: the same velocity (0/0) or moving apart (t <= 0): no collision ahead.
       if (speed2 == 0.0f) return;
       t = -dot(rel, rv) / speed2;
       if (t <= 0.0f) return;
       sep = d - std::sqrt(speed2) * t;  // gdx-ai's estimate of the closest distance
       if (sep > sum_r) return;
     }
-    // The first approach; ties (e.g. several touching now, t = 0): the nearest, then the
-    // lowest index, so the choice does not depend on the neighbour list's order.
-    if (!found || t < first_t || (t == first_t && (d < first_dist || (d == first_dist && j < first_j)))) {
+    // The first approach; ties: the lowest index (gdx-ai's first reported neighbour in
+    // agent order); with push_overlapping, ties at t = 0: the nearest, then the lowest index.
+    bool better = !found || t < first_t;
+    if (found && t == first_t)
+      better = b.push_overlapping && t == 0.0f ? (d < first_dist || (d == first_dist && j < first_j)) : j < first_j;
+    if (better) {
       first_j = j;
       first_t = t;
       first_rel = rel;
@@ -189,8 +234,8 @@ Vec2 eval(const CollisionAvoidance& b, const Inputs& in, std::size_t i) {
     }
   });
   if (!found) return {};
-  // Touching now (or meeting head-on): away from where it is; else from where it will be.
-  const Vec2 r = first_sep <= 0.0f || first_dist <= first_sum ? first_rel : first_rel + first_vel * first_t;
+  // Overlapping now (or meeting head-on): away from where it is; else from where it will be.
+  const Vec2 r = first_sep <= 0.0f || first_dist < first_sum ? first_rel : first_rel + first_vel * first_t;
   return unit(r) * (-a.max_accel[i]);
 }
 
@@ -214,15 +259,15 @@ Vec2 eval(const RaycastAvoidance& b, const Inputs& in, std::size_t i) {
   const Vec2 side{-f.y, f.x};
   switch (b.config) {
     case RayConfig::kSingle: add(p, f, b.length); break;
-    case RayConfig::kParallel:
-      add(p + side * b.side_offset, f, b.length);
+    case RayConfig::kParallel:  // gdx-ai's order: the clockwise side first
       add(p - side * b.side_offset, f, b.length);
+      add(p + side * b.side_offset, f, b.length);
       break;
-    case RayConfig::kWhiskers: {
+    case RayConfig::kWhiskers: {  // central, clockwise whisker, counter-clockwise whisker
       add(p, f, b.length);
       const float c = std::cos(b.whisker_angle), s = std::sin(b.whisker_angle);
-      add(p, {c * f.x - s * f.y, s * f.x + c * f.y}, b.whisker_length);
       add(p, {c * f.x + s * f.y, -s * f.x + c * f.y}, b.whisker_length);
+      add(p, {c * f.x - s * f.y, s * f.x + c * f.y}, b.whisker_length);
       break;
     }
   }
@@ -231,12 +276,24 @@ Vec2 eval(const RaycastAvoidance& b, const Inputs& in, std::size_t i) {
   std::int32_t obstacle[3];
   raycast_rows(*in.world, {org, 2 * n}, {dir, 2 * n}, {len, n}, 0.0f, b.layers,
                RayHitsOut{dist, hit, normal, obstacle}, 0, n);
+  // gdx-ai: the hit point closest to the agent's position (not along its ray: the
+  // parallel rays start to the side), the first ray on ties.
   std::size_t best = n;
-  for (std::size_t r = 0; r < n; ++r)
-    if (hit[r] && (best == n || dist[r] < dist[best])) best = r;
+  float best_d2 = std::numeric_limits<float>::infinity();
+  Vec2 q{};
+  for (std::size_t r = 0; r < n; ++r) {
+    if (!hit[r]) continue;
+    const Vec2 h = load2(org, r) + load2(dir, r) * dist[r];
+    const float d2 = dot(h - p, h - p);
+    if (d2 < best_d2) {
+      best_d2 = d2;
+      best = r;
+      q = h;
+    }
+  }
   if (best == n) return {};
-  const Vec2 q = load2(org, best) + load2(dir, best) * dist[best];
-  return seek(in, i, q + load2(normal, best) * b.distance_from_boundary);
+  const float away = (b.include_radius ? a.radius[i] : 0.0f) + b.distance_from_boundary;
+  return seek(in, i, q + load2(normal, best) * away);
 }
 
 Vec2 eval(const FollowPath& b, const Inputs& in, std::size_t i) {
@@ -245,8 +302,18 @@ Vec2 eval(const FollowPath& b, const Inputs& in, std::size_t i) {
   const Vec2 future = load2(a.position, i) + load2(a.velocity, i) * b.prediction;
   const double s = b.path->closest_offset(future) + static_cast<double>(b.path_offset);
   const Vec2 q = b.path->point_at(s);
-  if (!b.path->closed() && s >= b.path->length())
-    return arrive(in, i, q, 0.0f, b.slowing_radius, 0.1f);
+  if (!b.path->closed()) {
+    const double len = b.path->length(), slow = b.slowing_radius;
+    bool near_end = false;
+    switch (b.arrive) {
+      case PathArrive::kNearEnd:  // gdx-ai: towards the end, or the start for a negative offset
+        near_end = b.path_offset >= 0.0f ? s > len - slow : s < slow;
+        break;
+      case PathArrive::kEnd: near_end = s >= len; break;
+      case PathArrive::kOff: break;
+    }
+    if (near_end) return arrive(in, i, q, b.tolerance, b.slowing_radius, b.time_to_target);
+  }
   return seek(in, i, q);
 }
 
@@ -302,9 +369,17 @@ Vec2 eval(const FlowField& b, const Inputs& in, std::size_t i) {
   return limit(f * a.max_speed[i] - v, a.max_accel[i]);
 }
 
-float radius_of(const Behaviour& b) {
-  if (const auto* g = std::get_if<Group>(&b)) return g->radius;
-  if (const auto* c = std::get_if<CollisionAvoidance>(&b)) return c->radius;
+float reach(const Neighbourhood& nb, float max_agent_radius) {
+  switch (nb.kind) {
+    case Proximity::kInfinite: return 0.0f;  // scans all agents, no lists
+    case Proximity::kCenter: return nb.radius;
+    default: return nb.radius + max_agent_radius;
+  }
+}
+
+float radius_of(const Behaviour& b, float max_agent_radius) {
+  if (const auto* g = std::get_if<Group>(&b)) return reach(g->near, max_agent_radius);
+  if (const auto* c = std::get_if<CollisionAvoidance>(&b)) return reach(c->near, max_agent_radius);
   return 0.0f;
 }
 
@@ -314,10 +389,10 @@ Vec2 evaluate(const Behaviour& b, const Inputs& in, std::size_t i) {
   return std::visit([&](const auto& x) { return eval(x, in, i); }, b);
 }
 
-float neighbor_radius(const Steering& s) {
+float neighbor_radius(const Steering& s, float max_agent_radius) {
   float r = 0.0f;
   for (const Blended& g : s.groups)
-    for (const Behaviour& b : g.behaviours) r = std::max(r, radius_of(b));
+    for (const Behaviour& b : g.behaviours) r = std::max(r, radius_of(b, max_agent_radius));
   return r;
 }
 
@@ -330,7 +405,7 @@ void accelerate_rows(const Steering& s, const Inputs& in, float* out, std::size_
       for (const Blended& g : s.groups) {
         Vec2 sum{};
         for (std::size_t m = 0; m < g.behaviours.size(); ++m) sum = sum + evaluate(g.behaviours[m], in, i) * g.weights[m];
-        acc = limit(sum, amax);
+        acc = g.truncate ? limit(sum, amax) : sum;
         if (length(acc) > s.epsilon) break;  // Priority: the first group that asks for something
       }
     }

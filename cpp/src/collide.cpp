@@ -219,16 +219,18 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
 void collide_rows(const World& world, const float* start, float* target, float* velocity,
                   const float* radius, const std::uint8_t* alive, int iterations,
                   std::uint32_t layers, std::int32_t* contacts, std::size_t begin,
-                  std::size_t end, float* heading) {
+                  std::size_t end, float* heading, bool stop) {
   for (std::size_t i = begin; i < end; ++i) {
     if (!alive[i]) continue;
     const Vec2 p = {start[2 * i], start[2 * i + 1]};
     const Vec2 q = {target[2 * i], target[2 * i + 1]};
-    const Sweep s = sweep_circle(world, p, q - p, radius[i], iterations, layers);
+    // One iteration: after its only contact the sweep stays there (move_and_collide).
+    const Sweep s = sweep_circle(world, p, q - p, radius[i], stop ? 1 : iterations, layers);
     target[2 * i] = s.position.x;
     target[2 * i + 1] = s.position.y;
     if (s.contacts == 0) continue;
     ++contacts[i];
+    if (stop) continue;
     Vec2 v = {velocity[2 * i], velocity[2 * i + 1]};
     for (int c = 0; c < s.contacts; ++c) {
       const float into = dot(v, s.normals[c]);

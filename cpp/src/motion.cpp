@@ -31,17 +31,18 @@ struct Step {
   float strength;  // [0, 1]
 };
 
-Step step_input(const MotionInputs& in, std::size_t i) {
+Step step_input(const MotionInputs& in, std::size_t i, bool full_speed) {
   Vec2 d = load2(in.direction, i);
   const float l = length(d);
   d = l > 0.0f ? d * (1.0f / l) : Vec2{};
+  if (full_speed) return {d, 1.0f};
   const float s = std::clamp(in.strength[i], 0.0f, 1.0f);
   return {d, std::isfinite(s) ? s : 0.0f};
 }
 
 void move_one(const Lerp& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h, bool&) {
   const AgentsView& a = in.agents;
-  const Step s = step_input(in, i);
+  const Step s = step_input(in, i, m.full_speed);
   const float force = std::clamp(m.steer_force >= 0.0f ? m.steer_force : a.steer_force[i], 0.0f, 1.0f);
   const Vec2 desired = s.dir * (a.max_speed[i] * s.strength);
   v = clamp_length(v + (desired - v) * force, a.max_speed[i]);
@@ -50,12 +51,16 @@ void move_one(const Lerp& m, const MotionInputs& in, std::size_t i, Vec2& v, flo
 
 void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h, bool&) {
   const AgentsView& a = in.agents;
-  const Step s = step_input(in, i);
+  const Step s = step_input(in, i, m.full_speed);
   const float vmax = a.max_speed[i];
   const Vec2 desired = s.dir * (vmax * s.strength);
   const float ttt = m.time_to_target > 0.0f ? m.time_to_target : in.dt;
   // dt = 0 (and no time_to_target): no time passes, the velocity cannot change.
-  const Vec2 accel = ttt > 0.0f ? clamp_length((desired - v) * (1.0f / ttt), a.max_accel[i]) : Vec2{};
+  Vec2 accel{};
+  if (ttt > 0.0f) {
+    accel = (desired - v) * (1.0f / ttt);
+    if (!m.gdx_order) accel = clamp_length(accel, a.max_accel[i]);
+  }
   v = clamp_length(v + accel * in.dt, vmax);
   if (length(v) > kStopped) {
     const float goal = std::atan2(v.y, v.x);
@@ -65,7 +70,7 @@ void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, fl
 
 void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h, bool& braking) {
   const AgentsView& a = in.agents;
-  const Step s = step_input(in, i);
+  const Step s = step_input(in, i, m.full_speed);
   const float vmax = a.max_speed[i];
   const float speed = std::min(length(v), vmax);
   float target_speed = 0.0f;
@@ -83,6 +88,11 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
   const float next = std::clamp(speed + dv, 0.0f, vmax);
   v = Vec2{std::cos(h), std::sin(h)} * next;
 }
+
+// gdx-ai's applySteering moves with the old velocity, then updates it.
+bool position_first(const Accel& m) { return m.gdx_order; }
+template <class M>
+bool position_first(const M&) { return false; }
 
 }  // namespace
 
@@ -106,9 +116,10 @@ void move_rows(const MotionModel& model, const MotionInputs& in, const MotionOut
           float h = a.heading[i];
           bool braking = false;
           if (a.alive[i]) {
+            const Vec2 v0 = v;
             move_one(m, in, i, v, h, braking);
             h = wrap_angle(h);
-            p = p + v * in.dt;
+            p = p + (position_first(m) ? v0 : v) * in.dt;
           }
           store2(out.position, i, p);
           store2(out.velocity, i, v);

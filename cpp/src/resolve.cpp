@@ -48,6 +48,9 @@ CONTEXTSTEER_AVX2_CLONES void resolve_rows(std::span<const float> interest,
     case ResolveMode::kSubtract:
       for (std::size_t i = 0; i < len; ++i) o[i] = std::max(in[i] - dg[i], 0.0f);
       break;
+    case ResolveMode::kSubtractUnclamped:
+      for (std::size_t i = 0; i < len; ++i) o[i] = in[i] - dg[i];
+      break;
     case ResolveMode::kScale:
       for (std::size_t i = 0; i < len; ++i) o[i] = in[i] * (1.0f - std::min(std::max(dg[i], 0.0f), 1.0f));
       break;

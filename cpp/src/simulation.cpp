@@ -54,7 +54,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
       if (!velocity_) velocity_ = &std::get<CollisionDanger>(config_.behaviours[b]);
     }
   }
-  if (config_.classic) needs_neighbors_ = classic::neighbor_radius(*config_.classic) > 0.0f;
+  if (config_.classic) needs_neighbors_ = classic::neighbor_radius(*config_.classic, 0.0f) > 0.0f;
   const std::size_t nk = n_ * k_;
   interest_.assign(nk, 0.0f);
   danger_.assign(nk, 0.0f);
@@ -110,8 +110,14 @@ Simulation::Plan Simulation::plan() const {
 
 void Simulation::build_neighbors(Plan& p) {
   if (!needs_neighbors_) return;
-  neighbor_radius_ = config_.classic ? classic::neighbor_radius(*config_.classic)
-                                    : shared_neighbor_radius(config_.behaviours, p.in.agents);
+  if (config_.classic) {
+    float rmax = 0.0f;
+    for (std::size_t i = 0; i < n_; ++i)
+      if (p.in.agents.alive[i]) rmax = std::max(rmax, p.in.agents.radius[i]);
+    neighbor_radius_ = classic::neighbor_radius(*config_.classic, rmax);
+  } else {
+    neighbor_radius_ = shared_neighbor_radius(config_.behaviours, p.in.agents);
+  }
   grid_.rebuild(p.in.agents.position, p.in.agents.alive, n_,
                 neighbor_radius_ > 0.0f ? neighbor_radius_ : 1.0f);
   p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
@@ -372,7 +378,7 @@ void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
         collide_rows(*p.in.world, p.in.agents.position, next_pos_.data(), next_vel_.data(),
                      p.in.agents.radius, p.in.agents.alive, params_.slide_iterations,
                      params_.layers, contacts_.data(), s, t,
-                     faces_velocity ? next_head_.data() : nullptr);
+                     faces_velocity ? next_head_.data() : nullptr, params_.stop_at_contact);
       }
     }
   });

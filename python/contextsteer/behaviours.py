@@ -218,7 +218,7 @@ class Momentum(Behaviour):
     kind: ClassVar[str] = "momentum"
 
 
-_COMBINE = ("max", "sum")
+_COMBINE = ("max", "sum", "center")
 _GROUPS = ("all", "same", "other")
 _FALLOFF = ("linear", "none")
 _TARGET_SHAPES = ("clamped_cosine", "half_cosine")
@@ -231,7 +231,12 @@ class Seek(Behaviour):
     For each target within ``max_distance`` the slot value is ``max(0, slot·û)`` with û the
     unit vector to the target, scaled by ``1 - d/max_distance`` with ``falloff="linear"``
     (closer targets are stronger) when ``max_distance`` is finite; targets are merged by
-    ``combine`` (``"max"``, or ``"sum"`` — the Unity "centre between targets" option).
+    ``combine``: ``"max"`` (the Unity project's default); ``"sum"`` of the clamped scores;
+    ``"center"``, the Unity project's "center between targets" exactly: the raw cosines
+    of all targets summed (a target behind subtracts), then clamped at 0 (the Unity
+    merger's max with 0); a target on the agent empties the map there, as the NaN it makes
+    in the Unity project does. For the Unity chase use ``falloff="none"`` (its interest
+    does not fade with distance).
 
     Parameters
     ----------
@@ -240,7 +245,7 @@ class Seek(Behaviour):
         Shared target points, stored as a float32 array that may be updated in place
         between steps (moving targets); default: each agent's own ``agents.target``.
     max_distance : float, default inf
-    combine : {"max", "sum"}
+    combine : {"max", "sum", "center"}
     falloff : {"linear", "none"}
     shape : {"clamped_cosine", "half_cosine"}
         Score of a slot at angle θ from the target: ``max(0, cos θ)`` (the sources), or
@@ -668,6 +673,13 @@ class WallDanger(Behaviour):
     slots do not slip past thin walls. An agent already touching a wall keeps danger only
     in the slots heading into it. Needs a world (``Simulation`` passes its own).
 
+    The recipe's own rays are thin and also see the other cars: ``ray_radius=0`` casts
+    thin rays (any ``ray_radius`` >= 0 replaces the agent's radius + ``padding``), and
+    ``agents=True`` makes the rays hit the other agents too, as discs of their radius
+    (batched through the simulation's neighbour lists, so only the ``max_neighbors``
+    nearest within ``look_ahead`` + ray radius + the largest radius count; an agent
+    overlapping another keeps danger only in the slots heading towards it).
+
     Parameters
     ----------
     look_ahead : float, > 0
@@ -677,6 +689,10 @@ class WallDanger(Behaviour):
         Extra clearance added to each agent's radius.
     layers : int
         Obstacle layers the rays see (default all).
+    ray_radius : float >= 0, optional
+        Radius of the rays; default (None) the agent's radius + ``padding``.
+    agents : bool, default False
+        The rays also hit other agents (the Godot recipe's ``intersect_ray``).
 
     Examples
     --------
@@ -694,6 +710,8 @@ class WallDanger(Behaviour):
     spread: int = 0
     padding: float = 0.0
     layers: int = 0xFFFFFFFF
+    ray_radius: float | None = None
+    agents: bool = False
     kind: ClassVar[str] = "wall_danger"
     writes: ClassVar[str] = "danger"
 
@@ -710,10 +728,14 @@ class WallDanger(Behaviour):
         if not 0 <= int(self.layers) < 2**32:
             raise ValueError(f"WallDanger: layers must be in [0, 2**32), got {self.layers}")
         self._set("layers", int(self.layers))
+        if self.ray_radius is not None:
+            self._set("ray_radius", _number("WallDanger", "ray_radius", self.ray_radius))
+        self._set("agents", bool(self.agents))
 
     def _params(self) -> dict:
         return {"look_ahead": self.look_ahead, "falloff": self.falloff, "spread": self.spread,
-                "padding": self.padding, "layers": self.layers}
+                "padding": self.padding, "layers": self.layers, "ray_radius": self.ray_radius,
+                "agents": self.agents}
 
 
 _SIDES = ("right", "left", "none")

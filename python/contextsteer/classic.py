@@ -6,9 +6,11 @@ to the agent's ``max_accel``) and :class:`Priority` (the first blended group tha
 for more than ``epsilon``). Pass one to :class:`contextsteer.Simulation` in place of a
 context :class:`~contextsteer.Steering`: the step turns each acceleration *a* into the
 chosen velocity ``v + a·dt``, and with ``motion=cs.Accel()`` (time to target 0) the agent
-integrates ``v ← limit(v + a·dt, max_speed)``, gdx-ai's ``applySteering`` (the Accel model
-also caps the velocity change at ``max_accel·dt``, which differs only where the speed limit
-bends the new velocity, by a second-order amount). Walls, metrics,
+integrates ``v ← limit(v + a·dt, max_speed)`` and moves with the new velocity (the Accel
+model also caps the velocity change at ``max_accel·dt``); ``cs.Accel(order="position_first")``
+is gdx-ai's ``applySteering`` exactly (the position moves with the old velocity, no cap).
+By default every behaviour gives gdx-ai's numbers; each deliberate difference is a named
+option (``docs/sources.md`` lists them with the gdx-ai class each one follows). Walls, metrics,
 histories and plots work as for context steering (the context maps stay zero);
 :func:`accelerations` evaluates a steering once, without a simulation.
 
@@ -179,83 +181,172 @@ class MatchVelocity(_Targeted):
         return {**self._t, "time_to_target": self.time_to_target}
 
 
+WANDER_WALKS = ("noise", "random")
+
+
 class Wander(Behaviour):
     """Wander: seek a point on a circle of ``radius`` centred ``offset`` ahead along the
-    heading, at an angle from the heading that drifts with seeded coherent noise
-    (``rate`` lattice points per second): stateless and reproducible."""
+    heading, at an angle θ from the heading.
+
+    ``walk="noise"`` (default, not gdx-ai): θ = π·noise(t·rate), seeded coherent noise
+    (``rate`` lattice points per second): stateless, reproducible, and smooth at any frame
+    rate. ``walk="random"`` (gdx-ai's Wander with faceEnabled false): θ is a wander
+    orientation kept per agent that every evaluation advances by
+    ``randomTriangular(rate·Δt)`` (the difference of two uniforms, times ``rate`` radians per
+    second and the time since the previous evaluation; nothing the first two times, while
+    gdx-ai's ``lastTime`` is still 0). Its state lives in the compiled steering: each
+    :class:`~contextsteer.Simulation` (and each :func:`accelerations` call) starts at θ = 0.
+    The random numbers are hashed from the agent, ``seed`` and the time, not Java's
+    generator: the same distribution, not the same draws.
+    """
 
     _kind = "wander"
 
-    def __init__(self, offset=1.0, radius=0.5, rate=1.0, seed=0):
+    def __init__(self, offset=1.0, radius=0.5, rate=1.0, seed=0, *, walk="noise"):
         self.offset = _num("Wander", "offset", offset)
         self.radius = _num("Wander", "radius", radius)
         self.rate = _num("Wander", "rate", rate)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
             raise ValueError(f"Wander: seed must be an int in [0, 2**64), got {seed!r}")
         self.seed = int(seed)
+        if walk not in WANDER_WALKS:
+            raise ValueError(f"Wander: walk must be one of {WANDER_WALKS}, got {walk!r}")
+        self.walk = walk
 
     def _params(self):
-        return {"offset": self.offset, "radius": self.radius, "rate": self.rate, "seed": self.seed}
+        return {"offset": self.offset, "radius": self.radius, "rate": self.rate, "seed": self.seed,
+                "walk": self.walk}
+
+
+PROXIMITIES = ("radius", "field_of_view", "cone", "infinite", "center")
+
+
+def _proximity(owner: str, proximity: Any, angle: Any) -> float:
+    if proximity not in PROXIMITIES:
+        raise ValueError(f"{owner}: proximity must be one of {PROXIMITIES}, got {proximity!r}")
+    a = _num(owner, "angle", angle)
+    if a > 2 * math.pi:
+        raise ValueError(f"{owner}: angle must be in [0, 2*pi], got {angle!r}")
+    return a
 
 
 class _Group(Behaviour):
     _kind, _rule = "group", ""
 
-    def __init__(self, radius=1.0):
-        self.radius = _num(type(self).__name__, "radius", radius, positive=True)
+    def __init__(self, radius=1.0, *, proximity="radius", angle=math.pi):
+        name = type(self).__name__
+        self.radius = _num(name, "radius", radius, positive=True)
+        self.angle = _proximity(name, proximity, angle)
+        self.proximity = proximity
 
     def _params(self):
-        return {"rule": self._rule, "radius": self.radius, "decay": getattr(self, "decay", 0.0)}
+        return {"rule": self._rule, "radius": self.radius, "decay": getattr(self, "decay", 0.0),
+                "proximity": self.proximity, "angle": self.angle}
+
+
+_PROXIMITY_DOC = """
+    The neighbours (gdx-ai's Proximity), by ``proximity``:
+
+    - ``"radius"`` (default, gdx-ai RadiusProximity): ``d < radius + r_j``, the neighbour's
+      bounding radius widening the range;
+    - ``"field_of_view"`` (gdx-ai FieldOfViewProximity): that, and ``f·(p_j − p) >
+      cos(angle/2)`` with ``f`` the unit heading — gdx-ai's test, which does not normalise
+      ``p_j − p`` (beyond a distance of 1 the cone widens towards the half-plane ahead);
+    - ``"cone"`` (not gdx-ai): the same range and the true angle: the direction to the
+      neighbour within ``angle/2`` of the heading;
+    - ``"infinite"`` (gdx-ai InfiniteProximity): every other alive agent;
+    - ``"center"`` (contextsteer's former rule): centre distance ``d <= radius``.
+
+    All but ``"infinite"`` read the simulation's neighbour lists, the ``max_neighbors``
+    nearest (gdx-ai scans every agent: raise ``max_neighbors`` for crowds). gdx-ai lets
+    behaviours share one proximity object whose per-frame tags leak between them; here each
+    behaviour has its own.
+"""
 
 
 class Separation(_Group):
-    """Separation: ``Σ unit(p − p_j)·min(a_max, decay / d²)`` over the neighbours within
-    ``radius`` (inverse-square repulsion, each term capped at ``a_max``)."""
+    """Separation: ``Σ unit(p − p_j)·min(a_max, decay / d²)`` over the neighbours
+    (inverse-square repulsion, each term capped at ``a_max``; a neighbour at d = 0 adds
+    nothing). As in gdx-ai the sum itself is *not* capped: alone, or as a bare item of a
+    :class:`Priority`, it can exceed ``a_max``; inside a :class:`Blended` the blend
+    truncates it (wrap it in ``Blended([sep])`` for contextsteer's former capped result).
+    """ + _PROXIMITY_DOC
 
     _rule = "separation"
 
-    def __init__(self, radius=1.0, decay=1.0):
-        super().__init__(radius)
+    def __init__(self, radius=1.0, decay=1.0, *, proximity="radius", angle=math.pi):
+        super().__init__(radius, proximity=proximity, angle=angle)
         self.decay = _num("Separation", "decay", decay)
 
 
 class Alignment(_Group):
-    """Alignment: the neighbours' mean velocity minus the agent's, ``|a| <= a_max``."""
+    """Alignment: the neighbours' mean velocity minus the agent's, ``|a| <= a_max``.
+    """ + _PROXIMITY_DOC
 
     _rule = "alignment"
 
 
 class Cohesion(_Group):
-    """Cohesion: seek the neighbours' centre of mass."""
+    """Cohesion: seek the neighbours' centre of mass.
+    """ + _PROXIMITY_DOC
 
     _rule = "cohesion"
 
 
 class CollisionAvoidance(Behaviour):
-    """CollisionAvoidance: among the neighbours within ``radius``, the first whose closest
-    approach (relative motion) comes within the sum of the radii; full acceleration away
-    from where it will be then (from where it is when they already touch)."""
+    """CollisionAvoidance (gdx-ai): among the neighbours that are approaching (relative
+    speed > 0 and a time of closest approach ``t > 0``) and whose estimated closest
+    distance ``|r| − |w|·t`` is within the sum of the radii, the first (least ``t``; ties: the
+    lowest agent id, gdx-ai's first reported); full acceleration away from where it will be
+    then (from where it is when they already overlap or would meet exactly).
+
+    ``push_overlapping=True`` (not gdx-ai, contextsteer's former rule): a neighbour that
+    already overlaps counts at ``t = 0`` even when it is not approaching (same velocity,
+    moving apart), so overlapping agents push apart. gdx-ai ignores it.
+    """ + _PROXIMITY_DOC + """
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> from contextsteer import classic
+    >>> agents = cs.Agents(2)        # overlapping, same velocity: no collision ahead
+    >>> _ = agents.add([[0, 0], [1.5, 0]], velocity=[[1, 0], [1, 0]], radius=1, max_accel=1)
+    >>> classic.accelerations(None, agents, classic.CollisionAvoidance(radius=10))
+    array([[0., 0.],
+           [0., 0.]], dtype=float32)
+    >>> push = classic.CollisionAvoidance(radius=10, push_overlapping=True)
+    >>> classic.accelerations(None, agents, push)
+    array([[-1.,  0.],
+           [ 1.,  0.]], dtype=float32)
+    """
 
     _kind = "collision_avoidance"
 
-    def __init__(self, radius=5.0):
+    def __init__(self, radius=5.0, *, proximity="radius", angle=math.pi, push_overlapping=False):
         self.radius = _num("CollisionAvoidance", "radius", radius, positive=True)
+        self.angle = _proximity("CollisionAvoidance", proximity, angle)
+        self.proximity = proximity
+        self.push_overlapping = bool(push_overlapping)
 
     def _params(self):
-        return {"radius": self.radius}
+        return {"radius": self.radius, "proximity": self.proximity, "angle": self.angle,
+                "push_overlapping": self.push_overlapping}
 
 
 class RaycastObstacleAvoidance(Behaviour):
     """RaycastObstacleAvoidance: rays along the velocity against the world's walls, in one
     of gdx-ai's configurations: ``"single"`` (one ray of ``length``), ``"parallel"`` (two of
     ``length``, ``side_offset`` to either side), ``"whiskers"`` (a central ray of ``length``
-    and two of ``whisker_length`` at ``±whisker_angle`` radians). At the closest hit q with
-    normal n: seek ``q + n·distance_from_boundary``. Nothing when still or clear."""
+    and two of ``whisker_length`` at ``±whisker_angle`` radians). At the hit q closest to
+    the agent (ties: gdx-ai's ray order) with normal n: seek
+    ``q + n·(r + distance_from_boundary)``, ``r`` the agent's radius, as gdx-ai does
+    (``include_radius=False``: ``q + n·distance_from_boundary``, contextsteer's former
+    target). Nothing when still or clear."""
 
     _kind = "raycast_avoidance"
 
     def __init__(self, config="whiskers", *, length=2.0, side_offset=0.5, whisker_length=1.0,
-                 whisker_angle=0.5, distance_from_boundary=1.0, layers=0xFFFFFFFF):
+                 whisker_angle=0.5, distance_from_boundary=1.0, layers=0xFFFFFFFF,
+                 include_radius=True):
         if config not in RAY_CONFIGS:
             raise ValueError(f"RaycastObstacleAvoidance: config must be one of {RAY_CONFIGS}, got {config!r}")
         self.config = config
@@ -270,32 +361,65 @@ class RaycastObstacleAvoidance(Behaviour):
         if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or not 0 <= layers < 2**32:
             raise ValueError(f"RaycastObstacleAvoidance: layers must be a 32-bit mask, got {layers!r}")
         self.layers = int(layers)
+        self.include_radius = bool(include_radius)
 
     def _params(self):
-        return {"config": self.config, "length": self.length, "side_offset": self.side_offset,
+        return {"include_radius": self.include_radius, "config": self.config, "length": self.length, "side_offset": self.side_offset,
                 "whisker_length": self.whisker_length, "whisker_angle": self.whisker_angle,
                 "distance_from_boundary": self.distance_from_boundary, "layers": self.layers}
 
 
+PATH_ARRIVALS = ("slowing_radius", "end", "off")
+
+
 class FollowPath(Behaviour):
-    """FollowPath: seek the path point ``path_offset`` (arc length) beyond the closest
-    point to ``p + v·prediction``; at the end of an open path, Arrive there instead."""
+    """FollowPath (gdx-ai): seek the path point ``path_offset`` (arc length) beyond the
+    closest point to ``p + v·prediction``; on an open path, Arrive there instead
+    (``tolerance``, ``slowing_radius``, ``time_to_target``) according to ``arrive``:
+
+    - ``"slowing_radius"`` (default, gdx-ai with arriveEnabled): once the target offset
+      ``s`` passes ``length − slowing_radius`` (or, for a negative ``path_offset``, falls
+      below ``slowing_radius``, arriving at the start);
+    - ``"end"`` (contextsteer's former rule): only once ``s >= length``;
+    - ``"off"`` (gdx-ai's ``setArriveEnabled(false)``): always seek.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> from contextsteer import classic
+    >>> path = cs.Path([[0, 0], [10, 0]], closed=False)
+    >>> agents = cs.Agents(1); _ = agents.add([[6, 1]], max_speed=2, max_accel=10)
+    >>> near = classic.FollowPath(path, path_offset=1, slowing_radius=5)   # s = 7 > 10 - 5
+    >>> classic.accelerations(None, agents, near).round(3)                 # Arrive at (7, 0)
+    array([[ 4., -4.]], dtype=float32)
+    >>> end = classic.FollowPath(path, path_offset=1, slowing_radius=5, arrive="end")
+    >>> classic.accelerations(None, agents, end).round(3)                  # seek (7, 0)
+    array([[ 7.071, -7.071]], dtype=float32)
+    """
 
     _kind = "follow_path"
 
-    def __init__(self, path, *, path_offset=1.0, prediction=0.0, slowing_radius=1.0):
+    def __init__(self, path, *, path_offset=1.0, prediction=0.0, slowing_radius=1.0,
+                 arrive="slowing_radius", tolerance=0.0, time_to_target=0.1):
         from .path import Path
 
         if not isinstance(path, Path):
             raise TypeError(f"FollowPath: path must be a contextsteer.Path, got {type(path).__name__}")
+        if arrive not in PATH_ARRIVALS:
+            raise ValueError(f"FollowPath: arrive must be one of {PATH_ARRIVALS}, got {arrive!r}")
         self.path = path
         self.path_offset = _num("FollowPath", "path_offset", path_offset, None)
         self.prediction = _num("FollowPath", "prediction", prediction)
         self.slowing_radius = _num("FollowPath", "slowing_radius", slowing_radius, positive=True)
+        self.arrive = arrive
+        self.tolerance = _num("FollowPath", "tolerance", tolerance)
+        self.time_to_target = _num("FollowPath", "time_to_target", time_to_target, positive=True)
 
     def _params(self):
         return {"path": self.path._path, "path_offset": self.path_offset,
-                "prediction": self.prediction, "slowing_radius": self.slowing_radius}
+                "prediction": self.prediction, "slowing_radius": self.slowing_radius,
+                "arrive": self.arrive, "tolerance": self.tolerance,
+                "time_to_target": self.time_to_target}
 
 
 class FollowFlowField(Behaviour):
@@ -405,14 +529,23 @@ class Blended:
             raise ValueError("Blended: no behaviours")
         self.items = tuple(entries)
 
+    _truncate = True
+
     def _group(self) -> list:
         return [(b._kind, b._params(), w) for b, w in self.items]
 
     def _spec(self) -> dict:
-        return {"groups": [self._group()], "epsilon": 0.0}
+        return {"groups": [self._group()], "truncate": [self._truncate], "epsilon": 0.0}
 
     def __repr__(self) -> str:
         return f"Blended({list(self.items)!r})"
+
+
+def _bare(b: Behaviour) -> Blended:
+    # A behaviour on its own: gdx-ai runs it without a blend, so nothing truncates it.
+    g = Blended([b])
+    g._truncate = False
+    return g
 
 
 class Priority:
@@ -422,7 +555,8 @@ class Priority:
     Parameters
     ----------
     groups : sequence of Blended or Behaviour
-        A bare behaviour is a group of its own.
+        A bare behaviour is a group of its own, evaluated as gdx-ai does, without the
+        blend's truncation (this matters only for Separation).
     epsilon : float
         Accelerations up to this length count as "asks for nothing".
     """
@@ -431,7 +565,7 @@ class Priority:
         gs = []
         for g in groups:
             if isinstance(g, Behaviour):
-                g = Blended([g])
+                g = _bare(g)
             if not isinstance(g, Blended):
                 raise TypeError(f"Priority: expected Blended groups or behaviours, got {type(g).__name__}")
             gs.append(g)
@@ -441,16 +575,18 @@ class Priority:
         self.epsilon = _num("Priority", "epsilon", epsilon)
 
     def _spec(self) -> dict:
-        return {"groups": [g._group() for g in self.groups], "epsilon": self.epsilon}
+        return {"groups": [g._group() for g in self.groups],
+                "truncate": [g._truncate for g in self.groups], "epsilon": self.epsilon}
 
     def __repr__(self) -> str:
         return f"Priority({list(self.groups)!r}, epsilon={self.epsilon})"
 
 
 def as_steering(steering: Blended | Priority | Behaviour) -> Blended | Priority:
-    """A classic steering from a Blended, a Priority or a single behaviour."""
+    """A classic steering from a Blended, a Priority or a single behaviour (run bare, as
+    gdx-ai runs it: not truncated)."""
     if isinstance(steering, Behaviour):
-        return Blended([steering])
+        return _bare(steering)
     if isinstance(steering, (Blended, Priority)):
         return steering
     raise TypeError(f"expected a classic Blended, Priority or behaviour, got {type(steering).__name__}")
@@ -460,8 +596,9 @@ def accelerations(world, agents, steering: Blended | Priority | Behaviour, *, ti
                   max_neighbors: int = 16) -> np.ndarray:
     """The linear acceleration every agent's classic steering asks for, ``(N, 2)`` float32.
 
-    Dead slots get 0; every row is at most the agent's ``max_accel`` long. Group
-    behaviours see the ``max_neighbors`` nearest neighbours within their radius, as in a
+    Dead slots get 0; every row is at most the agent's ``max_accel`` long, except where a
+    bare Separation (alone or a Priority item, as in gdx-ai) sums past it. Group
+    behaviours see the ``max_neighbors`` nearest neighbours within their proximity, as in a
     simulation with the default ``max_neighbors``.
 
     Raises

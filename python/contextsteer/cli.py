@@ -2,8 +2,9 @@
 
 Subcommands:
 
-- ``contextsteer run [SCENARIO] [--agents N] [--steps S] [--slots K] [--seed X] [--out DIR]``
-  builds a registered scenario (default ``racetrack``), steps it headless with a progress
+- ``contextsteer run [SCENARIO] [--agents N] [--steps S] [--slots K] [--seed X] [--preset P]
+  [--out DIR]`` builds a registered scenario (default ``racetrack``; ``--preset godot``: the
+  Godot recipe's own parameters), steps it headless with a progress
   bar and writes ``DIR/scene.png`` (final frame with trajectories), ``DIR/animation.gif``
   and ``DIR/metrics.json``.
 - ``contextsteer sweep SCENARIO -p NAME=V1,V2 ... [--seeds N] [--steps S] [--workers W]
@@ -79,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="slots per agent, >= 3 (default: the scenario's)")
     run.add_argument("--seed", type=_int_at_least(0, "seed"), default=0, metavar="X",
                      help="random seed (default: 0)")
+    run.add_argument("--preset", default=None, metavar="P",
+                     help="a named preset of the scenario (racetrack: 'godot', the Godot "
+                          "recipe's own parameters, at its own steps and dt)")
     run.add_argument("--out", type=Path, default=None, metavar="DIR",
                      help="output directory (default: out/SCENARIO)")
     run.add_argument("--frames", type=_int_at_least(0, "frames"), default=100, metavar="F",
@@ -355,7 +359,19 @@ def _cmd_run(args, parser) -> int:
                   file=sys.stderr)
             return 2
         params[name] = value
-    steps = args.steps if args.steps is not None else sc.steps
+    if args.preset is not None:
+        if not sc.presets:
+            parser.print_usage(sys.stderr)
+            print(f"contextsteer run: error: scenario {sc.name!r} has no presets", file=sys.stderr)
+            return 2
+        if args.preset not in sc.presets:
+            parser.print_usage(sys.stderr)
+            print(f"contextsteer run: error: --preset must be one of {', '.join(sc.presets)}, "
+                  f"got {args.preset!r}", file=sys.stderr)
+            return 2
+        params["preset"] = args.preset
+    default_steps, dt = sc.timing(args.preset)
+    steps = args.steps if args.steps is not None else default_steps
     out = args.out if args.out is not None else Path("out") / sc.name
     if out.exists() and not out.is_dir():
         parser.print_usage(sys.stderr)
@@ -370,7 +386,7 @@ def _cmd_run(args, parser) -> int:
         return 2
     info = {"scenario": sc.name, "parameters": params}
     try:
-        result = run_scenario(sim, steps, out, dt=sc.dt, frames=args.frames,
+        result = run_scenario(sim, steps, out, dt=dt, frames=args.frames,
                               progress=not args.quiet, info=info, report=sc.report)
     except OSError as exc:  # cannot write the output files
         print(f"contextsteer run: error: {exc}", file=sys.stderr)

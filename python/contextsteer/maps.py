@@ -42,9 +42,9 @@ DOT_SHAPES = ("clamped_cosine", "cosine", "half_cosine", "opposite_cosine")
 #: Modes of :func:`combine`.
 COMBINE_MODES = ("max", "sum", "weighted_sum", "multiply", "min")
 #: Modes of :func:`resolve`.
-RESOLVE_MODES = ("mask", "subtract", "scale", "mask_min_danger", "avoid_opposite")
+RESOLVE_MODES = ("mask", "subtract", "scale", "mask_min_danger", "avoid_opposite", "subtract_unclamped")
 #: Modes of :func:`choose`.
-CHOOSE_MODES = ("vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear")
+CHOOSE_MODES = ("vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear", "argmax_always")
 #: Modes of :func:`spread`.
 SPREAD_MODES = ("sum", "max")
 
@@ -340,11 +340,14 @@ def resolve(
       for odd K, where no slot is exactly opposite; the max over ``m`` (not a sum) keeps
       the added interest independent of K. Danger does not cancel interest here.
       Needs ``directions``.
+    - ``subtract_unclamped``: ``i_j - d_j`` with negative values kept: the Unity
+      project's ``m_InterestMap[i] -= m_DangerMap[i]``, whose argmax (``choose=
+      "argmax_always"``) then prefers the least dangerous slot when none is positive.
 
     Parameters
     ----------
     interest, danger : array_like, shape (N, K)
-    mode : {'mask', 'subtract', 'scale', 'mask_min_danger', 'avoid_opposite'}
+    mode : {'mask', 'subtract', 'scale', 'mask_min_danger', 'avoid_opposite', 'subtract_unclamped'}
     threshold : float
         ``mask`` only: danger above it masks the slot.
     epsilon : float
@@ -421,7 +424,13 @@ def choose(
       heading is the run's highest slot. ``slot`` and ``strength`` are that slot and
       its value. ``contiguous=False`` is the raw recipe: every positive slot is summed,
       slot/strength from ``b``; that heading may point into a masked slot.
-    - ``argmax`` (Unity project): ``u_b``; strength ``v_b``.
+    - ``argmax`` (Unity project): ``u_b``; strength ``v_b``. No positive slot: no
+      heading (slot -1), the agent slows down.
+    - ``argmax_always`` (the Unity project exactly: ``Mathf.Max`` then ``FindIndex``):
+      the highest of all K values whatever its sign (lowest index on ties), so a slot is
+      always chosen, as in the Unity project where the agent keeps moving; strength
+      ``v_b`` clipped (the Unity agent pushes with a constant force: use a motion
+      model's ``speed="max"``).
     - ``weighted_neighbours`` (Lewis): ``b`` averaged (weights = values) with up to
       ``width`` neighbours each side, stopping at the first non-positive slot; same
       guard as ``vector_sum`` (the nearest slot must be one of the averaged ones); slot
@@ -447,7 +456,7 @@ def choose(
     values : array_like, shape (N, K)
         Resolved interest.
     directions : SlotSet or array_like, shape (K, 2)
-    mode : {'vector_sum', 'argmax', 'weighted_neighbours', 'subslot', 'subslot_linear'}
+    mode : {'vector_sum', 'argmax', 'weighted_neighbours', 'subslot', 'subslot_linear', 'argmax_always'}
     width : int
         ``weighted_neighbours``: neighbours each side (Lewis suggests 2 or 3).
     contiguous : bool

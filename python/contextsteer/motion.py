@@ -35,6 +35,15 @@ def _finite(owner: str, name: str, value, low=None, high=None) -> float:
     return v
 
 
+SPEEDS = ("strength", "max")
+ORDERS = ("velocity_first", "position_first")
+
+
+def _speed_option(owner: str, speed) -> None:
+    if speed not in SPEEDS:
+        raise ValueError(f"{owner}: speed must be one of {SPEEDS}, got {speed!r}")
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class MotionModel:
     """Base of the motion models."""
@@ -90,19 +99,24 @@ class MotionModel:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Lerp(MotionModel):
-    """The Godot recipe: ``v ← lerp(v, direction·max_speed·strength, steer_force)``.
+    """The Godot recipe: ``v ← lerp(v, direction·max_speed·σ, steer_force)``.
 
     The lerp factor applies per step (as in the recipe); speed is clamped to
     ``max_speed``; the heading follows the velocity. ``steer_force=None`` uses each
-    agent's own ``agents.steer_force``.
+    agent's own ``agents.steer_force``. ``speed="strength"`` (default): σ is the chosen
+    strength, so weak interest (Arrive, Lewis's speed control) slows the agent down;
+    ``speed="max"``: σ = 1, the recipe's ``chosen_dir * max_speed`` — full speed whatever
+    the interest (zero only when no direction was chosen).
     """
 
     steer_force: float | None = None
+    speed: str = "strength"
     kind: ClassVar[str] = "lerp"
 
     def __post_init__(self) -> None:
         if self.steer_force is not None:
             self._set("steer_force", _finite("Lerp", "steer_force", self.steer_force, 0.0, 1.0))
+        _speed_option("Lerp", self.speed)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -112,11 +126,21 @@ class Accel(MotionModel):
     ``a = (direction·max_speed·strength - v)/time_to_target`` clamped to ``max_accel``,
     speed clamped to ``max_speed``. ``time_to_target=None`` means one step. The heading
     faces the velocity, or with ``independent_facing=True`` turns towards it at most
-    ``max_turn_rate·dt`` per step (gdx-ai LookWhereYouAreGoing).
+    ``max_turn_rate·dt`` per step (gdx-ai LookWhereYouAreGoing). ``speed="max"``: the
+    desired velocity is ``direction·max_speed`` whatever the strength.
+
+    ``order`` is the integration: ``"velocity_first"`` (default, semi-implicit Euler) sets
+    ``v' = v + a·dt`` and moves ``p' = p + v'·dt``; ``"position_first"`` is gdx-ai's
+    ``applySteering``: ``p' = p + v·dt`` with the old velocity, then
+    ``v' = limit(v + a·dt, max_speed)``, and ``a`` is not capped at ``max_accel`` (gdx-ai
+    leaves that to the behaviours). With a classic steering and the default
+    ``time_to_target`` it reproduces gdx-ai's trajectories to float32 rounding.
     """
 
     time_to_target: float | None = None
     independent_facing: bool = False
+    speed: str = "strength"
+    order: str = "velocity_first"
     kind: ClassVar[str] = "accel"
 
     def __post_init__(self) -> None:
@@ -126,6 +150,9 @@ class Accel(MotionModel):
                 raise ValueError(f"Accel: time_to_target must be > 0, got {v}")
             self._set("time_to_target", v)
         self._set("independent_facing", bool(self.independent_facing))
+        _speed_option("Accel", self.speed)
+        if self.order not in ORDERS:
+            raise ValueError(f"Accel: order must be one of {ORDERS}, got {self.order!r}")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -138,6 +165,7 @@ class Vehicle(MotionModel):
     more than ``brake_angle`` radians off the heading (else ``max_speed·strength``; 0 when
     no direction was chosen); speed changes by at most ``max_accel·dt``. The default
     crawl (``brake_speed=0.1``) lets a stopped car turn round; 0 stops it dead.
+    ``speed="max"`` takes the strength as 1.
 
     Examples
     --------
@@ -153,9 +181,11 @@ class Vehicle(MotionModel):
     brake_angle: float = math.pi / 2
     full_turn_speed: float = 0.25
     brake_speed: float = 0.1
+    speed: str = "strength"
     kind: ClassVar[str] = "vehicle"
 
     def __post_init__(self) -> None:
         self._set("brake_angle", _finite("Vehicle", "brake_angle", self.brake_angle, 0.0, math.pi))
         self._set("full_turn_speed", _finite("Vehicle", "full_turn_speed", self.full_turn_speed, 0.0))
         self._set("brake_speed", _finite("Vehicle", "brake_speed", self.brake_speed, 0.0, 1.0))
+        _speed_option("Vehicle", self.speed)

@@ -45,9 +45,27 @@ class Scenario:
     steps: int = 600
     dt: float = 1.0 / 60.0
     report: Callable[[Any], dict] | None = None
+    #: Named presets (the builder's ``preset=`` values) with their own ``steps``/``dt``.
+    presets: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
 
     def __call__(self, **params: Any) -> Any:
         return self.builder(**params)
+
+    def timing(self, preset: str | None = None) -> tuple[int, float]:
+        """``(steps, dt)`` of a run of this scenario, for ``preset`` when it has its own.
+
+        Raises
+        ------
+        ValueError
+            ``preset`` is not one of :attr:`presets`.
+        """
+        if preset is None:
+            return self.steps, self.dt
+        if preset not in self.presets:
+            raise ValueError(f"scenario {self.name!r}: preset must be one of {tuple(self.presets)}, "
+                             f"got {preset!r}")
+        p = self.presets[preset]
+        return int(p.get("steps", self.steps)), float(p.get("dt", self.dt))
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -67,7 +85,8 @@ _REGISTRY: dict[str, Scenario] = {}
 
 
 def scenario(name: str, *, description: str = "", steps: int = 600, dt: float = 1.0 / 60.0,
-             report: Callable[[Any], dict] | None = None
+             report: Callable[[Any], dict] | None = None,
+             presets: dict[str, dict[str, float]] | None = None,
              ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as the scenario ``name``.
 
@@ -85,6 +104,9 @@ def scenario(name: str, *, description: str = "", steps: int = 600, dt: float = 
         Time step in seconds.
     report : callable, optional
         ``report(sim)``: the scenario's own metrics after a run (a JSON-able dict).
+    presets : dict, optional
+        ``{preset: {"steps": ..., "dt": ...}}`` for a builder taking ``preset=``: the run
+        length and time step of each preset (see :meth:`Scenario.timing`).
 
     Raises
     ------
@@ -114,7 +136,8 @@ def scenario(name: str, *, description: str = "", steps: int = 600, dt: float = 
     def register(builder: Callable[..., Any]) -> Callable[..., Any]:
         doc = (inspect.getdoc(builder) or "").strip().splitlines()
         text = description or (doc[0] if doc else "")
-        _REGISTRY[name] = Scenario(name, text, builder, int(steps), float(dt), report)
+        _REGISTRY[name] = Scenario(name, text, builder, int(steps), float(dt), report,
+                                   dict(presets or {}))
         return builder
 
     return register
@@ -193,17 +216,22 @@ RACETRACK_CONTROL = np.array(
      [60, 150], [-20, 190], [-90, 150], [-100, 60], [-70, 10]], dtype=np.float64)
 
 
-def racetrack_geometry(width: float = 26.0):
+def racetrack_geometry(width: float = 26.0, scale: float = 1.0):
     """The racetrack's world (inner and outer walls) and centre-line path.
+
+    ``scale`` multiplies the centre line (not the width): the Godot preset's track, in
+    pixels, is ``scale=6, width=200``. The tightest bend of the centre line has a radius of
+    18.7·scale: keep ``width/2`` below it, or the wall on its inside folds over itself.
 
     Returns
     -------
     world : World
     centre : Path
-        Closed, counter-clockwise, about 1087 units long.
+        Closed, counter-clockwise, about 1087·scale units long.
     """
     _, _, _, path_mod, _, _, world_mod = _modules()
-    centre = path_mod.Path(RACETRACK_CONTROL, closed=True, smooth=True, samples_per_segment=12)
+    centre = path_mod.Path(RACETRACK_CONTROL * float(scale), closed=True, smooth=True,
+                           samples_per_segment=12)
     pts = np.asarray(centre.points, dtype=np.float64)
     tangent = np.roll(pts, -1, 0) - np.roll(pts, 1, 0)
     tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
@@ -238,12 +266,24 @@ def racetrack_report(sim) -> dict:
     }
 
 
+#: The Godot recipe's own parameters (its agent script's exports and calls): 8 rays
+#: turning with the car, look-ahead 100, max speed 350, steer force 0.1 at 60 Hz, thin
+#: rays that also see the other cars, binary danger masking interest, the vector sum of
+#: the rest, full speed whatever the interest, move_and_collide (stop at a hit).
+GODOT_RECIPE = {"agents": 4, "slots": 8, "width": 200.0, "scale": 6.0, "speed": (350.0, 350.0),
+                "look_ahead": 100.0, "steer_force": 0.1, "radius": 16.0}
+RACETRACK_DEFAULTS = {"agents": 12, "slots": 16, "width": 26.0, "scale": 1.0, "speed": (40.0, 60.0),
+                      "look_ahead": 22.0, "steer_force": 0.1, "radius": 3.0}
+
+
 @scenario("racetrack", steps=1800, dt=1.0 / 30.0, report=racetrack_report,
+          presets={"godot": {"steps": 3600, "dt": 1.0 / 60.0}},
           description="Godot recipe demo: cars with randomised speeds race laps on a closed "
                       "track (FollowPath + WallDanger + AgentDanger)")
-def racetrack(*, agents: int = 12, slots: int = 16, seed: int = 0, width: float = 26.0,
-              speed: tuple[float, float] = (40.0, 60.0), look_ahead: float = 22.0,
-              steer_force: float = 0.1):
+def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int = 0,
+              width: float | None = None, speed: tuple[float, float] | None = None,
+              look_ahead: float | None = None, steer_force: float | None = None,
+              preset: str | None = None):
     """The Godot recipe's racetrack: ``agents`` cars spread around a closed track.
 
     Interest: :class:`FollowPath` along the centre line (25 units ahead); danger:
@@ -252,6 +292,18 @@ def racetrack(*, agents: int = 12, slots: int = 16, seed: int = 0, width: float 
     ``choose="vector_sum"``, slots turning with the car, ``Lerp`` motion — the recipe's
     choices. Cars of radius 3 get max speeds uniform in ``speed`` (seeded), so fast cars
     catch and overtake slow ones.
+
+    ``preset="godot"`` is the recipe exactly, with its own parameters
+    (:data:`GODOT_RECIPE`): 4 cars of radius 16 at max speed 350 on a track scaled to
+    pixels (``scale=6``, about 6500 px long and 200 wide), 8 slots turning with the car, :class:`FollowPath`
+    tangent interest (``get_path_direction``), ``WallDanger(look_ahead=100, ray_radius=0,
+    agents=True)`` (thin rays that also see the other cars, binary), ``resolve="mask"``
+    with threshold 0, the raw ``vector_sum`` (``contiguous=False``),
+    ``Lerp(steer_force=0.1, speed="max")`` and ``collision="stop"``; run at 60 Hz
+    (``dt = 1/60``, 3600 steps: ``contextsteer run racetrack --preset godot``). Any other
+    parameter given overrides the preset's. Differences that remain: Godot's
+    ``move_and_collide`` also stops a car at another car, here cars overlap and are
+    pushed apart; a stopped car keeps its heading (Godot: ``velocity.angle()`` is 0).
 
     Metrics: the common set with progress, laps (lap times) and overtakes along the centre
     line; :func:`racetrack_report` adds per-car laps and lap times, wall contacts,
@@ -266,19 +318,41 @@ def racetrack(*, agents: int = 12, slots: int = 16, seed: int = 0, width: float 
     0
     """
     agents_mod, beh, motion, _, simulation, steering, _ = _modules()
+    if preset not in (None, "godot"):
+        raise ValueError(f"racetrack: preset must be None or 'godot', got {preset!r}")
+    godot = preset == "godot"
+    given = {"agents": agents, "slots": slots, "width": width, "speed": speed,
+             "look_ahead": look_ahead, "steer_force": steer_force}
+    cfg = {**(GODOT_RECIPE if godot else RACETRACK_DEFAULTS),
+           **{k: v for k, v in given.items() if v is not None}}
+    agents, slots, width, speed = cfg["agents"], cfg["slots"], cfg["width"], cfg["speed"]
+    look_ahead, steer_force = cfg["look_ahead"], cfg["steer_force"]
     n = _count("agents", agents)
-    world, centre = racetrack_geometry(width)
+    world, centre = racetrack_geometry(width, cfg["scale"])
     rng = np.random.default_rng(seed)
     length = centre.length
-    if n * 8.0 > length:
-        raise ValueError(f"agents: at most {int(length // 8)} cars fit on the track, got {n}")
+    spacing = 8.0 * cfg["radius"] / 3.0
+    if n * spacing > length:
+        raise ValueError(f"agents: at most {int(length // spacing)} cars fit on the track, got {n}")
     offset = np.arange(n) * length / n
     lateral = np.where(np.arange(n) % 2, 0.2, -0.2) * width
     p, t = centre.point_at(offset), centre.tangent_at(offset)
     p = p + np.c_[-t[:, 1], t[:, 0]] * lateral[:, None]
     cars = agents_mod.Agents(n, slots=slots, seed=seed)
     lo, hi = speed
-    cars.add(p, velocity=t * lo / 4, heading=np.arctan2(t[:, 1], t[:, 0]), radius=3.0,
+    if godot:  # the recipe's cars start still (velocity = Vector2.ZERO)
+        cars.add(p, heading=np.arctan2(t[:, 1], t[:, 0]), radius=cfg["radius"],
+                 max_speed=rng.uniform(lo, hi, n), steer_force=steer_force)
+        st = steering.Steering(
+            [beh.FollowPath(centre), beh.WallDanger(look_ahead=look_ahead, ray_radius=0.0, agents=True)],
+            combine="max", resolve="mask", threshold=0.0, choose="vector_sum", contiguous=False,
+            rotate=True)
+        sim = simulation.Simulation(world, cars, st, motion=motion.Lerp(steer_force=steer_force, speed="max"),
+                                    slots=slots, seed=seed, collision="stop", stuck_distance=10.0,
+                                    stuck_time=2.0)
+        sim.configure_metrics(path=centre, overtakes=True)
+        return sim
+    cars.add(p, velocity=t * lo / 4, heading=np.arctan2(t[:, 1], t[:, 0]), radius=cfg["radius"],
              max_speed=rng.uniform(lo, hi, n), steer_force=steer_force)
     st = steering.Steering(
         [beh.FollowPath(centre, look_ahead=25.0),

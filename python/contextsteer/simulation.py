@@ -44,6 +44,9 @@ def _int(name: str, value, low: int, high: int | None = None) -> int:
     return int(value)
 
 
+COLLISIONS = ("slide", "stop")
+
+
 class Simulation:
     """Agents steered by a :class:`Steering` through a world, stepped in C++.
 
@@ -76,6 +79,10 @@ class Simulation:
         ``(step + i) % decision_interval == 0`` and moves on its last decision otherwise.
     slide_iterations : int, default 4
         Wall contacts a move may slide along (1 to 16).
+    collision : {"slide", "stop"}, default "slide"
+        Wall response: ``"slide"`` (Godot's ``move_and_slide``) as in the notes below;
+        ``"stop"`` (Godot's ``move_and_collide``, the recipe's call): the move ends at the
+        first contact, the rest of it is dropped, and velocity and heading are kept.
     stuck_distance, stuck_time : float, default 0
         An agent that stays within ``stuck_distance`` of a point for ``stuck_time``
         seconds is flagged in :attr:`stuck` (``stuck_time = 0`` disables it).
@@ -144,6 +151,7 @@ class Simulation:
         push_relax: float = 1.0,
         decision_interval: int = 1,
         slide_iterations: int = 4,
+        collision: str = "slide",
         stuck_distance: float = 0.0,
         stuck_time: float = 0.0,
         layers: int = 0xFFFFFFFF,
@@ -165,7 +173,10 @@ class Simulation:
         relax = _num("push_relax", push_relax)
         if not 0 < relax <= 1:
             raise ValueError(f"Simulation: push_relax must be in (0, 1], got {push_relax}")
+        if collision not in COLLISIONS:
+            raise ValueError(f"Simulation: collision must be one of {COLLISIONS}, got {collision!r}")
         params = {
+            "collision": collision,
             "push_apart": bool(push_apart), "push_relax": relax,
             "slide_iterations": _int("slide_iterations", slide_iterations, 1, 16),
             "decision_interval": _int("decision_interval", decision_interval, 1),

@@ -49,10 +49,10 @@ class Steering:
         Merge of the interest maps (Unity/Fray: max; Lewis: multiply of normalised
         scores). ``weighted_sum`` is not offered: weights live on the behaviours.
     danger_combine : {"max", "sum", "multiply", "min"}
-    resolve : {"mask", "subtract", "scale", "mask_min_danger", "avoid_opposite"}
+    resolve : {"mask", "subtract", "scale", "mask_min_danger", "avoid_opposite", "subtract_unclamped"}
         See :func:`~contextsteer.resolve`; ``threshold`` (mask) and ``epsilon``
         (mask_min_danger) as there.
-    choose : {"vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear"}
+    choose : {"vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear", "argmax_always"}
         See :func:`~contextsteer.choose`; ``width`` and ``contiguous`` as there.
     blend : float in [0, 1], optional
         Temporal blend of both maps with the previous step's:

@@ -191,9 +191,10 @@ def _run_scenario(name: str, params: dict[str, Any], seed: int, steps: int | Non
     if sc.accepts("seed"):
         kwargs["seed"] = seed
     sim = sc(**kwargs)
-    n = sc.steps if steps is None else steps
+    default_steps, dt = sc.timing(kwargs.get("preset"))
+    n = default_steps if steps is None else steps
     t0 = time.perf_counter()
-    sim.step(sc.dt, steps=n)
+    sim.step(dt, steps=n)
     seconds = time.perf_counter() - t0
     metrics = sim.metrics() if callable(getattr(sim, "metrics", None)) else {}
     report = sc.report(sim) if sc.report is not None else {}

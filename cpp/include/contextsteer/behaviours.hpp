@@ -15,8 +15,11 @@
 
 namespace contextsteer {
 
-/// How a behaviour merges the contributions of several targets into one slot value.
-enum class TargetCombine : std::uint8_t { kMax, kSum };
+/// How a behaviour merges the contributions of several targets into one slot value:
+/// kMax; kSum of the clamped scores; kCenter (the Unity project's m_CenterBetweenTargets)
+/// the sum of the raw, unclamped cosines, clamped at 0 once all are in (the Unity merger's
+/// max with 0); a target on the agent (d = 0) empties the map, as its NaN does there.
+enum class TargetCombine : std::uint8_t { kMax, kSum, kCenter };
 /// How a contribution fades with distance d over a range R: none (1), linear (1 − d/R).
 enum class Falloff : std::uint8_t { kNone, kLinear };
 /// Which context map a target behaviour writes.
@@ -166,7 +169,13 @@ enum class WallFalloff : std::uint8_t { kBinary, kLinear, kQuadratic };
 /// `spread` slots either side of every hit slot, scaled by (1 − m/(spread+1)) at m slots
 /// away (binary: unscaled), so sparse slots do not miss thin walls; values merge by max.
 /// Agents with no wall within look_ahead + radius + padding (a nearest-wall query) skip
-/// the rays. Danger. No world: zeros.
+/// the rays. Danger. No world (and no `agents`): zeros.
+/// `ray_radius` >= 0 casts the rays as discs of that radius instead of the agent's
+/// radius + padding (0: the Godot recipe's thin rays). With `agents`, the rays also hit
+/// the other agents (alive, in the neighbour lists) as discs of their radius r_j: a ray of
+/// radius ρ hits agent j at the first t >= 0 with |t·s − (p_j − p_i)| = r_j + ρ; when
+/// the two already overlap, only the slots heading towards j (s·(p_j − p_i) > 0) report 0
+/// (as for walls). Needs NeighborLists covering look_ahead + ρ + the largest radius.
 struct WallDanger {
   float weight = 1.0f;
   float look_ahead = 1.0f;  ///< > 0
@@ -174,6 +183,8 @@ struct WallDanger {
   std::uint32_t spread = 0;
   float padding = 0.0f;  ///< >= 0, added to the agent radius
   std::uint32_t layers = kAllLayers;
+  float ray_radius = -1.0f;  ///< >= 0: the rays' radius; < 0: agent radius + padding
+  bool agents = false;       ///< the rays also hit other agents
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 

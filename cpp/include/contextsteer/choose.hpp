@@ -18,6 +18,7 @@ enum class ChooseMode {
   kWeightedNeighbours,  ///< best slot averaged with up to `width` neighbours a side (Lewis)
   kSubslot,             ///< parabola through the peak and its two neighbours, in angle
   kSubslotLinear,       ///< equal slopes either side of the peak (Fray's gradient intersection)
+  kArgmaxAlways,        ///< the highest slot even when none is positive (Unity project)
 };
 
 /// Scalars of choose.
@@ -36,6 +37,10 @@ struct ChooseParams {
 ///
 /// Rules (b = highest slot, lowest index on ties; v = values of the agent):
 /// - kArgmax: direction u_b, strength clamp(v_b, 0, 1), slot b.
+/// - kArgmaxAlways (the Unity project's Mathf.Max + FindIndex): b = the highest slot of
+///   all K whatever its sign (lowest index on ties), direction u_b, strength
+///   clamp(v_b, 0, 1), slot b: never "no slot". The Unity agent pushes with a constant
+///   force whatever v_b: pair it with a motion model's speed="max".
 /// - kVectorSum, contiguous: among the maximal runs of consecutive positive slots on the
 ///   ring pick the one with the largest total (sum in double, in ring order from the
 ///   run's first slot; ties: lowest first slot); direction = normalised sum of v_j u_j

@@ -63,39 +63,69 @@ struct MatchVelocity {
 };
 
 /// Wander: seek a point on a circle of `radius` centred `offset` ahead along the heading,
-/// at angle π·noise(key_i, time·rate) from the heading (the coherent noise of the context
-/// Wander: stateless, seeded by the agent's rng and `seed`).
+/// at angle θ_i from the heading. Smooth (walk == nullptr): θ = π·noise(key_i, time·rate),
+/// the coherent noise of the context Wander, stateless, seeded by the agent's rng and
+/// `seed`. Random walk (gdx-ai): θ_i is the agent's wander orientation `walk[2i]`, which
+/// each evaluation advances by (u1 − u2)·rate·(time − walk[2i+1]) when walk[2i+1] > 0 (u1,
+/// u2 uniform in [0, 1), hashed from the agent's rng, `seed` and the time: gdx-ai's
+/// randomTriangular(wanderRate·Δt)), then sets walk[2i+1] = time. `walk` is (N,2)
+/// borrowed state, row i written only by agent i's evaluation.
 struct Wander {
   float offset = 1.0f;
   float radius = 0.5f;
   float rate = 1.0f;
   std::uint64_t seed = 0;
+  float* walk = nullptr;
 };
 
-/// Group behaviours over the neighbours within `radius` (centre distance), same group or
-/// all: Separation Σ unit(p − p_j)·min(a_max, decay/d²) (d > 0); Alignment
-/// (mean v_j − v), |a| <= a_max; Cohesion seek mean p_j. No neighbour: zero.
+/// Which agents a group behaviour (and CollisionAvoidance) counts as neighbours of agent
+/// i, j != i alive, d = |p_j − p_i| (gdx-ai's Proximity implementations):
+/// kRadius — d < radius + r_j (gdx-ai RadiusProximity: the neighbour's bounding radius
+/// widens the range); kFieldOfView — that and f·(p_j − p_i) > cos(angle/2), f the unit
+/// heading (gdx-ai FieldOfViewProximity, which compares the *unnormalised* offset with the
+/// cosine, so beyond d = 1 the cone widens towards a half-plane); kCone — d < radius + r_j
+/// and the true angle between f and p_j − p_i below angle/2; kInfinite — every alive
+/// agent (gdx-ai InfiniteProximity); kCenter — d <= radius (contextsteer's former rule).
+/// kRadius, kFieldOfView, kCone, kCenter read the neighbour lists (the max_neighbors
+/// nearest); kInfinite scans all agents.
+enum class Proximity : std::uint8_t { kRadius, kFieldOfView, kCone, kInfinite, kCenter };
+struct Neighbourhood {
+  Proximity kind = Proximity::kRadius;
+  float radius = 1.0f;          ///< > 0
+  float cos_half_angle = -1.0f;  ///< kFieldOfView / kCone: cos(angle/2)
+};
+
+/// Group behaviours over the neighbourhood: Separation Σ unit(p − p_j)·min(a_max,
+/// decay/d²) (d > 0); Alignment (mean v_j − v), |a| <= a_max; Cohesion seek mean p_j.
+/// No neighbour: zero.
 enum class GroupRule : std::uint8_t { kSeparation, kAlignment, kCohesion };
 struct Group {
   GroupRule rule = GroupRule::kSeparation;
-  float radius = 1.0f;  ///< > 0
+  Neighbourhood near;
   float decay = 1.0f;   ///< Separation's inverse-square coefficient, >= 0
 };
 
-/// CollisionAvoidance (Reynolds' unaligned collision avoidance): among the neighbours
-/// within `radius`, the first whose closest approach (relative motion) comes within the
-/// sum of radii (ties: the nearest now, then the lowest index); steer away from its
-/// position at that time (from its current position when already overlapping or meeting
-/// now): −unit(r)·a_max. None: zero.
+/// CollisionAvoidance (gdx-ai, Reynolds' unaligned collision avoidance): among the
+/// neighbours, those approaching (relative speed > 0 and time of closest approach
+/// t = −(r·w)/|w|² > 0, r = p_j − p, w = v_j − v) whose estimated closest distance
+/// |r| − |w|·t is within the sum of radii; the one with the least t (ties: the lowest
+/// index, gdx-ai's first reported); steer −unit(r')·a_max away from r' = r when that
+/// distance is <= 0 or |r| < r_i + r_j (already overlapping), else r' = r + w·t. None: zero.
+/// `push_overlapping` (not gdx-ai): an overlapping neighbour counts even when not
+/// approaching, with t = 0 (ties: the nearest, then the lowest index).
 struct CollisionAvoidance {
-  float radius = 5.0f;  ///< > 0, neighbour search radius
+  Neighbourhood near;
+  bool push_overlapping = false;
 };
 
 /// RaycastObstacleAvoidance against the world's walls: rays along the velocity (none
 /// when still) in one of gdx-ai's configurations — kSingle: one ray of `length`;
 /// kParallel: two rays of `length` offset ±side_offset sideways; kWhiskers: a central ray
-/// of `length` and two of `whisker_length` at ±whisker_angle. The closest hit q with
-/// normal n: seek q + n·distance_from_boundary. No hit: zero.
+/// of `length` and two of `whisker_length` at ±whisker_angle (gdx-ai's ray order: central,
+/// clockwise, counter-clockwise; parallel: clockwise side first). The hit q closest to the
+/// agent's position (|q − p|, ties: the first ray) with normal n: seek
+/// q + n·(r_i + distance_from_boundary) (gdx-ai adds the bounding radius; without
+/// `include_radius`, q + n·distance_from_boundary). No hit: zero.
 enum class RayConfig : std::uint8_t { kSingle, kParallel, kWhiskers };
 struct RaycastAvoidance {
   RayConfig config = RayConfig::kWhiskers;
@@ -105,16 +135,24 @@ struct RaycastAvoidance {
   float whisker_angle = 0.5f;   ///< kWhiskers, radians in [0, π]
   float distance_from_boundary = 1.0f;
   std::uint32_t layers = kAllLayers;
+  bool include_radius = true;
 };
 
-/// FollowPath: the closest path offset of p + v·prediction, plus path_offset (arc length),
-/// as a point of the path; seek it — or Arrive at it (tolerance 0, slowing radius
-/// `slowing_radius`) when the path is open and it is the path's end. `path` borrowed.
+/// FollowPath (gdx-ai): s = the closest path offset of p + v·prediction, plus path_offset
+/// (arc length); q = the path point at s; seek q — or Arrive at q (`tolerance`,
+/// `slowing_radius`, `time_to_target`) on an open path, by `arrive`: kNearEnd (gdx-ai,
+/// arriveEnabled) when s > length − slowing_radius (path_offset >= 0) or
+/// s < slowing_radius (path_offset < 0); kEnd only once s >= length; kOff never.
+/// `path` borrowed.
+enum class PathArrive : std::uint8_t { kNearEnd, kEnd, kOff };
 struct FollowPath {
   const Path* path = nullptr;
   float path_offset = 1.0f;
   float prediction = 0.0f;      ///< seconds, >= 0
   float slowing_radius = 1.0f;  ///< > 0
+  PathArrive arrive = PathArrive::kNearEnd;
+  float tolerance = 0.0f;
+  float time_to_target = 0.1f;  ///< > 0
 };
 
 /// Interpose: the point at `ratio` between agents a and b (0 at a), their positions
@@ -152,10 +190,13 @@ using Behaviour = std::variant<Seek, Arrive, Pursue, MatchVelocity, Wander, Grou
                                CollisionAvoidance, RaycastAvoidance, FollowPath, Interpose, Hide,
                                FlowField>;
 
-/// A weighted sum of behaviours, truncated to a_max (gdx-ai BlendedSteering).
+/// A weighted sum of behaviours, truncated to a_max (gdx-ai BlendedSteering). With
+/// `truncate` false (a bare behaviour, as gdx-ai runs one on its own or as a
+/// PrioritySteering item) the sum is returned as is: only Separation can exceed a_max.
 struct Blended {
   std::vector<Behaviour> behaviours;
   std::vector<float> weights;
+  bool truncate = true;
 };
 
 /// Blended groups in priority order: the first whose result is longer than `epsilon`
@@ -174,8 +215,9 @@ struct Inputs {
   double time = 0.0;
 };
 
-/// The largest neighbour search radius of the steering's behaviours (0: none needed).
-float neighbor_radius(const Steering& s);
+/// The neighbour search radius (centre distance) the steering's behaviours need, given the
+/// largest radius among the agents (the radius proximities reach radius + r_j); 0: none.
+float neighbor_radius(const Steering& s, float max_agent_radius);
 
 /// Linear acceleration of every agent of [begin, end) into out (N,2) rows; dead agents
 /// get 0. |result| <= a_max_i. Serial, allocation-free, reentrant.

@@ -42,11 +42,13 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
 /// counts the steps in which agent i touched a wall (+1 at most per call). When
 /// `heading` is given ((N,) radians), agents that touched a wall face their slid velocity
 /// (when it is not ~0): the Godot recipe's rotation = velocity.angle() after
-/// move_and_slide. Serial, allocation-free, reentrant.
+/// move_and_slide. With `stop` (the Godot recipe's move_and_collide) the circle stops at
+/// the first contact, the rest of the displacement is dropped, and velocity and heading
+/// are left as they are (`iterations` is not used). Serial, allocation-free, reentrant.
 void collide_rows(const World& world, const float* start, float* target, float* velocity,
                   const float* radius, const std::uint8_t* alive, int iterations,
                   std::uint32_t layers, std::int32_t* contacts, std::size_t begin,
-                  std::size_t end, float* heading = nullptr);
+                  std::size_t end, float* heading = nullptr, bool stop = false);
 
 /// Agent–agent overlap count and push-apart (Jacobi: every agent reads the same
 /// read-only positions, so the result does not depend on the order or thread). For agent

@@ -11,12 +11,14 @@
 
 namespace contextsteer {
 
-/// Godot recipe: desired = d̂·max_speed·strength; v' = v + (desired − v)·steer_force
-/// (per step, frame-rate dependent as in the recipe); |v'| clamped to max_speed;
-/// heading' = angle(v') (kept when |v'| = 0); p' = p + v'·dt. `steer_force` < 0 uses
-/// each agent's own steer_force.
+/// Godot recipe: desired = d̂·max_speed·σ with σ = strength (`full_speed` false) or 1
+/// (`full_speed`: the recipe's `chosen_dir * max_speed`, whatever the interest);
+/// v' = v + (desired − v)·steer_force (per step, frame-rate dependent as in the recipe);
+/// |v'| clamped to max_speed; heading' = angle(v') (kept when |v'| = 0); p' = p + v'·dt.
+/// `steer_force` < 0 uses each agent's own steer_force.
 struct Lerp {
   float steer_force = -1.0f;
+  bool full_speed = false;
 };
 
 /// gdx-ai style: acceleration a = (desired − v)/time_to_target, |a| <= max_accel;
@@ -24,9 +26,14 @@ struct Lerp {
 /// (reach the desired velocity in one step when the acceleration allows). Facing: the
 /// heading snaps to the velocity direction, or with `independent_facing` turns towards
 /// it at most max_turn_rate·dt (gdx-ai LookWhereYouAreGoing); kept when stopped.
+/// `full_speed`: desired = d̂·max_speed (strength ignored). `gdx_order` (gdx-ai's
+/// applySteering): p' = p + v·dt with the *old* velocity, then v' = v + a·dt, |v'| <=
+/// max_speed, with a not capped at max_accel (gdx-ai leaves that to the behaviours).
 struct Accel {
   float time_to_target = 0.0f;
   bool independent_facing = false;
+  bool full_speed = false;
+  bool gdx_order = false;
 };
 
 /// Car-like vehicle: velocity always along the heading (no reverse, no side slip).
@@ -37,10 +44,12 @@ struct Accel {
 /// brake_speed·max_speed·strength (a crawl that still lets a stopped car turn round;
 /// brake_speed = 0 stops dead); otherwise it is max_speed·strength, and 0 when no
 /// direction was chosen. Speed moves towards the target by at most max_accel·dt.
+/// `full_speed`: strength is taken as 1.
 struct Vehicle {
   float brake_angle = 1.5707963267948966f;  ///< radians in [0, π]
   float full_turn_speed = 0.25f;            ///< fraction of max_speed, >= 0
   float brake_speed = 0.1f;                 ///< fraction of max_speed in [0, 1]
+  bool full_speed = false;
 };
 
 /// Any motion model.

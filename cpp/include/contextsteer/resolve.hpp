@@ -17,6 +17,7 @@ enum class ResolveMode {
   kScale,          ///< i_j * (1 - clamp(d_j, 0, 1))
   kMaskMinDanger,  ///< d_j <= min_m d_m + epsilon ? i_j : 0 (Fray)
   kAvoidOpposite,  ///< i_j + max_m d_m * max(0, -dot(u_j, u_m)) (Godot "avoidance")
+  kSubtractUnclamped,  ///< i_j - d_j, negative values kept (the Unity project's exact rule)
 };
 
 /// Scalars of resolve.

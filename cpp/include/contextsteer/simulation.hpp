@@ -64,6 +64,9 @@ struct SimulationParams {
   bool push_apart = true;
   float push_relax = 1.0f;       ///< fraction of the overlap removed per step, (0, 1]
   int slide_iterations = 4;      ///< 1..kMaxSlideIterations
+  /// Wall response: slide along the wall (false), or stop at the contact keeping the
+  /// velocity (true: the Godot recipe's move_and_collide).
+  bool stop_at_contact = false;
   std::uint32_t layers = kAllLayers;
   /// Time slicing (Lewis): agent i re-steers on steps where (step + i) % interval == 0
   /// and moves on its last decision otherwise. >= 1.
