@@ -171,9 +171,9 @@ Checked<const float> input_coords(const py::handle& obj, const char* what,
 }
 
 void require_finite(double value, const char* what) {
-  if (!std::isfinite(value)) {
+  if (!(std::fabs(value) < kMaxMagnitude)) {
     std::ostringstream s;
-    s << what << " must be finite, got " << value;
+    s << what << " must be finite and below 2^60 (1.15e18) in magnitude, got " << value;
     throw py::value_error(s.str());
   }
 }

@@ -134,7 +134,7 @@ void refuse_overlap(const Checked<A>& out, const char* out_name, const Checked<B
                         (allow_same ? " (except by being the very same array)" : ""));
 }
 
-/// Rejects a float that is NaN/inf (ValueError "<what> must be finite, got ...").
+/// Rejects a value that is NaN/inf or not below kMaxMagnitude in magnitude (ValueError).
 void require_finite(double value, const char* what);
 /// Rejects a value < 0, > limit or non-finite (ValueError naming the range). The default
 /// limit is kMaxMagnitude: checked in double, so the value also fits float32.

@@ -1,0 +1,186 @@
+"""Misuse and hostile input never crash, hang or silently corrupt (issue 13): each case
+below once segfaulted, looped forever or returned garbage. Cases that could hang run in a
+subprocess under a timeout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+
+def run_isolated(code: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter; a hang fails the test instead of the suite."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+# ------------------------------------------------------------ one object, two threads ---
+
+def test_one_simulation_stepped_from_two_threads_raises_instead_of_corrupting():
+    # In a subprocess: before the guard this crashed the interpreter (NeighborGrid::rebuild
+    # run by two threads at once).
+    code = """
+        import threading
+        rng = np.random.default_rng(0)
+        a = cs.Agents(2000, slots=8)
+        a.add(rng.uniform(-40, 40, (2000, 2)), radius=0.3, max_speed=1.3,
+              target=rng.uniform(-40, 40, (2000, 2)))
+        sim = cs.Simulation(None, a, cs.Steering([cs.Seek(), cs.AgentDanger(radius=1.0)]),
+                            motion=cs.Accel())
+        errors, done = [], threading.Event()
+
+        def stepper():
+            try:
+                sim.step(0.05, 300)
+            except RuntimeError as e:
+                errors.append(str(e))
+            finally:
+                done.set()
+
+        t = threading.Thread(target=stepper)
+        t.start()
+        while not done.is_set():
+            for call in (lambda: sim.step(0.05), sim.perceive, lambda: sim.configure_metrics(),
+                         lambda: sim.record(every=1), lambda: a.add([[0, 0]])):
+                try:
+                    call()
+                except RuntimeError as e:
+                    errors.append(str(e))
+                except ValueError:      # Agents full: a.add got in between two steps
+                    pass
+        t.join()
+        assert errors, "the threads never met: the workload is too small for this machine"
+        assert all("in use by another thread" in e for e in errors), errors[:3]
+        assert np.isfinite(a.position[a.alive]).all()
+        sim.step(0.05)                  # still usable afterwards
+    """
+    r = run_isolated(PRELUDE + textwrap.dedent(code), timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_two_simulations_sharing_one_world_run_concurrently():
+    world = cs.World()
+    world.add_polyline([[-50, -50], [50, -50], [50, 50], [-50, 50]], closed=True)
+    sims = []
+    for seed in (1, 2):
+        rng = np.random.default_rng(seed)
+        a = cs.Agents(500, slots=8, seed=seed)
+        a.add(rng.uniform(-40, 40, (500, 2)), radius=0.3, max_speed=1.3,
+              target=rng.uniform(-40, 40, (500, 2)))
+        sims.append(cs.Simulation(world, a, cs.scenarios.crowd_steering(), motion=cs.Accel()))
+    threads = [threading.Thread(target=s.step, args=(0.05, 60)) for s in sims]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(s.step_count == 60 for s in sims)
+
+
+# ----------------------------------------------------------- hangs and overflows ---
+
+HANGS = {
+    "dt overflowing float32": """
+        a = cs.Agents(10); a.add(np.random.default_rng(0).uniform(0, 5, (10, 2)))
+        sim = cs.Simulation(None, a, [cs.Seek(), cs.AgentDanger()])
+        expect(ValueError, "dt must be a number in", sim.step, 1e300)
+        expect(ValueError, "dt must be a number in", sim.step, 1e-300)
+    """,
+    "radius written near float max": """
+        a = cs.Agents(10); a.add(np.random.default_rng(0).uniform(0, 5, (10, 2)))
+        sim = cs.Simulation(None, a, [cs.Seek(), cs.AgentDanger()])
+        a.radius[:5] = 1e38
+        expect(ValueError, "agents.radius must be finite and within", sim.step, 0.1)
+    """,
+    "world wider than float32": """
+        w = cs.World()
+        expect(ValueError, "segments: expected finite values within", w.add_segments,
+               [[-3.4e38, -3.4e38, 3.4e38, 3.4e38]])
+        expect(ValueError, "radii: expected finite values within", w.add_circles, [[0, 0]], [3e38])
+        w.add_segments([[0, -1, 0, 1]])
+        expect(ValueError, "origins: expected finite values within", cs.raycast, w,
+               [[1e20, 1]], [[1, 0]], 10.0)
+    """,
+    "scalars that overflow float32": """
+        expect(ValueError, "radius must be a finite number >= 0", cs.neighbors,
+               np.zeros((3, 2), np.float32), radius=1e300, max_neighbors=2)
+        expect(ValueError, "weight", cs.dot_map, cs.SlotSet(8), np.ones((2, 2)), weight=1e300)
+        a = cs.Agents(2); a.add([[0, 0], [1, 0]])
+        expect(ValueError, "dt", cs.Lerp().apply, a, np.ones((2, 2), np.float32),
+               np.ones(2, np.float32), dt=1e300)
+    """,
+    "thread pool under a memory limit": """
+        import resource
+        ref = cs.combine([np.ones((20000, 16), np.float32)] * 3, mode="sum")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (used + 64 * 2**20, hard))
+        cs.set_num_threads(32)          # 8 MiB stacks: most of these threads cannot start
+        out = cs.combine([np.ones((20000, 16), np.float32)] * 3, mode="sum")
+        assert np.array_equal(out, ref)
+        assert 1 <= cs.get_num_threads() <= 32
+    """,
+}
+
+PRELUDE = """
+import os
+import numpy as np
+import contextsteer as cs
+
+def expect(error, text, fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+    except error as e:
+        assert text in str(e), (text, str(e))
+    else:
+        raise AssertionError(f"{fn} did not raise {error.__name__}")
+"""
+
+
+@pytest.mark.parametrize("name", sorted(HANGS))
+def test_case_neither_hangs_nor_crashes(name):
+    r = run_isolated(PRELUDE + textwrap.dedent(HANGS[name]), timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_slot_raycast_refuses_an_out_overlapping_its_inputs():
+    w = cs.World()
+    w.add_segments([[5, -5, 5, 5]])
+    buf = np.zeros((4, 2), np.float32)
+    positions = buf[:2]
+    out = buf.reshape(2, 4)           # shares memory with positions
+    with pytest.raises(ValueError, match="out must not overlap positions"):
+        cs.slot_raycast(w, positions, cs.slot_directions(4), 10.0, out=out)
+
+
+# ------------------------------------------------------------------- interruptible ---
+
+def test_ctrl_c_stops_a_long_step_at_a_whole_step():
+    code = """
+        import threading, signal
+        a = cs.Agents(3000, slots=8)
+        rng = np.random.default_rng(0)
+        a.add(rng.uniform(-50, 50, (3000, 2)), target=rng.uniform(-50, 50, (3000, 2)))
+        sim = cs.Simulation(None, a, [cs.Seek(), cs.AgentDanger()], motion=cs.Accel())
+        threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        try:
+            sim.step(0.05, 10**7)
+        except KeyboardInterrupt:
+            pass
+        else:
+            raise AssertionError("not interrupted")
+        n = sim.step_count
+        assert 0 < n < 10**7 and abs(sim.time - n * 0.05) < 1e-6 * n
+        assert np.isfinite(a.position).all()
+        sim.step(0.05)
+        assert sim.step_count == n + 1
+    """
+    r = run_isolated(PRELUDE + textwrap.dedent(code), timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
