@@ -184,3 +184,57 @@ def test_ctrl_c_stops_a_long_step_at_a_whole_step():
     """
     r = run_isolated(PRELUDE + textwrap.dedent(code), timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+# ---------------------------------------------------------- clear errors, not garbage ---
+
+@pytest.mark.parametrize("make, error, text", [
+    (lambda: cs.Simulation("x", cs.Agents(2), [cs.Seek()]), TypeError,
+     "world must be a contextsteer.World or None, got str"),
+    (lambda: cs.Simulation(None, "agents", [cs.Seek()]), TypeError,
+     "agents must be a contextsteer.Agents, got str"),
+    (lambda: cs.Simulation(None, cs.Agents(2), [cs.Seek()], decision_interval=2**62), ValueError,
+     r"decision_interval must be in \[1, 2147483647\]"),
+    (lambda: cs.ContextMaps(2**61, 8), MemoryError, "needs about"),
+    (lambda: cs.Agents(2).add([[0, 0]], group=2**40), ValueError, "group ids must fit int32"),
+    (lambda: cs.Pursue(targets=[2**32 + 1]), ValueError, r"agent ids in \[0, 2\*\*31 - 1\]"),
+    (lambda: cs.scenarios.get("bottleneck")(agents=30000), ValueError, "start area holds 120"),
+])
+def test_misuse_gets_a_clear_error(make, error, text):
+    with pytest.raises(error, match=text):
+        make()
+
+
+@pytest.mark.parametrize("obj", [lambda: cs.World(), lambda: cs.ContextMaps(2, 8),
+                                 lambda: cs.Simulation(None, cs.Agents(2), [cs.Seek()])])
+def test_shallow_copies_that_would_share_cpp_state_are_refused(obj):
+    import copy
+
+    with pytest.raises(TypeError, match="copy.copy would share"):
+        copy.copy(obj())
+
+
+@pytest.mark.parametrize("argv", [["run", "--steps", "99999999999999999999999"],
+                                  ["run", "--slots", "100000000"],
+                                  ["run", "bottleneck", "--agents", "30000"]])
+def test_cli_refuses_impossible_sizes_with_usage_and_status_2(argv, capsys, tmp_path):
+    from contextsteer.cli import main
+
+    assert main([*argv, "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err and "error:" in err
+
+
+def test_start_spreading_is_linear_not_quadratic():
+    # 5,000 walkers: the old all-pairs relaxation needed ~1.6 GB; the grid one a few MB.
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    pts = np.c_[rng.uniform(0, 120, 5000), rng.uniform(0, 120, 5000)]
+    tracemalloc.start()
+    out = cs.scenarios._spread(pts, 0.8)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 64 * 2**20
+    d = np.linalg.norm(out[:200, None] - out[None, :200], axis=2) + np.eye(200) * 9
+    assert d.min() > 0.79

@@ -228,6 +228,10 @@ class Agents(_core.Agents):
         grp = np.asarray(group)
         if not np.issubdtype(grp.dtype, np.integer):
             raise TypeError(f"Agents.add: group must be integers, got dtype {grp.dtype}")
+        wide = (grp < -2**31) | (grp > 2**31 - 1)
+        if np.any(wide):
+            raise ValueError(f"Agents.add: group ids must fit int32 [-2**31, 2**31 - 1], got "
+                             f"{np.ravel(grp)[np.flatnonzero(np.ravel(wide))[0]]}")
         grp = _column(grp, "group", n, None, np.int32)
         tgt = pos.copy() if target is None else _column(target, "target", n, 2, np.float32)
         free = self.capacity - self.count

@@ -355,9 +355,10 @@ class Pursue(Behaviour):
         ids = np.asarray(self.targets)
         if ids.size and not np.issubdtype(ids.dtype, np.integer):
             raise TypeError(f"{name}: targets must be agent ids (integers), got dtype {ids.dtype}")
-        ids = np.ascontiguousarray(ids.reshape(-1), dtype=np.int32)
-        if (ids < 0).any():
-            raise ValueError(f"{name}: targets must be agent ids >= 0, got {ids.tolist()}")
+        ids = ids.reshape(-1)
+        if ((ids < 0) | (ids > 2**31 - 1)).any():
+            raise ValueError(f"{name}: targets must be agent ids in [0, 2**31 - 1], got {ids.tolist()}")
+        ids = np.ascontiguousarray(ids, dtype=np.int32)
         self._set("targets", ids)
         self._set("max_prediction", _number(name, "max_prediction", self.max_prediction))
         self._set("max_distance", _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True))

@@ -40,14 +40,20 @@ DEFAULT_SCENARIO = "racetrack"
 # ------------------------------------------------------------------------ argument types ---
 
 
-def _int_at_least(low: int, what: str) -> Callable[[str], int]:
+#: Largest --steps (a run of more steps is a soak test: script it) and --slots.
+MAX_STEPS = 10**9
+MAX_SLOTS = 1024
+
+
+def _int_at_least(low: int, what: str, high: int | None = None) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{what} must be >= {low}, got {value}")
+        if value < low or (high is not None and value > high):
+            bound = f"in [{low}, {high:,}]" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"{what} must be {bound}, got {value}")
         return value
 
     parse.__name__ = what  # argparse names the type in "invalid <name> value" messages
@@ -72,11 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
                      help=f"scenario name (default: {DEFAULT_SCENARIO}; see 'contextsteer list')")
-    run.add_argument("--agents", type=_int_at_least(1, "agents"), metavar="N",
+    from .scenarios import MAX_SCENARIO_AGENTS
+
+    run.add_argument("--agents", type=_int_at_least(1, "agents", MAX_SCENARIO_AGENTS),
+                     metavar="N",
                      help="number of agents (default: the scenario's)")
-    run.add_argument("--steps", type=_int_at_least(1, "steps"), metavar="S",
+    run.add_argument("--steps", type=_int_at_least(1, "steps", MAX_STEPS), metavar="S",
                      help="number of steps (default: the scenario's)")
-    run.add_argument("--slots", type=_int_at_least(3, "slots"), metavar="K",
+    run.add_argument("--slots", type=_int_at_least(3, "slots", MAX_SLOTS), metavar="K",
                      help="slots per agent, >= 3 (default: the scenario's)")
     run.add_argument("--seed", type=_int_at_least(0, "seed"), default=0, metavar="X",
                      help="random seed (default: 0)")
@@ -101,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a parameter and its values (repeatable; numbers are parsed)")
     sw.add_argument("--seeds", type=_int_at_least(1, "seeds"), default=3, metavar="N",
                     help="seeds 0..N-1 per combination (default: 3)")
-    sw.add_argument("--steps", type=_int_at_least(1, "steps"), metavar="S",
+    sw.add_argument("--steps", type=_int_at_least(1, "steps", MAX_STEPS), metavar="S",
                     help="steps per run (default: the scenario's)")
     sw.add_argument("--workers", type=_int_at_least(1, "workers"), metavar="W",
                     help="processes (default: the CPU count; 1 runs in this process)")
@@ -380,9 +389,9 @@ def _cmd_run(args, parser) -> int:
         return 2
     try:
         sim = sc(**params)
-    except (ValueError, TypeError) as exc:  # a parameter the scenario refuses
+    except (ValueError, TypeError, MemoryError) as exc:  # a parameter the scenario refuses
         parser.print_usage(sys.stderr)
-        print(f"contextsteer run: error: {sc.name}: {exc}", file=sys.stderr)
+        print(f"contextsteer run: error: {sc.name}: {exc or type(exc).__name__}", file=sys.stderr)
         return 2
     info = {"scenario": sc.name, "parameters": params}
     try:

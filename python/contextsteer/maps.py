@@ -10,6 +10,8 @@ read-only or wrongly shaped ``out`` raises ``TypeError``).
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Sequence
 from typing import NamedTuple, Union
 
@@ -677,6 +679,14 @@ def blend(
     return _core.blend(_f32(previous), _f32(current), float(alpha), out=out)
 
 
+def _physical_memory() -> int:
+    """Bytes of RAM on this machine (a generous fallback where the OS does not say)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 2**40
+
+
 class ContextMaps:
     """Interest and danger maps of ``n`` agents with ``k`` slots, owned by C++.
 
@@ -703,7 +713,18 @@ class ContextMaps:
     __slots__ = ("_impl",)
 
     def __init__(self, n: int, k: int) -> None:
+        for name, v in (("n", n), ("k", k)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"ContextMaps: {name} must be an int >= 1, got {v!r}")
+        need = 5 * int(n) * int(k) * 4 + 16 * int(n)   # the maps and per-agent outputs
+        if need > _physical_memory():
+            raise MemoryError(f"ContextMaps({n}, {k}) needs about {need / 2**30:.3g} GiB, more "
+                              f"than this machine's {_physical_memory() / 2**30:.3g} GiB")
         self._impl = _core.ContextMaps(int(n), int(k))
+
+    def __copy__(self):
+        raise TypeError("ContextMaps: copy.copy would share the C++ maps with the original; "
+                        "make a new ContextMaps(n, k) and copy the arrays into it")
 
     @property
     def n(self) -> int:

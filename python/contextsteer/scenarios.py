@@ -201,9 +201,13 @@ def _modules():
 MAX_SCENARIO_AGENTS = 1_000_000
 
 
-def _count(name: str, value, low: int = 1, high: int = MAX_SCENARIO_AGENTS) -> int:
+def _count(name: str, value, low: int = 1, high: int = MAX_SCENARIO_AGENTS, *,
+           room: str = "") -> int:
+    """An int in [low, high]; ``room`` names what limits ``high`` (a room that holds only
+    so many at the scenario's spacing)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high:,}], got {value!r}")
+        why = f" ({room})" if room else ""
+        raise ValueError(f"{name} must be an integer in [{low}, {high:,}]{why}, got {value!r}")
     return int(value)
 
 
@@ -510,7 +514,10 @@ def hallway(*, agents: int = 20, slots: int = 16, seed: int = 0, length: float =
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
-    n = _count("agents", agents)
+    # Each group starts in a 4 m × (width − 1) m block, 0.7 m apart: hexagonal packing
+    # holds about 2 · 4 · (width − 1) / (0.7² · 0.87) agents.
+    cap = max(2, int(2 * 4 * (width - 1) / (0.7**2 * 0.87)))
+    n = _count("agents", agents, high=cap, room=f"the hallway's start blocks hold {cap}")
     a, b = _two_groups(n)
     rng = np.random.default_rng(seed)
     h, w = length / 2, width / 2
@@ -532,15 +539,34 @@ def hallway(*, agents: int = 20, slots: int = 16, seed: int = 0, length: float =
 
 
 def _spread(points: np.ndarray, spacing: float, iterations: int = 50) -> np.ndarray:
-    """Push random start points apart to at least ``spacing`` (a few relaxation sweeps)."""
+    """Push random start points apart to at least ``spacing`` (a few relaxation sweeps).
+
+    Each sweep moves every point by half the overlap with each neighbour closer than
+    ``spacing`` (Jacobi, in float64, neighbours summed in index order); the neighbours come
+    from the C++ grid query, so a sweep costs O(N), not O(N²).
+    """
+    from .agents import neighbors
+
     p = np.array(points, dtype=np.float64)
+    n = len(p)
+    if n < 2:
+        return p
     for _ in range(iterations):
-        d = p[:, None] - p[None]
-        dist = np.linalg.norm(d, axis=2) + np.eye(len(p)) * 1e9
+        # Candidates from the float32 grid with a little slack; the exact test in float64.
+        idx, count = neighbors(p.astype(np.float32), radius=spacing * (1 + 1e-5) + 1e-6,
+                               max_neighbors=min(n - 1, 64))
+        rows = np.repeat(np.arange(n), count)
+        cols = idx[idx >= 0]
+        order = np.lexsort((cols, rows))            # per point, neighbours by index
+        rows, cols = rows[order], cols[order]
+        d = p[rows] - p[cols]
+        dist = np.linalg.norm(d, axis=1)
         push = np.clip(spacing - dist, 0, None) / 2
         if not push.any():
             break
-        p += (d / dist[..., None] * push[..., None]).sum(1)
+        step = np.zeros_like(p)
+        np.add.at(step, rows, d / np.where(dist > 0, dist, 1e9)[:, None] * push[:, None])
+        p += step
     return p
 
 
@@ -560,7 +586,8 @@ def bottleneck(*, agents: int = 20, slots: int = 16, seed: int = 0, gap: float =
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
-    n = _count("agents", agents)
+    # The crowd starts in an 8 m × 9 m area, 0.8 m apart (hexagonal packing: ~130).
+    n = _count("agents", agents, high=120, room="the start area holds 120 at 0.8 m spacing")
     rng = np.random.default_rng(seed)
     world = world_mod.World()
     world.add_polyline([[-12, -6], [12, -6], [12, 6], [-12, 6]], closed=True)
@@ -589,7 +616,8 @@ def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
-    n = _count("agents", agents)
+    # Each group starts in a 6 m × 7 m area, 0.8 m apart (hexagonal packing: ~75 a side).
+    n = _count("agents", agents, high=140, room="the two rooms hold 70 each at 0.8 m spacing")
     a, b = _two_groups(n)
     rng = np.random.default_rng(seed)
     world = world_mod.World()
@@ -677,7 +705,8 @@ def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0)
     ``choose="weighted_neighbours"``. Metrics: the common set with time to goal.
     """
     agents_mod, beh, motion, _, simulation, steering, world_mod = _modules()
-    n = _count("agents", agents)
+    # The flock starts on a square grid of 1.2 m left of the wall: at most 15 × 15 fit.
+    n = _count("agents", agents, high=225, room="the start grid left of the wall holds 15 × 15")
     rng = np.random.default_rng(seed)
     world = world_mod.World()
     world.add_polyline([[-15, -10], [35, -10], [35, 10], [-15, 10]], closed=True)

@@ -35,12 +35,12 @@ def _num(name: str, value, low: float = 0.0) -> float:
     return v
 
 
-def _int(name: str, value, low: int, high: int | None = None) -> int:
+def _int(name: str, value, low: int, high: int = 2**31 - 1) -> int:
+    """An int in [low, high] (default high: the core's int32 limit)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"Simulation: {name} must be an int, got {type(value).__name__}")
-    if value < low or (high is not None and value > high):
-        rng = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"Simulation: {name} must be {rng}, got {value}")
+    if value < low or value > high:
+        raise ValueError(f"Simulation: {name} must be in [{low}, {high}], got {value}")
     return int(value)
 
 
@@ -118,6 +118,10 @@ class Simulation:
     (100, 10.0, (2, 8))
     """
 
+    def __copy__(self):
+        raise TypeError("Simulation: copy.copy would share the C++ simulation and its agents "
+                        "with the original; build a second Simulation on its own Agents")
+
     interest = _view("interest", "(N, K) float32 combined, post-processed interest (writable).")
     danger = _view("danger", "(N, K) float32 combined, post-processed danger (writable).")
     resolved = _view("resolved", "(N, K) float32 interest after resolve (with a speed map: "
@@ -157,7 +161,15 @@ class Simulation:
         layers: int = 0xFFFFFFFF,
     ) -> None:
         from . import classic
+        from .agents import Agents
+        from .world import World
 
+        if world is not None and not isinstance(world, World):
+            raise TypeError(f"Simulation: world must be a contextsteer.World or None, got "
+                            f"{type(world).__name__}")
+        if not isinstance(agents, Agents):
+            raise TypeError(f"Simulation: agents must be a contextsteer.Agents, got "
+                            f"{type(agents).__name__}")
         classic_spec = None
         if isinstance(steering, (classic.Behaviour, classic.Blended, classic.Priority)):
             steering = classic.as_steering(steering)
@@ -188,7 +200,7 @@ class Simulation:
         self.agents = agents
         self.steering = steering
         self.motion = motion
-        self.seed = _int("seed", seed, 0)
+        self.seed = _int("seed", seed, 0, 2**64 - 1)
         core_world = None if world is None else getattr(world, "_core", world)
         if classic_spec is None:
             behaviours, config = list(steering.behaviours), steering._config()
@@ -208,7 +220,7 @@ class Simulation:
             ``dt <= 0``, ``steps < 0``, or an alive agent's state is not finite (or a
             size/limit is negative) — checked before the first step.
         """
-        self._core._step(_num("dt", dt), _int("steps", steps, 0))
+        self._core._step(_num("dt", dt), _int("steps", steps, 0, 2**62))
 
     def perceive(self) -> None:
         """Stage 1: behaviours, combine and post-processing into :attr:`interest` /

@@ -76,6 +76,10 @@ class World:
     def __init__(self) -> None:
         self._core = _core.World()
 
+    def __copy__(self):
+        raise TypeError("World: copy.copy would share the C++ world with the original (edits "
+                        "to one would change the other); build a second World")
+
     # ------------------------------------------------------------------ adding ---
     def add_segments(self, segments: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
         """Add M independent segments, one obstacle each.
