@@ -357,7 +357,7 @@ class Pursue(Behaviour):
             raise TypeError(f"{name}: targets must be agent ids (integers), got dtype {ids.dtype}")
         ids = ids.reshape(-1)
         if ((ids < 0) | (ids > 2**31 - 1)).any():
-            raise ValueError(f"{name}: targets must be agent ids in [0, 2**31 - 1], got {ids.tolist()}")
+            raise ValueError(f"{name}: targets must be agent ids >= 0 and <= 2**31 - 1, got {ids.tolist()}")
         ids = np.ascontiguousarray(ids, dtype=np.int32)
         self._set("targets", ids)
         self._set("max_prediction", _number(name, "max_prediction", self.max_prediction))

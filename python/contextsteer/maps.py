@@ -714,9 +714,9 @@ class ContextMaps:
 
     def __init__(self, n: int, k: int) -> None:
         for name, v in (("n", n), ("k", k)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"ContextMaps: {name} must be an int >= 1, got {v!r}")
-        need = 5 * int(n) * int(k) * 4 + 16 * int(n)   # the maps and per-agent outputs
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"ContextMaps: {name} must be an int, got {type(v).__name__}")
+        need = 5 * max(int(n), 0) * max(int(k), 0) * 4 + 16 * max(int(n), 0)   # maps + outputs
         if need > _physical_memory():
             raise MemoryError(f"ContextMaps({n}, {k}) needs about {need / 2**30:.3g} GiB, more "
                               f"than this machine's {_physical_memory() / 2**30:.3g} GiB")
