@@ -64,7 +64,8 @@ Checked<T> check_array(const py::handle& obj, const char* what,
                          std::string(py::str(py::type::of(obj).attr("__name__"))));
   }
   auto a = py::reinterpret_borrow<py::array>(obj);
-  if (!a.dtype().is(py::dtype::of<U>())) {
+  // equal(), not is(): an unpickled array carries an equal but distinct dtype object.
+  if (!a.dtype().equal(py::dtype::of<U>())) {  // equivalent: same kind, size, byte order
     throw py::type_error(std::string(what) + ": expected dtype " + dtype_name<T>() +
                          ", got " + std::string(py::str(a.dtype())));
   }

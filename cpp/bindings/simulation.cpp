@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -283,6 +284,32 @@ void bind_simulation(py::module_& m) {
              if (!p) return py::none();
              return view_of(p, {static_cast<py::ssize_t>(s.size()), static_cast<py::ssize_t>(s.slots())},
                             self_obj);
+           })
+      .def("_state",
+           [](PySimulation& self) {
+             const InUse guard({self.sim.get()}, "Simulation.save");
+             py::dict out;
+             self.sim->for_each_state([&](const char* name, void* data, std::size_t bytes) {
+               out[name] = py::bytes(static_cast<const char*>(data), bytes);
+             });
+             return out;
+           })
+      .def("_set_state",
+           [](PySimulation& self, const py::dict& state) {
+             const InUse guard({self.sim.get()}, "Simulation.load");
+             // Check everything first, then copy: a bad state never half-loads.
+             std::vector<std::pair<void*, std::string>> plan;
+             self.sim->for_each_state([&](const char* name, void* data, std::size_t bytes) {
+               if (!state.contains(name))
+                 throw py::value_error(std::string("Simulation state: missing '") + name + "'");
+               auto b = state[name].cast<std::string>();
+               if (b.size() != bytes)
+                 throw py::value_error(std::string("Simulation state: '") + name + "' has " +
+                                       std::to_string(b.size()) + " bytes, expected " +
+                                       std::to_string(bytes) + " (a different configuration?)");
+               plan.emplace_back(data, std::move(b));
+             });
+             for (auto& [data, b] : plan) std::memcpy(data, b.data(), b.size());
            })
       .def_property_readonly("time", [](const PySimulation& s) { return s.sim->time(); })
       .def_property_readonly("step_count", [](const PySimulation& s) { return s.sim->step_count(); })

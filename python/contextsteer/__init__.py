@@ -15,6 +15,7 @@ from .history import *  # noqa: F403
 from .maps import *  # noqa: F403
 from .motion import *  # noqa: F403
 from .path import *  # noqa: F403
+from .persist import load  # noqa: E402
 from .runtime import *  # noqa: F403
 from .simulation import *  # noqa: F403
 from .steering import *  # noqa: F403
@@ -29,4 +30,4 @@ __version__ = "0.1.0"
 __all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__,
            *agents.__all__, *behaviours.__all__, *motion.__all__,
            *steering.__all__, *simulation.__all__, *history.__all__,
-           "Run", "SweepResult", "grid", "ray_executor", "sweep"]
+           "Run", "SweepResult", "grid", "ray_executor", "sweep", "load"]

@@ -135,6 +135,20 @@ class Agents(_core.Agents):
     def __repr__(self) -> str:
         return f"Agents(capacity={self.capacity}, count={self.count}, slots={self.slots})"
 
+    #: Per-agent arrays that make up the agents' state (save/load, pickling).
+    STATE = ("position", "velocity", "heading", "radius", "max_speed", "max_accel",
+             "max_turn_rate", "steer_force", "target", "group", "alive", "rng")
+
+    def __reduce__(self):
+        """Pickle (and ``copy.deepcopy``) support: the capacity, slots and every per-agent
+        array, so an unpickled copy is equal slot for slot (ids, free slots, RNG state)."""
+        state = {name: np.array(getattr(self, name)) for name in self.STATE}
+        return (_restore_agents, (self.capacity, self.slots, state))
+
+    def __copy__(self):
+        raise TypeError("Agents: copy.copy would share the C++ arrays with the original; "
+                        "use copy.deepcopy for an independent copy")
+
     def __len__(self) -> int:
         return self.capacity
 
@@ -315,3 +329,11 @@ def neighbors(positions, radius: float, max_neighbors: int, *, alive=None) -> Ne
     al = None if alive is None else np.ascontiguousarray(alive, dtype=bool)
     idx, counts = _core.neighbors(pos, float(radius), int(max_neighbors), al)
     return Neighbors(idx, counts)
+
+
+def _restore_agents(capacity: int, slots, state: dict) -> Agents:
+    """Rebuild pickled agents (see :meth:`Agents.__reduce__`)."""
+    a = Agents(capacity, slots=slots)
+    for name in Agents.STATE:
+        getattr(a, name)[...] = state[name]
+    return a

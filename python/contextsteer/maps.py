@@ -184,6 +184,13 @@ class SlotSet:
     def regular(self) -> bool:
         return self._impl.regular
 
+    def __reduce__(self):
+        """Pickle support: a ring by (k, offset), any other set by its directions."""
+        ring = SlotSet(self.k, self.offset)
+        if np.array_equal(ring.directions, self.directions):
+            return (SlotSet, (self.k, self.offset))
+        return (SlotSet.from_directions, (np.array(self.directions),))
+
     def __len__(self) -> int:
         return self.k
 
@@ -724,7 +731,11 @@ class ContextMaps:
 
     def __copy__(self):
         raise TypeError("ContextMaps: copy.copy would share the C++ maps with the original; "
-                        "make a new ContextMaps(n, k) and copy the arrays into it")
+                        "use copy.deepcopy for an independent copy")
+
+    def __reduce__(self):
+        """Pickle (and ``copy.deepcopy``) support: the size and the interest and danger maps."""
+        return (_restore_context_maps, (self.n, self.k, np.array(self.interest), np.array(self.danger)))
 
     @property
     def n(self) -> int:
@@ -748,3 +759,10 @@ class ContextMaps:
 
     def __repr__(self) -> str:
         return f"ContextMaps(n={self.n}, k={self.k})"
+
+
+def _restore_context_maps(n: int, k: int, interest, danger) -> ContextMaps:
+    m = ContextMaps(n, k)
+    m.interest[...] = interest
+    m.danger[...] = danger
+    return m

@@ -101,6 +101,12 @@ class Path:
                 f"samples_per_segment: expected an int, got {type(samples_per_segment).__name__}"
             )
         self._path = _core.Path(p, bool(closed), bool(smooth), samples_per_segment)
+        self._args = (p.copy(), bool(closed), bool(smooth), int(samples_per_segment))
+
+    def __reduce__(self):
+        """Pickle (and ``copy``) support: the constructor's arguments (a path is immutable)."""
+        points, closed, smooth, samples = self._args
+        return (_restore_path, (points, closed, smooth, samples))
 
     @property
     def length(self) -> float:
@@ -232,3 +238,7 @@ class Path:
         p, single = _points_2d(points)
         out = self._path.direction(p, float(look_ahead), mode)
         return out.reshape(2) if single else out
+
+
+def _restore_path(points, closed: bool, smooth: bool, samples: int) -> Path:
+    return Path(points, closed=closed, smooth=smooth, samples_per_segment=samples)

@@ -120,7 +120,33 @@ class Simulation:
 
     def __copy__(self):
         raise TypeError("Simulation: copy.copy would share the C++ simulation and its agents "
-                        "with the original; build a second Simulation on its own Agents")
+                        "with the original; use copy.deepcopy for an independent copy")
+
+    def __reduce__(self):
+        """Pickle (and ``copy.deepcopy``) support.
+
+        Pickles the world, agents, steering, motion model and parameters, and every buffer
+        that carries state from one step to the next: time and step count, the maps (the
+        temporal blend's memory), the last decisions (hysteresis' memory), counters, stuck
+        timers and the run metrics' accumulators. An unpickled simulation continues
+        bit-identically. Attached histories are not included (they keep recording the
+        original).
+        """
+        return (_restore_simulation, (self.world, self.agents, self._source_steering,
+                                      self.motion, self._init, self._metrics_args,
+                                      self._core._state()))
+
+    def save(self, path) -> None:
+        """Save the simulation to a file that :func:`contextsteer.load` reads back.
+
+        The file is a zip archive with ``meta.json`` (format name and version, library
+        version, the SHA-256 of the payload) and ``simulation.pickle`` (this object, as
+        :meth:`__reduce__` describes). A loaded simulation continues bit-identically. Like
+        any pickle, load only files you trust.
+        """
+        from .persist import save
+
+        save(self, path)
 
     interest = _view("interest", "(N, K) float32 combined, post-processed interest (writable).")
     danger = _view("danger", "(N, K) float32 combined, post-processed danger (writable).")
@@ -171,6 +197,7 @@ class Simulation:
             raise TypeError(f"Simulation: agents must be a contextsteer.Agents, got "
                             f"{type(agents).__name__}")
         classic_spec = None
+        self._source_steering = steering
         if isinstance(steering, (classic.Behaviour, classic.Blended, classic.Priority)):
             steering = classic.as_steering(steering)
             classic_spec = steering._spec()
@@ -208,6 +235,11 @@ class Simulation:
             behaviours, config = [], {**Steering([])._config(), "classic": classic_spec}
         self._core = _core.Simulation(core_world, agents, behaviours, config, motion, params, slots)
         self._layers = params["layers"]
+        self._init = dict(seed=self.seed, slots=slots, push_apart=bool(push_apart),
+                          push_relax=relax, decision_interval=params["decision_interval"],
+                          slide_iterations=params["slide_iterations"], collision=collision,
+                          stuck_distance=params["stuck_distance"],
+                          stuck_time=params["stuck_time"], layers=params["layers"])
         self.configure_metrics()  # the defaults, with the world as the baseline
 
     # ------------------------------------------------------------------ stepping ---
@@ -299,6 +331,9 @@ class Simulation:
         self._metrics_path = path
         self._core._configure_metrics(bool(enabled), goal, None if path is None else path._path,
                                       bool(overtakes), tol, rng, int(self._layers))
+        self._metrics_args = dict(goal_radius=goal_radius, path=path, overtakes=bool(overtakes),
+                                  contact_tolerance=tol, clearance_range=clearance_range,
+                                  enabled=bool(enabled))
 
     def metrics(self) -> dict:
         """The run metrics of the alive agents since :meth:`configure_metrics` (or
@@ -396,3 +431,12 @@ def sweep_circle(world, start, displacement, radius: float, *, iterations: int =
                               np.ascontiguousarray(start, dtype=np.float32),
                               np.ascontiguousarray(displacement, dtype=np.float32),
                               float(radius), int(iterations), int(layers))
+
+
+def _restore_simulation(world, agents, steering, motion, init: dict, metrics: dict,
+                        state: dict) -> Simulation:
+    """Rebuild a pickled simulation (see :meth:`Simulation.__reduce__`)."""
+    sim = Simulation(world, agents, steering, motion, **init)
+    sim.configure_metrics(**metrics)
+    sim._core._set_state(state)
+    return sim

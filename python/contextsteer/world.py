@@ -75,10 +75,23 @@ class World:
 
     def __init__(self) -> None:
         self._core = _core.World()
+        self._log: list[tuple[str, tuple]] = []  # every edit, replayed by pickle
+
+    def _edit(self, method: str, *args):
+        """Apply one edit to the C++ world and remember it (for pickling)."""
+        out = getattr(self._core, method)(*args)
+        self._log.append((method, args))
+        return out
 
     def __copy__(self):
         raise TypeError("World: copy.copy would share the C++ world with the original (edits "
-                        "to one would change the other); build a second World")
+                        "to one would change the other); use copy.deepcopy for an independent "
+                        "copy")
+
+    def __reduce__(self):
+        """Pickle (and ``copy.deepcopy``) support: the edits that built this world, replayed
+        in order, so obstacle ids, layers and the grid cell size come back the same."""
+        return (_restore_world, (list(self._log),))
 
     # ------------------------------------------------------------------ adding ---
     def add_segments(self, segments: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
@@ -102,7 +115,7 @@ class World:
             Wrong shape, a non-finite coordinate or a zero-length segment (named by index).
         """
         a = np.ascontiguousarray(segments, dtype=np.float32)
-        return self._core.add_segments(a, _layers(layers))
+        return self._edit("add_segments", a, _layers(layers))
 
     def add_polyline(self, points: Any, *, closed: bool = False, layers: int = ALL_LAYERS) -> int:
         """Add one polyline obstacle through P >= 2 points (``closed`` joins last to first).
@@ -132,7 +145,7 @@ class World:
         3
         """
         pts = np.ascontiguousarray(points, dtype=np.float32)
-        return int(self._core.add_polyline(pts, bool(closed), _layers(layers)))
+        return int(self._edit("add_polyline", pts, bool(closed), _layers(layers)))
 
     def add_polygon(self, ring: Any, *, layers: int = ALL_LAYERS) -> int:
         """Add one simple polygon (a closed ring of P >= 3 points, either orientation).
@@ -153,7 +166,7 @@ class World:
             non-finite coordinates.
         """
         pts = np.ascontiguousarray(ring, dtype=np.float32)
-        return int(self._core.add_polygon(pts, _layers(layers)))
+        return int(self._edit("add_polygon", pts, _layers(layers)))
 
     def add_box(self, center: Any, half_extents: Any, angle: float = 0.0, *, layers: int = ALL_LAYERS) -> int:
         """Add a box (a 4-point polygon) with centre, half extents > 0 and rotation in radians.
@@ -171,7 +184,8 @@ class World:
         h = np.asarray(half_extents, dtype=np.float64).reshape(-1)
         if c.shape != (2,) or h.shape != (2,):
             raise ValueError(f"add_box: expected center and half_extents of shape (2,), got {c.shape} and {h.shape}")
-        return int(self._core.add_box(float(c[0]), float(c[1]), float(h[0]), float(h[1]), float(angle), _layers(layers)))
+        return int(self._edit("add_box", float(c[0]), float(c[1]), float(h[0]), float(h[1]),
+                              float(angle), _layers(layers)))
 
     def add_circles(self, centers: Any, radii: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
         """Add C circles (solid discs), one obstacle each.
@@ -195,7 +209,7 @@ class World:
         r = np.ascontiguousarray(radii, dtype=np.float32)
         if np.ndim(radii) == 0 and c.ndim == 2:
             r = np.full(c.shape[0], radii, dtype=np.float32)
-        return self._core.add_circles(c, r, _layers(layers))
+        return self._edit("add_circles", c, r, _layers(layers))
 
     def add_shapely(self, geometry: Any, *, layers: int = ALL_LAYERS) -> list[int]:
         """Add a shapely geometry (needs the optional ``shapely`` package).
@@ -293,6 +307,7 @@ class World:
     @cell_size.setter
     def cell_size(self, value: float) -> None:
         self._core.cell_size = float(value)
+        self._log.append(("cell_size", (float(value),)))
 
     @property
     def index_info(self) -> dict[str, Any]:
@@ -553,3 +568,14 @@ def inside(world: World, points: Any, *, layers: int = ALL_LAYERS) -> np.ndarray
     """
     core = _world(world)
     return _core.inside(core, _points(points, "points"), _layers(layers))
+
+
+def _restore_world(log: list) -> World:
+    """Rebuild a pickled world by replaying its edits (see :meth:`World.__reduce__`)."""
+    w = World()
+    for method, args in log:
+        if method == "cell_size":
+            w.cell_size = args[0]
+        else:
+            w._edit(method, *args)
+    return w

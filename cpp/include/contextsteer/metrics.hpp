@@ -113,6 +113,36 @@ class Metrics {
   std::int32_t* overtakes() { return overtakes_.data(); } ///< (N,)
   std::uint8_t* ever_stuck() { return ever_stuck_.data(); }  ///< (N,) stuck before arrival
 
+ /// Calls fn(name, data, bytes) for every accumulator that carries over from one update
+  /// to the next (save/load: a restored object continues bit-identically). Sizes are
+  /// fixed by configure(). The parameters and the path are not included: configure with
+  /// the same ones first.
+  template <class Fn>
+  void for_each_state(Fn&& fn) {
+    auto v = [&](const char* name, auto& vec) {
+      fn(name, static_cast<void*>(vec.data()), vec.size() * sizeof(vec[0]));
+    };
+    fn("metrics.range", &range_, sizeof range_);
+    fn("metrics.rmax", &rmax_, sizeof rmax_);
+    fn("metrics.steps", &steps_, sizeof steps_);
+    fn("metrics.start_time", &start_time_, sizeof start_time_);
+    v("metrics.prev_pos", prev_pos_), v("metrics.prev_vel", prev_vel_);
+    v("metrics.prev_head", prev_head_), v("metrics.touching", touching_);
+    v("metrics.ever_stuck", ever_stuck_), v("metrics.was_alive", was_alive_);
+    v("metrics.partners", partners_), v("metrics.n_partners", n_partners_);
+    v("metrics.wall_episodes", wall_episodes_), v("metrics.agent_episodes", agent_episodes_);
+    v("metrics.wall_steps", wall_steps_), v("metrics.alive_steps", alive_steps_);
+    v("metrics.travel_steps", travel_steps_), v("metrics.min_wall", min_wall_);
+    v("metrics.min_agent", min_agent_), v("metrics.cur_wall", cur_wall_);
+    v("metrics.cur_agent", cur_agent_), v("metrics.goal_time", goal_time_);
+    v("metrics.path_length", path_length_), v("metrics.effort", effort_);
+    v("metrics.jitter", jitter_), v("metrics.offset", offset_);
+    v("metrics.progress", progress_), v("metrics.start_offset", start_offset_);
+    v("metrics.laps", laps_), v("metrics.overtakes", overtakes_);
+    v("metrics.lap_diff", lap_diff_), v("metrics.last_lap", last_lap_);
+    v("metrics.best_lap", best_lap_), v("metrics.lap_end", lap_end_);
+  }
+
  private:
   void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
                    float& agent, std::int32_t* partners, std::uint8_t& count) const;

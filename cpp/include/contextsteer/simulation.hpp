@@ -139,6 +139,37 @@ class Simulation {
   /// (N,K) map of behaviour b (its interest or danger map), or nullptr unless recording.
   float* behaviour_map(std::size_t b);
 
+  /// Calls fn(name, data, bytes) for every buffer and scalar that carries state from one
+  /// step to the next, the metrics' accumulators included (save/load: a simulation built
+  /// with the same configuration, its metrics configured alike, and these bytes copied in
+  /// continues bit-identically). Scratch buffers and histories are not included. (Up to 8
+  /// random-walk classic Wanders are covered; more is an unheard-of configuration.)
+  template <class Fn>
+  void for_each_state(Fn&& fn) {
+    auto v = [&](const char* name, auto& vec) {
+      fn(name, static_cast<void*>(vec.data()), vec.size() * sizeof(vec[0]));
+    };
+    fn("time", &time_, sizeof time_);
+    fn("step_count", &step_count_, sizeof step_count_);
+    v("interest", interest_), v("danger", danger_), v("resolved", resolved_);
+    v("direction", direction_), v("strength", strength_), v("acceleration", accel_);
+    v("speed", speed_), v("slot", slot_), v("contacts", contacts_), v("overlaps", overlaps_);
+    v("stuck", stuck_), v("has_memory", has_memory_), v("braking", braking_);
+    v("still", still_), v("anchor", anchor_), v("recorded", recorded_);
+    metrics_.for_each_state(fn);
+    if (config_.classic) {
+      // The random-walk Wanders' orientations (N,2 each), owned with the classic steering.
+      static const char* const kWalk[] = {"classic.walk.0", "classic.walk.1", "classic.walk.2",
+                                          "classic.walk.3", "classic.walk.4", "classic.walk.5",
+                                          "classic.walk.6", "classic.walk.7"};
+      std::size_t w = 0;
+      for (const classic::Blended& g : config_.classic->groups)
+        for (const classic::Behaviour& b : g.behaviours)
+          if (const auto* x = std::get_if<classic::Wander>(&b); x && x->walk && w < 8)
+            fn(kWalk[w++], static_cast<void*>(x->walk), 2 * n_ * sizeof(float));
+    }
+  }
+
   // --- Observation (simulation_observe.cpp): metrics and histories, updated at the end
   // of every step from the committed state.
   /// The run metrics (configured with the defaults at construction).
