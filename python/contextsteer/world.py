@@ -75,6 +75,9 @@ class World:
 
     def __init__(self) -> None:
         self._core = _core.World()
+        # Navigation fields built over this world (contextsteer.NavField), by goals and
+        # parameters; each rebuilds itself after an edit.
+        self._nav_cache: dict = {}
 
     # ------------------------------------------------------------------ adding ---
     def add_segments(self, segments: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
