@@ -415,6 +415,10 @@ Bilinear bilinear(const NavGrid& g, Vec2 p) {
 
 float NavField::distance_at(std::size_t g, Vec2 p) const {
   const Bilinear b = bilinear(grid_, p);
+  // Outside the grid: the distance at the nearest grid point plus the way there.
+  const float gx = std::clamp(p.x, grid_.x0, grid_.x0 + (grid_.nx - 1) * grid_.cell);
+  const float gy = std::clamp(p.y, grid_.y0, grid_.y0 + (grid_.ny - 1) * grid_.cell);
+  const float outside = std::hypot(p.x - gx, p.y - gy);
   const float* d = dist_[g].data();
   const float w[4] = {(1 - b.u) * (1 - b.v), b.u * (1 - b.v), (1 - b.u) * b.v, b.u * b.v};
   const std::size_t n[4] = {b.n00, b.n10, b.n01, b.n11};
@@ -424,9 +428,9 @@ float NavField::distance_at(std::size_t g, Vec2 p) const {
       sum += w[c] * d[n[c]];
       wsum += w[c];
     }
-  if (wsum > 0.0f) return sum / wsum;
+  if (wsum > 0.0f) return sum / wsum + outside;
   for (int c = 0; c < 4; ++c)  // p sits on a corner with zero weight for the finite ones
-    if (std::isfinite(d[n[c]])) return d[n[c]];
+    if (std::isfinite(d[n[c]])) return d[n[c]] + outside;
   return std::numeric_limits<float>::infinity();
 }
 
@@ -434,9 +438,30 @@ Vec2 NavField::direction_at(std::size_t g, Vec2 p) const {
   const Bilinear b = bilinear(grid_, p);
   const float* e = desc_[g].data();
   const float w00 = (1 - b.u) * (1 - b.v), w10 = b.u * (1 - b.v), w01 = (1 - b.u) * b.v, w11 = b.u * b.v;
-  const float x = w00 * e[2 * b.n00] + w10 * e[2 * b.n10] + w01 * e[2 * b.n01] + w11 * e[2 * b.n11];
-  const float y = w00 * e[2 * b.n00 + 1] + w10 * e[2 * b.n10 + 1] + w01 * e[2 * b.n01 + 1] + w11 * e[2 * b.n11 + 1];
-  const float len = std::sqrt(x * x + y * y);
+  float x = w00 * e[2 * b.n00] + w10 * e[2 * b.n10] + w01 * e[2 * b.n01] + w11 * e[2 * b.n11];
+  float y = w00 * e[2 * b.n00 + 1] + w10 * e[2 * b.n10 + 1] + w01 * e[2 * b.n01 + 1] + w11 * e[2 * b.n11 + 1];
+  float len = std::sqrt(x * x + y * y);
+  // On a ridge (the corners disagree: ways round an obstacle on either side, or two
+  // goals) opposite descents cancel and the remainder, normalised, can point anywhere —
+  // into the obstacle between the two ways. There, when the blend keeps less than half
+  // of the weight of the corners that have a descent, take the heaviest corner's.
+  float wsum = 0.0f, wbest = -1.0f;
+  std::size_t best = b.n00;
+  const std::size_t n[4] = {b.n00, b.n10, b.n01, b.n11};
+  const float w[4] = {w00, w10, w01, w11};
+  for (int c = 0; c < 4; ++c) {
+    if (e[2 * n[c]] == 0.0f && e[2 * n[c] + 1] == 0.0f) continue;
+    wsum += w[c];
+    if (w[c] > wbest) {
+      wbest = w[c];
+      best = n[c];
+    }
+  }
+  if (len < 0.5f * wsum) {
+    x = e[2 * best];
+    y = e[2 * best + 1];
+    len = std::sqrt(x * x + y * y);
+  }
   if (!(len > 1e-6f)) return {};
   return {x / len, y / len};
 }
