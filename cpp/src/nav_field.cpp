@@ -3,6 +3,7 @@
 #include "contextsteer/nav_field.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -141,7 +142,13 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
 
   // Seeds: free nodes within `band` of a goal start from their exact Euclidean distance.
   // A goal with no free node that close (inside the inflated walls) widens the band.
-  std::vector<std::pair<double, std::int32_t>> heap;
+  // Heap keys: the float bits of T (ordered like the values, T >= 0) over the node index,
+  // one 64-bit integer an entry (ties go to the lower node: deterministic).
+  std::vector<std::uint64_t> heap;
+  auto key = [](double v, std::size_t n) {
+    return (static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(static_cast<float>(v))) << 32) |
+           static_cast<std::uint64_t>(n);
+  };
   auto seed = [&](double band) {
     bool any = false;
     auto visit = [&](double bx0, double by0, double bx1, double by1, auto&& d_of) {
@@ -194,7 +201,7 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
   for (std::size_t n = 0; n < nn; ++n)
     if (t[n] < kInf) {
       state[n] = kTrial;
-      heap.emplace_back(t[n], static_cast<std::int32_t>(n));
+      heap.push_back(key(t[n], n));
     }
   std::make_heap(heap.begin(), heap.end(), std::greater<>());
 
@@ -248,10 +255,11 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
   };
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    const auto [tv, n32] = heap.back();
+    const std::uint64_t top = heap.back();
     heap.pop_back();
-    const auto n = static_cast<std::size_t>(n32);
-    if (state[n] == kKnown || tv != t[n]) continue;  // stale entry
+    const auto n = static_cast<std::size_t>(top & 0xFFFFFFFFu);
+    // Stale entries (the node was lowered since, or accepted) are skipped.
+    if (state[n] == kKnown || (top >> 32) != std::bit_cast<std::uint32_t>(static_cast<float>(t[n]))) continue;
     state[n] = kKnown;
     const int i = static_cast<int>(n % static_cast<std::size_t>(nx)), j = static_cast<int>(n / static_cast<std::size_t>(nx));
     const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
@@ -263,7 +271,7 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
       if (v < t[m]) {
         t[m] = v;
         state[m] = kTrial;
-        heap.emplace_back(v, static_cast<std::int32_t>(m));
+        heap.push_back(key(v, m));
         std::push_heap(heap.begin(), heap.end(), std::greater<>());
       }
     }
