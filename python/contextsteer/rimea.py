@@ -90,11 +90,12 @@ def _ring_world(radius: float, width: float, segments: int = 96):
     return world
 
 
-def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0,
+def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0, horizon: float = 2.0,
                       warmup: float = 10.0, measure: float = 10.0, seed: int = 0) -> dict:
     """Mean walking speed and specific flow on a periodic (annular) corridor at ``density``.
 
-    Agents (radius 0.2 m, desired speed 1.34 m/s ± 10 %) fill the ring of centre-line
+    Agents (radius 0.2 m, desired speed 1.34 m/s ± 10 %; CollisionDanger with ``horizon``
+    s) fill the ring of centre-line
     radius ``radius`` and ``width`` on a hexagonal lattice and follow its centre line
     (FollowPath, tangent) with CollisionDanger; after ``warmup`` s their speed along the
     ring is averaged over ``measure`` s.
@@ -130,7 +131,7 @@ def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0
     ag.add(pts, heading=np.arctan2(tang[:, 1], tang[:, 0]), radius=0.2,
            max_speed=1.34 * rng.uniform(0.9, 1.1, n), max_accel=6.0)
     st = steering.Steering([beh.FollowPath(centre, look_ahead=1.0),
-                            beh.CollisionDanger(horizon=2.0, speeds=4, margin=0.05)],
+                            beh.CollisionDanger(horizon=horizon, speeds=4, margin=0.05)],
                            resolve="mask_min_danger", choose="argmax")
     sim = simulation.Simulation(world, ag, st, motion=motion.Accel(), slots=16, seed=seed)
     sim.step(DT, steps=int(warmup / DT))
