@@ -4,6 +4,8 @@ import heapq
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contextsteer as cs
 
@@ -311,3 +313,59 @@ def test_nav_scenarios_get_everyone_through():
         sim = sc(**kw)
         sim.step(sc.dt, steps=sc.steps)
         assert sc.report(sim)["arrived_fraction"] == 1.0, name
+
+
+def test_queries_and_routes_are_identical_across_thread_counts():
+    boxes = _boxes(5, n=6)
+    world = _box_world(boxes)
+    rng = np.random.default_rng(5)
+    pts = rng.uniform(0.5, 19.5, (5000, 2)).astype(np.float32)
+    field = cs.NavField(world, [np.float32([1, 1]), np.float32([19, 19])], cell=0.1)
+    which = (np.arange(len(pts)) % 2).astype(np.int32)
+    starts, goals = _free_points(world, rng, 8, 0.4), _free_points(world, rng, 8, 0.4)
+    out = []
+    for n in (1, 2):
+        with cs.threads(n):
+            q = field.query(pts, which, look_ahead=1.0)
+            r = cs.route(world, starts, goals, radius=0.3, packed=True)
+            out.append((q.distance, q.direction, *r))
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.floats(1, 19), st.floats(1, 19), st.floats(0, 6.28)),
+                min_size=1, max_size=4))
+def test_adding_a_wall_never_shortens_a_geodesic(walls):
+    """Property: the field of a world with more walls is nowhere shorter (beyond the
+    solver's error) than the field of the world without them."""
+    world = cs.World()
+    world.add_polyline([[0, 0], [20, 0], [20, 20], [0, 20]], closed=True)
+    goal = np.float32([10.05, 10.05])
+    pts = np.random.default_rng(0).uniform(0.5, 19.5, (400, 2)).astype(np.float32)
+    before = cs.NavField(world, goal, cell=0.25, radius=0.0).distance(pts)
+    for x, y, a in walls:
+        d = 1.5 * np.array([np.cos(a), np.sin(a)])
+        world.add_segments([[x - d[0], y - d[1], x + d[0], y + d[1]]])
+    after = cs.NavField(world, goal, cell=0.25, radius=0.0).distance(pts)
+    reach = np.isfinite(after)
+    assert np.all(after[reach] >= before[reach] - 0.1)
+
+
+def test_simulation_follows_a_field_rebuilt_after_a_world_edit():
+    world = cs.World()
+    world.add_polyline([[-6, -4], [6, -4], [6, 4], [-6, 4]], closed=True)
+    # The scenarios' configuration: the field inflated by the body radius plus a 5 cm
+    # margin, string pulled over 2 m, slowing within 1 m of the goal.
+    field = cs.NavField(world, [5.0, 0.0], cell=0.1, radius=0.35)
+    agents = cs.Agents(1, slots=16)
+    agents.add([[-5.0, 0.0]], max_speed=1.3, radius=0.3)
+    steering = cs.Steering([cs.FollowField(field, shape="half_cosine", look_ahead=2.0,
+                                           slowing_radius=1.0),
+                            cs.CollisionDanger(horizon=2.0)],
+                           resolve="mask_min_danger", choose="argmax")
+    sim = cs.Simulation(world, agents, steering, motion=cs.Accel())
+    world.add_segments([[0, -4, 0, 2.5]])       # a wall across, gap at the top
+    sim.step(1 / 30, steps=600)
+    p = np.asarray(agents.position[0])
+    assert np.hypot(*(p - [5.0, 0.0])) < 0.6, p  # round the new wall, to the goal
