@@ -490,9 +490,12 @@ def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1
 
     ``guide="field"`` (default): every agent follows its own navigation field
     (:class:`NavField`, one per goal, fast marching round the inflated walls) with
-    :class:`FollowField`, string-pulled over 2 m; measured, all agents arrive.
-    ``guide="none"``: plain local steering towards the goal — measured, about half the
-    agents find the door within the default 50 s.
+    :class:`FollowField`, string-pulled over 2 m. Measured over seeds 0-7 in the default
+    50 s: with 10 agents all arrive in every run; with 20, all in seven runs (19 of 20 in
+    the eighth); with 40, 95-100 % (the missing ones stand within 2 m of their goal,
+    walled out by agents already standing at theirs, or are still walking).
+    ``guide="none"``: plain local steering towards the goal — 60-80 % arrive (10 agents),
+    the others press against the wall beside the door.
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
@@ -502,8 +505,14 @@ def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1
     world = world_mod.World()
     world.add_polyline([[-10, -5], [10, -5], [10, 5], [-10, 5]], closed=True)
     _wall_with_gap(world, 0.0, 5.0, door)
-    sa = _spread(np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)], 0.8)
-    sb = _spread(np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)], 0.8)
+    # Starts (and so goals, their mirror images) 1.2 m apart: two bodies of 0.6 m leave
+    # room for a third between them, so the last to arrive can reach a goal among those
+    # already standing at theirs (at 0.8 m, measured: one agent in ten to forty, over
+    # eight seeds, stayed walled out 2 m from its goal).
+    sa = np.clip(_spread(np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)], 1.2),
+                 [-9.5, -4.5], [-1.0, 4.5])
+    sb = np.clip(_spread(np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)], 1.2),
+                 [1.0, -4.5], [9.5, 4.5])
     starts = np.vstack([sa, sb])
     goals = np.vstack([sa * [-1, 1], sb * [-1, 1]])
     if guide not in ("field", "none"):
@@ -562,36 +571,35 @@ def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
           description="A crowd crosses a seeded maze to its exit (NavField + FollowField)")
 def maze(*, agents: int = 12, slots: int = 16, seed: int = 0, cells: int = 6, size: float = 3.0):
     """``agents`` enter a perfect maze of ``cells`` × ``cells`` cells of ``size`` m at the
-    bottom left and leave it at the top right, to goals in an open yard beyond the exit.
+    bottom left and leave it at the top right, to goals in an open yard beyond the exit
+    (10 m × 14 m).
 
     Interest: :class:`FollowField` of each agent's field to its own goal (string pulled
-    over 2 m; above 64 agents one shared field to the whole yard); danger: :class:`CollisionDanger`. Local steering alone would stop at
+    over 2 m; at most 40 agents, what the entrance lobby holds); danger: :class:`CollisionDanger`. Local steering alone would stop at
     the first dead end. Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     from .nav import NavField
 
-    n = _count("agents", agents)
+    n = _count("agents", agents, high=40)  # the entrance lobby holds about 40
     rng = np.random.default_rng(seed)
     L = cells * size
     world = world_mod.World()
     world.add_segments(maze_walls(cells, size, seed))
     # Entrance lobby on the left, yard on the right.
     world.add_polyline([[0, size], [-6, size], [-6, 0], [0, 0]])
-    world.add_polyline([[L, L - size], [L + 8, L - size], [L + 8, L], [L, L]])
+    # The yard (10 m x 14 m beyond the exit) leaves room to stand: goals 1.2 m apart, so
+    # late arrivals can walk between those standing at theirs.
+    world.add_polyline([[L, L - size], [L, L - 10], [L + 10, L - 10], [L + 10, L + 4],
+                        [L, L + 4], [L, L]])
     starts = _spread(np.c_[rng.uniform(-5.5, -0.5, n), rng.uniform(0.5, size - 0.5, n)], 0.7)
     starts = np.clip(starts, [-5.6, 0.4], [-0.4, size - 0.4])
-    goals = np.c_[rng.uniform(L + 2, L + 7.5, n), rng.uniform(L - size + 0.5, L - 0.5, n)]
-    goals = _spread(goals, 0.7)
-    if n <= 64:
-        # One field per agent, to its own goal (small fields: ~25k nodes each).
-        field = NavField(world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35,
-                         cell=0.15)
-        which = np.arange(n, dtype=np.int32)
-    else:
-        yard = np.float32([[L + 1.5, L - size + 0.3], [L + 7.7, L - size + 0.3],
-                           [L + 7.7, L - 0.3], [L + 1.5, L - 0.3]])
-        field, which = NavField(world, {"polygons": [yard]}, radius=0.35, cell=0.15), None
+    goals = np.c_[rng.uniform(L + 2, L + 9, n), rng.uniform(L - 9, L + 3, n)]
+    goals = np.clip(_spread(goals, 1.2), [L + 1.5, L - 9.4], [L + 9.4, L + 3.4])
+    # One field per agent, to its own goal (small fields: ~45k nodes each).
+    field = NavField(world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35,
+                     cell=0.15)
+    which = np.arange(n, dtype=np.int32)
     return _crowd(world, starts, goals, slots=slots, seed=seed, field=field, which=which,
                   look_ahead_field=2.0)
 
