@@ -36,7 +36,9 @@ class RimeaResult:
 
 
 def _sim(world, starts, goals, *, field=None, which=None, speed=1.33, radius=0.3, slots=16,
-         seed=0, extra_rules=None, look_ahead_field=2.0):
+         seed=0, look_ahead_field=2.0):
+    """The crowd configuration of the scenarios (scenarios._crowd) with every agent's
+    desired speed set to ``speed`` (a number or one per agent)."""
     from . import scenarios
 
     sim = scenarios._crowd(world, starts, goals, slots=slots, seed=seed, radius=radius,
@@ -184,10 +186,11 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
     """RiMEA test 6: 20 pedestrians round a left corner; no position inside a wall (every
     body, radius 0.25 m, stays in the corridor within ``tolerance`` m) and all arrive."""
     from .nav import NavField
+    from .scenarios import _spread
+    from .world import nearest
 
     world = corner_world()
     rng = np.random.default_rng(seed)
-    from .scenarios import _spread
 
     starts = _spread(np.c_[rng.uniform(0.5, 6.0, agents), rng.uniform(0.4, 1.6, agents)], 0.6)
     starts = np.clip(starts, [0.4, 0.35], [6.5, 1.65])
@@ -204,7 +207,6 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
         ok = _inside_corner(p)
         outside += int((~ok).sum())
         # Clearance to the corridor walls (body surface gap).
-        from .world import nearest
         d = nearest(world, p, 5.0).distance
         worst = min(worst, float(np.min(d)) - r)
         if done is None and np.all(p[:, 1] > 4.0):   # all round the corner
