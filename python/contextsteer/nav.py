@@ -11,7 +11,7 @@ into interest; :func:`route` gives per-agent shortest paths (visibility graph) t
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,8 +22,6 @@ __all__ = ["NavField", "NavQuery", "route"]
 ALL_LAYERS = 0xFFFFFFFF
 #: Most grid nodes a field gets when its cell is chosen automatically.
 AUTO_MAX_NODES = 4_000_000
-
-from typing import NamedTuple  # noqa: E402
 
 
 class NavQuery(NamedTuple):
