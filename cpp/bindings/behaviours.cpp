@@ -15,6 +15,7 @@
 #include "contextsteer/neighbors.hpp"
 #include "contextsteer/parallel.hpp"
 #include "contextsteer/path.hpp"
+#include "nav.hpp"
 #include "world_handle.hpp"
 
 namespace contextsteer::bindings {
@@ -96,6 +97,25 @@ Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents) {
       throw py::value_error("agent_weights: expected one weight per agent slot, shape (" +
                             std::to_string(n_agents) + ",), got (" + std::to_string(w.size()) + ",)");
     std::visit([&](auto& x) { x.agent_weights = w.data; }, b);
+  }
+  // Per-agent index arrays (FollowField by index, FollowPath over a PathSet): borrowed
+  // int32 (N,) arrays held by the behaviour object.
+  auto index_of = [&](const char* what) -> const std::int32_t* {
+    if (!p.contains("index") || p["index"].is_none()) return nullptr;
+    auto w = check_array<const std::int32_t>(p["index"], what, {kAny}, {"N"});
+    if (n_agents != kNoAgents && w.size() != n_agents)
+      throw py::value_error(std::string(what) + ": expected one index per agent slot, shape (" +
+                            std::to_string(n_agents) + ",), got (" + std::to_string(w.size()) + ",)");
+    if (n_agents == kNoAgents) return nullptr;
+    return w.data;
+  };
+  if (auto* f = std::get_if<FollowField>(&b)) {
+    if (f->select == FieldSelect::kIndex) {
+      f->field_index = index_of("index");
+      if (!f->field_index) f->select = FieldSelect::kShared;
+    }
+  } else if (auto* f = std::get_if<FollowPath>(&b)) {
+    if (f->paths) f->path_index = index_of("index");
   }
   return b;
 }
@@ -188,10 +208,32 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
                                    : FlockRule::kCohesion;
     return f;
   }
+  if (kind == "follow_field") {
+    FollowField f;
+    f.weight = weight;
+    f.field = &p["field"].cast<const PyNavField&>().field;
+    const auto by = p["by"].cast<std::string>();
+    if (by == "shared") f.select = FieldSelect::kShared;
+    else if (by == "group") f.select = FieldSelect::kGroup;
+    else if (by == "index") f.select = FieldSelect::kIndex;
+    else throw py::value_error("by must be 'shared', 'group' or 'index', got '" + by + "'");
+    f.shared = p["shared"].cast<std::int32_t>();
+    f.look_ahead = get_non_negative(p, "look_ahead");
+    f.slowing_radius = get_non_negative(p, "slowing_radius");
+    f.tolerance = get_non_negative(p, "tolerance");
+    f.half_cosine = get_half_cosine(p);
+    return f;
+  }
   if (kind == "follow_path") {
     FollowPath f;
     f.weight = weight;
-    f.path = &p["path"].cast<const Path&>();
+    if (py::isinstance<PathSet>(p["path"])) {
+      const auto& set = p["path"].cast<const PathSet&>();
+      f.paths = set.ptrs.data();
+      f.path_count = set.ptrs.size();
+    } else {
+      f.path = &p["path"].cast<const Path&>();
+    }
     f.look_ahead = get_float(p, "look_ahead");
     if (!std::isfinite(f.look_ahead)) throw py::value_error("look_ahead must be finite");
     const auto mode = p["mode"].cast<std::string>();

@@ -10,6 +10,7 @@ void bind_maps(py::module_& m);
 void bind_world(py::module_& m);
 void bind_path(py::module_& m);
 void bind_agents(py::module_& m);
+void bind_nav(py::module_& m);
 }  // namespace contextsteer::bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -20,4 +21,5 @@ PYBIND11_MODULE(_core, m) {
   bind_world(m);
   bind_path(m);
   bind_agents(m);
+  bind_nav(m);
 }

@@ -249,9 +249,35 @@ void row_of(const Flock& b, const BehaviourInputs& in, std::size_t i, const Fram
 
 void row_of(const FollowPath& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
             float* row) {
-  if (!b.path) return;
-  const Vec2 u = b.path->direction(load2(in.agents.position, i), b.look_ahead, b.mode);
+  const Path* path = b.path;
+  if (b.paths) {
+    const std::int64_t q = b.path_index ? b.path_index[i] : static_cast<std::int64_t>(i);
+    path = q >= 0 && static_cast<std::size_t>(q) < b.path_count ? b.paths[q] : nullptr;
+  }
+  if (!path) return;
+  const Vec2 u = path->direction(load2(in.agents.position, i), b.look_ahead, b.mode);
   accumulate_dot_row(row, in.slots, in.k, f(u), 1.0f, TargetCombine::kMax);
+}
+
+void row_of(const FollowField& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
+            float* row) {
+  if (!b.field) return;
+  const std::int32_t g = b.select == FieldSelect::kShared ? b.shared
+                         : b.select == FieldSelect::kGroup ? in.agents.group[i]
+                                                           : b.field_index[i];
+  if (g < 0 || static_cast<std::size_t>(g) >= b.field->count()) return;
+  const auto gs = static_cast<std::size_t>(g);
+  const Vec2 p = load2(in.agents.position, i);
+  float scale = 1.0f;
+  if (b.slowing_radius > 0.0f || b.tolerance > 0.0f) {
+    const float d = b.field->distance_at(gs, p);
+    if (!(d > b.tolerance)) return;
+    if (b.slowing_radius > 0.0f) scale = std::min(1.0f, d / b.slowing_radius);
+  }
+  const Vec2 u = b.look_ahead > 0.0f ? b.field->pulled_direction_at(gs, p, b.look_ahead)
+                                     : b.field->direction_at(gs, p);
+  if (u.x == 0.0f && u.y == 0.0f) return;
+  accumulate_dot_row(row, in.slots, in.k, f(u), scale, TargetCombine::kMax, b.half_cosine);
 }
 
 /// Per-thread working memory of WallDanger (grows once per thread, then reused).

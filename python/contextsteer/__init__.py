@@ -7,13 +7,14 @@ returned as zero-copy NumPy views.
 
 from __future__ import annotations
 
-from . import (agents, behaviours, classic, history, maps, metrics, motion, path, plot,
+from . import (agents, behaviours, classic, history, maps, metrics, motion, nav, path, plot,
                runtime, scenarios, simulation, steering, world)
 from .agents import *  # noqa: F403
 from .behaviours import *  # noqa: F403
 from .history import *  # noqa: F403
 from .maps import *  # noqa: F403
 from .motion import *  # noqa: F403
+from .nav import *  # noqa: F403
 from .path import *  # noqa: F403
 from .persist import load  # noqa: E402
 from .runtime import *  # noqa: F403
@@ -28,6 +29,6 @@ from .sweep import Run, SweepResult, grid, ray_executor, sweep  # noqa: E402
 __version__ = "0.1.0"
 
 __all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__,
-           *agents.__all__, *behaviours.__all__, *motion.__all__,
+           *agents.__all__, *behaviours.__all__, *motion.__all__, *nav.__all__,
            *steering.__all__, *simulation.__all__, *history.__all__,
            "Run", "SweepResult", "grid", "ray_executor", "sweep", "load"]

@@ -19,7 +19,7 @@ from . import _core
 
 __all__ = [
     "AgentDanger", "Alignment", "Arrive", "Avoid", "Behaviour", "BehaviourMaps", "Bounds",
-    "Chase", "Cohesion", "CollisionDanger", "CollisionMaps", "Evade", "Flee", "FollowPath", "Forward", "Momentum", "Pursue",
+    "Chase", "Cohesion", "CollisionDanger", "CollisionMaps", "Evade", "Flee", "FollowField", "FollowPath", "Forward", "Momentum", "Pursue",
     "Seek", "Separation", "Tether", "WallDanger", "Wander",
 ]
 
@@ -622,10 +622,15 @@ class FollowPath(Behaviour):
 
     Parameters
     ----------
-    path : Path
+    path : Path or sequence of Path
+        One path for every agent, or one per agent (per-agent routes, see
+        :func:`~contextsteer.route`): agent i follows ``path[index[i]]``, or ``path[i]``
+        without ``index``; ``None`` entries and indices out of range write zeros.
     look_ahead : float, default 0
         Arc length ahead of the closest point (negative looks back).
     mode : {"tangent", "seek"}
+    index : array_like of int, shape (capacity,), optional
+        The path of each agent slot when ``path`` is a sequence.
 
     Examples
     --------
@@ -643,19 +648,103 @@ class FollowPath(Behaviour):
     path: Any = None
     look_ahead: float = 0.0
     mode: str = "tangent"
+    index: Any = None
     kind: ClassVar[str] = "follow_path"
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not isinstance(getattr(self.path, "_path", self.path), _core.Path):
+        core = getattr(self.path, "_path", self.path)
+        if isinstance(self.path, (list, tuple)):
+            cores = [None if p is None else getattr(p, "_path", p) for p in self.path]
+            if not all(c is None or isinstance(c, _core.Path) for c in cores):
+                raise TypeError("FollowPath: path must be a contextsteer.Path or a sequence of them")
+            self._set("path", tuple(self.path))
+            self._set("_pathset", _core.PathSet(cores))
+        elif not isinstance(core, _core.Path):
             raise TypeError(f"FollowPath: path must be a contextsteer.Path, got {type(self.path).__name__}")
+        if self.index is not None:
+            if not isinstance(self.path, tuple):
+                raise ValueError("FollowPath: index needs a sequence of paths")
+            self._set("index", np.ascontiguousarray(self.index, dtype=np.int32).reshape(-1))
         v = _number("FollowPath", "look_ahead", self.look_ahead, low=-math.inf)
         self._set("look_ahead", v)
         _choice("FollowPath", "mode", self.mode, ("tangent", "seek"))
 
     def _params(self) -> dict:
-        return {"path": getattr(self.path, "_path", self.path), "look_ahead": self.look_ahead,
-                "mode": self.mode}
+        path = self.__dict__["_pathset"] if isinstance(self.path, tuple) else getattr(self.path, "_path", self.path)
+        return {"path": path, "look_ahead": self.look_ahead, "mode": self.mode, "index": self.index}
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class FollowField(Behaviour):
+    """Interest along a navigation field's descent: global guidance round walls.
+
+    Each agent reads the unit descent û of its field at its position (one bilinear
+    lookup in C++) and scores slot k by ``weight·s·max(0, slot_k·û)`` — or the half
+    cosine ``(1 + slot_k·û)/2`` with ``shape="half_cosine"``, to pair with
+    :class:`CollisionDanger` like ``Arrive(shape="half_cosine")``. With ``look_ahead``
+    > 0 the agent aims instead at the farthest point of the descent trail within
+    ``look_ahead`` that it can see (string pulling): it cuts corners like people do
+    and does not hug walls. ``s = min(1, distance/slowing_radius)`` when
+    ``slowing_radius`` > 0; no interest within ``tolerance`` of the goal.
+
+    Parameters
+    ----------
+    field : NavField
+    which : None, int, "group" or array_like of int, shape (capacity,)
+        The field of each agent: field 0 (None), one field (int), the agent's group id
+        ("group"), or one index per agent slot. Agents whose index is not a field get
+        no interest.
+    look_ahead : float, default 0
+    slowing_radius : float, default 0
+    tolerance : float, default 0
+    shape : {"clamped_cosine", "half_cosine"}
+
+    Examples
+    --------
+    >>> import numpy as np, contextsteer as cs
+    >>> world = cs.World(); _ = world.add_segments([[0, -3, 0, 3]])
+    >>> field = cs.NavField(world, [3.0, 0.0], cell=0.1, radius=0.3)
+    >>> agents = cs.Agents(1); _ = agents.add([-1, 0])          # the goal is behind the wall
+    >>> interest = cs.FollowField(field).evaluate(agents, 4).interest[0]
+    >>> int(np.argmax(interest)) in (1, 3)                      # north or south, round it
+    True
+    """
+
+    field: Any = None
+    which: Any = None
+    look_ahead: float = 0.0
+    slowing_radius: float = 0.0
+    tolerance: float = 0.0
+    shape: str = "clamped_cosine"
+    kind: ClassVar[str] = "follow_field"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        from .nav import NavField
+
+        if not isinstance(self.field, NavField):
+            raise TypeError(f"FollowField: field must be a contextsteer.NavField, got {type(self.field).__name__}")
+        w = self.which
+        if isinstance(w, str):
+            if w != "group":
+                raise ValueError(f"FollowField: which must be None, an int, 'group' or an index array, got {w!r}")
+        elif w is not None and not (isinstance(w, (int, np.integer)) and not isinstance(w, bool)):
+            self._set("which", np.ascontiguousarray(w, dtype=np.int32).reshape(-1))
+        for name in ("look_ahead", "slowing_radius", "tolerance"):
+            self._set(name, _number("FollowField", name, getattr(self, name)))
+        _choice("FollowField", "shape", self.shape, _TARGET_SHAPES)
+
+    def _params(self) -> dict:
+        self.field._sync()
+        w = self.which
+        by = ("shared" if w is None or isinstance(w, (int, np.integer))
+              else "group" if isinstance(w, str) else "index")
+        return {"field": self.field._core, "by": by,
+                "shared": int(w) if isinstance(w, (int, np.integer)) else 0,
+                "index": w if by == "index" else None, "look_ahead": self.look_ahead,
+                "slowing_radius": self.slowing_radius, "tolerance": self.tolerance,
+                "shape": self.shape}
 
 
 _WALL_FALLOFF = ("binary", "linear", "quadratic")

@@ -34,9 +34,12 @@ __all__ = [
     "map_glyphs",
     "metrics",
     "MetricsArtists",
+    "NavFieldArtists",
+    "nav_field",
     "path",
     "rays",
     "record",
+    "routes",
     "scene",
     "trajectories",
     "world",
@@ -661,6 +664,109 @@ def map_glyphs(positions, slot_directions, interest, danger=None, *, chosen=None
 # --------------------------------------------------------------- simulation parts ---
 
 
+class NavFieldArtists(NamedTuple):
+    """Artists of :func:`nav_field`: the distance ``image`` (AxesImage) and the descent
+    ``arrows`` (Quiver, or None)."""
+
+    image: Any
+    arrows: Any
+
+
+def nav_field(field, ax=None, *, g: int = 0, arrows: int = 24, cmap: str = "viridis",
+              arrow_color: str = "white", **kwargs) -> NavFieldArtists:
+    """Draw a navigation field: its distance as an image, with descent arrows on top.
+
+    Blocked nodes (inside the inflated obstacles) and unreachable ones are left blank.
+    Draw it first and the scene over it (``cs.plot.scene(sim, ax=ax)``).
+
+    Parameters
+    ----------
+    field : NavField
+    ax : matplotlib Axes, optional
+        Where to draw; a new equal-aspect axes when None.
+    g : int, default 0
+        Which field (goal set).
+    arrows : int, default 24
+        About this many descent arrows along the longer side (0: none).
+    cmap : colormap
+    arrow_color : color
+    **kwargs
+        Passed to ``ax.imshow``.
+
+    Returns
+    -------
+    NavFieldArtists
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, contextsteer as cs
+    >>> w = cs.World(); _ = w.add_segments([[0, -2, 0, 2]])
+    >>> art = cs.plot.nav_field(cs.NavField(w, [2.0, 0.0], cell=0.1))
+    >>> art.image.get_array().shape == cs.NavField(w, [2.0, 0.0], cell=0.1).distances().shape
+    True
+    >>> plt.close("all")
+    """
+    ax = _plain_axes(ax)
+    d = np.asarray(field.distances(g), dtype=np.float64)
+    blocked = np.asarray(field.blocked)
+    img = np.ma.masked_where(blocked | ~np.isfinite(d), d)
+    image = ax.imshow(img, origin="lower", extent=field.extent, cmap=cmap,
+                      **{"interpolation": "bilinear", "zorder": 0, **kwargs})
+    quiver = None
+    if arrows > 0:
+        ny, nx = d.shape
+        step = max(1, int(max(nx, ny) / arrows))
+        v = np.asarray(field.descents(g))[::step, ::step]
+        x0, y0, c, _, _ = field.grid
+        X, Y = np.meshgrid(x0 + np.arange(0, nx, step) * c, y0 + np.arange(0, ny, step) * c)
+        keep = ~img.mask[::step, ::step] if np.ndim(img.mask) else np.ones(X.shape, bool)
+        keep &= np.hypot(v[..., 0], v[..., 1]) > 0
+        quiver = ax.quiver(X[keep], Y[keep], v[..., 0][keep], v[..., 1][keep],
+                           color=arrow_color, zorder=1, angles="xy", pivot="mid",
+                           scale=1.6 / (step * c), scale_units="xy", width=0.003)
+    return NavFieldArtists(image, quiver)
+
+
+def routes(paths, ax=None, *, color=None, **kwargs) -> list:
+    """Draw each agent's route (from :func:`contextsteer.route`) in the agent's colour.
+
+    Parameters
+    ----------
+    paths : sequence of Path or None
+        Routes; ``None`` entries (unreachable) are skipped.
+    ax : matplotlib Axes, optional
+    color : color, optional
+        One colour for all (default: agent i in its colour, as in :func:`agents`).
+    **kwargs
+        Passed to ``ax.plot``.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D, one per drawn route.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, contextsteer as cs
+    >>> w = cs.World(); _ = w.add_segments([[0, -2, 0, 2]])
+    >>> lines = cs.plot.routes(cs.route(w, [[-3, 0], [-3, 1]], [3, 0], radius=0.3))
+    >>> len(lines)
+    2
+    >>> plt.close("all")
+    """
+    ax = _plain_axes(ax)
+    colors = _agent_colors(np.arange(len(paths)))
+    lines = []
+    for i, p in enumerate(paths):
+        if p is None:
+            continue
+        pts, _ = _path_points(p)
+        kw = {"color": colors[i] if color is None else color, "linewidth": 1.2, "zorder": 1,
+              "marker": ".", "markersize": 3, **kwargs}
+        (line,) = ax.plot(pts[:, 0], pts[:, 1], **kw)
+        lines.append(line)
+    return lines
+
+
 def _behaviours(steering) -> list:
     if steering is None:
         return []
@@ -675,8 +781,9 @@ def _sim_paths(sim) -> list:
     out: list = []
     for b in _behaviours(getattr(sim, "steering", None)):
         p = getattr(b, "path", None)
-        if p is not None and all(p is not q for q in out):
-            out.append(p)
+        for q in (p if isinstance(p, tuple) else (p,)):  # per-agent paths: every one
+            if q is not None and all(q is not r for r in out):
+                out.append(q)
     return out
 
 

@@ -234,6 +234,8 @@ class Simulation:
         else:
             behaviours, config = [], {**Steering([])._config(), "classic": classic_spec}
         self._core = _core.Simulation(core_world, agents, behaviours, config, motion, params, slots)
+        # Navigation fields the behaviours follow: rebuilt (in place) after world edits.
+        self._fields = [b.field for b in behaviours if hasattr(b, "field") and hasattr(b.field, "_sync")]
         self._layers = params["layers"]
         self._init = dict(seed=self.seed, slots=slots, push_apart=bool(push_apart),
                           push_relax=relax, decision_interval=params["decision_interval"],
@@ -252,6 +254,8 @@ class Simulation:
             ``dt <= 0``, ``steps < 0``, or an alive agent's state is not finite (or a
             size/limit is negative) — checked before the first step.
         """
+        for f in self._fields:
+            f._sync()
         self._core._step(_num("dt", dt), _int("steps", steps, 0, 2**62))
 
     def perceive(self) -> None:

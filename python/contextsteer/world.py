@@ -75,6 +75,9 @@ class World:
 
     def __init__(self) -> None:
         self._core = _core.World()
+        # Navigation fields built over this world (contextsteer.NavField), by goals and
+        # parameters; each rebuilds itself after an edit.
+        self._nav_cache: dict = {}
         self._log: list[tuple[str, tuple]] = []  # every edit, replayed by pickle
 
     def _edit(self, method: str, *args):

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "contextsteer/agents.hpp"
+#include "contextsteer/nav_field.hpp"
 #include "contextsteer/neighbors.hpp"
 #include "contextsteer/path.hpp"
 #include "contextsteer/world.hpp"
@@ -150,11 +151,43 @@ struct Flock {
 /// (the unit tangent at the closest offset + look_ahead, or the unit vector to that
 /// point — see PathDirectionMode); value_k = weight·max(0, s_k·u). Interest. `path` is
 /// borrowed (the caller keeps it alive); nullptr writes zeros.
+/// Per-agent paths: with `paths` set (P borrowed pointers), agent i follows
+/// paths[path_index[i]] (or paths[i] when path_index is nullptr); an index outside [0, P)
+/// or a null entry writes zeros. `path` is then ignored.
 struct FollowPath {
   float weight = 1.0f;
   const Path* path = nullptr;
+  const Path* const* paths = nullptr;
+  std::size_t path_count = 0;
+  const std::int32_t* path_index = nullptr;  ///< (N,) or nullptr
   float look_ahead = 0.0f;  ///< finite, arc length
   PathDirectionMode mode = PathDirectionMode::kTangent;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
+};
+
+/// Which field of a NavField an agent follows: one shared field, its group id, or a
+/// per-agent index array.
+enum class FieldSelect : std::uint8_t { kShared, kGroup, kIndex };
+
+/// FollowField (global guidance): u = the unit descent of the agent's navigation field at
+/// its position (one bilinear lookup), or, with look_ahead > 0, the string-pulled
+/// direction (NavField::pulled_direction_at: towards the farthest visible point of the
+/// descent trail within look_ahead, so agents cut corners instead of hugging walls);
+/// value_k = weight·s·score(s_k·u), score max(0, ·) or the half cosine (1 + ·)/2,
+/// s = min(1, d/slowing_radius) when slowing_radius > 0 (d the field distance, a second
+/// lookup), 0 within `tolerance` of the goal. An agent with no field (index outside
+/// [0, G)), or where the field has no descent (at the goal, unreachable) gets zeros.
+/// `field` is borrowed (the caller keeps it alive); nullptr writes zeros. Interest.
+struct FollowField {
+  float weight = 1.0f;
+  const NavField* field = nullptr;
+  FieldSelect select = FieldSelect::kShared;
+  std::int32_t shared = 0;                  ///< the field of every agent (kShared)
+  const std::int32_t* field_index = nullptr;  ///< (N,) field per agent (kIndex)
+  float look_ahead = 0.0f;      ///< >= 0, string pulling distance (0: plain descent)
+  float slowing_radius = 0.0f;  ///< >= 0 (0: no slowing)
+  float tolerance = 0.0f;       ///< >= 0
+  bool half_cosine = false;
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -228,7 +261,8 @@ struct CollisionDanger {
 
 /// Any behaviour: a closed set, dispatched with std::visit (no virtual calls, no heap).
 using Behaviour = std::variant<Forward, Momentum, Targets, Arrive, Wander, Tether, Bounds,
-                               AgentDanger, Flock, FollowPath, WallDanger, CollisionDanger>;
+                               AgentDanger, Flock, FollowPath, WallDanger, CollisionDanger,
+                               FollowField>;
 
 /// Whether a behaviour writes an interest / a danger map. Pure.
 bool writes_interest(const Behaviour& b);

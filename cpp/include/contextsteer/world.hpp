@@ -295,6 +295,11 @@ class World {
   std::span<const float> circle_centers() const { return circle_centers_; }
   std::span<const float> circle_radii() const { return circle_radii_; }
   std::span<const std::int32_t> circle_obstacle() const { return circle_obstacle_; }
+  /// Polygon rings: every polygon's vertices (2 floats each), polygon k owning points
+  /// [ring_start()[k], ring_start()[k + 1]); its obstacle id.
+  std::span<const float> ring_points() const { return ring_points_; }
+  std::span<const std::int32_t> ring_start() const { return ring_start_; }
+  std::span<const std::int32_t> polygon_obstacle() const { return polygon_obstacle_; }
   /// Layer mask and kind of each obstacle.
   std::span<const std::uint32_t> obstacle_layers() const { return obstacle_layers_; }
   std::span<const ObstacleKind> obstacle_kind() const { return obstacle_kind_; }

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// Navigation fields: geodesic distance to the nearest goal over a grid of the world.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "contextsteer/common.hpp"
+#include "contextsteer/world.hpp"
+
+namespace contextsteer {
+
+/// The goals of one field: points (P,2), segments (S,4: ax, ay, bx, by) and polygons
+/// (vertices 2 floats each, polygon k owning points [ring_start[k], ring_start[k+1])).
+/// A polygon goal is its interior and boundary (an exit region); a segment, an exit line.
+struct NavGoals {
+  std::vector<float> points;
+  std::vector<float> segments;
+  std::vector<float> rings;
+  std::vector<std::int32_t> ring_start{0};
+  bool empty() const { return points.empty() && segments.empty() && ring_start.size() < 2; }
+};
+
+/// Grid of the fields: nodes at (x0 + i·cell, y0 + j·cell), i < nx, j < ny, node n = j·nx + i.
+struct NavGrid {
+  float x0 = 0.0f, y0 = 0.0f;
+  float cell = 1.0f;
+  int nx = 0, ny = 0;
+  std::size_t nodes() const { return static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny); }
+};
+
+/// G navigation fields over one grid of a world, for agents of radius `radius`.
+///
+/// Obstacles are inflated by the blocking radius rb = max(radius, cell/2): a node is
+/// blocked when it lies within rb of a wall or circle or inside a polygon or circle (of
+/// the `layers`). rb >= cell/2 means no 4-neighbour grid edge crosses a wall between two
+/// free nodes (the crossing point is within cell/2 of one of them), so nothing leaks
+/// through thin walls.
+///
+/// Distance: the Eikonal equation |∇T| = 1 on the free nodes, solved by fast marching
+/// (Sethian) with the second-order upwind stencil where two known nodes line up
+/// (first order otherwise); nodes within 3 cells of a goal start from their exact
+/// Euclidean distance to it, kept fixed (seeds are never lowered by an update). Measured
+/// on an open 503 × 503 grid from a point goal (tests/test_nav.py, notebooks/07): absolute
+/// error within [−0.19, +0.07] cell, mean relative error 0.06 % (−0.54 cell before the
+/// seeds were fixed).
+/// Fast marching rather than an 8/16-neighbour Dijkstra: the graph metric of a 16-neighbour
+/// stencil is anisotropic (up to 2.7 % too long between its directions) and its gradient
+/// is piecewise constant in 16 directions, which agents feel as zig-zags; the Eikonal
+/// solution converges to the Euclidean geodesic, and with the second-order stencil its
+/// error is a fraction of a percent.
+///
+/// Blocked nodes (where an agent pushed against a wall stands) are given the value of
+/// their nearest free reachable node plus the distance to it, and a descent pointing back
+/// to it and onwards, so agents inside the inflated band are led out, never deeper.
+/// Free nodes no goal can reach have distance +inf and no descent.
+///
+/// Descent: per node, the upwind gradient (per axis the smaller free neighbour, the
+/// direction fast marching took), normalised; queries interpolate the node distances and
+/// the node descents bilinearly (one bilinear lookup), so the direction is continuous.
+class NavField {
+ public:
+  NavField() = default;
+
+  /// Builds G = goals.size() fields over the world's bounds grown by `margin` (and
+  /// covering every goal). cell > 0 (world units), radius >= 0, world indexed. Allocates;
+  /// O(nodes·log(front)) per field. Throws std::invalid_argument when the grid would
+  /// exceed kMaxNodes nodes or a goal set is empty.
+  void build(const World& world, std::span<const NavGoals> goals, float cell, float radius,
+             std::uint32_t layers, float margin);
+
+  static constexpr std::size_t kMaxNodes = std::size_t{1} << 24;
+
+  const NavGrid& grid() const { return grid_; }
+  std::size_t count() const { return dist_.size(); }
+  float radius() const { return radius_; }
+  /// Blocking radius max(radius, cell/2).
+  float blocking_radius() const { return block_radius_; }
+  /// Node distances (ny, nx) of field g (+inf where unreachable).
+  std::span<const float> distance(std::size_t g) const { return dist_[g]; }
+  /// Node descents (ny, nx, 2) of field g (unit or zero).
+  std::span<const float> descent(std::size_t g) const { return desc_[g]; }
+  /// Node blocked mask (ny, nx).
+  std::span<const std::uint8_t> blocked() const { return blocked_; }
+
+  /// Bilinear distance of field g at p (clamped to the grid; corners at +inf are left
+  /// out, +inf when all four are). Pure, allocation-free.
+  float distance_at(std::size_t g, Vec2 p) const;
+  /// Unit descent direction of field g at p (bilinear node descents, normalised); (0, 0)
+  /// where there is none. Pure, allocation-free.
+  Vec2 direction_at(std::size_t g, Vec2 p) const;
+  /// True when the segment a→b stays in cells whose four corners are free (sampled every
+  /// cell/2): a conservative line-of-sight test on the inflated grid. Pure.
+  bool visible(Vec2 a, Vec2 b) const;
+  /// String-pulled direction of field g at p: follows the descent up to `look_ahead`
+  /// (steps of one cell, at most 64), then aims at the farthest point of that trail
+  /// visible from p (trying the end, 3/4, 1/2 and 1/4 of it); the plain descent when
+  /// none is visible or look_ahead <= 0. Pure, allocation-free.
+  Vec2 pulled_direction_at(std::size_t g, Vec2 p, float look_ahead) const;
+
+ private:
+  void block(const World& world, std::uint32_t layers);
+  void march(const NavGoals& goals, std::vector<double>& t, std::vector<std::uint8_t>& state,
+             std::vector<float>& dist, std::vector<float>& desc) const;
+
+  NavGrid grid_;
+  float radius_ = 0.0f;
+  float block_radius_ = 0.0f;
+  std::vector<std::uint8_t> blocked_;
+  std::vector<std::vector<float>> dist_;
+  std::vector<std::vector<float>> desc_;
+};
+
+/// Distances (N,) and unit descents (N,2) of points [begin, end) (N,2), agent/point i
+/// reading field which[i] (or field 0 when `which` is empty; values outside [0, G) give
+/// +inf and (0, 0)). Serial, reentrant, allocation-free.
+void nav_query_rows(const NavField& field, std::span<const float> points,
+                    std::span<const std::int32_t> which, std::span<float> distance,
+                    std::span<float> direction, std::size_t begin, std::size_t end);
+/// nav_query_rows over all N points on the thread pool. Deterministic.
+void nav_query(const NavField& field, std::span<const float> points,
+               std::span<const std::int32_t> which, std::span<float> distance,
+               std::span<float> direction);
+
+}  // namespace contextsteer

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// Visibility-graph routes around inflated obstacles (A* over circumscribed corners).
+#include "contextsteer/route.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <utility>
+
+#include "contextsteer/nearest.hpp"
+#include "contextsteer/parallel.hpp"
+#include "contextsteer/raycast.hpp"
+
+namespace contextsteer {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+}
+
+float Router::clearance(Vec2 p) const {
+  float d = 0.0f, pt[2], nrm[2];
+  std::int32_t id = -1;
+  const float probe = radius_ > 0.0f ? radius_ : 1.0f;
+  nearest_rows(*world_, {&p.x, 2}, probe, layers_, NearestOut{&d, pt, nrm, &id}, 0, 1);
+  bool in = false;
+  inside_rows(*world_, {&p.x, 2}, layers_, &in, 0, 1);
+  if (in) return 0.0f;
+  return id < 0 ? std::numeric_limits<float>::infinity() : d;
+}
+
+bool Router::clear(Vec2 a, Vec2 b, float radius) const {
+  const Vec2 d = b - a;
+  const float len = length(d);
+  if (len <= 0.0f) return true;
+  const float dir[2] = {d.x, d.y};
+  const float org[2] = {a.x, a.y};
+  float dist = 0.0f, nrm[2];
+  bool hit = false;
+  std::int32_t obs = -1;
+  raycast_rows(*world_, {org, 2}, {dir, 2}, {&len, 1}, radius, layers_,
+               RayHitsOut{&dist, &hit, nrm, &obs}, 0, 1);
+  return !hit;
+}
+
+void Router::build(const World& world, float radius, std::uint32_t layers, int arc_points) {
+  world_ = &world;
+  radius_ = radius;
+  layers_ = layers;
+  corners_.clear();
+  float b[4];
+  if (!world.bounds(b)) {
+    edge_start_.assign(1, 0);
+    edges_.clear();
+    return;
+  }
+  const double scale = std::max({1.0, std::fabs(double{b[0]}), std::fabs(double{b[1]}), std::fabs(double{b[2]}), std::fabs(double{b[3]})});
+  const double delta = 1e-4 * scale + 1e-4 * radius;
+  // Unique wall end points (of the layers), sorted so the corners do not depend on the
+  // order of the walls' addition beyond their coordinates.
+  std::vector<std::pair<float, float>> ends;
+  const auto walls = world.walls();
+  const auto wall_obstacle = world.wall_obstacle();
+  const auto obstacle_layers = world.obstacle_layers();
+  for (std::size_t s = 0; s < wall_obstacle.size(); ++s) {
+    if (!(obstacle_layers[static_cast<std::size_t>(wall_obstacle[s])] & layers)) continue;
+    ends.emplace_back(walls[4 * s], walls[4 * s + 1]);
+    ends.emplace_back(walls[4 * s + 2], walls[4 * s + 3]);
+  }
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  std::vector<float> cand;
+  auto ring = [&](double cx, double cy, double r, int m) {
+    const double rr = r / std::cos(kPi / m);
+    for (int k = 0; k < m; ++k) {
+      const double a = 2.0 * kPi * (k + 0.5) / m;
+      cand.push_back(static_cast<float>(cx + rr * std::cos(a)));
+      cand.push_back(static_cast<float>(cy + rr * std::sin(a)));
+    }
+  };
+  for (const auto& [x, y] : ends) ring(x, y, radius + delta, arc_points);
+  const auto cc = world.circle_centers();
+  const auto cr = world.circle_radii();
+  const auto circle_obstacle = world.circle_obstacle();
+  for (std::size_t c = 0; c < cr.size(); ++c) {
+    if (!(obstacle_layers[static_cast<std::size_t>(circle_obstacle[c])] & layers)) continue;
+    ring(cc[2 * c], cc[2 * c + 1], cr[c] + radius + delta, 2 * arc_points);
+  }
+  // Keep the corners with clearance > r.
+  const std::size_t nc = cand.size() / 2;
+  std::vector<std::uint8_t> keep(nc, 0);
+  parallel_for(nc, 64, [&](std::size_t s, std::size_t e) {
+    for (std::size_t i = s; i < e; ++i) keep[i] = clearance({cand[2 * i], cand[2 * i + 1]}) > radius;
+  });
+  for (std::size_t i = 0; i < nc; ++i)
+    if (keep[i]) {
+      corners_.push_back(cand[2 * i]);
+      corners_.push_back(cand[2 * i + 1]);
+    }
+  // Edges: a disc of radius r swept between two corners touches nothing.
+  const std::size_t v = corners_.size() / 2;
+  std::vector<std::vector<std::int32_t>> adj(v);
+  parallel_for(v, 8, [&](std::size_t s, std::size_t e) {
+    for (std::size_t i = s; i < e; ++i)
+      for (std::size_t j = i + 1; j < v; ++j)
+        if (clear({corners_[2 * i], corners_[2 * i + 1]}, {corners_[2 * j], corners_[2 * j + 1]}, radius))
+          adj[i].push_back(static_cast<std::int32_t>(j));
+  });
+  std::vector<std::vector<std::int32_t>> full(v);
+  for (std::size_t i = 0; i < v; ++i)
+    for (std::int32_t j : adj[i]) {
+      full[i].push_back(j);
+      full[static_cast<std::size_t>(j)].push_back(static_cast<std::int32_t>(i));
+    }
+  edge_start_.assign(v + 1, 0);
+  edges_.clear();
+  for (std::size_t i = 0; i < v; ++i) {
+    std::sort(full[i].begin(), full[i].end());
+    edges_.insert(edges_.end(), full[i].begin(), full[i].end());
+    edge_start_[i + 1] = static_cast<std::int32_t>(edges_.size());
+  }
+}
+
+bool Router::route(Vec2 a, Vec2 b, std::vector<float>& out) const {
+  if (!world_) return false;
+  const float ra = std::min(radius_, 0.999f * clearance(a));
+  const float rb = std::min(radius_, 0.999f * clearance(b));
+  if (clear(a, b, std::min(ra, rb))) {
+    out.insert(out.end(), {a.x, a.y, b.x, b.y});
+    return true;
+  }
+  const std::size_t v = corners_.size() / 2;
+  auto corner = [&](std::size_t i) { return Vec2{corners_[2 * i], corners_[2 * i + 1]}; };
+  // Nodes 0..v-1 corners, v the start; the goal is reached from corners that see it.
+  std::vector<std::uint8_t> to_goal(v, 0);
+  std::vector<double> g(v + 1, std::numeric_limits<double>::infinity());
+  std::vector<std::int32_t> parent(v + 1, -1);
+  using Item = std::pair<double, std::int32_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
+  auto h = [&](Vec2 p) { return static_cast<double>(length(b - p)); };
+  g[v] = 0.0;
+  for (std::size_t i = 0; i < v; ++i) {
+    to_goal[i] = clear(corner(i), b, rb);
+    if (clear(a, corner(i), ra)) {
+      g[i] = length(corner(i) - a);
+      parent[i] = static_cast<std::int32_t>(v);
+      open.emplace(g[i] + h(corner(i)), static_cast<std::int32_t>(i));
+    }
+  }
+  double best = std::numeric_limits<double>::infinity();
+  std::int32_t last = -1;
+  std::vector<std::uint8_t> closed(v, 0);
+  while (!open.empty()) {
+    const auto [f, u32] = open.top();
+    open.pop();
+    const auto u = static_cast<std::size_t>(u32);
+    if (closed[u]) continue;
+    if (f >= best) break;
+    closed[u] = 1;
+    if (to_goal[u]) {
+      const double total = g[u] + h(corner(u));
+      if (total < best) {
+        best = total;
+        last = u32;
+      }
+    }
+    for (std::int32_t e = edge_start_[u]; e < edge_start_[u + 1]; ++e) {
+      const auto w = static_cast<std::size_t>(edges_[static_cast<std::size_t>(e)]);
+      if (closed[w]) continue;
+      const double gw = g[u] + length(corner(w) - corner(u));
+      if (gw < g[w]) {
+        g[w] = gw;
+        parent[w] = u32;
+        open.emplace(gw + h(corner(w)), static_cast<std::int32_t>(w));
+      }
+    }
+  }
+  if (last < 0) return false;
+  std::vector<std::int32_t> chain;
+  for (std::int32_t u = last; u != static_cast<std::int32_t>(v); u = parent[static_cast<std::size_t>(u)])
+    chain.push_back(u);
+  out.insert(out.end(), {a.x, a.y});
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const Vec2 c = corner(static_cast<std::size_t>(*it));
+    out.insert(out.end(), {c.x, c.y});
+  }
+  out.insert(out.end(), {b.x, b.y});
+  return true;
+}
+
+void route_all(const Router& router, std::span<const float> starts, std::span<const float> goals,
+               std::vector<float>& points, std::vector<std::int64_t>& offsets) {
+  const std::size_t n = starts.size() / 2;
+  std::vector<std::vector<float>> each(n);
+  parallel_for(n, 1, [&](std::size_t s, std::size_t e) {
+    for (std::size_t i = s; i < e; ++i)
+      router.route({starts[2 * i], starts[2 * i + 1]}, {goals[2 * i], goals[2 * i + 1]}, each[i]);
+  });
+  points.clear();
+  offsets.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    points.insert(points.end(), each[i].begin(), each[i].end());
+    offsets[i + 1] = static_cast<std::int64_t>(points.size() / 2);
+  }
+}
+
+}  // namespace contextsteer

@@ -1,0 +1,327 @@
+"""Navigation: global guidance for local steering.
+
+Context steering sees only what its rays see, so an agent whose goal lies behind a wall
+slides along it or stops. A :class:`NavField` knows the way: the geodesic distance to the
+nearest goal over a grid of the world, with the obstacles inflated by the agents' radius,
+computed in C++ by fast marching. :class:`~contextsteer.FollowField` turns its descent
+into interest; :func:`route` gives per-agent shortest paths (visibility graph) that
+:class:`~contextsteer.FollowPath` can follow, one path per agent.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["NavField", "NavQuery", "route"]
+
+ALL_LAYERS = 0xFFFFFFFF
+#: Most grid nodes a field gets when its cell is chosen automatically.
+AUTO_MAX_NODES = 4_000_000
+
+
+class NavQuery(NamedTuple):
+    """Field queries at N points: ``distance`` (N,) float32 (inf where no goal can be
+    reached) and unit ``direction`` (N, 2) float32 ((0, 0) at a goal or unreachable)."""
+
+    distance: np.ndarray
+    direction: np.ndarray
+
+
+def _goal_set(goal: Any, k: int) -> dict:
+    """One goal set as the dict the core reads: points (P,2), segments (S,4), polygons."""
+    if isinstance(goal, dict):
+        unknown = set(goal) - {"points", "segments", "polygons"}
+        if unknown:
+            raise ValueError(f"goals[{k}]: unknown keys {sorted(unknown)}; expected 'points', "
+                             "'segments', 'polygons'")
+        out: dict = {}
+        if goal.get("points") is not None:
+            p = np.ascontiguousarray(goal["points"], dtype=np.float32)
+            out["points"] = p.reshape(1, 2) if p.shape == (2,) else p
+        if goal.get("segments") is not None:
+            s = np.ascontiguousarray(goal["segments"], dtype=np.float32)
+            out["segments"] = s.reshape(1, 4) if s.shape == (4,) else s
+        if goal.get("polygons") is not None:
+            polys = goal["polygons"]
+            if isinstance(polys, np.ndarray) and polys.ndim == 2:
+                polys = [polys]
+            out["polygons"] = [np.ascontiguousarray(r, dtype=np.float32) for r in polys]
+        return out
+    a = np.ascontiguousarray(goal, dtype=np.float32)
+    if a.shape == (2,):
+        return {"points": a.reshape(1, 2)}
+    if a.ndim == 2 and a.shape[1] == 2:
+        return {"points": a}
+    if a.ndim == 2 and a.shape[1] == 4:
+        return {"segments": a}
+    raise ValueError(f"goals[{k}]: expected a point (2,), points (P, 2), segments (S, 4) or a dict "
+                     f"with 'points', 'segments', 'polygons'; got shape {a.shape}")
+
+
+def _goal_sets(goals: Any) -> list[dict]:
+    if isinstance(goals, (list, tuple)) and goals and all(
+            isinstance(g, (dict, np.ndarray)) for g in goals):
+        return [_goal_set(g, k) for k, g in enumerate(goals)]
+    return [_goal_set(goals, 0)]
+
+
+def _key(sets: list[dict]) -> tuple:
+    parts = []
+    for s in sets:
+        parts.append(tuple((name, tuple(np.asarray(v).tobytes() for v in (s[name] if name == "polygons" else [s[name]])))
+                           for name in sorted(s)))
+    return tuple(parts)
+
+
+class NavField:
+    """Geodesic distance to the nearest goal over a grid of the world, and its descent.
+
+    One field per goal set: pass a list of goal sets for several groups (agents pick
+    theirs by group id or an index array, see :class:`~contextsteer.FollowField`).
+
+    Parameters
+    ----------
+    world : World
+    goals : goal set or list of goal sets
+        A goal set is a point (2,), points (P, 2), segments (S, 4) — exit lines — or a
+        dict with any of ``"points"``, ``"segments"`` and ``"polygons"`` (a list of
+        (V, 2) rings whose interiors are goal regions).
+    cell : float, optional
+        Grid spacing in world units; default ``radius / 2`` (or 1/256 of the scene's
+        extent when ``radius`` is 0), grown if the grid would exceed 4 M nodes.
+    radius : float, default 0.3
+        Agent radius: obstacles are inflated by ``max(radius, cell / 2)``.
+    layers : int, optional
+        Obstacles of these layers count.
+    margin : float, default 1.0
+        The grid covers the world's bounds (and every goal) grown by this much.
+
+    Notes
+    -----
+    Built in C++ by fast marching (the Eikonal equation |∇T| = 1, second-order upwind
+    stencil, exact distances kept within three cells of a goal). Measured on an open field from
+    a point goal (500 × 500 nodes): absolute error within [-0.19, +0.07] cell everywhere,
+    mean relative error 0.06 %, under 0.2 % beyond 100 cells. Fields are cached
+    with the world (a second field with the same goals and parameters shares the first)
+    and rebuilt after the world is edited, on the next query or simulation step.
+    Queries interpolate node distances and node descents bilinearly, so directions are
+    continuous and agents do not zig-zag on cell boundaries.
+
+    Examples
+    --------
+    >>> import numpy as np, contextsteer as cs
+    >>> world = cs.World()
+    >>> _ = world.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
+    >>> _ = world.add_segments([[0, -5, 0, 3]])                 # a wall with a gap at the top
+    >>> field = cs.NavField(world, [4.0, -4.0], cell=0.1, radius=0.3)
+    >>> q = field.query([[-3, -4]])
+    >>> bool(q.distance[0] > 10.0)                              # round the wall, not through it
+    True
+    >>> print(np.round(q.direction[0], 1))                      # first up, towards the gap
+    [0.3 0.9]
+    """
+
+    def __init__(self, world, goals, *, cell: float | None = None, radius: float = 0.3,
+                 layers: int = ALL_LAYERS, margin: float = 1.0) -> None:
+        core_world = getattr(world, "_core", world)
+        if not isinstance(core_world, _core.World):
+            raise TypeError(f"NavField: world must be a contextsteer.World, got {type(world).__name__}")
+        radius = float(radius)
+        if not (math.isfinite(radius) and radius >= 0):
+            raise ValueError(f"NavField: radius must be a finite number >= 0, got {radius}")
+        sets = _goal_sets(goals)
+        if cell is None:
+            cell = self._auto_cell(world, sets, radius, float(margin))
+        cell = float(cell)
+        if not (math.isfinite(cell) and cell > 0):
+            raise ValueError(f"NavField: cell must be a finite number > 0, got {cell}")
+        self.world = world
+        self.goals = sets
+        self.cell = cell
+        self.radius = radius
+        self.layers = int(layers)
+        self.margin = float(margin)
+        cache = getattr(world, "_nav_cache", None)
+        key = (_key(sets), cell, radius, self.layers, self.margin)
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None:
+            self._core = hit
+            self._sync()
+        else:
+            self._core = _core.NavField(core_world, sets, cell, radius, self.layers, self.margin)
+            if cache is not None:
+                cache[key] = self._core
+
+    def __reduce__(self):
+        """Pickle (and ``copy.deepcopy``) support: the world and the parameters; the field
+        is rebuilt (or found in the restored world's cache) on unpickling."""
+        return (_restore_nav_field, (self.world, self.goals, self.cell, self.radius,
+                                     self.layers, self.margin))
+
+    @staticmethod
+    def _auto_cell(world, sets, radius: float, margin: float) -> float:
+        pts = [np.asarray(v, dtype=np.float64).reshape(-1, 2) for s in sets for name, vs in s.items()
+               for v in (vs if name == "polygons" else [vs])]
+        b = world.bounds
+        if b is not None:
+            pts.append(np.array([[b[0], b[1]], [b[2], b[3]]]))
+        allp = np.vstack(pts)
+        extent = allp.max(0) - allp.min(0) + 2 * margin
+        cell = radius / 2 if radius > 0 else max(extent.max() / 256, 1e-6)
+        while (extent[0] / cell + 3) * (extent[1] / cell + 3) > AUTO_MAX_NODES:
+            cell *= 1.25
+        return float(cell)
+
+    def _sync(self) -> None:
+        """Rebuild the fields if the world was edited since they were built."""
+        core_world = getattr(self.world, "_core", self.world)
+        if not self._core.built_from(core_world):
+            self._core.rebuild(core_world)
+
+    @property
+    def count(self) -> int:
+        """Number of fields (goal sets)."""
+        return int(self._core.count)
+
+    @property
+    def grid(self) -> tuple[float, float, float, int, int]:
+        """``(x0, y0, cell, nx, ny)``: node (i, j) sits at (x0 + i·cell, y0 + j·cell)."""
+        self._sync()
+        return tuple(self._core.grid)
+
+    @property
+    def extent(self) -> tuple[float, float, float, float]:
+        """``(xmin, xmax, ymin, ymax)`` of the node grid (for ``imshow``)."""
+        x0, y0, c, nx, ny = self.grid
+        return (x0, x0 + (nx - 1) * c, y0, y0 + (ny - 1) * c)
+
+    @property
+    def build_seconds(self) -> float:
+        """Wall time of the last build (all fields), in seconds."""
+        return float(self._core.build_seconds)
+
+    @property
+    def blocking_radius(self) -> float:
+        """The inflation radius, ``max(radius, cell / 2)``."""
+        return float(self._core.blocking_radius)
+
+    @property
+    def blocked(self) -> np.ndarray:
+        """(ny, nx) bool: nodes inside the inflated obstacles."""
+        self._sync()
+        return self._core.blocked
+
+    def distances(self, g: int = 0) -> np.ndarray:
+        """(ny, nx) float32 node distances of field ``g`` (read-only view; inf where
+        unreachable)."""
+        self._sync()
+        return self._core.distance_grid(int(g))
+
+    def descents(self, g: int = 0) -> np.ndarray:
+        """(ny, nx, 2) float32 unit node descents of field ``g`` (read-only view)."""
+        self._sync()
+        return self._core.descent_grid(int(g))
+
+    def query(self, points, which=None, *, look_ahead: float = 0.0) -> NavQuery:
+        """Distance and descent direction at any batch of points.
+
+        Parameters
+        ----------
+        points : array_like, shape (N, 2) or (2,)
+        which : int or array_like of int, shape (N,), optional
+            The field of each point (default 0).
+        look_ahead : float, default 0
+            > 0: the string-pulled direction, towards the farthest point of the descent
+            trail within ``look_ahead`` that is visible from the point.
+
+        Returns
+        -------
+        NavQuery
+            ``distance`` (N,) and ``direction`` (N, 2), float32.
+        """
+        self._sync()
+        p = np.ascontiguousarray(points, dtype=np.float32)
+        if p.shape == (2,):
+            p = p.reshape(1, 2)
+        if p.ndim != 2 or p.shape[1] != 2:
+            raise ValueError(f"points: expected shape (N, 2) or (2,), got {p.shape}")
+        w = None
+        if which is not None:
+            w = np.ascontiguousarray(np.broadcast_to(np.asarray(which, dtype=np.int32), (len(p),)))
+        d, v = self._core.query(p, w, float(look_ahead))
+        return NavQuery(d, v)
+
+    def distance(self, points, which=None) -> np.ndarray:
+        """(N,) geodesic distances at ``points`` (see :meth:`query`)."""
+        return self.query(points, which).distance
+
+    def direction(self, points, which=None, *, look_ahead: float = 0.0) -> np.ndarray:
+        """(N, 2) unit descent directions at ``points`` (see :meth:`query`)."""
+        return self.query(points, which, look_ahead=look_ahead).direction
+
+    def __repr__(self) -> str:
+        x0, y0, c, nx, ny = self.grid
+        return f"NavField(fields={self.count}, grid={nx}x{ny}, cell={c:g}, radius={self.radius:g})"
+
+
+def route(world, starts, goals, radius: float = 0.3, *, layers: int = ALL_LAYERS,
+          packed: bool = False, arc_points: int = 12):
+    """Shortest paths from ``starts`` to ``goals`` around the obstacles inflated by ``radius``.
+
+    A visibility graph over circumscribed corners of the inflated obstacles (a regular
+    ``arc_points``-gon around every wall end point and circle), built in C++: every route
+    keeps a disc of ``radius`` clear of every wall, and is at most ``1/cos(π/arc_points)``
+    longer than the true shortest path on its arcs round corners (1.035 for 12).
+
+    Parameters
+    ----------
+    world : World
+    starts, goals : array_like, shape (N, 2) or (2,)
+        One route per row; a single goal (2,) is shared by all starts.
+    radius : float, default 0.3
+    packed : bool, default False
+        Return ``(points, offsets)``: all route points (P, 2) float32, route i owning
+        rows ``offsets[i]:offsets[i + 1]`` (int64, N + 1), empty when unreachable.
+
+    Returns
+    -------
+    list of Path or None, or (points, offsets)
+        ``None`` where a goal cannot be reached (or equals its start).
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> world = cs.World(); _ = world.add_segments([[0, -2, 0, 2]])
+    >>> (path,) = cs.route(world, [[-3, 0]], [[3, 0]], radius=0.5)
+    >>> round(path.length, 2)             # round the end of the wall (exact: 7.87)
+    7.89
+    """
+    from .path import Path
+
+    core_world = getattr(world, "_core", world)
+    s = np.ascontiguousarray(starts, dtype=np.float32)
+    if s.shape == (2,):
+        s = s.reshape(1, 2)
+    if s.ndim != 2 or s.shape[1] != 2:
+        raise ValueError(f"starts: expected shape (N, 2) or (2,), got {s.shape}")
+    g = np.ascontiguousarray(np.broadcast_to(np.asarray(goals, dtype=np.float32), s.shape))
+    points, offsets, _ = _core.route(core_world, s, g, float(radius), int(layers), int(arc_points))
+    if packed:
+        return points, offsets
+    out: list = []
+    for i in range(len(s)):
+        seg = points[offsets[i]:offsets[i + 1]]
+        try:
+            out.append(Path(seg) if len(seg) >= 2 else None)
+        except ValueError:
+            out.append(None)
+    return out
+
+
+def _restore_nav_field(world, goals, cell, radius, layers, margin) -> NavField:
+    return NavField(world, goals, cell=cell, radius=radius, layers=layers, margin=margin)

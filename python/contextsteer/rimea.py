@@ -1,0 +1,313 @@
+"""RiMEA 3.0 validation tests that apply to 2D local steering: 1, 4, 6, 7 and 9.
+
+Each ``testN(...)`` builds its scene with the crowd configuration of the scenarios
+(FollowField or FollowPath interest, half-cosine, :class:`CollisionDanger`, ``Accel``
+motion, agents of radius 0.2-0.3 m), runs it and returns a :class:`RimeaResult`: the
+criterion, the measured value and whether it passes. ``tests/test_rimea.py`` runs scaled
+versions; ``notebooks/07_rimea_validation.ipynb`` the full-size ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+__all__ = ["RimeaResult", "test1", "test4", "test6", "test7", "test9", "weidmann",
+           "AGE_SPEED_BANDS"]
+
+DT = 1.0 / 30.0
+
+
+@dataclasses.dataclass
+class RimeaResult:
+    """One RiMEA test: ``criterion`` (text), ``value`` (the measured value), ``passed``,
+    and ``details`` (everything else measured)."""
+
+    test: str
+    criterion: str
+    value: Any
+    passed: bool
+    details: dict = dataclasses.field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.test}: {self.criterion} -> measured {self.value} [{'PASS' if self.passed else 'FAIL'}]"
+
+
+def _sim(world, starts, goals, *, field=None, which=None, speed=1.33, radius=0.3, slots=16,
+         seed=0, look_ahead_field=2.0):
+    """The crowd configuration of the scenarios (scenarios._crowd) with every agent's
+    desired speed set to ``speed`` (a number or one per agent)."""
+    from . import scenarios
+
+    sim = scenarios._crowd(world, starts, goals, slots=slots, seed=seed, radius=radius,
+                           field=field, which=which, look_ahead_field=look_ahead_field)
+    ms = np.asarray(sim.agents.max_speed)
+    ms[: len(starts)] = speed
+    return sim
+
+
+# -------------------------------------------------------------------------- test 1 ---
+
+def test1(*, speed: float = 1.33) -> RimeaResult:
+    """RiMEA test 1: one pedestrian walks 40 m along a 2 m × 40 m corridor at 1.33 m/s;
+    the time must lie in [26, 34] s."""
+    from .nav import NavField
+    from .world import World
+
+    world = World()
+    world.add_segments([[-2, 0, 43, 0], [-2, 2, 43, 2], [-2, 0, -2, 2]])
+    field = NavField(world, np.float32([[42.0, 0.2, 42.0, 1.8]]), radius=0.25, cell=0.1)
+    sim = _sim(world, [[0.0, 1.0]], [[42.0, 1.0]], field=field, speed=speed, radius=0.2)
+    t = None
+    for step in range(1, int(60 / DT)):
+        sim.step(DT)
+        if sim.agents.position[0, 0] >= 40.0:
+            t = step * DT
+            break
+    value = None if t is None else round(t, 2)
+    return RimeaResult("RiMEA 1", "time to walk 40 m at 1.33 m/s in [26, 34] s", value,
+                       t is not None and 26.0 <= t <= 34.0)
+
+
+# -------------------------------------------------------------------------- test 4 ---
+
+def weidmann(density):
+    """Weidmann's fundamental diagram: speed (m/s) at density (1/m²),
+    v = 1.34·(1 − exp(−1.913·(1/ρ − 1/5.4))), 0 at or above 5.4 /m²."""
+    rho = np.asarray(density, dtype=float)
+    v = 1.34 * (1 - np.exp(-1.913 * (1 / rho - 1 / 5.4)))
+    return np.clip(v, 0.0, None)
+
+
+def _ring_world(radius: float, width: float, segments: int = 96):
+    from .world import World
+
+    a = 2 * np.pi * np.arange(segments) / segments
+    ring = np.c_[np.cos(a), np.sin(a)]
+    world = World()
+    world.add_polyline(ring * (radius - width / 2), closed=True)
+    world.add_polyline(ring * (radius + width / 2), closed=True)
+    return world
+
+
+def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0, horizon: float = 2.0,
+                      warmup: float = 10.0, measure: float = 10.0, seed: int = 0) -> dict:
+    """Mean walking speed and specific flow on a periodic (annular) corridor at ``density``.
+
+    Agents (radius 0.2 m, desired speed 1.34 m/s ± 10 %; CollisionDanger with ``horizon``
+    s) fill the ring of centre-line
+    radius ``radius`` and ``width`` on a hexagonal lattice and follow its centre line
+    (FollowPath, tangent) with CollisionDanger; after ``warmup`` s their speed along the
+    ring is averaged over ``measure`` s.
+    """
+    from . import agents as agents_mod
+    from . import behaviours as beh
+    from . import motion, path, simulation, steering
+
+    rng = np.random.default_rng(seed)
+    world = _ring_world(radius, width)
+    area = 2 * np.pi * radius * width
+    n = max(1, int(round(density * area)))
+    # Hexagonal lattice with the density's spacing, kept inside the ring (clearance 0.2).
+    s = np.sqrt(2 / (np.sqrt(3) * density))
+    R = radius + width / 2
+    while True:  # shrink the lattice until the ring (clearance 0.21 m) holds n agents
+        xs = np.arange(-R, R + s, s)
+        pts = []
+        for k, y in enumerate(np.arange(-R, R + s, s * np.sqrt(3) / 2)):
+            pts.extend((x + (k % 2) * s / 2, y) for x in xs)
+        pts = np.asarray(pts)
+        r = np.linalg.norm(pts, axis=1)
+        pts = pts[(r > radius - width / 2 + 0.21) & (r < radius + width / 2 - 0.21)]
+        if len(pts) >= n or s < 0.401:
+            break
+        s *= 0.98
+    pts = pts[rng.permutation(len(pts))[:n]]
+    n = len(pts)
+    a = 2 * np.pi * np.arange(129) / 128
+    centre = path.Path(np.c_[np.cos(a), np.sin(a)][:-1] * radius, closed=True)
+    ag = agents_mod.Agents(n, slots=16, seed=seed)
+    tang = np.c_[-pts[:, 1], pts[:, 0]] / np.linalg.norm(pts, axis=1)[:, None]
+    ag.add(pts, heading=np.arctan2(tang[:, 1], tang[:, 0]), radius=0.2,
+           max_speed=1.34 * rng.uniform(0.9, 1.1, n), max_accel=6.0)
+    st = steering.Steering([beh.FollowPath(centre, look_ahead=1.0),
+                            beh.CollisionDanger(horizon=horizon, speeds=4, margin=0.05)],
+                           resolve="mask_min_danger", choose="argmax")
+    sim = simulation.Simulation(world, ag, st, motion=motion.Accel(), slots=16, seed=seed)
+    sim.step(DT, steps=int(warmup / DT))
+    speeds = []
+    every = 5
+    for _ in range(int(measure / DT / every)):
+        sim.step(DT, steps=every)
+        p = np.asarray(ag.position, dtype=float)
+        v = np.asarray(ag.velocity, dtype=float)
+        t = np.c_[-p[:, 1], p[:, 0]] / np.linalg.norm(p, axis=1)[:, None]
+        speeds.append(np.mean(np.sum(v * t, axis=1)))
+    v = float(np.mean(speeds))
+    rho = n / area
+    return {"density": round(rho, 3), "agents": n, "speed": round(v, 3),
+            "flow": round(rho * v, 3), "weidmann_speed": round(float(weidmann(rho)), 3)}
+
+
+def test4(densities=(0.5, 1, 2, 3, 4, 5, 6), **kw) -> RimeaResult:
+    """RiMEA test 4 (fundamental diagram): speed must fall as density rises."""
+    rows = [fundamental_point(float(d), **kw) for d in densities]
+    speeds = [r["speed"] for r in rows]
+    falls = all(b <= a + 0.02 for a, b in zip(speeds, speeds[1:])) and speeds[-1] < speeds[0]
+    return RimeaResult("RiMEA 4", "speed falls as density rises (0.5 to 6 /m²)",
+                       {r["density"]: r["speed"] for r in rows}, falls, {"rows": rows})
+
+
+# -------------------------------------------------------------------------- test 6 ---
+
+def corner_world():
+    """RiMEA test 6 geometry: a 2 m wide corridor 12 m long, turning left into a 2 m wide
+    corridor 12 m long (outer corner at (12, 0))."""
+    from .world import World
+
+    world = World()
+    world.add_polyline([[0, 0], [12, 0], [12, 12]])
+    world.add_polyline([[0, 2], [10, 2], [10, 12]])
+    world.add_segments([[0, 0, 0, 2]])
+    return world
+
+
+def _inside_corner(p):
+    """Whether points p (N,2) lie inside the L corridor (its polygon, boundary included)."""
+    from matplotlib.path import Path as MplPath
+
+    ring = MplPath([[0, 0], [12, 0], [12, 12], [10, 12], [10, 2], [0, 2]])
+    return ring.contains_points(p, radius=1e-9) | ring.contains_points(p, radius=-1e-9)
+
+
+def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaResult:
+    """RiMEA test 6: 20 pedestrians round a left corner; no position inside a wall (every
+    body, radius 0.25 m, stays in the corridor within ``tolerance`` m) and all arrive."""
+    from .nav import NavField
+    from .scenarios import _spread
+    from .world import nearest
+
+    world = corner_world()
+    rng = np.random.default_rng(seed)
+
+    starts = _spread(np.c_[rng.uniform(0.5, 6.0, agents), rng.uniform(0.4, 1.6, agents)], 0.6)
+    starts = np.clip(starts, [0.4, 0.35], [6.5, 1.65])
+    goals = np.c_[np.full(agents, 11.0), np.full(agents, 11.0)]
+    field = NavField(world, np.float32([[10.2, 11.8, 11.8, 11.8]]), radius=0.3, cell=0.1)
+    r = 0.25
+    sim = _sim(world, starts, goals, field=field, radius=r, seed=seed)
+    worst = np.inf
+    outside = 0
+    done = None
+    for step in range(1, int(60 / DT)):
+        sim.step(DT)
+        p = np.asarray(sim.agents.position, dtype=float)
+        ok = _inside_corner(p)
+        outside += int((~ok).sum())
+        # Clearance to the corridor walls (body surface gap).
+        d = nearest(world, p, 5.0).distance
+        worst = min(worst, float(np.min(d)) - r)
+        if done is None and np.all(p[:, 1] > 4.0):   # all round the corner
+            done = step * DT
+            break
+    passed = outside == 0 and worst >= -tolerance and done is not None
+    return RimeaResult("RiMEA 6", "no body inside a wall while 20 round a left corner",
+                       {"positions_inside_walls": outside, "min_wall_gap_m": round(worst, 3)},
+                       passed, {"all_around_s": None if done is None else round(done, 2)})
+
+
+# -------------------------------------------------------------------------- test 7 ---
+
+#: Walking-speed bands (m/s) by age, digitised approximately from the RiMEA 3.0 figure
+#: of test 7 (after Weidmann 1993): (age, slowest, fastest).
+AGE_SPEED_BANDS = np.array([
+    [10, 0.58, 1.61], [20, 1.05, 1.90], [30, 1.00, 1.85], [40, 0.95, 1.80],
+    [50, 0.90, 1.70], [60, 0.80, 1.60], [70, 0.70, 1.40], [80, 0.55, 1.10]])
+
+
+def age_band(age):
+    """(slowest, fastest) walking speed at ``age`` (linear between the table's rows)."""
+    a = AGE_SPEED_BANDS
+    return np.interp(age, a[:, 0], a[:, 1]), np.interp(age, a[:, 0], a[:, 2])
+
+
+def test7(*, agents: int = 50, seed: int = 0, distance: float = 20.0) -> RimeaResult:
+    """RiMEA test 7: pedestrians with ages drawn in [10, 80] and speeds drawn within their
+    age's band walk ``distance`` m alone (1 m lanes); every measured speed (over the middle
+    of the walk) must stay within its band."""
+    from .nav import NavField
+    from .world import World
+
+    rng = np.random.default_rng(seed)
+    age = rng.uniform(10, 80, agents)
+    lo, hi = age_band(age)
+    speed = rng.uniform(lo, hi)
+    y = np.arange(agents) * 1.0
+    starts = np.c_[np.zeros(agents), y]
+    world = World()
+    world.add_segments([[-2, -1, distance + 4, -1], [-2, agents, distance + 4, agents]])
+    field = NavField(world, np.float32([[distance + 3, -0.9, distance + 3, agents - 0.1]]),
+                     radius=0.25, cell=0.2)
+    sim = _sim(world, starts, np.c_[np.full(agents, distance + 3), y], field=field, speed=speed,
+               radius=0.2, seed=seed)
+    x0, x1 = 0.25 * distance, 0.75 * distance
+    t0 = np.full(agents, np.nan)
+    t1 = np.full(agents, np.nan)
+    for step in range(1, int(3 * distance / 0.5 / DT)):
+        sim.step(DT)
+        x = np.asarray(sim.agents.position[:, 0], dtype=float)
+        t0[np.isnan(t0) & (x >= x0)] = step * DT
+        t1[np.isnan(t1) & (x >= x1)] = step * DT
+        if not np.isnan(t1).any():
+            break
+    measured = (x1 - x0) / (t1 - t0)
+    within = (measured >= lo * 0.98) & (measured <= hi * 1.02)
+    return RimeaResult("RiMEA 7", "measured speeds within their age band",
+                       f"{int(within.sum())}/{agents} within", bool(within.all()),
+                       {"age": age, "assigned": speed, "measured": measured, "lo": lo, "hi": hi})
+
+
+# -------------------------------------------------------------------------- test 9 ---
+
+def evacuation_time(agents: int, exits: int, *, width: float = 30.0, depth: float = 20.0,
+                    seed: int = 0, limit: float = 1200.0) -> float:
+    """Seconds until the last of ``agents`` (radius 0.25 m, 1.34 m/s ± 10 %) has left the
+    ``width`` × ``depth`` room through ``exits`` 1 m exits (agents are removed 1.5 m
+    beyond the wall); inf if the room is not empty after ``limit`` s."""
+    from .scenarios import evacuation
+
+    sim = evacuation(agents=agents, seed=seed, exits=exits, width=width, depth=depth)
+    ag = sim.agents
+    r = np.asarray(ag.radius)
+    r[:] = 0.25
+    every = 15
+    t = 0.0
+    while t < limit:
+        sim.step(DT, steps=every)
+        t += every * DT
+        alive = np.flatnonzero(ag.alive)
+        if len(alive) == 0:
+            return t
+        y = np.asarray(ag.position)[alive, 1]
+        out = alive[(y < -1.5) | (y > depth + 1.5)]
+        if len(out):
+            ag.remove(out)
+        alive = np.flatnonzero(ag.alive)
+        y = np.asarray(ag.position)[alive, 1]
+        if not ((y > 0) & (y < depth)).any():
+            return t
+    return float("inf")
+
+
+def test9(*, agents: int = 1000, width: float = 30.0, depth: float = 20.0, seed: int = 0) -> RimeaResult:
+    """RiMEA test 9: ``agents`` leave the room through 4, then 2 exits; the ratio
+    t(2 exits)/t(4 exits) must lie in [1.6, 2.4]."""
+    t4 = evacuation_time(agents, 4, width=width, depth=depth, seed=seed)
+    t2 = evacuation_time(agents, 2, width=width, depth=depth, seed=seed)
+    ratio = t2 / t4
+    return RimeaResult("RiMEA 9", "t(2 exits) / t(4 exits) in [1.6, 2.4]", round(ratio, 3),
+                       bool(1.6 <= ratio <= 2.4),
+                       {"t4_s": round(t4, 1), "t2_s": round(t2, 1), "agents": agents,
+                        "room": (width, depth)})

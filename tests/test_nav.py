@@ -1,0 +1,371 @@
+"""Navigation: NavField against independent oracles, FollowField, routes, determinism."""
+
+import heapq
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import contextsteer as cs
+
+
+# ----------------------------------------------------------------- oracles (NumPy) ---
+
+def _boxes(seed, n=5, size=20.0, gap=0.8):
+    """n axis-aligned boxes (centres, half extents), at least ``gap`` apart and from the
+    frame: no passage narrower than a few cells, which a grid closes."""
+    rng = np.random.default_rng(seed)
+    cs_, hs = [], []
+    while len(cs_) < n:
+        c = rng.uniform(3, size - 3, 2)
+        h = rng.uniform(0.5, 2.0, 2)
+        if np.any(c - h < gap) or np.any(c + h > size - gap):
+            continue
+        if all(np.any(np.abs(c - c2) - h - h2 >= gap) for c2, h2 in zip(cs_, hs)):
+            cs_.append(c)
+            hs.append(h)
+    return np.array(cs_), np.array(hs)
+
+
+def _box_world(boxes, size=20.0):
+    world = cs.World()
+    world.add_polyline([[0, 0], [size, 0], [size, size], [0, size]], closed=True)
+    for c, h in zip(*boxes):
+        world.add_box(center=c, half_extents=h)
+    return world
+
+
+def _rounded(c, h, r, arc=16):
+    """Vertices of the rounded box (box grown by r) sampled on its corner arcs: a convex
+    polygon inscribed in the inflated obstacle."""
+    pts = []
+    for k, (sx, sy) in enumerate([(1, 1), (-1, 1), (-1, -1), (1, -1)]):
+        a0 = k * np.pi / 2
+        for t in np.linspace(a0, a0 + np.pi / 2, arc):
+            pts.append((c[0] + sx * h[0] + r * np.cos(t), c[1] + sy * h[1] + r * np.sin(t)))
+    return np.array(pts)
+
+
+def _crosses_convex(a, b, poly):
+    """Whether segment a-b enters the open interior of a convex polygon (separating axes)."""
+    edges = np.roll(poly, -1, 0) - poly
+    axes = np.c_[-edges[:, 1], edges[:, 0]]
+    d = b - a
+    axes = np.vstack([axes, [-d[1], d[0]]])
+    for ax in axes:
+        if not np.any(ax):
+            continue
+        p = poly @ ax
+        s = np.array([a @ ax, b @ ax])
+        if s.max() <= p.min() + 1e-9 or s.min() >= p.max() - 1e-9:
+            return False
+    return True
+
+
+class _Oracle:
+    """Shortest paths avoiding the interiors of convex polygons: visibility graph over
+    their vertices (computed once) and Dijkstra, brute force in NumPy/Python."""
+
+    def __init__(self, polys):
+        self.polys = polys
+        self.nodes = np.array([v for p in polys for v in p])
+        n = len(self.nodes)
+        self.vis = np.zeros((n, n), bool)
+        for i in range(n):
+            for j in range(i + 1, n):
+                self.vis[i, j] = self.vis[j, i] = self._clear(self.nodes[i], self.nodes[j])
+
+    def _clear(self, a, b):
+        return not any(_crosses_convex(a, b, p) for p in self.polys)
+
+    def shortest(self, a, b):
+        if self._clear(a, b):
+            return float(np.linalg.norm(b - a))
+        n = len(self.nodes)
+        from_a = np.array([self._clear(a, v) for v in self.nodes])
+        to_b = np.array([self._clear(v, b) for v in self.nodes])
+        dist = np.full(n, np.inf)
+        dist[from_a] = np.linalg.norm(self.nodes[from_a] - a, axis=1)
+        heap = [(d, i) for i, d in enumerate(dist) if np.isfinite(d)]
+        heapq.heapify(heap)
+        done = np.zeros(n, bool)
+        best = np.inf
+        while heap:
+            d, u = heapq.heappop(heap)
+            if done[u] or d >= best:
+                continue
+            done[u] = True
+            if to_b[u]:
+                best = min(best, d + float(np.linalg.norm(b - self.nodes[u])))
+            for v in np.flatnonzero(self.vis[u] & ~done):
+                nd = d + float(np.linalg.norm(self.nodes[v] - self.nodes[u]))
+                if nd < dist[v]:
+                    dist[v] = nd
+                    heapq.heappush(heap, (nd, v))
+        return best
+
+
+def _free_points(world, rng, n, clearance, size=20.0):
+    p = rng.uniform(0.5, size - 0.5, (20 * n + 200, 2)).astype(np.float32)
+    near = cs.nearest(world, p, clearance)
+    ok = ~np.isfinite(near.distance) & ~cs.inside(world, p)
+    return p[ok][:n]
+
+
+# ----------------------------------------------------------------------- the field ---
+
+def test_open_field_error_is_under_a_cell():
+    world = cs.World()
+    world.add_circles([[0, 0], [60, 60]], [0.01, 0.01])
+    goal = np.float32([30.3, 30.7])
+    field = cs.NavField(world, goal, cell=0.2, radius=0.0)
+    x0, y0, c, nx, ny = field.grid
+    X, Y = np.meshgrid(x0 + np.arange(nx) * c, y0 + np.arange(ny) * c)
+    true = np.hypot(X - goal[0], Y - goal[1])
+    d = field.distances()
+    ok = np.isfinite(d) & ~field.blocked
+    err = (d - true)[ok]
+    assert np.abs(err).max() < 0.25 * c                     # under a quarter cell everywhere
+    far = true[ok] > 50 * c
+    assert np.abs(err[far] / true[ok][far]).max() < 0.005  # under 0.5 % beyond 50 cells
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_field_distance_matches_visibility_graph_oracle(seed):
+    boxes = _boxes(seed)
+    world = _box_world(boxes)
+    rng = np.random.default_rng(seed)
+    goal = _free_points(world, rng, 1, 1.0)[0]
+    field = cs.NavField(world, goal, cell=0.1, radius=0.0)
+    pts = _free_points(world, rng, 15, 0.5)
+    d = field.distance(pts)
+    # The field inflates the boxes by its blocking radius (cell/2): so does the oracle.
+    oracle = _Oracle([_rounded(c, h, field.blocking_radius, arc=3) for c, h in zip(*boxes)])
+    for p, dp in zip(pts, d):
+        true = oracle.shortest(p.astype(float), goal.astype(float))
+        assert np.isfinite(dp)
+        assert abs(dp - true) <= 0.01 * true + 0.1, (p, dp, true)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_descent_never_leads_into_an_obstacle(seed):
+    """From any point near a wall (in or beyond the inflated band), one cell along the
+    descent never brings the body closer to the wall than min(clearance, radius): the
+    descent points along the wall or away from it, never into it (ridges included)."""
+    boxes = _boxes(seed)
+    world = _box_world(boxes)
+    rng = np.random.default_rng(seed)
+    r, h = 0.3, 0.1
+    goal = _free_points(world, rng, 1, 1.0)[0]
+    field = cs.NavField(world, goal, cell=h, radius=r)
+    p = rng.uniform(0.2, 19.8, (20000, 2)).astype(np.float32)
+    near = cs.nearest(world, p, 2 * r)
+    sel = np.isfinite(near.distance) & (near.distance > 0.05) & ~cs.inside(world, p)
+    p, before = p[sel], near.distance[sel]
+    assert len(p) > 2000
+    step = (p + h * field.direction(p)).astype(np.float32)
+    after = cs.nearest(world, step, 5.0).distance
+    assert not cs.inside(world, step).any()
+    assert (after - np.minimum(before, r)).min() >= -1e-4
+
+
+def test_goals_behind_a_wall_are_reached_round_it():
+    world = cs.World()
+    world.add_polyline([[-5, -3], [5, -3], [5, 5], [-5, 5]], closed=True)
+    world.add_segments([[0, -3, 0, 3]])
+    field = cs.NavField(world, [3.0, 0.0], cell=0.1, radius=0.3)
+    d = field.distance([[-3.0, 0.0]])[0]
+    # Round the wall end (0, 3) grown by the blocking radius.
+    true = 2 * np.hypot(3.0, 3.3)
+    assert true <= d <= true * 1.03
+
+
+def test_segment_and_polygon_goals_and_groups():
+    world = cs.World()
+    world.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    line = np.float32([[9, 2, 9, 8]])
+    region = {"polygons": [np.float32([[1, 1], [3, 1], [3, 3], [1, 3]])]}
+    field = cs.NavField(world, [line, region], cell=0.1, radius=0.2)
+    assert field.count == 2
+    q = field.query([[5, 5], [5, 5]], which=[0, 1])
+    assert q.distance[0] == pytest.approx(4.0, abs=0.05)
+    assert q.distance[1] == pytest.approx(np.hypot(2, 2), abs=0.025)  # a quarter cell
+    assert field.distance([[2, 2]], which=1)[0] == 0.0
+
+
+def test_field_is_cached_with_the_world_and_rebuilt_after_edits():
+    world = cs.World()
+    world.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    a = cs.NavField(world, [9.0, 5.0], cell=0.1)
+    b = cs.NavField(world, [9.0, 5.0], cell=0.1)
+    assert a._core is b._core
+    before = a.distance([[1.0, 5.0]])[0]
+    world.add_segments([[5, 0, 5, 8]])                    # a wall in the way
+    after = a.distance([[1.0, 5.0]])[0]
+    assert after > before + 2.0
+
+
+def test_string_pulled_direction_cuts_the_corner():
+    world = cs.World()
+    world.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
+    world.add_segments([[0, -5, 0, 3]])
+    field = cs.NavField(world, [3.0, -4.0], cell=0.1, radius=0.3)
+    p = [[-2.0, -4.0]]
+    plain = field.direction(p)[0]
+    pulled = field.direction(p, look_ahead=3.0)[0]
+    assert np.linalg.norm(pulled) == pytest.approx(1.0, abs=1e-5)
+    # Both head up towards the gap; the pulled one aims further, so it turns less.
+    assert plain[1] > 0.5 and pulled[1] > 0.5
+    assert field.query(p, look_ahead=3.0).distance[0] == field.distance(p)[0]
+
+
+# --------------------------------------------------------------------- behaviours ---
+
+def test_follow_field_half_cosine_and_index_selection():
+    world = cs.World()
+    world.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    field = cs.NavField(world, [np.float32([9, 5]), np.float32([1, 5])], cell=0.1)
+    agents = cs.Agents(2, slots=4)
+    agents.add([[5, 5], [5, 5]])
+    east_west = cs.FollowField(field, which=np.int32([0, 1])).evaluate(agents, 4).interest
+    assert np.argmax(east_west[0]) == 0 and np.argmax(east_west[1]) == 2
+    half = cs.FollowField(field, shape="half_cosine").evaluate(agents, 4).interest[0]
+    np.testing.assert_allclose(half, [1.0, 0.5, 0.0, 0.5], atol=0.02)
+    agents.group[:] = [1, 0]
+    by_group = cs.FollowField(field, which="group").evaluate(agents, 4).interest
+    assert np.argmax(by_group[0]) == 2 and np.argmax(by_group[1]) == 0
+    with pytest.raises(TypeError, match="NavField"):
+        cs.FollowField("nope")
+    with pytest.raises(ValueError, match="shape"):
+        cs.FollowField(field, shape="square")
+
+
+def test_follow_path_follows_one_path_per_agent():
+    paths = [cs.Path([[0, 0], [10, 0]]), cs.Path([[0, 0], [0, 10]])]
+    agents = cs.Agents(3, slots=4)
+    agents.add([[1, 0], [0, 1], [5, 5]])
+    rows = cs.FollowPath(paths + [None]).evaluate(agents, 4).interest
+    assert np.argmax(rows[0]) == 0 and np.argmax(rows[1]) == 1 and not rows[2].any()
+    swapped = cs.FollowPath(paths, index=np.int32([1, 0, 5])).evaluate(agents, 4).interest
+    assert np.argmax(swapped[0]) == 1 and np.argmax(swapped[1]) == 0 and not swapped[2].any()
+
+
+# ------------------------------------------------------------------------- routes ---
+
+def _dense(points, step=0.02):
+    out = []
+    for a, b in zip(points[:-1], points[1:]):
+        k = max(2, int(np.ceil(np.linalg.norm(b - a) / step)))
+        out.append(a + (b - a) * np.linspace(0, 1, k)[:, None])
+    return np.vstack(out).astype(np.float32)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_routes_never_cross_inflated_obstacles_and_are_near_shortest(seed):
+    boxes = _boxes(seed, n=6)
+    world = _box_world(boxes)
+    rng = np.random.default_rng(100 + seed)
+    r = 0.3
+    starts = _free_points(world, rng, 6, r + 0.05)
+    goals = _free_points(world, rng, 6, r + 0.05)
+    n = min(len(starts), len(goals))
+    routes = cs.route(world, starts[:n], goals[:n], radius=r)
+    oracle = _Oracle([_rounded(c, h, r, arc=4) for c, h in zip(*boxes)])
+    for s, g, path in zip(starts[:n], goals[:n], routes):
+        assert path is not None
+        pts = np.asarray(path.points)
+        dense = _dense(pts)
+        near = cs.nearest(world, dense, r)
+        gap = near.distance[np.isfinite(near.distance)]
+        assert (gap.min() if len(gap) else r) >= r - 1e-3, "route enters an inflated obstacle"
+        assert not cs.inside(world, dense).any()
+        # The oracle's obstacles are inscribed in the inflated boxes: a lower bound of
+        # the true shortest path (walls of the frame kept away by the free sampling).
+        lower = oracle.shortest(s.astype(float), g.astype(float))
+        assert path.length <= 1.05 * lower + 1e-6, (path.length, lower)
+
+
+def test_route_packed_and_unreachable():
+    world = cs.World()
+    world.add_polygon([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+    world.add_polyline([[4, 4], [6, 4], [6, 6], [4, 6]], closed=True)    # a closed pen
+    pts, off = cs.route(world, [[-3, 0], [-3, 0]], [[3, 0], [5, 5]], radius=0.2, packed=True)
+    assert off.tolist()[0] == 0 and off[1] > 2 and off[2] == off[1]      # second: unreachable
+    assert cs.route(world, [[-3, 0]], [[5, 5]], radius=0.2) == [None]
+
+
+# ------------------------------------------------------------------- determinism ---
+
+def test_doorway_with_the_field_is_identical_across_thread_counts():
+    runs = []
+    for n in (1, 2):
+        with cs.threads(n):
+            sim = cs.scenarios.get("doorway")(agents=12, seed=3)
+            sim.step(1 / 30, steps=150)
+            runs.append(np.array(sim.agents.position))
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def test_nav_scenarios_get_everyone_through():
+    for name, kw in [("doorway", {"agents": 16, "seed": 1}), ("maze", {"agents": 8, "seed": 2})]:
+        sc = cs.scenarios.get(name)
+        sim = sc(**kw)
+        sim.step(sc.dt, steps=sc.steps)
+        assert sc.report(sim)["arrived_fraction"] == 1.0, name
+
+
+def test_queries_and_routes_are_identical_across_thread_counts():
+    boxes = _boxes(5, n=6)
+    world = _box_world(boxes)
+    rng = np.random.default_rng(5)
+    pts = rng.uniform(0.5, 19.5, (5000, 2)).astype(np.float32)
+    field = cs.NavField(world, [np.float32([1, 1]), np.float32([19, 19])], cell=0.1)
+    which = (np.arange(len(pts)) % 2).astype(np.int32)
+    starts, goals = _free_points(world, rng, 8, 0.4), _free_points(world, rng, 8, 0.4)
+    out = []
+    for n in (1, 2):
+        with cs.threads(n):
+            q = field.query(pts, which, look_ahead=1.0)
+            r = cs.route(world, starts, goals, radius=0.3, packed=True)
+            out.append((q.distance, q.direction, *r))
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.floats(1, 19), st.floats(1, 19), st.floats(0, 6.28)),
+                min_size=1, max_size=4))
+def test_adding_a_wall_never_shortens_a_geodesic(walls):
+    """Property: the field of a world with more walls is nowhere shorter (beyond the
+    solver's error) than the field of the world without them."""
+    world = cs.World()
+    world.add_polyline([[0, 0], [20, 0], [20, 20], [0, 20]], closed=True)
+    goal = np.float32([10.05, 10.05])
+    pts = np.random.default_rng(0).uniform(0.5, 19.5, (400, 2)).astype(np.float32)
+    before = cs.NavField(world, goal, cell=0.25, radius=0.0).distance(pts)
+    for x, y, a in walls:
+        d = 1.5 * np.array([np.cos(a), np.sin(a)])
+        world.add_segments([[x - d[0], y - d[1], x + d[0], y + d[1]]])
+    after = cs.NavField(world, goal, cell=0.25, radius=0.0).distance(pts)
+    reach = np.isfinite(after)
+    assert np.all(after[reach] >= before[reach] - 0.1)
+
+
+def test_simulation_follows_a_field_rebuilt_after_a_world_edit():
+    world = cs.World()
+    world.add_polyline([[-6, -4], [6, -4], [6, 4], [-6, 4]], closed=True)
+    # The scenarios' configuration: the field inflated by the body radius plus a 5 cm
+    # margin, string pulled over 2 m, slowing within 1 m of the goal.
+    field = cs.NavField(world, [5.0, 0.0], cell=0.1, radius=0.35)
+    agents = cs.Agents(1, slots=16)
+    agents.add([[-5.0, 0.0]], max_speed=1.3, radius=0.3)
+    steering = cs.Steering([cs.FollowField(field, shape="half_cosine", look_ahead=2.0,
+                                           slowing_radius=1.0),
+                            cs.CollisionDanger(horizon=2.0)],
+                           resolve="mask_min_danger", choose="argmax")
+    sim = cs.Simulation(world, agents, steering, motion=cs.Accel())
+    world.add_segments([[0, -4, 0, 2.5]])       # a wall across, gap at the top
+    sim.step(1 / 30, steps=600)
+    p = np.asarray(agents.position[0])
+    assert np.hypot(*(p - [5.0, 0.0])) < 0.6, p  # round the new wall, to the goal
