@@ -175,10 +175,12 @@ def corner_world():
 
 
 def _inside_corner(p):
-    """Whether points p (N,2) lie inside the L corridor (its polygon, boundary included)."""
+    """Whether points p (N,2) lie inside the L corridor (its polygon, boundary included).
+    The corridor's far end (y = 12) is open: walking on past it is leaving, not entering a
+    wall, so the polygon continues beyond it."""
     from matplotlib.path import Path as MplPath
 
-    ring = MplPath([[0, 0], [12, 0], [12, 12], [10, 12], [10, 2], [0, 2]])
+    ring = MplPath([[0, 0], [12, 0], [12, 100], [10, 100], [10, 2], [0, 2]])
     return ring.contains_points(p, radius=1e-9) | ring.contains_points(p, radius=-1e-9)
 
 
