@@ -53,6 +53,35 @@ def _int_at_least(low: int, what: str) -> Callable[[str], int]:
     return parse
 
 
+def _size(text: str) -> int | tuple[int, int]:
+    """``--size``: ``W`` or ``WxH`` in pixels, each >= 16."""
+    parts = text.lower().split("x")
+    try:
+        values = [int(p) for p in parts]
+    except ValueError:
+        values = []
+    if len(values) not in (1, 2) or min(values) < 16:
+        raise argparse.ArgumentTypeError(f"size must be W or WxH in pixels (>= 16), got {text!r}")
+    return values[0] if len(values) == 1 else (values[0], values[1])
+
+
+_size.__name__ = "size"
+
+
+def _positive_float(what: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
+        if not value > 0 or not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{what} must be > 0, got {text}")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``contextsteer`` command."""
     from . import __version__
@@ -66,8 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser(
         "run", help="run a scenario headless and write a picture, an animation and metrics",
-        description="Run a scenario headless; write DIR/scene.png, DIR/animation.gif and "
-                    "DIR/metrics.json.",
+        description="Run a scenario headless; write DIR/scene.png, DIR/animation.gif (or "
+                    ".mp4) and DIR/metrics.json.",
     )
     run.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
                      help=f"scenario name (default: {DEFAULT_SCENARIO}; see 'contextsteer list')")
@@ -83,6 +112,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output directory (default: out/SCENARIO)")
     run.add_argument("--frames", type=_int_at_least(0, "frames"), default=100, metavar="F",
                      help="animation frames; 0 writes no animation (default: 100)")
+    run.add_argument("--size", type=_size, default=960, metavar="W[xH]",
+                     help="animation size in pixels: a width (height from the world's "
+                          "aspect) or WxH (default: 960)")
+    run.add_argument("--dpi", type=_positive_float("dpi"), default=100.0, metavar="DPI",
+                     help="dots per inch of scene.png and the animation; at a given size "
+                          "a higher dpi draws thicker lines and larger text (default: 100)")
+    run.add_argument("--format", choices=["gif", "mp4"], default="gif",
+                     help="animation format; mp4 needs ffmpeg on the PATH (default: gif)")
+    run.add_argument("--fps", type=_positive_float("fps"), default=15.0, metavar="FPS",
+                     help="animation frames per second (default: 15)")
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     run.set_defaults(handler=_cmd_run, subparser=run)
 
@@ -133,7 +172,7 @@ class RunResult(NamedTuple):
 
     out_dir: Path
     scene: Path  #: scene.png
-    animation: Path | None  #: animation.gif, None when no frames were asked for
+    animation: Path | None  #: animation.gif/.mp4, None when no frames were asked for
     metrics_file: Path  #: metrics.json
     metrics: dict  #: the content of metrics.json
 
@@ -214,8 +253,10 @@ def _figsize(sim, width: float) -> tuple[float, float]:
 
 def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
                  frames: int = 100, progress: bool = True, info: dict | None = None,
-                 dpi: int = 100, report=None) -> RunResult:
-    """Build a simulation, step it and write ``scene.png``, ``animation.gif``, ``metrics.json``.
+                 dpi: int = 100, report=None, size: int | tuple[int, int] = 960,
+                 format: str = "gif", fps: float = 15.0) -> RunResult:
+    """Build a simulation, step it and write ``scene.png``, ``animation.gif`` (or ``.mp4``)
+    and ``metrics.json``.
 
     Parameters
     ----------
@@ -229,17 +270,26 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
     dt : float
         Time step in seconds.
     frames : int
-        Animation frames after the first; 0 writes no GIF. Trajectories are sampled at
-        least as often (up to 600 samples).
+        Animation frames after the first; 0 writes no animation. Trajectories are sampled
+        at least as often (up to 600 samples).
     progress : bool
         Show a tqdm progress bar on stderr.
     info : dict, optional
         Extra entries for metrics.json (scenario name, parameters).
     dpi : int
-        Resolution of scene.png and of the animation.
+        Resolution of scene.png, and the dots per inch of the animation (at its pixel
+        size, a higher dpi draws thicker lines and larger text).
     report : callable, optional
         ``report(sim)`` after the run: the scenario's own metrics, written under
         ``"scenario_metrics"``.
+    size : int or (int, int)
+        Animation size in pixels: a width (height from the world's aspect) or
+        (width, height).
+    format : {"gif", "mp4"}
+        Animation format; MP4 needs ``ffmpeg`` on the PATH (see
+        :func:`contextsteer.video.write`).
+    fps : float
+        Animation frames per second.
 
     Returns
     -------
@@ -268,9 +318,15 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
 
     from . import plot
 
+    from . import video
+
     steps = int(steps)
     if steps < 1:
         raise ValueError(f"steps: expected >= 1, got {steps}")
+    if format not in video.FORMATS:
+        raise ValueError(f"format: expected one of {', '.join(video.FORMATS)}, got {format!r}")
+    if frames > 0 and format == "mp4" and video.ffmpeg() is None:
+        raise RuntimeError("format 'mp4' needs the ffmpeg executable on the PATH")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     sim = sim_builder if hasattr(sim_builder, "step") else sim_builder()
@@ -290,25 +346,23 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
     scene_png = out / "scene.png"
     fig.savefig(scene_png, dpi=dpi, bbox_inches="tight")
 
-    gif = None
+    animation = None
     if frames > 0:
-        from matplotlib.animation import PillowWriter
-
-        # `frames` + 1 evenly spaced samples (first and last included).
+        # `frames` + 1 evenly spaced samples (first and last included), drawn over the
+        # denser trajectory samples as comet tails of about 4 s.
         k = np.unique(np.linspace(0, len(history.steps) - 1, int(frames) + 1).round().astype(int))
         picked = plot.Recording(
             history.steps[k], history.positions[k], history.headings[k], history.radii,
             None if history.danger is None else history.danger[k],
         )
-        fig = Figure(figsize=_figsize(sim, 5.0), layout="constrained")
-        ax = fig.subplots()
-        anim = plot.animate(sim, history=picked, ax=ax)
-        gif = out / "animation.gif"
-        count = len(picked.steps)
-        with tqdm(total=count, unit="frame", desc="animation", disable=not progress,
-                  leave=False) as frames_bar:
-            anim.save(gif, writer=PillowWriter(fps=15), dpi=min(dpi, 72),
-                      progress_callback=lambda i, n: frames_bar.update(1))
+        sample_dt = dt * float(history.steps[-1] - history.steps[0]) / max(len(history.steps) - 1, 1)
+        rendered = plot.frames(sim, history=picked, size=size, dpi=dpi, trail=history.positions,
+                               trail_samples=max(2, int(round(4.0 / max(sample_dt, 1e-9)))),
+                               title=(info or {}).get("scenario", "run"), dt=dt)
+        animation = out / f"animation.{format}"
+        images = tqdm(rendered.images, total=rendered.count, unit="frame", desc="animation",
+                      disable=not progress, leave=False)
+        video.write(images, animation, fps=fps, format=format)
 
     metrics = {
         **(info or {}),
@@ -327,7 +381,7 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
     metrics = _jsonable(metrics)
     metrics_file = out / "metrics.json"
     metrics_file.write_text(json.dumps(metrics, indent=2) + "\n")
-    return RunResult(out, scene_png, gif, metrics_file, metrics)
+    return RunResult(out, scene_png, animation, metrics_file, metrics)
 
 
 def _cmd_run(args, parser) -> int:
@@ -357,6 +411,14 @@ def _cmd_run(args, parser) -> int:
         params[name] = value
     steps = args.steps if args.steps is not None else sc.steps
     out = args.out if args.out is not None else Path("out") / sc.name
+    if args.format == "mp4" and args.frames > 0:
+        from . import video
+
+        if video.ffmpeg() is None:
+            parser.print_usage(sys.stderr)
+            print("contextsteer run: error: --format mp4 needs the ffmpeg executable on the "
+                  "PATH (or use --format gif)", file=sys.stderr)
+            return 2
     if out.exists() and not out.is_dir():
         parser.print_usage(sys.stderr)
         print(f"contextsteer run: error: --out {out} exists and is not a directory",
@@ -371,7 +433,9 @@ def _cmd_run(args, parser) -> int:
     info = {"scenario": sc.name, "parameters": params}
     try:
         result = run_scenario(sim, steps, out, dt=sc.dt, frames=args.frames,
-                              progress=not args.quiet, info=info, report=sc.report)
+                              progress=not args.quiet, info=info, report=sc.report,
+                              size=args.size, dpi=int(round(args.dpi)), format=args.format,
+                              fps=args.fps)
     except OSError as exc:  # cannot write the output files
         print(f"contextsteer run: error: {exc}", file=sys.stderr)
         return 1
