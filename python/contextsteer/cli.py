@@ -364,7 +364,10 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
                       disable=not progress, leave=False)
         video.write(images, animation, fps=fps, format=format)
 
+    from .metrics import SCHEMA_VERSION
+
     metrics = {
+        "schema_version": SCHEMA_VERSION,
         **(info or {}),
         "steps": steps,
         "dt": dt,

@@ -57,7 +57,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["AgentMetrics", "COLLISION_WEIGHT", "summarize"]
+__all__ = ["AgentMetrics", "COLLISION_WEIGHT", "SCHEMA_VERSION", "summarize"]
+
+#: Version of the layout of :meth:`Simulation.metrics` (and of the CLI's ``metrics.json``,
+#: which nests it under ``"metrics"``): raised when a key is renamed, removed or changes
+#: meaning, not when one is added. Readers check it before trusting a key.
+SCHEMA_VERSION = 1
 
 #: Weight of one collision in the composite score (SteerBench).
 COLLISION_WEIGHT = 50.0
@@ -129,6 +134,7 @@ def summarize(core, alive: np.ndarray, time: float,
     collisions = (m.agent_episodes[a] + m.wall_episodes[a]).astype(np.float64)
     composite = COLLISION_WEIGHT * collisions + t_agent + m.effort[a]
     out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "enabled": bool(info["enabled"]),
         "steps": int(info["steps"]),
         "time": elapsed,
