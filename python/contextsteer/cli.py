@@ -10,6 +10,10 @@ Subcommands:
   [--key KEY ...] [--out FILE]`` runs a parameter sweep (:func:`contextsteer.sweep`) over
   local processes, prints the mean and spread over seeds of each key per parameter set and
   optionally writes every run to a JSON file.
+- ``contextsteer tune SCENARIO -p NAME=LOW:HIGH -p NAME=V1,V2 ... [--key KEY]
+  [--constraint KEY] [--trials N] [--seeds N] [--steps S] [--sampler tpe|random]
+  [--workers W] [--out FILE]`` tunes parameters with Optuna (:func:`contextsteer.tune`,
+  the ``tune`` extra) and prints the best parameter set.
 - ``contextsteer list`` lists the scenarios.
 - ``contextsteer bench [--quick] [NAME ...]`` runs the benchmark scripts of a source
   checkout (``benchmarks/bench_*.py``).
@@ -88,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="contextsteer",
-        description="Context-based steering: run scenarios, list them, run benchmarks.",
+        description="Context-based steering: run scenarios, sweep and tune their "
+                    "parameters, list them, run benchmarks.",
     )
     parser.add_argument("--version", action="version", version=f"contextsteer {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -147,6 +152,42 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write every run and the summary to this JSON file")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(handler=_cmd_sweep, subparser=sw)
+
+    tn = sub.add_parser(
+        "tune", help="tune a scenario's parameters with Optuna (the 'tune' extra)",
+        description="Search a scenario's parameters with Optuna (TPE or random sampling, a "
+                    "median pruner over seeds) and print the best parameter set. Ranges are "
+                    "NAME=LOW:HIGH (integers when both are ints; NAME=LOW:HIGH:log for a "
+                    "log scale), choices NAME=V1,V2,...",
+    )
+    tn.add_argument("scenario", help="scenario name (see 'contextsteer list')")
+    tn.add_argument("-p", "--param", action="append", default=[], metavar="NAME=LOW:HIGH",
+                    help="a tuned parameter: a range LOW:HIGH[:log] or choices V1,V2 "
+                         "(repeatable)")
+    tn.add_argument("--fix", action="append", default=[], metavar="NAME=VALUE",
+                    help="a fixed parameter (repeatable)")
+    tn.add_argument("--key", default="metrics.composite", metavar="KEY",
+                    help="objective: a dotted result key (default: metrics.composite)")
+    tn.add_argument("--maximize", action="store_true", help="maximise the objective")
+    tn.add_argument("--constraint", default=None, metavar="KEY",
+                    help="a result key whose mean over seeds must be <= 0 (e.g. "
+                         "metrics.collisions.agent_wall)")
+    tn.add_argument("--trials", type=_int_at_least(1, "trials"), default=20, metavar="N",
+                    help="trials (default: 20)")
+    tn.add_argument("--seeds", type=_int_at_least(1, "seeds"), default=2, metavar="N",
+                    help="seeds 0..N-1 per trial, pruned after each (default: 2)")
+    tn.add_argument("--steps", type=_int_at_least(1, "steps"), metavar="S",
+                    help="steps per run (default: the scenario's)")
+    tn.add_argument("--sampler", choices=["tpe", "random"], default="tpe",
+                    help="Optuna sampler (default: tpe)")
+    tn.add_argument("--seed", type=_int_at_least(0, "seed"), default=0, metavar="X",
+                    help="sampler seed (default: 0)")
+    tn.add_argument("--workers", type=_int_at_least(1, "workers"), metavar="W",
+                    help="processes (default: the CPU count; 1 runs in this process)")
+    tn.add_argument("--out", type=Path, default=None, metavar="FILE",
+                    help="write every trial and the best parameters to this JSON file")
+    tn.add_argument("--quiet", action="store_true", help="no progress bar")
+    tn.set_defaults(handler=_cmd_tune, subparser=tn)
 
     listing = sub.add_parser("list", help="list the available scenarios",
                              description="List the available scenarios.")
@@ -507,6 +548,93 @@ def _cmd_sweep(args, parser) -> int:
             args.out.write_text(json.dumps(_jsonable(doc), indent=1) + "\n")
         except OSError as exc:
             print(f"contextsteer sweep: error: {exc}", file=sys.stderr)
+            return 1
+        print(f"wrote {args.out}")
+    return 0
+
+
+# ------------------------------------------------------------------------------- tune ---
+
+
+def _parse_space_item(values: str) -> Any:
+    """``LOW:HIGH[:log]`` -> a range tuple; ``V1,V2,...`` -> a list of choices."""
+    if ":" in values:
+        parts = values.split(":")
+        if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != "log"):
+            raise ValueError(f"a range is LOW:HIGH or LOW:HIGH:log, got {values!r}")
+        low, high = (_parse_value(p) for p in parts[:2])
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)):
+            raise ValueError(f"a range needs numbers, got {values!r}")
+        return (low, high, "log") if len(parts) == 3 else (low, high)
+    return [_parse_value(v) for v in values.split(",")]
+
+
+def _cmd_tune(args, parser) -> int:
+    from . import scenarios
+
+    def usage(message: str) -> int:
+        parser.print_usage(sys.stderr)
+        print(f"contextsteer tune: error: {message}", file=sys.stderr)
+        return 2
+
+    space: dict[str, Any] = {}
+    fixed: dict[str, Any] = {}
+    for item, into, what in [(p, space, "--param") for p in args.param] + \
+                            [(f, fixed, "--fix") for f in args.fix]:
+        name, sep, values = item.partition("=")
+        if not sep or not name or not values:
+            return usage(f"{what} expects NAME=..., got {item!r}")
+        if name in space or name in fixed:
+            return usage(f"{name} given twice")
+        try:
+            into[name] = _parse_space_item(values) if into is space else _parse_value(values)
+        except ValueError as exc:
+            return usage(f"{what} {name}: {exc}")
+    if not space:
+        return usage("give at least one tuned parameter with -p NAME=LOW:HIGH or NAME=V1,V2")
+    try:
+        from .tune import tune
+    except ImportError as exc:  # pragma: no cover - the tune module itself has no deps
+        print(f"contextsteer tune: error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        scenarios.get(args.scenario)
+        result = tune(args.scenario, space, params=fixed, objective=args.key,
+                      direction="maximize" if args.maximize else "minimize",
+                      constraint=args.constraint, n_trials=args.trials, seeds=args.seeds,
+                      steps=args.steps, sampler=args.sampler, seed=args.seed,
+                      executor="serial" if args.workers == 1 else None, workers=args.workers,
+                      progress=not args.quiet)
+    except ImportError as exc:
+        print(f"contextsteer tune: error: {exc}", file=sys.stderr)
+        return 1
+    except (ValueError, TypeError) as exc:
+        if "no feasible" in str(exc):
+            print(f"contextsteer tune: error: {exc}", file=sys.stderr)
+            return 1
+        return usage(str(exc))
+    states: dict[str, int] = {}
+    for t in result.trials:
+        states[t["state"]] = states.get(t["state"], 0) + 1
+    print(f"{args.scenario}: {len(result.trials)} trials ("
+          + ", ".join(f"{n} {s.lower()}" for s, n in sorted(states.items()))
+          + f"), {args.seeds} seed(s) each; objective {args.key} "
+          + ("(maximised)" if args.maximize else "(minimised)"))
+    print(f"best {args.key} = {result.best_value:.6g} with")
+    for name, value in result.best_params.items():
+        shown = f"{value:.6g}" if isinstance(value, float) else str(value)
+        print(f"  {name} = {shown}")
+    if args.out is not None:
+        doc = {"scenario": args.scenario, "objective": args.key,
+               "direction": "maximize" if args.maximize else "minimize",
+               "constraint": args.constraint, "seeds": args.seeds, "steps": args.steps,
+               "space": {k: list(v) if isinstance(v, tuple) else v for k, v in space.items()},
+               "best_params": result.best_params, "best_value": result.best_value,
+               "trials": result.to_records()}
+        try:
+            args.out.write_text(json.dumps(_jsonable(doc), indent=1) + "\n")
+        except OSError as exc:
+            print(f"contextsteer tune: error: {exc}", file=sys.stderr)
             return 1
         print(f"wrote {args.out}")
     return 0
