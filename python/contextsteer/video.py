@@ -72,7 +72,9 @@ def _mp4(images: Iterable[np.ndarray], path: Path, fps: float, exe: str) -> None
         pass  # ffmpeg stopped; its message is read below
     finally:
         proc.stdin.close()
-        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        assert proc.stderr is not None
+        with proc.stderr:
+            err = proc.stderr.read().decode(errors="replace")
         code = proc.wait()
     if code != 0:
         raise RuntimeError(f"ffmpeg failed (exit {code}): {err.strip()}")
