@@ -21,7 +21,7 @@ min clearance
 time to goal
     Seconds until the agent is first within ``goal_radius`` of its ``target``.
 path length
-    Σ |Δposition| (double precision) over the travel steps: the steps until the agent
+    Σ ‖Δposition‖ (double precision) over the travel steps: the steps until the agent
     arrives, the arriving step included (every step when it has no goal). Effort and
     heading jitter use the same steps: an agent at its goal is done travelling (SteerSuite
     retires it there).
@@ -36,9 +36,9 @@ overtakes
     (hysteresis: cars side by side do not count). Counted for the overtaker; O(N²) per
     step, for small fields such as a race.
 heading jitter
-    Mean |Δheading| per travel step (radians), the heading change wrapped into [−π, π].
+    Mean ‖Δheading‖ per travel step (radians), the heading change wrapped into [−π, π].
 effort
-    Σ |Δvelocity| = ∫|acceleration| dt (length per second): the total speed change the
+    Σ ‖Δvelocity‖ = ∫‖acceleration‖ dt (length per second): the total speed change the
     agent's steering asked of its body.
 stuck
     Whether the simulation's stuck detection flagged the agent before it arrived
