@@ -2,10 +2,12 @@
 
 Subcommands:
 
-- ``contextsteer run [SCENARIO] [--agents N] [--steps S] [--slots K] [--seed X] [--out DIR]``
-  builds a registered scenario (default ``racetrack``), steps it headless with a progress
-  bar and writes ``DIR/scene.png`` (final frame with trajectories), ``DIR/animation.gif``
-  and ``DIR/metrics.json``.
+- ``contextsteer run [SCENARIO] [--agents N] [--steps S] [--slots K] [--seed X] [--out DIR]
+  [--frames F] [--size W[xH]] [--dpi DPI] [--format gif|mp4] [--fps FPS]`` builds a
+  registered scenario (default ``racetrack``), steps it headless with a progress bar and
+  writes ``DIR/scene.png`` (final frame with trajectories), ``DIR/animation.gif`` (960 px
+  wide by default; ``.mp4`` with ``--format mp4`` and ffmpeg on the PATH) and
+  ``DIR/metrics.json`` (with a ``schema_version``).
 - ``contextsteer sweep SCENARIO -p NAME=V1,V2 ... [--seeds N] [--steps S] [--workers W]
   [--key KEY ...] [--out FILE]`` runs a parameter sweep (:func:`contextsteer.sweep`) over
   local processes, prints the mean and spread over seeds of each key per parameter set and
