@@ -287,7 +287,8 @@ def test_contextsteer_run_racetrack_end_to_end(tmp_path):
     assert m["steps"] == 120 and m["collisions"]["agent_wall"] == 0
     assert m["progress"]["min"] > 0                  # every car moved forward along the track
     s = metrics["scenario_metrics"]
-    assert set(s) == {"laps", "best_lap_time", "last_lap_time", "max_speed", "wall_contacts",
+    assert set(s) == {"estimated_lap_time", "laps", "best_lap_time", "last_lap_time",
+                      "max_speed", "wall_contacts",
                       "overtakes", "overlaps"}
     assert len(s["laps"]) == 4 and len(s["max_speed"]) == 4
     assert "racetrack: 120 steps" in proc.stdout

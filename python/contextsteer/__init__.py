@@ -26,9 +26,12 @@ from .world import *  # noqa: F403
 # so import its other names from here or with ``from contextsteer.sweep import ...``).
 from .sweep import Run, SweepResult, grid, ray_executor, sweep  # noqa: E402
 
-__version__ = "0.1.0"
+# Tuning with Optuna (module contextsteer.tune, shadowed by its function in the same way).
+from .tune import TuneResult, tune  # noqa: E402
+
+from ._version import __version__  # noqa: E402
 
 __all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__,
            *agents.__all__, *behaviours.__all__, *motion.__all__, *nav.__all__,
            *steering.__all__, *simulation.__all__, *history.__all__,
-           "Run", "SweepResult", "grid", "ray_executor", "sweep", "load"]
+           "Run", "SweepResult", "grid", "ray_executor", "sweep", "TuneResult", "tune", "load"]

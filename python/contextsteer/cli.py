@@ -3,14 +3,20 @@
 Subcommands:
 
 - ``contextsteer run [SCENARIO] [--agents N] [--steps S] [--slots K] [--seed X] [--preset P]
-  [--out DIR]`` builds a registered scenario (default ``racetrack``; ``--preset godot``: the
-  Godot recipe's own parameters), steps it headless with a progress
-  bar and writes ``DIR/scene.png`` (final frame with trajectories), ``DIR/animation.gif``
-  and ``DIR/metrics.json``.
+  [--out DIR] [--frames F] [--size W[xH]] [--dpi DPI] [--format gif|mp4] [--fps FPS]``
+  builds a registered scenario (default ``racetrack``; ``--preset godot``: the Godot
+  recipe's own parameters), steps it headless with a progress bar and writes
+  ``DIR/scene.png`` (final frame with trajectories), ``DIR/animation.gif`` (960 px wide by
+  default; ``.mp4`` with ``--format mp4`` and ffmpeg on the PATH) and ``DIR/metrics.json``
+  (with a ``schema_version``).
 - ``contextsteer sweep SCENARIO -p NAME=V1,V2 ... [--seeds N] [--steps S] [--workers W]
   [--key KEY ...] [--out FILE]`` runs a parameter sweep (:func:`contextsteer.sweep`) over
   local processes, prints the mean and spread over seeds of each key per parameter set and
   optionally writes every run to a JSON file.
+- ``contextsteer tune SCENARIO -p NAME=LOW:HIGH -p NAME=V1,V2 ... [--key KEY]
+  [--constraint KEY] [--trials N] [--seeds N] [--steps S] [--sampler tpe|random]
+  [--workers W] [--out FILE]`` tunes parameters with Optuna (:func:`contextsteer.tune`,
+  the ``tune`` extra) and prints the best parameter set.
 - ``contextsteer list`` lists the scenarios.
 - ``contextsteer bench [--quick] [NAME ...]`` runs the benchmark scripts of a source
   checkout (``benchmarks/bench_*.py``).
@@ -60,21 +66,51 @@ def _int_at_least(low: int, what: str, high: int | None = None) -> Callable[[str
     return parse
 
 
+def _size(text: str) -> int | tuple[int, int]:
+    """``--size``: ``W`` or ``WxH`` in pixels, each >= 16."""
+    parts = text.lower().split("x")
+    try:
+        values = [int(p) for p in parts]
+    except ValueError:
+        values = []
+    if len(values) not in (1, 2) or min(values) < 16:
+        raise argparse.ArgumentTypeError(f"size must be W or WxH in pixels (>= 16), got {text!r}")
+    return values[0] if len(values) == 1 else (values[0], values[1])
+
+
+_size.__name__ = "size"
+
+
+def _positive_float(what: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
+        if not value > 0 or not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{what} must be > 0, got {text}")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``contextsteer`` command."""
     from . import __version__
 
     parser = argparse.ArgumentParser(
         prog="contextsteer",
-        description="Context-based steering: run scenarios, list them, run benchmarks.",
+        description="Context-based steering: run scenarios, sweep and tune their "
+                    "parameters, list them, run benchmarks.",
     )
     parser.add_argument("--version", action="version", version=f"contextsteer {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     run = sub.add_parser(
         "run", help="run a scenario headless and write a picture, an animation and metrics",
-        description="Run a scenario headless; write DIR/scene.png, DIR/animation.gif and "
-                    "DIR/metrics.json.",
+        description="Run a scenario headless; write DIR/scene.png, DIR/animation.gif (or "
+                    ".mp4) and DIR/metrics.json.",
     )
     run.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
                      help=f"scenario name (default: {DEFAULT_SCENARIO}; see 'contextsteer list')")
@@ -96,6 +132,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output directory (default: out/SCENARIO)")
     run.add_argument("--frames", type=_int_at_least(0, "frames"), default=100, metavar="F",
                      help="animation frames; 0 writes no animation (default: 100)")
+    run.add_argument("--size", type=_size, default=960, metavar="W[xH]",
+                     help="animation size in pixels: a width (height from the world's "
+                          "aspect) or WxH (default: 960)")
+    run.add_argument("--dpi", type=_positive_float("dpi"), default=100.0, metavar="DPI",
+                     help="dots per inch of scene.png and the animation; at a given size "
+                          "a higher dpi draws thicker lines and larger text (default: 100)")
+    run.add_argument("--format", choices=["gif", "mp4"], default="gif",
+                     help="animation format; mp4 needs ffmpeg on the PATH (default: gif)")
+    run.add_argument("--fps", type=_positive_float("fps"), default=15.0, metavar="FPS",
+                     help="animation frames per second (default: 15)")
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     run.set_defaults(handler=_cmd_run, subparser=run)
 
@@ -122,6 +168,42 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(handler=_cmd_sweep, subparser=sw)
 
+    tn = sub.add_parser(
+        "tune", help="tune a scenario's parameters with Optuna (the 'tune' extra)",
+        description="Search a scenario's parameters with Optuna (TPE or random sampling, a "
+                    "median pruner over seeds) and print the best parameter set. Ranges are "
+                    "NAME=LOW:HIGH (integers when both are ints; NAME=LOW:HIGH:log for a "
+                    "log scale), choices NAME=V1,V2,...",
+    )
+    tn.add_argument("scenario", help="scenario name (see 'contextsteer list')")
+    tn.add_argument("-p", "--param", action="append", default=[], metavar="NAME=LOW:HIGH",
+                    help="a tuned parameter: a range LOW:HIGH[:log] or choices V1,V2 "
+                         "(repeatable)")
+    tn.add_argument("--fix", action="append", default=[], metavar="NAME=VALUE",
+                    help="a fixed parameter (repeatable)")
+    tn.add_argument("--key", default="metrics.composite", metavar="KEY",
+                    help="objective: a dotted result key (default: metrics.composite)")
+    tn.add_argument("--maximize", action="store_true", help="maximise the objective")
+    tn.add_argument("--constraint", default=None, metavar="KEY",
+                    help="a result key whose mean over seeds must be <= 0 (e.g. "
+                         "metrics.collisions.agent_wall)")
+    tn.add_argument("--trials", type=_int_at_least(1, "trials"), default=20, metavar="N",
+                    help="trials (default: 20)")
+    tn.add_argument("--seeds", type=_int_at_least(1, "seeds"), default=2, metavar="N",
+                    help="seeds 0..N-1 per trial, pruned after each (default: 2)")
+    tn.add_argument("--steps", type=_int_at_least(1, "steps"), metavar="S",
+                    help="steps per run (default: the scenario's)")
+    tn.add_argument("--sampler", choices=["tpe", "random"], default="tpe",
+                    help="Optuna sampler (default: tpe)")
+    tn.add_argument("--seed", type=_int_at_least(0, "seed"), default=0, metavar="X",
+                    help="sampler seed (default: 0)")
+    tn.add_argument("--workers", type=_int_at_least(1, "workers"), metavar="W",
+                    help="processes (default: the CPU count; 1 runs in this process)")
+    tn.add_argument("--out", type=Path, default=None, metavar="FILE",
+                    help="write every trial and the best parameters to this JSON file")
+    tn.add_argument("--quiet", action="store_true", help="no progress bar")
+    tn.set_defaults(handler=_cmd_tune, subparser=tn)
+
     listing = sub.add_parser("list", help="list the available scenarios",
                              description="List the available scenarios.")
     listing.set_defaults(handler=_cmd_list, subparser=listing)
@@ -146,7 +228,7 @@ class RunResult(NamedTuple):
 
     out_dir: Path
     scene: Path  #: scene.png
-    animation: Path | None  #: animation.gif, None when no frames were asked for
+    animation: Path | None  #: animation.gif/.mp4, None when no frames were asked for
     metrics_file: Path  #: metrics.json
     metrics: dict  #: the content of metrics.json
 
@@ -227,8 +309,10 @@ def _figsize(sim, width: float) -> tuple[float, float]:
 
 def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
                  frames: int = 100, progress: bool = True, info: dict | None = None,
-                 dpi: int = 100, report=None) -> RunResult:
-    """Build a simulation, step it and write ``scene.png``, ``animation.gif``, ``metrics.json``.
+                 dpi: int = 100, report=None, size: int | tuple[int, int] = 960,
+                 format: str = "gif", fps: float = 15.0) -> RunResult:
+    """Build a simulation, step it and write ``scene.png``, ``animation.gif`` (or ``.mp4``)
+    and ``metrics.json``.
 
     Parameters
     ----------
@@ -242,17 +326,26 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
     dt : float
         Time step in seconds.
     frames : int
-        Animation frames after the first; 0 writes no GIF. Trajectories are sampled at
-        least as often (up to 600 samples).
+        Animation frames after the first; 0 writes no animation. Trajectories are sampled
+        at least as often (up to 600 samples).
     progress : bool
         Show a tqdm progress bar on stderr.
     info : dict, optional
         Extra entries for metrics.json (scenario name, parameters).
     dpi : int
-        Resolution of scene.png and of the animation.
+        Resolution of scene.png, and the dots per inch of the animation (at its pixel
+        size, a higher dpi draws thicker lines and larger text).
     report : callable, optional
         ``report(sim)`` after the run: the scenario's own metrics, written under
         ``"scenario_metrics"``.
+    size : int or (int, int)
+        Animation size in pixels: a width (height from the world's aspect) or
+        (width, height).
+    format : {"gif", "mp4"}
+        Animation format; MP4 needs ``ffmpeg`` on the PATH (see
+        :func:`contextsteer.video.write`).
+    fps : float
+        Animation frames per second.
 
     Returns
     -------
@@ -281,9 +374,15 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
 
     from . import plot
 
+    from . import video
+
     steps = int(steps)
     if steps < 1:
         raise ValueError(f"steps: expected >= 1, got {steps}")
+    if format not in video.FORMATS:
+        raise ValueError(f"format: expected one of {', '.join(video.FORMATS)}, got {format!r}")
+    if frames > 0 and format == "mp4" and video.ffmpeg() is None:
+        raise RuntimeError("format 'mp4' needs the ffmpeg executable on the PATH")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     sim = sim_builder if hasattr(sim_builder, "step") else sim_builder()
@@ -303,27 +402,28 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
     scene_png = out / "scene.png"
     fig.savefig(scene_png, dpi=dpi, bbox_inches="tight")
 
-    gif = None
+    animation = None
     if frames > 0:
-        from matplotlib.animation import PillowWriter
-
-        # `frames` + 1 evenly spaced samples (first and last included).
+        # `frames` + 1 evenly spaced samples (first and last included), drawn over the
+        # denser trajectory samples as comet tails of about 4 s.
         k = np.unique(np.linspace(0, len(history.steps) - 1, int(frames) + 1).round().astype(int))
         picked = plot.Recording(
             history.steps[k], history.positions[k], history.headings[k], history.radii,
             None if history.danger is None else history.danger[k],
         )
-        fig = Figure(figsize=_figsize(sim, 5.0), layout="constrained")
-        ax = fig.subplots()
-        anim = plot.animate(sim, history=picked, ax=ax)
-        gif = out / "animation.gif"
-        count = len(picked.steps)
-        with tqdm(total=count, unit="frame", desc="animation", disable=not progress,
-                  leave=False) as frames_bar:
-            anim.save(gif, writer=PillowWriter(fps=15), dpi=min(dpi, 72),
-                      progress_callback=lambda i, n: frames_bar.update(1))
+        sample_dt = dt * float(history.steps[-1] - history.steps[0]) / max(len(history.steps) - 1, 1)
+        rendered = plot.frames(sim, history=picked, size=size, dpi=dpi, trail=history.positions,
+                               trail_samples=max(2, int(round(4.0 / max(sample_dt, 1e-9)))),
+                               title=(info or {}).get("scenario", "run"), dt=dt)
+        animation = out / f"animation.{format}"
+        images = tqdm(rendered.images, total=rendered.count, unit="frame", desc="animation",
+                      disable=not progress, leave=False)
+        video.write(images, animation, fps=fps, format=format)
+
+    from .metrics import SCHEMA_VERSION
 
     metrics = {
+        "schema_version": SCHEMA_VERSION,
         **(info or {}),
         "steps": steps,
         "dt": dt,
@@ -340,7 +440,7 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
     metrics = _jsonable(metrics)
     metrics_file = out / "metrics.json"
     metrics_file.write_text(json.dumps(metrics, indent=2) + "\n")
-    return RunResult(out, scene_png, gif, metrics_file, metrics)
+    return RunResult(out, scene_png, animation, metrics_file, metrics)
 
 
 def _cmd_run(args, parser) -> int:
@@ -382,6 +482,14 @@ def _cmd_run(args, parser) -> int:
     default_steps, dt = sc.timing(args.preset)
     steps = args.steps if args.steps is not None else default_steps
     out = args.out if args.out is not None else Path("out") / sc.name
+    if args.format == "mp4" and args.frames > 0:
+        from . import video
+
+        if video.ffmpeg() is None:
+            parser.print_usage(sys.stderr)
+            print("contextsteer run: error: --format mp4 needs the ffmpeg executable on the "
+                  "PATH (or use --format gif)", file=sys.stderr)
+            return 2
     if out.exists() and not out.is_dir():
         parser.print_usage(sys.stderr)
         print(f"contextsteer run: error: --out {out} exists and is not a directory",
@@ -396,7 +504,9 @@ def _cmd_run(args, parser) -> int:
     info = {"scenario": sc.name, "parameters": params}
     try:
         result = run_scenario(sim, steps, out, dt=dt, frames=args.frames,
-                              progress=not args.quiet, info=info, report=sc.report)
+                              progress=not args.quiet, info=info, report=sc.report,
+                              size=args.size, dpi=int(round(args.dpi)), format=args.format,
+                              fps=args.fps)
     except OSError as exc:  # cannot write the output files
         print(f"contextsteer run: error: {exc}", file=sys.stderr)
         return 1
@@ -465,6 +575,93 @@ def _cmd_sweep(args, parser) -> int:
             args.out.write_text(json.dumps(_jsonable(doc), indent=1) + "\n")
         except OSError as exc:
             print(f"contextsteer sweep: error: {exc}", file=sys.stderr)
+            return 1
+        print(f"wrote {args.out}")
+    return 0
+
+
+# ------------------------------------------------------------------------------- tune ---
+
+
+def _parse_space_item(values: str) -> Any:
+    """``LOW:HIGH[:log]`` -> a range tuple; ``V1,V2,...`` -> a list of choices."""
+    if ":" in values:
+        parts = values.split(":")
+        if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != "log"):
+            raise ValueError(f"a range is LOW:HIGH or LOW:HIGH:log, got {values!r}")
+        low, high = (_parse_value(p) for p in parts[:2])
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)):
+            raise ValueError(f"a range needs numbers, got {values!r}")
+        return (low, high, "log") if len(parts) == 3 else (low, high)
+    return [_parse_value(v) for v in values.split(",")]
+
+
+def _cmd_tune(args, parser) -> int:
+    from . import scenarios
+
+    def usage(message: str) -> int:
+        parser.print_usage(sys.stderr)
+        print(f"contextsteer tune: error: {message}", file=sys.stderr)
+        return 2
+
+    space: dict[str, Any] = {}
+    fixed: dict[str, Any] = {}
+    for item, into, what in [(p, space, "--param") for p in args.param] + \
+                            [(f, fixed, "--fix") for f in args.fix]:
+        name, sep, values = item.partition("=")
+        if not sep or not name or not values:
+            return usage(f"{what} expects NAME=..., got {item!r}")
+        if name in space or name in fixed:
+            return usage(f"{name} given twice")
+        try:
+            into[name] = _parse_space_item(values) if into is space else _parse_value(values)
+        except ValueError as exc:
+            return usage(f"{what} {name}: {exc}")
+    if not space:
+        return usage("give at least one tuned parameter with -p NAME=LOW:HIGH or NAME=V1,V2")
+    try:
+        from .tune import tune
+    except ImportError as exc:  # pragma: no cover - the tune module itself has no deps
+        print(f"contextsteer tune: error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        scenarios.get(args.scenario)
+        result = tune(args.scenario, space, params=fixed, objective=args.key,
+                      direction="maximize" if args.maximize else "minimize",
+                      constraint=args.constraint, n_trials=args.trials, seeds=args.seeds,
+                      steps=args.steps, sampler=args.sampler, seed=args.seed,
+                      executor="serial" if args.workers == 1 else None, workers=args.workers,
+                      progress=not args.quiet)
+    except ImportError as exc:
+        print(f"contextsteer tune: error: {exc}", file=sys.stderr)
+        return 1
+    except (ValueError, TypeError) as exc:
+        if "no feasible" in str(exc):
+            print(f"contextsteer tune: error: {exc}", file=sys.stderr)
+            return 1
+        return usage(str(exc))
+    states: dict[str, int] = {}
+    for t in result.trials:
+        states[t["state"]] = states.get(t["state"], 0) + 1
+    print(f"{args.scenario}: {len(result.trials)} trials ("
+          + ", ".join(f"{n} {s.lower()}" for s, n in sorted(states.items()))
+          + f"), {args.seeds} seed(s) each; objective {args.key} "
+          + ("(maximised)" if args.maximize else "(minimised)"))
+    print(f"best {args.key} = {result.best_value:.6g} with")
+    for name, value in result.best_params.items():
+        shown = f"{value:.6g}" if isinstance(value, float) else str(value)
+        print(f"  {name} = {shown}")
+    if args.out is not None:
+        doc = {"scenario": args.scenario, "objective": args.key,
+               "direction": "maximize" if args.maximize else "minimize",
+               "constraint": args.constraint, "seeds": args.seeds, "steps": args.steps,
+               "space": {k: list(v) if isinstance(v, tuple) else v for k, v in space.items()},
+               "best_params": result.best_params, "best_value": result.best_value,
+               "trials": result.to_records()}
+        try:
+            args.out.write_text(json.dumps(_jsonable(doc), indent=1) + "\n")
+        except OSError as exc:
+            print(f"contextsteer tune: error: {exc}", file=sys.stderr)
             return 1
         print(f"wrote {args.out}")
     return 0

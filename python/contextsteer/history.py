@@ -102,6 +102,146 @@ class History:
         table = self._core._view("series")
         return {name: table[:, i] for i, name in enumerate(self._core.series_names)}
 
+    # ----------------------------------------------------------------- data out ---
+    def _table(self) -> dict[str, np.ndarray]:
+        """Columns of the long table: one row per alive agent per frame, frame-major."""
+        t_count = len(self)
+        pos = np.asarray(self.positions)
+        alive = np.asarray(self.alive, dtype=bool) & np.isfinite(pos).all(axis=2)
+        frame, agent = np.nonzero(alive)                      # frame-major, ids ascending
+        vel = np.asarray(self.velocities)
+        group = np.asarray(getattr(self.sim.agents, "group", np.zeros(pos.shape[1])))
+        cols: dict[str, np.ndarray] = {
+            "id": agent.astype(np.int64),
+            "frame": frame.astype(np.int64),
+            "step": np.asarray(self.steps)[frame].astype(np.int64),
+            "time": np.asarray(self.times)[frame].astype(np.float64),
+            "x": pos[frame, agent, 0].astype(np.float64),
+            "y": pos[frame, agent, 1].astype(np.float64),
+            "vx": vel[frame, agent, 0].astype(np.float64),
+            "vy": vel[frame, agent, 1].astype(np.float64),
+            "heading": np.asarray(self.headings)[frame, agent].astype(np.float64),
+            "group": group[: pos.shape[1]][agent].astype(np.int64),
+        }
+        progress = self.progress
+        if progress is not None:
+            cols["progress"] = np.asarray(progress)[frame, agent].astype(np.float64)
+        for name, values in self.series.items():
+            cols[name] = np.asarray(values, dtype=np.float64)[frame] if t_count else \
+                np.zeros(0)
+        return cols
+
+    def to_dataframe(self):
+        """The recorded frames as a long :class:`pandas.DataFrame`, one row per alive agent
+        per frame (tidy data, as PedPy and seaborn expect).
+
+        Columns: ``id`` (agent index), ``frame`` (0, 1, ... in recording order), ``step``,
+        ``time`` (s), ``x``, ``y``, ``vx``, ``vy``, ``heading`` (rad), ``group``,
+        ``progress`` (with a metrics path) and the per-frame :attr:`series` (the same value
+        on every row of a frame). Rows are sorted by frame, then id. Needs pandas
+        (``pip install contextsteer[pandas]``).
+
+        Examples
+        --------
+        >>> import pytest, contextsteer as cs
+        >>> agents = cs.Agents(2, slots=8)
+        >>> _ = agents.add([[0, 0], [0, 2]], velocity=[1, 0], max_speed=1)
+        >>> sim = cs.Simulation(None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=1))
+        >>> history = sim.record(every=10)
+        >>> sim.step(dt=0.1, steps=20)
+        >>> pd = pytest.importorskip("pandas")
+        >>> df = history.to_dataframe()
+        >>> print(df[["id", "frame", "time", "x", "y", "vx"]].round(2).to_string(index=False))
+         id  frame  time   x   y  vx
+          0      0   0.0 0.0 0.0 1.0
+          1      0   0.0 0.0 2.0 1.0
+          0      1   1.0 1.0 0.0 1.0
+          1      1   1.0 1.0 2.0 1.0
+          0      2   2.0 2.0 0.0 1.0
+          1      2   2.0 2.0 2.0 1.0
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - exercised without pandas
+            raise ImportError("History.to_dataframe needs pandas: pip install "
+                              "'contextsteer[pandas]' (or History.to_csv, which does not)") from exc
+        return pd.DataFrame(self._table())
+
+    def to_csv(self, path, *, float_format: str = "%.6g") -> None:
+        """Write the :meth:`to_dataframe` table to a CSV file, without pandas.
+
+        One header line with the column names, then one row per alive agent per frame.
+
+        Examples
+        --------
+        >>> import csv, io, tempfile, os, contextsteer as cs
+        >>> agents = cs.Agents(2, slots=8)
+        >>> _ = agents.add([[0, 0], [0, 2]], velocity=[1, 0], max_speed=1)
+        >>> sim = cs.Simulation(None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=1))
+        >>> history = sim.record(every=10)
+        >>> sim.step(dt=0.1, steps=20)
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     history.to_csv(os.path.join(d, "run.csv"))
+        ...     with open(os.path.join(d, "run.csv"), newline="") as f:
+        ...         rows = list(csv.DictReader(f))
+        >>> len(rows), rows[-1]["id"], rows[-1]["frame"], rows[-1]["x"], rows[-1]["y"]
+        (6, '1', '2', '2', '2')
+        """
+        cols = self._table()
+        names = list(cols)
+        ints = {"id", "frame", "step", "group"}
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            f.write(",".join(names) + "\n")
+            if not len(cols["id"]):
+                return
+            fmt = ",".join("%d" if n in ints else float_format for n in names)
+            table = np.column_stack([cols[n].astype(np.float64) for n in names])
+            np.savetxt(f, table, fmt=fmt)
+
+    @property
+    def frame_rate(self) -> float:
+        """Frames per simulated second over the whole recording, rounded to 6 significant
+        digits (the times are sums of float steps); NaN with fewer than 2 frames."""
+        times = np.asarray(self.times, dtype=np.float64)
+        if len(times) < 2 or not times[-1] > times[0]:
+            return float("nan")
+        return float(f"{(len(times) - 1) / (times[-1] - times[0]):.6g}")
+
+    def to_pedpy(self, frame_rate: float | None = None):
+        """The trajectories as a ``pedpy.TrajectoryData`` (id, frame, x, y and the frame rate).
+
+        PedPy, the pedestrian-dynamics analysis library of the JuPedSim project, measures
+        densities, speeds and flows on it (``pip install contextsteer[pedpy]``). PedPy
+        works in metres and seconds: the crowd scenarios are in metres already; scale
+        other worlds first. Frames are this history's frame indices (``frame`` of
+        :meth:`to_dataframe`); the frame rate is :attr:`frame_rate` unless given.
+
+        Examples
+        --------
+        >>> import pytest, contextsteer as cs
+        >>> sim = cs.scenarios.get("oncoming")()
+        >>> history = sim.record(every=3)
+        >>> sim.step(1 / 30, steps=90)
+        >>> pedpy = pytest.importorskip("pedpy")
+        >>> traj = history.to_pedpy()
+        >>> traj.frame_rate, len(traj.data), list(traj.data.columns)[:4]
+        (10.0, 62, ['id', 'frame', 'x', 'y'])
+        """
+        try:
+            import pedpy
+        except ImportError as exc:  # pragma: no cover - exercised without pedpy
+            raise ImportError("History.to_pedpy needs PedPy: pip install "
+                              "'contextsteer[pedpy]'") from exc
+        import pandas as pd
+
+        rate = self.frame_rate if frame_rate is None else float(frame_rate)
+        if not rate > 0:
+            raise ValueError(f"to_pedpy: frame_rate must be > 0 (a history of >= 2 frames "
+                             f"gives it), got {rate}")
+        cols = self._table()
+        data = pd.DataFrame({k: cols[k] for k in ("id", "frame", "x", "y")})
+        return pedpy.TrajectoryData(data=data, frame_rate=rate)
+
     def detach(self) -> None:
         """Stop recording (the frames so far stay)."""
         self._core.detach()

@@ -21,7 +21,7 @@ min clearance
 time to goal
     Seconds until the agent is first within ``goal_radius`` of its ``target``.
 path length
-    Σ |Δposition| (double precision) over the travel steps: the steps until the agent
+    Σ ‖Δposition‖ (double precision) over the travel steps: the steps until the agent
     arrives, the arriving step included (every step when it has no goal). Effort and
     heading jitter use the same steps: an agent at its goal is done travelling (SteerSuite
     retires it there).
@@ -36,9 +36,9 @@ overtakes
     (hysteresis: cars side by side do not count). Counted for the overtaker; O(N²) per
     step, for small fields such as a race.
 heading jitter
-    Mean |Δheading| per travel step (radians), the heading change wrapped into [−π, π].
+    Mean ‖Δheading‖ per travel step (radians), the heading change wrapped into [−π, π].
 effort
-    Σ |Δvelocity| = ∫|acceleration| dt (length per second): the total speed change the
+    Σ ‖Δvelocity‖ = ∫‖acceleration‖ dt (length per second): the total speed change the
     agent's steering asked of its body.
 stuck
     Whether the simulation's stuck detection flagged the agent before it arrived
@@ -57,7 +57,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["AgentMetrics", "COLLISION_WEIGHT", "summarize"]
+__all__ = ["AgentMetrics", "COLLISION_WEIGHT", "SCHEMA_VERSION", "summarize"]
+
+#: Version of the layout of :meth:`Simulation.metrics` (and of the CLI's ``metrics.json``,
+#: which nests it under ``"metrics"``): raised when a key is renamed, removed or changes
+#: meaning, not when one is added. Readers check it before trusting a key.
+SCHEMA_VERSION = 1
 
 #: Weight of one collision in the composite score (SteerBench).
 COLLISION_WEIGHT = 50.0
@@ -129,6 +134,7 @@ def summarize(core, alive: np.ndarray, time: float,
     collisions = (m.agent_episodes[a] + m.wall_episodes[a]).astype(np.float64)
     composite = COLLISION_WEIGHT * collisions + t_agent + m.effort[a]
     out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "enabled": bool(info["enabled"]),
         "steps": int(info["steps"]),
         "time": elapsed,

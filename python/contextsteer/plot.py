@@ -27,8 +27,10 @@ __all__ = [
     "Recording",
     "SceneArtists",
     "WorldArtists",
+    "Frames",
     "agents",
     "animate",
+    "frames",
     "context_map",
     "context_maps",
     "map_glyphs",
@@ -1393,6 +1395,242 @@ def animate(sim=None, steps: int | None = None, *, history=None, dt: float = 1.0
     anim.history = history
     plt.close(ax.figure)  # the animation keeps the figure; do not also show it statically
     return anim
+
+
+class Frames(NamedTuple):
+    """Frames rendered by :func:`frames`: an iterable of RGB images and their size."""
+
+    images: Any  #: iterator of (height, width, 3) uint8 arrays, one a recorded frame
+    count: int  #: number of images
+    size: tuple  #: (width, height) in pixels
+    figure: Any  #: the Figure they are drawn on (static parts already drawn)
+
+
+def _frame_size(bounds, width: int, height: int | None, title: bool) -> tuple[int, int]:
+    """Pixel size: ``width`` wide, height from the world's aspect (even numbers, for video)."""
+    if height is None:
+        if bounds is not None and bounds[2] > bounds[0]:
+            aspect = (bounds[3] - bounds[1]) / (bounds[2] - bounds[0])
+        else:
+            aspect = 0.75
+        height = int(round(width * min(1.5, max(0.3, aspect)))) + (30 if title else 0)
+    return int(width) + int(width) % 2, int(height) + int(height) % 2
+
+
+def frames(sim=None, *, history, size: tuple[int, int] | int = 960, dpi: float = 100.0,
+           rays: bool = True, trail=None, trail_samples: int | None = None,
+           title: str | None = None, dt: float | None = None, world=None, path=None,
+           slots=None, look_ahead=None, rotate=None, margin: float = 0.03) -> Frames:
+    """Render a recording as RGB images, fast: static parts drawn once, agents blitted.
+
+    The walls and paths are drawn once into a background; every frame restores it and
+    draws only the moving artists (trails, slot rays coloured by danger, agents), each
+    created once and updated in place. About 10-20 ms a frame at 960 px on one core,
+    against 150 ms for a full matplotlib redraw. Use :func:`contextsteer.video.write`
+    (or ``contextsteer run``) to encode the images as a GIF or an MP4.
+
+    Parameters
+    ----------
+    sim : Simulation-like, optional
+        Source of the world, paths, slots, look-ahead and rotation, as in :func:`scene`.
+    history : Recording-like
+        Frames to draw: ``positions`` (T, N, 2) and optionally ``headings`` (T, N),
+        ``radii`` (N,), ``danger`` (T, N, K), ``steps`` (T,) and ``times`` (T,).
+    size : int or (int, int)
+        Width in pixels (height from the world's aspect), or (width, height). Rounded up
+        to even numbers (video encoders need them).
+    dpi : float
+        Dots per inch: at a given pixel size a higher dpi draws thicker lines and larger
+        text.
+    rays : bool
+        Draw each agent's slot rays (cast against the world, coloured by danger).
+    trail : array_like of shape (S, N, 2), bool or None
+        Trajectories drawn up to each frame: evenly spaced samples over the same span
+        as the frames, usually denser (frame ``f`` of ``T`` shows the first
+        ``f / (T - 1)`` of them); True for the frames' own positions; None or False for
+        none.
+    trail_samples : int, optional
+        Show only the last ``trail_samples`` trail points behind each agent (a comet
+        tail); None shows the whole trajectory so far.
+    title : str, optional
+        Prefix of the per-frame caption (``"title  t = 12.3 s"``: times from
+        ``history.times``, else ``history.steps * dt``, else the step number).
+    dt : float, optional
+        Seconds per step, for the caption.
+    world, path, slots, look_ahead, rotate
+        Override the simulation's parts, as in :func:`scene`.
+    margin : float
+        Fraction of the world's size added around its bounds.
+
+    Returns
+    -------
+    Frames
+        ``images`` is a generator: each image is rendered when it is taken.
+
+    Examples
+    --------
+    >>> import numpy as np, contextsteer as cs
+    >>> t = np.linspace(0, 1, 4)[:, None, None]
+    >>> rec = cs.plot.Recording(np.arange(4), np.zeros((4, 2, 2)) + t * [[1.0, 0], [0, 1.0]],
+    ...                         np.zeros((4, 2)), np.full(2, 0.2), None)
+    >>> out = cs.plot.frames(history=rec, size=200, rays=False)
+    >>> out.count, out.size
+    (4, (200, 230))
+    >>> [im.shape for im in out.images][0]
+    (230, 200, 3)
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.collections import EllipseCollection, LineCollection
+    from matplotlib.figure import Figure
+
+    positions = np.asarray(history.positions, dtype=np.float64)
+    if positions.ndim != 3 or positions.shape[2] != 2:
+        raise ValueError(f"history: expected positions of shape (T, N, 2), got {positions.shape}")
+    t_count, n = positions.shape[:2]
+    if t_count < 1:
+        raise ValueError("history: expected at least one frame")
+    headings = getattr(history, "headings", None)
+    headings = None if headings is None else np.asarray(headings, dtype=np.float64)
+    radii = getattr(history, "radii", None)
+    if radii is None and sim is not None:
+        radii = np.asarray(sim.agents.radius)[:n]
+    radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
+    dangers = getattr(history, "danger", None)
+    if sim is not None:
+        world = getattr(sim, "world", None) if world is None else world
+        path = _sim_paths(sim) if path is None else path
+        slots = _sim_slots(sim) if slots is None else slots
+        look_ahead = _sim_look_ahead(sim) if look_ahead is None else look_ahead
+        rotate = _sim_rotate(sim) if rotate is None else rotate
+    rotate = bool(rotate)
+    if isinstance(size, (int, np.integer)):
+        width, height = int(size), None
+    else:
+        width, height = (int(v) for v in size)
+    if width < 16 or (height is not None and height < 16):
+        raise ValueError(f"size: expected at least 16 pixels, got {size!r}")
+    if not dpi > 0:
+        raise ValueError(f"dpi: expected > 0, got {dpi!r}")
+    bounds = getattr(world, "bounds", None) if world is not None else None
+    if bounds is not None and not bounds[2] > bounds[0]:
+        bounds = None
+    if bounds is None:
+        finite = positions[np.isfinite(positions).all(axis=2)]
+        lo, hi = (finite.min(axis=0), finite.max(axis=0)) if len(finite) else (np.zeros(2),) * 2
+        pad = float(radii.max(initial=0.5))
+        bounds = (lo[0] - pad, lo[1] - pad, hi[0] + pad, hi[1] + pad)
+    w_px, h_px = _frame_size(bounds, width, height, True)
+
+    fig = Figure(figsize=(w_px / dpi, h_px / dpi), dpi=dpi)
+    canvas = FigureCanvasAgg(fig)
+    caption_h = min(0.12, 30.0 / h_px)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0 - caption_h))
+    ax.set_axis_off()
+    scene(world=world, path=path, ax=ax, rays=False)
+    # Limits that fill the axes at equal aspect: widen the short side of the world's box.
+    x0, y0, x1, y1 = bounds
+    pad = margin * max(x1 - x0, y1 - y0)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    dx, dy = x1 - x0 + 2 * pad, y1 - y0 + 2 * pad
+    ratio = w_px / (h_px * (1.0 - caption_h))
+    dx, dy = max(dx, dy * ratio), max(dy, dx / ratio)
+    ax.set_xlim(cx - dx / 2, cx + dx / 2)
+    ax.set_ylim(cy - dy / 2, cy + dy / 2)
+    ax.set_autoscale_on(False)
+    caption = fig.text(0.01, 1.0 - caption_h / 2, "", va="center", ha="left",
+                       fontsize=11, animated=True)
+
+    colors = _agent_colors(np.arange(n))
+    trail_pos = None
+    if trail is True:
+        trail_pos = positions
+    elif trail is not None and trail is not False:
+        trail_pos = np.asarray(getattr(trail, "positions", trail), dtype=np.float64)
+        if trail_pos.ndim != 3 or trail_pos.shape[1:] != (n, 2):
+            raise ValueError(f"trail: expected positions of shape (S, {n}, 2), got "
+                             f"{trail_pos.shape}")
+    trail_art = None
+    if trail_pos is not None:
+        trail_art = LineCollection([], colors=colors, linewidths=1.2, alpha=0.7, zorder=1.5,
+                                   animated=True)
+        ax.add_collection(trail_art)
+    cast = rays and slots is not None and look_ahead is not None
+    ray_art = None
+    if cast:
+        from .world import World, slot_raycast
+
+        cast_world = world if isinstance(world, World) else None
+        dirs = _directions(slots)
+        ray_art = LineCollection([], cmap=_danger_cmap(), linewidths=1.0, zorder=3,
+                                 animated=True)
+        ray_art.set_clim(0.0, 1.0)
+        ax.add_collection(ray_art)
+    bodies = EllipseCollection(2 * radii, 2 * radii, np.zeros(n), units="xy",
+                               offsets=np.zeros((n, 2)), offset_transform=ax.transData,
+                               facecolors=colors, edgecolors="black", linewidths=1.0,
+                               zorder=4, animated=True)
+    ax.add_collection(bodies)
+    ticks = LineCollection([], colors="black", linewidths=1.6, zorder=5, animated=True)
+    ax.add_collection(ticks)
+
+    canvas.draw()
+    background = canvas.copy_from_bbox(fig.bbox)
+    times = getattr(history, "times", None)
+    steps = getattr(history, "steps", None)
+    if times is None and steps is not None and dt is not None:
+        times = np.asarray(steps, dtype=np.float64) * float(dt)
+    label = title if title is not None else ""
+
+    def render(f: int) -> np.ndarray:
+        canvas.restore_region(background)
+        alive = np.isfinite(positions[f]).all(axis=1)
+        pos = positions[f]
+        if trail_art is not None:
+            upto = int(round(f / max(t_count - 1, 1) * (len(trail_pos) - 1))) + 1
+            first = 0 if trail_samples is None else max(0, upto - int(trail_samples))
+            trail_art.set_segments([trail_pos[first:upto, i] for i in range(n)])
+            ax.draw_artist(trail_art)
+        head = np.zeros(n) if headings is None else headings[f]
+        if ray_art is not None and alive.any():
+            idx = np.flatnonzero(alive)
+            p = pos[idx]
+            la = np.full(len(idx), float(look_ahead)) if np.ndim(look_ahead) == 0 \
+                else np.asarray(look_ahead, dtype=np.float64)[idx]
+            turn = head[idx] if rotate else None
+            u = _rotated(dirs, turn, len(idx))
+            if cast_world is not None:
+                dist = slot_raycast(cast_world, p, dirs, la, headings=turn)
+                length = np.minimum(np.nan_to_num(np.asarray(dist, np.float64), nan=np.inf),
+                                    la[:, None])
+            else:
+                length = np.broadcast_to(la[:, None], u.shape[:2])
+            if dangers is not None:
+                value = np.asarray(dangers[f], dtype=np.float64)[idx]
+            else:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    value = np.where(length < la[:, None], 1.0 - length / la[:, None], 0.0)
+            start = np.broadcast_to(p[:, None, :], u.shape)
+            seg = np.stack([start, p[:, None, :] + u * length[..., None]], axis=2)
+            ray_art.set_segments(seg.reshape(-1, 2, 2))
+            ray_art.set_array(np.clip(value, 0.0, 1.0).reshape(-1))
+            ax.draw_artist(ray_art)
+        shown = np.where(alive[:, None], pos, np.nan)
+        bodies.set_offsets(np.nan_to_num(shown, nan=1e12))
+        ax.draw_artist(bodies)
+        if headings is not None:
+            tip = pos + radii[:, None] * np.stack([np.cos(head), np.sin(head)], axis=1)
+            ticks.set_segments(np.stack([pos, tip], axis=1)[alive])
+            ax.draw_artist(ticks)
+        if times is not None:
+            caption.set_text(f"{label}  t = {float(np.asarray(times)[f]):.1f} s".strip())
+        elif steps is not None:
+            caption.set_text(f"{label}  step {int(np.asarray(steps)[f])}".strip())
+        else:
+            caption.set_text(f"{label}  frame {f}".strip())
+        fig.draw_artist(caption)
+        return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+
+    return Frames((render(f) for f in range(t_count)), t_count, (w_px, h_px), fig)
 
 
 # ------------------------------------------------------------------------ metrics ---

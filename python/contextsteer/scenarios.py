@@ -247,7 +247,8 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0):
 
 
 def racetrack_report(sim) -> dict:
-    """Racetrack metrics: laps and lap times per car, wall contacts, overtakes, overlaps."""
+    """Racetrack metrics: laps and lap times per car, the estimated lap time of the field
+    (track length / mean progress speed), wall contacts, overtakes, overlaps."""
     m = sim.agent_metrics
     a = np.asarray(sim.agents.alive, dtype=bool)
 
@@ -255,7 +256,16 @@ def racetrack_report(sim) -> dict:
         return [None if not np.isfinite(v) else round(float(v), 3) for v in x]
 
     walls = m.min_wall_clearance[a]
+    # Lap time from the pace so far (track length / mean progress speed): defined before
+    # any car has finished a lap, so short tuning runs can minimise it.
+    summary = sim.metrics()
+    progress = (summary.get("progress") or {}).get("mean")
+    length = (summary.get("laps") or {}).get("track_length")
+    pace = None
+    if progress and length and progress > 0 and summary["time"] > 0:
+        pace = round(float(length) * float(summary["time"]) / float(progress), 3)
     return {
+        "estimated_lap_time": pace,
         "laps": m.laps[a].tolist(),
         "best_lap_time": floats(m.best_lap_time[a]),
         "last_lap_time": floats(m.last_lap_time[a]),
@@ -287,12 +297,13 @@ RACETRACK_DEFAULTS = {"agents": 12, "slots": 16, "width": 26.0, "scale": 1.0, "s
 def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int = 0,
               width: float | None = None, speed: tuple[float, float] | None = None,
               look_ahead: float | None = None, steer_force: float | None = None,
-              preset: str | None = None):
+              falloff: str = "linear", preset: str | None = None):
     """The Godot recipe's racetrack: ``agents`` cars spread around a closed track.
 
     Interest: :class:`FollowPath` along the centre line (25 units ahead); danger:
     :class:`WallDanger` (slot rays cast ``look_ahead`` units as circles, one slot of
-    spread, linear falloff) and predictive :class:`AgentDanger`; ``resolve="mask"``,
+    spread, ``falloff`` of danger with the hit distance: "linear" by default, "binary" or
+    "quadratic") and predictive :class:`AgentDanger`; ``resolve="mask"``,
     ``choose="vector_sum"``, slots turning with the car, ``Lerp`` motion — the recipe's
     choices. Cars of radius 3 get max speeds uniform in ``speed`` (seeded), so fast cars
     catch and overtake slow ones.
@@ -360,7 +371,7 @@ def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int 
              max_speed=rng.uniform(lo, hi, n), steer_force=steer_force)
     st = steering.Steering(
         [beh.FollowPath(centre, look_ahead=25.0),
-         beh.WallDanger(look_ahead=look_ahead, spread=1, falloff="linear"),
+         beh.WallDanger(look_ahead=look_ahead, spread=1, falloff=falloff),
          beh.AgentDanger(radius=8.0, predictive=True, horizon=0.6)],
         combine="max", resolve="mask", threshold=0.3, choose="vector_sum", rotate=True)
     sim = simulation.Simulation(world, cars, st, motion=motion.Lerp(steer_force=steer_force),

@@ -343,7 +343,8 @@ class Simulation:
         """The run metrics of the alive agents since :meth:`configure_metrics` (or
         construction), as a plain dict: collisions (episodes), min clearance, time to
         goal, path length, progress/laps/overtakes (with a path), heading jitter,
-        effort, stuck agents and SteerBench's composite score.
+        effort, stuck agents and SteerBench's composite score. ``schema_version``
+        (:data:`contextsteer.metrics.SCHEMA_VERSION`) names the layout of the dict.
 
         Examples
         --------

@@ -250,6 +250,66 @@ def ray_executor(**options: Any) -> cf.Executor:
     return _RayExecutor(options)
 
 
+def _open_pool(executor, workers: int | None, n_tasks: int,
+               who: str) -> tuple[cf.Executor, cf.Executor | None]:
+    """``(pool, own)``: the executor to submit to, and the one to shut down when done (a
+    local process pool created here; None for an executor the caller passed)."""
+    if executor is None or executor == "processes":
+        import multiprocessing
+
+        n = int(workers) if workers is not None else (os.cpu_count() or 1)
+        # "spawn": a fresh interpreter per worker, safe whatever threads this
+        # process runs (the C++ thread pool, a notebook kernel).
+        own = cf.ProcessPoolExecutor(max_workers=min(n, n_tasks) or 1,
+                                     mp_context=multiprocessing.get_context("spawn"))
+        return own, own
+    if isinstance(executor, cf.Executor):
+        return executor, None
+    raise ValueError(f"{who}: executor must be a concurrent.futures.Executor, "
+                     f"'serial' or 'processes', got {executor!r}")
+
+
+def _check_broken(fut: cf.Future, who: str) -> None:
+    """Raise RuntimeError when the executor itself died (not just this run)."""
+    exc = fut.exception()
+    if isinstance(exc, cf.BrokenExecutor):
+        # The pool itself died; every pending future carries this same
+        # exception object, so stop at the first instead of re-raising it.
+        exc.__traceback__ = None
+        raise RuntimeError(
+            f"{who}: the executor's workers died before finishing "
+            f"({type(exc).__name__}: {exc}). With local processes this usually means "
+            "the workers could not import the run function or the script that "
+            "started them: define the function in an importable module, guard the "
+            "script with `if __name__ == \"__main__\":`, or pass executor=\"serial\"."
+        ) from exc
+
+
+def _run_tasks(tasks: Sequence[tuple], executor, workers: int | None,
+               who: str) -> list[tuple[dict[str, Any] | None, BaseException | None]]:
+    """Run sweep tasks (see :func:`_call`) on an executor; ``(result, error)`` per task,
+    in task order. The building block :func:`contextsteer.tune` evaluates trials with."""
+    out: list[tuple[dict[str, Any] | None, BaseException | None]] = [(None, None)] * len(tasks)
+    if executor == "serial":
+        for i, t in enumerate(tasks):
+            try:
+                out[i] = (_call(t), None)
+            except Exception as exc:
+                out[i] = (None, exc)
+        return out
+    pool, own = _open_pool(executor, workers, len(tasks), who)
+    try:
+        futures = {pool.submit(_call, t): i for i, t in enumerate(tasks)}
+        for fut in cf.as_completed(futures):
+            _check_broken(fut, who)
+            exc = fut.exception()
+            out[futures[fut]] = (None, exc) if exc is not None else (fut.result(), None)
+    finally:
+        if own is not None:
+            own.shutdown(wait=True, cancel_futures=True)
+    return out
+
+
 def sweep(
     scenario: str | Callable[..., Mapping[str, Any]],
     params: Sequence[Mapping[str, Any]] | Mapping[str, Iterable[Any]] | None = None,
@@ -390,34 +450,10 @@ def sweep(
                 if i in failures and errors == "raise":
                     break
         else:
-            if executor is None or executor == "processes":
-                import multiprocessing
-
-                n = int(workers) if workers is not None else (os.cpu_count() or 1)
-                # "spawn": a fresh interpreter per worker, safe whatever threads this
-                # process runs (the C++ thread pool, a notebook kernel).
-                own = cf.ProcessPoolExecutor(max_workers=min(n, len(tasks)) or 1,
-                                             mp_context=multiprocessing.get_context("spawn"))
-                pool: cf.Executor = own
-            elif isinstance(executor, cf.Executor):
-                pool = executor
-            else:
-                raise ValueError("sweep: executor must be a concurrent.futures.Executor, "
-                                 f"'serial' or 'processes', got {executor!r}")
+            pool, own = _open_pool(executor, workers, len(tasks), "sweep")
             futures = {pool.submit(_call, t): i for i, t in enumerate(tasks)}
             for fut in cf.as_completed(futures):
-                exc = fut.exception()
-                if isinstance(exc, cf.BrokenExecutor):
-                    # The pool itself died; every pending future carries this same
-                    # exception object, so stop at the first instead of re-raising it.
-                    exc.__traceback__ = None
-                    raise RuntimeError(
-                        "sweep: the executor's workers died before finishing "
-                        f"({type(exc).__name__}: {exc}). With local processes this usually means "
-                        "the workers could not import the run function or the script that "
-                        "started them: define the function in an importable module, guard the "
-                        "script with `if __name__ == \"__main__\":`, or pass executor=\"serial\"."
-                    ) from exc
+                _check_broken(fut, "sweep")
                 finished(futures[fut], fut.result)
     finally:
         if own is not None:

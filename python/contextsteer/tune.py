@@ -1,0 +1,417 @@
+"""Parameter tuning with Optuna's ask/tell interface, on the executors of :func:`sweep`.
+
+:func:`tune` asks Optuna for parameter sets (TPE or random sampling), evaluates each on
+one seed after another through the same runner as :func:`contextsteer.sweep` (local
+processes, Dask's ``client.get_executor()``, :func:`contextsteer.ray_executor`, or
+``"serial"``), reports the running mean over seeds to Optuna's pruner after each seed,
+and tells Optuna the mean — or that the trial was pruned or failed. Samplers, pruners and
+the study are Optuna's own; contextsteer adds only the loop that sends runs to executors.
+Needs the ``tune`` extra (``pip install contextsteer[tune]``).
+
+A search space maps parameter names to Optuna distributions or to shorthands: a tuple
+``(low, high)`` is a range (integers when both ends are ints), ``(low, high, "log")`` a
+log-uniform range, and a list is a set of choices::
+
+    space = {"slots": [8, 16, 32], "look_ahead": (10.0, 40.0),
+             "steer_force": (0.03, 0.3, "log"), "falloff": ["linear", "quadratic"]}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TuneResult", "tune"]
+
+#: Key of :func:`tune`'s constraint in Optuna's trial constraints / user attributes.
+_CONSTRAINT = "constraint"
+
+
+def _optuna():
+    try:
+        import optuna
+    except ImportError as exc:
+        raise ImportError("contextsteer.tune needs Optuna: pip install 'contextsteer[tune]'"
+                          ) from exc
+    return optuna
+
+
+def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
+    """Optuna distributions from a search space (see the module doc for the shorthands).
+
+    >>> import pytest
+    >>> optuna = pytest.importorskip("optuna")
+    >>> from contextsteer.tune import distributions
+    >>> d = distributions({"slots": [8, 16], "look_ahead": (10.0, 40.0), "k": (1, 5),
+    ...                    "force": (0.01, 1.0, "log")})
+    >>> [type(v).__name__ for v in d.values()]
+    ['CategoricalDistribution', 'FloatDistribution', 'IntDistribution', 'FloatDistribution']
+    >>> d["force"].log
+    True
+    """
+    optuna = _optuna()
+    D = optuna.distributions
+    if not isinstance(space, Mapping) or not space:
+        raise ValueError(f"tune: space must be a non-empty dict of name -> range/choices, "
+                         f"got {space!r}")
+    out: dict[str, Any] = {}
+    for name, spec in space.items():
+        if isinstance(spec, D.BaseDistribution):
+            out[name] = spec
+        elif isinstance(spec, list):
+            if not spec:
+                raise ValueError(f"tune: {name} has no choices")
+            out[name] = D.CategoricalDistribution(spec)
+        elif isinstance(spec, tuple) and len(spec) in (2, 3):
+            low, high = spec[0], spec[1]
+            log = len(spec) == 3
+            if log and spec[2] != "log":
+                raise ValueError(f"tune: {name}: the third item of a range must be 'log', "
+                                 f"got {spec[2]!r}")
+            if not all(isinstance(v, (int, float, np.integer, np.floating))
+                       and not isinstance(v, bool) for v in (low, high)):
+                raise TypeError(f"tune: {name}: a range needs numbers, got {spec!r}")
+            if not low < high:
+                raise ValueError(f"tune: {name}: expected low < high, got {spec!r}")
+            if all(isinstance(v, (int, np.integer)) for v in (low, high)):
+                out[name] = D.IntDistribution(int(low), int(high), log=log)
+            else:
+                out[name] = D.FloatDistribution(float(low), float(high), log=log)
+        else:
+            raise TypeError(f"tune: {name}: expected a (low, high[, 'log']) tuple, a list of "
+                            f"choices or an Optuna distribution, got {spec!r}")
+    return out
+
+
+@dataclasses.dataclass
+class TuneResult:
+    """What :func:`tune` found.
+
+    Attributes
+    ----------
+    study : optuna.Study
+        The study, with every trial (complete, pruned, failed); continue it by passing it
+        back as ``tune(..., study=result.study)``.
+    best_params : dict
+        Parameters of the best feasible complete trial (fixed ``params`` included).
+    best_value : float
+        Its objective, the mean over seeds.
+    trials : list of dict
+        One record per trial of this call: ``number``, ``params``, ``state``
+        ("COMPLETE", "PRUNED", "FAIL"), ``value`` (mean over the seeds run),
+        ``values`` (per seed), ``constraint`` (mean, or None) and ``error``.
+    """
+
+    study: Any
+    best_params: dict[str, Any]
+    best_value: float
+    trials: list[dict[str, Any]]
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """The trial records (plain, JSON-ready values)."""
+        return [dict(t) for t in self.trials]
+
+
+def _getter(spec, what: str) -> Callable[[dict[str, Any]], float]:
+    """A function of a run's result: a dotted key (``"metrics.composite"``) or a callable."""
+    if callable(spec):
+        return lambda result: float(spec(result))
+    if isinstance(spec, str):
+        from .sweep import Run
+
+        def get(result: dict[str, Any]) -> float:
+            return float(Run(0, {}, 0, result).value(spec))
+
+        return get
+    raise TypeError(f"tune: {what} must be a dotted result key or a callable, got {spec!r}")
+
+
+def tune(
+    scenario: str | Callable[..., Mapping[str, Any]],
+    space: Mapping[str, Any],
+    *,
+    objective: str | Callable[[dict[str, Any]], float] = "metrics.composite",
+    direction: str = "minimize",
+    n_trials: int = 20,
+    seeds: Iterable[int] | int = 1,
+    steps: int | None = None,
+    params: Mapping[str, Any] | None = None,
+    constraint: str | Callable[[dict[str, Any]], float] | None = None,
+    sampler: Any = "tpe",
+    pruner: Any = "median",
+    batch: int | None = None,
+    executor: Any = None,
+    workers: int | None = None,
+    threads: int = 1,
+    seed: int = 0,
+    study: Any = None,
+    progress: bool = True,
+) -> TuneResult:
+    """Tune a scenario's parameters with Optuna (ask/tell), runs on sweep executors.
+
+    Each trial asks Optuna for a parameter set from ``space``, then runs the scenario
+    (or function) with it for one seed after another. After each seed the running mean
+    of ``objective`` is reported to the pruner, which may stop the trial early (a
+    pruner over seeds: a parameter set that is clearly worse after one seed is not run
+    on the others). The trial's value is the mean over its seeds. ``batch`` trials are
+    asked at a time and their runs for a seed go to the executor together.
+
+    Parameters
+    ----------
+    scenario : str or callable
+        A registered scenario name or a function ``fn(**params, seed=...) -> dict``, as
+        for :func:`contextsteer.sweep`. A scenario run returns ``{"metrics",
+        "report", "seconds"}``.
+    space : dict
+        Parameter name -> Optuna distribution, ``(low, high)``, ``(low, high, "log")``
+        or a list of choices.
+    objective : str or callable
+        A dotted key into a run's result (``"metrics.composite"``,
+        ``"report.estimated_lap_time"``) or ``objective(result) -> float``. Non-finite
+        values fail the trial.
+    direction : {"minimize", "maximize"}
+    n_trials : int
+        Trials to run in this call.
+    seeds : iterable of int, or int
+        Seeds each trial runs (an int ``n`` means ``range(n)``), in order.
+    steps : int, optional
+        Steps per run (scenarios only; default the scenario's).
+    params : dict, optional
+        Fixed parameters passed to every run (not tuned).
+    constraint : str or callable, optional
+        A result key or function whose mean over seeds must be <= 0 for a trial to be
+        feasible (e.g. wall contacts). TPE samples with it (Optuna's constrained TPE);
+        the best trial is the best feasible one.
+    sampler : {"tpe", "random"} or optuna sampler
+        Seeded with ``seed``. Ignored when ``study`` is given.
+    pruner : {"median", None} or optuna pruner
+        "median": ``MedianPruner(n_startup_trials=5)`` over seeds. Ignored when
+        ``study`` is given.
+    batch : int, optional
+        Trials evaluated together (default: ``workers``, else the CPU count; 1 with
+        ``executor="serial"``).
+    executor : concurrent.futures.Executor, "serial" or "processes", optional
+        Where runs go, as for :func:`contextsteer.sweep` (default: a local process pool,
+        created once for the whole tuning).
+    workers, threads
+        As for :func:`contextsteer.sweep`.
+    seed : int
+        Seed of the sampler.
+    study : optuna.Study, optional
+        Continue this study (its direction, sampler and pruner are used).
+    progress : bool
+        A tqdm progress bar over trials.
+
+    Returns
+    -------
+    TuneResult
+
+    Raises
+    ------
+    ImportError
+        Optuna is not installed.
+    ValueError
+        Bad space, direction, n_trials, seeds, sampler or pruner; a parameter the scenario
+        does not take; no feasible complete trial.
+
+    Examples
+    --------
+    >>> import pytest, contextsteer as cs
+    >>> optuna = pytest.importorskip("optuna")
+    >>> res = cs.tune("oncoming", {"slots": [8, 16], "distance": (10.0, 16.0)},
+    ...               objective="metrics.composite", n_trials=3, seeds=2, steps=60,
+    ...               sampler="random", executor="serial", progress=False)
+    >>> len(res.trials), sorted(res.best_params)
+    (3, ['distance', 'slots'])
+    >>> res.trials[0]["state"], len(res.trials[0]["values"])
+    ('COMPLETE', 2)
+    """
+    optuna = _optuna()
+    from . import scenarios
+
+    dists = distributions(space)
+    fixed = dict(params or {})
+    overlap = sorted(set(fixed) & set(dists))
+    if overlap:
+        raise ValueError(f"tune: {', '.join(overlap)} both fixed (params=) and tuned (space)")
+    if direction not in ("minimize", "maximize"):
+        raise ValueError(f"tune: direction must be 'minimize' or 'maximize', got {direction!r}")
+    if isinstance(n_trials, bool) or int(n_trials) < 1:
+        raise ValueError(f"tune: n_trials must be >= 1, got {n_trials}")
+    if isinstance(seeds, (int, np.integer)):
+        if seeds < 1:
+            raise ValueError(f"tune: seeds must be >= 1 when given as a count, got {seeds}")
+        seeds = range(int(seeds))
+    seed_list = [int(s) for s in seeds]
+    if not seed_list:
+        raise ValueError("tune: no seeds")
+    if steps is not None and int(steps) < 1:
+        raise ValueError(f"tune: steps must be >= 1, got {steps}")
+    get_value = _getter(objective, "objective")
+    get_constraint = None if constraint is None else _getter(constraint, "constraint")
+
+    if isinstance(scenario, str):
+        sc = scenarios.get(scenario)
+        for name in [*dists, *fixed]:
+            if name == "seed":
+                raise ValueError("tune: seeds go in seeds=, not in the space or params")
+            if not sc.accepts(name):
+                raise ValueError(f"tune: scenario {sc.name!r} does not take {name!r} "
+                                 f"(it takes: {', '.join(sc.parameters)})")
+        kind, target = "scenario", sc.name
+    elif callable(scenario):
+        kind, target = "function", scenario
+    else:
+        raise TypeError(f"tune: scenario must be a scenario name or a callable, got {scenario!r}")
+
+    use_set_constraint = hasattr(optuna.trial.Trial, "set_constraint")  # Optuna >= 5
+    verbosity = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # no log line per study and trial
+    try:
+        return _tune(optuna, study, sampler, pruner, direction, seed, get_constraint,
+                     use_set_constraint, executor, workers, batch, n_trials, progress, dists,
+                     fixed, kind, target, seed_list, steps, threads, get_value)
+    finally:
+        optuna.logging.set_verbosity(verbosity)
+
+
+def _tune(optuna, study, sampler, pruner, direction, seed, get_constraint, use_set_constraint,
+          executor, workers, batch, n_trials, progress, dists, fixed, kind, target, seed_list,
+          steps, threads, get_value) -> TuneResult:
+    from .sweep import _open_pool, _run_tasks
+
+    if study is None:
+        if isinstance(sampler, str):
+            if sampler == "tpe":
+                kw: dict[str, Any] = {"seed": int(seed)}
+                if get_constraint is not None and not use_set_constraint:
+                    kw["constraints_func"] = lambda t: (t.user_attrs.get(_CONSTRAINT, 0.0),)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                    sampler = optuna.samplers.TPESampler(**kw)
+            elif sampler == "random":
+                sampler = optuna.samplers.RandomSampler(seed=int(seed))
+            else:
+                raise ValueError(f"tune: sampler must be 'tpe', 'random' or an Optuna "
+                                 f"sampler, got {sampler!r}")
+        if isinstance(pruner, str):
+            if pruner != "median":
+                raise ValueError(f"tune: pruner must be 'median', None or an Optuna pruner, "
+                                 f"got {pruner!r}")
+            pruner = optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=0)
+        elif pruner is None:
+            pruner = optuna.pruners.NopPruner()
+        study = optuna.create_study(direction=direction, sampler=sampler, pruner=pruner)
+
+    serial = executor == "serial"
+    n_batch = int(batch) if batch is not None else (
+        1 if serial else int(workers) if workers is not None else (os.cpu_count() or 1))
+    if n_batch < 1:
+        raise ValueError(f"tune: batch must be >= 1, got {batch}")
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=int(n_trials), desc="tune", unit="trial", leave=False)
+    caller = os.getpid()
+    records: list[dict[str, Any]] = []
+    pool, own = (executor, None) if serial else _open_pool(executor, workers, n_batch, "tune")
+    try:
+        asked = 0
+        while asked < int(n_trials):
+            trials = [study.ask(dists) for _ in range(min(n_batch, int(n_trials) - asked))]
+            asked += len(trials)
+            rec = {t.number: {"number": t.number, "params": {**fixed, **t.params},
+                              "state": "RUNNING", "value": None, "values": [],
+                              "constraint": None, "constraints": [], "error": None}
+                   for t in trials}
+            live = list(trials)
+            for step, s in enumerate(seed_list):
+                tasks = [(kind, target, {**fixed, **t.params}, s, steps, int(threads), caller)
+                         for t in live]
+                outcomes = _run_tasks(tasks, pool, workers, "tune")
+                still = []
+                for t, (result, error) in zip(live, outcomes):
+                    r = rec[t.number]
+                    value = math.nan
+                    if error is None:
+                        try:
+                            value = get_value(result)
+                            if get_constraint is not None:
+                                r["constraints"].append(get_constraint(result))
+                        except Exception as exc:  # a bad key or objective: fail the trial
+                            error = exc
+                    if error is None and not math.isfinite(value):
+                        error = ValueError(f"objective is not finite ({value}) for seed {s}")
+                    if error is not None:
+                        r["state"], r["error"] = "FAIL", f"{type(error).__name__}: {error}"
+                        study.tell(t, state=optuna.trial.TrialState.FAIL)
+                        continue
+                    r["values"].append(value)
+                    r["value"] = float(np.mean(r["values"]))
+                    if r["constraints"]:
+                        r["constraint"] = float(np.mean(r["constraints"]))
+                    t.report(r["value"], step)
+                    if step < len(seed_list) - 1 and t.should_prune():
+                        r["state"] = "PRUNED"
+                        study.tell(t, state=optuna.trial.TrialState.PRUNED)
+                        continue
+                    still.append(t)
+                live = still
+                if not live:
+                    break
+            for t in live:
+                r = rec[t.number]
+                if r["constraint"] is not None:
+                    if use_set_constraint:
+                        t.set_constraint(_CONSTRAINT, r["constraint"])
+                    else:
+                        t.set_user_attr(_CONSTRAINT, r["constraint"])
+                r["state"] = "COMPLETE"
+                study.tell(t, r["value"])
+            records.extend(rec[t.number] for t in trials)
+            if bar is not None:
+                bar.update(len(trials))
+    finally:
+        if own is not None:
+            own.shutdown(wait=True, cancel_futures=True)
+        if bar is not None:
+            bar.close()
+
+    for r in records:
+        r.pop("constraints", None)
+    best = _best(study, get_constraint is not None, use_set_constraint)
+    if best is None:
+        raise ValueError("tune: no feasible complete trial (every trial failed, was pruned "
+                         "or broke the constraint); see the study's trials")
+    return TuneResult(study, {**fixed, **best.params}, float(best.value), records)
+
+
+def _best(study, constrained: bool, use_set_constraint: bool):
+    """The best complete trial; with a constraint, the best of those whose constraint <= 0."""
+    optuna = _optuna()
+    done = [t for t in study.get_trials(deepcopy=False,
+                                        states=(optuna.trial.TrialState.COMPLETE,))]
+    if constrained:
+        def feasible(t) -> bool:
+            if use_set_constraint:
+                values = getattr(t, "constraints", None) or {}
+                value = values.get(_CONSTRAINT, 0.0) if isinstance(values, Mapping) else \
+                    max(values, default=0.0)
+            else:
+                value = t.user_attrs.get(_CONSTRAINT, 0.0)
+            return float(value) <= 0.0
+
+        done = [t for t in done if feasible(t)]
+    if not done:
+        return None
+    sign = 1.0 if study.direction == optuna.study.StudyDirection.MINIMIZE else -1.0
+    return min(done, key=lambda t: (sign * t.value, t.number))
+

@@ -1,0 +1,116 @@
+"""Fast animation frames (plot.frames), the GIF/MP4 writer and the run command's options."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+from contextsteer import cli, plot, video
+
+
+def _racetrack_recording(agents=3, steps=60, records=10):
+    sim = cs.scenarios.get("racetrack")(agents=agents, seed=1)
+    rec = plot.record(sim, steps, dt=1 / 30, records=records, danger=True)
+    return sim, rec
+
+
+def test_frames_have_the_asked_size_and_change_between_frames():
+    sim, rec = _racetrack_recording()
+    out = plot.frames(sim, history=rec, size=800, dt=1 / 30, title="race", trail=True)
+    assert out.size[0] == 800 and out.size[1] % 2 == 0 and out.count == len(rec.steps)
+    images = list(out.images)
+    assert len(images) == out.count
+    assert all(im.shape == (out.size[1], out.size[0], 3) and im.dtype == np.uint8
+               for im in images)
+    assert np.any(images[0] != images[-1])                    # the cars moved
+    # (width, height) is honoured, rounded up to even numbers for video encoders.
+    out = plot.frames(sim, history=rec, size=(301, 201), rays=False)
+    assert out.size == (302, 202) and next(iter(out.images)).shape == (202, 302, 3)
+
+
+def test_frames_match_a_full_redraw_of_the_same_artists():
+    """Blitting draws the agents where a plain scene draws them: the agents' colours
+    appear at the projected positions."""
+    sim, rec = _racetrack_recording(agents=1, steps=30, records=2)
+    out = plot.frames(sim, history=rec, size=400, rays=False)
+    im = list(out.images)[-1]
+    ax = out.figure.axes[0]
+    x, y = ax.transData.transform(rec.positions[-1, 0])
+    row, col = out.size[1] - int(round(y)), int(round(x))
+    patch = im[row - 1:row + 2, col - 1:col + 2].reshape(-1, 3).astype(int)
+    blue = np.array([31, 119, 180])                            # tab10 colour 0
+    assert np.abs(patch - blue).sum(axis=1).min() < 40
+
+
+def test_frames_refuse_bad_input():
+    sim, rec = _racetrack_recording(agents=1, steps=10, records=2)
+    with pytest.raises(ValueError, match="size"):
+        plot.frames(sim, history=rec, size=4)
+    with pytest.raises(ValueError, match="dpi"):
+        plot.frames(sim, history=rec, dpi=0)
+    with pytest.raises(ValueError, match="positions of shape"):
+        plot.frames(history=plot.Recording(None, np.zeros((3, 2)), None, None, None))
+    with pytest.raises(ValueError, match="trail"):
+        plot.frames(sim, history=rec, trail=np.zeros((5, 7, 2)))
+
+
+def test_video_write_gif_and_errors(tmp_path):
+    from PIL import Image
+
+    images = [np.full((20, 30, 3), v, np.uint8) for v in (0, 100, 200)]
+    path = video.write(images, tmp_path / "a.gif", fps=5)
+    with Image.open(path) as gif:
+        assert gif.n_frames == 3 and gif.size == (30, 20)
+    with pytest.raises(ValueError, match="format must be one of gif, mp4"):
+        video.write(images, tmp_path / "a.avi")
+    with pytest.raises(ValueError, match="no frames"):
+        video.write([], tmp_path / "b.gif")
+    with pytest.raises(ValueError, match="fps"):
+        video.write(images, tmp_path / "c.gif", fps=0)
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not on the PATH")
+def test_video_write_mp4(tmp_path):
+    images = [np.full((20, 30, 3), v, np.uint8) for v in range(0, 250, 25)]
+    path = video.write(images, tmp_path / "a.mp4", fps=10)
+    assert path.stat().st_size > 0 and b"ftyp" in path.read_bytes()[:32]
+    with pytest.raises(ValueError, match="even"):
+        video.write([np.zeros((21, 30, 3), np.uint8)], tmp_path / "b.mp4")
+
+
+def test_video_mp4_without_ffmpeg(tmp_path, monkeypatch):
+    monkeypatch.setattr(video.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="ffmpeg"):
+        video.write([np.zeros((20, 30, 3), np.uint8)], tmp_path / "a.mp4")
+
+
+def test_run_size_dpi_and_format_options(tmp_path, capsys, monkeypatch):
+    from PIL import Image
+
+    out = tmp_path / "o"
+    assert cli.main(["run", "racetrack", "--agents", "3", "--steps", "30", "--frames", "3",
+                     "--size", "640x400", "--dpi", "80", "--fps", "10", "--quiet",
+                     "--out", str(out)]) == 0
+    with Image.open(out / "animation.gif") as gif:
+        assert gif.size == (640, 400) and gif.n_frames == 4
+    assert json.loads((out / "metrics.json").read_text())["steps"] == 30
+    # The default is at least 800 px wide.
+    assert cli.build_parser().parse_args(["run"]).size >= 800
+    for bad in (["--size", "10"], ["--size", "axb"], ["--dpi", "0"], ["--format", "avi"],
+                ["--fps", "-1"]):
+        assert cli.main(["run", "racetrack", *bad, "--quiet", "--out", str(out)]) == 2
+    monkeypatch.setattr(video.shutil, "which", lambda name: None)
+    assert cli.main(["run", "racetrack", "--format", "mp4", "--steps", "5", "--quiet",
+                     "--out", str(out)]) == 2
+    assert "ffmpeg" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not on the PATH")
+def test_run_writes_mp4(tmp_path):
+    out = tmp_path / "o"
+    assert cli.main(["run", "racetrack", "--agents", "3", "--steps", "30", "--frames", "3",
+                     "--format", "mp4", "--quiet", "--out", str(out)]) == 0
+    assert (out / "animation.mp4").stat().st_size > 0
+    assert not (out / "animation.gif").exists()
