@@ -47,8 +47,10 @@ def test_one_simulation_stepped_from_two_threads_raises_instead_of_corrupting():
         t = threading.Thread(target=stepper)
         t.start()
         while not done.is_set():
+            # (A history recorded here is detached at once: attached ones would all record
+            # every step of the other thread's run.)
             for call in (lambda: sim.step(0.05), sim.perceive, lambda: sim.configure_metrics(),
-                         lambda: sim.record(every=1), lambda: a.add([[0, 0]])):
+                         lambda: sim.record(every=1).detach(), lambda: a.add([[0, 0]])):
                 try:
                     call()
                 except RuntimeError as e:
@@ -238,3 +240,21 @@ def test_start_spreading_is_linear_not_quadratic():
     assert peak < 64 * 2**20
     d = np.linalg.norm(out[:200, None] - out[None, :200], axis=2) + np.eye(200) * 9
     assert d.min() > 0.79
+
+
+@pytest.mark.parametrize("bad", [np.nan, -1.0, np.inf])
+def test_borrowed_arrays_edited_to_bad_values_are_caught_at_the_next_step(bad):
+    a = cs.Agents(3, slots=8)
+    a.add([[0, 0], [3, 0], [0, 3]], target=[[5, 5]] * 3)
+    caution = np.ones(3, np.float32)
+    goals = np.float32([[9, 9]])
+    sim = cs.Simulation(None, a, [cs.Seek(targets=goals),
+                                  cs.AgentDanger(radius=1.0, agent_weights=caution)])
+    sim.step(0.1)
+    caution[1] = bad                  # used in place: the next step must notice
+    with pytest.raises(ValueError, match="agent_weights must be finite and >= 0"):
+        sim.step(0.1)
+    caution[1] = 1.0
+    goals[0, 0] = np.nan
+    with pytest.raises(ValueError, match="targets must be finite"):
+        sim.perceive()

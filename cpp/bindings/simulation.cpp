@@ -239,13 +239,16 @@ void bind_simulation(py::module_& m) {
             std::size_t done = 0;
             while (done < static_cast<std::size_t>(steps)) {
               const std::size_t todo = std::min<std::size_t>(self.slice, static_cast<std::size_t>(steps) - done);
-              const auto t0 = std::chrono::steady_clock::now();
+              double sec = 0.0;
               {
                 py::gil_scoped_release release;
+                // Timed without the GIL wait: a thread holding the GIL must not shrink the
+                // slices (each would then wait for the GIL again).
+                const auto t0 = std::chrono::steady_clock::now();
                 self.sim->step(static_cast<float>(dt), todo);
+                sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
               }
               done += todo;
-              const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
               // Aim the next slice at ~50 ms of work (at least one step).
               self.slice = std::max<std::size_t>(1, sec > 0.0 ? static_cast<std::size_t>(todo * 0.05 / sec) : todo * 2);
               if (PyErr_CheckSignals() != 0) throw py::error_already_set();

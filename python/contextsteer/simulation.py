@@ -251,12 +251,30 @@ class Simulation:
         Raises
         ------
         ValueError
-            ``dt <= 0``, ``steps < 0``, or an alive agent's state is not finite (or a
-            size/limit is negative) — checked before the first step.
+            ``dt <= 0``, ``steps < 0``, an alive agent's state is not finite (or a
+            size/limit is negative), or an array a behaviour borrows in place
+            (``agent_weights``, shared ``targets``) was edited to hold NaN/inf or a
+            negative weight — checked before the first step.
         """
+        self._check_borrowed()
         for f in self._fields:
             f._sync()
         self._core._step(_num("dt", dt), _int("steps", steps, 0, 2**62))
+
+    def _check_borrowed(self) -> None:
+        """Arrays the behaviours lend the core in place may have been edited since the last
+        step: check them (O(N), once a call) so a NaN never flows into the maps."""
+        for b in getattr(self.steering, "behaviours", ()):
+            w = getattr(b, "agent_weights", None)
+            if w is not None and not (np.isfinite(w).all() and (w >= 0).all()):
+                i = int(np.flatnonzero(~(np.isfinite(w) & (w >= 0)))[0])
+                raise ValueError(f"{type(b).__name__}: agent_weights must be finite and >= 0, "
+                                 f"got {w[i]} at index {i} (edited since it was given)")
+            t = getattr(b, "targets", None)
+            if isinstance(t, np.ndarray) and t.dtype.kind == "f" and not np.isfinite(t).all():
+                i = int(np.flatnonzero(~np.isfinite(t).all(axis=-1))[0])
+                raise ValueError(f"{type(b).__name__}: targets must be finite, got "
+                                 f"{t[i].tolist()} at index {i} (edited since it was given)")
 
     def perceive(self) -> None:
         """Stage 1: behaviours, combine and post-processing into :attr:`interest` /
@@ -275,6 +293,7 @@ class Simulation:
         >>> agents.position[0].round(3) + 0.0
         array([0., 1.], dtype=float32)
         """
+        self._check_borrowed()
         self._core._perceive()
 
     def decide_and_move(self, dt: float) -> None:
