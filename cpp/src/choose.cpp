@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "contextsteer/choose.hpp"
+#include "contextsteer/cpu.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -450,16 +451,8 @@ CS_AVX2 void vector_sum_rows_avx2(const Ring& s, const float* v, float* dir, flo
 }
 
 // AVX2 (with the BMI1/BMI2/POPCNT bit instructions that come with it) is used when the
-// CPU has it, unless CONTEXTSTEER_NO_AVX2 is set (tests compare both paths). Decided once.
-bool use_avx2() {
-  static const bool yes = [] {
-    const char* off = std::getenv("CONTEXTSTEER_NO_AVX2");
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") &&
-           !(off && *off && *off != '0');
-  }();
-  return yes;
-}
+// CPU has it, unless CONTEXTSTEER_NO_AVX2 is set (tests compare both paths); see cpu.hpp.
+using detail::use_avx2;
 #endif
 #endif
 
