@@ -332,39 +332,47 @@ struct CollisionScratch {
   }
 };
 
-/// TTC of the K candidates s·d_q (q < k) against one neighbour (relative position p,
-/// effective velocity u, cc = |p|² − R² > 0), folded into t[q] by minimum.
-__attribute__((always_inline)) inline void ttc_slots(const float* dx, const float* dy, std::size_t k,
-                                                     float sv, Vec2 p, Vec2 u, float cc, float* t) {
+/// TTC of the candidates s_m·d_q (speeds s_m = ks·m for m0 <= m <= S, slots q < k)
+/// against one neighbour (relative position p, effective velocity u, cc = |p|² − R² > 0),
+/// folded into ttc[m·k + q] by minimum.
+__attribute__((always_inline)) inline void ttc_levels(const float* dx, const float* dy, std::size_t k,
+                                                      float ks, std::size_t m0, std::size_t S, Vec2 p,
+                                                      Vec2 u, float cc, float* ttc) {
   const float inf = std::numeric_limits<float>::infinity();
-  for (std::size_t q = 0; q < k; ++q) {
-    const float wx = sv * dx[q] - u.x, wy = sv * dy[q] - u.y;
-    const float bb = p.x * wx + p.y * wy;
-    const float disc = bb * bb - (wx * wx + wy * wy) * cc;
-    // The nearer root of |p − w·t|² = R², in the cancellation-free form c/(b + √disc).
-    const float hit = cc / (bb + std::sqrt(std::max(disc, 0.0f)));
-    // Bitwise &: no branch, so the loop over slots vectorises.
-    const float tt = ((bb > 0.0f) & (disc > 0.0f)) ? hit : inf;
-    t[q] = std::min(t[q], tt);
+  for (std::size_t m = m0; m <= S; ++m) {
+    const float sv = ks * static_cast<float>(m);
+    float* t = ttc + m * k;
+    for (std::size_t q = 0; q < k; ++q) {
+      const float wx = sv * dx[q] - u.x, wy = sv * dy[q] - u.y;
+      const float bb = p.x * wx + p.y * wy;
+      const float disc = bb * bb - (wx * wx + wy * wy) * cc;
+      // The nearer root of |p − w·t|² = R², in the cancellation-free form c/(b + √disc).
+      const float hit = cc / (bb + std::sqrt(std::max(disc, 0.0f)));
+      // Bitwise &: no branch, so the loop over slots vectorises.
+      const float tt = ((bb > 0.0f) & (disc > 0.0f)) ? hit : inf;
+      t[q] = std::min(t[q], tt);
+    }
   }
 }
 
-// The same loop compiled for the baseline (SSE2: 4 slots a step) and for AVX2 (8 slots a
+// The same loops compiled for the baseline (SSE2: 4 slots a step) and for AVX2 (8 slots a
 // step; no FMA, so every lane rounds as in the baseline and the results are the same bit
 // for bit, tested with CONTEXTSTEER_NO_AVX2). On crowd-track-10k, velocity configuration,
-// one thread, callgrind: CollisionDanger's rows 5,406 -> 4,483 instructions an agent a step.
-void ttc_slots_base(const float* dx, const float* dy, std::size_t k, float sv, Vec2 p, Vec2 u,
-                    float cc, float* t) {
-  ttc_slots(dx, dy, k, sv, p, u, cc, t);
+// one thread, callgrind: CollisionDanger's rows 5,406 -> 4,483 instructions an agent a
+// step with one call per speed, 4,100 with the speeds inside the call.
+void ttc_levels_base(const float* dx, const float* dy, std::size_t k, float ks, std::size_t m0,
+                     std::size_t S, Vec2 p, Vec2 u, float cc, float* ttc) {
+  ttc_levels(dx, dy, k, ks, m0, S, p, u, cc, ttc);
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CS_TARGET_AVX2 __attribute__((target("avx2")))
 #else
 #define CS_TARGET_AVX2
 #endif
-CS_TARGET_AVX2 void ttc_slots_avx2(const float* dx, const float* dy, std::size_t k, float sv, Vec2 p,
-                                   Vec2 u, float cc, float* t) {
-  ttc_slots(dx, dy, k, sv, p, u, cc, t);
+CS_TARGET_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_t k, float ks,
+                                    std::size_t m0, std::size_t S, Vec2 p, Vec2 u, float cc,
+                                    float* ttc) {
+  ttc_levels(dx, dy, k, ks, m0, S, p, u, cc, ttc);
 }
 
 /// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
@@ -440,19 +448,19 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
         }
         m0 = 1;
       }
+      if (cc > 0.0f) {
+        if (avx2) ttc_levels_avx2(dx, dy, k, kappa * step, m0, S, p, u, cc, sc.ttc.data());
+        else ttc_levels_base(dx, dy, k, kappa * step, m0, S, p, u, cc, sc.ttc.data());
+        continue;
+      }
       for (std::size_t m = m0; m <= S; ++m) {
         const float sv = kappa * step * static_cast<float>(m);
         float* t = sc.ttc.data() + m * k;
-        if (cc <= 0.0f) {
-          // Touching: only candidates that deepen the overlap (p·w > 0) collide, now.
-          for (std::size_t q = 0; q < k; ++q) {
-            const float bb = p.x * (sv * dx[q] - u.x) + p.y * (sv * dy[q] - u.y);
-            t[q] = bb > 0.0f ? 0.0f : t[q];
-          }
-          continue;
+        // Touching: only candidates that deepen the overlap (p·w > 0) collide, now.
+        for (std::size_t q = 0; q < k; ++q) {
+          const float bb = p.x * (sv * dx[q] - u.x) + p.y * (sv * dy[q] - u.y);
+          t[q] = bb > 0.0f ? 0.0f : t[q];
         }
-        if (avx2) ttc_slots_avx2(dx, dy, k, sv, p, u, cc, t);
-        else ttc_slots_base(dx, dy, k, sv, p, u, cc, t);
       }
     }
   }
