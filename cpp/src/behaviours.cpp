@@ -465,8 +465,10 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
     }
   }
   std::fill(sc.ttc.begin(), sc.ttc.begin() + static_cast<std::ptrdiff_t>(k), still);
-  if (b.walls && S > 0 &&
-      slot_wall_distances(in, i, top * b.wall_horizon, ri + b.margin, b.layers, sc.walls)) {
+  const bool walls_near =
+      b.walls && S > 0 && slot_wall_distances(in, i, top * b.wall_horizon, ri + b.margin, b.layers, sc.walls);
+  if (in.wall_clear && in.wall_clear_of == &b) in.wall_clear[i] = b.walls && S > 0 && !walls_near;
+  if (walls_near) {
     const float* h = sc.walls.distance.data();
     const float scale = b.horizon / b.wall_horizon;  // wall TTC on the agents' scale
     for (std::size_t m = 1; m <= S; ++m) {
@@ -599,6 +601,7 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
           float* row = out.row(i, in.k);
           zero_row(row, in.k);
           if constexpr (std::is_same_v<B, CollisionDanger>) {
+            if (in.wall_clear && in.wall_clear_of == &x) in.wall_clear[i] = 0;
             // The speed map is not weighted: it says how fast, not how much to care.
             float* srow = speed.data ? speed.row(i, in.k) : nullptr;
             if (srow) zero_row(srow, in.k);
@@ -634,7 +637,10 @@ float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::siz
     }
   }
   const float speed = length(v);
-  if (b.walls && speed > 0.0f) {
+  // The rows of this behaviour found no wall within the same reach of agent i this step:
+  // slot_wall_distances below would return false.
+  const bool clear = in.wall_clear && in.wall_clear_of == &b && in.wall_clear[i];
+  if (b.walls && speed > 0.0f && !clear) {
     // One "slot" along v in the world frame.
     const float d[2] = {v.x / speed, v.y / speed};
     BehaviourInputs one = in;
