@@ -27,7 +27,11 @@ slot (rays hitting a wall block neighbouring slots together). "noise" (worst cas
 only): uniform random values in [-0.2, 1] and 20 % of slots blocked independently, so the
 pattern of positive runs is random from one agent to the next.
 
-Usage: PYTHONPATH=python python3 benchmarks/bench_maps.py [--quick] [--only N:K ...]
+``--choose argmax`` runs the C++ rows (cs.choose, cs.steer) with argmax instead (issue 15's
+map-stage target); the NumPy row stays vector_sum, and "agree" then compares with a NumPy
+argmax of the resolved maps.
+
+Usage: PYTHONPATH=python python3 benchmarks/bench_maps.py [--quick] [--only N:K ...] [--choose argmax]
 """
 
 from __future__ import annotations
@@ -131,6 +135,9 @@ def noise_data(rng, slots, n, k):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N in {1k, 100k} only")
+    ap.add_argument("--choose", choices=["vector_sum", "argmax"], default="vector_sum",
+                    help="choose mode of the C++ rows (cs.choose and cs.steer); the NumPy "
+                         "row always runs vector_sum")
     ap.add_argument("--only", metavar="N:K", action="append",
                     help="run only these scene cases, e.g. --only 100000:16 (repeatable)")
     args = ap.parse_args()
@@ -142,7 +149,7 @@ def main():
     threads = cs.get_num_threads()
     rng = np.random.default_rng(0)
     print(f"contextsteer {cs.__version__}, numpy {np.__version__}, all threads = {threads}; "
-          f"pipeline: combine(max, B={B}) -> resolve(mask) -> choose(vector_sum); medians")
+          f"pipeline: combine(max, B={B}) -> resolve(mask) -> choose({args.choose}); medians")
     head = (f"{'data':>5} {'N':>9} {'K':>3} {'numpy ms':>9} {'C++1 ms':>8} {'C++{} ms'.format(threads):>8} "
             f"{'x np(1)':>8} {'x np({})'.format(threads):>8} {'GB/s 1':>7} {'GB/s {}'.format(threads):>7} "
             f"{'copy GB/s':>9} {'%copy 1':>7} {'%copy {}'.format(threads):>8} {'agree':>6} | "
@@ -163,10 +170,10 @@ def main():
         def cpp():
             cs.combine(stack, "max", out=interest)
             cs.resolve(interest, danger, "mask", out=resolved)
-            cs.choose(resolved, slots, "vector_sum", out=choice)
+            cs.choose(resolved, slots, args.choose, out=choice)
 
         def fused():
-            cs.steer(stack, danger, slots, out=choice)
+            cs.steer(stack, danger, slots, choose=args.choose, out=choice)
 
         nbytes = (B + 5) * n * k * 4 + 16 * n
         fused_bytes = (B + 1) * n * k * 4 + 16 * n
@@ -201,6 +208,10 @@ def main():
         assert np.array_equal(fused_slot, choice.slot)
         np_slot = np.concatenate([o[2] for o in np_out[-1]])
         del np_out
+        # (argmax: the slot of the resolved maximum, lowest on ties, -1 when none is positive)
+        if args.choose == "argmax":
+            res = np.where(danger > 0, np.float32(0), stack.max(axis=0))
+            np_slot = np.where(res.max(axis=1) > 0, res.argmax(axis=1), -1)
         agree = float(np.mean(np_slot == choice.slot))
         copy_bw = 2 * src.nbytes / med["copy"] / 1e9
         bw1, bwt = nbytes / med["c1"] / 1e9, nbytes / med["ct"] / 1e9

@@ -44,7 +44,12 @@ CollisionAvoidance(radius=3), Blended([Separation(radius=3), Seek()])])`` with
 agent re-steers every third step, staggered, and moves on its last decision between);
 one run.
 
-Usage: PYTHONPATH=python python3 benchmarks/bench_step.py [--quick] [--full]
+"cs +metrics" and "cs vel +metr" time the default and the velocity configuration with the
+built-in C++ run metrics on (``Simulation``'s default; collision episodes, clearances,
+progress), K = 16, one thread, median of ``--repeats`` runs, and print what the metrics
+cost against the same configuration without them in the same run.
+
+Usage: PYTHONPATH=python python3 benchmarks/bench_step.py [--quick] [--full] [--sizes N,..]
 (--quick: N = 1k only.)
 """
 
@@ -97,7 +102,8 @@ def classic_steering():
 
 
 def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int = 1,
-                     use_classic: bool = False, velocity: bool = False) -> dict:
+                     use_classic: bool = False, velocity: bool = False,
+                     run_metrics: bool = False) -> dict:
     world = cs.World()
     world.add_segments(scene.walls)
     n = len(scene.positions)
@@ -114,8 +120,9 @@ def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int =
         sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5),
                             decision_interval=interval)
     # Both systems are measured by the same Python CrowdMetrics outside the timer, so the
-    # built-in C++ run metrics (on by default) are switched off, as RVO2 has none.
-    sim.configure_metrics(enabled=False)
+    # built-in C++ run metrics (on by default) are switched off, as RVO2 has none; the
+    # "+metrics" rows keep them on (their cost is part of the timed step).
+    sim.configure_metrics(enabled=run_metrics)
     tracker = CrowdMetrics(scene) if metrics else None
     if tracker:
         tracker.update(agents.position)
@@ -155,8 +162,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="N = 1k only")
     ap.add_argument("--full", action="store_true", help="metrics and RVO2 at N = 100k too")
     ap.add_argument("--repeats", type=int, default=3, help="contextsteer runs per figure")
+    ap.add_argument("--sizes", default=None, help="comma-separated N (default 1k,10k,100k)")
     args = ap.parse_args()
     sizes = [1000] if args.quick else [1000, 10_000, 100_000]
+    if args.sizes:
+        sizes = [int(x) for x in args.sizes.split(",")]
     all_threads = cs.get_num_threads()
     print(f"crowd-track-N, 100 steps, dt 0.25; threads: 1 and {all_threads}; "
           f"load average {os.getloadavg()[0]:.2f}")
@@ -189,6 +199,20 @@ def main() -> None:
                                    ("cs classic", "", {"use_classic": True}),
                                    ("cs interval 3", 16, {"interval": 3})):
             print_row(label, n, k_shown, run_contextsteer(scene, 16, 1, metrics, **kw), None, rvo)
+        # The built-in C++ run metrics (on by default in a Simulation) inside the timed
+        # step, for the default and the velocity configuration: median of --repeats runs,
+        # one thread, with and without (the rows above run without).
+        for label, kw in (("cs +metrics", {}), ("cs vel +metr", {"velocity": True})):
+            on = [run_contextsteer(scene, 16, 1, False, run_metrics=True, **kw)
+                  for _ in range(args.repeats)]
+            off = [run_contextsteer(scene, 16, 1, False, **kw)["ms_per_step"]
+                   for _ in range(args.repeats)]
+            r = dict(on[0], ms_per_step=statistics.median(x["ms_per_step"] for x in on))
+            print_row(label, n, 16, r, None, rvo)
+            ms_off = statistics.median(off)
+            print(f"{'':<14}{'':>7}{'':>4}  metrics cost {r['ms_per_step'] - ms_off:.2f} ms "
+                  f"of {r['ms_per_step']:.2f} ({100 * (1 - ms_off / r['ms_per_step']):.0f}%; "
+                  f"without {ms_off:.2f} ms)", flush=True)
     print("RVO2/cs: RVO2 ms per step / contextsteer single-thread ms per step (same run).")
 
 

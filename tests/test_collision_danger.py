@@ -636,3 +636,69 @@ def test_same_maps_and_runs_for_any_thread_count():
             h.update(np.ascontiguousarray(x).tobytes())
         hashes.append(h.hexdigest())
     assert hashes[0] == hashes[1]
+
+
+# ------------------------------------------------------------ SIMD paths ---
+
+def _isa_case_outputs():
+    """Positions, velocities and the last danger and speed maps of dense crowds with walls
+    (K = 8, 12, 16, 64, 30 steps), as raw bits."""
+    out = []
+    for k in (8, 12, 16, 64):
+        rng = np.random.default_rng(k)
+        world = cs.World()
+        world.add_polyline(np.array([[-6, -6], [6, -6], [6, 6], [-6, 6]], np.float32), closed=True)
+        n = 60
+        agents = cs.Agents(n, slots=k, seed=k)
+        start = rng.uniform(-5, 5, (n, 2))
+        agents.add(start, radius=0.3, max_speed=1.3, max_accel=6.0, target=-start)
+        sim = cs.Simulation(world, agents, cs.scenarios.crowd_steering(walls=True),
+                            motion=cs.Lerp(steer_force=0.5), push_apart=True)
+        sim.step(0.1, steps=30)
+        for a in (agents.position, agents.velocity, sim.danger):
+            out.append(np.ascontiguousarray(a, np.float32).view(np.int32).ravel())
+    return np.concatenate(out)
+
+
+def test_ttc_avx2_and_baseline_paths_are_bit_identical(tmp_path):
+    # CollisionDanger's TTC loop has an AVX2 variant (used when the CPU has it): the same
+    # crowds with AVX2 switched off, in a fresh interpreter, must give the same bits.
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(__file__)
+    code = ("import sys, numpy as np; sys.path.insert(0, %r); "
+            "import test_collision_danger as t; np.save(%r, t._isa_case_outputs())"
+            % (here, str(tmp_path / "base.npy")))
+    env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    np.testing.assert_array_equal(np.load(tmp_path / "base.npy"), _isa_case_outputs())
+
+
+@pytest.mark.parametrize("interval", [1, 3])
+def test_step_equals_perceive_then_decide_near_walls(interval):
+    # Within step() CollisionDanger's rows tell the velocity decision which agents have no
+    # wall in reach, so its re-check skips that query; the staged calls do not share it.
+    # Both must move the agents identically, in a box small enough that many agents have
+    # walls in reach and many do not (and with time slicing, where only some decide).
+    def build():
+        rng = np.random.default_rng(11)
+        world = cs.World()
+        world.add_polyline(np.array([[-9, -9], [9, -9], [9, 9], [-9, 9]], np.float32), closed=True)
+        world.add_segments(np.array([[-3, -1, 3, 1]], np.float32))
+        n = 50
+        agents = cs.Agents(n, slots=16, seed=3)
+        start = rng.uniform(-8.5, 8.5, (n, 2))
+        agents.add(start, radius=0.3, max_speed=1.3, max_accel=6.0, target=-start)
+        return agents, cs.Simulation(world, agents, cs.scenarios.crowd_steering(walls=True),
+                                     motion=cs.Lerp(steer_force=0.5), decision_interval=interval)
+
+    a1, fused = build()
+    a2, staged = build()
+    for _ in range(40):
+        fused.step(0.1)
+        staged.perceive()
+        staged.decide_and_move(0.1)
+        np.testing.assert_array_equal(a1.position, a2.position)
+        np.testing.assert_array_equal(a1.velocity, a2.velocity)

@@ -306,3 +306,34 @@ def test_choose_avx2_and_sse2_paths_are_bit_identical(tmp_path):
     env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     np.testing.assert_array_equal(np.load(tmp_path / "sse2.npy"), _isa_case_outputs())
+
+
+@pytest.mark.parametrize("k", [4, 6, 8, 12, 16, 64])
+def test_argmax_across_agents_equals_the_row_at_a_time_path(k):
+    # For K % 4 == 0 argmax runs four agents side by side (one per SIMD lane); single rows
+    # and the rows after the last full group of four take the one-row path. Both must
+    # give the same bits, ties (lowest slot), signed zeros and all-non-positive rows
+    # included, and the chosen slot's own direction and clamped value.
+    rng = np.random.default_rng(k)
+    n = 103
+    v = rng.choice(np.array([-1.0, -0.0, 0.0, 0.25, 0.5, 1.0, 1.5], np.float32), (n, k))
+    v[::7] = np.minimum(v[::7], 0)                      # rows with nothing positive
+    v[1::5] = rng.uniform(-0.2, 1.2, (len(v[1::5]), k))  # rows without ties
+    slots = cs.SlotSet(k)
+    whole = cs.choose(v, slots, "argmax")
+    for i in range(n):
+        one = cs.choose(v[i:i + 1], slots, "argmax")
+        assert one.slot[0] == whole.slot[i]
+        np.testing.assert_array_equal(one.direction[0].view(np.int32), whole.direction[i].view(np.int32))
+        assert one.strength[0].view(np.int32) == whole.strength[i].view(np.int32)
+    best = v.max(axis=1)
+    want = np.where(best > 0, v.argmax(axis=1), -1)       # lowest index among the maxima
+    np.testing.assert_array_equal(whole.slot, want)
+    hit = want >= 0
+    np.testing.assert_array_equal(whole.direction[hit], slots.directions[want[hit]])
+    np.testing.assert_array_equal(whole.strength[hit], np.clip(best[hit], 0, 1))
+    assert np.all(whole.direction[~hit] == 0) and np.all(whole.strength[~hit] == 0)
+    # cs.steer (fused, the same kernel on blocks of rows) agrees with the separate calls.
+    c = cs.steer(v[None], np.zeros_like(v), slots, choose="argmax")
+    np.testing.assert_array_equal(c.slot, whole.slot)
+    np.testing.assert_array_equal(c.direction, whole.direction)

@@ -160,3 +160,57 @@ def test_dead_agents_are_nan_in_the_history():
     sim.step(0.05, steps=3)
     assert np.isnan(h.positions[:, 2]).all() and not h.alive[:, 2].any()
     assert sim.metrics()["agents"] == 7
+
+
+def _clearances_by_hand(world, agents, rng_range):
+    """Wall and agent clearance of every alive agent, computed directly (float32, the
+    metrics' arithmetic): nearest wall within r + range, least |p_j − p_i| − r_i − r_j
+    over agents within r_i + rmax + range whose clearance is at most range."""
+    pos = np.asarray(agents.position, np.float32)
+    r = np.asarray(agents.radius, np.float32)
+    alive = np.asarray(agents.alive)
+    rmax = r[alive].max()
+    wall = np.full(len(pos), np.inf, np.float32)
+    for i in np.flatnonzero(alive):
+        hit = cs.nearest(world, pos[i:i + 1], max_dist=float(r[i] + np.float32(rng_range)))
+        if np.isfinite(hit.distance[0]):
+            wall[i] = hit.distance[0] - r[i]
+    d = pos[None, :, :] - pos[:, None, :]
+    d2 = d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1]
+    full = r[:, None] + rmax + np.float32(rng_range)
+    c = np.sqrt(d2) - (r[:, None] + r[None, :])
+    ok = (d2 <= full * full) & (c <= np.float32(rng_range)) & alive[None, :] & alive[:, None]
+    np.fill_diagonal(ok, False)
+    agent = np.where(ok, c, np.float32(np.inf)).min(axis=1)
+    agent[~alive] = np.inf
+    return wall, agent
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_current_clearances_equal_a_direct_computation_every_step(threads):
+    # The metrics skip wall queries while a distance bound keeps walls out of reach: every
+    # step's values must still equal the direct computation bit for bit, also after the
+    # world changes under the agents (walls dropped in front of them) and an agent leaves
+    # and comes back elsewhere.
+    world, agents, sim = crowd(n=40, seed=5, push_apart=True)
+    sim.configure_metrics()
+    rng_range = sim._core._metrics_info()["clearance_range"]
+    wall_view = sim._core._metric_view("wall_clearance")
+    agent_view = sim._core._metric_view("agent_clearance")
+    near_walls = 0
+    with cs.threads(threads):
+        for step in range(120):
+            if step == 40:
+                world.add_segments(np.array([[-9, -2, 9, 2.5], [-3, 9, 3, -9]], np.float32))
+            if step == 60:
+                agents.alive[3] = False
+            if step == 70:
+                agents.alive[3] = True
+                agents.position[3] = (0.5, 0.5)
+            sim.step(0.05)
+            wall, agent = _clearances_by_hand(world, agents, rng_range)
+            alive = np.asarray(agents.alive)
+            np.testing.assert_array_equal(wall_view[alive], wall[alive], err_msg=f"step {step}")
+            np.testing.assert_array_equal(agent_view[alive], agent[alive], err_msg=f"step {step}")
+            near_walls += int(np.isfinite(wall).sum())
+    assert 0 < near_walls < 120 * 40  # some agents near walls, some not

@@ -72,6 +72,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   anchor_.assign(agents.position(), agents.position() + 2 * n_);
   if (config_.record) recorded_.assign(config_.behaviours.size() * nk, 0.0f);
   if (velocity_) speed_.assign(nk, 1.0f);
+  if (velocity_) wall_clear_.assign(n_, 0);
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
   next_pos_.assign(2 * n_, 0.0f);
   next_vel_.assign(2 * n_, 0.0f);
@@ -436,6 +437,13 @@ void Simulation::step(float dt, std::size_t steps) {
   for (std::size_t s = 0; s < steps; ++s) {
     Plan p = plan();
     p.dt = dt;
+    // Perceive and decide run back to back here (nothing can move an agent or edit the
+    // world in between), so velocity_'s rows may tell its velocity_ttc where no wall is
+    // in reach. Not in the separate perceive() / decide_and_move() calls.
+    if (velocity_) {
+      p.in.wall_clear = wall_clear_.data();
+      p.in.wall_clear_of = velocity_;
+    }
     build_neighbors(p);
     move_and_collide(p, dt, true);
     finish(dt);

@@ -3,6 +3,7 @@
 #include "contextsteer/world.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -306,6 +307,9 @@ WorldGrid World::build_grid(float inflate, double cell) const {
 }
 
 void World::build_index() {
+  // Unique across worlds (a copy assigned over this world brings its own number).
+  static std::atomic<std::uint64_t> builds{0};
+  index_generation_ = ++builds;
   thick_.clear();
   strips_.clear();
   float b[4];

@@ -293,6 +293,12 @@ struct BehaviourInputs {
   NeighborLists neighbors;
   double time = 0.0;
   const World* world = nullptr;  ///< indexed world (WallDanger), or nullptr
+  /// Optional (N,) per-agent note from one CollisionDanger, `wall_clear_of`, to
+  /// velocity_ttc of the same behaviour later in the step: its rows set wall_clear[i] = 1
+  /// when no wall of its layers lies within its wall look-ahead + pad of agent i (the
+  /// nearest-wall query velocity_ttc would repeat), 0 otherwise. nullptr: not kept.
+  std::uint8_t* wall_clear = nullptr;
+  const CollisionDanger* wall_clear_of = nullptr;
 };
 
 /// Destination of map rows: agent i's K values go to data + (i − first_row)·K. A full

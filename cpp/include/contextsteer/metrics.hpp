@@ -74,8 +74,10 @@ class Metrics {
   bool enabled() const { return params_.enabled && n_ > 0; }
 
   /// Serial preparation of an update: rebuilds the agent grid over the committed
-  /// positions. Then update_rows over all rows (any chunking), then finish_update.
-  void prepare(const AgentsView& agents);
+  /// positions, and forgets the wall distance bounds when `world` (the one update_rows
+  /// will get) is another world or has been re-indexed since. Then update_rows over all
+  /// rows (any chunking), then finish_update.
+  void prepare(const AgentsView& agents, const World* world = nullptr);
   /// Accumulates rows [begin, end) from the committed state `agents` at `time`.
   /// Reentrant for disjoint row ranges; allocation-free.
   void update_rows(const AgentsView& agents, const World* world, const std::uint8_t* stuck,
@@ -145,7 +147,8 @@ class Metrics {
 
  private:
   void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
-                   float& agent, std::int32_t* partners, std::uint8_t& count) const;
+                   float& agent, std::int32_t* partners, std::uint8_t& count, double& wall_lb,
+                   double moved) const;
 
   MetricsParams params_;
   const Path* path_ = nullptr;
@@ -155,6 +158,11 @@ class Metrics {
   double start_time_ = 0.0;
   NeighborGrid grid_;
   std::vector<float> prev_pos_, prev_vel_, prev_head_;
+  /// Per agent, a lower bound of the distance from prev_pos_ to the nearest wall (−inf:
+  /// unknown), valid for the world lb_world_ at index generation lb_generation_.
+  std::vector<double> wall_lb_;
+  const World* lb_world_ = nullptr;
+  std::uint64_t lb_generation_ = 0;
   std::vector<std::uint8_t> touching_, ever_stuck_, was_alive_;
   std::vector<std::int32_t> partners_;    // (N, kMaxContacts) ascending, -1 padded
   std::vector<std::uint8_t> n_partners_;  // (N,)

@@ -203,6 +203,9 @@ class Simulation {
 
   std::vector<float> interest_, danger_, resolved_, direction_, strength_, accel_, speed_;
   const CollisionDanger* velocity_ = nullptr;  // the first behaviour writing a speed map
+  // velocity_'s rows tell its velocity_ttc which agents have no wall in reach
+  // (BehaviourInputs::wall_clear); written in perceive, read in decide, within step().
+  std::vector<std::uint8_t> wall_clear_;
   std::vector<float> held_;  // (N,) a danger value set aside during resolve (hysteresis)
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
   std::vector<std::uint8_t> stuck_, has_memory_, braking_;

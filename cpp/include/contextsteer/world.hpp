@@ -313,6 +313,9 @@ class World {
 
   /// True when the grid matches the geometry.
   bool indexed() const { return indexed_; }
+  /// A number unique to each build_index() (over all worlds): a result derived from the
+  /// geometry (a wall distance bound, say) stays valid while it is unchanged.
+  std::uint64_t index_generation() const { return index_generation_; }
   /// Rebuilds the grid (allocates; O(entries)). Not thread-safe with concurrent queries.
   void build_index();
   /// The grid; precondition indexed().
@@ -356,6 +359,7 @@ class World {
   std::vector<ObstacleKind> obstacle_kind_;
   float cell_size_ = 0.0f;
   bool indexed_ = false;
+  std::uint64_t index_generation_ = 0;
   WorldGrid grid_;
   ThickGridCache thick_;
   StripCache strips_;
