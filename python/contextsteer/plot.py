@@ -819,6 +819,25 @@ def _sim_rotate(sim) -> bool:
     return False
 
 
+
+def _recorded_inputs(history, sim, n, world, path, slots, look_ahead, rotate):
+    """What the animations draw besides positions: the history's headings, radii (else the
+    simulation's, else 0.5) and danger maps, and the world, path, slot set, look-ahead and
+    rotation (given, else read from ``sim``)."""
+    headings = getattr(history, "headings", None)
+    radii = getattr(history, "radii", None)
+    if radii is None and sim is not None:
+        radii = np.asarray(sim.agents.radius)[:n]
+    radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
+    dangers = getattr(history, "danger", None)
+    if sim is not None:
+        world = getattr(sim, "world", None) if world is None else world
+        path = _sim_paths(sim) if path is None else path
+        slots = _sim_slots(sim) if slots is None else slots
+        look_ahead = _sim_look_ahead(sim) if look_ahead is None else look_ahead
+        rotate = _sim_rotate(sim) if rotate is None else rotate
+    return headings, radii, dangers, world, path, slots, look_ahead, bool(rotate)
+
 def _rows(x, index):
     return None if x is None else np.asarray(x)[index]
 
@@ -1335,19 +1354,8 @@ def animate(sim=None, steps: int | None = None, *, history=None, dt: float = 1.0
     if positions.ndim != 3 or positions.shape[2] != 2:
         raise ValueError(f"history: expected positions of shape (T, N, 2), got {positions.shape}")
     t_count, n = positions.shape[:2]
-    headings = getattr(history, "headings", None)
-    radii = getattr(history, "radii", None)
-    if radii is None and sim is not None:
-        radii = np.asarray(sim.agents.radius)
-    radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
-    dangers = getattr(history, "danger", None)
-    if sim is not None:
-        world = getattr(sim, "world", None) if world is None else world
-        path = _sim_paths(sim) if path is None else path
-        slots = _sim_slots(sim) if slots is None else slots
-        look_ahead = _sim_look_ahead(sim) if look_ahead is None else look_ahead
-        rotate = _sim_rotate(sim) if rotate is None else rotate
-    rotate = bool(rotate)
+    headings, radii, dangers, world, path, slots, look_ahead, rotate = _recorded_inputs(
+        history, sim, n, world, path, slots, look_ahead, rotate)
 
     art = scene(world=world, path=path, ax=ax, rays=False)
     ax = art.ax
@@ -1489,20 +1497,9 @@ def frames(sim=None, *, history, size: tuple[int, int] | int = 960, dpi: float =
     t_count, n = positions.shape[:2]
     if t_count < 1:
         raise ValueError("history: expected at least one frame")
-    headings = getattr(history, "headings", None)
+    headings, radii, dangers, world, path, slots, look_ahead, rotate = _recorded_inputs(
+        history, sim, n, world, path, slots, look_ahead, rotate)
     headings = None if headings is None else np.asarray(headings, dtype=np.float64)
-    radii = getattr(history, "radii", None)
-    if radii is None and sim is not None:
-        radii = np.asarray(sim.agents.radius)[:n]
-    radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
-    dangers = getattr(history, "danger", None)
-    if sim is not None:
-        world = getattr(sim, "world", None) if world is None else world
-        path = _sim_paths(sim) if path is None else path
-        slots = _sim_slots(sim) if slots is None else slots
-        look_ahead = _sim_look_ahead(sim) if look_ahead is None else look_ahead
-        rotate = _sim_rotate(sim) if rotate is None else rotate
-    rotate = bool(rotate)
     if isinstance(size, (int, np.integer)):
         width, height = int(size), None
     else:
