@@ -58,7 +58,11 @@ def _mode(value: str, choices: tuple[str, ...], what: str) -> str:
     return value
 
 
-def _f32(x: ArrayLike) -> NDArray[np.float32]:
+def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
+    """``x`` as a C-contiguous float32 array; complex input is refused (casting it would
+    drop the imaginary part silently)."""
+    if np.iscomplexobj(x):
+        raise TypeError(f"{what}: expected real numbers, got a complex array")
     return np.ascontiguousarray(x, dtype=np.float32)
 
 

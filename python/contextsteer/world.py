@@ -29,7 +29,9 @@ def _layers(layers: Any) -> int:
 
 
 def _points(x: Any, what: str) -> np.ndarray:
-    a = np.ascontiguousarray(x, dtype=np.float32)
+    from .maps import _f32
+
+    a = _f32(x, what)
     if a.ndim != 2 or a.shape[1] != 2:
         raise ValueError(f"{what}: expected shape (N, 2), got {a.shape}")
     return a

@@ -1,0 +1,121 @@
+"""The bad-input matrix (issue 13): every public entry point meets wrong dtypes, wrong
+shapes, NaN/inf, overflowing scalars, negative sizes and huge counts, and answers with
+TypeError / ValueError / MemoryError whose message names the argument — never a crash, a
+hang, or a silently wrong result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+NAN, INF = float("nan"), float("inf")
+S8 = cs.SlotSet(8)
+M = np.zeros((4, 8), np.float32)
+
+
+def world():
+    w = cs.World()
+    w.add_segments([[0, -5, 0, 5]])
+    return w
+
+
+def agents(n=3):
+    a = cs.Agents(n, slots=8)
+    a.add(np.arange(2 * n, dtype=np.float32).reshape(n, 2))
+    return a
+
+
+CASES = [
+    # ---- maps
+    ("dot_map vectors shape", lambda: cs.dot_map(S8, np.zeros((3, 3))), ValueError, "vectors"),
+    ("dot_map vectors NaN", lambda: cs.dot_map(S8, [[NAN, 0]]), ValueError, "vectors"),
+    ("dot_map weight inf", lambda: cs.dot_map(S8, [[1, 0]], weight=INF), ValueError, "weight"),
+    ("dot_map weight 1e300", lambda: cs.dot_map(S8, [[1, 0]], weight=1e300), ValueError, "weight"),
+    ("dot_map shape name", lambda: cs.dot_map(S8, [[1, 0]], shape="round"), ValueError, "shape"),
+    ("combine NaN in a stack", lambda: cs.combine([M, M + NAN]), ValueError, r"\(1, 0, 0\)"),
+    ("combine 3e38", lambda: cs.combine([M + 3e38]), ValueError, "magnitude"),
+    ("combine mode", lambda: cs.combine([M], mode="avg"), ValueError, "mode"),
+    ("resolve danger shape", lambda: cs.resolve(M, np.zeros((4, 7))), ValueError, "danger"),
+    ("resolve threshold NaN", lambda: cs.resolve(M, M, threshold=NAN), ValueError, "threshold"),
+    ("resolve mode", lambda: cs.resolve(M, M, mode="xor"), ValueError, "mode"),
+    ("choose K mismatch", lambda: cs.choose(np.zeros((2, 7)), S8), ValueError, "K = 7"),
+    ("choose inf", lambda: cs.choose(M + INF, S8), ValueError, "values"),
+    ("blend alpha 2", lambda: cs.blend(M, M, 2.0), ValueError, "alpha"),
+    ("spread even kernel", lambda: cs.spread(M, [1, 1]), ValueError, "kernel"),
+    ("SlotSet k=2", lambda: cs.SlotSet(2), ValueError, "K >= 3"),
+    ("ContextMaps huge", lambda: cs.ContextMaps(2**61, 8), MemoryError, "needs about"),
+    ("ContextMaps float n", lambda: cs.ContextMaps(2.5, 8), TypeError, "n must be an int"),
+    # ---- world and queries
+    ("segments NaN", lambda: world().add_segments([[0, 0, NAN, 1]]), ValueError, "segments"),
+    ("segments 1e20", lambda: world().add_segments([[0, 0, 1e20, 1]]), ValueError, "segments"),
+    ("segments shape", lambda: world().add_segments([[0, 0, 1]]), ValueError, "segments"),
+    ("circles negative", lambda: world().add_circles([[0, 0]], [-1.0]), ValueError, "radi"),
+    ("raycast dtype", lambda: cs.raycast(world(), np.zeros((1, 2), np.complex64), [[1, 0]], 1.0),
+     TypeError, "complex"),
+    ("raycast NaN origin", lambda: cs.raycast(world(), [[NAN, 0]], [[1, 0]], 1.0), ValueError,
+     "origins"),
+    ("raycast zero direction", lambda: cs.raycast(world(), [[1, 0]], [[0, 0]], 1.0), ValueError,
+     "direction"),
+    ("raycast radius 1e30", lambda: cs.raycast(world(), [[1, 0]], [[1, 0]], 1.0, radius=1e30),
+     ValueError, "radius"),
+    ("nearest max_dist -1", lambda: cs.nearest(world(), [[1, 0]], -1.0), ValueError, "max_dist"),
+    ("neighbors radius 1e300", lambda: cs.neighbors(np.zeros((2, 2), np.float32), radius=1e300,
+                                                     max_neighbors=1), ValueError, "radius"),
+    ("neighbors max 1000", lambda: cs.neighbors(np.zeros((2, 2), np.float32), radius=1.0,
+                                                 max_neighbors=1000), ValueError, "max_neighbors"),
+    ("Path one point", lambda: cs.Path([[0, 0]]), ValueError, "at least 2 distinct points"),
+    ("Path NaN", lambda: cs.Path([[0, 0], [NAN, 1]]), ValueError, r"points: .* index \(1, 0\)"),
+    # ---- agents and behaviours
+    ("Agents capacity -1", lambda: cs.Agents(-1), ValueError, "capacity"),
+    ("Agents capacity 2**40", lambda: cs.Agents(2**40), ValueError, "capacity"),
+    ("Agents slots 2", lambda: cs.Agents(3, slots=2), ValueError, "slots"),
+    ("add radius negative", lambda: cs.Agents(1).add([[0, 0]], radius=-1), ValueError,
+     "radius must be >= 0"),
+    ("add position NaN", lambda: cs.Agents(2).add([[NAN, 0]]), ValueError, "position"),
+    ("add group 2**40", lambda: cs.Agents(2).add([[0, 0]], group=2**40), ValueError, "group"),
+    ("add over capacity", lambda: cs.Agents(1).add([[0, 0], [1, 1]]), ValueError, "capacity"),
+    ("Seek max_distance -1", lambda: cs.Seek(max_distance=-1), ValueError, "max_distance"),
+    ("AgentDanger radius 0", lambda: cs.AgentDanger(radius=0), ValueError, "radius"),
+    ("CollisionDanger speeds 0", lambda: cs.CollisionDanger(speeds=0), ValueError, "speeds"),
+    ("CollisionDanger reciprocity 1", lambda: cs.CollisionDanger(reciprocity=1.0), ValueError,
+     "reciprocity"),
+    ("CollisionDanger side", lambda: cs.CollisionDanger(side="up"), ValueError, "side"),
+    ("WallDanger spread -1", lambda: cs.WallDanger(spread=-1), ValueError, "spread"),
+    ("agent_weights NaN", lambda: cs.Seek(agent_weights=[NAN]), ValueError, "agent_weights"),
+    ("Pursue id 2**32", lambda: cs.Pursue(targets=[2**32 + 1]), ValueError, "agent ids"),
+    ("Steering mode", lambda: cs.Steering([], resolve="nope"), ValueError, "resolve"),
+    ("Steering not a behaviour", lambda: cs.Steering([42]), TypeError, "behaviours"),
+    ("Steering hysteresis -1", lambda: cs.Steering([], hysteresis=-1), ValueError, "hysteresis"),
+    # ---- simulation
+    ("Simulation world str", lambda: cs.Simulation("x", agents(), [cs.Seek()]), TypeError, "world"),
+    ("Simulation slots 2", lambda: cs.Simulation(None, agents(), [cs.Seek()], slots=2),
+     ValueError, "slots"),
+    ("Simulation interval 2**62", lambda: cs.Simulation(None, agents(), [cs.Seek()],
+                                                          decision_interval=2**62),
+     ValueError, "decision_interval"),
+    ("step dt 0", lambda: cs.Simulation(None, agents(), [cs.Seek()]).step(0.0), ValueError, "dt"),
+    ("step dt 1e300", lambda: cs.Simulation(None, agents(), [cs.Seek()]).step(1e300), ValueError,
+     "dt"),
+    ("step steps -1", lambda: cs.Simulation(None, agents(), [cs.Seek()]).step(0.1, -1),
+     ValueError, "steps"),
+    ("Lerp apply dt 1e300", lambda: cs.Lerp().apply(agents(), np.ones((3, 2), np.float32),
+                                                    np.ones(3, np.float32), dt=1e300),
+     ValueError, "dt"),
+    ("record every 0", lambda: cs.Simulation(None, agents(), [cs.Seek()]).record(every=0),
+     ValueError, "every"),
+    ("metrics tolerance 2", lambda: cs.Simulation(None, agents(), [cs.Seek()])
+     .configure_metrics(contact_tolerance=2.0), ValueError, "contact_tolerance"),
+    ("load not a file", lambda: cs.load(__file__), ValueError, "not a contextsteer simulation"),
+]
+
+
+@pytest.mark.parametrize("name, call, error, text", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_raises_a_clear_error(name, call, error, text):
+    with pytest.raises(error, match=text):
+        call()
+
+
+def test_the_matrix_is_large():
+    assert len(CASES) >= 55
