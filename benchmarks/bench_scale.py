@@ -63,30 +63,10 @@ def child(args) -> None:
     pref = crowd_preferred(scene.positions, scene.scale)
     targets = np.empty_like(scene.positions)
     if args.system == "rvo2":
-        import pyrvo
-
-        from crowd import rvo2_rings
+        from crowd import make_rvo2, step_rvo2
 
         before = rss_bytes()
-        sim = pyrvo.RVOSimulator(scene.dt, 15.0, 10, 10.0, 10.0, scene.radius, scene.max_speed)
-        for x, y in scene.positions.astype(np.float64):
-            sim.add_agent((float(x), float(y)))
-        outer, inner = rvo2_rings(scene)
-        sim.add_obstacle([(float(x), float(y)) for x, y in inner])
-        sim.add_obstacle([(float(x), float(y)) for x, y in outer[::-1]])
-        sim.process_obstacles()
-        pos = scene.positions.astype(np.float64)
-        times = []
-        for _ in range(args.steps):
-            p = crowd_preferred(pos, scene.scale).astype(np.float64) * scene.max_speed
-            for i in range(n):
-                sim.set_agent_pref_velocity(i, (float(p[i, 0]), float(p[i, 1])))
-            t0 = time.perf_counter()
-            sim.do_step()
-            times.append(time.perf_counter() - t0)
-            for i in range(n):
-                v = sim.get_agent_position(i)
-                pos[i, 0], pos[i, 1] = v.x, v.y
+        times = step_rvo2(make_rvo2(scene), scene, args.steps)
         after = rss_bytes()
     else:
         import contextsteer as cs

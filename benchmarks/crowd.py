@@ -85,12 +85,10 @@ def rvo2_rings(scene: CrowdScene) -> tuple[np.ndarray, np.ndarray]:
     return scene.walls[:half, :2].astype(np.float64), scene.walls[half:, :2].astype(np.float64)
 
 
-def run_rvo2(scene: CrowdScene, *, walls: bool = True, steps: int | None = None,
-             metrics: bool = True) -> dict:
-    """Run RVO2 (PyPI pyrvo) on the scene; time ``do_step`` alone (SCENES.md parameters)."""
+def make_rvo2(scene: CrowdScene, *, walls: bool = True):
+    """An RVO2 simulator (PyPI pyrvo) of the scene with SCENES.md's parameters."""
     import pyrvo
 
-    steps = scene.steps if steps is None else steps
     sim = pyrvo.RVOSimulator(scene.dt, 15.0, 10, 10.0, 10.0, scene.radius, scene.max_speed)
     for x, y in scene.positions.astype(np.float64):
         sim.add_agent((float(x), float(y)))
@@ -100,11 +98,15 @@ def run_rvo2(scene: CrowdScene, *, walls: bool = True, steps: int | None = None,
         sim.add_obstacle([(float(x), float(y)) for x, y in inner])
         sim.add_obstacle([(float(x), float(y)) for x, y in outer[::-1]])
         sim.process_obstacles()
+    return sim
+
+
+def step_rvo2(sim, scene: CrowdScene, steps: int, after_step=None) -> list[float]:
+    """``steps`` RVO2 steps towards the scene's preferred directions; returns the seconds
+    of each ``do_step`` alone (the Python loop that sets preferred velocities and reads
+    positions is outside the timer). ``after_step(positions)`` sees each step's result."""
     n = len(scene.positions)
     pos = scene.positions.astype(np.float64)
-    tracker = CrowdMetrics(scene) if metrics else None
-    if tracker:
-        tracker.update(pos)
     times = []
     for _ in range(steps):
         pref = crowd_preferred(pos, scene.scale).astype(np.float64) * scene.max_speed
@@ -116,8 +118,20 @@ def run_rvo2(scene: CrowdScene, *, walls: bool = True, steps: int | None = None,
         for i in range(n):
             v = sim.get_agent_position(i)
             pos[i, 0], pos[i, 1] = v.x, v.y
-        if tracker:
-            tracker.update(pos)
+        if after_step is not None:
+            after_step(pos)
+    return times
+
+
+def run_rvo2(scene: CrowdScene, *, walls: bool = True, steps: int | None = None,
+             metrics: bool = True) -> dict:
+    """Run RVO2 (PyPI pyrvo) on the scene; time ``do_step`` alone (SCENES.md parameters)."""
+    steps = scene.steps if steps is None else steps
+    sim = make_rvo2(scene, walls=walls)
+    tracker = CrowdMetrics(scene) if metrics else None
+    if tracker:
+        tracker.update(scene.positions.astype(np.float64))
+    times = step_rvo2(sim, scene, steps, tracker.update if tracker else None)
     out = {"ms_per_step": 1e3 * float(np.mean(times)), "ms_median": 1e3 * float(np.median(times))}
     if tracker:
         out.update(tracker.summary())

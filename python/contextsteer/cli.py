@@ -95,6 +95,18 @@ def _positive_float(what: str) -> Callable[[str], float]:
     return parse
 
 
+def _write_json(path: Path, doc: dict, command: str) -> int:
+    """Write ``doc`` as JSON to ``path`` for ``contextsteer <command> --out``; the exit
+    status (1 with a message when the file cannot be written)."""
+    try:
+        path.write_text(json.dumps(_jsonable(doc), indent=1) + "\n")
+    except OSError as exc:
+        print(f"contextsteer {command}: error: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``contextsteer`` command."""
     from . import __version__
@@ -571,12 +583,7 @@ def _cmd_sweep(args, parser) -> int:
     if args.out is not None:
         doc = {"scenario": args.scenario, "seeds": list(result.seeds), "steps": args.steps,
                "summary": rows, "runs": result.to_records()}
-        try:
-            args.out.write_text(json.dumps(_jsonable(doc), indent=1) + "\n")
-        except OSError as exc:
-            print(f"contextsteer sweep: error: {exc}", file=sys.stderr)
-            return 1
-        print(f"wrote {args.out}")
+        return _write_json(args.out, doc, "sweep")
     return 0
 
 
@@ -658,12 +665,7 @@ def _cmd_tune(args, parser) -> int:
                "space": {k: list(v) if isinstance(v, tuple) else v for k, v in space.items()},
                "best_params": result.best_params, "best_value": result.best_value,
                "trials": result.to_records()}
-        try:
-            args.out.write_text(json.dumps(_jsonable(doc), indent=1) + "\n")
-        except OSError as exc:
-            print(f"contextsteer tune: error: {exc}", file=sys.stderr)
-            return 1
-        print(f"wrote {args.out}")
+        return _write_json(args.out, doc, "tune")
     return 0
 
 
