@@ -310,6 +310,29 @@ def _run_tasks(tasks: Sequence[tuple], executor, workers: int | None,
     return out
 
 
+def _run_target(scenario, names, owner: str, seed_message: str, *, functions_too: bool):
+    """What a sweep or a tuning study runs: ``("scenario", name)`` after checking that the
+    scenario takes every parameter in ``names`` (and none is ``seed``, which has its own
+    argument), or ``("function", fn)`` for a callable (the ``seed`` check too when
+    ``functions_too``). Errors are prefixed with ``owner``."""
+    from . import scenarios
+
+    if isinstance(scenario, str):
+        sc = scenarios.get(scenario)  # ValueError listing the scenarios
+        for name in names:
+            if name == "seed":
+                raise ValueError(f"{owner}: {seed_message}")
+            if not sc.accepts(name):
+                raise ValueError(f"{owner}: scenario {sc.name!r} does not take {name!r} "
+                                 f"(it takes: {', '.join(sc.parameters)})")
+        return "scenario", sc.name
+    if callable(scenario):
+        if functions_too and "seed" in names:
+            raise ValueError(f"{owner}: {seed_message}")
+        return "function", scenario
+    raise TypeError(f"{owner}: scenario must be a scenario name or a callable, got {scenario!r}")
+
+
 def sweep(
     scenario: str | Callable[..., Mapping[str, Any]],
     params: Sequence[Mapping[str, Any]] | Mapping[str, Iterable[Any]] | None = None,
@@ -376,8 +399,6 @@ def sweep(
         A run failed and ``errors="raise"``, or the executor's workers died (whatever
         ``errors`` says: then no result can be trusted to come back).
     """
-    from . import scenarios
-
     if errors not in ("raise", "keep"):
         raise ValueError(f"sweep: errors must be 'raise' or 'keep', got {errors!r}")
     if isinstance(seeds, (int, np.integer)):
@@ -406,22 +427,9 @@ def sweep(
     if workers is not None and int(workers) < 1:
         raise ValueError(f"sweep: workers must be >= 1, got {workers}")
 
-    if isinstance(scenario, str):
-        sc = scenarios.get(scenario)  # ValueError listing the scenarios
-        for p in param_sets:
-            for name in p:
-                if name == "seed":
-                    raise ValueError("sweep: pass seeds with seeds=, not as a parameter")
-                if not sc.accepts(name):
-                    raise ValueError(f"sweep: scenario {sc.name!r} does not take {name!r} "
-                                     f"(it takes: {', '.join(sc.parameters)})")
-        kind, target = "scenario", sc.name
-    elif callable(scenario):
-        if any("seed" in p for p in param_sets):
-            raise ValueError("sweep: pass seeds with seeds=, not as a parameter")
-        kind, target = "function", scenario
-    else:
-        raise TypeError(f"sweep: scenario must be a scenario name or a callable, got {scenario!r}")
+    names = [name for p in param_sets for name in p]
+    kind, target = _run_target(scenario, names, "sweep",
+                               "pass seeds with seeds=, not as a parameter", functions_too=True)
 
     caller = os.getpid()
     tasks = [(kind, target, p, s, steps, int(threads), caller) for p in param_sets for s in seed_list]

@@ -233,7 +233,7 @@ def tune(
     ('COMPLETE', 2)
     """
     optuna = _optuna()
-    from . import scenarios
+    from .sweep import _run_target
 
     dists = distributions(space)
     fixed = dict(params or {})
@@ -256,19 +256,9 @@ def tune(
     get_value = _getter(objective, "objective")
     get_constraint = None if constraint is None else _getter(constraint, "constraint")
 
-    if isinstance(scenario, str):
-        sc = scenarios.get(scenario)
-        for name in [*dists, *fixed]:
-            if name == "seed":
-                raise ValueError("tune: seeds go in seeds=, not in the space or params")
-            if not sc.accepts(name):
-                raise ValueError(f"tune: scenario {sc.name!r} does not take {name!r} "
-                                 f"(it takes: {', '.join(sc.parameters)})")
-        kind, target = "scenario", sc.name
-    elif callable(scenario):
-        kind, target = "function", scenario
-    else:
-        raise TypeError(f"tune: scenario must be a scenario name or a callable, got {scenario!r}")
+    kind, target = _run_target(scenario, [*dists, *fixed], "tune",
+                               "seeds go in seeds=, not in the space or params",
+                               functions_too=False)
 
     use_set_constraint = hasattr(optuna.trial.Trial, "set_constraint")  # Optuna >= 5
     verbosity = optuna.logging.get_verbosity()
