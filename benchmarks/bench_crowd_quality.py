@@ -29,8 +29,9 @@ Systems
   look_ahead=1, linear) with walls), combine max, resolve subtract, choose
   weighted_neighbours, 16 slots, ``Accel`` motion, max_accel 3.
 - ``cs-velocity``: context steering with velocity-space danger,
-  crowd_quality.contextsteer_velocity_steering (Seek(shape="half_cosine") +
-  CollisionDanger(horizon=2, speeds=4, walls only where the scene has walls), resolve
+  crowd_quality.contextsteer_velocity_steering (Arrive(slowing_radius=1,
+  shape="half_cosine") + CollisionDanger(horizon=2, speeds=4, margin 0.05, commit 0.1,
+  walls only where the scene has walls), resolve
   mask_min_danger, choose argmax), ``Accel`` motion, max_accel ``--velocity-accel``
   (default 6). Skipped with a note when this contextsteer build has no CollisionDanger.
 
@@ -90,7 +91,10 @@ Metrics (from the positions of the active agents after each step, float64)
   resolves them, summed over steps (pair-steps, from ``Simulation.overlaps``).
 
 Usage: python benchmarks/bench_crowd_quality.py [--quick] [--scenes a,b] [--systems a,b]
-[--velocity-accel 6] [--no-resolve] [--json out.json]. --quick: circle-16, circle-64,
+[--velocity-accel 6] [--no-resolve] [--seeds N] [--json out.json]. --seeds N: the seeded
+scenes (hallway, crossing, bottleneck, doorway) on seeds 0..N-1, one pooled row per scene
+and system (crowd_quality.pool) with the worst seed's arrivals in an extra column: a
+single seed can flatter or wrong any system. --quick: circle-16, circle-64,
 hallway and crossing, at most 600 steps each. Needs the ``bench`` extra (pip install -e .[bench]).
 """
 
@@ -108,7 +112,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from crowd_quality import SCENES, SYSTEMS, Options, Unavailable, run  # noqa: E402
+from crowd_quality import SCENES, SEEDED, SYSTEMS, Options, Unavailable, pool, run  # noqa: E402
 
 QUICK_SCENES = ("circle-16", "circle-64", "hallway", "crossing")
 QUICK_STEPS = 600
@@ -128,6 +132,7 @@ COLUMNS = (  # (header, key, width, format)
     ("ms/step", "ms_per_step", 9, ".3f"),
     ("pre-push", "pre_push", 10, "d"),
 )
+SEEDS_COLUMN = ("min arr %", "arrived_min_pct", 10, ".1f")
 
 
 def _versions() -> dict[str, str | None]:
@@ -152,8 +157,8 @@ def _json_value(value):
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def _row(row: dict) -> str:
-    return "".join(_cell(row[key], width, spec) for _, key, width, spec in COLUMNS)
+def _row(row: dict, columns=COLUMNS) -> str:
+    return "".join(_cell(row.get(key), width, spec) for _, key, width, spec in columns)
 
 
 def _names(text: str | None, known, default) -> list[str]:
@@ -175,34 +180,48 @@ def main() -> None:
     ap.add_argument("--no-resolve", action="store_true",
                     help="turn off navground's collision resolution and contextsteer's "
                          "push-apart: every system on its steering alone")
+    ap.add_argument("--seeds", type=int, default=1, metavar="N",
+                    help=f"run the seeded scenes ({', '.join(SEEDED)}) with seeds 0..N-1 and "
+                         "print one pooled row per scene and system (collisions summed, "
+                         "arrivals/TTG/jitter averaged, plus the worst seed's arrivals)")
     ap.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
     args = ap.parse_args()
     scenes = _names(args.scenes, SCENES, QUICK_SCENES if args.quick else SCENES)
     systems = _names(args.systems, SYSTEMS, SYSTEMS)
     options = Options(velocity_accel=args.velocity_accel, resolve=not args.no_resolve)
+    if args.seeds < 1:
+        raise SystemExit(f"--seeds must be >= 1, got {args.seeds}")
+    columns = COLUMNS + (SEEDS_COLUMN,) if args.seeds > 1 else COLUMNS
 
     versions = _versions()
     print("crowd quality: radius 0.3 m, speed 1.3 m/s, dt 1/30 s; overlap resolution "
           f"{'on' if options.resolve else 'off'}; load average "
           f"{os.getloadavg()[0]:.2f}; " + ", ".join(f"{k} {v or 'missing'}"
                                                   for k, v in versions.items()), flush=True)
-    print("".join(f"{h:<{w}}" if spec == "s" else f"{h:>{w}}" for h, _, w, spec in COLUMNS))
+    print("".join(f"{h:<{w}}" if spec == "s" else f"{h:>{w}}" for h, _, w, spec in columns))
     rows, skipped = [], {}
     for scene_name in scenes:
-        scene = SCENES[scene_name]()
-        steps = min(scene.steps, QUICK_STEPS) if args.quick else scene.steps
+        seeds = range(args.seeds) if scene_name in SEEDED else range(1)
+        built = [SCENES[scene_name](seed=seed) for seed in seeds]
         for system_name in systems:
             if system_name in skipped:
                 continue
-            try:
-                system = SYSTEMS[system_name](scene, options)
-            except Unavailable as e:
-                skipped[system_name] = str(e)
-                print(f"note: {system_name} skipped: {e}", flush=True)
+            runs = []
+            for scene in built:
+                steps = min(scene.steps, QUICK_STEPS) if args.quick else scene.steps
+                try:
+                    system = SYSTEMS[system_name](scene, options)
+                except Unavailable as e:
+                    skipped[system_name] = str(e)
+                    print(f"note: {system_name} skipped: {e}", flush=True)
+                    break
+                runs.append(run(system, scene, steps))
+            if not runs:
                 continue
-            row = {"scene": scene_name, "system": system_name, **run(system, scene, steps)}
+            figures = runs[0] if args.seeds == 1 else pool(runs)
+            row = {"scene": scene_name, "system": system_name, **figures}
             rows.append(row)
-            print(_row(row), flush=True)
+            print(_row(row, columns), flush=True)
     print("collisions and wall pens are episodes; jitter in degrees per step; ms/step: the "
           "system's step call alone (median);\npre-push (cs-* only): overlapping pairs right "
           "after each move, before push-apart, summed over steps.")
@@ -211,7 +230,7 @@ def main() -> None:
               "contextsteer's push-apart); RVO2 and JuPedSim do not (--no-resolve: none do).")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"versions": versions, "quick": args.quick,
+            json.dump({"versions": versions, "quick": args.quick, "seeds": args.seeds,
                        "velocity_accel": options.velocity_accel, "resolve": options.resolve,
                        "skipped": skipped,
                        "rows": [{k: _json_value(v) for k, v in r.items()} for r in rows]},

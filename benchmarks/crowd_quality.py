@@ -256,15 +256,45 @@ def doorway_scene(n: int = 20, seed: int = 0, door: float = 1.8) -> Scene:
 
 
 SCENES = {
-    "circle-16": lambda: circle_scene(16),
-    "circle-64": lambda: circle_scene(64),
-    "circle-250": lambda: circle_scene(250),
+    "circle-16": lambda seed=0: circle_scene(16),
+    "circle-64": lambda seed=0: circle_scene(64),
+    "circle-250": lambda seed=0: circle_scene(250),
     "hallway": hallway_scene,
     "crossing": crossing_scene,
     "bottleneck": bottleneck_scene,
     "doorway": doorway_scene,
 }
-"""Scene name -> builder (no arguments)."""
+"""Scene name -> builder ``(seed=0)`` (the circles have no randomness and ignore it)."""
+SEEDED = ("hallway", "crossing", "bottleneck", "doorway")
+"""The scenes whose layout depends on the seed (start jitter, spread of the groups)."""
+
+
+def pool(rows: list[dict]) -> dict:
+    """One row from runs of the same system on several seeds of a scene: collisions and
+    wall penetrations summed, penetration depths the largest, arrivals, time to goal and
+    jitter the mean over seeds (time to goal over the seeds where anyone arrived),
+    ``arrived_min_pct`` the worst seed, ms/step the median."""
+    def mean(key):
+        v = [r[key] for r in rows if not math.isnan(r[key])]
+        return float(np.mean(v)) if v else float("nan")
+    return {
+        "collisions": sum(r["collisions"] for r in rows),
+        "max_penetration_m": max(r["max_penetration_m"] for r in rows),
+        "max_penetration_pct_r": max(r["max_penetration_pct_r"] for r in rows),
+        "wall_penetrations": sum(r["wall_penetrations"] for r in rows),
+        "max_wall_penetration_m": max(r["max_wall_penetration_m"] for r in rows),
+        "arrived_pct": mean("arrived_pct"),
+        "arrived_min_pct": min(r["arrived_pct"] for r in rows),
+        "mean_ttg_s": mean("mean_ttg_s"),
+        "jitter_deg_per_step": mean("jitter_deg_per_step"),
+        "ms_per_step": float(np.median([r["ms_per_step"] for r in rows])),
+        "pre_push": (None if rows[0]["pre_push"] is None
+                     else sum(r["pre_push"] for r in rows)),
+        "steps": sum(r["steps"] for r in rows),
+        "step_limit": rows[0]["step_limit"],
+        "agents": rows[0]["agents"],
+        "seeds": len(rows),
+    }
 
 
 # ===================================================================== metrics ===
@@ -629,7 +659,8 @@ def contextsteer_legacy_steering(has_walls: bool):
 
 def contextsteer_velocity_steering(has_walls: bool):
     """Context steering with velocity-space danger: the crowd scenarios' configuration,
-    ``contextsteer.scenarios.crowd_steering`` (Seek, since agents retire at the goal).
+    ``contextsteer.scenarios.crowd_steering`` (Arrive, slowing within 1 m of the goal as
+    the scenarios' agents do; the protocol retires them at 0.5 m).
 
     Raises
     ------
@@ -640,7 +671,7 @@ def contextsteer_velocity_steering(has_walls: bool):
 
     if not hasattr(cs, "CollisionDanger"):
         raise Unavailable("contextsteer has no CollisionDanger")
-    return cs.scenarios.crowd_steering(walls=has_walls, arrive=False)
+    return cs.scenarios.crowd_steering(walls=has_walls)
 
 
 class ContextSteer:

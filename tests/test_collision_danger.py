@@ -195,6 +195,7 @@ def test_oracle_pair_ttc_matches_time_stepping(px, py, wx, wy, big_r):
     if gap0 <= 0.0:
         # touching: TTC 0 exactly when the first instants bring the centres closer
         speed = np.hypot(*w)
+        assume(speed == 0.0 or speed > 1e-100)   # 1e-7|p|/speed must stay finite
         step = 1e-7 * np.hypot(*p) / speed if speed > 0 else 0.0   # moves 1e-7 |p|
         deeper = np.hypot(*(p - w * step)) < np.hypot(*p)
         assert t == (0.0 if deeper else math.inf)
@@ -531,26 +532,31 @@ def test_rotate_equals_slots_turned_by_each_heading(crowd, k, speeds, horizon, r
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 10), k=st.integers(8, 24),
        speeds=st.integers(1, 5), horizon=st.floats(0.5, 3.0),
-       reciprocity=st.sampled_from([0.0, 0.5]))
+       reciprocity=st.sampled_from([0.0, 0.5]), commit=st.sampled_from([0.0, 0.1, 0.3]))
 def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, speeds, horizon,
-                                                                 reciprocity):
+                                                                 reciprocity, commit):
     """With a speed map the chosen velocity is direction · strength · max_speed, strength the
     chosen slot's speed; mask_min_danger keeps only danger-free slots when there is one, so
-    whenever the oracle finds any safe (slot, speed) the agent moves at a safe velocity."""
+    whenever the oracle finds any safe (slot, speed) the agent moves at a safe velocity.
+    With commitment the agent may instead keep its previous decision (direction bit for bit,
+    strength capped by the interest peak), whose time to collision is then at least
+    (1 - commit)·horizon."""
     crowd = random_crowd(seed, n)
     a = cs.Agents(n, slots=k)
     a.add(crowd["position"], velocity=crowd["velocity"], radius=crowd["radius"],
           max_speed=crowd["max_speed"], target=crowd["target"])
     kw = dict(horizon=horizon, speeds=speeds, reciprocity=reciprocity)
-    beh = make(**kw)
+    beh = make(**kw, commit=commit)
     steering = cs.Steering([cs.Seek(), beh], resolve="mask_min_danger", choose="argmax",
                            max_neighbors=32)
     sim = cs.Simulation(None, a, steering, motion=cs.Lerp(steer_force=1.0))
     ring = rv.ring(k)
-    checked = 0
+    checked = kept_count = 0
     for _ in range(6):
         before = state_of(a)
         sim.perceive()
+        prev_direction = np.array(sim.chosen_direction, dtype=np.float64)
+        prev_strength = np.array(sim.strength, dtype=np.float64)
         # Strictly positive interest in every slot (a half cosine towards the target plus a
         # floor): the choice is then always among the least dangerous slots.
         to_target = np.asarray(a.target, np.float64) - before["position"]
@@ -568,6 +574,19 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, spe
         exp = rv.collision_danger(before, k, **kw)
         interest = np.array(sim.interest)
         for i in range(n):
+            want = min(1.0, float(interest[i].max()))
+            kept = (commit > 0 and prev_strength[i] > 0
+                    and (direction[i] == prev_direction[i]).all()
+                    and strength[i] == np.float32(min(prev_strength[i], want)))
+            if kept:
+                kept_count += 1
+                clearly_safe = (exp.ttc[i] >= horizon * (1 + rv.TOL)) & ~exp.ambiguous[i][:, None]
+                v = direction[i] * strength[i] * before["max_speed"][i]
+                t = rv.velocity_ttc(before, i, v, horizon=horizon, reciprocity=reciprocity)
+                if clearly_safe.any() and not t.ambiguous:
+                    assert t.ttc >= (1 - commit) * horizon * (1 - rv.TOL), (i, t)
+                    checked += 1
+                continue
             if slot[i] < 0:
                 # No slot offers any progress: every slot's kept candidate is standing
                 # still (speed 0), and the agent stands.
@@ -702,3 +721,86 @@ def test_step_equals_perceive_then_decide_near_walls(interval):
         staged.decide_and_move(0.1)
         np.testing.assert_array_equal(a1.position, a2.position)
         np.testing.assert_array_equal(a1.velocity, a2.velocity)
+
+
+# ---------------------------------------------------------------- commitment ---
+
+def _committed(commit, others, velocity=(1.0, 0.0), k=8):
+    """Agent 0 at the origin heading for (100, 0), its previous decision ``velocity``
+    (max speed 1, so the direction and strength are the velocity's); ``others`` stand
+    still (radius 0.3 each, R = 0.6). Returns the new (direction, strength) of agent 0."""
+    n = 1 + len(others)
+    a = cs.Agents(n, slots=k)
+    a.add([[0.0, 0.0], *others], velocity=[list(velocity)] + [[0.0, 0.0]] * len(others),
+          radius=0.3, max_speed=[1.0] + [0.0] * len(others),
+          target=[[100.0, 0.0]] + [list(o) for o in others])
+    beh = cs.CollisionDanger(horizon=2.0, speeds=4, side_bias=0.0, smoothness=0.0,
+                             commit=commit, walls=False)
+    sim = cs.Simulation(None, a, cs.Steering([cs.Seek(shape="half_cosine"), beh],
+                                             resolve="mask_min_danger", choose="argmax"),
+                        motion=cs.Lerp(steer_force=1.0))
+    v = np.asarray(velocity, np.float32)
+    sim.chosen_direction[0] = v / np.linalg.norm(v)
+    sim.strength[0] = np.linalg.norm(v)
+    sim.perceive()
+    sim.decide_and_move(0.01)
+    return np.array(sim.chosen_direction[0], np.float64), float(sim.strength[0])
+
+
+# Straight ahead along +x at 1 m/s, a standing agent 0.5 m off the line: the first contact
+# (|p - w t| = 0.6) is at x = X - sqrt(0.6² - 0.5²) = X - 0.3317, so TTC = X - 0.3317.
+_GRAZE = 0.6**2 - 0.5**2
+
+
+def test_commitment_keeps_a_course_whose_threat_only_grazes_the_horizon():
+    # TTC 1.9 s: unsafe for a 2 s horizon, but within commit 0.1 (>= 1.8 s).
+    other = [1.9 + np.sqrt(_GRAZE), 0.5]
+    d, s = _committed(0.1, [other])
+    np.testing.assert_array_equal(d, [1.0, 0.0])
+    assert s == 1.0
+    # Without commitment the fresh decision leaves the course (slower or turned).
+    d, s = _committed(0.0, [other])
+    assert not (np.allclose(d, [1.0, 0.0]) and s == 1.0)
+
+
+def test_commitment_drops_a_course_whose_threat_is_inside_the_floor():
+    # TTC 1.5 s < (1 - 0.1)·2 s: the course is not kept.
+    d, s = _committed(0.1, [[1.5 + np.sqrt(_GRAZE), 0.5]])
+    assert not (np.allclose(d, [1.0, 0.0]) and s == 1.0)
+    # ... but commit 0.3 (floor 1.4 s) keeps it.
+    d, s = _committed(0.3, [[1.5 + np.sqrt(_GRAZE), 0.5]])
+    np.testing.assert_array_equal(d, [1.0, 0.0])
+
+
+def test_commitment_never_keeps_a_heading_worse_for_the_goal():
+    """K = 4 (+x, +y, -x, -y), goal on +x. The previous course +y at full speed (interest
+    0.5, TTC 1.9 s against B) offers 0.5·1 = 0.5; the fresh decision is +x at speed 0.5 (C
+    ahead: safe up to 0.5) for 1·0.5 = 0.5 (+y fresh: 0.5·0.75, -y: 0.5·0.5 against D).
+    Equal rates of progress: a course that turns away from the goal is not kept for one
+    that heads for it (the rule that stops agents orbiting a goal next to a wall)."""
+    b = [0.5, 1.9 + np.sqrt(_GRAZE)]           # grazes the +y course at TTC 1.9
+    c = [1.2 + 0.6, 0.0]                        # +x: safe at speed <= 0.5 (TTC 1.2/s)
+    dd = [0.0, -(1.2 + 0.6)]                    # -y: likewise
+    d, s = _committed(0.1, [b, c, dd], velocity=(0.0, 1.0), k=4)
+    np.testing.assert_allclose(d, [1.0, 0.0], atol=1e-6)
+    assert s == 0.5
+
+
+def test_no_progress_is_credited_beyond_the_speed_the_agent_wants():
+    """Arrive wants 0.3 of max speed 0.3 m from the goal (slowing radius 1). Straight on is
+    safe up to half speed (C ahead: TTC 1.2/s >= 2 for s <= 0.6 of 1 m/s), 45° off is safe
+    at full speed. Rate of progress min(speed, wanted)·interest: straight 1·0.3 beats
+    45° off 0.85·0.3 (crediting the full speed there, 0.85·1 > 0.5, would turn away)."""
+    a = cs.Agents(2, slots=8)
+    a.add([[0.0, 0.0], [1.8, 0.0]], radius=0.3, max_speed=[1.0, 0.0],
+          target=[[0.3, 0.0], [1.8, 0.0]])
+    beh = cs.CollisionDanger(horizon=2.0, speeds=4, side_bias=0.0, smoothness=0.0,
+                             commit=0.0, walls=False)
+    sim = cs.Simulation(None, a, cs.Steering(
+        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), beh],
+        resolve="mask_min_danger", choose="argmax"), motion=cs.Lerp(steer_force=1.0))
+    sim.perceive()
+    assert sim.speed[0, 0] == 0.5 and sim.speed[0, 1] == 1.0
+    sim.decide_and_move(0.01)
+    assert sim.chosen_slot[0] == 0
+    assert sim.strength[0] == pytest.approx(0.3, abs=1e-6)

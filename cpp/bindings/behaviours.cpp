@@ -283,6 +283,9 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     else throw py::value_error("side must be 'right', 'left' or 'none', got '" + side + "'");
     c.side_bias = get_non_negative(p, "side_bias");
     c.smoothness = p.contains("smoothness") ? get_non_negative(p, "smoothness") : 0.0f;
+    c.commit = p.contains("commit") ? get_non_negative(p, "commit") : 0.0f;
+    if (!(c.commit < 1.0f))
+      throw py::value_error("commit must be in [0, 1), got " + std::to_string(c.commit));
     return c;
   }
   throw py::value_error("unknown behaviour kind '" + kind + "'");

@@ -74,6 +74,10 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   if (velocity_) speed_.assign(nk, 1.0f);
   if (velocity_) wall_clear_.assign(n_, 0);
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
+  if (velocity_ && velocity_->commit > 0.0f) {
+    prev_direction_.assign(2 * n_, 0.0f);
+    prev_strength_.assign(n_, 0.0f);
+  }
   next_pos_.assign(2 * n_, 0.0f);
   next_vel_.assign(2 * n_, 0.0f);
   next_head_.assign(n_, 0.0f);
@@ -241,9 +245,15 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
       for (std::size_t i = b; i < e; ++i)
         if (slot_[i] >= 0) resolved_[i * k + static_cast<std::size_t>(slot_[i])] *= 1.0f + h;
     }
+    const bool commit = velocity_ && velocity_->commit > 0.0f;
+    if (commit) {
+      std::copy(direction_.begin() + 2 * b, direction_.begin() + 2 * e, prev_direction_.begin() + 2 * b);
+      std::copy(strength_.begin() + b, strength_.begin() + e, prev_strength_.begin() + b);
+    }
     choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
                 {strength_.data(), n_}, {slot_.data(), n_}, b, e);
     if (velocity_) strength_from_speed(p, b, e);
+    if (commit) keep_course(p, b, e);
     if (config_.rotate) {
       for (std::size_t i = b; i < e; ++i) {
         const float h = p.in.agents.heading[i];
@@ -277,8 +287,11 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
       const float c = std::cos(a.heading[i]), sn = std::sin(a.heading[i]);
       v = {c * v.x + sn * v.y, -sn * v.x + c * v.y};
     }
+    // The speed the agent wants (the interest peak; Arrive lowers it near the goal): a
+    // slot faster than that offers no more progress.
+    const float want = std::clamp(in[peak], 0.0f, 1.0f);
     for (std::size_t q = 0; q < k; ++q) {
-      float w = sp[q];
+      float w = std::min(sp[q], want);
       if (smooth > 0.0f) {
         // Smoothness: a turn away from the current velocity v (max-speed units) costs
         // exp(−λ·(|v| − s_k·v)): nothing at rest or straight on, most for a U-turn.
@@ -353,6 +366,64 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     if (velocity_ttc(*velocity_, p.in, i, v) >= velocity_->horizon) continue;
     store2(direction_.data(), i, refined ? Vec2{dir[2 * bs], dir[2 * bs + 1]} : slot_dir);
     strength_[i] = sp[bs];
+  }
+}
+
+float Simulation::interest_towards(std::size_t i, Vec2 d) const {
+  // The interest map read at a heading between slots: linear in angle between the two
+  // slots that bracket d.
+  const std::size_t k = k_;
+  const float* in = interest_.data() + i * k;
+  const float* dir = slot_set_.directions();
+  std::size_t q = 0;
+  float best = -2.0f;
+  for (std::size_t j = 0; j < k; ++j) {
+    const float c = dir[2 * j] * d.x + dir[2 * j + 1] * d.y;
+    if (c > best) best = c, q = j;
+  }
+  const Vec2 u{dir[2 * q], dir[2 * q + 1]};
+  const float off = std::atan2(u.x * d.y - u.y * d.x, u.x * d.x + u.y * d.y);  // ccw from q
+  const std::size_t r = off >= 0.0f ? (q + 1) % k : (q + k - 1) % k;
+  const float g = off >= 0.0f ? slot_set_.gaps()[q] : slot_set_.gaps()[r];
+  const float f = std::min(1.0f, std::fabs(off) / g);
+  return in[q] + f * (in[r] - in[q]);
+}
+
+void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) {
+  // Commitment: the previous decision (heading d₀, strength s₀, capped by the speed the
+  // agent wants now) is kept when it still offers at least the rate of progress of the new
+  // one (interest towards d₀ times s₀ against the same for the new decision) and its time
+  // to collision is at least (1 − commit)·horizon. A course is then not dropped for a
+  // threat that only grazes the horizon for a step — the flicker of a sampled velocity
+  // obstacle — while any better new decision (a free way reopening, the goal moving) wins
+  // at once.
+  const std::size_t k = k_;
+  const float floor_ttc = (1.0f - velocity_->commit) * velocity_->horizon;
+  for (std::size_t i = begin; i < end; ++i) {
+    const float s0 = prev_strength_[i];
+    if (!(s0 > 0.0f)) continue;
+    Vec2 d0 = load2(prev_direction_.data(), i);  // world frame (after last step's rotation)
+    if (config_.rotate) {
+      const float h = p.in.agents.heading[i], c = std::cos(h), sn = std::sin(h);
+      d0 = {c * d0.x + sn * d0.y, -sn * d0.x + c * d0.y};
+    }
+    const float* in = interest_.data() + i * k;
+    const float want = std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f);
+    const float s0c = std::min(s0, want);
+    const Vec2 d1 = load2(direction_.data(), i);
+    const float s1 = strength_[i];
+    if (s0c <= 0.0f) continue;
+    const float i0 = interest_towards(i, d0), i1 = interest_towards(i, d1);
+    if (i0 < i1 || i0 * s0c < i1 * s1) continue;
+    const float top = p.in.agents.max_speed[i];
+    Vec2 v = d0 * (s0c * top);
+    if (config_.rotate) {
+      const float h = p.in.agents.heading[i], ch = std::cos(h), sh = std::sin(h);
+      v = {ch * v.x - sh * v.y, sh * v.x + ch * v.y};
+    }
+    if (velocity_ttc(*velocity_, p.in, i, v) < floor_ttc) continue;
+    store2(direction_.data(), i, d0);
+    strength_[i] = s0c;
   }
 }
 

@@ -861,8 +861,9 @@ class CollisionDanger(Behaviour):
 
     In a :class:`Simulation`, a speed map turns the decision into a velocity choice:
 
-    - resolved values are multiplied by the slot's speed (the rate of progress a
-      candidate offers);
+    - resolved values are multiplied by the slot's speed, capped by the speed the agent
+      wants (the interest peak): the rate of progress a candidate offers — a slot
+      faster than the agent wants to go offers no more than one just fast enough;
     - by ``exp(-smoothness·(|v| - d_k·v))`` with ``v`` the current velocity in max-speed
       units: turning away from the way the agent is going costs a little, going on or
       starting from rest costs nothing (fewer flip-flops between equal candidates);
@@ -875,13 +876,20 @@ class CollisionDanger(Behaviour):
     - when the chosen slot is the interest peak and it and both neighbours are free at
       full speed, the heading is refined to the peak between the slots (a parabola
       through the three interest values), so a goal between two slots is approached in
-      a straight line, not by zig-zagging between them.
+      a straight line, not by zig-zagging between them;
+    - commitment (``commit``): the previous decision, its speed capped by the interest
+      peak, is kept when it still offers at least the new decision's rate of progress
+      (interest towards its heading times its speed) and its time to collision is at
+      least ``(1 - commit)·horizon``. A course is then not dropped for a threat that
+      grazes the horizon for a step — the flicker of a sampled velocity obstacle — while a
+      better new decision (a way reopening, the goal moving) still wins at once.
 
     With ``resolve="mask_min_danger"`` (epsilon 0) only the safest
     slots survive, which gives the defining property of velocity-obstacle methods: when
     any candidate is collision-free within the horizon, the chosen one is; when none is,
     the agent takes the one that keeps collision farthest away, slowing or stopping
-    rather than pushing in. Pair it with interest that is positive all round
+    rather than pushing in (with ``commit > 0``: the chosen one's time to collision is at
+    least ``(1 - commit)·horizon``). Pair it with interest that is positive all round
     (``Seek(shape="half_cosine")``) so that a safe way backwards still ranks.
 
     Parameters
@@ -906,6 +914,9 @@ class CollisionDanger(Behaviour):
         Relative bonus of the preferred side's slots when the direct way is blocked.
     smoothness : float, >= 0
         Weight of the turning cost (0: none).
+    commit : float in [0, 1)
+        Commitment to the previous course (0: none): the fraction of the horizon a kept
+        course's time to collision may fall short by.
 
     Examples
     --------
@@ -933,6 +944,7 @@ class CollisionDanger(Behaviour):
     side: str = "right"
     side_bias: float = 0.1
     smoothness: float = 0.5
+    commit: float = 0.1
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
 
@@ -959,6 +971,10 @@ class CollisionDanger(Behaviour):
         _choice(name, "side", self.side, _SIDES)
         self._set("side_bias", _number(name, "side_bias", self.side_bias))
         self._set("smoothness", _number(name, "smoothness", self.smoothness))
+        c = _number(name, "commit", self.commit)
+        if not c < 1:
+            raise ValueError(f"{name}: commit must be in [0, 1), got {c}")
+        self._set("commit", c)
 
     @property
     def needs_neighbors(self) -> bool:
@@ -968,7 +984,8 @@ class CollisionDanger(Behaviour):
         return {"horizon": self.horizon, "wall_horizon": self.wall_horizon,
                 "speeds": self.speeds, "margin": self.margin,
                 "reciprocity": self.reciprocity, "walls": self.walls, "layers": self.layers,
-                "side": self.side, "side_bias": self.side_bias, "smoothness": self.smoothness}
+                "side": self.side, "side_bias": self.side_bias, "smoothness": self.smoothness,
+                "commit": self.commit}
 
     def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
                  max_neighbors: int = 32, world=None) -> CollisionMaps:  # type: ignore[override]

@@ -415,8 +415,9 @@ def crowd_steering(*, walls: bool = True, arrive: bool = True, extra=(), combine
     :class:`CollisionDanger` with a 2 s horizon, 4 speeds per slot, a 5 cm margin and,
     when ``walls``, the walls on the same time-to-collision scale. Resolve
     ``"mask_min_danger"`` keeps only the safest slots; choose ``"argmax"`` picks the best
-    rate of progress among them. The crowd benchmark (``benchmarks/bench_crowd_quality.py``)
-    measures this configuration (``arrive=False``: its agents retire at the goal).
+    rate of progress among them; the decision keeps its course while a threat only
+    grazes the horizon (``commit``, 0.1 by default). The crowd benchmark
+    (``benchmarks/bench_crowd_quality.py``) measures this configuration.
 
     Examples
     --------

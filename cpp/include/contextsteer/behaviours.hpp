@@ -252,6 +252,7 @@ struct CollisionDanger {
   float side = 1.0f;          ///< +1: pass on the right, −1: on the left, 0: no preference
   float side_bias = 0.1f;     ///< >= 0, relative bonus of the preferred side's slots
   float smoothness = 0.5f;    ///< >= 0, λ: turning cost exp(−λ·(|v| − d_k·v)), v in max-speed units
+  float commit = 0.1f;        ///< in [0, 1): keep the last course while TTC >= (1 − commit)·horizon
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 

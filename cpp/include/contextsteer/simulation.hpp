@@ -187,6 +187,8 @@ class Simulation {
   void perceive_rows(const Plan& p, std::size_t begin, std::size_t end);
   void decide_rows(const Plan& p, std::size_t begin, std::size_t end);
   void weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end);
+  float interest_towards(std::size_t i, Vec2 d) const;
+  void keep_course(const Plan& p, std::size_t begin, std::size_t end);
   void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end);
   void build_neighbors(Plan& p);
   void move_and_collide(const Plan& p, float dt, bool fused);
@@ -206,6 +208,7 @@ class Simulation {
   // velocity_'s rows tell its velocity_ttc which agents have no wall in reach
   // (BehaviourInputs::wall_clear); written in perceive, read in decide, within step().
   std::vector<std::uint8_t> wall_clear_;
+  std::vector<float> prev_direction_, prev_strength_;  // (N,2), (N,) commitment scratch
   std::vector<float> held_;  // (N,) a danger value set aside during resolve (hysteresis)
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
   std::vector<std::uint8_t> stuck_, has_memory_, braking_;
