@@ -60,7 +60,8 @@ def test_json_round_trip():
     assert list(doc) == ["schema_version", "scenario", "parameters", "steps", "dt",
                          "simulated_seconds", "seconds", "steps_per_second", "agents",
                          "trajectory", "counters", "metrics", "report"]
-    assert doc["schema_version"] == cs.metrics.SCHEMA_VERSION
+    assert doc["schema_version"] == cs.run.SCHEMA_VERSION == 2
+    assert doc["metrics"]["schema_version"] == cs.metrics.SCHEMA_VERSION
     assert doc["simulated_seconds"] == pytest.approx(50 * res.dt)
     back = cs.RunResult.from_json(res.to_json())
     assert back.to_dict() == doc

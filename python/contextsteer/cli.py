@@ -316,6 +316,7 @@ def write_run(result, out_dir, *, frames: int = 100, progress: bool = True, dpi:
     (20, 2)
     """
     import numpy as np
+
     # Figures made without pyplot render with Agg whatever the session's backend is:
     # headless, no window, and the caller's pyplot state is left alone.
     from matplotlib.figure import Figure

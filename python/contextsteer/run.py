@@ -30,7 +30,14 @@ from ._json import jsonable
 from .history import History, Recording
 from .simulation import Simulation
 
-__all__ = ["RunResult", "build", "run_scenario", "run_simulation"]
+__all__ = ["SCHEMA_VERSION", "RunResult", "build", "run_scenario", "run_simulation"]
+
+#: Layout of :meth:`RunResult.to_dict` (``metrics.json`` of ``contextsteer run``, a sweep's
+#: ``Run.result``), raised when a key is renamed, removed or changes meaning. Version 1 was
+#: ``metrics.json`` before the run record (``scenario_metrics``, ``step_seconds``; a sweep's
+#: runs held only ``metrics``, ``report`` and ``seconds``). The metrics inside carry their
+#: own version (:data:`contextsteer.metrics.SCHEMA_VERSION`).
+SCHEMA_VERSION = 2
 
 
 @dataclasses.dataclass
@@ -83,13 +90,11 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: plain types only, non-finite floats as None.
 
-        Keys: ``schema_version`` (of the metrics, :data:`contextsteer.metrics.SCHEMA_VERSION`),
+        Keys: ``schema_version`` (:data:`SCHEMA_VERSION`, the layout of this dict),
         ``scenario``, ``parameters``, ``steps``, ``dt``, ``simulated_seconds``, ``seconds``,
         ``steps_per_second``, ``agents``, ``trajectory``, ``counters``, ``metrics`` and
         ``report``.
         """
-        from .metrics import SCHEMA_VERSION
-
         return jsonable({
             "schema_version": SCHEMA_VERSION,
             "scenario": self.scenario,

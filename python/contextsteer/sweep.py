@@ -16,7 +16,9 @@ one process, many processes or a cluster.
 >>> res.column("slots").tolist(), res.column("seed").tolist()
 ([8, 8, 16, 16], [0, 1, 0, 1])
 >>> sorted(res[0].result)            # a RunResult's JSON form (see contextsteer.run)
-['agents', 'counters', 'dt', 'metrics', 'parameters', 'report', 'scenario', 'schema_version', 'seconds', 'simulated_seconds', 'steps', 'steps_per_second', 'trajectory']
+['agents', 'counters', 'dt', 'metrics', 'parameters', 'report', 'scenario',
+ 'schema_version', 'seconds', 'simulated_seconds', 'steps', 'steps_per_second',
+ 'trajectory']
 >>> summary = res.summary("metrics.composite")   # mean and spread over the seeds
 >>> [row["slots"] for row in summary]
 [8, 16]

@@ -25,10 +25,26 @@ import warnings
 from ..history import Recording
 from .animation import Frames, animate, frames
 from .charts import MetricsArtists, metrics
-from .maps import (ContextMapArtists, ContextMapsGrid, MapGlyphs, context_map, context_maps,
-                   map_glyphs)
-from .parts import (AgentArtists, NavFieldArtists, WorldArtists, agents, nav_field, path, rays,
-                    routes, trajectories, world)
+from .maps import (
+    ContextMapArtists,
+    ContextMapsGrid,
+    MapGlyphs,
+    context_map,
+    context_maps,
+    map_glyphs,
+)
+from .parts import (
+    AgentArtists,
+    NavFieldArtists,
+    WorldArtists,
+    agents,
+    nav_field,
+    path,
+    rays,
+    routes,
+    trajectories,
+    world,
+)
 from .scenes import SceneArtists, scene
 
 __all__ = [

@@ -8,8 +8,17 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..simulation import Simulation
-from ._draw import (_DANGER_COLOR, _INTEREST_COLOR, SimView, _per_agent, _plain_axes, _points,
-                    _directions, _rotated, _slot_angles)
+from ._draw import (
+    _DANGER_COLOR,
+    _INTEREST_COLOR,
+    SimView,
+    _directions,
+    _per_agent,
+    _plain_axes,
+    _points,
+    _rotated,
+    _slot_angles,
+)
 
 __all__ = ["ContextMapArtists", "ContextMapsGrid", "MapGlyphs", "context_map", "context_maps",
            "map_glyphs"]

@@ -12,8 +12,18 @@ import numpy as np
 from ..agents import Agents
 from ..path import Path
 from ..world import World
-from ._draw import (_PATH_COLOR, _WALL_COLOR, _agent_colors, _danger_cmap, _directions,
-                    _per_agent, _plain_axes, _points, _positions, _rotated)
+from ._draw import (
+    _PATH_COLOR,
+    _WALL_COLOR,
+    _agent_colors,
+    _danger_cmap,
+    _directions,
+    _per_agent,
+    _plain_axes,
+    _points,
+    _positions,
+    _rotated,
+)
 
 __all__ = ["AgentArtists", "NavFieldArtists", "WorldArtists", "agents", "nav_field", "path",
            "rays", "routes", "trajectories", "world"]

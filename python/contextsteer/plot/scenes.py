@@ -11,8 +11,14 @@ from ..path import Path
 from ..simulation import Simulation
 from ._draw import _PATH_COLOR, _WALL_COLOR, SimView, _agent_colors, _per_agent, _rows
 from .maps import _plot_glyphs
-from .parts import (_agent_arrays, _plot_agents, _plot_path, _plot_rays, _plot_trajectories,
-                    _plot_world)
+from .parts import (
+    _agent_arrays,
+    _plot_agents,
+    _plot_path,
+    _plot_rays,
+    _plot_trajectories,
+    _plot_world,
+)
 
 __all__ = ["SceneArtists", "scene"]
 
