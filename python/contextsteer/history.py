@@ -136,7 +136,7 @@ class History:
         alive = np.asarray(self.alive, dtype=bool) & np.isfinite(pos).all(axis=2)
         frame, agent = np.nonzero(alive)                      # frame-major, ids ascending
         vel = np.asarray(self.velocities)
-        group = np.asarray(getattr(self.sim.agents, "group", np.zeros(pos.shape[1])))
+        group = np.asarray(self.sim.agents.group)
         cols: dict[str, np.ndarray] = {
             "id": agent.astype(np.int64),
             "frame": frame.astype(np.int64),

@@ -152,8 +152,9 @@ def _counters(sim: Simulation) -> dict[str, Any]:
     """The per-agent counters of the alive agents: totals and per agent."""
     alive = np.asarray(sim.agents.alive, dtype=bool)
     out = {}
-    for name in ("wall_contacts", "overlaps", "stuck"):
-        v = np.asarray(getattr(sim, name))[alive]
+    for name, values in (("wall_contacts", sim.wall_contacts), ("overlaps", sim.overlaps),
+                         ("stuck", sim.stuck)):
+        v = np.asarray(values)[alive]
         out[name] = {"total": int(v.sum()), "per_agent": v.astype(int).tolist()}
     return out
 
