@@ -11,6 +11,7 @@ import pytest
 
 import contextsteer as cs
 from contextsteer import cli, scenarios
+from contextsteer._json import jsonable
 
 PACKAGE_PARENT = str(Path(cs.__file__).resolve().parent.parent)
 ROOT = Path(__file__).resolve().parent.parent  # the checkout these tests belong to
@@ -23,42 +24,24 @@ def run_command(*args, cwd=None):
                           text=True, env=env, cwd=cwd, timeout=60)
 
 
-class ToySim:
-    """Duck-typed simulation: agents drive in circles inside a box."""
-
-    def __init__(self, agents=3, slots=8, seed=0):
-        if agents > 10:
-            raise ValueError(f"at most 10 agents, got {agents}")
-        self.world = cs.World()
-        self.world.add_polyline([[-6, -6], [6, -6], [6, 6], [-6, 6]], closed=True)
-        self.agents = cs.Agents(agents + 1, slots=slots)
-        angle = np.linspace(0, 2 * np.pi, agents, endpoint=False) + seed
-        self.agents.add(np.c_[3 * np.cos(angle), 3 * np.sin(angle)], heading=angle + np.pi / 2,
-                        radius=0.3)
-        self.steering = [type("WallDanger", (), {"writes": "danger", "look_ahead": 2.0})()]
-        self.slots = cs.SlotSet(slots)
-        self.interest = np.zeros((agents + 1, slots), np.float32)
-        self.danger = np.zeros((agents + 1, slots), np.float32)
-        self.chosen_direction = np.zeros((agents + 1, 2), np.float32)
-        self.strength = np.zeros(agents + 1, np.float32)
-        self.steps_taken = 0
-
-    def step(self, dt, steps=1):
-        for _ in range(steps):
-            a = self.agents
-            a.heading[:] += dt
-            a.position[:] = np.c_[3 * np.cos(a.heading - np.pi / 2),
-                                  3 * np.sin(a.heading - np.pi / 2)]
-        self.steps_taken += steps
-        self.danger[:, 0] = (self.steps_taken % 2)
-
-    def metrics(self):
-        return {"laps": np.array([0, 1, 2]), "clearance": np.float32(np.inf)}
+def toy(*, agents=3, slots=8, seed=0):
+    """A small real simulation: agents on a circle inside a box, steered by Forward and
+    WallDanger (the look-ahead the rays are drawn with)."""
+    if agents > 10:
+        raise ValueError(f"at most 10 agents, got {agents}")
+    world = cs.World()
+    world.add_polyline([[-6, -6], [6, -6], [6, 6], [-6, 6]], closed=True)
+    cars = cs.Agents(agents + 1, slots=slots, seed=seed)
+    angle = np.linspace(0, 2 * np.pi, agents, endpoint=False) + seed
+    cars.add(np.c_[3 * np.cos(angle), 3 * np.sin(angle)], heading=angle + np.pi / 2,
+             radius=0.3, max_speed=1.0)
+    steering = cs.Steering([cs.Forward(), cs.WallDanger(look_ahead=2.0)])
+    return cs.Simulation(world, cars, steering, motion=cs.Lerp(steer_force=0.5))
 
 
 @pytest.fixture
 def toy_scenario():
-    scenarios.scenario("toy", description="Toy circles", steps=30)(ToySim)
+    scenarios.scenario("toy", description="Toy circles", steps=30)(toy)
     yield scenarios.get("toy")
     scenarios.unregister("toy")
 
@@ -126,7 +109,7 @@ def test_registry(toy_scenario):
     assert toy_scenario.steps == 30
     assert toy_scenario.accepts("agents") and not toy_scenario.accepts("colour")
     with pytest.raises(ValueError, match="already registered"):
-        scenarios.scenario("toy")(ToySim)
+        scenarios.scenario("toy")(toy)
     with pytest.raises(ValueError, match="without spaces"):
         scenarios.scenario("two words")
     with pytest.raises(ValueError, match="available: .*toy"):
@@ -166,8 +149,13 @@ def test_run_writes_scene_animation_and_metrics(toy_scenario, tmp_path, capsys):
     assert metrics["scenario"] == "toy"
     assert metrics["parameters"] == {"agents": 4, "slots": 6, "seed": 1}
     assert metrics["steps"] == 12 and metrics["agents"] == 4
-    assert metrics["metrics"] == {"laps": [0, 1, 2], "clearance": None}
     assert metrics["trajectory"]["path_length_mean"] > 0
+    # metrics.json is the run's JSON form, the numbers of the same run made by hand
+    sim = toy(agents=4, slots=6, seed=1)
+    sim.step(1 / 60, steps=12)
+    assert metrics["metrics"] == json.loads(json.dumps(jsonable(sim.metrics())))
+    assert metrics["report"] == {} and metrics["seconds"] >= 0
+    assert metrics == cs.RunResult.from_dict(metrics).to_dict()
 
 
 def test_run_leaves_pyplot_alone_and_refuses_a_file_as_out(toy_scenario, tmp_path, capsys):
@@ -182,18 +170,42 @@ def test_run_leaves_pyplot_alone_and_refuses_a_file_as_out(toy_scenario, tmp_pat
     assert "not a directory" in capsys.readouterr().err
 
 
-def test_run_scenario_records_and_counts_frames(tmp_path):
+def test_write_run_writes_the_files_of_a_recorded_run(tmp_path):
     from PIL import Image
 
-    sim = ToySim(agents=2)
-    res = cli.run_scenario(sim, 10, tmp_path, frames=3, progress=False)
-    assert sim.steps_taken == 10
-    with Image.open(res.animation) as gif:
+    sim = toy(agents=2)
+    result = cs.run_simulation(sim, 10, records=cli.records_for(10, 3), maps=True)
+    assert sim.step_count == 10
+    files = cli.write_run(result, tmp_path, frames=3, progress=False)
+    assert sim.step_count == 10                    # drawing and writing never step
+    with Image.open(files.animation) as gif:
         assert gif.n_frames >= 3
-    assert res.metrics["steps"] == 10
-    no_gif = cli.run_scenario(lambda: ToySim(agents=2), 5, tmp_path / "b", frames=0,
-                              progress=False)
+    assert files.metrics == result.to_dict() and files.result is result
+    assert json.loads(files.metrics_file.read_text()) == result.to_dict()
+    no_gif = cli.write_run(cs.run_simulation(toy(agents=2), 5, records=5), tmp_path / "b",
+                           frames=0, progress=False)
     assert no_gif.animation is None and no_gif.scene.exists()
+    with pytest.raises(ValueError, match="recorded frames"):
+        cli.write_run(cs.run_simulation(toy(agents=2), 5), tmp_path / "c", progress=False)
+
+
+def test_deprecated_run_scenario_and_run_result_still_work(tmp_path):
+    with pytest.warns(DeprecationWarning, match="run_simulation"):
+        res = cli.run_scenario(lambda: toy(agents=2), 6, tmp_path, frames=1, progress=False,
+                               info={"scenario": "toy", "parameters": {"agents": 2}})
+    assert res.metrics["scenario"] == "toy" and res.metrics["steps"] == 6
+    assert res.result.simulation.step_count == 6
+    with pytest.warns(DeprecationWarning, match="RunFiles"):
+        assert cli.RunResult is cli.RunFiles
+
+
+def test_a_scenario_must_build_a_simulation(capsys):
+    scenarios.scenario("not-a-sim", description="builds nothing")(lambda *, seed=0: None)
+    try:
+        assert cli.main(["run", "not-a-sim", "--quiet"]) == 2
+        assert "expected a contextsteer.Simulation" in capsys.readouterr().err
+    finally:
+        scenarios.unregister("not-a-sim")
 
 
 # --------------------------------------------------------------------------- bench ---
@@ -286,7 +298,7 @@ def test_contextsteer_run_racetrack_end_to_end(tmp_path):
                       "stuck", "composite", "progress", "laps", "lap_time", "overtakes"}
     assert m["steps"] == 120 and m["collisions"]["agent_wall"] == 0
     assert m["progress"]["min"] > 0                  # every car moved forward along the track
-    s = metrics["scenario_metrics"]
+    s = metrics["report"]
     assert set(s) == {"estimated_lap_time", "laps", "best_lap_time", "last_lap_time",
                       "max_speed", "wall_contacts",
                       "overtakes", "overlaps"}

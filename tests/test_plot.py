@@ -190,74 +190,72 @@ def test_map_glyphs_star_vertices_and_chosen():
 # ------------------------------------------------------------------------ scene ---
 
 
-class FakeBehaviour:
-    def __init__(self, writes, **attrs):
-        self.writes = writes
-        self.__dict__.update(attrs)
-
-
-class FakeSim:
-    """Duck-typed stand-in for contextsteer.Simulation."""
-
-    def __init__(self, rotate=False):
-        self.world = _square_world()
-        self.agents = cs.Agents(5, slots=8)
-        self.agents.add([[0, 0], [2, 2], [-3, 0]], heading=[0.0, np.pi / 2, np.pi], radius=0.4)
-        self.agents.remove([1])
-        track = cs.Path([[-4, -4], [4, -4], [4, 4], [-4, 4]], closed=True)
-        self.steering = FakeBehaviours([
-            FakeBehaviour("interest", path=track, look_ahead=1.0),
-            FakeBehaviour("danger", look_ahead=3.0),
-        ], rotate)
-        self.slots = cs.SlotSet(8)
-        self.interest = np.tile(cs.dot_map(self.slots, [[1, 0]]), (5, 1))
-        self.danger = np.zeros((5, 8), np.float32)
-        self.danger[2, 3] = 1.0
-        self.chosen_direction = np.tile([[1.0, 0.0]], (5, 1)).astype(np.float32)
-        self.strength = np.full(5, 0.5, np.float32)
-
-
-class FakeBehaviours:
-    def __init__(self, behaviours, rotate):
-        self.behaviours = behaviours
-        self.rotate = rotate
+def small_sim(rotate=False):
+    """A real simulation of 3 agents (agent 1 removed) in the square world, after one step:
+    a FollowPath (look-ahead 1) and a WallDanger (look-ahead 3, the rays' reach)."""
+    agents = cs.Agents(5, slots=8)
+    agents.add([[0, 0], [2, 2], [-3, 0]], heading=[0.0, np.pi / 2, np.pi], radius=0.4,
+               max_speed=1.0)
+    agents.remove([1])
+    track = cs.Path([[-4, -4], [4, -4], [4, 4], [-4, 4]], closed=True)
+    steering = cs.Steering([cs.FollowPath(track, look_ahead=1.0),
+                            cs.WallDanger(look_ahead=3.0, falloff="linear")], rotate=rotate)
+    sim = cs.Simulation(_square_world(), agents, steering, motion=cs.Lerp(steer_force=0.5))
+    sim.step(0.05)
+    return sim
 
 
 def test_scene_from_sim_draws_every_part():
-    sim = FakeSim()
+    sim = small_sim()
     art = cs.plot.scene(sim)
     assert len(art.world.walls.get_segments()) == 4
     assert len(art.paths) == 1 and len(art.paths[0].get_xydata()) == 5
     assert len(art.agents.bodies.get_paths()) == 2            # dead agent 1 skipped
     segs = np.array(art.rays.get_segments())
     assert segs.shape == (16, 2, 2)
-    # rays use the danger behaviour's look-ahead (3), not the path's (1), and the walls
+    # rays reach the WallDanger's look-ahead (3), not the path's (1): nothing is cast
+    # again, the colours are the danger the agents hold (agent 2 sees the wall at -x)
     lengths = np.hypot(*(segs[:, 1] - segs[:, 0]).T)
-    assert lengths.max() == pytest.approx(3.0)
-    assert lengths[8 + 4] == pytest.approx(2.0)                # agent 2 looks -x, wall at -5
+    np.testing.assert_allclose(lengths, 3.0, rtol=1e-6)
     np.testing.assert_allclose(art.rays.get_array(), sim.danger[[0, 2]].ravel())
+    assert sim.danger[2, 4] > 0
     assert art.maps is None and art.trajectories is None
     x0, x1 = art.ax.get_xlim()
     assert x0 < -5 < 5 < x1
 
 
-def test_scene_rotates_slots_with_heading_when_sim_does():
-    art = cs.plot.scene(FakeSim(rotate=True))
+def test_scene_rays_stop_at_given_distances():
+    sim = small_sim()
+    hits = cs.slot_raycast(sim.world, sim.agents.position, cs.SlotSet(8), 3.0)
+    art = cs.plot.scene(sim, distances=hits)
     segs = np.array(art.rays.get_segments())
-    # agent 2 (heading pi): its slot 0 points along -x
+    lengths = np.hypot(*(segs[:, 1] - segs[:, 0]).T).reshape(2, 8)
+    np.testing.assert_allclose(lengths, np.minimum(hits[[0, 2]], 3.0), rtol=1e-6)
+    assert lengths[1, 4] < 3.0                                 # agent 2, -x: the wall
+
+
+def test_scene_rotates_slots_with_heading_when_sim_does():
+    sim = small_sim(rotate=True)
+    art = cs.plot.scene(sim)
+    segs = np.array(art.rays.get_segments())
+    # agent 2's slot 0 points along its heading (not along +x)
     d = segs[8, 1] - segs[8, 0]
-    assert d[0] < 0 and abs(d[1]) < 1e-6
+    assert abs(np.sin(float(sim.agents.heading[2]))) > 0.1
+    np.testing.assert_allclose(np.arctan2(d[1], d[0]) % (2 * np.pi),
+                               float(sim.agents.heading[2]) % (2 * np.pi), atol=1e-5)
+    fixed = np.array(cs.plot.scene(small_sim(rotate=False)).rays.get_segments())
+    np.testing.assert_allclose(fixed[8, 1] - fixed[8, 0], [3.0, 0.0], atol=1e-6)
 
 
 def test_scene_maps_and_trajectories():
-    sim = FakeSim()
+    sim = small_sim()
     hist = np.zeros((4, 5, 2))
     art = cs.plot.scene(sim, maps=[2], rays=False, trajectories=hist)
     assert art.rays is None
     assert len(art.maps.interest.get_paths()) == 1
     centre = sim.agents.position[2]
     tip = np.array(art.maps.chosen.get_segments())[0, 1]
-    np.testing.assert_allclose(tip, centre + [0.4 + 1.2, 0], rtol=1e-6)
+    np.testing.assert_allclose(tip, centre + sim.chosen_direction[2] * (0.4 + 1.2), rtol=1e-6)
     assert len(art.trajectories.get_segments()) == 5
     all_maps = cs.plot.scene(sim, maps=True, rays=False)
     assert len(all_maps.maps.interest.get_paths()) == 2
@@ -271,8 +269,21 @@ def test_scene_without_sim_uses_keywords():
     assert art.ax is ax
     assert len(art.paths) == 1 and len(art.paths[0].get_xydata()) == 2
     assert len(art.rays.get_segments()) == 12
-    # nothing to cast rays with: no rays, no error
+    # nothing to draw rays with: no rays, no error
     assert cs.plot.scene(agents=[[0, 0]]).rays is None
+
+
+def test_plots_take_a_real_simulation_only():
+    class LooksLikeASimulation:
+        world, agents, steering = None, cs.Agents(1), []
+        interest = danger = np.zeros((1, 8), np.float32)
+
+    with pytest.raises(TypeError, match="contextsteer.Simulation"):
+        cs.plot.scene(LooksLikeASimulation())
+    with pytest.raises(TypeError, match="Simulation"):
+        cs.plot.animate(small_sim())                 # record first: plots never step
+    with pytest.raises(TypeError, match="History, a metrics dict or a Simulation"):
+        cs.plot.metrics(LooksLikeASimulation())
 
 
 # ----------------------------------------------------------------- context maps ---
@@ -292,10 +303,13 @@ def test_context_maps_grid_from_arrays():
 
 
 def test_context_maps_from_sim_uses_alive_agents_and_chosen():
-    grid = cs.plot.context_maps(FakeSim())
+    sim = small_sim()
+    grid = cs.plot.context_maps(sim)
     assert grid.agents == [0, 2]
     angle, length = grid.maps[0].chosen.xy
-    assert angle == pytest.approx(0.0) and length == pytest.approx(0.5)
+    c = sim.chosen_direction[0]
+    assert angle == pytest.approx(np.arctan2(c[1], c[0]), abs=1e-6)
+    assert length == pytest.approx(float(sim.strength[0]), rel=1e-6)
 
 
 def test_context_maps_rejects_bad_agents():
@@ -316,10 +330,8 @@ def test_trajectories_one_line_per_agent():
     assert len(segs) == 2
     np.testing.assert_allclose(segs[1], hist[:, 2])
 
-    class History:
-        positions = hist
-
-    assert len(cs.plot.trajectories(History()).get_segments()) == 3
+    rec = cs.Recording(np.arange(6), hist, None, None, None)
+    assert len(cs.plot.trajectories(rec).get_segments()) == 3
     with pytest.raises(ValueError, match=r"\(T, N, 2\)"):
         cs.plot.trajectories(np.zeros((3, 2)))
 
@@ -327,33 +339,69 @@ def test_trajectories_one_line_per_agent():
 # ------------------------------------------------------------ record and animate ---
 
 
-class SteppingSim(FakeSim):
-    def step(self, dt, steps=1):
-        self.agents.position[:] += np.float32(dt * steps)
-
-
-def test_record_keeps_states_and_marks_dead_agents():
-    sim = SteppingSim()
+def test_deprecated_record_steps_through_the_application_layer():
+    sim = small_sim()
     calls = []
-    rec = cs.plot.record(sim, 10, dt=0.5, records=4, callback=calls.append)
-    assert rec.steps.tolist() == [0, 2, 5, 8, 10] and sum(calls) == 10
+    with pytest.warns(DeprecationWarning, match="run_simulation"):
+        rec = cs.plot.record(sim, 10, dt=0.5, records=4, callback=calls.append)
+    assert rec.steps.tolist() == [0, 3, 6, 9, 10] and sum(calls) == 10
     assert rec.positions.shape == (5, 5, 2) and rec.danger.shape == (5, 5, 8)
     assert np.isnan(rec.positions[:, 1]).all()            # agent 1 is dead
-    np.testing.assert_allclose(rec.positions[-1, 0] - rec.positions[0, 0], [5, 5])
 
 
-def test_animate_replays_frames():
-    sim = SteppingSim()
-    anim = cs.plot.animate(sim, 6, frames=3)
-    assert anim.history.positions.shape[0] == 4
+def test_animate_replays_recorded_frames():
+    sim = small_sim()
+    rec = cs.run_simulation(sim, 6, dt=0.05, records=3, maps=True).history
+    anim = cs.plot.animate(rec, sim)
+    assert anim.history is rec and rec.positions.shape[0] == 4
     frames = list(anim.new_saved_frame_seq())
     assert frames == [0, 1, 2, 3]
     assert "frames[3]" in anim.to_jshtml()      # renders (an unrendered animation warns)
     drawn = anim._func(3)
-    # trail + rays + bodies + heading ticks, rays for the 2 alive agents x 8 slots
+    # trail + rays + bodies + heading ticks, rays for the 2 alive agents x 8 slots,
+    # coloured by the danger recorded at that frame
     assert len(drawn) == 4 and len(drawn[1].get_segments()) == 16
-    with pytest.raises(ValueError, match="sim and steps"):
-        cs.plot.animate(sim)
+    np.testing.assert_allclose(drawn[1].get_array(), rec.danger[3][[0, 2]].ravel())
+    # without recorded maps there is nothing the agents saw to draw: no rays
+    plain = cs.run_simulation(small_sim(), 6, dt=0.05, records=3).history
+    anim = cs.plot.animate(plain, sim)
+    anim._init_draw()
+    assert len(anim._func(3)) == 3
+
+
+def test_no_plot_function_steps_a_simulation(tmp_path):
+    """Every plot function that reads a simulation leaves it exactly as it was."""
+    sim = small_sim()
+    history = sim.record(every=1, maps=True)
+    sim.step(0.05, steps=4)
+    rec = cs.run_simulation(sim, 4, dt=0.05, records=4, maps=True).history
+
+    def state():
+        return (sim.step_count, sim.time, len(history), sim.agents.position.tobytes(),
+                sim.agents.heading.tobytes(), sim.interest.tobytes(), sim.danger.tobytes(),
+                sim.chosen_direction.tobytes(), json_metrics())
+
+    def json_metrics():
+        import json
+
+        from contextsteer._json import jsonable
+
+        return json.dumps(jsonable(sim.metrics()), sort_keys=True)
+
+    before = state()
+    cs.plot.scene(sim, maps=True, trajectories=history)
+    cs.plot.scene(sim, rays=True, trajectories=rec)
+    cs.plot.context_maps(sim)
+    cs.plot.metrics(sim)
+    cs.plot.metrics(history)
+    cs.plot.trajectories(history)
+    for anim in (cs.plot.animate(history), cs.plot.animate(rec, sim)):
+        anim._init_draw()
+        anim._func(2)
+    out = cs.plot.frames(sim, history=rec, size=120, trail=True)
+    list(out.images)
+    cs.plot.frames(history=history, size=120)
+    assert state() == before
 
 
 def test_scene_and_context_maps_of_a_real_simulation():

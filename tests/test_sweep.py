@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import contextsteer as cs
+from contextsteer._json import jsonable
 from contextsteer.sweep import grid
 
 
@@ -77,7 +78,7 @@ def test_scenario_sweep_is_identical_on_every_executor():
     # and a run equals building and stepping the scenario by hand
     sim = cs.scenarios.get("oncoming")(agents=4, slots=16, seed=3)
     sim.step(cs.scenarios.get("oncoming").dt, steps=80)
-    assert serial[7].result["metrics"] == json.loads(json.dumps(cs.cli._jsonable(sim.metrics())))
+    assert serial[7].result["metrics"] == json.loads(json.dumps(jsonable(sim.metrics())))
     assert serial[7].params == {"agents": 4, "slots": 16} and serial[7].seed == 3
     assert all(r.result["seconds"] >= 0 for r in serial)
 

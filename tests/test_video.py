@@ -12,7 +12,7 @@ from contextsteer import cli, plot, video
 
 def _racetrack_recording(agents=3, steps=60, records=10):
     sim = cs.scenarios.get("racetrack")(agents=agents, seed=1)
-    rec = plot.record(sim, steps, dt=1 / 30, records=records, danger=True)
+    rec = cs.run_simulation(sim, steps, dt=1 / 30, records=records, maps=True).history
     return sim, rec
 
 

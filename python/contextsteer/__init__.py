@@ -22,6 +22,9 @@ from .simulation import *  # noqa: F403
 from .steering import *  # noqa: F403
 from .world import *  # noqa: F403
 
+# The application layer: build and run a scenario, one result record (module contextsteer.run).
+from .run import RunResult, run_scenario, run_simulation  # noqa: E402
+
 # Parameter sweeps (module contextsteer.sweep; its function shadows the module attribute,
 # so import its other names from here or with ``from contextsteer.sweep import ...``).
 from .sweep import Run, SweepResult, grid, ray_executor, sweep  # noqa: E402
@@ -34,4 +37,5 @@ from ._version import __version__  # noqa: E402
 __all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__,
            *agents.__all__, *behaviours.__all__, *motion.__all__, *nav.__all__,
            *steering.__all__, *simulation.__all__, *history.__all__,
+           "RunResult", "run_scenario", "run_simulation",
            "Run", "SweepResult", "grid", "ray_executor", "sweep", "TuneResult", "tune", "load"]

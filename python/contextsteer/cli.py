@@ -33,12 +33,13 @@ import math
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-__all__ = ["RunResult", "main", "run_scenario"]
+from ._json import jsonable
+
+__all__ = ["RunFiles", "main", "records_for", "write_run"]
 
 DEFAULT_SCENARIO = "racetrack"
 
@@ -99,7 +100,7 @@ def _write_json(path: Path, doc: dict, command: str) -> int:
     """Write ``doc`` as JSON to ``path`` for ``contextsteer <command> --out``; the exit
     status (1 with a message when the file cannot be written)."""
     try:
-        path.write_text(json.dumps(_jsonable(doc), indent=1) + "\n")
+        path.write_text(json.dumps(jsonable(doc), indent=1) + "\n")
     except OSError as exc:
         print(f"contextsteer {command}: error: {exc}", file=sys.stderr)
         return 1
@@ -235,121 +236,53 @@ def build_parser() -> argparse.ArgumentParser:
 # -------------------------------------------------------------------------------- run ---
 
 
-class RunResult(NamedTuple):
-    """Files written by :func:`run_scenario` and the metrics it wrote."""
+class RunFiles(NamedTuple):
+    """Files written by :func:`write_run` and the run they came from."""
 
     out_dir: Path
     scene: Path  #: scene.png
     animation: Path | None  #: animation.gif/.mp4, None when no frames were asked for
     metrics_file: Path  #: metrics.json
-    metrics: dict  #: the content of metrics.json
-
-
-def _jsonable(value: Any) -> Any:
-    """Plain JSON types from NumPy scalars/arrays, NamedTuples and dicts."""
-    import numpy as np
-
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if hasattr(value, "_asdict"):
-        return _jsonable(value._asdict())
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None  # JSON has no inf/NaN
-    return value
-
-
-def _sim_metrics(sim) -> dict:
-    """The simulation's own metrics (``sim.metrics``, a method or a value), if it has any."""
-    m = getattr(sim, "metrics", None)
-    if m is None:
-        return {}
-    if callable(m):
-        m = m()
-    return _jsonable(m)
-
-
-def _sim_counters(sim) -> dict:
-    """The simulation's per-agent counters (wall contacts, overlaps, stuck), alive agents."""
-    import numpy as np
-
-    alive = getattr(sim.agents, "alive", None)
-    out = {}
-    for name in ("wall_contacts", "overlaps", "stuck"):
-        value = getattr(sim, name, None)
-        if value is None:
-            continue
-        v = np.asarray(value)
-        if alive is not None and v.shape[:1] == np.shape(alive):
-            v = v[np.asarray(alive)]
-        out[name] = {"total": int(v.sum()), "per_agent": v.astype(int).tolist()}
-    return out
-
-
-def _track_metrics(positions, dt: float, steps) -> dict:
-    """Simple metrics from the recorded positions (T, N, 2): distance travelled, speed."""
-    import numpy as np
-
-    p = np.asarray(positions, dtype=np.float64)
-    if len(p) < 2:
-        return {}
-    seg = np.linalg.norm(np.diff(p, axis=0), axis=2)  # NaN where an agent is dead
-    travelled = np.nansum(seg, axis=0)
-    duration = float(steps[-1] - steps[0]) * dt
-    return {
-        "path_length_mean": float(travelled.mean()),
-        "path_length_min": float(travelled.min()),
-        "path_length_max": float(travelled.max()),
-        "mean_speed": float(travelled.mean() / duration) if duration > 0 else 0.0,
-        "note": "path lengths from positions recorded at the animation/trajectory samples",
-    }
+    metrics: dict  #: the content of metrics.json (``result.to_dict()``)
+    result: Any = None  #: the :class:`contextsteer.RunResult`
 
 
 def _figsize(sim, width: float) -> tuple[float, float]:
     """A figure size that fits the world's aspect ratio (4:3 without a world)."""
-    bounds = getattr(getattr(sim, "world", None), "bounds", None)
+    bounds = None if sim.world is None else sim.world.bounds
     if not bounds or bounds[2] <= bounds[0]:
         return width, 0.75 * width
     aspect = (bounds[3] - bounds[1]) / (bounds[2] - bounds[0])
     return width, min(1.2 * width, max(0.4 * width, aspect * width + 0.5))
 
 
-def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
-                 frames: int = 100, progress: bool = True, info: dict | None = None,
-                 dpi: int = 100, report=None, size: int | tuple[int, int] = 960,
-                 format: str = "gif", fps: float = 15.0) -> RunResult:
-    """Build a simulation, step it and write ``scene.png``, ``animation.gif`` (or ``.mp4``)
-    and ``metrics.json``.
+def records_for(steps: int, frames: int) -> int:
+    """Frames a run keeps for :func:`write_run`: at least ``frames`` (the animation's) and
+    up to 600 trajectory samples, at most one a step."""
+    return min(int(steps), max(int(frames), 600))
+
+
+def write_run(result, out_dir, *, frames: int = 100, progress: bool = True, dpi: int = 100,
+              size: int | tuple[int, int] = 960, format: str = "gif",
+              fps: float = 15.0) -> RunFiles:
+    """Draw and write a finished run: ``scene.png``, ``animation.gif`` (or ``.mp4``) and
+    ``metrics.json`` (the run's JSON form, :meth:`contextsteer.RunResult.to_dict`).
 
     Parameters
     ----------
-    sim_builder : callable or Simulation-like
-        Called with no arguments to build the simulation (e.g. a scenario with its
-        parameters bound by ``functools.partial``); a simulation is used as it is.
-    steps : int
-        Steps to take, >= 1.
+    result : RunResult
+        A run with its simulation and its recorded frames (``records`` > 0; ``maps=True``
+        for rays in the animation), e.g. ``cs.run_scenario(name, records=600, maps=True)``.
     out_dir : path-like
         Created if missing; existing files of the same names are replaced.
-    dt : float
-        Time step in seconds.
     frames : int
-        Animation frames after the first; 0 writes no animation. Trajectories are sampled
-        at least as often (up to 600 samples).
+        Animation frames after the first, picked evenly from the recorded ones; 0 writes
+        no animation.
     progress : bool
-        Show a tqdm progress bar on stderr.
-    info : dict, optional
-        Extra entries for metrics.json (scenario name, parameters).
+        Show a tqdm progress bar on stderr while encoding.
     dpi : int
         Resolution of scene.png, and the dots per inch of the animation (at its pixel
         size, a higher dpi draws thicker lines and larger text).
-    report : callable, optional
-        ``report(sim)`` after the run: the scenario's own metrics, written under
-        ``"scenario_metrics"``.
     size : int or (int, int)
         Animation size in pixels: a width (height from the world's aspect) or
         (width, height).
@@ -361,56 +294,53 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
 
     Returns
     -------
-    RunResult
+    RunFiles
+
+    Raises
+    ------
+    ValueError
+        The result has no simulation or no recorded frames, or a bad ``format``.
+    RuntimeError
+        MP4 without ffmpeg.
 
     Examples
     --------
     >>> import tempfile, contextsteer as cs
-    >>> from contextsteer.cli import run_scenario
-    >>> def build():
-    ...     agents = cs.Agents(1, slots=8)
-    ...     _ = agents.add([0, 0], max_speed=1)
-    ...     return cs.Simulation(None, agents, [cs.Forward()])
+    >>> from contextsteer.cli import write_run
+    >>> result = cs.run_scenario("oncoming", steps=20, records=20, maps=True)
     >>> with tempfile.TemporaryDirectory() as out:
-    ...     result = run_scenario(build, 20, out, frames=2, progress=False)
-    ...     sorted(p.name for p in result.out_dir.iterdir())
+    ...     files = write_run(result, out, frames=2, progress=False)
+    ...     sorted(p.name for p in files.out_dir.iterdir())
     ['animation.gif', 'metrics.json', 'scene.png']
-    >>> result.metrics["steps"], result.metrics["agents"]
-    (20, 1)
+    >>> files.metrics["steps"], files.metrics["agents"]
+    (20, 2)
     """
     import numpy as np
+
     # Figures made without pyplot render with Agg whatever the session's backend is:
     # headless, no window, and the caller's pyplot state is left alone.
     from matplotlib.figure import Figure
     from tqdm.auto import tqdm
 
-    from . import plot
+    from . import plot, video
+    from .history import Recording
 
-    from . import video
-
-    steps = int(steps)
-    if steps < 1:
-        raise ValueError(f"steps: expected >= 1, got {steps}")
+    sim, history = result.simulation, result.history
+    if sim is None or history is None:
+        raise ValueError("write_run: the result needs its simulation and recorded frames "
+                         "(run it with records > 0)")
     if format not in video.FORMATS:
         raise ValueError(f"format: expected one of {', '.join(video.FORMATS)}, got {format!r}")
     if frames > 0 and format == "mp4" and video.ffmpeg() is None:
         raise RuntimeError("format 'mp4' needs the ffmpeg executable on the PATH")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    sim = sim_builder if hasattr(sim_builder, "step") else sim_builder()
-
-    samples = min(steps, max(int(frames), 600))
-    bar = tqdm(total=steps, unit="step", desc="steps", disable=not progress, leave=False)
-    t0 = time.perf_counter()
-    with bar:
-        history = plot.record(sim, steps, dt=dt, records=samples,
-                              danger=frames > 0, callback=bar.update)
-    elapsed = time.perf_counter() - t0
+    title = result.scenario or "run"
 
     fig = Figure(figsize=_figsize(sim, 8.0), layout="constrained")
     ax = fig.subplots()
     plot.scene(sim, ax=ax, trajectories=history.positions, rays=True)
-    ax.set_title(f"{(info or {}).get('scenario', 'run')}: step {steps}")
+    ax.set_title(f"{title}: step {result.steps}")
     scene_png = out / "scene.png"
     fig.savefig(scene_png, dpi=dpi, bbox_inches="tight")
 
@@ -419,40 +349,65 @@ def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
         # `frames` + 1 evenly spaced samples (first and last included), drawn over the
         # denser trajectory samples as comet tails of about 4 s.
         k = np.unique(np.linspace(0, len(history.steps) - 1, int(frames) + 1).round().astype(int))
-        picked = plot.Recording(
+        picked = Recording(
             history.steps[k], history.positions[k], history.headings[k], history.radii,
             None if history.danger is None else history.danger[k],
         )
+        dt = result.dt
         sample_dt = dt * float(history.steps[-1] - history.steps[0]) / max(len(history.steps) - 1, 1)
         rendered = plot.frames(sim, history=picked, size=size, dpi=dpi, trail=history.positions,
                                trail_samples=max(2, int(round(4.0 / max(sample_dt, 1e-9)))),
-                               title=(info or {}).get("scenario", "run"), dt=dt)
+                               title=title, dt=dt)
         animation = out / f"animation.{format}"
         images = tqdm(rendered.images, total=rendered.count, unit="frame", desc="animation",
                       disable=not progress, leave=False)
         video.write(images, animation, fps=fps, format=format)
 
-    from .metrics import SCHEMA_VERSION
-
-    metrics = {
-        "schema_version": SCHEMA_VERSION,
-        **(info or {}),
-        "steps": steps,
-        "dt": dt,
-        "simulated_seconds": steps * dt,
-        "step_seconds": round(elapsed, 4),
-        "steps_per_second": round(steps / elapsed, 1) if elapsed > 0 else None,
-        "agents": int(getattr(sim.agents, "count", len(history.radii))),
-        "trajectory": _track_metrics(history.positions, dt, history.steps),
-        "counters": _sim_counters(sim),
-        "metrics": _sim_metrics(sim),
-    }
-    if report is not None:
-        metrics["scenario_metrics"] = report(sim)
-    metrics = _jsonable(metrics)
+    metrics = result.to_dict()
     metrics_file = out / "metrics.json"
     metrics_file.write_text(json.dumps(metrics, indent=2) + "\n")
-    return RunResult(out, scene_png, animation, metrics_file, metrics)
+    return RunFiles(out, scene_png, animation, metrics_file, metrics, result)
+
+
+def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
+                 frames: int = 100, progress: bool = True, info: dict | None = None,
+                 dpi: int = 100, report=None, size: int | tuple[int, int] = 960,
+                 format: str = "gif", fps: float = 15.0) -> RunFiles:
+    """Deprecated: use :func:`contextsteer.run_simulation` (or
+    :func:`contextsteer.run_scenario`) and then :func:`write_run`.
+
+    Kept as a thin alias: builds the simulation (``sim_builder()``, or a Simulation as it
+    is), runs it through the application layer and writes the files.
+    """
+    import warnings
+
+    from .run import run_simulation
+    from .simulation import Simulation
+
+    warnings.warn("contextsteer.cli.run_scenario is deprecated: use contextsteer.run_simulation "
+                  "or contextsteer.run_scenario, then contextsteer.cli.write_run",
+                  DeprecationWarning, stacklevel=2)
+    steps = int(steps)
+    if steps < 1:
+        raise ValueError(f"steps: expected >= 1, got {steps}")
+    sim = sim_builder if isinstance(sim_builder, Simulation) else sim_builder()
+    info = dict(info or {})
+    result = run_simulation(sim, steps, dt=dt, records=records_for(steps, frames),
+                            maps=frames > 0, scenario=info.get("scenario"),
+                            parameters=info.get("parameters"), report=report)
+    return write_run(result, out_dir, frames=frames, progress=progress, dpi=dpi, size=size,
+                     format=format, fps=fps)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RunResult":  # the old name of RunFiles
+        import warnings
+
+        warnings.warn("contextsteer.cli.RunResult is deprecated: it is contextsteer.cli.RunFiles "
+                      "(contextsteer.RunResult is the run's result record)",
+                      DeprecationWarning, stacklevel=2)
+        return RunFiles
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _cmd_run(args, parser) -> int:
@@ -507,25 +462,31 @@ def _cmd_run(args, parser) -> int:
         print(f"contextsteer run: error: --out {out} exists and is not a directory",
               file=sys.stderr)
         return 2
+    from tqdm.auto import tqdm
+
+    from .run import build, run_simulation
+
     try:
-        sim = sc(**params)
+        sc, sim, params = build(sc, params)
     except (ValueError, TypeError, MemoryError) as exc:  # a parameter the scenario refuses
         parser.print_usage(sys.stderr)
         print(f"contextsteer run: error: {sc.name}: {exc or type(exc).__name__}", file=sys.stderr)
         return 2
-    info = {"scenario": sc.name, "parameters": params}
+    with tqdm(total=steps, unit="step", desc="steps", disable=args.quiet, leave=False) as bar:
+        result = run_simulation(sim, steps, dt=dt, records=records_for(steps, args.frames),
+                                maps=args.frames > 0, callback=bar.update, scenario=sc.name,
+                                parameters=params, report=sc.report)
     try:
-        result = run_scenario(sim, steps, out, dt=dt, frames=args.frames,
-                              progress=not args.quiet, info=info, report=sc.report,
-                              size=args.size, dpi=int(round(args.dpi)), format=args.format,
-                              fps=args.fps)
+        files = write_run(result, out, frames=args.frames, progress=not args.quiet,
+                          size=args.size, dpi=int(round(args.dpi)), format=args.format,
+                          fps=args.fps)
     except OSError as exc:  # cannot write the output files
         print(f"contextsteer run: error: {exc}", file=sys.stderr)
         return 1
     if not args.quiet:
-        files = [result.scene, result.animation, result.metrics_file]
-        print(f"{sc.name}: {steps} steps in {result.metrics['step_seconds']:.2f} s; wrote "
-              + ", ".join(str(f) for f in files if f is not None))
+        written = [files.scene, files.animation, files.metrics_file]
+        print(f"{sc.name}: {steps} steps in {result.seconds:.2f} s; wrote "
+              + ", ".join(str(f) for f in written if f is not None))
     return 0
 
 

@@ -9,9 +9,35 @@ frames; views taken earlier stay valid and unchanged).
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 
-__all__ = ["History"]
+__all__ = ["History", "Recording"]
+
+
+class Recording(NamedTuple):
+    """Agent states at recorded steps: plain arrays, detached from any simulation.
+
+    What :func:`contextsteer.run_simulation` keeps (``RunResult.history``) and what the
+    animations (:func:`contextsteer.plot.animate`, :func:`contextsteer.plot.frames`) draw;
+    a :class:`History` carries the same attributes.
+
+    Examples
+    --------
+    >>> import numpy as np, contextsteer as cs
+    >>> rec = cs.Recording(np.arange(3), np.zeros((3, 2, 2), np.float32),
+    ...                    np.zeros((3, 2), np.float32), np.full(2, 0.5, np.float32), None)
+    >>> rec.positions.shape, rec.danger is None, rec.times is None
+    ((3, 2, 2), True, True)
+    """
+
+    steps: np.ndarray  #: (T,) int64 step counts since the recording started
+    positions: np.ndarray  #: (T, N, 2) float32; NaN where an agent is dead
+    headings: np.ndarray  #: (T, N) float32
+    radii: np.ndarray  #: (N,) float32, from the first record
+    danger: Any  #: (T, N, K) float32 danger maps, or None when they were not recorded
+    times: Any = None  #: (T,) float64 simulated seconds, or None
 
 
 def _view(name: str, doc: str) -> property:
@@ -110,7 +136,7 @@ class History:
         alive = np.asarray(self.alive, dtype=bool) & np.isfinite(pos).all(axis=2)
         frame, agent = np.nonzero(alive)                      # frame-major, ids ascending
         vel = np.asarray(self.velocities)
-        group = np.asarray(getattr(self.sim.agents, "group", np.zeros(pos.shape[1])))
+        group = np.asarray(self.sim.agents.group)
         cols: dict[str, np.ndarray] = {
             "id": agent.astype(np.int64),
             "frame": frame.astype(np.int64),

@@ -15,8 +15,10 @@ one process, many processes or a cluster.
 (4, {'slots': 8}, 0)
 >>> res.column("slots").tolist(), res.column("seed").tolist()
 ([8, 8, 16, 16], [0, 1, 0, 1])
->>> sorted(res[0].result)
-['metrics', 'report', 'seconds']
+>>> sorted(res[0].result)            # a RunResult's JSON form (see contextsteer.run)
+['agents', 'counters', 'dt', 'metrics', 'parameters', 'report', 'scenario',
+ 'schema_version', 'seconds', 'simulated_seconds', 'steps', 'steps_per_second',
+ 'trajectory']
 >>> summary = res.summary("metrics.composite")   # mean and spread over the seeds
 >>> [row["slots"] for row in summary]
 [8, 16]
@@ -29,7 +31,6 @@ import dataclasses
 import itertools
 import math
 import os
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -75,9 +76,10 @@ class Run:
         The parameters (without the seed).
     seed : int
     result : dict
-        What the run returned: for a scenario ``{"metrics": sim.metrics(), "report":
-        the scenario's report (or {}), "seconds": wall time of the steps}``; for a function
-        its return value. Empty when the run failed with ``errors="keep"``.
+        What the run returned: for a scenario the JSON form of its
+        :class:`~contextsteer.RunResult` (``metrics``: ``sim.metrics()``, ``report``: the
+        scenario's report or {}, ``seconds``: wall time of the steps, ``counters``, ...);
+        for a function its return value. Empty when the run failed with ``errors="keep"``.
     error : str or None
         ``"ExceptionType: message"`` of a failed run (``errors="keep"``), else None.
     """
@@ -170,35 +172,18 @@ class SweepResult(Sequence[Run]):
 # ------------------------------------------------------------------------- running ---
 
 
-def _jsonable(value: Any) -> Any:
-    from .cli import _jsonable as conv
-
-    return conv(value)
-
-
 def _run_scenario(name: str, params: dict[str, Any], seed: int, steps: int | None,
                   threads: int, caller: int) -> dict[str, Any]:
-    """One scenario run: build, step, measure. In a worker process (not the caller's,
-    ``caller`` is its pid) the C++ core gets ``threads`` threads; in the caller's own
-    process (serial runs, thread-based executors) its setting is left alone."""
-    from . import scenarios
+    """One scenario run (:func:`contextsteer.run_scenario`), as its JSON form. In a worker
+    process (not the caller's, ``caller`` is its pid) the C++ core gets ``threads``
+    threads; in the caller's own process (serial runs, thread-based executors) its setting
+    is left alone."""
+    from .run import run_scenario
     from .runtime import set_num_threads
 
     if os.getpid() != caller:
         set_num_threads(threads)
-    sc = scenarios.get(name)
-    kwargs = dict(params)
-    if sc.accepts("seed"):
-        kwargs["seed"] = seed
-    sim = sc(**kwargs)
-    default_steps, dt = sc.timing(kwargs.get("preset"))
-    n = default_steps if steps is None else steps
-    t0 = time.perf_counter()
-    sim.step(dt, steps=n)
-    seconds = time.perf_counter() - t0
-    metrics = sim.metrics() if callable(getattr(sim, "metrics", None)) else {}
-    report = sc.report(sim) if sc.report is not None else {}
-    return {"metrics": _jsonable(metrics), "report": _jsonable(report), "seconds": seconds}
+    return run_scenario(name, params, seed=seed, steps=steps).to_dict()
 
 
 def _run_function(fn: Callable[..., Any], params: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -352,7 +337,8 @@ def sweep(
     scenario : str or callable
         A registered scenario name (see :func:`contextsteer.scenarios.available`): each run
         builds it with the parameters and ``seed=``, steps it (``steps``, default the
-        scenario's) and returns ``{"metrics", "report", "seconds"}``. Or a function
+        scenario's) through :func:`contextsteer.run_scenario` and keeps the JSON form of
+        its :class:`~contextsteer.RunResult` (``metrics``, ``report``, ``seconds``, ...). Or a function
         ``fn(**params, seed=...) -> dict``; with a process pool it must be importable
         (defined at module level, not in a notebook cell: use ``executor="serial"`` there).
         A script that starts a process pool needs the ``if __name__ == "__main__":`` guard,

@@ -166,8 +166,8 @@ def tune(
     ----------
     scenario : str or callable
         A registered scenario name or a function ``fn(**params, seed=...) -> dict``, as
-        for :func:`contextsteer.sweep`. A scenario run returns ``{"metrics",
-        "report", "seconds"}``.
+        for :func:`contextsteer.sweep`. A scenario run returns the JSON form of its
+        :class:`~contextsteer.RunResult` (``metrics``, ``report``, ``seconds``, ...).
     space : dict
         Parameter name -> Optuna distribution, ``(low, high)``, ``(low, high, "log")``
         or a list of choices.

@@ -1,0 +1,158 @@
+"""Shared drawing helpers of :mod:`contextsteer.plot`: colours, axes, array checks, and
+what a plot reads from a :class:`~contextsteer.Simulation` (:class:`SimView`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+_WALL_COLOR = "0.2"
+_PATH_COLOR = "tab:blue"
+_INTEREST_COLOR = "tab:green"
+_DANGER_COLOR = "tab:red"
+
+
+def _plain_axes(ax):
+    """``ax``, or a new equal-aspect axes when None."""
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+        ax.set_aspect("equal")
+    return ax
+
+
+def _danger_cmap():
+    """Grey (safe) to red (dangerous): rays without danger stay visible on white."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list("contextsteer_danger", ["0.82", _DANGER_COLOR])
+
+
+def _agent_colors(index: np.ndarray) -> np.ndarray:
+    """RGBA colours of agents by index, cycling ``tab10`` (bodies and trajectories agree)."""
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab10"]
+    return cmap(np.asarray(index) % 10)
+
+
+def _points(x, what: str) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim == 1 and a.shape[0] == 2:
+        a = a[None, :]
+    if a.ndim != 2 or a.shape[1] != 2:
+        raise ValueError(f"{what}: expected shape (N, 2), got {np.shape(x)}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{what}: must be finite")
+    return a
+
+
+def _per_agent(x, n: int, what: str, default: float | None = None) -> np.ndarray | None:
+    """A scalar or an (n,) array as a float64 (n,) array; None stays None unless defaulted."""
+    if x is None:
+        return None if default is None else np.full(n, default)
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim == 0:
+        a = np.full(n, float(a))
+    if a.shape != (n,):
+        raise ValueError(f"{what}: expected a scalar or shape ({n},), got {np.shape(x)}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{what}: must be finite")
+    return a
+
+
+def _directions(slot_directions) -> np.ndarray:
+    """(K, 2) float64 slot directions from a slot set, an array or an int K."""
+    if isinstance(slot_directions, (int, np.integer)) and not isinstance(slot_directions, bool):
+        k = int(slot_directions)
+        if k < 3:
+            raise ValueError(f"slot_directions: expected K >= 3 slots, got {k}")
+        return np.stack([np.cos(_slot_angles(k, 0.0)), np.sin(_slot_angles(k, 0.0))], axis=1)
+    from ..maps import SlotSet
+
+    d = slot_directions.directions if isinstance(slot_directions, SlotSet) else slot_directions
+    d = np.asarray(d, dtype=np.float64)
+    if d.ndim != 2 or d.shape[1] != 2 or d.shape[0] < 3:
+        raise ValueError(f"slot_directions: expected shape (K, 2) with K >= 3, got {d.shape}")
+    return d
+
+
+def _rotated(directions: np.ndarray, headings: np.ndarray | None, n: int) -> np.ndarray:
+    """(n, K, 2) slot directions of each agent, turned counter-clockwise by its heading."""
+    if headings is None:
+        return np.broadcast_to(directions, (n, *directions.shape))
+    c, s = np.cos(headings)[:, None], np.sin(headings)[:, None]
+    x, y = directions[None, :, 0], directions[None, :, 1]
+    return np.stack([c * x - s * y, s * x + c * y], axis=-1)
+
+
+def _rows(x, index):
+    return None if x is None else np.asarray(x)[index]
+
+
+def _positions(history):
+    """Positions (T, N, 2) of a History or Recording; an array as it is."""
+    from ..history import History, Recording
+
+    return history.positions if isinstance(history, (History, Recording)) else history
+
+
+def _slot_angles(k: int, offset: float) -> np.ndarray:
+    return offset + 2.0 * np.pi * np.arange(k) / k
+
+
+@dataclasses.dataclass(frozen=True)
+class SimView:
+    """What the plots read from a :class:`~contextsteer.Simulation`, in one place.
+
+    Only state the simulation already holds: its world and agents, the paths of its
+    ``FollowPath`` behaviours, the look-ahead of its first ``WallDanger`` (the reach of
+    the slot rays), the slot count K, whether slots turn with the agents and the masking
+    threshold of its resolve. Reading it never steps or perceives.
+    """
+
+    world: Any  #: World or None
+    agents: Any  #: Agents
+    paths: list  #: Path a FollowPath follows (per-agent paths: every one), unique
+    slots: int  #: K
+    look_ahead: float | None  #: of the first WallDanger, None without one
+    rotate: bool  #: Steering(rotate=...)
+    threshold: float  #: danger above which a slot counts as masked (inf: resolve is not mask)
+
+    @classmethod
+    def of(cls, sim) -> SimView:
+        """The view of ``sim``.
+
+        Raises
+        ------
+        TypeError
+            ``sim`` is not a :class:`~contextsteer.Simulation`.
+        """
+        from ..behaviours import FollowPath, WallDanger
+        from ..simulation import Simulation
+        from ..steering import Steering
+
+        if not isinstance(sim, Simulation):
+            raise TypeError(f"plot: expected a contextsteer.Simulation, got {type(sim).__name__}")
+        steering = sim.steering
+        # Classic steering (contextsteer.classic) has no context behaviours to read.
+        behaviours = list(steering.behaviours) if isinstance(steering, Steering) else []
+        paths: list = []
+        look_ahead = None
+        for b in behaviours:
+            if isinstance(b, FollowPath):
+                for p in (b.path if isinstance(b.path, tuple) else (b.path,)):
+                    if p is not None and all(p is not q for q in paths):
+                        paths.append(p)
+            elif isinstance(b, WallDanger) and look_ahead is None:
+                look_ahead = float(b.look_ahead)
+        if isinstance(steering, Steering):
+            rotate = steering.rotate
+            threshold = steering.threshold if steering.resolve == "mask" else np.inf
+        else:
+            rotate, threshold = False, 0.0
+        return cls(sim.world, sim.agents, paths, int(sim.slots), look_ahead, bool(rotate),
+                   float(threshold))

@@ -1,0 +1,373 @@
+"""Animations of recorded frames: a matplotlib ``FuncAnimation`` (:func:`animate`) and
+fast blitted RGB frames for a video (:func:`frames`). Both draw a recording (a
+:class:`~contextsteer.History` or :class:`~contextsteer.Recording`); neither steps."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..history import History, Recording
+from ..simulation import Simulation
+from ._draw import SimView, _agent_colors, _danger_cmap, _directions, _positions, _rotated
+from .parts import _plot_agents, _plot_rays, _plot_trajectories
+from .scenes import _bounds, scene
+
+__all__ = ["Frames", "animate", "frames"]
+
+
+def _recording(history, sim, who: str) -> tuple[Recording, Simulation | None]:
+    """The frames to draw as a Recording, and the simulation to read the static parts
+    from (a History's own when ``sim`` is None)."""
+    if isinstance(history, Simulation):
+        raise TypeError(f"{who}: expected recorded frames (a History, a Recording or positions "
+                        f"(T, N, 2)), got a Simulation; record it first, e.g. "
+                        f"cs.run_simulation(sim, steps, records=100, maps=True).history")
+    if sim is not None and not isinstance(sim, Simulation):
+        raise TypeError(f"{who}: sim must be a contextsteer.Simulation, got {type(sim).__name__}")
+    if isinstance(history, History):
+        sim = history.sim if sim is None else sim
+        rec = Recording(history.steps, history.positions, history.headings, history.radii,
+                        history.danger, history.times)
+    elif isinstance(history, Recording):
+        rec = history
+    else:
+        rec = Recording(None, np.asarray(history, dtype=np.float64), None, None, None)
+    return rec, sim
+
+
+def _recorded_inputs(rec: Recording, sim, n, world, path, slots, look_ahead, rotate):
+    """What the animations draw besides positions: the recording's headings, radii (else the
+    simulation's, else 0.5) and danger maps, and the world, path, slot set, look-ahead and
+    rotation (given, else read from ``sim``)."""
+    radii = rec.radii
+    if radii is None and sim is not None:
+        radii = np.asarray(sim.agents.radius)[:n]
+    radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
+    if sim is not None:
+        view = SimView.of(sim)
+        world = view.world if world is None else world
+        path = view.paths if path is None else path
+        slots = view.slots if slots is None else slots
+        look_ahead = view.look_ahead if look_ahead is None else look_ahead
+        rotate = view.rotate if rotate is None else rotate
+    return rec.headings, radii, rec.danger, world, path, slots, look_ahead, bool(rotate)
+
+
+def animate(history, sim: Simulation | None = None, *, rays: bool = True, trail: bool = True,
+            interval: int = 50, world=None, path=None, slots=None, look_ahead=None,
+            rotate=None, ax=None):
+    """Animate recorded frames of agents moving through their world; a ``FuncAnimation``.
+
+    Replays a recording: a :class:`~contextsteer.History`, a
+    :class:`~contextsteer.Recording` (``RunResult.history`` of
+    :func:`contextsteer.run_simulation`) or positions of shape (T, N, 2). It never steps
+    a simulation: record first, e.g. ``cs.run_simulation(sim, steps, records=100,
+    maps=True).history``. The static parts (walls, paths) are drawn once; each frame
+    redraws the agents, their slot rays (coloured by the recorded danger maps: what each
+    agent saw at that frame; no rays without recorded maps) and the trails. Save with
+    ``anim.save("run.gif", writer="pillow")``; in a notebook show
+    ``HTML(anim.to_jshtml())``.
+
+    Parameters
+    ----------
+    history : History, Recording or array_like of shape (T, N, 2)
+    sim : Simulation, optional
+        Source of the world, paths, slots, look-ahead and rotation (a History's own
+        simulation by default); read, never stepped.
+    rays : bool
+    trail : bool
+        Draw each agent's trajectory so far.
+    interval : int
+        Milliseconds between frames.
+    world, path, slots, look_ahead, rotate
+        Override the simulation's parts, as in :func:`scene`.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.animation.FuncAnimation
+        With the recording attached as ``anim.history``.
+
+    Raises
+    ------
+    TypeError
+        ``history`` is a Simulation (record it first), or ``sim`` is not one.
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib.pyplot as plt, contextsteer as cs
+    >>> t = np.linspace(0, 1, 4)[:, None, None]
+    >>> positions = np.zeros((4, 2, 2)) + t * [[1.0, 0.0], [0.0, 1.0]]
+    >>> anim = cs.plot.animate(positions, rays=False)
+    >>> html = anim.to_jshtml()
+    >>> plt.close("all")
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.animation import FuncAnimation
+
+    rec, sim = _recording(history, sim, "animate")
+    positions = np.asarray(rec.positions, dtype=np.float64)
+    if positions.ndim != 3 or positions.shape[2] != 2:
+        raise ValueError(f"history: expected positions of shape (T, N, 2), got {positions.shape}")
+    t_count, n = positions.shape[:2]
+    headings, radii, dangers, world, path, slots, look_ahead, rotate = _recorded_inputs(
+        rec, sim, n, world, path, slots, look_ahead, rotate)
+
+    art = scene(world=world, path=path, ax=ax, rays=False)
+    ax = art.ax
+    bounds = _bounds(world)
+    if bounds is None:
+        finite = positions[np.isfinite(positions).all(axis=2)]
+        if len(finite):
+            lo, hi = finite.min(axis=0), finite.max(axis=0)
+            pad = 0.05 * float(max(hi - lo)) + float(radii.max(initial=0.5))
+            ax.set_xlim(lo[0] - pad, hi[0] + pad)
+            ax.set_ylim(lo[1] - pad, hi[1] + pad)
+    dynamic: list = []
+    cast = rays and slots is not None and look_ahead is not None and dangers is not None
+    if cast:
+        dirs = _directions(slots)
+
+    def draw(f):
+        for artist in dynamic:
+            artist.remove()
+        dynamic.clear()
+        alive = np.flatnonzero(np.isfinite(positions[f]).all(axis=1))
+        pos = positions[f, alive]
+        head = None if headings is None else np.asarray(headings)[f, alive]
+        if trail and f > 0:
+            dynamic.append(_plot_trajectories(positions[: f + 1], ax, alive, None, {}))
+        if cast and len(alive):
+            la = np.full(len(alive), float(look_ahead)) if np.ndim(look_ahead) == 0 \
+                else np.asarray(look_ahead, dtype=np.float64)[alive]
+            turn = head if rotate else None
+            d = np.asarray(dangers)[f, alive]
+            dynamic.append(_plot_rays(pos, dirs, None, la, d, ax, turn, None, None, {}))
+        body = _plot_agents(pos, head, radii[alive], ax, _agent_colors(alive), "black", {})
+        dynamic.extend(a for a in body if a is not None)
+        return dynamic
+
+    if bounds is not None:
+        ax.set_autoscale_on(False)
+    anim = FuncAnimation(ax.figure, draw, frames=t_count, interval=interval, blit=False,
+                         repeat=False)
+    anim.history = history
+    plt.close(ax.figure)  # the animation keeps the figure; do not also show it statically
+    return anim
+
+
+class Frames(NamedTuple):
+    """Frames rendered by :func:`frames`: an iterable of RGB images and their size."""
+
+    images: Any  #: iterator of (height, width, 3) uint8 arrays, one a recorded frame
+    count: int  #: number of images
+    size: tuple  #: (width, height) in pixels
+    figure: Any  #: the Figure they are drawn on (static parts already drawn)
+
+
+def _frame_size(bounds, width: int, height: int | None, title: bool) -> tuple[int, int]:
+    """Pixel size: ``width`` wide, height from the world's aspect (even numbers, for video)."""
+    if height is None:
+        if bounds is not None and bounds[2] > bounds[0]:
+            aspect = (bounds[3] - bounds[1]) / (bounds[2] - bounds[0])
+        else:
+            aspect = 0.75
+        height = int(round(width * min(1.5, max(0.3, aspect)))) + (30 if title else 0)
+    return int(width) + int(width) % 2, int(height) + int(height) % 2
+
+
+def frames(sim: Simulation | None = None, *, history, size: tuple[int, int] | int = 960, dpi: float = 100.0,
+           rays: bool = True, trail=None, trail_samples: int | None = None,
+           title: str | None = None, dt: float | None = None, world=None, path=None,
+           slots=None, look_ahead=None, rotate=None, margin: float = 0.03) -> Frames:
+    """Render a recording as RGB images, fast: static parts drawn once, agents blitted.
+
+    The walls and paths are drawn once into a background; every frame restores it and
+    draws only the moving artists (trails, slot rays coloured by danger, agents), each
+    created once and updated in place. About 10-20 ms a frame at 960 px on one core,
+    against 150 ms for a full matplotlib redraw. Use :func:`contextsteer.video.write`
+    (or ``contextsteer run``) to encode the images as a GIF or an MP4.
+
+    Parameters
+    ----------
+    sim : Simulation, optional
+        Source of the world, paths, slots, look-ahead and rotation, as in :func:`scene`
+        (a History's own simulation by default); read, never stepped.
+    history : History, Recording or array_like of shape (T, N, 2)
+        Frames to draw: ``positions`` (T, N, 2) and, when recorded, ``headings`` (T, N),
+        ``radii`` (N,), ``danger`` (T, N, K), ``steps`` (T,) and ``times`` (T,).
+    size : int or (int, int)
+        Width in pixels (height from the world's aspect), or (width, height). Rounded up
+        to even numbers (video encoders need them).
+    dpi : float
+        Dots per inch: at a given pixel size a higher dpi draws thicker lines and larger
+        text.
+    rays : bool
+        Draw each agent's slot rays, coloured by the recorded danger maps (what the agent
+        saw at that frame); no rays without recorded maps.
+    trail : array_like of shape (S, N, 2), bool or None
+        Trajectories drawn up to each frame: evenly spaced samples over the same span
+        as the frames, usually denser (frame ``f`` of ``T`` shows the first
+        ``f / (T - 1)`` of them); True for the frames' own positions; None or False for
+        none.
+    trail_samples : int, optional
+        Show only the last ``trail_samples`` trail points behind each agent (a comet
+        tail); None shows the whole trajectory so far.
+    title : str, optional
+        Prefix of the per-frame caption (``"title  t = 12.3 s"``: times from
+        ``history.times``, else ``history.steps * dt``, else the step number).
+    dt : float, optional
+        Seconds per step, for the caption.
+    world, path, slots, look_ahead, rotate
+        Override the simulation's parts, as in :func:`scene`.
+    margin : float
+        Fraction of the world's size added around its bounds.
+
+    Returns
+    -------
+    Frames
+        ``images`` is a generator: each image is rendered when it is taken.
+
+    Examples
+    --------
+    >>> import numpy as np, contextsteer as cs
+    >>> t = np.linspace(0, 1, 4)[:, None, None]
+    >>> rec = cs.plot.Recording(np.arange(4), np.zeros((4, 2, 2)) + t * [[1.0, 0], [0, 1.0]],
+    ...                         np.zeros((4, 2)), np.full(2, 0.2), None)
+    >>> out = cs.plot.frames(history=rec, size=200, rays=False)
+    >>> out.count, out.size
+    (4, (200, 230))
+    >>> [im.shape for im in out.images][0]
+    (230, 200, 3)
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.collections import EllipseCollection, LineCollection
+    from matplotlib.figure import Figure
+
+    rec, sim = _recording(history, sim, "frames")
+    positions = np.asarray(rec.positions, dtype=np.float64)
+    if positions.ndim != 3 or positions.shape[2] != 2:
+        raise ValueError(f"history: expected positions of shape (T, N, 2), got {positions.shape}")
+    t_count, n = positions.shape[:2]
+    if t_count < 1:
+        raise ValueError("history: expected at least one frame")
+    headings, radii, dangers, world, path, slots, look_ahead, rotate = _recorded_inputs(
+        rec, sim, n, world, path, slots, look_ahead, rotate)
+    headings = None if headings is None else np.asarray(headings, dtype=np.float64)
+    if isinstance(size, (int, np.integer)):
+        width, height = int(size), None
+    else:
+        width, height = (int(v) for v in size)
+    if width < 16 or (height is not None and height < 16):
+        raise ValueError(f"size: expected at least 16 pixels, got {size!r}")
+    if not dpi > 0:
+        raise ValueError(f"dpi: expected > 0, got {dpi!r}")
+    bounds = _bounds(world)
+    if bounds is not None and not bounds[2] > bounds[0]:
+        bounds = None
+    if bounds is None:
+        finite = positions[np.isfinite(positions).all(axis=2)]
+        lo, hi = (finite.min(axis=0), finite.max(axis=0)) if len(finite) else (np.zeros(2),) * 2
+        pad = float(radii.max(initial=0.5))
+        bounds = (lo[0] - pad, lo[1] - pad, hi[0] + pad, hi[1] + pad)
+    w_px, h_px = _frame_size(bounds, width, height, True)
+
+    fig = Figure(figsize=(w_px / dpi, h_px / dpi), dpi=dpi)
+    canvas = FigureCanvasAgg(fig)
+    caption_h = min(0.12, 30.0 / h_px)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0 - caption_h))
+    ax.set_axis_off()
+    scene(world=world, path=path, ax=ax, rays=False)
+    # Limits that fill the axes at equal aspect: widen the short side of the world's box.
+    x0, y0, x1, y1 = bounds
+    pad = margin * max(x1 - x0, y1 - y0)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    dx, dy = x1 - x0 + 2 * pad, y1 - y0 + 2 * pad
+    ratio = w_px / (h_px * (1.0 - caption_h))
+    dx, dy = max(dx, dy * ratio), max(dy, dx / ratio)
+    ax.set_xlim(cx - dx / 2, cx + dx / 2)
+    ax.set_ylim(cy - dy / 2, cy + dy / 2)
+    ax.set_autoscale_on(False)
+    caption = fig.text(0.01, 1.0 - caption_h / 2, "", va="center", ha="left",
+                       fontsize=11, animated=True)
+
+    colors = _agent_colors(np.arange(n))
+    trail_pos = None
+    if trail is True:
+        trail_pos = positions
+    elif trail is not None and trail is not False:
+        trail_pos = np.asarray(_positions(trail), dtype=np.float64)
+        if trail_pos.ndim != 3 or trail_pos.shape[1:] != (n, 2):
+            raise ValueError(f"trail: expected positions of shape (S, {n}, 2), got "
+                             f"{trail_pos.shape}")
+    trail_art = None
+    if trail_pos is not None:
+        trail_art = LineCollection([], colors=colors, linewidths=1.2, alpha=0.7, zorder=1.5,
+                                   animated=True)
+        ax.add_collection(trail_art)
+    ray_art = None
+    if rays and slots is not None and look_ahead is not None and dangers is not None:
+        dirs = _directions(slots)
+        ray_art = LineCollection([], cmap=_danger_cmap(), linewidths=1.0, zorder=3,
+                                 animated=True)
+        ray_art.set_clim(0.0, 1.0)
+        ax.add_collection(ray_art)
+    bodies = EllipseCollection(2 * radii, 2 * radii, np.zeros(n), units="xy",
+                               offsets=np.zeros((n, 2)), offset_transform=ax.transData,
+                               facecolors=colors, edgecolors="black", linewidths=1.0,
+                               zorder=4, animated=True)
+    ax.add_collection(bodies)
+    ticks = LineCollection([], colors="black", linewidths=1.6, zorder=5, animated=True)
+    ax.add_collection(ticks)
+
+    canvas.draw()
+    background = canvas.copy_from_bbox(fig.bbox)
+    times, steps = rec.times, rec.steps
+    if times is None and steps is not None and dt is not None:
+        times = np.asarray(steps, dtype=np.float64) * float(dt)
+    label = title if title is not None else ""
+
+    def render(f: int) -> np.ndarray:
+        canvas.restore_region(background)
+        alive = np.isfinite(positions[f]).all(axis=1)
+        pos = positions[f]
+        if trail_art is not None:
+            upto = int(round(f / max(t_count - 1, 1) * (len(trail_pos) - 1))) + 1
+            first = 0 if trail_samples is None else max(0, upto - int(trail_samples))
+            trail_art.set_segments([trail_pos[first:upto, i] for i in range(n)])
+            ax.draw_artist(trail_art)
+        head = np.zeros(n) if headings is None else headings[f]
+        if ray_art is not None and alive.any():
+            idx = np.flatnonzero(alive)
+            p = pos[idx]
+            la = np.full(len(idx), float(look_ahead)) if np.ndim(look_ahead) == 0 \
+                else np.asarray(look_ahead, dtype=np.float64)[idx]
+            turn = head[idx] if rotate else None
+            u = _rotated(dirs, turn, len(idx))
+            length = np.broadcast_to(la[:, None], u.shape[:2])  # each slot's reach
+            value = np.asarray(dangers[f], dtype=np.float64)[idx]
+            start = np.broadcast_to(p[:, None, :], u.shape)
+            seg = np.stack([start, p[:, None, :] + u * length[..., None]], axis=2)
+            ray_art.set_segments(seg.reshape(-1, 2, 2))
+            ray_art.set_array(np.clip(value, 0.0, 1.0).reshape(-1))
+            ax.draw_artist(ray_art)
+        shown = np.where(alive[:, None], pos, np.nan)
+        bodies.set_offsets(np.nan_to_num(shown, nan=1e12))
+        ax.draw_artist(bodies)
+        if headings is not None:
+            tip = pos + radii[:, None] * np.stack([np.cos(head), np.sin(head)], axis=1)
+            ticks.set_segments(np.stack([pos, tip], axis=1)[alive])
+            ax.draw_artist(ticks)
+        if times is not None:
+            caption.set_text(f"{label}  t = {float(np.asarray(times)[f]):.1f} s".strip())
+        elif steps is not None:
+            caption.set_text(f"{label}  step {int(np.asarray(steps)[f])}".strip())
+        else:
+            caption.set_text(f"{label}  frame {f}".strip())
+        fig.draw_artist(caption)
+        return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+
+    return Frames((render(f) for f in range(t_count)), t_count, (w_px, h_px), fig)
+

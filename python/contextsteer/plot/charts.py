@@ -1,0 +1,151 @@
+"""Run metrics as charts (:func:`metrics`): a History's per-frame series against time, or
+bars of a metric summary."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..history import History
+from ..simulation import Simulation
+
+__all__ = ["MetricsArtists", "metrics"]
+
+
+class MetricsArtists(NamedTuple):
+    """Artists drawn by :func:`metrics`."""
+
+    axes: list  #: the axes drawn on (one per series, or one for bars)
+    artists: dict  #: ``{name: Line2D}`` for series, ``{"bars": BarContainer}`` for a summary
+
+
+#: Series drawn by default from a History, with their axis labels.
+_SERIES_LABELS = {
+    "agent_collisions": "agent–agent episodes",
+    "wall_collisions": "agent–wall episodes",
+    "min_clearance": "min clearance",
+    "mean_speed": "mean speed",
+    "arrived": "arrived",
+    "stuck": "stuck",
+    "mean_progress": "mean progress",
+    "laps": "laps",
+}
+
+#: Counts drawn as bars from a metrics dict: (label, path into the dict).
+_SUMMARY_BARS = (
+    ("agent–agent\ncollisions", ("collisions", "agent_agent")),
+    ("agent–wall\ncollisions", ("collisions", "agent_wall")),
+    ("arrived", ("time_to_goal", "arrived")),
+    ("laps", ("laps", "total")),
+    ("overtakes", ("overtakes",)),
+    ("stuck\n(ever)", ("stuck", "ever")),
+)
+
+
+def _lookup(d, keys):
+    for k in keys:
+        if not isinstance(d, dict) or d.get(k) is None:
+            return None
+        d = d[k]
+    return d
+
+
+def metrics(data, ax=None, *, series=None, **kwargs) -> MetricsArtists:
+    """Plot run metrics: time series of a :class:`~contextsteer.History`, or bars of a
+    metric summary.
+
+    Parameters
+    ----------
+    data : History, dict or Simulation
+        A :class:`~contextsteer.History`: one line a series
+        against simulated time. A dict from ``Simulation.metrics()`` (or a simulation,
+        whose ``metrics()`` is called): bars of the counts it has — collisions by kind,
+        arrivals, laps, overtakes, stuck agents.
+    ax : Axes or sequence of Axes, optional
+        For series: one axes a series (new stacked axes sharing x when None); for bars:
+        one axes.
+    series : sequence of str, optional
+        Series to draw (default collisions, min clearance, mean speed, plus laps or
+        arrivals when they are not all zero/NaN).
+    **kwargs
+        Passed to ``plot`` / ``bar``.
+
+    Returns
+    -------
+    MetricsArtists
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, contextsteer as cs
+    >>> agents = cs.Agents(2, slots=8)
+    >>> _ = agents.add([[0, 0], [3, 0]], velocity=[[1, 0], [-1, 0]], max_speed=1)
+    >>> sim = cs.Simulation(None, agents, [cs.Forward()], push_apart=False)
+    >>> history = sim.record(every=2)
+    >>> sim.step(dt=0.1, steps=20)
+    >>> art = cs.plot.metrics(history, series=["agent_collisions", "mean_speed"])
+    >>> art.artists["agent_collisions"].get_ydata().tolist()[-1]
+    1.0
+    >>> bars = cs.plot.metrics(sim.metrics()).artists["bars"]
+    >>> [round(b.get_height()) for b in bars][:2]
+    [1, 0]
+    >>> plt.close("all")
+    """
+    import matplotlib.pyplot as plt
+
+    if isinstance(data, Simulation):
+        data = data.metrics()  # a read: the metrics the simulation holds
+    elif not isinstance(data, (dict, History)):
+        raise TypeError(f"metrics: expected a History, a metrics dict or a Simulation, got "
+                        f"{type(data).__name__}")
+    if isinstance(data, dict):
+        labels, values = [], []
+        for label, keys in _SUMMARY_BARS:
+            v = _lookup(data, keys)
+            if v is not None:
+                labels.append(label)
+                values.append(float(v))
+        if ax is None:
+            _, ax = plt.subplots(figsize=(1.0 + 0.9 * len(labels), 3.0), layout="constrained")
+        kwargs = {"color": "0.45", **kwargs}
+        bars = ax.bar(range(len(values)), values, **kwargs)
+        ax.set_xticks(range(len(values)), labels, fontsize=8)
+        ax.bar_label(bars, fmt="%g", fontsize=8)
+        ax.set_ylabel("count")
+        title = []
+        if data.get("composite") is not None:
+            title.append(f"composite {data['composite']:.1f}")
+        clear = _lookup(data, ("min_clearance", "wall"))
+        if clear is not None:
+            title.append(f"min wall clearance {clear:.3g}")
+        ax.set_title(", ".join(title), fontsize=9)
+        return MetricsArtists([ax], {"bars": bars})
+
+    table = data.series
+    times = np.asarray(data.times, dtype=np.float64)
+    if series is None:
+        series = ["agent_collisions", "wall_collisions", "min_clearance", "mean_speed"]
+        for extra in ("laps", "arrived"):
+            v = np.asarray(table[extra])
+            if np.isfinite(v).any() and np.nanmax(v) > 0:
+                series.append(extra)
+    series = list(series)
+    unknown = [s for s in series if s not in table]
+    if unknown:
+        raise ValueError(f"metrics: unknown series {unknown}; valid: {sorted(table)}")
+    if ax is None:
+        fig, axes = plt.subplots(len(series), 1, sharex=True, squeeze=False,
+                                 figsize=(6, 1.3 * len(series) + 0.6), layout="constrained")
+        axes = list(axes[:, 0])
+    else:
+        axes = list(np.atleast_1d(ax))
+        if len(axes) != len(series):
+            raise ValueError(f"metrics: expected {len(series)} axes, got {len(axes)}")
+    lines = {}
+    for a, name in zip(axes, series):
+        y = np.asarray(table[name], dtype=np.float64)
+        (lines[name],) = a.plot(times, np.where(np.isinf(y), np.nan, y), **kwargs)
+        a.set_ylabel(_SERIES_LABELS.get(name, name), fontsize=8)
+    axes[-1].set_xlabel("time (s)")
+    return MetricsArtists(axes, lines)
+

@@ -1,0 +1,366 @@
+"""Context maps: one agent's maps as a polar plot (:func:`context_map`), a grid of them
+(:func:`context_maps`), and maps drawn as star glyphs in the scene (:func:`map_glyphs`)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..simulation import Simulation
+from ._draw import (
+    _DANGER_COLOR,
+    _INTEREST_COLOR,
+    SimView,
+    _directions,
+    _per_agent,
+    _plain_axes,
+    _points,
+    _rotated,
+    _slot_angles,
+)
+
+__all__ = ["ContextMapArtists", "ContextMapsGrid", "MapGlyphs", "context_map", "context_maps",
+           "map_glyphs"]
+
+
+class ContextMapArtists(NamedTuple):
+    """Artists drawn by :func:`context_map`."""
+
+    interest: Any  #: BarContainer, one bar a slot
+    danger: Any  #: Line2D of the closed danger curve, or None
+    masked: Any  #: Line2D of markers on masked slots, or None
+    chosen: Any  #: FancyArrow / Annotation of the chosen direction, or None
+    speed: Any = None  #: Line2D of the speed map (CollisionDanger), or None
+
+
+def context_map(
+    interest,
+    danger=None,
+    *,
+    chosen=None,
+    strength: float | None = None,
+    threshold: float = 0.0,
+    offset: float = 0.0,
+    speed=None,
+    ax=None,
+    interest_color: str = "tab:green",
+    danger_color: str = "tab:red",
+    chosen_color: str = "black",
+    speed_color: str = "tab:blue",
+    **kwargs,
+) -> ContextMapArtists:
+    """Polar plot of one agent's context maps.
+
+    Interest is drawn as one bar a slot, danger as a closed red curve, slots whose
+    interest the Godot ``mask`` rule removes (danger > ``threshold``) as crosses on the
+    rim, the chosen direction as an arrow whose length is its strength and, for
+    velocity-space danger, the speed map (the safe fraction of max speed per slot) as a
+    dashed blue curve on the same radial scale as the arrow.
+
+    Parameters
+    ----------
+    interest : array_like, shape (K,)
+        Interest of each slot, slot 0 along +x (rotated by ``offset``), counter-clockwise.
+    danger : array_like, shape (K,), optional
+        Danger of each slot.
+    chosen : array_like, shape (2,), optional
+        Chosen direction (need not be unit length; its angle is drawn).
+    strength : float, optional
+        Arrow length; defaults to the length of ``chosen`` clipped to [0, 1], or 1.
+    threshold : float
+        Danger above which a slot counts as masked.
+    offset : float
+        Angle of slot 0 in radians.
+    speed : array_like, shape (K,), optional
+        Speed map of the agent (:attr:`Simulation.speed`, :class:`CollisionDanger`).
+    ax : matplotlib polar Axes, optional
+        Where to draw; a new polar axes is created when None.
+    **kwargs
+        Passed to ``ax.bar`` for the interest bars.
+
+    Returns
+    -------
+    ContextMapArtists
+
+    Examples
+    --------
+    >>> import numpy as np, contextsteer as cs
+    >>> interest = np.array([1, .707, 0, 0, 0, 0, 0, .707])
+    >>> art = cs.plot.context_map(interest, np.eye(8)[1], chosen=(1.0, -0.2))
+    >>> len(art.interest.patches)
+    8
+    >>> art = cs.plot.context_map(interest, speed=[1, 1, .5, 0, 0, .25, 1, 1])
+    >>> art.speed.get_linestyle()
+    '--'
+    """
+    import matplotlib.pyplot as plt
+
+    interest = np.asarray(interest, dtype=np.float64)
+    if interest.ndim != 1 or interest.shape[0] < 3:
+        raise ValueError(f"interest: expected shape (K,) with K >= 3, got {interest.shape}")
+    k = interest.shape[0]
+    if danger is not None:
+        danger = np.asarray(danger, dtype=np.float64)
+        if danger.shape != (k,):
+            raise ValueError(f"danger: expected shape ({k},), got {danger.shape}")
+    if not np.all(np.isfinite(interest)) or (danger is not None and not np.all(np.isfinite(danger))):
+        raise ValueError("interest and danger must be finite")
+    if speed is not None:
+        speed = np.asarray(speed, dtype=np.float64)
+        if speed.shape != (k,) or not np.all(np.isfinite(speed)):
+            raise ValueError(f"speed: expected a finite array of shape ({k},), got {speed.shape}")
+    if ax is None:
+        _, ax = plt.subplots(subplot_kw={"projection": "polar"})
+    theta = _slot_angles(k, offset)
+    width = 2.0 * np.pi / k * 0.8
+    bars = ax.bar(theta, np.clip(interest, 0, None), width=width, color=interest_color,
+                  alpha=0.7, label="interest", **kwargs)
+    danger_line = masked = arrow = None
+    rim = max(1.0, float(np.max(np.abs(interest))) if k else 1.0)
+    if danger is not None:
+        closed_t = np.append(theta, theta[0])
+        closed_d = np.append(danger, danger[0])
+        (danger_line,) = ax.plot(closed_t, closed_d, color=danger_color, lw=1.5, label="danger")
+        ax.fill(closed_t, closed_d, color=danger_color, alpha=0.15)
+        rim = max(rim, float(np.max(danger)))
+        hit = danger > threshold
+        (masked,) = ax.plot(theta[hit], np.full(int(hit.sum()), rim * 1.05), "x",
+                            color=danger_color, ms=8, mew=2, label="masked")
+        for patch in np.asarray(bars.patches, dtype=object)[hit]:
+            patch.set_hatch("//")
+            patch.set_alpha(0.3)
+    if chosen is not None:
+        c = np.asarray(chosen, dtype=np.float64)
+        if c.shape != (2,) or not np.all(np.isfinite(c)):
+            raise ValueError(f"chosen: expected a finite (2,) direction, got {chosen!r}")
+        norm = float(np.hypot(*c))
+        if norm > 0:
+            length = float(np.clip(norm, 0, 1)) if strength is None else float(strength)
+            angle = float(np.arctan2(c[1], c[0]))
+            arrow = ax.annotate(
+                "", xy=(angle, length * rim), xytext=(0.0, 0.0),
+                arrowprops={"arrowstyle": "->", "color": chosen_color, "lw": 2},
+            )
+    speed_line = None
+    if speed is not None:
+        (speed_line,) = ax.plot(np.append(theta, theta[0]), np.append(speed, speed[0]) * rim,
+                                "--", color=speed_color, lw=1.5, label="safe speed")
+    ax.set_ylim(0, rim * 1.12)
+    ax.set_yticklabels([])
+    return ContextMapArtists(bars, danger_line, masked, arrow, speed_line)
+
+
+class MapGlyphs(NamedTuple):
+    """Artists drawn by :func:`map_glyphs`."""
+
+    interest: Any  #: PolyCollection, one star polygon a agent
+    danger: Any  #: PolyCollection of danger outlines, or None
+    chosen: Any  #: LineCollection of chosen directions, or None
+
+
+def _plot_glyphs(positions, slot_directions, interest, danger, chosen, headings, scale, base,
+                 ax, kwargs) -> MapGlyphs:
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    pos = _points(positions, "positions")
+    n = len(pos)
+    dirs = _directions(slot_directions)
+    k = len(dirs)
+    values = np.asarray(interest, dtype=np.float64).reshape(n, -1) if n else np.zeros((0, k))
+    if values.shape != (n, k):
+        raise ValueError(f"interest: expected shape ({n}, {k}), got {np.shape(interest)}")
+    sc = _per_agent(scale, n, "scale", 1.0)
+    b = _per_agent(base, n, "base", 0.0)
+    u = _rotated(dirs, _per_agent(headings, n, "headings"), n)
+
+    def star(v):
+        r = b[:, None] + sc[:, None] * np.clip(v, 0.0, None)
+        return pos[:, None, :] + u * r[..., None]
+
+    kwargs = {"facecolors": _INTEREST_COLOR, "edgecolors": _INTEREST_COLOR, "alpha": 0.35,
+              "linewidths": 1.0, "zorder": 6, **kwargs}
+    inter = PolyCollection(list(star(values)), closed=True, label="interest", **kwargs)
+    ax.add_collection(inter)
+    dang = arrows = None
+    if danger is not None:
+        d = np.asarray(danger, dtype=np.float64).reshape(n, -1) if n else np.zeros((0, k))
+        if d.shape != (n, k):
+            raise ValueError(f"danger: expected shape ({n}, {k}), got {np.shape(danger)}")
+        dang = PolyCollection(list(star(d)), closed=True, facecolors="none",
+                              edgecolors=_DANGER_COLOR, linewidths=1.0, zorder=6, label="danger")
+        ax.add_collection(dang)
+    if chosen is not None:
+        c = _points(chosen, "chosen") if n else np.zeros((0, 2))
+        if c.shape != (n, 2):
+            raise ValueError(f"chosen: expected shape ({n}, 2), got {np.shape(chosen)}")
+        tip = pos + c * (b + sc)[:, None]
+        arrows = LineCollection(np.stack([pos, tip], axis=1), colors="black", linewidths=1.5,
+                                zorder=7, label="chosen")
+        ax.add_collection(arrows)
+    ax.autoscale_view()
+    return MapGlyphs(inter, dang, arrows)
+
+
+def map_glyphs(positions, slot_directions, interest, danger=None, *, chosen=None,
+               headings=None, scale=1.0, base=0.0, ax=None, **kwargs) -> MapGlyphs:
+    """Draw context maps in the scene: a star polygon around each agent.
+
+    Vertex ``j`` of agent ``i``'s star lies along slot ``j`` at distance
+    ``base + scale * max(0, interest[i, j])`` from the agent, so the star bulges where the
+    agent wants to go. Danger is an outline drawn the same way, and the chosen direction
+    a line of length ``base + scale`` (times its length). Drawn in data coordinates, the
+    glyphs follow the agents under zoom and in animations, unlike inset axes.
+
+    Parameters
+    ----------
+    positions : array_like, shape (N, 2)
+    slot_directions : SlotSet, array_like of shape (K, 2), or int K
+    interest : array_like, shape (N, K)
+    danger : array_like, shape (N, K), optional
+    chosen : array_like, shape (N, 2), optional
+    headings : array_like of shape (N,), optional
+        Per-agent rotation of the slots (slots that turn with the agent).
+    scale, base : float or array_like of shape (N,)
+        Length of a value of 1, and the radius of the zero ring (e.g. the agent radius).
+    ax : matplotlib Axes, optional
+        Where to draw; a new equal-aspect axes when None.
+    **kwargs
+        Passed to the interest ``PolyCollection``.
+
+    Returns
+    -------
+    MapGlyphs
+        ``(interest, danger, chosen)``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, contextsteer as cs
+    >>> g = cs.plot.map_glyphs([[10, 0]], 4, [[1.0, 0.5, 0.0, 0.5]], scale=2.0)
+    >>> g.interest.get_paths()[0].vertices[:4].round(2).tolist()
+    [[12.0, 0.0], [10.0, 1.0], [10.0, 0.0], [10.0, -1.0]]
+    >>> plt.close("all")
+    """
+    return _plot_glyphs(positions, slot_directions, interest, danger, chosen, headings, scale,
+                        base, _plain_axes(ax), kwargs)
+
+
+class ContextMapsGrid(NamedTuple):
+    """Result of :func:`context_maps`."""
+
+    figure: Any  #: the Figure
+    axes: list  #: one polar Axes a drawn agent
+    maps: list  #: one ContextMapArtists a drawn agent
+    agents: list  #: the agent indices drawn, in order
+
+
+def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=None,
+                 headings=None, threshold: float | None = None, speed=None, ncols: int = 4,
+                 axes=None, titles=None, size: float = 2.4, **kwargs) -> ContextMapsGrid:
+    """Small multiples: one polar :func:`context_map` per selected agent.
+
+    Parameters
+    ----------
+    interest : array_like of shape (N, K), or Simulation
+        A :class:`~contextsteer.Simulation` gives ``interest``, ``danger``, ``chosen_direction``, ``strength``,
+        the headings when its slots turn with the agents, and the masking threshold
+        when its steering resolves with ``mask`` (with other resolve modes no slot is
+        marked as masked).
+    danger : array_like of shape (N, K), optional
+    chosen : array_like of shape (N, 2), optional
+    agents : sequence of int, optional
+        Rows to draw; default the first 8 (alive) agents.
+    strength : array_like of shape (N,), optional
+        Arrow lengths.
+    headings : array_like of shape (N,), optional
+        Rotation of each agent's slot 0 (slots that turn with the agent).
+    threshold : float, optional
+        Danger above which a slot is marked as masked (default 0, or from the simulation).
+    speed : array_like of shape (N, K), optional
+        Speed maps (default: the simulation's, when it has one).
+    ncols : int
+        Columns of the grid when the axes are created.
+    axes : sequence of polar Axes, optional
+        Where to draw, one per agent; created when None.
+    titles : sequence of str, optional
+        Default ``"agent i"``.
+    size : float
+        Inches per panel when creating the figure.
+    **kwargs
+        Passed to every :func:`context_map`.
+
+    Returns
+    -------
+    ContextMapsGrid
+        ``(figure, axes, maps, agents)``.
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib.pyplot as plt, contextsteer as cs
+    >>> interest = cs.dot_map(cs.SlotSet(8), [[1, 0], [0, 1], [-1, 0]])
+    >>> grid = cs.plot.context_maps(interest, agents=[0, 2])
+    >>> len(grid.axes), grid.agents
+    (2, [0, 2])
+    >>> plt.close("all")
+    """
+    import matplotlib.pyplot as plt
+
+    alive_rows = None
+    if isinstance(interest, Simulation):
+        sim, view = interest, SimView.of(interest)
+        danger = sim.danger if danger is None else danger
+        chosen = sim.chosen_direction if chosen is None else chosen
+        strength = sim.strength if strength is None else strength
+        speed = sim.speed if speed is None else speed
+        if headings is None and view.rotate:
+            headings = sim.agents.heading
+        alive_rows = np.flatnonzero(np.asarray(sim.agents.alive))
+        threshold = view.threshold if threshold is None else threshold
+        interest = sim.interest
+    threshold = 0.0 if threshold is None else threshold
+    interest = np.asarray(interest, dtype=np.float64)
+    if interest.ndim != 2:
+        raise ValueError(f"interest: expected shape (N, K), got {interest.shape}")
+    n = interest.shape[0]
+    if agents is None:
+        pool = np.arange(n) if alive_rows is None else alive_rows
+        agents = [int(i) for i in pool[:8]]
+    else:
+        agents = [int(i) for i in agents]
+    for i in agents:
+        if not 0 <= i < n:
+            raise IndexError(f"agents: index {i} out of range for {n} agents")
+    if not agents:
+        raise ValueError("agents: expected at least one agent index")
+    if axes is None:
+        cols = max(1, min(int(ncols), len(agents)))
+        nrows = -(-len(agents) // cols)
+        fig, grid = plt.subplots(nrows, cols, subplot_kw={"projection": "polar"}, squeeze=False,
+                                 figsize=(size * cols, size * nrows), constrained_layout=True)
+        flat = list(grid.ravel())
+        for extra in flat[len(agents):]:
+            extra.set_visible(False)
+        axes = flat[: len(agents)]
+    else:
+        axes = list(np.ravel(np.asarray(axes, dtype=object)))
+        if len(axes) < len(agents):
+            raise ValueError(f"axes: expected at least {len(agents)} axes, got {len(axes)}")
+        axes = axes[: len(agents)]
+        fig = axes[0].figure
+    drawn = []
+    for j, (i, ax) in enumerate(zip(agents, axes)):
+        art = context_map(
+            interest[i],
+            None if danger is None else np.asarray(danger)[i],
+            chosen=None if chosen is None else np.asarray(chosen)[i],
+            strength=None if strength is None else float(np.asarray(strength)[i]),
+            threshold=threshold,
+            offset=0.0 if headings is None else float(np.asarray(headings)[i]),
+            speed=None if speed is None else np.asarray(speed)[i],
+            ax=ax,
+            **kwargs,
+        )
+        ax.set_title(f"agent {i}" if titles is None else titles[j], fontsize=9)
+        drawn.append(art)
+    return ContextMapsGrid(fig, axes, drawn, agents)
+

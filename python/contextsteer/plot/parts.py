@@ -1,0 +1,477 @@
+"""The parts of a scene, from objects or plain arrays: walls and circles (:func:`world`),
+paths (:func:`path`, :func:`routes`), agents as oriented circles (:func:`agents`), slot rays
+(:func:`rays`), trajectories (:func:`trajectories`) and navigation fields
+(:func:`nav_field`)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..agents import Agents
+from ..path import Path
+from ..world import World
+from ._draw import (
+    _PATH_COLOR,
+    _WALL_COLOR,
+    _agent_colors,
+    _danger_cmap,
+    _directions,
+    _per_agent,
+    _plain_axes,
+    _points,
+    _positions,
+    _rotated,
+)
+
+__all__ = ["AgentArtists", "NavFieldArtists", "WorldArtists", "agents", "nav_field", "path",
+           "rays", "routes", "trajectories", "world"]
+
+
+class WorldArtists(NamedTuple):
+    """Artists drawn by :func:`world`."""
+
+    walls: Any  #: LineCollection, one segment a wall row, or None for a world without walls
+    circles: Any  #: PatchCollection of Circle patches, or None for a world without circles
+
+
+def _plot_world(world, ax, color, circle_color, kwargs) -> WorldArtists:
+    from matplotlib.collections import LineCollection, PatchCollection
+    from matplotlib.patches import Circle
+
+    if isinstance(world, World):
+        walls = np.asarray(world.walls, dtype=np.float64)
+        centers, radii = world.circles
+    else:
+        walls, centers, radii = np.asarray(world, dtype=np.float64), np.zeros((0, 2)), np.zeros(0)
+    if walls.ndim != 2 or walls.shape[1] != 4:
+        raise ValueError(f"world: expected a World or walls of shape (M, 4), got {walls.shape}")
+    centers = np.asarray(centers, dtype=np.float64).reshape(-1, 2)
+    radii = np.asarray(radii, dtype=np.float64).reshape(-1)
+    wall_art = circle_art = None
+    if len(walls):
+        kwargs = {"colors": color, "linewidths": 2.0, "capstyle": "round", "zorder": 2, **kwargs}
+        wall_art = LineCollection(walls.reshape(-1, 2, 2), label="walls", **kwargs)
+        ax.add_collection(wall_art)
+    if len(radii):
+        patches = [Circle(tuple(c), r) for c, r in zip(centers, radii)]
+        circle_art = PatchCollection(patches, facecolors=circle_color, edgecolors=color,
+                                     linewidths=1.0, zorder=2, label="circles")
+        ax.add_collection(circle_art)
+    ax.autoscale_view()
+    return WorldArtists(wall_art, circle_art)
+
+
+def world(world, ax=None, *, color: str = _WALL_COLOR, circle_color: str = "0.65",
+          **kwargs) -> WorldArtists:
+    """Draw a world's walls (one LineCollection) and circles (Circle patches).
+
+    Parameters
+    ----------
+    world : World or array_like of shape (M, 4)
+        A :class:`contextsteer.World` or wall
+        segments ``(ax, ay, bx, by)``.
+    ax : matplotlib Axes, optional
+        Where to draw; a new equal-aspect axes when None.
+    color : color
+        Wall and circle outline colour.
+    circle_color : color
+        Fill of the circles.
+    **kwargs
+        Passed to the walls' ``LineCollection``.
+
+    Returns
+    -------
+    WorldArtists
+        ``(walls, circles)``; either is None when the world has none.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, contextsteer as cs
+    >>> w = cs.World()
+    >>> _ = w.add_box((0, 0), (2, 1))
+    >>> _ = w.add_circles([[5, 0]], [0.5])
+    >>> art = cs.plot.world(w)
+    >>> len(art.walls.get_segments()), len(art.circles.get_paths())
+    (4, 1)
+    >>> plt.close("all")
+    """
+    return _plot_world(world, _plain_axes(ax), color, circle_color, kwargs)
+
+
+def _path_points(path) -> tuple[np.ndarray, bool]:
+    if isinstance(path, Path):
+        return np.asarray(path.points, dtype=np.float64), bool(path.closed)
+    return _points(path, "path"), False
+
+
+def _plot_path(path, ax, closed, color, kwargs):
+    points, is_closed = _path_points(path)
+    if closed is not None:
+        is_closed = bool(closed)
+    if len(points) < 2:
+        raise ValueError(f"path: expected at least 2 points, got {len(points)}")
+    if is_closed:
+        points = np.vstack([points, points[:1]])
+    kwargs = {"color": color, "linestyle": "--", "linewidth": 1.2, "zorder": 1, "label": "path",
+              **kwargs}
+    (line,) = ax.plot(points[:, 0], points[:, 1], **kwargs)
+    return line
+
+
+def path(path, ax=None, *, closed: bool | None = None, color: str = _PATH_COLOR, **kwargs):
+    """Draw a path as a dashed line (closed paths return to their first point).
+
+    Parameters
+    ----------
+    path : Path or array_like of shape (P, 2)
+        A :class:`contextsteer.Path` or points.
+    ax : matplotlib Axes, optional
+        Where to draw; a new equal-aspect axes when None.
+    closed : bool, optional
+        Override the path's own ``closed`` (arrays default to open).
+    color : color
+    **kwargs
+        Passed to ``ax.plot``.
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, contextsteer as cs
+    >>> line = cs.plot.path(cs.Path([[0, 0], [4, 0], [4, 3]], closed=True))
+    >>> line.get_xydata().tolist()
+    [[0.0, 0.0], [4.0, 0.0], [4.0, 3.0], [0.0, 0.0]]
+    >>> plt.close("all")
+    """
+    return _plot_path(path, _plain_axes(ax), closed, color, kwargs)
+
+
+class AgentArtists(NamedTuple):
+    """Artists drawn by :func:`agents`."""
+
+    bodies: Any  #: PatchCollection of one Circle a agent
+    headings: Any  #: LineCollection of heading ticks (centre to rim), or None
+
+
+def _agent_arrays(positions, headings, radii):
+    """Positions, headings, radii and agent indices, from arrays or an Agents (its alive
+    agents)."""
+    if isinstance(positions, Agents):
+        a = positions
+        index = np.flatnonzero(np.asarray(a.alive))
+        pos = np.asarray(a.position, dtype=np.float64)[index]
+        if headings is None:
+            headings = np.asarray(a.heading)[index]
+        if radii is None:
+            radii = np.asarray(a.radius)[index]
+    else:
+        pos = _points(positions, "positions")
+        index = np.arange(len(pos))
+    n = len(pos)
+    return pos, _per_agent(headings, n, "headings"), _per_agent(radii, n, "radii", 0.5), index
+
+
+def _plot_agents(positions, headings, radii, ax, color, heading_color, kwargs) -> AgentArtists:
+    from matplotlib.collections import LineCollection, PatchCollection
+    from matplotlib.patches import Circle
+
+    pos, head, rad, index = _agent_arrays(positions, headings, radii)
+    facecolors = _agent_colors(index) if color is None else color
+    kwargs = {"edgecolors": "black", "linewidths": 0.8, "zorder": 4, **kwargs}
+    bodies = PatchCollection([Circle(tuple(p), r) for p, r in zip(pos, rad)],
+                             facecolors=facecolors, label="agents", **kwargs)
+    ax.add_collection(bodies)
+    ticks = None
+    if head is not None:
+        tip = pos + rad[:, None] * np.stack([np.cos(head), np.sin(head)], axis=1)
+        ticks = LineCollection(np.stack([pos, tip], axis=1), colors=heading_color,
+                               linewidths=1.5, zorder=5)
+        ax.add_collection(ticks)
+    ax.autoscale_view()
+    return AgentArtists(bodies, ticks)
+
+
+def agents(positions, headings=None, radii=None, ax=None, *, color=None,
+           heading_color: str = "black", **kwargs) -> AgentArtists:
+    """Draw agents as oriented circles: a filled circle and a tick from centre to rim.
+
+    Parameters
+    ----------
+    positions : array_like of shape (N, 2), or Agents
+        Centres; an :class:`contextsteer.Agents` gives its
+        alive agents' positions, headings and radii.
+    headings : array_like of shape (N,), optional
+        Radians counter-clockwise from +x; no ticks when None.
+    radii : float or array_like of shape (N,), optional
+        Circle radii (default 0.5).
+    ax : matplotlib Axes, optional
+        Where to draw; a new equal-aspect axes when None.
+    color : color or sequence of colors, optional
+        Body fill; default the ``tab10`` cycle by agent index.
+    heading_color : color
+    **kwargs
+        Passed to the bodies' ``PatchCollection``.
+
+    Returns
+    -------
+    AgentArtists
+        ``(bodies, headings)``.
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib.pyplot as plt, contextsteer as cs
+    >>> art = cs.plot.agents([[0, 0], [3, 1]], headings=[0, np.pi / 2], radii=0.5)
+    >>> len(art.bodies.get_paths()), art.headings.get_segments()[1].round(2).tolist()
+    (2, [[3.0, 1.0], [3.0, 1.5]])
+    >>> plt.close("all")
+    """
+    return _plot_agents(positions, headings, radii, _plain_axes(ax), color, heading_color, kwargs)
+
+
+def _plot_rays(positions, slot_directions, distances, look_ahead, danger, ax, headings,
+               cmap, vmax, kwargs):
+    from matplotlib.collections import LineCollection
+
+    pos = _points(positions, "positions")
+    n = len(pos)
+    dirs = _directions(slot_directions)
+    k = len(dirs)
+    la = _per_agent(look_ahead, n, "look_ahead")
+    if np.any(la < 0):
+        raise ValueError("look_ahead: must be >= 0")
+    head = _per_agent(headings, n, "headings")
+    if distances is None:
+        dist = np.broadcast_to(la[:, None], (n, k))
+    else:
+        dist = np.asarray(distances, dtype=np.float64)
+        if dist.shape != (n, k):
+            raise ValueError(f"distances: expected shape ({n}, {k}), got {dist.shape}")
+    # A ray stops at its hit, or at the look-ahead when it sees nothing (+inf).
+    length = np.minimum(np.nan_to_num(dist, nan=np.inf, posinf=np.inf), la[:, None])
+    if danger is not None:
+        value = np.asarray(danger, dtype=np.float64)
+        if value.shape != (n, k):
+            raise ValueError(f"danger: expected shape ({n}, {k}), got {value.shape}")
+    else:
+        # Closeness of the hit: 0 for a miss or a hit at the look-ahead, 1 at the agent.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.where(length < la[:, None], 1.0 - length / la[:, None], 0.0)
+    u = _rotated(dirs, head, n)
+    start = np.broadcast_to(pos[:, None, :], (n, k, 2))
+    end = pos[:, None, :] + u * length[..., None]
+    segments = np.stack([start, end], axis=2).reshape(n * k, 2, 2)
+    top = max(1.0, float(np.max(value))) if vmax is None and value.size else (vmax or 1.0)
+    kwargs = {"linewidths": 0.8, "zorder": 3, "label": "rays", **kwargs}
+    lines = LineCollection(segments, cmap=cmap if cmap is not None else _danger_cmap(), **kwargs)
+    lines.set_array(value.reshape(-1))
+    lines.set_clim(0.0, top)
+    ax.add_collection(lines)
+    ax.autoscale_view()
+    return lines
+
+
+def rays(positions, slot_directions, distances, look_ahead, danger=None, ax=None,
+         headings=None, *, cmap=None, vmax: float | None = None, **kwargs):
+    """Draw every slot ray of every agent as one LineCollection coloured by danger.
+
+    Ray ``(i, j)`` starts at agent ``i`` and runs along slot ``j`` (turned by
+    ``headings[i]`` when given) to its hit distance, or to the look-ahead when it sees
+    nothing. Colour (grey to red) is the slot's ``danger`` when given, otherwise the
+    closeness of the hit, ``1 - distance / look_ahead`` (0 for a miss).
+
+    Parameters
+    ----------
+    positions : array_like, shape (N, 2)
+    slot_directions : SlotSet, array_like of shape (K, 2), or int K
+    distances : array_like of shape (N, K), or None
+        Hit distances (+inf for a miss), e.g. from :func:`contextsteer.slot_raycast`;
+        None draws full-length rays.
+    look_ahead : float or array_like of shape (N,)
+    danger : array_like of shape (N, K), optional
+        Colours the rays; the colour scale runs from 0 to ``max(1, danger.max())``.
+    ax : matplotlib Axes, optional
+        Where to draw; a new equal-aspect axes when None.
+    headings : array_like of shape (N,), optional
+        Per-agent rotation of the slots in radians (slots that turn with the agent).
+    cmap : Colormap, optional
+        Default: grey to red.
+    vmax : float, optional
+        Top of the colour scale.
+    **kwargs
+        Passed to the ``LineCollection``.
+
+    Returns
+    -------
+    matplotlib.collections.LineCollection
+        ``N*K`` segments, agent-major; ``get_array()`` holds the colour values.
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib.pyplot as plt, contextsteer as cs
+    >>> lines = cs.plot.rays([[0, 0]], 4, [[1.0, np.inf, 2.0, np.inf]], 4.0)
+    >>> [s[1].round(2).tolist() for s in lines.get_segments()]
+    [[1.0, 0.0], [0.0, 4.0], [-2.0, 0.0], [-0.0, -4.0]]
+    >>> lines.get_array().tolist()
+    [0.75, 0.0, 0.5, 0.0]
+    >>> plt.close("all")
+    """
+    return _plot_rays(positions, slot_directions, distances, look_ahead, danger,
+                      _plain_axes(ax), headings, cmap, vmax, kwargs)
+
+
+class NavFieldArtists(NamedTuple):
+    """Artists of :func:`nav_field`: the distance ``image`` (AxesImage) and the descent
+    ``arrows`` (Quiver, or None)."""
+
+    image: Any
+    arrows: Any
+
+
+def nav_field(field, ax=None, *, g: int = 0, arrows: int = 24, cmap: str = "viridis",
+              arrow_color: str = "white", **kwargs) -> NavFieldArtists:
+    """Draw a navigation field: its distance as an image, with descent arrows on top.
+
+    Blocked nodes (inside the inflated obstacles) and unreachable ones are left blank.
+    Draw it first and the scene over it (``cs.plot.scene(sim, ax=ax)``).
+
+    Parameters
+    ----------
+    field : NavField
+    ax : matplotlib Axes, optional
+        Where to draw; a new equal-aspect axes when None.
+    g : int, default 0
+        Which field (goal set).
+    arrows : int, default 24
+        About this many descent arrows along the longer side (0: none).
+    cmap : colormap
+    arrow_color : color
+    **kwargs
+        Passed to ``ax.imshow``.
+
+    Returns
+    -------
+    NavFieldArtists
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, contextsteer as cs
+    >>> w = cs.World(); _ = w.add_segments([[0, -2, 0, 2]])
+    >>> art = cs.plot.nav_field(cs.NavField(w, [2.0, 0.0], cell=0.1))
+    >>> art.image.get_array().shape == cs.NavField(w, [2.0, 0.0], cell=0.1).distances().shape
+    True
+    >>> plt.close("all")
+    """
+    ax = _plain_axes(ax)
+    d = np.asarray(field.distances(g), dtype=np.float64)
+    blocked = np.asarray(field.blocked)
+    img = np.ma.masked_where(blocked | ~np.isfinite(d), d)
+    image = ax.imshow(img, origin="lower", extent=field.extent, cmap=cmap,
+                      **{"interpolation": "bilinear", "zorder": 0, **kwargs})
+    quiver = None
+    if arrows > 0:
+        ny, nx = d.shape
+        step = max(1, int(max(nx, ny) / arrows))
+        v = np.asarray(field.descents(g))[::step, ::step]
+        x0, y0, c, _, _ = field.grid
+        X, Y = np.meshgrid(x0 + np.arange(0, nx, step) * c, y0 + np.arange(0, ny, step) * c)
+        keep = ~img.mask[::step, ::step] if np.ndim(img.mask) else np.ones(X.shape, bool)
+        keep &= np.hypot(v[..., 0], v[..., 1]) > 0
+        quiver = ax.quiver(X[keep], Y[keep], v[..., 0][keep], v[..., 1][keep],
+                           color=arrow_color, zorder=1, angles="xy", pivot="mid",
+                           scale=1.6 / (step * c), scale_units="xy", width=0.003)
+    return NavFieldArtists(image, quiver)
+
+
+def routes(paths, ax=None, *, color=None, **kwargs) -> list:
+    """Draw each agent's route (from :func:`contextsteer.route`) in the agent's colour.
+
+    Parameters
+    ----------
+    paths : sequence of Path or None
+        Routes; ``None`` entries (unreachable) are skipped.
+    ax : matplotlib Axes, optional
+    color : color, optional
+        One colour for all (default: agent i in its colour, as in :func:`agents`).
+    **kwargs
+        Passed to ``ax.plot``.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D, one per drawn route.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, contextsteer as cs
+    >>> w = cs.World(); _ = w.add_segments([[0, -2, 0, 2]])
+    >>> lines = cs.plot.routes(cs.route(w, [[-3, 0], [-3, 1]], [3, 0], radius=0.3))
+    >>> len(lines)
+    2
+    >>> plt.close("all")
+    """
+    ax = _plain_axes(ax)
+    colors = _agent_colors(np.arange(len(paths)))
+    lines = []
+    for i, p in enumerate(paths):
+        if p is None:
+            continue
+        pts, _ = _path_points(p)
+        kw = {"color": colors[i] if color is None else color, "linewidth": 1.2, "zorder": 1,
+              "marker": ".", "markersize": 3, **kwargs}
+        (line,) = ax.plot(pts[:, 0], pts[:, 1], **kw)
+        lines.append(line)
+    return lines
+
+
+def _plot_trajectories(history, ax, agents, color, kwargs):
+    from matplotlib.collections import LineCollection
+
+    h = np.asarray(_positions(history), dtype=np.float64)
+    if h.ndim != 3 or h.shape[2] != 2:
+        raise ValueError(f"history: expected positions of shape (T, N, 2), got {h.shape}")
+    index = np.arange(h.shape[1]) if agents is None else np.asarray(list(agents), dtype=np.intp)
+    lines = [h[:, i, :] for i in index]
+    colors = _agent_colors(index) if color is None else color
+    kwargs = {"linewidths": 1.0, "alpha": 0.8, "zorder": 1.5, "label": "trajectories", **kwargs}
+    coll = LineCollection(lines, colors=colors, **kwargs)
+    ax.add_collection(coll)
+    ax.autoscale_view()
+    return coll
+
+
+def trajectories(history, ax=None, *, agents=None, color=None, **kwargs):
+    """Draw each agent's trajectory as one polyline.
+
+    Parameters
+    ----------
+    history : History, Recording or array_like of shape (T, N, 2)
+        Positions at T recorded steps; NaN rows (e.g. dead agents) leave gaps.
+    ax : matplotlib Axes, optional
+        Where to draw; a new equal-aspect axes when None.
+    agents : sequence of int, optional
+        Agents to draw (default all).
+    color : color or sequence of colors, optional
+        Default: the ``tab10`` cycle by agent index, as in :func:`agents`.
+    **kwargs
+        Passed to the ``LineCollection``.
+
+    Returns
+    -------
+    matplotlib.collections.LineCollection
+        One (T, 2) line a drawn agent.
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib.pyplot as plt, contextsteer as cs
+    >>> t = np.linspace(0, 1, 5)
+    >>> history = np.stack([np.c_[t, 0 * t], np.c_[t, 1 + t]], axis=1)   # (5, 2, 2)
+    >>> lines = cs.plot.trajectories(history)
+    >>> len(lines.get_segments()), lines.get_segments()[1][-1].tolist()
+    (2, [1.0, 2.0])
+    >>> plt.close("all")
+    """
+    return _plot_trajectories(history, _plain_axes(ax), agents, color, kwargs)
+

@@ -1,0 +1,388 @@
+"""The application layer: build a scenario, run it, and return one result record.
+
+Every run of a simulation outside a hand-written loop goes through here: the ``contextsteer
+run`` command (which then draws and writes the files), :func:`contextsteer.sweep` and
+:func:`contextsteer.tune` (which only choose the parameter sets and where the runs go), and
+the notebooks. A run gives a :class:`RunResult`: the simulation's metrics, the scenario's
+report, the per-agent counters, a trajectory summary, the wall time of the steps and,
+when asked for, the recorded frames; :meth:`RunResult.to_dict` is its one JSON form
+(``metrics.json`` of ``contextsteer run``, ``Run.result`` of a sweep).
+
+>>> import contextsteer as cs
+>>> res = cs.run_scenario("oncoming", seed=1, steps=60)
+>>> res.scenario, res.parameters, res.steps, res.agents
+('oncoming', {'seed': 1}, 60, 2)
+>>> sorted(res.to_dict())[:5]
+['agents', 'counters', 'dt', 'metrics', 'parameters']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ._json import jsonable
+from .history import History, Recording
+from .simulation import Simulation
+
+__all__ = ["SCHEMA_VERSION", "RunResult", "build", "run_scenario", "run_simulation"]
+
+#: Layout of :meth:`RunResult.to_dict` (``metrics.json`` of ``contextsteer run``, a sweep's
+#: ``Run.result``), raised when a key is renamed, removed or changes meaning. Version 1 was
+#: ``metrics.json`` before the run record (``scenario_metrics``, ``step_seconds``; a sweep's
+#: runs held only ``metrics``, ``report`` and ``seconds``). The metrics inside carry their
+#: own version (:data:`contextsteer.metrics.SCHEMA_VERSION`).
+SCHEMA_VERSION = 2
+
+
+@dataclasses.dataclass
+class RunResult:
+    """One run of a simulation: what it measured, and the frames it kept.
+
+    Attributes
+    ----------
+    scenario : str or None
+        Name of the registered scenario, None for a simulation built by hand.
+    parameters : dict
+        Keyword arguments the scenario was built with (``seed`` included when it took one).
+    steps : int
+    dt : float
+        Seconds per step.
+    agents : int
+        Alive agents at the end of the run.
+    seconds : float
+        Wall time of the steps (recording included, building excluded).
+    metrics : dict
+        ``Simulation.metrics()`` after the run (see :mod:`contextsteer.metrics`).
+    report : dict
+        The scenario's own report after the run (``Scenario.report``), or ``{}``.
+    counters : dict
+        ``{"wall_contacts" | "overlaps" | "stuck": {"total": int, "per_agent": [...]}}``
+        over the alive agents.
+    trajectory : dict
+        Path lengths and mean speed from the recorded positions (``{}`` without a
+        recording).
+    history : Recording or None
+        The recorded frames (``records > 0``); not part of the JSON form.
+    simulation : Simulation or None
+        The simulation after the run, for drawing its final state; not part of the JSON
+        form (None for a result read back with :meth:`from_dict`).
+    """
+
+    scenario: str | None
+    parameters: dict[str, Any]
+    steps: int
+    dt: float
+    agents: int
+    seconds: float
+    metrics: dict[str, Any]
+    report: dict[str, Any]
+    counters: dict[str, Any]
+    trajectory: dict[str, Any]
+    history: Recording | None = dataclasses.field(default=None, repr=False, compare=False)
+    simulation: Simulation | None = dataclasses.field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: plain types only, non-finite floats as None.
+
+        Keys: ``schema_version`` (:data:`SCHEMA_VERSION`, the layout of this dict),
+        ``scenario``, ``parameters``, ``steps``, ``dt``, ``simulated_seconds``, ``seconds``,
+        ``steps_per_second``, ``agents``, ``trajectory``, ``counters``, ``metrics`` and
+        ``report``.
+        """
+        return jsonable({
+            "schema_version": SCHEMA_VERSION,
+            "scenario": self.scenario,
+            "parameters": self.parameters,
+            "steps": self.steps,
+            "dt": self.dt,
+            "simulated_seconds": self.steps * self.dt,
+            "seconds": self.seconds,
+            "steps_per_second": round(self.steps / self.seconds, 1) if self.seconds > 0 else None,
+            "agents": self.agents,
+            "trajectory": self.trajectory,
+            "counters": self.counters,
+            "metrics": self.metrics,
+            "report": self.report,
+        })
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as a JSON string."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> RunResult:
+        """A result read back from its JSON form (without history or simulation).
+
+        Raises
+        ------
+        ValueError
+            A key of the JSON form is missing.
+
+        Examples
+        --------
+        >>> import json, contextsteer as cs
+        >>> res = cs.run_scenario("oncoming", steps=30)
+        >>> back = cs.RunResult.from_json(res.to_json())
+        >>> back.to_dict() == res.to_dict(), back.metrics == json.loads(res.to_json())["metrics"]
+        (True, True)
+        """
+        fields = ("scenario", "parameters", "steps", "dt", "agents", "seconds", "metrics",
+                  "report", "counters", "trajectory")
+        missing = [f for f in fields if f not in doc]
+        if missing:
+            raise ValueError(f"RunResult.from_dict: missing keys {missing}")
+        return cls(**{f: doc[f] for f in fields})
+
+    @classmethod
+    def from_json(cls, text: str) -> RunResult:
+        """:meth:`from_dict` of a JSON string."""
+        return cls.from_dict(json.loads(text))
+
+
+# ------------------------------------------------------------------------- running ---
+
+
+def _counters(sim: Simulation) -> dict[str, Any]:
+    """The per-agent counters of the alive agents: totals and per agent."""
+    alive = np.asarray(sim.agents.alive, dtype=bool)
+    out = {}
+    for name, values in (("wall_contacts", sim.wall_contacts), ("overlaps", sim.overlaps),
+                         ("stuck", sim.stuck)):
+        v = np.asarray(values)[alive]
+        out[name] = {"total": int(v.sum()), "per_agent": v.astype(int).tolist()}
+    return out
+
+
+def _trajectory(history: Recording | None, dt: float) -> dict[str, Any]:
+    """Distance travelled and mean speed from the recorded positions (T, N, 2)."""
+    if history is None or len(history.positions) < 2:
+        return {}
+    p = np.asarray(history.positions, dtype=np.float64)
+    seg = np.linalg.norm(np.diff(p, axis=0), axis=2)  # NaN where an agent is dead
+    travelled = np.nansum(seg, axis=0)
+    duration = float(history.steps[-1] - history.steps[0]) * dt
+    return {
+        "path_length_mean": float(travelled.mean()),
+        "path_length_min": float(travelled.min()),
+        "path_length_max": float(travelled.max()),
+        "mean_speed": float(travelled.mean() / duration) if duration > 0 else 0.0,
+        "note": "path lengths from positions recorded at the animation/trajectory samples",
+    }
+
+
+def _step_recording(sim: Simulation, steps: int, dt: float, records: int, maps: bool,
+                    callback: Callable[[int], Any] | None) -> Recording:
+    """Step ``sim`` with a C++ :class:`History` every ``ceil(steps / records)`` steps, in
+    at most ``records`` chunks (Python runs once per chunk, for the callback); the final
+    state is appended when ``steps`` is not a multiple of the interval."""
+    every = max(1, -(-steps // records)) if steps else 1
+    history = History(sim, every, maps=maps, reserve=steps // every + 2)
+    try:
+        done = 0
+        while done < steps:
+            chunk = min(every * max(1, -(-steps // every) // min(records, 100)), steps - done)
+            sim.step(dt, steps=chunk)
+            done += chunk
+            if callback is not None:
+                callback(chunk)
+    finally:
+        history.detach()
+    t = history.steps - history.steps[0]
+    pos, head = np.array(history.positions), np.array(history.headings)
+    danger = np.array(history.danger) if maps else None
+    times = np.array(history.times, dtype=np.float64) - float(history.times[0])
+    if t[-1] != steps:  # the last state, between two frames
+        alive = np.asarray(sim.agents.alive, dtype=bool)
+        last = np.array(sim.agents.position, dtype=np.float32)
+        last[~alive] = np.nan
+        t = np.append(t, steps)
+        times = np.append(times, float(steps) * dt)
+        pos = np.concatenate([pos, last[None]])
+        head = np.concatenate([head, np.array(sim.agents.heading, dtype=np.float32)[None]])
+        if danger is not None:
+            danger = np.concatenate([danger, np.array(sim.danger, dtype=np.float32)[None]])
+    return Recording(t.astype(np.int64), pos, head, history.radii, danger, times)
+
+
+def _count(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"run: {name} must be an int, got {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"run: {name} must be >= {low}, got {value}")
+    return int(value)
+
+
+def run_simulation(sim: Simulation, steps: int, *, dt: float = 1.0 / 60.0, records: int = 0,
+                   maps: bool = False, callback: Callable[[int], Any] | None = None,
+                   scenario: str | None = None, parameters: Mapping[str, Any] | None = None,
+                   report: Callable[[Simulation], dict] | None = None) -> RunResult:
+    """Step a simulation ``steps`` times and collect its :class:`RunResult`.
+
+    The steps run in C++ (in one call, or in at most ``records`` chunks while recording);
+    the results are those of ``sim.step(dt, steps=steps)``.
+
+    Parameters
+    ----------
+    sim : Simulation
+    steps : int
+        Steps to take, >= 0.
+    dt : float
+        Seconds per step.
+    records : int
+        Frames to keep after the initial one (a C++ :class:`~contextsteer.History`, at
+        most ``steps``, evenly spaced, the final state last), returned as
+        ``RunResult.history``; 0 keeps none.
+    maps : bool
+        Also keep the danger maps of every frame (what the animations colour rays by).
+    callback : callable, optional
+        Called with the number of steps just taken after every chunk (e.g. a progress
+        bar's ``update``).
+    scenario, parameters, report
+        The scenario's name, the parameters it was built with and its ``report(sim)``
+        (filled in by :func:`run_scenario`).
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    TypeError
+        ``sim`` is not a :class:`~contextsteer.Simulation`, or a count is not an int.
+    ValueError
+        ``steps`` or ``records`` < 0, or a bad ``dt`` (from ``Simulation.step``).
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(2, slots=8)
+    >>> _ = agents.add([[0, 0], [0, 2]], velocity=[1, 0], max_speed=1)
+    >>> sim = cs.Simulation(None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=1))
+    >>> res = cs.run_simulation(sim, 30, dt=0.1, records=3)
+    >>> res.history.steps.tolist(), res.history.positions[-1].round(2).tolist()
+    ([0, 10, 20, 30], [[3.0, 0.0], [3.0, 2.0]])
+    >>> round(res.trajectory["mean_speed"], 4), round(res.metrics["path_length"]["mean"], 4)
+    (1.0, 3.0)
+    """
+    if not isinstance(sim, Simulation):
+        raise TypeError(f"run_simulation: sim must be a contextsteer.Simulation, got "
+                        f"{type(sim).__name__}")
+    steps = _count("steps", steps, 0)
+    records = _count("records", records, 0)
+    t0 = time.perf_counter()
+    history = None
+    if records > 0:
+        history = _step_recording(sim, steps, dt, records, bool(maps), callback)
+    else:
+        if steps:
+            sim.step(dt, steps=steps)
+        if callback is not None:
+            callback(steps)
+    seconds = time.perf_counter() - t0
+    return RunResult(
+        scenario=scenario,
+        parameters=dict(parameters or {}),
+        steps=steps,
+        dt=float(dt),
+        agents=int(sim.agents.count),
+        seconds=seconds,
+        metrics=sim.metrics(),
+        report=dict(report(sim)) if report is not None else {},
+        counters=_counters(sim),
+        trajectory=_trajectory(history, float(dt)),
+        history=history,
+        simulation=sim,
+    )
+
+
+def build(scenario, params: Mapping[str, Any] | None = None, *,
+          seed: int | None = None) -> tuple[Any, Simulation, dict[str, Any]]:
+    """Build a registered scenario: ``(scenario, simulation, parameters)``.
+
+    ``seed`` is passed on when the scenario takes one (a scenario without randomness
+    ignores it); ``parameters`` are the keyword arguments the builder was called with.
+
+    Raises
+    ------
+    ValueError
+        An unknown scenario name, or ``seed`` given both in ``params`` and as ``seed``;
+        and whatever the builder raises for parameters it refuses.
+    TypeError
+        ``scenario`` is neither a name nor a Scenario, or the builder did not return a
+        Simulation.
+    """
+    from . import scenarios
+
+    if isinstance(scenario, str):
+        sc = scenarios.get(scenario)
+    elif isinstance(scenario, scenarios.Scenario):
+        sc = scenario
+    else:
+        raise TypeError(f"run: scenario must be a scenario name or a Scenario, got "
+                        f"{type(scenario).__name__}")
+    parameters = dict(params or {})
+    if seed is not None:
+        if "seed" in parameters:
+            raise ValueError("run: give the seed once, as seed= or in params, not both")
+        if sc.accepts("seed"):
+            parameters["seed"] = seed
+    sim = sc(**parameters)
+    if not isinstance(sim, Simulation):
+        raise TypeError(f"run: scenario {sc.name!r} built a {type(sim).__name__}, expected a "
+                        "contextsteer.Simulation")
+    return sc, sim, parameters
+
+
+def run_scenario(scenario, params: Mapping[str, Any] | None = None, *, seed: int | None = None,
+                 steps: int | None = None, records: int = 0, maps: bool = False,
+                 callback: Callable[[int], Any] | None = None) -> RunResult:
+    """Build a registered scenario, run it and return its :class:`RunResult`.
+
+    Parameters
+    ----------
+    scenario : str or Scenario
+        A registered scenario (see :func:`contextsteer.scenarios.available`).
+    params : dict, optional
+        Keyword arguments of its builder (``agents``, ``slots``, ``preset``, its own).
+    seed : int, optional
+        Passed as ``seed=`` when the scenario takes one.
+    steps : int, optional
+        Steps to take (default: the scenario's, for its ``preset``); the time step is the
+        scenario's.
+    records, maps, callback
+        As in :func:`run_simulation`.
+
+    Returns
+    -------
+    RunResult
+        ``to_dict()`` is what ``contextsteer run`` writes to ``metrics.json`` and what a
+        sweep keeps as ``Run.result``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`build` and :func:`run_simulation`.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> res = cs.run_scenario("racetrack", {"agents": 3}, seed=2, steps=90, records=3)
+    >>> res.parameters, res.steps, round(res.dt, 4), res.history.positions.shape
+    ({'agents': 3, 'seed': 2}, 90, 0.0333, (4, 3, 2))
+    >>> race = cs.scenarios.get("racetrack")            # the same run, by hand
+    >>> sim = race(agents=3, seed=2)
+    >>> sim.step(race.dt, steps=90)
+    >>> sim.metrics()["progress"] == res.metrics["progress"]
+    True
+    """
+    sc, sim, parameters = build(scenario, params, seed=seed)
+    default_steps, dt = sc.timing(parameters.get("preset"))
+    return run_simulation(sim, default_steps if steps is None else steps, dt=dt,
+                          records=records, maps=maps, callback=callback, scenario=sc.name,
+                          parameters=parameters, report=sc.report)
