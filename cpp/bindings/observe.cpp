@@ -137,7 +137,7 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
                                                s.step_count(), static_cast<std::size_t>(reserve));
             // Frame 0: the state now.
             h->capture(s.step_count(), s.time(), agents_of(self.agents).view(), s.interest(),
-                       s.danger(), s.metrics(), s.stuck());
+                       s.danger(), s.sensed(), s.metrics(), s.stuck());
             s.attach(h);
             auto out = std::make_unique<PyHistory>();
             out->sim = self_obj;
@@ -179,6 +179,10 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
         if (name == "interest" || name == "danger") {
           if (!buf->maps) return py::none();
           return frames_view(buf, (name == "interest" ? buf->interest : buf->danger).data(), {t, n, k});
+        }
+        if (name == "sensed") {
+          if (buf->sensed.empty()) return py::none();
+          return frames_view(buf, buf->sensed.data(), {t, n, k});
         }
         if (name == "progress") {
           if (!buf->progress) return py::none();

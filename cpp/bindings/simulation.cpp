@@ -267,6 +267,8 @@ void bind_simulation(py::module_& m) {
              if (name == "resolved") return view_of(s.resolved(), {n, k}, self_obj);
              if (name == "speed")
                return s.speed() ? py::object(view_of(s.speed(), {n, k}, self_obj)) : py::object(py::none());
+             if (name == "sensed")
+               return s.sensed() ? py::object(view_of(s.sensed(), {n, k}, self_obj)) : py::object(py::none());
              if (name == "chosen_direction") return view_of(s.direction(), {n, 2}, self_obj);
              if (name == "acceleration") return view_of(s.acceleration(), {n, 2}, self_obj);
              if (name == "strength") return view_of(s.strength(), {n}, self_obj);

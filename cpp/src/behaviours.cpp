@@ -359,6 +359,11 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
     }
     any = true;
   }
+  if (in.sensed && in.sensed_of == &b) {
+    float* out = in.sensed + i * in.k;
+    if (any) std::copy_n(scratch.distance.data(), in.k, out);
+    else std::fill_n(out, in.k, std::numeric_limits<float>::infinity());
+  }
   if (!any) return;
   const float* d = scratch.distance.data();
   const auto k = static_cast<std::ptrdiff_t>(in.k);
@@ -683,7 +688,13 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
             }
             collision_row(x, in, i, row, srow);
           } else {
-            if (!in.agents.alive[i]) continue;
+            if (!in.agents.alive[i]) {
+              if constexpr (std::is_same_v<B, WallDanger>) {
+                if (in.sensed && in.sensed_of == &x)
+                  std::fill_n(in.sensed + i * in.k, in.k, std::numeric_limits<float>::infinity());
+              }
+              continue;
+            }
             row_of(x, in, i, frame_of(in, i), row);
           }
           scale_row(row, in.k, x.agent_weights ? x.weight * x.agent_weights[i] : x.weight);

@@ -33,9 +33,11 @@ History::History(std::size_t n, std::size_t k, std::size_t every, bool maps, boo
                                            progress)) {}
 
 void History::capture(std::uint64_t step, double time, const AgentsView& a, const float* interest,
-                      const float* danger, Metrics& m, const std::uint8_t* stuck) {
+                      const float* danger, const float* sensed, Metrics& m,
+                      const std::uint8_t* stuck) {
   HistoryFrames* f = buf_.get();
   const std::size_t n = f->n, k = f->k;
+  const float inf = std::numeric_limits<float>::infinity();
   if (frames_ == f->capacity) {
     // A new generation twice as large; views of the old one keep it alive.
     auto g = std::make_shared<HistoryFrames>(2 * f->capacity, n, k, f->maps, f->progress);
@@ -48,6 +50,10 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     copy(f->alive, g->alive);
     copy(f->interest, g->interest);
     copy(f->danger, g->danger);
+    if (!f->sensed.empty()) {
+      g->sensed.assign(g->capacity * n * k, inf);
+      copy(f->sensed, g->sensed);
+    }
     copy(f->along, g->along);
     copy(f->series, g->series);
     buf_ = std::move(g);
@@ -85,6 +91,10 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
   if (f->maps) {
     std::copy(interest, interest + n * k, f->interest.begin() + static_cast<std::ptrdiff_t>(t * n * k));
     std::copy(danger, danger + n * k, f->danger.begin() + static_cast<std::ptrdiff_t>(t * n * k));
+    if (sensed) {
+      if (f->sensed.empty()) f->sensed.assign(f->capacity * n * k, inf);
+      std::copy(sensed, sensed + n * k, f->sensed.begin() + static_cast<std::ptrdiff_t>(t * n * k));
+    }
   }
   float* s = f->series.data() + t * static_cast<std::size_t>(Series::kCount);
   const double na = alive > 0 ? static_cast<double>(alive) : 1.0;

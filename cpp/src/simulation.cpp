@@ -50,6 +50,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   for (std::size_t b = 0; b < config_.behaviours.size(); ++b) {
     (writes_danger(config_.behaviours[b]) ? danger_b_ : interest_b_).push_back(b);
     needs_neighbors_ |= needs_neighbors(config_.behaviours[b]);
+    if (!sensor_) sensor_ = std::get_if<WallDanger>(&config_.behaviours[b]);
     if (writes_speed(config_.behaviours[b])) {
       if (!velocity_) velocity_ = &std::get<CollisionDanger>(config_.behaviours[b]);
     }
@@ -73,6 +74,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   if (config_.record) recorded_.assign(config_.behaviours.size() * nk, 0.0f);
   if (velocity_) speed_.assign(nk, 1.0f);
   if (velocity_) wall_clear_.assign(n_, 0);
+  if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::infinity());
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
   if (velocity_ && velocity_->commit > 0.0f) {
     prev_direction_.assign(2 * n_, 0.0f);
@@ -114,6 +116,11 @@ Simulation::Plan Simulation::plan() const {
 }
 
 void Simulation::build_neighbors(Plan& p) {
+  // Perception follows: the sensor's rays are kept for pictures (see sensed()).
+  if (sensor_) {
+    p.in.sensed = sensed_.data();
+    p.in.sensed_of = sensor_;
+  }
   if (!needs_neighbors_) return;
   if (config_.classic) {
     float rmax = 0.0f;

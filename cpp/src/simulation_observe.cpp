@@ -41,7 +41,8 @@ void Simulation::observe() {
   }
   for (const auto& h : histories_) {
     if (h->due(step_count_))
-      h->capture(step_count_, time_, a, interest_.data(), danger_.data(), metrics_, stuck_.data());
+      h->capture(step_count_, time_, a, interest_.data(), danger_.data(), sensed(), metrics_,
+                 stuck_.data());
   }
 }
 

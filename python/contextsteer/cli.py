@@ -352,6 +352,8 @@ def write_run(result, out_dir, *, frames: int = 100, progress: bool = True, dpi:
         picked = Recording(
             history.steps[k], history.positions[k], history.headings[k], history.radii,
             None if history.danger is None else history.danger[k],
+            None if history.times is None else history.times[k],
+            None if history.sensed is None else history.sensed[k],
         )
         dt = result.dt
         sample_dt = dt * float(history.steps[-1] - history.steps[0]) / max(len(history.steps) - 1, 1)

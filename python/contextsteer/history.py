@@ -38,6 +38,7 @@ class Recording(NamedTuple):
     radii: np.ndarray  #: (N,) float32, from the first record
     danger: Any  #: (T, N, K) float32 danger maps, or None when they were not recorded
     times: Any = None  #: (T,) float64 simulated seconds, or None
+    sensed: Any = None  #: (T, N, K) float32 ray hit distances (Simulation.sensed), or None
 
 
 def _view(name: str, doc: str) -> property:
@@ -58,7 +59,8 @@ class History:
     every : int, default 1
         Steps between frames, >= 1.
     maps : bool, default False
-        Also keep the interest and danger maps (T × N × K floats each).
+        Also keep the interest and danger maps (T × N × K floats each) and, when the
+        simulation has a ``WallDanger``, what its slot rays sensed (:attr:`sensed`).
     reserve : int, optional
         Frames to preallocate (storage doubles when full, which allocates inside a step).
 
@@ -93,6 +95,9 @@ class History:
     alive = _view("alive", "(T, N) bool.")
     interest = _view("interest", "(T, N, K) float32 interest maps, or None without maps.")
     danger = _view("danger", "(T, N, K) float32 danger maps, or None without maps.")
+    sensed = _view("sensed", "(T, N, K) float32 what the slot rays of the simulation's first "
+                   "WallDanger sensed (Simulation.sensed: hit distance, +inf where clear), "
+                   "or None without maps or without a WallDanger.")
     progress = _view("progress", "(T, N) float32 progress along the metrics path, or None.")
 
     def __init__(self, sim, every: int = 1, *, maps: bool = False,

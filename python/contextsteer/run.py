@@ -196,6 +196,7 @@ def _step_recording(sim: Simulation, steps: int, dt: float, records: int, maps: 
     t = history.steps - history.steps[0]
     pos, head = np.array(history.positions), np.array(history.headings)
     danger = np.array(history.danger) if maps else None
+    sensed = np.array(history.sensed) if maps and history.sensed is not None else None
     times = np.array(history.times, dtype=np.float64) - float(history.times[0])
     if t[-1] != steps:  # the last state, between two frames
         alive = np.asarray(sim.agents.alive, dtype=bool)
@@ -207,7 +208,9 @@ def _step_recording(sim: Simulation, steps: int, dt: float, records: int, maps: 
         head = np.concatenate([head, np.array(sim.agents.heading, dtype=np.float32)[None]])
         if danger is not None:
             danger = np.concatenate([danger, np.array(sim.danger, dtype=np.float32)[None]])
-    return Recording(t.astype(np.int64), pos, head, history.radii, danger, times)
+        if sensed is not None:
+            sensed = np.concatenate([sensed, np.array(sim.sensed, dtype=np.float32)[None]])
+    return Recording(t.astype(np.int64), pos, head, history.radii, danger, times, sensed)
 
 
 def _count(name: str, value: Any, low: int) -> int:

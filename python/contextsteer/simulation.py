@@ -155,6 +155,11 @@ class Simulation:
     speed = _view("speed", "(N, K) float32 speed map, fractions of max_speed that are safe per "
                   "slot (CollisionDanger; min over such behaviours), or None without one. "
                   "With a speed map the chosen strength is the chosen slot's speed.")
+    sensed = _view("sensed", "(N, K) float32 what the slot rays of the first WallDanger "
+                   "sensed at the last perception: hit distance per slot (walls and, with "
+                   "its agents=True, other agents), +inf where clear within its look-ahead; "
+                   "in the slot frame (turned with the agent when slots rotate). None "
+                   "without a WallDanger. What the plots draw as rays.")
     chosen_direction = _view("chosen_direction", "(N, 2) float32 chosen unit heading (0: none).")
     acceleration = _view("acceleration", "(N, 2) float32 classic steering's last acceleration "
                          "(zeros under context steering).")

@@ -300,6 +300,12 @@ struct BehaviourInputs {
   /// nearest-wall query velocity_ttc would repeat), 0 otherwise. nullptr: not kept.
   std::uint8_t* wall_clear = nullptr;
   const CollisionDanger* wall_clear_of = nullptr;
+  /// Optional (N,K): the rows of the WallDanger `sensed_of` write there what its slot
+  /// rays sensed (hit distance along each slot, walls and, with `agents`, other agents;
+  /// +inf where clear within the look-ahead), so that a picture can show exactly what the
+  /// agent saw. nullptr: not kept.
+  float* sensed = nullptr;
+  const WallDanger* sensed_of = nullptr;
 };
 
 /// Destination of map rows: agent i's K values go to data + (i − first_row)·K. A full

@@ -39,6 +39,9 @@ struct HistoryFrames {
   std::vector<float> heading;      ///< (T,N)
   std::vector<std::uint8_t> alive; ///< (T,N)
   std::vector<float> interest, danger;  ///< (T,N,K) when maps
+  /// (T,N,K) when maps and the simulation has a ray sensor (Simulation::sensed()): what
+  /// its slot rays sensed; allocated at the first such capture, empty otherwise.
+  std::vector<float> sensed;
   std::vector<float> along;        ///< (T,N) progress along the metrics path, when progress
   std::vector<float> series;       ///< (T, Series::kCount)
 
@@ -55,10 +58,11 @@ class History {
           std::uint64_t start, std::size_t reserve);
 
   bool due(std::uint64_t step) const { return step >= start_ && (step - start_) % every_ == 0; }
-  /// Appends one frame. `interest`/`danger` (N,K) are read when recording maps; `stuck`
-  /// may be nullptr.
+  /// Appends one frame. `interest`/`danger` (N,K) are read when recording maps, and
+  /// `sensed` (N,K) as well when it is not nullptr; `stuck` may be nullptr.
   void capture(std::uint64_t step, double time, const AgentsView& agents, const float* interest,
-               const float* danger, Metrics& metrics, const std::uint8_t* stuck);
+               const float* danger, const float* sensed, Metrics& metrics,
+               const std::uint8_t* stuck);
 
   std::size_t frames() const { return frames_; }
   std::size_t every() const { return every_; }

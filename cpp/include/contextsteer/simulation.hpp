@@ -127,6 +127,10 @@ class Simulation {
   /// the first CollisionDanger) before choose, and the strength is the chosen slot's speed,
   /// capped by the interest peak (the speed the agent wants).
   float* speed() { return speed_.empty() ? nullptr : speed_.data(); }
+  /// (N,K) hit distance of each slot ray of the first WallDanger as it perceived them in
+  /// the last step or perceive() (+inf: clear within its look-ahead; slot frame when
+  /// slots turn with the agents), or nullptr without a WallDanger.
+  float* sensed() { return sensed_.empty() ? nullptr : sensed_.data(); }
   float* direction() { return direction_.data(); }    ///< (N,2) world frame, unit or 0
   float* acceleration() { return accel_.data(); }     ///< (N,2) classic steering's output
   float* strength() { return strength_.data(); }      ///< (N,) [0, 1]
@@ -208,6 +212,8 @@ class Simulation {
   // velocity_'s rows tell its velocity_ttc which agents have no wall in reach
   // (BehaviourInputs::wall_clear); written in perceive, read in decide, within step().
   std::vector<std::uint8_t> wall_clear_;
+  const WallDanger* sensor_ = nullptr;  // the first WallDanger: its rays fill sensed_
+  std::vector<float> sensed_;
   std::vector<float> prev_direction_, prev_strength_;  // (N,2), (N,) commitment scratch
   std::vector<float> held_;  // (N,) a danger value set aside during resolve (hysteresis)
   std::vector<std::int32_t> slot_, contacts_, overlaps_;

@@ -29,7 +29,7 @@ def _recording(history, sim, who: str) -> tuple[Recording, Simulation | None]:
     if isinstance(history, History):
         sim = history.sim if sim is None else sim
         rec = Recording(history.steps, history.positions, history.headings, history.radii,
-                        history.danger, history.times)
+                        history.danger, history.times, history.sensed)
     elif isinstance(history, Recording):
         rec = history
     else:
@@ -65,8 +65,9 @@ def animate(history, sim: Simulation | None = None, *, rays: bool = True, trail:
     :func:`contextsteer.run_simulation`) or positions of shape (T, N, 2). It never steps
     a simulation: record first, e.g. ``cs.run_simulation(sim, steps, records=100,
     maps=True).history``. The static parts (walls, paths) are drawn once; each frame
-    redraws the agents, their slot rays (coloured by the recorded danger maps: what each
-    agent saw at that frame; no rays without recorded maps) and the trails. Save with
+    redraws the agents, their slot rays (coloured by the recorded danger maps and stopped
+    at the recorded hits of the ``WallDanger`` rays, ``sensed``: what each agent saw at
+    that frame; no rays without recorded maps) and the trails. Save with
     ``anim.save("run.gif", writer="pillow")``; in a notebook show
     ``HTML(anim.to_jshtml())``.
 
@@ -144,7 +145,8 @@ def animate(history, sim: Simulation | None = None, *, rays: bool = True, trail:
                 else np.asarray(look_ahead, dtype=np.float64)[alive]
             turn = head if rotate else None
             d = np.asarray(dangers)[f, alive]
-            dynamic.append(_plot_rays(pos, dirs, None, la, d, ax, turn, None, None, {}))
+            hit = None if rec.sensed is None else np.asarray(rec.sensed)[f, alive]
+            dynamic.append(_plot_rays(pos, dirs, hit, la, d, ax, turn, None, None, {}))
         body = _plot_agents(pos, head, radii[alive], ax, _agent_colors(alive), "black", {})
         dynamic.extend(a for a in body if a is not None)
         return dynamic
@@ -205,8 +207,9 @@ def frames(sim: Simulation | None = None, *, history, size: tuple[int, int] | in
         Dots per inch: at a given pixel size a higher dpi draws thicker lines and larger
         text.
     rays : bool
-        Draw each agent's slot rays, coloured by the recorded danger maps (what the agent
-        saw at that frame); no rays without recorded maps.
+        Draw each agent's slot rays, coloured by the recorded danger maps and stopped at
+        the recorded hits (``sensed``), what the agent saw at that frame; no rays without
+        recorded maps.
     trail : array_like of shape (S, N, 2), bool or None
         Trajectories drawn up to each frame: evenly spaced samples over the same span
         as the frames, usually denser (frame ``f`` of ``T`` shows the first
@@ -347,6 +350,9 @@ def frames(sim: Simulation | None = None, *, history, size: tuple[int, int] | in
             turn = head[idx] if rotate else None
             u = _rotated(dirs, turn, len(idx))
             length = np.broadcast_to(la[:, None], u.shape[:2])  # each slot's reach
+            if rec.sensed is not None:  # stopped where the agent's own ray stopped
+                hit = np.asarray(rec.sensed[f], dtype=np.float64)[idx]
+                length = np.minimum(np.nan_to_num(hit, nan=np.inf), length)
             value = np.asarray(dangers[f], dtype=np.float64)[idx]
             start = np.broadcast_to(p[:, None, :], u.shape)
             seg = np.stack([start, p[:, None, :] + u * length[..., None]], axis=2)

@@ -52,8 +52,10 @@ def scene(sim: Simulation | None = None, *, world=None, path=None, agents=None,
     ``rotate``), coloured by the danger the agent holds in that slot (a simulation's
     ``danger``: the maps of its last perceive, what the agent saw). They reach
     ``look_ahead`` (default: the look-ahead of the simulation's ``WallDanger``; no rays
-    without one), or stop at ``distances`` when given (hit distances computed by the
-    caller, e.g. :func:`contextsteer.slot_raycast`). Glyphs show ``interest`` as given
+    without one) and stop at ``distances``: by default, with a simulation, the hits its
+    ``WallDanger`` sensed at the last perception (:attr:`Simulation.sensed`), so the rays
+    stop where the agent's own rays stopped; or hit distances computed by the caller,
+    e.g. :func:`contextsteer.slot_raycast`. Glyphs show ``interest`` as given
     (a simulation's combined interest, before resolve).
 
     With ``maps``, each selected agent gets a star-shaped glyph of its context maps in
@@ -127,6 +129,7 @@ def scene(sim: Simulation | None = None, *, world=None, path=None, agents=None,
         interest = sim.interest if interest is None else interest
         danger = sim.danger if danger is None else danger
         chosen = sim.chosen_direction if chosen is None else chosen
+        distances = sim.sensed if distances is None else distances
     rotate = bool(rotate)
 
     world_art = traj_art = agent_art = ray_art = glyphs = None
