@@ -154,3 +154,26 @@ def test_state_of_another_configuration_is_refused_whole():
     with pytest.raises(ValueError, match="a different configuration"):
         b._core._set_state(a._core._state())
     np.testing.assert_array_equal(b.interest, before)      # nothing half-loaded
+
+
+def test_history_pickles_as_a_detached_copy_of_its_frames():
+    sim = scenarios.get("racetrack")(agents=6, seed=2)
+    hist = cs.History(sim, every=2, maps=True)
+    sim.step(1 / 60, steps=10)
+    names = ["steps", "times", "positions", "velocities", "headings", "alive", "interest",
+             "danger", "sensed"]
+    for copied in (pickle.loads(pickle.dumps(hist)), copy.deepcopy(hist)):
+        assert not copied.attached and len(copied) == len(hist) == 6
+        for name in names:
+            np.testing.assert_array_equal(getattr(copied, name), getattr(hist, name))
+            assert not getattr(copied, name).flags.writeable
+        for key, values in hist.series.items():
+            np.testing.assert_array_equal(copied.series[key], values)
+        assert copied.to_dataframe().equals(hist.to_dataframe())
+    sim.step(1 / 60, steps=4)                      # the original goes on recording
+    assert len(hist) == 8 and len(copied) == 6
+    # pickled together with its simulation, the copy refers to the copied simulation
+    sim2, hist2 = pickle.loads(pickle.dumps((sim, hist)))
+    assert hist2.sim is sim2
+    with pytest.raises(TypeError, match="deepcopy"):
+        copy.copy(hist)

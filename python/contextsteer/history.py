@@ -45,6 +45,36 @@ def _view(name: str, doc: str) -> property:
     return property(lambda self: self._core._view(name), doc=doc)
 
 
+_FRAME_VIEWS = ("steps", "times", "positions", "velocities", "headings", "alive", "interest",
+                "danger", "sensed", "progress", "series")
+
+
+class _Frames:
+    """The frames of an unpickled History: read-only copies, no longer recording."""
+
+    attached = False
+
+    def __init__(self, views: dict, every: int, frames: int, series_names: list) -> None:
+        self._views, self.every, self.frames = views, every, frames
+        self.series_names = series_names
+
+    def _view(self, name: str):
+        return self._views[name]
+
+    def detach(self) -> None:
+        pass
+
+
+def _unpickle_history(sim, radii, views, every, frames, series_names) -> History:
+    history = History.__new__(History)
+    history.sim, history.radii = sim, radii
+    for v in views.values():
+        if v is not None:
+            v.flags.writeable = False
+    history._core = _Frames(views, every, frames, series_names)
+    return history
+
+
 class History:
     """Record a simulation's agents at every ``every``-th step, in C++.
 
@@ -276,6 +306,19 @@ class History:
     def detach(self) -> None:
         """Stop recording (the frames so far stay)."""
         self._core.detach()
+
+    def __reduce__(self):
+        """Pickles (and ``copy.deepcopy``) as a detached copy: the frames so far, with the
+        simulation they were recorded from (pickled along, so one pickle of both keeps
+        them together). The copy does not record; the original goes on recording."""
+        views = {name: (None if (v := self._core._view(name)) is None else np.array(v))
+                 for name in _FRAME_VIEWS}
+        return (_unpickle_history, (self.sim, self.radii, views, self.every, len(self),
+                                    list(self._core.series_names)))
+
+    def __copy__(self):
+        raise TypeError("History: a shallow copy would share the recorder; use "
+                        "copy.deepcopy(history) or pickle for a detached copy")
 
     def __enter__(self) -> History:
         return self
