@@ -170,3 +170,70 @@ def test_ray_executor():
     serial = cs.sweep("oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40, executor="serial",
                       progress=False)
     assert metrics_only(res) == metrics_only(serial)
+
+
+_HANG = '''
+import os, sys, time
+def run(x, seed):
+    open(os.path.join(os.environ["MARKS"], f"{os.getpid()}"), "w").close()
+    time.sleep(600)     # a run far longer than anyone waits
+    return {"x": x}
+'''
+
+_SCRIPT = '''
+import sys
+sys.path.insert(0, sys.argv[1])
+import contextsteer as cs, hang
+if __name__ == "__main__":
+    try:
+        cs.{call}
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        raise SystemExit(3)
+'''
+
+
+@pytest.mark.parametrize("call", [
+    'sweep(hang.run, {"x": [1, 2, 3, 4]}, seeds=1, workers=2)',
+    'sweep(hang.run, {"x": [1, 2, 3, 4]}, seeds=1, workers=2, progress=True)',
+])
+def test_ctrl_c_stops_a_process_sweep_and_its_workers(tmp_path, call):
+    """Ctrl-C during a sweep on local processes raises KeyboardInterrupt in the caller
+    without waiting for the runs in flight (each would take 10 minutes), and leaves no
+    worker behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "hang.py").write_text(_HANG)
+    (tmp_path / "main.py").write_text(_SCRIPT.replace("{call}", call))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
+                            env={**os.environ, "MARKS": str(marks)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(marks.iterdir())) < 2:          # both workers are in a run
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the workers never started"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)       # a hang would be 10 minutes
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3 and "interrupted" in out, err
+    for mark in marks.iterdir():                       # no worker left running
+        pid = int(mark.name)
+        for _ in range(50):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"worker {pid} still running after the interrupt")

@@ -254,6 +254,28 @@ def _open_pool(executor, workers: int | None, n_tasks: int,
                      f"'serial' or 'processes', got {executor!r}")
 
 
+def _close_pool(own: cf.Executor | None, futures, interrupted: bool) -> None:
+    """Shut down the pool this module opened (``own``). After Ctrl-C (``interrupted``) the
+    runs in flight are not waited for — one may take minutes — : pending runs are
+    cancelled and the local worker processes terminated, so the KeyboardInterrupt reaches
+    the caller at once. A caller's executor is never shut down, only our pending futures
+    cancelled."""
+    if interrupted:
+        for fut in futures:
+            fut.cancel()
+    if own is None:
+        return
+    if not interrupted:
+        own.shutdown(wait=True, cancel_futures=True)
+        return
+    workers = list((getattr(own, "_processes", None) or {}).values())
+    own.shutdown(wait=False, cancel_futures=True)
+    for proc in workers:
+        proc.terminate()
+    for proc in workers:
+        proc.join(timeout=5)
+
+
 def _check_broken(fut: cf.Future, who: str) -> None:
     """Raise RuntimeError when the executor itself died (not just this run)."""
     exc = fut.exception()
@@ -283,15 +305,19 @@ def _run_tasks(tasks: Sequence[tuple], executor, workers: int | None,
                 out[i] = (None, exc)
         return out
     pool, own = _open_pool(executor, workers, len(tasks), who)
+    futures: dict[cf.Future, int] = {}
+    interrupted = False
     try:
         futures = {pool.submit(_call, t): i for i, t in enumerate(tasks)}
         for fut in cf.as_completed(futures):
             _check_broken(fut, who)
             exc = fut.exception()
             out[futures[fut]] = (None, exc) if exc is not None else (fut.result(), None)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        if own is not None:
-            own.shutdown(wait=True, cancel_futures=True)
+        _close_pool(own, futures, interrupted)
     return out
 
 
@@ -369,6 +395,9 @@ def sweep(
     progress : bool
         A tqdm progress bar over finished runs.
 
+    Ctrl-C (KeyboardInterrupt) stops a sweep at once: pending runs are cancelled and the
+    workers of a local process pool terminated, without waiting for the runs in flight.
+
     Returns
     -------
     SweepResult
@@ -437,6 +466,8 @@ def sweep(
             bar.update(1)
 
     own = None
+    futures: dict[cf.Future, int] = {}
+    interrupted = False
     try:
         if executor == "serial":
             for i, t in enumerate(tasks):
@@ -449,9 +480,11 @@ def sweep(
             for fut in cf.as_completed(futures):
                 _check_broken(fut, "sweep")
                 finished(futures[fut], fut.result)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        if own is not None:
-            own.shutdown(wait=True, cancel_futures=True)
+        _close_pool(own, futures, interrupted)
         if bar is not None:
             bar.close()
 
