@@ -2,7 +2,6 @@
 // Bindings of Agents (zero-copy views of C++-owned state) and the neighbour search.
 #include "agents.hpp"
 #include "in_use.hpp"
-#include "classic_spec.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -159,10 +158,6 @@ void bind_agents(py::module_& m) {
       .def("_remove", &agents_remove, py::arg("ids"));
   m.def("neighbors", &neighbors_py, py::arg("positions"), py::arg("radius"),
         py::arg("max_neighbors"), py::arg("alive") = py::none());
-  bind_behaviours(m);
-  bind_motion(m);
-  bind_simulation(m);
-  bind_classic(m);
 }
 
 }  // namespace contextsteer::bindings

@@ -28,8 +28,4 @@ MotionModel to_motion(const py::handle& obj);
 /// The C++ Agents inside a Python Agents object (TypeError if it is not one).
 Agents& agents_of(const py::handle& obj);
 
-void bind_behaviours(py::module_& m);
-void bind_motion(py::module_& m);
-void bind_simulation(py::module_& m);
-
 }  // namespace contextsteer::bindings

@@ -15,20 +15,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from .behaviours import Behaviour
-from .maps import CHOOSE_MODES, RESOLVE_MODES, SPREAD_MODES
+from . import _modes
 
 __all__ = ["STEERING_COMBINE_MODES", "Steering"]
 
 #: Modes of ``Steering(combine=..., danger_combine=...)``: the engine's combine modes
 #: except ``weighted_sum`` (behaviour weights already scale each map).
-STEERING_COMBINE_MODES = ("max", "sum", "multiply", "min")
-
-
-def _mode(value, choices, what):
-    if not isinstance(value, str) or value not in choices:
-        listed = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"Steering: {what} must be one of {listed}, got {value!r}")
-    return value
+STEERING_COMBINE_MODES = _modes.names("steering_combine")
+#: Maps ``Steering(spread_maps=...)`` spreads (a Python-side option, not a core mode).
+_SPREAD_MAPS = ("danger", "interest", "both")
 
 
 class Steering:
@@ -120,10 +115,10 @@ class Steering:
             if not isinstance(b, Behaviour):
                 raise TypeError(f"Steering: behaviours must be contextsteer behaviours, got {type(b).__name__}")
         self.behaviours = behaviours
-        self.combine = _mode(combine, STEERING_COMBINE_MODES, "combine")
-        self.danger_combine = _mode(danger_combine, STEERING_COMBINE_MODES, "danger_combine")
-        self.resolve = _mode(resolve, RESOLVE_MODES, "resolve")
-        self.choose = _mode(choose, CHOOSE_MODES, "choose")
+        self.combine = _modes.check("steering_combine", combine, "Steering", "combine")
+        self.danger_combine = _modes.check("steering_combine", danger_combine, "Steering", "danger_combine")
+        self.resolve = _modes.check("resolve", resolve, "Steering", "resolve")
+        self.choose = _modes.check("choose", choose, "Steering", "choose")
         for name, v in (("threshold", threshold), ("epsilon", epsilon)):
             if not math.isfinite(float(v)):
                 raise ValueError(f"Steering: {name} must be finite, got {v}")
@@ -141,8 +136,11 @@ class Steering:
             if spread.ndim != 1 or spread.size % 2 == 0 or not np.isfinite(spread).all():
                 raise ValueError(f"Steering: spread must be a finite kernel of odd length, got {spread!r}")
         self.spread = spread
-        self.spread_mode = _mode(spread_mode, SPREAD_MODES, "spread_mode")
-        self.spread_maps = _mode(spread_maps, ("danger", "interest", "both"), "spread_maps")
+        self.spread_mode = _modes.check("spread", spread_mode, "Steering", "spread_mode")
+        if spread_maps not in _SPREAD_MAPS:
+            listed = ", ".join(map(repr, _SPREAD_MAPS))
+            raise ValueError(f"Steering: spread_maps must be one of {listed}, got {spread_maps!r}")
+        self.spread_maps = spread_maps
         self.rotate, self.record = bool(rotate), bool(record)
         if isinstance(max_neighbors, bool) or not isinstance(max_neighbors, (int, np.integer)) \
                 or not 1 <= max_neighbors <= 256:
