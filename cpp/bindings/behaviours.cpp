@@ -13,7 +13,6 @@
 #include "in_use.hpp"
 #include "arrays.hpp"
 #include "contextsteer/neighbors.hpp"
-#include "contextsteer/parallel.hpp"
 #include "contextsteer/path.hpp"
 #include "nav.hpp"
 #include "world_handle.hpp"

@@ -15,7 +15,7 @@
 #include "classic_spec.hpp"
 #include "contextsteer/classic.hpp"
 #include "contextsteer/neighbors.hpp"
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 #include "world_handle.hpp"
 
 namespace contextsteer::bindings {

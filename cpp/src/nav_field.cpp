@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "contextsteer/geometry.hpp"
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 

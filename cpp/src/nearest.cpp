@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "contextsteer/geometry.hpp"
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 namespace {

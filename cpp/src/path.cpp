@@ -9,7 +9,7 @@
 #include <string>
 
 #include "contextsteer/geometry.hpp"
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 namespace {

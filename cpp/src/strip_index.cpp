@@ -10,7 +10,7 @@
 
 #include "contextsteer/geometry.hpp"
 #include "grid_walk.hpp"
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer::detail {
 namespace {
