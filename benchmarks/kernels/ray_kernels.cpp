@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Single-thread driver of the raycast row kernels on SCENES.md "track-M-L", for callgrind.
+// Single-thread driver of the raycast row kernels on the racetrack scene "track-M-L"
+// (benchmarks/scenes.py), for callgrind.
 //
 // Calls raycast_rows / slot_raycast_rows directly (no Python, no thread pool), times the
 // best CPU time of R repeats, prints the hit checksum, and optionally dumps the distances

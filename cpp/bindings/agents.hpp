@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Binding helpers of the agents area, shared with the simulation bindings (issue 4,
-// phase 2): Python behaviour / motion objects → C++ configs, and the Agents view.
+// Binding helpers of the agents area, shared with the behaviour, motion, simulation and
+// classic bindings: Python behaviour / motion objects → C++ configs, and the Agents view.
 #pragma once
 
 #include <pybind11/pybind11.h>

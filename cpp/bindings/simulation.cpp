@@ -135,9 +135,9 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
     throw py::value_error("hysteresis must be a finite number >= 0");
   c.rotate = cfg["rotate"].cast<bool>();
   c.record = cfg["record"].cast<bool>();
-  const long m = cfg["max_neighbors"].cast<long>();
+  const long m = cfg["max_neighbours"].cast<long>();
   if (m < 1 || static_cast<std::size_t>(m) > kMaxNeighbors)
-    throw py::value_error("max_neighbors must be in [1, " + std::to_string(kMaxNeighbors) +
+    throw py::value_error("max_neighbours must be in [1, " + std::to_string(kMaxNeighbors) +
                           "], got " + std::to_string(m));
   c.max_neighbors = static_cast<std::size_t>(m);
   if (cfg.contains("classic") && !cfg["classic"].is_none()) {

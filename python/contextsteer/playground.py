@@ -138,8 +138,7 @@ class Playground:
              beh.AgentDanger(radius=float(s["danger_radius"]), predictive=True, horizon=0.6)],
             combine=s["combine"], resolve=s["resolve"], threshold=0.3, choose=s["choose"],
             rotate=True)
-        sim = Simulation(world, cars, steering, motion=Lerp(steer_force=0.1), slots=k,
-                         seed=int(s["seed"]))
+        sim = Simulation(world, cars, steering, motion=Lerp(steer_force=0.1), slots=k)
         sim.configure_metrics(path=centre)
         history = History(sim, every=3)
         sim.step(1.0 / 30.0, steps=int(s["steps"]))

@@ -30,19 +30,15 @@ enum class ObstacleKind : std::uint8_t { kSegment, kPolyline, kPolygon, kBox, kC
 /// (tracks, corridors, rooms) are short segments spread evenly along curves, and queries are
 /// short rays from points inside the scene. A grid answers such a ray by jumping over empty
 /// space (see `clearance`) to the wall band and testing the few segments of 2-4 cells there;
-/// a BVH descends ~log2(M) levels for every ray. Measured on the SCENES.md racetrack, 160,000
-/// rays, one thread, same run (benchmarks/bench_world_index.py, Box2D via a small C++
-/// program), M = 10000, L = 50: grid 5.2 M rays/s (raycast), 6.6 (slot_raycast), brute force
-/// over all walls with the same kernel 0.04, Box2D 2.4.1's dynamic AABB tree (a BVH,
-/// b2World::RayCast, closest hit) 2.2; M = 1000, L = 50: grid 7.8 / 8.6, brute force 0.40,
-/// Box2D 3.9 (shared 2-core VM, +-30% between runs). After the cell loop moved to SegBlock
-/// with a float32 screen and the walk constants are shared per direction and per agent
-/// (bench_raycast.py, same run): M = 10000: 6.5 (raycast) / 8.3 (slot_raycast) against
-/// Box2D 2.2; M = 1000: 8.2 / 10.8 against 3.8. The cell size is chosen from the
-/// geometry (about 20 cells per primitive, see build_index()). A BVH would win on worlds of
-/// wildly varying density (a few huge walls next to millions of tiny ones); that is not the
-/// target workload. Slot rays along a fixed slot set skip the grid altogether: they read
-/// the set's DirectionStrips (27 M rays/s on M = 10000, L = 50 against Box2D's 2.2).
+/// a BVH descends ~log2(M) levels for every ray. On the racetrack benchmark scene
+/// (benchmarks/scenes.py "track-M-L", M = 10000 walls, look-ahead 50, one thread; measured
+/// with benchmarks/bench_world_index.py and benchmarks/peers) the grid casts ~6.5 M rays/s
+/// (raycast) and ~8 M (slot_raycast) against ~2.2 M for Box2D 2.4's dynamic AABB tree and
+/// ~0.04 M for brute force. The cell size is chosen from the geometry (about 20 cells per
+/// primitive, see build_index()). A BVH would win on worlds of wildly varying density (a
+/// few huge walls next to millions of tiny ones); that is not the target workload. Slot
+/// rays along a fixed slot set skip the grid altogether: they read the set's
+/// DirectionStrips (strip_index.cpp).
 ///
 /// Duplicates: a segment listed in several cells is tested more than once by a walk over
 /// cells. Range queries dedupe exactly with the "owner cell" rule: in a query rectangle
@@ -329,7 +325,7 @@ class World {
   /// is full, then callers use the plain grid. Thread-safe. Precondition indexed().
   const WorldGrid* thick_grid(float r) const;
 
-  /// Cache of the strip indexes of fixed slot sets (filled by raycast.cpp; emptied by
+  /// Cache of the strip indexes of fixed slot sets (filled by strip_index.cpp; emptied by
   /// build_index()). Thread-safe.
   const StripCache& strips() const { return strips_; }
   /// Radii of the inflated grids built so far (see thick_grid). Thread-safe.

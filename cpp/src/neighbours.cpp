@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Uniform-grid neighbour search with deterministic (distance, index) ordering.
-#include "contextsteer/neighbors.hpp"
+#include "contextsteer/neighbours.hpp"
 
 #include <algorithm>
 #include <cmath>
