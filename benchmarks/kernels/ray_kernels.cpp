@@ -6,7 +6,7 @@
 // best CPU time of R repeats, prints the hit checksum, and optionally dumps the distances
 // (and for -k ray the normals and obstacles) to compare builds bit for bit. Build and run:
 //   g++ -std=c++20 -O3 -DNDEBUG -fno-math-errno -DTHICK -Icpp/include -Icpp/src benchmarks/kernels/ray_kernels.cpp
-//       cpp/src/raycast.cpp cpp/src/grid_walk.cpp cpp/src/strip_index.cpp cpp/src/slot_gather.cpp
+//       cpp/src/raycast.cpp cpp/src/strip_index.cpp cpp/src/slot_gather.cpp
 //       cpp/src/world.cpp cpp/src/parallel.cpp -lpthread -o build/ray_kernels
 //   build/ray_kernels -k slot|slothead|ray [-m 10000] [-L 50] [-R radius] [-c cell] [-r repeats] [-o dump]
 //       [-M auto|gather|per_ray|strips]

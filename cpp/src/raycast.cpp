@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Closest-hit raycasts and the per-agent slot raycast: which algorithm casts which rays
-// (grid walk: grid_walk.cpp, strip index: strip_index.cpp, gather: slot_gather.cpp), and
+// (grid walk: grid_walk.hpp, strip index: strip_index.cpp, gather: slot_gather.cpp), and
 // the hit normals.
 #include "contextsteer/raycast.hpp"
 
