@@ -464,3 +464,17 @@ void strip_rows(const World& world, const SlotStrips& strips, std::span<const fl
 }
 
 }  // namespace contextsteer::detail
+
+namespace contextsteer {
+
+std::vector<StripCache::Info> StripCache::info() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Info> out;
+  for (const auto& e : sets_) {
+    const bool b = e.strips != nullptr;
+    out.push_back({e.dirs.size() / 2, e.radius, b, b ? e.strips->width : 0.0, b ? e.strips->bytes() : 0});
+  }
+  return out;
+}
+
+}  // namespace contextsteer
