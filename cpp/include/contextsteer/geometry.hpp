@@ -26,6 +26,20 @@ namespace contextsteer {
 // so a thick ray (a disc swept along a ray: raycast with radius > 0, WallDanger's padded
 // rays) and a moving agent (sweep_circle) meet a wall at the same distance, and a grazing
 // contact is the same contact for both.
+//
+// Contracts the mover took over from the sensor when the copies were merged (results of
+// the library's own runs did not change: the golden hash and every scenario, raycast,
+// nearest and sweep output stayed bit-identical):
+// - a ray collinear with a segment (a capsule's side, or the wall itself for a radius-0
+//   sweep) touches it at its first point; sweep_circle's private copy called it a miss and
+//   left the touch to the end discs, which rounding could miss for radius 0;
+// - the inside tests are the closed |q|^2 <= r^2 (inside_capsule, inside_disc); the mover
+//   tested sqrt(|q|^2) <= r, which differs only at a rounding boundary;
+// - the capsule entry tests the near side only when the origin is clearly outside it, as
+//   the sensor did; the mover took the minimum over both sides and both discs, which
+//   differs only at the junction of a side and a disc (and costs ~9% more instructions).
+// Whether a touch blocks stays the mover's decision: a contact whose normal does not
+// oppose the motion (a graze) lets it slide on.
 
 /// Closest point of the segment a..b to the point p, as the parameter u in [0, 1] along
 /// a..b and the point q = a + u (b - a) itself.
