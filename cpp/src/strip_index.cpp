@@ -20,7 +20,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 // ------------------------------------------------------------------ strips ---
 //
 // Fixed slot directions (no headings): per direction, the obstacles sorted into strips
-// parallel to it (DirectionStrips in world.hpp). A ray from o along d stays at v = v(o), so
+// parallel to it (DirectionStrips in strip_index.hpp). A ray from o along d stays at v = v(o), so
 // it can only meet the entries of that strip with umax >= u(o); it meets them in order of
 // u, so a scan of the strip (sorted by umax) from there may stop once the smallest umin of
 // the rest lies beyond the best hit. Every candidate takes the same exact test as the grid
