@@ -210,7 +210,7 @@ def test_agent_danger(predictive, falloff, rotate, groups):
                        weight=2, groups=groups)
     r = cs._core.behaviour_neighbor_radius(b, float(a.radius[a.alive].max()),
                                           float(np.hypot(*a.velocity[a.alive].T).max()))
-    got = b.evaluate(a, 16, rotate=rotate, max_neighbors=64)
+    got = b.evaluate(a, 16, rotate=rotate, max_neighbours=64)
     exp = ref.agent_danger(st_, slots, _lists(a, r), radius=1.5, predictive=predictive,
                            horizon=0.8, falloff=falloff, groups=groups, weight=2,
                            rotate=rotate)
@@ -227,7 +227,7 @@ def test_flocking(rule, clamp, rotate, groups):
     st_, slots = state_of(a), ref.ring(8)
     cls = {"separation": cs.Separation, "alignment": cs.Alignment, "cohesion": cs.Cohesion}[rule]
     got = cls(radius=2.5, clamp=clamp, weight=0.8, groups=groups).evaluate(
-        a, 8, rotate=rotate, max_neighbors=64)
+        a, 8, rotate=rotate, max_neighbours=64)
     exp = ref.flocking(st_, slots, _lists(a, 2.5), rule=rule, radius=2.5, clamp=clamp,
                        groups=groups, weight=0.8, rotate=rotate)
     check(got, exp, "interest")
@@ -246,7 +246,7 @@ def test_separation_points_away_from_a_close_neighbour():
 def test_max_neighbors_caps_the_neighbours_considered():
     a = make_agents(60, spread=3, dead=False)
     st_, slots = state_of(a), ref.ring(8)
-    got = cs.Separation(radius=2.0, groups="all").evaluate(a, 8, max_neighbors=3)
+    got = cs.Separation(radius=2.0, groups="all").evaluate(a, 8, max_neighbours=3)
     exp = ref.flocking(st_, slots, _lists(a, 2.0, 3), rule="separation", radius=2.0,
                        groups="all")
     check(got, exp, "interest")
@@ -301,7 +301,7 @@ def test_agent_order_does_not_matter():
           radius=a.radius[perm], max_speed=a.max_speed[perm], target=a.target[perm],
           group=a.group[perm])
     for beh in (cs.AgentDanger(radius=1.0, predictive=True), cs.Cohesion(radius=3)):
-        ma, mb = beh.evaluate(a, 8, max_neighbors=64), beh.evaluate(b, 8, max_neighbors=64)
+        ma, mb = beh.evaluate(a, 8, max_neighbours=64), beh.evaluate(b, 8, max_neighbours=64)
         np.testing.assert_allclose(ma.interest[perm], mb.interest, atol=1e-5)
         np.testing.assert_allclose(ma.danger[perm], mb.danger, atol=1e-5)
 
@@ -368,8 +368,8 @@ def test_evaluate_input_errors():
         cs.Pursue([7]).evaluate(a, 8)
     with pytest.raises(TypeError, match="Agents"):
         cs.Forward().evaluate(object(), 8)
-    with pytest.raises(ValueError, match="max_neighbors"):
-        cs.Separation().evaluate(a, 8, max_neighbors=1000)
+    with pytest.raises(ValueError, match="max_neighbours"):
+        cs.Separation().evaluate(a, 8, max_neighbours=1000)
 
 
 coord = st.one_of(st.sampled_from([0.0, 1.0, -1.0]), st.floats(-1e3, 1e3, width=32))

@@ -172,7 +172,7 @@ def test_group_behaviours_match_the_oracle(seed, radius):
                       (classic.Cohesion(radius, proximity="center"), "cohesion"),
                       (classic.CollisionAvoidance(radius, proximity="center", push_overlapping=True),
                        "collision_avoidance")]:
-        got = classic.accelerations(None, agents, beh, max_neighbors=256)  # every neighbour
+        got = classic.accelerations(None, agents, beh, max_neighbours=256)  # every neighbour
         for i in range(n):
             want = ref_behaviour(kind, pos, vel, amax, smax, rad, i, radius=radius, decay=2.0,
                                  flag_ambiguous=True)
@@ -370,8 +370,8 @@ def test_bad_calls():
         classic.accelerations(None, agents, cs.Seek())
     with pytest.raises(ValueError, match="time"):
         classic.accelerations(None, agents, classic.Wander(), time=-1.0)
-    with pytest.raises(ValueError, match="max_neighbors"):
-        classic.accelerations(None, agents, classic.Separation(), max_neighbors=0)
+    with pytest.raises(ValueError, match="max_neighbours"):
+        classic.accelerations(None, agents, classic.Separation(), max_neighbours=0)
 
 
 def test_wander_seeks_a_point_on_its_circle_ahead():

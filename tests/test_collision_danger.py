@@ -379,14 +379,14 @@ def test_oracle_danger_is_weighted_and_dead_rows_are_empty():
 @pytest.mark.parametrize("name", sorted(HAND))
 def test_hand_examples(name):
     case = HAND[name]
-    maps = make(**case["kw"]).evaluate(case["agents"](), 4, max_neighbors=32)
+    maps = make(**case["kw"]).evaluate(case["agents"](), 4, max_neighbours=32)
     _check_row(maps.speed[0], maps.danger[0], case)
     assert not np.asarray(maps.interest).any()
 
 
 def test_head_on_pair_is_symmetric():
     maps = make(horizon=4.0, speeds=3).evaluate(_pair([4.0, 0.0], [1, 0], [-1, 0]), 4,
-                                                max_neighbors=32)
+                                                max_neighbours=32)
     # agent 1 sees the mirror image: its slot 2 points at agent 0
     np.testing.assert_allclose(maps.speed[1], [1, 1, 0, 1], atol=1e-6)
     np.testing.assert_allclose(maps.danger[1], [0, 0, 0.25, 0], atol=1e-5)
@@ -430,7 +430,7 @@ EXPLICIT = random_crowd(7, 8, coincident=True, overlap=True, still="all", dead=1
 def test_matches_reference_in_open_space(crowd, dirs, speeds, horizon, margin, reciprocity):
     a = build(crowd)
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
-    maps = make(**kw).evaluate(a, dirs, max_neighbors=32)
+    maps = make(**kw).evaluate(a, dirs, max_neighbours=32)
     exp = rv.collision_danger(state_of(a), oracle_dirs(dirs), **kw)
     check(maps, exp, a.alive, speeds)
 
@@ -448,11 +448,11 @@ def test_matches_reference_with_walls(crowd, dirs, speeds, horizon, margin, reci
     if len(segs):
         world.add_segments(segs)
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
-    on = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbors=32)
+    on = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
     ok_on = check(on, rv.collision_danger(state, oracle_dirs(dirs), walls=segs,
                                           wall_horizon=wall_horizon, **kw), a.alive, speeds)
-    off = make(walls=False, **kw).evaluate(a, dirs, world=world, max_neighbors=32)
-    no_world = make(**kw).evaluate(a, dirs, max_neighbors=32)
+    off = make(walls=False, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
+    no_world = make(**kw).evaluate(a, dirs, max_neighbours=32)
     exp = rv.collision_danger(state, oracle_dirs(dirs), **kw)
     ok_off = check(off, exp, a.alive, speeds)
     np.testing.assert_array_equal(off.speed, no_world.speed)
@@ -476,13 +476,13 @@ def dense_crowd(n=30, seed=3, dead=(4, 17), box=5.0):
 def test_weight_and_agent_weights_scale_danger_only():
     a = dense_crowd()
     kw = dict(horizon=3.0, speeds=4, reciprocity=0.5)
-    base = make(**kw).evaluate(a, 16, max_neighbors=32)
+    base = make(**kw).evaluate(a, 16, max_neighbours=32)
     exp = rv.collision_danger(state_of(a), 16, **kw)
     check(base, exp, a.alive, 4)
     assert (np.asarray(base.danger) > 0.05).sum() >= 10          # the scene has danger
     aw = np.random.default_rng(1).uniform(0.0, 3.0, a.capacity).astype(np.float32)
     for weight, per_agent in ((2.5, None), (1.0, aw), (0.4, aw), (0.0, aw)):
-        got = make(weight=weight, agent_weights=per_agent, **kw).evaluate(a, 16, max_neighbors=32)
+        got = make(weight=weight, agent_weights=per_agent, **kw).evaluate(a, 16, max_neighbours=32)
         np.testing.assert_array_equal(got.speed, base.speed)
         factor = weight * (np.ones(a.capacity) if per_agent is None else per_agent.astype(np.float64))
         np.testing.assert_allclose(got.danger, base.danger * factor[:, None], rtol=1e-5, atol=1e-7)
@@ -494,7 +494,7 @@ def test_weight_and_agent_weights_scale_danger_only():
 def test_dead_agents_have_empty_rows_and_are_ignored():
     a = dense_crowd()
     kw = dict(horizon=3.0, speeds=4)
-    maps = make(**kw).evaluate(a, 12, max_neighbors=64)
+    maps = make(**kw).evaluate(a, 12, max_neighbours=64)
     dead = ~np.asarray(a.alive)
     assert dead.sum() == 4                                         # 2 removed, 2 never added
     assert not maps.danger[dead].any() and not maps.speed[dead].any()
@@ -503,7 +503,7 @@ def test_dead_agents_have_empty_rows_and_are_ignored():
     b = cs.Agents(len(ids))
     b.add(a.position[ids], velocity=a.velocity[ids], radius=a.radius[ids],
           max_speed=a.max_speed[ids], heading=a.heading[ids])
-    other = make(**kw).evaluate(b, 12, max_neighbors=64)
+    other = make(**kw).evaluate(b, 12, max_neighbours=64)
     np.testing.assert_array_equal(other.speed, maps.speed[ids])
     np.testing.assert_allclose(other.danger, maps.danger[ids], atol=1e-7)
     check(maps, rv.collision_danger(state_of(a), 12, **kw), a.alive, 4)
@@ -517,12 +517,12 @@ def test_rotate_equals_slots_turned_by_each_heading(crowd, k, speeds, horizon, r
     state = state_of(a)
     kw = dict(horizon=horizon, speeds=speeds, reciprocity=reciprocity)
     beh = make(**kw)
-    rotated = beh.evaluate(a, k, rotate=True, max_neighbors=32)
+    rotated = beh.evaluate(a, k, rotate=True, max_neighbours=32)
     exp = rv.collision_danger(state, k, rotate=True, **kw)
     ok = check(rotated, exp, a.alive, speeds)
     for i in np.flatnonzero(a.alive):
         dirs = rv.world_slots(k, float(a.heading[i]), rotate=True).astype(np.float32)
-        row = beh.evaluate(a, dirs, max_neighbors=32)
+        row = beh.evaluate(a, dirs, max_neighbours=32)
         np.testing.assert_array_equal(rotated.speed[i][ok[i]], row.speed[i][ok[i]])
         np.testing.assert_allclose(rotated.danger[i][ok[i]], row.danger[i][ok[i]], atol=DANGER_ATOL)
 
@@ -548,7 +548,7 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, spe
     kw = dict(horizon=horizon, speeds=speeds, reciprocity=reciprocity)
     beh = make(**kw, commit=commit)
     steering = cs.Steering([cs.Seek(), beh], resolve="mask_min_danger", choose="argmax",
-                           max_neighbors=32)
+                           max_neighbours=32)
     sim = cs.Simulation(None, a, steering, motion=cs.Lerp(steer_force=1.0))
     ring = rv.ring(k)
     checked = kept_count = 0
@@ -570,7 +570,7 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, spe
         b = cs.Agents(n)
         b.add(before["position"], velocity=before["velocity"], radius=before["radius"],
               max_speed=before["max_speed"])
-        maps = beh.evaluate(b, k, max_neighbors=32)
+        maps = beh.evaluate(b, k, max_neighbours=32)
         exp = rv.collision_danger(before, k, **kw)
         interest = np.array(sim.interest)
         for i in range(n):

@@ -61,10 +61,10 @@ def test_cpp_concurrency_tests_under_thread_sanitizer():
         check=True, capture_output=True, text=True,
     )
     built = subprocess.run(["cmake", "--build", str(build), "-j", "2", "--target",
-                            "test_parallel", "test_neighbors"], capture_output=True, text=True)
+                            "test_parallel", "test_neighbours"], capture_output=True, text=True)
     assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-4000:]
     env = {**os.environ, "TSAN_OPTIONS": "halt_on_error=1 second_deadlock_stack=1"}
-    for name in ("test_parallel", "test_neighbors"):
+    for name in ("test_parallel", "test_neighbours"):
         ran = subprocess.run([str(build / "tests" / "cpp" / name)], capture_output=True,
                              text=True, env=env, timeout=300)
         sys.stdout.write(ran.stdout[-1000:])

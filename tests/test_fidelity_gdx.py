@@ -241,7 +241,7 @@ def test_group_behaviours_match_the_gdx_port(seed, radius, grid):
                             ("infinite", lambda o: gdx.InfiniteProximity(o, ref))]:
         for kind, beh, port in behaviours:
             beh.proximity, beh.angle = prox_name, angle
-            got = classic.accelerations(None, agents, beh, max_neighbors=256)
+            got = classic.accelerations(None, agents, beh, max_neighbours=256)
             for i in range(n):
                 if near_a_boundary(ref, i, radius, angle, prox_name):
                     continue  # float32 vs float64 may count that neighbour differently

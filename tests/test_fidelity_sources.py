@@ -47,7 +47,7 @@ def test_issue_9_unity_argmax_picks_a_slot_when_none_is_positive():
     sim = cs.Simulation(None, agents, st_, motion=cs.Accel(speed="max"), slots=8)
     sim.perceive()
     interest, idx = unity.choose([sim.interest[0].tolist()], [sim.danger[0].tolist()], unity.directions(8))
-    sim.resolve_and_move(0.1)
+    sim.decide_and_move(0.1)
     assert max(interest) < 0
     assert sim.chosen_slot[0] == idx  # the Unity project's slot ...
     np.testing.assert_allclose(sim.resolved[0], interest, atol=1e-6)
@@ -80,7 +80,7 @@ def test_unity_chase_avoid_matches_the_port(seed, k, center):
                       combine="max", resolve="subtract_unclamped", choose="argmax_always")
     sim = cs.Simulation(None, agents, st_, slots=k)
     sim.perceive()
-    sim.resolve_and_move(0.01)
+    sim.decide_and_move(0.01)
     dirs = unity.directions(k)
     for i in range(n):
         p = tuple(map(float, pos[i]))

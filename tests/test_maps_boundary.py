@@ -336,11 +336,11 @@ def test_steer_bad_input():
     slots = cs.SlotSet(8)
     stack = np.zeros((2, 4, 8), np.float32)
     danger = np.zeros((4, 8), np.float32)
-    with pytest.raises(ValueError, match="combine mode: expected one of 'max'"):
+    with pytest.raises(ValueError, match="steer: combine must be one of 'max', 'sum', 'weighted_sum'"):
         cs.steer(stack, danger, slots, combine="mean")
-    with pytest.raises(ValueError, match="resolve mode"):
+    with pytest.raises(ValueError, match="steer: resolve must be one of 'mask', .*'subtract_unclamped', got 'ignore'"):
         cs.steer(stack, danger, slots, resolve="ignore")
-    with pytest.raises(ValueError, match="choose mode"):
+    with pytest.raises(ValueError, match="steer: choose must be one of 'vector_sum', .*'argmax_always', got 'random'"):
         cs.steer(stack, danger, slots, choose="random")
     with pytest.raises(ValueError, match="needs weights"):
         cs.steer(stack, danger, slots, combine="weighted_sum")
@@ -406,3 +406,35 @@ def test_combine_rejects_an_empty_or_ragged_sequence():
         cs.combine([], "max")
     with pytest.raises(ValueError, match="one shape"):
         cs.combine([np.zeros((2, 8)), np.zeros((3, 8))], "max")
+
+
+def test_mode_tables_come_from_the_core_and_drive_names_checks_and_messages():
+    """One table per mode kind, in C++: the public tuples, the Python checks and the
+    bindings' own parser all read it, with one message style."""
+    tables = cs._core.modes()
+    assert set(tables) == {"combine", "steering_combine", "resolve", "choose", "dot_shape", "spread"}
+    assert cs.COMBINE_MODES == tuple(n for n, _ in tables["combine"])
+    assert cs.RESOLVE_MODES == tuple(n for n, _ in tables["resolve"])
+    assert cs.CHOOSE_MODES == tuple(n for n, _ in tables["choose"])
+    assert cs.DOT_SHAPES == tuple(n for n, _ in tables["dot_shape"])
+    assert cs.SPREAD_MODES == tuple(n for n, _ in tables["spread"])
+    assert cs.STEERING_COMBINE_MODES == tuple(n for n in cs.COMBINE_MODES if n != "weighted_sum")
+    assert all(doc for rows in tables.values() for _, doc in rows)
+    # Every listed name is accepted by the kernel behind it.
+    m = np.ones((2, 3, 8), np.float32)
+    for mode in cs.COMBINE_MODES:
+        cs.combine(m, mode=mode, weights=[1, 1] if mode == "weighted_sum" else None)
+    for mode in cs.SPREAD_MODES:
+        cs.spread(m[0], [0.5, 1, 0.5], mode=mode)
+    # Python's check and the binding's parser (reached directly) say the same thing.
+    listed = ", ".join(repr(n) for n in cs.COMBINE_MODES)
+    expected = f"combine: mode must be one of {listed}, got 'avg'"
+    with pytest.raises(ValueError) as py_side:
+        cs.combine(m, mode="avg")
+    with pytest.raises(ValueError) as core_side:
+        cs._core.combine(m, "avg", None, None)
+    assert str(py_side.value) == str(core_side.value) == expected
+    with pytest.raises(ValueError, match="spread: mode must be one of 'sum', 'max', got 3"):
+        cs.spread(m[0], [0.5, 1, 0.5], mode=3)
+    with pytest.raises(ValueError, match="dot_map: shape must be one of 'clamped_cosine'"):
+        cs.dot_map(cs.SlotSet(8), np.ones((3, 2)), shape="square")

@@ -186,7 +186,7 @@ def _run_manual_pipeline(threads, steps=40):
         for step in range(steps):
             t = step * 0.1
             interest = np.maximum(seek.evaluate(a, k).interest, wander.evaluate(a, k, time=t).interest)
-            values = interest - crowd.evaluate(a, k, max_neighbors=16).danger
+            values = interest - crowd.evaluate(a, k, max_neighbours=16).danger
             best = values.argmax(axis=1)
             ok = values.max(axis=1) > 0
             direction = np.where(ok[:, None], slots[best], 0).astype(np.float32)

@@ -110,8 +110,8 @@ HANGS = {
                [[1e20, 1]], [[1, 0]], 10.0)
     """,
     "scalars that overflow float32": """
-        expect(ValueError, "radius must be a finite number >= 0", cs.neighbors,
-               np.zeros((3, 2), np.float32), radius=1e300, max_neighbors=2)
+        expect(ValueError, "radius must be a finite number >= 0", cs.neighbours,
+               np.zeros((3, 2), np.float32), radius=1e300, max_neighbours=2)
         expect(ValueError, "weight", cs.dot_map, cs.SlotSet(8), np.ones((2, 2)), weight=1e300)
         a = cs.Agents(2); a.add([[0, 0], [1, 0]])
         expect(ValueError, "dt", cs.Lerp().apply, a, np.ones((2, 2), np.float32),

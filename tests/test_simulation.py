@@ -87,7 +87,7 @@ def test_time_step_count_and_repr():
     sim.step(0.25, steps=4)
     assert sim.step_count == 4 and sim.time == pytest.approx(1.0)
     sim.perceive()
-    sim.resolve_and_move(0.5)
+    sim.decide_and_move(0.5)
     assert sim.step_count == 5 and sim.time == pytest.approx(1.5)
     assert "step_count=5" in repr(sim)
 
@@ -368,3 +368,23 @@ def test_braking_flag_follows_frays_brake_rule():
     for motion in (cs.Lerp(steer_force=0.5), cs.Accel()):
         sim, _ = run(motion, steps=3)
         assert not sim.braking.any()
+
+
+def test_deprecated_seed_and_resolve_and_move_warn_and_change_nothing():
+    """Simulation(seed=) never drew anything: it warns and leaves the run bit-identical;
+    resolve_and_move is a warning alias of decide_and_move."""
+    def run(**kw):
+        a = crowd(6)
+        sim = cs.Simulation(None, a, [cs.Seek(), cs.Wander(seed=3)], **kw)
+        sim.step(0.1, steps=5)
+        sim.perceive()
+        sim.decide_and_move(0.1)
+        return sim, a.position.copy()
+
+    _, ref = run()
+    with pytest.warns(DeprecationWarning, match="seed"):
+        sim, pos = run(seed=12345)
+    np.testing.assert_array_equal(pos, ref)
+    with pytest.warns(DeprecationWarning, match="decide_and_move"):
+        sim.resolve_and_move(0.1)
+    assert sim.step_count == 7

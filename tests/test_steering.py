@@ -166,7 +166,7 @@ def test_pipeline_equals_the_functional_api_by_hand(case, rotate):
                   cs.Wander(weight=0.3), cs.AgentDanger(radius=3.0, predictive=True),
                   cs.WallDanger(look_ahead=4, falloff="linear", spread=1),
                   cs.Avoid([[0, 0]], max_distance=8)]
-    steering = cs.Steering(behaviours, rotate=rotate, record=True, max_neighbors=12, **case)
+    steering = cs.Steering(behaviours, rotate=rotate, record=True, max_neighbours=12, **case)
     motion = cs.Lerp(steer_force=0.3)
     sim = cs.Simulation(world, a, steering, motion, slots=k, push_apart=False)
     sim.step(0.1, 3)  # a few steps first: time, headings and velocities move on
@@ -174,7 +174,7 @@ def test_pipeline_equals_the_functional_api_by_hand(case, rotate):
     sim.perceive()
     maps = {}
     for name, b in zip(steering.names, behaviours):
-        m = b.evaluate(a, k, rotate=rotate, time=sim.time, max_neighbors=12, world=world)
+        m = b.evaluate(a, k, rotate=rotate, time=sim.time, max_neighbours=12, world=world)
         maps[name] = m.interest if b.writes == "interest" else m.danger
         np.testing.assert_array_equal(sim.behaviour_maps[name], maps[name], err_msg=name)
     interest = cs.combine([maps[n] for n, b in zip(steering.names, behaviours)
@@ -225,7 +225,7 @@ def test_temporal_blend_equals_cs_blend():
     a.position[...] += np.random.default_rng(0).normal(size=(20, 2)).astype(np.float32)
     sim.perceive()
     new_i = cs.Seek().evaluate(a, k).interest
-    new_d = cs.AgentDanger(radius=4).evaluate(a, k, max_neighbors=16).danger
+    new_d = cs.AgentDanger(radius=4).evaluate(a, k, max_neighbours=16).danger
     np.testing.assert_allclose(sim.interest, cs.blend(first_i, new_i, 0.25), atol=1e-7)
     np.testing.assert_allclose(sim.danger, cs.blend(first_d, new_d, 0.25), atol=1e-7)
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Single-thread driver of the raycast row kernels on SCENES.md "track-M-L", for callgrind.
+// Single-thread driver of the raycast row kernels on the racetrack scene "track-M-L"
+// (benchmarks/scenes.py), for callgrind.
 //
 // Calls raycast_rows / slot_raycast_rows directly (no Python, no thread pool), times the
 // best CPU time of R repeats, prints the hit checksum, and optionally dumps the distances
 // (and for -k ray the normals and obstacles) to compare builds bit for bit. Build and run:
-//   g++ -std=c++20 -O3 -DNDEBUG -fno-math-errno -DTHICK -Icpp/include benchmarks/kernels/ray_kernels.cpp
-//       cpp/src/raycast.cpp cpp/src/world.cpp cpp/src/parallel.cpp -lpthread -o build/ray_kernels
+//   g++ -std=c++20 -O3 -DNDEBUG -fno-math-errno -DTHICK -Icpp/include -Icpp/src benchmarks/kernels/ray_kernels.cpp
+//       cpp/src/raycast.cpp cpp/src/strip_index.cpp cpp/src/slot_gather.cpp
+//       cpp/src/world.cpp cpp/src/parallel.cpp -lpthread -o build/ray_kernels
 //   build/ray_kernels -k slot|slothead|ray [-m 10000] [-L 50] [-R radius] [-c cell] [-r repeats] [-o dump]
 //       [-M auto|gather|per_ray|strips]
 //   valgrind --tool=callgrind --branch-sim=yes --toggle-collect='*timed_call*' build/ray_kernels -k slot -r 1

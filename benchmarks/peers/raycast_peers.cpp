@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Closest-hit raycasts on SCENES.md "track-M-L" with Box2D 2.4, Chipmunk 7 and brute force.
+// Closest-hit raycasts on the racetrack scene "track-M-L" (benchmarks/scenes.py) with Box2D 2.4,
+// Chipmunk 7 and brute force.
 //
 // Usage: raycast_peers [--walls M] [--length L] [--repeats R] [--brute-repeats B]
 //                      [--peers box2d,chipmunk,chipmunk-opt,chipmunk-hash,brute]

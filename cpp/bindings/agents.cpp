@@ -2,7 +2,6 @@
 // Bindings of Agents (zero-copy views of C++-owned state) and the neighbour search.
 #include "agents.hpp"
 #include "in_use.hpp"
-#include "classic_spec.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -13,7 +12,7 @@
 #include <vector>
 
 #include "arrays.hpp"
-#include "contextsteer/neighbors.hpp"
+#include "contextsteer/neighbours.hpp"
 
 namespace contextsteer::bindings {
 
@@ -113,12 +112,12 @@ void agents_remove(Agents& a, const py::handle& ids_obj) {
   a.remove(ids.span());
 }
 
-py::tuple neighbors_py(const py::handle& positions, double radius, long max_neighbors,
+py::tuple neighbours_py(const py::handle& positions, double radius, long max_neighbors,
                        const py::handle& alive) {
   auto pos = input_coords(positions, "positions", {kAny, 2}, {"N", "2"});
   require_length(radius, "radius");
   if (max_neighbors < 0 || static_cast<std::size_t>(max_neighbors) > kMaxNeighbors)
-    throw py::value_error("max_neighbors must be in [0, " + std::to_string(kMaxNeighbors) +
+    throw py::value_error("max_neighbours must be in [0, " + std::to_string(kMaxNeighbors) +
                           "], got " + std::to_string(max_neighbors));
   const py::ssize_t n = pos.dim(0);
   const std::uint8_t* alive_ptr = nullptr;
@@ -157,12 +156,8 @@ void bind_agents(py::module_& m) {
       .def("_view", &agents_view, py::arg("name"))
       .def("_add", &agents_add)
       .def("_remove", &agents_remove, py::arg("ids"));
-  m.def("neighbors", &neighbors_py, py::arg("positions"), py::arg("radius"),
-        py::arg("max_neighbors"), py::arg("alive") = py::none());
-  bind_behaviours(m);
-  bind_motion(m);
-  bind_simulation(m);
-  bind_classic(m);
+  m.def("neighbours", &neighbours_py, py::arg("positions"), py::arg("radius"),
+        py::arg("max_neighbours"), py::arg("alive") = py::none());
 }
 
 }  // namespace contextsteer::bindings

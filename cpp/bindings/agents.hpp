@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Binding helpers of the agents area, shared with the simulation bindings (issue 4,
-// phase 2): Python behaviour / motion objects → C++ configs, and the Agents view.
+// Binding helpers of the agents area, shared with the behaviour, motion, simulation and
+// classic bindings: Python behaviour / motion objects → C++ configs, and the Agents view.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -27,9 +27,5 @@ MotionModel to_motion(const py::handle& obj);
 
 /// The C++ Agents inside a Python Agents object (TypeError if it is not one).
 Agents& agents_of(const py::handle& obj);
-
-void bind_behaviours(py::module_& m);
-void bind_motion(py::module_& m);
-void bind_simulation(py::module_& m);
 
 }  // namespace contextsteer::bindings

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "contextsteer/batch.hpp"
+#include "batch.hpp"
 #include "contextsteer/common.hpp"
 
 namespace contextsteer::bindings {

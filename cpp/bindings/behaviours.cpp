@@ -12,8 +12,7 @@
 #include "agents.hpp"
 #include "in_use.hpp"
 #include "arrays.hpp"
-#include "contextsteer/neighbors.hpp"
-#include "contextsteer/parallel.hpp"
+#include "contextsteer/neighbours.hpp"
 #include "contextsteer/path.hpp"
 #include "nav.hpp"
 #include "world_handle.hpp"
@@ -303,7 +302,7 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
   if (k < 1) throw py::value_error("directions: expected at least one slot, got 0");
   require_non_negative(time, "time");
   if (max_neighbors < 0 || static_cast<std::size_t>(max_neighbors) > kMaxNeighbors)
-    throw py::value_error("max_neighbors must be in [0, " + std::to_string(kMaxNeighbors) +
+    throw py::value_error("max_neighbours must be in [0, " + std::to_string(kMaxNeighbors) +
                           "], got " + std::to_string(max_neighbors));
   const auto n = static_cast<py::ssize_t>(agents.capacity());
   if (const auto* t = std::get_if<Targets>(&b)) {
@@ -348,7 +347,7 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
 void bind_behaviours(py::module_& m) {
   m.def("evaluate_behaviour", &evaluate_py, py::arg("agents"), py::arg("behaviour"),
         py::arg("directions"), py::arg("rotate") = false, py::arg("time") = 0.0,
-        py::arg("max_neighbors") = 32, py::arg("world") = py::none());
+        py::arg("max_neighbours") = 32, py::arg("world") = py::none());
   m.def(
       "behaviour_neighbor_radius",
       [](const py::handle& behaviour, double max_radius, double max_speed) {

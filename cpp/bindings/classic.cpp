@@ -14,8 +14,8 @@
 #include "arrays.hpp"
 #include "classic_spec.hpp"
 #include "contextsteer/classic.hpp"
-#include "contextsteer/neighbors.hpp"
-#include "contextsteer/parallel.hpp"
+#include "contextsteer/neighbours.hpp"
+#include "parallel.hpp"
 #include "world_handle.hpp"
 
 namespace contextsteer::bindings {
@@ -188,7 +188,7 @@ void bind_classic(py::module_& m) {
       "classic_accelerations",
       [](py::object world, py::object agents_obj, const py::handle& spec, double time, long max_neighbors) {
         if (max_neighbors < 1 || static_cast<std::size_t>(max_neighbors) > kMaxNeighbors)
-          throw py::value_error("max_neighbors must be in [1, " + std::to_string(kMaxNeighbors) + "], got " +
+          throw py::value_error("max_neighbours must be in [1, " + std::to_string(kMaxNeighbors) + "], got " +
                                 std::to_string(max_neighbors));
         if (!std::isfinite(time) || time < 0.0) throw py::value_error("time must be a finite number >= 0");
         const auto m_nb = static_cast<std::size_t>(max_neighbors);
@@ -221,7 +221,7 @@ void bind_classic(py::module_& m) {
         return out;
       },
       py::arg("world"), py::arg("agents"), py::arg("spec"), py::arg("time") = 0.0,
-      py::arg("max_neighbors") = 16);
+      py::arg("max_neighbours") = 16);
 }
 
 }  // namespace contextsteer::bindings

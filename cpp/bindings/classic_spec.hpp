@@ -18,6 +18,4 @@ namespace py = pybind11;
 /// Parameters are validated in Python; ids are checked against n_agents (IndexError).
 std::shared_ptr<const classic::Steering> classic_steering(const py::handle& spec, std::size_t n_agents);
 
-void bind_classic(py::module_& m);
-
 }  // namespace contextsteer::bindings

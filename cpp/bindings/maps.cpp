@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "arrays.hpp"
+#include "modes.hpp"
 #include "contextsteer/choose.hpp"
 #include "contextsteer/combine.hpp"
 #include "contextsteer/context_maps.hpp"
@@ -27,19 +28,6 @@ namespace py = pybind11;
 namespace contextsteer::bindings {
 
 namespace {
-
-template <class E>
-using Names = std::initializer_list<std::pair<const char*, E>>;
-
-template <class E>
-E parse_mode(const std::string& name, Names<E> table, const char* what) {
-  std::string choices;
-  for (const auto& [n, e] : table) {
-    if (name == n) return e;
-    choices += (choices.empty() ? "'" : ", '") + std::string(n) + "'";
-  }
-  throw py::value_error(std::string(what) + ": expected one of " + choices + ", got '" + name + "'");
-}
 
 void require_slots(py::ssize_t k, const char* what) {
   if (k < static_cast<py::ssize_t>(kMinSlots)) {
@@ -77,36 +65,16 @@ const SlotSet& slots_for(const SlotSet& slots, py::ssize_t k, const char* what) 
 }
 
 
-CombineMode combine_mode(const std::string& mode) {
-  return parse_mode<CombineMode>(mode,
-                                 {{"max", CombineMode::kMax},
-                                  {"sum", CombineMode::kSum},
-                                  {"weighted_sum", CombineMode::kWeightedSum},
-                                  {"multiply", CombineMode::kMultiply},
-                                  {"min", CombineMode::kMin}},
-                                 "combine mode");
+CombineMode combine_mode(const std::string& mode, const char* owner, const char* argument) {
+  return parse_mode(kCombineModes, py::str(mode), owner, argument);
 }
 
-ResolveMode resolve_mode(const std::string& mode) {
-  return parse_mode<ResolveMode>(mode,
-                                 {{"mask", ResolveMode::kMask},
-                                  {"subtract", ResolveMode::kSubtract},
-                                  {"scale", ResolveMode::kScale},
-                                  {"mask_min_danger", ResolveMode::kMaskMinDanger},
-                                  {"avoid_opposite", ResolveMode::kAvoidOpposite},
-                                  {"subtract_unclamped", ResolveMode::kSubtractUnclamped}},
-                                 "resolve mode");
+ResolveMode resolve_mode(const std::string& mode, const char* owner, const char* argument) {
+  return parse_mode(kResolveModes, py::str(mode), owner, argument);
 }
 
-ChooseMode choose_mode(const std::string& mode) {
-  return parse_mode<ChooseMode>(mode,
-                                {{"vector_sum", ChooseMode::kVectorSum},
-                                 {"argmax", ChooseMode::kArgmax},
-                                 {"weighted_neighbours", ChooseMode::kWeightedNeighbours},
-                                 {"subslot", ChooseMode::kSubslot},
-                                 {"subslot_linear", ChooseMode::kSubslotLinear},
-                                 {"argmax_always", ChooseMode::kArgmaxAlways}},
-                                "choose mode");
+ChooseMode choose_mode(const std::string& mode, const char* owner, const char* argument) {
+  return parse_mode(kChooseModes, py::str(mode), owner, argument);
 }
 
 // Weights of combine: required by, and only allowed with, kWeightedSum.
@@ -186,12 +154,7 @@ void bind_maps(py::module_& m) {
         const py::ssize_t n = v.dim(0), k = static_cast<py::ssize_t>(slots.size());
         require_finite(weight, "weight");
         DotMapParams p;
-        p.shape = parse_mode<DotShape>(shape,
-                                       {{"clamped_cosine", DotShape::kClampedCosine},
-                                        {"cosine", DotShape::kCosine},
-                                        {"half_cosine", DotShape::kHalfCosine},
-                                        {"opposite_cosine", DotShape::kOppositeCosine}},
-                                       "dot_map shape");
+        p.shape = parse_mode(kDotShapes, py::str(shape), "dot_map", "shape");
         p.weight = static_cast<float>(weight);
         p.magnitude = magnitude;
         Checked<const float> w;
@@ -223,7 +186,7 @@ void bind_maps(py::module_& m) {
         const py::ssize_t b = s.dim(0), n = s.dim(1), k = s.dim(2);
         if (b < 1) throw py::value_error("maps: expected at least one map (B >= 1), got B = 0");
         require_slots(k, "maps");
-        const CombineMode cm = combine_mode(mode);
+        const CombineMode cm = combine_mode(mode, "combine", "mode");
         const Checked<const float> w = combine_weights(cm, mode, weights, b);
         auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", s, "maps", false);
@@ -251,7 +214,7 @@ void bind_maps(py::module_& m) {
         require_finite(threshold, "threshold");
         require_non_negative(epsilon, "epsilon");
         ResolveParams p;
-        p.mode = resolve_mode(mode);
+        p.mode = resolve_mode(mode, "resolve", "mode");
         p.threshold = static_cast<float>(threshold);
         p.epsilon = static_cast<float>(epsilon);
         if (p.mode == ResolveMode::kAvoidOpposite) {
@@ -286,7 +249,7 @@ void bind_maps(py::module_& m) {
         slots_for(slots, k, "values");
         if (width < 0) throw py::value_error("width: expected >= 0, got " + std::to_string(width));
         ChooseParams p;
-        p.mode = choose_mode(mode);
+        p.mode = choose_mode(mode, "choose", "mode");
         p.width = static_cast<std::size_t>(width);
         p.contiguous = contiguous;
         auto [da, d] = out_or_new<float>(out_direction, "out.direction", {n, 2}, {std::to_string(n).c_str(), "2"});
@@ -325,16 +288,16 @@ void bind_maps(py::module_& m) {
         auto dg = check_array<const float>(danger, "danger", {n, k}, {ns.c_str(), ks.c_str()});
         slots_for(slots, k, "interest_maps");
         SteerParams p;
-        p.combine = combine_mode(combine);
+        p.combine = combine_mode(combine, "steer", "combine");
         const Checked<const float> w = combine_weights(p.combine, combine, weights, b);
         p.weights = w.span();
         require_finite(threshold, "threshold");
         require_non_negative(epsilon, "epsilon");
-        p.resolve.mode = resolve_mode(resolve);
+        p.resolve.mode = resolve_mode(resolve, "steer", "resolve");
         p.resolve.threshold = static_cast<float>(threshold);
         p.resolve.epsilon = static_cast<float>(epsilon);
         if (width < 0) throw py::value_error("width: expected >= 0, got " + std::to_string(width));
-        p.choose.mode = choose_mode(choose);
+        p.choose.mode = choose_mode(choose, "steer", "choose");
         p.choose.width = static_cast<std::size_t>(width);
         p.choose.contiguous = contiguous;
         auto [da, d] = out_or_new<float>(out_direction, "out.direction", {n, 2}, {ns.c_str(), "2"});
@@ -387,8 +350,7 @@ void bind_maps(py::module_& m) {
           throw py::value_error("kernel: expected an odd length L <= K = " + std::to_string(k) +
                                 ", got L = " + std::to_string(len));
         }
-        const SpreadMode sm = parse_mode<SpreadMode>(mode, {{"sum", SpreadMode::kSum}, {"max", SpreadMode::kMax}},
-                                                     "spread mode");
+        const SpreadMode sm = parse_mode(kSpreadModes, py::str(mode), "spread", "mode");
         auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", v, "values", false);
         std::atomic<bool> bad{false};

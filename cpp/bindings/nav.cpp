@@ -12,7 +12,7 @@
 
 #include "arrays.hpp"
 #include "contextsteer/nav_field.hpp"
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 #include "contextsteer/path.hpp"
 #include "contextsteer/route.hpp"
 #include "nav.hpp"

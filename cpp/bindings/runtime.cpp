@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "contextsteer/parallel.hpp"
+#include "contextsteer/threads.hpp"
 
 namespace py = pybind11;
 

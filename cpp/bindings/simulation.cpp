@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agents.hpp"
+#include "modes.hpp"
 #include "classic_spec.hpp"
 #include "arrays.hpp"
 #include "contextsteer/collide.hpp"
@@ -22,34 +23,6 @@
 namespace contextsteer::bindings {
 
 namespace {
-
-CombineMode combine_mode(const std::string& s) {
-  if (s == "max") return CombineMode::kMax;
-  if (s == "sum") return CombineMode::kSum;
-  if (s == "multiply") return CombineMode::kMultiply;
-  if (s == "min") return CombineMode::kMin;
-  throw py::value_error("combine: expected 'max', 'sum', 'multiply' or 'min', got '" + s + "'");
-}
-
-ResolveMode resolve_mode(const std::string& s) {
-  if (s == "mask") return ResolveMode::kMask;
-  if (s == "subtract") return ResolveMode::kSubtract;
-  if (s == "scale") return ResolveMode::kScale;
-  if (s == "mask_min_danger") return ResolveMode::kMaskMinDanger;
-  if (s == "avoid_opposite") return ResolveMode::kAvoidOpposite;
-  if (s == "subtract_unclamped") return ResolveMode::kSubtractUnclamped;
-  throw py::value_error("resolve: unknown mode '" + s + "'");
-}
-
-ChooseMode choose_mode(const std::string& s) {
-  if (s == "vector_sum") return ChooseMode::kVectorSum;
-  if (s == "argmax") return ChooseMode::kArgmax;
-  if (s == "weighted_neighbours") return ChooseMode::kWeightedNeighbours;
-  if (s == "subslot") return ChooseMode::kSubslot;
-  if (s == "subslot_linear") return ChooseMode::kSubslotLinear;
-  if (s == "argmax_always") return ChooseMode::kArgmaxAlways;
-  throw py::value_error("choose: unknown mode '" + s + "'");
-}
 
 /// ValueError naming the first alive agent whose state is not finite (or negative).
 void check_agents(Agents& a) {
@@ -137,12 +110,12 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
                                 std::to_string(n) + ")");
     }
   }
-  c.combine = combine_mode(cfg["combine"].cast<std::string>());
-  c.danger_combine = combine_mode(cfg["danger_combine"].cast<std::string>());
-  c.resolve.mode = resolve_mode(cfg["resolve"].cast<std::string>());
+  c.combine = parse_mode(kCombineModes, cfg["combine"], "Steering", "combine", steering_can_combine);
+  c.danger_combine = parse_mode(kCombineModes, cfg["danger_combine"], "Steering", "danger_combine", steering_can_combine);
+  c.resolve.mode = parse_mode(kResolveModes, cfg["resolve"], "Steering", "resolve");
   c.resolve.threshold = cfg["threshold"].cast<float>();
   c.resolve.epsilon = cfg["epsilon"].cast<float>();
-  c.choose.mode = choose_mode(cfg["choose"].cast<std::string>());
+  c.choose.mode = parse_mode(kChooseModes, cfg["choose"], "Steering", "choose");
   c.choose.width = cfg["width"].cast<std::size_t>();
   c.choose.contiguous = cfg["contiguous"].cast<bool>();
   if (!cfg["spread"].is_none()) {
@@ -151,8 +124,7 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
       throw py::value_error("spread: expected an odd kernel length <= K = " + std::to_string(k) +
                             ", got " + std::to_string(kern.size()));
     c.spread_kernel.assign(kern.data, kern.data + kern.size());
-    const auto mode = cfg["spread_mode"].cast<std::string>();
-    c.spread_mode = mode == "sum" ? SpreadMode::kSum : SpreadMode::kMax;
+    c.spread_mode = parse_mode(kSpreadModes, cfg["spread_mode"], "Steering", "spread_mode");
     const auto on = cfg["spread_maps"].cast<std::string>();
     c.spread_interest = on == "interest" || on == "both";
     c.spread_danger = on == "danger" || on == "both";
@@ -163,9 +135,9 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
     throw py::value_error("hysteresis must be a finite number >= 0");
   c.rotate = cfg["rotate"].cast<bool>();
   c.record = cfg["record"].cast<bool>();
-  const long m = cfg["max_neighbors"].cast<long>();
+  const long m = cfg["max_neighbours"].cast<long>();
   if (m < 1 || static_cast<std::size_t>(m) > kMaxNeighbors)
-    throw py::value_error("max_neighbors must be in [1, " + std::to_string(kMaxNeighbors) +
+    throw py::value_error("max_neighbours must be in [1, " + std::to_string(kMaxNeighbors) +
                           "], got " + std::to_string(m));
   c.max_neighbors = static_cast<std::size_t>(m);
   if (cfg.contains("classic") && !cfg["classic"].is_none()) {

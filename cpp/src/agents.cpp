@@ -2,7 +2,7 @@
 // Agents: allocation at construction, slot claiming and release.
 #include "contextsteer/agents.hpp"
 
-#include "contextsteer/random.hpp"
+#include "random.hpp"
 
 namespace contextsteer {
 

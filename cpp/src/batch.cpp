@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Batched row loops shared by the map kernels: the finite check.
-#include "contextsteer/batch.hpp"
+#include "batch.hpp"
 
 namespace contextsteer {
 

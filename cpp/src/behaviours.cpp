@@ -4,7 +4,7 @@
 // max(0, s_k·u), scaled by how much the behaviour cares (distance falloff, speed ...).
 // Accumulation is in float: values are in [0, weight·M] and the oracle tolerance allows it.
 #include "contextsteer/behaviours.hpp"
-#include "contextsteer/cpu.hpp"
+#include "cpu.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +13,8 @@
 
 #include "contextsteer/geometry.hpp"
 #include "contextsteer/nearest.hpp"
-#include "contextsteer/parallel.hpp"
-#include "contextsteer/random.hpp"
+#include "parallel.hpp"
+#include "random.hpp"
 #include "contextsteer/raycast.hpp"
 
 namespace contextsteer {

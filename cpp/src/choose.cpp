@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "contextsteer/choose.hpp"
-#include "contextsteer/cpu.hpp"
+#include "cpu.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cmath>
 
-#include "contextsteer/batch.hpp"
+#include "batch.hpp"
 
 namespace contextsteer {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "contextsteer/random.hpp"
+#include "random.hpp"
 #include "contextsteer/raycast.hpp"
 
 namespace contextsteer::classic {

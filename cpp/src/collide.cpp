@@ -17,30 +17,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // treated as running along the wall (not blocked): rounding must not stop a slide.
 constexpr double kAlong = 1e-9;
 
-
-// Thin ray against the segment a..b (relative to the origin): with sa = cross(a, u) and
-// sb = cross(b, u) of opposite (or zero) signs the segment meets the ray's line at
-// t = cross(a, b)/(sa − sb). Parallel segments are left to the end discs of the capsule.
-double ray_segment(double ax, double ay, double bx, double by, double ux, double uy) {
-  const double sa = ax * uy - ay * ux;
-  const double sb = bx * uy - by * ux;
-  if ((sa > 0.0 && sb > 0.0) || (sa < 0.0 && sb < 0.0)) return kInf;
-  const double den = sa - sb;
-  if (den == 0.0) return kInf;
-  const double t = (ax * by - ay * bx) / den;
-  return t >= 0.0 ? t : kInf;
-}
-
-// Closest point of the segment a..b to point c (all relative to the same origin).
-void closest_on_segment(double ax, double ay, double bx, double by, double cx, double cy,
-                        double& qx, double& qy) {
-  const double ex = bx - ax, ey = by - ay;
-  const double len2 = ex * ex + ey * ey;
-  const double u = len2 > 0.0 ? std::clamp(((cx - ax) * ex + (cy - ay) * ey) / len2, 0.0, 1.0) : 0.0;
-  qx = ax + u * ex;
-  qy = ay + u * ey;
-}
-
 struct Hit {
   double t = kInf;  // distance along the unit direction
   double nx = 0.0, ny = 0.0;
@@ -64,35 +40,31 @@ void block_if_moving_in(double qx, double qy, double d0, double ux, double uy, H
 }
 
 // Circle of radius r moving from the origin along unit u for length L against the
-// segment a..b. Starting within r (the user put it there): blocked at 0 only when
-// moving into the wall. Otherwise the time of impact against the capsule of radius r.
+// segment a..b. Starting inside the capsule of radius r (inside_capsule, the sensor's own
+// test; the user put it there): blocked at 0 only when moving into the wall. Otherwise the
+// time of impact is the ray's entry into the capsule (capsule_entry: the same solve as a
+// thick ray of radius r, so the sensor and the mover meet a wall at the same distance).
 void segment_toi(double ax, double ay, double bx, double by, double r, double ux, double uy,
                  double L, Hit& h) {
-  double qx, qy;
-  closest_on_segment(ax, ay, bx, by, 0.0, 0.0, qx, qy);
-  const double d0 = std::sqrt(qx * qx + qy * qy);
-  if (d0 <= r) {
-    block_if_moving_in(qx, qy, d0, ux, uy, h);
+  const SegmentPoint q = closest_on_segment(ax, ay, bx, by, 0.0, 0.0);
+  const double d0 = std::sqrt(q.x * q.x + q.y * q.y);
+  if (inside_capsule(q, r)) {
+    block_if_moving_in(q.x, q.y, d0, ux, uy, h);
     return;
   }
   // Quick reject: the capsule is out of reach of the whole move.
   if (d0 > L + r) return;
-  double t = std::min(ray_circle(ax, ay, r, ux, uy), ray_circle(bx, by, r, ux, uy));
-  const double ex = bx - ax, ey = by - ay;
-  const double s = r / std::sqrt(ex * ex + ey * ey);
-  const double ox = -ey * s, oy = ex * s;
-  t = std::min(t, ray_segment(ax + ox, ay + oy, bx + ox, by + oy, ux, uy));
-  t = std::min(t, ray_segment(ax - ox, ay - oy, bx - ox, by - oy, ux, uy));
+  const double t = capsule_entry(ax, ay, bx, by, r, ux, uy, L);
   if (!(t <= L) || t >= h.t) return;
+  const double ex = bx - ax, ey = by - ay;
   // Contact normal. Touching the side of the capsule: the segment's normal on the
   // origin's side (exact, whatever r); touching an end disc: from the end point to the
   // circle's centre (−u when r is too small for that to be more than rounding noise).
   const double cx = t * ux, cy = t * uy;
-  const double len2 = ex * ex + ey * ey;
-  const double w = ((cx - ax) * ex + (cy - ay) * ey) / len2;
+  const double w = segment_parameter(ax, ay, bx, by, cx, cy);
   double nx = -ux, ny = -uy;
   if (w > 0.0 && w < 1.0) {
-    const double el = std::sqrt(len2);
+    const double el = std::sqrt(ex * ex + ey * ey);
     nx = ey / el;
     ny = -ex / el;
     const double side = -(ax * nx + ay * ny);  // (origin − a)·n
@@ -122,7 +94,7 @@ void circle_toi(double qx, double qy, double rc, double r, double ux, double uy,
                 Hit& h) {
   const double R = rc + r;
   const double d0 = std::sqrt(qx * qx + qy * qy);
-  if (d0 <= R) {
+  if (inside_disc(qx, qy, R)) {  // ray_circle's inside test: the sensor's distance 0
     block_if_moving_in(qx, qy, d0, ux, uy, h);
     return;
   }

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "contextsteer/batch.hpp"
+#include "batch.hpp"
 
 namespace contextsteer {
 

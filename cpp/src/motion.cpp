@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 

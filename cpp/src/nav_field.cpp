@@ -10,7 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "contextsteer/parallel.hpp"
+#include "contextsteer/geometry.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 
@@ -18,17 +19,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 enum : std::uint8_t { kFar = 0, kTrial = 1, kKnown = 2, kBlocked = 3, kSeed = 4 };
-
-/// Squared distance from p to the segment a→b (double). The closest point is
-/// a + t·(b − a) with t = clamp(dot(p − a, b − a)/|b − a|², 0, 1).
-double seg_dist2(double px, double py, double ax, double ay, double bx, double by) {
-  const double dx = bx - ax, dy = by - ay;
-  const double l2 = dx * dx + dy * dy;
-  double t = l2 > 0.0 ? ((px - ax) * dx + (py - ay) * dy) / l2 : 0.0;
-  t = std::clamp(t, 0.0, 1.0);
-  const double ex = px - ax - t * dx, ey = py - ay - t * dy;
-  return ex * ex + ey * ey;
-}
 
 /// Crossing-number test of p against ring [s, e) of `pts` (boundary counts as either).
 bool in_ring(double px, double py, const float* pts, std::int32_t s, std::int32_t e) {
@@ -76,7 +66,7 @@ void NavField::block(const World& world, std::uint32_t layers) {
       continue;
     for (int j = j0; j <= j1; ++j)
       for (int i = i0; i <= i1; ++i)
-        if (seg_dist2(x_of(i), y_of(j), ax, ay, bx, by) <= rb2)
+        if (segment_distance2(ax, ay, bx, by, x_of(i), y_of(j)) <= rb2)
           blocked_[static_cast<std::size_t>(j) * g.nx + i] = 1;
   }
   // Circles: nodes within rc + rb of the centre.
@@ -173,7 +163,7 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
       const double ax = goals.segments[s], ay = goals.segments[s + 1];
       const double bx = goals.segments[s + 2], by = goals.segments[s + 3];
       visit(std::min(ax, bx), std::min(ay, by), std::max(ax, bx), std::max(ay, by),
-            [&](double x, double y) { return std::sqrt(seg_dist2(x, y, ax, ay, bx, by)); });
+            [&](double x, double y) { return std::sqrt(segment_distance2(ax, ay, bx, by, x, y)); });
     }
     const float* rp = goals.rings.data();
     for (std::size_t k = 0; k + 1 < goals.ring_start.size(); ++k) {
@@ -189,7 +179,7 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
         if (in_ring(x, y, rp, s, e)) return 0.0;
         double d2 = kInf;
         for (std::int32_t v = s, w = e - 1; v < e; w = v++)
-          d2 = std::min(d2, seg_dist2(x, y, rp[2 * w], rp[2 * w + 1], rp[2 * v], rp[2 * v + 1]));
+          d2 = std::min(d2, segment_distance2(rp[2 * w], rp[2 * w + 1], rp[2 * v], rp[2 * v + 1], x, y));
         return std::sqrt(d2);
       });
     }

@@ -6,7 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "contextsteer/parallel.hpp"
+#include "contextsteer/geometry.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 namespace {
@@ -19,20 +20,18 @@ struct Candidate {
   std::int32_t index = -1;
 };
 
-// Distance from p to every entry of a cell, in double. Segments: the closest point is
-// a + u (b - a) with u = clamp(dot(p - a, b - a) / |b - a|^2, 0, 1). Circles: the boundary
-// point along the ray from the centre through p.
+// Distance from p to every entry of a cell, in double. Segments: closest_on_segment.
+// Circles: the boundary point along the ray from the centre through p.
 void visit(const WorldGrid& g, std::size_t cell, double px, double py, std::uint32_t layers, Candidate& best) {
   for (auto e = static_cast<std::size_t>(g.seg_start[cell]); e < static_cast<std::size_t>(g.seg_start[cell + 1]); ++e) {
     if (!(g.seg_layers[e] & layers)) continue;
     const double ax = g.ax[e], ay = g.ay[e];
-    const double ex = g.bx[e] - ax, ey = g.by[e] - ay;
-    const double u = std::clamp(((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey), 0.0, 1.0);
-    const double qx = ax + u * ex, qy = ay + u * ey;
-    const double d2 = (px - qx) * (px - qx) + (py - qy) * (py - qy);
+    const SegmentPoint q = closest_on_segment(ax, ay, g.bx[e], g.by[e], px, py);
+    const double d2 = (px - q.x) * (px - q.x) + (py - q.y) * (py - q.y);
     if (d2 < best.d2) {
+      const double ex = g.bx[e] - ax, ey = g.by[e] - ay;
       const double len = std::sqrt(ex * ex + ey * ey);
-      best = {d2, qx, qy, -ey / len, ex / len, 1, g.seg_index[e]};
+      best = {d2, q.x, q.y, -ey / len, ex / len, 1, g.seg_index[e]};
     }
   }
   for (auto e = static_cast<std::size_t>(g.circ_start[cell]); e < static_cast<std::size_t>(g.circ_start[cell + 1]); ++e) {

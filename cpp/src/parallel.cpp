@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -8,7 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "contextsteer/parallel.hpp"
+#include "contextsteer/geometry.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 namespace {
@@ -222,18 +223,9 @@ std::size_t Path::segment_at(double s) const {
 // resolve like the oracle's, and the result feeds an offset of up to the full length.
 double Path::segment_distance2(std::uint32_t slot, double px, double py, double& t) const {
   const float* e = &leaf_xy_[4 * std::size_t(slot)];
-  const double ax = e[0], ay = e[1], bx = e[2], by = e[3];
-  const double dx = bx - ax, dy = by - ay;
-  const double u = ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy);
-  double qx, qy;
-  if (u <= 0.0) {
-    t = 0.0, qx = ax, qy = ay;
-  } else if (u >= 1.0) {
-    t = 1.0, qx = bx, qy = by;
-  } else {
-    t = u, qx = ax + u * dx, qy = ay + u * dy;
-  }
-  return (px - qx) * (px - qx) + (py - qy) * (py - qy);
+  const SegmentPoint q = closest_on_segment(e[0], e[1], e[2], e[3], px, py);
+  t = q.u;
+  return (px - q.x) * (px - q.x) + (py - q.y) * (py - q.y);
 }
 
 double Path::closest_offset(Vec2 p) const {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "contextsteer/batch.hpp"
+#include "batch.hpp"
 
 namespace contextsteer {
 

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "contextsteer/nearest.hpp"
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 #include "contextsteer/raycast.hpp"
 
 namespace contextsteer {

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "contextsteer/collide.hpp"
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 

@@ -2,7 +2,7 @@
 // The simulation's observers: metrics and histories, updated at the end of every step.
 #include <algorithm>
 
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 #include "contextsteer/simulation.hpp"
 
 namespace contextsteer {

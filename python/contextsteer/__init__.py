@@ -34,6 +34,15 @@ from .tune import TuneResult, tune  # noqa: E402
 
 from ._version import __version__  # noqa: E402
 
+# Deprecated American spellings of the neighbour query (they warn); the API says neighbours.
+from .agents import neighbors  # noqa: E402
+
+
+def __getattr__(name: str):
+    if name == "Neighbors":
+        return agents.__getattr__(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__,
            *agents.__all__, *behaviours.__all__, *motion.__all__, *nav.__all__,
            *steering.__all__, *simulation.__all__, *history.__all__,

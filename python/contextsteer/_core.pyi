@@ -57,6 +57,8 @@ def steer(
     out_strength: NDArray[np.float32] | None = None,
     out_slot: NDArray[np.int32] | None = None,
 ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.int32]]: ...
+def modes() -> dict[str, list[tuple[str, str]]]: ...
+def check_mode(kind: str, value: object, owner: str, argument: str) -> str: ...
 def spread(
     values: NDArray[np.float32], kernel: NDArray[np.float32], mode: str,
     out: NDArray[np.float32] | None = None,
@@ -173,13 +175,13 @@ class Agents:
     ) -> NDArray[np.int32]: ...
     def _remove(self, ids: NDArray[np.int32]) -> None: ...
 
-def neighbors(
-    positions: NDArray[np.float32], radius: float, max_neighbors: int,
+def neighbours(
+    positions: NDArray[np.float32], radius: float, max_neighbours: int,
     alive: NDArray[np.bool_] | None = None,
 ) -> tuple[NDArray[np.int32], NDArray[np.int32]]: ...
 def evaluate_behaviour(
     agents: Agents, behaviour: object, directions: NDArray[np.float32], rotate: bool = False,
-    time: float = 0.0, max_neighbors: int = 32, world: World | None = None,
+    time: float = 0.0, max_neighbours: int = 32, world: World | None = None,
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]: ...
 def behaviour_neighbor_radius(behaviour: object, max_radius: float, max_speed: float) -> float: ...
 def apply_motion(
@@ -234,7 +236,7 @@ class History:
 
 def classic_accelerations(
     world: World | None, agents: Agents, spec: dict[str, Any], time: float = 0.0,
-    max_neighbors: int = 16,
+    max_neighbours: int = 16,
 ) -> NDArray[np.float32]: ...
 def sweep_circle(
     world: World, start: NDArray[np.float32], displacement: NDArray[np.float32],

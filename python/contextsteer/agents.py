@@ -7,13 +7,14 @@ valid — and keeps the state alive — for as long as it exists.
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
 from . import _core
 
-__all__ = ["Agents", "Neighbors", "neighbors"]
+__all__ = ["Agents", "Neighbours", "neighbours"]
 
 
 def _view_property(name: str, doc: str) -> property:
@@ -279,20 +280,20 @@ class Agents(_core.Agents):
         self._remove(np.ascontiguousarray(arr, dtype=np.int32))
 
 
-class Neighbors(NamedTuple):
-    """Result of :func:`neighbors`."""
+class Neighbours(NamedTuple):
+    """Result of :func:`neighbours`."""
 
     indices: np.ndarray
-    """(N, max_neighbors) int32, nearest first (ties by index), padded with -1."""
+    """(N, max_neighbours) int32, nearest first (ties by index), padded with -1."""
     counts: np.ndarray
     """(N,) int32 number of valid entries per row."""
 
 
-def neighbors(positions, radius: float, max_neighbors: int, *, alive=None) -> Neighbors:
+def neighbours(positions, radius: float, max_neighbours: int, *, alive=None) -> Neighbours:
     """Find, for every point, its nearest other points within ``radius``.
 
     The C++ uniform grid the simulation rebuilds every step. For row i the result lists
-    at most ``max_neighbors`` indices j != i with ``|p_j - p_i|² <= radius²`` (float32
+    at most ``max_neighbours`` indices j != i with ``|p_j - p_i|² <= radius²`` (float32
     arithmetic), sorted by that squared distance with ties broken by ascending index, so
     the answer never depends on the thread count or the grid layout.
 
@@ -301,20 +302,20 @@ def neighbors(positions, radius: float, max_neighbors: int, *, alive=None) -> Ne
     positions : array_like, shape (N, 2)
     radius : float
         Search radius, >= 0.
-    max_neighbors : int
+    max_neighbours : int
         Row width, 0 … 256.
     alive : array_like of bool, shape (N,), optional
         Only alive points are found, and dead rows are empty.
 
     Returns
     -------
-    Neighbors
-        ``indices`` (N, max_neighbors) int32 and ``counts`` (N,) int32.
+    Neighbours
+        ``indices`` (N, max_neighbours) int32 and ``counts`` (N,) int32.
 
     Examples
     --------
     >>> import contextsteer as cs
-    >>> r = cs.neighbors([[0, 0], [1, 0], [3, 0], [0.5, 0]], radius=1.0, max_neighbors=2)
+    >>> r = cs.neighbours([[0, 0], [1, 0], [3, 0], [0.5, 0]], radius=1.0, max_neighbours=2)
     >>> r.indices
     array([[ 3,  1],
            [ 3,  0],
@@ -324,11 +325,25 @@ def neighbors(positions, radius: float, max_neighbors: int, *, alive=None) -> Ne
     array([2, 2, 0, 2], dtype=int32)
     """
     pos = np.ascontiguousarray(positions, dtype=np.float32)
-    if isinstance(max_neighbors, bool) or not isinstance(max_neighbors, (int, np.integer)):
-        raise TypeError(f"neighbors: max_neighbors must be an int, got {type(max_neighbors).__name__}")
+    if isinstance(max_neighbours, bool) or not isinstance(max_neighbours, (int, np.integer)):
+        raise TypeError(f"neighbours: max_neighbours must be an int, got {type(max_neighbours).__name__}")
     al = None if alive is None else np.ascontiguousarray(alive, dtype=bool)
-    idx, counts = _core.neighbors(pos, float(radius), int(max_neighbors), al)
-    return Neighbors(idx, counts)
+    idx, counts = _core.neighbours(pos, float(radius), int(max_neighbours), al)
+    return Neighbours(idx, counts)
+
+
+def neighbors(positions, radius: float, max_neighbors: int, *, alive=None) -> Neighbours:
+    """Deprecated spelling of :func:`neighbours` (warns)."""
+    warnings.warn("contextsteer.neighbors is deprecated; use neighbours (max_neighbours=)",
+                  DeprecationWarning, stacklevel=2)
+    return neighbours(positions, radius, max_neighbors, alive=alive)
+
+
+def __getattr__(name: str):
+    if name == "Neighbors":
+        warnings.warn("contextsteer.Neighbors is deprecated; use Neighbours", DeprecationWarning, stacklevel=2)
+        return Neighbours
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _restore_agents(capacity: int, slots, state: dict) -> Agents:

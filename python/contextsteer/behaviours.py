@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -63,6 +64,14 @@ def _number(owner: str, name: str, value, *, low=0.0, strict=False, allow_inf=Fa
     if v < low or (strict and v <= low):
         raise ValueError(f"{owner}: {name} must be {'>' if strict else '>='} {low}, got {v}")
     return v
+
+
+def _max_neighbours(value, deprecated):
+    """``max_neighbours``, or the deprecated ``max_neighbors`` keyword (warns) when given."""
+    if deprecated is None:
+        return value
+    warnings.warn("max_neighbors= is deprecated; use max_neighbours=", DeprecationWarning, stacklevel=3)
+    return deprecated
 
 
 def _choice(owner: str, name: str, value, choices: tuple[str, ...]) -> str:
@@ -150,12 +159,19 @@ class Behaviour:
         return self.kind, {"weight": self.weight, "agent_weights": self.agent_weights, **self._params()}
 
     @property
-    def needs_neighbors(self) -> bool:
+    def needs_neighbours(self) -> bool:
         """True when the behaviour reads the shared neighbour query of the step."""
         return False
 
+    @property
+    def needs_neighbors(self) -> bool:
+        """Deprecated spelling of :attr:`needs_neighbours` (warns)."""
+        warnings.warn("needs_neighbors is deprecated; use needs_neighbours", DeprecationWarning, stacklevel=2)
+        return self.needs_neighbours
+
     def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
-                 max_neighbors: int = 32, world=None) -> BehaviourMaps:
+                 max_neighbours: int = 32, world=None,
+                 max_neighbors: int | None = None) -> BehaviourMaps:
         """Run this behaviour alone on ``agents``; return its interest and danger maps.
 
         Parameters
@@ -168,8 +184,9 @@ class Behaviour:
             the agent's forward direction).
         time : float, default 0
             Simulation time in seconds (drives ``Wander``).
-        max_neighbors : int, default 32
-            Neighbours per agent for the behaviours that need them.
+        max_neighbours : int, default 32
+            Neighbours per agent for the behaviours that need them. (``max_neighbours`` is
+            a deprecated spelling that warns.)
         world : World, optional
             The walls, for the behaviours that cast rays (:class:`WallDanger`).
 
@@ -189,7 +206,7 @@ class Behaviour:
         """
         d = _slot_directions(directions)
         interest, danger = _core.evaluate_behaviour(
-            agents, self, d, bool(rotate), float(time), int(max_neighbors),
+            agents, self, d, bool(rotate), float(time), int(_max_neighbours(max_neighbours, max_neighbors)),
             None if world is None else getattr(world, "_core", world),
         )
         return BehaviourMaps(interest, danger)
@@ -557,7 +574,7 @@ class AgentDanger(Behaviour):
         _choice("AgentDanger", "groups", self.groups, _GROUPS)
 
     @property
-    def needs_neighbors(self) -> bool:
+    def needs_neighbours(self) -> bool:
         return True
 
     def _params(self) -> dict:
@@ -579,7 +596,7 @@ class _Flocking(Behaviour):
         _choice(name, "groups", self.groups, _GROUPS)
 
     @property
-    def needs_neighbors(self) -> bool:
+    def needs_neighbours(self) -> bool:
         return True
 
     def _params(self) -> dict:
@@ -766,7 +783,7 @@ class WallDanger(Behaviour):
     The recipe's own rays are thin and also see the other cars: ``ray_radius=0`` casts
     thin rays (any ``ray_radius`` >= 0 replaces the agent's radius + ``padding``), and
     ``agents=True`` makes the rays hit the other agents too, as discs of their radius
-    (batched through the simulation's neighbour lists, so only the ``max_neighbors``
+    (batched through the simulation's neighbour lists, so only the ``max_neighbours``
     nearest within ``look_ahead`` + ray radius + the largest radius count; an agent
     overlapping another keeps danger only in the slots heading towards it).
 
@@ -977,7 +994,7 @@ class CollisionDanger(Behaviour):
         self._set("commit", c)
 
     @property
-    def needs_neighbors(self) -> bool:
+    def needs_neighbours(self) -> bool:
         return True
 
     def _params(self) -> dict:
@@ -988,14 +1005,15 @@ class CollisionDanger(Behaviour):
                 "commit": self.commit}
 
     def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
-                 max_neighbors: int = 32, world=None) -> CollisionMaps:  # type: ignore[override]
+                 max_neighbours: int = 32, world=None,
+                 max_neighbors: int | None = None) -> CollisionMaps:  # type: ignore[override]
         """Run the behaviour alone; return its maps, :class:`CollisionMaps` (``interest``
         zeros, ``danger``, ``speed``). Parameters as :meth:`Behaviour.evaluate`; the
-        neighbours are the ``max_neighbors`` nearest within the reach that could collide
+        neighbours are the ``max_neighbours`` nearest within the reach that could collide
         within the horizon."""
         d = _slot_directions(directions)
         interest, danger, speed = _core.evaluate_behaviour(
-            agents, self, d, bool(rotate), float(time), int(max_neighbors),
+            agents, self, d, bool(rotate), float(time), int(_max_neighbours(max_neighbours, max_neighbors)),
             None if world is None else getattr(world, "_core", world),
         )
         return CollisionMaps(interest, danger, speed)

@@ -43,6 +43,7 @@ array([[ 0. ,  0.4],
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -257,8 +258,8 @@ _PROXIMITY_DOC = """
     - ``"infinite"`` (gdx-ai InfiniteProximity): every other alive agent;
     - ``"center"`` (contextsteer's former rule): centre distance ``d <= radius``.
 
-    All but ``"infinite"`` read the simulation's neighbour lists, the ``max_neighbors``
-    nearest (gdx-ai scans every agent: raise ``max_neighbors`` for crowds). gdx-ai lets
+    All but ``"infinite"`` read the simulation's neighbour lists, the ``max_neighbours``
+    nearest (gdx-ai scans every agent: raise ``max_neighbours`` for crowds). gdx-ai lets
     behaviours share one proximity object whose per-frame tags leak between them; here each
     behaviour has its own.
 """
@@ -593,13 +594,14 @@ def as_steering(steering: Blended | Priority | Behaviour) -> Blended | Priority:
 
 
 def accelerations(world, agents, steering: Blended | Priority | Behaviour, *, time: float = 0.0,
-                  max_neighbors: int = 16) -> np.ndarray:
+                  max_neighbours: int = 16, max_neighbors: int | None = None) -> np.ndarray:
     """The linear acceleration every agent's classic steering asks for, ``(N, 2)`` float32.
 
     Dead slots get 0; every row is at most the agent's ``max_accel`` long, except where a
     bare Separation (alone or a Priority item, as in gdx-ai) sums past it. Group
-    behaviours see the ``max_neighbors`` nearest neighbours within their proximity, as in a
-    simulation with the default ``max_neighbors``.
+    behaviours see the ``max_neighbours`` nearest neighbours within their proximity, as in a
+    simulation with the default ``max_neighbours`` (``max_neighbors`` is a deprecated
+    spelling that warns).
 
     Raises
     ------
@@ -610,4 +612,8 @@ def accelerations(world, agents, steering: Blended | Priority | Behaviour, *, ti
     """
     spec = as_steering(steering)._spec()
     core_world = None if world is None else getattr(world, "_core", world)
-    return _core.classic_accelerations(core_world, agents, spec, float(time), int(max_neighbors))
+    if max_neighbors is not None:
+        warnings.warn("accelerations(max_neighbors=) is deprecated; use max_neighbours=",
+                      DeprecationWarning, stacklevel=2)
+        max_neighbours = max_neighbors
+    return _core.classic_accelerations(core_world, agents, spec, float(time), int(max_neighbours))

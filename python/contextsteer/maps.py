@@ -18,7 +18,7 @@ from typing import NamedTuple, Union
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import _core
+from . import _core, _modes
 
 __all__ = [
     "COMBINE_MODES",
@@ -39,23 +39,16 @@ __all__ = [
     "steer",
 ]
 
-#: Shapes of :func:`dot_map`.
-DOT_SHAPES = ("clamped_cosine", "cosine", "half_cosine", "opposite_cosine")
+#: Shapes of :func:`dot_map` (from the core's mode table, see ``_core.modes()``).
+DOT_SHAPES = _modes.names("dot_shape")
 #: Modes of :func:`combine`.
-COMBINE_MODES = ("max", "sum", "weighted_sum", "multiply", "min")
+COMBINE_MODES = _modes.names("combine")
 #: Modes of :func:`resolve`.
-RESOLVE_MODES = ("mask", "subtract", "scale", "mask_min_danger", "avoid_opposite", "subtract_unclamped")
+RESOLVE_MODES = _modes.names("resolve")
 #: Modes of :func:`choose`.
-CHOOSE_MODES = ("vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear", "argmax_always")
+CHOOSE_MODES = _modes.names("choose")
 #: Modes of :func:`spread`.
-SPREAD_MODES = ("sum", "max")
-
-
-def _mode(value: str, choices: tuple[str, ...], what: str) -> str:
-    if not isinstance(value, str) or value not in choices:
-        listed = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{what}: expected one of {listed}, got {value!r}")
-    return value
+SPREAD_MODES = _modes.names("spread")
 
 
 def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
@@ -267,7 +260,7 @@ def dot_map(
     >>> [[round(float(x), 3) for x in row] for row in m]
     [[1.0, 0.707, 0.0, 0.0, 0.0, 0.0, 0.0, 0.707]]
     """
-    _mode(shape, DOT_SHAPES, "dot_map shape")
+    _modes.check("dot_shape", shape, "dot_map", "shape")
     slots = _slots(directions)
     vectors = _f32(vectors)
     if np.ndim(weight) == 0:
@@ -322,7 +315,7 @@ def combine(
     >>> cs.combine([chase, wander], "max")
     array([[0.8, 0.5, 1. , 0.5]], dtype=float32)
     """
-    _mode(mode, COMBINE_MODES, "combine mode")
+    _modes.check("combine", mode, "combine", "mode")
     stack = _stack(maps)
     w = None if weights is None else _f32(weights)
     return _core.combine(stack, mode, w, out=out)
@@ -390,7 +383,7 @@ def resolve(
     >>> cs.resolve(interest, danger, "mask")
     array([[0. , 0.7, 0. , 0. , 0. , 0. , 0. , 0.7]], dtype=float32)
     """
-    _mode(mode, RESOLVE_MODES, "resolve mode")
+    _modes.check("resolve", mode, "resolve", "mode")
     slots = None
     if mode == "avoid_opposite":
         if directions is None:
@@ -500,7 +493,7 @@ def choose(
     >>> c.direction.round(3) + 0.0, c.strength, c.slot
     (array([[0.707, 0.707]], dtype=float32), array([0.707], dtype=float32), array([1], dtype=int32))
     """
-    _mode(mode, CHOOSE_MODES, "choose mode")
+    _modes.check("choose", mode, "choose", "mode")
     if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
         raise TypeError(f"width: expected an int, got {type(width).__name__}")
     if out is None:
@@ -607,9 +600,9 @@ def steer(
     >>> c.direction.round(3) + 0.0
     array([[0.505, 0.863]], dtype=float32)
     """
-    _mode(combine, COMBINE_MODES, "combine mode")
-    _mode(resolve, RESOLVE_MODES, "resolve mode")
-    _mode(choose, CHOOSE_MODES, "choose mode")
+    _modes.check("combine", combine, "steer", "combine")
+    _modes.check("resolve", resolve, "steer", "resolve")
+    _modes.check("choose", choose, "steer", "choose")
     if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
         raise TypeError(f"width: expected an int, got {type(width).__name__}")
     od, os_, oi = _out3(out)
@@ -655,7 +648,7 @@ def spread(
     >>> cs.spread([[0.0, 0.0, 1.0, 0.0, 0.0, 0.0]], [0.25, 0.5, 0.25])
     array([[0.  , 0.25, 0.5 , 0.25, 0.  , 0.  ]], dtype=float32)
     """
-    _mode(mode, SPREAD_MODES, "spread mode")
+    _modes.check("spread", mode, "spread", "mode")
     return _core.spread(_f32(values), _f32(kernel), mode, out=out)
 
 

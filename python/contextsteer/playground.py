@@ -25,6 +25,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import _modes
+
 __all__ = ["CHOICES", "DEFAULTS", "Playground", "PlaygroundView"]
 
 #: Default settings of a :class:`Playground` (the racetrack scenario's choices).
@@ -41,11 +43,13 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 
-#: The options of each named stage, as the widgets offer them.
+#: The options of each named stage, as the widgets offer them: the core's mode tables
+#: (``_core.modes()``), less the two variants that only reproduce the Unity project's exact
+#: arithmetic (``subtract_unclamped``, ``argmax_always``).
 CHOICES: dict[str, tuple[str, ...]] = {
-    "combine": ("max", "sum", "multiply", "min"),
-    "resolve": ("mask", "subtract", "scale", "mask_min_danger", "avoid_opposite"),
-    "choose": ("vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear"),
+    "combine": _modes.names("steering_combine"),
+    "resolve": tuple(n for n in _modes.names("resolve") if n != "subtract_unclamped"),
+    "choose": tuple(n for n in _modes.names("choose") if n != "argmax_always"),
 }
 
 
@@ -96,7 +100,7 @@ class Playground:
                              f"(expected: {', '.join(DEFAULTS)})")
         for stage, options in CHOICES.items():
             if settings[stage] not in options:
-                raise ValueError(f"Playground: {stage} must be one of {', '.join(options)}, "
+                raise ValueError(f"Playground: {stage} must be one of {', '.join(map(repr, options))}, "
                                  f"got {settings[stage]!r}")
         if int(settings["slots"]) < 3:
             raise ValueError(f"Playground: slots must be >= 3, got {settings['slots']}")
@@ -138,8 +142,7 @@ class Playground:
              beh.AgentDanger(radius=float(s["danger_radius"]), predictive=True, horizon=0.6)],
             combine=s["combine"], resolve=s["resolve"], threshold=0.3, choose=s["choose"],
             rotate=True)
-        sim = Simulation(world, cars, steering, motion=Lerp(steer_force=0.1), slots=k,
-                         seed=int(s["seed"]))
+        sim = Simulation(world, cars, steering, motion=Lerp(steer_force=0.1), slots=k)
         sim.configure_metrics(path=centre)
         history = History(sim, every=3)
         sim.step(1.0 / 30.0, steps=int(s["steps"]))

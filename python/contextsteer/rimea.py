@@ -135,7 +135,7 @@ def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0
     st = steering.Steering([beh.FollowPath(centre, look_ahead=1.0),
                             beh.CollisionDanger(horizon=horizon, speeds=4, margin=0.05)],
                            resolve="mask_min_danger", choose="argmax")
-    sim = simulation.Simulation(world, ag, st, motion=motion.Accel(), slots=16, seed=seed)
+    sim = simulation.Simulation(world, ag, st, motion=motion.Accel(), slots=16)
     sim.step(DT, steps=int(warmup / DT))
     speeds = []
     every = 5

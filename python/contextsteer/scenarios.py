@@ -363,7 +363,7 @@ def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int 
             combine="max", resolve="mask", threshold=0.0, choose="vector_sum", contiguous=False,
             rotate=True)
         sim = simulation.Simulation(world, cars, st, motion=motion.Lerp(steer_force=steer_force, speed="max"),
-                                    slots=slots, seed=seed, collision="stop", stuck_distance=10.0,
+                                    slots=slots, collision="stop", stuck_distance=10.0,
                                     stuck_time=2.0)
         sim.configure_metrics(path=centre, overtakes=True)
         return sim
@@ -375,7 +375,7 @@ def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int 
          beh.AgentDanger(radius=8.0, predictive=True, horizon=0.6)],
         combine="max", resolve="mask", threshold=0.3, choose="vector_sum", rotate=True)
     sim = simulation.Simulation(world, cars, st, motion=motion.Lerp(steer_force=steer_force),
-                                slots=slots, seed=seed, stuck_distance=3.0, stuck_time=2.0)
+                                slots=slots, stuck_distance=3.0, stuck_time=2.0)
     sim.configure_metrics(path=centre, overtakes=True)
     return sim
 
@@ -476,7 +476,7 @@ def _crowd(world, starts, goals, *, slots: int, seed: int, radius: float = 0.3,
         if separation:
             rules.append(beh.Separation(radius=1.0, weight=0.5, groups="all"))
         st = steering.Steering(rules, combine=combine, resolve=resolve, choose=choose)
-    sim = simulation.Simulation(world, agents, st, motion=motion.Accel(), slots=slots, seed=seed,
+    sim = simulation.Simulation(world, agents, st, motion=motion.Accel(), slots=slots,
                                 stuck_distance=0.1, stuck_time=3.0)
     sim.configure_metrics(goal_radius=GOAL_RADIUS)
     return sim
@@ -569,7 +569,7 @@ def _spread(points: np.ndarray, spacing: float, iterations: int = 50) -> np.ndar
     ``spacing`` (Jacobi, in float64, neighbours summed in index order); the neighbours come
     from the C++ grid query, so a sweep costs O(N), not O(N²).
     """
-    from .agents import neighbors
+    from .agents import neighbours
 
     p = np.array(points, dtype=np.float64)
     n = len(p)
@@ -577,8 +577,8 @@ def _spread(points: np.ndarray, spacing: float, iterations: int = 50) -> np.ndar
         return p
     for _ in range(iterations):
         # Candidates from the float32 grid with a little slack; the exact test in float64.
-        idx, count = neighbors(p.astype(np.float32), radius=spacing * (1 + 1e-5) + 1e-6,
-                               max_neighbors=min(n - 1, 64))
+        idx, count = neighbours(p.astype(np.float32), radius=spacing * (1 + 1e-5) + 1e-6,
+                               max_neighbours=min(n - 1, 64))
         rows = np.repeat(np.arange(n), count)
         cols = idx[idx >= 0]
         order = np.lexsort((cols, rows))            # per point, neighbours by index
@@ -887,7 +887,7 @@ def corridor(*, agents: int = 1, slots: int = 16, seed: int = 0, length: float =
          beh.WallDanger(look_ahead=1.5, falloff="linear"),
          beh.AgentDanger(radius=0.8)],
         resolve="subtract", choose="argmax")
-    sim = simulation.Simulation(world, a, st, motion=motion.Accel(), slots=slots, seed=seed,
+    sim = simulation.Simulation(world, a, st, motion=motion.Accel(), slots=slots,
                                 stuck_distance=0.2, stuck_time=3.0)
     sim.configure_metrics(goal_radius=1.0)
     return sim
@@ -927,7 +927,7 @@ def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0)
          beh.AgentDanger(radius=0.6, predictive=True, horizon=1.0),
          beh.WallDanger(look_ahead=1.2, falloff="linear")],
         combine="sum", resolve="subtract", choose="weighted_neighbours")
-    sim = simulation.Simulation(world, a, st, motion=motion.Accel(), slots=slots, seed=seed,
+    sim = simulation.Simulation(world, a, st, motion=motion.Accel(), slots=slots,
                                 stuck_distance=0.1, stuck_time=3.0)
     sim.configure_metrics(goal_radius=GOAL_RADIUS + 0.5)
     return sim

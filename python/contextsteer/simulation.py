@@ -11,6 +11,7 @@ prototype a behaviour in Python.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -63,9 +64,11 @@ class Simulation:
         instead (the baseline; see that module): the chosen velocity is ``v + a·dt``.
     motion : MotionModel, default ``Lerp()``
         How the chosen direction and strength move an agent.
-    seed : int, default 0
-        Reserved for stochastic stages; behaviours draw their randomness from the agents'
-        ``rng`` states (set by ``Agents(seed=...)``), so runs are reproducible.
+    seed : None
+        Deprecated, has no effect (passing it warns). Every random draw of a run comes
+        from the agents' per-agent ``rng`` states, seeded by ``Agents(seed=...)``, and from
+        the seeds of the behaviours that draw (``Wander(seed=...)``), so runs are
+        reproducible without it.
     slots : int, optional
         Slots K of the context maps (a ring, slot 0 along +x); default ``agents.slots``,
         else 16.
@@ -180,7 +183,7 @@ class Simulation:
         steering: Steering | Any,
         motion: MotionModel | None = None,
         *,
-        seed: int = 0,
+        seed: int | None = None,
         slots: int | None = None,
         push_apart: bool = True,
         push_relax: float = 1.0,
@@ -232,7 +235,10 @@ class Simulation:
         self.agents = agents
         self.steering = steering
         self.motion = motion
-        self.seed = _int("seed", seed, 0, 2**64 - 1)
+        if seed is not None:
+            warnings.warn("Simulation(seed=...) has no effect and is deprecated: seed the agents "
+                          "(Agents(seed=...)) and the behaviours that draw (Wander(seed=...))",
+                          DeprecationWarning, stacklevel=2)
         core_world = None if world is None else getattr(world, "_core", world)
         if classic_spec is None:
             behaviours, config = list(steering.behaviours), steering._config()
@@ -242,7 +248,7 @@ class Simulation:
         # Navigation fields the behaviours follow: rebuilt (in place) after world edits.
         self._fields = [b.field for b in behaviours if hasattr(b, "field") and hasattr(b.field, "_sync")]
         self._layers = params["layers"]
-        self._init = dict(seed=self.seed, slots=slots, push_apart=bool(push_apart),
+        self._init = dict(slots=slots, push_apart=bool(push_apart),
                           push_relax=relax, decision_interval=params["decision_interval"],
                           slide_iterations=params["slide_iterations"], collision=collision,
                           stuck_distance=params["stuck_distance"],
@@ -312,7 +318,11 @@ class Simulation:
         """
         self._core._decide_and_move(_num("dt", dt))
 
-    resolve_and_move = decide_and_move
+    def resolve_and_move(self, dt: float) -> None:
+        """Deprecated alias of :meth:`decide_and_move` (warns)."""
+        warnings.warn("Simulation.resolve_and_move is deprecated; use decide_and_move",
+                      DeprecationWarning, stacklevel=2)
+        self.decide_and_move(dt)
 
     # ------------------------------------------------------------ observation ---
     def configure_metrics(self, *, goal_radius: float | None = None, path=None,
@@ -465,6 +475,7 @@ def sweep_circle(world, start, displacement, radius: float, *, iterations: int =
 def _restore_simulation(world, agents, steering, motion, init: dict, metrics: dict,
                         state: dict) -> Simulation:
     """Rebuild a pickled simulation (see :meth:`Simulation.__reduce__`)."""
+    init = {k: v for k, v in init.items() if k != "seed"}  # pickles from before its deprecation
     sim = Simulation(world, agents, steering, motion, **init)
     sim.configure_metrics(**metrics)
     sim._core._set_state(state)

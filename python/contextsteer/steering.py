@@ -10,29 +10,25 @@ is the same kernel as the functional API (:func:`~contextsteer.combine`,
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
+from . import _modes
 from .behaviours import Behaviour
-from .maps import CHOOSE_MODES, RESOLVE_MODES, SPREAD_MODES
 
 __all__ = ["STEERING_COMBINE_MODES", "Steering"]
 
 #: Modes of ``Steering(combine=..., danger_combine=...)``: the engine's combine modes
 #: except ``weighted_sum`` (behaviour weights already scale each map).
-STEERING_COMBINE_MODES = ("max", "sum", "multiply", "min")
-
-
-def _mode(value, choices, what):
-    if not isinstance(value, str) or value not in choices:
-        listed = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"Steering: {what} must be one of {listed}, got {value!r}")
-    return value
+STEERING_COMBINE_MODES = _modes.names("steering_combine")
+#: Maps ``Steering(spread_maps=...)`` spreads (a Python-side option, not a core mode).
+_SPREAD_MAPS = ("danger", "interest", "both")
 
 
 class Steering:
-    """Behaviours and operators of the per-agent pipeline (DESIGN.md).
+    """Behaviours and operators of the per-agent pipeline (docs/ARCHITECTURE.md).
 
     Per step and agent: every behaviour writes its interest or danger map; interest
     maps are merged by ``combine`` and danger maps by ``danger_combine``; optional
@@ -67,8 +63,9 @@ class Steering:
     record : bool, default False
         Keep every behaviour's own maps (``Simulation.behaviour_maps``). Off: those maps
         live only in per-thread scratch and cost no memory traffic.
-    max_neighbors : int, default 16
-        Neighbours per agent in the shared neighbour query.
+    max_neighbours : int, default 16
+        Neighbours per agent in the shared neighbour query. (``max_neighbors`` is a
+        deprecated spelling that warns.)
     hysteresis : float, >= 0, default 0
         Commitment to the last decision: before choose, the value of the slot the agent
         chose at its previous decision is multiplied by ``1 + hysteresis``. A small value
@@ -112,18 +109,19 @@ class Steering:
         spread_maps: str = "danger",
         rotate: bool = False,
         record: bool = False,
-        max_neighbors: int = 16,
+        max_neighbours: int = 16,
         hysteresis: float = 0.0,
+        max_neighbors: int | None = None,
     ) -> None:
         behaviours = tuple(behaviours)
         for b in behaviours:
             if not isinstance(b, Behaviour):
                 raise TypeError(f"Steering: behaviours must be contextsteer behaviours, got {type(b).__name__}")
         self.behaviours = behaviours
-        self.combine = _mode(combine, STEERING_COMBINE_MODES, "combine")
-        self.danger_combine = _mode(danger_combine, STEERING_COMBINE_MODES, "danger_combine")
-        self.resolve = _mode(resolve, RESOLVE_MODES, "resolve")
-        self.choose = _mode(choose, CHOOSE_MODES, "choose")
+        self.combine = _modes.check("steering_combine", combine, "Steering", "combine")
+        self.danger_combine = _modes.check("steering_combine", danger_combine, "Steering", "danger_combine")
+        self.resolve = _modes.check("resolve", resolve, "Steering", "resolve")
+        self.choose = _modes.check("choose", choose, "Steering", "choose")
         for name, v in (("threshold", threshold), ("epsilon", epsilon)):
             if not math.isfinite(float(v)):
                 raise ValueError(f"Steering: {name} must be finite, got {v}")
@@ -141,13 +139,20 @@ class Steering:
             if spread.ndim != 1 or spread.size % 2 == 0 or not np.isfinite(spread).all():
                 raise ValueError(f"Steering: spread must be a finite kernel of odd length, got {spread!r}")
         self.spread = spread
-        self.spread_mode = _mode(spread_mode, SPREAD_MODES, "spread_mode")
-        self.spread_maps = _mode(spread_maps, ("danger", "interest", "both"), "spread_maps")
+        self.spread_mode = _modes.check("spread", spread_mode, "Steering", "spread_mode")
+        if spread_maps not in _SPREAD_MAPS:
+            listed = ", ".join(map(repr, _SPREAD_MAPS))
+            raise ValueError(f"Steering: spread_maps must be one of {listed}, got {spread_maps!r}")
+        self.spread_maps = spread_maps
         self.rotate, self.record = bool(rotate), bool(record)
-        if isinstance(max_neighbors, bool) or not isinstance(max_neighbors, (int, np.integer)) \
-                or not 1 <= max_neighbors <= 256:
-            raise ValueError(f"Steering: max_neighbors must be an int in [1, 256], got {max_neighbors!r}")
-        self.max_neighbors = int(max_neighbors)
+        if max_neighbors is not None:
+            warnings.warn("Steering(max_neighbors=) is deprecated; use max_neighbours=",
+                          DeprecationWarning, stacklevel=2)
+            max_neighbours = max_neighbors
+        if isinstance(max_neighbours, bool) or not isinstance(max_neighbours, (int, np.integer)) \
+                or not 1 <= max_neighbours <= 256:
+            raise ValueError(f"Steering: max_neighbours must be an int in [1, 256], got {max_neighbours!r}")
+        self.max_neighbours = int(max_neighbours)
         h = float(hysteresis)
         if not (math.isfinite(h) and h >= 0):
             raise ValueError(f"Steering: hysteresis must be a finite number >= 0, got {hysteresis!r}")
@@ -166,9 +171,15 @@ class Steering:
             "choose": self.choose, "width": self.width, "contiguous": self.contiguous,
             "spread": self.spread, "spread_mode": self.spread_mode,
             "spread_maps": self.spread_maps, "blend": self.blend, "rotate": self.rotate,
-            "record": self.record, "max_neighbors": self.max_neighbors,
+            "record": self.record, "max_neighbours": self.max_neighbours,
             "hysteresis": self.hysteresis,
         }
+
+    @property
+    def max_neighbors(self) -> int:
+        """Deprecated spelling of :attr:`max_neighbours` (warns)."""
+        warnings.warn("Steering.max_neighbors is deprecated; use max_neighbours", DeprecationWarning, stacklevel=2)
+        return self.max_neighbours
 
     def __repr__(self) -> str:
         return (f"Steering({list(self.behaviours)!r}, combine={self.combine!r}, "

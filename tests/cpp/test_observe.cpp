@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "contextsteer/parallel.hpp"
+#include "contextsteer/threads.hpp"
 #include "contextsteer/simulation.hpp"
 
 using namespace contextsteer;

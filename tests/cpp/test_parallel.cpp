@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 namespace cs = contextsteer;
 

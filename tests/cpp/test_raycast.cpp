@@ -11,7 +11,6 @@
 #include <thread>
 #include <vector>
 
-#include "contextsteer/parallel.hpp"
 #include "contextsteer/raycast.hpp"
 
 using namespace contextsteer;

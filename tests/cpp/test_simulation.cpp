@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "contextsteer/collide.hpp"
-#include "contextsteer/parallel.hpp"
+#include "contextsteer/threads.hpp"
 #include "contextsteer/path.hpp"
 #include "contextsteer/simulation.hpp"
 

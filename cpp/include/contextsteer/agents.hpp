@@ -27,7 +27,7 @@
 /// Every function called inside the chunk loops is a serial row-range kernel that reads
 /// only read-only inputs of its stage and writes only rows [begin, end): reentrant,
 /// allocation-free (per-thread scratch grows once), exception-free. Randomness is
-/// counter-based (random.hpp: per-agent seed × time), never a shared generator.
+/// counter-based (cpp/src/random.hpp: per-agent seed × time), never a shared generator.
 
 #include <cstddef>
 #include <cstdint>

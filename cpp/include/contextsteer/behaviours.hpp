@@ -10,7 +10,7 @@
 
 #include "contextsteer/agents.hpp"
 #include "contextsteer/nav_field.hpp"
-#include "contextsteer/neighbors.hpp"
+#include "contextsteer/neighbours.hpp"
 #include "contextsteer/path.hpp"
 #include "contextsteer/world.hpp"
 

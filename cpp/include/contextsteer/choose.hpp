@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 
+#include "contextsteer/modes.hpp"
 #include "contextsteer/slot_set.hpp"
 
 namespace contextsteer {
@@ -19,6 +20,16 @@ enum class ChooseMode {
   kSubslot,             ///< parabola through the peak and its two neighbours, in angle
   kSubslotLinear,       ///< equal slopes either side of the peak (Fray's gradient intersection)
   kArgmaxAlways,        ///< the highest slot even when none is positive (Unity project)
+};
+
+/// The names of ChooseMode (contextsteer.CHOOSE_MODES), checked and listed from here.
+inline constexpr ModeEntry<ChooseMode> kChooseModes[] = {
+    {"vector_sum", ChooseMode::kVectorSum, "normalised sum of value * direction (Godot recipe)"},
+    {"argmax", ChooseMode::kArgmax, "direction of the highest positive slot (Unity project)"},
+    {"weighted_neighbours", ChooseMode::kWeightedNeighbours, "best slot averaged with up to `width` neighbours a side (Lewis)"},
+    {"subslot", ChooseMode::kSubslot, "parabola through the peak and its two neighbours, in angle"},
+    {"subslot_linear", ChooseMode::kSubslotLinear, "equal slopes either side of the peak (Fray's gradient intersection)"},
+    {"argmax_always", ChooseMode::kArgmaxAlways, "the highest slot even when none is positive (Unity project)"},
 };
 
 /// Scalars of choose.

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "contextsteer/common.hpp"
-#include "contextsteer/neighbors.hpp"
+#include "contextsteer/neighbours.hpp"
 #include "contextsteer/world.hpp"
 
 namespace contextsteer {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <span>
 
+#include "contextsteer/modes.hpp"
 #include "contextsteer/slot_set.hpp"
 
 namespace contextsteer {
@@ -16,6 +17,14 @@ enum class DotShape {
   kClampedCosine,   ///< max(0, c) (Godot recipe, Lewis "clamp to [0, 1]")
   kHalfCosine,      ///< (1 + c) / 2, in [0, 1] (a normalised score for multiply)
   kOppositeCosine,  ///< max(0, -c) (Lewis "avoiding a target": flip the sign)
+};
+
+/// The names of DotShape (contextsteer.DOT_SHAPES), checked and listed from here.
+inline constexpr ModeEntry<DotShape> kDotShapes[] = {
+    {"clamped_cosine", DotShape::kClampedCosine, "max(0, c) (Godot recipe, Lewis 'clamp to [0, 1]')"},
+    {"cosine", DotShape::kCosine, "c, in [-1, 1] (Lewis: keep the negative scores)"},
+    {"half_cosine", DotShape::kHalfCosine, "(1 + c) / 2, in [0, 1] (a normalised score for multiply)"},
+    {"opposite_cosine", DotShape::kOppositeCosine, "max(0, -c) (Lewis 'avoiding a target': flip the sign)"},
 };
 
 /// Parameters of dot_map: value = shape(c) * weight * w[i] * (|v_i| if magnitude).

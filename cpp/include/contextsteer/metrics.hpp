@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "contextsteer/agents.hpp"
-#include "contextsteer/neighbors.hpp"
+#include "contextsteer/neighbours.hpp"
 #include "contextsteer/path.hpp"
 #include "contextsteer/world.hpp"
 

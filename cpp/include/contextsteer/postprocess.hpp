@@ -6,12 +6,20 @@
 #include <cstddef>
 #include <span>
 
+#include "contextsteer/modes.hpp"
+
 namespace contextsteer {
 
 /// How spread combines the kernel-weighted neighbours of a slot.
 enum class SpreadMode {
   kSum,  ///< out_j = sum_m w_m v_{j+m-h}: circular convolution (blur)
   kMax,  ///< out_j = max_m w_m v_{j+m-h}: weighted dilation (grow danger)
+};
+
+/// The names of SpreadMode (contextsteer.SPREAD_MODES), checked and listed from here.
+inline constexpr ModeEntry<SpreadMode> kSpreadModes[] = {
+    {"sum", SpreadMode::kSum, "circular convolution with the kernel (blur)"},
+    {"max", SpreadMode::kMax, "largest kernel-weighted neighbour (dilation: grow danger)"},
 };
 
 /// Rows [begin, end) of spread over the ring graph: kernel has odd length L <= K with

@@ -53,7 +53,8 @@ enum class SlotMode : std::uint8_t { kAuto, kGather, kPerRay, kStrips };
 
 namespace detail {
 /// Constants of a grid walk along one unit direction (dx, dy) over one grid, independent of
-/// the ray's origin (computed by raycast.cpp; slot_raycast_rows keeps one per slot).
+/// the ray's origin (computed by the grid walk, cpp/src/grid_walk.hpp; slot_raycast_rows
+/// keeps one per slot).
 struct WalkDir {
   double dx = 0.0, dy = 0.0;    ///< unit direction
   double idx = 0.0, idy = 0.0;  ///< 1 / dx, 1 / dy (+inf for 0)

@@ -14,7 +14,7 @@
 #include "contextsteer/history.hpp"
 #include "contextsteer/metrics.hpp"
 #include "contextsteer/motion.hpp"
-#include "contextsteer/neighbors.hpp"
+#include "contextsteer/neighbours.hpp"
 #include "contextsteer/postprocess.hpp"
 #include "contextsteer/resolve.hpp"
 #include "contextsteer/classic.hpp"

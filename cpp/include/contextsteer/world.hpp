@@ -30,19 +30,15 @@ enum class ObstacleKind : std::uint8_t { kSegment, kPolyline, kPolygon, kBox, kC
 /// (tracks, corridors, rooms) are short segments spread evenly along curves, and queries are
 /// short rays from points inside the scene. A grid answers such a ray by jumping over empty
 /// space (see `clearance`) to the wall band and testing the few segments of 2-4 cells there;
-/// a BVH descends ~log2(M) levels for every ray. Measured on the SCENES.md racetrack, 160,000
-/// rays, one thread, same run (benchmarks/bench_world_index.py, Box2D via a small C++
-/// program), M = 10000, L = 50: grid 5.2 M rays/s (raycast), 6.6 (slot_raycast), brute force
-/// over all walls with the same kernel 0.04, Box2D 2.4.1's dynamic AABB tree (a BVH,
-/// b2World::RayCast, closest hit) 2.2; M = 1000, L = 50: grid 7.8 / 8.6, brute force 0.40,
-/// Box2D 3.9 (shared 2-core VM, +-30% between runs). After the cell loop moved to SegBlock
-/// with a float32 screen and the walk constants are shared per direction and per agent
-/// (bench_raycast.py, same run): M = 10000: 6.5 (raycast) / 8.3 (slot_raycast) against
-/// Box2D 2.2; M = 1000: 8.2 / 10.8 against 3.8. The cell size is chosen from the
-/// geometry (about 20 cells per primitive, see build_index()). A BVH would win on worlds of
-/// wildly varying density (a few huge walls next to millions of tiny ones); that is not the
-/// target workload. Slot rays along a fixed slot set skip the grid altogether: they read
-/// the set's DirectionStrips (27 M rays/s on M = 10000, L = 50 against Box2D's 2.2).
+/// a BVH descends ~log2(M) levels for every ray. On the racetrack benchmark scene
+/// (benchmarks/scenes.py "track-M-L", M = 10000 walls, look-ahead 50, one thread; measured
+/// with benchmarks/bench_world_index.py and benchmarks/peers) the grid casts ~6.5 M rays/s
+/// (raycast) and ~8 M (slot_raycast) against ~2.2 M for Box2D 2.4's dynamic AABB tree and
+/// ~0.04 M for brute force. The cell size is chosen from the geometry (about 20 cells per
+/// primitive, see build_index()). A BVH would win on worlds of wildly varying density (a
+/// few huge walls next to millions of tiny ones); that is not the target workload. Slot
+/// rays along a fixed slot set skip the grid altogether: they read the set's
+/// strip index (cpp/src/strip_index.hpp).
 ///
 /// Duplicates: a segment listed in several cells is tested more than once by a walk over
 /// cells. Range queries dedupe exactly with the "owner cell" rule: in a query rectangle
@@ -152,44 +148,8 @@ class ThickGridCache {
   mutable std::vector<std::pair<float, std::unique_ptr<const WorldGrid>>> grids_;
 };
 
-/// Obstacles sorted for rays along one fixed unit direction d ("strips"; see
-/// slot_raycast_rows). Coordinates of a point p: u = dot(d, p) along d and v = cross(d, p) =
-/// dx py - dy px across it. The plane is cut into strips of width h parallel to d: strip k
-/// holds v in [v0 + k h, v0 + (k + 1) h). A ray from o along d keeps v = v(o), so it meets
-/// only the obstacles listed in the strip of v(o), and it meets them in order of u. Each
-/// strip lists every obstacle that comes within the cast radius (plus a rounding slack) of
-/// it, as an entry with the interval [umin, umax] of u that the obstacle's part near the
-/// strip covers (grown by the radius and the slack), sorted by umax; rest_umin is the
-/// smallest umin of the entry and all entries after it, so a scan may stop as soon as the
-/// rest lies beyond the best hit.
-struct DirectionStrips {
-  double dx = 0.0, dy = 0.0;  ///< the direction (float32 values)
-  double v0 = 0.0;            ///< v at the lower edge of strip 0
-  double v1 = -1.0;           ///< largest v listed (v0 + count h is beyond it)
-  double inv_h = 0.0;         ///< 1 / strip width
-  int count = 0;              ///< strips (0: no obstacle)
-  std::vector<std::int32_t> start;  ///< strip k owns entries [start[k], start[k + 1])
-  struct Entry {
-    float umax;       ///< upper end of the entry's u interval (sort key)
-    float rest_umin;  ///< min of umin over this and every later entry of the strip
-    float umin;       ///< lower end of the entry's u interval
-    std::int32_t prim;  ///< segment row (>= 0) or -1 - circle row
-  };
-  std::vector<Entry> entries;
-};
-
-/// The strips of every direction of a fixed slot set, for casts of one radius.
-struct SlotStrips {
-  float radius = 0.0f;  ///< cast radius the intervals are grown by (0: thin rays)
-  double scale = 0.0;   ///< max |coordinate| of the geometry plus the radius (for the slack)
-  double width = 0.0;   ///< strip width h
-  std::vector<DirectionStrips> dirs;  ///< one per slot direction
-  std::size_t bytes() const {
-    std::size_t b = 0;
-    for (const auto& d : dirs) b += d.start.size() * 4 + d.entries.size() * sizeof(DirectionStrips::Entry);
-    return b;
-  }
-};
+/// The strip index of one fixed slot set and cast radius (internal: strip_index.hpp).
+struct SlotStrips;
 
 /// Cache of the strip indexes of a World, one per (set of K fixed slot directions, radius),
 /// built by the caller's `build()` on first use; `build()` may return nullptr (too large),
@@ -214,7 +174,7 @@ class StripCache {
           std::equal(dirs.begin(), dirs.end(), e.dirs.begin(), [](float a, float b) { return bit_equal(a, b); }))
         return e.strips.get();
     if (sets_.size() >= kMaxSets) return nullptr;
-    sets_.push_back({std::vector<float>(dirs.begin(), dirs.end()), radius, build()});
+    sets_.push_back({std::vector<float>(dirs.begin(), dirs.end()), radius, std::shared_ptr<const SlotStrips>(build())});
     return sets_.back().strips.get();
   }
   void clear() {
@@ -230,16 +190,8 @@ class StripCache {
     double width;
     std::size_t bytes;
   };
-  /// The entries held, in order of construction.
-  std::vector<Info> info() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<Info> out;
-    for (const auto& e : sets_) {
-      const bool b = e.strips != nullptr;
-      out.push_back({e.dirs.size() / 2, e.radius, b, b ? e.strips->width : 0.0, b ? e.strips->bytes() : 0});
-    }
-    return out;
-  }
+  /// The entries held, in order of construction (defined in strip_index.cpp).
+  std::vector<Info> info() const;
   static constexpr std::size_t kMaxSets = 4;  ///< distinct (slot set, radius) pairs kept
 
  private:
@@ -252,7 +204,7 @@ class StripCache {
   struct Entry {
     std::vector<float> dirs;
     float radius;
-    std::unique_ptr<const SlotStrips> strips;
+    std::shared_ptr<const SlotStrips> strips;  // shared_ptr: SlotStrips is incomplete here
   };
   mutable std::mutex mutex_;
   mutable std::vector<Entry> sets_;
@@ -329,7 +281,7 @@ class World {
   /// is full, then callers use the plain grid. Thread-safe. Precondition indexed().
   const WorldGrid* thick_grid(float r) const;
 
-  /// Cache of the strip indexes of fixed slot sets (filled by raycast.cpp; emptied by
+  /// Cache of the strip indexes of fixed slot sets (filled by strip_index.cpp; emptied by
   /// build_index()). Thread-safe.
   const StripCache& strips() const { return strips_; }
   /// Radii of the inflated grids built so far (see thick_grid). Thread-safe.

@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: MIT
-// A small persistent thread pool that splits loops over agents (or rays) into chunks.
+// Internal: a small persistent thread pool that splits loops over agents (or rays) into chunks
+// (the thread count itself is public: contextsteer/threads.hpp).
 #pragma once
 
 #include <cstddef>
 #include <type_traits>
 
+#include "contextsteer/threads.hpp"
+
 namespace contextsteer {
-
-/// Number of threads the parallel kernels use (>= 1). Defaults to the hardware concurrency.
-int num_threads();
-
-/// Sets the number of threads the parallel kernels use; n >= 1 (the caller checks).
-/// Results never depend on it: every kernel writes each index from exactly one thread
-/// and reads only inputs that no thread writes.
-void set_num_threads(int n);
 
 /// Type-erased body of a parallel loop: called with a half-open index range.
 using RangeFn = void (*)(void* ctx, std::size_t begin, std::size_t end);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // NeighborGrid on hostile values: non-finite positions and radii that overflow float32
-// must neither hang nor read out of bounds (issue 13: the rebuild looped forever).
+// must neither hang nor read out of bounds (the rebuild once looped forever on them).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "contextsteer/neighbors.hpp"
+#include "contextsteer/neighbours.hpp"
 
 namespace cs = contextsteer;
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 

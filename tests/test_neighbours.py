@@ -24,7 +24,7 @@ coords = st.one_of(
 )
 def test_matches_brute_force(pos, radius, max_n, data):
     alive = data.draw(hnp.arrays(bool, len(pos)))
-    got = cs.neighbors(pos, radius, max_n, alive=alive)
+    got = cs.neighbours(pos, radius, max_n, alive=alive)
     idx, counts = ref.neighbors(pos, radius, max_n, alive)
     np.testing.assert_array_equal(got.counts, counts)
     np.testing.assert_array_equal(got.indices, idx)
@@ -32,7 +32,7 @@ def test_matches_brute_force(pos, radius, max_n, data):
 
 def test_all_alive_default_and_ordering_example():
     pos = np.array([[0, 0], [1, 0], [0, 1], [-1, 0], [0.5, 0.5]], np.float32)
-    got = cs.neighbors(pos, 1.0, 4)
+    got = cs.neighbours(pos, 1.0, 4)
     # agent 0: 4 at d²=0.5, then 1, 2, 3 tied at d²=1 → by index
     assert got.indices[0].tolist() == [4, 1, 2, 3]
     idx, counts = ref.neighbors(pos, 1.0, 4)
@@ -43,7 +43,7 @@ def test_sparse_crowd_over_a_huge_area_and_coincident_points():
     rng = np.random.default_rng(1)
     pos = rng.uniform(-1e5, 1e5, (300, 2)).astype(np.float32)
     pos[10:20] = pos[5]  # coincident agents are neighbours at distance 0
-    got = cs.neighbors(pos, 3.0, 16)
+    got = cs.neighbours(pos, 3.0, 16)
     idx, counts = ref.neighbors(pos, 3.0, 16)
     np.testing.assert_array_equal(got.indices, idx)
     assert got.counts[5] == 10
@@ -52,7 +52,7 @@ def test_sparse_crowd_over_a_huge_area_and_coincident_points():
 def test_dense_crowd_truncates_to_the_nearest():
     rng = np.random.default_rng(2)
     pos = rng.uniform(0, 10, (400, 2)).astype(np.float32)
-    got = cs.neighbors(pos, 2.0, 5)
+    got = cs.neighbours(pos, 2.0, 5)
     idx, counts = ref.neighbors(pos, 2.0, 5)
     np.testing.assert_array_equal(got.indices, idx)
     assert (got.counts == 5).all()
@@ -62,25 +62,50 @@ def test_same_result_for_any_thread_count():
     rng = np.random.default_rng(3)
     pos = rng.uniform(0, 100, (5000, 2)).astype(np.float32)
     with cs.threads(1):
-        a = cs.neighbors(pos, 3.0, 8)
+        a = cs.neighbours(pos, 3.0, 8)
     with cs.threads(2):
-        b = cs.neighbors(pos, 3.0, 8)
+        b = cs.neighbours(pos, 3.0, 8)
     np.testing.assert_array_equal(a.indices, b.indices)
     np.testing.assert_array_equal(a.counts, b.counts)
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match="max_neighbors"):
-        cs.neighbors(np.zeros((3, 2)), 1.0, 257)
+    with pytest.raises(ValueError, match="max_neighbours"):
+        cs.neighbours(np.zeros((3, 2)), 1.0, 257)
     with pytest.raises(ValueError, match="radius"):
-        cs.neighbors(np.zeros((3, 2)), -1.0, 2)
+        cs.neighbours(np.zeros((3, 2)), -1.0, 2)
     with pytest.raises(ValueError, match="finite"):
-        cs.neighbors([[0, 0], [np.nan, 0]], 1.0, 2)
+        cs.neighbours([[0, 0], [np.nan, 0]], 1.0, 2)
     with pytest.raises(ValueError, match=r"\(N, 2\)"):
-        cs.neighbors(np.zeros((3, 3)), 1.0, 2)
+        cs.neighbours(np.zeros((3, 3)), 1.0, 2)
     with pytest.raises(ValueError, match="alive"):
-        cs.neighbors(np.zeros((3, 2)), 1.0, 2, alive=[True])
+        cs.neighbours(np.zeros((3, 2)), 1.0, 2, alive=[True])
     with pytest.raises(TypeError):
-        cs.neighbors(np.zeros((3, 2)), 1.0, 2.0)
-    empty = cs.neighbors(np.zeros((0, 2)), 1.0, 3)
+        cs.neighbours(np.zeros((3, 2)), 1.0, 2.0)
+    empty = cs.neighbours(np.zeros((0, 2)), 1.0, 3)
     assert empty.indices.shape == (0, 3)
+
+
+def test_american_spellings_are_deprecated_aliases_that_warn():
+    """The API says neighbours; the old spellings still work and warn."""
+    pos = np.float32([[0, 0], [1, 0], [5, 0]])
+    new = cs.neighbours(pos, 2.0, 2)
+    with pytest.warns(DeprecationWarning, match="neighbours"):
+        old = cs.neighbors(pos, 2.0, max_neighbors=2)
+    np.testing.assert_array_equal(old.indices, new.indices)
+    with pytest.warns(DeprecationWarning, match="Neighbours"):
+        assert cs.Neighbors is cs.Neighbours
+    with pytest.warns(DeprecationWarning, match="max_neighbours"):
+        st = cs.Steering([cs.Seek()], max_neighbors=4)
+    assert st.max_neighbours == 4
+    with pytest.warns(DeprecationWarning, match="max_neighbours"):
+        assert st.max_neighbors == 4
+    a = cs.Agents(3)
+    a.add(pos)
+    with pytest.warns(DeprecationWarning, match="max_neighbours"):
+        old_maps = cs.Separation(radius=2.0, groups="all").evaluate(a, 8, max_neighbors=1)
+    new_maps = cs.Separation(radius=2.0, groups="all").evaluate(a, 8, max_neighbours=1)
+    np.testing.assert_array_equal(old_maps.danger, new_maps.danger)
+    np.testing.assert_array_equal(old_maps.interest, new_maps.interest)
+    with pytest.warns(DeprecationWarning, match="needs_neighbours"):
+        assert cs.Separation().needs_neighbors is cs.Separation().needs_neighbours

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Uniform-grid neighbour search with deterministic (distance, index) ordering.
-#include "contextsteer/neighbors.hpp"
+#include "contextsteer/neighbours.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "contextsteer/parallel.hpp"
+#include "parallel.hpp"
 
 namespace contextsteer {
 
