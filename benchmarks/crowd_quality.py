@@ -696,7 +696,7 @@ class ContextSteer:
         self.agents.add(scene.starts, heading=_headings(scene), radius=RADIUS, max_speed=SPEED,
                         max_accel=max_accel, target=scene.goals)
         self.sim = cs.Simulation(world, self.agents, steering, motion=cs.Accel(), slots=16,
-                                 seed=0, push_apart=resolve)
+                                 push_apart=resolve)
         self.sim.configure_metrics(enabled=False)
         self._overlaps = 0
         self.pre_push = 0
