@@ -423,6 +423,16 @@ float NavField::distance_at(std::size_t g, Vec2 p) const {
   const float* d = dist_[g].data();
   const float w[4] = {(1 - b.u) * (1 - b.v), b.u * (1 - b.v), (1 - b.u) * b.v, b.u * b.v};
   const std::size_t n[4] = {b.n00, b.n10, b.n01, b.n11};
+  // A cell whose free corners are all unreachable lies in a region the goal cannot be
+  // reached from (e.g. a pocket whose openings are narrower than the grid resolves): its
+  // blocked corners carry values extrapolated from the wall's other side, not a way out.
+  bool free_corner = false, free_reached = false;
+  for (int c = 0; c < 4; ++c)
+    if (!blocked_[n[c]]) {
+      free_corner = true;
+      free_reached |= std::isfinite(d[n[c]]);
+    }
+  if (free_corner && !free_reached) return std::numeric_limits<float>::infinity();
   float sum = 0.0f, wsum = 0.0f;
   for (int c = 0; c < 4; ++c)
     if (std::isfinite(d[n[c]])) {
