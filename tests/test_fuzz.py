@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -72,16 +73,54 @@ def test_random_scenes_stay_finite_and_inside_their_walls(scene, steps):
     world, a, steering, motion, dt = scene
     sim = cs.Simulation(world, a, steering, motion)
     alive = np.asarray(a.alive)
+    radius = np.array(a.radius[alive], dtype=np.float32)
     for _ in range(steps):
         before = np.array(a.position[alive], dtype=np.float32)
+        touched = np.array(sim.wall_contacts[alive])
         sim.step(dt)
         after = np.array(a.position[alive], dtype=np.float32)
         assert np.isfinite(after).all() and np.isfinite(a.velocity[alive]).all()
         move = after - before
         length = np.linalg.norm(move, axis=1)
-        moving = length > 1e-6
-        if moving.any():
-            # The centre's own path from the old to the new position never meets a wall
-            # (a body stops a hair before contact, so its centre stays a radius away).
-            hits = cs.raycast(world, before[moving], move[moving], length[moving].astype(np.float32))
-            assert not hits.hit.any(), (before[moving][hits.hit], after[moving][hits.hit])
+        # A move that touched no wall is one straight segment: the centre's path from the
+        # old to the new position never meets a wall (a body stops a hair before contact,
+        # so its centre stays a radius away). A move that touched one slid along it, a
+        # polyline whose chord may cut a wall's end (round the end of a wall) without the
+        # path crossing anything; those are checked by where they end, below.
+        straight = (length > 1e-6) & (np.array(sim.wall_contacts[alive]) == touched)
+        if straight.any():
+            hits = cs.raycast(world, before[straight], move[straight],
+                              length[straight].astype(np.float32))
+            assert not hits.hit.any(), (before[straight][hits.hit], after[straight][hits.hit])
+        # Every body ends outside every wall (less the contact skin and float32 rounding).
+        clear = cs.nearest(world, after, np.float32(1e6)).distance
+        inside = cs.inside(world, after)
+        assert not inside.any(), after[inside]
+        assert (clear >= radius * (1 - 2e-3) - 1e-4).all(), (after, clear - radius)
+
+
+def test_a_slide_round_a_walls_end_is_not_a_crossing():
+    """Found by this fuzz target (seed 2094): agent 3 (r = 0.14) runs up along a diagonal
+    wall that ends 0.32 m below the box's top wall, meets the top wall and slides left
+    through the gap, round the diagonal wall's end. The chord from start to end cuts the
+    wall 0.22 m from its end; the path does not. The state was pickled by contextsteer
+    0.1.0 before the "neighbours" spelling, so it also shows that such pickles load."""
+    import pickle
+    import warnings
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data" / "simulation_0.1.0_before_neighbours_spelling.pkl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sim, dt = pickle.loads(data.read_bytes())
+    a, world = sim.agents, sim.world
+    start = np.array(a.position[3], np.float64)
+    sim.step(dt)
+    end = np.array(a.position[3], np.float64)
+    r = float(a.radius[3])
+    assert end[1] == pytest.approx(9.0 - r, abs=2e-3 * r + 1e-5)    # along the top wall
+    assert end[0] < 4.996 < start[0]                                # past the wall's end
+    assert int(sim.wall_contacts[3]) > 0
+    alive = np.asarray(a.alive)
+    clear = cs.nearest(world, a.position[alive], np.float32(1e6)).distance
+    assert (clear >= np.asarray(a.radius)[alive] * (1 - 2e-3) - 1e-4).all()

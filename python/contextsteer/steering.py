@@ -175,6 +175,12 @@ class Steering:
             "hysteresis": self.hysteresis,
         }
 
+    def __setstate__(self, state: dict) -> None:
+        # Pickles (and saved simulations) from before the "neighbours" spelling.
+        if "max_neighbors" in state:
+            state["max_neighbours"] = state.pop("max_neighbors")
+        self.__dict__.update(state)
+
     @property
     def max_neighbors(self) -> int:
         """Deprecated spelling of :attr:`max_neighbours` (warns)."""
