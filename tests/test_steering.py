@@ -240,3 +240,31 @@ def test_behaviour_maps_are_empty_unless_recorded():
     m = sim.behaviour_maps["Seek"]
     assert m.shape == (4, 16) and m.base is not None
     np.testing.assert_array_equal(m, cs.Seek().evaluate(a, 16).interest)
+
+
+@pytest.mark.parametrize("k,seed", [(65, 0), (96, 1), (257, 2), (1000, 3)])
+def test_avoid_opposite_on_large_rings_equals_all_pairs(k, seed):
+    """Rings of more than 64 slots visit the dangerous slots most dangerous first and stop
+    early; the result is the all-pairs maximum of the reference (float64), including rows
+    where a modest danger straight behind beats a larger one at the side, sparse and
+    all-zero rows, negative danger and ties."""
+    rng = np.random.default_rng(seed)
+    slots = cs.SlotSet(k, offset=0.3)
+    dirs = np.asarray(slots.directions, dtype=np.float64)
+    danger = rng.uniform(0, 1, (6, k))
+    danger[1] = 0.0                                   # nothing dangerous
+    danger[2] = np.where(rng.uniform(size=k) < 0.05, danger[2], 0.0)   # sparse
+    danger[3] = rng.choice([0.0, 0.5, 1.0], k)        # ties
+    danger[4] = rng.uniform(-1, 1, k)                 # negative danger adds nothing
+    danger[5] = 0.0                                   # slot 0: 1.0 at its side, 0.6 behind
+    danger[5, k // 4] = 1.0
+    danger[5, k // 2] = 0.6
+    interest = rng.uniform(0, 1, (6, k))
+    got = cs.resolve(interest.astype(np.float32), danger.astype(np.float32), "avoid_opposite",
+                     directions=slots)
+    expect = ref.ref_resolve(interest.astype(np.float32), danger.astype(np.float32),
+                         "avoid_opposite", dirs=dirs)
+    np.testing.assert_allclose(got, expect, rtol=2e-6, atol=1e-7)
+    behind = 0.6 * max(0.0, -float(dirs[0] @ dirs[k // 2]))
+    assert behind > max(0.0, -float(dirs[0] @ dirs[k // 4]))    # the side slot adds less
+    assert got[5, 0] == pytest.approx(interest[5, 0] + behind, rel=1e-5)
