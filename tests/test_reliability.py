@@ -258,3 +258,21 @@ def test_borrowed_arrays_edited_to_bad_values_are_caught_at_the_next_step(bad):
     goals[0, 0] = np.nan
     with pytest.raises(ValueError, match="targets must be finite"):
         sim.perceive()
+
+
+def test_agents_wider_than_their_room_never_leave_it():
+    """Bodies of radius 0.3-3 m in a 1 m box (inside every wall's reach from the start),
+    seeking targets outside, pushing each other apart: no centre ever leaves the box."""
+    world = cs.World()
+    world.add_polyline([[0, 0], [1, 0], [1, 1], [0, 1]], closed=True)
+    rng = np.random.default_rng(0)
+    n = 60
+    agents = cs.Agents(n, slots=8)
+    agents.add(rng.uniform(0.1, 0.9, (n, 2)), radius=rng.uniform(0.3, 3.0, n), max_speed=5,
+               target=rng.uniform(-5, 6, (n, 2)))
+    sim = cs.Simulation(world, agents, cs.Steering([cs.Seek(), cs.WallDanger(look_ahead=1.0)]),
+                        motion=cs.Lerp(steer_force=1.0))
+    for _ in range(100):
+        sim.step(0.1)
+        p = np.asarray(agents.position)
+        assert ((p > 0) & (p < 1)).all(), p[~((p > 0) & (p < 1)).all(axis=1)]
