@@ -276,3 +276,72 @@ def test_agents_wider_than_their_room_never_leave_it():
         sim.step(0.1)
         p = np.asarray(agents.position)
         assert ((p > 0) & (p < 1)).all(), p[~((p > 0) & (p < 1)).all(axis=1)]
+
+
+def _ray_world():
+    world = cs.World()
+    rng = np.random.default_rng(0)
+    a = rng.uniform(0, 100, (2000, 2))
+    world.add_segments(np.hstack([a, a + rng.normal(0, 2, (2000, 2))]))
+    return world, rng
+
+
+def test_long_ray_queries_are_sliced_without_changing_a_result():
+    """raycast and slot_raycast run in slices of 2^18 rays (checking for Ctrl-C between
+    them): a call spanning several slices equals the same rays cast in small calls."""
+    world, rng = _ray_world()
+    n, k = 40_000, 16                                   # 640k slot rays: 3 slices
+    pos = rng.uniform(0, 100, (n, 2)).astype(np.float32)
+    head = rng.uniform(-np.pi, np.pi, n).astype(np.float32)
+    look = rng.uniform(0, 8, n).astype(np.float32)
+    whole = cs.slot_raycast(world, pos, cs.SlotSet(k), look, headings=head)
+    parts = np.concatenate([cs.slot_raycast(world, pos[i:i + 1000], cs.SlotSet(k),
+                                            look[i:i + 1000], headings=head[i:i + 1000])
+                            for i in range(0, n, 1000)])
+    np.testing.assert_array_equal(whole, parts)
+    m = 600_000                                         # 3 slices of plain rays
+    org = rng.uniform(0, 100, (m, 2)).astype(np.float32)
+    dirs = rng.normal(0, 1, (m, 2)).astype(np.float32)
+    hits = cs.raycast(world, org, dirs, np.float32(6.0))
+    for i in (0, 262_143, 262_144, 599_999):
+        one = cs.raycast(world, org[i:i + 1], dirs[i:i + 1], np.float32(6.0))
+        assert one.distance[0] == hits.distance[i] or (np.isinf(one.distance[0])
+                                                        and np.isinf(hits.distance[i]))
+
+
+def test_ctrl_c_interrupts_a_long_slot_raycast():
+    """A SIGINT arriving while one slot_raycast call works through millions of rays raises
+    KeyboardInterrupt from inside that call, between two slices: when the Python handler
+    runs, part of the output is still unwritten."""
+    import signal
+    import threading
+    import time
+
+    world, rng = _ray_world()
+    k = 64
+    small = rng.uniform(0, 100, (5000, 2)).astype(np.float32)
+    t0 = time.perf_counter()
+    cs.slot_raycast(world, small, cs.SlotSet(k), 6.0, headings=np.zeros(5000, np.float32))
+    per_agent = (time.perf_counter() - t0) / 5000
+    # A call of about 40x the interrupt's delay (at most 1.5 M agents, 384 MB of output).
+    n = int(min(1_500_000, max(20_000, 4.0 / per_agent)))
+    pos = rng.uniform(0, 100, (n, 2)).astype(np.float32)
+    heads = rng.uniform(-np.pi, np.pi, n).astype(np.float32)
+    out = np.full((n, k), np.nan, np.float32)
+    seen = []
+
+    def handler(signum, frame):
+        seen.append(bool(np.isnan(out[-1]).all()))   # the last slice not yet written
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGINT, handler)
+    timer = threading.Timer(0.1, signal.raise_signal, (signal.SIGINT,))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cs.slot_raycast(world, pos, cs.SlotSet(k), 6.0, headings=heads, out=out)
+            time.sleep(5)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, old)
+    assert seen == [True]

@@ -84,6 +84,25 @@ void check_max_dist(const Checked<const float>& m, std::size_t n, const char* wh
   }
 }
 
+// Runs f(begin, end) over [0, n) in slices of `per` items without the GIL, checking for
+// Ctrl-C (with the GIL) between slices, so that a query over millions of rays can be
+// interrupted. Items are independent: slicing changes no result.
+template <class F>
+void in_slices(std::size_t n, std::size_t per, F&& f) {
+  per = std::max<std::size_t>(per, 1);
+  for (std::size_t b = 0; b < n; b += per) {
+    const std::size_t e = std::min(n, b + per);
+    {
+      py::gil_scoped_release release;
+      f(b, e);
+    }
+    if (e < n && PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+}
+
+// Rays per slice: a few tens of milliseconds of work.
+constexpr std::size_t kRaysPerSlice = std::size_t{1} << 18;
+
 }  // namespace
 
 void bind_world(py::module_& m) {
@@ -252,10 +271,11 @@ void bind_world(py::module_& m) {
         auto normal = new_array<float>({r, 2});
         auto obstacle = new_array<std::int32_t>({r});
         RayHitsOut out{dist.mutable_data(), hit.mutable_data(), normal.mutable_data(), obstacle.mutable_data()};
-        {
-          py::gil_scoped_release release;
-          contextsteer::raycast(*snap, o.span(), d.span(), md.span(), radius, layers, out);
-        }
+        in_slices(n, kRaysPerSlice, [&](std::size_t b, std::size_t e) {
+          const RayHitsOut part{out.distance + b, out.hit + b, out.normal + 2 * b, out.obstacle + b};
+          contextsteer::raycast(*snap, o.span().subspan(2 * b, 2 * (e - b)), d.span().subspan(2 * b, 2 * (e - b)),
+                                md.size() == 1 ? md.span() : md.span().subspan(b, e - b), radius, layers, part);
+        });
         return py::make_tuple(dist, hit, normal, obstacle);
       },
       py::arg("world"), py::arg("origins"), py::arg("directions"), py::arg("max_dist"), py::arg("radius"),
@@ -305,10 +325,12 @@ void bind_world(py::module_& m) {
         }
         auto snap = world.snapshot();
         std::span<float> dst(result.mutable_data(), n * k);
-        {
-          py::gil_scoped_release release;
-          contextsteer::slot_raycast(*snap, p.span(), unit, la.span(), head, radius, layers, dst, mode);
-        }
+        in_slices(n, kRaysPerSlice / std::max<std::size_t>(k, 1), [&](std::size_t b, std::size_t e) {
+          contextsteer::slot_raycast(*snap, p.span().subspan(2 * b, 2 * (e - b)), unit,
+                                     la.size() == 1 ? la.span() : la.span().subspan(b, e - b),
+                                     head.empty() ? head : head.subspan(b, e - b), radius, layers,
+                                     dst.subspan(b * k, (e - b) * k), mode);
+        });
         return result;
       },
       py::arg("world"), py::arg("positions"), py::arg("slot_directions"), py::arg("look_ahead"), py::arg("headings"),
