@@ -381,7 +381,7 @@ def test_no_plot_function_steps_a_simulation(tmp_path):
     def state():
         return (sim.step_count, sim.time, len(history), sim.agents.position.tobytes(),
                 sim.agents.heading.tobytes(), sim.interest.tobytes(), sim.danger.tobytes(),
-                sim.chosen_direction.tobytes(), json_metrics())
+                sim.chosen_direction.tobytes(), sim.sensed.tobytes(), json_metrics())
 
     def json_metrics():
         import json
