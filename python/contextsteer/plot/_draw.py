@@ -122,6 +122,14 @@ class SimView:
     rotate: bool  #: Steering(rotate=...)
     threshold: float  #: danger above which a slot counts as masked (inf: resolve is not mask)
 
+    def or_given(self, world=None, path=None, slots=None, look_ahead=None, rotate=None):
+        """``(world, paths, slots, look_ahead, rotate)`` of this view, each replaced by the
+        caller's value when that is not None."""
+        return (self.world if world is None else world, self.paths if path is None else path,
+                self.slots if slots is None else slots,
+                self.look_ahead if look_ahead is None else look_ahead,
+                self.rotate if rotate is None else rotate)
+
     @classmethod
     def of(cls, sim) -> SimView:
         """The view of ``sim``.

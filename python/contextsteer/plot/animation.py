@@ -46,12 +46,8 @@ def _recorded_inputs(rec: Recording, sim, n, world, path, slots, look_ahead, rot
         radii = np.asarray(sim.agents.radius)[:n]
     radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
     if sim is not None:
-        view = SimView.of(sim)
-        world = view.world if world is None else world
-        path = view.paths if path is None else path
-        slots = view.slots if slots is None else slots
-        look_ahead = view.look_ahead if look_ahead is None else look_ahead
-        rotate = view.rotate if rotate is None else rotate
+        world, path, slots, look_ahead, rotate = SimView.of(sim).or_given(
+            world, path, slots, look_ahead, rotate)
     return rec.headings, radii, rec.danger, world, path, slots, look_ahead, bool(rotate)
 
 

@@ -120,12 +120,9 @@ def scene(sim: Simulation | None = None, *, world=None, path=None, agents=None,
     ax.set_aspect("equal")
     if sim is not None:
         view = SimView.of(sim)
-        world = view.world if world is None else world
         agents = view.agents if agents is None else agents
-        path = view.paths if path is None else path
-        slots = view.slots if slots is None else slots
-        look_ahead = view.look_ahead if look_ahead is None else look_ahead
-        rotate = view.rotate if rotate is None else rotate
+        world, path, slots, look_ahead, rotate = view.or_given(world, path, slots, look_ahead,
+                                                               rotate)
         interest = sim.interest if interest is None else interest
         danger = sim.danger if danger is None else danger
         chosen = sim.chosen_direction if chosen is None else chosen
