@@ -104,7 +104,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   }
 }
 
-void Metrics::prepare(const AgentsView& a, const World* world) {
+void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGrid* like) {
   if (!enabled()) return;
   const std::uint64_t generation = world ? world->index_generation() : 0;
   if (world != lb_world_ || generation != lb_generation_) {
@@ -115,6 +115,14 @@ void Metrics::prepare(const AgentsView& a, const World* world) {
   rmax_ = 0.0f;  // agents may have been added or resized since configure()
   for (std::size_t i = 0; i < n_; ++i)
     if (a.alive[i]) rmax_ = std::max(rmax_, a.radius[i]);
+  if (like) {
+    // The agents were sorted into cells a moment ago (the push-apart grid, over the
+    // positions before push-apart): reuse the cells, not a second counting sort. On
+    // crowd-track-10k that grid's cells are as large as this one's would be (both are
+    // enlarged to keep the cell count within 2N).
+    grid_.rebuild_from(*like, a.position);
+    return;
+  }
   // Half the query radius: a query then visits 5×5 small cells, 30% less area than 3×3
   // cells of the full radius.
   const float cell = 0.5f * (2.0f * rmax_ + range_);
@@ -160,22 +168,36 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     }
   }
   // Agents: every alive j within r + rmax + range (centre distance). Only the least
-  // clearance and the (sorted, below) set of touching partners are kept, so the grid is
-  // visited unsorted; at most 6 equal discs can touch one, far below kMaxContacts.
-  agent = kInf;
-  count = 0;
+  // clearance (a min: the same in any order) and the touching partners are kept, the
+  // partners as the kMaxContacts lowest indices, in ascending order: so the grid is
+  // visited unsorted, and any grid (any visiting order) gives the same results. At most
+  // 6 equal discs can touch one; more than kMaxContacts only with mixed radii.
+  std::fill_n(partners, kMaxContacts, -1);
+  float least = kInf;
+  std::size_t n = 0;
   const float keep = 1.0f + params_.contact_tolerance;
+  const float range = range_;
+  const float* radius = a.radius;
   const auto self = static_cast<std::int32_t>(i);
   grid_.visit(p, r + rmax_ + range_, [&](std::int32_t j, float d2) {
     if (j == self) return;
     const float dist = std::sqrt(d2);
-    const float rr = r + a.radius[static_cast<std::size_t>(j)];
+    const float rr = r + radius[static_cast<std::size_t>(j)];
     const float c = dist - rr;
-    if (c <= range_) agent = std::min(agent, c);
-    if (dist < keep * rr && count < kMaxContacts) partners[count++] = j;
+    if (c <= range) least = std::min(least, c);
+    if (dist < keep * rr) {
+      // Insert j into the ascending list, dropping the highest when it is full.
+      if (n == kMaxContacts) {
+        if (j > partners[n - 1]) return;
+        --n;
+      }
+      std::size_t q = n++;
+      for (; q > 0 && partners[q - 1] > j; --q) partners[q] = partners[q - 1];
+      partners[q] = j;
+    }
   });
-  std::sort(partners, partners + count);
-  for (std::size_t q = count; q < kMaxContacts; ++q) partners[q] = -1;
+  agent = least;
+  count = static_cast<std::uint8_t>(n);
 }
 
 void Metrics::update_rows(const AgentsView& a, const World* world, const std::uint8_t* stuck,
