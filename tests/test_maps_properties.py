@@ -370,6 +370,16 @@ def _argmax_pipeline_cases():
                     raised = 1
                 out += [ch.direction.view(np.int32).ravel(), ch.strength.view(np.int32), ch.slot,
                         np.array([raised], np.int32)]
+        # cs.choose argmax alone (the AVX2 one-row kernel, else four agents in SSE2 lanes),
+        # NaN at the first slot, a later slot, everywhere, next to ties and infinities.
+        v = rng.choice(np.array([-1.0, -0.0, 0.0, 0.5, 1.0, np.inf, -np.inf], np.float32), (64, k))
+        v[0, 0] = v[1, k // 2] = v[2, k - 1] = np.nan
+        v[3] = np.nan
+        v[4, ::2] = np.nan
+        ch = cs.Choice(np.zeros((64, 2), np.float32), np.zeros(64, np.float32), np.zeros(64, np.int32))
+        with pytest.raises(ValueError):
+            cs.choose(v, cs.SlotSet(k), "argmax", out=ch)
+        out += [ch.direction.view(np.int32).ravel(), ch.strength.view(np.int32), ch.slot]
     return np.concatenate(out)
 
 

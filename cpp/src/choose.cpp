@@ -607,22 +607,6 @@ void each_row(const float* values, std::size_t k, float* dir, float* str, std::i
 }
 
 #if defined(__SSE2__)
-// argmax of one row with whole vectors: the maximum m of the row (a tree of max over the
-// K/4 vectors, then across the lanes), then the lowest slot j with v_j == m (a compare and
-// a bit scan). Without NaN, max is exact, so m is the row's maximum and the first slot
-// equal to it is exactly best_slot's (which keeps the first of equal values, -0 == +0
-// included); the strength is read from that slot, so it is bit for bit best_slot's too.
-// A row holding a NaN (which max would drop or keep depending on the operand order) is
-// flagged by an unordered compare and goes to best_slot itself. No data-dependent branch
-// otherwise. G = K/4 known at compile time (the values stay in registers, the mask in
-// one word; 4G <= 64), or G = 0: any K % 4 == 0 at run time (two passes over the row).
-// cs.steer (N = 100k, K = 16, 3 maps, mask, argmax, one thread; benchmarks/bench_maps.py
-// --only 100000:16 --choose argmax): choose went from 88 to 31 instructions an agent
-// (callgrind) against four agents side by side in SSE2 lanes with a 4x4 transpose.
-inline __m128 broadcast_max(__m128 m) {
-  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
-  return _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
-}
 
 // Writes row i's choice for slot b (-1: none), reading the strength from the row.
 inline void put_argmax(const Ring& s, const float* row, std::int32_t b, float* dir, float* str,
@@ -635,57 +619,73 @@ inline void put_argmax(const Ring& s, const float* row, std::int32_t b, float* d
   slot[i] = b;
 }
 
-template <std::size_t G>
-std::int32_t argmax_row_sse2(const float* row, std::size_t kk) {
-  const std::size_t g = G ? G : kk / 4;
-  if constexpr (G != 0) {
-    static_assert(G <= 16, "the mask of equal slots is one 64-bit word");
-    __m128 x[G];
-    for (std::size_t i = 0; i < G; ++i) x[i] = _mm_loadu_ps(row + 4 * i);
-    // NaN anywhere: one unordered compare covers two vectors.
-    __m128 nan = _mm_cmpunord_ps(x[0], x[G - 1]);
-    for (std::size_t i = 1; i + 1 < G; i += 2) nan = _mm_or_ps(nan, _mm_cmpunord_ps(x[i], x[i + 1]));
-    if (_mm_movemask_ps(nan)) return best_slot(row, 4 * G);
-    __m128 t[G];
-    for (std::size_t i = 0; i < G; ++i) t[i] = x[i];
-    for (std::size_t w = 1; w < G; w *= 2)  // a tree: log2(G) dependent steps
-      for (std::size_t i = 0; i + w < G; i += 2 * w) t[i] = _mm_max_ps(t[i], t[i + w]);
-    const __m128 m = broadcast_max(t[0]);
-    std::uint64_t eq = 0;
-    for (std::size_t i = 0; i < G; ++i)
-      eq |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpeq_ps(x[i], m))) << (4 * i);
-    const float best = _mm_cvtss_f32(m);
-    return best > 0.0f ? static_cast<std::int32_t>(std::countr_zero(eq)) : -1;
-  } else {
-    __m128 m = _mm_loadu_ps(row);
-    __m128 nan = _mm_cmpunord_ps(m, m);
-    for (std::size_t i = 1; i < g; ++i) {
-      const __m128 x = _mm_loadu_ps(row + 4 * i);
-      nan = _mm_or_ps(nan, _mm_cmpunord_ps(x, x));
-      m = _mm_max_ps(m, x);
-    }
-    if (_mm_movemask_ps(nan)) return best_slot(row, kk);
-    m = broadcast_max(m);
-    if (!(_mm_cvtss_f32(m) > 0.0f)) return -1;
-    for (std::size_t i = 0;; ++i) {  // some slot equals m: the loop ends
-      const int eq = _mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(row + 4 * i), m));
-      if (eq) return static_cast<std::int32_t>(4 * i + static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(eq))));
-    }
-  }
-}
-
-template <std::size_t G>
+// argmax across agents, one agent per SSE2 lane (k % 4 == 0). Per agent, best_slot is a
+// chain of K dependent compare-selects; four agents side by side run four such chains in
+// the time of one. A 4x4 transpose turns four rows' slots j..j+3 into four registers of
+// slot j, j+1, ... across the agents; each lane then takes exactly best_slot's steps
+// (b = v_j > best ? j : b; best = max(best, v_j), where _mm_max_ps(v_j, best) returns
+// best unless v_j > best, as std::max(best, v_j) does), so the slot, its value and the
+// outputs are bit for bit best_slot's. cs.steer (N = 100k, K = 16, 3 maps, mask, argmax,
+// one thread; benchmarks/bench_maps.py --only 100000:16 --choose argmax): 1.45 -> 1.18 ms,
+// 31% -> 40% of a one-thread copy of the same bytes.
 void argmax_rows_sse2(const Ring& s, const float* v, std::size_t k, float* dir, float* str,
                       std::int32_t* slot, std::size_t begin, std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) {
-    const float* row = v + i * k;
-    put_argmax(s, row, argmax_row_sse2<G>(row, k), dir, str, slot, i);
+  std::size_t i = begin;
+  for (; i + 4 <= end; i += 4) {
+    const float* r = v + i * k;
+    __m128 best = _mm_setzero_ps();
+    __m128i idx = _mm_setzero_si128();
+    for (std::size_t j = 0; j < k; j += 4) {
+      __m128 a = _mm_loadu_ps(r + j), b = _mm_loadu_ps(r + k + j);
+      __m128 c = _mm_loadu_ps(r + 2 * k + j), d = _mm_loadu_ps(r + 3 * k + j);
+      _MM_TRANSPOSE4_PS(a, b, c, d);  // a: slot j of the four agents, b: slot j + 1, ...
+      const __m128 col[4] = {a, b, c, d};
+      for (int q = 0; q < 4; ++q) {
+        if (j + q == 0) {
+          best = col[0];
+          continue;
+        }
+        const __m128i m = _mm_castps_si128(_mm_cmpgt_ps(col[q], best));
+        const __m128i jj = _mm_set1_epi32(static_cast<int>(j + q));
+        idx = _mm_or_si128(_mm_and_si128(m, jj), _mm_andnot_si128(m, idx));
+        best = _mm_max_ps(col[q], best);
+      }
+    }
+    alignas(16) float bv[4];
+    alignas(16) std::int32_t bi[4];
+    _mm_store_ps(bv, best);
+    _mm_store_si128(reinterpret_cast<__m128i*>(bi), idx);
+    for (int l = 0; l < 4; ++l) {
+      const std::size_t a = i + static_cast<std::size_t>(l);
+      const bool some = bv[l] > 0.0f;
+      const auto b = static_cast<std::size_t>(bi[l]);
+      dir[2 * a] = some ? s.x[b] : 0.0f;
+      dir[2 * a + 1] = some ? s.y[b] : 0.0f;
+      str[a] = some ? unit_strength(bv[l]) : 0.0f;
+      slot[a] = some ? bi[l] : -1;
+    }
+  }
+  for (; i < end; ++i) {  // the last rows, one at a time
+    const std::int32_t b = best_slot(v + i * k, k);
+    const Out o = b < 0 ? kNothing : Out{s.x[b], s.y[b], unit_strength(v[i * k + b]), b};
+    dir[2 * i] = o.x;
+    dir[2 * i + 1] = o.y;
+    str[i] = o.strength;
+    slot[i] = o.slot;
   }
 }
 
 #if defined(CONTEXTSTEER_CHOOSE_AVX2)
-// The same with eight slots a register (K = 8H): the same maximum (max is exact), the
-// same first equal slot, the same NaN fallback, so bit-identical to the SSE2 kernel.
+// argmax of one row at a time with AVX2, K = 8H: the maximum m of the row (a tree of max
+// over the H vectors, then across the lanes), then the lowest slot j with v_j == m (a
+// compare and a bit scan). Without NaN, max is exact, so m is the row's maximum and the
+// first slot equal to it is exactly best_slot's (which keeps the first of equal values,
+// -0 == +0 included); a positive maximum is that slot's value bit for bit. A row holding
+// a NaN (which max would drop or keep depending on the operand order) is flagged by an
+// unordered compare and goes to best_slot itself. So the outputs are those of best_slot,
+// and of the SSE2 kernel above (four agents in lanes). No data-dependent branch otherwise.
+// choose argmax, N = 100k, K = 16, one thread: 0.43 ms (SSE2 lanes) -> 0.24 ms; the same
+// one-row kernel in SSE2 took 0.55 ms, so SSE2 keeps the agents-in-lanes kernel.
 CS_AVX2 inline __m256 broadcast_max8(__m256 m) {
   m = _mm256_max_ps(m, _mm256_permute2f128_ps(m, m, 1));
   m = _mm256_max_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
@@ -748,15 +748,7 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
           break;
         }
 #endif
-        switch (k) {
-          case 4: argmax_rows_sse2<1>(ring, v, k, d, st, sl, begin, end); break;
-          case 8: argmax_rows_sse2<2>(ring, v, k, d, st, sl, begin, end); break;
-          case 12: argmax_rows_sse2<3>(ring, v, k, d, st, sl, begin, end); break;
-          case 16: argmax_rows_sse2<4>(ring, v, k, d, st, sl, begin, end); break;
-          case 32: argmax_rows_sse2<8>(ring, v, k, d, st, sl, begin, end); break;
-          case 64: argmax_rows_sse2<16>(ring, v, k, d, st, sl, begin, end); break;
-          default: argmax_rows_sse2<0>(ring, v, k, d, st, sl, begin, end); break;
-        }
+        argmax_rows_sse2(ring, v, k, d, st, sl, begin, end);
         break;
       }
 #endif
