@@ -14,7 +14,8 @@
 
 namespace contextsteer {
 
-/// Most agents one agent is remembered to touch at a time (for collision episodes).
+/// Most agents one agent is remembered to touch at a time (for collision episodes): the
+/// kMaxContacts lowest indices among those touching it, whatever order they are found in.
 inline constexpr std::size_t kMaxContacts = 8;
 
 /// What the metrics measure. Every length is in world units.
