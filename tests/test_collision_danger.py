@@ -196,6 +196,10 @@ def test_oracle_pair_ttc_matches_time_stepping(px, py, wx, wy, big_r):
         # touching: TTC 0 exactly when the first instants bring the centres closer
         speed = np.hypot(*w)
         assume(speed == 0.0 or speed > 1e-100)   # 1e-7|p|/speed must stay finite
+        # A step of 1e-7 |p| sees the second-order (tangential) growth of |p| as well: it
+        # decides the first instants only where the radial part of w is not far smaller.
+        radial = abs(float(np.dot(p, w)))
+        assume(radial == 0.0 or radial > 1e-6 * np.hypot(*p) * speed)
         step = 1e-7 * np.hypot(*p) / speed if speed > 0 else 0.0   # moves 1e-7 |p|
         deeper = np.hypot(*(p - w * step)) < np.hypot(*p)
         assert t == (0.0 if deeper else math.inf)

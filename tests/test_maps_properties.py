@@ -337,3 +337,92 @@ def test_argmax_across_agents_equals_the_row_at_a_time_path(k):
     c = cs.steer(v[None], np.zeros_like(v), slots, choose="argmax")
     np.testing.assert_array_equal(c.slot, whole.slot)
     np.testing.assert_array_equal(c.direction, whole.direction)
+
+
+def _argmax_pipeline_cases():
+    """cs.steer with combine max, resolve mask, choose argmax (the one-pass AVX2 kernel for
+    K = 8, 16, 32, 64; the blocked path otherwise), on ties, signed zeros, rows with
+    nothing positive, B = 1..5 and two thresholds; NaN and inf inputs with out= arrays
+    (the call raises, the outputs are written all the same). Returns every output's bits
+    and, per case, whether the call raised."""
+    out = []
+    for k in (8, 12, 16, 32, 64):
+        rng = np.random.default_rng(k)
+        n = 203  # not a multiple of any block
+        for b in (1, 2, 3, 4, 5):
+            stack = rng.choice(np.array([-1.0, -0.0, 0.0, 0.25, 0.5, 1.0, 1.5], np.float32), (b, n, k))
+            stack[:, 1::3] = rng.uniform(-0.2, 1.2, (b, len(stack[0, 1::3]), k))
+            stack[:, ::11] = np.minimum(stack[:, ::11], 0)
+            danger = rng.choice(np.array([0.0, 0.0, 0.3, 1.0], np.float32), (n, k))
+            for threshold in (0.0, 0.5):
+                c = cs.steer(stack, danger, cs.SlotSet(k), choose="argmax", threshold=threshold)
+                out += [c.direction.view(np.int32).ravel(), c.strength.view(np.int32), c.slot]
+            for bad in (np.nan, np.inf, np.float32(2.0 ** 60)):
+                s2, d2 = stack.copy(), danger.copy()
+                s2[b - 1, 5, 3] = bad
+                d2[17, k - 1] = bad
+                ch = cs.Choice(np.zeros((n, 2), np.float32), np.zeros(n, np.float32),
+                               np.zeros(n, np.int32))
+                try:
+                    cs.steer(s2, d2, cs.SlotSet(k), choose="argmax", out=ch)
+                    raised = 0
+                except ValueError:
+                    raised = 1
+                out += [ch.direction.view(np.int32).ravel(), ch.strength.view(np.int32), ch.slot,
+                        np.array([raised], np.int32)]
+        # cs.choose argmax alone (the AVX2 one-row kernel, else four agents in SSE2 lanes),
+        # NaN at the first slot, a later slot, everywhere, next to ties and infinities.
+        v = rng.choice(np.array([-1.0, -0.0, 0.0, 0.5, 1.0, np.inf, -np.inf], np.float32), (64, k))
+        v[0, 0] = v[1, k // 2] = v[2, k - 1] = np.nan
+        v[3] = np.nan
+        v[4, ::2] = np.nan
+        ch = cs.Choice(np.zeros((64, 2), np.float32), np.zeros(64, np.float32), np.zeros(64, np.int32))
+        with pytest.raises(ValueError):
+            cs.choose(v, cs.SlotSet(k), "argmax", out=ch)
+        out += [ch.direction.view(np.int32).ravel(), ch.strength.view(np.int32), ch.slot]
+    return np.concatenate(out)
+
+
+def test_steer_argmax_one_pass_equals_the_blocked_path(tmp_path):
+    # With AVX2 off (CONTEXTSTEER_NO_AVX2=1, a fresh interpreter) cs.steer takes the blocked
+    # path (combine, resolve and choose one block of rows at a time, SSE2 argmax): the one-pass
+    # kernel must give the same bits, NaN rows and the finite check included.
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(__file__)
+    code = ("import sys, numpy as np; sys.path.insert(0, %r); "
+            "import test_maps_properties as t; np.save(%r, t._argmax_pipeline_cases())"
+            % (here, str(tmp_path / "blocked.npy")))
+    env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    np.testing.assert_array_equal(np.load(tmp_path / "blocked.npy"), _argmax_pipeline_cases())
+
+
+@pytest.mark.parametrize("k", [8, 16, 32, 64])
+@pytest.mark.parametrize("b", [1, 3, 5])
+def test_steer_argmax_equals_numpy(k, b):
+    # The one-pass kernel against NumPy: max over the maps, zero where danger > threshold,
+    # the first slot of the row maximum (-1 when it is not positive), its direction and
+    # its value clamped to [0, 1]; values of 2^60 and beyond are refused, just below is not.
+    rng = np.random.default_rng(10 * k + b)
+    n = 157
+    stack = rng.choice(np.array([-0.5, -0.0, 0.0, 0.2, 0.7, 1.0, 3.0], np.float32), (b, n, k))
+    danger = rng.choice(np.array([0.0, 0.1, 0.9], np.float32), (n, k))
+    slots = cs.SlotSet(k)
+    got = cs.steer(stack, danger, slots, choose="argmax", threshold=0.5)
+    res = np.where(danger > 0.5, np.float32(0), stack.max(axis=0))
+    best = res.max(axis=1)
+    want = np.where(best > 0, res.argmax(axis=1), -1)
+    np.testing.assert_array_equal(got.slot, want)
+    hit = want >= 0
+    np.testing.assert_array_equal(got.direction[hit], slots.directions[want[hit]])
+    np.testing.assert_array_equal(got.strength[hit], np.clip(best[hit], 0, 1))
+    assert np.all(got.direction[~hit] == 0) and np.all(got.strength[~hit] == 0)
+    big = stack.copy()
+    big[0, n - 1, k - 1] = np.nextafter(np.float32(2.0 ** 60), np.float32(0))
+    cs.steer(big, danger, slots, choose="argmax")
+    big[0, n - 1, k - 1] = -np.float32(2.0 ** 60)
+    with pytest.raises(ValueError, match="interest_maps"):
+        cs.steer(big, danger, slots, choose="argmax")

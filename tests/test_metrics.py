@@ -214,3 +214,76 @@ def test_current_clearances_equal_a_direct_computation_every_step(threads):
             np.testing.assert_array_equal(agent_view[alive], agent[alive], err_msg=f"step {step}")
             near_walls += int(np.isfinite(wall).sum())
     assert 0 < near_walls < 120 * 40  # some agents near walls, some not
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_clearances_stay_exact_when_push_apart_moves_agents_far(threads):
+    # The metrics' agent grid is the push-apart grid (built before push-apart) with the
+    # committed positions: agents may have left their cells, and queries widen their cell
+    # ranges by the largest move. Heavily overlapping agents of mixed radii are pushed far
+    # at every step; every step's clearances must equal the direct computation bit for bit.
+    rng = np.random.default_rng(11)
+    n = 60
+    world = cs.World()
+    world.add_polyline(BOX, closed=True)
+    agents = cs.Agents(n, slots=8, seed=11)
+    agents.add(rng.uniform(-3, 3, (n, 2)), radius=rng.uniform(0.2, 1.2, n), max_speed=3.0,
+               max_accel=6.0, target=rng.uniform(-9, 9, (n, 2)))
+    sim = cs.Simulation(world, agents, cs.Steering([cs.Seek()]), motion=cs.Accel(),
+                        push_apart=True, push_relax=1.0)
+    sim.configure_metrics()
+    rng_range = sim._core._metrics_info()["clearance_range"]
+    agent_view = sim._core._metric_view("agent_clearance")
+    wall_view = sim._core._metric_view("wall_clearance")
+    moved = 0.0
+    with cs.threads(threads):
+        for step in range(30):
+            before = agents.position.copy()
+            sim.step(0.1)
+            moved = max(moved, float(np.abs(agents.position - before).max()))
+            wall, agent = _clearances_by_hand(world, agents, rng_range)
+            np.testing.assert_array_equal(agent_view, agent, err_msg=f"step {step}")
+            np.testing.assert_array_equal(wall_view, wall, err_msg=f"step {step}")
+    assert moved > 1.0  # push-apart moved agents by more than the smaller radii
+
+
+def test_more_partners_than_remembered_keep_the_lowest_indices():
+    # An agent remembers at most 8 touching partners (for collision episodes): the 8 lowest
+    # indices, whatever order the grid visits them in. Agent 0 (radius 2) is touched by 12
+    # small agents at rest; agents 1-4 sit at the top, 5-12 below (visited first). Moving
+    # 1-4 away leaves 5-12 touching, of which 9-12 were not remembered: 4 new episodes.
+    agents = cs.Agents(13, slots=8)
+    ang = np.r_[np.linspace(0.3, np.pi - 0.3, 4), np.linspace(np.pi + 0.1, 2 * np.pi - 0.1, 8)]
+    ring = 2.295 * np.c_[np.cos(ang), np.sin(ang)]
+    pos = np.vstack([[0.0, 0.0], ring])
+    agents.add(pos, radius=np.r_[2.0, np.full(12, 0.3)], max_speed=0.0, target=pos)
+    sim = cs.Simulation(None, agents, cs.Steering([cs.Seek()]), push_apart=False)
+    sim.configure_metrics()
+    sim.step(0.1)
+    assert sim.agent_metrics.agent_episodes[0] == 0
+    agents.position[1:5] += [0.0, 5.0]
+    sim.step(0.1)
+    assert sim.agent_metrics.agent_episodes[0] == 4
+    agents.position[1:5] -= [0.0, 5.0]  # 1-4 touch again, displacing 9-12 from memory
+    sim.step(0.1)
+    assert sim.agent_metrics.agent_episodes[0] == 8
+
+
+def test_an_agent_pushed_across_a_cell_boundary_is_still_measured():
+    # The push-apart grid has cells of 2·rmax = 2 from x = -10 (agent 0). Agent 1 at
+    # x = 1.99 queries up to 6 (r + rmax + range), i.e. the cells up to x = 8. Agents 2 and
+    # 3 coincide at x = 8.2, a cell further; push-apart moves agent 2 by -1.001 to 7.199,
+    # within agent 1's reach. Its clearance must be found although agent 2's cell was
+    # outside the query's cells before the push.
+    pos = np.array([[-10.0, 0.0], [1.99, 0.0], [8.2, 0.0], [8.2, 0.0]])
+    agents = cs.Agents(4, slots=8)
+    agents.add(pos, radius=1.0, max_speed=0.0, target=pos)
+    sim = cs.Simulation(None, agents, cs.Steering([cs.Seek()]), push_apart=True)
+    sim.configure_metrics()
+    sim.step(0.1)
+    assert agents.position[2, 0] == pytest.approx(7.199, abs=1e-4)
+    rng_range = sim._core._metrics_info()["clearance_range"]
+    _, agent = _clearances_by_hand(cs.World(), agents, rng_range)
+    got = sim._core._metric_view("agent_clearance")
+    assert np.isfinite(agent[1])
+    np.testing.assert_array_equal(got, agent)

@@ -104,7 +104,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   }
 }
 
-void Metrics::prepare(const AgentsView& a, const World* world) {
+void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGrid* like) {
   if (!enabled()) return;
   const std::uint64_t generation = world ? world->index_generation() : 0;
   if (world != lb_world_ || generation != lb_generation_) {
@@ -115,6 +115,14 @@ void Metrics::prepare(const AgentsView& a, const World* world) {
   rmax_ = 0.0f;  // agents may have been added or resized since configure()
   for (std::size_t i = 0; i < n_; ++i)
     if (a.alive[i]) rmax_ = std::max(rmax_, a.radius[i]);
+  if (like) {
+    // The agents were sorted into cells a moment ago (the push-apart grid, over the
+    // positions before push-apart): reuse the cells, not a second counting sort. On
+    // crowd-track-10k that grid's cells are as large as this one's would be (both are
+    // enlarged to keep the cell count within 2N).
+    grid_.rebuild_from(*like, a.position);
+    return;
+  }
   // Half the query radius: a query then visits 5×5 small cells, 30% less area than 3×3
   // cells of the full radius.
   const float cell = 0.5f * (2.0f * rmax_ + range_);
@@ -160,105 +168,152 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     }
   }
   // Agents: every alive j within r + rmax + range (centre distance). Only the least
-  // clearance and the (sorted, below) set of touching partners are kept, so the grid is
-  // visited unsorted; at most 6 equal discs can touch one, far below kMaxContacts.
-  agent = kInf;
-  count = 0;
+  // clearance (a min: the same in any order) and the touching partners are kept, the
+  // partners as the kMaxContacts lowest indices, in ascending order: so the grid is
+  // visited unsorted, and any grid (any visiting order) gives the same results. At most
+  // 6 equal discs can touch one; more than kMaxContacts only with mixed radii.
+  std::fill_n(partners, kMaxContacts, -1);
+  float least = kInf;
+  std::size_t n = 0;
   const float keep = 1.0f + params_.contact_tolerance;
+  const float range = range_;
+  const float* radius = a.radius;
   const auto self = static_cast<std::int32_t>(i);
   grid_.visit(p, r + rmax_ + range_, [&](std::int32_t j, float d2) {
     if (j == self) return;
     const float dist = std::sqrt(d2);
-    const float rr = r + a.radius[static_cast<std::size_t>(j)];
+    const float rr = r + radius[static_cast<std::size_t>(j)];
     const float c = dist - rr;
-    if (c <= range_) agent = std::min(agent, c);
-    if (dist < keep * rr && count < kMaxContacts) partners[count++] = j;
+    if (c <= range) least = std::min(least, c);
+    if (dist < keep * rr) {
+      // Insert j into the ascending list, dropping the highest when it is full.
+      if (n == kMaxContacts) {
+        if (j > partners[n - 1]) return;
+        --n;
+      }
+      std::size_t q = n++;
+      for (; q > 0 && partners[q - 1] > j; --q) partners[q] = partners[q - 1];
+      partners[q] = j;
+    }
   });
-  std::sort(partners, partners + count);
-  for (std::size_t q = count; q < kMaxContacts; ++q) partners[q] = -1;
+  agent = least;
+  count = static_cast<std::uint8_t>(n);
 }
 
-void Metrics::update_rows(const AgentsView& a, const World* world, const std::uint8_t* stuck,
+void Metrics::update_rows(const AgentsView& view, const World* world, const std::uint8_t* stuck,
                           double time, std::size_t begin, std::size_t end) {
   if (!enabled()) return;
+  const AgentsView a = view;  // a local copy: byte stores below cannot change its pointers
+  const float tol = params_.contact_tolerance, goal_radius = params_.goal_radius;
   const auto t = static_cast<float>(time - start_time_);
   const double length_l = path_ ? path_->length() : 0.0;
+  // The accumulators as local pointers: the stores through them would otherwise make the
+  // compiler reload every vector's data pointer after each one.
+  auto* const was_alive = was_alive_.data();
+  auto* const wall_lb = wall_lb_.data();
+  auto* const prev_pos = prev_pos_.data();
+  auto* const prev_vel = prev_vel_.data();
+  auto* const prev_head = prev_head_.data();
+  auto* const goal_time = goal_time_.data();
+  auto* const path_length = path_length_.data();
+  auto* const effort = effort_.data();
+  auto* const jitter = jitter_.data();
+  auto* const travel_steps = travel_steps_.data();
+  auto* const alive_steps = alive_steps_.data();
+  auto* const wall_steps = wall_steps_.data();
+  auto* const wall_episodes = wall_episodes_.data();
+  auto* const touching = touching_.data();
+  auto* const agent_episodes = agent_episodes_.data();
+  auto* const min_wall = min_wall_.data();
+  auto* const min_agent = min_agent_.data();
+  auto* const ever_stuck = ever_stuck_.data();
+  auto* const n_partners = n_partners_.data();
+  auto* const cur_wall = cur_wall_.data();
+  auto* const cur_agent = cur_agent_.data();
+  auto* const start_offset = start_offset_.data();
+  auto* const offset = offset_.data();
+  auto* const progress = progress_.data();
+  auto* const laps = laps_.data();
+  auto* const last_lap = last_lap_.data();
+  auto* const best_lap = best_lap_.data();
+  auto* const lap_end = lap_end_.data();
+  std::int32_t* const partners = partners_.data();
   for (std::size_t i = begin; i < end; ++i) {
     if (!a.alive[i]) {
-      was_alive_[i] = 0;
+      was_alive[i] = 0;
       continue;
     }
     const Vec2 p = load2(a.position, i), v = load2(a.velocity, i);
     std::int32_t now[kMaxContacts];
     std::uint8_t count = 0;
     float wall = kInf, agent = kInf;
-    const bool fresh = !was_alive_[i];  // added since the last update: a new baseline
-    if (fresh) wall_lb_[i] = -kInfD;    // prev_pos_ is stale
+    const bool fresh = !was_alive[i];  // added since the last update: a new baseline
+    if (fresh) wall_lb[i] = -kInfD;    // prev_pos_ is stale
     // Displacement since the previous update. √(dx² + dy²) in double: float differences
     // square exactly, so this is as accurate as std::hypot (which guards over/underflow
     // that float inputs cannot reach) at a fraction of its cost.
     const double moved =
-        fresh ? 0.0 : norm2d(double(p.x) - prev_pos_[2 * i], double(p.y) - prev_pos_[2 * i + 1]);
-    measure_row(a, world, i, wall, agent, now, count, wall_lb_[i], moved);
+        fresh ? 0.0 : norm2d(double(p.x) - prev_pos[2 * i], double(p.y) - prev_pos[2 * i + 1]);
+    measure_row(a, world, i, wall, agent, now, count, wall_lb[i], moved);
     if (!fresh) {
       // Displacement, velocity change and turn since the previous update, until the agent
       // arrives (the arriving step included): what it does at its goal is not travel.
-      if (std::isnan(goal_time_[i])) {
-        path_length_[i] += moved;
-        effort_[i] += norm2d(double(v.x) - prev_vel_[2 * i], double(v.y) - prev_vel_[2 * i + 1]);
-        jitter_[i] += std::fabs(wrap_angle(double(a.heading[i]) - prev_head_[i]));
-        ++travel_steps_[i];
+      if (std::isnan(goal_time[i])) {
+        path_length[i] += moved;
+        effort[i] += norm2d(double(v.x) - prev_vel[2 * i], double(v.y) - prev_vel[2 * i + 1]);
+        jitter[i] += std::fabs(wrap_angle(double(a.heading[i]) - prev_head[i]));
+        ++travel_steps[i];
       }
-      ++alive_steps_[i];
-      const bool touch = wall < params_.contact_tolerance * a.radius[i];
-      if (touch) ++wall_steps_[i];
-      if (touch && !touching_[i]) ++wall_episodes_[i];
-      touching_[i] = touch;
+      ++alive_steps[i];
+      const bool touch = wall < tol * a.radius[i];
+      if (touch) ++wall_steps[i];
+      if (touch && !touching[i]) ++wall_episodes[i];
+      touching[i] = touch;
       // New partners: in `now` but not in the previous (sorted) set.
-      const std::int32_t* before = partners_.data() + i * kMaxContacts;
-      const std::uint8_t nb = n_partners_[i];
+      const std::int32_t* before = partners + i * kMaxContacts;
+      const std::uint8_t nb = n_partners[i];
       for (std::uint8_t q = 0; q < count; ++q)
-        if (!std::binary_search(before, before + nb, now[q])) ++agent_episodes_[i];
-      min_wall_[i] = std::min(min_wall_[i], wall);
-      min_agent_[i] = std::min(min_agent_[i], agent);
-      if (params_.goal_radius >= 0.0f && std::isnan(goal_time_[i]) &&
-          length(p - load2(a.target, i)) <= params_.goal_radius)
-        goal_time_[i] = t;
-      if (stuck && stuck[i] && std::isnan(goal_time_[i])) ever_stuck_[i] = 1;  // not arrived
+        if (!std::binary_search(before, before + nb, now[q])) ++agent_episodes[i];
+      min_wall[i] = std::min(min_wall[i], wall);
+      min_agent[i] = std::min(min_agent[i], agent);
+      if (goal_radius >= 0.0f && std::isnan(goal_time[i]) &&
+          length(p - load2(a.target, i)) <= goal_radius)
+        goal_time[i] = t;
+      if (stuck && stuck[i] && std::isnan(goal_time[i])) ever_stuck[i] = 1;  // not arrived
     } else {
-      touching_[i] = wall < params_.contact_tolerance * a.radius[i];
-      min_wall_[i] = wall;
-      min_agent_[i] = agent;
+      touching[i] = wall < tol * a.radius[i];
+      min_wall[i] = wall;
+      min_agent[i] = agent;
     }
-    std::copy(now, now + kMaxContacts, partners_.data() + i * kMaxContacts);
-    n_partners_[i] = count;
-    cur_wall_[i] = wall;
-    cur_agent_[i] = agent;
+    std::copy(now, now + kMaxContacts, partners + i * kMaxContacts);
+    n_partners[i] = count;
+    cur_wall[i] = wall;
+    cur_agent[i] = agent;
     if (path_) {
       const double off = path_->closest_offset(p);
       if (fresh) {
-        start_offset_[i] = off - progress_[i];
+        start_offset[i] = off - progress[i];
         if (!lap_diff_.empty()) std::fill_n(lap_diff_.data() + i * n_, n_, kUnset);
       } else {
-        double d = off - offset_[i];
+        double d = off - offset[i];
         if (path_->closed()) d -= length_l * std::floor(d / length_l + 0.5);  // [−L/2, L/2)
-        progress_[i] += d;
+        progress[i] += d;
       }
-      offset_[i] = off;
-      const auto lap = static_cast<std::int32_t>(std::floor(progress_[i] / length_l));
-      if (path_->closed() && lap > laps_[i]) {
+      offset[i] = off;
+      const auto lap = static_cast<std::int32_t>(std::floor(progress[i] / length_l));
+      if (path_->closed() && lap > laps[i]) {
         // One or more laps completed this step (more only at absurd speeds).
-        const float lap_time = (t - lap_end_[i]) / static_cast<float>(lap - laps_[i]);
-        last_lap_[i] = lap_time;
-        best_lap_[i] = std::isnan(best_lap_[i]) ? lap_time : std::min(best_lap_[i], lap_time);
-        lap_end_[i] = t;
-        laps_[i] = lap;
+        const float lap_time = (t - lap_end[i]) / static_cast<float>(lap - laps[i]);
+        last_lap[i] = lap_time;
+        best_lap[i] = std::isnan(best_lap[i]) ? lap_time : std::min(best_lap[i], lap_time);
+        lap_end[i] = t;
+        laps[i] = lap;
       }
     }
-    store2(prev_pos_.data(), i, p);
-    store2(prev_vel_.data(), i, v);
-    prev_head_[i] = a.heading[i];
-    was_alive_[i] = 1;
+    store2(prev_pos, i, p);
+    store2(prev_vel, i, v);
+    prev_head[i] = a.heading[i];
+    was_alive[i] = 1;
   }
 }
 

@@ -72,7 +72,7 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive,
   }
   for (std::size_t c = 0; c < cells; ++c) cell_start_[c + 1] += cell_start_[c];
   order_.resize(m);
-  sorted_pos_.resize(2 * m);
+  sorted_pos_.assign(2 * m + kPad, 0.0f);
   // cell_start_[c] is used as the insertion cursor, then restored by shifting.
   r = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -84,6 +84,37 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive,
   }
   for (std::size_t c = cells; c > 0; --c) cell_start_[c] = cell_start_[c - 1];
   cell_start_[0] = 0;
+  slack_ = 0.0f;
+}
+
+void NeighborGrid::rebuild_from(const NeighborGrid& grid, const float* positions) {
+  min_x_ = grid.min_x_;
+  min_y_ = grid.min_y_;
+  cell_ = grid.cell_;
+  inv_cell_ = grid.inv_cell_;
+  nx_ = grid.nx_;
+  ny_ = grid.ny_;
+  cell_start_ = grid.cell_start_;
+  order_ = grid.order_;
+  sorted_pos_.resize(grid.sorted_pos_.size());
+  std::fill(sorted_pos_.begin() + static_cast<std::ptrdiff_t>(2 * order_.size()), sorted_pos_.end(), 0.0f);
+  // The largest move, as |dx| + |dy| (>= the distance) in double, rounded up to float
+  // below. A non-finite position (NaN: never within a finite radius of anything) is
+  // skipped by the comparison; an infinite one gives infinite slack (every cell).
+  double move = 0.0;
+  const std::size_t m = order_.size();
+  for (std::size_t s = 0; s < m; ++s) {
+    const auto j = static_cast<std::size_t>(order_[s]);
+    const float x = positions[2 * j], y = positions[2 * j + 1];
+    const double d = std::fabs(static_cast<double>(x) - grid.sorted_pos_[2 * s]) +
+                     std::fabs(static_cast<double>(y) - grid.sorted_pos_[2 * s + 1]);
+    if (d > move) move = d;
+    sorted_pos_[2 * s] = x;
+    sorted_pos_[2 * s + 1] = y;
+  }
+  // Cell ranges are widened by a thousandth of a cell besides, which covers the rounding
+  // of radius + slack in float.
+  slack_ = static_cast<float>(static_cast<double>(grid.slack_) + move * (1.0 + 0x1p-20));
 }
 
 std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self,
@@ -94,9 +125,11 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self,
   // Cell range of the query box, widened by a thousandth of a cell so that a point at
   // exactly `radius` (float32) can never fall in an unvisited cell through rounding.
   const double margin = 1e-3;
+  // Agents lie at most slack_ outside their cells (rebuild_from).
+  const double reach = static_cast<double>(radius) + slack_;
   auto cell_range = [&](float p, float lo, std::int64_t cells, std::int64_t& a, std::int64_t& b) {
-    const double fa = (static_cast<double>(p) - radius - lo) * inv_cell_ - margin;
-    const double fb = (static_cast<double>(p) + radius - lo) * inv_cell_ + margin;
+    const double fa = (static_cast<double>(p) - reach - lo) * inv_cell_ - margin;
+    const double fb = (static_cast<double>(p) + reach - lo) * inv_cell_ + margin;
     if (!(fb >= 0.0 && fa < static_cast<double>(cells))) return false;  // also NaN
     const double top = static_cast<double>(cells - 1);
     a = static_cast<std::int64_t>(std::floor(std::clamp(fa, 0.0, top)));

@@ -29,7 +29,9 @@ void Simulation::observe() {
   const AgentsView a = agents_->view();
   if (metrics_.enabled()) {
     const World* world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
-    metrics_.prepare(a, world);  // serial grid rebuild over the committed positions
+    // The agent grid over the committed positions, from the push-apart grid that finish()
+    // built over the same alive agents just before push-apart moved them (serial).
+    metrics_.prepare(a, world, &push_grid_);
     parallel_for(n_, kObserveGrain, [&](std::size_t b, std::size_t e) {
       metrics_.update_rows(a, world, stuck_.data(), time_, b, e);
     });

@@ -14,7 +14,8 @@
 
 namespace contextsteer {
 
-/// Most agents one agent is remembered to touch at a time (for collision episodes).
+/// Most agents one agent is remembered to touch at a time (for collision episodes): the
+/// kMaxContacts lowest indices among those touching it, whatever order they are found in.
 inline constexpr std::size_t kMaxContacts = 8;
 
 /// What the metrics measure. Every length is in world units.
@@ -76,8 +77,12 @@ class Metrics {
   /// Serial preparation of an update: rebuilds the agent grid over the committed
   /// positions, and forgets the wall distance bounds when `world` (the one update_rows
   /// will get) is another world or has been re-indexed since. Then update_rows over all
-  /// rows (any chunking), then finish_update.
-  void prepare(const AgentsView& agents, const World* world = nullptr);
+  /// rows (any chunking), then finish_update. `like`, if given, is a grid over the same
+  /// alive agents at nearby positions (the simulation's push-apart grid): the agent grid
+  /// is then made from it (NeighborGrid::rebuild_from) instead of sorted afresh; the
+  /// results are the same.
+  void prepare(const AgentsView& agents, const World* world = nullptr,
+               const NeighborGrid* like = nullptr);
   /// Accumulates rows [begin, end) from the committed state `agents` at `time`.
   /// Reentrant for disjoint row ranges; allocation-free.
   void update_rows(const AgentsView& agents, const World* world, const std::uint8_t* stuck,

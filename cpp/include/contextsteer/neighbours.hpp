@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +11,10 @@
 #include <vector>
 
 #include "contextsteer/common.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace contextsteer {
 
@@ -37,6 +42,16 @@ class NeighborGrid {
   void rebuild(const float* positions, const std::uint8_t* alive, std::size_t n,
                float cell_size);
 
+  /// Becomes `grid` (its cells and their agents, in the same order) with each agent at
+  /// its position in `positions` ((n,2) flat, the n of grid's rebuild) instead: no
+  /// re-sort. An agent may now lie outside its cell, so queries widen their cell ranges by
+  /// the largest move (kept as slack, added to grid's own), and answer exactly what a
+  /// rebuild over `positions` would (the same agents, visited in another order). For
+  /// positions a little away from those `grid` was built over (a step's corrections):
+  /// O(agents) gathers and no counting sort. Same alive set. Serial; allocates only
+  /// when a buffer grows.
+  void rebuild_from(const NeighborGrid& grid, const float* positions);
+
   /// Writes to `out` (capacity `max_count` <= kMaxNeighbors) the indices of at most
   /// `max_count` alive agents j != self with |p_j − point|² <= radius² (float32
   /// arithmetic), the nearest first, ties by ascending index. Returns how many were
@@ -54,17 +69,51 @@ class NeighborGrid {
     if (order_.empty() || !(radius >= 0.0f)) return;
     const float r2 = radius * radius;
     std::int64_t x0, x1, y0, y1;
-    if (!cell_range(point.x, radius, min_x_, nx_, x0, x1)) return;
-    if (!cell_range(point.y, radius, min_y_, ny_, y0, y1)) return;
+    if (!cell_range(point.x, radius + slack_, min_x_, nx_, x0, x1)) return;
+    if (!cell_range(point.y, radius + slack_, min_y_, ny_, y0, y1)) return;
+    // Local copies of the arrays: fn may write through pointers the compiler cannot tell
+    // apart from the grid's members, which would reload them at every candidate.
+    const std::uint32_t* start = cell_start_.data();
+    const float* pos = sorted_pos_.data();
+    const std::int32_t* order = order_.data();
+    const auto nx = static_cast<std::size_t>(nx_);
+#if defined(__SSE2__)
+    const __m128 px = _mm_set1_ps(point.x), py = _mm_set1_ps(point.y), pr2 = _mm_set1_ps(r2);
+#endif
     for (std::int64_t cy = y0; cy <= y1; ++cy) {
-      const std::size_t row = static_cast<std::size_t>(cy * nx_);
-      const std::uint32_t s_end = cell_start_[row + static_cast<std::size_t>(x1) + 1];
-      for (std::uint32_t s = cell_start_[row + static_cast<std::size_t>(x0)]; s < s_end; ++s) {
-        const float dx = sorted_pos_[2 * s] - point.x;
-        const float dy = sorted_pos_[2 * s + 1] - point.y;
-        const float d2 = dx * dx + dy * dy;
-        if (d2 <= r2) fn(order_[s], d2);
+      const std::size_t row = static_cast<std::size_t>(cy) * nx;
+      const std::size_t s_end = start[row + static_cast<std::size_t>(x1) + 1];
+      std::size_t s = start[row + static_cast<std::size_t>(x0)];
+#if defined(__SSE2__)
+      // Four candidates at a time: the same float operations as the scalar loop below
+      // (dx·dx + dy·dy, then <=), so the same d2 and the same hits, called in the same
+      // order. Loads may run up to 3 positions past the span (into the next cells or the
+      // padding after the last position); those lanes are masked off.
+      for (; s < s_end; s += 4) {
+        const __m128 a = _mm_loadu_ps(pos + 2 * s);      // x0 y0 x1 y1
+        const __m128 b = _mm_loadu_ps(pos + 2 * s + 4);  // x2 y2 x3 y3
+        const __m128 dx = _mm_sub_ps(_mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), px);
+        const __m128 dy = _mm_sub_ps(_mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)), py);
+        const __m128 d2 = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+        auto hit = static_cast<unsigned>(_mm_movemask_ps(_mm_cmple_ps(d2, pr2)));
+        if (s_end - s < 4) hit &= (1u << (s_end - s)) - 1u;
+        if (!hit) continue;
+        alignas(16) float d2s[4];
+        _mm_store_ps(d2s, d2);
+        do {
+          const auto l = static_cast<std::size_t>(std::countr_zero(hit));
+          hit &= hit - 1u;
+          fn(order[s + l], d2s[l]);
+        } while (hit);
       }
+#else
+      for (; s < s_end; ++s) {
+        const float dx = pos[2 * s] - point.x;
+        const float dy = pos[2 * s + 1] - point.y;
+        const float d2 = dx * dx + dy * dy;
+        if (d2 <= r2) fn(order[s], d2);
+      }
+#endif
     }
   }
 
@@ -87,11 +136,16 @@ class NeighborGrid {
   }
 
   float min_x_ = 0.0f, min_y_ = 0.0f;
+  /// How far an agent may lie outside its cell (rebuild_from); 0 after a rebuild.
+  float slack_ = 0.0f;
   double cell_ = 1.0, inv_cell_ = 1.0;
   std::int64_t nx_ = 0, ny_ = 0;
   std::vector<std::uint32_t> cell_start_;  // (cells + 1) prefix sums
   std::vector<std::int32_t> order_;        // agent index, grouped by cell, ascending within
-  std::vector<float> sorted_pos_;          // positions in `order_` order (flat x,y)
+  // Positions in `order_` order (flat x,y), then kPad zeros: visit() loads four
+  // positions at a time and may read up to three past the last.
+  std::vector<float> sorted_pos_;
+  static constexpr std::size_t kPad = 8;
   std::vector<std::uint32_t> cell_of_;     // scratch: cell of each agent (n)
 };
 
