@@ -75,7 +75,14 @@ def test1(*, speed: float = 1.33) -> RimeaResult:
 
 def weidmann(density):
     """Weidmann's fundamental diagram: speed (m/s) at density (1/m²),
-    v = 1.34·(1 − exp(−1.913·(1/ρ − 1/5.4))), 0 at or above 5.4 /m²."""
+    v = 1.34·(1 − exp(−1.913·(1/ρ − 1/5.4))), 0 at or above 5.4 /m².
+
+    Examples
+    --------
+    >>> from contextsteer.rimea import weidmann
+    >>> weidmann([1.0, 2.0, 6.0]).round(2)
+    array([1.06, 0.61, 0.  ])
+    """
     rho = np.asarray(density, dtype=float)
     v = 1.34 * (1 - np.exp(-1.913 * (1 / rho - 1 / 5.4)))
     return np.clip(v, 0.0, None)
