@@ -167,7 +167,8 @@ def test_out_overlapping_inputs_is_refused():
         cs.resolve(a, d, "avoid_opposite", directions=cs.SlotSet(8), out=d)
     vals = np.zeros((8, 8), np.float32)
     with pytest.raises(ValueError, match="overlap"):
-        cs.choose(vals, cs.SlotSet(8), out=(vals.reshape(-1)[:16].reshape(8, 2), np.empty(8, np.float32), np.empty(8, np.int32)))
+        cs.choose(vals, cs.SlotSet(8), out=(vals.reshape(-1)[:16].reshape(8, 2), np.empty(8, np.float32),
+                                            np.empty(8, np.int32)))
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])

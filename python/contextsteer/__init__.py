@@ -7,8 +7,24 @@ returned as zero-copy NumPy views.
 
 from __future__ import annotations
 
-from . import (agents, behaviours, classic, history, maps, metrics, motion, nav, path, plot,
-               runtime, scenarios, simulation, steering, world)
+from . import (
+    agents,
+    behaviours,
+    classic,
+    history,
+    maps,
+    metrics,
+    motion,
+    nav,
+    path,
+    plot,
+    runtime,
+    scenarios,
+    simulation,
+    steering,
+    world,
+)
+from ._version import __version__
 from .agents import *  # noqa: F403
 from .behaviours import *  # noqa: F403
 from .history import *  # noqa: F403
@@ -16,20 +32,18 @@ from .maps import *  # noqa: F403
 from .motion import *  # noqa: F403
 from .nav import *  # noqa: F403
 from .path import *  # noqa: F403
-from .persist import load  # noqa: E402
+from .persist import load
 from .runtime import *  # noqa: F403
 from .simulation import *  # noqa: F403
 from .steering import *  # noqa: F403
-from .world import *  # noqa: F403
 
 # Parameter sweeps (module contextsteer.sweep; its function shadows the module attribute,
 # so import its other names from here or with ``from contextsteer.sweep import ...``).
-from .sweep import Run, SweepResult, grid, ray_executor, sweep  # noqa: E402
+from .sweep import Run, SweepResult, grid, ray_executor, sweep
 
 # Tuning with Optuna (module contextsteer.tune, shadowed by its function in the same way).
-from .tune import TuneResult, tune  # noqa: E402
-
-from ._version import __version__  # noqa: E402
+from .tune import TuneResult, tune
+from .world import *  # noqa: F403
 
 __all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__,
            *agents.__all__, *behaviours.__all__, *motion.__all__, *nav.__all__,

@@ -19,7 +19,8 @@ from . import _core
 
 __all__ = [
     "AgentDanger", "Alignment", "Arrive", "Avoid", "Behaviour", "BehaviourMaps", "Bounds",
-    "Chase", "Cohesion", "CollisionDanger", "CollisionMaps", "Evade", "Flee", "FollowField", "FollowPath", "Forward", "Momentum", "Pursue",
+    "Chase", "Cohesion", "CollisionDanger", "CollisionMaps", "Evade", "Flee", "FollowField",
+    "FollowPath", "Forward", "Momentum", "Pursue",
     "Seek", "Separation", "Tether", "WallDanger", "Wander",
 ]
 

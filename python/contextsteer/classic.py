@@ -364,7 +364,8 @@ class RaycastObstacleAvoidance(Behaviour):
         self.include_radius = bool(include_radius)
 
     def _params(self):
-        return {"include_radius": self.include_radius, "config": self.config, "length": self.length, "side_offset": self.side_offset,
+        return {"include_radius": self.include_radius, "config": self.config, "length": self.length,
+                "side_offset": self.side_offset,
                 "whisker_length": self.whisker_length, "whisker_angle": self.whisker_angle,
                 "distance_from_boundary": self.distance_from_boundary, "layers": self.layers}
 

@@ -73,8 +73,9 @@ def _goal_sets(goals: Any) -> list[dict]:
 def _key(sets: list[dict]) -> tuple:
     parts = []
     for s in sets:
-        parts.append(tuple((name, tuple(np.asarray(v).tobytes() for v in (s[name] if name == "polygons" else [s[name]])))
-                           for name in sorted(s)))
+        parts.append(tuple(
+            (name, tuple(np.asarray(v).tobytes() for v in (s[name] if name == "polygons" else [s[name]])))
+            for name in sorted(s)))
     return tuple(parts)
 
 

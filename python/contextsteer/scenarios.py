@@ -722,8 +722,9 @@ def maze(*, agents: int = 12, slots: int = 16, seed: int = 0, cells: int = 6, si
     (10 m × 14 m).
 
     Interest: :class:`FollowField` of each agent's field to its own goal (string pulled
-    over 2 m; at most 40 agents, what the entrance lobby holds); danger: :class:`CollisionDanger`. Local steering alone would stop at
-    the first dead end. Metrics: the common set with time to goal; ``crowd_report``.
+    over 2 m; at most 40 agents, what the entrance lobby holds); danger:
+    :class:`CollisionDanger`. Local steering alone would stop at the first dead end.
+    Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     from .nav import NavField

@@ -337,7 +337,8 @@ class World:
         return dict(self._core.index_info)
 
     def __repr__(self) -> str:
-        return f"World(obstacles={self.obstacle_count}, segments={self.segment_count}, circles={self._core.circle_count})"
+        return (f"World(obstacles={self.obstacle_count}, segments={self.segment_count}, "
+                f"circles={self._core.circle_count})")
 
 
 class RayHits(NamedTuple):
