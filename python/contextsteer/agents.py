@@ -7,9 +7,10 @@ valid — and keeps the state alive — for as long as it exists.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import _core
 
@@ -26,7 +27,7 @@ def _view_property(name: str, doc: str) -> property:
     return property(fget, fset, doc=doc)
 
 
-def _column(value, name: str, n: int, width: int | None, dtype) -> np.ndarray:
+def _column(value: ArrayLike, name: str, n: int, width: int | None, dtype: DTypeLike) -> np.ndarray:
     """Broadcast ``value`` to (n,) or (n, width) of ``dtype``, naming ``name`` on error."""
     shape = (n,) if width is None else (n, width)
     arr = np.asarray(value)
@@ -159,17 +160,17 @@ class Agents(_core.Agents):
 
     def add(
         self,
-        position,
-        velocity=0.0,
+        position: ArrayLike,
+        velocity: ArrayLike = 0.0,
         *,
-        heading=None,
-        radius=0.5,
-        max_speed=1.0,
-        max_accel=1.0,
-        max_turn_rate=np.pi,
-        steer_force=0.1,
-        group=0,
-        target=None,
+        heading: ArrayLike | None = None,
+        radius: ArrayLike = 0.5,
+        max_speed: ArrayLike = 1.0,
+        max_accel: ArrayLike = 1.0,
+        max_turn_rate: ArrayLike = np.pi,
+        steer_force: ArrayLike = 0.1,
+        group: ArrayLike = 0,
+        target: ArrayLike | None = None,
     ) -> np.ndarray:
         """Add agents in the lowest free slots; return their ids.
 
@@ -258,7 +259,7 @@ class Agents(_core.Agents):
             cols["max_turn_rate"], cols["steer_force"], grp, tgt,
         )
 
-    def remove(self, ids) -> None:
+    def remove(self, ids: ArrayLike) -> None:
         """Mark the given slots dead (their views keep their last values).
 
         Raises
@@ -288,7 +289,8 @@ class Neighbors(NamedTuple):
     """(N,) int32 number of valid entries per row."""
 
 
-def neighbors(positions, radius: float, max_neighbors: int, *, alive=None) -> Neighbors:
+def neighbors(positions: ArrayLike, radius: float, max_neighbors: int, *,
+              alive: ArrayLike | None = None) -> Neighbors:
     """Find, for every point, its nearest other points within ``radius``.
 
     The C++ uniform grid the simulation rebuilds every step. For row i the result lists
@@ -331,7 +333,7 @@ def neighbors(positions, radius: float, max_neighbors: int, *, alive=None) -> Ne
     return Neighbors(idx, counts)
 
 
-def _restore_agents(capacity: int, slots, state: dict) -> Agents:
+def _restore_agents(capacity: int, slots: int | None, state: dict[str, Any]) -> Agents:
     """Rebuild pickled agents (see :meth:`Agents.__reduce__`)."""
     a = Agents(capacity, slots=slots)
     for name in Agents.STATE:

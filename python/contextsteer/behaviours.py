@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from . import _core
+from .world import _core_world
+
+if TYPE_CHECKING:
+    from .agents import Agents
+    from .world import World
 
 __all__ = [
     "AgentDanger", "Alignment", "Arrive", "Avoid", "Behaviour", "BehaviourMaps", "Bounds",
@@ -41,7 +46,7 @@ class CollisionMaps(NamedTuple):
     speed: np.ndarray
 
 
-def _slot_directions(directions) -> np.ndarray:
+def _slot_directions(directions: Any) -> np.ndarray:
     """(K, 2) float32 directions from an int K (ring, slot 0 along +x, CCW), an object
     with a ``directions`` attribute (a slot set) or an array."""
     if isinstance(directions, (int, np.integer)) and not isinstance(directions, bool):
@@ -55,7 +60,8 @@ def _slot_directions(directions) -> np.ndarray:
     return np.ascontiguousarray(directions, dtype=np.float32)
 
 
-def _number(owner: str, name: str, value, *, low=0.0, strict=False, allow_inf=False) -> float:
+def _number(owner: str, name: str, value: Any, *, low: float = 0.0, strict: bool = False,
+            allow_inf: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     v = float(value)
@@ -66,13 +72,13 @@ def _number(owner: str, name: str, value, *, low=0.0, strict=False, allow_inf=Fa
     return v
 
 
-def _choice(owner: str, name: str, value, choices: tuple[str, ...]) -> str:
+def _choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ValueError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
 
 
-def _point(owner: str, name: str, value) -> np.ndarray | None:
+def _point(owner: str, name: str, value: Any) -> np.ndarray | None:
     if value is None:
         return None
     p = np.ascontiguousarray(value, dtype=np.float32)
@@ -81,7 +87,7 @@ def _point(owner: str, name: str, value) -> np.ndarray | None:
     return p
 
 
-def _points(owner: str, name: str, value) -> np.ndarray | None:
+def _points(owner: str, name: str, value: Any) -> np.ndarray | None:
     if value is None:
         return None
     p = np.ascontiguousarray(value, dtype=np.float32)
@@ -155,8 +161,9 @@ class Behaviour:
         """True when the behaviour reads the shared neighbour query of the step."""
         return False
 
-    def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
-                 max_neighbors: int = 32, world=None) -> BehaviourMaps:
+    def evaluate(self, agents: Agents, directions: Any, *, rotate: bool = False,
+                 time: float = 0.0, max_neighbors: int = 32,
+                 world: World | None = None) -> BehaviourMaps:
         """Run this behaviour alone on ``agents``; return its interest and danger maps.
 
         Parameters
@@ -191,7 +198,7 @@ class Behaviour:
         d = _slot_directions(directions)
         interest, danger = _core.evaluate_behaviour(
             agents, self, d, bool(rotate), float(time), int(max_neighbors),
-            None if world is None else getattr(world, "_core", world),
+            _core_world(world),
         )
         return BehaviourMaps(interest, danger)
 
@@ -971,8 +978,10 @@ class CollisionDanger(Behaviour):
                 "reciprocity": self.reciprocity, "walls": self.walls, "layers": self.layers,
                 "side": self.side, "side_bias": self.side_bias, "smoothness": self.smoothness}
 
-    def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
-                 max_neighbors: int = 32, world=None) -> CollisionMaps:  # type: ignore[override]
+    def evaluate(  # type: ignore[override]  # CollisionMaps adds the speed map
+        self, agents: Agents, directions: Any, *, rotate: bool = False, time: float = 0.0,
+        max_neighbors: int = 32, world: World | None = None,
+    ) -> CollisionMaps:
         """Run the behaviour alone; return its maps, :class:`CollisionMaps` (``interest``
         zeros, ``danger``, ``speed``). Parameters as :meth:`Behaviour.evaluate`; the
         neighbours are the ``max_neighbors`` nearest within the reach that could collide
@@ -980,6 +989,6 @@ class CollisionDanger(Behaviour):
         d = _slot_directions(directions)
         interest, danger, speed = _core.evaluate_behaviour(
             agents, self, d, bool(rotate), float(time), int(max_neighbors),
-            None if world is None else getattr(world, "_core", world),
+            _core_world(world),
         )
         return CollisionMaps(interest, danger, speed)

@@ -44,11 +44,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _core
+from .world import _core_world
+
+if TYPE_CHECKING:
+    from .agents import Agents
+    from .world import World
 
 __all__ = [
     "Alignment", "Arrive", "Behaviour", "Blended", "Cohesion", "CollisionAvoidance", "Evade",
@@ -593,7 +598,8 @@ def as_steering(steering: Blended | Priority | Behaviour) -> Blended | Priority:
     raise TypeError(f"expected a classic Blended, Priority or behaviour, got {type(steering).__name__}")
 
 
-def accelerations(world, agents, steering: Blended | Priority | Behaviour, *, time: float = 0.0,
+def accelerations(world: World | None, agents: Agents, steering: Blended | Priority | Behaviour, *,
+                  time: float = 0.0,
                   max_neighbors: int = 16) -> np.ndarray:
     """The linear acceleration every agent's classic steering asks for, ``(N, 2)`` float32.
 
@@ -610,5 +616,5 @@ def accelerations(world, agents, steering: Blended | Priority | Behaviour, *, ti
         Bad parameters, an agent id out of range, a negative or non-finite ``time``.
     """
     spec = as_steering(steering)._spec()
-    core_world = None if world is None else getattr(world, "_core", world)
+    core_world = _core_world(world)
     return _core.classic_accelerations(core_world, agents, spec, float(time), int(max_neighbors))

@@ -69,9 +69,12 @@ array([3.2, 3.2], dtype=float32)
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from . import _core
 
 __all__ = ["AgentMetrics", "COLLISION_WEIGHT", "SCHEMA_VERSION", "summarize"]
 
@@ -107,7 +110,7 @@ class AgentMetrics(NamedTuple):
     travel_steps: np.ndarray  #: int32 steps until arrival (the arriving one included)
 
 
-def agent_metrics(core) -> AgentMetrics:
+def agent_metrics(core: _core.Simulation) -> AgentMetrics:
     """The per-agent views of a ``_core.Simulation``."""
     v = core._metric_view
     steps = v("alive_steps")
@@ -130,7 +133,7 @@ def _finite_or_none(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-def summarize(core, alive: np.ndarray, time: float,
+def summarize(core: _core.Simulation, alive: np.ndarray, time: float,
               stuck: np.ndarray | None = None) -> dict[str, Any]:
     """The metric set of a ``_core.Simulation`` as a plain dict (see the module doc).
 
