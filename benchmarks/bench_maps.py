@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from functools import partial
 
 import numpy as np
 
@@ -150,11 +151,11 @@ def main():
     rng = np.random.default_rng(0)
     print(f"contextsteer {cs.__version__}, numpy {np.__version__}, all threads = {threads}; "
           f"pipeline: combine(max, B={B}) -> resolve(mask) -> choose({args.choose}); medians")
-    head = (f"{'data':>5} {'N':>9} {'K':>3} {'numpy ms':>9} {'C++1 ms':>8} {'C++{} ms'.format(threads):>8} "
-            f"{'x np(1)':>8} {'x np({})'.format(threads):>8} {'GB/s 1':>7} {'GB/s {}'.format(threads):>7} "
-            f"{'copy GB/s':>9} {'%copy 1':>7} {'%copy {}'.format(threads):>8} {'agree':>6} | "
-            f"{'steer1 ms':>9} {'steer{} ms'.format(threads):>9} {'x np(1)':>8} {'x np({})'.format(threads):>8} "
-            f"{'%copy 1':>7} {'%copy {}'.format(threads):>8}")
+    head = (f"{'data':>5} {'N':>9} {'K':>3} {'numpy ms':>9} {'C++1 ms':>8} {f'C++{threads} ms':>8} "
+            f"{'x np(1)':>8} {f'x np({threads})':>8} {'GB/s 1':>7} {f'GB/s {threads}':>7} "
+            f"{'copy GB/s':>9} {'%copy 1':>7} {f'%copy {threads}':>8} {'agree':>6} | "
+            f"{'steer1 ms':>9} {f'steer{threads} ms':>9} {'x np(1)':>8} {f'x np({threads})':>8} "
+            f"{'%copy 1':>7} {f'%copy {threads}':>8}")
     print(head)
     print("-" * len(head))
     for data, n, k in cases:
@@ -167,12 +168,15 @@ def main():
         choice = cs.Choice(np.empty((n, 2), np.float32), np.empty(n, np.float32),
                            np.empty(n, np.int32))
 
-        def cpp():
+        # (The timed functions bind this case's arrays as defaults: they run within this
+        # iteration, and the arrays are deleted at its end.)
+        def cpp(stack=stack, interest=interest, danger=danger, resolved=resolved, slots=slots,
+                choice=choice):
             cs.combine(stack, "max", out=interest)
             cs.resolve(interest, danger, "mask", out=resolved)
             cs.choose(resolved, slots, args.choose, out=choice)
 
-        def fused():
+        def fused(stack=stack, danger=danger, slots=slots, choice=choice):
             cs.steer(stack, danger, slots, choose=args.choose, out=choice)
 
         nbytes = (B + 5) * n * k * 4 + 16 * n
@@ -188,17 +192,18 @@ def main():
         np_out = []
         numpy_pipeline(stack[:, :1000], danger[:1000], dx, dy)  # warm-up
         for _ in range(rounds):
-            runs["copy"].append(median_time(lambda: np.copyto(dst, src), reps_c, 0.02))
+            runs["copy"].append(median_time(lambda dst=dst, src=src: np.copyto(dst, src), reps_c, 0.02))
             for key, fn, th in (("c1", cpp, 1), ("ct", cpp, threads), ("f1", fused, 1),
                                 ("ft", fused, threads)):
                 with cs.threads(th):
                     runs[key].append(median_time(fn, reps_c, 0.02))
             np_out[:] = []
-            runs["np"].append(median_time(lambda: np_out.append(numpy_pipeline(stack, danger, dx, dy)),
-                                          1, warmup=False))
+            pipeline = partial(numpy_pipeline, stack, danger, dx, dy)
+            runs["np"].append(median_time(lambda out=np_out, run=pipeline: out.append(run()), 1,
+                                          warmup=False))
         med = {key: statistics.median(v) for key, v in runs.items()}
 
-        def ratio(a, b, scale=1.0):  # median over rounds of scale * a / b
+        def ratio(a, b, scale=1.0, runs=runs):  # median over rounds of scale * a / b
             return statistics.median(scale * x / y for x, y in zip(runs[a], runs[b]))
 
         # Same answer? (slots agree except for rare ties between equal run totals)
@@ -223,7 +228,7 @@ def main():
               f"{med['f1'] * 1e3:>9.3f} {med['ft'] * 1e3:>9.3f} {ratio('np', 'f1'):>8.1f} {ratio('np', 'ft'):>8.1f} "
               f"{ratio('copy', 'f1', 100 * pf):>6.0f}% {ratio('copy', 'ft', 100 * pf):>7.0f}%",
               flush=True)
-        del stack, danger, interest, resolved, choice, src, dst
+        del stack, danger, interest, resolved, choice, src, dst, cpp, fused, pipeline
 
 
 if __name__ == "__main__":

@@ -64,8 +64,6 @@ import time
 # NumPy's BLAS threads spin after a call and would steal a core from the timed step.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import contextsteer as cs  # noqa: E402

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 import numpy as np
 
@@ -95,10 +96,11 @@ def main() -> None:
                 world.cell_size = cell
                 nx, ny, h = world._core.grid_shape
                 label = "brute" if cell == 1e4 else ("auto" if cell == 0.0 else f"{cell:g}")
-                runs = [("raycast", lambda: cs.raycast(world, ray_o, ray_d, length).distance)]
+                raycast = partial(cs.raycast, world, ray_o, ray_d, length)
+                runs = [("raycast", lambda raycast=raycast: raycast().distance)]
                 for method in ("gather", "per_ray", "strips", "auto"):
                     runs.append((f"slot_raycast[{method}]",
-                                 lambda method=method: cs.slot_raycast(world, origins, slots, length, method=method)))
+                                 partial(cs.slot_raycast, world, origins, slots, length, method=method)))
                 for name, fn in runs:
                     if cell == 1e4 and m == 10_000 and name != "slot_raycast[gather]" and name != "raycast":
                         continue

@@ -253,7 +253,7 @@ def agent_danger(state, slots, neighbor_lists, *, radius, predictive=False, hori
         ri = float(state["radius"][i])
         row = np.zeros(k)
 
-        def towards(rel, rj, scale):
+        def towards(rel, rj, scale, ri=ri, s=s):  # (called within this iteration)
             u, d = _unit(rel)
             if u is None:
                 return np.zeros(k)

@@ -12,7 +12,7 @@ its own proximity (gdx-ai's per-frame tag sharing between behaviours is not port
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # ------------------------------------------------------------------- vectors (Vector2) ---
 
@@ -115,10 +115,10 @@ class FieldOfViewProximity:
             if a is not self.owner:
                 to_agent = sub(a.position, p)
                 rng = self.radius + a.bounding_radius
-                if len2(to_agent) < rng * rng:
-                    # gdx-ai compares with the unnormalised offset (ported as is)
-                    if dot(orientation, to_agent) > cone_threshold and callback(a):
-                        count += 1
+                # gdx-ai compares with the unnormalised offset (ported as is)
+                if (len2(to_agent) < rng * rng and dot(orientation, to_agent) > cone_threshold
+                        and callback(a)):
+                    count += 1
         return count
 
 

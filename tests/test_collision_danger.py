@@ -21,12 +21,12 @@ import math
 
 import numpy as np
 import pytest
-import reference as ref
-import reference_velocity as rv
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import contextsteer as cs
+import reference as ref
+import reference_velocity as rv
 
 DANGER_ATOL = 1e-4
 BOX = 10.0
@@ -691,9 +691,9 @@ def test_ttc_avx2_and_baseline_paths_are_bit_identical(tmp_path):
     import sys
 
     here = os.path.dirname(__file__)
-    code = ("import sys, numpy as np; sys.path.insert(0, %r); "
-            "import test_collision_danger as t; np.save(%r, t._isa_case_outputs())"
-            % (here, str(tmp_path / "base.npy")))
+    out = str(tmp_path / "base.npy")
+    code = (f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
+            f"import test_collision_danger as t; np.save({out!r}, t._isa_case_outputs())")
     env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     np.testing.assert_array_equal(np.load(tmp_path / "base.npy"), _isa_case_outputs())

@@ -14,10 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextsteer as cs
-from contextsteer import scenarios
-
 import reference_godot as godot
 import reference_unity as unity
+from contextsteer import scenarios
 
 seeds = st.integers(0, 2**31 - 1)
 

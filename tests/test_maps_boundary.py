@@ -167,7 +167,8 @@ def test_out_overlapping_inputs_is_refused():
         cs.resolve(a, d, "avoid_opposite", directions=cs.SlotSet(8), out=d)
     vals = np.zeros((8, 8), np.float32)
     with pytest.raises(ValueError, match="overlap"):
-        cs.choose(vals, cs.SlotSet(8), out=(vals.reshape(-1)[:16].reshape(8, 2), np.empty(8, np.float32), np.empty(8, np.int32)))
+        cs.choose(vals, cs.SlotSet(8), out=(vals.reshape(-1)[:16].reshape(8, 2), np.empty(8, np.float32),
+                                            np.empty(8, np.int32)))
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
@@ -413,12 +414,12 @@ def test_mode_tables_come_from_the_core_and_drive_names_checks_and_messages():
     bindings' own parser all read it, with one message style."""
     tables = cs._core.modes()
     assert set(tables) == {"combine", "steering_combine", "resolve", "choose", "dot_shape", "spread"}
-    assert cs.COMBINE_MODES == tuple(n for n, _ in tables["combine"])
-    assert cs.RESOLVE_MODES == tuple(n for n, _ in tables["resolve"])
-    assert cs.CHOOSE_MODES == tuple(n for n, _ in tables["choose"])
-    assert cs.DOT_SHAPES == tuple(n for n, _ in tables["dot_shape"])
-    assert cs.SPREAD_MODES == tuple(n for n, _ in tables["spread"])
-    assert cs.STEERING_COMBINE_MODES == tuple(n for n in cs.COMBINE_MODES if n != "weighted_sum")
+    assert tuple(n for n, _ in tables["combine"]) == cs.COMBINE_MODES
+    assert tuple(n for n, _ in tables["resolve"]) == cs.RESOLVE_MODES
+    assert tuple(n for n, _ in tables["choose"]) == cs.CHOOSE_MODES
+    assert tuple(n for n, _ in tables["dot_shape"]) == cs.DOT_SHAPES
+    assert tuple(n for n, _ in tables["spread"]) == cs.SPREAD_MODES
+    assert tuple(n for n in cs.COMBINE_MODES if n != "weighted_sum") == cs.STEERING_COMBINE_MODES
     assert all(doc for rows in tables.values() for _, doc in rows)
     # Every listed name is accepted by the kernel behind it.
     m = np.ones((2, 3, 8), np.float32)

@@ -112,7 +112,8 @@ def test_choose_vs_oracle(values, mode, width, contiguous):
     np.testing.assert_allclose(np.hypot(*c.direction[~none].T), 1.0, atol=1e-5)
 
 
-@given(values=generic_maps(), mode=st.sampled_from(["vector_sum", "weighted_neighbours", "subslot", "subslot_linear", "argmax"]))
+@given(values=generic_maps(),
+       mode=st.sampled_from(["vector_sum", "weighted_neighbours", "subslot", "subslot_linear", "argmax"]))
 def test_choose_never_points_into_a_non_positive_slot(values, mode):
     slots = cs.SlotSet(values.shape[1])
     c = cs.choose(values, slots, mode, width=3)
@@ -300,9 +301,9 @@ def test_choose_avx2_and_sse2_paths_are_bit_identical(tmp_path):
     import sys
 
     here = os.path.dirname(__file__)
-    code = ("import sys, numpy as np; sys.path.insert(0, %r); "
-            "import test_maps_properties as t; np.save(%r, t._isa_case_outputs())"
-            % (here, str(tmp_path / "sse2.npy")))
+    out = str(tmp_path / "sse2.npy")
+    code = (f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
+            f"import test_maps_properties as t; np.save({out!r}, t._isa_case_outputs())")
     env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     np.testing.assert_array_equal(np.load(tmp_path / "sse2.npy"), _isa_case_outputs())
@@ -392,9 +393,9 @@ def test_steer_argmax_one_pass_equals_the_blocked_path(tmp_path):
     import sys
 
     here = os.path.dirname(__file__)
-    code = ("import sys, numpy as np; sys.path.insert(0, %r); "
-            "import test_maps_properties as t; np.save(%r, t._argmax_pipeline_cases())"
-            % (here, str(tmp_path / "blocked.npy")))
+    code = (f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
+            f"import test_maps_properties as t; np.save({str(tmp_path / 'blocked.npy')!r}, "
+            "t._argmax_pipeline_cases())")
     env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     np.testing.assert_array_equal(np.load(tmp_path / "blocked.npy"), _argmax_pipeline_cases())

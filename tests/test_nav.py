@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 import contextsteer as cs
 
-
 # ----------------------------------------------------------------- oracles (NumPy) ---
 
 def _boxes(seed, n=5, size=20.0, gap=0.8):

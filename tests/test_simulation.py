@@ -72,12 +72,27 @@ def test_views_are_zero_copy_and_survive_the_simulation():
     np.testing.assert_array_equal(interest, sim.interest)   # the same memory, updated
     del sim
     assert np.isfinite(interest).all()                       # the view keeps it alive
-    assert sim_free_of_stuck_writes(interest)
+    assert_writes_stick_and_flags_stay_read_only(interest)
 
 
-def sim_free_of_stuck_writes(interest):
-    interest[...] = 0.0   # writable
-    return True
+def assert_writes_stick_and_flags_stay_read_only(interest):
+    """A view that outlived its Simulation still writes into the simulation's own memory, and
+    the flags only the core sets (``stuck``, ``braking``) refuse writes from NumPy.
+
+    The view's base is the core simulation it keeps alive; a pattern written through the view
+    reads back through a fresh view of that core (the same memory, not a copy).
+    """
+    owner = interest.base
+    assert isinstance(owner, cs._core.Simulation), type(owner)
+    assert interest.flags.writeable
+    pattern = np.arange(interest.size, dtype=np.float32).reshape(interest.shape)
+    interest[...] = pattern
+    np.testing.assert_array_equal(owner._view("interest"), pattern)
+    for name in ("stuck", "braking"):
+        flags = owner._view(name)
+        assert not flags.flags.writeable, name
+        with pytest.raises(ValueError, match="read-only"):
+            flags[...] = True
 
 
 def test_time_step_count_and_repr():

@@ -7,9 +7,9 @@ import gc
 
 import numpy as np
 import pytest
-import reference as ref
 
 import contextsteer as cs
+import reference as ref
 
 INF = np.inf
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextsteer as cs
+import reference as ref
 
 EPS = 1e-3
 TOL = 1e-4
@@ -190,7 +190,8 @@ def test_slot_raycast_equals_raycast_on_expanded_rays(seed, radius, k, rotate):
         clear = unambiguous(lo, hi).reshape(len(o), k)
         np.testing.assert_allclose(got[clear], expanded[clear], atol=1e-4)
     for method in ("gather", "per_ray"):
-        np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, headings=heads, radius=radius, method=method), got)
+        np.testing.assert_array_equal(
+            cs.slot_raycast(w, o, slots, m, headings=heads, radius=radius, method=method), got)
 
 
 @given(seed=seeds, max_dist=st.sampled_from([0.5, 4.0, 100.0]))

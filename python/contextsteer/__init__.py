@@ -7,35 +7,49 @@ returned as zero-copy NumPy views.
 
 from __future__ import annotations
 
-from . import (agents, behaviours, classic, history, maps, metrics, motion, nav, path, plot,
-               runtime, scenarios, simulation, steering, world)
+from . import (
+    agents,
+    behaviours,
+    classic,
+    history,
+    maps,
+    metrics,
+    motion,
+    nav,
+    path,
+    plot,
+    runtime,
+    scenarios,
+    simulation,
+    steering,
+    world,
+)
+from ._version import __version__
 from .agents import *  # noqa: F403
+
+# Deprecated American spellings of the neighbour query (they warn); the API says neighbours.
+from .agents import neighbors  # noqa: E402
 from .behaviours import *  # noqa: F403
 from .history import *  # noqa: F403
 from .maps import *  # noqa: F403
 from .motion import *  # noqa: F403
 from .nav import *  # noqa: F403
 from .path import *  # noqa: F403
-from .persist import load  # noqa: E402
-from .runtime import *  # noqa: F403
-from .simulation import *  # noqa: F403
-from .steering import *  # noqa: F403
-from .world import *  # noqa: F403
+from .persist import load
 
 # The application layer: build and run a scenario, one result record (module contextsteer.run).
 from .run import RunResult, run_scenario, run_simulation  # noqa: E402
+from .runtime import *  # noqa: F403
+from .simulation import *  # noqa: F403
+from .steering import *  # noqa: F403
 
 # Parameter sweeps (module contextsteer.sweep; its function shadows the module attribute,
 # so import its other names from here or with ``from contextsteer.sweep import ...``).
-from .sweep import Run, SweepResult, grid, ray_executor, sweep  # noqa: E402
+from .sweep import Run, SweepResult, grid, ray_executor, sweep
 
 # Tuning with Optuna (module contextsteer.tune, shadowed by its function in the same way).
-from .tune import TuneResult, tune  # noqa: E402
-
-from ._version import __version__  # noqa: E402
-
-# Deprecated American spellings of the neighbour query (they warn); the API says neighbours.
-from .agents import neighbors  # noqa: E402
+from .tune import TuneResult, tune
+from .world import *  # noqa: F403
 
 
 def __getattr__(name: str):

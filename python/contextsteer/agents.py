@@ -8,9 +8,10 @@ valid — and keeps the state alive — for as long as it exists.
 from __future__ import annotations
 
 import warnings
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import _core
 
@@ -27,7 +28,7 @@ def _view_property(name: str, doc: str) -> property:
     return property(fget, fset, doc=doc)
 
 
-def _column(value, name: str, n: int, width: int | None, dtype) -> np.ndarray:
+def _column(value: ArrayLike, name: str, n: int, width: int | None, dtype: DTypeLike) -> np.ndarray:
     """Broadcast ``value`` to (n,) or (n, width) of ``dtype``, naming ``name`` on error."""
     shape = (n,) if width is None else (n, width)
     arr = np.asarray(value)
@@ -160,17 +161,17 @@ class Agents(_core.Agents):
 
     def add(
         self,
-        position,
-        velocity=0.0,
+        position: ArrayLike,
+        velocity: ArrayLike = 0.0,
         *,
-        heading=None,
-        radius=0.5,
-        max_speed=1.0,
-        max_accel=1.0,
-        max_turn_rate=np.pi,
-        steer_force=0.1,
-        group=0,
-        target=None,
+        heading: ArrayLike | None = None,
+        radius: ArrayLike = 0.5,
+        max_speed: ArrayLike = 1.0,
+        max_accel: ArrayLike = 1.0,
+        max_turn_rate: ArrayLike = np.pi,
+        steer_force: ArrayLike = 0.1,
+        group: ArrayLike = 0,
+        target: ArrayLike | None = None,
     ) -> np.ndarray:
         """Add agents in the lowest free slots; return their ids.
 
@@ -259,7 +260,7 @@ class Agents(_core.Agents):
             cols["max_turn_rate"], cols["steer_force"], grp, tgt,
         )
 
-    def remove(self, ids) -> None:
+    def remove(self, ids: ArrayLike) -> None:
         """Mark the given slots dead (their views keep their last values).
 
         Raises
@@ -289,7 +290,8 @@ class Neighbours(NamedTuple):
     """(N,) int32 number of valid entries per row."""
 
 
-def neighbours(positions, radius: float, max_neighbours: int, *, alive=None) -> Neighbours:
+def neighbours(positions: ArrayLike, radius: float, max_neighbours: int, *,
+               alive: ArrayLike | None = None) -> Neighbours:
     """Find, for every point, its nearest other points within ``radius``.
 
     The C++ uniform grid the simulation rebuilds every step. For row i the result lists
@@ -346,7 +348,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _restore_agents(capacity: int, slots, state: dict) -> Agents:
+def _restore_agents(capacity: int, slots: int | None, state: dict[str, Any]) -> Agents:
     """Rebuild pickled agents (see :meth:`Agents.__reduce__`)."""
     a = Agents(capacity, slots=slots)
     for name in Agents.STATE:

@@ -12,15 +12,21 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from . import _core
+from .world import _core_world
+
+if TYPE_CHECKING:
+    from .agents import Agents
+    from .world import World
 
 __all__ = [
     "AgentDanger", "Alignment", "Arrive", "Avoid", "Behaviour", "BehaviourMaps", "Bounds",
-    "Chase", "Cohesion", "CollisionDanger", "CollisionMaps", "Evade", "Flee", "FollowField", "FollowPath", "Forward", "Momentum", "Pursue",
+    "Chase", "Cohesion", "CollisionDanger", "CollisionMaps", "Evade", "Flee", "FollowField",
+    "FollowPath", "Forward", "Momentum", "Pursue",
     "Seek", "Separation", "Tether", "WallDanger", "Wander",
 ]
 
@@ -41,7 +47,7 @@ class CollisionMaps(NamedTuple):
     speed: np.ndarray
 
 
-def _slot_directions(directions) -> np.ndarray:
+def _slot_directions(directions: Any) -> np.ndarray:
     """(K, 2) float32 directions from an int K (ring, slot 0 along +x, CCW), an object
     with a ``directions`` attribute (a slot set) or an array."""
     if isinstance(directions, (int, np.integer)) and not isinstance(directions, bool):
@@ -55,7 +61,8 @@ def _slot_directions(directions) -> np.ndarray:
     return np.ascontiguousarray(directions, dtype=np.float32)
 
 
-def _number(owner: str, name: str, value, *, low=0.0, strict=False, allow_inf=False) -> float:
+def _number(owner: str, name: str, value: Any, *, low: float = 0.0, strict: bool = False,
+            allow_inf: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     v = float(value)
@@ -66,7 +73,7 @@ def _number(owner: str, name: str, value, *, low=0.0, strict=False, allow_inf=Fa
     return v
 
 
-def _max_neighbours(value, deprecated):
+def _max_neighbours(value: int, deprecated: int | None) -> int:
     """``max_neighbours``, or the deprecated ``max_neighbors`` keyword (warns) when given."""
     if deprecated is None:
         return value
@@ -74,13 +81,13 @@ def _max_neighbours(value, deprecated):
     return deprecated
 
 
-def _choice(owner: str, name: str, value, choices: tuple[str, ...]) -> str:
+def _choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ValueError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
 
 
-def _point(owner: str, name: str, value) -> np.ndarray | None:
+def _point(owner: str, name: str, value: Any) -> np.ndarray | None:
     if value is None:
         return None
     p = np.ascontiguousarray(value, dtype=np.float32)
@@ -89,7 +96,7 @@ def _point(owner: str, name: str, value) -> np.ndarray | None:
     return p
 
 
-def _points(owner: str, name: str, value) -> np.ndarray | None:
+def _points(owner: str, name: str, value: Any) -> np.ndarray | None:
     if value is None:
         return None
     p = np.ascontiguousarray(value, dtype=np.float32)
@@ -169,8 +176,9 @@ class Behaviour:
         warnings.warn("needs_neighbors is deprecated; use needs_neighbours", DeprecationWarning, stacklevel=2)
         return self.needs_neighbours
 
-    def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
-                 max_neighbours: int = 32, world=None,
+    def evaluate(self, agents: Agents, directions: Any, *, rotate: bool = False,
+                 time: float = 0.0, max_neighbours: int = 32,
+                 world: World | None = None,
                  max_neighbors: int | None = None) -> BehaviourMaps:
         """Run this behaviour alone on ``agents``; return its interest and danger maps.
 
@@ -207,7 +215,7 @@ class Behaviour:
         d = _slot_directions(directions)
         interest, danger = _core.evaluate_behaviour(
             agents, self, d, bool(rotate), float(time), int(_max_neighbours(max_neighbours, max_neighbors)),
-            None if world is None else getattr(world, "_core", world),
+            _core_world(world),
         )
         return BehaviourMaps(interest, danger)
 
@@ -1004,9 +1012,11 @@ class CollisionDanger(Behaviour):
                 "side": self.side, "side_bias": self.side_bias, "smoothness": self.smoothness,
                 "commit": self.commit}
 
-    def evaluate(self, agents, directions, *, rotate: bool = False, time: float = 0.0,
-                 max_neighbours: int = 32, world=None,
-                 max_neighbors: int | None = None) -> CollisionMaps:  # type: ignore[override]
+    def evaluate(  # type: ignore[override]  # CollisionMaps adds the speed map
+        self, agents: Agents, directions: Any, *, rotate: bool = False, time: float = 0.0,
+        max_neighbours: int = 32, world: World | None = None,
+        max_neighbors: int | None = None,
+    ) -> CollisionMaps:
         """Run the behaviour alone; return its maps, :class:`CollisionMaps` (``interest``
         zeros, ``danger``, ``speed``). Parameters as :meth:`Behaviour.evaluate`; the
         neighbours are the ``max_neighbours`` nearest within the reach that could collide
@@ -1014,6 +1024,6 @@ class CollisionDanger(Behaviour):
         d = _slot_directions(directions)
         interest, danger, speed = _core.evaluate_behaviour(
             agents, self, d, bool(rotate), float(time), int(_max_neighbours(max_neighbours, max_neighbors)),
-            None if world is None else getattr(world, "_core", world),
+            _core_world(world),
         )
         return CollisionMaps(interest, danger, speed)

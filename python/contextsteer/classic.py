@@ -45,11 +45,16 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _core
+from .world import _core_world
+
+if TYPE_CHECKING:
+    from .agents import Agents
+    from .world import World
 
 __all__ = [
     "Alignment", "Arrive", "Behaviour", "Blended", "Cohesion", "CollisionAvoidance", "Evade",
@@ -365,7 +370,8 @@ class RaycastObstacleAvoidance(Behaviour):
         self.include_radius = bool(include_radius)
 
     def _params(self):
-        return {"include_radius": self.include_radius, "config": self.config, "length": self.length, "side_offset": self.side_offset,
+        return {"include_radius": self.include_radius, "config": self.config, "length": self.length,
+                "side_offset": self.side_offset,
                 "whisker_length": self.whisker_length, "whisker_angle": self.whisker_angle,
                 "distance_from_boundary": self.distance_from_boundary, "layers": self.layers}
 
@@ -593,8 +599,9 @@ def as_steering(steering: Blended | Priority | Behaviour) -> Blended | Priority:
     raise TypeError(f"expected a classic Blended, Priority or behaviour, got {type(steering).__name__}")
 
 
-def accelerations(world, agents, steering: Blended | Priority | Behaviour, *, time: float = 0.0,
-                  max_neighbours: int = 16, max_neighbors: int | None = None) -> np.ndarray:
+def accelerations(world: World | None, agents: Agents, steering: Blended | Priority | Behaviour, *,
+                  time: float = 0.0, max_neighbours: int = 16,
+                  max_neighbors: int | None = None) -> np.ndarray:
     """The linear acceleration every agent's classic steering asks for, ``(N, 2)`` float32.
 
     Dead slots get 0; every row is at most the agent's ``max_accel`` long, except where a
@@ -611,7 +618,7 @@ def accelerations(world, agents, steering: Blended | Priority | Behaviour, *, ti
         Bad parameters, an agent id out of range, a negative or non-finite ``time``.
     """
     spec = as_steering(steering)._spec()
-    core_world = None if world is None else getattr(world, "_core", world)
+    core_world = _core_world(world)
     if max_neighbors is not None:
         warnings.warn("accelerations(max_neighbors=) is deprecated; use max_neighbours=",
                       DeprecationWarning, stacklevel=2)

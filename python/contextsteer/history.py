@@ -9,9 +9,13 @@ frames; views taken earlier stay valid and unchanged).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+import os
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
 
 __all__ = ["History", "Recording"]
 
@@ -130,7 +134,7 @@ class History:
                    "or None without maps or without a WallDanger.")
     progress = _view("progress", "(T, N) float32 progress along the metrics path, or None.")
 
-    def __init__(self, sim, every: int = 1, *, maps: bool = False,
+    def __init__(self, sim: Simulation, every: int = 1, *, maps: bool = False,
                  reserve: int | None = None) -> None:
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)):
             raise TypeError(f"History: every must be an int, got {type(every).__name__}")
@@ -161,6 +165,7 @@ class History:
         clearance), ``mean_speed``, ``arrived``, ``stuck``, ``mean_progress``, ``laps``
         (NaN for metric-based series when the simulation's metrics are disabled)."""
         table = self._core._view("series")
+        assert table is not None  # the series are always recorded
         return {name: table[:, i] for i, name in enumerate(self._core.series_names)}
 
     # ----------------------------------------------------------------- data out ---
@@ -228,7 +233,7 @@ class History:
                               "'contextsteer[pandas]' (or History.to_csv, which does not)") from exc
         return pd.DataFrame(self._table())
 
-    def to_csv(self, path, *, float_format: str = "%.6g") -> None:
+    def to_csv(self, path: str | os.PathLike[str], *, float_format: str = "%.6g") -> None:
         """Write the :meth:`to_dataframe` table to a CSV file, without pandas.
 
         One header line with the column names, then one row per alive agent per frame.
@@ -268,7 +273,7 @@ class History:
             return float("nan")
         return float(f"{(len(times) - 1) / (times[-1] - times[0]):.6g}")
 
-    def to_pedpy(self, frame_rate: float | None = None):
+    def to_pedpy(self, frame_rate: float | None = None) -> Any:
         """The trajectories as a ``pedpy.TrajectoryData`` (id, frame, x, y and the frame rate).
 
         PedPy, the pedestrian-dynamics analysis library of the JuPedSim project, measures
@@ -323,7 +328,7 @@ class History:
     def __enter__(self) -> History:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.detach()
 
     def __repr__(self) -> str:

@@ -11,9 +11,8 @@ read-only or wrongly shaped ``out`` raises ``TypeError``).
 from __future__ import annotations
 
 import os
-
 from collections.abc import Sequence
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -199,7 +198,7 @@ class SlotSet:
         return f"SlotSet(k={self.k}, offset={self.offset!r})"
 
 
-Directions = Union[SlotSet, ArrayLike]
+Directions = SlotSet | ArrayLike
 
 
 def _slots(directions: Directions):  # -> _core.SlotSet

@@ -48,14 +48,33 @@ composite
     SteerBench's composite score, averaged over agents: ``50·collisions + time +
     effort`` with collisions = the agent's wall and agent episodes, time = its time to
     goal, or the elapsed time when it has no goal or did not arrive. Lower is better.
+
+Examples
+--------
+Two agents seek targets 5 m away at 2 m/s; both arrive (within 0.5 m) after 3.2 s:
+
+>>> import contextsteer as cs
+>>> a = cs.Agents(2)
+>>> ids = a.add([[0, 0], [10, 0]], target=[[5, 0], [10, 5]], max_speed=2.0)
+>>> sim = cs.Simulation(None, a, [cs.Seek()])
+>>> sim.configure_metrics(goal_radius=0.5)
+>>> sim.step(0.1, steps=50)
+>>> m = sim.metrics()
+>>> m["time_to_goal"]["fraction"], m["collisions"]["total"]
+(1.0, 0)
+>>> sim.agent_metrics.time_to_goal
+array([3.2, 3.2], dtype=float32)
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from . import _core
 
 __all__ = ["AgentMetrics", "COLLISION_WEIGHT", "SCHEMA_VERSION", "summarize"]
 
@@ -91,7 +110,7 @@ class AgentMetrics(NamedTuple):
     travel_steps: np.ndarray  #: int32 steps until arrival (the arriving one included)
 
 
-def agent_metrics(core) -> AgentMetrics:
+def agent_metrics(core: _core.Simulation) -> AgentMetrics:
     """The per-agent views of a ``_core.Simulation``."""
     v = core._metric_view
     steps = v("alive_steps")
@@ -114,7 +133,7 @@ def _finite_or_none(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-def summarize(core, alive: np.ndarray, time: float,
+def summarize(core: _core.Simulation, alive: np.ndarray, time: float,
               stuck: np.ndarray | None = None) -> dict[str, Any]:
     """The metric set of a ``_core.Simulation`` as a plain dict (see the module doc).
 

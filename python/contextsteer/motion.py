@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _core
+
+if TYPE_CHECKING:
+    from .agents import Agents
 
 __all__ = ["Accel", "Lerp", "MotionModel", "MotionState", "Vehicle"]
 
@@ -25,7 +29,8 @@ class MotionState(NamedTuple):
     heading: np.ndarray
 
 
-def _finite(owner: str, name: str, value, low=None, high=None) -> float:
+def _finite(owner: str, name: str, value: Any, low: float | None = None,
+            high: float | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     v = float(value)
@@ -39,7 +44,7 @@ SPEEDS = ("strength", "max")
 ORDERS = ("velocity_first", "position_first")
 
 
-def _speed_option(owner: str, speed) -> None:
+def _speed_option(owner: str, speed: str) -> None:
     if speed not in SPEEDS:
         raise ValueError(f"{owner}: speed must be one of {SPEEDS}, got {speed!r}")
 
@@ -50,13 +55,14 @@ class MotionModel:
 
     kind: ClassVar[str] = ""
 
-    def _set(self, name, value) -> None:
+    def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
 
     def _config(self) -> tuple[str, dict]:
         return self.kind, {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
-    def apply(self, agents, direction, strength, dt: float) -> MotionState:
+    def apply(self, agents: Agents, direction: ArrayLike, strength: ArrayLike,
+              dt: float) -> MotionState:
         """Compute the next state of every agent without changing ``agents``.
 
         Parameters
@@ -88,7 +94,8 @@ class MotionModel:
         pos, vel, head = _core.apply_motion(agents, self, d, s, _finite("apply", "dt", dt, low=0.0))
         return MotionState(pos, vel, head)
 
-    def step(self, agents, direction, strength, dt: float) -> MotionState:
+    def step(self, agents: Agents, direction: ArrayLike, strength: ArrayLike,
+             dt: float) -> MotionState:
         """:meth:`apply`, then write the new state into ``agents``; returns it too."""
         s = self.apply(agents, direction, strength, dt)
         agents.position[...] = s.position

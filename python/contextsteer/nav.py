@@ -11,11 +11,17 @@ into interest; :func:`route` gives per-agent shortest paths (visibility graph) t
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _core
+from .world import _core_world
+
+if TYPE_CHECKING:
+    from .path import Path
+    from .world import World
 
 __all__ = ["NavField", "NavQuery", "route"]
 
@@ -73,8 +79,9 @@ def _goal_sets(goals: Any) -> list[dict]:
 def _key(sets: list[dict]) -> tuple:
     parts = []
     for s in sets:
-        parts.append(tuple((name, tuple(np.asarray(v).tobytes() for v in (s[name] if name == "polygons" else [s[name]])))
-                           for name in sorted(s)))
+        parts.append(tuple(
+            (name, tuple(np.asarray(v).tobytes() for v in (s[name] if name == "polygons" else [s[name]])))
+            for name in sorted(s)))
     return tuple(parts)
 
 
@@ -126,9 +133,9 @@ class NavField:
     [0.3 0.9]
     """
 
-    def __init__(self, world, goals, *, cell: float | None = None, radius: float = 0.3,
+    def __init__(self, world: World, goals: Any, *, cell: float | None = None, radius: float = 0.3,
                  layers: int = ALL_LAYERS, margin: float = 1.0) -> None:
-        core_world = getattr(world, "_core", world)
+        core_world = _core_world(world)
         if not isinstance(core_world, _core.World):
             raise TypeError(f"NavField: world must be a contextsteer.World, got {type(world).__name__}")
         radius = float(radius)
@@ -164,7 +171,7 @@ class NavField:
                                      self.layers, self.margin))
 
     @staticmethod
-    def _auto_cell(world, sets, radius: float, margin: float) -> float:
+    def _auto_cell(world: World, sets: list[dict[str, Any]], radius: float, margin: float) -> float:
         pts = [np.asarray(v, dtype=np.float64).reshape(-1, 2) for s in sets for name, vs in s.items()
                for v in (vs if name == "polygons" else [vs])]
         b = world.bounds
@@ -227,7 +234,7 @@ class NavField:
         self._sync()
         return self._core.descent_grid(int(g))
 
-    def query(self, points, which=None, *, look_ahead: float = 0.0) -> NavQuery:
+    def query(self, points: ArrayLike, which: Any = None, *, look_ahead: float = 0.0) -> NavQuery:
         """Distance and descent direction at any batch of points.
 
         Parameters
@@ -256,11 +263,12 @@ class NavField:
         d, v = self._core.query(p, w, float(look_ahead))
         return NavQuery(d, v)
 
-    def distance(self, points, which=None) -> np.ndarray:
+    def distance(self, points: ArrayLike, which: Any = None) -> np.ndarray:
         """(N,) geodesic distances at ``points`` (see :meth:`query`)."""
         return self.query(points, which).distance
 
-    def direction(self, points, which=None, *, look_ahead: float = 0.0) -> np.ndarray:
+    def direction(self, points: ArrayLike, which: Any = None, *,
+                  look_ahead: float = 0.0) -> np.ndarray:
         """(N, 2) unit descent directions at ``points`` (see :meth:`query`)."""
         return self.query(points, which, look_ahead=look_ahead).direction
 
@@ -269,8 +277,9 @@ class NavField:
         return f"NavField(fields={self.count}, grid={nx}x{ny}, cell={c:g}, radius={self.radius:g})"
 
 
-def route(world, starts, goals, radius: float = 0.3, *, layers: int = ALL_LAYERS,
-          packed: bool = False, arc_points: int = 12):
+def route(world: World, starts: ArrayLike, goals: ArrayLike, radius: float = 0.3, *,
+          layers: int = ALL_LAYERS, packed: bool = False,
+          arc_points: int = 12) -> list[Path | None] | tuple[np.ndarray, np.ndarray]:
     """Shortest paths from ``starts`` to ``goals`` around the obstacles inflated by ``radius``.
 
     A visibility graph over circumscribed corners of the inflated obstacles (a regular
@@ -303,7 +312,7 @@ def route(world, starts, goals, radius: float = 0.3, *, layers: int = ALL_LAYERS
     """
     from .path import Path
 
-    core_world = getattr(world, "_core", world)
+    core_world = _core_world(world)
     s = np.ascontiguousarray(starts, dtype=np.float32)
     if s.shape == (2,):
         s = s.reshape(1, 2)
@@ -313,7 +322,7 @@ def route(world, starts, goals, radius: float = 0.3, *, layers: int = ALL_LAYERS
     points, offsets, _ = _core.route(core_world, s, g, float(radius), int(layers), int(arc_points))
     if packed:
         return points, offsets
-    out: list = []
+    out: list[Path | None] = []
     for i in range(len(s)):
         seg = points[offsets[i]:offsets[i + 1]]
         try:
@@ -323,5 +332,6 @@ def route(world, starts, goals, radius: float = 0.3, *, layers: int = ALL_LAYERS
     return out
 
 
-def _restore_nav_field(world, goals, cell, radius, layers, margin) -> NavField:
+def _restore_nav_field(world: World, goals: Any, cell: float | None, radius: float, layers: int,
+                       margin: float) -> NavField:
     return NavField(world, goals, cell=cell, radius=radius, layers=layers, margin=margin)

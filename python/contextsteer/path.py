@@ -240,5 +240,5 @@ class Path:
         return out.reshape(2) if single else out
 
 
-def _restore_path(points, closed: bool, smooth: bool, samples: int) -> Path:
+def _restore_path(points: ArrayLike, closed: bool, smooth: bool, samples: int) -> Path:
     return Path(points, closed=closed, smooth=smooth, samples_per_segment=samples)

@@ -20,7 +20,10 @@ import json
 import os
 import pickle
 import zipfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "load", "save"]
 
@@ -28,7 +31,7 @@ FORMAT = "contextsteer-simulation"
 FORMAT_VERSION = 1
 
 
-def save(sim, path: str | os.PathLike) -> None:
+def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
     """Write ``sim`` to ``path`` (see the module docstring). The file is written whole
     under a temporary name first, then renamed, so an interrupted save leaves no half file.
     """

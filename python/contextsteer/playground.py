@@ -115,7 +115,7 @@ class Playground:
             raise ValueError(f"Playground: steps must be >= 1, got {settings['steps']}")
         return settings
 
-    def simulate(self, **changes: Any):
+    def simulate(self, **changes: Any) -> tuple[Any, Any]:
         """Build the scene for the settings (with ``changes``) and step it; returns
         ``(sim, history)``. Draws nothing."""
         from . import agents as agents_mod
@@ -236,7 +236,7 @@ class Playground:
         self._image = w.Image(format="png")
         status = w.HTML()
 
-        def changed(_change=None) -> None:
+        def changed(_change: object = None) -> None:
             values = {name: c.value for name, c in controls.items()}
             values["agent"] = min(values["agent"], values["agents"] - 1)
             view = self.update(**values)

@@ -10,9 +10,16 @@ versions; ``notebooks/07_rimea_validation.ipynb`` the full-size ones.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from .nav import NavField
+    from .simulation import Simulation
+    from .world import World
 
 __all__ = ["RimeaResult", "test1", "test4", "test6", "test7", "test9", "weidmann",
            "AGE_SPEED_BANDS"]
@@ -35,8 +42,9 @@ class RimeaResult:
         return f"{self.test}: {self.criterion} -> measured {self.value} [{'PASS' if self.passed else 'FAIL'}]"
 
 
-def _sim(world, starts, goals, *, field=None, which=None, speed=1.33, radius=0.3, slots=16,
-         seed=0, look_ahead_field=2.0):
+def _sim(world: World, starts: ArrayLike, goals: ArrayLike, *, field: NavField | None = None,
+         which: Any = None, speed: ArrayLike = 1.33, radius: float = 0.3, slots: int = 16,
+         seed: int = 0, look_ahead_field: float = 2.0) -> Simulation:
     """The crowd configuration of the scenarios (scenarios._crowd) with every agent's
     desired speed set to ``speed`` (a number or one per agent)."""
     from . import scenarios
@@ -44,7 +52,7 @@ def _sim(world, starts, goals, *, field=None, which=None, speed=1.33, radius=0.3
     sim = scenarios._crowd(world, starts, goals, slots=slots, seed=seed, radius=radius,
                            field=field, which=which, look_ahead_field=look_ahead_field)
     ms = np.asarray(sim.agents.max_speed)
-    ms[: len(starts)] = speed
+    ms[: len(np.asarray(starts))] = speed
     return sim
 
 
@@ -58,7 +66,7 @@ def test1(*, speed: float = 1.33) -> RimeaResult:
 
     world = World()
     world.add_segments([[-2, 0, 43, 0], [-2, 2, 43, 2], [-2, 0, -2, 2]])
-    field = NavField(world, np.float32([[42.0, 0.2, 42.0, 1.8]]), radius=0.25, cell=0.1)
+    field = NavField(world, np.array([[42.0, 0.2, 42.0, 1.8]], dtype=np.float32), radius=0.25, cell=0.1)
     sim = _sim(world, [[0.0, 1.0]], [[42.0, 1.0]], field=field, speed=speed, radius=0.2)
     t = None
     for step in range(1, int(60 / DT)):
@@ -73,15 +81,22 @@ def test1(*, speed: float = 1.33) -> RimeaResult:
 
 # -------------------------------------------------------------------------- test 4 ---
 
-def weidmann(density):
+def weidmann(density: ArrayLike) -> np.ndarray:
     """Weidmann's fundamental diagram: speed (m/s) at density (1/m²),
-    v = 1.34·(1 − exp(−1.913·(1/ρ − 1/5.4))), 0 at or above 5.4 /m²."""
+    v = 1.34·(1 − exp(−1.913·(1/ρ − 1/5.4))), 0 at or above 5.4 /m².
+
+    Examples
+    --------
+    >>> from contextsteer.rimea import weidmann
+    >>> weidmann([1.0, 2.0, 6.0]).round(2)
+    array([1.06, 0.61, 0.  ])
+    """
     rho = np.asarray(density, dtype=float)
     v = 1.34 * (1 - np.exp(-1.913 * (1 / rho - 1 / 5.4)))
     return np.clip(v, 0.0, None)
 
 
-def _ring_world(radius: float, width: float, segments: int = 96):
+def _ring_world(radius: float, width: float, segments: int = 96) -> World:
     from .world import World
 
     a = 2 * np.pi * np.arange(segments) / segments
@@ -115,10 +130,10 @@ def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0
     R = radius + width / 2
     while True:  # shrink the lattice until the ring (clearance 0.21 m) holds n agents
         xs = np.arange(-R, R + s, s)
-        pts = []
+        lattice: list[tuple[float, float]] = []
         for k, y in enumerate(np.arange(-R, R + s, s * np.sqrt(3) / 2)):
-            pts.extend((x + (k % 2) * s / 2, y) for x in xs)
-        pts = np.asarray(pts)
+            lattice.extend((x + (k % 2) * s / 2, y) for x in xs)
+        pts = np.asarray(lattice)
         r = np.linalg.norm(pts, axis=1)
         pts = pts[(r > radius - width / 2 + 0.21) & (r < radius + width / 2 - 0.21)]
         if len(pts) >= n or s < 0.401:
@@ -142,16 +157,16 @@ def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0
     for _ in range(int(measure / DT / every)):
         sim.step(DT, steps=every)
         p = np.asarray(ag.position, dtype=float)
-        v = np.asarray(ag.velocity, dtype=float)
+        vel = np.asarray(ag.velocity, dtype=float)
         t = np.c_[-p[:, 1], p[:, 0]] / np.linalg.norm(p, axis=1)[:, None]
-        speeds.append(np.mean(np.sum(v * t, axis=1)))
+        speeds.append(np.mean(np.sum(vel * t, axis=1)))
     v = float(np.mean(speeds))
     rho = n / area
     return {"density": round(rho, 3), "agents": n, "speed": round(v, 3),
             "flow": round(rho * v, 3), "weidmann_speed": round(float(weidmann(rho)), 3)}
 
 
-def test4(densities=(0.5, 1, 2, 3, 4, 5, 6), **kw) -> RimeaResult:
+def test4(densities: Sequence[float] = (0.5, 1, 2, 3, 4, 5, 6), **kw: Any) -> RimeaResult:
     """RiMEA test 4 (fundamental diagram): speed must fall as density rises."""
     rows = [fundamental_point(float(d), **kw) for d in densities]
     speeds = [r["speed"] for r in rows]
@@ -197,7 +212,7 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
     starts = _spread(np.c_[rng.uniform(0.5, 6.0, agents), rng.uniform(0.4, 1.6, agents)], 0.6)
     starts = np.clip(starts, [0.4, 0.35], [6.5, 1.65])
     goals = np.c_[np.full(agents, 11.0), np.full(agents, 11.0)]
-    field = NavField(world, np.float32([[10.2, 11.8, 11.8, 11.8]]), radius=0.3, cell=0.1)
+    field = NavField(world, np.array([[10.2, 11.8, 11.8, 11.8]], dtype=np.float32), radius=0.3, cell=0.1)
     r = 0.25
     sim = _sim(world, starts, goals, field=field, radius=r, seed=seed)
     worst = np.inf
@@ -250,7 +265,7 @@ def test7(*, agents: int = 50, seed: int = 0, distance: float = 20.0) -> RimeaRe
     starts = np.c_[np.zeros(agents), y]
     world = World()
     world.add_segments([[-2, -1, distance + 4, -1], [-2, agents, distance + 4, agents]])
-    field = NavField(world, np.float32([[distance + 3, -0.9, distance + 3, agents - 0.1]]),
+    field = NavField(world, np.array([[distance + 3, -0.9, distance + 3, agents - 0.1]], dtype=np.float32),
                      radius=0.25, cell=0.2)
     sim = _sim(world, starts, np.c_[np.full(agents, distance + 3), y], field=field, speed=speed,
                radius=0.2, seed=seed)

@@ -10,10 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from .behaviours import Behaviour
+    from .nav import NavField
+    from .path import Path
+    from .simulation import Simulation
+    from .steering import Steering
+    from .world import World
 
 __all__ = ["Scenario", "available", "crowd_steering", "get", "scenario", "unregister"]
 
@@ -201,7 +210,7 @@ def _modules():
 MAX_SCENARIO_AGENTS = 1_000_000
 
 
-def _count(name: str, value, low: int = 1, high: int = MAX_SCENARIO_AGENTS, *,
+def _count(name: str, value: Any, low: int = 1, high: int = MAX_SCENARIO_AGENTS, *,
            room: str = "") -> int:
     """An int in [low, high]; ``room`` names what limits ``high`` (a room that holds only
     so many at the scenario's spacing)."""
@@ -220,7 +229,7 @@ RACETRACK_CONTROL = np.array(
      [60, 150], [-20, 190], [-90, 150], [-100, 60], [-70, 10]], dtype=np.float64)
 
 
-def racetrack_geometry(width: float = 26.0, scale: float = 1.0):
+def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, Path]:
     """The racetrack's world (inner and outer walls) and centre-line path.
 
     ``scale`` multiplies the centre line (not the width): the Godot preset's track, in
@@ -246,7 +255,7 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0):
     return world, centre
 
 
-def racetrack_report(sim) -> dict:
+def racetrack_report(sim: Simulation) -> dict:
     """Racetrack metrics: laps and lap times per car, the estimated lap time of the field
     (track length / mean progress speed), wall contacts, overtakes, overlaps."""
     m = sim.agent_metrics
@@ -297,7 +306,7 @@ RACETRACK_DEFAULTS = {"agents": 12, "slots": 16, "width": 26.0, "scale": 1.0, "s
 def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int = 0,
               width: float | None = None, speed: tuple[float, float] | None = None,
               look_ahead: float | None = None, steer_force: float | None = None,
-              falloff: str = "linear", preset: str | None = None):
+              falloff: str = "linear", preset: str | None = None) -> Simulation:
     """The Godot recipe's racetrack: ``agents`` cars spread around a closed track.
 
     Interest: :class:`FollowPath` along the centre line (25 units ahead); danger:
@@ -338,7 +347,7 @@ def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int 
     godot = preset == "godot"
     given = {"agents": agents, "slots": slots, "width": width, "speed": speed,
              "look_ahead": look_ahead, "steer_force": steer_force}
-    cfg = {**(GODOT_RECIPE if godot else RACETRACK_DEFAULTS),
+    cfg: dict[str, Any] = {**(GODOT_RECIPE if godot else RACETRACK_DEFAULTS),
            **{k: v for k, v in given.items() if v is not None}}
     agents, slots, width, speed = cfg["agents"], cfg["slots"], cfg["width"], cfg["speed"]
     look_ahead, steer_force = cfg["look_ahead"], cfg["steer_force"]
@@ -389,7 +398,7 @@ def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int 
 GOAL_RADIUS = 0.5
 
 
-def crowd_report(sim) -> dict:
+def crowd_report(sim: Simulation) -> dict:
     """Crowd metrics: arrivals, time to goal and the SteerBench composite score."""
     m = sim.metrics()
     ttg = m.get("time_to_goal") or {}
@@ -403,8 +412,9 @@ def crowd_report(sim) -> dict:
     }
 
 
-def crowd_steering(*, walls: bool = True, arrive: bool = True, extra=(), combine: str = "max",
-                   field=None, which=None, look_ahead_field: float = 0.0):
+def crowd_steering(*, walls: bool = True, arrive: bool = True, extra: Sequence[Behaviour] = (),
+                   combine: str = "max", field: NavField | None = None, which: Any = None,
+                   look_ahead_field: float = 0.0) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
     Interest: :class:`Arrive` (slowing within 1 m, so agents stop at their goal) or, with
@@ -438,11 +448,13 @@ def crowd_steering(*, walls: bool = True, arrive: bool = True, extra=(), combine
     return steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
 
 
-def _crowd(world, starts, goals, *, slots: int, seed: int, radius: float = 0.3,
-           speed: float = 1.3, look_ahead: float = 1.0, extra=(), separation: bool = False,
+def _crowd(world: World | None, starts: ArrayLike, goals: ArrayLike, *, slots: int, seed: int,
+           radius: float = 0.3, speed: float = 1.3, look_ahead: float = 1.0,
+           extra: Sequence[Behaviour] = (), separation: bool = False,
            resolve: str = "subtract", choose: str = "weighted_neighbours",
            danger_radius: float = 1.0, horizon: float = 1.5, combine: str = "max",
-           danger: str = "velocity", field=None, which=None, look_ahead_field: float = 0.0):
+           danger: str = "velocity", field: NavField | None = None, which: Any = None,
+           look_ahead_field: float = 0.0) -> Simulation:
     """A seeded crowd simulation walking from ``starts`` to ``goals``.
 
     ``danger="velocity"`` (the default): :func:`crowd_steering` (velocity-space danger),
@@ -493,7 +505,7 @@ def _two_groups(n: int) -> tuple[int, int]:
 @scenario("oncoming", steps=900, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: two groups walk head-on into each other in open space")
 def oncoming(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float = 16.0,
-               danger: str = "velocity"):
+               danger: str = "velocity") -> Simulation:
     """Two groups ``distance`` apart walk straight at each other and must pass.
 
     Metrics: the common set with time to goal (goal radius 0.5); ``crowd_report``.
@@ -513,7 +525,7 @@ def oncoming(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float
 @scenario("crossing", steps=900, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: two groups cross at right angles")
 def crossing(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float = 16.0,
-               danger: str = "velocity"):
+               danger: str = "velocity") -> Simulation:
     """One group walks along +x, the other along +y; their paths cross at the origin.
 
     Metrics: the common set with time to goal; ``crowd_report``.
@@ -532,7 +544,7 @@ def crossing(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float
 @scenario("hallway", steps=1200, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: two-way traffic in a hallway")
 def hallway(*, agents: int = 20, slots: int = 16, seed: int = 0, length: float = 24.0,
-            width: float = 4.0, danger: str = "velocity"):
+            width: float = 4.0, danger: str = "velocity") -> Simulation:
     """Half the agents walk right, half left, in a hallway ``width`` wide.
 
     Metrics: the common set with time to goal; ``crowd_report``.
@@ -594,7 +606,7 @@ def _spread(points: np.ndarray, spacing: float, iterations: int = 50) -> np.ndar
     return p
 
 
-def _wall_with_gap(world, x: float, half_height: float, gap: float) -> None:
+def _wall_with_gap(world: World, x: float, half_height: float, gap: float) -> None:
     g = gap / 2
     world.add_segments([[x, -half_height, x, -g], [x, g, x, half_height]])
 
@@ -602,7 +614,7 @@ def _wall_with_gap(world, x: float, half_height: float, gap: float) -> None:
 @scenario("bottleneck", steps=1500, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: a crowd squeezes through a narrow gap in a wall")
 def bottleneck(*, agents: int = 20, slots: int = 16, seed: int = 0, gap: float = 1.4,
-                 danger: str = "velocity"):
+                 danger: str = "velocity") -> Simulation:
     """A crowd in a room walks to goals beyond a wall with a ``gap`` wide opening.
 
     Besides Seek(goal), agents follow a guide path through the gap (FollowPath,
@@ -632,7 +644,7 @@ def bottleneck(*, agents: int = 20, slots: int = 16, seed: int = 0, gap: float =
 @scenario("doorway", steps=1500, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: two groups swap rooms through one doorway")
 def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1.8,
-              guide: str = "field", danger: str = "velocity"):
+              guide: str = "field", danger: str = "velocity") -> Simulation:
     """Two groups on either side of a wall swap sides through a ``door`` wide doorway.
 
     ``guide="field"`` (default): every agent follows its own navigation field
@@ -717,14 +729,15 @@ def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
 
 @scenario("maze", steps=2400, dt=1.0 / 30.0, report=crowd_report,
           description="A crowd crosses a seeded maze to its exit (NavField + FollowField)")
-def maze(*, agents: int = 12, slots: int = 16, seed: int = 0, cells: int = 6, size: float = 3.0):
+def maze(*, agents: int = 12, slots: int = 16, seed: int = 0, cells: int = 6, size: float = 3.0) -> Simulation:
     """``agents`` enter a perfect maze of ``cells`` × ``cells`` cells of ``size`` m at the
     bottom left and leave it at the top right, to goals in an open yard beyond the exit
     (10 m × 14 m).
 
     Interest: :class:`FollowField` of each agent's field to its own goal (string pulled
-    over 2 m; at most 40 agents, what the entrance lobby holds); danger: :class:`CollisionDanger`. Local steering alone would stop at
-    the first dead end. Metrics: the common set with time to goal; ``crowd_report``.
+    over 2 m; at most 40 agents, what the entrance lobby holds); danger:
+    :class:`CollisionDanger`. Local steering alone would stop at the first dead end.
+    Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     from .nav import NavField
@@ -753,7 +766,7 @@ def maze(*, agents: int = 12, slots: int = 16, seed: int = 0, cells: int = 6, si
 
 
 def evacuation_room(exits: int = 4, width: float = 30.0, depth: float = 20.0,
-                    exit_width: float = 1.0, outside: float = 6.0):
+                    exit_width: float = 1.0, outside: float = 6.0) -> tuple[World, np.ndarray]:
     """The RiMEA test 9 room: ``width`` × ``depth`` m with ``exits`` (2 or 4) exits of
     ``exit_width`` m, two on each long wall at x = width/4 and 3·width/4 (with 2 exits: the
     two on the bottom wall), and a corridor ``outside`` m deep beyond each long wall.
@@ -793,7 +806,7 @@ def evacuation_room(exits: int = 4, width: float = 30.0, depth: float = 20.0,
     return world, np.asarray(lines, dtype=np.float64)
 
 
-def evacuation_report(sim) -> dict:
+def evacuation_report(sim: Simulation) -> dict:
     """Evacuation metrics: agents still in the room, and the crowd metrics."""
     d = float(getattr(sim, "_room_depth", 20.0))
     p = np.asarray(sim.agents.position)[np.asarray(sim.agents.alive, bool)]
@@ -805,7 +818,7 @@ def evacuation_report(sim) -> dict:
           description="RiMEA test 9 room: a crowd leaves a 30 m x 20 m room through 1 m exits "
                       "(NavField + FollowField)")
 def evacuation(*, agents: int = 200, slots: int = 16, seed: int = 0, exits: int = 4,
-               width: float = 30.0, depth: float = 20.0):
+               width: float = 30.0, depth: float = 20.0) -> Simulation:
     """``agents`` spread over a ``width`` × ``depth`` room walk out through ``exits`` exits
     of 1 m (RiMEA test 9's room) into corridors beyond the walls.
 
@@ -827,7 +840,7 @@ def evacuation(*, agents: int = 200, slots: int = 16, seed: int = 0, exits: int 
     mids = (lines[:, :2] + lines[:, 2:]) / 2
     goals = mids[np.argmin(np.linalg.norm(starts[:, None] - mids[None], axis=2), axis=1)]
     sim = _crowd(world, starts, goals, slots=slots, seed=seed, field=field, look_ahead_field=2.0)
-    sim._room_depth = depth
+    sim._room_depth = depth  # type: ignore[attr-defined]  # read by evacuation_report
     sim.configure_metrics(goal_radius=3.0)  # anywhere on the 6 m goal line in front of the exit
     return sim
 
@@ -835,7 +848,7 @@ def evacuation(*, agents: int = 200, slots: int = 16, seed: int = 0, exits: int 
 @scenario("circle", steps=1200, dt=1.0 / 30.0, report=crowd_report,
           description="SteerSuite: agents on a circle walk to the antipodes")
 def circle(*, agents: int = 16, slots: int = 16, seed: int = 0, radius: float | None = None,
-             danger: str = "velocity"):
+             danger: str = "velocity") -> Simulation:
     """``agents`` on a circle each walk to the opposite point; they all meet in the middle.
 
     The circle's radius defaults to leave 1 m of arc per agent (at least 5 m). Resolve
@@ -859,7 +872,7 @@ def circle(*, agents: int = 16, slots: int = 16, seed: int = 0, radius: float | 
 @scenario("corridor", steps=900, dt=1.0 / 30.0, report=crowd_report,
           description="Unity project demo: chase a target through a corridor, avoiding "
                       "obstacles")
-def corridor(*, agents: int = 1, slots: int = 16, seed: int = 0, length: float = 60.0):
+def corridor(*, agents: int = 1, slots: int = 16, seed: int = 0, length: float = 60.0) -> Simulation:
     """The Unity ContextSteering demo: agents chase a target at the far end of a corridor
     10 units wide, avoiding round obstacles on the way.
 
@@ -896,7 +909,7 @@ def corridor(*, agents: int = 1, slots: int = 16, seed: int = 0, length: float =
 @scenario("flock", steps=1200, dt=1.0 / 30.0, report=crowd_report,
           description="Lewis's crowd: a flock (separation, cohesion, alignment) with speed "
                       "control funnels through a choke point")
-def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0):
+def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0) -> Simulation:
     """Mike Lewis's crowd: ``agents`` flock towards a goal beyond a wall with a ``gap``.
 
     Interest: Seek the goal plus Lewis's flocking rules (Separation, Cohesion, Alignment)

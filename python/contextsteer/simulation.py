@@ -11,14 +11,23 @@ prototype a behaviour in Python.
 from __future__ import annotations
 
 import math
+import os
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _core
 from .motion import Lerp, MotionModel
 from .steering import Steering
+from .world import _core_world
+
+if TYPE_CHECKING:
+    from .agents import Agents
+    from .history import History
+    from .path import Path
+    from .world import World
 
 __all__ = ["Simulation", "sweep_circle"]
 
@@ -27,7 +36,7 @@ def _view(name: str, doc: str) -> property:
     return property(lambda self: self._core._view(name), doc=doc)
 
 
-def _num(name: str, value, low: float = 0.0) -> float:
+def _num(name: str, value: Any, low: float = 0.0) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"Simulation: {name} must be a number, got {type(value).__name__}")
     v = float(value)
@@ -36,7 +45,7 @@ def _num(name: str, value, low: float = 0.0) -> float:
     return v
 
 
-def _int(name: str, value, low: int, high: int = 2**31 - 1) -> int:
+def _int(name: str, value: Any, low: int, high: int = 2**31 - 1) -> int:
     """An int in [low, high] (default high: the core's int32 limit)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"Simulation: {name} must be an int, got {type(value).__name__}")
@@ -139,7 +148,7 @@ class Simulation:
                                       self.motion, self._init, self._metrics_args,
                                       self._core._state()))
 
-    def save(self, path) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Save the simulation to a file that :func:`contextsteer.load` reads back.
 
         The file is a zip archive with ``meta.json`` (format name and version, library
@@ -178,8 +187,8 @@ class Simulation:
 
     def __init__(
         self,
-        world,
-        agents,
+        world: World | None,
+        agents: Agents,
         steering: Steering | Any,
         motion: MotionModel | None = None,
         *,
@@ -222,7 +231,7 @@ class Simulation:
             raise ValueError(f"Simulation: push_relax must be in (0, 1], got {push_relax}")
         if collision not in COLLISIONS:
             raise ValueError(f"Simulation: collision must be one of {COLLISIONS}, got {collision!r}")
-        params = {
+        params: dict[str, Any] = {
             "collision": collision,
             "push_apart": bool(push_apart), "push_relax": relax,
             "slide_iterations": _int("slide_iterations", slide_iterations, 1, 16),
@@ -239,8 +248,8 @@ class Simulation:
             warnings.warn("Simulation(seed=...) has no effect and is deprecated: seed the agents "
                           "(Agents(seed=...)) and the behaviours that draw (Wander(seed=...))",
                           DeprecationWarning, stacklevel=2)
-        core_world = None if world is None else getattr(world, "_core", world)
-        if classic_spec is None:
+        core_world = _core_world(world)
+        if isinstance(steering, Steering):      # (classic_spec is None)
             behaviours, config = list(steering.behaviours), steering._config()
         else:
             behaviours, config = [], {**Steering([])._config(), "classic": classic_spec}
@@ -325,7 +334,7 @@ class Simulation:
         self.decide_and_move(dt)
 
     # ------------------------------------------------------------ observation ---
-    def configure_metrics(self, *, goal_radius: float | None = None, path=None,
+    def configure_metrics(self, *, goal_radius: float | None = None, path: Path | None = None,
                           overtakes: bool = False, contact_tolerance: float = 0.01,
                           clearance_range: float | None = None, enabled: bool = True) -> None:
         """Choose what the run metrics measure and reset them (see :mod:`contextsteer.metrics`).
@@ -403,7 +412,8 @@ class Simulation:
 
         return agent_metrics(self._core)
 
-    def record(self, every: int = 1, *, maps: bool = False, reserve: int | None = None):
+    def record(self, every: int = 1, *, maps: bool = False,
+               reserve: int | None = None) -> History:
         """Attach a :class:`History` recording every ``every`` steps (see there)."""
         from .history import History
 
@@ -425,11 +435,11 @@ class Simulation:
         return self._core.slots
 
     @property
-    def behaviour_maps(self) -> dict[str, np.ndarray]:
+    def behaviour_maps(self) -> dict[str, np.ndarray | None]:
         """Each behaviour's own map of the last perceive, ``{name: (N, K) view}``
         (interest or danger, whichever it writes). Empty unless ``Steering(record=True)``."""
-        if not getattr(self.steering, "record", False):  # (classic steering: no maps)
-            return {}
+        if not isinstance(self.steering, Steering) or not self.steering.record:
+            return {}  # (classic steering: no maps)
         return {name: self._core._behaviour_map(b) for b, name in enumerate(self.steering.names)}
 
     def __repr__(self) -> str:
@@ -437,8 +447,9 @@ class Simulation:
                 f"step_count={self.step_count}, time={self.time:g})")
 
 
-def sweep_circle(world, start, displacement, radius: float, *, iterations: int = 4,
-                 layers: int = 0xFFFFFFFF):
+def sweep_circle(world: World, start: ArrayLike, displacement: ArrayLike, radius: float, *,
+                 iterations: int = 4,
+                 layers: int = 0xFFFFFFFF) -> tuple[np.ndarray, np.ndarray]:
     """Move circles through the world's walls without crossing them (collide and slide).
 
     The swept test the simulation uses for every move: each circle of ``radius`` moves
@@ -466,14 +477,15 @@ def sweep_circle(world, start, displacement, radius: float, *, iterations: int =
     >>> bool(pos[0, 0] < 0.75), int(contacts[0])
     (True, 1)
     """
-    return _core.sweep_circle(getattr(world, "_core", world),
+    return _core.sweep_circle(_core_world(world),
                               np.ascontiguousarray(start, dtype=np.float32),
                               np.ascontiguousarray(displacement, dtype=np.float32),
                               float(radius), int(iterations), int(layers))
 
 
-def _restore_simulation(world, agents, steering, motion, init: dict, metrics: dict,
-                        state: dict) -> Simulation:
+def _restore_simulation(world: World | None, agents: Agents, steering: Any,
+                        motion: MotionModel, init: dict[str, Any], metrics: dict[str, Any],
+                        state: dict[str, bytes]) -> Simulation:
     """Rebuild a pickled simulation (see :meth:`Simulation.__reduce__`)."""
     init = {k: v for k, v in init.items() if k != "seed"}  # pickles from before its deprecation
     sim = Simulation(world, agents, steering, motion, **init)

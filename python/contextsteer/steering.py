@@ -104,7 +104,7 @@ class Steering:
         width: int = 2,
         contiguous: bool = True,
         blend: float | None = None,
-        spread=None,
+        spread: Sequence[float] | np.ndarray | None = None,
         spread_mode: str = "max",
         spread_maps: str = "danger",
         rotate: bool = False,
@@ -157,7 +157,8 @@ class Steering:
         if not (math.isfinite(h) and h >= 0):
             raise ValueError(f"Steering: hysteresis must be a finite number >= 0, got {hysteresis!r}")
         self.hysteresis = h
-        names, seen = [], {}
+        names: list[str] = []
+        seen: dict[str, int] = {}
         for b in behaviours:
             base = type(b).__name__
             seen[base] = seen.get(base, 0) + 1

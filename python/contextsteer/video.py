@@ -11,6 +11,7 @@ b'GIF89a'
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Iterable
@@ -80,7 +81,7 @@ def _mp4(images: Iterable[np.ndarray], path: Path, fps: float, exe: str) -> None
         raise RuntimeError(f"ffmpeg failed (exit {code}): {err.strip()}")
 
 
-def write(images: Iterable[np.ndarray], path, *, fps: float = 15.0,
+def write(images: Iterable[np.ndarray], path: str | os.PathLike[str], *, fps: float = 15.0,
           format: str | None = None) -> Path:
     """Write RGB images ``(H, W, 3) uint8`` as an animation; returns the path.
 

@@ -8,7 +8,7 @@ the thread count.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -82,7 +82,7 @@ class World:
         self._nav_cache: dict = {}
         self._log: list[tuple[str, tuple]] = []  # every edit, replayed by pickle
 
-    def _edit(self, method: str, *args):
+    def _edit(self, method: str, *args: Any) -> Any:
         """Apply one edit to the C++ world and remember it (for pickling)."""
         out = getattr(self._core, method)(*args)
         self._log.append((method, args))
@@ -337,7 +337,8 @@ class World:
         return dict(self._core.index_info)
 
     def __repr__(self) -> str:
-        return f"World(obstacles={self.obstacle_count}, segments={self.segment_count}, circles={self._core.circle_count})"
+        return (f"World(obstacles={self.obstacle_count}, segments={self.segment_count}, "
+                f"circles={self._core.circle_count})")
 
 
 class RayHits(NamedTuple):
@@ -364,6 +365,15 @@ class Nearest(NamedTuple):
     """(N, 2) float32 unit vector from the wall point toward the query point, (0, 0) on a miss."""
     obstacle: np.ndarray
     """(N,) int32 obstacle id, -1 on a miss."""
+
+
+@overload
+def _core_world(world: World | _core.World) -> _core.World: ...
+@overload
+def _core_world(world: None) -> None: ...
+def _core_world(world: World | _core.World | None) -> _core.World | None:
+    """The compiled world of ``world`` (a :class:`World`, a compiled world, or None)."""
+    return world._core if isinstance(world, World) else world
 
 
 def _world(world: Any) -> Any:
