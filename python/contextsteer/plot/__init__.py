@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..history import Recording
+from ..history import Recording  # noqa: F401  (cs.plot.Recording: documented as cs.Recording)
 from .animation import Frames, animate, frames
 from .charts import MetricsArtists, metrics
 from .maps import (
@@ -52,7 +52,6 @@ __all__ = [
     "ContextMapArtists",
     "ContextMapsGrid",
     "MapGlyphs",
-    "Recording",
     "SceneArtists",
     "WorldArtists",
     "Frames",
