@@ -159,8 +159,9 @@ def animate(history: History | Recording | ArrayLike, sim: Simulation | None = N
         if trail and f > 0:
             dynamic.append(_plot_trajectories(positions[: f + 1], ax, alive, None, {}))
         if cast_rays and len(alive):
-            la = np.full(len(alive), float(np.asarray(look_ahead))) if np.ndim(look_ahead) == 0 \
-                else np.asarray(look_ahead, dtype=np.float64)[alive]
+            # A 0-d look_ahead: float() takes it (the stubs cannot tell it from an array).
+            la = (np.full(len(alive), float(look_ahead))  # type: ignore[arg-type]
+                  if np.ndim(look_ahead) == 0 else np.asarray(look_ahead, dtype=np.float64)[alive])
             turn = head if rotate else None
             d = np.asarray(dangers)[f, alive]
             hit = None if rec.sensed is None else np.asarray(rec.sensed)[f, alive]
@@ -370,8 +371,9 @@ def frames(sim: Simulation | None = None, *, history: History | Recording | Arra
         if ray_art is not None and dangers is not None and alive.any():  # set together
             idx = np.flatnonzero(alive)
             p = pos[idx]
-            la = np.full(len(idx), float(np.asarray(look_ahead))) if np.ndim(look_ahead) == 0 \
-                else np.asarray(look_ahead, dtype=np.float64)[idx]
+            # A 0-d look_ahead: float() takes it (the stubs cannot tell it from an array).
+            la = (np.full(len(idx), float(look_ahead))  # type: ignore[arg-type]
+                  if np.ndim(look_ahead) == 0 else np.asarray(look_ahead, dtype=np.float64)[idx])
             turn = head[idx] if rotate else None
             u = _rotated(dirs, turn, len(idx))
             length = np.broadcast_to(la[:, None], u.shape[:2])  # each slot's reach
