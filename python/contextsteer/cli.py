@@ -267,8 +267,8 @@ def records_for(steps: int, frames: int) -> int:
 
 
 def write_run(result: RunResult, out_dir: str | os.PathLike[str], *, frames: int = 100,
-              progress: bool = True, dpi: int = 100, size: int | tuple[int, int] = 960, format: str = "gif",
-              fps: float = 15.0) -> RunFiles:
+              progress: bool = True, dpi: int = 100, size: int | tuple[int, int] = 960,
+              format: str = "gif", fps: float = 15.0) -> RunFiles:
     """Draw and write a finished run: ``scene.png``, ``animation.gif`` (or ``.mp4``) and
     ``metrics.json`` (the run's JSON form, :meth:`contextsteer.RunResult.to_dict`).
 
@@ -380,8 +380,9 @@ def write_run(result: RunResult, out_dir: str | os.PathLike[str], *, frames: int
 def run_scenario(sim_builder: Simulation | Callable[[], Simulation], steps: int,
                  out_dir: str | os.PathLike[str], *, dt: float = 1.0 / 60.0,
                  frames: int = 100, progress: bool = True, info: dict | None = None,
-                 dpi: int = 100, report: Callable[[Simulation], dict] | None = None, size: int | tuple[int, int] = 960,
-                 format: str = "gif", fps: float = 15.0) -> RunFiles:
+                 dpi: int = 100, report: Callable[[Simulation], dict] | None = None,
+                 size: int | tuple[int, int] = 960, format: str = "gif",
+                 fps: float = 15.0) -> RunFiles:
     """Deprecated: use :func:`contextsteer.run_simulation` (or
     :func:`contextsteer.run_scenario`) and then :func:`write_run`.
 

@@ -345,9 +345,9 @@ def build(scenario: str | Scenario, params: Mapping[str, Any] | None = None, *,
     return sc, sim, parameters
 
 
-def run_scenario(scenario: str | Scenario, params: Mapping[str, Any] | None = None, *, seed: int | None = None,
-                 steps: int | None = None, records: int = 0, maps: bool = False,
-                 callback: Callable[[int], Any] | None = None) -> RunResult:
+def run_scenario(scenario: str | Scenario, params: Mapping[str, Any] | None = None, *,
+                 seed: int | None = None, steps: int | None = None, records: int = 0,
+                 maps: bool = False, callback: Callable[[int], Any] | None = None) -> RunResult:
     """Build a registered scenario, run it and return its :class:`RunResult`.
 
     Parameters

@@ -118,7 +118,8 @@ class TuneResult:
         return [dict(t) for t in self.trials]
 
 
-def _getter(spec: str | Callable[[dict[str, Any]], float], what: str) -> Callable[[dict[str, Any]], float]:
+def _getter(spec: str | Callable[[dict[str, Any]], float],
+            what: str) -> Callable[[dict[str, Any]], float]:
     """A function of a run's result: a dotted key (``"metrics.composite"``) or a callable."""
     if callable(spec):
         return lambda result: float(spec(result))

@@ -61,7 +61,8 @@ def _per_agent(x: ArrayLike | None, n: int, what: str, default: float) -> np.nda
 @overload
 def _per_agent(x: ArrayLike | None, n: int, what: str,
                default: None = None) -> np.ndarray | None: ...
-def _per_agent(x: ArrayLike | None, n: int, what: str, default: float | None = None) -> np.ndarray | None:
+def _per_agent(x: ArrayLike | None, n: int, what: str,
+               default: float | None = None) -> np.ndarray | None:
     """A scalar or an (n,) array as a float64 (n,) array; None stays None unless defaulted."""
     if x is None:
         return None if default is None else np.full(n, default)

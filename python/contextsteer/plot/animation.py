@@ -54,10 +54,11 @@ def _recording(history: History | Recording | ArrayLike, sim: Simulation | None,
     return rec, sim
 
 
-def _recorded_inputs(rec: Recording, sim: Simulation | None, n: int, world: World | None,
+def _recorded_inputs(rec: Recording, sim: Simulation | None, n: int,
+                     world: World | ArrayLike | None,
                      path: Any, slots: Any, look_ahead: ArrayLike | None, rotate: bool | None,
-                     ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None, World | None,
-                                Any, Any, Any, bool]:
+                     ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None,
+                                World | ArrayLike | None, Any, Any, Any, bool]:
     """What the animations draw besides positions: the recording's headings, radii (else the
     simulation's, else 0.5) and danger maps, and the world, path, slot set, look-ahead and
     rotation (given, else read from ``sim``)."""
@@ -73,7 +74,7 @@ def _recorded_inputs(rec: Recording, sim: Simulation | None, n: int, world: Worl
 
 def animate(history: History | Recording | ArrayLike, sim: Simulation | None = None, *,
             rays: bool = True, trail: bool = True, interval: int = 50,
-            world: World | None = None, path: Any = None, slots: Any = None,
+            world: World | ArrayLike | None = None, path: Any = None, slots: Any = None,
             look_ahead: ArrayLike | None = None, rotate: bool | None = None,
             ax: Axes | None = None) -> FuncAnimation:
     """Animate recorded frames of agents moving through their world; a ``FuncAnimation``.
@@ -185,8 +186,8 @@ class Frames(NamedTuple):
     """Frames rendered by :func:`frames`: an iterable of RGB images and their size."""
 
     images: Any  #: iterator of (height, width, 3) uint8 arrays, one a recorded frame
-    # A field named like tuple.count (public API); the NamedTuple field shadows the method.
-    count: int  # type: ignore[assignment]  #: number of images
+    #: number of images
+    count: int  # type: ignore[assignment]  # (a public field shadowing tuple.count)
     size: tuple  #: (width, height) in pixels
     figure: Any  #: the Figure they are drawn on (static parts already drawn)
 
@@ -207,7 +208,8 @@ def frames(sim: Simulation | None = None, *, history: History | Recording | Arra
            size: tuple[int, int] | int = 960, dpi: float = 100.0,
            rays: bool = True, trail: History | Recording | ArrayLike | bool | None = None,
            trail_samples: int | None = None,
-           title: str | None = None, dt: float | None = None, world: World | None = None,
+           title: str | None = None, dt: float | None = None,
+           world: World | ArrayLike | None = None,
            path: Any = None, slots: Any = None, look_ahead: ArrayLike | None = None,
            rotate: bool | None = None, margin: float = 0.03) -> Frames:
     """Render a recording as RGB images, fast: static parts drawn once, agents blitted.

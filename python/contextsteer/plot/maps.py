@@ -206,8 +206,8 @@ def _plot_glyphs(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | in
         if c.shape != (n, 2):
             raise ValueError(f"chosen: expected shape ({n}, 2), got {np.shape(chosen)}")
         tip = pos + c * (b + sc)[:, None]
-        arrows = LineCollection(_segments(np.stack([pos, tip], axis=1)), colors="black", linewidths=1.5,
-                                zorder=7, label="chosen")
+        arrows = LineCollection(_segments(np.stack([pos, tip], axis=1)), colors="black",
+                                linewidths=1.5, zorder=7, label="chosen")
         ax.add_collection(arrows)
     ax.autoscale_view()
     return MapGlyphs(inter, dang, arrows)

@@ -255,8 +255,9 @@ def agents(positions: Agents | ArrayLike, headings: ArrayLike | None = None,
 
 def _plot_rays(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
                distances: ArrayLike | None, look_ahead: ArrayLike | None,
-               danger: ArrayLike | None, ax: Axes, headings: ArrayLike | None, cmap: Colormap | str | None,
-               vmax: float | None, kwargs: dict[str, Any]) -> LineCollection:
+               danger: ArrayLike | None, ax: Axes, headings: ArrayLike | None,
+               cmap: Colormap | str | None, vmax: float | None,
+               kwargs: dict[str, Any]) -> LineCollection:
     from matplotlib.collections import LineCollection
 
     pos = _points(positions, "positions")
@@ -291,7 +292,8 @@ def _plot_rays(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
     segments = np.stack([start, end], axis=2).reshape(n * k, 2, 2)
     top = max(1.0, float(np.max(value))) if vmax is None and value.size else (vmax or 1.0)
     kwargs = {"linewidths": 0.8, "zorder": 3, "label": "rays", **kwargs}
-    lines = LineCollection(_segments(segments), cmap=cmap if cmap is not None else _danger_cmap(), **kwargs)
+    lines = LineCollection(_segments(segments), cmap=cmap if cmap is not None else _danger_cmap(),
+                           **kwargs)
     lines.set_array(value.reshape(-1))
     lines.set_clim(0.0, top)
     ax.add_collection(lines)
@@ -359,8 +361,8 @@ class NavFieldArtists(NamedTuple):
     arrows: Any
 
 
-def nav_field(field: NavField, ax: Axes | None = None, *, g: int = 0, arrows: int = 24, cmap: str = "viridis",
-              arrow_color: str = "white", **kwargs: Any) -> NavFieldArtists:
+def nav_field(field: NavField, ax: Axes | None = None, *, g: int = 0, arrows: int = 24,
+              cmap: str = "viridis", arrow_color: str = "white", **kwargs: Any) -> NavFieldArtists:
     """Draw a navigation field: its distance as an image, with descent arrows on top.
 
     Blocked nodes (inside the inflated obstacles) and unreachable ones are left blank.
@@ -406,7 +408,8 @@ def nav_field(field: NavField, ax: Axes | None = None, *, g: int = 0, arrows: in
         v = np.asarray(field.descents(g))[::step, ::step]
         x0, y0, c, _, _ = field.grid
         X, Y = np.meshgrid(x0 + np.arange(0, nx, step) * c, y0 + np.arange(0, ny, step) * c)
-        keep = ~np.asarray(img.mask)[::step, ::step] if np.ndim(img.mask) else np.ones(X.shape, bool)
+        keep = (~np.asarray(img.mask)[::step, ::step] if np.ndim(img.mask)
+                else np.ones(X.shape, bool))
         keep &= np.hypot(v[..., 0], v[..., 1]) > 0
         quiver = ax.quiver(X[keep], Y[keep], v[..., 0][keep], v[..., 1][keep],
                            color=arrow_color, zorder=1, angles="xy", pivot="mid",
