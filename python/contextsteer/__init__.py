@@ -52,7 +52,7 @@ from .tune import TuneResult, tune
 from .world import *  # noqa: F403
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type[agents.Neighbours]:  # only the deprecated alias Neighbors
     if name == "Neighbors":
         return agents.__getattr__(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

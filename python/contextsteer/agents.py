@@ -334,14 +334,15 @@ def neighbours(positions: ArrayLike, radius: float, max_neighbours: int, *,
     return Neighbours(idx, counts)
 
 
-def neighbors(positions, radius: float, max_neighbors: int, *, alive=None) -> Neighbours:
+def neighbors(positions: ArrayLike, radius: float, max_neighbors: int, *,
+              alive: ArrayLike | None = None) -> Neighbours:
     """Deprecated spelling of :func:`neighbours` (warns)."""
     warnings.warn("contextsteer.neighbors is deprecated; use neighbours (max_neighbours=)",
                   DeprecationWarning, stacklevel=2)
     return neighbours(positions, radius, max_neighbors, alive=alive)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type[Neighbours]:  # only the deprecated alias Neighbors
     if name == "Neighbors":
         warnings.warn("contextsteer.Neighbors is deprecated; use Neighbours", DeprecationWarning, stacklevel=2)
         return Neighbours

@@ -35,9 +35,13 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._json import jsonable
+
+if TYPE_CHECKING:
+    from .run import RunResult
+    from .simulation import Simulation
 
 __all__ = ["RunFiles", "main", "records_for", "write_run"]
 
@@ -247,7 +251,7 @@ class RunFiles(NamedTuple):
     result: Any = None  #: the :class:`contextsteer.RunResult`
 
 
-def _figsize(sim, width: float) -> tuple[float, float]:
+def _figsize(sim: Simulation, width: float) -> tuple[float, float]:
     """A figure size that fits the world's aspect ratio (4:3 without a world)."""
     bounds = None if sim.world is None else sim.world.bounds
     if not bounds or bounds[2] <= bounds[0]:
@@ -262,9 +266,9 @@ def records_for(steps: int, frames: int) -> int:
     return min(int(steps), max(int(frames), 600))
 
 
-def write_run(result, out_dir, *, frames: int = 100, progress: bool = True, dpi: int = 100,
-              size: int | tuple[int, int] = 960, format: str = "gif",
-              fps: float = 15.0) -> RunFiles:
+def write_run(result: RunResult, out_dir: str | os.PathLike[str], *, frames: int = 100,
+              progress: bool = True, dpi: int = 100, size: int | tuple[int, int] = 960,
+              format: str = "gif", fps: float = 15.0) -> RunFiles:
     """Draw and write a finished run: ``scene.png``, ``animation.gif`` (or ``.mp4``) and
     ``metrics.json`` (the run's JSON form, :meth:`contextsteer.RunResult.to_dict`).
 
@@ -348,6 +352,8 @@ def write_run(result, out_dir, *, frames: int = 100, progress: bool = True, dpi:
     if frames > 0:
         # `frames` + 1 evenly spaced samples (first and last included), drawn over the
         # denser trajectory samples as comet tails of about 4 s.
+        if history.steps is None or history.headings is None:
+            raise TypeError("write_run: the recorded frames need their steps and headings")
         k = np.unique(np.linspace(0, len(history.steps) - 1, int(frames) + 1).round().astype(int))
         picked = Recording(
             history.steps[k], history.positions[k], history.headings[k], history.radii,
@@ -371,10 +377,12 @@ def write_run(result, out_dir, *, frames: int = 100, progress: bool = True, dpi:
     return RunFiles(out, scene_png, animation, metrics_file, metrics, result)
 
 
-def run_scenario(sim_builder, steps: int, out_dir, *, dt: float = 1.0 / 60.0,
+def run_scenario(sim_builder: Simulation | Callable[[], Simulation], steps: int,
+                 out_dir: str | os.PathLike[str], *, dt: float = 1.0 / 60.0,
                  frames: int = 100, progress: bool = True, info: dict | None = None,
-                 dpi: int = 100, report=None, size: int | tuple[int, int] = 960,
-                 format: str = "gif", fps: float = 15.0) -> RunFiles:
+                 dpi: int = 100, report: Callable[[Simulation], dict] | None = None,
+                 size: int | tuple[int, int] = 960, format: str = "gif",
+                 fps: float = 15.0) -> RunFiles:
     """Deprecated: use :func:`contextsteer.run_simulation` (or
     :func:`contextsteer.run_scenario`) and then :func:`write_run`.
 
@@ -412,7 +420,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _cmd_run(args, parser) -> int:
+def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
 
     try:
@@ -504,7 +512,7 @@ def _parse_value(text: str) -> Any:
     return {"true": True, "false": False}.get(text.lower(), text)
 
 
-def _cmd_sweep(args, parser) -> int:
+def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
     from .sweep import sweep
 
@@ -566,7 +574,7 @@ def _parse_space_item(values: str) -> Any:
     return [_parse_value(v) for v in values.split(",")]
 
 
-def _cmd_tune(args, parser) -> int:
+def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
 
     def usage(message: str) -> int:
@@ -635,7 +643,7 @@ def _cmd_tune(args, parser) -> int:
 # ------------------------------------------------------------------------------- list ---
 
 
-def _cmd_list(args, parser) -> int:
+def _cmd_list(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
 
     names = scenarios.available()
@@ -665,7 +673,7 @@ def find_benchmarks() -> Path | None:
     return None
 
 
-def _cmd_bench(args, parser) -> int:
+def _cmd_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     folder = find_benchmarks()
     if folder is None:
         print("contextsteer bench: the benchmarks ship only with the source tree, not with "

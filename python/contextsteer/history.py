@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 if TYPE_CHECKING:
+    from ._core import History as _CoreHistory
     from .simulation import Simulation
 
 __all__ = ["History", "Recording"]
@@ -36,13 +37,13 @@ class Recording(NamedTuple):
     ((3, 2, 2), True, True)
     """
 
-    steps: np.ndarray  #: (T,) int64 step counts since the recording started
+    steps: np.ndarray | None  #: (T,) int64 step counts since the recording started, or None
     positions: np.ndarray  #: (T, N, 2) float32; NaN where an agent is dead
-    headings: np.ndarray  #: (T, N) float32
-    radii: np.ndarray  #: (N,) float32, from the first record
-    danger: Any  #: (T, N, K) float32 danger maps, or None when they were not recorded
-    times: Any = None  #: (T,) float64 simulated seconds, or None
-    sensed: Any = None  #: (T, N, K) float32 ray hit distances (Simulation.sensed), or None
+    headings: np.ndarray | None  #: (T, N) float32, or None
+    radii: np.ndarray | None  #: (N,) float32, from the first record, or None
+    danger: np.ndarray | None  #: (T, N, K) float32 danger maps, or None when not recorded
+    times: np.ndarray | None = None  #: (T,) float64 simulated seconds, or None
+    sensed: np.ndarray | None = None  #: (T, N, K) float32 ray hits (Simulation.sensed), or None
 
 
 def _view(name: str, doc: str) -> property:
@@ -62,14 +63,15 @@ class _Frames:
         self._views, self.every, self.frames = views, every, frames
         self.series_names = series_names
 
-    def _view(self, name: str):
+    def _view(self, name: str) -> np.ndarray | None:
         return self._views[name]
 
     def detach(self) -> None:
         pass
 
 
-def _unpickle_history(sim, radii, views, every, frames, series_names) -> History:
+def _unpickle_history(sim: Simulation, radii: np.ndarray, views: dict, every: int, frames: int,
+                      series_names: list) -> History:
     history = History.__new__(History)
     history.sim, history.radii = sim, radii
     for v in views.values():
@@ -121,6 +123,7 @@ class History:
     4
     """
 
+    _core: _CoreHistory | _Frames  # the C++ recorder, or the frames of an unpickled copy
     steps = _view("steps", "(T,) int64 step count of each frame.")
     times = _view("times", "(T,) float64 simulated seconds of each frame.")
     positions = _view("positions", "(T, N, 2) float32 positions; NaN where an agent is dead.")

@@ -11,8 +11,8 @@ read-only or wrongly shaped ``out`` raises ``TypeError``).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -201,7 +201,7 @@ class SlotSet:
 Directions = SlotSet | ArrayLike
 
 
-def _slots(directions: Directions):  # -> _core.SlotSet
+def _slots(directions: Directions) -> _core.SlotSet:
     if isinstance(directions, SlotSet):
         return directions._impl
     return _core.SlotSet.from_directions(_f32(directions))
@@ -263,7 +263,8 @@ def dot_map(
     slots = _slots(directions)
     vectors = _f32(vectors)
     if np.ndim(weight) == 0:
-        scalar, per_agent = float(weight), None
+        # A 0-d array_like: float() takes it (the stubs cannot tell it from an array).
+        scalar, per_agent = float(weight), None  # type: ignore[arg-type]
     else:
         scalar, per_agent = 1.0, _f32(weight)
     return _core.dot_map(
@@ -512,7 +513,8 @@ def _stack(maps: ArrayLike | Sequence[ArrayLike]) -> NDArray[np.float32]:
     """A (B, N, K) float32 stack from an array or a non-empty sequence of (N, K) maps."""
     if isinstance(maps, np.ndarray):
         return _f32(maps)
-    maps = [np.asarray(m, dtype=np.float32) for m in maps]
+    # Not an ndarray: a sequence of maps (anything else fails to iterate, a TypeError).
+    maps = [np.asarray(m, dtype=np.float32) for m in cast("Iterable[ArrayLike]", maps)]
     if not maps:
         raise ValueError("maps: expected a (B, N, K) array or at least one (N, K) map, got none")
     if len({m.shape for m in maps}) > 1:
@@ -520,7 +522,7 @@ def _stack(maps: ArrayLike | Sequence[ArrayLike]) -> NDArray[np.float32]:
     return _f32(np.stack(maps))
 
 
-def _out3(out: Choice | tuple | None):
+def _out3(out: Choice | tuple | None) -> tuple[Any, ...]:
     if out is None:
         return None, None, None
     if len(out) != 3:
@@ -757,7 +759,8 @@ class ContextMaps:
         return f"ContextMaps(n={self.n}, k={self.k})"
 
 
-def _restore_context_maps(n: int, k: int, interest, danger) -> ContextMaps:
+def _restore_context_maps(n: int, k: int, interest: ArrayLike,
+                          danger: ArrayLike) -> ContextMaps:
     m = ContextMaps(n, k)
     m.interest[...] = interest
     m.danger[...] = danger

@@ -22,13 +22,16 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._json import jsonable
 from .history import History, Recording
 from .simulation import Simulation
+
+if TYPE_CHECKING:
+    from .scenarios import Scenario
 
 __all__ = ["SCHEMA_VERSION", "RunResult", "build", "run_scenario", "run_simulation"]
 
@@ -161,7 +164,7 @@ def _counters(sim: Simulation) -> dict[str, Any]:
 
 def _trajectory(history: Recording | None, dt: float) -> dict[str, Any]:
     """Distance travelled and mean speed from the recorded positions (T, N, 2)."""
-    if history is None or len(history.positions) < 2:
+    if history is None or history.steps is None or len(history.positions) < 2:
         return {}
     p = np.asarray(history.positions, dtype=np.float64)
     seg = np.linalg.norm(np.diff(p, axis=0), axis=2)  # NaN where an agent is dead
@@ -304,7 +307,7 @@ def run_simulation(sim: Simulation, steps: int, *, dt: float = 1.0 / 60.0, recor
     )
 
 
-def build(scenario, params: Mapping[str, Any] | None = None, *,
+def build(scenario: str | Scenario, params: Mapping[str, Any] | None = None, *,
           seed: int | None = None) -> tuple[Any, Simulation, dict[str, Any]]:
     """Build a registered scenario: ``(scenario, simulation, parameters)``.
 
@@ -342,9 +345,9 @@ def build(scenario, params: Mapping[str, Any] | None = None, *,
     return sc, sim, parameters
 
 
-def run_scenario(scenario, params: Mapping[str, Any] | None = None, *, seed: int | None = None,
-                 steps: int | None = None, records: int = 0, maps: bool = False,
-                 callback: Callable[[int], Any] | None = None) -> RunResult:
+def run_scenario(scenario: str | Scenario, params: Mapping[str, Any] | None = None, *,
+                 seed: int | None = None, steps: int | None = None, records: int = 0,
+                 maps: bool = False, callback: Callable[[int], Any] | None = None) -> RunResult:
     """Build a registered scenario, run it and return its :class:`RunResult`.
 
     Parameters

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import functools
 import itertools
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -119,7 +120,7 @@ class SweepResult(Sequence[Run]):
     def __len__(self) -> int:
         return len(self._runs)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         return self._runs[i]
 
     def __iter__(self) -> Iterator[Run]:
@@ -209,7 +210,7 @@ class _RayExecutor(cf.Executor):
         self._ray = ray
         self._remote = ray.remote(**options)(_call) if options else ray.remote(_call)
 
-    def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
+    def submit(self, fn, /, *args, **kwargs):
         if fn is not _call or kwargs:
             return self._ray.remote(fn).remote(*args, **kwargs).future()
         return self._remote.remote(*args).future()
@@ -235,7 +236,7 @@ def ray_executor(**options: Any) -> cf.Executor:
     return _RayExecutor(options)
 
 
-def _open_pool(executor, workers: int | None, n_tasks: int,
+def _open_pool(executor: cf.Executor | str | None, workers: int | None, n_tasks: int,
                who: str) -> tuple[cf.Executor, cf.Executor | None]:
     """``(pool, own)``: the executor to submit to, and the one to shut down when done (a
     local process pool created here; None for an executor the caller passed)."""
@@ -254,7 +255,8 @@ def _open_pool(executor, workers: int | None, n_tasks: int,
                      f"'serial' or 'processes', got {executor!r}")
 
 
-def _close_pool(own: cf.Executor | None, futures, interrupted: bool) -> None:
+def _close_pool(own: cf.Executor | None, futures: Iterable[cf.Future],
+                interrupted: bool) -> None:
     """Shut down the pool this module opened (``own``). After Ctrl-C (``interrupted``) the
     runs in flight are not waited for — one may take minutes — : pending runs are
     cancelled and the local worker processes terminated, so the KeyboardInterrupt reaches
@@ -292,7 +294,7 @@ def _check_broken(fut: cf.Future, who: str) -> None:
         ) from exc
 
 
-def _run_tasks(tasks: Sequence[tuple], executor, workers: int | None,
+def _run_tasks(tasks: Sequence[tuple], executor: cf.Executor | str | None, workers: int | None,
                who: str) -> list[tuple[dict[str, Any] | None, BaseException | None]]:
     """Run sweep tasks (see :func:`_call`) on an executor; ``(result, error)`` per task,
     in task order. The building block :func:`contextsteer.tune` evaluates trials with."""
@@ -311,8 +313,8 @@ def _run_tasks(tasks: Sequence[tuple], executor, workers: int | None,
         futures = {pool.submit(_call, t): i for i, t in enumerate(tasks)}
         for fut in cf.as_completed(futures):
             _check_broken(fut, who)
-            exc = fut.exception()
-            out[futures[fut]] = (None, exc) if exc is not None else (fut.result(), None)
+            error = fut.exception()
+            out[futures[fut]] = (None, error) if error is not None else (fut.result(), None)
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -321,7 +323,8 @@ def _run_tasks(tasks: Sequence[tuple], executor, workers: int | None,
     return out
 
 
-def _run_target(scenario, names, owner: str, seed_message: str, *, functions_too: bool):
+def _run_target(scenario: str | Callable[..., Any], names: Collection[str], owner: str,
+                seed_message: str, *, functions_too: bool) -> tuple[str, Any]:
     """What a sweep or a tuning study runs: ``("scenario", name)`` after checking that the
     scenario takes every parameter in ``names`` (and none is ``seed``, which has its own
     argument), or ``("function", fn)`` for a callable (the ``seed`` check too when
@@ -471,7 +474,7 @@ def sweep(
     try:
         if executor == "serial":
             for i, t in enumerate(tasks):
-                finished(i, lambda t=t: _call(t))
+                finished(i, functools.partial(_call, t))
                 if i in failures and errors == "raise":
                     break
         else:

@@ -118,7 +118,8 @@ class TuneResult:
         return [dict(t) for t in self.trials]
 
 
-def _getter(spec, what: str) -> Callable[[dict[str, Any]], float]:
+def _getter(spec: str | Callable[[dict[str, Any]], float],
+            what: str) -> Callable[[dict[str, Any]], float]:
     """A function of a run's result: a dotted key (``"metrics.composite"``) or a callable."""
     if callable(spec):
         return lambda result: float(spec(result))
@@ -271,9 +272,12 @@ def tune(
         optuna.logging.set_verbosity(verbosity)
 
 
-def _tune(optuna, study, sampler, pruner, direction, seed, get_constraint, use_set_constraint,
-          executor, workers, batch, n_trials, progress, dists, fixed, kind, target, seed_list,
-          steps, threads, get_value) -> TuneResult:
+def _tune(optuna: Any, study: Any, sampler: Any, pruner: Any, direction: str, seed: int,
+          get_constraint: Callable[[dict[str, Any]], float] | None, use_set_constraint: bool,
+          executor: Any, workers: int | None, batch: int | None, n_trials: int, progress: bool,
+          dists: dict[str, Any], fixed: dict[str, Any], kind: str, target: Any,
+          seed_list: list[int], steps: int | None, threads: int,
+          get_value: Callable[[dict[str, Any]], float]) -> TuneResult:
     from .sweep import _open_pool, _run_tasks
 
     if study is None:
@@ -331,7 +335,7 @@ def _tune(optuna, study, sampler, pruner, direction, seed, get_constraint, use_s
                 for t, (result, error) in zip(live, outcomes):
                     r = rec[t.number]
                     value = math.nan
-                    if error is None:
+                    if error is None and result is not None:  # (no error: a result)
                         try:
                             value = get_value(result)
                             if get_constraint is not None:
@@ -384,13 +388,13 @@ def _tune(optuna, study, sampler, pruner, direction, seed, get_constraint, use_s
     return TuneResult(study, {**fixed, **best.params}, float(best.value), records)
 
 
-def _best(study, constrained: bool, use_set_constraint: bool):
+def _best(study: Any, constrained: bool, use_set_constraint: bool) -> Any:
     """The best complete trial; with a constraint, the best of those whose constraint <= 0."""
     optuna = _optuna()
     done = [t for t in study.get_trials(deepcopy=False,
                                         states=(optuna.trial.TrialState.COMPLETE,))]
     if constrained:
-        def feasible(t) -> bool:
+        def feasible(t: Any) -> bool:
             if use_set_constraint:
                 values = getattr(t, "constraints", None) or {}
                 value = values.get(_CONSTRAINT, 0.0) if isinstance(values, Mapping) else \

@@ -21,6 +21,8 @@ and video frames), ``charts`` (metrics); ``_draw`` holds the shared helpers and
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..history import Recording  # noqa: F401  (cs.plot.Recording: documented as cs.Recording)
 from .animation import Frames, animate, frames
@@ -46,6 +48,9 @@ from .parts import (
     world,
 )
 from .scenes import SceneArtists, scene
+
+if TYPE_CHECKING:
+    from ..simulation import Simulation
 
 __all__ = [
     "AgentArtists",
@@ -75,8 +80,9 @@ __all__ = [
 ]
 
 
-def record(sim, steps: int, *, dt: float = 1.0 / 60.0, records: int = 100, danger: bool = True,
-           callback=None) -> Recording:
+def record(sim: Simulation, steps: int, *, dt: float = 1.0 / 60.0, records: int = 100,
+           danger: bool = True,
+           callback: Callable[[int], Any] | None = None) -> Recording | None:
     """Deprecated: step ``sim`` and keep ``records`` frames; use
     :func:`contextsteer.run_simulation` (``.history``) instead.
 

@@ -4,9 +4,15 @@ what a plot reads from a :class:`~contextsteer.Simulation` (:class:`SimView`).""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from ..maps import SlotSet
+    from ..simulation import Simulation
 
 _WALL_COLOR = "0.2"
 _PATH_COLOR = "tab:blue"
@@ -39,7 +45,7 @@ def _agent_colors(index: np.ndarray) -> np.ndarray:
     return cmap(np.asarray(index) % 10)
 
 
-def _points(x, what: str) -> np.ndarray:
+def _points(x: ArrayLike, what: str) -> np.ndarray:
     a = np.asarray(x, dtype=np.float64)
     if a.ndim == 1 and a.shape[0] == 2:
         a = a[None, :]
@@ -50,7 +56,13 @@ def _points(x, what: str) -> np.ndarray:
     return a
 
 
-def _per_agent(x, n: int, what: str, default: float | None = None) -> np.ndarray | None:
+@overload
+def _per_agent(x: ArrayLike | None, n: int, what: str, default: float) -> np.ndarray: ...
+@overload
+def _per_agent(x: ArrayLike | None, n: int, what: str,
+               default: None = None) -> np.ndarray | None: ...
+def _per_agent(x: ArrayLike | None, n: int, what: str,
+               default: float | None = None) -> np.ndarray | None:
     """A scalar or an (n,) array as a float64 (n,) array; None stays None unless defaulted."""
     if x is None:
         return None if default is None else np.full(n, default)
@@ -64,7 +76,7 @@ def _per_agent(x, n: int, what: str, default: float | None = None) -> np.ndarray
     return a
 
 
-def _directions(slot_directions) -> np.ndarray:
+def _directions(slot_directions: SlotSet | ArrayLike | int) -> np.ndarray:
     """(K, 2) float64 slot directions from a slot set, an array or an int K."""
     if isinstance(slot_directions, (int, np.integer)) and not isinstance(slot_directions, bool):
         k = int(slot_directions)
@@ -100,6 +112,12 @@ def _positions(history):
     return history.positions if isinstance(history, (History, Recording)) else history
 
 
+def _segments(a: np.ndarray) -> Sequence[ArrayLike]:
+    """``a`` of shape (S, P, 2) as matplotlib's stubs type line segments (a sequence);
+    LineCollection takes the array itself (it iterates over the first axis)."""
+    return cast("Sequence[ArrayLike]", a)
+
+
 def _slot_angles(k: int, offset: float) -> np.ndarray:
     return offset + 2.0 * np.pi * np.arange(k) / k
 
@@ -131,7 +149,7 @@ class SimView:
                 self.rotate if rotate is None else rotate)
 
     @classmethod
-    def of(cls, sim) -> SimView:
+    def of(cls, sim: Simulation) -> SimView:
         """The view of ``sim``.
 
         Raises

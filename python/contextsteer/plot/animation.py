@@ -4,20 +4,37 @@ fast blitted RGB frames for a video (:func:`frames`). Both draw a recording (a
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..history import History, Recording
 from ..simulation import Simulation
-from ._draw import SimView, _agent_colors, _danger_cmap, _directions, _positions, _rotated
+from ._draw import (
+    SimView,
+    _agent_colors,
+    _danger_cmap,
+    _directions,
+    _positions,
+    _rotated,
+    _segments,
+)
 from .parts import _plot_agents, _plot_rays, _plot_trajectories
 from .scenes import _bounds, scene
+
+if TYPE_CHECKING:
+    from matplotlib.animation import FuncAnimation
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..world import World
 
 __all__ = ["Frames", "animate", "frames"]
 
 
-def _recording(history, sim, who: str) -> tuple[Recording, Simulation | None]:
+def _recording(history: History | Recording | ArrayLike, sim: Simulation | None,
+               who: str) -> tuple[Recording, Simulation | None]:
     """The frames to draw as a Recording, and the simulation to read the static parts
     from (a History's own when ``sim`` is None)."""
     if isinstance(history, Simulation):
@@ -37,7 +54,11 @@ def _recording(history, sim, who: str) -> tuple[Recording, Simulation | None]:
     return rec, sim
 
 
-def _recorded_inputs(rec: Recording, sim, n, world, path, slots, look_ahead, rotate):
+def _recorded_inputs(rec: Recording, sim: Simulation | None, n: int,
+                     world: World | ArrayLike | None,
+                     path: Any, slots: Any, look_ahead: ArrayLike | None, rotate: bool | None,
+                     ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None,
+                                World | ArrayLike | None, Any, Any, Any, bool]:
     """What the animations draw besides positions: the recording's headings, radii (else the
     simulation's, else 0.5) and danger maps, and the world, path, slot set, look-ahead and
     rotation (given, else read from ``sim``)."""
@@ -51,9 +72,11 @@ def _recorded_inputs(rec: Recording, sim, n, world, path, slots, look_ahead, rot
     return rec.headings, radii, rec.danger, world, path, slots, look_ahead, bool(rotate)
 
 
-def animate(history, sim: Simulation | None = None, *, rays: bool = True, trail: bool = True,
-            interval: int = 50, world=None, path=None, slots=None, look_ahead=None,
-            rotate=None, ax=None):
+def animate(history: History | Recording | ArrayLike, sim: Simulation | None = None, *,
+            rays: bool = True, trail: bool = True, interval: int = 50,
+            world: World | ArrayLike | None = None, path: Any = None, slots: Any = None,
+            look_ahead: ArrayLike | None = None, rotate: bool | None = None,
+            ax: Axes | None = None) -> FuncAnimation:
     """Animate recorded frames of agents moving through their world; a ``FuncAnimation``.
 
     Replays a recording: a :class:`~contextsteer.History`, a
@@ -123,8 +146,8 @@ def animate(history, sim: Simulation | None = None, *, rays: bool = True, trail:
             ax.set_xlim(lo[0] - pad, hi[0] + pad)
             ax.set_ylim(lo[1] - pad, hi[1] + pad)
     dynamic: list = []
-    cast = rays and slots is not None and look_ahead is not None and dangers is not None
-    if cast:
+    cast_rays = rays and slots is not None and look_ahead is not None and dangers is not None
+    if cast_rays:
         dirs = _directions(slots)
 
     def draw(f):
@@ -136,9 +159,10 @@ def animate(history, sim: Simulation | None = None, *, rays: bool = True, trail:
         head = None if headings is None else np.asarray(headings)[f, alive]
         if trail and f > 0:
             dynamic.append(_plot_trajectories(positions[: f + 1], ax, alive, None, {}))
-        if cast and len(alive):
-            la = np.full(len(alive), float(look_ahead)) if np.ndim(look_ahead) == 0 \
-                else np.asarray(look_ahead, dtype=np.float64)[alive]
+        if cast_rays and len(alive):
+            # A 0-d look_ahead: float() takes it (the stubs cannot tell it from an array).
+            la = (np.full(len(alive), float(look_ahead))  # type: ignore[arg-type]
+                  if np.ndim(look_ahead) == 0 else np.asarray(look_ahead, dtype=np.float64)[alive])
             turn = head if rotate else None
             d = np.asarray(dangers)[f, alive]
             hit = None if rec.sensed is None else np.asarray(rec.sensed)[f, alive]
@@ -149,10 +173,12 @@ def animate(history, sim: Simulation | None = None, *, rays: bool = True, trail:
 
     if bounds is not None:
         ax.set_autoscale_on(False)
-    anim = FuncAnimation(ax.figure, draw, frames=t_count, interval=interval, blit=False,
+    figure = cast("Figure", ax.figure)  # (a SubFigure also has the canvas these use)
+    anim = FuncAnimation(figure, draw, frames=t_count, interval=interval, blit=False,
                          repeat=False)
-    anim.history = history
-    plt.close(ax.figure)  # the animation keeps the figure; do not also show it statically
+    # FuncAnimation declares no such attribute: attach the recording for the caller.
+    setattr(anim, "history", history)  # noqa: B010
+    plt.close(figure)  # the animation keeps the figure; do not also show it statically
     return anim
 
 
@@ -160,12 +186,14 @@ class Frames(NamedTuple):
     """Frames rendered by :func:`frames`: an iterable of RGB images and their size."""
 
     images: Any  #: iterator of (height, width, 3) uint8 arrays, one a recorded frame
-    count: int  #: number of images
+    #: number of images
+    count: int  # type: ignore[assignment]  # (a public field shadowing tuple.count)
     size: tuple  #: (width, height) in pixels
     figure: Any  #: the Figure they are drawn on (static parts already drawn)
 
 
-def _frame_size(bounds, width: int, height: int | None, title: bool) -> tuple[int, int]:
+def _frame_size(bounds: tuple[float, float, float, float] | None, width: int, height: int | None,
+                title: bool) -> tuple[int, int]:
     """Pixel size: ``width`` wide, height from the world's aspect (even numbers, for video)."""
     if height is None:
         if bounds is not None and bounds[2] > bounds[0]:
@@ -176,10 +204,14 @@ def _frame_size(bounds, width: int, height: int | None, title: bool) -> tuple[in
     return int(width) + int(width) % 2, int(height) + int(height) % 2
 
 
-def frames(sim: Simulation | None = None, *, history, size: tuple[int, int] | int = 960, dpi: float = 100.0,
-           rays: bool = True, trail=None, trail_samples: int | None = None,
-           title: str | None = None, dt: float | None = None, world=None, path=None,
-           slots=None, look_ahead=None, rotate=None, margin: float = 0.03) -> Frames:
+def frames(sim: Simulation | None = None, *, history: History | Recording | ArrayLike,
+           size: tuple[int, int] | int = 960, dpi: float = 100.0,
+           rays: bool = True, trail: History | Recording | ArrayLike | bool | None = None,
+           trail_samples: int | None = None,
+           title: str | None = None, dt: float | None = None,
+           world: World | ArrayLike | None = None,
+           path: Any = None, slots: Any = None, look_ahead: ArrayLike | None = None,
+           rotate: bool | None = None, margin: float = 0.03) -> Frames:
     """Render a recording as RGB images, fast: static parts drawn once, agents blitted.
 
     The walls and paths are drawn once into a background; every frame restores it and
@@ -332,17 +364,18 @@ def frames(sim: Simulation | None = None, *, history, size: tuple[int, int] | in
         canvas.restore_region(background)
         alive = np.isfinite(positions[f]).all(axis=1)
         pos = positions[f]
-        if trail_art is not None:
+        if trail_art is not None and trail_pos is not None:  # set together
             upto = int(round(f / max(t_count - 1, 1) * (len(trail_pos) - 1))) + 1
             first = 0 if trail_samples is None else max(0, upto - int(trail_samples))
             trail_art.set_segments([trail_pos[first:upto, i] for i in range(n)])
             ax.draw_artist(trail_art)
         head = np.zeros(n) if headings is None else headings[f]
-        if ray_art is not None and alive.any():
+        if ray_art is not None and dangers is not None and alive.any():  # set together
             idx = np.flatnonzero(alive)
             p = pos[idx]
-            la = np.full(len(idx), float(look_ahead)) if np.ndim(look_ahead) == 0 \
-                else np.asarray(look_ahead, dtype=np.float64)[idx]
+            # A 0-d look_ahead: float() takes it (the stubs cannot tell it from an array).
+            la = (np.full(len(idx), float(look_ahead))  # type: ignore[arg-type]
+                  if np.ndim(look_ahead) == 0 else np.asarray(look_ahead, dtype=np.float64)[idx])
             turn = head[idx] if rotate else None
             u = _rotated(dirs, turn, len(idx))
             length = np.broadcast_to(la[:, None], u.shape[:2])  # each slot's reach
@@ -352,7 +385,7 @@ def frames(sim: Simulation | None = None, *, history, size: tuple[int, int] | in
             value = np.asarray(dangers[f], dtype=np.float64)[idx]
             start = np.broadcast_to(p[:, None, :], u.shape)
             seg = np.stack([start, p[:, None, :] + u * length[..., None]], axis=2)
-            ray_art.set_segments(seg.reshape(-1, 2, 2))
+            ray_art.set_segments(_segments(seg.reshape(-1, 2, 2)))
             ray_art.set_array(np.clip(value, 0.0, 1.0).reshape(-1))
             ax.draw_artist(ray_art)
         shown = np.where(alive[:, None], pos, np.nan)

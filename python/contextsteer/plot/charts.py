@@ -3,7 +3,8 @@ bars of a metric summary."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -51,7 +52,8 @@ def _lookup(d, keys):
     return d
 
 
-def metrics(data, ax=None, *, series=None, **kwargs) -> MetricsArtists:
+def metrics(data: History | dict | Simulation, ax: Any = None, *,
+            series: Sequence[str] | None = None, **kwargs: Any) -> MetricsArtists:
     """Plot run metrics: time series of a :class:`~contextsteer.History`, or bars of a
     metric summary.
 
@@ -134,9 +136,9 @@ def metrics(data, ax=None, *, series=None, **kwargs) -> MetricsArtists:
     if unknown:
         raise ValueError(f"metrics: unknown series {unknown}; valid: {sorted(table)}")
     if ax is None:
-        fig, axes = plt.subplots(len(series), 1, sharex=True, squeeze=False,
+        fig, grid = plt.subplots(len(series), 1, sharex=True, squeeze=False,
                                  figsize=(6, 1.3 * len(series) + 0.6), layout="constrained")
-        axes = list(axes[:, 0])
+        axes = list(grid[:, 0])
     else:
         axes = list(np.atleast_1d(ax))
         if len(axes) != len(series):

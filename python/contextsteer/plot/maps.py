@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..simulation import Simulation
 from ._draw import (
@@ -17,8 +19,15 @@ from ._draw import (
     _plain_axes,
     _points,
     _rotated,
+    _segments,
     _slot_angles,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure, SubFigure
+
+    from ..maps import SlotSet
 
 __all__ = ["ContextMapArtists", "ContextMapsGrid", "MapGlyphs", "context_map", "context_maps",
            "map_glyphs"]
@@ -35,20 +44,20 @@ class ContextMapArtists(NamedTuple):
 
 
 def context_map(
-    interest,
-    danger=None,
+    interest: ArrayLike,
+    danger: ArrayLike | None = None,
     *,
-    chosen=None,
+    chosen: ArrayLike | None = None,
     strength: float | None = None,
     threshold: float = 0.0,
     offset: float = 0.0,
-    speed=None,
-    ax=None,
+    speed: ArrayLike | None = None,
+    ax: Axes | None = None,
     interest_color: str = "tab:green",
     danger_color: str = "tab:red",
     chosen_color: str = "black",
     speed_color: str = "tab:blue",
-    **kwargs,
+    **kwargs: Any,
 ) -> ContextMapArtists:
     """Polar plot of one agent's context maps.
 
@@ -159,8 +168,10 @@ class MapGlyphs(NamedTuple):
     chosen: Any  #: LineCollection of chosen directions, or None
 
 
-def _plot_glyphs(positions, slot_directions, interest, danger, chosen, headings, scale, base,
-                 ax, kwargs) -> MapGlyphs:
+def _plot_glyphs(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
+                 interest: ArrayLike, danger: ArrayLike | None, chosen: ArrayLike | None,
+                 headings: ArrayLike | None, scale: ArrayLike, base: ArrayLike, ax: Axes,
+                 kwargs: dict[str, Any]) -> MapGlyphs:
     from matplotlib.collections import LineCollection, PolyCollection
 
     pos = _points(positions, "positions")
@@ -174,7 +185,7 @@ def _plot_glyphs(positions, slot_directions, interest, danger, chosen, headings,
     b = _per_agent(base, n, "base", 0.0)
     u = _rotated(dirs, _per_agent(headings, n, "headings"), n)
 
-    def star(v):
+    def star(v: np.ndarray) -> np.ndarray:
         r = b[:, None] + sc[:, None] * np.clip(v, 0.0, None)
         return pos[:, None, :] + u * r[..., None]
 
@@ -195,15 +206,18 @@ def _plot_glyphs(positions, slot_directions, interest, danger, chosen, headings,
         if c.shape != (n, 2):
             raise ValueError(f"chosen: expected shape ({n}, 2), got {np.shape(chosen)}")
         tip = pos + c * (b + sc)[:, None]
-        arrows = LineCollection(np.stack([pos, tip], axis=1), colors="black", linewidths=1.5,
-                                zorder=7, label="chosen")
+        arrows = LineCollection(_segments(np.stack([pos, tip], axis=1)), colors="black",
+                                linewidths=1.5, zorder=7, label="chosen")
         ax.add_collection(arrows)
     ax.autoscale_view()
     return MapGlyphs(inter, dang, arrows)
 
 
-def map_glyphs(positions, slot_directions, interest, danger=None, *, chosen=None,
-               headings=None, scale=1.0, base=0.0, ax=None, **kwargs) -> MapGlyphs:
+def map_glyphs(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
+               interest: ArrayLike, danger: ArrayLike | None = None, *,
+               chosen: ArrayLike | None = None, headings: ArrayLike | None = None,
+               scale: ArrayLike = 1.0, base: ArrayLike = 0.0, ax: Axes | None = None,
+               **kwargs: Any) -> MapGlyphs:
     """Draw context maps in the scene: a star polygon around each agent.
 
     Vertex ``j`` of agent ``i``'s star lies along slot ``j`` at distance
@@ -254,9 +268,13 @@ class ContextMapsGrid(NamedTuple):
     agents: list  #: the agent indices drawn, in order
 
 
-def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=None,
-                 headings=None, threshold: float | None = None, speed=None, ncols: int = 4,
-                 axes=None, titles=None, size: float = 2.4, **kwargs) -> ContextMapsGrid:
+def context_maps(interest: ArrayLike | Simulation, danger: ArrayLike | None = None,
+                 chosen: ArrayLike | None = None, agents: Sequence[int] | None = None, *,
+                 strength: ArrayLike | None = None, headings: ArrayLike | None = None,
+                 threshold: float | None = None, speed: ArrayLike | None = None,
+                 ncols: int = 4, axes: Sequence[Axes] | None = None,
+                 titles: Sequence[str] | None = None, size: float = 2.4,
+                 **kwargs: Any) -> ContextMapsGrid:
     """Small multiples: one polar :func:`context_map` per selected agent.
 
     Parameters
@@ -332,6 +350,7 @@ def context_maps(interest, danger=None, chosen=None, agents=None, *, strength=No
             raise IndexError(f"agents: index {i} out of range for {n} agents")
     if not agents:
         raise ValueError("agents: expected at least one agent index")
+    fig: Figure | SubFigure  # given axes may sit in a subfigure
     if axes is None:
         cols = max(1, min(int(ncols), len(agents)))
         nrows = -(-len(agents) // cols)

@@ -5,9 +5,11 @@ paths (:func:`path`, :func:`routes`), agents as oriented circles (:func:`agents`
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..agents import Agents
 from ..path import Path
@@ -23,7 +25,18 @@ from ._draw import (
     _points,
     _positions,
     _rotated,
+    _segments,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.collections import LineCollection
+    from matplotlib.colors import Colormap
+    from matplotlib.lines import Line2D
+
+    from ..history import History, Recording
+    from ..maps import SlotSet
+    from ..nav import NavField
 
 __all__ = ["AgentArtists", "NavFieldArtists", "WorldArtists", "agents", "nav_field", "path",
            "rays", "routes", "trajectories", "world"]
@@ -36,7 +49,8 @@ class WorldArtists(NamedTuple):
     circles: Any  #: PatchCollection of Circle patches, or None for a world without circles
 
 
-def _plot_world(world, ax, color, circle_color, kwargs) -> WorldArtists:
+def _plot_world(world: World | ArrayLike, ax: Axes, color: Any, circle_color: Any,
+                kwargs: dict[str, Any]) -> WorldArtists:
     from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.patches import Circle
 
@@ -52,7 +66,7 @@ def _plot_world(world, ax, color, circle_color, kwargs) -> WorldArtists:
     wall_art = circle_art = None
     if len(walls):
         kwargs = {"colors": color, "linewidths": 2.0, "capstyle": "round", "zorder": 2, **kwargs}
-        wall_art = LineCollection(walls.reshape(-1, 2, 2), label="walls", **kwargs)
+        wall_art = LineCollection(_segments(walls.reshape(-1, 2, 2)), label="walls", **kwargs)
         ax.add_collection(wall_art)
     if len(radii):
         patches = [Circle(tuple(c), r) for c, r in zip(centers, radii)]
@@ -63,8 +77,8 @@ def _plot_world(world, ax, color, circle_color, kwargs) -> WorldArtists:
     return WorldArtists(wall_art, circle_art)
 
 
-def world(world, ax=None, *, color: str = _WALL_COLOR, circle_color: str = "0.65",
-          **kwargs) -> WorldArtists:
+def world(world: World | ArrayLike, ax: Axes | None = None, *, color: str = _WALL_COLOR,
+          circle_color: str = "0.65", **kwargs: Any) -> WorldArtists:
     """Draw a world's walls (one LineCollection) and circles (Circle patches).
 
     Parameters
@@ -100,13 +114,14 @@ def world(world, ax=None, *, color: str = _WALL_COLOR, circle_color: str = "0.65
     return _plot_world(world, _plain_axes(ax), color, circle_color, kwargs)
 
 
-def _path_points(path) -> tuple[np.ndarray, bool]:
+def _path_points(path: Path | ArrayLike) -> tuple[np.ndarray, bool]:
     if isinstance(path, Path):
         return np.asarray(path.points, dtype=np.float64), bool(path.closed)
     return _points(path, "path"), False
 
 
-def _plot_path(path, ax, closed, color, kwargs):
+def _plot_path(path: Path | ArrayLike, ax: Axes, closed: bool | None, color: Any,
+               kwargs: dict[str, Any]) -> Line2D:
     points, is_closed = _path_points(path)
     if closed is not None:
         is_closed = bool(closed)
@@ -120,7 +135,8 @@ def _plot_path(path, ax, closed, color, kwargs):
     return line
 
 
-def path(path, ax=None, *, closed: bool | None = None, color: str = _PATH_COLOR, **kwargs):
+def path(path: Path | ArrayLike, ax: Axes | None = None, *, closed: bool | None = None,
+         color: str = _PATH_COLOR, **kwargs: Any) -> Line2D:
     """Draw a path as a dashed line (closed paths return to their first point).
 
     Parameters
@@ -157,7 +173,9 @@ class AgentArtists(NamedTuple):
     headings: Any  #: LineCollection of heading ticks (centre to rim), or None
 
 
-def _agent_arrays(positions, headings, radii):
+def _agent_arrays(positions: Agents | ArrayLike, headings: ArrayLike | None,
+                  radii: ArrayLike | None,
+                  ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
     """Positions, headings, radii and agent indices, from arrays or an Agents (its alive
     agents)."""
     if isinstance(positions, Agents):
@@ -175,7 +193,9 @@ def _agent_arrays(positions, headings, radii):
     return pos, _per_agent(headings, n, "headings"), _per_agent(radii, n, "radii", 0.5), index
 
 
-def _plot_agents(positions, headings, radii, ax, color, heading_color, kwargs) -> AgentArtists:
+def _plot_agents(positions: Agents | ArrayLike, headings: ArrayLike | None,
+                 radii: ArrayLike | None, ax: Axes, color: Any, heading_color: Any,
+                 kwargs: dict[str, Any]) -> AgentArtists:
     from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.patches import Circle
 
@@ -188,15 +208,16 @@ def _plot_agents(positions, headings, radii, ax, color, heading_color, kwargs) -
     ticks = None
     if head is not None:
         tip = pos + rad[:, None] * np.stack([np.cos(head), np.sin(head)], axis=1)
-        ticks = LineCollection(np.stack([pos, tip], axis=1), colors=heading_color,
+        ticks = LineCollection(_segments(np.stack([pos, tip], axis=1)), colors=heading_color,
                                linewidths=1.5, zorder=5)
         ax.add_collection(ticks)
     ax.autoscale_view()
     return AgentArtists(bodies, ticks)
 
 
-def agents(positions, headings=None, radii=None, ax=None, *, color=None,
-           heading_color: str = "black", **kwargs) -> AgentArtists:
+def agents(positions: Agents | ArrayLike, headings: ArrayLike | None = None,
+           radii: ArrayLike | None = None, ax: Axes | None = None, *, color: Any = None,
+           heading_color: str = "black", **kwargs: Any) -> AgentArtists:
     """Draw agents as oriented circles: a filled circle and a tick from centre to rim.
 
     Parameters
@@ -232,8 +253,11 @@ def agents(positions, headings=None, radii=None, ax=None, *, color=None,
     return _plot_agents(positions, headings, radii, _plain_axes(ax), color, heading_color, kwargs)
 
 
-def _plot_rays(positions, slot_directions, distances, look_ahead, danger, ax, headings,
-               cmap, vmax, kwargs):
+def _plot_rays(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
+               distances: ArrayLike | None, look_ahead: ArrayLike | None,
+               danger: ArrayLike | None, ax: Axes, headings: ArrayLike | None,
+               cmap: Colormap | str | None, vmax: float | None,
+               kwargs: dict[str, Any]) -> LineCollection:
     from matplotlib.collections import LineCollection
 
     pos = _points(positions, "positions")
@@ -241,6 +265,8 @@ def _plot_rays(positions, slot_directions, distances, look_ahead, danger, ax, he
     dirs = _directions(slot_directions)
     k = len(dirs)
     la = _per_agent(look_ahead, n, "look_ahead")
+    if la is None:
+        raise TypeError("look_ahead: expected a scalar or shape (N,), got None")
     if np.any(la < 0):
         raise ValueError("look_ahead: must be >= 0")
     head = _per_agent(headings, n, "headings")
@@ -266,7 +292,8 @@ def _plot_rays(positions, slot_directions, distances, look_ahead, danger, ax, he
     segments = np.stack([start, end], axis=2).reshape(n * k, 2, 2)
     top = max(1.0, float(np.max(value))) if vmax is None and value.size else (vmax or 1.0)
     kwargs = {"linewidths": 0.8, "zorder": 3, "label": "rays", **kwargs}
-    lines = LineCollection(segments, cmap=cmap if cmap is not None else _danger_cmap(), **kwargs)
+    lines = LineCollection(_segments(segments), cmap=cmap if cmap is not None else _danger_cmap(),
+                           **kwargs)
     lines.set_array(value.reshape(-1))
     lines.set_clim(0.0, top)
     ax.add_collection(lines)
@@ -274,8 +301,11 @@ def _plot_rays(positions, slot_directions, distances, look_ahead, danger, ax, he
     return lines
 
 
-def rays(positions, slot_directions, distances, look_ahead, danger=None, ax=None,
-         headings=None, *, cmap=None, vmax: float | None = None, **kwargs):
+def rays(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
+         distances: ArrayLike | None, look_ahead: ArrayLike, danger: ArrayLike | None = None,
+         ax: Axes | None = None, headings: ArrayLike | None = None, *,
+         cmap: Colormap | str | None = None, vmax: float | None = None,
+         **kwargs: Any) -> LineCollection:
     """Draw every slot ray of every agent as one LineCollection coloured by danger.
 
     Ray ``(i, j)`` starts at agent ``i`` and runs along slot ``j`` (turned by
@@ -331,8 +361,8 @@ class NavFieldArtists(NamedTuple):
     arrows: Any
 
 
-def nav_field(field, ax=None, *, g: int = 0, arrows: int = 24, cmap: str = "viridis",
-              arrow_color: str = "white", **kwargs) -> NavFieldArtists:
+def nav_field(field: NavField, ax: Axes | None = None, *, g: int = 0, arrows: int = 24,
+              cmap: str = "viridis", arrow_color: str = "white", **kwargs: Any) -> NavFieldArtists:
     """Draw a navigation field: its distance as an image, with descent arrows on top.
 
     Blocked nodes (inside the inflated obstacles) and unreachable ones are left blank.
@@ -378,7 +408,8 @@ def nav_field(field, ax=None, *, g: int = 0, arrows: int = 24, cmap: str = "viri
         v = np.asarray(field.descents(g))[::step, ::step]
         x0, y0, c, _, _ = field.grid
         X, Y = np.meshgrid(x0 + np.arange(0, nx, step) * c, y0 + np.arange(0, ny, step) * c)
-        keep = ~img.mask[::step, ::step] if np.ndim(img.mask) else np.ones(X.shape, bool)
+        keep = (~np.asarray(img.mask)[::step, ::step] if np.ndim(img.mask)
+                else np.ones(X.shape, bool))
         keep &= np.hypot(v[..., 0], v[..., 1]) > 0
         quiver = ax.quiver(X[keep], Y[keep], v[..., 0][keep], v[..., 1][keep],
                            color=arrow_color, zorder=1, angles="xy", pivot="mid",
@@ -386,7 +417,8 @@ def nav_field(field, ax=None, *, g: int = 0, arrows: int = 24, cmap: str = "viri
     return NavFieldArtists(image, quiver)
 
 
-def routes(paths, ax=None, *, color=None, **kwargs) -> list:
+def routes(paths: Sequence[Path | None], ax: Axes | None = None, *, color: Any = None,
+           **kwargs: Any) -> list:
     """Draw each agent's route (from :func:`contextsteer.route`) in the agent's colour.
 
     Parameters
@@ -426,7 +458,9 @@ def routes(paths, ax=None, *, color=None, **kwargs) -> list:
     return lines
 
 
-def _plot_trajectories(history, ax, agents, color, kwargs):
+def _plot_trajectories(history: History | Recording | ArrayLike, ax: Axes,
+                       agents: Iterable[int] | None, color: Any,
+                       kwargs: dict[str, Any]) -> LineCollection:
     from matplotlib.collections import LineCollection
 
     h = np.asarray(_positions(history), dtype=np.float64)
@@ -442,7 +476,9 @@ def _plot_trajectories(history, ax, agents, color, kwargs):
     return coll
 
 
-def trajectories(history, ax=None, *, agents=None, color=None, **kwargs):
+def trajectories(history: History | Recording | ArrayLike, ax: Axes | None = None, *,
+                 agents: Iterable[int] | None = None, color: Any = None,
+                 **kwargs: Any) -> LineCollection:
     """Draw each agent's trajectory as one polyline.
 
     Parameters

@@ -3,9 +3,11 @@ glyphs and trajectories, from a :class:`~contextsteer.Simulation` or from keywor
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..path import Path
 from ..simulation import Simulation
@@ -19,6 +21,14 @@ from .parts import (
     _plot_trajectories,
     _plot_world,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ..agents import Agents
+    from ..history import History, Recording
+    from ..maps import SlotSet
+    from ..world import World
 
 __all__ = ["SceneArtists", "scene"]
 
@@ -35,10 +45,15 @@ class SceneArtists(NamedTuple):
     ax: Any  #: the Axes
 
 
-def scene(sim: Simulation | None = None, *, world=None, path=None, agents=None,
-          rays: bool = True, maps: bool | Any = False, ax=None, slots=None, look_ahead=None,
-          rotate=None, interest=None, danger=None, chosen=None, distances=None,
-          map_scale=None, trajectories=None, margin: float = 0.05) -> SceneArtists:
+def scene(sim: Simulation | None = None, *, world: World | ArrayLike | None = None,
+          path: Any = None, agents: Agents | ArrayLike | None = None, rays: bool = True,
+          maps: bool | Sequence[int] = False, ax: Axes | None = None,
+          slots: SlotSet | ArrayLike | int | None = None, look_ahead: ArrayLike | None = None,
+          rotate: bool | None = None, interest: ArrayLike | None = None,
+          danger: ArrayLike | None = None, chosen: ArrayLike | None = None,
+          distances: ArrayLike | None = None, map_scale: ArrayLike | None = None,
+          trajectories: History | Recording | ArrayLike | None = None,
+          margin: float = 0.05) -> SceneArtists:
     """Draw a scene: walls, paths, agents as oriented circles, slot rays, context maps.
 
     Everything comes from ``sim`` when given (its ``world``, ``agents``, the paths of
