@@ -173,17 +173,32 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scenes", help=f"comma list of {', '.join(SCENES)} (default: all)")
     ap.add_argument("--systems", help=f"comma list of {', '.join(SYSTEMS)} (default: all)")
-    ap.add_argument("--quick", action="store_true",
-                    help=f"{', '.join(QUICK_SCENES)} only, at most {QUICK_STEPS} steps")
-    ap.add_argument("--velocity-accel", type=float, default=6.0,
-                    help="max acceleration of the cs-velocity agents (m/s², default 6)")
-    ap.add_argument("--no-resolve", action="store_true",
-                    help="turn off navground's collision resolution and contextsteer's "
-                         "push-apart: every system on its steering alone")
-    ap.add_argument("--seeds", type=int, default=1, metavar="N",
-                    help=f"run the seeded scenes ({', '.join(SEEDED)}) with seeds 0..N-1 and "
-                         "print one pooled row per scene and system (collisions summed, "
-                         "arrivals/TTG/jitter averaged, plus the worst seed's arrivals)")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{', '.join(QUICK_SCENES)} only, at most {QUICK_STEPS} steps",
+    )
+    ap.add_argument(
+        "--velocity-accel",
+        type=float,
+        default=6.0,
+        help="max acceleration of the cs-velocity agents (m/s², default 6)",
+    )
+    ap.add_argument(
+        "--no-resolve",
+        action="store_true",
+        help="turn off navground's collision resolution and contextsteer's "
+        "push-apart: every system on its steering alone",
+    )
+    ap.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        metavar="N",
+        help=f"run the seeded scenes ({', '.join(SEEDED)}) with seeds 0..N-1 and "
+        "print one pooled row per scene and system (collisions summed, "
+        "arrivals/TTG/jitter averaged, plus the worst seed's arrivals)",
+    )
     ap.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
     args = ap.parse_args()
     scenes = _names(args.scenes, SCENES, QUICK_SCENES if args.quick else SCENES)
@@ -194,10 +209,13 @@ def main() -> None:
     columns = COLUMNS + (SEEDS_COLUMN,) if args.seeds > 1 else COLUMNS
 
     versions = _versions()
-    print("crowd quality: radius 0.3 m, speed 1.3 m/s, dt 1/30 s; overlap resolution "
-          f"{'on' if options.resolve else 'off'}; load average "
-          f"{os.getloadavg()[0]:.2f}; " + ", ".join(f"{k} {v or 'missing'}"
-                                                  for k, v in versions.items()), flush=True)
+    print(
+        "crowd quality: radius 0.3 m, speed 1.3 m/s, dt 1/30 s; overlap resolution "
+        f"{'on' if options.resolve else 'off'}; load average "
+        f"{os.getloadavg()[0]:.2f}; "
+        + ", ".join(f"{k} {v or 'missing'}" for k, v in versions.items()),
+        flush=True,
+    )
     print("".join(f"{h:<{w}}" if spec == "s" else f"{h:>{w}}" for h, _, w, spec in columns))
     rows, skipped = [], {}
     for scene_name in scenes:
@@ -222,19 +240,31 @@ def main() -> None:
             row = {"scene": scene_name, "system": system_name, **figures}
             rows.append(row)
             print(_row(row, columns), flush=True)
-    print("collisions and wall pens are episodes; jitter in degrees per step; ms/step: the "
-          "system's step call alone (median);\npre-push (cs-* only): overlapping pairs right "
-          "after each move, before push-apart, summed over steps.")
+    print(
+        "collisions and wall pens are episodes; jitter in degrees per step; ms/step: the "
+        "system's step call alone (median);\npre-push (cs-* only): overlapping pairs right "
+        "after each move, before push-apart, summed over steps."
+    )
     if options.resolve:
-        print("navground and cs-* resolve overlaps after each move (navground's world, "
-              "contextsteer's push-apart); RVO2 and JuPedSim do not (--no-resolve: none do).")
+        print(
+            "navground and cs-* resolve overlaps after each move (navground's world, "
+            "contextsteer's push-apart); RVO2 and JuPedSim do not (--no-resolve: none do)."
+        )
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"versions": versions, "quick": args.quick, "seeds": args.seeds,
-                       "velocity_accel": options.velocity_accel, "resolve": options.resolve,
-                       "skipped": skipped,
-                       "rows": [{k: _json_value(v) for k, v in r.items()} for r in rows]},
-                      f, indent=1)
+            json.dump(
+                {
+                    "versions": versions,
+                    "quick": args.quick,
+                    "seeds": args.seeds,
+                    "velocity_accel": options.velocity_accel,
+                    "resolve": options.resolve,
+                    "skipped": skipped,
+                    "rows": [{k: _json_value(v) for k, v in r.items()} for r in rows],
+                },
+                f,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":

@@ -107,17 +107,19 @@ def numpy_pipeline(stack, danger, dx, dy, chunk=131072):
     n = stack.shape[1]
     outs = []
     for s in range(0, n, chunk):  # bounded temporaries; each chunk is fully vectorised
-        interest = stack[:, s:s + chunk].max(axis=0)
-        resolved = np.where(danger[s:s + chunk] > 0, np.float32(0), interest)
+        interest = stack[:, s : s + chunk].max(axis=0)
+        resolved = np.where(danger[s : s + chunk] > 0, np.float32(0), interest)
         outs.append(numpy_choose_vector_sum(resolved, dx, dy))
     return outs
 
 
 def scene_data(rng, slots, n, k):
-    stack = np.stack([
-        cs.dot_map(slots, rng.normal(size=(n, 2)), weight=rng.uniform(0.3, 1.0, n))
-        for _ in range(B)
-    ])
+    stack = np.stack(
+        [
+            cs.dot_map(slots, rng.normal(size=(n, 2)), weight=rng.uniform(0.3, 1.0, n))
+            for _ in range(B)
+        ]
+    )
     danger = np.zeros((n, k), np.float32)
     for _ in range(2):
         centre = rng.integers(0, k, n)
@@ -136,11 +138,19 @@ def noise_data(rng, slots, n, k):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N in {1k, 100k} only")
-    ap.add_argument("--choose", choices=["vector_sum", "argmax"], default="vector_sum",
-                    help="choose mode of the C++ rows (cs.choose and cs.steer); the NumPy "
-                         "row always runs vector_sum")
-    ap.add_argument("--only", metavar="N:K", action="append",
-                    help="run only these scene cases, e.g. --only 100000:16 (repeatable)")
+    ap.add_argument(
+        "--choose",
+        choices=["vector_sum", "argmax"],
+        default="vector_sum",
+        help="choose mode of the C++ rows (cs.choose and cs.steer); the NumPy "
+        "row always runs vector_sum",
+    )
+    ap.add_argument(
+        "--only",
+        metavar="N:K",
+        action="append",
+        help="run only these scene cases, e.g. --only 100000:16 (repeatable)",
+    )
     args = ap.parse_args()
     sizes = [1_000, 100_000] if args.quick else [1_000, 100_000, 1_000_000]
     ks = [8, 16, 32, 64]
@@ -149,13 +159,17 @@ def main():
         cases = [("scene", int(a), int(b)) for a, b in (o.split(":") for o in args.only)]
     threads = cs.get_num_threads()
     rng = np.random.default_rng(0)
-    print(f"contextsteer {cs.__version__}, numpy {np.__version__}, all threads = {threads}; "
-          f"pipeline: combine(max, B={B}) -> resolve(mask) -> choose({args.choose}); medians")
-    head = (f"{'data':>5} {'N':>9} {'K':>3} {'numpy ms':>9} {'C++1 ms':>8} {f'C++{threads} ms':>8} "
-            f"{'x np(1)':>8} {f'x np({threads})':>8} {'GB/s 1':>7} {f'GB/s {threads}':>7} "
-            f"{'copy GB/s':>9} {'%copy 1':>7} {f'%copy {threads}':>8} {'agree':>6} | "
-            f"{'steer1 ms':>9} {f'steer{threads} ms':>9} {'x np(1)':>8} {f'x np({threads})':>8} "
-            f"{'%copy 1':>7} {f'%copy {threads}':>8}")
+    print(
+        f"contextsteer {cs.__version__}, numpy {np.__version__}, all threads = {threads}; "
+        f"pipeline: combine(max, B={B}) -> resolve(mask) -> choose({args.choose}); medians"
+    )
+    head = (
+        f"{'data':>5} {'N':>9} {'K':>3} {'numpy ms':>9} {'C++1 ms':>8} {f'C++{threads} ms':>8} "
+        f"{'x np(1)':>8} {f'x np({threads})':>8} {'GB/s 1':>7} {f'GB/s {threads}':>7} "
+        f"{'copy GB/s':>9} {'%copy 1':>7} {f'%copy {threads}':>8} {'agree':>6} | "
+        f"{'steer1 ms':>9} {f'steer{threads} ms':>9} {'x np(1)':>8} {f'x np({threads})':>8} "
+        f"{'%copy 1':>7} {f'%copy {threads}':>8}"
+    )
     print(head)
     print("-" * len(head))
     for data, n, k in cases:
@@ -165,13 +179,20 @@ def main():
         stack, danger = (scene_data if data == "scene" else noise_data)(rng, slots, n, k)
         interest = np.empty((n, k), np.float32)
         resolved = np.empty((n, k), np.float32)
-        choice = cs.Choice(np.empty((n, 2), np.float32), np.empty(n, np.float32),
-                           np.empty(n, np.int32))
+        choice = cs.Choice(
+            np.empty((n, 2), np.float32), np.empty(n, np.float32), np.empty(n, np.int32)
+        )
 
         # (The timed functions bind this case's arrays as defaults: they run within this
         # iteration, and the arrays are deleted at its end.)
-        def cpp(stack=stack, interest=interest, danger=danger, resolved=resolved, slots=slots,
-                choice=choice):
+        def cpp(
+            stack=stack,
+            interest=interest,
+            danger=danger,
+            resolved=resolved,
+            slots=slots,
+            choice=choice,
+        ):
             cs.combine(stack, "max", out=interest)
             cs.resolve(interest, danger, "mask", out=resolved)
             cs.choose(resolved, slots, args.choose, out=choice)
@@ -192,15 +213,22 @@ def main():
         np_out = []
         numpy_pipeline(stack[:, :1000], danger[:1000], dx, dy)  # warm-up
         for _ in range(rounds):
-            runs["copy"].append(median_time(lambda dst=dst, src=src: np.copyto(dst, src), reps_c, 0.02))
-            for key, fn, th in (("c1", cpp, 1), ("ct", cpp, threads), ("f1", fused, 1),
-                                ("ft", fused, threads)):
+            runs["copy"].append(
+                median_time(lambda dst=dst, src=src: np.copyto(dst, src), reps_c, 0.02)
+            )
+            for key, fn, th in (
+                ("c1", cpp, 1),
+                ("ct", cpp, threads),
+                ("f1", fused, 1),
+                ("ft", fused, threads),
+            ):
                 with cs.threads(th):
                     runs[key].append(median_time(fn, reps_c, 0.02))
             np_out[:] = []
             pipeline = partial(numpy_pipeline, stack, danger, dx, dy)
-            runs["np"].append(median_time(lambda out=np_out, run=pipeline: out.append(run()), 1,
-                                          warmup=False))
+            runs["np"].append(
+                median_time(lambda out=np_out, run=pipeline: out.append(run()), 1, warmup=False)
+            )
         med = {key: statistics.median(v) for key, v in runs.items()}
 
         def ratio(a, b, scale=1.0, runs=runs):  # median over rounds of scale * a / b
@@ -222,12 +250,14 @@ def main():
         bw1, bwt = nbytes / med["c1"] / 1e9, nbytes / med["ct"] / 1e9
         # %copy = achieved bandwidth / copy bandwidth = (bytes / t) / (nbytes / t_copy).
         pf = fused_bytes / nbytes
-        print(f"{data:>5} {n:>9} {k:>3} {med['np'] * 1e3:>9.2f} {med['c1'] * 1e3:>8.3f} {med['ct'] * 1e3:>8.3f} "
-              f"{ratio('np', 'c1'):>8.1f} {ratio('np', 'ct'):>8.1f} {bw1:>7.2f} {bwt:>7.2f} {copy_bw:>9.2f} "
-              f"{ratio('copy', 'c1', 100):>6.0f}% {ratio('copy', 'ct', 100):>7.0f}% {agree:>6.3f} | "
-              f"{med['f1'] * 1e3:>9.3f} {med['ft'] * 1e3:>9.3f} {ratio('np', 'f1'):>8.1f} {ratio('np', 'ft'):>8.1f} "
-              f"{ratio('copy', 'f1', 100 * pf):>6.0f}% {ratio('copy', 'ft', 100 * pf):>7.0f}%",
-              flush=True)
+        print(
+            f"{data:>5} {n:>9} {k:>3} {med['np'] * 1e3:>9.2f} {med['c1'] * 1e3:>8.3f} {med['ct'] * 1e3:>8.3f} "
+            f"{ratio('np', 'c1'):>8.1f} {ratio('np', 'ct'):>8.1f} {bw1:>7.2f} {bwt:>7.2f} {copy_bw:>9.2f} "
+            f"{ratio('copy', 'c1', 100):>6.0f}% {ratio('copy', 'ct', 100):>7.0f}% {agree:>6.3f} | "
+            f"{med['f1'] * 1e3:>9.3f} {med['ft'] * 1e3:>9.3f} {ratio('np', 'f1'):>8.1f} {ratio('np', 'ft'):>8.1f} "
+            f"{ratio('copy', 'f1', 100 * pf):>6.0f}% {ratio('copy', 'ft', 100 * pf):>7.0f}%",
+            flush=True,
+        )
         del stack, danger, interest, resolved, choice, src, dst, cpp, fused, pipeline
 
 

@@ -94,9 +94,15 @@ def crowd_sim(scene, mode):
     n = len(scene.positions)
     agents = cs.Agents(n, slots=16)
     pref = crowd_preferred(scene.positions, scene.scale)
-    agents.add(scene.positions, velocity=0.0, radius=scene.radius, max_speed=scene.max_speed,
-               max_accel=4.0, target=scene.positions + AHEAD * pref,
-               group=np.arange(n) % 2)
+    agents.add(
+        scene.positions,
+        velocity=0.0,
+        radius=scene.radius,
+        max_speed=scene.max_speed,
+        max_accel=4.0,
+        target=scene.positions + AHEAD * pref,
+        group=np.arange(n) % 2,
+    )
     if mode == "seek":
         guide = cs.Seek(shape="half_cosine")
     else:
@@ -105,10 +111,14 @@ def crowd_sim(scene, mode):
         top = np.float32([[0, 40 * k, 0, 60 * k]])
         bottom = np.float32([[0, -60 * k, 0, -40 * k]])
         field = cs.NavField(world, [top, bottom], cell=3.0, radius=1.5)
-        guide = cs.FollowField(field, which="group", shape="half_cosine",
-                               look_ahead=6.0 if mode == "pulled" else 0.0)
-    st = cs.Steering([guide, cs.CollisionDanger(horizon=2.0, speeds=4)],
-                     resolve="mask_min_danger", choose="argmax")
+        guide = cs.FollowField(
+            field, which="group", shape="half_cosine", look_ahead=6.0 if mode == "pulled" else 0.0
+        )
+    st = cs.Steering(
+        [guide, cs.CollisionDanger(horizon=2.0, speeds=4)],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
     sim = cs.Simulation(world, agents, st, motion=cs.Lerp(steer_force=0.5))
     sim.configure_metrics(enabled=False)
     return sim, agents
@@ -135,10 +145,14 @@ def table_behaviour(n):
     sim, agents = crowd_sim(scene, "field")
     field = sim.steering.behaviours[0].field
     print(f"== behaviour alone: {scene.name}, 16 slots, one thread, ns/agent (min of 5) ==")
-    for label, b in [("Seek(half_cosine)", cs.Seek(shape="half_cosine")),
-                     ("FollowField", cs.FollowField(field, which="group", shape="half_cosine")),
-                     ("FollowField look_ahead=6",
-                      cs.FollowField(field, which="group", shape="half_cosine", look_ahead=6.0))]:
+    for label, b in [
+        ("Seek(half_cosine)", cs.Seek(shape="half_cosine")),
+        ("FollowField", cs.FollowField(field, which="group", shape="half_cosine")),
+        (
+            "FollowField look_ahead=6",
+            cs.FollowField(field, which="group", shape="half_cosine", look_ahead=6.0),
+        ),
+    ]:
         best = np.inf
         with cs.threads(1):
             for _ in range(5):
@@ -152,9 +166,11 @@ def table_step(n):
     scene = crowd_track_scene(n)
     print(f"== step: {scene.name}, 100 steps, ms/step (median) ==")
     print(f"{'interest':<34}{'1 thr':>8}{'1 thr cpu':>10}{'all':>8}")
-    for label, mode in [("Seek(half_cosine) [no field]", "seek"),
-                        ("FollowField", "field"),
-                        ("FollowField look_ahead=6", "pulled")]:
+    for label, mode in [
+        ("Seek(half_cosine) [no field]", "seek"),
+        ("FollowField", "field"),
+        ("FollowField look_ahead=6", "pulled"),
+    ]:
         one = run(scene, mode, 1)
         cpu = run(scene, mode, 1, clock=time.process_time)
         allt = run(scene, mode, cs.get_num_threads())

@@ -70,6 +70,7 @@ def checksum(fractions: np.ndarray) -> tuple[int, float]:
 
 # ------------------------------------------------------------------ C++ peers ---
 
+
 def build_peers() -> Path | None:
     """Configure (once) and build benchmarks/peers into build/peers; a no-op when current."""
     cmake = shutil.which("cmake")
@@ -80,28 +81,57 @@ def build_peers() -> Path | None:
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     try:
         if not (build / "CMakeCache.txt").exists():
-            subprocess.run([cmake, "-S", str(HERE / "peers"), "-B", str(build), *gen,
-                            "-DCMAKE_BUILD_TYPE=Release"], check=True, capture_output=True,
-                           text=True)
-        subprocess.run([cmake, "--build", str(build), "-j", "2"], check=True,
-                       capture_output=True, text=True)
+            subprocess.run(
+                [
+                    cmake,
+                    "-S",
+                    str(HERE / "peers"),
+                    "-B",
+                    str(build),
+                    *gen,
+                    "-DCMAKE_BUILD_TYPE=Release",
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+        subprocess.run(
+            [cmake, "--build", str(build), "-j", "2"], check=True, capture_output=True, text=True
+        )
     except subprocess.CalledProcessError as err:
-        print(f"building benchmarks/peers failed (needs libbox2d-dev, libchipmunk-dev):\n"
-              f"{err.stdout}{err.stderr}", file=sys.stderr)
+        print(
+            f"building benchmarks/peers failed (needs libbox2d-dev, libchipmunk-dev):\n"
+            f"{err.stdout}{err.stderr}",
+            file=sys.stderr,
+        )
         return None
     return PEER_BIN
 
 
 def run_peers(binary: Path, m: int, length: float, repeats: int, scene: str) -> list[Row]:
     out = subprocess.run(
-        [str(binary), "--walls", str(m), "--length", f"{length:g}", "--repeats", str(repeats),
-         "--brute-repeats", "1"],
-        check=True, capture_output=True, text=True,
+        [
+            str(binary),
+            "--walls",
+            str(m),
+            "--length",
+            f"{length:g}",
+            "--repeats",
+            str(repeats),
+            "--brute-repeats",
+            "1",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
-    names = {"box2d": "Box2D 2.4 RayCast", "chipmunk": "Chipmunk 7 BBTree",
-             "chipmunk-opt": "Chipmunk 7 BBTree optimised",
-             "chipmunk-hash": "Chipmunk 7 spatial hash",
-             "brute": "C++ brute force (SSE2 SoA)"}
+    names = {
+        "box2d": "Box2D 2.4 RayCast",
+        "chipmunk": "Chipmunk 7 BBTree",
+        "chipmunk-opt": "Chipmunk 7 BBTree optimised",
+        "chipmunk-hash": "Chipmunk 7 spatial hash",
+        "brute": "C++ brute force (SSE2 SoA)",
+    }
     rows = []
     for line in out.splitlines():
         parts = line.split()
@@ -112,6 +142,7 @@ def run_peers(binary: Path, m: int, length: float, repeats: int, scene: str) -> 
 
 
 # ----------------------------------------------------------- Python peers ---
+
 
 def subset_rays(s: TrackScene, full: bool) -> np.ndarray:
     """Indices of the timed rays: all, or the rays of every 10th origin."""
@@ -148,8 +179,13 @@ def pymunk_fractions(s: TrackScene, rays: np.ndarray) -> tuple[float, np.ndarray
     return t, out
 
 
-def numpy_fractions(walls: np.ndarray, origins: np.ndarray, directions: np.ndarray,
-                    length: float, chunk_pairs: int = 1_000_000) -> np.ndarray:
+def numpy_fractions(
+    walls: np.ndarray,
+    origins: np.ndarray,
+    directions: np.ndarray,
+    length: float,
+    chunk_pairs: int = 1_000_000,
+) -> np.ndarray:
     """Vectorised brute force in float64: every ray against every wall, chunked.
 
     Ray p + t d meets wall a + u e where t = (w x e) / den, u = (w x d) / den with
@@ -163,7 +199,7 @@ def numpy_fractions(walls: np.ndarray, origins: np.ndarray, directions: np.ndarr
     out = np.empty(len(o))
     step = max(1, chunk_pairs // max(1, len(a)))
     for c in range(0, len(o), step):
-        oc, dc = o[c:c + step], d[c:c + step]
+        oc, dc = o[c : c + step], d[c : c + step]
         wx = a[None, :, 0] - oc[:, 0:1]
         wy = a[None, :, 1] - oc[:, 1:2]
         den = np.multiply.outer(dc[:, 0], e[:, 1])
@@ -179,11 +215,12 @@ def numpy_fractions(walls: np.ndarray, origins: np.ndarray, directions: np.ndarr
         ok = (tn >= 0) & (tn <= den) & (un >= 0) & (un <= den) & (den > 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(ok, tn / den, np.inf)
-        out[c:c + step] = t.min(axis=1)
+        out[c : c + step] = t.min(axis=1)
     return out
 
 
 # ------------------------------------------------------------ contextsteer ---
+
 
 def contextsteer_rows(s: TrackScene, scene: str, repeats: int) -> list[Row]:
     try:
@@ -193,8 +230,18 @@ def contextsteer_rows(s: TrackScene, scene: str, repeats: int) -> list[Row]:
         return []
     rows = []
     if not (hasattr(cs, "raycast") and hasattr(cs, "World")):
-        return [Row(scene, "contextsteer raycast", 0, 0, float("nan"), -1, float("nan"),
-                    "not built yet (no cs.raycast)")]
+        return [
+            Row(
+                scene,
+                "contextsteer raycast",
+                0,
+                0,
+                float("nan"),
+                -1,
+                float("nan"),
+                "not built yet (no cs.raycast)",
+            )
+        ]
     world = cs.World()
     world.add_segments(s.walls)
     n_all = cs.get_num_threads()
@@ -203,7 +250,8 @@ def contextsteer_rows(s: TrackScene, scene: str, repeats: int) -> list[Row]:
     for n in threads:
         with cs.threads(n):
             t, hits = median_time(
-                lambda: cs.raycast(world, s.origins, s.directions, length), repeats)
+                lambda: cs.raycast(world, s.origins, s.directions, length), repeats
+            )
         frac = np.where(hits.hit, hits.distance / length, np.inf)
         h, f = checksum(frac)
         rows.append(Row(scene, "contextsteer raycast", n, len(s.origins), len(s.origins) / t, h, f))
@@ -218,19 +266,42 @@ def contextsteer_rows(s: TrackScene, scene: str, repeats: int) -> list[Row]:
         for n in threads:
             with cs.threads(n):
                 t, dist = median_time(
-                    lambda: cs.slot_raycast(world, s.positions, s.slot_dirs, length), repeats)
+                    lambda: cs.slot_raycast(world, s.positions, s.slot_dirs, length), repeats
+                )
             h, f = checksum(np.asarray(dist, dtype=np.float64).ravel() / length)
             note = f"first call {build * 1e3:.0f} ms{mb}" if n == 1 else ""
-            rows.append(Row(scene, "contextsteer slot_raycast", n, len(s.origins),
-                            len(s.origins) / t, h, f, note))
+            rows.append(
+                Row(
+                    scene,
+                    "contextsteer slot_raycast",
+                    n,
+                    len(s.origins),
+                    len(s.origins) / t,
+                    h,
+                    f,
+                    note,
+                )
+            )
         # Slots rotated with per-agent headings (no fixed directions: per-ray grid walks).
         # Heading 0 for every agent keeps the rays, so the checksum must not change.
         zero = np.zeros(len(s.positions), np.float32)
         with cs.threads(1):
             t, dist = median_time(
-                lambda: cs.slot_raycast(world, s.positions, s.slot_dirs, length, headings=zero), repeats)
+                lambda: cs.slot_raycast(world, s.positions, s.slot_dirs, length, headings=zero),
+                repeats,
+            )
         h, f = checksum(np.asarray(dist, dtype=np.float64).ravel() / length)
-        rows.append(Row(scene, "contextsteer slot_raycast, headings", 1, len(s.origins), len(s.origins) / t, h, f))
+        rows.append(
+            Row(
+                scene,
+                "contextsteer slot_raycast, headings",
+                1,
+                len(s.origins),
+                len(s.origins) / t,
+                h,
+                f,
+            )
+        )
         # Heading 0 keeps every ray on the fixed slot directions (axis-aligned for 4 of
         # the 16): the racetrack's cars turn, so also time seeded random headings (other
         # rays than the peers', so no checksum to compare; the ratio is against Box2D's
@@ -238,14 +309,27 @@ def contextsteer_rows(s: TrackScene, scene: str, repeats: int) -> list[Row]:
         rand = np.random.default_rng(0).uniform(-np.pi, np.pi, len(s.positions)).astype(np.float32)
         with cs.threads(1):
             t, dist = median_time(
-                lambda: cs.slot_raycast(world, s.positions, s.slot_dirs, length, headings=rand), repeats)
+                lambda: cs.slot_raycast(world, s.positions, s.slot_dirs, length, headings=rand),
+                repeats,
+            )
         h, f = checksum(np.asarray(dist, dtype=np.float64).ravel() / length)
-        rows.append(Row(scene, "cs slot_raycast, random headings", 1, len(s.origins),
-                        len(s.origins) / t, h, f, "other rays (seeded headings)"))
+        rows.append(
+            Row(
+                scene,
+                "cs slot_raycast, random headings",
+                1,
+                len(s.origins),
+                len(s.origins) / t,
+                h,
+                f,
+                "other rays (seeded headings)",
+            )
+        )
     return rows
 
 
 # -------------------------------------------------------------------- main ---
+
 
 def bench_scene(spec: str, args, binary: Path | None) -> list[Row]:
     m, length = int(spec.split("-")[0]), float(spec.split("-")[1])
@@ -260,24 +344,57 @@ def bench_scene(spec: str, args, binary: Path | None) -> list[Row]:
     if pm is not None:
         t, frac = pm
         h, f = checksum(frac)
-        rows.append(Row(scene, "pymunk segment_query_first", 1, len(sub), len(sub) / t, h, f,
-                        "" if args.full else what))
+        rows.append(
+            Row(
+                scene,
+                "pymunk segment_query_first",
+                1,
+                len(sub),
+                len(sub) / t,
+                h,
+                f,
+                "" if args.full else what,
+            )
+        )
     t, frac = median_time(
-        lambda: numpy_fractions(s.walls, s.origins[sub], s.directions[sub], length), 1)
+        lambda: numpy_fractions(s.walls, s.origins[sub], s.directions[sub], length), 1
+    )
     h, f = checksum(frac)
-    rows.append(Row(scene, "NumPy brute force (float64)", 1, len(sub), len(sub) / t, h, f,
-                    "" if args.full else what))
+    rows.append(
+        Row(
+            scene,
+            "NumPy brute force (float64)",
+            1,
+            len(sub),
+            len(sub) / t,
+            h,
+            f,
+            "" if args.full else what,
+        )
+    )
     try:
         rows += contextsteer_rows(s, scene, args.repeats)
     except Exception as err:  # the world API is young: report, do not hide the peers
-        rows.append(Row(scene, "contextsteer", 0, 0, float("nan"), -1, float("nan"),
-                        f"failed: {type(err).__name__}: {err}"))
+        rows.append(
+            Row(
+                scene,
+                "contextsteer",
+                0,
+                0,
+                float("nan"),
+                -1,
+                float("nan"),
+                f"failed: {type(err).__name__}: {err}",
+            )
+        )
     return rows
 
 
 def print_table(rows: list[Row]) -> None:
-    head = f"{'scene':<15} {'implementation':<36} {'thr':>3} {'rays':>7} {'rays/s':>11} " \
-           f"{'x Box2D':>8} {'hits':>8} {'sum of fractions':>17}  note"
+    head = (
+        f"{'scene':<15} {'implementation':<36} {'thr':>3} {'rays':>7} {'rays/s':>11} "
+        f"{'x Box2D':>8} {'hits':>8} {'sum of fractions':>17}  note"
+    )
     print(head)
     print("-" * len(head))
     box2d = {r.scene: r.rays_per_s for r in rows if r.name.startswith("Box2D")}
@@ -288,43 +405,58 @@ def print_table(rows: list[Row]) -> None:
         last = r.scene
         ratio = r.rays_per_s / box2d[r.scene] if r.scene in box2d else float("nan")
         if r.hits < 0:
-            print(f"{r.scene:<15} {r.name:<36} {'':>3} {'':>7} {'-':>11} {'-':>8} {'-':>8} "
-                  f"{'-':>17}  {r.note}")
+            print(
+                f"{r.scene:<15} {r.name:<36} {'':>3} {'':>7} {'-':>11} {'-':>8} {'-':>8} "
+                f"{'-':>17}  {r.note}"
+            )
             continue
         note = r.note
         ref = REFERENCE_HITS.get(r.scene)
         if ref is not None and r.rays == 160_000 and "random headings" not in r.name:  # other rays
-            note = ("= SCENES.md" if r.hits == ref else f"SCENES.md {r.hits - ref:+d}") + \
-                (f"; {note}" if note else "")
-        print(f"{r.scene:<15} {r.name:<36} {r.threads:>3} {r.rays:>7} {r.rays_per_s:>11,.0f} "
-              f"{ratio:>8.2f} {r.hits:>8,} {r.frac_sum:>17.3f}  {note}")
+            note = ("= SCENES.md" if r.hits == ref else f"SCENES.md {r.hits - ref:+d}") + (
+                f"; {note}" if note else ""
+            )
+        print(
+            f"{r.scene:<15} {r.name:<36} {r.threads:>3} {r.rays:>7} {r.rays_per_s:>11,.0f} "
+            f"{ratio:>8.2f} {r.hits:>8,} {r.frac_sum:>17.3f}  {note}"
+        )
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--quick", action="store_true",
-                   help="one repeat and only track-1000-50, track-10000-50")
-    p.add_argument("--scenes", default=None,
-                   help=f"comma-separated M-L list (default: {','.join(ALL_SCENES)})")
+    p.add_argument(
+        "--quick", action="store_true", help="one repeat and only track-1000-50, track-10000-50"
+    )
+    p.add_argument(
+        "--scenes", default=None, help=f"comma-separated M-L list (default: {','.join(ALL_SCENES)})"
+    )
     p.add_argument("--repeats", type=int, default=5, help="repeats for the median (default 5)")
-    p.add_argument("--full", action="store_true",
-                   help="time pymunk and NumPy on all 160,000 rays (slow)")
+    p.add_argument(
+        "--full", action="store_true", help="time pymunk and NumPy on all 160,000 rays (slow)"
+    )
     p.add_argument("--no-peers", action="store_true", help="skip the C++ peer program")
     args = p.parse_args(argv)
     if args.quick:
         args.repeats = 1
-    scenes = args.scenes.split(",") if args.scenes else (
-        ["1000-50", "10000-50"] if args.quick else ALL_SCENES)
+    scenes = (
+        args.scenes.split(",")
+        if args.scenes
+        else (["1000-50", "10000-50"] if args.quick else ALL_SCENES)
+    )
     binary = None if args.no_peers else build_peers()
     rows = []
     for spec in scenes:
         rows += bench_scene(spec.strip(), args, binary)
-    print(f"closest-hit raycasts, 10,000 origins x 16 directions; median of {args.repeats} "
-          f"repeat(s); {os.cpu_count()} CPUs; ratios vs Box2D in this run")
+    print(
+        f"closest-hit raycasts, 10,000 origins x 16 directions; median of {args.repeats} "
+        f"repeat(s); {os.cpu_count()} CPUs; ratios vs Box2D in this run"
+    )
     print_table(rows)
-    print("\nSCENES.md hit counts: track-1000-50 142,674; track-10000-50 142,673, a float32 "
-          "count: exact arithmetic gives 142,674 (ray 3820 passes through the vertex shared "
-          "by walls 4685 and 4686, 1.2e-13 inside wall 4685)")
+    print(
+        "\nSCENES.md hit counts: track-1000-50 142,674; track-10000-50 142,673, a float32 "
+        "count: exact arithmetic gives 142,674 (ray 3820 passes through the vertex shared "
+        "by walls 4685 and 4686, 1.2e-13 inside wall 4685)"
+    )
     return 0
 
 

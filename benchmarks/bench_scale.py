@@ -76,9 +76,14 @@ def child(args) -> None:
         world = cs.World()
         world.add_segments(scene.walls)
         agents = cs.Agents(n, slots=args.k)
-        agents.add(scene.positions, velocity=0.0, radius=scene.radius,
-                   max_speed=scene.max_speed, max_accel=4.0,
-                   target=scene.positions + AHEAD * pref)
+        agents.add(
+            scene.positions,
+            velocity=0.0,
+            radius=scene.radius,
+            max_speed=scene.max_speed,
+            max_accel=4.0,
+            target=scene.positions + AHEAD * pref,
+        )
         st = velocity_steering() if args.velocity else steering()
         sim = cs.Simulation(world, agents, st, motion=cs.Lerp(steer_force=0.5))
         times = []
@@ -97,8 +102,20 @@ def child(args) -> None:
 
 
 def run_case(system: str, n: int, k: int, threads: int, steps: int, velocity: bool) -> dict:
-    cmd = [sys.executable, __file__, "--child", system, "--n", str(n), "--k", str(k),
-           "--threads", str(threads), "--steps", str(steps)] + (["--velocity"] if velocity else [])
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        system,
+        "--n",
+        str(n),
+        "--k",
+        str(k),
+        "--threads",
+        str(threads),
+        "--steps",
+        str(steps),
+    ] + (["--velocity"] if velocity else [])
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -110,16 +127,26 @@ def plot(rows, path: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    keys = sorted({(r["system"], r["k"], r["threads"]) for r in rows},
-                  key=lambda x: (x[0] != "contextsteer", x[1], x[2]))
+    keys = sorted(
+        {(r["system"], r["k"], r["threads"]) for r in rows},
+        key=lambda x: (x[0] != "contextsteer", x[1], x[2]),
+    )
     for system, k, th in keys:
-        rs = sorted((r for r in rows if (r["system"], r["k"], r["threads"]) == (system, k, th)),
-                    key=lambda r: r["n"])
+        rs = sorted(
+            (r for r in rows if (r["system"], r["k"], r["threads"]) == (system, k, th)),
+            key=lambda r: r["n"],
+        )
         ns = [r["n"] for r in rs]
         label = "RVO2 (1 thread)" if system == "rvo2" else f"K={k}, {th} thr"
-        style = dict(color="k", marker="s") if system == "rvo2" else dict(
-            marker="o", linestyle="-" if th == 1 else "--",
-            color=plt.cm.viridis({8: 0.0, 16: 0.3, 32: 0.6, 64: 0.85}.get(k, 0.5)))
+        style = (
+            dict(color="k", marker="s")
+            if system == "rvo2"
+            else dict(
+                marker="o",
+                linestyle="-" if th == 1 else "--",
+                color=plt.cm.viridis({8: 0.0, 16: 0.3, 32: 0.6, 64: 0.85}.get(k, 0.5)),
+            )
+        )
         a1.plot(ns, [r["ns_per_agent"] for r in rs], label=label, **style)
         a2.plot(ns, [r["bytes_per_agent"] for r in rs], label=label, **style)
     for ax, yl in ((a1, "step cost per agent (ns)"), (a2, "memory per agent (bytes)")):
@@ -166,8 +193,10 @@ def main() -> None:
     all_threads = cs.get_num_threads()
     threads = sorted({1, min(2, all_threads)})
     config = "velocity-space (crowd_steering)" if args.velocity else "bench_step default"
-    head = (f"crowd-track-N, {config}, run metrics on; {steps} steps a case (median of "
-            f"steps 2..{steps}); load average {os.getloadavg()[0]:.2f}")
+    head = (
+        f"crowd-track-N, {config}, run metrics on; {steps} steps a case (median of "
+        f"steps 2..{steps}); load average {os.getloadavg()[0]:.2f}"
+    )
     print(head, flush=True)
     cols = f"{'system':<13}{'N':>9}{'K':>4}{'thr':>4}{'ms/step':>10}{'ns/agent':>10}{'B/agent':>9}"
     print(cols)
@@ -175,23 +204,49 @@ def main() -> None:
     for n in sizes:
         if n <= args.rvo2_max:
             r = run_case("rvo2", n, 0, 1, steps, False)
-            rows.append({"system": "rvo2", "n": n, "k": "", "threads": 1, "ms": r["ms"],
-                         "ns_per_agent": 1e6 * r["ms"] / n, "bytes_per_agent": r["mem"] / n})
+            rows.append(
+                {
+                    "system": "rvo2",
+                    "n": n,
+                    "k": "",
+                    "threads": 1,
+                    "ms": r["ms"],
+                    "ns_per_agent": 1e6 * r["ms"] / n,
+                    "bytes_per_agent": r["mem"] / n,
+                }
+            )
         for k in ks:
             for th in threads:
                 r = run_case("contextsteer", n, k, th, steps, args.velocity)
-                rows.append({"system": "contextsteer", "n": n, "k": k, "threads": th, "ms": r["ms"],
-                             "ns_per_agent": 1e6 * r["ms"] / n, "bytes_per_agent": r["mem"] / n})
+                rows.append(
+                    {
+                        "system": "contextsteer",
+                        "n": n,
+                        "k": k,
+                        "threads": th,
+                        "ms": r["ms"],
+                        "ns_per_agent": 1e6 * r["ms"] / n,
+                        "bytes_per_agent": r["mem"] / n,
+                    }
+                )
         for r in rows:
             if r["n"] == n:
-                print(f"{r['system']:<13}{r['n']:>9}{r['k']!s:>4}{r['threads']:>4}{r['ms']:>10.2f}"
-                      f"{r['ns_per_agent']:>10.0f}{r['bytes_per_agent']:>9.0f}", flush=True)
+                print(
+                    f"{r['system']:<13}{r['n']:>9}{r['k']!s:>4}{r['threads']:>4}{r['ms']:>10.2f}"
+                    f"{r['ns_per_agent']:>10.0f}{r['bytes_per_agent']:>9.0f}",
+                    flush=True,
+                )
     flat = []
     for k in ks:
         for th in threads:
-            c = [r["ns_per_agent"] for r in rows
-                 if r["system"] == "contextsteer" and r["k"] == k and r["threads"] == th
-                 and r["n"] >= 10_000]
+            c = [
+                r["ns_per_agent"]
+                for r in rows
+                if r["system"] == "contextsteer"
+                and r["k"] == k
+                and r["threads"] == th
+                and r["n"] >= 10_000
+            ]
             if len(c) >= 2:
                 flat.append((k, th, max(c) / min(c)))
     for k, th, f in flat:
@@ -200,14 +255,23 @@ def main() -> None:
         return
     DOCS.mkdir(exist_ok=True)
     plot(rows, DOCS / "bench_scale.png", head)
-    lines = ["# Scale curve (benchmarks/bench_scale.py)", "",
-             "Generated by `python benchmarks/bench_scale.py" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
-             + "` on this machine (2-core x86-64 VM, shared).", "", head, "",
-             "| system | N | K | threads | ms/step | ns per agent | bytes per agent |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "# Scale curve (benchmarks/bench_scale.py)",
+        "",
+        "Generated by `python benchmarks/bench_scale.py"
+        + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+        + "` on this machine (2-core x86-64 VM, shared).",
+        "",
+        head,
+        "",
+        "| system | N | K | threads | ms/step | ns per agent | bytes per agent |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
-        lines.append(f"| {r['system']} | {r['n']:,} | {r['k']} | {r['threads']} | {r['ms']:.2f} | "
-                     f"{r['ns_per_agent']:.0f} | {r['bytes_per_agent']:.0f} |")
+        lines.append(
+            f"| {r['system']} | {r['n']:,} | {r['k']} | {r['threads']} | {r['ms']:.2f} | "
+            f"{r['ns_per_agent']:.0f} | {r['bytes_per_agent']:.0f} |"
+        )
     lines += ["", "Flatness (largest / smallest cost per agent over N = 10k .. 1M):", ""]
     lines += [f"- K = {k}, {th} thread{'s' if th > 1 else ''}: {f:.2f}" for k, th, f in flat]
     lines += ["", "![scale curve](bench_scale.png)", ""]

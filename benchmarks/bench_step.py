@@ -75,9 +75,10 @@ AHEAD = 10.0  # distance of the seek target along the preferred direction
 
 def steering() -> cs.Steering:
     return cs.Steering(
-        [cs.Seek(), cs.WallDanger(look_ahead=3.0, falloff="linear"),
-         cs.AgentDanger(radius=3.0)],
-        combine="max", resolve="subtract", choose="vector_sum",
+        [cs.Seek(), cs.WallDanger(look_ahead=3.0, falloff="linear"), cs.AgentDanger(radius=3.0)],
+        combine="max",
+        resolve="subtract",
+        choose="vector_sum",
     )
 
 
@@ -91,32 +92,52 @@ def velocity_steering() -> cs.Steering:
 def classic_steering():
     from contextsteer import classic
 
-    return classic.Priority([
-        classic.RaycastObstacleAvoidance("whiskers", length=3.0, whisker_length=2.0,
-                                         whisker_angle=0.7, distance_from_boundary=1.5),
-        classic.CollisionAvoidance(radius=3.0),
-        classic.Blended([(classic.Separation(radius=3.0), 1.0), (classic.Seek(), 1.0)]),
-    ])
+    return classic.Priority(
+        [
+            classic.RaycastObstacleAvoidance(
+                "whiskers",
+                length=3.0,
+                whisker_length=2.0,
+                whisker_angle=0.7,
+                distance_from_boundary=1.5,
+            ),
+            classic.CollisionAvoidance(radius=3.0),
+            classic.Blended([(classic.Separation(radius=3.0), 1.0), (classic.Seek(), 1.0)]),
+        ]
+    )
 
 
-def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int = 1,
-                     use_classic: bool = False, velocity: bool = False,
-                     run_metrics: bool = False) -> dict:
+def run_contextsteer(
+    scene,
+    k: int,
+    threads: int,
+    metrics: bool,
+    interval: int = 1,
+    use_classic: bool = False,
+    velocity: bool = False,
+    run_metrics: bool = False,
+) -> dict:
     world = cs.World()
     world.add_segments(scene.walls)
     n = len(scene.positions)
     agents = cs.Agents(n, slots=k)
     pref = crowd_preferred(scene.positions, scene.scale)
-    agents.add(scene.positions, velocity=0.0, radius=scene.radius,
-               max_speed=scene.max_speed, max_accel=4.0,
-               target=scene.positions + AHEAD * pref)
+    agents.add(
+        scene.positions,
+        velocity=0.0,
+        radius=scene.radius,
+        max_speed=scene.max_speed,
+        max_accel=4.0,
+        target=scene.positions + AHEAD * pref,
+    )
     if use_classic:
         sim = cs.Simulation(world, agents, classic_steering(), motion=cs.Accel())
     elif velocity:
         sim = cs.Simulation(world, agents, velocity_steering(), motion=cs.Lerp(steer_force=0.5))
     else:
-        sim = cs.Simulation(world, agents, steering(), motion=cs.Lerp(steer_force=0.5),
-                            decision_interval=interval)
+        sim = cs.Simulation(
+            world, agents, steering(), motion=cs.Lerp(steer_force=0.5), decision_interval=interval
+        )
     # Both systems are measured by the same Python CrowdMetrics outside the timer, so the
     # built-in C++ run metrics (on by default) are switched off, as RVO2 has none; the
     # "+metrics" rows keep them on (their cost is part of the timed step).
@@ -135,8 +156,7 @@ def run_contextsteer(scene, k: int, threads: int, metrics: bool, interval: int =
             if tracker:
                 tracker.update(agents.position)
     # Overlapping pairs right after moving, before push-apart, summed over steps.
-    out = {"ms_per_step": 1e3 * statistics.median(times),
-           "pre_push": int(sim.overlaps.sum()) // 2}
+    out = {"ms_per_step": 1e3 * statistics.median(times), "pre_push": int(sim.overlaps.sum()) // 2}
     if tracker:
         out.update(tracker.summary())
     return out
@@ -149,10 +169,13 @@ def fmt(x, spec):
 def print_row(label, n, k, r, ms_all, rvo):
     """One contextsteer line: r from run_contextsteer (1 thread), ms_all or None."""
     ratio = rvo["ms_per_step"] / r["ms_per_step"] if rvo else None
-    print(f"{label:<14}{n:>7}{k:>4}{r['ms_per_step']:>9.2f}{fmt(ms_all, '.2f'):>8}"
-          f"{fmt(r.get('overlap_episodes'), 'd'):>10}{fmt(r.get('wall_penetrations'), 'd'):>9}"
-          f"{fmt(r.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
-          f"{r['pre_push']:>10d}", flush=True)
+    print(
+        f"{label:<14}{n:>7}{k:>4}{r['ms_per_step']:>9.2f}{fmt(ms_all, '.2f'):>8}"
+        f"{fmt(r.get('overlap_episodes'), 'd'):>10}{fmt(r.get('wall_penetrations'), 'd'):>9}"
+        f"{fmt(r.get('mean_progress'), '.1f'):>10}{fmt(ratio, '.1f'):>9}"
+        f"{r['pre_push']:>10d}",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -166,51 +189,71 @@ def main() -> None:
     if args.sizes:
         sizes = [int(x) for x in args.sizes.split(",")]
     all_threads = cs.get_num_threads()
-    print(f"crowd-track-N, 100 steps, dt 0.25; threads: 1 and {all_threads}; "
-          f"load average {os.getloadavg()[0]:.2f}")
-    print(f"{'system':<14}{'N':>7}{'K':>4}{'ms 1thr':>9}{'ms all':>8}{'overlaps':>10}"
-          f"{'wall pen':>9}{'progress':>10}{'RVO2/cs':>9}{'pre-push':>10}")
+    print(
+        f"crowd-track-N, 100 steps, dt 0.25; threads: 1 and {all_threads}; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"{'system':<14}{'N':>7}{'K':>4}{'ms 1thr':>9}{'ms all':>8}{'overlaps':>10}"
+        f"{'wall pen':>9}{'progress':>10}{'RVO2/cs':>9}{'pre-push':>10}"
+    )
     for n in sizes:
         scene = crowd_track_scene(n)
         rvo = None
         if n <= 10_000 or args.full:
             rvo = run_rvo2(scene, walls=True, metrics=n <= 10_000 or args.full)
             rvo["ms_per_step"] = rvo["ms_median"]
-            print(f"{'RVO2 (pyrvo)':<14}{n:>7}{'':>4}{rvo['ms_per_step']:>9.2f}{'':>8}"
-                  f"{fmt(rvo.get('overlap_episodes'), 'd'):>10}"
-                  f"{fmt(rvo.get('wall_penetrations'), 'd'):>9}"
-                  f"{fmt(rvo.get('mean_progress'), '.1f'):>10}{'1.0':>9}", flush=True)
+            print(
+                f"{'RVO2 (pyrvo)':<14}{n:>7}{'':>4}{rvo['ms_per_step']:>9.2f}{'':>8}"
+                f"{fmt(rvo.get('overlap_episodes'), 'd'):>10}"
+                f"{fmt(rvo.get('wall_penetrations'), 'd'):>9}"
+                f"{fmt(rvo.get('mean_progress'), '.1f'):>10}{'1.0':>9}",
+                flush=True,
+            )
         for k in (8, 16, 32):
             metrics = n <= 10_000 or args.full
             one = run_contextsteer(scene, k, 1, metrics)
-            runs = [one["ms_per_step"]] + [run_contextsteer(scene, k, 1, False)["ms_per_step"]
-                                           for _ in range(args.repeats - 1)]
+            runs = [one["ms_per_step"]] + [
+                run_contextsteer(scene, k, 1, False)["ms_per_step"] for _ in range(args.repeats - 1)
+            ]
             one["ms_per_step"] = statistics.median(runs)
-            multi = {"ms_per_step": statistics.median(
-                run_contextsteer(scene, k, all_threads, False)["ms_per_step"]
-                for _ in range(args.repeats))}
+            multi = {
+                "ms_per_step": statistics.median(
+                    run_contextsteer(scene, k, all_threads, False)["ms_per_step"]
+                    for _ in range(args.repeats)
+                )
+            }
             print_row("contextsteer", n, k, one, multi["ms_per_step"], rvo)
         # One-run variants on the same agents: the classic (gdx-ai) stack, and time slicing
         # (Lewis: agents re-steer every 3rd step, staggered).
         metrics = n <= 10_000 or args.full
-        for label, k_shown, kw in (("cs velocity", 16, {"velocity": True}),
-                                   ("cs classic", "", {"use_classic": True}),
-                                   ("cs interval 3", 16, {"interval": 3})):
+        for label, k_shown, kw in (
+            ("cs velocity", 16, {"velocity": True}),
+            ("cs classic", "", {"use_classic": True}),
+            ("cs interval 3", 16, {"interval": 3}),
+        ):
             print_row(label, n, k_shown, run_contextsteer(scene, 16, 1, metrics, **kw), None, rvo)
         # The built-in C++ run metrics (on by default in a Simulation) inside the timed
         # step, for the default and the velocity configuration: median of --repeats runs,
         # one thread, with and without (the rows above run without).
         for label, kw in (("cs +metrics", {}), ("cs vel +metr", {"velocity": True})):
-            on = [run_contextsteer(scene, 16, 1, False, run_metrics=True, **kw)
-                  for _ in range(args.repeats)]
-            off = [run_contextsteer(scene, 16, 1, False, **kw)["ms_per_step"]
-                   for _ in range(args.repeats)]
+            on = [
+                run_contextsteer(scene, 16, 1, False, run_metrics=True, **kw)
+                for _ in range(args.repeats)
+            ]
+            off = [
+                run_contextsteer(scene, 16, 1, False, **kw)["ms_per_step"]
+                for _ in range(args.repeats)
+            ]
             r = dict(on[0], ms_per_step=statistics.median(x["ms_per_step"] for x in on))
             print_row(label, n, 16, r, None, rvo)
             ms_off = statistics.median(off)
-            print(f"{'':<14}{'':>7}{'':>4}  metrics cost {r['ms_per_step'] - ms_off:.2f} ms "
-                  f"of {r['ms_per_step']:.2f} ({100 * (1 - ms_off / r['ms_per_step']):.0f}%; "
-                  f"without {ms_off:.2f} ms)", flush=True)
+            print(
+                f"{'':<14}{'':>7}{'':>4}  metrics cost {r['ms_per_step'] - ms_off:.2f} ms "
+                f"of {r['ms_per_step']:.2f} ({100 * (1 - ms_off / r['ms_per_step']):.0f}%; "
+                f"without {ms_off:.2f} ms)",
+                flush=True,
+            )
     print("RVO2/cs: RVO2 ms per step / contextsteer single-thread ms per step (same run).")
 
 

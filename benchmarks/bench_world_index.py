@@ -85,7 +85,9 @@ def main() -> None:
     args = ap.parse_args()
     cs.set_num_threads(args.threads)
     print(f"threads={args.threads} repeats={args.repeats} (median), rays/s in millions")
-    print(f"{'scene':<14}{'cell':>9}{'grid':>11} {'query':<22}{'Mrays/s':>9}  {'hits':>7} {'sum(frac)':>12}")
+    print(
+        f"{'scene':<14}{'cell':>9}{'grid':>11} {'query':<22}{'Mrays/s':>9}  {'hits':>7} {'sum(frac)':>12}"
+    )
     for m in (1000, 10_000):
         for length in (10.0, 50.0):
             walls, origins, slots, ray_o, ray_d = track_scene(m, length)
@@ -99,15 +101,26 @@ def main() -> None:
                 raycast = partial(cs.raycast, world, ray_o, ray_d, length)
                 runs = [("raycast", lambda raycast=raycast: raycast().distance)]
                 for method in ("gather", "per_ray", "strips", "auto"):
-                    runs.append((f"slot_raycast[{method}]",
-                                 partial(cs.slot_raycast, world, origins, slots, length, method=method)))
+                    runs.append(
+                        (
+                            f"slot_raycast[{method}]",
+                            partial(cs.slot_raycast, world, origins, slots, length, method=method),
+                        )
+                    )
                 for name, fn in runs:
-                    if cell == 1e4 and m == 10_000 and name != "slot_raycast[gather]" and name != "raycast":
+                    if (
+                        cell == 1e4
+                        and m == 10_000
+                        and name != "slot_raycast[gather]"
+                        and name != "raycast"
+                    ):
                         continue
                     reps = 1 if cell == 1e4 else args.repeats
                     t, dist = timed(fn, reps)
-                    print(f"track-{m}-{int(length):<4}{label:>9}{f'{nx}x{ny}':>11} {name:<22}"
-                          f"{rays / t / 1e6:>9.2f}  {checksum(np.asarray(dist).reshape(-1), length)}")
+                    print(
+                        f"track-{m}-{int(length):<4}{label:>9}{f'{nx}x{ny}':>11} {name:<22}"
+                        f"{rays / t / 1e6:>9.2f}  {checksum(np.asarray(dist).reshape(-1), length)}"
+                    )
 
 
 if __name__ == "__main__":

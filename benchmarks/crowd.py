@@ -123,8 +123,9 @@ def step_rvo2(sim, scene: CrowdScene, steps: int, after_step=None) -> list[float
     return times
 
 
-def run_rvo2(scene: CrowdScene, *, walls: bool = True, steps: int | None = None,
-             metrics: bool = True) -> dict:
+def run_rvo2(
+    scene: CrowdScene, *, walls: bool = True, steps: int | None = None, metrics: bool = True
+) -> dict:
     """Run RVO2 (PyPI pyrvo) on the scene; time ``do_step`` alone (SCENES.md parameters)."""
     steps = scene.steps if steps is None else steps
     sim = make_rvo2(scene, walls=walls)

@@ -141,8 +141,9 @@ class Scene:
             return np.linalg.norm(self.goals - self.starts, axis=1)
         side = self.gate_side()
         waypoint = np.c_[self.gate[0] + side * GATE_OFFSET, np.full(self.n, self.gate[1])]
-        return (np.linalg.norm(waypoint - self.starts, axis=1)
-                + np.linalg.norm(self.goals - waypoint, axis=1))
+        return np.linalg.norm(waypoint - self.starts, axis=1) + np.linalg.norm(
+            self.goals - waypoint, axis=1
+        )
 
 
 def _limit(scene: Scene) -> Scene:
@@ -187,8 +188,7 @@ def circle_scene(n: int) -> Scene:
     return _limit(Scene(f"circle-{n}", starts, -starts))
 
 
-def hallway_scene(n: int = 40, seed: int = 0, length: float = 24.0,
-                  width: float = 4.0) -> Scene:
+def hallway_scene(n: int = 40, seed: int = 0, length: float = 24.0, width: float = 4.0) -> Scene:
     """hallway: two-way traffic in a hallway ``length`` long and ``width`` wide (as
     scenarios.hallway): half the agents start in the 4 m at the left end and walk right,
     half the other way, spread 0.7 m apart and 0.1 m clear of the walls; each keeps its
@@ -199,12 +199,19 @@ def hallway_scene(n: int = 40, seed: int = 0, length: float = 24.0,
     h, w = length / 2, width / 2
     walls = np.array([[-h - 7, -w, h + 7, -w], [-h - 7, w, h + 7, w]], dtype=np.float64)
     y_max = w - RADIUS - 0.1
-    sa = _spread(np.c_[-h - 4 * rng.uniform(0, 1, a), rng.uniform(-y_max, y_max, a)], 0.7,
-                 [-h - 3.7, -y_max], [-h + 0.5, y_max])
-    sb = _spread(np.c_[h + 4 * rng.uniform(0, 1, b), rng.uniform(-y_max, y_max, b)], 0.7,
-                 [h - 0.5, -y_max], [h + 3.7, y_max])
-    goals = np.vstack([np.c_[np.full(a, h + 2.0), sa[:, 1]],
-                       np.c_[np.full(b, -h - 2.0), sb[:, 1]]])
+    sa = _spread(
+        np.c_[-h - 4 * rng.uniform(0, 1, a), rng.uniform(-y_max, y_max, a)],
+        0.7,
+        [-h - 3.7, -y_max],
+        [-h + 0.5, y_max],
+    )
+    sb = _spread(
+        np.c_[h + 4 * rng.uniform(0, 1, b), rng.uniform(-y_max, y_max, b)],
+        0.7,
+        [h - 0.5, -y_max],
+        [h + 3.7, y_max],
+    )
+    goals = np.vstack([np.c_[np.full(a, h + 2.0), sa[:, 1]], np.c_[np.full(b, -h - 2.0), sb[:, 1]]])
     return _limit(Scene("hallway", np.vstack([sa, sb]), goals, walls))
 
 
@@ -221,12 +228,20 @@ def crossing_scene(n: int = 40, seed: int = 0, distance: float = 16.0) -> Scene:
     return _limit(Scene("crossing", starts, goals))
 
 
-def _room(x0: float, y0: float, x1: float, y1: float, half_height: float,
-          gap: float) -> np.ndarray:
+def _room(x0: float, y0: float, x1: float, y1: float, half_height: float, gap: float) -> np.ndarray:
     """A closed box room with a wall along x = 0 that has a ``gap`` wide opening at y = 0."""
     g = gap / 2
-    return np.array([[x0, y0, x1, y0], [x1, y0, x1, y1], [x1, y1, x0, y1], [x0, y1, x0, y0],
-                     [0, -half_height, 0, -g], [0, g, 0, half_height]], dtype=np.float64)
+    return np.array(
+        [
+            [x0, y0, x1, y0],
+            [x1, y0, x1, y1],
+            [x1, y1, x0, y1],
+            [x0, y1, x0, y0],
+            [0, -half_height, 0, -g],
+            [0, g, 0, half_height],
+        ],
+        dtype=np.float64,
+    )
 
 
 def bottleneck_scene(n: int = 50, seed: int = 0, gap: float = 1.2) -> Scene:
@@ -234,10 +249,12 @@ def bottleneck_scene(n: int = 50, seed: int = 0, gap: float = 1.2) -> Scene:
     wide opening (as scenarios.bottleneck; goals spread 0.8 m apart too)."""
     rng = np.random.default_rng(seed)
     walls = _room(-12, -6, 12, 6, 6.0, gap)
-    starts = _spread(np.c_[rng.uniform(-10, -2, n), rng.uniform(-4.5, 4.5, n)], 0.8,
-                     [-11.4, -5.4], [-1.0, 5.4])
-    goals = _spread(np.c_[rng.uniform(6, 10, n), rng.uniform(-4, 4, n)], 0.8,
-                    [5.0, -5.0], [11.0, 5.0])
+    starts = _spread(
+        np.c_[rng.uniform(-10, -2, n), rng.uniform(-4.5, 4.5, n)], 0.8, [-11.4, -5.4], [-1.0, 5.4]
+    )
+    goals = _spread(
+        np.c_[rng.uniform(6, 10, n), rng.uniform(-4, 4, n)], 0.8, [5.0, -5.0], [11.0, 5.0]
+    )
     return _limit(Scene("bottleneck", starts, goals, walls, gate=(0.0, 0.0)))
 
 
@@ -247,10 +264,12 @@ def doorway_scene(n: int = 20, seed: int = 0, door: float = 1.8) -> Scene:
     rng = np.random.default_rng(seed)
     a, b = (n + 1) // 2, n // 2
     walls = _room(-10, -5, 10, 5, 5.0, door)
-    sa = _spread(np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)], 0.8,
-                 [-9.0, -4.0], [-1.5, 4.0])
-    sb = _spread(np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)], 0.8,
-                 [1.5, -4.0], [9.0, 4.0])
+    sa = _spread(
+        np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)], 0.8, [-9.0, -4.0], [-1.5, 4.0]
+    )
+    sb = _spread(
+        np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)], 0.8, [1.5, -4.0], [9.0, 4.0]
+    )
     starts = np.vstack([sa, sb])
     return _limit(Scene("doorway", starts, starts * [-1, 1], walls, gate=(0.0, 0.0)))
 
@@ -274,9 +293,11 @@ def pool(rows: list[dict]) -> dict:
     wall penetrations summed, penetration depths the largest, arrivals, time to goal and
     jitter the mean over seeds (time to goal over the seeds where anyone arrived),
     ``arrived_min_pct`` the worst seed, ms/step the median."""
+
     def mean(key):
         v = [r[key] for r in rows if not math.isnan(r[key])]
         return float(np.mean(v)) if v else float("nan")
+
     return {
         "collisions": sum(r["collisions"] for r in rows),
         "max_penetration_m": max(r["max_penetration_m"] for r in rows),
@@ -288,8 +309,7 @@ def pool(rows: list[dict]) -> dict:
         "mean_ttg_s": mean("mean_ttg_s"),
         "jitter_deg_per_step": mean("jitter_deg_per_step"),
         "ms_per_step": float(np.median([r["ms_per_step"] for r in rows])),
-        "pre_push": (None if rows[0]["pre_push"] is None
-                     else sum(r["pre_push"] for r in rows)),
+        "pre_push": (None if rows[0]["pre_push"] is None else sum(r["pre_push"] for r in rows)),
         "steps": sum(r["steps"] for r in rows),
         "step_limit": rows[0]["step_limit"],
         "agents": rows[0]["agents"],
@@ -353,8 +373,9 @@ class Metrics:
         self._pairs = pairs
 
         dist = wall_distance(p, self.walls)
-        self.max_wall_penetration = max(self.max_wall_penetration,
-                                        float(np.max(RADIUS - dist, initial=0.0)))
+        self.max_wall_penetration = max(
+            self.max_wall_penetration, float(np.max(RADIUS - dist, initial=0.0))
+        )
         in_wall = np.zeros_like(self._in_wall)
         in_wall[ids] = dist < RADIUS * 0.99
         self.wall_penetrations += int(np.count_nonzero(in_wall & ~self._in_wall))
@@ -364,8 +385,9 @@ class Metrics:
         fast = np.linalg.norm(step, axis=1) > JITTER_MIN_SPEED * DT
         both = fast & self._last_fast[ids]
         prev = self._last_step[ids]
-        turn = np.abs(_wrap(np.arctan2(step[:, 1], step[:, 0])
-                            - np.arctan2(prev[:, 1], prev[:, 0])))
+        turn = np.abs(
+            _wrap(np.arctan2(step[:, 1], step[:, 0]) - np.arctan2(prev[:, 1], prev[:, 0]))
+        )
         self._turn[ids[both]] += turn[both]
         self._turn_steps[ids[both]] += 1
         self._last[ids], self._last_step[ids], self._last_fast[ids] = p, step, fast
@@ -373,8 +395,11 @@ class Metrics:
     def summary(self) -> dict:
         """Collisions, max penetration (m, % of radius), wall metrics, jitter (deg/step)."""
         moved = self._turn_steps > 0
-        jitter = (float(np.degrees(np.mean(self._turn[moved] / self._turn_steps[moved])))
-                  if moved.any() else float("nan"))
+        jitter = (
+            float(np.degrees(np.mean(self._turn[moved] / self._turn_steps[moved])))
+            if moved.any()
+            else float("nan")
+        )
         return {
             "collisions": self.collisions,
             "max_penetration_m": self.max_penetration,
@@ -453,8 +478,9 @@ class RVO2:
             import pyrvo
         except ImportError as e:
             raise Unavailable(f"pyrvo not importable ({e})") from None
-        self.sim = pyrvo.RVOSimulator(DT, NEIGHBOR_DIST, MAX_NEIGHBORS, TIME_HORIZON,
-                                      TIME_HORIZON_OBST, RADIUS, SPEED)
+        self.sim = pyrvo.RVOSimulator(
+            DT, NEIGHBOR_DIST, MAX_NEIGHBORS, TIME_HORIZON, TIME_HORIZON_OBST, RADIUS, SPEED
+        )
         for x, y in scene.starts:
             self.sim.add_agent((float(x), float(y)))
         for x0, y0, x1, y1 in scene.walls:
@@ -532,8 +558,12 @@ class Navground:
                 b = behaviors.HLBehavior(kinematics=kin, radius=RADIUS)
                 b.horizon = SPEED * TIME_HORIZON
             b.optimal_speed = SPEED
-            agent = sim.Agent(radius=RADIUS, behavior=b, kinematics=kin, state_estimations=[
-                state_estimations.BoundedStateEstimation(range=NEIGHBOR_DIST)])
+            agent = sim.Agent(
+                radius=RADIUS,
+                behavior=b,
+                kinematics=kin,
+                state_estimations=[state_estimations.BoundedStateEstimation(range=NEIGHBOR_DIST)],
+            )
             agent.position = (x, y)
             agent.orientation = heading
             self.world.add_agent(agent)
@@ -574,8 +604,10 @@ def walkable_area(scene: Scene, margin: float = 3.0, thickness: float = 0.01):
     lo, hi = pts.min(axis=0) - margin, pts.max(axis=0) + margin
     area = shapely.box(lo[0], lo[1], hi[0], hi[1])
     if len(scene.walls):
-        strips = [shapely.LineString([(x0, y0), (x1, y1)]).buffer(thickness / 2, cap_style="square")
-                  for x0, y0, x1, y1 in scene.walls]
+        strips = [
+            shapely.LineString([(x0, y0), (x1, y1)]).buffer(thickness / 2, cap_style="square")
+            for x0, y0, x1, y1 in scene.walls
+        ]
         area = area.difference(shapely.union_all(strips))
     parts = getattr(area, "geoms", [area])
     inside = shapely.Point(scene.starts[0])
@@ -599,13 +631,23 @@ class JuPedSim:
             import jupedsim as jps
         except ImportError as e:
             raise Unavailable(f"jupedsim not importable ({e})") from None
-        self.sim = jps.Simulation(model=jps.CollisionFreeSpeedModel(),
-                                  geometry=walkable_area(scene), dt=DT)
+        self.sim = jps.Simulation(
+            model=jps.CollisionFreeSpeedModel(), geometry=walkable_area(scene), dt=DT
+        )
         stage = self.sim.add_direct_steering_stage()
         journey = self.sim.add_journey(jps.JourneyDescription([stage]))
-        self.ids = [self.sim.add_agent(jps.CollisionFreeSpeedModelAgentParameters(
-            position=(float(x), float(y)), journey_id=journey, stage_id=stage,
-            radius=RADIUS, desired_speed=SPEED)) for x, y in scene.starts]
+        self.ids = [
+            self.sim.add_agent(
+                jps.CollisionFreeSpeedModelAgentParameters(
+                    position=(float(x), float(y)),
+                    journey_id=journey,
+                    stage_id=stage,
+                    radius=RADIUS,
+                    desired_speed=SPEED,
+                )
+            )
+            for x, y in scene.starts
+        ]
         self.index = {agent_id: i for i, agent_id in enumerate(self.ids)}
         self.active = np.ones(scene.n, dtype=bool)
         self.pos = np.array(scene.starts, dtype=np.float64)
@@ -638,13 +680,24 @@ def classic_crowd():
     """The classic (gdx-ai) crowd stack of notebooks/06_classic_vs_context.ipynb."""
     from contextsteer import classic
 
-    return classic.Priority([
-        classic.RaycastObstacleAvoidance("whiskers", length=1.2, whisker_length=0.8,
-                                         whisker_angle=0.7, distance_from_boundary=0.6),
-        classic.CollisionAvoidance(radius=2.0),
-        classic.Blended([(classic.Separation(radius=0.9, decay=0.2), 1.0),
-                         (classic.Arrive(slowing_radius=1.0), 1.0)]),
-    ])
+    return classic.Priority(
+        [
+            classic.RaycastObstacleAvoidance(
+                "whiskers",
+                length=1.2,
+                whisker_length=0.8,
+                whisker_angle=0.7,
+                distance_from_boundary=0.6,
+            ),
+            classic.CollisionAvoidance(radius=2.0),
+            classic.Blended(
+                [
+                    (classic.Separation(radius=0.9, decay=0.2), 1.0),
+                    (classic.Arrive(slowing_radius=1.0), 1.0),
+                ]
+            ),
+        ]
+    )
 
 
 def contextsteer_legacy_steering(has_walls: bool):
@@ -693,10 +746,17 @@ class ContextSteer:
             world = cs.World()
             world.add_segments(scene.walls)
         self.agents = cs.Agents(scene.n, slots=16, seed=0)
-        self.agents.add(scene.starts, heading=_headings(scene), radius=RADIUS, max_speed=SPEED,
-                        max_accel=max_accel, target=scene.goals)
-        self.sim = cs.Simulation(world, self.agents, steering, motion=cs.Accel(), slots=16,
-                                 push_apart=resolve)
+        self.agents.add(
+            scene.starts,
+            heading=_headings(scene),
+            radius=RADIUS,
+            max_speed=SPEED,
+            max_accel=max_accel,
+            target=scene.goals,
+        )
+        self.sim = cs.Simulation(
+            world, self.agents, steering, motion=cs.Accel(), slots=16, push_apart=resolve
+        )
         self.sim.configure_metrics(enabled=False)
         self._overlaps = 0
         self.pre_push = 0
@@ -725,9 +785,10 @@ SYSTEMS = {
     "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene),
     "cs-classic": lambda scene, opt: ContextSteer(scene, classic_crowd(), 3.0, opt.resolve),
     "cs-context": lambda scene, opt: ContextSteer(
-        scene, contextsteer_legacy_steering(len(scene.walls) > 0), 3.0, opt.resolve),
+        scene, contextsteer_legacy_steering(len(scene.walls) > 0), 3.0, opt.resolve
+    ),
     "cs-velocity": lambda scene, opt: ContextSteer(
-        scene, contextsteer_velocity_steering(len(scene.walls) > 0), opt.velocity_accel,
-        opt.resolve),
+        scene, contextsteer_velocity_steering(len(scene.walls) > 0), opt.velocity_accel, opt.resolve
+    ),
 }
 """System name -> builder ``(scene, options)``; raises Unavailable when it cannot run."""

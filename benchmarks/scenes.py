@@ -119,8 +119,9 @@ def track_scene(m: int, length: float, n: int = 10_000, d: int = 16) -> TrackSce
     dirs = slot_directions(d)
     origins = np.repeat(positions, d, axis=0)
     directions = np.tile(dirs, (n, 1))
-    return TrackScene(f"track-{m}-{length:g}", walls, positions, dirs, origins,
-                      directions, float(length))
+    return TrackScene(
+        f"track-{m}-{length:g}", walls, positions, dirs, origins, directions, float(length)
+    )
 
 
 def crowd_track_scene(n: int) -> CrowdScene:
@@ -136,8 +137,7 @@ def crowd_track_scene(n: int) -> CrowdScene:
     walls = track_walls(1000, k)
     positions = track_origins(n, k)
     tangent = crowd_preferred(positions, k)
-    return CrowdScene(f"crowd-track-{n}", walls, positions, tangent, k,
-                      1.5, 2.0, 0.25, 100)
+    return CrowdScene(f"crowd-track-{n}", walls, positions, tangent, k, 1.5, 2.0, 0.25, 100)
 
 
 def crowd_preferred(positions: np.ndarray, scale: float) -> np.ndarray:

@@ -39,13 +39,20 @@ def main() -> None:
     world = cs.World()
     world.add_segments(scene.walls)
     agents = cs.Agents(args.agents, slots=16)
-    agents.add(scene.positions, radius=scene.radius, max_speed=scene.max_speed, max_accel=4.0,
-               target=scene.positions + 10 * crowd_preferred(scene.positions, scene.scale))
-    sim = cs.Simulation(world, agents, cs.scenarios.crowd_steering(arrive=False),
-                        motion=cs.Accel())
+    agents.add(
+        scene.positions,
+        radius=scene.radius,
+        max_speed=scene.max_speed,
+        max_accel=4.0,
+        target=scene.positions + 10 * crowd_preferred(scene.positions, scene.scale),
+    )
+    sim = cs.Simulation(world, agents, cs.scenarios.crowd_steering(arrive=False), motion=cs.Accel())
     start = rss_mib()
-    print(f"crowd-track-{args.agents}, {args.steps} steps of {scene.dt} s; RSS at start "
-          f"{start:.1f} MiB; threads {cs.get_num_threads()}", flush=True)
+    print(
+        f"crowd-track-{args.agents}, {args.steps} steps of {scene.dt} s; RSS at start "
+        f"{start:.1f} MiB; threads {cs.get_num_threads()}",
+        flush=True,
+    )
     done, t0 = 0, time.perf_counter()
     while done < args.steps:
         n = min(args.report, args.steps - done)
@@ -57,9 +64,12 @@ def main() -> None:
         done += n
         finite = bool(np.isfinite(agents.position).all() and np.isfinite(agents.velocity).all())
         m = sim.metrics()["collisions"]
-        print(f"step {done:>8}: {1e3 * (time.perf_counter() - t) / n:6.2f} ms/step, RSS "
-              f"{rss_mib():7.1f} MiB, finite {finite}, contacts {m['agent_agent']} agent / "
-              f"{m['agent_wall']} wall", flush=True)
+        print(
+            f"step {done:>8}: {1e3 * (time.perf_counter() - t) / n:6.2f} ms/step, RSS "
+            f"{rss_mib():7.1f} MiB, finite {finite}, contacts {m['agent_agent']} agent / "
+            f"{m['agent_wall']} wall",
+            flush=True,
+        )
         if not finite:
             raise SystemExit("non-finite state")
     print(f"done in {time.perf_counter() - t0:.0f} s; RSS {start:.1f} -> {rss_mib():.1f} MiB")

@@ -47,8 +47,14 @@ def main() -> None:
         world = cs.World()
         world.add_segments(scene.walls)
         agents = cs.Agents(args.n, slots=args.k)
-        agents.add(scene.positions, velocity=0.0, radius=scene.radius, max_speed=scene.max_speed,
-                   max_accel=4.0, target=scene.positions + AHEAD * crowd_preferred(scene.positions, scene.scale))
+        agents.add(
+            scene.positions,
+            velocity=0.0,
+            radius=scene.radius,
+            max_speed=scene.max_speed,
+            max_accel=4.0,
+            target=scene.positions + AHEAD * crowd_preferred(scene.positions, scene.scale),
+        )
         st = velocity_steering() if args.config == "velocity" else steering()
         sim = cs.Simulation(world, agents, st, motion=cs.Lerp(steer_force=0.5))
         sim.configure_metrics(enabled=not args.no_metrics)
@@ -61,10 +67,12 @@ def main() -> None:
                 sim.step(scene.dt)
                 times.append(time.perf_counter() - t0)
         runs.append(1e3 * statistics.median(times))
-    print(f"crowd-track-{args.n}, {args.config}, K={args.k}, metrics "
-          f"{'off' if args.no_metrics else 'on'}, {args.threads} thread(s): "
-          f"{statistics.median(runs):.3f} ms/step (median of {args.runs} run(s); "
-          f"load average {os.getloadavg()[0]:.2f})")
+    print(
+        f"crowd-track-{args.n}, {args.config}, K={args.k}, metrics "
+        f"{'off' if args.no_metrics else 'on'}, {args.threads} thread(s): "
+        f"{statistics.median(runs):.3f} ms/step (median of {args.runs} run(s); "
+        f"load average {os.getloadavg()[0]:.2f})"
+    )
 
 
 if __name__ == "__main__":

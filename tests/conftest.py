@@ -9,7 +9,10 @@ matplotlib.use("Agg")
 
 # CI runs derandomized so that a red build is reproducible; locally examples vary.
 settings.register_profile(
-    "ci", derandomize=True, max_examples=60, deadline=None,
+    "ci",
+    derandomize=True,
+    max_examples=60,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", max_examples=100, deadline=None)

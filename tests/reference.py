@@ -32,8 +32,12 @@ def ref_dot_map(dirs, vectors, shape="clamped_cosine", weight=1.0, magnitude=Fal
         u = vectors[i] / length if length > 0 else np.zeros(2)
         for j in range(k):
             c = float(dirs[j] @ u)
-            v = {"cosine": c, "clamped_cosine": max(c, 0.0), "half_cosine": 0.5 * (1 + c),
-                 "opposite_cosine": max(-c, 0.0)}[shape]
+            v = {
+                "cosine": c,
+                "clamped_cosine": max(c, 0.0),
+                "half_cosine": 0.5 * (1 + c),
+                "opposite_cosine": max(-c, 0.0),
+            }[shape]
             out[i, j] = v * w[i] * (length if magnitude else 1.0)
     return out
 
@@ -172,6 +176,7 @@ def ref_choose(values, dirs, mode="vector_sum", width=2, contiguous=True):
             d, s = _ref_finish(v, dirs, used, b, guard=len(used) < k), b
         elif mode == "subslot":
             lo, hi = (b - 1) % k, (b + 1) % k
+
             def turn(p, q):  # counter-clockwise angle from p to q
                 return np.arctan2(p[0] * q[1] - p[1] * q[0], p @ q)
 
@@ -192,6 +197,7 @@ def ref_choose(values, dirs, mode="vector_sum", width=2, contiguous=True):
             continue
         elif mode == "subslot_linear":
             lo, hi = (b - 1) % k, (b + 1) % k
+
             def turn(p, q):  # counter-clockwise angle from p to q
                 return np.arctan2(p[0] * q[1] - p[1] * q[0], p @ q)
 
@@ -201,9 +207,11 @@ def ref_choose(values, dirs, mode="vector_sum", width=2, contiguous=True):
             # side), the other through the third; their crossing is the peak.
             m = max((yc - yl) / gl, (yc - yr) / gr)
             if m > 0:
-                if (yc - yl) / gl >= (yc - yr) / gr:   # up through (-gl, yl), (0, yc); down through (gr, yr)
+                if (yc - yl) / gl >= (
+                    yc - yr
+                ) / gr:  # up through (-gl, yl), (0, yc); down through (gr, yr)
                     x = (yr + m * gr - yc) / (2 * m)
-                else:                                  # up through (-gl, yl); down through (0, yc), (gr, yr)
+                else:  # up through (-gl, yl); down through (0, yc), (gr, yr)
                     x = (yl + m * gl - yc) / (2 * m) * -1
                 peak = yc + m * abs(x)
             else:
@@ -237,7 +245,6 @@ def ref_spread(values, kernel, mode="sum"):
 def ref_blend(previous, current, alpha):
     p = np.asarray(previous, dtype=np.float64)
     return p + alpha * (np.asarray(current, dtype=np.float64) - p)
-
 
 
 # -------------------------------------------------------------------------- world ---
@@ -360,8 +367,12 @@ def ref_raycast(walls, circles, rings, origins, directions, max_dist, *, radius=
                 e = np.array([bx - ax, by - ay])
                 n = np.array([-e[1], e[0]]) / np.hypot(*e) * r
                 a, b = np.array([ax, ay]), np.array([bx, by])
-                t = min(ray_circle_distance(o, d, a, r), ray_circle_distance(o, d, b, r),
-                        ray_segment_distance(o, d, a + n, b + n), ray_segment_distance(o, d, a - n, b - n))
+                t = min(
+                    ray_circle_distance(o, d, a, r),
+                    ray_circle_distance(o, d, b, r),
+                    ray_segment_distance(o, d, a + n, b + n),
+                    ray_segment_distance(o, d, a - n, b - n),
+                )
             else:
                 g = _grow_segment((ax, ay), (bx, by), eps)
                 t = np.inf if g is None else ray_segment_distance(o, d, *g)
@@ -407,9 +418,9 @@ def ref_inside(circles, rings, points):
     out = np.zeros(len(points), dtype=bool)
     for i, p in enumerate(points):
         out[i] = any(point_in_ring(p, np.asarray(r, dtype=np.float64)) for r in rings) or any(
-            np.hypot(*(p - c)) <= r for c, r in zip(centers, radii))
+            np.hypot(*(p - c)) <= r for c, r in zip(centers, radii)
+        )
     return out
-
 
 
 # --------------------------------------------------------------------------- path ---
@@ -587,8 +598,21 @@ def polyline_closest_offset(points, verts, closed):
     return np.array(out) % cum[-1] if closed else np.array(out)
 
 
-def run_metrics(pos, vel, head, radius, *, walls=None, target=None, goal_radius=None, dt=1.0,
-                path=None, closed=True, tol=0.01, clearance_range=None):
+def run_metrics(
+    pos,
+    vel,
+    head,
+    radius,
+    *,
+    walls=None,
+    target=None,
+    goal_radius=None,
+    dt=1.0,
+    path=None,
+    closed=True,
+    tol=0.01,
+    clearance_range=None,
+):
     """Metrics of frames pos (T,N,2), vel (T,N,2), head (T,N): a dict of (N,) arrays."""
     pos, vel, head = (np.asarray(x, dtype=np.float64) for x in (pos, vel, head))
     r = np.asarray(radius, dtype=np.float64)
@@ -600,7 +624,7 @@ def run_metrics(pos, vel, head, radius, *, walls=None, target=None, goal_radius=
         wall[wall > rng] = inf
     else:
         wall = np.full((T, N), inf)
-    d = np.linalg.norm(pos[:, :, None] - pos[:, None], axis=-1)        # (T, N, N)
+    d = np.linalg.norm(pos[:, :, None] - pos[:, None], axis=-1)  # (T, N, N)
     rr = r[:, None] + r[None]
     c = d - rr
     eye = np.eye(N, dtype=bool)
@@ -632,7 +656,9 @@ def run_metrics(pos, vel, head, radius, *, walls=None, target=None, goal_radius=
     out["travel_steps"] = travel.sum(0)
     if path is not None:
         v = np.asarray(path, dtype=np.float64)
-        length = np.linalg.norm(np.diff(np.vstack([v, v[:1]]) if closed else v, axis=0), axis=1).sum()
+        length = np.linalg.norm(
+            np.diff(np.vstack([v, v[:1]]) if closed else v, axis=0), axis=1
+        ).sum()
         off = np.stack([polyline_closest_offset(pos[t], v, closed) for t in range(T)])
         step = np.diff(off, axis=0)
         if closed:

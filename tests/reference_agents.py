@@ -18,6 +18,7 @@ M64 = (1 << 64) - 1
 
 # ------------------------------------------------------------------ random numbers ---
 
+
 def splitmix64(z: int) -> int:
     z = (z + 0x9E3779B97F4A7C15) & M64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
@@ -44,6 +45,7 @@ def value_noise(key: int, x: float) -> float:
 
 
 # ------------------------------------------------------------------- neighbours ---
+
 
 def neighbors(positions, radius, max_neighbors, alive=None):
     """Brute force: for each alive i, alive j != i with d² <= r² (float32), sorted by
@@ -76,6 +78,7 @@ def neighbors(positions, radius, max_neighbors, alive=None):
 
 
 # -------------------------------------------------------------------- behaviours ---
+
 
 def ring(k):
     a = 2 * np.pi * np.arange(k) / k
@@ -129,9 +132,21 @@ def momentum(state, slots, weight=1.0, rotate=False):
     return interest, danger
 
 
-def targets(state, slots, *, points=None, ids=None, weight=1.0, max_distance=math.inf,
-            max_prediction=0.0, away=False, combine="max", falloff="linear",
-            output="interest", rotate=False):
+def targets(
+    state,
+    slots,
+    *,
+    points=None,
+    ids=None,
+    weight=1.0,
+    max_distance=math.inf,
+    max_prediction=0.0,
+    away=False,
+    combine="max",
+    falloff="linear",
+    output="interest",
+    rotate=False,
+):
     """Seek/Chase/Flee/Avoid/Pursue/Evade (see contextsteer.behaviours)."""
     k = len(slots)
     interest, danger = _maps(state, k)
@@ -171,8 +186,7 @@ def targets(state, slots, *, points=None, ids=None, weight=1.0, max_distance=mat
     return interest, danger
 
 
-def arrive(state, slots, *, slowing_radius, tolerance=0.0, target=None, weight=1.0,
-           rotate=False):
+def arrive(state, slots, *, slowing_radius, tolerance=0.0, target=None, weight=1.0, rotate=False):
     k = len(slots)
     interest, danger = _maps(state, k)
     for i in np.flatnonzero(state["alive"]):
@@ -185,8 +199,9 @@ def arrive(state, slots, *, slowing_radius, tolerance=0.0, target=None, weight=1
     return interest, danger
 
 
-def wander(state, slots, *, offset=1.0, radius=0.5, rate=1.0, seed=0, time=0.0,
-           weight=1.0, rotate=False):
+def wander(
+    state, slots, *, offset=1.0, radius=0.5, rate=1.0, seed=0, time=0.0, weight=1.0, rotate=False
+):
     k = len(slots)
     interest, danger = _maps(state, k)
     for i in np.flatnonzero(state["alive"]):
@@ -194,7 +209,8 @@ def wander(state, slots, *, offset=1.0, radius=0.5, rate=1.0, seed=0, time=0.0,
         key = int(state["rng"][i]) ^ splitmix64(seed)
         theta = math.pi * value_noise(key, time * rate)
         v = offset * np.array([math.cos(h), math.sin(h)]) + radius * np.array(
-            [math.cos(h + theta), math.sin(h + theta)])
+            [math.cos(h + theta), math.sin(h + theta)]
+        )
         u, _ = _unit(v)
         if u is None:
             continue
@@ -239,8 +255,19 @@ def _group_ok(groups, gi, gj):
     return groups == "all" or ((gi == gj) == (groups == "same"))
 
 
-def agent_danger(state, slots, neighbor_lists, *, radius, predictive=False, horizon=1.0,
-                 falloff="linear", groups="all", weight=1.0, rotate=False):
+def agent_danger(
+    state,
+    slots,
+    neighbor_lists,
+    *,
+    radius,
+    predictive=False,
+    horizon=1.0,
+    falloff="linear",
+    groups="all",
+    weight=1.0,
+    rotate=False,
+):
     """Unity "avoid" applied to neighbouring agents, graded by the surface gap; with
     `predictive`, also towards the relative position at the closest approach."""
     idx, counts = neighbor_lists
@@ -282,8 +309,18 @@ def agent_danger(state, slots, neighbor_lists, *, radius, predictive=False, hori
     return interest, danger
 
 
-def flocking(state, slots, neighbor_lists, *, rule, radius, clamp=True, groups="same",
-             weight=1.0, rotate=False):
+def flocking(
+    state,
+    slots,
+    neighbor_lists,
+    *,
+    rule,
+    radius,
+    clamp=True,
+    groups="same",
+    weight=1.0,
+    rotate=False,
+):
     """Lewis: the dot product of a separation / alignment / cohesion vector with every
     slot, added to the interest."""
     idx, counts = neighbor_lists
@@ -291,9 +328,12 @@ def flocking(state, slots, neighbor_lists, *, rule, radius, clamp=True, groups="
     interest, danger = _maps(state, k)
     for i in np.flatnonzero(state["alive"]):
         p = state["position"][i].astype(float)
-        near = [j for j in idx[i, : counts[i]]
-                if np.hypot(*(p - state["position"][j])) <= radius
-                and _group_ok(groups, state["group"][i], state["group"][j])]
+        near = [
+            j
+            for j in idx[i, : counts[i]]
+            if np.hypot(*(p - state["position"][j])) <= radius
+            and _group_ok(groups, state["group"][i], state["group"][j])
+        ]
         if not near:
             continue
         if rule == "separation":
@@ -305,7 +345,11 @@ def flocking(state, slots, neighbor_lists, *, rule, radius, clamp=True, groups="
                     w += rel / d * (1 - d / radius)
         elif rule == "alignment":
             vmax = float(state["max_speed"][i])
-            w = np.mean(state["velocity"][near].astype(float), axis=0) / vmax if vmax > 0 else np.zeros(2)
+            w = (
+                np.mean(state["velocity"][near].astype(float), axis=0) / vmax
+                if vmax > 0
+                else np.zeros(2)
+            )
         else:
             w = (np.mean(state["position"][near].astype(float), axis=0) - p) / radius
         length = float(np.hypot(*w))
@@ -317,6 +361,7 @@ def flocking(state, slots, neighbor_lists, *, rule, radius, clamp=True, groups="
 
 
 # ------------------------------------------------------------------------ motion ---
+
 
 def wrap(a):
     """Angle in (-π, π]."""
@@ -423,8 +468,10 @@ def follow_path(directions, slots, weight=1.0):
 
 def segment_crossed(p0, p1, a, b):
     """True when the segment p0-p1 properly crosses the segment a-b (float64)."""
+
     def orient(p, q, r):
         return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
     o1, o2 = orient(a, b, p0), orient(a, b, p1)
     o3, o4 = orient(p0, p1, a), orient(p0, p1, b)
     return o1 * o2 < 0 and o3 * o4 < 0

@@ -116,8 +116,11 @@ class FieldOfViewProximity:
                 to_agent = sub(a.position, p)
                 rng = self.radius + a.bounding_radius
                 # gdx-ai compares with the unnormalised offset (ported as is)
-                if (len2(to_agent) < rng * rng and dot(orientation, to_agent) > cone_threshold
-                        and callback(a)):
+                if (
+                    len2(to_agent) < rng * rng
+                    and dot(orientation, to_agent) > cone_threshold
+                    and callback(a)
+                ):
                     count += 1
         return count
 
@@ -227,8 +230,14 @@ def cohesion(owner, proximity):
 
 
 def collision_avoidance(owner, proximity):
-    st = dict(shortest_time=math.inf, first=None, first_min_separation=0.0, first_distance=0.0,
-              first_rel_pos=ZERO, first_rel_vel=ZERO)
+    st = dict(
+        shortest_time=math.inf,
+        first=None,
+        first_min_separation=0.0,
+        first_distance=0.0,
+        first_rel_pos=ZERO,
+        first_rel_vel=ZERO,
+    )
 
     def report(neighbor):
         relative_position = sub(neighbor.position, owner.position)
@@ -243,17 +252,24 @@ def collision_avoidance(owner, proximity):
         min_separation = distance - math.sqrt(relative_speed2) * time_to_collision
         if min_separation > owner.bounding_radius + neighbor.bounding_radius:
             return False
-        st.update(shortest_time=time_to_collision, first=neighbor, first_min_separation=min_separation,
-                  first_distance=distance, first_rel_pos=relative_position,
-                  first_rel_vel=relative_velocity)
+        st.update(
+            shortest_time=time_to_collision,
+            first=neighbor,
+            first_min_separation=min_separation,
+            first_distance=distance,
+            first_rel_pos=relative_position,
+            first_rel_vel=relative_velocity,
+        )
         return True
 
     count = proximity.find_neighbors(report)
     first = st["first"]
     if count == 0 or first is None:
         return ZERO
-    if st["first_min_separation"] <= 0 or \
-            st["first_distance"] < owner.bounding_radius + first.bounding_radius:
+    if (
+        st["first_min_separation"] <= 0
+        or st["first_distance"] < owner.bounding_radius + first.bounding_radius
+    ):
         relative_position = sub(first.position, owner.position)
     else:
         relative_position = mul_add(st["first_rel_pos"], st["first_rel_vel"], st["shortest_time"])
@@ -277,9 +293,11 @@ def parallel_side_rays(owner, length_, side_offset):
 def central_ray_with_whiskers(owner, ray_length, whisker_length, whisker_angle):
     p, v = owner.position, owner.velocity
     a = vector_to_angle(v)
-    return [(p, add(scl(nor(v), ray_length), p)),
-            (p, add(scl(angle_to_vector(a - whisker_angle), whisker_length), p)),
-            (p, add(scl(angle_to_vector(a + whisker_angle), whisker_length), p))]
+    return [
+        (p, add(scl(nor(v), ray_length), p)),
+        (p, add(scl(angle_to_vector(a - whisker_angle), whisker_length), p)),
+        (p, add(scl(angle_to_vector(a + whisker_angle), whisker_length), p)),
+    ]
 
 
 def segment_detector(walls):
@@ -373,10 +391,21 @@ class LinePath:
         return add(scl(sub(a, b), d / seg_len), b)
 
 
-def follow_path(owner, path: LinePath, path_offset=0.0, prediction_time=0.0, arrive_enabled=True,
-                arrival_tolerance=0.0, deceleration_radius=0.0, time_to_target=0.1):
-    location = owner.position if prediction_time == 0 else \
-        mul_add(owner.position, owner.velocity, prediction_time)
+def follow_path(
+    owner,
+    path: LinePath,
+    path_offset=0.0,
+    prediction_time=0.0,
+    arrive_enabled=True,
+    arrival_tolerance=0.0,
+    deceleration_radius=0.0,
+    time_to_target=0.1,
+):
+    location = (
+        owner.position
+        if prediction_time == 0
+        else mul_add(owner.position, owner.velocity, prediction_time)
+    )
     distance = path.calculate_distance(location)
     target_distance = distance + path_offset
     target = path.calculate_target_position(target_distance)

@@ -67,9 +67,22 @@ def circle_hit(p, q, c, r):
 
 
 class Agent:
-    def __init__(self, position, rotation=0.0, velocity=(0.0, 0.0), max_speed=350.0, steer_force=0.1,
-                 look_ahead=100.0, num_rays=8):
-        self.max_speed, self.steer_force, self.look_ahead, self.num_rays = max_speed, steer_force, look_ahead, num_rays
+    def __init__(
+        self,
+        position,
+        rotation=0.0,
+        velocity=(0.0, 0.0),
+        max_speed=350.0,
+        steer_force=0.1,
+        look_ahead=100.0,
+        num_rays=8,
+    ):
+        self.max_speed, self.steer_force, self.look_ahead, self.num_rays = (
+            max_speed,
+            steer_force,
+            look_ahead,
+            num_rays,
+        )
         self.position, self.rotation, self.velocity = tuple(position), rotation, tuple(velocity)
         self.chosen_dir = (0.0, 0.0)
         self._ready()
@@ -77,18 +90,24 @@ class Agent:
     def _ready(self):
         self.interest = [0.0] * self.num_rays
         self.danger = [0.0] * self.num_rays
-        self.ray_directions = [rotated((1.0, 0.0), i * 2 * math.pi / self.num_rays)
-                               for i in range(self.num_rays)]
+        self.ray_directions = [
+            rotated((1.0, 0.0), i * 2 * math.pi / self.num_rays) for i in range(self.num_rays)
+        ]
 
     def _physics_process(self, delta, get_path_direction, intersect_ray):
         self.set_interest(get_path_direction)
         self.set_danger(intersect_ray)
         self.choose_direction()
-        desired_velocity = tuple(c * self.max_speed for c in rotated(self.chosen_dir, self.rotation))
+        desired_velocity = tuple(
+            c * self.max_speed for c in rotated(self.chosen_dir, self.rotation)
+        )
         self.velocity = linear_interpolate(self.velocity, desired_velocity, self.steer_force)
         self.rotation = vec_angle(self.velocity)
         # move_and_collide(velocity * delta), without a collision
-        self.position = (self.position[0] + self.velocity[0] * delta, self.position[1] + self.velocity[1] * delta)
+        self.position = (
+            self.position[0] + self.velocity[0] * delta,
+            self.position[1] + self.velocity[1] * delta,
+        )
 
     def set_interest(self, get_path_direction):
         if get_path_direction is not None:
@@ -108,7 +127,10 @@ class Agent:
     def set_danger(self, intersect_ray):
         for i in range(self.num_rays):
             end = rotated(self.ray_directions[i], self.rotation)
-            end = (self.position[0] + end[0] * self.look_ahead, self.position[1] + end[1] * self.look_ahead)
+            end = (
+                self.position[0] + end[0] * self.look_ahead,
+                self.position[1] + end[1] * self.look_ahead,
+            )
             result = intersect_ray(self.position, end, self)
             self.danger[i] = 1.0 if result else 0.0
 
@@ -118,8 +140,10 @@ class Agent:
                 self.interest[i] = 0.0
         chosen = (0.0, 0.0)
         for i in range(self.num_rays):
-            chosen = (chosen[0] + self.ray_directions[i][0] * self.interest[i],
-                      chosen[1] + self.ray_directions[i][1] * self.interest[i])
+            chosen = (
+                chosen[0] + self.ray_directions[i][0] * self.interest[i],
+                chosen[1] + self.ray_directions[i][1] * self.interest[i],
+            )
         self.chosen_dir = normalized(chosen)
 
 

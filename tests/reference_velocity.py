@@ -49,6 +49,7 @@ ZERO = 1e-4
 
 # ------------------------------------------------------------------------ slots ---
 
+
 def _f32(*values):
     """The behaviour's parameters as the kernel stores them (float32), back in float64.
 
@@ -89,6 +90,7 @@ def world_slots(directions, heading=0.0, rotate=False):
 
 
 # ------------------------------------------------------------------- neighbours ---
+
 
 class TTC(NamedTuple):
     """A time to collision and whether float32 may legitimately disagree with it."""
@@ -142,23 +144,24 @@ def pair_ttc(p, w, big_r, *, horizon=None, tol=TOL, zero=ZERO):
     c = pp - r * r
     b = px * wx + py * wy
     a = wx * wx + wy * wy
-    ambiguous = abs(c) <= zero * (pp + r * r)              # (nearly) just touching
+    ambiguous = abs(c) <= zero * (pp + r * r)  # (nearly) just touching
     if c <= 0.0:
         pw = math.sqrt(pp * a)
-        if pw > 0.0 and abs(b) <= zero * pw:                # deepening or not: undecided
+        if pw > 0.0 and abs(b) <= zero * pw:  # deepening or not: undecided
             ambiguous = True
         return TTC(0.0 if b > 0.0 else INF, ambiguous)
     if b <= 0.0:
         return TTC(INF, ambiguous)
     disc = b * b - a * c
     if abs(disc) <= zero * b * b and (horizon is None or c / b < horizon * (1.0 + tol)):
-        ambiguous = True                                    # grazing: hit or miss
+        ambiguous = True  # grazing: hit or miss
     if disc <= 0.0:
         return TTC(INF, ambiguous)
     return TTC(c / (b + math.sqrt(disc)), ambiguous)
 
 
 # ------------------------------------------------------------------------ walls ---
+
 
 def point_segment_distance(p, a, b):
     """Distance from the point p to the segment [a, b] (float64)."""
@@ -173,7 +176,7 @@ def _ray_circle(o, d, centre, r, zero):
     qx, qy = centre[0] - o[0], centre[1] - o[1]
     bb = qx * d[0] + qy * d[1]
     cc = qx * qx + qy * qy - r * r
-    disc = bb * bb - cc                     # = r² - (distance of the centre from the ray)²
+    disc = bb * bb - cc  # = r² - (distance of the centre from the ray)²
     grazing = bb > 0.0 and abs(disc) <= zero * r * r
     if bb <= 0.0 or disc < 0.0:
         return INF, grazing, (bb if grazing else INF)
@@ -222,8 +225,12 @@ def ray_capsule(o, d, a, b, r, *, zero=ZERO):
         if grazing:
             graze = min(graze, tg)
     for sgn in (1.0, -1.0):
-        best = min(best, _ray_segment(o, d, (a[0] + sgn * nx, a[1] + sgn * ny),
-                                      (b[0] + sgn * nx, b[1] + sgn * ny)))
+        best = min(
+            best,
+            _ray_segment(
+                o, d, (a[0] + sgn * nx, a[1] + sgn * ny), (b[0] + sgn * nx, b[1] + sgn * ny)
+            ),
+        )
     return best, graze
 
 
@@ -247,6 +254,7 @@ def wall_distance(o, d, walls, r, max_dist, *, tol=TOL, zero=ZERO):
 
 
 # ------------------------------------------------------------------- candidates ---
+
 
 def _others(state, i):
     alive = np.asarray(state["alive"], dtype=bool)
@@ -274,8 +282,19 @@ def agents_ttc(state, i, v, *, margin=0.0, reciprocity=0.0, horizon=None, tol=TO
     return TTC(best, ambiguous)
 
 
-def velocity_ttc(state, i, v, *, horizon, margin=0.0, reciprocity=0.0, walls=None,
-                 wall_horizon=None, tol=TOL, zero=ZERO):
+def velocity_ttc(
+    state,
+    i,
+    v,
+    *,
+    horizon,
+    margin=0.0,
+    reciprocity=0.0,
+    walls=None,
+    wall_horizon=None,
+    tol=TOL,
+    zero=ZERO,
+):
     """TTC of agent i taking the (any) velocity v: agents, then walls along v/|v|.
 
     Parameters
@@ -296,14 +315,22 @@ def velocity_ttc(state, i, v, *, horizon, margin=0.0, reciprocity=0.0, walls=Non
     """
     wall_horizon = horizon if wall_horizon is None else wall_horizon
     horizon, margin, reciprocity, wall_horizon = _f32(horizon, margin, reciprocity, wall_horizon)
-    t, ambiguous = agents_ttc(state, i, v, margin=margin, reciprocity=reciprocity,
-                              horizon=horizon, tol=tol, zero=zero)
+    t, ambiguous = agents_ttc(
+        state, i, v, margin=margin, reciprocity=reciprocity, horizon=horizon, tol=tol, zero=zero
+    )
     speed = math.hypot(float(v[0]), float(v[1]))
     if walls is not None and len(np.asarray(walls).reshape(-1, 4)) and speed > 0.0:
         d = (float(v[0]) / speed, float(v[1]) / speed)
         r = float(state["radius"][i]) + margin
-        h, amb = wall_distance(state["position"][i], d, walls, r,
-                               float(state["max_speed"][i]) * wall_horizon, tol=tol, zero=zero)
+        h, amb = wall_distance(
+            state["position"][i],
+            d,
+            walls,
+            r,
+            float(state["max_speed"][i]) * wall_horizon,
+            tol=tol,
+            zero=zero,
+        )
         # wall TTC on the agents' horizon scale: horizon / wall_horizon
         t = min(t, h / speed * (horizon / wall_horizon))
         ambiguous = ambiguous or amb
@@ -311,6 +338,7 @@ def velocity_ttc(state, i, v, *, horizon, margin=0.0, reciprocity=0.0, walls=Non
 
 
 # -------------------------------------------------------------------------- maps ---
+
 
 class VelocityMaps(NamedTuple):
     """The oracle's answer for N agents, K slots and S speeds."""
@@ -329,9 +357,22 @@ class VelocityMaps(NamedTuple):
     """(N, K) bool: float32 may legitimately give another speed or danger here."""
 
 
-def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, reciprocity=0.0,
-                     walls=None, wall_horizon=None, weight=1.0, agent_weights=None,
-                     rotate=False, tol=TOL, zero=ZERO):
+def collision_danger(
+    state,
+    directions,
+    *,
+    horizon=2.0,
+    speeds=4,
+    margin=0.0,
+    reciprocity=0.0,
+    walls=None,
+    wall_horizon=None,
+    weight=1.0,
+    agent_weights=None,
+    rotate=False,
+    tol=TOL,
+    zero=ZERO,
+):
     """Danger and speed maps of ``CollisionDanger`` (see the module docstring).
 
     Parameters
@@ -363,8 +404,9 @@ def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, re
     VelocityMaps
     """
     wall_horizon = horizon if wall_horizon is None else wall_horizon
-    horizon, margin, reciprocity, weight, wall_horizon = _f32(horizon, margin, reciprocity,
-                                                              weight, wall_horizon)
+    horizon, margin, reciprocity, weight, wall_horizon = _f32(
+        horizon, margin, reciprocity, weight, wall_horizon
+    )
     pos = np.asarray(state["position"], dtype=np.float64)
     alive = np.asarray(state["alive"], dtype=bool)
     vmax = np.asarray(state["max_speed"], dtype=np.float64)
@@ -389,14 +431,23 @@ def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, re
             amb = False
             h = TTC(INF, False)
             if has_walls:
-                h = wall_distance(pos[i], d, walls, rad[i] + margin, vmax[i] * wall_horizon,
-                                  tol=tol, zero=zero)
+                h = wall_distance(
+                    pos[i], d, walls, rad[i] + margin, vmax[i] * wall_horizon, tol=tol, zero=zero
+                )
                 amb = h.ambiguous
             for m in range(s_count + 1):
                 s = vmax[i] * m / s_count
                 v = (s * d[0], s * d[1])
-                t, a = agents_ttc(state, i, v, margin=margin, reciprocity=reciprocity,
-                                  horizon=horizon, tol=tol, zero=zero)
+                t, a = agents_ttc(
+                    state,
+                    i,
+                    v,
+                    margin=margin,
+                    reciprocity=reciprocity,
+                    horizon=horizon,
+                    tol=tol,
+                    zero=zero,
+                )
                 if s > 0.0:
                     t = min(t, h.ttc / s * (horizon / wall_horizon))
                 ttc[i, kk, m] = t
@@ -409,11 +460,11 @@ def collision_danger(state, directions, *, horizon=2.0, speeds=4, margin=0.0, re
                 best = int(np.flatnonzero(safe)[-1])
                 danger[i, kk] = 0.0
             else:
-                best = int(np.argmax(row))              # first maximum: smallest m
+                best = int(np.argmax(row))  # first maximum: smallest m
                 top = row[best]
                 for m in range(s_count + 1):
                     if m != best and abs(row[m] - top) <= tol * top and not row[m] == top == 0.0:
-                        amb = True                      # near tie: float32 may pick m
+                        amb = True  # near tie: float32 may pick m
                 danger[i, kk] = scale * min(max(1.0 - top / horizon, 0.0), 1.0)
             level[i, kk] = best
             speed[i, kk] = best / s_count

@@ -56,8 +56,13 @@ def test_writes_through_views_reach_the_kernels():
 
 def test_add_broadcasts_and_fills_lowest_free_slots():
     a = cs.Agents(6, seed=3)
-    ids = a.add([[0, 0], [1, 0], [2, 0]], velocity=[[0, 1], [0, 0], [-1, 0]],
-                radius=[0.5, 1.0, 1.5], max_speed=2.0, group=[1, 2, 3])
+    ids = a.add(
+        [[0, 0], [1, 0], [2, 0]],
+        velocity=[[0, 1], [0, 0], [-1, 0]],
+        radius=[0.5, 1.0, 1.5],
+        max_speed=2.0,
+        group=[1, 2, 3],
+    )
     assert ids.tolist() == [0, 1, 2] and ids.dtype == np.int32
     assert a.radius[:3].tolist() == [0.5, 1.0, 1.5]
     assert a.max_speed[:3].tolist() == [2.0] * 3
@@ -110,10 +115,19 @@ def test_count_and_ids_follow_writes_to_alive():
         (dict(position=[[0, 0]] * 2, max_speed=[-1, 1]), r"max_speed must be >= 0.*index 0"),
         (dict(position=[[0, 0]] * 2, max_accel=[1, -2]), r"max_accel must be >= 0.*index 1"),
         (dict(position=[[0, 0]] * 2, max_turn_rate=-1), r"max_turn_rate must be >= 0.*index 0"),
-        (dict(position=[[0, 0]] * 2, steer_force=[0.1, 1.5]), r"steer_force must be in \[0, 1\].*index 1"),
-        (dict(position=[[0, 0]] * 2, velocity=[[0, 0], [np.inf, 0]]), r"velocity must be finite.*index 1"),
+        (
+            dict(position=[[0, 0]] * 2, steer_force=[0.1, 1.5]),
+            r"steer_force must be in \[0, 1\].*index 1",
+        ),
+        (
+            dict(position=[[0, 0]] * 2, velocity=[[0, 0], [np.inf, 0]]),
+            r"velocity must be finite.*index 1",
+        ),
         (dict(position=[[0, 0]] * 2, heading=[0, np.nan]), r"heading must be finite.*index 1"),
-        (dict(position=[[0, 0]] * 2, target=[[0, np.nan], [0, 0]]), r"target must be finite.*index 0"),
+        (
+            dict(position=[[0, 0]] * 2, target=[[0, np.nan], [0, 0]]),
+            r"target must be finite.*index 0",
+        ),
         (dict(position=[[0, 0]] * 2, radius=[1, 2, 3]), r"radius must broadcast"),
         (dict(position=[[0, 0, 0]]), r"position must have shape \(n, 2\)"),
         (dict(position=[[0, 0]] * 5), r"capacity exceeded: adding 5 agents, 4 free slots of 4"),

@@ -32,8 +32,20 @@ def make_agents(n=40, seed=0, capacity=None, spread=10.0, dead=True):
 
 
 def state_of(a):
-    names = ["position", "velocity", "heading", "radius", "max_speed", "max_accel",
-             "max_turn_rate", "steer_force", "target", "alive", "rng", "group"]
+    names = [
+        "position",
+        "velocity",
+        "heading",
+        "radius",
+        "max_speed",
+        "max_accel",
+        "max_turn_rate",
+        "steer_force",
+        "target",
+        "alive",
+        "rng",
+        "group",
+    ]
     return {k: np.array(getattr(a, k)) for k in names}
 
 
@@ -49,6 +61,7 @@ K_VALUES = [3, 8, 16, 33]
 
 
 # ------------------------------------------------------------- seed examples ---
+
 
 def test_godot_forward_interest_8_rays():
     a = cs.Agents(1)
@@ -121,15 +134,22 @@ def test_tether_and_bounds_are_silent_inside():
 
 # ------------------------------------------------------------- oracle checks ---
 
+
 @pytest.mark.parametrize("k", K_VALUES)
 @pytest.mark.parametrize("rotate", [False, True])
 def test_forward_and_momentum(k, rotate):
     a = make_agents()
     st_, slots = state_of(a), ref.ring(k)
-    check(cs.Forward(weight=0.7).evaluate(a, k, rotate=rotate),
-          ref.forward(st_, slots, 0.7, rotate), "interest")
-    check(cs.Momentum(weight=1.3).evaluate(a, k, rotate=rotate),
-          ref.momentum(st_, slots, 1.3, rotate), "interest")
+    check(
+        cs.Forward(weight=0.7).evaluate(a, k, rotate=rotate),
+        ref.forward(st_, slots, 0.7, rotate),
+        "interest",
+    )
+    check(
+        cs.Momentum(weight=1.3).evaluate(a, k, rotate=rotate),
+        ref.momentum(st_, slots, 1.3, rotate),
+        "interest",
+    )
 
 
 @pytest.mark.parametrize("cls", [cs.Seek, cs.Chase, cs.Flee, cs.Avoid])
@@ -145,9 +165,18 @@ def test_target_behaviours(cls, combine, falloff, max_distance, rotate):
     output = "danger" if cls is cs.Avoid else "interest"
     for targets in (pts, None):
         b = cls(targets, max_distance=max_distance, combine=combine, falloff=falloff, weight=0.9)
-        exp = ref.targets(st_, slots, points=targets, weight=0.9, max_distance=max_distance,
-                          away=away, combine=combine, falloff=falloff, output=output,
-                          rotate=rotate)
+        exp = ref.targets(
+            st_,
+            slots,
+            points=targets,
+            weight=0.9,
+            max_distance=max_distance,
+            away=away,
+            combine=combine,
+            falloff=falloff,
+            output=output,
+            rotate=rotate,
+        )
         check(b.evaluate(a, slots.astype(np.float32), rotate=rotate), exp, output)
 
 
@@ -157,11 +186,14 @@ def test_pursue_and_evade(output, max_prediction):
     a = make_agents()
     st_, slots = state_of(a), ref.ring(16)
     ids = [0, 1, 2, 5]  # 1 is dead; each agent skips itself
-    check(cs.Pursue(ids, max_prediction=max_prediction, max_distance=12).evaluate(a, 16),
-          ref.targets(st_, slots, ids=ids, max_prediction=max_prediction, max_distance=12),
-          "interest")
-    exp = ref.targets(st_, slots, ids=ids, max_prediction=max_prediction,
-                      away=output == "interest", output=output)
+    check(
+        cs.Pursue(ids, max_prediction=max_prediction, max_distance=12).evaluate(a, 16),
+        ref.targets(st_, slots, ids=ids, max_prediction=max_prediction, max_distance=12),
+        "interest",
+    )
+    exp = ref.targets(
+        st_, slots, ids=ids, max_prediction=max_prediction, away=output == "interest", output=output
+    )
     check(cs.Evade(ids, max_prediction=max_prediction, output=output).evaluate(a, 16), exp, output)
 
 
@@ -177,22 +209,42 @@ def test_pursue_aims_at_the_predicted_position():
 def test_arrive_wander_tether_bounds(rotate):
     a = make_agents()
     st_, slots = state_of(a), ref.ring(16)
-    check(cs.Arrive(slowing_radius=6, tolerance=0.5).evaluate(a, 16, rotate=rotate),
-          ref.arrive(st_, slots, slowing_radius=6, tolerance=0.5, rotate=rotate), "interest")
-    check(cs.Arrive(slowing_radius=3, target=[1, 2]).evaluate(a, 16, rotate=rotate),
-          ref.arrive(st_, slots, slowing_radius=3, target=[1, 2], rotate=rotate), "interest")
+    check(
+        cs.Arrive(slowing_radius=6, tolerance=0.5).evaluate(a, 16, rotate=rotate),
+        ref.arrive(st_, slots, slowing_radius=6, tolerance=0.5, rotate=rotate),
+        "interest",
+    )
+    check(
+        cs.Arrive(slowing_radius=3, target=[1, 2]).evaluate(a, 16, rotate=rotate),
+        ref.arrive(st_, slots, slowing_radius=3, target=[1, 2], rotate=rotate),
+        "interest",
+    )
     for time in (0.0, 2.71, 1e4):
-        check(cs.Wander(offset=1.5, radius=0.8, rate=0.7, seed=11).evaluate(a, 16, rotate=rotate, time=time),
-              ref.wander(st_, slots, offset=1.5, radius=0.8, rate=0.7, seed=11, time=time, rotate=rotate),
-              "interest")
-    check(cs.Tether(center=[1, 1], radius=4, softness=3).evaluate(a, 16, rotate=rotate),
-          ref.tether(st_, slots, center=[1, 1], radius=4, softness=3, rotate=rotate), "interest")
-    check(cs.Tether(radius=2).evaluate(a, 16, rotate=rotate),
-          ref.tether(st_, slots, radius=2, rotate=rotate), "interest")
+        check(
+            cs.Wander(offset=1.5, radius=0.8, rate=0.7, seed=11).evaluate(
+                a, 16, rotate=rotate, time=time
+            ),
+            ref.wander(
+                st_, slots, offset=1.5, radius=0.8, rate=0.7, seed=11, time=time, rotate=rotate
+            ),
+            "interest",
+        )
+    check(
+        cs.Tether(center=[1, 1], radius=4, softness=3).evaluate(a, 16, rotate=rotate),
+        ref.tether(st_, slots, center=[1, 1], radius=4, softness=3, rotate=rotate),
+        "interest",
+    )
+    check(
+        cs.Tether(radius=2).evaluate(a, 16, rotate=rotate),
+        ref.tether(st_, slots, radius=2, rotate=rotate),
+        "interest",
+    )
     for margin in (0.0, 2.0, 50.0):
-        check(cs.Bounds(lo=[-6, -4], hi=[5, 7], margin=margin).evaluate(a, 16, rotate=rotate),
-              ref.bounds(st_, slots, lo=[-6, -4], hi=[5, 7], margin=margin, rotate=rotate),
-              "interest")
+        check(
+            cs.Bounds(lo=[-6, -4], hi=[5, 7], margin=margin).evaluate(a, 16, rotate=rotate),
+            ref.bounds(st_, slots, lo=[-6, -4], hi=[5, 7], margin=margin, rotate=rotate),
+            "interest",
+        )
 
 
 def _lists(a, radius, max_n=64):
@@ -206,14 +258,25 @@ def _lists(a, radius, max_n=64):
 def test_agent_danger(predictive, falloff, rotate, groups):
     a = make_agents(60, spread=6)
     st_, slots = state_of(a), ref.ring(16)
-    b = cs.AgentDanger(radius=1.5, predictive=predictive, horizon=0.8, falloff=falloff,
-                       weight=2, groups=groups)
-    r = cs._core.behaviour_neighbor_radius(b, float(a.radius[a.alive].max()),
-                                          float(np.hypot(*a.velocity[a.alive].T).max()))
+    b = cs.AgentDanger(
+        radius=1.5, predictive=predictive, horizon=0.8, falloff=falloff, weight=2, groups=groups
+    )
+    r = cs._core.behaviour_neighbor_radius(
+        b, float(a.radius[a.alive].max()), float(np.hypot(*a.velocity[a.alive].T).max())
+    )
     got = b.evaluate(a, 16, rotate=rotate, max_neighbours=64)
-    exp = ref.agent_danger(st_, slots, _lists(a, r), radius=1.5, predictive=predictive,
-                           horizon=0.8, falloff=falloff, groups=groups, weight=2,
-                           rotate=rotate)
+    exp = ref.agent_danger(
+        st_,
+        slots,
+        _lists(a, r),
+        radius=1.5,
+        predictive=predictive,
+        horizon=0.8,
+        falloff=falloff,
+        groups=groups,
+        weight=2,
+        rotate=rotate,
+    )
     check(got, exp, "danger")
     assert got.danger[a.alive].any()
 
@@ -227,9 +290,19 @@ def test_flocking(rule, clamp, rotate, groups):
     st_, slots = state_of(a), ref.ring(8)
     cls = {"separation": cs.Separation, "alignment": cs.Alignment, "cohesion": cs.Cohesion}[rule]
     got = cls(radius=2.5, clamp=clamp, weight=0.8, groups=groups).evaluate(
-        a, 8, rotate=rotate, max_neighbours=64)
-    exp = ref.flocking(st_, slots, _lists(a, 2.5), rule=rule, radius=2.5, clamp=clamp,
-                       groups=groups, weight=0.8, rotate=rotate)
+        a, 8, rotate=rotate, max_neighbours=64
+    )
+    exp = ref.flocking(
+        st_,
+        slots,
+        _lists(a, 2.5),
+        rule=rule,
+        radius=2.5,
+        clamp=clamp,
+        groups=groups,
+        weight=0.8,
+        rotate=rotate,
+    )
     check(got, exp, "interest")
     assert got.interest.any()
     if not clamp:
@@ -247,19 +320,28 @@ def test_max_neighbors_caps_the_neighbours_considered():
     a = make_agents(60, spread=3, dead=False)
     st_, slots = state_of(a), ref.ring(8)
     got = cs.Separation(radius=2.0, groups="all").evaluate(a, 8, max_neighbours=3)
-    exp = ref.flocking(st_, slots, _lists(a, 2.0, 3), rule="separation", radius=2.0,
-                       groups="all")
+    exp = ref.flocking(st_, slots, _lists(a, 2.0, 3), rule="separation", radius=2.0, groups="all")
     check(got, exp, "interest")
 
 
 # ---------------------------------------------------------- properties, misc ---
 
 ALL = [
-    cs.Forward(), cs.Momentum(), cs.Seek([[1, 2], [3, -4]]), cs.Flee(), cs.Avoid([[0, 0]]),
-    cs.Pursue([0, 2], max_prediction=1.0), cs.Evade([4], output="danger"),
-    cs.Arrive(slowing_radius=2), cs.Wander(seed=3), cs.Tether(center=[0, 0], radius=3),
-    cs.Bounds(lo=[-5, -5], hi=[5, 5], margin=1), cs.AgentDanger(radius=1, predictive=True),
-    cs.Separation(radius=2), cs.Alignment(radius=2), cs.Cohesion(radius=2),
+    cs.Forward(),
+    cs.Momentum(),
+    cs.Seek([[1, 2], [3, -4]]),
+    cs.Flee(),
+    cs.Avoid([[0, 0]]),
+    cs.Pursue([0, 2], max_prediction=1.0),
+    cs.Evade([4], output="danger"),
+    cs.Arrive(slowing_radius=2),
+    cs.Wander(seed=3),
+    cs.Tether(center=[0, 0], radius=3),
+    cs.Bounds(lo=[-5, -5], hi=[5, 5], margin=1),
+    cs.AgentDanger(radius=1, predictive=True),
+    cs.Separation(radius=2),
+    cs.Alignment(radius=2),
+    cs.Cohesion(radius=2),
 ]
 
 
@@ -284,9 +366,15 @@ def test_rotating_the_scene_by_one_slot_shifts_the_map(shift, seed):
     b = cs.Agents(12, seed=seed)
     ang = 2 * np.pi * shift / 16
     rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
-    b.add(np.array(a.position) @ rot.T, velocity=np.array(a.velocity) @ rot.T,
-          heading=a.heading + ang, radius=a.radius, max_speed=a.max_speed,
-          target=np.array(a.target) @ rot.T, group=a.group)
+    b.add(
+        np.array(a.position) @ rot.T,
+        velocity=np.array(a.velocity) @ rot.T,
+        heading=a.heading + ang,
+        radius=a.radius,
+        max_speed=a.max_speed,
+        target=np.array(a.target) @ rot.T,
+        group=a.group,
+    )
     for beh in (cs.Seek(), cs.Forward(), cs.Separation(radius=8), cs.AgentDanger(radius=3)):
         ma, mb = beh.evaluate(a, 16), beh.evaluate(b, 16)
         np.testing.assert_allclose(np.roll(ma.interest, shift, axis=1), mb.interest, atol=1e-4)
@@ -297,9 +385,15 @@ def test_agent_order_does_not_matter():
     a = make_agents(50, spread=5, dead=False)
     perm = np.random.default_rng(4).permutation(50)
     b = cs.Agents(50)
-    b.add(a.position[perm], velocity=a.velocity[perm], heading=a.heading[perm],
-          radius=a.radius[perm], max_speed=a.max_speed[perm], target=a.target[perm],
-          group=a.group[perm])
+    b.add(
+        a.position[perm],
+        velocity=a.velocity[perm],
+        heading=a.heading[perm],
+        radius=a.radius[perm],
+        max_speed=a.max_speed[perm],
+        target=a.target[perm],
+        group=a.group[perm],
+    )
     for beh in (cs.AgentDanger(radius=1.0, predictive=True), cs.Cohesion(radius=3)):
         ma, mb = beh.evaluate(a, 8, max_neighbours=64), beh.evaluate(b, 8, max_neighbours=64)
         np.testing.assert_allclose(ma.interest[perm], mb.interest, atol=1e-5)
@@ -375,25 +469,43 @@ def test_evaluate_input_errors():
 coord = st.one_of(st.sampled_from([0.0, 1.0, -1.0]), st.floats(-1e3, 1e3, width=32))
 
 
-@given(data=st.data(), n=st.integers(1, 10), k=st.integers(3, 20),
-       time=st.floats(0, 1e6), rotate=st.booleans())
+@given(
+    data=st.data(),
+    n=st.integers(1, 10),
+    k=st.integers(3, 20),
+    time=st.floats(0, 1e6),
+    rotate=st.booleans(),
+)
 def test_no_nan_for_random_states(data, n, k, time, rotate):
     from hypothesis.extra import numpy as hnp
 
     arr = lambda shape, el: data.draw(hnp.arrays(np.float32, shape, elements=el))  # noqa: E731
     a = cs.Agents(n)
-    a.add(arr((n, 2), coord), velocity=arr((n, 2), coord),
-          heading=arr(n, st.floats(-10, 10, width=32)),
-          radius=arr(n, st.floats(0, 5, width=32)),
-          max_speed=arr(n, st.floats(0, 10, width=32)),
-          target=arr((n, 2), coord), group=data.draw(hnp.arrays(np.int32, n, elements=st.integers(0, 2))))
+    a.add(
+        arr((n, 2), coord),
+        velocity=arr((n, 2), coord),
+        heading=arr(n, st.floats(-10, 10, width=32)),
+        radius=arr(n, st.floats(0, 5, width=32)),
+        max_speed=arr(n, st.floats(0, 10, width=32)),
+        target=arr((n, 2), coord),
+        group=data.draw(hnp.arrays(np.int32, n, elements=st.integers(0, 2))),
+    )
     behaviours = [
-        cs.Forward(), cs.Momentum(), cs.Seek(), cs.Flee(arr((2, 2), coord)),
-        cs.Avoid(arr((2, 2), coord), max_distance=50), cs.Pursue(list(range(n)), max_prediction=2),
-        cs.Evade([0], output="danger"), cs.Arrive(slowing_radius=3, tolerance=0.1),
-        cs.Wander(rate=3), cs.Tether(radius=1, softness=2), cs.Bounds(lo=[-1, -1], hi=[1, 1], margin=0.5),
-        cs.AgentDanger(radius=2, predictive=True), cs.Separation(radius=3, groups="all"),
-        cs.Alignment(radius=3), cs.Cohesion(radius=3, clamp=False),
+        cs.Forward(),
+        cs.Momentum(),
+        cs.Seek(),
+        cs.Flee(arr((2, 2), coord)),
+        cs.Avoid(arr((2, 2), coord), max_distance=50),
+        cs.Pursue(list(range(n)), max_prediction=2),
+        cs.Evade([0], output="danger"),
+        cs.Arrive(slowing_radius=3, tolerance=0.1),
+        cs.Wander(rate=3),
+        cs.Tether(radius=1, softness=2),
+        cs.Bounds(lo=[-1, -1], hi=[1, 1], margin=0.5),
+        cs.AgentDanger(radius=2, predictive=True),
+        cs.Separation(radius=3, groups="all"),
+        cs.Alignment(radius=3),
+        cs.Cohesion(radius=3, clamp=False),
     ]
     for b in behaviours:
         m = b.evaluate(a, k, rotate=rotate, time=time)
@@ -425,17 +537,26 @@ def test_per_agent_weights_scale_each_agents_rows():
     world = cs.World()
     world.add_segments(rng.uniform(-8, 8, (20, 4)))
     agents = cs.Agents(12, slots=8, seed=1)
-    agents.add(rng.uniform(-6, 6, (10, 2)), velocity=rng.uniform(-1, 1, (10, 2)), radius=0.4,
-               target=rng.uniform(-6, 6, (10, 2)))
+    agents.add(
+        rng.uniform(-6, 6, (10, 2)),
+        velocity=rng.uniform(-1, 1, (10, 2)),
+        radius=0.4,
+        target=rng.uniform(-6, 6, (10, 2)),
+    )
     w = rng.uniform(0, 2, 12).astype(np.float32)
     w[3] = 0.0
-    for make in (lambda **kw: cs.Seek(weight=0.7, **kw), lambda **kw: cs.Forward(**kw),
-                 lambda **kw: cs.AgentDanger(radius=3.0, **kw),
-                 lambda **kw: cs.WallDanger(look_ahead=4.0, falloff="linear", **kw)):
+    for make in (
+        lambda **kw: cs.Seek(weight=0.7, **kw),
+        lambda **kw: cs.Forward(**kw),
+        lambda **kw: cs.AgentDanger(radius=3.0, **kw),
+        lambda **kw: cs.WallDanger(look_ahead=4.0, falloff="linear", **kw),
+    ):
         plain = make().evaluate(agents, 8, world=world)
         scaled = make(agent_weights=w).evaluate(agents, 8, world=world)
         for m in ("interest", "danger"):
-            np.testing.assert_allclose(getattr(scaled, m), getattr(plain, m) * w[:, None], rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(
+                getattr(scaled, m), getattr(plain, m) * w[:, None], rtol=1e-6, atol=1e-7
+            )
         assert not scaled.interest[3].any() and not scaled.danger[3].any()
 
 

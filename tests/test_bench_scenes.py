@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 _spec = importlib.util.spec_from_file_location(
-    "bench_scenes", Path(__file__).resolve().parents[1] / "benchmarks" / "scenes.py")
+    "bench_scenes", Path(__file__).resolve().parents[1] / "benchmarks" / "scenes.py"
+)
 scenes = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(scenes)
 
@@ -61,9 +62,11 @@ def test_rays_expand_origins_by_directions(track):
     i, j = 777, 5
     r = i * 16 + j
     np.testing.assert_array_equal(track.origins[r], track.positions[i])
-    np.testing.assert_allclose(track.directions[r],
-                               [math.cos(2 * math.pi * 5 / 16), math.sin(2 * math.pi * 5 / 16)],
-                               atol=1e-7)
+    np.testing.assert_allclose(
+        track.directions[r],
+        [math.cos(2 * math.pi * 5 / 16), math.sin(2 * math.pi * 5 / 16)],
+        atol=1e-7,
+    )
     np.testing.assert_allclose(np.hypot(*track.directions.T), 1.0, atol=1e-6)
     np.testing.assert_array_equal(track.slot_dirs[0], [1.0, 0.0])
 

@@ -105,8 +105,12 @@ def ref_behaviour(kind, pos, vel, amax, smax, rads, i, **k):
         if k.get("flag_ambiguous"):
             # float32 vs float64 may pick another neighbour or branch near these edges
             times.sort()
-            if (len(times) > 1 and times[1] - times[0] < 1e-3 * (1 + times[0])) or abs(sep) < 1e-3 \
-                    or abs(dist - rsum) < 1e-3 or 0 < t < 1e-4:
+            if (
+                (len(times) > 1 and times[1] - times[0] < 1e-3 * (1 + times[0]))
+                or abs(sep) < 1e-3
+                or abs(dist - rsum) < 1e-3
+                or 0 < t < 1e-4
+            ):
                 return None
         return -unit(r) * amax[i]
     raise ValueError(kind)
@@ -115,18 +119,29 @@ def ref_behaviour(kind, pos, vel, amax, smax, rads, i, **k):
 def scene(seed, n=12, spread=6.0):
     rng = np.random.default_rng(seed)
     agents = cs.Agents(n + 2, slots=8, seed=seed)
-    agents.add(rng.uniform(-spread, spread, (n, 2)), velocity=rng.uniform(-2, 2, (n, 2)),
-               radius=rng.uniform(0.2, 0.6, n), max_speed=rng.uniform(1, 3, n),
-               max_accel=rng.uniform(1, 5, n), target=rng.uniform(-8, 8, (n, 2)),
-               heading=rng.uniform(-np.pi, np.pi, n))
+    agents.add(
+        rng.uniform(-spread, spread, (n, 2)),
+        velocity=rng.uniform(-2, 2, (n, 2)),
+        radius=rng.uniform(0.2, 0.6, n),
+        max_speed=rng.uniform(1, 3, n),
+        max_accel=rng.uniform(1, 5, n),
+        target=rng.uniform(-8, 8, (n, 2)),
+        heading=rng.uniform(-np.pi, np.pi, n),
+    )
     return agents
 
 
 def state(agents):
     n = int(np.count_nonzero(agents.alive))
     f = lambda x: np.asarray(x[:n], dtype=np.float64)  # noqa: E731
-    return (f(agents.position), f(agents.velocity), f(agents.max_accel), f(agents.max_speed),
-            f(agents.radius), n)
+    return (
+        f(agents.position),
+        f(agents.velocity),
+        f(agents.max_accel),
+        f(agents.max_speed),
+        f(agents.radius),
+        n,
+    )
 
 
 seeds = st.integers(0, 2**31 - 1)
@@ -142,11 +157,26 @@ def test_individual_behaviours_match_the_oracle(seed):
     ids = [0, 3, 5]
     cases = [
         (classic.Seek(), "seek", lambda i: dict(q=agents.target[i].astype(np.float64))),
-        (classic.Flee(point), "flee", lambda i: dict(q=point.astype(np.float32).astype(np.float64))),
-        (classic.Arrive(tolerance=0.3, slowing_radius=4.0, time_to_target=0.25), "arrive",
-         lambda i: dict(q=agents.target[i].astype(np.float64), tol=0.3, slowing=4.0, ttt=0.25)),
-        (classic.Pursue(agents=ids, max_prediction=1.5), "pursue", lambda i: dict(ids=ids, max_prediction=1.5)),
-        (classic.Evade(agents=ids, max_prediction=0.5), "evade", lambda i: dict(ids=ids, max_prediction=0.5)),
+        (
+            classic.Flee(point),
+            "flee",
+            lambda i: dict(q=point.astype(np.float32).astype(np.float64)),
+        ),
+        (
+            classic.Arrive(tolerance=0.3, slowing_radius=4.0, time_to_target=0.25),
+            "arrive",
+            lambda i: dict(q=agents.target[i].astype(np.float64), tol=0.3, slowing=4.0, ttt=0.25),
+        ),
+        (
+            classic.Pursue(agents=ids, max_prediction=1.5),
+            "pursue",
+            lambda i: dict(ids=ids, max_prediction=1.5),
+        ),
+        (
+            classic.Evade(agents=ids, max_prediction=0.5),
+            "evade",
+            lambda i: dict(ids=ids, max_prediction=0.5),
+        ),
     ]
     for beh, kind, extra in cases:
         got = classic.accelerations(None, agents, beh)
@@ -155,7 +185,9 @@ def test_individual_behaviours_match_the_oracle(seed):
             if want is None:
                 continue
             # float32 kernels against a float64 oracle: accelerations of a few units
-            np.testing.assert_allclose(got[i], want, atol=1e-4, rtol=1e-5, err_msg=f"{kind} agent {i}")
+            np.testing.assert_allclose(
+                got[i], want, atol=1e-4, rtol=1e-5, err_msg=f"{kind} agent {i}"
+            )
         assert (got[n:] == 0).all()  # dead slots
         assert (np.hypot(*got[:n].T) <= amax * (1 + 1e-6)).all()
 
@@ -167,26 +199,37 @@ def test_group_behaviours_match_the_oracle(seed, radius):
     pos, vel, amax, smax, rad, n = state(agents)
     # The "center" proximity (d <= radius) and push_overlapping: contextsteer's own rules,
     # kept as options (tests/test_fidelity.py checks the gdx-ai defaults against a port).
-    for beh, kind in [(classic.Separation(radius, decay=2.0, proximity="center"), "separation"),
-                      (classic.Alignment(radius, proximity="center"), "alignment"),
-                      (classic.Cohesion(radius, proximity="center"), "cohesion"),
-                      (classic.CollisionAvoidance(radius, proximity="center", push_overlapping=True),
-                       "collision_avoidance")]:
+    for beh, kind in [
+        (classic.Separation(radius, decay=2.0, proximity="center"), "separation"),
+        (classic.Alignment(radius, proximity="center"), "alignment"),
+        (classic.Cohesion(radius, proximity="center"), "cohesion"),
+        (
+            classic.CollisionAvoidance(radius, proximity="center", push_overlapping=True),
+            "collision_avoidance",
+        ),
+    ]:
         got = classic.accelerations(None, agents, beh, max_neighbours=256)  # every neighbour
         for i in range(n):
-            want = ref_behaviour(kind, pos, vel, amax, smax, rad, i, radius=radius, decay=2.0,
-                                 flag_ambiguous=True)
+            want = ref_behaviour(
+                kind, pos, vel, amax, smax, rad, i, radius=radius, decay=2.0, flag_ambiguous=True
+            )
             if want is None:
                 continue
             # (a bare Separation is not truncated, as in gdx-ai)
             # (float32 kernels; the closest-approach terms cancel)
-            np.testing.assert_allclose(got[i], want, atol=3e-4, rtol=1e-4, err_msg=f"{kind} agent {i}")
+            np.testing.assert_allclose(
+                got[i], want, atol=3e-4, rtol=1e-4, err_msg=f"{kind} agent {i}"
+            )
 
 
 def test_match_velocity_interpose_and_follow_path():
     agents = cs.Agents(4, slots=8)
-    agents.add([[0, 0], [4, 0], [0, 4], [2, 2]], velocity=[[1, 0], [0, 1], [-1, 0], [0, 0]],
-               max_speed=2.0, max_accel=3.0)
+    agents.add(
+        [[0, 0], [4, 0], [0, 4], [2, 2]],
+        velocity=[[1, 0], [0, 1], [-1, 0], [0, 0]],
+        max_speed=2.0,
+        max_accel=3.0,
+    )
     got = classic.accelerations(None, agents, classic.MatchVelocity(agents=[1], time_to_target=0.5))
     np.testing.assert_allclose(got[0], limit((np.array([0, 1]) - [1, 0]) / 0.5, 3.0), atol=1e-6)
     got = classic.accelerations(None, agents, classic.MatchVelocity((0.5, 0.0), time_to_target=1.0))
@@ -196,8 +239,9 @@ def test_match_velocity_interpose_and_follow_path():
     got = classic.accelerations(None, agents, classic.Interpose(1, 2, slowing_radius=1.0))
     T = np.hypot(2, 2) / 2
     q = ((np.array([4, 0]) + np.array([0, 1]) * T) + (np.array([0, 4]) + np.array([-1, 0]) * T)) / 2
-    np.testing.assert_allclose(got[0], ref_arrive(np.zeros(2), np.array([1.0, 0]), q, 3.0, 2.0, 0.0, 1.0, 0.1),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        got[0], ref_arrive(np.zeros(2), np.array([1.0, 0]), q, 3.0, 2.0, 0.0, 1.0, 0.1), atol=1e-5
+    )
     # FollowPath: seek the point path_offset ahead of the closest point to p + v·prediction.
     path = cs.Path([[0, -1], [10, -1], [10, 9]], closed=False)
     beh = classic.FollowPath(path, path_offset=2.0, prediction=0.5)
@@ -217,9 +261,15 @@ def test_raycast_avoidance_configurations_and_hide():
     agents = cs.Agents(2, slots=8)
     agents.add([[0, 0.3], [0, 20]], velocity=[[1, 0], [1, 0]], max_speed=2, max_accel=2)
     for config in ("single", "parallel", "whiskers"):
-        beh = classic.RaycastObstacleAvoidance(config, length=4.0, side_offset=0.2, whisker_length=2.0,
-                                               whisker_angle=0.6, distance_from_boundary=1.5,
-                                               include_radius=False)
+        beh = classic.RaycastObstacleAvoidance(
+            config,
+            length=4.0,
+            side_offset=0.2,
+            whisker_length=2.0,
+            whisker_angle=0.6,
+            distance_from_boundary=1.5,
+            include_radius=False,
+        )
         got = classic.accelerations(world, agents, beh)
         # The central ray (and the parallel ones) hit x = 3; seek 1.5 back along the normal.
         # Parallel: both hits are as close to the agent; gdx-ai's first ray, the clockwise one.
@@ -234,8 +284,9 @@ def test_raycast_avoidance_configurations_and_hide():
     # Hide from a hunter at the origin behind the circle at (0, 8): the spot (0, 8 + 1 + 0.5).
     agents = cs.Agents(1, slots=8)
     agents.add([[2, 2]], max_speed=1.5, max_accel=2.5)
-    got = classic.accelerations(world, agents, classic.Hide((0, 0), distance_from_boundary=0.5,
-                                                            slowing_radius=1.0))
+    got = classic.accelerations(
+        world, agents, classic.Hide((0, 0), distance_from_boundary=0.5, slowing_radius=1.0)
+    )
     want = ref_arrive(np.array([2.0, 2.0]), np.zeros(2), np.array([0, 9.5]), 2.5, 1.5, 0, 1.0, 0.1)
     np.testing.assert_allclose(got[0], want, atol=1e-5)
     far = classic.Hide((0, 0), max_distance=2.0)
@@ -247,12 +298,16 @@ def test_blended_truncates_and_priority_takes_the_first_group_that_asks():
     agents.add([[0, 0], [10, 10]], max_speed=2, max_accel=3, target=[[5, 0], [10, 10]])
     seek = classic.accelerations(None, agents, classic.Seek())
     flee = classic.accelerations(None, agents, classic.Flee((0, 5)))
-    got = classic.accelerations(None, agents, classic.Blended([(classic.Seek(), 2.0), (classic.Flee((0, 5)), 0.5)]))
+    got = classic.accelerations(
+        None, agents, classic.Blended([(classic.Seek(), 2.0), (classic.Flee((0, 5)), 0.5)])
+    )
     for i in range(2):
         np.testing.assert_allclose(got[i], limit(2.0 * seek[i] + 0.5 * flee[i], 3.0), atol=1e-5)
     # Separation asks for nothing (nobody near): the Seek group steers. Agent 1 already sits
     # on its target (seek 0): the last group's result, 0.
-    pri = classic.Priority([classic.Separation(1.0), classic.Blended([classic.Seek()])], epsilon=1e-3)
+    pri = classic.Priority(
+        [classic.Separation(1.0), classic.Blended([classic.Seek()])], epsilon=1e-3
+    )
     np.testing.assert_allclose(classic.accelerations(None, agents, pri), seek, atol=1e-6)
     close = cs.Agents(2, slots=8)
     close.add([[0, 0], [0.5, 0]], max_accel=3, target=[[5, 0], [5, 0]])
@@ -266,9 +321,15 @@ def test_simulation_integrates_like_gdx_ai_apply_steering():
     # Start below the speed limit: odd agents at half of it, even ones just under it (so
     # some of them meet it during the step).
     frac = np.where(np.arange(10) % 2 == 0, 0.999, 0.5)
-    agents.velocity[:10] = v / np.maximum(np.hypot(*v.T), 1e-9)[:, None] * (frac * agents.max_speed[:10])[:, None]
-    steer = classic.Priority([classic.Blended([(classic.Separation(2.0), 1.0), (classic.Cohesion(3.0), 0.3)]),
-                              classic.Arrive(slowing_radius=3.0)])
+    agents.velocity[:10] = (
+        v / np.maximum(np.hypot(*v.T), 1e-9)[:, None] * (frac * agents.max_speed[:10])[:, None]
+    )
+    steer = classic.Priority(
+        [
+            classic.Blended([(classic.Separation(2.0), 1.0), (classic.Cohesion(3.0), 0.3)]),
+            classic.Arrive(slowing_radius=3.0),
+        ]
+    )
     p0, v0 = agents.position[:10].copy(), agents.velocity[:10].copy()
     a = classic.accelerations(None, agents, steer)[:10]
     sim = cs.Simulation(None, agents, steer, motion=cs.Accel(), push_apart=False)
@@ -295,8 +356,13 @@ def test_pursue_intercepts_sooner_than_seek_and_runs_deterministically():
     # start south of it. Predicting its motion catches it sooner than chasing where it is.
     def catch_time(beh, threads):
         agents = cs.Agents(4, slots=8)
-        agents.add([[0, 0], [-2, -12], [4, -12], [10, -12]], velocity=[[1.5, 0], [0, 0], [0, 0], [0, 0]],
-                   max_speed=[1.5, 2.5, 2.5, 2.5], max_accel=4.0, radius=0.3)
+        agents.add(
+            [[0, 0], [-2, -12], [4, -12], [10, -12]],
+            velocity=[[1.5, 0], [0, 0], [0, 0], [0, 0]],
+            max_speed=[1.5, 2.5, 2.5, 2.5],
+            max_accel=4.0,
+            radius=0.3,
+        )
         sim = cs.Simulation(None, agents, beh, motion=cs.Accel(), push_apart=False)
         first = np.full(3, np.inf)
         with cs.threads(threads):
@@ -323,39 +389,56 @@ def test_whiskers_keep_wanderers_off_the_walls_of_a_box():
         agents = cs.Agents(n, slots=8, seed=seed)
         rng = np.random.default_rng(seed)
         ang = rng.uniform(-np.pi, np.pi, n)
-        agents.add(rng.uniform(-3, 3, (n, 2)), velocity=np.c_[np.cos(ang), np.sin(ang)], heading=ang,
-                   max_speed=2, max_accel=4, radius=0.3)
+        agents.add(
+            rng.uniform(-3, 3, (n, 2)),
+            velocity=np.c_[np.cos(ang), np.sin(ang)],
+            heading=ang,
+            max_speed=2,
+            max_accel=4,
+            radius=0.3,
+        )
         sim = cs.Simulation(world, agents, steer, motion=cs.Accel(), push_apart=False)
         sim.step(0.05, steps=600)
         return int(sim.wall_contacts.sum())
 
     wander = classic.Wander(offset=1.5, radius=1.0, rate=0.5, seed=3)
+
     def avoid(config):
-        return classic.RaycastObstacleAvoidance(config, length=2.5, side_offset=0.3, whisker_length=1.5,
-                                                whisker_angle=0.7, distance_from_boundary=1.5)
+        return classic.RaycastObstacleAvoidance(
+            config,
+            length=2.5,
+            side_offset=0.3,
+            whisker_length=1.5,
+            whisker_angle=0.7,
+            distance_from_boundary=1.5,
+        )
+
     alone = contacts(wander)
     assert alone > 100
     assert contacts(classic.Priority([avoid("whiskers"), wander])) == 0
     assert contacts(classic.Priority([avoid("parallel"), wander])) < alone
 
 
-@pytest.mark.parametrize("make, error, match", [
-    (lambda: classic.Arrive(slowing_radius=0), ValueError, "slowing_radius must be > 0"),
-    (lambda: classic.Seek((1, 2), agents=[0]), ValueError, "not both"),
-    (lambda: classic.Seek((1, np.nan)), ValueError, "finite point"),
-    (lambda: classic.Pursue(agents=[]), ValueError, "non-empty"),
-    (lambda: classic.Separation(radius=-1), ValueError, "radius"),
-    (lambda: classic.Wander(seed=-1), ValueError, "seed"),
-    (lambda: classic.RaycastObstacleAvoidance("fan"), ValueError, "config"),
-    (lambda: classic.RaycastObstacleAvoidance(whisker_angle=4), ValueError, "whisker_angle"),
-    (lambda: classic.FollowPath([[0, 0], [1, 0]]), TypeError, "contextsteer.Path"),
-    (lambda: classic.Interpose(0, -1), ValueError, "agent id"),
-    (lambda: classic.MatchVelocity(), ValueError, "velocity= or agents="),
-    (lambda: classic.Blended([]), ValueError, "no behaviours"),
-    (lambda: classic.Blended([cs.Seek()]), TypeError, "classic behaviours"),
-    (lambda: classic.Priority([]), ValueError, "no groups"),
-    (lambda: classic.Blended([(classic.Seek(), "heavy")]), TypeError, "weight"),
-])
+@pytest.mark.parametrize(
+    "make, error, match",
+    [
+        (lambda: classic.Arrive(slowing_radius=0), ValueError, "slowing_radius must be > 0"),
+        (lambda: classic.Seek((1, 2), agents=[0]), ValueError, "not both"),
+        (lambda: classic.Seek((1, np.nan)), ValueError, "finite point"),
+        (lambda: classic.Pursue(agents=[]), ValueError, "non-empty"),
+        (lambda: classic.Separation(radius=-1), ValueError, "radius"),
+        (lambda: classic.Wander(seed=-1), ValueError, "seed"),
+        (lambda: classic.RaycastObstacleAvoidance("fan"), ValueError, "config"),
+        (lambda: classic.RaycastObstacleAvoidance(whisker_angle=4), ValueError, "whisker_angle"),
+        (lambda: classic.FollowPath([[0, 0], [1, 0]]), TypeError, "contextsteer.Path"),
+        (lambda: classic.Interpose(0, -1), ValueError, "agent id"),
+        (lambda: classic.MatchVelocity(), ValueError, "velocity= or agents="),
+        (lambda: classic.Blended([]), ValueError, "no behaviours"),
+        (lambda: classic.Blended([cs.Seek()]), TypeError, "classic behaviours"),
+        (lambda: classic.Priority([]), ValueError, "no groups"),
+        (lambda: classic.Blended([(classic.Seek(), "heavy")]), TypeError, "weight"),
+    ],
+)
 def test_bad_parameters(make, error, match):
     with pytest.raises(error, match=match):
         make()
@@ -377,15 +460,21 @@ def test_bad_calls():
 def test_wander_seeks_a_point_on_its_circle_ahead():
     agents = scene(7, n=30)
     pos, vel, amax, _, _, n = state(agents)
-    got = classic.accelerations(None, agents, classic.Wander(offset=2.0, radius=1.0, rate=0.7, seed=4), time=3.2)
+    got = classic.accelerations(
+        None, agents, classic.Wander(offset=2.0, radius=1.0, rate=0.7, seed=4), time=3.2
+    )
     head = np.asarray(agents.heading[:n], np.float64)
     ang = np.arctan2(got[:n, 1], got[:n, 0]) - head
     ang = (ang + np.pi) % (2 * np.pi) - np.pi
     assert np.allclose(np.hypot(*got[:n].T), amax, rtol=1e-5)
     assert (np.abs(ang) <= np.arcsin(1.0 / 2.0) + 1e-4).all()  # within the circle's view
-    again = classic.accelerations(None, agents, classic.Wander(offset=2.0, radius=1.0, rate=0.7, seed=4), time=3.2)
+    again = classic.accelerations(
+        None, agents, classic.Wander(offset=2.0, radius=1.0, rate=0.7, seed=4), time=3.2
+    )
     np.testing.assert_array_equal(got, again)
-    other = classic.accelerations(None, agents, classic.Wander(offset=2.0, radius=1.0, rate=0.7, seed=5), time=3.2)
+    other = classic.accelerations(
+        None, agents, classic.Wander(offset=2.0, radius=1.0, rate=0.7, seed=5), time=3.2
+    )
     assert not np.array_equal(got, other)
 
 
@@ -397,7 +486,9 @@ def ref_flow(field, origin, cell, q):
     c1, r1 = min(c0 + 1, cols - 1), min(r0 + 1, rows - 1)
     tx, ty = gx - c0, gy - r0
     f = field.astype(np.float64)
-    return ((f[r0, c0] * (1 - tx) + f[r0, c1] * tx) * (1 - ty) + (f[r1, c0] * (1 - tx) + f[r1, c1] * tx) * ty)
+    return (f[r0, c0] * (1 - tx) + f[r0, c1] * tx) * (1 - ty) + (
+        f[r1, c0] * (1 - tx) + f[r1, c1] * tx
+    ) * ty
 
 
 @given(seed=seeds, rows=st.integers(1, 5), cols=st.integers(1, 5))
@@ -409,11 +500,14 @@ def test_flow_field_matches_a_bilinear_oracle(seed, rows, cols):
     rng = np.random.default_rng(seed)
     field = rng.normal(size=(rows, cols, 2)).astype(np.float32)
     origin, cell, pred = np.array([-3.0, -2.0], np.float32), 1.5, 0.4
-    got = classic.accelerations(None, agents, classic.FollowFlowField(field, origin=origin, cell=cell,
-                                                                      prediction=pred))
+    got = classic.accelerations(
+        None, agents, classic.FollowFlowField(field, origin=origin, cell=cell, prediction=pred)
+    )
     for i in range(n):
         f = ref_flow(field, origin, cell, pos[i] + vel[i] * pred)
-        np.testing.assert_allclose(got[i], limit(f * smax[i] - vel[i], amax[i]), atol=2e-5, rtol=1e-5)
+        np.testing.assert_allclose(
+            got[i], limit(f * smax[i] - vel[i], amax[i]), atol=2e-5, rtol=1e-5
+        )
 
 
 def test_agents_follow_a_circulating_flow():
@@ -426,12 +520,17 @@ def test_agents_follow_a_circulating_flow():
     agents = cs.Agents(8, slots=8)
     ang = np.linspace(0, 2 * np.pi, 8, endpoint=False)
     agents.add(5 * np.c_[np.cos(ang), np.sin(ang)], max_speed=1.0, max_accel=2.0, radius=0.2)
-    sim = cs.Simulation(None, agents, classic.FollowFlowField(field, origin=(-10, -10), cell=1.0),
-                        motion=cs.Accel(), push_apart=False)
+    sim = cs.Simulation(
+        None,
+        agents,
+        classic.FollowFlowField(field, origin=(-10, -10), cell=1.0),
+        motion=cs.Accel(),
+        push_apart=False,
+    )
     start = np.arctan2(agents.position[:, 1], agents.position[:, 0]).copy()
     sim.step(0.1, steps=100)  # 10 s at 1 m/s: about a third of the way round
     turned = (np.arctan2(agents.position[:, 1], agents.position[:, 0]) - start) % (2 * np.pi)
-    assert (turned > 1.0).all() and (turned < 3.0).all()   # counter-clockwise
+    assert (turned > 1.0).all() and (turned < 3.0).all()  # counter-clockwise
     assert (np.abs(np.hypot(*agents.position.T) - 5) < 1.5).all()
 
 

@@ -20,8 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent  # the checkout these tests belong
 def run_command(*args, cwd=None):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
-    return subprocess.run([sys.executable, "-m", "contextsteer", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "contextsteer", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
 
 
 def toy(*, agents=3, slots=8, seed=0):
@@ -33,8 +39,12 @@ def toy(*, agents=3, slots=8, seed=0):
     world.add_polyline([[-6, -6], [6, -6], [6, 6], [-6, 6]], closed=True)
     cars = cs.Agents(agents + 1, slots=slots, seed=seed)
     angle = np.linspace(0, 2 * np.pi, agents, endpoint=False) + seed
-    cars.add(np.c_[3 * np.cos(angle), 3 * np.sin(angle)], heading=angle + np.pi / 2,
-             radius=0.3, max_speed=1.0)
+    cars.add(
+        np.c_[3 * np.cos(angle), 3 * np.sin(angle)],
+        heading=angle + np.pi / 2,
+        radius=0.3,
+        max_speed=1.0,
+    )
     steering = cs.Steering([cs.Forward(), cs.WallDanger(look_ahead=2.0)])
     return cs.Simulation(world, cars, steering, motion=cs.Lerp(steer_force=0.5))
 
@@ -49,19 +59,22 @@ def toy_scenario():
 # ------------------------------------------------------------------ argument errors ---
 
 
-@pytest.mark.parametrize("argv", [
-    [],
-    ["frobnicate"],
-    ["run", "--agents", "x"],
-    ["run", "--agents", "0"],
-    ["run", "--steps", "-5"],
-    ["run", "--slots", "2"],
-    ["run", "--seed", "1.5"],
-    ["run", "--bogus"],
-    ["run", "no-such-scenario"],
-    ["list", "extra"],
-    ["bench", "no-such-bench"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["frobnicate"],
+        ["run", "--agents", "x"],
+        ["run", "--agents", "0"],
+        ["run", "--steps", "-5"],
+        ["run", "--slots", "2"],
+        ["run", "--seed", "1.5"],
+        ["run", "--bogus"],
+        ["run", "no-such-scenario"],
+        ["list", "extra"],
+        ["bench", "no-such-bench"],
+    ],
+)
 def test_bad_arguments_exit_2_in_process(argv, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
@@ -84,7 +97,7 @@ def test_unknown_scenario_lists_the_available_ones(toy_scenario, capsys):
 
 
 def test_scenario_errors_and_unknown_options_exit_2(toy_scenario, capsys):
-    assert cli.main(["run", "toy", "--agents", "50", "--quiet"]) == 2   # builder refuses
+    assert cli.main(["run", "toy", "--agents", "50", "--quiet"]) == 2  # builder refuses
     assert "at most 10 agents" in capsys.readouterr().err
     scenarios.scenario("fixed", description="no agents parameter")(lambda *, seed=0: None)
     try:
@@ -140,8 +153,25 @@ def test_list(toy_scenario, capsys):
 
 def test_run_writes_scene_animation_and_metrics(toy_scenario, tmp_path, capsys):
     out = tmp_path / "out"
-    code = cli.main(["run", "toy", "--agents", "4", "--steps", "12", "--slots", "6",
-                     "--seed", "1", "--frames", "4", "--out", str(out), "--quiet"])
+    code = cli.main(
+        [
+            "run",
+            "toy",
+            "--agents",
+            "4",
+            "--steps",
+            "12",
+            "--slots",
+            "6",
+            "--seed",
+            "1",
+            "--frames",
+            "4",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     assert (out / "scene.png").stat().st_size > 1000
     assert (out / "animation.gif").read_bytes()[:3] == b"GIF"
@@ -162,8 +192,12 @@ def test_run_leaves_pyplot_alone_and_refuses_a_file_as_out(toy_scenario, tmp_pat
     import matplotlib.pyplot as plt
 
     before = plt.get_fignums()
-    assert cli.main(["run", "toy", "--steps", "3", "--frames", "1", "--quiet",
-                     "--out", str(tmp_path / "o")]) == 0
+    assert (
+        cli.main(
+            ["run", "toy", "--steps", "3", "--frames", "1", "--quiet", "--out", str(tmp_path / "o")]
+        )
+        == 0
+    )
     assert plt.get_fignums() == before
     (tmp_path / "file").write_text("x")
     assert cli.main(["run", "toy", "--out", str(tmp_path / "file")]) == 2
@@ -177,13 +211,14 @@ def test_write_run_writes_the_files_of_a_recorded_run(tmp_path):
     result = cs.run_simulation(sim, 10, records=cli.records_for(10, 3), maps=True)
     assert sim.step_count == 10
     files = cli.write_run(result, tmp_path, frames=3, progress=False)
-    assert sim.step_count == 10                    # drawing and writing never step
+    assert sim.step_count == 10  # drawing and writing never step
     with Image.open(files.animation) as gif:
         assert gif.n_frames >= 3
     assert files.metrics == result.to_dict() and files.result is result
     assert json.loads(files.metrics_file.read_text()) == result.to_dict()
-    no_gif = cli.write_run(cs.run_simulation(toy(agents=2), 5, records=5), tmp_path / "b",
-                           frames=0, progress=False)
+    no_gif = cli.write_run(
+        cs.run_simulation(toy(agents=2), 5, records=5), tmp_path / "b", frames=0, progress=False
+    )
     assert no_gif.animation is None and no_gif.scene.exists()
     with pytest.raises(ValueError, match="recorded frames"):
         cli.write_run(cs.run_simulation(toy(agents=2), 5), tmp_path / "c", progress=False)
@@ -191,8 +226,14 @@ def test_write_run_writes_the_files_of_a_recorded_run(tmp_path):
 
 def test_deprecated_run_scenario_and_run_result_still_work(tmp_path):
     with pytest.warns(DeprecationWarning, match="run_simulation"):
-        res = cli.run_scenario(lambda: toy(agents=2), 6, tmp_path, frames=1, progress=False,
-                               info={"scenario": "toy", "parameters": {"agents": 2}})
+        res = cli.run_scenario(
+            lambda: toy(agents=2),
+            6,
+            tmp_path,
+            frames=1,
+            progress=False,
+            info={"scenario": "toy", "parameters": {"agents": 2}},
+        )
     assert res.metrics["scenario"] == "toy" and res.metrics["steps"] == 6
     assert res.result.simulation.step_count == 6
     with pytest.warns(DeprecationWarning, match="RunFiles"):
@@ -236,19 +277,33 @@ def small_track(*, agents=3, slots=8, seed=0):
     world.add_polyline(np.c_[80 * np.cos(t), 40 * np.sin(t)], closed=True)
     track = cs.Path(np.c_[90 * np.cos(t), 50 * np.sin(t)], closed=True)
     cars = cs.Agents(agents, slots=slots, seed=seed)
-    cars.add(track.point_at(np.arange(agents) * 20.0), radius=2.0, max_speed=25.0,
-             heading=np.pi / 2)
-    steering = cs.Steering([cs.FollowPath(track, look_ahead=15),
-                            cs.WallDanger(look_ahead=12)], rotate=True)
+    cars.add(
+        track.point_at(np.arange(agents) * 20.0), radius=2.0, max_speed=25.0, heading=np.pi / 2
+    )
+    steering = cs.Steering(
+        [cs.FollowPath(track, look_ahead=15), cs.WallDanger(look_ahead=12)], rotate=True
+    )
     return cs.Simulation(world, cars, steering, motion=cs.Lerp(steer_force=0.1))
 
 
 def test_run_with_a_real_simulation(tmp_path):
-    scenarios.scenario("small-track", description="cars on an ellipse", steps=40,
-                       dt=1 / 30)(small_track)
+    scenarios.scenario("small-track", description="cars on an ellipse", steps=40, dt=1 / 30)(
+        small_track
+    )
     try:
-        code = cli.main(["run", "small-track", "--agents", "2", "--frames", "2", "--quiet",
-                         "--out", str(tmp_path)])
+        code = cli.main(
+            [
+                "run",
+                "small-track",
+                "--agents",
+                "2",
+                "--frames",
+                "2",
+                "--quiet",
+                "--out",
+                str(tmp_path),
+            ]
+        )
     finally:
         scenarios.unregister("small-track")
     assert code == 0
@@ -272,8 +327,13 @@ def test_make_figures_writes_the_readme_pictures(tmp_path):
     script = ROOT / "tools" / "make-figures"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, str(script), "--only", "context_map", "--out",
-                           str(tmp_path)], capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(script), "--only", "context_map", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "context_map.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -283,10 +343,21 @@ def test_make_figures_writes_the_readme_pictures(tmp_path):
 
 def test_contextsteer_run_racetrack_end_to_end(tmp_path):
     """`contextsteer run racetrack` in a fresh process, in a temp dir, small sizes."""
-    proc = run_command("run", "racetrack", "--agents", "4", "--steps", "120", "--frames", "3",
-                       "--seed", "2", cwd=tmp_path)
+    proc = run_command(
+        "run",
+        "racetrack",
+        "--agents",
+        "4",
+        "--steps",
+        "120",
+        "--frames",
+        "3",
+        "--seed",
+        "2",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
-    out = tmp_path / "out" / "racetrack"            # the default --out, relative to cwd
+    out = tmp_path / "out" / "racetrack"  # the default --out, relative to cwd
     assert (out / "scene.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out / "animation.gif").read_bytes()[:6] in (b"GIF89a", b"GIF87a")
     metrics = json.loads((out / "metrics.json").read_text())
@@ -294,14 +365,32 @@ def test_contextsteer_run_racetrack_end_to_end(tmp_path):
     assert metrics["parameters"] == {"agents": 4, "seed": 2}
     assert metrics["agents"] == 4
     m = metrics["metrics"]
-    assert set(m) >= {"collisions", "min_clearance", "path_length", "heading_jitter", "effort",
-                      "stuck", "composite", "progress", "laps", "lap_time", "overtakes"}
+    assert set(m) >= {
+        "collisions",
+        "min_clearance",
+        "path_length",
+        "heading_jitter",
+        "effort",
+        "stuck",
+        "composite",
+        "progress",
+        "laps",
+        "lap_time",
+        "overtakes",
+    }
     assert m["steps"] == 120 and m["collisions"]["agent_wall"] == 0
-    assert m["progress"]["min"] > 0                  # every car moved forward along the track
+    assert m["progress"]["min"] > 0  # every car moved forward along the track
     s = metrics["report"]
-    assert set(s) == {"estimated_lap_time", "laps", "best_lap_time", "last_lap_time",
-                      "max_speed", "wall_contacts",
-                      "overtakes", "overlaps"}
+    assert set(s) == {
+        "estimated_lap_time",
+        "laps",
+        "best_lap_time",
+        "last_lap_time",
+        "max_speed",
+        "wall_contacts",
+        "overtakes",
+        "overlaps",
+    }
     assert len(s["laps"]) == 4 and len(s["max_speed"]) == 4
     assert "racetrack: 120 steps" in proc.stdout
 
@@ -309,34 +398,69 @@ def test_contextsteer_run_racetrack_end_to_end(tmp_path):
 def test_list_shows_every_scenario():
     proc = run_command("list")
     assert proc.returncode == 0
-    for name in ("racetrack", "corridor", "flock", "oncoming", "crossing", "hallway",
-                 "bottleneck", "doorway", "circle"):
+    for name in (
+        "racetrack",
+        "corridor",
+        "flock",
+        "oncoming",
+        "crossing",
+        "hallway",
+        "bottleneck",
+        "doorway",
+        "circle",
+    ):
         assert any(line.startswith(name + " ") for line in proc.stdout.splitlines()), name
 
 
 def test_sweep_prints_a_summary_and_writes_every_run(tmp_path, capsys):
     out = tmp_path / "sweep.json"
-    code = cli.main(["sweep", "oncoming", "-p", "slots=8,16", "--seeds", "2", "--steps", "30",
-                     "--workers", "1", "--key", "metrics.composite", "--out", str(out), "--quiet"])
+    code = cli.main(
+        [
+            "sweep",
+            "oncoming",
+            "-p",
+            "slots=8,16",
+            "--seeds",
+            "2",
+            "--steps",
+            "30",
+            "--workers",
+            "1",
+            "--key",
+            "metrics.composite",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "oncoming: 4 runs (2 combinations x 2 seeds)" in text and "metrics.composite" in text
     doc = json.loads(out.read_text())
-    assert [(r["params"]["slots"], r["seed"]) for r in doc["runs"]] == [(8, 0), (8, 1), (16, 0), (16, 1)]
-    direct = cs.sweep("oncoming", {"slots": [8, 16]}, seeds=2, steps=30, executor="serial",
-                      progress=False)
+    assert [(r["params"]["slots"], r["seed"]) for r in doc["runs"]] == [
+        (8, 0),
+        (8, 1),
+        (16, 0),
+        (16, 1),
+    ]
+    direct = cs.sweep(
+        "oncoming", {"slots": [8, 16]}, seeds=2, steps=30, executor="serial", progress=False
+    )
     assert [r["result"]["metrics"] for r in doc["runs"]] == [r.result["metrics"] for r in direct]
     assert [row["slots"] for row in doc["summary"]] == [8, 16]
     assert doc["summary"][0]["metrics.composite"]["n"] == 2
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["sweep", "oncoming", "-p", "slots"], "NAME=V1,V2"),
-    (["sweep", "oncoming", "-p", "slots=8", "-p", "slots=16"], "given twice"),
-    (["sweep", "oncoming", "-p", "wings=1"], "does not take 'wings'"),
-    (["sweep", "no-such-scenario"], "unknown scenario"),
-    (["sweep", "oncoming", "--seeds", "0"], "seeds must be >= 1"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["sweep", "oncoming", "-p", "slots"], "NAME=V1,V2"),
+        (["sweep", "oncoming", "-p", "slots=8", "-p", "slots=16"], "given twice"),
+        (["sweep", "oncoming", "-p", "wings=1"], "does not take 'wings'"),
+        (["sweep", "no-such-scenario"], "unknown scenario"),
+        (["sweep", "oncoming", "--seeds", "0"], "seeds must be >= 1"),
+    ],
+)
 def test_sweep_bad_arguments_exit_2(argv, message, capsys):
     assert cli.main([*argv, "--quiet"]) == 2
     assert message in capsys.readouterr().err

@@ -34,6 +34,7 @@ BOX = 10.0
 
 # ------------------------------------------------------------------- helpers ---
 
+
 def make(**kw):
     """``cs.CollisionDanger`` with the side preference off (see the module docstring)."""
     kw.setdefault("side_bias", 0.0)
@@ -52,15 +53,22 @@ def build(crowd):
     """cs.Agents from a crowd dict (see :func:`crowds`), dead slots removed."""
     n = len(crowd["position"])
     a = cs.Agents(n + crowd["spare"], seed=crowd["seed"])
-    a.add(crowd["position"], velocity=crowd["velocity"], heading=crowd["heading"],
-          radius=crowd["radius"], max_speed=crowd["max_speed"], target=crowd["target"])
+    a.add(
+        crowd["position"],
+        velocity=crowd["velocity"],
+        heading=crowd["heading"],
+        radius=crowd["radius"],
+        max_speed=crowd["max_speed"],
+        target=crowd["target"],
+    )
     if crowd["dead"]:
         a.remove(crowd["dead"])
     return a
 
 
-def random_crowd(seed, n, *, coincident=False, overlap=False, still="none", dead=0, spare=0,
-                 box=BOX):
+def random_crowd(
+    seed, n, *, coincident=False, overlap=False, still="none", dead=0, spare=0, box=BOX
+):
     """A crowd dict: n agents in a ``box`` square, |v| <= 1.5, radii 0.2-0.5, max_speed 0.5-2.
 
     ``coincident`` puts agent 1 exactly on agent 0, ``overlap`` puts agent 2 inside agent 0
@@ -81,15 +89,21 @@ def random_crowd(seed, n, *, coincident=False, overlap=False, still="none", dead
     elif still == "all":
         vel[:] = 0.0
     candidates = list(range(3, n))
-    dead_ids = sorted(rng.choice(candidates, size=min(dead, len(candidates)), replace=False).tolist()) \
-        if candidates and dead else []
+    dead_ids = (
+        sorted(rng.choice(candidates, size=min(dead, len(candidates)), replace=False).tolist())
+        if candidates and dead
+        else []
+    )
     return {
-        "seed": int(seed), "position": pos.astype(np.float32), "velocity": vel.astype(np.float32),
+        "seed": int(seed),
+        "position": pos.astype(np.float32),
+        "velocity": vel.astype(np.float32),
         "heading": rng.uniform(-np.pi, np.pi, n).astype(np.float32),
         "radius": rng.uniform(0.2, 0.5, n).astype(np.float32),
         "max_speed": rng.uniform(0.5, 2.0, n).astype(np.float32),
         "target": rng.uniform(0.0, box, (n, 2)).astype(np.float32),
-        "dead": dead_ids, "spare": int(spare),
+        "dead": dead_ids,
+        "spare": int(spare),
     }
 
 
@@ -97,10 +111,13 @@ def random_crowd(seed, n, *, coincident=False, overlap=False, still="none", dead
 def crowds(draw, min_n=2, max_n=12):
     """Random small crowds, with coincident and overlapping agents and stopped ones."""
     return random_crowd(
-        draw(st.integers(0, 2**32 - 1)), draw(st.integers(min_n, max_n)),
-        coincident=draw(st.booleans()), overlap=draw(st.booleans()),
+        draw(st.integers(0, 2**32 - 1)),
+        draw(st.integers(min_n, max_n)),
+        coincident=draw(st.booleans()),
+        overlap=draw(st.booleans()),
         still=draw(st.sampled_from(["none", "some", "all"])),
-        dead=draw(st.integers(0, 2)), spare=draw(st.integers(0, 1)),
+        dead=draw(st.integers(0, 2)),
+        spare=draw(st.integers(0, 1)),
     )
 
 
@@ -128,16 +145,20 @@ def random_walls(seed, state, clearance, m_max=4):
     segs = np.concatenate([a, b], axis=1).astype(np.float32)
     keep = []
     for s in segs:
-        ok = all(ref.point_segment_distance(state["position"][i], s[:2], s[2:])[0]
-                 >= state["radius"][i] + clearance
-                 for i in np.flatnonzero(state["alive"]))
+        ok = all(
+            ref.point_segment_distance(state["position"][i], s[:2], s[2:])[0]
+            >= state["radius"][i] + clearance
+            for i in np.flatnonzero(state["alive"])
+        )
         keep.append(ok)
     return segs[np.array(keep, dtype=bool)]
 
 
 def _explain(exp, i, k, speeds):
-    return (f"agent {i} slot {k}: oracle m={exp.level[i, k]} of {speeds}, "
-            f"danger={exp.danger[i, k]:.6g}, ttc={np.round(exp.ttc[i, k], 6).tolist()}")
+    return (
+        f"agent {i} slot {k}: oracle m={exp.level[i, k]} of {speeds}, "
+        f"danger={exp.danger[i, k]:.6g}, ttc={np.round(exp.ttc[i, k], 6).tolist()}"
+    )
 
 
 def check(maps, exp, alive, speeds, *, scale=1.0, min_fraction=0.5):
@@ -181,11 +202,11 @@ coords = st.floats(-5.0, 5.0, allow_nan=False)
 
 @settings(max_examples=150, deadline=None)
 @given(px=coords, py=coords, wx=coords, wy=coords, big_r=st.floats(0.1, 2.0))
-@example(px=0.0, py=0.0, wx=1.0, wy=0.5, big_r=0.5)       # coincident: never deepening
-@example(px=0.6, py=0.0, wx=1.0, wy=0.0, big_r=1.0)       # overlapping and approaching
-@example(px=0.6, py=0.0, wx=-1.0, wy=0.0, big_r=1.0)      # overlapping and leaving
-@example(px=4.0, py=0.0, wx=2.0, wy=0.0, big_r=1.0)       # head-on: (4 - 1) / 2
-@example(px=4.0, py=0.0, wx=0.0, wy=0.0, big_r=1.0)       # nobody moves
+@example(px=0.0, py=0.0, wx=1.0, wy=0.5, big_r=0.5)  # coincident: never deepening
+@example(px=0.6, py=0.0, wx=1.0, wy=0.0, big_r=1.0)  # overlapping and approaching
+@example(px=0.6, py=0.0, wx=-1.0, wy=0.0, big_r=1.0)  # overlapping and leaving
+@example(px=4.0, py=0.0, wx=2.0, wy=0.0, big_r=1.0)  # head-on: (4 - 1) / 2
+@example(px=4.0, py=0.0, wx=0.0, wy=0.0, big_r=1.0)  # nobody moves
 def test_oracle_pair_ttc_matches_time_stepping(px, py, wx, wy, big_r):
     p, w = np.array([px, py]), np.array([wx, wy])
     assume(np.hypot(*p) == 0.0 or np.hypot(*p) >= 0.01)
@@ -195,12 +216,12 @@ def test_oracle_pair_ttc_matches_time_stepping(px, py, wx, wy, big_r):
     if gap0 <= 0.0:
         # touching: TTC 0 exactly when the first instants bring the centres closer
         speed = np.hypot(*w)
-        assume(speed == 0.0 or speed > 1e-100)   # 1e-7|p|/speed must stay finite
+        assume(speed == 0.0 or speed > 1e-100)  # 1e-7|p|/speed must stay finite
         # A step of 1e-7 |p| sees the second-order (tangential) growth of |p| as well: it
         # decides the first instants only where the radial part of w is not far smaller.
         radial = abs(float(np.dot(p, w)))
         assume(radial == 0.0 or radial > 1e-6 * np.hypot(*p) * speed)
-        step = 1e-7 * np.hypot(*p) / speed if speed > 0 else 0.0   # moves 1e-7 |p|
+        step = 1e-7 * np.hypot(*p) / speed if speed > 0 else 0.0  # moves 1e-7 |p|
         deeper = np.hypot(*(p - w * step)) < np.hypot(*p)
         assert t == (0.0 if deeper else math.inf)
         return
@@ -240,8 +261,9 @@ def test_oracle_wall_distance_matches_marching_and_the_world_oracle(seed, r):
     max_dist = 12.0
     h, ambiguous = rv.wall_distance(o, d, [seg], r, max_dist)
     assume(not ambiguous)
-    other = ref.ref_raycast([seg], (np.zeros((0, 2)), np.zeros(0)), [], [o], [d], max_dist,
-                            radius=r)[0]
+    other = ref.ref_raycast(
+        [seg], (np.zeros((0, 2)), np.zeros(0)), [], [o], [d], max_dist, radius=r
+    )[0]
     assert h == pytest.approx(other, rel=1e-6, abs=1e-6) or h == other == math.inf
     # march the disc along the ray: the first sample that touches the segment
     ts = np.linspace(0.0, max_dist, 120_001)
@@ -256,10 +278,10 @@ def test_oracle_wall_distance_matches_marching_and_the_world_oracle(seed, r):
 def test_oracle_wall_distance_of_a_disc_heading_at_a_long_wall():
     walls = [[3.0, -5.0, 3.0, 5.0]]
     assert rv.wall_distance((0, 0), (1, 0), walls, 0.5, 10).ttc == pytest.approx(2.5)
-    assert rv.wall_distance((0, 0), (1, 0), walls, 0.5, 2).ttc == math.inf     # beyond L
+    assert rv.wall_distance((0, 0), (1, 0), walls, 0.5, 2).ttc == math.inf  # beyond L
     s = math.sqrt(0.5)
     assert rv.wall_distance((0, 0), (s, s), walls, 0.5, 10).ttc == pytest.approx(2.5 / s)
-    assert rv.wall_distance((0, 0), (0, 1), walls, 0.5, 10).ttc == math.inf    # parallel
+    assert rv.wall_distance((0, 0), (0, 1), walls, 0.5, 10).ttc == math.inf  # parallel
     assert rv.wall_distance((0, 0), (-1, 0), walls, 0.5, 10).ttc == math.inf
     # the end cap: a disc passing the end (3, 5) at height 5.3 < 5 + 0.5
     h = rv.wall_distance((0, 5.3), (1, 0), walls, 0.5, 10).ttc
@@ -268,6 +290,7 @@ def test_oracle_wall_distance_of_a_disc_heading_at_a_long_wall():
 
 # --------------------------------------------------------- hand-worked examples ---
 # K = 4 ring: slot 0 = +x, 1 = +y, 2 = -x, 3 = -y. Radii 0.5 unless said otherwise.
+
 
 def _pair(p1, v0, v1, *, max_speed=(1.0, 1.0), radius=(0.5, 0.5)):
     a = cs.Agents(2)
@@ -283,45 +306,63 @@ HAND = {
     # Slot 2 (away): closing speed 1 - s: TTC = 3, 4.5, 9, inf: all safe, speed 1.
     # Slot 1 (+y): w = (1, s), p = (4, 0): b = 4, a = 1 + s², c = 15, b² - ac = 1 - 15 s²:
     #   s = 0 gives TTC 15 / (4 + 1) = 3; s >= 1/3 misses (disc < 0): all safe, speed 1.
-    "head_on_h2": dict(agents=lambda: _pair([4.0, 0.0], [1, 0], [-1, 0]),
-                       kw=dict(horizon=2.0, speeds=3),
-                       speed=[1 / 3, 1, 1, 1], danger=[0, 0, 0, 0]),
+    "head_on_h2": dict(
+        agents=lambda: _pair([4.0, 0.0], [1, 0], [-1, 0]),
+        kw=dict(horizon=2.0, speeds=3),
+        speed=[1 / 3, 1, 1, 1],
+        danger=[0, 0, 0, 0],
+    ),
     # (a') the same with horizon 4: slot 0 has no safe speed (every TTC <= 3 < 4); the
     # least bad is standing still, TTC 3 (m* = 0): speed 0, danger 1 - 3/4 = 0.25.
     # Slot 2: TTC 3 < 4 at s = 0 but 4.5 >= 4 from s = 1/3 on: speed 1. Slots 1/3: s = 0
     # gives TTC 3 (unsafe), every s > 0 misses: speed 1.
-    "head_on_h4": dict(agents=lambda: _pair([4.0, 0.0], [1, 0], [-1, 0]),
-                       kw=dict(horizon=4.0, speeds=3),
-                       speed=[0, 1, 1, 1], danger=[0.25, 0, 0, 0]),
+    "head_on_h4": dict(
+        agents=lambda: _pair([4.0, 0.0], [1, 0], [-1, 0]),
+        kw=dict(horizon=4.0, speeds=3),
+        speed=[0, 1, 1, 1],
+        danger=[0.25, 0, 0, 0],
+    ),
     # (a'') horizon 4 with reciprocity 1/2: w = (v - v_0/2) / (1/2) - v_1 = 2 v - (1, 0) + (1, 0)
     # = 2 v, so slot 0 has TTC 3 / (2 s): inf, 4.5, 2.25, 1.5: the largest safe speed is 1/3.
-    "head_on_h4_reciprocal": dict(agents=lambda: _pair([4.0, 0.0], [1, 0], [-1, 0]),
-                                  kw=dict(horizon=4.0, speeds=3, reciprocity=0.5),
-                                  speed=[1 / 3, 1, 1, 1], danger=[0, 0, 0, 0]),
+    "head_on_h4_reciprocal": dict(
+        agents=lambda: _pair([4.0, 0.0], [1, 0], [-1, 0]),
+        kw=dict(horizon=4.0, speeds=3, reciprocity=0.5),
+        speed=[1 / 3, 1, 1, 1],
+        danger=[0, 0, 0, 0],
+    ),
     # (b) follower: agent 1 is 3.5 m ahead going +x at 0.5 m/s; agent 0 (max_speed 2,
     # S = 4: s in {0, 0.5, 1, 1.5, 2}). Slot 0: the gap 2.5 closes at s - 0.5, TTC =
     # 2.5 / (s - 0.5) for s > 0.5 (inf otherwise): inf, inf, 5, 2.5, 1.67. Safe while
     # s - 0.5 <= 2.5 / 2, i.e. s <= 1.75: the largest is m = 3, speed 3/4, danger 0.
     # (Check at s = 1.5 with the formula: c = 12.25 - 1 = 11.25, w = (1, 0), b = 3.5, a = 1,
     # disc = 1, TTC = 11.25 / 4.5 = 2.5.) Every other slot opens the gap or misses.
-    "follower": dict(agents=lambda: _pair([3.5, 0.0], [1, 0], [0.5, 0], max_speed=(2.0, 0.5)),
-                     kw=dict(horizon=2.0, speeds=4),
-                     speed=[0.75, 1, 1, 1], danger=[0, 0, 0, 0]),
+    "follower": dict(
+        agents=lambda: _pair([3.5, 0.0], [1, 0], [0.5, 0], max_speed=(2.0, 0.5)),
+        kw=dict(horizon=2.0, speeds=4),
+        speed=[0.75, 1, 1, 1],
+        danger=[0, 0, 0, 0],
+    ),
     # (c) overlapping: centres 0.6 apart (radii sum 1: c = 0.36 - 1 < 0), agent 1 pushing
     # into agent 0 at (-0.5, 0); max_speed 1, S = 2. Slot 0: w = (s + 0.5, 0), b = 0.6 (s + 0.5)
     # > 0 for every s: TTC 0 everywhere, the tie goes to m = 0: speed 0, danger 1. Slots 1 and
     # 3: w = (0.5, ±s), b = 0.3 > 0: the same. Slot 2: w = (0.5 - s, 0): s = 0 deepens (TTC 0),
     # s = 0.5 is w = 0 (b = 0: inf), s = 1 leaves (b < 0: inf): speed 1, danger 0.
-    "overlap_pushed": dict(agents=lambda: _pair([0.6, 0.0], [0, 0], [-0.5, 0]),
-                           kw=dict(horizon=2.0, speeds=2),
-                           speed=[0, 0, 1, 0], danger=[1, 1, 0, 1]),
+    "overlap_pushed": dict(
+        agents=lambda: _pair([0.6, 0.0], [0, 0], [-0.5, 0]),
+        kw=dict(horizon=2.0, speeds=2),
+        speed=[0, 0, 1, 0],
+        danger=[1, 1, 0, 1],
+    ),
     # (c') overlapping, nobody moving: standing still has w = 0, b = 0: never deepening
     # (inf), so slot 0 is "safe" at speed 0 only (any s > 0 deepens: TTC 0): speed 0, danger
     # 0; slot 2 leaves at every s > 0: speed 1. (Slots 1 and 3 are perpendicular to p: b is
     # the rounding of cos(pi/2), not asserted.)
-    "overlap_still": dict(agents=lambda: _pair([0.6, 0.0], [0, 0], [0, 0]),
-                          kw=dict(horizon=2.0, speeds=2),
-                          speed=[0, None, 1, None], danger=[0, None, 0, None]),
+    "overlap_still": dict(
+        agents=lambda: _pair([0.6, 0.0], [0, 0], [0, 0]),
+        kw=dict(horizon=2.0, speeds=2),
+        speed=[0, None, 1, None],
+        danger=[0, None, 0, None],
+    ),
 }
 
 
@@ -369,8 +410,9 @@ def test_oracle_hand_wall_examples(name):
 
 def test_oracle_danger_is_weighted_and_dead_rows_are_empty():
     a = _pair([4.0, 0.0], [1, 0], [-1, 0])
-    exp = rv.collision_danger(state_of(a), 4, horizon=4.0, speeds=3, weight=2.0,
-                              agent_weights=[0.5, 3.0])
+    exp = rv.collision_danger(
+        state_of(a), 4, horizon=4.0, speeds=3, weight=2.0, agent_weights=[0.5, 3.0]
+    )
     assert exp.danger[0, 0] == pytest.approx(0.25 * 2.0 * 0.5)
     assert exp.danger[1, 2] == pytest.approx(0.25 * 2.0 * 3.0)
     a.remove([1])
@@ -379,6 +421,7 @@ def test_oracle_danger_is_weighted_and_dead_rows_are_empty():
 
 
 # ------------------------------------------------------- the kernel, by hand ---
+
 
 @pytest.mark.parametrize("name", sorted(HAND))
 def test_hand_examples(name):
@@ -389,8 +432,9 @@ def test_hand_examples(name):
 
 
 def test_head_on_pair_is_symmetric():
-    maps = make(horizon=4.0, speeds=3).evaluate(_pair([4.0, 0.0], [1, 0], [-1, 0]), 4,
-                                                max_neighbours=32)
+    maps = make(horizon=4.0, speeds=3).evaluate(
+        _pair([4.0, 0.0], [1, 0], [-1, 0]), 4, max_neighbours=32
+    )
     # agent 1 sees the mirror image: its slot 2 points at agent 0
     np.testing.assert_allclose(maps.speed[1], [1, 1, 0, 1], atol=1e-6)
     np.testing.assert_allclose(maps.danger[1], [0, 0, 0.25, 0], atol=1e-5)
@@ -404,9 +448,11 @@ def test_hand_wall_examples(name):
     world = _hand_world()
     maps = make(**case["kw"]).evaluate(a, 4, world=world)
     _check_row(maps.speed[0], maps.danger[0], case)
-    assert not np.asarray(maps.danger).any()         # standing still never hits a wall
-    for off in (make(walls=False, **case["kw"]).evaluate(a, 4, world=world),
-                make(**case["kw"]).evaluate(a, 4)):  # walls off, or no world
+    assert not np.asarray(maps.danger).any()  # standing still never hits a wall
+    for off in (
+        make(walls=False, **case["kw"]).evaluate(a, 4, world=world),
+        make(**case["kw"]).evaluate(a, 4),
+    ):  # walls off, or no world
         np.testing.assert_array_equal(off.speed[0], [1, 1, 1, 1])
 
 
@@ -427,8 +473,14 @@ EXPLICIT = random_crowd(7, 8, coincident=True, overlap=True, still="all", dead=1
 
 
 @settings(max_examples=40, deadline=None)
-@given(crowd=crowds(), dirs=slot_sets(), speeds=st.integers(1, 6), horizon=st.floats(0.5, 4.0),
-       margin=st.floats(0.0, 0.2), reciprocity=reciprocities)
+@given(
+    crowd=crowds(),
+    dirs=slot_sets(),
+    speeds=st.integers(1, 6),
+    horizon=st.floats(0.5, 4.0),
+    margin=st.floats(0.0, 0.2),
+    reciprocity=reciprocities,
+)
 @example(crowd=EXPLICIT, dirs=16, speeds=4, horizon=2.0, margin=0.1, reciprocity=0.0)
 @example(crowd=EXPLICIT, dirs=5, speeds=1, horizon=4.0, margin=0.0, reciprocity=0.5)
 def test_matches_reference_in_open_space(crowd, dirs, speeds, horizon, margin, reciprocity):
@@ -440,11 +492,19 @@ def test_matches_reference_in_open_space(crowd, dirs, speeds, horizon, margin, r
 
 
 @settings(max_examples=40, deadline=None)
-@given(crowd=crowds(), dirs=slot_sets(), speeds=st.integers(1, 6), horizon=st.floats(0.5, 4.0),
-       margin=st.floats(0.0, 0.2), reciprocity=reciprocities, wall_seed=st.integers(0, 2**32 - 1),
-       wall_horizon=st.none() | st.floats(0.3, 4.0))
-def test_matches_reference_with_walls(crowd, dirs, speeds, horizon, margin, reciprocity,
-                                      wall_seed, wall_horizon):
+@given(
+    crowd=crowds(),
+    dirs=slot_sets(),
+    speeds=st.integers(1, 6),
+    horizon=st.floats(0.5, 4.0),
+    margin=st.floats(0.0, 0.2),
+    reciprocity=reciprocities,
+    wall_seed=st.integers(0, 2**32 - 1),
+    wall_horizon=st.none() | st.floats(0.3, 4.0),
+)
+def test_matches_reference_with_walls(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+):
     a = build(crowd)
     state = state_of(a)
     segs = random_walls(wall_seed, state, margin + 0.05)
@@ -453,8 +513,12 @@ def test_matches_reference_with_walls(crowd, dirs, speeds, horizon, margin, reci
         world.add_segments(segs)
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
     on = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
-    ok_on = check(on, rv.collision_danger(state, oracle_dirs(dirs), walls=segs,
-                                          wall_horizon=wall_horizon, **kw), a.alive, speeds)
+    ok_on = check(
+        on,
+        rv.collision_danger(state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **kw),
+        a.alive,
+        speeds,
+    )
     off = make(walls=False, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
     no_world = make(**kw).evaluate(a, dirs, max_neighbours=32)
     exp = rv.collision_danger(state, oracle_dirs(dirs), **kw)
@@ -483,16 +547,23 @@ def test_weight_and_agent_weights_scale_danger_only():
     base = make(**kw).evaluate(a, 16, max_neighbours=32)
     exp = rv.collision_danger(state_of(a), 16, **kw)
     check(base, exp, a.alive, 4)
-    assert (np.asarray(base.danger) > 0.05).sum() >= 10          # the scene has danger
+    assert (np.asarray(base.danger) > 0.05).sum() >= 10  # the scene has danger
     aw = np.random.default_rng(1).uniform(0.0, 3.0, a.capacity).astype(np.float32)
     for weight, per_agent in ((2.5, None), (1.0, aw), (0.4, aw), (0.0, aw)):
         got = make(weight=weight, agent_weights=per_agent, **kw).evaluate(a, 16, max_neighbours=32)
         np.testing.assert_array_equal(got.speed, base.speed)
-        factor = weight * (np.ones(a.capacity) if per_agent is None else per_agent.astype(np.float64))
+        factor = weight * (
+            np.ones(a.capacity) if per_agent is None else per_agent.astype(np.float64)
+        )
         np.testing.assert_allclose(got.danger, base.danger * factor[:, None], rtol=1e-5, atol=1e-7)
         scale = weight * (1.0 if per_agent is None else float(per_agent.max()))
-        check(got, rv.collision_danger(state_of(a), 16, weight=weight, agent_weights=per_agent, **kw),
-              a.alive, 4, scale=scale)
+        check(
+            got,
+            rv.collision_danger(state_of(a), 16, weight=weight, agent_weights=per_agent, **kw),
+            a.alive,
+            4,
+            scale=scale,
+        )
 
 
 def test_dead_agents_have_empty_rows_and_are_ignored():
@@ -500,13 +571,18 @@ def test_dead_agents_have_empty_rows_and_are_ignored():
     kw = dict(horizon=3.0, speeds=4)
     maps = make(**kw).evaluate(a, 12, max_neighbours=64)
     dead = ~np.asarray(a.alive)
-    assert dead.sum() == 4                                         # 2 removed, 2 never added
+    assert dead.sum() == 4  # 2 removed, 2 never added
     assert not maps.danger[dead].any() and not maps.speed[dead].any()
     # the same scene without the dead agents: identical alive rows
     ids = np.flatnonzero(a.alive)
     b = cs.Agents(len(ids))
-    b.add(a.position[ids], velocity=a.velocity[ids], radius=a.radius[ids],
-          max_speed=a.max_speed[ids], heading=a.heading[ids])
+    b.add(
+        a.position[ids],
+        velocity=a.velocity[ids],
+        radius=a.radius[ids],
+        max_speed=a.max_speed[ids],
+        heading=a.heading[ids],
+    )
     other = make(**kw).evaluate(b, 12, max_neighbours=64)
     np.testing.assert_array_equal(other.speed, maps.speed[ids])
     np.testing.assert_allclose(other.danger, maps.danger[ids], atol=1e-7)
@@ -514,8 +590,13 @@ def test_dead_agents_have_empty_rows_and_are_ignored():
 
 
 @settings(max_examples=20, deadline=None)
-@given(crowd=crowds(), k=st.integers(3, 24), speeds=st.integers(1, 6),
-       horizon=st.floats(0.5, 4.0), reciprocity=reciprocities)
+@given(
+    crowd=crowds(),
+    k=st.integers(3, 24),
+    speeds=st.integers(1, 6),
+    horizon=st.floats(0.5, 4.0),
+    reciprocity=reciprocities,
+)
 def test_rotate_equals_slots_turned_by_each_heading(crowd, k, speeds, horizon, reciprocity):
     a = build(crowd)
     state = state_of(a)
@@ -533,12 +614,20 @@ def test_rotate_equals_slots_turned_by_each_heading(crowd, k, speeds, horizon, r
 
 # ----------------------------------------------------- the simulation's choice ---
 
+
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 10), k=st.integers(8, 24),
-       speeds=st.integers(1, 5), horizon=st.floats(0.5, 3.0),
-       reciprocity=st.sampled_from([0.0, 0.5]), commit=st.sampled_from([0.0, 0.1, 0.3]))
-def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, speeds, horizon,
-                                                                 reciprocity, commit):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 10),
+    k=st.integers(8, 24),
+    speeds=st.integers(1, 5),
+    horizon=st.floats(0.5, 3.0),
+    reciprocity=st.sampled_from([0.0, 0.5]),
+    commit=st.sampled_from([0.0, 0.1, 0.3]),
+)
+def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(
+    seed, n, k, speeds, horizon, reciprocity, commit
+):
     """With a speed map the chosen velocity is direction · strength · max_speed, strength the
     chosen slot's speed; mask_min_danger keeps only danger-free slots when there is one, so
     whenever the oracle finds any safe (slot, speed) the agent moves at a safe velocity.
@@ -547,12 +636,18 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, spe
     (1 - commit)·horizon."""
     crowd = random_crowd(seed, n)
     a = cs.Agents(n, slots=k)
-    a.add(crowd["position"], velocity=crowd["velocity"], radius=crowd["radius"],
-          max_speed=crowd["max_speed"], target=crowd["target"])
+    a.add(
+        crowd["position"],
+        velocity=crowd["velocity"],
+        radius=crowd["radius"],
+        max_speed=crowd["max_speed"],
+        target=crowd["target"],
+    )
     kw = dict(horizon=horizon, speeds=speeds, reciprocity=reciprocity)
     beh = make(**kw, commit=commit)
-    steering = cs.Steering([cs.Seek(), beh], resolve="mask_min_danger", choose="argmax",
-                           max_neighbours=32)
+    steering = cs.Steering(
+        [cs.Seek(), beh], resolve="mask_min_danger", choose="argmax", max_neighbours=32
+    )
     sim = cs.Simulation(None, a, steering, motion=cs.Lerp(steer_force=1.0))
     ring = rv.ring(k)
     checked = kept_count = 0
@@ -572,16 +667,23 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, spe
         direction = np.array(sim.chosen_direction, dtype=np.float64)
         # the same maps from the behaviour alone, on the saved state
         b = cs.Agents(n)
-        b.add(before["position"], velocity=before["velocity"], radius=before["radius"],
-              max_speed=before["max_speed"])
+        b.add(
+            before["position"],
+            velocity=before["velocity"],
+            radius=before["radius"],
+            max_speed=before["max_speed"],
+        )
         maps = beh.evaluate(b, k, max_neighbours=32)
         exp = rv.collision_danger(before, k, **kw)
         interest = np.array(sim.interest)
         for i in range(n):
             want = min(1.0, float(interest[i].max()))
-            kept = (commit > 0 and prev_strength[i] > 0
-                    and (direction[i] == prev_direction[i]).all()
-                    and strength[i] == np.float32(min(prev_strength[i], want)))
+            kept = (
+                commit > 0
+                and prev_strength[i] > 0
+                and (direction[i] == prev_direction[i]).all()
+                and strength[i] == np.float32(min(prev_strength[i], want))
+            )
             if kept:
                 kept_count += 1
                 clearly_safe = (exp.ttc[i] >= horizon * (1 + rv.TOL)) & ~exp.ambiguous[i][:, None]
@@ -598,8 +700,12 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, spe
                 direction[i] = 0.0
             else:
                 b_, lo, hi = slot[i], (slot[i] - 1) % k, (slot[i] + 1) % k
-                free = (np.argmax(interest[i]) == b_ and maps.speed[i, b_] == 1
-                        and maps.speed[i, lo] == 1 and maps.speed[i, hi] == 1)
+                free = (
+                    np.argmax(interest[i]) == b_
+                    and maps.speed[i, b_] == 1
+                    and maps.speed[i, lo] == 1
+                    and maps.speed[i, hi] == 1
+                )
                 if free:
                     # Free way: the heading may be refined towards the interest peak,
                     # within half a gap of the slot (its safety is checked below).
@@ -615,19 +721,31 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(seed, n, k, spe
             t = rv.velocity_ttc(before, i, v, horizon=horizon, reciprocity=reciprocity)
             if t.ambiguous:
                 continue
-            assert t.ttc >= horizon * (1 - rv.TOL), (i, slot[i], strength[i], t, _explain(
-                exp, i, slot[i], speeds))
+            assert t.ttc >= horizon * (1 - rv.TOL), (
+                i,
+                slot[i],
+                strength[i],
+                t,
+                _explain(exp, i, slot[i], speeds),
+            )
             checked += 1
     assert checked > 0
 
 
 # ---------------------------------------------------------------- determinism ---
 
+
 def _big_scene(seed=11, n=400, box=40.0):
     c = random_crowd(seed, n, coincident=True, overlap=True, still="some", box=box, spare=3)
     a = cs.Agents(n + 3, slots=16, seed=seed)
-    a.add(c["position"], velocity=c["velocity"], heading=c["heading"], radius=c["radius"],
-          max_speed=c["max_speed"], target=np.random.default_rng(seed).uniform(0, box, (n, 2)))
+    a.add(
+        c["position"],
+        velocity=c["velocity"],
+        heading=c["heading"],
+        radius=c["radius"],
+        max_speed=c["max_speed"],
+        target=np.random.default_rng(seed).uniform(0, box, (n, 2)),
+    )
     a.remove([5, 77])
     world = cs.World()
     world.add_polyline([[-2, -2], [box + 2, -2], [box + 2, box + 2], [-2, box + 2]], closed=True)
@@ -648,20 +766,31 @@ def test_same_maps_and_runs_for_any_thread_count():
     hashes = []
     for t in (1, 2):
         a, world = _big_scene()
-        sim = cs.Simulation(world, a, cs.Steering([cs.Seek(), beh], resolve="mask_min_danger",
-                                                  choose="argmax"),
-                            motion=cs.Lerp(steer_force=0.5))
+        sim = cs.Simulation(
+            world,
+            a,
+            cs.Steering([cs.Seek(), beh], resolve="mask_min_danger", choose="argmax"),
+            motion=cs.Lerp(steer_force=0.5),
+        )
         with cs.threads(t):
             sim.step(0.05, steps=100)
         h = hashlib.sha256()
-        for x in (a.position, a.velocity, a.heading, sim.danger, sim.strength,
-                  sim.chosen_direction, sim.chosen_slot):
+        for x in (
+            a.position,
+            a.velocity,
+            a.heading,
+            sim.danger,
+            sim.strength,
+            sim.chosen_direction,
+            sim.chosen_slot,
+        ):
             h.update(np.ascontiguousarray(x).tobytes())
         hashes.append(h.hexdigest())
     assert hashes[0] == hashes[1]
 
 
 # ------------------------------------------------------------ SIMD paths ---
+
 
 def _isa_case_outputs():
     """Positions, velocities and the last danger and speed maps of dense crowds with walls
@@ -675,8 +804,13 @@ def _isa_case_outputs():
         agents = cs.Agents(n, slots=k, seed=k)
         start = rng.uniform(-5, 5, (n, 2))
         agents.add(start, radius=0.3, max_speed=1.3, max_accel=6.0, target=-start)
-        sim = cs.Simulation(world, agents, cs.scenarios.crowd_steering(walls=True),
-                            motion=cs.Lerp(steer_force=0.5), push_apart=True)
+        sim = cs.Simulation(
+            world,
+            agents,
+            cs.scenarios.crowd_steering(walls=True),
+            motion=cs.Lerp(steer_force=0.5),
+            push_apart=True,
+        )
         sim.step(0.1, steps=30)
         for a in (agents.position, agents.velocity, sim.danger):
             out.append(np.ascontiguousarray(a, np.float32).view(np.int32).ravel())
@@ -692,8 +826,10 @@ def test_ttc_avx2_and_baseline_paths_are_bit_identical(tmp_path):
 
     here = os.path.dirname(__file__)
     out = str(tmp_path / "base.npy")
-    code = (f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
-            f"import test_collision_danger as t; np.save({out!r}, t._isa_case_outputs())")
+    code = (
+        f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
+        f"import test_collision_danger as t; np.save({out!r}, t._isa_case_outputs())"
+    )
     env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     np.testing.assert_array_equal(np.load(tmp_path / "base.npy"), _isa_case_outputs())
@@ -714,8 +850,13 @@ def test_step_equals_perceive_then_decide_near_walls(interval):
         agents = cs.Agents(n, slots=16, seed=3)
         start = rng.uniform(-8.5, 8.5, (n, 2))
         agents.add(start, radius=0.3, max_speed=1.3, max_accel=6.0, target=-start)
-        return agents, cs.Simulation(world, agents, cs.scenarios.crowd_steering(walls=True),
-                                     motion=cs.Lerp(steer_force=0.5), decision_interval=interval)
+        return agents, cs.Simulation(
+            world,
+            agents,
+            cs.scenarios.crowd_steering(walls=True),
+            motion=cs.Lerp(steer_force=0.5),
+            decision_interval=interval,
+        )
 
     a1, fused = build()
     a2, staged = build()
@@ -729,20 +870,31 @@ def test_step_equals_perceive_then_decide_near_walls(interval):
 
 # ---------------------------------------------------------------- commitment ---
 
+
 def _committed(commit, others, velocity=(1.0, 0.0), k=8):
     """Agent 0 at the origin heading for (100, 0), its previous decision ``velocity``
     (max speed 1, so the direction and strength are the velocity's); ``others`` stand
     still (radius 0.3 each, R = 0.6). Returns the new (direction, strength) of agent 0."""
     n = 1 + len(others)
     a = cs.Agents(n, slots=k)
-    a.add([[0.0, 0.0], *others], velocity=[list(velocity)] + [[0.0, 0.0]] * len(others),
-          radius=0.3, max_speed=[1.0] + [0.0] * len(others),
-          target=[[100.0, 0.0]] + [list(o) for o in others])
-    beh = cs.CollisionDanger(horizon=2.0, speeds=4, side_bias=0.0, smoothness=0.0,
-                             commit=commit, walls=False)
-    sim = cs.Simulation(None, a, cs.Steering([cs.Seek(shape="half_cosine"), beh],
-                                             resolve="mask_min_danger", choose="argmax"),
-                        motion=cs.Lerp(steer_force=1.0))
+    a.add(
+        [[0.0, 0.0], *others],
+        velocity=[list(velocity)] + [[0.0, 0.0]] * len(others),
+        radius=0.3,
+        max_speed=[1.0] + [0.0] * len(others),
+        target=[[100.0, 0.0]] + [list(o) for o in others],
+    )
+    beh = cs.CollisionDanger(
+        horizon=2.0, speeds=4, side_bias=0.0, smoothness=0.0, commit=commit, walls=False
+    )
+    sim = cs.Simulation(
+        None,
+        a,
+        cs.Steering(
+            [cs.Seek(shape="half_cosine"), beh], resolve="mask_min_danger", choose="argmax"
+        ),
+        motion=cs.Lerp(steer_force=1.0),
+    )
     v = np.asarray(velocity, np.float32)
     sim.chosen_direction[0] = v / np.linalg.norm(v)
     sim.strength[0] = np.linalg.norm(v)
@@ -782,9 +934,9 @@ def test_commitment_never_keeps_a_heading_worse_for_the_goal():
     ahead: safe up to 0.5) for 1·0.5 = 0.5 (+y fresh: 0.5·0.75, -y: 0.5·0.5 against D).
     Equal rates of progress: a course that turns away from the goal is not kept for one
     that heads for it (the rule that stops agents orbiting a goal next to a wall)."""
-    b = [0.5, 1.9 + np.sqrt(_GRAZE)]           # grazes the +y course at TTC 1.9
-    c = [1.2 + 0.6, 0.0]                        # +x: safe at speed <= 0.5 (TTC 1.2/s)
-    dd = [0.0, -(1.2 + 0.6)]                    # -y: likewise
+    b = [0.5, 1.9 + np.sqrt(_GRAZE)]  # grazes the +y course at TTC 1.9
+    c = [1.2 + 0.6, 0.0]  # +x: safe at speed <= 0.5 (TTC 1.2/s)
+    dd = [0.0, -(1.2 + 0.6)]  # -y: likewise
     d, s = _committed(0.1, [b, c, dd], velocity=(0.0, 1.0), k=4)
     np.testing.assert_allclose(d, [1.0, 0.0], atol=1e-6)
     assert s == 0.5
@@ -796,13 +948,22 @@ def test_no_progress_is_credited_beyond_the_speed_the_agent_wants():
     at full speed. Rate of progress min(speed, wanted)·interest: straight 1·0.3 beats
     45° off 0.85·0.3 (crediting the full speed there, 0.85·1 > 0.5, would turn away)."""
     a = cs.Agents(2, slots=8)
-    a.add([[0.0, 0.0], [1.8, 0.0]], radius=0.3, max_speed=[1.0, 0.0],
-          target=[[0.3, 0.0], [1.8, 0.0]])
-    beh = cs.CollisionDanger(horizon=2.0, speeds=4, side_bias=0.0, smoothness=0.0,
-                             commit=0.0, walls=False)
-    sim = cs.Simulation(None, a, cs.Steering(
-        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), beh],
-        resolve="mask_min_danger", choose="argmax"), motion=cs.Lerp(steer_force=1.0))
+    a.add(
+        [[0.0, 0.0], [1.8, 0.0]], radius=0.3, max_speed=[1.0, 0.0], target=[[0.3, 0.0], [1.8, 0.0]]
+    )
+    beh = cs.CollisionDanger(
+        horizon=2.0, speeds=4, side_bias=0.0, smoothness=0.0, commit=0.0, walls=False
+    )
+    sim = cs.Simulation(
+        None,
+        a,
+        cs.Steering(
+            [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), beh],
+            resolve="mask_min_danger",
+            choose="argmax",
+        ),
+        motion=cs.Lerp(steer_force=1.0),
+    )
     sim.perceive()
     assert sim.speed[0, 0] == 0.5 and sim.speed[0, 1] == 1.0
     sim.decide_and_move(0.01)

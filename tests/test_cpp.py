@@ -29,43 +29,82 @@ def _gtest_available() -> bool:
 
 
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not found")
-@pytest.mark.skipif(not _gtest_available(), reason="GoogleTest not installed (apt install libgtest-dev)")
+@pytest.mark.skipif(
+    not _gtest_available(), reason="GoogleTest not installed (apt install libgtest-dev)"
+)
 def test_cpp_suite(tmp_path_factory):
     build = ROOT / "build" / "cpp-tests"
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     subprocess.run(
-        ["cmake", "-S", str(ROOT), "-B", str(build), *gen, "-DCMAKE_BUILD_TYPE=Debug",
-         "-DCONTEXTSTEER_TESTS=ON", "-DCONTEXTSTEER_PYTHON=OFF", "-DCONTEXTSTEER_SANITIZE=ON"],
-        check=True, capture_output=True, text=True,
+        [
+            "cmake",
+            "-S",
+            str(ROOT),
+            "-B",
+            str(build),
+            *gen,
+            "-DCMAKE_BUILD_TYPE=Debug",
+            "-DCONTEXTSTEER_TESTS=ON",
+            "-DCONTEXTSTEER_PYTHON=OFF",
+            "-DCONTEXTSTEER_SANITIZE=ON",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
-    built = subprocess.run(["cmake", "--build", str(build), "-j", "2"], capture_output=True, text=True)
+    built = subprocess.run(
+        ["cmake", "--build", str(build), "-j", "2"], capture_output=True, text=True
+    )
     assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-4000:]
     ran = subprocess.run(
         ["ctest", "--test-dir", str(build), "--output-on-failure", "-j", "2", "--timeout", "300"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     sys.stdout.write(ran.stdout[-2000:])
     assert ran.returncode == 0, ran.stdout[-6000:] + ran.stderr[-2000:]
 
 
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not found")
-@pytest.mark.skipif(not _gtest_available(), reason="GoogleTest not installed (apt install libgtest-dev)")
+@pytest.mark.skipif(
+    not _gtest_available(), reason="GoogleTest not installed (apt install libgtest-dev)"
+)
 def test_cpp_concurrency_tests_under_thread_sanitizer():
     """The thread pool's tests and the simulation's thread-count identity test, built with
     ThreadSanitizer (a separate build: it cannot be combined with ASan)."""
     build = ROOT / "build" / "cpp-tests-tsan"
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     subprocess.run(
-        ["cmake", "-S", str(ROOT), "-B", str(build), *gen, "-DCMAKE_BUILD_TYPE=Debug",
-         "-DCONTEXTSTEER_TESTS=ON", "-DCONTEXTSTEER_PYTHON=OFF", "-DCONTEXTSTEER_TSAN=ON"],
-        check=True, capture_output=True, text=True,
+        [
+            "cmake",
+            "-S",
+            str(ROOT),
+            "-B",
+            str(build),
+            *gen,
+            "-DCMAKE_BUILD_TYPE=Debug",
+            "-DCONTEXTSTEER_TESTS=ON",
+            "-DCONTEXTSTEER_PYTHON=OFF",
+            "-DCONTEXTSTEER_TSAN=ON",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
-    built = subprocess.run(["cmake", "--build", str(build), "-j", "2", "--target",
-                            "test_parallel", "test_neighbours"], capture_output=True, text=True)
+    built = subprocess.run(
+        ["cmake", "--build", str(build), "-j", "2", "--target", "test_parallel", "test_neighbours"],
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-4000:]
     env = {**os.environ, "TSAN_OPTIONS": "halt_on_error=1 second_deadlock_stack=1"}
     for name in ("test_parallel", "test_neighbours"):
-        ran = subprocess.run([str(build / "tests" / "cpp" / name)], capture_output=True,
-                             text=True, env=env, timeout=300)
+        ran = subprocess.run(
+            [str(build / "tests" / "cpp" / name)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
         sys.stdout.write(ran.stdout[-1000:])
         assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-6000:]

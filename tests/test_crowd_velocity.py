@@ -16,12 +16,30 @@ def crowd(world, starts, goals, *, max_speed=1.3, side="right", steps=600, veloc
     n = len(starts)
     a = cs.Agents(n, slots=16)
     d = np.asarray(goals, float) - np.asarray(starts, float)
-    a.add(starts, heading=np.arctan2(d[:, 1], d[:, 0]), radius=0.3, max_speed=max_speed,
-          max_accel=6.0, target=goals, velocity=0.0 if velocity is None else velocity)
-    st = cs.Steering([cs.Seek(shape="half_cosine"),
-                      cs.CollisionDanger(horizon=2.0, wall_horizon=1.0, speeds=4, margin=0.05, side=side,
-                                         walls=world is not None)],
-                     resolve="mask_min_danger", choose="argmax")
+    a.add(
+        starts,
+        heading=np.arctan2(d[:, 1], d[:, 0]),
+        radius=0.3,
+        max_speed=max_speed,
+        max_accel=6.0,
+        target=goals,
+        velocity=0.0 if velocity is None else velocity,
+    )
+    st = cs.Steering(
+        [
+            cs.Seek(shape="half_cosine"),
+            cs.CollisionDanger(
+                horizon=2.0,
+                wall_horizon=1.0,
+                speeds=4,
+                margin=0.05,
+                side=side,
+                walls=world is not None,
+            ),
+        ],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
     sim = cs.Simulation(world, a, st, motion=cs.Accel(), slots=16)
     track = [a.position.copy()]
     for _ in range(steps):
@@ -39,10 +57,10 @@ def test_head_on_pair_passes_on_the_preferred_side(side, sign):
     # A walks +x, B walks -x on the same line: a perfectly symmetric head-on case. Passing
     # on the right means A (heading +x) swerves to -y and B (heading -x) to +y.
     sim, tr = crowd(None, [[-6, 0], [6, 0]], [[6, 0], [-6, 0]], side=side)
-    meet = int(np.argmin(np.abs(tr[:, 0, 0] - tr[:, 1, 0])))   # when they are abreast
+    meet = int(np.argmin(np.abs(tr[:, 0, 0] - tr[:, 1, 0])))  # when they are abreast
     assert sign * tr[meet, 0, 1] > 0.1 and -sign * tr[meet, 1, 1] > 0.1
     assert min_gap(tr, 0, 1) > 0.0
-    assert np.linalg.norm(tr[-1] - [[6, 0], [-6, 0]], axis=1).max() < 0.5   # both arrive
+    assert np.linalg.norm(tr[-1] - [[6, 0], [-6, 0]], axis=1).max() < 0.5  # both arrive
 
 
 def test_agent_behind_a_slower_one_in_a_corridor_slows_down_instead_of_pushing():
@@ -50,13 +68,12 @@ def test_agent_behind_a_slower_one_in_a_corridor_slows_down_instead_of_pushing()
     # (1.3 m/s) starts 2 m behind: it must slow to the leader's pace, never touching.
     world = cs.World()
     world.add_segments([[-10, -0.5, 30, -0.5], [-10, 0.5, 30, 0.5]])
-    sim, tr = crowd(world, [[2, 0], [0, 0]], [[25, 0], [25, 0]], max_speed=[0.4, 1.3],
-                    steps=450)
+    sim, tr = crowd(world, [[2, 0], [0, 0]], [[25, 0], [25, 0]], max_speed=[0.4, 1.3], steps=450)
     assert min_gap(tr, 0, 1) > 0.0
     follower_speed = np.linalg.norm(np.diff(tr[-60:, 1], axis=0), axis=1).mean() / DT
     assert follower_speed == pytest.approx(0.4, abs=0.08)
-    assert tr[-1, 1, 0] < tr[-1, 0, 0]                 # still behind
-    assert np.abs(tr[:, :, 1]).max() < 0.5 - 0.3       # inside the corridor
+    assert tr[-1, 1, 0] < tr[-1, 0, 0]  # still behind
+    assert np.abs(tr[:, :, 1]).max() < 0.5 - 0.3  # inside the corridor
 
 
 def test_stationary_agent_in_a_corridor_is_passed_not_pushed():
@@ -67,7 +84,7 @@ def test_stationary_agent_in_a_corridor_is_passed_not_pushed():
     world.add_segments([[-10, -1.2, 10, -1.2], [-10, 1.2, 10, 1.2]])
     sim, tr = crowd(world, [[0, 0], [-6, 0]], [[0, 0], [6, 0]], max_speed=[0.0, 1.3])
     assert min_gap(tr, 0, 1) > 0.0
-    assert np.abs(tr[:, 0] - tr[0, 0]).max() == 0.0   # never pushed
+    assert np.abs(tr[:, 0] - tr[0, 0]).max() == 0.0  # never pushed
     assert np.linalg.norm(tr[-1, 1] - [6, 0]) < 0.5
 
 
@@ -88,8 +105,12 @@ def test_hysteresis_zero_is_the_default_and_commitment_reduces_slot_changes():
         s = rng.uniform(-4, 4, (24, 2)) * [1, 0.5]
         s[:, 0] += np.where(np.arange(24) % 2, -6, 6)
         a.add(s, radius=0.3, max_speed=1.3, max_accel=6, target=s * [-1, 1])
-        st = cs.Steering([cs.Seek(shape="half_cosine"), cs.CollisionDanger()],
-                         resolve="mask_min_danger", choose="argmax", hysteresis=h)
+        st = cs.Steering(
+            [cs.Seek(shape="half_cosine"), cs.CollisionDanger()],
+            resolve="mask_min_danger",
+            choose="argmax",
+            hysteresis=h,
+        )
         sim = cs.Simulation(None, a, st, motion=cs.Accel())
         prev, count = None, 0
         for _ in range(300):
@@ -115,8 +136,15 @@ def test_speed_map_view_only_with_a_speed_writing_behaviour():
     a.add([[0, 0], [1, 0], [5, 5]], target=[[9, 9]] * 3)
     plain = cs.Simulation(None, a, cs.Steering([cs.Seek()]))
     assert plain.speed is None
-    sim = cs.Simulation(None, a, cs.Steering([cs.Seek(shape="half_cosine"), cs.CollisionDanger()],
-                                             resolve="mask_min_danger", choose="argmax"))
+    sim = cs.Simulation(
+        None,
+        a,
+        cs.Steering(
+            [cs.Seek(shape="half_cosine"), cs.CollisionDanger()],
+            resolve="mask_min_danger",
+            choose="argmax",
+        ),
+    )
     sim.step(DT)
     assert sim.speed.shape == (3, 8) and np.shares_memory(sim.speed, sim.speed)
     assert set(np.unique(sim.speed)) <= {0.0, 0.25, 0.5, 0.75, 1.0}
@@ -134,11 +162,18 @@ def test_polar_plots_draw_the_speed_map_of_a_simulation():
 
     a = cs.Agents(2, slots=8)
     a.add([[0, 0], [2, 0]], velocity=[[1, 0], [-1, 0]], radius=0.5, target=[[9, 0], [-9, 0]])
-    sim = cs.Simulation(None, a, cs.Steering([cs.Seek(shape="half_cosine"), cs.CollisionDanger()],
-                                             resolve="mask_min_danger", choose="argmax"))
+    sim = cs.Simulation(
+        None,
+        a,
+        cs.Steering(
+            [cs.Seek(shape="half_cosine"), cs.CollisionDanger()],
+            resolve="mask_min_danger",
+            choose="argmax",
+        ),
+    )
     sim.perceive()
     grid = cs.plot.context_maps(sim, agents=[0, 1])
     for i, art, ax in zip(grid.agents, grid.maps, grid.axes):
-        r = art.speed.get_ydata()[:-1] / ax.get_ylim()[1] * 1.12   # the rim is ylim / 1.12
+        r = art.speed.get_ydata()[:-1] / ax.get_ylim()[1] * 1.12  # the rim is ylim / 1.12
         np.testing.assert_allclose(r, sim.speed[i], atol=1e-6)
     plt.close("all")

@@ -46,5 +46,5 @@ def test_docstring_examples(name):
     assert result.failed == 0, f"{result.failed} doctest(s) failed in {name}"
     if skipped and result.attempted == 0:
         pytest.skip("; ".join(skipped))
-    if result.attempted == 0:   # say so rather than pass without checking anything
+    if result.attempted == 0:  # say so rather than pass without checking anything
         pytest.skip(f"{name} has no docstring examples")

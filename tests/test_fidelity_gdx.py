@@ -19,9 +19,17 @@ from contextsteer import classic
 
 def steerables(agents, n):
     f = lambda x, i: tuple(float(c) for c in np.asarray(x[i], np.float64).ravel())  # noqa: E731
-    return [gdx.Steerable(f(agents.position, i), f(agents.velocity, i), float(agents.heading[i]),
-                          float(agents.radius[i]), float(agents.max_speed[i]), float(agents.max_accel[i]))
-            for i in range(n)]
+    return [
+        gdx.Steerable(
+            f(agents.position, i),
+            f(agents.velocity, i),
+            float(agents.heading[i]),
+            float(agents.radius[i]),
+            float(agents.max_speed[i]),
+            float(agents.max_accel[i]),
+        )
+        for i in range(n)
+    ]
 
 
 def scene(seed, n=12, spread=4.0, grid=False):
@@ -32,9 +40,15 @@ def scene(seed, n=12, spread=4.0, grid=False):
     if grid:  # exact ties: lattice positions, shared velocities, some agents still
         pos = rng.integers(-3, 4, (n, 2)).astype(float)
         vel = rng.choice([-1.0, 0.0, 1.0], (n, 2))
-    agents.add(pos, velocity=vel, radius=rng.choice([0.25, 0.5], n), max_speed=rng.uniform(1, 3, n),
-               max_accel=rng.uniform(1, 5, n), target=rng.uniform(-5, 5, (n, 2)),
-               heading=rng.uniform(-np.pi, np.pi, n))
+    agents.add(
+        pos,
+        velocity=vel,
+        radius=rng.choice([0.25, 0.5], n),
+        max_speed=rng.uniform(1, 3, n),
+        max_accel=rng.uniform(1, 5, n),
+        target=rng.uniform(-5, 5, (n, 2)),
+        heading=rng.uniform(-np.pi, np.pi, n),
+    )
     if not grid:
         agents.velocity[: n // 4] = 0  # zero velocity
     return agents
@@ -49,7 +63,9 @@ def test_issue_1_collision_avoidance_ignores_a_neighbour_not_approaching():
         agents.add([[0, 0], [1.5, 0]], velocity=v, radius=1, max_accel=1)
         got = classic.accelerations(None, agents, classic.CollisionAvoidance(radius=10))
         np.testing.assert_array_equal(got, 0)  # gdx-ai: (0, 0)
-        old = classic.accelerations(None, agents, classic.CollisionAvoidance(radius=10, push_overlapping=True))
+        old = classic.accelerations(
+            None, agents, classic.CollisionAvoidance(radius=10, push_overlapping=True)
+        )
         np.testing.assert_allclose(old[0], [-1, 0])  # contextsteer's former push
 
 
@@ -61,7 +77,9 @@ def test_issue_2_raycast_avoidance_adds_the_bounding_radius():
     beh = dict(length=5, distance_from_boundary=1)
     got = classic.accelerations(world, agents, classic.RaycastObstacleAvoidance("single", **beh))
     np.testing.assert_allclose(got[0], [0.640, 0.768], atol=5e-4)  # gdx-ai
-    old = classic.accelerations(world, agents, classic.RaycastObstacleAvoidance("single", include_radius=False, **beh))
+    old = classic.accelerations(
+        world, agents, classic.RaycastObstacleAvoidance("single", include_radius=False, **beh)
+    )
     np.testing.assert_allclose(old[0], [0.857, 0.514], atol=5e-4)
 
 
@@ -69,24 +87,42 @@ def test_issue_3_follow_path_arrives_within_the_deceleration_radius_of_the_end()
     path = cs.Path([[0, 0], [10, 0]], closed=False)
     agents = cs.Agents(1, slots=8)
     agents.add([[6, 1]], max_speed=2, max_accel=10)
-    got = classic.accelerations(None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5))
+    got = classic.accelerations(
+        None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5)
+    )
     np.testing.assert_allclose(got[0], [4, -4], atol=1e-5)  # gdx-ai: Arrive at (7, 0)
-    old = classic.accelerations(None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5, arrive="end"))
+    old = classic.accelerations(
+        None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5, arrive="end")
+    )
     np.testing.assert_allclose(old[0], [7.071, -7.071], atol=1e-3)
-    off = classic.accelerations(None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5, arrive="off"))
+    off = classic.accelerations(
+        None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5, arrive="off")
+    )
     np.testing.assert_allclose(off, old)
     # Exactly at the deceleration radius: s = 4 + 1 = 5 = length − slowing_radius. gdx-ai
     # arrives only beyond it (strict >): a full-acceleration seek of (5, 0).
     agents.position[0] = (4, 0)
-    at = classic.accelerations(None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5))
+    at = classic.accelerations(
+        None, agents, classic.FollowPath(path, path_offset=1, slowing_radius=5)
+    )
     np.testing.assert_allclose(at[0], [10, 0], atol=1e-5)
-    assert gdx.follow_path(steerables(agents, 1)[0], gdx.LinePath([(0, 0), (10, 0)], True), 1.0,
-                           deceleration_radius=5.0) == (10.0, 0.0)
+    assert gdx.follow_path(
+        steerables(agents, 1)[0],
+        gdx.LinePath([(0, 0), (10, 0)], True),
+        1.0,
+        deceleration_radius=5.0,
+    ) == (10.0, 0.0)
     # A negative path_offset arrives towards the start: agent at (3, 1), target (2, 0).
     agents.position[0] = (3, 1)
-    got = classic.accelerations(None, agents, classic.FollowPath(path, path_offset=-1, slowing_radius=5))
-    want = gdx.follow_path(steerables(agents, 1)[0], gdx.LinePath([(0, 0), (10, 0)], True), -1.0,
-                           deceleration_radius=5.0)
+    got = classic.accelerations(
+        None, agents, classic.FollowPath(path, path_offset=-1, slowing_radius=5)
+    )
+    want = gdx.follow_path(
+        steerables(agents, 1)[0],
+        gdx.LinePath([(0, 0), (10, 0)], True),
+        -1.0,
+        deceleration_radius=5.0,
+    )
     np.testing.assert_allclose(got[0], want, atol=1e-5)
     assert np.hypot(*got[0]) < 10 - 1e-3  # an Arrive, not a full-acceleration seek
 
@@ -100,7 +136,9 @@ def test_issue_4_radius_proximity_counts_the_neighbours_bounding_radius():
     np.testing.assert_array_equal(old, 0)
     # exactly at radius + r_j (1.5, exact in float32): gdx-ai's test is strict, no neighbour
     agents.position[1] = (1.5, 0)
-    np.testing.assert_array_equal(classic.accelerations(None, agents, classic.Cohesion(radius=1)), 0)
+    np.testing.assert_array_equal(
+        classic.accelerations(None, agents, classic.Cohesion(radius=1)), 0
+    )
     ref = steerables(agents, 2)
     assert gdx.cohesion(ref[0], gdx.RadiusProximity(ref[0], ref, 1.0)) == (0.0, 0.0)
 
@@ -110,21 +148,31 @@ def test_issue_4_field_of_view_and_infinite_proximities():
     agents = cs.Agents(5, slots=8)
     agents.add([[0, 0], [2, 0.5], [-2, 0], [0.3, 3], [50, 0]], radius=0.2, max_accel=1, heading=0.0)
     ref = steerables(agents, 5)
-    cases = [(dict(proximity="field_of_view", angle=math.pi / 2),
-              lambda o: gdx.FieldOfViewProximity(o, ref, 4.0, math.pi / 2)),
-             (dict(proximity="infinite"), lambda o: gdx.InfiniteProximity(o, ref)),
-             (dict(proximity="radius"), lambda o: gdx.RadiusProximity(o, ref, 4.0))]
+    cases = [
+        (
+            dict(proximity="field_of_view", angle=math.pi / 2),
+            lambda o: gdx.FieldOfViewProximity(o, ref, 4.0, math.pi / 2),
+        ),
+        (dict(proximity="infinite"), lambda o: gdx.InfiniteProximity(o, ref)),
+        (dict(proximity="radius"), lambda o: gdx.RadiusProximity(o, ref, 4.0)),
+    ]
     for kw, prox in cases:
         got = classic.accelerations(None, agents, classic.Cohesion(radius=4.0, **kw))
         for i in range(5):
-            np.testing.assert_allclose(got[i], gdx.cohesion(ref[i], prox(ref[i])), atol=1e-5, err_msg=str(kw))
+            np.testing.assert_allclose(
+                got[i], gdx.cohesion(ref[i], prox(ref[i])), atol=1e-5, err_msg=str(kw)
+            )
     # gdx-ai's field of view compares the unnormalised offset with cos(angle/2): the
     # neighbour beside at (0.3, 3), 84° off the heading, counts (0.3 > cos 45°? no: 0.3 <
     # 0.707) — but at (0.8, 3) it does (0.8 > 0.707) although it is 75° off; the true cone
     # ("cone") leaves it out.
     agents.position[3] = (0.8, 3)
-    fov = classic.accelerations(None, agents, classic.Cohesion(4.0, proximity="field_of_view", angle=math.pi / 2))
-    cone = classic.accelerations(None, agents, classic.Cohesion(4.0, proximity="cone", angle=math.pi / 2))
+    fov = classic.accelerations(
+        None, agents, classic.Cohesion(4.0, proximity="field_of_view", angle=math.pi / 2)
+    )
+    cone = classic.accelerations(
+        None, agents, classic.Cohesion(4.0, proximity="cone", angle=math.pi / 2)
+    )
     mean_fov = np.mean([[2, 0.5], [0.8, 3]], axis=0)
     np.testing.assert_allclose(fov[0], mean_fov / np.hypot(*mean_fov), atol=1e-5)
     np.testing.assert_allclose(cone[0], np.array([2, 0.5]) / np.hypot(2, 0.5), atol=1e-5)
@@ -136,7 +184,9 @@ def test_issue_5_position_first_integration_matches_apply_steering():
     steer = classic.Priority([classic.Separation(1.5), classic.Arrive(slowing_radius=2.0)])
     ref = steerables(agents, n)
     targets = [tuple(map(float, agents.target[i])) for i in range(n)]
-    sim = cs.Simulation(None, agents, steer, motion=cs.Accel(order="position_first"), push_apart=False)
+    sim = cs.Simulation(
+        None, agents, steer, motion=cs.Accel(order="position_first"), push_apart=False
+    )
     dt = 1 / 30
     for _ in range(40):
         acc = []
@@ -158,13 +208,17 @@ def test_issue_5_one_step_of_each_order():
     agents = cs.Agents(1, slots=8)
     agents.add([[0, 0]], velocity=[[1, 0]], max_speed=10, max_accel=100, target=[[0, 100]])
     cs.Simulation(None, agents, classic.Seek(), motion=cs.Accel(order="position_first")).step(0.5)
-    np.testing.assert_allclose(agents.position[0], [0.5, 0])          # old velocity
+    np.testing.assert_allclose(agents.position[0], [0.5, 0])  # old velocity
     # v + a·dt = (1, 0) + (0, 100)·0.5 = (1, 50), limited to max_speed 10
-    np.testing.assert_allclose(agents.velocity[0], np.array([1, 50]) / np.hypot(1, 50) * 10, rtol=1e-5)
+    np.testing.assert_allclose(
+        agents.velocity[0], np.array([1, 50]) / np.hypot(1, 50) * 10, rtol=1e-5
+    )
     agents = cs.Agents(1, slots=8)
     agents.add([[0, 0]], velocity=[[1, 0]], max_speed=10, max_accel=100, target=[[0, 100]])
     cs.Simulation(None, agents, classic.Seek(), motion=cs.Accel()).step(0.5)
-    np.testing.assert_allclose(agents.position[0], agents.velocity[0] * 0.5, rtol=1e-6)  # new velocity
+    np.testing.assert_allclose(
+        agents.position[0], agents.velocity[0] * 0.5, rtol=1e-6
+    )  # new velocity
 
 
 def test_issue_6_wander_random_walk_is_gdx_ai_s():
@@ -173,8 +227,13 @@ def test_issue_6_wander_random_walk_is_gdx_ai_s():
     rng = np.random.default_rng(0)
     agents.add(rng.uniform(-5, 5, (20, 2)), heading=0.0, max_accel=2.0)
     rate, dt = 0.8, 0.1
-    sim = cs.Simulation(None, agents, classic.Wander(offset=0.0, radius=1.0, rate=rate, seed=1, walk="random"),
-                        motion=cs.Accel(), push_apart=False)
+    sim = cs.Simulation(
+        None,
+        agents,
+        classic.Wander(offset=0.0, radius=1.0, rate=rate, seed=1, walk="random"),
+        motion=cs.Accel(),
+        push_apart=False,
+    )
     thetas = []
     for _ in range(30):
         agents.velocity[...] = 0
@@ -210,7 +269,9 @@ def test_issue_7_separation_alone_is_not_truncated():
     assert np.hypot(*want) > 1.4  # two capped terms at right angles
     got = classic.accelerations(None, agents, classic.Separation(1.0))
     np.testing.assert_allclose(got[0], want, atol=1e-6)
-    pri = classic.accelerations(None, agents, classic.Priority([classic.Separation(1.0), classic.Seek()]))
+    pri = classic.accelerations(
+        None, agents, classic.Priority([classic.Separation(1.0), classic.Seek()])
+    )
     np.testing.assert_allclose(pri[0], want, atol=1e-6)
     blended = classic.accelerations(None, agents, classic.Blended([classic.Separation(1.0)]))
     np.testing.assert_allclose(blended[0], gdx.blended(ref[0], [(want, 1.0)]), atol=1e-6)
@@ -230,14 +291,20 @@ def test_group_behaviours_match_the_gdx_port(seed, radius, grid):
     ref = steerables(agents, n)
     angle = 2.0
     behaviours = [
-        ("separation", classic.Separation(radius, decay=2.0), lambda o, p: gdx.separation(o, p, 2.0)),
+        (
+            "separation",
+            classic.Separation(radius, decay=2.0),
+            lambda o, p: gdx.separation(o, p, 2.0),
+        ),
         ("alignment", classic.Alignment(radius), gdx.alignment),
         ("cohesion", classic.Cohesion(radius), gdx.cohesion),
         ("collision_avoidance", classic.CollisionAvoidance(radius), gdx.collision_avoidance),
     ]
-    for prox_name, make in [("radius", lambda o: gdx.RadiusProximity(o, ref, radius)),
-                            ("field_of_view", lambda o: gdx.FieldOfViewProximity(o, ref, radius, angle)),
-                            ("infinite", lambda o: gdx.InfiniteProximity(o, ref))]:
+    for prox_name, make in [
+        ("radius", lambda o: gdx.RadiusProximity(o, ref, radius)),
+        ("field_of_view", lambda o: gdx.FieldOfViewProximity(o, ref, radius, angle)),
+        ("infinite", lambda o: gdx.InfiniteProximity(o, ref)),
+    ]:
         for kind, beh, port in behaviours:
             beh.proximity, beh.angle = prox_name, angle
             got = classic.accelerations(None, agents, beh, max_neighbours=256)
@@ -247,8 +314,9 @@ def test_group_behaviours_match_the_gdx_port(seed, radius, grid):
                 want = port(ref[i], make(ref[i]))
                 if kind == "collision_avoidance" and ambiguous_collision(ref, i, make):
                     continue
-                np.testing.assert_allclose(got[i], want, atol=3e-4, rtol=1e-4,
-                                           err_msg=f"{kind} {prox_name} agent {i}")
+                np.testing.assert_allclose(
+                    got[i], want, atol=3e-4, rtol=1e-4, err_msg=f"{kind} {prox_name} agent {i}"
+                )
 
 
 def near_a_boundary(ref, i, radius, angle, prox):
@@ -279,7 +347,12 @@ def ambiguous_collision(ref, i, make):
         t = -gdx.dot(rp, rv) / s2
         sep = gdx.length(rp) - math.sqrt(s2) * t
         rsum = o.bounding_radius + nb.bounding_radius
-        if abs(t) < 1e-4 or abs(sep - rsum) < 1e-3 or abs(sep) < 1e-4 or abs(gdx.length(rp) - rsum) < 1e-4:
+        if (
+            abs(t) < 1e-4
+            or abs(sep - rsum) < 1e-3
+            or abs(sep) < 1e-4
+            or abs(gdx.length(rp) - rsum) < 1e-4
+        ):
             times.append(-1.0)
         elif t > 0 and sep <= rsum:
             times.append(t)
@@ -304,28 +377,43 @@ def test_individual_behaviours_match_the_gdx_port(seed):
     agents.target[0] = agents.position[0]
     agents.target[1] = agents.position[1] + np.float32([3.0, 0.0])
     tgt = [tuple(map(float, agents.target[i])) for i in range(n)]
-    got = classic.accelerations(None, agents, classic.Arrive(tolerance=0.0, slowing_radius=3.0, time_to_target=0.2))
+    got = classic.accelerations(
+        None, agents, classic.Arrive(tolerance=0.0, slowing_radius=3.0, time_to_target=0.2)
+    )
     for i in range(n):
-        np.testing.assert_allclose(got[i], gdx.arrive(ref[i], tgt[i], 0.0, 3.0, 0.2) if tgt[i] != ref[i].position
-                                   else (0, 0), atol=2e-5, err_msg=f"arrive {i}")
+        np.testing.assert_allclose(
+            got[i],
+            gdx.arrive(ref[i], tgt[i], 0.0, 3.0, 0.2) if tgt[i] != ref[i].position else (0, 0),
+            atol=2e-5,
+            err_msg=f"arrive {i}",
+        )
     got = classic.accelerations(None, agents, classic.Seek())
     for i in range(n):
         np.testing.assert_allclose(got[i], gdx.seek(ref[i], tgt[i]), atol=2e-5)
     got = classic.accelerations(None, agents, classic.Pursue(agents=[3], max_prediction=0.7))
     for i in range(n):
-        time_to_target = math.dist(ref[3].position, ref[i].position) / max(gdx.length(ref[i].velocity), 1e-12)
+        time_to_target = math.dist(ref[3].position, ref[i].position) / max(
+            gdx.length(ref[i].velocity), 1e-12
+        )
         if i != 3 and abs(time_to_target - 0.7) > 1e-3:
             np.testing.assert_allclose(got[i], gdx.pursue(ref[i], ref[3], 0.7), atol=2e-5)
-    got = classic.accelerations(None, agents, classic.Interpose(4, 5, ratio=0.3, slowing_radius=2.0))
+    got = classic.accelerations(
+        None, agents, classic.Interpose(4, 5, ratio=0.3, slowing_radius=2.0)
+    )
     for i in range(n):
-        np.testing.assert_allclose(got[i], gdx.interpose(ref[i], ref[4], ref[5], 0.3, 2.0), atol=5e-5)
+        np.testing.assert_allclose(
+            got[i], gdx.interpose(ref[i], ref[4], ref[5], 0.3, 2.0), atol=5e-5
+        )
     # FollowPath on an open polyline, both signs of path_offset, with prediction
     pts = rng.uniform(-6, 6, (4, 2)).astype(np.float32)
     path = cs.Path(pts, closed=False)
     lp = gdx.LinePath([tuple(map(float, p)) for p in pts], True)
     for off, pred in ((1.5, 0.0), (-1.0, 0.3), (4.0, 0.5)):
-        got = classic.accelerations(None, agents, classic.FollowPath(path, path_offset=off, prediction=pred,
-                                                                     slowing_radius=2.5))
+        got = classic.accelerations(
+            None,
+            agents,
+            classic.FollowPath(path, path_offset=off, prediction=pred, slowing_radius=2.5),
+        )
         for i in range(n):
             loc = gdx.mul_add(ref[i].position, ref[i].velocity, pred)
             s = lp.calculate_distance(loc) + off
@@ -344,7 +432,13 @@ def test_raycast_avoidance_matches_the_gdx_port(seed, config):
     world.add_segments(walls)
     agents = scene(seed, n=10)
     ref = steerables(agents, 10)
-    kw = dict(length=4.0, side_offset=0.4, whisker_length=2.5, whisker_angle=0.6, distance_from_boundary=0.7)
+    kw = dict(
+        length=4.0,
+        side_offset=0.4,
+        whisker_length=2.5,
+        whisker_angle=0.6,
+        distance_from_boundary=0.7,
+    )
     got = classic.accelerations(world, agents, classic.RaycastObstacleAvoidance(config, **kw))
     det = gdx.segment_detector([tuple(map(float, w)) for w in walls.astype(np.float32)])
     for i, o in enumerate(ref):
@@ -360,9 +454,13 @@ def test_raycast_avoidance_matches_the_gdx_port(seed, config):
         hits = [det(r) for r in rays]
         d = sorted(gdx.length(gdx.sub(h[0], o.position)) for h in hits if h)
         ends = [gdx.length(gdx.sub(r[1], r[0])) for r in rays]
-        if len(d) > 1 and d[1] - d[0] < 1e-3:   # two hits at about the same distance
+        if len(d) > 1 and d[1] - d[0] < 1e-3:  # two hits at about the same distance
             continue
-        if any(abs(gdx.length(gdx.sub(h[0], r[0])) - e) < 1e-3 for h, r, e in zip(hits, rays, ends) if h):
+        if any(
+            abs(gdx.length(gdx.sub(h[0], r[0])) - e) < 1e-3
+            for h, r, e in zip(hits, rays, ends)
+            if h
+        ):
             continue  # a hit at the ray's very end
         if near_an_endpoint(walls, rays):
             continue
@@ -389,7 +487,9 @@ def test_exact_ties_pick_gdx_ai_s_first():
     # Collision avoidance: two neighbours meeting at the same time (mirror images): gdx-ai
     # reports them in agent order and keeps the first (the lower index).
     agents = cs.Agents(3, slots=8)
-    agents.add([[0, 0], [4, 1], [4, -1]], velocity=[[1, 0], [-1, 0], [-1, 0]], radius=0.6, max_accel=1)
+    agents.add(
+        [[0, 0], [4, 1], [4, -1]], velocity=[[1, 0], [-1, 0], [-1, 0]], radius=0.6, max_accel=1
+    )
     ref = steerables(agents, 3)
     got = classic.accelerations(None, agents, classic.CollisionAvoidance(radius=10))
     want = gdx.collision_avoidance(ref[0], gdx.RadiusProximity(ref[0], ref, 10))
@@ -410,17 +510,22 @@ def test_zero_velocity_and_target_on_the_agent():
     # still agents: pursue predicts max_prediction ahead; collision avoidance sees nobody
     agents.velocity[1] = (0, 1)
     got = classic.accelerations(None, agents, classic.Pursue(agents=[1], max_prediction=2.0))
-    np.testing.assert_allclose(got[0], gdx.pursue(ref[0], gdx.Steerable((3, 1), (0, 1)), 2.0), atol=1e-6)
+    np.testing.assert_allclose(
+        got[0], gdx.pursue(ref[0], gdx.Steerable((3, 1), (0, 1)), 2.0), atol=1e-6
+    )
 
 
-@pytest.mark.parametrize("make, match", [
-    (lambda: classic.Cohesion(proximity="square"), "proximity"),
-    (lambda: classic.Separation(proximity="field_of_view", angle=7), "angle"),
-    (lambda: classic.FollowPath(cs.Path([[0, 0], [1, 0]]), arrive="maybe"), "arrive"),
-    (lambda: classic.Wander(walk="brownian"), "walk"),
-    (lambda: cs.Accel(order="sideways"), "order"),
-    (lambda: cs.Lerp(speed="fast"), "speed"),
-])
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: classic.Cohesion(proximity="square"), "proximity"),
+        (lambda: classic.Separation(proximity="field_of_view", angle=7), "angle"),
+        (lambda: classic.FollowPath(cs.Path([[0, 0], [1, 0]]), arrive="maybe"), "arrive"),
+        (lambda: classic.Wander(walk="brownian"), "walk"),
+        (lambda: cs.Accel(order="sideways"), "order"),
+        (lambda: cs.Lerp(speed="fast"), "speed"),
+    ],
+)
 def test_bad_options(make, match):
     with pytest.raises(ValueError, match=match):
         make()

@@ -31,7 +31,9 @@ def test_issue_8_chase_center_between_targets_sums_the_raw_cosines():
     assert abs(center[0] - 0.005) < 5e-4  # the Unity project: 1 − 10/√101
     clamped = cs.Chase(targets, combine="sum", falloff="none").evaluate(agents, 8).interest[0]
     assert clamped[0] == pytest.approx(1.0)  # contextsteer's sum of clamped scores
-    want = unity.merge([unity.chase_interest((0, 0), targets, math.inf, True, unity.directions(8))], 8)
+    want = unity.merge(
+        [unity.chase_interest((0, 0), targets, math.inf, True, unity.directions(8))], 8
+    )
     np.testing.assert_allclose(center, want, atol=1e-6)
 
 
@@ -40,12 +42,16 @@ def test_issue_9_unity_argmax_picks_a_slot_when_none_is_positive():
     agents = cs.Agents(1)
     agents.add([0, 0], max_speed=2, max_accel=20)
     ring = 3 * cs.slot_directions(8)  # danger 1 in every slot, interest below 1 in all
-    st_ = cs.Steering([cs.Chase([[10, 3]], falloff="none"),
-                       cs.Avoid(ring, falloff="none", max_distance=5)],
-                      resolve="subtract_unclamped", choose="argmax_always")
+    st_ = cs.Steering(
+        [cs.Chase([[10, 3]], falloff="none"), cs.Avoid(ring, falloff="none", max_distance=5)],
+        resolve="subtract_unclamped",
+        choose="argmax_always",
+    )
     sim = cs.Simulation(None, agents, st_, motion=cs.Accel(speed="max"), slots=8)
     sim.perceive()
-    interest, idx = unity.choose([sim.interest[0].tolist()], [sim.danger[0].tolist()], unity.directions(8))
+    interest, idx = unity.choose(
+        [sim.interest[0].tolist()], [sim.danger[0].tolist()], unity.directions(8)
+    )
     sim.decide_and_move(0.1)
     assert max(interest) < 0
     assert sim.chosen_slot[0] == idx  # the Unity project's slot ...
@@ -54,8 +60,13 @@ def test_issue_9_unity_argmax_picks_a_slot_when_none_is_positive():
     # contextsteer's own argmax: no slot, the agent stays put
     still = cs.Agents(1)
     still.add([0, 0], max_speed=2, max_accel=20)
-    sim2 = cs.Simulation(None, still, cs.Steering(st_.behaviours, resolve="subtract", choose="argmax"),
-                         motion=cs.Accel(), slots=8)
+    sim2 = cs.Simulation(
+        None,
+        still,
+        cs.Steering(st_.behaviours, resolve="subtract", choose="argmax"),
+        motion=cs.Accel(),
+        slots=8,
+    )
     sim2.step(0.1)
     assert sim2.chosen_slot[0] == -1 and np.hypot(*still.velocity[0]) == 0
 
@@ -74,9 +85,17 @@ def test_unity_chase_avoid_matches_the_port(seed, k, center):
     if (chase[1] == pos[1]).all():
         chase[1, 0] += 1
     dist = unity.magnitude(chase[1] - pos[1])  # agent 1's target exactly at max distance
-    st_ = cs.Steering([cs.Chase(chase, max_distance=dist, falloff="none", combine="center" if center else "max"),
-                       cs.Avoid(avoid, max_distance=6.0, falloff="none")],
-                      combine="max", resolve="subtract_unclamped", choose="argmax_always")
+    st_ = cs.Steering(
+        [
+            cs.Chase(
+                chase, max_distance=dist, falloff="none", combine="center" if center else "max"
+            ),
+            cs.Avoid(avoid, max_distance=6.0, falloff="none"),
+        ],
+        combine="max",
+        resolve="subtract_unclamped",
+        choose="argmax_always",
+    )
     sim = cs.Simulation(None, agents, st_, slots=k)
     sim.perceive()
     sim.decide_and_move(0.01)
@@ -102,10 +121,23 @@ def test_unity_chase_avoid_matches_the_port(seed, k, center):
 def recipe_sim(world, pos, heads, vel, path, n, walls_hit_agents=True, collision="stop"):
     agents = cs.Agents(n)
     agents.add(pos, heading=heads, velocity=vel, radius=16.0, max_speed=350.0, steer_force=0.1)
-    st_ = cs.Steering([cs.FollowPath(path), cs.WallDanger(look_ahead=100, ray_radius=0, agents=walls_hit_agents)],
-                      resolve="mask", threshold=0.0, choose="vector_sum", contiguous=False, rotate=True)
-    return agents, cs.Simulation(world, agents, st_, motion=cs.Lerp(steer_force=0.1, speed="max"),
-                                 collision=collision, push_apart=False, slots=8)
+    st_ = cs.Steering(
+        [cs.FollowPath(path), cs.WallDanger(look_ahead=100, ray_radius=0, agents=walls_hit_agents)],
+        resolve="mask",
+        threshold=0.0,
+        choose="vector_sum",
+        contiguous=False,
+        rotate=True,
+    )
+    return agents, cs.Simulation(
+        world,
+        agents,
+        st_,
+        motion=cs.Lerp(steer_force=0.1, speed="max"),
+        collision=collision,
+        push_apart=False,
+        slots=8,
+    )
 
 
 @given(seed=seeds)
@@ -121,13 +153,20 @@ def test_godot_recipe_steps_match_the_port(seed):
     heads = rng.uniform(-np.pi, np.pi, n).astype(np.float32)
     # speeds up to max_speed (the recipe's lerp never exceeds it; contextsteer clamps), some still
     ang = rng.uniform(-np.pi, np.pi, n)
-    vel = (np.c_[np.cos(ang), np.sin(ang)] * rng.uniform(0, 350, (n, 1)) * (rng.uniform(size=(n, 1)) < 0.7))
+    vel = (
+        np.c_[np.cos(ang), np.sin(ang)]
+        * rng.uniform(0, 350, (n, 1))
+        * (rng.uniform(size=(n, 1)) < 0.7)
+    )
     vel = vel.astype(np.float32)
     agents, sim = recipe_sim(world, pos, heads, vel, path, n)
     # Godot moves the cars one after the other, each reading the ones already moved;
     # contextsteer reads every car's state at t (double buffering): the port reads the
     # snapshot at t too.
-    cars = [godot.Agent(tuple(map(float, pos[i])), float(heads[i]), tuple(map(float, vel[i]))) for i in range(n)]
+    cars = [
+        godot.Agent(tuple(map(float, pos[i])), float(heads[i]), tuple(map(float, vel[i])))
+        for i in range(n)
+    ]
 
     def get_path_direction(p):
         return tuple(map(float, path.tangent_at(path.closest_offset([p]))[0]))
@@ -137,7 +176,9 @@ def test_godot_recipe_steps_match_the_port(seed):
     snapshot = cars
     for c in cars:
         c.next = godot.Agent(c.position, c.rotation, c.velocity)
-        c.next._physics_process(dt, get_path_direction, lambda p, q, ex, c=c: intersect_ray(p, q, c))
+        c.next._physics_process(
+            dt, get_path_direction, lambda p, q, ex, c=c: intersect_ray(p, q, c)
+        )
     sim.step(dt)
     pts = np.asarray(path.points, np.float64)
     corners = np.r_[0.0, np.cumsum(np.hypot(*(np.roll(pts, -1, 0) - pts).T))]
@@ -207,8 +248,24 @@ def test_cli_runs_the_godot_preset(tmp_path):
     from contextsteer.cli import main
 
     out = tmp_path / "godot"
-    assert main(["run", "racetrack", "--preset", "godot", "--steps", "240", "--frames", "2",
-                 "--quiet", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "racetrack",
+                "--preset",
+                "godot",
+                "--steps",
+                "240",
+                "--frames",
+                "2",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["parameters"]["preset"] == "godot" and metrics["dt"] == pytest.approx(1 / 60)
     assert main(["run", "racetrack", "--preset", "nope", "--quiet", "--out", str(out)]) == 2
@@ -226,7 +283,11 @@ def test_ray_radius_thin_rays_and_rays_that_see_agents():
     # thick rays (radius 3) graze the short wall from the 45° slots too; thin ones only ahead
     assert thin.tolist() == [1, 0, 0, 0, 0, 0, 0, 0]
     assert thick[0] == 1 and thick[1] == 1 and thick[7] == 1
-    seeing = cs.WallDanger(look_ahead=10, ray_radius=0, agents=True).evaluate(agents, 8, world=world).danger
+    seeing = (
+        cs.WallDanger(look_ahead=10, ray_radius=0, agents=True)
+        .evaluate(agents, 8, world=world)
+        .danger
+    )
     assert seeing[0].tolist() == [1, 0, 1, 0, 0, 0, 0, 0]  # the slot towards agent 1 too
     assert seeing[1][6] == 1  # and agent 1 sees agent 0 below it
     # distance: a thin ray hits agent 1's circle (radius 1) at 5; ray_radius 0.5 at 4.5
@@ -235,7 +296,10 @@ def test_ray_radius_thin_rays_and_rays_that_see_agents():
     thin_lin = cs.WallDanger(look_ahead=10, ray_radius=0, agents=True, falloff="linear")
     assert thin_lin.evaluate(agents, 8, world=world).danger[0][2] == pytest.approx(1 - 5 / 10)
     # no world: the agent rays still work
-    assert cs.WallDanger(look_ahead=10, ray_radius=0, agents=True).evaluate(agents, 8).danger[0][2] == 1
+    assert (
+        cs.WallDanger(look_ahead=10, ray_radius=0, agents=True).evaluate(agents, 8).danger[0][2]
+        == 1
+    )
 
 
 def test_lerp_speed_max_is_the_recipes_full_speed():
@@ -250,10 +314,14 @@ def test_lerp_speed_max_is_the_recipes_full_speed():
     fast = cs.Agents(1)
     fast.add([0, 0], max_speed=10.0, max_accel=1000.0)
     assert cs.Accel().apply(fast, [[0, 1]], [0.1], dt=0.1).velocity[0, 1] == pytest.approx(1.0)
-    assert cs.Accel(speed="max").apply(fast, [[0, 1]], [0.1], dt=0.1).velocity[0, 1] == pytest.approx(10.0)
+    assert cs.Accel(speed="max").apply(fast, [[0, 1]], [0.1], dt=0.1).velocity[
+        0, 1
+    ] == pytest.approx(10.0)
     car = cs.Agents(1)
     car.add([0, 0], velocity=[2, 0], max_speed=4, max_accel=100, max_turn_rate=1)
-    assert cs.Vehicle(speed="max").apply(car, [[1, 0]], [0.25], dt=0.1).velocity[0, 0] == pytest.approx(4)
+    assert cs.Vehicle(speed="max").apply(car, [[1, 0]], [0.25], dt=0.1).velocity[
+        0, 0
+    ] == pytest.approx(4)
 
 
 def test_collision_stop_keeps_the_velocity_at_the_wall():
@@ -263,10 +331,19 @@ def test_collision_stop_keeps_the_velocity_at_the_wall():
     for mode in ("slide", "stop"):
         agents = cs.Agents(1)
         agents.add([0, 0], velocity=[3, 3], heading=math.pi / 4, radius=0.5, max_speed=10)
-        sim = cs.Simulation(world, agents, cs.Steering([cs.Seek([[100, 100]])]),
-                            motion=cs.Lerp(steer_force=0.0), collision=mode)
+        sim = cs.Simulation(
+            world,
+            agents,
+            cs.Steering([cs.Seek([[100, 100]])]),
+            motion=cs.Lerp(steer_force=0.0),
+            collision=mode,
+        )
         sim.step(1.0)
-        out[mode] = (agents.position[0].copy(), agents.velocity[0].copy(), int(sim.wall_contacts[0]))
+        out[mode] = (
+            agents.position[0].copy(),
+            agents.velocity[0].copy(),
+            int(sim.wall_contacts[0]),
+        )
     # slide: on along the wall, the velocity loses its x; stop: at the contact, velocity kept
     assert out["slide"][0][1] > out["stop"][0][1] + 1
     np.testing.assert_allclose(out["stop"][0], [1.5, 1.5], atol=2e-3)
@@ -277,6 +354,8 @@ def test_collision_stop_keeps_the_velocity_at_the_wall():
 
 
 def test_sweep_runs_a_preset_at_its_own_dt():
-    res = cs.sweep("racetrack", {"preset": ["godot"]}, seeds=1, steps=60, executor="serial", progress=False)
+    res = cs.sweep(
+        "racetrack", {"preset": ["godot"]}, seeds=1, steps=60, executor="serial", progress=False
+    )
     metrics = list(res)[0].result["metrics"]
     assert metrics["steps"] == 60 and metrics["time"] == pytest.approx(1.0)  # steps of 1/60 s

@@ -19,10 +19,15 @@ import contextsteer as cs
 FUZZ_EXAMPLES = int(os.environ.get("CONTEXTSTEER_FUZZ_EXAMPLES", "200"))
 
 BEHAVIOURS = [
-    lambda: cs.Seek(), lambda: cs.Seek(shape="half_cosine"), lambda: cs.Arrive(slowing_radius=1.0),
-    lambda: cs.Wander(weight=0.3), lambda: cs.Forward(weight=0.2),
-    lambda: cs.AgentDanger(radius=1.0, predictive=True), lambda: cs.WallDanger(look_ahead=2.0),
-    lambda: cs.CollisionDanger(horizon=1.5, speeds=3), lambda: cs.Separation(radius=1.0),
+    lambda: cs.Seek(),
+    lambda: cs.Seek(shape="half_cosine"),
+    lambda: cs.Arrive(slowing_radius=1.0),
+    lambda: cs.Wander(weight=0.3),
+    lambda: cs.Forward(weight=0.2),
+    lambda: cs.AgentDanger(radius=1.0, predictive=True),
+    lambda: cs.WallDanger(look_ahead=2.0),
+    lambda: cs.CollisionDanger(horizon=1.5, speeds=3),
+    lambda: cs.Separation(radius=1.0),
 ]
 
 
@@ -43,31 +48,46 @@ def scenes(draw):
     n = draw(st.integers(1, 40))
     radius = rng.uniform(0.1, 0.5, n)
     pos = rng.uniform(0, box, (n, 2))
-    clear = (cs.nearest(world, pos.astype(np.float32), 2 * box).distance > radius + 0.01) & \
-        ~cs.inside(world, pos.astype(np.float32))     # (nearest measures to a circle's rim)
+    clear = (
+        cs.nearest(world, pos.astype(np.float32), 2 * box).distance > radius + 0.01
+    ) & ~cs.inside(world, pos.astype(np.float32))  # (nearest measures to a circle's rim)
     assume(clear.any())
     pos, radius = pos[clear], radius[clear]
     a = cs.Agents(len(pos), slots=draw(st.sampled_from([4, 8, 16, 32])), seed=seed)
-    a.add(pos, velocity=rng.normal(0, 1, (len(pos), 2)), radius=radius,
-          max_speed=rng.uniform(0.1, 5.0, len(pos)), max_accel=rng.uniform(0.5, 20, len(pos)),
-          target=rng.uniform(0, box, (len(pos), 2)))
+    a.add(
+        pos,
+        velocity=rng.normal(0, 1, (len(pos), 2)),
+        radius=radius,
+        max_speed=rng.uniform(0.1, 5.0, len(pos)),
+        max_accel=rng.uniform(0.5, 20, len(pos)),
+        target=rng.uniform(0, box, (len(pos), 2)),
+    )
     picks = draw(st.lists(st.integers(0, len(BEHAVIOURS) - 1), min_size=1, max_size=4))
     steering = cs.Steering(
         [BEHAVIOURS[i]() for i in picks],
         combine=draw(st.sampled_from(["max", "sum"])),
-        resolve=draw(st.sampled_from(["mask", "subtract", "scale", "mask_min_danger",
-                                      "avoid_opposite"])),
-        choose=draw(st.sampled_from(["vector_sum", "argmax", "weighted_neighbours", "subslot",
-                                     "subslot_linear"])),
-        blend=draw(st.none() | st.floats(0.0, 1.0)), rotate=draw(st.booleans()),
-        hysteresis=draw(st.sampled_from([0.0, 0.3])))
+        resolve=draw(
+            st.sampled_from(["mask", "subtract", "scale", "mask_min_danger", "avoid_opposite"])
+        ),
+        choose=draw(
+            st.sampled_from(
+                ["vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear"]
+            )
+        ),
+        blend=draw(st.none() | st.floats(0.0, 1.0)),
+        rotate=draw(st.booleans()),
+        hysteresis=draw(st.sampled_from([0.0, 0.3])),
+    )
     motion = draw(st.sampled_from([cs.Lerp(), cs.Accel(), cs.Vehicle()]))
     dt = draw(st.sampled_from([1 / 60, 1 / 30, 0.1, 0.5]))
     return world, a, steering, motion, dt
 
 
-@settings(max_examples=FUZZ_EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(scene=scenes(), steps=st.integers(1, 60))
 def test_random_scenes_stay_finite_and_inside_their_walls(scene, steps):
     world, a, steering, motion, dt = scene
@@ -89,8 +109,9 @@ def test_random_scenes_stay_finite_and_inside_their_walls(scene, steps):
         # path crossing anything; those are checked by where they end, below.
         straight = (length > 1e-6) & (np.array(sim.wall_contacts[alive]) == touched)
         if straight.any():
-            hits = cs.raycast(world, before[straight], move[straight],
-                              length[straight].astype(np.float32))
+            hits = cs.raycast(
+                world, before[straight], move[straight], length[straight].astype(np.float32)
+            )
             assert not hits.hit.any(), (before[straight][hits.hit], after[straight][hits.hit])
         # Every body ends outside every wall (less the contact skin and float32 rounding).
         clear = cs.nearest(world, after, np.float32(1e6)).distance
@@ -118,8 +139,8 @@ def test_a_slide_round_a_walls_end_is_not_a_crossing():
     sim.step(dt)
     end = np.array(a.position[3], np.float64)
     r = float(a.radius[3])
-    assert end[1] == pytest.approx(9.0 - r, abs=2e-3 * r + 1e-5)    # along the top wall
-    assert end[0] < 4.996 < start[0]                                # past the wall's end
+    assert end[1] == pytest.approx(9.0 - r, abs=2e-3 * r + 1e-5)  # along the top wall
+    assert end[0] < 4.996 < start[0]  # past the wall's end
     assert int(sim.wall_contacts[3]) > 0
     alive = np.asarray(a.alive)
     clear = cs.nearest(world, a.position[alive], np.float32(1e6)).distance

@@ -44,8 +44,11 @@ def test_a_ray_along_a_wall_touches_its_first_point(a, b, y, o):
         np.testing.assert_array_equal(got, want, err_msg=method)
 
 
-@given(wall=st.tuples(lattice, lattice, lattice, lattice), o=st.tuples(lattice, lattice),
-       r=st.sampled_from([0.125, 0.25, 0.5, 1.0]))
+@given(
+    wall=st.tuples(lattice, lattice, lattice, lattice),
+    o=st.tuples(lattice, lattice),
+    r=st.sampled_from([0.125, 0.25, 0.5, 1.0]),
+)
 def test_thick_rays_match_the_float64_capsule_oracle(wall, o, r):
     """Thick rays (a disc swept along the ray) against the float64 reference, lattice
     inputs included: rays grazing a capsule's side or end disc exactly."""
@@ -54,8 +57,15 @@ def test_thick_rays_match_the_float64_capsule_oracle(wall, o, r):
     w = _world([wall])
     origins = np.repeat(np.float32([o]), 8, 0)
     got = cs.raycast(w, origins, slots, 12.0, radius=r)
-    want_d = ref.ref_raycast(np.float64([wall]), (np.zeros((0, 2)), np.zeros(0)), [],
-                             origins.astype(np.float64), slots.astype(np.float64), 12.0, radius=r)
+    want_d = ref.ref_raycast(
+        np.float64([wall]),
+        (np.zeros((0, 2)), np.zeros(0)),
+        [],
+        origins.astype(np.float64),
+        slots.astype(np.float64),
+        12.0,
+        radius=r,
+    )
     both = np.isfinite(got.distance) & np.isfinite(want_d)
     np.testing.assert_allclose(got.distance[both], want_d[both], rtol=0, atol=1e-5)
     # A hit / miss disagreement is allowed only for an exact graze (touch within 1e-5).
@@ -66,9 +76,14 @@ def test_thick_rays_match_the_float64_capsule_oracle(wall, o, r):
         assert abs(gap - r) < 1e-5
 
 
-@given(o=st.tuples(lattice, lattice), j=st.integers(0, 7),
-       ahead=st.integers(4, 32).map(lambda i: i / 8), side=st.integers(-8, 8).map(lambda i: i / 8),
-       half=st.tuples(lattice, lattice), r=st.sampled_from([0.125, 0.25, 0.5]))
+@given(
+    o=st.tuples(lattice, lattice),
+    j=st.integers(0, 7),
+    ahead=st.integers(4, 32).map(lambda i: i / 8),
+    side=st.integers(-8, 8).map(lambda i: i / 8),
+    half=st.tuples(lattice, lattice),
+    r=st.sampled_from([0.125, 0.25, 0.5]),
+)
 def test_sensor_and_mover_meet_a_wall_at_the_same_distance(o, j, ahead, side, half, r):
     """Where a thick ray of radius r reports a head-on hit at t, a circle of radius r
     moving further along it stops at t (less the sweep's skin); where the ray only grazes
@@ -98,9 +113,12 @@ def test_sensor_and_mover_meet_a_wall_at_the_same_distance(o, j, ahead, side, ha
         assert along >= t - 1e-5
 
 
-@given(wall=st.tuples(lattice, lattice, st.integers(1, 8).map(lambda i: i / 1024),
-                      st.floats(0, 6.283)),
-       p=st.tuples(lattice, lattice))
+@given(
+    wall=st.tuples(
+        lattice, lattice, st.integers(1, 8).map(lambda i: i / 1024), st.floats(0, 6.283)
+    ),
+    p=st.tuples(lattice, lattice),
+)
 def test_nearest_on_very_short_walls_matches_the_oracle(wall, p):
     """Closest point on a segment, for walls down to 1/1024 long (almost a point)."""
     ax, ay, length, angle = wall
@@ -112,11 +130,17 @@ def test_nearest_on_very_short_walls_matches_the_oracle(wall, p):
     assert got.distance[0] == pytest.approx(want, abs=1e-6)
 
 
-@given(o=st.tuples(lattice, lattice), d=st.sampled_from([(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)]),
-       ahead=st.integers(2, 32).map(lambda i: i / 8), length=st.integers(1, 32).map(lambda i: i / 8),
-       r=st.sampled_from([0.125, 0.25, 0.5]), left=st.booleans())
-def test_a_grazing_wall_is_a_touch_for_the_sensor_and_a_slide_for_the_mover(o, d, ahead, length, r,
-                                                                            left):
+@given(
+    o=st.tuples(lattice, lattice),
+    d=st.sampled_from([(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)]),
+    ahead=st.integers(2, 32).map(lambda i: i / 8),
+    length=st.integers(1, 32).map(lambda i: i / 8),
+    r=st.sampled_from([0.125, 0.25, 0.5]),
+    left=st.booleans(),
+)
+def test_a_grazing_wall_is_a_touch_for_the_sensor_and_a_slide_for_the_mover(
+    o, d, ahead, length, r, left
+):
     """A wall parallel to an axis-aligned ray at exactly the ray's radius: the thick ray
     touches it where it begins (the collinear rule on the capsule's side), the circle moving
     along the same line is not stopped (the contact's normal is across the motion)."""

@@ -24,13 +24,24 @@ def test_to_csv_has_one_row_per_agent_per_frame(tmp_path):
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == len(h) * 3
-    assert list(rows[0])[:10] == ["id", "frame", "step", "time", "x", "y", "vx", "vy",
-                                  "heading", "group"]
+    assert list(rows[0])[:10] == [
+        "id",
+        "frame",
+        "step",
+        "time",
+        "x",
+        "y",
+        "vx",
+        "vy",
+        "heading",
+        "group",
+    ]
     assert {"progress", "laps", "min_clearance", "mean_speed"} <= set(rows[0])
     last = [r for r in rows if r["frame"] == str(len(h) - 1)]
     assert [int(r["id"]) for r in last] == [0, 1, 2]
-    np.testing.assert_allclose([[float(r["x"]), float(r["y"])] for r in last],
-                               h.positions[-1], rtol=1e-5)
+    np.testing.assert_allclose(
+        [[float(r["x"]), float(r["y"])] for r in last], h.positions[-1], rtol=1e-5
+    )
     assert [int(r["step"]) for r in rows[::3]] == h.steps.tolist()
 
 
@@ -43,7 +54,7 @@ def test_dead_agents_have_no_rows(tmp_path):
     assert sorted(ids[frame == len(h) - 1].tolist()) == [0, 2]
     empty = tmp_path / "e.csv"
     sim2 = cs.Simulation(None, cs.Agents(2, slots=8), [cs.Forward()])
-    cs.History(sim2).to_csv(empty)                   # no agents: only the header
+    cs.History(sim2).to_csv(empty)  # no agents: only the header
     assert empty.read_text().count("\n") == 1
 
 
@@ -56,13 +67,15 @@ def test_to_dataframe_matches_the_csv(tmp_path):
     h.to_csv(tmp_path / "run.csv")
     back = pd.read_csv(tmp_path / "run.csv")
     assert list(back.columns) == list(df.columns)
-    np.testing.assert_allclose(back[["x", "y", "vx", "vy"]], df[["x", "y", "vx", "vy"]],
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        back[["x", "y", "vx", "vy"]], df[["x", "y", "vx", "vy"]], rtol=1e-5, atol=1e-5
+    )
     # Per-frame series repeat on every row of a frame.
     first = df[df.frame == len(h) - 1]
     assert first["laps"].nunique() == 1
-    np.testing.assert_allclose(df.groupby("frame")["mean_speed"].first(),
-                               h.series["mean_speed"], rtol=1e-6)
+    np.testing.assert_allclose(
+        df.groupby("frame")["mean_speed"].first(), h.series["mean_speed"], rtol=1e-6
+    )
 
 
 def test_to_pedpy_trajectory_data():
@@ -75,7 +88,7 @@ def test_to_pedpy_trajectory_data():
     assert traj.frame_rate == 10.0
     assert len(traj.data) == int(np.asarray(h.alive).sum())
     speed = pedpy.compute_individual_speed(traj_data=traj, frame_step=5)
-    assert speed["speed"].between(0.0, 2.0).all()           # pedestrians at ~1.3 m/s
+    assert speed["speed"].between(0.0, 2.0).all()  # pedestrians at ~1.3 m/s
     assert h.to_pedpy(frame_rate=25.0).frame_rate == 25.0
     with pytest.raises(ValueError, match="frame_rate"):
         h.to_pedpy(frame_rate=0)
@@ -102,8 +115,24 @@ def test_exports_explain_a_missing_extra(monkeypatch):
 def test_metrics_carry_a_schema_version(tmp_path):
     sim, _ = _history(agents=2, steps=5)
     assert sim.metrics()["schema_version"] == cs.metrics.SCHEMA_VERSION == 1
-    assert cli.main(["run", "racetrack", "--agents", "2", "--steps", "5", "--frames", "0",
-                     "--quiet", "--out", str(tmp_path)]) == 0
+    assert (
+        cli.main(
+            [
+                "run",
+                "racetrack",
+                "--agents",
+                "2",
+                "--steps",
+                "5",
+                "--frames",
+                "0",
+                "--quiet",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     doc = json.loads((tmp_path / "metrics.json").read_text())
     # metrics.json is the run record (contextsteer.run, layout 2: report/seconds replaced
     # scenario_metrics/step_seconds); the metrics inside keep their own version

@@ -60,8 +60,13 @@ def test_fewer_than_three_slots_rejected(k):
 
 def test_two_slot_maps_rejected_everywhere():
     m = np.zeros((4, 2), np.float32)
-    for call in (lambda: cs.combine([m, m]), lambda: cs.resolve(m, m), lambda: cs.blend(m, m, 0.5),
-                 lambda: cs.spread(m, [1.0]), lambda: cs.choose(m, [[1, 0], [-1, 0]])):
+    for call in (
+        lambda: cs.combine([m, m]),
+        lambda: cs.resolve(m, m),
+        lambda: cs.blend(m, m, 0.5),
+        lambda: cs.spread(m, [1.0]),
+        lambda: cs.choose(m, [[1, 0], [-1, 0]]),
+    ):
         with pytest.raises(ValueError, match="K >= 3"):
             call()
 
@@ -112,15 +117,20 @@ def bad_outs(shape, dtype=np.float32):
     return {
         "float64": np.zeros(shape, np.float64),
         "non-contiguous": big[:, ::2] if len(shape) == 2 else big[::2],
-        "fortran": np.asfortranarray(np.zeros(shape + (1,) if len(shape) == 1 else shape, dtype))[..., 0]
-        if len(shape) == 1 else np.asfortranarray(np.zeros(shape, dtype)),
+        "fortran": np.asfortranarray(np.zeros(shape + (1,) if len(shape) == 1 else shape, dtype))[
+            ..., 0
+        ]
+        if len(shape) == 1
+        else np.asfortranarray(np.zeros(shape, dtype)),
         "wrong shape": np.zeros(wrong, dtype),
         "read-only": ro,
         "list": np.zeros(shape, dtype).tolist(),
     }
 
 
-@pytest.mark.parametrize("case", ["float64", "non-contiguous", "fortran", "wrong shape", "read-only", "list"])
+@pytest.mark.parametrize(
+    "case", ["float64", "non-contiguous", "fortran", "wrong shape", "read-only", "list"]
+)
 def test_bad_out_is_refused_with_type_error(case):
     a = np.full((3, 8), 0.5, np.float32)
     out = bad_outs((3, 8))[case]
@@ -145,8 +155,13 @@ def test_bad_choose_out_is_refused():
     a = np.full((3, 8), 0.5, np.float32)
     slots = cs.SlotSet(8)
     good = (np.empty((3, 2), np.float32), np.empty(3, np.float32), np.empty(3, np.int32))
-    for pos, bad in [(0, np.empty((3, 2))), (1, np.empty(4, np.float32)), (2, np.empty(3, np.int64)),
-                     (2, np.empty(3, np.float32)), (0, np.empty((2, 3), np.float32).T)]:
+    for pos, bad in [
+        (0, np.empty((3, 2))),
+        (1, np.empty(4, np.float32)),
+        (2, np.empty(3, np.int64)),
+        (2, np.empty(3, np.float32)),
+        (0, np.empty((2, 3), np.float32).T),
+    ]:
         out = list(good)
         out[pos] = bad
         with pytest.raises(TypeError):
@@ -167,8 +182,15 @@ def test_out_overlapping_inputs_is_refused():
         cs.resolve(a, d, "avoid_opposite", directions=cs.SlotSet(8), out=d)
     vals = np.zeros((8, 8), np.float32)
     with pytest.raises(ValueError, match="overlap"):
-        cs.choose(vals, cs.SlotSet(8), out=(vals.reshape(-1)[:16].reshape(8, 2), np.empty(8, np.float32),
-                                            np.empty(8, np.int32)))
+        cs.choose(
+            vals,
+            cs.SlotSet(8),
+            out=(
+                vals.reshape(-1)[:16].reshape(8, 2),
+                np.empty(8, np.float32),
+                np.empty(8, np.int32),
+            ),
+        )
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
@@ -210,8 +232,11 @@ def test_non_finite_input_names_the_argument(bad):
 def test_non_finite_message_locates_the_value():
     x = np.zeros((10, 4), np.float32)
     x[7, 2] = np.nan
-    with pytest.raises(ValueError, match=r"values: expected finite values below 2\^60 "
-                                         r"\(1.15e18\) in magnitude, got nan at index \(7, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"values: expected finite values below 2\^60 "
+        r"\(1.15e18\) in magnitude, got nan at index \(7, 2\)",
+    ):
         cs.choose(x, cs.SlotSet(4))
 
 
@@ -224,7 +249,7 @@ def test_non_finite_message_locates_the_value_in_a_stack():
 
 def test_values_beyond_the_supported_magnitude_are_refused():
     m = np.zeros((5, 8), np.float32)
-    m[1, 1] = 3e38          # finite, but sums of such values overflow float32
+    m[1, 1] = 3e38  # finite, but sums of such values overflow float32
     with pytest.raises(ValueError, match=r"in magnitude, got 3e\+38 at index \(1, 1\)"):
         cs.resolve(m, m)
 
@@ -322,7 +347,11 @@ def test_nothing_positive_gives_zero_choice():
     for mode in cs.CHOOSE_MODES:
         c = cs.choose(np.array([[0.0] * 8, [-1.0] * 8], np.float32), s, mode)
         if mode == "argmax_always":  # the Unity project: its first slot all the same
-            assert c.slot.tolist() == [0, 0] and np.all(c.direction == [1, 0]) and np.all(c.strength == 0)
+            assert (
+                c.slot.tolist() == [0, 0]
+                and np.all(c.direction == [1, 0])
+                and np.all(c.strength == 0)
+            )
             continue
         assert c.slot.tolist() == [-1, -1]
         assert np.all(c.direction == 0) and np.all(c.strength == 0)
@@ -337,11 +366,19 @@ def test_steer_bad_input():
     slots = cs.SlotSet(8)
     stack = np.zeros((2, 4, 8), np.float32)
     danger = np.zeros((4, 8), np.float32)
-    with pytest.raises(ValueError, match="steer: combine must be one of 'max', 'sum', 'weighted_sum'"):
+    with pytest.raises(
+        ValueError, match="steer: combine must be one of 'max', 'sum', 'weighted_sum'"
+    ):
         cs.steer(stack, danger, slots, combine="mean")
-    with pytest.raises(ValueError, match="steer: resolve must be one of 'mask', .*'subtract_unclamped', got 'ignore'"):
+    with pytest.raises(
+        ValueError,
+        match="steer: resolve must be one of 'mask', .*'subtract_unclamped', got 'ignore'",
+    ):
         cs.steer(stack, danger, slots, resolve="ignore")
-    with pytest.raises(ValueError, match="steer: choose must be one of 'vector_sum', .*'argmax_always', got 'random'"):
+    with pytest.raises(
+        ValueError,
+        match="steer: choose must be one of 'vector_sum', .*'argmax_always', got 'random'",
+    ):
         cs.steer(stack, danger, slots, choose="random")
     with pytest.raises(ValueError, match="needs weights"):
         cs.steer(stack, danger, slots, combine="weighted_sum")
@@ -399,7 +436,9 @@ def test_steer_out_is_written_in_place_or_refused():
     flat = danger.reshape(-1)
     with pytest.raises(ValueError, match="must not overlap danger"):
         cs.steer(stack, danger, slots, out=(flat[:8].reshape(4, 2), out.strength, out.slot))
-    assert cs.steer(np.zeros((1, 0, 8), np.float32), np.zeros((0, 8), np.float32), slots).slot.shape == (0,)
+    assert cs.steer(
+        np.zeros((1, 0, 8), np.float32), np.zeros((0, 8), np.float32), slots
+    ).slot.shape == (0,)
 
 
 def test_combine_rejects_an_empty_or_ragged_sequence():
@@ -413,7 +452,14 @@ def test_mode_tables_come_from_the_core_and_drive_names_checks_and_messages():
     """One table per mode kind, in C++: the public tuples, the Python checks and the
     bindings' own parser all read it, with one message style."""
     tables = cs._core.modes()
-    assert set(tables) == {"combine", "steering_combine", "resolve", "choose", "dot_shape", "spread"}
+    assert set(tables) == {
+        "combine",
+        "steering_combine",
+        "resolve",
+        "choose",
+        "dot_shape",
+        "spread",
+    }
     assert tuple(n for n, _ in tables["combine"]) == cs.COMBINE_MODES
     assert tuple(n for n, _ in tables["resolve"]) == cs.RESOLVE_MODES
     assert tuple(n for n, _ in tables["choose"]) == cs.CHOOSE_MODES

@@ -56,16 +56,26 @@ def test_slot_directions_vs_oracle(k, offset):
     s = cs.SlotSet(k, offset)
     np.testing.assert_array_equal(s.directions, d)
     assert s.regular
-    np.testing.assert_array_equal(s.neighbours, np.stack([(np.arange(k) - 1) % k, (np.arange(k) + 1) % k], 1))
+    np.testing.assert_array_equal(
+        s.neighbours, np.stack([(np.arange(k) - 1) % k, (np.arange(k) + 1) % k], 1)
+    )
 
 
-@given(n=agents, k=slots_k, shape=st.sampled_from(cs.DOT_SHAPES), magnitude=st.booleans(),
-       data=st.data())
+@given(
+    n=agents,
+    k=slots_k,
+    shape=st.sampled_from(cs.DOT_SHAPES),
+    magnitude=st.booleans(),
+    data=st.data(),
+)
 def test_dot_map_vs_oracle(n, k, shape, magnitude, data):
     vectors = data.draw(hnp.arrays(np.float32, (n, 2), elements=st.floats(-100, 100, width=32)))
     per_agent = data.draw(st.booleans())
-    weight = (data.draw(hnp.arrays(np.float32, (n,), elements=st.floats(0, 2, width=32)))
-              if per_agent else data.draw(st.floats(-2, 2)))
+    weight = (
+        data.draw(hnp.arrays(np.float32, (n,), elements=st.floats(0, 2, width=32)))
+        if per_agent
+        else data.draw(st.floats(-2, 2))
+    )
     slots = cs.SlotSet(k)
     got = cs.dot_map(slots, vectors, shape=shape, weight=weight, magnitude=magnitude)
     want = ref_dot_map(slots.directions, vectors, shape, weight, magnitude)
@@ -86,8 +96,12 @@ def test_combine_vs_oracle(data, mode, b):
     np.testing.assert_array_equal(listed, got)
 
 
-@given(data=st.data(), mode=st.sampled_from(cs.RESOLVE_MODES),
-       threshold=st.sampled_from([0.0, 0.5]), epsilon=st.sampled_from([0.0, 0.1]))
+@given(
+    data=st.data(),
+    mode=st.sampled_from(cs.RESOLVE_MODES),
+    threshold=st.sampled_from([0.0, 0.5]),
+    epsilon=st.sampled_from([0.0, 0.1]),
+)
 def test_resolve_vs_oracle(data, mode, threshold, epsilon):
     interest, danger = data.draw(maps(count=2))
     slots = cs.SlotSet(interest.shape[1])
@@ -96,8 +110,12 @@ def test_resolve_vs_oracle(data, mode, threshold, epsilon):
     np.testing.assert_allclose(got, want, atol=1e-6, rtol=1e-6)
 
 
-@given(values=maps(), mode=st.sampled_from(cs.CHOOSE_MODES), width=st.integers(0, 4),
-       contiguous=st.booleans())
+@given(
+    values=maps(),
+    mode=st.sampled_from(cs.CHOOSE_MODES),
+    width=st.integers(0, 4),
+    contiguous=st.booleans(),
+)
 def test_choose_vs_oracle(values, mode, width, contiguous):
     slots = cs.SlotSet(values.shape[1])
     c = cs.choose(values, slots, mode, width=width, contiguous=contiguous)
@@ -112,8 +130,12 @@ def test_choose_vs_oracle(values, mode, width, contiguous):
     np.testing.assert_allclose(np.hypot(*c.direction[~none].T), 1.0, atol=1e-5)
 
 
-@given(values=generic_maps(),
-       mode=st.sampled_from(["vector_sum", "weighted_neighbours", "subslot", "subslot_linear", "argmax"]))
+@given(
+    values=generic_maps(),
+    mode=st.sampled_from(
+        ["vector_sum", "weighted_neighbours", "subslot", "subslot_linear", "argmax"]
+    ),
+)
 def test_choose_never_points_into_a_non_positive_slot(values, mode):
     slots = cs.SlotSet(values.shape[1])
     c = cs.choose(values, slots, mode, width=3)
@@ -154,13 +176,17 @@ def test_spread_vs_oracle_and_rotation(data, mode):
     kernel = data.draw(hnp.arrays(np.float32, (length,), elements=st.floats(0, 1, width=32)))
     got = cs.spread(values, kernel, mode)
     np.testing.assert_allclose(got, ref_spread(values, kernel, mode), atol=1e-5)
-    np.testing.assert_allclose(cs.spread(np.roll(values, 1, 1), kernel, mode), np.roll(got, 1, 1), atol=1e-5)
+    np.testing.assert_allclose(
+        cs.spread(np.roll(values, 1, 1), kernel, mode), np.roll(got, 1, 1), atol=1e-5
+    )
 
 
 @given(data=st.data(), alpha=st.floats(0, 1))
 def test_blend_vs_oracle(data, alpha):
     previous, current = data.draw(maps(count=2))
-    np.testing.assert_allclose(cs.blend(previous, current, alpha), ref_blend(previous, current, alpha), atol=1e-5)
+    np.testing.assert_allclose(
+        cs.blend(previous, current, alpha), ref_blend(previous, current, alpha), atol=1e-5
+    )
 
 
 @given(values=generic_maps(), mode=st.sampled_from(cs.CHOOSE_MODES), seed=st.integers(0, 1000))
@@ -174,7 +200,9 @@ def test_agent_order_does_not_matter(values, mode, seed):
     danger = np.roll(values, 3, axis=1)
     for m in cs.RESOLVE_MODES:
         r = cs.resolve(values, danger, m, directions=slots)
-        np.testing.assert_array_equal(r[perm], cs.resolve(values[perm], danger[perm], m, directions=slots))
+        np.testing.assert_array_equal(
+            r[perm], cs.resolve(values[perm], danger[perm], m, directions=slots)
+        )
 
 
 @pytest.mark.parametrize("k", [3, 8, 16, 33])
@@ -187,8 +215,13 @@ def test_thread_count_invariance(k):
     vectors = rng.normal(size=(n, 2)).astype(np.float32)
 
     def run():
-        out = [cs.dot_map(slots, vectors), cs.combine(stack, "max"), cs.combine(stack, "sum"),
-               cs.spread(stack[0], [0.25, 0.5, 0.25]), cs.blend(stack[0], stack[1], 0.3)]
+        out = [
+            cs.dot_map(slots, vectors),
+            cs.combine(stack, "max"),
+            cs.combine(stack, "sum"),
+            cs.spread(stack[0], [0.25, 0.5, 0.25]),
+            cs.blend(stack[0], stack[1], 0.3),
+        ]
         interest = cs.combine(stack, "max")
         for m in cs.RESOLVE_MODES:
             out.append(cs.resolve(interest, danger, m, directions=slots))
@@ -226,12 +259,20 @@ def test_choose_fast_and_general_paths_vs_oracle(k, masked):
             np.testing.assert_allclose(c.strength, s, atol=1e-6)
 
 
-@given(data=st.data(), combine=st.sampled_from(cs.COMBINE_MODES), b=st.integers(1, 3),
-       resolve=st.sampled_from(cs.RESOLVE_MODES), choose=st.sampled_from(cs.CHOOSE_MODES),
-       width=st.integers(0, 3), contiguous=st.booleans(), threshold=st.sampled_from([0.0, 0.5]),
-       epsilon=st.sampled_from([0.0, 0.1]))
-def test_steer_is_the_composed_pipeline(data, combine, b, resolve, choose, width, contiguous,
-                                        threshold, epsilon):
+@given(
+    data=st.data(),
+    combine=st.sampled_from(cs.COMBINE_MODES),
+    b=st.integers(1, 3),
+    resolve=st.sampled_from(cs.RESOLVE_MODES),
+    choose=st.sampled_from(cs.CHOOSE_MODES),
+    width=st.integers(0, 3),
+    contiguous=st.booleans(),
+    threshold=st.sampled_from([0.0, 0.5]),
+    epsilon=st.sampled_from([0.0, 0.1]),
+)
+def test_steer_is_the_composed_pipeline(
+    data, combine, b, resolve, choose, width, contiguous, threshold, epsilon
+):
     *stack, danger = data.draw(maps(count=b + 1))
     stack = np.stack(stack)
     n, k = danger.shape
@@ -239,19 +280,36 @@ def test_steer_is_the_composed_pipeline(data, combine, b, resolve, choose, width
     if combine == "weighted_sum":
         weights = data.draw(hnp.arrays(np.float32, (b,), elements=st.floats(-2, 2, width=32)))
     slots = cs.SlotSet(k)
-    got = cs.steer(stack, danger, slots, combine=combine, weights=weights, resolve=resolve,
-                   threshold=threshold, epsilon=epsilon, choose=choose, width=width,
-                   contiguous=contiguous)
+    got = cs.steer(
+        stack,
+        danger,
+        slots,
+        combine=combine,
+        weights=weights,
+        resolve=resolve,
+        threshold=threshold,
+        epsilon=epsilon,
+        choose=choose,
+        width=width,
+        contiguous=contiguous,
+    )
     # Bit-identical to the three separate calls.
-    resolved = cs.resolve(cs.combine(stack, combine, weights), danger, resolve, threshold=threshold,
-                          epsilon=epsilon, directions=slots)
+    resolved = cs.resolve(
+        cs.combine(stack, combine, weights),
+        danger,
+        resolve,
+        threshold=threshold,
+        epsilon=epsilon,
+        directions=slots,
+    )
     three = cs.choose(resolved, slots, choose, width=width, contiguous=contiguous)
     for x, y in zip(got, three):
         np.testing.assert_array_equal(x, y)
     # And the composed oracle, wherever the oracle's resolved map is the kernels' one
     # (resolve in double may round differently from float32, which may move a tie).
-    want_resolved = ref_resolve(ref_combine(stack, combine, weights), danger, resolve, threshold,
-                                epsilon, slots.directions).astype(np.float32)
+    want_resolved = ref_resolve(
+        ref_combine(stack, combine, weights), danger, resolve, threshold, epsilon, slots.directions
+    ).astype(np.float32)
     d, s, i = ref_choose(want_resolved, slots.directions, choose, width, contiguous)
     same = np.all(want_resolved == resolved, axis=1)
     np.testing.assert_array_equal(got.slot[same], i[same])
@@ -288,8 +346,11 @@ def _isa_case_outputs():
             irregular = cs.SlotSet.from_directions(np.stack([np.cos(a), np.sin(a)], 1))
             for slots in (cs.SlotSet(k), irregular):
                 c = cs.choose(v, slots, "vector_sum")
-                out.append(np.concatenate([c.direction.view(np.int32).ravel(),
-                                           c.strength.view(np.int32), c.slot]))
+                out.append(
+                    np.concatenate(
+                        [c.direction.view(np.int32).ravel(), c.strength.view(np.int32), c.slot]
+                    )
+                )
     return np.concatenate(out)
 
 
@@ -302,8 +363,10 @@ def test_choose_avx2_and_sse2_paths_are_bit_identical(tmp_path):
 
     here = os.path.dirname(__file__)
     out = str(tmp_path / "sse2.npy")
-    code = (f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
-            f"import test_maps_properties as t; np.save({out!r}, t._isa_case_outputs())")
+    code = (
+        f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
+        f"import test_maps_properties as t; np.save({out!r}, t._isa_case_outputs())"
+    )
     env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     np.testing.assert_array_equal(np.load(tmp_path / "sse2.npy"), _isa_case_outputs())
@@ -318,17 +381,19 @@ def test_argmax_across_agents_equals_the_row_at_a_time_path(k):
     rng = np.random.default_rng(k)
     n = 103
     v = rng.choice(np.array([-1.0, -0.0, 0.0, 0.25, 0.5, 1.0, 1.5], np.float32), (n, k))
-    v[::7] = np.minimum(v[::7], 0)                      # rows with nothing positive
+    v[::7] = np.minimum(v[::7], 0)  # rows with nothing positive
     v[1::5] = rng.uniform(-0.2, 1.2, (len(v[1::5]), k))  # rows without ties
     slots = cs.SlotSet(k)
     whole = cs.choose(v, slots, "argmax")
     for i in range(n):
-        one = cs.choose(v[i:i + 1], slots, "argmax")
+        one = cs.choose(v[i : i + 1], slots, "argmax")
         assert one.slot[0] == whole.slot[i]
-        np.testing.assert_array_equal(one.direction[0].view(np.int32), whole.direction[i].view(np.int32))
+        np.testing.assert_array_equal(
+            one.direction[0].view(np.int32), whole.direction[i].view(np.int32)
+        )
         assert one.strength[0].view(np.int32) == whole.strength[i].view(np.int32)
     best = v.max(axis=1)
-    want = np.where(best > 0, v.argmax(axis=1), -1)       # lowest index among the maxima
+    want = np.where(best > 0, v.argmax(axis=1), -1)  # lowest index among the maxima
     np.testing.assert_array_equal(whole.slot, want)
     hit = want >= 0
     np.testing.assert_array_equal(whole.direction[hit], slots.directions[want[hit]])
@@ -351,33 +416,42 @@ def _argmax_pipeline_cases():
         rng = np.random.default_rng(k)
         n = 203  # not a multiple of any block
         for b in (1, 2, 3, 4, 5):
-            stack = rng.choice(np.array([-1.0, -0.0, 0.0, 0.25, 0.5, 1.0, 1.5], np.float32), (b, n, k))
+            stack = rng.choice(
+                np.array([-1.0, -0.0, 0.0, 0.25, 0.5, 1.0, 1.5], np.float32), (b, n, k)
+            )
             stack[:, 1::3] = rng.uniform(-0.2, 1.2, (b, len(stack[0, 1::3]), k))
             stack[:, ::11] = np.minimum(stack[:, ::11], 0)
             danger = rng.choice(np.array([0.0, 0.0, 0.3, 1.0], np.float32), (n, k))
             for threshold in (0.0, 0.5):
                 c = cs.steer(stack, danger, cs.SlotSet(k), choose="argmax", threshold=threshold)
                 out += [c.direction.view(np.int32).ravel(), c.strength.view(np.int32), c.slot]
-            for bad in (np.nan, np.inf, np.float32(2.0 ** 60)):
+            for bad in (np.nan, np.inf, np.float32(2.0**60)):
                 s2, d2 = stack.copy(), danger.copy()
                 s2[b - 1, 5, 3] = bad
                 d2[17, k - 1] = bad
-                ch = cs.Choice(np.zeros((n, 2), np.float32), np.zeros(n, np.float32),
-                               np.zeros(n, np.int32))
+                ch = cs.Choice(
+                    np.zeros((n, 2), np.float32), np.zeros(n, np.float32), np.zeros(n, np.int32)
+                )
                 try:
                     cs.steer(s2, d2, cs.SlotSet(k), choose="argmax", out=ch)
                     raised = 0
                 except ValueError:
                     raised = 1
-                out += [ch.direction.view(np.int32).ravel(), ch.strength.view(np.int32), ch.slot,
-                        np.array([raised], np.int32)]
+                out += [
+                    ch.direction.view(np.int32).ravel(),
+                    ch.strength.view(np.int32),
+                    ch.slot,
+                    np.array([raised], np.int32),
+                ]
         # cs.choose argmax alone (the AVX2 one-row kernel, else four agents in SSE2 lanes),
         # NaN at the first slot, a later slot, everywhere, next to ties and infinities.
         v = rng.choice(np.array([-1.0, -0.0, 0.0, 0.5, 1.0, np.inf, -np.inf], np.float32), (64, k))
         v[0, 0] = v[1, k // 2] = v[2, k - 1] = np.nan
         v[3] = np.nan
         v[4, ::2] = np.nan
-        ch = cs.Choice(np.zeros((64, 2), np.float32), np.zeros(64, np.float32), np.zeros(64, np.int32))
+        ch = cs.Choice(
+            np.zeros((64, 2), np.float32), np.zeros(64, np.float32), np.zeros(64, np.int32)
+        )
         with pytest.raises(ValueError):
             cs.choose(v, cs.SlotSet(k), "argmax", out=ch)
         out += [ch.direction.view(np.int32).ravel(), ch.strength.view(np.int32), ch.slot]
@@ -393,9 +467,11 @@ def test_steer_argmax_one_pass_equals_the_blocked_path(tmp_path):
     import sys
 
     here = os.path.dirname(__file__)
-    code = (f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
-            f"import test_maps_properties as t; np.save({str(tmp_path / 'blocked.npy')!r}, "
-            "t._argmax_pipeline_cases())")
+    code = (
+        f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
+        f"import test_maps_properties as t; np.save({str(tmp_path / 'blocked.npy')!r}, "
+        "t._argmax_pipeline_cases())"
+    )
     env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     np.testing.assert_array_equal(np.load(tmp_path / "blocked.npy"), _argmax_pipeline_cases())
@@ -422,8 +498,8 @@ def test_steer_argmax_equals_numpy(k, b):
     np.testing.assert_array_equal(got.strength[hit], np.clip(best[hit], 0, 1))
     assert np.all(got.direction[~hit] == 0) and np.all(got.strength[~hit] == 0)
     big = stack.copy()
-    big[0, n - 1, k - 1] = np.nextafter(np.float32(2.0 ** 60), np.float32(0))
+    big[0, n - 1, k - 1] = np.nextafter(np.float32(2.0**60), np.float32(0))
     cs.steer(big, danger, slots, choose="argmax")
-    big[0, n - 1, k - 1] = -np.float32(2.0 ** 60)
+    big[0, n - 1, k - 1] = -np.float32(2.0**60)
     with pytest.raises(ValueError, match="interest_maps"):
         cs.steer(big, danger, slots, choose="argmax")

@@ -17,6 +17,7 @@ def angle(d):
 
 # ------------------------------------------------------------------------------ Godot ---
 
+
 def test_godot_forward_interest_8_rays():
     # "the interest array would look like this": forward 1, forward-left/right .707, rest 0
     interest = cs.dot_map(cs.SlotSet(8), [[1.0, 0.0]], shape="clamped_cosine")
@@ -84,6 +85,7 @@ def test_godot_levels_of_danger_and_avoidance_variants():
 
 # ------------------------------------------------------------------------------ Unity ---
 
+
 def unity_merge(interest_maps, danger_maps, directions):
     """The Unity ContextMerger, transcribed from the README's C#."""
     k = len(directions)
@@ -135,6 +137,7 @@ def test_unity_max_merge_subtract_argmax():
 
 # ------------------------------------------------------------------------------ Lewis ---
 
+
 def test_lewis_multiply_neighbour_average_and_speed():
     k = 16
     slots = cs.SlotSet(k)
@@ -157,7 +160,9 @@ def test_lewis_multiply_neighbour_average_and_speed():
 
     # Speed control: one more evaluator "chooses how fast to move"; the strength scales
     half_speed = np.full((1, k), 0.5, np.float32)
-    slow = cs.choose(cs.combine([target, flee, half_speed], "multiply"), slots, "weighted_neighbours")
+    slow = cs.choose(
+        cs.combine([target, flee, half_speed], "multiply"), slots, "weighted_neighbours"
+    )
     np.testing.assert_allclose(slow.direction, c.direction, atol=1e-6)
     assert slow.strength[0] == pytest.approx(0.5 * c.strength[0])
 
@@ -173,6 +178,7 @@ def test_lewis_blocked_direction_zeroed():
 
 
 # ------------------------------------------------------------------------------- Fray ---
+
 
 def test_fray_lowest_danger_masking():
     # Racing: every direction carries some danger; keep only the least dangerous slots,
@@ -224,7 +230,9 @@ def test_subslot_linear_is_exact_for_a_peak_with_equal_slopes():
         assert_peak_found("subslot_linear", values, peak_angle, 0.9)
         if frac != 0.0:
             p = cs.choose(values[None], slots, "subslot")
-            assert abs(np.arctan2(*p.direction[0][::-1]) - peak_angle) > 1e-3  # the parabola misses it
+            assert (
+                abs(np.arctan2(*p.direction[0][::-1]) - peak_angle) > 1e-3
+            )  # the parabola misses it
     # Hand-worked: neighbours 0.5 and 0.8 around 1.0 on a regular 8-ring (gap pi/4): the
     # left side falls 0.5 per gap, steeper than the right (0.2): m = 0.5 / gap, the peak
     # lies right of slot b by (gap / 2)(1 - 0.2 / 0.5) = 0.3 gap, at height 1 + 0.15.

@@ -17,10 +17,19 @@ def crowd(n=8, seed=3, push_apart=False, walls=True):
         world.add_polyline(BOX, closed=True)
     agents = cs.Agents(n, slots=12, seed=seed)
     start = rng.uniform(-8, 8, (n, 2))
-    agents.add(start, radius=0.6, max_speed=rng.uniform(2, 4, n), max_accel=6.0,
-               target=-2 * start + rng.uniform(-1, 1, (n, 2)))
-    steering = cs.Steering([cs.Seek(), cs.Wander(weight=0.5), cs.WallDanger(look_ahead=0.5)],
-                           combine="sum", resolve="subtract", choose="vector_sum")
+    agents.add(
+        start,
+        radius=0.6,
+        max_speed=rng.uniform(2, 4, n),
+        max_accel=6.0,
+        target=-2 * start + rng.uniform(-1, 1, (n, 2)),
+    )
+    steering = cs.Steering(
+        [cs.Seek(), cs.Wander(weight=0.5), cs.WallDanger(look_ahead=0.5)],
+        combine="sum",
+        resolve="subtract",
+        choose="vector_sum",
+    )
     sim = cs.Simulation(world, agents, steering, motion=cs.Accel(), push_apart=push_apart)
     return world, agents, sim
 
@@ -31,18 +40,31 @@ def test_metrics_match_the_oracle_of_recorded_frames():
     history = sim.record(every=1)
     dt = 0.05
     sim.step(dt, steps=200)
-    ref = run_metrics(history.positions, history.velocities, history.headings, agents.radius,
-                      walls=np.asarray(world.walls), target=agents.target, goal_radius=1.0, dt=dt)
+    ref = run_metrics(
+        history.positions,
+        history.velocities,
+        history.headings,
+        agents.radius,
+        walls=np.asarray(world.walls),
+        target=agents.target,
+        goal_radius=1.0,
+        dt=dt,
+    )
     m = sim.agent_metrics
-    assert ref["agent_episodes"].sum() > 0           # the run exercises every counter
+    assert ref["agent_episodes"].sum() > 0  # the run exercises every counter
     assert ref["wall_episodes"].sum() > 0
-    arrived = np.isfinite(ref["time_to_goal"])        # some arrive, then stop travelling
+    arrived = np.isfinite(ref["time_to_goal"])  # some arrive, then stop travelling
     assert arrived.any() and (ref["travel_steps"][arrived] < 200).all()
     np.testing.assert_array_equal(m.travel_steps, ref["travel_steps"])
     for name in ("wall_episodes", "agent_episodes", "wall_steps"):
         np.testing.assert_array_equal(getattr(m, name), ref[name], err_msg=name)
-    for name in ("min_wall_clearance", "min_agent_clearance", "path_length", "effort",
-                 "heading_jitter"):
+    for name in (
+        "min_wall_clearance",
+        "min_agent_clearance",
+        "path_length",
+        "effort",
+        "heading_jitter",
+    ):
         np.testing.assert_allclose(getattr(m, name), ref[name], rtol=1e-4, atol=1e-4, err_msg=name)
     np.testing.assert_allclose(m.time_to_goal, ref["time_to_goal"], atol=1e-4)
     s = sim.metrics()
@@ -66,8 +88,14 @@ def test_progress_and_laps_on_a_closed_path_match_the_oracle():
     sim.configure_metrics(path=path, overtakes=True)
     history = sim.record()
     sim.step(1 / 30, steps=400)
-    ref = run_metrics(history.positions, history.velocities, history.headings, agents.radius,
-                      path=path.points, closed=True)
+    ref = run_metrics(
+        history.positions,
+        history.velocities,
+        history.headings,
+        agents.radius,
+        path=path.points,
+        closed=True,
+    )
     m = sim.agent_metrics
     np.testing.assert_allclose(m.progress, ref["progress"], rtol=1e-4, atol=1e-3)
     np.testing.assert_array_equal(m.laps, ref["laps"])
@@ -88,8 +116,10 @@ def test_metrics_and_history_do_not_depend_on_the_thread_count():
             history = sim.record(every=7)
             sim.step(0.05, steps=40)
             m = sim.agent_metrics
-            results.append([np.array(x) for x in m] + [np.array(history.positions),
-                                                        np.array(history.series["min_clearance"])])
+            results.append(
+                [np.array(x) for x in m]
+                + [np.array(history.positions), np.array(history.series["min_clearance"])]
+            )
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
 
@@ -98,12 +128,12 @@ def test_episodes_count_starts_not_steps():
     agents = cs.Agents(2, slots=8)
     agents.add([[0, 0], [1.5, 0]], radius=1.0, max_speed=0)
     sim = cs.Simulation(None, agents, [cs.Forward()], push_apart=False)
-    sim.step(0.1, steps=5)                         # overlapping from the start: no episode
+    sim.step(0.1, steps=5)  # overlapping from the start: no episode
     assert sim.metrics()["collisions"]["agent_agent"] == 0
     agents.position[1] = [5, 0]
     sim.step(0.1)
     agents.position[1] = [1.0, 0]
-    sim.step(0.1, steps=10)                        # one new overlap lasting 10 steps
+    sim.step(0.1, steps=10)  # one new overlap lasting 10 steps
     assert sim.metrics()["collisions"]["agent_agent"] == 1
     assert sim.agent_metrics.agent_episodes.tolist() == [1, 1]
 
@@ -125,8 +155,8 @@ def test_metrics_can_be_disabled_and_reset():
 def test_history_views_survive_growth_and_the_simulation():
     _, agents, sim = crowd(walls=False)
     history = cs.History(sim, every=1, maps=True, reserve=2)
-    first = history.positions                       # (1, N, 2) of the first storage
-    sim.step(0.05, steps=50)                        # storage doubles several times
+    first = history.positions  # (1, N, 2) of the first storage
+    sim.step(0.05, steps=50)  # storage doubles several times
     assert first.shape == (1, 8, 2) and np.isfinite(first).all()
     np.testing.assert_array_equal(history.positions[0], first[0])
     assert history.positions.shape == (51, 8, 2)
@@ -150,7 +180,7 @@ def test_dropping_a_history_stops_recording():
     sim.step(0.05, steps=3)
     assert len(h2) == 4 and not h2.attached
     del h
-    sim.step(0.05, steps=3)                          # nothing records into freed memory
+    sim.step(0.05, steps=3)  # nothing records into freed memory
 
 
 def test_dead_agents_are_nan_in_the_history():
@@ -172,7 +202,7 @@ def _clearances_by_hand(world, agents, rng_range):
     rmax = r[alive].max()
     wall = np.full(len(pos), np.inf, np.float32)
     for i in np.flatnonzero(alive):
-        hit = cs.nearest(world, pos[i:i + 1], max_dist=float(r[i] + np.float32(rng_range)))
+        hit = cs.nearest(world, pos[i : i + 1], max_dist=float(r[i] + np.float32(rng_range)))
         if np.isfinite(hit.distance[0]):
             wall[i] = hit.distance[0] - r[i]
     d = pos[None, :, :] - pos[:, None, :]
@@ -227,10 +257,16 @@ def test_clearances_stay_exact_when_push_apart_moves_agents_far(threads):
     world = cs.World()
     world.add_polyline(BOX, closed=True)
     agents = cs.Agents(n, slots=8, seed=11)
-    agents.add(rng.uniform(-3, 3, (n, 2)), radius=rng.uniform(0.2, 1.2, n), max_speed=3.0,
-               max_accel=6.0, target=rng.uniform(-9, 9, (n, 2)))
-    sim = cs.Simulation(world, agents, cs.Steering([cs.Seek()]), motion=cs.Accel(),
-                        push_apart=True, push_relax=1.0)
+    agents.add(
+        rng.uniform(-3, 3, (n, 2)),
+        radius=rng.uniform(0.2, 1.2, n),
+        max_speed=3.0,
+        max_accel=6.0,
+        target=rng.uniform(-9, 9, (n, 2)),
+    )
+    sim = cs.Simulation(
+        world, agents, cs.Steering([cs.Seek()]), motion=cs.Accel(), push_apart=True, push_relax=1.0
+    )
     sim.configure_metrics()
     rng_range = sim._core._metrics_info()["clearance_range"]
     agent_view = sim._core._metric_view("agent_clearance")

@@ -15,12 +15,22 @@ MODELS = [
     ("lerp", cs.Lerp(), {}),
     ("lerp", cs.Lerp(steer_force=0.3), {"steer_force": 0.3}),
     ("accel", cs.Accel(), {}),
-    ("accel", cs.Accel(time_to_target=0.5, independent_facing=True),
-     {"time_to_target": 0.5, "independent_facing": True}),
+    (
+        "accel",
+        cs.Accel(time_to_target=0.5, independent_facing=True),
+        {"time_to_target": 0.5, "independent_facing": True},
+    ),
     ("vehicle", cs.Vehicle(), {}),
-    ("vehicle", cs.Vehicle(brake_angle=1.0, full_turn_speed=0.0),
-     {"brake_angle": 1.0, "full_turn_speed": 0.0}),
-    ("vehicle", cs.Vehicle(brake_angle=0.5, brake_speed=0.0), {"brake_angle": 0.5, "brake_speed": 0.0}),
+    (
+        "vehicle",
+        cs.Vehicle(brake_angle=1.0, full_turn_speed=0.0),
+        {"brake_angle": 1.0, "full_turn_speed": 0.0},
+    ),
+    (
+        "vehicle",
+        cs.Vehicle(brake_angle=0.5, brake_speed=0.0),
+        {"brake_angle": 0.5, "brake_speed": 0.0},
+    ),
 ]
 IDS = [f"{k}-{i}" for i, (k, _, _) in enumerate(MODELS)]
 
@@ -48,8 +58,16 @@ def make_agents(n=50, seed=0):
 
 
 def state_of(a):
-    names = ["position", "velocity", "heading", "max_speed", "max_accel", "max_turn_rate",
-             "steer_force", "alive"]
+    names = [
+        "position",
+        "velocity",
+        "heading",
+        "max_speed",
+        "max_accel",
+        "max_turn_rate",
+        "steer_force",
+        "alive",
+    ]
     return {k: np.array(getattr(a, k)) for k in names}
 
 
@@ -81,15 +99,21 @@ def test_godot_lerp_example():
 
 def test_vehicle_cannot_turn_while_stopped_and_brakes_when_far_off():
     a = cs.Agents(3)
-    a.add([[0, 0]] * 3, velocity=[[0, 0], [2, 0], [2, 0]], heading=0.0, max_speed=2,
-          max_accel=1, max_turn_rate=1.0)
+    a.add(
+        [[0, 0]] * 3,
+        velocity=[[0, 0], [2, 0], [2, 0]],
+        heading=0.0,
+        max_speed=2,
+        max_accel=1,
+        max_turn_rate=1.0,
+    )
     d = np.array([[0, 1], [0, 1], [np.cos(0.3), np.sin(0.3)]], np.float32)
     s = cs.Vehicle(brake_angle=1.0).apply(a, d, np.ones(3, np.float32), dt=0.1)
-    assert s.heading[0] == 0.0                    # stopped: no turn, but creeps forward
+    assert s.heading[0] == 0.0  # stopped: no turn, but creeps forward
     np.testing.assert_allclose(s.velocity[0], [0.1, 0], atol=1e-6)
     s2 = cs.Vehicle(brake_angle=1.0, brake_speed=0.0).apply(a, d, np.ones(3, np.float32), dt=0.1)
-    assert s2.velocity[0].tolist() == [0, 0]       # brake_speed 0: stays put
-    assert s.heading[1] == pytest.approx(0.1)     # full turn rate at speed
+    assert s2.velocity[0].tolist() == [0, 0]  # brake_speed 0: stays put
+    assert s.heading[1] == pytest.approx(0.1)  # full turn rate at speed
     assert np.hypot(*s.velocity[1]) == pytest.approx(1.9)  # 90° off > 1 rad: brake
     assert np.hypot(*s.velocity[2]) == pytest.approx(2.0)  # 0.3 rad: keep full speed
 
@@ -136,10 +160,15 @@ def test_invariants_no_nan_speed_and_turn_limits(n, data, dt, which):
     kind, model, _ = MODELS[which]
     arr = lambda shape, el: data.draw(hnp.arrays(np.float32, shape, elements=el))  # noqa: E731
     a = cs.Agents(n)
-    a.add(arr((n, 2), finite), velocity=arr((n, 2), st.one_of(st.just(0.0), finite)),
-          heading=arr(n, st.floats(-10, 10, width=32)), max_speed=arr(n, limits),
-          max_accel=arr(n, limits), max_turn_rate=arr(n, limits),
-          steer_force=arr(n, st.floats(0, 1, width=32)))
+    a.add(
+        arr((n, 2), finite),
+        velocity=arr((n, 2), st.one_of(st.just(0.0), finite)),
+        heading=arr(n, st.floats(-10, 10, width=32)),
+        max_speed=arr(n, limits),
+        max_accel=arr(n, limits),
+        max_turn_rate=arr(n, limits),
+        steer_force=arr(n, st.floats(0, 1, width=32)),
+    )
     d = arr((n, 2), st.one_of(st.just(0.0), finite))
     s = arr(n, st.floats(-2, 2, width=32))
     out = model.apply(a, d, s, dt)
@@ -177,15 +206,29 @@ def _run_manual_pipeline(threads, steps=40):
     rng = np.random.default_rng(5)
     a = cs.Agents(n, seed=9)
     ang = rng.uniform(0, 2 * np.pi, n)
-    a.add(np.stack([np.cos(ang), np.sin(ang)], 1) * rng.uniform(10, 30, (n, 1)),
-          velocity=rng.normal(size=(n, 2)), radius=0.5, max_speed=2.0, max_accel=3.0,
-          max_turn_rate=3.0, target=[0.0, 0.0])
-    seek, crowd, wander = cs.Seek(), cs.AgentDanger(radius=1.0, predictive=True), cs.Wander(weight=0.3)
-    slots = np.stack([np.cos(2 * np.pi * np.arange(k) / k), np.sin(2 * np.pi * np.arange(k) / k)], 1)
+    a.add(
+        np.stack([np.cos(ang), np.sin(ang)], 1) * rng.uniform(10, 30, (n, 1)),
+        velocity=rng.normal(size=(n, 2)),
+        radius=0.5,
+        max_speed=2.0,
+        max_accel=3.0,
+        max_turn_rate=3.0,
+        target=[0.0, 0.0],
+    )
+    seek, crowd, wander = (
+        cs.Seek(),
+        cs.AgentDanger(radius=1.0, predictive=True),
+        cs.Wander(weight=0.3),
+    )
+    slots = np.stack(
+        [np.cos(2 * np.pi * np.arange(k) / k), np.sin(2 * np.pi * np.arange(k) / k)], 1
+    )
     with cs.threads(threads):
         for step in range(steps):
             t = step * 0.1
-            interest = np.maximum(seek.evaluate(a, k).interest, wander.evaluate(a, k, time=t).interest)
+            interest = np.maximum(
+                seek.evaluate(a, k).interest, wander.evaluate(a, k, time=t).interest
+            )
             values = interest - crowd.evaluate(a, k, max_neighbours=16).danger
             best = values.argmax(axis=1)
             ok = values.max(axis=1) > 0

@@ -11,6 +11,7 @@ import contextsteer as cs
 
 # ----------------------------------------------------------------- oracles (NumPy) ---
 
+
 def _boxes(seed, n=5, size=20.0, gap=0.8):
     """n axis-aligned boxes (centres, half extents), at least ``gap`` apart and from the
     frame: no passage narrower than a few cells, which a grid closes."""
@@ -114,6 +115,7 @@ def _free_points(world, rng, n, clearance, size=20.0):
 
 # ----------------------------------------------------------------------- the field ---
 
+
 def test_open_field_error_is_under_a_cell():
     world = cs.World()
     world.add_circles([[0, 0], [60, 60]], [0.01, 0.01])
@@ -125,7 +127,7 @@ def test_open_field_error_is_under_a_cell():
     d = field.distances()
     ok = np.isfinite(d) & ~field.blocked
     err = (d - true)[ok]
-    assert np.abs(err).max() < 0.25 * c                     # under a quarter cell everywhere
+    assert np.abs(err).max() < 0.25 * c  # under a quarter cell everywhere
     far = true[ok] > 50 * c
     assert np.abs(err[far] / true[ok][far]).max() < 0.005  # under 0.5 % beyond 50 cells
 
@@ -200,7 +202,7 @@ def test_field_is_cached_with_the_world_and_rebuilt_after_edits():
     b = cs.NavField(world, [9.0, 5.0], cell=0.1)
     assert a._core is b._core
     before = a.distance([[1.0, 5.0]])[0]
-    world.add_segments([[5, 0, 5, 8]])                    # a wall in the way
+    world.add_segments([[5, 0, 5, 8]])  # a wall in the way
     after = a.distance([[1.0, 5.0]])[0]
     assert after > before + 2.0
 
@@ -220,6 +222,7 @@ def test_string_pulled_direction_cuts_the_corner():
 
 
 # --------------------------------------------------------------------- behaviours ---
+
 
 def test_follow_field_half_cosine_and_index_selection():
     world = cs.World()
@@ -251,6 +254,7 @@ def test_follow_path_follows_one_path_per_agent():
 
 
 # ------------------------------------------------------------------------- routes ---
+
 
 def _dense(points, step=0.02):
     out = []
@@ -288,13 +292,14 @@ def test_routes_never_cross_inflated_obstacles_and_are_near_shortest(seed):
 def test_route_packed_and_unreachable():
     world = cs.World()
     world.add_polygon([[-1, -1], [1, -1], [1, 1], [-1, 1]])
-    world.add_polyline([[4, 4], [6, 4], [6, 6], [4, 6]], closed=True)    # a closed pen
+    world.add_polyline([[4, 4], [6, 4], [6, 6], [4, 6]], closed=True)  # a closed pen
     pts, off = cs.route(world, [[-3, 0], [-3, 0]], [[3, 0], [5, 5]], radius=0.2, packed=True)
-    assert off.tolist()[0] == 0 and off[1] > 2 and off[2] == off[1]      # second: unreachable
+    assert off.tolist()[0] == 0 and off[1] > 2 and off[2] == off[1]  # second: unreachable
     assert cs.route(world, [[-3, 0]], [[5, 5]], radius=0.2) == [None]
 
 
 # ------------------------------------------------------------------- determinism ---
+
 
 def test_doorway_with_the_field_is_identical_across_thread_counts():
     runs = []
@@ -333,8 +338,11 @@ def test_queries_and_routes_are_identical_across_thread_counts():
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.lists(st.tuples(st.floats(1, 19), st.floats(1, 19), st.floats(0, 6.28)),
-                min_size=1, max_size=4))
+@given(
+    st.lists(
+        st.tuples(st.floats(1, 19), st.floats(1, 19), st.floats(0, 6.28)), min_size=1, max_size=4
+    )
+)
 # A wall that nearly closes the corner at the origin: the grid seals the pocket, and a
 # query in it once read a blocked corner's value from outside the wall (12.47 < 12.69).
 @example(walls=[(1.5, 1.0, 2.5)])
@@ -362,12 +370,16 @@ def test_simulation_follows_a_field_rebuilt_after_a_world_edit():
     field = cs.NavField(world, [5.0, 0.0], cell=0.1, radius=0.35)
     agents = cs.Agents(1, slots=16)
     agents.add([[-5.0, 0.0]], max_speed=1.3, radius=0.3)
-    steering = cs.Steering([cs.FollowField(field, shape="half_cosine", look_ahead=2.0,
-                                           slowing_radius=1.0),
-                            cs.CollisionDanger(horizon=2.0)],
-                           resolve="mask_min_danger", choose="argmax")
+    steering = cs.Steering(
+        [
+            cs.FollowField(field, shape="half_cosine", look_ahead=2.0, slowing_radius=1.0),
+            cs.CollisionDanger(horizon=2.0),
+        ],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
     sim = cs.Simulation(world, agents, steering, motion=cs.Accel())
-    world.add_segments([[0, -4, 0, 2.5]])       # a wall across, gap at the top
+    world.add_segments([[0, -4, 0, 2.5]])  # a wall across, gap at the top
     sim.step(1 / 30, steps=600)
     p = np.asarray(agents.position[0])
     assert np.hypot(*(p - [5.0, 0.0])) < 0.6, p  # round the new wall, to the goal

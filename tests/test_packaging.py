@@ -28,7 +28,7 @@ def test_the_version_is_written_once():
     text = (ROOT / "python" / "contextsteer" / "_version.py").read_text(encoding="utf-8")
     (written,) = re.findall(r'^__version__ = "([^"]+)"$', text, flags=re.M)
     assert cs.__version__ == written
-    assert importlib.metadata.version("contextsteer") == written      # the installed metadata
+    assert importlib.metadata.version("contextsteer") == written  # the installed metadata
     project = _pyproject()
     assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
     meta = project["tool"]["scikit-build"]["metadata"]["version"]
@@ -36,8 +36,12 @@ def test_the_version_is_written_once():
 
 
 def test_cli_version():
-    proc = subprocess.run([sys.executable, "-m", "contextsteer", "--version"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "contextsteer", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == f"contextsteer {cs.__version__}"
 
 

@@ -56,10 +56,12 @@ def test_square_basics():
     np.testing.assert_array_equal(p.points, SQUARE)
     assert p.closest_offset([5, -1]) == 5.0
     np.testing.assert_array_equal(p.closest_offset([[11, 5], [5, 11], [-1, 5]]), [15, 25, 35])
-    np.testing.assert_array_equal(p.point_at([0, 10, 15, 40, 45, -5]),
-                                  [[0, 0], [10, 0], [10, 5], [0, 0], [5, 0], [0, 5]])
-    np.testing.assert_array_equal(p.tangent_at([0, 5, 10, 25, 39.5]),
-                                  [[1, 0], [1, 0], [0, 1], [-1, 0], [0, -1]])
+    np.testing.assert_array_equal(
+        p.point_at([0, 10, 15, 40, 45, -5]), [[0, 0], [10, 0], [10, 5], [0, 0], [5, 0], [0, 5]]
+    )
+    np.testing.assert_array_equal(
+        p.tangent_at([0, 5, 10, 25, 39.5]), [[1, 0], [1, 0], [0, 1], [-1, 0], [0, -1]]
+    )
 
 
 def test_open_path_has_one_segment_less():
@@ -140,8 +142,14 @@ def test_offsets_in_range(points, q, closed):
         assert np.all(o <= np.float32(p.length))
 
 
-@given(polylines(), queries(), st.booleans(), st.floats(0, 2 * math.pi),
-       st.floats(-500, 500), st.floats(-500, 500))
+@given(
+    polylines(),
+    queries(),
+    st.booleans(),
+    st.floats(0, 2 * math.pi),
+    st.floats(-500, 500),
+    st.floats(-500, 500),
+)
 def test_rigid_motion_moves_offsets_along(points, q, closed, angle, tx, ty):
     c, s = math.cos(angle), math.sin(angle)
     rot = np.array([[c, -s], [s, c]])
@@ -234,8 +242,9 @@ def test_point_and_tangent_match_reference(points, closed, offsets):
     p = cs.Path(points, closed=closed)
     s = np.array(offsets, dtype=np.float32)
     v = p.points.astype(np.float64)
-    np.testing.assert_allclose(p.point_at(s), ref.path_point_at(v, closed, s),
-                               atol=1e-3 * (1 + p.length))
+    np.testing.assert_allclose(
+        p.point_at(s), ref.path_point_at(v, closed, s), atol=1e-3 * (1 + p.length)
+    )
     t = p.tangent_at(s)
     np.testing.assert_allclose(np.hypot(*t.T), 1.0, atol=1e-6)
     # Offsets that land within rounding of a vertex may pick either neighbour.
@@ -328,8 +337,9 @@ def test_direction_seek_mode_points_at_the_carrot():
     look = 15.0
     carrot = road.point_at(road.closest_offset(q) + look)
     v = carrot.astype(np.float64) - q
-    np.testing.assert_allclose(road.direction(q, look, mode="seek"),
-                               v / np.hypot(*v.T)[:, None], atol=1e-6)
+    np.testing.assert_allclose(
+        road.direction(q, look, mode="seek"), v / np.hypot(*v.T)[:, None], atol=1e-6
+    )
     # On the path with no look-ahead there is no carrot: the tangent is used.
     np.testing.assert_array_equal(road.direction([50, 0], 0.0, mode="seek"), [1, 0])
 
@@ -337,9 +347,15 @@ def test_direction_seek_mode_points_at_the_carrot():
 # ------------------------------------------------------------ bad input ---
 
 
-@pytest.mark.parametrize("points", [
-    [[1, 2]], [[1, 2], [1, 2]], [[3, 3], [3, 3], [3, 3]], np.zeros((0, 2)),
-])
+@pytest.mark.parametrize(
+    "points",
+    [
+        [[1, 2]],
+        [[1, 2], [1, 2]],
+        [[3, 3], [3, 3], [3, 3]],
+        np.zeros((0, 2)),
+    ],
+)
 def test_fewer_than_two_distinct_points(points):
     with pytest.raises(ValueError, match="at least 2 distinct points"):
         cs.Path(points)

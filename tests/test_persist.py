@@ -42,9 +42,16 @@ def test_pickle_and_deepcopy_continue_bit_identically_with_memory_in_the_pipelin
     # Temporal blend and hysteresis keep memory in the maps and the last decisions.
     a = cs.Agents(30, slots=16, seed=4)
     rng = np.random.default_rng(4)
-    a.add(rng.uniform(-5, 5, (30, 2)), radius=0.3, max_speed=1.3, target=rng.uniform(-5, 5, (30, 2)))
-    st = cs.Steering([cs.Seek(shape="half_cosine"), cs.CollisionDanger(), cs.Wander(weight=0.2)],
-                     resolve="mask_min_danger", choose="argmax", blend=0.5, hysteresis=0.2)
+    a.add(
+        rng.uniform(-5, 5, (30, 2)), radius=0.3, max_speed=1.3, target=rng.uniform(-5, 5, (30, 2))
+    )
+    st = cs.Steering(
+        [cs.Seek(shape="half_cosine"), cs.CollisionDanger(), cs.Wander(weight=0.2)],
+        resolve="mask_min_danger",
+        choose="argmax",
+        blend=0.5,
+        hysteresis=0.2,
+    )
     sim = cs.Simulation(None, a, st, motion=cs.Accel(), stuck_distance=0.1, stuck_time=1.0)
     sim.configure_metrics(goal_radius=0.5)
     sim.step(1 / 30, 40)
@@ -68,13 +75,18 @@ def test_classic_random_walk_wander_continues_after_a_round_trip():
     same_run(sim, back)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: cs.SlotSet(12, offset=0.3),
-    lambda: cs.SlotSet.from_directions(np.c_[np.cos([0, 1.0, 2.5, 4.0]), np.sin([0, 1.0, 2.5, 4.0])]),
-    lambda: cs.Path([[0, 0], [3, 1], [5, 5]], closed=True, smooth=True),
-    lambda: cs.Steering([cs.Seek(), cs.WallDanger(look_ahead=2)], resolve="subtract"),
-    lambda: cs.CollisionDanger(horizon=3.0, side="left"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: cs.SlotSet(12, offset=0.3),
+        lambda: cs.SlotSet.from_directions(
+            np.c_[np.cos([0, 1.0, 2.5, 4.0]), np.sin([0, 1.0, 2.5, 4.0])]
+        ),
+        lambda: cs.Path([[0, 0], [3, 1], [5, 5]], closed=True, smooth=True),
+        lambda: cs.Steering([cs.Seek(), cs.WallDanger(look_ahead=2)], resolve="subtract"),
+        lambda: cs.CollisionDanger(horizon=3.0, side="left"),
+    ],
+)
 def test_small_objects_round_trip(make):
     obj = make()
     for back in (pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj)):
@@ -101,11 +113,13 @@ def test_world_round_trip_keeps_ids_layers_and_answers():
         assert back.cell_size == w.cell_size and back.obstacle_count == w.obstacle_count
         o, d = [[-3, 0], [6, 0]], [[1, 0], [1, 0]]
         for layers in (2, 4, 0xFFFFFFFF):
-            np.testing.assert_array_equal(cs.raycast(back, o, d, 20.0, layers=layers).distance,
-                                          cs.raycast(w, o, d, 20.0, layers=layers).distance)
+            np.testing.assert_array_equal(
+                cs.raycast(back, o, d, 20.0, layers=layers).distance,
+                cs.raycast(w, o, d, 20.0, layers=layers).distance,
+            )
     w2 = copy.deepcopy(w)
     w2.add_segments([[20, 0, 21, 0]])
-    assert w2.obstacle_count == w.obstacle_count + 1   # independent
+    assert w2.obstacle_count == w.obstacle_count + 1  # independent
 
 
 def test_agents_and_context_maps_round_trip():
@@ -153,15 +167,24 @@ def test_state_of_another_configuration_is_refused_whole():
     before = np.array(b.interest)
     with pytest.raises(ValueError, match="a different configuration"):
         b._core._set_state(a._core._state())
-    np.testing.assert_array_equal(b.interest, before)      # nothing half-loaded
+    np.testing.assert_array_equal(b.interest, before)  # nothing half-loaded
 
 
 def test_history_pickles_as_a_detached_copy_of_its_frames():
     sim = scenarios.get("racetrack")(agents=6, seed=2)
     hist = cs.History(sim, every=2, maps=True)
     sim.step(1 / 60, steps=10)
-    names = ["steps", "times", "positions", "velocities", "headings", "alive", "interest",
-             "danger", "sensed"]
+    names = [
+        "steps",
+        "times",
+        "positions",
+        "velocities",
+        "headings",
+        "alive",
+        "interest",
+        "danger",
+        "sensed",
+    ]
     for copied in (pickle.loads(pickle.dumps(hist)), copy.deepcopy(hist)):
         assert not copied.attached and len(copied) == len(hist) == 6
         for name in names:
@@ -170,7 +193,7 @@ def test_history_pickles_as_a_detached_copy_of_its_frames():
         for key, values in hist.series.items():
             np.testing.assert_array_equal(copied.series[key], values)
         assert copied.to_dataframe().equals(hist.to_dataframe())
-    sim.step(1 / 60, steps=4)                      # the original goes on recording
+    sim.step(1 / 60, steps=4)  # the original goes on recording
     assert len(hist) == 8 and len(copied) == 6
     # pickled together with its simulation, the copy refers to the copied simulation
     sim2, hist2 = pickle.loads(pickle.dumps((sim, hist)))

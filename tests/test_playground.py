@@ -17,7 +17,7 @@ def test_update_reruns_and_redraws():
     second = pg.update(slots=8, resolve="subtract", choose="argmax", agent=2)
     assert len(second.context_map.interest.patches) == 8
     assert second.sim is not first.sim and pg.settings["resolve"] == "subtract"
-    assert len(pg.figure.axes) == 2                      # redrawn, not stacked
+    assert len(pg.figure.axes) == 2  # redrawn, not stacked
     assert pg.png()[:4] == b"\x89PNG"
 
 
@@ -42,16 +42,25 @@ def test_widgets_call_update_on_change():
     pytest.importorskip("ipywidgets")
     pg = Playground(agents=3, steps=30)
     box = pg.widgets()
-    assert set(box.controls) == {"combine", "resolve", "choose", "slots", "look_ahead",
-                                 "danger_radius", "agents", "agent", "steps"}
+    assert set(box.controls) == {
+        "combine",
+        "resolve",
+        "choose",
+        "slots",
+        "look_ahead",
+        "danger_radius",
+        "agents",
+        "agent",
+        "steps",
+    }
     image = box.children[-1]
     before = image.value
     assert before[:4] == b"\x89PNG"
-    box.controls["resolve"].value = "scale"              # as a user would in the notebook
+    box.controls["resolve"].value = "scale"  # as a user would in the notebook
     assert pg.settings["resolve"] == "scale" and pg.view.settings["resolve"] == "scale"
     box.controls["slots"].value = 8
     assert len(pg.view.context_map.interest.patches) == 8
     assert image.value != before
-    box.controls["agents"].value = 2                     # the mapped car follows the count
+    box.controls["agents"].value = 2  # the mapped car follows the count
     box.controls["agent"].value = 5
     assert pg.settings["agent"] == 1

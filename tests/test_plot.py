@@ -79,8 +79,9 @@ def test_world_draws_walls_and_circles():
     # PatchCollection paths are the unit circle under each patch's transform: check extents
     for patch_path, c, r in zip(paths, *w.circles):
         ext = patch_path.get_extents()
-        np.testing.assert_allclose([ext.x0, ext.y0, ext.x1, ext.y1],
-                                   [c[0] - r, c[1] - r, c[0] + r, c[1] + r], atol=1e-6)
+        np.testing.assert_allclose(
+            [ext.x0, ext.y0, ext.x1, ext.y1], [c[0] - r, c[1] - r, c[0] + r, c[1] + r], atol=1e-6
+        )
     assert art.walls.axes is art.circles.axes
 
 
@@ -176,9 +177,15 @@ def test_rays_match_slot_raycast_hits():
 
 
 def test_map_glyphs_star_vertices_and_chosen():
-    g = cs.plot.map_glyphs([[0, 0], [5, 5]], 4, [[1, 0, 0, 0], [0, 0, 2, 0]],
-                           danger=[[0, 1, 0, 0], [0, 0, 0, 0]], chosen=[[1, 0], [-1, 0]],
-                           scale=2.0, base=0.5)
+    g = cs.plot.map_glyphs(
+        [[0, 0], [5, 5]],
+        4,
+        [[1, 0, 0, 0], [0, 0, 2, 0]],
+        danger=[[0, 1, 0, 0], [0, 0, 0, 0]],
+        chosen=[[1, 0], [-1, 0]],
+        scale=2.0,
+        base=0.5,
+    )
     v0 = g.interest.get_paths()[0].vertices[:4]
     np.testing.assert_allclose(v0, [[2.5, 0], [0, 0.5], [-0.5, 0], [0, -0.5]], atol=1e-12)
     d0 = g.danger.get_paths()[0].vertices[:4]
@@ -194,12 +201,15 @@ def small_sim(rotate=False):
     """A real simulation of 3 agents (agent 1 removed) in the square world, after one step:
     a FollowPath (look-ahead 1) and a WallDanger (look-ahead 3, the rays' reach)."""
     agents = cs.Agents(5, slots=8)
-    agents.add([[0, 0], [2, 2], [-3, 0]], heading=[0.0, np.pi / 2, np.pi], radius=0.4,
-               max_speed=1.0)
+    agents.add(
+        [[0, 0], [2, 2], [-3, 0]], heading=[0.0, np.pi / 2, np.pi], radius=0.4, max_speed=1.0
+    )
     agents.remove([1])
     track = cs.Path([[-4, -4], [4, -4], [4, 4], [-4, 4]], closed=True)
-    steering = cs.Steering([cs.FollowPath(track, look_ahead=1.0),
-                            cs.WallDanger(look_ahead=3.0, falloff="linear")], rotate=rotate)
+    steering = cs.Steering(
+        [cs.FollowPath(track, look_ahead=1.0), cs.WallDanger(look_ahead=3.0, falloff="linear")],
+        rotate=rotate,
+    )
     sim = cs.Simulation(_square_world(), agents, steering, motion=cs.Lerp(steer_force=0.5))
     sim.step(0.05)
     return sim
@@ -210,7 +220,7 @@ def test_scene_from_sim_draws_every_part():
     art = cs.plot.scene(sim)
     assert len(art.world.walls.get_segments()) == 4
     assert len(art.paths) == 1 and len(art.paths[0].get_xydata()) == 5
-    assert len(art.agents.bodies.get_paths()) == 2            # dead agent 1 skipped
+    assert len(art.agents.bodies.get_paths()) == 2  # dead agent 1 skipped
     segs = np.array(art.rays.get_segments())
     assert segs.shape == (16, 2, 2)
     # rays reach the WallDanger's look-ahead (3), not the path's (1), or stop where that
@@ -233,7 +243,7 @@ def test_scene_rays_stop_at_given_distances():
     segs = np.array(art.rays.get_segments())
     lengths = np.hypot(*(segs[:, 1] - segs[:, 0]).T).reshape(2, 8)
     np.testing.assert_allclose(lengths, np.minimum(hits[[0, 2]], 3.0), rtol=1e-6)
-    assert lengths[1, 4] < 3.0                                 # agent 2, -x: the wall
+    assert lengths[1, 4] < 3.0  # agent 2, -x: the wall
 
 
 def test_scene_rotates_slots_with_heading_when_sim_does():
@@ -243,8 +253,9 @@ def test_scene_rotates_slots_with_heading_when_sim_does():
     # agent 2's slot 0 points along its heading (not along +x)
     d = segs[8, 1] - segs[8, 0]
     assert abs(np.sin(float(sim.agents.heading[2]))) > 0.1
-    np.testing.assert_allclose(np.arctan2(d[1], d[0]) % (2 * np.pi),
-                               float(sim.agents.heading[2]) % (2 * np.pi), atol=1e-5)
+    np.testing.assert_allclose(
+        np.arctan2(d[1], d[0]) % (2 * np.pi), float(sim.agents.heading[2]) % (2 * np.pi), atol=1e-5
+    )
     fixed = np.array(cs.plot.scene(small_sim(rotate=False)).rays.get_segments())
     np.testing.assert_allclose(fixed[8, 1] - fixed[8, 0], [3.0, 0.0], atol=1e-6)
 
@@ -266,8 +277,9 @@ def test_scene_maps_and_trajectories():
 def test_scene_without_sim_uses_keywords():
     w = _square_world()
     fig, ax = plt.subplots()
-    art = cs.plot.scene(world=w, path=[[-1, 0], [1, 0]], agents=[[0, 0], [1, 1]], slots=6,
-                        look_ahead=2.0, ax=ax)
+    art = cs.plot.scene(
+        world=w, path=[[-1, 0], [1, 0]], agents=[[0, 0], [1, 1]], slots=6, look_ahead=2.0, ax=ax
+    )
     assert art.ax is ax
     assert len(art.paths) == 1 and len(art.paths[0].get_xydata()) == 2
     assert len(art.rays.get_segments()) == 12
@@ -283,7 +295,7 @@ def test_plots_take_a_real_simulation_only():
     with pytest.raises(TypeError, match="contextsteer.Simulation"):
         cs.plot.scene(LooksLikeASimulation())
     with pytest.raises(TypeError, match="Simulation"):
-        cs.plot.animate(small_sim())                 # record first: plots never step
+        cs.plot.animate(small_sim())  # record first: plots never step
     with pytest.raises(TypeError, match="History, a metrics dict or a Simulation"):
         cs.plot.metrics(LooksLikeASimulation())
 
@@ -348,7 +360,7 @@ def test_deprecated_record_steps_through_the_application_layer():
         rec = cs.plot.record(sim, 10, dt=0.5, records=4, callback=calls.append)
     assert rec.steps.tolist() == [0, 3, 6, 9, 10] and sum(calls) == 10
     assert rec.positions.shape == (5, 5, 2) and rec.danger.shape == (5, 5, 8)
-    assert np.isnan(rec.positions[:, 1]).all()            # agent 1 is dead
+    assert np.isnan(rec.positions[:, 1]).all()  # agent 1 is dead
 
 
 def test_animate_replays_recorded_frames():
@@ -358,7 +370,7 @@ def test_animate_replays_recorded_frames():
     assert anim.history is rec and rec.positions.shape[0] == 4
     frames = list(anim.new_saved_frame_seq())
     assert frames == [0, 1, 2, 3]
-    assert "frames[3]" in anim.to_jshtml()      # renders (an unrendered animation warns)
+    assert "frames[3]" in anim.to_jshtml()  # renders (an unrendered animation warns)
     drawn = anim._func(3)
     # trail + rays + bodies + heading ticks, rays for the 2 alive agents x 8 slots,
     # coloured by the danger recorded at that frame
@@ -379,9 +391,18 @@ def test_no_plot_function_steps_a_simulation(tmp_path):
     rec = cs.run_simulation(sim, 4, dt=0.05, records=4, maps=True).history
 
     def state():
-        return (sim.step_count, sim.time, len(history), sim.agents.position.tobytes(),
-                sim.agents.heading.tobytes(), sim.interest.tobytes(), sim.danger.tobytes(),
-                sim.chosen_direction.tobytes(), sim.sensed.tobytes(), json_metrics())
+        return (
+            sim.step_count,
+            sim.time,
+            len(history),
+            sim.agents.position.tobytes(),
+            sim.agents.heading.tobytes(),
+            sim.interest.tobytes(),
+            sim.danger.tobytes(),
+            sim.chosen_direction.tobytes(),
+            sim.sensed.tobytes(),
+            json_metrics(),
+        )
 
     def json_metrics():
         import json
@@ -414,8 +435,9 @@ def test_scene_and_context_maps_of_a_real_simulation():
     track = cs.Path(np.c_[90 * np.cos(t), 50 * np.sin(t)], closed=True)
     cars = cs.Agents(4, slots=12)
     cars.add(track.point_at([0.0, 20.0, 40.0]), radius=2.0, max_speed=25.0, heading=np.pi / 2)
-    steering = cs.Steering([cs.FollowPath(track, look_ahead=15), cs.WallDanger(look_ahead=12)],
-                           rotate=True)
+    steering = cs.Steering(
+        [cs.FollowPath(track, look_ahead=15), cs.WallDanger(look_ahead=12)], rotate=True
+    )
     sim = cs.Simulation(world, cars, steering)
     sim.step(1 / 30, steps=10)
     art = cs.plot.scene(sim, maps=True)
@@ -461,7 +483,7 @@ def test_trajectories_and_animate_take_a_history():
     lines = cs.plot.trajectories(history)
     assert len(lines.get_segments()) == 3
     np.testing.assert_allclose(lines.get_segments()[2], history.positions[:, 2])
-    anim = cs.plot.animate(history)                 # the History's simulation gives the world
+    anim = cs.plot.animate(history)  # the History's simulation gives the world
     assert anim.history is history
     anim._init_draw()
     plt.close("all")
@@ -472,16 +494,18 @@ def test_metrics_plots_series_of_a_history_and_bars_of_a_summary():
 
     sim, history = _history_run()
     art = cs.plot.metrics(history)
-    assert {"agent_collisions", "wall_collisions", "min_clearance", "mean_speed"} <= set(art.artists)
+    assert {"agent_collisions", "wall_collisions", "min_clearance", "mean_speed"} <= set(
+        art.artists
+    )
     assert len(art.axes) == len(art.artists)
     line = art.artists["mean_speed"]
     np.testing.assert_allclose(line.get_xdata(), history.times)
     np.testing.assert_allclose(line.get_ydata(), history.series["mean_speed"])
-    bars = cs.plot.metrics(sim).artists["bars"]        # a simulation: its metrics() as bars
+    bars = cs.plot.metrics(sim).artists["bars"]  # a simulation: its metrics() as bars
     m = sim.metrics()
     heights = [b.get_height() for b in bars]
     assert heights[:2] == [m["collisions"]["agent_agent"], m["collisions"]["agent_wall"]]
-    assert len(bars) == 5                             # + laps, overtakes, stuck (no goals)
+    assert len(bars) == 5  # + laps, overtakes, stuck (no goals)
     with pytest.raises(ValueError):
         cs.plot.metrics(history, series=["nope"])
     fig, axes = plt.subplots(2)

@@ -37,15 +37,24 @@ def trailing_comments(code):
     for tok in tokenize.generate_tokens(io.StringIO(code).readline):
         if tok.type == tokenize.COMMENT:
             comments[tok.start[0]] = tok.string[1:].strip()
-        elif tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
-                              tokenize.ENDMARKER):
+        elif tok.type not in (
+            tokenize.NL,
+            tokenize.NEWLINE,
+            tokenize.INDENT,
+            tokenize.DEDENT,
+            tokenize.ENDMARKER,
+        ):
             code_lines.add(tok.start[0])
     return {line: text for line, text in comments.items() if line in code_lines}
 
 
 def is_print(node):
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-            and isinstance(node.value.func, ast.Name) and node.value.func.id == "print")
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "print"
+    )
 
 
 def check_printed(printed, stated, where):
@@ -53,9 +62,10 @@ def check_printed(printed, stated, where):
     lines = printed.splitlines()
     assert len(lines) == 1, f"{where}: a stated print output must be one line, got {printed!r}"
     out = lines[0].rstrip()
-    rest = stated[len(out):]
+    rest = stated[len(out) :]
     assert stated.startswith(out) and (rest == "" or rest[0] in " ;"), (
-        f"{where}: README states {stated!r}, the code prints {out!r}")
+        f"{where}: README states {stated!r}, the code prints {out!r}"
+    )
 
 
 def check_value(value, stated, where):
@@ -63,14 +73,18 @@ def check_value(value, stated, where):
     m = SHAPE.match(stated)
     if m:
         shape = tuple(int(d) for d in m.group(1).replace(" ", "").rstrip(",").split(","))
-        assert np.shape(value) == shape, f"{where}: README states shape {shape}, got {np.shape(value)}"
+        assert np.shape(value) == shape, (
+            f"{where}: README states shape {shape}, got {np.shape(value)}"
+        )
         if m.group(2):
             assert np.asarray(value).dtype == np.dtype(m.group(2)), (
-                f"{where}: README states dtype {m.group(2)}, got {np.asarray(value).dtype}")
+                f"{where}: README states dtype {m.group(2)}, got {np.asarray(value).dtype}"
+            )
         return
     number = NUMBER.match(stated).group()
     assert value == pytest.approx(float(number)), (
-        f"{where}: README states {number}, the code gives {value!r}")
+        f"{where}: README states {number}, the code gives {value!r}"
+    )
 
 
 def statements(code):
@@ -85,10 +99,17 @@ def statements(code):
         kind = None
         if stated and is_print(node):
             kind = "print"
-        elif stated and isinstance(node, ast.Expr) and (SHAPE.match(stated) or NUMBER.match(stated)):
+        elif (
+            stated and isinstance(node, ast.Expr) and (SHAPE.match(stated) or NUMBER.match(stated))
+        ):
             kind = "value"
-        elif (stated and SHAPE.match(stated) and isinstance(node, ast.Assign)
-              and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        elif (
+            stated
+            and SHAPE.match(stated)
+            and isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             kind = "assigned"
         yield node, kind, stated
 
@@ -139,7 +160,12 @@ def test_readme_block_runs_and_states_its_results(index):
 def test_the_checker_catches_a_wrong_statement():
     ok = "import numpy as np\nx = np.zeros((2, 3), np.float32)  # (2, 3) float32\nx.shape[0]  # 2\n"
     assert run_block(ok + "print(x.sum())  # 0.0  (all zeros)\n", "ok") == 3
-    for wrong in ["print(x.sum())  # 1.0\n", "print(x.sum())  # 0.01\n",
-                  "x  # (3, 2)\n", "x  # (2, 3) float64\n", "x.shape[1]  # 2 columns\n"]:
+    for wrong in [
+        "print(x.sum())  # 1.0\n",
+        "print(x.sum())  # 0.01\n",
+        "x  # (3, 2)\n",
+        "x  # (2, 3) float64\n",
+        "x.shape[1]  # 2 columns\n",
+    ]:
         with pytest.raises(AssertionError, match="README states"):
             run_block(ok + wrong, "wrong")

@@ -17,11 +17,16 @@ import contextsteer as cs
 
 def run_isolated(code: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
     """Run ``code`` in a fresh interpreter; a hang fails the test instead of the suite."""
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 # ------------------------------------------------------------ one object, two threads ---
+
 
 def test_one_simulation_stepped_from_two_threads_raises_instead_of_corrupting():
     # In a subprocess: before the guard this crashed the interpreter (NeighborGrid::rebuild
@@ -74,8 +79,12 @@ def test_two_simulations_sharing_one_world_run_concurrently():
     for seed in (1, 2):
         rng = np.random.default_rng(seed)
         a = cs.Agents(500, slots=8, seed=seed)
-        a.add(rng.uniform(-40, 40, (500, 2)), radius=0.3, max_speed=1.3,
-              target=rng.uniform(-40, 40, (500, 2)))
+        a.add(
+            rng.uniform(-40, 40, (500, 2)),
+            radius=0.3,
+            max_speed=1.3,
+            target=rng.uniform(-40, 40, (500, 2)),
+        )
         sims.append(cs.Simulation(world, a, cs.scenarios.crowd_steering(), motion=cs.Accel()))
     threads = [threading.Thread(target=s.step, args=(0.05, 60)) for s in sims]
     for t in threads:
@@ -157,12 +166,13 @@ def test_slot_raycast_refuses_an_out_overlapping_its_inputs():
     w.add_segments([[5, -5, 5, 5]])
     buf = np.zeros((4, 2), np.float32)
     positions = buf[:2]
-    out = buf.reshape(2, 4)           # shares memory with positions
+    out = buf.reshape(2, 4)  # shares memory with positions
     with pytest.raises(ValueError, match="out must not overlap positions"):
         cs.slot_raycast(w, positions, cs.slot_directions(4), 10.0, out=out)
 
 
 # ------------------------------------------------------------------- interruptible ---
+
 
 def test_ctrl_c_stops_a_long_step_at_a_whole_step():
     code = """
@@ -190,25 +200,44 @@ def test_ctrl_c_stops_a_long_step_at_a_whole_step():
 
 # ---------------------------------------------------------- clear errors, not garbage ---
 
-@pytest.mark.parametrize("make, error, text", [
-    (lambda: cs.Simulation("x", cs.Agents(2), [cs.Seek()]), TypeError,
-     "world must be a contextsteer.World or None, got str"),
-    (lambda: cs.Simulation(None, "agents", [cs.Seek()]), TypeError,
-     "agents must be a contextsteer.Agents, got str"),
-    (lambda: cs.Simulation(None, cs.Agents(2), [cs.Seek()], decision_interval=2**62), ValueError,
-     r"decision_interval must be in \[1, 2147483647\]"),
-    (lambda: cs.ContextMaps(2**61, 8), MemoryError, "needs about"),
-    (lambda: cs.Agents(2).add([[0, 0]], group=2**40), ValueError, "group ids must fit int32"),
-    (lambda: cs.Pursue(targets=[2**32 + 1]), ValueError, r"agent ids >= 0 and <= 2\*\*31 - 1"),
-    (lambda: cs.scenarios.get("bottleneck")(agents=30000), ValueError, "start area holds 120"),
-])
+
+@pytest.mark.parametrize(
+    "make, error, text",
+    [
+        (
+            lambda: cs.Simulation("x", cs.Agents(2), [cs.Seek()]),
+            TypeError,
+            "world must be a contextsteer.World or None, got str",
+        ),
+        (
+            lambda: cs.Simulation(None, "agents", [cs.Seek()]),
+            TypeError,
+            "agents must be a contextsteer.Agents, got str",
+        ),
+        (
+            lambda: cs.Simulation(None, cs.Agents(2), [cs.Seek()], decision_interval=2**62),
+            ValueError,
+            r"decision_interval must be in \[1, 2147483647\]",
+        ),
+        (lambda: cs.ContextMaps(2**61, 8), MemoryError, "needs about"),
+        (lambda: cs.Agents(2).add([[0, 0]], group=2**40), ValueError, "group ids must fit int32"),
+        (lambda: cs.Pursue(targets=[2**32 + 1]), ValueError, r"agent ids >= 0 and <= 2\*\*31 - 1"),
+        (lambda: cs.scenarios.get("bottleneck")(agents=30000), ValueError, "start area holds 120"),
+    ],
+)
 def test_misuse_gets_a_clear_error(make, error, text):
     with pytest.raises(error, match=text):
         make()
 
 
-@pytest.mark.parametrize("obj", [lambda: cs.World(), lambda: cs.ContextMaps(2, 8),
-                                 lambda: cs.Simulation(None, cs.Agents(2), [cs.Seek()])])
+@pytest.mark.parametrize(
+    "obj",
+    [
+        lambda: cs.World(),
+        lambda: cs.ContextMaps(2, 8),
+        lambda: cs.Simulation(None, cs.Agents(2), [cs.Seek()]),
+    ],
+)
 def test_shallow_copies_that_would_share_cpp_state_are_refused(obj):
     import copy
 
@@ -216,9 +245,14 @@ def test_shallow_copies_that_would_share_cpp_state_are_refused(obj):
         copy.copy(obj())
 
 
-@pytest.mark.parametrize("argv", [["run", "--steps", "99999999999999999999999"],
-                                  ["run", "--slots", "100000000"],
-                                  ["run", "bottleneck", "--agents", "30000"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--steps", "99999999999999999999999"],
+        ["run", "--slots", "100000000"],
+        ["run", "bottleneck", "--agents", "30000"],
+    ],
+)
 def test_cli_refuses_impossible_sizes_with_usage_and_status_2(argv, capsys, tmp_path):
     from contextsteer.cli import main
 
@@ -248,10 +282,11 @@ def test_borrowed_arrays_edited_to_bad_values_are_caught_at_the_next_step(bad):
     a.add([[0, 0], [3, 0], [0, 3]], target=[[5, 5]] * 3)
     caution = np.ones(3, np.float32)
     goals = np.float32([[9, 9]])
-    sim = cs.Simulation(None, a, [cs.Seek(targets=goals),
-                                  cs.AgentDanger(radius=1.0, agent_weights=caution)])
+    sim = cs.Simulation(
+        None, a, [cs.Seek(targets=goals), cs.AgentDanger(radius=1.0, agent_weights=caution)]
+    )
     sim.step(0.1)
-    caution[1] = bad                  # used in place: the next step must notice
+    caution[1] = bad  # used in place: the next step must notice
     with pytest.raises(ValueError, match="agent_weights must be finite and >= 0"):
         sim.step(0.1)
     caution[1] = 1.0
@@ -268,10 +303,18 @@ def test_agents_wider_than_their_room_never_leave_it():
     rng = np.random.default_rng(0)
     n = 60
     agents = cs.Agents(n, slots=8)
-    agents.add(rng.uniform(0.1, 0.9, (n, 2)), radius=rng.uniform(0.3, 3.0, n), max_speed=5,
-               target=rng.uniform(-5, 6, (n, 2)))
-    sim = cs.Simulation(world, agents, cs.Steering([cs.Seek(), cs.WallDanger(look_ahead=1.0)]),
-                        motion=cs.Lerp(steer_force=1.0))
+    agents.add(
+        rng.uniform(0.1, 0.9, (n, 2)),
+        radius=rng.uniform(0.3, 3.0, n),
+        max_speed=5,
+        target=rng.uniform(-5, 6, (n, 2)),
+    )
+    sim = cs.Simulation(
+        world,
+        agents,
+        cs.Steering([cs.Seek(), cs.WallDanger(look_ahead=1.0)]),
+        motion=cs.Lerp(steer_force=1.0),
+    )
     for _ in range(100):
         sim.step(0.1)
         p = np.asarray(agents.position)
@@ -290,23 +333,33 @@ def test_long_ray_queries_are_sliced_without_changing_a_result():
     """raycast and slot_raycast run in slices of 2^18 rays (checking for Ctrl-C between
     them): a call spanning several slices equals the same rays cast in small calls."""
     world, rng = _ray_world()
-    n, k = 40_000, 16                                   # 640k slot rays: 3 slices
+    n, k = 40_000, 16  # 640k slot rays: 3 slices
     pos = rng.uniform(0, 100, (n, 2)).astype(np.float32)
     head = rng.uniform(-np.pi, np.pi, n).astype(np.float32)
     look = rng.uniform(0, 8, n).astype(np.float32)
     whole = cs.slot_raycast(world, pos, cs.SlotSet(k), look, headings=head)
-    parts = np.concatenate([cs.slot_raycast(world, pos[i:i + 1000], cs.SlotSet(k),
-                                            look[i:i + 1000], headings=head[i:i + 1000])
-                            for i in range(0, n, 1000)])
+    parts = np.concatenate(
+        [
+            cs.slot_raycast(
+                world,
+                pos[i : i + 1000],
+                cs.SlotSet(k),
+                look[i : i + 1000],
+                headings=head[i : i + 1000],
+            )
+            for i in range(0, n, 1000)
+        ]
+    )
     np.testing.assert_array_equal(whole, parts)
-    m = 600_000                                         # 3 slices of plain rays
+    m = 600_000  # 3 slices of plain rays
     org = rng.uniform(0, 100, (m, 2)).astype(np.float32)
     dirs = rng.normal(0, 1, (m, 2)).astype(np.float32)
     hits = cs.raycast(world, org, dirs, np.float32(6.0))
     for i in (0, 262_143, 262_144, 599_999):
-        one = cs.raycast(world, org[i:i + 1], dirs[i:i + 1], np.float32(6.0))
-        assert one.distance[0] == hits.distance[i] or (np.isinf(one.distance[0])
-                                                        and np.isinf(hits.distance[i]))
+        one = cs.raycast(world, org[i : i + 1], dirs[i : i + 1], np.float32(6.0))
+        assert one.distance[0] == hits.distance[i] or (
+            np.isinf(one.distance[0]) and np.isinf(hits.distance[i])
+        )
 
 
 def test_ctrl_c_interrupts_a_long_slot_raycast():
@@ -331,7 +384,7 @@ def test_ctrl_c_interrupts_a_long_slot_raycast():
     seen = []
 
     def handler(signum, frame):
-        seen.append(bool(np.isnan(out[-1]).all()))   # the last slice not yet written
+        seen.append(bool(np.isnan(out[-1]).all()))  # the last slice not yet written
         raise KeyboardInterrupt
 
     old = signal.signal(signal.SIGINT, handler)

@@ -9,8 +9,20 @@ import pytest
 import contextsteer as cs
 from contextsteer._json import jsonable
 
-FIELDS = {"scenario", "parameters", "steps", "dt", "agents", "seconds", "metrics", "report",
-          "counters", "trajectory", "history", "simulation"}
+FIELDS = {
+    "scenario",
+    "parameters",
+    "steps",
+    "dt",
+    "agents",
+    "seconds",
+    "metrics",
+    "report",
+    "counters",
+    "trajectory",
+    "history",
+    "simulation",
+}
 
 
 def by_hand(name, steps, **params):
@@ -42,14 +54,16 @@ def test_result_record_fields_and_types():
 
 
 def test_same_numbers_as_a_simulation_stepped_by_hand():
-    for records in (0, 7):             # one call, or chunks while recording: the same steps
+    for records in (0, 7):  # one call, or chunks while recording: the same steps
         res = cs.run_scenario("racetrack", {"agents": 4}, seed=3, steps=75, records=records)
         sc, sim = by_hand("racetrack", 75, agents=4, seed=3)
         assert res.metrics == sim.metrics()
         assert res.report == sc.report(sim)
         np.testing.assert_array_equal(res.simulation.agents.position, sim.agents.position)
-        assert res.counters["wall_contacts"]["per_agent"] == \
-            sim.wall_contacts[sim.agents.alive].astype(int).tolist()
+        assert (
+            res.counters["wall_contacts"]["per_agent"]
+            == sim.wall_contacts[sim.agents.alive].astype(int).tolist()
+        )
         assert res.agents == sim.agents.count
 
 
@@ -57,9 +71,21 @@ def test_json_round_trip():
     res = cs.run_scenario("oncoming", seed=2, steps=50, records=5)
     doc = json.loads(res.to_json())
     assert doc == res.to_dict() == plain(res.to_dict())
-    assert list(doc) == ["schema_version", "scenario", "parameters", "steps", "dt",
-                         "simulated_seconds", "seconds", "steps_per_second", "agents",
-                         "trajectory", "counters", "metrics", "report"]
+    assert list(doc) == [
+        "schema_version",
+        "scenario",
+        "parameters",
+        "steps",
+        "dt",
+        "simulated_seconds",
+        "seconds",
+        "steps_per_second",
+        "agents",
+        "trajectory",
+        "counters",
+        "metrics",
+        "report",
+    ]
     assert doc["schema_version"] == cs.run.SCHEMA_VERSION == 2
     assert doc["metrics"]["schema_version"] == cs.metrics.SCHEMA_VERSION
     assert doc["simulated_seconds"] == pytest.approx(50 * res.dt)
@@ -78,21 +104,24 @@ def test_run_simulation_of_a_simulation_built_by_hand():
     seen = []
     res = cs.run_simulation(sim, 25, dt=0.1, records=2, callback=seen.append)
     assert sum(seen) == 25 and res.scenario is None and res.parameters == {}
-    assert res.history.steps.tolist() == [0, 13, 25]          # the final state last
+    assert res.history.steps.tolist() == [0, 13, 25]  # the final state last
     assert res.report == {} and res.trajectory["mean_speed"] == pytest.approx(1.0, rel=1e-5)
     zero = cs.run_simulation(sim, 0)
     assert zero.steps == 0 and zero.history is None and zero.trajectory == {}
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: cs.run_simulation("sim", 10), TypeError, "contextsteer.Simulation"),
-    (lambda: cs.run_scenario("no-such-scenario"), ValueError, "unknown scenario"),
-    (lambda: cs.run_scenario(42), TypeError, "scenario name or a Scenario"),
-    (lambda: cs.run_scenario("oncoming", {"seed": 1}, seed=2), ValueError, "seed once"),
-    (lambda: cs.run_scenario("oncoming", steps=-1), ValueError, "steps must be >= 0"),
-    (lambda: cs.run_scenario("oncoming", steps=2.5), TypeError, "steps must be an int"),
-    (lambda: cs.run_scenario("oncoming", records=-1), ValueError, "records must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: cs.run_simulation("sim", 10), TypeError, "contextsteer.Simulation"),
+        (lambda: cs.run_scenario("no-such-scenario"), ValueError, "unknown scenario"),
+        (lambda: cs.run_scenario(42), TypeError, "scenario name or a Scenario"),
+        (lambda: cs.run_scenario("oncoming", {"seed": 1}, seed=2), ValueError, "seed once"),
+        (lambda: cs.run_scenario("oncoming", steps=-1), ValueError, "steps must be >= 0"),
+        (lambda: cs.run_scenario("oncoming", steps=2.5), TypeError, "steps must be an int"),
+        (lambda: cs.run_scenario("oncoming", records=-1), ValueError, "records must be >= 0"),
+    ],
+)
 def test_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
@@ -108,8 +137,9 @@ def test_a_builder_that_returns_no_simulation_is_refused():
 
 
 def test_sweep_and_tune_keep_the_runners_json_form():
-    res = cs.sweep("oncoming", {"slots": [8]}, seeds=[1], steps=40, executor="serial",
-                   progress=False)
+    res = cs.sweep(
+        "oncoming", {"slots": [8]}, seeds=[1], steps=40, executor="serial", progress=False
+    )
     run = cs.run_scenario("oncoming", {"slots": 8}, seed=1, steps=40).to_dict()
     got = dict(res[0].result)
     for doc in (got, run):
@@ -122,10 +152,11 @@ def test_no_import_cycle_between_cli_and_sweep():
     import sys
 
     # a sweep run used to import the CLI for its JSON helper (cli <-> sweep)
-    code = ("import sys, contextsteer as cs; "
-            "cs.sweep('oncoming', steps=5, executor='serial', progress=False); "
-            "print('contextsteer.cli' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60)
+    code = (
+        "import sys, contextsteer as cs; "
+        "cs.sweep('oncoming', steps=5, executor='serial', progress=False); "
+        "print('contextsteer.cli' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

@@ -9,8 +9,17 @@ import pytest
 import contextsteer as cs
 from contextsteer import scenarios
 
-NAMES = ["racetrack", "corridor", "flock", "oncoming", "crossing", "hallway", "bottleneck",
-         "doorway", "circle"]
+NAMES = [
+    "racetrack",
+    "corridor",
+    "flock",
+    "oncoming",
+    "crossing",
+    "hallway",
+    "bottleneck",
+    "doorway",
+    "circle",
+]
 
 
 def run(name, steps=None, **params):
@@ -35,7 +44,7 @@ def test_scenario_builds_and_runs_without_nan(name):
     assert np.isfinite(sim.agents.velocity[alive]).all()
     m = sim.metrics()
     assert m["steps"] == 60 and m["agents"] == alive.sum()
-    json.dumps(m), json.dumps(sc.report(sim))          # plain JSON
+    json.dumps(m), json.dumps(sc.report(sim))  # plain JSON
     assert m["min_clearance"]["wall"] is None or m["min_clearance"]["wall"] >= 0
 
 
@@ -49,9 +58,9 @@ def test_scenarios_are_reproducible(name):
 
 
 def test_racetrack_cars_complete_laps_without_touching_a_wall():
-    sc, sim = run("racetrack", steps=900)          # 30 s
+    sc, sim = run("racetrack", steps=900)  # 30 s
     m = sim.agent_metrics
-    assert (m.laps >= 1).all()                     # every car completed a lap
+    assert (m.laps >= 1).all()  # every car completed a lap
     assert np.isfinite(m.best_lap_time).all()
     assert m.wall_episodes.sum() == 0 and (m.min_wall_clearance > 0).all()
     r = sc.report(sim)
@@ -99,9 +108,11 @@ def crossed_walls(before, after, walls):
     w = np.asarray(walls, np.float64)[None]
     a, b = w[..., 0:2], w[..., 2:4]
 
-    def orient(p, q, r):   # sign of the turn p -> q -> r
-        return (q[..., 0] - p[..., 0]) * (r[..., 1] - p[..., 1]) - \
-            (q[..., 1] - p[..., 1]) * (r[..., 0] - p[..., 0])
+    def orient(p, q, r):  # sign of the turn p -> q -> r
+        return (q[..., 0] - p[..., 0]) * (r[..., 1] - p[..., 1]) - (q[..., 1] - p[..., 1]) * (
+            r[..., 0] - p[..., 0]
+        )
+
     return (orient(a, b, p0) * orient(a, b, p1) < 0) & (orient(p0, p1, a) * orient(p0, p1, b) < 0)
 
 
@@ -115,12 +126,14 @@ def step_never_crossing_a_wall(sim, dt, steps):
         sim.step(dt)
         crossed = crossed_walls(before[alive], np.array(sim.agents.position)[alive], walls)
         agent, wall = np.nonzero(crossed)
-        assert not crossed.any(), (f"step {step}: agents {np.flatnonzero(alive)[agent].tolist()} "
-                                   f"crossed walls {wall.tolist()}")
+        assert not crossed.any(), (
+            f"step {step}: agents {np.flatnonzero(alive)[agent].tolist()} "
+            f"crossed walls {wall.tolist()}"
+        )
 
 
 def test_the_wall_crossing_check_sees_tunnelling():
-    walls = [[0.0, -1.0, 0.0, 1.0]]                      # a wall along x = 0
+    walls = [[0.0, -1.0, 0.0, 1.0]]  # a wall along x = 0
     before = [[-0.5, 0.0], [-0.5, 0.0], [-0.5, 0.0], [-0.5, 2.0]]
     after = [[0.5, 0.0], [-0.1, 0.0], [-0.5, 0.9], [0.5, 2.0]]
     assert crossed_walls(before, after, walls)[:, 0].tolist() == [True, False, False, False]
@@ -132,10 +145,10 @@ def test_crowds_get_through_the_gap(name, fraction):
     # plain local steering).
     sc = scenarios.get(name)
     sim = sc()
-    step_never_crossing_a_wall(sim, sc.dt, sc.steps)     # never through a wall
+    step_never_crossing_a_wall(sim, sc.dt, sc.steps)  # never through a wall
     m = sim.metrics()
-    assert m["time_to_goal"]["fraction"] >= fraction   # through the gap, to the far side
-    assert m["min_clearance"]["wall"] >= 0              # and never into one
+    assert m["time_to_goal"]["fraction"] >= fraction  # through the gap, to the far side
+    assert m["min_clearance"]["wall"] >= 0  # and never into one
 
 
 def test_corridor_agent_reaches_the_target_without_scraping():
@@ -149,7 +162,7 @@ def test_flock_funnels_through_the_choke_point():
     _, sim = run("flock")
     m = sim.metrics()
     assert m["time_to_goal"]["fraction"] >= 0.8
-    assert (sim.agents.position[:, 0] > 10).mean() >= 0.8   # beyond the wall at x = 10
+    assert (sim.agents.position[:, 0] > 10).mean() >= 0.8  # beyond the wall at x = 10
 
 
 def test_scenario_parameters_are_checked():

@@ -49,8 +49,13 @@ class Laps:
 
 def add_cars(agents, path, offsets, speeds, start_speed=5.0):
     p, t = path.point_at(offsets), path.tangent_at(offsets)
-    agents.add(p, velocity=t * start_speed, heading=np.arctan2(t[:, 1], t[:, 0]), radius=2.0,
-               max_speed=speeds)
+    agents.add(
+        p,
+        velocity=t * start_speed,
+        heading=np.arctan2(t[:, 1], t[:, 0]),
+        radius=2.0,
+        max_speed=speeds,
+    )
 
 
 @pytest.mark.parametrize("interval", [1, 3])
@@ -58,18 +63,23 @@ def test_godot_cars_complete_a_lap_without_touching_a_wall(interval):
     world, path = track()
     agents = cs.Agents(4, slots=16)
     add_cars(agents, path, np.array([0, 20, 40, 60.0]), np.array([25, 28, 30, 32.0]))
-    steering = cs.Steering([cs.FollowPath(path, look_ahead=15), cs.WallDanger(look_ahead=12, spread=1)],
-                           resolve="mask", choose="vector_sum", rotate=True)
-    sim = cs.Simulation(world, agents, steering, motion=cs.Lerp(steer_force=0.1),
-                        decision_interval=interval)
+    steering = cs.Steering(
+        [cs.FollowPath(path, look_ahead=15), cs.WallDanger(look_ahead=12, spread=1)],
+        resolve="mask",
+        choose="vector_sum",
+        rotate=True,
+    )
+    sim = cs.Simulation(
+        world, agents, steering, motion=cs.Lerp(steer_force=0.1), decision_interval=interval
+    )
     laps, walls = Laps(path, agents.position), np.asarray(world.walls)
     closest = np.inf
     for _ in range(700):
         sim.step(1 / 30)
         laps.update(agents.position)
         closest = min(closest, segment_distance(agents.position, walls).min())
-    assert (laps.total >= path.length).all()         # a full lap each, counter-clockwise
-    assert closest > agents.radius[0]                # never touched a wall
+    assert (laps.total >= path.length).all()  # a full lap each, counter-clockwise
+    assert closest > agents.radius[0]  # never touched a wall
     assert not sim.wall_contacts.any()
 
 
@@ -81,16 +91,22 @@ def test_unity_chase_and_avoid_crosses_a_corridor_with_obstacles():
     agents = cs.Agents(1, slots=16)
     agents.add([2, 0], radius=0.5, max_speed=4.0, max_accel=8.0)
     goal = np.array([[57.0, 0.0]], np.float32)
-    steering = cs.Steering([cs.Chase(goal), cs.Avoid(obstacles, max_distance=5.0),
-                            cs.WallDanger(look_ahead=1.5, falloff="linear")],
-                           resolve="subtract", choose="argmax")   # the Unity project's choices
+    steering = cs.Steering(
+        [
+            cs.Chase(goal),
+            cs.Avoid(obstacles, max_distance=5.0),
+            cs.WallDanger(look_ahead=1.5, falloff="linear"),
+        ],
+        resolve="subtract",
+        choose="argmax",
+    )  # the Unity project's choices
     sim = cs.Simulation(world, agents, steering, motion=cs.Accel())
     for _ in range(500):
         sim.step(0.05)
         if np.hypot(*(agents.position[0] - goal[0])) < 1.0:
             break
     assert np.hypot(*(agents.position[0] - goal[0])) < 1.0
-    assert not sim.wall_contacts.any()                  # went round, never scraped
+    assert not sim.wall_contacts.any()  # went round, never scraped
 
 
 def run_flock(with_separation):
@@ -98,10 +114,18 @@ def run_flock(with_separation):
     rng = np.random.default_rng(1)
     agents = cs.Agents(n, slots=16)
     grid = np.stack(np.meshgrid(np.arange(8), np.arange(5)), -1).reshape(-1, 2) * 1.5
-    agents.add(grid + rng.uniform(-0.2, 0.2, (n, 2)), radius=0.3, max_speed=2.0,
-               max_accel=4.0, target=[40, 0])
-    rules = [cs.Seek(weight=0.5), cs.Alignment(radius=3.0, weight=0.2),
-             cs.Cohesion(radius=4.0, weight=0.2)]
+    agents.add(
+        grid + rng.uniform(-0.2, 0.2, (n, 2)),
+        radius=0.3,
+        max_speed=2.0,
+        max_accel=4.0,
+        target=[40, 0],
+    )
+    rules = [
+        cs.Seek(weight=0.5),
+        cs.Alignment(radius=3.0, weight=0.2),
+        cs.Cohesion(radius=4.0, weight=0.2),
+    ]
     if with_separation:
         rules.append(cs.Separation(radius=2.5, weight=3.0))
     steering = cs.Steering(rules, combine="sum", resolve="subtract", choose="weighted_neighbours")
@@ -117,21 +141,28 @@ def run_flock(with_separation):
 
 def test_lewis_flock_with_separation_keeps_a_minimum_spacing():
     spacing, centre = run_flock(True)
-    assert spacing >= 1.0                  # radius 0.3: bodies stay well apart
-    assert centre[0] > 15                  # and the flock travels towards its target
+    assert spacing >= 1.0  # radius 0.3: bodies stay well apart
+    assert centre[0] > 15  # and the flock travels towards its target
     collapsed, _ = run_flock(False)
-    assert collapsed < 0.6                 # without separation they pile up
+    assert collapsed < 0.6  # without separation they pile up
 
 
 def test_godot_fast_car_overtakes_a_slow_one_without_collision():
     world, path = track()
     agents = cs.Agents(2, slots=16)
     add_cars(agents, path, np.array([30.0, 10.0]), np.array([10.0, 30.0]), start_speed=10.0)
-    steering = cs.Steering([cs.FollowPath(path, look_ahead=15), cs.WallDanger(look_ahead=3),
-                            cs.AgentDanger(radius=4, predictive=True, horizon=1.0)],
-                           resolve="mask", threshold=0.1, choose="vector_sum", rotate=True)
-    sim = cs.Simulation(world, agents, steering, motion=cs.Lerp(steer_force=0.15),
-                        push_apart=False)
+    steering = cs.Steering(
+        [
+            cs.FollowPath(path, look_ahead=15),
+            cs.WallDanger(look_ahead=3),
+            cs.AgentDanger(radius=4, predictive=True, horizon=1.0),
+        ],
+        resolve="mask",
+        threshold=0.1,
+        choose="vector_sum",
+        rotate=True,
+    )
+    sim = cs.Simulation(world, agents, steering, motion=cs.Lerp(steer_force=0.15), push_apart=False)
     laps = Laps(path, agents.position)
     closest = np.inf
     for _ in range(600):
@@ -139,6 +170,6 @@ def test_godot_fast_car_overtakes_a_slow_one_without_collision():
         laps.update(agents.position)
         closest = min(closest, float(np.hypot(*(agents.position[0] - agents.position[1]))))
     lead = (10.0 + laps.total[1]) - (30.0 + laps.total[0])
-    assert lead > 50                       # the fast car is well ahead of the slow one
-    assert closest > 4.0                   # two radii: they never touched
+    assert lead > 50  # the fast car is well ahead of the slow one
+    assert closest > 4.0  # two radii: they never touched
     assert not sim.overlaps.any() and not sim.wall_contacts.any()

@@ -21,25 +21,37 @@ def _scene(rotate=False, agents_too=False, k=16):
     rng = np.random.default_rng(3)
     pos = np.array([[2.0, 4.0], [4.5, 2.0], [8.0, 6.0], [10.5, 1.5], [5.2, 4.0]])
     a = cs.Agents(6, slots=k)
-    a.add(pos, heading=rng.uniform(-np.pi, np.pi, len(pos)), radius=0.3, max_speed=1.0,
-          target=[[11, 4]] * len(pos))
+    a.add(
+        pos,
+        heading=rng.uniform(-np.pi, np.pi, len(pos)),
+        radius=0.3,
+        max_speed=1.0,
+        target=[[11, 4]] * len(pos),
+    )
     wd = cs.WallDanger(look_ahead=4.0, padding=0.1, agents=agents_too)
-    sim = cs.Simulation(w, a, cs.Steering([cs.Seek(), wd], rotate=rotate),
-                        motion=cs.Lerp(steer_force=1.0))
+    sim = cs.Simulation(
+        w, a, cs.Steering([cs.Seek(), wd], rotate=rotate), motion=cs.Lerp(steer_force=1.0)
+    )
     return w, a, sim
 
 
 @pytest.mark.parametrize("rotate", [False, True])
 def test_sensed_is_the_walldanger_cast(rotate):
     w, a, sim = _scene(rotate=rotate)
-    assert np.isinf(sim.sensed).all()            # nothing perceived yet
+    assert np.isinf(sim.sensed).all()  # nothing perceived yet
     for _ in range(3):
         sim.perceive()
         alive = np.asarray(a.alive)
         pos = np.asarray(a.position)[alive]
         # The oracle: an independent cast of the same rays (disc of radius r + padding).
-        expect = cs.slot_raycast(w, pos, cs.SlotSet(16), 4.0, radius=0.4,
-                                 headings=np.asarray(a.heading)[alive] if rotate else None)
+        expect = cs.slot_raycast(
+            w,
+            pos,
+            cs.SlotSet(16),
+            4.0,
+            radius=0.4,
+            headings=np.asarray(a.heading)[alive] if rotate else None,
+        )
         got = np.array(sim.sensed)[alive]
         far = expect > 4.0
         np.testing.assert_array_equal(np.isinf(got), far | np.isinf(expect))
@@ -72,7 +84,7 @@ def test_history_records_what_was_sensed_at_each_step():
         sim.step(0.2)
         seen.append(np.array(sim.sensed))
     np.testing.assert_array_equal(np.asarray(hist.sensed)[1:], np.stack(seen))
-    assert cs.History(sim).sensed is None        # only with maps
+    assert cs.History(sim).sensed is None  # only with maps
 
 
 def _lengths(segments):
@@ -102,14 +114,18 @@ def test_animation_rays_stop_at_the_recorded_hits():
     for r, cap in ((rec, None), (fake, 1.0)):
         anim = cs.plot.animate(r, sim)
         artists = anim._func(len(r.steps) - 1)
-        rays = [x for x in artists if isinstance(x, matplotlib.collections.LineCollection)
-                and len(x.get_segments()) == 5 * 16]
+        rays = [
+            x
+            for x in artists
+            if isinstance(x, matplotlib.collections.LineCollection)
+            and len(x.get_segments()) == 5 * 16
+        ]
         assert len(rays) == 1
         want = np.minimum(np.asarray(r.sensed)[-1][np.asarray(a.alive)], 4.0).reshape(-1)
         if cap is not None:
             want = np.minimum(want, cap)
         np.testing.assert_allclose(_lengths(rays[0].get_segments()), want, atol=1e-5)
-        anim._draw_was_started = True   # drawn by hand above; no "never rendered" warning
+        anim._draw_was_started = True  # drawn by hand above; no "never rendered" warning
     matplotlib.pyplot.close("all")
 
 
@@ -117,8 +133,10 @@ def test_rendered_frames_draw_the_recorded_hits():
     _, a, sim = _scene()
     rec = cs.run_simulation(sim, 4, dt=0.2, records=4, maps=True).history
     short = rec._replace(sensed=np.full_like(rec.sensed, 0.5))
-    images = [np.stack(list(cs.plot.frames(sim, history=r, size=160, trail=False).images))
-              for r in (rec, short, rec)]
-    np.testing.assert_array_equal(images[0], images[2])      # deterministic drawing
-    assert (images[0] != images[1]).any()                     # the recorded hits are drawn
+    images = [
+        np.stack(list(cs.plot.frames(sim, history=r, size=160, trail=False).images))
+        for r in (rec, short, rec)
+    ]
+    np.testing.assert_array_equal(images[0], images[2])  # deterministic drawing
+    assert (images[0] != images[1]).any()  # the recorded hits are drawn
     matplotlib.pyplot.close("all")

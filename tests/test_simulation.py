@@ -28,22 +28,46 @@ def crowd(n, seed=0, slots=16):
     ang = rng.uniform(0, 2 * np.pi, n)
     r = rng.uniform(10, 26, n)
     pos = np.stack([np.cos(ang) * r, np.sin(ang) * r], 1)
-    a.add(pos, velocity=rng.normal(size=(n, 2)), radius=0.5, max_speed=3.0, max_accel=6.0,
-          max_turn_rate=3.0, target=-pos, heading=rng.uniform(-3, 3, n))
+    a.add(
+        pos,
+        velocity=rng.normal(size=(n, 2)),
+        radius=0.5,
+        max_speed=3.0,
+        max_accel=6.0,
+        max_turn_rate=3.0,
+        target=-pos,
+        heading=rng.uniform(-3, 3, n),
+    )
     return a
 
 
 def steering(**kw):
-    return cs.Steering([cs.Seek(), cs.Wander(weight=0.3), cs.Separation(radius=2.0, weight=0.5),
-                        cs.WallDanger(look_ahead=3, falloff="linear", spread=1),
-                        cs.AgentDanger(radius=1.5, predictive=True)],
-                       resolve="subtract", choose="vector_sum", **kw)
+    return cs.Steering(
+        [
+            cs.Seek(),
+            cs.Wander(weight=0.3),
+            cs.Separation(radius=2.0, weight=0.5),
+            cs.WallDanger(look_ahead=3, falloff="linear", spread=1),
+            cs.AgentDanger(radius=1.5, predictive=True),
+        ],
+        resolve="subtract",
+        choose="vector_sum",
+        **kw,
+    )
 
 
 def state_hash(a, sim):
     h = hashlib.sha256()
-    for x in (a.position, a.velocity, a.heading, sim.interest, sim.danger, sim.chosen_direction,
-              sim.wall_contacts, sim.overlaps):
+    for x in (
+        a.position,
+        a.velocity,
+        a.heading,
+        sim.interest,
+        sim.danger,
+        sim.chosen_direction,
+        sim.wall_contacts,
+        sim.overlaps,
+    ):
         h.update(np.ascontiguousarray(x).tobytes())
     return h.hexdigest()
 
@@ -54,24 +78,31 @@ def wall_distance(world, p):
 
 # -------------------------------------------------------------------- views ---
 
+
 def test_views_are_zero_copy_and_survive_the_simulation():
     a = crowd(10)
     sim = cs.Simulation(room(), a, steering(), motion=cs.Accel())
     sim.step(0.1)
-    for name, shape, dtype in [("interest", (10, 16), np.float32), ("danger", (10, 16), np.float32),
-                               ("resolved", (10, 16), np.float32),
-                               ("chosen_direction", (10, 2), np.float32),
-                               ("strength", (10,), np.float32), ("chosen_slot", (10,), np.int32),
-                               ("wall_contacts", (10,), np.int32), ("overlaps", (10,), np.int32),
-                               ("stuck", (10,), np.bool_), ("still_time", (10,), np.float32)]:
+    for name, shape, dtype in [
+        ("interest", (10, 16), np.float32),
+        ("danger", (10, 16), np.float32),
+        ("resolved", (10, 16), np.float32),
+        ("chosen_direction", (10, 2), np.float32),
+        ("strength", (10,), np.float32),
+        ("chosen_slot", (10,), np.int32),
+        ("wall_contacts", (10,), np.int32),
+        ("overlaps", (10,), np.int32),
+        ("stuck", (10,), np.bool_),
+        ("still_time", (10,), np.float32),
+    ]:
         v = getattr(sim, name)
         assert v.shape == shape and v.dtype == dtype, name
         assert np.shares_memory(v, getattr(sim, name)), name
     interest = sim.interest
     sim.step(0.1)
-    np.testing.assert_array_equal(interest, sim.interest)   # the same memory, updated
+    np.testing.assert_array_equal(interest, sim.interest)  # the same memory, updated
     del sim
-    assert np.isfinite(interest).all()                       # the view keeps it alive
+    assert np.isfinite(interest).all()  # the view keeps it alive
     assert_writes_stick_and_flags_stay_read_only(interest)
 
 
@@ -119,7 +150,7 @@ def test_validation():
         sim.step(0.1)
     a.position[2, 0] = 1.0
     a.alive[2] = False
-    a.position[2, 0] = np.inf            # dead agents are not checked
+    a.position[2, 0] = np.inf  # dead agents are not checked
     sim.step(0.1)
     a.radius[3] = -1
     with pytest.raises(ValueError, match="radius"):
@@ -141,6 +172,7 @@ def test_validation():
 
 # ------------------------------------------------------------ determinism ---
 
+
 def run_hash(threads, steps=500, n=120, **kw):
     a = crowd(n, seed=3)
     sim = cs.Simulation(room(), a, steering(), motion=cs.Lerp(steer_force=0.3), **kw)
@@ -158,11 +190,17 @@ def test_bit_identical_for_any_thread_count():
 def test_bit_identical_with_time_slicing_and_blend():
     def go(t):
         a = crowd(150, seed=4)
-        sim = cs.Simulation(room(), a, steering(blend=0.5, spread=[0.5, 1, 0.5]),
-                            motion=cs.Vehicle(), decision_interval=3)
+        sim = cs.Simulation(
+            room(),
+            a,
+            steering(blend=0.5, spread=[0.5, 1, 0.5]),
+            motion=cs.Vehicle(),
+            decision_interval=3,
+        )
         with cs.threads(t):
             sim.step(0.05, steps=200)
         return state_hash(a, sim)
+
     assert go(1) == go(2) == go(4)
 
 
@@ -179,12 +217,19 @@ def test_fused_step_equals_the_stages():
 
 # -------------------------------------------------------------- collisions ---
 
+
 def test_a_very_fast_agent_never_tunnels_through_a_thin_wall():
     world = cs.World()
-    world.add_segments([[10, -50, 10, 50]])     # one thin wall
+    world.add_segments([[10, -50, 10, 50]])  # one thin wall
     a = cs.Agents(3, slots=8)
-    a.add([[0, 0], [0, 5], [0, -5]], velocity=[[5e4, 0], [5e4, 3e4], [5e4, -1e3]],
-          radius=[0.5, 0.0, 0.2], max_speed=1e5, max_accel=9e7, target=[1e4, 0])
+    a.add(
+        [[0, 0], [0, 5], [0, -5]],
+        velocity=[[5e4, 0], [5e4, 3e4], [5e4, -1e3]],
+        radius=[0.5, 0.0, 0.2],
+        max_speed=1e5,
+        max_accel=9e7,
+        target=[1e4, 0],
+    )
     sim = cs.Simulation(world, a, [cs.Seek()], motion=cs.Accel(), push_apart=False)
     for _ in range(50):
         sim.step(0.1)
@@ -194,8 +239,13 @@ def test_a_very_fast_agent_never_tunnels_through_a_thin_wall():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.floats(-math.pi, math.pi), st.floats(0.01, 1e4), st.floats(0.0, 2.0),
-       st.floats(-3.0, 3.0), st.integers(1, 6))
+@given(
+    st.floats(-math.pi, math.pi),
+    st.floats(0.01, 1e4),
+    st.floats(0.0, 2.0),
+    st.floats(-3.0, 3.0),
+    st.integers(1, 6),
+)
 def test_sweep_never_crosses_a_wall(angle, speed, radius, offset, iterations):
     walls = [[5, -20, 5, 20], [-20, 8, 20, 8], [-6, -20, -6, 20]]
     world = cs.World()
@@ -219,8 +269,8 @@ def test_agents_slide_along_walls():
     world.add_segments([[-50, 0, 50, 0]])
     pos, contacts = cs.sweep_circle(world, [[0, 1]], [[10, -10]], 0.5)
     assert contacts[0] == 1
-    assert pos[0, 1] == pytest.approx(0.5, abs=1e-2)       # on the wall
-    assert pos[0, 0] == pytest.approx(10.0, abs=1e-2)      # slid the full x distance
+    assert pos[0, 1] == pytest.approx(0.5, abs=1e-2)  # on the wall
+    assert pos[0, 0] == pytest.approx(10.0, abs=1e-2)  # slid the full x distance
 
 
 def test_push_apart_separates_overlaps_and_counts_them():
@@ -231,14 +281,14 @@ def test_push_apart_separates_overlaps_and_counts_them():
     assert sim.overlaps.tolist() == [1, 1, 0]
     assert np.hypot(*(a.position[0] - a.position[1])) >= 1.0
     sim.step(0.1)
-    assert sim.overlaps.tolist() == [1, 1, 0]                # no new overlap
+    assert sim.overlaps.tolist() == [1, 1, 0]  # no new overlap
 
 
 def test_push_apart_never_pushes_through_a_wall():
     world = cs.World()
     world.add_segments([[1.0, -5, 1.0, 5]])
     a = cs.Agents(2, slots=8)
-    a.add([[0.45, 0], [-0.3, 0]], radius=0.5)                 # agent 1 pushes agent 0 right
+    a.add([[0.45, 0], [-0.3, 0]], radius=0.5)  # agent 1 pushes agent 0 right
     sim = cs.Simulation(world, a, [cs.Forward(weight=0.0)])
     sim.step(0.1, steps=3)
     assert (a.position[:, 0] < 1.0 - 0.5 + 1e-3).all()
@@ -267,6 +317,7 @@ def test_world_edits_are_picked_up():
 
 # ----------------------------------------------------- time slicing, stuck ---
 
+
 def test_time_slicing_staggers_decisions():
     k = 3
     a = crowd(9, seed=1)
@@ -284,11 +335,12 @@ def test_time_slicing_staggers_decisions():
 
 def test_stuck_agents_are_flagged():
     world = cs.World()
-    world.add_polyline([[5, -10], [5, 5], [-5, 5]])          # a corner in the way
+    world.add_polyline([[5, -10], [5, 5], [-5, 5]])  # a corner in the way
     a = cs.Agents(2, slots=16)
     a.add([[0, 0], [0, -20]], radius=0.5, max_speed=2.0, target=[[30, 30], [-30, -20]])
-    sim = cs.Simulation(world, a, [cs.Seek()], motion=cs.Lerp(steer_force=0.5),
-                        stuck_distance=0.2, stuck_time=1.0)
+    sim = cs.Simulation(
+        world, a, [cs.Seek()], motion=cs.Lerp(steer_force=0.5), stuck_distance=0.2, stuck_time=1.0
+    )
     sim.step(0.1, steps=60)
     assert sim.stuck.tolist() == [True, False]
     assert sim.still_time[0] >= 1.0 and sim.still_time[1] == 0.0
@@ -296,35 +348,70 @@ def test_stuck_agents_are_flagged():
 
 # ------------------------------------------------------------------ no NaN ---
 
+
 @settings(max_examples=25, deadline=None)
 @given(
-    n=st.integers(1, 40), k=st.integers(3, 24), seed=st.integers(0, 2**32 - 1),
-    resolve=st.sampled_from(cs.RESOLVE_MODES), choose=st.sampled_from(cs.CHOOSE_MODES),
-    combine=st.sampled_from(cs.STEERING_COMBINE_MODES), motion=st.sampled_from(["lerp", "accel", "vehicle"]),
-    dt=st.floats(1e-3, 2.0), interval=st.integers(1, 4), rotate=st.booleans(),
-    blend=st.one_of(st.none(), st.floats(0, 1)), push=st.booleans(),
+    n=st.integers(1, 40),
+    k=st.integers(3, 24),
+    seed=st.integers(0, 2**32 - 1),
+    resolve=st.sampled_from(cs.RESOLVE_MODES),
+    choose=st.sampled_from(cs.CHOOSE_MODES),
+    combine=st.sampled_from(cs.STEERING_COMBINE_MODES),
+    motion=st.sampled_from(["lerp", "accel", "vehicle"]),
+    dt=st.floats(1e-3, 2.0),
+    interval=st.integers(1, 4),
+    rotate=st.booleans(),
+    blend=st.one_of(st.none(), st.floats(0, 1)),
+    push=st.booleans(),
 )
 def test_never_nan(n, k, seed, resolve, choose, combine, motion, dt, interval, rotate, blend, push):
     rng = np.random.default_rng(seed)
     a = cs.Agents(n, slots=k, seed=seed)
-    a.add(rng.uniform(-29, 29, (n, 2)), velocity=rng.normal(0, 5, (n, 2)),
-          radius=rng.uniform(0, 2, n), max_speed=rng.uniform(0, 20, n),
-          max_accel=rng.uniform(0, 50, n), max_turn_rate=rng.uniform(0, 10, n),
-          steer_force=rng.uniform(0, 1, n), target=rng.uniform(-40, 40, (n, 2)),
-          heading=rng.uniform(-4, 4, n))
-    a.position[: n // 3] = a.position[0]               # coincident agents
+    a.add(
+        rng.uniform(-29, 29, (n, 2)),
+        velocity=rng.normal(0, 5, (n, 2)),
+        radius=rng.uniform(0, 2, n),
+        max_speed=rng.uniform(0, 20, n),
+        max_accel=rng.uniform(0, 50, n),
+        max_turn_rate=rng.uniform(0, 10, n),
+        steer_force=rng.uniform(0, 1, n),
+        target=rng.uniform(-40, 40, (n, 2)),
+        heading=rng.uniform(-4, 4, n),
+    )
+    a.position[: n // 3] = a.position[0]  # coincident agents
     model = {"lerp": cs.Lerp(), "accel": cs.Accel(), "vehicle": cs.Vehicle()}[motion]
     path = cs.Path([[-20, -20], [20, -20], [0, 20]], closed=True)
-    s = cs.Steering([cs.Seek(), cs.FollowPath(path, look_ahead=3), cs.Flee([[0, 0]], max_distance=5),
-                     cs.Separation(radius=3), cs.Cohesion(radius=4), cs.Alignment(radius=4),
-                     cs.WallDanger(look_ahead=4, falloff="quadratic", spread=1),
-                     cs.AgentDanger(radius=2, predictive=True), cs.Arrive(slowing_radius=5)],
-                    combine=combine, resolve=resolve, choose=choose, rotate=rotate, blend=blend,
-                    epsilon=0.1)
+    s = cs.Steering(
+        [
+            cs.Seek(),
+            cs.FollowPath(path, look_ahead=3),
+            cs.Flee([[0, 0]], max_distance=5),
+            cs.Separation(radius=3),
+            cs.Cohesion(radius=4),
+            cs.Alignment(radius=4),
+            cs.WallDanger(look_ahead=4, falloff="quadratic", spread=1),
+            cs.AgentDanger(radius=2, predictive=True),
+            cs.Arrive(slowing_radius=5),
+        ],
+        combine=combine,
+        resolve=resolve,
+        choose=choose,
+        rotate=rotate,
+        blend=blend,
+        epsilon=0.1,
+    )
     sim = cs.Simulation(room(), a, s, motion=model, push_apart=push, decision_interval=interval)
     sim.step(dt, steps=15)
-    for x in (a.position, a.velocity, a.heading, sim.interest, sim.danger, sim.resolved,
-              sim.chosen_direction, sim.strength):
+    for x in (
+        a.position,
+        a.velocity,
+        a.heading,
+        sim.interest,
+        sim.danger,
+        sim.resolved,
+        sim.chosen_direction,
+        sim.strength,
+    ):
         assert np.isfinite(x).all()
 
 
@@ -348,7 +435,7 @@ def test_an_agent_sliding_along_a_wall_faces_its_slid_velocity():
     sim.step(0.1, steps=20)
     assert sim.wall_contacts[0] > 0
     assert a.position[0, 1] >= 0.5 - 1e-3 and a.position[0, 0] > 1.0
-    assert abs(float(a.heading[0])) < 1e-3             # along +x, not into the wall
+    assert abs(float(a.heading[0])) < 1e-3  # along +x, not into the wall
     assert abs(float(a.velocity[0, 1])) < 1e-3
 
 
@@ -358,8 +445,15 @@ def test_braking_flag_follows_frays_brake_rule():
     # Lerp and Accel never brake.
     def run(motion, steps=1):
         agents = cs.Agents(3, slots=16)
-        agents.add([[0, 0], [0, 10], [0, 20]], heading=0.0, velocity=[[2, 0]] * 3, max_speed=4,
-                   max_accel=8, max_turn_rate=0.5, target=[[10, 0], [-10, 10], [1, 30]])
+        agents.add(
+            [[0, 0], [0, 10], [0, 20]],
+            heading=0.0,
+            velocity=[[2, 0]] * 3,
+            max_speed=4,
+            max_accel=8,
+            max_turn_rate=0.5,
+            target=[[10, 0], [-10, 10], [1, 30]],
+        )
         sim = cs.Simulation(None, agents, cs.Steering([cs.Seek()], choose="argmax"), motion=motion)
         sim.step(0.1, steps=steps)
         return sim, agents
@@ -374,8 +468,11 @@ def test_braking_flag_follows_frays_brake_rule():
     for _ in range(5):
         h0 = agents.heading.copy()
         sim.step(0.1)
-        off = np.abs((np.arctan2(sim.chosen_direction[:, 1], sim.chosen_direction[:, 0]) - h0 + np.pi)
-                     % (2 * np.pi) - np.pi)
+        off = np.abs(
+            (np.arctan2(sim.chosen_direction[:, 1], sim.chosen_direction[:, 0]) - h0 + np.pi)
+            % (2 * np.pi)
+            - np.pi
+        )
         np.testing.assert_array_equal(sim.braking, off > np.pi / 2)
         assert sim.braking[1]
     with pytest.raises(ValueError):
@@ -388,6 +485,7 @@ def test_braking_flag_follows_frays_brake_rule():
 def test_deprecated_seed_and_resolve_and_move_warn_and_change_nothing():
     """Simulation(seed=) never drew anything: it warns and leaves the run bit-identical;
     resolve_and_move is a warning alias of decide_and_move."""
+
     def run(**kw):
         a = crowd(6)
         sim = cs.Simulation(None, a, [cs.Seek(), cs.Wander(seed=3)], **kw)

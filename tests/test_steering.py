@@ -33,13 +33,22 @@ def random_agents(n, seed, world=None, clearance=0.0, **kw):
                 continue
         pts.append(p)
     a = cs.Agents(n, seed=seed)
-    a.add(np.array(pts), velocity=rng.normal(size=(n, 2)), heading=rng.uniform(-3, 3, n),
-          radius=rng.uniform(0.3, 1.0, n), max_speed=2.0, max_accel=3.0, max_turn_rate=2.0,
-          target=rng.uniform(-15, 15, (n, 2)), **kw)
+    a.add(
+        np.array(pts),
+        velocity=rng.normal(size=(n, 2)),
+        heading=rng.uniform(-3, 3, n),
+        radius=rng.uniform(0.3, 1.0, n),
+        max_speed=2.0,
+        max_accel=3.0,
+        max_turn_rate=2.0,
+        target=rng.uniform(-15, 15, (n, 2)),
+        **kw,
+    )
     return a
 
 
 # ----------------------------------------------------------------- behaviours ---
+
 
 @pytest.mark.parametrize("mode", ["tangent", "seek"])
 @pytest.mark.parametrize("look_ahead", [0.0, 3.0, -2.0])
@@ -55,9 +64,9 @@ def test_follow_path_matches_oracle(mode, look_ahead):
 def test_follow_path_rotated_slots_put_the_path_in_the_agent_frame():
     path = cs.Path([[-10, 0], [10, 0]])
     a = cs.Agents(1)
-    a.add([0, 1], heading=np.pi / 2)          # facing +y, path runs along +x
+    a.add([0, 1], heading=np.pi / 2)  # facing +y, path runs along +x
     m = cs.FollowPath(path).evaluate(a, 4, rotate=True).interest[0]
-    np.testing.assert_allclose(m, [0, 0, 0, 1], atol=1e-6)   # slot 3 = agent's right = +x
+    np.testing.assert_allclose(m, [0, 0, 0, 1], atol=1e-6)  # slot 3 = agent's right = +x
 
 
 @pytest.mark.parametrize("falloff", ["binary", "linear", "quadratic"])
@@ -73,8 +82,15 @@ def test_wall_danger_matches_oracle(falloff, spread, padding):
     circles = world.circles
     dist = np.empty((len(a), k))
     for i in range(len(a)):
-        dist[i] = ref.ref_raycast(walls, circles, [], np.repeat(a.position[i:i + 1], k, 0),
-                                  ring(k), look, radius=float(a.radius[i]) + padding)
+        dist[i] = ref.ref_raycast(
+            walls,
+            circles,
+            [],
+            np.repeat(a.position[i : i + 1], k, 0),
+            ring(k),
+            look,
+            radius=float(a.radius[i]) + padding,
+        )
     want = 0.8 * ra.wall_danger_from_distances(dist, look, falloff, spread)
     # Hits within float rounding of the look-ahead may go either way.
     ok = ~(np.abs(dist - look) < 1e-3).any(axis=1)
@@ -98,7 +114,7 @@ def test_wall_danger_touching_a_wall_keeps_only_slots_into_it():
     world = cs.World()
     world.add_segments([[1, -5, 1, 5]])
     a = cs.Agents(1)
-    a.add([0.2, 0], radius=1.0)                  # overlaps the wall (placed by the user)
+    a.add([0.2, 0], radius=1.0)  # overlaps the wall (placed by the user)
     d = cs.WallDanger(look_ahead=2).evaluate(a, 8, world=world).danger[0]
     assert d[0] == 1 and d[1] == 1 and d[7] == 1  # into the wall
     assert d[2] == 0 and d[4] == 0 and d[6] == 0  # along it and away
@@ -121,6 +137,7 @@ def test_wall_danger_without_world_is_zero_and_validation():
 
 # ------------------------------------------------------------------- steering ---
 
+
 def test_steering_validation_lists_the_choices():
     with pytest.raises(ValueError, match="'max', 'sum', 'multiply', 'min'"):
         cs.Steering([cs.Seek()], combine="weighted_sum")
@@ -141,16 +158,41 @@ def test_steering_validation_lists_the_choices():
 CASES = [
     dict(combine="max", danger_combine="max", resolve="mask", choose="vector_sum"),
     dict(combine="sum", danger_combine="sum", resolve="subtract", choose="argmax"),
-    dict(combine="max", danger_combine="max", resolve="scale", choose="weighted_neighbours",
-         width=3),
-    dict(combine="max", danger_combine="max", resolve="mask_min_danger", epsilon=0.05,
-         choose="subslot"),
-    dict(combine="sum", danger_combine="max", resolve="avoid_opposite", choose="vector_sum",
-         contiguous=False),
-    dict(combine="max", danger_combine="max", resolve="subtract", choose="vector_sum",
-         spread=[0.5, 1.0, 0.5], spread_mode="max", spread_maps="both"),
-    dict(combine="max", danger_combine="sum", resolve="mask", threshold=0.3,
-         choose="subslot", spread=[0.25, 0.5, 0.25], spread_mode="sum"),
+    dict(
+        combine="max", danger_combine="max", resolve="scale", choose="weighted_neighbours", width=3
+    ),
+    dict(
+        combine="max",
+        danger_combine="max",
+        resolve="mask_min_danger",
+        epsilon=0.05,
+        choose="subslot",
+    ),
+    dict(
+        combine="sum",
+        danger_combine="max",
+        resolve="avoid_opposite",
+        choose="vector_sum",
+        contiguous=False,
+    ),
+    dict(
+        combine="max",
+        danger_combine="max",
+        resolve="subtract",
+        choose="vector_sum",
+        spread=[0.5, 1.0, 0.5],
+        spread_mode="max",
+        spread_maps="both",
+    ),
+    dict(
+        combine="max",
+        danger_combine="sum",
+        resolve="mask",
+        threshold=0.3,
+        choose="subslot",
+        spread=[0.25, 0.5, 0.25],
+        spread_mode="sum",
+    ),
     dict(combine="max", danger_combine="max", resolve="subtract", choose="subslot_linear"),
 ]
 
@@ -162,10 +204,14 @@ def test_pipeline_equals_the_functional_api_by_hand(case, rotate):
     world = box_world()
     a = random_agents(60, 7, world, clearance=1.1)
     path = cs.Path([[-12, -12], [12, -12], [12, 12], [-12, 12]], closed=True)
-    behaviours = [cs.Seek(weight=0.9), cs.FollowPath(path, look_ahead=2, weight=0.5),
-                  cs.Wander(weight=0.3), cs.AgentDanger(radius=3.0, predictive=True),
-                  cs.WallDanger(look_ahead=4, falloff="linear", spread=1),
-                  cs.Avoid([[0, 0]], max_distance=8)]
+    behaviours = [
+        cs.Seek(weight=0.9),
+        cs.FollowPath(path, look_ahead=2, weight=0.5),
+        cs.Wander(weight=0.3),
+        cs.AgentDanger(radius=3.0, predictive=True),
+        cs.WallDanger(look_ahead=4, falloff="linear", spread=1),
+        cs.Avoid([[0, 0]], max_distance=8),
+    ]
     steering = cs.Steering(behaviours, rotate=rotate, record=True, max_neighbours=12, **case)
     motion = cs.Lerp(steer_force=0.3)
     sim = cs.Simulation(world, a, steering, motion, slots=k, push_apart=False)
@@ -177,10 +223,14 @@ def test_pipeline_equals_the_functional_api_by_hand(case, rotate):
         m = b.evaluate(a, k, rotate=rotate, time=sim.time, max_neighbours=12, world=world)
         maps[name] = m.interest if b.writes == "interest" else m.danger
         np.testing.assert_array_equal(sim.behaviour_maps[name], maps[name], err_msg=name)
-    interest = cs.combine([maps[n] for n, b in zip(steering.names, behaviours)
-                           if b.writes == "interest"], case["combine"])
-    danger = cs.combine([maps[n] for n, b in zip(steering.names, behaviours)
-                         if b.writes == "danger"], case["danger_combine"])
+    interest = cs.combine(
+        [maps[n] for n, b in zip(steering.names, behaviours) if b.writes == "interest"],
+        case["combine"],
+    )
+    danger = cs.combine(
+        [maps[n] for n, b in zip(steering.names, behaviours) if b.writes == "danger"],
+        case["danger_combine"],
+    )
     if "spread" in case:
         sm = case.get("spread_maps", "danger")
         if sm in ("interest", "both"):
@@ -191,10 +241,21 @@ def test_pipeline_equals_the_functional_api_by_hand(case, rotate):
     np.testing.assert_array_equal(sim.danger, danger)
 
     slots = cs.SlotSet(k)
-    resolved = cs.resolve(interest, danger, case["resolve"], threshold=case.get("threshold", 0.0),
-                          epsilon=case.get("epsilon", 0.0), directions=slots)
-    choice = cs.choose(resolved, slots, case["choose"], width=case.get("width", 2),
-                       contiguous=case.get("contiguous", True))
+    resolved = cs.resolve(
+        interest,
+        danger,
+        case["resolve"],
+        threshold=case.get("threshold", 0.0),
+        epsilon=case.get("epsilon", 0.0),
+        directions=slots,
+    )
+    choice = cs.choose(
+        resolved,
+        slots,
+        case["choose"],
+        width=case.get("width", 2),
+        contiguous=case.get("contiguous", True),
+    )
     direction = choice.direction.astype(np.float64)
     if rotate:
         h = a.heading.astype(np.float32)
@@ -219,7 +280,7 @@ def test_temporal_blend_equals_cs_blend():
     a = random_agents(20, 2)
     steering = cs.Steering([cs.Seek(), cs.AgentDanger(radius=4)], blend=0.25)
     sim = cs.Simulation(None, a, steering, slots=k, push_apart=False)
-    sim.perceive()                      # first perceive: no memory, takes the new maps
+    sim.perceive()  # first perceive: no memory, takes the new maps
     first_i, first_d = sim.interest.copy(), sim.danger.copy()
     np.testing.assert_array_equal(first_i, cs.Seek().evaluate(a, k).interest)
     a.position[...] += np.random.default_rng(0).normal(size=(20, 2)).astype(np.float32)
@@ -252,19 +313,21 @@ def test_avoid_opposite_on_large_rings_equals_all_pairs(k, seed):
     slots = cs.SlotSet(k, offset=0.3)
     dirs = np.asarray(slots.directions, dtype=np.float64)
     danger = rng.uniform(0, 1, (6, k))
-    danger[1] = 0.0                                   # nothing dangerous
-    danger[2] = np.where(rng.uniform(size=k) < 0.05, danger[2], 0.0)   # sparse
-    danger[3] = rng.choice([0.0, 0.5, 1.0], k)        # ties
-    danger[4] = rng.uniform(-1, 1, k)                 # negative danger adds nothing
-    danger[5] = 0.0                                   # slot 0: 1.0 at its side, 0.6 behind
+    danger[1] = 0.0  # nothing dangerous
+    danger[2] = np.where(rng.uniform(size=k) < 0.05, danger[2], 0.0)  # sparse
+    danger[3] = rng.choice([0.0, 0.5, 1.0], k)  # ties
+    danger[4] = rng.uniform(-1, 1, k)  # negative danger adds nothing
+    danger[5] = 0.0  # slot 0: 1.0 at its side, 0.6 behind
     danger[5, k // 4] = 1.0
     danger[5, k // 2] = 0.6
     interest = rng.uniform(0, 1, (6, k))
-    got = cs.resolve(interest.astype(np.float32), danger.astype(np.float32), "avoid_opposite",
-                     directions=slots)
-    expect = ref.ref_resolve(interest.astype(np.float32), danger.astype(np.float32),
-                         "avoid_opposite", dirs=dirs)
+    got = cs.resolve(
+        interest.astype(np.float32), danger.astype(np.float32), "avoid_opposite", directions=slots
+    )
+    expect = ref.ref_resolve(
+        interest.astype(np.float32), danger.astype(np.float32), "avoid_opposite", dirs=dirs
+    )
     np.testing.assert_allclose(got, expect, rtol=2e-6, atol=1e-7)
     behind = 0.6 * max(0.0, -float(dirs[0] @ dirs[k // 2]))
-    assert behind > max(0.0, -float(dirs[0] @ dirs[k // 4]))    # the side slot adds less
+    assert behind > max(0.0, -float(dirs[0] @ dirs[k // 4]))  # the side slot adds less
     assert got[5, 0] == pytest.approx(interest[5, 0] + behind, rel=1e-5)

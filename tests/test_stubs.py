@@ -17,8 +17,13 @@ def _stub_names():
             members = set()
             if isinstance(node, ast.ClassDef):
                 members = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
-                members |= {t.id for n in node.body if isinstance(n, ast.AnnAssign)
-                            for t in [n.target] if isinstance(t, ast.Name)}
+                members |= {
+                    t.id
+                    for n in node.body
+                    if isinstance(n, ast.AnnAssign)
+                    for t in [n.target]
+                    if isinstance(t, ast.Name)
+                }
             names[node.name] = members
     return names
 

@@ -94,7 +94,9 @@ def test_failed_runs_raise_in_run_order_or_are_kept():
         cs.sweep(fails_on_two, {"a": [1, 2, 3]}, executor="serial", progress=False)
     with pytest.raises(RuntimeError, match="a = 2 is not allowed"):
         cs.sweep(fails_on_two, {"a": [1, 2, 3]}, workers=2, progress=False)
-    res = cs.sweep(fails_on_two, {"a": [1, 2, 3]}, seeds=[0, 1], errors="keep", workers=2, progress=False)
+    res = cs.sweep(
+        fails_on_two, {"a": [1, 2, 3]}, seeds=[0, 1], errors="keep", workers=2, progress=False
+    )
     assert len(res) == 6 and [r.params["a"] for r in res.failed] == [2, 2]
     assert res.failed[0].error == "ValueError: a = 2 is not allowed" and res.failed[0].result == {}
     np.testing.assert_array_equal(res.column("value"), [1, 1, np.nan, np.nan, 3, 3])
@@ -116,24 +118,29 @@ class BrokenPool(cf.Executor):
 
 def test_a_dead_pool_stops_the_sweep_with_one_clear_error():
     with pytest.raises(RuntimeError, match="workers died.*importable module") as info:
-        cs.sweep(summed, {"a": list(range(50))}, executor=BrokenPool(), errors="keep", progress=False)
+        cs.sweep(
+            summed, {"a": list(range(50))}, executor=BrokenPool(), errors="keep", progress=False
+        )
     # the shared exception is raised once, not re-raised 50 times with a growing traceback
     assert info.value.__cause__.__traceback__ is None
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: cs.sweep("no-such", None, progress=False), "unknown scenario"),
-    (lambda: cs.sweep("oncoming", {"wings": [1]}, progress=False), "does not take 'wings'"),
-    (lambda: cs.sweep("oncoming", {"seed": [1]}, progress=False), "seeds="),
-    (lambda: cs.sweep(summed, [{"a": 1, "seed": 2}], progress=False), "seeds="),
-    (lambda: cs.sweep(summed, {"a": [1]}, seeds=[], progress=False), "no seeds"),
-    (lambda: cs.sweep(summed, {"a": [1]}, seeds=0, progress=False), "seeds must be >= 1"),
-    (lambda: cs.sweep(summed, {"a": [1]}, errors="ignore", progress=False), "errors"),
-    (lambda: cs.sweep(summed, {"a": [1]}, executor="cluster", progress=False), "executor"),
-    (lambda: cs.sweep("oncoming", None, steps=0, progress=False), "steps"),
-    (lambda: cs.sweep("oncoming", None, threads=0, progress=False), "threads"),
-    (lambda: cs.sweep("oncoming", None, workers=0, progress=False), "workers"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: cs.sweep("no-such", None, progress=False), "unknown scenario"),
+        (lambda: cs.sweep("oncoming", {"wings": [1]}, progress=False), "does not take 'wings'"),
+        (lambda: cs.sweep("oncoming", {"seed": [1]}, progress=False), "seeds="),
+        (lambda: cs.sweep(summed, [{"a": 1, "seed": 2}], progress=False), "seeds="),
+        (lambda: cs.sweep(summed, {"a": [1]}, seeds=[], progress=False), "no seeds"),
+        (lambda: cs.sweep(summed, {"a": [1]}, seeds=0, progress=False), "seeds must be >= 1"),
+        (lambda: cs.sweep(summed, {"a": [1]}, errors="ignore", progress=False), "errors"),
+        (lambda: cs.sweep(summed, {"a": [1]}, executor="cluster", progress=False), "executor"),
+        (lambda: cs.sweep("oncoming", None, steps=0, progress=False), "steps"),
+        (lambda: cs.sweep("oncoming", None, threads=0, progress=False), "threads"),
+        (lambda: cs.sweep("oncoming", None, workers=0, progress=False), "workers"),
+    ],
+)
 def test_bad_arguments_raise_value_error(call, match):
     with pytest.raises(ValueError, match=match):
         call()
@@ -150,12 +157,20 @@ def test_bad_types_raise_type_error():
 
 def test_dask_executor():
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
-                            dashboard_address=None) as client:
-        res = cs.sweep("oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40,
-                       executor=client.get_executor(), progress=False)
-    serial = cs.sweep("oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40, executor="serial",
-                      progress=False)
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as client:
+        res = cs.sweep(
+            "oncoming",
+            grid(slots=[8, 16]),
+            seeds=[0, 1],
+            steps=40,
+            executor=client.get_executor(),
+            progress=False,
+        )
+    serial = cs.sweep(
+        "oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40, executor="serial", progress=False
+    )
     assert metrics_only(res) == metrics_only(serial)
 
 
@@ -163,24 +178,31 @@ def test_ray_executor():
     ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     try:
-        res = cs.sweep("oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40,
-                       executor=cs.ray_executor(num_cpus=1), progress=False)
+        res = cs.sweep(
+            "oncoming",
+            grid(slots=[8, 16]),
+            seeds=[0, 1],
+            steps=40,
+            executor=cs.ray_executor(num_cpus=1),
+            progress=False,
+        )
     finally:
         ray.shutdown()
-    serial = cs.sweep("oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40, executor="serial",
-                      progress=False)
+    serial = cs.sweep(
+        "oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40, executor="serial", progress=False
+    )
     assert metrics_only(res) == metrics_only(serial)
 
 
-_HANG = '''
+_HANG = """
 import os, sys, time
 def run(x, seed):
     open(os.path.join(os.environ["MARKS"], f"{os.getpid()}"), "w").close()
     time.sleep(600)     # a run far longer than anyone waits
     return {"x": x}
-'''
+"""
 
-_SCRIPT = '''
+_SCRIPT = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import contextsteer as cs, hang
@@ -190,13 +212,16 @@ if __name__ == "__main__":
     except KeyboardInterrupt:
         print("interrupted", flush=True)
         raise SystemExit(3)
-'''
+"""
 
 
-@pytest.mark.parametrize("call", [
-    'sweep(hang.run, {"x": [1, 2, 3, 4]}, seeds=1, workers=2)',
-    'sweep(hang.run, {"x": [1, 2, 3, 4]}, seeds=1, workers=2, progress=True)',
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        'sweep(hang.run, {"x": [1, 2, 3, 4]}, seeds=1, workers=2)',
+        'sweep(hang.run, {"x": [1, 2, 3, 4]}, seeds=1, workers=2, progress=True)',
+    ],
+)
 def test_ctrl_c_stops_a_process_sweep_and_its_workers(tmp_path, call):
     """Ctrl-C during a sweep on local processes raises KeyboardInterrupt in the caller
     without waiting for the runs in flight (each would take 10 minutes), and leaves no
@@ -211,22 +236,26 @@ def test_ctrl_c_stops_a_process_sweep_and_its_workers(tmp_path, call):
     (tmp_path / "main.py").write_text(_SCRIPT.replace("{call}", call))
     marks = tmp_path / "marks"
     marks.mkdir()
-    proc = subprocess.Popen([sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
-                            env={**os.environ, "MARKS": str(marks)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
+        env={**os.environ, "MARKS": str(marks)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
-        while len(list(marks.iterdir())) < 2:          # both workers are in a run
+        while len(list(marks.iterdir())) < 2:  # both workers are in a run
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the workers never started"
             time.sleep(0.1)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)       # a hang would be 10 minutes
+        out, err = proc.communicate(timeout=120)  # a hang would be 10 minutes
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 3 and "interrupted" in out, err
-    for mark in marks.iterdir():                       # no worker left running
+    for mark in marks.iterdir():  # no worker left running
         pid = int(mark.name)
         for _ in range(50):
             try:

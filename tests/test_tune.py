@@ -19,20 +19,39 @@ def _quad(x, y=0.0, seed=0):
 def test_space_shorthands_and_errors():
     from contextsteer.tune import distributions
 
-    d = distributions({"a": (1, 4), "b": (0.5, 2.0), "c": (1e-3, 1.0, "log"), "d": ["x", "y"],
-                       "e": optuna.distributions.FloatDistribution(0, 1)})
+    d = distributions(
+        {
+            "a": (1, 4),
+            "b": (0.5, 2.0),
+            "c": (1e-3, 1.0, "log"),
+            "d": ["x", "y"],
+            "e": optuna.distributions.FloatDistribution(0, 1),
+        }
+    )
     assert isinstance(d["a"], optuna.distributions.IntDistribution)
     assert d["c"].log and d["d"].choices == ("x", "y")
-    for bad, err in [({}, ValueError), ({"a": (2, 1)}, ValueError), ({"a": []}, ValueError),
-                     ({"a": (1, 2, "ln")}, ValueError), ({"a": ("p", "q")}, TypeError),
-                     ({"a": 3}, TypeError)]:
+    for bad, err in [
+        ({}, ValueError),
+        ({"a": (2, 1)}, ValueError),
+        ({"a": []}, ValueError),
+        ({"a": (1, 2, "ln")}, ValueError),
+        ({"a": ("p", "q")}, TypeError),
+        ({"a": 3}, TypeError),
+    ]:
         with pytest.raises(err):
             distributions(bad)
 
 
 def test_tune_a_function_finds_the_bowl_and_is_seeded():
-    kw = dict(objective="loss", n_trials=25, seeds=1, sampler="tpe", seed=3,
-              executor="serial", progress=False)
+    kw = dict(
+        objective="loss",
+        n_trials=25,
+        seeds=1,
+        sampler="tpe",
+        seed=3,
+        executor="serial",
+        progress=False,
+    )
     res = cs.tune(_quad, {"x": (-5.0, 5.0)}, **kw)
     assert abs(res.best_params["x"] - 2.0) < 1.0
     assert res.best_value == min(t["value"] for t in res.trials if t["state"] == "COMPLETE")
@@ -41,11 +60,20 @@ def test_tune_a_function_finds_the_bowl_and_is_seeded():
 
 
 def test_constraint_and_fixed_params():
-    res = cs.tune(_quad, {"x": (0.0, 5.0)}, params={"y": 1.0}, objective=lambda r: -r["loss"],
-                  direction="maximize", constraint="walls", n_trials=12, sampler="random",
-                  executor="serial", progress=False)
+    res = cs.tune(
+        _quad,
+        {"x": (0.0, 5.0)},
+        params={"y": 1.0},
+        objective=lambda r: -r["loss"],
+        direction="maximize",
+        constraint="walls",
+        n_trials=12,
+        sampler="random",
+        executor="serial",
+        progress=False,
+    )
     assert res.best_params["y"] == 1.0
-    assert res.best_params["x"] <= 3.5                         # feasible only
+    assert res.best_params["x"] <= 3.5  # feasible only
     assert all(t["params"]["y"] == 1.0 for t in res.trials)
     with pytest.raises(ValueError, match="both fixed"):
         cs.tune(_quad, {"x": (0.0, 1.0)}, params={"x": 1.0}, executor="serial")
@@ -54,8 +82,17 @@ def test_constraint_and_fixed_params():
 def test_pruner_stops_bad_trials_after_the_first_seed():
     """Seeds 0..3: the median pruner stops trials that are worse than the median after a
     seed, so pruned trials ran fewer seeds than complete ones."""
-    res = cs.tune(_quad, {"x": (-10.0, 10.0)}, objective="loss", n_trials=30, seeds=4,
-                  sampler="random", seed=1, executor="serial", progress=False)
+    res = cs.tune(
+        _quad,
+        {"x": (-10.0, 10.0)},
+        objective="loss",
+        n_trials=30,
+        seeds=4,
+        sampler="random",
+        seed=1,
+        executor="serial",
+        progress=False,
+    )
     states = {t["state"] for t in res.trials}
     assert "PRUNED" in states and "COMPLETE" in states
     for t in res.trials:
@@ -70,8 +107,17 @@ def test_failures_and_non_finite_objectives_fail_the_trial():
             raise RuntimeError("no")
         return {"loss": float("nan") if x < -0.5 else x}
 
-    res = cs.tune(boom, {"x": (-1.0, 1.0)}, objective="loss", n_trials=10, sampler="random",
-                  seed=2, executor="serial", progress=False, pruner=None)
+    res = cs.tune(
+        boom,
+        {"x": (-1.0, 1.0)},
+        objective="loss",
+        n_trials=10,
+        sampler="random",
+        seed=2,
+        executor="serial",
+        progress=False,
+        pruner=None,
+    )
     fails = [t for t in res.trials if t["state"] == "FAIL"]
     assert fails and all(t["error"] for t in fails)
     assert -0.5 <= res.best_params["x"] <= 0
@@ -80,30 +126,77 @@ def test_failures_and_non_finite_objectives_fail_the_trial():
 def test_tune_a_scenario_on_an_executor():
     """The same runner as sweep: a thread pool executor (any concurrent.futures.Executor)."""
     with cf.ThreadPoolExecutor(2) as pool:
-        res = cs.tune("oncoming", {"slots": [8, 16]}, objective="metrics.composite",
-                      n_trials=4, seeds=2, steps=40, sampler="random", executor=pool,
-                      batch=2, progress=False)
+        res = cs.tune(
+            "oncoming",
+            {"slots": [8, 16]},
+            objective="metrics.composite",
+            n_trials=4,
+            seeds=2,
+            steps=40,
+            sampler="random",
+            executor=pool,
+            batch=2,
+            progress=False,
+        )
     assert len(res.trials) == 4 and {t["state"] for t in res.trials} <= {"COMPLETE", "PRUNED"}
-    direct = cs.sweep("oncoming", {"slots": [res.trials[0]["params"]["slots"]]}, seeds=2,
-                      steps=40, executor="serial", progress=False)
+    direct = cs.sweep(
+        "oncoming",
+        {"slots": [res.trials[0]["params"]["slots"]]},
+        seeds=2,
+        steps=40,
+        executor="serial",
+        progress=False,
+    )
     assert res.trials[0]["values"][0] == pytest.approx(direct[0].value("metrics.composite"))
     with pytest.raises(ValueError, match="does not take 'wings'"):
         cs.tune("oncoming", {"wings": [1, 2]}, executor="serial")
 
 
 def test_tune_with_local_processes():
-    res = cs.tune(_quad, {"x": (0.0, 4.0)}, objective="loss", n_trials=2, seeds=1,
-                  sampler="random", workers=2, progress=False)
+    res = cs.tune(
+        _quad,
+        {"x": (0.0, 4.0)},
+        objective="loss",
+        n_trials=2,
+        seeds=1,
+        sampler="random",
+        workers=2,
+        progress=False,
+    )
     assert [t["state"] for t in res.trials] == ["COMPLETE", "COMPLETE"]
 
 
 def test_cli_tune(tmp_path, capsys):
     out = tmp_path / "tune.json"
-    code = cli.main(["tune", "racetrack", "-p", "look_ahead=12.0:30.0", "-p", "slots=8,16",
-                     "--fix", "agents=3", "--key", "report.estimated_lap_time",
-                     "--constraint", "metrics.collisions.agent_wall", "--trials", "3",
-                     "--seeds", "1", "--steps", "60", "--workers", "1", "--sampler", "random",
-                     "--out", str(out), "--quiet"])
+    code = cli.main(
+        [
+            "tune",
+            "racetrack",
+            "-p",
+            "look_ahead=12.0:30.0",
+            "-p",
+            "slots=8,16",
+            "--fix",
+            "agents=3",
+            "--key",
+            "report.estimated_lap_time",
+            "--constraint",
+            "metrics.collisions.agent_wall",
+            "--trials",
+            "3",
+            "--seeds",
+            "1",
+            "--steps",
+            "60",
+            "--workers",
+            "1",
+            "--sampler",
+            "random",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     text = capsys.readouterr().out
     assert "racetrack: 3 trials" in text and "look_ahead =" in text
@@ -112,14 +205,17 @@ def test_cli_tune(tmp_path, capsys):
     assert doc["space"]["slots"] == [8, 16]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["tune", "racetrack"], "at least one tuned parameter"),
-    (["tune", "racetrack", "-p", "look_ahead"], "NAME=..."),
-    (["tune", "racetrack", "-p", "look_ahead=1:2:ln"], "LOW:HIGH:log"),
-    (["tune", "racetrack", "-p", "look_ahead=a:b"], "needs numbers"),
-    (["tune", "racetrack", "-p", "wings=1:2"], "does not take 'wings'"),
-    (["tune", "racetrack", "-p", "slots=8,16", "--fix", "slots=8"], "given twice"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["tune", "racetrack"], "at least one tuned parameter"),
+        (["tune", "racetrack", "-p", "look_ahead"], "NAME=..."),
+        (["tune", "racetrack", "-p", "look_ahead=1:2:ln"], "LOW:HIGH:log"),
+        (["tune", "racetrack", "-p", "look_ahead=a:b"], "needs numbers"),
+        (["tune", "racetrack", "-p", "wings=1:2"], "does not take 'wings'"),
+        (["tune", "racetrack", "-p", "slots=8,16", "--fix", "slots=8"], "given twice"),
+    ],
+)
 def test_cli_tune_bad_arguments_exit_2(argv, message, capsys):
     assert cli.main([*argv, "--quiet"]) == 2
     assert message in capsys.readouterr().err

@@ -22,9 +22,8 @@ def test_frames_have_the_asked_size_and_change_between_frames():
     assert out.size[0] == 800 and out.size[1] % 2 == 0 and out.count == len(rec.steps)
     images = list(out.images)
     assert len(images) == out.count
-    assert all(im.shape == (out.size[1], out.size[0], 3) and im.dtype == np.uint8
-               for im in images)
-    assert np.any(images[0] != images[-1])                    # the cars moved
+    assert all(im.shape == (out.size[1], out.size[0], 3) and im.dtype == np.uint8 for im in images)
+    assert np.any(images[0] != images[-1])  # the cars moved
     # (width, height) is honoured, rounded up to even numbers for video encoders.
     out = plot.frames(sim, history=rec, size=(301, 201), rays=False)
     assert out.size == (302, 202) and next(iter(out.images)).shape == (202, 302, 3)
@@ -39,8 +38,8 @@ def test_frames_match_a_full_redraw_of_the_same_artists():
     ax = out.figure.axes[0]
     x, y = ax.transData.transform(rec.positions[-1, 0])
     row, col = out.size[1] - int(round(y)), int(round(x))
-    patch = im[row - 1:row + 2, col - 1:col + 2].reshape(-1, 3).astype(int)
-    blue = np.array([31, 119, 180])                            # tab10 colour 0
+    patch = im[row - 1 : row + 2, col - 1 : col + 2].reshape(-1, 3).astype(int)
+    blue = np.array([31, 119, 180])  # tab10 colour 0
     assert np.abs(patch - blue).sum(axis=1).min() < 40
 
 
@@ -90,27 +89,75 @@ def test_run_size_dpi_and_format_options(tmp_path, capsys, monkeypatch):
     from PIL import Image
 
     out = tmp_path / "o"
-    assert cli.main(["run", "racetrack", "--agents", "3", "--steps", "30", "--frames", "3",
-                     "--size", "640x400", "--dpi", "80", "--fps", "10", "--quiet",
-                     "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "run",
+                "racetrack",
+                "--agents",
+                "3",
+                "--steps",
+                "30",
+                "--frames",
+                "3",
+                "--size",
+                "640x400",
+                "--dpi",
+                "80",
+                "--fps",
+                "10",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     with Image.open(out / "animation.gif") as gif:
         assert gif.size == (640, 400) and gif.n_frames == 4
     assert json.loads((out / "metrics.json").read_text())["steps"] == 30
     # The default is at least 800 px wide.
     assert cli.build_parser().parse_args(["run"]).size >= 800
-    for bad in (["--size", "10"], ["--size", "axb"], ["--dpi", "0"], ["--format", "avi"],
-                ["--fps", "-1"]):
+    for bad in (
+        ["--size", "10"],
+        ["--size", "axb"],
+        ["--dpi", "0"],
+        ["--format", "avi"],
+        ["--fps", "-1"],
+    ):
         assert cli.main(["run", "racetrack", *bad, "--quiet", "--out", str(out)]) == 2
     monkeypatch.setattr(video.shutil, "which", lambda name: None)
-    assert cli.main(["run", "racetrack", "--format", "mp4", "--steps", "5", "--quiet",
-                     "--out", str(out)]) == 2
+    assert (
+        cli.main(
+            ["run", "racetrack", "--format", "mp4", "--steps", "5", "--quiet", "--out", str(out)]
+        )
+        == 2
+    )
     assert "ffmpeg" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not on the PATH")
 def test_run_writes_mp4(tmp_path):
     out = tmp_path / "o"
-    assert cli.main(["run", "racetrack", "--agents", "3", "--steps", "30", "--frames", "3",
-                     "--format", "mp4", "--quiet", "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "run",
+                "racetrack",
+                "--agents",
+                "3",
+                "--steps",
+                "30",
+                "--frames",
+                "3",
+                "--format",
+                "mp4",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert (out / "animation.mp4").stat().st_size > 0
     assert not (out / "animation.gif").exists()

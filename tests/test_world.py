@@ -91,7 +91,10 @@ def test_views_are_read_only_zero_copy_and_survive_edits():
         (lambda w: w.add_polygon([[0, 0], [1, 1]]), "at least 3"),
         (lambda w: w.add_polygon([[0, 0], [1, 1], [1, 0], [0, 0], [0, 0]]), "points 3 and 4|twice"),
         (lambda w: w.add_circles([[0, 0], [1, 1]], [1.0, -0.5]), "circle 1 has negative radius"),
-        (lambda w: w.add_circles([[0, 0], [1, 1]], [1.0]), r"radii: expected shape \(C,\), got \(1,\)"),
+        (
+            lambda w: w.add_circles([[0, 0], [1, 1]], [1.0]),
+            r"radii: expected shape \(C,\), got \(1,\)",
+        ),
         (lambda w: w.add_circles([[0, np.nan]], [1.0]), "finite"),
         (lambda w: w.add_box((0, 0), (0, 1)), "half_extents"),
         (lambda w: w.add_box((np.nan, 0), (1, 1)), "finite"),
@@ -147,7 +150,9 @@ def test_ray_parallel_to_segment_misses():
 def test_ray_collinear_with_segment_hits_its_near_end():
     w = cs.World()
     w.add_segments([[2, 0, 6, 0], [-6, 5, -2, 5]])
-    hits = cs.raycast(w, [[0, 0], [0, 0], [4, 0], [0, 5]], [[1, 0], [-1, 0], [1, 0], [-1, 0]], 100.0)
+    hits = cs.raycast(
+        w, [[0, 0], [0, 0], [4, 0], [0, 5]], [[1, 0], [-1, 0], [1, 0], [-1, 0]], 100.0
+    )
     assert hits.distance.tolist()[:2] == [2.0, INF]
     assert hits.distance[2] == 0.0  # starts on the segment
     assert hits.distance[3] == 2.0
@@ -184,7 +189,9 @@ def test_ray_starting_inside_circle_or_polygon(radius):
     w.add_circles([[0, 0]], [2.0])
     w.add_polygon([[10, -1], [12, -1], [12, 1], [10, 1]])
     w.add_box((20, 0), (1, 1), angle=0.3)
-    hits = cs.raycast(w, [[0.5, 0], [11, 0], [20, 0.5]], [[1, 0], [0, 1], [-1, 0]], 5.0, radius=radius)
+    hits = cs.raycast(
+        w, [[0.5, 0], [11, 0], [20, 0.5]], [[1, 0], [0, 1], [-1, 0]], 5.0, radius=radius
+    )
     assert hits.distance.tolist() == [0.0, 0.0, 0.0] and hits.hit.all()
     assert hits.obstacle.tolist() == [0, 1, 2]
     assert hits.normal.tolist() == [[-1, 0], [0, -1], [1, 0]]  # -direction
@@ -305,7 +312,11 @@ def test_slot_raycast_accepts_slot_set_and_out():
 
 @pytest.mark.parametrize(
     "bad",
-    [np.zeros((2, 4), dtype=np.float64), np.zeros((4, 2), dtype=np.float32).T, np.zeros((2, 3), dtype=np.float32)],
+    [
+        np.zeros((2, 4), dtype=np.float64),
+        np.zeros((4, 2), dtype=np.float32).T,
+        np.zeros((2, 3), dtype=np.float32),
+    ],
 )
 def test_slot_raycast_refuses_bad_out(bad):
     w = square_world()
@@ -330,7 +341,9 @@ def test_slot_methods_agree(method):
     pos = rng.uniform(-10, 10, (50, 2))
     heads = rng.uniform(-np.pi, np.pi, 50)
     ref_d = cs.slot_raycast(w, pos, Slots(16), 6.0, headings=heads, method="per_ray")
-    np.testing.assert_array_equal(cs.slot_raycast(w, pos, Slots(16), 6.0, headings=heads, method=method), ref_d)
+    np.testing.assert_array_equal(
+        cs.slot_raycast(w, pos, Slots(16), 6.0, headings=heads, method=method), ref_d
+    )
 
 
 # --------------------------------------------------------------- nearest / inside ---
@@ -344,7 +357,9 @@ def test_nearest_segment_and_circle():
     assert isinstance(r, cs.Nearest)
     np.testing.assert_allclose(r.distance, [3, 5, 3, 1.5, 0, INF], atol=1e-6)
     np.testing.assert_allclose(r.point[:5], [[2, 0], [0, 0], [10, 2], [12, 0], [2, 0]], atol=1e-6)
-    np.testing.assert_allclose(r.normal[:5], [[0, 1], [-0.6, 0.8], [0, 1], [-1, 0], [0, 1]], atol=1e-6)
+    np.testing.assert_allclose(
+        r.normal[:5], [[0, 1], [-0.6, 0.8], [0, 1], [-1, 0], [0, 1]], atol=1e-6
+    )
     assert r.obstacle.tolist() == [0, 0, 1, 1, 0, -1]
     assert r.point[5].tolist() == [0, 0] and r.normal[5].tolist() == [0, 0]
 
@@ -360,10 +375,14 @@ def test_nearest_against_oracle():
         got = cs.nearest(w, pts, max_dist)
         dist, _ = ref.ref_nearest(w.walls, w.circles, pts, max_dist)
         fin = np.isfinite(dist)
-        assert np.array_equal(np.isfinite(got.distance), fin) or np.all(np.abs(dist[~fin] - max_dist) < 1e-4)
+        assert np.array_equal(np.isfinite(got.distance), fin) or np.all(
+            np.abs(dist[~fin] - max_dist) < 1e-4
+        )
         np.testing.assert_allclose(got.distance[fin], dist[fin], atol=1e-4)
         # The reported point is at the reported distance from the query point.
-        np.testing.assert_allclose(np.hypot(*(pts[fin] - got.point[fin]).T), got.distance[fin], atol=1e-4)
+        np.testing.assert_allclose(
+            np.hypot(*(pts[fin] - got.point[fin]).T), got.distance[fin], atol=1e-4
+        )
         np.testing.assert_allclose(np.hypot(*got.normal[fin].T), 1.0, atol=1e-5)
 
 
@@ -398,16 +417,20 @@ def test_results_do_not_depend_on_thread_count():
     results = []
     for n in (1, 2, 3):
         with cs.threads(n):
-            results.append((
-                cs.raycast(w, o, d, 30.0),
-                cs.raycast(w, o, d, 30.0, radius=0.7),
-                cs.slot_raycast(w, o, Slots(12), 15.0, headings=heads),
-                cs.nearest(w, o, 10.0),
-                cs.inside(w, o),
-            ))
+            results.append(
+                (
+                    cs.raycast(w, o, d, 30.0),
+                    cs.raycast(w, o, d, 30.0, radius=0.7),
+                    cs.slot_raycast(w, o, Slots(12), 15.0, headings=heads),
+                    cs.nearest(w, o, 10.0),
+                    cs.inside(w, o),
+                )
+            )
     for other in results[1:]:
         for a, b in zip(results[0], other):
-            for x, y in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
+            for x, y in zip(
+                a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)
+            ):
                 np.testing.assert_array_equal(x, y)
 
 
@@ -419,7 +442,9 @@ def test_from_shapely():
     from shapely.geometry import LineString, MultiPolygon, Point, Polygon
 
     poly = Polygon([(0, 0), (4, 0), (4, 4), (0, 4)], holes=[[(1, 1), (2, 1), (2, 2)]])
-    geom = shapely.GeometryCollection([MultiPolygon([poly]), LineString([(10, 0), (12, 0)]), Point(20, 0)])
+    geom = shapely.GeometryCollection(
+        [MultiPolygon([poly]), LineString([(10, 0), (12, 0)]), Point(20, 0)]
+    )
     w = cs.World.from_shapely(geom)
     assert w.obstacle_count == 4
     assert w.segment_count == 4 + 3 + 1

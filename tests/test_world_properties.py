@@ -41,7 +41,9 @@ def random_scene(seed, *, circles=True, polygon=True):
         w.add_polyline(rng.uniform(-20, 20, (4, 2)))
     if circles and rng.random() < 0.6:
         nc = int(rng.integers(1, 4))
-        w.add_circles(np.round(rng.uniform(-20, 20, (nc, 2)) * 8) / 8, np.round(rng.uniform(0, 3, nc) * 8) / 8)
+        w.add_circles(
+            np.round(rng.uniform(-20, 20, (nc, 2)) * 8) / 8, np.round(rng.uniform(0, 3, nc) * 8) / 8
+        )
     r = int(rng.integers(1, 24))
     origins = (np.round(rng.uniform(-25, 25, (r, 2)) * 64) / 64).astype(np.float32)
     dirs = rng.normal(size=(r, 2)).astype(np.float32)
@@ -62,7 +64,9 @@ def assert_between(d, lo, hi):
     ok_lo = np.where(np.isinf(lo), np.isinf(d), d >= lo - TOL)
     ok_hi = np.where(np.isinf(d), np.isinf(hi), d <= hi + TOL)
     bad = ~(ok_lo & ok_hi)
-    assert not bad.any(), f"rays {np.flatnonzero(bad)}: got {d[bad]}, oracle in [{lo[bad]}, {hi[bad]}]"
+    assert not bad.any(), (
+        f"rays {np.flatnonzero(bad)}: got {d[bad]}, oracle in [{lo[bad]}, {hi[bad]}]"
+    )
 
 
 def unambiguous(lo, hi):
@@ -130,7 +134,11 @@ def test_ray_and_its_reverse_agree_on_segment_hits(seed):
     np.testing.assert_allclose(fwd[both] + back[both], length[both], atol=5e-4)
 
 
-@given(seed=seeds, quarter_turns=st.integers(1, 3), shift=st.tuples(st.integers(-50, 50), st.integers(-50, 50)))
+@given(
+    seed=seeds,
+    quarter_turns=st.integers(1, 3),
+    shift=st.tuples(st.integers(-50, 50), st.integers(-50, 50)),
+)
 def test_rotating_and_translating_the_scene(seed, quarter_turns, shift):
     w, rings, o, d, m = random_scene(seed, polygon=False)
     rot = np.linalg.matrix_power(np.array([[0, -1], [1, 0]]), quarter_turns)
@@ -163,7 +171,9 @@ def test_rotating_and_translating_the_scene(seed, quarter_turns, shift):
     np.testing.assert_allclose(h3.distance[clear], h1.distance[clear], atol=1e-3)
 
 
-@given(seed=seeds, radius=st.sampled_from([0.0, 0.0, 0.6]), k=st.integers(1, 16), rotate=st.booleans())
+@given(
+    seed=seeds, radius=st.sampled_from([0.0, 0.0, 0.6]), k=st.integers(1, 16), rotate=st.booleans()
+)
 def test_slot_raycast_equals_raycast_on_expanded_rays(seed, radius, k, rotate):
     w, rings, o, _, m = random_scene(seed)
     rng = np.random.default_rng(seed + 1)
@@ -176,9 +186,14 @@ def test_slot_raycast_equals_raycast_on_expanded_rays(seed, radius, k, rotate):
     if heads is None:
         dirs = np.tile(slots, (len(o), 1))
     else:
-        c, s = np.cos(heads.astype(np.float64)).astype(np.float32), np.sin(heads.astype(np.float64)).astype(np.float32)
+        c, s = (
+            np.cos(heads.astype(np.float64)).astype(np.float32),
+            np.sin(heads.astype(np.float64)).astype(np.float32),
+        )
         ux, uy = unit[:, 0][None, :], unit[:, 1][None, :]
-        dirs = np.stack([c[:, None] * ux - s[:, None] * uy, s[:, None] * ux + c[:, None] * uy], axis=2).reshape(-1, 2)
+        dirs = np.stack(
+            [c[:, None] * ux - s[:, None] * uy, s[:, None] * ux + c[:, None] * uy], axis=2
+        ).reshape(-1, 2)
     origins = np.repeat(o, k, axis=0)
     md = np.repeat(m, k)
     expanded = cs.raycast(w, origins, dirs, md, radius=radius).distance.reshape(len(o), k)
@@ -191,7 +206,8 @@ def test_slot_raycast_equals_raycast_on_expanded_rays(seed, radius, k, rotate):
         np.testing.assert_allclose(got[clear], expanded[clear], atol=1e-4)
     for method in ("gather", "per_ray"):
         np.testing.assert_array_equal(
-            cs.slot_raycast(w, o, slots, m, headings=heads, radius=radius, method=method), got)
+            cs.slot_raycast(w, o, slots, m, headings=heads, radius=radius, method=method), got
+        )
 
 
 @given(seed=seeds, max_dist=st.sampled_from([0.5, 4.0, 100.0]))
@@ -204,7 +220,9 @@ def test_nearest_matches_oracle(seed, max_dist):
     assert np.array_equal(np.isfinite(got.distance)[~near_edge], fin[~near_edge])
     both = fin & np.isfinite(got.distance)
     np.testing.assert_allclose(got.distance[both], dist[both], atol=1e-4)
-    np.testing.assert_allclose(np.hypot(*(o[both] - got.point[both]).T), got.distance[both], atol=1e-4)
+    np.testing.assert_allclose(
+        np.hypot(*(o[both] - got.point[both]).T), got.distance[both], atol=1e-4
+    )
 
 
 @given(seed=seeds)
@@ -218,7 +236,9 @@ def test_inside_matches_oracle(seed):
     centers, radii = w.circles
     margin = np.full(len(pts), np.inf)
     for ring in rings:
-        margin = np.minimum(margin, [ref.ring_boundary_distance(p, ring.astype(np.float64)) for p in pts])
+        margin = np.minimum(
+            margin, [ref.ring_boundary_distance(p, ring.astype(np.float64)) for p in pts]
+        )
     for c, r in zip(centers, radii):
         margin = np.minimum(margin, np.abs(np.hypot(*(pts - c).T) - r))
     clear = margin > 1e-4
@@ -246,7 +266,9 @@ def test_thick_rays_inflated_grid_and_fallback_agree_with_oracle(seed, radius):
     np.testing.assert_allclose(fallback[clear], inflated[clear], atol=TOL)
     k = min(4, len(d))
     slots = cs.slot_raycast(w2, o, d[:k], 10.0, radius=radius)
-    expanded = cs.raycast(w2, np.repeat(o, k, axis=0), np.tile(d[:k], (len(o), 1)), 10.0, radius=radius)
+    expanded = cs.raycast(
+        w2, np.repeat(o, k, axis=0), np.tile(d[:k], (len(o), 1)), 10.0, radius=radius
+    )
     np.testing.assert_array_equal(slots.ravel(), expanded.distance)
 
 
@@ -276,8 +298,13 @@ def test_dense_cells_and_layers_match_single_layer_worlds(seed):
             np.testing.assert_allclose(got, want, atol=TOL)
 
 
-@given(seed=seeds, radius=st.sampled_from([0.0, 0.0, 0.4]), k=st.sampled_from([3, 8, 16]),
-       random_slots=st.booleans(), layered=st.booleans())
+@given(
+    seed=seeds,
+    radius=st.sampled_from([0.0, 0.0, 0.4]),
+    k=st.sampled_from([3, 8, 16]),
+    random_slots=st.booleans(),
+    layered=st.booleans(),
+)
 @settings(max_examples=40)
 def test_slot_strips_equal_raycast_bit_for_bit(seed, radius, k, random_slots, layered):
     # Fixed slot directions cast on the strip index (obstacles sorted along each slot
@@ -307,25 +334,35 @@ def test_slot_strips_equal_raycast_bit_for_bit(seed, radius, k, random_slots, la
 
     w = world()
     far = np.array([[1e6, 3.0], [-2e6, -1e6], [0.5, -1.5e6]])
-    o = np.vstack([rng.uniform(-9, 9, (12, 2)), np.round(rng.uniform(-9, 9, (8, 2)) * 4) / 4,
-                   seg[:4, :2], far]).astype(np.float32)
+    o = np.vstack(
+        [
+            rng.uniform(-9, 9, (12, 2)),
+            np.round(rng.uniform(-9, 9, (8, 2)) * 4) / 4,
+            seg[:4, :2],
+            far,
+        ]
+    ).astype(np.float32)
     if random_slots:
         slots = rng.normal(size=(k, 2)).astype(np.float32)
         slots[np.hypot(*slots.T) < 1e-3] = (0, 1)
     else:
         slots = np.array(cs.SlotSet(k).directions, np.float32)
     m = rng.choice(np.array([0.0, 3.0, 30.0], np.float32), len(o))
-    m[-len(far):] = 3e6
+    m[-len(far) :] = 3e6
     layers = 1 if layered else 0xFFFFFFFF
     got = cs.slot_raycast(w, o, slots, m, radius=radius, layers=layers, method="strips")
     info = w.index_info["strips"]
     assert [(e["slots"], e["radius"], e["built"]) for e in info] == [(k, np.float32(radius), True)]
     # raycast normalises each direction as slot_raycast does: give it the same raw slots.
     origins, dirs, md = np.repeat(o, k, axis=0), np.tile(slots, (len(o), 1)), np.repeat(m, k)
-    expanded = cs.raycast(w, origins, dirs, md, radius=radius, layers=layers).distance.reshape(len(o), k)
+    expanded = cs.raycast(w, origins, dirs, md, radius=radius, layers=layers).distance.reshape(
+        len(o), k
+    )
     np.testing.assert_array_equal(got, expanded)
     for method in ("per_ray", "auto"):
-        np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, radius=radius, layers=layers, method=method), got)
+        np.testing.assert_array_equal(
+            cs.slot_raycast(w, o, slots, m, radius=radius, layers=layers, method=method), got
+        )
     sub = slice(0, 6 * k)  # the oracle on the first 6 agents (it is slow)
     if not layered:
         lo, hi = bounds(w, [ring], origins[sub], dirs[sub], md[sub], radius)
@@ -334,9 +371,10 @@ def test_slot_strips_equal_raycast_bit_for_bit(seed, radius, k, random_slots, la
     extra = np.array([[-9.0, -1.0, 9.0, 1.0]])
     w.add_segments(extra)
     assert w.index_info["strips"] == []
-    np.testing.assert_array_equal(cs.slot_raycast(w, o, slots, m, radius=radius, layers=layers, method="strips"),
-                                  cs.slot_raycast(world(extra), o, slots, m, radius=radius, layers=layers,
-                                                  method="per_ray"))
+    np.testing.assert_array_equal(
+        cs.slot_raycast(w, o, slots, m, radius=radius, layers=layers, method="strips"),
+        cs.slot_raycast(world(extra), o, slots, m, radius=radius, layers=layers, method="per_ray"),
+    )
 
 
 def test_slot_strips_widen_or_decline_past_the_memory_budget():
@@ -371,6 +409,7 @@ def test_slot_strips_need_fixed_directions():
     w.add_segments([[0, -1, 0, 1]])
     with pytest.raises(ValueError, match="strips"):
         cs.slot_raycast(w, [[-1, 0]], [[1, 0]], 5.0, headings=[0.0], method="strips")
+
 
 def test_slot_strips_cache_keeps_four_sets_then_walks():
     # Up to 4 (slot set, radius) indexes are kept per world; a fifth set casts with the

@@ -34,11 +34,29 @@ assert m["progress"]["min"] > 0, m
 
 # The command line, in a temporary directory.
 with tempfile.TemporaryDirectory() as tmp:
-    version = subprocess.run(["contextsteer", "--version"], capture_output=True, text=True,
-                             check=True).stdout.strip()
+    version = subprocess.run(
+        ["contextsteer", "--version"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert version == f"contextsteer {cs.__version__}", version
-    subprocess.run(["contextsteer", "run", "racetrack", "--agents", "4", "--steps", "60",
-                    "--frames", "3", "--size", "400", "--quiet", "--out", tmp], check=True)
+    subprocess.run(
+        [
+            "contextsteer",
+            "run",
+            "racetrack",
+            "--agents",
+            "4",
+            "--steps",
+            "60",
+            "--frames",
+            "3",
+            "--size",
+            "400",
+            "--quiet",
+            "--out",
+            tmp,
+        ],
+        check=True,
+    )
     out = Path(tmp)
     assert (out / "scene.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "animation.gif").read_bytes()[:3] == b"GIF"

@@ -57,8 +57,28 @@ def __getattr__(name: str) -> type[agents.Neighbours]:  # only the deprecated al
         return agents.__getattr__(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = [*runtime.__all__, *maps.__all__, *world.__all__, *path.__all__,
-           *agents.__all__, *behaviours.__all__, *motion.__all__, *nav.__all__,
-           *steering.__all__, *simulation.__all__, *history.__all__,
-           "RunResult", "run_scenario", "run_simulation",
-           "Run", "SweepResult", "grid", "ray_executor", "sweep", "TuneResult", "tune", "load"]
+
+__all__ = [
+    *runtime.__all__,
+    *maps.__all__,
+    *world.__all__,
+    *path.__all__,
+    *agents.__all__,
+    *behaviours.__all__,
+    *motion.__all__,
+    *nav.__all__,
+    *steering.__all__,
+    *simulation.__all__,
+    *history.__all__,
+    "RunResult",
+    "run_scenario",
+    "run_simulation",
+    "Run",
+    "SweepResult",
+    "grid",
+    "ray_executor",
+    "sweep",
+    "TuneResult",
+    "tune",
+    "load",
+]

@@ -33,27 +33,52 @@ class SlotSet:
     def neighbours(self) -> NDArray[np.int32]: ...
 
 def dot_map(
-    slots: SlotSet, vectors: NDArray[np.float32], *, shape: str, weight: float,
-    weights: NDArray[np.float32] | None, magnitude: bool, out: NDArray[np.float32] | None = None,
+    slots: SlotSet,
+    vectors: NDArray[np.float32],
+    *,
+    shape: str,
+    weight: float,
+    weights: NDArray[np.float32] | None,
+    magnitude: bool,
+    out: NDArray[np.float32] | None = None,
 ) -> NDArray[np.float32]: ...
 def combine(
-    maps: NDArray[np.float32], mode: str, weights: NDArray[np.float32] | None = None,
+    maps: NDArray[np.float32],
+    mode: str,
+    weights: NDArray[np.float32] | None = None,
     out: NDArray[np.float32] | None = None,
 ) -> NDArray[np.float32]: ...
 def resolve(
-    interest: NDArray[np.float32], danger: NDArray[np.float32], mode: str, threshold: float,
-    epsilon: float, slots: SlotSet | None, out: NDArray[np.float32] | None = None,
+    interest: NDArray[np.float32],
+    danger: NDArray[np.float32],
+    mode: str,
+    threshold: float,
+    epsilon: float,
+    slots: SlotSet | None,
+    out: NDArray[np.float32] | None = None,
 ) -> NDArray[np.float32]: ...
 def choose(
-    values: NDArray[np.float32], slots: SlotSet, mode: str, width: int, contiguous: bool,
+    values: NDArray[np.float32],
+    slots: SlotSet,
+    mode: str,
+    width: int,
+    contiguous: bool,
     out_direction: NDArray[np.float32] | None = None,
     out_strength: NDArray[np.float32] | None = None,
     out_slot: NDArray[np.int32] | None = None,
 ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.int32]]: ...
 def steer(
-    interest_maps: NDArray[np.float32], danger: NDArray[np.float32], slots: SlotSet,
-    combine: str, weights: NDArray[np.float32] | None, resolve: str, threshold: float,
-    epsilon: float, choose: str, width: int, contiguous: bool,
+    interest_maps: NDArray[np.float32],
+    danger: NDArray[np.float32],
+    slots: SlotSet,
+    combine: str,
+    weights: NDArray[np.float32] | None,
+    resolve: str,
+    threshold: float,
+    epsilon: float,
+    choose: str,
+    width: int,
+    contiguous: bool,
     out_direction: NDArray[np.float32] | None = None,
     out_strength: NDArray[np.float32] | None = None,
     out_slot: NDArray[np.int32] | None = None,
@@ -61,11 +86,15 @@ def steer(
 def modes() -> dict[str, list[tuple[str, str]]]: ...
 def check_mode(kind: str, value: object, owner: str, argument: str) -> str: ...
 def spread(
-    values: NDArray[np.float32], kernel: NDArray[np.float32], mode: str,
+    values: NDArray[np.float32],
+    kernel: NDArray[np.float32],
+    mode: str,
     out: NDArray[np.float32] | None = None,
 ) -> NDArray[np.float32]: ...
 def blend(
-    previous: NDArray[np.float32], current: NDArray[np.float32], alpha: float,
+    previous: NDArray[np.float32],
+    current: NDArray[np.float32],
+    alpha: float,
     out: NDArray[np.float32] | None = None,
 ) -> NDArray[np.float32]: ...
 
@@ -87,7 +116,9 @@ class World:
     def add_segments(self, segments: NDArray[np.float32], layers: int) -> NDArray[np.int32]: ...
     def add_polyline(self, points: NDArray[np.float32], closed: bool, layers: int) -> int: ...
     def add_polygon(self, ring: NDArray[np.float32], layers: int) -> int: ...
-    def add_box(self, cx: float, cy: float, hx: float, hy: float, angle: float, layers: int) -> int: ...
+    def add_box(
+        self, cx: float, cy: float, hx: float, hy: float, angle: float, layers: int
+    ) -> int: ...
     def add_circles(
         self, centers: NDArray[np.float32], radii: NDArray[np.float32], layers: int
     ) -> NDArray[np.int32]: ...
@@ -118,16 +149,29 @@ class World:
     def index_info(self) -> dict[str, Any]: ...
 
 def raycast(
-    world: World, origins: NDArray[np.float32], directions: NDArray[np.float32],
-    max_dist: NDArray[np.float32], radius: float, layers: int,
+    world: World,
+    origins: NDArray[np.float32],
+    directions: NDArray[np.float32],
+    max_dist: NDArray[np.float32],
+    radius: float,
+    layers: int,
 ) -> tuple[NDArray[np.float32], NDArray[np.bool_], NDArray[np.float32], NDArray[np.int32]]: ...
 def slot_raycast(
-    world: World, positions: NDArray[np.float32], slot_directions: NDArray[np.float32],
-    look_ahead: NDArray[np.float32], headings: NDArray[np.float32] | None, radius: float, layers: int,
-    out: NDArray[np.float32] | None = None, method: str = "auto",
+    world: World,
+    positions: NDArray[np.float32],
+    slot_directions: NDArray[np.float32],
+    look_ahead: NDArray[np.float32],
+    headings: NDArray[np.float32] | None,
+    radius: float,
+    layers: int,
+    out: NDArray[np.float32] | None = None,
+    method: str = "auto",
 ) -> NDArray[np.float32]: ...
 def nearest(
-    world: World, points: NDArray[np.float32], max_dist: float, layers: int,
+    world: World,
+    points: NDArray[np.float32],
+    max_dist: float,
+    layers: int,
 ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32], NDArray[np.int32]]: ...
 def inside(world: World, points: NDArray[np.float32], layers: int) -> NDArray[np.bool_]: ...
 
@@ -179,24 +223,40 @@ class Agents:
     def _remove(self, ids: NDArray[np.int32]) -> None: ...
 
 def neighbours(
-    positions: NDArray[np.float32], radius: float, max_neighbours: int,
+    positions: NDArray[np.float32],
+    radius: float,
+    max_neighbours: int,
     alive: NDArray[np.bool_] | None = None,
 ) -> tuple[NDArray[np.int32], NDArray[np.int32]]: ...
 def evaluate_behaviour(
-    agents: Agents, behaviour: object, directions: NDArray[np.float32], rotate: bool = False,
-    time: float = 0.0, max_neighbours: int = 32, world: World | None = None,
+    agents: Agents,
+    behaviour: object,
+    directions: NDArray[np.float32],
+    rotate: bool = False,
+    time: float = 0.0,
+    max_neighbours: int = 32,
+    world: World | None = None,
 ) -> tuple[NDArray[np.float32], ...]: ...  # (interest, danger[, speed]): speed with a speed map
 def behaviour_neighbor_radius(behaviour: object, max_radius: float, max_speed: float) -> float: ...
 def apply_motion(
-    agents: Agents, model: object, direction: NDArray[np.float32],
-    strength: NDArray[np.float32], dt: float,
+    agents: Agents,
+    model: object,
+    direction: NDArray[np.float32],
+    strength: NDArray[np.float32],
+    dt: float,
 ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]: ...
 
 # --- simulation ---
 class Simulation:
     def __init__(
-        self, world: World | None, agents: Agents, behaviours: Sequence[object],
-        config: dict[str, object], motion: object, params: dict[str, object], slots: int,
+        self,
+        world: World | None,
+        agents: Agents,
+        behaviours: Sequence[object],
+        config: dict[str, object],
+        motion: object,
+        params: dict[str, object],
+        slots: int,
     ) -> None: ...
     def _perceive(self) -> None: ...
     def _decide_and_move(self, dt: float) -> None: ...
@@ -215,8 +275,14 @@ class Simulation:
     def neighbor_radius(self) -> float: ...
     # observers (cpp/bindings/observe.cpp)
     def _configure_metrics(
-        self, enabled: bool, goal_radius: float, path: Path | None, overtakes: bool,
-        contact_tolerance: float, clearance_range: float, layers: int,
+        self,
+        enabled: bool,
+        goal_radius: float,
+        path: Path | None,
+        overtakes: bool,
+        contact_tolerance: float,
+        clearance_range: float,
+        layers: int,
     ) -> None: ...
     def _metrics_info(self) -> dict[str, Any]: ...
     def _metric_view(self, name: str) -> NDArray[np.generic]: ...
@@ -240,19 +306,31 @@ class History:
     def _view(self, name: str) -> NDArray[np.generic] | None: ...
 
 def classic_accelerations(
-    world: World | None, agents: Agents, spec: dict[str, Any], time: float = 0.0,
+    world: World | None,
+    agents: Agents,
+    spec: dict[str, Any],
+    time: float = 0.0,
     max_neighbours: int = 16,
 ) -> NDArray[np.float32]: ...
 def sweep_circle(
-    world: World, start: NDArray[np.float32], displacement: NDArray[np.float32],
-    radius: float, iterations: int = 4, layers: int = 0xFFFFFFFF,
+    world: World,
+    start: NDArray[np.float32],
+    displacement: NDArray[np.float32],
+    radius: float,
+    iterations: int = 4,
+    layers: int = 0xFFFFFFFF,
 ) -> tuple[NDArray[np.float32], NDArray[np.int32]]: ...
 
 # --- navigation ---
 class NavField:
     def __init__(
-        self, world: World, goals: list[dict[str, Any]], cell: float, radius: float,
-        layers: int, margin: float,
+        self,
+        world: World,
+        goals: list[dict[str, Any]],
+        cell: float,
+        radius: float,
+        layers: int,
+        margin: float,
     ) -> None: ...
     def rebuild(self, world: World) -> None: ...
     def built_from(self, world: World) -> bool: ...
@@ -269,14 +347,20 @@ class NavField:
     @property
     def blocked(self) -> NDArray[np.bool_]: ...
     def query(
-        self, points: NDArray[np.float32], which: NDArray[np.int32] | None = None,
+        self,
+        points: NDArray[np.float32],
+        which: NDArray[np.int32] | None = None,
         look_ahead: float = 0.0,
     ) -> tuple[NDArray[np.float32], NDArray[np.float32]]: ...
     def visible(self, a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.bool_]: ...
 
 def route(
-    world: World, starts: NDArray[np.float32], goals: NDArray[np.float32], radius: float,
-    layers: int, arc_points: int = 12,
+    world: World,
+    starts: NDArray[np.float32],
+    goals: NDArray[np.float32],
+    radius: float,
+    layers: int,
+    arc_points: int = 12,
 ) -> tuple[NDArray[np.float32], NDArray[np.int64], int]: ...
 
 class PathSet:

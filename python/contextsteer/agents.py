@@ -44,9 +44,7 @@ def _column(value: ArrayLike, name: str, n: int, width: int | None, dtype: DType
         bad = ~np.isfinite(arr)
         if bad.any():
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(
-                f"Agents.add: {name} must be finite, got {arr[idx]} at index {idx[0]}"
-            )
+            raise ValueError(f"Agents.add: {name} must be finite, got {arr[idx]} at index {idx[0]}")
     return np.ascontiguousarray(arr, dtype=dtype)
 
 
@@ -59,6 +57,7 @@ def _non_negative(arr: np.ndarray, name: str) -> None:
 
 #: Largest capacity of an Agents object: agent ids are int32.
 MAX_CAPACITY = 2**31 - 1
+
 
 class Agents(_core.Agents):
     """State of up to ``capacity`` agents, stored in C++ as structure-of-arrays.
@@ -123,7 +122,8 @@ class Agents(_core.Agents):
             raise ValueError(f"Agents: capacity must be >= 0, got {capacity}")
         if capacity > MAX_CAPACITY:
             raise ValueError(
-                f"Agents: capacity must be <= {MAX_CAPACITY:,} (agent ids are int32), got {capacity:,}")
+                f"Agents: capacity must be <= {MAX_CAPACITY:,} (agent ids are int32), got {capacity:,}"
+            )
         if slots is not None:
             if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)):
                 raise TypeError(f"Agents: slots must be an int, got {type(slots).__name__}")
@@ -138,8 +138,20 @@ class Agents(_core.Agents):
         return f"Agents(capacity={self.capacity}, count={self.count}, slots={self.slots})"
 
     #: Per-agent arrays that make up the agents' state (save/load, pickling).
-    STATE = ("position", "velocity", "heading", "radius", "max_speed", "max_accel",
-             "max_turn_rate", "steer_force", "target", "group", "alive", "rng")
+    STATE = (
+        "position",
+        "velocity",
+        "heading",
+        "radius",
+        "max_speed",
+        "max_accel",
+        "max_turn_rate",
+        "steer_force",
+        "target",
+        "group",
+        "alive",
+        "rng",
+    )
 
     def __reduce__(self):
         """Pickle (and ``copy.deepcopy``) support: the capacity, slots and every per-agent
@@ -148,8 +160,10 @@ class Agents(_core.Agents):
         return (_restore_agents, (self.capacity, self.slots, state))
 
     def __copy__(self):
-        raise TypeError("Agents: copy.copy would share the C++ arrays with the original; "
-                        "use copy.deepcopy for an independent copy")
+        raise TypeError(
+            "Agents: copy.copy would share the C++ arrays with the original; "
+            "use copy.deepcopy for an independent copy"
+        )
 
     def __len__(self) -> int:
         return self.capacity
@@ -218,7 +232,9 @@ class Agents(_core.Agents):
         if pos.ndim == 1:
             pos = pos[None, :]
         if pos.ndim != 2 or pos.shape[1] != 2:
-            raise ValueError(f"Agents.add: position must have shape (n, 2), got {np.shape(position)}")
+            raise ValueError(
+                f"Agents.add: position must have shape (n, 2), got {np.shape(position)}"
+            )
         n = pos.shape[0]
         pos = _column(pos, "position", n, 2, np.float32)
         vel = _column(velocity, "velocity", n, 2, np.float32)
@@ -230,8 +246,11 @@ class Agents(_core.Agents):
             head = _column(heading, "heading", n, None, np.float32)
         cols = {}
         for name, value in (
-            ("radius", radius), ("max_speed", max_speed), ("max_accel", max_accel),
-            ("max_turn_rate", max_turn_rate), ("steer_force", steer_force),
+            ("radius", radius),
+            ("max_speed", max_speed),
+            ("max_accel", max_accel),
+            ("max_turn_rate", max_turn_rate),
+            ("steer_force", steer_force),
         ):
             cols[name] = _column(value, name, n, None, np.float32)
             _non_negative(cols[name], name)
@@ -244,10 +263,12 @@ class Agents(_core.Agents):
         grp = np.asarray(group)
         if not np.issubdtype(grp.dtype, np.integer):
             raise TypeError(f"Agents.add: group must be integers, got dtype {grp.dtype}")
-        wide = (grp < -2**31) | (grp > 2**31 - 1)
+        wide = (grp < -(2**31)) | (grp > 2**31 - 1)
         if np.any(wide):
-            raise ValueError(f"Agents.add: group ids must fit int32 [-2**31, 2**31 - 1], got "
-                             f"{np.ravel(grp)[np.flatnonzero(np.ravel(wide))[0]]}")
+            raise ValueError(
+                f"Agents.add: group ids must fit int32 [-2**31, 2**31 - 1], got "
+                f"{np.ravel(grp)[np.flatnonzero(np.ravel(wide))[0]]}"
+            )
         grp = _column(grp, "group", n, None, np.int32)
         tgt = pos.copy() if target is None else _column(target, "target", n, 2, np.float32)
         free = self.capacity - self.count
@@ -256,8 +277,16 @@ class Agents(_core.Agents):
                 f"Agents.add: capacity exceeded: adding {n} agents, {free} free slots of {self.capacity}"
             )
         return self._add(
-            pos, vel, head, cols["radius"], cols["max_speed"], cols["max_accel"],
-            cols["max_turn_rate"], cols["steer_force"], grp, tgt,
+            pos,
+            vel,
+            head,
+            cols["radius"],
+            cols["max_speed"],
+            cols["max_accel"],
+            cols["max_turn_rate"],
+            cols["steer_force"],
+            grp,
+            tgt,
         )
 
     def remove(self, ids: ArrayLike) -> None:
@@ -290,8 +319,9 @@ class Neighbours(NamedTuple):
     """(N,) int32 number of valid entries per row."""
 
 
-def neighbours(positions: ArrayLike, radius: float, max_neighbours: int, *,
-               alive: ArrayLike | None = None) -> Neighbours:
+def neighbours(
+    positions: ArrayLike, radius: float, max_neighbours: int, *, alive: ArrayLike | None = None
+) -> Neighbours:
     """Find, for every point, its nearest other points within ``radius``.
 
     The C++ uniform grid the simulation rebuilds every step. For row i the result lists
@@ -328,23 +358,31 @@ def neighbours(positions: ArrayLike, radius: float, max_neighbours: int, *,
     """
     pos = np.ascontiguousarray(positions, dtype=np.float32)
     if isinstance(max_neighbours, bool) or not isinstance(max_neighbours, (int, np.integer)):
-        raise TypeError(f"neighbours: max_neighbours must be an int, got {type(max_neighbours).__name__}")
+        raise TypeError(
+            f"neighbours: max_neighbours must be an int, got {type(max_neighbours).__name__}"
+        )
     al = None if alive is None else np.ascontiguousarray(alive, dtype=bool)
     idx, counts = _core.neighbours(pos, float(radius), int(max_neighbours), al)
     return Neighbours(idx, counts)
 
 
-def neighbors(positions: ArrayLike, radius: float, max_neighbors: int, *,
-              alive: ArrayLike | None = None) -> Neighbours:
+def neighbors(
+    positions: ArrayLike, radius: float, max_neighbors: int, *, alive: ArrayLike | None = None
+) -> Neighbours:
     """Deprecated spelling of :func:`neighbours` (warns)."""
-    warnings.warn("contextsteer.neighbors is deprecated; use neighbours (max_neighbours=)",
-                  DeprecationWarning, stacklevel=2)
+    warnings.warn(
+        "contextsteer.neighbors is deprecated; use neighbours (max_neighbours=)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return neighbours(positions, radius, max_neighbors, alive=alive)
 
 
 def __getattr__(name: str) -> type[Neighbours]:  # only the deprecated alias Neighbors
     if name == "Neighbors":
-        warnings.warn("contextsteer.Neighbors is deprecated; use Neighbours", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "contextsteer.Neighbors is deprecated; use Neighbours", DeprecationWarning, stacklevel=2
+        )
         return Neighbours
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

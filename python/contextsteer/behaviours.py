@@ -24,10 +24,29 @@ if TYPE_CHECKING:
     from .world import World
 
 __all__ = [
-    "AgentDanger", "Alignment", "Arrive", "Avoid", "Behaviour", "BehaviourMaps", "Bounds",
-    "Chase", "Cohesion", "CollisionDanger", "CollisionMaps", "Evade", "Flee", "FollowField",
-    "FollowPath", "Forward", "Momentum", "Pursue",
-    "Seek", "Separation", "Tether", "WallDanger", "Wander",
+    "AgentDanger",
+    "Alignment",
+    "Arrive",
+    "Avoid",
+    "Behaviour",
+    "BehaviourMaps",
+    "Bounds",
+    "Chase",
+    "Cohesion",
+    "CollisionDanger",
+    "CollisionMaps",
+    "Evade",
+    "Flee",
+    "FollowField",
+    "FollowPath",
+    "Forward",
+    "Momentum",
+    "Pursue",
+    "Seek",
+    "Separation",
+    "Tether",
+    "WallDanger",
+    "Wander",
 ]
 
 
@@ -61,8 +80,15 @@ def _slot_directions(directions: Any) -> np.ndarray:
     return np.ascontiguousarray(directions, dtype=np.float32)
 
 
-def _number(owner: str, name: str, value: Any, *, low: float = 0.0, strict: bool = False,
-            allow_inf: bool = False) -> float:
+def _number(
+    owner: str,
+    name: str,
+    value: Any,
+    *,
+    low: float = 0.0,
+    strict: bool = False,
+    allow_inf: bool = False,
+) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     v = float(value)
@@ -77,13 +103,17 @@ def _max_neighbours(value: int, deprecated: int | None) -> int:
     """``max_neighbours``, or the deprecated ``max_neighbors`` keyword (warns) when given."""
     if deprecated is None:
         return value
-    warnings.warn("max_neighbors= is deprecated; use max_neighbours=", DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        "max_neighbors= is deprecated; use max_neighbours=", DeprecationWarning, stacklevel=3
+    )
     return deprecated
 
 
 def _choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise ValueError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+        raise ValueError(
+            f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
+        )
     return value
 
 
@@ -140,19 +170,30 @@ class Behaviour:
         w = self.agent_weights
         if w is not None:
             owner = type(self).__name__
-            if isinstance(w, np.ndarray) and w.dtype == np.float32 and w.ndim == 1 and w.flags.c_contiguous:
+            if (
+                isinstance(w, np.ndarray)
+                and w.dtype == np.float32
+                and w.ndim == 1
+                and w.flags.c_contiguous
+            ):
                 arr = w  # in place: the caller may edit it between steps
             else:
                 try:
                     arr = np.ascontiguousarray(w, dtype=np.float32)
                 except (TypeError, ValueError):
-                    raise TypeError(f"{owner}: agent_weights must be an array of numbers, got {w!r}") from None
+                    raise TypeError(
+                        f"{owner}: agent_weights must be an array of numbers, got {w!r}"
+                    ) from None
             if arr.ndim != 1:
-                raise ValueError(f"{owner}: agent_weights must have shape (capacity,), got {np.shape(w)}")
+                raise ValueError(
+                    f"{owner}: agent_weights must have shape (capacity,), got {np.shape(w)}"
+                )
             bad = ~(np.isfinite(arr) & (arr >= 0))
             if bad.any():
                 i = int(np.argmax(bad))
-                raise ValueError(f"{owner}: agent_weights must be finite and >= 0, got {arr[i]} at index {i}")
+                raise ValueError(
+                    f"{owner}: agent_weights must be finite and >= 0, got {arr[i]} at index {i}"
+                )
             self._set("agent_weights", arr)
 
     def _set(self, name: str, value: Any) -> None:
@@ -163,7 +204,11 @@ class Behaviour:
 
     def _config(self) -> tuple[str, dict]:
         """(kind, params) read by the C++ bindings; arrays are the ones stored here."""
-        return self.kind, {"weight": self.weight, "agent_weights": self.agent_weights, **self._params()}
+        return self.kind, {
+            "weight": self.weight,
+            "agent_weights": self.agent_weights,
+            **self._params(),
+        }
 
     @property
     def needs_neighbours(self) -> bool:
@@ -173,13 +218,22 @@ class Behaviour:
     @property
     def needs_neighbors(self) -> bool:
         """Deprecated spelling of :attr:`needs_neighbours` (warns)."""
-        warnings.warn("needs_neighbors is deprecated; use needs_neighbours", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "needs_neighbors is deprecated; use needs_neighbours", DeprecationWarning, stacklevel=2
+        )
         return self.needs_neighbours
 
-    def evaluate(self, agents: Agents, directions: Any, *, rotate: bool = False,
-                 time: float = 0.0, max_neighbours: int = 32,
-                 world: World | None = None,
-                 max_neighbors: int | None = None) -> BehaviourMaps:
+    def evaluate(
+        self,
+        agents: Agents,
+        directions: Any,
+        *,
+        rotate: bool = False,
+        time: float = 0.0,
+        max_neighbours: int = 32,
+        world: World | None = None,
+        max_neighbors: int | None = None,
+    ) -> BehaviourMaps:
         """Run this behaviour alone on ``agents``; return its interest and danger maps.
 
         Parameters
@@ -214,15 +268,18 @@ class Behaviour:
         """
         d = _slot_directions(directions)
         interest, danger = _core.evaluate_behaviour(
-            agents, self, d, bool(rotate), float(time), int(_max_neighbours(max_neighbours, max_neighbors)),
+            agents,
+            self,
+            d,
+            bool(rotate),
+            float(time),
+            int(_max_neighbours(max_neighbours, max_neighbors)),
             _core_world(world),
         )
         return BehaviourMaps(interest, danger)
 
     def __repr__(self) -> str:
-        fields = ", ".join(
-            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
-        )
+        fields = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
         return f"{type(self).__name__}({fields})"
 
 
@@ -300,7 +357,10 @@ class Seek(Behaviour):
         super().__post_init__()
         name = type(self).__name__
         self._set("targets", _points(name, "targets", self.targets))
-        self._set("max_distance", _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True))
+        self._set(
+            "max_distance",
+            _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True),
+        )
         _choice(name, "combine", self.combine, _COMBINE)
         _choice(name, "falloff", self.falloff, _FALLOFF)
         _choice(name, "shape", self.shape, _TARGET_SHAPES)
@@ -311,9 +371,15 @@ class Seek(Behaviour):
 
     def _params(self) -> dict:
         return {
-            "positions": self.targets, "target_ids": None, "max_distance": self.max_distance,
-            "max_prediction": 0.0, "away": self._away, "combine": self.combine,
-            "falloff": self.falloff, "output": self._output, "shape": self.shape,
+            "positions": self.targets,
+            "target_ids": None,
+            "max_distance": self.max_distance,
+            "max_prediction": 0.0,
+            "away": self._away,
+            "combine": self.combine,
+            "falloff": self.falloff,
+            "output": self._output,
+            "shape": self.shape,
         }
 
 
@@ -382,11 +448,16 @@ class Pursue(Behaviour):
             raise TypeError(f"{name}: targets must be agent ids (integers), got dtype {ids.dtype}")
         ids = ids.reshape(-1)
         if ((ids < 0) | (ids > 2**31 - 1)).any():
-            raise ValueError(f"{name}: targets must be agent ids >= 0 and <= 2**31 - 1, got {ids.tolist()}")
+            raise ValueError(
+                f"{name}: targets must be agent ids >= 0 and <= 2**31 - 1, got {ids.tolist()}"
+            )
         ids = np.ascontiguousarray(ids, dtype=np.int32)
         self._set("targets", ids)
         self._set("max_prediction", _number(name, "max_prediction", self.max_prediction))
-        self._set("max_distance", _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True))
+        self._set(
+            "max_distance",
+            _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True),
+        )
         _choice(name, "combine", self.combine, _COMBINE)
         _choice(name, "falloff", self.falloff, _FALLOFF)
 
@@ -399,9 +470,14 @@ class Pursue(Behaviour):
 
     def _params(self) -> dict:
         return {
-            "positions": None, "target_ids": self.targets, "max_distance": self.max_distance,
-            "max_prediction": self.max_prediction, "away": self._away,
-            "combine": self.combine, "falloff": self.falloff, "output": self._output_map(),
+            "positions": None,
+            "target_ids": self.targets,
+            "max_distance": self.max_distance,
+            "max_prediction": self.max_prediction,
+            "away": self._away,
+            "combine": self.combine,
+            "falloff": self.falloff,
+            "output": self._output_map(),
         }
 
 
@@ -457,14 +533,20 @@ class Arrive(Behaviour):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self._set("slowing_radius", _number("Arrive", "slowing_radius", self.slowing_radius, strict=True))
+        self._set(
+            "slowing_radius", _number("Arrive", "slowing_radius", self.slowing_radius, strict=True)
+        )
         self._set("tolerance", _number("Arrive", "tolerance", self.tolerance))
         self._set("target", _point("Arrive", "target", self.target))
         _choice("Arrive", "shape", self.shape, _TARGET_SHAPES)
 
     def _params(self) -> dict:
-        return {"slowing_radius": self.slowing_radius, "tolerance": self.tolerance,
-                "target": self.target, "shape": self.shape}
+        return {
+            "slowing_radius": self.slowing_radius,
+            "tolerance": self.tolerance,
+            "target": self.target,
+            "shape": self.shape,
+        }
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -491,8 +573,12 @@ class Wander(Behaviour):
             raise ValueError(f"Wander: seed must be in [0, 2**64), got {self.seed}")
 
     def _params(self) -> dict:
-        return {"offset": self.offset, "radius": self.radius, "rate": self.rate,
-                "seed": int(self.seed)}
+        return {
+            "offset": self.offset,
+            "radius": self.radius,
+            "rate": self.rate,
+            "seed": int(self.seed),
+        }
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -536,7 +622,9 @@ class Bounds(Behaviour):
         self._set("lo", _point("Bounds", "lo", self.lo))
         self._set("hi", _point("Bounds", "hi", self.hi))
         if (self.lo > self.hi).any():
-            raise ValueError(f"Bounds: expected lo <= hi, got lo={self.lo.tolist()} hi={self.hi.tolist()}")
+            raise ValueError(
+                f"Bounds: expected lo <= hi, got lo={self.lo.tolist()} hi={self.hi.tolist()}"
+            )
         self._set("margin", _number("Bounds", "margin", self.margin))
 
     def _params(self) -> dict:
@@ -586,8 +674,13 @@ class AgentDanger(Behaviour):
         return True
 
     def _params(self) -> dict:
-        return {"radius": self.radius, "predictive": self.predictive,
-                "horizon": self.horizon, "falloff": self.falloff, "groups": self.groups}
+        return {
+            "radius": self.radius,
+            "predictive": self.predictive,
+            "horizon": self.horizon,
+            "falloff": self.falloff,
+            "groups": self.groups,
+        }
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -682,11 +775,15 @@ class FollowPath(Behaviour):
         if isinstance(self.path, (list, tuple)):
             cores = [None if p is None else getattr(p, "_path", p) for p in self.path]
             if not all(c is None or isinstance(c, _core.Path) for c in cores):
-                raise TypeError("FollowPath: path must be a contextsteer.Path or a sequence of them")
+                raise TypeError(
+                    "FollowPath: path must be a contextsteer.Path or a sequence of them"
+                )
             self._set("path", tuple(self.path))
             self._set("_pathset", _core.PathSet(cores))
         elif not isinstance(core, _core.Path):
-            raise TypeError(f"FollowPath: path must be a contextsteer.Path, got {type(self.path).__name__}")
+            raise TypeError(
+                f"FollowPath: path must be a contextsteer.Path, got {type(self.path).__name__}"
+            )
         if self.index is not None:
             if not isinstance(self.path, tuple):
                 raise ValueError("FollowPath: index needs a sequence of paths")
@@ -696,7 +793,11 @@ class FollowPath(Behaviour):
         _choice("FollowPath", "mode", self.mode, ("tangent", "seek"))
 
     def _params(self) -> dict:
-        path = self.__dict__["_pathset"] if isinstance(self.path, tuple) else getattr(self.path, "_path", self.path)
+        path = (
+            self.__dict__["_pathset"]
+            if isinstance(self.path, tuple)
+            else getattr(self.path, "_path", self.path)
+        )
         return {"path": path, "look_ahead": self.look_ahead, "mode": self.mode, "index": self.index}
 
 
@@ -749,11 +850,15 @@ class FollowField(Behaviour):
         from .nav import NavField
 
         if not isinstance(self.field, NavField):
-            raise TypeError(f"FollowField: field must be a contextsteer.NavField, got {type(self.field).__name__}")
+            raise TypeError(
+                f"FollowField: field must be a contextsteer.NavField, got {type(self.field).__name__}"
+            )
         w = self.which
         if isinstance(w, str):
             if w != "group":
-                raise ValueError(f"FollowField: which must be None, an int, 'group' or an index array, got {w!r}")
+                raise ValueError(
+                    f"FollowField: which must be None, an int, 'group' or an index array, got {w!r}"
+                )
         elif w is not None and not (isinstance(w, (int, np.integer)) and not isinstance(w, bool)):
             self._set("which", np.ascontiguousarray(w, dtype=np.int32).reshape(-1))
         for name in ("look_ahead", "slowing_radius", "tolerance"):
@@ -763,13 +868,23 @@ class FollowField(Behaviour):
     def _params(self) -> dict:
         self.field._sync()
         w = self.which
-        by = ("shared" if w is None or isinstance(w, (int, np.integer))
-              else "group" if isinstance(w, str) else "index")
-        return {"field": self.field._core, "by": by,
-                "shared": int(w) if isinstance(w, (int, np.integer)) else 0,
-                "index": w if by == "index" else None, "look_ahead": self.look_ahead,
-                "slowing_radius": self.slowing_radius, "tolerance": self.tolerance,
-                "shape": self.shape}
+        by = (
+            "shared"
+            if w is None or isinstance(w, (int, np.integer))
+            else "group"
+            if isinstance(w, str)
+            else "index"
+        )
+        return {
+            "field": self.field._core,
+            "by": by,
+            "shared": int(w) if isinstance(w, (int, np.integer)) else 0,
+            "index": w if by == "index" else None,
+            "look_ahead": self.look_ahead,
+            "slowing_radius": self.slowing_radius,
+            "tolerance": self.tolerance,
+            "shape": self.shape,
+        }
 
 
 _WALL_FALLOFF = ("binary", "linear", "quadratic")
@@ -848,9 +963,15 @@ class WallDanger(Behaviour):
         self._set("agents", bool(self.agents))
 
     def _params(self) -> dict:
-        return {"look_ahead": self.look_ahead, "falloff": self.falloff, "spread": self.spread,
-                "padding": self.padding, "layers": self.layers, "ray_radius": self.ray_radius,
-                "agents": self.agents}
+        return {
+            "look_ahead": self.look_ahead,
+            "falloff": self.falloff,
+            "spread": self.spread,
+            "padding": self.padding,
+            "layers": self.layers,
+            "ray_radius": self.ray_radius,
+            "agents": self.agents,
+        }
 
 
 _SIDES = ("right", "left", "none")
@@ -1006,15 +1127,29 @@ class CollisionDanger(Behaviour):
         return True
 
     def _params(self) -> dict:
-        return {"horizon": self.horizon, "wall_horizon": self.wall_horizon,
-                "speeds": self.speeds, "margin": self.margin,
-                "reciprocity": self.reciprocity, "walls": self.walls, "layers": self.layers,
-                "side": self.side, "side_bias": self.side_bias, "smoothness": self.smoothness,
-                "commit": self.commit}
+        return {
+            "horizon": self.horizon,
+            "wall_horizon": self.wall_horizon,
+            "speeds": self.speeds,
+            "margin": self.margin,
+            "reciprocity": self.reciprocity,
+            "walls": self.walls,
+            "layers": self.layers,
+            "side": self.side,
+            "side_bias": self.side_bias,
+            "smoothness": self.smoothness,
+            "commit": self.commit,
+        }
 
     def evaluate(  # type: ignore[override]  # CollisionMaps adds the speed map
-        self, agents: Agents, directions: Any, *, rotate: bool = False, time: float = 0.0,
-        max_neighbours: int = 32, world: World | None = None,
+        self,
+        agents: Agents,
+        directions: Any,
+        *,
+        rotate: bool = False,
+        time: float = 0.0,
+        max_neighbours: int = 32,
+        world: World | None = None,
         max_neighbors: int | None = None,
     ) -> CollisionMaps:
         """Run the behaviour alone; return its maps, :class:`CollisionMaps` (``interest``
@@ -1023,7 +1158,12 @@ class CollisionDanger(Behaviour):
         within the horizon."""
         d = _slot_directions(directions)
         interest, danger, speed = _core.evaluate_behaviour(
-            agents, self, d, bool(rotate), float(time), int(_max_neighbours(max_neighbours, max_neighbors)),
+            agents,
+            self,
+            d,
+            bool(rotate),
+            float(time),
+            int(_max_neighbours(max_neighbours, max_neighbors)),
             _core_world(world),
         )
         return CollisionMaps(interest, danger, speed)

@@ -57,16 +57,40 @@ if TYPE_CHECKING:
     from .world import World
 
 __all__ = [
-    "Alignment", "Arrive", "Behaviour", "Blended", "Cohesion", "CollisionAvoidance", "Evade",
-    "Flee", "FollowFlowField", "FollowPath", "Hide", "Interpose", "MatchVelocity", "Priority", "Pursue",
-    "RaycastObstacleAvoidance", "Seek", "Separation", "Wander", "accelerations",
+    "Alignment",
+    "Arrive",
+    "Behaviour",
+    "Blended",
+    "Cohesion",
+    "CollisionAvoidance",
+    "Evade",
+    "Flee",
+    "FollowFlowField",
+    "FollowPath",
+    "Hide",
+    "Interpose",
+    "MatchVelocity",
+    "Priority",
+    "Pursue",
+    "RaycastObstacleAvoidance",
+    "Seek",
+    "Separation",
+    "Wander",
+    "accelerations",
 ]
 
 RAY_CONFIGS = ("single", "parallel", "whiskers")
 
 
-def _num(owner: str, name: str, value: Any, low: float | None = 0.0, *, positive: bool = False,
-         allow_inf: bool = False) -> float:
+def _num(
+    owner: str,
+    name: str,
+    value: Any,
+    low: float | None = 0.0,
+    *,
+    positive: bool = False,
+    allow_inf: bool = False,
+) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -88,7 +112,9 @@ def _target(owner: str, target: Any, agents: Any) -> dict[str, Any]:
         if ids.ndim == 0:
             ids = ids[None]
         if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
-            raise ValueError(f"{owner}: agents must be a non-empty list of agent ids, got {agents!r}")
+            raise ValueError(
+                f"{owner}: agents must be a non-empty list of agent ids, got {agents!r}"
+            )
         return {"source": "agents", "ids": [int(i) for i in ids]}
     if target is not None:
         pt = np.asarray(target, dtype=np.float64)
@@ -139,16 +165,21 @@ class Arrive(_Targeted):
 
     _kind = "arrive"
 
-    def __init__(self, target=None, *, agents=None, tolerance=0.0, slowing_radius=1.0,
-                 time_to_target=0.1):
+    def __init__(
+        self, target=None, *, agents=None, tolerance=0.0, slowing_radius=1.0, time_to_target=0.1
+    ):
         super().__init__(target, agents=agents)
         self.tolerance = _num("Arrive", "tolerance", tolerance)
         self.slowing_radius = _num("Arrive", "slowing_radius", slowing_radius, positive=True)
         self.time_to_target = _num("Arrive", "time_to_target", time_to_target, positive=True)
 
     def _params(self):
-        return {**self._t, "tolerance": self.tolerance, "slowing_radius": self.slowing_radius,
-                "time_to_target": self.time_to_target}
+        return {
+            **self._t,
+            "tolerance": self.tolerance,
+            "slowing_radius": self.slowing_radius,
+            "time_to_target": self.time_to_target,
+        }
 
 
 class Pursue(_Targeted):
@@ -212,7 +243,11 @@ class Wander(Behaviour):
         self.offset = _num("Wander", "offset", offset)
         self.radius = _num("Wander", "radius", radius)
         self.rate = _num("Wander", "rate", rate)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        if (
+            isinstance(seed, bool)
+            or not isinstance(seed, (int, np.integer))
+            or not 0 <= seed < 2**64
+        ):
             raise ValueError(f"Wander: seed must be an int in [0, 2**64), got {seed!r}")
         self.seed = int(seed)
         if walk not in WANDER_WALKS:
@@ -220,8 +255,13 @@ class Wander(Behaviour):
         self.walk = walk
 
     def _params(self):
-        return {"offset": self.offset, "radius": self.radius, "rate": self.rate, "seed": self.seed,
-                "walk": self.walk}
+        return {
+            "offset": self.offset,
+            "radius": self.radius,
+            "rate": self.rate,
+            "seed": self.seed,
+            "walk": self.walk,
+        }
 
 
 PROXIMITIES = ("radius", "field_of_view", "cone", "infinite", "center")
@@ -246,8 +286,13 @@ class _Group(Behaviour):
         self.proximity = proximity
 
     def _params(self):
-        return {"rule": self._rule, "radius": self.radius, "decay": getattr(self, "decay", 0.0),
-                "proximity": self.proximity, "angle": self.angle}
+        return {
+            "rule": self._rule,
+            "radius": self.radius,
+            "decay": getattr(self, "decay", 0.0),
+            "proximity": self.proximity,
+            "angle": self.angle,
+        }
 
 
 _PROXIMITY_DOC = """
@@ -271,12 +316,15 @@ _PROXIMITY_DOC = """
 
 
 class Separation(_Group):
-    """Separation: ``Σ unit(p − p_j)·min(a_max, decay / d²)`` over the neighbours
+    (
+        """Separation: ``Σ unit(p − p_j)·min(a_max, decay / d²)`` over the neighbours
     (inverse-square repulsion, each term capped at ``a_max``; a neighbour at d = 0 adds
     nothing). As in gdx-ai the sum itself is *not* capped: alone, or as a bare item of a
     :class:`Priority`, it can exceed ``a_max``; inside a :class:`Blended` the blend
     truncates it (wrap it in ``Blended([sep])`` for contextsteer's former capped result).
-    """ + _PROXIMITY_DOC
+    """
+        + _PROXIMITY_DOC
+    )
 
     _rule = "separation"
 
@@ -286,21 +334,28 @@ class Separation(_Group):
 
 
 class Alignment(_Group):
-    """Alignment: the neighbours' mean velocity minus the agent's, ``|a| <= a_max``.
-    """ + _PROXIMITY_DOC
+    (
+        """Alignment: the neighbours' mean velocity minus the agent's, ``|a| <= a_max``.
+    """
+        + _PROXIMITY_DOC
+    )
 
     _rule = "alignment"
 
 
 class Cohesion(_Group):
-    """Cohesion: seek the neighbours' centre of mass.
-    """ + _PROXIMITY_DOC
+    (
+        """Cohesion: seek the neighbours' centre of mass.
+    """
+        + _PROXIMITY_DOC
+    )
 
     _rule = "cohesion"
 
 
 class CollisionAvoidance(Behaviour):
-    """CollisionAvoidance (gdx-ai): among the neighbours that are approaching (relative
+    (
+        """CollisionAvoidance (gdx-ai): among the neighbours that are approaching (relative
     speed > 0 and a time of closest approach ``t > 0``) and whose estimated closest
     distance ``|r| − |w|·t`` is within the sum of the radii, the first (least ``t``; ties: the
     lowest agent id, gdx-ai's first reported); full acceleration away from where it will be
@@ -309,7 +364,9 @@ class CollisionAvoidance(Behaviour):
     ``push_overlapping=True`` (not gdx-ai, contextsteer's former rule): a neighbour that
     already overlaps counts at ``t = 0`` even when it is not approaching (same velocity,
     moving apart), so overlapping agents push apart. gdx-ai ignores it.
-    """ + _PROXIMITY_DOC + """
+    """
+        + _PROXIMITY_DOC
+        + """
     Examples
     --------
     >>> import contextsteer as cs
@@ -324,6 +381,7 @@ class CollisionAvoidance(Behaviour):
     array([[-1.,  0.],
            [ 1.,  0.]], dtype=float32)
     """
+    )
 
     _kind = "collision_avoidance"
 
@@ -334,8 +392,12 @@ class CollisionAvoidance(Behaviour):
         self.push_overlapping = bool(push_overlapping)
 
     def _params(self):
-        return {"radius": self.radius, "proximity": self.proximity, "angle": self.angle,
-                "push_overlapping": self.push_overlapping}
+        return {
+            "radius": self.radius,
+            "proximity": self.proximity,
+            "angle": self.angle,
+            "push_overlapping": self.push_overlapping,
+        }
 
 
 class RaycastObstacleAvoidance(Behaviour):
@@ -350,30 +412,58 @@ class RaycastObstacleAvoidance(Behaviour):
 
     _kind = "raycast_avoidance"
 
-    def __init__(self, config="whiskers", *, length=2.0, side_offset=0.5, whisker_length=1.0,
-                 whisker_angle=0.5, distance_from_boundary=1.0, layers=0xFFFFFFFF,
-                 include_radius=True):
+    def __init__(
+        self,
+        config="whiskers",
+        *,
+        length=2.0,
+        side_offset=0.5,
+        whisker_length=1.0,
+        whisker_angle=0.5,
+        distance_from_boundary=1.0,
+        layers=0xFFFFFFFF,
+        include_radius=True,
+    ):
         if config not in RAY_CONFIGS:
-            raise ValueError(f"RaycastObstacleAvoidance: config must be one of {RAY_CONFIGS}, got {config!r}")
+            raise ValueError(
+                f"RaycastObstacleAvoidance: config must be one of {RAY_CONFIGS}, got {config!r}"
+            )
         self.config = config
         self.length = _num("RaycastObstacleAvoidance", "length", length, positive=True)
         self.side_offset = _num("RaycastObstacleAvoidance", "side_offset", side_offset)
-        self.whisker_length = _num("RaycastObstacleAvoidance", "whisker_length", whisker_length, positive=True)
+        self.whisker_length = _num(
+            "RaycastObstacleAvoidance", "whisker_length", whisker_length, positive=True
+        )
         self.whisker_angle = _num("RaycastObstacleAvoidance", "whisker_angle", whisker_angle)
         if self.whisker_angle > math.pi:
-            raise ValueError(f"RaycastObstacleAvoidance: whisker_angle must be in [0, pi], got {whisker_angle}")
-        self.distance_from_boundary = _num("RaycastObstacleAvoidance", "distance_from_boundary",
-                                           distance_from_boundary)
-        if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or not 0 <= layers < 2**32:
-            raise ValueError(f"RaycastObstacleAvoidance: layers must be a 32-bit mask, got {layers!r}")
+            raise ValueError(
+                f"RaycastObstacleAvoidance: whisker_angle must be in [0, pi], got {whisker_angle}"
+            )
+        self.distance_from_boundary = _num(
+            "RaycastObstacleAvoidance", "distance_from_boundary", distance_from_boundary
+        )
+        if (
+            isinstance(layers, bool)
+            or not isinstance(layers, (int, np.integer))
+            or not 0 <= layers < 2**32
+        ):
+            raise ValueError(
+                f"RaycastObstacleAvoidance: layers must be a 32-bit mask, got {layers!r}"
+            )
         self.layers = int(layers)
         self.include_radius = bool(include_radius)
 
     def _params(self):
-        return {"include_radius": self.include_radius, "config": self.config, "length": self.length,
-                "side_offset": self.side_offset,
-                "whisker_length": self.whisker_length, "whisker_angle": self.whisker_angle,
-                "distance_from_boundary": self.distance_from_boundary, "layers": self.layers}
+        return {
+            "include_radius": self.include_radius,
+            "config": self.config,
+            "length": self.length,
+            "side_offset": self.side_offset,
+            "whisker_length": self.whisker_length,
+            "whisker_angle": self.whisker_angle,
+            "distance_from_boundary": self.distance_from_boundary,
+            "layers": self.layers,
+        }
 
 
 PATH_ARRIVALS = ("slowing_radius", "end", "off")
@@ -406,12 +496,23 @@ class FollowPath(Behaviour):
 
     _kind = "follow_path"
 
-    def __init__(self, path, *, path_offset=1.0, prediction=0.0, slowing_radius=1.0,
-                 arrive="slowing_radius", tolerance=0.0, time_to_target=0.1):
+    def __init__(
+        self,
+        path,
+        *,
+        path_offset=1.0,
+        prediction=0.0,
+        slowing_radius=1.0,
+        arrive="slowing_radius",
+        tolerance=0.0,
+        time_to_target=0.1,
+    ):
         from .path import Path
 
         if not isinstance(path, Path):
-            raise TypeError(f"FollowPath: path must be a contextsteer.Path, got {type(path).__name__}")
+            raise TypeError(
+                f"FollowPath: path must be a contextsteer.Path, got {type(path).__name__}"
+            )
         if arrive not in PATH_ARRIVALS:
             raise ValueError(f"FollowPath: arrive must be one of {PATH_ARRIVALS}, got {arrive!r}")
         self.path = path
@@ -423,10 +524,15 @@ class FollowPath(Behaviour):
         self.time_to_target = _num("FollowPath", "time_to_target", time_to_target, positive=True)
 
     def _params(self):
-        return {"path": self.path._path, "path_offset": self.path_offset,
-                "prediction": self.prediction, "slowing_radius": self.slowing_radius,
-                "arrive": self.arrive, "tolerance": self.tolerance,
-                "time_to_target": self.time_to_target}
+        return {
+            "path": self.path._path,
+            "path_offset": self.path_offset,
+            "prediction": self.prediction,
+            "slowing_radius": self.slowing_radius,
+            "arrive": self.arrive,
+            "tolerance": self.tolerance,
+            "time_to_target": self.time_to_target,
+        }
 
 
 class FollowFlowField(Behaviour):
@@ -452,24 +558,34 @@ class FollowFlowField(Behaviour):
     def __init__(self, field, *, origin=(0.0, 0.0), cell=1.0, prediction=0.0):
         f = np.ascontiguousarray(field, dtype=np.float32)
         if f.ndim != 3 or f.shape[2] != 2 or f.shape[0] < 1 or f.shape[1] < 1:
-            raise ValueError(f"FollowFlowField: field must have shape (rows, cols, 2), got {np.shape(field)}")
+            raise ValueError(
+                f"FollowFlowField: field must have shape (rows, cols, 2), got {np.shape(field)}"
+            )
         if not np.isfinite(f).all():
             raise ValueError("FollowFlowField: field must be finite")
         o = np.asarray(origin, dtype=np.float64)
         if o.shape != (2,) or not np.isfinite(o).all():
-            raise ValueError(f"FollowFlowField: origin must be a finite point (x, y), got {origin!r}")
+            raise ValueError(
+                f"FollowFlowField: origin must be a finite point (x, y), got {origin!r}"
+            )
         self.field = f
         self.origin = o.astype(np.float32)
         self.cell = _num("FollowFlowField", "cell", cell, positive=True)
         self.prediction = _num("FollowFlowField", "prediction", prediction)
 
     def __repr__(self) -> str:
-        return (f"FollowFlowField(field=<{self.field.shape[0]}x{self.field.shape[1]}>, "
-                f"origin={tuple(self.origin.tolist())}, cell={self.cell}, prediction={self.prediction})")
+        return (
+            f"FollowFlowField(field=<{self.field.shape[0]}x{self.field.shape[1]}>, "
+            f"origin={tuple(self.origin.tolist())}, cell={self.cell}, prediction={self.prediction})"
+        )
 
     def _params(self):
-        return {"field": self.field, "origin": self.origin, "cell": self.cell,
-                "prediction": self.prediction}
+        return {
+            "field": self.field,
+            "origin": self.origin,
+            "cell": self.cell,
+            "prediction": self.prediction,
+        }
 
 
 class Interpose(Behaviour):
@@ -487,7 +603,12 @@ class Interpose(Behaviour):
         self.slowing_radius = _num("Interpose", "slowing_radius", slowing_radius, positive=True)
 
     def _params(self):
-        return {"a": self.a, "b": self.b, "ratio": self.ratio, "slowing_radius": self.slowing_radius}
+        return {
+            "a": self.a,
+            "b": self.b,
+            "ratio": self.ratio,
+            "slowing_radius": self.slowing_radius,
+        }
 
 
 class Hide(_Targeted):
@@ -497,16 +618,27 @@ class Hide(_Targeted):
 
     _kind = "hide"
 
-    def __init__(self, target=None, *, agents=None, distance_from_boundary=1.0,
-                 max_distance=math.inf, slowing_radius=1.0):
+    def __init__(
+        self,
+        target=None,
+        *,
+        agents=None,
+        distance_from_boundary=1.0,
+        max_distance=math.inf,
+        slowing_radius=1.0,
+    ):
         super().__init__(target, agents=agents)
         self.distance_from_boundary = _num("Hide", "distance_from_boundary", distance_from_boundary)
         self.max_distance = _num("Hide", "max_distance", max_distance, allow_inf=True)
         self.slowing_radius = _num("Hide", "slowing_radius", slowing_radius, positive=True)
 
     def _params(self):
-        return {**self._t, "distance_from_boundary": self.distance_from_boundary,
-                "max_distance": self.max_distance, "slowing_radius": self.slowing_radius}
+        return {
+            **self._t,
+            "distance_from_boundary": self.distance_from_boundary,
+            "max_distance": self.max_distance,
+            "slowing_radius": self.slowing_radius,
+        }
 
 
 class Blended:
@@ -527,8 +659,10 @@ class Blended:
             elif isinstance(item, tuple) and len(item) == 2:
                 b, w = item
             else:
-                raise TypeError(f"Blended: expected classic behaviours or (behaviour, weight) pairs, "
-                                f"got {type(item).__name__}")
+                raise TypeError(
+                    f"Blended: expected classic behaviours or (behaviour, weight) pairs, "
+                    f"got {type(item).__name__}"
+                )
             if not isinstance(b, Behaviour):
                 raise TypeError(f"Blended: expected classic behaviours, got {type(b).__name__}")
             entries.append((b, _num("Blended", "weight", w, None)))
@@ -574,7 +708,9 @@ class Priority:
             if isinstance(g, Behaviour):
                 g = _bare(g)
             if not isinstance(g, Blended):
-                raise TypeError(f"Priority: expected Blended groups or behaviours, got {type(g).__name__}")
+                raise TypeError(
+                    f"Priority: expected Blended groups or behaviours, got {type(g).__name__}"
+                )
             gs.append(g)
         if not gs:
             raise ValueError("Priority: no groups")
@@ -582,8 +718,11 @@ class Priority:
         self.epsilon = _num("Priority", "epsilon", epsilon)
 
     def _spec(self) -> dict:
-        return {"groups": [g._group() for g in self.groups],
-                "truncate": [g._truncate for g in self.groups], "epsilon": self.epsilon}
+        return {
+            "groups": [g._group() for g in self.groups],
+            "truncate": [g._truncate for g in self.groups],
+            "epsilon": self.epsilon,
+        }
 
     def __repr__(self) -> str:
         return f"Priority({list(self.groups)!r}, epsilon={self.epsilon})"
@@ -596,12 +735,20 @@ def as_steering(steering: Blended | Priority | Behaviour) -> Blended | Priority:
         return _bare(steering)
     if isinstance(steering, (Blended, Priority)):
         return steering
-    raise TypeError(f"expected a classic Blended, Priority or behaviour, got {type(steering).__name__}")
+    raise TypeError(
+        f"expected a classic Blended, Priority or behaviour, got {type(steering).__name__}"
+    )
 
 
-def accelerations(world: World | None, agents: Agents, steering: Blended | Priority | Behaviour, *,
-                  time: float = 0.0, max_neighbours: int = 16,
-                  max_neighbors: int | None = None) -> np.ndarray:
+def accelerations(
+    world: World | None,
+    agents: Agents,
+    steering: Blended | Priority | Behaviour,
+    *,
+    time: float = 0.0,
+    max_neighbours: int = 16,
+    max_neighbors: int | None = None,
+) -> np.ndarray:
     """The linear acceleration every agent's classic steering asks for, ``(N, 2)`` float32.
 
     Dead slots get 0; every row is at most the agent's ``max_accel`` long, except where a
@@ -620,7 +767,10 @@ def accelerations(world: World | None, agents: Agents, steering: Blended | Prior
     spec = as_steering(steering)._spec()
     core_world = _core_world(world)
     if max_neighbors is not None:
-        warnings.warn("accelerations(max_neighbors=) is deprecated; use max_neighbours=",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "accelerations(max_neighbors=) is deprecated; use max_neighbours=",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         max_neighbours = max_neighbors
     return _core.classic_accelerations(core_world, agents, spec, float(time), int(max_neighbours))

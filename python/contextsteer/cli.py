@@ -119,120 +119,260 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="contextsteer",
         description="Context-based steering: run scenarios, sweep and tune their "
-                    "parameters, list them, run benchmarks.",
+        "parameters, list them, run benchmarks.",
     )
     parser.add_argument("--version", action="version", version=f"contextsteer {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     run = sub.add_parser(
-        "run", help="run a scenario headless and write a picture, an animation and metrics",
+        "run",
+        help="run a scenario headless and write a picture, an animation and metrics",
         description="Run a scenario headless; write DIR/scene.png, DIR/animation.gif (or "
-                    ".mp4) and DIR/metrics.json.",
+        ".mp4) and DIR/metrics.json.",
     )
-    run.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
-                     help=f"scenario name (default: {DEFAULT_SCENARIO}; see 'contextsteer list')")
+    run.add_argument(
+        "scenario",
+        nargs="?",
+        default=DEFAULT_SCENARIO,
+        help=f"scenario name (default: {DEFAULT_SCENARIO}; see 'contextsteer list')",
+    )
     from .scenarios import MAX_SCENARIO_AGENTS
 
-    run.add_argument("--agents", type=_int_at_least(1, "agents", MAX_SCENARIO_AGENTS),
-                     metavar="N",
-                     help="number of agents (default: the scenario's)")
-    run.add_argument("--steps", type=_int_at_least(1, "steps", MAX_STEPS), metavar="S",
-                     help="number of steps (default: the scenario's)")
-    run.add_argument("--slots", type=_int_at_least(3, "slots", MAX_SLOTS), metavar="K",
-                     help="slots per agent, >= 3 (default: the scenario's)")
-    run.add_argument("--seed", type=_int_at_least(0, "seed"), default=0, metavar="X",
-                     help="random seed (default: 0)")
-    run.add_argument("--preset", default=None, metavar="P",
-                     help="a named preset of the scenario (racetrack: 'godot', the Godot "
-                          "recipe's own parameters, at its own steps and dt)")
-    run.add_argument("--out", type=Path, default=None, metavar="DIR",
-                     help="output directory (default: out/SCENARIO)")
-    run.add_argument("--frames", type=_int_at_least(0, "frames"), default=100, metavar="F",
-                     help="animation frames; 0 writes no animation (default: 100)")
-    run.add_argument("--size", type=_size, default=960, metavar="W[xH]",
-                     help="animation size in pixels: a width (height from the world's "
-                          "aspect) or WxH (default: 960)")
-    run.add_argument("--dpi", type=_positive_float("dpi"), default=100.0, metavar="DPI",
-                     help="dots per inch of scene.png and the animation; at a given size "
-                          "a higher dpi draws thicker lines and larger text (default: 100)")
-    run.add_argument("--format", choices=["gif", "mp4"], default="gif",
-                     help="animation format; mp4 needs ffmpeg on the PATH (default: gif)")
-    run.add_argument("--fps", type=_positive_float("fps"), default=15.0, metavar="FPS",
-                     help="animation frames per second (default: 15)")
+    run.add_argument(
+        "--agents",
+        type=_int_at_least(1, "agents", MAX_SCENARIO_AGENTS),
+        metavar="N",
+        help="number of agents (default: the scenario's)",
+    )
+    run.add_argument(
+        "--steps",
+        type=_int_at_least(1, "steps", MAX_STEPS),
+        metavar="S",
+        help="number of steps (default: the scenario's)",
+    )
+    run.add_argument(
+        "--slots",
+        type=_int_at_least(3, "slots", MAX_SLOTS),
+        metavar="K",
+        help="slots per agent, >= 3 (default: the scenario's)",
+    )
+    run.add_argument(
+        "--seed",
+        type=_int_at_least(0, "seed"),
+        default=0,
+        metavar="X",
+        help="random seed (default: 0)",
+    )
+    run.add_argument(
+        "--preset",
+        default=None,
+        metavar="P",
+        help="a named preset of the scenario (racetrack: 'godot', the Godot "
+        "recipe's own parameters, at its own steps and dt)",
+    )
+    run.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="output directory (default: out/SCENARIO)",
+    )
+    run.add_argument(
+        "--frames",
+        type=_int_at_least(0, "frames"),
+        default=100,
+        metavar="F",
+        help="animation frames; 0 writes no animation (default: 100)",
+    )
+    run.add_argument(
+        "--size",
+        type=_size,
+        default=960,
+        metavar="W[xH]",
+        help="animation size in pixels: a width (height from the world's "
+        "aspect) or WxH (default: 960)",
+    )
+    run.add_argument(
+        "--dpi",
+        type=_positive_float("dpi"),
+        default=100.0,
+        metavar="DPI",
+        help="dots per inch of scene.png and the animation; at a given size "
+        "a higher dpi draws thicker lines and larger text (default: 100)",
+    )
+    run.add_argument(
+        "--format",
+        choices=["gif", "mp4"],
+        default="gif",
+        help="animation format; mp4 needs ffmpeg on the PATH (default: gif)",
+    )
+    run.add_argument(
+        "--fps",
+        type=_positive_float("fps"),
+        default=15.0,
+        metavar="FPS",
+        help="animation frames per second (default: 15)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     run.set_defaults(handler=_cmd_run, subparser=run)
 
     sw = sub.add_parser(
-        "sweep", help="run a scenario over a grid of parameters and seeds",
+        "sweep",
+        help="run a scenario over a grid of parameters and seeds",
         description="Run a scenario for every combination of parameter values and every seed "
-                    "(local processes), then print the mean and standard deviation over seeds "
-                    "of the chosen metrics per combination.",
+        "(local processes), then print the mean and standard deviation over seeds "
+        "of the chosen metrics per combination.",
     )
     sw.add_argument("scenario", help="scenario name (see 'contextsteer list')")
-    sw.add_argument("-p", "--param", action="append", default=[], metavar="NAME=V1,V2",
-                    help="a parameter and its values (repeatable; numbers are parsed)")
-    sw.add_argument("--seeds", type=_int_at_least(1, "seeds"), default=3, metavar="N",
-                    help="seeds 0..N-1 per combination (default: 3)")
-    sw.add_argument("--steps", type=_int_at_least(1, "steps", MAX_STEPS), metavar="S",
-                    help="steps per run (default: the scenario's)")
-    sw.add_argument("--workers", type=_int_at_least(1, "workers"), metavar="W",
-                    help="processes (default: the CPU count; 1 runs in this process)")
-    sw.add_argument("--key", action="append", default=None, metavar="KEY",
-                    help="result value to summarise, a dotted path (repeatable; default: "
-                         "metrics.composite and metrics.collisions.total)")
-    sw.add_argument("--out", type=Path, default=None, metavar="FILE",
-                    help="write every run and the summary to this JSON file")
+    sw.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="a parameter and its values (repeatable; numbers are parsed)",
+    )
+    sw.add_argument(
+        "--seeds",
+        type=_int_at_least(1, "seeds"),
+        default=3,
+        metavar="N",
+        help="seeds 0..N-1 per combination (default: 3)",
+    )
+    sw.add_argument(
+        "--steps",
+        type=_int_at_least(1, "steps", MAX_STEPS),
+        metavar="S",
+        help="steps per run (default: the scenario's)",
+    )
+    sw.add_argument(
+        "--workers",
+        type=_int_at_least(1, "workers"),
+        metavar="W",
+        help="processes (default: the CPU count; 1 runs in this process)",
+    )
+    sw.add_argument(
+        "--key",
+        action="append",
+        default=None,
+        metavar="KEY",
+        help="result value to summarise, a dotted path (repeatable; default: "
+        "metrics.composite and metrics.collisions.total)",
+    )
+    sw.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write every run and the summary to this JSON file",
+    )
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(handler=_cmd_sweep, subparser=sw)
 
     tn = sub.add_parser(
-        "tune", help="tune a scenario's parameters with Optuna (the 'tune' extra)",
+        "tune",
+        help="tune a scenario's parameters with Optuna (the 'tune' extra)",
         description="Search a scenario's parameters with Optuna (TPE or random sampling, a "
-                    "median pruner over seeds) and print the best parameter set. Ranges are "
-                    "NAME=LOW:HIGH (integers when both are ints; NAME=LOW:HIGH:log for a "
-                    "log scale), choices NAME=V1,V2,...",
+        "median pruner over seeds) and print the best parameter set. Ranges are "
+        "NAME=LOW:HIGH (integers when both are ints; NAME=LOW:HIGH:log for a "
+        "log scale), choices NAME=V1,V2,...",
     )
     tn.add_argument("scenario", help="scenario name (see 'contextsteer list')")
-    tn.add_argument("-p", "--param", action="append", default=[], metavar="NAME=LOW:HIGH",
-                    help="a tuned parameter: a range LOW:HIGH[:log] or choices V1,V2 "
-                         "(repeatable)")
-    tn.add_argument("--fix", action="append", default=[], metavar="NAME=VALUE",
-                    help="a fixed parameter (repeatable)")
-    tn.add_argument("--key", default="metrics.composite", metavar="KEY",
-                    help="objective: a dotted result key (default: metrics.composite)")
+    tn.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=LOW:HIGH",
+        help="a tuned parameter: a range LOW:HIGH[:log] or choices V1,V2 (repeatable)",
+    )
+    tn.add_argument(
+        "--fix",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a fixed parameter (repeatable)",
+    )
+    tn.add_argument(
+        "--key",
+        default="metrics.composite",
+        metavar="KEY",
+        help="objective: a dotted result key (default: metrics.composite)",
+    )
     tn.add_argument("--maximize", action="store_true", help="maximise the objective")
-    tn.add_argument("--constraint", default=None, metavar="KEY",
-                    help="a result key whose mean over seeds must be <= 0 (e.g. "
-                         "metrics.collisions.agent_wall)")
-    tn.add_argument("--trials", type=_int_at_least(1, "trials"), default=20, metavar="N",
-                    help="trials (default: 20)")
-    tn.add_argument("--seeds", type=_int_at_least(1, "seeds"), default=2, metavar="N",
-                    help="seeds 0..N-1 per trial, pruned after each (default: 2)")
-    tn.add_argument("--steps", type=_int_at_least(1, "steps"), metavar="S",
-                    help="steps per run (default: the scenario's)")
-    tn.add_argument("--sampler", choices=["tpe", "random"], default="tpe",
-                    help="Optuna sampler (default: tpe)")
-    tn.add_argument("--seed", type=_int_at_least(0, "seed"), default=0, metavar="X",
-                    help="sampler seed (default: 0)")
-    tn.add_argument("--workers", type=_int_at_least(1, "workers"), metavar="W",
-                    help="processes (default: the CPU count; 1 runs in this process)")
-    tn.add_argument("--out", type=Path, default=None, metavar="FILE",
-                    help="write every trial and the best parameters to this JSON file")
+    tn.add_argument(
+        "--constraint",
+        default=None,
+        metavar="KEY",
+        help="a result key whose mean over seeds must be <= 0 (e.g. metrics.collisions.agent_wall)",
+    )
+    tn.add_argument(
+        "--trials",
+        type=_int_at_least(1, "trials"),
+        default=20,
+        metavar="N",
+        help="trials (default: 20)",
+    )
+    tn.add_argument(
+        "--seeds",
+        type=_int_at_least(1, "seeds"),
+        default=2,
+        metavar="N",
+        help="seeds 0..N-1 per trial, pruned after each (default: 2)",
+    )
+    tn.add_argument(
+        "--steps",
+        type=_int_at_least(1, "steps"),
+        metavar="S",
+        help="steps per run (default: the scenario's)",
+    )
+    tn.add_argument(
+        "--sampler", choices=["tpe", "random"], default="tpe", help="Optuna sampler (default: tpe)"
+    )
+    tn.add_argument(
+        "--seed",
+        type=_int_at_least(0, "seed"),
+        default=0,
+        metavar="X",
+        help="sampler seed (default: 0)",
+    )
+    tn.add_argument(
+        "--workers",
+        type=_int_at_least(1, "workers"),
+        metavar="W",
+        help="processes (default: the CPU count; 1 runs in this process)",
+    )
+    tn.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write every trial and the best parameters to this JSON file",
+    )
     tn.add_argument("--quiet", action="store_true", help="no progress bar")
     tn.set_defaults(handler=_cmd_tune, subparser=tn)
 
-    listing = sub.add_parser("list", help="list the available scenarios",
-                             description="List the available scenarios.")
+    listing = sub.add_parser(
+        "list", help="list the available scenarios", description="List the available scenarios."
+    )
     listing.set_defaults(handler=_cmd_list, subparser=listing)
 
     bench = sub.add_parser(
-        "bench", help="run the benchmark suite (source checkout only)",
+        "bench",
+        help="run the benchmark suite (source checkout only)",
         description="Run the benchmark scripts benchmarks/bench_*.py of a source checkout.",
     )
-    bench.add_argument("--quick", action="store_true",
-                       help="pass --quick to the scripts that take it (smaller sizes)")
-    bench.add_argument("names", nargs="*", metavar="NAME",
-                       help="only these benchmarks (e.g. 'maps' for bench_maps.py)")
+    bench.add_argument(
+        "--quick",
+        action="store_true",
+        help="pass --quick to the scripts that take it (smaller sizes)",
+    )
+    bench.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="only these benchmarks (e.g. 'maps' for bench_maps.py)",
+    )
     bench.set_defaults(handler=_cmd_bench, subparser=bench)
     return parser
 
@@ -266,9 +406,17 @@ def records_for(steps: int, frames: int) -> int:
     return min(int(steps), max(int(frames), 600))
 
 
-def write_run(result: RunResult, out_dir: str | os.PathLike[str], *, frames: int = 100,
-              progress: bool = True, dpi: int = 100, size: int | tuple[int, int] = 960,
-              format: str = "gif", fps: float = 15.0) -> RunFiles:
+def write_run(
+    result: RunResult,
+    out_dir: str | os.PathLike[str],
+    *,
+    frames: int = 100,
+    progress: bool = True,
+    dpi: int = 100,
+    size: int | tuple[int, int] = 960,
+    format: str = "gif",
+    fps: float = 15.0,
+) -> RunFiles:
     """Draw and write a finished run: ``scene.png``, ``animation.gif`` (or ``.mp4``) and
     ``metrics.json`` (the run's JSON form, :meth:`contextsteer.RunResult.to_dict`).
 
@@ -331,8 +479,10 @@ def write_run(result: RunResult, out_dir: str | os.PathLike[str], *, frames: int
 
     sim, history = result.simulation, result.history
     if sim is None or history is None:
-        raise ValueError("write_run: the result needs its simulation and recorded frames "
-                         "(run it with records > 0)")
+        raise ValueError(
+            "write_run: the result needs its simulation and recorded frames "
+            "(run it with records > 0)"
+        )
     if format not in video.FORMATS:
         raise ValueError(f"format: expected one of {', '.join(video.FORMATS)}, got {format!r}")
     if frames > 0 and format == "mp4" and video.ffmpeg() is None:
@@ -356,19 +506,37 @@ def write_run(result: RunResult, out_dir: str | os.PathLike[str], *, frames: int
             raise TypeError("write_run: the recorded frames need their steps and headings")
         k = np.unique(np.linspace(0, len(history.steps) - 1, int(frames) + 1).round().astype(int))
         picked = Recording(
-            history.steps[k], history.positions[k], history.headings[k], history.radii,
+            history.steps[k],
+            history.positions[k],
+            history.headings[k],
+            history.radii,
             None if history.danger is None else history.danger[k],
             None if history.times is None else history.times[k],
             None if history.sensed is None else history.sensed[k],
         )
         dt = result.dt
-        sample_dt = dt * float(history.steps[-1] - history.steps[0]) / max(len(history.steps) - 1, 1)
-        rendered = plot.frames(sim, history=picked, size=size, dpi=dpi, trail=history.positions,
-                               trail_samples=max(2, int(round(4.0 / max(sample_dt, 1e-9)))),
-                               title=title, dt=dt)
+        sample_dt = (
+            dt * float(history.steps[-1] - history.steps[0]) / max(len(history.steps) - 1, 1)
+        )
+        rendered = plot.frames(
+            sim,
+            history=picked,
+            size=size,
+            dpi=dpi,
+            trail=history.positions,
+            trail_samples=max(2, int(round(4.0 / max(sample_dt, 1e-9)))),
+            title=title,
+            dt=dt,
+        )
         animation = out / f"animation.{format}"
-        images = tqdm(rendered.images, total=rendered.count, unit="frame", desc="animation",
-                      disable=not progress, leave=False)
+        images = tqdm(
+            rendered.images,
+            total=rendered.count,
+            unit="frame",
+            desc="animation",
+            disable=not progress,
+            leave=False,
+        )
         video.write(images, animation, fps=fps, format=format)
 
     metrics = result.to_dict()
@@ -377,12 +545,21 @@ def write_run(result: RunResult, out_dir: str | os.PathLike[str], *, frames: int
     return RunFiles(out, scene_png, animation, metrics_file, metrics, result)
 
 
-def run_scenario(sim_builder: Simulation | Callable[[], Simulation], steps: int,
-                 out_dir: str | os.PathLike[str], *, dt: float = 1.0 / 60.0,
-                 frames: int = 100, progress: bool = True, info: dict | None = None,
-                 dpi: int = 100, report: Callable[[Simulation], dict] | None = None,
-                 size: int | tuple[int, int] = 960, format: str = "gif",
-                 fps: float = 15.0) -> RunFiles:
+def run_scenario(
+    sim_builder: Simulation | Callable[[], Simulation],
+    steps: int,
+    out_dir: str | os.PathLike[str],
+    *,
+    dt: float = 1.0 / 60.0,
+    frames: int = 100,
+    progress: bool = True,
+    info: dict | None = None,
+    dpi: int = 100,
+    report: Callable[[Simulation], dict] | None = None,
+    size: int | tuple[int, int] = 960,
+    format: str = "gif",
+    fps: float = 15.0,
+) -> RunFiles:
     """Deprecated: use :func:`contextsteer.run_simulation` (or
     :func:`contextsteer.run_scenario`) and then :func:`write_run`.
 
@@ -394,28 +571,49 @@ def run_scenario(sim_builder: Simulation | Callable[[], Simulation], steps: int,
     from .run import run_simulation
     from .simulation import Simulation
 
-    warnings.warn("contextsteer.cli.run_scenario is deprecated: use contextsteer.run_simulation "
-                  "or contextsteer.run_scenario, then contextsteer.cli.write_run",
-                  DeprecationWarning, stacklevel=2)
+    warnings.warn(
+        "contextsteer.cli.run_scenario is deprecated: use contextsteer.run_simulation "
+        "or contextsteer.run_scenario, then contextsteer.cli.write_run",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     steps = int(steps)
     if steps < 1:
         raise ValueError(f"steps: expected >= 1, got {steps}")
     sim = sim_builder if isinstance(sim_builder, Simulation) else sim_builder()
     info = dict(info or {})
-    result = run_simulation(sim, steps, dt=dt, records=records_for(steps, frames),
-                            maps=frames > 0, scenario=info.get("scenario"),
-                            parameters=info.get("parameters"), report=report)
-    return write_run(result, out_dir, frames=frames, progress=progress, dpi=dpi, size=size,
-                     format=format, fps=fps)
+    result = run_simulation(
+        sim,
+        steps,
+        dt=dt,
+        records=records_for(steps, frames),
+        maps=frames > 0,
+        scenario=info.get("scenario"),
+        parameters=info.get("parameters"),
+        report=report,
+    )
+    return write_run(
+        result,
+        out_dir,
+        frames=frames,
+        progress=progress,
+        dpi=dpi,
+        size=size,
+        format=format,
+        fps=fps,
+    )
 
 
 def __getattr__(name: str) -> Any:
     if name == "RunResult":  # the old name of RunFiles
         import warnings
 
-        warnings.warn("contextsteer.cli.RunResult is deprecated: it is contextsteer.cli.RunFiles "
-                      "(contextsteer.RunResult is the run's result record)",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "contextsteer.cli.RunResult is deprecated: it is contextsteer.cli.RunFiles "
+            "(contextsteer.RunResult is the run's result record)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return RunFiles
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -429,8 +627,10 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         names = scenarios.available()
         listed = ", ".join(names) if names else "none yet"
         parser.print_usage(sys.stderr)
-        print(f"contextsteer run: error: unknown scenario {args.scenario!r} "
-              f"(available: {listed})", file=sys.stderr)
+        print(
+            f"contextsteer run: error: unknown scenario {args.scenario!r} (available: {listed})",
+            file=sys.stderr,
+        )
         return 2
     params: dict[str, Any] = {}
     for name in ("agents", "slots", "seed"):
@@ -441,8 +641,10 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             if name == "seed" and value == 0:
                 continue  # the default seed is fine for a scenario without randomness
             parser.print_usage(sys.stderr)
-            print(f"contextsteer run: error: scenario {sc.name!r} does not take --{name}",
-                  file=sys.stderr)
+            print(
+                f"contextsteer run: error: scenario {sc.name!r} does not take --{name}",
+                file=sys.stderr,
+            )
             return 2
         params[name] = value
     if args.preset is not None:
@@ -452,8 +654,11 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return 2
         if args.preset not in sc.presets:
             parser.print_usage(sys.stderr)
-            print(f"contextsteer run: error: --preset must be one of {', '.join(sc.presets)}, "
-                  f"got {args.preset!r}", file=sys.stderr)
+            print(
+                f"contextsteer run: error: --preset must be one of {', '.join(sc.presets)}, "
+                f"got {args.preset!r}",
+                file=sys.stderr,
+            )
             return 2
         params["preset"] = args.preset
     default_steps, dt = sc.timing(args.preset)
@@ -464,13 +669,17 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         if video.ffmpeg() is None:
             parser.print_usage(sys.stderr)
-            print("contextsteer run: error: --format mp4 needs the ffmpeg executable on the "
-                  "PATH (or use --format gif)", file=sys.stderr)
+            print(
+                "contextsteer run: error: --format mp4 needs the ffmpeg executable on the "
+                "PATH (or use --format gif)",
+                file=sys.stderr,
+            )
             return 2
     if out.exists() and not out.is_dir():
         parser.print_usage(sys.stderr)
-        print(f"contextsteer run: error: --out {out} exists and is not a directory",
-              file=sys.stderr)
+        print(
+            f"contextsteer run: error: --out {out} exists and is not a directory", file=sys.stderr
+        )
         return 2
     from tqdm.auto import tqdm
 
@@ -483,20 +692,37 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"contextsteer run: error: {sc.name}: {exc or type(exc).__name__}", file=sys.stderr)
         return 2
     with tqdm(total=steps, unit="step", desc="steps", disable=args.quiet, leave=False) as bar:
-        result = run_simulation(sim, steps, dt=dt, records=records_for(steps, args.frames),
-                                maps=args.frames > 0, callback=bar.update, scenario=sc.name,
-                                parameters=params, report=sc.report)
+        result = run_simulation(
+            sim,
+            steps,
+            dt=dt,
+            records=records_for(steps, args.frames),
+            maps=args.frames > 0,
+            callback=bar.update,
+            scenario=sc.name,
+            parameters=params,
+            report=sc.report,
+        )
     try:
-        files = write_run(result, out, frames=args.frames, progress=not args.quiet,
-                          size=args.size, dpi=int(round(args.dpi)), format=args.format,
-                          fps=args.fps)
+        files = write_run(
+            result,
+            out,
+            frames=args.frames,
+            progress=not args.quiet,
+            size=args.size,
+            dpi=int(round(args.dpi)),
+            format=args.format,
+            fps=args.fps,
+        )
     except OSError as exc:  # cannot write the output files
         print(f"contextsteer run: error: {exc}", file=sys.stderr)
         return 1
     if not args.quiet:
         written = [files.scene, files.animation, files.metrics_file]
-        print(f"{sc.name}: {steps} steps in {result.seconds:.2f} s; wrote "
-              + ", ".join(str(f) for f in written if f is not None))
+        print(
+            f"{sc.name}: {steps} steps in {result.seconds:.2f} s; wrote "
+            + ", ".join(str(f) for f in written if f is not None)
+        )
     return 0
 
 
@@ -532,9 +758,15 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     keys = args.key or ["metrics.composite", "metrics.collisions.total"]
     try:
         scenarios.get(args.scenario)
-        result = sweep(args.scenario, axes, seeds=args.seeds, steps=args.steps,
-                       executor="serial" if args.workers == 1 else None, workers=args.workers,
-                       progress=not args.quiet)
+        result = sweep(
+            args.scenario,
+            axes,
+            seeds=args.seeds,
+            steps=args.steps,
+            executor="serial" if args.workers == 1 else None,
+            workers=args.workers,
+            progress=not args.quiet,
+        )
     except ValueError as exc:
         return usage(str(exc))
     except RuntimeError as exc:  # a run failed
@@ -543,17 +775,24 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     rows = result.summary(*keys)
     names = list(axes)
     header = names + [f"{k} (mean ± std)" for k in keys]
-    table = [[str(row[n]) for n in names]
-             + [f"{row[k]['mean']:.4g} ± {row[k]['std']:.2g}" if row[k]["n"] else "-" for k in keys]
-             for row in rows]
+    table = [
+        [str(row[n]) for n in names]
+        + [f"{row[k]['mean']:.4g} ± {row[k]['std']:.2g}" if row[k]["n"] else "-" for k in keys]
+        for row in rows
+    ]
     widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]
     print(f"{args.scenario}: {len(result)} runs ({len(rows)} combinations x {args.seeds} seeds)")
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
     if args.out is not None:
-        doc = {"scenario": args.scenario, "seeds": list(result.seeds), "steps": args.steps,
-               "summary": rows, "runs": result.to_records()}
+        doc = {
+            "scenario": args.scenario,
+            "seeds": list(result.seeds),
+            "steps": args.steps,
+            "summary": rows,
+            "runs": result.to_records(),
+        }
         return _write_json(args.out, doc, "sweep")
     return 0
 
@@ -584,8 +823,9 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     space: dict[str, Any] = {}
     fixed: dict[str, Any] = {}
-    for item, into, what in [(p, space, "--param") for p in args.param] + \
-                            [(f, fixed, "--fix") for f in args.fix]:
+    for item, into, what in [(p, space, "--param") for p in args.param] + [
+        (f, fixed, "--fix") for f in args.fix
+    ]:
         name, sep, values = item.partition("=")
         if not sep or not name or not values:
             return usage(f"{what} expects NAME=..., got {item!r}")
@@ -604,12 +844,22 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 1
     try:
         scenarios.get(args.scenario)
-        result = tune(args.scenario, space, params=fixed, objective=args.key,
-                      direction="maximize" if args.maximize else "minimize",
-                      constraint=args.constraint, n_trials=args.trials, seeds=args.seeds,
-                      steps=args.steps, sampler=args.sampler, seed=args.seed,
-                      executor="serial" if args.workers == 1 else None, workers=args.workers,
-                      progress=not args.quiet)
+        result = tune(
+            args.scenario,
+            space,
+            params=fixed,
+            objective=args.key,
+            direction="maximize" if args.maximize else "minimize",
+            constraint=args.constraint,
+            n_trials=args.trials,
+            seeds=args.seeds,
+            steps=args.steps,
+            sampler=args.sampler,
+            seed=args.seed,
+            executor="serial" if args.workers == 1 else None,
+            workers=args.workers,
+            progress=not args.quiet,
+        )
     except ImportError as exc:
         print(f"contextsteer tune: error: {exc}", file=sys.stderr)
         return 1
@@ -621,21 +871,29 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     states: dict[str, int] = {}
     for t in result.trials:
         states[t["state"]] = states.get(t["state"], 0) + 1
-    print(f"{args.scenario}: {len(result.trials)} trials ("
-          + ", ".join(f"{n} {s.lower()}" for s, n in sorted(states.items()))
-          + f"), {args.seeds} seed(s) each; objective {args.key} "
-          + ("(maximised)" if args.maximize else "(minimised)"))
+    print(
+        f"{args.scenario}: {len(result.trials)} trials ("
+        + ", ".join(f"{n} {s.lower()}" for s, n in sorted(states.items()))
+        + f"), {args.seeds} seed(s) each; objective {args.key} "
+        + ("(maximised)" if args.maximize else "(minimised)")
+    )
     print(f"best {args.key} = {result.best_value:.6g} with")
     for name, value in result.best_params.items():
         shown = f"{value:.6g}" if isinstance(value, float) else str(value)
         print(f"  {name} = {shown}")
     if args.out is not None:
-        doc = {"scenario": args.scenario, "objective": args.key,
-               "direction": "maximize" if args.maximize else "minimize",
-               "constraint": args.constraint, "seeds": args.seeds, "steps": args.steps,
-               "space": {k: list(v) if isinstance(v, tuple) else v for k, v in space.items()},
-               "best_params": result.best_params, "best_value": result.best_value,
-               "trials": result.to_records()}
+        doc = {
+            "scenario": args.scenario,
+            "objective": args.key,
+            "direction": "maximize" if args.maximize else "minimize",
+            "constraint": args.constraint,
+            "seeds": args.seeds,
+            "steps": args.steps,
+            "space": {k: list(v) if isinstance(v, tuple) else v for k, v in space.items()},
+            "best_params": result.best_params,
+            "best_value": result.best_value,
+            "trials": result.to_records(),
+        }
         return _write_json(args.out, doc, "tune")
     return 0
 
@@ -676,10 +934,12 @@ def find_benchmarks() -> Path | None:
 def _cmd_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     folder = find_benchmarks()
     if folder is None:
-        print("contextsteer bench: the benchmarks ship only with the source tree, not with "
-              "the installed package.\nClone the repository, install it with "
-              "'pip install -e .[bench]' and run 'contextsteer bench' from the checkout.",
-              file=sys.stderr)
+        print(
+            "contextsteer bench: the benchmarks ship only with the source tree, not with "
+            "the installed package.\nClone the repository, install it with "
+            "'pip install -e .[bench]' and run 'contextsteer bench' from the checkout.",
+            file=sys.stderr,
+        )
         return 1
     scripts = sorted(folder.glob("bench_*.py"))
     if args.names:
@@ -688,8 +948,11 @@ def _cmd_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         unknown = sorted(wanted - known)
         if unknown:
             parser.print_usage(sys.stderr)
-            print(f"contextsteer bench: error: unknown benchmark(s) {', '.join(unknown)} "
-                  f"(available: {', '.join(sorted(known))})", file=sys.stderr)
+            print(
+                f"contextsteer bench: error: unknown benchmark(s) {', '.join(unknown)} "
+                f"(available: {', '.join(sorted(known))})",
+                file=sys.stderr,
+            )
             return 2
         scripts = [s for s in scripts if s.stem.removeprefix("bench_") in wanted]
     # The scripts import the same contextsteer as this command.

@@ -50,8 +50,19 @@ def _view(name: str, doc: str) -> property:
     return property(lambda self: self._core._view(name), doc=doc)
 
 
-_FRAME_VIEWS = ("steps", "times", "positions", "velocities", "headings", "alive", "interest",
-                "danger", "sensed", "progress", "series")
+_FRAME_VIEWS = (
+    "steps",
+    "times",
+    "positions",
+    "velocities",
+    "headings",
+    "alive",
+    "interest",
+    "danger",
+    "sensed",
+    "progress",
+    "series",
+)
 
 
 class _Frames:
@@ -70,8 +81,9 @@ class _Frames:
         pass
 
 
-def _unpickle_history(sim: Simulation, radii: np.ndarray, views: dict, every: int, frames: int,
-                      series_names: list) -> History:
+def _unpickle_history(
+    sim: Simulation, radii: np.ndarray, views: dict, every: int, frames: int, series_names: list
+) -> History:
     history = History.__new__(History)
     history.sim, history.radii = sim, radii
     for v in views.values():
@@ -132,13 +144,17 @@ class History:
     alive = _view("alive", "(T, N) bool.")
     interest = _view("interest", "(T, N, K) float32 interest maps, or None without maps.")
     danger = _view("danger", "(T, N, K) float32 danger maps, or None without maps.")
-    sensed = _view("sensed", "(T, N, K) float32 what the slot rays of the simulation's first "
-                   "WallDanger sensed (Simulation.sensed: hit distance, +inf where clear), "
-                   "or None without maps or without a WallDanger.")
+    sensed = _view(
+        "sensed",
+        "(T, N, K) float32 what the slot rays of the simulation's first "
+        "WallDanger sensed (Simulation.sensed: hit distance, +inf where clear), "
+        "or None without maps or without a WallDanger.",
+    )
     progress = _view("progress", "(T, N) float32 progress along the metrics path, or None.")
 
-    def __init__(self, sim: Simulation, every: int = 1, *, maps: bool = False,
-                 reserve: int | None = None) -> None:
+    def __init__(
+        self, sim: Simulation, every: int = 1, *, maps: bool = False, reserve: int | None = None
+    ) -> None:
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)):
             raise TypeError(f"History: every must be an int, got {type(every).__name__}")
         if every < 1:
@@ -177,7 +193,7 @@ class History:
         t_count = len(self)
         pos = np.asarray(self.positions)
         alive = np.asarray(self.alive, dtype=bool) & np.isfinite(pos).all(axis=2)
-        frame, agent = np.nonzero(alive)                      # frame-major, ids ascending
+        frame, agent = np.nonzero(alive)  # frame-major, ids ascending
         vel = np.asarray(self.velocities)
         group = np.asarray(self.sim.agents.group)
         cols: dict[str, np.ndarray] = {
@@ -196,8 +212,7 @@ class History:
         if progress is not None:
             cols["progress"] = np.asarray(progress)[frame, agent].astype(np.float64)
         for name, values in self.series.items():
-            cols[name] = np.asarray(values, dtype=np.float64)[frame] if t_count else \
-                np.zeros(0)
+            cols[name] = np.asarray(values, dtype=np.float64)[frame] if t_count else np.zeros(0)
         return cols
 
     def to_dataframe(self):
@@ -232,8 +247,10 @@ class History:
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - exercised without pandas
-            raise ImportError("History.to_dataframe needs pandas: pip install "
-                              "'contextsteer[pandas]' (or History.to_csv, which does not)") from exc
+            raise ImportError(
+                "History.to_dataframe needs pandas: pip install "
+                "'contextsteer[pandas]' (or History.to_csv, which does not)"
+            ) from exc
         return pd.DataFrame(self._table())
 
     def to_csv(self, path: str | os.PathLike[str], *, float_format: str = "%.6g") -> None:
@@ -299,14 +316,16 @@ class History:
         try:
             import pedpy
         except ImportError as exc:  # pragma: no cover - exercised without pedpy
-            raise ImportError("History.to_pedpy needs PedPy: pip install "
-                              "'contextsteer[pedpy]'") from exc
+            raise ImportError(
+                "History.to_pedpy needs PedPy: pip install 'contextsteer[pedpy]'"
+            ) from exc
         import pandas as pd
 
         rate = self.frame_rate if frame_rate is None else float(frame_rate)
         if not rate > 0:
-            raise ValueError(f"to_pedpy: frame_rate must be > 0 (a history of >= 2 frames "
-                             f"gives it), got {rate}")
+            raise ValueError(
+                f"to_pedpy: frame_rate must be > 0 (a history of >= 2 frames gives it), got {rate}"
+            )
         cols = self._table()
         data = pd.DataFrame({k: cols[k] for k in ("id", "frame", "x", "y")})
         return pedpy.TrajectoryData(data=data, frame_rate=rate)
@@ -319,14 +338,20 @@ class History:
         """Pickles (and ``copy.deepcopy``) as a detached copy: the frames so far, with the
         simulation they were recorded from (pickled along, so one pickle of both keeps
         them together). The copy does not record; the original goes on recording."""
-        views = {name: (None if (v := self._core._view(name)) is None else np.array(v))
-                 for name in _FRAME_VIEWS}
-        return (_unpickle_history, (self.sim, self.radii, views, self.every, len(self),
-                                    list(self._core.series_names)))
+        views = {
+            name: (None if (v := self._core._view(name)) is None else np.array(v))
+            for name in _FRAME_VIEWS
+        }
+        return (
+            _unpickle_history,
+            (self.sim, self.radii, views, self.every, len(self), list(self._core.series_names)),
+        )
 
     def __copy__(self):
-        raise TypeError("History: a shallow copy would share the recorder; use "
-                        "copy.deepcopy(history) or pickle for a detached copy")
+        raise TypeError(
+            "History: a shallow copy would share the recorder; use "
+            "copy.deepcopy(history) or pickle for a detached copy"
+        )
 
     def __enter__(self) -> History:
         return self

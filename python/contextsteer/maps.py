@@ -268,8 +268,13 @@ def dot_map(
     else:
         scalar, per_agent = 1.0, _f32(weight)
     return _core.dot_map(
-        slots, vectors, shape=shape, weight=scalar, weights=per_agent,
-        magnitude=bool(magnitude), out=out,
+        slots,
+        vectors,
+        shape=shape,
+        weight=scalar,
+        weights=per_agent,
+        magnitude=bool(magnitude),
+        out=out,
     )
 
 
@@ -387,10 +392,18 @@ def resolve(
     slots = None
     if mode == "avoid_opposite":
         if directions is None:
-            raise ValueError("resolve: mode 'avoid_opposite' needs directions (a SlotSet or (K, 2) array)")
+            raise ValueError(
+                "resolve: mode 'avoid_opposite' needs directions (a SlotSet or (K, 2) array)"
+            )
         slots = _slots(directions)
     return _core.resolve(
-        _f32(interest), _f32(danger), mode, float(threshold), float(epsilon), slots, out=out,
+        _f32(interest),
+        _f32(danger),
+        mode,
+        float(threshold),
+        float(epsilon),
+        slots,
+        out=out,
     )
 
 
@@ -503,8 +516,14 @@ def choose(
             raise TypeError("out: expected (direction, strength, slot)")
         od, os_, oi = out
     d, s, i = _core.choose(
-        _f32(values), _slots(directions), mode, int(width), bool(contiguous),
-        out_direction=od, out_strength=os_, out_slot=oi,
+        _f32(values),
+        _slots(directions),
+        mode,
+        int(width),
+        bool(contiguous),
+        out_direction=od,
+        out_strength=os_,
+        out_slot=oi,
     )
     return Choice(d, s, i)
 
@@ -609,9 +628,20 @@ def steer(
     od, os_, oi = _out3(out)
     w = None if weights is None else _f32(weights)
     d, s, i = _core.steer(
-        _stack(interest_maps), _f32(danger), _slots(directions), combine, w, resolve,
-        float(threshold), float(epsilon), choose, int(width), bool(contiguous),
-        out_direction=od, out_strength=os_, out_slot=oi,
+        _stack(interest_maps),
+        _f32(danger),
+        _slots(directions),
+        combine,
+        w,
+        resolve,
+        float(threshold),
+        float(epsilon),
+        choose,
+        int(width),
+        bool(contiguous),
+        out_direction=od,
+        out_strength=os_,
+        out_slot=oi,
     )
     return Choice(d, s, i)
 
@@ -721,19 +751,26 @@ class ContextMaps:
         for name, v in (("n", n), ("k", k)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise TypeError(f"ContextMaps: {name} must be an int, got {type(v).__name__}")
-        need = 5 * max(int(n), 0) * max(int(k), 0) * 4 + 16 * max(int(n), 0)   # maps + outputs
+        need = 5 * max(int(n), 0) * max(int(k), 0) * 4 + 16 * max(int(n), 0)  # maps + outputs
         if need > _physical_memory():
-            raise MemoryError(f"ContextMaps({n}, {k}) needs about {need / 2**30:.3g} GiB, more "
-                              f"than this machine's {_physical_memory() / 2**30:.3g} GiB")
+            raise MemoryError(
+                f"ContextMaps({n}, {k}) needs about {need / 2**30:.3g} GiB, more "
+                f"than this machine's {_physical_memory() / 2**30:.3g} GiB"
+            )
         self._impl = _core.ContextMaps(int(n), int(k))
 
     def __copy__(self):
-        raise TypeError("ContextMaps: copy.copy would share the C++ maps with the original; "
-                        "use copy.deepcopy for an independent copy")
+        raise TypeError(
+            "ContextMaps: copy.copy would share the C++ maps with the original; "
+            "use copy.deepcopy for an independent copy"
+        )
 
     def __reduce__(self):
         """Pickle (and ``copy.deepcopy``) support: the size and the interest and danger maps."""
-        return (_restore_context_maps, (self.n, self.k, np.array(self.interest), np.array(self.danger)))
+        return (
+            _restore_context_maps,
+            (self.n, self.k, np.array(self.interest), np.array(self.danger)),
+        )
 
     @property
     def n(self) -> int:
@@ -759,8 +796,7 @@ class ContextMaps:
         return f"ContextMaps(n={self.n}, k={self.k})"
 
 
-def _restore_context_maps(n: int, k: int, interest: ArrayLike,
-                          danger: ArrayLike) -> ContextMaps:
+def _restore_context_maps(n: int, k: int, interest: ArrayLike, danger: ArrayLike) -> ContextMaps:
     m = ContextMaps(n, k)
     m.interest[...] = interest
     m.danger[...] = danger

@@ -117,10 +117,24 @@ def agent_metrics(core: _core.Simulation) -> AgentMetrics:
     travel = v("travel_steps")
     jitter = v("jitter") / np.maximum(travel, 1)
     return AgentMetrics(
-        v("wall_episodes"), v("agent_episodes"), v("wall_steps"), v("min_wall_clearance"),
-        v("min_agent_clearance"), v("time_to_goal"), v("path_length"), v("effort"), jitter,
-        v("progress"), v("laps"), v("last_lap_time"), v("best_lap_time"), v("overtakes"),
-        v("ever_stuck"), steps, travel)
+        v("wall_episodes"),
+        v("agent_episodes"),
+        v("wall_steps"),
+        v("min_wall_clearance"),
+        v("min_agent_clearance"),
+        v("time_to_goal"),
+        v("path_length"),
+        v("effort"),
+        jitter,
+        v("progress"),
+        v("laps"),
+        v("last_lap_time"),
+        v("best_lap_time"),
+        v("overtakes"),
+        v("ever_stuck"),
+        steps,
+        travel,
+    )
 
 
 def _stats(x: np.ndarray) -> dict[str, float | None]:
@@ -133,8 +147,9 @@ def _finite_or_none(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-def summarize(core: _core.Simulation, alive: np.ndarray, time: float,
-              stuck: np.ndarray | None = None) -> dict[str, Any]:
+def summarize(
+    core: _core.Simulation, alive: np.ndarray, time: float, stuck: np.ndarray | None = None
+) -> dict[str, Any]:
     """The metric set of a ``_core.Simulation`` as a plain dict (see the module doc).
 
     ``alive`` selects the agents summarised; ``time`` is the simulation's current time.
@@ -168,8 +183,10 @@ def summarize(core: _core.Simulation, alive: np.ndarray, time: float,
         "path_length": _stats(m.path_length[a]),
         "heading_jitter": float(m.heading_jitter[a].mean()) if n else None,
         "effort": float(m.effort[a].mean()) if n else None,
-        "stuck": {"now": None if stuck is None else int((np.asarray(stuck)[a] & ~arrived).sum()),
-                  "ever": int(m.ever_stuck[a].sum())},
+        "stuck": {
+            "now": None if stuck is None else int((np.asarray(stuck)[a] & ~arrived).sum()),
+            "ever": int(m.ever_stuck[a].sum()),
+        },
         "composite": float(composite.mean()) if n else None,
     }
     if goals:
@@ -185,11 +202,16 @@ def summarize(core: _core.Simulation, alive: np.ndarray, time: float,
         if info["closed_path"]:
             laps = m.laps[a]
             best = m.best_lap_time[a]
-            out["laps"] = {"track_length": float(info["path_length"]), "total": int(laps.sum()),
-                           **_stats(laps.astype(np.float64))}
+            out["laps"] = {
+                "track_length": float(info["path_length"]),
+                "total": int(laps.sum()),
+                **_stats(laps.astype(np.float64)),
+            }
             done = best[~np.isnan(best)]
-            out["lap_time"] = {"best": float(done.min()) if len(done) else None,
-                               "mean_best": float(done.mean()) if len(done) else None}
+            out["lap_time"] = {
+                "best": float(done.min()) if len(done) else None,
+                "mean_best": float(done.mean()) if len(done) else None,
+            }
         if info["overtakes"]:
             out["overtakes"] = int(m.overtakes[a].sum())
     return out

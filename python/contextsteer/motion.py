@@ -29,13 +29,18 @@ class MotionState(NamedTuple):
     heading: np.ndarray
 
 
-def _finite(owner: str, name: str, value: Any, low: float | None = None,
-            high: float | None = None) -> float:
+def _finite(
+    owner: str, name: str, value: Any, low: float | None = None, high: float | None = None
+) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     v = float(value)
     if not math.isfinite(v) or (low is not None and v < low) or (high is not None and v > high):
-        rng = f" in [{low}, {high}]" if high is not None else (f" >= {low}" if low is not None else "")
+        rng = (
+            f" in [{low}, {high}]"
+            if high is not None
+            else (f" >= {low}" if low is not None else "")
+        )
         raise ValueError(f"{owner}: {name} must be finite{rng}, got {value!r}")
     return v
 
@@ -61,8 +66,9 @@ class MotionModel:
     def _config(self) -> tuple[str, dict]:
         return self.kind, {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
-    def apply(self, agents: Agents, direction: ArrayLike, strength: ArrayLike,
-              dt: float) -> MotionState:
+    def apply(
+        self, agents: Agents, direction: ArrayLike, strength: ArrayLike, dt: float
+    ) -> MotionState:
         """Compute the next state of every agent without changing ``agents``.
 
         Parameters
@@ -94,8 +100,9 @@ class MotionModel:
         pos, vel, head = _core.apply_motion(agents, self, d, s, _finite("apply", "dt", dt, low=0.0))
         return MotionState(pos, vel, head)
 
-    def step(self, agents: Agents, direction: ArrayLike, strength: ArrayLike,
-             dt: float) -> MotionState:
+    def step(
+        self, agents: Agents, direction: ArrayLike, strength: ArrayLike, dt: float
+    ) -> MotionState:
         """:meth:`apply`, then write the new state into ``agents``; returns it too."""
         s = self.apply(agents, direction, strength, dt)
         agents.position[...] = s.position
@@ -193,6 +200,8 @@ class Vehicle(MotionModel):
 
     def __post_init__(self) -> None:
         self._set("brake_angle", _finite("Vehicle", "brake_angle", self.brake_angle, 0.0, math.pi))
-        self._set("full_turn_speed", _finite("Vehicle", "full_turn_speed", self.full_turn_speed, 0.0))
+        self._set(
+            "full_turn_speed", _finite("Vehicle", "full_turn_speed", self.full_turn_speed, 0.0)
+        )
         self._set("brake_speed", _finite("Vehicle", "brake_speed", self.brake_speed, 0.0, 1.0))
         _speed_option("Vehicle", self.speed)

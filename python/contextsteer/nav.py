@@ -43,8 +43,10 @@ def _goal_set(goal: Any, k: int) -> dict:
     if isinstance(goal, dict):
         unknown = set(goal) - {"points", "segments", "polygons"}
         if unknown:
-            raise ValueError(f"goals[{k}]: unknown keys {sorted(unknown)}; expected 'points', "
-                             "'segments', 'polygons'")
+            raise ValueError(
+                f"goals[{k}]: unknown keys {sorted(unknown)}; expected 'points', "
+                "'segments', 'polygons'"
+            )
         out: dict = {}
         if goal.get("points") is not None:
             p = np.ascontiguousarray(goal["points"], dtype=np.float32)
@@ -65,13 +67,18 @@ def _goal_set(goal: Any, k: int) -> dict:
         return {"points": a}
     if a.ndim == 2 and a.shape[1] == 4:
         return {"segments": a}
-    raise ValueError(f"goals[{k}]: expected a point (2,), points (P, 2), segments (S, 4) or a dict "
-                     f"with 'points', 'segments', 'polygons'; got shape {a.shape}")
+    raise ValueError(
+        f"goals[{k}]: expected a point (2,), points (P, 2), segments (S, 4) or a dict "
+        f"with 'points', 'segments', 'polygons'; got shape {a.shape}"
+    )
 
 
 def _goal_sets(goals: Any) -> list[dict]:
-    if isinstance(goals, (list, tuple)) and goals and all(
-            isinstance(g, (dict, np.ndarray)) for g in goals):
+    if (
+        isinstance(goals, (list, tuple))
+        and goals
+        and all(isinstance(g, (dict, np.ndarray)) for g in goals)
+    ):
         return [_goal_set(g, k) for k, g in enumerate(goals)]
     return [_goal_set(goals, 0)]
 
@@ -79,9 +86,18 @@ def _goal_sets(goals: Any) -> list[dict]:
 def _key(sets: list[dict]) -> tuple:
     parts = []
     for s in sets:
-        parts.append(tuple(
-            (name, tuple(np.asarray(v).tobytes() for v in (s[name] if name == "polygons" else [s[name]])))
-            for name in sorted(s)))
+        parts.append(
+            tuple(
+                (
+                    name,
+                    tuple(
+                        np.asarray(v).tobytes()
+                        for v in (s[name] if name == "polygons" else [s[name]])
+                    ),
+                )
+                for name in sorted(s)
+            )
+        )
     return tuple(parts)
 
 
@@ -133,11 +149,21 @@ class NavField:
     [0.3 0.9]
     """
 
-    def __init__(self, world: World, goals: Any, *, cell: float | None = None, radius: float = 0.3,
-                 layers: int = ALL_LAYERS, margin: float = 1.0) -> None:
+    def __init__(
+        self,
+        world: World,
+        goals: Any,
+        *,
+        cell: float | None = None,
+        radius: float = 0.3,
+        layers: int = ALL_LAYERS,
+        margin: float = 1.0,
+    ) -> None:
         core_world = _core_world(world)
         if not isinstance(core_world, _core.World):
-            raise TypeError(f"NavField: world must be a contextsteer.World, got {type(world).__name__}")
+            raise TypeError(
+                f"NavField: world must be a contextsteer.World, got {type(world).__name__}"
+            )
         radius = float(radius)
         if not (math.isfinite(radius) and radius >= 0):
             raise ValueError(f"NavField: radius must be a finite number >= 0, got {radius}")
@@ -167,13 +193,19 @@ class NavField:
     def __reduce__(self):
         """Pickle (and ``copy.deepcopy``) support: the world and the parameters; the field
         is rebuilt (or found in the restored world's cache) on unpickling."""
-        return (_restore_nav_field, (self.world, self.goals, self.cell, self.radius,
-                                     self.layers, self.margin))
+        return (
+            _restore_nav_field,
+            (self.world, self.goals, self.cell, self.radius, self.layers, self.margin),
+        )
 
     @staticmethod
     def _auto_cell(world: World, sets: list[dict[str, Any]], radius: float, margin: float) -> float:
-        pts = [np.asarray(v, dtype=np.float64).reshape(-1, 2) for s in sets for name, vs in s.items()
-               for v in (vs if name == "polygons" else [vs])]
+        pts = [
+            np.asarray(v, dtype=np.float64).reshape(-1, 2)
+            for s in sets
+            for name, vs in s.items()
+            for v in (vs if name == "polygons" else [vs])
+        ]
         b = world.bounds
         if b is not None:
             pts.append(np.array([[b[0], b[1]], [b[2], b[3]]]))
@@ -267,8 +299,9 @@ class NavField:
         """(N,) geodesic distances at ``points`` (see :meth:`query`)."""
         return self.query(points, which).distance
 
-    def direction(self, points: ArrayLike, which: Any = None, *,
-                  look_ahead: float = 0.0) -> np.ndarray:
+    def direction(
+        self, points: ArrayLike, which: Any = None, *, look_ahead: float = 0.0
+    ) -> np.ndarray:
         """(N, 2) unit descent directions at ``points`` (see :meth:`query`)."""
         return self.query(points, which, look_ahead=look_ahead).direction
 
@@ -277,9 +310,16 @@ class NavField:
         return f"NavField(fields={self.count}, grid={nx}x{ny}, cell={c:g}, radius={self.radius:g})"
 
 
-def route(world: World, starts: ArrayLike, goals: ArrayLike, radius: float = 0.3, *,
-          layers: int = ALL_LAYERS, packed: bool = False,
-          arc_points: int = 12) -> list[Path | None] | tuple[np.ndarray, np.ndarray]:
+def route(
+    world: World,
+    starts: ArrayLike,
+    goals: ArrayLike,
+    radius: float = 0.3,
+    *,
+    layers: int = ALL_LAYERS,
+    packed: bool = False,
+    arc_points: int = 12,
+) -> list[Path | None] | tuple[np.ndarray, np.ndarray]:
     """Shortest paths from ``starts`` to ``goals`` around the obstacles inflated by ``radius``.
 
     A visibility graph over circumscribed corners of the inflated obstacles (a regular
@@ -324,7 +364,7 @@ def route(world: World, starts: ArrayLike, goals: ArrayLike, radius: float = 0.3
         return points, offsets
     out: list[Path | None] = []
     for i in range(len(s)):
-        seg = points[offsets[i]:offsets[i + 1]]
+        seg = points[offsets[i] : offsets[i + 1]]
         try:
             out.append(Path(seg) if len(seg) >= 2 else None)
         except ValueError:
@@ -332,6 +372,7 @@ def route(world: World, starts: ArrayLike, goals: ArrayLike, radius: float = 0.3
     return out
 
 
-def _restore_nav_field(world: World, goals: Any, cell: float | None, radius: float, layers: int,
-                       margin: float) -> NavField:
+def _restore_nav_field(
+    world: World, goals: Any, cell: float | None, radius: float, layers: int, margin: float
+) -> NavField:
     return NavField(world, goals, cell=cell, radius=radius, layers=layers, margin=margin)

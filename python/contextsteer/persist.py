@@ -38,10 +38,15 @@ def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
     from . import __version__
 
     payload = pickle.dumps(sim, protocol=pickle.HIGHEST_PROTOCOL)
-    meta = {"format": FORMAT, "version": FORMAT_VERSION, "library": __version__,
-            "sha256": hashlib.sha256(payload).hexdigest(),
-            "agents": int(sim.agents.count), "time": float(sim.time),
-            "step_count": int(sim.step_count)}
+    meta = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "library": __version__,
+        "sha256": hashlib.sha256(payload).hexdigest(),
+        "agents": int(sim.agents.count),
+        "time": float(sim.time),
+        "step_count": int(sim.step_count),
+    }
     path = os.fspath(path)
     tmp = path + ".tmp"
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
@@ -78,15 +83,20 @@ def load(path: str | os.PathLike) -> Any:
             meta = json.loads(z.read("meta.json"))
             payload = z.read("simulation.pickle")
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, EOFError) as exc:
-        raise ValueError(f"load: {os.fspath(path)!r} is not a contextsteer simulation file "
-                         f"(or it is truncated): {exc}") from None
+        raise ValueError(
+            f"load: {os.fspath(path)!r} is not a contextsteer simulation file "
+            f"(or it is truncated): {exc}"
+        ) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"load: {os.fspath(path)!r} is not a contextsteer simulation file")
     version = meta.get("version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise ValueError(f"load: file format version {version!r}; this contextsteer reads "
-                         f"up to {FORMAT_VERSION}")
+        raise ValueError(
+            f"load: file format version {version!r}; this contextsteer reads up to {FORMAT_VERSION}"
+        )
     if hashlib.sha256(payload).hexdigest() != meta.get("sha256"):
-        raise ValueError(f"load: {os.fspath(path)!r} is corrupted (its payload does not match "
-                         f"the recorded SHA-256)")
+        raise ValueError(
+            f"load: {os.fspath(path)!r} is corrupted (its payload does not match "
+            f"the recorded SHA-256)"
+        )
     return pickle.load(io.BytesIO(payload))

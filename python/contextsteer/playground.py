@@ -96,12 +96,16 @@ class Playground:
     def _checked(settings: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(settings) - set(DEFAULTS))
         if unknown:
-            raise ValueError(f"Playground: unknown setting(s) {', '.join(unknown)} "
-                             f"(expected: {', '.join(DEFAULTS)})")
+            raise ValueError(
+                f"Playground: unknown setting(s) {', '.join(unknown)} "
+                f"(expected: {', '.join(DEFAULTS)})"
+            )
         for stage, options in CHOICES.items():
             if settings[stage] not in options:
-                raise ValueError(f"Playground: {stage} must be one of {', '.join(map(repr, options))}, "
-                                 f"got {settings[stage]!r}")
+                raise ValueError(
+                    f"Playground: {stage} must be one of {', '.join(map(repr, options))}, "
+                    f"got {settings[stage]!r}"
+                )
         if int(settings["slots"]) < 3:
             raise ValueError(f"Playground: slots must be >= 3, got {settings['slots']}")
         if not 1 <= int(settings["agents"]) <= 40:
@@ -134,14 +138,26 @@ class Playground:
         p, t = centre.point_at(offset), centre.tangent_at(offset)
         p = p + np.c_[-t[:, 1], t[:, 0]] * np.where(np.arange(n) % 2, 5.0, -5.0)[:, None]
         cars = agents_mod.Agents(n, slots=k, seed=int(s["seed"]))
-        cars.add(p, velocity=t * 10.0, heading=np.arctan2(t[:, 1], t[:, 0]), radius=3.0,
-                 max_speed=rng.uniform(40.0, 60.0, n), steer_force=0.1)
+        cars.add(
+            p,
+            velocity=t * 10.0,
+            heading=np.arctan2(t[:, 1], t[:, 0]),
+            radius=3.0,
+            max_speed=rng.uniform(40.0, 60.0, n),
+            steer_force=0.1,
+        )
         steering = Steering(
-            [beh.FollowPath(centre, look_ahead=25.0),
-             beh.WallDanger(look_ahead=float(s["look_ahead"]), spread=1, falloff="linear"),
-             beh.AgentDanger(radius=float(s["danger_radius"]), predictive=True, horizon=0.6)],
-            combine=s["combine"], resolve=s["resolve"], threshold=0.3, choose=s["choose"],
-            rotate=True)
+            [
+                beh.FollowPath(centre, look_ahead=25.0),
+                beh.WallDanger(look_ahead=float(s["look_ahead"]), spread=1, falloff="linear"),
+                beh.AgentDanger(radius=float(s["danger_radius"]), predictive=True, horizon=0.6),
+            ],
+            combine=s["combine"],
+            resolve=s["resolve"],
+            threshold=0.3,
+            choose=s["choose"],
+            rotate=True,
+        )
         sim = Simulation(world, cars, steering, motion=Lerp(steer_force=0.1), slots=k)
         sim.configure_metrics(path=centre)
         history = History(sim, every=3)
@@ -166,23 +182,40 @@ class Playground:
         polar = fig.add_subplot(grid[0, 1], projection="polar")
         scene = plot.scene(sim, ax=ax, trajectories=history.positions, rays=True)
         pos = np.asarray(sim.agents.position)[i]
-        ax.plot(*pos, marker="o", markersize=16, markerfacecolor="none",
-                markeredgecolor="black", markeredgewidth=1.5)
-        ax.set_title(f"combine={s['combine']}, resolve={s['resolve']}, choose={s['choose']}, "
-                     f"{s['slots']} slots — {s['steps'] / 30:.1f} s", fontsize=10)
+        ax.plot(
+            *pos,
+            marker="o",
+            markersize=16,
+            markerfacecolor="none",
+            markeredgecolor="black",
+            markeredgewidth=1.5,
+        )
+        ax.set_title(
+            f"combine={s['combine']}, resolve={s['resolve']}, choose={s['choose']}, "
+            f"{s['slots']} slots — {s['steps'] / 30:.1f} s",
+            fontsize=10,
+        )
         interest = np.array(sim.interest[i])
         danger = np.array(sim.danger[i])
         heading = float(np.asarray(sim.agents.heading)[i])
         chosen = np.asarray(sim.chosen_direction[i], dtype=np.float64)
-        c, sn = np.cos(-heading), np.sin(-heading)   # world -> the car's frame
+        c, sn = np.cos(-heading), np.sin(-heading)  # world -> the car's frame
         chosen_local = np.array([c * chosen[0] - sn * chosen[1], sn * chosen[0] + c * chosen[1]])
-        cmap = plot.context_map(interest, danger, chosen=chosen_local,
-                                strength=float(sim.strength[i]), threshold=0.3, ax=polar)
+        cmap = plot.context_map(
+            interest,
+            danger,
+            chosen=chosen_local,
+            strength=float(sim.strength[i]),
+            threshold=0.3,
+            ax=polar,
+        )
         polar.set_title(f"car {i} (its frame: 0° = ahead)", fontsize=10)
         m = sim.metrics()
-        metrics = {"wall_contacts": m["collisions"]["agent_wall"],
-                   "agent_contacts": m["collisions"]["agent_agent"],
-                   "mean_progress": round(float((m.get("progress") or {}).get("mean") or 0.0), 1)}
+        metrics = {
+            "wall_contacts": m["collisions"]["agent_wall"],
+            "agent_contacts": m["collisions"]["agent_agent"],
+            "mean_progress": round(float((m.get("progress") or {}).get("mean") or 0.0), 1),
+        }
         self.view = PlaygroundView(dict(s), sim, scene, cmap, interest, danger, metrics)
         if self._image is not None:
             self._image.value = self.png()
@@ -209,29 +242,49 @@ class Playground:
         try:
             import ipywidgets as w
         except ImportError as exc:
-            raise ImportError("Playground.widgets needs ipywidgets: pip install "
-                              "'contextsteer[widgets]'") from exc
+            raise ImportError(
+                "Playground.widgets needs ipywidgets: pip install 'contextsteer[widgets]'"
+            ) from exc
         s = self.settings
         style = {"description_width": "90px"}
         controls = {
-            "combine": w.Dropdown(options=CHOICES["combine"], value=s["combine"],
-                                  description="combine", style=style),
-            "resolve": w.Dropdown(options=CHOICES["resolve"], value=s["resolve"],
-                                  description="resolve", style=style),
-            "choose": w.Dropdown(options=CHOICES["choose"], value=s["choose"],
-                                 description="choose", style=style),
-            "slots": w.IntSlider(value=s["slots"], min=4, max=64, step=4,
-                                 description="slots", style=style),
-            "look_ahead": w.FloatSlider(value=s["look_ahead"], min=5.0, max=60.0, step=1.0,
-                                        description="look-ahead", style=style),
-            "danger_radius": w.FloatSlider(value=s["danger_radius"], min=1.0, max=30.0,
-                                           step=0.5, description="danger radius", style=style),
-            "agents": w.IntSlider(value=s["agents"], min=1, max=30, description="agents",
-                                  style=style),
-            "agent": w.IntSlider(value=s["agent"], min=0, max=29, description="map of car",
-                                 style=style),
-            "steps": w.IntSlider(value=s["steps"], min=30, max=900, step=30,
-                                 description="steps", style=style),
+            "combine": w.Dropdown(
+                options=CHOICES["combine"], value=s["combine"], description="combine", style=style
+            ),
+            "resolve": w.Dropdown(
+                options=CHOICES["resolve"], value=s["resolve"], description="resolve", style=style
+            ),
+            "choose": w.Dropdown(
+                options=CHOICES["choose"], value=s["choose"], description="choose", style=style
+            ),
+            "slots": w.IntSlider(
+                value=s["slots"], min=4, max=64, step=4, description="slots", style=style
+            ),
+            "look_ahead": w.FloatSlider(
+                value=s["look_ahead"],
+                min=5.0,
+                max=60.0,
+                step=1.0,
+                description="look-ahead",
+                style=style,
+            ),
+            "danger_radius": w.FloatSlider(
+                value=s["danger_radius"],
+                min=1.0,
+                max=30.0,
+                step=0.5,
+                description="danger radius",
+                style=style,
+            ),
+            "agents": w.IntSlider(
+                value=s["agents"], min=1, max=30, description="agents", style=style
+            ),
+            "agent": w.IntSlider(
+                value=s["agent"], min=0, max=29, description="map of car", style=style
+            ),
+            "steps": w.IntSlider(
+                value=s["steps"], min=30, max=900, step=30, description="steps", style=style
+            ),
         }
         self._image = w.Image(format="png")
         status = w.HTML()
@@ -240,16 +293,19 @@ class Playground:
             values = {name: c.value for name, c in controls.items()}
             values["agent"] = min(values["agent"], values["agents"] - 1)
             view = self.update(**values)
-            status.value = (f"wall contacts {view.metrics['wall_contacts']}, agent contacts "
-                            f"{view.metrics['agent_contacts']}, mean progress "
-                            f"{view.metrics['mean_progress']}")
+            status.value = (
+                f"wall contacts {view.metrics['wall_contacts']}, agent contacts "
+                f"{view.metrics['agent_contacts']}, mean progress "
+                f"{view.metrics['mean_progress']}"
+            )
 
         for c in controls.values():
             c.observe(changed, names="value")
         changed()
         left = w.VBox([controls[n] for n in ("combine", "resolve", "choose", "slots")])
-        right = w.VBox([controls[n] for n in ("look_ahead", "danger_radius", "agents", "agent",
-                                              "steps")])
+        right = w.VBox(
+            [controls[n] for n in ("look_ahead", "danger_radius", "agents", "agent", "steps")]
+        )
         box = w.VBox([w.HBox([left, right]), status, self._image])
         box.controls = controls
         box.changed = changed

@@ -21,8 +21,16 @@ if TYPE_CHECKING:
     from .simulation import Simulation
     from .world import World
 
-__all__ = ["RimeaResult", "test1", "test4", "test6", "test7", "test9", "weidmann",
-           "AGE_SPEED_BANDS"]
+__all__ = [
+    "RimeaResult",
+    "test1",
+    "test4",
+    "test6",
+    "test7",
+    "test9",
+    "weidmann",
+    "AGE_SPEED_BANDS",
+]
 
 DT = 1.0 / 30.0
 
@@ -42,21 +50,41 @@ class RimeaResult:
         return f"{self.test}: {self.criterion} -> measured {self.value} [{'PASS' if self.passed else 'FAIL'}]"
 
 
-def _sim(world: World, starts: ArrayLike, goals: ArrayLike, *, field: NavField | None = None,
-         which: Any = None, speed: ArrayLike = 1.33, radius: float = 0.3, slots: int = 16,
-         seed: int = 0, look_ahead_field: float = 2.0) -> Simulation:
+def _sim(
+    world: World,
+    starts: ArrayLike,
+    goals: ArrayLike,
+    *,
+    field: NavField | None = None,
+    which: Any = None,
+    speed: ArrayLike = 1.33,
+    radius: float = 0.3,
+    slots: int = 16,
+    seed: int = 0,
+    look_ahead_field: float = 2.0,
+) -> Simulation:
     """The crowd configuration of the scenarios (scenarios._crowd) with every agent's
     desired speed set to ``speed`` (a number or one per agent)."""
     from . import scenarios
 
-    sim = scenarios._crowd(world, starts, goals, slots=slots, seed=seed, radius=radius,
-                           field=field, which=which, look_ahead_field=look_ahead_field)
+    sim = scenarios._crowd(
+        world,
+        starts,
+        goals,
+        slots=slots,
+        seed=seed,
+        radius=radius,
+        field=field,
+        which=which,
+        look_ahead_field=look_ahead_field,
+    )
     ms = np.asarray(sim.agents.max_speed)
     ms[: len(np.asarray(starts))] = speed
     return sim
 
 
 # -------------------------------------------------------------------------- test 1 ---
+
 
 def test1(*, speed: float = 1.33) -> RimeaResult:
     """RiMEA test 1: one pedestrian walks 40 m along a 2 m × 40 m corridor at 1.33 m/s;
@@ -66,7 +94,9 @@ def test1(*, speed: float = 1.33) -> RimeaResult:
 
     world = World()
     world.add_segments([[-2, 0, 43, 0], [-2, 2, 43, 2], [-2, 0, -2, 2]])
-    field = NavField(world, np.array([[42.0, 0.2, 42.0, 1.8]], dtype=np.float32), radius=0.25, cell=0.1)
+    field = NavField(
+        world, np.array([[42.0, 0.2, 42.0, 1.8]], dtype=np.float32), radius=0.25, cell=0.1
+    )
     sim = _sim(world, [[0.0, 1.0]], [[42.0, 1.0]], field=field, speed=speed, radius=0.2)
     t = None
     for step in range(1, int(60 / DT)):
@@ -75,11 +105,16 @@ def test1(*, speed: float = 1.33) -> RimeaResult:
             t = step * DT
             break
     value = None if t is None else round(t, 2)
-    return RimeaResult("RiMEA 1", "time to walk 40 m at 1.33 m/s in [26, 34] s", value,
-                       t is not None and 26.0 <= t <= 34.0)
+    return RimeaResult(
+        "RiMEA 1",
+        "time to walk 40 m at 1.33 m/s in [26, 34] s",
+        value,
+        t is not None and 26.0 <= t <= 34.0,
+    )
 
 
 # -------------------------------------------------------------------------- test 4 ---
+
 
 def weidmann(density: ArrayLike) -> np.ndarray:
     """Weidmann's fundamental diagram: speed (m/s) at density (1/m²),
@@ -107,8 +142,16 @@ def _ring_world(radius: float, width: float, segments: int = 96) -> World:
     return world
 
 
-def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0, horizon: float = 2.0,
-                      warmup: float = 10.0, measure: float = 10.0, seed: int = 0) -> dict:
+def fundamental_point(
+    density: float,
+    *,
+    radius: float = 4.0,
+    width: float = 2.0,
+    horizon: float = 2.0,
+    warmup: float = 10.0,
+    measure: float = 10.0,
+    seed: int = 0,
+) -> dict:
     """Mean walking speed and specific flow on a periodic (annular) corridor at ``density``.
 
     Agents (radius 0.2 m, desired speed 1.34 m/s ± 10 %; CollisionDanger with ``horizon``
@@ -145,11 +188,21 @@ def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0
     centre = path.Path(np.c_[np.cos(a), np.sin(a)][:-1] * radius, closed=True)
     ag = agents_mod.Agents(n, slots=16, seed=seed)
     tang = np.c_[-pts[:, 1], pts[:, 0]] / np.linalg.norm(pts, axis=1)[:, None]
-    ag.add(pts, heading=np.arctan2(tang[:, 1], tang[:, 0]), radius=0.2,
-           max_speed=1.34 * rng.uniform(0.9, 1.1, n), max_accel=6.0)
-    st = steering.Steering([beh.FollowPath(centre, look_ahead=1.0),
-                            beh.CollisionDanger(horizon=horizon, speeds=4, margin=0.05)],
-                           resolve="mask_min_danger", choose="argmax")
+    ag.add(
+        pts,
+        heading=np.arctan2(tang[:, 1], tang[:, 0]),
+        radius=0.2,
+        max_speed=1.34 * rng.uniform(0.9, 1.1, n),
+        max_accel=6.0,
+    )
+    st = steering.Steering(
+        [
+            beh.FollowPath(centre, look_ahead=1.0),
+            beh.CollisionDanger(horizon=horizon, speeds=4, margin=0.05),
+        ],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
     sim = simulation.Simulation(world, ag, st, motion=motion.Accel(), slots=16)
     sim.step(DT, steps=int(warmup / DT))
     speeds = []
@@ -162,8 +215,13 @@ def fundamental_point(density: float, *, radius: float = 4.0, width: float = 2.0
         speeds.append(np.mean(np.sum(vel * t, axis=1)))
     v = float(np.mean(speeds))
     rho = n / area
-    return {"density": round(rho, 3), "agents": n, "speed": round(v, 3),
-            "flow": round(rho * v, 3), "weidmann_speed": round(float(weidmann(rho)), 3)}
+    return {
+        "density": round(rho, 3),
+        "agents": n,
+        "speed": round(v, 3),
+        "flow": round(rho * v, 3),
+        "weidmann_speed": round(float(weidmann(rho)), 3),
+    }
 
 
 def test4(densities: Sequence[float] = (0.5, 1, 2, 3, 4, 5, 6), **kw: Any) -> RimeaResult:
@@ -171,11 +229,17 @@ def test4(densities: Sequence[float] = (0.5, 1, 2, 3, 4, 5, 6), **kw: Any) -> Ri
     rows = [fundamental_point(float(d), **kw) for d in densities]
     speeds = [r["speed"] for r in rows]
     falls = all(b <= a + 0.02 for a, b in zip(speeds, speeds[1:])) and speeds[-1] < speeds[0]
-    return RimeaResult("RiMEA 4", "speed falls as density rises (0.5 to 6 /m²)",
-                       {r["density"]: r["speed"] for r in rows}, falls, {"rows": rows})
+    return RimeaResult(
+        "RiMEA 4",
+        "speed falls as density rises (0.5 to 6 /m²)",
+        {r["density"]: r["speed"] for r in rows},
+        falls,
+        {"rows": rows},
+    )
 
 
 # -------------------------------------------------------------------------- test 6 ---
+
 
 def corner_world():
     """RiMEA test 6 geometry: a 2 m wide corridor 12 m long, turning left into a 2 m wide
@@ -212,7 +276,9 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
     starts = _spread(np.c_[rng.uniform(0.5, 6.0, agents), rng.uniform(0.4, 1.6, agents)], 0.6)
     starts = np.clip(starts, [0.4, 0.35], [6.5, 1.65])
     goals = np.c_[np.full(agents, 11.0), np.full(agents, 11.0)]
-    field = NavField(world, np.array([[10.2, 11.8, 11.8, 11.8]], dtype=np.float32), radius=0.3, cell=0.1)
+    field = NavField(
+        world, np.array([[10.2, 11.8, 11.8, 11.8]], dtype=np.float32), radius=0.3, cell=0.1
+    )
     r = 0.25
     sim = _sim(world, starts, goals, field=field, radius=r, seed=seed)
     worst = np.inf
@@ -226,22 +292,35 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
         # Clearance to the corridor walls (body surface gap).
         d = nearest(world, p, 5.0).distance
         worst = min(worst, float(np.min(d)) - r)
-        if done is None and np.all(p[:, 1] > 4.0):   # all round the corner
+        if done is None and np.all(p[:, 1] > 4.0):  # all round the corner
             done = step * DT
             break
     passed = outside == 0 and worst >= -tolerance and done is not None
-    return RimeaResult("RiMEA 6", "no body inside a wall while 20 round a left corner",
-                       {"positions_inside_walls": outside, "min_wall_gap_m": round(worst, 3)},
-                       passed, {"all_around_s": None if done is None else round(done, 2)})
+    return RimeaResult(
+        "RiMEA 6",
+        "no body inside a wall while 20 round a left corner",
+        {"positions_inside_walls": outside, "min_wall_gap_m": round(worst, 3)},
+        passed,
+        {"all_around_s": None if done is None else round(done, 2)},
+    )
 
 
 # -------------------------------------------------------------------------- test 7 ---
 
 #: Walking-speed bands (m/s) by age, digitised approximately from the RiMEA 3.0 figure
 #: of test 7 (after Weidmann 1993): (age, slowest, fastest).
-AGE_SPEED_BANDS = np.array([
-    [10, 0.58, 1.61], [20, 1.05, 1.90], [30, 1.00, 1.85], [40, 0.95, 1.80],
-    [50, 0.90, 1.70], [60, 0.80, 1.60], [70, 0.70, 1.40], [80, 0.55, 1.10]])
+AGE_SPEED_BANDS = np.array(
+    [
+        [10, 0.58, 1.61],
+        [20, 1.05, 1.90],
+        [30, 1.00, 1.85],
+        [40, 0.95, 1.80],
+        [50, 0.90, 1.70],
+        [60, 0.80, 1.60],
+        [70, 0.70, 1.40],
+        [80, 0.55, 1.10],
+    ]
+)
 
 
 def age_band(age):
@@ -265,10 +344,21 @@ def test7(*, agents: int = 50, seed: int = 0, distance: float = 20.0) -> RimeaRe
     starts = np.c_[np.zeros(agents), y]
     world = World()
     world.add_segments([[-2, -1, distance + 4, -1], [-2, agents, distance + 4, agents]])
-    field = NavField(world, np.array([[distance + 3, -0.9, distance + 3, agents - 0.1]], dtype=np.float32),
-                     radius=0.25, cell=0.2)
-    sim = _sim(world, starts, np.c_[np.full(agents, distance + 3), y], field=field, speed=speed,
-               radius=0.2, seed=seed)
+    field = NavField(
+        world,
+        np.array([[distance + 3, -0.9, distance + 3, agents - 0.1]], dtype=np.float32),
+        radius=0.25,
+        cell=0.2,
+    )
+    sim = _sim(
+        world,
+        starts,
+        np.c_[np.full(agents, distance + 3), y],
+        field=field,
+        speed=speed,
+        radius=0.2,
+        seed=seed,
+    )
     x0, x1 = 0.25 * distance, 0.75 * distance
     t0 = np.full(agents, np.nan)
     t1 = np.full(agents, np.nan)
@@ -281,15 +371,27 @@ def test7(*, agents: int = 50, seed: int = 0, distance: float = 20.0) -> RimeaRe
             break
     measured = (x1 - x0) / (t1 - t0)
     within = (measured >= lo * 0.98) & (measured <= hi * 1.02)
-    return RimeaResult("RiMEA 7", "measured speeds within their age band",
-                       f"{int(within.sum())}/{agents} within", bool(within.all()),
-                       {"age": age, "assigned": speed, "measured": measured, "lo": lo, "hi": hi})
+    return RimeaResult(
+        "RiMEA 7",
+        "measured speeds within their age band",
+        f"{int(within.sum())}/{agents} within",
+        bool(within.all()),
+        {"age": age, "assigned": speed, "measured": measured, "lo": lo, "hi": hi},
+    )
 
 
 # -------------------------------------------------------------------------- test 9 ---
 
-def evacuation_time(agents: int, exits: int, *, width: float = 30.0, depth: float = 20.0,
-                    seed: int = 0, limit: float = 1200.0) -> float:
+
+def evacuation_time(
+    agents: int,
+    exits: int,
+    *,
+    width: float = 30.0,
+    depth: float = 20.0,
+    seed: int = 0,
+    limit: float = 1200.0,
+) -> float:
     """Seconds until the last of ``agents`` (radius 0.25 m, 1.34 m/s ± 10 %) has left the
     ``width`` × ``depth`` room through ``exits`` 1 m exits (agents are removed 1.5 m
     beyond the wall); inf if the room is not empty after ``limit`` s."""
@@ -318,13 +420,18 @@ def evacuation_time(agents: int, exits: int, *, width: float = 30.0, depth: floa
     return float("inf")
 
 
-def test9(*, agents: int = 1000, width: float = 30.0, depth: float = 20.0, seed: int = 0) -> RimeaResult:
+def test9(
+    *, agents: int = 1000, width: float = 30.0, depth: float = 20.0, seed: int = 0
+) -> RimeaResult:
     """RiMEA test 9: ``agents`` leave the room through 4, then 2 exits; the ratio
     t(2 exits)/t(4 exits) must lie in [1.6, 2.4]."""
     t4 = evacuation_time(agents, 4, width=width, depth=depth, seed=seed)
     t2 = evacuation_time(agents, 2, width=width, depth=depth, seed=seed)
     ratio = t2 / t4
-    return RimeaResult("RiMEA 9", "t(2 exits) / t(4 exits) in [1.6, 2.4]", round(ratio, 3),
-                       bool(1.6 <= ratio <= 2.4),
-                       {"t4_s": round(t4, 1), "t2_s": round(t2, 1), "agents": agents,
-                        "room": (width, depth)})
+    return RimeaResult(
+        "RiMEA 9",
+        "t(2 exits) / t(4 exits) in [1.6, 2.4]",
+        round(ratio, 3),
+        bool(1.6 <= ratio <= 2.4),
+        {"t4_s": round(t4, 1), "t2_s": round(t2, 1), "agents": agents, "room": (width, depth)},
+    )

@@ -98,21 +98,25 @@ class RunResult:
         ``steps_per_second``, ``agents``, ``trajectory``, ``counters``, ``metrics`` and
         ``report``.
         """
-        return jsonable({
-            "schema_version": SCHEMA_VERSION,
-            "scenario": self.scenario,
-            "parameters": self.parameters,
-            "steps": self.steps,
-            "dt": self.dt,
-            "simulated_seconds": self.steps * self.dt,
-            "seconds": self.seconds,
-            "steps_per_second": round(self.steps / self.seconds, 1) if self.seconds > 0 else None,
-            "agents": self.agents,
-            "trajectory": self.trajectory,
-            "counters": self.counters,
-            "metrics": self.metrics,
-            "report": self.report,
-        })
+        return jsonable(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "scenario": self.scenario,
+                "parameters": self.parameters,
+                "steps": self.steps,
+                "dt": self.dt,
+                "simulated_seconds": self.steps * self.dt,
+                "seconds": self.seconds,
+                "steps_per_second": round(self.steps / self.seconds, 1)
+                if self.seconds > 0
+                else None,
+                "agents": self.agents,
+                "trajectory": self.trajectory,
+                "counters": self.counters,
+                "metrics": self.metrics,
+                "report": self.report,
+            }
+        )
 
     def to_json(self, indent: int | None = 2) -> str:
         """:meth:`to_dict` as a JSON string."""
@@ -135,8 +139,18 @@ class RunResult:
         >>> back.to_dict() == res.to_dict(), back.metrics == json.loads(res.to_json())["metrics"]
         (True, True)
         """
-        fields = ("scenario", "parameters", "steps", "dt", "agents", "seconds", "metrics",
-                  "report", "counters", "trajectory")
+        fields = (
+            "scenario",
+            "parameters",
+            "steps",
+            "dt",
+            "agents",
+            "seconds",
+            "metrics",
+            "report",
+            "counters",
+            "trajectory",
+        )
         missing = [f for f in fields if f not in doc]
         if missing:
             raise ValueError(f"RunResult.from_dict: missing keys {missing}")
@@ -155,8 +169,11 @@ def _counters(sim: Simulation) -> dict[str, Any]:
     """The per-agent counters of the alive agents: totals and per agent."""
     alive = np.asarray(sim.agents.alive, dtype=bool)
     out = {}
-    for name, values in (("wall_contacts", sim.wall_contacts), ("overlaps", sim.overlaps),
-                         ("stuck", sim.stuck)):
+    for name, values in (
+        ("wall_contacts", sim.wall_contacts),
+        ("overlaps", sim.overlaps),
+        ("stuck", sim.stuck),
+    ):
         v = np.asarray(values)[alive]
         out[name] = {"total": int(v.sum()), "per_agent": v.astype(int).tolist()}
     return out
@@ -179,8 +196,14 @@ def _trajectory(history: Recording | None, dt: float) -> dict[str, Any]:
     }
 
 
-def _step_recording(sim: Simulation, steps: int, dt: float, records: int, maps: bool,
-                    callback: Callable[[int], Any] | None) -> Recording:
+def _step_recording(
+    sim: Simulation,
+    steps: int,
+    dt: float,
+    records: int,
+    maps: bool,
+    callback: Callable[[int], Any] | None,
+) -> Recording:
     """Step ``sim`` with a C++ :class:`History` every ``ceil(steps / records)`` steps, in
     at most ``records`` chunks (Python runs once per chunk, for the callback); the final
     state is appended when ``steps`` is not a multiple of the interval."""
@@ -224,10 +247,18 @@ def _count(name: str, value: Any, low: int) -> int:
     return int(value)
 
 
-def run_simulation(sim: Simulation, steps: int, *, dt: float = 1.0 / 60.0, records: int = 0,
-                   maps: bool = False, callback: Callable[[int], Any] | None = None,
-                   scenario: str | None = None, parameters: Mapping[str, Any] | None = None,
-                   report: Callable[[Simulation], dict] | None = None) -> RunResult:
+def run_simulation(
+    sim: Simulation,
+    steps: int,
+    *,
+    dt: float = 1.0 / 60.0,
+    records: int = 0,
+    maps: bool = False,
+    callback: Callable[[int], Any] | None = None,
+    scenario: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    report: Callable[[Simulation], dict] | None = None,
+) -> RunResult:
     """Step a simulation ``steps`` times and collect its :class:`RunResult`.
 
     The steps run in C++ (in one call, or in at most ``records`` chunks while recording);
@@ -277,8 +308,9 @@ def run_simulation(sim: Simulation, steps: int, *, dt: float = 1.0 / 60.0, recor
     (1.0, 3.0)
     """
     if not isinstance(sim, Simulation):
-        raise TypeError(f"run_simulation: sim must be a contextsteer.Simulation, got "
-                        f"{type(sim).__name__}")
+        raise TypeError(
+            f"run_simulation: sim must be a contextsteer.Simulation, got {type(sim).__name__}"
+        )
     steps = _count("steps", steps, 0)
     records = _count("records", records, 0)
     t0 = time.perf_counter()
@@ -307,8 +339,9 @@ def run_simulation(sim: Simulation, steps: int, *, dt: float = 1.0 / 60.0, recor
     )
 
 
-def build(scenario: str | Scenario, params: Mapping[str, Any] | None = None, *,
-          seed: int | None = None) -> tuple[Any, Simulation, dict[str, Any]]:
+def build(
+    scenario: str | Scenario, params: Mapping[str, Any] | None = None, *, seed: int | None = None
+) -> tuple[Any, Simulation, dict[str, Any]]:
     """Build a registered scenario: ``(scenario, simulation, parameters)``.
 
     ``seed`` is passed on when the scenario takes one (a scenario without randomness
@@ -330,8 +363,9 @@ def build(scenario: str | Scenario, params: Mapping[str, Any] | None = None, *,
     elif isinstance(scenario, scenarios.Scenario):
         sc = scenario
     else:
-        raise TypeError(f"run: scenario must be a scenario name or a Scenario, got "
-                        f"{type(scenario).__name__}")
+        raise TypeError(
+            f"run: scenario must be a scenario name or a Scenario, got {type(scenario).__name__}"
+        )
     parameters = dict(params or {})
     if seed is not None:
         if "seed" in parameters:
@@ -340,14 +374,23 @@ def build(scenario: str | Scenario, params: Mapping[str, Any] | None = None, *,
             parameters["seed"] = seed
     sim = sc(**parameters)
     if not isinstance(sim, Simulation):
-        raise TypeError(f"run: scenario {sc.name!r} built a {type(sim).__name__}, expected a "
-                        "contextsteer.Simulation")
+        raise TypeError(
+            f"run: scenario {sc.name!r} built a {type(sim).__name__}, expected a "
+            "contextsteer.Simulation"
+        )
     return sc, sim, parameters
 
 
-def run_scenario(scenario: str | Scenario, params: Mapping[str, Any] | None = None, *,
-                 seed: int | None = None, steps: int | None = None, records: int = 0,
-                 maps: bool = False, callback: Callable[[int], Any] | None = None) -> RunResult:
+def run_scenario(
+    scenario: str | Scenario,
+    params: Mapping[str, Any] | None = None,
+    *,
+    seed: int | None = None,
+    steps: int | None = None,
+    records: int = 0,
+    maps: bool = False,
+    callback: Callable[[int], Any] | None = None,
+) -> RunResult:
     """Build a registered scenario, run it and return its :class:`RunResult`.
 
     Parameters
@@ -389,6 +432,14 @@ def run_scenario(scenario: str | Scenario, params: Mapping[str, Any] | None = No
     """
     sc, sim, parameters = build(scenario, params, seed=seed)
     default_steps, dt = sc.timing(parameters.get("preset"))
-    return run_simulation(sim, default_steps if steps is None else steps, dt=dt,
-                          records=records, maps=maps, callback=callback, scenario=sc.name,
-                          parameters=parameters, report=sc.report)
+    return run_simulation(
+        sim,
+        default_steps if steps is None else steps,
+        dt=dt,
+        records=records,
+        maps=maps,
+        callback=callback,
+        scenario=sc.name,
+        parameters=parameters,
+        report=sc.report,
+    )

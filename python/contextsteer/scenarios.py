@@ -71,8 +71,10 @@ class Scenario:
         if preset is None:
             return self.steps, self.dt
         if preset not in self.presets:
-            raise ValueError(f"scenario {self.name!r}: preset must be one of {tuple(self.presets)}, "
-                             f"got {preset!r}")
+            raise ValueError(
+                f"scenario {self.name!r}: preset must be one of {tuple(self.presets)}, "
+                f"got {preset!r}"
+            )
         p = self.presets[preset]
         return int(p.get("steps", self.steps)), float(p.get("dt", self.dt))
 
@@ -80,23 +82,32 @@ class Scenario:
     def parameters(self) -> tuple[str, ...]:
         """Names of the keyword parameters the builder takes."""
         sig = inspect.signature(self.builder)
-        return tuple(p.name for p in sig.parameters.values()
-                     if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+        return tuple(
+            p.name
+            for p in sig.parameters.values()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        )
 
     def accepts(self, name: str) -> bool:
         """Whether the builder takes a keyword argument ``name`` (or any, via ``**kwargs``)."""
         sig = inspect.signature(self.builder)
         return name in self.parameters or any(
-            p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+            p.kind is p.VAR_KEYWORD for p in sig.parameters.values()
+        )
 
 
 _REGISTRY: dict[str, Scenario] = {}
 
 
-def scenario(name: str, *, description: str = "", steps: int = 600, dt: float = 1.0 / 60.0,
-             report: Callable[[Any], dict] | None = None,
-             presets: dict[str, dict[str, float]] | None = None,
-             ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def scenario(
+    name: str,
+    *,
+    description: str = "",
+    steps: int = 600,
+    dt: float = 1.0 / 60.0,
+    report: Callable[[Any], dict] | None = None,
+    presets: dict[str, dict[str, float]] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as the scenario ``name``.
 
     The function is returned unchanged (it stays callable under its own name).
@@ -145,8 +156,9 @@ def scenario(name: str, *, description: str = "", steps: int = 600, dt: float = 
     def register(builder: Callable[..., Any]) -> Callable[..., Any]:
         doc = (inspect.getdoc(builder) or "").strip().splitlines()
         text = description or (doc[0] if doc else "")
-        _REGISTRY[name] = Scenario(name, text, builder, int(steps), float(dt), report,
-                                   dict(presets or {}))
+        _REGISTRY[name] = Scenario(
+            name, text, builder, int(steps), float(dt), report, dict(presets or {})
+        )
         return builder
 
     return register
@@ -210,11 +222,16 @@ def _modules():
 MAX_SCENARIO_AGENTS = 1_000_000
 
 
-def _count(name: str, value: Any, low: int = 1, high: int = MAX_SCENARIO_AGENTS, *,
-           room: str = "") -> int:
+def _count(
+    name: str, value: Any, low: int = 1, high: int = MAX_SCENARIO_AGENTS, *, room: str = ""
+) -> int:
     """An int in [low, high]; ``room`` names what limits ``high`` (a room that holds only
     so many at the scenario's spacing)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or not low <= value <= high
+    ):
         why = f" ({room})" if room else ""
         raise ValueError(f"{name} must be an integer in [{low}, {high:,}]{why}, got {value!r}")
     return int(value)
@@ -225,8 +242,22 @@ def _count(name: str, value: Any, low: int = 1, high: int = MAX_SCENARIO_AGENTS,
 #: Control points of the racetrack's centre line (a closed Catmull-Rom spline): a long
 #: straight, a hairpin, an S through the infield and a sweeping last corner.
 RACETRACK_CONTROL = np.array(
-    [[0, 0], [160, -10], [260, 20], [300, 110], [250, 190], [170, 170], [120, 120],
-     [60, 150], [-20, 190], [-90, 150], [-100, 60], [-70, 10]], dtype=np.float64)
+    [
+        [0, 0],
+        [160, -10],
+        [260, 20],
+        [300, 110],
+        [250, 190],
+        [170, 170],
+        [120, 120],
+        [60, 150],
+        [-20, 190],
+        [-90, 150],
+        [-100, 60],
+        [-70, 10],
+    ],
+    dtype=np.float64,
+)
 
 
 def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, Path]:
@@ -243,8 +274,9 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, 
         Closed, counter-clockwise, about 1087·scale units long.
     """
     _, _, _, path_mod, _, _, world_mod = _modules()
-    centre = path_mod.Path(RACETRACK_CONTROL * float(scale), closed=True, smooth=True,
-                           samples_per_segment=12)
+    centre = path_mod.Path(
+        RACETRACK_CONTROL * float(scale), closed=True, smooth=True, samples_per_segment=12
+    )
     pts = np.asarray(centre.points, dtype=np.float64)
     tangent = np.roll(pts, -1, 0) - np.roll(pts, 1, 0)
     tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
@@ -279,13 +311,16 @@ def racetrack_report(sim: Simulation) -> dict:
         "best_lap_time": floats(m.best_lap_time[a]),
         "last_lap_time": floats(m.last_lap_time[a]),
         "max_speed": floats(np.asarray(sim.agents.max_speed)[a]),
-        "wall_contacts": {"episodes": int(m.wall_episodes[a].sum()),
-                          "steps": int(m.wall_steps[a].sum()),
-                          "min_wall_clearance": floats(walls.min(keepdims=True))[0]
-                          if len(walls) else None},
+        "wall_contacts": {
+            "episodes": int(m.wall_episodes[a].sum()),
+            "steps": int(m.wall_steps[a].sum()),
+            "min_wall_clearance": floats(walls.min(keepdims=True))[0] if len(walls) else None,
+        },
         "overtakes": {"total": int(m.overtakes[a].sum()), "per_car": m.overtakes[a].tolist()},
-        "overlaps": {"contact_episodes": int(m.agent_episodes[a].sum()) // 2,
-                     "pre_push_overlaps": int(np.asarray(sim.overlaps)[a].sum())},
+        "overlaps": {
+            "contact_episodes": int(m.agent_episodes[a].sum()) // 2,
+            "pre_push_overlaps": int(np.asarray(sim.overlaps)[a].sum()),
+        },
     }
 
 
@@ -293,20 +328,49 @@ def racetrack_report(sim: Simulation) -> dict:
 #: turning with the car, look-ahead 100, max speed 350, steer force 0.1 at 60 Hz, thin
 #: rays that also see the other cars, binary danger masking interest, the vector sum of
 #: the rest, full speed whatever the interest, move_and_collide (stop at a hit).
-GODOT_RECIPE = {"agents": 4, "slots": 8, "width": 200.0, "scale": 6.0, "speed": (350.0, 350.0),
-                "look_ahead": 100.0, "steer_force": 0.1, "radius": 16.0}
-RACETRACK_DEFAULTS = {"agents": 12, "slots": 16, "width": 26.0, "scale": 1.0, "speed": (40.0, 60.0),
-                      "look_ahead": 22.0, "steer_force": 0.1, "radius": 3.0}
+GODOT_RECIPE = {
+    "agents": 4,
+    "slots": 8,
+    "width": 200.0,
+    "scale": 6.0,
+    "speed": (350.0, 350.0),
+    "look_ahead": 100.0,
+    "steer_force": 0.1,
+    "radius": 16.0,
+}
+RACETRACK_DEFAULTS = {
+    "agents": 12,
+    "slots": 16,
+    "width": 26.0,
+    "scale": 1.0,
+    "speed": (40.0, 60.0),
+    "look_ahead": 22.0,
+    "steer_force": 0.1,
+    "radius": 3.0,
+}
 
 
-@scenario("racetrack", steps=1800, dt=1.0 / 30.0, report=racetrack_report,
-          presets={"godot": {"steps": 3600, "dt": 1.0 / 60.0}},
-          description="Godot recipe demo: cars with randomised speeds race laps on a closed "
-                      "track (FollowPath + WallDanger + AgentDanger)")
-def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int = 0,
-              width: float | None = None, speed: tuple[float, float] | None = None,
-              look_ahead: float | None = None, steer_force: float | None = None,
-              falloff: str = "linear", preset: str | None = None) -> Simulation:
+@scenario(
+    "racetrack",
+    steps=1800,
+    dt=1.0 / 30.0,
+    report=racetrack_report,
+    presets={"godot": {"steps": 3600, "dt": 1.0 / 60.0}},
+    description="Godot recipe demo: cars with randomised speeds race laps on a closed "
+    "track (FollowPath + WallDanger + AgentDanger)",
+)
+def racetrack(
+    *,
+    agents: int | None = None,
+    slots: int | None = None,
+    seed: int = 0,
+    width: float | None = None,
+    speed: tuple[float, float] | None = None,
+    look_ahead: float | None = None,
+    steer_force: float | None = None,
+    falloff: str = "linear",
+    preset: str | None = None,
+) -> Simulation:
     """The Godot recipe's racetrack: ``agents`` cars spread around a closed track.
 
     Interest: :class:`FollowPath` along the centre line (25 units ahead); danger:
@@ -345,10 +409,18 @@ def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int 
     if preset not in (None, "godot"):
         raise ValueError(f"racetrack: preset must be None or 'godot', got {preset!r}")
     godot = preset == "godot"
-    given = {"agents": agents, "slots": slots, "width": width, "speed": speed,
-             "look_ahead": look_ahead, "steer_force": steer_force}
-    cfg: dict[str, Any] = {**(GODOT_RECIPE if godot else RACETRACK_DEFAULTS),
-           **{k: v for k, v in given.items() if v is not None}}
+    given = {
+        "agents": agents,
+        "slots": slots,
+        "width": width,
+        "speed": speed,
+        "look_ahead": look_ahead,
+        "steer_force": steer_force,
+    }
+    cfg: dict[str, Any] = {
+        **(GODOT_RECIPE if godot else RACETRACK_DEFAULTS),
+        **{k: v for k, v in given.items() if v is not None},
+    }
     agents, slots, width, speed = cfg["agents"], cfg["slots"], cfg["width"], cfg["speed"]
     look_ahead, steer_force = cfg["look_ahead"], cfg["steer_force"]
     n = _count("agents", agents)
@@ -365,26 +437,66 @@ def racetrack(*, agents: int | None = None, slots: int | None = None, seed: int 
     cars = agents_mod.Agents(n, slots=slots, seed=seed)
     lo, hi = speed
     if godot:  # the recipe's cars start still (velocity = Vector2.ZERO)
-        cars.add(p, heading=np.arctan2(t[:, 1], t[:, 0]), radius=cfg["radius"],
-                 max_speed=rng.uniform(lo, hi, n), steer_force=steer_force)
+        cars.add(
+            p,
+            heading=np.arctan2(t[:, 1], t[:, 0]),
+            radius=cfg["radius"],
+            max_speed=rng.uniform(lo, hi, n),
+            steer_force=steer_force,
+        )
         st = steering.Steering(
-            [beh.FollowPath(centre), beh.WallDanger(look_ahead=look_ahead, ray_radius=0.0, agents=True)],
-            combine="max", resolve="mask", threshold=0.0, choose="vector_sum", contiguous=False,
-            rotate=True)
-        sim = simulation.Simulation(world, cars, st, motion=motion.Lerp(steer_force=steer_force, speed="max"),
-                                    slots=slots, collision="stop", stuck_distance=10.0,
-                                    stuck_time=2.0)
+            [
+                beh.FollowPath(centre),
+                beh.WallDanger(look_ahead=look_ahead, ray_radius=0.0, agents=True),
+            ],
+            combine="max",
+            resolve="mask",
+            threshold=0.0,
+            choose="vector_sum",
+            contiguous=False,
+            rotate=True,
+        )
+        sim = simulation.Simulation(
+            world,
+            cars,
+            st,
+            motion=motion.Lerp(steer_force=steer_force, speed="max"),
+            slots=slots,
+            collision="stop",
+            stuck_distance=10.0,
+            stuck_time=2.0,
+        )
         sim.configure_metrics(path=centre, overtakes=True)
         return sim
-    cars.add(p, velocity=t * lo / 4, heading=np.arctan2(t[:, 1], t[:, 0]), radius=cfg["radius"],
-             max_speed=rng.uniform(lo, hi, n), steer_force=steer_force)
+    cars.add(
+        p,
+        velocity=t * lo / 4,
+        heading=np.arctan2(t[:, 1], t[:, 0]),
+        radius=cfg["radius"],
+        max_speed=rng.uniform(lo, hi, n),
+        steer_force=steer_force,
+    )
     st = steering.Steering(
-        [beh.FollowPath(centre, look_ahead=25.0),
-         beh.WallDanger(look_ahead=look_ahead, spread=1, falloff=falloff),
-         beh.AgentDanger(radius=8.0, predictive=True, horizon=0.6)],
-        combine="max", resolve="mask", threshold=0.3, choose="vector_sum", rotate=True)
-    sim = simulation.Simulation(world, cars, st, motion=motion.Lerp(steer_force=steer_force),
-                                slots=slots, stuck_distance=3.0, stuck_time=2.0)
+        [
+            beh.FollowPath(centre, look_ahead=25.0),
+            beh.WallDanger(look_ahead=look_ahead, spread=1, falloff=falloff),
+            beh.AgentDanger(radius=8.0, predictive=True, horizon=0.6),
+        ],
+        combine="max",
+        resolve="mask",
+        threshold=0.3,
+        choose="vector_sum",
+        rotate=True,
+    )
+    sim = simulation.Simulation(
+        world,
+        cars,
+        st,
+        motion=motion.Lerp(steer_force=steer_force),
+        slots=slots,
+        stuck_distance=3.0,
+        stuck_time=2.0,
+    )
     sim.configure_metrics(path=centre, overtakes=True)
     return sim
 
@@ -412,9 +524,16 @@ def crowd_report(sim: Simulation) -> dict:
     }
 
 
-def crowd_steering(*, walls: bool = True, arrive: bool = True, extra: Sequence[Behaviour] = (),
-                   combine: str = "max", field: NavField | None = None, which: Any = None,
-                   look_ahead_field: float = 0.0) -> Steering:
+def crowd_steering(
+    *,
+    walls: bool = True,
+    arrive: bool = True,
+    extra: Sequence[Behaviour] = (),
+    combine: str = "max",
+    field: NavField | None = None,
+    which: Any = None,
+    look_ahead_field: float = 0.0,
+) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
     Interest: :class:`Arrive` (slowing within 1 m, so agents stop at their goal) or, with
@@ -438,8 +557,9 @@ def crowd_steering(*, walls: bool = True, arrive: bool = True, extra: Sequence[B
     """
     _, beh, _, _, _, steering, _ = _modules()
     if field is not None:
-        goal = beh.FollowField(field, which=which, slowing_radius=1.0, shape="half_cosine",
-                               look_ahead=look_ahead_field)
+        goal = beh.FollowField(
+            field, which=which, slowing_radius=1.0, shape="half_cosine", look_ahead=look_ahead_field
+        )
     elif arrive:
         goal = beh.Arrive(slowing_radius=1.0, shape="half_cosine")
     else:
@@ -448,13 +568,28 @@ def crowd_steering(*, walls: bool = True, arrive: bool = True, extra: Sequence[B
     return steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
 
 
-def _crowd(world: World | None, starts: ArrayLike, goals: ArrayLike, *, slots: int, seed: int,
-           radius: float = 0.3, speed: float = 1.3, look_ahead: float = 1.0,
-           extra: Sequence[Behaviour] = (), separation: bool = False,
-           resolve: str = "subtract", choose: str = "weighted_neighbours",
-           danger_radius: float = 1.0, horizon: float = 1.5, combine: str = "max",
-           danger: str = "velocity", field: NavField | None = None, which: Any = None,
-           look_ahead_field: float = 0.0) -> Simulation:
+def _crowd(
+    world: World | None,
+    starts: ArrayLike,
+    goals: ArrayLike,
+    *,
+    slots: int,
+    seed: int,
+    radius: float = 0.3,
+    speed: float = 1.3,
+    look_ahead: float = 1.0,
+    extra: Sequence[Behaviour] = (),
+    separation: bool = False,
+    resolve: str = "subtract",
+    choose: str = "weighted_neighbours",
+    danger_radius: float = 1.0,
+    horizon: float = 1.5,
+    combine: str = "max",
+    danger: str = "velocity",
+    field: NavField | None = None,
+    which: Any = None,
+    look_ahead_field: float = 0.0,
+) -> Simulation:
     """A seeded crowd simulation walking from ``starts`` to ``goals``.
 
     ``danger="velocity"`` (the default): :func:`crowd_steering` (velocity-space danger),
@@ -474,22 +609,37 @@ def _crowd(world: World | None, starts: ArrayLike, goals: ArrayLike, *, slots: i
     agents = agents_mod.Agents(n, slots=slots, seed=seed)
     if danger not in ("velocity", "agent"):
         raise ValueError(f"danger must be 'velocity' or 'agent', got {danger!r}")
-    agents.add(starts, heading=np.arctan2(d[:, 1], d[:, 0]), radius=radius,
-               max_speed=speed * rng.uniform(0.9, 1.1, n),
-               max_accel=6.0 if danger == "velocity" else 3.0, target=goals)
+    agents.add(
+        starts,
+        heading=np.arctan2(d[:, 1], d[:, 0]),
+        radius=radius,
+        max_speed=speed * rng.uniform(0.9, 1.1, n),
+        max_accel=6.0 if danger == "velocity" else 3.0,
+        target=goals,
+    )
     if danger == "velocity":
-        st = crowd_steering(walls=world is not None, extra=extra, combine=combine, field=field,
-                            which=which, look_ahead_field=look_ahead_field)
+        st = crowd_steering(
+            walls=world is not None,
+            extra=extra,
+            combine=combine,
+            field=field,
+            which=which,
+            look_ahead_field=look_ahead_field,
+        )
     else:
-        rules = [beh.Seek(), beh.AgentDanger(radius=danger_radius, predictive=True, horizon=horizon),
-                 *extra]
+        rules = [
+            beh.Seek(),
+            beh.AgentDanger(radius=danger_radius, predictive=True, horizon=horizon),
+            *extra,
+        ]
         if world is not None:
             rules.append(beh.WallDanger(look_ahead=look_ahead, falloff="linear"))
         if separation:
             rules.append(beh.Separation(radius=1.0, weight=0.5, groups="all"))
         st = steering.Steering(rules, combine=combine, resolve=resolve, choose=choose)
-    sim = simulation.Simulation(world, agents, st, motion=motion.Accel(), slots=slots,
-                                stuck_distance=0.1, stuck_time=3.0)
+    sim = simulation.Simulation(
+        world, agents, st, motion=motion.Accel(), slots=slots, stuck_distance=0.1, stuck_time=3.0
+    )
     sim.configure_metrics(goal_radius=GOAL_RADIUS)
     return sim
 
@@ -502,10 +652,21 @@ def _two_groups(n: int) -> tuple[int, int]:
     return (n + 1) // 2, n // 2
 
 
-@scenario("oncoming", steps=900, dt=1.0 / 30.0, report=crowd_report,
-          description="SteerSuite: two groups walk head-on into each other in open space")
-def oncoming(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float = 16.0,
-               danger: str = "velocity") -> Simulation:
+@scenario(
+    "oncoming",
+    steps=900,
+    dt=1.0 / 30.0,
+    report=crowd_report,
+    description="SteerSuite: two groups walk head-on into each other in open space",
+)
+def oncoming(
+    *,
+    agents: int = 2,
+    slots: int = 16,
+    seed: int = 0,
+    distance: float = 16.0,
+    danger: str = "velocity",
+) -> Simulation:
     """Two groups ``distance`` apart walk straight at each other and must pass.
 
     Metrics: the common set with time to goal (goal radius 0.5); ``crowd_report``.
@@ -522,10 +683,21 @@ def oncoming(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float
     return _crowd(None, starts, goals, slots=slots, seed=seed, danger=danger)
 
 
-@scenario("crossing", steps=900, dt=1.0 / 30.0, report=crowd_report,
-          description="SteerSuite: two groups cross at right angles")
-def crossing(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float = 16.0,
-               danger: str = "velocity") -> Simulation:
+@scenario(
+    "crossing",
+    steps=900,
+    dt=1.0 / 30.0,
+    report=crowd_report,
+    description="SteerSuite: two groups cross at right angles",
+)
+def crossing(
+    *,
+    agents: int = 2,
+    slots: int = 16,
+    seed: int = 0,
+    distance: float = 16.0,
+    danger: str = "velocity",
+) -> Simulation:
     """One group walks along +x, the other along +y; their paths cross at the origin.
 
     Metrics: the common set with time to goal; ``crowd_report``.
@@ -541,10 +713,22 @@ def crossing(*, agents: int = 2, slots: int = 16, seed: int = 0, distance: float
     return _crowd(None, starts, goals, slots=slots, seed=seed, danger=danger)
 
 
-@scenario("hallway", steps=1200, dt=1.0 / 30.0, report=crowd_report,
-          description="SteerSuite: two-way traffic in a hallway")
-def hallway(*, agents: int = 20, slots: int = 16, seed: int = 0, length: float = 24.0,
-            width: float = 4.0, danger: str = "velocity") -> Simulation:
+@scenario(
+    "hallway",
+    steps=1200,
+    dt=1.0 / 30.0,
+    report=crowd_report,
+    description="SteerSuite: two-way traffic in a hallway",
+)
+def hallway(
+    *,
+    agents: int = 20,
+    slots: int = 16,
+    seed: int = 0,
+    length: float = 24.0,
+    width: float = 4.0,
+    danger: str = "velocity",
+) -> Simulation:
     """Half the agents walk right, half left, in a hallway ``width`` wide.
 
     Metrics: the common set with time to goal; ``crowd_report``.
@@ -589,11 +773,12 @@ def _spread(points: np.ndarray, spacing: float, iterations: int = 50) -> np.ndar
         return p
     for _ in range(iterations):
         # Candidates from the float32 grid with a little slack; the exact test in float64.
-        idx, count = neighbours(p.astype(np.float32), radius=spacing * (1 + 1e-5) + 1e-6,
-                               max_neighbours=min(n - 1, 64))
+        idx, count = neighbours(
+            p.astype(np.float32), radius=spacing * (1 + 1e-5) + 1e-6, max_neighbours=min(n - 1, 64)
+        )
         rows = np.repeat(np.arange(n), count)
         cols = idx[idx >= 0]
-        order = np.lexsort((cols, rows))            # per point, neighbours by index
+        order = np.lexsort((cols, rows))  # per point, neighbours by index
         rows, cols = rows[order], cols[order]
         d = p[rows] - p[cols]
         dist = np.linalg.norm(d, axis=1)
@@ -611,10 +796,16 @@ def _wall_with_gap(world: World, x: float, half_height: float, gap: float) -> No
     world.add_segments([[x, -half_height, x, -g], [x, g, x, half_height]])
 
 
-@scenario("bottleneck", steps=1500, dt=1.0 / 30.0, report=crowd_report,
-          description="SteerSuite: a crowd squeezes through a narrow gap in a wall")
-def bottleneck(*, agents: int = 20, slots: int = 16, seed: int = 0, gap: float = 1.4,
-                 danger: str = "velocity") -> Simulation:
+@scenario(
+    "bottleneck",
+    steps=1500,
+    dt=1.0 / 30.0,
+    report=crowd_report,
+    description="SteerSuite: a crowd squeezes through a narrow gap in a wall",
+)
+def bottleneck(
+    *, agents: int = 20, slots: int = 16, seed: int = 0, gap: float = 1.4, danger: str = "velocity"
+) -> Simulation:
     """A crowd in a room walks to goals beyond a wall with a ``gap`` wide opening.
 
     Besides Seek(goal), agents follow a guide path through the gap (FollowPath,
@@ -636,15 +827,35 @@ def bottleneck(*, agents: int = 20, slots: int = 16, seed: int = 0, gap: float =
     # in "seek" mode beside Seek(goal), does the planning (90 % arrive).
     _, beh, _, path_mod, _, _, _ = _modules()
     guide = path_mod.Path([[-12, 0], [-1, 0], [1, 0], [6, 0]], closed=False)
-    return _crowd(world, starts, goals, slots=slots, seed=seed, look_ahead=1.0,
-                  extra=(beh.FollowPath(guide, look_ahead=1.0, mode="seek", weight=0.5),),
-                  separation=True, danger=danger)
+    return _crowd(
+        world,
+        starts,
+        goals,
+        slots=slots,
+        seed=seed,
+        look_ahead=1.0,
+        extra=(beh.FollowPath(guide, look_ahead=1.0, mode="seek", weight=0.5),),
+        separation=True,
+        danger=danger,
+    )
 
 
-@scenario("doorway", steps=1500, dt=1.0 / 30.0, report=crowd_report,
-          description="SteerSuite: two groups swap rooms through one doorway")
-def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1.8,
-              guide: str = "field", danger: str = "velocity") -> Simulation:
+@scenario(
+    "doorway",
+    steps=1500,
+    dt=1.0 / 30.0,
+    report=crowd_report,
+    description="SteerSuite: two groups swap rooms through one doorway",
+)
+def doorway(
+    *,
+    agents: int = 10,
+    slots: int = 16,
+    seed: int = 0,
+    door: float = 1.8,
+    guide: str = "field",
+    danger: str = "velocity",
+) -> Simulation:
     """Two groups on either side of a wall swap sides through a ``door`` wide doorway.
 
     ``guide="field"`` (default): every agent follows its own navigation field
@@ -669,10 +880,16 @@ def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1
     # room for a third between them, so the last to arrive can reach a goal among those
     # already standing at theirs (at 0.8 m, measured: one agent in ten to forty, over
     # eight seeds, stayed walled out 2 m from its goal).
-    sa = np.clip(_spread(np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)], 1.2),
-                 [-9.5, -4.5], [-1.0, 4.5])
-    sb = np.clip(_spread(np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)], 1.2),
-                 [1.0, -4.5], [9.5, 4.5])
+    sa = np.clip(
+        _spread(np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)], 1.2),
+        [-9.5, -4.5],
+        [-1.0, 4.5],
+    )
+    sb = np.clip(
+        _spread(np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)], 1.2),
+        [1.0, -4.5],
+        [9.5, 4.5],
+    )
     starts = np.vstack([sa, sb])
     goals = np.vstack([sa * [-1, 1], sb * [-1, 1]])
     if guide not in ("field", "none"):
@@ -681,11 +898,22 @@ def doorway(*, agents: int = 10, slots: int = 16, seed: int = 0, door: float = 1
     if guide == "field":
         from .nav import NavField
 
-        field = NavField(world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35,
-                         cell=0.15)
-    return _crowd(world, starts, goals, slots=slots, seed=seed, look_ahead=1.2,
-                  separation=True, field=field, which=np.arange(n, dtype=np.int32),
-                  look_ahead_field=2.0, danger=danger)
+        field = NavField(
+            world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35, cell=0.15
+        )
+    return _crowd(
+        world,
+        starts,
+        goals,
+        slots=slots,
+        seed=seed,
+        look_ahead=1.2,
+        separation=True,
+        field=field,
+        which=np.arange(n, dtype=np.int32),
+        look_ahead_field=2.0,
+        danger=danger,
+    )
 
 
 def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
@@ -702,8 +930,11 @@ def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
     seen[0, 0] = True
     while stack:
         i, j = stack[-1]
-        nbrs = [(i + di, j + dj) for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1))
-                if 0 <= i + di < n and 0 <= j + dj < n and not seen[i + di, j + dj]]
+        nbrs = [
+            (i + di, j + dj)
+            for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1))
+            if 0 <= i + di < n and 0 <= j + dj < n and not seen[i + di, j + dj]
+        ]
         if not nbrs:
             stack.pop()
             continue
@@ -727,9 +958,16 @@ def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
     return np.asarray(walls, dtype=np.float64)
 
 
-@scenario("maze", steps=2400, dt=1.0 / 30.0, report=crowd_report,
-          description="A crowd crosses a seeded maze to its exit (NavField + FollowField)")
-def maze(*, agents: int = 12, slots: int = 16, seed: int = 0, cells: int = 6, size: float = 3.0) -> Simulation:
+@scenario(
+    "maze",
+    steps=2400,
+    dt=1.0 / 30.0,
+    report=crowd_report,
+    description="A crowd crosses a seeded maze to its exit (NavField + FollowField)",
+)
+def maze(
+    *, agents: int = 12, slots: int = 16, seed: int = 0, cells: int = 6, size: float = 3.0
+) -> Simulation:
     """``agents`` enter a perfect maze of ``cells`` × ``cells`` cells of ``size`` m at the
     bottom left and leave it at the top right, to goals in an open yard beyond the exit
     (10 m × 14 m).
@@ -751,22 +989,30 @@ def maze(*, agents: int = 12, slots: int = 16, seed: int = 0, cells: int = 6, si
     world.add_polyline([[0, size], [-6, size], [-6, 0], [0, 0]])
     # The yard (10 m x 14 m beyond the exit) leaves room to stand: goals 1.2 m apart, so
     # late arrivals can walk between those standing at theirs.
-    world.add_polyline([[L, L - size], [L, L - 10], [L + 10, L - 10], [L + 10, L + 4],
-                        [L, L + 4], [L, L]])
+    world.add_polyline(
+        [[L, L - size], [L, L - 10], [L + 10, L - 10], [L + 10, L + 4], [L, L + 4], [L, L]]
+    )
     starts = _spread(np.c_[rng.uniform(-5.5, -0.5, n), rng.uniform(0.5, size - 0.5, n)], 0.7)
     starts = np.clip(starts, [-5.6, 0.4], [-0.4, size - 0.4])
     goals = np.c_[rng.uniform(L + 2, L + 9, n), rng.uniform(L - 9, L + 3, n)]
     goals = np.clip(_spread(goals, 1.2), [L + 1.5, L - 9.4], [L + 9.4, L + 3.4])
     # One field per agent, to its own goal (small fields: ~45k nodes each).
-    field = NavField(world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35,
-                     cell=0.15)
+    field = NavField(
+        world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35, cell=0.15
+    )
     which = np.arange(n, dtype=np.int32)
-    return _crowd(world, starts, goals, slots=slots, seed=seed, field=field, which=which,
-                  look_ahead_field=2.0)
+    return _crowd(
+        world, starts, goals, slots=slots, seed=seed, field=field, which=which, look_ahead_field=2.0
+    )
 
 
-def evacuation_room(exits: int = 4, width: float = 30.0, depth: float = 20.0,
-                    exit_width: float = 1.0, outside: float = 6.0) -> tuple[World, np.ndarray]:
+def evacuation_room(
+    exits: int = 4,
+    width: float = 30.0,
+    depth: float = 20.0,
+    exit_width: float = 1.0,
+    outside: float = 6.0,
+) -> tuple[World, np.ndarray]:
     """The RiMEA test 9 room: ``width`` × ``depth`` m with ``exits`` (2 or 4) exits of
     ``exit_width`` m, two on each long wall at x = width/4 and 3·width/4 (with 2 exits: the
     two on the bottom wall), and a corridor ``outside`` m deep beyond each long wall.
@@ -814,11 +1060,23 @@ def evacuation_report(sim: Simulation) -> dict:
     return {"in_room": inside, **crowd_report(sim)}
 
 
-@scenario("evacuation", steps=3600, dt=1.0 / 30.0, report=evacuation_report,
-          description="RiMEA test 9 room: a crowd leaves a 30 m x 20 m room through 1 m exits "
-                      "(NavField + FollowField)")
-def evacuation(*, agents: int = 200, slots: int = 16, seed: int = 0, exits: int = 4,
-               width: float = 30.0, depth: float = 20.0) -> Simulation:
+@scenario(
+    "evacuation",
+    steps=3600,
+    dt=1.0 / 30.0,
+    report=evacuation_report,
+    description="RiMEA test 9 room: a crowd leaves a 30 m x 20 m room through 1 m exits "
+    "(NavField + FollowField)",
+)
+def evacuation(
+    *,
+    agents: int = 200,
+    slots: int = 16,
+    seed: int = 0,
+    exits: int = 4,
+    width: float = 30.0,
+    depth: float = 20.0,
+) -> Simulation:
     """``agents`` spread over a ``width`` × ``depth`` room walk out through ``exits`` exits
     of 1 m (RiMEA test 9's room) into corridors beyond the walls.
 
@@ -832,8 +1090,11 @@ def evacuation(*, agents: int = 200, slots: int = 16, seed: int = 0, exits: int 
 
     world, lines = evacuation_room(exits, width, depth)
     rng = np.random.default_rng(seed)
-    starts = _spread(np.c_[rng.uniform(0.5, width - 0.5, n), rng.uniform(0.5, depth - 0.5, n)],
-                     0.65, iterations=20 if n > 400 else 50)
+    starts = _spread(
+        np.c_[rng.uniform(0.5, width - 0.5, n), rng.uniform(0.5, depth - 0.5, n)],
+        0.65,
+        iterations=20 if n > 400 else 50,
+    )
     starts = np.clip(starts, 0.4, [width - 0.4, depth - 0.4])
     field = NavField(world, np.asarray(lines, dtype=np.float32), radius=0.3, cell=0.15)
     # Goals for the time-to-goal metric: the point of the nearest goal line ahead.
@@ -845,10 +1106,21 @@ def evacuation(*, agents: int = 200, slots: int = 16, seed: int = 0, exits: int 
     return sim
 
 
-@scenario("circle", steps=1200, dt=1.0 / 30.0, report=crowd_report,
-          description="SteerSuite: agents on a circle walk to the antipodes")
-def circle(*, agents: int = 16, slots: int = 16, seed: int = 0, radius: float | None = None,
-             danger: str = "velocity") -> Simulation:
+@scenario(
+    "circle",
+    steps=1200,
+    dt=1.0 / 30.0,
+    report=crowd_report,
+    description="SteerSuite: agents on a circle walk to the antipodes",
+)
+def circle(
+    *,
+    agents: int = 16,
+    slots: int = 16,
+    seed: int = 0,
+    radius: float | None = None,
+    danger: str = "velocity",
+) -> Simulation:
     """``agents`` on a circle each walk to the opposite point; they all meet in the middle.
 
     The circle's radius defaults to leave 1 m of arc per agent (at least 5 m). Resolve
@@ -862,17 +1134,31 @@ def circle(*, agents: int = 16, slots: int = 16, seed: int = 0, radius: float | 
     starts = r * np.c_[np.cos(angle), np.sin(angle)]
     # Everyone meets in the middle: "subtract" deadlocks there (measured: nobody arrives),
     # the Godot recipe's "avoid_opposite" turns danger into interest away from it.
-    return _crowd(None, starts, -starts, slots=slots, seed=seed, resolve="avoid_opposite",
-                  horizon=1.0, danger=danger)
+    return _crowd(
+        None,
+        starts,
+        -starts,
+        slots=slots,
+        seed=seed,
+        resolve="avoid_opposite",
+        horizon=1.0,
+        danger=danger,
+    )
 
 
 # ------------------------------------------------------------------ corridor, flock ---
 
 
-@scenario("corridor", steps=900, dt=1.0 / 30.0, report=crowd_report,
-          description="Unity project demo: chase a target through a corridor, avoiding "
-                      "obstacles")
-def corridor(*, agents: int = 1, slots: int = 16, seed: int = 0, length: float = 60.0) -> Simulation:
+@scenario(
+    "corridor",
+    steps=900,
+    dt=1.0 / 30.0,
+    report=crowd_report,
+    description="Unity project demo: chase a target through a corridor, avoiding obstacles",
+)
+def corridor(
+    *, agents: int = 1, slots: int = 16, seed: int = 0, length: float = 60.0
+) -> Simulation:
     """The Unity ContextSteering demo: agents chase a target at the far end of a corridor
     10 units wide, avoiding round obstacles on the way.
 
@@ -893,22 +1179,38 @@ def corridor(*, agents: int = 1, slots: int = 16, seed: int = 0, length: float =
     goal = np.array([length - 3.0, 0.0])
     ys = (np.arange(n) - (n - 1) / 2) * 1.1
     a = agents_mod.Agents(n, slots=slots, seed=seed)
-    a.add(np.c_[np.full(n, 2.0) + 0.6 * (np.arange(n) % 2), ys], radius=0.5,
-          max_speed=4.0 * rng.uniform(0.9, 1.1, n), max_accel=8.0, target=goal)
+    a.add(
+        np.c_[np.full(n, 2.0) + 0.6 * (np.arange(n) % 2), ys],
+        radius=0.5,
+        max_speed=4.0 * rng.uniform(0.9, 1.1, n),
+        max_accel=8.0,
+        target=goal,
+    )
     st = steering.Steering(
-        [beh.Chase(goal), beh.Avoid(obstacles, max_distance=5.0),
-         beh.WallDanger(look_ahead=1.5, falloff="linear"),
-         beh.AgentDanger(radius=0.8)],
-        resolve="subtract", choose="argmax")
-    sim = simulation.Simulation(world, a, st, motion=motion.Accel(), slots=slots,
-                                stuck_distance=0.2, stuck_time=3.0)
+        [
+            beh.Chase(goal),
+            beh.Avoid(obstacles, max_distance=5.0),
+            beh.WallDanger(look_ahead=1.5, falloff="linear"),
+            beh.AgentDanger(radius=0.8),
+        ],
+        resolve="subtract",
+        choose="argmax",
+    )
+    sim = simulation.Simulation(
+        world, a, st, motion=motion.Accel(), slots=slots, stuck_distance=0.2, stuck_time=3.0
+    )
     sim.configure_metrics(goal_radius=1.0)
     return sim
 
 
-@scenario("flock", steps=1200, dt=1.0 / 30.0, report=crowd_report,
-          description="Lewis's crowd: a flock (separation, cohesion, alignment) with speed "
-                      "control funnels through a choke point")
+@scenario(
+    "flock",
+    steps=1200,
+    dt=1.0 / 30.0,
+    report=crowd_report,
+    description="Lewis's crowd: a flock (separation, cohesion, alignment) with speed "
+    "control funnels through a choke point",
+)
 def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0) -> Simulation:
     """Mike Lewis's crowd: ``agents`` flock towards a goal beyond a wall with a ``gap``.
 
@@ -931,16 +1233,23 @@ def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0)
     goal = np.array([28.0, 0.0])
     goals = goal + _spread(rng.normal(0, 1.5, (n, 2)), 0.8)
     a = agents_mod.Agents(n, slots=slots, seed=seed)
-    a.add(starts, radius=0.3, max_speed=2.0 * rng.uniform(0.9, 1.1, n), max_accel=4.0,
-          target=goals)
+    a.add(starts, radius=0.3, max_speed=2.0 * rng.uniform(0.9, 1.1, n), max_accel=4.0, target=goals)
     st = steering.Steering(
-        [beh.Seek(weight=0.6), beh.Arrive(slowing_radius=2.0, tolerance=0.2, weight=0.4),
-         beh.Separation(radius=1.2, weight=1.0), beh.Cohesion(radius=3.0, weight=0.15),
-         beh.Alignment(radius=3.0, weight=0.2),
-         beh.AgentDanger(radius=0.6, predictive=True, horizon=1.0),
-         beh.WallDanger(look_ahead=1.2, falloff="linear")],
-        combine="sum", resolve="subtract", choose="weighted_neighbours")
-    sim = simulation.Simulation(world, a, st, motion=motion.Accel(), slots=slots,
-                                stuck_distance=0.1, stuck_time=3.0)
+        [
+            beh.Seek(weight=0.6),
+            beh.Arrive(slowing_radius=2.0, tolerance=0.2, weight=0.4),
+            beh.Separation(radius=1.2, weight=1.0),
+            beh.Cohesion(radius=3.0, weight=0.15),
+            beh.Alignment(radius=3.0, weight=0.2),
+            beh.AgentDanger(radius=0.6, predictive=True, horizon=1.0),
+            beh.WallDanger(look_ahead=1.2, falloff="linear"),
+        ],
+        combine="sum",
+        resolve="subtract",
+        choose="weighted_neighbours",
+    )
+    sim = simulation.Simulation(
+        world, a, st, motion=motion.Accel(), slots=slots, stuck_distance=0.1, stuck_time=3.0
+    )
     sim.configure_metrics(goal_radius=GOAL_RADIUS + 0.5)
     return sim

@@ -131,8 +131,10 @@ class Simulation:
     """
 
     def __copy__(self):
-        raise TypeError("Simulation: copy.copy would share the C++ simulation and its agents "
-                        "with the original; use copy.deepcopy for an independent copy")
+        raise TypeError(
+            "Simulation: copy.copy would share the C++ simulation and its agents "
+            "with the original; use copy.deepcopy for an independent copy"
+        )
 
     def __reduce__(self):
         """Pickle (and ``copy.deepcopy``) support.
@@ -144,9 +146,18 @@ class Simulation:
         bit-identically. Attached histories are not included (they keep recording the
         original).
         """
-        return (_restore_simulation, (self.world, self.agents, self._source_steering,
-                                      self.motion, self._init, self._metrics_args,
-                                      self._core._state()))
+        return (
+            _restore_simulation,
+            (
+                self.world,
+                self.agents,
+                self._source_steering,
+                self.motion,
+                self._init,
+                self._metrics_args,
+                self._core._state(),
+            ),
+        )
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Save the simulation to a file that :func:`contextsteer.load` reads back.
@@ -162,27 +173,41 @@ class Simulation:
 
     interest = _view("interest", "(N, K) float32 combined, post-processed interest (writable).")
     danger = _view("danger", "(N, K) float32 combined, post-processed danger (writable).")
-    resolved = _view("resolved", "(N, K) float32 interest after resolve (with a speed map: "
-                     "also weighted by it and by the side preference, as choose saw it).")
-    speed = _view("speed", "(N, K) float32 speed map, fractions of max_speed that are safe per "
-                  "slot (CollisionDanger; min over such behaviours), or None without one. "
-                  "With a speed map the chosen strength is the chosen slot's speed.")
-    sensed = _view("sensed", "(N, K) float32 what the slot rays of the first WallDanger "
-                   "sensed at the last perception: hit distance per slot (walls and, with "
-                   "its agents=True, other agents), +inf where clear within its look-ahead; "
-                   "in the slot frame (turned with the agent when slots rotate). None "
-                   "without a WallDanger. What the plots draw as rays.")
+    resolved = _view(
+        "resolved",
+        "(N, K) float32 interest after resolve (with a speed map: "
+        "also weighted by it and by the side preference, as choose saw it).",
+    )
+    speed = _view(
+        "speed",
+        "(N, K) float32 speed map, fractions of max_speed that are safe per "
+        "slot (CollisionDanger; min over such behaviours), or None without one. "
+        "With a speed map the chosen strength is the chosen slot's speed.",
+    )
+    sensed = _view(
+        "sensed",
+        "(N, K) float32 what the slot rays of the first WallDanger "
+        "sensed at the last perception: hit distance per slot (walls and, with "
+        "its agents=True, other agents), +inf where clear within its look-ahead; "
+        "in the slot frame (turned with the agent when slots rotate). None "
+        "without a WallDanger. What the plots draw as rays.",
+    )
     chosen_direction = _view("chosen_direction", "(N, 2) float32 chosen unit heading (0: none).")
-    acceleration = _view("acceleration", "(N, 2) float32 classic steering's last acceleration "
-                         "(zeros under context steering).")
+    acceleration = _view(
+        "acceleration",
+        "(N, 2) float32 classic steering's last acceleration (zeros under context steering).",
+    )
     strength = _view("strength", "(N,) float32 chosen strength in [0, 1].")
     chosen_slot = _view("chosen_slot", "(N,) int32 chosen slot, -1 when none.")
     wall_contacts = _view("wall_contacts", "(N,) int32 steps in which the agent touched a wall.")
     overlaps = _view("overlaps", "(N,) int32 agent overlaps after moving, summed over steps.")
     stuck = _view("stuck", "(N,) bool (read-only): no progress for stuck_time seconds.")
-    braking = _view("braking", "(N,) bool (read-only): Fray's brake rule slowed the agent at "
-                    "the last move (Vehicle: the chosen direction was more than brake_angle off "
-                    "the heading); always False for Lerp and Accel.")
+    braking = _view(
+        "braking",
+        "(N,) bool (read-only): Fray's brake rule slowed the agent at "
+        "the last move (Vehicle: the chosen direction was more than brake_angle off "
+        "the heading); always False for Lerp and Accel.",
+    )
     still_time = _view("still_time", "(N,) float32 seconds without progress.")
 
     def __init__(
@@ -208,11 +233,14 @@ class Simulation:
         from .world import World
 
         if world is not None and not isinstance(world, World):
-            raise TypeError(f"Simulation: world must be a contextsteer.World or None, got "
-                            f"{type(world).__name__}")
+            raise TypeError(
+                f"Simulation: world must be a contextsteer.World or None, got "
+                f"{type(world).__name__}"
+            )
         if not isinstance(agents, Agents):
-            raise TypeError(f"Simulation: agents must be a contextsteer.Agents, got "
-                            f"{type(agents).__name__}")
+            raise TypeError(
+                f"Simulation: agents must be a contextsteer.Agents, got {type(agents).__name__}"
+            )
         classic_spec = None
         self._source_steering = steering
         if isinstance(steering, (classic.Behaviour, classic.Blended, classic.Priority)):
@@ -222,7 +250,9 @@ class Simulation:
             steering = Steering(steering)
         motion = Lerp() if motion is None else motion
         if not isinstance(motion, MotionModel):
-            raise TypeError(f"Simulation: motion must be a MotionModel, got {type(motion).__name__}")
+            raise TypeError(
+                f"Simulation: motion must be a MotionModel, got {type(motion).__name__}"
+            )
         if slots is None:
             slots = getattr(agents, "slots", None) or 16
         slots = _int("slots", slots, 3)
@@ -230,10 +260,13 @@ class Simulation:
         if not 0 < relax <= 1:
             raise ValueError(f"Simulation: push_relax must be in (0, 1], got {push_relax}")
         if collision not in COLLISIONS:
-            raise ValueError(f"Simulation: collision must be one of {COLLISIONS}, got {collision!r}")
+            raise ValueError(
+                f"Simulation: collision must be one of {COLLISIONS}, got {collision!r}"
+            )
         params: dict[str, Any] = {
             "collision": collision,
-            "push_apart": bool(push_apart), "push_relax": relax,
+            "push_apart": bool(push_apart),
+            "push_relax": relax,
             "slide_iterations": _int("slide_iterations", slide_iterations, 1, 16),
             "decision_interval": _int("decision_interval", decision_interval, 1),
             "stuck_distance": _num("stuck_distance", stuck_distance),
@@ -245,23 +278,34 @@ class Simulation:
         self.steering = steering
         self.motion = motion
         if seed is not None:
-            warnings.warn("Simulation(seed=...) has no effect and is deprecated: seed the agents "
-                          "(Agents(seed=...)) and the behaviours that draw (Wander(seed=...))",
-                          DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                "Simulation(seed=...) has no effect and is deprecated: seed the agents "
+                "(Agents(seed=...)) and the behaviours that draw (Wander(seed=...))",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         core_world = _core_world(world)
-        if isinstance(steering, Steering):      # (classic_spec is None)
+        if isinstance(steering, Steering):  # (classic_spec is None)
             behaviours, config = list(steering.behaviours), steering._config()
         else:
             behaviours, config = [], {**Steering([])._config(), "classic": classic_spec}
         self._core = _core.Simulation(core_world, agents, behaviours, config, motion, params, slots)
         # Navigation fields the behaviours follow: rebuilt (in place) after world edits.
-        self._fields = [b.field for b in behaviours if hasattr(b, "field") and hasattr(b.field, "_sync")]
+        self._fields = [
+            b.field for b in behaviours if hasattr(b, "field") and hasattr(b.field, "_sync")
+        ]
         self._layers = params["layers"]
-        self._init = dict(slots=slots, push_apart=bool(push_apart),
-                          push_relax=relax, decision_interval=params["decision_interval"],
-                          slide_iterations=params["slide_iterations"], collision=collision,
-                          stuck_distance=params["stuck_distance"],
-                          stuck_time=params["stuck_time"], layers=params["layers"])
+        self._init = dict(
+            slots=slots,
+            push_apart=bool(push_apart),
+            push_relax=relax,
+            decision_interval=params["decision_interval"],
+            slide_iterations=params["slide_iterations"],
+            collision=collision,
+            stuck_distance=params["stuck_distance"],
+            stuck_time=params["stuck_time"],
+            layers=params["layers"],
+        )
         self.configure_metrics()  # the defaults, with the world as the baseline
 
     # ------------------------------------------------------------------ stepping ---
@@ -288,13 +332,17 @@ class Simulation:
             w = getattr(b, "agent_weights", None)
             if w is not None and not (np.isfinite(w).all() and (w >= 0).all()):
                 i = int(np.flatnonzero(~(np.isfinite(w) & (w >= 0)))[0])
-                raise ValueError(f"{type(b).__name__}: agent_weights must be finite and >= 0, "
-                                 f"got {w[i]} at index {i} (edited since it was given)")
+                raise ValueError(
+                    f"{type(b).__name__}: agent_weights must be finite and >= 0, "
+                    f"got {w[i]} at index {i} (edited since it was given)"
+                )
             t = getattr(b, "targets", None)
             if isinstance(t, np.ndarray) and t.dtype.kind == "f" and not np.isfinite(t).all():
                 i = int(np.flatnonzero(~np.isfinite(t).all(axis=-1))[0])
-                raise ValueError(f"{type(b).__name__}: targets must be finite, got "
-                                 f"{t[i].tolist()} at index {i} (edited since it was given)")
+                raise ValueError(
+                    f"{type(b).__name__}: targets must be finite, got "
+                    f"{t[i].tolist()} at index {i} (edited since it was given)"
+                )
 
     def perceive(self) -> None:
         """Stage 1: behaviours, combine and post-processing into :attr:`interest` /
@@ -329,14 +377,24 @@ class Simulation:
 
     def resolve_and_move(self, dt: float) -> None:
         """Deprecated alias of :meth:`decide_and_move` (warns)."""
-        warnings.warn("Simulation.resolve_and_move is deprecated; use decide_and_move",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "Simulation.resolve_and_move is deprecated; use decide_and_move",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         self.decide_and_move(dt)
 
     # ------------------------------------------------------------ observation ---
-    def configure_metrics(self, *, goal_radius: float | None = None, path: Path | None = None,
-                          overtakes: bool = False, contact_tolerance: float = 0.01,
-                          clearance_range: float | None = None, enabled: bool = True) -> None:
+    def configure_metrics(
+        self,
+        *,
+        goal_radius: float | None = None,
+        path: Path | None = None,
+        overtakes: bool = False,
+        contact_tolerance: float = 0.01,
+        clearance_range: float | None = None,
+        enabled: bool = True,
+    ) -> None:
         """Choose what the run metrics measure and reset them (see :mod:`contextsteer.metrics`).
 
         The current state becomes the baseline (contacts that exist now are not
@@ -376,11 +434,23 @@ class Simulation:
         rng = -1.0 if clearance_range is None else _num("clearance_range", clearance_range)
         tol = _num("contact_tolerance", contact_tolerance)
         self._metrics_path = path
-        self._core._configure_metrics(bool(enabled), goal, None if path is None else path._path,
-                                      bool(overtakes), tol, rng, int(self._layers))
-        self._metrics_args = dict(goal_radius=goal_radius, path=path, overtakes=bool(overtakes),
-                                  contact_tolerance=tol, clearance_range=clearance_range,
-                                  enabled=bool(enabled))
+        self._core._configure_metrics(
+            bool(enabled),
+            goal,
+            None if path is None else path._path,
+            bool(overtakes),
+            tol,
+            rng,
+            int(self._layers),
+        )
+        self._metrics_args = dict(
+            goal_radius=goal_radius,
+            path=path,
+            overtakes=bool(overtakes),
+            contact_tolerance=tol,
+            clearance_range=clearance_range,
+            enabled=bool(enabled),
+        )
 
     def metrics(self) -> dict:
         """The run metrics of the alive agents since :meth:`configure_metrics` (or
@@ -412,8 +482,7 @@ class Simulation:
 
         return agent_metrics(self._core)
 
-    def record(self, every: int = 1, *, maps: bool = False,
-               reserve: int | None = None) -> History:
+    def record(self, every: int = 1, *, maps: bool = False, reserve: int | None = None) -> History:
         """Attach a :class:`History` recording every ``every`` steps (see there)."""
         from .history import History
 
@@ -443,13 +512,21 @@ class Simulation:
         return {name: self._core._behaviour_map(b) for b, name in enumerate(self.steering.names)}
 
     def __repr__(self) -> str:
-        return (f"Simulation(agents={self.agents!r}, slots={self.slots}, "
-                f"step_count={self.step_count}, time={self.time:g})")
+        return (
+            f"Simulation(agents={self.agents!r}, slots={self.slots}, "
+            f"step_count={self.step_count}, time={self.time:g})"
+        )
 
 
-def sweep_circle(world: World, start: ArrayLike, displacement: ArrayLike, radius: float, *,
-                 iterations: int = 4,
-                 layers: int = 0xFFFFFFFF) -> tuple[np.ndarray, np.ndarray]:
+def sweep_circle(
+    world: World,
+    start: ArrayLike,
+    displacement: ArrayLike,
+    radius: float,
+    *,
+    iterations: int = 4,
+    layers: int = 0xFFFFFFFF,
+) -> tuple[np.ndarray, np.ndarray]:
     """Move circles through the world's walls without crossing them (collide and slide).
 
     The swept test the simulation uses for every move: each circle of ``radius`` moves
@@ -477,15 +554,25 @@ def sweep_circle(world: World, start: ArrayLike, displacement: ArrayLike, radius
     >>> bool(pos[0, 0] < 0.75), int(contacts[0])
     (True, 1)
     """
-    return _core.sweep_circle(_core_world(world),
-                              np.ascontiguousarray(start, dtype=np.float32),
-                              np.ascontiguousarray(displacement, dtype=np.float32),
-                              float(radius), int(iterations), int(layers))
+    return _core.sweep_circle(
+        _core_world(world),
+        np.ascontiguousarray(start, dtype=np.float32),
+        np.ascontiguousarray(displacement, dtype=np.float32),
+        float(radius),
+        int(iterations),
+        int(layers),
+    )
 
 
-def _restore_simulation(world: World | None, agents: Agents, steering: Any,
-                        motion: MotionModel, init: dict[str, Any], metrics: dict[str, Any],
-                        state: dict[str, bytes]) -> Simulation:
+def _restore_simulation(
+    world: World | None,
+    agents: Agents,
+    steering: Any,
+    motion: MotionModel,
+    init: dict[str, Any],
+    metrics: dict[str, Any],
+    state: dict[str, bytes],
+) -> Simulation:
     """Rebuild a pickled simulation (see :meth:`Simulation.__reduce__`)."""
     init = {k: v for k, v in init.items() if k != "seed"}  # pickles from before its deprecation
     sim = Simulation(world, agents, steering, motion, **init)

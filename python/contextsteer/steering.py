@@ -116,10 +116,14 @@ class Steering:
         behaviours = tuple(behaviours)
         for b in behaviours:
             if not isinstance(b, Behaviour):
-                raise TypeError(f"Steering: behaviours must be contextsteer behaviours, got {type(b).__name__}")
+                raise TypeError(
+                    f"Steering: behaviours must be contextsteer behaviours, got {type(b).__name__}"
+                )
         self.behaviours = behaviours
         self.combine = _modes.check("steering_combine", combine, "Steering", "combine")
-        self.danger_combine = _modes.check("steering_combine", danger_combine, "Steering", "danger_combine")
+        self.danger_combine = _modes.check(
+            "steering_combine", danger_combine, "Steering", "danger_combine"
+        )
         self.resolve = _modes.check("resolve", resolve, "Steering", "resolve")
         self.choose = _modes.check("choose", choose, "Steering", "choose")
         for name, v in (("threshold", threshold), ("epsilon", epsilon)):
@@ -137,7 +141,9 @@ class Steering:
         if spread is not None:
             spread = np.ascontiguousarray(spread, dtype=np.float32)
             if spread.ndim != 1 or spread.size % 2 == 0 or not np.isfinite(spread).all():
-                raise ValueError(f"Steering: spread must be a finite kernel of odd length, got {spread!r}")
+                raise ValueError(
+                    f"Steering: spread must be a finite kernel of odd length, got {spread!r}"
+                )
         self.spread = spread
         self.spread_mode = _modes.check("spread", spread_mode, "Steering", "spread_mode")
         if spread_maps not in _SPREAD_MAPS:
@@ -146,16 +152,26 @@ class Steering:
         self.spread_maps = spread_maps
         self.rotate, self.record = bool(rotate), bool(record)
         if max_neighbors is not None:
-            warnings.warn("Steering(max_neighbors=) is deprecated; use max_neighbours=",
-                          DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                "Steering(max_neighbors=) is deprecated; use max_neighbours=",
+                DeprecationWarning,
+                stacklevel=2,
+            )
             max_neighbours = max_neighbors
-        if isinstance(max_neighbours, bool) or not isinstance(max_neighbours, (int, np.integer)) \
-                or not 1 <= max_neighbours <= 256:
-            raise ValueError(f"Steering: max_neighbours must be an int in [1, 256], got {max_neighbours!r}")
+        if (
+            isinstance(max_neighbours, bool)
+            or not isinstance(max_neighbours, (int, np.integer))
+            or not 1 <= max_neighbours <= 256
+        ):
+            raise ValueError(
+                f"Steering: max_neighbours must be an int in [1, 256], got {max_neighbours!r}"
+            )
         self.max_neighbours = int(max_neighbours)
         h = float(hysteresis)
         if not (math.isfinite(h) and h >= 0):
-            raise ValueError(f"Steering: hysteresis must be a finite number >= 0, got {hysteresis!r}")
+            raise ValueError(
+                f"Steering: hysteresis must be a finite number >= 0, got {hysteresis!r}"
+            )
         self.hysteresis = h
         names: list[str] = []
         seen: dict[str, int] = {}
@@ -167,12 +183,21 @@ class Steering:
 
     def _config(self) -> dict:
         return {
-            "combine": self.combine, "danger_combine": self.danger_combine,
-            "resolve": self.resolve, "threshold": self.threshold, "epsilon": self.epsilon,
-            "choose": self.choose, "width": self.width, "contiguous": self.contiguous,
-            "spread": self.spread, "spread_mode": self.spread_mode,
-            "spread_maps": self.spread_maps, "blend": self.blend, "rotate": self.rotate,
-            "record": self.record, "max_neighbours": self.max_neighbours,
+            "combine": self.combine,
+            "danger_combine": self.danger_combine,
+            "resolve": self.resolve,
+            "threshold": self.threshold,
+            "epsilon": self.epsilon,
+            "choose": self.choose,
+            "width": self.width,
+            "contiguous": self.contiguous,
+            "spread": self.spread,
+            "spread_mode": self.spread_mode,
+            "spread_maps": self.spread_maps,
+            "blend": self.blend,
+            "rotate": self.rotate,
+            "record": self.record,
+            "max_neighbours": self.max_neighbours,
             "hysteresis": self.hysteresis,
         }
 
@@ -185,9 +210,15 @@ class Steering:
     @property
     def max_neighbors(self) -> int:
         """Deprecated spelling of :attr:`max_neighbours` (warns)."""
-        warnings.warn("Steering.max_neighbors is deprecated; use max_neighbours", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "Steering.max_neighbors is deprecated; use max_neighbours",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.max_neighbours
 
     def __repr__(self) -> str:
-        return (f"Steering({list(self.behaviours)!r}, combine={self.combine!r}, "
-                f"resolve={self.resolve!r}, choose={self.choose!r})")
+        return (
+            f"Steering({list(self.behaviours)!r}, combine={self.combine!r}, "
+            f"resolve={self.resolve!r}, choose={self.choose!r})"
+        )

@@ -151,8 +151,11 @@ class SweepResult(Sequence[Run]):
             for key in keys:
                 v = np.asarray([r.value(key) for r in runs], dtype=np.float64)
                 v = v[np.isfinite(v)]
-                row[key] = {"mean": float(v.mean()) if len(v) else math.nan,
-                            "std": float(v.std()) if len(v) else math.nan, "n": int(len(v))}
+                row[key] = {
+                    "mean": float(v.mean()) if len(v) else math.nan,
+                    "std": float(v.std()) if len(v) else math.nan,
+                    "n": int(len(v)),
+                }
             out.append(row)
         return out
 
@@ -173,8 +176,9 @@ class SweepResult(Sequence[Run]):
 # ------------------------------------------------------------------------- running ---
 
 
-def _run_scenario(name: str, params: dict[str, Any], seed: int, steps: int | None,
-                  threads: int, caller: int) -> dict[str, Any]:
+def _run_scenario(
+    name: str, params: dict[str, Any], seed: int, steps: int | None, threads: int, caller: int
+) -> dict[str, Any]:
     """One scenario run (:func:`contextsteer.run_scenario`), as its JSON form. In a worker
     process (not the caller's, ``caller`` is its pid) the C++ core gets ``threads``
     threads; in the caller's own process (serial runs, thread-based executors) its setting
@@ -236,8 +240,9 @@ def ray_executor(**options: Any) -> cf.Executor:
     return _RayExecutor(options)
 
 
-def _open_pool(executor: cf.Executor | str | None, workers: int | None, n_tasks: int,
-               who: str) -> tuple[cf.Executor, cf.Executor | None]:
+def _open_pool(
+    executor: cf.Executor | str | None, workers: int | None, n_tasks: int, who: str
+) -> tuple[cf.Executor, cf.Executor | None]:
     """``(pool, own)``: the executor to submit to, and the one to shut down when done (a
     local process pool created here; None for an executor the caller passed)."""
     if executor is None or executor == "processes":
@@ -246,17 +251,19 @@ def _open_pool(executor: cf.Executor | str | None, workers: int | None, n_tasks:
         n = int(workers) if workers is not None else (os.cpu_count() or 1)
         # "spawn": a fresh interpreter per worker, safe whatever threads this
         # process runs (the C++ thread pool, a notebook kernel).
-        own = cf.ProcessPoolExecutor(max_workers=min(n, n_tasks) or 1,
-                                     mp_context=multiprocessing.get_context("spawn"))
+        own = cf.ProcessPoolExecutor(
+            max_workers=min(n, n_tasks) or 1, mp_context=multiprocessing.get_context("spawn")
+        )
         return own, own
     if isinstance(executor, cf.Executor):
         return executor, None
-    raise ValueError(f"{who}: executor must be a concurrent.futures.Executor, "
-                     f"'serial' or 'processes', got {executor!r}")
+    raise ValueError(
+        f"{who}: executor must be a concurrent.futures.Executor, "
+        f"'serial' or 'processes', got {executor!r}"
+    )
 
 
-def _close_pool(own: cf.Executor | None, futures: Iterable[cf.Future],
-                interrupted: bool) -> None:
+def _close_pool(own: cf.Executor | None, futures: Iterable[cf.Future], interrupted: bool) -> None:
     """Shut down the pool this module opened (``own``). After Ctrl-C (``interrupted``) the
     runs in flight are not waited for — one may take minutes — : pending runs are
     cancelled and the local worker processes terminated, so the KeyboardInterrupt reaches
@@ -290,12 +297,13 @@ def _check_broken(fut: cf.Future, who: str) -> None:
             f"({type(exc).__name__}: {exc}). With local processes this usually means "
             "the workers could not import the run function or the script that "
             "started them: define the function in an importable module, guard the "
-            "script with `if __name__ == \"__main__\":`, or pass executor=\"serial\"."
+            'script with `if __name__ == "__main__":`, or pass executor="serial".'
         ) from exc
 
 
-def _run_tasks(tasks: Sequence[tuple], executor: cf.Executor | str | None, workers: int | None,
-               who: str) -> list[tuple[dict[str, Any] | None, BaseException | None]]:
+def _run_tasks(
+    tasks: Sequence[tuple], executor: cf.Executor | str | None, workers: int | None, who: str
+) -> list[tuple[dict[str, Any] | None, BaseException | None]]:
     """Run sweep tasks (see :func:`_call`) on an executor; ``(result, error)`` per task,
     in task order. The building block :func:`contextsteer.tune` evaluates trials with."""
     out: list[tuple[dict[str, Any] | None, BaseException | None]] = [(None, None)] * len(tasks)
@@ -323,8 +331,14 @@ def _run_tasks(tasks: Sequence[tuple], executor: cf.Executor | str | None, worke
     return out
 
 
-def _run_target(scenario: str | Callable[..., Any], names: Collection[str], owner: str,
-                seed_message: str, *, functions_too: bool) -> tuple[str, Any]:
+def _run_target(
+    scenario: str | Callable[..., Any],
+    names: Collection[str],
+    owner: str,
+    seed_message: str,
+    *,
+    functions_too: bool,
+) -> tuple[str, Any]:
     """What a sweep or a tuning study runs: ``("scenario", name)`` after checking that the
     scenario takes every parameter in ``names`` (and none is ``seed``, which has its own
     argument), or ``("function", fn)`` for a callable (the ``seed`` check too when
@@ -337,8 +351,10 @@ def _run_target(scenario: str | Callable[..., Any], names: Collection[str], owne
             if name == "seed":
                 raise ValueError(f"{owner}: {seed_message}")
             if not sc.accepts(name):
-                raise ValueError(f"{owner}: scenario {sc.name!r} does not take {name!r} "
-                                 f"(it takes: {', '.join(sc.parameters)})")
+                raise ValueError(
+                    f"{owner}: scenario {sc.name!r} does not take {name!r} "
+                    f"(it takes: {', '.join(sc.parameters)})"
+                )
         return "scenario", sc.name
     if callable(scenario):
         if functions_too and "seed" in names:
@@ -446,11 +462,14 @@ def sweep(
         raise ValueError(f"sweep: workers must be >= 1, got {workers}")
 
     names = [name for p in param_sets for name in p]
-    kind, target = _run_target(scenario, names, "sweep",
-                               "pass seeds with seeds=, not as a parameter", functions_too=True)
+    kind, target = _run_target(
+        scenario, names, "sweep", "pass seeds with seeds=, not as a parameter", functions_too=True
+    )
 
     caller = os.getpid()
-    tasks = [(kind, target, p, s, steps, int(threads), caller) for p in param_sets for s in seed_list]
+    tasks = [
+        (kind, target, p, s, steps, int(threads), caller) for p in param_sets for s in seed_list
+    ]
     results: list[dict[str, Any] | None] = [None] * len(tasks)
     failures: dict[int, BaseException] = {}
 
@@ -495,10 +514,18 @@ def sweep(
     for i, t in enumerate(tasks):
         err = failures.get(i)
         if err is not None and errors == "raise":
-            raise RuntimeError(f"sweep: run {i} ({t[2]}, seed {t[3]}) failed: "
-                               f"{type(err).__name__}: {err}") from err
+            raise RuntimeError(
+                f"sweep: run {i} ({t[2]}, seed {t[3]}) failed: {type(err).__name__}: {err}"
+            ) from err
         if err is None and results[i] is None:
             continue  # not run: an earlier serial run failed
-        runs.append(Run(i, dict(t[2]), t[3], results[i] or {},
-                        None if err is None else f"{type(err).__name__}: {err}"))
+        runs.append(
+            Run(
+                i,
+                dict(t[2]),
+                t[3],
+                results[i] or {},
+                None if err is None else f"{type(err).__name__}: {err}",
+            )
+        )
     return SweepResult(runs, seed_list)

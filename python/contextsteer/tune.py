@@ -37,8 +37,9 @@ def _optuna():
     try:
         import optuna
     except ImportError as exc:
-        raise ImportError("contextsteer.tune needs Optuna: pip install 'contextsteer[tune]'"
-                          ) from exc
+        raise ImportError(
+            "contextsteer.tune needs Optuna: pip install 'contextsteer[tune]'"
+        ) from exc
     return optuna
 
 
@@ -58,8 +59,9 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
     optuna = _optuna()
     D = optuna.distributions
     if not isinstance(space, Mapping) or not space:
-        raise ValueError(f"tune: space must be a non-empty dict of name -> range/choices, "
-                         f"got {space!r}")
+        raise ValueError(
+            f"tune: space must be a non-empty dict of name -> range/choices, got {space!r}"
+        )
     out: dict[str, Any] = {}
     for name, spec in space.items():
         if isinstance(spec, D.BaseDistribution):
@@ -72,10 +74,13 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
             low, high = spec[0], spec[1]
             log = len(spec) == 3
             if log and spec[2] != "log":
-                raise ValueError(f"tune: {name}: the third item of a range must be 'log', "
-                                 f"got {spec[2]!r}")
-            if not all(isinstance(v, (int, float, np.integer, np.floating))
-                       and not isinstance(v, bool) for v in (low, high)):
+                raise ValueError(
+                    f"tune: {name}: the third item of a range must be 'log', got {spec[2]!r}"
+                )
+            if not all(
+                isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                for v in (low, high)
+            ):
                 raise TypeError(f"tune: {name}: a range needs numbers, got {spec!r}")
             if not low < high:
                 raise ValueError(f"tune: {name}: expected low < high, got {spec!r}")
@@ -84,8 +89,10 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
             else:
                 out[name] = D.FloatDistribution(float(low), float(high), log=log)
         else:
-            raise TypeError(f"tune: {name}: expected a (low, high[, 'log']) tuple, a list of "
-                            f"choices or an Optuna distribution, got {spec!r}")
+            raise TypeError(
+                f"tune: {name}: expected a (low, high[, 'log']) tuple, a list of "
+                f"choices or an Optuna distribution, got {spec!r}"
+            )
     return out
 
 
@@ -118,8 +125,9 @@ class TuneResult:
         return [dict(t) for t in self.trials]
 
 
-def _getter(spec: str | Callable[[dict[str, Any]], float],
-            what: str) -> Callable[[dict[str, Any]], float]:
+def _getter(
+    spec: str | Callable[[dict[str, Any]], float], what: str
+) -> Callable[[dict[str, Any]], float]:
     """A function of a run's result: a dotted key (``"metrics.composite"``) or a callable."""
     if callable(spec):
         return lambda result: float(spec(result))
@@ -257,27 +265,68 @@ def tune(
     get_value = _getter(objective, "objective")
     get_constraint = None if constraint is None else _getter(constraint, "constraint")
 
-    kind, target = _run_target(scenario, [*dists, *fixed], "tune",
-                               "seeds go in seeds=, not in the space or params",
-                               functions_too=False)
+    kind, target = _run_target(
+        scenario,
+        [*dists, *fixed],
+        "tune",
+        "seeds go in seeds=, not in the space or params",
+        functions_too=False,
+    )
 
     use_set_constraint = hasattr(optuna.trial.Trial, "set_constraint")  # Optuna >= 5
     verbosity = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # no log line per study and trial
     try:
-        return _tune(optuna, study, sampler, pruner, direction, seed, get_constraint,
-                     use_set_constraint, executor, workers, batch, n_trials, progress, dists,
-                     fixed, kind, target, seed_list, steps, threads, get_value)
+        return _tune(
+            optuna,
+            study,
+            sampler,
+            pruner,
+            direction,
+            seed,
+            get_constraint,
+            use_set_constraint,
+            executor,
+            workers,
+            batch,
+            n_trials,
+            progress,
+            dists,
+            fixed,
+            kind,
+            target,
+            seed_list,
+            steps,
+            threads,
+            get_value,
+        )
     finally:
         optuna.logging.set_verbosity(verbosity)
 
 
-def _tune(optuna: Any, study: Any, sampler: Any, pruner: Any, direction: str, seed: int,
-          get_constraint: Callable[[dict[str, Any]], float] | None, use_set_constraint: bool,
-          executor: Any, workers: int | None, batch: int | None, n_trials: int, progress: bool,
-          dists: dict[str, Any], fixed: dict[str, Any], kind: str, target: Any,
-          seed_list: list[int], steps: int | None, threads: int,
-          get_value: Callable[[dict[str, Any]], float]) -> TuneResult:
+def _tune(
+    optuna: Any,
+    study: Any,
+    sampler: Any,
+    pruner: Any,
+    direction: str,
+    seed: int,
+    get_constraint: Callable[[dict[str, Any]], float] | None,
+    use_set_constraint: bool,
+    executor: Any,
+    workers: int | None,
+    batch: int | None,
+    n_trials: int,
+    progress: bool,
+    dists: dict[str, Any],
+    fixed: dict[str, Any],
+    kind: str,
+    target: Any,
+    seed_list: list[int],
+    steps: int | None,
+    threads: int,
+    get_value: Callable[[dict[str, Any]], float],
+) -> TuneResult:
     from .sweep import _open_pool, _run_tasks
 
     if study is None:
@@ -292,20 +341,25 @@ def _tune(optuna: Any, study: Any, sampler: Any, pruner: Any, direction: str, se
             elif sampler == "random":
                 sampler = optuna.samplers.RandomSampler(seed=int(seed))
             else:
-                raise ValueError(f"tune: sampler must be 'tpe', 'random' or an Optuna "
-                                 f"sampler, got {sampler!r}")
+                raise ValueError(
+                    f"tune: sampler must be 'tpe', 'random' or an Optuna sampler, got {sampler!r}"
+                )
         if isinstance(pruner, str):
             if pruner != "median":
-                raise ValueError(f"tune: pruner must be 'median', None or an Optuna pruner, "
-                                 f"got {pruner!r}")
+                raise ValueError(
+                    f"tune: pruner must be 'median', None or an Optuna pruner, got {pruner!r}"
+                )
             pruner = optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=0)
         elif pruner is None:
             pruner = optuna.pruners.NopPruner()
         study = optuna.create_study(direction=direction, sampler=sampler, pruner=pruner)
 
     serial = executor == "serial"
-    n_batch = int(batch) if batch is not None else (
-        1 if serial else int(workers) if workers is not None else (os.cpu_count() or 1))
+    n_batch = (
+        int(batch)
+        if batch is not None
+        else (1 if serial else int(workers) if workers is not None else (os.cpu_count() or 1))
+    )
     if n_batch < 1:
         raise ValueError(f"tune: batch must be >= 1, got {batch}")
 
@@ -322,14 +376,25 @@ def _tune(optuna: Any, study: Any, sampler: Any, pruner: Any, direction: str, se
         while asked < int(n_trials):
             trials = [study.ask(dists) for _ in range(min(n_batch, int(n_trials) - asked))]
             asked += len(trials)
-            rec = {t.number: {"number": t.number, "params": {**fixed, **t.params},
-                              "state": "RUNNING", "value": None, "values": [],
-                              "constraint": None, "constraints": [], "error": None}
-                   for t in trials}
+            rec = {
+                t.number: {
+                    "number": t.number,
+                    "params": {**fixed, **t.params},
+                    "state": "RUNNING",
+                    "value": None,
+                    "values": [],
+                    "constraint": None,
+                    "constraints": [],
+                    "error": None,
+                }
+                for t in trials
+            }
             live = list(trials)
             for step, s in enumerate(seed_list):
-                tasks = [(kind, target, {**fixed, **t.params}, s, steps, int(threads), caller)
-                         for t in live]
+                tasks = [
+                    (kind, target, {**fixed, **t.params}, s, steps, int(threads), caller)
+                    for t in live
+                ]
                 outcomes = _run_tasks(tasks, pool, workers, "tune")
                 still = []
                 for t, (result, error) in zip(live, outcomes):
@@ -383,22 +448,27 @@ def _tune(optuna: Any, study: Any, sampler: Any, pruner: Any, direction: str, se
         r.pop("constraints", None)
     best = _best(study, get_constraint is not None, use_set_constraint)
     if best is None:
-        raise ValueError("tune: no feasible complete trial (every trial failed, was pruned "
-                         "or broke the constraint); see the study's trials")
+        raise ValueError(
+            "tune: no feasible complete trial (every trial failed, was pruned "
+            "or broke the constraint); see the study's trials"
+        )
     return TuneResult(study, {**fixed, **best.params}, float(best.value), records)
 
 
 def _best(study: Any, constrained: bool, use_set_constraint: bool) -> Any:
     """The best complete trial; with a constraint, the best of those whose constraint <= 0."""
     optuna = _optuna()
-    done = [t for t in study.get_trials(deepcopy=False,
-                                        states=(optuna.trial.TrialState.COMPLETE,))]
+    done = [t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))]
     if constrained:
+
         def feasible(t: Any) -> bool:
             if use_set_constraint:
                 values = getattr(t, "constraints", None) or {}
-                value = values.get(_CONSTRAINT, 0.0) if isinstance(values, Mapping) else \
-                    max(values, default=0.0)
+                value = (
+                    values.get(_CONSTRAINT, 0.0)
+                    if isinstance(values, Mapping)
+                    else max(values, default=0.0)
+                )
             else:
                 value = t.user_attrs.get(_CONSTRAINT, 0.0)
             return float(value) <= 0.0
@@ -408,4 +478,3 @@ def _best(study: Any, constrained: bool, use_set_constraint: bool) -> Any:
         return None
     sign = 1.0 if study.direction == optuna.study.StudyDirection.MINIMIZE else -1.0
     return min(done, key=lambda t: (sign * t.value, t.number))
-

@@ -47,8 +47,15 @@ def _gif(images: Iterable[np.ndarray], path: Path, fps: float) -> None:
         strip.paste(im, (0, i * h))
     palette = strip.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
     indexed = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in frames]
-    indexed[0].save(path, save_all=True, append_images=indexed[1:], loop=0,
-                    duration=int(round(1000.0 / fps)), optimize=False, disposal=1)
+    indexed[0].save(
+        path,
+        save_all=True,
+        append_images=indexed[1:],
+        loop=0,
+        duration=int(round(1000.0 / fps)),
+        optimize=False,
+        disposal=1,
+    )
 
 
 def _mp4(images: Iterable[np.ndarray], path: Path, fps: float, exe: str) -> None:
@@ -59,9 +66,32 @@ def _mp4(images: Iterable[np.ndarray], path: Path, fps: float, exe: str) -> None
     h, w = first.shape[:2]
     if w % 2 or h % 2:
         raise ValueError(f"write: MP4 (yuv420p) needs even width and height, got {w}x{h}")
-    cmd = [exe, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
-           "-s", f"{w}x{h}", "-r", f"{fps:g}", "-i", "-", "-an", "-c:v", "libx264",
-           "-preset", "veryfast", "-pix_fmt", "yuv420p", "-movflags", "+faststart", str(path)]
+    cmd = [
+        exe,
+        "-y",
+        "-loglevel",
+        "error",
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "-s",
+        f"{w}x{h}",
+        "-r",
+        f"{fps:g}",
+        "-i",
+        "-",
+        "-an",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "veryfast",
+        "-pix_fmt",
+        "yuv420p",
+        "-movflags",
+        "+faststart",
+        str(path),
+    ]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdin is not None
     try:
@@ -81,8 +111,13 @@ def _mp4(images: Iterable[np.ndarray], path: Path, fps: float, exe: str) -> None
         raise RuntimeError(f"ffmpeg failed (exit {code}): {err.strip()}")
 
 
-def write(images: Iterable[np.ndarray], path: str | os.PathLike[str], *, fps: float = 15.0,
-          format: str | None = None) -> Path:
+def write(
+    images: Iterable[np.ndarray],
+    path: str | os.PathLike[str],
+    *,
+    fps: float = 15.0,
+    format: str | None = None,
+) -> Path:
     """Write RGB images ``(H, W, 3) uint8`` as an animation; returns the path.
 
     Parameters
@@ -115,7 +150,9 @@ def write(images: Iterable[np.ndarray], path: str | os.PathLike[str], *, fps: fl
     else:
         exe = ffmpeg()
         if exe is None:
-            raise RuntimeError("write: MP4 needs the ffmpeg executable on the PATH "
-                               "(e.g. apt-get install ffmpeg); write a GIF instead")
+            raise RuntimeError(
+                "write: MP4 needs the ffmpeg executable on the PATH "
+                "(e.g. apt-get install ffmpeg); write a GIF instead"
+            )
         _mp4(images, path, float(fps), exe)
     return path

@@ -89,9 +89,11 @@ class World:
         return out
 
     def __copy__(self):
-        raise TypeError("World: copy.copy would share the C++ world with the original (edits "
-                        "to one would change the other); use copy.deepcopy for an independent "
-                        "copy")
+        raise TypeError(
+            "World: copy.copy would share the C++ world with the original (edits "
+            "to one would change the other); use copy.deepcopy for an independent "
+            "copy"
+        )
 
     def __reduce__(self):
         """Pickle (and ``copy.deepcopy``) support: the edits that built this world, replayed
@@ -173,7 +175,9 @@ class World:
         pts = np.ascontiguousarray(ring, dtype=np.float32)
         return int(self._edit("add_polygon", pts, _layers(layers)))
 
-    def add_box(self, center: Any, half_extents: Any, angle: float = 0.0, *, layers: int = ALL_LAYERS) -> int:
+    def add_box(
+        self, center: Any, half_extents: Any, angle: float = 0.0, *, layers: int = ALL_LAYERS
+    ) -> int:
         """Add a box (a 4-point polygon) with centre, half extents > 0 and rotation in radians.
 
         Examples
@@ -188,9 +192,20 @@ class World:
         c = np.asarray(center, dtype=np.float64).reshape(-1)
         h = np.asarray(half_extents, dtype=np.float64).reshape(-1)
         if c.shape != (2,) or h.shape != (2,):
-            raise ValueError(f"add_box: expected center and half_extents of shape (2,), got {c.shape} and {h.shape}")
-        return int(self._edit("add_box", float(c[0]), float(c[1]), float(h[0]), float(h[1]),
-                              float(angle), _layers(layers)))
+            raise ValueError(
+                f"add_box: expected center and half_extents of shape (2,), got {c.shape} and {h.shape}"
+            )
+        return int(
+            self._edit(
+                "add_box",
+                float(c[0]),
+                float(c[1]),
+                float(h[0]),
+                float(h[1]),
+                float(angle),
+                _layers(layers),
+            )
+        )
 
     def add_circles(self, centers: Any, radii: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
         """Add C circles (solid discs), one obstacle each.
@@ -231,17 +246,27 @@ class World:
         try:
             import shapely  # noqa: F401
         except ImportError as exc:  # pragma: no cover - exercised only without shapely
-            raise ImportError("add_shapely needs shapely (pip install 'contextsteer[geo]')") from exc
+            raise ImportError(
+                "add_shapely needs shapely (pip install 'contextsteer[geo]')"
+            ) from exc
         from shapely.geometry import LinearRing, LineString, Point, Polygon
 
         ids: list[int] = []
         if isinstance(geometry, Polygon):
             if not geometry.is_empty:
-                ids.append(self.add_polygon(np.asarray(geometry.exterior.coords)[:, :2], layers=layers))
+                ids.append(
+                    self.add_polygon(np.asarray(geometry.exterior.coords)[:, :2], layers=layers)
+                )
                 for hole in geometry.interiors:
-                    ids.append(self.add_polyline(np.asarray(hole.coords)[:, :2], closed=True, layers=layers))
+                    ids.append(
+                        self.add_polyline(
+                            np.asarray(hole.coords)[:, :2], closed=True, layers=layers
+                        )
+                    )
         elif isinstance(geometry, LinearRing):
-            ids.append(self.add_polyline(np.asarray(geometry.coords)[:, :2], closed=True, layers=layers))
+            ids.append(
+                self.add_polyline(np.asarray(geometry.coords)[:, :2], closed=True, layers=layers)
+            )
         elif isinstance(geometry, LineString):
             ids.append(self.add_polyline(np.asarray(geometry.coords)[:, :2], layers=layers))
         elif isinstance(geometry, Point):
@@ -337,8 +362,10 @@ class World:
         return dict(self._core.index_info)
 
     def __repr__(self) -> str:
-        return (f"World(obstacles={self.obstacle_count}, segments={self.segment_count}, "
-                f"circles={self._core.circle_count})")
+        return (
+            f"World(obstacles={self.obstacle_count}, segments={self.segment_count}, "
+            f"circles={self._core.circle_count})"
+        )
 
 
 class RayHits(NamedTuple):
@@ -525,7 +552,9 @@ def slot_raycast(
            [3., 4., 3., 2.]], dtype=float32)
     """
     if method not in _SLOT_METHODS:
-        raise ValueError(f"method: expected one of {', '.join(map(repr, _SLOT_METHODS))}, got {method!r}")
+        raise ValueError(
+            f"method: expected one of {', '.join(map(repr, _SLOT_METHODS))}, got {method!r}"
+        )
     core = _world(world)
     p = _points(positions, "positions")
     if hasattr(slot_directions, "directions"):

@@ -80,9 +80,15 @@ __all__ = [
 ]
 
 
-def record(sim: Simulation, steps: int, *, dt: float = 1.0 / 60.0, records: int = 100,
-           danger: bool = True,
-           callback: Callable[[int], Any] | None = None) -> Recording | None:
+def record(
+    sim: Simulation,
+    steps: int,
+    *,
+    dt: float = 1.0 / 60.0,
+    records: int = 100,
+    danger: bool = True,
+    callback: Callable[[int], Any] | None = None,
+) -> Recording | None:
     """Deprecated: step ``sim`` and keep ``records`` frames; use
     :func:`contextsteer.run_simulation` (``.history``) instead.
 
@@ -101,8 +107,12 @@ def record(sim: Simulation, steps: int, *, dt: float = 1.0 / 60.0, records: int 
     """
     from ..run import run_simulation
 
-    warnings.warn("contextsteer.plot.record is deprecated: use "
-                  "contextsteer.run_simulation(sim, steps, dt=..., records=..., maps=...).history",
-                  DeprecationWarning, stacklevel=2)
-    return run_simulation(sim, steps, dt=dt, records=records, maps=danger,
-                          callback=callback).history
+    warnings.warn(
+        "contextsteer.plot.record is deprecated: use "
+        "contextsteer.run_simulation(sim, steps, dt=..., records=..., maps=...).history",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return run_simulation(
+        sim, steps, dt=dt, records=records, maps=danger, callback=callback
+    ).history

@@ -59,10 +59,12 @@ def _points(x: ArrayLike, what: str) -> np.ndarray:
 @overload
 def _per_agent(x: ArrayLike | None, n: int, what: str, default: float) -> np.ndarray: ...
 @overload
-def _per_agent(x: ArrayLike | None, n: int, what: str,
-               default: None = None) -> np.ndarray | None: ...
-def _per_agent(x: ArrayLike | None, n: int, what: str,
-               default: float | None = None) -> np.ndarray | None:
+def _per_agent(
+    x: ArrayLike | None, n: int, what: str, default: None = None
+) -> np.ndarray | None: ...
+def _per_agent(
+    x: ArrayLike | None, n: int, what: str, default: float | None = None
+) -> np.ndarray | None:
     """A scalar or an (n,) array as a float64 (n,) array; None stays None unless defaulted."""
     if x is None:
         return None if default is None else np.full(n, default)
@@ -143,10 +145,13 @@ class SimView:
     def or_given(self, world=None, path=None, slots=None, look_ahead=None, rotate=None):
         """``(world, paths, slots, look_ahead, rotate)`` of this view, each replaced by the
         caller's value when that is not None."""
-        return (self.world if world is None else world, self.paths if path is None else path,
-                self.slots if slots is None else slots,
-                self.look_ahead if look_ahead is None else look_ahead,
-                self.rotate if rotate is None else rotate)
+        return (
+            self.world if world is None else world,
+            self.paths if path is None else path,
+            self.slots if slots is None else slots,
+            self.look_ahead if look_ahead is None else look_ahead,
+            self.rotate if rotate is None else rotate,
+        )
 
     @classmethod
     def of(cls, sim: Simulation) -> SimView:
@@ -170,7 +175,7 @@ class SimView:
         look_ahead = None
         for b in behaviours:
             if isinstance(b, FollowPath):
-                for p in (b.path if isinstance(b.path, tuple) else (b.path,)):
+                for p in b.path if isinstance(b.path, tuple) else (b.path,):
                     if p is not None and all(p is not q for q in paths):
                         paths.append(p)
             elif isinstance(b, WallDanger) and look_ahead is None:
@@ -180,5 +185,6 @@ class SimView:
             threshold = steering.threshold if steering.resolve == "mask" else np.inf
         else:
             rotate, threshold = False, 0.0
-        return cls(sim.world, sim.agents, paths, int(sim.slots), look_ahead, bool(rotate),
-                   float(threshold))
+        return cls(
+            sim.world, sim.agents, paths, int(sim.slots), look_ahead, bool(rotate), float(threshold)
+        )

@@ -33,20 +33,30 @@ if TYPE_CHECKING:
 __all__ = ["Frames", "animate", "frames"]
 
 
-def _recording(history: History | Recording | ArrayLike, sim: Simulation | None,
-               who: str) -> tuple[Recording, Simulation | None]:
+def _recording(
+    history: History | Recording | ArrayLike, sim: Simulation | None, who: str
+) -> tuple[Recording, Simulation | None]:
     """The frames to draw as a Recording, and the simulation to read the static parts
     from (a History's own when ``sim`` is None)."""
     if isinstance(history, Simulation):
-        raise TypeError(f"{who}: expected recorded frames (a History, a Recording or positions "
-                        f"(T, N, 2)), got a Simulation; record it first, e.g. "
-                        f"cs.run_simulation(sim, steps, records=100, maps=True).history")
+        raise TypeError(
+            f"{who}: expected recorded frames (a History, a Recording or positions "
+            f"(T, N, 2)), got a Simulation; record it first, e.g. "
+            f"cs.run_simulation(sim, steps, records=100, maps=True).history"
+        )
     if sim is not None and not isinstance(sim, Simulation):
         raise TypeError(f"{who}: sim must be a contextsteer.Simulation, got {type(sim).__name__}")
     if isinstance(history, History):
         sim = history.sim if sim is None else sim
-        rec = Recording(history.steps, history.positions, history.headings, history.radii,
-                        history.danger, history.times, history.sensed)
+        rec = Recording(
+            history.steps,
+            history.positions,
+            history.headings,
+            history.radii,
+            history.danger,
+            history.times,
+            history.sensed,
+        )
     elif isinstance(history, Recording):
         rec = history
     else:
@@ -54,11 +64,18 @@ def _recording(history: History | Recording | ArrayLike, sim: Simulation | None,
     return rec, sim
 
 
-def _recorded_inputs(rec: Recording, sim: Simulation | None, n: int,
-                     world: World | ArrayLike | None,
-                     path: Any, slots: Any, look_ahead: ArrayLike | None, rotate: bool | None,
-                     ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None,
-                                World | ArrayLike | None, Any, Any, Any, bool]:
+def _recorded_inputs(
+    rec: Recording,
+    sim: Simulation | None,
+    n: int,
+    world: World | ArrayLike | None,
+    path: Any,
+    slots: Any,
+    look_ahead: ArrayLike | None,
+    rotate: bool | None,
+) -> tuple[
+    np.ndarray | None, np.ndarray, np.ndarray | None, World | ArrayLike | None, Any, Any, Any, bool
+]:
     """What the animations draw besides positions: the recording's headings, radii (else the
     simulation's, else 0.5) and danger maps, and the world, path, slot set, look-ahead and
     rotation (given, else read from ``sim``)."""
@@ -68,15 +85,25 @@ def _recorded_inputs(rec: Recording, sim: Simulation | None, n: int,
     radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
     if sim is not None:
         world, path, slots, look_ahead, rotate = SimView.of(sim).or_given(
-            world, path, slots, look_ahead, rotate)
+            world, path, slots, look_ahead, rotate
+        )
     return rec.headings, radii, rec.danger, world, path, slots, look_ahead, bool(rotate)
 
 
-def animate(history: History | Recording | ArrayLike, sim: Simulation | None = None, *,
-            rays: bool = True, trail: bool = True, interval: int = 50,
-            world: World | ArrayLike | None = None, path: Any = None, slots: Any = None,
-            look_ahead: ArrayLike | None = None, rotate: bool | None = None,
-            ax: Axes | None = None) -> FuncAnimation:
+def animate(
+    history: History | Recording | ArrayLike,
+    sim: Simulation | None = None,
+    *,
+    rays: bool = True,
+    trail: bool = True,
+    interval: int = 50,
+    world: World | ArrayLike | None = None,
+    path: Any = None,
+    slots: Any = None,
+    look_ahead: ArrayLike | None = None,
+    rotate: bool | None = None,
+    ax: Axes | None = None,
+) -> FuncAnimation:
     """Animate recorded frames of agents moving through their world; a ``FuncAnimation``.
 
     Replays a recording: a :class:`~contextsteer.History`, a
@@ -133,7 +160,8 @@ def animate(history: History | Recording | ArrayLike, sim: Simulation | None = N
         raise ValueError(f"history: expected positions of shape (T, N, 2), got {positions.shape}")
     t_count, n = positions.shape[:2]
     headings, radii, dangers, world, path, slots, look_ahead, rotate = _recorded_inputs(
-        rec, sim, n, world, path, slots, look_ahead, rotate)
+        rec, sim, n, world, path, slots, look_ahead, rotate
+    )
 
     art = scene(world=world, path=path, ax=ax, rays=False)
     ax = art.ax
@@ -161,8 +189,11 @@ def animate(history: History | Recording | ArrayLike, sim: Simulation | None = N
             dynamic.append(_plot_trajectories(positions[: f + 1], ax, alive, None, {}))
         if cast_rays and len(alive):
             # A 0-d look_ahead: float() takes it (the stubs cannot tell it from an array).
-            la = (np.full(len(alive), float(look_ahead))  # type: ignore[arg-type]
-                  if np.ndim(look_ahead) == 0 else np.asarray(look_ahead, dtype=np.float64)[alive])
+            la = (
+                np.full(len(alive), float(look_ahead))  # type: ignore[arg-type]
+                if np.ndim(look_ahead) == 0
+                else np.asarray(look_ahead, dtype=np.float64)[alive]
+            )
             turn = head if rotate else None
             d = np.asarray(dangers)[f, alive]
             hit = None if rec.sensed is None else np.asarray(rec.sensed)[f, alive]
@@ -174,8 +205,7 @@ def animate(history: History | Recording | ArrayLike, sim: Simulation | None = N
     if bounds is not None:
         ax.set_autoscale_on(False)
     figure = cast("Figure", ax.figure)  # (a SubFigure also has the canvas these use)
-    anim = FuncAnimation(figure, draw, frames=t_count, interval=interval, blit=False,
-                         repeat=False)
+    anim = FuncAnimation(figure, draw, frames=t_count, interval=interval, blit=False, repeat=False)
     # FuncAnimation declares no such attribute: attach the recording for the caller.
     setattr(anim, "history", history)  # noqa: B010
     plt.close(figure)  # the animation keeps the figure; do not also show it statically
@@ -192,8 +222,9 @@ class Frames(NamedTuple):
     figure: Any  #: the Figure they are drawn on (static parts already drawn)
 
 
-def _frame_size(bounds: tuple[float, float, float, float] | None, width: int, height: int | None,
-                title: bool) -> tuple[int, int]:
+def _frame_size(
+    bounds: tuple[float, float, float, float] | None, width: int, height: int | None, title: bool
+) -> tuple[int, int]:
     """Pixel size: ``width`` wide, height from the world's aspect (even numbers, for video)."""
     if height is None:
         if bounds is not None and bounds[2] > bounds[0]:
@@ -204,14 +235,24 @@ def _frame_size(bounds: tuple[float, float, float, float] | None, width: int, he
     return int(width) + int(width) % 2, int(height) + int(height) % 2
 
 
-def frames(sim: Simulation | None = None, *, history: History | Recording | ArrayLike,
-           size: tuple[int, int] | int = 960, dpi: float = 100.0,
-           rays: bool = True, trail: History | Recording | ArrayLike | bool | None = None,
-           trail_samples: int | None = None,
-           title: str | None = None, dt: float | None = None,
-           world: World | ArrayLike | None = None,
-           path: Any = None, slots: Any = None, look_ahead: ArrayLike | None = None,
-           rotate: bool | None = None, margin: float = 0.03) -> Frames:
+def frames(
+    sim: Simulation | None = None,
+    *,
+    history: History | Recording | ArrayLike,
+    size: tuple[int, int] | int = 960,
+    dpi: float = 100.0,
+    rays: bool = True,
+    trail: History | Recording | ArrayLike | bool | None = None,
+    trail_samples: int | None = None,
+    title: str | None = None,
+    dt: float | None = None,
+    world: World | ArrayLike | None = None,
+    path: Any = None,
+    slots: Any = None,
+    look_ahead: ArrayLike | None = None,
+    rotate: bool | None = None,
+    margin: float = 0.03,
+) -> Frames:
     """Render a recording as RGB images, fast: static parts drawn once, agents blitted.
 
     The walls and paths are drawn once into a background; every frame restores it and
@@ -285,7 +326,8 @@ def frames(sim: Simulation | None = None, *, history: History | Recording | Arra
     if t_count < 1:
         raise ValueError("history: expected at least one frame")
     headings, radii, dangers, world, path, slots, look_ahead, rotate = _recorded_inputs(
-        rec, sim, n, world, path, slots, look_ahead, rotate)
+        rec, sim, n, world, path, slots, look_ahead, rotate
+    )
     headings = None if headings is None else np.asarray(headings, dtype=np.float64)
     if isinstance(size, (int, np.integer)):
         width, height = int(size), None
@@ -321,8 +363,9 @@ def frames(sim: Simulation | None = None, *, history: History | Recording | Arra
     ax.set_xlim(cx - dx / 2, cx + dx / 2)
     ax.set_ylim(cy - dy / 2, cy + dy / 2)
     ax.set_autoscale_on(False)
-    caption = fig.text(0.01, 1.0 - caption_h / 2, "", va="center", ha="left",
-                       fontsize=11, animated=True)
+    caption = fig.text(
+        0.01, 1.0 - caption_h / 2, "", va="center", ha="left", fontsize=11, animated=True
+    )
 
     colors = _agent_colors(np.arange(n))
     trail_pos = None
@@ -331,24 +374,34 @@ def frames(sim: Simulation | None = None, *, history: History | Recording | Arra
     elif trail is not None and trail is not False:
         trail_pos = np.asarray(_positions(trail), dtype=np.float64)
         if trail_pos.ndim != 3 or trail_pos.shape[1:] != (n, 2):
-            raise ValueError(f"trail: expected positions of shape (S, {n}, 2), got "
-                             f"{trail_pos.shape}")
+            raise ValueError(
+                f"trail: expected positions of shape (S, {n}, 2), got {trail_pos.shape}"
+            )
     trail_art = None
     if trail_pos is not None:
-        trail_art = LineCollection([], colors=colors, linewidths=1.2, alpha=0.7, zorder=1.5,
-                                   animated=True)
+        trail_art = LineCollection(
+            [], colors=colors, linewidths=1.2, alpha=0.7, zorder=1.5, animated=True
+        )
         ax.add_collection(trail_art)
     ray_art = None
     if rays and slots is not None and look_ahead is not None and dangers is not None:
         dirs = _directions(slots)
-        ray_art = LineCollection([], cmap=_danger_cmap(), linewidths=1.0, zorder=3,
-                                 animated=True)
+        ray_art = LineCollection([], cmap=_danger_cmap(), linewidths=1.0, zorder=3, animated=True)
         ray_art.set_clim(0.0, 1.0)
         ax.add_collection(ray_art)
-    bodies = EllipseCollection(2 * radii, 2 * radii, np.zeros(n), units="xy",
-                               offsets=np.zeros((n, 2)), offset_transform=ax.transData,
-                               facecolors=colors, edgecolors="black", linewidths=1.0,
-                               zorder=4, animated=True)
+    bodies = EllipseCollection(
+        2 * radii,
+        2 * radii,
+        np.zeros(n),
+        units="xy",
+        offsets=np.zeros((n, 2)),
+        offset_transform=ax.transData,
+        facecolors=colors,
+        edgecolors="black",
+        linewidths=1.0,
+        zorder=4,
+        animated=True,
+    )
     ax.add_collection(bodies)
     ticks = LineCollection([], colors="black", linewidths=1.6, zorder=5, animated=True)
     ax.add_collection(ticks)
@@ -374,8 +427,11 @@ def frames(sim: Simulation | None = None, *, history: History | Recording | Arra
             idx = np.flatnonzero(alive)
             p = pos[idx]
             # A 0-d look_ahead: float() takes it (the stubs cannot tell it from an array).
-            la = (np.full(len(idx), float(look_ahead))  # type: ignore[arg-type]
-                  if np.ndim(look_ahead) == 0 else np.asarray(look_ahead, dtype=np.float64)[idx])
+            la = (
+                np.full(len(idx), float(look_ahead))  # type: ignore[arg-type]
+                if np.ndim(look_ahead) == 0
+                else np.asarray(look_ahead, dtype=np.float64)[idx]
+            )
             turn = head[idx] if rotate else None
             u = _rotated(dirs, turn, len(idx))
             length = np.broadcast_to(la[:, None], u.shape[:2])  # each slot's reach
@@ -405,4 +461,3 @@ def frames(sim: Simulation | None = None, *, history: History | Recording | Arra
         return np.asarray(canvas.buffer_rgba())[..., :3].copy()
 
     return Frames((render(f) for f in range(t_count)), t_count, (w_px, h_px), fig)
-

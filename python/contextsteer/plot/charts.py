@@ -52,8 +52,13 @@ def _lookup(d, keys):
     return d
 
 
-def metrics(data: History | dict | Simulation, ax: Any = None, *,
-            series: Sequence[str] | None = None, **kwargs: Any) -> MetricsArtists:
+def metrics(
+    data: History | dict | Simulation,
+    ax: Any = None,
+    *,
+    series: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> MetricsArtists:
     """Plot run metrics: time series of a :class:`~contextsteer.History`, or bars of a
     metric summary.
 
@@ -98,8 +103,10 @@ def metrics(data: History | dict | Simulation, ax: Any = None, *,
     if isinstance(data, Simulation):
         data = data.metrics()  # a read: the metrics the simulation holds
     elif not isinstance(data, (dict, History)):
-        raise TypeError(f"metrics: expected a History, a metrics dict or a Simulation, got "
-                        f"{type(data).__name__}")
+        raise TypeError(
+            f"metrics: expected a History, a metrics dict or a Simulation, got "
+            f"{type(data).__name__}"
+        )
     if isinstance(data, dict):
         labels, values = [], []
         for label, keys in _SUMMARY_BARS:
@@ -136,8 +143,14 @@ def metrics(data: History | dict | Simulation, ax: Any = None, *,
     if unknown:
         raise ValueError(f"metrics: unknown series {unknown}; valid: {sorted(table)}")
     if ax is None:
-        fig, grid = plt.subplots(len(series), 1, sharex=True, squeeze=False,
-                                 figsize=(6, 1.3 * len(series) + 0.6), layout="constrained")
+        fig, grid = plt.subplots(
+            len(series),
+            1,
+            sharex=True,
+            squeeze=False,
+            figsize=(6, 1.3 * len(series) + 0.6),
+            layout="constrained",
+        )
         axes = list(grid[:, 0])
     else:
         axes = list(np.atleast_1d(ax))
@@ -150,4 +163,3 @@ def metrics(data: History | dict | Simulation, ax: Any = None, *,
         a.set_ylabel(_SERIES_LABELS.get(name, name), fontsize=8)
     axes[-1].set_xlabel("time (s)")
     return MetricsArtists(axes, lines)
-

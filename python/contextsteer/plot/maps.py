@@ -29,8 +29,14 @@ if TYPE_CHECKING:
 
     from ..maps import SlotSet
 
-__all__ = ["ContextMapArtists", "ContextMapsGrid", "MapGlyphs", "context_map", "context_maps",
-           "map_glyphs"]
+__all__ = [
+    "ContextMapArtists",
+    "ContextMapsGrid",
+    "MapGlyphs",
+    "context_map",
+    "context_maps",
+    "map_glyphs",
+]
 
 
 class ContextMapArtists(NamedTuple):
@@ -113,7 +119,9 @@ def context_map(
         danger = np.asarray(danger, dtype=np.float64)
         if danger.shape != (k,):
             raise ValueError(f"danger: expected shape ({k},), got {danger.shape}")
-    if not np.all(np.isfinite(interest)) or (danger is not None and not np.all(np.isfinite(danger))):
+    if not np.all(np.isfinite(interest)) or (
+        danger is not None and not np.all(np.isfinite(danger))
+    ):
         raise ValueError("interest and danger must be finite")
     if speed is not None:
         speed = np.asarray(speed, dtype=np.float64)
@@ -123,8 +131,15 @@ def context_map(
         _, ax = plt.subplots(subplot_kw={"projection": "polar"})
     theta = _slot_angles(k, offset)
     width = 2.0 * np.pi / k * 0.8
-    bars = ax.bar(theta, np.clip(interest, 0, None), width=width, color=interest_color,
-                  alpha=0.7, label="interest", **kwargs)
+    bars = ax.bar(
+        theta,
+        np.clip(interest, 0, None),
+        width=width,
+        color=interest_color,
+        alpha=0.7,
+        label="interest",
+        **kwargs,
+    )
     danger_line = masked = arrow = None
     rim = max(1.0, float(np.max(np.abs(interest))) if k else 1.0)
     if danger is not None:
@@ -134,8 +149,15 @@ def context_map(
         ax.fill(closed_t, closed_d, color=danger_color, alpha=0.15)
         rim = max(rim, float(np.max(danger)))
         hit = danger > threshold
-        (masked,) = ax.plot(theta[hit], np.full(int(hit.sum()), rim * 1.05), "x",
-                            color=danger_color, ms=8, mew=2, label="masked")
+        (masked,) = ax.plot(
+            theta[hit],
+            np.full(int(hit.sum()), rim * 1.05),
+            "x",
+            color=danger_color,
+            ms=8,
+            mew=2,
+            label="masked",
+        )
         for patch in np.asarray(bars.patches, dtype=object)[hit]:
             patch.set_hatch("//")
             patch.set_alpha(0.3)
@@ -148,13 +170,21 @@ def context_map(
             length = float(np.clip(norm, 0, 1)) if strength is None else float(strength)
             angle = float(np.arctan2(c[1], c[0]))
             arrow = ax.annotate(
-                "", xy=(angle, length * rim), xytext=(0.0, 0.0),
+                "",
+                xy=(angle, length * rim),
+                xytext=(0.0, 0.0),
                 arrowprops={"arrowstyle": "->", "color": chosen_color, "lw": 2},
             )
     speed_line = None
     if speed is not None:
-        (speed_line,) = ax.plot(np.append(theta, theta[0]), np.append(speed, speed[0]) * rim,
-                                "--", color=speed_color, lw=1.5, label="safe speed")
+        (speed_line,) = ax.plot(
+            np.append(theta, theta[0]),
+            np.append(speed, speed[0]) * rim,
+            "--",
+            color=speed_color,
+            lw=1.5,
+            label="safe speed",
+        )
     ax.set_ylim(0, rim * 1.12)
     ax.set_yticklabels([])
     return ContextMapArtists(bars, danger_line, masked, arrow, speed_line)
@@ -168,10 +198,18 @@ class MapGlyphs(NamedTuple):
     chosen: Any  #: LineCollection of chosen directions, or None
 
 
-def _plot_glyphs(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
-                 interest: ArrayLike, danger: ArrayLike | None, chosen: ArrayLike | None,
-                 headings: ArrayLike | None, scale: ArrayLike, base: ArrayLike, ax: Axes,
-                 kwargs: dict[str, Any]) -> MapGlyphs:
+def _plot_glyphs(
+    positions: ArrayLike,
+    slot_directions: SlotSet | ArrayLike | int,
+    interest: ArrayLike,
+    danger: ArrayLike | None,
+    chosen: ArrayLike | None,
+    headings: ArrayLike | None,
+    scale: ArrayLike,
+    base: ArrayLike,
+    ax: Axes,
+    kwargs: dict[str, Any],
+) -> MapGlyphs:
     from matplotlib.collections import LineCollection, PolyCollection
 
     pos = _points(positions, "positions")
@@ -189,8 +227,14 @@ def _plot_glyphs(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | in
         r = b[:, None] + sc[:, None] * np.clip(v, 0.0, None)
         return pos[:, None, :] + u * r[..., None]
 
-    kwargs = {"facecolors": _INTEREST_COLOR, "edgecolors": _INTEREST_COLOR, "alpha": 0.35,
-              "linewidths": 1.0, "zorder": 6, **kwargs}
+    kwargs = {
+        "facecolors": _INTEREST_COLOR,
+        "edgecolors": _INTEREST_COLOR,
+        "alpha": 0.35,
+        "linewidths": 1.0,
+        "zorder": 6,
+        **kwargs,
+    }
     inter = PolyCollection(list(star(values)), closed=True, label="interest", **kwargs)
     ax.add_collection(inter)
     dang = arrows = None
@@ -198,26 +242,46 @@ def _plot_glyphs(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | in
         d = np.asarray(danger, dtype=np.float64).reshape(n, -1) if n else np.zeros((0, k))
         if d.shape != (n, k):
             raise ValueError(f"danger: expected shape ({n}, {k}), got {np.shape(danger)}")
-        dang = PolyCollection(list(star(d)), closed=True, facecolors="none",
-                              edgecolors=_DANGER_COLOR, linewidths=1.0, zorder=6, label="danger")
+        dang = PolyCollection(
+            list(star(d)),
+            closed=True,
+            facecolors="none",
+            edgecolors=_DANGER_COLOR,
+            linewidths=1.0,
+            zorder=6,
+            label="danger",
+        )
         ax.add_collection(dang)
     if chosen is not None:
         c = _points(chosen, "chosen") if n else np.zeros((0, 2))
         if c.shape != (n, 2):
             raise ValueError(f"chosen: expected shape ({n}, 2), got {np.shape(chosen)}")
         tip = pos + c * (b + sc)[:, None]
-        arrows = LineCollection(_segments(np.stack([pos, tip], axis=1)), colors="black",
-                                linewidths=1.5, zorder=7, label="chosen")
+        arrows = LineCollection(
+            _segments(np.stack([pos, tip], axis=1)),
+            colors="black",
+            linewidths=1.5,
+            zorder=7,
+            label="chosen",
+        )
         ax.add_collection(arrows)
     ax.autoscale_view()
     return MapGlyphs(inter, dang, arrows)
 
 
-def map_glyphs(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
-               interest: ArrayLike, danger: ArrayLike | None = None, *,
-               chosen: ArrayLike | None = None, headings: ArrayLike | None = None,
-               scale: ArrayLike = 1.0, base: ArrayLike = 0.0, ax: Axes | None = None,
-               **kwargs: Any) -> MapGlyphs:
+def map_glyphs(
+    positions: ArrayLike,
+    slot_directions: SlotSet | ArrayLike | int,
+    interest: ArrayLike,
+    danger: ArrayLike | None = None,
+    *,
+    chosen: ArrayLike | None = None,
+    headings: ArrayLike | None = None,
+    scale: ArrayLike = 1.0,
+    base: ArrayLike = 0.0,
+    ax: Axes | None = None,
+    **kwargs: Any,
+) -> MapGlyphs:
     """Draw context maps in the scene: a star polygon around each agent.
 
     Vertex ``j`` of agent ``i``'s star lies along slot ``j`` at distance
@@ -255,8 +319,18 @@ def map_glyphs(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
     [[12.0, 0.0], [10.0, 1.0], [10.0, 0.0], [10.0, -1.0]]
     >>> plt.close("all")
     """
-    return _plot_glyphs(positions, slot_directions, interest, danger, chosen, headings, scale,
-                        base, _plain_axes(ax), kwargs)
+    return _plot_glyphs(
+        positions,
+        slot_directions,
+        interest,
+        danger,
+        chosen,
+        headings,
+        scale,
+        base,
+        _plain_axes(ax),
+        kwargs,
+    )
 
 
 class ContextMapsGrid(NamedTuple):
@@ -268,13 +342,22 @@ class ContextMapsGrid(NamedTuple):
     agents: list  #: the agent indices drawn, in order
 
 
-def context_maps(interest: ArrayLike | Simulation, danger: ArrayLike | None = None,
-                 chosen: ArrayLike | None = None, agents: Sequence[int] | None = None, *,
-                 strength: ArrayLike | None = None, headings: ArrayLike | None = None,
-                 threshold: float | None = None, speed: ArrayLike | None = None,
-                 ncols: int = 4, axes: Sequence[Axes] | None = None,
-                 titles: Sequence[str] | None = None, size: float = 2.4,
-                 **kwargs: Any) -> ContextMapsGrid:
+def context_maps(
+    interest: ArrayLike | Simulation,
+    danger: ArrayLike | None = None,
+    chosen: ArrayLike | None = None,
+    agents: Sequence[int] | None = None,
+    *,
+    strength: ArrayLike | None = None,
+    headings: ArrayLike | None = None,
+    threshold: float | None = None,
+    speed: ArrayLike | None = None,
+    ncols: int = 4,
+    axes: Sequence[Axes] | None = None,
+    titles: Sequence[str] | None = None,
+    size: float = 2.4,
+    **kwargs: Any,
+) -> ContextMapsGrid:
     """Small multiples: one polar :func:`context_map` per selected agent.
 
     Parameters
@@ -354,10 +437,16 @@ def context_maps(interest: ArrayLike | Simulation, danger: ArrayLike | None = No
     if axes is None:
         cols = max(1, min(int(ncols), len(agents)))
         nrows = -(-len(agents) // cols)
-        fig, grid = plt.subplots(nrows, cols, subplot_kw={"projection": "polar"}, squeeze=False,
-                                 figsize=(size * cols, size * nrows), constrained_layout=True)
+        fig, grid = plt.subplots(
+            nrows,
+            cols,
+            subplot_kw={"projection": "polar"},
+            squeeze=False,
+            figsize=(size * cols, size * nrows),
+            constrained_layout=True,
+        )
         flat = list(grid.ravel())
-        for extra in flat[len(agents):]:
+        for extra in flat[len(agents) :]:
             extra.set_visible(False)
         axes = flat[: len(agents)]
     else:
@@ -382,4 +471,3 @@ def context_maps(interest: ArrayLike | Simulation, danger: ArrayLike | None = No
         ax.set_title(f"agent {i}" if titles is None else titles[j], fontsize=9)
         drawn.append(art)
     return ContextMapsGrid(fig, axes, drawn, agents)
-

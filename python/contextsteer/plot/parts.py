@@ -38,8 +38,18 @@ if TYPE_CHECKING:
     from ..maps import SlotSet
     from ..nav import NavField
 
-__all__ = ["AgentArtists", "NavFieldArtists", "WorldArtists", "agents", "nav_field", "path",
-           "rays", "routes", "trajectories", "world"]
+__all__ = [
+    "AgentArtists",
+    "NavFieldArtists",
+    "WorldArtists",
+    "agents",
+    "nav_field",
+    "path",
+    "rays",
+    "routes",
+    "trajectories",
+    "world",
+]
 
 
 class WorldArtists(NamedTuple):
@@ -49,8 +59,9 @@ class WorldArtists(NamedTuple):
     circles: Any  #: PatchCollection of Circle patches, or None for a world without circles
 
 
-def _plot_world(world: World | ArrayLike, ax: Axes, color: Any, circle_color: Any,
-                kwargs: dict[str, Any]) -> WorldArtists:
+def _plot_world(
+    world: World | ArrayLike, ax: Axes, color: Any, circle_color: Any, kwargs: dict[str, Any]
+) -> WorldArtists:
     from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.patches import Circle
 
@@ -70,15 +81,27 @@ def _plot_world(world: World | ArrayLike, ax: Axes, color: Any, circle_color: An
         ax.add_collection(wall_art)
     if len(radii):
         patches = [Circle(tuple(c), r) for c, r in zip(centers, radii)]
-        circle_art = PatchCollection(patches, facecolors=circle_color, edgecolors=color,
-                                     linewidths=1.0, zorder=2, label="circles")
+        circle_art = PatchCollection(
+            patches,
+            facecolors=circle_color,
+            edgecolors=color,
+            linewidths=1.0,
+            zorder=2,
+            label="circles",
+        )
         ax.add_collection(circle_art)
     ax.autoscale_view()
     return WorldArtists(wall_art, circle_art)
 
 
-def world(world: World | ArrayLike, ax: Axes | None = None, *, color: str = _WALL_COLOR,
-          circle_color: str = "0.65", **kwargs: Any) -> WorldArtists:
+def world(
+    world: World | ArrayLike,
+    ax: Axes | None = None,
+    *,
+    color: str = _WALL_COLOR,
+    circle_color: str = "0.65",
+    **kwargs: Any,
+) -> WorldArtists:
     """Draw a world's walls (one LineCollection) and circles (Circle patches).
 
     Parameters
@@ -120,8 +143,9 @@ def _path_points(path: Path | ArrayLike) -> tuple[np.ndarray, bool]:
     return _points(path, "path"), False
 
 
-def _plot_path(path: Path | ArrayLike, ax: Axes, closed: bool | None, color: Any,
-               kwargs: dict[str, Any]) -> Line2D:
+def _plot_path(
+    path: Path | ArrayLike, ax: Axes, closed: bool | None, color: Any, kwargs: dict[str, Any]
+) -> Line2D:
     points, is_closed = _path_points(path)
     if closed is not None:
         is_closed = bool(closed)
@@ -129,14 +153,26 @@ def _plot_path(path: Path | ArrayLike, ax: Axes, closed: bool | None, color: Any
         raise ValueError(f"path: expected at least 2 points, got {len(points)}")
     if is_closed:
         points = np.vstack([points, points[:1]])
-    kwargs = {"color": color, "linestyle": "--", "linewidth": 1.2, "zorder": 1, "label": "path",
-              **kwargs}
+    kwargs = {
+        "color": color,
+        "linestyle": "--",
+        "linewidth": 1.2,
+        "zorder": 1,
+        "label": "path",
+        **kwargs,
+    }
     (line,) = ax.plot(points[:, 0], points[:, 1], **kwargs)
     return line
 
 
-def path(path: Path | ArrayLike, ax: Axes | None = None, *, closed: bool | None = None,
-         color: str = _PATH_COLOR, **kwargs: Any) -> Line2D:
+def path(
+    path: Path | ArrayLike,
+    ax: Axes | None = None,
+    *,
+    closed: bool | None = None,
+    color: str = _PATH_COLOR,
+    **kwargs: Any,
+) -> Line2D:
     """Draw a path as a dashed line (closed paths return to their first point).
 
     Parameters
@@ -173,9 +209,11 @@ class AgentArtists(NamedTuple):
     headings: Any  #: LineCollection of heading ticks (centre to rim), or None
 
 
-def _agent_arrays(positions: Agents | ArrayLike, headings: ArrayLike | None,
-                  radii: ArrayLike | None,
-                  ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
+def _agent_arrays(
+    positions: Agents | ArrayLike,
+    headings: ArrayLike | None,
+    radii: ArrayLike | None,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
     """Positions, headings, radii and agent indices, from arrays or an Agents (its alive
     agents)."""
     if isinstance(positions, Agents):
@@ -193,31 +231,49 @@ def _agent_arrays(positions: Agents | ArrayLike, headings: ArrayLike | None,
     return pos, _per_agent(headings, n, "headings"), _per_agent(radii, n, "radii", 0.5), index
 
 
-def _plot_agents(positions: Agents | ArrayLike, headings: ArrayLike | None,
-                 radii: ArrayLike | None, ax: Axes, color: Any, heading_color: Any,
-                 kwargs: dict[str, Any]) -> AgentArtists:
+def _plot_agents(
+    positions: Agents | ArrayLike,
+    headings: ArrayLike | None,
+    radii: ArrayLike | None,
+    ax: Axes,
+    color: Any,
+    heading_color: Any,
+    kwargs: dict[str, Any],
+) -> AgentArtists:
     from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.patches import Circle
 
     pos, head, rad, index = _agent_arrays(positions, headings, radii)
     facecolors = _agent_colors(index) if color is None else color
     kwargs = {"edgecolors": "black", "linewidths": 0.8, "zorder": 4, **kwargs}
-    bodies = PatchCollection([Circle(tuple(p), r) for p, r in zip(pos, rad)],
-                             facecolors=facecolors, label="agents", **kwargs)
+    bodies = PatchCollection(
+        [Circle(tuple(p), r) for p, r in zip(pos, rad)],
+        facecolors=facecolors,
+        label="agents",
+        **kwargs,
+    )
     ax.add_collection(bodies)
     ticks = None
     if head is not None:
         tip = pos + rad[:, None] * np.stack([np.cos(head), np.sin(head)], axis=1)
-        ticks = LineCollection(_segments(np.stack([pos, tip], axis=1)), colors=heading_color,
-                               linewidths=1.5, zorder=5)
+        ticks = LineCollection(
+            _segments(np.stack([pos, tip], axis=1)), colors=heading_color, linewidths=1.5, zorder=5
+        )
         ax.add_collection(ticks)
     ax.autoscale_view()
     return AgentArtists(bodies, ticks)
 
 
-def agents(positions: Agents | ArrayLike, headings: ArrayLike | None = None,
-           radii: ArrayLike | None = None, ax: Axes | None = None, *, color: Any = None,
-           heading_color: str = "black", **kwargs: Any) -> AgentArtists:
+def agents(
+    positions: Agents | ArrayLike,
+    headings: ArrayLike | None = None,
+    radii: ArrayLike | None = None,
+    ax: Axes | None = None,
+    *,
+    color: Any = None,
+    heading_color: str = "black",
+    **kwargs: Any,
+) -> AgentArtists:
     """Draw agents as oriented circles: a filled circle and a tick from centre to rim.
 
     Parameters
@@ -253,11 +309,18 @@ def agents(positions: Agents | ArrayLike, headings: ArrayLike | None = None,
     return _plot_agents(positions, headings, radii, _plain_axes(ax), color, heading_color, kwargs)
 
 
-def _plot_rays(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
-               distances: ArrayLike | None, look_ahead: ArrayLike | None,
-               danger: ArrayLike | None, ax: Axes, headings: ArrayLike | None,
-               cmap: Colormap | str | None, vmax: float | None,
-               kwargs: dict[str, Any]) -> LineCollection:
+def _plot_rays(
+    positions: ArrayLike,
+    slot_directions: SlotSet | ArrayLike | int,
+    distances: ArrayLike | None,
+    look_ahead: ArrayLike | None,
+    danger: ArrayLike | None,
+    ax: Axes,
+    headings: ArrayLike | None,
+    cmap: Colormap | str | None,
+    vmax: float | None,
+    kwargs: dict[str, Any],
+) -> LineCollection:
     from matplotlib.collections import LineCollection
 
     pos = _points(positions, "positions")
@@ -292,8 +355,9 @@ def _plot_rays(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
     segments = np.stack([start, end], axis=2).reshape(n * k, 2, 2)
     top = max(1.0, float(np.max(value))) if vmax is None and value.size else (vmax or 1.0)
     kwargs = {"linewidths": 0.8, "zorder": 3, "label": "rays", **kwargs}
-    lines = LineCollection(_segments(segments), cmap=cmap if cmap is not None else _danger_cmap(),
-                           **kwargs)
+    lines = LineCollection(
+        _segments(segments), cmap=cmap if cmap is not None else _danger_cmap(), **kwargs
+    )
     lines.set_array(value.reshape(-1))
     lines.set_clim(0.0, top)
     ax.add_collection(lines)
@@ -301,11 +365,19 @@ def _plot_rays(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
     return lines
 
 
-def rays(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
-         distances: ArrayLike | None, look_ahead: ArrayLike, danger: ArrayLike | None = None,
-         ax: Axes | None = None, headings: ArrayLike | None = None, *,
-         cmap: Colormap | str | None = None, vmax: float | None = None,
-         **kwargs: Any) -> LineCollection:
+def rays(
+    positions: ArrayLike,
+    slot_directions: SlotSet | ArrayLike | int,
+    distances: ArrayLike | None,
+    look_ahead: ArrayLike,
+    danger: ArrayLike | None = None,
+    ax: Axes | None = None,
+    headings: ArrayLike | None = None,
+    *,
+    cmap: Colormap | str | None = None,
+    vmax: float | None = None,
+    **kwargs: Any,
+) -> LineCollection:
     """Draw every slot ray of every agent as one LineCollection coloured by danger.
 
     Ray ``(i, j)`` starts at agent ``i`` and runs along slot ``j`` (turned by
@@ -349,8 +421,18 @@ def rays(positions: ArrayLike, slot_directions: SlotSet | ArrayLike | int,
     [0.75, 0.0, 0.5, 0.0]
     >>> plt.close("all")
     """
-    return _plot_rays(positions, slot_directions, distances, look_ahead, danger,
-                      _plain_axes(ax), headings, cmap, vmax, kwargs)
+    return _plot_rays(
+        positions,
+        slot_directions,
+        distances,
+        look_ahead,
+        danger,
+        _plain_axes(ax),
+        headings,
+        cmap,
+        vmax,
+        kwargs,
+    )
 
 
 class NavFieldArtists(NamedTuple):
@@ -361,8 +443,16 @@ class NavFieldArtists(NamedTuple):
     arrows: Any
 
 
-def nav_field(field: NavField, ax: Axes | None = None, *, g: int = 0, arrows: int = 24,
-              cmap: str = "viridis", arrow_color: str = "white", **kwargs: Any) -> NavFieldArtists:
+def nav_field(
+    field: NavField,
+    ax: Axes | None = None,
+    *,
+    g: int = 0,
+    arrows: int = 24,
+    cmap: str = "viridis",
+    arrow_color: str = "white",
+    **kwargs: Any,
+) -> NavFieldArtists:
     """Draw a navigation field: its distance as an image, with descent arrows on top.
 
     Blocked nodes (inside the inflated obstacles) and unreachable ones are left blank.
@@ -399,8 +489,13 @@ def nav_field(field: NavField, ax: Axes | None = None, *, g: int = 0, arrows: in
     d = np.asarray(field.distances(g), dtype=np.float64)
     blocked = np.asarray(field.blocked)
     img = np.ma.masked_where(blocked | ~np.isfinite(d), d)
-    image = ax.imshow(img, origin="lower", extent=field.extent, cmap=cmap,
-                      **{"interpolation": "bilinear", "zorder": 0, **kwargs})
+    image = ax.imshow(
+        img,
+        origin="lower",
+        extent=field.extent,
+        cmap=cmap,
+        **{"interpolation": "bilinear", "zorder": 0, **kwargs},
+    )
     quiver = None
     if arrows > 0:
         ny, nx = d.shape
@@ -408,17 +503,29 @@ def nav_field(field: NavField, ax: Axes | None = None, *, g: int = 0, arrows: in
         v = np.asarray(field.descents(g))[::step, ::step]
         x0, y0, c, _, _ = field.grid
         X, Y = np.meshgrid(x0 + np.arange(0, nx, step) * c, y0 + np.arange(0, ny, step) * c)
-        keep = (~np.asarray(img.mask)[::step, ::step] if np.ndim(img.mask)
-                else np.ones(X.shape, bool))
+        keep = (
+            ~np.asarray(img.mask)[::step, ::step] if np.ndim(img.mask) else np.ones(X.shape, bool)
+        )
         keep &= np.hypot(v[..., 0], v[..., 1]) > 0
-        quiver = ax.quiver(X[keep], Y[keep], v[..., 0][keep], v[..., 1][keep],
-                           color=arrow_color, zorder=1, angles="xy", pivot="mid",
-                           scale=1.6 / (step * c), scale_units="xy", width=0.003)
+        quiver = ax.quiver(
+            X[keep],
+            Y[keep],
+            v[..., 0][keep],
+            v[..., 1][keep],
+            color=arrow_color,
+            zorder=1,
+            angles="xy",
+            pivot="mid",
+            scale=1.6 / (step * c),
+            scale_units="xy",
+            width=0.003,
+        )
     return NavFieldArtists(image, quiver)
 
 
-def routes(paths: Sequence[Path | None], ax: Axes | None = None, *, color: Any = None,
-           **kwargs: Any) -> list:
+def routes(
+    paths: Sequence[Path | None], ax: Axes | None = None, *, color: Any = None, **kwargs: Any
+) -> list:
     """Draw each agent's route (from :func:`contextsteer.route`) in the agent's colour.
 
     Parameters
@@ -451,16 +558,26 @@ def routes(paths: Sequence[Path | None], ax: Axes | None = None, *, color: Any =
         if p is None:
             continue
         pts, _ = _path_points(p)
-        kw = {"color": colors[i] if color is None else color, "linewidth": 1.2, "zorder": 1,
-              "marker": ".", "markersize": 3, **kwargs}
+        kw = {
+            "color": colors[i] if color is None else color,
+            "linewidth": 1.2,
+            "zorder": 1,
+            "marker": ".",
+            "markersize": 3,
+            **kwargs,
+        }
         (line,) = ax.plot(pts[:, 0], pts[:, 1], **kw)
         lines.append(line)
     return lines
 
 
-def _plot_trajectories(history: History | Recording | ArrayLike, ax: Axes,
-                       agents: Iterable[int] | None, color: Any,
-                       kwargs: dict[str, Any]) -> LineCollection:
+def _plot_trajectories(
+    history: History | Recording | ArrayLike,
+    ax: Axes,
+    agents: Iterable[int] | None,
+    color: Any,
+    kwargs: dict[str, Any],
+) -> LineCollection:
     from matplotlib.collections import LineCollection
 
     h = np.asarray(_positions(history), dtype=np.float64)
@@ -476,9 +593,14 @@ def _plot_trajectories(history: History | Recording | ArrayLike, ax: Axes,
     return coll
 
 
-def trajectories(history: History | Recording | ArrayLike, ax: Axes | None = None, *,
-                 agents: Iterable[int] | None = None, color: Any = None,
-                 **kwargs: Any) -> LineCollection:
+def trajectories(
+    history: History | Recording | ArrayLike,
+    ax: Axes | None = None,
+    *,
+    agents: Iterable[int] | None = None,
+    color: Any = None,
+    **kwargs: Any,
+) -> LineCollection:
     """Draw each agent's trajectory as one polyline.
 
     Parameters
@@ -510,4 +632,3 @@ def trajectories(history: History | Recording | ArrayLike, ax: Axes | None = Non
     >>> plt.close("all")
     """
     return _plot_trajectories(history, _plain_axes(ax), agents, color, kwargs)
-

@@ -45,15 +45,26 @@ class SceneArtists(NamedTuple):
     ax: Any  #: the Axes
 
 
-def scene(sim: Simulation | None = None, *, world: World | ArrayLike | None = None,
-          path: Any = None, agents: Agents | ArrayLike | None = None, rays: bool = True,
-          maps: bool | Sequence[int] = False, ax: Axes | None = None,
-          slots: SlotSet | ArrayLike | int | None = None, look_ahead: ArrayLike | None = None,
-          rotate: bool | None = None, interest: ArrayLike | None = None,
-          danger: ArrayLike | None = None, chosen: ArrayLike | None = None,
-          distances: ArrayLike | None = None, map_scale: ArrayLike | None = None,
-          trajectories: History | Recording | ArrayLike | None = None,
-          margin: float = 0.05) -> SceneArtists:
+def scene(
+    sim: Simulation | None = None,
+    *,
+    world: World | ArrayLike | None = None,
+    path: Any = None,
+    agents: Agents | ArrayLike | None = None,
+    rays: bool = True,
+    maps: bool | Sequence[int] = False,
+    ax: Axes | None = None,
+    slots: SlotSet | ArrayLike | int | None = None,
+    look_ahead: ArrayLike | None = None,
+    rotate: bool | None = None,
+    interest: ArrayLike | None = None,
+    danger: ArrayLike | None = None,
+    chosen: ArrayLike | None = None,
+    distances: ArrayLike | None = None,
+    map_scale: ArrayLike | None = None,
+    trajectories: History | Recording | ArrayLike | None = None,
+    margin: float = 0.05,
+) -> SceneArtists:
     """Draw a scene: walls, paths, agents as oriented circles, slot rays, context maps.
 
     Everything comes from ``sim`` when given (its ``world``, ``agents``, the paths of
@@ -136,8 +147,9 @@ def scene(sim: Simulation | None = None, *, world: World | ArrayLike | None = No
     if sim is not None:
         view = SimView.of(sim)
         agents = view.agents if agents is None else agents
-        world, path, slots, look_ahead, rotate = view.or_given(world, path, slots, look_ahead,
-                                                               rotate)
+        world, path, slots, look_ahead, rotate = view.or_given(
+            world, path, slots, look_ahead, rotate
+        )
         interest = sim.interest if interest is None else interest
         danger = sim.danger if danger is None else danger
         chosen = sim.chosen_direction if chosen is None else chosen
@@ -151,8 +163,9 @@ def scene(sim: Simulation | None = None, *, world: World | ArrayLike | None = No
     if path is not None:
         # A list of paths (Path objects or (P, 2) arrays), or one path (a list of points).
         many = isinstance(path, (list, tuple)) and all(
-            isinstance(p, Path) or np.ndim(p) == 2 for p in path)
-        for p in (path if many else [path]):
+            isinstance(p, Path) or np.ndim(p) == 2 for p in path
+        )
+        for p in path if many else [path]:
             path_arts.append(_plot_path(p, ax, None, _PATH_COLOR, {}))
     if trajectories is not None:
         traj_art = _plot_trajectories(trajectories, ax, None, None, {})
@@ -162,18 +175,40 @@ def scene(sim: Simulation | None = None, *, world: World | ArrayLike | None = No
         agent_art = _plot_agents(pos, head, rad, ax, _agent_colors(index), "black", {})
         turn = head if (rotate and head is not None) else None
         if rays and slots is not None and look_ahead is not None and len(pos):
-            la = _per_agent(look_ahead, len(index), "look_ahead") if np.ndim(look_ahead) == 0 \
+            la = (
+                _per_agent(look_ahead, len(index), "look_ahead")
+                if np.ndim(look_ahead) == 0
                 else np.asarray(look_ahead, dtype=np.float64)[index]
-            ray_art = _plot_rays(pos, slots, _rows(distances, index), la, _rows(danger, index),
-                                 ax, turn, None, None, {})
+            )
+            ray_art = _plot_rays(
+                pos,
+                slots,
+                _rows(distances, index),
+                la,
+                _rows(danger, index),
+                ax,
+                turn,
+                None,
+                None,
+                {},
+            )
         if maps is not False and maps is not None and interest is not None and slots is not None:
             chosen_rows = index[:16] if maps is True else np.asarray(list(maps), dtype=np.intp)
             sel = np.flatnonzero(np.isin(index, chosen_rows))
             rows = index[sel]
             scale = 3.0 * rad[sel] if map_scale is None else map_scale
-            glyphs = _plot_glyphs(pos[sel], slots, _rows(interest, rows),
-                                  _rows(danger, rows), _rows(chosen, rows),
-                                  None if turn is None else turn[sel], scale, rad[sel], ax, {})
+            glyphs = _plot_glyphs(
+                pos[sel],
+                slots,
+                _rows(interest, rows),
+                _rows(danger, rows),
+                _rows(chosen, rows),
+                None if turn is None else turn[sel],
+                scale,
+                rad[sel],
+                ax,
+                {},
+            )
 
     bounds = _bounds(world)
     if bounds is not None:
