@@ -52,8 +52,7 @@ py::object agents_view(py::object self, const std::string& name) {
 py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position,
                                      const py::handle& velocity, const py::handle& heading,
                                      const py::handle& radius, const py::handle& max_speed,
-                                     const py::handle& max_accel,
-                                     const py::handle& max_turn_rate,
+                                     const py::handle& max_accel, const py::handle& max_turn_rate,
                                      const py::handle& steer_force, const py::handle& group,
                                      const py::handle& target) {
   Agents& a = agents_of(self);
@@ -113,7 +112,7 @@ void agents_remove(Agents& a, const py::handle& ids_obj) {
 }
 
 py::tuple neighbours_py(const py::handle& positions, double radius, long max_neighbors,
-                       const py::handle& alive) {
+                        const py::handle& alive) {
   auto pos = input_coords(positions, "positions", {kAny, 2}, {"N", "2"});
   require_length(radius, "radius");
   if (max_neighbors < 0 || static_cast<std::size_t>(max_neighbors) > kMaxNeighbors)
@@ -143,7 +142,8 @@ py::tuple neighbours_py(const py::handle& positions, double radius, long max_nei
 }  // namespace
 
 void bind_agents(py::module_& m) {
-  py::class_<Agents>(m, "Agents", "C++ state of a fixed number of agent slots (use contextsteer.Agents).")
+  py::class_<Agents>(m, "Agents",
+                     "C++ state of a fixed number of agent slots (use contextsteer.Agents).")
       .def(py::init([](long capacity, std::uint64_t seed) {
              if (capacity < 0)
                throw py::value_error("capacity must be >= 0, got " + std::to_string(capacity));

@@ -66,8 +66,8 @@ Checked<T> check_array(const py::handle& obj, const char* what,
   auto a = py::reinterpret_borrow<py::array>(obj);
   // equal(), not is(): an unpickled array carries an equal but distinct dtype object.
   if (!a.dtype().equal(py::dtype::of<U>())) {  // equivalent: same kind, size, byte order
-    throw py::type_error(std::string(what) + ": expected dtype " + dtype_name<T>() +
-                         ", got " + std::string(py::str(a.dtype())));
+    throw py::type_error(std::string(what) + ": expected dtype " + dtype_name<T>() + ", got " +
+                         std::string(py::str(a.dtype())));
   }
   if (!(a.flags() & py::array::c_style)) {
     throw py::type_error(std::string(what) +
@@ -89,7 +89,8 @@ Checked<T> check_array(const py::handle& obj, const char* what,
     throw py::value_error(std::string(what) + ": expected shape " + expected + ", got " +
                           shape_text(shape));
   }
-  T* data = writable ? static_cast<T*>(a.mutable_data()) : static_cast<T*>(const_cast<void*>(a.data()));
+  T* data =
+      writable ? static_cast<T*>(a.mutable_data()) : static_cast<T*>(const_cast<void*>(a.data()));
   return Checked<T>{data, std::move(shape)};
 }
 
@@ -107,7 +108,8 @@ template Checked<const std::int32_t> check_array<const std::int32_t>(
     std::initializer_list<const char*>, bool);
 template Checked<std::uint32_t> check_array<std::uint32_t>(const py::handle&, const char*,
                                                            std::initializer_list<py::ssize_t>,
-                                                           std::initializer_list<const char*>, bool);
+                                                           std::initializer_list<const char*>,
+                                                           bool);
 template Checked<const std::uint32_t> check_array<const std::uint32_t>(
     const py::handle&, const char*, std::initializer_list<py::ssize_t>,
     std::initializer_list<const char*>, bool);

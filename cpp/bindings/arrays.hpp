@@ -106,7 +106,8 @@ py::array_t<T> view_of(T* data, std::vector<py::ssize_t> shape, py::handle owner
     stride *= shape[i];
   }
   py::array_t<T> a(shape, strides, data, owner);
-  if (!writable) py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  if (!writable)
+    py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   return a;
 }
 

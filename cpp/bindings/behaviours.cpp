@@ -34,9 +34,11 @@ float get_float(const py::dict& p, const char* key) {
 /// as a float32 and in the sums and products of a step), or +inf where allowed.
 float get_non_negative(const py::dict& p, const char* key, bool allow_inf = false) {
   const double v = p[key].cast<double>();
-  if (allow_inf && v == std::numeric_limits<double>::infinity()) return std::numeric_limits<float>::infinity();
+  if (allow_inf && v == std::numeric_limits<double>::infinity())
+    return std::numeric_limits<float>::infinity();
   if (!(v >= 0.0) || !(v < kMaxMagnitude))
-    throw py::value_error(std::string(key) + " must be a finite number >= 0 and below 2^60 (1.15e18), got " +
+    throw py::value_error(std::string(key) +
+                          " must be a finite number >= 0 and below 2^60 (1.15e18), got " +
                           std::to_string(v));
   return static_cast<float>(v);
 }
@@ -94,7 +96,8 @@ Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents) {
     auto w = check_array<const float>(p["agent_weights"], "agent_weights", {kAny}, {"N"});
     if (w.size() != n_agents)
       throw py::value_error("agent_weights: expected one weight per agent slot, shape (" +
-                            std::to_string(n_agents) + ",), got (" + std::to_string(w.size()) + ",)");
+                            std::to_string(n_agents) + ",), got (" + std::to_string(w.size()) +
+                            ",)");
     std::visit([&](auto& x) { x.agent_weights = w.data; }, b);
   }
   // Per-agent index arrays (FollowField by index, FollowPath over a PathSet): borrowed
@@ -104,7 +107,8 @@ Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents) {
     auto w = check_array<const std::int32_t>(p["index"], what, {kAny}, {"N"});
     if (n_agents != kNoAgents && w.size() != n_agents)
       throw py::value_error(std::string(what) + ": expected one index per agent slot, shape (" +
-                            std::to_string(n_agents) + ",), got (" + std::to_string(w.size()) + ",)");
+                            std::to_string(n_agents) + ",), got (" + std::to_string(w.size()) +
+                            ",)");
     if (n_agents == kNoAgents) return nullptr;
     return w.data;
   };
@@ -129,7 +133,8 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     t.weight = weight;
     if (!p["target_ids"].is_none()) {
       t.source = TargetSource::kAgents;
-      t.target_ids = check_array<const std::int32_t>(p["target_ids"], "targets", {kAny}, {"M"}).span();
+      t.target_ids =
+          check_array<const std::int32_t>(p["target_ids"], "targets", {kAny}, {"M"}).span();
     } else if (!p["positions"].is_none()) {
       t.source = TargetSource::kPoints;
       t.positions = input_f32(p["positions"], "targets", {kAny, 2}, {"M", "2"}).span();
@@ -140,7 +145,9 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     const auto combine = p["combine"].cast<std::string>();
     if (combine != "max" && combine != "sum" && combine != "center")
       throw py::value_error("combine must be 'max', 'sum' or 'center', got '" + combine + "'");
-    t.combine = combine == "max" ? TargetCombine::kMax : combine == "sum" ? TargetCombine::kSum : TargetCombine::kCenter;
+    t.combine = combine == "max"   ? TargetCombine::kMax
+                : combine == "sum" ? TargetCombine::kSum
+                                   : TargetCombine::kCenter;
     t.falloff = get_falloff(p);
     const auto output = p["output"].cast<std::string>();
     if (output != "interest" && output != "danger")
@@ -202,7 +209,7 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     f.radius = get_positive(p, "radius");
     f.clamp = p["clamp"].cast<bool>();
     f.groups = get_groups(p);
-    f.rule = kind == "separation" ? FlockRule::kSeparation
+    f.rule = kind == "separation"  ? FlockRule::kSeparation
              : kind == "alignment" ? FlockRule::kAlignment
                                    : FlockRule::kCohesion;
     return f;
@@ -249,7 +256,9 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     if (falloff == "binary") w.falloff = WallFalloff::kBinary;
     else if (falloff == "linear") w.falloff = WallFalloff::kLinear;
     else if (falloff == "quadratic") w.falloff = WallFalloff::kQuadratic;
-    else throw py::value_error("falloff must be 'binary', 'linear' or 'quadratic', got '" + falloff + "'");
+    else
+      throw py::value_error("falloff must be 'binary', 'linear' or 'quadratic', got '" + falloff +
+                            "'");
     const long spread = p["spread"].cast<long>();
     if (spread < 0) throw py::value_error("spread must be >= 0, got " + std::to_string(spread));
     w.spread = static_cast<std::uint32_t>(spread);
@@ -264,7 +273,8 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     c.weight = weight;
     c.horizon = get_positive(p, "horizon");
     c.wall_horizon = p.contains("wall_horizon") && !p["wall_horizon"].is_none()
-                         ? get_positive(p, "wall_horizon") : c.horizon;
+                         ? get_positive(p, "wall_horizon")
+                         : c.horizon;
     const long speeds = p["speeds"].cast<long>();
     if (speeds < 1 || speeds > 64)
       throw py::value_error("speeds must be in [1, 64], got " + std::to_string(speeds));
@@ -290,13 +300,13 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
   throw py::value_error("unknown behaviour kind '" + kind + "'");
 }
 
-
 py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
-                      const py::handle& slots_obj, bool rotate, double time,
-                      long max_neighbors, const py::handle& world_obj) {
+                      const py::handle& slots_obj, bool rotate, double time, long max_neighbors,
+                      const py::handle& world_obj) {
   Agents& agents = agents_of(agents_obj);
   const InUse guard({&agents}, "Behaviour.evaluate");
-  const Behaviour b = to_behaviour(behaviour, agents.capacity());  // borrows arrays held by `behaviour`
+  const Behaviour b =
+      to_behaviour(behaviour, agents.capacity());  // borrows arrays held by `behaviour`
   auto slots = input_f32(slots_obj, "directions", {kAny, 2}, {"K", "2"});
   const py::ssize_t k = slots.dim(0);
   if (k < 1) throw py::value_error("directions: expected at least one slot, got 0");

@@ -26,7 +26,7 @@ namespace {
 struct Holder {
   classic::Steering steering;
   std::vector<std::vector<std::int32_t>> ids;
-  std::vector<py::object> keep;  // Python objects owning borrowed C++ data (paths)
+  std::vector<py::object> keep;          // Python objects owning borrowed C++ data (paths)
   std::deque<std::vector<float>> walks;  // Wander random-walk state, (N,2) each (stable addresses)
 };
 
@@ -74,16 +74,20 @@ classic::Target target_of(const py::dict& p, Holder& h, std::size_t n) {
   return t;
 }
 
-classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Holder& h, std::size_t n) {
+classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Holder& h,
+                                std::size_t n) {
   using namespace classic;
   if (kind == "seek") return Seek{target_of(p, h, n), p["away"].cast<bool>()};
   if (kind == "arrive") {
-    return classic::Arrive{target_of(p, h, n), num(p, "tolerance"), num(p, "slowing_radius"), num(p, "time_to_target")};
+    return classic::Arrive{target_of(p, h, n), num(p, "tolerance"), num(p, "slowing_radius"),
+                           num(p, "time_to_target")};
   }
-  if (kind == "pursue") return Pursue{target_of(p, h, n), num(p, "max_prediction"), p["away"].cast<bool>()};
+  if (kind == "pursue")
+    return Pursue{target_of(p, h, n), num(p, "max_prediction"), p["away"].cast<bool>()};
   if (kind == "match_velocity") return MatchVelocity{target_of(p, h, n), num(p, "time_to_target")};
   if (kind == "wander") {
-    classic::Wander w{num(p, "offset"), num(p, "radius"), num(p, "rate"), p["seed"].cast<std::uint64_t>()};
+    classic::Wander w{num(p, "offset"), num(p, "radius"), num(p, "rate"),
+                      p["seed"].cast<std::uint64_t>()};
     if (p["walk"].cast<std::string>() == "random") {
       // The random walk's state (orientation, last time) lives as long as the steering.
       h.walks.emplace_back(2 * n, 0.0f);
@@ -93,7 +97,7 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
   }
   if (kind == "group") {
     const auto rule = p["rule"].cast<std::string>();
-    const GroupRule r = rule == "separation" ? GroupRule::kSeparation
+    const GroupRule r = rule == "separation"  ? GroupRule::kSeparation
                         : rule == "alignment" ? GroupRule::kAlignment
                                               : GroupRule::kCohesion;
     return Group{r, neighbourhood_of(p), num(p, "decay")};
@@ -104,7 +108,9 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
   if (kind == "raycast_avoidance") {
     RaycastAvoidance r;
     const auto c = p["config"].cast<std::string>();
-    r.config = c == "single" ? RayConfig::kSingle : c == "parallel" ? RayConfig::kParallel : RayConfig::kWhiskers;
+    r.config = c == "single"     ? RayConfig::kSingle
+               : c == "parallel" ? RayConfig::kParallel
+                                 : RayConfig::kWhiskers;
     r.length = num(p, "length");
     r.side_offset = num(p, "side_offset");
     r.whisker_length = num(p, "whisker_length");
@@ -122,7 +128,9 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
     f.prediction = num(p, "prediction");
     f.slowing_radius = num(p, "slowing_radius");
     const auto arrive = p["arrive"].cast<std::string>();
-    f.arrive = arrive == "slowing_radius" ? PathArrive::kNearEnd : arrive == "end" ? PathArrive::kEnd : PathArrive::kOff;
+    f.arrive = arrive == "slowing_radius" ? PathArrive::kNearEnd
+               : arrive == "end"          ? PathArrive::kEnd
+                                          : PathArrive::kOff;
     f.tolerance = num(p, "tolerance");
     f.time_to_target = num(p, "time_to_target");
     return f;
@@ -159,7 +167,8 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
 
 }  // namespace
 
-std::shared_ptr<const classic::Steering> classic_steering(const py::handle& spec, std::size_t n_agents) {
+std::shared_ptr<const classic::Steering> classic_steering(const py::handle& spec,
+                                                          std::size_t n_agents) {
   auto h = std::make_shared<Holder>();
   const auto d = spec.cast<py::dict>();
   h->steering.epsilon = num(d, "epsilon");
@@ -168,14 +177,16 @@ std::shared_ptr<const classic::Steering> classic_steering(const py::handle& spec
   // would not anyway (moving a vector keeps its heap block), but keep it obvious.
   h->ids.reserve(64);
   const auto truncate = d["truncate"].cast<std::vector<bool>>();
-  if (truncate.size() != groups.size()) throw py::value_error("spec: one truncate flag per group expected");
+  if (truncate.size() != groups.size())
+    throw py::value_error("spec: one truncate flag per group expected");
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     const auto g = groups[gi];
     classic::Blended b;
     b.truncate = truncate[gi];
     for (const auto& item : g.cast<py::list>()) {
       const auto t = item.cast<py::tuple>();
-      b.behaviours.push_back(behaviour_of(t[0].cast<std::string>(), t[1].cast<py::dict>(), *h, n_agents));
+      b.behaviours.push_back(
+          behaviour_of(t[0].cast<std::string>(), t[1].cast<py::dict>(), *h, n_agents));
       b.weights.push_back(t[2].cast<float>());
     }
     h->steering.groups.push_back(std::move(b));
@@ -186,11 +197,13 @@ std::shared_ptr<const classic::Steering> classic_steering(const py::handle& spec
 void bind_classic(py::module_& m) {
   m.def(
       "classic_accelerations",
-      [](py::object world, py::object agents_obj, const py::handle& spec, double time, long max_neighbors) {
+      [](py::object world, py::object agents_obj, const py::handle& spec, double time,
+         long max_neighbors) {
         if (max_neighbors < 1 || static_cast<std::size_t>(max_neighbors) > kMaxNeighbors)
-          throw py::value_error("max_neighbours must be in [1, " + std::to_string(kMaxNeighbors) + "], got " +
-                                std::to_string(max_neighbors));
-        if (!std::isfinite(time) || time < 0.0) throw py::value_error("time must be a finite number >= 0");
+          throw py::value_error("max_neighbours must be in [1, " + std::to_string(kMaxNeighbors) +
+                                "], got " + std::to_string(max_neighbors));
+        if (!std::isfinite(time) || time < 0.0)
+          throw py::value_error("time must be a finite number >= 0");
         const auto m_nb = static_cast<std::size_t>(max_neighbors);
         Agents& agents = agents_of(agents_obj);
         const std::size_t n = agents.capacity();
@@ -216,7 +229,9 @@ void bind_classic(py::module_& m) {
             find_neighbors(grid, v.position, v.alive, n, radius, m_nb, idx.data(), cnt.data());
             in.neighbors = {idx.data(), cnt.data(), m_nb};
           }
-          parallel_for(n, 128, [&](std::size_t b, std::size_t e) { classic::accelerate_rows(*steering, in, o, b, e); });
+          parallel_for(n, 128, [&](std::size_t b, std::size_t e) {
+            classic::accelerate_rows(*steering, in, o, b, e);
+          });
         }
         return out;
       },

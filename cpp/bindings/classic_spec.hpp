@@ -16,6 +16,7 @@ namespace py = pybind11;
 /// "groups": [[(kind, params, weight), ...], ...]}. The result owns copies of agent id
 /// lists and keeps the Python paths it points into alive (destroy it with the GIL held).
 /// Parameters are validated in Python; ids are checked against n_agents (IndexError).
-std::shared_ptr<const classic::Steering> classic_steering(const py::handle& spec, std::size_t n_agents);
+std::shared_ptr<const classic::Steering> classic_steering(const py::handle& spec,
+                                                          std::size_t n_agents);
 
 }  // namespace contextsteer::bindings

@@ -18,7 +18,8 @@ InUse::InUse(std::initializer_list<const void*> objects, const char* what) {
   for (const void* p : objects)
     if (p && std::find(g_busy.begin(), g_busy.end(), p) != g_busy.end())
       throw std::runtime_error(
-          std::string(what) + ": this object is in use by another thread (a Simulation and "
+          std::string(what) +
+          ": this object is in use by another thread (a Simulation and "
           "its Agents may be used by one thread at a time; give each thread its own "
           "Simulation and Agents, which may share one World)");
   for (const void* p : objects)

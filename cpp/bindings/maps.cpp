@@ -31,7 +31,8 @@ namespace {
 
 void require_slots(py::ssize_t k, const char* what) {
   if (k < static_cast<py::ssize_t>(kMinSlots)) {
-    throw py::value_error(std::string(what) + ": expected K >= 3 slots, got K = " + std::to_string(k));
+    throw py::value_error(std::string(what) +
+                          ": expected K >= 3 slots, got K = " + std::to_string(k));
   }
 }
 
@@ -64,7 +65,6 @@ const SlotSet& slots_for(const SlotSet& slots, py::ssize_t k, const char* what) 
   return slots;
 }
 
-
 CombineMode combine_mode(const std::string& mode, const char* owner, const char* argument) {
   return parse_mode(kCombineModes, py::str(mode), owner, argument);
 }
@@ -82,10 +82,12 @@ Checked<const float> combine_weights(CombineMode cm, const std::string& mode,
                                      const py::object& weights, py::ssize_t b) {
   Checked<const float> w;
   if (cm == CombineMode::kWeightedSum) {
-    if (weights.is_none()) throw py::value_error("combine: mode 'weighted_sum' needs weights of shape (B,)");
+    if (weights.is_none())
+      throw py::value_error("combine: mode 'weighted_sum' needs weights of shape (B,)");
     w = input_f32(weights, "weights", {b}, {"B"});
   } else if (!weights.is_none()) {
-    throw py::value_error("combine: weights are only used by mode 'weighted_sum', got mode '" + mode + "'");
+    throw py::value_error("combine: weights are only used by mode 'weighted_sum', got mode '" +
+                          mode + "'");
   }
   return w;
 }
@@ -120,7 +122,8 @@ void bind_maps(py::module_& m) {
             std::size_t bad = 0;
             const std::string err = SlotSet::check_ring(a.span(), &bad);
             if (!err.empty()) {
-              throw py::value_error("directions: " + err + " (at slot " + std::to_string(bad) + ")");
+              throw py::value_error("directions: " + err + " (at slot " + std::to_string(bad) +
+                                    ")");
             }
             return SlotSet::from_directions(a.span());
           },
@@ -162,7 +165,8 @@ void bind_maps(py::module_& m) {
           w = check_array<const float>(weights, "weights", {n}, {std::to_string(n).c_str()});
           p.agent_weights = w.span();
         }
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k},
+                                          {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", v, "vectors", false);
         if (w.data) refuse_overlap(o, "out", w, "weights", false);
         std::atomic<bool> bad{false};
@@ -188,7 +192,8 @@ void bind_maps(py::module_& m) {
         require_slots(k, "maps");
         const CombineMode cm = combine_mode(mode, "combine", "mode");
         const Checked<const float> w = combine_weights(cm, mode, weights, b);
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k},
+                                          {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", s, "maps", false);
         std::atomic<bool> bad{false};
         {
@@ -218,10 +223,12 @@ void bind_maps(py::module_& m) {
         p.threshold = static_cast<float>(threshold);
         p.epsilon = static_cast<float>(epsilon);
         if (p.mode == ResolveMode::kAvoidOpposite) {
-          if (!slots) throw py::value_error("resolve: mode 'avoid_opposite' needs the slot directions");
+          if (!slots)
+            throw py::value_error("resolve: mode 'avoid_opposite' needs the slot directions");
           slots_for(*slots, k, "interest");
         }
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k},
+                                          {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", in, "interest", true);
         refuse_overlap(o, "out", dg, "danger", p.mode != ResolveMode::kAvoidOpposite);
         std::atomic<bool> bad{false};
@@ -252,9 +259,12 @@ void bind_maps(py::module_& m) {
         p.mode = choose_mode(mode, "choose", "mode");
         p.width = static_cast<std::size_t>(width);
         p.contiguous = contiguous;
-        auto [da, d] = out_or_new<float>(out_direction, "out.direction", {n, 2}, {std::to_string(n).c_str(), "2"});
-        auto [sa, s] = out_or_new<float>(out_strength, "out.strength", {n}, {std::to_string(n).c_str()});
-        auto [ia, i] = out_or_new<std::int32_t>(out_slot, "out.slot", {n}, {std::to_string(n).c_str()});
+        auto [da, d] = out_or_new<float>(out_direction, "out.direction", {n, 2},
+                                         {std::to_string(n).c_str(), "2"});
+        auto [sa, s] =
+            out_or_new<float>(out_strength, "out.strength", {n}, {std::to_string(n).c_str()});
+        auto [ia, i] =
+            out_or_new<std::int32_t>(out_slot, "out.slot", {n}, {std::to_string(n).c_str()});
         refuse_overlap(d, "out.direction", v, "values", false);
         refuse_overlap(s, "out.strength", v, "values", false);
         refuse_overlap(i, "out.slot", v, "values", false);
@@ -272,7 +282,8 @@ void bind_maps(py::module_& m) {
       },
       py::arg("values"), py::arg("slots"), py::arg("mode"), py::arg("width"), py::arg("contiguous"),
       py::arg("out_direction").noconvert() = py::none(),
-      py::arg("out_strength").noconvert() = py::none(), py::arg("out_slot").noconvert() = py::none());
+      py::arg("out_strength").noconvert() = py::none(),
+      py::arg("out_slot").noconvert() = py::none());
 
   m.def(
       "steer",
@@ -280,9 +291,11 @@ void bind_maps(py::module_& m) {
          py::object weights, const std::string& resolve, double threshold, double epsilon,
          const std::string& choose, py::ssize_t width, bool contiguous, py::object out_direction,
          py::object out_strength, py::object out_slot) {
-        auto s = check_array<const float>(maps, "interest_maps", {kAny, kAny, kAny}, {"B", "N", "K"});
+        auto s =
+            check_array<const float>(maps, "interest_maps", {kAny, kAny, kAny}, {"B", "N", "K"});
         const py::ssize_t b = s.dim(0), n = s.dim(1), k = s.dim(2);
-        if (b < 1) throw py::value_error("interest_maps: expected at least one map (B >= 1), got B = 0");
+        if (b < 1)
+          throw py::value_error("interest_maps: expected at least one map (B >= 1), got B = 0");
         require_slots(k, "interest_maps");
         const std::string ns = std::to_string(n), ks = std::to_string(k);
         auto dg = check_array<const float>(danger, "danger", {n, k}, {ns.c_str(), ks.c_str()});
@@ -336,7 +349,8 @@ void bind_maps(py::module_& m) {
       py::arg("weights"), py::arg("resolve"), py::arg("threshold"), py::arg("epsilon"),
       py::arg("choose"), py::arg("width"), py::arg("contiguous"),
       py::arg("out_direction").noconvert() = py::none(),
-      py::arg("out_strength").noconvert() = py::none(), py::arg("out_slot").noconvert() = py::none());
+      py::arg("out_strength").noconvert() = py::none(),
+      py::arg("out_slot").noconvert() = py::none());
 
   m.def(
       "spread",
@@ -351,7 +365,8 @@ void bind_maps(py::module_& m) {
                                 ", got L = " + std::to_string(len));
         }
         const SpreadMode sm = parse_mode(kSpreadModes, py::str(mode), "spread", "mode");
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k},
+                                          {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", v, "values", false);
         std::atomic<bool> bad{false};
         {
@@ -362,7 +377,8 @@ void bind_maps(py::module_& m) {
         if (bad) check_finite(v, "values");
         return arr;
       },
-      py::arg("values"), py::arg("kernel"), py::arg("mode"), py::arg("out").noconvert() = py::none());
+      py::arg("values"), py::arg("kernel"), py::arg("mode"),
+      py::arg("out").noconvert() = py::none());
 
   m.def(
       "blend",
@@ -375,7 +391,8 @@ void bind_maps(py::module_& m) {
         if (!(alpha >= 0.0 && alpha <= 1.0)) {
           throw py::value_error("alpha: expected a number in [0, 1], got " + std::to_string(alpha));
         }
-        auto [arr, o] = out_or_new<float>(out, "out", {n, k}, {std::to_string(n).c_str(), std::to_string(k).c_str()});
+        auto [arr, o] = out_or_new<float>(out, "out", {n, k},
+                                          {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", p, "previous", true);
         refuse_overlap(o, "out", c, "current", true);
         std::atomic<bool> bad{false};
@@ -390,33 +407,36 @@ void bind_maps(py::module_& m) {
         }
         return arr;
       },
-      py::arg("previous"), py::arg("current"), py::arg("alpha"), py::arg("out").noconvert() = py::none());
+      py::arg("previous"), py::arg("current"), py::arg("alpha"),
+      py::arg("out").noconvert() = py::none());
 
   py::class_<ContextMaps>(m, "ContextMaps")
       .def(py::init([](py::ssize_t n, py::ssize_t k) {
-             if (n < 0) throw py::value_error("ContextMaps: expected n >= 0 agents, got " + std::to_string(n));
+             if (n < 0)
+               throw py::value_error("ContextMaps: expected n >= 0 agents, got " +
+                                     std::to_string(n));
              require_slots(k, "ContextMaps");
              return new ContextMaps(static_cast<std::size_t>(n), static_cast<std::size_t>(k));
            }),
            py::arg("n"), py::arg("k"))
       .def_property_readonly("n", &ContextMaps::agents)
       .def_property_readonly("k", &ContextMaps::slots)
-      .def_property_readonly("interest",
-                             [](py::object self) {
-                               auto& c = self.cast<ContextMaps&>();
-                               return view_of(c.interest(),
-                                              {static_cast<py::ssize_t>(c.agents()),
-                                               static_cast<py::ssize_t>(c.slots())},
-                                              self);
-                             })
-      .def_property_readonly("danger",
-                             [](py::object self) {
-                               auto& c = self.cast<ContextMaps&>();
-                               return view_of(c.danger(),
-                                              {static_cast<py::ssize_t>(c.agents()),
-                                               static_cast<py::ssize_t>(c.slots())},
-                                              self);
-                             })
+      .def_property_readonly(
+          "interest",
+          [](py::object self) {
+            auto& c = self.cast<ContextMaps&>();
+            return view_of(
+                c.interest(),
+                {static_cast<py::ssize_t>(c.agents()), static_cast<py::ssize_t>(c.slots())}, self);
+          })
+      .def_property_readonly(
+          "danger",
+          [](py::object self) {
+            auto& c = self.cast<ContextMaps&>();
+            return view_of(
+                c.danger(),
+                {static_cast<py::ssize_t>(c.agents()), static_cast<py::ssize_t>(c.slots())}, self);
+          })
       .def("clear", &ContextMaps::clear);
 }
 

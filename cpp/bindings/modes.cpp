@@ -17,8 +17,8 @@
 
 namespace contextsteer::bindings {
 
-void throw_bad_mode(const std::string& owner, const std::string& argument, const std::string& listed,
-                    const py::handle& value) {
+void throw_bad_mode(const std::string& owner, const std::string& argument,
+                    const std::string& listed, const py::handle& value) {
   throw py::value_error(owner + ": " + argument + " must be one of " + listed + ", got " +
                         py::repr(value).cast<std::string>());
 }
@@ -54,15 +54,23 @@ py::dict mode_tables() {
 
 std::string check_mode(const std::string& kind, const py::handle& value, const std::string& owner,
                        const std::string& argument) {
-  if (kind == "combine") return std::string(mode_name(kCombineModes, parse_mode(kCombineModes, value, owner, argument)));
+  if (kind == "combine")
+    return std::string(mode_name(kCombineModes, parse_mode(kCombineModes, value, owner, argument)));
   if (kind == "steering_combine")
-    return std::string(mode_name(kCombineModes, parse_mode(kCombineModes, value, owner, argument, steering_can_combine)));
-  if (kind == "resolve") return std::string(mode_name(kResolveModes, parse_mode(kResolveModes, value, owner, argument)));
-  if (kind == "choose") return std::string(mode_name(kChooseModes, parse_mode(kChooseModes, value, owner, argument)));
-  if (kind == "dot_shape") return std::string(mode_name(kDotShapes, parse_mode(kDotShapes, value, owner, argument)));
-  if (kind == "spread") return std::string(mode_name(kSpreadModes, parse_mode(kSpreadModes, value, owner, argument)));
-  throw py::value_error("check_mode: kind must be one of 'combine', 'steering_combine', 'resolve', 'choose', "
-                        "'dot_shape', 'spread', got '" + kind + "'");
+    return std::string(mode_name(
+        kCombineModes, parse_mode(kCombineModes, value, owner, argument, steering_can_combine)));
+  if (kind == "resolve")
+    return std::string(mode_name(kResolveModes, parse_mode(kResolveModes, value, owner, argument)));
+  if (kind == "choose")
+    return std::string(mode_name(kChooseModes, parse_mode(kChooseModes, value, owner, argument)));
+  if (kind == "dot_shape")
+    return std::string(mode_name(kDotShapes, parse_mode(kDotShapes, value, owner, argument)));
+  if (kind == "spread")
+    return std::string(mode_name(kSpreadModes, parse_mode(kSpreadModes, value, owner, argument)));
+  throw py::value_error(
+      "check_mode: kind must be one of 'combine', 'steering_combine', 'resolve', 'choose', "
+      "'dot_shape', 'spread', got '" +
+      kind + "'");
 }
 
 }  // namespace
@@ -71,8 +79,10 @@ void bind_modes(py::module_& m) {
   m.def("modes", &mode_tables,
         "The mode tables of the core: {kind: [(name, one-line doc), ...]} for the kinds "
         "combine, steering_combine, resolve, choose, dot_shape and spread.");
-  m.def("check_mode", &check_mode, py::arg("kind"), py::arg("value"), py::arg("owner"), py::arg("argument"),
-        "`value` if it names a mode of `kind`, else ValueError '<owner>: <argument> must be one of ...'.");
+  m.def("check_mode", &check_mode, py::arg("kind"), py::arg("value"), py::arg("owner"),
+        py::arg("argument"),
+        "`value` if it names a mode of `kind`, else ValueError '<owner>: <argument> must be one of "
+        "...'.");
 }
 
 }  // namespace contextsteer::bindings

@@ -15,7 +15,8 @@ void bind_path(py::module_& m);
 void bind_agents(py::module_& m);
 void bind_behaviours(py::module_& m);
 void bind_motion(py::module_& m);
-void bind_simulation(py::module_& m);  // with bind_observers (observe.cpp) for its history and metrics methods
+void bind_simulation(
+    py::module_& m);  // with bind_observers (observe.cpp) for its history and metrics methods
 void bind_classic(py::module_& m);
 void bind_nav(py::module_& m);
 }  // namespace contextsteer::bindings

@@ -40,7 +40,9 @@ NavGoals goals_of(const py::handle& obj, std::size_t k) {
   if (d.contains("polygons") && !d["polygons"].is_none()) {
     for (const auto& ring : d["polygons"].cast<py::list>()) {
       auto a = input_f32(ring, (at + ".polygons").c_str(), {kAny, 2}, {"V", "2"});
-      if (a.dim(0) < 3) throw py::value_error(at + ".polygons: expected at least 3 points, got " + std::to_string(a.dim(0)));
+      if (a.dim(0) < 3)
+        throw py::value_error(at + ".polygons: expected at least 3 points, got " +
+                              std::to_string(a.dim(0)));
       g.rings.insert(g.rings.end(), a.data, a.data + a.size());
       g.ring_start.push_back(static_cast<std::int32_t>(g.rings.size() / 2));
     }
@@ -70,24 +72,28 @@ Checked<const std::int32_t> which_of(const py::handle& which, py::ssize_t n) {
   if (which.is_none()) return w;
   w = check_array<const std::int32_t>(which, "which", {kAny}, {"N"});
   if (w.dim(0) != n)
-    throw py::value_error("which: expected shape (" + std::to_string(n) + ",), got (" + std::to_string(w.dim(0)) + ",)");
+    throw py::value_error("which: expected shape (" + std::to_string(n) + ",), got (" +
+                          std::to_string(w.dim(0)) + ",)");
   return w;
 }
 
 }  // namespace
 
 void bind_nav(py::module_& m) {
-  py::class_<PyNavField, std::shared_ptr<PyNavField>>(m, "NavField",
-                                                      "C++ navigation fields (use contextsteer.NavField).")
+  py::class_<PyNavField, std::shared_ptr<PyNavField>>(
+      m, "NavField", "C++ navigation fields (use contextsteer.NavField).")
       .def(py::init([](const py::object& world, const py::list& goals, double cell, double radius,
                        std::uint32_t layers, double margin) {
              require_non_negative(radius, "radius");
              require_non_negative(margin, "margin");
              if (!(cell > 0.0) || !std::isfinite(cell))
-               throw py::value_error("cell must be a finite number > 0, got " + std::to_string(cell));
-             if (goals.empty()) throw py::value_error("goals: expected at least one goal set, got 0");
+               throw py::value_error("cell must be a finite number > 0, got " +
+                                     std::to_string(cell));
+             if (goals.empty())
+               throw py::value_error("goals: expected at least one goal set, got 0");
              auto self = std::make_shared<PyNavField>();
-             for (std::size_t k = 0; k < goals.size(); ++k) self->goals.push_back(goals_of(goals[k], k));
+             for (std::size_t k = 0; k < goals.size(); ++k)
+               self->goals.push_back(goals_of(goals[k], k));
              self->cell = static_cast<float>(cell);
              self->radius = static_cast<float>(radius);
              self->layers = layers;
@@ -95,42 +101,46 @@ void bind_nav(py::module_& m) {
              rebuild(*self, world);
              return self;
            }),
-           py::arg("world"), py::arg("goals"), py::arg("cell"), py::arg("radius"), py::arg("layers"),
-           py::arg("margin"))
+           py::arg("world"), py::arg("goals"), py::arg("cell"), py::arg("radius"),
+           py::arg("layers"), py::arg("margin"))
       .def("rebuild", &rebuild, py::arg("world"))
-      .def("built_from",
-           [](const PyNavField& self, const py::object& world) {
-             return world.cast<WorldHandle&>().current == self.world;
-           },
-           py::arg("world"))
+      .def(
+          "built_from",
+          [](const PyNavField& self, const py::object& world) {
+            return world.cast<WorldHandle&>().current == self.world;
+          },
+          py::arg("world"))
       .def_property_readonly("count", [](const PyNavField& s) { return s.field.count(); })
       .def_property_readonly("build_seconds", [](const PyNavField& s) { return s.build_seconds; })
-      .def_property_readonly("blocking_radius", [](const PyNavField& s) { return s.field.blocking_radius(); })
+      .def_property_readonly("blocking_radius",
+                             [](const PyNavField& s) { return s.field.blocking_radius(); })
       .def_property_readonly("grid",
                              [](const PyNavField& s) {
                                const NavGrid& g = s.field.grid();
                                return py::make_tuple(g.x0, g.y0, g.cell, g.nx, g.ny);
                              })
-      .def("distance_grid",
-           [](py::object self, long g) {
-             const auto& s = self.cast<const PyNavField&>();
-             if (g < 0 || static_cast<std::size_t>(g) >= s.field.count())
-               throw py::index_error("field index " + std::to_string(g) + " out of range");
-             const NavGrid& gr = s.field.grid();
-             return view_of(const_cast<float*>(s.field.distance(static_cast<std::size_t>(g)).data()),
-                            {gr.ny, gr.nx}, self, false);
-           },
-           py::arg("g"))
-      .def("descent_grid",
-           [](py::object self, long g) {
-             const auto& s = self.cast<const PyNavField&>();
-             if (g < 0 || static_cast<std::size_t>(g) >= s.field.count())
-               throw py::index_error("field index " + std::to_string(g) + " out of range");
-             const NavGrid& gr = s.field.grid();
-             return view_of(const_cast<float*>(s.field.descent(static_cast<std::size_t>(g)).data()),
-                            {gr.ny, gr.nx, 2}, self, false);
-           },
-           py::arg("g"))
+      .def(
+          "distance_grid",
+          [](py::object self, long g) {
+            const auto& s = self.cast<const PyNavField&>();
+            if (g < 0 || static_cast<std::size_t>(g) >= s.field.count())
+              throw py::index_error("field index " + std::to_string(g) + " out of range");
+            const NavGrid& gr = s.field.grid();
+            return view_of(const_cast<float*>(s.field.distance(static_cast<std::size_t>(g)).data()),
+                           {gr.ny, gr.nx}, self, false);
+          },
+          py::arg("g"))
+      .def(
+          "descent_grid",
+          [](py::object self, long g) {
+            const auto& s = self.cast<const PyNavField&>();
+            if (g < 0 || static_cast<std::size_t>(g) >= s.field.count())
+              throw py::index_error("field index " + std::to_string(g) + " out of range");
+            const NavGrid& gr = s.field.grid();
+            return view_of(const_cast<float*>(s.field.descent(static_cast<std::size_t>(g)).data()),
+                           {gr.ny, gr.nx, 2}, self, false);
+          },
+          py::arg("g"))
       .def_property_readonly("blocked",
                              [](py::object self) {
                                const auto& s = self.cast<const PyNavField&>();
@@ -140,56 +150,61 @@ void bind_nav(py::module_& m) {
                                std::copy(b.begin(), b.end(), out.mutable_data());
                                return out;
                              })
-      .def("query",
-           [](const PyNavField& self, const py::handle& points, const py::handle& which, double look_ahead) {
-             auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
-             const py::ssize_t n = p.dim(0);
-             auto w = which_of(which, n);
-             require_non_negative(look_ahead, "look_ahead");
-             auto dist = new_array<float>({n});
-             auto dir = new_array<float>({n, 2});
-             std::span<float> ds(dist.mutable_data(), static_cast<std::size_t>(n));
-             std::span<float> vs(dir.mutable_data(), static_cast<std::size_t>(2 * n));
-             std::span<const std::int32_t> ws = w.data ? w.span() : std::span<const std::int32_t>{};
-             {
-               py::gil_scoped_release release;
-               nav_query(self.field, p.span(), ws, ds, vs);
-               if (look_ahead > 0.0) {
-                 const auto count = static_cast<std::int32_t>(self.field.count());
-                 parallel_for(static_cast<std::size_t>(n), 256, [&](std::size_t s, std::size_t e) {
-                   for (std::size_t i = s; i < e; ++i) {
-                     const std::int32_t g = ws.empty() ? 0 : ws[i];
-                     if (g < 0 || g >= count) continue;
-                     const Vec2 d = self.field.pulled_direction_at(static_cast<std::size_t>(g),
-                                                                   {p.data[2 * i], p.data[2 * i + 1]},
-                                                                   static_cast<float>(look_ahead));
-                     vs[2 * i] = d.x;
-                     vs[2 * i + 1] = d.y;
-                   }
-                 });
-               }
-             }
-             return py::make_tuple(dist, dir);
-           },
-           py::arg("points"), py::arg("which") = py::none(), py::arg("look_ahead") = 0.0)
-      .def("visible",
-           [](const PyNavField& self, const py::handle& a, const py::handle& b) {
-             auto pa = input_f32(a, "a", {kAny, 2}, {"N", "2"});
-             auto pb = input_f32(b, "b", {pa.dim(0), 2}, {"N", "2"});
-             auto out = new_array<bool>({pa.dim(0)});
-             bool* o = out.mutable_data();
-             for (py::ssize_t i = 0; i < pa.dim(0); ++i)
-               o[i] = self.field.visible({pa.data[2 * i], pa.data[2 * i + 1]}, {pb.data[2 * i], pb.data[2 * i + 1]});
-             return out;
-           },
-           py::arg("a"), py::arg("b"));
+      .def(
+          "query",
+          [](const PyNavField& self, const py::handle& points, const py::handle& which,
+             double look_ahead) {
+            auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
+            const py::ssize_t n = p.dim(0);
+            auto w = which_of(which, n);
+            require_non_negative(look_ahead, "look_ahead");
+            auto dist = new_array<float>({n});
+            auto dir = new_array<float>({n, 2});
+            std::span<float> ds(dist.mutable_data(), static_cast<std::size_t>(n));
+            std::span<float> vs(dir.mutable_data(), static_cast<std::size_t>(2 * n));
+            std::span<const std::int32_t> ws = w.data ? w.span() : std::span<const std::int32_t>{};
+            {
+              py::gil_scoped_release release;
+              nav_query(self.field, p.span(), ws, ds, vs);
+              if (look_ahead > 0.0) {
+                const auto count = static_cast<std::int32_t>(self.field.count());
+                parallel_for(static_cast<std::size_t>(n), 256, [&](std::size_t s, std::size_t e) {
+                  for (std::size_t i = s; i < e; ++i) {
+                    const std::int32_t g = ws.empty() ? 0 : ws[i];
+                    if (g < 0 || g >= count) continue;
+                    const Vec2 d = self.field.pulled_direction_at(
+                        static_cast<std::size_t>(g), {p.data[2 * i], p.data[2 * i + 1]},
+                        static_cast<float>(look_ahead));
+                    vs[2 * i] = d.x;
+                    vs[2 * i + 1] = d.y;
+                  }
+                });
+              }
+            }
+            return py::make_tuple(dist, dir);
+          },
+          py::arg("points"), py::arg("which") = py::none(), py::arg("look_ahead") = 0.0)
+      .def(
+          "visible",
+          [](const PyNavField& self, const py::handle& a, const py::handle& b) {
+            auto pa = input_f32(a, "a", {kAny, 2}, {"N", "2"});
+            auto pb = input_f32(b, "b", {pa.dim(0), 2}, {"N", "2"});
+            auto out = new_array<bool>({pa.dim(0)});
+            bool* o = out.mutable_data();
+            for (py::ssize_t i = 0; i < pa.dim(0); ++i)
+              o[i] = self.field.visible({pa.data[2 * i], pa.data[2 * i + 1]},
+                                        {pb.data[2 * i], pb.data[2 * i + 1]});
+            return out;
+          },
+          py::arg("a"), py::arg("b"));
 
   m.def(
       "route",
       [](const py::object& world, const py::handle& starts, const py::handle& goals, double radius,
          std::uint32_t layers, int arc_points) {
         require_non_negative(radius, "radius");
-        if (arc_points < 4) throw py::value_error("arc_points must be >= 4, got " + std::to_string(arc_points));
+        if (arc_points < 4)
+          throw py::value_error("arc_points must be >= 4, got " + std::to_string(arc_points));
         auto s = input_f32(starts, "starts", {kAny, 2}, {"N", "2"});
         auto g = input_f32(goals, "goals", {s.dim(0), 2}, {"N", "2"});
         auto snap = world.cast<WorldHandle&>().snapshot();
@@ -212,7 +227,8 @@ void bind_nav(py::module_& m) {
       py::arg("world"), py::arg("starts"), py::arg("goals"), py::arg("radius"), py::arg("layers"),
       py::arg("arc_points") = 12);
 
-  py::class_<PathSet, std::shared_ptr<PathSet>>(m, "PathSet", "Paths followed per agent (use contextsteer.FollowPath).")
+  py::class_<PathSet, std::shared_ptr<PathSet>>(
+      m, "PathSet", "Paths followed per agent (use contextsteer.FollowPath).")
       .def(py::init([](const py::list& paths) {
              auto self = std::make_shared<PathSet>();
              for (const auto& p : paths) {

@@ -42,8 +42,7 @@ struct PyHistory {
 };
 
 void refresh_world(PySimulation& self) {
-  self.sim->set_world(self.world.is_none() ? nullptr
-                                           : self.world.cast<WorldHandle&>().snapshot());
+  self.sim->set_world(self.world.is_none() ? nullptr : self.world.cast<WorldHandle&>().snapshot());
 }
 
 /// A view of one field of a history's storage generation; the capsule keeps it alive.
@@ -102,14 +101,19 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              Metrics& mt = self_obj.cast<PySimulation&>().sim->metrics();
              const auto n = static_cast<py::ssize_t>(mt.size());
              if (name == "wall_episodes") return view_of(mt.wall_episodes(), {n}, self_obj, false);
-             if (name == "agent_episodes") return view_of(mt.agent_episodes(), {n}, self_obj, false);
+             if (name == "agent_episodes")
+               return view_of(mt.agent_episodes(), {n}, self_obj, false);
              if (name == "wall_steps") return view_of(mt.wall_steps(), {n}, self_obj, false);
              if (name == "alive_steps") return view_of(mt.alive_steps(), {n}, self_obj, false);
              if (name == "travel_steps") return view_of(mt.travel_steps(), {n}, self_obj, false);
-             if (name == "min_wall_clearance") return view_of(mt.min_wall_clearance(), {n}, self_obj, false);
-             if (name == "min_agent_clearance") return view_of(mt.min_agent_clearance(), {n}, self_obj, false);
-             if (name == "wall_clearance") return view_of(mt.wall_clearance(), {n}, self_obj, false);
-             if (name == "agent_clearance") return view_of(mt.agent_clearance(), {n}, self_obj, false);
+             if (name == "min_wall_clearance")
+               return view_of(mt.min_wall_clearance(), {n}, self_obj, false);
+             if (name == "min_agent_clearance")
+               return view_of(mt.min_agent_clearance(), {n}, self_obj, false);
+             if (name == "wall_clearance")
+               return view_of(mt.wall_clearance(), {n}, self_obj, false);
+             if (name == "agent_clearance")
+               return view_of(mt.agent_clearance(), {n}, self_obj, false);
              if (name == "time_to_goal") return view_of(mt.time_to_goal(), {n}, self_obj, false);
              if (name == "path_length") return view_of(mt.path_length(), {n}, self_obj, false);
              if (name == "effort") return view_of(mt.effort(), {n}, self_obj, false);
@@ -127,8 +131,10 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
       .def(
           "_record",
           [](py::object self_obj, long every, bool maps, long reserve) {
-            if (every < 1) throw py::value_error("every must be >= 1, got " + std::to_string(every));
-            if (reserve < 1) throw py::value_error("reserve must be >= 1, got " + std::to_string(reserve));
+            if (every < 1)
+              throw py::value_error("every must be >= 1, got " + std::to_string(every));
+            if (reserve < 1)
+              throw py::value_error("reserve must be >= 1, got " + std::to_string(reserve));
             PySimulation& self = self_obj.cast<PySimulation&>();
             const InUse guard({self.sim.get()}, "Simulation.record");
             Simulation& s = *self.sim;
@@ -152,15 +158,17 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
       .def_property_readonly("frames", [](const PyHistory& h) { return h.history->frames(); })
       .def_property_readonly("every", [](const PyHistory& h) { return h.history->every(); })
       .def_property_readonly("attached", [](const PyHistory& h) { return h.attached; })
-      .def_property_readonly("has_maps", [](const PyHistory& h) { return h.history->buffer()->maps; })
+      .def_property_readonly("has_maps",
+                             [](const PyHistory& h) { return h.history->buffer()->maps; })
       .def_property_readonly("has_progress",
                              [](const PyHistory& h) { return h.history->buffer()->progress; })
-      .def_property_readonly("series_names",
-                             [](const PyHistory&) {
-                               return std::vector<std::string>{
-                                   "agent_collisions", "wall_collisions", "min_clearance",
-                                   "mean_speed", "arrived", "stuck", "mean_progress", "laps"};
-                             })
+      .def_property_readonly(
+          "series_names",
+          [](const PyHistory&) {
+            return std::vector<std::string>{
+                "agent_collisions", "wall_collisions", "min_clearance", "mean_speed",
+                "arrived",          "stuck",           "mean_progress", "laps"};
+          })
       .def("detach", &PyHistory::detach)
       .def("_view", [](const PyHistory& h, const std::string& name) -> py::object {
         auto buf = h.history->buffer();
@@ -178,7 +186,8 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
                              {t, static_cast<py::ssize_t>(Series::kCount)});
         if (name == "interest" || name == "danger") {
           if (!buf->maps) return py::none();
-          return frames_view(buf, (name == "interest" ? buf->interest : buf->danger).data(), {t, n, k});
+          return frames_view(buf, (name == "interest" ? buf->interest : buf->danger).data(),
+                             {t, n, k});
         }
         if (name == "sensed") {
           if (buf->sensed.empty()) return py::none();

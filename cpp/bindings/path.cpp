@@ -27,7 +27,8 @@ PathDirectionMode direction_mode(const std::string& mode) {
 namespace {
 // (N,) offsets -> (N, 2) points or tangents through a batched Path query.
 using OffsetQuery = void (*)(const Path&, std::span<const float>, std::span<float>);
-py::array_t<float> points_at_offsets(const Path& path, const py::handle& offsets, OffsetQuery query) {
+py::array_t<float> points_at_offsets(const Path& path, const py::handle& offsets,
+                                     OffsetQuery query) {
   auto s = input_f32(offsets, "offsets", {kAny}, {"N"});
   const py::ssize_t n = s.dim(0);
   auto out = new_array<float>({n, 2});
@@ -59,8 +60,8 @@ void bind_path(py::module_& m) {
                              [](py::object self) {
                                const Path& p = self.cast<const Path&>();
                                return view_of(const_cast<float*>(p.points().data()),
-                                              {static_cast<py::ssize_t>(p.num_points()), 2},
-                                              self, /*writable=*/false);
+                                              {static_cast<py::ssize_t>(p.num_points()), 2}, self,
+                                              /*writable=*/false);
                              })
       .def(
           "closest_offset",

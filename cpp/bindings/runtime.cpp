@@ -16,7 +16,8 @@ void bind_runtime(py::module_& m) {
   m.def(
       "set_num_threads",
       [](int n) {
-        if (n < 1) throw py::value_error("set_num_threads: expected n >= 1, got " + std::to_string(n));
+        if (n < 1)
+          throw py::value_error("set_num_threads: expected n >= 1, got " + std::to_string(n));
         py::gil_scoped_release release;
         contextsteer::set_num_threads(n);
       },

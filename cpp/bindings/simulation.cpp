@@ -29,8 +29,8 @@ void check_agents(Agents& a) {
   const AgentsView v = a.view();
   auto bad = [](const char* what, std::size_t i, float x) {
     throw py::value_error("Simulation: agents." + std::string(what) + " must be finite and " +
-                          "within ±1e8 (and >= 0 for sizes and limits), got " +
-                          std::to_string(x) + " for agent " + std::to_string(i));
+                          "within ±1e8 (and >= 0 for sizes and limits), got " + std::to_string(x) +
+                          " for agent " + std::to_string(i));
   };
   auto in_range = [](float x) { return std::fabs(x) < kMaxCoordinate; };
   for (std::size_t i = 0; i < v.size; ++i) {
@@ -41,9 +41,11 @@ void check_agents(Agents& a) {
       if (!in_range(v.target[2 * i + c])) bad("target", i, v.target[2 * i + c]);
     }
     if (!in_range(v.heading[i])) bad("heading", i, v.heading[i]);
-    const std::pair<const char*, const float*> limits[] = {
-        {"radius", v.radius}, {"max_speed", v.max_speed}, {"max_accel", v.max_accel},
-        {"max_turn_rate", v.max_turn_rate}, {"steer_force", v.steer_force}};
+    const std::pair<const char*, const float*> limits[] = {{"radius", v.radius},
+                                                           {"max_speed", v.max_speed},
+                                                           {"max_accel", v.max_accel},
+                                                           {"max_turn_rate", v.max_turn_rate},
+                                                           {"steer_force", v.steer_force}};
     for (const auto& [name, arr] : limits)
       if (!(arr[i] >= 0.0f) || !in_range(arr[i])) bad(name, i, arr[i]);
   }
@@ -65,8 +67,8 @@ void check_state(Agents& a) {
 
 void check_maps(Simulation& s) {
   const std::size_t nk = s.size() * s.slots();
-  for (auto [name, p] : {std::pair<const char*, const float*>{"interest", s.interest()},
-                         {"danger", s.danger()}}) {
+  for (auto [name, p] :
+       {std::pair<const char*, const float*>{"interest", s.interest()}, {"danger", s.danger()}}) {
     for (std::size_t x = 0; x < nk; ++x) {
       if (!std::isfinite(p[x]))
         throw py::value_error("Simulation: " + std::string(name) + " must be finite, got " +
@@ -88,8 +90,10 @@ void refresh_world(PySimulation& self) {
 double checked_dt(double dt) {
   const float f = static_cast<float>(dt);
   if (!(dt > 0.0) || !(dt <= 1e6) || !(f > 0.0f))
-    throw py::value_error("dt must be a number in (0, 1e6] seconds that float32 represents "
-                          "(not 0), got " + std::to_string(dt));
+    throw py::value_error(
+        "dt must be a number in (0, 1e6] seconds that float32 represents "
+        "(not 0), got " +
+        std::to_string(dt));
   return dt;
 }
 
@@ -110,8 +114,10 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
                                 std::to_string(n) + ")");
     }
   }
-  c.combine = parse_mode(kCombineModes, cfg["combine"], "Steering", "combine", steering_can_combine);
-  c.danger_combine = parse_mode(kCombineModes, cfg["danger_combine"], "Steering", "danger_combine", steering_can_combine);
+  c.combine =
+      parse_mode(kCombineModes, cfg["combine"], "Steering", "combine", steering_can_combine);
+  c.danger_combine = parse_mode(kCombineModes, cfg["danger_combine"], "Steering", "danger_combine",
+                                steering_can_combine);
   c.resolve.mode = parse_mode(kResolveModes, cfg["resolve"], "Steering", "resolve");
   c.resolve.threshold = cfg["threshold"].cast<float>();
   c.resolve.epsilon = cfg["epsilon"].cast<float>();
@@ -141,7 +147,8 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
                           "], got " + std::to_string(m));
   c.max_neighbors = static_cast<std::size_t>(m);
   if (cfg.contains("classic") && !cfg["classic"].is_none()) {
-    if (!c.behaviours.empty()) throw py::value_error("classic steering takes no context behaviours");
+    if (!c.behaviours.empty())
+      throw py::value_error("classic steering takes no context behaviours");
     c.classic = classic_steering(cfg["classic"], agents.capacity());
   }
 
@@ -170,11 +177,11 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
 }  // namespace
 
 void bind_simulation(py::module_& m) {
-  py::class_<PySimulation> cls(m, "Simulation", "C++ simulation step (use contextsteer.Simulation).");
+  py::class_<PySimulation> cls(m, "Simulation",
+                               "C++ simulation step (use contextsteer.Simulation).");
   bind_observers(m, cls);  // metrics and histories (observe.cpp)
-  cls
-      .def(py::init(&make), py::arg("world"), py::arg("agents"), py::arg("behaviours"),
-           py::arg("config"), py::arg("motion"), py::arg("params"), py::arg("slots"))
+  cls.def(py::init(&make), py::arg("world"), py::arg("agents"), py::arg("behaviours"),
+          py::arg("config"), py::arg("motion"), py::arg("params"), py::arg("slots"))
       .def("_perceive",
            [](PySimulation& self) {
              const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.perceive");
@@ -187,7 +194,8 @@ void bind_simulation(py::module_& m) {
           "_decide_and_move",
           [](PySimulation& self, double dt) {
             checked_dt(dt);
-            const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.decide_and_move");
+            const InUse guard({self.sim.get(), &agents_of(self.agents)},
+                              "Simulation.decide_and_move");
             check_agents(agents_of(self.agents));
             check_maps(*self.sim);
             refresh_world(self);
@@ -202,7 +210,8 @@ void bind_simulation(py::module_& m) {
           "_step",
           [](PySimulation& self, double dt, long steps) {
             checked_dt(dt);
-            if (steps < 0) throw py::value_error("steps must be >= 0, got " + std::to_string(steps));
+            if (steps < 0)
+              throw py::value_error("steps must be >= 0, got " + std::to_string(steps));
             const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.step");
             check_agents(agents_of(self.agents));
             refresh_world(self);
@@ -210,7 +219,8 @@ void bind_simulation(py::module_& m) {
             // them (with the GIL): an interrupt leaves the state of the last whole step.
             std::size_t done = 0;
             while (done < static_cast<std::size_t>(steps)) {
-              const std::size_t todo = std::min<std::size_t>(self.slice, static_cast<std::size_t>(steps) - done);
+              const std::size_t todo =
+                  std::min<std::size_t>(self.slice, static_cast<std::size_t>(steps) - done);
               double sec = 0.0;
               {
                 py::gil_scoped_release release;
@@ -222,7 +232,8 @@ void bind_simulation(py::module_& m) {
               }
               done += todo;
               // Aim the next slice at ~50 ms of work (at least one step).
-              self.slice = std::max<std::size_t>(1, sec > 0.0 ? static_cast<std::size_t>(todo * 0.05 / sec) : todo * 2);
+              self.slice = std::max<std::size_t>(
+                  1, sec > 0.0 ? static_cast<std::size_t>(todo * 0.05 / sec) : todo * 2);
               if (PyErr_CheckSignals() != 0) throw py::error_already_set();
             }
             check_state(agents_of(self.agents));
@@ -238,9 +249,11 @@ void bind_simulation(py::module_& m) {
              if (name == "danger") return view_of(s.danger(), {n, k}, self_obj);
              if (name == "resolved") return view_of(s.resolved(), {n, k}, self_obj);
              if (name == "speed")
-               return s.speed() ? py::object(view_of(s.speed(), {n, k}, self_obj)) : py::object(py::none());
+               return s.speed() ? py::object(view_of(s.speed(), {n, k}, self_obj))
+                                : py::object(py::none());
              if (name == "sensed")
-               return s.sensed() ? py::object(view_of(s.sensed(), {n, k}, self_obj)) : py::object(py::none());
+               return s.sensed() ? py::object(view_of(s.sensed(), {n, k}, self_obj))
+                                 : py::object(py::none());
              if (name == "chosen_direction") return view_of(s.direction(), {n, 2}, self_obj);
              if (name == "acceleration") return view_of(s.acceleration(), {n, 2}, self_obj);
              if (name == "strength") return view_of(s.strength(), {n}, self_obj);
@@ -259,8 +272,9 @@ void bind_simulation(py::module_& m) {
              Simulation& s = *self_obj.cast<PySimulation&>().sim;
              float* p = s.behaviour_map(static_cast<std::size_t>(b));
              if (!p) return py::none();
-             return view_of(p, {static_cast<py::ssize_t>(s.size()), static_cast<py::ssize_t>(s.slots())},
-                            self_obj);
+             return view_of(
+                 p, {static_cast<py::ssize_t>(s.size()), static_cast<py::ssize_t>(s.slots())},
+                 self_obj);
            })
       .def("_state",
            [](PySimulation& self) {
@@ -289,7 +303,8 @@ void bind_simulation(py::module_& m) {
              for (auto& [data, b] : plan) std::memcpy(data, b.data(), b.size());
            })
       .def_property_readonly("time", [](const PySimulation& s) { return s.sim->time(); })
-      .def_property_readonly("step_count", [](const PySimulation& s) { return s.sim->step_count(); })
+      .def_property_readonly("step_count",
+                             [](const PySimulation& s) { return s.sim->step_count(); })
       .def_property_readonly("slots", [](const PySimulation& s) { return s.sim->slots(); })
       .def_property_readonly("neighbor_radius", [](const PySimulation& s) {
         return shared_neighbor_radius(s.sim->config().behaviours, agents_of(s.agents).view());
@@ -303,7 +318,8 @@ void bind_simulation(py::module_& m) {
         auto d = input_f32(displacement, "displacement", {n, 2}, {"N", "2"});
         require_non_negative(radius, "radius");
         if (iterations < 1 || iterations > kMaxSlideIterations)
-          throw py::value_error("iterations must be in [1, " + std::to_string(kMaxSlideIterations) + "]");
+          throw py::value_error("iterations must be in [1, " + std::to_string(kMaxSlideIterations) +
+                                "]");
         auto snap = world.cast<WorldHandle&>().snapshot();
         auto out = new_array<float>({n, 2});
         auto contacts = new_array<std::int32_t>({n});

@@ -36,7 +36,8 @@ py::capsule owner_of(const std::shared_ptr<World>& w) {
 
 // Checks a point list (P, 2) for polylines and polygons: finite, no zero-length edges, enough
 // points after dropping a repeated closing point. Returns the points to use.
-std::vector<float> ring_points(const py::handle& obj, const char* what, bool closed, std::size_t min_points) {
+std::vector<float> ring_points(const py::handle& obj, const char* what, bool closed,
+                               std::size_t min_points) {
   auto a = input_coords(obj, what, {kAny, 2}, {"P", "2"});
   std::vector<float> pts(a.data, a.data + a.size());
   std::size_t p = pts.size() / 2;
@@ -45,11 +46,12 @@ std::vector<float> ring_points(const py::handle& obj, const char* what, bool clo
     --p;
   }
   if (p < min_points) {
-    fail(std::string(what) + ": expected at least " + std::to_string(min_points) + " distinct points, got " +
-         std::to_string(p));
+    fail(std::string(what) + ": expected at least " + std::to_string(min_points) +
+         " distinct points, got " + std::to_string(p));
   }
   if (closed && p >= 3 && pts[0] == pts[2 * p - 2] && pts[1] == pts[2 * p - 1]) {
-    fail(std::string(what) + ": the last point repeats the first one twice (zero-length closing segment)");
+    fail(std::string(what) +
+         ": the last point repeats the first one twice (zero-length closing segment)");
   }
   for (std::size_t i = 0; i + 1 < p; ++i) {
     if (pts[2 * i] == pts[2 * i + 2] && pts[2 * i + 1] == pts[2 * i + 3]) {
@@ -77,10 +79,13 @@ SlotMode slot_mode(const std::string& mode) {
 
 void check_max_dist(const Checked<const float>& m, std::size_t n, const char* what) {
   if (m.size() != 1 && m.size() != n) {
-    fail(std::string(what) + ": expected shape (1,) or (" + std::to_string(n) + ",), got " + shape_text(m.shape));
+    fail(std::string(what) + ": expected shape (1,) or (" + std::to_string(n) + ",), got " +
+         shape_text(m.shape));
   }
   for (std::size_t i = 0; i < m.size(); ++i) {
-    if (m.data[i] < 0.0f) fail(std::string(what) + ": expected values >= 0, got " + num(m.data[i]) + " at index " + std::to_string(i));
+    if (m.data[i] < 0.0f)
+      fail(std::string(what) + ": expected values >= 0, got " + num(m.data[i]) + " at index " +
+           std::to_string(i));
   }
 }
 
@@ -106,7 +111,8 @@ constexpr std::size_t kRaysPerSlice = std::size_t{1} << 18;
 }  // namespace
 
 void bind_world(py::module_& m) {
-  py::class_<WorldHandle>(m, "World", "Static obstacles with a uniform-grid index (see contextsteer.World).")
+  py::class_<WorldHandle>(m, "World",
+                          "Static obstacles with a uniform-grid index (see contextsteer.World).")
       .def(py::init<>())
       .def(
           "add_segments",
@@ -115,7 +121,8 @@ void bind_world(py::module_& m) {
             const std::size_t n = static_cast<std::size_t>(a.dim(0));
             for (std::size_t i = 0; i < n; ++i) {
               const float* s = a.data + 4 * i;
-              if (s[0] == s[2] && s[1] == s[3]) fail("segments: segment " + std::to_string(i) + " has zero length");
+              if (s[0] == s[2] && s[1] == s[3])
+                fail("segments: segment " + std::to_string(i) + " has zero length");
             }
             auto next = self.edit();
             const std::int32_t first = next->add_segments(a.span(), layers);
@@ -145,25 +152,32 @@ void bind_world(py::module_& m) {
           py::arg("ring"), py::arg("layers"))
       .def(
           "add_box",
-          [](WorldHandle& self, float cx, float cy, float hx, float hy, float angle, std::uint32_t layers) {
+          [](WorldHandle& self, float cx, float cy, float hx, float hy, float angle,
+             std::uint32_t layers) {
             require_finite(cx, "center[0]");
             require_finite(cy, "center[1]");
             require_finite(angle, "angle");
-            if (!(hx > 0.0f) || !std::isfinite(hx)) fail("half_extents[0] must be a finite number > 0, got " + num(hx));
-            if (!(hy > 0.0f) || !std::isfinite(hy)) fail("half_extents[1] must be a finite number > 0, got " + num(hy));
+            if (!(hx > 0.0f) || !std::isfinite(hx))
+              fail("half_extents[0] must be a finite number > 0, got " + num(hx));
+            if (!(hy > 0.0f) || !std::isfinite(hy))
+              fail("half_extents[1] must be a finite number > 0, got " + num(hy));
             auto next = self.edit();
             const std::int32_t id = next->add_box({cx, cy}, {hx, hy}, angle, layers);
             self.current = next;
             return id;
           },
-          py::arg("cx"), py::arg("cy"), py::arg("hx"), py::arg("hy"), py::arg("angle"), py::arg("layers"))
+          py::arg("cx"), py::arg("cy"), py::arg("hx"), py::arg("hy"), py::arg("angle"),
+          py::arg("layers"))
       .def(
           "add_circles",
-          [](WorldHandle& self, const py::handle& centers, const py::handle& radii, std::uint32_t layers) {
+          [](WorldHandle& self, const py::handle& centers, const py::handle& radii,
+             std::uint32_t layers) {
             auto c = input_coords(centers, "centers", {kAny, 2}, {"C", "2"});
             auto r = input_coords(radii, "radii", {c.dim(0)}, {"C"});
             for (std::size_t i = 0; i < r.size(); ++i) {
-              if (r.data[i] < 0.0f) fail("radii: circle " + std::to_string(i) + " has negative radius " + num(r.data[i]));
+              if (r.data[i] < 0.0f)
+                fail("radii: circle " + std::to_string(i) + " has negative radius " +
+                     num(r.data[i]));
             }
             auto next = self.edit();
             const std::int32_t first = next->add_circles(c.span(), r.span(), layers);
@@ -175,41 +189,50 @@ void bind_world(py::module_& m) {
                              [](const WorldHandle& self) {
                                const auto& w = self.current;
                                return view_of(const_cast<float*>(w->walls().data()),
-                                              {static_cast<py::ssize_t>(w->segment_count()), 4}, owner_of(w), false);
+                                              {static_cast<py::ssize_t>(w->segment_count()), 4},
+                                              owner_of(w), false);
                              })
       .def_property_readonly("wall_obstacles",
                              [](const WorldHandle& self) {
                                const auto& w = self.current;
                                return view_of(const_cast<std::int32_t*>(w->wall_obstacle().data()),
-                                              {static_cast<py::ssize_t>(w->segment_count())}, owner_of(w), false);
+                                              {static_cast<py::ssize_t>(w->segment_count())},
+                                              owner_of(w), false);
                              })
       .def_property_readonly("circle_centers",
                              [](const WorldHandle& self) {
                                const auto& w = self.current;
                                return view_of(const_cast<float*>(w->circle_centers().data()),
-                                              {static_cast<py::ssize_t>(w->circle_count()), 2}, owner_of(w), false);
+                                              {static_cast<py::ssize_t>(w->circle_count()), 2},
+                                              owner_of(w), false);
                              })
       .def_property_readonly("circle_radii",
                              [](const WorldHandle& self) {
                                const auto& w = self.current;
                                return view_of(const_cast<float*>(w->circle_radii().data()),
-                                              {static_cast<py::ssize_t>(w->circle_count())}, owner_of(w), false);
+                                              {static_cast<py::ssize_t>(w->circle_count())},
+                                              owner_of(w), false);
                              })
-      .def_property_readonly("circle_obstacles",
-                             [](const WorldHandle& self) {
-                               const auto& w = self.current;
-                               return view_of(const_cast<std::int32_t*>(w->circle_obstacle().data()),
-                                              {static_cast<py::ssize_t>(w->circle_count())}, owner_of(w), false);
-                             })
-      .def_property_readonly("obstacle_layers",
-                             [](const WorldHandle& self) {
-                               const auto& w = self.current;
-                               return view_of(const_cast<std::uint32_t*>(w->obstacle_layers().data()),
-                                              {static_cast<py::ssize_t>(w->obstacle_count())}, owner_of(w), false);
-                             })
-      .def_property_readonly("obstacle_count", [](const WorldHandle& self) { return self.current->obstacle_count(); })
-      .def_property_readonly("segment_count", [](const WorldHandle& self) { return self.current->segment_count(); })
-      .def_property_readonly("circle_count", [](const WorldHandle& self) { return self.current->circle_count(); })
+      .def_property_readonly(
+          "circle_obstacles",
+          [](const WorldHandle& self) {
+            const auto& w = self.current;
+            return view_of(const_cast<std::int32_t*>(w->circle_obstacle().data()),
+                           {static_cast<py::ssize_t>(w->circle_count())}, owner_of(w), false);
+          })
+      .def_property_readonly(
+          "obstacle_layers",
+          [](const WorldHandle& self) {
+            const auto& w = self.current;
+            return view_of(const_cast<std::uint32_t*>(w->obstacle_layers().data()),
+                           {static_cast<py::ssize_t>(w->obstacle_count())}, owner_of(w), false);
+          })
+      .def_property_readonly("obstacle_count",
+                             [](const WorldHandle& self) { return self.current->obstacle_count(); })
+      .def_property_readonly("segment_count",
+                             [](const WorldHandle& self) { return self.current->segment_count(); })
+      .def_property_readonly("circle_count",
+                             [](const WorldHandle& self) { return self.current->circle_count(); })
       .def_property_readonly("bounds",
                              [](const WorldHandle& self) -> py::object {
                                float b[4];
@@ -219,7 +242,8 @@ void bind_world(py::module_& m) {
       .def_property(
           "cell_size", [](const WorldHandle& self) { return self.current->cell_size(); },
           [](WorldHandle& self, float cell) {
-            if (!(cell >= 0.0f) || !std::isfinite(cell)) fail("cell_size must be a finite number >= 0, got " + num(cell));
+            if (!(cell >= 0.0f) || !std::isfinite(cell))
+              fail("cell_size must be a finite number >= 0, got " + num(cell));
             auto next = self.edit();
             next->set_cell_size(cell);
             self.current = next;
@@ -252,8 +276,8 @@ void bind_world(py::module_& m) {
 
   m.def(
       "raycast",
-      [](WorldHandle& world, const py::handle& origins, const py::handle& directions, const py::handle& max_dist,
-         float radius, std::uint32_t layers) {
+      [](WorldHandle& world, const py::handle& origins, const py::handle& directions,
+         const py::handle& max_dist, float radius, std::uint32_t layers) {
         auto o = input_coords(origins, "origins", {kAny, 2}, {"R", "2"});
         const auto n = static_cast<std::size_t>(o.dim(0));
         auto d = input_f32(directions, "directions", {o.dim(0), 2}, {"R", "2"});
@@ -270,22 +294,25 @@ void bind_world(py::module_& m) {
         auto hit = new_array<bool>({r});
         auto normal = new_array<float>({r, 2});
         auto obstacle = new_array<std::int32_t>({r});
-        RayHitsOut out{dist.mutable_data(), hit.mutable_data(), normal.mutable_data(), obstacle.mutable_data()};
+        RayHitsOut out{dist.mutable_data(), hit.mutable_data(), normal.mutable_data(),
+                       obstacle.mutable_data()};
         in_slices(n, kRaysPerSlice, [&](std::size_t b, std::size_t e) {
-          const RayHitsOut part{out.distance + b, out.hit + b, out.normal + 2 * b, out.obstacle + b};
-          contextsteer::raycast(*snap, o.span().subspan(2 * b, 2 * (e - b)), d.span().subspan(2 * b, 2 * (e - b)),
-                                md.size() == 1 ? md.span() : md.span().subspan(b, e - b), radius, layers, part);
+          const RayHitsOut part{out.distance + b, out.hit + b, out.normal + 2 * b,
+                                out.obstacle + b};
+          contextsteer::raycast(
+              *snap, o.span().subspan(2 * b, 2 * (e - b)), d.span().subspan(2 * b, 2 * (e - b)),
+              md.size() == 1 ? md.span() : md.span().subspan(b, e - b), radius, layers, part);
         });
         return py::make_tuple(dist, hit, normal, obstacle);
       },
-      py::arg("world"), py::arg("origins"), py::arg("directions"), py::arg("max_dist"), py::arg("radius"),
-      py::arg("layers"));
+      py::arg("world"), py::arg("origins"), py::arg("directions"), py::arg("max_dist"),
+      py::arg("radius"), py::arg("layers"));
 
   m.def(
       "slot_raycast",
       [](WorldHandle& world, const py::handle& positions, const py::handle& slot_directions,
-         const py::handle& look_ahead, const py::handle& headings, float radius, std::uint32_t layers,
-         const py::handle& out, const std::string& method) {
+         const py::handle& look_ahead, const py::handle& headings, float radius,
+         std::uint32_t layers, const py::handle& out, const std::string& method) {
         auto p = input_coords(positions, "positions", {kAny, 2}, {"N", "2"});
         const auto n = static_cast<std::size_t>(p.dim(0));
         auto s = input_f32(slot_directions, "slot_directions", {kAny, 2}, {"K", "2"});
@@ -298,14 +325,17 @@ void bind_world(py::module_& m) {
         for (std::size_t j = 0; j < k; ++j) {
           const double x = s.data[2 * j], y = s.data[2 * j + 1];
           const double len = std::sqrt(x * x + y * y);
-          if (len == 0.0) fail("slot_directions: slot " + std::to_string(j) + " has a zero-length direction");
+          if (len == 0.0)
+            fail("slot_directions: slot " + std::to_string(j) + " has a zero-length direction");
           unit[2 * j] = static_cast<float>(x / len);
           unit[2 * j + 1] = static_cast<float>(y / len);
         }
         std::span<const float> head;
         if (!headings.is_none()) {
           if (mode == SlotMode::kStrips) {
-            fail("method: 'strips' needs fixed slot directions (headings=None); use 'auto' or 'per_ray' with headings");
+            fail(
+                "method: 'strips' needs fixed slot directions (headings=None); use 'auto' or "
+                "'per_ray' with headings");
           }
           auto hd = input_f32(headings, "headings", {p.dim(0)}, {"N"});
           head = hd.span();
@@ -319,22 +349,25 @@ void bind_world(py::module_& m) {
           refuse_overlap(o, "out", la, "look_ahead", false);
           refuse_overlap(o, "out", s, "slot_directions", false);
           if (!headings.is_none())
-            refuse_overlap(o, "out", check_array<const float>(headings, "headings", {p.dim(0)}, {"N"}),
+            refuse_overlap(o, "out",
+                           check_array<const float>(headings, "headings", {p.dim(0)}, {"N"}),
                            "headings", false);
           result = py::reinterpret_borrow<py::array_t<float>>(out);
         }
         auto snap = world.snapshot();
         std::span<float> dst(result.mutable_data(), n * k);
-        in_slices(n, kRaysPerSlice / std::max<std::size_t>(k, 1), [&](std::size_t b, std::size_t e) {
-          contextsteer::slot_raycast(*snap, p.span().subspan(2 * b, 2 * (e - b)), unit,
-                                     la.size() == 1 ? la.span() : la.span().subspan(b, e - b),
-                                     head.empty() ? head : head.subspan(b, e - b), radius, layers,
-                                     dst.subspan(b * k, (e - b) * k), mode);
-        });
+        in_slices(
+            n, kRaysPerSlice / std::max<std::size_t>(k, 1), [&](std::size_t b, std::size_t e) {
+              contextsteer::slot_raycast(*snap, p.span().subspan(2 * b, 2 * (e - b)), unit,
+                                         la.size() == 1 ? la.span() : la.span().subspan(b, e - b),
+                                         head.empty() ? head : head.subspan(b, e - b), radius,
+                                         layers, dst.subspan(b * k, (e - b) * k), mode);
+            });
         return result;
       },
-      py::arg("world"), py::arg("positions"), py::arg("slot_directions"), py::arg("look_ahead"), py::arg("headings"),
-      py::arg("radius"), py::arg("layers"), py::arg("out").noconvert() = py::none(), py::arg("method") = "auto");
+      py::arg("world"), py::arg("positions"), py::arg("slot_directions"), py::arg("look_ahead"),
+      py::arg("headings"), py::arg("radius"), py::arg("layers"),
+      py::arg("out").noconvert() = py::none(), py::arg("method") = "auto");
 
   m.def(
       "nearest",
@@ -347,7 +380,8 @@ void bind_world(py::module_& m) {
         auto point = new_array<float>({n, 2});
         auto normal = new_array<float>({n, 2});
         auto obstacle = new_array<std::int32_t>({n});
-        NearestOut out{dist.mutable_data(), point.mutable_data(), normal.mutable_data(), obstacle.mutable_data()};
+        NearestOut out{dist.mutable_data(), point.mutable_data(), normal.mutable_data(),
+                       obstacle.mutable_data()};
         {
           py::gil_scoped_release release;
           contextsteer::nearest(*snap, p.span(), max_dist, layers, out);

@@ -54,15 +54,12 @@ float falloff(Falloff f, float d, float range) {
 
 // --- per-behaviour row writers: row points at K floats already zeroed -----------------
 
-void row_of(const Forward&, const BehaviourInputs& in, std::size_t i, const Frame& f,
-            float* row) {
+void row_of(const Forward&, const BehaviourInputs& in, std::size_t i, const Frame& f, float* row) {
   const float h = in.agents.heading[i];
-  accumulate_dot_row(row, in.slots, in.k, f({std::cos(h), std::sin(h)}), 1.0f,
-                     TargetCombine::kMax);
+  accumulate_dot_row(row, in.slots, in.k, f({std::cos(h), std::sin(h)}), 1.0f, TargetCombine::kMax);
 }
 
-void row_of(const Momentum&, const BehaviourInputs& in, std::size_t i, const Frame& f,
-            float* row) {
+void row_of(const Momentum&, const BehaviourInputs& in, std::size_t i, const Frame& f, float* row) {
   const Vec2 v = load2(in.agents.velocity, i);
   const float speed = length(v);
   const float vmax = in.agents.max_speed[i];
@@ -85,8 +82,8 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
       return;
     }
     v = v * ((b.away ? -1.0f : 1.0f) / d);
-    accumulate_dot_row(row, in.slots, in.k, f(v), falloff(b.falloff, d, b.max_distance),
-                       b.combine, b.half_cosine);
+    accumulate_dot_row(row, in.slots, in.k, f(v), falloff(b.falloff, d, b.max_distance), b.combine,
+                       b.half_cosine);
   };
   if (b.source == TargetSource::kAgents) {
     for (std::int32_t j32 : b.target_ids) {
@@ -113,20 +110,17 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
     for (std::size_t j = 0; j < in.k; ++j) row[j] = poisoned ? 0.0f : std::max(0.0f, row[j]);
 }
 
-void row_of(const Arrive& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
-            float* row) {
+void row_of(const Arrive& b, const BehaviourInputs& in, std::size_t i, const Frame& f, float* row) {
   const Vec2 p = load2(in.agents.position, i);
   const Vec2 goal = b.use_point ? b.point : load2(in.agents.target, i);
   const Vec2 v = goal - p;
   const float d = length(v);
   if (d <= kTiny || d <= b.tolerance) return;
   const float s = std::min(1.0f, d / b.slowing_radius);
-  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax,
-                     b.half_cosine);
+  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax, b.half_cosine);
 }
 
-void row_of(const Wander& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
-            float* row) {
+void row_of(const Wander& b, const BehaviourInputs& in, std::size_t i, const Frame& f, float* row) {
   const float h = in.agents.heading[i];
   const std::uint64_t key = in.agents.rng[i] ^ splitmix64(b.seed);
   const float theta = kPi * value_noise(key, in.time * static_cast<double>(b.rate));
@@ -138,8 +132,7 @@ void row_of(const Wander& b, const BehaviourInputs& in, std::size_t i, const Fra
   accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), 1.0f, TargetCombine::kMax);
 }
 
-void row_of(const Tether& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
-            float* row) {
+void row_of(const Tether& b, const BehaviourInputs& in, std::size_t i, const Frame& f, float* row) {
   const Vec2 p = load2(in.agents.position, i);
   const Vec2 c = b.use_point ? b.center : load2(in.agents.target, i);
   const Vec2 v = c - p;
@@ -150,8 +143,7 @@ void row_of(const Tether& b, const BehaviourInputs& in, std::size_t i, const Fra
   accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax);
 }
 
-void row_of(const Bounds& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
-            float* row) {
+void row_of(const Bounds& b, const BehaviourInputs& in, std::size_t i, const Frame& f, float* row) {
   const Vec2 p = load2(in.agents.position, i);
   // Inner rectangle; when the margins overlap it collapses to the centre line.
   const float cx = 0.5f * (b.lo.x + b.hi.x), cy = 0.5f * (b.lo.y + b.hi.y);
@@ -201,8 +193,7 @@ void row_of(const AgentDanger& b, const BehaviourInputs& in, std::size_t i, cons
   }
 }
 
-void row_of(const Flock& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
-            float* row) {
+void row_of(const Flock& b, const BehaviourInputs& in, std::size_t i, const Frame& f, float* row) {
   const AgentsView& a = in.agents;
   if (in.neighbors.empty()) return;
   const Vec2 p = load2(a.position, i);
@@ -221,15 +212,21 @@ void row_of(const Flock& b, const BehaviourInputs& in, std::size_t i, const Fram
       case FlockRule::kSeparation:
         if (d > kTiny) sum = sum + rel * ((1.0f - d / b.radius) / d);
         break;
-      case FlockRule::kAlignment: sum = sum + load2(a.velocity, j); break;
-      case FlockRule::kCohesion: sum = sum + pj; break;
+      case FlockRule::kAlignment:
+        sum = sum + load2(a.velocity, j);
+        break;
+      case FlockRule::kCohesion:
+        sum = sum + pj;
+        break;
     }
     ++used;
   }
   if (used == 0) return;
   Vec2 w{};
   switch (b.rule) {
-    case FlockRule::kSeparation: w = sum; break;
+    case FlockRule::kSeparation:
+      w = sum;
+      break;
     case FlockRule::kAlignment: {
       const float vmax = a.max_speed[i];
       w = vmax > 0.0f ? sum * (1.0f / (static_cast<float>(used) * vmax)) : Vec2{};
@@ -263,7 +260,7 @@ void row_of(const FollowPath& b, const BehaviourInputs& in, std::size_t i, const
 void row_of(const FollowField& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
             float* row) {
   if (!b.field) return;
-  const std::int32_t g = b.select == FieldSelect::kShared ? b.shared
+  const std::int32_t g = b.select == FieldSelect::kShared  ? b.shared
                          : b.select == FieldSelect::kGroup ? in.agents.group[i]
                                                            : b.field_index[i];
   if (g < 0 || static_cast<std::size_t>(g) >= b.field->count()) return;
@@ -337,7 +334,8 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
     // The other agents as discs of radius r_j + pad in the slot frame (ray_circle).
     if (!any) {
       scratch.reserve(in.k);
-      std::fill(scratch.distance.begin(), scratch.distance.begin() + static_cast<std::ptrdiff_t>(in.k),
+      std::fill(scratch.distance.begin(),
+                scratch.distance.begin() + static_cast<std::ptrdiff_t>(in.k),
                 std::numeric_limits<float>::infinity());
     }
     const Frame f = frame_of(in, i);
@@ -371,7 +369,7 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
   for (std::ptrdiff_t j = 0; j < k; ++j) {
     if (!(d[j] <= look)) continue;
     const float x = look > 0.0f ? std::clamp(1.0f - d[j] / look, 0.0f, 1.0f) : 1.0f;
-    const float v = b.falloff == WallFalloff::kBinary ? 1.0f
+    const float v = b.falloff == WallFalloff::kBinary   ? 1.0f
                     : b.falloff == WallFalloff::kLinear ? x
                                                         : x * x;
     for (std::ptrdiff_t m = -s; m <= s; ++m) {
@@ -383,7 +381,6 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
     }
   }
 }
-
 
 /// Per-thread working memory of CollisionDanger: slot directions in the world frame and
 /// the TTC of every candidate, (S+1)·K, m-major.
@@ -402,9 +399,10 @@ struct CollisionScratch {
 /// TTC of the candidates s_m·d_q (speeds s_m = ks·m for m0 <= m <= S, slots q < k)
 /// against one neighbour (relative position p, effective velocity u, cc = |p|² − R² > 0),
 /// folded into ttc[m·k + q] by minimum.
-__attribute__((always_inline)) inline void ttc_levels(const float* dx, const float* dy, std::size_t k,
-                                                      float ks, std::size_t m0, std::size_t S, Vec2 p,
-                                                      Vec2 u, float cc, float* ttc) {
+__attribute__((always_inline)) inline void ttc_levels(const float* dx, const float* dy,
+                                                      std::size_t k, float ks, std::size_t m0,
+                                                      std::size_t S, Vec2 p, Vec2 u, float cc,
+                                                      float* ttc) {
   const float inf = std::numeric_limits<float>::infinity();
   for (std::size_t m = m0; m <= S; ++m) {
     const float sv = ks * static_cast<float>(m);
@@ -499,7 +497,8 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
         const float reach = (kappa * top + lu) * b.horizon;
         const float gap = std::sqrt(dot(p, p)) - R;
         if (gap > reach) continue;
-        while (m0 <= S && gap > 1.01f * (kappa * step * static_cast<float>(m0) + lu) * b.horizon) ++m0;
+        while (m0 <= S && gap > 1.01f * (kappa * step * static_cast<float>(m0) + lu) * b.horizon)
+          ++m0;
       }
       if (m0 == 0) {
         // Speed 0: w = −u for every slot.
@@ -533,7 +532,8 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
   }
   std::fill(sc.ttc.begin(), sc.ttc.begin() + static_cast<std::ptrdiff_t>(k), still);
   const bool walls_near =
-      b.walls && S > 0 && slot_wall_distances(in, i, top * b.wall_horizon, ri + b.margin, b.layers, sc.walls);
+      b.walls && S > 0 &&
+      slot_wall_distances(in, i, top * b.wall_horizon, ri + b.margin, b.layers, sc.walls);
   if (in.wall_clear && in.wall_clear_of == &b) in.wall_clear[i] = b.walls && S > 0 && !walls_near;
   if (walls_near) {
     const float* h = sc.walls.distance.data();
@@ -580,7 +580,7 @@ float pair_ttc(Vec2 p, float R, Vec2 w) {
 
 template <class B>
 constexpr bool kWritesDanger = std::is_same_v<B, AgentDanger> || std::is_same_v<B, WallDanger> ||
-                                std::is_same_v<B, CollisionDanger>;
+                               std::is_same_v<B, CollisionDanger>;
 
 }  // namespace
 
@@ -599,7 +599,8 @@ void accumulate_dot_row(float* row, const float* slots, std::size_t k, Vec2 u, f
       row[j] = std::max(row[j], v);
     }
   } else if (combine == TargetCombine::kCenter) {  // raw cosines; clamped by the caller
-    for (std::size_t j = 0; j < k; ++j) row[j] += (slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
+    for (std::size_t j = 0; j < k; ++j)
+      row[j] += (slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
   } else {
     for (std::size_t j = 0; j < k; ++j)
       row[j] += std::max(0.0f, slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
@@ -665,8 +666,8 @@ float shared_neighbor_radius(std::span<const Behaviour> behaviours, const Agents
   return r;
 }
 
-void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest,
-                   MapOut danger, std::size_t begin, std::size_t end, MapOut speed) {
+void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest, MapOut danger,
+                   std::size_t begin, std::size_t end, MapOut speed) {
   std::visit(
       [&](const auto& x) {
         using B = std::decay_t<decltype(x)>;

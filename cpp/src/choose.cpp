@@ -129,7 +129,8 @@ std::uint64_t positive_bits(const float* v, std::size_t k) {
 #if defined(__SSE2__)
   const __m128 zero = _mm_setzero_ps();
   for (; j + 4 <= k; j += 4) {
-    const auto bits = static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(v + j), zero)));
+    const auto bits =
+        static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(v + j), zero)));
     m |= bits << j;
   }
 #endif
@@ -176,9 +177,9 @@ void best_run_bits(const float* v, std::size_t k, std::size_t& start, std::size_
 #if defined(__SSE2__)
 // Lane masks for the 16 patterns of 4 bits: kLaneMask[b] has lane i all-ones if bit i of b.
 alignas(16) constexpr std::uint32_t kLaneMask[16][4] = {
-    {0, 0, 0, 0}, {~0u, 0, 0, 0}, {0, ~0u, 0, 0}, {~0u, ~0u, 0, 0},
-    {0, 0, ~0u, 0}, {~0u, 0, ~0u, 0}, {0, ~0u, ~0u, 0}, {~0u, ~0u, ~0u, 0},
-    {0, 0, 0, ~0u}, {~0u, 0, 0, ~0u}, {0, ~0u, 0, ~0u}, {~0u, ~0u, 0, ~0u},
+    {0, 0, 0, 0},     {~0u, 0, 0, 0},     {0, ~0u, 0, 0},     {~0u, ~0u, 0, 0},
+    {0, 0, ~0u, 0},   {~0u, 0, ~0u, 0},   {0, ~0u, ~0u, 0},   {~0u, ~0u, ~0u, 0},
+    {0, 0, 0, ~0u},   {~0u, 0, 0, ~0u},   {0, ~0u, 0, ~0u},   {~0u, ~0u, 0, ~0u},
     {0, 0, ~0u, ~0u}, {~0u, 0, ~0u, ~0u}, {0, ~0u, ~0u, ~0u}, {~0u, ~0u, ~0u, ~0u}};
 
 inline __m128 lane_mask(std::uint64_t bits, std::size_t j) {
@@ -239,7 +240,7 @@ Out vector_sum_run_simd(const Ring& s, const float* v, std::size_t kk) {
   constexpr std::size_t kMaxG = 16;
   const std::size_t g = G ? G : kk / 4;
   const std::size_t k = 4 * g;
-  __m128 w[G ? G : kMaxG];      // values, zero where not positive
+  __m128 w[G ? G : kMaxG];          // values, zero where not positive
   __m128d wd[2 * (G ? G : kMaxG)];  // the same in double, two slots a register
   std::uint64_t m = 0;
   const __m128 zero = _mm_setzero_ps();
@@ -334,12 +335,22 @@ Out vector_sum_run_simd(const Ring& s, const float* v, std::size_t kk) {
 // use_avx2() says the CPU has them). No FMA.
 #define CS_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
 // Lane masks for the 16 patterns of 4 bits over four doubles.
-alignas(32) constexpr std::uint64_t kLaneMask64x4[16][4] = {
-    {0, 0, 0, 0}, {~0ull, 0, 0, 0}, {0, ~0ull, 0, 0}, {~0ull, ~0ull, 0, 0},
-    {0, 0, ~0ull, 0}, {~0ull, 0, ~0ull, 0}, {0, ~0ull, ~0ull, 0}, {~0ull, ~0ull, ~0ull, 0},
-    {0, 0, 0, ~0ull}, {~0ull, 0, 0, ~0ull}, {0, ~0ull, 0, ~0ull}, {~0ull, ~0ull, 0, ~0ull},
-    {0, 0, ~0ull, ~0ull}, {~0ull, 0, ~0ull, ~0ull}, {0, ~0ull, ~0ull, ~0ull},
-    {~0ull, ~0ull, ~0ull, ~0ull}};
+alignas(32) constexpr std::uint64_t kLaneMask64x4[16][4] = {{0, 0, 0, 0},
+                                                            {~0ull, 0, 0, 0},
+                                                            {0, ~0ull, 0, 0},
+                                                            {~0ull, ~0ull, 0, 0},
+                                                            {0, 0, ~0ull, 0},
+                                                            {~0ull, 0, ~0ull, 0},
+                                                            {0, ~0ull, ~0ull, 0},
+                                                            {~0ull, ~0ull, ~0ull, 0},
+                                                            {0, 0, 0, ~0ull},
+                                                            {~0ull, 0, 0, ~0ull},
+                                                            {0, ~0ull, 0, ~0ull},
+                                                            {~0ull, ~0ull, 0, ~0ull},
+                                                            {0, 0, ~0ull, ~0ull},
+                                                            {~0ull, 0, ~0ull, ~0ull},
+                                                            {0, ~0ull, ~0ull, ~0ull},
+                                                            {~0ull, ~0ull, ~0ull, ~0ull}};
 
 CS_AVX2 inline __m256d lane_mask64x4(std::uint64_t bits, std::size_t j) {
   return _mm256_load_pd(reinterpret_cast<const double*>(kLaneMask64x4[(bits >> j) & 15u]));
@@ -405,8 +416,8 @@ CS_AVX2 Out vector_sum_run_avx2(const Ring& s, const float* v) {
     }
     for (std::size_t i = 0; i < 2 * H; ++i) wd[i] = _mm256_and_pd(wd[i], lane_mask64x4(run, 4 * i));
     for (std::size_t i = 0; i < H; ++i) {
-      const __m256 lm = _mm256_castpd_ps(_mm256_set_m128d(
-          _mm_castps_pd(lane_mask(run, 8 * i + 4)), _mm_castps_pd(lane_mask(run, 8 * i))));
+      const __m256 lm = _mm256_castpd_ps(_mm256_set_m128d(_mm_castps_pd(lane_mask(run, 8 * i + 4)),
+                                                          _mm_castps_pd(lane_mask(run, 8 * i))));
       w[i] = _mm256_and_ps(w[i], lm);
     }
   }
@@ -572,7 +583,8 @@ Out subslot(const SlotSet& s, const float* v, std::size_t k) {
   const Peak3 p = peak3(s, v, k);
   if (!p.ok) return kNothing;
   // Parabola y = A x^2 + B x + C through (-gl, yl), (0, yc), (gr, yr), in double.
-  const double sr = (p.yr - p.yc) / p.gr, sl = (p.yl - p.yc) / p.gl;  // sr = A gr + B, sl = A gl - B
+  const double sr = (p.yr - p.yc) / p.gr,
+               sl = (p.yl - p.yc) / p.gl;  // sr = A gr + B, sl = A gl - B
   const double a = (sr + sl) / (p.gl + p.gr);
   double x = 0.0, peak = p.yc;
   if (a < 0.0) {
@@ -702,7 +714,8 @@ CS_AVX2 void argmax_rows_avx2(const Ring& s, const float* v, float* dir, float* 
     __m256 x[H];
     for (std::size_t i = 0; i < H; ++i) x[i] = _mm256_loadu_ps(row + 8 * i);
     __m256 nan = _mm256_cmp_ps(x[0], x[H - 1], _CMP_UNORD_Q);
-    for (std::size_t i = 1; i + 1 < H; i += 2) nan = _mm256_or_ps(nan, _mm256_cmp_ps(x[i], x[i + 1], _CMP_UNORD_Q));
+    for (std::size_t i = 1; i + 1 < H; i += 2)
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(x[i], x[i + 1], _CMP_UNORD_Q));
     std::int32_t b;
     if (_mm256_movemask_ps(nan)) {
       b = best_slot(row, k);
@@ -714,7 +727,8 @@ CS_AVX2 void argmax_rows_avx2(const Ring& s, const float* v, float* dir, float* 
       const __m256 m = broadcast_max8(t[0]);
       std::uint64_t eq = 0;
       for (std::size_t i = 0; i < H; ++i)
-        eq |= static_cast<std::uint64_t>(_mm256_movemask_ps(_mm256_cmp_ps(x[i], m, _CMP_EQ_OQ))) << (8 * i);
+        eq |= static_cast<std::uint64_t>(_mm256_movemask_ps(_mm256_cmp_ps(x[i], m, _CMP_EQ_OQ)))
+              << (8 * i);
       b = _mm256_cvtss_f32(m) > 0.0f ? static_cast<std::int32_t>(std::countr_zero(eq)) : -1;
     }
     put_argmax(s, row, b, dir, str, slot, r);
@@ -740,10 +754,18 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
 #if defined(CONTEXTSTEER_CHOOSE_AVX2)
         if (use_avx2() && k <= 64 && (k & (k - 1)) == 0 && k >= 8) {  // 8, 16, 32, 64
           switch (k) {
-            case 8: argmax_rows_avx2<1>(ring, v, d, st, sl, begin, end); break;
-            case 16: argmax_rows_avx2<2>(ring, v, d, st, sl, begin, end); break;
-            case 32: argmax_rows_avx2<4>(ring, v, d, st, sl, begin, end); break;
-            default: argmax_rows_avx2<8>(ring, v, d, st, sl, begin, end); break;
+            case 8:
+              argmax_rows_avx2<1>(ring, v, d, st, sl, begin, end);
+              break;
+            case 16:
+              argmax_rows_avx2<2>(ring, v, d, st, sl, begin, end);
+              break;
+            case 32:
+              argmax_rows_avx2<4>(ring, v, d, st, sl, begin, end);
+              break;
+            default:
+              argmax_rows_avx2<8>(ring, v, d, st, sl, begin, end);
+              break;
           }
           break;
         }
@@ -778,27 +800,47 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
 #if defined(CONTEXTSTEER_CHOOSE_AVX2)
           if (use_avx2() && k % 8 == 0 && (k & (k - 1)) == 0) {  // 8, 16, 32, 64
             switch (k) {
-              case 8: vector_sum_rows_avx2<1>(ring, v, d, st, sl, begin, end); break;
-              case 16: vector_sum_rows_avx2<2>(ring, v, d, st, sl, begin, end); break;
-              case 32: vector_sum_rows_avx2<4>(ring, v, d, st, sl, begin, end); break;
-              default: vector_sum_rows_avx2<8>(ring, v, d, st, sl, begin, end); break;
+              case 8:
+                vector_sum_rows_avx2<1>(ring, v, d, st, sl, begin, end);
+                break;
+              case 16:
+                vector_sum_rows_avx2<2>(ring, v, d, st, sl, begin, end);
+                break;
+              case 32:
+                vector_sum_rows_avx2<4>(ring, v, d, st, sl, begin, end);
+                break;
+              default:
+                vector_sum_rows_avx2<8>(ring, v, d, st, sl, begin, end);
+                break;
             }
             break;
           }
 #endif
           switch (k) {  // the common sizes fully unrolled, the values in registers
-            case 8: fast.template operator()<2>(); break;
-            case 16: fast.template operator()<4>(); break;
-            case 32: fast.template operator()<8>(); break;
-            case 64: fast.template operator()<16>(); break;
-            default: fast.template operator()<0>(); break;
+            case 8:
+              fast.template operator()<2>();
+              break;
+            case 16:
+              fast.template operator()<4>();
+              break;
+            case 32:
+              fast.template operator()<8>();
+              break;
+            case 64:
+              fast.template operator()<16>();
+              break;
+            default:
+              fast.template operator()<0>();
+              break;
           }
           break;
         }
 #endif
-        each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return vector_sum_run(slots, row, k); });
+        each_row(v, k, d, st, sl, begin, end,
+                 [&](const float* row) { return vector_sum_run(slots, row, k); });
       } else {
-        each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return vector_sum_raw(slots, row, k); });
+        each_row(v, k, d, st, sl, begin, end,
+                 [&](const float* row) { return vector_sum_raw(slots, row, k); });
       }
       break;
     case ChooseMode::kWeightedNeighbours:
@@ -806,10 +848,12 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
                [&](const float* row) { return weighted_neighbours(slots, row, k, p.width); });
       break;
     case ChooseMode::kSubslot:
-      each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return subslot(slots, row, k); });
+      each_row(v, k, d, st, sl, begin, end,
+               [&](const float* row) { return subslot(slots, row, k); });
       break;
     case ChooseMode::kSubslotLinear:
-      each_row(v, k, d, st, sl, begin, end, [&](const float* row) { return subslot_linear(slots, row, k); });
+      each_row(v, k, d, st, sl, begin, end,
+               [&](const float* row) { return subslot_linear(slots, row, k); });
       break;
   }
 }

@@ -29,7 +29,8 @@ Vec2 seek(const Inputs& in, std::size_t i, Vec2 q) {
 }
 
 // Arrive at q (see classic::Arrive).
-Vec2 arrive(const Inputs& in, std::size_t i, Vec2 q, float tolerance, float slowing, float time_to_target) {
+Vec2 arrive(const Inputs& in, std::size_t i, Vec2 q, float tolerance, float slowing,
+            float time_to_target) {
   const AgentsView& a = in.agents;
   const Vec2 d = q - load2(a.position, i);
   const float dist = length(d);
@@ -49,8 +50,10 @@ struct Found {
 Found find(const Target& t, const Inputs& in, std::size_t i) {
   const AgentsView& a = in.agents;
   switch (t.source) {
-    case Source::kOwnTarget: return {true, load2(a.target, i), {}};
-    case Source::kPoint: return {true, t.point, {}};
+    case Source::kOwnTarget:
+      return {true, load2(a.target, i), {}};
+    case Source::kPoint:
+      return {true, t.point, {}};
     case Source::kAgents: {
       const Vec2 p = load2(a.position, i);
       Found best;
@@ -101,7 +104,8 @@ Vec2 eval(const MatchVelocity& b, const Inputs& in, std::size_t i) {
   if (!f.ok) return {};
   // kAgents: the target agent's velocity; kPoint / kOwnTarget: the point read as a velocity.
   const Vec2 want = b.target.source == Source::kAgents ? f.velocity : f.position;
-  return limit((want - load2(in.agents.velocity, i)) * (1.0f / b.time_to_target), in.agents.max_accel[i]);
+  return limit((want - load2(in.agents.velocity, i)) * (1.0f / b.time_to_target),
+               in.agents.max_accel[i]);
 }
 
 Vec2 eval(const Wander& b, const Inputs& in, std::size_t i) {
@@ -178,16 +182,23 @@ Vec2 eval(const Group& b, const Inputs& in, std::size_t i) {
       case GroupRule::kSeparation:
         if (d > 0.0f) sum = sum + (p - pj) * (std::min(amax, b.decay / (d * d)) / d);
         break;
-      case GroupRule::kAlignment: sum = sum + load2(a.velocity, j); break;
-      case GroupRule::kCohesion: sum = sum + pj; break;
+      case GroupRule::kAlignment:
+        sum = sum + load2(a.velocity, j);
+        break;
+      case GroupRule::kCohesion:
+        sum = sum + pj;
+        break;
     }
     ++n;
   });
   if (n == 0) return {};
   switch (b.rule) {
-    case GroupRule::kSeparation: return sum;
-    case GroupRule::kAlignment: return limit(sum * (1.0f / n) - load2(a.velocity, i), amax);
-    case GroupRule::kCohesion: return seek(in, i, sum * (1.0f / n));
+    case GroupRule::kSeparation:
+      return sum;
+    case GroupRule::kAlignment:
+      return limit(sum * (1.0f / n) - load2(a.velocity, i), amax);
+    case GroupRule::kCohesion:
+      return seek(in, i, sum * (1.0f / n));
   }
   return {};
 }
@@ -221,7 +232,9 @@ Vec2 eval(const CollisionAvoidance& b, const Inputs& in, std::size_t i) {
     // agent order); with push_overlapping, ties at t = 0: the nearest, then the lowest index.
     bool better = !found || t < first_t;
     if (found && t == first_t)
-      better = b.push_overlapping && t == 0.0f ? (d < first_dist || (d == first_dist && j < first_j)) : j < first_j;
+      better = b.push_overlapping && t == 0.0f
+                   ? (d < first_dist || (d == first_dist && j < first_j))
+                   : j < first_j;
     if (better) {
       first_j = j;
       first_t = t;
@@ -235,7 +248,8 @@ Vec2 eval(const CollisionAvoidance& b, const Inputs& in, std::size_t i) {
   });
   if (!found) return {};
   // Overlapping now (or meeting head-on): away from where it is; else from where it will be.
-  const Vec2 r = first_sep <= 0.0f || first_dist < first_sum ? first_rel : first_rel + first_vel * first_t;
+  const Vec2 r =
+      first_sep <= 0.0f || first_dist < first_sum ? first_rel : first_rel + first_vel * first_t;
   return unit(r) * (-a.max_accel[i]);
 }
 
@@ -258,7 +272,9 @@ Vec2 eval(const RaycastAvoidance& b, const Inputs& in, std::size_t i) {
   };
   const Vec2 side{-f.y, f.x};
   switch (b.config) {
-    case RayConfig::kSingle: add(p, f, b.length); break;
+    case RayConfig::kSingle:
+      add(p, f, b.length);
+      break;
     case RayConfig::kParallel:  // gdx-ai's order: the clockwise side first
       add(p - side * b.side_offset, f, b.length);
       add(p + side * b.side_offset, f, b.length);
@@ -309,8 +325,11 @@ Vec2 eval(const FollowPath& b, const Inputs& in, std::size_t i) {
       case PathArrive::kNearEnd:  // gdx-ai: towards the end, or the start for a negative offset
         near_end = b.path_offset >= 0.0f ? s > len - slow : s < slow;
         break;
-      case PathArrive::kEnd: near_end = s >= len; break;
-      case PathArrive::kOff: break;
+      case PathArrive::kEnd:
+        near_end = s >= len;
+        break;
+      case PathArrive::kOff:
+        break;
     }
     if (near_end) return arrive(in, i, q, b.tolerance, b.slowing_radius, b.time_to_target);
   }
@@ -363,7 +382,9 @@ Vec2 eval(const FlowField& b, const Inputs& in, std::size_t i) {
   const int r0 = std::min(static_cast<int>(gy), std::max(b.rows - 2, 0));
   const int c1 = std::min(c0 + 1, b.cols - 1), r1 = std::min(r0 + 1, b.rows - 1);
   const float tx = gx - static_cast<float>(c0), ty = gy - static_cast<float>(r0);
-  auto node = [&](int r, int c) { return load2(b.vectors, static_cast<std::size_t>(r) * b.cols + c); };
+  auto node = [&](int r, int c) {
+    return load2(b.vectors, static_cast<std::size_t>(r) * b.cols + c);
+  };
   const Vec2 f = (node(r0, c0) * (1.0f - tx) + node(r0, c1) * tx) * (1.0f - ty) +
                  (node(r1, c0) * (1.0f - tx) + node(r1, c1) * tx) * ty;
   return limit(f * a.max_speed[i] - v, a.max_accel[i]);
@@ -371,9 +392,12 @@ Vec2 eval(const FlowField& b, const Inputs& in, std::size_t i) {
 
 float reach(const Neighbourhood& nb, float max_agent_radius) {
   switch (nb.kind) {
-    case Proximity::kInfinite: return 0.0f;  // scans all agents, no lists
-    case Proximity::kCenter: return nb.radius;
-    default: return nb.radius + max_agent_radius;
+    case Proximity::kInfinite:
+      return 0.0f;  // scans all agents, no lists
+    case Proximity::kCenter:
+      return nb.radius;
+    default:
+      return nb.radius + max_agent_radius;
   }
 }
 
@@ -396,7 +420,8 @@ float neighbor_radius(const Steering& s, float max_agent_radius) {
   return r;
 }
 
-void accelerate_rows(const Steering& s, const Inputs& in, float* out, std::size_t begin, std::size_t end) {
+void accelerate_rows(const Steering& s, const Inputs& in, float* out, std::size_t begin,
+                     std::size_t end) {
   const AgentsView& a = in.agents;
   for (std::size_t i = begin; i < end; ++i) {
     Vec2 acc{};
@@ -404,7 +429,8 @@ void accelerate_rows(const Steering& s, const Inputs& in, float* out, std::size_
       const float amax = a.max_accel[i];
       for (const Blended& g : s.groups) {
         Vec2 sum{};
-        for (std::size_t m = 0; m < g.behaviours.size(); ++m) sum = sum + evaluate(g.behaviours[m], in, i) * g.weights[m];
+        for (std::size_t m = 0; m < g.behaviours.size(); ++m)
+          sum = sum + evaluate(g.behaviours[m], in, i) * g.weights[m];
         acc = g.truncate ? limit(sum, amax) : sum;
         if (length(acc) > s.epsilon) break;  // Priority: the first group that asks for something
       }

@@ -90,8 +90,7 @@ void segment_toi(double ax, double ay, double bx, double by, double r, double ux
 }
 
 // The same against a circle obstacle of radius rc centred at q (relative to the origin).
-void circle_toi(double qx, double qy, double rc, double r, double ux, double uy, double L,
-                Hit& h) {
+void circle_toi(double qx, double qy, double rc, double r, double ux, double uy, double L, Hit& h) {
   const double R = rc + r;
   const double d0 = std::sqrt(qx * qx + qy * qy);
   if (inside_disc(qx, qy, R)) {  // ray_circle's inside test: the sensor's distance 0
@@ -122,7 +121,8 @@ Hit first_contact(const WorldGrid& g, double px, double py, double dx, double dy
   if (fx >= 0.0 && fy >= 0.0 && fx < g.nx && fy < g.ny) {
     const int c = g.clearance[static_cast<std::size_t>(fy) * static_cast<std::size_t>(g.nx) +
                               static_cast<std::size_t>(fx)];
-    if (c >= 2 && std::max(std::fabs(dx), std::fabs(dy)) + reach < (c - 1) * static_cast<double>(g.cell))
+    if (c >= 2 &&
+        std::max(std::fabs(dx), std::fabs(dy)) + reach < (c - 1) * static_cast<double>(g.cell))
       return h;
   }
   const int x0 = g.col(static_cast<float>(std::min(px, px + dx) - reach));
@@ -190,8 +190,8 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
 
 void collide_rows(const World& world, const float* start, float* target, float* velocity,
                   const float* radius, const std::uint8_t* alive, int iterations,
-                  std::uint32_t layers, std::int32_t* contacts, std::size_t begin,
-                  std::size_t end, float* heading, bool stop) {
+                  std::uint32_t layers, std::int32_t* contacts, std::size_t begin, std::size_t end,
+                  float* heading, bool stop) {
   for (std::size_t i = begin; i < end; ++i) {
     if (!alive[i]) continue;
     const Vec2 p = {start[2 * i], start[2 * i + 1]};
@@ -250,7 +250,8 @@ void push_apart_rows(const NeighborGrid& grid, const float* positions, const flo
     overlaps[i] += count;
     if (!push || (cx == 0.0 && cy == 0.0)) continue;
     const Vec2 corr = {static_cast<float>(cx), static_cast<float>(cy)};
-    const Vec2 q = world ? sweep_circle(*world, p, corr, ri, iterations, layers).position : p + corr;
+    const Vec2 q =
+        world ? sweep_circle(*world, p, corr, ri, iterations, layers).position : p + corr;
     out[2 * i] = q.x;
     out[2 * i + 1] = q.y;
   }

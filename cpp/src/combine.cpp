@@ -95,10 +95,13 @@ void combine(std::span<const float> maps, std::size_t b, std::size_t n, std::siz
       n, k * b, nonfinite,
       [&](std::size_t r0, std::size_t r1) {
         bool ok = true;
-        for (std::size_t s = 0; s < b; ++s) ok &= all_finite(maps.data() + (s * n + r0) * k, (r1 - r0) * k);
+        for (std::size_t s = 0; s < b; ++s)
+          ok &= all_finite(maps.data() + (s * n + r0) * k, (r1 - r0) * k);
         return ok;
       },
-      [&](std::size_t r0, std::size_t r1) { combine_rows(maps, b, n, k, mode, weights, out, r0, r1); });
+      [&](std::size_t r0, std::size_t r1) {
+        combine_rows(maps, b, n, k, mode, weights, out, r0, r1);
+      });
 }
 
 }  // namespace contextsteer

@@ -47,10 +47,18 @@ void rows(const SlotSet& slots, const float* vec, const DotMapParams& p, float* 
 void dot_map_rows(const SlotSet& slots, std::span<const float> vectors, const DotMapParams& p,
                   std::span<float> out, std::size_t begin, std::size_t end) {
   switch (p.shape) {
-    case DotShape::kCosine: rows<DotShape::kCosine>(slots, vectors.data(), p, out.data(), begin, end); break;
-    case DotShape::kClampedCosine: rows<DotShape::kClampedCosine>(slots, vectors.data(), p, out.data(), begin, end); break;
-    case DotShape::kHalfCosine: rows<DotShape::kHalfCosine>(slots, vectors.data(), p, out.data(), begin, end); break;
-    case DotShape::kOppositeCosine: rows<DotShape::kOppositeCosine>(slots, vectors.data(), p, out.data(), begin, end); break;
+    case DotShape::kCosine:
+      rows<DotShape::kCosine>(slots, vectors.data(), p, out.data(), begin, end);
+      break;
+    case DotShape::kClampedCosine:
+      rows<DotShape::kClampedCosine>(slots, vectors.data(), p, out.data(), begin, end);
+      break;
+    case DotShape::kHalfCosine:
+      rows<DotShape::kHalfCosine>(slots, vectors.data(), p, out.data(), begin, end);
+      break;
+    case DotShape::kOppositeCosine:
+      rows<DotShape::kOppositeCosine>(slots, vectors.data(), p, out.data(), begin, end);
+      break;
   }
 }
 

@@ -94,8 +94,8 @@ inline const WorldGrid& walk_grid(const World& w, const WorldGrid* thick, float 
 }
 
 // Circles of a cell (thin and thick rays alike: a thick ray hits a circle grown by r).
-inline void test_circles(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy, double r,
-                         std::uint32_t layers, Best& best) {
+inline void test_circles(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx,
+                         double dy, double r, std::uint32_t layers, Best& best) {
   const auto c0 = static_cast<std::size_t>(g.circ_start[cell]);
   const auto c1 = static_cast<std::size_t>(g.circ_start[cell + 1]);
   for (std::size_t e = c0; e < c1; ++e) {
@@ -112,8 +112,10 @@ struct RayLanes {
   __m128 ox, oy, dx, dy;
   __m128i layers;
   RayLanes(double x, double y, double ux, double uy, std::uint32_t l)
-      : ox(_mm_set1_ps(static_cast<float>(x))), oy(_mm_set1_ps(static_cast<float>(y))),
-        dx(_mm_set1_ps(static_cast<float>(ux))), dy(_mm_set1_ps(static_cast<float>(uy))),
+      : ox(_mm_set1_ps(static_cast<float>(x))),
+        oy(_mm_set1_ps(static_cast<float>(y))),
+        dx(_mm_set1_ps(static_cast<float>(ux))),
+        dy(_mm_set1_ps(static_cast<float>(uy))),
         layers(_mm_set1_epi32(static_cast<int>(l))) {}
 };
 #else
@@ -136,8 +138,8 @@ struct RayLanes {
 // solving every entry branch-free with a select for the minimum ran 40% more instructions
 // for no fewer branch misses; a branch-free side test into a bit mask, then solving only
 // straddling entries, cut branch misses per ray from 10.2 to 6.8 but ran 4% slower.
-inline void test_cell_thin(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy,
-                           const RayLanes& lanes, std::uint32_t layers, Best& best) {
+inline void test_cell_thin(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx,
+                           double dy, const RayLanes& lanes, std::uint32_t layers, Best& best) {
   const WorldGrid::SegBlock* blk = g.seg_blocks.data() + g.block_start[cell];
   const WorldGrid::SegBlock* const blk_end = g.seg_blocks.data() + g.block_start[cell + 1];
   for (; blk != blk_end; ++blk) {
@@ -151,13 +153,18 @@ inline void test_cell_thin(const WorldGrid& g, std::size_t cell, double ox, doub
     const __m128 by = _mm_sub_ps(_mm_load_ps(blk->by), lanes.oy);
     const __m128 sa = _mm_sub_ps(_mm_mul_ps(ax, lanes.dy), _mm_mul_ps(ay, lanes.dx));
     const __m128 sb = _mm_sub_ps(_mm_mul_ps(bx, lanes.dy), _mm_mul_ps(by, lanes.dx));
-    const __m128 ta = _mm_mul_ps(_mm_add_ps(_mm_and_ps(ax, abs_mask), _mm_and_ps(ay, abs_mask)), tol);
-    const __m128 tb = _mm_mul_ps(_mm_add_ps(_mm_and_ps(bx, abs_mask), _mm_and_ps(by, abs_mask)), tol);
+    const __m128 ta =
+        _mm_mul_ps(_mm_add_ps(_mm_and_ps(ax, abs_mask), _mm_and_ps(ay, abs_mask)), tol);
+    const __m128 tb =
+        _mm_mul_ps(_mm_add_ps(_mm_and_ps(bx, abs_mask), _mm_and_ps(by, abs_mask)), tol);
     const __m128 left = _mm_and_ps(_mm_cmpgt_ps(sa, ta), _mm_cmpgt_ps(sb, tb));
-    const __m128 right = _mm_and_ps(_mm_cmplt_ps(sa, _mm_sub_ps(zero, ta)), _mm_cmplt_ps(sb, _mm_sub_ps(zero, tb)));
+    const __m128 right =
+        _mm_and_ps(_mm_cmplt_ps(sa, _mm_sub_ps(zero, ta)), _mm_cmplt_ps(sb, _mm_sub_ps(zero, tb)));
     const __m128i lay = _mm_load_si128(reinterpret_cast<const __m128i*>(blk->layers));
     const __m128i off = _mm_cmpeq_epi32(_mm_and_si128(lay, lanes.layers), _mm_setzero_si128());
-    unsigned keep = ~static_cast<unsigned>(_mm_movemask_ps(_mm_or_ps(_mm_or_ps(left, right), _mm_castsi128_ps(off)))) & 0xFu;
+    unsigned keep = ~static_cast<unsigned>(
+                        _mm_movemask_ps(_mm_or_ps(_mm_or_ps(left, right), _mm_castsi128_ps(off)))) &
+                    0xFu;
 #else
     unsigned keep = 0;
     for (int l = 0; l < 4; ++l) keep |= (blk->layers[l] & layers) ? 1u << l : 0u;
@@ -165,7 +172,8 @@ inline void test_cell_thin(const WorldGrid& g, std::size_t cell, double ox, doub
     while (keep) {
       const int l = __builtin_ctz(keep);
       keep &= keep - 1;
-      const double t = ray_segment(blk->ax[l] - ox, blk->ay[l] - oy, blk->bx[l] - ox, blk->by[l] - oy, dx, dy);
+      const double t =
+          ray_segment(blk->ax[l] - ox, blk->ay[l] - oy, blk->bx[l] - ox, blk->by[l] - oy, dx, dy);
       if (t <= best.t) offer(best, t, kSeg, blk->index[l]);
     }
   }
@@ -176,13 +184,14 @@ inline void test_cell_thin(const WorldGrid& g, std::size_t cell, double ox, doub
 }
 
 // Thick ray (radius r) against the segments and circles of a cell.
-inline void test_cell_thick(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx, double dy,
-                            double r, std::uint32_t layers, Best& best) {
+inline void test_cell_thick(const WorldGrid& g, std::size_t cell, double ox, double oy, double dx,
+                            double dy, double r, std::uint32_t layers, Best& best) {
   const auto s0 = static_cast<std::size_t>(g.seg_start[cell]);
   const auto s1 = static_cast<std::size_t>(g.seg_start[cell + 1]);
   for (std::size_t e = s0; e < s1; ++e) {
     if (!(g.seg_layers[e] & layers)) continue;
-    const double t = ray_capsule(g.ax[e] - ox, g.ay[e] - oy, g.bx[e] - ox, g.by[e] - oy, r, dx, dy, best.t);
+    const double t =
+        ray_capsule(g.ax[e] - ox, g.ay[e] - oy, g.bx[e] - ox, g.by[e] - oy, r, dx, dy, best.t);
     if (t <= best.t) offer(best, t, kSeg, g.seg_index[e]);
   }
   test_circles(g, cell, ox, oy, dx, dy, r, layers, best);
@@ -207,16 +216,18 @@ enum WalkMode : int { kThin = 0, kThickNeighbourhood = 1, kThickInflated = 2 };
 // tried for r = 1.5: r / 4 and r 7,600, r / 2 7,500 (chosen).
 
 template <int kMode>
-void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double r, std::uint32_t layers,
-          Best& best) {
+void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double r,
+          std::uint32_t layers, Best& best) {
   constexpr bool kThick = kMode == kThickNeighbourhood;
   if (g.empty()) return;
   // A k larger than the (Chebyshev) cell distance from any point of the ray's path to any
   // cell of the grid changes nothing: cap it there, so huge radii never overflow the int.
   int k = 0;
   if constexpr (kThick) {
-    const double reach = (std::fabs(static_cast<double>(g.x0) - org.ox) + std::fabs(static_cast<double>(g.y0) - org.oy) +
-                          best.t) * g.inv_cell + g.nx + g.ny + 2.0;
+    const double reach = (std::fabs(static_cast<double>(g.x0) - org.ox) +
+                          std::fabs(static_cast<double>(g.y0) - org.oy) + best.t) *
+                             g.inv_cell +
+                         g.nx + g.ny + 2.0;
     k = static_cast<int>(std::min({std::ceil(static_cast<double>(r) * g.inv_cell), reach, 1e8}));
   }
   const double h = g.cell, ih = g.inv_cell;
@@ -318,12 +329,14 @@ void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double 
       yb = std::min(yb, g.ny - 1);
       for (int cy = ya; cy <= yb; ++cy)
         for (int cx = xa; cx <= xb; ++cx)
-          test_cell_thick(g, static_cast<std::size_t>(cy) * g.nx + cx, ox, oy, dx, dy, r, layers, best);
+          test_cell_thick(g, static_cast<std::size_t>(cy) * g.nx + cx, ox, oy, dx, dy, r, layers,
+                          best);
     } else if (clear == 0) {
       // Thin rays never leave [0, nx) x [0, ny) inside the loop (k = 0); cells with
       // clearance > 0 are empty.
       const std::size_t cell = static_cast<std::size_t>(iy) * g.nx + ix;
-      if constexpr (kMode == kThickInflated) test_cell_thick(g, cell, ox, oy, dx, dy, r, layers, best);
+      if constexpr (kMode == kThickInflated)
+        test_cell_thick(g, cell, ox, oy, dx, dy, r, layers, best);
       else test_cell_thin(g, cell, ox, oy, dx, dy, lanes, layers, best);
     }
     const double texit = std::min(tmx, tmy);
@@ -346,8 +359,8 @@ void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double 
 // keeping the closest hit in `best` (best.t on entry: the farthest distance wanted);
 // org = make_origin(walk_grid(w, thick, r), ...), dir = make_dir(walk_grid(w, thick, r), ...).
 // Pure, allocation-free.
-inline void walk_any(const World& w, const WorldGrid* thick, const WalkOrigin& org, const WalkDir& dir, float r,
-                     std::uint32_t layers, Best& best) {
+inline void walk_any(const World& w, const WorldGrid* thick, const WalkOrigin& org,
+                     const WalkDir& dir, float r, std::uint32_t layers, Best& best) {
   if (r > 0.0f) {
     if (thick != nullptr) walk<kThickInflated>(*thick, org, dir, r, layers, best);
     else walk<kThickNeighbourhood>(w.grid(), org, dir, r, layers, best);
@@ -358,8 +371,8 @@ inline void walk_any(const World& w, const WorldGrid* thick, const WalkOrigin& o
 
 // One ray from (ox, oy) along the unit (dx, dy) up to maxd (inclusive): the closest hit, a
 // polygon containing the origin (distance 0) or kNone. thick = w.thick_grid(r) or nullptr.
-inline Best cast_one(const World& w, const WorldGrid* thick, float ox, float oy, float dx, float dy, float maxd,
-                     float r, std::uint32_t layers) {
+inline Best cast_one(const World& w, const WorldGrid* thick, float ox, float oy, float dx, float dy,
+                     float maxd, float r, std::uint32_t layers) {
   Best best{maxd, kNone, -1};
   const std::int32_t poly = w.polygon_at({ox, oy}, layers);
   if (poly >= 0) return {0.0f, kPolygon, poly};

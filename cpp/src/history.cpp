@@ -41,7 +41,9 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
   if (frames_ == f->capacity) {
     // A new generation twice as large; views of the old one keep it alive.
     auto g = std::make_shared<HistoryFrames>(2 * f->capacity, n, k, f->maps, f->progress);
-    auto copy = [&](const auto& from, auto& to) { std::copy(from.begin(), from.end(), to.begin()); };
+    auto copy = [&](const auto& from, auto& to) {
+      std::copy(from.begin(), from.end(), to.begin());
+    };
     copy(f->step, g->step);
     copy(f->time, g->time);
     copy(f->position, g->position);
@@ -75,7 +77,8 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     f->velocity[2 * (t * n + i)] = a.velocity[2 * i];
     f->velocity[2 * (t * n + i) + 1] = a.velocity[2 * i + 1];
     f->heading[t * n + i] = a.heading[i];
-    if (f->progress) f->along[t * n + i] = on && metrics ? static_cast<float>(m.progress()[i]) : nan;
+    if (f->progress)
+      f->along[t * n + i] = on && metrics ? static_cast<float>(m.progress()[i]) : nan;
     if (!on) continue;
     ++alive;
     speed += std::hypot(double(a.velocity[2 * i]), double(a.velocity[2 * i + 1]));
@@ -89,7 +92,8 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     laps += m.laps()[i];
   }
   if (f->maps) {
-    std::copy(interest, interest + n * k, f->interest.begin() + static_cast<std::ptrdiff_t>(t * n * k));
+    std::copy(interest, interest + n * k,
+              f->interest.begin() + static_cast<std::ptrdiff_t>(t * n * k));
     std::copy(danger, danger + n * k, f->danger.begin() + static_cast<std::ptrdiff_t>(t * n * k));
     if (sensed) {
       if (f->sensed.empty()) f->sensed.assign(f->capacity * n * k, inf);
@@ -98,13 +102,16 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
   }
   float* s = f->series.data() + t * static_cast<std::size_t>(Series::kCount);
   const double na = alive > 0 ? static_cast<double>(alive) : 1.0;
-  s[static_cast<std::size_t>(Series::kAgentCollisions)] = metrics ? static_cast<float>(agent_ep / 2) : nan;
-  s[static_cast<std::size_t>(Series::kWallCollisions)] = metrics ? static_cast<float>(wall_ep) : nan;
+  s[static_cast<std::size_t>(Series::kAgentCollisions)] =
+      metrics ? static_cast<float>(agent_ep / 2) : nan;
+  s[static_cast<std::size_t>(Series::kWallCollisions)] =
+      metrics ? static_cast<float>(wall_ep) : nan;
   s[static_cast<std::size_t>(Series::kMinClearance)] = metrics ? clearance : nan;
   s[static_cast<std::size_t>(Series::kMeanSpeed)] = static_cast<float>(speed / na);
   s[static_cast<std::size_t>(Series::kArrived)] = metrics ? static_cast<float>(arrived) : nan;
   s[static_cast<std::size_t>(Series::kStuck)] = static_cast<float>(stuck_now);
-  s[static_cast<std::size_t>(Series::kMeanProgress)] = metrics ? static_cast<float>(along / na) : nan;
+  s[static_cast<std::size_t>(Series::kMeanProgress)] =
+      metrics ? static_cast<float>(along / na) : nan;
   s[static_cast<std::size_t>(Series::kLaps)] = metrics ? static_cast<float>(laps) : nan;
   ++frames_;
 }

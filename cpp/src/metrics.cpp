@@ -84,7 +84,8 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
     if (!a.alive[i]) continue;
     float wall = kInf, agent = kInf;
     std::uint8_t count = 0;
-    measure_row(a, world, i, wall, agent, partners_.data() + i * kMaxContacts, count, wall_lb_[i], 0.0);
+    measure_row(a, world, i, wall, agent, partners_.data() + i * kMaxContacts, count, wall_lb_[i],
+                0.0);
     n_partners_[i] = count;
     touching_[i] = wall < params_.contact_tolerance * a.radius[i];
     min_wall_[i] = cur_wall_[i] = wall;
@@ -100,7 +101,8 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
     for (std::size_t i = 0; i < n_; ++i)
       for (std::size_t j = 0; j < n_; ++j)
         if (a.alive[i] && a.alive[j])
-          lap_diff_[i * n_ + j] = static_cast<std::int32_t>(std::floor((start_offset_[i] - start_offset_[j]) / l));
+          lap_diff_[i * n_ + j] =
+              static_cast<std::int32_t>(std::floor((start_offset_[i] - start_offset_[j]) / l));
   }
 }
 

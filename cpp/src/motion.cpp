@@ -43,7 +43,8 @@ Step step_input(const MotionInputs& in, std::size_t i, bool full_speed) {
 void move_one(const Lerp& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h, bool&) {
   const AgentsView& a = in.agents;
   const Step s = step_input(in, i, m.full_speed);
-  const float force = std::clamp(m.steer_force >= 0.0f ? m.steer_force : a.steer_force[i], 0.0f, 1.0f);
+  const float force =
+      std::clamp(m.steer_force >= 0.0f ? m.steer_force : a.steer_force[i], 0.0f, 1.0f);
   const Vec2 desired = s.dir * (a.max_speed[i] * s.strength);
   v = clamp_length(v + (desired - v) * force, a.max_speed[i]);
   if (length(v) > kStopped) h = std::atan2(v.y, v.x);
@@ -68,7 +69,8 @@ void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, fl
   }
 }
 
-void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h, bool& braking) {
+void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h,
+              bool& braking) {
   const AgentsView& a = in.agents;
   const Step s = step_input(in, i, m.full_speed);
   const float vmax = a.max_speed[i];
@@ -84,7 +86,8 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
     braking = std::fabs(delta) > m.brake_angle;
     target_speed = vmax * s.strength * (braking ? m.brake_speed : 1.0f);
   }
-  const float dv = std::clamp(target_speed - speed, -a.max_accel[i] * in.dt, a.max_accel[i] * in.dt);
+  const float dv =
+      std::clamp(target_speed - speed, -a.max_accel[i] * in.dt, a.max_accel[i] * in.dt);
   const float next = std::clamp(speed + dv, 0.0f, vmax);
   v = Vec2{std::cos(h), std::sin(h)} * next;
 }
@@ -92,7 +95,9 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
 // gdx-ai's applySteering moves with the old velocity, then updates it.
 bool position_first(const Accel& m) { return m.gdx_order; }
 template <class M>
-bool position_first(const M&) { return false; }
+bool position_first(const M&) {
+  return false;
+}
 
 }  // namespace
 
@@ -131,9 +136,8 @@ void move_rows(const MotionModel& model, const MotionInputs& in, const MotionOut
 }
 
 void move(const MotionModel& model, const MotionInputs& in, const MotionOutputs& out) {
-  parallel_for(in.agents.size, 256, [&](std::size_t b, std::size_t e) {
-    move_rows(model, in, out, b, e);
-  });
+  parallel_for(in.agents.size, 256,
+               [&](std::size_t b, std::size_t e) { move_rows(model, in, out, b, e); });
 }
 
 }  // namespace contextsteer

@@ -59,7 +59,8 @@ void NavField::block(const World& world, std::uint32_t layers) {
   const auto wall_obstacle = world.wall_obstacle();
   for (std::size_t s = 0; s < wall_obstacle.size(); ++s) {
     if (!(obstacle_layers[static_cast<std::size_t>(wall_obstacle[s])] & layers)) continue;
-    const double ax = walls[4 * s], ay = walls[4 * s + 1], bx = walls[4 * s + 2], by = walls[4 * s + 3];
+    const double ax = walls[4 * s], ay = walls[4 * s + 1], bx = walls[4 * s + 2],
+                 by = walls[4 * s + 3];
     int i0, i1, j0, j1;
     if (!node_box(g, std::min(ax, bx) - rb, std::min(ay, by) - rb, std::max(ax, bx) + rb,
                   std::max(ay, by) + rb, i0, i1, j0, j1))
@@ -98,7 +99,9 @@ void NavField::block(const World& world, std::uint32_t layers) {
       yhi = std::max<double>(yhi, pts[2 * v + 1]);
     }
     int i0, i1, j0, j1;
-    if (!node_box(g, g.x0, ylo, g.x0 + (g.nx - 1) * static_cast<double>(g.cell), yhi, i0, i1, j0, j1)) continue;
+    if (!node_box(g, g.x0, ylo, g.x0 + (g.nx - 1) * static_cast<double>(g.cell), yhi, i0, i1, j0,
+                  j1))
+      continue;
     for (int j = j0; j <= j1; ++j) {
       const double y = y_of(j);
       xs.clear();
@@ -117,8 +120,9 @@ void NavField::block(const World& world, std::uint32_t layers) {
   }
 }
 
-void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<std::uint8_t>& state,
-                     std::vector<float>& dist, std::vector<float>& desc) const {
+void NavField::march(const NavGoals& goals, std::vector<double>& t,
+                     std::vector<std::uint8_t>& state, std::vector<float>& dist,
+                     std::vector<float>& desc) const {
   const NavGrid& g = grid_;
   const int nx = g.nx, ny = g.ny;
   const std::size_t nn = g.nodes();
@@ -179,7 +183,8 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
         if (in_ring(x, y, rp, s, e)) return 0.0;
         double d2 = kInf;
         for (std::int32_t v = s, w = e - 1; v < e; w = v++)
-          d2 = std::min(d2, segment_distance2(rp[2 * w], rp[2 * w + 1], rp[2 * v], rp[2 * v + 1], x, y));
+          d2 = std::min(
+              d2, segment_distance2(rp[2 * w], rp[2 * w + 1], rp[2 * v], rp[2 * v + 1], x, y));
         return std::sqrt(d2);
       });
     }
@@ -205,7 +210,8 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
   // Σ α_d (T − τ_d)² = h² for the larger root, accepted when T >= every T1 (upwind
   // causality); otherwise first order on both axes, then the one-axis update T1 + h.
   auto known = [&](int i, int j) {
-    return i >= 0 && j >= 0 && i < nx && j < ny && state[static_cast<std::size_t>(j) * nx + i] == kKnown;
+    return i >= 0 && j >= 0 && i < nx && j < ny &&
+           state[static_cast<std::size_t>(j) * nx + i] == kKnown;
   };
   auto value = [&](int i, int j) { return t[static_cast<std::size_t>(j) * nx + i]; };
   auto axis = [&](int i, int j, int di, int dj, double& t1, double& alpha, double& tau) {
@@ -225,7 +231,8 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
     return true;
   };
   auto solve2 = [&](double ax, double tx, double ay, double ty, double lo, double& out) {
-    const double a = ax + ay, b = -2.0 * (ax * tx + ay * ty), c = ax * tx * tx + ay * ty * ty - h * h;
+    const double a = ax + ay, b = -2.0 * (ax * tx + ay * ty),
+                 c = ax * tx * tx + ay * ty * ty - h * h;
     const double disc = b * b - 4.0 * a * c;
     if (disc < 0.0) return false;
     out = (-b + std::sqrt(disc)) / (2.0 * a);
@@ -252,9 +259,11 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
     heap.pop_back();
     const auto n = static_cast<std::size_t>(top & 0xFFFFFFFFu);
     // Stale entries (the node was lowered since, or accepted) are skipped.
-    if (state[n] == kKnown || (top >> 32) != std::bit_cast<std::uint32_t>(static_cast<float>(t[n]))) continue;
+    if (state[n] == kKnown || (top >> 32) != std::bit_cast<std::uint32_t>(static_cast<float>(t[n])))
+      continue;
     state[n] = kKnown;
-    const int i = static_cast<int>(n % static_cast<std::size_t>(nx)), j = static_cast<int>(n / static_cast<std::size_t>(nx));
+    const int i = static_cast<int>(n % static_cast<std::size_t>(nx)),
+              j = static_cast<int>(n / static_cast<std::size_t>(nx));
     const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
     for (const auto& q : nb) {
       if (q[0] < 0 || q[1] < 0 || q[0] >= nx || q[1] >= ny) continue;
@@ -303,7 +312,8 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
   for (std::size_t n = 0; n < nn; ++n)
     if (!blocked_[n] && t[n] < kInf) src[n] = static_cast<std::int32_t>(n);
   auto d2 = [&](std::size_t n, std::int32_t s) {
-    const long long di = static_cast<long long>(n % nx) - s % nx, dj = static_cast<long long>(n / nx) - s / nx;
+    const long long di = static_cast<long long>(n % nx) - s % nx,
+                    dj = static_cast<long long>(n / nx) - s / nx;
     return di * di + dj * dj;
   };
   auto offer = [&](int i, int j, int qi, int qj) {
@@ -319,19 +329,26 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t, std::vector<
     }
     const long long a = d2(n, s), b = d2(n, cur);
     if (a < b || (a == b && (t[static_cast<std::size_t>(s)] < t[static_cast<std::size_t>(cur)] ||
-                             (t[static_cast<std::size_t>(s)] == t[static_cast<std::size_t>(cur)] && s < cur))))
+                             (t[static_cast<std::size_t>(s)] == t[static_cast<std::size_t>(cur)] &&
+                              s < cur))))
       src[n] = s;
   };
   for (int pass = 0; pass < 2; ++pass) {
     for (int j = 0; j < ny; ++j) {
       for (int i = 0; i < nx; ++i) {
-        offer(i, j, i - 1, j); offer(i, j, i - 1, j - 1); offer(i, j, i, j - 1); offer(i, j, i + 1, j - 1);
+        offer(i, j, i - 1, j);
+        offer(i, j, i - 1, j - 1);
+        offer(i, j, i, j - 1);
+        offer(i, j, i + 1, j - 1);
       }
       for (int i = nx - 1; i >= 0; --i) offer(i, j, i + 1, j);
     }
     for (int j = ny - 1; j >= 0; --j) {
       for (int i = nx - 1; i >= 0; --i) {
-        offer(i, j, i + 1, j); offer(i, j, i + 1, j + 1); offer(i, j, i, j + 1); offer(i, j, i - 1, j + 1);
+        offer(i, j, i + 1, j);
+        offer(i, j, i + 1, j + 1);
+        offer(i, j, i, j + 1);
+        offer(i, j, i - 1, j + 1);
       }
       for (int i = 0; i < nx; ++i) offer(i, j, i - 1, j);
     }
@@ -362,27 +379,36 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   double b[4] = {kInf, kInf, -kInf, -kInf};
   float wb[4];
   if (world.bounds(wb)) {
-    b[0] = wb[0]; b[1] = wb[1]; b[2] = wb[2]; b[3] = wb[3];
+    b[0] = wb[0];
+    b[1] = wb[1];
+    b[2] = wb[2];
+    b[3] = wb[3];
   }
   for (std::size_t k = 0; k < goals.size(); ++k) {
     const NavGoals& g = goals[k];
     if (g.empty()) throw std::invalid_argument("goal set " + std::to_string(k) + " is empty");
     auto grow = [&](const std::vector<float>& xy) {
       for (std::size_t i = 0; i + 1 < xy.size(); i += 2) {
-        b[0] = std::min<double>(b[0], xy[i]); b[1] = std::min<double>(b[1], xy[i + 1]);
-        b[2] = std::max<double>(b[2], xy[i]); b[3] = std::max<double>(b[3], xy[i + 1]);
+        b[0] = std::min<double>(b[0], xy[i]);
+        b[1] = std::min<double>(b[1], xy[i + 1]);
+        b[2] = std::max<double>(b[2], xy[i]);
+        b[3] = std::max<double>(b[3], xy[i + 1]);
       }
     };
-    grow(g.points); grow(g.segments); grow(g.rings);
+    grow(g.points);
+    grow(g.segments);
+    grow(g.rings);
   }
   const double pad = std::max<double>(margin, 0.0) + cell;
   const double x0 = b[0] - pad, y0 = b[1] - pad;
   const double w = b[2] - b[0] + 2 * pad, hgt = b[3] - b[1] + 2 * pad;
   const double nx = std::ceil(w / cell) + 1, ny = std::ceil(hgt / cell) + 1;
   if (nx * ny > static_cast<double>(kMaxNodes))
-    throw std::invalid_argument("the grid would have " + std::to_string(static_cast<long long>(nx * ny)) +
-                                " nodes (more than " + std::to_string(kMaxNodes) + "); use a larger cell");
-  grid_ = {static_cast<float>(x0), static_cast<float>(y0), cell, static_cast<int>(nx), static_cast<int>(ny)};
+    throw std::invalid_argument(
+        "the grid would have " + std::to_string(static_cast<long long>(nx * ny)) +
+        " nodes (more than " + std::to_string(kMaxNodes) + "); use a larger cell");
+  grid_ = {static_cast<float>(x0), static_cast<float>(y0), cell, static_cast<int>(nx),
+           static_cast<int>(ny)};
   radius_ = radius;
   block_radius_ = std::max(radius, 0.5f * cell);
   block(world, layers);
@@ -407,7 +433,8 @@ Bilinear bilinear(const NavGrid& g, Vec2 p) {
   float fy = std::clamp((p.y - g.y0) * inv, 0.0f, static_cast<float>(g.ny - 1));
   if (!(fx == fx)) fx = 0.0f;
   if (!(fy == fy)) fy = 0.0f;
-  const int i = std::min(static_cast<int>(fx), g.nx - 2), j = std::min(static_cast<int>(fy), g.ny - 2);
+  const int i = std::min(static_cast<int>(fx), g.nx - 2),
+            j = std::min(static_cast<int>(fy), g.ny - 2);
   const std::size_t n00 = static_cast<std::size_t>(j) * g.nx + i;
   return {n00, n00 + 1, n00 + g.nx, n00 + g.nx + 1, fx - i, fy - j};
 }
@@ -448,9 +475,11 @@ float NavField::distance_at(std::size_t g, Vec2 p) const {
 Vec2 NavField::direction_at(std::size_t g, Vec2 p) const {
   const Bilinear b = bilinear(grid_, p);
   const float* e = desc_[g].data();
-  const float w00 = (1 - b.u) * (1 - b.v), w10 = b.u * (1 - b.v), w01 = (1 - b.u) * b.v, w11 = b.u * b.v;
+  const float w00 = (1 - b.u) * (1 - b.v), w10 = b.u * (1 - b.v), w01 = (1 - b.u) * b.v,
+              w11 = b.u * b.v;
   float x = w00 * e[2 * b.n00] + w10 * e[2 * b.n10] + w01 * e[2 * b.n01] + w11 * e[2 * b.n11];
-  float y = w00 * e[2 * b.n00 + 1] + w10 * e[2 * b.n10 + 1] + w01 * e[2 * b.n01 + 1] + w11 * e[2 * b.n11 + 1];
+  float y = w00 * e[2 * b.n00 + 1] + w10 * e[2 * b.n10 + 1] + w01 * e[2 * b.n01 + 1] +
+            w11 * e[2 * b.n11 + 1];
   float len = std::sqrt(x * x + y * y);
   // On a ridge (the corners disagree: ways round an obstacle on either side, or two
   // goals) opposite descents cancel and the remainder, normalised, can point anywhere —

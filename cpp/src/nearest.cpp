@@ -22,8 +22,10 @@ struct Candidate {
 
 // Distance from p to every entry of a cell, in double. Segments: closest_on_segment.
 // Circles: the boundary point along the ray from the centre through p.
-void visit(const WorldGrid& g, std::size_t cell, double px, double py, std::uint32_t layers, Candidate& best) {
-  for (auto e = static_cast<std::size_t>(g.seg_start[cell]); e < static_cast<std::size_t>(g.seg_start[cell + 1]); ++e) {
+void visit(const WorldGrid& g, std::size_t cell, double px, double py, std::uint32_t layers,
+           Candidate& best) {
+  for (auto e = static_cast<std::size_t>(g.seg_start[cell]);
+       e < static_cast<std::size_t>(g.seg_start[cell + 1]); ++e) {
     if (!(g.seg_layers[e] & layers)) continue;
     const double ax = g.ax[e], ay = g.ay[e];
     const SegmentPoint q = closest_on_segment(ax, ay, g.bx[e], g.by[e], px, py);
@@ -34,7 +36,8 @@ void visit(const WorldGrid& g, std::size_t cell, double px, double py, std::uint
       best = {d2, q.x, q.y, -ey / len, ex / len, 1, g.seg_index[e]};
     }
   }
-  for (auto e = static_cast<std::size_t>(g.circ_start[cell]); e < static_cast<std::size_t>(g.circ_start[cell + 1]); ++e) {
+  for (auto e = static_cast<std::size_t>(g.circ_start[cell]);
+       e < static_cast<std::size_t>(g.circ_start[cell + 1]); ++e) {
     if (!(g.circ_layers[e] & layers)) continue;
     const double vx = px - g.cx[e], vy = py - g.cy[e];
     const double len = std::sqrt(vx * vx + vy * vy);
@@ -48,8 +51,8 @@ void visit(const WorldGrid& g, std::size_t cell, double px, double py, std::uint
 
 }  // namespace
 
-void nearest_rows(const World& world, std::span<const float> points, float max_dist, std::uint32_t layers,
-                  NearestOut out, std::size_t begin, std::size_t end) {
+void nearest_rows(const World& world, std::span<const float> points, float max_dist,
+                  std::uint32_t layers, NearestOut out, std::size_t begin, std::size_t end) {
   CONTEXTSTEER_ASSERT(world.indexed());
   const WorldGrid& g = world.grid();
   const double h = g.cell;
@@ -80,7 +83,8 @@ void nearest_rows(const World& world, std::span<const float> points, float max_d
             for (long long cx = x_lo; cx <= x_hi; ++cx)
               visit(g, static_cast<std::size_t>(cy * nx + cx), px, py, layers, best);
           } else {
-            if (pcx - r >= 0 && pcx - r < nx) visit(g, static_cast<std::size_t>(cy * nx + pcx - r), px, py, layers, best);
+            if (pcx - r >= 0 && pcx - r < nx)
+              visit(g, static_cast<std::size_t>(cy * nx + pcx - r), px, py, layers, best);
             if (r > 0 && pcx + r >= 0 && pcx + r < nx)
               visit(g, static_cast<std::size_t>(cy * nx + pcx + r), px, py, layers, best);
           }
@@ -110,8 +114,8 @@ void nearest_rows(const World& world, std::span<const float> points, float max_d
   }
 }
 
-void nearest(const World& world, std::span<const float> points, float max_dist, std::uint32_t layers,
-             NearestOut out) {
+void nearest(const World& world, std::span<const float> points, float max_dist,
+             std::uint32_t layers, NearestOut out) {
   parallel_for(points.size() / 2, 256, [&](std::size_t b, std::size_t e) {
     nearest_rows(world, points, max_dist, layers, out, b, e);
   });

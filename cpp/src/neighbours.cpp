@@ -9,8 +9,8 @@
 
 namespace contextsteer {
 
-void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive,
-                           std::size_t n, float cell_size) {
+void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, std::size_t n,
+                           float cell_size) {
   order_.clear();
   sorted_pos_.clear();
   float lo_x = 0.0f, lo_y = 0.0f, hi_x = 0.0f, hi_y = 0.0f;
@@ -64,8 +64,10 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive,
     const double fx = (static_cast<double>(positions[2 * i]) - min_x_) * inv_cell_;
     const double fy = (static_cast<double>(positions[2 * i + 1]) - min_y_) * inv_cell_;
     // Written so that a NaN (a user writing NaN into a view) lands in cell 0, never UB.
-    const auto cx = static_cast<std::int64_t>(fx > 0.0 ? std::min(fx, static_cast<double>(nx_ - 1)) : 0.0);
-    const auto cy = static_cast<std::int64_t>(fy > 0.0 ? std::min(fy, static_cast<double>(ny_ - 1)) : 0.0);
+    const auto cx =
+        static_cast<std::int64_t>(fx > 0.0 ? std::min(fx, static_cast<double>(nx_ - 1)) : 0.0);
+    const auto cy =
+        static_cast<std::int64_t>(fy > 0.0 ? std::min(fy, static_cast<double>(ny_ - 1)) : 0.0);
     const auto c = static_cast<std::uint32_t>(cy * nx_ + cx);
     cell_of_[r++] = c;
     ++cell_start_[c + 1];
@@ -97,7 +99,8 @@ void NeighborGrid::rebuild_from(const NeighborGrid& grid, const float* positions
   cell_start_ = grid.cell_start_;
   order_ = grid.order_;
   sorted_pos_.resize(grid.sorted_pos_.size());
-  std::fill(sorted_pos_.begin() + static_cast<std::ptrdiff_t>(2 * order_.size()), sorted_pos_.end(), 0.0f);
+  std::fill(sorted_pos_.begin() + static_cast<std::ptrdiff_t>(2 * order_.size()), sorted_pos_.end(),
+            0.0f);
   // The largest move, as |dx| + |dy| (>= the distance) in double, rounded up to float
   // below. A non-finite position (NaN: never within a finite radius of anything) is
   // skipped by the comparison; an infinite one gives infinite slack (every cell).
@@ -117,8 +120,8 @@ void NeighborGrid::rebuild_from(const NeighborGrid& grid, const float* positions
   slack_ = static_cast<float>(static_cast<double>(grid.slack_) + move * (1.0 + 0x1p-20));
 }
 
-std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self,
-                                std::size_t max_count, std::int32_t* out) const {
+std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std::size_t max_count,
+                                std::int32_t* out) const {
   if (order_.empty() || max_count == 0 || !(radius >= 0.0f)) return 0;
   max_count = std::min(max_count, kMaxNeighbors);
   const float r2 = radius * radius;
@@ -190,27 +193,26 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self,
 
 void find_neighbors_rows(const NeighborGrid& grid, const float* positions,
                          const std::uint8_t* alive, float radius, std::size_t max_neighbors,
-                         std::int32_t* out_indices, std::int32_t* out_counts,
-                         std::size_t begin, std::size_t end) {
+                         std::int32_t* out_indices, std::int32_t* out_counts, std::size_t begin,
+                         std::size_t end) {
   for (std::size_t i = begin; i < end; ++i) {
     std::int32_t* row = out_indices + i * max_neighbors;
     std::size_t c = 0;
     if (!alive || alive[i]) {
-      c = grid.query({positions[2 * i], positions[2 * i + 1]}, radius,
-                     static_cast<std::int32_t>(i), max_neighbors, row);
+      c = grid.query({positions[2 * i], positions[2 * i + 1]}, radius, static_cast<std::int32_t>(i),
+                     max_neighbors, row);
     }
     for (std::size_t k = c; k < max_neighbors; ++k) row[k] = -1;
     out_counts[i] = static_cast<std::int32_t>(c);
   }
 }
 
-void find_neighbors(const NeighborGrid& grid, const float* positions,
-                    const std::uint8_t* alive, std::size_t n, float radius,
-                    std::size_t max_neighbors, std::int32_t* out_indices,
-                    std::int32_t* out_counts) {
+void find_neighbors(const NeighborGrid& grid, const float* positions, const std::uint8_t* alive,
+                    std::size_t n, float radius, std::size_t max_neighbors,
+                    std::int32_t* out_indices, std::int32_t* out_counts) {
   parallel_for(n, 256, [&](std::size_t b, std::size_t e) {
-    find_neighbors_rows(grid, positions, alive, radius, max_neighbors, out_indices,
-                        out_counts, b, e);
+    find_neighbors_rows(grid, positions, alive, radius, max_neighbors, out_indices, out_counts, b,
+                        e);
   });
 }
 

@@ -24,8 +24,7 @@ template <class F>
 void parallel_for(std::size_t n, std::size_t grain, F&& body) {
   using Body = std::remove_reference_t<F>;
   parallel_for_impl(
-      n, grain,
-      [](void* ctx, std::size_t b, std::size_t e) { (*static_cast<Body*>(ctx))(b, e); },
+      n, grain, [](void* ctx, std::size_t b, std::size_t e) { (*static_cast<Body*>(ctx))(b, e); },
       const_cast<void*>(static_cast<const void*>(&body)));
 }
 

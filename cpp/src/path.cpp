@@ -62,8 +62,8 @@ std::vector<P2> smooth_points(const std::vector<P2>& c, bool closed, int samples
     const auto k = static_cast<std::ptrdiff_t>(i);
     out.push_back(c[i]);  // u = 0 exactly: the spline interpolates the control points
     for (int j = 1; j < samples; ++j) {
-      out.push_back(catmull_rom(at(k - 1), at(k), at(k + 1), at(k + 2),
-                                static_cast<double>(j) / samples));
+      out.push_back(
+          catmull_rom(at(k - 1), at(k), at(k + 1), at(k + 2), static_cast<double>(j) / samples));
     }
   }
   if (!closed) out.push_back(c[n - 1]);
@@ -96,8 +96,8 @@ Path::Path(std::span<const float> xy, bool closed, bool smooth, int samples_per_
     throw std::invalid_argument("Path: expected at least 2 distinct points, got " +
                                 std::to_string(control.size()));
   }
-  const std::vector<P2> dense = smooth ? smooth_points(control, closed, samples_per_segment)
-                                       : control;
+  const std::vector<P2> dense =
+      smooth ? smooth_points(control, closed, samples_per_segment) : control;
   // Store float32 vertices, dropping any that rounding made equal to their predecessor.
   xy_.reserve(dense.size() * 2);
   for (const P2& p : dense) {
@@ -162,8 +162,12 @@ void Path::build_bvh() {
 void Path::build_node(std::uint32_t index, std::uint32_t begin, std::uint32_t end,
                       const std::vector<float>& centres) {
   const std::size_t v = num_points();
-  Node n{std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
-         -std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(), 0, 0};
+  Node n{std::numeric_limits<float>::infinity(),
+         std::numeric_limits<float>::infinity(),
+         -std::numeric_limits<float>::infinity(),
+         -std::numeric_limits<float>::infinity(),
+         0,
+         0};
   float cmin_x = n.min_x, cmin_y = n.min_y, cmax_x = n.max_x, cmax_y = n.max_y;
   for (std::uint32_t k = begin; k < end; ++k) {
     const std::uint32_t i = order_[k];
@@ -214,8 +218,8 @@ double Path::normalize_offset(double s) const {
 std::size_t Path::segment_at(double s) const {
   const auto it = std::upper_bound(cum_.begin(), cum_.end(), s);
   const std::ptrdiff_t i = (it - cum_.begin()) - 1;
-  return static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(
-      i, 0, static_cast<std::ptrdiff_t>(seg_len_.size()) - 1));
+  return static_cast<std::size_t>(
+      std::clamp<std::ptrdiff_t>(i, 0, static_cast<std::ptrdiff_t>(seg_len_.size()) - 1));
 }
 
 // Squared distance from (px, py) to the segment in leaf slot `slot`, and the clamped
@@ -312,8 +316,8 @@ Vec2 Path::direction(Vec2 p, double look_ahead, PathDirectionMode mode) const {
 
 // ------------------------------------------------------------------ batched ---
 
-void closest_offset_rows(const Path& path, std::span<const float> points,
-                         std::span<float> out, std::size_t begin, std::size_t end) {
+void closest_offset_rows(const Path& path, std::span<const float> points, std::span<float> out,
+                         std::size_t begin, std::size_t end) {
   const auto len_f = static_cast<float>(path.length());
   for (std::size_t i = begin; i < end; ++i) {
     auto o = static_cast<float>(path.closest_offset({points[2 * i], points[2 * i + 1]}));
@@ -323,9 +327,8 @@ void closest_offset_rows(const Path& path, std::span<const float> points,
 }
 
 void closest_offset(const Path& path, std::span<const float> points, std::span<float> out) {
-  parallel_for(out.size(), kGrain, [&](std::size_t b, std::size_t e) {
-    closest_offset_rows(path, points, out, b, e);
-  });
+  parallel_for(out.size(), kGrain,
+               [&](std::size_t b, std::size_t e) { closest_offset_rows(path, points, out, b, e); });
 }
 
 void point_at_rows(const Path& path, std::span<const float> offsets, std::span<float> out,
@@ -338,9 +341,8 @@ void point_at_rows(const Path& path, std::span<const float> offsets, std::span<f
 }
 
 void point_at(const Path& path, std::span<const float> offsets, std::span<float> out) {
-  parallel_for(offsets.size(), kGrain, [&](std::size_t b, std::size_t e) {
-    point_at_rows(path, offsets, out, b, e);
-  });
+  parallel_for(offsets.size(), kGrain,
+               [&](std::size_t b, std::size_t e) { point_at_rows(path, offsets, out, b, e); });
 }
 
 void tangent_at_rows(const Path& path, std::span<const float> offsets, std::span<float> out,
@@ -353,9 +355,8 @@ void tangent_at_rows(const Path& path, std::span<const float> offsets, std::span
 }
 
 void tangent_at(const Path& path, std::span<const float> offsets, std::span<float> out) {
-  parallel_for(offsets.size(), kGrain, [&](std::size_t b, std::size_t e) {
-    tangent_at_rows(path, offsets, out, b, e);
-  });
+  parallel_for(offsets.size(), kGrain,
+               [&](std::size_t b, std::size_t e) { tangent_at_rows(path, offsets, out, b, e); });
 }
 
 void direction_rows(const Path& path, std::span<const float> points, double look_ahead,

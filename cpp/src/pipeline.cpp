@@ -37,8 +37,8 @@ namespace {
 template <std::size_t H, std::size_t B>
 CS_AVX2 bool steer_max_mask_argmax_avx2(const float* maps, std::size_t b, std::size_t stride,
                                         const float* danger, float threshold, const float* sx,
-                                        const float* sy, float* dir, float* str,
-                                        std::int32_t* slot, std::size_t begin, std::size_t end) {
+                                        const float* sy, float* dir, float* str, std::int32_t* slot,
+                                        std::size_t begin, std::size_t end) {
   constexpr std::size_t k = 8 * H;
   const std::size_t nb = B ? B : b;  // B = 0: the number of maps at run time
   const __m256i abs_bits = _mm256_set1_epi32(0x7fffffff);
@@ -67,7 +67,8 @@ CS_AVX2 bool steer_max_mask_argmax_avx2(const float* maps, std::size_t b, std::s
       x[i] = _mm256_andnot_ps(_mm256_cmp_ps(d, t, _CMP_GT_OQ), x[i]);
     }
     __m256 nan = _mm256_cmp_ps(x[0], x[H - 1], _CMP_UNORD_Q);
-    for (std::size_t i = 1; i + 1 < H; i += 2) nan = _mm256_or_ps(nan, _mm256_cmp_ps(x[i], x[i + 1], _CMP_UNORD_Q));
+    for (std::size_t i = 1; i + 1 < H; i += 2)
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(x[i], x[i + 1], _CMP_UNORD_Q));
     std::int32_t best;
     float value;  // the chosen slot's value
     if (_mm256_movemask_ps(nan)) [[unlikely]] {
@@ -91,7 +92,8 @@ CS_AVX2 bool steer_max_mask_argmax_avx2(const float* maps, std::size_t b, std::s
       top = _mm256_max_ps(top, _mm256_shuffle_ps(top, top, _MM_SHUFFLE(2, 3, 0, 1)));
       std::uint64_t eq = 0;
       for (std::size_t i = 0; i < H; ++i)
-        eq |= static_cast<std::uint64_t>(_mm256_movemask_ps(_mm256_cmp_ps(x[i], top, _CMP_EQ_OQ))) << (8 * i);
+        eq |= static_cast<std::uint64_t>(_mm256_movemask_ps(_mm256_cmp_ps(x[i], top, _CMP_EQ_OQ)))
+              << (8 * i);
       // A positive maximum equals the first slot holding it bit for bit (only zeros have
       // two encodings), so it is that slot's value.
       value = _mm256_cvtss_f32(top);
@@ -116,9 +118,8 @@ CS_AVX2 bool steer_max_mask_argmax_avx2(const float* maps, std::size_t b, std::s
 
 void steer_rows(std::span<const float> interest_maps, std::size_t b, std::size_t n, std::size_t k,
                 std::span<const float> danger, const SlotSet& slots, const SteerParams& p,
-                std::span<float> direction, std::span<float> strength,
-                std::span<std::int32_t> slot, std::span<float> scratch, std::size_t begin,
-                std::size_t end) {
+                std::span<float> direction, std::span<float> strength, std::span<std::int32_t> slot,
+                std::span<float> scratch, std::size_t begin, std::size_t end) {
   const std::size_t block = std::max<std::size_t>(1, kSteerBlockFloats / k);
   for (std::size_t r0 = begin; r0 < end; r0 += block) {
     const std::size_t rows = std::min(block, end - r0);
@@ -137,13 +138,14 @@ void steer(std::span<const float> interest_maps, std::size_t b, std::size_t n, s
            std::span<float> big_scratch, std::atomic<bool>* nonfinite) {
   const auto finite = [&](std::size_t r0, std::size_t r1) {
     bool ok = all_finite(danger.data() + r0 * k, (r1 - r0) * k);
-    for (std::size_t s = 0; s < b; ++s) ok &= all_finite(interest_maps.data() + (s * n + r0) * k, (r1 - r0) * k);
+    for (std::size_t s = 0; s < b; ++s)
+      ok &= all_finite(interest_maps.data() + (s * n + r0) * k, (r1 - r0) * k);
     return ok;
   };
 #if defined(CONTEXTSTEER_STEER_AVX2)
   if (p.combine == CombineMode::kMax && p.resolve.mode == ResolveMode::kMask &&
-      p.choose.mode == ChooseMode::kArgmax && (k == 8 || k == 16 || k == 32 || k == 64) &&
-      b >= 1 && detail::use_avx2()) {
+      p.choose.mode == ChooseMode::kArgmax && (k == 8 || k == 16 || k == 32 || k == 64) && b >= 1 &&
+      detail::use_avx2()) {
     const float* sx = slots.x();
     const float* sy = slots.y();
     auto run = [&]<std::size_t H>(std::size_t r0, std::size_t r1) {
@@ -154,24 +156,38 @@ void steer(std::span<const float> interest_maps, std::size_t b, std::size_t n, s
                                                 strength.data(), slot.data(), r0, r1);
       };
       switch (b) {
-        case 1: return with.template operator()<1>();
-        case 2: return with.template operator()<2>();
-        case 3: return with.template operator()<3>();
-        case 4: return with.template operator()<4>();
-        default: return with.template operator()<0>();
+        case 1:
+          return with.template operator()<1>();
+        case 2:
+          return with.template operator()<2>();
+        case 3:
+          return with.template operator()<3>();
+        case 4:
+          return with.template operator()<4>();
+        default:
+          return with.template operator()<0>();
       }
     };
-    for_rows(n, k * (b + 1), nullptr, [](std::size_t, std::size_t) { return true; },
-             [&](std::size_t r0, std::size_t r1) {
-               bool ok = true;
-               switch (k) {
-                 case 8: ok = run.template operator()<1>(r0, r1); break;
-                 case 16: ok = run.template operator()<2>(r0, r1); break;
-                 case 32: ok = run.template operator()<4>(r0, r1); break;
-                 default: ok = run.template operator()<8>(r0, r1); break;
-               }
-               if (!ok && nonfinite) nonfinite->store(true, std::memory_order_relaxed);
-             });
+    for_rows(
+        n, k * (b + 1), nullptr, [](std::size_t, std::size_t) { return true; },
+        [&](std::size_t r0, std::size_t r1) {
+          bool ok = true;
+          switch (k) {
+            case 8:
+              ok = run.template operator()<1>(r0, r1);
+              break;
+            case 16:
+              ok = run.template operator()<2>(r0, r1);
+              break;
+            case 32:
+              ok = run.template operator()<4>(r0, r1);
+              break;
+            default:
+              ok = run.template operator()<8>(r0, r1);
+              break;
+          }
+          if (!ok && nonfinite) nonfinite->store(true, std::memory_order_relaxed);
+        });
     return;
   }
 #endif

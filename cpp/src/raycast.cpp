@@ -36,7 +36,8 @@ __attribute__((noinline)) void unit(float x, float y, float& ux, float& uy) {
 }
 
 // Normal of a hit, see RayHitsOut.
-void hit_normal(const World& w, const Best& b, float ox, float oy, float dx, float dy, float r, float& nx, float& ny) {
+void hit_normal(const World& w, const Best& b, float ox, float oy, float dx, float dy, float r,
+                float& nx, float& ny) {
   nx = -dx;
   ny = -dy;
   if (b.t == 0.0 || b.kind == kPolygon) return;
@@ -73,10 +74,14 @@ void hit_normal(const World& w, const Best& b, float ox, float oy, float dx, flo
 
 std::int32_t obstacle_of(const World& w, const Best& b) {
   switch (b.kind) {
-    case kSeg: return w.wall_obstacle()[static_cast<std::size_t>(b.index)];
-    case kCircle: return w.circle_obstacle()[static_cast<std::size_t>(b.index)];
-    case kPolygon: return b.index;
-    default: return -1;
+    case kSeg:
+      return w.wall_obstacle()[static_cast<std::size_t>(b.index)];
+    case kCircle:
+      return w.circle_obstacle()[static_cast<std::size_t>(b.index)];
+    case kPolygon:
+      return b.index;
+    default:
+      return -1;
   }
 }
 
@@ -97,21 +102,23 @@ constexpr double kGatherMaxCells = 36.0;
 constexpr double kStripMinCells = 8.0;
 
 // Whether agents [begin, end) cast on the strips (see SlotMode).
-bool use_strips(const World& world, std::span<const float> headings, std::span<const float> look_ahead,
-                std::size_t begin, std::size_t end, SlotMode mode) {
+bool use_strips(const World& world, std::span<const float> headings,
+                std::span<const float> look_ahead, std::size_t begin, std::size_t end,
+                SlotMode mode) {
   if (!headings.empty() || begin >= end || world.grid().empty()) return false;
   if (mode == SlotMode::kStrips) return true;
   if (mode != SlotMode::kAuto) return false;
   float L = look_ahead.empty() ? 0.0f : look_ahead[0];
-  if (look_ahead.size() > 1) L = *std::max_element(look_ahead.begin() + begin, look_ahead.begin() + end);
+  if (look_ahead.size() > 1)
+    L = *std::max_element(look_ahead.begin() + begin, look_ahead.begin() + end);
   return static_cast<double>(L) * world.grid().inv_cell >= kStripMinCells;
 }
 
 }  // namespace
 
-void raycast_rows(const World& world, std::span<const float> origins, std::span<const float> directions,
-                  std::span<const float> max_dist, float radius, std::uint32_t layers, RayHitsOut out,
-                  std::size_t begin, std::size_t end) {
+void raycast_rows(const World& world, std::span<const float> origins,
+                  std::span<const float> directions, std::span<const float> max_dist, float radius,
+                  std::uint32_t layers, RayHitsOut out, std::size_t begin, std::size_t end) {
   CONTEXTSTEER_ASSERT(world.indexed());
   const bool shared = max_dist.size() == 1;
   const WorldGrid* thick = radius > 0.0f && begin < end ? world.thick_grid(radius) : nullptr;
@@ -158,7 +165,9 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
   // Fixed slot directions: the strip index of the slot set (built on first use, cached).
   const SlotStrips* strips = nullptr;
   if (use_strips(world, headings, look_ahead, begin, end, mode)) {
-    strips = world.strips().get(slot_directions, radius, [&] { return detail::build_strips(world, slot_directions, radius); });
+    strips = world.strips().get(slot_directions, radius, [&] {
+      return detail::build_strips(world, slot_directions, radius);
+    });
   }
   if (strips != nullptr) {
     detail::strip_rows(world, *strips, positions, look_ahead, layers, out, begin, end);
@@ -198,7 +207,8 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
     if (gather) {
       for (std::size_t j = 0; j < k; ++j) s.best[j] = above;
       detail::gather_and_test(g, ox, oy, L, layers, s, k);
-      for (std::size_t j = 0; j < k; ++j) row[j] = s.best[j] <= L ? static_cast<float>(s.best[j]) : kInf;
+      for (std::size_t j = 0; j < k; ++j)
+        row[j] = s.best[j] <= L ? static_cast<float>(s.best[j]) : kInf;
     } else {
       const WalkOrigin org = detail::make_origin(wg, ox, oy);
       for (std::size_t j = 0; j < k; ++j) {
@@ -210,22 +220,24 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
   }
 }
 
-void slot_raycast(const World& world, std::span<const float> positions, std::span<const float> slot_directions,
-                  std::span<const float> look_ahead, std::span<const float> headings, float radius,
-                  std::uint32_t layers, std::span<float> out, SlotMode mode) {
+void slot_raycast(const World& world, std::span<const float> positions,
+                  std::span<const float> slot_directions, std::span<const float> look_ahead,
+                  std::span<const float> headings, float radius, std::uint32_t layers,
+                  std::span<float> out, SlotMode mode) {
   const std::size_t n = positions.size() / 2;
   const std::size_t k = slot_directions.size() / 2;
   if (k == 0) return;
   // Build the strip index here, over the thread pool (inside a chunk the build would run on
   // one thread while the others wait for it).
   if (use_strips(world, headings, look_ahead, 0, n, mode)) {
-    world.strips().get(slot_directions, radius, [&] { return detail::build_strips(world, slot_directions, radius); });
+    world.strips().get(slot_directions, radius,
+                       [&] { return detail::build_strips(world, slot_directions, radius); });
   }
   parallel_for(n, 64, [&](std::size_t b, std::size_t e) {
     thread_local SlotScratch scratch;
     if (scratch.dx.size() < k) scratch.reserve(k);
-    slot_raycast_rows(world, positions, slot_directions, look_ahead, headings, radius, layers, out, b, e,
-                      scratch, mode);
+    slot_raycast_rows(world, positions, slot_directions, look_ahead, headings, radius, layers, out,
+                      b, e, scratch, mode);
   });
 }
 

@@ -84,7 +84,8 @@ CONTEXTSTEER_AVX2_CLONES void resolve_rows(std::span<const float> interest,
       for (std::size_t i = 0; i < len; ++i) o[i] = in[i] - dg[i];
       break;
     case ResolveMode::kScale:
-      for (std::size_t i = 0; i < len; ++i) o[i] = in[i] * (1.0f - std::min(std::max(dg[i], 0.0f), 1.0f));
+      for (std::size_t i = 0; i < len; ++i)
+        o[i] = in[i] * (1.0f - std::min(std::max(dg[i], 0.0f), 1.0f));
       break;
     case ResolveMode::kMaskMinDanger:
       for (std::size_t r = 0; r < end - begin; ++r) {
@@ -116,7 +117,9 @@ void resolve(std::span<const float> interest, std::span<const float> danger, std
         return all_finite(interest.data() + b * k, (e - b) * k) &
                all_finite(danger.data() + b * k, (e - b) * k);
       },
-      [&](std::size_t b, std::size_t e) { resolve_rows(interest, danger, k, p, slots, out, b, e); });
+      [&](std::size_t b, std::size_t e) {
+        resolve_rows(interest, danger, k, p, slots, out, b, e);
+      });
 }
 
 }  // namespace contextsteer

@@ -54,7 +54,8 @@ void Router::build(const World& world, float radius, std::uint32_t layers, int a
     edges_.clear();
     return;
   }
-  const double scale = std::max({1.0, std::fabs(double{b[0]}), std::fabs(double{b[1]}), std::fabs(double{b[2]}), std::fabs(double{b[3]})});
+  const double scale = std::max({1.0, std::fabs(double{b[0]}), std::fabs(double{b[1]}),
+                                 std::fabs(double{b[2]}), std::fabs(double{b[3]})});
   const double delta = 1e-4 * scale + 1e-4 * radius;
   // Unique wall end points (of the layers), sorted so the corners do not depend on the
   // order of the walls' addition beyond their coordinates.
@@ -90,7 +91,8 @@ void Router::build(const World& world, float radius, std::uint32_t layers, int a
   const std::size_t nc = cand.size() / 2;
   std::vector<std::uint8_t> keep(nc, 0);
   parallel_for(nc, 64, [&](std::size_t s, std::size_t e) {
-    for (std::size_t i = s; i < e; ++i) keep[i] = clearance({cand[2 * i], cand[2 * i + 1]}) > radius;
+    for (std::size_t i = s; i < e; ++i)
+      keep[i] = clearance({cand[2 * i], cand[2 * i + 1]}) > radius;
   });
   for (std::size_t i = 0; i < nc; ++i)
     if (keep[i]) {
@@ -103,7 +105,8 @@ void Router::build(const World& world, float radius, std::uint32_t layers, int a
   parallel_for(v, 8, [&](std::size_t s, std::size_t e) {
     for (std::size_t i = s; i < e; ++i)
       for (std::size_t j = i + 1; j < v; ++j)
-        if (clear({corners_[2 * i], corners_[2 * i + 1]}, {corners_[2 * j], corners_[2 * j + 1]}, radius))
+        if (clear({corners_[2 * i], corners_[2 * i + 1]}, {corners_[2 * j], corners_[2 * j + 1]},
+                  radius))
           adj[i].push_back(static_cast<std::int32_t>(j));
   });
   std::vector<std::vector<std::int32_t>> full(v);
@@ -177,7 +180,8 @@ bool Router::route(Vec2 a, Vec2 b, std::vector<float>& out) const {
   }
   if (last < 0) return false;
   std::vector<std::int32_t> chain;
-  for (std::int32_t u = last; u != static_cast<std::int32_t>(v); u = parent[static_cast<std::size_t>(u)])
+  for (std::int32_t u = last; u != static_cast<std::int32_t>(v);
+       u = parent[static_cast<std::size_t>(u)])
     chain.push_back(u);
   out.insert(out.end(), {a.x, a.y});
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {

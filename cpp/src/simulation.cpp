@@ -99,7 +99,8 @@ float* Simulation::behaviour_map(std::size_t b) {
     pos = static_cast<std::size_t>(it - interest_b_.begin());
   } else {
     pos = interest_b_.size() +
-          static_cast<std::size_t>(std::find(danger_b_.begin(), danger_b_.end(), b) - danger_b_.begin());
+          static_cast<std::size_t>(std::find(danger_b_.begin(), danger_b_.end(), b) -
+                                   danger_b_.begin());
   }
   return recorded_.data() + pos * n_ * k_;
 }
@@ -145,69 +146,74 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
   if (scratch.size() < need) scratch.resize(need);
   const std::span<const float> kernel(config_.spread_kernel);
 
-  for_deciding(begin, end, [&](std::size_t i) { return decides(i); }, [&](std::size_t b, std::size_t e) {
-    const std::size_t len = e - b;
-    if (needs_neighbors_) {
-      find_neighbors_rows(grid_, p.in.agents.position, p.in.agents.alive, neighbor_radius_,
-                          config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e);
-    }
-    // Behaviour maps: recorded (N,K) stacks, or block-local rows (first_row = b).
-    const std::size_t rows = config_.record ? n_ : len;
-    const std::size_t r0 = config_.record ? b : 0;
-    float* stacks = config_.record ? recorded_.data() : scratch.data();
-    float* tmp1 = scratch.data() + (config_.record ? 0 : bi + bd) * kBlock * k;
-    float* tmp2 = tmp1 + kBlock * k;
-    auto map_of = [&](std::size_t pos) { return MapOut{stacks + pos * rows * k, config_.record ? 0 : b}; };
-    for (std::size_t m = 0; m < bi; ++m)
-      evaluate_rows(config_.behaviours[interest_b_[m]], p.in, map_of(m), map_of(m), b, e);
-    bool first_speed = true;
-    for (std::size_t m = 0; m < bd; ++m) {
-      const Behaviour& beh = config_.behaviours[danger_b_[m]];
-      if (!writes_speed(beh)) {
-        evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e);
-        continue;
-      }
-      // Speed maps merge by min: the first writes the rows, later ones go through tmp1.
-      const MapOut sp = first_speed ? MapOut{speed_.data(), 0} : MapOut{tmp1, b};
-      evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e, sp);
-      if (!first_speed)
-        for (std::size_t q = 0; q < len * k; ++q) speed_[b * k + q] = std::min(speed_[b * k + q], tmp1[q]);
-      first_speed = false;
-    }
-
-    auto merge = [&](std::size_t first, std::size_t count, CombineMode mode, bool spread_it,
-                     float* dest) {
-      // dest: the (N,K) map; the fresh rows go to tmp1 when post-processed.
-      float* fresh = post ? tmp1 : dest + b * k;
-      if (count == 0) {
-        std::fill(fresh, fresh + len * k, 0.0f);
-      } else {
-        // Map m of the stack, row r0 + i, at base + (m·rows + i)·k: the kernel's stack
-        // layout with the same stride, starting at row r0.
-        const float* base = stacks + first * rows * k + r0 * k;
-        combine_rows({base, count * rows * k - r0 * k}, count, rows, k, mode, {},
-                     {fresh, len * k}, 0, len);
-      }
-      if (!post) return;
-      if (spread_it && !kernel.empty()) {
-        spread_rows({fresh, len * k}, k, kernel, config_.spread_mode, {tmp2, len * k}, 0, len);
-        fresh = tmp2;
-      }
-      const float a = config_.blend;
-      for (std::size_t r = 0; r < len; ++r) {
-        float* row = dest + (b + r) * k;
-        const float* f = fresh + r * k;
-        if (a >= 0.0f && has_memory_[b + r]) {
-          for (std::size_t j = 0; j < k; ++j) row[j] = row[j] + a * (f[j] - row[j]);
-        } else {
-          std::copy(f, f + k, row);
+  for_deciding(
+      begin, end, [&](std::size_t i) { return decides(i); },
+      [&](std::size_t b, std::size_t e) {
+        const std::size_t len = e - b;
+        if (needs_neighbors_) {
+          find_neighbors_rows(grid_, p.in.agents.position, p.in.agents.alive, neighbor_radius_,
+                              config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e);
         }
-      }
-    };
-    merge(0, bi, config_.combine, config_.spread_interest, interest_.data());
-    merge(bi, bd, config_.danger_combine, config_.spread_danger, danger_.data());
-    for (std::size_t i = b; i < e; ++i) has_memory_[i] = p.in.agents.alive[i];
-  });
+        // Behaviour maps: recorded (N,K) stacks, or block-local rows (first_row = b).
+        const std::size_t rows = config_.record ? n_ : len;
+        const std::size_t r0 = config_.record ? b : 0;
+        float* stacks = config_.record ? recorded_.data() : scratch.data();
+        float* tmp1 = scratch.data() + (config_.record ? 0 : bi + bd) * kBlock * k;
+        float* tmp2 = tmp1 + kBlock * k;
+        auto map_of = [&](std::size_t pos) {
+          return MapOut{stacks + pos * rows * k, config_.record ? 0 : b};
+        };
+        for (std::size_t m = 0; m < bi; ++m)
+          evaluate_rows(config_.behaviours[interest_b_[m]], p.in, map_of(m), map_of(m), b, e);
+        bool first_speed = true;
+        for (std::size_t m = 0; m < bd; ++m) {
+          const Behaviour& beh = config_.behaviours[danger_b_[m]];
+          if (!writes_speed(beh)) {
+            evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e);
+            continue;
+          }
+          // Speed maps merge by min: the first writes the rows, later ones go through tmp1.
+          const MapOut sp = first_speed ? MapOut{speed_.data(), 0} : MapOut{tmp1, b};
+          evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e, sp);
+          if (!first_speed)
+            for (std::size_t q = 0; q < len * k; ++q)
+              speed_[b * k + q] = std::min(speed_[b * k + q], tmp1[q]);
+          first_speed = false;
+        }
+
+        auto merge = [&](std::size_t first, std::size_t count, CombineMode mode, bool spread_it,
+                         float* dest) {
+          // dest: the (N,K) map; the fresh rows go to tmp1 when post-processed.
+          float* fresh = post ? tmp1 : dest + b * k;
+          if (count == 0) {
+            std::fill(fresh, fresh + len * k, 0.0f);
+          } else {
+            // Map m of the stack, row r0 + i, at base + (m·rows + i)·k: the kernel's stack
+            // layout with the same stride, starting at row r0.
+            const float* base = stacks + first * rows * k + r0 * k;
+            combine_rows({base, count * rows * k - r0 * k}, count, rows, k, mode, {},
+                         {fresh, len * k}, 0, len);
+          }
+          if (!post) return;
+          if (spread_it && !kernel.empty()) {
+            spread_rows({fresh, len * k}, k, kernel, config_.spread_mode, {tmp2, len * k}, 0, len);
+            fresh = tmp2;
+          }
+          const float a = config_.blend;
+          for (std::size_t r = 0; r < len; ++r) {
+            float* row = dest + (b + r) * k;
+            const float* f = fresh + r * k;
+            if (a >= 0.0f && has_memory_[b + r]) {
+              for (std::size_t j = 0; j < k; ++j) row[j] = row[j] + a * (f[j] - row[j]);
+            } else {
+              std::copy(f, f + k, row);
+            }
+          }
+        };
+        merge(0, bi, config_.combine, config_.spread_interest, interest_.data());
+        merge(bi, bd, config_.danger_combine, config_.spread_danger, danger_.data());
+        for (std::size_t i = b; i < e; ++i) has_memory_[i] = p.in.agents.alive[i];
+      });
 }
 
 void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) {
@@ -215,61 +221,66 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
   if (config_.classic) {
     const classic::Inputs in{p.in.agents, p.in.neighbors, p.in.world, p.in.time};
     const AgentsView& a = p.in.agents;
-    for_deciding(begin, end, [&](std::size_t i) { return decides(i); }, [&](std::size_t b, std::size_t e) {
-      classic::accelerate_rows(*config_.classic, in, accel_.data(), b, e);
-      for (std::size_t i = b; i < e; ++i) {
-        const Vec2 want = load2(a.velocity, i) + load2(accel_.data(), i) * p.dt;
-        const float speed = length(want);
-        const float top = a.max_speed[i];
-        store2(direction_.data(), i, speed > 0.0f ? want * (1.0f / speed) : Vec2{});
-        strength_[i] = top > 0.0f ? std::min(1.0f, speed / top) : 0.0f;
-      }
-    });
+    for_deciding(
+        begin, end, [&](std::size_t i) { return decides(i); },
+        [&](std::size_t b, std::size_t e) {
+          classic::accelerate_rows(*config_.classic, in, accel_.data(), b, e);
+          for (std::size_t i = b; i < e; ++i) {
+            const Vec2 want = load2(a.velocity, i) + load2(accel_.data(), i) * p.dt;
+            const float speed = length(want);
+            const float top = a.max_speed[i];
+            store2(direction_.data(), i, speed > 0.0f ? want * (1.0f / speed) : Vec2{});
+            strength_[i] = top > 0.0f ? std::min(1.0f, speed / top) : 0.0f;
+          }
+        });
     return;
   }
-  for_deciding(begin, end, [&](std::size_t i) { return decides(i); }, [&](std::size_t b, std::size_t e) {
-    // Commitment, part 1: the slot of the previous decision resolves with its danger
-    // lowered by h (clamped at 0), so a way that turned marginally dangerous is not
-    // dropped for a step and taken again the next. The map itself is restored after.
-    const float h = config_.hysteresis;
-    if (h > 0.0f) {
-      for (std::size_t i = b; i < e; ++i) {
-        if (slot_[i] < 0) continue;
-        float& d = danger_[i * k + static_cast<std::size_t>(slot_[i])];
-        held_[i] = d;
-        d = std::max(0.0f, d - h);
-      }
-    }
-    resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
-                 {resolved_.data(), nk}, b, e);
-    if (h > 0.0f) {
-      for (std::size_t i = b; i < e; ++i)
-        if (slot_[i] >= 0) danger_[i * k + static_cast<std::size_t>(slot_[i])] = held_[i];
-    }
-    if (velocity_) weigh_by_speed(p.in.agents, b, e);
-    if (h > 0.0f) {
-      // Commitment, part 2: the previous decision (slot_ still holds it) counts 1 + h times.
-      for (std::size_t i = b; i < e; ++i)
-        if (slot_[i] >= 0) resolved_[i * k + static_cast<std::size_t>(slot_[i])] *= 1.0f + h;
-    }
-    const bool commit = velocity_ && velocity_->commit > 0.0f;
-    if (commit) {
-      std::copy(direction_.begin() + 2 * b, direction_.begin() + 2 * e, prev_direction_.begin() + 2 * b);
-      std::copy(strength_.begin() + b, strength_.begin() + e, prev_strength_.begin() + b);
-    }
-    choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
-                {strength_.data(), n_}, {slot_.data(), n_}, b, e);
-    if (velocity_) strength_from_speed(p, b, e);
-    if (commit) keep_course(p, b, e);
-    if (config_.rotate) {
-      for (std::size_t i = b; i < e; ++i) {
-        const float h = p.in.agents.heading[i];
-        const float c = std::cos(h), s = std::sin(h);
-        const Vec2 d = load2(direction_.data(), i);
-        store2(direction_.data(), i, {c * d.x - s * d.y, s * d.x + c * d.y});
-      }
-    }
-  });
+  for_deciding(
+      begin, end, [&](std::size_t i) { return decides(i); },
+      [&](std::size_t b, std::size_t e) {
+        // Commitment, part 1: the slot of the previous decision resolves with its danger
+        // lowered by h (clamped at 0), so a way that turned marginally dangerous is not
+        // dropped for a step and taken again the next. The map itself is restored after.
+        const float h = config_.hysteresis;
+        if (h > 0.0f) {
+          for (std::size_t i = b; i < e; ++i) {
+            if (slot_[i] < 0) continue;
+            float& d = danger_[i * k + static_cast<std::size_t>(slot_[i])];
+            held_[i] = d;
+            d = std::max(0.0f, d - h);
+          }
+        }
+        resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
+                     {resolved_.data(), nk}, b, e);
+        if (h > 0.0f) {
+          for (std::size_t i = b; i < e; ++i)
+            if (slot_[i] >= 0) danger_[i * k + static_cast<std::size_t>(slot_[i])] = held_[i];
+        }
+        if (velocity_) weigh_by_speed(p.in.agents, b, e);
+        if (h > 0.0f) {
+          // Commitment, part 2: the previous decision (slot_ still holds it) counts 1 + h times.
+          for (std::size_t i = b; i < e; ++i)
+            if (slot_[i] >= 0) resolved_[i * k + static_cast<std::size_t>(slot_[i])] *= 1.0f + h;
+        }
+        const bool commit = velocity_ && velocity_->commit > 0.0f;
+        if (commit) {
+          std::copy(direction_.begin() + 2 * b, direction_.begin() + 2 * e,
+                    prev_direction_.begin() + 2 * b);
+          std::copy(strength_.begin() + b, strength_.begin() + e, prev_strength_.begin() + b);
+        }
+        choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose,
+                    {direction_.data(), 2 * n_}, {strength_.data(), n_}, {slot_.data(), n_}, b, e);
+        if (velocity_) strength_from_speed(p, b, e);
+        if (commit) keep_course(p, b, e);
+        if (config_.rotate) {
+          for (std::size_t i = b; i < e; ++i) {
+            const float h = p.in.agents.heading[i];
+            const float c = std::cos(h), s = std::sin(h);
+            const Vec2 d = load2(direction_.data(), i);
+            store2(direction_.data(), i, {c * d.x - s * d.y, s * d.x + c * d.y});
+          }
+        }
+      });
 }
 
 void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end) {
@@ -506,7 +517,8 @@ void Simulation::finish(float dt) {
 void Simulation::decide_and_move(float dt) {
   Plan p = plan();
   p.dt = dt;
-  if (needs_neighbors_) p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
+  if (needs_neighbors_)
+    p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
   move_and_collide(p, dt, false);
   finish(dt);
 }

@@ -49,7 +49,8 @@ void flush(SlotScratch& s, std::size_t k) {
     }
     for (; i < n; ++i) b = std::min(b, ray_segment(s.ax[i], s.ay[i], s.bx[i], s.by[i], dx, dy));
     if (f) {
-      for (std::size_t q = 0; q < n; ++q) b = std::min(b, ray_segment(s.ax[q], s.ay[q], s.bx[q], s.by[q], dx, dy));
+      for (std::size_t q = 0; q < n; ++q)
+        b = std::min(b, ray_segment(s.ax[q], s.ay[q], s.bx[q], s.by[q], dx, dy));
     }
     s.best[j] = b + 0.0;
   }
@@ -60,8 +61,8 @@ void flush(SlotScratch& s, std::size_t k) {
 
 // Gathers the walls whose boxes meet the look-ahead disc of radius L around (ox, oy), each
 // once (owner-cell rule), relative to the origin, and tests all rays against them.
-void gather_and_test(const WorldGrid& g, double ox, double oy, double L, std::uint32_t layers, SlotScratch& s,
-                     std::size_t k) {
+void gather_and_test(const WorldGrid& g, double ox, double oy, double L, std::uint32_t layers,
+                     SlotScratch& s, std::size_t k) {
   if (g.empty()) return;
   const int qx0 = g.col(static_cast<float>(ox - L)), qx1 = g.col(static_cast<float>(ox + L));
   const int qy0 = g.row(static_cast<float>(oy - L)), qy1 = g.row(static_cast<float>(oy + L));
@@ -81,7 +82,10 @@ void gather_and_test(const WorldGrid& g, double ox, double oy, double L, std::ui
         const double py = std::clamp(0.0, std::min(ay, by), std::max(ay, by));
         if (px * px + py * py > L2) continue;
         const std::size_t i = s.count++;
-        s.ax[i] = ax; s.ay[i] = ay; s.bx[i] = bx; s.by[i] = by;
+        s.ax[i] = ax;
+        s.ay[i] = ay;
+        s.bx[i] = bx;
+        s.by[i] = by;
         s.c[i] = ax * by - ay * bx;
         if (s.count == SlotScratch::kBatch) flush(s, k);
       }

@@ -14,7 +14,7 @@ namespace contextsteer::detail {
 /// radius L around (ox, oy), each once (owner-cell rule), and tests all K rays of
 /// s.dx/s.dy against them: s.best[j] = min(s.best[j], hit distance of ray j). Same
 /// distances as ray_segment / ray_circle on each entry. Allocation-free.
-void gather_and_test(const WorldGrid& g, double ox, double oy, double L, std::uint32_t layers, SlotScratch& s,
-                     std::size_t k);
+void gather_and_test(const WorldGrid& g, double ox, double oy, double L, std::uint32_t layers,
+                     SlotScratch& s, std::size_t k);
 
 }  // namespace contextsteer::detail

@@ -102,7 +102,8 @@ inline double capsule_line_umin(double ua, double va, double ub, double vb, doub
 // [lo, hi]; +inf when they do not meet. A lowest point inside the band is a lowest point of
 // the whole (convex) capsule, the disc at the segment's lowest end; otherwise it lies on
 // one of the band's edge lines.
-inline double capsule_band_umin(double ua, double va, double ub, double vb, double R, double lo, double hi) {
+inline double capsule_band_umin(double ua, double va, double ub, double vb, double R, double lo,
+                                double hi) {
   double best = kInf;
   if (ua < ub) {
     if (va >= lo && va <= hi) best = ua - R;
@@ -111,11 +112,13 @@ inline double capsule_band_umin(double ua, double va, double ub, double vb, doub
   } else if (std::max(va, vb) >= lo && std::min(va, vb) <= hi) {
     best = ua - R;
   }
-  return std::min({best, capsule_line_umin(ua, va, ub, vb, R, lo), capsule_line_umin(ua, va, ub, vb, R, hi)});
+  return std::min(
+      {best, capsule_line_umin(ua, va, ub, vb, R, lo), capsule_line_umin(ua, va, ub, vb, R, hi)});
 }
 
 // v interval of a primitive (grown by the cast radius r and the slack).
-inline void prim_v(const StripPrim& p, double dx, double dy, double r, double slack, double& lo, double& hi) {
+inline void prim_v(const StripPrim& p, double dx, double dy, double r, double slack, double& lo,
+                   double& hi) {
   const double va = dx * p.ay - dy * p.ax;
   if (p.prim >= 0) {
     const double vb = dx * p.by - dy * p.bx;
@@ -143,8 +146,8 @@ VSpan v_span(std::span<const StripPrim> prims, double dx, double dy, double r, d
   return out;
 }
 
-void build_direction(std::span<const StripPrim> prims, double dx, double dy, double r, double h, double slack,
-                     DirectionStrips& S) {
+void build_direction(std::span<const StripPrim> prims, double dx, double dy, double r, double h,
+                     double slack, DirectionStrips& S) {
   S.dx = dx;
   S.dy = dy;
   S.inv_h = 1.0 / h;
@@ -158,7 +161,8 @@ void build_direction(std::span<const StripPrim> prims, double dx, double dy, dou
   for (const StripPrim& p : prims) {
     double lo, hi;
     prim_v(p, dx, dy, r, slack, lo, hi);
-    for (int k = strip_of(S, lo), k1 = strip_of(S, hi); k <= k1; ++k) ++S.start[static_cast<std::size_t>(k) + 1];
+    for (int k = strip_of(S, lo), k1 = strip_of(S, hi); k <= k1; ++k)
+      ++S.start[static_cast<std::size_t>(k) + 1];
   }
   for (int k = 0; k < S.count; ++k) S.start[k + 1] += S.start[k];
   S.entries.resize(static_cast<std::size_t>(S.start[S.count]));
@@ -210,7 +214,8 @@ void build_direction(std::span<const StripPrim> prims, double dx, double dy, dou
         umin = std::min(u0, u1) - grow;
         umax = std::max(u0, u1) + grow;
       }
-      S.entries[static_cast<std::size_t>(cursor[k]++)] = {round_out(umax, 1), 0.0f, round_out(umin, -1), p.prim};
+      S.entries[static_cast<std::size_t>(cursor[k]++)] = {round_out(umax, 1), 0.0f,
+                                                          round_out(umin, -1), p.prim};
     }
   }
   for (int k = 0; k < S.count; ++k) {
@@ -230,7 +235,8 @@ void build_direction(std::span<const StripPrim> prims, double dx, double dy, dou
 
 // The strips of the K unit directions sd for casts of radius r; nullptr when they would
 // take more than kStripBudget bytes.
-std::unique_ptr<const SlotStrips> build_strips_impl(const World& w, std::span<const float> sd, float radius) {
+std::unique_ptr<const SlotStrips> build_strips_impl(const World& w, std::span<const float> sd,
+                                                    float radius) {
   const std::size_t k = sd.size() / 2;
   const auto walls = w.walls();
   const auto centers = w.circle_centers();
@@ -245,9 +251,11 @@ std::unique_ptr<const SlotStrips> build_strips_impl(const World& w, std::span<co
     if (lay[static_cast<std::size_t>(w.wall_obstacle()[i])] == 0) continue;
     const float* s = &walls[4 * i];
     prims.push_back({s[0], s[1], s[2], s[3], 0.0, static_cast<std::int32_t>(i)});
-    extent.push_back(std::hypot(static_cast<double>(s[2]) - s[0], static_cast<double>(s[3]) - s[1]));
-    scale = std::max({scale, std::fabs(static_cast<double>(s[0])), std::fabs(static_cast<double>(s[1])),
-                      std::fabs(static_cast<double>(s[2])), std::fabs(static_cast<double>(s[3]))});
+    extent.push_back(
+        std::hypot(static_cast<double>(s[2]) - s[0], static_cast<double>(s[3]) - s[1]));
+    scale =
+        std::max({scale, std::fabs(static_cast<double>(s[0])), std::fabs(static_cast<double>(s[1])),
+                  std::fabs(static_cast<double>(s[2])), std::fabs(static_cast<double>(s[3]))});
   }
   for (std::size_t i = 0; i < w.circle_count(); ++i) {
     if (lay[static_cast<std::size_t>(w.circle_obstacle()[i])] == 0) continue;
@@ -291,7 +299,8 @@ std::unique_ptr<const SlotStrips> build_strips_impl(const World& w, std::span<co
   }
   out->width = h;
   parallel_for(k, 1, [&](std::size_t b, std::size_t e) {
-    for (std::size_t j = b; j < e; ++j) build_direction(prims, sd[2 * j], sd[2 * j + 1], r, h, slack, out->dirs[j]);
+    for (std::size_t j = b; j < e; ++j)
+      build_direction(prims, sd[2 * j], sd[2 * j + 1], r, h, slack, out->dirs[j]);
   });
   return out;
 }
@@ -306,8 +315,8 @@ constexpr double kStripNear = 0x1p16;
 // direction, radius r (0: thin): the new bound, or `best` when nothing is closer.
 // sq = kStripSlack * (scale + |ox| + |oy|).
 template <bool kThick, bool kFar>
-inline double strip_cast(const World& w, const DirectionStrips& S, double ox, double oy, double sq, double r,
-                         std::uint32_t layers, double best) {
+inline double strip_cast(const World& w, const DirectionStrips& S, double ox, double oy, double sq,
+                         double r, std::uint32_t layers, double best) {
   const double dx = S.dx, dy = S.dy;
   const double ou = ox * dx + oy * dy, ov = dx * oy - dy * ox;
   int k0, k1;
@@ -349,7 +358,8 @@ inline double strip_cast(const World& w, const DirectionStrips& S, double ox, do
       double t;
       if (p >= 0) {
         const float* s = walls + 4 * static_cast<std::size_t>(p);
-        if constexpr (kThick) t = ray_capsule(s[0] - ox, s[1] - oy, s[2] - ox, s[3] - oy, r, dx, dy, best);
+        if constexpr (kThick)
+          t = ray_capsule(s[0] - ox, s[1] - oy, s[2] - ox, s[3] - oy, r, dx, dy, best);
         else t = ray_segment(s[0] - ox, s[1] - oy, s[2] - ox, s[3] - oy, dx, dy);
       } else {
         const auto c = static_cast<std::size_t>(-1 - p);
@@ -385,13 +395,15 @@ inline double strip_cast(const World& w, const DirectionStrips& S, double ox, do
 // The K slot rays of agents [begin, end) on the strips (see slot_raycast_rows).
 template <bool kThick>
 void strip_rows_t(const World& world, const SlotStrips& strips, std::span<const float> positions,
-                std::span<const float> look_ahead, std::uint32_t layers, std::span<float> out, std::size_t begin,
-                std::size_t end) {
+                  std::span<const float> look_ahead, std::uint32_t layers, std::span<float> out,
+                  std::size_t begin, std::size_t end) {
   const std::size_t k = strips.dirs.size();
   const bool shared = look_ahead.size() == 1;
   const double r = strips.radius;
   // Hits need t <= L: minima start just above L and are mapped back.
-  auto above = [](float L) { return std::nextafter(static_cast<double>(L), static_cast<double>(kInf)); };
+  auto above = [](float L) {
+    return std::nextafter(static_cast<double>(L), static_cast<double>(kInf));
+  };
   const double above_shared = shared ? above(look_ahead[0]) : 0.0;
   // The strip of agent q's ray j, or -1 outside the strips (for the prefetches).
   auto strip_at = [&](std::size_t q, const DirectionStrips& S) {
@@ -430,12 +442,14 @@ void strip_rows_t(const World& world, const SlotStrips& strips, std::span<const 
     const double sq = kStripSlack * (strips.scale + reach);
     if (reach <= kStripNear * strips.scale) {
       for (std::size_t j = 0; j < k; ++j) {
-        const double t = strip_cast<kThick, false>(world, strips.dirs[j], ox, oy, sq, r, layers, lim);
+        const double t =
+            strip_cast<kThick, false>(world, strips.dirs[j], ox, oy, sq, r, layers, lim);
         row[j] = t <= L ? static_cast<float>(t) : kInf;
       }
     } else {
       for (std::size_t j = 0; j < k; ++j) {
-        const double t = strip_cast<kThick, true>(world, strips.dirs[j], ox, oy, sq, r, layers, lim);
+        const double t =
+            strip_cast<kThick, true>(world, strips.dirs[j], ox, oy, sq, r, layers, lim);
         row[j] = t <= L ? static_cast<float>(t) : kInf;
       }
     }
@@ -452,14 +466,16 @@ void strip_rows_t(const World& world, const SlotStrips& strips, std::span<const 
 
 }  // namespace
 
-std::unique_ptr<const SlotStrips> build_strips(const World& w, std::span<const float> sd, float radius) {
+std::unique_ptr<const SlotStrips> build_strips(const World& w, std::span<const float> sd,
+                                               float radius) {
   return build_strips_impl(w, sd, radius);
 }
 
 void strip_rows(const World& world, const SlotStrips& strips, std::span<const float> positions,
                 std::span<const float> look_ahead, std::uint32_t layers, std::span<float> out,
                 std::size_t begin, std::size_t end) {
-  if (strips.radius > 0.0f) strip_rows_t<true>(world, strips, positions, look_ahead, layers, out, begin, end);
+  if (strips.radius > 0.0f)
+    strip_rows_t<true>(world, strips, positions, look_ahead, layers, out, begin, end);
   else strip_rows_t<false>(world, strips, positions, look_ahead, layers, out, begin, end);
 }
 
@@ -472,7 +488,8 @@ std::vector<StripCache::Info> StripCache::info() const {
   std::vector<Info> out;
   for (const auto& e : sets_) {
     const bool b = e.strips != nullptr;
-    out.push_back({e.dirs.size() / 2, e.radius, b, b ? e.strips->width : 0.0, b ? e.strips->bytes() : 0});
+    out.push_back(
+        {e.dirs.size() / 2, e.radius, b, b ? e.strips->width : 0.0, b ? e.strips->bytes() : 0});
   }
   return out;
 }

@@ -23,16 +23,16 @@ namespace contextsteer {
 /// smallest umin of the entry and all entries after it, so a scan may stop as soon as the
 /// rest lies beyond the best hit.
 struct DirectionStrips {
-  double dx = 0.0, dy = 0.0;  ///< the direction (float32 values)
-  double v0 = 0.0;            ///< v at the lower edge of strip 0
-  double v1 = -1.0;           ///< largest v listed (v0 + count h is beyond it)
-  double inv_h = 0.0;         ///< 1 / strip width
-  int count = 0;              ///< strips (0: no obstacle)
+  double dx = 0.0, dy = 0.0;        ///< the direction (float32 values)
+  double v0 = 0.0;                  ///< v at the lower edge of strip 0
+  double v1 = -1.0;                 ///< largest v listed (v0 + count h is beyond it)
+  double inv_h = 0.0;               ///< 1 / strip width
+  int count = 0;                    ///< strips (0: no obstacle)
   std::vector<std::int32_t> start;  ///< strip k owns entries [start[k], start[k + 1])
   struct Entry {
-    float umax;       ///< upper end of the entry's u interval (sort key)
-    float rest_umin;  ///< min of umin over this and every later entry of the strip
-    float umin;       ///< lower end of the entry's u interval
+    float umax;         ///< upper end of the entry's u interval (sort key)
+    float rest_umin;    ///< min of umin over this and every later entry of the strip
+    float umin;         ///< lower end of the entry's u interval
     std::int32_t prim;  ///< segment row (>= 0) or -1 - circle row
   };
   std::vector<Entry> entries;
@@ -46,7 +46,8 @@ struct SlotStrips {
   std::vector<DirectionStrips> dirs;  ///< one per slot direction
   std::size_t bytes() const {
     std::size_t b = 0;
-    for (const auto& d : dirs) b += d.start.size() * 4 + d.entries.size() * sizeof(DirectionStrips::Entry);
+    for (const auto& d : dirs)
+      b += d.start.size() * 4 + d.entries.size() * sizeof(DirectionStrips::Entry);
     return b;
   }
 };
@@ -58,7 +59,8 @@ namespace contextsteer::detail {
 /// The strips (DirectionStrips) of the K unit directions sd (2K floats) for casts of
 /// `radius` (0: thin rays); nullptr when they would take more than the index's memory
 /// budget (64 MB), then the slot rays walk the grid. Allocates; runs over the thread pool.
-std::unique_ptr<const SlotStrips> build_strips(const World& w, std::span<const float> sd, float radius);
+std::unique_ptr<const SlotStrips> build_strips(const World& w, std::span<const float> sd,
+                                               float radius);
 
 /// The K slot rays of agents [begin, end) on `strips` (built by build_strips for the slot
 /// set and radius the caller casts): out[i * K + j] the closest hit distance up to

@@ -172,7 +172,10 @@ WorldGrid World::build_grid(float inflate, double cell) const {
   WorldGrid g;
   float b[4];
   if (!bounds(b)) return g;
-  b[0] -= inflate; b[1] -= inflate; b[2] += inflate; b[3] += inflate;
+  b[0] -= inflate;
+  b[1] -= inflate;
+  b[2] += inflate;
+  b[3] += inflate;
   const double w = std::max<double>(b[2] - b[0], 0.0);
   const double h = std::max<double>(b[3] - b[1], 0.0);
   const double extent = std::max({w, h, 1e-6, 1e-6 * std::max(std::fabs(b[0]), std::fabs(b[1]))});
@@ -181,7 +184,9 @@ WorldGrid World::build_grid(float inflate, double cell) const {
   const double x0 = b[0] - pad, y0 = b[1] - pad;
   const double W = w + 2 * pad, H = h + 2 * pad;
   const std::size_t n = segment_count() + circle_count();
-  if (!(cell > 0.0)) cell = std::sqrt(W * H / (kCellsPerPrimitive * static_cast<double>(std::max<std::size_t>(n, 1))));
+  if (!(cell > 0.0))
+    cell =
+        std::sqrt(W * H / (kCellsPerPrimitive * static_cast<double>(std::max<std::size_t>(n, 1))));
   cell = std::max(cell, extent * 1e-6);
   // Never more than kMaxCells cells (memory); grow the cell until it fits.
   while ((std::ceil(W / cell) * std::ceil(H / cell)) > static_cast<double>(kMaxCells)) cell *= 1.25;
@@ -195,8 +200,10 @@ WorldGrid World::build_grid(float inflate, double cell) const {
   // Boxes are registered slightly grown (1e-3 cell + a few float ulps of the coordinates),
   // so that a point the walks place in a neighbouring cell through rounding (the walks
   // compute cell boundaries in double, registration in float) still finds the primitive.
-  const float grow = inflate + static_cast<float>(1e-3 * cell + 4e-7 * std::max({std::fabs(x0), std::fabs(y0),
-                                                                     std::fabs(x0 + W), std::fabs(y0 + H)}));
+  const float grow =
+      inflate +
+      static_cast<float>(1e-3 * cell + 4e-7 * std::max({std::fabs(x0), std::fabs(y0),
+                                                        std::fabs(x0 + W), std::fabs(y0 + H)}));
   const std::size_t m = segment_count();
   auto seg_box = [&](std::size_t i, float* bb) {
     const float* s = &walls_[4 * i];
@@ -209,14 +216,24 @@ WorldGrid World::build_grid(float inflate, double cell) const {
     std::size_t total = 0;
     fill_cells(g, m, seg_box, g.seg_start, [&](std::size_t, std::size_t, int, int) { ++total; });
     total = static_cast<std::size_t>(g.seg_start.back());
-    g.ax.resize(total); g.ay.resize(total); g.bx.resize(total); g.by.resize(total);
-    g.seg_index.resize(total); g.seg_layers.resize(total); g.seg_cx0.resize(total); g.seg_cy0.resize(total);
+    g.ax.resize(total);
+    g.ay.resize(total);
+    g.bx.resize(total);
+    g.by.resize(total);
+    g.seg_index.resize(total);
+    g.seg_layers.resize(total);
+    g.seg_cx0.resize(total);
+    g.seg_cy0.resize(total);
     fill_cells(g, m, seg_box, g.seg_start, [&](std::size_t e, std::size_t i, int c0, int r0) {
       const float* s = &walls_[4 * i];
-      g.ax[e] = s[0]; g.ay[e] = s[1]; g.bx[e] = s[2]; g.by[e] = s[3];
+      g.ax[e] = s[0];
+      g.ay[e] = s[1];
+      g.bx[e] = s[2];
+      g.by[e] = s[3];
       g.seg_index[e] = static_cast<std::int32_t>(i);
       g.seg_layers[e] = obstacle_layers_[static_cast<std::size_t>(wall_obstacle_[i])];
-      g.seg_cx0[e] = c0; g.seg_cy0[e] = r0;
+      g.seg_cx0[e] = c0;
+      g.seg_cy0[e] = r0;
     });
   }
   {
@@ -231,7 +248,10 @@ WorldGrid World::build_grid(float inflate, double cell) const {
         const auto e = static_cast<std::size_t>(g.seg_start[c] + q);
         WorldGrid::SegBlock& b = g.seg_blocks[static_cast<std::size_t>(g.block_start[c] + q / 4)];
         const int l = q % 4;
-        b.ax[l] = g.ax[e]; b.ay[l] = g.ay[e]; b.bx[l] = g.bx[e]; b.by[l] = g.by[e];
+        b.ax[l] = g.ax[e];
+        b.ay[l] = g.ay[e];
+        b.bx[l] = g.bx[e];
+        b.by[l] = g.by[e];
         b.layers[l] = g.seg_layers[e];
         b.index[l] = g.seg_index[e];
       }
@@ -239,19 +259,31 @@ WorldGrid World::build_grid(float inflate, double cell) const {
   }
   const std::size_t nc = circle_count();
   auto circ_box = [&](std::size_t i, float* bb) {
-    const float x = circle_centers_[2 * i], y = circle_centers_[2 * i + 1], r = circle_radii_[i] + grow;
-    bb[0] = x - r; bb[1] = y - r; bb[2] = x + r; bb[3] = y + r;
+    const float x = circle_centers_[2 * i], y = circle_centers_[2 * i + 1],
+                r = circle_radii_[i] + grow;
+    bb[0] = x - r;
+    bb[1] = y - r;
+    bb[2] = x + r;
+    bb[3] = y + r;
   };
   {
     fill_cells(g, nc, circ_box, g.circ_start, [](std::size_t, std::size_t, int, int) {});
     const auto total = static_cast<std::size_t>(g.circ_start.back());
-    g.cx.resize(total); g.cy.resize(total); g.cr.resize(total);
-    g.circ_index.resize(total); g.circ_layers.resize(total); g.circ_cx0.resize(total); g.circ_cy0.resize(total);
+    g.cx.resize(total);
+    g.cy.resize(total);
+    g.cr.resize(total);
+    g.circ_index.resize(total);
+    g.circ_layers.resize(total);
+    g.circ_cx0.resize(total);
+    g.circ_cy0.resize(total);
     fill_cells(g, nc, circ_box, g.circ_start, [&](std::size_t e, std::size_t i, int c0, int r0) {
-      g.cx[e] = circle_centers_[2 * i]; g.cy[e] = circle_centers_[2 * i + 1]; g.cr[e] = circle_radii_[i];
+      g.cx[e] = circle_centers_[2 * i];
+      g.cy[e] = circle_centers_[2 * i + 1];
+      g.cr[e] = circle_radii_[i];
       g.circ_index[e] = static_cast<std::int32_t>(i);
       g.circ_layers[e] = obstacle_layers_[static_cast<std::size_t>(circle_obstacle_[i])];
-      g.circ_cx0[e] = c0; g.circ_cy0[e] = r0;
+      g.circ_cx0[e] = c0;
+      g.circ_cy0[e] = r0;
     });
   }
   {
@@ -259,11 +291,14 @@ WorldGrid World::build_grid(float inflate, double cell) const {
     // Chebyshev distance.
     const int nx = g.nx, ny = g.ny;
     g.clearance.assign(static_cast<std::size_t>(nx) * ny, 255);
-    auto at = [&](int x, int y) -> std::uint8_t& { return g.clearance[static_cast<std::size_t>(y) * nx + x]; };
+    auto at = [&](int x, int y) -> std::uint8_t& {
+      return g.clearance[static_cast<std::size_t>(y) * nx + x];
+    };
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) {
         const std::size_t c = static_cast<std::size_t>(y) * nx + x;
-        if (g.seg_start[c + 1] > g.seg_start[c] || g.circ_start[c + 1] > g.circ_start[c]) g.clearance[c] = 0;
+        if (g.seg_start[c + 1] > g.seg_start[c] || g.circ_start[c + 1] > g.circ_start[c])
+          g.clearance[c] = 0;
       }
     auto relax = [&](int x, int y, int qx, int qy) {
       if (qx < 0 || qy < 0 || qx >= nx || qy >= ny) return;
@@ -272,11 +307,17 @@ WorldGrid World::build_grid(float inflate, double cell) const {
     };
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) {
-        relax(x, y, x - 1, y); relax(x, y, x - 1, y - 1); relax(x, y, x, y - 1); relax(x, y, x + 1, y - 1);
+        relax(x, y, x - 1, y);
+        relax(x, y, x - 1, y - 1);
+        relax(x, y, x, y - 1);
+        relax(x, y, x + 1, y - 1);
       }
     for (int y = ny - 1; y >= 0; --y)
       for (int x = nx - 1; x >= 0; --x) {
-        relax(x, y, x + 1, y); relax(x, y, x + 1, y + 1); relax(x, y, x, y + 1); relax(x, y, x - 1, y + 1);
+        relax(x, y, x + 1, y);
+        relax(x, y, x + 1, y + 1);
+        relax(x, y, x, y + 1);
+        relax(x, y, x - 1, y + 1);
       }
   }
   {
@@ -319,13 +360,18 @@ void World::build_index() {
     return;
   }
   WorldGrid g = build_grid(0.0f, cell_size_);
-  const float grow = static_cast<float>(1e-3 * g.cell + 4e-7 * std::max({std::fabs(g.x0), std::fabs(g.y0),
-      std::fabs(g.x0 + g.nx * g.cell), std::fabs(g.y0 + g.ny * g.cell)}));
+  const float grow =
+      static_cast<float>(1e-3 * g.cell + 4e-7 * std::max({std::fabs(g.x0), std::fabs(g.y0),
+                                                          std::fabs(g.x0 + g.nx * g.cell),
+                                                          std::fabs(g.y0 + g.ny * g.cell)}));
   {
     const std::size_t np = polygon_count();
     auto poly_box = [&](std::size_t i, float* bb) {
       const float* b = &polygon_box_[4 * i];
-      bb[0] = b[0] - grow; bb[1] = b[1] - grow; bb[2] = b[2] + grow; bb[3] = b[3] + grow;
+      bb[0] = b[0] - grow;
+      bb[1] = b[1] - grow;
+      bb[2] = b[2] + grow;
+      bb[3] = b[3] + grow;
     };
     fill_cells(g, np, poly_box, g.poly_start, [](std::size_t, std::size_t, int, int) {});
     g.poly_index.resize(static_cast<std::size_t>(g.poly_start.back()));
@@ -346,7 +392,8 @@ std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
   const WorldGrid& g = grid_;
   if (g.empty() || g.poly_index.empty()) return -1;
   const float fx = (p.x - g.x0) * g.inv_cell, fy = (p.y - g.y0) * g.inv_cell;
-  if (!(fx >= 0.0f && fy >= 0.0f && fx < static_cast<float>(g.nx) && fy < static_cast<float>(g.ny))) return -1;
+  if (!(fx >= 0.0f && fy >= 0.0f && fx < static_cast<float>(g.nx) && fy < static_cast<float>(g.ny)))
+    return -1;
   const std::size_t cell = static_cast<std::size_t>(g.row(p.y)) * g.nx + g.col(p.x);
   for (std::int32_t e = g.poly_start[cell]; e < g.poly_start[cell + 1]; ++e) {
     const auto k = static_cast<std::size_t>(g.poly_index[static_cast<std::size_t>(e)]);
@@ -361,11 +408,13 @@ std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
     bool in = false;
     const std::int32_t s = ring_start_[k], t = ring_start_[k + 1];
     for (std::int32_t i = s, j = t - 1; i < t; j = i++) {
-      const double xi = ring_points_[2 * static_cast<std::size_t>(i)], yi = ring_points_[2 * static_cast<std::size_t>(i) + 1];
-      const double xj = ring_points_[2 * static_cast<std::size_t>(j)], yj = ring_points_[2 * static_cast<std::size_t>(j) + 1];
+      const double xi = ring_points_[2 * static_cast<std::size_t>(i)],
+                   yi = ring_points_[2 * static_cast<std::size_t>(i) + 1];
+      const double xj = ring_points_[2 * static_cast<std::size_t>(j)],
+                   yj = ring_points_[2 * static_cast<std::size_t>(j) + 1];
       const double side = (xj - xi) * (py - yi) - (yj - yi) * (px - xi);
-      if (side == 0.0 && px >= std::min(xi, xj) && px <= std::max(xi, xj) && py >= std::min(yi, yj) &&
-          py <= std::max(yi, yj)) {
+      if (side == 0.0 && px >= std::min(xi, xj) && px <= std::max(xi, xj) &&
+          py >= std::min(yi, yj) && py <= std::max(yi, yj)) {
         return id;  // on the boundary
       }
       if ((yi > py) != (yj > py)) {
@@ -384,7 +433,8 @@ std::int32_t World::circle_at(Vec2 p, std::uint32_t layers) const {
   const WorldGrid& g = grid_;
   if (g.empty() || g.cx.empty()) return -1;
   const float fx = (p.x - g.x0) * g.inv_cell, fy = (p.y - g.y0) * g.inv_cell;
-  if (!(fx >= 0.0f && fy >= 0.0f && fx < static_cast<float>(g.nx) && fy < static_cast<float>(g.ny))) return -1;
+  if (!(fx >= 0.0f && fy >= 0.0f && fx < static_cast<float>(g.nx) && fy < static_cast<float>(g.ny)))
+    return -1;
   const std::size_t cell = static_cast<std::size_t>(g.row(p.y)) * g.nx + g.col(p.x);
   std::int32_t best = -1;
   for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {

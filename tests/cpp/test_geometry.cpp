@@ -90,7 +90,8 @@ TEST(Geometry, ClosestOnSegmentMatchesOracle) {
     ASSERT_GE(q.u, 0.0);
     ASSERT_LE(q.u, 1.0);
     const LD d = oracle_dist(px, py, ax, ay, bx, by);
-    ASSERT_NEAR(std::sqrt(segment_distance2(ax, ay, bx, by, px, py)), static_cast<double>(d), 1e-12);
+    ASSERT_NEAR(std::sqrt(segment_distance2(ax, ay, bx, by, px, py)), static_cast<double>(d),
+                1e-12);
     ASSERT_NEAR(std::hypot(px - q.x, py - q.y), static_cast<double>(d), 1e-12);
   }
 }
@@ -172,7 +173,8 @@ TEST(Geometry, RayThroughASharedVertexNeverSlipsBetweenTwoSegments) {
     const float px = u(rng), py = u(rng), qx = u(rng), qy = u(rng);
     // The two neighbours must lie on opposite sides of the ray's line, else the vertex is a
     // tip both segments touch only there (still a hit by the rule below).
-    const double t = std::min(ray_segment(px, py, vx, vy, dx, dy), ray_segment(vx, vy, qx, qy, dx, dy));
+    const double t =
+        std::min(ray_segment(px, py, vx, vy, dx, dy), ray_segment(vx, vy, qx, qy, dx, dy));
     const double sp = line_side(px, py, dx, dy), sq = line_side(qx, qy, dx, dy);
     if ((sp > 0 && sq < 0) || (sp < 0 && sq > 0)) ASSERT_LT(t, kInf) << i;
   }
@@ -194,7 +196,8 @@ TEST(Geometry, RayCircleMatchesOracleAndTangentHits) {
     }
     ASSERT_FALSE(inside_disc(c.ax, c.ay, r));
     const LD disc = b * b - cc;
-    if (b > 1e-9L && disc > 1e-9L) ASSERT_NEAR(t, static_cast<double>(b - std::sqrt(disc)), 1e-10) << i;
+    if (b > 1e-9L && disc > 1e-9L)
+      ASSERT_NEAR(t, static_cast<double>(b - std::sqrt(disc)), 1e-10) << i;
     if (b < -1e-9L || disc < -1e-9L) ASSERT_EQ(t, kInf) << i;
   }
   // Tangent: a ray along y = 1 touches the unit disc at (3, 0) + (0, 1).

@@ -39,8 +39,8 @@ Outcome run(int threads) {
     tgt.push_back(-pos[2 * i]);
     tgt.push_back(-pos[2 * i + 1]);
   }
-  AgentInit init{n, pos.data(), vel.data(), zero.data(), rad.data(), vmax.data(), amax.data(),
-                 turn.data(), steer.data(), grp.data(), tgt.data()};
+  AgentInit init{n,           pos.data(),  vel.data(),   zero.data(), rad.data(), vmax.data(),
+                 amax.data(), turn.data(), steer.data(), grp.data(),  tgt.data()};
   EXPECT_TRUE(agents.add(init, ids));
   SteeringConfig c;
   c.behaviours = {Targets{}, AgentDanger{1.0f, 1.0f, true}};
@@ -61,9 +61,11 @@ Outcome run(int threads) {
   }
   auto buf = h->buffer();
   r.count = h->frames();
-  r.frames.assign(buf->position.begin(), buf->position.begin() + static_cast<std::ptrdiff_t>(r.count * n * 2));
+  r.frames.assign(buf->position.begin(),
+                  buf->position.begin() + static_cast<std::ptrdiff_t>(r.count * n * 2));
   r.frames.insert(r.frames.end(), buf->series.begin(),
-                  buf->series.begin() + static_cast<std::ptrdiff_t>(r.count * static_cast<std::size_t>(Series::kCount)));
+                  buf->series.begin() + static_cast<std::ptrdiff_t>(
+                                            r.count * static_cast<std::size_t>(Series::kCount)));
   sim.detach(h.get());
   sim.step(0.05f, 3);
   EXPECT_EQ(h->frames(), r.count);  // detached: no more frames

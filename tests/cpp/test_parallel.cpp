@@ -53,7 +53,8 @@ TEST(ParallelFor, ConcurrentCallersFromSeveralThreads) {
     callers.emplace_back([&] {
       for (int rep = 0; rep < 50; ++rep) {
         auto counts = visit_counts(5000, 8);
-        for (int c : counts) if (c != 1) ++failures;
+        for (int c : counts)
+          if (c != 1) ++failures;
       }
     });
   for (auto& c : callers) c.join();

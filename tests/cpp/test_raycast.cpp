@@ -38,8 +38,9 @@ World random_world(std::mt19937& rng) {
   return w;
 }
 
-std::vector<float> cast(const World& w, const std::vector<float>& pos, const std::vector<float>& slots,
-                        const std::vector<float>& look, float radius, std::uint32_t layers, SlotMode mode) {
+std::vector<float> cast(const World& w, const std::vector<float>& pos,
+                        const std::vector<float>& slots, const std::vector<float>& look,
+                        float radius, std::uint32_t layers, SlotMode mode) {
   const std::size_t n = pos.size() / 2, k = slots.size() / 2;
   std::vector<float> out(n * k, -1.0f);
   slot_raycast(w, pos, slots, look, {}, radius, layers, out, mode);
@@ -60,7 +61,8 @@ TEST(SlotStrips, EqualPerRayWalkBitForBit) {
     const std::size_t k = 3 + 5 * static_cast<std::size_t>(scene % 3);
     std::vector<float> slots;
     for (std::size_t j = 0; j < k; ++j) {
-      const double a = 2.0 * 3.141592653589793 * static_cast<double>(j) / static_cast<double>(k) + 0.1 * scene;
+      const double a =
+          2.0 * 3.141592653589793 * static_cast<double>(j) / static_cast<double>(k) + 0.1 * scene;
       slots.push_back(static_cast<float>(std::cos(a)));
       slots.push_back(static_cast<float>(std::sin(a)));
     }
@@ -76,11 +78,13 @@ TEST(SlotStrips, EqualPerRayWalkBitForBit) {
       for (std::uint32_t layers : {kAllLayers, 2u}) {
         const auto strips = cast(w, pos, slots, look, radius, layers, SlotMode::kStrips);
         const auto walk = cast(w, pos, slots, look, radius, layers, SlotMode::kPerRay);
-        EXPECT_TRUE(bit_equal(strips, walk)) << "scene " << scene << " radius " << radius << " layers " << layers;
+        EXPECT_TRUE(bit_equal(strips, walk))
+            << "scene " << scene << " radius " << radius << " layers " << layers;
         std::size_t hits = 0;
         for (float d : strips) hits += std::isfinite(d) && d > 0.0f;
         EXPECT_GT(hits, strips.size() / 4);  // the scene is dense: most rays hit something
-        for (std::size_t j = 0; j < k; ++j) EXPECT_EQ(strips[200 * k + j], 0.0f);  // inside the polygon
+        for (std::size_t j = 0; j < k; ++j)
+          EXPECT_EQ(strips[200 * k + j], 0.0f);  // inside the polygon
       }
     }
     const auto info = w.strips().info();
@@ -106,7 +110,8 @@ TEST(SlotStrips, ConcurrentFirstCallsBuildOnceAndAgree) {
     threads.emplace_back([&, t] {
       SlotScratch s;
       s.reserve(16);
-      slot_raycast_rows(w, pos, slots, look, {}, 0.0f, kAllLayers, outs[t], 0, n, s, SlotMode::kStrips);
+      slot_raycast_rows(w, pos, slots, look, {}, 0.0f, kAllLayers, outs[t], 0, n, s,
+                        SlotMode::kStrips);
     });
   }
   for (auto& th : threads) th.join();

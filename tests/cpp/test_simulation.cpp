@@ -47,8 +47,8 @@ void fill(Agents& a, std::size_t n) {
     tgt.push_back(-pos[2 * i]);
     tgt.push_back(-pos[2 * i + 1]);
   }
-  AgentInit init{n, pos.data(), vel.data(), zero.data(), rad.data(), vmax.data(), amax.data(),
-                 turn.data(), steer.data(), grp.data(), tgt.data()};
+  AgentInit init{n,           pos.data(),  vel.data(),   zero.data(), rad.data(), vmax.data(),
+                 amax.data(), turn.data(), steer.data(), grp.data(),  tgt.data()};
   ASSERT_TRUE(a.add(init, ids));
 }
 
@@ -94,17 +94,22 @@ std::vector<float> run_classic(int threads) {
   static const float flow[12] = {1, 0, 0, 1, -1, 0, 0, -1, 1, 1, -1, -1};  // 2 x 3 nodes
   auto steer = std::make_shared<classic::Steering>();
   namespace cl = classic;
-  steer->groups.push_back({{cl::RaycastAvoidance{}, cl::CollisionAvoidance{{cl::Proximity::kRadius, 3.0f}}}, {1.0f, 1.0f}});
-  steer->groups.push_back({{cl::Group{cl::GroupRule::kSeparation, {cl::Proximity::kRadius, 1.5f}, 2.0f}}, {1.0f}});
+  steer->groups.push_back(
+      {{cl::RaycastAvoidance{}, cl::CollisionAvoidance{{cl::Proximity::kRadius, 3.0f}}},
+       {1.0f, 1.0f}});
+  steer->groups.push_back(
+      {{cl::Group{cl::GroupRule::kSeparation, {cl::Proximity::kRadius, 1.5f}, 2.0f}}, {1.0f}});
   cl::Target own;
   cl::Target hunters;
   hunters.source = cl::Source::kAgents;
   hunters.ids = quarry;
-  steer->groups.push_back({{cl::Seek{own}, cl::Arrive{own}, cl::Pursue{hunters, 1.0f, true},
-                            cl::MatchVelocity{hunters}, cl::Wander{}, cl::Group{cl::GroupRule::kAlignment, {cl::Proximity::kRadius, 3.0f}},
-                            cl::Group{cl::GroupRule::kCohesion, {cl::Proximity::kRadius, 3.0f}}, cl::FollowPath{&path}, cl::Interpose{1, 2},
-                            cl::Hide{hunters}, cl::FlowField{flow, 2, 3, {-40.0f, -30.0f}, 40.0f, 0.5f}},
-                           {1.0f, 0.5f, 0.3f, 0.2f, 0.2f, 0.1f, 0.1f, 0.3f, 0.1f, 0.2f, 0.3f}});
+  steer->groups.push_back(
+      {{cl::Seek{own}, cl::Arrive{own}, cl::Pursue{hunters, 1.0f, true}, cl::MatchVelocity{hunters},
+        cl::Wander{}, cl::Group{cl::GroupRule::kAlignment, {cl::Proximity::kRadius, 3.0f}},
+        cl::Group{cl::GroupRule::kCohesion, {cl::Proximity::kRadius, 3.0f}}, cl::FollowPath{&path},
+        cl::Interpose{1, 2}, cl::Hide{hunters},
+        cl::FlowField{flow, 2, 3, {-40.0f, -30.0f}, 40.0f, 0.5f}},
+       {1.0f, 0.5f, 0.3f, 0.2f, 0.2f, 0.1f, 0.1f, 0.3f, 0.1f, 0.2f, 0.3f}});
   SteeringConfig c;
   c.classic = steer;
   SimulationParams p;

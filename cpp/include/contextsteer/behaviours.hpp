@@ -57,7 +57,7 @@ enum class TargetSource : std::uint8_t { kOwnTarget, kPoints, kAgents };
 struct Targets {
   float weight = 1.0f;
   TargetSource source = TargetSource::kOwnTarget;
-  std::span<const float> positions;       ///< (M,2) flat, or empty
+  std::span<const float> positions;          ///< (M,2) flat, or empty
   std::span<const std::int32_t> target_ids;  ///< agent indices, or empty
   float max_distance = std::numeric_limits<float>::infinity();
   float max_prediction = 0.0f;  ///< seconds; 0 → no prediction
@@ -160,7 +160,7 @@ struct FollowPath {
   const Path* const* paths = nullptr;
   std::size_t path_count = 0;
   const std::int32_t* path_index = nullptr;  ///< (N,) or nullptr
-  float look_ahead = 0.0f;  ///< finite, arc length
+  float look_ahead = 0.0f;                   ///< finite, arc length
   PathDirectionMode mode = PathDirectionMode::kTangent;
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
@@ -182,11 +182,11 @@ struct FollowField {
   float weight = 1.0f;
   const NavField* field = nullptr;
   FieldSelect select = FieldSelect::kShared;
-  std::int32_t shared = 0;                  ///< the field of every agent (kShared)
+  std::int32_t shared = 0;                    ///< the field of every agent (kShared)
   const std::int32_t* field_index = nullptr;  ///< (N,) field per agent (kIndex)
-  float look_ahead = 0.0f;      ///< >= 0, string pulling distance (0: plain descent)
-  float slowing_radius = 0.0f;  ///< >= 0 (0: no slowing)
-  float tolerance = 0.0f;       ///< >= 0
+  float look_ahead = 0.0f;                    ///< >= 0, string pulling distance (0: plain descent)
+  float slowing_radius = 0.0f;                ///< >= 0 (0: no slowing)
+  float tolerance = 0.0f;                     ///< >= 0
   bool half_cosine = false;
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
@@ -216,8 +216,8 @@ struct WallDanger {
   std::uint32_t spread = 0;
   float padding = 0.0f;  ///< >= 0, added to the agent radius
   std::uint32_t layers = kAllLayers;
-  float ray_radius = -1.0f;  ///< >= 0: the rays' radius; < 0: agent radius + padding
-  bool agents = false;       ///< the rays also hit other agents
+  float ray_radius = -1.0f;              ///< >= 0: the rays' radius; < 0: agent radius + padding
+  bool agents = false;                   ///< the rays also hit other agents
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -249,10 +249,10 @@ struct CollisionDanger {
   float reciprocity = 0.0f;   ///< α in [0, 1)
   bool walls = true;
   std::uint32_t layers = kAllLayers;
-  float side = 1.0f;          ///< +1: pass on the right, −1: on the left, 0: no preference
-  float side_bias = 0.1f;     ///< >= 0, relative bonus of the preferred side's slots
-  float smoothness = 0.5f;    ///< >= 0, λ: turning cost exp(−λ·(|v| − d_k·v)), v in max-speed units
-  float commit = 0.1f;        ///< in [0, 1): keep the last course while TTC >= (1 − commit)·horizon
+  float side = 1.0f;       ///< +1: pass on the right, −1: on the left, 0: no preference
+  float side_bias = 0.1f;  ///< >= 0, relative bonus of the preferred side's slots
+  float smoothness = 0.5f;  ///< >= 0, λ: turning cost exp(−λ·(|v| − d_k·v)), v in max-speed units
+  float commit = 0.1f;  ///< in [0, 1): keep the last course while TTC >= (1 − commit)·horizon
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -261,9 +261,9 @@ struct CollisionDanger {
 /// agent_weights[i]: per-agent behaviour weights (one agent cautious, another reckless).
 
 /// Any behaviour: a closed set, dispatched with std::visit (no virtual calls, no heap).
-using Behaviour = std::variant<Forward, Momentum, Targets, Arrive, Wander, Tether, Bounds,
-                               AgentDanger, Flock, FollowPath, WallDanger, CollisionDanger,
-                               FollowField>;
+using Behaviour =
+    std::variant<Forward, Momentum, Targets, Arrive, Wander, Tether, Bounds, AgentDanger, Flock,
+                 FollowPath, WallDanger, CollisionDanger, FollowField>;
 
 /// Whether a behaviour writes an interest / a danger map. Pure.
 bool writes_interest(const Behaviour& b);
@@ -323,8 +323,8 @@ struct MapOut {
 /// behaviour does not produce is not touched (its data may be nullptr). Dead agents get
 /// zero rows. Serial, allocation-free after the first call on a thread, reentrant; the
 /// output of row i depends only on the inputs.
-void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest,
-                   MapOut danger, std::size_t begin, std::size_t end, MapOut speed = {});
+void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest, MapOut danger,
+                   std::size_t begin, std::size_t end, MapOut speed = {});
 
 /// evaluate_rows into full (N,K) arrays (first_row = 0).
 inline void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* interest,

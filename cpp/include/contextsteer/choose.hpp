@@ -26,10 +26,13 @@ enum class ChooseMode {
 inline constexpr ModeEntry<ChooseMode> kChooseModes[] = {
     {"vector_sum", ChooseMode::kVectorSum, "normalised sum of value * direction (Godot recipe)"},
     {"argmax", ChooseMode::kArgmax, "direction of the highest positive slot (Unity project)"},
-    {"weighted_neighbours", ChooseMode::kWeightedNeighbours, "best slot averaged with up to `width` neighbours a side (Lewis)"},
+    {"weighted_neighbours", ChooseMode::kWeightedNeighbours,
+     "best slot averaged with up to `width` neighbours a side (Lewis)"},
     {"subslot", ChooseMode::kSubslot, "parabola through the peak and its two neighbours, in angle"},
-    {"subslot_linear", ChooseMode::kSubslotLinear, "equal slopes either side of the peak (Fray's gradient intersection)"},
-    {"argmax_always", ChooseMode::kArgmaxAlways, "the highest slot even when none is positive (Unity project)"},
+    {"subslot_linear", ChooseMode::kSubslotLinear,
+     "equal slopes either side of the peak (Fray's gradient intersection)"},
+    {"argmax_always", ChooseMode::kArgmaxAlways,
+     "the highest slot even when none is positive (Unity project)"},
 };
 
 /// Scalars of choose.

@@ -91,7 +91,7 @@ struct Wander {
 enum class Proximity : std::uint8_t { kRadius, kFieldOfView, kCone, kInfinite, kCenter };
 struct Neighbourhood {
   Proximity kind = Proximity::kRadius;
-  float radius = 1.0f;          ///< > 0
+  float radius = 1.0f;           ///< > 0
   float cos_half_angle = -1.0f;  ///< kFieldOfView / kCone: cos(angle/2)
 };
 
@@ -102,7 +102,7 @@ enum class GroupRule : std::uint8_t { kSeparation, kAlignment, kCohesion };
 struct Group {
   GroupRule rule = GroupRule::kSeparation;
   Neighbourhood near;
-  float decay = 1.0f;   ///< Separation's inverse-square coefficient, >= 0
+  float decay = 1.0f;  ///< Separation's inverse-square coefficient, >= 0
 };
 
 /// CollisionAvoidance (gdx-ai, Reynolds' unaligned collision avoidance): among the
@@ -186,9 +186,9 @@ struct FlowField {
   float prediction = 0.0f;
 };
 
-using Behaviour = std::variant<Seek, Arrive, Pursue, MatchVelocity, Wander, Group,
-                               CollisionAvoidance, RaycastAvoidance, FollowPath, Interpose, Hide,
-                               FlowField>;
+using Behaviour =
+    std::variant<Seek, Arrive, Pursue, MatchVelocity, Wander, Group, CollisionAvoidance,
+                 RaycastAvoidance, FollowPath, Interpose, Hide, FlowField>;
 
 /// A weighted sum of behaviours, truncated to a_max (gdx-ai BlendedSteering). With
 /// `truncate` false (a bare behaviour, as gdx-ai runs one on its own or as a

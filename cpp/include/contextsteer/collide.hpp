@@ -47,8 +47,8 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
 /// are left as they are (`iterations` is not used). Serial, allocation-free, reentrant.
 void collide_rows(const World& world, const float* start, float* target, float* velocity,
                   const float* radius, const std::uint8_t* alive, int iterations,
-                  std::uint32_t layers, std::int32_t* contacts, std::size_t begin,
-                  std::size_t end, float* heading = nullptr, bool stop = false);
+                  std::uint32_t layers, std::int32_t* contacts, std::size_t begin, std::size_t end,
+                  float* heading = nullptr, bool stop = false);
 
 /// Agent–agent overlap count and push-apart (Jacobi: every agent reads the same
 /// read-only positions, so the result does not depend on the order or thread). For agent

@@ -24,8 +24,10 @@ enum class CombineMode {
 inline constexpr ModeEntry<CombineMode> kCombineModes[] = {
     {"max", CombineMode::kMax, "per slot, the largest value of the maps (Unity project, Fray)"},
     {"sum", CombineMode::kSum, "per slot, the sum of the maps"},
-    {"weighted_sum", CombineMode::kWeightedSum, "per slot, the sum of the maps times one weight per map"},
-    {"multiply", CombineMode::kMultiply, "per slot, the product of the maps (Lewis: product of normalised scores)"},
+    {"weighted_sum", CombineMode::kWeightedSum,
+     "per slot, the sum of the maps times one weight per map"},
+    {"multiply", CombineMode::kMultiply,
+     "per slot, the product of the maps (Lewis: product of normalised scores)"},
     {"min", CombineMode::kMin, "per slot, the smallest value of the maps"},
 };
 

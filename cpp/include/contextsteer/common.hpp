@@ -9,12 +9,12 @@
 
 #ifdef CONTEXTSTEER_DEBUG
 /// Internal invariant check, compiled in Debug builds only. Never used on user input.
-#define CONTEXTSTEER_ASSERT(cond)                                                   \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
+#define CONTEXTSTEER_ASSERT(cond)                                                       \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
       std::fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
+      std::abort();                                                                     \
+    }                                                                                   \
   } while (0)
 #else
 #define CONTEXTSTEER_ASSERT(cond) ((void)0)

@@ -21,10 +21,13 @@ enum class DotShape {
 
 /// The names of DotShape (contextsteer.DOT_SHAPES), checked and listed from here.
 inline constexpr ModeEntry<DotShape> kDotShapes[] = {
-    {"clamped_cosine", DotShape::kClampedCosine, "max(0, c) (Godot recipe, Lewis 'clamp to [0, 1]')"},
+    {"clamped_cosine", DotShape::kClampedCosine,
+     "max(0, c) (Godot recipe, Lewis 'clamp to [0, 1]')"},
     {"cosine", DotShape::kCosine, "c, in [-1, 1] (Lewis: keep the negative scores)"},
-    {"half_cosine", DotShape::kHalfCosine, "(1 + c) / 2, in [0, 1] (a normalised score for multiply)"},
-    {"opposite_cosine", DotShape::kOppositeCosine, "max(0, -c) (Lewis 'avoiding a target': flip the sign)"},
+    {"half_cosine", DotShape::kHalfCosine,
+     "(1 + c) / 2, in [0, 1] (a normalised score for multiply)"},
+    {"opposite_cosine", DotShape::kOppositeCosine,
+     "max(0, -c) (Lewis 'avoiding a target': flip the sign)"},
 };
 
 /// Parameters of dot_map: value = shape(c) * weight * w[i] * (|v_i| if magnitude).

@@ -83,7 +83,9 @@ inline double line_side(double x, double y, double dx, double dy) { return x * d
 
 /// Whether a segment whose endpoints have the sides sa, sb (line_side) lies strictly on one
 /// side of the ray's line (cannot meet it). Branch-free. Pure.
-inline bool same_side(double sa, double sb) { return ((sa > 0.0) & (sb > 0.0)) | ((sa < 0.0) & (sb < 0.0)); }
+inline bool same_side(double sa, double sb) {
+  return ((sa > 0.0) & (sb > 0.0)) | ((sa < 0.0) & (sb < 0.0));
+}
 
 /// Whether the origin lies in the closed disc of radius r centred at q: |q|^2 <= r^2, the
 /// inside test of ray_circle (there written c = |q|^2 - r^2 <= 0, the same predicate: a
@@ -148,7 +150,9 @@ inline double ray_segment(double ax, double ay, double bx, double by, double dx,
 
 /// Whether the origin lies in the capsule {x : dist(x, a..b) <= r} (closed): the one
 /// inside test of ray_capsule and sweep_circle. `q` is closest_on_segment(a, b, origin).
-inline bool inside_capsule(const SegmentPoint& q, double r) { return q.x * q.x + q.y * q.y <= r * r; }
+inline bool inside_capsule(const SegmentPoint& q, double r) {
+  return q.x * q.x + q.y * q.y <= r * r;
+}
 
 namespace detail {
 
@@ -216,9 +220,10 @@ inline double capsule_entry_solve(double ax, double ay, double bx, double by, do
 /// Grazing: a ray along an offset line touches the capsule (ray_segment's collinear rule
 /// and ray_circle's tangent rule); whether such a touch blocks is the caller's decision
 /// (sweep_circle lets a contact whose normal does not oppose the motion slide).
-inline double capsule_entry(double ax, double ay, double bx, double by, double r, double dx, double dy,
-                            double tmax) {
-  if (detail::capsule_out_of_reach(ax, ay, bx, by, r, dx, dy, tmax)) return std::numeric_limits<double>::infinity();
+inline double capsule_entry(double ax, double ay, double bx, double by, double r, double dx,
+                            double dy, double tmax) {
+  if (detail::capsule_out_of_reach(ax, ay, bx, by, r, dx, dy, tmax))
+    return std::numeric_limits<double>::infinity();
   return detail::capsule_entry_solve(ax, ay, bx, by, r, dx, dy);
 }
 
@@ -226,9 +231,10 @@ inline double capsule_entry(double ax, double ay, double bx, double by, double r
 /// a..b (relative to the origin): 0 when the origin is inside or on it (inside_capsule),
 /// otherwise capsule_entry (same tmax contract). A thick ray (a disc of radius r swept along
 /// the ray) against a segment is this thin ray against the segment's capsule. Pure.
-inline double ray_capsule(double ax, double ay, double bx, double by, double r, double dx, double dy,
-                          double tmax) {
-  if (detail::capsule_out_of_reach(ax, ay, bx, by, r, dx, dy, tmax)) return std::numeric_limits<double>::infinity();
+inline double ray_capsule(double ax, double ay, double bx, double by, double r, double dx,
+                          double dy, double tmax) {
+  if (detail::capsule_out_of_reach(ax, ay, bx, by, r, dx, dy, tmax))
+    return std::numeric_limits<double>::infinity();
   if (inside_capsule(closest_on_segment(ax, ay, bx, by, 0.0, 0.0), r)) return 0.0;
   return detail::capsule_entry_solve(ax, ay, bx, by, r, dx, dy);
 }

@@ -32,18 +32,18 @@ enum class Series : std::size_t {
 struct HistoryFrames {
   std::size_t capacity = 0, n = 0, k = 0;
   bool maps = false, progress = false;
-  std::vector<std::int64_t> step;  ///< (T,) step count of each frame
-  std::vector<double> time;        ///< (T,) simulated seconds
-  std::vector<float> position;     ///< (T,N,2), NaN where an agent is dead
-  std::vector<float> velocity;     ///< (T,N,2)
-  std::vector<float> heading;      ///< (T,N)
-  std::vector<std::uint8_t> alive; ///< (T,N)
+  std::vector<std::int64_t> step;       ///< (T,) step count of each frame
+  std::vector<double> time;             ///< (T,) simulated seconds
+  std::vector<float> position;          ///< (T,N,2), NaN where an agent is dead
+  std::vector<float> velocity;          ///< (T,N,2)
+  std::vector<float> heading;           ///< (T,N)
+  std::vector<std::uint8_t> alive;      ///< (T,N)
   std::vector<float> interest, danger;  ///< (T,N,K) when maps
   /// (T,N,K) when maps and the simulation has a ray sensor (Simulation::sensed()): what
   /// its slot rays sensed; allocated at the first such capture, empty otherwise.
   std::vector<float> sensed;
-  std::vector<float> along;        ///< (T,N) progress along the metrics path, when progress
-  std::vector<float> series;       ///< (T, Series::kCount)
+  std::vector<float> along;   ///< (T,N) progress along the metrics path, when progress
+  std::vector<float> series;  ///< (T, Series::kCount)
 
   HistoryFrames(std::size_t capacity, std::size_t n, std::size_t k, bool maps, bool progress);
 };

@@ -104,23 +104,23 @@ class Metrics {
   std::int32_t* wall_steps() { return wall_steps_.data(); }          ///< (N,) steps touching
   float* min_wall_clearance() { return min_wall_.data(); }           ///< (N,)
   float* min_agent_clearance() { return min_agent_.data(); }         ///< (N,)
-  float* wall_clearance() { return cur_wall_.data(); }    ///< (N,) at the last update
-  float* agent_clearance() { return cur_agent_.data(); }  ///< (N,) at the last update
-  float* time_to_goal() { return goal_time_.data(); }     ///< (N,) NaN until arrival
-  double* path_length() { return path_length_.data(); }   ///< (N,)
-  double* effort() { return effort_.data(); }             ///< (N,)
-  double* jitter() { return jitter_.data(); }             ///< (N,) Σ|Δheading|
-  std::int32_t* alive_steps() { return alive_steps_.data(); }  ///< (N,)
-  std::int32_t* travel_steps() { return travel_steps_.data(); }  ///< (N,) steps until arrival
-  double* progress() { return progress_.data(); }         ///< (N,)
-  std::int32_t* laps() { return laps_.data(); }           ///< (N,)
-  float* last_lap_time() { return last_lap_.data(); }     ///< (N,) NaN before a lap
-  float* best_lap_time() { return best_lap_.data(); }     ///< (N,) NaN before a lap
-  float* lap_end_time() { return lap_end_.data(); }       ///< (N,) time of the last lap end
-  std::int32_t* overtakes() { return overtakes_.data(); } ///< (N,)
+  float* wall_clearance() { return cur_wall_.data(); }               ///< (N,) at the last update
+  float* agent_clearance() { return cur_agent_.data(); }             ///< (N,) at the last update
+  float* time_to_goal() { return goal_time_.data(); }                ///< (N,) NaN until arrival
+  double* path_length() { return path_length_.data(); }              ///< (N,)
+  double* effort() { return effort_.data(); }                        ///< (N,)
+  double* jitter() { return jitter_.data(); }                        ///< (N,) Σ|Δheading|
+  std::int32_t* alive_steps() { return alive_steps_.data(); }        ///< (N,)
+  std::int32_t* travel_steps() { return travel_steps_.data(); }      ///< (N,) steps until arrival
+  double* progress() { return progress_.data(); }                    ///< (N,)
+  std::int32_t* laps() { return laps_.data(); }                      ///< (N,)
+  float* last_lap_time() { return last_lap_.data(); }                ///< (N,) NaN before a lap
+  float* best_lap_time() { return best_lap_.data(); }                ///< (N,) NaN before a lap
+  float* lap_end_time() { return lap_end_.data(); }          ///< (N,) time of the last lap end
+  std::int32_t* overtakes() { return overtakes_.data(); }    ///< (N,)
   std::uint8_t* ever_stuck() { return ever_stuck_.data(); }  ///< (N,) stuck before arrival
 
- /// Calls fn(name, data, bytes) for every accumulator that carries over from one update
+  /// Calls fn(name, data, bytes) for every accumulator that carries over from one update
   /// to the next (save/load: a restored object continues bit-identically). Sizes are
   /// fixed by configure(). The parameters and the path are not included: configure with
   /// the same ones first.
@@ -171,7 +171,8 @@ class Metrics {
   std::vector<std::uint8_t> touching_, ever_stuck_, was_alive_;
   std::vector<std::int32_t> partners_;    // (N, kMaxContacts) ascending, -1 padded
   std::vector<std::uint8_t> n_partners_;  // (N,)
-  std::vector<std::int32_t> wall_episodes_, agent_episodes_, wall_steps_, alive_steps_, travel_steps_;
+  std::vector<std::int32_t> wall_episodes_, agent_episodes_, wall_steps_, alive_steps_,
+      travel_steps_;
   std::vector<float> min_wall_, min_agent_, cur_wall_, cur_agent_, goal_time_;
   std::vector<double> path_length_, effort_, jitter_;
   std::vector<double> offset_, progress_, start_offset_;

@@ -34,8 +34,8 @@ void nearest(const World& world, std::span<const float> points, float max_dist,
 
 /// out[i] = points[i] lies in the closed interior of a polygon, box or circle (in the
 /// layers); segments and polylines have no interior. Precondition world.indexed().
-void inside_rows(const World& world, std::span<const float> points, std::uint32_t layers,
-                 bool* out, std::size_t begin, std::size_t end);
+void inside_rows(const World& world, std::span<const float> points, std::uint32_t layers, bool* out,
+                 std::size_t begin, std::size_t end);
 
 /// inside_rows over all N points on the thread pool.
 void inside(const World& world, std::span<const float> points, std::uint32_t layers, bool* out);

@@ -39,8 +39,7 @@ class NeighborGrid {
   /// Rebuilds over the alive agents among `n` positions ((n,2) flat; `alive` may be
   /// nullptr for "all alive"). `cell_size` > 0 is the intended query radius; it is
   /// enlarged when the bounding box would need more than max(64, 2·n) cells. Serial, O(n).
-  void rebuild(const float* positions, const std::uint8_t* alive, std::size_t n,
-               float cell_size);
+  void rebuild(const float* positions, const std::uint8_t* alive, std::size_t n, float cell_size);
 
   /// Becomes `grid` (its cells and their agents, in the same order) with each agent at
   /// its position in `positions` ((n,2) flat, the n of grid's rebuild) instead: no
@@ -146,7 +145,7 @@ class NeighborGrid {
   // positions at a time and may read up to three past the last.
   std::vector<float> sorted_pos_;
   static constexpr std::size_t kPad = 8;
-  std::vector<std::uint32_t> cell_of_;     // scratch: cell of each agent (n)
+  std::vector<std::uint32_t> cell_of_;  // scratch: cell of each agent (n)
 };
 
 /// Neighbour lists of rows [begin, end): for each alive agent i, the query of
@@ -155,14 +154,13 @@ class NeighborGrid {
 /// allocation-free, reentrant.
 void find_neighbors_rows(const NeighborGrid& grid, const float* positions,
                          const std::uint8_t* alive, float radius, std::size_t max_neighbors,
-                         std::int32_t* out_indices, std::int32_t* out_counts,
-                         std::size_t begin, std::size_t end);
+                         std::int32_t* out_indices, std::int32_t* out_counts, std::size_t begin,
+                         std::size_t end);
 
 /// find_neighbors_rows over all n rows through parallel_for.
-void find_neighbors(const NeighborGrid& grid, const float* positions,
-                    const std::uint8_t* alive, std::size_t n, float radius,
-                    std::size_t max_neighbors, std::int32_t* out_indices,
-                    std::int32_t* out_counts);
+void find_neighbors(const NeighborGrid& grid, const float* positions, const std::uint8_t* alive,
+                    std::size_t n, float radius, std::size_t max_neighbors,
+                    std::int32_t* out_indices, std::int32_t* out_counts);
 
 /// The per-step neighbour query of a simulation: a grid plus the (N, M) table, rebuilt
 /// together; buffers are kept across steps (allocation only when N·M grows).

@@ -104,11 +104,11 @@ class Path {
 
   bool closed_ = false;
   double length_ = 0.0;
-  std::vector<float> xy_;        // V vertices, interleaved
-  std::vector<double> seg_len_;  // S segment lengths (> 0)
-  std::vector<double> cum_;      // S+1 cumulative lengths, cum_[S] == length_
-  std::vector<float> dir_;       // S unit directions, interleaved
-  std::vector<Node> nodes_;      // BVH, root at 0
+  std::vector<float> xy_;             // V vertices, interleaved
+  std::vector<double> seg_len_;       // S segment lengths (> 0)
+  std::vector<double> cum_;           // S+1 cumulative lengths, cum_[S] == length_
+  std::vector<float> dir_;            // S unit directions, interleaved
+  std::vector<Node> nodes_;           // BVH, root at 0
   std::vector<std::uint32_t> order_;  // leaf slot -> segment index
   std::vector<float> leaf_xy_;        // leaf slot -> segment end points x0 y0 x1 y1
 };
@@ -116,8 +116,8 @@ class Path {
 /// Closest offsets of points[begin, end): points (N,2) interleaved, out (N,), written
 /// as float32 and kept in [0, length) on closed paths after rounding. Serial, reentrant,
 /// allocation-free; the simulation calls it per chunk of agents.
-void closest_offset_rows(const Path& path, std::span<const float> points,
-                         std::span<float> out, std::size_t begin, std::size_t end);
+void closest_offset_rows(const Path& path, std::span<const float> points, std::span<float> out,
+                         std::size_t begin, std::size_t end);
 /// closest_offset_rows over all N points on the thread pool.
 void closest_offset(const Path& path, std::span<const float> points, std::span<float> out);
 

@@ -36,9 +36,8 @@ inline constexpr std::size_t kSteerBlockFloats = 4096;
 /// Pure apart from scratch, allocation-free, reentrant.
 void steer_rows(std::span<const float> interest_maps, std::size_t b, std::size_t n, std::size_t k,
                 std::span<const float> danger, const SlotSet& slots, const SteerParams& p,
-                std::span<float> direction, std::span<float> strength,
-                std::span<std::int32_t> slot, std::span<float> scratch, std::size_t begin,
-                std::size_t end);
+                std::span<float> direction, std::span<float> strength, std::span<std::int32_t> slot,
+                std::span<float> scratch, std::size_t begin, std::size_t end);
 
 /// steer over all N agents on the thread pool (per-thread scratch on the stack when
 /// K <= kSteerBlockFloats). For larger K, `big_scratch` (N*K floats) holds the

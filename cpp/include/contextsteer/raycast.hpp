@@ -31,9 +31,8 @@ struct RayHitsOut {
 /// except that radius > 0 builds world.thick_grid(radius) on the first use of that radius
 /// (thread-safe; call it beforehand to keep a hot loop allocation-free).
 void raycast_rows(const World& world, std::span<const float> origins,
-                  std::span<const float> directions, std::span<const float> max_dist,
-                  float radius, std::uint32_t layers, RayHitsOut out, std::size_t begin,
-                  std::size_t end);
+                  std::span<const float> directions, std::span<const float> max_dist, float radius,
+                  std::uint32_t layers, RayHitsOut out, std::size_t begin, std::size_t end);
 
 /// raycast_rows over all R rays, split over the thread pool. Deterministic.
 void raycast(const World& world, std::span<const float> origins, std::span<const float> directions,
@@ -56,13 +55,13 @@ namespace detail {
 /// the ray's origin (computed by the grid walk, cpp/src/grid_walk.hpp; slot_raycast_rows
 /// keeps one per slot).
 struct WalkDir {
-  double dx = 0.0, dy = 0.0;    ///< unit direction
-  double idx = 0.0, idy = 0.0;  ///< 1 / dx, 1 / dy (+inf for 0)
-  double bxh = 0.0, byh = 0.0;  ///< cell / dx, cell / dy (0 for a zero component)
-  double tdx = 0.0, tdy = 0.0;  ///< cell / |dx|, cell / |dy| (+inf for a zero component)
-  int stepx = 0, stepy = 0;     ///< signs of dx, dy
-  int offx = 0, offy = 0;       ///< stepx > 0, stepy > 0
-  int qx = 1, qy = 1, quad = 3; ///< quadrant of the direction (see WorldGrid::quadrant)
+  double dx = 0.0, dy = 0.0;     ///< unit direction
+  double idx = 0.0, idy = 0.0;   ///< 1 / dx, 1 / dy (+inf for 0)
+  double bxh = 0.0, byh = 0.0;   ///< cell / dx, cell / dy (0 for a zero component)
+  double tdx = 0.0, tdy = 0.0;   ///< cell / |dx|, cell / |dy| (+inf for a zero component)
+  int stepx = 0, stepy = 0;      ///< signs of dx, dy
+  int offx = 0, offy = 0;        ///< stepx > 0, stepy > 0
+  int qx = 1, qy = 1, quad = 3;  ///< quadrant of the direction (see WorldGrid::quadrant)
 };
 }  // namespace detail
 
@@ -70,7 +69,7 @@ struct WalkDir {
 /// reused for every call on that thread; the kernel never allocates.
 struct SlotScratch {
   static constexpr std::size_t kBatch = 256;  ///< walls tested per flush of the gather list
-  std::vector<double> dx, dy, best;  ///< K rotated unit directions and running minima
+  std::vector<double> dx, dy, best;           ///< K rotated unit directions and running minima
   std::vector<detail::WalkDir> dirs;  ///< K walk constants (shared by all agents without headings)
   double ax[kBatch], ay[kBatch], bx[kBatch], by[kBatch], c[kBatch];  ///< gathered walls
   std::size_t count = 0;

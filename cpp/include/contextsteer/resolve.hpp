@@ -13,22 +13,27 @@ namespace contextsteer {
 
 /// How danger d acts on interest i (per slot j of one agent).
 enum class ResolveMode {
-  kMask,           ///< d_j > threshold ? 0 : i_j (Godot recipe)
-  kSubtract,       ///< max(0, i_j - d_j) (Unity project, Godot "levels of danger")
-  kScale,          ///< i_j * (1 - clamp(d_j, 0, 1))
-  kMaskMinDanger,  ///< d_j <= min_m d_m + epsilon ? i_j : 0 (Fray)
-  kAvoidOpposite,  ///< i_j + max_m d_m * max(0, -dot(u_j, u_m)) (Godot "avoidance")
+  kMask,               ///< d_j > threshold ? 0 : i_j (Godot recipe)
+  kSubtract,           ///< max(0, i_j - d_j) (Unity project, Godot "levels of danger")
+  kScale,              ///< i_j * (1 - clamp(d_j, 0, 1))
+  kMaskMinDanger,      ///< d_j <= min_m d_m + epsilon ? i_j : 0 (Fray)
+  kAvoidOpposite,      ///< i_j + max_m d_m * max(0, -dot(u_j, u_m)) (Godot "avoidance")
   kSubtractUnclamped,  ///< i_j - d_j, negative values kept (the Unity project's exact rule)
 };
 
 /// The names of ResolveMode (contextsteer.RESOLVE_MODES), checked and listed from here.
 inline constexpr ModeEntry<ResolveMode> kResolveModes[] = {
-    {"mask", ResolveMode::kMask, "interest 0 where danger > threshold, unchanged elsewhere (Godot recipe)"},
-    {"subtract", ResolveMode::kSubtract, "max(0, interest - danger) (Unity project, Godot 'levels of danger')"},
+    {"mask", ResolveMode::kMask,
+     "interest 0 where danger > threshold, unchanged elsewhere (Godot recipe)"},
+    {"subtract", ResolveMode::kSubtract,
+     "max(0, interest - danger) (Unity project, Godot 'levels of danger')"},
     {"scale", ResolveMode::kScale, "interest * (1 - clamp(danger, 0, 1))"},
-    {"mask_min_danger", ResolveMode::kMaskMinDanger, "interest kept only where danger <= min danger + epsilon (Fray)"},
-    {"avoid_opposite", ResolveMode::kAvoidOpposite, "interest plus the largest danger times its opposite cosine (Godot 'avoidance')"},
-    {"subtract_unclamped", ResolveMode::kSubtractUnclamped, "interest - danger, negative values kept (the Unity project's exact rule)"},
+    {"mask_min_danger", ResolveMode::kMaskMinDanger,
+     "interest kept only where danger <= min danger + epsilon (Fray)"},
+    {"avoid_opposite", ResolveMode::kAvoidOpposite,
+     "interest plus the largest danger times its opposite cosine (Godot 'avoidance')"},
+    {"subtract_unclamped", ResolveMode::kSubtractUnclamped,
+     "interest - danger, negative values kept (the Unity project's exact rule)"},
 };
 
 /// Scalars of resolve.

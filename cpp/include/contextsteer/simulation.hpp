@@ -62,8 +62,8 @@ struct SteeringConfig {
 struct SimulationParams {
   MotionModel motion = Lerp{};
   bool push_apart = true;
-  float push_relax = 1.0f;       ///< fraction of the overlap removed per step, (0, 1]
-  int slide_iterations = 4;      ///< 1..kMaxSlideIterations
+  float push_relax = 1.0f;   ///< fraction of the overlap removed per step, (0, 1]
+  int slide_iterations = 4;  ///< 1..kMaxSlideIterations
   /// Wall response: slide along the wall (false), or stop at the contact keeping the
   /// velocity (true: the Godot recipe's move_and_collide).
   bool stop_at_contact = false;
@@ -117,8 +117,8 @@ class Simulation {
   std::uint64_t step_count() const { return step_count_; }
   double time() const { return time_; }
 
-  float* interest() { return interest_.data(); }      ///< (N,K) combined, post-processed
-  float* danger() { return danger_.data(); }          ///< (N,K)
+  float* interest() { return interest_.data(); }  ///< (N,K) combined, post-processed
+  float* danger() { return danger_.data(); }      ///< (N,K)
   /// (N,K) after resolve (and, with a speed map, weighted by it: see speed()).
   float* resolved() { return resolved_.data(); }
   /// (N,K) speed map (fractions of max_speed, min over the behaviours writing one), or
@@ -131,10 +131,10 @@ class Simulation {
   /// the last step or perceive() (+inf: clear within its look-ahead; slot frame when
   /// slots turn with the agents), or nullptr without a WallDanger.
   float* sensed() { return sensed_.empty() ? nullptr : sensed_.data(); }
-  float* direction() { return direction_.data(); }    ///< (N,2) world frame, unit or 0
-  float* acceleration() { return accel_.data(); }     ///< (N,2) classic steering's output
-  float* strength() { return strength_.data(); }      ///< (N,) [0, 1]
-  std::int32_t* slot() { return slot_.data(); }       ///< (N,) chosen slot or -1
+  float* direction() { return direction_.data(); }            ///< (N,2) world frame, unit or 0
+  float* acceleration() { return accel_.data(); }             ///< (N,2) classic steering's output
+  float* strength() { return strength_.data(); }              ///< (N,) [0, 1]
+  std::int32_t* slot() { return slot_.data(); }               ///< (N,) chosen slot or -1
   std::int32_t* wall_contacts() { return contacts_.data(); }  ///< (N,) steps touching a wall
   std::int32_t* overlaps() { return overlaps_.data(); }       ///< (N,) overlapping neighbours
   std::uint8_t* stuck() { return stuck_.data(); }             ///< (N,) 0/1

@@ -45,7 +45,7 @@ enum class ObstacleKind : std::uint8_t { kSegment, kPolyline, kPolygon, kBox, kC
 /// [qx0, qx1] x [qy0, qy1] an entry is used only in cell (max(cx0, qx0), max(cy0, qy0)),
 /// where (cx0, cy0) is the lowest cell of the entry's own box (stored per entry).
 struct WorldGrid {
-  float x0 = 0.0f;        ///< lower-left corner of cell (0, 0)
+  float x0 = 0.0f;  ///< lower-left corner of cell (0, 0)
   float y0 = 0.0f;
   float cell = 1.0f;      ///< cell edge length (world units)
   float inv_cell = 1.0f;  ///< 1 / cell
@@ -54,9 +54,9 @@ struct WorldGrid {
 
   // Segment entries, cell c owns [seg_start[c], seg_start[c + 1]).
   std::vector<std::int32_t> seg_start;
-  std::vector<float> ax, ay, bx, by;         ///< endpoints a, b of each entry
-  std::vector<std::int32_t> seg_index;       ///< entry -> segment (row of World::walls())
-  std::vector<std::uint32_t> seg_layers;     ///< entry -> layer mask of its obstacle
+  std::vector<float> ax, ay, bx, by;           ///< endpoints a, b of each entry
+  std::vector<std::int32_t> seg_index;         ///< entry -> segment (row of World::walls())
+  std::vector<std::uint32_t> seg_layers;       ///< entry -> layer mask of its obstacle
   std::vector<std::int32_t> seg_cx0, seg_cy0;  ///< lowest cell of the segment's box
 
   /// The segment entries of each cell again, in blocks of 4 (one cache line and a half):
@@ -68,7 +68,8 @@ struct WorldGrid {
     std::int32_t index[4];             ///< segment rows
   };
   std::vector<SegBlock> seg_blocks;
-  std::vector<std::int32_t> block_start;  ///< cell c owns blocks [block_start[c], block_start[c + 1])
+  std::vector<std::int32_t>
+      block_start;  ///< cell c owns blocks [block_start[c], block_start[c + 1])
 
   // Circle entries, same layout.
   std::vector<std::int32_t> circ_start;
@@ -171,10 +172,12 @@ class StripCache {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& e : sets_)
       if (bit_equal(e.radius, radius) && e.dirs.size() == dirs.size() &&
-          std::equal(dirs.begin(), dirs.end(), e.dirs.begin(), [](float a, float b) { return bit_equal(a, b); }))
+          std::equal(dirs.begin(), dirs.end(), e.dirs.begin(),
+                     [](float a, float b) { return bit_equal(a, b); }))
         return e.strips.get();
     if (sets_.size() >= kMaxSets) return nullptr;
-    sets_.push_back({std::vector<float>(dirs.begin(), dirs.end()), radius, std::shared_ptr<const SlotStrips>(build())});
+    sets_.push_back({std::vector<float>(dirs.begin(), dirs.end()), radius,
+                     std::shared_ptr<const SlotStrips>(build())});
     return sets_.back().strips.get();
   }
   void clear() {
@@ -303,10 +306,11 @@ class World {
   std::vector<float> circle_centers_;
   std::vector<float> circle_radii_;
   std::vector<std::int32_t> circle_obstacle_;
-  std::vector<float> ring_points_;            // all polygon vertices, 2 floats each
-  std::vector<std::int32_t> ring_start_;      // polygon k owns [ring_start_[k], ring_start_[k+1]) points
+  std::vector<float> ring_points_;  // all polygon vertices, 2 floats each
+  std::vector<std::int32_t>
+      ring_start_;  // polygon k owns [ring_start_[k], ring_start_[k+1]) points
   std::vector<std::int32_t> polygon_obstacle_;
-  std::vector<float> polygon_box_;            // 4 floats per polygon
+  std::vector<float> polygon_box_;  // 4 floats per polygon
   std::vector<std::uint32_t> obstacle_layers_;
   std::vector<ObstacleKind> obstacle_kind_;
   float cell_size_ = 0.0f;
