@@ -18,6 +18,12 @@ constexpr std::size_t kBlock = 64;
 // Agents per parallel chunk (at least).
 constexpr std::size_t kGrain = 128;
 
+// v turned counter-clockwise by h: from an agent's slot frame (heading h) to the world.
+Vec2 turned(Vec2 v, float h) {
+  const float c = std::cos(h), s = std::sin(h);
+  return {c * v.x - s * v.y, s * v.x + c * v.y};
+}
+
 /// Calls body(b, e) over the runs of consecutive deciding agents of [begin, end), at most
 /// kBlock rows each.
 template <class Decides, class Body>
@@ -273,12 +279,9 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
         if (velocity_) strength_from_speed(p, b, e);
         if (commit) keep_course(p, b, e);
         if (config_.rotate) {
-          for (std::size_t i = b; i < e; ++i) {
-            const float h = p.in.agents.heading[i];
-            const float c = std::cos(h), s = std::sin(h);
-            const Vec2 d = load2(direction_.data(), i);
-            store2(direction_.data(), i, {c * d.x - s * d.y, s * d.x + c * d.y});
-          }
+          for (std::size_t i = b; i < e; ++i)
+            store2(direction_.data(), i,
+                   turned(load2(direction_.data(), i), p.in.agents.heading[i]));
         }
       });
 }
@@ -301,10 +304,7 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
     const float px = dir[2 * peak], py = dir[2 * peak + 1];
     // The current velocity in max-speed units, in the slot frame.
     Vec2 v = load2(a.velocity, i) * (a.max_speed[i] > 0.0f ? 1.0f / a.max_speed[i] : 0.0f);
-    if (config_.rotate) {
-      const float c = std::cos(a.heading[i]), sn = std::sin(a.heading[i]);
-      v = {c * v.x + sn * v.y, -sn * v.x + c * v.y};
-    }
+    if (config_.rotate) v = turned(v, -a.heading[i]);
     // The speed the agent wants (the interest peak; Arrive lowers it near the goal): a
     // slot faster than that offers no more progress.
     const float want = std::clamp(in[peak], 0.0f, 1.0f);
@@ -377,10 +377,7 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     // tested: check it, and fall back to the chosen slot's candidate if it is not safe.
     const float top = p.in.agents.max_speed[i];
     Vec2 v = d * (strength_[i] * top);
-    if (config_.rotate) {
-      const float h = p.in.agents.heading[i], ch = std::cos(h), sh = std::sin(h);
-      v = {ch * v.x - sh * v.y, sh * v.x + ch * v.y};
-    }
+    if (config_.rotate) v = turned(v, p.in.agents.heading[i]);
     if (velocity_ttc(*velocity_, p.in, i, v) >= velocity_->horizon) continue;
     store2(direction_.data(), i, refined ? Vec2{dir[2 * bs], dir[2 * bs + 1]} : slot_dir);
     strength_[i] = sp[bs];
@@ -420,26 +417,17 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
   for (std::size_t i = begin; i < end; ++i) {
     const float s0 = prev_strength_[i];
     if (!(s0 > 0.0f)) continue;
-    Vec2 d0 = load2(prev_direction_.data(), i);  // world frame (after last step's rotation)
-    if (config_.rotate) {
-      const float h = p.in.agents.heading[i], c = std::cos(h), sn = std::sin(h);
-      d0 = {c * d0.x + sn * d0.y, -sn * d0.x + c * d0.y};
-    }
     const float* in = interest_.data() + i * k;
-    const float want = std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f);
-    const float s0c = std::min(s0, want);
-    const Vec2 d1 = load2(direction_.data(), i);
-    const float s1 = strength_[i];
+    const float s0c = std::min(s0, std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f));
     if (s0c <= 0.0f) continue;
-    const float i0 = interest_towards(i, d0), i1 = interest_towards(i, d1);
-    if (i0 < i1 || i0 * s0c < i1 * s1) continue;
-    const float top = p.in.agents.max_speed[i];
-    Vec2 v = d0 * (s0c * top);
-    if (config_.rotate) {
-      const float h = p.in.agents.heading[i], ch = std::cos(h), sh = std::sin(h);
-      v = {ch * v.x - sh * v.y, sh * v.x + ch * v.y};
-    }
-    if (velocity_ttc(*velocity_, p.in, i, v) < floor_ttc) continue;
+    // The previous heading in the world frame (stored after last step's rotation), and in
+    // the slot frame the maps and the new decision use.
+    const Vec2 w0 = load2(prev_direction_.data(), i);
+    const Vec2 d0 = config_.rotate ? turned(w0, -p.in.agents.heading[i]) : w0;
+    const float i0 = interest_towards(i, d0), i1 = interest_towards(i, load2(direction_.data(), i));
+    if (i0 < i1 || i0 * s0c < i1 * strength_[i]) continue;
+    if (velocity_ttc(*velocity_, p.in, i, w0 * (s0c * p.in.agents.max_speed[i])) < floor_ttc)
+      continue;
     store2(direction_.data(), i, d0);
     strength_[i] = s0c;
   }
