@@ -24,6 +24,11 @@ Vec2 turned(Vec2 v, float h) {
   return {c * v.x - s * v.y, s * v.x + c * v.y};
 }
 
+/// Whether d is exactly slot q's direction (dir: (K,2) flat).
+bool same(Vec2 d, const float* dir, std::size_t q) {
+  return d.x == dir[2 * q] && d.y == dir[2 * q + 1];
+}
+
 /// Calls body(b, e) over the runs of consecutive deciding agents of [begin, end), at most
 /// kBlock rows each.
 template <class Decides, class Body>
@@ -361,13 +366,15 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
       }
     }
     const Vec2 d = load2(direction_.data(), i);
-    std::size_t near = 0;
-    float best = -2.0f;
-    for (std::size_t q = 0; q < k; ++q) {
-      const float c = dir[2 * q] * d.x + dir[2 * q + 1] * d.y;
-      if (c > best) {
-        best = c;
-        near = q;
+    std::size_t near = bs;  // the heading is the chosen slot's (argmax, not refined)
+    if (!same(d, dir, bs)) {
+      float best = -2.0f;
+      for (std::size_t q = 0; q < k; ++q) {
+        const float c = dir[2 * q] * d.x + dir[2 * q + 1] * d.y;
+        if (c > best) {
+          best = c;
+          near = q;
+        }
       }
     }
     const float candidate = std::min(sp[bs], sp[near]);
@@ -390,6 +397,10 @@ float Simulation::interest_towards(std::size_t i, Vec2 d) const {
   const std::size_t k = k_;
   const float* in = interest_.data() + i * k;
   const float* dir = slot_set_.directions();
+  // Exactly the chosen slot (argmax, not refined): the loop below would find it and read
+  // its value (the angle from it is +0).
+  if (const std::int32_t s = slot_[i]; s >= 0 && same(d, dir, static_cast<std::size_t>(s)))
+    return in[s];
   std::size_t q = 0;
   float best = -2.0f;
   for (std::size_t j = 0; j < k; ++j) {
@@ -424,7 +435,11 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
     // the slot frame the maps and the new decision use.
     const Vec2 w0 = load2(prev_direction_.data(), i);
     const Vec2 d0 = config_.rotate ? turned(w0, -p.in.agents.heading[i]) : w0;
-    const float i0 = interest_towards(i, d0), i1 = interest_towards(i, load2(direction_.data(), i));
+    const Vec2 d1 = load2(direction_.data(), i);
+    // The same decision again: keeping it would store the same heading and strength
+    // (s0c = min(s0, want) = strength_[i] then), so there is nothing to test.
+    if (d0.x == d1.x && d0.y == d1.y && s0 == strength_[i]) continue;
+    const float i0 = interest_towards(i, d0), i1 = interest_towards(i, d1);
     if (i0 < i1 || i0 * s0c < i1 * strength_[i]) continue;
     if (velocity_ttc(*velocity_, p.in, i, w0 * (s0c * p.in.agents.max_speed[i])) < floor_ttc)
       continue;
