@@ -81,6 +81,9 @@ Metrics (from the positions of the active agents after each step, float64)
 - wall pens: episodes where an agent's centre comes closer than 0.99 r to a wall segment
   (start of a run of such steps); wall pen m: the largest r − distance to a wall.
 - arrived %: agents that arrived within the step limit; TTG: their mean time to goal (s).
+- vs RVO2: the system's time to goal against RVO2's over the agents that arrived in both
+  runs (%; crowd_quality.ttg_vs). TTG alone averages over the agents a system gets home,
+  which flatters one that strands the slow ones (RVO2 on the bottleneck).
 - jitter: per agent, the mean |Δθ| over the steps where it moved faster than 0.05 m/s in
   both that step and the one before (θ the direction of the step's displacement), then
   the mean over agents, in degrees per step.
@@ -112,7 +115,16 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from crowd_quality import SCENES, SEEDED, SYSTEMS, Options, Unavailable, pool, run  # noqa: E402
+from crowd_quality import (  # noqa: E402
+    SCENES,
+    SEEDED,
+    SYSTEMS,
+    Options,
+    Unavailable,
+    pool,
+    run,
+    ttg_vs,
+)
 
 QUICK_SCENES = ("circle-16", "circle-64", "hallway", "crossing")
 QUICK_STEPS = 600
@@ -128,6 +140,7 @@ COLUMNS = (  # (header, key, width, format)
     ("wall pen m", "max_wall_penetration_m", 11, ".3f"),
     ("arrived %", "arrived_pct", 10, ".1f"),
     ("TTG s", "mean_ttg_s", 7, ".1f"),
+    ("vs RVO2", "ttg_vs_rvo2_pct", 8, "+.0f"),
     ("jitter °", "jitter_deg_per_step", 9, ".2f"),
     ("ms/step", "ms_per_step", 9, ".3f"),
     ("pre-push", "pre_push", 10, "d"),
@@ -149,11 +162,14 @@ def _cell(value, width: int, spec: str) -> str:
     if value is None or isinstance(value, float) and math.isnan(value):
         return f"{'-':>{width}}"
     align = "<" if spec == "s" else ">"
-    return f"{value:{align}{width}{spec}}"
+    sign, spec = ("+", spec[1:]) if spec.startswith("+") else ("", spec)
+    return f"{value:{align}{sign}{width}{spec}}"
 
 
 def _json_value(value):
-    """NaN (no arrivals, no moving steps) as null: strict JSON has no NaN."""
+    """NaN (no arrivals, no moving steps) as null: strict JSON has no NaN; arrays as lists."""
+    if hasattr(value, "tolist"):
+        return [_json_value(v) for v in value.tolist()]
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
@@ -221,6 +237,7 @@ def main() -> None:
     for scene_name in scenes:
         seeds = range(args.seeds) if scene_name in SEEDED else range(1)
         built = [SCENES[scene_name](seed=seed) for seed in seeds]
+        reference = None  # this scene's RVO2 row
         for system_name in systems:
             if system_name in skipped:
                 continue
@@ -238,6 +255,10 @@ def main() -> None:
                 continue
             figures = runs[0] if args.seeds == 1 else pool(runs)
             row = {"scene": scene_name, "system": system_name, **figures}
+            if system_name == "rvo2":
+                reference = row
+            elif reference is not None:
+                row["ttg_vs_rvo2_pct"] = ttg_vs(row, reference)
             rows.append(row)
             print(_row(row, columns), flush=True)
     print(

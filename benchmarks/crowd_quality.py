@@ -288,11 +288,24 @@ SEEDED = ("hallway", "crossing", "bottleneck", "doorway")
 """The scenes whose layout depends on the seed (start jitter, spread of the groups)."""
 
 
+def ttg_vs(row: dict, reference: dict) -> float:
+    """How much longer ``row``'s system takes to the goal than ``reference``'s, in percent,
+    over the agents that arrived in both runs (the same scene and seeds, so the same
+    agents): a mean over only the agents a system gets home flatters a system that
+    strands the slow ones. NaN when no agent arrived in both."""
+    a, b = row["arrival_s"], reference["arrival_s"]
+    both = np.isfinite(a) & np.isfinite(b)
+    if not both.any():
+        return float("nan")
+    return 100.0 * (float(a[both].mean()) / float(b[both].mean()) - 1.0)
+
+
 def pool(rows: list[dict]) -> dict:
     """One row from runs of the same system on several seeds of a scene: collisions and
     wall penetrations summed, penetration depths the largest, arrivals, time to goal and
     jitter the mean over seeds (time to goal over the seeds where anyone arrived),
-    ``arrived_min_pct`` the worst seed, ms/step the median."""
+    ``arrived_min_pct`` the worst seed, ms/step the median, ``arrival_s`` the agents'
+    arrival times one seed after another."""
 
     def mean(key):
         v = [r[key] for r in rows if not math.isnan(r[key])]
@@ -310,6 +323,7 @@ def pool(rows: list[dict]) -> dict:
         "jitter_deg_per_step": mean("jitter_deg_per_step"),
         "ms_per_step": float(np.median([r["ms_per_step"] for r in rows])),
         "pre_push": (None if rows[0]["pre_push"] is None else sum(r["pre_push"] for r in rows)),
+        "arrival_s": np.concatenate([r["arrival_s"] for r in rows]),
         "steps": sum(r["steps"] for r in rows),
         "step_limit": rows[0]["step_limit"],
         "agents": rows[0]["agents"],
@@ -411,7 +425,8 @@ class Metrics:
 
 
 def run(system, scene: Scene, steps: int | None = None) -> dict:
-    """Run ``system`` on ``scene`` under the protocol; returns the row's figures.
+    """Run ``system`` on ``scene`` under the protocol; returns the row's figures (with
+    ``arrival_s``: each agent's arrival time in s, NaN where it did not arrive).
 
     Parameters
     ----------
@@ -450,6 +465,7 @@ def run(system, scene: Scene, steps: int | None = None) -> dict:
         "mean_ttg_s": float(arrival[reached].mean()) if reached.any() else float("nan"),
         "ms_per_step": 1e3 * float(np.median(times)),
         "pre_push": getattr(system, "pre_push", None),
+        "arrival_s": arrival,
         "steps": done_steps,
         "step_limit": steps,
         "agents": scene.n,

@@ -1,0 +1,62 @@
+"""benchmarks/crowd_quality.py's pooling and time-to-goal comparison (hand-worked)."""
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+_path = Path(__file__).resolve().parents[1] / "benchmarks" / "crowd_quality.py"
+_spec = importlib.util.spec_from_file_location("bench_crowd_quality_module", _path)
+cq = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = cq  # dataclasses look their module up
+_spec.loader.exec_module(cq)
+
+NAN = float("nan")
+
+
+def test_ttg_vs_counts_only_agents_home_in_both():
+    # Agent 0 arrives in both (10 s against 8 s), agent 1 only in the system (it would
+    # lower the system's plain mean), agent 2 only in the reference, agent 3 in neither.
+    row = {"arrival_s": np.array([10.0, 2.0, NAN, NAN])}
+    ref = {"arrival_s": np.array([8.0, NAN, 30.0, NAN])}
+    assert math.isclose(cq.ttg_vs(row, ref), 25.0)
+    # Over two common agents: (10 + 20) / (8 + 16) - 1 = 25 %; against itself: 0.
+    row = {"arrival_s": np.array([10.0, 20.0])}
+    ref = {"arrival_s": np.array([8.0, 16.0])}
+    assert math.isclose(cq.ttg_vs(row, ref), 25.0)
+    assert cq.ttg_vs(row, row) == 0.0
+
+
+def test_ttg_vs_nan_without_common_arrivals():
+    row = {"arrival_s": np.array([5.0, NAN])}
+    ref = {"arrival_s": np.array([NAN, 7.0])}
+    assert math.isnan(cq.ttg_vs(row, ref))
+
+
+def _run(collisions, arrived, ttg, arrival):
+    return {
+        "collisions": collisions,
+        "max_penetration_m": 0.0,
+        "max_penetration_pct_r": 0.0,
+        "wall_penetrations": 0,
+        "max_wall_penetration_m": 0.0,
+        "arrived_pct": arrived,
+        "mean_ttg_s": ttg,
+        "jitter_deg_per_step": 1.0,
+        "ms_per_step": 0.1,
+        "pre_push": None,
+        "steps": 10,
+        "step_limit": 100,
+        "agents": 2,
+        "arrival_s": np.array(arrival),
+    }
+
+
+def test_pool_sums_averages_and_keeps_every_agent():
+    pooled = cq.pool([_run(2, 100.0, 4.0, [3.0, 5.0]), _run(1, 50.0, 6.0, [6.0, NAN])])
+    assert pooled["collisions"] == 3
+    assert pooled["arrived_pct"] == 75.0 and pooled["arrived_min_pct"] == 50.0
+    assert pooled["mean_ttg_s"] == 5.0
+    np.testing.assert_array_equal(pooled["arrival_s"], [3.0, 5.0, 6.0, NAN])
