@@ -71,8 +71,13 @@ void nearest_rows(const World& world, std::span<const float> points, float max_d
       const long long far_x = std::max(std::llabs(pcx), std::llabs(pcx - (nx - 1)));
       const long long far_y = std::max(std::llabs(pcy), std::llabs(pcy - (ny - 1)));
       const long long r_last = std::max(far_x, far_y);
+      // Rings closer than p's cell's clearance are empty (cells inside the grid): start at
+      // the first ring that may list a wall. A point in open space then misses at once
+      // when (clearance - 1) * h > max_dist (the test below), without walking the rings.
+      long long r0 = std::max(gap_x, gap_y);
+      if (r0 == 0) r0 = g.clearance[static_cast<std::size_t>(pcy * nx + pcx)];
       // Cells on ring r (Chebyshev distance r from p's cell) are at least (r - 1) * h from p.
-      for (long long r = std::max(gap_x, gap_y); r <= r_last; ++r) {
+      for (long long r = r0; r <= r_last; ++r) {
         const double lower = (static_cast<double>(r) - 1.0) * h;
         if (r >= 1 && (lower > maxd || lower * lower > best.d2)) break;
         const long long x_lo = std::max(pcx - r, 0LL), x_hi = std::min(pcx + r, nx - 1);
