@@ -323,3 +323,26 @@ def test_an_agent_pushed_across_a_cell_boundary_is_still_measured():
     got = sim._core._metric_view("agent_clearance")
     assert np.isfinite(agent[1])
     np.testing.assert_array_equal(got, agent)
+
+
+def test_clearance_when_the_nearest_agent_leaves():
+    # Agent 0's clearance is first to agent 1 (0.5 m); the metrics then search only about
+    # that far around it. Agent 1 leaves: the clearance must be agent 2's (1.8 m), found
+    # by widening the search to the full range (4 x the largest radius = 2 m).
+    agents = cs.Agents(3, slots=8)
+    agents.add(
+        np.array([[0.0, 0.0], [1.5, 0.0], [0.0, -2.8]], np.float32),
+        radius=0.5,
+        max_speed=0.0,
+        target=np.array([[0.0, 0.0], [1.5, 0.0], [0.0, -2.8]], np.float32),
+    )
+    sim = cs.Simulation(None, agents, cs.Steering([cs.Seek()]), motion=cs.Accel())
+    sim.configure_metrics()
+    assert sim._core._metrics_info()["clearance_range"] == 2.0
+    view = sim._core._metric_view("agent_clearance")
+    sim.step(0.1)
+    assert view[0] == np.float32(0.5)
+    agents.alive[1] = False
+    sim.step(0.1)
+    assert view[0] == np.float32(1.8)
+    assert sim.agent_metrics.min_agent_clearance[0] == np.float32(0.5)

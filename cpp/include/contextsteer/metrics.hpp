@@ -153,12 +153,16 @@ class Metrics {
  private:
   void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
                    float& agent, std::int32_t* partners, std::uint8_t& count, double& wall_lb,
-                   double moved) const;
+                   double moved, float guess = std::numeric_limits<float>::infinity()) const;
 
   MetricsParams params_;
   const Path* path_ = nullptr;
   std::size_t n_ = 0;
   float range_ = 0.0f, rmax_ = 0.0f;
+  // prepare(): the largest displacement of an agent since the previous update (float,
+  // rounded up), so that an agent's clearance then, plus both displacements, bounds its
+  // clearance now (measure_row's guess).
+  float max_moved_ = 0.0f;
   std::uint64_t steps_ = 0;
   double start_time_ = 0.0;
   NeighborGrid grid_;
