@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "agents.hpp"
 #include "in_use.hpp"
@@ -78,6 +81,206 @@ Falloff get_falloff(const py::dict& p) {
   throw py::value_error("falloff must be 'linear' or 'none', got '" + s + "'");
 }
 
+// ---- Behaviours with a parameter table (BehaviourSpec, behaviour_params.hpp) ----
+
+std::string range_words(const ParamRange& r) {
+  const auto num = [](double v) {
+    std::string t = std::to_string(v);
+    t.erase(t.find_last_not_of('0') + 1);
+    if (!t.empty() && t.back() == '.') t.pop_back();
+    return t;
+  };
+  if (r.hi == std::numeric_limits<double>::infinity())
+    return std::string(r.lo_open ? "> " : ">= ") + num(r.lo);
+  return "in " + std::string(r.lo_open ? "(" : "[") + num(r.lo) + ", " + num(r.hi) +
+         (r.hi_open ? ")" : "]");
+}
+
+bool in_range(double v, const ParamRange& r) {
+  return (r.lo_open ? v > r.lo : v >= r.lo) && (r.hi_open ? v < r.hi : v <= r.hi);
+}
+
+template <class B, class T, std::size_t N>
+void read_param(B& b, const Param<B, T, N>& f, const py::dict& p) {
+  const py::object v = p[f.name];
+  if (f.optional && v.is_none()) {
+    if (!f.same_as) b.*f.member = f.none_value;  // same_as: set after all the others
+    return;
+  }
+  if constexpr (std::is_same_v<T, bool>) {
+    b.*f.member = v.cast<bool>();
+  } else if constexpr (N > 0) {
+    const auto name = v.cast<std::string>();
+    std::string names;
+    for (std::size_t i = 0; i < N; ++i) {
+      if (name == f.choices[i].name) {
+        b.*f.member = f.choices[i].value;
+        return;
+      }
+      names += std::string(i == 0 ? "'" : i + 1 == N ? " or '" : ", '") + f.choices[i].name + "'";
+    }
+    throw py::value_error(std::string(f.name) + " must be " + names + ", got '" + name + "'");
+  } else if (f.kind == ParamKind::kLayers) {
+    const long long x = v.cast<long long>();
+    if (x < 0 || x > 0xFFFFFFFFLL)
+      throw py::value_error(std::string(f.name) + " must be in [0, 2**32), got " +
+                            std::to_string(x));
+    b.*f.member = static_cast<T>(x);
+  } else if (f.kind == ParamKind::kCount) {
+    const long long x = v.cast<long long>();
+    if (!in_range(static_cast<double>(x), f.range))
+      throw py::value_error(std::string(f.name) + " must be " + range_words(f.range) + ", got " +
+                            std::to_string(x));
+    b.*f.member = static_cast<T>(x);
+  } else {
+    const double x = v.cast<double>();
+    if (!(std::fabs(x) < kMaxMagnitude) || !in_range(x, f.range))
+      throw py::value_error(std::string(f.name) + " must be a finite number " +
+                            range_words(f.range) + " and below 2^60 (1.15e18), got " +
+                            std::to_string(x));
+    b.*f.member = static_cast<T>(x);
+  }
+}
+
+/// An optional parameter given as None that stands for another one (`same_as`).
+template <class B, class T, std::size_t N, class Params>
+void resolve_same_as(B& b, const Param<B, T, N>& f, const Params& all, const py::dict& p) {
+  if (!f.optional || !f.same_as || !p[f.name].is_none()) return;
+  std::apply(
+      [&](const auto&... g) {
+        (
+            [&] {
+              using G = std::decay_t<decltype(g)>;
+              if constexpr (std::is_same_v<decltype(g.member), T B::*>)
+                if (std::string_view(g.name) == f.same_as) b.*f.member = b.*g.member;
+              (void)sizeof(G);
+            }(),
+            ...);
+      },
+      all);
+}
+
+template <class B>
+B from_spec(const py::dict& p) {
+  B b;
+  b.weight = get_non_negative(p, "weight");
+  const auto& params = BehaviourSpec<B>::params;
+  std::apply([&](const auto&... f) { (read_param(b, f, p), ...); }, params);
+  std::apply([&](const auto&... f) { (resolve_same_as(b, f, params, p), ...); }, params);
+  return b;
+}
+
+/// The behaviour of `kind` built from its table, or nothing when no table has that kind.
+template <std::size_t I = 0>
+std::optional<Behaviour> from_any_spec(const std::string& kind, const py::dict& p) {
+  if constexpr (I == std::variant_size_v<Behaviour>) {
+    return std::nullopt;
+  } else {
+    using B = std::variant_alternative_t<I, Behaviour>;
+    if constexpr (HasSpec<B>)
+      if (kind == BehaviourSpec<B>::kind) return Behaviour{from_spec<B>(p)};
+    return from_any_spec<I + 1>(kind, p);
+  }
+}
+
+/// The Python default of a parameter: the member's value in B{} (its name for a choice;
+/// None for an optional parameter left at its "None" value).
+template <class B, class T, std::size_t N, class Params>
+py::object default_of(const Param<B, T, N>& f, const Params& all) {
+  const B b{};
+  const T v = b.*f.member;
+  if (f.optional) {
+    if (!f.same_as && v == f.none_value) return py::none();
+    bool same = false;
+    std::apply(
+        [&](const auto&... g) {
+          ((same |=
+            [&] {
+              if constexpr (std::is_same_v<decltype(g.member), T B::*>)
+                return f.same_as && std::string_view(g.name) == f.same_as && b.*g.member == v;
+              return false;
+            }()),
+           ...);
+        },
+        all);
+    if (same) return py::none();
+  }
+  if constexpr (N > 0) {
+    for (const auto& c : f.choices)
+      if (c.value == v) return py::str(c.name);
+    return py::none();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return py::bool_(v);
+  } else if constexpr (std::is_integral_v<T>) {
+    return py::int_(static_cast<long long>(v));
+  } else {
+    return py::float_(static_cast<double>(v));
+  }
+}
+
+const char* kind_word(ParamKind k) {
+  switch (k) {
+    case ParamKind::kNumber:
+      return "number";
+    case ParamKind::kCount:
+      return "count";
+    case ParamKind::kFlag:
+      return "flag";
+    case ParamKind::kChoice:
+      return "choice";
+    case ParamKind::kLayers:
+      return "layers";
+  }
+  return "";
+}
+
+template <class B>
+py::dict spec_dict() {
+  using S = BehaviourSpec<B>;
+  py::list params;
+  std::apply(
+      [&](const auto&... f) {
+        (
+            [&] {
+              py::dict d;
+              d["name"] = f.name;
+              d["kind"] = kind_word(f.kind);
+              d["default"] = default_of(f, S::params);
+              d["optional"] = f.optional;
+              d["lo"] = f.range.lo;
+              d["lo_open"] = f.range.lo_open;
+              d["hi"] = f.range.hi;
+              d["hi_open"] = f.range.hi_open;
+              py::list names;
+              for (const auto& c : f.choices) names.append(c.name);
+              d["choices"] = names;
+              d["doc"] = f.doc;
+              params.append(d);
+            }(),
+            ...);
+      },
+      S::params);
+  const Behaviour b{B{}};
+  py::dict out;
+  out["kind"] = S::kind;
+  out["name"] = S::python;
+  out["doc"] = S::doc;
+  out["writes"] = writes_danger(b) ? "danger" : "interest";
+  out["speed_map"] = writes_speed(b);
+  out["needs_neighbours"] = needs_neighbors(b);
+  out["params"] = params;
+  return out;
+}
+
+template <std::size_t I = 0>
+void append_specs(py::list& out) {
+  if constexpr (I < std::variant_size_v<Behaviour>) {
+    using B = std::variant_alternative_t<I, Behaviour>;
+    if constexpr (HasSpec<B>) out.append(spec_dict<B>());
+    append_specs<I + 1>(out);
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -125,6 +328,7 @@ Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents) {
 
 namespace {
 Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
+  if (auto b = from_any_spec(kind, p)) return *b;
   const float weight = get_non_negative(p, "weight");
   if (kind == "forward") return Forward{weight};
   if (kind == "momentum") return Momentum{weight};
@@ -193,16 +397,6 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     if (!(b.lo.x <= b.hi.x && b.lo.y <= b.hi.y)) throw py::value_error("bounds: expected lo <= hi");
     return b;
   }
-  if (kind == "agent_danger") {
-    AgentDanger d;
-    d.weight = weight;
-    d.radius = get_positive(p, "radius");
-    d.predictive = p["predictive"].cast<bool>();
-    d.horizon = get_positive(p, "horizon");
-    d.falloff = get_falloff(p);
-    d.groups = get_groups(p);
-    return d;
-  }
   if (kind == "separation" || kind == "alignment" || kind == "cohesion") {
     Flock f;
     f.weight = weight;
@@ -247,55 +441,6 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
       throw py::value_error("mode must be 'tangent' or 'seek', got '" + mode + "'");
     f.mode = mode == "tangent" ? PathDirectionMode::kTangent : PathDirectionMode::kSeek;
     return f;
-  }
-  if (kind == "wall_danger") {
-    WallDanger w;
-    w.weight = weight;
-    w.look_ahead = get_positive(p, "look_ahead");
-    const auto falloff = p["falloff"].cast<std::string>();
-    if (falloff == "binary") w.falloff = WallFalloff::kBinary;
-    else if (falloff == "linear") w.falloff = WallFalloff::kLinear;
-    else if (falloff == "quadratic") w.falloff = WallFalloff::kQuadratic;
-    else
-      throw py::value_error("falloff must be 'binary', 'linear' or 'quadratic', got '" + falloff +
-                            "'");
-    const long spread = p["spread"].cast<long>();
-    if (spread < 0) throw py::value_error("spread must be >= 0, got " + std::to_string(spread));
-    w.spread = static_cast<std::uint32_t>(spread);
-    w.padding = get_non_negative(p, "padding");
-    w.layers = p["layers"].cast<std::uint32_t>();
-    w.ray_radius = p["ray_radius"].is_none() ? -1.0f : get_non_negative(p, "ray_radius");
-    w.agents = p["agents"].cast<bool>();
-    return w;
-  }
-  if (kind == "collision_danger") {
-    CollisionDanger c;
-    c.weight = weight;
-    c.horizon = get_positive(p, "horizon");
-    c.wall_horizon = p.contains("wall_horizon") && !p["wall_horizon"].is_none()
-                         ? get_positive(p, "wall_horizon")
-                         : c.horizon;
-    const long speeds = p["speeds"].cast<long>();
-    if (speeds < 1 || speeds > 64)
-      throw py::value_error("speeds must be in [1, 64], got " + std::to_string(speeds));
-    c.speeds = static_cast<std::uint32_t>(speeds);
-    c.margin = get_non_negative(p, "margin");
-    c.reciprocity = get_non_negative(p, "reciprocity");
-    if (!(c.reciprocity < 1.0f))
-      throw py::value_error("reciprocity must be in [0, 1), got " + std::to_string(c.reciprocity));
-    c.walls = p["walls"].cast<bool>();
-    c.layers = p["layers"].cast<std::uint32_t>();
-    const auto side = p["side"].cast<std::string>();
-    if (side == "right") c.side = 1.0f;
-    else if (side == "left") c.side = -1.0f;
-    else if (side == "none") c.side = 0.0f;
-    else throw py::value_error("side must be 'right', 'left' or 'none', got '" + side + "'");
-    c.side_bias = get_non_negative(p, "side_bias");
-    c.smoothness = p.contains("smoothness") ? get_non_negative(p, "smoothness") : 0.0f;
-    c.commit = p.contains("commit") ? get_non_negative(p, "commit") : 0.0f;
-    if (!(c.commit < 1.0f))
-      throw py::value_error("commit must be in [0, 1), got " + std::to_string(c.commit));
-    return c;
   }
   throw py::value_error("unknown behaviour kind '" + kind + "'");
 }
@@ -355,9 +500,22 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
 }  // namespace
 
 void bind_behaviours(py::module_& m) {
+  m.def(
+      "behaviour_specs",
+      [] {
+        py::list out;
+        append_specs(out);
+        return out;
+      },
+      "The parameter tables of the behaviours that have one (behaviour_params.hpp): a list "
+      "of dicts (kind, name, doc, writes, speed_map, needs_neighbours, params).");
   m.def("evaluate_behaviour", &evaluate_py, py::arg("agents"), py::arg("behaviour"),
         py::arg("directions"), py::arg("rotate") = false, py::arg("time") = 0.0,
         py::arg("max_neighbours") = 32, py::arg("world") = py::none());
+  m.def(
+      "behaviour_needs_neighbours",
+      [](const py::handle& behaviour) { return needs_neighbors(to_behaviour(behaviour)); },
+      py::arg("behaviour"));
   m.def(
       "behaviour_neighbor_radius",
       [](const py::handle& behaviour, double max_radius, double max_speed) {

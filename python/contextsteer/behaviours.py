@@ -141,6 +141,89 @@ def _points(owner: str, name: str, value: Any) -> np.ndarray | None:
     return p
 
 
+# ---- Parameter tables (C++ BehaviourSpec, cpp/include/contextsteer/behaviour_params.hpp) ----
+
+_SPECS: dict[str, dict] = {spec["kind"]: spec for spec in _core.behaviour_specs()}
+"""kind -> the C++ table of a behaviour that has one: its parameters (name, kind, default,
+range, choices, doc), what it writes, whether it writes a speed map."""
+
+_PARAM_TYPES = {"number": float, "count": int, "flag": bool, "choice": str, "layers": int}
+
+
+def _short(value: Any) -> Any:
+    """A float32 default as its shortest decimal (0.1, not 0.10000000149011612)."""
+    if isinstance(value, float) and math.isfinite(value):
+        return float(str(np.float32(value)))
+    return value
+
+
+def _default(kind: str, name: str) -> Any:
+    """The default of parameter ``name`` of behaviour ``kind``, from its C++ table."""
+    for p in _SPECS[kind]["params"]:
+        if p["name"] == name:
+            return _short(p["default"])
+    raise KeyError(f"{kind} has no parameter {name!r}")
+
+
+def _interval(p: dict) -> str:
+    """What a number or count parameter accepts, e.g. ">= 0", "in [0, 1)"."""
+
+    def text(x: float) -> str:
+        return str(int(x)) if p["kind"] == "count" else f"{_short(x):g}"
+
+    lo, hi = text(p["lo"]), p["hi"]
+    if not math.isfinite(hi):
+        return f"{'>' if p['lo_open'] else '>='} {lo}"
+    return f"in {'(' if p['lo_open'] else '['}{lo}, {text(hi)}{')' if p['hi_open'] else ']'}"
+
+
+def _checked(owner: str, p: dict, value: Any) -> Any:
+    """``value`` of parameter ``p`` (a table row) checked and converted, or an exception
+    naming the behaviour, the parameter and what it accepts."""
+    name, kind = p["name"], p["kind"]
+    if value is None and p["optional"]:
+        return None
+    if kind == "flag":
+        return bool(value)
+    if kind == "choice":
+        return _choice(owner, name, value, tuple(p["choices"]))
+    if kind in ("count", "layers"):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__}")
+        if kind == "layers":
+            if not 0 <= int(value) < 2**32:
+                raise ValueError(f"{owner}: {name} must be in [0, 2**32), got {value}")
+            return int(value)
+        v: float | int = int(value)
+    else:
+        v = _number(owner, name, value, low=-math.inf)
+    lo, hi = p["lo"], p["hi"]
+    if (v <= lo if p["lo_open"] else v < lo) or (v >= hi if p["hi_open"] else v > hi):
+        raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {value}")
+    return v
+
+
+def _spec_doc(spec: dict) -> str:
+    """A numpydoc docstring for a behaviour generated from its table."""
+    lines = [spec["doc"], "", "Parameters", "----------"]
+    for p in spec["params"]:
+        kind = p["kind"]
+        what = {
+            "number": f"float, {_interval(p)}",
+            "count": f"int, {_interval(p)}",
+            "flag": "bool",
+            "choice": "{" + ", ".join(repr(c) for c in p["choices"]) + "}",
+            "layers": "int",
+        }[kind]
+        optional = ", optional" if p["optional"] else ""
+        lines += [
+            f"{p['name']} : {what}{optional}, default {_short(p['default'])!r}",
+            f"    {p['doc']}.",
+        ]
+    lines += ["", f"Generated from the C++ table of ``{spec['kind']}`` (writes {spec['writes']})."]
+    return "\n".join(lines)
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class Behaviour:
     """Base of every behaviour: a non-negative ``weight`` multiplying its maps.
@@ -195,12 +278,19 @@ class Behaviour:
                     f"{owner}: agent_weights must be finite and >= 0, got {arr[i]} at index {i}"
                 )
             self._set("agent_weights", arr)
+        spec = _SPECS.get(self.kind)
+        if spec is not None:  # parameters from the C++ table: checked as it says
+            for p in spec["params"]:
+                self._set(p["name"], _checked(type(self).__name__, p, getattr(self, p["name"])))
 
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
 
     def _params(self) -> dict:
-        return {}
+        spec = _SPECS.get(self.kind)
+        if spec is None:
+            return {}
+        return {p["name"]: getattr(self, p["name"]) for p in spec["params"]}
 
     def _config(self) -> tuple[str, dict]:
         """(kind, params) read by the C++ bindings; arrays are the ones stored here."""
@@ -213,6 +303,8 @@ class Behaviour:
     @property
     def needs_neighbours(self) -> bool:
         """True when the behaviour reads the shared neighbour query of the step."""
+        if self.kind in _SPECS:
+            return bool(_core.behaviour_needs_neighbours(self))
         return False
 
     @property
@@ -267,7 +359,7 @@ class Behaviour:
         [1.    0.707 0.    0.    0.    0.    0.    0.707]
         """
         d = _slot_directions(directions)
-        interest, danger = _core.evaluate_behaviour(
+        maps = _core.evaluate_behaviour(
             agents,
             self,
             d,
@@ -276,7 +368,9 @@ class Behaviour:
             int(_max_neighbours(max_neighbours, max_neighbors)),
             _core_world(world),
         )
-        return BehaviourMaps(interest, danger)
+        if len(maps) == 3:  # a behaviour with a speed map (e.g. CollisionDanger)
+            return CollisionMaps(*maps)  # type: ignore[return-value]
+        return BehaviourMaps(*maps)
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
@@ -653,34 +747,13 @@ class AgentDanger(Behaviour):
      [0.  0.  0.5 0. ]]
     """
 
-    radius: float = 1.0
-    predictive: bool = False
-    horizon: float = 1.0
-    falloff: str = "linear"
-    groups: str = "all"
+    radius: float = _default("agent_danger", "radius")
+    predictive: bool = _default("agent_danger", "predictive")
+    horizon: float = _default("agent_danger", "horizon")
+    falloff: str = _default("agent_danger", "falloff")
+    groups: str = _default("agent_danger", "groups")
     kind: ClassVar[str] = "agent_danger"
     writes: ClassVar[str] = "danger"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self._set("radius", _number("AgentDanger", "radius", self.radius, strict=True))
-        self._set("horizon", _number("AgentDanger", "horizon", self.horizon, strict=True))
-        self._set("predictive", bool(self.predictive))
-        _choice("AgentDanger", "falloff", self.falloff, _FALLOFF)
-        _choice("AgentDanger", "groups", self.groups, _GROUPS)
-
-    @property
-    def needs_neighbours(self) -> bool:
-        return True
-
-    def _params(self) -> dict:
-        return {
-            "radius": self.radius,
-            "predictive": self.predictive,
-            "horizon": self.horizon,
-            "falloff": self.falloff,
-            "groups": self.groups,
-        }
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -887,9 +960,6 @@ class FollowField(Behaviour):
         }
 
 
-_WALL_FALLOFF = ("binary", "linear", "quadratic")
-
-
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class WallDanger(Behaviour):
     """Danger in the slots whose rays hit a wall within ``look_ahead`` (Godot recipe).
@@ -935,46 +1005,15 @@ class WallDanger(Behaviour):
     [0.5 0.  0.  0. ]
     """
 
-    look_ahead: float = 1.0
-    falloff: str = "binary"
-    spread: int = 0
-    padding: float = 0.0
-    layers: int = 0xFFFFFFFF
-    ray_radius: float | None = None
-    agents: bool = False
+    look_ahead: float = _default("wall_danger", "look_ahead")
+    falloff: str = _default("wall_danger", "falloff")
+    spread: int = _default("wall_danger", "spread")
+    padding: float = _default("wall_danger", "padding")
+    layers: int = _default("wall_danger", "layers")
+    ray_radius: float | None = _default("wall_danger", "ray_radius")
+    agents: bool = _default("wall_danger", "agents")
     kind: ClassVar[str] = "wall_danger"
     writes: ClassVar[str] = "danger"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self._set("look_ahead", _number("WallDanger", "look_ahead", self.look_ahead, strict=True))
-        _choice("WallDanger", "falloff", self.falloff, _WALL_FALLOFF)
-        if isinstance(self.spread, bool) or not isinstance(self.spread, (int, np.integer)):
-            raise TypeError(f"WallDanger: spread must be an int, got {type(self.spread).__name__}")
-        if self.spread < 0:
-            raise ValueError(f"WallDanger: spread must be >= 0, got {self.spread}")
-        self._set("spread", int(self.spread))
-        self._set("padding", _number("WallDanger", "padding", self.padding))
-        if not 0 <= int(self.layers) < 2**32:
-            raise ValueError(f"WallDanger: layers must be in [0, 2**32), got {self.layers}")
-        self._set("layers", int(self.layers))
-        if self.ray_radius is not None:
-            self._set("ray_radius", _number("WallDanger", "ray_radius", self.ray_radius))
-        self._set("agents", bool(self.agents))
-
-    def _params(self) -> dict:
-        return {
-            "look_ahead": self.look_ahead,
-            "falloff": self.falloff,
-            "spread": self.spread,
-            "padding": self.padding,
-            "layers": self.layers,
-            "ray_radius": self.ray_radius,
-            "agents": self.agents,
-        }
-
-
-_SIDES = ("right", "left", "none")
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -1080,66 +1119,19 @@ class CollisionDanger(Behaviour):
     [0. 1. 1. 1.] [0.25 0.   0.   0.  ]
     """
 
-    horizon: float = 2.0
-    speeds: int = 4
-    margin: float = 0.0
-    reciprocity: float = 0.0
-    walls: bool = True
-    wall_horizon: float | None = None
-    layers: int = 0xFFFFFFFF
-    side: str = "right"
-    side_bias: float = 0.1
-    smoothness: float = 0.5
-    commit: float = 0.1
+    horizon: float = _default("collision_danger", "horizon")
+    speeds: int = _default("collision_danger", "speeds")
+    margin: float = _default("collision_danger", "margin")
+    reciprocity: float = _default("collision_danger", "reciprocity")
+    walls: bool = _default("collision_danger", "walls")
+    wall_horizon: float | None = _default("collision_danger", "wall_horizon")
+    layers: int = _default("collision_danger", "layers")
+    side: str = _default("collision_danger", "side")
+    side_bias: float = _default("collision_danger", "side_bias")
+    smoothness: float = _default("collision_danger", "smoothness")
+    commit: float = _default("collision_danger", "commit")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        name = "CollisionDanger"
-        self._set("horizon", _number(name, "horizon", self.horizon, strict=True))
-        if self.wall_horizon is not None:
-            self._set("wall_horizon", _number(name, "wall_horizon", self.wall_horizon, strict=True))
-        if isinstance(self.speeds, bool) or not isinstance(self.speeds, (int, np.integer)):
-            raise TypeError(f"{name}: speeds must be an int, got {type(self.speeds).__name__}")
-        if not 1 <= self.speeds <= 64:
-            raise ValueError(f"{name}: speeds must be in [1, 64], got {self.speeds}")
-        self._set("speeds", int(self.speeds))
-        self._set("margin", _number(name, "margin", self.margin))
-        r = _number(name, "reciprocity", self.reciprocity)
-        if not r < 1:
-            raise ValueError(f"{name}: reciprocity must be in [0, 1), got {r}")
-        self._set("reciprocity", r)
-        self._set("walls", bool(self.walls))
-        if not 0 <= int(self.layers) < 2**32:
-            raise ValueError(f"{name}: layers must be in [0, 2**32), got {self.layers}")
-        self._set("layers", int(self.layers))
-        _choice(name, "side", self.side, _SIDES)
-        self._set("side_bias", _number(name, "side_bias", self.side_bias))
-        self._set("smoothness", _number(name, "smoothness", self.smoothness))
-        c = _number(name, "commit", self.commit)
-        if not c < 1:
-            raise ValueError(f"{name}: commit must be in [0, 1), got {c}")
-        self._set("commit", c)
-
-    @property
-    def needs_neighbours(self) -> bool:
-        return True
-
-    def _params(self) -> dict:
-        return {
-            "horizon": self.horizon,
-            "wall_horizon": self.wall_horizon,
-            "speeds": self.speeds,
-            "margin": self.margin,
-            "reciprocity": self.reciprocity,
-            "walls": self.walls,
-            "layers": self.layers,
-            "side": self.side,
-            "side_bias": self.side_bias,
-            "smoothness": self.smoothness,
-            "commit": self.commit,
-        }
 
     def evaluate(  # type: ignore[override]  # CollisionMaps adds the speed map
         self,
@@ -1167,3 +1159,32 @@ class CollisionDanger(Behaviour):
             _core_world(world),
         )
         return CollisionMaps(interest, danger, speed)
+
+
+def _behaviour_class(spec: dict) -> type[Behaviour]:
+    """A Behaviour subclass made from a C++ table: the behaviour's parameters as fields
+    (with the table's defaults), checked and passed on as the table says."""
+    fields = []
+    for p in spec["params"]:
+        t: Any = _PARAM_TYPES[p["kind"]]
+        if p["optional"]:
+            t = t | None
+        fields.append((p["name"], t, dataclasses.field(default=_short(p["default"]))))
+    cls = dataclasses.make_dataclass(
+        spec["name"],
+        fields,
+        bases=(Behaviour,),
+        frozen=True,
+        eq=False,
+        repr=False,
+        namespace={"kind": spec["kind"], "writes": spec["writes"], "__doc__": _spec_doc(spec)},
+    )
+    cls.__module__ = __name__
+    return cls
+
+
+# Behaviours declared only in C++ (a struct, its table and its kernel) get their class here.
+for _spec in _SPECS.values():
+    if _spec["name"] not in globals():
+        globals()[_spec["name"]] = _behaviour_class(_spec)
+        __all__.append(_spec["name"])

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "contextsteer/agents.hpp"
+#include "contextsteer/behaviour_params.hpp"
 #include "contextsteer/nav_field.hpp"
 #include "contextsteer/neighbours.hpp"
 #include "contextsteer/path.hpp"
@@ -132,6 +133,27 @@ struct AgentDanger {
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
+inline constexpr std::array<ParamChoice<Falloff>, 2> kFalloffNames{
+    {{"linear", Falloff::kLinear}, {"none", Falloff::kNone}}};
+inline constexpr std::array<ParamChoice<GroupFilter>, 3> kGroupNames{
+    {{"all", GroupFilter::kAll}, {"same", GroupFilter::kSame}, {"other", GroupFilter::kOther}}};
+
+template <>
+struct BehaviourSpec<AgentDanger> {
+  static constexpr const char* kind = "agent_danger";
+  static constexpr const char* python = "AgentDanger";
+  static constexpr const char* doc =
+      "Danger towards neighbouring agents closer than radius (surface gap).";
+  static constexpr auto params = std::tuple{
+      number("radius", &AgentDanger::radius, kPositive, "reach of the danger (surface gap, m)"),
+      flag("predictive", &AgentDanger::predictive,
+           "also towards the relative position at closest approach"),
+      number("horizon", &AgentDanger::horizon, kPositive, "prediction horizon (s)"),
+      choice("falloff", &AgentDanger::falloff, kFalloffNames, "fading with the gap"),
+      choice("groups", &AgentDanger::groups, kGroupNames, "which neighbours count"),
+  };
+};
+
 /// Lewis flocking evaluators: a flocking vector w from the neighbours within `radius`
 /// (centre distance), value_k = weight·s_k·w (clamped at 0 when `clamp`). Interest.
 ///   Separation: w = Σ (p_i − p_j)/d · (1 − d/radius), length clamped to 1;
@@ -221,6 +243,30 @@ struct WallDanger {
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
+inline constexpr std::array<ParamChoice<WallFalloff>, 3> kWallFalloffNames{
+    {{"binary", WallFalloff::kBinary},
+     {"linear", WallFalloff::kLinear},
+     {"quadratic", WallFalloff::kQuadratic}}};
+
+template <>
+struct BehaviourSpec<WallDanger> {
+  static constexpr const char* kind = "wall_danger";
+  static constexpr const char* python = "WallDanger";
+  static constexpr const char* doc =
+      "Danger in the slots whose rays hit a wall within look_ahead (Godot recipe).";
+  static constexpr auto params = std::tuple{
+      number("look_ahead", &WallDanger::look_ahead, kPositive, "ray length (m)"),
+      choice("falloff", &WallDanger::falloff, kWallFalloffNames, "danger by hit distance"),
+      count("spread", &WallDanger::spread, count_range(0, 4294967295.0),
+            "slots marked either side of a hit"),
+      number("padding", &WallDanger::padding, kNonNegative, "added to the agent's radius (m)"),
+      layer_mask("layers", &WallDanger::layers, "obstacle layers the rays see"),
+      optional_number("ray_radius", &WallDanger::ray_radius, kNonNegative, -1.0f, nullptr,
+                      "radius of the rays; None: the agent's radius + padding"),
+      flag("agents", &WallDanger::agents, "the rays also hit other agents"),
+  };
+};
+
 /// CollisionDanger: danger in velocity space, a velocity obstacle sampled on the slot
 /// ring. Candidate velocities are v = s_m·d_k for every slot direction d_k and speeds
 /// s_m = max_speed_i·m/S, m = 0..S (m = 0: standing still). Against neighbour j
@@ -254,6 +300,33 @@ struct CollisionDanger {
   float smoothness = 0.5f;  ///< >= 0, λ: turning cost exp(−λ·(|v| − d_k·v)), v in max-speed units
   float commit = 0.1f;  ///< in [0, 1): keep the last course while TTC >= (1 − commit)·horizon
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
+};
+
+inline constexpr std::array<ParamChoice<float>, 3> kSideNames{
+    {{"right", 1.0f}, {"left", -1.0f}, {"none", 0.0f}}};
+
+template <>
+struct BehaviourSpec<CollisionDanger> {
+  static constexpr const char* kind = "collision_danger";
+  static constexpr const char* python = "CollisionDanger";
+  static constexpr const char* doc =
+      "Danger in velocity space: a velocity obstacle sampled on the slot ring.";
+  static constexpr auto params = std::tuple{
+      number("horizon", &CollisionDanger::horizon, kPositive, "time horizon (s)"),
+      count("speeds", &CollisionDanger::speeds, count_range(1, 64), "candidate speeds per slot"),
+      number("margin", &CollisionDanger::margin, kNonNegative, "extra clearance (m)"),
+      number("reciprocity", &CollisionDanger::reciprocity, kUnitOpen,
+             "share of the avoidance the agent takes on (0.5: RVO)"),
+      flag("walls", &CollisionDanger::walls, "walls on the same time scale"),
+      optional_number("wall_horizon", &CollisionDanger::wall_horizon, kPositive, 0.0f, "horizon",
+                      "the walls' horizon (s); None: horizon"),
+      layer_mask("layers", &CollisionDanger::layers, "obstacle layers seen"),
+      choice("side", &CollisionDanger::side, kSideNames, "side to pass on when blocked"),
+      number("side_bias", &CollisionDanger::side_bias, kNonNegative,
+             "bonus of the preferred side's slots"),
+      number("smoothness", &CollisionDanger::smoothness, kNonNegative, "turning cost"),
+      number("commit", &CollisionDanger::commit, kUnitOpen, "commitment to the last course"),
+  };
 };
 
 /// Every behaviour's row for agent i is multiplied by its `weight` and, when
