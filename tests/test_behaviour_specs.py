@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contextsteer as cs
 from contextsteer import _core
@@ -51,7 +53,7 @@ class Raw:
         self.kind, self.params = kind, params
 
     def _config(self):
-        return self.kind, {"weight": 1.0, "agent_weights": None, **self.params}
+        return self.kind, {"weight": 1.0, "agent_weights": None} | self.params
 
 
 def _valid(kind):
@@ -121,3 +123,39 @@ def test_a_class_generated_from_a_table_behaves_as_the_written_one():
         Generated(speeds=0)
     with pytest.raises(TypeError, match="Generated: speeds must be an int"):
         Generated(speeds=2.5)
+
+
+ODD_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+    st.sampled_from(["right", "left", "none", "linear", "binary", "all", "same"]),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_any_parameter_values_give_maps_or_a_clear_error(data):
+    # Whatever reaches the bindings (Python's checks skipped): maps, or a ValueError /
+    # TypeError naming a parameter — never a crash, NaN maps or another exception.
+    spec = data.draw(st.sampled_from(SPECS))
+    params = _valid(spec["kind"])
+    names = [p["name"] for p in spec["params"]] + ["weight"]
+    for name in data.draw(st.lists(st.sampled_from(names), max_size=3)):
+        params[name] = data.draw(ODD_VALUES)
+    agents = cs.Agents(3)
+    agents.add([[0, 0], [1.5, 0], [0, 2]], velocity=[[1, 0], [-1, 0], [0, 0]], radius=0.3)
+    world = cs.World()
+    world.add_segments([[3.0, -3.0, 3.0, 3.0]])
+    try:
+        maps = _core.evaluate_behaviour(
+            agents, Raw(spec["kind"], **params), beh._slot_directions(8), False, 0.0, 8, world._core
+        )
+    except (ValueError, TypeError) as e:
+        assert any(name in str(e) for name in names), str(e)
+        return
+    for m in maps:
+        assert np.isfinite(m).all()

@@ -24,8 +24,20 @@ namespace contextsteer::bindings {
 
 namespace {
 
+/// v as a T, or a TypeError naming the parameter and what it takes (pybind11's own cast
+/// error names neither).
+template <class T>
+T cast_param(const py::object& v, const char* name, const char* expected) {
+  try {
+    return v.cast<T>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string(name) + " must be " + expected + ", got " +
+                         std::string(py::str(py::repr(v))));
+  }
+}
+
 float get_float(const py::dict& p, const char* key) {
-  const double v = p[key].cast<double>();
+  const auto v = cast_param<double>(p[key], key, "a number");
   if (std::isnan(v)) throw py::value_error(std::string(key) + " must not be NaN");
   if (std::isfinite(v) && !(std::fabs(v) < kMaxMagnitude))
     throw py::value_error(std::string(key) + " must be below 2^60 (1.15e18) in magnitude, got " +
@@ -36,7 +48,7 @@ float get_float(const py::dict& p, const char* key) {
 /// A scalar >= 0 as the core uses it: finite and < kMaxMagnitude (so that it stays finite
 /// as a float32 and in the sums and products of a step), or +inf where allowed.
 float get_non_negative(const py::dict& p, const char* key, bool allow_inf = false) {
-  const double v = p[key].cast<double>();
+  const auto v = cast_param<double>(p[key], key, "a number");
   if (allow_inf && v == std::numeric_limits<double>::infinity())
     return std::numeric_limits<float>::infinity();
   if (!(v >= 0.0) || !(v < kMaxMagnitude))
@@ -108,9 +120,9 @@ void read_param(B& b, const Param<B, T, N>& f, const py::dict& p) {
     return;
   }
   if constexpr (std::is_same_v<T, bool>) {
-    b.*f.member = v.cast<bool>();
+    b.*f.member = cast_param<bool>(v, f.name, "True or False");
   } else if constexpr (N > 0) {
-    const auto name = v.cast<std::string>();
+    const auto name = cast_param<std::string>(v, f.name, "a string");
     std::string names;
     for (std::size_t i = 0; i < N; ++i) {
       if (name == f.choices[i].name) {
@@ -121,19 +133,19 @@ void read_param(B& b, const Param<B, T, N>& f, const py::dict& p) {
     }
     throw py::value_error(std::string(f.name) + " must be " + names + ", got '" + name + "'");
   } else if (f.kind == ParamKind::kLayers) {
-    const long long x = v.cast<long long>();
+    const auto x = cast_param<long long>(v, f.name, "an int in [0, 2**32)");
     if (x < 0 || x > 0xFFFFFFFFLL)
       throw py::value_error(std::string(f.name) + " must be in [0, 2**32), got " +
                             std::to_string(x));
     b.*f.member = static_cast<T>(x);
   } else if (f.kind == ParamKind::kCount) {
-    const long long x = v.cast<long long>();
+    const auto x = cast_param<long long>(v, f.name, "an int");
     if (!in_range(static_cast<double>(x), f.range))
       throw py::value_error(std::string(f.name) + " must be " + range_words(f.range) + ", got " +
                             std::to_string(x));
     b.*f.member = static_cast<T>(x);
   } else {
-    const double x = v.cast<double>();
+    const auto x = cast_param<double>(v, f.name, "a number");
     if (!(std::fabs(x) < kMaxMagnitude) || !in_range(x, f.range))
       throw py::value_error(std::string(f.name) + " must be a finite number " +
                             range_words(f.range) + " and below 2^60 (1.15e18), got " +
