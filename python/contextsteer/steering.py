@@ -53,9 +53,10 @@ class Steering:
     blend : float in [0, 1], optional
         Temporal blend of both maps with the previous step's:
         ``m ← m_prev + blend·(m - m_prev)`` (an agent's first step takes ``m``).
-        Blended danger fades geometrically and reaches exactly 0 only after about
-        150 steps, so with ``resolve="mask_min_danger"`` give an ``epsilon`` (say 0.01):
-        with 0, a slot dangerous long ago stays masked against slots that never were.
+        Blended danger fades geometrically and reaches exactly 0 only when float32
+        underflows (about 150 steps at blend 0.5, more at smaller values), so with
+        ``resolve="mask_min_danger"`` give an ``epsilon`` (say 0.01): with 0, a slot
+        dangerous long ago stays masked against slots that never were.
     spread : array_like, optional
         Odd-length kernel (length ≤ K) spread over the ring after combining, with
         ``spread_mode`` ("max": dilation, default; "sum": blur) on ``spread_maps``
