@@ -177,3 +177,64 @@ def test_polar_plots_draw_the_speed_map_of_a_simulation():
         r = art.speed.get_ydata()[:-1] / ax.get_ylim()[1] * 1.12  # the rim is ylim / 1.12
         np.testing.assert_allclose(r, sim.speed[i], atol=1e-6)
     plt.close("all")
+
+
+def _pass_standing_agent(**options):
+    """Agent 0 walks from (0, 0) to (10, 0) past an agent standing at (4, 0.45), just off
+    its line: a whole-slot avoidance is a 22.5° swerve out and back. Returns the largest
+    |heading| while moving faster than 0.5 m/s, the total heading change along the way
+    (degrees), the least gap and agent 0's final position."""
+    a = cs.Agents(2, slots=16, seed=0)
+    a.add(
+        [[0, 0], [4, 0.45]],
+        heading=0.0,
+        radius=0.3,
+        max_speed=[1.3, 0.0],
+        max_accel=6.0,
+        target=[[10, 0], [4, 0.45]],
+    )
+    danger = cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, walls=False, **options)
+    st = cs.Steering(
+        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), danger],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
+    sim = cs.Simulation(None, a, st, motion=cs.Accel(), slots=16)
+    heading, gap = [], []
+    for _ in range(300):
+        sim.step(DT)
+        v = a.velocity[0].astype(np.float64)
+        if np.linalg.norm(v) > 0.5:
+            heading.append(np.degrees(np.arctan2(v[1], v[0])))
+        gap.append(float(np.linalg.norm(a.position[0] - a.position[1])) - 0.6)
+    heading = np.array(heading)
+    return np.abs(heading).max(), np.abs(np.diff(heading)).sum(), min(gap), a.position[0].copy()
+
+
+def test_least_turn_off_an_unsafe_course_swerves_less_than_a_slot():
+    # Without turn_steps the swerve is exactly the neighbouring slot (22.5°); with it the
+    # agent turns only as far as the course needs to be free for 1.1 horizons, and turns
+    # less than half as much in all, still passing clear and arriving.
+    top0, total0, gap0, end0 = _pass_standing_agent()
+    top1, total1, gap1, end1 = _pass_standing_agent(turn_steps=4, turn_margin=0.1)
+    assert top0 == pytest.approx(22.5, abs=0.1)
+    assert top1 < 21.0
+    assert total1 < 0.5 * total0
+    assert min(gap0, gap1) > 0.0
+    for end in (end0, end1):
+        assert np.linalg.norm(end - [10.0, 0.0]) < 0.1
+
+
+def test_smoothing_options_are_off_by_default():
+    d = cs.CollisionDanger()
+    assert (d.commit_danger, d.return_margin, d.return_step, d.turn_steps, d.turn_margin) == (
+        0.0,
+        0.0,
+        0.0,
+        0,
+        0.0,
+    )
+    with pytest.raises(ValueError):
+        cs.CollisionDanger(commit_danger=1.0)
+    with pytest.raises(ValueError):
+        cs.CollisionDanger(turn_steps=17)

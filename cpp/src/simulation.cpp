@@ -437,7 +437,21 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
   // to collision is at least (1 − commit)·horizon. A course is then not dropped for a
   // threat that only grazes the horizon for a step — the flicker of a sampled velocity
   // obstacle — while any better new decision (a free way reopening, the goal moving) wins
-  // at once.
+  // at once. Optional refinements (CollisionDanger, all off by default):
+  // - commit_danger c: when the new decision is itself unsafe (TTC t₁ < horizon: no course
+  //   is safe, it is the one with the largest TTC), the previous course is kept while its
+  //   TTC is at least (1 − c)·t₁, so an agent in a jam does not swing between two nearly
+  //   equally bad ways every step;
+  // - return_margin m: a better new course replaces a different, still safe previous one
+  //   heading within 90° of the goal (interest >= half the peak) only when the new course
+  //   is free for (1 + m)·horizon: no return to the goal heading for a gap that closes
+  //   again before the turn back is done;
+  // - return_step r: such a switch turns at most r radians per decision (when the course
+  //   part-way is safe at the new speed), so a premature return is cut short;
+  // - turn_steps n, turn_margin m: leaving an unsafe previous course, the agent turns from
+  //   it towards the new decision only as far as needed: the least fraction of the angle
+  //   (n bisection steps) whose course at the new speed is free for (1 + m)·horizon, so an
+  //   avoidance need not be a whole slot gap (the new decision itself when none is).
   const std::size_t k = k_;
   const float floor_ttc = (1.0f - velocity_->commit) * velocity_->horizon;
   for (std::size_t i = begin; i < end; ++i) {
@@ -454,10 +468,61 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
     // The same decision again: keeping it would store the same heading and strength
     // (s0c = min(s0, want) = strength_[i] then), so there is nothing to test.
     if (d0.x == d1.x && d0.y == d1.y && s0 == strength_[i]) continue;
+    const float top = p.in.agents.max_speed[i];
     const float i0 = interest_towards(i, d0), i1 = interest_towards(i, d1);
-    if (i0 < i1 || i0 * s0c < i1 * strength_[i]) continue;
-    if (velocity_ttc(*velocity_, p.in, i, w0 * (s0c * p.in.agents.max_speed[i])) < floor_ttc)
+    const float s1 = strength_[i];
+    // A slot-frame heading in the world frame (d0's world form is w0).
+    auto world = [&](Vec2 d) { return config_.rotate ? turned(d, p.in.agents.heading[i]) : d; };
+    if (velocity_->commit_danger > 0.0f) {
+      const float t1 = velocity_ttc(*velocity_, p.in, i, world(d1) * (s1 * top));
+      if (t1 < velocity_->horizon) {
+        const float t0 = velocity_ttc(*velocity_, p.in, i, w0 * (s0c * top));
+        if (t0 >= (1.0f - velocity_->commit_danger) * t1) {
+          store2(direction_.data(), i, d0);
+          strength_[i] = s0c;
+        }
+        continue;
+      }
+    }
+    if (i0 < i1 || i0 * s0c < i1 * s1) {
+      // A better new course: return_margin and return_step (above) or switch.
+      const float rm = velocity_->return_margin, rs = velocity_->return_step;
+      if (d0.x == d1.x && d0.y == d1.y) continue;
+      if (!(rm > 0.0f) && !(rs > 0.0f)) continue;
+      if (velocity_ttc(*velocity_, p.in, i, w0 * (s0c * top)) < floor_ttc) continue;
+      if (rm > 0.0f && i0 >= 0.5f * std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f) &&
+          velocity_ttc(*velocity_, p.in, i, world(d1) * (s1 * top)) <
+              (1.0f + rm) * velocity_->horizon) {
+        store2(direction_.data(), i, d0);
+        strength_[i] = s0c;
+        continue;
+      }
+      if (rs > 0.0f) {
+        const float ang = std::atan2(d0.x * d1.y - d0.y * d1.x, d0.x * d1.x + d0.y * d1.y);
+        if (std::fabs(ang) > rs) {
+          const Vec2 dm = turned(d0, std::copysign(rs, ang));
+          if (velocity_ttc(*velocity_, p.in, i, world(dm) * (s1 * top)) >= velocity_->horizon)
+            store2(direction_.data(), i, dm);
+        }
+      }
       continue;
+    }
+    if (velocity_ttc(*velocity_, p.in, i, w0 * (s0c * top)) < floor_ttc) {
+      // The previous course is no longer safe: switch, or with turn_steps the least turn.
+      const std::uint32_t n = velocity_->turn_steps;
+      if (n == 0 || !(s1 > 0.0f)) continue;
+      const float ang = std::atan2(d0.x * d1.y - d0.y * d1.x, d0.x * d1.x + d0.y * d1.y);
+      const float need = (1.0f + velocity_->turn_margin) * velocity_->horizon;
+      float lo = 0.0f, hi = 1.0f;
+      for (std::uint32_t it = 0; it < n; ++it) {
+        const float mid = 0.5f * (lo + hi);
+        const Vec2 dm = turned(d0, mid * ang);
+        if (velocity_ttc(*velocity_, p.in, i, world(dm) * (s1 * top)) >= need) hi = mid;
+        else lo = mid;
+      }
+      if (hi < 1.0f) store2(direction_.data(), i, turned(d0, hi * ang));
+      continue;
+    }
     store2(direction_.data(), i, d0);
     strength_[i] = s0c;
   }

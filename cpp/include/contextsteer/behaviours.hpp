@@ -299,6 +299,16 @@ struct CollisionDanger {
   float side_bias = 0.1f;  ///< >= 0, relative bonus of the preferred side's slots
   float smoothness = 0.5f;  ///< >= 0, λ: turning cost exp(−λ·(|v| − d_k·v)), v in max-speed units
   float commit = 0.1f;  ///< in [0, 1): keep the last course while TTC >= (1 − commit)·horizon
+  // Smoother decisions, all off by default (see the Python docstring): each trades a
+  // little of the decision's immediacy for fewer and smaller heading changes.
+  float commit_danger =
+      0.0f;  ///< in [0, 1): no safe course: keep the last while TTC >= (1 − this)·new
+  float return_margin =
+      0.0f;  ///< >= 0: a better course replaces a safe one if free (1 + this)·horizon
+  float return_step = 0.0f;  ///< >= 0 rad: a return to a better course turns at most this per step
+  std::uint32_t turn_steps =
+      0;                     ///< bisection steps of the least turn off an unsafe course (0: off)
+  float turn_margin = 0.0f;  ///< >= 0: that turn's course is free for (1 + this)·horizon
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -326,6 +336,16 @@ struct BehaviourSpec<CollisionDanger> {
              "bonus of the preferred side's slots"),
       number("smoothness", &CollisionDanger::smoothness, kNonNegative, "turning cost"),
       number("commit", &CollisionDanger::commit, kUnitOpen, "commitment to the last course"),
+      number("commit_danger", &CollisionDanger::commit_danger, kUnitOpen,
+             "commitment to the last course when no course is safe"),
+      number("return_margin", &CollisionDanger::return_margin, kNonNegative,
+             "extra horizon a better course needs to replace a safe one"),
+      number("return_step", &CollisionDanger::return_step, kNonNegative,
+             "largest turn per decision of a return to a better course (rad)"),
+      count("turn_steps", &CollisionDanger::turn_steps, count_range(0, 16),
+            "bisection steps of the least turn away from an unsafe course"),
+      number("turn_margin", &CollisionDanger::turn_margin, kNonNegative,
+             "extra horizon of that turn's course"),
   };
 };
 
