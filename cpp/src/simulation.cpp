@@ -325,8 +325,8 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
       // exp(−λ·(|v| − s_k·v)): nothing at rest or straight on, most for a U-turn. The
       // exponents first, then the exps alone, then the products: the same float
       // operations as one loop, but only the exp calls stay scalar (with them in the loop,
-      // each call spilled the loop's registers; 1,150 → ~700 instructions an agent at
-      // K = 16, crowd-track-10k).
+      // each call spilled the loop's registers; weigh_by_speed 1,154 → 1,012 instructions
+      // an agent at K = 16, crowd-track-10k velocity, callgrind).
       const float len = length(v);
       float* x = exponents.data();
       for (std::size_t q = 0; q < k; ++q)
@@ -453,12 +453,14 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
   //   (n bisection steps) whose course at the new speed is free for (1 + m)·horizon, so an
   //   avoidance need not be a whole slot gap (the new decision itself when none is).
   const std::size_t k = k_;
-  const float floor_ttc = (1.0f - velocity_->commit) * velocity_->horizon;
+  const CollisionDanger& vd = *velocity_;
+  const float floor_ttc = (1.0f - vd.commit) * vd.horizon;
   for (std::size_t i = begin; i < end; ++i) {
     const float s0 = prev_strength_[i];
     if (!(s0 > 0.0f)) continue;
     const float* in = interest_.data() + i * k;
-    const float s0c = std::min(s0, std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f));
+    const float want = std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f);
+    const float s0c = std::min(s0, want);
     if (s0c <= 0.0f) continue;
     // The previous heading in the world frame (stored after last step's rotation), and in
     // the slot frame the maps and the new decision use.
@@ -471,60 +473,67 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
     const float top = p.in.agents.max_speed[i];
     const float i0 = interest_towards(i, d0), i1 = interest_towards(i, d1);
     const float s1 = strength_[i];
-    // A slot-frame heading in the world frame (d0's world form is w0).
-    auto world = [&](Vec2 d) { return config_.rotate ? turned(d, p.in.agents.heading[i]) : d; };
-    if (velocity_->commit_danger > 0.0f) {
-      const float t1 = velocity_ttc(*velocity_, p.in, i, world(d1) * (s1 * top));
-      if (t1 < velocity_->horizon) {
-        const float t0 = velocity_ttc(*velocity_, p.in, i, w0 * (s0c * top));
-        if (t0 >= (1.0f - velocity_->commit_danger) * t1) {
-          store2(direction_.data(), i, d0);
-          strength_[i] = s0c;
-        }
+    // TTC of a slot-frame heading d at the new strength; of the previous course (asked by
+    // several branches below, computed once).
+    auto ttc_new = [&](Vec2 d) {
+      return velocity_ttc(vd, p.in, i,
+                          (config_.rotate ? turned(d, p.in.agents.heading[i]) : d) * (s1 * top));
+    };
+    bool have_t0 = false;
+    float t0 = 0.0f;
+    auto ttc_kept = [&] {
+      if (!have_t0) t0 = velocity_ttc(vd, p.in, i, w0 * (s0c * top));
+      have_t0 = true;
+      return t0;
+    };
+    auto keep = [&] {
+      store2(direction_.data(), i, d0);
+      strength_[i] = s0c;
+    };
+    // Signed angle from d0 to d1 (return_step, turn_steps).
+    auto angle = [&] { return std::atan2(d0.x * d1.y - d0.y * d1.x, d0.x * d1.x + d0.y * d1.y); };
+    if (vd.commit_danger > 0.0f) {
+      const float t1 = ttc_new(d1);
+      if (t1 < vd.horizon) {
+        if (ttc_kept() >= (1.0f - vd.commit_danger) * t1) keep();
         continue;
       }
     }
     if (i0 < i1 || i0 * s0c < i1 * s1) {
       // A better new course: return_margin and return_step (above) or switch.
-      const float rm = velocity_->return_margin, rs = velocity_->return_step;
+      const float rm = vd.return_margin, rs = vd.return_step;
       if (d0.x == d1.x && d0.y == d1.y) continue;
       if (!(rm > 0.0f) && !(rs > 0.0f)) continue;
-      if (velocity_ttc(*velocity_, p.in, i, w0 * (s0c * top)) < floor_ttc) continue;
-      if (rm > 0.0f && i0 >= 0.5f * std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f) &&
-          velocity_ttc(*velocity_, p.in, i, world(d1) * (s1 * top)) <
-              (1.0f + rm) * velocity_->horizon) {
-        store2(direction_.data(), i, d0);
-        strength_[i] = s0c;
+      if (ttc_kept() < floor_ttc) continue;
+      if (rm > 0.0f && i0 >= 0.5f * want && ttc_new(d1) < (1.0f + rm) * vd.horizon) {
+        keep();
         continue;
       }
       if (rs > 0.0f) {
-        const float ang = std::atan2(d0.x * d1.y - d0.y * d1.x, d0.x * d1.x + d0.y * d1.y);
+        const float ang = angle();
         if (std::fabs(ang) > rs) {
           const Vec2 dm = turned(d0, std::copysign(rs, ang));
-          if (velocity_ttc(*velocity_, p.in, i, world(dm) * (s1 * top)) >= velocity_->horizon)
-            store2(direction_.data(), i, dm);
+          if (ttc_new(dm) >= vd.horizon) store2(direction_.data(), i, dm);
         }
       }
       continue;
     }
-    if (velocity_ttc(*velocity_, p.in, i, w0 * (s0c * top)) < floor_ttc) {
+    if (ttc_kept() < floor_ttc) {
       // The previous course is no longer safe: switch, or with turn_steps the least turn.
-      const std::uint32_t n = velocity_->turn_steps;
+      const std::uint32_t n = vd.turn_steps;
       if (n == 0 || !(s1 > 0.0f)) continue;
-      const float ang = std::atan2(d0.x * d1.y - d0.y * d1.x, d0.x * d1.x + d0.y * d1.y);
-      const float need = (1.0f + velocity_->turn_margin) * velocity_->horizon;
+      const float ang = angle();
+      const float need = (1.0f + vd.turn_margin) * vd.horizon;
       float lo = 0.0f, hi = 1.0f;
       for (std::uint32_t it = 0; it < n; ++it) {
         const float mid = 0.5f * (lo + hi);
-        const Vec2 dm = turned(d0, mid * ang);
-        if (velocity_ttc(*velocity_, p.in, i, world(dm) * (s1 * top)) >= need) hi = mid;
+        if (ttc_new(turned(d0, mid * ang)) >= need) hi = mid;
         else lo = mid;
       }
       if (hi < 1.0f) store2(direction_.data(), i, turned(d0, hi * ang));
       continue;
     }
-    store2(direction_.data(), i, d0);
-    strength_[i] = s0c;
+    keep();
   }
 }
 
