@@ -157,24 +157,28 @@ def _min_distance(p: np.ndarray) -> float:
     return float(d.min())
 
 
-def _spread(points, spacing: float, low, high, iterations: int = 500) -> np.ndarray:
+def _spread(draw, spacing: float, low, high, iterations: int = 500, tries: int = 20) -> np.ndarray:
     """Push random points apart to at least ``spacing``, kept inside the box [low, high].
 
-    Jacobi relaxation sweeps (each pair moves apart by half its shortfall), clipped to the
-    box after each sweep (scenarios._spread without the clipping let hallway starts end up
-    in the walls at 40 agents).
+    ``draw()`` gives the random points (from the scene's generator). Jacobi relaxation
+    sweeps (each pair moves apart by half its shortfall), clipped to the box after each
+    sweep (scenarios._spread without the clipping let hallway starts end up in the walls
+    at 40 agents). When the points end up closer than two radii and 5 cm (hallway seed 28:
+    a knot the sweeps cannot undo against the box's edge), ``draw()`` is asked again, up
+    to ``tries`` times: a seed whose first draw separates gives the same scene as before.
     """
-    p = np.clip(np.array(points, dtype=np.float64), low, high)
-    for _ in range(iterations):
-        d = p[:, None] - p[None]
-        dist = np.linalg.norm(d, axis=2) + np.eye(len(p)) * 1e9
-        push = np.clip(spacing - dist, 0, None) / 2
-        if not push.any():
-            break
-        p = np.clip(p + (d / dist[..., None] * push[..., None]).sum(1), low, high)
-    if _min_distance(p) < 2 * RADIUS + 0.05:
-        raise ValueError(f"_spread: could not separate {len(p)} points in the box")
-    return p
+    for _ in range(tries):
+        p = np.clip(np.array(draw(), dtype=np.float64), low, high)
+        for _ in range(iterations):
+            d = p[:, None] - p[None]
+            dist = np.linalg.norm(d, axis=2) + np.eye(len(p)) * 1e9
+            push = np.clip(spacing - dist, 0, None) / 2
+            if not push.any():
+                break
+            p = np.clip(p + (d / dist[..., None] * push[..., None]).sum(1), low, high)
+        if _min_distance(p) >= 2 * RADIUS + 0.05:
+            return p
+    raise ValueError(f"_spread: could not separate {len(p)} points in the box in {tries} draws")
 
 
 def circle_scene(n: int) -> Scene:
@@ -200,13 +204,13 @@ def hallway_scene(n: int = 40, seed: int = 0, length: float = 24.0, width: float
     walls = np.array([[-h - 7, -w, h + 7, -w], [-h - 7, w, h + 7, w]], dtype=np.float64)
     y_max = w - RADIUS - 0.1
     sa = _spread(
-        np.c_[-h - 4 * rng.uniform(0, 1, a), rng.uniform(-y_max, y_max, a)],
+        lambda: np.c_[-h - 4 * rng.uniform(0, 1, a), rng.uniform(-y_max, y_max, a)],
         0.7,
         [-h - 3.7, -y_max],
         [-h + 0.5, y_max],
     )
     sb = _spread(
-        np.c_[h + 4 * rng.uniform(0, 1, b), rng.uniform(-y_max, y_max, b)],
+        lambda: np.c_[h + 4 * rng.uniform(0, 1, b), rng.uniform(-y_max, y_max, b)],
         0.7,
         [h - 0.5, -y_max],
         [h + 3.7, y_max],
@@ -250,10 +254,13 @@ def bottleneck_scene(n: int = 50, seed: int = 0, gap: float = 1.2) -> Scene:
     rng = np.random.default_rng(seed)
     walls = _room(-12, -6, 12, 6, 6.0, gap)
     starts = _spread(
-        np.c_[rng.uniform(-10, -2, n), rng.uniform(-4.5, 4.5, n)], 0.8, [-11.4, -5.4], [-1.0, 5.4]
+        lambda: np.c_[rng.uniform(-10, -2, n), rng.uniform(-4.5, 4.5, n)],
+        0.8,
+        [-11.4, -5.4],
+        [-1.0, 5.4],
     )
     goals = _spread(
-        np.c_[rng.uniform(6, 10, n), rng.uniform(-4, 4, n)], 0.8, [5.0, -5.0], [11.0, 5.0]
+        lambda: np.c_[rng.uniform(6, 10, n), rng.uniform(-4, 4, n)], 0.8, [5.0, -5.0], [11.0, 5.0]
     )
     return _limit(Scene("bottleneck", starts, goals, walls, gate=(0.0, 0.0)))
 
@@ -265,10 +272,13 @@ def doorway_scene(n: int = 20, seed: int = 0, door: float = 1.8) -> Scene:
     a, b = (n + 1) // 2, n // 2
     walls = _room(-10, -5, 10, 5, 5.0, door)
     sa = _spread(
-        np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)], 0.8, [-9.0, -4.0], [-1.5, 4.0]
+        lambda: np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)],
+        0.8,
+        [-9.0, -4.0],
+        [-1.5, 4.0],
     )
     sb = _spread(
-        np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)], 0.8, [1.5, -4.0], [9.0, 4.0]
+        lambda: np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)], 0.8, [1.5, -4.0], [9.0, 4.0]
     )
     starts = np.vstack([sa, sb])
     return _limit(Scene("doorway", starts, starts * [-1, 1], walls, gate=(0.0, 0.0)))

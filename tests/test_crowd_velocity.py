@@ -238,3 +238,53 @@ def test_smoothing_options_are_off_by_default():
         cs.CollisionDanger(commit_danger=1.0)
     with pytest.raises(ValueError):
         cs.CollisionDanger(turn_steps=17)
+
+
+def _first_decision(behind: bool, **options):
+    """Agent 0 walks +x in a corridor 1.8 m wide; agent 1 comes the other way 1.2 m ahead
+    at the same 1.3 m/s; with ``behind``, agent 2 stands 1 m behind agent 0. Returns agent
+    0's first decision: direction, strength and the chosen slot's danger."""
+    world = cs.World()
+    world.add_segments([[-5, -0.9, 5, -0.9], [-5, 0.9, 5, 0.9]])
+    a = cs.Agents(3, slots=16, seed=0)
+    starts = [[0, 0], [1.2, 0], [-1.0, 0]] if behind else [[0, 0], [1.2, 0], [-4.0, 0.5]]
+    a.add(
+        starts,
+        velocity=[[1.3, 0], [-1.3, 0], [0, 0]],
+        heading=[0.0, np.pi, 0.0],
+        radius=0.3,
+        max_speed=[1.3, 1.3, 0.0],
+        max_accel=6.0,
+        target=[[10, 0 if behind else 0.4], [-10, 0], starts[2]],
+    )
+    danger = cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, **options)
+    st = cs.Steering(
+        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), danger],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
+    sim = cs.Simulation(world, a, st, motion=cs.Accel(), slots=16)
+    sim.step(DT)
+    s = int(sim.chosen_slot[0])
+    return sim.chosen_direction[0].copy(), float(sim.strength[0]), float(sim.danger[0, s])
+
+
+def test_retreat_speed_caps_only_an_unsafe_course_away_from_the_goal():
+    # Boxed in (oncoming agent ahead, a standing one behind, walls either side): no course
+    # is safe, and the least bad one backs off diagonally at 3/4 of max speed. With
+    # retreat_speed 0.25 the agent backs off the same way at a quarter.
+    d0, s0, g0 = _first_decision(True)
+    d1, s1, g1 = _first_decision(True, retreat_speed=0.25)
+    assert g0 > 0.0 and d0[0] < -0.5  # unsafe, backwards
+    assert s0 > 0.5
+    np.testing.assert_array_equal(d1, d0)
+    assert s1 == pytest.approx(0.25)
+    # Room behind: backing off at full speed is safe, so it is a velocity-obstacle answer
+    # and keeps its speed (the cap never turns a safe choice into an unsafe one). The goal
+    # is 0.4 m off the axis here: straight back then keeps a little interest (exactly
+    # opposite the goal, the half-cosine gives it none).
+    d2, s2, g2 = _first_decision(False)
+    d3, s3, g3 = _first_decision(False, retreat_speed=0.25)
+    assert g2 == 0.0 and d2[0] < 0.0 and s2 > 0.25
+    assert (s3, g3) == (s2, g2)
+    np.testing.assert_array_equal(d3, d2)

@@ -283,6 +283,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
                     {direction_.data(), 2 * n_}, {strength_.data(), n_}, {slot_.data(), n_}, b, e);
         if (velocity_) strength_from_speed(p, b, e);
         if (commit) keep_course(p, b, e);
+        if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e);
         if (config_.rotate) {
           for (std::size_t i = b; i < e; ++i)
             store2(direction_.data(), i,
@@ -403,6 +404,26 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     if (velocity_ttc(*velocity_, p.in, i, v) >= velocity_->horizon) continue;
     store2(direction_.data(), i, refined ? Vec2{dir[2 * bs], dir[2 * bs + 1]} : slot_dir);
     strength_[i] = sp[bs];
+  }
+}
+
+void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end) {
+  // No safe course and the least bad one leads more than 90° away from the goal (interest
+  // below half the peak): go that way no faster than retreat_speed. Retreating at the
+  // oncomers' speed is the largest time to collision, and a group can push an agent back
+  // for metres that way; slowly, it gives way a little and lets them pass around it.
+  const std::size_t k = k_;
+  const CollisionDanger& vd = *velocity_;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (!(strength_[i] > vd.retreat_speed)) continue;
+    const float* in = interest_.data() + i * k;
+    const float want = std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f);
+    const Vec2 d = load2(direction_.data(), i);
+    if (!(interest_towards(i, d) < 0.5f * want)) continue;
+    Vec2 v = d * (strength_[i] * p.in.agents.max_speed[i]);
+    if (config_.rotate) v = turned(v, p.in.agents.heading[i]);
+    if (velocity_ttc(vd, p.in, i, v) >= vd.horizon) continue;
+    strength_[i] = vd.retreat_speed;
   }
 }
 

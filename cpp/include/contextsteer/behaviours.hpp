@@ -309,6 +309,7 @@ struct CollisionDanger {
   std::uint32_t turn_steps =
       0;                     ///< bisection steps of the least turn off an unsafe course (0: off)
   float turn_margin = 0.0f;  ///< >= 0: that turn's course is free for (1 + this)·horizon
+  float retreat_speed = 1.0f;  ///< in [0, 1]: speed cap of an unsafe course away from the goal
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -346,6 +347,8 @@ struct BehaviourSpec<CollisionDanger> {
             "bisection steps of the least turn away from an unsafe course"),
       number("turn_margin", &CollisionDanger::turn_margin, kNonNegative,
              "extra horizon of that turn's course"),
+      number("retreat_speed", &CollisionDanger::retreat_speed, count_range(0, 1),
+             "speed cap (fraction of max speed) of an unsafe course away from the goal"),
   };
 };
 

@@ -194,6 +194,7 @@ class Simulation {
   float interest_towards(std::size_t i, Vec2 d) const;
   void keep_course(const Plan& p, std::size_t begin, std::size_t end);
   void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end);
+  void cap_retreat(const Plan& p, std::size_t begin, std::size_t end);
   void build_neighbors(Plan& p);
   void move_and_collide(const Plan& p, float dt, bool fused);
   void finish(float dt);
