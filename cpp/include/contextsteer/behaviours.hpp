@@ -307,8 +307,8 @@ struct CollisionDanger {
       0.0f;  ///< >= 0: a better course replaces a safe one if free (1 + this)·horizon
   float return_step = 0.0f;  ///< >= 0 rad: a return to a better course turns at most this per step
   std::uint32_t turn_steps =
-      0;                     ///< bisection steps of the least turn off an unsafe course (0: off)
-  float turn_margin = 0.0f;  ///< >= 0: that turn's course is free for (1 + this)·horizon
+      0;                       ///< bisection steps of the least turn off an unsafe course (0: off)
+  float turn_margin = 0.0f;    ///< >= 0: that turn's course is free for (1 + this)·horizon
   float retreat_speed = 1.0f;  ///< in [0, 1]: speed cap of an unsafe course away from the goal
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
