@@ -1075,9 +1075,7 @@ class CollisionDanger(Behaviour):
     the agent takes the one that keeps collision farthest away, slowing or stopping
     rather than pushing in (with ``commit > 0``: the chosen one's time to collision is at
     least ``(1 - commit)·horizon``). Pair it with interest that is positive all round
-    (``Seek(shape="half_cosine")``) so that a safe way backwards still ranks; where the
-    safe slots all have zero interest (exactly opposite the goal) and standing is not
-    safe, the simulation takes the safe slot with the most interest, then the fastest.
+    (``Seek(shape="half_cosine")``) so that a safe way backwards still ranks.
 
     Parameters
     ----------
