@@ -356,27 +356,11 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     const float* in = interest_.data() + i * k;
     const float want = std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f);
     const std::int32_t s = slot_[i];
-    const float* sp = speed_.data() + i * k;
     if (s < 0) {
-      // Nothing resolved positive: stand. But when standing is not safe and a slot is
-      // (danger 0 at a speed > 0: every safe slot had no interest, e.g. straight back from
-      // a goal dead ahead under the half-cosine), the velocity-obstacle property asks for
-      // a safe candidate: the safe slot with the most interest, then the fastest.
       strength_[i] = 0.0f;
-      const float* dg = danger_.data() + i * k;
-      std::int32_t best = -1;
-      for (std::size_t q = 0; q < k; ++q) {
-        if (!(dg[q] == 0.0f && sp[q] > 0.0f)) continue;
-        if (best < 0 || in[q] > in[best] || (in[q] == in[best] && sp[q] > sp[best]))
-          best = static_cast<std::int32_t>(q);
-      }
-      if (best < 0 || velocity_ttc(*velocity_, p.in, i, {}) >= velocity_->horizon) continue;
-      const auto q = static_cast<std::size_t>(best);
-      slot_[i] = best;
-      store2(direction_.data(), i, {dir[2 * q], dir[2 * q + 1]});
-      strength_[i] = sp[q];
       continue;
     }
+    const float* sp = speed_.data() + i * k;
     const std::size_t bs = static_cast<std::size_t>(s);
     const Vec2 slot_dir = load2(direction_.data(), i);  // argmax: the slot; else interpolated
     const std::size_t lo = (bs + k - 1) % k, hi = (bs + 1) % k;
