@@ -370,6 +370,7 @@ def collision_danger(
     weight=1.0,
     agent_weights=None,
     rotate=False,
+    wall_speed=False,
     tol=TOL,
     zero=ZERO,
 ):
@@ -396,6 +397,11 @@ def collision_danger(
     agent_weights : array_like, shape (N,), optional
     rotate : bool
         Slots turn with each agent's heading.
+    wall_speed : bool
+        Also the wall-limited candidate of a slot whose ray hits a wall at h:
+        ``s_w = h / wall_horizon`` (rounded down by 2^-20), taken (speed ``s_w /
+        max_speed``, danger 0, level -2) when it is below max speed, faster than the
+        fastest safe level (0 when none is safe) and safe against every agent.
     tol, zero : float
         Tolerances of the ambiguity flags.
 
@@ -468,5 +474,26 @@ def collision_danger(
                 danger[i, kk] = scale * min(max(1.0 - top / horizon, 0.0), 1.0)
             level[i, kk] = best
             speed[i, kk] = best / s_count
+            if wall_speed and has_walls and math.isfinite(h.ttc):
+                sw = h.ttc / wall_horizon * (1.0 - 2.0**-20)
+                frac = sw / vmax[i]
+                floor = best / s_count if safe.any() else 0.0
+                if frac < 1.0 and frac > floor:
+                    t, a = agents_ttc(
+                        state,
+                        i,
+                        (sw * d[0], sw * d[1]),
+                        margin=margin,
+                        reciprocity=reciprocity,
+                        horizon=horizon,
+                        tol=tol,
+                        zero=zero,
+                    )
+                    amb = amb or a or abs(t - horizon) <= tol * horizon
+                    amb = amb or abs(frac - floor) <= tol or abs(1.0 - frac) <= tol
+                    if t >= horizon:
+                        level[i, kk] = -2
+                        speed[i, kk] = frac
+                        danger[i, kk] = 0.0
             ambiguous[i, kk] = amb
     return VelocityMaps(danger, speed, level, ttc, ttc >= horizon, ambiguous)

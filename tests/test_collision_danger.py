@@ -533,6 +533,54 @@ def test_matches_reference_with_walls(
     assert (on.danger[both] >= off.danger[both] - DANGER_ATOL).all()
 
 
+@given(
+    crowd=crowds(),
+    dirs=slot_sets(),
+    speeds=st.integers(1, 6),
+    horizon=st.floats(0.5, 4.0),
+    margin=st.floats(0.0, 0.2),
+    reciprocity=reciprocities,
+    wall_seed=st.integers(0, 2**32 - 1),
+    wall_horizon=st.none() | st.floats(0.3, 4.0),
+)
+def test_wall_speed_matches_reference(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+):
+    # wall_speed adds, per slot, the wall-limited candidate h / wall_horizon between the
+    # levels: the oracle takes it when it is faster than the fastest safe level and safe
+    # against every agent (level -2); elsewhere the maps are those without it.
+    a = build(crowd)
+    state = state_of(a)
+    segs = random_walls(wall_seed, state, margin + 0.05)
+    world = cs.World()
+    if len(segs):
+        world.add_segments(segs)
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
+    got = make(wall_horizon=wall_horizon, wall_speed=True, **kw).evaluate(
+        a, dirs, world=world, max_neighbours=32
+    )
+    plain = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
+    exp = rv.collision_danger(
+        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, wall_speed=True, **kw
+    )
+    speed, danger = np.asarray(got.speed, np.float64), np.asarray(got.danger, np.float64)
+    assert np.isfinite(speed).all() and ((speed >= 0) & (speed <= 1)).all()
+    ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
+    wall = ok & (exp.level == -2)
+    np.testing.assert_allclose(speed[wall], exp.speed[wall], rtol=1e-4, atol=1e-6)
+    assert not danger[wall].any()
+    rest = ok & (exp.level != -2)
+    np.testing.assert_allclose(speed[rest], exp.speed[rest], atol=1e-6)
+    np.testing.assert_allclose(danger[rest], exp.danger[rest], atol=DANGER_ATOL)
+    # The option only ever adds a safe candidate: danger never rises, and a slot that was
+    # safe (danger 0) keeps at least its speed (an unsafe one may trade its least-bad,
+    # possibly faster candidate for the safe wall-limited one).
+    p_speed, p_danger = np.asarray(plain.speed), np.asarray(plain.danger)
+    assert (danger <= p_danger + 1e-7).all()
+    was_safe = p_danger == 0
+    assert (speed[was_safe] >= p_speed[was_safe] - 1e-7).all()
+
+
 def dense_crowd(n=30, seed=3, dead=(4, 17), box=5.0):
     """A crowd packed enough that many slots have no safe speed."""
     c = random_crowd(seed, n, coincident=True, overlap=True, box=box, spare=2)

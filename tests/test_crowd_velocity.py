@@ -288,3 +288,49 @@ def test_retreat_speed_caps_only_an_unsafe_course_away_from_the_goal():
     assert g2 == 0.0 and d2[0] < 0.0 and s2 > 0.25
     assert (s3, g3) == (s2, g2)
     np.testing.assert_array_equal(d3, d2)
+
+
+def _corridor_pass(width, **options):
+    """Two agents (radius 0.3) walk head-on from x = ∓4 to x = ±8 in a corridor ``width``
+    wide for 30 s. Returns their arrival times (None: not within 0.5 m) and the least gap."""
+    w = width / 2
+    world = cs.World()
+    world.add_segments([[-12, -w, 12, -w], [-12, w, 12, w]])
+    a = cs.Agents(2, slots=16, seed=0)
+    goals = np.array([[8.0, 0.0], [-8.0, 0.0]])
+    a.add(
+        [[-4, 0], [4, 0]],
+        heading=[0.0, np.pi],
+        radius=0.3,
+        max_speed=1.3,
+        max_accel=6.0,
+        target=goals,
+    )
+    danger = cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, **options)
+    st = cs.Steering(
+        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), danger],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
+    sim = cs.Simulation(world, a, st, motion=cs.Accel(), slots=16)
+    arrived, gap = [None, None], np.inf
+    for step in range(900):
+        sim.step(DT)
+        gap = min(gap, float(np.linalg.norm(a.position[0] - a.position[1])) - 0.6)
+        for i in range(2):
+            if arrived[i] is None and np.linalg.norm(a.position[i] - goals[i]) < 0.5:
+                arrived[i] = (step + 1) * DT
+    return arrived, gap
+
+
+def test_wall_speed_lets_a_pair_pass_in_a_narrow_corridor():
+    # 1.8 m wide (three body widths): to pass, each must shift 0.33 m towards a wall. The
+    # slowest candidate (0.325 m/s) may come no nearer a wall than 0.65 m within the 2 s
+    # horizon, so by default neither can, and the pair never passes. With wall_speed a slot
+    # may approach the wall at h / wall_horizon: both get home, never touching.
+    arrived, gap = _corridor_pass(1.8)
+    assert arrived == [None, None] and gap > 0.0
+    for width in (1.5, 1.8, 2.4):
+        arrived, gap = _corridor_pass(width, wall_speed=True)
+        assert None not in arrived and max(arrived) < 15.0, (width, arrived)
+        assert gap > 0.0

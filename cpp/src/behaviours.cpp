@@ -440,6 +440,27 @@ CS_TARGET_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_
   ttc_levels(dx, dy, k, ks, m0, S, p, u, cc, ttc);
 }
 
+float pair_ttc(Vec2 p, float R, Vec2 w);
+
+/// The least TTC of the candidate velocity v against agent i's neighbours (no walls).
+float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                        Vec2 v) {
+  const AgentsView& a = in.agents;
+  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
+  const float kappa = 1.0f / (1.0f - b.reciprocity);
+  float t = std::numeric_limits<float>::infinity();
+  if (!in.neighbors.empty()) {
+    const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+    for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
+      const auto j = static_cast<std::size_t>(nb[n]);
+      const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
+      t = std::min(t, pair_ttc(load2(a.position, j) - xi, a.radius[i] + a.radius[j] + b.margin,
+                               v * kappa - u));
+    }
+  }
+  return t;
+}
+
 /// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
 void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                    float* danger, float* speed) {
@@ -564,6 +585,19 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
     }
     speed[q] = static_cast<float>(best) * scale;
     danger[q] = safe ? 0.0f : std::clamp(1.0f - best_t / b.horizon, 0.0f, 1.0f);
+    if (b.wall_speed && walls_near) {
+      // The wall-limited speed h_q / wall_horizon (rounded down a hair, so that its wall
+      // TTC is the horizon or more in float too): the fastest the slot may approach the
+      // wall, between the levels. Taken when it is faster than the fastest safe level
+      // and safe against every neighbour.
+      const float sw = sc.walls.distance[q] / b.wall_horizon * (1.0f - 0x1p-20f);
+      const float frac = sw / top;
+      if (frac < 1.0f && frac > (safe ? speed[q] : 0.0f) &&
+          velocity_pair_ttc(b, in, i, Vec2{dx[q], dy[q]} * sw) >= b.horizon) {
+        speed[q] = frac;
+        danger[q] = 0.0f;
+      }
+    }
   }
 }
 
@@ -706,18 +740,7 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
 
 float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v) {
   const AgentsView& a = in.agents;
-  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
-  const float kappa = 1.0f / (1.0f - b.reciprocity);
-  float t = std::numeric_limits<float>::infinity();
-  if (!in.neighbors.empty()) {
-    const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
-    for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
-      const auto j = static_cast<std::size_t>(nb[n]);
-      const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
-      t = std::min(t, pair_ttc(load2(a.position, j) - xi, a.radius[i] + a.radius[j] + b.margin,
-                               v * kappa - u));
-    }
-  }
+  float t = velocity_pair_ttc(b, in, i, v);
   const float speed = length(v);
   // The rows of this behaviour found no wall within the same reach of agent i this step:
   // slot_wall_distances below would return false.

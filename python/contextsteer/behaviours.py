@@ -1123,6 +1123,17 @@ class CollisionDanger(Behaviour):
         ``(1 + turn_margin)·horizon``. Avoidance then need not be a whole slot gap.
     turn_margin : float, >= 0
         See ``turn_steps`` (default 0).
+    wall_speed : bool
+        Off by default. Besides the speed levels ``m/S``, a slot whose ray hits a wall at
+        distance h also offers the wall-limited speed ``h / wall_horizon`` (its wall time
+        to collision is then the horizon): taken, with danger 0, when it is below max
+        speed, faster than the slot's fastest safe level and safe against every
+        neighbour. The speed map is then no longer only multiples of ``1/S``. Without it
+        the slowest moving candidate (``max_speed/S``) may come no nearer a wall than
+        ``max_speed/S·wall_horizon`` (0.65 m at the crowd defaults), so two agents
+        meeting head-on in a corridor three body widths wide never pass; with it they
+        do, as with RVO's continuous velocities. It costs the crowd benchmark's walled
+        scenes some smoothness (see the README), so it is not the default.
     retreat_speed : float in [0, 1]
         Off by default (1). When no course is safe and the least bad one leads more than
         90° away from the goal (interest below half the peak), go that way no faster
@@ -1171,6 +1182,7 @@ class CollisionDanger(Behaviour):
     return_step: float = _default("collision_danger", "return_step")
     turn_steps: int = _default("collision_danger", "turn_steps")
     turn_margin: float = _default("collision_danger", "turn_margin")
+    wall_speed: bool = _default("collision_danger", "wall_speed")
     retreat_speed: float = _default("collision_danger", "retreat_speed")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"

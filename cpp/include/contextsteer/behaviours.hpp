@@ -286,6 +286,10 @@ struct BehaviourSpec<WallDanger> {
 /// danger_k = 1 − TTC/horizon (danger 1 at TTC 0, linear to 0 at the horizon). Writes
 /// danger (scaled by the weights) and the speed map (not scaled). Side preference
 /// (`side`, `side_bias`) is applied by the simulation's decision (see SteeringConfig).
+/// With `wall_speed`, a slot whose ray hits a wall at h_k also offers the wall-limited
+/// speed h_k / wall_horizon (rounded down by 2^-20, so its wall TTC is the horizon): taken
+/// with danger 0 when below max speed, faster than the fastest safe level (0 when none is
+/// safe) and safe against every neighbour, so agents can close on a wall slowly.
 struct CollisionDanger {
   float weight = 1.0f;
   float horizon = 2.0f;       ///< seconds, > 0
@@ -309,6 +313,7 @@ struct CollisionDanger {
   std::uint32_t turn_steps =
       0;                       ///< bisection steps of the least turn off an unsafe course (0: off)
   float turn_margin = 0.0f;    ///< >= 0: that turn's course is free for (1 + this)·horizon
+  bool wall_speed = false;     ///< a slot may also approach a wall at h_k / wall_horizon
   float retreat_speed = 1.0f;  ///< in [0, 1]: speed cap of an unsafe course away from the goal
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
@@ -347,6 +352,8 @@ struct BehaviourSpec<CollisionDanger> {
             "bisection steps of the least turn away from an unsafe course"),
       number("turn_margin", &CollisionDanger::turn_margin, kNonNegative,
              "extra horizon of that turn's course"),
+      flag("wall_speed", &CollisionDanger::wall_speed,
+           "a slot may approach a wall at its wall-limited speed, between the levels"),
       number("retreat_speed", &CollisionDanger::retreat_speed, count_range(0, 1),
              "speed cap (fraction of max speed) of an unsafe course away from the goal"),
   };
