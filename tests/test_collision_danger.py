@@ -491,8 +491,9 @@ def test_matches_reference_in_open_space(crowd, dirs, speeds, horizon, margin, r
     check(maps, exp, a.alive, speeds)
 
 
-@settings(max_examples=40, deadline=None)
-@given(
+#: The drawn cases of the tests with walls: a crowd, slots, the behaviour's parameters and
+#: a seed for walls around it (see walled_scene).
+walled_cases = given(
     crowd=crowds(),
     dirs=slot_sets(),
     speeds=st.integers(1, 6),
@@ -502,15 +503,26 @@ def test_matches_reference_in_open_space(crowd, dirs, speeds, horizon, margin, r
     wall_seed=st.integers(0, 2**32 - 1),
     wall_horizon=st.none() | st.floats(0.3, 4.0),
 )
-def test_matches_reference_with_walls(
-    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
-):
+
+
+def walled_scene(crowd, wall_seed, margin):
+    """The crowd's agents, their state, random walls clear of them by margin + 5 cm
+    (``random_walls``) and a World holding those walls."""
     a = build(crowd)
     state = state_of(a)
     segs = random_walls(wall_seed, state, margin + 0.05)
     world = cs.World()
     if len(segs):
         world.add_segments(segs)
+    return a, state, segs, world
+
+
+@settings(max_examples=40, deadline=None)
+@walled_cases
+def test_matches_reference_with_walls(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+):
+    a, state, segs, world = walled_scene(crowd, wall_seed, margin)
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
     on = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
     ok_on = check(
@@ -533,28 +545,14 @@ def test_matches_reference_with_walls(
     assert (on.danger[both] >= off.danger[both] - DANGER_ATOL).all()
 
 
-@given(
-    crowd=crowds(),
-    dirs=slot_sets(),
-    speeds=st.integers(1, 6),
-    horizon=st.floats(0.5, 4.0),
-    margin=st.floats(0.0, 0.2),
-    reciprocity=reciprocities,
-    wall_seed=st.integers(0, 2**32 - 1),
-    wall_horizon=st.none() | st.floats(0.3, 4.0),
-)
+@walled_cases
 def test_wall_speed_matches_reference(
     crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
 ):
     # wall_speed adds, per slot, the wall-limited candidate h / wall_horizon between the
     # levels: the oracle takes it when it is faster than the fastest safe level and safe
     # against every agent (level -2); elsewhere the maps are those without it.
-    a = build(crowd)
-    state = state_of(a)
-    segs = random_walls(wall_seed, state, margin + 0.05)
-    world = cs.World()
-    if len(segs):
-        world.add_segments(segs)
+    a, state, segs, world = walled_scene(crowd, wall_seed, margin)
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
     got = make(wall_horizon=wall_horizon, wall_speed=True, **kw).evaluate(
         a, dirs, world=world, max_neighbours=32

@@ -179,6 +179,18 @@ def test_polar_plots_draw_the_speed_map_of_a_simulation():
     plt.close("all")
 
 
+def _arrive_and_collision_danger(**options):
+    """The crowd benchmark's steering (Arrive slowing within 1 m, CollisionDanger with a
+    2 s horizon, 4 speeds and a 5 cm margin, mask_min_danger, argmax) with ``options``
+    for the CollisionDanger."""
+    danger = cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, **options)
+    return cs.Steering(
+        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), danger],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
+
+
 def _pass_standing_agent(**options):
     """Agent 0 walks from (0, 0) to (10, 0) past an agent standing at (4, 0.45), just off
     its line: a whole-slot avoidance is a 22.5° swerve out and back. Returns the largest
@@ -193,12 +205,7 @@ def _pass_standing_agent(**options):
         max_accel=6.0,
         target=[[10, 0], [4, 0.45]],
     )
-    danger = cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, walls=False, **options)
-    st = cs.Steering(
-        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), danger],
-        resolve="mask_min_danger",
-        choose="argmax",
-    )
+    st = _arrive_and_collision_danger(walls=False, **options)
     sim = cs.Simulation(None, a, st, motion=cs.Accel(), slots=16)
     heading, gap = [], []
     for _ in range(300):
@@ -257,12 +264,7 @@ def _first_decision(behind: bool, **options):
         max_accel=6.0,
         target=[[10, 0 if behind else 0.4], [-10, 0], starts[2]],
     )
-    danger = cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, **options)
-    st = cs.Steering(
-        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), danger],
-        resolve="mask_min_danger",
-        choose="argmax",
-    )
+    st = _arrive_and_collision_danger(**options)
     sim = cs.Simulation(world, a, st, motion=cs.Accel(), slots=16)
     sim.step(DT)
     s = int(sim.chosen_slot[0])
@@ -306,12 +308,7 @@ def _corridor_pass(width, **options):
         max_accel=6.0,
         target=goals,
     )
-    danger = cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, **options)
-    st = cs.Steering(
-        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), danger],
-        resolve="mask_min_danger",
-        choose="argmax",
-    )
+    st = _arrive_and_collision_danger(**options)
     sim = cs.Simulation(world, a, st, motion=cs.Accel(), slots=16)
     arrived, gap = [None, None], np.inf
     for step in range(900):
