@@ -778,6 +778,112 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(
     assert checked > 0
 
 
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 10),
+    k=st.integers(8, 24),
+    inertia=st.sampled_from([0.3, 0.6, 0.9]),
+    commit=st.sampled_from([0.0, 0.1]),
+    reciprocity=st.sampled_from([0.0, 0.5]),
+)
+def test_inertia_blends_towards_the_last_command_only_when_as_safe(
+    seed, n, k, inertia, commit, reciprocity
+):
+    """``inertia`` g: the command is v = v1 + g·(v0 - v1), v1 the decision without inertia
+    and v0 the last command (at most as fast as the agent wants now), when the oracle's time
+    to collision of v is at least (1 - commit)·horizon (v1 safe) or v1's (no course safe);
+    otherwise v1. v1 comes from a twin simulation without inertia, given the same state,
+    maps and last command; agents whose TTC is too near the threshold to call are skipped."""
+    horizon = 2.0
+    crowd = random_crowd(seed, n)
+
+    def build(g):
+        a = cs.Agents(n, slots=k)
+        a.add(
+            crowd["position"],
+            velocity=crowd["velocity"],
+            radius=crowd["radius"],
+            max_speed=crowd["max_speed"],
+            target=crowd["target"],
+        )
+        beh = make(horizon=horizon, speeds=4, reciprocity=reciprocity, commit=commit, inertia=g)
+        steering = cs.Steering(
+            [cs.Seek(), beh], resolve="mask_min_danger", choose="argmax", max_neighbours=32
+        )
+        return a, cs.Simulation(None, a, steering, motion=cs.Lerp(steer_force=1.0))
+
+    a, sim = build(inertia)
+    ring = rv.ring(k)
+    blended = checked = 0
+    for _ in range(6):
+        before = state_of(a)
+        twin_agents, twin = build(0.0)
+        twin_agents.position[...] = a.position
+        twin_agents.velocity[...] = a.velocity
+        twin_agents.heading[...] = a.heading
+        sim.perceive()
+        twin.perceive()
+        prev_direction = np.array(sim.chosen_direction)
+        prev_strength = np.array(sim.strength)
+        to_target = np.asarray(a.target, np.float64) - before["position"]
+        u = to_target / np.maximum(np.hypot(*to_target.T), 1e-9)[:, None]
+        # Odd agents want 0.63 of their max speed (the peak caps the speed, as Arrive's does
+        # near a goal), so the last command can be faster than wanted now.
+        scale = np.where(np.arange(n) % 2, 0.6, 1.0)[:, None]
+        sim.interest[...] = ((0.5 * (1.0 + u @ ring.T) + 0.05) * scale).astype(np.float32)
+        twin.interest[...] = sim.interest
+        twin.chosen_direction[...] = prev_direction
+        twin.strength[...] = prev_strength
+        sim.decide_and_move(0.1)
+        twin.decide_and_move(0.1)
+        top = before["max_speed"]
+        got = np.array(sim.chosen_direction, np.float64) * np.array(sim.strength)[:, None]
+        v1 = np.array(twin.chosen_direction, np.float64) * np.array(twin.strength)[:, None]
+        want = np.minimum(1.0, np.array(sim.interest).max(axis=1))
+        v0 = prev_direction.astype(np.float64) * np.minimum(prev_strength, want)[:, None]
+        for i in range(n):
+            if top[i] <= 0 or (v0[i] == v1[i]).all():
+                np.testing.assert_allclose(got[i], v1[i], atol=1e-6)
+                continue
+            v = v1[i] + inertia * (v0[i] - v1[i])
+            t1 = rv.velocity_ttc(
+                before, i, v1[i] * top[i], horizon=horizon, reciprocity=reciprocity
+            )
+            t = rv.velocity_ttc(before, i, v * top[i], horizon=horizon, reciprocity=reciprocity)
+            if t.ambiguous or t1.ambiguous:
+                continue
+            need = (1 - commit) * horizon if t1.ttc >= horizon else t1.ttc
+            if abs(t.ttc - need) <= 1e-3 * max(1.0, need) or abs(t1.ttc - horizon) <= 1e-3:
+                continue
+            expected = v if t.ttc >= need else v1[i]
+            blended += t.ttc >= need
+            np.testing.assert_allclose(got[i], expected, atol=2e-5, err_msg=f"agent {i}")
+            checked += 1
+    assert checked > 0
+    assume(blended > 0)
+
+
+def test_inertia_ramps_a_free_start_as_an_exponential_average():
+    # A lone agent at rest heads for a far goal along a slot: every decision is full speed
+    # that way, and from rest (last command 0) the commands are 1 - g^t.
+    a = cs.Agents(1, slots=16)
+    a.add([[0.0, 0.0]], radius=0.3, max_speed=1.0, max_accel=100.0, target=[[50.0, 0.0]])
+    st_ = cs.Steering(
+        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), cs.CollisionDanger(inertia=0.5)],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
+    sim = cs.Simulation(None, a, st_, motion=cs.Accel(), slots=16)
+    for t in range(1, 6):
+        sim.step(1 / 30)
+        assert float(sim.strength[0]) == pytest.approx(1 - 0.5**t, abs=1e-6)
+        np.testing.assert_allclose(sim.chosen_direction[0], [1.0, 0.0], atol=1e-7)
+    assert cs.CollisionDanger().inertia == 0.0
+    with pytest.raises(ValueError, match="inertia"):
+        cs.CollisionDanger(inertia=1.0)
+
+
 # ---------------------------------------------------------------- determinism ---
 
 

@@ -87,7 +87,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   if (velocity_) wall_clear_.assign(n_, 0);
   if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::infinity());
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
-  if (velocity_ && velocity_->commit > 0.0f) {
+  if (velocity_ && (velocity_->commit > 0.0f || velocity_->inertia > 0.0f)) {
     prev_direction_.assign(2 * n_, 0.0f);
     prev_strength_.assign(n_, 0.0f);
   }
@@ -274,7 +274,8 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
             if (slot_[i] >= 0) resolved_[i * k + static_cast<std::size_t>(slot_[i])] *= 1.0f + h;
         }
         const bool commit = velocity_ && velocity_->commit > 0.0f;
-        if (commit) {
+        const bool inertia = velocity_ && velocity_->inertia > 0.0f;
+        if (commit || inertia) {
           std::copy(direction_.begin() + 2 * b, direction_.begin() + 2 * e,
                     prev_direction_.begin() + 2 * b);
           std::copy(strength_.begin() + b, strength_.begin() + e, prev_strength_.begin() + b);
@@ -284,6 +285,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
         if (velocity_) strength_from_speed(p, b, e);
         if (commit) keep_course(p, b, e);
         if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e);
+        if (inertia) keep_inertia(p, b, e);
         if (config_.rotate) {
           for (std::size_t i = b; i < e; ++i)
             store2(direction_.data(), i,
@@ -424,6 +426,44 @@ void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end) 
     if (config_.rotate) v = turned(v, p.in.agents.heading[i]);
     if (velocity_ttc(vd, p.in, i, v) >= vd.horizon) continue;
     strength_[i] = vd.retreat_speed;
+  }
+}
+
+void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end) {
+  // Inertia g: the command becomes v = v₁ + g·(v₀ − v₁), the new decision v₁ pulled towards
+  // the last command v₀ (world frame; from rest v₀ = 0), when v is as safe as the decision
+  // allows: its time to collision at least (1 − commit)·horizon when v₁ is safe, at least
+  // v₁'s when no course is. A decision that alternates A, B, A, ... between two candidates
+  // (a sampled velocity obstacle flickering, or two agents each reacting to the other's
+  // last dodge) then averages out instead of zig-zagging; the stored command is v, so the
+  // commands are an exponential average of the decisions while that is safe.
+  const CollisionDanger& vd = *velocity_;
+  const float g = vd.inertia;
+  for (std::size_t i = begin; i < end; ++i) {
+    const float top = p.in.agents.max_speed[i];
+    if (!(top > 0.0f)) continue;
+    const Vec2 w0 = load2(prev_direction_.data(), i);
+    Vec2 d1 = load2(direction_.data(), i);
+    if (config_.rotate) d1 = turned(d1, p.in.agents.heading[i]);
+    // The last command at most as fast as the agent wants to go now (the interest peak).
+    const float* in = interest_.data() + i * k_;
+    const float want = std::clamp(*std::max_element(in, in + k_), 0.0f, 1.0f);
+    const Vec2 v0 = w0 * (std::min(prev_strength_[i], want) * top);
+    const Vec2 v1 = d1 * (strength_[i] * top);
+    if (v0.x == v1.x && v0.y == v1.y) continue;
+    const Vec2 v = v1 + (v0 - v1) * g;
+    const float t1 = velocity_ttc(vd, p.in, i, v1);
+    const float need = t1 >= vd.horizon ? (1.0f - vd.commit) * vd.horizon : t1;
+    if (velocity_ttc(vd, p.in, i, v) < need) continue;
+    const float len = length(v);
+    if (!(len > 1e-6f * top)) {
+      strength_[i] = 0.0f;
+      continue;
+    }
+    Vec2 d = v * (1.0f / len);
+    if (config_.rotate) d = turned(d, -p.in.agents.heading[i]);
+    store2(direction_.data(), i, d);
+    strength_[i] = std::min(1.0f, len / top);
   }
 }
 

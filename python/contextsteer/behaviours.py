@@ -1140,6 +1140,17 @@ class CollisionDanger(Behaviour):
         than this fraction of the max speed. Backing off at the oncomers' speed has the
         largest time to collision, so a group can push an agent back for metres; slowly,
         it gives way and lets them pass. A safe course is never capped.
+    inertia : float in [0, 1)
+        Off by default (0). The command becomes ``v1 + inertia·(v0 - v1)``: the new
+        decision ``v1`` pulled towards the last command ``v0`` (no faster than the agent
+        wants to go now; from rest ``v0 = 0``, so a start ramps as ``1 - inertia^t``), when
+        that velocity's time to collision is at least ``(1 - commit)·horizon`` (``v1``
+        safe) or at least ``v1``'s (no course safe); otherwise ``v1``. The commands are then
+        an exponential average of the decisions while that is safe: a decision that
+        alternates between two candidates every step — two agents each reacting to the
+        other's last dodge, the "reciprocal dance" of velocity obstacles — averages out
+        instead of zig-zagging. On the crowd benchmark 0.6 cuts heading jitter by 15–40 %
+        without a contact, but some bottleneck seeds strand more agents (see the README).
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)
@@ -1184,6 +1195,7 @@ class CollisionDanger(Behaviour):
     turn_margin: float = _default("collision_danger", "turn_margin")
     wall_speed: bool = _default("collision_danger", "wall_speed")
     retreat_speed: float = _default("collision_danger", "retreat_speed")
+    inertia: float = _default("collision_danger", "inertia")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
 

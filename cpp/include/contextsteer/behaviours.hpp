@@ -315,6 +315,7 @@ struct CollisionDanger {
   float turn_margin = 0.0f;    ///< >= 0: that turn's course is free for (1 + this)·horizon
   bool wall_speed = false;     ///< a slot may also approach a wall at h_k / wall_horizon
   float retreat_speed = 1.0f;  ///< in [0, 1]: speed cap of an unsafe course away from the goal
+  float inertia = 0.0f;  ///< in [0, 1): share of the last command kept in the new one, when safe
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -356,6 +357,8 @@ struct BehaviourSpec<CollisionDanger> {
            "a slot may approach a wall at its wall-limited speed, between the levels"),
       number("retreat_speed", &CollisionDanger::retreat_speed, count_range(0, 1),
              "speed cap (fraction of max speed) of an unsafe course away from the goal"),
+      number("inertia", &CollisionDanger::inertia, kUnitOpen,
+             "share of the last command kept in the new velocity when that is safe"),
   };
 };
 

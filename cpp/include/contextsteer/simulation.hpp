@@ -195,6 +195,7 @@ class Simulation {
   void keep_course(const Plan& p, std::size_t begin, std::size_t end);
   void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end);
   void cap_retreat(const Plan& p, std::size_t begin, std::size_t end);
+  void keep_inertia(const Plan& p, std::size_t begin, std::size_t end);
   void build_neighbors(Plan& p);
   void move_and_collide(const Plan& p, float dt, bool fused);
   void finish(float dt);
