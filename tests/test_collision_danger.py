@@ -661,6 +661,31 @@ def test_rotate_equals_slots_turned_by_each_heading(crowd, k, speeds, horizon, r
 # ----------------------------------------------------- the simulation's choice ---
 
 
+def _choice_simulation(crowd, k, beh):
+    """Agents from ``random_crowd`` (slots k) in a Simulation of Seek + ``beh`` that keeps
+    only the least dangerous slots and takes the best of them, moving by Lerp(1)."""
+    a = cs.Agents(len(crowd["position"]), slots=k)
+    a.add(
+        crowd["position"],
+        velocity=crowd["velocity"],
+        radius=crowd["radius"],
+        max_speed=crowd["max_speed"],
+        target=crowd["target"],
+    )
+    steering = cs.Steering(
+        [cs.Seek(), beh], resolve="mask_min_danger", choose="argmax", max_neighbours=32
+    )
+    return a, cs.Simulation(None, a, steering, motion=cs.Lerp(steer_force=1.0))
+
+
+def _interest_towards_targets(a, position, ring):
+    """Strictly positive interest in every slot (a half cosine towards the target plus a
+    floor): the choice is then always among the least dangerous slots."""
+    to_target = np.asarray(a.target, np.float64) - position
+    u = to_target / np.maximum(np.hypot(*to_target.T), 1e-9)[:, None]
+    return 0.5 * (1.0 + u @ ring.T) + 0.05
+
+
 @settings(max_examples=15, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -680,21 +705,9 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(
     With commitment the agent may instead keep its previous decision (direction bit for bit,
     strength capped by the interest peak), whose time to collision is then at least
     (1 - commit)·horizon."""
-    crowd = random_crowd(seed, n)
-    a = cs.Agents(n, slots=k)
-    a.add(
-        crowd["position"],
-        velocity=crowd["velocity"],
-        radius=crowd["radius"],
-        max_speed=crowd["max_speed"],
-        target=crowd["target"],
-    )
     kw = dict(horizon=horizon, speeds=speeds, reciprocity=reciprocity)
     beh = make(**kw, commit=commit)
-    steering = cs.Steering(
-        [cs.Seek(), beh], resolve="mask_min_danger", choose="argmax", max_neighbours=32
-    )
-    sim = cs.Simulation(None, a, steering, motion=cs.Lerp(steer_force=1.0))
+    a, sim = _choice_simulation(random_crowd(seed, n), k, beh)
     ring = rv.ring(k)
     checked = kept_count = 0
     for _ in range(6):
@@ -702,11 +715,8 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(
         sim.perceive()
         prev_direction = np.array(sim.chosen_direction, dtype=np.float64)
         prev_strength = np.array(sim.strength, dtype=np.float64)
-        # Strictly positive interest in every slot (a half cosine towards the target plus a
-        # floor): the choice is then always among the least dangerous slots.
-        to_target = np.asarray(a.target, np.float64) - before["position"]
-        u = to_target / np.maximum(np.hypot(*to_target.T), 1e-9)[:, None]
-        sim.interest[...] = (0.5 * (1.0 + u @ ring.T) + 0.05).astype(np.float32)
+        interest = _interest_towards_targets(a, before["position"], ring)
+        sim.interest[...] = interest.astype(np.float32)
         sim.decide_and_move(0.1)
         slot = np.array(sim.chosen_slot)
         strength = np.array(sim.strength, dtype=np.float64)
@@ -799,19 +809,8 @@ def test_inertia_blends_towards_the_last_command_only_when_as_safe(
     crowd = random_crowd(seed, n)
 
     def build(g):
-        a = cs.Agents(n, slots=k)
-        a.add(
-            crowd["position"],
-            velocity=crowd["velocity"],
-            radius=crowd["radius"],
-            max_speed=crowd["max_speed"],
-            target=crowd["target"],
-        )
         beh = make(horizon=horizon, speeds=4, reciprocity=reciprocity, commit=commit, inertia=g)
-        steering = cs.Steering(
-            [cs.Seek(), beh], resolve="mask_min_danger", choose="argmax", max_neighbours=32
-        )
-        return a, cs.Simulation(None, a, steering, motion=cs.Lerp(steer_force=1.0))
+        return _choice_simulation(crowd, k, beh)
 
     a, sim = build(inertia)
     ring = rv.ring(k)
@@ -826,12 +825,11 @@ def test_inertia_blends_towards_the_last_command_only_when_as_safe(
         twin.perceive()
         prev_direction = np.array(sim.chosen_direction)
         prev_strength = np.array(sim.strength)
-        to_target = np.asarray(a.target, np.float64) - before["position"]
-        u = to_target / np.maximum(np.hypot(*to_target.T), 1e-9)[:, None]
         # Odd agents want 0.63 of their max speed (the peak caps the speed, as Arrive's does
         # near a goal), so the last command can be faster than wanted now.
         scale = np.where(np.arange(n) % 2, 0.6, 1.0)[:, None]
-        sim.interest[...] = ((0.5 * (1.0 + u @ ring.T) + 0.05) * scale).astype(np.float32)
+        interest = _interest_towards_targets(a, before["position"], ring) * scale
+        sim.interest[...] = interest.astype(np.float32)
         twin.interest[...] = sim.interest
         twin.chosen_direction[...] = prev_direction
         twin.strength[...] = prev_strength
