@@ -661,29 +661,37 @@ def test_rotate_equals_slots_turned_by_each_heading(crowd, k, speeds, horizon, r
 # ----------------------------------------------------- the simulation's choice ---
 
 
-def _choice_simulation(crowd, k, beh):
-    """Agents from ``random_crowd`` (slots k) in a Simulation of Seek + ``beh`` that keeps
-    only the least dangerous slots and takes the best of them, moving by Lerp(1)."""
+def _choice_simulation(crowd, k, beh, rotate=False):
+    """Agents from ``random_crowd`` (slots k; facing the crowd's headings when the slots
+    ``rotate``) in a Simulation of Seek + ``beh`` that keeps only the least dangerous slots
+    and takes the best of them, moving by Lerp(1)."""
     a = cs.Agents(len(crowd["position"]), slots=k)
     a.add(
         crowd["position"],
         velocity=crowd["velocity"],
+        heading=crowd["heading"] if rotate else 0.0,
         radius=crowd["radius"],
         max_speed=crowd["max_speed"],
         target=crowd["target"],
     )
     steering = cs.Steering(
-        [cs.Seek(), beh], resolve="mask_min_danger", choose="argmax", max_neighbours=32
+        [cs.Seek(), beh],
+        resolve="mask_min_danger",
+        choose="argmax",
+        max_neighbours=32,
+        rotate=rotate,
     )
     return a, cs.Simulation(None, a, steering, motion=cs.Lerp(steer_force=1.0))
 
 
-def _interest_towards_targets(a, position, ring):
+def _interest_towards_targets(a, state, k, rotate=False):
     """Strictly positive interest in every slot (a half cosine towards the target plus a
-    floor): the choice is then always among the least dangerous slots."""
-    to_target = np.asarray(a.target, np.float64) - position
+    floor): the choice is then always among the least dangerous slots. ``state`` is the
+    oracle's state before the decision (positions, and headings for rotated slots)."""
+    to_target = np.asarray(a.target, np.float64) - state["position"]
     u = to_target / np.maximum(np.hypot(*to_target.T), 1e-9)[:, None]
-    return 0.5 * (1.0 + u @ ring.T) + 0.05
+    slots = [rv.world_slots(k, float(h), rotate=rotate) for h in state["heading"]]
+    return np.stack([0.5 * (1.0 + s @ ui) + 0.05 for s, ui in zip(slots, u)])
 
 
 @settings(max_examples=15, deadline=None)
@@ -715,7 +723,7 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(
         sim.perceive()
         prev_direction = np.array(sim.chosen_direction, dtype=np.float64)
         prev_strength = np.array(sim.strength, dtype=np.float64)
-        interest = _interest_towards_targets(a, before["position"], ring)
+        interest = _interest_towards_targets(a, before, k)
         sim.interest[...] = interest.astype(np.float32)
         sim.decide_and_move(0.1)
         slot = np.array(sim.chosen_slot)
@@ -796,24 +804,25 @@ def test_simulation_moves_at_a_safe_velocity_whenever_one_exists(
     inertia=st.sampled_from([0.3, 0.6, 0.9]),
     commit=st.sampled_from([0.0, 0.1]),
     reciprocity=st.sampled_from([0.0, 0.5]),
+    rotate=st.booleans(),
 )
 def test_inertia_blends_towards_the_last_command_only_when_as_safe(
-    seed, n, k, inertia, commit, reciprocity
+    seed, n, k, inertia, commit, reciprocity, rotate
 ):
     """``inertia`` g: the command is v = v1 + g·(v0 - v1), v1 the decision without inertia
     and v0 the last command (at most as fast as the agent wants now), when the oracle's time
     to collision of v is at least (1 - commit)·horizon (v1 safe) or v1's (no course safe);
     otherwise v1. v1 comes from a twin simulation without inertia, given the same state,
-    maps and last command; agents whose TTC is too near the threshold to call are skipped."""
+    maps and last command (slots fixed, or turned with each heading); agents whose TTC is
+    too near the threshold to call are skipped."""
     horizon = 2.0
     crowd = random_crowd(seed, n)
 
     def build(g):
         beh = make(horizon=horizon, speeds=4, reciprocity=reciprocity, commit=commit, inertia=g)
-        return _choice_simulation(crowd, k, beh)
+        return _choice_simulation(crowd, k, beh, rotate)
 
     a, sim = build(inertia)
-    ring = rv.ring(k)
     blended = checked = 0
     for _ in range(6):
         before = state_of(a)
@@ -828,7 +837,7 @@ def test_inertia_blends_towards_the_last_command_only_when_as_safe(
         # Odd agents want 0.63 of their max speed (the peak caps the speed, as Arrive's does
         # near a goal), so the last command can be faster than wanted now.
         scale = np.where(np.arange(n) % 2, 0.6, 1.0)[:, None]
-        interest = _interest_towards_targets(a, before["position"], ring) * scale
+        interest = _interest_towards_targets(a, before, k, rotate) * scale
         sim.interest[...] = interest.astype(np.float32)
         twin.interest[...] = sim.interest
         twin.chosen_direction[...] = prev_direction
