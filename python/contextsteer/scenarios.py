@@ -548,6 +548,13 @@ def crowd_steering(
     grazes the horizon (``commit``, 0.1 by default). The crowd benchmark
     (``benchmarks/bench_crowd_quality.py``) measures this configuration.
 
+    Move the agents with an acceleration limit (:class:`Accel` with ``max_accel``, as the
+    scenarios and the benchmark do, 6 m/s² for pedestrians): the decision itself flips
+    between two candidates on alternate steps in a crowd (each agent reacting to the
+    others' last dodge), and at the decision's own velocity the benchmark's hallway turns
+    48° a step; the acceleration limit brings that to 1.4°, and
+    ``CollisionDanger(inertia=...)`` damps it further (see the README's jitter notes).
+
     Examples
     --------
     >>> import contextsteer as cs
