@@ -356,7 +356,7 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
   const float* dir = slot_set_.directions();
   for (std::size_t i = begin; i < end; ++i) {
     const float* in = interest_.data() + i * k;
-    const float want = std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f);
+    const float want = wanted_speed(i);
     const std::int32_t s = slot_[i];
     if (s < 0) {
       strength_[i] = 0.0f;
@@ -414,12 +414,10 @@ void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end) 
   // below half the peak): go that way no faster than retreat_speed. Retreating at the
   // oncomers' speed is the largest time to collision, and a group can push an agent back
   // for metres that way; slowly, it gives way a little and lets them pass around it.
-  const std::size_t k = k_;
   const CollisionDanger& vd = *velocity_;
   for (std::size_t i = begin; i < end; ++i) {
     if (!(strength_[i] > vd.retreat_speed)) continue;
-    const float* in = interest_.data() + i * k;
-    const float want = std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f);
+    const float want = wanted_speed(i);
     const Vec2 d = load2(direction_.data(), i);
     if (!(interest_towards(i, d) < 0.5f * want)) continue;
     Vec2 v = d * (strength_[i] * p.in.agents.max_speed[i]);
@@ -446,8 +444,7 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end)
     Vec2 d1 = load2(direction_.data(), i);
     if (config_.rotate) d1 = turned(d1, p.in.agents.heading[i]);
     // The last command at most as fast as the agent wants to go now (the interest peak).
-    const float* in = interest_.data() + i * k_;
-    const float want = std::clamp(*std::max_element(in, in + k_), 0.0f, 1.0f);
+    const float want = wanted_speed(i);
     const Vec2 v0 = w0 * (std::min(prev_strength_[i], want) * top);
     const Vec2 v1 = d1 * (strength_[i] * top);
     if (v0.x == v1.x && v0.y == v1.y) continue;
@@ -465,6 +462,11 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end)
     store2(direction_.data(), i, d);
     strength_[i] = std::min(1.0f, len / top);
   }
+}
+
+float Simulation::wanted_speed(std::size_t i) const {
+  const float* in = interest_.data() + i * k_;
+  return std::clamp(*std::max_element(in, in + k_), 0.0f, 1.0f);
 }
 
 float Simulation::interest_towards(std::size_t i, Vec2 d) const {
@@ -513,14 +515,12 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
   //   it towards the new decision only as far as needed: the least fraction of the angle
   //   (n bisection steps) whose course at the new speed is free for (1 + m)·horizon, so an
   //   avoidance need not be a whole slot gap (the new decision itself when none is).
-  const std::size_t k = k_;
   const CollisionDanger& vd = *velocity_;
   const float floor_ttc = (1.0f - vd.commit) * vd.horizon;
   for (std::size_t i = begin; i < end; ++i) {
     const float s0 = prev_strength_[i];
     if (!(s0 > 0.0f)) continue;
-    const float* in = interest_.data() + i * k;
-    const float want = std::clamp(*std::max_element(in, in + k), 0.0f, 1.0f);
+    const float want = wanted_speed(i);
     const float s0c = std::min(s0, want);
     if (s0c <= 0.0f) continue;
     // The previous heading in the world frame (stored after last step's rotation), and in

@@ -192,6 +192,9 @@ class Simulation {
   void decide_rows(const Plan& p, std::size_t begin, std::size_t end);
   void weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end);
   float interest_towards(std::size_t i, Vec2 d) const;
+  /// The speed agent i wants, in max-speed units: its interest peak clamped to [0, 1]
+  /// (Lewis's speed control; Arrive lowers it near the goal).
+  float wanted_speed(std::size_t i) const;
   void keep_course(const Plan& p, std::size_t begin, std::size_t end);
   void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end);
   void cap_retreat(const Plan& p, std::size_t begin, std::size_t end);
