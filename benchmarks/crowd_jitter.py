@@ -1,0 +1,313 @@
+"""Where a crowd run's heading jitter comes from: not a test.
+
+Runs RVO2 and contextsteer's velocity-space configuration on the crowd benchmark's scenes
+(``crowd_quality``: same protocol, same positions-based metric) and splits the heading
+jitter three ways:
+
+- **reversals**: the share of all turning (Σ|Δheading| over the steps the jitter counts)
+  that is a turn undone the very next step (lag-1 sign reversal). A smooth curve scores
+  0, a zig-zag 1.
+- **speed**: the share of the turning done below ``--slow`` m/s, and the mean turn per
+  step there (a small change of a slow velocity is a large change of its heading).
+- **decision flips** (contextsteer only): the decision itself (``Simulation.
+  chosen_direction``) going A, B, A on three consecutive steps, classified by why A was
+  dropped at the middle step: A's slot had turned dangerous and no slot was safe (a jam:
+  every course collides within the horizon), A's slot had turned dangerous while B's was
+  safe (a threat crossing the horizon, or the other agent's last dodge), or A's slot was
+  still safe and B simply offered more progress. Each share is of the decision's total
+  turning on the steps the agent moved.
+
+Usage::
+
+    python benchmarks/crowd_jitter.py [--scenes hallway,crossing,bottleneck,doorway]
+        [--seed 0] [--params '{"inertia": 0.6}'] [--max-accel 6] [--slow 0.7]
+
+``--params`` are CollisionDanger keyword arguments on top of
+``scenarios.crowd_steering``'s; ``--max-accel`` is the agents' acceleration limit (m/s²,
+the benchmark's 6; 100 moves an agent at its decision).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import crowd_quality as cq  # noqa: E402
+
+FLIP_KINDS = ("jam", "turned unsafe", "outvalued")
+"""Why a decision flip A, B, A dropped A (see the module docstring)."""
+
+
+def turn_series(positions: np.ndarray, starts: np.ndarray, arrival_s: np.ndarray):
+    """The signed turns the benchmark's heading jitter counts.
+
+    Parameters
+    ----------
+    positions : (T, N, 2) array
+        Every agent's position after steps 1..T of a ``crowd_quality.run``.
+    starts : (N, 2) array
+        The positions before step 1.
+    arrival_s : (N,) array
+        Arrival times (s; NaN: never), as ``crowd_quality.run`` returns them.
+
+    Returns
+    -------
+    turn : (T, N) float64
+        turn[t] = the signed angle (rad, in [−π, π)) from the displacement of step t to
+        that of step t + 1 (1-based steps; row 0 is the turn into step 2's displacement
+        ... row T − 1 is 0).
+    speed : (T, N) float64
+        The speed (m/s) of the later displacement of each turn.
+    counted : (T, N) bool
+        The turns ``crowd_quality.Metrics`` counts: both displacements faster than
+        ``JITTER_MIN_SPEED`` and the agent still walking at the later step (its arrival
+        step included).
+    """
+    p = np.concatenate([np.asarray(starts, np.float64)[None], np.asarray(positions, np.float64)])
+    steps = np.diff(p, axis=0)  # (T, N, 2): displacement of step 1..T
+    t_count = steps.shape[0]
+    fast = np.linalg.norm(steps, axis=2) > cq.JITTER_MIN_SPEED * cq.DT
+    heading = np.arctan2(steps[..., 1], steps[..., 0])
+    turn = np.zeros((t_count, p.shape[1]))
+    speed = np.zeros_like(turn)
+    counted = np.zeros(turn.shape, dtype=bool)
+    if t_count >= 2:
+        turn[:-1] = cq._wrap(heading[1:] - heading[:-1])
+        speed[:-1] = np.linalg.norm(steps[1:], axis=2) / cq.DT
+        # Step s (1-based, s = 2..T) is walked while s <= arrival step.
+        later = np.arange(2, t_count + 1)[:, None]
+        arrival_step = np.where(np.isnan(arrival_s), np.inf, np.round(arrival_s / cq.DT))
+        counted[:-1] = fast[1:] & fast[:-1] & (later <= arrival_step[None, :])
+    return turn, speed, counted
+
+
+def jitter(turn: np.ndarray, counted: np.ndarray) -> float:
+    """The benchmark's heading jitter (°/step): per agent the mean |turn| over its counted
+    turns, then the mean over agents with any."""
+    n = counted.sum(axis=0)
+    total = np.where(counted, np.abs(turn), 0.0).sum(axis=0)
+    moved = n > 0
+    return float(np.degrees(np.mean(total[moved] / n[moved]))) if moved.any() else float("nan")
+
+
+def reversal_share(turn: np.ndarray, counted: np.ndarray) -> float:
+    """Share of the turning (over counted turns that follow a counted turn) whose sign is
+    opposite to the turn before it: 0 for a smooth curve, 1 for a zig-zag."""
+    a, b = turn[:-1], turn[1:]
+    both = counted[:-1] & counted[1:]
+    gross = np.abs(b)[both].sum()
+    return float(np.abs(b)[both & (a * b < 0)].sum() / gross) if gross > 0 else float("nan")
+
+
+def slow_share(turn: np.ndarray, speed: np.ndarray, counted: np.ndarray, slow: float):
+    """(share of counted steps below ``slow`` m/s, share of the turning there, mean turn
+    there in °/step)."""
+    s = counted & (speed < slow)
+    gross = np.abs(turn)[counted].sum()
+    return (
+        float(s.sum() / max(counted.sum(), 1)),
+        float(np.abs(turn)[s].sum() / gross) if gross > 0 else float("nan"),
+        float(np.degrees(np.abs(turn)[s].mean())) if s.any() else float("nan"),
+    )
+
+
+def decision_flips(slot, direction, strength, danger, speed_map, moving):
+    """Classify the decision's A, B, A flips.
+
+    Parameters
+    ----------
+    slot : (T, N) int
+        ``Simulation.chosen_slot`` after each step (−1: no slot, standing).
+    direction : (T, N, 2) array
+        ``Simulation.chosen_direction`` after each step.
+    strength : (T, N) array
+        ``Simulation.strength`` after each step.
+    danger, speed_map : (T, N, K) arrays
+        ``Simulation.danger`` and ``Simulation.speed`` after each step.
+    moving : (T, N) bool
+        The agent walked (and moved) at that step.
+
+    Returns
+    -------
+    dict
+        ``total``: the decision's turning (Σ|angle between consecutive decisions|, rad,
+        over steps where the agent moved at both); ``steps``: how many such steps; for
+        each kind of FLIP_KINDS, the share of that total in the flips of that kind (the
+        A → B turn of A, B, A); ``flips``: the share in all flips.
+    """
+    d = np.asarray(direction, np.float64)
+    cross = d[:-1, :, 0] * d[1:, :, 1] - d[:-1, :, 1] * d[1:, :, 0]
+    dot = (d[:-1] * d[1:]).sum(axis=2)
+    ang = np.arctan2(cross, dot)  # ang[t]: decision t -> t + 1
+    both = moving[:-1] & moving[1:]
+    total = float(np.abs(ang)[both].sum())
+    out = {"total": total, "steps": int(both.sum()), "flips": 0.0, **{k: 0.0 for k in FLIP_KINDS}}
+    if total == 0.0 or len(ang) < 2:
+        return out
+    # A, B, A: the turn t -> t + 1 undone by t + 1 -> t + 2.
+    flip = both[:-1] & both[1:] & (ang[:-1] * ang[1:] < 0)
+    t, i = np.nonzero(flip)
+    a = slot[t, i]  # A: the decision at t
+    b = slot[t + 1, i]  # B: at t + 1, when A was dropped
+    valid = (a >= 0) & (b >= 0)
+    t, i, a, b = t[valid], i[valid], a[valid], b[valid]
+    mag = np.abs(ang[t, i])
+    a_danger = danger[t + 1, i, a] > 0
+    b_danger = danger[t + 1, i, b] > 0
+    a_slower = speed_map[t + 1, i, a] < np.minimum(strength[t, i], 1.0)
+    kind = np.where(a_danger, np.where(b_danger, 0, 1), np.where(a_slower, 1, 2))
+    for k, name in enumerate(FLIP_KINDS):
+        out[name] = float(mag[kind == k].sum() / total)
+    out["flips"] = float(mag.sum() / total)
+    return out
+
+
+class _Recorder:
+    """A crowd_quality adapter around another: keeps the positions after each step and,
+    for contextsteer, the decision (slot, direction, strength, danger and speed maps)."""
+
+    pre_push = None
+
+    def __init__(self, system):
+        self.system = system
+        self.trace: list[np.ndarray] = []
+        self.decisions: list[tuple] = []
+
+    def set_targets(self, targets):
+        self.system.set_targets(targets)
+
+    def step(self):
+        self.system.step()
+        if isinstance(self.system, cq.ContextSteer):
+            sim = self.system.sim
+            self.decisions.append(
+                (
+                    np.array(sim.chosen_slot),
+                    np.array(sim.chosen_direction),
+                    np.array(sim.strength),
+                    np.array(sim.danger),
+                    np.array(sim.speed),
+                    np.array(self.system.agents.alive),
+                )
+            )
+
+    def positions(self):
+        p = self.system.positions()
+        self.trace.append(np.array(p, np.float64))
+        return p
+
+    def retire(self, ids):
+        self.system.retire(ids)
+
+
+def analyse(system, scene, slow: float) -> dict:
+    """Run ``system`` on ``scene`` under the benchmark's protocol and split its jitter."""
+    rec = _Recorder(system)
+    row = cq.run(rec, scene)
+    p = np.array(rec.trace)
+    turn, speed, counted = turn_series(p, scene.starts, row["arrival_s"])
+    out = {
+        "jitter": row["jitter_deg_per_step"],
+        "jitter_check": jitter(turn, counted),
+        "reversals": reversal_share(turn, counted),
+        "slow": slow_share(turn, speed, counted, slow),
+        "arrived": row["arrived_pct"],
+        "collisions": row["collisions"],
+    }
+    if rec.decisions:
+        slot, direction, strength, danger, speed_map, alive = (
+            np.array([d[k] for d in rec.decisions]) for k in range(6)
+        )
+        full = np.concatenate([np.asarray(scene.starts, np.float64)[None], p])
+        moved = np.linalg.norm(np.diff(full, axis=0), axis=2) > cq.JITTER_MIN_SPEED * cq.DT
+        out["decisions"] = decision_flips(
+            slot, direction, strength, danger, speed_map, alive & moved
+        )
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scenes", default="hallway,crossing,bottleneck,doorway")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--params", default="{}", help="CollisionDanger keyword arguments (JSON)")
+    ap.add_argument("--max-accel", type=float, default=6.0)
+    ap.add_argument("--slow", type=float, default=0.7, help="m/s: 'slow' steps below this")
+    ap.add_argument("--no-rvo2", action="store_true")
+    args = ap.parse_args(argv)
+    import contextsteer as cs
+
+    params = json.loads(args.params)
+
+    def steering(has_walls):
+        st = cs.scenarios.crowd_steering(walls=has_walls)
+        if not params:
+            return st
+        rules = [
+            cs.CollisionDanger(**{**_danger_kwargs(b), **params})
+            if isinstance(b, cs.CollisionDanger)
+            else b
+            for b in st.behaviours
+        ]
+        return cs.Steering(rules, combine=st.combine, resolve=st.resolve, choose=st.choose)
+
+    print(
+        f"seed {args.seed}; contextsteer: crowd_steering {params or '(defaults)'}, "
+        f"max_accel {args.max_accel} m/s²; slow: below {args.slow} m/s\n"
+    )
+    print(
+        "| scene | system | jitter °/step | reversals | slow steps | turning when slow "
+        "| ° when slow | decision °/step | in flips | jam | turned unsafe | outvalued |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in args.scenes.split(","):
+        scene = cq.SCENES[name](seed=args.seed) if name in cq.SEEDED else cq.SCENES[name]()
+        walls = len(scene.walls) > 0
+        systems = [] if args.no_rvo2 else [("RVO2", cq.RVO2, ())]
+        systems.append(("contextsteer", cq.ContextSteer, (steering(walls), args.max_accel, True)))
+        for label, build, extra in systems:
+            try:
+                system = build(scene, *extra)
+            except cq.Unavailable as e:
+                print(f"| {name} | {label} | unavailable: {e} |")
+                continue
+            r = analyse(system, scene, args.slow)
+            assert abs(r["jitter"] - r["jitter_check"]) < 1e-9 * max(1.0, r["jitter"])
+            steps_slow, turn_slow, deg_slow = r["slow"]
+            cells = [
+                name,
+                label,
+                f"{r['jitter']:.2f}",
+                f"{100 * r['reversals']:.0f} %",
+                f"{100 * steps_slow:.0f} %",
+                f"{100 * turn_slow:.0f} %",
+                f"{deg_slow:.2f}",
+            ]
+            dec = r.get("decisions")
+            if dec:
+                cells += [
+                    f"{np.degrees(dec['total']) / max(dec['steps'], 1):.1f}",
+                    f"{100 * dec['flips']:.0f} %",
+                    *(f"{100 * dec[k]:.0f} %" for k in FLIP_KINDS),
+                ]
+            else:
+                cells += ["", "", "", "", ""]
+            print("| " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
+def _danger_kwargs(b) -> dict:
+    """A CollisionDanger's constructor arguments (its dataclass fields)."""
+    import dataclasses
+
+    return {f.name: getattr(b, f.name) for f in dataclasses.fields(b) if f.init}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,150 @@
+"""benchmarks/crowd_jitter.py: the jitter split agrees with the crowd benchmark's own metric
+and with hand-worked paths and decision traces."""
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+pytest.importorskip("scipy")  # crowd_quality.Metrics finds contacts with a k-d tree
+
+_bench = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, _bench / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+cq = _load("crowd_quality")
+cj = _load("crowd_jitter")
+
+
+def _paths(rng, n=6, steps=40):
+    """Random walks with slow and standing stretches (positions after steps 1..T)."""
+    starts = rng.uniform(-5, 5, (n, 2))
+    v = rng.normal(0, 1, (steps, n, 2)) * cq.DT
+    v[5:9, 0] = 0.0  # agent 0 stands for a while
+    v[:, 1] *= 0.03  # agent 1 creeps, mostly below the jitter's minimum speed
+    return starts, starts + np.cumsum(v, axis=0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_turn_series_gives_the_benchmark_metrics_jitter(seed):
+    # Oracle: crowd_quality.Metrics fed the same positions step by step, with agents
+    # retired after their arrival step as crowd_quality.run does.
+    rng = np.random.default_rng(seed)
+    starts, pos = _paths(rng)
+    steps, n = pos.shape[:2]
+    arrival = np.full(n, np.nan)
+    arrival[2] = 17 * cq.DT
+    arrival[3] = 2 * cq.DT
+    metrics = cq.Metrics(SimpleNamespace(walls=np.zeros((0, 4)), n=n, starts=starts))
+    active = np.ones(n, dtype=bool)
+    for s in range(1, steps + 1):
+        metrics.update(pos[s - 1], active)
+        active &= ~np.isclose(arrival, s * cq.DT)
+    turn, _, counted = cj.turn_series(pos, starts, arrival)
+    assert math.isclose(cj.jitter(turn, counted), metrics.summary()["jitter_deg_per_step"])
+    # Arrived at step 2: only the turn into step 2's displacement (row 0) may count; at
+    # step 17: rows 0..15.
+    assert not counted[1:, 3].any()
+    assert not counted[16:, 2].any() and counted[:16, 2].any()
+
+
+def _path(headings_deg, speed=1.0):
+    d = np.radians(headings_deg)
+    steps = speed * cq.DT * np.c_[np.cos(d), np.sin(d)]
+    return np.zeros((1, 2)), np.cumsum(steps, axis=0)[:, None, :]
+
+
+def test_reversal_share_zero_for_a_curve_one_for_a_zigzag():
+    never = np.array([np.nan])
+    starts, pos = _path([0, 5, 10, 15, 20, 25])  # a steady left turn
+    turn, speed, counted = cj.turn_series(pos, starts, never)
+    assert np.allclose(np.degrees(turn[counted]), 5.0)
+    assert cj.reversal_share(turn, counted) == 0.0
+    assert np.allclose(speed[counted], 1.0)
+    starts, pos = _path([0, 10, 0, 10, 0, 10])  # zig-zag
+    turn, _, counted = cj.turn_series(pos, starts, never)
+    assert cj.reversal_share(turn, counted) == 1.0
+    # A turn of 10° undone (−10°), a straight step, then a 30° turn: the reversal is 10°
+    # of the 10 + 0 + 30 that follow a counted turn.
+    starts, pos = _path([0, 10, 0, 0, 30])
+    turn, _, counted = cj.turn_series(pos, starts, never)
+    assert np.allclose(np.degrees(turn[counted]), [10, -10, 0, 30])
+    assert math.isclose(cj.reversal_share(turn, counted), 10 / 40)
+
+
+def test_slow_share_splits_the_turning_by_speed():
+    never = np.array([np.nan])
+    starts = np.zeros((1, 2))
+    # Steps at 1 m/s turning 2° each, then at 0.2 m/s turning 8° each.
+    d = np.radians(np.r_[0, 2, 4, 6, 14, 22, 30])
+    v = np.r_[1, 1, 1, 1, 0.2, 0.2, 0.2]
+    pos = np.cumsum((v * cq.DT)[:, None] * np.c_[np.cos(d), np.sin(d)], axis=0)[:, None, :]
+    turn, speed, counted = cj.turn_series(pos, starts, never)
+    steps, turning, mean = cj.slow_share(turn, speed, counted, slow=0.5)
+    assert math.isclose(steps, 3 / 6)
+    assert math.isclose(turning, 24 / 30)
+    assert math.isclose(mean, 8.0)
+
+
+def _decisions(slots, danger_rows, speed_rows, strengths, k=4):
+    """One agent's decision trace over len(slots) steps on a ring of k slots."""
+    ang = 2 * np.pi * np.asarray(slots) / k
+    direction = np.c_[np.cos(ang), np.sin(ang)][:, None, :]
+    return (
+        np.asarray(slots)[:, None],
+        direction,
+        np.asarray(strengths, float)[:, None],
+        np.asarray(danger_rows, float)[:, None, :],
+        np.asarray(speed_rows, float)[:, None, :],
+        np.ones((len(slots), 1), dtype=bool),
+    )
+
+
+@pytest.mark.parametrize(
+    "danger_mid, speed_mid, kind",
+    [
+        ([0.5, 0.2, 0.0, 0.0], [0.25, 0.5, 1, 1], "jam"),  # A and B dangerous at the flip
+        ([0.5, 0.0, 0.0, 0.0], [0.25, 1, 1, 1], "turned unsafe"),
+        ([0.0, 0.0, 0.0, 0.0], [0.5, 1, 1, 1], "turned unsafe"),  # A safe only slower
+        ([0.0, 0.0, 0.0, 0.0], [1, 1, 1, 1], "outvalued"),
+    ],
+)
+def test_decision_flips_classify_why_a_was_dropped(danger_mid, speed_mid, kind):
+    # Slots 0, 1, 0, 0: one flip A = 0 -> B = 1 -> A (90° out, 90° back), then straight.
+    safe = [0.0] * 4
+    trace = _decisions(
+        [0, 1, 0, 0],
+        [safe, danger_mid, safe, safe],
+        [[1] * 4, speed_mid, [1] * 4, [1] * 4],
+        [1, 1, 1, 1],
+    )
+    out = cj.decision_flips(*trace)
+    assert out["steps"] == 3 and math.isclose(out["total"], np.pi)
+    # The flip's first turn (A -> B, 90°) is half of the 180° the decision turned.
+    assert math.isclose(out["flips"], 0.5)
+    for name in cj.FLIP_KINDS:
+        assert math.isclose(out[name], 0.5 if name == kind else 0.0)
+
+
+def test_decision_flips_ignore_steady_turns_and_standing_agents():
+    safe = [0.0] * 4
+    ones = [1.0] * 4
+    # A steady turn 0 -> 1 -> 2 -> 3: no flip.
+    out = cj.decision_flips(*_decisions([0, 1, 2, 3], [safe] * 4, [ones] * 4, [1] * 4))
+    assert out["flips"] == 0.0 and math.isclose(out["total"], 1.5 * np.pi)
+    # The same flip as above while the agent does not move: nothing counted.
+    trace = list(_decisions([0, 1, 0, 0], [safe] * 4, [ones] * 4, [1] * 4))
+    trace[5] = np.zeros((4, 1), dtype=bool)
+    out = cj.decision_flips(*trace)
+    assert out["total"] == 0.0 and out["flips"] == 0.0
