@@ -34,6 +34,8 @@ Systems
   walls only where the scene has walls), resolve
   mask_min_danger, choose argmax), ``Accel`` motion, max_accel ``--velocity-accel``
   (default 6). Skipped with a note when this contextsteer build has no CollisionDanger.
+- ``cs-smooth``: the same with ``crowd_steering(smooth=True)`` (``scenarios.SMOOTH_CROWD``:
+  the opt-in smoothing options of CollisionDanger, set together).
 
 contextsteer systems run with the library's defaults: push-apart after the move (overlaps
 resolved, swept against the walls) and as many threads as ``cs.get_num_threads()``. So the

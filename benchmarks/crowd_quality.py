@@ -736,10 +736,11 @@ def contextsteer_legacy_steering(has_walls: bool):
     return cs.Steering(rules, combine="max", resolve="subtract", choose="weighted_neighbours")
 
 
-def contextsteer_velocity_steering(has_walls: bool):
+def contextsteer_velocity_steering(has_walls: bool, smooth: bool = False):
     """Context steering with velocity-space danger: the crowd scenarios' configuration,
     ``contextsteer.scenarios.crowd_steering`` (Arrive, slowing within 1 m of the goal as
-    the scenarios' agents do; the protocol retires them at 0.5 m).
+    the scenarios' agents do; the protocol retires them at 0.5 m); ``smooth``: its
+    ``smooth=True`` preset (``scenarios.SMOOTH_CROWD``).
 
     Raises
     ------
@@ -750,7 +751,9 @@ def contextsteer_velocity_steering(has_walls: bool):
 
     if not hasattr(cs, "CollisionDanger"):
         raise Unavailable("contextsteer has no CollisionDanger")
-    return cs.scenarios.crowd_steering(walls=has_walls)
+    if smooth and not hasattr(cs.scenarios, "SMOOTH_CROWD"):
+        raise Unavailable("contextsteer has no crowd_steering(smooth=True)")
+    return cs.scenarios.crowd_steering(walls=has_walls, **({"smooth": True} if smooth else {}))
 
 
 class ContextSteer:
@@ -815,6 +818,12 @@ SYSTEMS = {
     ),
     "cs-velocity": lambda scene, opt: ContextSteer(
         scene, contextsteer_velocity_steering(len(scene.walls) > 0), opt.velocity_accel, opt.resolve
+    ),
+    "cs-smooth": lambda scene, opt: ContextSteer(
+        scene,
+        contextsteer_velocity_steering(len(scene.walls) > 0, smooth=True),
+        opt.velocity_accel,
+        opt.resolve,
     ),
 }
 """System name -> builder ``(scene, options)``; raises Unavailable when it cannot run."""

@@ -464,3 +464,24 @@ def test_sweep_prints_a_summary_and_writes_every_run(tmp_path, capsys):
 def test_sweep_bad_arguments_exit_2(argv, message, capsys):
     assert cli.main([*argv, "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_run_passes_builder_keywords_with_param(tmp_path, capsys):
+    # -p NAME=VALUE reaches the scenario's builder (parsed like sweep's values) and is
+    # recorded with the run's parameters.
+    out = tmp_path / "smooth"
+    argv = ["run", "oncoming", "--steps", "3", "--frames", "0", "--quiet", "--out", str(out)]
+    assert cli.main([*argv, "-p", "danger=smooth", "-p", "distance=12"]) == 0
+    params = json.loads((out / "metrics.json").read_text())["parameters"]
+    assert params["danger"] == "smooth" and params["distance"] == 12
+    capsys.readouterr()
+    for bad, message in [
+        (["-p", "danger"], "expects NAME=VALUE"),
+        (["-p", "=smooth"], "expects NAME=VALUE"),
+        (["-p", "seed=3"], "use --seed"),
+        (["-p", "danger=smooth", "-p", "danger=agent"], "danger given twice"),
+        (["-p", "warp=9"], "does not take 'warp'"),
+        (["-p", "danger=orca"], "'velocity', 'smooth' or 'agent'"),  # the builder refuses
+    ]:
+        assert cli.main([*argv, *bad]) == 2
+        assert message in capsys.readouterr().err

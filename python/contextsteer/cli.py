@@ -3,9 +3,10 @@
 Subcommands:
 
 - ``contextsteer run [SCENARIO] [--agents N] [--steps S] [--slots K] [--seed X] [--preset P]
-  [--out DIR] [--frames F] [--size W[xH]] [--dpi DPI] [--format gif|mp4] [--fps FPS]``
-  builds a registered scenario (default ``racetrack``; ``--preset godot``: the Godot
-  recipe's own parameters), steps it headless with a progress bar and writes
+  [-p NAME=VALUE ...] [--out DIR] [--frames F] [--size W[xH]] [--dpi DPI] [--format gif|mp4]
+  [--fps FPS]`` builds a registered scenario (default ``racetrack``; ``--preset godot``: the
+  Godot recipe's own parameters; ``-p``: any other keyword of its builder, such as
+  ``-p danger=smooth``), steps it headless with a progress bar and writes
   ``DIR/scene.png`` (final frame with trajectories), ``DIR/animation.gif`` (960 px wide by
   default; ``.mp4`` with ``--format mp4`` and ffmpeg on the PATH) and ``DIR/metrics.json``
   (with a ``schema_version``).
@@ -169,6 +170,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="P",
         help="a named preset of the scenario (racetrack: 'godot', the Godot "
         "recipe's own parameters, at its own steps and dt)",
+    )
+    run.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any other keyword of the scenario's builder, e.g. -p danger=smooth for the "
+        "crowd scenarios (repeatable; numbers and true/false are parsed)",
     )
     run.add_argument(
         "--out",
@@ -661,6 +671,24 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 2
         params["preset"] = args.preset
+    given: set[str] = set()
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        problem = None
+        if not sep or not name or not value:
+            problem = f"--param expects NAME=VALUE, got {item!r}"
+        elif name in ("agents", "slots", "seed", "preset", "steps"):
+            problem = f"use --{name}, not --param {name}"
+        elif name in given:
+            problem = f"--param {name} given twice"
+        elif not sc.accepts(name):
+            problem = f"scenario {sc.name!r} does not take {name!r}"
+        if problem is not None:
+            parser.print_usage(sys.stderr)
+            print(f"contextsteer run: error: {problem}", file=sys.stderr)
+            return 2
+        given.add(name)
+        params[name] = _parse_value(value)
     default_steps, dt = sc.timing(args.preset)
     steps = args.steps if args.steps is not None else default_steps
     out = args.out if args.out is not None else Path("out") / sc.name

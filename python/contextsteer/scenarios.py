@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from .steering import Steering
     from .world import World
 
-__all__ = ["Scenario", "available", "crowd_steering", "get", "scenario", "unregister"]
+__all__ = [
+    "SMOOTH_CROWD",
+    "Scenario",
+    "available",
+    "crowd_steering",
+    "get",
+    "scenario",
+    "unregister",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -524,6 +532,20 @@ def crowd_report(sim: Simulation) -> dict:
     }
 
 
+SMOOTH_CROWD: dict[str, float | int] = {
+    "commit_danger": 0.25,
+    "turn_steps": 4,
+    "turn_margin": 0.1,
+    "return_margin": 0.5,
+    "return_step": 0.07,
+    "retreat_speed": 0.5,
+    "inertia": 0.3,
+}
+"""The :class:`CollisionDanger` options of ``crowd_steering(smooth=True)``: its opt-in
+smoothing refinements, set together (see their docstrings and the README's "Smoother
+crowds")."""
+
+
 def crowd_steering(
     *,
     walls: bool = True,
@@ -533,6 +555,7 @@ def crowd_steering(
     field: NavField | None = None,
     which: Any = None,
     look_ahead_field: float = 0.0,
+    smooth: bool = False,
 ) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
@@ -555,12 +578,23 @@ def crowd_steering(
     48° a step; the acceleration limit brings that to 1.4°, and
     ``CollisionDanger(inertia=...)`` damps it further (see the README's jitter notes).
 
+    ``smooth=True`` adds :data:`SMOOTH_CROWD` to the :class:`CollisionDanger`: a jam keeps
+    its least bad course, an agent leaves an unsafe course by the least turn that clears
+    it and turns back slowly and only into a way free for longer, backs off at half speed
+    at most, and keeps 30 % of its last command when that is as safe. On the crowd
+    benchmark's four seeded scenes (32 seeds) it turns a quarter to a half less per step
+    (hallway 0.8° against 1.7°), still without contact, at the cost of a few stragglers
+    (bottleneck 96 % home against 97 %, one hallway seed in 32 at 85 %) and 2–3 % more
+    time to the goal on the crossing and the doorway.
+
     Examples
     --------
     >>> import contextsteer as cs
     >>> st = cs.scenarios.crowd_steering(walls=False)
     >>> [type(b).__name__ for b in st.behaviours], st.resolve, st.choose
     (['Arrive', 'CollisionDanger'], 'mask_min_danger', 'argmax')
+    >>> cs.scenarios.crowd_steering(smooth=True).behaviours[1].inertia
+    0.3
     """
     _, beh, _, _, _, steering, _ = _modules()
     if field is not None:
@@ -571,7 +605,9 @@ def crowd_steering(
         goal = beh.Arrive(slowing_radius=1.0, shape="half_cosine")
     else:
         goal = beh.Seek(shape="half_cosine")
-    rules = [goal, *extra, beh.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, walls=walls)]
+    options = SMOOTH_CROWD if smooth else {}
+    danger = beh.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, walls=walls, **options)
+    rules = [goal, *extra, danger]
     return steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
 
 
@@ -600,7 +636,8 @@ def _crowd(
     """A seeded crowd simulation walking from ``starts`` to ``goals``.
 
     ``danger="velocity"`` (the default): :func:`crowd_steering` (velocity-space danger),
-    agents with max_accel 6. ``danger="agent"``: the earlier configuration, Seek +
+    agents with max_accel 6; ``danger="smooth"``: the same with ``smooth=True``
+    (:data:`SMOOTH_CROWD`). ``danger="agent"``: the earlier configuration, Seek +
     predictive AgentDanger + WallDanger with the given ``resolve``/``choose`` (and the
     optional separation), max_accel 3 — kept for comparison (notebooks 05 and 06).
     ``field``: a :class:`NavField` replaces the straight-line interest (Arrive) by
@@ -614,17 +651,18 @@ def _crowd(
     rng = np.random.default_rng(seed)
     d = goals - starts
     agents = agents_mod.Agents(n, slots=slots, seed=seed)
-    if danger not in ("velocity", "agent"):
-        raise ValueError(f"danger must be 'velocity' or 'agent', got {danger!r}")
+    if danger not in ("velocity", "smooth", "agent"):
+        raise ValueError(f"danger must be 'velocity', 'smooth' or 'agent', got {danger!r}")
+    velocity = danger != "agent"
     agents.add(
         starts,
         heading=np.arctan2(d[:, 1], d[:, 0]),
         radius=radius,
         max_speed=speed * rng.uniform(0.9, 1.1, n),
-        max_accel=6.0 if danger == "velocity" else 3.0,
+        max_accel=6.0 if velocity else 3.0,
         target=goals,
     )
-    if danger == "velocity":
+    if velocity:
         st = crowd_steering(
             walls=world is not None,
             extra=extra,
@@ -632,6 +670,7 @@ def _crowd(
             field=field,
             which=which,
             look_ahead_field=look_ahead_field,
+            smooth=danger == "smooth",
         )
     else:
         rules = [
