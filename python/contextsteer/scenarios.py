@@ -584,7 +584,7 @@ def crowd_steering(
     at most, and keeps 30 % of its last command when that is as safe. On the crowd
     benchmark's four seeded scenes (32 seeds) it turns a quarter to a half less per step
     (hallway 0.8° against 1.7°), still without contact, at the cost of a few stragglers
-    (bottleneck 96 % home against 97 %, one hallway seed in 32 at 85 %) and 2–3 % more
+    (bottleneck 96 % home against 97 %, one hallway seed in 32 at 85 %) and 2–4 % more
     time to the goal on the crossing and the doorway.
 
     Examples
