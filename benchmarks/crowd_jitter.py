@@ -20,11 +20,12 @@ jitter three ways:
 Usage::
 
     python benchmarks/crowd_jitter.py [--scenes hallway,crossing,bottleneck,doorway]
-        [--seed 0] [--params '{"inertia": 0.6}'] [--max-accel 6] [--slow 0.7]
+        [--seed 0] [--params '{"inertia": 0.6}'] [--smooth] [--max-accel 6] [--slow 0.7]
 
 ``--params`` are CollisionDanger keyword arguments on top of
-``scenarios.crowd_steering``'s; ``--max-accel`` is the agents' acceleration limit (m/s²,
-the benchmark's 6; 100 moves an agent at its decision).
+``scenarios.crowd_steering``'s (``--smooth``: its ``smooth=True`` preset);
+``--max-accel`` is the agents' acceleration limit (m/s², the benchmark's 6; 100 moves an
+agent at its decision).
 """
 
 from __future__ import annotations
@@ -237,6 +238,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scenes", default="hallway,crossing,bottleneck,doorway")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--params", default="{}", help="CollisionDanger keyword arguments (JSON)")
+    ap.add_argument("--smooth", action="store_true", help="crowd_steering(smooth=True)")
     ap.add_argument("--max-accel", type=float, default=6.0)
     ap.add_argument("--slow", type=float, default=0.7, help="m/s: 'slow' steps below this")
     ap.add_argument("--no-rvo2", action="store_true")
@@ -246,7 +248,7 @@ def main(argv=None) -> int:
     params = json.loads(args.params)
 
     def steering(has_walls):
-        st = cs.scenarios.crowd_steering(walls=has_walls)
+        st = cs.scenarios.crowd_steering(walls=has_walls, smooth=args.smooth)
         if not params:
             return st
         rules = [
@@ -258,7 +260,8 @@ def main(argv=None) -> int:
         return cs.Steering(rules, combine=st.combine, resolve=st.resolve, choose=st.choose)
 
     print(
-        f"seed {args.seed}; contextsteer: crowd_steering {params or '(defaults)'}, "
+        f"seed {args.seed}; contextsteer: crowd_steering"
+        f"{'(smooth=True)' if args.smooth else ''} {params or '(defaults)'}, "
         f"max_accel {args.max_accel} m/s²; slow: below {args.slow} m/s\n"
     )
     print(
