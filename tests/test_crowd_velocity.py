@@ -345,6 +345,8 @@ def test_smooth_preset_sets_exactly_the_documented_options():
         "retreat_speed": 0.5,
         "inertia": 0.3,
     }
+    with pytest.raises(TypeError):
+        cs.scenarios.SMOOTH_CROWD["inertia"] = 0.9  # read-only: the preset cannot drift
     for name in ("horizon", "speeds", "margin", "walls", "commit", "side", "smoothness"):
         assert getattr(smooth, name) == getattr(plain, name)
     for name, value in cs.scenarios.SMOOTH_CROWD.items():

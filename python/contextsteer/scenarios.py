@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable, Sequence
+import types
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -532,18 +533,20 @@ def crowd_report(sim: Simulation) -> dict:
     }
 
 
-SMOOTH_CROWD: dict[str, float | int] = {
-    "commit_danger": 0.25,
-    "turn_steps": 4,
-    "turn_margin": 0.1,
-    "return_margin": 0.5,
-    "return_step": 0.07,
-    "retreat_speed": 0.5,
-    "inertia": 0.3,
-}
+SMOOTH_CROWD: Mapping[str, float] = types.MappingProxyType(
+    {
+        "commit_danger": 0.25,
+        "turn_steps": 4,
+        "turn_margin": 0.1,
+        "return_margin": 0.5,
+        "return_step": 0.07,
+        "retreat_speed": 0.5,
+        "inertia": 0.3,
+    }
+)
 """The :class:`CollisionDanger` options of ``crowd_steering(smooth=True)``: its opt-in
-smoothing refinements, set together (see their docstrings and the README's "Smoother
-crowds")."""
+smoothing refinements, set together (see their docstrings, the README's "Smoother crowds"
+and docs/crowd.md). Read-only."""
 
 
 def crowd_steering(
@@ -576,7 +579,7 @@ def crowd_steering(
     between two candidates on alternate steps in a crowd (each agent reacting to the
     others' last dodge), and at the decision's own velocity the benchmark's hallway turns
     48° a step; the acceleration limit brings that to 1.4°, and
-    ``CollisionDanger(inertia=...)`` damps it further (see the README's jitter notes).
+    ``CollisionDanger(inertia=...)`` damps it further (see docs/crowd.md).
 
     ``smooth=True`` adds :data:`SMOOTH_CROWD` to the :class:`CollisionDanger`: a jam keeps
     its least bad course, an agent leaves an unsafe course by the least turn that clears
@@ -605,7 +608,7 @@ def crowd_steering(
         goal = beh.Arrive(slowing_radius=1.0, shape="half_cosine")
     else:
         goal = beh.Seek(shape="half_cosine")
-    options = SMOOTH_CROWD if smooth else {}
+    options: Mapping[str, float] = SMOOTH_CROWD if smooth else {}
     danger = beh.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, walls=walls, **options)
     rules = [goal, *extra, danger]
     return steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
