@@ -31,6 +31,7 @@ agent at its decision).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -43,6 +44,14 @@ import crowd_quality as cq  # noqa: E402
 
 FLIP_KINDS = ("jam", "turned unsafe", "outvalued")
 """Why a decision flip A, B, A dropped A (see the module docstring)."""
+
+
+def _displacements(positions: np.ndarray, starts: np.ndarray):
+    """(displacement of steps 1..T (T, N, 2), whether each is faster than the jitter's
+    minimum speed (T, N)), from the positions before step 1 and after each step."""
+    p = np.concatenate([np.asarray(starts, np.float64)[None], np.asarray(positions, np.float64)])
+    steps = np.diff(p, axis=0)
+    return steps, np.linalg.norm(steps, axis=2) > cq.JITTER_MIN_SPEED * cq.DT
 
 
 def turn_series(positions: np.ndarray, starts: np.ndarray, arrival_s: np.ndarray):
@@ -70,12 +79,10 @@ def turn_series(positions: np.ndarray, starts: np.ndarray, arrival_s: np.ndarray
         ``JITTER_MIN_SPEED`` and the agent still walking at the later step (its arrival
         step included).
     """
-    p = np.concatenate([np.asarray(starts, np.float64)[None], np.asarray(positions, np.float64)])
-    steps = np.diff(p, axis=0)  # (T, N, 2): displacement of step 1..T
+    steps, fast = _displacements(positions, starts)
     t_count = steps.shape[0]
-    fast = np.linalg.norm(steps, axis=2) > cq.JITTER_MIN_SPEED * cq.DT
     heading = np.arctan2(steps[..., 1], steps[..., 0])
-    turn = np.zeros((t_count, p.shape[1]))
+    turn = np.zeros((t_count, steps.shape[1]))
     speed = np.zeros_like(turn)
     counted = np.zeros(turn.shape, dtype=bool)
     if t_count >= 2:
@@ -225,8 +232,7 @@ def analyse(system, scene, slow: float) -> dict:
         slot, direction, strength, danger, speed_map, alive = (
             np.array([d[k] for d in rec.decisions]) for k in range(6)
         )
-        full = np.concatenate([np.asarray(scene.starts, np.float64)[None], p])
-        moved = np.linalg.norm(np.diff(full, axis=0), axis=2) > cq.JITTER_MIN_SPEED * cq.DT
+        _, moved = _displacements(p, scene.starts)
         out["decisions"] = decision_flips(
             slot, direction, strength, danger, speed_map, alive & moved
         )
@@ -252,9 +258,7 @@ def main(argv=None) -> int:
         if not params:
             return st
         rules = [
-            cs.CollisionDanger(**{**_danger_kwargs(b), **params})
-            if isinstance(b, cs.CollisionDanger)
-            else b
+            dataclasses.replace(b, **params) if isinstance(b, cs.CollisionDanger) else b
             for b in st.behaviours
         ]
         return cs.Steering(rules, combine=st.combine, resolve=st.resolve, choose=st.choose)
@@ -303,13 +307,6 @@ def main(argv=None) -> int:
                 cells += ["", "", "", "", ""]
             print("| " + " | ".join(cells) + " |", flush=True)
     return 0
-
-
-def _danger_kwargs(b) -> dict:
-    """A CollisionDanger's constructor arguments (its dataclass fields)."""
-    import dataclasses
-
-    return {f.name: getattr(b, f.name) for f in dataclasses.fields(b) if f.init}
 
 
 if __name__ == "__main__":

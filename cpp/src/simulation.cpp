@@ -464,11 +464,6 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end)
   }
 }
 
-float Simulation::wanted_speed(std::size_t i) const {
-  const float* in = interest_.data() + i * k_;
-  return std::clamp(*std::max_element(in, in + k_), 0.0f, 1.0f);
-}
-
 float Simulation::interest_towards(std::size_t i, Vec2 d) const {
   // The interest map read at a heading between slots: linear in angle between the two
   // slots that bracket d.
