@@ -337,6 +337,110 @@ def velocity_ttc(
     return TTC(t, ambiguous)
 
 
+# ----------------------------------------------------------------- creep speeds ---
+
+
+def _roots(a2, a1, a0):
+    """Real roots of a2·s² + a1·s + a0 (any degree up to 2; a zero polynomial: none)."""
+    if a2 == 0.0:
+        return [-a0 / a1] if a1 != 0.0 else []
+    disc = a1 * a1 - 4.0 * a2 * a0
+    if disc < 0.0:
+        return []
+    q = -0.5 * (a1 + math.copysign(math.sqrt(disc), a1))
+    return [q / a2] + ([a0 / q] if q != 0.0 else [])
+
+
+def unsafe_speeds(p, big_r, u, kappa, d, horizon):
+    """The speeds s >= 0 at which the candidate ``v = s·d`` is unsafe against one
+    neighbour (TTC below ``horizon``), as a list of (lo, hi) intervals (hi may be inf).
+
+    Closed form, independent of the kernel's bisection: with ``w = κ·s·d − u`` the
+    candidate collides within the horizon when ``|τw − p|² < R²`` (touching at τ or
+    before, a quadratic in s) or when the pair grazes before τ (``b² − a·c > 0`` with
+    ``0 < b < a·τ``, ``b² − a·c`` another quadratic); touching pairs (``c <= 0``) when
+    ``p·w > 0`` (linear in s). The boundaries of the unsafe set are among these roots;
+    the oracle tests the exact rule (``pair_ttc``) between consecutive roots. The
+    truncated velocity obstacle is convex, so the set is one interval at most — the
+    function returns what it finds, and callers may check that.
+    """
+    px, py = float(p[0]), float(p[1])
+    ux, uy = float(u[0]), float(u[1])
+    dx, dy = float(d[0]), float(d[1])
+    r, k, t = float(big_r), float(kappa), float(horizon)
+    c = px * px + py * py - r * r
+    pd, pu, du, uu = px * dx + py * dy, px * ux + py * uy, dx * ux + dy * uy, ux * ux + uy * uy
+    if c <= 0.0:
+        cuts = _roots(0.0, k * pd, -pu)  # p·w = 0
+    else:
+        qx, qy = t * ux + px, t * uy + py
+        cuts = _roots(t * t * k * k, -2.0 * t * k * (dx * qx + dy * qy), qx * qx + qy * qy - r * r)
+        cuts += _roots(k * k * (pd * pd - c), 2.0 * k * (c * du - pd * pu), pu * pu - c * uu)
+    cuts = sorted({0.0, *(x for x in cuts if x > 0.0 and math.isfinite(x))})
+
+    def unsafe(s):
+        w = (k * s * dx - ux, k * s * dy - uy)
+        return pair_ttc(p, w, r, zero=0.0).ttc < t
+
+    out = []
+    ends = [*cuts, INF]
+    for lo, hi in zip(ends[:-1], ends[1:]):
+        mid = 2.0 * lo + 1.0 if hi == INF else 0.5 * (lo + hi)
+        if unsafe(mid):
+            if out and out[-1][1] == lo:
+                out[-1] = (out[-1][0], hi)
+            else:
+                out.append((lo, hi))
+    return out
+
+
+def creep_speed(
+    state,
+    i,
+    d,
+    lo,
+    hi,
+    *,
+    horizon,
+    margin=0.0,
+    reciprocity=0.0,
+    wall=INF,
+    wall_horizon=None,
+    tol=TOL,
+):
+    """The ``creep`` candidate of agent i along the unit slot direction d: the first
+    speed above ``lo`` (safe) at which the candidate turns unsafe, when that is below
+    ``hi`` (the next level, unsafe); ``wall`` is the slot's wall distance h (safe up to
+    ``h / wall_horizon``).
+
+    Returns
+    -------
+    (speed, ambiguous)
+        ``ambiguous`` when the kernel's bisection may find another boundary: a second
+        unsafe stretch starts within [lo, hi], or the boundary is within ``tol`` of a
+        level's spacing from ``lo``.
+    """
+    wall_horizon = horizon if wall_horizon is None else wall_horizon
+    x = np.asarray(state["position"], dtype=np.float64)
+    vel = np.asarray(state["velocity"], dtype=np.float64)
+    rad = np.asarray(state["radius"], dtype=np.float64)
+    al = float(reciprocity)
+    kappa = 1.0 / (1.0 - al)
+    starts = [float(wall) / float(wall_horizon)] if math.isfinite(wall) else []
+    for j in _others(state, i):
+        p = (x[j, 0] - x[i, 0], x[j, 1] - x[i, 1])
+        u = (kappa * al * vel[i, 0] + vel[j, 0], kappa * al * vel[i, 1] + vel[j, 1])
+        starts += [a for a, _ in unsafe_speeds(p, rad[i] + rad[j] + margin, u, kappa, d, horizon)]
+    span = hi - lo
+    inside = sorted(a for a in starts if lo - tol * span <= a <= hi + tol * span)
+    if not inside:
+        return hi, True  # the levels said hi is unsafe; the closed form disagrees: ambiguous
+    first = max(inside[0], lo)
+    ambiguous = len(inside) > 1 and inside[1] - inside[0] <= (1.0 - tol) * span
+    ambiguous = ambiguous or first - lo <= tol * span or hi - first <= tol * span
+    return first, ambiguous
+
+
 # -------------------------------------------------------------------------- maps ---
 
 
@@ -371,6 +475,7 @@ def collision_danger(
     agent_weights=None,
     rotate=False,
     wall_speed=False,
+    creep=False,
     tol=TOL,
     zero=ZERO,
 ):
@@ -402,6 +507,11 @@ def collision_danger(
         ``s_w = h / wall_horizon`` (rounded down by 2^-20), taken (speed ``s_w /
         max_speed``, danger 0, level -2) when it is below max speed, faster than the
         fastest safe level (0 when none is safe) and safe against every agent.
+    creep : bool
+        Where standing is safe and levels 0..m are safe but m + 1 not: the first unsafe
+        speed above level m (``creep_speed``, closed form), taken (level -3, danger 0)
+        when faster than the fastest safe level (0 when none is safe). Applied before
+        ``wall_speed``, whose floor it then raises.
     tol, zero : float
         Tolerances of the ambiguity flags.
 
@@ -474,10 +584,30 @@ def collision_danger(
                 danger[i, kk] = scale * min(max(1.0 - top / horizon, 0.0), 1.0)
             level[i, kk] = best
             speed[i, kk] = best / s_count
+            floor = best / s_count if safe.any() else 0.0
+            if creep and safe[0] and not safe.all():
+                mc = int(np.argmin(safe)) - 1  # levels 0..mc safe, mc + 1 not
+                sc, a = creep_speed(
+                    state,
+                    i,
+                    d,
+                    vmax[i] * mc / s_count,
+                    vmax[i] * (mc + 1) / s_count,
+                    horizon=horizon,
+                    margin=margin,
+                    reciprocity=reciprocity,
+                    wall=h.ttc if has_walls else INF,
+                    wall_horizon=wall_horizon,
+                    tol=tol,
+                )
+                amb = amb or a or abs(sc / vmax[i] - floor) <= tol / s_count
+                if sc / vmax[i] > floor:
+                    level[i, kk] = -3
+                    speed[i, kk] = floor = sc / vmax[i]
+                    danger[i, kk] = 0.0
             if wall_speed and has_walls and math.isfinite(h.ttc):
                 sw = h.ttc / wall_horizon * (1.0 - 2.0**-20)
                 frac = sw / vmax[i]
-                floor = best / s_count if safe.any() else 0.0
                 if frac < 1.0 and frac > floor:
                     t, a = agents_ttc(
                         state,

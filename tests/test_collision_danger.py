@@ -1128,3 +1128,70 @@ def test_no_progress_is_credited_beyond_the_speed_the_agent_wants():
     sim.decide_and_move(0.01)
     assert sim.chosen_slot[0] == 0
     assert sim.strength[0] == pytest.approx(0.3, abs=1e-6)
+
+
+@walled_cases
+def test_creep_matches_reference(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+):
+    # creep adds, per slot where standing is safe, the first unsafe speed above the last
+    # of the safe levels counted from standing: the kernel bisects, the oracle solves the
+    # velocity obstacle's boundary along the ray in closed form (level -3). Elsewhere the
+    # maps are those without it.
+    a, state, segs, world = walled_scene(crowd, wall_seed, margin)
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
+    got = make(wall_horizon=wall_horizon, creep=True, **kw).evaluate(
+        a, dirs, world=world, max_neighbours=32
+    )
+    plain = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
+    exp = rv.collision_danger(
+        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, creep=True, **kw
+    )
+    speed, danger = np.asarray(got.speed, np.float64), np.asarray(got.danger, np.float64)
+    assert np.isfinite(speed).all() and ((speed >= 0) & (speed <= 1)).all()
+    ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
+    crept = ok & (exp.level == -3)
+    # within the bisection's resolution (a level's spacing · 2^-14) and float32 rounding
+    np.testing.assert_allclose(speed[crept], exp.speed[crept], rtol=1e-4, atol=1e-4 / speeds)
+    assert not danger[crept].any()
+    rest = ok & (exp.level != -3)
+    np.testing.assert_allclose(speed[rest], exp.speed[rest], atol=1e-6)
+    np.testing.assert_allclose(danger[rest], exp.danger[rest], atol=DANGER_ATOL)
+    # The option only adds safe candidates: danger never rises, a safe slot keeps at
+    # least its speed, and every candidate it adds is safe by the oracle's own TTC.
+    p_speed, p_danger = np.asarray(plain.speed), np.asarray(plain.danger)
+    assert (danger <= p_danger + 1e-7).all()
+    was_safe = p_danger == 0
+    assert (speed[was_safe] >= p_speed[was_safe] - 1e-7).all()
+    slots = rv.world_slots(oracle_dirs(dirs))
+    for i, q in zip(*np.nonzero(crept)):
+        v = slots[q] * speed[i, q] * state["max_speed"][i]
+        t = rv.velocity_ttc(
+            state,
+            i,
+            v,
+            horizon=horizon,
+            margin=margin,
+            reciprocity=reciprocity,
+            walls=segs,
+            wall_horizon=wall_horizon,
+        )
+        assert t.ambiguous or t.ttc >= horizon * (1 - 1e-3), (i, q, t)
+
+
+def test_creep_edges_up_to_a_standing_neighbour():
+    # Hand-worked: radii 0.25, a standing neighbour 0.6 m ahead (0.1 m of gap), horizon
+    # 2 s: straight at it the candidate is safe up to 0.1 / 2 = 0.05 m/s. With max
+    # speed 1 and 4 levels the slowest moving level (0.25 m/s, TTC 0.4 s) is unsafe, so
+    # without creep the slot offers standing only; with it, 0.05.
+    a = cs.Agents(2)
+    a.add([[0, 0], [0.6, 0]], radius=0.25, max_speed=1.0)
+    plain = make(horizon=2.0, speeds=4).evaluate(a, 4)
+    crept = make(horizon=2.0, speeds=4, creep=True).evaluate(a, 4)
+    assert plain.speed[0, 0] == 0.0 and plain.danger[0, 0] == 0.0
+    assert crept.speed[0, 0] == pytest.approx(0.05, abs=1e-4)
+    assert crept.speed[0, 0] <= 0.05  # never past the boundary
+    # The other slots were safe at full speed already; agent 1 edges towards 0 likewise.
+    np.testing.assert_array_equal(crept.speed[0, 1:], plain.speed[0, 1:])
+    np.testing.assert_array_equal(crept.speed[1, [0, 1, 3]], plain.speed[1, [0, 1, 3]])
+    assert crept.speed[1, 2] == crept.speed[0, 0]

@@ -20,6 +20,9 @@ def test_rimea_4_speed_falls_with_density():
     rows = res.details["rows"]
     # At low density the crowd walks at about its desired speed (Weidmann: 1.30 m/s).
     assert abs(rows[0]["speed"] - rows[0]["weidmann_speed"]) < 0.15
+    # At 3 persons/m² it still shuffles forward (Weidmann: 0.33 m/s): the danger's creep
+    # speeds. With the speed levels alone no candidate is safe there and it stands (0).
+    assert rows[3]["speed"] > 0.15
 
 
 def test_rimea_6_nobody_inside_a_wall_round_the_corner():
@@ -42,3 +45,35 @@ def test_rimea_9_two_exits_take_about_twice_as_long_as_four():
     res = rimea.test9(agents=250, width=15.0, depth=10.0)
     print(res, res.details)
     assert res.passed, res
+
+
+def _left_after(seconds, **kw):
+    """Agents still in the evacuation scenario's room after ``seconds``, with RiMEA 9's
+    radius and removal line (1.5 m beyond the wall)."""
+    from contextsteer.scenarios import evacuation
+
+    sim = evacuation(**kw)
+    ag = sim.agents
+    np.asarray(ag.radius)[:] = 0.25
+    depth, t = kw["depth"], 0.0
+    while t < seconds:
+        sim.step(rimea.DT, steps=15)
+        t += 15 * rimea.DT
+        alive = np.flatnonzero(ag.alive)
+        y = np.asarray(ag.position)[alive, 1]
+        out = alive[(y < -1.5) | (y > depth + 1.5)]
+        if len(out):
+            ag.remove(out)
+    return int(np.asarray(ag.alive).sum())
+
+
+def test_a_crowd_pressing_on_an_exit_edges_through_instead_of_jamming():
+    # 100 agents, an 8 m x 5 m room, one 1 m exit. With the speed levels alone an arch
+    # forms at the exit in which every agent's only safe candidate is standing still:
+    # 22 are out after 20 s and still 22 after 60 s, 30 after 80 s. Creep speeds (the
+    # scenario's default) let the arch edge forward: 42 out after 40 s, everyone after
+    # 80 s. At full size (1000 agents, two exits) the jam without creep never clears
+    # (30 out in two minutes).
+    kw = dict(agents=100, exits=1, width=8.0, depth=5.0, seed=0)
+    assert _left_after(80.0, **kw) == 0
+    assert _left_after(80.0, creep=False, **kw) > 50

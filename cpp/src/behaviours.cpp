@@ -461,6 +461,23 @@ float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std
   return t;
 }
 
+/// CollisionDanger's creep candidate along the unit direction d of agent i: bisection
+/// between a safe speed lo and an unsafe speed hi (kCreepSteps halvings, so within
+/// (hi − lo)·2^−kCreepSteps of the boundary) on the exact test: every neighbour's TTC
+/// and the wall's (h, or ∞ when the slot's ray is clear) reach the horizon. Returns the
+/// last safe speed (lo itself when no midpoint is safe).
+float creep_speed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d,
+                  float h, float lo, float hi) {
+  const float scale = b.horizon / b.wall_horizon;  // wall TTC on the agents' scale
+  for (int it = 0; it < kCreepSteps; ++it) {
+    const float mid = 0.5f * (lo + hi);
+    const bool ok =
+        h / mid * scale >= b.horizon && velocity_pair_ttc(b, in, i, d * mid) >= b.horizon;
+    (ok ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 /// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
 void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                    float* danger, float* speed) {
@@ -585,6 +602,24 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
     }
     speed[q] = static_cast<float>(best) * scale;
     danger[q] = safe ? 0.0f : std::clamp(1.0f - best_t / b.horizon, 0.0f, 1.0f);
+    if (b.creep && sc.ttc[q] >= b.horizon) {
+      // Standing is safe: the fastest speed safe all the way from standing. Levels 0..mc
+      // are safe, mc + 1 is not (mc = S: the whole ray is, nothing to add); the boundary
+      // between them is found by bisection on the exact test (every neighbour's TTC and
+      // the wall's, as in the table above), so the candidate is safe by construction.
+      std::size_t mc = 0;
+      while (mc < S && sc.ttc[(mc + 1) * k + q] >= b.horizon) ++mc;
+      if (mc < S) {
+        const float s =
+            creep_speed(b, in, i, Vec2{dx[q], dy[q]}, walls_near ? sc.walls.distance[q] : inf,
+                        step * static_cast<float>(mc), step * static_cast<float>(mc + 1));
+        if (s / top > (safe ? speed[q] : 0.0f)) {
+          speed[q] = s / top;
+          danger[q] = 0.0f;
+          safe = true;
+        }
+      }
+    }
     if (b.wall_speed && walls_near) {
       // The wall-limited speed h_q / wall_horizon (rounded down a hair, so that its wall
       // TTC is the horizon or more in float too): the fastest the slot may approach the

@@ -559,6 +559,7 @@ def crowd_steering(
     which: Any = None,
     look_ahead_field: float = 0.0,
     smooth: bool = False,
+    creep: bool = False,
 ) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
@@ -590,6 +591,11 @@ def crowd_steering(
     (bottleneck 96 % home against 97 %, one hallway seed in 32 at 85 %) and 2–4 % more
     time to the goal on the crossing and the doorway.
 
+    ``creep=True`` lets a slot offer the fastest speed safe all the way from standing,
+    between the speed levels (``CollisionDanger(creep=True)``): a packed crowd then edges
+    into gaps instead of standing still. The ``evacuation`` scenario uses it; without it
+    a thousand agents pressing on two 1 m exits jam for good (docs/crowd.md).
+
     Examples
     --------
     >>> import contextsteer as cs
@@ -609,7 +615,9 @@ def crowd_steering(
     else:
         goal = beh.Seek(shape="half_cosine")
     options: Mapping[str, float] = SMOOTH_CROWD if smooth else {}
-    danger = beh.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, walls=walls, **options)
+    danger = beh.CollisionDanger(
+        horizon=2.0, speeds=4, margin=0.05, walls=walls, creep=creep, **options
+    )
     rules = [goal, *extra, danger]
     return steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
 
@@ -635,6 +643,7 @@ def _crowd(
     field: NavField | None = None,
     which: Any = None,
     look_ahead_field: float = 0.0,
+    creep: bool = False,
 ) -> Simulation:
     """A seeded crowd simulation walking from ``starts`` to ``goals``.
 
@@ -646,6 +655,7 @@ def _crowd(
     ``field``: a :class:`NavField` replaces the straight-line interest (Arrive) by
     FollowField (agent i reads field ``which[i]``; half-cosine, slowing within 1 m,
     string-pulled over ``look_ahead_field``), so agents find their way round walls.
+    ``creep``: see :func:`crowd_steering` (velocity danger only).
     """
     agents_mod, beh, motion, _, simulation, steering, _ = _modules()
     starts = np.asarray(starts, dtype=np.float64)
@@ -674,6 +684,7 @@ def _crowd(
             which=which,
             look_ahead_field=look_ahead_field,
             smooth=danger == "smooth",
+            creep=creep,
         )
     else:
         rules = [
@@ -1125,14 +1136,19 @@ def evacuation(
     exits: int = 4,
     width: float = 30.0,
     depth: float = 20.0,
+    creep: bool = True,
 ) -> Simulation:
     """``agents`` spread over a ``width`` × ``depth`` room walk out through ``exits`` exits
     of 1 m (RiMEA test 9's room) into corridors beyond the walls.
 
     Interest: :class:`FollowField` of one field whose goals are lines in the outside
     corridors in front of every exit (each agent takes its nearest exit by walking
-    distance); danger: :class:`CollisionDanger`. Metrics: ``evacuation_report`` (agents
-    left in the room) and the crowd metrics (each agent's goal is its field goal line).
+    distance); danger: :class:`CollisionDanger` with ``creep`` (continuous speeds below
+    the first unsafe level; ``creep=False`` turns them off, and then the crowd pressing on
+    an exit forms an arch in which every agent's only safe candidate is standing, and the
+    room never empties).
+    Metrics: ``evacuation_report`` (agents left in the room) and the crowd metrics (each
+    agent's goal is its field goal line).
     """
     n = _count("agents", agents)
     from .nav import NavField
@@ -1149,7 +1165,9 @@ def evacuation(
     # Goals for the time-to-goal metric: the point of the nearest goal line ahead.
     mids = (lines[:, :2] + lines[:, 2:]) / 2
     goals = mids[np.argmin(np.linalg.norm(starts[:, None] - mids[None], axis=2), axis=1)]
-    sim = _crowd(world, starts, goals, slots=slots, seed=seed, field=field, look_ahead_field=2.0)
+    sim = _crowd(
+        world, starts, goals, slots=slots, seed=seed, field=field, look_ahead_field=2.0, creep=creep
+    )
     sim._room_depth = depth  # type: ignore[attr-defined]  # read by evacuation_report
     sim.configure_metrics(goal_radius=3.0)  # anywhere on the 6 m goal line in front of the exit
     return sim

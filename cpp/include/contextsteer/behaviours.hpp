@@ -290,6 +290,13 @@ struct BehaviourSpec<WallDanger> {
 /// speed h_k / wall_horizon (rounded down by 2^-20, so its wall TTC is the horizon): taken
 /// with danger 0 when below max speed, faster than the fastest safe level (0 when none is
 /// safe) and safe against every neighbour, so agents can close on a wall slowly.
+/// With `creep`, a slot where standing is safe also offers the fastest speed that is safe
+/// all the way from standing (levels 0..mc safe, mc + 1 not: the boundary between them,
+/// found by kCreepSteps bisection steps on the exact test against neighbours and walls),
+/// taken with danger 0 when faster than the slot's fastest safe level (0 when none is
+/// safe): continuous speeds below the first unsafe level, as ORCA has, so that agents in
+/// a packed crowd edge into the gaps instead of all standing still.
+inline constexpr int kCreepSteps = 14;
 struct CollisionDanger {
   float weight = 1.0f;
   float horizon = 2.0f;       ///< seconds, > 0
@@ -316,6 +323,7 @@ struct CollisionDanger {
   bool wall_speed = false;     ///< a slot may also approach a wall at h_k / wall_horizon
   float retreat_speed = 1.0f;  ///< in [0, 1]: speed cap of an unsafe course away from the goal
   float inertia = 0.0f;  ///< in [0, 1): share of the last command kept in the new one, when safe
+  bool creep = false;    ///< a slot also offers the fastest speed up to its first unsafe one
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -359,6 +367,8 @@ struct BehaviourSpec<CollisionDanger> {
              "speed cap (fraction of max speed) of an unsafe course away from the goal"),
       number("inertia", &CollisionDanger::inertia, kUnitOpen,
              "share of the last command kept in the new velocity when that is safe"),
+      flag("creep", &CollisionDanger::creep,
+           "a slot offers the fastest speed safe all the way from standing, between the levels"),
   };
 };
 
