@@ -109,3 +109,36 @@ def test_american_spellings_are_deprecated_aliases_that_warn():
     np.testing.assert_array_equal(old_maps.interest, new_maps.interest)
     with pytest.warns(DeprecationWarning, match="needs_neighbours"):
         assert cs.Separation().needs_neighbors is cs.Separation().needs_neighbours
+
+
+def test_agents_beside_a_dense_cluster_match_brute_force():
+    # A cluster of 300 in a 1 m disc and 60 agents around it out to 3 m: the cluster's
+    # cell is crowded, so its agents' queries ask half the radius first, and for those
+    # beside the cluster that half disc holds any number of agents, max_n - 1 included,
+    # where the whole radius must be asked (max_n 20, 8 and 12 below).
+    rng = np.random.default_rng(4)
+    a = rng.uniform(0, 2 * np.pi, 360)
+    r = np.r_[np.sqrt(rng.uniform(0, 1, 300)), rng.uniform(1, 3, 60)]
+    pos = (r[:, None] * np.c_[np.cos(a), np.sin(a)]).astype(np.float32)
+    for radius, max_n in [(4.0, 10), (4.0, 20), (4.0, 30), (3.0, 8), (3.0, 12)]:
+        got = cs.neighbours(pos, radius, max_n)
+        idx, counts = ref.neighbors(pos, radius, max_n)
+        np.testing.assert_array_equal(got.counts, counts)
+        np.testing.assert_array_equal(got.indices, idx)
+
+
+@pytest.mark.parametrize("lattice", [False, True])
+def test_very_dense_crowd_matches_brute_force(lattice):
+    # 20 agents a square metre: a cell of the query radius holds ~80, enough that the
+    # query first asks half the radius (and answers from it when that finds max_n). On a
+    # 0.25 m lattice many distances tie exactly, and ties go by index.
+    rng = np.random.default_rng(3)
+    pos = rng.uniform(0, 5.5, (600, 2))
+    if lattice:
+        pos = np.round(pos * 4) / 4
+    pos = pos.astype(np.float32)
+    for radius, max_n in [(2.0, 5), (2.0, 10), (1.5, 4), (1.0, 2), (0.3, 8)]:
+        got = cs.neighbours(pos, radius, max_n)
+        idx, counts = ref.neighbors(pos, radius, max_n)
+        np.testing.assert_array_equal(got.counts, counts)
+        np.testing.assert_array_equal(got.indices, idx)

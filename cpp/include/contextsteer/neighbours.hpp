@@ -137,6 +137,7 @@ class NeighborGrid {
   float min_x_ = 0.0f, min_y_ = 0.0f;
   /// How far an agent may lie outside its cell (rebuild_from); 0 after a rebuild.
   float slack_ = 0.0f;
+  std::uint32_t most_ = 0;  // the most agents in one cell
   double cell_ = 1.0, inv_cell_ = 1.0;
   std::int64_t nx_ = 0, ny_ = 0;
   std::vector<std::uint32_t> cell_start_;  // (cells + 1) prefix sums
