@@ -545,38 +545,58 @@ def test_matches_reference_with_walls(
     assert (on.danger[both] >= off.danger[both] - DANGER_ATOL).all()
 
 
-@walled_cases
-def test_wall_speed_matches_reference(
-    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+def between_levels(
+    option,
+    level,
+    crowd,
+    dirs,
+    speeds,
+    horizon,
+    margin,
+    reciprocity,
+    wall_seed,
+    wall_horizon,
+    *,
+    atol,
 ):
-    # wall_speed adds, per slot, the wall-limited candidate h / wall_horizon between the
-    # levels: the oracle takes it when it is faster than the fastest safe level and safe
-    # against every agent (level -2); elsewhere the maps are those without it.
+    """The kernel with the boolean ``option`` on against the oracle: the slots where the
+    oracle takes the option's candidate between the levels (``level``) match within
+    ``rtol=1e-4, atol``, with danger 0; every other slot matches the oracle as without
+    it. The option only ever adds a safe candidate: danger never rises, and a slot that
+    was safe (danger 0) keeps at least its speed (an unsafe one may trade its least-bad,
+    possibly faster candidate for the safe one). Returns the agents, the oracle's state,
+    the walls, the kernel's speeds and the mask of the option's slots."""
     a, state, segs, world = walled_scene(crowd, wall_seed, margin)
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
-    got = make(wall_horizon=wall_horizon, wall_speed=True, **kw).evaluate(
+    got = make(wall_horizon=wall_horizon, **{option: True}, **kw).evaluate(
         a, dirs, world=world, max_neighbours=32
     )
     plain = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
     exp = rv.collision_danger(
-        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, wall_speed=True, **kw
+        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **{option: True}, **kw
     )
     speed, danger = np.asarray(got.speed, np.float64), np.asarray(got.danger, np.float64)
     assert np.isfinite(speed).all() and ((speed >= 0) & (speed <= 1)).all()
     ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
-    wall = ok & (exp.level == -2)
-    np.testing.assert_allclose(speed[wall], exp.speed[wall], rtol=1e-4, atol=1e-6)
-    assert not danger[wall].any()
-    rest = ok & (exp.level != -2)
+    taken = ok & (exp.level == level)
+    np.testing.assert_allclose(speed[taken], exp.speed[taken], rtol=1e-4, atol=atol)
+    assert not danger[taken].any()
+    rest = ok & (exp.level != level)
     np.testing.assert_allclose(speed[rest], exp.speed[rest], atol=1e-6)
     np.testing.assert_allclose(danger[rest], exp.danger[rest], atol=DANGER_ATOL)
-    # The option only ever adds a safe candidate: danger never rises, and a slot that was
-    # safe (danger 0) keeps at least its speed (an unsafe one may trade its least-bad,
-    # possibly faster candidate for the safe wall-limited one).
     p_speed, p_danger = np.asarray(plain.speed), np.asarray(plain.danger)
     assert (danger <= p_danger + 1e-7).all()
     was_safe = p_danger == 0
     assert (speed[was_safe] >= p_speed[was_safe] - 1e-7).all()
+    return a, state, segs, speed, taken
+
+
+@walled_cases
+def test_wall_speed_matches_reference(**case):
+    # wall_speed adds, per slot, the wall-limited candidate h / wall_horizon between the
+    # levels: the oracle takes it when it is faster than the fastest safe level and safe
+    # against every agent (level -2); elsewhere the maps are those without it.
+    between_levels("wall_speed", -2, atol=1e-6, **case)
 
 
 def dense_crowd(n=30, seed=3, dead=(4, 17), box=5.0):
@@ -1131,52 +1151,28 @@ def test_no_progress_is_credited_beyond_the_speed_the_agent_wants():
 
 
 @walled_cases
-def test_creep_matches_reference(
-    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
-):
+def test_creep_matches_reference(**case):
     # creep adds, per slot where standing is safe, the first unsafe speed above the last
     # of the safe levels counted from standing: the kernel bisects, the oracle solves the
-    # velocity obstacle's boundary along the ray in closed form (level -3). Elsewhere the
-    # maps are those without it.
-    a, state, segs, world = walled_scene(crowd, wall_seed, margin)
-    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
-    got = make(wall_horizon=wall_horizon, creep=True, **kw).evaluate(
-        a, dirs, world=world, max_neighbours=32
-    )
-    plain = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
-    exp = rv.collision_danger(
-        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, creep=True, **kw
-    )
-    speed, danger = np.asarray(got.speed, np.float64), np.asarray(got.danger, np.float64)
-    assert np.isfinite(speed).all() and ((speed >= 0) & (speed <= 1)).all()
-    ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
-    crept = ok & (exp.level == -3)
-    # within the bisection's resolution (a level's spacing · 2^-14) and float32 rounding
-    np.testing.assert_allclose(speed[crept], exp.speed[crept], rtol=1e-4, atol=1e-4 / speeds)
-    assert not danger[crept].any()
-    rest = ok & (exp.level != -3)
-    np.testing.assert_allclose(speed[rest], exp.speed[rest], atol=1e-6)
-    np.testing.assert_allclose(danger[rest], exp.danger[rest], atol=DANGER_ATOL)
-    # The option only adds safe candidates: danger never rises, a safe slot keeps at
-    # least its speed, and every candidate it adds is safe by the oracle's own TTC.
-    p_speed, p_danger = np.asarray(plain.speed), np.asarray(plain.danger)
-    assert (danger <= p_danger + 1e-7).all()
-    was_safe = p_danger == 0
-    assert (speed[was_safe] >= p_speed[was_safe] - 1e-7).all()
-    slots = rv.world_slots(oracle_dirs(dirs))
+    # velocity obstacle's boundary along the ray in closed form (level -3), and the two
+    # agree within the bisection's resolution (a level's spacing · 2^-14) and float32
+    # rounding. Elsewhere the maps are those without it. Every candidate it adds is safe
+    # by the oracle's own time to collision.
+    _, state, segs, speed, crept = between_levels("creep", -3, atol=1e-4 / case["speeds"], **case)
+    slots = rv.world_slots(oracle_dirs(case["dirs"]))
     for i, q in zip(*np.nonzero(crept)):
         v = slots[q] * speed[i, q] * state["max_speed"][i]
         t = rv.velocity_ttc(
             state,
             i,
             v,
-            horizon=horizon,
-            margin=margin,
-            reciprocity=reciprocity,
+            horizon=case["horizon"],
+            margin=case["margin"],
+            reciprocity=case["reciprocity"],
             walls=segs,
-            wall_horizon=wall_horizon,
+            wall_horizon=case["wall_horizon"],
         )
-        assert t.ambiguous or t.ttc >= horizon * (1 - 1e-3), (i, q, t)
+        assert t.ambiguous or t.ttc >= case["horizon"] * (1 - 1e-3), (i, q, t)
 
 
 def test_creep_edges_up_to_a_standing_neighbour():
