@@ -932,9 +932,10 @@ def _big_scene(seed=11, n=400, box=40.0):
     return a, world
 
 
-def test_same_maps_and_runs_for_any_thread_count():
+@pytest.mark.parametrize("creep", [False, True])
+def test_same_maps_and_runs_for_any_thread_count(creep):
     a, world = _big_scene()
-    beh = make(horizon=2.0, speeds=4, margin=0.1, reciprocity=0.5)
+    beh = make(horizon=2.0, speeds=4, margin=0.1, reciprocity=0.5, creep=creep)
     maps = []
     for t in (1, 2):
         with cs.threads(t):
@@ -942,6 +943,8 @@ def test_same_maps_and_runs_for_any_thread_count():
     for name in ("interest", "danger", "speed"):
         np.testing.assert_array_equal(getattr(maps[0], name), getattr(maps[1], name))
     assert np.asarray(maps[0].danger).any()
+    # with creep, some slots offer a speed between the levels (not a multiple of 1/4)
+    assert bool((np.asarray(maps[0].speed) * 4 % 1 != 0).any()) == creep
     hashes = []
     for t in (1, 2):
         a, world = _big_scene()
@@ -973,7 +976,7 @@ def test_same_maps_and_runs_for_any_thread_count():
 
 def _isa_case_outputs():
     """Positions, velocities and the last danger and speed maps of dense crowds with walls
-    (K = 8, 12, 16, 64, 30 steps), as raw bits."""
+    (K = 8, 12, 16, 64, 30 steps; creep speeds on for K = 12 and 64), as raw bits."""
     out = []
     for k in (8, 12, 16, 64):
         rng = np.random.default_rng(k)
@@ -986,7 +989,7 @@ def _isa_case_outputs():
         sim = cs.Simulation(
             world,
             agents,
-            cs.scenarios.crowd_steering(walls=True),
+            cs.scenarios.crowd_steering(walls=True, creep=k in (12, 64)),
             motion=cs.Lerp(steer_force=0.5),
             push_apart=True,
         )
