@@ -1126,7 +1126,7 @@ def evacuation_report(sim: Simulation) -> dict:
     dt=1.0 / 30.0,
     report=evacuation_report,
     description="RiMEA test 9 room: a crowd leaves a 30 m x 20 m room through 1 m exits "
-    "(NavField + FollowField)",
+    "(NavField + FollowField; CollisionDanger with creep speeds)",
 )
 def evacuation(
     *,
