@@ -55,15 +55,11 @@ def _left_after(seconds, **kw):
     sim = evacuation(**kw)
     ag = sim.agents
     np.asarray(ag.radius)[:] = 0.25
-    depth, t = kw["depth"], 0.0
+    t = 0.0
     while t < seconds:
         sim.step(rimea.DT, steps=15)
         t += 15 * rimea.DT
-        alive = np.flatnonzero(ag.alive)
-        y = np.asarray(ag.position)[alive, 1]
-        out = alive[(y < -1.5) | (y > depth + 1.5)]
-        if len(out):
-            ag.remove(out)
+        rimea.remove_leavers(sim, kw["depth"])
     return int(np.asarray(ag.alive).sum())
 
 

@@ -387,6 +387,18 @@ def test7(*, agents: int = 50, seed: int = 0, distance: float = 20.0) -> RimeaRe
 # -------------------------------------------------------------------------- test 9 ---
 
 
+def remove_leavers(sim: Any, depth: float) -> int:
+    """Removes the agents of an ``evacuation`` simulation that are more than 1.5 m beyond
+    the room's long walls (y < -1.5 or y > depth + 1.5); returns how many."""
+    ag = sim.agents
+    alive = np.flatnonzero(ag.alive)
+    y = np.asarray(ag.position)[alive, 1]
+    out = alive[(y < -1.5) | (y > depth + 1.5)]
+    if len(out):
+        ag.remove(out)
+    return len(out)
+
+
 def evacuation_time(
     agents: int,
     exits: int,
@@ -410,13 +422,9 @@ def evacuation_time(
     while t < limit:
         sim.step(DT, steps=every)
         t += every * DT
-        alive = np.flatnonzero(ag.alive)
-        if len(alive) == 0:
+        if not np.asarray(ag.alive).any():
             return t
-        y = np.asarray(ag.position)[alive, 1]
-        out = alive[(y < -1.5) | (y > depth + 1.5)]
-        if len(out):
-            ag.remove(out)
+        remove_leavers(sim, depth)
         alive = np.flatnonzero(ag.alive)
         y = np.asarray(ag.position)[alive, 1]
         if not ((y > 0) & (y < depth)).any():
