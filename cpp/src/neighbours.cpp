@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "parallel.hpp"
 
@@ -206,7 +207,7 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std
   // (π (radius/2)² / cell²: the share of a cell's agents expected within half the radius;
   // the grid's fullest cell rules out the lookup at once in a sparse crowd.)
   const double share =
-      0.25 * 3.141592653589793 * static_cast<double>(radius) * radius * inv_cell_ * inv_cell_;
+      0.25 * std::numbers::pi * static_cast<double>(radius) * radius * inv_cell_ * inv_cell_;
   const double enough = 1.5 * static_cast<double>(max_count);
   std::int64_t cx0, cx1, cy0, cy1;
   if (static_cast<double>(most_) * share >= enough &&
