@@ -7,10 +7,17 @@ import pytest
 import contextsteer as cs
 from reference import run_metrics
 
+# When the steering queries neighbours, the metrics' agent query shares the next step's
+# neighbour grid and visit (one visit makes the neighbour lists and the clearances).
+# AgentDanger(radius=a) queries within a + 2·rmax: 0.05 gives 1.25 m, inside the metrics'
+# first search of these 0.6 m agents (the visit reaches the metrics' radius); 8 gives
+# 9.25 m, beyond their full 3.6 m (one visit answers the full search too).
+NEIGHBOUR_STEERINGS = [None, 0.05, 8.0]
+
 BOX = np.array([[-10, -10], [10, -10], [10, 10], [-10, 10]], np.float32)
 
 
-def crowd(n=8, seed=3, push_apart=False, walls=True):
+def crowd(n=8, seed=3, push_apart=False, walls=True, avoid=None):
     rng = np.random.default_rng(seed)
     world = cs.World()
     if walls:
@@ -24,8 +31,11 @@ def crowd(n=8, seed=3, push_apart=False, walls=True):
         max_accel=6.0,
         target=-2 * start + rng.uniform(-1, 1, (n, 2)),
     )
+    behaviours = [cs.Seek(), cs.Wander(weight=0.5), cs.WallDanger(look_ahead=0.5)]
+    if avoid is not None:  # a steering that queries neighbours: see NEIGHBOUR_STEERINGS
+        behaviours.append(cs.AgentDanger(radius=avoid, weight=0.5))
     steering = cs.Steering(
-        [cs.Seek(), cs.Wander(weight=0.5), cs.WallDanger(look_ahead=0.5)],
+        behaviours,
         combine="sum",
         resolve="subtract",
         choose="vector_sum",
@@ -34,8 +44,9 @@ def crowd(n=8, seed=3, push_apart=False, walls=True):
     return world, agents, sim
 
 
-def test_metrics_match_the_oracle_of_recorded_frames():
-    world, agents, sim = crowd()
+@pytest.mark.parametrize("avoid", NEIGHBOUR_STEERINGS)
+def test_metrics_match_the_oracle_of_recorded_frames(avoid):
+    world, agents, sim = crowd(avoid=avoid)
     sim.configure_metrics(goal_radius=1.0)
     history = sim.record(every=1)
     dt = 0.05
@@ -216,13 +227,14 @@ def _clearances_by_hand(world, agents, rng_range):
     return wall, agent
 
 
+@pytest.mark.parametrize("avoid", NEIGHBOUR_STEERINGS)
 @pytest.mark.parametrize("threads", [1, 2])
-def test_current_clearances_equal_a_direct_computation_every_step(threads):
+def test_current_clearances_equal_a_direct_computation_every_step(threads, avoid):
     # The metrics skip wall queries while a distance bound keeps walls out of reach: every
     # step's values must still equal the direct computation bit for bit, also after the
     # world changes under the agents (walls dropped in front of them) and an agent leaves
     # and comes back elsewhere.
-    world, agents, sim = crowd(n=40, seed=5, push_apart=True)
+    world, agents, sim = crowd(n=40, seed=5, push_apart=True, avoid=avoid)
     sim.configure_metrics()
     rng_range = sim._core._metrics_info()["clearance_range"]
     wall_view = sim._core._metric_view("wall_clearance")
@@ -246,8 +258,9 @@ def test_current_clearances_equal_a_direct_computation_every_step(threads):
     assert 0 < near_walls < 120 * 40  # some agents near walls, some not
 
 
+@pytest.mark.parametrize("avoid", NEIGHBOUR_STEERINGS)
 @pytest.mark.parametrize("threads", [1, 2])
-def test_clearances_stay_exact_when_push_apart_moves_agents_far(threads):
+def test_clearances_stay_exact_when_push_apart_moves_agents_far(threads, avoid):
     # The metrics' agent grid is the push-apart grid (built before push-apart) with the
     # committed positions: agents may have left their cells, and queries widen their cell
     # ranges by the largest move. Heavily overlapping agents of mixed radii are pushed far
@@ -264,8 +277,9 @@ def test_clearances_stay_exact_when_push_apart_moves_agents_far(threads):
         max_accel=6.0,
         target=rng.uniform(-9, 9, (n, 2)),
     )
+    behaviours = [cs.Seek()] if avoid is None else [cs.Seek(), cs.AgentDanger(radius=avoid)]
     sim = cs.Simulation(
-        world, agents, cs.Steering([cs.Seek()]), motion=cs.Accel(), push_apart=True, push_relax=1.0
+        world, agents, cs.Steering(behaviours), motion=cs.Accel(), push_apart=True, push_relax=1.0
     )
     sim.configure_metrics()
     rng_range = sim._core._metrics_info()["clearance_range"]
@@ -325,10 +339,12 @@ def test_an_agent_pushed_across_a_cell_boundary_is_still_measured():
     np.testing.assert_array_equal(got, agent)
 
 
-def test_clearance_when_the_nearest_agent_leaves():
+@pytest.mark.parametrize("avoid", [None, 0.05])
+def test_clearance_when_the_nearest_agent_leaves(avoid):
     # Agent 0's clearance is first to agent 1 (0.5 m); the metrics then search only about
     # that far around it. Agent 1 leaves: the clearance must be agent 2's (1.8 m), found
-    # by widening the search to the full range (4 x the largest radius = 2 m).
+    # by widening the search to the full range (4 x the largest radius = 2 m). With a
+    # neighbour query of 1.05 m (avoid) the shared visit reaches 1.5 m and must widen too.
     agents = cs.Agents(3, slots=8)
     agents.add(
         np.array([[0.0, 0.0], [1.5, 0.0], [0.0, -2.8]], np.float32),
@@ -336,7 +352,8 @@ def test_clearance_when_the_nearest_agent_leaves():
         max_speed=0.0,
         target=np.array([[0.0, 0.0], [1.5, 0.0], [0.0, -2.8]], np.float32),
     )
-    sim = cs.Simulation(None, agents, cs.Steering([cs.Seek()]), motion=cs.Accel())
+    behaviours = [cs.Seek()] if avoid is None else [cs.Seek(), cs.AgentDanger(radius=avoid)]
+    sim = cs.Simulation(None, agents, cs.Steering(behaviours), motion=cs.Accel())
     sim.configure_metrics()
     assert sim._core._metrics_info()["clearance_range"] == 2.0
     view = sim._core._metric_view("agent_clearance")
@@ -346,3 +363,77 @@ def test_clearance_when_the_nearest_agent_leaves():
     sim.step(0.1)
     assert view[0] == np.float32(1.8)
     assert sim.agent_metrics.min_agent_clearance[0] == np.float32(0.5)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_neighbour_lists_made_with_the_metrics_steer_exactly_like_the_steps_own_query(threads):
+    # With run metrics on, the end of a step makes the next step's neighbour lists in the
+    # metrics' grid visit; the next step uses them only if the positions, alive flags and
+    # neighbour radius are still those they were made for. Editing any of these between
+    # steps (an agent teleported next to another, a velocity that widens the predictive
+    # radius, an agent removed and brought back) must steer exactly as with metrics off,
+    # where every step queries afresh. Also through perceive() / decide_and_move().
+    def run(metrics):
+        world, agents, sim = crowd(n=60, seed=7, push_apart=True)
+        behaviours = list(sim.steering.behaviours) + [
+            cs.AgentDanger(radius=0.8, predictive=True, horizon=0.5)
+        ]
+        sim = cs.Simulation(
+            world,
+            agents,
+            cs.Steering(behaviours, combine="sum", resolve="subtract", choose="vector_sum"),
+            motion=cs.Accel(),
+            push_apart=True,
+        )
+        sim.configure_metrics(enabled=metrics)
+        frames = []
+        with cs.threads(threads):
+            for step in range(80):
+                if step == 20:
+                    agents.position[5] = agents.position[9] + np.float32(0.9)
+                if step == 35:  # the predictive radius grows to 32 m
+                    agents.velocity[2] = (30.0, 0.0)
+                if step == 50:
+                    agents.alive[7] = False
+                if step == 60:
+                    agents.alive[7] = True
+                if step % 10 == 5:
+                    sim.perceive()
+                    if step == 45:  # moved between perceive() and decide_and_move()
+                        agents.position[11] = agents.position[12] + np.float32(0.9)
+                    sim.decide_and_move(0.05)
+                else:
+                    sim.step(0.05)
+                frames.append(np.array(agents.position))
+        return np.array(frames)
+
+    on, off = run(True), run(False)
+    assert np.abs(on[-1] - on[0]).max() > 1.0  # they move
+    np.testing.assert_array_equal(on, off)
+
+
+def test_prepared_neighbour_lists_are_not_used_once_a_velocity_widens_the_radius():
+    # Predictive AgentDanger queries within radius + 2·rmax + 2·vmax·horizon. A and B rest
+    # 12 m apart, so the lists the metrics make at the end of the first step (radius 1.6 m)
+    # are empty. Then A is given 30 m/s towards B: the radius becomes 31.6 m, and A must
+    # see B and swerve, as a fresh query lets it (with metrics off, every step queries).
+    def run(metrics):
+        agents = cs.Agents(2, slots=16)
+        pos = np.array([[0.0, 0.0], [12.0, 0.2]], np.float32)
+        agents.add(pos, radius=0.3, max_speed=30.0, max_accel=1e4, target=pos)
+        steering = cs.Steering(
+            [cs.Seek(), cs.AgentDanger(radius=1.0, predictive=True, horizon=0.5)],
+            resolve="subtract",
+        )
+        sim = cs.Simulation(None, agents, steering, motion=cs.Accel())
+        sim.configure_metrics(enabled=metrics)
+        sim.step(0.05)
+        assert np.all(agents.velocity == 0.0)  # at rest at their targets
+        agents.velocity[0] = (30.0, 0.0)
+        agents.target[0] = (40.0, 0.0)
+        sim.step(0.05)
+        return np.array(agents.velocity[0])
+
+    on, off = run(True), run(False)
+    np.testing.assert_array_equal(on, off)
+    assert abs(on[1]) > 1.0  # A swerved: it saw B

@@ -106,7 +106,8 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   }
 }
 
-void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGrid* like) {
+void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGrid* like,
+                      const NeighborGrid* exact) {
   if (!enabled()) return;
   const std::uint64_t generation = world ? world->index_generation() : 0;
   if (world != lb_world_ || generation != lb_generation_) {
@@ -124,6 +125,8 @@ void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGri
                                      double(a.position[2 * i + 1]) - prev_pos_[2 * i + 1]));
   }
   max_moved_ = static_cast<float>(moved * (1.0 + 0x1p-20));
+  shared_ = exact;
+  if (exact) return;
   if (like) {
     // The agents were sorted into cells a moment ago (the push-apart grid, over the
     // positions before push-apart): reuse the cells, not a second counting sort. On
@@ -140,7 +143,8 @@ void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGri
 
 void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
                           float& agent, std::int32_t* partners, std::uint8_t& count,
-                          double& wall_lb, double moved, float guess) const {
+                          double& wall_lb, double moved, float guess,
+                          const NeighborRowsOut* nb) const {
   const Vec2 p = load2(a.position, i);
   const float r = a.radius[i];
   wall = kInf;
@@ -189,52 +193,89 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
   // below that (less a rounding margin) is the least of all; otherwise (the nearest agent
   // left, or a bad guess) the full radius is asked again. Same results, a smaller disc
   // to search in a crowd.
+  //
+  // With `nb` the same visit also collects agent i's neighbour list (query()'s answer for
+  // nb->radius, from the candidates within it: visit() applies the same float test).
+  const NeighborGrid& grid = shared_ ? *shared_ : grid_;
   const float keep = 1.0f + params_.contact_tolerance;
   const float range = range_;
   const float* radius = a.radius;
   const auto self = static_cast<std::int32_t>(i);
   const float full = r + rmax_ + range_;
-  float least = kInf;
+  const float near = std::max(keep * (r + rmax_), r + rmax_ + guess) * (1.0f + 0x1p-16f) + 0x1p-16f;
   std::size_t n = 0;
+  const auto add_partner = [&](std::int32_t j) {
+    // Insert j into the ascending list, dropping the highest when it is full.
+    if (n == kMaxContacts) {
+      if (j > partners[n - 1]) return;
+      --n;
+    }
+    std::size_t q = n++;
+    for (; q > 0 && partners[q - 1] > j; --q) partners[q] = partners[q - 1];
+    partners[q] = j;
+  };
   const auto search = [&](float reach) {
     std::fill_n(partners, kMaxContacts, -1);
-    least = kInf;
+    float least = kInf;
     n = 0;
-    grid_.visit(p, reach, [&](std::int32_t j, float d2) {
+    grid.visit(p, reach, [&](std::int32_t j, float d2) {
       if (j == self) return;
       const float dist = std::sqrt(d2);
       const float rr = r + radius[static_cast<std::size_t>(j)];
       const float c = dist - rr;
       if (c <= range) least = std::min(least, c);
-      if (dist < keep * rr) {
-        // Insert j into the ascending list, dropping the highest when it is full.
-        if (n == kMaxContacts) {
-          if (j > partners[n - 1]) return;
-          --n;
-        }
-        std::size_t q = n++;
-        for (; q > 0 && partners[q - 1] > j; --q) partners[q] = partners[q - 1];
-        partners[q] = j;
-      }
+      if (dist < keep * rr) add_partner(j);
     });
+    return least;
   };
-  const float near = std::max(keep * (r + rmax_), r + rmax_ + guess) * (1.0f + 0x1p-16f) + 0x1p-16f;
-  if (near < full) {
-    search(near);
-    const float sure = near - r - rmax_;
-    if (least < sure - 0x1p-12f * (near + 1.0f)) {
-      agent = least;
-      count = static_cast<std::uint8_t>(n);
-      return;
-    }
+  const float first = near < full ? near : full;
+  // Whether `least`, the least clearance of a search within `reach` (<= full), is the
+  // least of all.
+  const auto certain = [&](float least, float reach) {
+    if (reach >= full) return true;
+    const float sure = reach - r - rmax_;
+    return least < sure - 0x1p-12f * (reach + 1.0f);
+  };
+  float least;
+  if (!nb) {
+    least = search(first);
+    if (!certain(least, first)) least = search(full);
+  } else {
+    // One visit for the neighbour list and the first search, reaching at least as far as
+    // both. Its least clearance within min(reach, full) is certain whenever the first
+    // search's is (the bound grows with the radius), and is then the same value (the
+    // least of all); otherwise the full search follows. Every partner lies within
+    // `first`, so the visit's partner list is the searches'.
+    std::fill_n(partners, kMaxContacts, -1);
+    n = 0;
+    const float nr = nb->radius, nr2 = nr * nr;
+    const float reach = first > nr ? first : nr;  // nr when first is NaN
+    const float seen = reach < full ? reach : full, seen2 = seen * seen;
+    least = kInf;
+    std::int32_t* out = nb->indices + i * nb->max_count;
+    float d2s[kMaxNeighbors];
+    std::size_t found = 0;
+    grid.visit(p, reach, [&](std::int32_t j, float d2) {
+      if (j == self) return;
+      if (d2 <= nr2) insert_nearest(d2s, out, found, nb->max_count, d2, j);
+      if (!(d2 <= seen2)) return;
+      const float dist = std::sqrt(d2);
+      const float rr = r + radius[static_cast<std::size_t>(j)];
+      const float c = dist - rr;
+      if (c <= range) least = std::min(least, c);
+      if (dist < keep * rr) add_partner(j);
+    });
+    std::fill(out + found, out + nb->max_count, -1);
+    nb->counts[i] = static_cast<std::int32_t>(found);
+    if (!certain(least, seen)) least = search(full);
   }
-  search(full);
   agent = least;
   count = static_cast<std::uint8_t>(n);
 }
 
 void Metrics::update_rows(const AgentsView& view, const World* world, const std::uint8_t* stuck,
-                          double time, std::size_t begin, std::size_t end) {
+                          double time, std::size_t begin, std::size_t end,
+                          const NeighborRowsOut* nb) {
   if (!enabled()) return;
   const AgentsView a = view;  // a local copy: byte stores below cannot change its pointers
   const float tol = params_.contact_tolerance, goal_radius = params_.goal_radius;
@@ -274,6 +315,10 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
   for (std::size_t i = begin; i < end; ++i) {
     if (!a.alive[i]) {
       was_alive[i] = 0;
+      if (nb) {
+        std::fill_n(nb->indices + i * nb->max_count, nb->max_count, -1);
+        nb->counts[i] = 0;
+      }
       continue;
     }
     const Vec2 p = load2(a.position, i), v = load2(a.velocity, i);
@@ -290,7 +335,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     // The previous least clearance, plus this agent's and any agent's displacement since,
     // bounds the least clearance now (inf: no agent was within range).
     const float guess = fresh ? kInf : cur_agent[i] + static_cast<float>(moved) + max_moved_;
-    measure_row(a, world, i, wall, agent, now, count, wall_lb[i], moved, guess);
+    measure_row(a, world, i, wall, agent, now, count, wall_lb[i], moved, guess, nb);
     if (!fresh) {
       // Displacement, velocity change and turn since the previous update, until the agent
       // arrives (the arriving step included): what it does at its goal is not travel.

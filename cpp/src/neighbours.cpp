@@ -179,20 +179,7 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std
           const std::int32_t j = order_[hit[h]];
           const float d2 = hit_d2[h];
           if (j == self) continue;
-          if (count == max_count) {
-            const float wd = d2s[count - 1];
-            if (d2 > wd || (d2 == wd && j > out[count - 1])) continue;
-            --count;  // drop the worst
-          }
-          std::size_t k = count;
-          while (k > 0 && (d2s[k - 1] > d2 || (d2s[k - 1] == d2 && out[k - 1] > j))) {
-            d2s[k] = d2s[k - 1];
-            out[k] = out[k - 1];
-            --k;
-          }
-          d2s[k] = d2;
-          out[k] = j;
-          ++count;
+          insert_nearest(d2s, out, count, max_count, d2, j);
         }
       }
     }

@@ -3,7 +3,9 @@
 #include "contextsteer/simulation.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <span>
 
 #include "contextsteer/collide.hpp"
@@ -134,17 +136,29 @@ void Simulation::build_neighbors(Plan& p) {
     p.in.sensed_of = sensor_;
   }
   if (!needs_neighbors_) return;
-  if (config_.classic) {
-    float rmax = 0.0f;
-    for (std::size_t i = 0; i < n_; ++i)
-      if (p.in.agents.alive[i]) rmax = std::max(rmax, p.in.agents.radius[i]);
-    neighbor_radius_ = classic::neighbor_radius(*config_.classic, rmax);
-  } else {
-    neighbor_radius_ = shared_neighbor_radius(config_.behaviours, p.in.agents);
+  const AgentsView& a = p.in.agents;
+  neighbor_radius_ = current_neighbor_radius(a);
+  // The lists observe() left are this step's when nothing they depend on has changed
+  // since: the positions and alive flags (compared bit for bit: a view may have been
+  // written) and the radius (it follows the velocities and radii).
+  use_lists_ = lists_ready_ &&
+               std::bit_cast<std::uint32_t>(neighbor_radius_) ==
+                   std::bit_cast<std::uint32_t>(lists_radius_) &&
+               std::memcmp(a.position, lists_pos_.data(), 2 * n_ * sizeof(float)) == 0 &&
+               std::memcmp(a.alive, lists_alive_.data(), n_) == 0;
+  if (!use_lists_) {
+    lists_ready_ = false;
+    grid_.rebuild(a.position, a.alive, n_, neighbor_radius_ > 0.0f ? neighbor_radius_ : 1.0f);
   }
-  grid_.rebuild(p.in.agents.position, p.in.agents.alive, n_,
-                neighbor_radius_ > 0.0f ? neighbor_radius_ : 1.0f);
   p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
+}
+
+float Simulation::current_neighbor_radius(const AgentsView& a) const {
+  if (!config_.classic) return shared_neighbor_radius(config_.behaviours, a);
+  float rmax = 0.0f;
+  for (std::size_t i = 0; i < n_; ++i)
+    if (a.alive[i]) rmax = std::max(rmax, a.radius[i]);
+  return classic::neighbor_radius(*config_.classic, rmax);
 }
 
 void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end) {
@@ -161,7 +175,7 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
       begin, end, [&](std::size_t i) { return decides(i); },
       [&](std::size_t b, std::size_t e) {
         const std::size_t len = e - b;
-        if (needs_neighbors_) {
+        if (needs_neighbors_ && !use_lists_) {
           find_neighbors_rows(grid_, p.in.agents.position, p.in.agents.alive, neighbor_radius_,
                               config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e);
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The simulation's observers: metrics and histories, updated at the end of every step.
 #include <algorithm>
+#include <cmath>
 
 #include "parallel.hpp"
 #include "contextsteer/simulation.hpp"
@@ -27,14 +28,34 @@ void Simulation::detach(const History* history) {
 
 void Simulation::observe() {
   const AgentsView a = agents_->view();
+  lists_ready_ = false;  // the lists, if any, were the last step's
   if (metrics_.enabled()) {
     const World* world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
-    // The agent grid over the committed positions, from the push-apart grid that finish()
-    // built over the same alive agents just before push-apart moved them (serial).
-    metrics_.prepare(a, world, &push_grid_);
+    // When the steering queries neighbours, the next step's neighbour grid and lists are
+    // made here, over the committed positions, and the metrics' agent query shares their
+    // grid and its visits (NeighborRowsOut): one grid visit an agent serves both. The next
+    // step uses the lists if nothing has moved since (build_neighbors).
+    NeighborRowsOut nb;
+    if (needs_neighbors_ && config_.max_neighbors > 0) {
+      const float r = current_neighbor_radius(a);
+      if (std::isfinite(r) && r >= 0.0f) {
+        grid_.rebuild(a.position, a.alive, n_, r > 0.0f ? r : 1.0f);
+        nb = {r, config_.max_neighbors, nb_indices_.data(), nb_counts_.data()};
+      }
+    }
+    const NeighborRowsOut* lists = nb.indices ? &nb : nullptr;
+    // Otherwise the agent grid over the committed positions comes from the push-apart grid
+    // that finish() built over the same alive agents just before push-apart moved them.
+    metrics_.prepare(a, world, &push_grid_, lists ? &grid_ : nullptr);
     parallel_for(n_, kObserveGrain, [&](std::size_t b, std::size_t e) {
-      metrics_.update_rows(a, world, stuck_.data(), time_, b, e);
+      metrics_.update_rows(a, world, stuck_.data(), time_, b, e, lists);
     });
+    if (lists) {
+      lists_radius_ = nb.radius;
+      lists_pos_.assign(a.position, a.position + 2 * n_);
+      lists_alive_.assign(a.alive, a.alive + n_);
+      lists_ready_ = true;
+    }
     if (metrics_.params().overtakes) {
       parallel_for(n_, kObserveGrain,
                    [&](std::size_t b, std::size_t e) { metrics_.overtake_rows(a, b, e); });

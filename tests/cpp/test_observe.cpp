@@ -89,3 +89,77 @@ TEST(Observe, MetricsAndHistoryIdenticalForAnyThreadCount) {
   for (double x : a.path_length) total += x;
   EXPECT_GT(total, 0.0);
 }
+
+// With run metrics on, the end of a step makes the next step's neighbour lists in the
+// metrics' grid visit (Metrics::update_rows with NeighborRowsOut). Every row must be what
+// the step's own query would return: NeighborGrid::query over the committed positions,
+// here with radii and neighbour counts that put the list radius below, between and above
+// the metrics' search radii (predictive: the radius follows the speeds), a dead agent and
+// one brought back, and agents crossing so that lists shrink (the -1 padding).
+TEST(Observe, PreparedNeighbourListsEqualAFreshQuery) {
+  for (const float danger_radius : {0.05f, 1.5f, 12.0f}) {
+    for (const std::size_t max_neighbors : {std::size_t{3}, std::size_t{16}}) {
+      for (const bool predictive : {false, true}) {
+        const std::size_t n = 300;
+        Agents agents(n, 3);
+        std::vector<float> pos, vel(2 * n, 0.0f), zero(n, 0.0f), rad, vmax(n, 3.0f), amax(n, 6.0f),
+            turn(n, 3.0f), steer(n, 0.3f), tgt;
+        std::vector<std::int32_t> grp(n, 0), ids(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          // A dense block and a sparse fringe, radii 0.2-0.6.
+          const float s = i < 200 ? 0.9f : 3.1f;
+          pos.push_back(s * static_cast<float>(i % 15) + 0.01f * static_cast<float>(i % 7));
+          pos.push_back(s * static_cast<float>(i / 15 % 14));
+          rad.push_back(0.2f + 0.1f * static_cast<float>(i % 5));
+          tgt.push_back(40.0f - pos[2 * i]);  // through the centre: neighbours come and go
+          tgt.push_back(40.0f - pos[2 * i + 1]);
+        }
+        AgentInit init{n,           pos.data(),  vel.data(),   zero.data(), rad.data(), vmax.data(),
+                       amax.data(), turn.data(), steer.data(), grp.data(),  tgt.data()};
+        ASSERT_TRUE(agents.add(init, ids));
+        agents.alive()[17] = 0;
+        SteeringConfig c;
+        c.behaviours = {Targets{}, AgentDanger{1.0f, danger_radius, predictive}};
+        c.resolve.mode = ResolveMode::kSubtract;
+        c.max_neighbors = max_neighbors;
+        Simulation sim(agents, 12, c, SimulationParams{});
+        sim.configure_metrics(MetricsParams{});
+        float radius = -1.0f;
+        EXPECT_TRUE(sim.prepared_neighbors(&radius).empty());  // none before a step
+        bool shrank = false;
+        std::vector<std::int32_t> before(n, 0);
+        for (int step = 0; step < 14; ++step) {
+          if (step == 3) agents.alive()[40] = 0;  // its row must become empty
+          if (step == 6) agents.alive()[17] = 1;  // back, where it was
+          sim.step(0.25f, 1);
+          const NeighborLists got = sim.prepared_neighbors(&radius);
+          ASSERT_FALSE(got.empty());
+          const AgentsView a = agents.view();
+          ASSERT_EQ(radius, shared_neighbor_radius(c.behaviours, a));
+          NeighborGrid grid;
+          grid.rebuild(a.position, a.alive, n, radius);
+          std::vector<std::int32_t> want(max_neighbors);
+          std::size_t listed = 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            std::size_t count = 0;
+            std::fill(want.begin(), want.end(), -1);
+            if (a.alive[i])
+              count = grid.query({a.position[2 * i], a.position[2 * i + 1]}, radius,
+                                 static_cast<std::int32_t>(i), max_neighbors, want.data());
+            ASSERT_EQ(got.counts[i], static_cast<std::int32_t>(count)) << "agent " << i;
+            shrank |= got.counts[i] < before[i];  // rows that shrink test the -1 padding
+            before[i] = got.counts[i];
+            for (std::size_t q = 0; q < max_neighbors; ++q)
+              ASSERT_EQ(got.indices[i * max_neighbors + q], want[q]) << "agent " << i << " " << q;
+            listed += count;
+          }
+          EXPECT_GT(listed, 0u);
+        }
+        EXPECT_TRUE(shrank);
+        sim.configure_metrics(MetricsParams{.enabled = false});
+        sim.step(0.1f, 1);
+        EXPECT_TRUE(sim.prepared_neighbors(&radius).empty());  // none with metrics off
+      }
+    }
+  }
+}

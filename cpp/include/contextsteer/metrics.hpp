@@ -41,6 +41,18 @@ struct MetricsParams {
   std::uint32_t layers = kAllLayers;  ///< wall layers measured
 };
 
+/// The neighbour table update_rows may fill besides (Simulation::observe): row i gets
+/// what NeighborGrid::query(position i, radius, i, max_count, ...) over the committed
+/// positions returns, padded with -1, and counts[i] its length (0 for a dead agent), so
+/// that the next step, if nothing moved in between, need not query again. radius is
+/// finite and >= 0; 1 <= max_count <= kMaxNeighbors.
+struct NeighborRowsOut {
+  float radius = 0.0f;
+  std::size_t max_count = 0;
+  std::int32_t* indices = nullptr;  ///< (N, max_count)
+  std::int32_t* counts = nullptr;   ///< (N,)
+};
+
 /// Metrics accumulated at the end of every step from the committed agent state (not
 /// per-step Python). Per-agent accumulators only, each written by the chunk that owns
 /// the agent, so the results do not depend on the thread count.
@@ -80,13 +92,17 @@ class Metrics {
   /// rows (any chunking), then finish_update. `like`, if given, is a grid over the same
   /// alive agents at nearby positions (the simulation's push-apart grid): the agent grid
   /// is then made from it (NeighborGrid::rebuild_from) instead of sorted afresh; the
-  /// results are the same.
+  /// results are the same. `exact`, if given, is a grid rebuilt over exactly the
+  /// committed positions and alive agents (the simulation's neighbour grid): it is used
+  /// as it is (borrowed until the update ends), with no grid of the metrics' own.
   void prepare(const AgentsView& agents, const World* world = nullptr,
-               const NeighborGrid* like = nullptr);
-  /// Accumulates rows [begin, end) from the committed state `agents` at `time`.
-  /// Reentrant for disjoint row ranges; allocation-free.
+               const NeighborGrid* like = nullptr, const NeighborGrid* exact = nullptr);
+  /// Accumulates rows [begin, end) from the committed state `agents` at `time`; with
+  /// `nb`, also writes rows [begin, end) of its neighbour table, from the same grid visit
+  /// as the agent clearance. Reentrant for disjoint row ranges; allocation-free.
   void update_rows(const AgentsView& agents, const World* world, const std::uint8_t* stuck,
-                   double time, std::size_t begin, std::size_t end);
+                   double time, std::size_t begin, std::size_t end,
+                   const NeighborRowsOut* nb = nullptr);
   /// Overtakes of rows [begin, end) (reads every agent's progress: after update_rows of
   /// all rows).
   void overtake_rows(const AgentsView& agents, std::size_t begin, std::size_t end);
@@ -153,7 +169,8 @@ class Metrics {
  private:
   void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
                    float& agent, std::int32_t* partners, std::uint8_t& count, double& wall_lb,
-                   double moved, float guess = std::numeric_limits<float>::infinity()) const;
+                   double moved, float guess = std::numeric_limits<float>::infinity(),
+                   const NeighborRowsOut* nb = nullptr) const;
 
   MetricsParams params_;
   const Path* path_ = nullptr;
@@ -166,6 +183,7 @@ class Metrics {
   std::uint64_t steps_ = 0;
   double start_time_ = 0.0;
   NeighborGrid grid_;
+  const NeighborGrid* shared_ = nullptr;  // prepare(exact): the grid of this update
   std::vector<float> prev_pos_, prev_vel_, prev_head_;
   /// Per agent, a lower bound of the distance from prev_pos_ to the nearest wall (−inf:
   /// unknown), valid for the world lb_world_ at index generation lb_generation_.

@@ -31,6 +31,27 @@ struct NeighborLists {
   bool empty() const { return indices == nullptr; }
 };
 
+/// Adds candidate j at squared distance d2 to `out` / `d2s`, the at most `max_count`
+/// (>= 1) nearest candidates so far, kept sorted by (d2, index): the ordering of
+/// NeighborGrid::query and NeighborLists, whatever order the candidates come in.
+inline void insert_nearest(float* d2s, std::int32_t* out, std::size_t& count, std::size_t max_count,
+                           float d2, std::int32_t j) {
+  if (count == max_count) {
+    const float wd = d2s[count - 1];
+    if (d2 > wd || (d2 == wd && j > out[count - 1])) return;
+    --count;  // drop the worst
+  }
+  std::size_t k = count;
+  while (k > 0 && (d2s[k - 1] > d2 || (d2s[k - 1] == d2 && out[k - 1] > j))) {
+    d2s[k] = d2s[k - 1];
+    out[k] = out[k - 1];
+    --k;
+  }
+  d2s[k] = d2;
+  out[k] = j;
+  ++count;
+}
+
 /// Uniform grid (counting sort of alive agents by cell) answering radius queries.
 /// Buffers grow to the largest N / cell count seen and are then reused, so a rebuild
 /// per step allocates nothing in steady state. Queries are const and thread-safe.

@@ -143,6 +143,15 @@ class Simulation {
   float* still_time() { return still_.data(); }               ///< (N,) seconds without progress
   /// (N,K) map of behaviour b (its interest or danger map), or nullptr unless recording.
   float* behaviour_map(std::size_t b);
+  /// The neighbour lists the last step's end made for the next step (with run metrics
+  /// on, when the steering queries neighbours), for the positions and alive flags as they
+  /// were then and the neighbour radius `*radius`; empty when there are none. The next
+  /// step uses them if nothing they depend on has changed. For tests and tools.
+  NeighborLists prepared_neighbors(float* radius) const {
+    if (!lists_ready_) return {};
+    if (radius) *radius = lists_radius_;
+    return {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
+  }
 
   /// Calls fn(name, data, bytes) for every buffer and scalar that carries state from one
   /// step to the next, the metrics' accumulators included (save/load: a simulation built
@@ -204,6 +213,8 @@ class Simulation {
   void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end);
   void cap_retreat(const Plan& p, std::size_t begin, std::size_t end);
   void keep_inertia(const Plan& p, std::size_t begin, std::size_t end);
+  /// The neighbour radius every behaviour's query shares, for the agents as they are.
+  float current_neighbor_radius(const AgentsView& a) const;
   void build_neighbors(Plan& p);
   void move_and_collide(const Plan& p, float dt, bool fused);
   void finish(float dt);
@@ -234,6 +245,15 @@ class Simulation {
   NeighborGrid grid_, push_grid_;
   std::vector<std::int32_t> nb_indices_, nb_counts_;
   float neighbor_radius_ = 0.0f;
+  // observe() fills the neighbour lists for the next step from the metrics' agent query
+  // (one grid visit for both). They are used while the agents' positions and alive flags
+  // are these copies, bit for bit, and the neighbour radius is lists_radius_: the lists
+  // are then exactly what the step's own query would return.
+  bool lists_ready_ = false;  // the lists hold every row for lists_pos_ / lists_alive_
+  bool use_lists_ = false;    // this step's build_neighbors found them valid
+  float lists_radius_ = 0.0f;
+  std::vector<float> lists_pos_;
+  std::vector<std::uint8_t> lists_alive_;
   Metrics metrics_;
   std::vector<std::shared_ptr<History>> histories_;
   std::uint64_t step_count_ = 0;
