@@ -47,6 +47,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   prev_vel_.assign(a.velocity, a.velocity + 2 * n_);
   prev_head_.assign(a.heading, a.heading + n_);
   wall_lb_.assign(n_, -kInfD);
+  moved_.assign(n_, 0.0);
   lb_world_ = world;
   lb_generation_ = world ? world->index_generation() : 0;
   touching_.assign(n_, 0);
@@ -84,8 +85,9 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
     if (!a.alive[i]) continue;
     float wall = kInf, agent = kInf;
     std::uint8_t count = 0;
-    measure_row(a, world, i, wall, agent, partners_.data() + i * kMaxContacts, count, wall_lb_[i],
-                0.0);
+    std::int32_t* const row = partners_.data() + i * kMaxContacts;
+    measure_row(a, world, i, wall, agent, row, count, wall_lb_[i], 0.0);
+    std::fill(row + count, row + kMaxContacts, -1);  // measure_row writes [0, count) only
     n_partners_[i] = count;
     touching_[i] = wall < params_.contact_tolerance * a.radius[i];
     min_wall_[i] = cur_wall_[i] = wall;
@@ -116,15 +118,24 @@ void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGri
     lb_generation_ = generation;
   }
   rmax_ = 0.0f;  // agents may have been added or resized since configure()
-  double moved = 0.0;
+  double moved = 0.0, coords = 0.0;
+  double* const moved_i = moved_.data();
   for (std::size_t i = 0; i < n_; ++i) {
+    moved_i[i] = 0.0;
     if (!a.alive[i]) continue;
     rmax_ = std::max(rmax_, a.radius[i]);
-    if (was_alive_[i])
-      moved = std::max(moved, norm2d(double(a.position[2 * i]) - prev_pos_[2 * i],
-                                     double(a.position[2 * i + 1]) - prev_pos_[2 * i + 1]));
+    const double x = a.position[2 * i], y = a.position[2 * i + 1];
+    coords = std::max(coords, std::fabs(x) + std::fabs(y));
+    if (was_alive_[i]) {
+      moved_i[i] = norm2d(x - prev_pos_[2 * i], y - prev_pos_[2 * i + 1]);
+      moved = std::max(moved, moved_i[i]);
+    }
   }
   max_moved_ = static_cast<float>(moved * (1.0 + 0x1p-20));
+  // The rounding margin of the wall distance bounds (measure_row), for every agent: at
+  // least each one's own 2^-30 · (|x| + |y| + maxd + 1). Infinite when a coordinate is
+  // (then every agent asks the world); a NaN position is left out by max.
+  wall_eps_ = 0x1p-30 * (coords + double(rmax_) + double(range_) + 1.0);
   shared_ = exact;
   if (exact) return;
   if (like) {
@@ -153,13 +164,13 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     // The distance to the nearest wall is 1-Lipschitz in the position, so the bound from
     // an earlier query, less the distance moved since, is a bound now; while it exceeds
     // maxd no wall is within reach and the query is skipped. eps covers the rounding of
-    // the distances (~2^-50 of the coordinates). A query looks twice as far as needed, so
+    // the distances (~2^-50 of the coordinates; wall_eps_, the same margin for the
+    // largest coordinates, is a little larger for most agents). A query looks twice as far as needed, so
     // an agent in open space re-queries only after moving about maxd. On crowd-track-10k
     // (K = 16, 100 steps, callgrind) the metrics' wall queries went from 670 to 100
     // instructions an agent a step.
     const float maxd = r + range_;
-    const double eps = 0x1p-30 * (std::fabs(double(p.x)) + std::fabs(double(p.y)) + maxd + 1.0);
-    const double lb = wall_lb - moved - eps;
+    const double lb = wall_lb - moved - wall_eps_;
     if (lb > maxd) {
       wall_lb = lb;
     } else {
@@ -182,7 +193,8 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
   }
   // Agents: every alive j within r + rmax + range (centre distance). Only the least
   // clearance (a min: the same in any order) and the touching partners are kept, the
-  // partners as the kMaxContacts lowest indices, in ascending order: so the grid is
+  // partners as the kMaxContacts lowest indices, in ascending order (partners[0, count);
+  // the entries after them are left as they were): so the grid is
   // visited unsorted, and any grid (any visiting order) gives the same results. At most
   // 6 equal discs can touch one; more than kMaxContacts only with mixed radii.
   //
@@ -215,7 +227,6 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     partners[q] = j;
   };
   const auto search = [&](float reach) {
-    std::fill_n(partners, kMaxContacts, -1);
     float least = kInf;
     n = 0;
     grid.visit(p, reach, [&](std::int32_t j, float d2) {
@@ -246,7 +257,6 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     // search's is (the bound grows with the radius), and is then the same value (the
     // least of all); otherwise the full search follows. Every partner lies within
     // `first`, so the visit's partner list is the searches'.
-    std::fill_n(partners, kMaxContacts, -1);
     n = 0;
     const float nr = nb->radius, nr2 = nr * nr;
     const float reach = first > nr ? first : nr;  // nr when first is NaN
@@ -286,6 +296,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
   auto* const was_alive = was_alive_.data();
   auto* const wall_lb = wall_lb_.data();
   auto* const prev_pos = prev_pos_.data();
+  const double* const moved_i = moved_.data();
   auto* const prev_vel = prev_vel_.data();
   auto* const prev_head = prev_head_.data();
   auto* const goal_time = goal_time_.data();
@@ -330,8 +341,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     // Displacement since the previous update. √(dx² + dy²) in double: float differences
     // square exactly, so this is as accurate as std::hypot (which guards over/underflow
     // that float inputs cannot reach) at a fraction of its cost.
-    const double moved =
-        fresh ? 0.0 : norm2d(double(p.x) - prev_pos[2 * i], double(p.y) - prev_pos[2 * i + 1]);
+    const double moved = moved_i[i];  // 0 when fresh (prepare)
     // The previous least clearance, plus this agent's and any agent's displacement since,
     // bounds the least clearance now (inf: no agent was within range).
     const float guess = fresh ? kInf : cur_agent[i] + static_cast<float>(moved) + max_moved_;
@@ -366,7 +376,11 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       min_wall[i] = wall;
       min_agent[i] = agent;
     }
-    std::copy(now, now + kMaxContacts, partners + i * kMaxContacts);
+    // A partner row holds -1 beyond its count (configure): only the entries that may
+    // have changed are written, nothing when the agent touches no one, as usual.
+    std::int32_t* const row = partners + i * kMaxContacts;
+    for (std::uint8_t q = 0; q < count; ++q) row[q] = now[q];
+    for (std::uint8_t q = count; q < n_partners[i]; ++q) row[q] = -1;
     n_partners[i] = count;
     cur_wall[i] = wall;
     cur_agent[i] = agent;

@@ -180,6 +180,8 @@ class Metrics {
   // rounded up), so that an agent's clearance then, plus both displacements, bounds its
   // clearance now (measure_row's guess).
   float max_moved_ = 0.0f;
+  double wall_eps_ = 0.0;      // prepare(): the wall bounds' rounding margin (measure_row)
+  std::vector<double> moved_;  // prepare(): each agent's displacement since (0: fresh)
   std::uint64_t steps_ = 0;
   double start_time_ = 0.0;
   NeighborGrid grid_;
