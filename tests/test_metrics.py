@@ -437,3 +437,48 @@ def test_prepared_neighbour_lists_are_not_used_once_a_velocity_widens_the_radius
     on, off = run(True), run(False)
     np.testing.assert_array_equal(on, off)
     assert abs(on[1]) > 1.0  # A swerved: it saw B
+
+
+@pytest.mark.parametrize(
+    "look_ahead, clearance_range, layered",
+    [(0.5, None, False), (1.5, 0.2, False), (4.0, None, True)],
+)
+def test_nearest_walls_found_by_the_metrics_sense_exactly_like_the_steps_own_query(
+    look_ahead, clearance_range, layered
+):
+    # With run metrics on, the metrics' wall clearance at the end of a step tells the next
+    # step's slot wall sensors each agent's nearest wall, for sensors that look no farther
+    # than the metrics asked and use the same layers. Walls added in front of the agents
+    # between steps (a new index), an agent moved into a corner, a sensor looking farther
+    # than the metrics (clearance_range 0.2: they ask up to 1.6 m, the sensor 2.1 m) and a
+    # sensor of other layers than the metrics' (layered: the simulation collides with layer
+    # 1 only, the sensor also sees the layer-2 walls) must sense and steer exactly as with
+    # metrics off, where every step asks the world.
+    def run(metrics):
+        world, agents, _ = crowd(n=40, seed=5, push_apart=True)
+        if layered:
+            world.add_segments(np.array([[-6, -6, 6, -5], [-6, 5, 6, 6]], np.float32), layers=2)
+        steering = cs.Steering(
+            [cs.Seek(), cs.WallDanger(look_ahead=look_ahead)],
+            combine="sum",
+            resolve="subtract",
+            choose="vector_sum",
+        )
+        sim = cs.Simulation(
+            world, agents, steering, motion=cs.Accel(), layers=1 if layered else 0xFFFFFFFF
+        )
+        kw = {} if clearance_range is None else {"clearance_range": clearance_range}
+        sim.configure_metrics(enabled=metrics, **kw)
+        frames = []
+        for step in range(120):
+            if step == 40:
+                world.add_segments(np.array([[-9, -2, 9, 2.5], [-3, 9, 3, -9]], np.float32))
+            if step == 70:
+                agents.position[3] = (9.0, 9.0)
+            sim.step(0.05)
+            frames.append(np.array(agents.position))
+        return np.array(frames)
+
+    on, off = run(True), run(False)
+    assert np.abs(on[-1] - on[0]).max() > 1.0  # they move
+    np.testing.assert_array_equal(on, off)

@@ -303,8 +303,19 @@ bool slot_wall_distances(const BehaviourInputs& in, std::size_t i, float look, f
   const std::span<const float> point(a.position + 2 * i, 2);
   float nd = 0.0f, np[2], nn[2];
   std::int32_t nobs = -1;
-  nearest_rows(*in.world, point, look + pad, layers, NearestOut{&nd, np, nn, &nobs}, 0, 1);
-  if (nobs < 0) return false;
+  const float reach = look + pad;
+  const NearestWalls* known = in.near;
+  if (known && known->layers == layers && reach <= known->reach[i] && known->distance[i] != reach) {
+    // The answer nearest_rows would give, found ahead (NearestWalls).
+    if (!(known->distance[i] < reach)) return false;
+    nd = known->distance[i];
+    nn[0] = known->normal[2 * i];
+    nn[1] = known->normal[2 * i + 1];
+    nobs = known->obstacle[i];
+  } else {
+    nearest_rows(*in.world, point, reach, layers, NearestOut{&nd, np, nn, &nobs}, 0, 1);
+    if (nobs < 0) return false;
+  }
   scratch.reserve(in.k);
   std::span<const float> headings;
   if (in.rotate_with_heading) headings = {a.heading + i, 1};

@@ -154,11 +154,12 @@ void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGri
 
 void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
                           float& agent, std::int32_t* partners, std::uint8_t& count,
-                          double& wall_lb, double moved, float guess,
-                          const NeighborRowsOut* nb) const {
+                          double& wall_lb, double moved, float guess, const NeighborRowsOut* nb,
+                          const NearestWalls* walls) const {
   const Vec2 p = load2(a.position, i);
   const float r = a.radius[i];
   wall = kInf;
+  if (walls) walls->reach[i] = -1.0f;
   if (world) {
     // The wall clearance: the nearest wall within maxd = r + range, i.e. nearest_rows(maxd).
     // The distance to the nearest wall is 1-Lipschitz in the position, so the bound from
@@ -173,11 +174,22 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     const double lb = wall_lb - moved - wall_eps_;
     if (lb > maxd) {
       wall_lb = lb;
+      if (walls) {  // no wall within maxd
+        walls->distance[i] = kInf;
+        walls->reach[i] = maxd;
+      }
     } else {
       const float ask = 2.0f * maxd;
       float dist = kInf, pt[2], nrm[2];
       std::int32_t id = -1;
       nearest_rows(*world, {&p.x, 2}, ask, params_.layers, {&dist, pt, nrm, &id}, 0, 1);
+      if (walls) {  // the answer for any max_dist <= ask
+        walls->distance[i] = dist;
+        walls->normal[2 * i] = nrm[0];
+        walls->normal[2 * i + 1] = nrm[1];
+        walls->obstacle[i] = id;
+        walls->reach[i] = ask;
+      }
       // nearest_rows(maxd) reports the double distance d when d <= maxd: float(d) < maxd
       // implies that, float(d) > maxd rules it out (rounding is monotone); a tie is asked
       // exactly.
@@ -285,7 +297,7 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
 
 void Metrics::update_rows(const AgentsView& view, const World* world, const std::uint8_t* stuck,
                           double time, std::size_t begin, std::size_t end,
-                          const NeighborRowsOut* nb) {
+                          const NeighborRowsOut* nb, const NearestWalls* walls) {
   if (!enabled()) return;
   const AgentsView a = view;  // a local copy: byte stores below cannot change its pointers
   const float tol = params_.contact_tolerance, goal_radius = params_.goal_radius;
@@ -330,6 +342,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
         std::fill_n(nb->indices + i * nb->max_count, nb->max_count, -1);
         nb->counts[i] = 0;
       }
+      if (walls) walls->reach[i] = -1.0f;
       continue;
     }
     const Vec2 p = load2(a.position, i), v = load2(a.velocity, i);
@@ -345,7 +358,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     // The previous least clearance, plus this agent's and any agent's displacement since,
     // bounds the least clearance now (inf: no agent was within range).
     const float guess = fresh ? kInf : cur_agent[i] + static_cast<float>(moved) + max_moved_;
-    measure_row(a, world, i, wall, agent, now, count, wall_lb[i], moved, guess, nb);
+    measure_row(a, world, i, wall, agent, now, count, wall_lb[i], moved, guess, nb, walls);
     if (!fresh) {
       // Displacement, velocity change and turn since the previous update, until the agent
       // arrives (the arriving step included): what it does at its goal is not travel.

@@ -135,17 +135,22 @@ void Simulation::build_neighbors(Plan& p) {
     p.in.sensed = sensed_.data();
     p.in.sensed_of = sensor_;
   }
-  if (!needs_neighbors_) return;
   const AgentsView& a = p.in.agents;
+  // What observe() prepared is this step's when nothing it depends on has changed since:
+  // the positions and alive flags (compared bit for bit: a view may have been written),
+  // for the lists the radius (it follows the velocities and radii), for the walls the
+  // world and its index.
+  if (prepared_ && (std::memcmp(a.position, prepared_pos_.data(), 2 * n_ * sizeof(float)) != 0 ||
+                    std::memcmp(a.alive, prepared_alive_.data(), n_) != 0))
+    prepared_ = lists_ready_ = walls_ready_ = false;
+  if (walls_ready_ && p.in.world == walls_world_ &&
+      p.in.world->index_generation() == walls_generation_)
+    p.in.near = &near_;
+  use_lists_ = false;
+  if (!needs_neighbors_) return;
   neighbor_radius_ = current_neighbor_radius(a);
-  // The lists observe() left are this step's when nothing they depend on has changed
-  // since: the positions and alive flags (compared bit for bit: a view may have been
-  // written) and the radius (it follows the velocities and radii).
-  use_lists_ = lists_ready_ &&
-               std::bit_cast<std::uint32_t>(neighbor_radius_) ==
-                   std::bit_cast<std::uint32_t>(lists_radius_) &&
-               std::memcmp(a.position, lists_pos_.data(), 2 * n_ * sizeof(float)) == 0 &&
-               std::memcmp(a.alive, lists_alive_.data(), n_) == 0;
+  use_lists_ = lists_ready_ && std::bit_cast<std::uint32_t>(neighbor_radius_) ==
+                                   std::bit_cast<std::uint32_t>(lists_radius_);
   if (!use_lists_) {
     lists_ready_ = false;
     grid_.rebuild(a.position, a.alive, n_, neighbor_radius_ > 0.0f ? neighbor_radius_ : 1.0f);

@@ -28,7 +28,7 @@ void Simulation::detach(const History* history) {
 
 void Simulation::observe() {
   const AgentsView a = agents_->view();
-  lists_ready_ = false;  // the lists, if any, were the last step's
+  prepared_ = lists_ready_ = walls_ready_ = false;  // any were the last step's
   if (metrics_.enabled()) {
     const World* world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
     // When the steering queries neighbours, the next step's neighbour grid and lists are
@@ -44,17 +44,34 @@ void Simulation::observe() {
       }
     }
     const NeighborRowsOut* lists = nb.indices ? &nb : nullptr;
+    // Each agent's nearest wall, for the slot wall sensors of the next step.
+    if (world) {
+      near_distance_.resize(n_);
+      near_normal_.resize(2 * n_);
+      near_obstacle_.resize(n_);
+      near_reach_.resize(n_);
+      near_ = {near_distance_.data(), near_normal_.data(), near_obstacle_.data(),
+               near_reach_.data(), metrics_.params().layers};
+    }
     // Otherwise the agent grid over the committed positions comes from the push-apart grid
     // that finish() built over the same alive agents just before push-apart moved them.
     metrics_.prepare(a, world, &push_grid_, lists ? &grid_ : nullptr);
     parallel_for(n_, kObserveGrain, [&](std::size_t b, std::size_t e) {
-      metrics_.update_rows(a, world, stuck_.data(), time_, b, e, lists);
+      metrics_.update_rows(a, world, stuck_.data(), time_, b, e, lists, world ? &near_ : nullptr);
     });
+    if (lists || world) {
+      prepared_pos_.assign(a.position, a.position + 2 * n_);
+      prepared_alive_.assign(a.alive, a.alive + n_);
+      prepared_ = true;
+    }
     if (lists) {
       lists_radius_ = nb.radius;
-      lists_pos_.assign(a.position, a.position + 2 * n_);
-      lists_alive_.assign(a.alive, a.alive + n_);
       lists_ready_ = true;
+    }
+    if (world) {
+      walls_world_ = world;
+      walls_generation_ = world->index_generation();
+      walls_ready_ = true;
     }
     if (metrics_.params().overtakes) {
       parallel_for(n_, kObserveGrain,

@@ -414,11 +414,12 @@ class Simulation:
         clearance_range : float, optional
             Clearances are measured up to this distance (default 4 × the largest radius).
         enabled : bool
-            False skips the metrics entirely (no cost per step). When the steering
-            reads neighbours, the metrics' agent query also makes the next step's
-            neighbour lists (one grid visit an agent for both, used unless positions,
-            alive flags or the neighbour radius change in between), so on or off the
-            agents move identically and the metrics cost little beyond that visit.
+            False skips the metrics entirely (no cost per step). The metrics' queries
+            also serve the next step: their agent query makes its neighbour lists (when
+            the steering reads neighbours) and their wall query answers its slot wall
+            sensors' nearest-wall question, unless positions, alive flags, the
+            neighbour radius or the world change in between. So on or off the agents
+            move identically, and the metrics cost little beyond those queries.
 
         Examples
         --------

@@ -2,6 +2,7 @@
 // Metrics and History in C++ (under ASan/UBSan): growth, thread-count independence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -162,4 +163,61 @@ TEST(Observe, PreparedNeighbourListsEqualAFreshQuery) {
       }
     }
   }
+}
+
+// The metrics' wall clearance leaves each agent's nearest-wall answer for the next step's
+// slot wall sensors (NearestWalls). A world re-indexed in place between steps (same
+// object, same address, new index generation: what a C++ caller holding the world may
+// do) must not be answered from the old index: the agents must steer exactly as with
+// metrics off, where every step asks the world.
+TEST(Observe, NearestWallsAreNotReusedAfterTheWorldIsReindexedInPlace) {
+  auto run = [](bool metrics) {
+    auto world = std::make_shared<World>();
+    const float box[8] = {-20, -20, 20, -20, 20, 20, -20, 20};
+    world->add_polyline(box, true, kAllLayers);
+    world->build_index();
+    const std::size_t n = 60;
+    Agents agents(n, 3);
+    std::vector<float> pos, vel(2 * n, 0.0f), zero(n, 0.0f), rad(n, 0.4f), vmax(n, 3.0f),
+        amax(n, 6.0f), turn(n, 3.0f), steer(n, 0.3f), tgt;
+    std::vector<std::int32_t> grp(n, 0), ids(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      pos.push_back(-15.0f + 3.0f * static_cast<float>(i % 10));
+      pos.push_back(-12.0f + 1.5f * static_cast<float>(i / 10));
+      tgt.push_back(pos[2 * i]);
+      tgt.push_back(18.0f);
+    }
+    AgentInit init{n,           pos.data(),  vel.data(),   zero.data(), rad.data(), vmax.data(),
+                   amax.data(), turn.data(), steer.data(), grp.data(),  tgt.data()};
+    EXPECT_TRUE(agents.add(init, ids));
+    SteeringConfig c;
+    WallDanger sensor;
+    sensor.look_ahead = 1.0f;
+    c.behaviours = {Targets{}, sensor};
+    c.resolve.mode = ResolveMode::kSubtract;
+    Simulation sim(agents, 12, c, SimulationParams{});
+    sim.set_world(world);
+    MetricsParams mp;
+    mp.enabled = metrics;
+    sim.configure_metrics(mp);
+    std::vector<float> frames;
+    for (int step = 0; step < 40; ++step) {
+      if (step == 10) {
+        // A wall across the agents' way, 1 m ahead of the leader, indexed in place: within
+        // the sensors' reach (1 m look-ahead + 0.4 m), where the metrics had found no wall
+        // (within 2 m: r + 4 rmax).
+        float lead = -1e9f;
+        for (std::size_t i = 0; i < n; ++i) lead = std::max(lead, agents.position()[2 * i + 1]);
+        const float wall[4] = {-25.0f, lead + 1.0f, 25.0f, lead + 1.0f};
+        world->add_segments(wall, kAllLayers);
+        world->build_index();
+      }
+      sim.step(0.1f, 1);
+      frames.insert(frames.end(), agents.position(), agents.position() + 2 * n);
+    }
+    return frames;
+  };
+  const std::vector<float> on = run(true), off = run(false);
+  ASSERT_EQ(on.size(), off.size());
+  EXPECT_EQ(std::memcmp(on.data(), off.data(), on.size() * sizeof(float)), 0);
 }

@@ -11,6 +11,7 @@
 #include "contextsteer/agents.hpp"
 #include "contextsteer/behaviour_params.hpp"
 #include "contextsteer/nav_field.hpp"
+#include "contextsteer/nearest.hpp"
 #include "contextsteer/neighbours.hpp"
 #include "contextsteer/path.hpp"
 #include "contextsteer/world.hpp"
@@ -422,6 +423,10 @@ struct BehaviourInputs {
   /// agent saw. nullptr: not kept.
   float* sensed = nullptr;
   const WallDanger* sensed_of = nullptr;
+  /// Optional: each agent's nearest wall at its current position, found ahead (the run
+  /// metrics' wall query at the end of the previous step); the slot wall sensors take
+  /// their nearest-wall answer from it where it is known (see NearestWalls). nullptr: ask.
+  const NearestWalls* near = nullptr;
 };
 
 /// Destination of map rows: agent i's K values go to data + (i − first_row)·K. A full

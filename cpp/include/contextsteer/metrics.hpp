@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "contextsteer/agents.hpp"
+#include "contextsteer/nearest.hpp"
 #include "contextsteer/neighbours.hpp"
 #include "contextsteer/path.hpp"
 #include "contextsteer/world.hpp"
@@ -99,10 +100,12 @@ class Metrics {
                const NeighborGrid* like = nullptr, const NeighborGrid* exact = nullptr);
   /// Accumulates rows [begin, end) from the committed state `agents` at `time`; with
   /// `nb`, also writes rows [begin, end) of its neighbour table, from the same grid visit
-  /// as the agent clearance. Reentrant for disjoint row ranges; allocation-free.
+  /// as the agent clearance, and with `walls` (whose layers must be params().layers) what
+  /// the wall clearance learnt of each agent's nearest wall (reach -1 without a world or
+  /// for a dead agent). Reentrant for disjoint row ranges; allocation-free.
   void update_rows(const AgentsView& agents, const World* world, const std::uint8_t* stuck,
                    double time, std::size_t begin, std::size_t end,
-                   const NeighborRowsOut* nb = nullptr);
+                   const NeighborRowsOut* nb = nullptr, const NearestWalls* walls = nullptr);
   /// Overtakes of rows [begin, end) (reads every agent's progress: after update_rows of
   /// all rows).
   void overtake_rows(const AgentsView& agents, std::size_t begin, std::size_t end);
@@ -170,7 +173,7 @@ class Metrics {
   void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
                    float& agent, std::int32_t* partners, std::uint8_t& count, double& wall_lb,
                    double moved, float guess = std::numeric_limits<float>::infinity(),
-                   const NeighborRowsOut* nb = nullptr) const;
+                   const NeighborRowsOut* nb = nullptr, const NearestWalls* walls = nullptr) const;
 
   MetricsParams params_;
   const Path* path_ = nullptr;

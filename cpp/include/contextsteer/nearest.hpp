@@ -28,6 +28,21 @@ struct NearestOut {
 void nearest_rows(const World& world, std::span<const float> points, float max_dist,
                   std::uint32_t layers, NearestOut out, std::size_t begin, std::size_t end);
 
+/// Nearest-wall answers found ahead of time, one per point (N,): for the layers `layers`
+/// and any max_dist <= reach[i], nearest_rows at point i reports (distance[i],
+/// normal[2i..2i+1], obstacle[i]) when distance[i] < max_dist and a miss when
+/// distance[i] > max_dist (+inf: no wall within reach[i]); when they are equal it must be
+/// asked. reach[i] < 0: nothing known. (The ring search visits the same cells in the same
+/// order whatever max_dist, and stops only beyond max_dist, so a larger max_dist finds
+/// the same nearest wall when it lies within the smaller one.)
+struct NearestWalls {
+  float* distance = nullptr;
+  float* normal = nullptr;
+  std::int32_t* obstacle = nullptr;
+  float* reach = nullptr;
+  std::uint32_t layers = 0;
+};
+
 /// nearest_rows over all N points on the thread pool. Deterministic.
 void nearest(const World& world, std::span<const float> points, float max_dist,
              std::uint32_t layers, NearestOut out);

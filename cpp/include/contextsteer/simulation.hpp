@@ -245,15 +245,24 @@ class Simulation {
   NeighborGrid grid_, push_grid_;
   std::vector<std::int32_t> nb_indices_, nb_counts_;
   float neighbor_radius_ = 0.0f;
-  // observe() fills the neighbour lists for the next step from the metrics' agent query
-  // (one grid visit for both). They are used while the agents' positions and alive flags
-  // are these copies, bit for bit, and the neighbour radius is lists_radius_: the lists
-  // are then exactly what the step's own query would return.
-  bool lists_ready_ = false;  // the lists hold every row for lists_pos_ / lists_alive_
+  // With run metrics on, observe() prepares answers for the next step from the metrics'
+  // queries: the neighbour lists (one grid visit for both) and each agent's nearest wall
+  // (NearestWalls, for the slot wall sensors). They are used while the agents' positions
+  // and alive flags are these copies, bit for bit (and, for the lists, the neighbour
+  // radius is lists_radius_; for the walls, the world and its index are the same): they
+  // are then exactly what the step's own queries would return.
+  bool prepared_ = false;     // prepared_pos_ / prepared_alive_ hold that state
+  bool lists_ready_ = false;  // the lists hold every row for it
   bool use_lists_ = false;    // this step's build_neighbors found them valid
+  bool walls_ready_ = false;  // near_ holds every alive agent's nearest wall for it
   float lists_radius_ = 0.0f;
-  std::vector<float> lists_pos_;
-  std::vector<std::uint8_t> lists_alive_;
+  const World* walls_world_ = nullptr;
+  std::uint64_t walls_generation_ = 0;
+  std::vector<float> prepared_pos_;
+  std::vector<std::uint8_t> prepared_alive_;
+  std::vector<float> near_distance_, near_normal_, near_reach_;
+  std::vector<std::int32_t> near_obstacle_;
+  NearestWalls near_;
   Metrics metrics_;
   std::vector<std::shared_ptr<History>> histories_;
   std::uint64_t step_count_ = 0;
