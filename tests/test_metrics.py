@@ -365,6 +365,13 @@ def test_clearance_when_the_nearest_agent_leaves(avoid):
     assert sim.agent_metrics.min_agent_clearance[0] == np.float32(0.5)
 
 
+def _same_with_metrics_on_and_off(run):
+    """run(metrics) -> the (steps, N, 2) positions: they move, and identically either way."""
+    on, off = run(True), run(False)
+    assert np.abs(on[-1] - on[0]).max() > 1.0
+    np.testing.assert_array_equal(on, off)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_neighbour_lists_made_with_the_metrics_steer_exactly_like_the_steps_own_query(threads):
     # With run metrics on, the end of a step makes the next step's neighbour lists in the
@@ -407,9 +414,7 @@ def test_neighbour_lists_made_with_the_metrics_steer_exactly_like_the_steps_own_
                 frames.append(np.array(agents.position))
         return np.array(frames)
 
-    on, off = run(True), run(False)
-    assert np.abs(on[-1] - on[0]).max() > 1.0  # they move
-    np.testing.assert_array_equal(on, off)
+    _same_with_metrics_on_and_off(run)
 
 
 def test_prepared_neighbour_lists_are_not_used_once_a_velocity_widens_the_radius():
@@ -479,6 +484,4 @@ def test_nearest_walls_found_by_the_metrics_sense_exactly_like_the_steps_own_que
             frames.append(np.array(agents.position))
         return np.array(frames)
 
-    on, off = run(True), run(False)
-    assert np.abs(on[-1] - on[0]).max() > 1.0  # they move
-    np.testing.assert_array_equal(on, off)
+    _same_with_metrics_on_and_off(run)

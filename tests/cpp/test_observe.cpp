@@ -15,6 +15,29 @@ using namespace contextsteer;
 
 namespace {
 
+// Adds agents at `pos` ((n,2) flat) with radii `rad` and targets `tgt`, at rest, 3 m/s
+// top speed, 6 m/s² acceleration: the agents of every test here.
+bool add_agents(Agents& agents, const std::vector<float>& pos, const std::vector<float>& rad,
+                const std::vector<float>& tgt) {
+  const std::size_t n = rad.size();
+  const std::vector<float> vel(2 * n, 0.0f), zero(n, 0.0f), vmax(n, 3.0f), amax(n, 6.0f),
+      turn(n, 3.0f), steer(n, 0.3f);
+  const std::vector<std::int32_t> grp(n, 0);
+  std::vector<std::int32_t> ids(n);
+  const AgentInit init{n,           pos.data(),  vel.data(),   zero.data(), rad.data(), vmax.data(),
+                       amax.data(), turn.data(), steer.data(), grp.data(),  tgt.data()};
+  return agents.add(init, ids);
+}
+
+// A 40 m square room, indexed (a mutable World: a test may re-index it in place).
+std::shared_ptr<World> box_world() {
+  auto world = std::make_shared<World>();
+  const float box[8] = {-20, -20, 20, -20, 20, 20, -20, 20};
+  world->add_polyline(box, true, kAllLayers);
+  world->build_index();
+  return world;
+}
+
 struct Outcome {
   std::vector<std::int32_t> episodes;
   std::vector<double> path_length;
@@ -24,25 +47,17 @@ struct Outcome {
 
 Outcome run(int threads) {
   set_num_threads(threads);
-  World w;
-  const float box[8] = {-20, -20, 20, -20, 20, 20, -20, 20};
-  w.add_polyline(box, true, kAllLayers);
-  w.build_index();
-  auto world = std::make_shared<const World>(w);
+  const std::shared_ptr<const World> world = box_world();
   const std::size_t n = 400;
   Agents agents(n, 3);
-  std::vector<float> pos, vel(2 * n, 0.0f), zero(n, 0.0f), rad(n, 0.4f), vmax(n, 3.0f),
-      amax(n, 6.0f), turn(n, 3.0f), steer(n, 0.3f), tgt;
-  std::vector<std::int32_t> grp(n, 0), ids(n);
+  std::vector<float> pos, rad(n, 0.4f), tgt;
   for (std::size_t i = 0; i < n; ++i) {
     pos.push_back(-18.0f + 1.8f * static_cast<float>(i % 20));
     pos.push_back(-18.0f + 1.8f * static_cast<float>(i / 20));
     tgt.push_back(-pos[2 * i]);
     tgt.push_back(-pos[2 * i + 1]);
   }
-  AgentInit init{n,           pos.data(),  vel.data(),   zero.data(), rad.data(), vmax.data(),
-                 amax.data(), turn.data(), steer.data(), grp.data(),  tgt.data()};
-  EXPECT_TRUE(agents.add(init, ids));
+  EXPECT_TRUE(add_agents(agents, pos, rad, tgt));
   SteeringConfig c;
   c.behaviours = {Targets{}, AgentDanger{1.0f, 1.0f, true}};
   c.resolve.mode = ResolveMode::kSubtract;
@@ -103,9 +118,7 @@ TEST(Observe, PreparedNeighbourListsEqualAFreshQuery) {
       for (const bool predictive : {false, true}) {
         const std::size_t n = 300;
         Agents agents(n, 3);
-        std::vector<float> pos, vel(2 * n, 0.0f), zero(n, 0.0f), rad, vmax(n, 3.0f), amax(n, 6.0f),
-            turn(n, 3.0f), steer(n, 0.3f), tgt;
-        std::vector<std::int32_t> grp(n, 0), ids(n);
+        std::vector<float> pos, rad, tgt;
         for (std::size_t i = 0; i < n; ++i) {
           // A dense block and a sparse fringe, radii 0.2-0.6.
           const float s = i < 200 ? 0.9f : 3.1f;
@@ -115,9 +128,7 @@ TEST(Observe, PreparedNeighbourListsEqualAFreshQuery) {
           tgt.push_back(40.0f - pos[2 * i]);  // through the centre: neighbours come and go
           tgt.push_back(40.0f - pos[2 * i + 1]);
         }
-        AgentInit init{n,           pos.data(),  vel.data(),   zero.data(), rad.data(), vmax.data(),
-                       amax.data(), turn.data(), steer.data(), grp.data(),  tgt.data()};
-        ASSERT_TRUE(agents.add(init, ids));
+        ASSERT_TRUE(add_agents(agents, pos, rad, tgt));
         agents.alive()[17] = 0;
         SteeringConfig c;
         c.behaviours = {Targets{}, AgentDanger{1.0f, danger_radius, predictive}};
@@ -172,24 +183,17 @@ TEST(Observe, PreparedNeighbourListsEqualAFreshQuery) {
 // metrics off, where every step asks the world.
 TEST(Observe, NearestWallsAreNotReusedAfterTheWorldIsReindexedInPlace) {
   auto run = [](bool metrics) {
-    auto world = std::make_shared<World>();
-    const float box[8] = {-20, -20, 20, -20, 20, 20, -20, 20};
-    world->add_polyline(box, true, kAllLayers);
-    world->build_index();
+    const std::shared_ptr<World> world = box_world();
     const std::size_t n = 60;
     Agents agents(n, 3);
-    std::vector<float> pos, vel(2 * n, 0.0f), zero(n, 0.0f), rad(n, 0.4f), vmax(n, 3.0f),
-        amax(n, 6.0f), turn(n, 3.0f), steer(n, 0.3f), tgt;
-    std::vector<std::int32_t> grp(n, 0), ids(n);
+    std::vector<float> pos, rad(n, 0.4f), tgt;
     for (std::size_t i = 0; i < n; ++i) {
       pos.push_back(-15.0f + 3.0f * static_cast<float>(i % 10));
       pos.push_back(-12.0f + 1.5f * static_cast<float>(i / 10));
       tgt.push_back(pos[2 * i]);
       tgt.push_back(18.0f);
     }
-    AgentInit init{n,           pos.data(),  vel.data(),   zero.data(), rad.data(), vmax.data(),
-                   amax.data(), turn.data(), steer.data(), grp.data(),  tgt.data()};
-    EXPECT_TRUE(agents.add(init, ids));
+    EXPECT_TRUE(add_agents(agents, pos, rad, tgt));
     SteeringConfig c;
     WallDanger sensor;
     sensor.look_ahead = 1.0f;
