@@ -3,6 +3,8 @@ the History recorder, and determinism for any thread count."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contextsteer as cs
 from reference import run_metrics
@@ -485,3 +487,72 @@ def test_nearest_walls_found_by_the_metrics_sense_exactly_like_the_steps_own_que
         return np.array(frames)
 
     _same_with_metrics_on_and_off(run)
+
+
+EDITS = ("teleport", "velocity", "kill", "revive", "wall", "radius", "perceive", "metrics")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    edits=st.lists(st.tuples(st.integers(0, 24), st.sampled_from(EDITS)), max_size=6),
+    velocity=st.booleans(),
+)
+def test_prepared_answers_never_change_a_run_whatever_is_edited_between_steps(
+    seed, edits, velocity
+):
+    # What the metrics prepare for the next step (neighbour lists, nearest walls) is only
+    # a shortcut: for random edits between steps (an agent teleported next to another, a
+    # velocity, an agent removed or brought back, a wall added, a radius changed, a
+    # separate perceive() / decide_and_move(), the metrics switched off and on), with the
+    # default and the velocity-space steering, every step must match a run with metrics
+    # off bit for bit.
+    def run(metrics):
+        rng = np.random.default_rng(seed)
+        world, agents, _ = crowd(n=24, seed=seed % 97, push_apart=True)
+        if velocity:
+            steering = cs.scenarios.crowd_steering(walls=True, arrive=False)
+        else:
+            steering = cs.Steering(
+                [
+                    cs.Seek(),
+                    cs.WallDanger(look_ahead=1.0),
+                    cs.AgentDanger(radius=1.0, predictive=True, horizon=0.5),
+                ],
+                resolve="subtract",
+            )
+        sim = cs.Simulation(world, agents, steering, motion=cs.Accel(), push_apart=True)
+        sim.configure_metrics(enabled=metrics)
+        frames = []
+        for step in range(25):
+            split = False
+            for when, what in edits:
+                if when != step:
+                    continue
+                i, j = rng.integers(0, 24, 2)
+                if what == "teleport":
+                    agents.position[i] = agents.position[j] + np.float32(0.7)
+                elif what == "velocity":
+                    agents.velocity[i] = rng.uniform(-8, 8, 2)
+                elif what == "kill":
+                    agents.alive[i] = False
+                elif what == "revive":
+                    agents.alive[i] = True
+                elif what == "wall":
+                    p = agents.position[i]
+                    world.add_segments(np.array([[p[0] - 2, p[1] + 0.9, p[0] + 2, p[1] + 0.9]]))
+                elif what == "radius":
+                    agents.radius[i] = rng.uniform(0.3, 0.9)
+                elif what == "perceive":
+                    split = True
+                elif metrics:  # "metrics": off for a step, then on again (reset)
+                    sim.configure_metrics(enabled=not sim._metrics_args["enabled"])
+            if split:
+                sim.perceive()
+                sim.decide_and_move(0.05)
+            else:
+                sim.step(0.05)
+            frames.append(np.array(agents.position))
+        return np.array(frames)
+
+    np.testing.assert_array_equal(run(True), run(False))
