@@ -127,6 +127,9 @@ void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGri
     const double x = a.position[2 * i], y = a.position[2 * i + 1];
     coords = std::max(coords, std::fabs(x) + std::fabs(y));
     if (was_alive_[i]) {
+      // Displacement since the previous update. √(dx² + dy²) in double: float differences
+      // square exactly, so this is as accurate as std::hypot (which guards over/underflow
+      // that float inputs cannot reach) at a fraction of its cost.
       moved_i[i] = norm2d(x - prev_pos_[2 * i], y - prev_pos_[2 * i + 1]);
       moved = std::max(moved, moved_i[i]);
     }
@@ -164,12 +167,11 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     // The wall clearance: the nearest wall within maxd = r + range, i.e. nearest_rows(maxd).
     // The distance to the nearest wall is 1-Lipschitz in the position, so the bound from
     // an earlier query, less the distance moved since, is a bound now; while it exceeds
-    // maxd no wall is within reach and the query is skipped. eps covers the rounding of
-    // the distances (~2^-50 of the coordinates; wall_eps_, the same margin for the
-    // largest coordinates, is a little larger for most agents). A query looks twice as far as needed, so
-    // an agent in open space re-queries only after moving about maxd. On crowd-track-10k
-    // (K = 16, 100 steps, callgrind) the metrics' wall queries went from 670 to 100
-    // instructions an agent a step.
+    // maxd no wall is within reach and the query is skipped. wall_eps_ covers the rounding
+    // of the distances (~2^-50 of the coordinates; prepare() takes the largest ones). A
+    // query looks twice as far as needed, so an agent in open space re-queries only after
+    // moving about maxd. On crowd-track-10k (K = 16, 100 steps, callgrind) the metrics'
+    // wall queries went from 670 to 100 instructions an agent a step.
     const float maxd = r + range_;
     const double lb = wall_lb - moved - wall_eps_;
     if (lb > maxd) {
@@ -238,16 +240,19 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     for (; q > 0 && partners[q - 1] > j; --q) partners[q] = partners[q - 1];
     partners[q] = j;
   };
+  // Candidate j != self at squared distance d2: its clearance and whether it touches.
+  const auto consider = [&](std::int32_t j, float d2, float& least) {
+    const float dist = std::sqrt(d2);
+    const float rr = r + radius[static_cast<std::size_t>(j)];
+    const float c = dist - rr;
+    if (c <= range) least = std::min(least, c);
+    if (dist < keep * rr) add_partner(j);
+  };
   const auto search = [&](float reach) {
     float least = kInf;
     n = 0;
     grid.visit(p, reach, [&](std::int32_t j, float d2) {
-      if (j == self) return;
-      const float dist = std::sqrt(d2);
-      const float rr = r + radius[static_cast<std::size_t>(j)];
-      const float c = dist - rr;
-      if (c <= range) least = std::min(least, c);
-      if (dist < keep * rr) add_partner(j);
+      if (j != self) consider(j, d2, least);
     });
     return least;
   };
@@ -280,12 +285,7 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     grid.visit(p, reach, [&](std::int32_t j, float d2) {
       if (j == self) return;
       if (d2 <= nr2) insert_nearest(d2s, out, found, nb->max_count, d2, j);
-      if (!(d2 <= seen2)) return;
-      const float dist = std::sqrt(d2);
-      const float rr = r + radius[static_cast<std::size_t>(j)];
-      const float c = dist - rr;
-      if (c <= range) least = std::min(least, c);
-      if (dist < keep * rr) add_partner(j);
+      if (d2 <= seen2) consider(j, d2, least);
     });
     std::fill(out + found, out + nb->max_count, -1);
     nb->counts[i] = static_cast<std::int32_t>(found);
@@ -351,10 +351,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     float wall = kInf, agent = kInf;
     const bool fresh = !was_alive[i];  // added since the last update: a new baseline
     if (fresh) wall_lb[i] = -kInfD;    // prev_pos_ is stale
-    // Displacement since the previous update. √(dx² + dy²) in double: float differences
-    // square exactly, so this is as accurate as std::hypot (which guards over/underflow
-    // that float inputs cannot reach) at a fraction of its cost.
-    const double moved = moved_i[i];  // 0 when fresh (prepare)
+    const double moved = moved_i[i];   // since the previous update (prepare); 0 when fresh
     // The previous least clearance, plus this agent's and any agent's displacement since,
     // bounds the least clearance now (inf: no agent was within range).
     const float guess = fresh ? kInf : cur_agent[i] + static_cast<float>(moved) + max_moved_;
