@@ -1,0 +1,75 @@
+"""benchmarks/tune_crowd.py: it tunes the library's own crowd configuration, and its score
+is the documented one."""
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+pytest.importorskip("scipy")  # crowd_quality.Metrics finds contacts with a k-d tree
+
+_bench = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, _bench / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+cq = _load("crowd_quality")
+tc = _load("tune_crowd")
+
+
+def _run(scene, steering, steps=90):
+    system = cq.ContextSteer(scene, steering, 6.0, True)
+    passed = scene.gate_side() == 0
+    out = []
+    for _ in range(steps):
+        system.set_targets(scene.targets(system.positions(), passed))
+        system.step()
+        out.append(system.positions().copy())
+    return np.array(out)
+
+
+@pytest.mark.parametrize("name", ["doorway", "crossing"])
+def test_no_options_is_exactly_the_crowd_scenarios_steering(name):
+    # Oracle: scenarios.crowd_steering, the configuration the search must start from; a
+    # change there that the script's copy misses would tune something else.
+    scene = cq.SCENES[name](seed=3)
+    walls = len(scene.walls) > 0
+    mine = _run(scene, tc.steering(walls, {}))
+    library = _run(scene, cs.scenarios.crowd_steering(walls=walls))
+    assert np.array_equal(mine, library)
+    # and the options do reach the danger behaviour
+    smooth = _run(scene, tc.steering(walls, dict(cs.scenarios.SMOOTH_CROWD)))
+    assert np.array_equal(
+        smooth, _run(scene, cs.scenarios.crowd_steering(walls=walls, smooth=True))
+    )
+
+
+def _row(jitter, rvo2, **kw):
+    base = dict(jitter=jitter, rvo2_jitter=rvo2, collisions=0, wall=0, arrived=100.0)
+    base.update(arrived_min=100.0, ttg_vs=0.0)
+    base.update(kw)
+    return base
+
+
+def test_score_is_the_mean_log_jitter_ratio_plus_the_penalties():
+    # Hand-worked: jitter 2x and 4x RVO2's -> mean log = (log 2 + log 4) / 2 = 1.5 log 2.
+    res = {"a": _row(1.0, 0.5), "b": _row(2.0, 0.5)}
+    assert math.isclose(tc.score(res), 1.5 * math.log(2.0))
+    # One contact (2), arrivals 98.5 % pooled (0.3 x 1.0) with a seed at 90 % (0.1 x 2),
+    # time to goal +15 % (0.1 x 2): 2 + 0.3 + 0.2 + 0.2 = 2.7 more.
+    res["b"] = _row(2.0, 0.5, collisions=1, arrived=98.5, arrived_min=90.0, ttg_vs=15.0)
+    assert math.isclose(tc.score(res), 1.5 * math.log(2.0) + 2.7)
+    # Seed 0 alone: +20 % (0.1 x 6) and 95 % home (0.5 x 5) on one scene: 3.1 more.
+    seed0 = {"a": _row(1.0, 0.5, ttg_vs=20.0, arrived=95.0), "b": _row(2.0, 0.5)}
+    assert math.isclose(tc.score(res, seed0), 1.5 * math.log(2.0) + 2.7 + 3.1)
