@@ -1,17 +1,12 @@
 """benchmarks/crowd_quality.py's pooling and time-to-goal comparison (hand-worked)."""
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 
-_path = Path(__file__).resolve().parents[1] / "benchmarks" / "crowd_quality.py"
-_spec = importlib.util.spec_from_file_location("bench_crowd_quality_module", _path)
-cq = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = cq  # dataclasses look their module up
-_spec.loader.exec_module(cq)
+from bench_modules import load
+
+cq = load("crowd_quality", "bench_crowd_quality_module")
 
 NAN = float("nan")
 

@@ -1,30 +1,18 @@
 """benchmarks/crowd_jitter.py: the jitter split agrees with the crowd benchmark's own metric
 and with hand-worked paths and decision traces."""
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from bench_modules import load
+
 pytest.importorskip("scipy")  # crowd_quality.Metrics finds contacts with a k-d tree
 
-_bench = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, _bench / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-cq = _load("crowd_quality")
-cj = _load("crowd_jitter")
+cq = load("crowd_quality")
+cj = load("crowd_jitter")
 
 
 def _paths(rng, n=6, steps=40):

@@ -1,17 +1,13 @@
 """benchmarks/scenes.py builds the SCENES.md scenes exactly (formulas, not timings)."""
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-_spec = importlib.util.spec_from_file_location(
-    "bench_scenes", Path(__file__).resolve().parents[1] / "benchmarks" / "scenes.py"
-)
-scenes = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(scenes)
+from bench_modules import load
+
+scenes = load("scenes", "bench_scenes")
 
 
 @pytest.fixture(scope="module")

@@ -1,31 +1,18 @@
 """benchmarks/tune_crowd.py: it tunes the library's own crowd configuration, and its score
 is the documented one."""
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import contextsteer as cs
+from bench_modules import load
 
 pytest.importorskip("scipy")  # crowd_quality.Metrics finds contacts with a k-d tree
 
-_bench = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, _bench / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-cq = _load("crowd_quality")
-tc = _load("tune_crowd")
+cq = load("crowd_quality")
+tc = load("tune_crowd")
 
 
 def _run(scene, steering, steps=90):
