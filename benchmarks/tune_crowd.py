@@ -128,7 +128,7 @@ def main() -> None:
     ap.add_argument("--circles", action="store_true", help="with --validate: the circles too")
     args = ap.parse_args()
     seeds = _seeds(args.seeds)
-    rvo2 = rvo2_runs(sorted(set(seeds) | {0}), args.cache)
+    rvo2 = rvo2_runs(sorted(set(seeds) | ({0} if args.seed0 else set())), args.cache)
 
     if args.validate is not None:
         params = json.loads(args.validate)
