@@ -29,13 +29,16 @@ Systems
   look_ahead=1, linear) with walls), combine max, resolve subtract, choose
   weighted_neighbours, 16 slots, ``Accel`` motion, max_accel 3.
 - ``cs-velocity``: context steering with velocity-space danger,
-  crowd_quality.contextsteer_velocity_steering (Arrive(slowing_radius=1,
-  shape="half_cosine") + CollisionDanger(horizon=2, speeds=4, margin 0.05, commit 0.1,
-  walls only where the scene has walls), resolve
-  mask_min_danger, choose argmax), ``Accel`` motion, max_accel ``--velocity-accel``
-  (default 6). Skipped with a note when this contextsteer build has no CollisionDanger.
-- ``cs-smooth``: the same with ``crowd_steering(smooth=True)`` (``scenarios.SMOOTH_CROWD``:
-  the opt-in smoothing options of CollisionDanger, set together).
+  crowd_quality.contextsteer_velocity_steering: ``scenarios.crowd_steering()``,
+  Arrive(slowing_radius=1, shape="half_cosine") + CollisionDanger(speeds=4, margin
+  0.05, walls only where the scene has walls, and the tuned options of
+  ``scenarios.CROWD``), resolve mask_min_danger, choose argmax; ``Accel`` motion,
+  max_accel ``--velocity-accel`` (default 6). Skipped with a note when this contextsteer
+  build has no CollisionDanger.
+- ``cs-smooth``: the same with ``crowd_steering(smooth=True)`` (``scenarios.SMOOTH_CROWD``
+  instead of ``CROWD``: the hand-set smoothing preset).
+- ``cs-plain``: the same with ``crowd_steering(options={})``: CollisionDanger with a 2 s
+  horizon and ``commit`` 0.1 but none of the refinements (the default before ``CROWD``).
 
 contextsteer systems run with the library's defaults: push-apart after the move (overlaps
 resolved, swept against the walls) and as many threads as ``cs.get_num_threads()``. So the

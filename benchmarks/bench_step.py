@@ -40,7 +40,12 @@ batched in C++): ``Priority([RaycastObstacleAvoidance("whiskers", length=3),
 CollisionAvoidance(radius=3), Blended([Separation(radius=3), Seek()])])`` with
 ``Accel()`` motion (gdx-ai's integration), push-apart on; one thread, one run.
 
-"cs interval 3" is the same configuration time-sliced (``decision_interval=3``: each
+"cs velocity" is the crowd scenarios' velocity-space configuration
+(``cs.scenarios.crowd_steering``, with the tuned options of ``cs.scenarios.CROWD``), and
+"cs vel plain" the same with ``options={}`` (none of the refinements): their difference is
+what the refinements cost; one run each.
+
+"cs interval 3" is the default configuration time-sliced (``decision_interval=3``: each
 agent re-steers every third step, staggered, and moves on its last decision between);
 one run.
 
@@ -83,11 +88,14 @@ def steering() -> cs.Steering:
     )
 
 
-def velocity_steering() -> cs.Steering:
+def velocity_steering(plain: bool = False) -> cs.Steering:
     """The velocity-space configuration (the crowd scenarios' default,
     ``cs.scenarios.crowd_steering``): half-cosine Seek and CollisionDanger (agents and
-    walls on one time-to-collision scale)."""
-    return cs.scenarios.crowd_steering(walls=True, arrive=False)
+    walls on one time-to-collision scale) with the tuned options of
+    ``cs.scenarios.CROWD``; ``plain``: without them (``options={}``)."""
+    return cs.scenarios.crowd_steering(
+        walls=True, arrive=False, **({"options": {}} if plain else {})
+    )
 
 
 def classic_steering():
@@ -117,6 +125,7 @@ def run_contextsteer(
     use_classic: bool = False,
     velocity: bool = False,
     run_metrics: bool = False,
+    plain: bool = False,
 ) -> dict:
     world = cs.World()
     world.add_segments(scene.walls)
@@ -134,7 +143,9 @@ def run_contextsteer(
     if use_classic:
         sim = cs.Simulation(world, agents, classic_steering(), motion=cs.Accel())
     elif velocity:
-        sim = cs.Simulation(world, agents, velocity_steering(), motion=cs.Lerp(steer_force=0.5))
+        sim = cs.Simulation(
+            world, agents, velocity_steering(plain), motion=cs.Lerp(steer_force=0.5)
+        )
     else:
         sim = cs.Simulation(
             world, agents, steering(), motion=cs.Lerp(steer_force=0.5), decision_interval=interval
@@ -230,6 +241,7 @@ def main() -> None:
         metrics = n <= 10_000 or args.full
         for label, k_shown, kw in (
             ("cs velocity", 16, {"velocity": True}),
+            ("cs vel plain", 16, {"velocity": True, "plain": True}),
             ("cs classic", "", {"use_classic": True}),
             ("cs interval 3", 16, {"interval": 3}),
         ):

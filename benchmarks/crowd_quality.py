@@ -736,11 +736,13 @@ def contextsteer_legacy_steering(has_walls: bool):
     return cs.Steering(rules, combine="max", resolve="subtract", choose="weighted_neighbours")
 
 
-def contextsteer_velocity_steering(has_walls: bool, smooth: bool = False):
+def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
     """Context steering with velocity-space danger: the crowd scenarios' configuration,
     ``contextsteer.scenarios.crowd_steering`` (Arrive, slowing within 1 m of the goal as
-    the scenarios' agents do; the protocol retires them at 0.5 m); ``smooth``: its
-    ``smooth=True`` preset (``scenarios.SMOOTH_CROWD``).
+    the scenarios' agents do; the protocol retires them at 0.5 m). ``preset``:
+    ``"default"`` (its tuned options, ``scenarios.CROWD``), ``"smooth"`` (its
+    ``smooth=True`` preset, ``scenarios.SMOOTH_CROWD``) or ``"plain"`` (``options={}``:
+    CollisionDanger without the refinements, the default before ``CROWD``).
 
     Raises
     ------
@@ -751,9 +753,12 @@ def contextsteer_velocity_steering(has_walls: bool, smooth: bool = False):
 
     if not hasattr(cs, "CollisionDanger"):
         raise Unavailable("contextsteer has no CollisionDanger")
-    if smooth and not hasattr(cs.scenarios, "SMOOTH_CROWD"):
+    if preset == "smooth" and not hasattr(cs.scenarios, "SMOOTH_CROWD"):
         raise Unavailable("contextsteer has no crowd_steering(smooth=True)")
-    return cs.scenarios.crowd_steering(walls=has_walls, **({"smooth": True} if smooth else {}))
+    if preset == "plain" and not hasattr(cs.scenarios, "CROWD"):
+        raise Unavailable("contextsteer has no crowd_steering(options=)")
+    kw = {"default": {}, "smooth": {"smooth": True}, "plain": {"options": {}}}[preset]
+    return cs.scenarios.crowd_steering(walls=has_walls, **kw)
 
 
 class ContextSteer:
@@ -821,7 +826,13 @@ SYSTEMS = {
     ),
     "cs-smooth": lambda scene, opt: ContextSteer(
         scene,
-        contextsteer_velocity_steering(len(scene.walls) > 0, smooth=True),
+        contextsteer_velocity_steering(len(scene.walls) > 0, "smooth"),
+        opt.velocity_accel,
+        opt.resolve,
+    ),
+    "cs-plain": lambda scene, opt: ContextSteer(
+        scene,
+        contextsteer_velocity_steering(len(scene.walls) > 0, "plain"),
         opt.velocity_accel,
         opt.resolve,
     ),

@@ -10,7 +10,8 @@ then ``callgrind_annotate --inclusive=yes`` and divide the counts of
 ``Simulation::step`` / ``Simulation::observe`` by N × steps (instructions an agent a step).
 
 Configurations: ``default`` (bench_step.steering: Seek, WallDanger, AgentDanger) and
-``velocity`` (cs.scenarios.crowd_steering: half-cosine Seek, CollisionDanger); K slots
+``velocity`` (cs.scenarios.crowd_steering: half-cosine Seek, CollisionDanger with the
+tuned options of cs.scenarios.CROWD), ``velocity-plain`` (the same with options={}); K slots
 (default 16), one thread unless --threads, run metrics on unless --no-metrics.
 """
 
@@ -34,7 +35,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--k", type=int, default=16)
-    ap.add_argument("--config", choices=["default", "velocity"], default="default")
+    ap.add_argument(
+        "--config", choices=["default", "velocity", "velocity-plain"], default="default"
+    )
     ap.add_argument("--no-metrics", action="store_true", help="configure_metrics(enabled=False)")
     ap.add_argument("--steps", type=int, default=None, help="default: the scene's 100")
     ap.add_argument("--runs", type=int, default=1)
@@ -55,7 +58,10 @@ def main() -> None:
             max_accel=4.0,
             target=scene.positions + AHEAD * crowd_preferred(scene.positions, scene.scale),
         )
-        st = velocity_steering() if args.config == "velocity" else steering()
+        if args.config.startswith("velocity"):
+            st = velocity_steering(plain=args.config == "velocity-plain")
+        else:
+            st = steering()
         sim = cs.Simulation(world, agents, st, motion=cs.Lerp(steer_force=0.5))
         sim.configure_metrics(enabled=not args.no_metrics)
         times = []

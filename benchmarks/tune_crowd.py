@@ -7,13 +7,19 @@ log(jitter / RVO2's jitter), pooled over ``--seeds``, plus penalties for what th
 issue forbids: any contact or wall penetration, pooled arrivals below 99.5 %, a seed
 below 92 %, pooled time to goal more than 13 % over RVO2's, and (``--seed0``) seed 0
 alone more than 14 % over RVO2's or short of 100 % home. RVO2's runs are cached in
-``--cache``. ``--validate`` evaluates one parameter set instead and prints its table,
-with the circles when ``--circles`` is given. docs/crowd.md has what it found.
+``--cache``. With ``--nudge F`` each seed runs with every float option scaled by its own
+factor in [1 - F, 1 + F] drawn from the seed (``nudged``), so a set is scored on its
+neighbourhood and a set whose worst seeds hold only at its exact values loses. The
+options are searched on grids (``commit`` in steps of 0.01, ``horizon`` of 0.05, ...), so
+the best set needs no rounding; ``--enqueue JSON`` tries a set first. ``--validate``
+evaluates one parameter set instead and prints its table, with the circles when
+``--circles`` is given. docs/crowd.md has what it found: ``scenarios.CROWD``, the crowd
+scenarios' default, came from the ``--nudge 0.02`` search.
 
 Usage::
 
-    python benchmarks/tune_crowd.py --trials 26 --seeds 12 --seed0 --study /tmp/crowd.db
-    python benchmarks/tune_crowd.py --validate '{"inertia": 0.3}' --seeds 12:32 --circles
+    python benchmarks/tune_crowd.py --trials 30 --seeds 0:32 --nudge 0.02 --study /tmp/crowd.db
+    python benchmarks/tune_crowd.py --validate '{"inertia": 0.3}' --seeds 32:64 --circles
 
 Run two processes with the same ``--study`` (and different ``--sampler-seed``) to use
 both cores. Needs the ``tune`` extra (Optuna) for the search.
@@ -36,16 +42,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import crowd_quality as cq  # noqa: E402
 
 SCENES = ("hallway", "crossing", "bottleneck", "doorway")
-CROWD = {"horizon": 2.0, "speeds": 4, "margin": 0.05}
-"""``scenarios.crowd_steering``'s own CollisionDanger settings (the searched ones override)."""
+BASE = {"horizon": 2.0, "speeds": 4, "margin": 0.05}
+"""``scenarios.crowd_steering``'s fixed CollisionDanger settings; the searched options
+(``scenarios.CROWD`` by default there) go on top."""
 
 
 def steering(has_walls: bool, params: dict):
-    """``crowd_steering``'s configuration with ``params`` on its CollisionDanger."""
+    """``crowd_steering(options=params)``: its configuration with exactly ``params`` on its
+    CollisionDanger (``{}``: the plain one)."""
     import contextsteer as cs
 
     goal = cs.Arrive(slowing_radius=1.0, shape="half_cosine")
-    danger = cs.CollisionDanger(walls=has_walls, **{**CROWD, **params})
+    danger = cs.CollisionDanger(walls=has_walls, **{**BASE, **params})
     return cs.Steering([goal, danger], combine="max", resolve="mask_min_danger", choose="argmax")
 
 
@@ -65,14 +73,30 @@ def rvo2_runs(seeds, cache: str) -> dict:
     return runs
 
 
-def evaluate(params: dict, seeds, rvo2: dict) -> dict:
-    """Per scene: contextsteer's pooled figures over ``seeds`` against RVO2's."""
+def nudged(params: dict, seed: int, frac: float) -> dict:
+    """``params`` with every float option scaled by its own factor in [1 - frac, 1 + frac],
+    drawn from ``seed`` (the same for every scene of that seed); integers untouched.
+    Scoring each seed on a different neighbour of a parameter set scores the set's
+    neighbourhood: a set whose worst seeds hold only at its exact values loses."""
+    if frac == 0.0:
+        return dict(params)
+    rng = np.random.default_rng([seed, 7919])
+    return {
+        k: (v if isinstance(v, int) else v * (1.0 + frac * rng.uniform(-1.0, 1.0)))
+        for k, v in sorted(params.items())
+    }
+
+
+def evaluate(params: dict, seeds, rvo2: dict, nudge: float = 0.0) -> dict:
+    """Per scene: contextsteer's pooled figures over ``seeds`` against RVO2's, each seed
+    run with ``nudged(params, seed, nudge)``."""
     out = {}
     for sc in SCENES:
         rows = []
         for s in seeds:
             scene = cq.SCENES[sc](seed=s)
-            system = cq.ContextSteer(scene, steering(len(scene.walls) > 0, params), 6.0, True)
+            steer = steering(len(scene.walls) > 0, nudged(params, s, nudge))
+            system = cq.ContextSteer(scene, steer, 6.0, True)
             rows.append(cq.run(system, scene))
         mine, ref = cq.pool(rows), cq.pool([rvo2[(sc, s)] for s in seeds])
         out[sc] = {
@@ -126,6 +150,15 @@ def main() -> None:
     ap.add_argument("--cache", default="/tmp/contextsteer-tune-crowd-rvo2.pkl")
     ap.add_argument("--validate", metavar="JSON", help="evaluate these CollisionDanger options")
     ap.add_argument("--circles", action="store_true", help="with --validate: the circles too")
+    ap.add_argument(
+        "--nudge",
+        type=float,
+        default=0.0,
+        help="run each seed with the float options scaled by up to 1 +- NUDGE (see nudged)",
+    )
+    ap.add_argument(
+        "--enqueue", metavar="JSON", action="append", default=[], help="try this set first"
+    )
     args = ap.parse_args()
     seeds = _seeds(args.seeds)
     rvo2 = rvo2_runs(sorted(set(seeds) | ({0} if args.seed0 else set())), args.cache)
@@ -133,7 +166,7 @@ def main() -> None:
     if args.validate is not None:
         params = json.loads(args.validate)
         t = time.perf_counter()
-        res = evaluate(params, seeds, rvo2)
+        res = evaluate(params, seeds, rvo2, args.nudge)
         print(
             f"seeds {seeds[0]}-{seeds[-1]}: score {score(res):.3f} ({time.perf_counter() - t:.0f} s)"
         )
@@ -159,25 +192,28 @@ def main() -> None:
     )
 
     def objective(trial) -> float:
+        # Steps keep every value round, so the best set can become a default as found.
         params = {
-            "commit": trial.suggest_float("commit", 0.0, 0.2),
-            "commit_danger": trial.suggest_float("commit_danger", 0.0, 0.2),
+            "commit": trial.suggest_float("commit", 0.0, 0.2, step=0.01),
+            "commit_danger": trial.suggest_float("commit_danger", 0.0, 0.2, step=0.01),
             "turn_steps": trial.suggest_int("turn_steps", 3, 6),
-            "turn_margin": trial.suggest_float("turn_margin", 0.0, 0.15),
-            "return_margin": trial.suggest_float("return_margin", 0.2, 0.7),
-            "return_step": trial.suggest_float("return_step", 0.05, 0.25),
-            "retreat_speed": trial.suggest_float("retreat_speed", 0.35, 0.8),
-            "inertia": trial.suggest_float("inertia", 0.1, 0.5),
-            "side_bias": trial.suggest_float("side_bias", 0.0, 0.15),
-            "smoothness": trial.suggest_float("smoothness", 0.05, 0.5),
-            "horizon": trial.suggest_float("horizon", 1.8, 2.4),
+            "turn_margin": trial.suggest_float("turn_margin", 0.0, 0.15, step=0.01),
+            "return_margin": trial.suggest_float("return_margin", 0.2, 0.7, step=0.05),
+            "return_step": trial.suggest_float("return_step", 0.05, 0.25, step=0.01),
+            "retreat_speed": trial.suggest_float("retreat_speed", 0.35, 0.8, step=0.05),
+            "inertia": trial.suggest_float("inertia", 0.1, 0.5, step=0.05),
+            "side_bias": trial.suggest_float("side_bias", 0.0, 0.15, step=0.01),
+            "smoothness": trial.suggest_float("smoothness", 0.05, 0.5, step=0.05),
+            "horizon": trial.suggest_float("horizon", 1.8, 2.4, step=0.05),
         }
-        res = evaluate(params, seeds, rvo2)
+        res = evaluate(params, seeds, rvo2, args.nudge)
         res0 = evaluate(params, [0], rvo2) if args.seed0 else None
         value = score(res, res0)
         print(f"trial {trial.number}: score {value:.3f}\n{_table(res)}", flush=True)
         return value
 
+    for text in args.enqueue:
+        study.enqueue_trial(json.loads(text), skip_if_exists=True)
     study.optimize(objective, n_trials=args.trials)
     best = study.best_trial
     print(f"best: trial {best.number}, score {best.value:.3f}\n{json.dumps(best.params)}")

@@ -27,14 +27,17 @@ def _run(scene, steering, steps=90):
 
 
 @pytest.mark.parametrize("name", ["doorway", "crossing"])
-def test_no_options_is_exactly_the_crowd_scenarios_steering(name):
+def test_script_options_are_exactly_the_crowd_scenarios_steering(name):
     # Oracle: scenarios.crowd_steering, the configuration the search must start from; a
     # change there that the script's copy misses would tune something else.
     scene = cq.SCENES[name](seed=3)
     walls = len(scene.walls) > 0
-    mine = _run(scene, tc.steering(walls, {}))
+    mine = _run(scene, tc.steering(walls, dict(cs.scenarios.CROWD)))
     library = _run(scene, cs.scenarios.crowd_steering(walls=walls))
     assert np.array_equal(mine, library)
+    plain = _run(scene, tc.steering(walls, {}))
+    assert np.array_equal(plain, _run(scene, cs.scenarios.crowd_steering(walls=walls, options={})))
+    assert not np.array_equal(plain, library)
     # and the options do reach the danger behaviour
     smooth = _run(scene, tc.steering(walls, dict(cs.scenarios.SMOOTH_CROWD)))
     assert np.array_equal(
@@ -60,3 +63,15 @@ def test_score_is_the_mean_log_jitter_ratio_plus_the_penalties():
     # Seed 0 alone: +20 % (0.1 x 6) and 95 % home (0.5 x 5) on one scene: 3.1 more.
     seed0 = {"a": _row(1.0, 0.5, ttg_vs=20.0, arrived=95.0), "b": _row(2.0, 0.5)}
     assert math.isclose(tc.score(res, seed0), 1.5 * math.log(2.0) + 2.7 + 3.1)
+
+
+def test_nudged_scales_each_float_option_within_the_fraction_per_seed():
+    params = {"horizon": 2.0, "turn_steps": 5, "inertia": 0.3, "commit_danger": 0.0}
+    assert tc.nudged(params, 4, 0.0) == params
+    a, b = tc.nudged(params, 4, 0.02), tc.nudged(params, 5, 0.02)
+    assert a == tc.nudged(params, 4, 0.02)  # one seed, one neighbour, on every scene
+    assert a != b
+    assert a["turn_steps"] == 5 and a["commit_danger"] == 0.0  # integers and zeros stay
+    for key in ("horizon", "inertia"):
+        assert a[key] != params[key]
+        assert abs(a[key] / params[key] - 1.0) <= 0.02

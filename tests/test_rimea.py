@@ -2,6 +2,7 @@
 runs are in notebooks/07_rimea_validation.ipynb). Each prints its criterion and value."""
 
 import numpy as np
+import pytest
 
 from contextsteer import rimea
 
@@ -64,12 +65,24 @@ def _left_after(seconds, **kw):
 
 
 def test_a_crowd_pressing_on_an_exit_edges_through_instead_of_jamming():
-    # 100 agents, an 8 m x 5 m room, one 1 m exit. With the speed levels alone an arch
-    # forms at the exit in which every agent's only safe candidate is standing still:
-    # 22 are out after 20 s and still 22 after 60 s, 30 after 80 s. Creep speeds (the
-    # scenario's default) let the arch edge forward: 42 out after 40 s, everyone after
-    # 80 s. At full size (1000 agents, two exits) the jam without creep never clears
-    # (30 out in two minutes).
+    # 100 agents, an 8 m x 5 m room, one 1 m exit. With the speed levels alone (the plain
+    # configuration, no creep) an arch forms at the exit in which every agent's only safe
+    # candidate is standing still: 22 are out after 20 s and still 22 after 40 s, 30 after
+    # 80 s. Creep speeds (the scenario's default) let the arch edge forward: 49 out after
+    # 40 s, everyone after 80 s. CROWD's refinements (the default) also clear it without
+    # creep (62 out after 40 s, everyone after 80 s). At full size (1000 agents, two
+    # exits) the plain jam without creep never clears (30 out in two minutes).
     kw = dict(agents=100, exits=1, width=8.0, depth=5.0, seed=0)
     assert _left_after(80.0, **kw) == 0
-    assert _left_after(80.0, creep=False, **kw) > 50
+    assert _left_after(80.0, creep=False, danger="plain", **kw) > 50
+    assert _left_after(80.0, creep=False, **kw) == 0
+    with pytest.raises(ValueError, match="'velocity', 'smooth' or 'plain'"):
+        _left_after(1.0, danger="agent", **kw)
+
+
+def test_rimea_6_inside_check_is_the_corridor_or_past_its_open_end():
+    # Hand-placed points: in either leg, in the walls beside either leg, and past the
+    # open end at y = 12, straight on or sideways (there is no wall there to be inside).
+    p = np.array([[5, 1], [11, 8], [5, -0.1], [5, 2.1], [9.9, 5], [12.1, 5], [11, 13], [9.8, 12.9]])
+    inside = rimea._inside_corner(p)
+    assert inside.tolist() == [True, True, False, False, False, False, True, True]

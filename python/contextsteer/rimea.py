@@ -258,13 +258,15 @@ def corner_world():
 
 
 def _inside_corner(p):
-    """Whether points p (N,2) lie inside the L corridor (its polygon, boundary included).
-    The corridor's far end (y = 12) is open: walking on past it is leaving, not entering a
-    wall, so the polygon continues beyond it."""
+    """Whether points p (N,2) lie inside the L corridor (its polygon, boundary included)
+    or beyond its open far end (y > 12): past the ends of the walls there is no wall to be
+    inside, whichever way an agent walks on from there (agents crowding at the goal near
+    the end do step past it and sideways)."""
     from matplotlib.path import Path as MplPath
 
-    ring = MplPath([[0, 0], [12, 0], [12, 100], [10, 100], [10, 2], [0, 2]])
-    return ring.contains_points(p, radius=1e-9) | ring.contains_points(p, radius=-1e-9)
+    ring = MplPath([[0, 0], [12, 0], [12, 12], [10, 12], [10, 2], [0, 2]])
+    inside = ring.contains_points(p, radius=1e-9) | ring.contains_points(p, radius=-1e-9)
+    return inside | (np.asarray(p)[:, 1] > 12.0)
 
 
 def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaResult:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .world import World
 
 __all__ = [
+    "CROWD",
     "SMOOTH_CROWD",
     "Scenario",
     "available",
@@ -533,6 +534,28 @@ def crowd_report(sim: Simulation) -> dict:
     }
 
 
+CROWD: Mapping[str, float] = types.MappingProxyType(
+    {
+        "horizon": 2.05,
+        "commit": 0.02,
+        "commit_danger": 0.0,
+        "turn_steps": 4,
+        "turn_margin": 0.03,
+        "return_margin": 0.6,
+        "return_step": 0.18,
+        "retreat_speed": 0.4,
+        "inertia": 0.35,
+        "side_bias": 0.02,
+        "smoothness": 0.3,
+    }
+)
+"""The :class:`CollisionDanger` options of ``crowd_steering()`` (the crowd scenarios'
+default): its commitment and smoothing refinements together, found by a search over the
+crowd benchmark's scenes (``benchmarks/tune_crowd.py``; each seed scored on a neighbour
+of the values, so that a set whose worst seeds hold only at its exact values loses).
+``crowd_steering(options={})`` gives the plain configuration without them. Read-only;
+docs/crowd.md has the search and its measurements."""
+
 SMOOTH_CROWD: Mapping[str, float] = types.MappingProxyType(
     {
         "commit_danger": 0.25,
@@ -560,6 +583,7 @@ def crowd_steering(
     look_ahead_field: float = 0.0,
     smooth: bool = False,
     creep: bool = False,
+    options: Mapping[str, float] | None = None,
 ) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
@@ -568,33 +592,37 @@ def crowd_steering(
     slot but straight away ranks; with a navigation ``field`` (:class:`NavField`),
     :class:`FollowField` instead (agent i reads field ``which[i]``, slowing within 1 m,
     string-pulled over ``look_ahead_field``); plus ``extra`` interest behaviours. Danger:
-    :class:`CollisionDanger` with a 2 s horizon, 4 speeds per slot, a 5 cm margin and,
-    when ``walls``, the walls on the same time-to-collision scale. Resolve
+    :class:`CollisionDanger` with 4 speeds per slot, a 5 cm margin and, when ``walls``,
+    the walls on the same time-to-collision scale, and the options of :data:`CROWD`. Resolve
     ``"mask_min_danger"`` keeps only the safest slots; choose ``"argmax"`` picks the best
-    rate of progress among them; the decision keeps its course while a threat only
-    grazes the horizon (``commit``, 0.1 by default). The crowd benchmark
+    rate of progress among them. The crowd benchmark
     (``benchmarks/bench_crowd_quality.py``) measures this configuration.
 
+    :data:`CROWD` sets the commitment and smoothing refinements together: the decision
+    keeps its course while a threat only grazes the horizon (``commit``), leaves an unsafe
+    course by the least turn that clears it (``turn_steps``, ``turn_margin``), turns back
+    only into a way free for longer and by at most ``return_step`` a step, backs off at
+    most at ``retreat_speed``, and keeps ``inertia`` of its last command when that is as
+    safe. They were chosen together by a search over the crowd benchmark's scenes, each
+    seed scored on a neighbour of the values (docs/crowd.md). ``options`` replaces them:
+    ``options={}`` is the plain configuration (a 2 s horizon, ``commit`` 0.1, none of the
+    refinements), ``options={...}`` any other set of :class:`CollisionDanger` options.
+
     Move the agents with an acceleration limit (:class:`Accel` with ``max_accel``, as the
-    scenarios and the benchmark do, 6 m/s² for pedestrians): the decision itself flips
+    scenarios and the benchmark do, 6 m/s² for pedestrians): the plain decision flips
     between two candidates on alternate steps in a crowd (each agent reacting to the
     others' last dodge), and at the decision's own velocity the benchmark's hallway turns
-    48° a step; the acceleration limit brings that to 1.4°, and
-    ``CollisionDanger(inertia=...)`` damps it further (see docs/crowd.md).
+    48° a step; the acceleration limit brings that to 1.4°, and the refinements further.
 
-    ``smooth=True`` adds :data:`SMOOTH_CROWD` to the :class:`CollisionDanger`: a jam keeps
-    its least bad course, an agent leaves an unsafe course by the least turn that clears
-    it and turns back slowly and only into a way free for longer, backs off at half speed
-    at most, and keeps 30 % of its last command when that is as safe. On the crowd
-    benchmark's four seeded scenes (32 seeds) it turns a quarter to a half less per step
-    (hallway 0.8° against 1.7°), still without contact, at the cost of a few stragglers
-    (bottleneck 96 % home against 97 %, one hallway seed in 32 at 85 %) and 2–4 % more
-    time to the goal on the crossing and the doorway.
+    ``smooth=True`` uses :data:`SMOOTH_CROWD` instead: a hand-set preset that keeps a
+    jam's least bad course and turns back more slowly. Against :data:`CROWD` it turns
+    less on some scenes and strands more agents on others (docs/crowd.md).
 
     ``creep=True`` lets a slot offer the fastest speed safe all the way from standing,
     between the speed levels (``CollisionDanger(creep=True)``): a packed crowd then edges
-    into gaps instead of standing still. The ``evacuation`` scenario uses it; without it
-    a thousand agents pressing on two 1 m exits jam for good (docs/crowd.md).
+    into gaps instead of standing still. The ``evacuation`` scenario uses it; without it,
+    in the plain configuration, a thousand agents pressing on two 1 m exits jam for good
+    (docs/crowd.md).
 
     Examples
     --------
@@ -602,8 +630,12 @@ def crowd_steering(
     >>> st = cs.scenarios.crowd_steering(walls=False)
     >>> [type(b).__name__ for b in st.behaviours], st.resolve, st.choose
     (['Arrive', 'CollisionDanger'], 'mask_min_danger', 'argmax')
+    >>> cs.scenarios.crowd_steering().behaviours[1].inertia == cs.scenarios.CROWD["inertia"]
+    True
     >>> cs.scenarios.crowd_steering(smooth=True).behaviours[1].inertia
     0.3
+    >>> cs.scenarios.crowd_steering(options={}).behaviours[1].inertia
+    0.0
     """
     _, beh, _, _, _, steering, _ = _modules()
     if field is not None:
@@ -614,9 +646,16 @@ def crowd_steering(
         goal = beh.Arrive(slowing_radius=1.0, shape="half_cosine")
     else:
         goal = beh.Seek(shape="half_cosine")
-    options: Mapping[str, float] = SMOOTH_CROWD if smooth else {}
+    if options is None:
+        options = SMOOTH_CROWD if smooth else CROWD
+    elif smooth:
+        raise ValueError("give smooth=True or options, not both")
+    elif not isinstance(options, Mapping):
+        raise TypeError(f"options must be a mapping of CollisionDanger options, got {options!r}")
+    elif {"walls", "creep"} & set(options):
+        raise ValueError("give walls= and creep= to crowd_steering itself, not in options")
     danger = beh.CollisionDanger(
-        horizon=2.0, speeds=4, margin=0.05, walls=walls, creep=creep, **options
+        **{"horizon": 2.0, "speeds": 4, "margin": 0.05, **options}, walls=walls, creep=creep
     )
     rules = [goal, *extra, danger]
     return steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
@@ -649,7 +688,8 @@ def _crowd(
 
     ``danger="velocity"`` (the default): :func:`crowd_steering` (velocity-space danger),
     agents with max_accel 6; ``danger="smooth"``: the same with ``smooth=True``
-    (:data:`SMOOTH_CROWD`). ``danger="agent"``: the earlier configuration, Seek +
+    (:data:`SMOOTH_CROWD`); ``danger="plain"``: the same without the refinements of
+    :data:`CROWD` (``options={}``). ``danger="agent"``: the earlier configuration, Seek +
     predictive AgentDanger + WallDanger with the given ``resolve``/``choose`` (and the
     optional separation), max_accel 3 — kept for comparison (notebooks 05 and 06).
     ``field``: a :class:`NavField` replaces the straight-line interest (Arrive) by
@@ -664,8 +704,8 @@ def _crowd(
     rng = np.random.default_rng(seed)
     d = goals - starts
     agents = agents_mod.Agents(n, slots=slots, seed=seed)
-    if danger not in ("velocity", "smooth", "agent"):
-        raise ValueError(f"danger must be 'velocity', 'smooth' or 'agent', got {danger!r}")
+    if danger not in ("velocity", "smooth", "plain", "agent"):
+        raise ValueError(f"danger must be 'velocity', 'smooth', 'plain' or 'agent', got {danger!r}")
     velocity = danger != "agent"
     agents.add(
         starts,
@@ -685,6 +725,7 @@ def _crowd(
             look_ahead_field=look_ahead_field,
             smooth=danger == "smooth",
             creep=creep,
+            options={} if danger == "plain" else None,
         )
     else:
         rules = [
@@ -1137,6 +1178,7 @@ def evacuation(
     width: float = 30.0,
     depth: float = 20.0,
     creep: bool = True,
+    danger: str = "velocity",
 ) -> Simulation:
     """``agents`` spread over a ``width`` × ``depth`` room walk out through ``exits`` exits
     of 1 m (RiMEA test 9's room) into corridors beyond the walls.
@@ -1144,13 +1186,17 @@ def evacuation(
     Interest: :class:`FollowField` of one field whose goals are lines in the outside
     corridors in front of every exit (each agent takes its nearest exit by walking
     distance); danger: :class:`CollisionDanger` with ``creep`` (continuous speeds below
-    the first unsafe level; ``creep=False`` turns them off, and then the crowd pressing on
-    an exit forms an arch in which every agent's only safe candidate is standing, and the
-    room never empties).
+    the first unsafe level; ``creep=False`` turns them off, and then, with
+    ``danger="plain"``, the crowd pressing on an exit forms an arch in which every agent's
+    only safe candidate is standing, and the room never empties; :data:`CROWD`'s
+    refinements clear a 100-agent arch without creep too). ``danger``: ``"velocity"`` (:func:`crowd_steering`'s tuned
+    options), ``"smooth"`` or ``"plain"``, as in the other crowd scenarios.
     Metrics: ``evacuation_report`` (agents left in the room) and the crowd metrics (each
     agent's goal is its field goal line).
     """
     n = _count("agents", agents)
+    if danger not in ("velocity", "smooth", "plain"):
+        raise ValueError(f"danger must be 'velocity', 'smooth' or 'plain', got {danger!r}")
     from .nav import NavField
 
     world, lines = evacuation_room(exits, width, depth)
@@ -1166,7 +1212,15 @@ def evacuation(
     mids = (lines[:, :2] + lines[:, 2:]) / 2
     goals = mids[np.argmin(np.linalg.norm(starts[:, None] - mids[None], axis=2), axis=1)]
     sim = _crowd(
-        world, starts, goals, slots=slots, seed=seed, field=field, look_ahead_field=2.0, creep=creep
+        world,
+        starts,
+        goals,
+        slots=slots,
+        seed=seed,
+        field=field,
+        look_ahead_field=2.0,
+        creep=creep,
+        danger=danger,
     )
     sim._room_depth = depth  # type: ignore[attr-defined]  # read by evacuation_report
     sim.configure_metrics(goal_radius=3.0)  # anywhere on the 6 m goal line in front of the exit
