@@ -1189,8 +1189,9 @@ def evacuation(
     the first unsafe level; ``creep=False`` turns them off, and then, with
     ``danger="plain"``, the crowd pressing on an exit forms an arch in which every agent's
     only safe candidate is standing, and the room never empties; :data:`CROWD`'s
-    refinements clear a 100-agent arch without creep too). ``danger``: ``"velocity"`` (:func:`crowd_steering`'s tuned
-    options), ``"smooth"`` or ``"plain"``, as in the other crowd scenarios.
+    refinements clear a 100-agent arch without creep too). ``danger``: ``"velocity"``
+    (:func:`crowd_steering`'s tuned options), ``"smooth"`` or ``"plain"``, as in the other
+    crowd scenarios.
     Metrics: ``evacuation_report`` (agents left in the room) and the crowd metrics (each
     agent's goal is its field goal line).
     """
