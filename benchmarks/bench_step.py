@@ -93,9 +93,7 @@ def velocity_steering(plain: bool = False) -> cs.Steering:
     ``cs.scenarios.crowd_steering``): half-cosine Seek and CollisionDanger (agents and
     walls on one time-to-collision scale) with the tuned options of
     ``cs.scenarios.CROWD``; ``plain``: without them (``options={}``)."""
-    return cs.scenarios.crowd_steering(
-        walls=True, arrive=False, **({"options": {}} if plain else {})
-    )
+    return cs.scenarios.crowd_steering(walls=True, arrive=False, options={} if plain else None)
 
 
 def classic_steering():

@@ -757,8 +757,9 @@ def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
         raise Unavailable("contextsteer has no crowd_steering(smooth=True)")
     if preset == "plain" and not hasattr(cs.scenarios, "CROWD"):
         raise Unavailable("contextsteer has no crowd_steering(options=)")
-    kw = {"default": {}, "smooth": {"smooth": True}, "plain": {"options": {}}}[preset]
-    return cs.scenarios.crowd_steering(walls=has_walls, **kw)
+    return cs.scenarios.crowd_steering(
+        walls=has_walls, smooth=preset == "smooth", options={} if preset == "plain" else None
+    )
 
 
 class ContextSteer:

@@ -42,19 +42,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import crowd_quality as cq  # noqa: E402
 
 SCENES = ("hallway", "crossing", "bottleneck", "doorway")
-BASE = {"horizon": 2.0, "speeds": 4, "margin": 0.05}
-"""``scenarios.crowd_steering``'s fixed CollisionDanger settings; the searched options
-(``scenarios.CROWD`` by default there) go on top."""
 
 
 def steering(has_walls: bool, params: dict):
-    """``crowd_steering(options=params)``: its configuration with exactly ``params`` on its
-    CollisionDanger (``{}``: the plain one)."""
+    """``crowd_steering(options=params)``: the crowd scenarios' configuration with exactly
+    ``params`` on its CollisionDanger (``{}``: the plain one)."""
     import contextsteer as cs
 
-    goal = cs.Arrive(slowing_radius=1.0, shape="half_cosine")
-    danger = cs.CollisionDanger(walls=has_walls, **{**BASE, **params})
-    return cs.Steering([goal, danger], combine="max", resolve="mask_min_danger", choose="argmax")
+    return cs.scenarios.crowd_steering(walls=has_walls, options=params)
 
 
 def rvo2_runs(seeds, cache: str) -> dict:
@@ -78,8 +73,6 @@ def nudged(params: dict, seed: int, frac: float) -> dict:
     drawn from ``seed`` (the same for every scene of that seed); integers untouched.
     Scoring each seed on a different neighbour of a parameter set scores the set's
     neighbourhood: a set whose worst seeds hold only at its exact values loses."""
-    if frac == 0.0:
-        return dict(params)
     rng = np.random.default_rng([seed, 7919])
     return {
         k: (v if isinstance(v, int) else v * (1.0 + frac * rng.uniform(-1.0, 1.0)))

@@ -29,7 +29,7 @@ def _run(scene, steering, steps=90):
 @pytest.mark.parametrize("name", ["doorway", "crossing"])
 def test_script_options_are_exactly_the_crowd_scenarios_steering(name):
     # Oracle: scenarios.crowd_steering, the configuration the search must start from; a
-    # change there that the script's copy misses would tune something else.
+    # script that built its own copy could drift from it and tune something else.
     scene = cq.SCENES[name](seed=3)
     walls = len(scene.walls) > 0
     mine = _run(scene, tc.steering(walls, dict(cs.scenarios.CROWD)))
