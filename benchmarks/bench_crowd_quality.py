@@ -220,11 +220,14 @@ def main() -> None:
         "print one pooled row per scene and system (collisions summed, "
         "arrivals/TTG/jitter averaged, plus the worst seed's arrivals)",
     )
+    ap.add_argument("--slots", type=int, default=16, help="slots of the contextsteer systems")
     ap.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
     args = ap.parse_args()
     scenes = _names(args.scenes, SCENES, QUICK_SCENES if args.quick else SCENES)
     systems = _names(args.systems, SYSTEMS, SYSTEMS)
-    options = Options(velocity_accel=args.velocity_accel, resolve=not args.no_resolve)
+    options = Options(
+        velocity_accel=args.velocity_accel, resolve=not args.no_resolve, slots=args.slots
+    )
     if args.seeds < 1:
         raise SystemExit(f"--seeds must be >= 1, got {args.seeds}")
     columns = COLUMNS + (SEEDS_COLUMN,) if args.seeds > 1 else COLUMNS

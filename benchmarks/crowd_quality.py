@@ -70,10 +70,13 @@ class Options:
         Keep the systems' own overlap resolution after the move (navground's world
         collision resolution, contextsteer's push-apart): their defaults. False turns it
         off, so that every system is measured on its steering alone.
+    slots : int
+        Slots per agent of the contextsteer systems.
     """
 
     velocity_accel: float = 6.0
     resolve: bool = True
+    slots: int = 16
 
 
 # ====================================================================== scenes ===
@@ -763,15 +766,15 @@ def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
 
 
 class ContextSteer:
-    """A contextsteer Simulation (16 slots, ``Accel`` motion) with the given steering;
-    agents of radius RADIUS, max speed SPEED and ``max_accel``, facing their first
-    waypoint, targets written into ``agents.target`` each step, retired agents removed
-    with ``Agents.remove``. ``resolve``: push-apart after the move (the library's
+    """A contextsteer Simulation (``slots`` slots, 16 by default; ``Accel`` motion) with
+    the given steering; agents of radius RADIUS, max speed SPEED and ``max_accel``, facing
+    their first waypoint, targets written into ``agents.target`` each step, retired agents
+    removed with ``Agents.remove``. ``resolve``: push-apart after the move (the library's
     default, on). The library's built-in run metrics are off (they would be timed inside
     ``step``); ``pre_push`` counts overlapping pairs right after each move, before
     push-apart (pair-steps, from ``Simulation.overlaps``)."""
 
-    def __init__(self, scene: Scene, steering, max_accel: float, resolve: bool):
+    def __init__(self, scene: Scene, steering, max_accel: float, resolve: bool, slots: int = 16):
         try:
             import contextsteer as cs
         except ImportError as e:
@@ -780,7 +783,7 @@ class ContextSteer:
         if len(scene.walls):
             world = cs.World()
             world.add_segments(scene.walls)
-        self.agents = cs.Agents(scene.n, slots=16, seed=0)
+        self.agents = cs.Agents(scene.n, slots=slots, seed=0)
         self.agents.add(
             scene.starts,
             heading=_headings(scene),
@@ -790,7 +793,7 @@ class ContextSteer:
             target=scene.goals,
         )
         self.sim = cs.Simulation(
-            world, self.agents, steering, motion=cs.Accel(), slots=16, push_apart=resolve
+            world, self.agents, steering, motion=cs.Accel(), slots=slots, push_apart=resolve
         )
         self.sim.configure_metrics(enabled=False)
         self._overlaps = 0
@@ -818,12 +821,18 @@ SYSTEMS = {
     "navground-orca": lambda scene, opt: Navground(scene, "ORCA", opt.resolve),
     "navground-hl": lambda scene, opt: Navground(scene, "HL", opt.resolve),
     "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene),
-    "cs-classic": lambda scene, opt: ContextSteer(scene, classic_crowd(), 3.0, opt.resolve),
+    "cs-classic": lambda scene, opt: ContextSteer(
+        scene, classic_crowd(), 3.0, opt.resolve, opt.slots
+    ),
     "cs-context": lambda scene, opt: ContextSteer(
-        scene, contextsteer_legacy_steering(len(scene.walls) > 0), 3.0, opt.resolve
+        scene, contextsteer_legacy_steering(len(scene.walls) > 0), 3.0, opt.resolve, opt.slots
     ),
     "cs-velocity": lambda scene, opt: ContextSteer(
-        scene, contextsteer_velocity_steering(len(scene.walls) > 0), opt.velocity_accel, opt.resolve
+        scene,
+        contextsteer_velocity_steering(len(scene.walls) > 0),
+        opt.velocity_accel,
+        opt.resolve,
+        opt.slots,
     ),
     "cs-smooth": lambda scene, opt: ContextSteer(
         scene,

@@ -80,16 +80,19 @@ def nudged(params: dict, seed: int, frac: float) -> dict:
     }
 
 
-def evaluate(params: dict, seeds, rvo2: dict, nudge: float = 0.0) -> dict:
+def evaluate(
+    params: dict, seeds, rvo2: dict, nudge: float = 0.0, slots: int = 16, max_accel: float = 6.0
+) -> dict:
     """Per scene: contextsteer's pooled figures over ``seeds`` against RVO2's, each seed
-    run with ``nudged(params, seed, nudge)``."""
+    run with ``nudged(params, seed, nudge)``, ``slots`` slots and ``max_accel`` (the
+    benchmark's 16 and 6 m/s² by default)."""
     out = {}
     for sc in SCENES:
         rows = []
         for s in seeds:
             scene = cq.SCENES[sc](seed=s)
             steer = steering(len(scene.walls) > 0, nudged(params, s, nudge))
-            system = cq.ContextSteer(scene, steer, 6.0, True)
+            system = cq.ContextSteer(scene, steer, max_accel, True, slots)
             rows.append(cq.run(system, scene))
         mine, ref = cq.pool(rows), cq.pool([rvo2[(sc, s)] for s in seeds])
         out[sc] = {
@@ -152,6 +155,10 @@ def main() -> None:
     ap.add_argument(
         "--enqueue", metavar="JSON", action="append", default=[], help="try this set first"
     )
+    ap.add_argument("--slots", type=int, default=16, help="slots per agent (benchmark: 16)")
+    ap.add_argument(
+        "--max-accel", type=float, default=6.0, help="the agents' max acceleration (m/s^2)"
+    )
     args = ap.parse_args()
     seeds = _seeds(args.seeds)
     rvo2 = rvo2_runs(sorted(set(seeds) | ({0} if args.seed0 else set())), args.cache)
@@ -159,7 +166,7 @@ def main() -> None:
     if args.validate is not None:
         params = json.loads(args.validate)
         t = time.perf_counter()
-        res = evaluate(params, seeds, rvo2, args.nudge)
+        res = evaluate(params, seeds, rvo2, args.nudge, args.slots, args.max_accel)
         print(
             f"seeds {seeds[0]}-{seeds[-1]}: score {score(res):.3f} ({time.perf_counter() - t:.0f} s)"
         )
@@ -167,7 +174,10 @@ def main() -> None:
         if args.circles:
             for n in (16, 64, 250):
                 scene = cq.SCENES[f"circle-{n}"]()
-                row = cq.run(cq.ContextSteer(scene, steering(False, params), 6.0, True), scene)
+                system = cq.ContextSteer(
+                    scene, steering(False, params), args.max_accel, True, args.slots
+                )
+                row = cq.run(system, scene)
                 print(
                     f"  circle-{n:<3d} jitter {row['jitter_deg_per_step']:.2f}  arrived "
                     f"{row['arrived_pct']:.1f} %  TTG {row['mean_ttg_s']:.1f} s  "
@@ -199,8 +209,8 @@ def main() -> None:
             "smoothness": trial.suggest_float("smoothness", 0.05, 0.5, step=0.05),
             "horizon": trial.suggest_float("horizon", 1.8, 2.4, step=0.05),
         }
-        res = evaluate(params, seeds, rvo2, args.nudge)
-        res0 = evaluate(params, [0], rvo2) if args.seed0 else None
+        res = evaluate(params, seeds, rvo2, args.nudge, args.slots, args.max_accel)
+        res0 = evaluate(params, [0], rvo2, 0.0, args.slots, args.max_accel) if args.seed0 else None
         value = score(res, res0)
         print(f"trial {trial.number}: score {value:.3f}\n{_table(res)}", flush=True)
         return value
