@@ -177,6 +177,9 @@ def test_slot_raycast_refuses_an_out_overlapping_its_inputs():
 def test_ctrl_c_stops_a_long_step_at_a_whole_step():
     code = """
         import threading, signal
+        # A shell's background job starts with SIGINT ignored, and Python then installs no
+        # handler: restore it, as in a program run in the foreground.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         a = cs.Agents(3000, slots=8)
         rng = np.random.default_rng(0)
         a.add(rng.uniform(-50, 50, (3000, 2)), target=rng.uniform(-50, 50, (3000, 2)))

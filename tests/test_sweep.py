@@ -203,10 +203,13 @@ def run(x, seed):
 """
 
 _SCRIPT = """
-import sys
+import signal, sys
 sys.path.insert(0, sys.argv[1])
 import contextsteer as cs, hang
 if __name__ == "__main__":
+    # A shell's background job starts with SIGINT ignored, and Python then installs no
+    # handler: restore it, as in a program run in the foreground.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         cs.{call}
     except KeyboardInterrupt:
