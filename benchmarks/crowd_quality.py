@@ -816,35 +816,27 @@ class ContextSteer:
         self.agents.remove(ids)
 
 
+def _cs(scene: Scene, steering, max_accel: float, opt: Options) -> ContextSteer:
+    """A ContextSteer adapter with the run options' overlap resolution and slot count."""
+    return ContextSteer(scene, steering, max_accel, opt.resolve, opt.slots)
+
+
+def _velocity(scene: Scene, opt: Options, preset: str = "default") -> ContextSteer:
+    steering = contextsteer_velocity_steering(len(scene.walls) > 0, preset)
+    return _cs(scene, steering, opt.velocity_accel, opt)
+
+
 SYSTEMS = {
     "rvo2": lambda scene, opt: RVO2(scene),
     "navground-orca": lambda scene, opt: Navground(scene, "ORCA", opt.resolve),
     "navground-hl": lambda scene, opt: Navground(scene, "HL", opt.resolve),
     "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene),
-    "cs-classic": lambda scene, opt: ContextSteer(
-        scene, classic_crowd(), 3.0, opt.resolve, opt.slots
+    "cs-classic": lambda scene, opt: _cs(scene, classic_crowd(), 3.0, opt),
+    "cs-context": lambda scene, opt: _cs(
+        scene, contextsteer_legacy_steering(len(scene.walls) > 0), 3.0, opt
     ),
-    "cs-context": lambda scene, opt: ContextSteer(
-        scene, contextsteer_legacy_steering(len(scene.walls) > 0), 3.0, opt.resolve, opt.slots
-    ),
-    "cs-velocity": lambda scene, opt: ContextSteer(
-        scene,
-        contextsteer_velocity_steering(len(scene.walls) > 0),
-        opt.velocity_accel,
-        opt.resolve,
-        opt.slots,
-    ),
-    "cs-smooth": lambda scene, opt: ContextSteer(
-        scene,
-        contextsteer_velocity_steering(len(scene.walls) > 0, "smooth"),
-        opt.velocity_accel,
-        opt.resolve,
-    ),
-    "cs-plain": lambda scene, opt: ContextSteer(
-        scene,
-        contextsteer_velocity_steering(len(scene.walls) > 0, "plain"),
-        opt.velocity_accel,
-        opt.resolve,
-    ),
+    "cs-velocity": lambda scene, opt: _velocity(scene, opt),
+    "cs-smooth": lambda scene, opt: _velocity(scene, opt, "smooth"),
+    "cs-plain": lambda scene, opt: _velocity(scene, opt, "plain"),
 }
 """System name -> builder ``(scene, options)``; raises Unavailable when it cannot run."""

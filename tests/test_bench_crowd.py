@@ -67,3 +67,14 @@ def test_seeded_scenes_build_separated_for_many_seeds():
             pts = scene.starts
             d = np.linalg.norm(pts[:, None] - pts[None], axis=2) + np.eye(len(pts)) * 1e9
             assert d.min() >= 2 * cq.RADIUS + 0.05 - 1e-9, (name, seed)
+
+
+def test_every_contextsteer_system_takes_the_run_options():
+    # --slots reaches every cs-* adapter (cs-smooth and cs-plain once missed it).
+    scene = cq.SCENES["doorway"](seed=0)
+    opt = cq.Options(slots=8)
+    names = [n for n in cq.SYSTEMS if n.startswith("cs-")]
+    assert len(names) == 5
+    for name in names:
+        system = cq.SYSTEMS[name](scene, opt)
+        assert system.agents.slots == 8 and system.sim.slots == 8, name

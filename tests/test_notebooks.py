@@ -1,7 +1,11 @@
 """Notebooks are committed without outputs; nbmake executes them in the same pytest run."""
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,11 +35,6 @@ def test_executed_copies_are_kept_for_the_docs(tmp_path):
     """With CONTEXTSTEER_NB_OUTPUTS, notebooks/conftest.py keeps each notebook nbmake ran
     without error, outputs included, for the docs build (.ci/run); a failing one is not
     kept (the docs build would execute it and fail on its own)."""
-    import os
-    import shutil
-    import subprocess
-    import sys
-
     import nbformat
 
     root = Path(__file__).resolve().parent.parent
