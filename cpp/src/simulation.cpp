@@ -3,13 +3,13 @@
 #include "contextsteer/simulation.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <span>
 
 #include "contextsteer/collide.hpp"
 #include "parallel.hpp"
+#include "slot_search.hpp"
 
 namespace contextsteer {
 
@@ -87,6 +87,8 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   if (config_.record) recorded_.assign(config_.behaviours.size() * nk, 0.0f);
   if (velocity_) speed_.assign(nk, 1.0f);
   if (velocity_) wall_clear_.assign(n_, 0);
+  if (velocity_) ttc_memo_.assign(n_, detail::VelocityMemo{});
+  if (velocity_) peak_.assign(n_, 0);
   if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::infinity());
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
   if (velocity_ && (velocity_->commit > 0.0f || velocity_->inertia > 0.0f)) {
@@ -246,6 +248,14 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
       });
 }
 
+float Simulation::memo_ttc(const Plan& p, std::size_t i, Vec2 v) {
+  detail::VelocityMemo& m = ttc_memo_[i];
+  if (const float* t = m.find(v)) return *t;
+  const float t = velocity_ttc(*velocity_, p.in, i, v);
+  m.put(v, t);
+  return t;
+}
+
 void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) {
   const std::size_t k = k_, nk = n_ * k_;
   if (config_.classic) {
@@ -301,6 +311,8 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
         }
         choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose,
                     {direction_.data(), 2 * n_}, {strength_.data(), n_}, {slot_.data(), n_}, b, e);
+        if (velocity_)
+          for (std::size_t i = b; i < e; ++i) ttc_memo_[i].clear();
         if (velocity_) strength_from_speed(p, b, e);
         if (commit) keep_course(p, b, e);
         if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e);
@@ -331,7 +343,8 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
     float* r = resolved_.data() + i * k;
     const float* in = interest_.data() + i * k;
     const float* sp = speed_.data() + i * k;
-    const std::size_t peak = static_cast<std::size_t>(std::max_element(in, in + k) - in);
+    const std::size_t peak = detail::first_max(in, k);
+    peak_[i] = static_cast<std::uint32_t>(peak);  // for the decision passes after this one
     const bool blocked = sp[peak] < 1.0f && bias > 0.0f && side != 0.0f;
     const float px = dir[2 * peak], py = dir[2 * peak + 1];
     // The current velocity in max-speed units, in the slot frame.
@@ -386,8 +399,7 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     const Vec2 slot_dir = load2(direction_.data(), i);  // argmax: the slot; else interpolated
     const std::size_t lo = (bs + k - 1) % k, hi = (bs + 1) % k;
     bool refined = false;
-    if (bs == static_cast<std::size_t>(std::max_element(in, in + k) - in) && sp[bs] >= 1.0f &&
-        sp[lo] >= 1.0f && sp[hi] >= 1.0f) {
+    if (bs == peak_[i] && sp[bs] >= 1.0f && sp[lo] >= 1.0f && sp[hi] >= 1.0f) {
       // Free way: the chosen slot is the interest peak and it and both neighbours are safe
       // at full speed. Head for the peak itself (a parabola through the three interest
       // values, in angle, clamped to half a gap) instead of the slot, so that a goal
@@ -404,16 +416,7 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     }
     const Vec2 d = load2(direction_.data(), i);
     std::size_t near = bs;  // the heading is the chosen slot's (argmax, not refined)
-    if (!same(d, dir, bs)) {
-      float best = -2.0f;
-      for (std::size_t q = 0; q < k; ++q) {
-        const float c = dir[2 * q] * d.x + dir[2 * q + 1] * d.y;
-        if (c > best) {
-          best = c;
-          near = q;
-        }
-      }
-    }
+    if (!same(d, dir, bs)) near = detail::nearest_slot(dir, k, d);
     const float candidate = std::min(sp[bs], sp[near]);
     strength_[i] = std::min(candidate, want);
     if (!refined && strength_[i] == candidate) continue;  // exactly a safe-tested candidate
@@ -422,7 +425,7 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     const float top = p.in.agents.max_speed[i];
     Vec2 v = d * (strength_[i] * top);
     if (config_.rotate) v = turned(v, p.in.agents.heading[i]);
-    if (velocity_ttc(*velocity_, p.in, i, v) >= velocity_->horizon) continue;
+    if (memo_ttc(p, i, v) >= velocity_->horizon) continue;
     store2(direction_.data(), i, refined ? Vec2{dir[2 * bs], dir[2 * bs + 1]} : slot_dir);
     strength_[i] = sp[bs];
   }
@@ -436,12 +439,13 @@ void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end) 
   const CollisionDanger& vd = *velocity_;
   for (std::size_t i = begin; i < end; ++i) {
     if (!(strength_[i] > vd.retreat_speed)) continue;
-    const float want = wanted_speed(i);
     const Vec2 d = load2(direction_.data(), i);
-    if (!(interest_towards(i, d) < 0.5f * want)) continue;
+    // The time to collision first: keep_inertia asks the same velocity next (memo_ttc), and
+    // most agents are safe, so the interest lookup is rarely needed.
     Vec2 v = d * (strength_[i] * p.in.agents.max_speed[i]);
     if (config_.rotate) v = turned(v, p.in.agents.heading[i]);
-    if (velocity_ttc(vd, p.in, i, v) >= vd.horizon) continue;
+    if (memo_ttc(p, i, v) >= vd.horizon) continue;
+    if (!(interest_towards(i, d) < 0.5f * wanted_speed(i))) continue;
     strength_[i] = vd.retreat_speed;
   }
 }
@@ -468,9 +472,9 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end)
     const Vec2 v1 = d1 * (strength_[i] * top);
     if (v0.x == v1.x && v0.y == v1.y) continue;
     const Vec2 v = v1 + (v0 - v1) * g;
-    const float t1 = velocity_ttc(vd, p.in, i, v1);
+    const float t1 = memo_ttc(p, i, v1);
     const float need = t1 >= vd.horizon ? (1.0f - vd.commit) * vd.horizon : t1;
-    if (velocity_ttc(vd, p.in, i, v) < need) continue;
+    if (memo_ttc(p, i, v) < need) continue;
     const float len = length(v);
     if (!(len > 1e-6f * top)) {
       strength_[i] = 0.0f;
@@ -493,12 +497,7 @@ float Simulation::interest_towards(std::size_t i, Vec2 d) const {
   // its value (the angle from it is +0).
   if (const std::int32_t s = slot_[i]; s >= 0 && same(d, dir, static_cast<std::size_t>(s)))
     return in[s];
-  std::size_t q = 0;
-  float best = -2.0f;
-  for (std::size_t j = 0; j < k; ++j) {
-    const float c = dir[2 * j] * d.x + dir[2 * j + 1] * d.y;
-    if (c > best) best = c, q = j;
-  }
+  const std::size_t q = detail::nearest_slot(dir, k, d);
   const Vec2 u{dir[2 * q], dir[2 * q + 1]};
   const float off = std::atan2(u.x * d.y - u.y * d.x, u.x * d.x + u.y * d.y);  // ccw from q
   const std::size_t r = off >= 0.0f ? (q + 1) % k : (q + k - 1) % k;
@@ -551,13 +550,12 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
     // TTC of a slot-frame heading d at the new strength; of the previous course (asked by
     // several branches below, computed once).
     auto ttc_new = [&](Vec2 d) {
-      return velocity_ttc(vd, p.in, i,
-                          (config_.rotate ? turned(d, p.in.agents.heading[i]) : d) * (s1 * top));
+      return memo_ttc(p, i, (config_.rotate ? turned(d, p.in.agents.heading[i]) : d) * (s1 * top));
     };
     bool have_t0 = false;
     float t0 = 0.0f;
     auto ttc_kept = [&] {
-      if (!have_t0) t0 = velocity_ttc(vd, p.in, i, w0 * (s0c * top));
+      if (!have_t0) t0 = memo_ttc(p, i, w0 * (s0c * top));
       have_t0 = true;
       return t0;
     };

@@ -20,6 +20,7 @@
 #include "contextsteer/resolve.hpp"
 #include "contextsteer/classic.hpp"
 #include "contextsteer/slot_set.hpp"
+#include "contextsteer/velocity_memo.hpp"
 #include "contextsteer/world.hpp"
 
 namespace contextsteer {
@@ -204,10 +205,9 @@ class Simulation {
   float interest_towards(std::size_t i, Vec2 d) const;
   /// The speed agent i wants, in max-speed units: its interest peak clamped to [0, 1]
   /// (Lewis's speed control; Arrive lowers it near the goal). Inline: four decision
-  /// passes ask it per agent.
+  /// passes ask it per agent. Valid after weigh_by_speed (which finds the peak, peak_).
   float wanted_speed(std::size_t i) const {
-    const float* in = interest_.data() + i * k_;
-    return std::clamp(*std::max_element(in, in + k_), 0.0f, 1.0f);
+    return std::clamp(interest_[i * k_ + peak_[i]], 0.0f, 1.0f);
   }
   void keep_course(const Plan& p, std::size_t begin, std::size_t end);
   void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end);
@@ -233,6 +233,15 @@ class Simulation {
   // velocity_'s rows tell its velocity_ttc which agents have no wall in reach
   // (BehaviourInputs::wall_clear); written in perceive, read in decide, within step().
   std::vector<std::uint8_t> wall_clear_;
+  // The velocity decision's refinements (strength_from_speed, keep_course, cap_retreat,
+  // keep_inertia) ask velocity_ttc of an agent's candidate velocities, often the same one
+  // twice (the decision checked, then damped; the kept course, then kept again). Within a
+  // decide_rows chunk nothing the answer depends on changes (positions, velocities,
+  // neighbour lists, walls), so each agent keeps its last four answers (memo_ttc),
+  // cleared at the start of each chunk.
+  std::vector<detail::VelocityMemo> ttc_memo_;
+  std::vector<std::uint32_t> peak_;  // (N,) each agent's interest peak (first largest slot)
+  float memo_ttc(const Plan& p, std::size_t i, Vec2 v);
   const WallDanger* sensor_ = nullptr;  // the first WallDanger: its rays fill sensed_
   std::vector<float> sensed_;
   std::vector<float> prev_direction_, prev_strength_;  // (N,2), (N,) commitment scratch
