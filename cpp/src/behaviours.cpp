@@ -7,7 +7,12 @@
 #include "cpu.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// x86-64 with GCC or Clang: the AVX2 kernels below exist (chosen at run time, cpu.hpp).
+#define CS_X86_AVX2 1
+#define CS_TARGET_AVX2 __attribute__((target("avx2")))
 #include <immintrin.h>
+#else
+#define CS_TARGET_AVX2
 #endif
 
 #include <algorithm>
@@ -445,15 +450,10 @@ void ttc_levels_base(const float* dx, const float* dy, std::size_t k, float ks, 
                      std::size_t S, Vec2 p, Vec2 u, float cc, float* ttc) {
   ttc_levels(dx, dy, k, ks, m0, S, p, u, cc, ttc);
 }
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CS_TARGET_AVX2 __attribute__((target("avx2")))
-#else
-#define CS_TARGET_AVX2
-#endif
 CS_TARGET_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_t k, float ks,
                                     std::size_t m0, std::size_t S, Vec2 p, Vec2 u, float cc,
                                     float* ttc) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(CS_X86_AVX2)
   if (k % 8 == 0) {
     // The same operations in the same order as ttc_levels, written with intrinsics: the
     // loop the compiler made of ttc_levels re-broadcast the neighbour's constants and
@@ -489,7 +489,7 @@ CS_TARGET_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_
 
 float pair_ttc(Vec2 p, float R, Vec2 w);
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(CS_X86_AVX2)
 /// velocity_pair_ttc over four neighbours at a time: per lane the same operations in the
 /// same order as the scalar loop and pair_ttc, then the least TTC over the lanes (a
 /// minimum, in any order). No FMA, so every lane rounds as the scalar code. Each
@@ -561,14 +561,14 @@ CS_TARGET_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int3
 float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                         Vec2 v) {
   const AgentsView& a = in.agents;
-  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
   const float kappa = 1.0f / (1.0f - b.reciprocity);
-  float t = std::numeric_limits<float>::infinity();
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(CS_X86_AVX2)
   if (!in.neighbors.empty() && detail::use_avx2())
     return velocity_pair_ttc_avx2(a, in.neighbors.indices + i * in.neighbors.max_neighbors,
                                   in.neighbors.counts[i], i, v, kappa, b.reciprocity, b.margin);
 #endif
+  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
+  float t = std::numeric_limits<float>::infinity();
   if (!in.neighbors.empty()) {
     const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
     for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
