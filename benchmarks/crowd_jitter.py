@@ -9,6 +9,11 @@ jitter three ways:
   0, a zig-zag 1.
 - **speed**: the share of the turning done below ``--slow`` m/s, and the mean turn per
   step there (a small change of a slow velocity is a large change of its heading).
+- **sizes** (``--split``): the share of the turning done in steps that turn less than
+  1°, 1–3°, 3–10°, 10–30° and more: many small corrections, or a few course changes
+  each slewed over a few steps at the acceleration limit.
+- **phases** (``--split``): the share done in the first second, within ``--near`` m
+  (3) of the goal, and in between.
 - **decision flips** (contextsteer only): the decision itself (``Simulation.
   chosen_direction``) going A, B, A on three consecutive steps, classified by why A was
   dropped at the middle step: A's slot had turned dangerous and no slot was safe (a jam:
@@ -21,6 +26,7 @@ Usage::
 
     python benchmarks/crowd_jitter.py [--scenes hallway,crossing,bottleneck,doorway]
         [--seed 0] [--params '{"inertia": 0.6}'] [--smooth] [--max-accel 6] [--slow 0.7]
+        [--split] [--near 3]
 
 ``--params`` are CollisionDanger keyword arguments on top of
 ``scenarios.crowd_steering``'s (``--smooth``: its ``smooth=True`` preset);
@@ -125,6 +131,44 @@ def slow_share(turn: np.ndarray, speed: np.ndarray, counted: np.ndarray, slow: f
     )
 
 
+SIZE_EDGES_DEG = (1.0, 3.0, 10.0, 30.0)
+"""Upper edges (°) of the turn-size bins of ``size_shares`` (the last bin is unbounded)."""
+
+
+def size_shares(turn: np.ndarray, counted: np.ndarray) -> list[float]:
+    """Share of the turning (Σ|turn| over counted turns) in turns of each size: below
+    1°, 1–3°, 3–10°, 10–30° and 30° or more (``SIZE_EDGES_DEG``); NaN without turning."""
+    a = np.degrees(np.abs(turn[counted]))
+    gross = a.sum()
+    if gross == 0:
+        return [float("nan")] * (len(SIZE_EDGES_DEG) + 1)
+    edges = (0.0, *SIZE_EDGES_DEG, np.inf)
+    return [float(a[(a >= lo) & (a < hi)].sum() / gross) for lo, hi in zip(edges[:-1], edges[1:])]
+
+
+def phase_shares(
+    turn: np.ndarray, counted: np.ndarray, positions: np.ndarray, goals: np.ndarray, near: float
+) -> tuple[float, float, float]:
+    """(start, middle, end): shares of the turning in the first second (the turns into
+    the displacements of steps 2 .. 1/DT), within ``near`` m of the goal after the later
+    displacement (past the first second), and the rest. ``positions`` (T, N, 2) are the
+    positions after steps 1..T, as for ``turn_series``; NaN without turning."""
+    a = np.where(counted, np.abs(turn), 0.0)
+    gross = a.sum()
+    if gross == 0:
+        return (float("nan"),) * 3
+    t = np.arange(turn.shape[0])[:, None]
+    start = np.broadcast_to(t < round(1.0 / cq.DT) - 1, a.shape)
+    dist = np.full(a.shape, np.inf)
+    dist[:-1] = np.linalg.norm(np.asarray(positions)[1:] - np.asarray(goals)[None], axis=2)
+    end = ~start & (dist < near)
+    return (
+        float(a[start].sum() / gross),
+        float(a[~start & ~end].sum() / gross),
+        float(a[end].sum() / gross),
+    )
+
+
 def decision_flips(slot, direction, strength, danger, speed_map, moving):
     """Classify the decision's A, B, A flips.
 
@@ -214,7 +258,7 @@ class _Recorder:
         self.system.retire(ids)
 
 
-def analyse(system, scene, slow: float) -> dict:
+def analyse(system, scene, slow: float, near: float = 3.0) -> dict:
     """Run ``system`` on ``scene`` under the benchmark's protocol and split its jitter."""
     rec = _Recorder(system)
     row = cq.run(rec, scene)
@@ -225,6 +269,11 @@ def analyse(system, scene, slow: float) -> dict:
         "jitter_check": jitter(turn, counted),
         "reversals": reversal_share(turn, counted),
         "slow": slow_share(turn, speed, counted, slow),
+        "sizes": size_shares(turn, counted),
+        "phases": phase_shares(turn, counted, p, scene.goals, near),
+        "turning_per_agent": float(
+            np.degrees(np.where(counted, np.abs(turn), 0.0).sum()) / scene.n
+        ),
         "arrived": row["arrived_pct"],
         "collisions": row["collisions"],
     }
@@ -248,6 +297,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-accel", type=float, default=6.0)
     ap.add_argument("--slow", type=float, default=0.7, help="m/s: 'slow' steps below this")
     ap.add_argument("--no-rvo2", action="store_true")
+    ap.add_argument("--split", action="store_true", help="also split by turn size and phase")
+    ap.add_argument("--near", type=float, default=3.0, help="m: the 'end' phase (--split)")
     args = ap.parse_args(argv)
     import contextsteer as cs
 
@@ -273,6 +324,7 @@ def main(argv=None) -> int:
         "| ° when slow | decision °/step | in flips | jam | turned unsafe | outvalued |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    splits = []
     for name in args.scenes.split(","):
         scene = cq.SCENES[name](seed=args.seed) if name in cq.SEEDED else cq.SCENES[name]()
         walls = len(scene.walls) > 0
@@ -284,7 +336,8 @@ def main(argv=None) -> int:
             except cq.Unavailable as e:
                 print(f"| {name} | {label} | unavailable: {e} |")
                 continue
-            r = analyse(system, scene, args.slow)
+            r = analyse(system, scene, args.slow, args.near)
+            splits.append((name, label, r))
             assert abs(r["jitter"] - r["jitter_check"]) < 1e-9 * max(1.0, r["jitter"])
             steps_slow, turn_slow, deg_slow = r["slow"]
             cells = [
@@ -306,6 +359,18 @@ def main(argv=None) -> int:
             else:
                 cells += ["", "", "", "", ""]
             print("| " + " | ".join(cells) + " |", flush=True)
+    if args.split:
+        bins = ("<1°", "1–3°", "3–10°", "10–30°", ">=30°")
+        print(
+            "\nShare of the turning by turn size, and by phase (the first second; within "
+            f"{args.near} m of the goal):\n"
+        )
+        print("| scene | system | ° per agent | " + " | ".join(bins) + " | start | middle | end |")
+        print("|---|---|---|" + "---|" * (len(bins) + 3))
+        for name, label, r in splits:
+            cells = [name, label, f"{r['turning_per_agent']:.0f}"]
+            cells += [f"{100 * x:.0f} %" for x in (*r["sizes"], *r["phases"])]
+            print("| " + " | ".join(cells) + " |")
     return 0
 
 

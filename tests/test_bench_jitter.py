@@ -136,3 +136,45 @@ def test_decision_flips_ignore_steady_turns_and_standing_agents():
     trace[5] = np.zeros((4, 1), dtype=bool)
     out = cj.decision_flips(*trace)
     assert out["total"] == 0.0 and out["flips"] == 0.0
+
+
+def test_size_shares_bin_the_turning_by_turn_size():
+    never = np.array([np.nan])
+    # Turns of 0.5, 2, 5, 20 and 40° (67.5° in all): one in each bin.
+    starts, pos = _path([0, 0.5, 2.5, 7.5, 27.5, 67.5])
+    turn, _, counted = cj.turn_series(pos, starts, never)
+    assert np.allclose(cj.size_shares(turn, counted), np.array([0.5, 2, 5, 20, 40]) / 67.5)
+    # A straight path has no turning to share.
+    starts, pos = _path([0, 0, 0])
+    turn, _, counted = cj.turn_series(pos, starts, never)
+    assert all(math.isnan(x) for x in cj.size_shares(turn, counted))
+
+
+def test_phase_shares_split_start_middle_and_end():
+    never = np.array([np.nan])
+    # 50 steps at 1 m/s: a 10° turn into step 3 (the first second), 20° into step 36 and
+    # 30° into step 46, after which 4 steps (0.13 m) are left to the goal at the end.
+    h = np.zeros(50)
+    h[2:] = 10
+    h[35:] = 30
+    h[45:] = 60
+    starts, pos = _path(h)
+    turn, _, counted = cj.turn_series(pos, starts, never)
+    goals = pos[-1]
+    start, middle, end = cj.phase_shares(turn, counted, pos, goals, near=0.2)
+    assert np.allclose([start, middle, end], np.array([10, 20, 30]) / 60)
+    # With a wider "near" the middle turn counts as the end's too.
+    start, middle, end = cj.phase_shares(turn, counted, pos, goals, near=1.0)
+    assert np.allclose([start, middle, end], np.array([10, 0, 50]) / 60)
+
+
+def test_main_prints_the_split_tables(capsys):
+    # The command line end to end on one scene (contextsteer only): both tables, and the
+    # size and phase shares of each row add up to the whole turning.
+    assert cj.main(["--scenes", "crossing", "--no-rvo2", "--split"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| crossing | contextsteer")]
+    assert len(rows) == 2
+    cells = [c.strip() for c in rows[1].strip("|").split("|")]
+    shares = [float(c.rstrip(" %")) for c in cells[3:]]
+    assert abs(sum(shares[:5]) - 100) <= 3 and abs(sum(shares[5:]) - 100) <= 2
