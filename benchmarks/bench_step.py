@@ -55,7 +55,19 @@ progress), K = 16, one thread, median of ``--repeats`` runs, and print what the 
 cost against the same configuration without them in the same run (runs with and without
 alternate; the share is the median of the pairs' shares).
 
+"--paired" times RVO2 and contextsteer side by side instead, so that the machine's drift
+skews the ratio less. One RVO2 simulator and one contextsteer simulation of each
+configuration (default, velocity, velocity plain; run metrics on, one thread) step the
+scene in turns, in ``--segments`` blocks: RVO2's block, then each configuration's block
+over the same steps of its own run, then the next block. The figure is RVO2's median ms
+per step over all its steps divided by the configuration's, the same definition as the
+separate runs above but from interleaved steps; each block's own ratio is printed too.
+On this 2-core VM the speed drifts by tens of percent within a minute, so separate runs
+can catch RVO2 and contextsteer at different speeds; blocks of a second or so share the
+machine's state.
+
 Usage: PYTHONPATH=python python3 benchmarks/bench_step.py [--quick] [--full] [--sizes N,..]
+[--paired [--segments 10]]
 (--quick: N = 1k only.)
 """
 
@@ -172,6 +184,81 @@ def run_contextsteer(
     return out
 
 
+class _RVO2Steps:
+    """RVO2 on the scene, stepped in blocks (``run(m)`` -> the m ``do_step`` times, s)."""
+
+    def __init__(self, scene):
+        from crowd import make_rvo2
+
+        self.scene = scene
+        self.sim = make_rvo2(scene, walls=True)
+        self.pos = scene.positions.astype("float64")
+
+    def run(self, m: int) -> list[float]:
+        from crowd import step_rvo2
+
+        return step_rvo2(self.sim, self.scene, m, start=self.pos)
+
+
+class _ContextSteerSteps:
+    """A contextsteer simulation of the scene (one thread, run metrics on), stepped in
+    blocks: ``run(m)`` -> the m ``Simulation.step`` times (s), targets set outside."""
+
+    def __init__(self, scene, velocity: bool, plain: bool = False):
+        self.scene = scene
+        world = cs.World()
+        world.add_segments(scene.walls)
+        self.agents = cs.Agents(len(scene.positions), slots=16)
+        pref = crowd_preferred(scene.positions, scene.scale)
+        self.agents.add(
+            scene.positions,
+            velocity=0.0,
+            radius=scene.radius,
+            max_speed=scene.max_speed,
+            max_accel=4.0,
+            target=scene.positions + AHEAD * pref,
+        )
+        st = velocity_steering(plain) if velocity else steering()
+        self.sim = cs.Simulation(world, self.agents, st, motion=cs.Lerp(steer_force=0.5))
+
+    def run(self, m: int) -> list[float]:
+        times = []
+        with cs.threads(1):
+            for _ in range(m):
+                p = self.agents.position
+                self.agents.target[...] = p + AHEAD * crowd_preferred(p, self.scene.scale)
+                t0 = time.perf_counter()
+                self.sim.step(self.scene.dt)
+                times.append(time.perf_counter() - t0)
+        return times
+
+
+def paired_ratios(reference, systems: dict, steps: int, segments: int) -> dict:
+    """Step ``reference`` and each of ``systems`` (name -> object with ``run(m)`` returning
+    m step times) in turns: ``segments`` blocks covering ``steps`` steps (block sizes differ
+    by at most one), the reference's block first. Returns, per name, ``(overall, blocks)``:
+    the reference's median step time over all its steps over the system's (the separate
+    runs' figure, from interleaved steps), and per block the same ratio within the block."""
+    if segments < 1 or steps < segments:
+        raise ValueError(f"need 1 <= segments <= steps, got {segments} segments of {steps} steps")
+    bounds = [steps * b // segments for b in range(segments + 1)]
+    ref_all: list = []
+    times: dict = {name: [] for name in systems}
+    blocks: dict = {name: [] for name in systems}
+    for b in range(segments):
+        m = bounds[b + 1] - bounds[b]
+        ref = reference.run(m)
+        ref_all += ref
+        for name, system in systems.items():
+            t = system.run(m)
+            times[name] += t
+            blocks[name].append(statistics.median(ref) / statistics.median(t))
+    return {
+        name: (statistics.median(ref_all) / statistics.median(times[name]), blocks[name])
+        for name in systems
+    }
+
+
 def fmt(x, spec):
     return format(x, spec) if x is not None else "-"
 
@@ -194,7 +281,12 @@ def main() -> None:
     ap.add_argument("--full", action="store_true", help="metrics and RVO2 at N = 100k too")
     ap.add_argument("--repeats", type=int, default=3, help="contextsteer runs per figure")
     ap.add_argument("--sizes", default=None, help="comma-separated N (default 1k,10k,100k)")
+    ap.add_argument("--paired", action="store_true", help="RVO2 and contextsteer in turns")
+    ap.add_argument("--segments", type=int, default=10, help="blocks of steps (--paired)")
     args = ap.parse_args()
+    if args.paired:
+        main_paired(args)
+        return
     sizes = [1000] if args.quick else [1000, 10_000, 100_000]
     if args.sizes:
         sizes = [int(x) for x in args.sizes.split(",")]
@@ -265,6 +357,30 @@ def main() -> None:
                 flush=True,
             )
     print("RVO2/cs: RVO2 ms per step / contextsteer single-thread ms per step (same run).")
+
+
+def main_paired(args) -> None:
+    """--paired: RVO2 / contextsteer ratios from blocks of steps run in turns."""
+    sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else [10_000]
+    print(
+        f"crowd-track-N, dt 0.25, one thread, run metrics on; RVO2 and contextsteer in "
+        f"{args.segments} blocks of steps, in turns; load average {os.getloadavg()[0]:.2f}"
+    )
+    print(f"{'system':<14}{'N':>7}  RVO2/cs over all steps; per block: median (min-max), blocks")
+    for n in sizes:
+        scene = crowd_track_scene(n)
+        systems = {
+            "cs +metrics": _ContextSteerSteps(scene, velocity=False),
+            "cs vel +metr": _ContextSteerSteps(scene, velocity=True),
+            "cs vel plain": _ContextSteerSteps(scene, velocity=True, plain=True),
+        }
+        ratios = paired_ratios(_RVO2Steps(scene), systems, scene.steps, args.segments)
+        for name, (overall, r) in ratios.items():
+            print(
+                f"{name:<14}{n:>7}  {overall:.1f}x; {statistics.median(r):.1f}x "
+                f"({min(r):.1f}-{max(r):.1f}); " + " ".join(f"{x:.1f}" for x in r),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -101,12 +101,16 @@ def make_rvo2(scene: CrowdScene, *, walls: bool = True):
     return sim
 
 
-def step_rvo2(sim, scene: CrowdScene, steps: int, after_step=None) -> list[float]:
+def step_rvo2(
+    sim, scene: CrowdScene, steps: int, after_step=None, start: np.ndarray | None = None
+) -> list[float]:
     """``steps`` RVO2 steps towards the scene's preferred directions; returns the seconds
     of each ``do_step`` alone (the Python loop that sets preferred velocities and reads
-    positions is outside the timer). ``after_step(positions)`` sees each step's result."""
+    positions is outside the timer). ``after_step(positions)`` sees each step's result.
+    ``start``: the agents' positions now ((N, 2) float64, updated in place), for a
+    simulator already stepped; default the scene's start positions."""
     n = len(scene.positions)
-    pos = scene.positions.astype(np.float64)
+    pos = scene.positions.astype(np.float64) if start is None else start
     times = []
     for _ in range(steps):
         pref = crowd_preferred(pos, scene.scale).astype(np.float64) * scene.max_speed
