@@ -126,6 +126,24 @@ def classic_steering():
     )
 
 
+def scene_agents(scene, k: int) -> tuple[cs.World, cs.Agents]:
+    """The scene's walls, and its agents (K slots, at rest) seeking AHEAD along the
+    preferred direction."""
+    world = cs.World()
+    world.add_segments(scene.walls)
+    agents = cs.Agents(len(scene.positions), slots=k)
+    pref = crowd_preferred(scene.positions, scene.scale)
+    agents.add(
+        scene.positions,
+        velocity=0.0,
+        radius=scene.radius,
+        max_speed=scene.max_speed,
+        max_accel=4.0,
+        target=scene.positions + AHEAD * pref,
+    )
+    return world, agents
+
+
 def run_contextsteer(
     scene,
     k: int,
@@ -137,19 +155,7 @@ def run_contextsteer(
     run_metrics: bool = False,
     plain: bool = False,
 ) -> dict:
-    world = cs.World()
-    world.add_segments(scene.walls)
-    n = len(scene.positions)
-    agents = cs.Agents(n, slots=k)
-    pref = crowd_preferred(scene.positions, scene.scale)
-    agents.add(
-        scene.positions,
-        velocity=0.0,
-        radius=scene.radius,
-        max_speed=scene.max_speed,
-        max_accel=4.0,
-        target=scene.positions + AHEAD * pref,
-    )
+    world, agents = scene_agents(scene, k)
     if use_classic:
         sim = cs.Simulation(world, agents, classic_steering(), motion=cs.Accel())
     elif velocity:
@@ -206,18 +212,7 @@ class _ContextSteerSteps:
 
     def __init__(self, scene, velocity: bool, plain: bool = False):
         self.scene = scene
-        world = cs.World()
-        world.add_segments(scene.walls)
-        self.agents = cs.Agents(len(scene.positions), slots=16)
-        pref = crowd_preferred(scene.positions, scene.scale)
-        self.agents.add(
-            scene.positions,
-            velocity=0.0,
-            radius=scene.radius,
-            max_speed=scene.max_speed,
-            max_accel=4.0,
-            target=scene.positions + AHEAD * pref,
-        )
+        world, self.agents = scene_agents(scene, 16)
         st = velocity_steering(plain) if velocity else steering()
         self.sim = cs.Simulation(world, self.agents, st, motion=cs.Lerp(steer_force=0.5))
 
