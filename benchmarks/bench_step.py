@@ -85,7 +85,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import contextsteer as cs  # noqa: E402
-from crowd import CrowdMetrics, run_rvo2  # noqa: E402
+from crowd import CrowdMetrics, make_rvo2, run_rvo2, step_rvo2  # noqa: E402
 from scenes import crowd_preferred, crowd_track_scene  # noqa: E402
 
 AHEAD = 10.0  # distance of the seek target along the preferred direction
@@ -194,15 +194,11 @@ class _RVO2Steps:
     """RVO2 on the scene, stepped in blocks (``run(m)`` -> the m ``do_step`` times, s)."""
 
     def __init__(self, scene):
-        from crowd import make_rvo2
-
         self.scene = scene
         self.sim = make_rvo2(scene, walls=True)
         self.pos = scene.positions.astype("float64")
 
     def run(self, m: int) -> list[float]:
-        from crowd import step_rvo2
-
         return step_rvo2(self.sim, self.scene, m, start=self.pos)
 
 

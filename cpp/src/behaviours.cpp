@@ -6,15 +6,6 @@
 #include "contextsteer/behaviours.hpp"
 #include "cpu.hpp"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// x86-64 with GCC or Clang: the AVX2 kernels below exist (chosen at run time, cpu.hpp).
-#define CS_X86_AVX2 1
-#define CS_TARGET_AVX2 __attribute__((target("avx2")))
-#include <immintrin.h>
-#else
-#define CS_TARGET_AVX2
-#endif
-
 #include <algorithm>
 #include <limits>
 #include <cmath>
@@ -450,10 +441,9 @@ void ttc_levels_base(const float* dx, const float* dy, std::size_t k, float ks, 
                      std::size_t S, Vec2 p, Vec2 u, float cc, float* ttc) {
   ttc_levels(dx, dy, k, ks, m0, S, p, u, cc, ttc);
 }
-CS_TARGET_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_t k, float ks,
-                                    std::size_t m0, std::size_t S, Vec2 p, Vec2 u, float cc,
-                                    float* ttc) {
-#if defined(CS_X86_AVX2)
+CS_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_t k, float ks,
+                             std::size_t m0, std::size_t S, Vec2 p, Vec2 u, float cc, float* ttc) {
+#if defined(CONTEXTSTEER_AVX2)
   if (k % 8 == 0) {
     // The same operations in the same order as ttc_levels, written with intrinsics: the
     // loop the compiler made of ttc_levels re-broadcast the neighbour's constants and
@@ -496,9 +486,9 @@ CS_TARGET_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_
 /// included), so the same rows bit for bit. False (nothing written) unless k % 8 == 0.
 /// The loop's two unpredictable branches per level were a third of the rows' time on
 /// crowd-track-10k (velocity configuration, perf).
-CS_TARGET_AVX2 bool levels_to_maps_avx2(const float* ttc, std::size_t k, std::size_t S,
-                                        float horizon, float scale, float* speed, float* danger) {
-#if defined(CS_X86_AVX2)
+CS_AVX2 bool levels_to_maps_avx2(const float* ttc, std::size_t k, std::size_t S, float horizon,
+                                 float scale, float* speed, float* danger) {
+#if defined(CONTEXTSTEER_AVX2)
   if (k % 8 != 0) return false;
   const __m256 h = _mm256_set1_ps(horizon), zero = _mm256_setzero_ps();
   const __m256 one = _mm256_set1_ps(1.0f);
@@ -532,7 +522,7 @@ CS_TARGET_AVX2 bool levels_to_maps_avx2(const float* ttc, std::size_t k, std::si
 
 float pair_ttc(Vec2 p, float R, Vec2 w);
 
-#if defined(CS_X86_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
 /// velocity_pair_ttc over four neighbours at a time: per lane the same operations in the
 /// same order as the scalar loop and pair_ttc, then the least TTC over the lanes (a
 /// minimum, in any order). No FMA, so every lane rounds as the scalar code. Each
@@ -541,9 +531,9 @@ float pair_ttc(Vec2 p, float R, Vec2 w);
 /// where gathers are slow. The refinements of the velocity decision call it a few times
 /// an agent a step; on crowd-track-10k (velocity configuration, callgrind) the scalar loop
 /// took 245 instructions a call.
-CS_TARGET_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb,
-                                            std::int32_t count, std::size_t i, Vec2 v, float kappa,
-                                            float alpha, float margin) {
+CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb,
+                                     std::int32_t count, std::size_t i, Vec2 v, float kappa,
+                                     float alpha, float margin) {
   const float inf_s = std::numeric_limits<float>::infinity();
   if (count <= 0) return inf_s;
   const __m128 inf = _mm_set1_ps(inf_s), zero = _mm_setzero_ps();
@@ -605,7 +595,7 @@ float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std
                         Vec2 v) {
   const AgentsView& a = in.agents;
   const float kappa = 1.0f / (1.0f - b.reciprocity);
-#if defined(CS_X86_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
   if (!in.neighbors.empty() && detail::use_avx2())
     return velocity_pair_ttc_avx2(a, in.neighbors.indices + i * in.neighbors.max_neighbors,
                                   in.neighbors.counts[i], i, v, kappa, b.reciprocity, b.margin);

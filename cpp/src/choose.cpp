@@ -7,9 +7,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#endif
 #include <cstdlib>
 #include <cmath>
 
@@ -329,11 +326,7 @@ Out vector_sum_run_simd(const Ring& s, const float* v, std::size_t kk) {
   return finish_sum(*s.set, v, sx, sy, total, top, len < k, first, len);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CONTEXTSTEER_CHOOSE_AVX2 1
-// Functions compiled for AVX2 and the bit instructions that come with it (run only when
-// use_avx2() says the CPU has them). No FMA.
-#define CS_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+#if defined(CONTEXTSTEER_AVX2)
 // Lane masks for the 16 patterns of 4 bits over four doubles.
 alignas(32) constexpr std::uint64_t kLaneMask64x4[16][4] = {{0, 0, 0, 0},
                                                             {~0ull, 0, 0, 0},
@@ -687,7 +680,7 @@ void argmax_rows_sse2(const Ring& s, const float* v, std::size_t k, float* dir, 
   }
 }
 
-#if defined(CONTEXTSTEER_CHOOSE_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
 // argmax of one row at a time with AVX2, K = 8H: the maximum m of the row (a tree of max
 // over the H vectors, then across the lanes), then the lowest slot j with v_j == m (a
 // compare and a bit scan). Without NaN, max is exact, so m is the row's maximum and the
@@ -751,7 +744,7 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
 #if defined(__SSE2__)
       if (k % 4 == 0) {
         const Ring ring(slots);
-#if defined(CONTEXTSTEER_CHOOSE_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
         if (use_avx2() && k <= 64 && (k & (k - 1)) == 0 && k >= 8) {  // 8, 16, 32, 64
           switch (k) {
             case 8:
@@ -797,7 +790,7 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
             each_row(v, k, d, st, sl, begin, end,
                      [&](const float* row) { return vector_sum_run_simd<G>(ring, row, k); });
           };
-#if defined(CONTEXTSTEER_CHOOSE_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
           if (use_avx2() && k % 8 == 0 && (k & (k - 1)) == 0) {  // 8, 16, 32, 64
             switch (k) {
               case 8:

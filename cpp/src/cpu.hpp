@@ -4,6 +4,18 @@
 
 #include <cstdlib>
 
+// x86-64 with GCC or Clang: kernels may have AVX2 variants, compiled with CS_AVX2 (AVX2 and
+// the bit instructions use_avx2() checks for; no FMA, so every lane rounds as the baseline)
+// and run only when use_avx2() says so. Elsewhere CONTEXTSTEER_AVX2 is undefined and CS_AVX2
+// is empty.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define CONTEXTSTEER_AVX2 1
+#define CS_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+#else
+#define CS_AVX2
+#endif
+
 namespace contextsteer::detail {
 
 /// Whether kernels that have an AVX2 variant (compiled with target("avx2,bmi,bmi2,popcnt"),
@@ -11,7 +23,7 @@ namespace contextsteer::detail {
 /// POPCNT, and CONTEXTSTEER_NO_AVX2 is unset or "0" (tests compare both paths). Decided
 /// once. Always false off x86-64 GCC/Clang.
 inline bool use_avx2() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(CONTEXTSTEER_AVX2)
   static const bool yes = [] {
     const char* off = std::getenv("CONTEXTSTEER_NO_AVX2");
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&

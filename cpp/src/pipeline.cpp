@@ -7,19 +7,15 @@
 #include "batch.hpp"
 #include "cpu.hpp"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-
+#if defined(CONTEXTSTEER_AVX2)
 #include <bit>
-#define CONTEXTSTEER_STEER_AVX2 1
 #endif
 
 namespace contextsteer {
 
 namespace {
 
-#if defined(CONTEXTSTEER_STEER_AVX2)
-#define CS_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+#if defined(CONTEXTSTEER_AVX2)
 
 // steer with the defaults combine = max, resolve = mask and choose = argmax, for K = 8H,
 // in one pass over each row: the B interest rows and the danger row are loaded once into
@@ -111,7 +107,6 @@ CS_AVX2 bool steer_max_mask_argmax_avx2(const float* maps, std::size_t b, std::s
   const __m256i over = _mm256_cmpeq_epi32(_mm256_max_epu32(worst, limit), limit);
   return _mm256_movemask_epi8(over) == -1;
 }
-#undef CS_AVX2
 #endif
 
 }  // namespace
@@ -142,7 +137,7 @@ void steer(std::span<const float> interest_maps, std::size_t b, std::size_t n, s
       ok &= all_finite(interest_maps.data() + (s * n + r0) * k, (r1 - r0) * k);
     return ok;
   };
-#if defined(CONTEXTSTEER_STEER_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
   if (p.combine == CombineMode::kMax && p.resolve.mode == ResolveMode::kMask &&
       p.choose.mode == ChooseMode::kArgmax && (k == 8 || k == 16 || k == 32 || k == 64) && b >= 1 &&
       detail::use_avx2()) {

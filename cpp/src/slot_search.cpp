@@ -7,10 +7,6 @@
 
 #include "cpu.hpp"
 
-#if defined(CONTEXTSTEER_SEARCH_AVX2)
-#include <immintrin.h>
-#endif
-
 namespace contextsteer::detail {
 
 /// The slot whose direction is nearest d: the first q with the largest dir_q·d (0 when
@@ -25,12 +21,12 @@ std::size_t nearest_slot_scalar(const float* dir, std::size_t k, Vec2 d) {
   return q;
 }
 
-#if defined(CONTEXTSTEER_SEARCH_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
 /// nearest_slot_scalar for k a multiple of 8, at most 64, eight slots a step (AVX2, no
 /// FMA): the same products and sums per slot (hadd adds x·d.x and y·d.y in that order),
 /// then the first slot equal to the maximum. A NaN product, or a maximum not above −2,
 /// falls back to the scalar loop, so the answer is always the loop's.
-CS_SEARCH_AVX2 std::size_t nearest_slot_avx2(const float* dir, std::size_t k, Vec2 d) {
+CS_AVX2 std::size_t nearest_slot_avx2(const float* dir, std::size_t k, Vec2 d) {
   const __m256 dd = _mm256_setr_ps(d.x, d.y, d.x, d.y, d.x, d.y, d.x, d.y);
   const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
   alignas(32) float c[64];
@@ -59,7 +55,7 @@ CS_SEARCH_AVX2 std::size_t nearest_slot_avx2(const float* dir, std::size_t k, Ve
 /// std::max_element(v, v + k) − v for k a multiple of 8 (AVX2): the first index of the
 /// largest value (equal values, ±0 included, keep the first). A row holding a NaN falls
 /// back to std::max_element, whose answer then depends on where the NaN is.
-CS_SEARCH_AVX2 std::size_t first_max_avx2(const float* v, std::size_t k) {
+CS_AVX2 std::size_t first_max_avx2(const float* v, std::size_t k) {
   __m256 mx = _mm256_loadu_ps(v);
   __m256 nan = _mm256_cmp_ps(mx, mx, _CMP_UNORD_Q);
   for (std::size_t j = 8; j < k; j += 8) {
@@ -81,14 +77,14 @@ CS_SEARCH_AVX2 std::size_t first_max_avx2(const float* v, std::size_t k) {
 
 /// std::max_element(v, v + k) − v (the interest peak), eight values a step where AVX2 is.
 std::size_t first_max(const float* v, std::size_t k) {
-#if defined(CONTEXTSTEER_SEARCH_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
   if (k % 8 == 0 && detail::use_avx2()) return first_max_avx2(v, k);
 #endif
   return static_cast<std::size_t>(std::max_element(v, v + k) - v);
 }
 
 std::size_t nearest_slot(const float* dir, std::size_t k, Vec2 d) {
-#if defined(CONTEXTSTEER_SEARCH_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
   if (k % 8 == 0 && k <= 64 && detail::use_avx2()) return nearest_slot_avx2(dir, k, d);
 #endif
   return nearest_slot_scalar(dir, k, d);

@@ -7,11 +7,7 @@
 #include <cstddef>
 
 #include "contextsteer/common.hpp"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CONTEXTSTEER_SEARCH_AVX2 1
-#define CS_SEARCH_AVX2 __attribute__((target("avx2")))
-#endif
+#include "cpu.hpp"
 
 namespace contextsteer::detail {
 
@@ -24,11 +20,11 @@ std::size_t nearest_slot_scalar(const float* dir, std::size_t k, Vec2 d);
 /// K % 8 == 0.
 std::size_t first_max(const float* v, std::size_t k);
 
-#if defined(CONTEXTSTEER_SEARCH_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
 /// The AVX2 variants (K % 8 == 0, nearest_slot_avx2 K <= 64); call only when
 /// use_avx2() (cpu.hpp).
-CS_SEARCH_AVX2 std::size_t nearest_slot_avx2(const float* dir, std::size_t k, Vec2 d);
-CS_SEARCH_AVX2 std::size_t first_max_avx2(const float* v, std::size_t k);
+CS_AVX2 std::size_t nearest_slot_avx2(const float* dir, std::size_t k, Vec2 d);
+CS_AVX2 std::size_t first_max_avx2(const float* v, std::size_t k);
 #endif
 
 }  // namespace contextsteer::detail

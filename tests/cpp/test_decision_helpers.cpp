@@ -69,7 +69,7 @@ TEST(SlotSearch, NearestSlotMatchesTheLoopOnRandomHeadingsTiesAndNaN) {
       const std::size_t want = nearest_reference(dir, d);
       EXPECT_EQ(detail::nearest_slot_scalar(dir.data(), k, d), want);
       EXPECT_EQ(detail::nearest_slot(dir.data(), k, d), want);
-#if defined(CONTEXTSTEER_SEARCH_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
       if (contextsteer::detail::use_avx2())
         EXPECT_EQ(detail::nearest_slot_avx2(dir.data(), k, d), want);
 #endif
@@ -90,7 +90,7 @@ TEST(SlotSearch, FirstMaxIsMaxElementWithTiesSignedZerosAndNaN) {
       if (t % 13 == 0) v[static_cast<std::size_t>(t) % k] = -0.0f;
       const auto want = static_cast<std::size_t>(std::max_element(v.begin(), v.end()) - v.begin());
       EXPECT_EQ(detail::first_max(v.data(), k), want);
-#if defined(CONTEXTSTEER_SEARCH_AVX2)
+#if defined(CONTEXTSTEER_AVX2)
       if (contextsteer::detail::use_avx2()) EXPECT_EQ(detail::first_max_avx2(v.data(), k), want);
 #endif
     }
