@@ -12,8 +12,12 @@
 #include <immintrin.h>
 #define CONTEXTSTEER_AVX2 1
 #define CS_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+// For the few kernels whose scalar version uses std::fma explicitly (exp_float.hpp): there
+// FMA instructions round as the baseline's std::fma does. Run only when use_avx2_fma().
+#define CS_AVX2_FMA __attribute__((target("avx2,fma")))
 #else
 #define CS_AVX2
+#define CS_AVX2_FMA
 #endif
 
 namespace contextsteer::detail {
@@ -30,6 +34,17 @@ inline bool use_avx2() {
            __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") &&
            !(off && *off && *off != '0');
   }();
+  return yes;
+#else
+  return false;
+#endif
+}
+
+/// Whether kernels with an AVX2 + FMA variant (CS_AVX2_FMA) use it: use_avx2() and the
+/// CPU has FMA3.
+inline bool use_avx2_fma() {
+#if defined(CONTEXTSTEER_AVX2)
+  static const bool yes = use_avx2() && __builtin_cpu_supports("fma");
   return yes;
 #else
   return false;

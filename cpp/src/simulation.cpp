@@ -8,6 +8,7 @@
 #include <span>
 
 #include "contextsteer/collide.hpp"
+#include "exp_float.hpp"
 #include "parallel.hpp"
 #include "slot_search.hpp"
 
@@ -358,15 +359,17 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
     if (smooth > 0.0f) {
       // Smoothness: a turn away from the current velocity v (max-speed units) costs
       // exp(−λ·(|v| − s_k·v)): nothing at rest or straight on, most for a U-turn. The
-      // exponents first, then the exps alone, then the products: the same float
-      // operations as one loop, but only the exp calls stay scalar (with them in the loop,
-      // each call spilled the loop's registers; weigh_by_speed 1,154 → 1,012 instructions
-      // an agent at K = 16, crowd-track-10k velocity, callgrind).
+      // exponents first, then the exps, then the products: the same float operations as
+      // one loop, but the exps run eight at a time (exp_floats: glibc's table method in
+      // AVX2 lanes, bit for bit its scalar version, which on glibc with FMA is std::exp's
+      // own answer). With std::exp in the loop each call spilled the loop's registers;
+      // separate, 16 std::exp calls still took 464 of weigh_by_speed's 997 instructions
+      // an agent at K = 16 (crowd-track-10k velocity, callgrind).
       const float len = length(v);
       float* x = exponents.data();
       for (std::size_t q = 0; q < k; ++q)
         x[q] = -smooth * (len - (dir[2 * q] * v.x + dir[2 * q + 1] * v.y));
-      for (std::size_t q = 0; q < k; ++q) x[q] = std::exp(x[q]);
+      detail::exp_floats(x, k);
       for (std::size_t q = 0; q < k; ++q) w[q] *= x[q];
     }
     if (blocked) {
