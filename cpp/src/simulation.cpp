@@ -90,6 +90,7 @@ Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
   if (velocity_) wall_clear_.assign(n_, 0);
   if (velocity_) ttc_memo_.assign(n_, detail::VelocityMemo{});
   if (velocity_) peak_.assign(n_, 0);
+  if (velocity_ && config_.rotate) frame_.assign(4 * n_, 0.0f);
   if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::infinity());
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
   if (velocity_ && (velocity_->commit > 0.0f || velocity_->inertia > 0.0f)) {
@@ -297,6 +298,17 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
           for (std::size_t i = b; i < e; ++i)
             if (slot_[i] >= 0) danger_[i * k + static_cast<std::size_t>(slot_[i])] = held_[i];
         }
+        if (velocity_ && config_.rotate) {
+          // The same std::cos / std::sin calls as turned(v, ±h).
+          for (std::size_t i = b; i < e; ++i) {
+            const float hd = p.in.agents.heading[i];
+            float* f = frame_.data() + 4 * i;
+            f[0] = std::cos(hd);
+            f[1] = std::sin(hd);
+            f[2] = std::cos(-hd);
+            f[3] = std::sin(-hd);
+          }
+        }
         if (velocity_) weigh_by_speed(p.in.agents, b, e);
         if (h > 0.0f) {
           // Commitment, part 2: the previous decision (slot_ still holds it) counts 1 + h times.
@@ -319,9 +331,11 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
         if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e);
         if (inertia) keep_inertia(p, b, e);
         if (config_.rotate) {
-          for (std::size_t i = b; i < e; ++i)
+          for (std::size_t i = b; i < e; ++i) {
+            const Vec2 d = load2(direction_.data(), i);
             store2(direction_.data(), i,
-                   turned(load2(direction_.data(), i), p.in.agents.heading[i]));
+                   velocity_ ? to_world(d, i) : turned(d, p.in.agents.heading[i]));
+          }
         }
       });
 }
@@ -350,7 +364,7 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
     const float px = dir[2 * peak], py = dir[2 * peak + 1];
     // The current velocity in max-speed units, in the slot frame.
     Vec2 v = load2(a.velocity, i) * (a.max_speed[i] > 0.0f ? 1.0f / a.max_speed[i] : 0.0f);
-    if (config_.rotate) v = turned(v, -a.heading[i]);
+    if (config_.rotate) v = to_slots(v, i);
     // The speed the agent wants (the interest peak; Arrive lowers it near the goal): a
     // slot faster than that offers no more progress.
     const float want = std::clamp(in[peak], 0.0f, 1.0f);
@@ -427,7 +441,7 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     // tested: check it, and fall back to the chosen slot's candidate if it is not safe.
     const float top = p.in.agents.max_speed[i];
     Vec2 v = d * (strength_[i] * top);
-    if (config_.rotate) v = turned(v, p.in.agents.heading[i]);
+    if (config_.rotate) v = to_world(v, i);
     if (memo_ttc(p, i, v) >= velocity_->horizon) continue;
     store2(direction_.data(), i, refined ? Vec2{dir[2 * bs], dir[2 * bs + 1]} : slot_dir);
     strength_[i] = sp[bs];
@@ -446,7 +460,7 @@ void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end) 
     // The time to collision first: keep_inertia asks the same velocity next (memo_ttc), and
     // most agents are safe, so the interest lookup is rarely needed.
     Vec2 v = d * (strength_[i] * p.in.agents.max_speed[i]);
-    if (config_.rotate) v = turned(v, p.in.agents.heading[i]);
+    if (config_.rotate) v = to_world(v, i);
     if (memo_ttc(p, i, v) >= vd.horizon) continue;
     if (!(interest_towards(i, d) < 0.5f * wanted_speed(i))) continue;
     strength_[i] = vd.retreat_speed;
@@ -468,7 +482,7 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end)
     if (!(top > 0.0f)) continue;
     const Vec2 w0 = load2(prev_direction_.data(), i);
     Vec2 d1 = load2(direction_.data(), i);
-    if (config_.rotate) d1 = turned(d1, p.in.agents.heading[i]);
+    if (config_.rotate) d1 = to_world(d1, i);
     // The last command at most as fast as the agent wants to go now (the interest peak).
     const float want = wanted_speed(i);
     const Vec2 v0 = w0 * (std::min(prev_strength_[i], want) * top);
@@ -484,7 +498,7 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end)
       continue;
     }
     Vec2 d = v * (1.0f / len);
-    if (config_.rotate) d = turned(d, -p.in.agents.heading[i]);
+    if (config_.rotate) d = to_slots(d, i);
     store2(direction_.data(), i, d);
     strength_[i] = std::min(1.0f, len / top);
   }
@@ -542,7 +556,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
     // The previous heading in the world frame (stored after last step's rotation), and in
     // the slot frame the maps and the new decision use.
     const Vec2 w0 = load2(prev_direction_.data(), i);
-    const Vec2 d0 = config_.rotate ? turned(w0, -p.in.agents.heading[i]) : w0;
+    const Vec2 d0 = config_.rotate ? to_slots(w0, i) : w0;
     const Vec2 d1 = load2(direction_.data(), i);
     // The same decision again: keeping it would store the same heading and strength
     // (s0c = min(s0, want) = strength_[i] then), so there is nothing to test.
@@ -553,7 +567,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
     // TTC of a slot-frame heading d at the new strength; of the previous course (asked by
     // several branches below, computed once).
     auto ttc_new = [&](Vec2 d) {
-      return memo_ttc(p, i, (config_.rotate ? turned(d, p.in.agents.heading[i]) : d) * (s1 * top));
+      return memo_ttc(p, i, (config_.rotate ? to_world(d, i) : d) * (s1 * top));
     };
     bool have_t0 = false;
     float t0 = 0.0f;

@@ -245,6 +245,19 @@ class Simulation {
   const WallDanger* sensor_ = nullptr;  // the first WallDanger: its rays fill sensed_
   std::vector<float> sensed_;
   std::vector<float> prev_direction_, prev_strength_;  // (N,2), (N,) commitment scratch
+  // (N,4) cos h, sin h, cos(−h), sin(−h) of each deciding agent's heading h, filled at the
+  // start of its decision when the slots turn with the heading (velocity decision only):
+  // the decision's passes turn vectors between the slot frame and the world several times
+  // an agent, each a sin and a cos of the same angle before.
+  std::vector<float> frame_;
+  Vec2 to_world(Vec2 v, std::size_t i) const {  // turned(v, h), bit for bit
+    const float* f = frame_.data() + 4 * i;
+    return {f[0] * v.x - f[1] * v.y, f[1] * v.x + f[0] * v.y};
+  }
+  Vec2 to_slots(Vec2 v, std::size_t i) const {  // turned(v, −h), bit for bit
+    const float* f = frame_.data() + 4 * i;
+    return {f[2] * v.x - f[3] * v.y, f[3] * v.x + f[2] * v.y};
+  }
   std::vector<float> held_;  // (N,) a danger value set aside during resolve (hysteresis)
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
   std::vector<std::uint8_t> stuck_, has_memory_, braking_;
