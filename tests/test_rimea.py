@@ -66,15 +66,19 @@ def _left_after(seconds, **kw):
 
 def test_a_crowd_pressing_on_an_exit_edges_through_instead_of_jamming():
     # 100 agents, an 8 m x 5 m room, one 1 m exit. With the speed levels alone (the plain
-    # configuration, no creep) an arch forms at the exit in which every agent's only safe
-    # candidate is standing still: 22 are out after 20 s and still 22 after 40 s, 30 after
-    # 80 s. Creep speeds (the scenario's default) let the arch edge forward: 49 out after
-    # 40 s, everyone after 80 s. CROWD's refinements (the default) also clear it without
-    # creep (62 out after 40 s, everyone after 80 s). At full size (1000 agents, two
-    # exits) the plain jam without creep never clears (30 out in two minutes).
+    # configuration, no creep) and world-frame slots, an arch forms at the exit in which
+    # every agent's only safe candidate is standing still: 22 are out after 20 s and still
+    # 22 after 40 s, 30 after 80 s. Creep speeds (the scenario's default) let the arch edge
+    # forward: 49 out after 40 s with world-frame slots, everyone after 80 s. CROWD's
+    # refinements also clear it without creep (62 out after 40 s, everyone after 80 s),
+    # and so do slots turning with the heading (the default), plain and without creep
+    # (60 out after 40 s, everyone after 80 s): the agents' candidates no longer line up.
+    # At full size (1000 agents, two exits) the plain world-frame jam without creep never
+    # clears (30 out in two minutes).
     kw = dict(agents=100, exits=1, width=8.0, depth=5.0, seed=0)
     assert _left_after(80.0, **kw) == 0
-    assert _left_after(80.0, creep=False, danger="plain", **kw) > 50
+    assert _left_after(80.0, creep=False, danger="plain", rotate=False, **kw) > 50
+    assert _left_after(80.0, creep=False, danger="plain", **kw) == 0
     assert _left_after(80.0, creep=False, **kw) == 0
     with pytest.raises(ValueError, match="'velocity', 'smooth' or 'plain'"):
         _left_after(1.0, danger="agent", **kw)

@@ -271,7 +271,9 @@ def _inside_corner(p):
 
 def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaResult:
     """RiMEA test 6: 20 pedestrians round a left corner; no position inside a wall (every
-    body, radius 0.25 m, stays in the corridor within ``tolerance`` m) and all arrive."""
+    body, radius 0.25 m, stays in the corridor within ``tolerance`` m, unless it left
+    through the open far end, beyond which it may walk round the end of a wall) and all
+    arrive."""
     from .nav import NavField
     from .scenarios import _spread
     from .world import nearest
@@ -290,10 +292,14 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
     worst = np.inf
     outside = 0
     done = None
+    # Agents that have been past the open far end (y > 12): outside the building, where
+    # they may walk on round the end of a wall without passing through one.
+    left = np.zeros(agents, dtype=bool)
     for step in range(1, int(60 / DT)):
         sim.step(DT)
         p = np.asarray(sim.agents.position, dtype=float)
-        ok = _inside_corner(p)
+        left |= p[:, 1] > 12.0
+        ok = _inside_corner(p) | left
         outside += int((~ok).sum())
         # Clearance to the corridor walls (body surface gap).
         d = nearest(world, p, 5.0).distance

@@ -584,6 +584,7 @@ def crowd_steering(
     smooth: bool = False,
     creep: bool = False,
     options: Mapping[str, float] | None = None,
+    rotate: bool = True,
 ) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
@@ -624,12 +625,19 @@ def crowd_steering(
     in the plain configuration, a thousand agents pressing on two 1 m exits jam for good
     (docs/crowd.md).
 
+    ``rotate=True`` (the default) turns the slots with each agent's heading
+    (``Steering(rotate=True)``): the course the agent is on is then always one of the
+    candidates, exactly, where world-frame slots (``rotate=False``) make it pick one of the
+    two slots around it. On the crowd benchmark's scenes (16 seeds) that turns 10–30 % less
+    a step, with as many agents home and no contacts; it costs about 9 % more time a step
+    (the rotated wall rays and the turns between the frames; docs/crowd.md).
+
     Examples
     --------
     >>> import contextsteer as cs
     >>> st = cs.scenarios.crowd_steering(walls=False)
-    >>> [type(b).__name__ for b in st.behaviours], st.resolve, st.choose
-    (['Arrive', 'CollisionDanger'], 'mask_min_danger', 'argmax')
+    >>> [type(b).__name__ for b in st.behaviours], st.resolve, st.choose, st.rotate
+    (['Arrive', 'CollisionDanger'], 'mask_min_danger', 'argmax', True)
     >>> cs.scenarios.crowd_steering().behaviours[1].inertia == cs.scenarios.CROWD["inertia"]
     True
     >>> cs.scenarios.crowd_steering(smooth=True).behaviours[1].inertia
@@ -658,7 +666,9 @@ def crowd_steering(
         **{"horizon": 2.0, "speeds": 4, "margin": 0.05, **options}, walls=walls, creep=creep
     )
     rules = [goal, *extra, danger]
-    return steering.Steering(rules, combine=combine, resolve="mask_min_danger", choose="argmax")
+    return steering.Steering(
+        rules, combine=combine, resolve="mask_min_danger", choose="argmax", rotate=rotate
+    )
 
 
 def _crowd(
@@ -683,6 +693,7 @@ def _crowd(
     which: Any = None,
     look_ahead_field: float = 0.0,
     creep: bool = False,
+    rotate: bool = True,
 ) -> Simulation:
     """A seeded crowd simulation walking from ``starts`` to ``goals``.
 
@@ -695,7 +706,7 @@ def _crowd(
     ``field``: a :class:`NavField` replaces the straight-line interest (Arrive) by
     FollowField (agent i reads field ``which[i]``; half-cosine, slowing within 1 m,
     string-pulled over ``look_ahead_field``), so agents find their way round walls.
-    ``creep``: see :func:`crowd_steering` (velocity danger only).
+    ``creep``, ``rotate``: see :func:`crowd_steering` (velocity danger only).
     """
     agents_mod, beh, motion, _, simulation, steering, _ = _modules()
     starts = np.asarray(starts, dtype=np.float64)
@@ -726,6 +737,7 @@ def _crowd(
             smooth=danger == "smooth",
             creep=creep,
             options={} if danger == "plain" else None,
+            rotate=rotate,
         )
     else:
         rules = [
@@ -1179,6 +1191,7 @@ def evacuation(
     depth: float = 20.0,
     creep: bool = True,
     danger: str = "velocity",
+    rotate: bool = True,
 ) -> Simulation:
     """``agents`` spread over a ``width`` × ``depth`` room walk out through ``exits`` exits
     of 1 m (RiMEA test 9's room) into corridors beyond the walls.
@@ -1191,7 +1204,8 @@ def evacuation(
     only safe candidate is standing, and the room never empties; :data:`CROWD`'s
     refinements clear a 100-agent arch without creep too). ``danger``: ``"velocity"``
     (:func:`crowd_steering`'s tuned options), ``"smooth"`` or ``"plain"``, as in the other
-    crowd scenarios.
+    crowd scenarios; ``rotate``: see :func:`crowd_steering` (the arch above forms with
+    world-frame slots, ``rotate=False``).
     Metrics: ``evacuation_report`` (agents left in the room) and the crowd metrics (each
     agent's goal is its field goal line).
     """
@@ -1222,6 +1236,7 @@ def evacuation(
         look_ahead_field=2.0,
         creep=creep,
         danger=danger,
+        rotate=rotate,
     )
     sim._room_depth = depth  # type: ignore[attr-defined]  # read by evacuation_report
     sim.configure_metrics(goal_radius=3.0)  # anywhere on the 6 m goal line in front of the exit
