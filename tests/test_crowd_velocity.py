@@ -422,9 +422,7 @@ def test_symmetric_circles_with_turning_slots_get_everyone_home_without_contact(
     starts = radius * np.c_[np.cos(th), np.sin(th)]
     agents = cs.Agents(n, slots=16, seed=0)
     agents.add(starts, radius=0.3, max_speed=1.3, max_accel=6.0, target=-starts, heading=th + np.pi)
-    sim = cs.Simulation(
-        None, agents, cs.scenarios.crowd_steering(walls=False), motion=cs.Accel()
-    )
+    sim = cs.Simulation(None, agents, cs.scenarios.crowd_steering(walls=False), motion=cs.Accel())
     sim.configure_metrics(goal_radius=0.3)
     sim.step(1 / 30, steps=int(3 * 2 * radius / 1.3 * 30))
     m = sim.metrics()
