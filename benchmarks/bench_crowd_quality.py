@@ -32,8 +32,9 @@ Systems
   crowd_quality.contextsteer_velocity_steering: ``scenarios.crowd_steering()``,
   Arrive(slowing_radius=1, shape="half_cosine") + CollisionDanger(speeds=4, margin
   0.05, walls only where the scene has walls, and the tuned options of
-  ``scenarios.CROWD``), resolve mask_min_danger, choose argmax; ``Accel`` motion,
-  max_accel ``--velocity-accel`` (default 6). Skipped with a note when this contextsteer
+  ``scenarios.CROWD``), resolve mask_min_danger, choose argmax, slots turning with each
+  agent's heading (``rotate=True``); ``Accel`` motion, max_accel ``--velocity-accel``
+  (default 6). Skipped with a note when this contextsteer
   build has no CollisionDanger.
 - ``cs-smooth``: the same with ``crowd_steering(smooth=True)`` (``scenarios.SMOOTH_CROWD``
   instead of ``CROWD``: the hand-set smoothing preset).
