@@ -108,6 +108,15 @@ def velocity_steering(plain: bool = False) -> cs.Steering:
     return cs.scenarios.crowd_steering(walls=True, arrive=False, options={} if plain else None)
 
 
+def velocity_slots(k: int, plain: bool = False):
+    """The slots the crowd scenarios give the velocity configuration: at K = 16, with its
+    slots turning with the heading and CROWD's options (not ``plain``),
+    ``cs.scenarios.crowd_slots()`` (denser ahead); else the regular ring of K."""
+    crowd_slots = getattr(cs.scenarios, "crowd_slots", None)
+    tuned = not plain and k == 16 and velocity_steering().rotate
+    return crowd_slots() if crowd_slots and tuned else k
+
+
 def classic_steering():
     from contextsteer import classic
 
@@ -160,7 +169,11 @@ def run_contextsteer(
         sim = cs.Simulation(world, agents, classic_steering(), motion=cs.Accel())
     elif velocity:
         sim = cs.Simulation(
-            world, agents, velocity_steering(plain), motion=cs.Lerp(steer_force=0.5)
+            world,
+            agents,
+            velocity_steering(plain),
+            motion=cs.Lerp(steer_force=0.5),
+            slots=velocity_slots(k, plain),
         )
     else:
         sim = cs.Simulation(
@@ -210,7 +223,10 @@ class _ContextSteerSteps:
         self.scene = scene
         world, self.agents = scene_agents(scene, 16)
         st = velocity_steering(plain) if velocity else steering()
-        self.sim = cs.Simulation(world, self.agents, st, motion=cs.Lerp(steer_force=0.5))
+        slots = velocity_slots(16, plain) if velocity else 16
+        self.sim = cs.Simulation(
+            world, self.agents, st, motion=cs.Lerp(steer_force=0.5), slots=slots
+        )
 
     def run(self, m: int) -> list[float]:
         times = []

@@ -766,15 +766,24 @@ def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
 
 
 class ContextSteer:
-    """A contextsteer Simulation (``slots`` slots, 16 by default; ``Accel`` motion) with
-    the given steering; agents of radius RADIUS, max speed SPEED and ``max_accel``, facing
-    their first waypoint, targets written into ``agents.target`` each step, retired agents
-    removed with ``Agents.remove``. ``resolve``: push-apart after the move (the library's
-    default, on). The library's built-in run metrics are off (they would be timed inside
-    ``step``); ``pre_push`` counts overlapping pairs right after each move, before
+    """A contextsteer Simulation (``slots`` slots, 16 by default, or the directions of
+    ``slot_set``; ``Accel`` motion) with the given steering; agents of radius RADIUS, max
+    speed SPEED and ``max_accel``, facing their first waypoint, targets written into
+    ``agents.target`` each step, retired agents removed with ``Agents.remove``.
+    ``resolve``: push-apart after the move (the library's default, on). The library's
+    built-in run metrics are off (they would be timed inside ``step``); ``pre_push``
+    counts overlapping pairs right after each move, before
     push-apart (pair-steps, from ``Simulation.overlaps``)."""
 
-    def __init__(self, scene: Scene, steering, max_accel: float, resolve: bool, slots: int = 16):
+    def __init__(
+        self,
+        scene: Scene,
+        steering,
+        max_accel: float,
+        resolve: bool,
+        slots: int = 16,
+        slot_set=None,
+    ):
         try:
             import contextsteer as cs
         except ImportError as e:
@@ -793,7 +802,12 @@ class ContextSteer:
             target=scene.goals,
         )
         self.sim = cs.Simulation(
-            world, self.agents, steering, motion=cs.Accel(), slots=slots, push_apart=resolve
+            world,
+            self.agents,
+            steering,
+            motion=cs.Accel(),
+            slots=slots if slot_set is None else slot_set,
+            push_apart=resolve,
         )
         self.sim.configure_metrics(enabled=False)
         self._overlaps = 0
@@ -822,8 +836,17 @@ def _cs(scene: Scene, steering, max_accel: float, opt: Options) -> ContextSteer:
 
 
 def _velocity(scene: Scene, opt: Options, preset: str = "default") -> ContextSteer:
+    import contextsteer as cs
+
     steering = contextsteer_velocity_steering(len(scene.walls) > 0, preset)
-    return _cs(scene, steering, opt.velocity_accel, opt)
+    # As the crowd scenarios: the default configuration with turning slots at K = 16
+    # takes the set denser ahead (the plain and smooth presets keep the ring).
+    crowd_slots = getattr(cs.scenarios, "crowd_slots", None)
+    tuned = preset == "default" and getattr(steering, "rotate", False) and opt.slots == 16
+    slot_set = crowd_slots() if crowd_slots and tuned else None
+    return ContextSteer(
+        scene, steering, opt.velocity_accel, opt.resolve, opt.slots, slot_set=slot_set
+    )
 
 
 SYSTEMS = {

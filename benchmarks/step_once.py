@@ -27,7 +27,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import contextsteer as cs  # noqa: E402
-from bench_step import AHEAD, steering, velocity_steering  # noqa: E402
+from bench_step import AHEAD, steering, velocity_slots, velocity_steering  # noqa: E402
 from scenes import crowd_preferred, crowd_track_scene  # noqa: E402
 
 
@@ -62,7 +62,9 @@ def main() -> None:
             st = velocity_steering(plain=args.config == "velocity-plain")
         else:
             st = steering()
-        sim = cs.Simulation(world, agents, st, motion=cs.Lerp(steer_force=0.5))
+        velocity = args.config.startswith("velocity")
+        slots = velocity_slots(args.k, args.config == "velocity-plain") if velocity else args.k
+        sim = cs.Simulation(world, agents, st, motion=cs.Lerp(steer_force=0.5), slots=slots)
         sim.configure_metrics(enabled=not args.no_metrics)
         times = []
         with cs.threads(args.threads):

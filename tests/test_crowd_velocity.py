@@ -383,12 +383,13 @@ def test_tuned_smooth_and_rotating_scenarios_turn_less_than_plain_and_get_everyo
     name, monkeypatch
 ):
     # The scenarios with danger="velocity" (CROWD's tuned options), "smooth" and "plain"
-    # (none of the refinements), with the slots turning with the heading (the default) and
-    # in the world frame (deterministic runs): every agent home, no contact. In the world
-    # frame the refinements turn at most 70 % of the plain configuration's heading jitter;
-    # turning slots bring even the plain configuration below that (measured, °/step: world
-    # frame oncoming 1.56 -> 0.10 and 0.11, circle 1.13 -> 0.74 and 0.71; turning slots
-    # oncoming 0.09, 0.12, 0.17, circle 0.62, 0.60, 0.65).
+    # (none of the refinements), with turning slots (the default; "velocity" then takes
+    # crowd_slots, denser ahead, the others the ring) and in the world frame (deterministic
+    # runs): every agent home, no contact. In the world frame the refinements turn at most
+    # 70 % of the plain configuration's heading jitter; with turning slots every
+    # configuration does (measured, °/step: world frame oncoming 1.56 -> 0.10 and 0.11,
+    # circle 1.13 -> 0.74 and 0.71; turning slots oncoming 0.09, 0.05, 0.17, circle 0.62,
+    # 0.60, 0.65 for plain, velocity, smooth).
     sc = cs.scenarios.get(name)
     jitter = {}
     for rotate in (False, True):
@@ -433,3 +434,56 @@ def test_symmetric_circles_with_turning_slots_get_everyone_home_without_contact(
 def test_unknown_crowd_danger_is_refused_naming_the_choices():
     with pytest.raises(ValueError, match="'velocity', 'smooth', 'plain' or 'agent'"):
         cs.scenarios.get("oncoming").builder(danger="orca")
+
+
+def test_crowd_slots_are_denser_ahead_symmetric_and_a_ring():
+    s = cs.scenarios.crowd_slots()
+    angles = np.degrees(np.arctan2(s.directions[:, 1], s.directions[:, 0])) % 360.0
+    np.testing.assert_allclose(angles, cs.scenarios.CROWD_SLOT_ANGLES, atol=1e-4)
+    gaps = np.degrees(s.gaps)
+    assert gaps.sum() == pytest.approx(360.0, abs=1e-3)
+    np.testing.assert_allclose(gaps, gaps[::-1], atol=1e-4)  # mirror image left / right
+    assert gaps[0] == pytest.approx(7.5, abs=1e-4) and gaps.max() == pytest.approx(50.0, abs=1e-4)
+    assert s.k == 16 and not s.regular
+
+
+def _small_crowd(slots, steps=60):
+    rng = np.random.default_rng(5)
+    n = 24
+    start = rng.uniform(-4, 4, (n, 2))
+    agents = cs.Agents(n, slots=16, seed=2)
+    agents.add(start, radius=0.3, max_speed=1.3, max_accel=6.0, target=-start)
+    sim = cs.Simulation(
+        None, agents, cs.scenarios.crowd_steering(walls=False), motion=cs.Accel(), slots=slots
+    )
+    sim.step(1 / 30, steps=steps)
+    return sim
+
+
+def test_simulation_takes_a_slot_set_and_a_ring_set_is_the_same_as_k():
+    a = _small_crowd(16)
+    b = _small_crowd(cs.SlotSet(16))
+    np.testing.assert_array_equal(a.agents.position, b.agents.position)
+    assert a.slot_set.regular and b.slot_set.regular and b.slots == 16
+    c = _small_crowd(cs.scenarios.crowd_slots())
+    assert c.slots == 16 and not c.slot_set.regular
+    np.testing.assert_array_equal(c.slot_set.directions, cs.scenarios.crowd_slots().directions)
+    assert not np.array_equal(a.agents.position, c.agents.position)  # the set is used
+    # A pickled simulation with its own slot set continues bit for bit.
+    import pickle
+
+    d = pickle.loads(pickle.dumps(c))
+    c.step(1 / 30, steps=30)
+    d.step(1 / 30, steps=30)
+    np.testing.assert_array_equal(c.agents.position, d.agents.position)
+
+
+def test_crowd_scenarios_take_the_crowd_slots_when_slots_turn(monkeypatch):
+    sc = cs.scenarios.get("crossing")
+    sim = sc.builder()
+    np.testing.assert_array_equal(sim.slot_set.directions, cs.scenarios.crowd_slots().directions)
+    assert sc.builder(slots=8).slot_set.regular  # other slot counts: the regular ring
+    assert sc.builder(danger="plain").slot_set.regular  # the presets without CROWD: the ring
+    assert sc.builder(danger="smooth").slot_set.regular
+    monkeypatch.setitem(cs.scenarios._crowd.__kwdefaults__, "rotate", False)
+    assert sc.builder().slot_set.regular  # world-frame slots: the regular ring

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,8 +99,18 @@ double checked_dt(double dt) {
 }
 
 std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::list behaviours,
-                                   py::dict cfg, py::object motion, py::dict prm, long k) {
+                                   py::dict cfg, py::object motion, py::dict prm,
+                                   py::object slots) {
   Agents& agents = agents_of(agents_obj);
+  // slots: K (the regular ring) or a SlotSet (its C++ object).
+  std::optional<SlotSet> given;
+  long k = 0;
+  if (py::isinstance<SlotSet>(slots)) {
+    given = slots.cast<const SlotSet&>();
+    k = static_cast<long>(given->size());
+  } else {
+    k = slots.cast<long>();
+  }
   if (k < static_cast<long>(kMinSlots))
     throw py::value_error("slots must be >= 3, got " + std::to_string(k));
   if (!world.is_none()) (void)world.cast<WorldHandle&>();
@@ -170,7 +181,9 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
   self->agents = agents_obj;
   self->world = world;
   self->behaviours = behaviours;
-  self->sim = std::make_unique<Simulation>(agents, static_cast<std::size_t>(k), std::move(c), s);
+  self->sim = given ? std::make_unique<Simulation>(agents, std::move(*given), std::move(c), s)
+                    : std::make_unique<Simulation>(agents, static_cast<std::size_t>(k),
+                                                   std::move(c), s);
   return self;
 }
 

@@ -53,14 +53,14 @@ struct Simulation::Plan {
   float dt = 0.0f;  ///< the step's dt (classic steering turns accelerations into velocities)
 };
 
-Simulation::Simulation(Agents& agents, std::size_t k, SteeringConfig config,
+Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
                        SimulationParams params)
     : agents_(&agents),
       n_(agents.capacity()),
-      k_(k),
+      k_(slots.size()),  // (declared before slot_set_, so read before the move)
       config_(std::move(config)),
       params_(std::move(params)),
-      slot_set_(SlotSet::ring(k, 0.0)) {
+      slot_set_(std::move(slots)) {
   for (std::size_t b = 0; b < config_.behaviours.size(); ++b) {
     (writes_danger(config_.behaviours[b]) ? danger_b_ : interest_b_).push_back(b);
     needs_neighbors_ |= needs_neighbors(config_.behaviours[b]);

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _core
+from .maps import SlotSet
 from .motion import Lerp, MotionModel
 from .steering import Steering
 from .world import _core_world
@@ -78,9 +79,11 @@ class Simulation:
         from the agents' per-agent ``rng`` states, seeded by ``Agents(seed=...)``, and from
         the seeds of the behaviours that draw (``Wander(seed=...)``), so runs are
         reproducible without it.
-    slots : int, optional
+    slots : int or SlotSet, optional
         Slots K of the context maps (a ring, slot 0 along +x); default ``agents.slots``,
-        else 16.
+        else 16. A :class:`SlotSet` gives the directions themselves, e.g.
+        :func:`contextsteer.scenarios.crowd_slots` (slots denser ahead, for steering that
+        turns the slots with the heading).
     push_apart : bool, default True
         After moving, agents that overlap are pushed apart (Jacobi: each moves by half of
         every overlap, times ``push_relax``, computed from the same read-only positions),
@@ -218,7 +221,7 @@ class Simulation:
         motion: MotionModel | None = None,
         *,
         seed: int | None = None,
-        slots: int | None = None,
+        slots: int | SlotSet | None = None,
         push_apart: bool = True,
         push_relax: float = 1.0,
         decision_interval: int = 1,
@@ -255,7 +258,13 @@ class Simulation:
             )
         if slots is None:
             slots = getattr(agents, "slots", None) or 16
-        slots = _int("slots", slots, 3)
+        self._slot_set: SlotSet | None = None
+        if isinstance(slots, SlotSet):
+            self._slot_set = slots
+            core_slots: Any = slots._impl
+        else:
+            slots = _int("slots", slots, 3)
+            core_slots = slots
         relax = _num("push_relax", push_relax)
         if not 0 < relax <= 1:
             raise ValueError(f"Simulation: push_relax must be in (0, 1], got {push_relax}")
@@ -289,7 +298,9 @@ class Simulation:
             behaviours, config = list(steering.behaviours), steering._config()
         else:
             behaviours, config = [], {**Steering([])._config(), "classic": classic_spec}
-        self._core = _core.Simulation(core_world, agents, behaviours, config, motion, params, slots)
+        self._core = _core.Simulation(
+            core_world, agents, behaviours, config, motion, params, core_slots
+        )
         # Navigation fields the behaviours follow: rebuilt (in place) after world edits.
         self._fields = [
             b.field for b in behaviours if hasattr(b, "field") and hasattr(b.field, "_sync")
@@ -507,6 +518,13 @@ class Simulation:
     @property
     def slots(self) -> int:
         return self._core.slots
+
+    @property
+    def slot_set(self) -> SlotSet:
+        """The slot directions (a regular ring of :attr:`slots` unless a :class:`SlotSet`
+        was given), in the slot frame: turned with each agent's heading when the steering
+        has ``rotate=True``."""
+        return self._slot_set if self._slot_set is not None else SlotSet(self.slots)
 
     @property
     def behaviour_maps(self) -> dict[str, np.ndarray | None]:

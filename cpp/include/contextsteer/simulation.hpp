@@ -89,7 +89,12 @@ struct SimulationParams {
 class Simulation {
  public:
   /// Precondition: k >= kMinSlots, config.max_neighbors <= kMaxNeighbors, config valid.
-  Simulation(Agents& agents, std::size_t k, SteeringConfig config, SimulationParams params);
+  /// The slots are the regular ring of K (slot 0 along +x).
+  Simulation(Agents& agents, std::size_t k, SteeringConfig config, SimulationParams params)
+      : Simulation(agents, SlotSet::ring(k, 0.0), std::move(config), std::move(params)) {}
+  /// The same with any slot set (SlotSet::from_directions: e.g. slots denser ahead, for
+  /// steering that turns the slots with the heading).
+  Simulation(Agents& agents, SlotSet slots, SteeringConfig config, SimulationParams params);
 
   /// Sets the world (an indexed snapshot, or nullptr for none). Kept alive here.
   void set_world(std::shared_ptr<const World> world) { world_ = std::move(world); }
