@@ -181,9 +181,9 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
   self->agents = agents_obj;
   self->world = world;
   self->behaviours = behaviours;
-  self->sim = given ? std::make_unique<Simulation>(agents, std::move(*given), std::move(c), s)
-                    : std::make_unique<Simulation>(agents, static_cast<std::size_t>(k),
-                                                   std::move(c), s);
+  self->sim =
+      given ? std::make_unique<Simulation>(agents, std::move(*given), std::move(c), s)
+            : std::make_unique<Simulation>(agents, static_cast<std::size_t>(k), std::move(c), s);
   return self;
 }
 
