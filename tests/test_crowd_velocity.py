@@ -487,3 +487,15 @@ def test_crowd_scenarios_take_the_crowd_slots_when_slots_turn(monkeypatch):
     assert sc.builder(danger="smooth").slot_set.regular
     monkeypatch.setitem(cs.scenarios._crowd.__kwdefaults__, "rotate", False)
     assert sc.builder().slot_set.regular  # world-frame slots: the regular ring
+
+
+def test_plots_draw_the_simulations_own_slot_set():
+    # cs.plot reads the slots from the simulation: a crowd scenario's rays and map glyphs
+    # must use crowd_slots' directions, not the ring of K.
+    from contextsteer.plot._draw import SimView, _directions
+
+    sim = cs.scenarios.get("crossing").builder()
+    view = SimView.of(sim)
+    np.testing.assert_array_equal(_directions(view.slots), cs.scenarios.crowd_slots().directions)
+    ring = cs.scenarios.get("crossing").builder(danger="plain")
+    assert SimView.of(ring).slots == 16

@@ -137,7 +137,7 @@ class SimView:
     world: Any  #: World or None
     agents: Any  #: Agents
     paths: list  #: Path a FollowPath follows (per-agent paths: every one), unique
-    slots: int  #: K
+    slots: SlotSet | int  #: K, or the simulation's own SlotSet when it was given one
     look_ahead: float | None  #: of the first WallDanger, None without one
     rotate: bool  #: Steering(rotate=...)
     threshold: float  #: danger above which a slot counts as masked (inf: resolve is not mask)
@@ -185,6 +185,8 @@ class SimView:
             threshold = steering.threshold if steering.resolve == "mask" else np.inf
         else:
             rotate, threshold = False, 0.0
-        return cls(
-            sim.world, sim.agents, paths, int(sim.slots), look_ahead, bool(rotate), float(threshold)
-        )
+        # A simulation given its own slot set (e.g. scenarios.crowd_slots) draws those
+        # directions; otherwise the ring of K.
+        given = getattr(sim, "_slot_set", None)
+        slots = given if given is not None else int(sim.slots)
+        return cls(sim.world, sim.agents, paths, slots, look_ahead, bool(rotate), float(threshold))
