@@ -11,14 +11,19 @@ alone more than 14 % over RVO2's or short of 100 % home. RVO2's runs are cached 
 factor in [1 - F, 1 + F] drawn from the seed (``nudged``), so a set is scored on its
 neighbourhood and a set whose worst seeds hold only at its exact values loses. The
 options are searched on grids (``commit`` in steps of 0.01, ``horizon`` of 0.05, ...), so
-the best set needs no rounding; ``--enqueue JSON`` tries a set first. ``--validate``
-evaluates one parameter set instead and prints its table, with the circles when
-``--circles`` is given. docs/crowd.md has what it found: ``scenarios.CROWD``, the crowd
-scenarios' default, came from the ``--nudge 0.02`` search.
+the best set needs no rounding; ``--enqueue JSON`` tries a set first. ``--dense RUNS``
+also scores the contacts of circle-250 over RUNS nudged runs (``dense_contacts``): a set
+tuned on the four seeded scenes alone can touch there. ``--validate`` evaluates one
+parameter set instead and prints its table, with the circles when ``--circles`` is given.
+The agents turn ``cs.scenarios.crowd_slots()`` with their heading, as the crowd
+scenarios' do (``--ring``: a regular ring of ``--slots``). docs/crowd.md has what it
+found: ``scenarios.CROWD``, the crowd scenarios' default, came from a ``--nudge 0.02``
+search with world-frame slots; the search repeated for the turning ``crowd_slots`` found
+less jitter but contacts on circle-250 (docs/crowd.md, "A search for the turning slots").
 
 Usage::
 
-    python benchmarks/tune_crowd.py --trials 30 --seeds 0:32 --nudge 0.02 --study /tmp/crowd.db
+    python benchmarks/tune_crowd.py --trials 100 --seeds 0:16 --nudge 0.02 --dense 3 --study /tmp/crowd.db
     python benchmarks/tune_crowd.py --validate '{"inertia": 0.3}' --seeds 32:64 --circles
 
 Run two processes with the same ``--study`` (and different ``--sampler-seed``) to use
@@ -80,19 +85,36 @@ def nudged(params: dict, seed: int, frac: float) -> dict:
     }
 
 
+def slot_set(slots: int = 16, ring: bool = False):
+    """The slots the agents turn with their heading: ``cs.scenarios.crowd_slots()`` (the
+    crowd scenarios' and the benchmark's 16, denser ahead) unless ``ring`` or another
+    count is asked for; None then (the adapter's regular ring of ``slots``)."""
+    import contextsteer as cs
+
+    return cs.scenarios.crowd_slots() if slots == 16 and not ring else None
+
+
 def evaluate(
-    params: dict, seeds, rvo2: dict, nudge: float = 0.0, slots: int = 16, max_accel: float = 6.0
+    params: dict,
+    seeds,
+    rvo2: dict,
+    nudge: float = 0.0,
+    slots: int = 16,
+    max_accel: float = 6.0,
+    ring: bool = False,
 ) -> dict:
     """Per scene: contextsteer's pooled figures over ``seeds`` against RVO2's, each seed
-    run with ``nudged(params, seed, nudge)``, ``slots`` slots and ``max_accel`` (the
-    benchmark's 16 and 6 m/s² by default)."""
+    run with ``nudged(params, seed, nudge)``, the slots of ``slot_set(slots, ring)`` and
+    ``max_accel`` (the benchmark's ``crowd_slots`` and 6 m/s² by default)."""
     out = {}
     for sc in SCENES:
         rows = []
         for s in seeds:
             scene = cq.SCENES[sc](seed=s)
             steer = steering(len(scene.walls) > 0, nudged(params, s, nudge))
-            system = cq.ContextSteer(scene, steer, max_accel, True, slots)
+            system = cq.ContextSteer(
+                scene, steer, max_accel, True, slots, slot_set=slot_set(slots, ring)
+            )
             rows.append(cq.run(system, scene))
         mine, ref = cq.pool(rows), cq.pool([rvo2[(sc, s)] for s in seeds])
         out[sc] = {
@@ -107,9 +129,35 @@ def evaluate(
     return out
 
 
-def score(res: dict, seed0: dict | None = None) -> float:
-    """Mean log jitter ratio to RVO2's plus the penalties (see the module docstring)."""
+def dense_contacts(
+    params: dict,
+    runs: int,
+    nudge: float = 0.0,
+    slots: int = 16,
+    max_accel: float = 6.0,
+    ring: bool = False,
+    scene_name: str = "circle-250",
+) -> int:
+    """Contact episodes on ``scene_name`` (circle-250: 250 agents crossing one centre, the
+    densest scene of the benchmark, which the four seeded scenes do not stand for), summed
+    over ``runs`` runs with ``nudged(params, k, nudge)``, k = 0 .. runs - 1 (the circle has
+    no seed: the nudges are its neighbourhood)."""
+    total = 0
+    for k in range(runs):
+        scene = cq.SCENES[scene_name]()
+        steer = steering(False, nudged(params, k, nudge))
+        system = cq.ContextSteer(
+            scene, steer, max_accel, True, slots, slot_set=slot_set(slots, ring)
+        )
+        total += int(cq.run(system, scene)["collisions"])
+    return total
+
+
+def score(res: dict, seed0: dict | None = None, dense: int = 0) -> float:
+    """Mean log jitter ratio to RVO2's plus the penalties (see the module docstring);
+    ``dense``: contact episodes of ``dense_contacts``, 2 each like the seeded scenes'."""
     value = float(np.mean([math.log(r["jitter"] / r["rvo2_jitter"]) for r in res.values()]))
+    value += 2.0 * dense
     for sc, r in res.items():
         value += 2.0 * (r["collisions"] + r["wall"])
         value += 0.3 * max(0.0, 99.5 - r["arrived"]) + 0.1 * max(0.0, 92.0 - r["arrived_min"])
@@ -155,7 +203,19 @@ def main() -> None:
     ap.add_argument(
         "--enqueue", metavar="JSON", action="append", default=[], help="try this set first"
     )
+    ap.add_argument(
+        "--dense",
+        type=int,
+        default=0,
+        metavar="RUNS",
+        help="also run circle-250 RUNS times (nudged) and score its contacts (see dense_contacts)",
+    )
     ap.add_argument("--slots", type=int, default=16, help="slots per agent (benchmark: 16)")
+    ap.add_argument(
+        "--ring",
+        action="store_true",
+        help="a regular ring of --slots (default for 16: cs.scenarios.crowd_slots())",
+    )
     ap.add_argument(
         "--max-accel", type=float, default=6.0, help="the agents' max acceleration (m/s^2)"
     )
@@ -166,16 +226,27 @@ def main() -> None:
     if args.validate is not None:
         params = json.loads(args.validate)
         t = time.perf_counter()
-        res = evaluate(params, seeds, rvo2, args.nudge, args.slots, args.max_accel)
+        res = evaluate(params, seeds, rvo2, args.nudge, args.slots, args.max_accel, args.ring)
+        dense = dense_contacts(
+            params, args.dense, args.nudge, args.slots, args.max_accel, args.ring
+        )
         print(
-            f"seeds {seeds[0]}-{seeds[-1]}: score {score(res):.3f} ({time.perf_counter() - t:.0f} s)"
+            f"seeds {seeds[0]}-{seeds[-1]}: score {score(res, dense=dense):.3f} "
+            f"({time.perf_counter() - t:.0f} s)"
         )
         print(_table(res))
+        if args.dense:
+            print(f"  circle-250 contacts over {args.dense} nudged runs: {dense}")
         if args.circles:
             for n in (16, 64, 250):
                 scene = cq.SCENES[f"circle-{n}"]()
                 system = cq.ContextSteer(
-                    scene, steering(False, params), args.max_accel, True, args.slots
+                    scene,
+                    steering(False, params),
+                    args.max_accel,
+                    True,
+                    args.slots,
+                    slot_set=slot_set(args.slots, args.ring),
                 )
                 row = cq.run(system, scene)
                 print(
@@ -209,10 +280,20 @@ def main() -> None:
             "smoothness": trial.suggest_float("smoothness", 0.05, 0.5, step=0.05),
             "horizon": trial.suggest_float("horizon", 1.8, 2.4, step=0.05),
         }
-        res = evaluate(params, seeds, rvo2, args.nudge, args.slots, args.max_accel)
-        res0 = evaluate(params, [0], rvo2, 0.0, args.slots, args.max_accel) if args.seed0 else None
-        value = score(res, res0)
-        print(f"trial {trial.number}: score {value:.3f}\n{_table(res)}", flush=True)
+        res = evaluate(params, seeds, rvo2, args.nudge, args.slots, args.max_accel, args.ring)
+        res0 = (
+            evaluate(params, [0], rvo2, 0.0, args.slots, args.max_accel, args.ring)
+            if args.seed0
+            else None
+        )
+        dense = dense_contacts(
+            params, args.dense, args.nudge, args.slots, args.max_accel, args.ring
+        )
+        value = score(res, res0, dense)
+        print(
+            f"trial {trial.number}: score {value:.3f}, circle-250 contacts {dense}\n{_table(res)}",
+            flush=True,
+        )
         return value
 
     for text in args.enqueue:

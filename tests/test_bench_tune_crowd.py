@@ -45,6 +45,35 @@ def test_script_options_are_exactly_the_crowd_scenarios_steering(name):
     )
 
 
+def test_script_slots_are_the_crowd_scenarios_slots():
+    # Oracle: the slot set the crowd scenarios give their velocity configuration; the
+    # search must tune the options for the slots they are used with.
+    sim = cs.scenarios.get("hallway").builder(danger="velocity")
+    expected = np.asarray(sim.slot_set.directions)
+    assert np.array_equal(np.asarray(tc.slot_set().directions), expected)
+    assert tc.slot_set(ring=True) is None and tc.slot_set(24) is None
+
+
+def test_dense_contacts_are_the_benchmark_runs_contacts_summed():
+    # Oracle: the benchmark's own runs of the scene with the nudged options, summed. A
+    # half-second horizon without margin lets the circle's agents touch (32 a run).
+    params = {"horizon": 0.5, "margin": 0.0}
+    got = tc.dense_contacts(params, 2, nudge=0.02, scene_name="circle-16")
+    want = 0
+    for k in range(2):
+        scene = cq.SCENES["circle-16"]()
+        steer = cs.scenarios.crowd_steering(walls=False, options=tc.nudged(params, k, 0.02))
+        system = cq.ContextSteer(scene, steer, 6.0, True, slot_set=cs.scenarios.crowd_slots())
+        want += cq.run(system, scene)["collisions"]
+    assert got == want > 0
+    assert tc.dense_contacts(params, 0) == 0
+
+
+def test_dense_contacts_cost_two_each():
+    res = {"a": _row(1.0, 0.5)}
+    assert math.isclose(tc.score(res, dense=3), tc.score(res) + 6.0)
+
+
 def _row(jitter, rvo2, **kw):
     base = dict(jitter=jitter, rvo2_jitter=rvo2, collisions=0, wall=0, arrived=100.0)
     base.update(arrived_min=100.0, ttg_vs=0.0)
