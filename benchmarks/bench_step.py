@@ -109,12 +109,14 @@ def velocity_steering(plain: bool = False) -> cs.Steering:
 
 
 def velocity_slots(k: int, plain: bool = False):
-    """The slots the crowd scenarios give the velocity configuration: at K = 16, with its
-    slots turning with the heading and CROWD's options (not ``plain``),
-    ``cs.scenarios.crowd_slots()`` (denser ahead); else the regular ring of K."""
-    crowd_slots = getattr(cs.scenarios, "crowd_slots", None)
-    tuned = not plain and k == 16 and velocity_steering().rotate
-    return crowd_slots() if crowd_slots and tuned else k
+    """The slots the crowd scenarios give the velocity configuration
+    (``cs.scenarios.crowd_slots_for``: at K = 16 with turning slots and CROWD's options,
+    not ``plain``, the set denser ahead); the regular ring of K on builds without it."""
+    slots_for = getattr(cs.scenarios, "crowd_slots_for", None)
+    if slots_for is None:
+        return k
+    danger = "plain" if plain else "velocity"
+    return slots_for(k, danger=danger, rotate=velocity_steering(plain).rotate)
 
 
 def classic_steering():

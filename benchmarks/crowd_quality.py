@@ -839,11 +839,19 @@ def _velocity(scene: Scene, opt: Options, preset: str = "default") -> ContextSte
     import contextsteer as cs
 
     steering = contextsteer_velocity_steering(len(scene.walls) > 0, preset)
-    # As the crowd scenarios: the default configuration with turning slots at K = 16
-    # takes the set denser ahead (the plain and smooth presets keep the ring).
-    crowd_slots = getattr(cs.scenarios, "crowd_slots", None)
-    tuned = preset == "default" and getattr(steering, "rotate", False) and opt.slots == 16
-    slot_set = crowd_slots() if crowd_slots and tuned else None
+    # The slots the crowd scenarios give this preset (the default configuration with
+    # turning slots at K = 16: the set denser ahead; the others the ring).
+    slots_for = getattr(cs.scenarios, "crowd_slots_for", None)
+    chosen = (
+        slots_for(
+            opt.slots,
+            danger="velocity" if preset == "default" else preset,
+            rotate=getattr(steering, "rotate", False),
+        )
+        if slots_for
+        else opt.slots
+    )
+    slot_set = None if isinstance(chosen, int) else chosen
     return ContextSteer(
         scene, steering, opt.velocity_accel, opt.resolve, opt.slots, slot_set=slot_set
     )

@@ -86,12 +86,13 @@ def nudged(params: dict, seed: int, frac: float) -> dict:
 
 
 def slot_set(slots: int = 16, ring: bool = False):
-    """The slots the agents turn with their heading: ``cs.scenarios.crowd_slots()`` (the
-    crowd scenarios' and the benchmark's 16, denser ahead) unless ``ring`` or another
-    count is asked for; None then (the adapter's regular ring of ``slots``)."""
+    """The slots the agents turn with their heading: the crowd scenarios' for the
+    velocity configuration (``cs.scenarios.crowd_slots_for``: at 16 the set denser
+    ahead) unless ``ring``; None for a regular ring (the adapter's ring of ``slots``)."""
     import contextsteer as cs
 
-    return cs.scenarios.crowd_slots() if slots == 16 and not ring else None
+    chosen = cs.scenarios.crowd_slots_for(slots, rotate=not ring)
+    return None if isinstance(chosen, int) else chosen
 
 
 def evaluate(

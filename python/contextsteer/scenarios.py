@@ -33,6 +33,7 @@ __all__ = [
     "Scenario",
     "available",
     "crowd_slots",
+    "crowd_slots_for",
     "crowd_steering",
     "get",
     "scenario",
@@ -609,6 +610,27 @@ def crowd_slots() -> SlotSet:
     return SlotSet.from_directions(np.c_[np.cos(a), np.sin(a)])
 
 
+def crowd_slots_for(
+    slots: int = 16, *, danger: str = "velocity", rotate: bool = True
+) -> SlotSet | int:
+    """The slots the crowd scenarios give a simulation of ``slots`` slots with
+    :func:`crowd_steering`'s ``danger`` preset (``"velocity"``, ``"smooth"`` or
+    ``"plain"``) and ``rotate``: :func:`crowd_slots` for the default configuration
+    (``"velocity"``, turning slots, 16 of them), else ``slots`` (the regular ring).
+    :data:`CROWD`'s options were chosen with those slots; without them (the plain and
+    smooth presets) agents touched on some scenes with the denser set (docs/crowd.md).
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> cs.scenarios.crowd_slots_for().k, cs.scenarios.crowd_slots_for(danger="plain")
+    (16, 16)
+    >>> cs.scenarios.crowd_slots_for(24), cs.scenarios.crowd_slots_for(rotate=False)
+    (24, 16)
+    """
+    return crowd_slots() if danger == "velocity" and rotate and slots == 16 else slots
+
+
 def crowd_steering(
     *,
     walls: bool = True,
@@ -792,10 +814,7 @@ def _crowd(
         if separation:
             rules.append(beh.Separation(radius=1.0, weight=0.5, groups="all"))
         st = steering.Steering(rules, combine=combine, resolve=resolve, choose=choose)
-    # CROWD's configuration with turning slots takes the crowd slot set, denser ahead (at
-    # the default 16 slots); the plain and smooth presets keep the ring (docs/crowd.md).
-    tuned = danger == "velocity" and rotate and slots == 16
-    sim_slots: Any = crowd_slots() if tuned else slots
+    sim_slots: Any = crowd_slots_for(slots, danger=danger, rotate=rotate)
     sim = simulation.Simulation(
         world,
         agents,
