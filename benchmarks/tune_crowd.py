@@ -95,6 +95,14 @@ def slot_set(slots: int = 16, ring: bool = False):
     return None if isinstance(chosen, int) else chosen
 
 
+def system(scene, params: dict, slots: int = 16, max_accel: float = 6.0, ring: bool = False):
+    """The benchmark's contextsteer adapter on ``scene``: ``steering`` with ``params`` (walls
+    when the scene has them), the slots of ``slot_set(slots, ring)``, ``max_accel``,
+    push-apart on."""
+    steer = steering(len(scene.walls) > 0, params)
+    return cq.ContextSteer(scene, steer, max_accel, True, slots, slot_set=slot_set(slots, ring))
+
+
 def evaluate(
     params: dict,
     seeds,
@@ -112,11 +120,8 @@ def evaluate(
         rows = []
         for s in seeds:
             scene = cq.SCENES[sc](seed=s)
-            steer = steering(len(scene.walls) > 0, nudged(params, s, nudge))
-            system = cq.ContextSteer(
-                scene, steer, max_accel, True, slots, slot_set=slot_set(slots, ring)
-            )
-            rows.append(cq.run(system, scene))
+            adapter = system(scene, nudged(params, s, nudge), slots, max_accel, ring)
+            rows.append(cq.run(adapter, scene))
         mine, ref = cq.pool(rows), cq.pool([rvo2[(sc, s)] for s in seeds])
         out[sc] = {
             "jitter": mine["jitter_deg_per_step"],
@@ -146,11 +151,8 @@ def dense_contacts(
     total = 0
     for k in range(runs):
         scene = cq.SCENES[scene_name]()
-        steer = steering(False, nudged(params, k, nudge))
-        system = cq.ContextSteer(
-            scene, steer, max_accel, True, slots, slot_set=slot_set(slots, ring)
-        )
-        total += int(cq.run(system, scene)["collisions"])
+        adapter = system(scene, nudged(params, k, nudge), slots, max_accel, ring)
+        total += int(cq.run(adapter, scene)["collisions"])
     return total
 
 
@@ -241,15 +243,8 @@ def main() -> None:
         if args.circles:
             for n in (16, 64, 250):
                 scene = cq.SCENES[f"circle-{n}"]()
-                system = cq.ContextSteer(
-                    scene,
-                    steering(False, params),
-                    args.max_accel,
-                    True,
-                    args.slots,
-                    slot_set=slot_set(args.slots, args.ring),
-                )
-                row = cq.run(system, scene)
+                adapter = system(scene, params, args.slots, args.max_accel, args.ring)
+                row = cq.run(adapter, scene)
                 print(
                     f"  circle-{n:<3d} jitter {row['jitter_deg_per_step']:.2f}  arrived "
                     f"{row['arrived_pct']:.1f} %  TTG {row['mean_ttg_s']:.1f} s  "
