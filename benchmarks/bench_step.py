@@ -41,8 +41,10 @@ CollisionAvoidance(radius=3), Blended([Separation(radius=3), Seek()])])`` with
 ``Accel()`` motion (gdx-ai's integration), push-apart on; one thread, one run.
 
 "cs velocity" is the crowd scenarios' velocity-space configuration
-(``cs.scenarios.crowd_steering``, with the tuned options of ``cs.scenarios.CROWD``), and
-"cs vel plain" the same with ``options={}`` (none of the refinements): their difference is
+(``cs.scenarios.crowd_steering``, with the tuned options of ``cs.scenarios.CROWD``,
+deciding in ``cs.scenarios.CROWD_PHASES`` phases), "cs vel at once" the same deciding every
+agent at once (``decision_phases=1``: what the phases cost), and "cs vel plain" the same
+with ``options={}`` (none of the refinements, at once): its difference to "at once" is
 what the refinements cost; one run each.
 
 "cs interval 3" is the default configuration time-sliced (``decision_interval=3``: each
@@ -57,9 +59,9 @@ alternate; the share is the median of the pairs' shares).
 
 "--paired" times RVO2 and contextsteer side by side instead, so that the machine's drift
 skews the ratio less. One RVO2 simulator and one contextsteer simulation of each
-configuration (default, velocity, velocity plain; run metrics on, one thread) step the
-scene in turns, in ``--segments`` blocks: RVO2's block, then each configuration's block
-over the same steps of its own run, then the next block. The figure is RVO2's median ms
+configuration (default, velocity, velocity at once, velocity plain; run metrics on, one
+thread) step the scene in turns, in ``--segments`` blocks: RVO2's block, then each
+configuration's block over the same steps of its own run, then the next block. The figure is RVO2's median ms
 per step over all its steps divided by the configuration's, the same definition as the
 separate runs above but from interleaved steps; each block's own ratio is printed too.
 On this 2-core VM the speed drifts by tens of percent within a minute, so separate runs
@@ -100,12 +102,16 @@ def steering() -> cs.Steering:
     )
 
 
-def velocity_steering(plain: bool = False) -> cs.Steering:
+def velocity_steering(plain: bool = False, at_once: bool = False) -> cs.Steering:
     """The velocity-space configuration (the crowd scenarios' default,
     ``cs.scenarios.crowd_steering``): half-cosine Seek and CollisionDanger (agents and
     walls on one time-to-collision scale) with the tuned options of
-    ``cs.scenarios.CROWD``; ``plain``: without them (``options={}``)."""
-    return cs.scenarios.crowd_steering(walls=True, arrive=False, options={} if plain else None)
+    ``cs.scenarios.CROWD``, deciding in phases; ``plain``: without the options
+    (``options={}``, deciding at once); ``at_once``: ``decision_phases=1``."""
+    kw = {"decision_phases": 1} if at_once else {}
+    return cs.scenarios.crowd_steering(
+        walls=True, arrive=False, options={} if plain else None, **kw
+    )
 
 
 def velocity_slots(k: int, plain: bool = False):
@@ -165,6 +171,7 @@ def run_contextsteer(
     velocity: bool = False,
     run_metrics: bool = False,
     plain: bool = False,
+    at_once: bool = False,
 ) -> dict:
     world, agents = scene_agents(scene, k)
     if use_classic:
@@ -173,7 +180,7 @@ def run_contextsteer(
         sim = cs.Simulation(
             world,
             agents,
-            velocity_steering(plain),
+            velocity_steering(plain, at_once),
             motion=cs.Lerp(steer_force=0.5),
             slots=velocity_slots(k, plain),
         )
@@ -221,10 +228,10 @@ class _ContextSteerSteps:
     """A contextsteer simulation of the scene (one thread, run metrics on), stepped in
     blocks: ``run(m)`` -> the m ``Simulation.step`` times (s), targets set outside."""
 
-    def __init__(self, scene, velocity: bool, plain: bool = False):
+    def __init__(self, scene, velocity: bool, plain: bool = False, at_once: bool = False):
         self.scene = scene
         world, self.agents = scene_agents(scene, 16)
-        st = velocity_steering(plain) if velocity else steering()
+        st = velocity_steering(plain, at_once) if velocity else steering()
         slots = velocity_slots(16, plain) if velocity else 16
         self.sim = cs.Simulation(
             world, self.agents, st, motion=cs.Lerp(steer_force=0.5), slots=slots
@@ -340,6 +347,7 @@ def main() -> None:
         metrics = n <= 10_000 or args.full
         for label, k_shown, kw in (
             ("cs velocity", 16, {"velocity": True}),
+            ("cs vel at once", 16, {"velocity": True, "at_once": True}),
             ("cs vel plain", 16, {"velocity": True, "plain": True}),
             ("cs classic", "", {"use_classic": True}),
             ("cs interval 3", 16, {"interval": 3}),
@@ -381,6 +389,7 @@ def main_paired(args) -> None:
         systems = {
             "cs +metrics": _ContextSteerSteps(scene, velocity=False),
             "cs vel +metr": _ContextSteerSteps(scene, velocity=True),
+            "cs vel at once": _ContextSteerSteps(scene, velocity=True, at_once=True),
             "cs vel plain": _ContextSteerSteps(scene, velocity=True, plain=True),
         }
         ratios = paired_ratios(_RVO2Steps(scene), systems, scene.steps, args.segments)

@@ -11,7 +11,8 @@ then ``callgrind_annotate --inclusive=yes`` and divide the counts of
 
 Configurations: ``default`` (bench_step.steering: Seek, WallDanger, AgentDanger) and
 ``velocity`` (cs.scenarios.crowd_steering: half-cosine Seek, CollisionDanger with the
-tuned options of cs.scenarios.CROWD), ``velocity-plain`` (the same with options={}); K slots
+tuned options of cs.scenarios.CROWD, deciding in phases), ``velocity-at-once`` (the same,
+``decision_phases=1``), ``velocity-plain`` (options={}, at once); K slots
 (default 16), one thread unless --threads, run metrics on unless --no-metrics.
 """
 
@@ -36,7 +37,9 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--k", type=int, default=16)
     ap.add_argument(
-        "--config", choices=["default", "velocity", "velocity-plain"], default="default"
+        "--config",
+        choices=["default", "velocity", "velocity-at-once", "velocity-plain"],
+        default="default",
     )
     ap.add_argument("--no-metrics", action="store_true", help="configure_metrics(enabled=False)")
     ap.add_argument("--steps", type=int, default=None, help="default: the scene's 100")
@@ -59,7 +62,9 @@ def main() -> None:
             target=scene.positions + AHEAD * crowd_preferred(scene.positions, scene.scale),
         )
         if args.config.startswith("velocity"):
-            st = velocity_steering(plain=args.config == "velocity-plain")
+            st = velocity_steering(
+                plain=args.config == "velocity-plain", at_once=args.config == "velocity-at-once"
+            )
         else:
             st = steering()
         velocity = args.config.startswith("velocity")

@@ -49,12 +49,18 @@ import crowd_quality as cq  # noqa: E402
 SCENES = ("hallway", "crossing", "bottleneck", "doorway")
 
 
+PHASES: int | None = None
+"""``Steering(decision_phases=)`` of every run (``--phases``; None: ``CROWD_PHASES``)."""
+
+
 def steering(has_walls: bool, params: dict):
     """``crowd_steering(options=params)``: the crowd scenarios' configuration with exactly
-    ``params`` on its CollisionDanger (``{}``: the plain one)."""
+    ``params`` on its CollisionDanger (``{}``: the plain one), deciding in ``PHASES``
+    phases (the default configuration's ``CROWD_PHASES`` unless ``--phases`` is given)."""
     import contextsteer as cs
 
-    return cs.scenarios.crowd_steering(walls=has_walls, options=params)
+    phases = cs.scenarios.CROWD_PHASES if PHASES is None else PHASES
+    return cs.scenarios.crowd_steering(walls=has_walls, options=params, decision_phases=phases)
 
 
 def rvo2_runs(seeds, cache: str) -> dict:
@@ -222,7 +228,15 @@ def main() -> None:
     ap.add_argument(
         "--max-accel", type=float, default=6.0, help="the agents' max acceleration (m/s^2)"
     )
+    ap.add_argument(
+        "--phases",
+        type=int,
+        default=None,
+        help="Steering(decision_phases=) of every run (default: CROWD_PHASES)",
+    )
     args = ap.parse_args()
+    global PHASES
+    PHASES = args.phases
     seeds = _seeds(args.seeds)
     rvo2 = rvo2_runs(sorted(set(seeds) | ({0} if args.seed0 else set())), args.cache)
 

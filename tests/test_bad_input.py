@@ -120,6 +120,12 @@ CASES = [
     ("Steering mode", lambda: cs.Steering([], resolve="nope"), ValueError, "resolve"),
     ("Steering not a behaviour", lambda: cs.Steering([42]), TypeError, "behaviours"),
     ("Steering hysteresis -1", lambda: cs.Steering([], hysteresis=-1), ValueError, "hysteresis"),
+    (
+        "Steering decision_phases 0",
+        lambda: cs.Steering([], decision_phases=0),
+        ValueError,
+        "decision_phases",
+    ),
     # ---- simulation
     ("Simulation world str", lambda: cs.Simulation("x", agents(), [cs.Seek()]), TypeError, "world"),
     (

@@ -35,13 +35,23 @@ def test_script_options_are_exactly_the_crowd_scenarios_steering(name):
     mine = _run(scene, tc.steering(walls, dict(cs.scenarios.CROWD)))
     library = _run(scene, cs.scenarios.crowd_steering(walls=walls))
     assert np.array_equal(mine, library)
+    # Every set the script scores decides in the default's phases (CROWD_PHASES), the
+    # plain and smooth sets included.
+    phases = cs.scenarios.CROWD_PHASES
     plain = _run(scene, tc.steering(walls, {}))
-    assert np.array_equal(plain, _run(scene, cs.scenarios.crowd_steering(walls=walls, options={})))
+    assert np.array_equal(
+        plain,
+        _run(scene, cs.scenarios.crowd_steering(walls=walls, options={}, decision_phases=phases)),
+    )
     assert not np.array_equal(plain, library)
     # and the options do reach the danger behaviour
     smooth = _run(scene, tc.steering(walls, dict(cs.scenarios.SMOOTH_CROWD)))
     assert np.array_equal(
-        smooth, _run(scene, cs.scenarios.crowd_steering(walls=walls, smooth=True))
+        smooth,
+        _run(
+            scene,
+            cs.scenarios.crowd_steering(walls=walls, smooth=True, decision_phases=phases),
+        ),
     )
 
 
@@ -56,13 +66,17 @@ def test_script_slots_are_the_crowd_scenarios_slots():
 
 def test_dense_contacts_are_the_benchmark_runs_contacts_summed():
     # Oracle: the benchmark's own runs of the scene with the nudged options, summed. A
-    # half-second horizon without margin lets the circle's agents touch (32 a run).
-    params = {"horizon": 0.5, "margin": 0.0}
+    # 0.3 s horizon without margin lets the circle's agents touch (16 a run).
+    params = {"horizon": 0.3, "margin": 0.0}
     got = tc.dense_contacts(params, 2, nudge=0.02, scene_name="circle-16")
     want = 0
     for k in range(2):
         scene = cq.SCENES["circle-16"]()
-        steer = cs.scenarios.crowd_steering(walls=False, options=tc.nudged(params, k, 0.02))
+        steer = cs.scenarios.crowd_steering(
+            walls=False,
+            options=tc.nudged(params, k, 0.02),
+            decision_phases=cs.scenarios.CROWD_PHASES,
+        )
         system = cq.ContextSteer(scene, steer, 6.0, True, slot_set=cs.scenarios.crowd_slots())
         want += cq.run(system, scene)["collisions"]
     assert got == want > 0

@@ -1040,7 +1040,8 @@ def test_step_equals_perceive_then_decide_near_walls(interval):
         return agents, cs.Simulation(
             world,
             agents,
-            cs.scenarios.crowd_steering(walls=True),
+            # (decision_phases=1: the split calls cannot decide in phases)
+            cs.scenarios.crowd_steering(walls=True, decision_phases=1),
             motion=cs.Lerp(steer_force=0.5),
             decision_interval=interval,
         )

@@ -511,7 +511,10 @@ def test_prepared_answers_never_change_a_run_whatever_is_edited_between_steps(
         rng = np.random.default_rng(seed)
         world, agents, _ = crowd(n=24, seed=seed % 97, push_apart=True)
         if velocity:
-            steering = cs.scenarios.crowd_steering(walls=True, arrive=False)
+            # The crowd default decides in phases, which the split calls cannot do.
+            split_drawn = any(what == "perceive" for _, what in edits)
+            phases = 1 if split_drawn else cs.scenarios.CROWD_PHASES
+            steering = cs.scenarios.crowd_steering(walls=True, arrive=False, decision_phases=phases)
         else:
             steering = cs.Steering(
                 [

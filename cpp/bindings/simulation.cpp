@@ -157,6 +157,13 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
     throw py::value_error("max_neighbours must be in [1, " + std::to_string(kMaxNeighbors) +
                           "], got " + std::to_string(m));
   c.max_neighbors = static_cast<std::size_t>(m);
+  if (cfg.contains("decision_phases")) {
+    const long f = cfg["decision_phases"].cast<long>();
+    if (f < 1 || static_cast<std::size_t>(f) > kMaxDecisionPhases)
+      throw py::value_error("decision_phases must be in [1, " + std::to_string(kMaxDecisionPhases) +
+                            "], got " + std::to_string(f));
+    c.decision_phases = static_cast<std::size_t>(f);
+  }
   if (cfg.contains("classic") && !cfg["classic"].is_none()) {
     if (!c.behaviours.empty())
       throw py::value_error("classic steering takes no context behaviours");
@@ -320,7 +327,8 @@ void bind_simulation(py::module_& m) {
                              [](const PySimulation& s) { return s.sim->step_count(); })
       .def_property_readonly("slots", [](const PySimulation& s) { return s.sim->slots(); })
       .def_property_readonly("neighbor_radius", [](const PySimulation& s) {
-        return shared_neighbor_radius(s.sim->config().behaviours, agents_of(s.agents).view());
+        return shared_neighbor_radius(s.sim->config().behaviours, agents_of(s.agents).view(),
+                                      s.sim->config().decision_phases > 1);
       });
   m.def(
       "sweep_circle",

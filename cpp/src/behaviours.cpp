@@ -881,7 +881,8 @@ float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agen
   return 0.0f;
 }
 
-float shared_neighbor_radius(std::span<const Behaviour> behaviours, const AgentsView& agents) {
+float shared_neighbor_radius(std::span<const Behaviour> behaviours, const AgentsView& agents,
+                             bool commands) {
   bool any = false;
   for (const Behaviour& b : behaviours) any |= needs_neighbors(b);
   if (!any) return 0.0f;
@@ -892,6 +893,7 @@ float shared_neighbor_radius(std::span<const Behaviour> behaviours, const Agents
     vmax = std::max(vmax, length(load2(agents.velocity, i)));
     top = std::max(top, agents.max_speed[i]);
   }
+  if (commands) vmax = std::max(vmax, top * 1.00001f);
   float r = 0.0f;
   for (const Behaviour& b : behaviours) r = std::max(r, neighbor_radius(b, rmax, vmax, top));
   return r;

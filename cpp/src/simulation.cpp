@@ -48,6 +48,20 @@ void for_deciding(std::size_t begin, std::size_t end, Decides&& decides, Body&& 
 
 }  // namespace
 
+template <class Body>
+void Simulation::each_deciding(std::size_t begin, std::size_t end, Body&& body) const {
+  if (phases_ <= 1) {
+    for_deciding(
+        begin, end, [&](std::size_t i) { return decides(i); }, body);
+    return;
+  }
+  // Deciding in phases: the phase's agents are every phases_-th index, one row each.
+  const std::size_t p = phases_;
+  const auto k = static_cast<std::uint64_t>(params_.decision_interval);
+  for (std::size_t i = begin + (phase_ + p - begin % p) % p; i < end; i += p)
+    if (k <= 1 || (step_count_ + i) % k == 0) body(i, i + 1);
+}
+
 struct Simulation::Plan {
   BehaviourInputs in;
   float dt = 0.0f;  ///< the step's dt (classic steering turns accelerations into velocities)
@@ -163,7 +177,8 @@ void Simulation::build_neighbors(Plan& p) {
 }
 
 float Simulation::current_neighbor_radius(const AgentsView& a) const {
-  if (!config_.classic) return shared_neighbor_radius(config_.behaviours, a);
+  if (!config_.classic)
+    return shared_neighbor_radius(config_.behaviours, a, config_.decision_phases > 1);
   float rmax = 0.0f;
   for (std::size_t i = 0; i < n_; ++i)
     if (a.alive[i]) rmax = std::max(rmax, a.radius[i]);
@@ -180,74 +195,72 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
   if (scratch.size() < need) scratch.resize(need);
   const std::span<const float> kernel(config_.spread_kernel);
 
-  for_deciding(
-      begin, end, [&](std::size_t i) { return decides(i); },
-      [&](std::size_t b, std::size_t e) {
-        const std::size_t len = e - b;
-        if (needs_neighbors_ && !use_lists_) {
-          find_neighbors_rows(grid_, p.in.agents.position, p.in.agents.alive, neighbor_radius_,
-                              config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e);
-        }
-        // Behaviour maps: recorded (N,K) stacks, or block-local rows (first_row = b).
-        const std::size_t rows = config_.record ? n_ : len;
-        const std::size_t r0 = config_.record ? b : 0;
-        float* stacks = config_.record ? recorded_.data() : scratch.data();
-        float* tmp1 = scratch.data() + (config_.record ? 0 : bi + bd) * kBlock * k;
-        float* tmp2 = tmp1 + kBlock * k;
-        auto map_of = [&](std::size_t pos) {
-          return MapOut{stacks + pos * rows * k, config_.record ? 0 : b};
-        };
-        for (std::size_t m = 0; m < bi; ++m)
-          evaluate_rows(config_.behaviours[interest_b_[m]], p.in, map_of(m), map_of(m), b, e);
-        bool first_speed = true;
-        for (std::size_t m = 0; m < bd; ++m) {
-          const Behaviour& beh = config_.behaviours[danger_b_[m]];
-          if (!writes_speed(beh)) {
-            evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e);
-            continue;
-          }
-          // Speed maps merge by min: the first writes the rows, later ones go through tmp1.
-          const MapOut sp = first_speed ? MapOut{speed_.data(), 0} : MapOut{tmp1, b};
-          evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e, sp);
-          if (!first_speed)
-            for (std::size_t q = 0; q < len * k; ++q)
-              speed_[b * k + q] = std::min(speed_[b * k + q], tmp1[q]);
-          first_speed = false;
-        }
+  each_deciding(begin, end, [&](std::size_t b, std::size_t e) {
+    const std::size_t len = e - b;
+    if (needs_neighbors_ && !use_lists_) {
+      find_neighbors_rows(grid_, p.in.agents.position, p.in.agents.alive, neighbor_radius_,
+                          config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e);
+    }
+    // Behaviour maps: recorded (N,K) stacks, or block-local rows (first_row = b).
+    const std::size_t rows = config_.record ? n_ : len;
+    const std::size_t r0 = config_.record ? b : 0;
+    float* stacks = config_.record ? recorded_.data() : scratch.data();
+    float* tmp1 = scratch.data() + (config_.record ? 0 : bi + bd) * kBlock * k;
+    float* tmp2 = tmp1 + kBlock * k;
+    auto map_of = [&](std::size_t pos) {
+      return MapOut{stacks + pos * rows * k, config_.record ? 0 : b};
+    };
+    for (std::size_t m = 0; m < bi; ++m)
+      evaluate_rows(config_.behaviours[interest_b_[m]], p.in, map_of(m), map_of(m), b, e);
+    bool first_speed = true;
+    for (std::size_t m = 0; m < bd; ++m) {
+      const Behaviour& beh = config_.behaviours[danger_b_[m]];
+      if (!writes_speed(beh)) {
+        evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e);
+        continue;
+      }
+      // Speed maps merge by min: the first writes the rows, later ones go through tmp1.
+      const MapOut sp = first_speed ? MapOut{speed_.data(), 0} : MapOut{tmp1, b};
+      evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e, sp);
+      if (!first_speed)
+        for (std::size_t q = 0; q < len * k; ++q)
+          speed_[b * k + q] = std::min(speed_[b * k + q], tmp1[q]);
+      first_speed = false;
+    }
 
-        auto merge = [&](std::size_t first, std::size_t count, CombineMode mode, bool spread_it,
-                         float* dest) {
-          // dest: the (N,K) map; the fresh rows go to tmp1 when post-processed.
-          float* fresh = post ? tmp1 : dest + b * k;
-          if (count == 0) {
-            std::fill(fresh, fresh + len * k, 0.0f);
-          } else {
-            // Map m of the stack, row r0 + i, at base + (m·rows + i)·k: the kernel's stack
-            // layout with the same stride, starting at row r0.
-            const float* base = stacks + first * rows * k + r0 * k;
-            combine_rows({base, count * rows * k - r0 * k}, count, rows, k, mode, {},
-                         {fresh, len * k}, 0, len);
-          }
-          if (!post) return;
-          if (spread_it && !kernel.empty()) {
-            spread_rows({fresh, len * k}, k, kernel, config_.spread_mode, {tmp2, len * k}, 0, len);
-            fresh = tmp2;
-          }
-          const float a = config_.blend;
-          for (std::size_t r = 0; r < len; ++r) {
-            float* row = dest + (b + r) * k;
-            const float* f = fresh + r * k;
-            if (a >= 0.0f && has_memory_[b + r]) {
-              for (std::size_t j = 0; j < k; ++j) row[j] = row[j] + a * (f[j] - row[j]);
-            } else {
-              std::copy(f, f + k, row);
-            }
-          }
-        };
-        merge(0, bi, config_.combine, config_.spread_interest, interest_.data());
-        merge(bi, bd, config_.danger_combine, config_.spread_danger, danger_.data());
-        for (std::size_t i = b; i < e; ++i) has_memory_[i] = p.in.agents.alive[i];
-      });
+    auto merge = [&](std::size_t first, std::size_t count, CombineMode mode, bool spread_it,
+                     float* dest) {
+      // dest: the (N,K) map; the fresh rows go to tmp1 when post-processed.
+      float* fresh = post ? tmp1 : dest + b * k;
+      if (count == 0) {
+        std::fill(fresh, fresh + len * k, 0.0f);
+      } else {
+        // Map m of the stack, row r0 + i, at base + (m·rows + i)·k: the kernel's stack
+        // layout with the same stride, starting at row r0.
+        const float* base = stacks + first * rows * k + r0 * k;
+        combine_rows({base, count * rows * k - r0 * k}, count, rows, k, mode, {}, {fresh, len * k},
+                     0, len);
+      }
+      if (!post) return;
+      if (spread_it && !kernel.empty()) {
+        spread_rows({fresh, len * k}, k, kernel, config_.spread_mode, {tmp2, len * k}, 0, len);
+        fresh = tmp2;
+      }
+      const float a = config_.blend;
+      for (std::size_t r = 0; r < len; ++r) {
+        float* row = dest + (b + r) * k;
+        const float* f = fresh + r * k;
+        if (a >= 0.0f && has_memory_[b + r]) {
+          for (std::size_t j = 0; j < k; ++j) row[j] = row[j] + a * (f[j] - row[j]);
+        } else {
+          std::copy(f, f + k, row);
+        }
+      }
+    };
+    merge(0, bi, config_.combine, config_.spread_interest, interest_.data());
+    merge(bi, bd, config_.danger_combine, config_.spread_danger, danger_.data());
+    for (std::size_t i = b; i < e; ++i) has_memory_[i] = p.in.agents.alive[i];
+  });
 }
 
 float Simulation::memo_ttc(const Plan& p, std::size_t i, Vec2 v) {
@@ -263,81 +276,77 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
   if (config_.classic) {
     const classic::Inputs in{p.in.agents, p.in.neighbors, p.in.world, p.in.time};
     const AgentsView& a = p.in.agents;
-    for_deciding(
-        begin, end, [&](std::size_t i) { return decides(i); },
-        [&](std::size_t b, std::size_t e) {
-          classic::accelerate_rows(*config_.classic, in, accel_.data(), b, e);
-          for (std::size_t i = b; i < e; ++i) {
-            const Vec2 want = load2(a.velocity, i) + load2(accel_.data(), i) * p.dt;
-            const float speed = length(want);
-            const float top = a.max_speed[i];
-            store2(direction_.data(), i, speed > 0.0f ? want * (1.0f / speed) : Vec2{});
-            strength_[i] = top > 0.0f ? std::min(1.0f, speed / top) : 0.0f;
-          }
-        });
+    each_deciding(begin, end, [&](std::size_t b, std::size_t e) {
+      classic::accelerate_rows(*config_.classic, in, accel_.data(), b, e);
+      for (std::size_t i = b; i < e; ++i) {
+        const Vec2 want = load2(a.velocity, i) + load2(accel_.data(), i) * p.dt;
+        const float speed = length(want);
+        const float top = a.max_speed[i];
+        store2(direction_.data(), i, speed > 0.0f ? want * (1.0f / speed) : Vec2{});
+        strength_[i] = top > 0.0f ? std::min(1.0f, speed / top) : 0.0f;
+      }
+    });
     return;
   }
-  for_deciding(
-      begin, end, [&](std::size_t i) { return decides(i); },
-      [&](std::size_t b, std::size_t e) {
-        // Commitment, part 1: the slot of the previous decision resolves with its danger
-        // lowered by h (clamped at 0), so a way that turned marginally dangerous is not
-        // dropped for a step and taken again the next. The map itself is restored after.
-        const float h = config_.hysteresis;
-        if (h > 0.0f) {
-          for (std::size_t i = b; i < e; ++i) {
-            if (slot_[i] < 0) continue;
-            float& d = danger_[i * k + static_cast<std::size_t>(slot_[i])];
-            held_[i] = d;
-            d = std::max(0.0f, d - h);
-          }
-        }
-        resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
-                     {resolved_.data(), nk}, b, e);
-        if (h > 0.0f) {
-          for (std::size_t i = b; i < e; ++i)
-            if (slot_[i] >= 0) danger_[i * k + static_cast<std::size_t>(slot_[i])] = held_[i];
-        }
-        if (velocity_ && config_.rotate) {
-          // The same std::cos / std::sin calls as turned(v, ±h).
-          for (std::size_t i = b; i < e; ++i) {
-            const float hd = p.in.agents.heading[i];
-            float* f = frame_.data() + 4 * i;
-            f[0] = std::cos(hd);
-            f[1] = std::sin(hd);
-            f[2] = std::cos(-hd);
-            f[3] = std::sin(-hd);
-          }
-        }
-        if (velocity_) weigh_by_speed(p.in.agents, b, e);
-        if (h > 0.0f) {
-          // Commitment, part 2: the previous decision (slot_ still holds it) counts 1 + h times.
-          for (std::size_t i = b; i < e; ++i)
-            if (slot_[i] >= 0) resolved_[i * k + static_cast<std::size_t>(slot_[i])] *= 1.0f + h;
-        }
-        const bool commit = velocity_ && velocity_->commit > 0.0f;
-        const bool inertia = velocity_ && velocity_->inertia > 0.0f;
-        if (commit || inertia) {
-          std::copy(direction_.begin() + 2 * b, direction_.begin() + 2 * e,
-                    prev_direction_.begin() + 2 * b);
-          std::copy(strength_.begin() + b, strength_.begin() + e, prev_strength_.begin() + b);
-        }
-        choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose,
-                    {direction_.data(), 2 * n_}, {strength_.data(), n_}, {slot_.data(), n_}, b, e);
-        if (velocity_)
-          for (std::size_t i = b; i < e; ++i) ttc_memo_[i].clear();
-        if (velocity_) strength_from_speed(p, b, e);
-        if (commit) keep_course(p, b, e);
-        if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e);
-        if (inertia) keep_inertia(p, b, e);
-        if (config_.rotate) {
-          for (std::size_t i = b; i < e; ++i) {
-            const Vec2 d = load2(direction_.data(), i);
-            store2(direction_.data(), i,
-                   velocity_ ? to_world(d, i) : turned(d, p.in.agents.heading[i]));
-          }
-        }
-      });
+  each_deciding(begin, end, [&](std::size_t b, std::size_t e) {
+    // Commitment, part 1: the slot of the previous decision resolves with its danger
+    // lowered by h (clamped at 0), so a way that turned marginally dangerous is not
+    // dropped for a step and taken again the next. The map itself is restored after.
+    const float h = config_.hysteresis;
+    if (h > 0.0f) {
+      for (std::size_t i = b; i < e; ++i) {
+        if (slot_[i] < 0) continue;
+        float& d = danger_[i * k + static_cast<std::size_t>(slot_[i])];
+        held_[i] = d;
+        d = std::max(0.0f, d - h);
+      }
+    }
+    resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
+                 {resolved_.data(), nk}, b, e);
+    if (h > 0.0f) {
+      for (std::size_t i = b; i < e; ++i)
+        if (slot_[i] >= 0) danger_[i * k + static_cast<std::size_t>(slot_[i])] = held_[i];
+    }
+    if (velocity_ && config_.rotate) {
+      // The same std::cos / std::sin calls as turned(v, ±h).
+      for (std::size_t i = b; i < e; ++i) {
+        const float hd = p.in.agents.heading[i];
+        float* f = frame_.data() + 4 * i;
+        f[0] = std::cos(hd);
+        f[1] = std::sin(hd);
+        f[2] = std::cos(-hd);
+        f[3] = std::sin(-hd);
+      }
+    }
+    if (velocity_) weigh_by_speed(p.in.agents, b, e);
+    if (h > 0.0f) {
+      // Commitment, part 2: the previous decision (slot_ still holds it) counts 1 + h times.
+      for (std::size_t i = b; i < e; ++i)
+        if (slot_[i] >= 0) resolved_[i * k + static_cast<std::size_t>(slot_[i])] *= 1.0f + h;
+    }
+    const bool commit = velocity_ && velocity_->commit > 0.0f;
+    const bool inertia = velocity_ && velocity_->inertia > 0.0f;
+    if (commit || inertia) {
+      std::copy(direction_.begin() + 2 * b, direction_.begin() + 2 * e,
+                prev_direction_.begin() + 2 * b);
+      std::copy(strength_.begin() + b, strength_.begin() + e, prev_strength_.begin() + b);
+    }
+    choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
+                {strength_.data(), n_}, {slot_.data(), n_}, b, e);
+    if (velocity_)
+      for (std::size_t i = b; i < e; ++i) ttc_memo_[i].clear();
+    if (velocity_) strength_from_speed(p, b, e);
+    if (commit) keep_course(p, b, e);
+    if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e);
+    if (inertia) keep_inertia(p, b, e);
+    if (config_.rotate) {
+      for (std::size_t i = b; i < e; ++i) {
+        const Vec2 d = load2(direction_.data(), i);
+        store2(direction_.data(), i,
+               velocity_ ? to_world(d, i) : turned(d, p.in.agents.heading[i]));
+      }
+    }
+  });
 }
 
 void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end) {
@@ -640,11 +649,15 @@ void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
   const auto* accel = std::get_if<Accel>(&params_.motion);
   const bool faces_velocity =
       std::holds_alternative<Lerp>(params_.motion) || (accel && !accel->independent_facing);
+  const bool phased = fused && config_.decision_phases > 1;
+  if (phased) decide_in_phases(p);
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
     for (std::size_t s = b; s < e; s += kBlock) {
       const std::size_t t = std::min(e, s + kBlock);
-      if (fused) perceive_rows(p, s, t);
-      decide_rows(p, s, t);
+      if (!phased) {
+        if (fused) perceive_rows(p, s, t);
+        decide_rows(p, s, t);
+      }
       move_rows(params_.motion, in, out, s, t);
       if (p.in.world) {
         collide_rows(*p.in.world, p.in.agents.position, next_pos_.data(), next_vel_.data(),
@@ -654,6 +667,38 @@ void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
       }
     }
   });
+}
+
+void Simulation::decide_in_phases(const Plan& p) {
+  // Phase f perceives and decides agents i with i % P == f, seeing the agents of phases
+  // before f at their new commands (seen_velocity_) and the rest at their velocities.
+  // Only rows of the phase are written in a phase, and only the phase's own rows of
+  // seen_velocity_ after it, so chunks never race and any thread count gives the same
+  // bits. An agent's own velocity is still its velocity when it decides (its row is
+  // replaced after its phase).
+  const std::size_t phases = config_.decision_phases;
+  const AgentsView& a = p.in.agents;
+  seen_velocity_.assign(a.velocity, a.velocity + 2 * n_);
+  Plan q = p;
+  q.in.agents.velocity = seen_velocity_.data();
+  phases_ = phases;
+  for (std::size_t f = 0; f < phases; ++f) {
+    phase_ = f;
+    parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
+      for (std::size_t s = b; s < e; s += kBlock) {
+        const std::size_t t = std::min(e, s + kBlock);
+        perceive_rows(q, s, t);
+        decide_rows(q, s, t);
+      }
+    });
+    for (std::size_t i = f; i < n_; i += phases) {
+      if (!a.alive[i] || !decides(i)) continue;
+      store2(seen_velocity_.data(), i,
+             load2(direction_.data(), i) * (strength_[i] * a.max_speed[i]));
+    }
+  }
+  phase_ = 0;
+  phases_ = 1;
 }
 
 void Simulation::finish(float dt) {

@@ -301,6 +301,7 @@ class Simulation:
         self._core = _core.Simulation(
             core_world, agents, behaviours, config, motion, params, core_slots
         )
+        self._decision_phases = int(config.get("decision_phases", 1))
         # Navigation fields the behaviours follow: rebuilt (in place) after world edits.
         self._fields = [
             b.field for b in behaviours if hasattr(b, "field") and hasattr(b.field, "_sync")
@@ -382,8 +383,18 @@ class Simulation:
         Raises
         ------
         ValueError
-            ``dt <= 0``, NaN/inf in the maps or in an alive agent's state.
+            ``dt <= 0``, NaN/inf in the maps or in an alive agent's state; the steering
+            decides in phases (``Steering(decision_phases > 1)``: each phase perceives
+            after the phases before it have decided, which :meth:`step` does and this
+            split cannot).
         """
+        if self._decision_phases > 1:
+            raise ValueError(
+                f"Simulation.decide_and_move: the steering decides in "
+                f"{self._decision_phases} phases, each perceiving after the ones before "
+                f"it; use step(), or Steering(decision_phases=1) to edit the maps between "
+                f"perceive() and decide_and_move()"
+            )
         self._core._decide_and_move(_num("dt", dt))
 
     def resolve_and_move(self, dt: float) -> None:

@@ -398,7 +398,12 @@ bool needs_neighbors(const Behaviour& b);
 /// The radius of the one neighbour query shared by `behaviours` (the largest
 /// neighbor_radius, from the largest radius and speed among alive agents); 0 when none
 /// needs neighbours. Serial, O(N).
-float shared_neighbor_radius(std::span<const Behaviour> behaviours, const AgentsView& agents);
+/// With `commands`, every agent's speed counts as at least its max speed (times 1 + 1e-5,
+/// for a unit direction's rounding): neighbours deciding in phases (SteeringConfig::
+/// decision_phases) are perceived at their new commands, which may be faster than any
+/// velocity now.
+float shared_neighbor_radius(std::span<const Behaviour> behaviours, const AgentsView& agents,
+                             bool commands = false);
 
 /// Everything a behaviour reads. `slots` is (K,2) flat unit directions in the agent
 /// frame when `rotate_with_heading` (slot s_k of agent i points along R(heading_i)·s_k,

@@ -51,6 +51,14 @@ struct SteeringConfig {
   /// Keep every behaviour's own maps in (N,K) buffers (behaviour_map(b)).
   bool record = false;
   std::size_t max_neighbors = 16;  ///< <= kMaxNeighbors
+  /// Decisions in phases (1..kMaxDecisionPhases; 1: every agent at once, from the same
+  /// state). With P > 1, Simulation::step decides agent i in phase i % P, in order, and
+  /// each phase perceives the agents of the phases before it moving at their new command
+  /// (direction · strength · max_speed) instead of their velocity: a Gauss–Seidel sweep
+  /// over the decisions, so that of two neighbours the later one sees the earlier one's
+  /// dodge instead of both dodging and both swinging back (the reciprocal dance).
+  /// Deterministic for any thread count (each phase reads only the phases before it).
+  std::size_t decision_phases = 1;
   /// Classic steering instead of context maps (behaviours must then be empty): each
   /// deciding agent's acceleration a (classic::accelerate_rows) becomes the chosen
   /// velocity v + a·dt (direction and strength = its length / max_speed, clamped to 1),
@@ -59,6 +67,9 @@ struct SteeringConfig {
   /// limit bends v + a·dt). The maps stay zero and the chosen slot −1.
   std::shared_ptr<const classic::Steering> classic;
 };
+
+/// The largest SteeringConfig::decision_phases.
+inline constexpr std::size_t kMaxDecisionPhases = 64;
 
 /// Everything about a simulation that is not steering.
 struct SimulationParams {
@@ -113,7 +124,7 @@ class Simulation {
   /// True when agent i re-steers at the current step. Pure.
   bool decides(std::size_t i) const {
     const auto k = static_cast<std::uint64_t>(params_.decision_interval);
-    return k <= 1 || (step_count_ + i) % k == 0;
+    return (k <= 1 || (step_count_ + i) % k == 0) && (phases_ <= 1 || i % phases_ == phase_);
   }
 
   std::size_t size() const { return n_; }
@@ -222,6 +233,17 @@ class Simulation {
   float current_neighbor_radius(const AgentsView& a) const;
   void build_neighbors(Plan& p);
   void move_and_collide(const Plan& p, float dt, bool fused);
+  /// step()'s perceive and decide in config_.decision_phases phases (see SteeringConfig).
+  void decide_in_phases(const Plan& p);
+  /// body(b, e) over the runs of [begin, end) that decide now (decides()), at most a
+  /// block each; in a phase, each of the phase's agents alone.
+  template <class Body>
+  void each_deciding(std::size_t begin, std::size_t end, Body&& body) const;
+  // The phase being decided and the number of phases (1: no phases; decides() sees both).
+  std::size_t phase_ = 0, phases_ = 1;
+  // (N,2) the velocities the phases perceive: an agent's velocity until its phase has
+  // decided, then its new command.
+  std::vector<float> seen_velocity_;
   void finish(float dt);
 
   Agents* agents_;
