@@ -211,3 +211,34 @@ def test_the_neighbour_radius_covers_commands_faster_than_any_velocity():
     d = cs.scenarios.crowd_steering().behaviours[1]
     assert radius(1) == pytest.approx(MAX_SPEED * d.horizon + 0.6 + d.margin, rel=1e-5)
     assert radius(2) == pytest.approx(2 * MAX_SPEED * d.horizon + 0.6 + d.margin, rel=1e-4)
+
+
+@pytest.mark.parametrize("phases", [3, 16])
+def test_strided_and_one_by_one_phase_calls_agree(phases):
+    # In a phase the step decides the phase's agents of a range together (rows i, i + P,
+    # ...), except with recorded maps, where it decides them one by one. Both must give
+    # the same bits, and the recorded maps must be the step's own.
+    out = []
+    for record in (False, True):
+        agents, sim = _build(1, n=70, seed=9, push_apart=True)
+        st = cs.scenarios.crowd_steering(walls=True, decision_phases=phases)
+        st.record = record
+        sim = cs.Simulation(
+            sim.world, agents, st, motion=cs.Accel(), slots=cs.scenarios.crowd_slots()
+        )
+        sim.step(1 / 30, steps=60)
+        out.append((np.array(agents.position), np.array(sim.interest), np.array(sim.danger)))
+    for a, b in zip(out[0], out[1]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_time_slicing_in_phases_is_deterministic_across_threads():
+    runs = []
+    for threads in (1, 2):
+        agents, _ = _build(1, n=90, seed=4)
+        st = cs.scenarios.crowd_steering(walls=False, decision_phases=4)
+        sim = cs.Simulation(None, agents, st, motion=cs.Accel(), decision_interval=3)
+        with cs.threads(threads):
+            sim.step(1 / 30, steps=45)
+        runs.append(np.array(agents.position))
+    np.testing.assert_array_equal(runs[0], runs[1])

@@ -900,13 +900,13 @@ float shared_neighbor_radius(std::span<const Behaviour> behaviours, const Agents
 }
 
 void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest, MapOut danger,
-                   std::size_t begin, std::size_t end, MapOut speed) {
+                   std::size_t begin, std::size_t end, MapOut speed, std::size_t step) {
   std::visit(
       [&](const auto& x) {
         using B = std::decay_t<decltype(x)>;
         const MapOut out = writes_danger(b) ? danger : interest;
         if (!out.data) return;
-        for (std::size_t i = begin; i < end; ++i) {
+        for (std::size_t i = begin; i < end; i += step) {
           float* row = out.row(i, in.k);
           zero_row(row, in.k);
           if constexpr (std::is_same_v<B, CollisionDanger>) {

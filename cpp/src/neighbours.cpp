@@ -213,8 +213,8 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std
 void find_neighbors_rows(const NeighborGrid& grid, const float* positions,
                          const std::uint8_t* alive, float radius, std::size_t max_neighbors,
                          std::int32_t* out_indices, std::int32_t* out_counts, std::size_t begin,
-                         std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) {
+                         std::size_t end, std::size_t step) {
+  for (std::size_t i = begin; i < end; i += step) {
     std::int32_t* row = out_indices + i * max_neighbors;
     std::size_t c = 0;
     if (!alive || alive[i]) {

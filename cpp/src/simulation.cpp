@@ -50,16 +50,24 @@ void for_deciding(std::size_t begin, std::size_t end, Decides&& decides, Body&& 
 
 template <class Body>
 void Simulation::each_deciding(std::size_t begin, std::size_t end, Body&& body) const {
+  const auto one_run = [&](std::size_t b, std::size_t e) { body(b, e, std::size_t{1}); };
   if (phases_ <= 1) {
     for_deciding(
-        begin, end, [&](std::size_t i) { return decides(i); }, body);
+        begin, end, [&](std::size_t i) { return decides(i); }, one_run);
     return;
   }
-  // Deciding in phases: the phase's agents are every phases_-th index, one row each.
+  // Deciding in phases: the phase's agents are every phases_-th index. Together in one
+  // strided call, unless time slicing skips some of them or the recorded stacks (whose
+  // rows the combine reads contiguously) are in use: then one call each.
   const std::size_t p = phases_;
+  const std::size_t first = begin + (phase_ + p - begin % p) % p;
   const auto k = static_cast<std::uint64_t>(params_.decision_interval);
-  for (std::size_t i = begin + (phase_ + p - begin % p) % p; i < end; i += p)
-    if (k <= 1 || (step_count_ + i) % k == 0) body(i, i + 1);
+  if (k <= 1 && !config_.record) {
+    if (first < end) body(first, end, p);
+    return;
+  }
+  for (std::size_t i = first; i < end; i += p)
+    if (k <= 1 || (step_count_ + i) % k == 0) one_run(i, i + 1);
 }
 
 struct Simulation::Plan {
@@ -195,11 +203,13 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
   if (scratch.size() < need) scratch.resize(need);
   const std::span<const float> kernel(config_.spread_kernel);
 
-  each_deciding(begin, end, [&](std::size_t b, std::size_t e) {
-    const std::size_t len = e - b;
+  each_deciding(begin, end, [&](std::size_t b, std::size_t e, std::size_t step) {
+    // Rows b, b + step, ... (< e): len of them, stored one after another in the scratch
+    // (step > 1 only when deciding in phases, never with recorded stacks).
+    const std::size_t len = (e - b + step - 1) / step;
     if (needs_neighbors_ && !use_lists_) {
       find_neighbors_rows(grid_, p.in.agents.position, p.in.agents.alive, neighbor_radius_,
-                          config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e);
+                          config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e, step);
     }
     // Behaviour maps: recorded (N,K) stacks, or block-local rows (first_row = b).
     const std::size_t rows = config_.record ? n_ : len;
@@ -208,30 +218,37 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
     float* tmp1 = scratch.data() + (config_.record ? 0 : bi + bd) * kBlock * k;
     float* tmp2 = tmp1 + kBlock * k;
     auto map_of = [&](std::size_t pos) {
-      return MapOut{stacks + pos * rows * k, config_.record ? 0 : b};
+      return config_.record ? MapOut{stacks + pos * rows * k, 0}
+                            : MapOut{stacks + pos * rows * k, b, step};
     };
     for (std::size_t m = 0; m < bi; ++m)
-      evaluate_rows(config_.behaviours[interest_b_[m]], p.in, map_of(m), map_of(m), b, e);
+      evaluate_rows(config_.behaviours[interest_b_[m]], p.in, map_of(m), map_of(m), b, e, {}, step);
     bool first_speed = true;
     for (std::size_t m = 0; m < bd; ++m) {
       const Behaviour& beh = config_.behaviours[danger_b_[m]];
       if (!writes_speed(beh)) {
-        evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e);
+        evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e, {}, step);
         continue;
       }
       // Speed maps merge by min: the first writes the rows, later ones go through tmp1.
-      const MapOut sp = first_speed ? MapOut{speed_.data(), 0} : MapOut{tmp1, b};
-      evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e, sp);
+      const MapOut sp = first_speed ? MapOut{speed_.data(), 0} : MapOut{tmp1, b, step};
+      evaluate_rows(beh, p.in, map_of(bi + m), map_of(bi + m), b, e, sp, step);
       if (!first_speed)
-        for (std::size_t q = 0; q < len * k; ++q)
-          speed_[b * k + q] = std::min(speed_[b * k + q], tmp1[q]);
+        for (std::size_t r = 0; r < len; ++r)
+          for (std::size_t q = 0; q < k; ++q) {
+            float& out = speed_[(b + r * step) * k + q];
+            out = std::min(out, tmp1[r * k + q]);
+          }
       first_speed = false;
     }
 
+    // Without post-processing the combine writes the (N,K) rows in place when they are
+    // consecutive (step 1); strided rows go through tmp1 and are copied out.
+    const bool via_tmp = post || step > 1;
     auto merge = [&](std::size_t first, std::size_t count, CombineMode mode, bool spread_it,
                      float* dest) {
       // dest: the (N,K) map; the fresh rows go to tmp1 when post-processed.
-      float* fresh = post ? tmp1 : dest + b * k;
+      float* fresh = via_tmp ? tmp1 : dest + b * k;
       if (count == 0) {
         std::fill(fresh, fresh + len * k, 0.0f);
       } else {
@@ -241,16 +258,16 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
         combine_rows({base, count * rows * k - r0 * k}, count, rows, k, mode, {}, {fresh, len * k},
                      0, len);
       }
-      if (!post) return;
-      if (spread_it && !kernel.empty()) {
+      if (!via_tmp) return;
+      if (post && spread_it && !kernel.empty()) {
         spread_rows({fresh, len * k}, k, kernel, config_.spread_mode, {tmp2, len * k}, 0, len);
         fresh = tmp2;
       }
       const float a = config_.blend;
       for (std::size_t r = 0; r < len; ++r) {
-        float* row = dest + (b + r) * k;
+        float* row = dest + (b + r * step) * k;
         const float* f = fresh + r * k;
-        if (a >= 0.0f && has_memory_[b + r]) {
+        if (a >= 0.0f && has_memory_[b + r * step]) {
           for (std::size_t j = 0; j < k; ++j) row[j] = row[j] + a * (f[j] - row[j]);
         } else {
           std::copy(f, f + k, row);
@@ -259,7 +276,7 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
     };
     merge(0, bi, config_.combine, config_.spread_interest, interest_.data());
     merge(bi, bd, config_.danger_combine, config_.spread_danger, danger_.data());
-    for (std::size_t i = b; i < e; ++i) has_memory_[i] = p.in.agents.alive[i];
+    for (std::size_t i = b; i < e; i += step) has_memory_[i] = p.in.agents.alive[i];
   });
 }
 
@@ -276,9 +293,10 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
   if (config_.classic) {
     const classic::Inputs in{p.in.agents, p.in.neighbors, p.in.world, p.in.time};
     const AgentsView& a = p.in.agents;
-    each_deciding(begin, end, [&](std::size_t b, std::size_t e) {
+    each_deciding(begin, end, [&](std::size_t b, std::size_t e, std::size_t step) {
+      // (classic steering never decides in phases: step is 1)
       classic::accelerate_rows(*config_.classic, in, accel_.data(), b, e);
-      for (std::size_t i = b; i < e; ++i) {
+      for (std::size_t i = b; i < e; i += step) {
         const Vec2 want = load2(a.velocity, i) + load2(accel_.data(), i) * p.dt;
         const float speed = length(want);
         const float top = a.max_speed[i];
@@ -288,28 +306,39 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     });
     return;
   }
-  each_deciding(begin, end, [&](std::size_t b, std::size_t e) {
+  each_deciding(begin, end, [&](std::size_t b, std::size_t e, std::size_t step) {
+    // Rows b, b + step, ... (< e). resolve_rows and choose_rows take consecutive rows
+    // only: with step > 1 (deciding in phases) they are called once per row.
+    const auto rows_of = [&](auto&& f) {
+      if (step == 1) {
+        f(b, e);
+      } else {
+        for (std::size_t i = b; i < e; i += step) f(i, i + 1);
+      }
+    };
     // Commitment, part 1: the slot of the previous decision resolves with its danger
     // lowered by h (clamped at 0), so a way that turned marginally dangerous is not
     // dropped for a step and taken again the next. The map itself is restored after.
     const float h = config_.hysteresis;
     if (h > 0.0f) {
-      for (std::size_t i = b; i < e; ++i) {
+      for (std::size_t i = b; i < e; i += step) {
         if (slot_[i] < 0) continue;
         float& d = danger_[i * k + static_cast<std::size_t>(slot_[i])];
         held_[i] = d;
         d = std::max(0.0f, d - h);
       }
     }
-    resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
-                 {resolved_.data(), nk}, b, e);
+    rows_of([&](std::size_t rb, std::size_t re) {
+      resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
+                   {resolved_.data(), nk}, rb, re);
+    });
     if (h > 0.0f) {
-      for (std::size_t i = b; i < e; ++i)
+      for (std::size_t i = b; i < e; i += step)
         if (slot_[i] >= 0) danger_[i * k + static_cast<std::size_t>(slot_[i])] = held_[i];
     }
     if (velocity_ && config_.rotate) {
       // The same std::cos / std::sin calls as turned(v, ±h).
-      for (std::size_t i = b; i < e; ++i) {
+      for (std::size_t i = b; i < e; i += step) {
         const float hd = p.in.agents.heading[i];
         float* f = frame_.data() + 4 * i;
         f[0] = std::cos(hd);
@@ -318,29 +347,32 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
         f[3] = std::sin(-hd);
       }
     }
-    if (velocity_) weigh_by_speed(p.in.agents, b, e);
+    if (velocity_) weigh_by_speed(p.in.agents, b, e, step);
     if (h > 0.0f) {
       // Commitment, part 2: the previous decision (slot_ still holds it) counts 1 + h times.
-      for (std::size_t i = b; i < e; ++i)
+      for (std::size_t i = b; i < e; i += step)
         if (slot_[i] >= 0) resolved_[i * k + static_cast<std::size_t>(slot_[i])] *= 1.0f + h;
     }
     const bool commit = velocity_ && velocity_->commit > 0.0f;
     const bool inertia = velocity_ && velocity_->inertia > 0.0f;
     if (commit || inertia) {
-      std::copy(direction_.begin() + 2 * b, direction_.begin() + 2 * e,
-                prev_direction_.begin() + 2 * b);
-      std::copy(strength_.begin() + b, strength_.begin() + e, prev_strength_.begin() + b);
+      for (std::size_t i = b; i < e; i += step) {
+        store2(prev_direction_.data(), i, load2(direction_.data(), i));
+        prev_strength_[i] = strength_[i];
+      }
     }
-    choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
-                {strength_.data(), n_}, {slot_.data(), n_}, b, e);
+    rows_of([&](std::size_t rb, std::size_t re) {
+      choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
+                  {strength_.data(), n_}, {slot_.data(), n_}, rb, re);
+    });
     if (velocity_)
-      for (std::size_t i = b; i < e; ++i) ttc_memo_[i].clear();
-    if (velocity_) strength_from_speed(p, b, e);
-    if (commit) keep_course(p, b, e);
-    if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e);
-    if (inertia) keep_inertia(p, b, e);
+      for (std::size_t i = b; i < e; i += step) ttc_memo_[i].clear();
+    if (velocity_) strength_from_speed(p, b, e, step);
+    if (commit) keep_course(p, b, e, step);
+    if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e, step);
+    if (inertia) keep_inertia(p, b, e, step);
     if (config_.rotate) {
-      for (std::size_t i = b; i < e; ++i) {
+      for (std::size_t i = b; i < e; i += step) {
         const Vec2 d = load2(direction_.data(), i);
         store2(direction_.data(), i,
                velocity_ ? to_world(d, i) : turned(d, p.in.agents.heading[i]));
@@ -349,7 +381,8 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
   });
 }
 
-void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end) {
+void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end,
+                                std::size_t step) {
   // value_k ← resolved_k · speed_k: the rate of progress a candidate offers. When the way
   // the agent wants to go (the interest peak) is not free at full speed, slots on the
   // preferred side also get 1 + bias·max(0, side·sin θ_k), θ_k the clockwise angle from
@@ -363,7 +396,7 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
     weights.resize(k);
     exponents.resize(k);
   }
-  for (std::size_t i = begin; i < end; ++i) {
+  for (std::size_t i = begin; i < end; i += step) {
     float* r = resolved_.data() + i * k;
     const float* in = interest_.data() + i * k;
     const float* sp = speed_.data() + i * k;
@@ -405,14 +438,15 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
   }
 }
 
-void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size_t end) {
+void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size_t end,
+                                     std::size_t step) {
   // The chosen velocity is a candidate of the speed map: its slot's speed (when choose
   // interpolated the heading — vector_sum, weighted_neighbours, subslot — the slot nearest
   // the heading caps it as well), capped by the speed the agent wants: the interest peak
   // (Lewis's speed control; Arrive lowers it near the goal).
   const std::size_t k = k_;
   const float* dir = slot_set_.directions();
-  for (std::size_t i = begin; i < end; ++i) {
+  for (std::size_t i = begin; i < end; i += step) {
     const float* in = interest_.data() + i * k;
     const float want = wanted_speed(i);
     const std::int32_t s = slot_[i];
@@ -457,13 +491,13 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
   }
 }
 
-void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end) {
+void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end, std::size_t step) {
   // No safe course and the least bad one leads more than 90° away from the goal (interest
   // below half the peak): go that way no faster than retreat_speed. Retreating at the
   // oncomers' speed is the largest time to collision, and a group can push an agent back
   // for metres that way; slowly, it gives way a little and lets them pass around it.
   const CollisionDanger& vd = *velocity_;
-  for (std::size_t i = begin; i < end; ++i) {
+  for (std::size_t i = begin; i < end; i += step) {
     if (!(strength_[i] > vd.retreat_speed)) continue;
     const Vec2 d = load2(direction_.data(), i);
     // The time to collision first: keep_inertia asks the same velocity next (memo_ttc), and
@@ -476,7 +510,7 @@ void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end) 
   }
 }
 
-void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end) {
+void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end, std::size_t step) {
   // Inertia g: the command becomes v = v₁ + g·(v₀ − v₁), the new decision v₁ pulled towards
   // the last command v₀ (world frame; from rest v₀ = 0), when v is as safe as the decision
   // allows: its time to collision at least (1 − commit)·horizon when v₁ is safe, at least
@@ -486,7 +520,7 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end)
   // commands are an exponential average of the decisions while that is safe.
   const CollisionDanger& vd = *velocity_;
   const float g = vd.inertia;
-  for (std::size_t i = begin; i < end; ++i) {
+  for (std::size_t i = begin; i < end; i += step) {
     const float top = p.in.agents.max_speed[i];
     if (!(top > 0.0f)) continue;
     const Vec2 w0 = load2(prev_direction_.data(), i);
@@ -532,7 +566,7 @@ float Simulation::interest_towards(std::size_t i, Vec2 d) const {
   return in[q] + f * (in[r] - in[q]);
 }
 
-void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) {
+void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, std::size_t step) {
   // Commitment: the previous decision (heading d₀, strength s₀, capped by the speed the
   // agent wants now) is kept when it still offers at least the rate of progress of the new
   // one (interest towards d₀ times s₀ against the same for the new decision) and its time
@@ -556,7 +590,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end) 
   //   avoidance need not be a whole slot gap (the new decision itself when none is).
   const CollisionDanger& vd = *velocity_;
   const float floor_ttc = (1.0f - vd.commit) * vd.horizon;
-  for (std::size_t i = begin; i < end; ++i) {
+  for (std::size_t i = begin; i < end; i += step) {
     const float s0 = prev_strength_[i];
     if (!(s0 > 0.0f)) continue;
     const float want = wanted_speed(i);
@@ -682,11 +716,14 @@ void Simulation::decide_in_phases(const Plan& p) {
   Plan q = p;
   q.in.agents.velocity = seen_velocity_.data();
   phases_ = phases;
+  // A range of kBlock · phases agents holds at most kBlock of a phase: one strided call
+  // (each_deciding), within the per-thread scratch of kBlock rows.
+  const std::size_t span = kBlock * phases;
   for (std::size_t f = 0; f < phases; ++f) {
     phase_ = f;
-    parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
-      for (std::size_t s = b; s < e; s += kBlock) {
-        const std::size_t t = std::min(e, s + kBlock);
+    parallel_for(n_, kGrain * phases, [&](std::size_t b, std::size_t e) {
+      for (std::size_t s = b; s < e; s += span) {
+        const std::size_t t = std::min(e, s + span);
         perceive_rows(q, s, t);
         decide_rows(q, s, t);
       }

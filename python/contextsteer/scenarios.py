@@ -698,8 +698,8 @@ def crowd_steering(
     phase ``i % 16`` and sees the agents of earlier phases at their new commands, so of
     two agents about to dodge each other only the earlier one does: on the crowd
     benchmark (32 seeds) the default turns 16–28 % less a step than deciding at once, with
-    the same arrivals and time to goal and no contact, for about a fifth more
-    instructions a step (docs/crowd.md, "Deciding in phases"). The split
+    the same arrivals and time to goal and no contact, for about 30 % more time a step
+    at 10k agents (docs/crowd.md, "Deciding in phases"). The split
     ``perceive()`` / ``decide_and_move()`` needs ``decision_phases=1``.
 
     ``rotate=True`` (the default) turns the slots with each agent's heading

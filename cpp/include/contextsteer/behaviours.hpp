@@ -441,16 +441,22 @@ struct BehaviourInputs {
 struct MapOut {
   float* data = nullptr;
   std::size_t first_row = 0;
-  float* row(std::size_t i, std::size_t k) const { return data + (i - first_row) * k; }
+  /// Rows first_row, first_row + step, ... are stored one after the other (step > 1: the
+  /// rows of every step-th agent, as when deciding in phases).
+  std::size_t step = 1;
+  float* row(std::size_t i, std::size_t k) const {
+    const std::size_t r = step == 1 ? i - first_row : (i - first_row) / step;
+    return data + r * k;
+  }
 };
 
-/// Writes rows [begin, end) of the maps the behaviour produces — `interest` and/or
+/// Writes rows begin, begin + step, ... (< end) of the maps the behaviour produces — `interest` and/or
 /// `danger`, and `speed` for behaviours that write_speed (see MapOut); a map the
 /// behaviour does not produce is not touched (its data may be nullptr). Dead agents get
 /// zero rows. Serial, allocation-free after the first call on a thread, reentrant; the
 /// output of row i depends only on the inputs.
 void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interest, MapOut danger,
-                   std::size_t begin, std::size_t end, MapOut speed = {});
+                   std::size_t begin, std::size_t end, MapOut speed = {}, std::size_t step = 1);
 
 /// evaluate_rows into full (N,K) arrays (first_row = 0).
 inline void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* interest,

@@ -170,14 +170,14 @@ class NeighborGrid {
   std::vector<std::uint32_t> cell_of_;  // scratch: cell of each agent (n)
 };
 
-/// Neighbour lists of rows [begin, end): for each alive agent i, the query of
+/// Neighbour lists of rows begin, begin + step, ... (< end): for each alive agent i, the query of
 /// `grid` around position i with `radius`, excluding i; dead agents get count 0. Writes
 /// out_indices (N, max_neighbors) padded with -1 and out_counts (N,). Serial,
 /// allocation-free, reentrant.
 void find_neighbors_rows(const NeighborGrid& grid, const float* positions,
                          const std::uint8_t* alive, float radius, std::size_t max_neighbors,
                          std::int32_t* out_indices, std::int32_t* out_counts, std::size_t begin,
-                         std::size_t end);
+                         std::size_t end, std::size_t step = 1);
 
 /// find_neighbors_rows over all n rows through parallel_for.
 void find_neighbors(const NeighborGrid& grid, const float* positions, const std::uint8_t* alive,

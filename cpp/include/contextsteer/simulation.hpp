@@ -217,7 +217,8 @@ class Simulation {
   Plan plan() const;
   void perceive_rows(const Plan& p, std::size_t begin, std::size_t end);
   void decide_rows(const Plan& p, std::size_t begin, std::size_t end);
-  void weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end);
+  void weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end,
+                      std::size_t step = 1);
   float interest_towards(std::size_t i, Vec2 d) const;
   /// The speed agent i wants, in max-speed units: its interest peak clamped to [0, 1]
   /// (Lewis's speed control; Arrive lowers it near the goal). Inline: four decision
@@ -225,18 +226,20 @@ class Simulation {
   float wanted_speed(std::size_t i) const {
     return std::clamp(interest_[i * k_ + peak_[i]], 0.0f, 1.0f);
   }
-  void keep_course(const Plan& p, std::size_t begin, std::size_t end);
-  void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end);
-  void cap_retreat(const Plan& p, std::size_t begin, std::size_t end);
-  void keep_inertia(const Plan& p, std::size_t begin, std::size_t end);
+  void keep_course(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
+  void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
+  void cap_retreat(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
+  void keep_inertia(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
   /// The neighbour radius every behaviour's query shares, for the agents as they are.
   float current_neighbor_radius(const AgentsView& a) const;
   void build_neighbors(Plan& p);
   void move_and_collide(const Plan& p, float dt, bool fused);
   /// step()'s perceive and decide in config_.decision_phases phases (see SteeringConfig).
   void decide_in_phases(const Plan& p);
-  /// body(b, e) over the runs of [begin, end) that decide now (decides()), at most a
-  /// block each; in a phase, each of the phase's agents alone.
+  /// body(b, e, step) over the agents of [begin, end) that decide now (decides()): rows
+  /// b, b + step, ... (< e). At once, runs of consecutive deciding agents (step 1), at most
+  /// a block each; in a phase, every phases_-th agent of the range in one call (step
+  /// phases_), or each alone (step 1) with time slicing or recorded maps.
   template <class Body>
   void each_deciding(std::size_t begin, std::size_t end, Body&& body) const;
   // The phase being decided and the number of phases (1: no phases; decides() sees both).
