@@ -61,9 +61,10 @@ alternate; the share is the median of the pairs' shares).
 skews the ratio less. One RVO2 simulator and one contextsteer simulation of each
 configuration (default, velocity, velocity at once, velocity plain; run metrics on, one
 thread) step the scene in turns, in ``--segments`` blocks: RVO2's block, then each
-configuration's block over the same steps of its own run, then the next block. The figure is RVO2's median ms
-per step over all its steps divided by the configuration's, the same definition as the
-separate runs above but from interleaved steps; each block's own ratio is printed too.
+configuration's block over the same steps of its own run, then the next block. The
+figure is RVO2's median ms per step over all its steps divided by the configuration's,
+the same definition as the separate runs above but from interleaved steps; each block's
+own ratio is printed too.
 On this 2-core VM the speed drifts by tens of percent within a minute, so separate runs
 can catch RVO2 and contextsteer at different speeds; blocks of a second or so share the
 machine's state.

@@ -46,6 +46,17 @@ void for_deciding(std::size_t begin, std::size_t end, Decides&& decides, Body&& 
   }
 }
 
+/// f(b, e) over rows b, b + step, ... (< e) for a kernel that takes consecutive rows only:
+/// once for step 1, else once per row.
+template <class F>
+void consecutive_runs(std::size_t b, std::size_t e, std::size_t step, F&& f) {
+  if (step == 1) {
+    f(b, e);
+    return;
+  }
+  for (std::size_t i = b; i < e; i += step) f(i, i + 1);
+}
+
 }  // namespace
 
 template <class Body>
@@ -247,7 +258,7 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
     const bool via_tmp = post || step > 1;
     auto merge = [&](std::size_t first, std::size_t count, CombineMode mode, bool spread_it,
                      float* dest) {
-      // dest: the (N,K) map; the fresh rows go to tmp1 when post-processed.
+      // dest: the (N,K) map; the fresh rows go to tmp1 when via_tmp.
       float* fresh = via_tmp ? tmp1 : dest + b * k;
       if (count == 0) {
         std::fill(fresh, fresh + len * k, 0.0f);
@@ -294,8 +305,9 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     const classic::Inputs in{p.in.agents, p.in.neighbors, p.in.world, p.in.time};
     const AgentsView& a = p.in.agents;
     each_deciding(begin, end, [&](std::size_t b, std::size_t e, std::size_t step) {
-      // (classic steering never decides in phases: step is 1)
-      classic::accelerate_rows(*config_.classic, in, accel_.data(), b, e);
+      consecutive_runs(b, e, step, [&](std::size_t rb, std::size_t re) {
+        classic::accelerate_rows(*config_.classic, in, accel_.data(), rb, re);
+      });
       for (std::size_t i = b; i < e; i += step) {
         const Vec2 want = load2(a.velocity, i) + load2(accel_.data(), i) * p.dt;
         const float speed = length(want);
@@ -307,15 +319,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     return;
   }
   each_deciding(begin, end, [&](std::size_t b, std::size_t e, std::size_t step) {
-    // Rows b, b + step, ... (< e). resolve_rows and choose_rows take consecutive rows
-    // only: with step > 1 (deciding in phases) they are called once per row.
-    const auto rows_of = [&](auto&& f) {
-      if (step == 1) {
-        f(b, e);
-      } else {
-        for (std::size_t i = b; i < e; i += step) f(i, i + 1);
-      }
-    };
+    // Rows b, b + step, ... (< e); resolve_rows and choose_rows take consecutive rows.
     // Commitment, part 1: the slot of the previous decision resolves with its danger
     // lowered by h (clamped at 0), so a way that turned marginally dangerous is not
     // dropped for a step and taken again the next. The map itself is restored after.
@@ -328,7 +332,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
         d = std::max(0.0f, d - h);
       }
     }
-    rows_of([&](std::size_t rb, std::size_t re) {
+    consecutive_runs(b, e, step, [&](std::size_t rb, std::size_t re) {
       resolve_rows({interest_.data(), nk}, {danger_.data(), nk}, k, config_.resolve, &slot_set_,
                    {resolved_.data(), nk}, rb, re);
     });
@@ -361,7 +365,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
         prev_strength_[i] = strength_[i];
       }
     }
-    rows_of([&](std::size_t rb, std::size_t re) {
+    consecutive_runs(b, e, step, [&](std::size_t rb, std::size_t re) {
       choose_rows({resolved_.data(), nk}, k, slot_set_, config_.choose, {direction_.data(), 2 * n_},
                   {strength_.data(), n_}, {slot_.data(), n_}, rb, re);
     });

@@ -124,7 +124,7 @@ class Simulation {
   /// True when agent i re-steers at the current step. Pure.
   bool decides(std::size_t i) const {
     const auto k = static_cast<std::uint64_t>(params_.decision_interval);
-    return (k <= 1 || (step_count_ + i) % k == 0) && (phases_ <= 1 || i % phases_ == phase_);
+    return k <= 1 || (step_count_ + i) % k == 0;
   }
 
   std::size_t size() const { return n_; }
@@ -242,7 +242,7 @@ class Simulation {
   /// phases_), or each alone (step 1) with time slicing or recorded maps.
   template <class Body>
   void each_deciding(std::size_t begin, std::size_t end, Body&& body) const;
-  // The phase being decided and the number of phases (1: no phases; decides() sees both).
+  // The phase being decided and the number of phases (1: no phases; each_deciding reads them).
   std::size_t phase_ = 0, phases_ = 1;
   // (N,2) the velocities the phases perceive: an agent's velocity until its phase has
   // decided, then its new command.
