@@ -25,6 +25,10 @@ Usage::
 
     python benchmarks/tune_crowd.py --trials 100 --seeds 0:16 --nudge 0.02 --dense 3 --study /tmp/crowd.db
     python benchmarks/tune_crowd.py --validate '{"inertia": 0.3}' --seeds 32:64 --circles
+    python benchmarks/tune_crowd.py --trials 300 --seeds 0:16 --nudge 0.02 --dense 3 --seed0 --fix '{"commit_danger": 0}' --study /tmp/crowd2.db
+
+``--fix JSON`` holds those options at its values instead of searching them (the last
+search, in docs/crowd.md, held ``commit_danger`` at 0).
 
 Run two processes with the same ``--study`` (and different ``--sampler-seed``) to use
 both cores. Needs the ``tune`` extra (Optuna) for the search.
@@ -193,6 +197,34 @@ def _seeds(text: str) -> list[int]:
     return list(range(int(text)))
 
 
+def search_space(trial, fixed: dict | None = None) -> dict:
+    """One parameter set from an Optuna ``trial``: every option on its grid (steps keep
+    every value round, so the best set can become a default as found), except those in
+    ``fixed`` (``--fix``), which are held at their values and never asked of the trial."""
+    fixed = fixed or {}
+
+    def pick(name: str, low: float, high: float, step: float) -> float:
+        if name in fixed:
+            return float(fixed[name])
+        return trial.suggest_float(name, low, high, step=step)
+
+    return {
+        "commit": pick("commit", 0.0, 0.2, 0.01),
+        "commit_danger": pick("commit_danger", 0.0, 0.2, 0.01),
+        "turn_steps": int(fixed["turn_steps"])
+        if "turn_steps" in fixed
+        else trial.suggest_int("turn_steps", 3, 6),
+        "turn_margin": pick("turn_margin", 0.0, 0.15, 0.01),
+        "return_margin": pick("return_margin", 0.2, 0.7, 0.05),
+        "return_step": pick("return_step", 0.05, 0.25, 0.01),
+        "retreat_speed": pick("retreat_speed", 0.35, 0.8, 0.05),
+        "inertia": pick("inertia", 0.1, 0.5, 0.05),
+        "side_bias": pick("side_bias", 0.0, 0.15, 0.01),
+        "smoothness": pick("smoothness", 0.05, 0.5, 0.05),
+        "horizon": pick("horizon", 1.8, 2.4, 0.05),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", default="12", help="N (seeds 0..N-1) or LO:HI")
@@ -227,6 +259,12 @@ def main() -> None:
     )
     ap.add_argument(
         "--max-accel", type=float, default=6.0, help="the agents' max acceleration (m/s^2)"
+    )
+    ap.add_argument(
+        "--fix",
+        default="{}",
+        help="JSON of options held at these values instead of searched, e.g. "
+        "'{\"commit_danger\": 0}'",
     )
     ap.add_argument(
         "--phases",
@@ -275,21 +313,10 @@ def main() -> None:
         sampler=optuna.samplers.TPESampler(seed=args.sampler_seed, multivariate=True),
     )
 
+    fixed = json.loads(args.fix)
+
     def objective(trial) -> float:
-        # Steps keep every value round, so the best set can become a default as found.
-        params = {
-            "commit": trial.suggest_float("commit", 0.0, 0.2, step=0.01),
-            "commit_danger": trial.suggest_float("commit_danger", 0.0, 0.2, step=0.01),
-            "turn_steps": trial.suggest_int("turn_steps", 3, 6),
-            "turn_margin": trial.suggest_float("turn_margin", 0.0, 0.15, step=0.01),
-            "return_margin": trial.suggest_float("return_margin", 0.2, 0.7, step=0.05),
-            "return_step": trial.suggest_float("return_step", 0.05, 0.25, step=0.01),
-            "retreat_speed": trial.suggest_float("retreat_speed", 0.35, 0.8, step=0.05),
-            "inertia": trial.suggest_float("inertia", 0.1, 0.5, step=0.05),
-            "side_bias": trial.suggest_float("side_bias", 0.0, 0.15, step=0.01),
-            "smoothness": trial.suggest_float("smoothness", 0.05, 0.5, step=0.05),
-            "horizon": trial.suggest_float("horizon", 1.8, 2.4, step=0.05),
-        }
+        params = search_space(trial, fixed)
         res = evaluate(params, seeds, rvo2, args.nudge, args.slots, args.max_accel, args.ring)
         res0 = (
             evaluate(params, [0], rvo2, 0.0, args.slots, args.max_accel, args.ring)

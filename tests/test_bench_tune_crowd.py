@@ -118,3 +118,27 @@ def test_nudged_scales_each_float_option_within_the_fraction_per_seed():
     for key in ("horizon", "inertia"):
         assert a[key] != params[key]
         assert abs(a[key] / params[key] - 1.0) <= 0.02
+
+
+def test_fixed_options_are_held_and_never_asked_of_the_trial():
+    optuna = pytest.importorskip("optuna")
+    asked = {
+        "commit": 0.05,
+        "turn_margin": 0.02,
+        "return_margin": 0.3,
+        "return_step": 0.07,
+        "retreat_speed": 0.45,
+        "inertia": 0.15,
+        "side_bias": 0.06,
+        "smoothness": 0.35,
+        "horizon": 2.2,
+    }
+    # FixedTrial raises for any option it was not given, so commit_danger and turn_steps
+    # must come from --fix, not from the trial.
+    params = tc.search_space(
+        optuna.trial.FixedTrial(asked), {"commit_danger": 0, "turn_steps": 6}
+    )
+    assert params == {**asked, "commit_danger": 0.0, "turn_steps": 6}
+    assert isinstance(params["turn_steps"], int)
+    with pytest.raises(ValueError):
+        tc.search_space(optuna.trial.FixedTrial(asked))

@@ -5,6 +5,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contextsteer as cs
 
@@ -242,3 +244,46 @@ def test_time_slicing_in_phases_is_deterministic_across_threads():
             sim.step(1 / 30, steps=45)
         runs.append(np.array(agents.position))
     np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(1, 30),
+    extra=st.integers(0, 30),
+    removed=st.lists(st.integers(0, 29), max_size=6),
+    seed=st.integers(0, 2**16),
+)
+def test_more_phases_than_agents_is_one_agent_at_a_time_whatever_p(n, extra, removed, seed):
+    # With P at least the capacity every phase holds one agent (or none), so the step is
+    # a sweep one agent at a time in index order, the same for every such P, also when
+    # agents leave and join in between (dead rows decide nothing and publish nothing)
+    # and whatever the thread count.
+    cap = n + 3
+    p_small = cap
+    p_big = min(64, cap + extra)
+    out = []
+    for phases, threads in ((p_small, 1), (p_big, 2)):
+        rng = np.random.default_rng(seed)
+        agents = cs.Agents(cap, slots=16, seed=seed)
+        start = rng.uniform(-3, 3, (n, 2)).astype(np.float32)
+        agents.add(start, radius=0.3, max_speed=MAX_SPEED, max_accel=6.0, target=-start)
+        st_ = cs.scenarios.crowd_steering(walls=False, decision_phases=phases)
+        sim = cs.Simulation(None, agents, st_, motion=cs.Accel(), slots=cs.scenarios.crowd_slots())
+        with cs.threads(threads):
+            sim.step(1 / 30, steps=5)
+            gone = sorted({i for i in removed if i < n})
+            if gone and len(gone) < n:
+                agents.remove(gone)
+            sim.step(1 / 30, steps=4)
+            agents.add(
+                [[0.0, 4.0], [4.0, 0.0]],
+                radius=0.3,
+                max_speed=MAX_SPEED,
+                target=[[0.0, -4.0], [-4.0, 0.0]],
+            )
+            sim.step(1 / 30, steps=6)
+        pos = np.array(agents.position)[np.array(agents.alive)]
+        assert np.isfinite(pos).all()
+        out.append((pos, np.array(agents.velocity)[np.array(agents.alive)]))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    np.testing.assert_array_equal(out[0][1], out[1][1])
