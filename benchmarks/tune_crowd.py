@@ -25,7 +25,8 @@ Usage::
 
     python benchmarks/tune_crowd.py --trials 100 --seeds 0:16 --nudge 0.02 --dense 3 --study /tmp/crowd.db
     python benchmarks/tune_crowd.py --validate '{"inertia": 0.3}' --seeds 32:64 --circles
-    python benchmarks/tune_crowd.py --trials 300 --seeds 0:16 --nudge 0.02 --dense 3 --seed0 --fix '{"commit_danger": 0}' --study /tmp/crowd2.db
+    python benchmarks/tune_crowd.py --trials 300 --seeds 0:16 --nudge 0.02 --dense 3 \
+        --seed0 --fix '{"commit_danger": 0}' --study /tmp/crowd2.db
 
 ``--fix JSON`` holds those options at its values instead of searching them (the last
 search, in docs/crowd.md, held ``commit_danger`` at 0).

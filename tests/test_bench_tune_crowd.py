@@ -135,9 +135,7 @@ def test_fixed_options_are_held_and_never_asked_of_the_trial():
     }
     # FixedTrial raises for any option it was not given, so commit_danger and turn_steps
     # must come from --fix, not from the trial.
-    params = tc.search_space(
-        optuna.trial.FixedTrial(asked), {"commit_danger": 0, "turn_steps": 6}
-    )
+    params = tc.search_space(optuna.trial.FixedTrial(asked), {"commit_danger": 0, "turn_steps": 6})
     assert params == {**asked, "commit_danger": 0.0, "turn_steps": 6}
     assert isinstance(params["turn_steps"], int)
     with pytest.raises(ValueError):
