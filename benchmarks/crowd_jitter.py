@@ -37,7 +37,6 @@ agent at its decision).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -288,6 +287,31 @@ def analyse(system, scene, slow: float, near: float = 3.0) -> dict:
     return out
 
 
+def contextsteer_system(scene, params: dict, smooth: bool = False, max_accel: float = 6.0):
+    """The crowd benchmark's contextsteer adapter on ``scene`` (``crowd_quality``'s
+    cs-velocity, or cs-smooth with ``smooth``), with the CollisionDanger options
+    ``params`` on top of the preset's. The decision phases, the turning slots and the slot
+    set the crowd scenarios give the preset stay as they are, so that with no ``params``
+    the figures are the benchmark's own."""
+    import contextsteer as cs
+
+    walls = len(scene.walls) > 0
+    steering = cs.scenarios.crowd_steering(walls=walls, smooth=smooth)
+    if params:
+        base = cs.scenarios.SMOOTH_CROWD if smooth else cs.scenarios.CROWD
+        steering = cs.scenarios.crowd_steering(
+            walls=walls,
+            options={**base, **params},
+            decision_phases=steering.decision_phases,
+            rotate=steering.rotate,
+        )
+    chosen = cs.scenarios.crowd_slots_for(
+        16, danger="smooth" if smooth else "velocity", rotate=steering.rotate
+    )
+    slot_set = None if isinstance(chosen, int) else chosen
+    return cq.ContextSteer(scene, steering, max_accel, True, 16, slot_set=slot_set)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scenes", default="hallway,crossing,bottleneck,doorway")
@@ -300,19 +324,8 @@ def main(argv=None) -> int:
     ap.add_argument("--split", action="store_true", help="also split by turn size and phase")
     ap.add_argument("--near", type=float, default=3.0, help="m: the 'end' phase (--split)")
     args = ap.parse_args(argv)
-    import contextsteer as cs
 
     params = json.loads(args.params)
-
-    def steering(has_walls):
-        st = cs.scenarios.crowd_steering(walls=has_walls, smooth=args.smooth)
-        if not params:
-            return st
-        rules = [
-            dataclasses.replace(b, **params) if isinstance(b, cs.CollisionDanger) else b
-            for b in st.behaviours
-        ]
-        return cs.Steering(rules, combine=st.combine, resolve=st.resolve, choose=st.choose)
 
     print(
         f"seed {args.seed}; contextsteer: crowd_steering"
@@ -327,12 +340,16 @@ def main(argv=None) -> int:
     splits = []
     for name in args.scenes.split(","):
         scene = cq.SCENES[name](seed=args.seed) if name in cq.SEEDED else cq.SCENES[name]()
-        walls = len(scene.walls) > 0
-        systems = [] if args.no_rvo2 else [("RVO2", cq.RVO2, ())]
-        systems.append(("contextsteer", cq.ContextSteer, (steering(walls), args.max_accel, True)))
-        for label, build, extra in systems:
+        systems = [] if args.no_rvo2 else [("RVO2", cq.RVO2)]
+        systems.append(
+            (
+                "contextsteer",
+                lambda sc: contextsteer_system(sc, params, args.smooth, args.max_accel),
+            )
+        )
+        for label, build in systems:
             try:
-                system = build(scene, *extra)
+                system = build(scene)
             except cq.Unavailable as e:
                 print(f"| {name} | {label} | unavailable: {e} |")
                 continue

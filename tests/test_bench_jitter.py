@@ -178,3 +178,27 @@ def test_main_prints_the_split_tables(capsys):
     cells = [c.strip() for c in rows[1].strip("|").split("|")]
     shares = [float(c.rstrip(" %")) for c in cells[3:]]
     assert abs(sum(shares[:5]) - 100) <= 3 and abs(sum(shares[5:]) - 100) <= 2
+
+
+@pytest.mark.parametrize(
+    ("smooth", "system", "params"),
+    [
+        (False, "cs-velocity", {}),
+        (True, "cs-smooth", {}),
+        # --params equal to the preset's own values: the same steering, so the phases,
+        # turning slots and slot set must survive the rebuild.
+        (False, "cs-velocity", {"inertia": "CROWD"}),
+    ],
+)
+def test_contextsteer_system_is_the_benchmarks_own(smooth, system, params):
+    # Oracle: crowd_quality's own builder of the same system. The split is only worth
+    # reading if its contextsteer rows are the crowd benchmark's rows.
+    import contextsteer as cs
+
+    if params.get("inertia") == "CROWD":
+        params = {"inertia": cs.scenarios.CROWD["inertia"]}
+    scene = cq.SCENES["doorway"](seed=1)
+    mine = cq.run(cj.contextsteer_system(scene, params, smooth), scene)
+    ref = cq.run(cq.SYSTEMS[system](scene, cq.Options()), scene)
+    assert mine["jitter_deg_per_step"] == ref["jitter_deg_per_step"]
+    assert np.array_equal(mine["arrival_s"], ref["arrival_s"], equal_nan=True)
