@@ -305,11 +305,8 @@ def contextsteer_system(scene, params: dict, smooth: bool = False, max_accel: fl
             decision_phases=steering.decision_phases,
             rotate=steering.rotate,
         )
-    chosen = cs.scenarios.crowd_slots_for(
-        16, danger="smooth" if smooth else "velocity", rotate=steering.rotate
-    )
-    slot_set = None if isinstance(chosen, int) else chosen
-    return cq.ContextSteer(scene, steering, max_accel, True, 16, slot_set=slot_set)
+    opt = cq.Options(velocity_accel=max_accel)
+    return cq._velocity(scene, opt, "smooth" if smooth else "default", steering)
 
 
 def main(argv=None) -> int:

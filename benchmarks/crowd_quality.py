@@ -835,10 +835,14 @@ def _cs(scene: Scene, steering, max_accel: float, opt: Options) -> ContextSteer:
     return ContextSteer(scene, steering, max_accel, opt.resolve, opt.slots)
 
 
-def _velocity(scene: Scene, opt: Options, preset: str = "default") -> ContextSteer:
+def _velocity(scene: Scene, opt: Options, preset: str = "default", steering=None) -> ContextSteer:
+    """The cs-velocity adapter (``preset`` "default", "smooth" or "plain"): the preset's
+    steering, or ``steering`` in its place (a variant of it), on the slots the crowd
+    scenarios give the preset."""
     import contextsteer as cs
 
-    steering = contextsteer_velocity_steering(len(scene.walls) > 0, preset)
+    if steering is None:
+        steering = contextsteer_velocity_steering(len(scene.walls) > 0, preset)
     # The slots the crowd scenarios give this preset (the default configuration with
     # turning slots at K = 16: the set denser ahead; the others the ring).
     slots_for = getattr(cs.scenarios, "crowd_slots_for", None)
