@@ -9,6 +9,10 @@ Systems
 - ``rvo2``: RVO2 2.0 (PyPI ``pyrvo``), ORCA. neighborDist 5 m, maxNeighbors 10,
   timeHorizon 2 s, timeHorizonObst 2 s, radius 0.3, maxSpeed 1.3; each wall segment a
   2-vertex obstacle.
+- ``rvo2-margin``: the same RVO2 planning with radius 0.35 (0.3 + the 5 cm ``margin``
+  that ``cs-velocity``'s CollisionDanger adds to r_i + r_j, or ``--rvo2-margin``; the
+  metrics keep 0.3): RVO2 given the clearance context steering keeps, to see what that
+  clearance costs ORCA.
 - ``navground-orca``, ``navground-hl``: navground's simulation (PyPI ``navground``) with its
   ORCA or HL (human-like) behaviour; omnidirectional kinematics, max and optimal speed
   1.3, radius 0.3, neighbours within 5 m (Bounded state estimation), walls as line
@@ -122,6 +126,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from crowd_quality import (  # noqa: E402
+    CS_MARGIN,
     SCENES,
     SEEDED,
     SYSTEMS,
@@ -222,15 +227,28 @@ def main() -> None:
         "arrivals/TTG/jitter averaged, plus the worst seed's arrivals)",
     )
     ap.add_argument("--slots", type=int, default=16, help="slots of the contextsteer systems")
+    ap.add_argument(
+        "--rvo2-margin",
+        type=float,
+        default=CS_MARGIN,
+        metavar="M",
+        help=f"clearance (m) rvo2-margin adds to RVO2's radius (default {CS_MARGIN}, "
+        "cs-velocity's margin)",
+    )
     ap.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
     args = ap.parse_args()
     scenes = _names(args.scenes, SCENES, QUICK_SCENES if args.quick else SCENES)
     systems = _names(args.systems, SYSTEMS, SYSTEMS)
     options = Options(
-        velocity_accel=args.velocity_accel, resolve=not args.no_resolve, slots=args.slots
+        velocity_accel=args.velocity_accel,
+        resolve=not args.no_resolve,
+        slots=args.slots,
+        rvo2_margin=args.rvo2_margin,
     )
     if args.seeds < 1:
         raise SystemExit(f"--seeds must be >= 1, got {args.seeds}")
+    if not args.rvo2_margin >= 0.0:
+        raise SystemExit(f"--rvo2-margin must be >= 0 (m), got {args.rvo2_margin}")
     columns = COLUMNS + (SEEDS_COLUMN,) if args.seeds > 1 else COLUMNS
 
     versions = _versions()
@@ -289,6 +307,7 @@ def main() -> None:
                     "seeds": args.seeds,
                     "velocity_accel": options.velocity_accel,
                     "resolve": options.resolve,
+                    "rvo2_margin": options.rvo2_margin,
                     "skipped": skipped,
                     "rows": [{k: _json_value(v) for k, v in r.items()} for r in rows],
                 },

@@ -47,6 +47,10 @@ positions (0.6 m apart at ~1e-6 m resolution) is not an overlap."""
 JITTER_MIN_SPEED = 0.05
 """Steps at or below this speed (m/s) are left out of the heading jitter."""
 
+CS_MARGIN = 0.05
+"""The clearance (m) that ``cs.scenarios.crowd_steering``'s ``CollisionDanger`` adds to
+r_i + r_j; ``rvo2-margin`` plans with RADIUS + CS_MARGIN (a test checks they agree)."""
+
 # RVO2 and navground ORCA parameters for pedestrians.
 NEIGHBOR_DIST = 5.0
 MAX_NEIGHBORS = 10
@@ -72,11 +76,15 @@ class Options:
         off, so that every system is measured on its steering alone.
     slots : int
         Slots per agent of the contextsteer systems.
+    rvo2_margin : float
+        The clearance (m) ``rvo2-margin`` adds to the radius RVO2 plans with; default
+        :data:`CS_MARGIN`, context steering's own.
     """
 
     velocity_accel: float = 6.0
     resolve: bool = True
     slots: int = 16
+    rvo2_margin: float = CS_MARGIN
 
 
 # ====================================================================== scenes ===
@@ -500,15 +508,27 @@ class RVO2:
     Preferred velocity: towards the waypoint at SPEED, or distance/dt when closer.
     Retired agents are moved to (1e5 + 10 i, 1e5), out of everyone's neighbour range,
     with zero preferred velocity (RVO2 cannot remove agents).
+
+    ``margin`` (m) is added to the radius RVO2 plans with (the metrics keep RADIUS), as
+    ``CollisionDanger``'s ``margin`` is added to r_i + r_j: ``rvo2-margin`` is RVO2 given
+    the clearance context steering keeps (:data:`CS_MARGIN`).
     """
 
-    def __init__(self, scene: Scene):
+    def __init__(self, scene: Scene, margin: float = 0.0):
         try:
             import pyrvo
         except ImportError as e:
             raise Unavailable(f"pyrvo not importable ({e})") from None
+        if not margin >= 0.0:
+            raise ValueError(f"margin must be a number >= 0 (m), got {margin!r}")
         self.sim = pyrvo.RVOSimulator(
-            DT, NEIGHBOR_DIST, MAX_NEIGHBORS, TIME_HORIZON, TIME_HORIZON_OBST, RADIUS, SPEED
+            DT,
+            NEIGHBOR_DIST,
+            MAX_NEIGHBORS,
+            TIME_HORIZON,
+            TIME_HORIZON_OBST,
+            RADIUS + margin,
+            SPEED,
         )
         for x, y in scene.starts:
             self.sim.add_agent((float(x), float(y)))
@@ -863,6 +883,7 @@ def _velocity(scene: Scene, opt: Options, preset: str = "default", steering=None
 
 SYSTEMS = {
     "rvo2": lambda scene, opt: RVO2(scene),
+    "rvo2-margin": lambda scene, opt: RVO2(scene, margin=opt.rvo2_margin),
     "navground-orca": lambda scene, opt: Navground(scene, "ORCA", opt.resolve),
     "navground-hl": lambda scene, opt: Navground(scene, "HL", opt.resolve),
     "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene),

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from bench_modules import load
 
@@ -78,3 +79,31 @@ def test_every_contextsteer_system_takes_the_run_options():
     for name in names:
         system = cq.SYSTEMS[name](scene, opt)
         assert system.agents.slots == 8 and system.sim.slots == 8, name
+
+
+def test_cs_margin_is_context_steerings_clearance():
+    # CS_MARGIN is the margin cs-velocity's CollisionDanger adds to r_i + r_j.
+    import contextsteer as cs
+
+    danger = [
+        b
+        for b in cq.contextsteer_velocity_steering(True).behaviours
+        if isinstance(b, cs.CollisionDanger)
+    ]
+    assert len(danger) == 1 and math.isclose(danger[0].margin, cq.CS_MARGIN, rel_tol=1e-6)
+
+
+def test_rvo2_margin_plans_with_that_clearance():
+    # rvo2-margin gives RVO2 that clearance on its radius; plain rvo2 plans with RADIUS.
+    pytest.importorskip("pyrvo")
+    scene = cq.SCENES["doorway"](seed=0)
+    margin = cq.SYSTEMS["rvo2-margin"](scene, cq.Options())
+    plain = cq.SYSTEMS["rvo2"](scene, cq.Options())
+    for i in range(scene.n):
+        assert math.isclose(margin.sim.get_agent_radius(i), cq.RADIUS + cq.CS_MARGIN, rel_tol=1e-6)
+        assert math.isclose(plain.sim.get_agent_radius(i), cq.RADIUS, rel_tol=1e-6)
+    # --rvo2-margin reaches it through the run options.
+    other = cq.SYSTEMS["rvo2-margin"](scene, cq.Options(rvo2_margin=0.02))
+    assert math.isclose(other.sim.get_agent_radius(0), cq.RADIUS + 0.02, rel_tol=1e-6)
+    with pytest.raises(ValueError, match="margin"):
+        cq.RVO2(scene, margin=float("nan"))
