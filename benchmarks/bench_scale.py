@@ -42,6 +42,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DOCS = HERE.parent / "docs"
+sys.path.insert(0, str(HERE))
+
+from scenes import agent_count, agent_counts  # noqa: E402
+
 AHEAD = 10.0
 
 
@@ -171,7 +175,9 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=None, help="steps per case (default 10)")
     ap.add_argument("--sizes", default=None, help="comma-separated N (default 1k,10k,100k,1M)")
     ap.add_argument("--ks", default=None, help="comma-separated K (default 8,16,32,64)")
-    ap.add_argument("--rvo2-max", type=int, default=100_000, help="largest N for RVO2")
+    ap.add_argument(
+        "--rvo2-max", type=agent_count, default=100_000, help="largest N for RVO2 (e.g. 100k)"
+    )
     ap.add_argument("--velocity", action="store_true", help="velocity-space configuration")
     ap.add_argument("--quick", action="store_true", help="N <= 100k, K in {8, 16}, 5 steps")
     ap.add_argument("--no-write", action="store_true", help="do not write docs/bench_scale.*")
@@ -185,7 +191,10 @@ def main() -> None:
     ks = [8, 16] if args.quick else [8, 16, 32, 64]
     steps = args.steps or (5 if args.quick else 10)
     if args.sizes:
-        sizes = [int(x) for x in args.sizes.split(",")]
+        try:
+            sizes = agent_counts(args.sizes)
+        except ValueError as e:
+            ap.error(f"--sizes: {e}")
     if args.ks:
         ks = [int(x) for x in args.ks.split(",")]
     import contextsteer as cs

@@ -89,7 +89,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import contextsteer as cs  # noqa: E402
 from crowd import CrowdMetrics, make_rvo2, run_rvo2, step_rvo2  # noqa: E402
-from scenes import crowd_preferred, crowd_track_scene  # noqa: E402
+from scenes import agent_counts, crowd_preferred, crowd_track_scene  # noqa: E402
 
 AHEAD = 10.0  # distance of the seek target along the preferred direction
 
@@ -306,7 +306,10 @@ def main() -> None:
         return
     sizes = [1000] if args.quick else [1000, 10_000, 100_000]
     if args.sizes:
-        sizes = [int(x) for x in args.sizes.split(",")]
+        try:
+            sizes = agent_counts(args.sizes)
+        except ValueError as e:
+            ap.error(f"--sizes: {e}")
     all_threads = cs.get_num_threads()
     print(
         f"crowd-track-N, 100 steps, dt 0.25; threads: 1 and {all_threads}; "
@@ -379,7 +382,10 @@ def main() -> None:
 
 def main_paired(args) -> None:
     """--paired: RVO2 / contextsteer ratios from blocks of steps run in turns."""
-    sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else [10_000]
+    try:
+        sizes = agent_counts(args.sizes) if args.sizes else [10_000]
+    except ValueError as e:
+        raise SystemExit(f"--sizes: {e}") from None
     print(
         f"crowd-track-N, dt 0.25, one thread, run metrics on; RVO2 and contextsteer in "
         f"{args.segments} blocks of steps, in turns; load average {os.getloadavg()[0]:.2f}"

@@ -25,6 +25,8 @@ __all__ = [
     "track_scene",
     "crowd_track_scene",
     "crowd_preferred",
+    "agent_count",
+    "agent_counts",
 ]
 
 GOLDEN = 0.6180339887498949
@@ -154,3 +156,33 @@ def crowd_preferred(positions: np.ndarray, scale: float) -> np.ndarray:
     tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
     tangent[1::2] *= -1.0
     return tangent.astype(np.float32)
+
+
+_SUFFIX = {"": 1, "k": 1_000, "m": 1_000_000}
+
+
+def agent_count(text: str) -> int:
+    """A benchmark size as written on a command line: ``10000``, ``10k``, ``1M``, ``2.5k``.
+
+    Raises
+    ------
+    ValueError
+        Unless ``text`` is a positive whole number of agents, optionally with a k or M
+        (case-insensitive) suffix, naming what was expected.
+    """
+    t = text.strip().replace("_", "")
+    suffix = t[-1:].lower() if t[-1:].lower() in ("k", "m") else ""
+    try:
+        value = float(t[: len(t) - len(suffix)]) * _SUFFIX[suffix]
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
+        raise ValueError(
+            f"expected a positive whole number of agents such as 1000, 10k or 1M, got {text!r}"
+        )
+    return int(value)
+
+
+def agent_counts(text: str) -> list[int]:
+    """A comma-separated list of :func:`agent_count` values, e.g. ``"1k,10k,100k,1M"``."""
+    return [agent_count(x) for x in text.split(",")]

@@ -107,3 +107,11 @@ def test_crowd_scene_scales_the_track():
     cross = c.positions[:, 0] * c.preferred[:, 1] - c.positions[:, 1] * c.preferred[:, 0]
     assert np.all(cross[0::2] > 0) and np.all(cross[1::2] < 0)
     assert (c.radius, c.max_speed, c.dt, c.steps) == (1.5, 2.0, 0.25, 100)
+
+
+def test_agent_count_reads_sizes_as_written():
+    assert scenes.agent_counts("1k,10k,100k,1M") == [1_000, 10_000, 100_000, 1_000_000]
+    assert scenes.agent_counts("1000, 2.5K,1_000") == [1_000, 2_500, 1_000]
+    for bad in ["", "k", "0", "-1k", "1.5", "10x", "nan", "infk", "1e400"]:
+        with pytest.raises(ValueError, match="positive whole number of agents"):
+            scenes.agent_count(bad)
