@@ -37,13 +37,18 @@ Usage: PYTHONPATH=python python3 benchmarks/bench_maps.py [--quick] [--only N:K 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import sys
 import time
 from functools import partial
 
 import numpy as np
 
 import contextsteer as cs
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scenes import agent_count  # noqa: E402
 
 B = 3
 
@@ -156,7 +161,15 @@ def main():
     ks = [8, 16, 32, 64]
     cases = [("scene", n, k) for n in sizes for k in ks] + [("noise", 100_000, k) for k in ks]
     if args.only:
-        cases = [("scene", int(a), int(b)) for a, b in (o.split(":") for o in args.only)]
+        cases = []
+        for o in args.only:
+            n, sep, k = o.partition(":")
+            try:
+                if not sep:
+                    raise ValueError(f"expected N:K such as 100000:16 or 100k:16, got {o!r}")
+                cases.append(("scene", agent_count(n), agent_count(k)))
+            except ValueError as e:
+                ap.error(f"--only: {e}")
     threads = cs.get_num_threads()
     rng = np.random.default_rng(0)
     print(

@@ -20,6 +20,7 @@ Usage: python benchmarks/bench_raycast.py [--quick] [--scenes 1000-50,10000-50] 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import statistics
@@ -35,7 +36,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "python"))
 
-from scenes import TrackScene, track_scene  # noqa: E402
+from scenes import TrackScene, agent_count, track_scene  # noqa: E402
 
 ALL_SCENES = ["1000-10", "1000-50", "10000-10", "10000-50"]
 # SCENES.md reference hit counts (all 160,000 rays). On track-10000-50 the reference is a
@@ -331,8 +332,30 @@ def contextsteer_rows(s: TrackScene, scene: str, repeats: int) -> list[Row]:
 # -------------------------------------------------------------------- main ---
 
 
+def parse_scene(spec: str) -> tuple[int, float]:
+    """``"M-L"`` (e.g. ``10000-50`` or ``10k-50``) as (segments M, ray length L).
+
+    Raises
+    ------
+    ValueError
+        Unless M is a positive even whole number (two ellipses of M/2 segments each) and L
+        a positive finite length.
+    """
+    m_text, sep, l_text = spec.strip().partition("-")
+    try:
+        m, length = agent_count(m_text), float(l_text)
+    except ValueError:
+        m, length = 0, float("nan")
+    if not (sep and m >= 2 and m % 2 == 0 and math.isfinite(length) and length > 0.0):
+        raise ValueError(
+            f"expected a scene M-L with M an even number of segments >= 2 and L > 0, such "
+            f"as 10000-50 or 10k-50, got {spec!r}"
+        )
+    return m, length
+
+
 def bench_scene(spec: str, args, binary: Path | None) -> list[Row]:
-    m, length = int(spec.split("-")[0]), float(spec.split("-")[1])
+    m, length = parse_scene(spec)
     s = track_scene(m, length)
     scene = f"track-{m}-{length:g}"
     rows = []
@@ -443,6 +466,11 @@ def main(argv=None) -> int:
         if args.scenes
         else (["1000-50", "10000-50"] if args.quick else ALL_SCENES)
     )
+    try:
+        for spec in scenes:
+            parse_scene(spec)
+    except ValueError as e:
+        p.error(f"--scenes: {e}")
     binary = None if args.no_peers else build_peers()
     rows = []
     for spec in scenes:

@@ -29,12 +29,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import contextsteer as cs  # noqa: E402
 from bench_step import AHEAD, steering, velocity_slots, velocity_steering  # noqa: E402
-from scenes import crowd_preferred, crowd_track_scene  # noqa: E402
+from scenes import agent_count, crowd_preferred, crowd_track_scene  # noqa: E402
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument("--n", type=agent_count, default=10_000, help="agents, e.g. 10000 or 10k")
     ap.add_argument("--k", type=int, default=16)
     ap.add_argument(
         "--config",

@@ -115,3 +115,12 @@ def test_agent_count_reads_sizes_as_written():
     for bad in ["", "k", "0", "-1k", "1.5", "10x", "nan", "infk", "1e400"]:
         with pytest.raises(ValueError, match="positive whole number of agents"):
             scenes.agent_count(bad)
+
+
+def test_raycast_scene_names_parse_or_say_what_was_expected():
+    bench_raycast = load("bench_raycast")
+    assert bench_raycast.parse_scene("10000-50") == (10_000, 50.0)
+    assert bench_raycast.parse_scene(" 1k-10 ") == (1_000, 10.0)
+    for bad in ["10000", "10000-", "1001-50", "0-50", "10k-0", "10k--5", "10k-nan", "x-50"]:
+        with pytest.raises(ValueError, match="M an even number of segments"):
+            bench_raycast.parse_scene(bad)
