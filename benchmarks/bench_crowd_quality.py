@@ -9,10 +9,10 @@ Systems
 - ``rvo2``: RVO2 2.0 (PyPI ``pyrvo``), ORCA. neighborDist 5 m, maxNeighbors 10,
   timeHorizon 2 s, timeHorizonObst 2 s, radius 0.3, maxSpeed 1.3; each wall segment a
   2-vertex obstacle.
-- ``rvo2-margin``: the same RVO2 planning with radius 0.35 (0.3 + the 5 cm ``margin``
-  that ``cs-velocity``'s CollisionDanger adds to r_i + r_j, or ``--rvo2-margin``; the
-  metrics keep 0.3): RVO2 given the clearance context steering keeps, to see what that
-  clearance costs ORCA.
+- ``rvo2-margin``: the same RVO2 keeping the clearance between agents that
+  ``cs-velocity``'s CollisionDanger keeps (its ``margin``, 5 cm, added to r_i + r_j; or
+  ``--rvo2-margin``): it plans with radius 0.3 + 0.025 (the metrics keep 0.3), to see
+  what that clearance costs ORCA.
 - ``navground-orca``, ``navground-hl``: navground's simulation (PyPI ``navground``) with its
   ORCA or HL (human-like) behaviour; omnidirectional kinematics, max and optimal speed
   1.3, radius 0.3, neighbours within 5 m (Bounded state estimation), walls as line
@@ -232,8 +232,8 @@ def main() -> None:
         type=float,
         default=CS_MARGIN,
         metavar="M",
-        help=f"clearance (m) rvo2-margin adds to RVO2's radius (default {CS_MARGIN}, "
-        "cs-velocity's margin)",
+        help=f"clearance (m) rvo2-margin keeps between two agents, planning with radius "
+        f"0.3 + M/2 (default {CS_MARGIN}, cs-velocity's margin)",
     )
     ap.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
     args = ap.parse_args()

@@ -49,7 +49,8 @@ JITTER_MIN_SPEED = 0.05
 
 CS_MARGIN = 0.05
 """The clearance (m) that ``cs.scenarios.crowd_steering``'s ``CollisionDanger`` adds to
-r_i + r_j; ``rvo2-margin`` plans with RADIUS + CS_MARGIN (a test checks they agree)."""
+r_i + r_j (a test checks they agree); ``rvo2-margin`` keeps it between its agents by
+planning with radius RADIUS + CS_MARGIN / 2."""
 
 # RVO2 and navground ORCA parameters for pedestrians.
 NEIGHBOR_DIST = 5.0
@@ -77,8 +78,8 @@ class Options:
     slots : int
         Slots per agent of the contextsteer systems.
     rvo2_margin : float
-        The clearance (m) ``rvo2-margin`` adds to the radius RVO2 plans with; default
-        :data:`CS_MARGIN`, context steering's own.
+        The clearance (m) ``rvo2-margin`` keeps between two agents (it plans with radius
+        RADIUS + rvo2_margin / 2); default :data:`CS_MARGIN`, context steering's own.
     """
 
     velocity_accel: float = 6.0
@@ -509,9 +510,11 @@ class RVO2:
     Retired agents are moved to (1e5 + 10 i, 1e5), out of everyone's neighbour range,
     with zero preferred velocity (RVO2 cannot remove agents).
 
-    ``margin`` (m) is added to the radius RVO2 plans with (the metrics keep RADIUS), as
-    ``CollisionDanger``'s ``margin`` is added to r_i + r_j: ``rvo2-margin`` is RVO2 given
-    the clearance context steering keeps (:data:`CS_MARGIN`).
+    ``margin`` (m) is the clearance RVO2 keeps between two agents, as ``CollisionDanger``'s
+    ``margin`` is added to r_i + r_j: RVO2 plans with radius RADIUS + margin / 2 (the
+    metrics keep RADIUS), so that r_i + r_j grows by exactly ``margin``; a wall then gets
+    margin / 2. ``rvo2-margin`` is RVO2 given the clearance context steering keeps
+    between agents (:data:`CS_MARGIN`).
     """
 
     def __init__(self, scene: Scene, margin: float = 0.0):
@@ -527,7 +530,7 @@ class RVO2:
             MAX_NEIGHBORS,
             TIME_HORIZON,
             TIME_HORIZON_OBST,
-            RADIUS + margin,
+            RADIUS + 0.5 * margin,
             SPEED,
         )
         for x, y in scene.starts:

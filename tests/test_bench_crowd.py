@@ -94,16 +94,19 @@ def test_cs_margin_is_context_steerings_clearance():
 
 
 def test_rvo2_margin_plans_with_that_clearance():
-    # rvo2-margin gives RVO2 that clearance on its radius; plain rvo2 plans with RADIUS.
+    # rvo2-margin keeps that clearance between two agents: r_i + r_j grows by it, so each
+    # radius by half of it; plain rvo2 plans with RADIUS.
     pytest.importorskip("pyrvo")
     scene = cq.SCENES["doorway"](seed=0)
     margin = cq.SYSTEMS["rvo2-margin"](scene, cq.Options())
     plain = cq.SYSTEMS["rvo2"](scene, cq.Options())
     for i in range(scene.n):
-        assert math.isclose(margin.sim.get_agent_radius(i), cq.RADIUS + cq.CS_MARGIN, rel_tol=1e-6)
+        assert math.isclose(
+            margin.sim.get_agent_radius(i), cq.RADIUS + cq.CS_MARGIN / 2, rel_tol=1e-6
+        )
         assert math.isclose(plain.sim.get_agent_radius(i), cq.RADIUS, rel_tol=1e-6)
     # --rvo2-margin reaches it through the run options.
     other = cq.SYSTEMS["rvo2-margin"](scene, cq.Options(rvo2_margin=0.02))
-    assert math.isclose(other.sim.get_agent_radius(0), cq.RADIUS + 0.02, rel_tol=1e-6)
+    assert math.isclose(other.sim.get_agent_radius(0), cq.RADIUS + 0.01, rel_tol=1e-6)
     with pytest.raises(ValueError, match="margin"):
         cq.RVO2(scene, margin=float("nan"))
