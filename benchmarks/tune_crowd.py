@@ -15,6 +15,7 @@ the best set needs no rounding; ``--enqueue JSON`` tries a set first. ``--dense 
 also scores the contacts of circle-250 over RUNS nudged runs (``dense_contacts``): a set
 tuned on the four seeded scenes alone can touch there. ``--validate`` evaluates one
 parameter set instead and prints its table, with the circles when ``--circles`` is given.
+``--creep`` runs every set with ``crowd_steering(creep=True)``.
 The agents turn ``cs.scenarios.crowd_slots()`` with their heading, as the crowd
 scenarios' do (``--ring``: a regular ring of ``--slots``). docs/crowd.md has what it
 found: ``scenarios.CROWD``, the crowd scenarios' default, came from a ``--nudge 0.02``
@@ -57,15 +58,21 @@ SCENES = ("hallway", "crossing", "bottleneck", "doorway")
 PHASES: int | None = None
 """``Steering(decision_phases=)`` of every run (``--phases``; None: ``CROWD_PHASES``)."""
 
+CREEP = False
+"""``crowd_steering(creep=)`` of every run (``--creep``)."""
+
 
 def steering(has_walls: bool, params: dict):
     """``crowd_steering(options=params)``: the crowd scenarios' configuration with exactly
     ``params`` on its CollisionDanger (``{}``: the plain one), deciding in ``PHASES``
-    phases (the default configuration's ``CROWD_PHASES`` unless ``--phases`` is given)."""
+    phases (the default configuration's ``CROWD_PHASES`` unless ``--phases`` is given),
+    with ``creep=CREEP`` (``--creep``)."""
     import contextsteer as cs
 
     phases = cs.scenarios.CROWD_PHASES if PHASES is None else PHASES
-    return cs.scenarios.crowd_steering(walls=has_walls, options=params, decision_phases=phases)
+    return cs.scenarios.crowd_steering(
+        walls=has_walls, options=params, decision_phases=phases, creep=CREEP
+    )
 
 
 def rvo2_runs(seeds, cache: str) -> dict:
@@ -273,9 +280,15 @@ def main() -> None:
         default=None,
         help="Steering(decision_phases=) of every run (default: CROWD_PHASES)",
     )
+    ap.add_argument(
+        "--creep",
+        action="store_true",
+        help="crowd_steering(creep=True) in every run: the speeds between the levels",
+    )
     args = ap.parse_args()
-    global PHASES
+    global PHASES, CREEP
     PHASES = args.phases
+    CREEP = args.creep
     seeds = _seeds(args.seeds)
     rvo2 = rvo2_runs(sorted(set(seeds) | ({0} if args.seed0 else set())), args.cache)
 

@@ -55,6 +55,23 @@ def test_script_options_are_exactly_the_crowd_scenarios_steering(name):
     )
 
 
+def test_creep_flag_reaches_the_danger_behaviour(monkeypatch):
+    # --creep sets tc.CREEP: every scored set then has CollisionDanger(creep=True), the
+    # library's crowd_steering(creep=True); without it, creep stays off.
+    def creep_of(st):
+        (danger,) = [b for b in st.behaviours if isinstance(b, cs.CollisionDanger)]
+        return danger.creep
+
+    assert not creep_of(tc.steering(True, dict(cs.scenarios.CROWD)))
+    monkeypatch.setattr(tc, "CREEP", True)
+    assert creep_of(tc.steering(True, dict(cs.scenarios.CROWD)))
+    assert creep_of(tc.steering(False, {}))
+    scene = cq.SCENES["doorway"](seed=3)
+    mine = _run(scene, tc.steering(True, dict(cs.scenarios.CROWD)), steps=60)
+    library = _run(scene, cs.scenarios.crowd_steering(walls=True, creep=True), steps=60)
+    assert np.array_equal(mine, library)
+
+
 def test_script_slots_are_the_crowd_scenarios_slots():
     # Oracle: the slot set the crowd scenarios give their velocity configuration; the
     # search must tune the options for the slots they are used with.
