@@ -301,15 +301,14 @@ def main() -> None:
     ap.add_argument("--paired", action="store_true", help="RVO2 and contextsteer in turns")
     ap.add_argument("--segments", type=int, default=10, help="blocks of steps (--paired)")
     args = ap.parse_args()
+    try:
+        args.sizes = agent_counts(args.sizes) if args.sizes else None
+    except ValueError as e:
+        ap.error(f"--sizes: {e}")
     if args.paired:
         main_paired(args)
         return
-    sizes = [1000] if args.quick else [1000, 10_000, 100_000]
-    if args.sizes:
-        try:
-            sizes = agent_counts(args.sizes)
-        except ValueError as e:
-            ap.error(f"--sizes: {e}")
+    sizes = args.sizes or ([1000] if args.quick else [1000, 10_000, 100_000])
     all_threads = cs.get_num_threads()
     print(
         f"crowd-track-N, 100 steps, dt 0.25; threads: 1 and {all_threads}; "
@@ -382,10 +381,7 @@ def main() -> None:
 
 def main_paired(args) -> None:
     """--paired: RVO2 / contextsteer ratios from blocks of steps run in turns."""
-    try:
-        sizes = agent_counts(args.sizes) if args.sizes else [10_000]
-    except ValueError as e:
-        raise SystemExit(f"--sizes: {e}") from None
+    sizes = args.sizes or [10_000]
     print(
         f"crowd-track-N, dt 0.25, one thread, run metrics on; RVO2 and contextsteer in "
         f"{args.segments} blocks of steps, in turns; load average {os.getloadavg()[0]:.2f}"
