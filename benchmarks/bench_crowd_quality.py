@@ -13,6 +13,10 @@ Systems
   ``cs-velocity``'s CollisionDanger keeps (its ``margin``, 5 cm, added to r_i + r_j; or
   ``--rvo2-margin``): it plans with radius 0.3 + 0.025 (the metrics keep 0.3), to see
   what that clearance costs ORCA.
+- ``rvo2-accel``: the same RVO2 (no margin) moved with cs-velocity's acceleration limit
+  (``--velocity-accel``, default 6 m/s²): each step the change of velocity is capped at
+  max_accel·dt and the agent moved at that velocity, to see whether the lag of an
+  acceleration-limited walker explains context steering's extra heading jitter.
 - ``navground-orca``, ``navground-hl``: navground's simulation (PyPI ``navground``) with its
   ORCA or HL (human-like) behaviour; omnidirectional kinematics, max and optimal speed
   1.3, radius 0.3, neighbours within 5 m (Bounded state estimation), walls as line
@@ -120,6 +124,8 @@ import os
 import sys
 from importlib import metadata
 
+import numpy as np
+
 # NumPy's BLAS threads spin after a call and would steal a core from the timed step.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -181,6 +187,8 @@ def _json_value(value):
     """NaN (no arrivals, no moving steps) as null: strict JSON has no NaN; arrays as lists."""
     if hasattr(value, "tolist"):
         return [_json_value(v) for v in value.tolist()]
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
@@ -196,6 +204,25 @@ def _names(text: str | None, known, default) -> list[str]:
     return names
 
 
+def per_seed_line(ttg: list[float]) -> str:
+    """The spread of per-seed time to goal against RVO2 (%, seed k at index k; NaN where no
+    agent arrived in both runs): median, seeds within 15 %, slower or faster by more than
+    15 and 30 %, and which seeds were more than 30 % slower."""
+    t = np.asarray(ttg, dtype=np.float64)
+    ok = t[np.isfinite(t)]
+    if ok.size == 0:
+        return "  per seed vs RVO2: no seed with an agent home in both runs"
+    slow = [int(k) for k in np.flatnonzero(np.isfinite(t) & (t > 30.0))]
+    return (
+        f"  per seed vs RVO2 ({ok.size} seeds): median {np.median(ok):+.0f} %, within 15 %: "
+        f"{np.count_nonzero(np.abs(ok) <= 15.0)}, slower by > 15 %: "
+        f"{np.count_nonzero(ok > 15.0)}, > 30 %: {len(slow)}"
+        + (f" (seeds {', '.join(map(str, slow))})" if slow else "")
+        + f"; faster by > 15 %: {np.count_nonzero(ok < -15.0)}, > 30 %: "
+        f"{np.count_nonzero(ok < -30.0)}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scenes", help=f"comma list of {', '.join(SCENES)} (default: all)")
@@ -209,7 +236,7 @@ def main() -> None:
         "--velocity-accel",
         type=float,
         default=6.0,
-        help="max acceleration of the cs-velocity agents (m/s², default 6)",
+        help="max acceleration of the cs-velocity and rvo2-accel agents (m/s², default 6)",
     )
     ap.add_argument(
         "--no-resolve",
@@ -225,6 +252,12 @@ def main() -> None:
         help=f"run the seeded scenes ({', '.join(SEEDED)}) with seeds 0..N-1 and "
         "print one pooled row per scene and system (collisions summed, "
         "arrivals/TTG/jitter averaged, plus the worst seed's arrivals)",
+    )
+    ap.add_argument(
+        "--per-seed",
+        action="store_true",
+        help="with --seeds N > 1 and rvo2 among the systems: after each pooled row, the "
+        "spread of the seeds' own time to goal against RVO2's on the same seed",
     )
     ap.add_argument("--slots", type=int, default=16, help="slots of the contextsteer systems")
     ap.add_argument(
@@ -249,6 +282,8 @@ def main() -> None:
         raise SystemExit(f"--seeds must be >= 1, got {args.seeds}")
     if not args.rvo2_margin >= 0.0:
         raise SystemExit(f"--rvo2-margin must be >= 0 (m), got {args.rvo2_margin}")
+    if args.per_seed and (args.seeds < 2 or "rvo2" not in systems):
+        raise SystemExit("--per-seed needs --seeds N with N >= 2 and rvo2 among the systems")
     columns = COLUMNS + (SEEDS_COLUMN,) if args.seeds > 1 else COLUMNS
 
     versions = _versions()
@@ -265,6 +300,7 @@ def main() -> None:
         seeds = range(args.seeds) if scene_name in SEEDED else range(1)
         built = [SCENES[scene_name](seed=seed) for seed in seeds]
         reference = None  # this scene's RVO2 row
+        reference_runs: list[dict] = []  # and its runs, seed by seed
         for system_name in systems:
             if system_name in skipped:
                 continue
@@ -283,11 +319,17 @@ def main() -> None:
             figures = runs[0] if args.seeds == 1 else pool(runs)
             row = {"scene": scene_name, "system": system_name, **figures}
             if system_name == "rvo2":
-                reference = row
+                reference, reference_runs = row, runs
             elif reference is not None:
                 row["ttg_vs_rvo2_pct"] = ttg_vs(row, reference)
+                if args.per_seed and len(runs) > 1:
+                    row["ttg_vs_rvo2_per_seed"] = [
+                        ttg_vs(mine, ref) for mine, ref in zip(runs, reference_runs)
+                    ]
             rows.append(row)
             print(_row(row, columns), flush=True)
+            if "ttg_vs_rvo2_per_seed" in row:
+                print(per_seed_line(row["ttg_vs_rvo2_per_seed"]), flush=True)
     print(
         "collisions and wall pens are episodes; jitter in degrees per step; ms/step: the "
         "system's step call alone (median);\npre-push (cs-* only): overlapping pairs right "

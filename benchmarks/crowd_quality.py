@@ -70,7 +70,7 @@ class Options:
     Attributes
     ----------
     velocity_accel : float
-        Max acceleration of the cs-velocity agents (m/s²).
+        Max acceleration of the cs-velocity agents (m/s²), and of ``rvo2-accel``'s.
     resolve : bool
         Keep the systems' own overlap resolution after the move (navground's world
         collision resolution, contextsteer's push-apart): their defaults. False turns it
@@ -515,15 +515,25 @@ class RVO2:
     metrics keep RADIUS), so that r_i + r_j grows by exactly ``margin``; a wall then gets
     margin / 2. ``rvo2-margin`` is RVO2 given the clearance context steering keeps
     between agents (:data:`CS_MARGIN`).
+
+    ``max_accel`` (m/s², None: unlimited, RVO2's own motion) moves the agents as
+    contextsteer's ``Accel`` moves cs-velocity's: after each ``do_step`` the change of
+    velocity is capped at ``max_accel·dt`` in norm and the speed at SPEED, and the agent
+    is placed at its old position plus that velocity times dt, with that velocity (which
+    the next step's ORCA lines start from). ORCA still chooses its velocity freely; only
+    the motion lags behind it. ``rvo2-accel`` is RVO2 with cs-velocity's acceleration.
     """
 
-    def __init__(self, scene: Scene, margin: float = 0.0):
+    def __init__(self, scene: Scene, margin: float = 0.0, max_accel: float | None = None):
         try:
             import pyrvo
         except ImportError as e:
             raise Unavailable(f"pyrvo not importable ({e})") from None
         if not margin >= 0.0:
             raise ValueError(f"margin must be a number >= 0 (m), got {margin!r}")
+        if max_accel is not None and not (max_accel > 0.0 and math.isfinite(max_accel)):
+            raise ValueError(f"max_accel must be a finite number > 0 (m/s²), got {max_accel!r}")
+        self.max_accel = max_accel
         self.sim = pyrvo.RVOSimulator(
             DT,
             NEIGHBOR_DIST,
@@ -541,6 +551,7 @@ class RVO2:
             self.sim.process_obstacles()
         self.active = np.ones(scene.n, dtype=bool)
         self.pos = np.array(scene.starts, dtype=np.float64)
+        self.vel = np.zeros_like(self.pos)  # with max_accel: the velocities the agents move at
 
     def set_targets(self, targets: np.ndarray) -> None:
         d = targets - self.pos
@@ -550,7 +561,26 @@ class RVO2:
             self.sim.set_agent_pref_velocity(int(i), (float(v[i, 0]), float(v[i, 1])))
 
     def step(self) -> None:
+        if self.max_accel is None:
+            self.sim.do_step()
+            return
+        ids = [int(i) for i in np.flatnonzero(self.active)]
+        before = [self.sim.get_agent_position(i) for i in ids]
         self.sim.do_step()
+        dv_max = self.max_accel * DT
+        for i, p in zip(ids, before):
+            v = self.sim.get_agent_velocity(i)
+            dv = np.array([v.x, v.y]) - self.vel[i]
+            n = float(np.hypot(dv[0], dv[1]))
+            if n > dv_max:
+                dv *= dv_max / n
+            w = self.vel[i] + dv
+            speed = float(np.hypot(w[0], w[1]))
+            if speed > SPEED:
+                w *= SPEED / speed
+            self.vel[i] = w
+            self.sim.set_agent_velocity(i, (float(w[0]), float(w[1])))
+            self.sim.set_agent_position(i, (p.x + float(w[0]) * DT, p.y + float(w[1]) * DT))
 
     def positions(self) -> np.ndarray:
         for i in np.flatnonzero(self.active):
@@ -565,6 +595,7 @@ class RVO2:
             self.sim.set_agent_velocity(i, (0.0, 0.0))
             self.sim.set_agent_pref_velocity(i, (0.0, 0.0))
         self.active[ids] = False
+        self.vel[ids] = 0.0
 
 
 class Navground:
@@ -887,6 +918,7 @@ def _velocity(scene: Scene, opt: Options, preset: str = "default", steering=None
 SYSTEMS = {
     "rvo2": lambda scene, opt: RVO2(scene),
     "rvo2-margin": lambda scene, opt: RVO2(scene, margin=opt.rvo2_margin),
+    "rvo2-accel": lambda scene, opt: RVO2(scene, max_accel=opt.velocity_accel),
     "navground-orca": lambda scene, opt: Navground(scene, "ORCA", opt.resolve),
     "navground-hl": lambda scene, opt: Navground(scene, "HL", opt.resolve),
     "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene),

@@ -110,3 +110,56 @@ def test_rvo2_margin_plans_with_that_clearance():
     assert math.isclose(other.sim.get_agent_radius(0), cq.RADIUS + 0.01, rel_tol=1e-6)
     with pytest.raises(ValueError, match="margin"):
         cq.RVO2(scene, margin=float("nan"))
+
+
+def test_rvo2_accel_moves_within_the_acceleration_limit():
+    # rvo2-accel: ORCA chooses freely, the walker follows at most max_accel·dt a step.
+    # Invariants checked against the positions alone (an oracle independent of the
+    # adapter's bookkeeping): each step's displacement / dt is the velocity moved at, its
+    # change between steps is at most max_accel·dt, its norm at most SPEED.
+    pytest.importorskip("pyrvo")
+    scene = cq.SCENES["crossing"](seed=0)
+    accel = cq.SYSTEMS["rvo2-accel"](scene, cq.Options(velocity_accel=2.0))
+    assert accel.max_accel == 2.0
+    plain = cq.RVO2(cq.SCENES["crossing"](seed=0))
+    targets = np.asarray(scene.goals, dtype=np.float64)  # crossing: no gate
+    last = np.array(scene.starts, dtype=np.float64)
+    v_prev = np.zeros_like(last)
+    saw_cap = False
+    for _ in range(90):
+        accel.set_targets(targets)
+        plain.set_targets(targets)
+        accel.step()
+        plain.step()
+        pos = accel.positions().copy()
+        v = (pos - last) / cq.DT
+        dv = np.linalg.norm(v - v_prev, axis=1)
+        # float32 positions in RVO2: a few ulp of ~10 m over dt
+        assert np.all(dv <= 2.0 * cq.DT + 1e-3)
+        assert np.all(np.linalg.norm(v, axis=1) <= cq.SPEED + 1e-3)
+        saw_cap |= bool(np.any(dv > 2.0 * cq.DT * 0.99))
+        # ORCA's next lines start from the velocity moved at, not from its own choice.
+        own = np.array([[(w := accel.sim.get_agent_velocity(i)).x, w.y] for i in range(scene.n)])
+        assert np.allclose(own, v, atol=1e-3)
+        last, v_prev = pos, v
+    # The cap binds (ORCA alone starts at full speed in one step) ...
+    assert saw_cap
+    plain_pos = plain.positions()
+    first = np.linalg.norm(plain_pos - np.array(scene.starts), axis=1)
+    assert np.all(first > np.linalg.norm(pos - np.array(scene.starts), axis=1) - 1e-6)
+    # ... and without it the adapter is plain RVO2.
+    assert cq.SYSTEMS["rvo2"](scene, cq.Options()).max_accel is None
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="max_accel"):
+            cq.RVO2(scene, max_accel=bad)
+
+
+def test_per_seed_line_counts_the_tails():
+    bcq = load("bench_crowd_quality")
+    # Seed 2 has no agent home in both runs; the others, sorted: -37 -20 -8 10 32 47.
+    line = bcq.per_seed_line([32.0, -8.0, NAN, 47.0, -37.0, 10.0, -20.0])
+    assert line == (
+        "  per seed vs RVO2 (6 seeds): median +1 %, within 15 %: 2, slower by > 15 %: 2, "
+        "> 30 %: 2 (seeds 0, 3); faster by > 15 %: 2, > 30 %: 1"
+    )
+    assert "no seed" in bcq.per_seed_line([NAN, NAN])
