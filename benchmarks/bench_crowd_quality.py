@@ -103,15 +103,19 @@ Metrics (from the positions of the active agents after each step, float64)
   the mean over agents, in degrees per step.
 - ms/step: the median wall time of the system's step call alone (``do_step``,
   ``World.update``, ``Simulation.iterate``, ``Simulation.step``), not the Python loop that
-  sets targets or measures.
+  sets targets or measures (rvo2-accel's includes its Python loop that caps the velocities).
 - pre-push (cs-* only): overlapping pairs right after each move, before push-apart
   resolves them, summed over steps (pair-steps, from ``Simulation.overlaps``).
 
 Usage: python benchmarks/bench_crowd_quality.py [--quick] [--scenes a,b] [--systems a,b]
-[--velocity-accel 6] [--no-resolve] [--seeds N] [--json out.json]. --seeds N: the seeded
-scenes (hallway, crossing, bottleneck, doorway) on seeds 0..N-1, one pooled row per scene
-and system (crowd_quality.pool) with the worst seed's arrivals in an extra column: a
-single seed can flatter or wrong any system. --quick: circle-16, circle-64,
+[--velocity-accel 6] [--no-resolve] [--seeds N [--per-seed]] [--rvo2-margin M]
+[--json out.json]. --seeds N: the seeded scenes (hallway, crossing, bottleneck, doorway)
+on seeds 0..N-1, one pooled row per scene and system (crowd_quality.pool) with the worst
+seed's arrivals in an extra column: a single seed can flatter or wrong any system.
+--per-seed (with rvo2 among the systems): after each pooled row, each seed's time to goal
+against RVO2's on that seed, summed up (median, seeds within 15 %, slower or faster by
+more than 15 and 30 %, and which seeds were more than 30 % slower); the JSON rows then
+carry the list as ``ttg_vs_rvo2_per_seed``. --quick: circle-16, circle-64,
 hallway and crossing, at most 600 steps each. Needs the ``bench`` extra (pip install -e .[bench]).
 """
 
