@@ -286,6 +286,8 @@ def main() -> None:
         raise SystemExit(f"--seeds must be >= 1, got {args.seeds}")
     if not args.rvo2_margin >= 0.0:
         raise SystemExit(f"--rvo2-margin must be >= 0 (m), got {args.rvo2_margin}")
+    if not (args.velocity_accel > 0.0 and math.isfinite(args.velocity_accel)):
+        raise SystemExit(f"--velocity-accel must be a finite number > 0, got {args.velocity_accel}")
     if args.per_seed and (args.seeds < 2 or "rvo2" not in systems):
         raise SystemExit("--per-seed needs --seeds N with N >= 2 and rvo2 among the systems")
     columns = COLUMNS + (SEEDS_COLUMN,) if args.seeds > 1 else COLUMNS

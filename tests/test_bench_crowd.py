@@ -163,3 +163,21 @@ def test_per_seed_line_counts_the_tails():
         "> 30 %: 2 (seeds 0, 3); faster by > 15 %: 2, > 30 %: 1"
     )
     assert "no seed" in bcq.per_seed_line([NAN, NAN])
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--velocity-accel", "0"], "--velocity-accel"),
+        (["--velocity-accel", "nan"], "--velocity-accel"),
+        (["--velocity-accel", "-1"], "--velocity-accel"),
+        (["--rvo2-margin", "-0.1"], "--rvo2-margin"),
+        (["--per-seed"], "--per-seed"),
+        (["--per-seed", "--seeds", "4", "--systems", "cs-velocity"], "--per-seed"),
+    ],
+)
+def test_bench_crowd_quality_rejects_bad_options(monkeypatch, argv, message):
+    bcq = load("bench_crowd_quality")
+    monkeypatch.setattr("sys.argv", ["bench_crowd_quality.py", *argv])
+    with pytest.raises(SystemExit, match=message):
+        bcq.main()
