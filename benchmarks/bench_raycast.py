@@ -354,8 +354,8 @@ def parse_scene(spec: str) -> tuple[int, float]:
     return m, length
 
 
-def bench_scene(spec: str, args, binary: Path | None) -> list[Row]:
-    m, length = parse_scene(spec)
+def bench_scene(m: int, length: float, args, binary: Path | None) -> list[Row]:
+    """Every implementation on track-M-L (``parse_scene``'s M and L)."""
     s = track_scene(m, length)
     scene = f"track-{m}-{length:g}"
     rows = []
@@ -467,14 +467,13 @@ def main(argv=None) -> int:
         else (["1000-50", "10000-50"] if args.quick else ALL_SCENES)
     )
     try:
-        for spec in scenes:
-            parse_scene(spec)
+        parsed = [parse_scene(spec) for spec in scenes]
     except ValueError as e:
         p.error(f"--scenes: {e}")
     binary = None if args.no_peers else build_peers()
     rows = []
-    for spec in scenes:
-        rows += bench_scene(spec.strip(), args, binary)
+    for m, length in parsed:
+        rows += bench_scene(m, length, args, binary)
     print(
         f"closest-hit raycasts, 10,000 origins x 16 directions; median of {args.repeats} "
         f"repeat(s); {os.cpu_count()} CPUs; ratios vs Box2D in this run"
