@@ -164,6 +164,11 @@ def test_validation():
         cs.Simulation(None, a, [cs.Seek()], slots=2)
     with pytest.raises(ValueError, match="decision_interval"):
         cs.Simulation(None, a, [cs.Seek()], decision_interval=0)
+    for bad in (0, 65, -1):
+        with pytest.raises(ValueError, match=r"push_passes must be in \[1, 64\]"):
+            cs.Simulation(None, a, [cs.Seek()], push_passes=bad)
+    with pytest.raises(TypeError, match="push_passes"):
+        cs.Simulation(None, a, [cs.Seek()], push_passes=2.5)
     with pytest.raises(TypeError, match="motion"):
         cs.Simulation(None, a, [cs.Seek()], motion="lerp")
     with pytest.raises(IndexError, match="out of range"):
@@ -292,6 +297,95 @@ def test_push_apart_never_pushes_through_a_wall():
     sim = cs.Simulation(world, a, [cs.Forward(weight=0.0)])
     sim.step(0.1, steps=3)
     assert (a.position[:, 0] < 1.0 - 0.5 + 1e-3).all()
+
+
+def test_push_apart_resolves_an_overlap_against_a_wall_within_the_step():
+    # The wall stops agent 0, so one Jacobi pass moves only agent 1, by half the overlap
+    # (0.25 m → 0.125 m left). The later passes take it the rest of the way.
+    world = cs.World()
+    world.add_segments([[1.0, -5, 1.0, 5]])
+    gaps = {}
+    for passes in (1, 8):
+        a = cs.Agents(2, slots=8)
+        a.add([[0.45, 0], [-0.3, 0]], radius=0.5)
+        sim = cs.Simulation(world, a, [cs.Forward(weight=0.0)], push_passes=passes)
+        sim.step(0.1)
+        gaps[passes] = float(np.hypot(*(a.position[0] - a.position[1]))) - 1.0
+        assert a.position[0, 0] < 0.5 + 1e-3  # never through the wall
+    assert gaps[1] == pytest.approx(-0.075, abs=2e-3)
+    assert gaps[8] >= 0.0
+
+
+def push_apart_oracle(p, r, passes):
+    """NumPy push-apart without walls, as SimulationParams.push_passes describes: a
+    Jacobi pass over every agent, then Jacobi passes over the agents that overlapped in
+    the pass before and their partners (ascending index) until none overlaps."""
+    p, r = p.astype(np.float32), r.astype(np.float32)
+    n = len(p)
+
+    def one(q, i):
+        e = q[i].astype(np.float64) - q.astype(np.float64)
+        d = np.hypot(e[:, 0], e[:, 1])
+        reach = np.float64(r[i]) + r.astype(np.float64)
+        hit = (d < reach) & (np.arange(n) != i)
+        depth = 0.5 * (reach * 1.001 - d)
+        corr = np.zeros(2)
+        for j in np.flatnonzero(hit):
+            corr += e[j] / d[j] * depth[j] if d[j] > 0 else [(-1 if i < j else 1) * depth[j], 0]
+        if not corr.any():
+            return q[i], hit
+        return q[i] + corr.astype(np.float32), hit
+
+    out, todo = p.copy(), []
+    for i in range(n):
+        out[i], hit = one(p, i)
+        if hit.any():
+            todo.append(i)
+    for _ in range(1, passes):
+        if not todo:
+            break
+        snap, nxt = out.copy(), set()
+        for i in todo:
+            out[i], hit = one(snap, i)
+            if hit.any():
+                nxt |= {i, *np.flatnonzero(hit).tolist()}
+        todo = sorted(nxt)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 24),
+    seed=st.integers(0, 2**31 - 1),
+    passes=st.integers(1, 12),
+    box=st.floats(0.5, 4.0),
+)
+def test_push_apart_passes_match_the_numpy_oracle(n, seed, passes, box):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0, box, (n, 2)).astype(np.float32)
+    r = rng.uniform(0.2, 0.6, n).astype(np.float32)
+    a = cs.Agents(n, slots=8)
+    a.add(p, radius=r)
+    sim = cs.Simulation(None, a, [cs.Forward(weight=0.0)], push_passes=passes)
+    sim.step(0.1)
+    np.testing.assert_allclose(a.position, push_apart_oracle(p, r, passes), rtol=0, atol=2e-5)
+
+
+def test_push_apart_passes_are_bit_identical_for_any_thread_count():
+    # A packed block: every step starts with overlaps, so the serial passes run.
+    def go(threads):
+        rng = np.random.default_rng(11)
+        g = np.stack(np.meshgrid(np.arange(20), np.arange(15)), -1).reshape(-1, 2)
+        a = cs.Agents(len(g), slots=16)
+        a.add(g * 0.8 + rng.uniform(-0.1, 0.1, g.shape) - 8, radius=0.5, max_speed=1.5)
+        a.target[:] = [20, 20]
+        sim = cs.Simulation(room(with_inner=False), a, steering(), motion=cs.Accel())
+        with cs.threads(threads):
+            sim.step(0.05, steps=40)
+        assert int(np.asarray(sim.overlaps).sum()) > 0
+        return state_hash(a, sim)
+
+    assert go(1) == go(2) == go(4)
 
 
 def test_dead_agents_do_not_move_and_do_not_collide():

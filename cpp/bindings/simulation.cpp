@@ -174,6 +174,9 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
   s.motion = to_motion(motion);
   s.push_apart = prm["push_apart"].cast<bool>();
   s.push_relax = prm["push_relax"].cast<float>();
+  if (prm.contains("push_passes")) s.push_passes = prm["push_passes"].cast<int>();
+  if (s.push_passes < 1 || s.push_passes > 64)
+    throw py::value_error("push_passes must be in [1, 64], got " + std::to_string(s.push_passes));
   s.slide_iterations = prm["slide_iterations"].cast<int>();
   if (s.slide_iterations < 1 || s.slide_iterations > kMaxSlideIterations)
     throw py::value_error("slide_iterations must be in [1, " + std::to_string(kMaxSlideIterations) +

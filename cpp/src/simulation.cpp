@@ -114,6 +114,7 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
   slot_.assign(n_, -1);
   contacts_.assign(n_, 0);
   overlaps_.assign(n_, 0);
+  touched_.assign(n_, 0);
   stuck_.assign(n_, 0);
   has_memory_.assign(n_, 0);
   still_.assign(n_, 0.0f);
@@ -753,33 +754,73 @@ void Simulation::finish(float dt) {
   float* vel = agents_->velocity();
   float* head = agents_->heading();
   const bool stuck_on = params_.stuck_time > 0.0f;
+  const bool settling = params_.push_apart && params_.push_passes > 1;
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
     // Reads next_pos_ of any agent (read-only in this stage), writes rows [b, e) of the
     // agents' own state: the commit of the double buffer.
     push_apart_rows(push_grid_, next_pos_.data(), a.radius, a.alive, rmax, params_.push_apart,
                     params_.push_relax, world, params_.slide_iterations, params_.layers,
-                    overlaps_.data(), pos, b, e);
+                    overlaps_.data(), pos, b, e, settling ? touched_.data() : nullptr);
     std::copy(next_vel_.begin() + 2 * b, next_vel_.begin() + 2 * e, vel + 2 * b);
     std::copy(next_head_.begin() + b, next_head_.begin() + e, head + b);
-    for (std::size_t i = b; i < e; ++i) {
-      if (!a.alive[i]) {
-        has_memory_[i] = 0;
-        continue;
-      }
-      if (!stuck_on) continue;
-      const Vec2 q = load2(pos, i);
-      if (length(q - load2(anchor_.data(), i)) > params_.stuck_distance) {
-        store2(anchor_.data(), i, q);
-        still_[i] = 0.0f;
-      } else {
-        still_[i] += dt;
-      }
-      stuck_[i] = still_[i] >= params_.stuck_time ? 1 : 0;
-    }
+    for (std::size_t i = b; i < e; ++i)
+      if (!a.alive[i]) has_memory_[i] = 0;
   });
+  if (settling) settle(rmax, world);
+  if (stuck_on) {
+    parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        if (!a.alive[i]) continue;
+        const Vec2 q = load2(pos, i);
+        if (length(q - load2(anchor_.data(), i)) > params_.stuck_distance) {
+          store2(anchor_.data(), i, q);
+          still_[i] = 0.0f;
+        } else {
+          still_[i] += dt;
+        }
+        stuck_[i] = still_[i] >= params_.stuck_time ? 1 : 0;
+      }
+    });
+  }
   time_ += dt;
   ++step_count_;
   observe();  // metrics and histories (simulation_observe.cpp)
+}
+
+void Simulation::settle(float max_radius, const World* world) {
+  // Serial and in index order, so the result does not depend on the thread count. Each
+  // pass is a Jacobi pass over its list (every agent of it reads settle_pos_, the
+  // positions at the start of the pass) and costs nothing when the first pass found no
+  // overlap. Agents a pass does not list keep their positions in it.
+  settle_list_.clear();
+  for (std::size_t i = 0; i < n_; ++i)
+    if (touched_[i]) settle_list_.push_back(static_cast<std::int32_t>(i));
+  if (settle_list_.empty()) return;
+  const AgentsView a = agents_->view();
+  float* pos = agents_->position();
+  settle_pos_.assign(pos, pos + 2 * n_);
+  for (int pass = 1; pass < params_.push_passes && !settle_list_.empty(); ++pass) {
+    // The agents as they are now, in push_grid_'s cells (exact queries, no re-sort).
+    settle_grid_.rebuild_from(push_grid_, settle_pos_.data());
+    settle_next_.clear();
+    for (const std::int32_t i32 : settle_list_) {
+      const auto i = static_cast<std::size_t>(i32);
+      settle_partners_.clear();
+      const std::int32_t count = push_apart_row(
+          settle_grid_, settle_pos_.data(), a.radius, max_radius, true, params_.push_relax, world,
+          params_.slide_iterations, params_.layers, i, pos, &settle_partners_);
+      if (count == 0) continue;
+      settle_next_.push_back(i32);
+      settle_next_.insert(settle_next_.end(), settle_partners_.begin(), settle_partners_.end());
+    }
+    for (const std::int32_t i : settle_list_) {
+      settle_pos_[2 * static_cast<std::size_t>(i)] = pos[2 * static_cast<std::size_t>(i)];
+      settle_pos_[2 * static_cast<std::size_t>(i) + 1] = pos[2 * static_cast<std::size_t>(i) + 1];
+    }
+    std::sort(settle_next_.begin(), settle_next_.end());
+    settle_next_.erase(std::unique(settle_next_.begin(), settle_next_.end()), settle_next_.end());
+    settle_list_.swap(settle_next_);
+  }
 }
 
 void Simulation::decide_and_move(float dt) {

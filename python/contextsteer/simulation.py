@@ -89,6 +89,14 @@ class Simulation:
         every overlap, times ``push_relax``, computed from the same read-only positions),
         the push swept against the walls.
     push_relax : float in (0, 1], default 1
+        The fraction of each overlap one push-apart pass removes.
+    push_passes : int in [1, 64], default 8
+        Push-apart passes per step. The first pass covers every agent. Each later pass
+        (serial, in index order, so still bit-identical for any thread count) repeats it
+        over the agents that still overlapped and their partners, at the positions the
+        pass before left, until no pair overlaps or the passes run out. One pass leaves
+        half of an overlap whose other agent cannot move: a wall behind it, or a chain of
+        agents pushing from both sides. ``1`` is the single pass of earlier versions.
     decision_interval : int, default 1
         Time slicing (Lewis): agent ``i`` re-steers on steps where
         ``(step + i) % decision_interval == 0`` and moves on its last decision otherwise.
@@ -224,6 +232,7 @@ class Simulation:
         slots: int | SlotSet | None = None,
         push_apart: bool = True,
         push_relax: float = 1.0,
+        push_passes: int = 8,
         decision_interval: int = 1,
         slide_iterations: int = 4,
         collision: str = "slide",
@@ -276,6 +285,7 @@ class Simulation:
             "collision": collision,
             "push_apart": bool(push_apart),
             "push_relax": relax,
+            "push_passes": _int("push_passes", push_passes, 1, 64),
             "slide_iterations": _int("slide_iterations", slide_iterations, 1, 16),
             "decision_interval": _int("decision_interval", decision_interval, 1),
             "stuck_distance": _num("stuck_distance", stuck_distance),
@@ -311,6 +321,7 @@ class Simulation:
             slots=slots,
             push_apart=bool(push_apart),
             push_relax=relax,
+            push_passes=params["push_passes"],
             decision_interval=params["decision_interval"],
             slide_iterations=params["slide_iterations"],
             collision=collision,
@@ -609,6 +620,8 @@ def _restore_simulation(
 ) -> Simulation:
     """Rebuild a pickled simulation (see :meth:`Simulation.__reduce__`)."""
     init = {k: v for k, v in init.items() if k != "seed"}  # pickles from before its deprecation
+    # Pickles from before push_passes pushed apart once a step: they continue as they were.
+    init.setdefault("push_passes", 1)
     sim = Simulation(world, agents, steering, motion, **init)
     sim.configure_metrics(**metrics)
     sim._core._set_state(state)

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "contextsteer/common.hpp"
 #include "contextsteer/neighbours.hpp"
@@ -57,11 +58,22 @@ void collide_rows(const World& world, const float* start, float* target, float* 
 /// by relax·Σ_j ½(r_i + r_j − d)·n_ij (n_ij the unit vector from j to i; coincident
 /// centres separate along ±x by index order), swept against the world (when given) so
 /// the push never crosses a wall. Writes out[i] ((N,2), distinct from positions); dead
-/// agents are copied. `max_radius` is the largest radius among alive agents. Serial,
+/// agents are copied. `touched` (optional, (N,)) gets 1 for the agents that overlapped
+/// anyone, else 0. `max_radius` is the largest radius among alive agents. Serial,
 /// allocation-free, reentrant.
 void push_apart_rows(const NeighborGrid& grid, const float* positions, const float* radius,
                      const std::uint8_t* alive, float max_radius, bool push, float relax,
                      const World* world, int iterations, std::uint32_t layers,
-                     std::int32_t* overlaps, float* out, std::size_t begin, std::size_t end);
+                     std::int32_t* overlaps, float* out, std::size_t begin, std::size_t end,
+                     std::uint8_t* touched = nullptr);
+
+/// One alive agent i of push_apart_rows: writes out[i] and returns how many neighbours
+/// it overlaps; their indices are appended to `partners` when given (in the grid's
+/// visiting order). `grid` may be one made by NeighborGrid::rebuild_from over
+/// `positions`.
+std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, const float* radius,
+                            float max_radius, bool push, float relax, const World* world,
+                            int iterations, std::uint32_t layers, std::size_t i, float* out,
+                            std::vector<std::int32_t>* partners);
 
 }  // namespace contextsteer

@@ -75,7 +75,13 @@ inline constexpr std::size_t kMaxDecisionPhases = 64;
 struct SimulationParams {
   MotionModel motion = Lerp{};
   bool push_apart = true;
-  float push_relax = 1.0f;   ///< fraction of the overlap removed per step, (0, 1]
+  float push_relax = 1.0f;  ///< fraction of each overlap a push-apart pass removes, (0, 1]
+  /// Push-apart passes per step, >= 1. The first is the Jacobi pass over every agent
+  /// (parallel); each later one (serial, in index order) repeats it over the agents that
+  /// still overlapped, and their partners, at the positions the pass before left, until
+  /// no pair overlaps or the passes run out. One Jacobi pass leaves half of an overlap
+  /// whose other agent cannot move (a wall behind it, or pushes from both sides).
+  int push_passes = 8;
   int slide_iterations = 4;  ///< 1..kMaxSlideIterations
   /// Wall response: slide along the wall (false), or stop at the contact keeping the
   /// velocity (true: the Godot recipe's move_and_collide).
@@ -248,6 +254,8 @@ class Simulation {
   // decided, then its new command.
   std::vector<float> seen_velocity_;
   void finish(float dt);
+  // push_passes > 1: the passes after the first (serial; see SimulationParams).
+  void settle(float max_radius, const World* world);
 
   Agents* agents_;
   std::size_t n_, k_;
@@ -294,7 +302,12 @@ class Simulation {
   std::vector<float> still_, anchor_;
   std::vector<float> recorded_;  // (B, N, K) when recording
   std::vector<float> next_pos_, next_vel_, next_head_;
-  NeighborGrid grid_, push_grid_;
+  NeighborGrid grid_, push_grid_, settle_grid_;
+  // settle(): which agents overlapped in the first push-apart pass, the positions a later
+  // pass reads, the agents it visits next, and one agent's partners.
+  std::vector<std::uint8_t> touched_;
+  std::vector<float> settle_pos_;
+  std::vector<std::int32_t> settle_list_, settle_next_, settle_partners_;
   std::vector<std::int32_t> nb_indices_, nb_counts_;
   float neighbor_radius_ = 0.0f;
   // With run metrics on, observe() prepares answers for the next step from the metrics'
