@@ -66,22 +66,22 @@ def _left_after(seconds, **kw):
 
 def test_a_crowd_pressing_on_an_exit_edges_through_instead_of_jamming():
     # 100 agents, an 8 m x 5 m room, one 1 m exit. With the speed levels alone (the plain
-    # configuration, no creep), world-frame slots and one push-apart pass a step, an arch
-    # formed at the exit in which every agent's only safe candidate was standing still:
-    # 22 out after 20 s and after 40 s, 30 after 80 s. Creep speeds (the scenario's
-    # default) let the arch edge forward. Since push-apart runs until no pair overlaps
-    # (Simulation(push_passes=8)), agents no longer stand pressed into each other there, and
-    # the 100-agent arch clears without creep in every configuration (out after 20 / 40 /
-    # 80 s: default 31 / 66 / 100; no creep, plain, world frame 26 / 56 / 100; no creep,
-    # CROWD, world frame 28 / 62 / 100; no creep, plain, turning slots 25 / 37 / 97; no
-    # creep, CROWD, turning slots 34 / 71 / 100). At full size (1000 agents, two exits)
-    # the plain world-frame jam without creep still never clears (30 out in two minutes,
-    # with one pass or eight): notebook 07. The scenario keeps creep on.
+    # configuration, no creep) and world-frame slots, an arch forms at the exit in which
+    # every agent's only safe candidate is standing still: 22 are out after 20 s and still
+    # 22 after 40 s, 30 after 80 s. Creep speeds (the scenario's default) let the arch edge
+    # forward: 57 out after 40 s, everyone after 80 s. Without creep the outcome depends
+    # on the slots: in the world frame CROWD's refinements clear the arch (62 out after
+    # 40 s, everyone after 80 s); with turning slots the plain configuration (regular
+    # ring) clears it (60 out after 40 s); CROWD's, which then takes crowd_slots, did not
+    # while every agent decided at once (16 out, and no more after 2 minutes), and does
+    # since the default decides in phases (Steering(decision_phases=16): everyone out
+    # after 80 s). The scenario keeps creep on. At full size (1000 agents, two exits) the
+    # plain world-frame jam without creep never clears (30 out in two minutes).
     kw = dict(agents=100, exits=1, width=8.0, depth=5.0, seed=0)
     assert _left_after(80.0, **kw) == 0
-    assert _left_after(80.0, creep=False, danger="plain", rotate=False, **kw) == 0
+    assert _left_after(80.0, creep=False, danger="plain", rotate=False, **kw) > 50
     assert _left_after(80.0, creep=False, rotate=False, **kw) == 0
-    assert _left_after(80.0, creep=False, danger="plain", **kw) <= 5
+    assert _left_after(80.0, creep=False, danger="plain", **kw) == 0
     assert _left_after(80.0, creep=False, **kw) == 0
     with pytest.raises(ValueError, match="'velocity', 'smooth' or 'plain'"):
         _left_after(1.0, danger="agent", **kw)

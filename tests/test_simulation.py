@@ -317,40 +317,24 @@ def test_push_apart_resolves_an_overlap_against_a_wall_within_the_step():
 
 
 def push_apart_oracle(p, r, passes):
-    """NumPy push-apart without walls, as SimulationParams.push_passes describes: a
-    Jacobi pass over every agent, then Jacobi passes over the agents that overlapped in
-    the pass before and their partners (ascending index) until none overlaps."""
+    """NumPy push-apart without walls, as SimulationParams.push_passes describes: the
+    Jacobi pass over every agent (each moves by half of each of its overlaps, read from
+    the positions at the start of the pass), ``passes`` times."""
     p, r = p.astype(np.float32), r.astype(np.float32)
     n = len(p)
-
-    def one(q, i):
-        e = q[i].astype(np.float64) - q.astype(np.float64)
-        d = np.hypot(e[:, 0], e[:, 1])
-        reach = np.float64(r[i]) + r.astype(np.float64)
-        hit = (d < reach) & (np.arange(n) != i)
-        depth = 0.5 * (reach * 1.001 - d)
-        corr = np.zeros(2)
-        for j in np.flatnonzero(hit):
-            corr += e[j] / d[j] * depth[j] if d[j] > 0 else [(-1 if i < j else 1) * depth[j], 0]
-        if not corr.any():
-            return q[i], hit
-        return q[i] + corr.astype(np.float32), hit
-
-    out, todo = p.copy(), []
-    for i in range(n):
-        out[i], hit = one(p, i)
-        if hit.any():
-            todo.append(i)
-    for _ in range(1, passes):
-        if not todo:
-            break
-        snap, nxt = out.copy(), set()
-        for i in todo:
-            out[i], hit = one(snap, i)
-            if hit.any():
-                nxt |= {i, *np.flatnonzero(hit).tolist()}
-        todo = sorted(nxt)
-    return out
+    for _ in range(passes):
+        q = p.copy()
+        for i in range(n):
+            e = q[i].astype(np.float64) - q.astype(np.float64)
+            d = np.hypot(e[:, 0], e[:, 1])
+            reach = np.float64(r[i]) + r.astype(np.float64)
+            depth = 0.5 * (reach * 1.001 - d)
+            corr = np.zeros(2)
+            for j in np.flatnonzero((d < reach) & (np.arange(n) != i)):
+                corr += e[j] / d[j] * depth[j] if d[j] > 0 else [(-1 if i < j else 1) * depth[j], 0]
+            if corr.any():
+                p[i] = q[i] + corr.astype(np.float32)
+    return p
 
 
 @settings(max_examples=60, deadline=None)

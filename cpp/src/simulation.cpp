@@ -788,10 +788,14 @@ void Simulation::finish(float dt) {
 }
 
 void Simulation::settle(float max_radius, const World* world) {
-  // Serial and in index order, so the result does not depend on the thread count. Each
-  // pass is a Jacobi pass over its list (every agent of it reads settle_pos_, the
-  // positions at the start of the pass) and costs nothing when the first pass found no
-  // overlap. Agents a pass does not list keep their positions in it.
+  // Each later pass is the first pass again, over every agent, but only the agents that
+  // overlap someone move in a pass, so it visits only those: a pair that overlaps at the
+  // start of a pass has a member that moved in the pass before (or overlapped then, and
+  // so was listed), and settle_list_ holds every agent that overlapped at the start of
+  // the pass before, the movers among them. Each pass adds their partners as they are
+  // now and runs the Jacobi pass over the lot (every agent of it reads settle_pos_, the
+  // positions at the start of the pass). Serial and in index order, so the result does
+  // not depend on the thread count; nothing to do when the first pass found no overlap.
   settle_list_.clear();
   for (std::size_t i = 0; i < n_; ++i)
     if (touched_[i]) settle_list_.push_back(static_cast<std::int32_t>(i));
@@ -802,24 +806,28 @@ void Simulation::settle(float max_radius, const World* world) {
   for (int pass = 1; pass < params_.push_passes && !settle_list_.empty(); ++pass) {
     // The agents as they are now, in push_grid_'s cells (exact queries, no re-sort).
     settle_grid_.rebuild_from(push_grid_, settle_pos_.data());
+    // The pass's agents: the listed ones and whoever they overlap now (a query without
+    // the push: it writes each agent's unchanged position).
     settle_next_.clear();
-    for (const std::int32_t i32 : settle_list_) {
-      const auto i = static_cast<std::size_t>(i32);
-      settle_partners_.clear();
-      const std::int32_t count = push_apart_row(
-          settle_grid_, settle_pos_.data(), a.radius, max_radius, true, params_.push_relax, world,
-          params_.slide_iterations, params_.layers, i, pos, &settle_partners_);
-      if (count == 0) continue;
-      settle_next_.push_back(i32);
-      settle_next_.insert(settle_next_.end(), settle_partners_.begin(), settle_partners_.end());
-    }
     for (const std::int32_t i : settle_list_) {
-      settle_pos_[2 * static_cast<std::size_t>(i)] = pos[2 * static_cast<std::size_t>(i)];
-      settle_pos_[2 * static_cast<std::size_t>(i) + 1] = pos[2 * static_cast<std::size_t>(i) + 1];
+      settle_next_.push_back(i);
+      push_apart_row(settle_grid_, settle_pos_.data(), a.radius, max_radius, false, 1.0f, nullptr,
+                     0, 0, static_cast<std::size_t>(i), pos, &settle_next_);
     }
     std::sort(settle_next_.begin(), settle_next_.end());
     settle_next_.erase(std::unique(settle_next_.begin(), settle_next_.end()), settle_next_.end());
-    settle_list_.swap(settle_next_);
+    settle_list_.clear();
+    for (const std::int32_t i32 : settle_next_) {
+      const std::int32_t count = push_apart_row(
+          settle_grid_, settle_pos_.data(), a.radius, max_radius, true, params_.push_relax, world,
+          params_.slide_iterations, params_.layers, static_cast<std::size_t>(i32), pos, nullptr);
+      if (count > 0) settle_list_.push_back(i32);
+    }
+    for (const std::int32_t i32 : settle_next_) {
+      const auto i = static_cast<std::size_t>(i32);
+      settle_pos_[2 * i] = pos[2 * i];
+      settle_pos_[2 * i + 1] = pos[2 * i + 1];
+    }
   }
 }
 

@@ -1300,9 +1300,9 @@ def evacuation(
     corridors in front of every exit (each agent takes its nearest exit by walking
     distance); danger: :class:`CollisionDanger` with ``creep`` (continuous speeds below
     the first unsafe level; ``creep=False`` turns them off, and then, with
-    ``danger="plain"``, the 1000-agent crowd pressing on two exits forms an arch at each
-    in which every agent's only safe candidate is standing, and the room never empties; a
-    100-agent room with one exit empties without creep too). ``danger``: ``"velocity"``
+    ``danger="plain"``, the crowd pressing on an exit forms an arch in which every agent's
+    only safe candidate is standing, and the room never empties; :data:`CROWD`'s
+    refinements clear a 100-agent arch without creep too). ``danger``: ``"velocity"``
     (:func:`crowd_steering`'s tuned options), ``"smooth"`` or ``"plain"``, as in the other
     crowd scenarios; ``rotate``: see :func:`crowd_steering` (the arch above forms with
     world-frame slots, ``rotate=False``).

@@ -91,12 +91,12 @@ class Simulation:
     push_relax : float in (0, 1], default 1
         The fraction of each overlap one push-apart pass removes.
     push_passes : int in [1, 64], default 8
-        Push-apart passes per step. The first pass covers every agent. Each later pass
-        (serial, in index order, so still bit-identical for any thread count) repeats it
-        over the agents that still overlapped and their partners, at the positions the
-        pass before left, until no pair overlaps or the passes run out. One pass leaves
-        half of an overlap whose other agent cannot move: a wall behind it, or a chain of
-        agents pushing from both sides. ``1`` is the single pass of earlier versions.
+        Push-apart passes per step: the Jacobi pass above, repeated at the positions the
+        pass before left until no pair overlaps or the passes run out. One pass leaves
+        half of an overlap whose other agent cannot move (a wall behind it, or a chain of
+        agents pushing from both sides). The later passes visit only the agents that
+        overlap and are serial, in index order, so results stay bit-identical for any
+        thread count. ``1`` is the single pass of earlier versions.
     decision_interval : int, default 1
         Time slicing (Lewis): agent ``i`` re-steers on steps where
         ``(step + i) % decision_interval == 0`` and moves on its last decision otherwise.

@@ -76,11 +76,11 @@ struct SimulationParams {
   MotionModel motion = Lerp{};
   bool push_apart = true;
   float push_relax = 1.0f;  ///< fraction of each overlap a push-apart pass removes, (0, 1]
-  /// Push-apart passes per step, >= 1. The first is the Jacobi pass over every agent
-  /// (parallel); each later one (serial, in index order) repeats it over the agents that
-  /// still overlapped, and their partners, at the positions the pass before left, until
-  /// no pair overlaps or the passes run out. One Jacobi pass leaves half of an overlap
-  /// whose other agent cannot move (a wall behind it, or pushes from both sides).
+  /// Push-apart passes per step, >= 1: the Jacobi pass over every agent, repeated at the
+  /// positions the pass before left until no pair overlaps or the passes run out. The
+  /// first pass is parallel; the later ones are serial and in index order and visit only
+  /// the agents that overlap (the only ones a pass moves). One pass leaves half of an
+  /// overlap whose other agent cannot move (a wall behind it, or pushes from both sides).
   int push_passes = 8;
   int slide_iterations = 4;  ///< 1..kMaxSlideIterations
   /// Wall response: slide along the wall (false), or stop at the contact keeping the
@@ -304,10 +304,11 @@ class Simulation {
   std::vector<float> next_pos_, next_vel_, next_head_;
   NeighborGrid grid_, push_grid_, settle_grid_;
   // settle(): which agents overlapped in the first push-apart pass, the positions a later
-  // pass reads, the agents it visits next, and one agent's partners.
+  // pass reads, the agents that overlapped at the start of the last pass, and a pass's
+  // agents.
   std::vector<std::uint8_t> touched_;
   std::vector<float> settle_pos_;
-  std::vector<std::int32_t> settle_list_, settle_next_, settle_partners_;
+  std::vector<std::int32_t> settle_list_, settle_next_;
   std::vector<std::int32_t> nb_indices_, nb_counts_;
   float neighbor_radius_ = 0.0f;
   // With run metrics on, observe() prepares answers for the next step from the metrics'
