@@ -356,17 +356,18 @@ def test_push_apart_passes_match_the_numpy_oracle(n, seed, passes, box):
 
 
 def test_push_apart_passes_are_bit_identical_for_any_thread_count():
-    # A packed block: every step starts with overlaps, so the serial passes run.
+    # A packed block of 1200 (0.5 m apart, 0.6 m wide): every step starts with hundreds of
+    # overlapping agents, so the later passes run, split across the threads.
     def go(threads):
         rng = np.random.default_rng(11)
-        g = np.stack(np.meshgrid(np.arange(20), np.arange(15)), -1).reshape(-1, 2)
+        g = np.stack(np.meshgrid(np.arange(40), np.arange(30)), -1).reshape(-1, 2)
         a = cs.Agents(len(g), slots=16)
-        a.add(g * 0.8 + rng.uniform(-0.1, 0.1, g.shape) - 8, radius=0.5, max_speed=1.5)
+        a.add(g * 0.5 + rng.uniform(-0.05, 0.05, g.shape) - 10, radius=0.3, max_speed=1.5)
         a.target[:] = [20, 20]
         sim = cs.Simulation(room(with_inner=False), a, steering(), motion=cs.Accel())
         with cs.threads(threads):
-            sim.step(0.05, steps=40)
-        assert int(np.asarray(sim.overlaps).sum()) > 0
+            sim.step(0.05, steps=20)
+        assert int(np.asarray(sim.overlaps).sum()) > 20 * 300
         return state_hash(a, sim)
 
     assert go(1) == go(2) == go(4)

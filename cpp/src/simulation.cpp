@@ -3,6 +3,7 @@
 #include "contextsteer/simulation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <span>
@@ -792,10 +793,11 @@ void Simulation::settle(float max_radius, const World* world) {
   // overlap someone move in a pass, so it visits only those: a pair that overlaps at the
   // start of a pass has a member that moved in the pass before (or overlapped then, and
   // so was listed), and settle_list_ holds every agent that overlapped at the start of
-  // the pass before, the movers among them. Each pass adds their partners as they are
+  // the pass before, the movers among them. Each pass marks their partners as they are
   // now and runs the Jacobi pass over the lot (every agent of it reads settle_pos_, the
-  // positions at the start of the pass). Serial and in index order, so the result does
-  // not depend on the thread count; nothing to do when the first pass found no overlap.
+  // positions at the start of the pass, and writes only its own row), so the result
+  // does not depend on the order or the thread count. The lists are built serially in
+  // index order. Nothing to do when the first pass found no overlap.
   settle_list_.clear();
   for (std::size_t i = 0; i < n_; ++i)
     if (touched_[i]) settle_list_.push_back(static_cast<std::int32_t>(i));
@@ -803,28 +805,52 @@ void Simulation::settle(float max_radius, const World* world) {
   const AgentsView a = agents_->view();
   float* pos = agents_->position();
   settle_pos_.assign(pos, pos + 2 * n_);
+  // touched_ becomes the passes' marks, all zero between passes (pass 1 of the next step
+  // overwrites every row).
+  std::uint8_t* mark = touched_.data();
+  for (const std::int32_t i : settle_list_) mark[static_cast<std::size_t>(i)] = 0;
   for (int pass = 1; pass < params_.push_passes && !settle_list_.empty(); ++pass) {
     // The agents as they are now, in push_grid_'s cells (exact queries, no re-sort).
     settle_grid_.rebuild_from(push_grid_, settle_pos_.data());
-    // The pass's agents: the listed ones and whoever they overlap now (a query without
-    // the push: it writes each agent's unchanged position).
+    // The pass's agents: the listed ones and whoever they overlap now. Partners are
+    // marked by any thread (the same value, through atomic_ref), then gathered in index
+    // order.
+    const std::int32_t* list = settle_list_.data();
+    parallel_for(settle_list_.size(), kGrain, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) {
+        const auto i = static_cast<std::size_t>(list[k]);
+        std::atomic_ref<std::uint8_t>(mark[i]).store(1, std::memory_order_relaxed);
+        const Vec2 p = load2(settle_pos_.data(), i);
+        const float ri = a.radius[i];
+        settle_grid_.visit(p, ri + max_radius, [&](std::int32_t j32, float) {
+          const auto j = static_cast<std::size_t>(j32);
+          if (j == i) return;
+          const double ex = static_cast<double>(p.x) - settle_pos_[2 * j];
+          const double ey = static_cast<double>(p.y) - settle_pos_[2 * j + 1];
+          if (std::sqrt(ex * ex + ey * ey) < static_cast<double>(ri) + a.radius[j])
+            std::atomic_ref<std::uint8_t>(mark[j]).store(1, std::memory_order_relaxed);
+        });
+      }
+    });
     settle_next_.clear();
-    for (const std::int32_t i : settle_list_) {
-      settle_next_.push_back(i);
-      push_apart_row(settle_grid_, settle_pos_.data(), a.radius, max_radius, false, 1.0f, nullptr,
-                     0, 0, static_cast<std::size_t>(i), pos, &settle_next_);
-    }
-    std::sort(settle_next_.begin(), settle_next_.end());
-    settle_next_.erase(std::unique(settle_next_.begin(), settle_next_.end()), settle_next_.end());
+    for (std::size_t i = 0; i < n_; ++i)
+      if (mark[i]) settle_next_.push_back(static_cast<std::int32_t>(i));
+    // The Jacobi pass over them; mark[i] becomes 1 where agent i overlapped someone.
+    const std::int32_t* work = settle_next_.data();
+    parallel_for(settle_next_.size(), kGrain, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) {
+        const auto i = static_cast<std::size_t>(work[k]);
+        const std::int32_t count = push_apart_row(
+            settle_grid_, settle_pos_.data(), a.radius, max_radius, true, params_.push_relax, world,
+            params_.slide_iterations, params_.layers, i, pos, nullptr);
+        mark[i] = count > 0 ? 1 : 0;
+      }
+    });
     settle_list_.clear();
     for (const std::int32_t i32 : settle_next_) {
-      const std::int32_t count = push_apart_row(
-          settle_grid_, settle_pos_.data(), a.radius, max_radius, true, params_.push_relax, world,
-          params_.slide_iterations, params_.layers, static_cast<std::size_t>(i32), pos, nullptr);
-      if (count > 0) settle_list_.push_back(i32);
-    }
-    for (const std::int32_t i32 : settle_next_) {
       const auto i = static_cast<std::size_t>(i32);
+      if (mark[i]) settle_list_.push_back(i32);
+      mark[i] = 0;
       settle_pos_[2 * i] = pos[2 * i];
       settle_pos_[2 * i + 1] = pos[2 * i + 1];
     }

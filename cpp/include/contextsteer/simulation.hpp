@@ -78,9 +78,9 @@ struct SimulationParams {
   float push_relax = 1.0f;  ///< fraction of each overlap a push-apart pass removes, (0, 1]
   /// Push-apart passes per step, >= 1: the Jacobi pass over every agent, repeated at the
   /// positions the pass before left until no pair overlaps or the passes run out. The
-  /// first pass is parallel; the later ones are serial and in index order and visit only
-  /// the agents that overlap (the only ones a pass moves). One pass leaves half of an
-  /// overlap whose other agent cannot move (a wall behind it, or pushes from both sides).
+  /// later passes visit only the agents that overlap (the only ones a pass moves), listed
+  /// in index order. One pass leaves half of an overlap whose other agent cannot move (a
+  /// wall behind it, or pushes from both sides).
   int push_passes = 8;
   int slide_iterations = 4;  ///< 1..kMaxSlideIterations
   /// Wall response: slide along the wall (false), or stop at the contact keeping the
@@ -303,9 +303,9 @@ class Simulation {
   std::vector<float> recorded_;  // (B, N, K) when recording
   std::vector<float> next_pos_, next_vel_, next_head_;
   NeighborGrid grid_, push_grid_, settle_grid_;
-  // settle(): which agents overlapped in the first push-apart pass, the positions a later
-  // pass reads, the agents that overlapped at the start of the last pass, and a pass's
-  // agents.
+  // settle(): which agents overlapped in the first push-apart pass (then the later passes'
+  // marks), the positions a later pass reads, the agents that overlapped at the start of
+  // the last pass, and a pass's agents.
   std::vector<std::uint8_t> touched_;
   std::vector<float> settle_pos_;
   std::vector<std::int32_t> settle_list_, settle_next_;
