@@ -216,39 +216,31 @@ void collide_rows(const World& world, const float* start, float* target, float* 
 
 std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, const float* radius,
                             float max_radius, bool push, float relax, const World* world,
-                            int iterations, std::uint32_t layers, std::size_t i, float* out,
-                            std::vector<std::int32_t>* partners) {
+                            int iterations, std::uint32_t layers, std::size_t i, float* out) {
   const Vec2 p = {positions[2 * i], positions[2 * i + 1]};
   out[2 * i] = p.x;
   out[2 * i + 1] = p.y;
-  const float ri = radius[i];
   // Accumulated in double in the grid's (deterministic) visiting order.
   double cx = 0.0, cy = 0.0;
   std::int32_t count = 0;
-  grid.visit(p, ri + max_radius, [&](std::int32_t j32, float) {
-    const auto j = static_cast<std::size_t>(j32);
-    if (j == i) return;
-    const double ex = static_cast<double>(p.x) - positions[2 * j];
-    const double ey = static_cast<double>(p.y) - positions[2 * j + 1];
-    const double d = std::sqrt(ex * ex + ey * ey);
-    const double reach = static_cast<double>(ri) + radius[j];
-    if (!(d < reach)) return;
-    ++count;
-    if (partners) partners->push_back(j32);
-    if (!push) return;
-    // Separate to a hair beyond contact (1e-3 of the radii) so that float32 rounding
-    // of the result does not leave the pair touching.
-    const double depth = 0.5 * (reach * 1.001 - d) * relax;
-    if (d > 0.0) {
-      cx += ex / d * depth;
-      cy += ey / d * depth;
-    } else {
-      cx += (i < j ? -depth : depth);
-    }
-  });
+  for_each_overlap(grid, positions, radius, max_radius, i,
+                   [&](std::size_t j, double ex, double ey, double d, double reach) {
+                     ++count;
+                     if (!push) return;
+                     // Separate to a hair beyond contact (1e-3 of the radii) so that float32
+                     // rounding of the result does not leave the pair touching.
+                     const double depth = 0.5 * (reach * 1.001 - d) * relax;
+                     if (d > 0.0) {
+                       cx += ex / d * depth;
+                       cy += ey / d * depth;
+                     } else {
+                       cx += (i < j ? -depth : depth);
+                     }
+                   });
   if (!push || (cx == 0.0 && cy == 0.0)) return count;
   const Vec2 corr = {static_cast<float>(cx), static_cast<float>(cy)};
-  const Vec2 q = world ? sweep_circle(*world, p, corr, ri, iterations, layers).position : p + corr;
+  const Vec2 q =
+      world ? sweep_circle(*world, p, corr, radius[i], iterations, layers).position : p + corr;
   out[2 * i] = q.x;
   out[2 * i + 1] = q.y;
   return count;
@@ -267,7 +259,7 @@ void push_apart_rows(const NeighborGrid& grid, const float* positions, const flo
       continue;
     }
     const std::int32_t count = push_apart_row(grid, positions, radius, max_radius, push, relax,
-                                              world, iterations, layers, i, out, nullptr);
+                                              world, iterations, layers, i, out);
     overlaps[i] += count;
     if (touched) touched[i] = count > 0 ? 1 : 0;
   }

@@ -820,16 +820,11 @@ void Simulation::settle(float max_radius, const World* world) {
       for (std::size_t k = b; k < e; ++k) {
         const auto i = static_cast<std::size_t>(list[k]);
         std::atomic_ref<std::uint8_t>(mark[i]).store(1, std::memory_order_relaxed);
-        const Vec2 p = load2(settle_pos_.data(), i);
-        const float ri = a.radius[i];
-        settle_grid_.visit(p, ri + max_radius, [&](std::int32_t j32, float) {
-          const auto j = static_cast<std::size_t>(j32);
-          if (j == i) return;
-          const double ex = static_cast<double>(p.x) - settle_pos_[2 * j];
-          const double ey = static_cast<double>(p.y) - settle_pos_[2 * j + 1];
-          if (std::sqrt(ex * ex + ey * ey) < static_cast<double>(ri) + a.radius[j])
-            std::atomic_ref<std::uint8_t>(mark[j]).store(1, std::memory_order_relaxed);
-        });
+        for_each_overlap(settle_grid_, settle_pos_.data(), a.radius, max_radius, i,
+                         [&](std::size_t j, double, double, double, double) {
+                           std::atomic_ref<std::uint8_t>(mark[j]).store(1,
+                                                                        std::memory_order_relaxed);
+                         });
       }
     });
     settle_next_.clear();
@@ -840,9 +835,9 @@ void Simulation::settle(float max_radius, const World* world) {
     parallel_for(settle_next_.size(), kGrain, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) {
         const auto i = static_cast<std::size_t>(work[k]);
-        const std::int32_t count = push_apart_row(
-            settle_grid_, settle_pos_.data(), a.radius, max_radius, true, params_.push_relax, world,
-            params_.slide_iterations, params_.layers, i, pos, nullptr);
+        const std::int32_t count = push_apart_row(settle_grid_, settle_pos_.data(), a.radius,
+                                                  max_radius, true, params_.push_relax, world,
+                                                  params_.slide_iterations, params_.layers, i, pos);
         mark[i] = count > 0 ? 1 : 0;
       }
     });

@@ -22,9 +22,9 @@
 ///    walls, sliding.
 /// 3. A grid over the t+1 positions (serial); `parallel_for`: `push_apart_rows` reads the
 ///    t+1 positions of any agent and writes agent i's own committed state (position,
-///    velocity, heading) and counters; then (serial, in index order, only where the first
-///    pass found overlaps) the later push-apart passes (`SimulationParams::push_passes`);
-///    `parallel_for`: stuck flags.
+///    velocity, heading) and counters; then, only where that pass found overlaps, the
+///    later push-apart passes (`SimulationParams::push_passes`: `parallel_for` over lists
+///    built serially in index order); `parallel_for`: stuck flags.
 ///
 /// Every function called inside the chunk loops is a serial row-range kernel that reads
 /// only read-only inputs of its stage and writes only rows [begin, end): reentrant,

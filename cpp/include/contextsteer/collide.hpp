@@ -2,9 +2,9 @@
 // Collisions of circular agents: swept circle against the walls (slide), and push-apart.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "contextsteer/common.hpp"
 #include "contextsteer/neighbours.hpp"
@@ -67,13 +67,30 @@ void push_apart_rows(const NeighborGrid& grid, const float* positions, const flo
                      std::int32_t* overlaps, float* out, std::size_t begin, std::size_t end,
                      std::uint8_t* touched = nullptr);
 
+/// Calls fn(j, ex, ey, d, reach) for every agent j != i in `grid` (built over
+/// `positions`, or made from such a grid by NeighborGrid::rebuild_from) that overlaps
+/// agent i: centre distance d < reach = r_i + r_j, with (ex, ey) = p_i − p_j, all in
+/// double, in the grid's visiting order. The overlap test of push-apart.
+template <class Fn>
+void for_each_overlap(const NeighborGrid& grid, const float* positions, const float* radius,
+                      float max_radius, std::size_t i, Fn&& fn) {
+  const Vec2 p = {positions[2 * i], positions[2 * i + 1]};
+  const float ri = radius[i];
+  grid.visit(p, ri + max_radius, [&](std::int32_t j32, float) {
+    const auto j = static_cast<std::size_t>(j32);
+    if (j == i) return;
+    const double ex = static_cast<double>(p.x) - positions[2 * j];
+    const double ey = static_cast<double>(p.y) - positions[2 * j + 1];
+    const double d = std::sqrt(ex * ex + ey * ey);
+    const double reach = static_cast<double>(ri) + radius[j];
+    if (d < reach) fn(j, ex, ey, d, reach);
+  });
+}
+
 /// One alive agent i of push_apart_rows: writes out[i] and returns how many neighbours
-/// it overlaps; their indices are appended to `partners` when given (in the grid's
-/// visiting order). `grid` may be one made by NeighborGrid::rebuild_from over
-/// `positions`.
+/// it overlaps.
 std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, const float* radius,
                             float max_radius, bool push, float relax, const World* world,
-                            int iterations, std::uint32_t layers, std::size_t i, float* out,
-                            std::vector<std::int32_t>* partners);
+                            int iterations, std::uint32_t layers, std::size_t i, float* out);
 
 }  // namespace contextsteer

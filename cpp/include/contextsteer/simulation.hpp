@@ -254,7 +254,7 @@ class Simulation {
   // decided, then its new command.
   std::vector<float> seen_velocity_;
   void finish(float dt);
-  // push_passes > 1: the passes after the first (serial; see SimulationParams).
+  // push_passes > 1: the passes after the first (see SimulationParams).
   void settle(float max_radius, const World* world);
 
   Agents* agents_;
