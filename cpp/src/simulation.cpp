@@ -798,17 +798,19 @@ void Simulation::settle(float max_radius, const World* world) {
   // positions at the start of the pass, and writes only its own row), so the result
   // does not depend on the order or the thread count. The lists are built serially in
   // index order. Nothing to do when the first pass found no overlap.
+  // touched_ becomes the passes' marks, all zero between passes (pass 1 of the next step
+  // overwrites every row).
+  std::uint8_t* mark = touched_.data();
   settle_list_.clear();
-  for (std::size_t i = 0; i < n_; ++i)
-    if (touched_[i]) settle_list_.push_back(static_cast<std::int32_t>(i));
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (!mark[i]) continue;
+    settle_list_.push_back(static_cast<std::int32_t>(i));
+    mark[i] = 0;
+  }
   if (settle_list_.empty()) return;
   const AgentsView a = agents_->view();
   float* pos = agents_->position();
   settle_pos_.assign(pos, pos + 2 * n_);
-  // touched_ becomes the passes' marks, all zero between passes (pass 1 of the next step
-  // overwrites every row).
-  std::uint8_t* mark = touched_.data();
-  for (const std::int32_t i : settle_list_) mark[static_cast<std::size_t>(i)] = 0;
   for (int pass = 1; pass < params_.push_passes && !settle_list_.empty(); ++pass) {
     // The agents as they are now, in push_grid_'s cells (exact queries, no re-sort).
     settle_grid_.rebuild_from(push_grid_, settle_pos_.data());
