@@ -17,6 +17,12 @@ Systems
   (``--velocity-accel``, default 6 m/s²): each step the change of velocity is capped at
   max_accel·dt and the agent moved at that velocity, to see whether the lag of an
   acceleration-limited walker explains context steering's extra heading jitter.
+- ``rvo2-slots``, ``rvo2-ring``: rvo2-accel with ORCA's velocity snapped, each step, to the
+  nearest of a sampled candidate set turned with the agent's heading (crowd_quality.
+  snap_velocity): rvo2-slots to cs-velocity's own 16 directions (``crowd_slots()``) at
+  standing or the four speed levels of ``CollisionDanger(speeds=4)``; rvo2-ring to a
+  regular ring of ``--rvo2-ring`` directions (default 64) at ORCA's own speed. They show
+  how much turning sampling alone adds to ORCA's own decisions (docs/crowd.md).
 - ``navground-orca``, ``navground-hl``: navground's simulation (PyPI ``navground``) with its
   ORCA or HL (human-like) behaviour; omnidirectional kinematics, max and optimal speed
   1.3, radius 0.3, neighbours within 5 m (Bounded state estimation), walls as line
@@ -109,7 +115,7 @@ Metrics (from the positions of the active agents after each step, float64)
 
 Usage: python benchmarks/bench_crowd_quality.py [--quick] [--scenes a,b] [--systems a,b]
 [--velocity-accel 6] [--no-resolve] [--seeds N [--per-seed]] [--rvo2-margin M]
-[--json out.json]. --seeds N: the seeded scenes (hallway, crossing, bottleneck, doorway)
+[--rvo2-ring K] [--json out.json]. --seeds N: the seeded scenes (hallway, crossing, bottleneck, doorway)
 on seeds 0..N-1, one pooled row per scene and system (crowd_quality.pool) with the worst
 seed's arrivals in an extra column: a single seed can flatter or wrong any system.
 --per-seed (with rvo2 among the systems): after each pooled row, each seed's time to goal
@@ -272,6 +278,14 @@ def main() -> None:
         help=f"clearance (m) rvo2-margin keeps between two agents, planning with radius "
         f"0.3 + M/2 (default {CS_MARGIN}, cs-velocity's margin)",
     )
+    ap.add_argument(
+        "--rvo2-ring",
+        type=int,
+        default=64,
+        metavar="K",
+        help="directions of rvo2-ring's regular ring, turned with each agent's heading "
+        "(default 64)",
+    )
     ap.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
     args = ap.parse_args()
     scenes = _names(args.scenes, SCENES, QUICK_SCENES if args.quick else SCENES)
@@ -281,9 +295,12 @@ def main() -> None:
         resolve=not args.no_resolve,
         slots=args.slots,
         rvo2_margin=args.rvo2_margin,
+        rvo2_ring=args.rvo2_ring,
     )
     if args.seeds < 1:
         raise SystemExit(f"--seeds must be >= 1, got {args.seeds}")
+    if args.rvo2_ring < 1:
+        raise SystemExit(f"--rvo2-ring must be >= 1, got {args.rvo2_ring}")
     if not args.rvo2_margin >= 0.0:
         raise SystemExit(f"--rvo2-margin must be >= 0 (m), got {args.rvo2_margin}")
     if not (args.velocity_accel > 0.0 and math.isfinite(args.velocity_accel)):

@@ -80,12 +80,15 @@ class Options:
     rvo2_margin : float
         The clearance (m) ``rvo2-margin`` keeps between two agents (it plans with radius
         RADIUS + rvo2_margin / 2); default :data:`CS_MARGIN`, context steering's own.
+    rvo2_ring : int
+        Directions of ``rvo2-ring``'s regular ring (turned with each agent's heading).
     """
 
     velocity_accel: float = 6.0
     resolve: bool = True
     slots: int = 16
     rvo2_margin: float = CS_MARGIN
+    rvo2_ring: int = 64
 
 
 # ====================================================================== scenes ===
@@ -502,6 +505,29 @@ def _headings(scene: Scene) -> np.ndarray:
     return np.arctan2(d[:, 1], d[:, 0])
 
 
+SNAP_LEVELS = SPEED * np.arange(5) / 4.0
+"""``rvo2-slots``' speeds: standing and the four levels of ``CollisionDanger(speeds=4)``."""
+
+
+def snap_velocity(
+    v: np.ndarray, heading: float, angles: np.ndarray, levels: np.ndarray | None
+) -> np.ndarray:
+    """The candidate velocity nearest ``v`` (Euclidean, in velocity space).
+
+    The candidates are the directions ``heading + angles`` (radians) at each speed of
+    ``levels``; with ``levels=None`` the speed stays ``|v|`` and only the direction is
+    snapped (to the direction nearest v's, the first on a tie). A standing candidate
+    (speed 0) has no direction. On a tie the first candidate in (level, angle) order wins.
+    """
+    v = np.asarray(v, dtype=np.float64)
+    a = heading + np.asarray(angles, dtype=np.float64)
+    units = np.c_[np.cos(a), np.sin(a)]
+    if levels is None:
+        return units[int(np.argmax(units @ v))] * float(np.hypot(v[0], v[1]))
+    cand = (np.asarray(levels, dtype=np.float64)[:, None, None] * units[None]).reshape(-1, 2)
+    return cand[int(np.argmin(np.sum((cand - v) ** 2, axis=1)))]
+
+
 class RVO2:
     """RVO2 2.0 through PyPI ``pyrvo``: ORCA with the pedestrian parameters above.
 
@@ -522,9 +548,24 @@ class RVO2:
     is placed at its old position plus that velocity times dt, with that velocity (which
     the next step's ORCA lines start from). ORCA still chooses its velocity freely; only
     the motion lags behind it. ``rvo2-accel`` is RVO2 with cs-velocity's acceleration.
+
+    ``snap=(angles, levels)`` (needs ``max_accel``) replaces ORCA's velocity, before that
+    cap, by the candidate nearest it (:func:`snap_velocity`): the directions ``angles``
+    (radians) from the agent's heading (the direction of the velocity it moves at, kept
+    while it stands; at first, facing its first waypoint), at the speeds ``levels`` (None:
+    ORCA's own speed). ORCA's decision then passes through a sampled candidate set, as
+    context steering's does. ``rvo2-slots`` uses ``crowd_slots()``' 16 directions and
+    :data:`SNAP_LEVELS`; ``rvo2-ring`` a regular ring of ``Options.rvo2_ring`` directions
+    and ORCA's speed. ``command`` holds the snapped velocities of the last step.
     """
 
-    def __init__(self, scene: Scene, margin: float = 0.0, max_accel: float | None = None):
+    def __init__(
+        self,
+        scene: Scene,
+        margin: float = 0.0,
+        max_accel: float | None = None,
+        snap: tuple[np.ndarray, np.ndarray | None] | None = None,
+    ):
         try:
             import pyrvo
         except ImportError as e:
@@ -533,7 +574,10 @@ class RVO2:
             raise ValueError(f"margin must be a number >= 0 (m), got {margin!r}")
         if max_accel is not None and not (max_accel > 0.0 and math.isfinite(max_accel)):
             raise ValueError(f"max_accel must be a finite number > 0 (m/s²), got {max_accel!r}")
+        if snap is not None and max_accel is None:
+            raise ValueError("snap needs max_accel (the snapped command is followed under it)")
         self.max_accel = max_accel
+        self.snap = snap
         self.sim = pyrvo.RVOSimulator(
             DT,
             NEIGHBOR_DIST,
@@ -552,6 +596,8 @@ class RVO2:
         self.active = np.ones(scene.n, dtype=bool)
         self.pos = np.array(scene.starts, dtype=np.float64)
         self.vel = np.zeros_like(self.pos)  # with max_accel: the velocities the agents move at
+        self.heading = _headings(scene)  # with snap: the frame of each agent's candidates
+        self.command = np.zeros_like(self.pos)  # with snap: the last step's snapped velocities
 
     def set_targets(self, targets: np.ndarray) -> None:
         d = targets - self.pos
@@ -570,7 +616,11 @@ class RVO2:
         dv_max = self.max_accel * DT
         for i, p in zip(ids, before):
             v = self.sim.get_agent_velocity(i)
-            dv = np.array([v.x, v.y]) - self.vel[i]
+            c = np.array([v.x, v.y])
+            if self.snap is not None:
+                c = snap_velocity(c, float(self.heading[i]), *self.snap)
+                self.command[i] = c
+            dv = c - self.vel[i]
             n = float(np.hypot(dv[0], dv[1]))
             if n > dv_max:
                 dv *= dv_max / n
@@ -579,6 +629,8 @@ class RVO2:
             if speed > SPEED:
                 w *= SPEED / speed
             self.vel[i] = w
+            if self.snap is not None and speed > 1e-6:  # Accel's: slower has no direction
+                self.heading[i] = math.atan2(w[1], w[0])
             self.sim.set_agent_velocity(i, (float(w[0]), float(w[1])))
             self.sim.set_agent_position(i, (p.x + float(w[0]) * DT, p.y + float(w[1]) * DT))
 
@@ -915,10 +967,24 @@ def _velocity(scene: Scene, opt: Options, preset: str = "default", steering=None
     )
 
 
+def _crowd_slot_angles() -> np.ndarray:
+    import contextsteer as cs
+
+    return np.radians(np.asarray(cs.scenarios.CROWD_SLOT_ANGLES, dtype=np.float64))
+
+
 SYSTEMS = {
     "rvo2": lambda scene, opt: RVO2(scene),
     "rvo2-margin": lambda scene, opt: RVO2(scene, margin=opt.rvo2_margin),
     "rvo2-accel": lambda scene, opt: RVO2(scene, max_accel=opt.velocity_accel),
+    "rvo2-slots": lambda scene, opt: RVO2(
+        scene, max_accel=opt.velocity_accel, snap=(_crowd_slot_angles(), SNAP_LEVELS)
+    ),
+    "rvo2-ring": lambda scene, opt: RVO2(
+        scene,
+        max_accel=opt.velocity_accel,
+        snap=(2.0 * np.pi * np.arange(opt.rvo2_ring) / opt.rvo2_ring, None),
+    ),
     "navground-orca": lambda scene, opt: Navground(scene, "ORCA", opt.resolve),
     "navground-hl": lambda scene, opt: Navground(scene, "HL", opt.resolve),
     "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene),

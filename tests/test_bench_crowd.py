@@ -154,6 +154,91 @@ def test_rvo2_accel_moves_within_the_acceleration_limit():
             cq.RVO2(scene, max_accel=bad)
 
 
+def test_snap_velocity_picks_the_nearest_candidate():
+    # Hand-worked: heading 90° (+y), candidates at 0° and ±90° from it, speeds 0 and 1.
+    angles = np.radians([0.0, 90.0, -90.0])
+    levels = np.array([0.0, 1.0])
+    # (0.2, 0.9): nearest is straight ahead at speed 1, (0, 1).
+    np.testing.assert_allclose(
+        cq.snap_velocity(np.array([0.2, 0.9]), math.pi / 2, angles, levels), [0.0, 1.0], atol=1e-12
+    )
+    # (0.9, 0.2): to the right of the heading, i.e. -90° from it: (1, 0).
+    np.testing.assert_allclose(
+        cq.snap_velocity(np.array([0.9, 0.2]), math.pi / 2, angles, levels), [1.0, 0.0], atol=1e-12
+    )
+    # (0.1, -0.3): behind, closest to standing.
+    np.testing.assert_allclose(
+        cq.snap_velocity(np.array([0.1, -0.3]), math.pi / 2, angles, levels), [0.0, 0.0]
+    )
+    # Directions only: the speed is kept, (3, 4) at speed 5 -> straight ahead, (0, 5).
+    np.testing.assert_allclose(
+        cq.snap_velocity(np.array([3.0, 4.0]), math.pi / 2, angles, None), [0.0, 5.0], atol=1e-12
+    )
+
+
+def test_snap_velocity_against_brute_force():
+    # An independent oracle: every candidate's distance, by a Python loop.
+    rng = np.random.default_rng(3)
+    angles = np.radians(np.sort(rng.uniform(-180, 180, 7)))
+    levels = np.array([0.0, 0.4, 0.9, 1.3])
+    for _ in range(200):
+        v, h = rng.normal(size=2), float(rng.uniform(-4, 4))
+        best, best_d = None, math.inf
+        for s in levels:
+            for a in angles:
+                c = np.array([s * math.cos(h + a), s * math.sin(h + a)])
+                d = float(np.sum((c - v) ** 2))
+                if d < best_d:
+                    best, best_d = c, d
+        got = cq.snap_velocity(v, h, angles, levels)
+        assert math.isclose(float(np.sum((got - v) ** 2)), best_d, rel_tol=1e-12, abs_tol=1e-15)
+        np.testing.assert_allclose(got, best, atol=1e-12)
+
+
+def test_rvo2_snapped_commands_are_candidates_and_moved_within_the_limit():
+    # rvo2-slots: each step ORCA's velocity becomes the nearest candidate in the agent's
+    # heading frame (the direction it moved at the step before), which the walker then
+    # follows at most max_accel·dt a step. Checked from the positions alone.
+    pytest.importorskip("pyrvo")
+    import contextsteer as cs
+
+    scene = cq.SCENES["crossing"](seed=0)
+    rvo = cq.SYSTEMS["rvo2-slots"](scene, cq.Options())
+    angles = np.radians(np.asarray(cs.scenarios.CROWD_SLOT_ANGLES))
+    targets = np.asarray(scene.goals, dtype=np.float64)
+    last = np.array(scene.starts, dtype=np.float64)
+    d0 = targets - last
+    heading = np.arctan2(d0[:, 1], d0[:, 0])
+    v_prev = np.zeros_like(last)
+    known = np.ones(scene.n, dtype=bool)  # at first, facing the first waypoint
+    snapped_away = False
+    for _ in range(60):
+        rvo.set_targets(targets)
+        rvo.step()
+        pos = rvo.positions().copy()
+        v = (pos - last) / cq.DT  # float32 positions: ~1e-4 m/s of rounding
+        for i in range(scene.n):
+            c = rvo.command[i]
+            speed = math.hypot(*c)
+            assert np.min(np.abs(cq.SNAP_LEVELS - speed)) < 1e-9
+            if speed > 0 and known[i]:
+                off = math.remainder(math.atan2(c[1], c[0]) - heading[i], 2 * math.pi)
+                wrapped = np.remainder(off - angles + math.pi, 2 * math.pi) - math.pi
+                assert np.min(np.abs(wrapped)) < 2e-3
+                snapped_away |= abs(off) > 0.05
+        dv = np.linalg.norm(v - v_prev, axis=1)
+        assert np.all(dv <= 6.0 * cq.DT + 1e-3)
+        # The next frame: the direction moved at, where it is well defined from positions.
+        known = np.linalg.norm(v, axis=1) > 0.2
+        heading[known] = np.arctan2(v[known, 1], v[known, 0])
+        last, v_prev = pos, v
+    assert snapped_away  # some agent took a side slot (the crossing makes them dodge)
+    ring = cq.SYSTEMS["rvo2-ring"](scene, cq.Options(rvo2_ring=8))
+    assert len(ring.snap[0]) == 8 and ring.snap[1] is None
+    with pytest.raises(ValueError, match="snap needs max_accel"):
+        cq.RVO2(scene, snap=(angles, None))
+
+
 def test_per_seed_line_counts_the_tails():
     bcq = load("bench_crowd_quality")
     # Seed 2 has no agent home in both runs; the others, sorted: -37 -20 -8 10 32 47.
@@ -172,6 +257,7 @@ def test_per_seed_line_counts_the_tails():
         (["--velocity-accel", "nan"], "--velocity-accel"),
         (["--velocity-accel", "-1"], "--velocity-accel"),
         (["--rvo2-margin", "-0.1"], "--rvo2-margin"),
+        (["--rvo2-ring", "0"], "--rvo2-ring"),
         (["--per-seed"], "--per-seed"),
         (["--per-seed", "--seeds", "4", "--systems", "cs-velocity"], "--per-seed"),
     ],
