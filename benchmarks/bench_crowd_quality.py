@@ -358,6 +358,8 @@ def main() -> None:
         "system's step call alone (median);\npre-push (cs-* only): overlapping pairs right "
         "after each move, before push-apart, summed over steps."
     )
+    if "rvo2-ring" in systems:
+        print(f"rvo2-ring: ORCA's velocity snapped to {options.rvo2_ring} directions a step.")
     if options.resolve:
         print(
             "navground and cs-* resolve overlaps after each move (navground's world, "

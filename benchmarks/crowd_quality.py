@@ -629,7 +629,7 @@ class RVO2:
             if speed > SPEED:
                 w *= SPEED / speed
             self.vel[i] = w
-            if self.snap is not None and speed > 1e-6:  # Accel's: slower has no direction
+            if self.snap is not None and speed > 1e-6:  # as Accel: slower has no direction
                 self.heading[i] = math.atan2(w[1], w[0])
             self.sim.set_agent_velocity(i, (float(w[0]), float(w[1])))
             self.sim.set_agent_position(i, (p.x + float(w[0]) * DT, p.y + float(w[1]) * DT))

@@ -15,7 +15,9 @@
 //           transform between cell centres, minus the cell's diagonal, in quarter cells);
 //           each step reads it at the ray's point and advances by it, until it is below
 //           -t cells; then the walk goes on from there. `sphere16` traces an agent's 16
-//           rays side by side (independent chains for the out-of-order core).
+//           rays side by side (independent chains for the out-of-order core);
+//   first   one step of it shared by an agent's rays: each ray's walk starts the free
+//           distance at the agent's cell away from the agent.
 // The oracle and sphere walks start from a moved origin, so their distances are compared
 // with the walk's to 1e-6 m, and the rays that differ are printed. (On track-10000-50 one
 // ray in 160,000 does, for the oracle and for sphere tracing: it grazes a shared wall vertex
@@ -218,6 +220,24 @@ int main(int argc, char** argv) {
       if (t >= L) return false;
     }
   };
+  std::vector<double> out_first(rays);
+  auto cast_first = [&] {
+    for (int i = 0; i < n; ++i) {
+      const int cx = floor_int((ox[i] - g.x0) * ih), cy = floor_int((oy[i] - g.y0) * ih);
+      const double t0 = fq[static_cast<std::size_t>(cy) * g.nx + cx] * qh;
+      const WalkOrigin o = make_origin(g, ox[i], oy[i]);
+      for (int j = 0; j < k; ++j) {
+        const std::size_t r = static_cast<std::size_t>(i) * k + j;
+        if (t0 > 0.0) {
+          out_first[r] = walk_from(g, ox[i], oy[i], dirs[r], t0, L);
+        } else {
+          Best b{L, kNone, -1};
+          walk<kThin>(g, o, dirs[r], 0.0, kAllLayers, b);
+          out_first[r] = b.kind == kNone ? L : b.t;
+        }
+      }
+    }
+  };
   auto cast_sphere = [&] {
     for (std::size_t r = 0; r < rays; ++r) {
       const int i = static_cast<int>(r / k);
@@ -289,6 +309,9 @@ int main(int argc, char** argv) {
       "sphere    %6.2f M rays/s  %.2fx the walk  (%.2f steps a ray, threshold %.2f cells)\n",
       rays / ts / 1e6, tw / ts, double(steps) / rays, thr_q / 4.0);
   agree(out_sphere);
+  const double tf = time_of(cast_first);
+  std::printf("first     %6.2f M rays/s  %.2fx the walk\n", rays / tf / 1e6, tw / tf);
+  agree(out_first);
   const double t16 = time_of(cast_sphere16);
   std::printf("sphere16  %6.2f M rays/s  %.2fx the walk\n", rays / t16 / 1e6, tw / t16);
   agree(out_sphere16);
