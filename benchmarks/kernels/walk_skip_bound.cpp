@@ -189,14 +189,18 @@ int main(int argc, char** argv) {
   long steps = 0;
 
   std::vector<double> out_walk(rays), out_oracle(rays), out_sphere(rays), out_sphere16(rays);
+  // The library's walk of ray r from its agent (origin o): the hit distance, or L.
+  auto walk_ray = [&](const WalkOrigin& o, std::size_t r) {
+    Best b{L, kNone, -1};
+    walk<kThin>(g, o, dirs[r], 0.0, kAllLayers, b);
+    return b.kind == kNone ? L : b.t;
+  };
   auto cast_walk = [&] {
     for (int i = 0; i < n; ++i) {
       const WalkOrigin o = make_origin(g, ox[i], oy[i]);
       for (int j = 0; j < k; ++j) {
         const std::size_t r = static_cast<std::size_t>(i) * k + j;
-        Best b{L, kNone, -1};
-        walk<kThin>(g, o, dirs[r], 0.0, kAllLayers, b);
-        out_walk[r] = b.kind == kNone ? L : b.t;
+        out_walk[r] = walk_ray(o, r);
       }
     }
   };
@@ -228,13 +232,7 @@ int main(int argc, char** argv) {
       const WalkOrigin o = make_origin(g, ox[i], oy[i]);
       for (int j = 0; j < k; ++j) {
         const std::size_t r = static_cast<std::size_t>(i) * k + j;
-        if (t0 > 0.0) {
-          out_first[r] = walk_from(g, ox[i], oy[i], dirs[r], t0, L);
-        } else {
-          Best b{L, kNone, -1};
-          walk<kThin>(g, o, dirs[r], 0.0, kAllLayers, b);
-          out_first[r] = b.kind == kNone ? L : b.t;
-        }
+        out_first[r] = t0 > 0.0 ? walk_from(g, ox[i], oy[i], dirs[r], t0, L) : walk_ray(o, r);
       }
     }
   };
