@@ -115,8 +115,8 @@ Metrics (from the positions of the active agents after each step, float64)
 
 Usage: python benchmarks/bench_crowd_quality.py [--quick] [--scenes a,b] [--systems a,b]
 [--velocity-accel 6] [--no-resolve] [--seeds N [--per-seed]] [--rvo2-margin M]
-[--rvo2-ring K] [--json out.json]. --seeds N: the seeded scenes (hallway, crossing, bottleneck, doorway)
-on seeds 0..N-1, one pooled row per scene and system (crowd_quality.pool) with the worst
+[--rvo2-ring K] [--json out.json]. --seeds N: the seeded scenes (hallway, crossing,
+bottleneck, doorway) on seeds 0..N-1, one pooled row per scene and system (crowd_quality.pool) with the worst
 seed's arrivals in an extra column: a single seed can flatter or wrong any system.
 --per-seed (with rvo2 among the systems): after each pooled row, each seed's time to goal
 against RVO2's on that seed, summed up (median, seeds within 15 %, slower or faster by
@@ -281,10 +281,10 @@ def main() -> None:
     ap.add_argument(
         "--rvo2-ring",
         type=int,
-        default=64,
+        default=Options.rvo2_ring,
         metavar="K",
         help="directions of rvo2-ring's regular ring, turned with each agent's heading "
-        "(default 64)",
+        f"(default {Options.rvo2_ring})",
     )
     ap.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
     args = ap.parse_args()
