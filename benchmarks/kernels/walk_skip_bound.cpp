@@ -4,7 +4,7 @@
 //
 // On the racetrack scene "track-M-L" (benchmarks/scenes.py), the 16 slots of each of the
 // 10,000 agents rotated by heading_i = (2.399963 i mod 2 pi) - pi (ray_kernels.cpp's
-// `slothead`), one thread, three ways to cast the same rays:
+// `slothead`), one thread, several ways to cast the same rays:
 //   walk    the library's thin-ray walk from the agent (what slot_raycast does per ray);
 //   oracle  the same walk started where the ray enters its first non-empty grid cell, that
 //           entry found beforehand by a plain cell-by-cell walk and not timed; rays that
@@ -17,7 +17,13 @@
 //           -t cells; then the walk goes on from there. `sphere16` traces an agent's 16
 //           rays side by side (independent chains for the out-of-order core);
 //   first   one step of it shared by an agent's rays: each ray's walk starts the free
-//           distance at the agent's cell away from the agent.
+//           distance at the agent's cell away from the agent;
+//   table   one directional step: per cell and bin of directions (`-b` bins of the diamond
+//           angle, no atan2 per ray), a length D such that no ray from any point of the
+//           cell with a direction in the bin meets a non-empty cell before D (marched on
+//           the same distance bound, with the cell's half diagonal and the bin's spread
+//           added); each ray reads its agent's cell and its bin and starts the walk at D.
+//           The kernel checks D against the entry point of every ray (UNSAFE lines).
 // The oracle and sphere walks start from a moved origin, so their distances are compared
 // with the walk's to 1e-6 m, and the rays that differ are printed. (On track-10000-50 one
 // ray in 160,000 does, for the oracle and for sphere tracing: it grazes a shared wall vertex
@@ -25,7 +31,7 @@
 //   g++ -std=c++20 -O3 -DNDEBUG -fno-math-errno -fno-trapping-math -Icpp/include -Icpp/src
 //       benchmarks/kernels/walk_skip_bound.cpp cpp/src/world.cpp cpp/src/parallel.cpp
 //       -lpthread -o build/walk_skip_bound
-//   build/walk_skip_bound [-m 10000] [-L 50] [-r repeats] [-t threshold_cells]
+//   build/walk_skip_bound [-m 10000] [-L 50] [-r repeats] [-t threshold_cells] [-b bins]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -111,6 +117,62 @@ static std::vector<std::uint8_t> free_quarters(const WorldGrid& g) {
   return q;
 }
 
+// Diamond angle of (dx, dy) in [0, 4): monotone in the angle, no atan2.
+static inline double diamond(double dx, double dy) {
+  if (dy >= 0.0) return dx >= 0.0 ? dy / (dx + dy) : 1.0 - dx / (dy - dx);
+  return dx < 0.0 ? 2.0 - dy / (-dx - dy) : 3.0 + dx / (dx - dy);
+}
+static inline double undiamond_angle(double d) {
+  double vx, vy;
+  if (d < 1.0) vx = 1.0 - d, vy = d;
+  else if (d < 2.0) vx = 1.0 - d, vy = 2.0 - d;
+  else if (d < 3.0) vx = d - 3.0, vy = 2.0 - d;
+  else vx = d - 3.0, vy = d - 4.0;
+  return std::atan2(vy, vx);
+}
+
+// Directional free distance: per cell and diamond-angle bin, in `unit` steps (rounded down,
+// capped at 65535), a length D such that every ray from any point of the cell with a direction
+// in the bin meets no non-empty cell for t in [0, D]. Conservative marching on the EDT bound.
+static std::vector<std::uint16_t> direction_table(const WorldGrid& g,
+                                                  const std::vector<std::uint8_t>& fq, int bins,
+                                                  double unit, double cap) {
+  const int nx = g.nx, ny = g.ny;
+  const double h = g.cell, ih = g.inv_cell, rc = 0.5 * std::sqrt(2.0) * h;
+  std::vector<std::uint16_t> tab(static_cast<std::size_t>(nx) * ny * bins, 0);
+  for (int b = 0; b < bins; ++b) {
+    double a0 = undiamond_angle(4.0 * b / bins), a1 = undiamond_angle(4.0 * (b + 1) / bins);
+    if (a1 < a0) a1 += 2 * kPi;
+    const double am = 0.5 * (a0 + a1), half = 0.5 * (a1 - a0) + 1e-6;
+    const double ux = std::cos(am), uy = std::sin(am), spread = 2.0 * std::sin(0.5 * half) + 1e-9;
+    for (int cy = 0; cy < ny; ++cy)
+      for (int cx = 0; cx < nx; ++cx) {
+        const std::size_t c = static_cast<std::size_t>(cy) * nx + cx;
+        if (fq[c] == 0) continue;
+        const double px = g.x0 + (cx + 0.5) * h, py = g.y0 + (cy + 0.5) * h;
+        double t = 0.0;
+        for (;;) {
+          const int qx = floor_int((px + t * ux - g.x0) * ih),
+                    qy = floor_int((py + t * uy - g.y0) * ih);
+          if (qx < 0 || qy < 0 || qx >= nx || qy >= ny) {
+            t = cap;
+            break;
+          }
+          const double f = fq[static_cast<std::size_t>(qy) * nx + qx] * 0.25 * h;
+          const double s = (f - rc - t * spread) / (1.0 + spread);
+          if (s < 0.25 * h) break;
+          t += s;
+          if (t >= cap) {
+            t = cap;
+            break;
+          }
+        }
+        tab[c * bins + b] = static_cast<std::uint16_t>(std::min(65535.0, std::floor(t / unit)));
+      }
+  }
+  return tab;
+}
+
 // t where the ray enters its first non-empty cell (a plain walk, cell by cell), or -1.
 static double first_band(const WorldGrid& g, const WalkOrigin& o, const WalkDir& d, double tmax) {
   const double h = g.cell, inf = std::numeric_limits<double>::infinity();
@@ -144,7 +206,7 @@ static double walk_from(const WorldGrid& g, double ox, double oy, const WalkDir&
 }
 
 int main(int argc, char** argv) {
-  int m = 10000, reps = 7;
+  int m = 10000, reps = 7, bins = 64;
   double L = 50.0, thr_cells = 1.0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -152,6 +214,7 @@ int main(int argc, char** argv) {
     else if (a == "-L") L = std::atof(argv[i + 1]);
     else if (a == "-r") reps = std::atoi(argv[i + 1]);
     else if (a == "-t") thr_cells = std::atof(argv[i + 1]);
+    else if (a == "-b") bins = std::atoi(argv[i + 1]);
   }
   std::vector<float> walls;
   add_ellipse(walls, 100, 60, m / 2);
@@ -313,5 +376,46 @@ int main(int argc, char** argv) {
   const double t16 = time_of(cast_sphere16);
   std::printf("sphere16  %6.2f M rays/s  %.2fx the walk\n", rays / t16 / 1e6, tw / t16);
   agree(out_sphere16);
+  const double unit = 0.25 * g.cell;
+  const double tb0 = cpu_now();
+  const std::vector<std::uint16_t> tab = direction_table(g, fq, bins, unit, L);
+  std::printf("table build %.0f ms, %.1f MB (%d bins)\n", (cpu_now() - tb0) * 1e3,
+              tab.size() * 2 / 1e6, bins);
+  std::vector<double> out_table(rays);
+  double jumped = 0.0, gap = 0.0, whole = 0.0;
+  long banded = 0;
+  auto cast_table = [&] {
+    for (int i = 0; i < n; ++i) {
+      const int cx = floor_int((ox[i] - g.x0) * ih), cy = floor_int((oy[i] - g.y0) * ih);
+      const std::uint16_t* row = tab.data() + (static_cast<std::size_t>(cy) * g.nx + cx) * bins;
+      const WalkOrigin o = make_origin(g, ox[i], oy[i]);
+      for (int j = 0; j < k; ++j) {
+        const std::size_t r = static_cast<std::size_t>(i) * k + j;
+        const WalkDir& d = dirs[r];
+        const int b = std::min(bins - 1, static_cast<int>(diamond(d.dx, d.dy) * (bins * 0.25)));
+        const double t0 = row[b] * unit;
+        out_table[r] =
+            t0 >= L ? L : (t0 > 0.0 ? walk_from(g, ox[i], oy[i], d, t0, L) : walk_ray(o, r));
+      }
+    }
+  };
+  const double tt = time_of(cast_table);
+  std::printf("table     %6.2f M rays/s  %.2fx the walk\n", rays / tt / 1e6, tw / tt);
+  for (std::size_t r = 0; r < rays; ++r) {
+    const int i = static_cast<int>(r / k);
+    const int cx = floor_int((ox[i] - g.x0) * ih), cy = floor_int((oy[i] - g.y0) * ih);
+    const int b =
+        std::min(bins - 1, static_cast<int>(diamond(dirs[r].dx, dirs[r].dy) * (bins * 0.25)));
+    const double t0 = tab[(static_cast<std::size_t>(cy) * g.nx + cx) * bins + b] * unit;
+    jumped += (entry[r] < 0 ? std::min(t0, L) / L : (entry[r] > 0 ? t0 / entry[r] : 1.0));
+    if (entry[r] >= 0) gap += (entry[r] - t0) * ih, whole += entry[r] * ih, banded += 1;
+    if (entry[r] >= 0 && t0 > entry[r] + 1e-9)
+      std::printf("   UNSAFE ray %zu: %.4f > entry %.4f\n", r, t0, entry[r]);
+  }
+  std::printf(
+      "   mean jump / distance to the band %.3f; cells from the landing point to the band %.2f "
+      "(from the agent %.2f)\n",
+      jumped / rays, gap / banded, whole / banded);
+  agree(out_table);
   return 0;
 }
