@@ -16,10 +16,17 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // A displacement whose component into a wall is below this fraction of its length is
 // treated as running along the wall (not blocked): rounding must not stop a slide.
 constexpr double kAlong = 1e-9;
+// Hit::id of no obstacle; otherwise obstacle_id's value.
+constexpr std::int64_t kNoObstacle = std::numeric_limits<std::int64_t>::min();
+// One id for a grid entry's obstacle: a segment's row, or a circle's row below -1.
+std::int64_t obstacle_id(bool circle, std::int32_t row) {
+  return circle ? -2 - static_cast<std::int64_t>(row) : static_cast<std::int64_t>(row);
+}
 
 struct Hit {
   double t = kInf;  // distance along the unit direction
   double nx = 0.0, ny = 0.0;
+  std::int64_t id = kNoObstacle;  // the obstacle met (obstacle_id)
 };
 
 // Offers a contact at distance t with the unit normal n (from the wall to the circle).
@@ -41,14 +48,19 @@ void block_if_moving_in(double qx, double qy, double d0, double ux, double uy, H
 
 // Circle of radius r moving from the origin along unit u for length L against the
 // segment a..b. Starting inside the capsule of radius r (inside_capsule, the sensor's own
-// test; the user put it there): blocked at 0 only when moving into the wall. Otherwise the
-// time of impact is the ray's entry into the capsule (capsule_entry: the same solve as a
-// thick ray of radius r, so the sensor and the mover meet a wall at the same distance).
+// test; the user put it there) or on its boundary (within `on`, a rounding tolerance):
+// blocked at 0 only when moving into the wall. Otherwise the time of impact is the ray's
+// entry into the capsule (capsule_entry: the same solve as a thick ray of radius r, so the
+// sensor and the mover meet a wall at the same distance). The tolerance matters where a
+// slide's last contact left the body exactly on a capsule: there inside_capsule may say
+// outside while the entry solve takes the origin for inside the near side (a rounding
+// apart) and finds only the far side, so a move into the wall went through it (crowd fuzz
+// run, tests/test_collide_corners.py).
 void segment_toi(double ax, double ay, double bx, double by, double r, double ux, double uy,
-                 double L, Hit& h) {
+                 double L, double on, Hit& h) {
   const SegmentPoint q = closest_on_segment(ax, ay, bx, by, 0.0, 0.0);
   const double d0 = std::sqrt(q.x * q.x + q.y * q.y);
-  if (inside_capsule(q, r)) {
+  if (inside_capsule(q, r) || d0 <= r + on) {
     block_if_moving_in(q.x, q.y, d0, ux, uy, h);
     return;
   }
@@ -90,10 +102,11 @@ void segment_toi(double ax, double ay, double bx, double by, double r, double ux
 }
 
 // The same against a circle obstacle of radius rc centred at q (relative to the origin).
-void circle_toi(double qx, double qy, double rc, double r, double ux, double uy, double L, Hit& h) {
+void circle_toi(double qx, double qy, double rc, double r, double ux, double uy, double L,
+                double on, Hit& h) {
   const double R = rc + r;
   const double d0 = std::sqrt(qx * qx + qy * qy);
-  if (inside_disc(qx, qy, R)) {  // ray_circle's inside test: the sensor's distance 0
+  if (inside_disc(qx, qy, R) || d0 <= R + on) {  // ray_circle's inside test, or on the rim
     block_if_moving_in(qx, qy, d0, ux, uy, h);
     return;
   }
@@ -110,11 +123,14 @@ void circle_toi(double qx, double qy, double rc, double r, double ux, double uy,
 }
 
 // First contact of the circle (radius r, at p) moving by (dx, dy) of length L > 0.
+// `skip`: an obstacle left out (obstacle_id), or kNoObstacle.
 Hit first_contact(const WorldGrid& g, double px, double py, double dx, double dy, double L,
-                  double r, std::uint32_t layers) {
+                  double r, std::uint32_t layers, std::int64_t skip = kNoObstacle) {
   Hit h;
   const double ux = dx / L, uy = dy / L;
   const double reach = r + 1e-6 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
+  // "On" an obstacle's boundary: within rounding of it (far below the skin).
+  const double on = 1e-9 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
   // Empty-space early out: every cell within clearance − 1 of the start cell is empty,
   // so a move that stays (with its reach) inside that square meets nothing.
   const double fx = (px - g.x0) * g.inv_cell, fy = (py - g.y0) * g.inv_cell;
@@ -138,12 +154,20 @@ Hit first_contact(const WorldGrid& g, double px, double py, double dx, double dy
       for (auto e = static_cast<std::size_t>(g.seg_start[cell]);
            e < static_cast<std::size_t>(g.seg_start[cell + 1]); ++e) {
         if (!(g.seg_layers[e] & layers)) continue;
-        segment_toi(g.ax[e] - px, g.ay[e] - py, g.bx[e] - px, g.by[e] - py, r, ux, uy, L, h);
+        const std::int64_t id = obstacle_id(false, g.seg_index[e]);
+        if (id == skip) continue;
+        const double before = h.t;
+        segment_toi(g.ax[e] - px, g.ay[e] - py, g.bx[e] - px, g.by[e] - py, r, ux, uy, L, on, h);
+        if (h.t < before) h.id = id;
       }
       for (auto e = static_cast<std::size_t>(g.circ_start[cell]);
            e < static_cast<std::size_t>(g.circ_start[cell + 1]); ++e) {
         if (!(g.circ_layers[e] & layers)) continue;
-        circle_toi(g.cx[e] - px, g.cy[e] - py, g.cr[e], r, ux, uy, L, h);
+        const std::int64_t id = obstacle_id(true, g.circ_index[e]);
+        if (id == skip) continue;
+        const double before = h.t;
+        circle_toi(g.cx[e] - px, g.cy[e] - py, g.cr[e], r, ux, uy, L, on, h);
+        if (h.t < before) h.id = id;
       }
     }
   }
@@ -167,9 +191,18 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
       }
       const Hit h = first_contact(g, px, py, dx, dy, L, r, layers);
       if (h.t == kInf) break;
-      // Stop at the contact, a skin away from the wall along its normal.
-      const double skin = 1e-3 * r + 1e-6 * std::max(std::fabs(px), std::fabs(py));
+      // Stop at the contact, a skin away from the wall along its normal. The skin is swept
+      // too, against every obstacle but the one touched, and stops at any: in an acute
+      // corner (two walls, a wall and a circle) the normal of one points into the other,
+      // and an unswept skin pushed the body a little deeper into it every step (a crowd
+      // fuzz run found up to 36 mm with one slide iteration; tests/test_collide_corners.py).
+      double skin = 1e-3 * r + 1e-6 * std::max(std::fabs(px), std::fabs(py));
       const double s = h.t / L;
+      if (skin > 0.0) {
+        const Hit back = first_contact(g, px + dx * s, py + dy * s, h.nx * skin, h.ny * skin, skin,
+                                       r, layers, h.id);
+        if (back.t < skin) skin = back.t;
+      }
       px += dx * s + h.nx * skin;
       py += dy * s + h.ny * skin;
       out.normals[out.contacts++] = {static_cast<float>(h.nx), static_cast<float>(h.ny)};
