@@ -1,8 +1,13 @@
-"""A bounded fuzz target: random worlds, agents and steering stepped for a while must keep
+"""Bounded fuzz targets: random worlds, agents and steering stepped for a while must keep
 every state finite, never carry an agent's centre across a wall, and never crash (issue 13).
+The second target steers crowds of up to 120 with the crowd scenarios' velocity-space
+steering (``cs.scenarios.crowd_steering``, its option sets and random ones, in phases, on
+one or two threads); it found bodies pushed into acute corners
+(tests/test_collide_corners.py).
 
-Hypothesis draws the scene; CI runs ``FUZZ_EXAMPLES`` examples (environment variable
-``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200); run more locally to search longer.
+Hypothesis draws the scene; CI runs ``FUZZ_EXAMPLES`` examples of the first target and half
+as many of the second (environment variable ``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200);
+run more locally to search longer.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ BEHAVIOURS = [
 
 
 @st.composite
-def scenes(draw):
+def scenes(draw, n_max=40):
     seed = draw(st.integers(0, 2**31 - 1))
     rng = np.random.default_rng(seed)
     box = draw(st.floats(6.0, 30.0))
@@ -45,9 +50,13 @@ def scenes(draw):
             world.add_segments([[*a, *b]])
     if draw(st.booleans()):
         world.add_circles(rng.uniform(0, box, (3, 2)), rng.uniform(0.2, 1.5, 3))
-    n = draw(st.integers(1, 40))
+    n = draw(st.integers(1, n_max))
     radius = rng.uniform(0.1, 0.5, n)
     pos = rng.uniform(0, box, (n, 2))
+    circle = n_max > 40 and draw(st.booleans())
+    if circle:  # evenly on a circle (perfect symmetry), each heading to the antipode
+        th = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        pos = box / 2 + (box / 3) * np.stack([np.cos(th), np.sin(th)], 1)
     clear = (
         cs.nearest(world, pos.astype(np.float32), 2 * box).distance > radius + 0.01
     ) & ~cs.inside(world, pos.astype(np.float32))  # (nearest measures to a circle's rim)
@@ -60,7 +69,7 @@ def scenes(draw):
         radius=radius,
         max_speed=rng.uniform(0.1, 5.0, len(pos)),
         max_accel=rng.uniform(0.5, 20, len(pos)),
-        target=rng.uniform(0, box, (len(pos), 2)),
+        target=box - pos if circle else rng.uniform(0, box, (len(pos), 2)),
     )
     picks = draw(st.lists(st.integers(0, len(BEHAVIOURS) - 1), min_size=1, max_size=4))
     steering = cs.Steering(
@@ -80,7 +89,7 @@ def scenes(draw):
     )
     motion = draw(st.sampled_from([cs.Lerp(), cs.Accel(), cs.Vehicle()]))
     dt = draw(st.sampled_from([1 / 60, 1 / 30, 0.1, 0.5]))
-    return world, a, steering, motion, dt
+    return world, a, steering, motion, dt, draw(st.booleans())
 
 
 @settings(
@@ -90,34 +99,101 @@ def scenes(draw):
 )
 @given(scene=scenes(), steps=st.integers(1, 60))
 def test_random_scenes_stay_finite_and_inside_their_walls(scene, steps):
-    world, a, steering, motion, dt = scene
-    sim = cs.Simulation(world, a, steering, motion)
+    world, a, steering, motion, dt, push = scene
+    sim = cs.Simulation(world, a, steering, motion, push_apart=push)
+    for _ in range(steps):
+        step_and_check(world, a, sim, dt, straight_moves=not push)
+
+
+def step_and_check(world, a, sim, dt, straight_moves):
+    """One step, then: every state finite, every body outside every wall (less the contact
+    skin and float32 rounding) and, with ``straight_moves``, no move that touched no wall
+    crossing one. That last check needs push-apart off: with it, a body's path is its
+    swept move and then its swept pushes, a polyline whose chord may cut a wall's end as a
+    slide's may (a crowd run here found one)."""
     alive = np.asarray(a.alive)
     radius = np.array(a.radius[alive], dtype=np.float32)
-    for _ in range(steps):
-        before = np.array(a.position[alive], dtype=np.float32)
-        touched = np.array(sim.wall_contacts[alive])
-        sim.step(dt)
-        after = np.array(a.position[alive], dtype=np.float32)
-        assert np.isfinite(after).all() and np.isfinite(a.velocity[alive]).all()
-        move = after - before
-        length = np.linalg.norm(move, axis=1)
-        # A move that touched no wall is one straight segment: the centre's path from the
-        # old to the new position never meets a wall (a body stops a hair before contact,
-        # so its centre stays a radius away). A move that touched one slid along it, a
-        # polyline whose chord may cut a wall's end (round the end of a wall) without the
-        # path crossing anything; those are checked by where they end, below.
-        straight = (length > 1e-6) & (np.array(sim.wall_contacts[alive]) == touched)
-        if straight.any():
-            hits = cs.raycast(
-                world, before[straight], move[straight], length[straight].astype(np.float32)
-            )
-            assert not hits.hit.any(), (before[straight][hits.hit], after[straight][hits.hit])
-        # Every body ends outside every wall (less the contact skin and float32 rounding).
-        clear = cs.nearest(world, after, np.float32(1e6)).distance
-        inside = cs.inside(world, after)
-        assert not inside.any(), after[inside]
-        assert (clear >= radius * (1 - 2e-3) - 1e-4).all(), (after, clear - radius)
+    before = np.array(a.position[alive], dtype=np.float32)
+    touched = np.array(sim.wall_contacts[alive])
+    sim.step(dt)
+    after = np.array(a.position[alive], dtype=np.float32)
+    assert np.isfinite(after).all() and np.isfinite(a.velocity[alive]).all()
+    move = after - before
+    length = np.linalg.norm(move, axis=1)
+    # A move that touched no wall is one straight segment: the centre's path from the
+    # old to the new position never meets a wall (a body stops a hair before contact,
+    # so its centre stays a radius away). A move that touched one slid along it, a
+    # polyline whose chord may cut a wall's end (round the end of a wall) without the
+    # path crossing anything; those are checked by where they end, below.
+    straight = (length > 1e-6) & (np.array(sim.wall_contacts[alive]) == touched)
+    if straight_moves and straight.any():
+        hits = cs.raycast(
+            world, before[straight], move[straight], length[straight].astype(np.float32)
+        )
+        assert not hits.hit.any(), (before[straight][hits.hit], after[straight][hits.hit])
+    # Every body ends outside every wall (less the contact skin and float32 rounding).
+    clear = cs.nearest(world, after, np.float32(1e6)).distance
+    inside = cs.inside(world, after)
+    assert not inside.any(), after[inside]
+    assert (clear >= radius * (1 - 2e-3) - 1e-4).all(), (after, clear - radius)
+
+
+@st.composite
+def crowd_scenes(draw):
+    """The crowd steering (``cs.scenarios.crowd_steering``: velocity-space danger and its
+    refinements) in random rooms: its tuned options, the plain and smooth sets or random
+    ones, 1-64 decision phases, turning or fixed slots (the crowd's denser-ahead set
+    too), walls seen or not, crowds of up to 120 (often on a circle, to the antipodes),
+    one or two threads. Such a run found bodies pushed into acute corners
+    (tests/test_collide_corners.py)."""
+    world, a, _, motion, dt, push = draw(scenes(n_max=120))
+    kind = draw(st.sampled_from(["default", "plain", "smooth", "random"]))
+    kw: dict = {}
+    if kind == "plain":
+        kw["options"] = {}
+    elif kind == "smooth":
+        kw["smooth"] = True
+    elif kind == "random":
+        unit = st.floats(0.0, 1.0)
+        kw["options"] = {
+            "horizon": draw(st.floats(0.2, 4.0)),
+            "commit": draw(st.floats(0.0, 0.5)),
+            "commit_danger": draw(st.floats(0.0, 0.5)),
+            "turn_steps": draw(st.integers(0, 6)),
+            "turn_margin": draw(st.floats(0.0, 0.5)),
+            "return_margin": draw(unit),
+            "return_step": draw(unit),
+            "retreat_speed": draw(unit),
+            "inertia": draw(st.floats(0.0, 0.9)),
+            "side_bias": draw(st.floats(0.0, 0.5)),
+            "smoothness": draw(unit),
+        }
+        kw["decision_phases"] = draw(st.sampled_from([1, 2, 3, 16, 64]))
+    steering = cs.scenarios.crowd_steering(
+        walls=draw(st.booleans()),
+        arrive=draw(st.booleans()),
+        creep=draw(st.booleans()),
+        rotate=draw(st.booleans()),
+        **kw,
+    )
+    slots = a.slots
+    if a.slots == 16 and draw(st.booleans()):
+        slots = cs.scenarios.crowd_slots_for(16)
+    return world, a, steering, motion, dt, push, slots, draw(st.sampled_from([1, 2]))
+
+
+@settings(
+    max_examples=max(1, FUZZ_EXAMPLES // 2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(scene=crowd_scenes(), steps=st.integers(1, 80))
+def test_random_crowds_stay_finite_and_inside_their_walls(scene, steps):
+    world, a, steering, motion, dt, push, slots, threads = scene
+    sim = cs.Simulation(world, a, steering, motion, slots=slots, push_apart=push)
+    with cs.threads(threads):
+        for _ in range(steps):
+            step_and_check(world, a, sim, dt, straight_moves=not push)
 
 
 def test_a_slide_round_a_walls_end_is_not_a_crossing():
