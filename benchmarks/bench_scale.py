@@ -21,11 +21,16 @@ scene's own NumPy arrays are not counted; at N = 1k the figure is dominated by f
 allocations and page granularity). The load average is printed: on a shared machine
 other processes inflate the times.
 
+``--repeats R`` runs every case R times, in R rounds over all the cases (so that a slow
+spell of a shared machine falls on different cases in different rounds), and reports the
+median of the R figures per case; the default, 1, runs each case once.
+
 Flatness: the ratio of the largest to the smallest cost per agent over N = 10k .. 1M is
 printed per (K, threads).
 
 Usage: PYTHONPATH=python python3 benchmarks/bench_scale.py [--quick] [--steps S]
-       [--sizes 1000,10000,...] [--ks 8,16,...] [--rvo2-max N] [--velocity] [--no-write]
+       [--sizes 1000,10000,...] [--ks 8,16,...] [--rvo2-max N] [--velocity] [--repeats R]
+       [--no-write]
 (--quick: N <= 100k, K in {8, 16}, 5 steps; for a smoke run.)
 """
 
@@ -180,6 +185,9 @@ def main() -> None:
     )
     ap.add_argument("--velocity", action="store_true", help="velocity-space configuration")
     ap.add_argument("--quick", action="store_true", help="N <= 100k, K in {8, 16}, 5 steps")
+    ap.add_argument(
+        "--repeats", type=int, default=1, help="runs of every case, in rounds; median (default 1)"
+    )
     ap.add_argument("--no-write", action="store_true", help="do not write docs/bench_scale.*")
     args = ap.parse_args()
     if args.child:
@@ -204,47 +212,51 @@ def main() -> None:
     config = "velocity-space (crowd_steering)" if args.velocity else "bench_step default"
     head = (
         f"crowd-track-N, {config}, run metrics on; {steps} steps a case (median of "
-        f"steps 2..{steps}); load average {os.getloadavg()[0]:.2f}"
+        f"steps 2..{steps}), {args.repeats} run(s) a case (median); load average "
+        f"{os.getloadavg()[0]:.2f}"
     )
     print(head, flush=True)
     cols = f"{'system':<13}{'N':>9}{'K':>4}{'thr':>4}{'ms/step':>10}{'ns/agent':>10}{'B/agent':>9}"
     print(cols)
-    rows = []
+    if args.repeats < 1:
+        ap.error(f"--repeats: expected a count >= 1, got {args.repeats}")
+    # (system, n, k, threads) in table order; RVO2 before contextsteer at each N.
+    cases = []
     for n in sizes:
         if n <= args.rvo2_max:
-            r = run_case("rvo2", n, 0, 1, steps, False)
-            rows.append(
-                {
-                    "system": "rvo2",
-                    "n": n,
-                    "k": "",
-                    "threads": 1,
-                    "ms": r["ms"],
-                    "ns_per_agent": 1e6 * r["ms"] / n,
-                    "bytes_per_agent": r["mem"] / n,
-                }
+            cases.append(("rvo2", n, "", 1))
+        cases += [("contextsteer", n, k, th) for k in ks for th in threads]
+    runs: dict = {case: [] for case in cases}
+    for rnd in range(args.repeats):
+        for case in cases:
+            system, n, k, th = case
+            runs[case].append(
+                run_case(system, n, k or 0, th, steps, args.velocity and system != "rvo2")
             )
-        for k in ks:
-            for th in threads:
-                r = run_case("contextsteer", n, k, th, steps, args.velocity)
-                rows.append(
-                    {
-                        "system": "contextsteer",
-                        "n": n,
-                        "k": k,
-                        "threads": th,
-                        "ms": r["ms"],
-                        "ns_per_agent": 1e6 * r["ms"] / n,
-                        "bytes_per_agent": r["mem"] / n,
-                    }
-                )
-        for r in rows:
-            if r["n"] == n:
-                print(
-                    f"{r['system']:<13}{r['n']:>9}{r['k']!s:>4}{r['threads']:>4}{r['ms']:>10.2f}"
-                    f"{r['ns_per_agent']:>10.0f}{r['bytes_per_agent']:>9.0f}",
-                    flush=True,
-                )
+        if args.repeats > 1:
+            print(f"(round {rnd + 1} of {args.repeats} done)", flush=True)
+    rows = []
+    for case in cases:
+        system, n, k, th = case
+        ms = statistics.median(r["ms"] for r in runs[case])
+        mem = statistics.median(r["mem"] for r in runs[case])
+        rows.append(
+            {
+                "system": system,
+                "n": n,
+                "k": k,
+                "threads": th,
+                "ms": ms,
+                "ns_per_agent": 1e6 * ms / n,
+                "bytes_per_agent": mem / n,
+            }
+        )
+        r = rows[-1]
+        print(
+            f"{r['system']:<13}{r['n']:>9}{r['k']!s:>4}{r['threads']:>4}{r['ms']:>10.2f}"
+            f"{r['ns_per_agent']:>10.0f}{r['bytes_per_agent']:>9.0f}",
+            flush=True,
+        )
     flat = []
     for k in ks:
         for th in threads:
