@@ -963,7 +963,9 @@ def hallway(
     xa = -h + 4 * rng.uniform(0, 1, a) - 4
     xb = h - 4 * rng.uniform(0, 1, b) + 4
     starts = np.vstack([np.c_[xa, ya], np.c_[xb, yb]])
-    starts = _spread(starts, 0.7)
+    # Kept 5 cm clear of the walls (radius 0.3): unclipped, the sweeps pushed starts into
+    # them, 0.06 m deep at 20 agents on some seeds and nearly a radius at 55.
+    starts = _spread(starts, 0.7, low=[-np.inf, -w + 0.35], high=[np.inf, w - 0.35])
     # Goals mirror the starts across the hallway's middle, so they are as far apart as the
     # starts: arrived agents stand there, and a row of goals closer than a body width
     # would leave the last arrivals nowhere to stand.
@@ -971,12 +973,20 @@ def hallway(
     return _crowd(world, starts, goals, slots=slots, seed=seed, danger=danger)
 
 
-def _spread(points: np.ndarray, spacing: float, iterations: int = 50) -> np.ndarray:
+def _spread(
+    points: np.ndarray,
+    spacing: float,
+    iterations: int = 50,
+    low: ArrayLike | None = None,
+    high: ArrayLike | None = None,
+) -> np.ndarray:
     """Push random start points apart to at least ``spacing`` (a few relaxation sweeps).
 
     Each sweep moves every point by half the overlap with each neighbour closer than
     ``spacing`` (Jacobi, in float64, neighbours summed in index order); the neighbours come
-    from the C++ grid query, so a sweep costs O(N), not O(N²).
+    from the C++ grid query, so a sweep costs O(N), not O(N²). With ``low`` and ``high``
+    every sweep ends clipped to that box, so points pushed towards a wall stay clear of it
+    and the rest make room among themselves.
     """
     from .agents import neighbours
 
@@ -1001,6 +1011,8 @@ def _spread(points: np.ndarray, spacing: float, iterations: int = 50) -> np.ndar
         step = np.zeros_like(p)
         np.add.at(step, rows, d / np.where(dist > 0, dist, 1e9)[:, None] * push[:, None])
         p += step
+        if low is not None or high is not None:
+            p = np.clip(p, low, high)
     return p
 
 
