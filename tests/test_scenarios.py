@@ -198,6 +198,32 @@ def test_scenario_parameters_are_checked():
         scenarios.get("racetrack")(agents=1000)
 
 
+@pytest.mark.parametrize(
+    "name, param, bad",
+    [
+        ("racetrack", "width", -1.0),
+        ("oncoming", "distance", 0.0),
+        ("crossing", "distance", float("nan")),
+        ("hallway", "length", -1.0),
+        ("hallway", "width", float("inf")),  # was an OverflowError
+        ("hallway", "width", 0.5),  # no room for a body
+        ("bottleneck", "gap", -1.0),  # built a wall that overlapped itself
+        ("bottleneck", "gap", 50.0),  # wider than the room
+        ("doorway", "door", 0.0),
+        ("maze", "size", float("nan")),
+        ("evacuation", "depth", float("inf")),
+        ("corridor", "length", 5.0),
+        ("flock", "gap", True),
+    ],
+)
+def test_scenario_geometry_parameters_are_checked(name, param, bad):
+    """A length, width or gap that is not a finite number in the scenario's range is
+    refused with a ValueError naming the scenario and the parameter (a scenario fuzz run
+    found an OverflowError, a NaN message from the World, and negative gaps built)."""
+    with pytest.raises(ValueError, match=f"{name}: {param} must be a finite number"):
+        scenarios.get(name)(**{param: bad})
+
+
 def test_huge_agent_counts_are_refused_up_front():
     with pytest.raises(ValueError, match="agents must be an integer in"):
         cs.scenarios.get("circle")(agents=10**9)

@@ -252,6 +252,16 @@ def _count(
     return int(value)
 
 
+def _size(scenario: str, name: str, value: Any, low: float, high: float = np.inf) -> float:
+    """A finite real number in (low, high) (a scenario's length, width or gap, in metres),
+    else a ValueError naming the parameter."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not ok or not (np.isfinite(value) and low < value < high):
+        within = f"({low:g}, {high:g})" if np.isfinite(high) else f"greater than {low:g}"
+        raise ValueError(f"{scenario}: {name} must be a finite number {within}, got {value!r}")
+    return float(value)
+
+
 # ----------------------------------------------------------------------- racetrack ---
 
 #: Control points of the racetrack's centre line (a closed Catmull-Rom spline): a long
@@ -288,6 +298,8 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, 
     centre : Path
         Closed, counter-clockwise, about 1087·scale units long.
     """
+    width = _size("racetrack", "width", width, 0.0)
+    scale = _size("racetrack", "scale", scale, 0.0)
     _, _, _, path_mod, _, _, world_mod = _modules()
     centre = path_mod.Path(
         RACETRACK_CONTROL * float(scale), closed=True, smooth=True, samples_per_segment=12
@@ -887,6 +899,7 @@ def oncoming(
     n = _count("agents", agents)
     a, b = _two_groups(n)
     rng = np.random.default_rng(seed)
+    distance = _size("oncoming", "distance", distance, 0.0)
     ya = (np.arange(a) - (a - 1) / 2) * 1.0
     yb = (np.arange(b) - (b - 1) / 2) * 1.0
     left = np.c_[np.full(a, -distance / 2) - 1.0 * (np.arange(a) % 2), ya]
@@ -918,6 +931,7 @@ def crossing(
     n = _count("agents", agents)
     a, b = _two_groups(n)
     rng = np.random.default_rng(seed)
+    distance = _size("crossing", "distance", distance, 0.0)
     h = distance / 2
     sa = np.c_[-h - 1.2 * (np.arange(a) // 2), 0.8 * (np.arange(a) % 2)]
     sb = np.c_[0.8 * (np.arange(b) % 2), -h - 1.2 * (np.arange(b) // 2)]
@@ -946,6 +960,9 @@ def hallway(
 
     Metrics: the common set with time to goal; ``crowd_report``.
     """
+    length = _size("hallway", "length", length, 0.0)
+    # A body (0.6 m) and 5 cm on either side must fit across.
+    width = _size("hallway", "width", width, 0.7)
     _, _, _, _, _, _, world_mod = _modules()
     # Each group starts in a 4 m × (width − 1) m block, 0.7 m apart: hexagonal packing
     # holds about 2 · 4 · (width − 1) / (0.7² · 0.87) agents.
@@ -1038,6 +1055,7 @@ def bottleneck(
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
+    gap = _size("bottleneck", "gap", gap, 0.0, 12.0)  # the room is 12 m high
     # The crowd starts in an 8 m × 9 m area, 0.8 m apart (hexagonal packing: ~130).
     n = _count("agents", agents, high=120, room="the start area holds 120 at 0.8 m spacing")
     rng = np.random.default_rng(seed)
@@ -1094,6 +1112,7 @@ def doorway(
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
+    door = _size("doorway", "door", door, 0.0, 10.0)  # the wall is 10 m long
     # Each group starts in a 6 m × 7 m area, 0.8 m apart (hexagonal packing: ~75 a side).
     n = _count("agents", agents, high=140, room="the two rooms hold 70 each at 0.8 m spacing")
     a, b = _two_groups(n)
@@ -1145,8 +1164,9 @@ def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
     """Walls (M, 4) of a perfect maze of ``cells`` × ``cells`` square cells of ``size``
     (a seeded depth-first carve), with its entrance on the left of the bottom row and its
     exit on the right of the top row left open."""
+    n = _count("cells", cells, 1, 200)
+    size = _size("maze", "size", size, 0.0)
     rng = np.random.default_rng(seed)
-    n = int(cells)
     seen = np.zeros((n, n), bool)
     # Open walls: right[i, j] between (i, j) and (i+1, j); up[i, j] between (i, j), (i, j+1).
     right = np.zeros((n, n), bool)
@@ -1251,6 +1271,11 @@ def evacuation_room(
     _, _, _, _, _, _, world_mod = _modules()
     if exits not in (1, 2, 4):
         raise ValueError(f"exits must be 1, 2 or 4, got {exits}")
+    width = _size("evacuation", "width", width, 0.0)
+    depth = _size("evacuation", "depth", depth, 0.0)
+    # Two exits side by side on a wall, each within its half.
+    exit_width = _size("evacuation", "exit_width", exit_width, 0.0, width / 2)
+    outside = _size("evacuation", "outside", outside, 0.0)
     w, d, e = float(width), float(depth), float(exit_width) / 2
     xs = [w / 4, 3 * w / 4]
     bottom = xs if exits >= 2 else xs[:1]
@@ -1420,6 +1445,8 @@ def corridor(
     if n > 8:
         raise ValueError(f"agents: at most 8 fit at the corridor's entrance, got {n}")
     rng = np.random.default_rng(seed)
+    # The entrance block (x 2-3.1 m) and the target 3 m from the far end, 5 m apart.
+    length = _size("corridor", "length", length, 10.0)
     world = world_mod.World()
     world.add_polyline([[0, -5], [length, -5], [length, 5], [0, 5]], closed=True)
     xs = np.arange(15.0, length - 8.0, 12.0)
@@ -1473,6 +1500,7 @@ def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0)
     # The flock starts on a square grid of 1.2 m left of the wall: at most 15 × 15 fit.
     n = _count("agents", agents, high=225, room="the start grid left of the wall holds 15 × 15")
     rng = np.random.default_rng(seed)
+    gap = _size("flock", "gap", gap, 0.0, 20.0)  # the wall is 20 m long
     world = world_mod.World()
     world.add_polyline([[-15, -10], [35, -10], [35, 10], [-15, 10]], closed=True)
     _wall_with_gap(world, 10.0, 10.0, gap)
