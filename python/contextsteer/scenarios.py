@@ -1445,7 +1445,8 @@ def corridor(
     if n > 8:
         raise ValueError(f"agents: at most 8 fit at the corridor's entrance, got {n}")
     rng = np.random.default_rng(seed)
-    # The entrance block (x 2-3.1 m) and the target 3 m from the far end, 5 m apart.
+    # Room for the entrance block (x 2 to 2.6 m) and, metres beyond it, the target (3 m
+    # from the far end).
     length = _size("corridor", "length", length, 10.0)
     world = world_mod.World()
     world.add_polyline([[0, -5], [length, -5], [length, 5], [0, 5]], closed=True)
