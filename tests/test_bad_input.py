@@ -58,6 +58,39 @@ CASES = [
         TypeError,
         "complex",
     ),
+    # Complex input was cast to float32 with its imaginary part dropped (a ComplexWarning
+    # at most) by these entry points, found by a bad-input fuzz run.
+    *[
+        (f"complex {name}", call, TypeError, f"{arg}: expected real numbers")
+        for name, call, arg in [
+            ("segments", lambda: cs.World().add_segments(np.array([[0, 0, 1, 1j]])), "segments"),
+            ("polyline", lambda: cs.World().add_polyline(np.array([[0, 0], [1, 1j]])), "points"),
+            (
+                "polygon",
+                lambda: cs.World().add_polygon(np.array([[0, 0], [1, 0], [0, 1j]])),
+                "ring",
+            ),
+            ("centers", lambda: cs.World().add_circles(np.array([[0, 1j]]), [1.0]), "centers"),
+            ("radii", lambda: cs.World().add_circles([[0, 0]], np.array([1j])), "radii"),
+            (
+                "directions",
+                lambda: cs.raycast(world(), [[1, 0]], np.array([[1, 1j]]), 1.0),
+                "directions",
+            ),
+            ("max_dist", lambda: cs.raycast(world(), [[1, 0]], [[1, 0]], 1.0 + 1j), "max_dist"),
+            (
+                "headings",
+                lambda: cs.slot_raycast(world(), [[1, 0]], S8, 1.0, headings=np.array([1j])),
+                "headings",
+            ),
+            (
+                "sweep start",
+                lambda: cs.sweep_circle(world(), np.array([[1, 1j]]), [[1, 0]], 0.1),
+                "start",
+            ),
+            ("combine", lambda: cs.combine([M + 0j]), "maps"),
+        ]
+    ],
     (
         "raycast NaN origin",
         lambda: cs.raycast(world(), [[NAN, 0]], [[1, 0]], 1.0),

@@ -533,7 +533,7 @@ def _stack(maps: ArrayLike | Sequence[ArrayLike]) -> NDArray[np.float32]:
     if isinstance(maps, np.ndarray):
         return _f32(maps)
     # Not an ndarray: a sequence of maps (anything else fails to iterate, a TypeError).
-    maps = [np.asarray(m, dtype=np.float32) for m in cast("Iterable[ArrayLike]", maps)]
+    maps = [_f32(m, "maps") for m in cast("Iterable[ArrayLike]", maps)]
     if not maps:
         raise ValueError("maps: expected a (B, N, K) array or at least one (N, K) map, got none")
     if len({m.shape for m in maps}) > 1:

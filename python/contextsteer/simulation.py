@@ -603,10 +603,12 @@ def sweep_circle(
     >>> bool(pos[0, 0] < 0.75), int(contacts[0])
     (True, 1)
     """
+    from .maps import _f32
+
     return _core.sweep_circle(
         _core_world(world),
-        np.ascontiguousarray(start, dtype=np.float32),
-        np.ascontiguousarray(displacement, dtype=np.float32),
+        _f32(start, "start"),
+        _f32(displacement, "displacement"),
         float(radius),
         int(iterations),
         int(layers),

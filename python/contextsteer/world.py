@@ -39,9 +39,11 @@ def _points(x: Any, what: str) -> np.ndarray:
 
 def _per_row(x: Any, n: int, what: str) -> np.ndarray:
     """A scalar or an (n,) array as a float32 (1,) or (n,) array."""
+    from .maps import _f32
+
     if np.ndim(x) == 0:
-        return np.full(1, x, dtype=np.float32)
-    a = np.ascontiguousarray(x, dtype=np.float32)
+        return np.full(1, _f32(x, what), dtype=np.float32)
+    a = _f32(x, what)
     if a.ndim != 1 or a.shape[0] != n:
         raise ValueError(f"{what}: expected a scalar or shape ({n},), got {a.shape}")
     return a
@@ -121,7 +123,9 @@ class World:
         ValueError
             Wrong shape, a non-finite coordinate or a zero-length segment (named by index).
         """
-        a = np.ascontiguousarray(segments, dtype=np.float32)
+        from .maps import _f32
+
+        a = _f32(segments, "segments")
         return self._edit("add_segments", a, _layers(layers))
 
     def add_polyline(self, points: Any, *, closed: bool = False, layers: int = ALL_LAYERS) -> int:
@@ -151,7 +155,9 @@ class World:
         >>> w.segment_count
         3
         """
-        pts = np.ascontiguousarray(points, dtype=np.float32)
+        from .maps import _f32
+
+        pts = _f32(points, "points")
         return int(self._edit("add_polyline", pts, bool(closed), _layers(layers)))
 
     def add_polygon(self, ring: Any, *, layers: int = ALL_LAYERS) -> int:
@@ -172,7 +178,9 @@ class World:
             Fewer than 3 distinct points, a zero-length edge (named by index) or
             non-finite coordinates.
         """
-        pts = np.ascontiguousarray(ring, dtype=np.float32)
+        from .maps import _f32
+
+        pts = _f32(ring, "ring")
         return int(self._edit("add_polygon", pts, _layers(layers)))
 
     def add_box(
@@ -225,8 +233,10 @@ class World:
         ValueError
             Wrong shapes, non-finite values or a negative radius (named by index).
         """
-        c = np.ascontiguousarray(centers, dtype=np.float32)
-        r = np.ascontiguousarray(radii, dtype=np.float32)
+        from .maps import _f32
+
+        c = _f32(centers, "centers")
+        r = _f32(radii, "radii")
         if np.ndim(radii) == 0 and c.ndim == 2:
             r = np.full(c.shape[0], radii, dtype=np.float32)
         return self._edit("add_circles", c, r, _layers(layers))
@@ -466,7 +476,9 @@ def raycast(
     """
     core = _world(world)
     o = _points(origins, "origins")
-    d = np.ascontiguousarray(directions, dtype=np.float32)
+    from .maps import _f32
+
+    d = _f32(directions, "directions")
     m = _per_row(max_dist, o.shape[0], "max_dist")
     distance, hit, normal, obstacle = _core.raycast(core, o, d, m, float(radius), _layers(layers))
     return RayHits(distance, hit, normal, obstacle)
@@ -561,7 +573,9 @@ def slot_raycast(
         slot_directions = slot_directions.directions
     s = _points(slot_directions, "slot_directions")
     la = _per_row(look_ahead, p.shape[0], "look_ahead")
-    h = None if headings is None else np.ascontiguousarray(headings, dtype=np.float32)
+    from .maps import _f32
+
+    h = None if headings is None else _f32(headings, "headings")
     return _core.slot_raycast(core, p, s, la, h, float(radius), _layers(layers), out, method)
 
 
