@@ -89,6 +89,26 @@ CASES = [
                 "start",
             ),
             ("combine", lambda: cs.combine([M + 0j]), "maps"),
+            (
+                "neighbours",
+                lambda: cs.neighbours(np.ones((3, 2), complex), radius=1.0, max_neighbours=2),
+                "positions",
+            ),
+            ("Seek targets", lambda: cs.Seek(targets=np.ones((3, 2), complex)), "targets"),
+            ("agent_weights", lambda: cs.Seek(agent_weights=np.ones(3, complex)), "agent_weights"),
+            ("Path", lambda: cs.Path(np.array([[0, 0], [1, 1j], [2, 0]])), "points"),
+            ("Steering spread", lambda: cs.Steering([cs.Seek()], spread=[1j, 1, 1j]), "spread"),
+            ("NavField goal", lambda: cs.NavField(world(), np.array([1, 1j])), "goal"),
+            (
+                "FollowFlowField",
+                lambda: cs.classic.FollowFlowField(np.ones((4, 4, 2), complex)),
+                "field",
+            ),
+            (
+                "Lerp.apply",
+                lambda: cs.Lerp().apply(agents(1), [[1, 1j]], [1.0], dt=0.5),
+                "direction",
+            ),
         ]
     ],
     (

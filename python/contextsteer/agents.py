@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import _core
+from .maps import _f32
 
 __all__ = ["Agents", "Neighbours", "neighbours"]
 
@@ -356,7 +357,7 @@ def neighbours(
     >>> r.counts
     array([2, 2, 0, 2], dtype=int32)
     """
-    pos = np.ascontiguousarray(positions, dtype=np.float32)
+    pos = _f32(positions, "positions")
     if isinstance(max_neighbours, bool) or not isinstance(max_neighbours, (int, np.integer)):
         raise TypeError(
             f"neighbours: max_neighbours must be an int, got {type(max_neighbours).__name__}"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 
 from . import _core
+from .maps import _f32
 from .world import _core_world
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def _slot_directions(directions: Any) -> np.ndarray:
         return np.ascontiguousarray(np.stack([np.cos(a), np.sin(a)], axis=1), dtype=np.float32)
     if hasattr(directions, "directions"):
         directions = directions.directions
-    return np.ascontiguousarray(directions, dtype=np.float32)
+    return _f32(directions, "slot directions")
 
 
 def _number(
@@ -120,7 +121,7 @@ def _choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
 def _point(owner: str, name: str, value: Any) -> np.ndarray | None:
     if value is None:
         return None
-    p = np.ascontiguousarray(value, dtype=np.float32)
+    p = _f32(value, f"{owner}: {name}")
     if p.shape != (2,) or not np.isfinite(p).all():
         raise ValueError(f"{owner}: {name} must be a finite point of shape (2,), got {value!r}")
     return p
@@ -129,7 +130,7 @@ def _point(owner: str, name: str, value: Any) -> np.ndarray | None:
 def _points(owner: str, name: str, value: Any) -> np.ndarray | None:
     if value is None:
         return None
-    p = np.ascontiguousarray(value, dtype=np.float32)
+    p = _f32(value, f"{owner}: {name}")
     if p.ndim == 1 and p.shape == (2,):
         p = p[None, :]
     if p.ndim != 2 or p.shape[1] != 2:
@@ -262,8 +263,10 @@ class Behaviour:
                 arr = w  # in place: the caller may edit it between steps
             else:
                 try:
-                    arr = np.ascontiguousarray(w, dtype=np.float32)
-                except (TypeError, ValueError):
+                    arr = _f32(w, f"{owner}: agent_weights")
+                except (TypeError, ValueError) as e:
+                    if np.iscomplexobj(w):
+                        raise e from None
                     raise TypeError(
                         f"{owner}: agent_weights must be an array of numbers, got {w!r}"
                     ) from None

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _core
+from .maps import _f32
 from .world import _core_world
 
 if TYPE_CHECKING:
@@ -556,7 +557,7 @@ class FollowFlowField(Behaviour):
     _kind = "flow_field"
 
     def __init__(self, field, *, origin=(0.0, 0.0), cell=1.0, prediction=0.0):
-        f = np.ascontiguousarray(field, dtype=np.float32)
+        f = _f32(field, "FollowFlowField: field")
         if f.ndim != 3 or f.shape[2] != 2 or f.shape[0] < 1 or f.shape[1] < 1:
             raise ValueError(
                 f"FollowFlowField: field must have shape (rows, cols, 2), got {np.shape(field)}"

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _core
+from .maps import _f32
 
 if TYPE_CHECKING:
     from .agents import Agents
@@ -95,8 +96,8 @@ class MotionModel:
         >>> s.velocity, s.position
         (array([[1., 0.]], dtype=float32), array([[0.5, 0. ]], dtype=float32))
         """
-        d = np.ascontiguousarray(direction, dtype=np.float32)
-        s = np.ascontiguousarray(strength, dtype=np.float32)
+        d = _f32(direction, "direction")
+        s = _f32(strength, "strength")
         pos, vel, head = _core.apply_motion(agents, self, d, s, _finite("apply", "dt", dt, low=0.0))
         return MotionState(pos, vel, head)
 

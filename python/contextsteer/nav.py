@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _core
+from .maps import _f32
 from .world import _core_world
 
 if TYPE_CHECKING:
@@ -49,18 +50,18 @@ def _goal_set(goal: Any, k: int) -> dict:
             )
         out: dict = {}
         if goal.get("points") is not None:
-            p = np.ascontiguousarray(goal["points"], dtype=np.float32)
+            p = _f32(goal["points"], "goal points")
             out["points"] = p.reshape(1, 2) if p.shape == (2,) else p
         if goal.get("segments") is not None:
-            s = np.ascontiguousarray(goal["segments"], dtype=np.float32)
+            s = _f32(goal["segments"], "goal segments")
             out["segments"] = s.reshape(1, 4) if s.shape == (4,) else s
         if goal.get("polygons") is not None:
             polys = goal["polygons"]
             if isinstance(polys, np.ndarray) and polys.ndim == 2:
                 polys = [polys]
-            out["polygons"] = [np.ascontiguousarray(r, dtype=np.float32) for r in polys]
+            out["polygons"] = [_f32(r, "goal polygons") for r in polys]
         return out
-    a = np.ascontiguousarray(goal, dtype=np.float32)
+    a = _f32(goal, "goal")
     if a.shape == (2,):
         return {"points": a.reshape(1, 2)}
     if a.ndim == 2 and a.shape[1] == 2:
@@ -284,7 +285,7 @@ class NavField:
             ``distance`` (N,) and ``direction`` (N, 2), float32.
         """
         self._sync()
-        p = np.ascontiguousarray(points, dtype=np.float32)
+        p = _f32(points, "points")
         if p.shape == (2,):
             p = p.reshape(1, 2)
         if p.ndim != 2 or p.shape[1] != 2:
@@ -353,12 +354,12 @@ def route(
     from .path import Path
 
     core_world = _core_world(world)
-    s = np.ascontiguousarray(starts, dtype=np.float32)
+    s = _f32(starts, "starts")
     if s.shape == (2,):
         s = s.reshape(1, 2)
     if s.ndim != 2 or s.shape[1] != 2:
         raise ValueError(f"starts: expected shape (N, 2) or (2,), got {s.shape}")
-    g = np.ascontiguousarray(np.broadcast_to(np.asarray(goals, dtype=np.float32), s.shape))
+    g = np.ascontiguousarray(np.broadcast_to(_f32(goals, "goals"), s.shape))
     points, offsets, _ = _core.route(core_world, s, g, float(radius), int(layers), int(arc_points))
     if packed:
         return points, offsets

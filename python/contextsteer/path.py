@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _core
+from .maps import _f32
 
 __all__ = ["Path"]
 
@@ -20,7 +21,7 @@ _DIRECTION_MODES = ("tangent", "seek")
 
 def _points_2d(points: ArrayLike, what: str = "points") -> tuple[NDArray[np.float32], bool]:
     """Return points as float32 (N, 2) and whether a single (2,) point was given."""
-    p = np.ascontiguousarray(points, dtype=np.float32)
+    p = _f32(points, what)
     if p.shape == (2,):
         return p.reshape(1, 2), True
     if p.ndim != 2 or p.shape[1] != 2:
@@ -30,7 +31,9 @@ def _points_2d(points: ArrayLike, what: str = "points") -> tuple[NDArray[np.floa
 
 def _offsets_1d(offsets: ArrayLike) -> tuple[NDArray[np.float32], bool]:
     """Return offsets as float32 (N,) and whether a scalar was given."""
-    s = np.asarray(offsets, dtype=np.float32)
+    if np.iscomplexobj(offsets):
+        raise TypeError("offsets: expected real numbers, got a complex array")
+    s = np.asarray(offsets, dtype=np.float32)  # (a 0-d scalar stays 0-d)
     if s.ndim == 0:
         return s.reshape(1), True
     if s.ndim != 1:
@@ -93,7 +96,7 @@ class Path:
         smooth: bool = False,
         samples_per_segment: int = 8,
     ) -> None:
-        p = np.ascontiguousarray(points, dtype=np.float32)
+        p = _f32(points, "points")
         if p.ndim != 2 or p.shape[1] != 2:
             raise ValueError(f"points: expected shape (P, 2), got {p.shape}")
         if isinstance(samples_per_segment, bool) or not isinstance(samples_per_segment, int):

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _modes
 from .behaviours import Behaviour
+from .maps import _f32
 
 __all__ = ["STEERING_COMBINE_MODES", "Steering"]
 
@@ -168,7 +169,7 @@ class Steering:
             raise ValueError(f"Steering: blend must be in [0, 1] or None, got {blend}")
         self.blend = None if blend is None else float(blend)
         if spread is not None:
-            spread = np.ascontiguousarray(spread, dtype=np.float32)
+            spread = _f32(spread, "Steering: spread")
             if spread.ndim != 1 or spread.size % 2 == 0 or not np.isfinite(spread).all():
                 raise ValueError(
                     f"Steering: spread must be a finite kernel of odd length, got {spread!r}"
