@@ -31,14 +31,13 @@ def _points_2d(points: ArrayLike, what: str = "points") -> tuple[NDArray[np.floa
 
 def _offsets_1d(offsets: ArrayLike) -> tuple[NDArray[np.float32], bool]:
     """Return offsets as float32 (N,) and whether a scalar was given."""
-    if np.iscomplexobj(offsets):
-        raise TypeError("offsets: expected real numbers, got a complex array")
-    s = np.asarray(offsets, dtype=np.float32)  # (a 0-d scalar stays 0-d)
-    if s.ndim == 0:
+    scalar = np.ndim(offsets) == 0
+    s = _f32(offsets, "offsets")
+    if scalar:
         return s.reshape(1), True
     if s.ndim != 1:
         raise ValueError(f"offsets: expected shape (N,) or a scalar, got {s.shape}")
-    return np.ascontiguousarray(s), False
+    return s, False
 
 
 class Path:

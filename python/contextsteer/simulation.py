@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _core
-from .maps import SlotSet
+from .maps import SlotSet, _f32
 from .motion import Lerp, MotionModel
 from .steering import Steering
 from .world import _core_world
@@ -603,8 +603,6 @@ def sweep_circle(
     >>> bool(pos[0, 0] < 0.75), int(contacts[0])
     (True, 1)
     """
-    from .maps import _f32
-
     return _core.sweep_circle(
         _core_world(world),
         _f32(start, "start"),

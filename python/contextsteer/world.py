@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from . import _core
+from .maps import _f32
 
 __all__ = ["World", "RayHits", "Nearest", "raycast", "slot_raycast", "nearest", "inside"]
 
@@ -29,8 +30,6 @@ def _layers(layers: Any) -> int:
 
 
 def _points(x: Any, what: str) -> np.ndarray:
-    from .maps import _f32
-
     a = _f32(x, what)
     if a.ndim != 2 or a.shape[1] != 2:
         raise ValueError(f"{what}: expected shape (N, 2), got {a.shape}")
@@ -39,8 +38,6 @@ def _points(x: Any, what: str) -> np.ndarray:
 
 def _per_row(x: Any, n: int, what: str) -> np.ndarray:
     """A scalar or an (n,) array as a float32 (1,) or (n,) array."""
-    from .maps import _f32
-
     if np.ndim(x) == 0:
         return np.full(1, _f32(x, what), dtype=np.float32)
     a = _f32(x, what)
@@ -123,8 +120,6 @@ class World:
         ValueError
             Wrong shape, a non-finite coordinate or a zero-length segment (named by index).
         """
-        from .maps import _f32
-
         a = _f32(segments, "segments")
         return self._edit("add_segments", a, _layers(layers))
 
@@ -155,8 +150,6 @@ class World:
         >>> w.segment_count
         3
         """
-        from .maps import _f32
-
         pts = _f32(points, "points")
         return int(self._edit("add_polyline", pts, bool(closed), _layers(layers)))
 
@@ -178,8 +171,6 @@ class World:
             Fewer than 3 distinct points, a zero-length edge (named by index) or
             non-finite coordinates.
         """
-        from .maps import _f32
-
         pts = _f32(ring, "ring")
         return int(self._edit("add_polygon", pts, _layers(layers)))
 
@@ -233,8 +224,6 @@ class World:
         ValueError
             Wrong shapes, non-finite values or a negative radius (named by index).
         """
-        from .maps import _f32
-
         c = _f32(centers, "centers")
         r = _f32(radii, "radii")
         if np.ndim(radii) == 0 and c.ndim == 2:
@@ -476,8 +465,6 @@ def raycast(
     """
     core = _world(world)
     o = _points(origins, "origins")
-    from .maps import _f32
-
     d = _f32(directions, "directions")
     m = _per_row(max_dist, o.shape[0], "max_dist")
     distance, hit, normal, obstacle = _core.raycast(core, o, d, m, float(radius), _layers(layers))
@@ -573,8 +560,6 @@ def slot_raycast(
         slot_directions = slot_directions.directions
     s = _points(slot_directions, "slot_directions")
     la = _per_row(look_ahead, p.shape[0], "look_ahead")
-    from .maps import _f32
-
     h = None if headings is None else _f32(headings, "headings")
     return _core.slot_raycast(core, p, s, la, h, float(radius), _layers(layers), out, method)
 
