@@ -227,6 +227,78 @@ CASES = [
         "contact_tolerance",
     ),
     ("load not a file", lambda: cs.load(__file__), ValueError, "not a contextsteer simulation"),
+    # ---- configure_metrics: beyond float32, flags that are not bools, overtakes off a lap
+    (
+        "metrics goal_radius 1e39",
+        lambda: cs.Simulation(None, agents(), [cs.Seek()]).configure_metrics(goal_radius=1e39),
+        ValueError,
+        "goal_radius",
+    ),
+    (
+        "metrics clearance_range 1e40",
+        lambda: cs.Simulation(None, agents(), [cs.Seek()]).configure_metrics(clearance_range=1e40),
+        ValueError,
+        "clearance_range",
+    ),
+    (
+        "metrics enabled 'no'",
+        lambda: cs.Simulation(None, agents(), [cs.Seek()]).configure_metrics(enabled="no"),
+        TypeError,
+        "enabled must be a bool, got str",
+    ),
+    (
+        "metrics overtakes 'false'",
+        lambda: cs.Simulation(None, agents(), [cs.Seek()]).configure_metrics(
+            overtakes="false", path=cs.Path([[0, 0], [1, 0], [1, 1]], closed=True)
+        ),
+        TypeError,
+        "overtakes must be a bool, got str",
+    ),
+    (
+        "metrics overtakes on an open path",
+        lambda: cs.Simulation(None, agents(), [cs.Seek()]).configure_metrics(
+            overtakes=True, path=cs.Path([[0, 0], [10, 0]])
+        ),
+        ValueError,
+        "overtakes need a closed path.*got an open path",
+    ),
+    (
+        "metrics overtakes without a path",
+        lambda: cs.Simulation(None, agents(), [cs.Seek()]).configure_metrics(overtakes=True),
+        ValueError,
+        "overtakes need a closed path.*got no path",
+    ),
+    # ---- History: integer counts in range, bool flags
+    (
+        "History reserve 2.5",
+        lambda: cs.History(cs.Simulation(None, agents(), [cs.Seek()]), reserve=2.5),
+        TypeError,
+        "reserve must be an int, got float",
+    ),
+    (
+        "History reserve '3'",
+        lambda: cs.History(cs.Simulation(None, agents(), [cs.Seek()]), reserve="3"),
+        TypeError,
+        "reserve must be an int, got str",
+    ),
+    (
+        "History maps 'no'",
+        lambda: cs.History(cs.Simulation(None, agents(), [cs.Seek()]), maps="no"),
+        TypeError,
+        "maps must be a bool, got str",
+    ),
+    (
+        "History every 2**63",
+        lambda: cs.History(cs.Simulation(None, agents(), [cs.Seek()]), every=2**63),
+        ValueError,
+        r"every must be in \[1, 9223372036854775807\], got 9223372036854775808",
+    ),
+    (
+        "History reserve 2**63",
+        lambda: cs.History(cs.Simulation(None, agents(), [cs.Seek()]), reserve=2**63),
+        ValueError,
+        r"reserve must be in \[1, 2147483647\], got 9223372036854775808",
+    ),
 ]
 
 

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -138,3 +139,33 @@ def test_metrics_carry_a_schema_version(tmp_path):
     # scenario_metrics/step_seconds); the metrics inside keep their own version
     assert doc["schema_version"] == cs.run.SCHEMA_VERSION == 2
     assert doc["metrics"]["schema_version"] == 1
+
+
+def test_exports_label_each_frame_with_the_group_and_agent_it_had_then():
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0], [0, 2]], velocity=[1, 0], max_speed=1, group=[1, 2])
+    sim = cs.Simulation(None, a, [cs.Forward()], motion=cs.Lerp(steer_force=1))
+    h = sim.record(every=5)
+    sim.step(0.1, 10)  # frames 0-2: slot 1 holds an agent of group 2
+    a.remove([1])
+    sim.step(0.1, 5)  # frame 3: slot 1 empty
+    a.add([[9, 9]], group=7)  # frame 4: a new agent of group 7 in slot 1
+    sim.step(0.1, 5)
+    cols = h._table()
+    one = cols["id"] == 1
+    np.testing.assert_array_equal(cols["frame"][one], [0, 1, 2, 4])
+    np.testing.assert_array_equal(cols["group"][one], [2, 2, 2, 7])
+    np.testing.assert_array_equal(cols["generation"][one], [1, 1, 1, 2])
+    np.testing.assert_array_equal(h.groups[:, 0], [1] * 5)
+    back = pickle.loads(pickle.dumps(h))
+    np.testing.assert_array_equal(back._table()["group"], cols["group"])
+
+
+def test_trajectory_ids_split_a_slot_only_when_it_held_several_agents():
+    from contextsteer.history import _trajectory_ids
+
+    slot = np.array([0, 3, 0, 3])
+    np.testing.assert_array_equal(_trajectory_ids(slot, np.array([1, 1, 1, 1])), slot)
+    # Slot 3 held two agents: (0, 1) -> 0, (3, 1) -> 1, (3, 2) -> 2.
+    got = _trajectory_ids(np.array([0, 3, 0, 3]), np.array([1, 1, 1, 2]))
+    np.testing.assert_array_equal(got, [0, 1, 0, 2])

@@ -559,3 +559,49 @@ def test_prepared_answers_never_change_a_run_whatever_is_edited_between_steps(
         return np.array(frames)
 
     np.testing.assert_array_equal(run(True), run(False))
+
+
+def test_configure_metrics_takes_the_float32_range_and_numpy_bools():
+    # The largest float32 is a valid goal radius and is reported as itself (strict JSON);
+    # NumPy bools are bools. (1e39 and non-bool flags: the bad-input matrix.)
+    import json
+
+    biggest = float(np.finfo(np.float32).max)
+    a = cs.Agents(1)
+    a.add([[0, 0]], target=[[100, 0]])
+    sim = cs.Simulation(None, a, [cs.Seek()])
+    track = cs.Path([[0, 0], [10, 0], [10, 10]], closed=True)
+    sim.configure_metrics(
+        goal_radius=biggest,
+        clearance_range=biggest,
+        enabled=np.bool_(True),
+        overtakes=np.True_,
+        path=track,
+    )
+    sim.step(0.1)
+    m = sim.metrics()
+    assert m["time_to_goal"]["goal_radius"] == biggest and m["overtakes"] == 0
+    json.dumps(m, allow_nan=False)
+
+
+def test_a_non_finite_goal_radius_is_reported_as_none():
+    # configure_metrics refuses one; the summary still keeps the dict NaN-free, as it does
+    # for every other float, whatever the core reports.
+    from contextsteer.metrics import summarize
+
+    class Core:
+        def __init__(self, core):
+            self._c = core
+
+        def __getattr__(self, name):
+            return getattr(self._c, name)
+
+        def _metrics_info(self):
+            return {**self._c._metrics_info(), "goal_radius": float("inf")}
+
+    a = cs.Agents(1)
+    a.add([[0, 0]], target=[[1, 0]])
+    sim = cs.Simulation(None, a, [cs.Seek()])
+    sim.configure_metrics(goal_radius=0.5)
+    m = summarize(Core(sim._core), sim.agents.alive, sim.time, sim.stuck)
+    assert m["time_to_goal"]["goal_radius"] is None

@@ -229,3 +229,44 @@ def test_history_pickles_as_a_detached_copy_of_its_frames():
     assert hist2.sim is sim2
     with pytest.raises(TypeError, match="deepcopy"):
         copy.copy(hist)
+
+
+def routed(capacity=4):
+    """Agents on per-agent routes (FollowPath over a sequence of Paths, with an index)."""
+    a = cs.Agents(capacity, slots=8)
+    a.add([[0, 0], [0, 1], [1, 0]], max_speed=1)
+    routes = [cs.Path([[0, 0], [5, 0], [5, 5]]), cs.Path([[0, 1], [0, 6]]), None]
+    beh = cs.FollowPath(routes, look_ahead=0.5, mode="seek", index=np.int32([0, 1, 0, 2]))
+    return cs.Simulation(None, a, [beh], motion=cs.Lerp(steer_force=1))
+
+
+def test_followpath_with_per_agent_routes_saves_and_continues_bit_identically(tmp_path):
+    straight = routed()
+    straight.step(0.1, 60)
+    first = routed()
+    first.step(0.1, 25)
+    first.save(tmp_path / "routes.cssim")
+    twins = [cs.load(tmp_path / "routes.cssim"), pickle.loads(pickle.dumps(first))]
+    twins.append(copy.deepcopy(first))
+    for t in twins:
+        t.step(0.1, 35)
+        same_run(straight, t)
+    beh = pickle.loads(pickle.dumps(first._source_steering[0]))
+    assert [p is None for p in beh.path] == [False, False, True]
+    np.testing.assert_array_equal(beh.path[1].points, [[0, 1], [0, 6]])
+    np.testing.assert_array_equal(beh.index, [0, 1, 0, 2])
+
+
+def test_older_pickles_with_overtakes_off_a_closed_path_load_as_they_ran():
+    # Before configure_metrics refused overtakes without a closed path, they counted
+    # nothing there; such a pickle still loads, and continues as the original.
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0], [3, 0]], target=[[10, 0], [10, 1]], max_speed=1)
+    sim = cs.Simulation(None, a, [cs.Seek()])
+    sim.configure_metrics(path=cs.Path([[0, 0], [10, 0]]))
+    sim.step(0.1, 5)
+    sim._metrics_args["overtakes"] = True  # as an older version kept it
+    back = pickle.loads(pickle.dumps(sim))
+    for s in (sim, back):
+        s.step(0.1, 5)
+    same_run(sim, back)

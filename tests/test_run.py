@@ -160,3 +160,45 @@ def test_no_import_cycle_between_cli_and_sweep():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def driving(capacity):
+    """Two agents in a ``capacity``-slot Agents driving along +x at 1 m/s, 2 m apart."""
+    agents = cs.Agents(capacity, slots=8)
+    agents.add([[0, 0], [0, 2]], velocity=[1, 0], max_speed=1)
+    return cs.Simulation(None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=1))
+
+
+def test_trajectory_counts_only_the_slots_alive_in_a_recorded_frame():
+    # Hand-worked: 30 steps of 0.1 s at 1 m/s is 3 m each, at 1 m/s; the two free slots
+    # of the capacity-4 Agents never move and must not count as agents that stood still.
+    for capacity in (2, 4):
+        res = cs.run_simulation(driving(capacity), 30, dt=0.1, records=3)
+        t = res.trajectory
+        assert t["path_length_mean"] == pytest.approx(3.0, rel=1e-5)
+        assert t["path_length_min"] == pytest.approx(3.0, rel=1e-5)
+        assert t["path_length_max"] == pytest.approx(3.0, rel=1e-5)
+        assert t["mean_speed"] == pytest.approx(1.0, rel=1e-5)
+
+
+def test_trajectory_without_any_agent_has_none_statistics_and_strict_json():
+    sim = cs.Simulation(None, cs.Agents(0, slots=8), [cs.Forward()])
+    res = cs.run_simulation(sim, 5, dt=0.1, records=2)
+    stats = ("path_length_mean", "path_length_min", "path_length_max", "mean_speed")
+    assert all(res.trajectory[k] is None for k in stats)
+    doc = json.loads(json.dumps(res.to_dict(), allow_nan=False))
+    assert all(doc["trajectory"][k] is None for k in stats)
+
+
+def test_the_appended_final_frame_has_the_simulations_own_time():
+    # 31 steps in frames every 11: the final state is appended between two frames. Oracle:
+    # the clock of a twin simulation stepped 31 times by hand (it accumulates the float32
+    # dt, so it is not 31 * 0.1).
+    res = cs.run_simulation(driving(2), 31, dt=0.1, records=3)
+    twin = driving(2)
+    clock = [0.0]
+    for _ in range(31):
+        twin.step(0.1)
+        clock.append(twin.time)
+    assert res.history.steps.tolist() == [0, 11, 22, 31]
+    assert res.history.times.tolist() == [clock[0], clock[11], clock[22], clock[31]]

@@ -126,8 +126,11 @@ void bind_nav(py::module_& m) {
             if (g < 0 || static_cast<std::size_t>(g) >= s.field.count())
               throw py::index_error("field index " + std::to_string(g) + " out of range");
             const NavGrid& gr = s.field.grid();
-            return view_of(const_cast<float*>(s.field.distance(static_cast<std::size_t>(g)).data()),
-                           {gr.ny, gr.nx}, self, false);
+            // A copy: a rebuild (after a world edit) replaces the field's buffers.
+            const auto d = s.field.distance(static_cast<std::size_t>(g));
+            auto out = new_array<float>({gr.ny, gr.nx});
+            std::copy(d.begin(), d.end(), out.mutable_data());
+            return out;
           },
           py::arg("g"))
       .def(
@@ -137,8 +140,10 @@ void bind_nav(py::module_& m) {
             if (g < 0 || static_cast<std::size_t>(g) >= s.field.count())
               throw py::index_error("field index " + std::to_string(g) + " out of range");
             const NavGrid& gr = s.field.grid();
-            return view_of(const_cast<float*>(s.field.descent(static_cast<std::size_t>(g)).data()),
-                           {gr.ny, gr.nx, 2}, self, false);
+            const auto d = s.field.descent(static_cast<std::size_t>(g));
+            auto out = new_array<float>({gr.ny, gr.nx, 2});
+            std::copy(d.begin(), d.end(), out.mutable_data());
+            return out;
           },
           py::arg("g"))
       .def_property_readonly("blocked",

@@ -75,6 +75,8 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
            p.clearance_range = static_cast<float>(clearance_range);
            p.layers = layers;
            const InUse guard({self.sim.get()}, "Simulation.configure_metrics");
+           // The metrics measure the agents' starting state (path offsets, distances).
+           check_agents(agents_of(self.agents));
            self.metrics_path = path;
            refresh_world(self);
            self.sim->configure_metrics(p);
@@ -179,6 +181,8 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
         if (name == "positions") return frames_view(buf, buf->position.data(), {t, n, 2});
         if (name == "velocities") return frames_view(buf, buf->velocity.data(), {t, n, 2});
         if (name == "headings") return frames_view(buf, buf->heading.data(), {t, n});
+        if (name == "groups") return frames_view(buf, buf->group.data(), {t, n});
+        if (name == "generations") return frames_view(buf, buf->generation.data(), {t, n});
         if (name == "alive")
           return frames_view(buf, reinterpret_cast<bool*>(buf->alive.data()), {t, n});
         if (name == "series")

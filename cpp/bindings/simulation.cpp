@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agents.hpp"
@@ -23,9 +24,6 @@
 
 namespace contextsteer::bindings {
 
-namespace {
-
-/// ValueError naming the first alive agent whose state is not finite (or negative).
 void check_agents(Agents& a) {
   const AgentsView v = a.view();
   auto bad = [](const char* what, std::size_t i, float x) {
@@ -51,6 +49,8 @@ void check_agents(Agents& a) {
       if (!(arr[i] >= 0.0f) || !in_range(arr[i])) bad(name, i, arr[i]);
   }
 }
+
+namespace {
 
 /// After a step: the committed state must be finite. It can only become non-finite when
 /// something outside the step wrote into the agents' views while it ran (another thread).
@@ -308,14 +308,21 @@ void bind_simulation(py::module_& m) {
              });
              return out;
            })
+      .def("_check_agents", [](PySimulation& self) { check_agents(agents_of(self.agents)); })
       .def("_set_state",
            [](PySimulation& self, const py::dict& state) {
              const InUse guard({self.sim.get()}, "Simulation.load");
              // Check everything first, then copy: a bad state never half-loads.
              std::vector<std::pair<void*, std::string>> plan;
              self.sim->for_each_state([&](const char* name, void* data, std::size_t bytes) {
-               if (!state.contains(name))
+               if (!state.contains(name)) {
+                 // Files saved before the sensor's rays and the slots' generations were
+                 // state load without them (their agents' generations are all 0 too).
+                 if (std::string_view(name) == "sensed" ||
+                     std::string_view(name) == "metrics.generation")
+                   return;
                  throw py::value_error(std::string("Simulation state: missing '") + name + "'");
+               }
                auto b = state[name].cast<std::string>();
                if (b.size() != bytes)
                  throw py::value_error(std::string("Simulation state: '") + name + "' has " +

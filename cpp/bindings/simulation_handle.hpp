@@ -22,6 +22,10 @@ struct PySimulation {
   std::size_t slice = 1;  ///< steps a GIL-released slice of step() runs (adapted, ~50 ms)
 };
 
+/// ValueError naming the first alive agent whose state is not finite, beyond ±1e8, or
+/// negative where a size or limit must not be (simulation.cpp).
+void check_agents(Agents& a);
+
 /// Adds the metrics and history methods to the Simulation class and binds
 /// contextsteer._core.History (observe.cpp).
 void bind_observers(py::module_& m, py::class_<PySimulation>& cls);

@@ -17,6 +17,8 @@ HistoryFrames::HistoryFrames(std::size_t cap, std::size_t n_, std::size_t k_, bo
   velocity.resize(cap * n * 2);
   heading.resize(cap * n);
   alive.resize(cap * n);
+  group.resize(cap * n);
+  generation.resize(cap * n);
   if (maps) {
     interest.resize(cap * n * k);
     danger.resize(cap * n * k);
@@ -50,6 +52,8 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     copy(f->velocity, g->velocity);
     copy(f->heading, g->heading);
     copy(f->alive, g->alive);
+    copy(f->group, g->group);
+    copy(f->generation, g->generation);
     copy(f->interest, g->interest);
     copy(f->danger, g->danger);
     if (!f->sensed.empty()) {
@@ -77,6 +81,8 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     f->velocity[2 * (t * n + i)] = a.velocity[2 * i];
     f->velocity[2 * (t * n + i) + 1] = a.velocity[2 * i + 1];
     f->heading[t * n + i] = a.heading[i];
+    f->group[t * n + i] = a.group[i];
+    f->generation[t * n + i] = a.generation ? a.generation[i] : 0;
     if (f->progress)
       f->along[t * n + i] = on && metrics ? static_cast<float>(m.progress()[i]) : nan;
     if (!on) continue;

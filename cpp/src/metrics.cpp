@@ -43,6 +43,9 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   for (std::size_t i = 0; i < n_; ++i)
     if (a.alive[i]) rmax_ = std::max(rmax_, a.radius[i]);
   range_ = params.clearance_range >= 0.0f ? params.clearance_range : 4.0f * rmax_;
+  fresh_.assign(n_, 0);
+  if (a.generation) generation_.assign(a.generation, a.generation + n_);
+  else generation_.assign(n_, 0);
   prev_pos_.assign(a.position, a.position + 2 * n_);
   prev_vel_.assign(a.velocity, a.velocity + 2 * n_);
   prev_head_.assign(a.heading, a.heading + n_);
@@ -122,11 +125,16 @@ void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGri
   double* const moved_i = moved_.data();
   for (std::size_t i = 0; i < n_; ++i) {
     moved_i[i] = 0.0;
+    fresh_[i] = 0;
     if (!a.alive[i]) continue;
     rmax_ = std::max(rmax_, a.radius[i]);
     const double x = a.position[2 * i], y = a.position[2 * i + 1];
     coords = std::max(coords, std::fabs(x) + std::fabs(y));
-    if (was_alive_[i]) {
+    // Removed and another agent added in the slot since the last update: a new agent
+    // even though the slot was alive then and is now.
+    if (a.generation && a.generation[i] != generation_[i]) fresh_[i] = 2;
+    else if (!was_alive_[i]) fresh_[i] = 1;
+    if (!fresh_[i]) {
       // Displacement since the previous update. √(dx² + dy²) in double: float differences
       // square exactly, so this is as accurate as std::hypot (which guards over/underflow
       // that float inputs cannot reach) at a fraction of its cost.
@@ -135,6 +143,9 @@ void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGri
     }
   }
   max_moved_ = static_cast<float>(moved * (1.0 + 0x1p-20));
+  // The default clearance range follows the largest radius (agents added since configure,
+  // perhaps into an empty simulation, are measured too).
+  if (params_.clearance_range < 0.0f) range_ = 4.0f * rmax_;
   // The rounding margin of the wall distance bounds (measure_row), for every agent: at
   // least each one's own 2^-30 · (|x| + |y| + maxd + 1). Infinite when a coordinate is
   // (then every agent asks the world); a NaN position is left out by max.
@@ -172,7 +183,8 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     // query looks twice as far as needed, so an agent in open space re-queries only after
     // moving about maxd. On crowd-track-10k (K = 16, 100 steps, callgrind) the metrics'
     // wall queries went from 670 to 100 instructions an agent a step.
-    const float maxd = r + range_;
+    // Far enough for a contact (wall < tol·r) too when the clearance range is shorter.
+    const float maxd = r + std::max(range_, params_.contact_tolerance * r);
     const double lb = wall_lb - moved - wall_eps_;
     if (lb > maxd) {
       wall_lb = lb;
@@ -227,7 +239,8 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
   const float range = range_;
   const float* radius = a.radius;
   const auto self = static_cast<std::int32_t>(i);
-  const float full = r + rmax_ + range_;
+  // Far enough for every touching partner too when the clearance range is shorter.
+  const float full = r + rmax_ + std::max(range_, params_.contact_tolerance * (r + rmax_));
   const float near = std::max(keep * (r + rmax_), r + rmax_ + guess) * (1.0f + 0x1p-16f) + 0x1p-16f;
   std::size_t n = 0;
   const auto add_partner = [&](std::int32_t j) {
@@ -349,9 +362,11 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     std::int32_t now[kMaxContacts];
     std::uint8_t count = 0;
     float wall = kInf, agent = kInf;
-    const bool fresh = !was_alive[i];  // added since the last update: a new baseline
-    if (fresh) wall_lb[i] = -kInfD;    // prev_pos_ is stale
-    const double moved = moved_i[i];   // since the previous update (prepare); 0 when fresh
+    const std::uint8_t fresh_kind = fresh_[i];
+    const bool fresh = fresh_kind != 0;  // alive since the last update: a new baseline
+    if (fresh) wall_lb[i] = -kInfD;      // prev_pos_ is stale
+    if (fresh_kind == 2) restart_row(i, t);
+    const double moved = moved_i[i];  // since the previous update (prepare); 0 when fresh
     // The previous least clearance, plus this agent's and any agent's displacement since,
     // bounds the least clearance now (inf: no agent was within range).
     const float guess = fresh ? kInf : cur_agent[i] + static_cast<float>(moved) + max_moved_;
@@ -367,14 +382,18 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       }
       ++alive_steps[i];
       const bool touch = wall < tol * a.radius[i];
+      if (range_ < tol * a.radius[i] && wall > range_) wall = kInf;  // found for the touch only
       if (touch) ++wall_steps[i];
       if (touch && !touching[i]) ++wall_episodes[i];
       touching[i] = touch;
-      // New partners: in `now` but not in the previous (sorted) set.
+      // New partners: in `now` but not in the previous (sorted) set. A partner that has
+      // just appeared is a baseline for both, as contacts are at configure().
       const std::int32_t* before = partners + i * kMaxContacts;
       const std::uint8_t nb = n_partners[i];
       for (std::uint8_t q = 0; q < count; ++q)
-        if (!std::binary_search(before, before + nb, now[q])) ++agent_episodes[i];
+        if (!fresh_[static_cast<std::size_t>(now[q])] &&
+            !std::binary_search(before, before + nb, now[q]))
+          ++agent_episodes[i];
       min_wall[i] = std::min(min_wall[i], wall);
       min_agent[i] = std::min(min_agent[i], agent);
       if (goal_radius >= 0.0f && std::isnan(goal_time[i]) &&
@@ -383,8 +402,13 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       if (stuck && stuck[i] && std::isnan(goal_time[i])) ever_stuck[i] = 1;  // not arrived
     } else {
       touching[i] = wall < tol * a.radius[i];
-      min_wall[i] = wall;
-      min_agent[i] = agent;
+      if (range_ < tol * a.radius[i] && wall > range_) wall = kInf;  // found for the touch only
+      min_wall[i] = std::min(min_wall[i], wall);
+      min_agent[i] = std::min(min_agent[i], agent);
+      // Appearing at its goal is arriving.
+      if (goal_radius >= 0.0f && std::isnan(goal_time[i]) &&
+          length(p - load2(a.target, i)) <= goal_radius)
+        goal_time[i] = t;
     }
     // A partner row holds -1 beyond its count (configure): only the entries that may
     // have changed are written, nothing when the agent touches no one, as usual.
@@ -419,7 +443,23 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     store2(prev_vel, i, v);
     prev_head[i] = a.heading[i];
     was_alive[i] = 1;
+    if (a.generation) generation_[i] = a.generation[i];
   }
+}
+
+void Metrics::restart_row(std::size_t i, float t) {
+  // Everything a configure() gives a slot, for the new agent in it; the baseline itself
+  // (contacts, clearances, offsets) is taken by the caller as for any fresh agent.
+  touching_[i] = 0, ever_stuck_[i] = 0;
+  wall_episodes_[i] = agent_episodes_[i] = wall_steps_[i] = 0;
+  alive_steps_[i] = travel_steps_[i] = 0;
+  min_wall_[i] = min_agent_[i] = kInf;
+  goal_time_[i] = kNaN;
+  path_length_[i] = effort_[i] = jitter_[i] = 0.0;
+  progress_[i] = 0.0;
+  laps_[i] = 0, overtakes_[i] = 0;
+  last_lap_[i] = best_lap_[i] = kNaN;
+  lap_end_[i] = t;
 }
 
 void Metrics::overtake_rows(const AgentsView& a, std::size_t begin, std::size_t end) {
@@ -430,7 +470,11 @@ void Metrics::overtake_rows(const AgentsView& a, std::size_t begin, std::size_t 
     const double si = start_offset_[i] + progress_[i];
     std::int32_t* k = lap_diff_.data() + i * n_;
     for (std::size_t j = 0; j < n_; ++j) {
-      if (j == i || !a.alive[j]) continue;
+      if (j == i) continue;
+      // A pair is followed from when both are alive: forget it while j is gone, and
+      // start it again when j has just appeared (a new agent, or the same one back).
+      if (!a.alive[j] || fresh_[j]) k[j] = kUnset;
+      if (!a.alive[j]) continue;
       const double x = si - (start_offset_[j] + progress_[j]);
       if (k[j] == kUnset) {
         k[j] = static_cast<std::int32_t>(std::floor(x / l));

@@ -112,8 +112,10 @@ void NavField::block(const World& world, std::uint32_t layers) {
       }
       std::sort(xs.begin(), xs.end());
       for (std::size_t q = 0; q + 1 < xs.size(); q += 2) {
+        // The columns only: row j is known. (Re-deriving it from y can round to an empty
+        // row range, (y − y0)/cell a hair above j, and leave the row inside unblocked.)
         int a0, a1, b0, b1;
-        if (!node_box(g, xs[q], y, xs[q + 1], y, a0, a1, b0, b1)) continue;
+        if (!node_box(g, xs[q], g.y0, xs[q + 1], g.y0, a0, a1, b0, b1)) continue;
         for (int i = a0; i <= a1; ++i) blocked_[static_cast<std::size_t>(j) * g.nx + i] = 1;
       }
     }

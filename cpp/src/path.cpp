@@ -26,12 +26,16 @@ double dist(P2 a, P2 b) { return std::hypot(b.x - a.x, b.y - a.y); }
 
 // Centripetal Catmull-Rom (Barry-Goldman pyramid) through p1 -> p2 with neighbours p0,
 // p3, knots spaced by |P_{i+1} - P_i|^(1/2). Evaluated at u in [0, 1) of the span.
-// Knot spacings are > 0 because consecutive control points are distinct.
+// Consecutive control points are distinct, but a spacing can still vanish in the sums
+// (a 1e-30 step next to a 100 m one): then the pyramid would divide 0 by 0, and the span
+// is drawn straight.
 P2 catmull_rom(P2 p0, P2 p1, P2 p2, P2 p3, double u) {
   const double t0 = 0.0;
   const double t1 = t0 + std::sqrt(dist(p0, p1));
   const double t2 = t1 + std::sqrt(dist(p1, p2));
   const double t3 = t2 + std::sqrt(dist(p2, p3));
+  if (!(t0 < t1 && t1 < t2 && t2 < t3))
+    return P2{p1.x + u * (p2.x - p1.x), p1.y + u * (p2.y - p1.y)};
   const double t = t1 + (t2 - t1) * u;
   auto lerp = [t](P2 a, P2 b, double ta, double tb) {
     const double wa = (tb - t) / (tb - ta), wb = (t - ta) / (tb - ta);
@@ -279,6 +283,9 @@ double Path::closest_offset(Vec2 p) const {
     if (near_d2 <= best_d2) stack[top] = near, stack_d2[top++] = near_d2;
     CONTEXTSTEER_ASSERT(top <= kStackSize);
   }
+  // A NaN point is nearer than no segment: no offset (callers check their inputs first).
+  if (best_seg == std::numeric_limits<std::uint32_t>::max())
+    return std::numeric_limits<double>::quiet_NaN();
   // t == 1 reads the next cumulative length exactly, so a vertex has one offset.
   const double off =
       best_t >= 1.0 ? cum_[best_seg + 1] : cum_[best_seg] + best_t * seg_len_[best_seg];

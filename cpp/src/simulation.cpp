@@ -680,6 +680,7 @@ void Simulation::perceive() {
   Plan p = plan();
   build_neighbors(p);
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) { perceive_rows(p, b, e); });
+  perceived_ = true;
 }
 
 void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
@@ -857,10 +858,27 @@ void Simulation::settle(float max_radius, const World* world) {
 void Simulation::decide_and_move(float dt) {
   Plan p = plan();
   p.dt = dt;
-  if (needs_neighbors_)
+  if (needs_neighbors_) {
+    if (!perceived_) {
+      // The lists perceive() would have made for the deciding agents (a simulation
+      // restored between the stages does not carry them), without the behaviours.
+      Plan q = plan();
+      build_neighbors(q);
+      if (!use_lists_) {
+        parallel_for(n_, kGrain, [&](std::size_t b0, std::size_t e0) {
+          each_deciding(b0, e0, [&](std::size_t b, std::size_t e, std::size_t step) {
+            find_neighbors_rows(grid_, q.in.agents.position, q.in.agents.alive, neighbor_radius_,
+                                config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e,
+                                step);
+          });
+        });
+      }
+    }
     p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
+  }
   move_and_collide(p, dt, false);
   finish(dt);
+  perceived_ = false;
 }
 
 void Simulation::step(float dt, std::size_t steps) {
@@ -878,6 +896,7 @@ void Simulation::step(float dt, std::size_t steps) {
     move_and_collide(p, dt, true);
     finish(dt);
   }
+  perceived_ = false;
 }
 
 }  // namespace contextsteer

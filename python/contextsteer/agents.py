@@ -115,6 +115,12 @@ class Agents(_core.Agents):
     group = _view_property("group", "(N,) int32 group / team ids.")
     alive = _view_property("alive", "(N,) bool: True where the slot holds an agent.")
     rng = _view_property("rng", "(N,) uint64 per-agent random states.")
+    generation = _view_property(
+        "generation",
+        "(N,) uint32: how many times :meth:`add` claimed each slot. A new agent in a "
+        "reused slot has a new generation, so the run metrics start its accumulators "
+        "afresh (an agent made alive again by writing ``alive`` keeps them).",
+    )
 
     def __init__(self, capacity: int, *, slots: int | None = None, seed: int = 0) -> None:
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)):
@@ -152,13 +158,15 @@ class Agents(_core.Agents):
         "group",
         "alive",
         "rng",
+        "generation",
     )
 
     def __reduce__(self):
-        """Pickle (and ``copy.deepcopy``) support: the capacity, slots and every per-agent
-        array, so an unpickled copy is equal slot for slot (ids, free slots, RNG state)."""
+        """Pickle (and ``copy.deepcopy``) support: the capacity, slots, seed and every
+        per-agent array, so an unpickled copy is equal slot for slot (ids, free slots, RNG
+        state) and seeds the agents added to it later as the original would."""
         state = {name: np.array(getattr(self, name)) for name in self.STATE}
-        return (_restore_agents, (self.capacity, self.slots, state))
+        return (_restore_agents, (self.capacity, self.slots, state, self.seed))
 
     def __copy__(self):
         raise TypeError(
@@ -388,9 +396,13 @@ def __getattr__(name: str) -> type[Neighbours]:  # only the deprecated alias Nei
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _restore_agents(capacity: int, slots: int | None, state: dict[str, Any]) -> Agents:
-    """Rebuild pickled agents (see :meth:`Agents.__reduce__`)."""
-    a = Agents(capacity, slots=slots)
+def _restore_agents(
+    capacity: int, slots: int | None, state: dict[str, Any], seed: int = 0
+) -> Agents:
+    """Rebuild pickled agents (see :meth:`Agents.__reduce__`; older pickles, which did
+    not save the seed, load with seed 0 as before)."""
+    a = Agents(capacity, slots=slots, seed=seed)
     for name in Agents.STATE:
-        getattr(a, name)[...] = state[name]
+        if name in state or name != "generation":  # older pickles have no generation
+            getattr(a, name)[...] = state[name]
     return a

@@ -124,7 +124,7 @@ def _point(owner: str, name: str, value: Any) -> np.ndarray | None:
     p = _f32(value, f"{owner}: {name}")
     if p.shape != (2,) or not np.isfinite(p).all():
         raise ValueError(f"{owner}: {name} must be a finite point of shape (2,), got {value!r}")
-    return p
+    return p.copy()  # the core copies the point too; a caller's buffer may be reused
 
 
 def _points(owner: str, name: str, value: Any) -> np.ndarray | None:
@@ -855,7 +855,7 @@ class FollowPath(Behaviour):
                     "FollowPath: path must be a contextsteer.Path or a sequence of them"
                 )
             self._set("path", tuple(self.path))
-            self._set("_pathset", _core.PathSet(cores))
+            self._set("_pathset", _core.PathSet(cores))  # rebuilt by __setstate__
         elif not isinstance(core, _core.Path):
             raise TypeError(
                 f"FollowPath: path must be a contextsteer.Path, got {type(self.path).__name__}"
@@ -867,6 +867,19 @@ class FollowPath(Behaviour):
         v = _number("FollowPath", "look_ahead", self.look_ahead, low=-math.inf)
         self._set("look_ahead", v)
         _choice("FollowPath", "mode", self.mode, ("tangent", "seek"))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle (and ``copy.deepcopy``) state: the fields, without the C++ path set of
+        per-agent routes, which cannot be pickled and :meth:`__setstate__` rebuilds."""
+        state = dict(self.__dict__)
+        state.pop("_pathset", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if isinstance(self.path, tuple):
+            cores = [None if p is None else getattr(p, "_path", p) for p in self.path]
+            self._set("_pathset", _core.PathSet(cores))
 
     def _params(self) -> dict:
         path = (

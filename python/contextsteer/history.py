@@ -46,6 +46,19 @@ class Recording(NamedTuple):
     sensed: np.ndarray | None = None  #: (T, N, K) float32 ray hits (Simulation.sensed), or None
 
 
+_MAX_EVERY = 2**63 - 1  # the core's step interval is a C long
+_MAX_RESERVE = 2**31 - 1  # frames preallocated; more would overflow the buffer sizes
+
+
+def _count(name: str, value: Any, high: int) -> int:
+    """An int (Python or NumPy, not a bool) in [1, high]."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"History: {name} must be an int, got {type(value).__name__}")
+    if not 1 <= value <= high:
+        raise ValueError(f"History: {name} must be in [1, {high}], got {value}")
+    return int(value)
+
+
 def _view(name: str, doc: str) -> property:
     return property(lambda self: self._core._view(name), doc=doc)
 
@@ -57,6 +70,8 @@ _FRAME_VIEWS = (
     "velocities",
     "headings",
     "alive",
+    "groups",
+    "generations",
     "interest",
     "danger",
     "sensed",
@@ -75,7 +90,7 @@ class _Frames:
         self.series_names = series_names
 
     def _view(self, name: str) -> np.ndarray | None:
-        return self._views[name]
+        return self._views.get(name)  # pickles older than a view have none
 
     def detach(self) -> None:
         pass
@@ -93,6 +108,16 @@ def _unpickle_history(
     return history
 
 
+def _trajectory_ids(slot: np.ndarray, generation: np.ndarray) -> np.ndarray:
+    """One id per agent's trajectory: the slots, unless a slot held several agents (its
+    generation changed); then (slot, generation) pairs numbered in that order."""
+    pairs = np.stack([slot, generation], axis=1)
+    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    if len(np.unique(unique[:, 0])) == len(unique):
+        return np.asarray(slot, np.int64)
+    return np.ravel(inverse).astype(np.int64)
+
+
 class History:
     """Record a simulation's agents at every ``every``-th step, in C++.
 
@@ -105,12 +130,20 @@ class History:
     ----------
     sim : Simulation
     every : int, default 1
-        Steps between frames, >= 1.
+        Steps between frames, in [1, 2**63 - 1].
     maps : bool, default False
         Also keep the interest and danger maps (T × N × K floats each) and, when the
         simulation has a ``WallDanger``, what its slot rays sensed (:attr:`sensed`).
     reserve : int, optional
-        Frames to preallocate (storage doubles when full, which allocates inside a step).
+        Frames to preallocate, in [1, 2**31 - 1] (default 64; storage doubles when full,
+        which allocates inside a step).
+
+    Raises
+    ------
+    TypeError
+        ``every`` or ``reserve`` is not an int, or ``maps`` is not a bool.
+    ValueError
+        ``every`` or ``reserve`` is out of range.
 
     Attributes
     ----------
@@ -142,6 +175,12 @@ class History:
     velocities = _view("velocities", "(T, N, 2) float32 velocities.")
     headings = _view("headings", "(T, N) float32 headings (radians).")
     alive = _view("alive", "(T, N) bool.")
+    groups = _view("groups", "(T, N) int32 each agent's group at each frame.")
+    generations = _view(
+        "generations",
+        "(T, N) uint32 each slot's :attr:`Agents.generation` at each frame: a slot whose "
+        "value changes holds a new agent from that frame on.",
+    )
     interest = _view("interest", "(T, N, K) float32 interest maps, or None without maps.")
     danger = _view("danger", "(T, N, K) float32 danger maps, or None without maps.")
     sensed = _view(
@@ -155,15 +194,13 @@ class History:
     def __init__(
         self, sim: Simulation, every: int = 1, *, maps: bool = False, reserve: int | None = None
     ) -> None:
-        if isinstance(every, bool) or not isinstance(every, (int, np.integer)):
-            raise TypeError(f"History: every must be an int, got {type(every).__name__}")
-        if every < 1:
-            raise ValueError(f"History: every must be >= 1, got {every}")
-        if reserve is None:
-            reserve = 64
+        every = _count("every", every, _MAX_EVERY)
+        if not isinstance(maps, (bool, np.bool_)):
+            raise TypeError(f"History: maps must be a bool, got {type(maps).__name__}")
+        reserve = 64 if reserve is None else _count("reserve", reserve, _MAX_RESERVE)
         self.sim = sim
         self.radii = np.array(sim.agents.radius, dtype=np.float32)
-        self._core = sim._core._record(int(every), bool(maps), int(reserve))
+        self._core = sim._core._record(every, bool(maps), reserve)
 
     def __len__(self) -> int:
         return self._core.frames
@@ -195,7 +232,16 @@ class History:
         alive = np.asarray(self.alive, dtype=bool) & np.isfinite(pos).all(axis=2)
         frame, agent = np.nonzero(alive)  # frame-major, ids ascending
         vel = np.asarray(self.velocities)
-        group = np.asarray(self.sim.agents.group)
+        groups, generations = self.groups, self.generations
+        if groups is None:  # a pickle from before groups were recorded: the current ones
+            group = np.asarray(self.sim.agents.group)[: pos.shape[1]][agent]
+        else:
+            group = np.asarray(groups)[frame, agent]
+        generation = (
+            np.zeros(len(agent), np.int64)
+            if generations is None
+            else np.asarray(generations)[frame, agent].astype(np.int64)
+        )
         cols: dict[str, np.ndarray] = {
             "id": agent.astype(np.int64),
             "frame": frame.astype(np.int64),
@@ -206,7 +252,8 @@ class History:
             "vx": vel[frame, agent, 0].astype(np.float64),
             "vy": vel[frame, agent, 1].astype(np.float64),
             "heading": np.asarray(self.headings)[frame, agent].astype(np.float64),
-            "group": group[: pos.shape[1]][agent].astype(np.int64),
+            "group": group.astype(np.int64),
+            "generation": generation,
         }
         progress = self.progress
         if progress is not None:
@@ -219,11 +266,13 @@ class History:
         """The recorded frames as a long :class:`pandas.DataFrame`, one row per alive agent
         per frame (tidy data, as PedPy and seaborn expect).
 
-        Columns: ``id`` (agent index), ``frame`` (0, 1, ... in recording order), ``step``,
-        ``time`` (s), ``x``, ``y``, ``vx``, ``vy``, ``heading`` (rad), ``group``,
-        ``progress`` (with a metrics path) and the per-frame :attr:`series` (the same value
-        on every row of a frame). Rows are sorted by frame, then id. Needs pandas
-        (``pip install contextsteer[pandas]``).
+        Columns: ``id`` (agent index, its slot), ``frame`` (0, 1, ... in recording order),
+        ``step``, ``time`` (s), ``x``, ``y``, ``vx``, ``vy``, ``heading`` (rad), ``group``
+        (at that frame), ``generation`` (the slot's :attr:`Agents.generation` at that
+        frame: a slot freed and given to a new agent keeps its ``id`` and gets a new
+        generation), ``progress`` (with a metrics path) and the per-frame :attr:`series`
+        (the same value on every row of a frame). Rows are sorted by frame, then id. Needs
+        pandas (``pip install contextsteer[pandas]``).
 
         Examples
         --------
@@ -275,7 +324,7 @@ class History:
         """
         cols = self._table()
         names = list(cols)
-        ints = {"id", "frame", "step", "group"}
+        ints = {"id", "frame", "step", "group", "generation"}
         with open(path, "w", newline="", encoding="utf-8") as f:
             f.write(",".join(names) + "\n")
             if not len(cols["id"]):
@@ -299,7 +348,9 @@ class History:
         PedPy, the pedestrian-dynamics analysis library of the JuPedSim project, measures
         densities, speeds and flows on it (``pip install contextsteer[pedpy]``). PedPy
         works in metres and seconds: the crowd scenarios are in metres already; scale
-        other worlds first. Frames are this history's frame indices (``frame`` of
+        other worlds first. The ids are the agents' slots, unless a slot held more than one
+        agent during the recording: then each (slot, generation) gets an id of its own,
+        numbered in that order. Frames are this history's frame indices (``frame`` of
         :meth:`to_dataframe`); the frame rate is :attr:`frame_rate` unless given.
 
         Examples
@@ -327,7 +378,8 @@ class History:
                 f"to_pedpy: frame_rate must be > 0 (a history of >= 2 frames gives it), got {rate}"
             )
         cols = self._table()
-        data = pd.DataFrame({k: cols[k] for k in ("id", "frame", "x", "y")})
+        ids = _trajectory_ids(cols["id"], cols["generation"])
+        data = pd.DataFrame({"id": ids, "frame": cols["frame"], "x": cols["x"], "y": cols["y"]})
         return pedpy.TrajectoryData(data=data, frame_rate=rate)
 
     def detach(self) -> None:

@@ -192,7 +192,7 @@ def summarize(
     if goals:
         tg = m.time_to_goal[a][arrived]
         out["time_to_goal"] = {
-            "goal_radius": float(info["goal_radius"]),
+            "goal_radius": _finite_or_none(float(info["goal_radius"])),
             "arrived": int(arrived.sum()),
             "fraction": float(arrived.mean()) if n else None,
             **_stats(tg),

@@ -40,7 +40,13 @@ class NavQuery(NamedTuple):
 
 
 def _goal_set(goal: Any, k: int) -> dict:
-    """One goal set as the dict the core reads: points (P,2), segments (S,4), polygons."""
+    """One goal set as the dict the core reads: points (P,2), segments (S,4), polygons.
+    The arrays are copies, as the field is built from the goals as they are now."""
+    out = _goal_arrays(goal, k)
+    return {key: [a.copy() for a in v] if key == "polygons" else v.copy() for key, v in out.items()}
+
+
+def _goal_arrays(goal: Any, k: int) -> dict:
     if isinstance(goal, dict):
         unknown = set(goal) - {"points", "segments", "polygons"}
         if unknown:
@@ -257,15 +263,21 @@ class NavField:
         return self._core.blocked
 
     def distances(self, g: int = 0) -> np.ndarray:
-        """(ny, nx) float32 node distances of field ``g`` (read-only view; inf where
-        unreachable)."""
+        """(ny, nx) float32 node distances of field ``g`` (inf where unreachable): a
+        read-only copy of the field as it is now, which a rebuild after a world edit
+        leaves as it was."""
         self._sync()
-        return self._core.distance_grid(int(g))
+        out = self._core.distance_grid(int(g))
+        out.flags.writeable = False
+        return out
 
     def descents(self, g: int = 0) -> np.ndarray:
-        """(ny, nx, 2) float32 unit node descents of field ``g`` (read-only view)."""
+        """(ny, nx, 2) float32 unit node descents of field ``g``: a read-only copy, as
+        :meth:`distances`."""
         self._sync()
-        return self._core.descent_grid(int(g))
+        out = self._core.descent_grid(int(g))
+        out.flags.writeable = False
+        return out
 
     def query(self, points: ArrayLike, which: Any = None, *, look_ahead: float = 0.0) -> NavQuery:
         """Distance and descent direction at any batch of points.

@@ -20,6 +20,7 @@ import json
 import os
 import pickle
 import zipfile
+import zlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,6 +31,23 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "load", "save"]
 FORMAT = "contextsteer-simulation"
 FORMAT_VERSION = 1
 
+_MEMBER_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip member can carry
+
+# What a damaged archive raises while it is read (a bad header, a flipped byte in the
+# deflated data, flags this reader does not support, a cut-off member). A missing file,
+# a directory and a permission error are not damage and pass through as they are.
+_DAMAGE = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    KeyError,
+    EOFError,
+    ValueError,
+    zlib.error,
+    RuntimeError,
+    NotImplementedError,
+    OSError,
+)
+
 
 def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
     """Write ``sim`` to ``path`` (see the module docstring). The file is written whole
@@ -37,6 +55,10 @@ def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
     """
     from . import __version__
 
+    try:
+        sim._core._check_agents()  # what a restore checks, so the file will load
+    except ValueError as exc:
+        raise ValueError(f"save: {exc}; a simulation in this state cannot be restored") from None
     payload = pickle.dumps(sim, protocol=pickle.HIGHEST_PROTOCOL)
     meta = {
         "format": FORMAT,
@@ -49,9 +71,13 @@ def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
     }
     path = os.fspath(path)
     tmp = path + ".tmp"
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        z.writestr("meta.json", json.dumps(meta, indent=1))
-        z.writestr("simulation.pickle", payload)
+    with zipfile.ZipFile(tmp, "w") as z:
+        for name, data in (
+            ("meta.json", json.dumps(meta, indent=1)),
+            ("simulation.pickle", payload),
+        ):
+            # A fixed member date, so that saving one state twice writes the same bytes.
+            z.writestr(zipfile.ZipInfo(name, _MEMBER_DATE), data, zipfile.ZIP_DEFLATED)
     os.replace(tmp, path)
 
 
@@ -61,10 +87,11 @@ def load(path: str | os.PathLike) -> Any:
     Raises
     ------
     ValueError
-        Not a contextsteer simulation file, a newer format version, or a payload that does
-        not match its recorded digest (truncated or corrupted).
-    FileNotFoundError
-        No such file.
+        Not a contextsteer simulation file, a damaged archive (truncated, or a byte
+        changed), a format version this library does not read, a payload that does not
+        match its recorded digest, or one that holds something other than a Simulation.
+    FileNotFoundError, IsADirectoryError, PermissionError
+        As opening ``path`` raises them.
 
     Examples
     --------
@@ -82,15 +109,17 @@ def load(path: str | os.PathLike) -> Any:
         with zipfile.ZipFile(path) as z:
             meta = json.loads(z.read("meta.json"))
             payload = z.read("simulation.pickle")
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, EOFError) as exc:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+        raise
+    except _DAMAGE as exc:
         raise ValueError(
             f"load: {os.fspath(path)!r} is not a contextsteer simulation file "
-            f"(or it is truncated): {exc}"
+            f"(or it is truncated or corrupted): {type(exc).__name__}: {exc}"
         ) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"load: {os.fspath(path)!r} is not a contextsteer simulation file")
     version = meta.get("version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if type(version) is not int or not 1 <= version <= FORMAT_VERSION:
         raise ValueError(
             f"load: file format version {version!r}; this contextsteer reads up to {FORMAT_VERSION}"
         )
@@ -99,4 +128,11 @@ def load(path: str | os.PathLike) -> Any:
             f"load: {os.fspath(path)!r} is corrupted (its payload does not match "
             f"the recorded SHA-256)"
         )
-    return pickle.load(io.BytesIO(payload))
+    from .simulation import Simulation
+
+    sim = pickle.load(io.BytesIO(payload))
+    if not isinstance(sim, Simulation):
+        raise ValueError(
+            f"load: {os.fspath(path)!r} holds a {type(sim).__name__}, not a Simulation"
+        )
+    return sim

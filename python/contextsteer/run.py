@@ -69,7 +69,8 @@ class RunResult:
         over the alive agents.
     trajectory : dict
         Path lengths and mean speed from the recorded positions (``{}`` without a
-        recording).
+        recording), over the agents alive in at least one recorded frame; the statistics
+        are None when there is none.
     history : Recording or None
         The recorded frames (``records > 0``); not part of the JSON form.
     simulation : Simulation or None
@@ -180,20 +181,35 @@ def _counters(sim: Simulation) -> dict[str, Any]:
 
 
 def _trajectory(history: Recording | None, dt: float) -> dict[str, Any]:
-    """Distance travelled and mean speed from the recorded positions (T, N, 2)."""
+    """Distance travelled and mean speed from the recorded positions (T, N, 2).
+
+    Only the slots alive in at least one recorded frame count (a free slot has NaN
+    positions throughout); without any, the statistics are None.
+    """
     if history is None or history.steps is None or len(history.positions) < 2:
         return {}
     p = np.asarray(history.positions, dtype=np.float64)
-    seg = np.linalg.norm(np.diff(p, axis=0), axis=2)  # NaN where an agent is dead
+    seen = np.isfinite(p).all(axis=2).any(axis=0)  # (N,) alive in some recorded frame
+    seg = np.linalg.norm(np.diff(p[:, seen], axis=0), axis=2)  # NaN where an agent is dead
     travelled = np.nansum(seg, axis=0)
     duration = float(history.steps[-1] - history.steps[0]) * dt
-    return {
-        "path_length_mean": float(travelled.mean()),
-        "path_length_min": float(travelled.min()),
-        "path_length_max": float(travelled.max()),
-        "mean_speed": float(travelled.mean() / duration) if duration > 0 else 0.0,
-        "note": "path lengths from positions recorded at the animation/trajectory samples",
+    out: dict[str, Any] = {
+        "path_length_mean": None,
+        "path_length_min": None,
+        "path_length_max": None,
+        "mean_speed": None,
     }
+    if travelled.size:
+        mean = float(travelled.mean())
+        out["path_length_mean"] = mean
+        out["path_length_min"] = float(travelled.min())
+        out["path_length_max"] = float(travelled.max())
+        out["mean_speed"] = mean / duration if duration > 0 else 0.0
+    out["note"] = (
+        "path lengths from positions recorded at the animation/trajectory samples, over "
+        "the agents alive in at least one of them"
+    )
+    return out
 
 
 def _step_recording(
@@ -229,7 +245,7 @@ def _step_recording(
         last = np.array(sim.agents.position, dtype=np.float32)
         last[~alive] = np.nan
         t = np.append(t, steps)
-        times = np.append(times, float(steps) * dt)
+        times = np.append(times, float(sim.time) - float(history.times[0]))
         pos = np.concatenate([pos, last[None]])
         head = np.concatenate([head, np.array(sim.agents.heading, dtype=np.float32)[None]])
         if danger is not None:

@@ -46,6 +46,25 @@ def _num(name: str, value: Any, low: float = 0.0) -> float:
     return v
 
 
+def _num32(name: str, value: Any, low: float = 0.0) -> float:
+    """:func:`_num` that is also finite as a float32 (the core stores it as one)."""
+    v = _num(name, value, low)
+    with np.errstate(over="ignore"):
+        finite = bool(np.isfinite(np.float32(v)))
+    if not finite:
+        raise ValueError(
+            f"Simulation: {name} must be finite as a float32 (at most about 3.4e38), got {value!r}"
+        )
+    return v
+
+
+def _flag(name: str, value: Any) -> bool:
+    """A bool (Python or NumPy); anything else, even a truthy string, is a TypeError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"Simulation: {name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
 def _int(name: str, value: Any, low: int, high: int = 2**31 - 1) -> int:
     """An int in [low, high] (default high: the core's int32 limit)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -443,7 +462,7 @@ class Simulation:
         path : Path, optional
             Progress along this path (laps on a closed one).
         overtakes : bool
-            Count overtakes along the closed ``path`` (O(N²) a step).
+            Count overtakes along ``path``, which must then be closed (O(N²) a step).
         contact_tolerance : float in [0, 1)
             Relative tolerance of wall and agent contacts.
         clearance_range : float, optional
@@ -455,6 +474,15 @@ class Simulation:
             sensors' nearest-wall question, unless positions, alive flags, the
             neighbour radius or the world change in between. So on or off the agents
             move identically, and the metrics cost little beyond those queries.
+
+        Raises
+        ------
+        TypeError
+            ``path`` is not a :class:`~contextsteer.Path`, a number is not a number, or
+            ``enabled`` / ``overtakes`` is not a bool.
+        ValueError
+            A distance or tolerance is negative, or not finite as a float32;
+            ``overtakes`` without a closed ``path``.
 
         Examples
         --------
@@ -470,15 +498,23 @@ class Simulation:
         """
         if path is not None and not hasattr(path, "_path"):
             raise TypeError(f"configure_metrics: path must be a Path, got {type(path).__name__}")
-        goal = -1.0 if goal_radius is None else _num("goal_radius", goal_radius)
-        rng = -1.0 if clearance_range is None else _num("clearance_range", clearance_range)
-        tol = _num("contact_tolerance", contact_tolerance)
+        on = _flag("enabled", enabled)
+        count_overtakes = _flag("overtakes", overtakes)
+        if count_overtakes and (path is None or not path.closed):
+            given = "no path" if path is None else "an open path"
+            raise ValueError(
+                f"configure_metrics: overtakes need a closed path (path=Path(..., "
+                f"closed=True)), got {given}"
+            )
+        goal = -1.0 if goal_radius is None else _num32("goal_radius", goal_radius)
+        rng = -1.0 if clearance_range is None else _num32("clearance_range", clearance_range)
+        tol = _num32("contact_tolerance", contact_tolerance)
         self._metrics_path = path
         self._core._configure_metrics(
-            bool(enabled),
+            on,
             goal,
             None if path is None else path._path,
-            bool(overtakes),
+            count_overtakes,
             tol,
             rng,
             int(self._layers),
@@ -486,10 +522,10 @@ class Simulation:
         self._metrics_args = dict(
             goal_radius=goal_radius,
             path=path,
-            overtakes=bool(overtakes),
+            overtakes=count_overtakes,
             contact_tolerance=tol,
             clearance_range=clearance_range,
-            enabled=bool(enabled),
+            enabled=on,
         )
 
     def metrics(self) -> dict:
@@ -627,6 +663,10 @@ def _restore_simulation(
     # Pickles from before push_passes pushed apart once a step: they continue as they were.
     init.setdefault("push_passes", 1)
     sim = Simulation(world, agents, steering, motion, **init)
+    metrics = dict(metrics)
+    path = metrics.get("path")
+    if path is None or not path.closed:  # pickles from before overtakes needed a closed path,
+        metrics["overtakes"] = False  # where they counted nothing
     sim.configure_metrics(**metrics)
     sim._core._set_state(state)
     return sim

@@ -84,7 +84,10 @@ class World:
     def _edit(self, method: str, *args: Any) -> Any:
         """Apply one edit to the C++ world and remember it (for pickling)."""
         out = getattr(self._core, method)(*args)
-        self._log.append((method, args))
+        # Copies: the core copied the arrays, and the caller may reuse its own buffers.
+        self._log.append(
+            (method, tuple(np.array(a) if isinstance(a, np.ndarray) else a for a in args))
+        )
         return out
 
     def __copy__(self):

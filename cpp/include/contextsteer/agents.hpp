@@ -65,6 +65,9 @@ struct AgentsView {
   const std::uint8_t* alive = nullptr;   ///< (N,) 1 alive, 0 free slot
   const float* target = nullptr;         ///< (N,2) per-agent goal position
   const std::uint64_t* rng = nullptr;    ///< (N,) per-agent random state / noise key
+  /// (N,) how many times add() claimed each slot: a change tells a new agent in a reused
+  /// slot (the metrics start its accumulators afresh). Null: not tracked.
+  const std::uint32_t* generation = nullptr;
 };
 
 /// Initial values of agents being added: `n` rows each, (N,2) arrays flat.
@@ -97,8 +100,8 @@ class Agents {
   std::size_t count() const;
 
   /// Claims the `init.n` lowest free slots, writes their indices to `ids` (size n) in
-  /// ascending order, fills them from `init`, marks them alive and resets their RNG
-  /// state to agent_seed(seed, id). Returns false and changes nothing when fewer than n
+  /// ascending order, fills them from `init`, marks them alive, resets their RNG
+  /// state to agent_seed(seed, id) and counts the claim in `generation`. Returns false and changes nothing when fewer than n
   /// slots are free. Values must already be validated (finite, non-negative sizes).
   bool add(const AgentInit& init, std::span<std::int32_t> ids);
 
@@ -120,6 +123,7 @@ class Agents {
   std::uint8_t* alive() { return alive_.data(); }
   float* target() { return target_.data(); }
   std::uint64_t* rng() { return rng_.data(); }
+  std::uint32_t* generation() { return generation_.data(); }
 
  private:
   std::size_t capacity_;
@@ -129,6 +133,7 @@ class Agents {
   std::vector<std::int32_t> group_;
   std::vector<std::uint8_t> alive_;
   std::vector<std::uint64_t> rng_;
+  std::vector<std::uint32_t> generation_;
 };
 
 }  // namespace contextsteer

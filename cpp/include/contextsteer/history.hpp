@@ -32,12 +32,16 @@ enum class Series : std::size_t {
 struct HistoryFrames {
   std::size_t capacity = 0, n = 0, k = 0;
   bool maps = false, progress = false;
-  std::vector<std::int64_t> step;       ///< (T,) step count of each frame
-  std::vector<double> time;             ///< (T,) simulated seconds
-  std::vector<float> position;          ///< (T,N,2), NaN where an agent is dead
-  std::vector<float> velocity;          ///< (T,N,2)
-  std::vector<float> heading;           ///< (T,N)
-  std::vector<std::uint8_t> alive;      ///< (T,N)
+  std::vector<std::int64_t> step;   ///< (T,) step count of each frame
+  std::vector<double> time;         ///< (T,) simulated seconds
+  std::vector<float> position;      ///< (T,N,2), NaN where an agent is dead
+  std::vector<float> velocity;      ///< (T,N,2)
+  std::vector<float> heading;       ///< (T,N)
+  std::vector<std::uint8_t> alive;  ///< (T,N)
+  std::vector<std::int32_t> group;  ///< (T,N) each agent's group at the frame
+  /// (T,N) each slot's AgentsView::generation at the frame (0 when not tracked): a new
+  /// value in a slot is a new agent.
+  std::vector<std::uint32_t> generation;
   std::vector<float> interest, danger;  ///< (T,N,K) when maps
   /// (T,N,K) when maps and the simulation has a ray sensor (Simulation::sensed()): what
   /// its slot rays sensed; allocated at the first such capture, empty otherwise.

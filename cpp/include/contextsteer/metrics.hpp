@@ -167,9 +167,12 @@ class Metrics {
     v("metrics.laps", laps_), v("metrics.overtakes", overtakes_);
     v("metrics.lap_diff", lap_diff_), v("metrics.last_lap", last_lap_);
     v("metrics.best_lap", best_lap_), v("metrics.lap_end", lap_end_);
+    v("metrics.generation", generation_);
   }
 
  private:
+  /// Starts row i's accumulators afresh for a new agent in the slot at time t.
+  void restart_row(std::size_t i, float t);
   void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
                    float& agent, std::int32_t* partners, std::uint8_t& count, double& wall_lb,
                    double moved, float guess = std::numeric_limits<float>::infinity(),
@@ -185,6 +188,11 @@ class Metrics {
   float max_moved_ = 0.0f;
   double wall_eps_ = 0.0;      // prepare(): the wall bounds' rounding margin (measure_row)
   std::vector<double> moved_;  // prepare(): each agent's displacement since (0: fresh)
+  // prepare(): 0, or an agent alive now and not at the last update: 1 made alive again
+  // (writing `alive`: a new baseline, its accumulators kept), 2 a new agent in the slot
+  // (its generation changed: accumulators started afresh).
+  std::vector<std::uint8_t> fresh_;
+  std::vector<std::uint32_t> generation_;  // each slot's AgentsView::generation last seen
   std::uint64_t steps_ = 0;
   double start_time_ = 0.0;
   NeighborGrid grid_;

@@ -122,7 +122,9 @@ class Simulation {
   void perceive();
   /// Stage 2: resolve and choose for the deciding agents (from interest() / danger() as
   /// they are now, possibly edited), then move every alive agent by dt > 0, collide,
-  /// push apart, update counters and stuck flags; time += dt, step_count += 1.
+  /// push apart, update counters and stuck flags; time += dt, step_count += 1. Without a
+  /// perceive() since the last step (a restored simulation, or maps written by hand), the
+  /// neighbours that perceive() would have found are found first.
   void decide_and_move(float dt);
   /// `steps` whole steps (perceive + decide_and_move fused per chunk; same results).
   void step(float dt, std::size_t steps);
@@ -193,6 +195,7 @@ class Simulation {
     v("speed", speed_), v("slot", slot_), v("contacts", contacts_), v("overlaps", overlaps_);
     v("stuck", stuck_), v("has_memory", has_memory_), v("braking", braking_);
     v("still", still_), v("anchor", anchor_), v("recorded", recorded_);
+    v("sensed", sensed_);  // the sensor's last rays (pictures; with decision_interval > 1 kept)
     metrics_.for_each_state(fn);
     if (config_.classic) {
       // The random-walk Wanders' orientations (N,2 each), owned with the classic steering.
@@ -282,6 +285,7 @@ class Simulation {
   float memo_ttc(const Plan& p, std::size_t i, Vec2 v);
   const WallDanger* sensor_ = nullptr;  // the first WallDanger: its rays fill sensed_
   std::vector<float> sensed_;
+  bool perceived_ = false;  // perceive() ran since the last step: its neighbour lists hold
   std::vector<float> prev_direction_, prev_strength_;  // (N,2), (N,) commitment scratch
   // (N,4) cos h, sin h, cos(−h), sin(−h) of each deciding agent's heading h, filled at the
   // start of its decision when the slots turn with the heading (velocity decision only):

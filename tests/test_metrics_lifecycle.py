@@ -1,0 +1,171 @@
+"""Run metrics over an agent's life: a new agent in a reused slot starts afresh, agents
+that appear touching are a baseline for both partners, overtakes and lap times count from
+when an agent is there, and contacts do not depend on the clearance range. Each case was
+found by a fuzz run against a NumPy oracle of the metrics; the expected values here are
+worked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+
+def seeker(capacity: int, world=None) -> tuple[cs.Agents, cs.Simulation]:
+    agents = cs.Agents(capacity, slots=8)
+    sim = cs.Simulation(world, agents, [cs.Seek()], push_apart=False)
+    return agents, sim
+
+
+def test_a_new_agent_in_a_freed_slot_starts_its_metrics_afresh():
+    agents, sim = seeker(2)
+    agents.add([[0, 0]], target=[[1, 0]], max_speed=1.0)
+    sim.configure_metrics(goal_radius=0.1)
+    sim.step(0.1, steps=20)
+    assert np.isfinite(sim.agent_metrics.time_to_goal[0])  # arrived
+    agents.remove([0])
+    sim.step(0.1)
+    (new,) = agents.add([[50, 50]], target=[[60, 50]], max_speed=1.0)
+    assert new == 0
+    assert agents.generation[0] == 2
+    sim.step(0.1, steps=5)
+    m = sim.agent_metrics
+    assert np.isnan(m.time_to_goal[0])
+    assert m.alive_steps[0] == 4  # the first update is its baseline
+    # Seek from rest at max speed 1 m/s: at most 0.1 m a step.
+    assert 0 < m.path_length[0] <= 0.4 + 1e-6
+    assert sim.metrics()["time_to_goal"]["arrived"] == 0
+
+
+def test_a_removal_and_an_add_between_two_steps_is_not_one_agent_jumping():
+    agents, sim = seeker(1)
+    agents.add([[0, 0]], target=[[100, 0]], max_speed=1.0)
+    sim.step(0.1, steps=10)
+    agents.remove([0])
+    agents.add([[50, 50]], target=[[100, 50]], max_speed=1.0)
+    sim.step(0.1)
+    m = sim.agent_metrics
+    assert m.path_length[0] == 0.0 and m.effort[0] == 0.0  # a baseline, not 70 m of travel
+    sim.step(0.1)
+    assert 0 < sim.agent_metrics.path_length[0] <= 0.1 + 1e-6  # one step at <= 1 m/s
+
+
+def test_an_agent_made_alive_again_keeps_its_accumulators():
+    agents, sim = seeker(1)
+    agents.add([[0, 0]], target=[[100, 0]], max_speed=1.0)
+    sim.step(0.1, steps=10)
+    before = float(sim.agent_metrics.path_length[0])
+    agents.alive[0] = False
+    sim.step(0.1)
+    agents.alive[0] = True  # the same agent back: no add, same generation
+    sim.step(0.1)
+    assert agents.generation[0] == 1
+    assert sim.agent_metrics.path_length[0] == before  # its return is a new baseline
+
+
+def test_agents_that_appear_touching_count_no_episode_for_either():
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0]], radius=1.0, max_speed=0.0)
+    sim = cs.Simulation(None, agents, [cs.Forward()], push_apart=False)
+    sim.step(0.1, steps=2)
+    agents.add([[1.5, 0]], radius=1.0, max_speed=0.0)  # overlaps agent 0
+    sim.step(0.1, steps=3)
+    np.testing.assert_array_equal(sim.agent_metrics.agent_episodes, [0, 0])
+    agents.position[1] = [5, 0]
+    sim.step(0.1)
+    agents.position[1] = [1.5, 0]  # a real new contact: both count it
+    sim.step(0.1)
+    np.testing.assert_array_equal(sim.agent_metrics.agent_episodes, [1, 1])
+    assert sim.metrics()["collisions"]["agent_agent"] == 1
+
+
+def ring(agents_speed: list[float]):
+    t = np.linspace(0, 2 * np.pi, 64, endpoint=False)
+    path = cs.Path(np.c_[10 * np.cos(t), 10 * np.sin(t)].astype(np.float32), closed=True)
+    agents = cs.Agents(len(agents_speed), slots=16)
+    steering = cs.Steering([cs.FollowPath(path, look_ahead=3, mode="seek")], choose="vector_sum")
+    sim = cs.Simulation(None, agents, steering, motion=cs.Lerp(steer_force=0.5), push_apart=False)
+    return path, agents, sim
+
+
+def test_an_agent_back_on_the_track_is_not_overtaken_for_the_laps_it_missed():
+    path, agents, sim = ring([20.0, 0.0])
+    agents.add(
+        path.point_at([0.0, path.length / 2]),
+        radius=0.5,
+        max_speed=[20.0, 0.0],
+        heading=np.pi / 2,
+    )
+    sim.configure_metrics(path=path, overtakes=True)
+    agents.remove([1])
+    sim.step(1 / 30, steps=300)
+    assert sim.agent_metrics.laps[0] >= 3
+    agents.add(path.point_at([0.0]), radius=0.5, max_speed=0.0)
+    sim.step(1 / 30)
+    np.testing.assert_array_equal(sim.agent_metrics.overtakes, [0, 0])
+
+
+def test_a_late_joiners_first_lap_is_timed_from_when_it_joined():
+    path, agents, sim = ring([20.0, 20.0])
+    agents.add(path.point_at([0.0]), radius=0.5, max_speed=20.0, heading=np.pi / 2)
+    sim.configure_metrics(path=path)
+    sim.step(1 / 30, steps=150)
+    joined = sim.time
+    agents.add(path.point_at([0.0]), radius=0.5, max_speed=20.0, heading=np.pi / 2)
+    while sim.agent_metrics.laps[1] < 1:
+        sim.step(1 / 30)
+    lap = sim.agent_metrics.last_lap_time[1]
+    assert lap == pytest.approx(sim.time - joined, abs=0.05)
+    # The same car on the same track: its lap takes as long as agent 0's first one.
+    assert lap == pytest.approx(sim.agent_metrics.best_lap_time[0], rel=0.05)
+
+
+@pytest.mark.parametrize("clearance_range", [None, 0.1, 0.0])
+def test_contacts_do_not_depend_on_the_clearance_range(clearance_range):
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0], [5, 0]], radius=0.5, max_speed=0.0)
+    sim = cs.Simulation(None, agents, [cs.Forward()], push_apart=False)
+    sim.configure_metrics(contact_tolerance=0.5, clearance_range=clearance_range)
+    sim.step(0.1)
+    agents.position[1] = [1.2, 0]  # clearance 0.2 < 0.5 · (0.5 + 0.5): touching
+    sim.step(0.1)
+    np.testing.assert_array_equal(sim.agent_metrics.agent_episodes, [1, 1])
+    reported = sim.metrics()["min_clearance"]["agent"]
+    if clearance_range is None:
+        assert reported == pytest.approx(0.2, abs=1e-6)
+    else:  # beyond the range: found for the contact, not reported as a clearance
+        assert reported is None
+
+    world = cs.World()
+    world.add_segments([[-10, 2, 10, 2]])
+    agents = cs.Agents(1, slots=8)
+    agents.add([[0, -5]], radius=1.0, max_speed=0.0)
+    sim = cs.Simulation(world, agents, [cs.Forward()], push_apart=False)
+    sim.configure_metrics(contact_tolerance=0.5, clearance_range=clearance_range)
+    sim.step(0.1)
+    agents.position[0] = [0, 0.7]  # wall clearance 0.3 < 0.5 · 1.0: touching
+    sim.step(0.1)
+    assert sim.agent_metrics.wall_episodes[0] == 1 and sim.agent_metrics.wall_steps[0] == 1
+
+
+def test_mixed_radii_touching_count_for_both_with_a_zero_range():
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0], [5, 0]], radius=[0.6, 0.3], max_speed=0.0)
+    sim = cs.Simulation(None, agents, [cs.Forward()], push_apart=False)
+    sim.configure_metrics(clearance_range=0.0)
+    sim.step(0.1)
+    agents.position[1] = [0.905, 0]  # clearance 0.005 < 0.01 · 0.9
+    sim.step(0.1)
+    np.testing.assert_array_equal(sim.agent_metrics.agent_episodes, [1, 1])
+
+
+def test_the_default_clearance_range_follows_agents_added_after_the_build():
+    world = cs.World()
+    world.add_segments([[-10, 2, 10, 2]])
+    agents = cs.Agents(2, slots=8)
+    sim = cs.Simulation(world, agents, [cs.Forward()], push_apart=False)
+    agents.add([[0, 0], [1.5, 0]], radius=0.5, max_speed=0.0)
+    sim.step(0.1, steps=3)
+    m = sim.metrics()["min_clearance"]
+    assert m["wall"] == pytest.approx(1.5) and m["agent"] == pytest.approx(0.5)
