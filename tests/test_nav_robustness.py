@@ -58,3 +58,113 @@ def test_a_smoothed_path_with_a_vanishing_step_stays_finite(points):
     assert np.isfinite(smooth.points).all()
     assert smooth.length == pytest.approx(straight.length, rel=1e-6)
     assert np.isfinite(smooth.point_at(0.5)).all()
+
+
+def descent_trail(field, p, look_ahead):
+    """The trail pulled_direction_at follows: steps of one cell along the descent."""
+    cell = np.float32(field.grid[2])
+    q, trail = p.copy(), []
+    for _ in range(min(64, int(np.ceil(np.float32(look_ahead) / cell)))):
+        d = field.query([q]).direction[0]
+        if not d.any():
+            break
+        q = (q + d * cell).astype(np.float32)
+        trail.append(q)
+    return trail
+
+
+def test_pulled_directions_never_aim_through_a_wall():
+    # Oracle: the world's own ray cast from the agent to the trail point it aims at (the
+    # nearest trail point in that direction). Agents 1.5 cells clear of the inflated band;
+    # closer ones may be led by the grid's descent itself, which is the field's resolution.
+    checked = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        world = cs.World()
+        world.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+        for _ in range(rng.integers(1, 6)):
+            a = rng.uniform(0, 10, 2)
+            world.add_segments([[*a, *(a + rng.uniform(-5, 5, 2))]])
+        cell = float(rng.choice([0.1, 0.2, 0.3]))
+        look_ahead = float(rng.choice([1.0, 2.0, 3.0]))
+        field = cs.NavField(
+            world, rng.uniform(0.5, 9.5, 2), cell=cell, radius=float(rng.choice([0.0, 0.1, 0.3]))
+        )
+        pts = rng.uniform(0.2, 9.8, (60, 2)).astype(np.float32)
+        pts = pts[cs.nearest(world, pts, 5).distance > field.blocking_radius + 1.5 * cell]
+        for p, u in zip(pts, field.direction(pts, look_ahead=look_ahead)):
+            for t in descent_trail(field, p, look_ahead):
+                v = t - p
+                length = float(np.hypot(*v))
+                if length > 1e-6 and np.abs(v / length - u).max() < 1e-4:
+                    assert not cs.raycast(world, [p], [v / length], length).hit[0], (seed, p, t)
+                    checked += 1
+                    break
+    assert checked > 1000
+
+
+def test_the_oblique_wall_the_fuzz_run_found():
+    world = cs.World()
+    world.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    world.add_segments([[6.485472, 6.96216, 4.4126797, 1.9770608]])
+    field = cs.NavField(world, [3.185611, 3.325874], cell=0.1, radius=0.0)
+    agent = np.float32([[5.5254793, 2.1022372]])
+    u = field.direction(agent, look_ahead=3.0)
+    for t in descent_trail(field, agent[0], 3.0):
+        v = t - agent[0]
+        length = float(np.hypot(*v))
+        if np.abs(v / length - u[0]).max() < 1e-4:
+            assert not cs.raycast(world, agent, [v / length], length).hit[0]
+            break
+    else:
+        pytest.fail("the pulled direction aims at no trail point")
+
+
+def test_a_route_does_not_depend_on_where_the_scene_sits():
+    from contextsteer.scenarios import maze_walls
+
+    walls = maze_walls(5, 2.0, seed=3)
+    start, goal = np.float32([1.0, 1.0]), np.float32([9.0, 9.0])
+    lengths = []
+    for offset in (0.0, 1e3, 1e4, 1e5):
+        world = cs.World()
+        world.add_segments(walls + offset)
+        (path,) = cs.route(world, [start + offset], [goal + offset], radius=0.3)
+        lengths.append(path.length)
+    # The shortest path is about 13.4 m; the corners sit 8 float32 ulps farther out at 1e5.
+    assert max(lengths) / min(lengths) < 1.01, lengths
+
+
+def test_routes_of_radius_zero_do_not_touch_wall_ends():
+    world = cs.World()
+    world.add_polyline([[-10, -10], [10, -10], [10, 10], [-10, 10]], closed=True)
+    world.add_segments([[-5.3651977, 0.68788457, 1.749847, -2.0161424]])
+    (path,) = cs.route(world, [[-2.8740013, -9.006613]], [[-1.6499422, 7.0550485]], radius=0.0)
+    pts = path.points
+    for a, b in zip(pts[:-1], pts[1:]):
+        length = float(np.hypot(*(b - a)))
+        assert not cs.raycast(world, [a], [(b - a) / length], length).hit[0]
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda w, f: cs.NavField(w, [3, 0], cell=1e39), ValueError, "float32"),
+        (lambda w, f: cs.NavField(w, [3, 0], cell=1e-46), ValueError, "float32"),
+        (lambda w, f: cs.NavField(w, [1e17, 0], cell=0.1), ValueError, r"6.3e\+19 nodes"),
+        (lambda w, f: f.query([[1, 1]], which=5), ValueError, r"\[0, 1\), got 5"),
+        (lambda w, f: f.query([[1, 1]], which=0.9), TypeError, "integer field indexes"),
+        (lambda w, f: f.query([[1, 1]], which=np.array([2**32])), ValueError, "4294967296"),
+        (lambda w, f: cs.NavField(w, [3, 0], cell=0.1, layers=-1), ValueError, "32-bit mask"),
+        (lambda w, f: cs.route(w, [[-3, 0]], [3, 0], layers=-1), ValueError, "32-bit mask"),
+        (lambda w, f: cs.route(w, [[-3, 0]], [3, 0], arc_points=10**5), ValueError, r"\[4, 256\]"),
+        (lambda w, f: cs.route(w, [[-3, 0]], [3, 0], arc_points=2.5), TypeError, "arc_points"),
+        (lambda w, f: cs.Path([[0, 0], [1, 0]], samples_per_segment=2**31 - 1), ValueError, "4096"),
+    ],
+)
+def test_navigation_inputs_are_checked(call, error, match):
+    world = cs.World()
+    world.add_segments([[0, -2, 0, 2]])
+    field = cs.NavField(world, [3, 0], cell=0.1)
+    with pytest.raises(error, match=match):
+        call(world, field)

@@ -208,8 +208,11 @@ void bind_nav(py::module_& m) {
       [](const py::object& world, const py::handle& starts, const py::handle& goals, double radius,
          std::uint32_t layers, int arc_points) {
         require_non_negative(radius, "radius");
-        if (arc_points < 4)
-          throw py::value_error("arc_points must be >= 4, got " + std::to_string(arc_points));
+        // Above 256 the bound 1/cos(π/m) gains under 1e-4 while the graph's edges grow as
+        // m² per pair of wall ends.
+        if (arc_points < 4 || arc_points > 256)
+          throw py::value_error("arc_points must be in [4, 256], got " +
+                                std::to_string(arc_points));
         auto s = input_f32(starts, "starts", {kAny, 2}, {"N", "2"});
         auto g = input_f32(goals, "goals", {s.dim(0), 2}, {"N", "2"});
         auto snap = world.cast<WorldHandle&>().snapshot();

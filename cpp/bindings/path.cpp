@@ -45,8 +45,8 @@ void bind_path(py::module_& m) {
   py::class_<Path, std::shared_ptr<Path>>(m, "Path")
       .def(py::init([](const py::handle& points, bool closed, bool smooth, int samples) {
              auto p = input_f32(points, "points", {kAny, 2}, {"P", "2"});
-             if (samples < 1) {
-               throw py::value_error("samples_per_segment: expected >= 1, got " +
+             if (samples < 1 || samples > 4096) {
+               throw py::value_error("samples_per_segment: expected an int in [1, 4096], got " +
                                      std::to_string(samples));
              }
              // std::invalid_argument (fewer than 2 distinct points) becomes ValueError.

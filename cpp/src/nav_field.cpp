@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,13 @@ bool in_ring(double px, double py, const float* pts, std::int32_t s, std::int32_
     if ((yi > py) != (yj > py) && px < xi + (py - yi) * (xj - xi) / (yj - yi)) in = !in;
   }
   return in;
+}
+
+/// A count that may not fit an integer, e.g. "4.2e+17" (a cast would overflow).
+std::string approximate(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
 }
 
 /// Nodes [i0, i1] × [j0, j1] of the grid covering the box [x0, x1] × [y0, y1], clamped;
@@ -406,9 +414,9 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   const double w = b[2] - b[0] + 2 * pad, hgt = b[3] - b[1] + 2 * pad;
   const double nx = std::ceil(w / cell) + 1, ny = std::ceil(hgt / cell) + 1;
   if (nx * ny > static_cast<double>(kMaxNodes))
-    throw std::invalid_argument(
-        "the grid would have " + std::to_string(static_cast<long long>(nx * ny)) +
-        " nodes (more than " + std::to_string(kMaxNodes) + "); use a larger cell");
+    throw std::invalid_argument("the grid would have " + approximate(nx * ny) +
+                                " nodes (more than " + std::to_string(kMaxNodes) +
+                                "); use a larger cell");
   grid_ = {static_cast<float>(x0), static_cast<float>(y0), cell, static_cast<int>(nx),
            static_cast<int>(ny)};
   radius_ = radius;
@@ -514,15 +522,36 @@ bool NavField::visible(Vec2 a, Vec2 b) const {
   const float len = length(d);
   const int m = static_cast<int>(std::ceil(len / (0.5f * g.cell)));
   const float inv = 1.0f / g.cell;
-  // Sample points within one cell of a are skipped: an agent pushed into the inflated
-  // band still sees out of it.
-  const int first = std::min(m, 2);
+  // An agent pushed into the inflated band (a corner of its cell blocked) skips the
+  // samples within one cell of it, so that it still sees out; any other agent checks
+  // them all, the ones beside it included.
+  bool in_band = false;
+  {
+    const float ax = (a.x - g.x0) * inv, ay = (a.y - g.y0) * inv;
+    if (ax >= 0.0f && ay >= 0.0f && ax <= g.nx - 1 && ay <= g.ny - 1) {
+      const auto nx = static_cast<std::size_t>(g.nx), ny = static_cast<std::size_t>(g.ny);
+      const auto i0 = static_cast<std::size_t>(ax), j0 = static_cast<std::size_t>(ay);
+      const std::size_t i1 = std::min(i0 + 1, nx - 1), j1 = std::min(j0 + 1, ny - 1);
+      in_band = blocked_[j0 * nx + i0] || blocked_[j0 * nx + i1] || blocked_[j1 * nx + i0] ||
+                blocked_[j1 * nx + i1];
+    }
+  }
+  const int first = std::min(m, in_band ? 2 : 1);
   for (int k = first; k <= m; ++k) {
     const Vec2 q = a + d * (m > 0 ? static_cast<float>(k) / static_cast<float>(m) : 0.0f);
     const float fx = (q.x - g.x0) * inv, fy = (q.y - g.y0) * inv;
     if (!(fx >= 0.0f && fy >= 0.0f && fx <= g.nx - 1 && fy <= g.ny - 1)) return false;
-    const auto i = static_cast<std::size_t>(fx + 0.5f), j = static_cast<std::size_t>(fy + 0.5f);
-    if (blocked_[j * static_cast<std::size_t>(g.nx) + i]) return false;
+    // The nodes around the cell holding q, one node beyond its corners: a wall is seen
+    // through the nodes within the blocking radius (>= cell/2) of it, which near a thin
+    // wall's tip can all lie a cell away from where the segment crosses it.
+    const auto nx = static_cast<std::ptrdiff_t>(g.nx), ny = static_cast<std::ptrdiff_t>(g.ny);
+    const auto ic = static_cast<std::ptrdiff_t>(fx), jc = static_cast<std::ptrdiff_t>(fy);
+    bool hit = false;
+    for (std::ptrdiff_t j = std::max<std::ptrdiff_t>(jc - 1, 0); j <= std::min(jc + 2, ny - 1); ++j)
+      for (std::ptrdiff_t i = std::max<std::ptrdiff_t>(ic - 1, 0); i <= std::min(ic + 2, nx - 1);
+           ++i)
+        hit |= blocked_[static_cast<std::size_t>(j * nx + i)] != 0;
+    if (hit) return false;
   }
   return true;
 }

@@ -54,9 +54,13 @@ void Router::build(const World& world, float radius, std::uint32_t layers, int a
     edges_.clear();
     return;
   }
-  const double scale = std::max({1.0, std::fabs(double{b[0]}), std::fabs(double{b[1]}),
-                                 std::fabs(double{b[2]}), std::fabs(double{b[3]})});
-  const double delta = 1e-4 * scale + 1e-4 * radius;
+  // Corners sit delta beyond the clearance: a fraction of the scene's extent (not of its
+  // distance from the origin, so a scene routes alike wherever it sits) plus 8 float32
+  // ulps of its largest coordinate, which the corners' rounding cannot eat.
+  const double extent = std::max({1.0, double{b[2]} - double{b[0]}, double{b[3]} - double{b[1]}});
+  const double magnitude = std::max({std::fabs(double{b[0]}), std::fabs(double{b[1]}),
+                                     std::fabs(double{b[2]}), std::fabs(double{b[3]})});
+  const double delta = 1e-4 * extent + 8.0 * 0x1p-24 * magnitude + 1e-4 * radius;
   // Unique wall end points (of the layers), sorted so the corners do not depend on the
   // order of the walls' addition beyond their coordinates.
   std::vector<std::pair<float, float>> ends;
@@ -99,14 +103,17 @@ void Router::build(const World& world, float radius, std::uint32_t layers, int a
       corners_.push_back(cand[2 * i]);
       corners_.push_back(cand[2 * i + 1]);
     }
-  // Edges: a disc of radius r swept between two corners touches nothing.
+  // Edges: a disc of radius r + delta/2 swept between two corners touches nothing. The
+  // corners' own rings are tangent at r + delta, and the half delta keeps out the chords
+  // that pass through a wall's end (with r = 0 they touched it within rounding).
+  const auto edge_radius = static_cast<float>(radius + 0.5 * delta);
   const std::size_t v = corners_.size() / 2;
   std::vector<std::vector<std::int32_t>> adj(v);
   parallel_for(v, 8, [&](std::size_t s, std::size_t e) {
     for (std::size_t i = s; i < e; ++i)
       for (std::size_t j = i + 1; j < v; ++j)
         if (clear({corners_[2 * i], corners_[2 * i + 1]}, {corners_[2 * j], corners_[2 * j + 1]},
-                  radius))
+                  edge_radius))
           adj[i].push_back(static_cast<std::int32_t>(j));
   });
   std::vector<std::vector<std::int32_t>> full(v);

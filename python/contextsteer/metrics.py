@@ -16,10 +16,21 @@ collisions
     from walls and pushes overlapping agents a hair apart, and those resolved contacts
     count too.
 min clearance
-    Nearest wall distance − radius (negative: a penetration), and centre distance − both
-    radii to the nearest agent; ``inf`` when never within ``clearance_range``.
+    Nearest wall distance − radius (negative: the body overlaps a wall), and centre
+    distance − both radii to the nearest agent; ``inf`` when never within
+    ``clearance_range`` (by default 4 × the largest radius of the alive agents, followed
+    as agents are added). The wall distance is unsigned: a centre inside a solid obstacle
+    (a circle, a box) is measured to its boundary from inside, which the collision
+    response never lets happen unless positions are written. Contacts are found whatever
+    the range.
 time to goal
-    Seconds until the agent is first within ``goal_radius`` of its ``target``.
+    Seconds until the agent is first within ``goal_radius`` of its ``target``, counted
+    from ``configure_metrics`` for every agent (one added later included); an agent
+    added within reach of its goal arrives at once.
+new agents
+    An agent added into a slot (``Agents.generation`` changed) starts every accumulator
+    afresh; one made alive again by writing ``alive`` keeps them. Agents that appear in
+    contact are a baseline for both, as contacts at ``configure_metrics`` are.
 path length
     Σ ‖Δposition‖ (double precision) over the travel steps: the steps until the agent
     arrives, the arriving step included (every step when it has no goal). Effort and

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from . import _core
 from .maps import _f32
-from .world import _core_world
+from .world import _core_world, _layers
 
 if TYPE_CHECKING:
     from .path import Path
@@ -178,13 +178,16 @@ class NavField:
         if cell is None:
             cell = self._auto_cell(world, sets, radius, float(margin))
         cell = float(cell)
-        if not (math.isfinite(cell) and cell > 0):
-            raise ValueError(f"NavField: cell must be a finite number > 0, got {cell}")
+        # The core's cell is a float32: 1e39 would be inf there, 1e-46 zero.
+        if not (0 < cell <= float(np.finfo(np.float32).max) and np.float32(cell) > 0):
+            raise ValueError(
+                f"NavField: cell must be a finite number > 0 within float32's range, got {cell}"
+            )
         self.world = world
         self.goals = sets
         self.cell = cell
         self.radius = radius
-        self.layers = int(layers)
+        self.layers = _layers(layers)
         self.margin = float(margin)
         cache = getattr(world, "_nav_cache", None)
         key = (_key(sets), cell, radius, self.layers, self.margin)
@@ -286,10 +289,14 @@ class NavField:
         ----------
         points : array_like, shape (N, 2) or (2,)
         which : int or array_like of int, shape (N,), optional
-            The field of each point (default 0).
+            The field of each point (default 0), in ``[0, count)``; anything else raises
+            (``TypeError`` for a non-integer, ``ValueError`` out of range).
         look_ahead : float, default 0
             > 0: the string-pulled direction, towards the farthest point of the descent
-            trail within ``look_ahead`` that is visible from the point.
+            trail within ``look_ahead`` that is visible from the point: every sample of
+            the segment (every half cell) at least a node away from the blocked nodes.
+            A point inside the inflated band skips the samples of its first cell, so it
+            still sees out.
 
         Returns
         -------
@@ -304,7 +311,16 @@ class NavField:
             raise ValueError(f"points: expected shape (N, 2) or (2,), got {p.shape}")
         w = None
         if which is not None:
-            w = np.ascontiguousarray(np.broadcast_to(np.asarray(which, dtype=np.int32), (len(p),)))
+            raw = np.asarray(which)
+            if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+                raise TypeError(f"which: expected integer field indexes, got dtype {raw.dtype}")
+            bad = (raw < 0) | (raw >= self.count)
+            if np.any(bad):
+                raise ValueError(
+                    f"which: field indexes must be in [0, {self.count}), got "
+                    f"{np.ravel(raw)[np.flatnonzero(np.ravel(bad))[0]]}"
+                )
+            w = np.ascontiguousarray(np.broadcast_to(raw.astype(np.int32), (len(p),)))
         d, v = self._core.query(p, w, float(look_ahead))
         return NavQuery(d, v)
 
@@ -346,9 +362,16 @@ def route(
     starts, goals : array_like, shape (N, 2) or (2,)
         One route per row; a single goal (2,) is shared by all starts.
     radius : float, default 0.3
+    layers : int, optional
+        Obstacles of these layers count (a 32-bit mask).
     packed : bool, default False
         Return ``(points, offsets)``: all route points (P, 2) float32, route i owning
         rows ``offsets[i]:offsets[i + 1]`` (int64, N + 1), empty when unreachable.
+    arc_points : int, default 12
+        Corners of the polygon round each wall end and circle, in [4, 256]. The corners
+        sit a little beyond ``radius`` (1e-4 of the scene's extent plus 8 float32 ulps of
+        its largest coordinate), so a scene routes alike wherever it sits, and legs
+        between corners keep half that margin too.
 
     Returns
     -------
@@ -372,7 +395,11 @@ def route(
     if s.ndim != 2 or s.shape[1] != 2:
         raise ValueError(f"starts: expected shape (N, 2) or (2,), got {s.shape}")
     g = np.ascontiguousarray(np.broadcast_to(_f32(goals, "goals"), s.shape))
-    points, offsets, _ = _core.route(core_world, s, g, float(radius), int(layers), int(arc_points))
+    if isinstance(arc_points, bool) or not isinstance(arc_points, (int, np.integer)):
+        raise TypeError(f"route: arc_points must be an int, got {type(arc_points).__name__}")
+    points, offsets, _ = _core.route(
+        core_world, s, g, float(radius), _layers(layers), int(np.clip(arc_points, -1, 2**20))
+    )
     if packed:
         return points, offsets
     out: list[Path | None] = []

@@ -91,8 +91,12 @@ class NavField {
   /// Unit descent direction of field g at p (bilinear node descents, normalised); (0, 0)
   /// where there is none. Pure, allocation-free.
   Vec2 direction_at(std::size_t g, Vec2 p) const;
-  /// True when the segment a→b stays in cells whose four corners are free (sampled every
-  /// cell/2): a conservative line-of-sight test on the inflated grid. Pure.
+  /// True when every sample of the segment a→b (every cell/2) is at least a node away from
+  /// the blocked nodes: no blocked node among the 4 × 4 around the cell holding it (a thin
+  /// wall's blocked nodes can lie a cell away from where a segment crosses it). From a
+  /// point inside the inflated band (a corner of its cell blocked), the samples within one
+  /// cell are skipped, so it still sees out. A line-of-sight test on the inflated grid;
+  /// walls shorter than a cell may be missed as the grid misses them. Pure.
   bool visible(Vec2 a, Vec2 b) const;
   /// String-pulled direction of field g at p: follows the descent up to `look_ahead`
   /// (steps of one cell, at most 64), then aims at the farthest point of that trail
