@@ -42,21 +42,40 @@ def ref_dot_map(dirs, vectors, shape="clamped_cosine", weight=1.0, magnitude=Fal
     return out
 
 
+# Sums and products saturate at the largest float32 below 2^60 (maps.combine).
+COMBINE_SATURATION = np.float32(2.0**60 - 2.0**36)
+
+
 def ref_combine(maps, mode="max", weights=None):
     maps = np.asarray(maps, dtype=np.float32)
-    out = maps[0].copy() if mode != "weighted_sum" else np.float32(weights[0]) * maps[0]
+    sat = COMBINE_SATURATION
+
+    def clip(x):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.clip(x, -sat, sat).astype(np.float32)
+
+    # The first two maps are combined in one operation, then saturated (the kernel's
+    # first_two); one map alone, weighted, is saturated on its own.
+    if mode == "weighted_sum":
+        with np.errstate(over="ignore"):
+            out = np.float32(weights[0]) * maps[0]
+        if len(maps) == 1:
+            out = clip(out)
+    else:
+        out = maps[0].copy()
     for b in range(1, len(maps)):
         m = maps[b]
-        if mode == "max":
-            out = np.maximum(out, m)
-        elif mode == "min":
-            out = np.minimum(out, m)
-        elif mode == "sum":
-            out = out + m
-        elif mode == "weighted_sum":
-            out = out + np.float32(weights[b]) * m
-        elif mode == "multiply":
-            out = out * m
+        with np.errstate(over="ignore"):
+            if mode == "max":
+                out = np.maximum(out, m)
+            elif mode == "min":
+                out = np.minimum(out, m)
+            elif mode == "sum":
+                out = clip(out + m)
+            elif mode == "weighted_sum":
+                out = clip(out + np.float32(weights[b]) * m)
+            elif mode == "multiply":
+                out = clip(out * m)
     return out
 
 

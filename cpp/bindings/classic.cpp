@@ -30,11 +30,18 @@ struct Holder {
   std::deque<std::vector<float>> walks;  // Wander random-walk state, (N,2) each (stable addresses)
 };
 
-float num(const py::dict& p, const char* key) {
-  const double v = p[key].cast<double>();
+/// A classic parameter as the core uses it: not NaN, and finite values below 2^60 in
+/// magnitude (contextsteer.classic checks the same and the bounds of each parameter).
+float num(const py::handle& x, const char* key) {
+  const double v = x.cast<double>();
   if (std::isnan(v)) throw py::value_error(std::string(key) + " must not be NaN");
+  if (std::isfinite(v) && !(std::fabs(v) < kMaxMagnitude))
+    throw py::value_error(std::string(key) + " must be below 2^60 (1.15e18) in magnitude, got " +
+                          std::to_string(v));
   return static_cast<float>(v);
 }
+
+float num(const py::dict& p, const char* key) { return num(py::handle(p[key]), key); }
 
 classic::Neighbourhood neighbourhood_of(const py::dict& p) {
   using classic::Proximity;
@@ -187,7 +194,7 @@ std::shared_ptr<const classic::Steering> classic_steering(const py::handle& spec
       const auto t = item.cast<py::tuple>();
       b.behaviours.push_back(
           behaviour_of(t[0].cast<std::string>(), t[1].cast<py::dict>(), *h, n_agents));
-      b.weights.push_back(t[2].cast<float>());
+      b.weights.push_back(num(py::handle(t[2]), "Blended weight"));
     }
     h->steering.groups.push_back(std::move(b));
   }

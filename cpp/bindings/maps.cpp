@@ -29,11 +29,17 @@ namespace contextsteer::bindings {
 
 namespace {
 
+// More slots than any sensor uses, and few enough that a ring's tables fit in memory
+// (SlotSet(10**9) would have asked for some 24 GB).
+constexpr py::ssize_t kMaxRingSlots = 65536;
+
 void require_slots(py::ssize_t k, const char* what) {
-  if (k < static_cast<py::ssize_t>(kMinSlots)) {
+  if (k < static_cast<py::ssize_t>(kMinSlots))
     throw py::value_error(std::string(what) +
                           ": expected K >= 3 slots, got K = " + std::to_string(k));
-  }
+  if (k > kMaxRingSlots)
+    throw py::value_error(std::string(what) + ": expected K <= " + std::to_string(kMaxRingSlots) +
+                          " slots, got K = " + std::to_string(k));
 }
 
 // out= arrays are refused with TypeError for any mismatch, shape included: they are

@@ -79,6 +79,26 @@ void check_maps(Simulation& s) {
   }
 }
 
+/// The decisions an agent that does not decide at a step moves on (decision_interval,
+/// phases), and the maps the temporal blend reads: writable views, so checked before a
+/// step reads them. (The blend's memory is the maps themselves.)
+void check_carried(Simulation& s) {
+  const float* d = s.direction();
+  const float* g = s.strength();
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!std::isfinite(d[2 * i]) || !std::isfinite(d[2 * i + 1]) ||
+        !(std::fabs(d[2 * i]) <= 1.0f + 1e-3f && std::fabs(d[2 * i + 1]) <= 1.0f + 1e-3f))
+      throw py::value_error(
+          "Simulation: chosen_direction must be a finite unit vector or 0, got (" +
+          std::to_string(d[2 * i]) + ", " + std::to_string(d[2 * i + 1]) + ") for agent " +
+          std::to_string(i));
+    if (!(g[i] >= 0.0f && g[i] <= 1.0f))
+      throw py::value_error("Simulation: strength must be in [0, 1], got " + std::to_string(g[i]) +
+                            " for agent " + std::to_string(i));
+  }
+  if (s.config().blend >= 0.0f) check_maps(s);
+}
+
 void refresh_world(PySimulation& self) {
   if (self.world.is_none()) {
     self.sim->set_world(nullptr);
@@ -89,12 +109,11 @@ void refresh_world(PySimulation& self) {
 
 /// dt as the core uses it: a float32 in (0, 1e6] seconds (1e300 would be inf, 1e-300 0).
 double checked_dt(double dt) {
-  const float f = static_cast<float>(dt);
-  if (!(dt > 0.0) || !(dt <= 1e6) || !(f > 0.0f))
-    throw py::value_error(
-        "dt must be a number in (0, 1e6] seconds that float32 represents "
-        "(not 0), got " +
-        std::to_string(dt));
+  // At least 1e-30 s: the motion divides velocity changes (< 2^28) by dt, which must stay
+  // finite in float32 (a subnormal dt gave inf, then NaN).
+  if (!(dt >= 1e-30) || !(dt <= 1e6))
+    throw py::value_error("dt must be a number in [1e-30, 1e6] seconds, got " + std::to_string(dt) +
+                          (dt > 0.0 && dt < 1e-30 ? " (too small)" : ""));
   return dt;
 }
 
@@ -209,6 +228,7 @@ void bind_simulation(py::module_& m) {
            [](PySimulation& self) {
              const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.perceive");
              check_agents(agents_of(self.agents));
+             check_carried(*self.sim);
              refresh_world(self);
              py::gil_scoped_release release;
              self.sim->perceive();
@@ -220,6 +240,7 @@ void bind_simulation(py::module_& m) {
             const InUse guard({self.sim.get(), &agents_of(self.agents)},
                               "Simulation.decide_and_move");
             check_agents(agents_of(self.agents));
+            check_carried(*self.sim);
             check_maps(*self.sim);
             refresh_world(self);
             {
@@ -237,6 +258,7 @@ void bind_simulation(py::module_& m) {
               throw py::value_error("steps must be >= 0, got " + std::to_string(steps));
             const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.step");
             check_agents(agents_of(self.agents));
+            check_carried(*self.sim);
             refresh_world(self);
             // Whole steps in slices of about 0.1 s of work, checking for Ctrl-C between
             // them (with the GIL): an interrupt leaves the state of the last whole step.
@@ -280,7 +302,8 @@ void bind_simulation(py::module_& m) {
              if (name == "chosen_direction") return view_of(s.direction(), {n, 2}, self_obj);
              if (name == "acceleration") return view_of(s.acceleration(), {n, 2}, self_obj);
              if (name == "strength") return view_of(s.strength(), {n}, self_obj);
-             if (name == "chosen_slot") return view_of(s.slot(), {n}, self_obj);
+             // Read-only: the core indexes the maps with it (hysteresis, commit).
+             if (name == "chosen_slot") return view_of(s.slot(), {n}, self_obj, false);
              if (name == "wall_contacts") return view_of(s.wall_contacts(), {n}, self_obj);
              if (name == "overlaps") return view_of(s.overlaps(), {n}, self_obj);
              if (name == "still_time") return view_of(s.still_time(), {n}, self_obj);
@@ -319,7 +342,8 @@ void bind_simulation(py::module_& m) {
                  // Files saved before the sensor's rays and the slots' generations were
                  // state load without them (their agents' generations are all 0 too).
                  if (std::string_view(name) == "sensed" ||
-                     std::string_view(name) == "metrics.generation")
+                     std::string_view(name) == "metrics.generation" ||
+                     std::string_view(name) == "seen_generation")
                    return;
                  throw py::value_error(std::string("Simulation state: missing '") + name + "'");
                }

@@ -21,6 +21,12 @@ Vec2 unit(Vec2 x) {
 
 Vec2 limit(Vec2 x, float m) {
   const float n = length(x);
+  if (!std::isfinite(n) && std::isfinite(x.x) && std::isfinite(x.y)) {
+    // x² + y² overflowed float32 (beyond 1.8e19, where a blend of large weights and
+    // accelerations, each below 2^60, can reach): the same scaling in double, not zero.
+    const double s = m / std::sqrt(double(x.x) * x.x + double(x.y) * x.y);
+    return {static_cast<float>(x.x * s), static_cast<float>(x.y * s)};
+  }
   return n > m && n > 0.0f ? x * (m / n) : x;
 }
 
@@ -376,8 +382,12 @@ Vec2 eval(const FlowField& b, const Inputs& in, std::size_t i) {
   const Vec2 v = load2(a.velocity, i);
   const Vec2 q = load2(a.position, i) + v * b.prediction;
   // Grid coordinates, clamped to the nodes' extent.
-  const float gx = std::clamp((q.x - b.origin.x) / b.cell, 0.0f, static_cast<float>(b.cols - 1));
-  const float gy = std::clamp((q.y - b.origin.y) / b.cell, 0.0f, static_cast<float>(b.rows - 1));
+  // (A NaN coordinate, which checked parameters cannot give, reads node 0, not memory
+  // outside the field.)
+  float gx = std::clamp((q.x - b.origin.x) / b.cell, 0.0f, static_cast<float>(b.cols - 1));
+  float gy = std::clamp((q.y - b.origin.y) / b.cell, 0.0f, static_cast<float>(b.rows - 1));
+  if (std::isnan(gx)) gx = 0.0f;
+  if (std::isnan(gy)) gy = 0.0f;
   const int c0 = std::min(static_cast<int>(gx), std::max(b.cols - 2, 0));
   const int r0 = std::min(static_cast<int>(gy), std::max(b.rows - 2, 0));
   const int c1 = std::min(c0 + 1, b.cols - 1), r1 = std::min(r0 + 1, b.rows - 1);

@@ -8,13 +8,23 @@
 namespace contextsteer {
 
 namespace {
+// The largest float below kMaxMapMagnitude. Sums, weighted sums and products saturate
+// there: B maps each below 2^60 can multiply (or, B in the hundreds, add) beyond float32,
+// and inf, or NaN from 0 · inf, would reach the choice. A saturated slot ties with others.
+constexpr float kSaturate = 1152921435887370240.0f;  // 2^60 − 2^36
+static_assert(kSaturate < kMaxMapMagnitude);
+
+[[gnu::always_inline]] inline float sat(float x) {
+  return std::min(std::max(x, -kSaturate), kSaturate);
+}
+
 // Element-wise loops over a contiguous range; no __restrict because out may be an input
 // (the compiler versions the loops on an overlap check and still vectorises). Always
 // inlined, so that they are compiled for the ISA of each clone of combine_rows.
 [[gnu::always_inline]] inline void first(const float* m, float w, bool weighted, float* o,
                                          std::size_t len) {
   if (weighted) {
-    for (std::size_t i = 0; i < len; ++i) o[i] = w * m[i];
+    for (std::size_t i = 0; i < len; ++i) o[i] = sat(w * m[i]);
   } else if (o != m) {
     std::copy(m, m + len, o);
   }
@@ -31,13 +41,13 @@ namespace {
       for (std::size_t i = 0; i < len; ++i) o[i] = std::min(m0[i], m1[i]);
       break;
     case CombineMode::kSum:
-      for (std::size_t i = 0; i < len; ++i) o[i] = m0[i] + m1[i];
+      for (std::size_t i = 0; i < len; ++i) o[i] = sat(m0[i] + m1[i]);
       break;
     case CombineMode::kWeightedSum:
-      for (std::size_t i = 0; i < len; ++i) o[i] = w0 * m0[i] + w1 * m1[i];
+      for (std::size_t i = 0; i < len; ++i) o[i] = sat(w0 * m0[i] + w1 * m1[i]);
       break;
     case CombineMode::kMultiply:
-      for (std::size_t i = 0; i < len; ++i) o[i] = m0[i] * m1[i];
+      for (std::size_t i = 0; i < len; ++i) o[i] = sat(m0[i] * m1[i]);
       break;
   }
 }
@@ -52,13 +62,13 @@ namespace {
       for (std::size_t i = 0; i < len; ++i) o[i] = std::min(o[i], m[i]);
       break;
     case CombineMode::kSum:
-      for (std::size_t i = 0; i < len; ++i) o[i] = o[i] + m[i];
+      for (std::size_t i = 0; i < len; ++i) o[i] = sat(o[i] + m[i]);
       break;
     case CombineMode::kWeightedSum:
-      for (std::size_t i = 0; i < len; ++i) o[i] = o[i] + w * m[i];
+      for (std::size_t i = 0; i < len; ++i) o[i] = sat(o[i] + w * m[i]);
       break;
     case CombineMode::kMultiply:
-      for (std::size_t i = 0; i < len; ++i) o[i] = o[i] * m[i];
+      for (std::size_t i = 0; i < len; ++i) o[i] = sat(o[i] * m[i]);
       break;
   }
 }

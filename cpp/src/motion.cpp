@@ -17,6 +17,12 @@ constexpr float kStopped = 1e-6f;  // speeds below this have no direction
 /// v scaled down to length <= limit. Pure.
 Vec2 clamp_length(Vec2 v, float limit) {
   const float l = length(v);
+  if (!std::isfinite(l) && std::isfinite(v.x) && std::isfinite(v.y)) {
+    // x² + y² overflowed float32 (|v| beyond 1.8e19: a velocity change over a tiny
+    // time_to_target); the same scaling in double.
+    const double s = limit / std::sqrt(double(v.x) * v.x + double(v.y) * v.y);
+    return {static_cast<float>(v.x * s), static_cast<float>(v.y * s)};
+  }
   return l > limit && l > 0.0f ? v * (limit / l) : v;
 }
 

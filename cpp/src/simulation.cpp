@@ -139,7 +139,32 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
     nb_indices_.assign(n_ * config_.max_neighbors, -1);
     nb_counts_.assign(n_, 0);
   }
+  const AgentsView v = agents.view();
+  if (v.generation) seen_generation_.assign(v.generation, v.generation + n_);
+  else seen_generation_.assign(n_, 0);
   metrics_.configure(MetricsParams{}, agents.view(), nullptr, 0.0);
+}
+
+void Simulation::renew_slots() {
+  const AgentsView a = agents_->view();
+  if (!a.generation) return;
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (a.generation[i] == seen_generation_[i]) continue;
+    seen_generation_[i] = a.generation[i];
+    // A new agent in slot i: nothing of the slot's last occupant carries over (its
+    // decision, which an agent not deciding this step would move on, its map memory,
+    // stuck timer, hysteresis slot and counters). It stands until it first decides.
+    store2(direction_.data(), i, Vec2{});
+    strength_[i] = 0.0f;
+    store2(accel_.data(), i, Vec2{});
+    slot_[i] = -1;
+    has_memory_[i] = 0;
+    braking_[i] = 0;
+    stuck_[i] = 0;
+    still_[i] = 0.0f;
+    store2(anchor_.data(), i, load2(a.position, i));
+    contacts_[i] = overlaps_[i] = 0;
+  }
 }
 
 float* Simulation::behaviour_map(std::size_t b) {
@@ -677,6 +702,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
 }
 
 void Simulation::perceive() {
+  renew_slots();
   Plan p = plan();
   build_neighbors(p);
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) { perceive_rows(p, b, e); });
@@ -856,6 +882,7 @@ void Simulation::settle(float max_radius, const World* world) {
 }
 
 void Simulation::decide_and_move(float dt) {
+  renew_slots();
   Plan p = plan();
   p.dt = dt;
   if (needs_neighbors_) {
@@ -882,6 +909,7 @@ void Simulation::decide_and_move(float dt) {
 }
 
 void Simulation::step(float dt, std::size_t steps) {
+  renew_slots();  // agents are added between calls, never within one
   for (std::size_t s = 0; s < steps; ++s) {
     Plan p = plan();
     p.dt = dt;

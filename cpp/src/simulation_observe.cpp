@@ -22,8 +22,9 @@ void Simulation::attach(std::shared_ptr<History> history) {
     histories_.push_back(std::move(history));
 }
 
-void Simulation::detach(const History* history) {
-  std::erase_if(histories_, [&](const auto& h) { return h.get() == history; });
+void Simulation::detach(History* history) {
+  // Only a flag: the list itself belongs to the stepping thread (observe() prunes it).
+  if (history) history->mark_detached();
 }
 
 void Simulation::observe() {
@@ -79,8 +80,9 @@ void Simulation::observe() {
     }
     metrics_.finish_update();
   }
+  std::erase_if(histories_, [](const auto& h) { return h->detached(); });
   for (const auto& h : histories_) {
-    if (h->due(step_count_))
+    if (!h->detached() && h->due(step_count_))
       h->capture(step_count_, time_, a, interest_.data(), danger_.data(), sensed(), metrics_,
                  stuck_.data());
   }

@@ -118,8 +118,10 @@ class Agents(_core.Agents):
     generation = _view_property(
         "generation",
         "(N,) uint32: how many times :meth:`add` claimed each slot. A new agent in a "
-        "reused slot has a new generation, so the run metrics start its accumulators "
-        "afresh (an agent made alive again by writing ``alive`` keeps them).",
+        "reused slot has a new generation, so nothing of the slot's last occupant carries "
+        "over: the simulation clears its decision, map memory, stuck timer and counters "
+        "(it stands until it first decides), and the run metrics start its accumulators "
+        "afresh. An agent made alive again by writing ``alive`` keeps them.",
     )
 
     def __init__(self, capacity: int, *, slots: int | None = None, seed: int = 0) -> None:

@@ -67,6 +67,9 @@ class CollisionMaps(NamedTuple):
     speed: np.ndarray
 
 
+_MAX_WEIGHT = np.float32(2.0**60)  # the bound of every weight and map value
+
+
 def _slot_directions(directions: Any) -> np.ndarray:
     """(K, 2) float32 directions from an int K (ring, slot 0 along +x, CCW), an object
     with a ``directions`` attribute (a slot set) or an array."""
@@ -78,7 +81,17 @@ def _slot_directions(directions: Any) -> np.ndarray:
         return np.ascontiguousarray(np.stack([np.cos(a), np.sin(a)], axis=1), dtype=np.float32)
     if hasattr(directions, "directions"):
         directions = directions.directions
-    return _f32(directions, "slot directions")
+    d = _f32(directions, "slot directions")
+    if d.ndim != 2 or d.shape[1] != 2 or len(d) < 3:
+        raise ValueError(f"slot directions: expected shape (K, 2) with K >= 3, got {d.shape}")
+    norm = np.hypot(d[:, 0].astype(np.float64), d[:, 1].astype(np.float64))
+    bad = ~(np.abs(norm - 1.0) <= 1e-3)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"slot directions must be unit vectors (within 1e-3), got {d[i].tolist()} at index {i}"
+        )
+    return d
 
 
 def _number(
@@ -274,11 +287,12 @@ class Behaviour:
                 raise ValueError(
                     f"{owner}: agent_weights must have shape (capacity,), got {np.shape(w)}"
                 )
-            bad = ~(np.isfinite(arr) & (arr >= 0))
+            bad = ~(np.isfinite(arr) & (arr >= 0) & (arr < _MAX_WEIGHT))
             if bad.any():
                 i = int(np.argmax(bad))
                 raise ValueError(
-                    f"{owner}: agent_weights must be finite and >= 0, got {arr[i]} at index {i}"
+                    f"{owner}: agent_weights must be finite and >= 0, below 2^60 (1.15e18), "
+                    f"got {arr[i]} at index {i}"
                 )
             self._set("agent_weights", arr)
         spec = _SPECS.get(self.kind)
@@ -948,8 +962,22 @@ class FollowField(Behaviour):
                 raise ValueError(
                     f"FollowField: which must be None, an int, 'group' or an index array, got {w!r}"
                 )
-        elif w is not None and not (isinstance(w, (int, np.integer)) and not isinstance(w, bool)):
-            self._set("which", np.ascontiguousarray(w, dtype=np.int32).reshape(-1))
+        elif isinstance(w, bool):
+            raise TypeError(
+                "FollowField: which must be None, an int, 'group' or an index array, got a bool"
+            )
+        elif isinstance(w, (int, np.integer)):
+            if not 0 <= int(w) < 2**31:
+                raise ValueError(f"FollowField: which must be a field index in [0, 2**31), got {w}")
+        elif w is not None:
+            raw = np.asarray(w)
+            if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+                raise TypeError(
+                    f"FollowField: which must be integer field indexes, got dtype {raw.dtype}"
+                )
+            if raw.size and not (raw.min() >= -(2**31) and raw.max() < 2**31):
+                raise ValueError("FollowField: which indexes must fit int32")
+            self._set("which", np.ascontiguousarray(raw, dtype=np.int32).reshape(-1))
         for name in ("look_ahead", "slowing_radius", "tolerance"):
             self._set(name, _number("FollowField", name, getattr(self, name)))
         _choice("FollowField", "shape", self.shape, _TARGET_SHAPES)

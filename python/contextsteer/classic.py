@@ -83,6 +83,9 @@ __all__ = [
 RAY_CONFIGS = ("single", "parallel", "whiskers")
 
 
+_MAX_MAGNITUDE = 2.0**60
+
+
 def _num(
     owner: str,
     name: str,
@@ -102,6 +105,14 @@ def _num(
         raise ValueError(f"{owner}: {name} must be > 0, got {value!r}")
     if low is not None and v < low:
         raise ValueError(f"{owner}: {name} must be >= {low}, got {value!r}")
+    # The core computes in float32: a magnitude of 2^60 or more (or, for a positive
+    # parameter, below 2^-60, whose reciprocal the behaviours take) would overflow there.
+    if math.isfinite(v) and not abs(v) < _MAX_MAGNITUDE:
+        raise ValueError(
+            f"{owner}: {name} must be below 2^60 (1.15e18) in magnitude, got {value!r}"
+        )
+    if positive and v < 1.0 / _MAX_MAGNITUDE:
+        raise ValueError(f"{owner}: {name} must be at least 2^-60 (8.7e-19), got {value!r}")
     return v
 
 

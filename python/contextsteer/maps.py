@@ -293,7 +293,10 @@ def combine(
     mode : {'max', 'sum', 'weighted_sum', 'multiply', 'min'}
         ``max`` (Unity project, Fray), ``sum``, ``weighted_sum`` (``sum_b w_b m_b``),
         ``multiply`` (Lewis: product of normalised scores), ``min``. Sums and products
-        run in float32 in stack order.
+        run in float32 in stack order and saturate at ±(2^60 − 2^36), the largest float32
+        below the maps' bound: maps each below 2^60 can multiply (or, hundreds of them,
+        add) beyond float32, and the choice must not see inf or NaN. A saturated slot
+        ties with the others there.
     weights : array_like, shape (B,), optional
         Required by, and only allowed with, ``weighted_sum``.
     out : ndarray of float32, shape (N, K), optional

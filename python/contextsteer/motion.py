@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 __all__ = ["Accel", "Lerp", "MotionModel", "MotionState", "Vehicle"]
 
 
+MIN_TIME = 1e-30
+"""The shortest ``dt`` and ``time_to_target`` (s): the motion divides velocity changes by
+them, which must stay finite in float32."""
+
+
 class MotionState(NamedTuple):
     """Next state: ``position`` (N, 2), ``velocity`` (N, 2), ``heading`` (N,), float32."""
 
@@ -98,7 +103,10 @@ class MotionModel:
         """
         d = _f32(direction, "direction")
         s = _f32(strength, "strength")
-        pos, vel, head = _core.apply_motion(agents, self, d, s, _finite("apply", "dt", dt, low=0.0))
+        step = _finite("apply", "dt", dt, low=0.0)
+        if 0 < step < MIN_TIME:
+            raise ValueError(f"apply: dt must be 0 or at least {MIN_TIME:g} s, got {dt!r}")
+        pos, vel, head = _core.apply_motion(agents, self, d, s, step)
         return MotionState(pos, vel, head)
 
     def step(
@@ -161,8 +169,9 @@ class Accel(MotionModel):
     def __post_init__(self) -> None:
         if self.time_to_target is not None:
             v = _finite("Accel", "time_to_target", self.time_to_target, 0.0)
-            if v <= 0:
-                raise ValueError(f"Accel: time_to_target must be > 0, got {v}")
+            # 1/time_to_target times a velocity change (< 2^28) must stay finite in float32.
+            if not v >= MIN_TIME:
+                raise ValueError(f"Accel: time_to_target must be >= {MIN_TIME:g} s, got {v}")
             self._set("time_to_target", v)
         self._set("independent_facing", bool(self.independent_facing))
         _speed_option("Accel", self.speed)

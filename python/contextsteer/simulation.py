@@ -230,7 +230,7 @@ class Simulation:
         "(N, 2) float32 classic steering's last acceleration (zeros under context steering).",
     )
     strength = _view("strength", "(N,) float32 chosen strength in [0, 1].")
-    chosen_slot = _view("chosen_slot", "(N,) int32 chosen slot, -1 when none.")
+    chosen_slot = _view("chosen_slot", "(N,) int32 (read-only) chosen slot, -1 when none.")
     wall_contacts = _view("wall_contacts", "(N,) int32 steps in which the agent touched a wall.")
     overlaps = _view("overlaps", "(N,) int32 agent overlaps after moving, summed over steps.")
     stuck = _view("stuck", "(N,) bool (read-only): no progress for stuck_time seconds.")
@@ -374,12 +374,14 @@ class Simulation:
         step: check them (O(N), once a call) so a NaN never flows into the maps."""
         for b in getattr(self.steering, "behaviours", ()):
             w = getattr(b, "agent_weights", None)
-            if w is not None and not (np.isfinite(w).all() and (w >= 0).all()):
-                i = int(np.flatnonzero(~(np.isfinite(w) & (w >= 0)))[0])
-                raise ValueError(
-                    f"{type(b).__name__}: agent_weights must be finite and >= 0, "
-                    f"got {w[i]} at index {i} (edited since it was given)"
-                )
+            if w is not None:
+                ok = np.isfinite(w) & (w >= 0) & (w < np.float32(2.0**60))
+                if not ok.all():
+                    i = int(np.flatnonzero(~ok)[0])
+                    raise ValueError(
+                        f"{type(b).__name__}: agent_weights must be finite and >= 0, below "
+                        f"2^60 (1.15e18), got {w[i]} at index {i} (edited since it was given)"
+                    )
             t = getattr(b, "targets", None)
             if isinstance(t, np.ndarray) and t.dtype.kind == "f" and not np.isfinite(t).all():
                 i = int(np.flatnonzero(~np.isfinite(t).all(axis=-1))[0])

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -69,6 +70,10 @@ class History {
                const std::uint8_t* stuck);
 
   std::size_t frames() const { return frames_; }
+  /// Stops recording: from any thread, also while the simulation steps (the simulation
+  /// drops a detached history at its next step, on the stepping thread).
+  void mark_detached() { detached_.store(true, std::memory_order_relaxed); }
+  bool detached() const { return detached_.load(std::memory_order_relaxed); }
   std::size_t every() const { return every_; }
   /// The current storage generation (its first frames() frames are valid).
   std::shared_ptr<HistoryFrames> buffer() const { return buf_; }
@@ -78,6 +83,7 @@ class History {
   std::uint64_t start_;
   std::size_t frames_ = 0;
   std::shared_ptr<HistoryFrames> buf_;
+  std::atomic<bool> detached_{false};
 };
 
 }  // namespace contextsteer

@@ -196,6 +196,7 @@ class Simulation {
     v("stuck", stuck_), v("has_memory", has_memory_), v("braking", braking_);
     v("still", still_), v("anchor", anchor_), v("recorded", recorded_);
     v("sensed", sensed_);  // the sensor's last rays (pictures; with decision_interval > 1 kept)
+    v("seen_generation", seen_generation_);
     metrics_.for_each_state(fn);
     if (config_.classic) {
       // The random-walk Wanders' orientations (N,2 each), owned with the classic steering.
@@ -218,7 +219,9 @@ class Simulation {
   void configure_metrics(const MetricsParams& params);
   /// Records into `history` at its due steps (kept alive here until detached).
   void attach(std::shared_ptr<History> history);
-  void detach(const History* history);
+  /// Stops recording into `history` (History::mark_detached; safe from another thread
+  /// while a step runs: the step drops it from the list).
+  void detach(History* history);
 
  private:
   void observe();
@@ -286,6 +289,10 @@ class Simulation {
   const WallDanger* sensor_ = nullptr;  // the first WallDanger: its rays fill sensed_
   std::vector<float> sensed_;
   bool perceived_ = false;  // perceive() ran since the last step: its neighbour lists hold
+  // Each slot's Agents generation when last seen: a change is a new agent in the slot
+  // (renew_slots() then clears what the slot's last occupant left).
+  std::vector<std::uint32_t> seen_generation_;
+  void renew_slots();
   std::vector<float> prev_direction_, prev_strength_;  // (N,2), (N,) commitment scratch
   // (N,4) cos h, sin h, cos(−h), sin(−h) of each deciding agent's heading h, filled at the
   // start of its decision when the slots turn with the heading (velocity decision only):
