@@ -485,3 +485,144 @@ def test_run_passes_builder_keywords_with_param(tmp_path, capsys):
     ]:
         assert cli.main([*argv, *bad]) == 2
         assert message in capsys.readouterr().err
+
+
+# ------------------------------------------------------------- fuzzed run options ---
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        # Each used to run the whole simulation and then fail: dpi 0.4 rounded to 0, a
+        # GIF delay of 100000 cs overflowed, a 70000 px frame, 10**9 frames (linspace of
+        # 8 GB); fps 500 wrote a 0 cs delay (viewers play it at 10 fps).
+        (["--dpi", "0.4"], "argument --dpi: dpi must be in [10, 1000], got 0.4"),
+        (["--dpi", "nan"], "argument --dpi: dpi must be in [10, 1000], got nan"),
+        (["--dpi", "1001"], "argument --dpi: dpi must be in [10, 1000], got 1001"),
+        (["--fps", "0.001"], "argument --fps: a GIF frame delay must be 2 to 65535 centiseconds"),
+        (["--fps", "500"], "argument --fps: a GIF frame delay must be 2 to 65535 centiseconds"),
+        (["--size", "16x70000"], "argument --size: size must be W or WxH in pixels, each in "),
+        (["--size", "8193"], "each in [16, 8192], got '8193'"),
+        (["--frames", "10001"], "argument --frames: frames must be in [0, 10,000], got 10001"),
+        (["--frames", "1000000000"], "frames must be in [0, 10,000], got 1000000000"),
+    ],
+)
+def test_run_refuses_image_options_out_of_range_up_front(
+    toy_scenario, tmp_path, option, message, capsys
+):
+    out = tmp_path / "o"
+    assert cli.main(["run", "toy", "--steps", "3", "--quiet", "--out", str(out), *option]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "usage: contextsteer run" in err
+    assert not out.exists()  # refused before the run
+
+
+def test_run_accepts_the_ends_of_the_ranges(toy_scenario, tmp_path, capsys):
+    from PIL import Image
+
+    out = tmp_path / "o"
+    argv = ["run", "toy", "--steps", "2", "--quiet", "--out", str(out), "--frames", "1"]
+    assert cli.main([*argv, "--dpi", "10", "--fps", "66", "--size", "16x64"]) == 0
+    with Image.open(out / "animation.gif") as gif:
+        assert gif.info["duration"] == 20  # 100 / 66 = 1.5 -> 2 cs, in ms
+    assert cli.main([*argv, "--fps", "100", "--frames", "0"]) == 0  # no animation: no GIF
+
+
+def test_write_run_draws_at_most_the_recorded_frames(tmp_path):
+    from PIL import Image
+
+    # A 4-step run records its start and every step: 5 frames, so frames=10**15 draws
+    # those 5 (it used to build a linspace of 10**15 + 1 samples first: MemoryError).
+    result = cs.run_scenario("oncoming", steps=4, records=4, maps=True)
+    files = cli.write_run(result, tmp_path, frames=10**15, progress=False, size=64)
+    with Image.open(files.animation) as gif:
+        assert gif.n_frames == 5
+    with pytest.raises(ValueError, match="frames: expected >= 0, got -1"):
+        cli.write_run(result, tmp_path, frames=-1, progress=False)
+
+
+def test_run_into_an_old_directory_leaves_no_stale_animation(toy_scenario, tmp_path, monkeypatch):
+    from contextsteer import video
+
+    out = tmp_path / "o"
+    argv = ["run", "toy", "--quiet", "--size", "64", "--out", str(out)]
+    assert cli.main([*argv, "--steps", "6", "--frames", "2", "--seed", "1"]) == 0
+    assert (out / "animation.gif").is_file()
+    # --frames 0: no animation, and not the one of the run before.
+    assert cli.main([*argv, "--steps", "3", "--frames", "0", "--seed", "2"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["metrics.json", "scene.png"]
+    # Encoding fails: the metrics are this run's (written first), no animation is left.
+    assert cli.main([*argv, "--steps", "6", "--frames", "2", "--seed", "1"]) == 0
+
+    def broken(images, path, **kwargs):
+        Path(path).write_bytes(b"GIF89a")  # a half-written file
+        raise RuntimeError("encoder broke")
+
+    monkeypatch.setattr(video, "write", broken)
+    assert cli.main([*argv, "--steps", "4", "--frames", "2", "--seed", "3"]) == 1
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert (metrics["steps"], metrics["parameters"]["seed"]) == (4, 3)
+    assert sorted(p.name for p in out.iterdir()) == ["metrics.json", "scene.png"]
+
+
+# --------------------------------------------------------------- fuzzed sweep keys ---
+
+
+def _sweep_argv(out, *extra):
+    return ["sweep", "oncoming", "-p", "slots=8,16", "--seeds", "1", "--steps", "5"] + [
+        "--workers",
+        "1",
+        "--quiet",
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+@pytest.mark.parametrize("key, kind", [("metrics.collisions", "dict"), ("scenario", "str")])
+def test_sweep_key_that_is_not_a_number_keeps_the_runs(tmp_path, key, kind, capsys):
+    # The summary cast a dict or a string to float after every run, before --out was
+    # written: a traceback, and the sweep was lost.
+    out = tmp_path / "sweep.json"
+    assert cli.main(_sweep_argv(out, "--key", key)) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"error: --key: summary: {key!r} must be a number in every run's result, got a {kind}"
+        in err
+    )
+    doc = json.loads(out.read_text())
+    assert [r["params"]["slots"] for r in doc["runs"]] == [8, 16] and doc["summary"] is None
+
+
+def test_sweep_warns_about_a_key_no_run_has(tmp_path, capsys):
+    out = tmp_path / "sweep.json"
+    assert cli.main(_sweep_argv(out, "--key", "metrics.compsite")) == 0
+    captured = capsys.readouterr()
+    assert "warning: no run's result has the key 'metrics.compsite'" in captured.err
+    assert json.loads(out.read_text())["summary"][0]["metrics.compsite"]["n"] == 0
+
+
+def test_sweep_checks_the_out_folder_before_running(tmp_path, capsys):
+    missing = tmp_path / "missing" / "sweep.json"
+    assert cli.main(_sweep_argv(missing)) == 2
+    assert f"--out {missing}: the directory {missing.parent} does not exist" in (
+        capsys.readouterr().err
+    )
+    assert cli.main(_sweep_argv(tmp_path)) == 2
+    assert "is a directory, expected a file" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------ Ctrl-C ---
+
+
+def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
+    def interrupted(args, parser):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_cmd_list", interrupted)
+    try:
+        code = cli.main(["list"])
+    except KeyboardInterrupt:  # what main did: a traceback from the command line
+        code = None
+    assert code == 130
+    assert capsys.readouterr().err == "contextsteer: interrupted\n"

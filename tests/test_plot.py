@@ -512,3 +512,10 @@ def test_metrics_plots_series_of_a_history_and_bars_of_a_summary():
     art = cs.plot.metrics(history, axes, series=["laps", "mean_progress"])
     assert art.axes == list(axes)
     plt.close("all")
+
+
+def test_metrics_refuses_an_empty_list_of_series():
+    # series=[] made no axes and failed inside matplotlib (plt.subplots(0, 1)).
+    sim, history = _history_run()
+    with pytest.raises(ValueError, match=r"series must name at least one series .*got \[\]"):
+        cs.plot.metrics(history, series=[])

@@ -214,6 +214,9 @@ def test_scenario_parameters_are_checked():
         ("evacuation", "depth", float("inf")),
         ("corridor", "length", 5.0),
         ("flock", "gap", True),
+        ("circle", "radius", 0),  # stacked every agent, and its goal, at the origin
+        ("circle", "radius", -3.0),
+        ("circle", "radius", float("nan")),
     ],
 )
 def test_scenario_geometry_parameters_are_checked(name, param, bad):
@@ -222,6 +225,37 @@ def test_scenario_geometry_parameters_are_checked(name, param, bad):
     found an OverflowError, a NaN message from the World, and negative gaps built)."""
     with pytest.raises(ValueError, match=f"{name}: {param} must be a finite number"):
         scenarios.get(name)(**{param: bad})
+
+
+def test_circle_radius_places_the_agents():
+    sim = scenarios.get("circle")(agents=4, radius=7)
+    np.testing.assert_allclose(np.hypot(*np.asarray(sim.agents.position).T), 7.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        (float("nan"), 1.0),
+        (0.0, float("inf")),
+        (-1.0, 1.0),
+        (2.0, 1.0),
+        (1.0,),
+        5.0,
+        "fast",
+        (True, 2.0),
+    ],
+)
+def test_racetrack_speed_is_checked(bad):
+    with pytest.raises(ValueError, match="racetrack: speed must be two finite numbers"):
+        scenarios.get("racetrack")(agents=2, speed=bad)
+
+
+def test_racetrack_speed_range_gives_the_max_speeds():
+    # lo == hi: every car gets exactly that max speed.
+    sim = scenarios.get("racetrack")(agents=3, speed=(0.0, 0.0))
+    assert np.all(np.asarray(sim.agents.max_speed) == 0.0)
+    sim = scenarios.get("racetrack")(agents=3, speed=[45, 45])
+    np.testing.assert_allclose(np.asarray(sim.agents.max_speed), 45.0)
 
 
 def test_huge_agent_counts_are_refused_up_front():

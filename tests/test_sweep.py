@@ -21,6 +21,10 @@ def summed(*, a, b=0.0, seed):
     return {"value": a * 10 + b + float(rng.integers(0, 100)), "nested": {"seed": seed}}
 
 
+def labelled(*, a, seed):
+    return {**summed(a=a, seed=seed), "label": f"a={a}"}
+
+
 def fails_on_two(*, a, seed):
     if a == 2:
         raise ValueError("a = 2 is not allowed")
@@ -153,6 +157,33 @@ def test_bad_types_raise_type_error():
         cs.sweep(summed, {"a": [1]}, seeds=[0.5], progress=False)
     with pytest.raises(RuntimeError, match="TypeError: sweep: the run function must return a dict"):
         cs.sweep(lambda **kw: 3.0, None, executor="serial", progress=False)
+
+
+def test_a_bool_seed_count_is_refused():
+    # True was a count: range(1).
+    with pytest.raises(TypeError, match="sweep: seeds must be a count or integers, got True"):
+        cs.sweep(summed, {"a": [1]}, seeds=True, executor="serial", progress=False)
+
+
+@pytest.mark.parametrize(
+    "key, message",
+    [
+        # The dict {"seed": s} was cast to float64: "float() argument must be ... not 'dict'".
+        (
+            "nested",
+            "'nested' must be a number in every run's result, got a dict in run 0 "
+            "(seed 0) (name a number inside it: nested.seed)",
+        ),
+        ("label", "'label' must be a number in every run's result, got a str in run 0 (seed 0)"),
+    ],
+)
+def test_summary_of_a_key_that_is_not_a_number_names_it(key, message):
+    res = cs.sweep(labelled, {"a": [1, 2]}, seeds=2, executor="serial", progress=False)
+    with pytest.raises(ValueError) as info:
+        res.summary("value", key)
+    assert str(info.value) == "summary: " + message
+    # A key missing from every run is no value (n = 0), not an error.
+    assert [row["missing"]["n"] for row in res.summary("missing")] == [0, 0]
 
 
 def test_dask_executor():

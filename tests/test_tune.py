@@ -2,6 +2,7 @@
 
 import concurrent.futures as cf
 import json
+import math
 
 import pytest
 
@@ -219,3 +220,66 @@ def test_cli_tune(tmp_path, capsys):
 def test_cli_tune_bad_arguments_exit_2(argv, message, capsys):
     assert cli.main([*argv, "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec", [(1.0, math.inf), (-math.inf, 0.0), (0, math.inf, "log")])
+def test_a_range_needs_finite_ends(spec):
+    # (1.0, inf) passed and crashed later in NumPy's sampler (OverflowError).
+    from contextsteer.tune import distributions
+
+    with pytest.raises(ValueError, match=r"tune: distance: a range needs finite ends"):
+        distributions({"distance": spec})
+
+
+def test_cli_tune_refuses_an_infinite_range_before_running(capsys):
+    argv = ["tune", "oncoming", "-p", "distance=0:inf", "--trials", "1", "--seeds", "1"]
+    assert cli.main([*argv, "--steps", "5", "--workers", "1", "--quiet"]) == 2
+    assert "distance: a range needs finite ends, got (0, inf)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        # A misspelled constraint key was NaN, refused by Optuna ("NaN is not allowed").
+        ({"constraint": "wals"}, "constraint key 'wals' is not in the run's result"),
+        ({"objective": "los"}, "objective key 'los' is not in the run's result"),
+        ({"constraint": lambda r: math.nan}, "constraint <lambda> is not finite (nan) for seed 0"),
+    ],
+)
+def test_a_bad_key_fails_the_trials_with_a_message_naming_it(kw, message):
+    kw = {"objective": "loss", **kw}
+    with pytest.raises(ValueError, match="no feasible complete trial") as info:
+        cs.tune(_quad, {"x": (0.0, 1.0)}, n_trials=2, executor="serial", progress=False, **kw)
+    assert f"the first failed trial: ValueError: {message}" in str(info.value)
+
+
+def test_cli_tune_names_a_missing_constraint_key(capsys):
+    argv = ["tune", "oncoming", "-p", "distance=10:16", "--trials", "1", "--seeds", "1"]
+    argv += ["--steps", "5", "--workers", "1", "--quiet"]
+    assert cli.main([*argv, "--constraint", "metrics.collisions.agent_wal"]) == 1
+    err = capsys.readouterr().err
+    assert "constraint key 'metrics.collisions.agent_wal' is not in the run's result" in err
+
+
+@pytest.mark.parametrize("seeds", [[0.7], [0, 1.0], True, [True], ["0"]])
+def test_seeds_must_be_integers(seeds):
+    # [0.7] ran seed 0 (int(0.7)); True ran range(1). sweep() raises TypeError too.
+    with pytest.raises(TypeError, match="tune: seeds must be"):
+        cs.tune(_quad, {"x": (0.0, 1.0)}, objective="loss", seeds=seeds, executor="serial")
+
+
+def test_cli_tune_steps_has_the_same_bound_as_run_and_sweep(capsys):
+    parser = cli.build_parser()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["tune", "oncoming", "--steps", str(cli.MAX_STEPS + 1)])
+    assert "argument --steps: steps must be in [1, 1,000,000,000]" in capsys.readouterr().err
+    assert parser.parse_args(["tune", "oncoming", "--steps", str(cli.MAX_STEPS)]).steps == 10**9
+
+
+def test_cli_tune_checks_the_out_folder_before_running(tmp_path, capsys):
+    argv = ["tune", "oncoming", "-p", "distance=10:16", "--trials", "1", "--seeds", "1"]
+    argv += ["--steps", "5", "--workers", "1", "--quiet"]
+    assert cli.main([*argv, "--out", str(tmp_path / "missing" / "t.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert cli.main([*argv, "--out", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err

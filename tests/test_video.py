@@ -70,6 +70,47 @@ def test_video_write_gif_and_errors(tmp_path):
         video.write(images, tmp_path / "c.gif", fps=0)
 
 
+def _gif_delays(path):
+    """The frame delays (centiseconds) stored in a GIF's graphic control extensions, read
+    from the bytes: block 0x21 0xF9, size 4, packed byte, then the 16-bit delay."""
+    import re
+
+    raw = path.read_bytes()
+    return [
+        int.from_bytes(m.group(1), "little")
+        for m in re.finditer(rb"\x21\xf9\x04.(..)..", raw, re.S)
+    ]
+
+
+@pytest.mark.parametrize(
+    "fps, delay",
+    # 100 / fps centiseconds, rounded: 15 fps -> 6.67 -> 7; 60 fps -> 1.67 -> 2 (plays at
+    # 50 fps); 0.002 fps -> 50000 cs (the old milliseconds-then-truncated delay was 6 and 1
+    # cs, and 1 cs plays at 10 fps).
+    [(15, 7), (30, 3), (50, 2), (60, 2), (0.002, 50000)],
+)
+def test_gif_frame_delay_is_whole_centiseconds(tmp_path, fps, delay):
+    images = [np.full((20, 30, 3), v, np.uint8) for v in (0, 100, 200)]
+    path = video.write(images, tmp_path / "a.gif", fps=fps)
+    assert _gif_delays(path) == [delay] * 3
+
+
+@pytest.mark.parametrize("fps", [67, 120, 1000, 0.001, np.inf, np.nan])
+def test_gif_refuses_an_fps_it_cannot_store(tmp_path, fps):
+    # 100 / 67 rounds to 1 cs (viewers play 0 and 1 cs at 10 fps); 100 / 0.001 = 100000 cs
+    # overflows the 16-bit delay.
+    images = [np.zeros((20, 30, 3), np.uint8)] * 2
+    with pytest.raises(ValueError, match="fps"):
+        video.write(images, tmp_path / "a.gif", fps=fps)
+    assert not (tmp_path / "a.gif").exists()
+
+
+def test_gif_refuses_frames_of_different_sizes(tmp_path):
+    images = [np.zeros((40, 60, 3), np.uint8), np.zeros((80, 30, 3), np.uint8)]
+    with pytest.raises(ValueError, match="frames differ in size: 80x30 \\(HxW\\) vs 40x60"):
+        video.write(images, tmp_path / "a.gif")
+
+
 @pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not on the PATH")
 def test_video_write_mp4(tmp_path):
     images = [np.full((20, 30, 3), v, np.uint8) for v in range(0, 250, 25)]

@@ -55,6 +55,11 @@ DEFAULT_SCENARIO = "racetrack"
 #: Largest --steps (a run of more steps is a soak test: script it) and --slots.
 MAX_STEPS = 10**9
 MAX_SLOTS = 1024
+#: Largest --frames, --size (pixels a side) and range of --dpi of ``contextsteer run``
+#: (below about 4 dpi FreeType cannot draw the labels: "invalid ppem value").
+MAX_FRAMES = 10_000
+MAX_SIDE = 8192
+DPI_RANGE = (10.0, 1000.0)
 
 
 def _int_at_least(low: int, what: str, high: int | None = None) -> Callable[[str], int]:
@@ -73,14 +78,16 @@ def _int_at_least(low: int, what: str, high: int | None = None) -> Callable[[str
 
 
 def _size(text: str) -> int | tuple[int, int]:
-    """``--size``: ``W`` or ``WxH`` in pixels, each >= 16."""
+    """``--size``: ``W`` or ``WxH`` in pixels, each in [16, MAX_SIDE]."""
     parts = text.lower().split("x")
     try:
         values = [int(p) for p in parts]
     except ValueError:
         values = []
-    if len(values) not in (1, 2) or min(values) < 16:
-        raise argparse.ArgumentTypeError(f"size must be W or WxH in pixels (>= 16), got {text!r}")
+    if len(values) not in (1, 2) or min(values) < 16 or max(values) > MAX_SIDE:
+        raise argparse.ArgumentTypeError(
+            f"size must be W or WxH in pixels, each in [16, {MAX_SIDE}], got {text!r}"
+        )
     return values[0] if len(values) == 1 else (values[0], values[1])
 
 
@@ -99,6 +106,61 @@ def _positive_float(what: str) -> Callable[[str], float]:
 
     parse.__name__ = what
     return parse
+
+
+def _float_in(low: float, high: float, what: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
+        if not low <= value <= high:  # also refuses nan
+            raise argparse.ArgumentTypeError(f"{what} must be in [{low:g}, {high:g}], got {text}")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+def _fps(text: str) -> float:
+    """``--fps``: a rate that a GIF or an MP4 can store (checked again with --format)."""
+    from . import video
+
+    value = _positive_float("fps")(text)
+    problems = [_fps_problem(value, f) for f in video.FORMATS]
+    if None not in problems:
+        raise argparse.ArgumentTypeError("; ".join(p for p in problems if p))
+    return value
+
+
+def _fps_problem(fps: float, format: str) -> str | None:
+    """Why an animation of ``format`` cannot play at ``fps`` (None when it can)."""
+    from . import video
+
+    try:
+        video.check_fps(fps, format)
+    except ValueError as exc:
+        return str(exc).removeprefix("write: ")
+    return None
+
+
+_fps.__name__ = "fps"
+
+
+def _out_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Exit status 2 (after a usage message) when ``--out FILE`` cannot be written: its
+    folder is missing or it is a folder; else 0. Checked before a long sweep or tuning."""
+    out: Path | None = args.out
+    problem = None
+    if out is not None and out.is_dir():
+        problem = f"--out {out} is a directory, expected a file"
+    elif out is not None and not out.resolve().parent.is_dir():
+        problem = f"--out {out}: the directory {out.parent} does not exist"
+    if problem is None:
+        return 0
+    parser.print_usage(sys.stderr)
+    print(f"contextsteer {args.command}: error: {problem}", file=sys.stderr)
+    return 2
 
 
 def _write_json(path: Path, doc: dict, command: str) -> int:
@@ -189,10 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--frames",
-        type=_int_at_least(0, "frames"),
+        type=_int_at_least(0, "frames", MAX_FRAMES),
         default=100,
         metavar="F",
-        help="animation frames; 0 writes no animation (default: 100)",
+        help="animation frames (at most the run's steps are drawn); 0 writes no "
+        "animation (default: 100)",
     )
     run.add_argument(
         "--size",
@@ -200,14 +263,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=960,
         metavar="W[xH]",
         help="animation size in pixels: a width (height from the world's "
-        "aspect) or WxH (default: 960)",
+        f"aspect) or WxH, 16 to {MAX_SIDE} a side (default: 960)",
     )
     run.add_argument(
         "--dpi",
-        type=_positive_float("dpi"),
+        type=_float_in(*DPI_RANGE, "dpi"),
         default=100.0,
         metavar="DPI",
-        help="dots per inch of scene.png and the animation; at a given size "
+        help="dots per inch of scene.png and the animation, 10 to 1000; at a given size "
         "a higher dpi draws thicker lines and larger text (default: 100)",
     )
     run.add_argument(
@@ -218,10 +281,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--fps",
-        type=_positive_float("fps"),
+        type=_fps,
         default=15.0,
         metavar="FPS",
-        help="animation frames per second (default: 15)",
+        help="animation frames per second; a GIF plays at most 50 (default: 15)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     run.set_defaults(handler=_cmd_run, subparser=run)
@@ -332,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tn.add_argument(
         "--steps",
-        type=_int_at_least(1, "steps"),
+        type=_int_at_least(1, "steps", MAX_STEPS),
         metavar="S",
         help="steps per run (default: the scenario's)",
     )
@@ -436,10 +499,12 @@ def write_run(
         A run with its simulation and its recorded frames (``records`` > 0; ``maps=True``
         for rays in the animation), e.g. ``cs.run_scenario(name, records=600, maps=True)``.
     out_dir : path-like
-        Created if missing; existing files of the same names are replaced.
+        Created if missing; existing files of the same names are replaced, and an
+        ``animation.gif``/``.mp4`` this call does not write (``frames=0``, the other
+        format, or encoding failed) is removed. ``metrics.json`` is written first.
     frames : int
-        Animation frames after the first, picked evenly from the recorded ones; 0 writes
-        no animation.
+        Animation frames after the first, picked evenly from the recorded ones (at most
+        every recorded frame); 0 writes no animation.
     progress : bool
         Show a tqdm progress bar on stderr while encoding.
     dpi : int
@@ -461,9 +526,10 @@ def write_run(
     Raises
     ------
     ValueError
-        The result has no simulation or no recorded frames, or a bad ``format``.
+        The result has no simulation or no recorded frames, a bad ``format``, negative
+        ``frames``, or an ``fps`` the format cannot store (:func:`contextsteer.video.check_fps`).
     RuntimeError
-        MP4 without ffmpeg.
+        MP4 without ffmpeg, or ffmpeg failed.
 
     Examples
     --------
@@ -495,11 +561,23 @@ def write_run(
         )
     if format not in video.FORMATS:
         raise ValueError(f"format: expected one of {', '.join(video.FORMATS)}, got {format!r}")
+    if int(frames) < 0:
+        raise ValueError(f"frames: expected >= 0, got {frames}")
+    if frames > 0:
+        video.check_fps(fps, format)
     if frames > 0 and format == "mp4" and video.ffmpeg() is None:
         raise RuntimeError("format 'mp4' needs the ffmpeg executable on the PATH")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     title = result.scenario or "run"
+
+    # The metrics first: a failure while drawing or encoding leaves this run's metrics,
+    # not an earlier run's, and no animation of an earlier run stays beside them.
+    metrics = result.to_dict()
+    metrics_file = out / "metrics.json"
+    metrics_file.write_text(json.dumps(metrics, indent=2) + "\n")
+    for suffix in video.FORMATS:
+        (out / f"animation.{suffix}").unlink(missing_ok=True)
 
     fig = Figure(figsize=_figsize(sim, 8.0), layout="constrained")
     ax = fig.subplots()
@@ -514,7 +592,9 @@ def write_run(
         # denser trajectory samples as comet tails of about 4 s.
         if history.steps is None or history.headings is None:
             raise TypeError("write_run: the recorded frames need their steps and headings")
-        k = np.unique(np.linspace(0, len(history.steps) - 1, int(frames) + 1).round().astype(int))
+        last = len(history.steps) - 1
+        samples = min(int(frames), last) + 1  # no more than the recorded frames
+        k = np.unique(np.linspace(0, last, samples).round().astype(int))
         picked = Recording(
             history.steps[k],
             history.positions[k],
@@ -547,11 +627,11 @@ def write_run(
             disable=not progress,
             leave=False,
         )
-        video.write(images, animation, fps=fps, format=format)
-
-    metrics = result.to_dict()
-    metrics_file = out / "metrics.json"
-    metrics_file.write_text(json.dumps(metrics, indent=2) + "\n")
+        try:
+            video.write(images, animation, fps=fps, format=format)
+        except BaseException:  # no half-written animation
+            animation.unlink(missing_ok=True)
+            raise
     return RunFiles(out, scene_png, animation, metrics_file, metrics, result)
 
 
@@ -692,6 +772,11 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     default_steps, dt = sc.timing(args.preset)
     steps = args.steps if args.steps is not None else default_steps
     out = args.out if args.out is not None else Path("out") / sc.name
+    fps_problem = _fps_problem(args.fps, args.format) if args.frames > 0 else None
+    if fps_problem is not None:
+        parser.print_usage(sys.stderr)
+        print(f"contextsteer run: error: argument --fps: {fps_problem}", file=sys.stderr)
+        return 2
     if args.format == "mp4" and args.frames > 0:
         from . import video
 
@@ -742,7 +827,7 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             format=args.format,
             fps=args.fps,
         )
-    except OSError as exc:  # cannot write the output files
+    except (OSError, RuntimeError) as exc:  # cannot write the output files, ffmpeg failed
         print(f"contextsteer run: error: {exc}", file=sys.stderr)
         return 1
     if not args.quiet:
@@ -784,6 +869,8 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
             return usage(f"--param {name} given twice")
         axes[name] = [_parse_value(v) for v in values.split(",")]
     keys = args.key or ["metrics.composite", "metrics.collisions.total"]
+    if _out_file(args, parser):
+        return 2
     try:
         scenarios.get(args.scenario)
         result = sweep(
@@ -800,7 +887,33 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     except RuntimeError as exc:  # a run failed
         print(f"contextsteer sweep: error: {exc}", file=sys.stderr)
         return 1
-    rows = result.summary(*keys)
+    # The runs are written before the summary is made: a key that names no number
+    # (a dict, a string) must not lose them.
+    rows: list[dict[str, Any]] | None = None
+    problem = None
+    try:
+        rows = result.summary(*keys)
+    except ValueError as exc:
+        problem = str(exc)
+    if args.out is not None:
+        doc = {
+            "scenario": args.scenario,
+            "seeds": list(result.seeds),
+            "steps": args.steps,
+            "summary": rows,
+            "runs": result.to_records(),
+        }
+        code = _write_json(args.out, doc, "sweep")
+        if code:
+            return code
+    for key in keys:
+        if all(r.value(key, None) is None for r in result):
+            print(
+                f"contextsteer sweep: warning: no run's result has the key {key!r}",
+                file=sys.stderr,
+            )
+    if rows is None:
+        return usage(f"--key: {problem}")
     names = list(axes)
     header = names + [f"{k} (mean ± std)" for k in keys]
     table = [
@@ -813,15 +926,6 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-    if args.out is not None:
-        doc = {
-            "scenario": args.scenario,
-            "seeds": list(result.seeds),
-            "steps": args.steps,
-            "summary": rows,
-            "runs": result.to_records(),
-        }
-        return _write_json(args.out, doc, "sweep")
     return 0
 
 
@@ -865,6 +969,8 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return usage(f"{what} {name}: {exc}")
     if not space:
         return usage("give at least one tuned parameter with -p NAME=LOW:HIGH or NAME=V1,V2")
+    if _out_file(args, parser):
+        return 2
     try:
         from .tune import tune
     except ImportError as exc:  # pragma: no cover - the tune module itself has no deps
@@ -1011,7 +1117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit status: 0 on success, 2 for bad arguments (after a usage message), 1
-        when a command fails.
+        when a command fails, 130 when interrupted (Ctrl-C, with a one-line message
+        instead of a traceback).
 
     Examples
     --------
@@ -1024,4 +1131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    return args.handler(args, args.subparser)
+    try:
+        return args.handler(args, args.subparser)
+    except KeyboardInterrupt:
+        print("contextsteer: interrupted", file=sys.stderr)
+        return 130

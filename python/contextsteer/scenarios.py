@@ -262,6 +262,26 @@ def _size(scenario: str, name: str, value: Any, low: float, high: float = np.inf
     return float(value)
 
 
+def _speed_range(scenario: str, value: Any) -> tuple[float, float]:
+    """``speed=(lo, hi)``: two finite real numbers with 0 <= lo <= hi, else a ValueError
+    naming the parameter."""
+    ok = isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2
+    if ok:
+        ok = all(
+            isinstance(v, (int, float, np.integer, np.floating))
+            and not isinstance(v, bool)
+            and np.isfinite(v)
+            for v in value
+        )
+        ok = ok and 0 <= value[0] <= value[1]
+    if not ok:
+        raise ValueError(
+            f"{scenario}: speed must be two finite numbers (lo, hi) with 0 <= lo <= hi, "
+            f"got {value!r}"
+        )
+    return float(value[0]), float(value[1])
+
+
 # ----------------------------------------------------------------------- racetrack ---
 
 #: Control points of the racetrack's centre line (a closed Catmull-Rom spline): a long
@@ -462,7 +482,7 @@ def racetrack(
     p, t = centre.point_at(offset), centre.tangent_at(offset)
     p = p + np.c_[-t[:, 1], t[:, 0]] * lateral[:, None]
     cars = agents_mod.Agents(n, slots=slots, seed=seed)
-    lo, hi = speed
+    lo, hi = _speed_range("racetrack", speed)
     if godot:  # the recipe's cars start still (velocity = Vector2.ZERO)
         cars.add(
             p,
@@ -1402,7 +1422,11 @@ def circle(
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     n = _count("agents", agents)
-    r = max(5.0, n * 1.0 / (2 * np.pi)) if radius is None else float(radius)
+    r = (
+        max(5.0, n * 1.0 / (2 * np.pi))
+        if radius is None
+        else _size("circle", "radius", radius, 0.0)
+    )
     rng = np.random.default_rng(seed)
     angle = 2 * np.pi * np.arange(n) / n + rng.uniform(-0.01, 0.01, n)
     starts = r * np.c_[np.cos(angle), np.sin(angle)]

@@ -141,7 +141,11 @@ class SweepResult(Sequence[Run]):
 
     def summary(self, *keys: str) -> list[dict[str, Any]]:
         """Per parameter set: its parameters, and for each key the ``mean``, ``std`` and
-        ``n`` over the seeds whose run has a finite value (a list of dicts, grid order)."""
+        ``n`` over the seeds whose run has a finite value (a list of dicts, grid order).
+
+        A key missing from a run counts as no value; a key whose value is not a number
+        (a dict of metrics, a string) raises a ValueError naming the key and its type.
+        """
         out: list[dict[str, Any]] = []
         groups: dict[int, list[Run]] = {}
         for r in self._runs:
@@ -149,7 +153,21 @@ class SweepResult(Sequence[Run]):
         for _, runs in sorted(groups.items()):
             row: dict[str, Any] = dict(runs[0].params)
             for key in keys:
-                v = np.asarray([r.value(key) for r in runs], dtype=np.float64)
+                values = [r.value(key) for r in runs]
+                for r, value in zip(runs, values):
+                    if not isinstance(value, (int, float, np.integer, np.floating)):
+                        inside = (
+                            " (name a number inside it: "
+                            + ", ".join(f"{key}.{name}" for name in value)
+                            + ")"
+                            if isinstance(value, Mapping) and value
+                            else ""
+                        )
+                        raise ValueError(
+                            f"summary: {key!r} must be a number in every run's result, got "
+                            f"a {type(value).__name__} in run {r.index} (seed {r.seed}){inside}"
+                        )
+                v = np.asarray(values, dtype=np.float64)
                 v = v[np.isfinite(v)]
                 row[key] = {
                     "mean": float(v.mean()) if len(v) else math.nan,
@@ -435,6 +453,8 @@ def sweep(
     """
     if errors not in ("raise", "keep"):
         raise ValueError(f"sweep: errors must be 'raise' or 'keep', got {errors!r}")
+    if isinstance(seeds, bool):
+        raise TypeError(f"sweep: seeds must be a count or integers, got {seeds!r}")
     if isinstance(seeds, (int, np.integer)):
         if seeds < 1:
             raise ValueError(f"sweep: seeds must be >= 1 when given as a count, got {seeds}")

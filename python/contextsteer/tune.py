@@ -82,6 +82,8 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
                 for v in (low, high)
             ):
                 raise TypeError(f"tune: {name}: a range needs numbers, got {spec!r}")
+            if not (math.isfinite(low) and math.isfinite(high)):
+                raise ValueError(f"tune: {name}: a range needs finite ends, got {spec!r}")
             if not low < high:
                 raise ValueError(f"tune: {name}: expected low < high, got {spec!r}")
             if all(isinstance(v, (int, np.integer)) for v in (low, high)):
@@ -135,10 +137,27 @@ def _getter(
         from .sweep import Run
 
         def get(result: dict[str, Any]) -> float:
-            return float(Run(0, {}, 0, result).value(spec))
+            value = Run(0, {}, 0, result).value(spec, None)
+            if value is None:
+                raise ValueError(f"{what} key {spec!r} is not in the run's result (or is None)")
+            if not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError(
+                    f"{what} key {spec!r} must name a number, got a {type(value).__name__}"
+                )
+            return float(value)
 
         return get
     raise TypeError(f"tune: {what} must be a dotted result key or a callable, got {spec!r}")
+
+
+def _name(spec: Any) -> str:
+    """How an error names an objective or a constraint: its key, or the function's name."""
+    return repr(spec) if isinstance(spec, str) else getattr(spec, "__name__", repr(spec))
+
+
+def _not_finite(what: str, name: str | None, value: float, seed: int) -> str:
+    """The message of a trial failed by a non-finite objective or constraint value."""
+    return f"{what} {name} is not finite ({value}) for seed {seed}"
 
 
 def tune(
@@ -188,7 +207,8 @@ def tune(
     n_trials : int
         Trials to run in this call.
     seeds : iterable of int, or int
-        Seeds each trial runs (an int ``n`` means ``range(n)``), in order.
+        Seeds each trial runs (an int ``n`` means ``range(n)``), in order; a bool or a
+        non-integer seed is a TypeError.
     steps : int, optional
         Steps per run (scenarios only; default the scenario's).
     params : dict, optional
@@ -226,8 +246,12 @@ def tune(
     ImportError
         Optuna is not installed.
     ValueError
-        Bad space, direction, n_trials, seeds, sampler or pruner; a parameter the scenario
-        does not take; no feasible complete trial.
+        Bad space (a range with an infinite end), direction, n_trials, seeds, sampler or
+        pruner; a parameter the scenario does not take; no feasible complete trial (the
+        message gives the first failed trial's error, e.g. a constraint key missing from
+        the results).
+    TypeError
+        A range that is not numbers; seeds that are not integers.
 
     Examples
     --------
@@ -253,17 +277,24 @@ def tune(
         raise ValueError(f"tune: direction must be 'minimize' or 'maximize', got {direction!r}")
     if isinstance(n_trials, bool) or int(n_trials) < 1:
         raise ValueError(f"tune: n_trials must be >= 1, got {n_trials}")
+    if isinstance(seeds, bool):
+        raise TypeError(f"tune: seeds must be a count or integers, got {seeds!r}")
     if isinstance(seeds, (int, np.integer)):
         if seeds < 1:
             raise ValueError(f"tune: seeds must be >= 1 when given as a count, got {seeds}")
         seeds = range(int(seeds))
-    seed_list = [int(s) for s in seeds]
+    seed_list = list(seeds)
     if not seed_list:
         raise ValueError("tune: no seeds")
+    for s in seed_list:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"tune: seeds must be integers, got {s!r}")
+    seed_list = [int(s) for s in seed_list]
     if steps is not None and int(steps) < 1:
         raise ValueError(f"tune: steps must be >= 1, got {steps}")
     get_value = _getter(objective, "objective")
     get_constraint = None if constraint is None else _getter(constraint, "constraint")
+    names = (_name(objective), None if constraint is None else _name(constraint))
 
     kind, target = _run_target(
         scenario,
@@ -299,6 +330,7 @@ def tune(
             steps,
             threads,
             get_value,
+            names,
         )
     finally:
         optuna.logging.set_verbosity(verbosity)
@@ -326,6 +358,7 @@ def _tune(
     steps: int | None,
     threads: int,
     get_value: Callable[[dict[str, Any]], float],
+    names: tuple[str, str | None],
 ) -> TuneResult:
     from .sweep import _open_pool, _run_tasks
 
@@ -403,12 +436,15 @@ def _tune(
                     if error is None and result is not None:  # (no error: a result)
                         try:
                             value = get_value(result)
+                            if not math.isfinite(value):
+                                raise ValueError(_not_finite("objective", names[0], value, s))
                             if get_constraint is not None:
-                                r["constraints"].append(get_constraint(result))
+                                c = get_constraint(result)
+                                if not math.isfinite(c):
+                                    raise ValueError(_not_finite("constraint", names[1], c, s))
+                                r["constraints"].append(c)
                         except Exception as exc:  # a bad key or objective: fail the trial
                             error = exc
-                    if error is None and not math.isfinite(value):
-                        error = ValueError(f"objective is not finite ({value}) for seed {s}")
                     if error is not None:
                         r["state"], r["error"] = "FAIL", f"{type(error).__name__}: {error}"
                         study.tell(t, state=optuna.trial.TrialState.FAIL)
@@ -448,9 +484,11 @@ def _tune(
         r.pop("constraints", None)
     best = _best(study, get_constraint is not None, use_set_constraint)
     if best is None:
+        errors = [r["error"] for r in records if r["error"]]
+        first = f"; the first failed trial: {errors[0]}" if errors else ""
         raise ValueError(
             "tune: no feasible complete trial (every trial failed, was pruned "
-            "or broke the constraint); see the study's trials"
+            f"or broke the constraint){first}; see the study's trials"
         )
     return TuneResult(study, {**fixed, **best.params}, float(best.value), records)
 

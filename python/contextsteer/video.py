@@ -19,10 +19,58 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FORMATS", "ffmpeg", "write"]
+__all__ = ["FORMATS", "check_fps", "ffmpeg", "write"]
 
 #: Animation formats :func:`write` knows, by file suffix.
 FORMATS = ("gif", "mp4")
+
+#: Frame delays a GIF can hold, in centiseconds: it stores a 16-bit delay in 1/100 s, and
+#: viewers play a delay of 0 or 1 cs at 10 fps, so a GIF plays at most 50 fps.
+GIF_DELAY_CS = (2, 65535)
+
+#: Frame rates :func:`write` accepts for an MP4 (frames per second).
+MP4_FPS = (0.01, 1000.0)
+
+
+def _gif_delay(fps: float) -> int:
+    """The GIF frame delay in centiseconds nearest to ``1 / fps``, or a ValueError when
+    a GIF cannot store it (see :data:`GIF_DELAY_CS`)."""
+    low, high = GIF_DELAY_CS
+    cs = round(100.0 / fps) if fps > 100.0 / (high + 1) else high + 1
+    if not low <= cs <= high:
+        raise ValueError(
+            f"write: a GIF frame delay must be {low} to {high} centiseconds (a GIF plays at "
+            f"most {100 / low:g} fps, at least {100 / high:.4g} fps), got fps={fps:g}"
+        )
+    return int(cs)
+
+
+def check_fps(fps: float, format: str) -> float:
+    """``fps`` as a float when an animation of ``format`` can store it, else a ValueError.
+
+    A GIF stores whole centiseconds per frame, from 2 to 65535 (so at most 50 fps; 60 fps
+    plays at 50); an MP4 takes 0.01 to 1000 fps.
+
+    >>> from contextsteer.video import check_fps
+    >>> check_fps(15, "gif")
+    15.0
+    >>> check_fps(100, "gif")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: write: a GIF frame delay must be 2 to 65535 centiseconds (...), got fps=100
+    """
+    if isinstance(fps, bool) or not isinstance(fps, (int, float, np.integer, np.floating)):
+        raise TypeError(f"write: fps must be a number, got {type(fps).__name__}")
+    fps = float(fps)
+    if not (fps > 0 and np.isfinite(fps)):
+        raise ValueError(f"write: fps must be a finite number > 0, got {fps!r}")
+    if format == "gif":
+        _gif_delay(fps)
+    elif format == "mp4" and not MP4_FPS[0] <= fps <= MP4_FPS[1]:
+        raise ValueError(
+            f"write: an MP4 takes {MP4_FPS[0]:g} to {MP4_FPS[1]:g} fps, got fps={fps:g}"
+        )
+    return fps
 
 
 def ffmpeg() -> str | None:
@@ -38,6 +86,12 @@ def _gif(images: Iterable[np.ndarray], path: Path, fps: float) -> None:
     frames = [Image.fromarray(np.ascontiguousarray(im)) for im in images]
     if not frames:
         raise ValueError("write: no frames")
+    for im in frames:
+        if im.size != frames[0].size:
+            w, h = frames[0].size
+            raise ValueError(
+                f"write: frames differ in size: {im.size[1]}x{im.size[0]} (HxW) vs {h}x{w}"
+            )
     # One palette for every frame, from the first, middle and last frames stacked (the
     # background, the agents' colours and the danger ramp are in all of them).
     picks = [frames[i] for i in sorted({0, len(frames) // 2, len(frames) - 1})]
@@ -52,7 +106,7 @@ def _gif(images: Iterable[np.ndarray], path: Path, fps: float) -> None:
         save_all=True,
         append_images=indexed[1:],
         loop=0,
-        duration=int(round(1000.0 / fps)),
+        duration=10 * _gif_delay(fps),  # ms; Pillow stores it in whole centiseconds
         optimize=False,
         disposal=1,
     )
@@ -126,7 +180,9 @@ def write(
         Frames of one size, e.g. ``contextsteer.plot.frames(...).images``.
     path : path-like
     fps : float
-        Frames per second.
+        Frames per second. A GIF stores the frame delay in whole centiseconds, from 2 to
+        65535: it plays at most 50 fps (60 fps plays at 50) and at least 1/655 fps. An
+        MP4 takes 0.01 to 1000 fps.
     format : {"gif", "mp4"}, optional
         Default: from the suffix of ``path``. GIFs are written with Pillow (one palette
         for all frames, no dithering); MP4s (H.264, yuv420p) by piping raw frames to the
@@ -135,7 +191,10 @@ def write(
     Raises
     ------
     ValueError
-        Unknown format, no frames, frames of different sizes.
+        Unknown format, no frames, frames of different sizes, an fps the format cannot
+        store (see :func:`check_fps`).
+    TypeError
+        ``fps`` is not a number.
     RuntimeError
         MP4 without ``ffmpeg`` on the PATH, or ffmpeg failed.
     """
@@ -143,10 +202,9 @@ def write(
     fmt = (format or path.suffix.lstrip(".")).lower()
     if fmt not in FORMATS:
         raise ValueError(f"write: format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    if not fps > 0:
-        raise ValueError(f"write: fps must be > 0, got {fps!r}")
+    fps = check_fps(fps, fmt)
     if fmt == "gif":
-        _gif(images, path, float(fps))
+        _gif(images, path, fps)
     else:
         exe = ffmpeg()
         if exe is None:
@@ -154,5 +212,5 @@ def write(
                 "write: MP4 needs the ffmpeg executable on the PATH "
                 "(e.g. apt-get install ffmpeg); write a GIF instead"
             )
-        _mp4(images, path, float(fps), exe)
+        _mp4(images, path, fps, exe)
     return path

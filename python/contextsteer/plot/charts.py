@@ -139,6 +139,10 @@ def metrics(
             if np.isfinite(v).any() and np.nanmax(v) > 0:
                 series.append(extra)
     series = list(series)
+    if not series:
+        raise ValueError(
+            f"metrics: series must name at least one series of {sorted(table)}, got []"
+        )
     unknown = [s for s in series if s not in table]
     if unknown:
         raise ValueError(f"metrics: unknown series {unknown}; valid: {sorted(table)}")
