@@ -7,6 +7,8 @@ save / load against straight runs."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import pickle
 import zipfile
 
@@ -201,9 +203,6 @@ def test_a_missing_file_or_a_directory_is_not_called_damaged(tmp_path):
 def rewrite(path, meta=None, payload=None):
     with zipfile.ZipFile(path) as z:
         old_meta, old_payload = z.read("meta.json"), z.read("simulation.pickle")
-    import hashlib
-    import json
-
     m = json.loads(old_meta)
     if payload is not None:
         m["sha256"] = hashlib.sha256(payload).hexdigest()

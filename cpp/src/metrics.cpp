@@ -89,10 +89,11 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
     float wall = kInf, agent = kInf;
     std::uint8_t count = 0;
     std::int32_t* const row = partners_.data() + i * kMaxContacts;
-    measure_row(a, world, i, wall, agent, row, count, wall_lb_[i], 0.0);
+    bool touch = false;
+    measure_row(a, world, i, wall, touch, agent, row, count, wall_lb_[i], 0.0);
     std::fill(row + count, row + kMaxContacts, -1);  // measure_row writes [0, count) only
     n_partners_[i] = count;
-    touching_[i] = wall < params_.contact_tolerance * a.radius[i];
+    touching_[i] = touch;
     min_wall_[i] = cur_wall_[i] = wall;
     min_agent_[i] = cur_agent_[i] = agent;
     if (params_.goal_radius >= 0.0f) {
@@ -167,9 +168,9 @@ void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGri
 }
 
 void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
-                          float& agent, std::int32_t* partners, std::uint8_t& count,
-                          double& wall_lb, double moved, float guess, const NeighborRowsOut* nb,
-                          const NearestWalls* walls) const {
+                          bool& wall_touch, float& agent, std::int32_t* partners,
+                          std::uint8_t& count, double& wall_lb, double moved, float guess,
+                          const NeighborRowsOut* nb, const NearestWalls* walls) const {
   const Vec2 p = load2(a.position, i);
   const float r = a.radius[i];
   wall = kInf;
@@ -306,6 +307,10 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
   }
   agent = least;
   count = static_cast<std::uint8_t>(n);
+  wall_touch = wall < params_.contact_tolerance * r;
+  // A wall found beyond a clearance range shorter than the contact band counted for the
+  // touch only. (Within the range the value stands as the query gave it.)
+  if (range_ < params_.contact_tolerance * r && wall > range_) wall = kInf;
 }
 
 void Metrics::update_rows(const AgentsView& view, const World* world, const std::uint8_t* stuck,
@@ -313,7 +318,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
                           const NeighborRowsOut* nb, const NearestWalls* walls) {
   if (!enabled()) return;
   const AgentsView a = view;  // a local copy: byte stores below cannot change its pointers
-  const float tol = params_.contact_tolerance, goal_radius = params_.goal_radius;
+  const float goal_radius = params_.goal_radius;
   const auto t = static_cast<float>(time - start_time_);
   const double length_l = path_ ? path_->length() : 0.0;
   // The accumulators as local pointers: the stores through them would otherwise make the
@@ -370,7 +375,8 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     // The previous least clearance, plus this agent's and any agent's displacement since,
     // bounds the least clearance now (inf: no agent was within range).
     const float guess = fresh ? kInf : cur_agent[i] + static_cast<float>(moved) + max_moved_;
-    measure_row(a, world, i, wall, agent, now, count, wall_lb[i], moved, guess, nb, walls);
+    bool touch = false;
+    measure_row(a, world, i, wall, touch, agent, now, count, wall_lb[i], moved, guess, nb, walls);
     if (!fresh) {
       // Displacement, velocity change and turn since the previous update, until the agent
       // arrives (the arriving step included): what it does at its goal is not travel.
@@ -381,8 +387,6 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
         ++travel_steps[i];
       }
       ++alive_steps[i];
-      const bool touch = wall < tol * a.radius[i];
-      if (range_ < tol * a.radius[i] && wall > range_) wall = kInf;  // found for the touch only
       if (touch) ++wall_steps[i];
       if (touch && !touching[i]) ++wall_episodes[i];
       touching[i] = touch;
@@ -401,8 +405,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
         goal_time[i] = t;
       if (stuck && stuck[i] && std::isnan(goal_time[i])) ever_stuck[i] = 1;  // not arrived
     } else {
-      touching[i] = wall < tol * a.radius[i];
-      if (range_ < tol * a.radius[i] && wall > range_) wall = kInf;  // found for the touch only
+      touching[i] = touch;
       min_wall[i] = std::min(min_wall[i], wall);
       min_agent[i] = std::min(min_agent[i], agent);
       // Appearing at its goal is arriving.

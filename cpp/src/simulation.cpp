@@ -231,6 +231,11 @@ float Simulation::current_neighbor_radius(const AgentsView& a) const {
   return classic::neighbor_radius(*config_.classic, rmax);
 }
 
+void Simulation::find_lists(const AgentsView& a, std::size_t b, std::size_t e, std::size_t step) {
+  find_neighbors_rows(grid_, a.position, a.alive, neighbor_radius_, config_.max_neighbors,
+                      nb_indices_.data(), nb_counts_.data(), b, e, step);
+}
+
 void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end) {
   const std::size_t k = k_;
   const std::size_t bi = interest_b_.size(), bd = danger_b_.size();
@@ -245,10 +250,7 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
     // Rows b, b + step, ... (< e): len of them, stored one after another in the scratch
     // (step > 1 only when deciding in phases, never with recorded stacks).
     const std::size_t len = (e - b + step - 1) / step;
-    if (needs_neighbors_ && !use_lists_) {
-      find_neighbors_rows(grid_, p.in.agents.position, p.in.agents.alive, neighbor_radius_,
-                          config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e, step);
-    }
+    if (needs_neighbors_ && !use_lists_) find_lists(p.in.agents, b, e, step);
     // Behaviour maps: recorded (N,K) stacks, or block-local rows (first_row = b).
     const std::size_t rows = config_.record ? n_ : len;
     const std::size_t r0 = config_.record ? b : 0;
@@ -894,9 +896,7 @@ void Simulation::decide_and_move(float dt) {
       if (!use_lists_) {
         parallel_for(n_, kGrain, [&](std::size_t b0, std::size_t e0) {
           each_deciding(b0, e0, [&](std::size_t b, std::size_t e, std::size_t step) {
-            find_neighbors_rows(grid_, q.in.agents.position, q.in.agents.alive, neighbor_radius_,
-                                config_.max_neighbors, nb_indices_.data(), nb_counts_.data(), b, e,
-                                step);
+            find_lists(q.in.agents, b, e, step);
           });
         });
       }

@@ -401,10 +401,11 @@ def __getattr__(name: str) -> type[Neighbours]:  # only the deprecated alias Nei
 def _restore_agents(
     capacity: int, slots: int | None, state: dict[str, Any], seed: int = 0
 ) -> Agents:
-    """Rebuild pickled agents (see :meth:`Agents.__reduce__`; older pickles, which did
-    not save the seed, load with seed 0 as before)."""
+    """Rebuild pickled agents (see :meth:`Agents.__reduce__`). Older pickles saved neither
+    the seed nor the generations: they load with seed 0, as before, and generations 0."""
     a = Agents(capacity, slots=slots, seed=seed)
     for name in Agents.STATE:
-        if name in state or name != "generation":  # older pickles have no generation
-            getattr(a, name)[...] = state[name]
+        if name == "generation" and name not in state:
+            continue
+        getattr(a, name)[...] = state[name]
     return a

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 
 from . import _core
-from .maps import _f32
+from .maps import _MAX_MAGNITUDE, _f32
 from .world import _core_world
 
 if TYPE_CHECKING:
@@ -67,7 +67,15 @@ class CollisionMaps(NamedTuple):
     speed: np.ndarray
 
 
-_MAX_WEIGHT = np.float32(2.0**60)  # the bound of every weight and map value
+def _check_agent_weights(owner: str, w: np.ndarray, when: str = "") -> None:
+    """ValueError naming the first weight that is not finite, >= 0 and below 2^60."""
+    ok = np.isfinite(w) & (w >= 0) & (w < _MAX_MAGNITUDE)
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise ValueError(
+            f"{owner}: agent_weights must be finite and >= 0, below 2^60 (1.15e18), "
+            f"got {w[i]} at index {i}{when}"
+        )
 
 
 def _slot_directions(directions: Any) -> np.ndarray:
@@ -287,13 +295,7 @@ class Behaviour:
                 raise ValueError(
                     f"{owner}: agent_weights must have shape (capacity,), got {np.shape(w)}"
                 )
-            bad = ~(np.isfinite(arr) & (arr >= 0) & (arr < _MAX_WEIGHT))
-            if bad.any():
-                i = int(np.argmax(bad))
-                raise ValueError(
-                    f"{owner}: agent_weights must be finite and >= 0, below 2^60 (1.15e18), "
-                    f"got {arr[i]} at index {i}"
-                )
+            _check_agent_weights(owner, arr)
             self._set("agent_weights", arr)
         spec = _SPECS.get(self.kind)
         if spec is not None:  # parameters from the C++ table: checked as it says

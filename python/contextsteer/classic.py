@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _core
-from .maps import _f32
+from .maps import _MAX_MAGNITUDE, _f32
 from .world import _core_world
 
 if TYPE_CHECKING:
@@ -81,9 +81,6 @@ __all__ = [
 ]
 
 RAY_CONFIGS = ("single", "parallel", "whiskers")
-
-
-_MAX_MAGNITUDE = 2.0**60
 
 
 def _num(

@@ -50,6 +50,11 @@ CHOOSE_MODES = _modes.names("choose")
 SPREAD_MODES = _modes.names("spread")
 
 
+_MAX_MAGNITUDE = 2.0**60
+"""Largest magnitude (exclusive) of any weight or map value the core accepts, its
+``kMaxMapMagnitude``: sums and products of such values stay finite in float32."""
+
+
 def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
     """``x`` as a C-contiguous float32 array; complex input is refused (casting it would
     drop the imaginary part silently)."""

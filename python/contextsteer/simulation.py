@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _core
+from .behaviours import _check_agent_weights
 from .maps import SlotSet, _f32
 from .motion import Lerp, MotionModel
 from .steering import Steering
@@ -375,13 +376,7 @@ class Simulation:
         for b in getattr(self.steering, "behaviours", ()):
             w = getattr(b, "agent_weights", None)
             if w is not None:
-                ok = np.isfinite(w) & (w >= 0) & (w < np.float32(2.0**60))
-                if not ok.all():
-                    i = int(np.flatnonzero(~ok)[0])
-                    raise ValueError(
-                        f"{type(b).__name__}: agent_weights must be finite and >= 0, below "
-                        f"2^60 (1.15e18), got {w[i]} at index {i} (edited since it was given)"
-                    )
+                _check_agent_weights(type(b).__name__, w, " (edited since it was given)")
             t = getattr(b, "targets", None)
             if isinstance(t, np.ndarray) and t.dtype.kind == "f" and not np.isfinite(t).all():
                 i = int(np.flatnonzero(~np.isfinite(t).all(axis=-1))[0])

@@ -173,9 +173,12 @@ class Metrics {
  private:
   /// Starts row i's accumulators afresh for a new agent in the slot at time t.
   void restart_row(std::size_t i, float t);
+  /// Agent i's wall and agent clearances (inf beyond the clearance range), whether it
+  /// touches a wall (found whatever the range), and its touching partners.
   void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
-                   float& agent, std::int32_t* partners, std::uint8_t& count, double& wall_lb,
-                   double moved, float guess = std::numeric_limits<float>::infinity(),
+                   bool& wall_touch, float& agent, std::int32_t* partners, std::uint8_t& count,
+                   double& wall_lb, double moved,
+                   float guess = std::numeric_limits<float>::infinity(),
                    const NeighborRowsOut* nb = nullptr, const NearestWalls* walls = nullptr) const;
 
   MetricsParams params_;

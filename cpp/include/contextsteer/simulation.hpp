@@ -293,6 +293,9 @@ class Simulation {
   // (renew_slots() then clears what the slot's last occupant left).
   std::vector<std::uint32_t> seen_generation_;
   void renew_slots();
+  // Neighbour lists of rows b, b + step, ... (< e) from grid_ (perceive, and
+  // decide_and_move without a perceive since the last step).
+  void find_lists(const AgentsView& a, std::size_t b, std::size_t e, std::size_t step);
   std::vector<float> prev_direction_, prev_strength_;  // (N,2), (N,) commitment scratch
   // (N,4) cos h, sin h, cos(−h), sin(−h) of each deciding agent's heading h, filled at the
   // start of its decision when the slots turn with the heading (velocity decision only):
