@@ -626,3 +626,26 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
         code = None
     assert code == 130
     assert capsys.readouterr().err == "contextsteer: interrupted\n"
+
+
+def test_sweep_interrupted_writes_the_finished_runs(tmp_path, capsys, monkeypatch):
+    # Ctrl-C during the third run: exit 130, and --out holds the two finished runs.
+    import sys
+
+    sweep_mod = sys.modules["contextsteer.sweep"]  # the package's `sweep` is the function
+    real, calls = sweep_mod._call, []
+
+    def call(task):
+        calls.append(task)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(sweep_mod, "_call", call)
+    out = tmp_path / "sweep.json"
+    argv = ["sweep", "oncoming", "-p", "slots=8,12,16", "--seeds", "1", "--steps", "5"]
+    assert cli.main(argv + ["--workers", "1", "--quiet", "--out", str(out)]) == 130
+    assert "sweep interrupted after 2 of 3 runs; wrote them to" in capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["interrupted"] is True and doc["total_runs"] == 3
+    assert [r["params"]["slots"] for r in doc["runs"]] == [8, 12]

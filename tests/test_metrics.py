@@ -155,7 +155,16 @@ def test_metrics_can_be_disabled_and_reset():
     _, agents, sim = crowd()
     sim.configure_metrics(enabled=False)
     sim.step(0.05, steps=20)
-    assert sim.metrics()["steps"] == 0
+    off = sim.metrics()
+    assert off["steps"] == 0 and off["enabled"] is False
+    # Nothing was measured, so nothing reads as a measured zero (schema 2).
+    for key in ("collisions", "wall_contact_steps", "min_clearance", "time_to_goal"):
+        assert off[key] is None, key
+    for key in ("path_length", "heading_jitter", "effort", "composite"):
+        assert off[key] is None, key
+    assert off["stuck"]["ever"] is None and off["stuck"]["now"] == int(sim.stuck.sum())
+    with pytest.raises(RuntimeError, match="disabled"):
+        _ = sim.agent_metrics
     sim.configure_metrics()
     sim.step(0.05, steps=5)
     assert sim.metrics()["steps"] == 5

@@ -300,3 +300,107 @@ def test_ctrl_c_stops_a_process_sweep_and_its_workers(tmp_path, call):
         else:
             os.kill(pid, signal.SIGKILL)
             raise AssertionError(f"worker {pid} still running after the interrupt")
+
+
+def test_ctrl_c_keeps_the_finished_runs_of_a_serial_sweep():
+    """The KeyboardInterrupt a sweep raises (SweepInterrupted) carries the runs that had
+    finished, in run order; it used to drop them all."""
+    calls = []
+
+    def run(x, seed):
+        calls.append((x, seed))
+        if len(calls) == 4:  # Ctrl-C during the fourth run
+            raise KeyboardInterrupt
+        if x == 2 and seed == 1:
+            raise ValueError("bad run")
+        return {"y": x * 10}
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        cs.sweep(run, {"x": [1, 2, 3]}, seeds=2, executor="serial", progress=False)
+    stop = info.value
+    assert isinstance(stop, cs.SweepInterrupted) and stop.total == 6
+    done = stop.result
+    assert [(r.index, r.params, r.seed) for r in done] == [
+        (0, {"x": 1}, 0),
+        (1, {"x": 1}, 1),
+        (2, {"x": 2}, 0),
+    ]
+    assert done.column("y").tolist() == [10, 10, 20] and done.seeds == (0, 1)
+    assert str(stop) == "sweep interrupted after 3 of 6 runs"
+
+
+def test_ctrl_c_keeps_a_failed_run_with_its_error(monkeypatch):
+    def run(x, seed):
+        if x == 2:
+            raise ValueError("bad run")
+        if x == 3:
+            raise KeyboardInterrupt
+        return {"x": x}
+
+    # errors="raise" would raise for x=2 at the end; interrupted first, the failure is kept
+    with pytest.raises(cs.SweepInterrupted) as info:
+        cs.sweep(run, {"x": [1, 2, 3]}, seeds=1, executor="serial", errors="keep", progress=False)
+    runs = list(info.value.result)
+    assert [r.error for r in runs] == [None, "ValueError: bad run"]
+
+
+_FINISH_THEN_HANG = """
+import os, time
+def run(x, seed):
+    if x <= 2:
+        return {"x": x}
+    open(os.path.join(os.environ["MARKS"], f"{os.getpid()}"), "w").close()
+    time.sleep(600)
+    return {"x": x}
+"""
+
+_KEEP_SCRIPT = """
+import signal, sys
+sys.path.insert(0, sys.argv[1])
+import contextsteer as cs, hang
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        cs.sweep(hang.run, {"x": [1, 2, 3, 4]}, seeds=1, workers=2, progress=False)
+    except cs.SweepInterrupted as stop:
+        print("kept", [r.params["x"] for r in stop.result], stop.total, flush=True)
+        raise SystemExit(3)
+"""
+
+
+def test_ctrl_c_keeps_the_finished_runs_of_a_process_sweep(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "hang.py").write_text(_FINISH_THEN_HANG)
+    (tmp_path / "main.py").write_text(_KEEP_SCRIPT)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
+        env={**os.environ, "MARKS": str(marks)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(marks.iterdir())) < 2:  # runs 1 and 2 done, both workers hang
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the workers never started"
+            time.sleep(0.1)
+        time.sleep(1.0)  # the finished runs' results reach the caller
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for mark in marks.iterdir():
+            try:
+                os.kill(int(mark.name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    assert proc.returncode == 3 and "kept [1, 2] 4" in out, (out, err)

@@ -45,7 +45,7 @@ from .steering import *  # noqa: F403
 
 # Parameter sweeps (module contextsteer.sweep; its function shadows the module attribute,
 # so import its other names from here or with ``from contextsteer.sweep import ...``).
-from .sweep import Run, SweepResult, grid, ray_executor, sweep
+from .sweep import Run, SweepInterrupted, SweepResult, grid, ray_executor, sweep
 
 # Tuning with Optuna (module contextsteer.tune, shadowed by its function in the same way).
 from .tune import TuneResult, tune
@@ -74,6 +74,7 @@ __all__ = [
     "run_scenario",
     "run_simulation",
     "Run",
+    "SweepInterrupted",
     "SweepResult",
     "grid",
     "ray_executor",

@@ -853,7 +853,7 @@ def _parse_value(text: str) -> Any:
 
 def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
-    from .sweep import sweep
+    from .sweep import SweepInterrupted, sweep
 
     def usage(message: str) -> int:
         parser.print_usage(sys.stderr)
@@ -887,6 +887,23 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     except RuntimeError as exc:  # a run failed
         print(f"contextsteer sweep: error: {exc}", file=sys.stderr)
         return 1
+    except SweepInterrupted as stop:  # Ctrl-C: keep the finished runs
+        where = ""
+        if args.out is not None:
+            doc = {
+                "scenario": args.scenario,
+                "seeds": list(stop.result.seeds),
+                "steps": args.steps,
+                "interrupted": True,
+                "total_runs": stop.total,
+                "summary": None,
+                "runs": stop.result.to_records(),
+            }
+            if _write_json(args.out, doc, "sweep"):
+                return 1
+            where = f"; wrote them to {args.out}"
+        print(f"contextsteer sweep: {stop}{where}", file=sys.stderr)
+        return 130
     # The runs are written before the summary is made: a key that names no number
     # (a dict, a string) must not lose them.
     rows: list[dict[str, Any]] | None = None

@@ -55,6 +55,10 @@ stuck
     Whether the simulation's stuck detection flagged the agent before it arrived
     (agents standing at their goal are not stuck); ``now`` counts the agents stuck and
     not arrived at the end.
+disabled
+    After ``configure_metrics(enabled=False)`` nothing is measured: :meth:`Simulation.metrics`
+    reports ``enabled: False`` and ``None`` for every measured key (``stuck.now``, which
+    comes from the stuck detection, stays), and :attr:`Simulation.agent_metrics` raises.
 composite
     SteerBench's composite score, averaged over agents: ``50·collisions + time +
     effort`` with collisions = the agent's wall and agent episodes, time = its time to
@@ -91,8 +95,10 @@ __all__ = ["AgentMetrics", "COLLISION_WEIGHT", "SCHEMA_VERSION", "summarize"]
 
 #: Version of the layout of :meth:`Simulation.metrics` (and of the CLI's ``metrics.json``,
 #: which nests it under ``"metrics"``): raised when a key is renamed, removed or changes
-#: meaning, not when one is added. Readers check it before trusting a key.
-SCHEMA_VERSION = 1
+#: meaning, not when one is added. Readers check it before trusting a key. Version 2: a
+#: simulation whose metrics are disabled reports ``None`` for everything measured, where
+#: version 1 reported zeros (no collisions, no effort) that nothing had measured.
+SCHEMA_VERSION = 2
 
 #: Weight of one collision in the composite score (SteerBench).
 COLLISION_WEIGHT = 50.0
@@ -122,7 +128,18 @@ class AgentMetrics(NamedTuple):
 
 
 def agent_metrics(core: _core.Simulation) -> AgentMetrics:
-    """The per-agent views of a ``_core.Simulation``."""
+    """The per-agent views of a ``_core.Simulation``.
+
+    Raises
+    ------
+    RuntimeError
+        The metrics are disabled: the arrays would hold zeros nothing measured.
+    """
+    if not core._metrics_info()["enabled"]:
+        raise RuntimeError(
+            "agent_metrics: the run metrics are disabled (configure_metrics(enabled=False)); "
+            "call configure_metrics() to measure"
+        )
     v = core._metric_view
     steps = v("alive_steps")
     travel = v("travel_steps")
@@ -167,10 +184,29 @@ def summarize(
     Non-finite values (no clearance measured, no lap) are ``None``.
     """
     info = core._metrics_info()
-    m = agent_metrics(core)
     a = np.asarray(alive, dtype=bool)
     n = int(a.sum())
     elapsed = float(time - info["start_time"])
+    stuck_now = None if stuck is None else int(np.asarray(stuck)[a].sum())
+    if not info["enabled"]:
+        # Nothing measured: None, not the zeros the idle accumulators hold.
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "enabled": False,
+            "steps": 0,
+            "time": elapsed,
+            "agents": n,
+            "collisions": None,
+            "wall_contact_steps": None,
+            "min_clearance": None,
+            "time_to_goal": None,
+            "path_length": None,
+            "heading_jitter": None,
+            "effort": None,
+            "stuck": {"now": stuck_now, "ever": None},
+            "composite": None,
+        }
+    m = agent_metrics(core)
     pairs = int(m.agent_episodes[a].sum()) // 2 if n else 0
     walls = int(m.wall_episodes[a].sum())
     arrived = ~np.isnan(m.time_to_goal[a])

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Run", "SweepResult", "grid", "ray_executor", "sweep"]
+__all__ = ["Run", "SweepInterrupted", "SweepResult", "grid", "ray_executor", "sweep"]
 
 
 def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
@@ -241,6 +241,35 @@ class _RayExecutor(cf.Executor):
         pass  # the Ray runtime belongs to the caller
 
 
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a :func:`sweep`: a KeyboardInterrupt (so an interrupt still ends a
+    script as one does) that keeps what had finished.
+
+    Attributes
+    ----------
+    result : SweepResult
+        The runs that finished before the interrupt, in run order (with ``errors="keep"``
+        semantics: a run that had failed is there with its ``error``); the runs in
+        flight and the pending ones are not.
+    total : int
+        How many runs the sweep had.
+
+    Examples
+    --------
+    >>> from contextsteer.sweep import SweepInterrupted, SweepResult
+    >>> e = SweepInterrupted(SweepResult([], [0]), 4)
+    >>> isinstance(e, KeyboardInterrupt), len(e.result), e.total
+    (True, 0, 4)
+    >>> str(e)
+    'sweep interrupted after 0 of 4 runs'
+    """
+
+    def __init__(self, result: SweepResult, total: int):
+        super().__init__(f"sweep interrupted after {len(result)} of {total} runs")
+        self.result = result
+        self.total = total
+
+
 def ray_executor(**options: Any) -> cf.Executor:
     """A ``concurrent.futures.Executor`` that runs each submitted call as a Ray task.
 
@@ -434,6 +463,8 @@ def sweep(
 
     Ctrl-C (KeyboardInterrupt) stops a sweep at once: pending runs are cancelled and the
     workers of a local process pool terminated, without waiting for the runs in flight.
+    The :class:`SweepInterrupted` raised (a KeyboardInterrupt) keeps the runs that had
+    finished in its ``result``, so an hour of runs is not lost to one keystroke.
 
     Returns
     -------
@@ -450,6 +481,8 @@ def sweep(
     RuntimeError
         A run failed and ``errors="raise"``, or the executor's workers died (whatever
         ``errors`` says: then no result can be trusted to come back).
+    SweepInterrupted
+        Ctrl-C: a KeyboardInterrupt carrying the finished runs.
     """
     if errors not in ("raise", "keep"):
         raise ValueError(f"sweep: errors must be 'raise' or 'keep', got {errors!r}")
@@ -522,23 +555,36 @@ def sweep(
             for fut in cf.as_completed(futures):
                 _check_broken(fut, "sweep")
                 finished(futures[fut], fut.result)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         interrupted = True
-        raise
+        done = _collect_runs(tasks, results, failures)
+        raise SweepInterrupted(SweepResult(done, seed_list), len(tasks)) from exc
     finally:
         _close_pool(own, futures, interrupted)
         if bar is not None:
             bar.close()
 
+    if errors == "raise":
+        for i, t in enumerate(tasks):
+            err = failures.get(i)
+            if err is not None:
+                raise RuntimeError(
+                    f"sweep: run {i} ({t[2]}, seed {t[3]}) failed: {type(err).__name__}: {err}"
+                ) from err
+    return SweepResult(_collect_runs(tasks, results, failures), seed_list)
+
+
+def _collect_runs(
+    tasks: Sequence[tuple],
+    results: Sequence[dict[str, Any] | None],
+    failures: Mapping[int, BaseException],
+) -> list[Run]:
+    """The finished runs (a result or an error), in run order; runs never run are left out."""
     runs = []
     for i, t in enumerate(tasks):
         err = failures.get(i)
-        if err is not None and errors == "raise":
-            raise RuntimeError(
-                f"sweep: run {i} ({t[2]}, seed {t[3]}) failed: {type(err).__name__}: {err}"
-            ) from err
         if err is None and results[i] is None:
-            continue  # not run: an earlier serial run failed
+            continue  # not run: an earlier serial run failed, or the sweep was interrupted
         runs.append(
             Run(
                 i,
@@ -548,4 +594,4 @@ def sweep(
                 None if err is None else f"{type(err).__name__}: {err}",
             )
         )
-    return SweepResult(runs, seed_list)
+    return runs
