@@ -283,3 +283,153 @@ def test_cli_tune_checks_the_out_folder_before_running(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert cli.main([*argv, "--out", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+def test_ctrl_c_keeps_the_study_and_fails_the_trial_in_flight():
+    """Ctrl-C during a trial raises TuneInterrupted (a KeyboardInterrupt) with the study
+    and the finished trials; the interrupted trial is told as failed, as Optuna's own
+    optimize does, so the study continues."""
+    calls = []
+
+    def run(x, seed):
+        calls.append(x)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return {"loss": (x - 2.0) ** 2}
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        cs.tune(
+            run,
+            {"x": (0.0, 4.0)},
+            objective="loss",
+            n_trials=5,
+            seeds=1,
+            sampler="random",
+            executor="serial",
+            progress=False,
+        )
+    stop = info.value
+    assert isinstance(stop, cs.TuneInterrupted)
+    assert [t["state"] for t in stop.trials] == ["COMPLETE", "COMPLETE", "FAIL"]
+    assert stop.trials[2]["error"] == "KeyboardInterrupt"
+    states = [t.state.name for t in stop.study.trials]
+    assert states == ["COMPLETE", "COMPLETE", "FAIL"]
+    done = [t["value"] for t in stop.trials[:2]]
+    assert done == [t.value for t in stop.study.trials[:2]]
+    more = cs.tune(
+        run,
+        {"x": (0.0, 4.0)},
+        objective="loss",
+        n_trials=2,
+        seeds=1,
+        executor="serial",
+        progress=False,
+        study=stop.study,
+    )
+    assert len(more.study.trials) == 5 and more.best_value <= min(done)
+
+
+_TUNE_HANG = """
+import os, time
+def run(x, seed):
+    open(os.path.join(os.environ["MARKS"], f"{os.getpid()}"), "w").close()
+    time.sleep(600)     # a run far longer than anyone waits
+    return {"loss": x}
+"""
+
+_TUNE_SCRIPT = """
+import signal, sys
+sys.path.insert(0, sys.argv[1])
+import contextsteer as cs, hang
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        cs.tune(hang.run, {"x": (0.0, 1.0)}, objective="loss", n_trials=4, workers=2,
+                progress=False)
+    except cs.TuneInterrupted as stop:
+        print("interrupted", [t["state"] for t in stop.trials], flush=True)
+        raise SystemExit(3)
+"""
+
+
+def test_ctrl_c_stops_a_process_tune_without_waiting_for_its_runs(tmp_path):
+    """tune used to shut its pool down with wait=True after Ctrl-C: the caller waited for
+    every run in flight (here 10 minutes)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "hang.py").write_text(_TUNE_HANG)
+    (tmp_path / "main.py").write_text(_TUNE_SCRIPT)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
+        env={**os.environ, "MARKS": str(marks)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(marks.iterdir())) < 2:  # both workers are in a run
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the workers never started"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)  # waiting for the runs: 10 minutes
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3 and "interrupted ['FAIL', 'FAIL']" in out, (out, err)
+    for mark in marks.iterdir():  # no worker left running
+        pid = int(mark.name)
+        for _ in range(50):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"worker {pid} still running after the interrupt")
+
+
+def test_cli_tune_interrupted_writes_the_trials(tmp_path, capsys, monkeypatch):
+    # Ctrl-C during the second trial: exit 130, and --out holds the first and the failed one.
+    import sys
+
+    sweep_mod = sys.modules["contextsteer.sweep"]
+    real, calls = sweep_mod._call, []
+
+    def call(task):
+        calls.append(task)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(sweep_mod, "_call", call)
+    out = tmp_path / "tune.json"
+    argv = ["tune", "racetrack", "-p", "look_ahead=12.0:30.0", "--fix", "agents=2"]
+    argv += [
+        "--trials",
+        "3",
+        "--seeds",
+        "1",
+        "--steps",
+        "10",
+        "--workers",
+        "1",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
+    assert cli.main(argv) == 130
+    assert "tune interrupted after 1 complete trials; wrote the trials to" in (
+        capsys.readouterr().err
+    )
+    doc = json.loads(out.read_text())
+    assert doc["interrupted"] is True
+    assert [t["state"] for t in doc["trials"]] == ["COMPLETE", "FAIL"]

@@ -48,7 +48,7 @@ from .steering import *  # noqa: F403
 from .sweep import Run, SweepInterrupted, SweepResult, grid, ray_executor, sweep
 
 # Tuning with Optuna (module contextsteer.tune, shadowed by its function in the same way).
-from .tune import TuneResult, tune
+from .tune import TuneInterrupted, TuneResult, tune
 from .world import *  # noqa: F403
 
 
@@ -79,6 +79,7 @@ __all__ = [
     "grid",
     "ray_executor",
     "sweep",
+    "TuneInterrupted",
     "TuneResult",
     "tune",
     "load",

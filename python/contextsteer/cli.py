@@ -989,7 +989,7 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if _out_file(args, parser):
         return 2
     try:
-        from .tune import tune
+        from .tune import TuneInterrupted, tune
     except ImportError as exc:  # pragma: no cover - the tune module itself has no deps
         print(f"contextsteer tune: error: {exc}", file=sys.stderr)
         return 1
@@ -1014,6 +1014,25 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ImportError as exc:
         print(f"contextsteer tune: error: {exc}", file=sys.stderr)
         return 1
+    except TuneInterrupted as stop:  # Ctrl-C: keep the finished trials
+        where = ""
+        if args.out is not None:
+            doc = {
+                "scenario": args.scenario,
+                "objective": args.key,
+                "direction": "maximize" if args.maximize else "minimize",
+                "constraint": args.constraint,
+                "seeds": args.seeds,
+                "steps": args.steps,
+                "space": {k: list(v) if isinstance(v, tuple) else v for k, v in space.items()},
+                "interrupted": True,
+                "trials": [dict(t) for t in stop.trials],
+            }
+            if _write_json(args.out, doc, "tune"):
+                return 1
+            where = f"; wrote the trials to {args.out}"
+        print(f"contextsteer tune: {stop}{where}", file=sys.stderr)
+        return 130
     except (ValueError, TypeError) as exc:
         if "no feasible" in str(exc):
             print(f"contextsteer tune: error: {exc}", file=sys.stderr)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TuneResult", "tune"]
+__all__ = ["TuneInterrupted", "TuneResult", "tune"]
 
 #: Key of :func:`tune`'s constraint in Optuna's trial constraints / user attributes.
 _CONSTRAINT = "constraint"
@@ -125,6 +125,28 @@ class TuneResult:
     def to_records(self) -> list[dict[str, Any]]:
         """The trial records (plain, JSON-ready values)."""
         return [dict(t) for t in self.trials]
+
+
+class TuneInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`tune`: a KeyboardInterrupt that keeps what had finished.
+
+    The trials in flight are told to the study as failed (as Optuna's own ``optimize``
+    does), so ``tune(..., study=stop.study)`` continues it.
+
+    Attributes
+    ----------
+    study : optuna.Study
+        The study, with every trial told so far.
+    trials : list of dict
+        The records of this call's trials (as :attr:`TuneResult.trials`), the interrupted
+        ones with state "FAIL" and error "KeyboardInterrupt".
+    """
+
+    def __init__(self, study: Any, trials: list[dict[str, Any]]):
+        done = sum(t["state"] == "COMPLETE" for t in trials)
+        super().__init__(f"tune interrupted after {done} complete trials")
+        self.study = study
+        self.trials = trials
 
 
 def _getter(
@@ -252,6 +274,9 @@ def tune(
         the results).
     TypeError
         A range that is not numbers; seeds that are not integers.
+    TuneInterrupted
+        Ctrl-C: a KeyboardInterrupt carrying the study and the trials so far. The runs in
+        flight are not waited for; a local process pool's workers are terminated.
 
     Examples
     --------
@@ -360,7 +385,7 @@ def _tune(
     get_value: Callable[[dict[str, Any]], float],
     names: tuple[str, str | None],
 ) -> TuneResult:
-    from .sweep import _open_pool, _run_tasks
+    from .sweep import _close_pool, _open_pool, _run_tasks
 
     if study is None:
         if isinstance(sampler, str):
@@ -404,6 +429,9 @@ def _tune(
     caller = os.getpid()
     records: list[dict[str, Any]] = []
     pool, own = (executor, None) if serial else _open_pool(executor, workers, n_batch, "tune")
+    trials: list[Any] = []
+    rec: dict[int, dict[str, Any]] = {}
+    interrupted = False
     try:
         asked = 0
         while asked < int(n_trials):
@@ -474,9 +502,24 @@ def _tune(
             records.extend(rec[t.number] for t in trials)
             if bar is not None:
                 bar.update(len(trials))
+            trials = []
+    except KeyboardInterrupt as exc:
+        interrupted = True
+        # As Optuna's own optimize does: the trials in flight fail, so the study can be
+        # continued; the finished ones are kept, in the study and in the exception.
+        for t in trials:
+            r = rec.get(t.number)
+            if r is not None and r["state"] == "RUNNING":
+                r["state"], r["error"] = "FAIL", "KeyboardInterrupt"
+                study.tell(t, state=optuna.trial.TrialState.FAIL)
+        records.extend(rec[t.number] for t in trials if t.number in rec)
+        for r in records:
+            r.pop("constraints", None)
+        raise TuneInterrupted(study, records) from exc
     finally:
-        if own is not None:
-            own.shutdown(wait=True, cancel_futures=True)
+        # After Ctrl-C the runs in flight are not waited for (the local workers are
+        # terminated), as in a sweep.
+        _close_pool(own, [], interrupted)
         if bar is not None:
             bar.close()
 
