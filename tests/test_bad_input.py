@@ -302,6 +302,150 @@ CASES = [
 ]
 
 
+def _edited(**values):
+    """agents() after writing values through the views (what only Simulation.step checked:
+    a negative radius made the functional calls segfault, a NaN position hang)."""
+    a = agents()
+    for name, v in values.items():
+        getattr(a, name)[0] = v
+    return a
+
+
+def _walled_agents(**values):
+    a = cs.Agents(1, slots=8)
+    a.add([[-0.5, 0.0]], max_speed=1.0, velocity=[[1.0, 0.0]], target=[[5.0, 0.0]])
+    for name, v in values.items():
+        getattr(a, name)[0] = v
+    return a
+
+
+CASES += [
+    # ---- agent state written through the views, met by the functional calls (fuzz finds)
+    (
+        "WallDanger.evaluate negative radius (segfault)",
+        lambda: cs.WallDanger(look_ahead=2).evaluate(
+            _walled_agents(radius=-1e-3), 8, world=world()
+        ),
+        ValueError,
+        r"Behaviour.evaluate: agents.radius",
+    ),
+    (
+        "CollisionDanger.evaluate negative radius",
+        lambda: cs.CollisionDanger().evaluate(_walled_agents(radius=-1e-3), 8, world=world()),
+        ValueError,
+        r"agents.radius",
+    ),
+    (
+        "classic ray avoidance NaN position (hang)",
+        lambda: cs.classic.accelerations(
+            world(), _walled_agents(position=[NAN, 0.0]), cs.classic.RaycastObstacleAvoidance()
+        ),
+        ValueError,
+        r"classic.accelerations: agents.position",
+    ),
+    (
+        "classic Arrive NaN max_speed (NaN out)",
+        lambda: cs.classic.accelerations(None, _edited(max_speed=NAN), cs.classic.Arrive([1, 1])),
+        ValueError,
+        r"agents.max_speed",
+    ),
+    (
+        "Lerp.step inf velocity (NaN positions)",
+        lambda: cs.Lerp().step(_edited(velocity=[INF, 0.0]), np.zeros((3, 2)), np.zeros(3), 0.1),
+        ValueError,
+        r"motion: agents.velocity",
+    ),
+    (
+        "steer_force 5 written through the view",
+        lambda: cs.Simulation(None, _edited(steer_force=5.0), [cs.Seek()]).step(0.1),
+        ValueError,
+        r"steer_force",
+    ),
+    # ---- values silently coerced or rounded
+    ("SlotSet(8.7)", lambda: cs.SlotSet(8.7), TypeError, "k must be an int"),
+    ("slot_directions('8')", lambda: cs.slot_directions("8"), TypeError, "k must be an int"),
+    ("Agents seed 2.7", lambda: cs.Agents(2, seed=2.7), TypeError, "seed must be an int"),
+    (
+        "CollisionDanger reciprocity 1 - 1e-9 (1.0 as a float32)",
+        lambda: cs.CollisionDanger(reciprocity=1 - 1e-9),
+        ValueError,
+        r"reciprocity must be in \[0, 1\) as a float32",
+    ),
+    (
+        "CollisionDanger horizon 1e-50 (0 as a float32)",
+        lambda: cs.CollisionDanger(horizon=1e-50),
+        ValueError,
+        r"horizon must be > 0 as a float32",
+    ),
+    (
+        "Path beyond 1e8",
+        lambda: cs.Path([[0, 0], [10, 0]]).closest_offset([[1e9, 1.0]]),
+        ValueError,
+        r"within ±1e\+08",
+    ),
+    ("Path built beyond 1e8", lambda: cs.Path([[0, 0], [1e9, 0]]), ValueError, r"±1e\+08"),
+    (
+        "classic Pursue id 2**31",
+        lambda: cs.classic.Pursue([2**31]),
+        ValueError,
+        r"agent ids must be in \[0, 2\*\*31\)",
+    ),
+    ("classic Interpose id 2**63", lambda: cs.classic.Interpose(0, 2**63), ValueError, "b must be"),
+    (
+        "add_box centre 1e17 (a grid of infinite cells, a raycast that never returned)",
+        lambda: cs.World().add_box((1e17, 0.0), (1.0, 1.0)),
+        ValueError,
+        "center",
+    ),
+    (
+        "add_box half extents 3e38",
+        lambda: cs.World().add_box((0.0, 0.0), (3e38, 3e38)),
+        ValueError,
+        "half_extents",
+    ),
+    (
+        "add_box corners beyond 1e8",
+        lambda: cs.World().add_box((9e7, 0.0), (9e6, 9e6), angle=0.7),
+        ValueError,
+        "corners must lie within",
+    ),
+    (
+        "classic accelerations world 'w'",
+        lambda: cs.classic.accelerations("w", agents(), cs.classic.Seek([1, 1])),
+        TypeError,
+        "world must be a contextsteer.World or None",
+    ),
+]
+
+
+def test_agents_beyond_the_machine_memory_raise_memory_error(monkeypatch):
+    # Agents(2**30) zero-filled 65 GiB and was killed by the kernel; it is now refused as
+    # ContextMaps is (the machine's memory is patched small here, so nothing is allocated
+    # if the check were gone: 6.5 MB).
+    monkeypatch.setattr(cs.maps, "_physical_memory", lambda: 2**20)
+    with pytest.raises(MemoryError, match=r"Agents\(100000\) needs about"):
+        cs.Agents(100_000)
+
+
+def test_classic_parameters_are_read_only():
+    # Arrive.time_to_target = 0 was accepted after the checks and gave NaN accelerations.
+    arrive = cs.classic.Arrive([1.0, 1.0])
+    with pytest.raises(AttributeError, match="read-only: build a new behaviour"):
+        arrive.time_to_target = 0.0
+    assert arrive.time_to_target == 0.1
+
+
+def test_a_flow_field_is_copied_when_given():
+    field = np.zeros((4, 4, 2), np.float32)
+    field[..., 0] = 1.0
+    follow = cs.classic.FollowFlowField(field)
+    field[...] = np.nan  # the caller's array, edited later
+    a = cs.Agents(1)
+    a.add([[1.5, 1.5]], max_speed=1.0, max_accel=1.0)
+    acc = cs.classic.accelerations(None, a, follow)
+    assert np.isfinite(acc).all() and acc[0, 0] > 0
+
+
 @pytest.mark.parametrize("name, call, error, text", CASES, ids=[c[0] for c in CASES])
 def test_bad_input_raises_a_clear_error(name, call, error, text):
     with pytest.raises(error, match=text):

@@ -290,23 +290,37 @@ def test_group_behaviours_match_the_gdx_port(seed, radius, grid):
     n = 14
     ref = steerables(agents, n)
     angle = 2.0
+    # (kind, build(proximity, angle), port); the classic behaviours' parameters are
+    # read-only, so each proximity gets new behaviours
     behaviours = [
         (
             "separation",
-            classic.Separation(radius, decay=2.0),
+            lambda pr, an: classic.Separation(radius, decay=2.0, proximity=pr, angle=an),
             lambda o, p: gdx.separation(o, p, 2.0),
         ),
-        ("alignment", classic.Alignment(radius), gdx.alignment),
-        ("cohesion", classic.Cohesion(radius), gdx.cohesion),
-        ("collision_avoidance", classic.CollisionAvoidance(radius), gdx.collision_avoidance),
+        (
+            "alignment",
+            lambda pr, an: classic.Alignment(radius, proximity=pr, angle=an),
+            gdx.alignment,
+        ),
+        (
+            "cohesion",
+            lambda pr, an: classic.Cohesion(radius, proximity=pr, angle=an),
+            gdx.cohesion,
+        ),
+        (
+            "collision_avoidance",
+            lambda pr, an: classic.CollisionAvoidance(radius, proximity=pr, angle=an),
+            gdx.collision_avoidance,
+        ),
     ]
     for prox_name, make in [
         ("radius", lambda o: gdx.RadiusProximity(o, ref, radius)),
         ("field_of_view", lambda o: gdx.FieldOfViewProximity(o, ref, radius, angle)),
         ("infinite", lambda o: gdx.InfiniteProximity(o, ref)),
     ]:
-        for kind, beh, port in behaviours:
-            beh.proximity, beh.angle = prox_name, angle
+        for kind, build, port in behaviours:
+            beh = build(prox_name, angle)
             got = classic.accelerations(None, agents, beh, max_neighbours=256)
             for i in range(n):
                 if near_a_boundary(ref, i, radius, angle, prox_name):

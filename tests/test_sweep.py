@@ -13,6 +13,7 @@ import pytest
 import contextsteer as cs
 from contextsteer._json import jsonable
 from contextsteer.sweep import grid
+from ctrl_c import interrupt_when_busy
 
 
 def summed(*, a, b=0.0, seed):
@@ -260,46 +261,8 @@ def test_ctrl_c_stops_a_process_sweep_and_its_workers(tmp_path, call):
     """Ctrl-C during a sweep on local processes raises KeyboardInterrupt in the caller
     without waiting for the runs in flight (each would take 10 minutes), and leaves no
     worker behind."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    (tmp_path / "hang.py").write_text(_HANG)
-    (tmp_path / "main.py").write_text(_SCRIPT.replace("{call}", call))
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
-        env={**os.environ, "MARKS": str(marks)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while len(list(marks.iterdir())) < 2:  # both workers are in a run
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the workers never started"
-            time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)  # a hang would be 10 minutes
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 3 and "interrupted" in out, err
-    for mark in marks.iterdir():  # no worker left running
-        pid = int(mark.name)
-        for _ in range(50):
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.1)
-        else:
-            os.kill(pid, signal.SIGKILL)
-            raise AssertionError(f"worker {pid} still running after the interrupt")
+    code, out, err = interrupt_when_busy(tmp_path, _HANG, _SCRIPT.replace("{call}", call))
+    assert code == 3 and "interrupted" in out, err
 
 
 def test_ctrl_c_keeps_the_finished_runs_of_a_serial_sweep():
@@ -369,38 +332,6 @@ if __name__ == "__main__":
 
 
 def test_ctrl_c_keeps_the_finished_runs_of_a_process_sweep(tmp_path):
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    (tmp_path / "hang.py").write_text(_FINISH_THEN_HANG)
-    (tmp_path / "main.py").write_text(_KEEP_SCRIPT)
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
-        env={**os.environ, "MARKS": str(marks)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while len(list(marks.iterdir())) < 2:  # runs 1 and 2 done, both workers hang
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the workers never started"
-            time.sleep(0.1)
-        time.sleep(1.0)  # the finished runs' results reach the caller
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        for mark in marks.iterdir():
-            try:
-                os.kill(int(mark.name), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    assert proc.returncode == 3 and "kept [1, 2] 4" in out, (out, err)
+    # runs 1 and 2 finish, then both workers hang; the finished results reach the caller
+    code, out, err = interrupt_when_busy(tmp_path, _FINISH_THEN_HANG, _KEEP_SCRIPT, settle=1.0)
+    assert code == 3 and "kept [1, 2] 4" in out, (out, err)

@@ -8,6 +8,7 @@ import pytest
 
 import contextsteer as cs
 from contextsteer import cli
+from ctrl_c import interrupt_when_busy
 
 optuna = pytest.importorskip("optuna")
 
@@ -355,46 +356,8 @@ if __name__ == "__main__":
 def test_ctrl_c_stops_a_process_tune_without_waiting_for_its_runs(tmp_path):
     """tune used to shut its pool down with wait=True after Ctrl-C: the caller waited for
     every run in flight (here 10 minutes)."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    (tmp_path / "hang.py").write_text(_TUNE_HANG)
-    (tmp_path / "main.py").write_text(_TUNE_SCRIPT)
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
-        env={**os.environ, "MARKS": str(marks)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while len(list(marks.iterdir())) < 2:  # both workers are in a run
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the workers never started"
-            time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)  # waiting for the runs: 10 minutes
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 3 and "interrupted ['FAIL', 'FAIL']" in out, (out, err)
-    for mark in marks.iterdir():  # no worker left running
-        pid = int(mark.name)
-        for _ in range(50):
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.1)
-        else:
-            os.kill(pid, signal.SIGKILL)
-            raise AssertionError(f"worker {pid} still running after the interrupt")
+    code, out, err = interrupt_when_busy(tmp_path, _TUNE_HANG, _TUNE_SCRIPT)
+    assert code == 3 and "interrupted ['FAIL', 'FAIL']" in out, (out, err)
 
 
 def test_cli_tune_interrupted_writes_the_trials(tmp_path, capsys, monkeypatch):

@@ -451,3 +451,49 @@ def test_from_shapely():
     assert cs.inside(w, [[3, 3], [20, 0], [10, 1]]).tolist() == [True, True, False]
     with pytest.raises(TypeError, match="unsupported"):
         w.add_shapely(42)
+
+
+def test_obstacles_near_the_coordinate_limit_are_inside_the_grid():
+    # A circle's x ± r and the thick rays' inflation were rounded to float32 where a unit is
+    # 8 apart: the grid box was a point, and the walk missed what the strips and a float64
+    # oracle hit (within the documented ±1e8).
+    w = cs.World()
+    w.add_circles([[98999992.0, -99000008.0]], [1.5])
+    x0, y0, x1, y1 = w.bounds
+    assert x0 <= 98999992.0 - 1.5 and x1 >= 98999992.0 + 1.5 and y0 < y1
+    o, d = [[98999984.0, -99000008.0]], [[1.0, -0.1]]
+    u = np.array(d[0]) / np.hypot(*d[0])
+    q = np.array([98999992.0, -99000008.0]) - np.array(o[0], np.float32)
+    b, c = q @ u, q @ q - 1.5**2
+    expected = b - np.sqrt(b * b - c)  # float64 oracle: 6.689
+    for got in (
+        cs.raycast(w, o, d, 15.0).distance[0],
+        cs.slot_raycast(w, o, d, 15.0, method="per_ray")[0, 0],
+        cs.slot_raycast(w, o, d, 15.0, method="strips")[0, 0],
+    ):
+        assert got == pytest.approx(expected, abs=1e-3)
+    wall = cs.World()
+    wall.add_segments([[-99000008.0, -98999992.0, -99000008.0, -99000000.0]])
+    o, d = [[-99000008.0, -98999984.0]], [[-0.1, -1.0]]
+    for r in (1.0, 3.0):
+        walk = cs.raycast(wall, o, d, 22.0, radius=r).distance[0]
+        strips = cs.slot_raycast(wall, o, d, 22.0, radius=r, method="strips")[0, 0]
+        assert np.isfinite(walk) and walk == strips
+
+
+def test_auto_slot_casts_near_the_limit_do_not_depend_on_thread_count():
+    # 'auto' picks strips or the walk per chunk of agents; where the two disagreed (the
+    # grid above), the answer depended on how many threads cut the agents into chunks.
+    w = cs.World()
+    w.add_circles([[98999992.0, -99000008.0]], [1.5])
+    w.cell_size = 2.0
+    n = 256
+    pos = np.tile(np.float32([[98999984.0, -99000008.0]]), (n, 1))
+    la = np.full(n, 15.0, np.float32)
+    la[0] = 100.0  # one long look-ahead: its chunk uses strips
+    out = {}
+    for t in (1, 2):
+        with cs.threads(t):
+            out[t] = cs.slot_raycast(w, pos, np.float32([[1.0, -0.1]]), la)
+    np.testing.assert_array_equal(out[1], out[2])
+    assert np.isfinite(out[1]).all()

@@ -197,13 +197,13 @@ def test_slot_raycast_equals_raycast_on_expanded_rays(seed, radius, k, rotate):
     origins = np.repeat(o, k, axis=0)
     md = np.repeat(m, k)
     expanded = cs.raycast(w, origins, dirs, md, radius=radius).distance.reshape(len(o), k)
-    if heads is None:
-        np.testing.assert_array_equal(got, expanded)  # same maths, bit for bit
-    else:
+    # Same maths, bit for bit, also with headings: the rotated directions (float32, as
+    # above) are normalised as raycast normalises its own (they were not: 767 of 3,200
+    # distances differed by an ulp or so).
+    np.testing.assert_array_equal(got, expanded)
+    if heads is not None:
         lo, hi = bounds(w, rings, origins, dirs, md, radius)
         assert_between(got.reshape(-1), lo, hi)
-        clear = unambiguous(lo, hi).reshape(len(o), k)
-        np.testing.assert_allclose(got[clear], expanded[clear], atol=1e-4)
     for method in ("gather", "per_ray"):
         np.testing.assert_array_equal(
             cs.slot_raycast(w, o, slots, m, headings=heads, radius=radius, method=method), got

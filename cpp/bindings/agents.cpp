@@ -50,6 +50,21 @@ py::object agents_view(py::object self, const std::string& name) {
   throw py::value_error("unknown Agents attribute " + name);
 }
 
+}  // namespace
+
+py::dict agents_snapshot(const py::object& self) {
+  // The per-agent arrays of Agents.STATE, copied (with the GIL held; the caller holds the
+  // agents' InUse guard, so no step writes them meanwhile).
+  py::dict out;
+  for (const char* name :
+       {"position", "velocity", "heading", "radius", "max_speed", "max_accel", "max_turn_rate",
+        "steer_force", "target", "group", "alive", "rng", "generation"})
+    out[name] = agents_view(self, name).attr("copy")();
+  return out;
+}
+
+namespace {
+
 py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position,
                                      const py::handle& velocity, const py::handle& heading,
                                      const py::handle& radius, const py::handle& max_speed,
@@ -155,6 +170,11 @@ void bind_agents(py::module_& m) {
       .def_property_readonly("count", &Agents::count)
       .def_property_readonly("seed", &Agents::seed)
       .def("_view", &agents_view, py::arg("name"))
+      .def("_snapshot",
+           [](py::object self) {
+             const InUse guard({&agents_of(self)}, "Agents (pickle)");
+             return agents_snapshot(self);
+           })
       .def("_add", &agents_add)
       .def("_remove", &agents_remove, py::arg("ids"));
   m.def("neighbours", &neighbours_py, py::arg("positions"), py::arg("radius"),

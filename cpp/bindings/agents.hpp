@@ -28,4 +28,8 @@ MotionModel to_motion(const py::handle& obj);
 /// The C++ Agents inside a Python Agents object (TypeError if it is not one).
 Agents& agents_of(const py::handle& obj);
 
+/// Copies of the per-agent arrays of `Agents.STATE` by name (the caller holds the agents'
+/// InUse guard, so the copies are of one state).
+py::dict agents_snapshot(const py::object& self);
+
 }  // namespace contextsteer::bindings

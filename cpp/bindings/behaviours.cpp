@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "agents.hpp"
+#include "simulation_handle.hpp"  // check_agents
 #include "in_use.hpp"
 #include "arrays.hpp"
 #include "contextsteer/neighbours.hpp"
@@ -423,7 +424,7 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
   if (kind == "follow_field") {
     FollowField f;
     f.weight = weight;
-    f.field = &p["field"].cast<const PyNavField&>().field;
+    f.field = p["field"].cast<const PyNavField&>().field;  // the current build, held
     const auto by = p["by"].cast<std::string>();
     if (by == "shared") f.select = FieldSelect::kShared;
     else if (by == "group") f.select = FieldSelect::kGroup;
@@ -462,6 +463,8 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
                       const py::handle& world_obj) {
   Agents& agents = agents_of(agents_obj);
   const InUse guard({&agents}, "Behaviour.evaluate");
+  check_agents(agents,
+               "Behaviour.evaluate");  // the state Simulation.step would refuse (writable views)
   const Behaviour b =
       to_behaviour(behaviour, agents.capacity());  // borrows arrays held by `behaviour`
   auto slots = input_f32(slots_obj, "directions", {kAny, 2}, {"K", "2"});

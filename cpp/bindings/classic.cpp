@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agents.hpp"
+#include "simulation_handle.hpp"  // check_agents
 #include "arrays.hpp"
 #include "classic_spec.hpp"
 #include "contextsteer/classic.hpp"
@@ -32,16 +33,19 @@ struct Holder {
 
 /// A classic parameter as the core uses it: not NaN, and finite values below 2^60 in
 /// magnitude (contextsteer.classic checks the same and the bounds of each parameter).
-float num(const py::handle& x, const char* key) {
+float num(const py::handle& x, const char* key, bool allow_inf = false) {
   const double v = x.cast<double>();
-  if (std::isnan(v)) throw py::value_error(std::string(key) + " must not be NaN");
+  if (std::isnan(v) || (std::isinf(v) && !allow_inf))
+    throw py::value_error(std::string(key) + " must be finite");
   if (std::isfinite(v) && !(std::fabs(v) < kMaxMagnitude))
     throw py::value_error(std::string(key) + " must be below 2^60 (1.15e18) in magnitude, got " +
                           std::to_string(v));
   return static_cast<float>(v);
 }
 
-float num(const py::dict& p, const char* key) { return num(py::handle(p[key]), key); }
+float num(const py::dict& p, const char* key, bool allow_inf = false) {
+  return num(py::handle(p[key]), key, allow_inf);
+}
 
 classic::Neighbourhood neighbourhood_of(const py::dict& p) {
   using classic::Proximity;
@@ -166,7 +170,7 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
     return f;
   }
   if (kind == "hide") {
-    return Hide{target_of(p, h, n), num(p, "distance_from_boundary"), num(p, "max_distance"),
+    return Hide{target_of(p, h, n), num(p, "distance_from_boundary"), num(p, "max_distance", true),
                 num(p, "slowing_radius")};
   }
   throw py::value_error("unknown classic behaviour '" + kind + "'");
@@ -213,6 +217,7 @@ void bind_classic(py::module_& m) {
           throw py::value_error("time must be a finite number >= 0");
         const auto m_nb = static_cast<std::size_t>(max_neighbors);
         Agents& agents = agents_of(agents_obj);
+        check_agents(agents, "classic.accelerations");
         const std::size_t n = agents.capacity();
         auto steering = classic_steering(spec, n);
         std::shared_ptr<const World> snap;

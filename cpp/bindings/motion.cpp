@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agents.hpp"
+#include "simulation_handle.hpp"  // check_agents
 #include "in_use.hpp"
 #include "arrays.hpp"
 
@@ -58,6 +59,7 @@ py::tuple apply_py(const py::handle& agents_obj, const py::handle& model_obj,
                    const py::handle& direction, const py::handle& strength, double dt) {
   Agents& agents = agents_of(agents_obj);
   const InUse guard({&agents}, "motion");
+  check_agents(agents, "motion");  // the state Simulation.step would refuse (writable views)
   const MotionModel model = to_motion(model_obj);
   const auto n = static_cast<py::ssize_t>(agents.capacity());
   auto dir = input_f32(direction, "direction", {n, 2}, {"N", "2"});

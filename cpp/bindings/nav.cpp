@@ -54,16 +54,21 @@ NavGoals goals_of(const py::handle& obj, std::size_t k) {
 void rebuild(PyNavField& self, const py::object& world) {
   auto snap = world.cast<WorldHandle&>().snapshot();
   auto t0 = std::chrono::steady_clock::now();
+  auto next = std::make_shared<NavField>();
   {
+    // A new field no reader can see yet: queries and steps in other threads keep
+    // reading the one they hold.
     py::gil_scoped_release release;
     try {
-      self.field.build(*snap, self.goals, self.cell, self.radius, self.layers, self.margin);
+      next->build(*snap, self.goals, self.cell, self.radius, self.layers, self.margin);
     } catch (const std::invalid_argument& e) {
       py::gil_scoped_acquire acquire;
       throw py::value_error(e.what());
     }
   }
+  // The GIL is held again: the swap is atomic for every other Python thread.
   self.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  self.field = std::move(next);
   self.world = snap;
 }
 
@@ -78,6 +83,10 @@ Checked<const std::int32_t> which_of(const py::handle& which, py::ssize_t n) {
 }
 
 }  // namespace
+
+void sync_nav_field(PyNavField& self, const py::object& world) {
+  if (world.cast<WorldHandle&>().current != self.world) rebuild(self, world);
+}
 
 void bind_nav(py::module_& m) {
   py::class_<PyNavField, std::shared_ptr<PyNavField>>(
@@ -110,24 +119,24 @@ void bind_nav(py::module_& m) {
             return world.cast<WorldHandle&>().current == self.world;
           },
           py::arg("world"))
-      .def_property_readonly("count", [](const PyNavField& s) { return s.field.count(); })
+      .def_property_readonly("count", [](const PyNavField& s) { return s.field->count(); })
       .def_property_readonly("build_seconds", [](const PyNavField& s) { return s.build_seconds; })
       .def_property_readonly("blocking_radius",
-                             [](const PyNavField& s) { return s.field.blocking_radius(); })
+                             [](const PyNavField& s) { return s.field->blocking_radius(); })
       .def_property_readonly("grid",
                              [](const PyNavField& s) {
-                               const NavGrid& g = s.field.grid();
+                               const NavGrid& g = s.field->grid();
                                return py::make_tuple(g.x0, g.y0, g.cell, g.nx, g.ny);
                              })
       .def(
           "distance_grid",
           [](py::object self, long g) {
-            const auto& s = self.cast<const PyNavField&>();
-            if (g < 0 || static_cast<std::size_t>(g) >= s.field.count())
+            const auto f = self.cast<const PyNavField&>().field;
+            if (g < 0 || static_cast<std::size_t>(g) >= f->count())
               throw py::index_error("field index " + std::to_string(g) + " out of range");
-            const NavGrid& gr = s.field.grid();
-            // A copy: a rebuild (after a world edit) replaces the field's buffers.
-            const auto d = s.field.distance(static_cast<std::size_t>(g));
+            const NavGrid& gr = f->grid();
+            // A copy: a rebuild (after a world edit) replaces the field.
+            const auto d = f->distance(static_cast<std::size_t>(g));
             auto out = new_array<float>({gr.ny, gr.nx});
             std::copy(d.begin(), d.end(), out.mutable_data());
             return out;
@@ -136,11 +145,11 @@ void bind_nav(py::module_& m) {
       .def(
           "descent_grid",
           [](py::object self, long g) {
-            const auto& s = self.cast<const PyNavField&>();
-            if (g < 0 || static_cast<std::size_t>(g) >= s.field.count())
+            const auto f = self.cast<const PyNavField&>().field;
+            if (g < 0 || static_cast<std::size_t>(g) >= f->count())
               throw py::index_error("field index " + std::to_string(g) + " out of range");
-            const NavGrid& gr = s.field.grid();
-            const auto d = s.field.descent(static_cast<std::size_t>(g));
+            const NavGrid& gr = f->grid();
+            const auto d = f->descent(static_cast<std::size_t>(g));
             auto out = new_array<float>({gr.ny, gr.nx, 2});
             std::copy(d.begin(), d.end(), out.mutable_data());
             return out;
@@ -148,10 +157,10 @@ void bind_nav(py::module_& m) {
           py::arg("g"))
       .def_property_readonly("blocked",
                              [](py::object self) {
-                               const auto& s = self.cast<const PyNavField&>();
-                               const NavGrid& gr = s.field.grid();
+                               const auto f = self.cast<const PyNavField&>().field;
+                               const NavGrid& gr = f->grid();
                                auto out = new_array<bool>({gr.ny, gr.nx});
-                               const auto b = s.field.blocked();
+                               const auto b = f->blocked();
                                std::copy(b.begin(), b.end(), out.mutable_data());
                                return out;
                              })
@@ -168,18 +177,19 @@ void bind_nav(py::module_& m) {
             std::span<float> ds(dist.mutable_data(), static_cast<std::size_t>(n));
             std::span<float> vs(dir.mutable_data(), static_cast<std::size_t>(2 * n));
             std::span<const std::int32_t> ws = w.data ? w.span() : std::span<const std::int32_t>{};
+            const auto f = self.field;  // held: a rebuild in another thread replaces it
             {
               py::gil_scoped_release release;
-              nav_query(self.field, p.span(), ws, ds, vs);
+              nav_query(*f, p.span(), ws, ds, vs);
               if (look_ahead > 0.0) {
-                const auto count = static_cast<std::int32_t>(self.field.count());
+                const auto count = static_cast<std::int32_t>(f->count());
                 parallel_for(static_cast<std::size_t>(n), 256, [&](std::size_t s, std::size_t e) {
                   for (std::size_t i = s; i < e; ++i) {
                     const std::int32_t g = ws.empty() ? 0 : ws[i];
                     if (g < 0 || g >= count) continue;
-                    const Vec2 d = self.field.pulled_direction_at(
-                        static_cast<std::size_t>(g), {p.data[2 * i], p.data[2 * i + 1]},
-                        static_cast<float>(look_ahead));
+                    const Vec2 d = f->pulled_direction_at(static_cast<std::size_t>(g),
+                                                          {p.data[2 * i], p.data[2 * i + 1]},
+                                                          static_cast<float>(look_ahead));
                     vs[2 * i] = d.x;
                     vs[2 * i + 1] = d.y;
                   }
@@ -197,8 +207,8 @@ void bind_nav(py::module_& m) {
             auto out = new_array<bool>({pa.dim(0)});
             bool* o = out.mutable_data();
             for (py::ssize_t i = 0; i < pa.dim(0); ++i)
-              o[i] = self.field.visible({pa.data[2 * i], pa.data[2 * i + 1]},
-                                        {pb.data[2 * i], pb.data[2 * i + 1]});
+              o[i] = self.field->visible({pa.data[2 * i], pa.data[2 * i + 1]},
+                                         {pb.data[2 * i], pb.data[2 * i + 1]});
             return out;
           },
           py::arg("a"), py::arg("b"));

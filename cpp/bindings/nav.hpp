@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+
+#include <pybind11/pybind11.h>
 #include <vector>
 
 #include "contextsteer/nav_field.hpp"
@@ -12,16 +14,21 @@
 namespace contextsteer::bindings {
 
 /// What `contextsteer._core.NavField` wraps: the fields, how to rebuild them, and the
-/// world snapshot they were built from (rebuilt in place, so behaviours holding a
-/// pointer to `field` see the new fields).
+/// world snapshot they were built from. Copy-on-write, as a world is: a rebuild builds a
+/// new NavField and replaces `field` (with the GIL held), never editing the one a reader
+/// (a query, a simulation step in another thread) may hold.
 struct PyNavField {
-  NavField field;
+  std::shared_ptr<const NavField> field;
   std::vector<NavGoals> goals;
   float cell = 1.0f, radius = 0.0f, margin = 0.0f;
   std::uint32_t layers = kAllLayers;
   double build_seconds = 0.0;
   std::shared_ptr<const World> world;
 };
+
+/// Rebuild `self`'s fields over the current snapshot of `world` (a WorldHandle) unless
+/// they were built from it; the GIL is held on entry (released while building).
+void sync_nav_field(PyNavField& self, const pybind11::object& world);
 
 /// What `contextsteer._core.PathSet` wraps: paths kept alive and their pointers.
 struct PathSet {

@@ -56,6 +56,43 @@ py::object frames_view(const std::shared_ptr<HistoryFrames>& buf, T* data,
 
 }  // namespace
 
+namespace {
+
+/// One view of a History's frames as `snap` (History::snapshot()) has them.
+py::object history_view(const History& history,
+                        const std::pair<std::shared_ptr<HistoryFrames>, std::size_t>& snap,
+                        const std::string& name) {
+  const auto& buf = snap.first;
+  const auto t = static_cast<py::ssize_t>(snap.second);
+  const auto n = static_cast<py::ssize_t>(buf->n), k = static_cast<py::ssize_t>(buf->k);
+  if (name == "steps") return frames_view(buf, buf->step.data(), {t});
+  if (name == "times") return frames_view(buf, buf->time.data(), {t});
+  if (name == "positions") return frames_view(buf, buf->position.data(), {t, n, 2});
+  if (name == "velocities") return frames_view(buf, buf->velocity.data(), {t, n, 2});
+  if (name == "headings") return frames_view(buf, buf->heading.data(), {t, n});
+  if (name == "groups") return frames_view(buf, buf->group.data(), {t, n});
+  if (name == "generations") return frames_view(buf, buf->generation.data(), {t, n});
+  if (name == "alive") return frames_view(buf, reinterpret_cast<bool*>(buf->alive.data()), {t, n});
+  if (name == "series")
+    return frames_view(buf, buf->series.data(), {t, static_cast<py::ssize_t>(Series::kCount)});
+  if (name == "interest" || name == "danger") {
+    if (!buf->maps) return py::none();
+    return frames_view(buf, (name == "interest" ? buf->interest : buf->danger).data(), {t, n, k});
+  }
+  if (name == "sensed") {
+    const float* sensed = history.sensed(*buf);
+    if (!sensed) return py::none();
+    return frames_view(buf, const_cast<float*>(sensed), {t, n, k});
+  }
+  if (name == "progress") {
+    if (!buf->progress) return py::none();
+    return frames_view(buf, buf->along.data(), {t, n});
+  }
+  throw py::value_error("unknown History view " + name);
+}
+
+}  // namespace
+
 void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
   cls.def(
          "_configure_metrics",
@@ -97,6 +134,19 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              d["closed_path"] = mt.params().path != nullptr && mt.params().path->closed();
              d["overtakes"] = mt.params().overtakes;
              return d;
+           })
+      .def("_metrics_snapshot",
+           [](py::object self_obj, const py::list& names) {
+             // Everything Simulation.metrics() summarises, copied under the guard: a step in
+             // another thread raises "in use" instead of a dict of two steps.
+             PySimulation& self = self_obj.cast<PySimulation&>();
+             const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.metrics");
+             py::dict views;
+             for (const auto& name : names)
+               views[name] = self_obj.attr("_metric_view")(name).attr("copy")();
+             return py::make_tuple(self_obj.attr("_metrics_info")(), views,
+                                   self.agents.attr("alive").attr("copy")(), self.sim->time(),
+                                   self_obj.attr("_view")("stuck").attr("copy")());
            })
       .def("_metric_view",
            [](py::object self_obj, const std::string& name) -> py::object {
@@ -172,36 +222,17 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
                 "arrived",          "stuck",           "mean_progress", "laps"};
           })
       .def("detach", &PyHistory::detach)
-      .def("_view", [](const PyHistory& h, const std::string& name) -> py::object {
-        auto buf = h.history->buffer();
-        const auto t = static_cast<py::ssize_t>(h.history->frames());
-        const auto n = static_cast<py::ssize_t>(buf->n), k = static_cast<py::ssize_t>(buf->k);
-        if (name == "steps") return frames_view(buf, buf->step.data(), {t});
-        if (name == "times") return frames_view(buf, buf->time.data(), {t});
-        if (name == "positions") return frames_view(buf, buf->position.data(), {t, n, 2});
-        if (name == "velocities") return frames_view(buf, buf->velocity.data(), {t, n, 2});
-        if (name == "headings") return frames_view(buf, buf->heading.data(), {t, n});
-        if (name == "groups") return frames_view(buf, buf->group.data(), {t, n});
-        if (name == "generations") return frames_view(buf, buf->generation.data(), {t, n});
-        if (name == "alive")
-          return frames_view(buf, reinterpret_cast<bool*>(buf->alive.data()), {t, n});
-        if (name == "series")
-          return frames_view(buf, buf->series.data(),
-                             {t, static_cast<py::ssize_t>(Series::kCount)});
-        if (name == "interest" || name == "danger") {
-          if (!buf->maps) return py::none();
-          return frames_view(buf, (name == "interest" ? buf->interest : buf->danger).data(),
-                             {t, n, k});
-        }
-        if (name == "sensed") {
-          if (buf->sensed.empty()) return py::none();
-          return frames_view(buf, buf->sensed.data(), {t, n, k});
-        }
-        if (name == "progress") {
-          if (!buf->progress) return py::none();
-          return frames_view(buf, buf->along.data(), {t, n});
-        }
-        throw py::value_error("unknown History view " + name);
+      .def("_view",
+           [](const PyHistory& h, const std::string& name) {
+             return history_view(*h.history, h.history->snapshot(), name);
+           })
+      .def("_views", [](const PyHistory& h, const py::list& names) {
+        // Several views of one moment (the recording thread may add frames meanwhile).
+        const auto snap = h.history->snapshot();
+        py::dict out;
+        for (const auto& name : names)
+          out[name] = history_view(*h.history, snap, name.cast<std::string>());
+        return out;
       });
 }
 

@@ -44,7 +44,7 @@ py::array_t<float> points_at_offsets(const Path& path, const py::handle& offsets
 void bind_path(py::module_& m) {
   py::class_<Path, std::shared_ptr<Path>>(m, "Path")
       .def(py::init([](const py::handle& points, bool closed, bool smooth, int samples) {
-             auto p = input_f32(points, "points", {kAny, 2}, {"P", "2"});
+             auto p = input_coords(points, "points", {kAny, 2}, {"P", "2"});
              if (samples < 1 || samples > 4096) {
                throw py::value_error("samples_per_segment: expected an int in [1, 4096], got " +
                                      std::to_string(samples));
@@ -66,7 +66,7 @@ void bind_path(py::module_& m) {
       .def(
           "closest_offset",
           [](const Path& self, const py::handle& points) {
-            auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
+            auto p = input_coords(points, "points", {kAny, 2}, {"N", "2"});
             const py::ssize_t n = p.dim(0);
             auto out = new_array<float>({n});
             std::span<float> o(out.mutable_data(), static_cast<std::size_t>(n));
@@ -95,7 +95,7 @@ void bind_path(py::module_& m) {
              const std::string& mode) {
             require_finite(look_ahead, "look_ahead");
             const PathDirectionMode m = direction_mode(mode);
-            auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
+            auto p = input_coords(points, "points", {kAny, 2}, {"N", "2"});
             const py::ssize_t n = p.dim(0);
             auto out = new_array<float>({n, 2});
             std::span<float> o(out.mutable_data(), static_cast<std::size_t>(2 * n));

@@ -19,17 +19,18 @@
 #include "contextsteer/collide.hpp"
 #include "contextsteer/simulation.hpp"
 #include "in_use.hpp"
+#include "nav.hpp"
 #include "simulation_handle.hpp"
 #include "world_handle.hpp"
 
 namespace contextsteer::bindings {
 
-void check_agents(Agents& a) {
+void check_agents(Agents& a, const char* who) {
   const AgentsView v = a.view();
-  auto bad = [](const char* what, std::size_t i, float x) {
-    throw py::value_error("Simulation: agents." + std::string(what) + " must be finite and " +
-                          "within ±1e8 (and >= 0 for sizes and limits), got " + std::to_string(x) +
-                          " for agent " + std::to_string(i));
+  auto bad = [who](const char* what, std::size_t i, float x) {
+    throw py::value_error(std::string(who) + ": agents." + what + " must be finite and " +
+                          "within ±1e8 (and >= 0 for sizes and limits; steer_force <= 1), got " +
+                          std::to_string(x) + " for agent " + std::to_string(i));
   };
   auto in_range = [](float x) { return std::fabs(x) < kMaxCoordinate; };
   for (std::size_t i = 0; i < v.size; ++i) {
@@ -47,6 +48,7 @@ void check_agents(Agents& a) {
                                                            {"steer_force", v.steer_force}};
     for (const auto& [name, arr] : limits)
       if (!(arr[i] >= 0.0f) || !in_range(arr[i])) bad(name, i, arr[i]);
+    if (!(v.steer_force[i] <= 1.0f)) bad("steer_force", i, v.steer_force[i]);
   }
 }
 
@@ -105,6 +107,13 @@ void refresh_world(PySimulation& self) {
   } else {
     self.sim->set_world(self.world.cast<WorldHandle&>().snapshot());
   }
+  // Navigation fields: rebuilt here, under the caller's guard, if their world was edited
+  // (a second thread calling step gets "in use", not a concurrent rebuild), and the step
+  // holds the build it starts with while other threads may swap in a newer one.
+  for (auto& u : self.fields) {
+    sync_nav_field(*u.nav, u.world);
+    self.sim->set_field(u.index, u.nav->field);
+  }
 }
 
 /// dt as the core uses it: a float32 in (0, 1e6] seconds (1e300 would be inf, 1e-300 0).
@@ -135,8 +144,16 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
   if (!world.is_none()) (void)world.cast<WorldHandle&>();
   SteeringConfig c;
   const auto n = static_cast<long>(agents.capacity());
+  std::vector<FieldUse> fields;
   for (const auto& b : behaviours) {
     c.behaviours.push_back(to_behaviour(b, agents.capacity()));
+    if (std::holds_alternative<FollowField>(c.behaviours.back())) {
+      const py::object nav = b.attr("field");  // a contextsteer.NavField
+      py::object w = nav.attr("world");
+      if (py::hasattr(w, "_core")) w = w.attr("_core");
+      fields.push_back(
+          {c.behaviours.size() - 1, nav.attr("_core").cast<std::shared_ptr<PyNavField>>(), w});
+    }
     if (const auto* t = std::get_if<Targets>(&c.behaviours.back())) {
       for (std::int32_t j : t->target_ids)
         if (j < 0 || j >= n)
@@ -210,6 +227,7 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
   self->agents = agents_obj;
   self->world = world;
   self->behaviours = behaviours;
+  self->fields = std::move(fields);
   self->sim =
       given ? std::make_unique<Simulation>(agents, std::move(*given), std::move(c), s)
             : std::make_unique<Simulation>(agents, static_cast<std::size_t>(k), std::move(c), s);
@@ -324,11 +342,15 @@ void bind_simulation(py::module_& m) {
            })
       .def("_state",
            [](PySimulation& self) {
-             const InUse guard({self.sim.get()}, "Simulation.save");
+             // The simulation's and its agents' state under one guard: a step in another
+             // thread cannot fall between them (a copy with the step count of one step
+             // and the positions of the next).
+             const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.save");
              py::dict out;
              self.sim->for_each_state([&](const char* name, void* data, std::size_t bytes) {
                out[name] = py::bytes(static_cast<const char*>(data), bytes);
              });
+             out["agents"] = agents_snapshot(self.agents);
              return out;
            })
       .def("_check_agents", [](PySimulation& self) { check_agents(agents_of(self.agents)); })

@@ -154,13 +154,22 @@ void bind_world(py::module_& m) {
           "add_box",
           [](WorldHandle& self, float cx, float cy, float hx, float hy, float angle,
              std::uint32_t layers) {
-            require_finite(cx, "center[0]");
-            require_finite(cy, "center[1]");
+            // Same range as every other coordinate (kMaxCoordinate), corners included.
+            auto coord = [](float v, const char* what) {
+              if (!(std::fabs(v) <= kMaxCoordinate))
+                fail(std::string(what) + ": expected a finite value within ±1e+08, got " + num(v));
+            };
+            coord(cx, "center[0]");
+            coord(cy, "center[1]");
             require_finite(angle, "angle");
-            if (!(hx > 0.0f) || !std::isfinite(hx))
-              fail("half_extents[0] must be a finite number > 0, got " + num(hx));
-            if (!(hy > 0.0f) || !std::isfinite(hy))
-              fail("half_extents[1] must be a finite number > 0, got " + num(hy));
+            if (!(hx > 0.0f) || !(hx <= kMaxCoordinate))
+              fail("half_extents[0] must be a number in (0, 1e8], got " + num(hx));
+            if (!(hy > 0.0f) || !(hy <= kMaxCoordinate))
+              fail("half_extents[1] must be a number in (0, 1e8], got " + num(hy));
+            const double reach = std::hypot(static_cast<double>(hx), static_cast<double>(hy));
+            if (!(std::fabs(cx) + reach <= kMaxCoordinate &&
+                  std::fabs(cy) + reach <= kMaxCoordinate))
+              fail("add_box: the box's corners must lie within ±1e+08");
             auto next = self.edit();
             const std::int32_t id = next->add_box({cx, cy}, {hx, hy}, angle, layers);
             self.current = next;

@@ -340,7 +340,7 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
   thread_local WallScratch scratch;
   const float look = b.look_ahead;
   const AgentsView& a = in.agents;
-  const float pad = b.ray_radius >= 0.0f ? b.ray_radius : a.radius[i] + b.padding;
+  const float pad = std::max(0.0f, b.ray_radius >= 0.0f ? b.ray_radius : a.radius[i] + b.padding);
   bool any = slot_wall_distances(in, i, look, pad, b.layers, scratch);
   if (b.agents && !in.neighbors.empty() && in.neighbors.counts[i] > 0) {
     // The other agents as discs of radius r_j + pad in the slot frame (ray_circle).

@@ -254,7 +254,9 @@ void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double 
       return;
     }
   }
-  if (t0 > t1) return;
+  // (Also returns on a NaN bound, which checked inputs never give: the loop below ends
+  // only through comparisons with t1 or by leaving the grid.)
+  if (!(t0 <= t1)) return;
   int ix = org.ix, iy = org.iy;
   if (!inside) {
     ix = std::clamp(floor_int(std::clamp((t0 * dx - gx) * ih, -1e9, 1e9)), -k, g.nx + k - 1);

@@ -62,6 +62,7 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     }
     copy(f->along, g->along);
     copy(f->series, g->series);
+    const std::lock_guard<std::mutex> lock(mu_);
     buf_ = std::move(g);
     f = buf_.get();
   }
@@ -102,7 +103,10 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
               f->interest.begin() + static_cast<std::ptrdiff_t>(t * n * k));
     std::copy(danger, danger + n * k, f->danger.begin() + static_cast<std::ptrdiff_t>(t * n * k));
     if (sensed) {
-      if (f->sensed.empty()) f->sensed.assign(f->capacity * n * k, inf);
+      if (f->sensed.empty()) {
+        const std::lock_guard<std::mutex> lock(mu_);  // readers may be looking at f
+        f->sensed.assign(f->capacity * n * k, inf);
+      }
       std::copy(sensed, sensed + n * k, f->sensed.begin() + static_cast<std::ptrdiff_t>(t * n * k));
     }
   }
@@ -119,7 +123,11 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
   s[static_cast<std::size_t>(Series::kMeanProgress)] =
       metrics ? static_cast<float>(along / na) : nan;
   s[static_cast<std::size_t>(Series::kLaps)] = metrics ? static_cast<float>(laps) : nan;
-  ++frames_;
+  {
+    // Published after the frame is written: a reader's snapshot() sees it whole.
+    const std::lock_guard<std::mutex> lock(mu_);
+    ++frames_;
+  }
 }
 
 }  // namespace contextsteer

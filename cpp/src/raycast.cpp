@@ -189,8 +189,13 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
       // agents: computed once per call.
       for (std::size_t j = 0; j < k; ++j) {
         const float ux = slot_directions[2 * j], uy = slot_directions[2 * j + 1];
-        s.dx[j] = c * ux - sn * uy;
-        s.dy[j] = sn * ux + c * uy;
+        float dx = c * ux - sn * uy, dy = sn * ux + c * uy;
+        // A rotated unit vector is not unit in float32: normalise it exactly as raycast
+        // normalises the directions it is given, so that slot_raycast equals raycast on
+        // the expanded rays (directions (c ux - s uy, s ux + c uy)) bit for bit.
+        if (!headings.empty()) unit(dx, dy, dx, dy);
+        s.dx[j] = dx;
+        s.dy[j] = dy;
         s.dirs[j] = detail::make_dir(wg, s.dx[j], s.dy[j]);
       }
     }

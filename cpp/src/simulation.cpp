@@ -489,7 +489,6 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     }
     const float* sp = speed_.data() + i * k;
     const std::size_t bs = static_cast<std::size_t>(s);
-    const Vec2 slot_dir = load2(direction_.data(), i);  // argmax: the slot; else interpolated
     const std::size_t lo = (bs + k - 1) % k, hi = (bs + 1) % k;
     bool refined = false;
     if (bs == peak_[i] && sp[bs] >= 1.0f && sp[lo] >= 1.0f && sp[hi] >= 1.0f) {
@@ -508,18 +507,22 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
       }
     }
     const Vec2 d = load2(direction_.data(), i);
-    std::size_t near = bs;  // the heading is the chosen slot's (argmax, not refined)
-    if (!same(d, dir, bs)) near = detail::nearest_slot(dir, k, d);
+    const bool exact = same(d, dir, bs);  // the chosen slot's heading (argmax, not refined)
+    const std::size_t near = exact ? bs : detail::nearest_slot(dir, k, d);
     const float candidate = std::min(sp[bs], sp[near]);
     strength_[i] = std::min(candidate, want);
-    if (!refined && strength_[i] == candidate) continue;  // exactly a safe-tested candidate
-    // A refined heading or a lowered speed is not one of the candidates the speed map
-    // tested: check it, and fall back to the chosen slot's candidate if it is not safe.
+    // Exactly a candidate the speed map tested: the chosen slot's own direction at its
+    // speed. An interpolating choose (vector_sum, weighted_neighbours, subslot) heads
+    // between slots, which no candidate tested, whatever the speed.
+    if (exact && strength_[i] == candidate) continue;
+    // A refined or interpolated heading, or a lowered speed, is not one of the candidates
+    // the speed map tested: check it, and fall back to the chosen slot's own candidate
+    // (its direction at its speed) if it is not safe.
     const float top = p.in.agents.max_speed[i];
     Vec2 v = d * (strength_[i] * top);
     if (config_.rotate) v = to_world(v, i);
     if (memo_ttc(p, i, v) >= velocity_->horizon) continue;
-    store2(direction_.data(), i, refined ? Vec2{dir[2 * bs], dir[2 * bs + 1]} : slot_dir);
+    store2(direction_.data(), i, {dir[2 * bs], dir[2 * bs + 1]});
     strength_[i] = sp[bs];
   }
 }
@@ -537,7 +540,11 @@ void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end, 
     // most agents are safe, so the interest lookup is rarely needed.
     Vec2 v = d * (strength_[i] * p.in.agents.max_speed[i]);
     if (config_.rotate) v = to_world(v, i);
-    if (memo_ttc(p, i, v) >= vd.horizon) continue;
+    // Safe enough: with commit > 0 a course kept at a time to collision of at least
+    // (1 − commit)·horizon is the promised decision (keep_course), not a retreat with no
+    // safe course; capping it would test nothing and could walk into a neighbour closing
+    // from behind.
+    if (memo_ttc(p, i, v) >= (1.0f - vd.commit) * vd.horizon) continue;
     if (!(interest_towards(i, d) < 0.5f * wanted_speed(i))) continue;
     strength_[i] = vd.retreat_speed;
   }

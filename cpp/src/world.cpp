@@ -101,23 +101,39 @@ std::int32_t World::add_circles(std::span<const float> centers, std::span<const 
 }
 
 bool World::bounds(float out[4]) const {
-  float b[4] = {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
-                -std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+  // In double, then rounded outward to float: x - r and x + r rounded to float lose a
+  // circle's radius when r < ulp(x) / 2 (e.g. r = 1.5 at x = 1e8), and the grid, clipped
+  // to these bounds, would then not cover the circle.
+  const double inf = std::numeric_limits<double>::infinity();
+  double b[4] = {inf, inf, -inf, -inf};
   for (std::size_t i = 0; i < walls_.size(); i += 2) {
-    b[0] = std::min(b[0], walls_[i]);
-    b[1] = std::min(b[1], walls_[i + 1]);
-    b[2] = std::max(b[2], walls_[i]);
-    b[3] = std::max(b[3], walls_[i + 1]);
+    b[0] = std::min<double>(b[0], walls_[i]);
+    b[1] = std::min<double>(b[1], walls_[i + 1]);
+    b[2] = std::max<double>(b[2], walls_[i]);
+    b[3] = std::max<double>(b[3], walls_[i + 1]);
   }
   for (std::size_t i = 0; i < circle_radii_.size(); ++i) {
-    const float x = circle_centers_[2 * i], y = circle_centers_[2 * i + 1], r = circle_radii_[i];
+    const double x = circle_centers_[2 * i], y = circle_centers_[2 * i + 1], r = circle_radii_[i];
     b[0] = std::min(b[0], x - r);
     b[1] = std::min(b[1], y - r);
     b[2] = std::max(b[2], x + r);
     b[3] = std::max(b[3], y + r);
   }
   if (!(b[0] <= b[2])) return false;
-  std::copy(b, b + 4, out);
+  auto down = [](double v) {
+    float f = static_cast<float>(v);
+    return static_cast<double>(f) > v ? std::nextafter(f, -std::numeric_limits<float>::infinity())
+                                      : f;
+  };
+  auto up = [](double v) {
+    float f = static_cast<float>(v);
+    return static_cast<double>(f) < v ? std::nextafter(f, std::numeric_limits<float>::infinity())
+                                      : f;
+  };
+  out[0] = down(b[0]);
+  out[1] = down(b[1]);
+  out[2] = up(b[2]);
+  out[3] = up(b[3]);
   return true;
 }
 
@@ -170,17 +186,18 @@ void fill_cells(const WorldGrid& g, std::size_t n, BoxOf box_of, std::vector<std
 // by `inflate`; cell <= 0 picks the cell size from the geometry. No polygon lists.
 WorldGrid World::build_grid(float inflate, double cell) const {
   WorldGrid g;
-  float b[4];
-  if (!bounds(b)) return g;
-  b[0] -= inflate;
-  b[1] -= inflate;
-  b[2] += inflate;
-  b[3] += inflate;
-  const double w = std::max<double>(b[2] - b[0], 0.0);
-  const double h = std::max<double>(b[3] - b[1], 0.0);
-  const double extent = std::max({w, h, 1e-6, 1e-6 * std::max(std::fabs(b[0]), std::fabs(b[1]))});
-  // Pad so that no primitive touches the outer boundary; keeps clamping exact.
-  const double pad = 1e-3 * extent;
+  float fb[4];
+  if (!bounds(fb)) return g;
+  // Grown in double: in float, b - inflate == b whenever inflate < ulp(b) / 2.
+  const double b[4] = {static_cast<double>(fb[0]) - inflate, static_cast<double>(fb[1]) - inflate,
+                       static_cast<double>(fb[2]) + inflate, static_cast<double>(fb[3]) + inflate};
+  const double w = std::max(b[2] - b[0], 0.0);
+  const double h = std::max(b[3] - b[1], 0.0);
+  const double big = std::max({std::fabs(b[0]), std::fabs(b[1]), std::fabs(b[2]), std::fabs(b[3])});
+  const double extent = std::max({w, h, 1e-6, 1e-6 * big});
+  // Pad so that no primitive touches the outer boundary; keeps clamping exact. At least a
+  // few float ulps of the coordinates, so that rounding x0 to float never cuts the box.
+  const double pad = std::max(1e-3 * extent, 0x1p-21 * big);
   const double x0 = b[0] - pad, y0 = b[1] - pad;
   const double W = w + 2 * pad, H = h + 2 * pad;
   const std::size_t n = segment_count() + circle_count();

@@ -133,11 +133,23 @@ class Agents(_core.Agents):
             raise ValueError(
                 f"Agents: capacity must be <= {MAX_CAPACITY:,} (agent ids are int32), got {capacity:,}"
             )
+        from .maps import _physical_memory
+
+        need = 65 * int(
+            capacity
+        )  # bytes a slot: 7 float pairs/scalars, group, alive, rng, generation
+        if need > _physical_memory():
+            raise MemoryError(
+                f"Agents({capacity}) needs about {need / 2**30:.3g} GiB, more than this "
+                f"machine's {_physical_memory() / 2**30:.3g} GiB"
+            )
         if slots is not None:
             if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)):
                 raise TypeError(f"Agents: slots must be an int, got {type(slots).__name__}")
             if slots < 3:
                 raise ValueError(f"Agents: slots must be >= 3, got {slots}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"Agents: seed must be an int, got {type(seed).__name__}")
         if not 0 <= int(seed) < 2**64:
             raise ValueError(f"Agents: seed must be in [0, 2**64), got {seed}")
         super().__init__(int(capacity), int(seed))
@@ -167,7 +179,9 @@ class Agents(_core.Agents):
         """Pickle (and ``copy.deepcopy``) support: the capacity, slots, seed and every
         per-agent array, so an unpickled copy is equal slot for slot (ids, free slots, RNG
         state) and seeds the agents added to it later as the original would."""
-        state = {name: np.array(getattr(self, name)) for name in self.STATE}
+        # Copied under the agents' thread guard: a step running in another thread makes
+        # this raise RuntimeError ("in use") instead of pickling a half-written state.
+        state = self._snapshot()
         return (_restore_agents, (self.capacity, self.slots, state, self.seed))
 
     def __copy__(self):

@@ -220,8 +220,19 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
     else:
         v = _number(owner, name, value, low=-math.inf)
     lo, hi = p["lo"], p["hi"]
-    if (v <= lo if p["lo_open"] else v < lo) or (v >= hi if p["hi_open"] else v > hi):
+
+    def outside(x: float) -> bool:
+        return (x <= lo if p["lo_open"] else x < lo) or (x >= hi if p["hi_open"] else x > hi)
+
+    # A number is checked as given and as the float32 the core stores: 1 - 1e-9 is in
+    # [0, 1) but becomes 1.0 there (a reciprocity of 1 divides by zero).
+    if outside(v):
         raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {value}")
+    if kind == "number" and outside(float(np.float32(v))):
+        raise ValueError(
+            f"{owner}: {name} must be {_interval(p)} as a float32, got {value} "
+            f"(a float32 {float(np.float32(v))!r})"
+        )
     return v
 
 
@@ -1185,7 +1196,9 @@ class CollisionDanger(Behaviour):
         90° away from the goal (interest below half the peak), go that way no faster
         than this fraction of the max speed. Backing off at the oncomers' speed has the
         largest time to collision, so a group can push an agent back for metres; slowly,
-        it gives way and lets them pass. A safe course is never capped.
+        it gives way and lets them pass. A safe course is never capped, nor (with
+        ``commit > 0``) one whose time to collision is at least ``(1 - commit)·horizon``:
+        the commitment keeps such a course, and a slower one would be untested.
     inertia : float in [0, 1)
         Off by default (0). The command becomes ``v1 + inertia·(v0 - v1)``: the new
         decision ``v1`` pulled towards the last command ``v0`` (no faster than the agent

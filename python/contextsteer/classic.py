@@ -51,11 +51,10 @@ import numpy as np
 
 from . import _core
 from .maps import _MAX_MAGNITUDE, _f32
-from .world import _core_world
+from .world import World, _core_world
 
 if TYPE_CHECKING:
     from .agents import Agents
-    from .world import World
 
 __all__ = [
     "Alignment",
@@ -124,6 +123,8 @@ def _target(owner: str, target: Any, agents: Any) -> dict[str, Any]:
             raise ValueError(
                 f"{owner}: agents must be a non-empty list of agent ids, got {agents!r}"
             )
+        if (ids < 0).any() or (ids >= 2**31).any():
+            raise ValueError(f"{owner}: agent ids must be in [0, 2**31), got {agents!r}")
         return {"source": "agents", "ids": [int(i) for i in ids]}
     if target is not None:
         pt = np.asarray(target, dtype=np.float64)
@@ -134,9 +135,23 @@ def _target(owner: str, target: Any, agents: Any) -> dict[str, Any]:
 
 
 class Behaviour:
-    """Base of the classic behaviours: each computes a linear acceleration per agent."""
+    """Base of the classic behaviours: each computes a linear acceleration per agent.
+
+    Parameters are checked when the behaviour is built and are read-only afterwards (as the
+    context behaviours' are): build a new behaviour to change one.
+    """
 
     _kind = ""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Parameters are validated once, in __init__, and compiled from these attributes:
+        # refuse re-assignment (as the context behaviours' frozen dataclasses do) instead
+        # of compiling unchecked values later.
+        if not name.startswith("_") and name in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}.{name} is read-only: build a new behaviour to change it"
+            )
+        object.__setattr__(self, name, value)
 
     def _params(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -565,7 +580,7 @@ class FollowFlowField(Behaviour):
     _kind = "flow_field"
 
     def __init__(self, field, *, origin=(0.0, 0.0), cell=1.0, prediction=0.0):
-        f = _f32(field, "FollowFlowField: field")
+        f = _f32(field, "FollowFlowField: field").copy()  # documented as a copy
         if f.ndim != 3 or f.shape[2] != 2 or f.shape[0] < 1 or f.shape[1] < 1:
             raise ValueError(
                 f"FollowFlowField: field must have shape (rows, cols, 2), got {np.shape(field)}"
@@ -605,8 +620,8 @@ class Interpose(Behaviour):
 
     def __init__(self, a, b, *, ratio=0.5, slowing_radius=1.0):
         for name, v in (("a", a), ("b", b)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"Interpose: {name} must be an agent id >= 0, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 2**31:
+                raise ValueError(f"Interpose: {name} must be an agent id in [0, 2**31), got {v!r}")
         self.a, self.b = int(a), int(b)
         self.ratio = _num("Interpose", "ratio", ratio, None)
         self.slowing_radius = _num("Interpose", "slowing_radius", slowing_radius, positive=True)
@@ -774,6 +789,10 @@ def accelerations(
         Bad parameters, an agent id out of range, a negative or non-finite ``time``.
     """
     spec = as_steering(steering)._spec()
+    if world is not None and not isinstance(world, (World, _core.World)):
+        raise TypeError(
+            f"accelerations: world must be a contextsteer.World or None, got {type(world).__name__}"
+        )
     core_world = _core_world(world)
     if max_neighbors is not None:
         warnings.warn(

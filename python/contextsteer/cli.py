@@ -988,6 +988,19 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return usage("give at least one tuned parameter with -p NAME=LOW:HIGH or NAME=V1,V2")
     if _out_file(args, parser):
         return 2
+
+    def study_doc() -> dict[str, Any]:
+        """What --out records of the study, before its trials."""
+        return {
+            "scenario": args.scenario,
+            "objective": args.key,
+            "direction": "maximize" if args.maximize else "minimize",
+            "constraint": args.constraint,
+            "seeds": args.seeds,
+            "steps": args.steps,
+            "space": {k: list(v) if isinstance(v, tuple) else v for k, v in space.items()},
+        }
+
     try:
         from .tune import TuneInterrupted, tune
     except ImportError as exc:  # pragma: no cover - the tune module itself has no deps
@@ -1017,17 +1030,7 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except TuneInterrupted as stop:  # Ctrl-C: keep the finished trials
         where = ""
         if args.out is not None:
-            doc = {
-                "scenario": args.scenario,
-                "objective": args.key,
-                "direction": "maximize" if args.maximize else "minimize",
-                "constraint": args.constraint,
-                "seeds": args.seeds,
-                "steps": args.steps,
-                "space": {k: list(v) if isinstance(v, tuple) else v for k, v in space.items()},
-                "interrupted": True,
-                "trials": [dict(t) for t in stop.trials],
-            }
+            doc = {**study_doc(), "interrupted": True, "trials": [dict(t) for t in stop.trials]}
             if _write_json(args.out, doc, "tune"):
                 return 1
             where = f"; wrote the trials to {args.out}"
@@ -1053,13 +1056,7 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"  {name} = {shown}")
     if args.out is not None:
         doc = {
-            "scenario": args.scenario,
-            "objective": args.key,
-            "direction": "maximize" if args.maximize else "minimize",
-            "constraint": args.constraint,
-            "seeds": args.seeds,
-            "steps": args.steps,
-            "space": {k: list(v) if isinstance(v, tuple) else v for k, v in space.items()},
+            **study_doc(),
             "best_params": result.best_params,
             "best_value": result.best_value,
             "trials": result.to_records(),

@@ -86,11 +86,14 @@ class _Frames:
     attached = False
 
     def __init__(self, views: dict, every: int, frames: int, series_names: list) -> None:
-        self._views, self.every, self.frames = views, every, frames
+        self._copies, self.every, self.frames = views, every, frames
         self.series_names = series_names
 
     def _view(self, name: str) -> np.ndarray | None:
-        return self._views.get(name)  # pickles older than a view have none
+        return self._copies.get(name)  # pickles older than a view have none
+
+    def _views(self, names: list[str]) -> dict[str, np.ndarray | None]:
+        return {name: self._view(name) for name in names}
 
     def detach(self) -> None:
         pass
@@ -227,12 +230,17 @@ class History:
     # ----------------------------------------------------------------- data out ---
     def _table(self) -> dict[str, np.ndarray]:
         """Columns of the long table: one row per alive agent per frame, frame-major."""
-        t_count = len(self)
-        pos = np.asarray(self.positions)
-        alive = np.asarray(self.alive, dtype=bool) & np.isfinite(pos).all(axis=2)
+        # Every column from one snapshot: the simulation may record meanwhile (another
+        # thread), and columns read one by one could differ by a frame.
+        v = self._core._views(list(_FRAME_VIEWS))
+        steps = v["steps"]
+        assert steps is not None  # always recorded
+        t_count = len(steps)
+        pos = np.asarray(v["positions"])
+        alive = np.asarray(v["alive"], dtype=bool) & np.isfinite(pos).all(axis=2)
         frame, agent = np.nonzero(alive)  # frame-major, ids ascending
-        vel = np.asarray(self.velocities)
-        groups, generations = self.groups, self.generations
+        vel = np.asarray(v["velocities"])
+        groups, generations = v["groups"], v["generations"]
         if groups is None:  # a pickle from before groups were recorded: the current ones
             group = np.asarray(self.sim.agents.group)[: pos.shape[1]][agent]
         else:
@@ -245,21 +253,22 @@ class History:
         cols: dict[str, np.ndarray] = {
             "id": agent.astype(np.int64),
             "frame": frame.astype(np.int64),
-            "step": np.asarray(self.steps)[frame].astype(np.int64),
-            "time": np.asarray(self.times)[frame].astype(np.float64),
+            "step": np.asarray(v["steps"])[frame].astype(np.int64),
+            "time": np.asarray(v["times"])[frame].astype(np.float64),
             "x": pos[frame, agent, 0].astype(np.float64),
             "y": pos[frame, agent, 1].astype(np.float64),
             "vx": vel[frame, agent, 0].astype(np.float64),
             "vy": vel[frame, agent, 1].astype(np.float64),
-            "heading": np.asarray(self.headings)[frame, agent].astype(np.float64),
+            "heading": np.asarray(v["headings"])[frame, agent].astype(np.float64),
             "group": group.astype(np.int64),
             "generation": generation,
         }
-        progress = self.progress
+        progress = v["progress"]
         if progress is not None:
             cols["progress"] = np.asarray(progress)[frame, agent].astype(np.float64)
-        for name, values in self.series.items():
-            cols[name] = np.asarray(values, dtype=np.float64)[frame] if t_count else np.zeros(0)
+        table = np.asarray(v["series"], dtype=np.float64)
+        for i, name in enumerate(self._core.series_names):
+            cols[name] = table[frame, i] if t_count else np.zeros(0)
         return cols
 
     def to_dataframe(self):
@@ -391,12 +400,19 @@ class History:
         simulation they were recorded from (pickled along, so one pickle of both keeps
         them together). The copy does not record; the original goes on recording."""
         views = {
-            name: (None if (v := self._core._view(name)) is None else np.array(v))
-            for name in _FRAME_VIEWS
+            name: (None if v is None else np.array(v))
+            for name, v in self._core._views(list(_FRAME_VIEWS)).items()
         }
         return (
             _unpickle_history,
-            (self.sim, self.radii, views, self.every, len(self), list(self._core.series_names)),
+            (
+                self.sim,
+                self.radii,
+                views,
+                self.every,
+                len(views["steps"] if views["steps"] is not None else ()),  # the snapshot's
+                list(self._core.series_names),
+            ),
         )
 
     def __copy__(self):

@@ -94,7 +94,14 @@ def slot_directions(k: int, offset: float = 0.0) -> NDArray[np.float32]:
            [-1.,  0.],
            [ 0., -1.]], dtype=float32)
     """
-    return _core.slot_directions(int(k), float(offset))
+    return _core.slot_directions(_slot_count("slot_directions", k), float(offset))
+
+
+def _slot_count(owner: str, k: Any) -> int:
+    """``k`` as an int slot count, refusing floats, strings and bools (8.7 is not 8 slots)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{owner}: k must be an int, got {type(k).__name__} {k!r}")
+    return int(k)
 
 
 class SlotSet:
@@ -138,7 +145,7 @@ class SlotSet:
     __slots__ = ("_impl",)
 
     def __init__(self, k: int, offset: float = 0.0) -> None:
-        self._impl = _core.SlotSet(int(k), float(offset))
+        self._impl = _core.SlotSet(_slot_count("SlotSet", k), float(offset))
 
     @classmethod
     def from_directions(cls, directions: ArrayLike) -> SlotSet:

@@ -127,6 +127,49 @@ class AgentMetrics(NamedTuple):
     travel_steps: np.ndarray  #: int32 steps until arrival (the arriving one included)
 
 
+#: The core's per-agent metric arrays :func:`agent_metrics` reads.
+_VIEWS = (
+    "wall_episodes",
+    "agent_episodes",
+    "wall_steps",
+    "min_wall_clearance",
+    "min_agent_clearance",
+    "time_to_goal",
+    "path_length",
+    "effort",
+    "jitter",
+    "progress",
+    "laps",
+    "last_lap_time",
+    "best_lap_time",
+    "overtakes",
+    "ever_stuck",
+    "alive_steps",
+    "travel_steps",
+)
+
+
+class _Snapshot:
+    """The metrics of a ``_core.Simulation`` copied at one moment (``_metrics_snapshot``,
+    under its thread guard), read as the core is."""
+
+    def __init__(self, info: dict[str, Any], views: dict[str, np.ndarray]):
+        self._info, self._views = info, views
+
+    def _metrics_info(self) -> dict[str, Any]:
+        return self._info
+
+    def _metric_view(self, name: str) -> np.ndarray:
+        return self._views[name]
+
+
+def snapshot_summary(core: _core.Simulation) -> dict[str, Any]:
+    """:func:`summarize` of one guarded copy of the metrics, alive flags, time and stuck
+    flags (RuntimeError "in use" while another thread steps the simulation)."""
+    info, views, alive, time, stuck = core._metrics_snapshot(list(_VIEWS))
+    return summarize(_Snapshot(info, views), alive, time, stuck)  # type: ignore[arg-type]
+
+
 def agent_metrics(core: _core.Simulation) -> AgentMetrics:
     """The per-agent views of a ``_core.Simulation``.
 

@@ -138,7 +138,10 @@ class NavField:
     a point goal (500 × 500 nodes): absolute error within [-0.19, +0.07] cell everywhere,
     mean relative error 0.06 %, under 0.2 % beyond 100 cells. Fields are cached
     with the world (a second field with the same goals and parameters shares the first)
-    and rebuilt after the world is edited, on the next query or simulation step.
+    and rebuilt after the world is edited, on the next query or simulation step (or
+    ``perceive`` / ``decide_and_move``). A rebuild makes a new field: a query or a step in
+    another thread keeps reading the one it started with, so simulations in several
+    threads may share a field.
     Queries interpolate node distances and node descents bilinearly, so directions are
     continuous and agents do not zig-zag on cell boundaries.
 

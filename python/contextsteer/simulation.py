@@ -178,7 +178,13 @@ class Simulation:
         timers and the run metrics' accumulators. An unpickled simulation continues
         bit-identically. Attached histories are not included (they keep recording the
         original).
+
+        The simulation's buffers and its agents' arrays are copied together under the
+        thread guard, so a step running in another thread raises RuntimeError ("in use")
+        rather than giving a copy whose step count and positions are of different steps.
         """
+        state = self._core._state()
+        agents_state = state.pop("agents")
         return (
             _restore_simulation,
             (
@@ -188,7 +194,8 @@ class Simulation:
                 self.motion,
                 self._init,
                 self._metrics_args,
-                self._core._state(),
+                state,
+                agents_state,
             ),
         )
 
@@ -334,10 +341,8 @@ class Simulation:
             core_world, agents, behaviours, config, motion, params, core_slots
         )
         self._decision_phases = int(config.get("decision_phases", 1))
-        # Navigation fields the behaviours follow: rebuilt (in place) after world edits.
-        self._fields = [
-            b.field for b in behaviours if hasattr(b, "field") and hasattr(b.field, "_sync")
-        ]
+        # Navigation fields the behaviours follow are rebuilt after world edits by the core,
+        # at the start of each step, perceive or decide_and_move, under its thread guard.
         self._layers = params["layers"]
         self._init = dict(
             slots=slots,
@@ -366,8 +371,6 @@ class Simulation:
             negative weight — checked before the first step.
         """
         self._check_borrowed()
-        for f in self._fields:
-            f._sync()
         self._core._step(_num("dt", dt), _int("steps", steps, 0, 2**62))
 
     def _check_borrowed(self) -> None:
@@ -544,9 +547,9 @@ class Simulation:
         >>> m["collisions"], round(m["path_length"]["mean"], 3)
         ({'agent_agent': 1, 'agent_wall': 0, 'total': 1}, 2.0)
         """
-        from .metrics import summarize
+        from .metrics import snapshot_summary
 
-        return summarize(self._core, self.agents.alive, self.time, self.stuck)
+        return snapshot_summary(self._core)
 
     @property
     def agent_metrics(self):
@@ -654,8 +657,18 @@ def _restore_simulation(
     init: dict[str, Any],
     metrics: dict[str, Any],
     state: dict[str, bytes],
+    agents_state: dict[str, Any] | None = None,
 ) -> Simulation:
-    """Rebuild a pickled simulation (see :meth:`Simulation.__reduce__`)."""
+    """Rebuild a pickled simulation (see :meth:`Simulation.__reduce__`). ``agents_state``
+    (absent from older pickles) is the agents' arrays taken with the simulation's state:
+    written into the restored agents, so the two are of the same step even if the agents
+    object itself was pickled at another moment."""
+    from .agents import Agents
+
+    if agents_state is not None:
+        for name in Agents.STATE:
+            if name in agents_state:
+                getattr(agents, name)[...] = agents_state[name]
     init = {k: v for k, v in init.items() if k != "seed"}  # pickles from before its deprecation
     # Pickles from before push_passes pushed apart once a step: they continue as they were.
     init.setdefault("push_passes", 1)

@@ -508,13 +508,13 @@ def _tune(
         # As Optuna's own optimize does: the trials in flight fail, so the study can be
         # continued; the finished ones are kept, in the study and in the exception.
         for t in trials:
-            r = rec.get(t.number)
-            if r is not None and r["state"] == "RUNNING":
-                r["state"], r["error"] = "FAIL", "KeyboardInterrupt"
+            running = rec.get(t.number)
+            if running is not None and running["state"] == "RUNNING":
+                running["state"], running["error"] = "FAIL", "KeyboardInterrupt"
                 study.tell(t, state=optuna.trial.TrialState.FAIL)
         records.extend(rec[t.number] for t in trials if t.number in rec)
-        for r in records:
-            r.pop("constraints", None)
+        for done in records:
+            done.pop("constraints", None)
         raise TuneInterrupted(study, records) from exc
     finally:
         # After Ctrl-C the runs in flight are not waited for (the local workers are

@@ -36,6 +36,16 @@ def _points(x: Any, what: str) -> np.ndarray:
     return a
 
 
+def _private(a: np.ndarray, given: Any) -> np.ndarray:
+    """``a`` (converted from ``given``), copied if it is still the caller's memory: a cast
+    checks its inputs and then reads them again without the GIL, so another thread writing
+    the caller's array in between (a zero direction, a NaN length) would reach the walk
+    unchecked. A copy costs about 1 % of a cast."""
+    if isinstance(given, np.ndarray) and np.may_share_memory(a, given):
+        return a.copy()
+    return a
+
+
 def _per_row(x: Any, n: int, what: str) -> np.ndarray:
     """A scalar or an (n,) array as a float32 (1,) or (n,) array."""
     if np.ndim(x) == 0:
@@ -467,9 +477,9 @@ def raycast(
     [-1.0, 0.0]
     """
     core = _world(world)
-    o = _points(origins, "origins")
-    d = _f32(directions, "directions")
-    m = _per_row(max_dist, o.shape[0], "max_dist")
+    o = _private(_points(origins, "origins"), origins)
+    d = _private(_f32(directions, "directions"), directions)
+    m = _private(_per_row(max_dist, o.shape[0], "max_dist"), max_dist)
     distance, hit, normal, obstacle = _core.raycast(core, o, d, m, float(radius), _layers(layers))
     return RayHits(distance, hit, normal, obstacle)
 
@@ -557,13 +567,21 @@ def slot_raycast(
         raise ValueError(
             f"method: expected one of {', '.join(map(repr, _SLOT_METHODS))}, got {method!r}"
         )
+    if isinstance(out, np.ndarray):
+        # The inputs are copied below, so the core no longer sees an overlap: refuse it
+        # here (writing the distances over the positions is a caller's mistake).
+        given = {"positions": positions, "slot_directions": slot_directions}
+        given.update(look_ahead=look_ahead, headings=headings)
+        for name, arr in given.items():
+            if isinstance(arr, np.ndarray) and np.may_share_memory(out, arr):
+                raise ValueError(f"out must not overlap {name}")
     core = _world(world)
-    p = _points(positions, "positions")
+    p = _private(_points(positions, "positions"), positions)
     if hasattr(slot_directions, "directions"):
         slot_directions = slot_directions.directions
-    s = _points(slot_directions, "slot_directions")
-    la = _per_row(look_ahead, p.shape[0], "look_ahead")
-    h = None if headings is None else _f32(headings, "headings")
+    s = _private(_points(slot_directions, "slot_directions"), slot_directions)
+    la = _private(_per_row(look_ahead, p.shape[0], "look_ahead"), look_ahead)
+    h = None if headings is None else _private(_f32(headings, "headings"), headings)
     return _core.slot_raycast(core, p, s, la, h, float(radius), _layers(layers), out, method)
 
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <limits>
 #include <span>
 #include <variant>
@@ -200,10 +201,11 @@ enum class FieldSelect : std::uint8_t { kShared, kGroup, kIndex };
 /// s = min(1, d/slowing_radius) when slowing_radius > 0 (d the field distance, a second
 /// lookup), 0 within `tolerance` of the goal. An agent with no field (index outside
 /// [0, G)), or where the field has no descent (at the goal, unreachable) gets zeros.
-/// `field` is borrowed (the caller keeps it alive); nullptr writes zeros. Interest.
+/// `field` is shared: a rebuilt field replaces it (copy-on-write), so the one a step
+/// reads stays alive until the step is done; nullptr writes zeros. Interest.
 struct FollowField {
   float weight = 1.0f;
-  const NavField* field = nullptr;
+  std::shared_ptr<const NavField> field;
   FieldSelect select = FieldSelect::kShared;
   std::int32_t shared = 0;                    ///< the field of every agent (kShared)
   const std::int32_t* field_index = nullptr;  ///< (N,) field per agent (kIndex)

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "contextsteer/agents.hpp"
@@ -69,18 +71,39 @@ class History {
                const float* danger, const float* sensed, Metrics& metrics,
                const std::uint8_t* stuck);
 
-  std::size_t frames() const { return frames_; }
+  /// Frames recorded so far. Readable from any thread while another records: the count and
+  /// the storage are published together (see snapshot()).
+  std::size_t frames() const {
+    const std::lock_guard<std::mutex> lock(mu_);
+    return frames_;
+  }
+  /// The current storage generation and how many of its frames are valid, read together:
+  /// the recording thread may grow the storage or add a frame at any time.
+  std::pair<std::shared_ptr<HistoryFrames>, std::size_t> snapshot() const {
+    const std::lock_guard<std::mutex> lock(mu_);
+    return {buf_, frames_};
+  }
   /// Stops recording: from any thread, also while the simulation steps (the simulation
   /// drops a detached history at its next step, on the stepping thread).
   void mark_detached() { detached_.store(true, std::memory_order_relaxed); }
   bool detached() const { return detached_.load(std::memory_order_relaxed); }
   std::size_t every() const { return every_; }
+  /// The sensed rays of `buf` (a snapshot()'s storage), or nullptr before a frame had any:
+  /// allocated by the first such frame, under the same lock.
+  const float* sensed(const HistoryFrames& buf) const {
+    const std::lock_guard<std::mutex> lock(mu_);
+    return buf.sensed.empty() ? nullptr : buf.sensed.data();
+  }
   /// The current storage generation (its first frames() frames are valid).
-  std::shared_ptr<HistoryFrames> buffer() const { return buf_; }
+  std::shared_ptr<HistoryFrames> buffer() const {
+    const std::lock_guard<std::mutex> lock(mu_);
+    return buf_;
+  }
 
  private:
   std::size_t every_;
   std::uint64_t start_;
+  mutable std::mutex mu_;  ///< guards buf_ and frames_ against readers in other threads
   std::size_t frames_ = 0;
   std::shared_ptr<HistoryFrames> buf_;
   std::atomic<bool> detached_{false};

@@ -115,6 +115,11 @@ class Simulation {
 
   /// Sets the world (an indexed snapshot, or nullptr for none). Kept alive here.
   void set_world(std::shared_ptr<const World> world) { world_ = std::move(world); }
+  /// Point FollowField behaviour `index` at `field` (a rebuilt field, swapped in by the
+  /// bindings between steps; the one replaced stays alive while anyone holds it).
+  void set_field(std::size_t index, std::shared_ptr<const NavField> field) {
+    std::get<FollowField>(config_.behaviours.at(index)).field = std::move(field);
+  }
   const World* world() const { return world_.get(); }
 
   /// Stage 1 for the agents deciding at this step: neighbours, behaviours, combine,

@@ -1,0 +1,234 @@
+"""Objects shared between threads: navigation fields rebuilt while others read them, one
+simulation stepped from two threads after a world edit, pickles taken while another thread
+steps. Each case once crashed (segmentation fault) or gave a state that never existed."""
+
+import pickle
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+
+def _walled_world():
+    world = cs.World()
+    world.add_polyline([[-20, -20], [20, -20], [20, 20], [-20, 20]], closed=True)
+    world.add_segments([[0, -20, 0, 10]])
+    return world
+
+
+def _field_sim(world, seed, n=600, cell=0.1):
+    field = cs.NavField(world, [15.0, 0.0], cell=cell, radius=0.3)
+    agents = cs.Agents(n, slots=16, seed=seed)
+    rng = np.random.default_rng(seed)
+    agents.add(
+        np.column_stack([rng.uniform(-19, -1, n), rng.uniform(-19, 19, n)]),
+        radius=0.2,
+        max_speed=1.5,
+        target=[15, 0],
+    )
+    steering = [cs.FollowField(field), cs.WallDanger(look_ahead=2)]
+    return field, cs.Simulation(world, agents, steering, motion=cs.Lerp(steer_force=0.5))
+
+
+def _rounds(world, r):
+    # the world grows each round, so a rebuilt field's grid is larger (new buffers)
+    world.add_segments([[21 + r, 0, 21 + r, 1 + 0.5 * r]])
+
+
+def test_simulations_in_two_threads_sharing_a_navigation_field_match_a_sequential_run():
+    # Each thread has its own Simulation, Agents and NavField over one World, as the
+    # threading rules say; the two NavFields share one cached C++ field. After a world
+    # edit both steps rebuilt that field in place at once, and one read it mid-rebuild:
+    # a segmentation fault in 6 of 6 runs when the grid grew, wrong positions otherwise.
+    # Rebuilds now make a new field (copy-on-write) and a step holds the one it started.
+    seq_world, par_world = _walled_world(), _walled_world()
+    (f1, s1), (_, s2) = _field_sim(par_world, 1, 2000, 0.05), _field_sim(par_world, 2, 2000, 0.05)
+    assert f1._core is _field_sim(par_world, 3, 1, 0.05)[0]._core  # the shared cached field
+    (_, q1), (_, q2) = _field_sim(seq_world, 1, 2000, 0.05), _field_sim(seq_world, 2, 2000, 0.05)
+    for r in range(12):
+        _rounds(par_world, r)
+        _rounds(seq_world, r)
+        barrier = threading.Barrier(2)
+
+        def run(sim, barrier=barrier):
+            barrier.wait()
+            sim.step(0.05, steps=3)
+
+        threads = [threading.Thread(target=run, args=(s,)) for s in (s1, s2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        q1.step(0.05, steps=3)
+        q2.step(0.05, steps=3)
+        np.testing.assert_array_equal(s1.agents.position, q1.agents.position)
+        np.testing.assert_array_equal(s2.agents.position, q2.agents.position)
+
+
+def test_one_simulation_stepped_from_two_threads_after_a_world_edit_refuses_the_second():
+    # step() rebuilt the field before taking its thread guard, so both threads rebuilt
+    # one field at once (a segmentation fault in 5 of 5 runs). The rebuild now runs under
+    # the guard: the second thread gets the documented RuntimeError.
+    world = _walled_world()
+    _, sim = _field_sim(world, 1)
+    busy = []
+    for r in range(12):
+        _rounds(world, r)
+        barrier = threading.Barrier(2)
+
+        def run(barrier=barrier):
+            barrier.wait()
+            try:
+                sim.step(0.05, steps=2)
+            except RuntimeError as e:
+                busy.append(str(e))
+
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert all("in use by another thread" in m for m in busy)
+    assert np.isfinite(sim.agents.position).all()
+
+
+def test_perceive_follows_the_field_rebuilt_after_a_world_edit():
+    # perceive() did not rebuild the field: after a wall went up between the agent and its
+    # goal, it steered straight into the wall while the field said to go round.
+    def interest(split):
+        w = cs.World()
+        w.add_polyline([[-10, -10], [10, -10], [10, 10], [-10, 10]], closed=True)
+        f = cs.NavField(w, [5.0, 0.0], cell=0.1)
+        agents = cs.Agents(1, slots=16)
+        agents.add([[-5.0, 0.0]], max_speed=1)
+        sim = cs.Simulation(w, agents, [cs.FollowField(f)], motion=cs.Lerp(steer_force=1))
+        w.add_segments([[0, -10, 0, 8]])  # a wall in the way, after the field was built
+        if split:
+            sim.perceive()
+        else:
+            sim.step(0.01)
+        return np.array(sim.interest[0]), f.query([[-5.0, 0.0]]).direction[0]
+
+    (perceived, way), (stepped, _) = interest(True), interest(False)
+    np.testing.assert_array_equal(perceived, stepped)
+    slots = cs.slot_directions(16)
+    assert np.argmax(perceived) == np.argmax(slots @ way) != 0  # round the wall, not into it
+
+
+@pytest.mark.parametrize("how", ["pickle", "agents"])
+def test_pickles_taken_while_another_thread_steps_are_of_one_step(how):
+    # The simulation's buffers were copied under its guard and its agents afterwards, so a
+    # step could fall between: 31-54 copies a run had the step count of one step and the
+    # positions of the next. Both are copied under one guard now; a copy that meets a
+    # running step raises RuntimeError (and so may the step, which then retries).
+    def build():
+        world = cs.World()
+        world.add_polyline([[-30, -30], [30, -30], [30, 30], [-30, 30]], closed=True)
+        agents = cs.Agents(2000, slots=16, seed=3)
+        rng = np.random.default_rng(0)
+        agents.add(rng.uniform(-28, 28, (2000, 2)), radius=0.2, max_speed=1.5, target=[20, 0])
+        steering = [cs.Seek(), cs.WallDanger(look_ahead=2), cs.Separation()]
+        return cs.Simulation(world, agents, steering, motion=cs.Lerp(steer_force=0.5))
+
+    steps = 40
+    sim = build()
+    reference = [sim.agents.position.copy()]
+    for _ in range(steps):
+        sim.step(0.05)
+        reference.append(sim.agents.position.copy())
+    sim = build()
+    if how == "pickle":
+        blobs = _in_turns(sim, steps, lambda: pickle.dumps(sim))
+    else:  # the agents alone: a step count is not in them, so compare by step
+        blobs = _in_turns(sim, steps, lambda: pickle.dumps((sim.agents, sim.step_count)))
+    assert blobs
+    for blob in blobs:
+        got = pickle.loads(blob)
+        if how == "pickle":
+            np.testing.assert_array_equal(got.agents.position, reference[got.step_count])
+        else:
+            agents, _ = got
+            # one step's positions (which step is not known: the count was read apart)
+            assert any(np.array_equal(agents.position, ref) for ref in reference)
+
+
+def _crowd(n=1500):
+    world = cs.World()
+    world.add_polyline([[-30, -30], [30, -30], [30, 30], [-30, 30]], closed=True)
+    agents = cs.Agents(n, slots=16, seed=5)
+    rng = np.random.default_rng(5)
+    agents.add(rng.uniform(-28, 28, (n, 2)), radius=0.3, max_speed=1.5, target=[0, 0])
+    steering = [cs.Seek(), cs.WallDanger(look_ahead=2), cs.Separation()]
+    sim = cs.Simulation(world, agents, steering, motion=cs.Lerp(steer_force=0.5))
+    sim.configure_metrics(goal_radius=2.0)
+    return sim
+
+
+def _in_turns(sim, steps, read):
+    """Steps ``sim`` in one thread (retrying when a read holds it) while another thread
+    calls ``read()`` until the steps are done; the reads' results, RuntimeErrors skipped."""
+    got, done = [], threading.Event()
+
+    def stepper():
+        k = 0
+        while k < steps:
+            try:
+                sim.step(0.05)
+                k += 1
+            except RuntimeError:
+                pass
+            time.sleep(0.001)
+        done.set()
+
+    def reader():
+        while not done.is_set() and len(got) < 200:
+            try:
+                got.append(read())
+            except RuntimeError:
+                pass
+            time.sleep(0.0003)
+
+    threads = [threading.Thread(target=stepper), threading.Thread(target=reader)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return got
+
+
+def test_metrics_read_while_another_thread_steps_are_of_one_step():
+    # metrics() read the accumulators while the step updated them: 104 of 439 reads were
+    # of no step (steps=1 with the collisions of step 2). It copies them under the guard.
+    steps = 30
+    reference = [_crowd().metrics()]
+    sim = _crowd()
+    for _ in range(steps):
+        sim.step(0.05)
+        reference.append(sim.metrics())
+    sim = _crowd()
+    got = _in_turns(sim, steps, sim.metrics)
+    assert got
+    for m in got:
+        assert m == reference[m["steps"]]
+
+
+def test_history_tables_read_while_recording_are_whole():
+    # Each column was read on its own while the step added frames: a table could mix
+    # columns one frame apart (a NumPy broadcast error). One snapshot serves them all now.
+    sim = _crowd(400)
+    history = sim.record(every=1, reserve=1)  # grows while recording, too
+
+    def read():
+        cols = history._table()
+        assert len({len(c) for c in cols.values()}) == 1
+        frames = cols["frame"].max() + 1 if len(cols["frame"]) else 0
+        copy = pickle.loads(pickle.dumps(history))
+        return frames, len(copy), copy.positions.shape[0]
+
+    got = _in_turns(sim, 60, read)
+    assert got
+    for _, n, rows in got:
+        assert n == rows
