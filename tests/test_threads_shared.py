@@ -232,3 +232,28 @@ def test_history_tables_read_while_recording_are_whole():
     assert got
     for _, n, rows in got:
         assert n == rows
+
+
+def test_ray_inputs_in_other_buffers_are_copied_before_the_cast():
+    # Only ndarrays were copied: an array.array or a memoryview reached the GIL-free cast
+    # as the caller's memory, so another thread could write a NaN after the check.
+    import array
+
+    import contextsteer.world as world_mod
+
+    dirs = array.array("f", [1.0, 0.0])
+    view = memoryview(np.ones(1, np.float32))
+    for given in (dirs, view, np.zeros((1, 2), np.float32)):
+        a = np.ascontiguousarray(given, dtype=np.float32)
+        assert not np.may_share_memory(world_mod._private(a, given), a)
+
+
+def test_a_flow_fields_arrays_are_read_only():
+    # The field and origin were writable: NaN written into them after the checks reached a
+    # running simulation, and its pickle then failed to load.
+    field = np.ones((4, 4, 2), np.float32)
+    follow = cs.classic.FollowFlowField(field)
+    with pytest.raises(ValueError, match="read-only"):
+        follow.field[...] = np.nan
+    with pytest.raises(ValueError, match="read-only"):
+        follow.origin[0] = np.nan

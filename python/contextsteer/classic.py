@@ -592,8 +592,12 @@ class FollowFlowField(Behaviour):
             raise ValueError(
                 f"FollowFlowField: origin must be a finite point (x, y), got {origin!r}"
             )
+        # Read-only as the parameters are: a running simulation borrows them.
+        f.flags.writeable = False
+        origin32 = o.astype(np.float32)
+        origin32.flags.writeable = False
         self.field = f
-        self.origin = o.astype(np.float32)
+        self.origin = origin32
         self.cell = _num("FollowFlowField", "cell", cell, positive=True)
         self.prediction = _num("FollowFlowField", "prediction", prediction)
 

@@ -41,8 +41,12 @@ def _private(a: np.ndarray, given: Any) -> np.ndarray:
     checks its inputs and then reads them again without the GIL, so another thread writing
     the caller's array in between (a zero direction, a NaN length) would reach the walk
     unchecked. A copy costs about 1 % of a cast."""
-    if isinstance(given, np.ndarray) and np.may_share_memory(a, given):
-        return a.copy()
+    if (
+        a is given
+        or not a.flags.owndata
+        or (isinstance(given, np.ndarray) and np.may_share_memory(a, given))
+    ):
+        return a.copy()  # also a view of a memoryview's or an array.array's buffer
     return a
 
 
@@ -500,7 +504,9 @@ def slot_raycast(
 
     Agent i casts K rays from ``positions[i]`` along ``slot_directions`` rotated
     counter-clockwise by ``headings[i]`` and reports the closest hit within its look-ahead.
-    Equal (same maths, bit for bit) to :func:`raycast` on the N*K expanded rays.
+    Equal (same maths, bit for bit) to :func:`raycast` on the N*K expanded rays: the slot
+    directions normalised (in double, rounded to float32), then rotated in float32 as
+    ``(c·ux − s·uy, s·ux + c·uy)`` with ``c, s`` the float32 cosine and sine of the heading.
 
     Parameters
     ----------
@@ -573,7 +579,13 @@ def slot_raycast(
         given = {"positions": positions, "slot_directions": slot_directions}
         given.update(look_ahead=look_ahead, headings=headings)
         for name, arr in given.items():
-            if isinstance(arr, np.ndarray) and np.may_share_memory(out, arr):
+            if arr is None or np.ndim(arr) == 0 or hasattr(arr, "directions"):
+                continue  # a scalar, no headings, a SlotSet (its own read-only array)
+            try:
+                shared = np.may_share_memory(out, np.asarray(arr))
+            except (TypeError, ValueError):
+                continue  # not array-like: the conversion below names the error
+            if shared:
                 raise ValueError(f"out must not overlap {name}")
     core = _world(world)
     p = _private(_points(positions, "positions"), positions)
