@@ -27,17 +27,24 @@ struct Hit {
   double t = kInf;  // distance along the unit direction
   double nx = 0.0, ny = 0.0;
   std::int64_t id = kNoObstacle;  // the obstacle met (obstacle_id)
+  bool inside = false;            // the move started inside or on some obstacle
 };
 
 // Offers a contact at distance t with the unit normal n (from the wall to the circle).
 void offer(Hit& h, double t, double nx, double ny) {
-  if (t < h.t) h = {t, nx, ny};
+  if (t < h.t) {
+    h.t = t;
+    h.nx = nx;
+    h.ny = ny;
+    h.id = kNoObstacle;
+  }
 }
 
 // Already within reach of an obstacle whose closest point is q (at distance d0 from the
 // origin): blocked at 0 only when moving into it (normal from q towards the origin, or
 // −u when the origin is on the obstacle), so an agent can always leave or slide.
 void block_if_moving_in(double qx, double qy, double d0, double ux, double uy, Hit& h) {
+  h.inside = true;
   double nx = -ux, ny = -uy;
   if (d0 > 0.0) {
     nx = -qx / d0;
@@ -174,6 +181,48 @@ Hit first_contact(const WorldGrid& g, double px, double py, double dx, double dy
   return h;
 }
 
+// Whether the circle (radius r) ends at (fx, fy) deeper inside some obstacle than it was
+// at the start (sx, sy), beyond rounding (`tol`): a depth r − distance > max(0, the start's
+// depth) + tol for one segment's capsule or circle. A sweep starting inside one obstacle
+// may leave it or slide along it (block_if_moving_in), and each contact steps a skin
+// away; but in a wedge narrower than the body, pressed in again and again (push-apart's
+// passes), the time-of-impact advances towards one wall carried a component into the
+// other, and an agent sank about 5 µm a step without limit (a motion fuzz run).
+bool sinks_deeper(const WorldGrid& g, double sx, double sy, double fx, double fy, double r,
+                  std::uint32_t layers, double tol) {
+  const double reach = r + tol;
+  const int x0 = g.col(static_cast<float>(fx - reach)), x1 = g.col(static_cast<float>(fx + reach));
+  const int y0 = g.row(static_cast<float>(fy - reach)), y1 = g.row(static_cast<float>(fy + reach));
+  auto deeper = [&](double end2, double start2, double R) {
+    if (!(end2 < R * R)) return false;  // not inside at the end
+    const double end_depth = R - std::sqrt(end2);
+    const double start_depth = std::max(0.0, R - std::sqrt(start2));
+    return end_depth > start_depth + tol;
+  };
+  for (int cy = y0; cy <= y1; ++cy) {
+    for (int cx = x0; cx <= x1; ++cx) {
+      const std::size_t cell = static_cast<std::size_t>(cy) * static_cast<std::size_t>(g.nx) +
+                               static_cast<std::size_t>(cx);
+      if (g.clearance[cell] != 0) continue;
+      for (auto e = static_cast<std::size_t>(g.seg_start[cell]);
+           e < static_cast<std::size_t>(g.seg_start[cell + 1]); ++e) {
+        if (!(g.seg_layers[e] & layers)) continue;
+        if (deeper(segment_distance2(g.ax[e], g.ay[e], g.bx[e], g.by[e], fx, fy),
+                   segment_distance2(g.ax[e], g.ay[e], g.bx[e], g.by[e], sx, sy), r))
+          return true;
+      }
+      for (auto e = static_cast<std::size_t>(g.circ_start[cell]);
+           e < static_cast<std::size_t>(g.circ_start[cell + 1]); ++e) {
+        if (!(g.circ_layers[e] & layers)) continue;
+        const double ex = fx - g.cx[e], ey = fy - g.cy[e];
+        const double qx = sx - g.cx[e], qy = sy - g.cy[e];
+        if (deeper(ex * ex + ey * ey, qx * qx + qy * qy, r + g.cr[e])) return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
@@ -182,6 +231,7 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
   const WorldGrid& g = world.grid();
   double px = p.x, py = p.y, dx = d.x, dy = d.y;
   iterations = std::clamp(iterations, 1, kMaxSlideIterations);
+  bool inside = false;  // some sweep started inside or on an obstacle
   if (!g.empty()) {
     for (int it = 0; it < iterations; ++it) {
       const double L = std::sqrt(dx * dx + dy * dy);
@@ -190,6 +240,7 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
         break;
       }
       const Hit h = first_contact(g, px, py, dx, dy, L, r, layers);
+      inside = inside || h.inside;
       if (h.t == kInf) break;
       // Stop at the contact, a skin away from the wall along its normal. The skin is swept
       // too, against every obstacle but the one touched, and stops at any: in an acute
@@ -218,6 +269,14 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
     }
   }
   out.position = {static_cast<float>(px + dx), static_cast<float>(py + dy)};
+  // Never deeper into an obstacle than at the start: a move that sinks in (a body wedged
+  // between obstacles closer than its diameter, where the skin is clipped to nothing) is
+  // not taken. Compared on the stored float32 positions, so that the rounding of each
+  // pass cannot creep inwards (a push-apart's 64 passes a step, an ulp or so each).
+  if (out.contacts > 0 || inside) {
+    const double tol = 1e-12 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
+    if (sinks_deeper(g, p.x, p.y, out.position.x, out.position.y, r, layers, tol)) out.position = p;
+  }
   return out;
 }
 
