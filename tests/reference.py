@@ -90,9 +90,9 @@ def ref_resolve(interest, danger, mode="mask", threshold=0.0, epsilon=0.0, dirs=
             if mode == "mask":
                 out[i, j] = 0.0 if d > np.float32(threshold) else a
             elif mode == "subtract":
-                out[i, j] = max(a - d, 0.0)
+                out[i, j] = min(max(a - d, 0.0), float(COMBINE_SATURATION))
             elif mode == "subtract_unclamped":  # the Unity project
-                out[i, j] = a - d
+                out[i, j] = float(np.clip(a - d, -COMBINE_SATURATION, COMBINE_SATURATION))
             elif mode == "scale":
                 out[i, j] = a * (1.0 - min(max(d, 0.0), 1.0))
             elif mode == "mask_min_danger":
@@ -103,7 +103,7 @@ def ref_resolve(interest, danger, mode="mask", threshold=0.0, epsilon=0.0, dirs=
                 add = 0.0
                 for m in range(k):
                     add = max(add, danger[i, m] * max(0.0, -float(u[j] @ u[m])))
-                out[i, j] = a + add
+                out[i, j] = min(a + add, float(COMBINE_SATURATION))
     return out
 
 
@@ -258,7 +258,9 @@ def ref_spread(values, kernel, mode="sum"):
         for j in range(k):
             terms = [kernel[m] * values[i, (j + m - h) % k] for m in range(len(kernel))]
             out[i, j] = sum(terms) if mode == "sum" else max(terms)
-    return out
+    # Saturated as the kernel saturates (term by term there; the same for maps that do not
+    # reach the bound part-way).
+    return np.clip(out, -float(COMBINE_SATURATION), float(COMBINE_SATURATION))
 
 
 def ref_blend(previous, current, alpha):

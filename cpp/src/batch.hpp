@@ -31,6 +31,19 @@ namespace contextsteer {
 /// finite inputs never give inf or NaN.
 inline constexpr float kMaxMapMagnitude = 1152921504606846976.0f;
 
+/// The largest float below kMaxMapMagnitude. Sums, weighted sums, products, resolved
+/// values, spread sums and the hysteresis bonus saturate there: maps each below 2^60 can
+/// add or multiply beyond it (or beyond float32), and a map the next stage or a functional
+/// call refuses, or inf, or NaN from 0 · inf, must not reach the choice. A saturated slot
+/// ties with others.
+inline constexpr float kSaturate = 1152921435887370240.0f;  // 2^60 − 2^36
+static_assert(kSaturate < kMaxMapMagnitude);
+
+/// x saturated to ±kSaturate (NaN stays NaN; the inputs were checked finite).
+[[gnu::always_inline]] inline float sat(float x) {
+  return std::min(std::max(x, -kSaturate), kSaturate);
+}
+
 /// True when all n floats are finite and |x| < kMaxMapMagnitude. Pure, allocation-free.
 bool all_finite(const float* p, std::size_t n);
 

@@ -8,15 +8,8 @@
 namespace contextsteer {
 
 namespace {
-// The largest float below kMaxMapMagnitude. Sums, weighted sums and products saturate
-// there: B maps each below 2^60 can multiply (or, B in the hundreds, add) beyond float32,
-// and inf, or NaN from 0 · inf, would reach the choice. A saturated slot ties with others.
-constexpr float kSaturate = 1152921435887370240.0f;  // 2^60 − 2^36
-static_assert(kSaturate < kMaxMapMagnitude);
-
-[[gnu::always_inline]] inline float sat(float x) {
-  return std::min(std::max(x, -kSaturate), kSaturate);
-}
+// Sums, weighted sums and products saturate at kSaturate (batch.hpp): B maps each below
+// 2^60 can multiply (or, B in the hundreds, add) beyond float32.
 
 // Element-wise loops over a contiguous range; no __restrict because out may be an input
 // (the compiler versions the loops on an overlap check and still vectorises). Always

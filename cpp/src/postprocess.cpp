@@ -19,15 +19,17 @@ void spread_rows(std::span<const float> values, std::size_t k, std::span<const f
       // Source slot of out_j is j + m - h (mod K): split the ring into two straight runs.
       const std::size_t shift = (m + k - h) % k;  // source = (j + shift) mod K
       const std::size_t split = k - shift;        // j < split: source j + shift
+      // Saturated at kSaturate (batch.hpp) term by term: a kernel weight and a value each
+      // below 2^60 multiply far beyond it, and K such terms beyond float32.
       if (m == 0) {
-        for (std::size_t j = 0; j < split; ++j) o[j] = w * v[j + shift];
-        for (std::size_t j = split; j < k; ++j) o[j] = w * v[j - split];
+        for (std::size_t j = 0; j < split; ++j) o[j] = sat(w * v[j + shift]);
+        for (std::size_t j = split; j < k; ++j) o[j] = sat(w * v[j - split]);
       } else if (mode == SpreadMode::kSum) {
-        for (std::size_t j = 0; j < split; ++j) o[j] += w * v[j + shift];
-        for (std::size_t j = split; j < k; ++j) o[j] += w * v[j - split];
+        for (std::size_t j = 0; j < split; ++j) o[j] = sat(o[j] + sat(w * v[j + shift]));
+        for (std::size_t j = split; j < k; ++j) o[j] = sat(o[j] + sat(w * v[j - split]));
       } else {
-        for (std::size_t j = 0; j < split; ++j) o[j] = std::max(o[j], w * v[j + shift]);
-        for (std::size_t j = split; j < k; ++j) o[j] = std::max(o[j], w * v[j - split]);
+        for (std::size_t j = 0; j < split; ++j) o[j] = std::max(o[j], sat(w * v[j + shift]));
+        for (std::size_t j = split; j < k; ++j) o[j] = std::max(o[j], sat(w * v[j - split]));
       }
     }
   }

@@ -32,7 +32,7 @@ constexpr std::size_t kAllPairs = 64;
     for (std::size_t j = 0; j < k; ++j) {
       float add = 0.0f;
       for (std::size_t m = 0; m < k; ++m) add = std::max(add, lobe(dg, dx, dy, j, m));
-      o[j] = in[j] + add;
+      o[j] = sat(in[j] + add);
     }
     return;
   }
@@ -52,7 +52,7 @@ constexpr std::size_t kAllPairs = 64;
       if (dg[m] * kCap <= add) break;
       add = std::max(add, lobe(dg, dx, dy, j, m));
     }
-    o[j] = in[j] + add;
+    o[j] = sat(in[j] + add);
   }
 }
 }  // namespace
@@ -77,11 +77,14 @@ CONTEXTSTEER_AVX2_CLONES void resolve_rows(std::span<const float> interest,
       }
       break;
     }
+    // Interest minus a negative danger can pass 2^60 (saturated: kSaturate, batch.hpp), a
+    // map that choose, and a hand-composed pipeline, would refuse.
     case ResolveMode::kSubtract:
-      for (std::size_t i = 0; i < len; ++i) o[i] = std::max(in[i] - dg[i], 0.0f);
+      for (std::size_t i = 0; i < len; ++i)
+        o[i] = std::min(std::max(in[i] - dg[i], 0.0f), kSaturate);
       break;
     case ResolveMode::kSubtractUnclamped:
-      for (std::size_t i = 0; i < len; ++i) o[i] = in[i] - dg[i];
+      for (std::size_t i = 0; i < len; ++i) o[i] = sat(in[i] - dg[i]);
       break;
     case ResolveMode::kScale:
       for (std::size_t i = 0; i < len; ++i)

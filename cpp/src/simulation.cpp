@@ -8,6 +8,7 @@
 #include <cstring>
 #include <span>
 
+#include "batch.hpp"
 #include "contextsteer/collide.hpp"
 #include "exp_float.hpp"
 #include "parallel.hpp"
@@ -349,16 +350,18 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
   }
   each_deciding(begin, end, [&](std::size_t b, std::size_t e, std::size_t step) {
     // Rows b, b + step, ... (< e); resolve_rows and choose_rows take consecutive rows.
-    // Commitment, part 1: the slot of the previous decision resolves with its danger
-    // lowered by h (clamped at 0), so a way that turned marginally dangerous is not
-    // dropped for a step and taken again the next. The map itself is restored after.
+    // Commitment, part 1: the slot of the previous decision resolves with a positive
+    // danger lowered by h (not below 0), so a way that turned marginally dangerous is not
+    // dropped for a step and taken again the next. A danger of 0 or less stays as it is
+    // (raising a negative danger to 0 pushed an agent off its slot). The map itself is
+    // restored after.
     const float h = config_.hysteresis;
     if (h > 0.0f) {
       for (std::size_t i = b; i < e; i += step) {
         if (slot_[i] < 0) continue;
         float& d = danger_[i * k + static_cast<std::size_t>(slot_[i])];
         held_[i] = d;
-        d = std::max(0.0f, d - h);
+        if (d > 0.0f) d = std::max(0.0f, d - h);
       }
     }
     consecutive_runs(b, e, step, [&](std::size_t rb, std::size_t re) {
@@ -384,7 +387,10 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     if (h > 0.0f) {
       // Commitment, part 2: the previous decision (slot_ still holds it) counts 1 + h times.
       for (std::size_t i = b; i < e; i += step)
-        if (slot_[i] >= 0) resolved_[i * k + static_cast<std::size_t>(slot_[i])] *= 1.0f + h;
+        if (slot_[i] >= 0) {
+          float& r = resolved_[i * k + static_cast<std::size_t>(slot_[i])];
+          r = sat(r * (1.0f + h));  // kSaturate: a large h must not make it inf
+        }
     }
     const bool commit = velocity_ && velocity_->commit > 0.0f;
     const bool inertia = velocity_ && velocity_->inertia > 0.0f;

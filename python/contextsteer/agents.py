@@ -121,7 +121,9 @@ class Agents(_core.Agents):
         "reused slot has a new generation, so nothing of the slot's last occupant carries "
         "over: the simulation clears its decision, map memory, stuck timer and counters "
         "(it stands until it first decides), and the run metrics start its accumulators "
-        "afresh. An agent made alive again by writing ``alive`` keeps them.",
+        "afresh. An agent made alive again by writing ``alive`` keeps its decision, stuck "
+        "timer, counters and metrics; its map memory (``Steering(blend=...)``) is not kept "
+        "while it is dead, so it starts from its fresh maps.",
     )
 
     def __init__(self, capacity: int, *, slots: int | None = None, seed: int = 0) -> None:

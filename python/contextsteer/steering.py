@@ -80,8 +80,10 @@ class Steering:
         Neighbours per agent in the shared neighbour query. (``max_neighbors`` is a
         deprecated spelling that warns.)
     hysteresis : float, >= 0, default 0
-        Commitment to the last decision: before choose, the value of the slot the agent
-        chose at its previous decision is multiplied by ``1 + hysteresis``. A small value
+        Commitment to the last decision, on the slot the agent chose at its previous
+        decision: before resolve, that slot's danger, if positive, is lowered by
+        ``hysteresis`` (not below 0; the map keeps its value); before choose, its resolved
+        value is multiplied by ``1 + hysteresis`` (saturating at 2^60 − 2^36). A small value
         (0.1–0.3) stops an agent flip-flopping between two nearly equal slots from one
         step to the next (the "reciprocal dance" of velocity-obstacle methods); 0 keeps
         every decision memoryless.
@@ -161,6 +163,9 @@ class Steering:
                 raise ValueError(f"Steering: {name} must be finite, got {v}")
         if float(epsilon) < 0:
             raise ValueError(f"Steering: epsilon must be >= 0, got {epsilon}")
+        for name, v in (("threshold", threshold), ("epsilon", epsilon)):
+            if not abs(float(v)) < 2.0**60:  # as cs.resolve: the maps' magnitude bound
+                raise ValueError(f"Steering: {name} must be below 2^60 in magnitude, got {v}")
         self.threshold, self.epsilon = float(threshold), float(epsilon)
         if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 0:
             raise ValueError(f"Steering: width must be an int >= 0, got {width!r}")
@@ -190,9 +195,9 @@ class Steering:
             max_neighbours = max_neighbors
         self.max_neighbours = _int_in("max_neighbours", max_neighbours, 1, 256)
         h = float(hysteresis)
-        if not (math.isfinite(h) and h >= 0):
+        if not (math.isfinite(h) and 0 <= h < 2.0**60):
             raise ValueError(
-                f"Steering: hysteresis must be a finite number >= 0, got {hysteresis!r}"
+                f"Steering: hysteresis must be a number in [0, 2^60), got {hysteresis!r}"
             )
         self.hysteresis = h
         self.decision_phases = _int_in("decision_phases", decision_phases, 1, 64)
