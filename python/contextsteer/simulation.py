@@ -616,7 +616,9 @@ def sweep_circle(
     from ``start`` by ``displacement``, stops just before its first contact and slides
     along the wall with the rest, for at most ``iterations`` contacts. "Just before" is a
     skin of 1e-3 of the radius along the wall's normal, itself swept against the other
-    obstacles, so a circle pressed into an acute corner never ends inside either side.
+    obstacles, so a circle pressed into an acute corner never ends inside either side. A
+    circle that starts inside an obstacle (wedged, or placed there) may leave it or slide,
+    but never ends deeper in any obstacle than it started: such a move is not taken.
 
     Parameters
     ----------
