@@ -649,3 +649,11 @@ def test_sweep_interrupted_writes_the_finished_runs(tmp_path, capsys, monkeypatc
     doc = json.loads(out.read_text())
     assert doc["interrupted"] is True and doc["total_runs"] == 3
     assert [r["params"]["slots"] for r in doc["runs"]] == [8, 12]
+
+
+def test_run_takes_a_list_parameter(tmp_path):
+    # -p speed=40,60 could not be given: every value was one number or one string.
+    argv = ["run", "racetrack", "--agents", "2", "--steps", "3", "--frames", "0", "--quiet"]
+    assert cli.main(argv + ["-p", "speed=40,60", "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / "metrics.json").read_text())
+    assert doc["parameters"]["speed"] == [40, 60]

@@ -261,3 +261,29 @@ def test_racetrack_speed_range_gives_the_max_speeds():
 def test_huge_agent_counts_are_refused_up_front():
     with pytest.raises(ValueError, match="agents must be an integer in"):
         cs.scenarios.get("circle")(agents=10**9)
+
+
+@pytest.mark.parametrize(
+    "name, params, message",
+    [
+        # cars of radius 3 start 0.3·width from a wall: they started inside it
+        ("racetrack", {"width": 5.0}, "width must be greater than 10"),
+        # wider than the tightest bend allows: the inside wall folds over the cars
+        ("racetrack", {"width": 500.0}, "width must be a finite number"),
+        # starts 0.5 m inside the walls: numpy's "high - low < 0" before
+        ("hallway", {"width": 0.9, "agents": 2}, "width must be a finite number greater than 1"),
+        ("maze", {"size": 0.9}, "size must be a finite number greater than 1"),
+        ("maze", {"cells": 1}, r"cells must be an integer in \[2, 200\]"),
+        ("evacuation", {"depth": 0.9}, "depth must be a finite number greater than 1"),
+        ("evacuation", {"width": 1.5}, "width must be a finite number greater than 2"),
+    ],
+)
+def test_scenario_sizes_that_cannot_be_built_name_the_parameter(name, params, message):
+    with pytest.raises(ValueError, match=message):
+        cs.scenarios.get(name)(**params)
+
+
+def test_the_narrowest_racetrack_accepted_keeps_the_cars_off_the_walls():
+    sim = cs.scenarios.get("racetrack")(width=10.5, agents=12)
+    clear = cs.nearest(sim.world, sim.agents.position, 100.0).distance - sim.agents.radius
+    assert clear.min() > 0

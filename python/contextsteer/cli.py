@@ -240,7 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=VALUE",
         help="any other keyword of the scenario's builder, e.g. -p danger=smooth for the "
-        "crowd scenarios (repeatable; numbers and true/false are parsed)",
+        "crowd scenarios (repeatable; numbers and true/false are parsed, and a "
+        "comma-separated value is a list, e.g. -p speed=40,60 for the racetrack)",
     )
     run.add_argument(
         "--out",
@@ -768,7 +769,10 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(f"contextsteer run: error: {problem}", file=sys.stderr)
             return 2
         given.add(name)
-        params[name] = _parse_value(value)
+        # A comma-separated value is a list (racetrack's speed=LO,HI), as sweep's axes are.
+        params[name] = (
+            [_parse_value(v) for v in value.split(",")] if "," in value else _parse_value(value)
+        )
     default_steps, dt = sc.timing(args.preset)
     steps = args.steps if args.steps is not None else default_steps
     out = args.out if args.out is not None else Path("out") / sc.name

@@ -305,6 +305,10 @@ RACETRACK_CONTROL = np.array(
 )
 
 
+#: Radius of the racetrack centre line's tightest bend at ``scale=1``.
+RACETRACK_TIGHTEST_BEND = 18.7
+
+
 def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, Path]:
     """The racetrack's world (inner and outer walls) and centre-line path.
 
@@ -318,8 +322,10 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, 
     centre : Path
         Closed, counter-clockwise, about 1087·scale units long.
     """
-    width = _size("racetrack", "width", width, 0.0)
     scale = _size("racetrack", "scale", scale, 0.0)
+    # Wider than twice the tightest bend's radius, the inside wall folds over itself (and
+    # cars start inside it).
+    width = _size("racetrack", "width", width, 0.0, 2 * RACETRACK_TIGHTEST_BEND * scale)
     _, _, _, path_mod, _, _, world_mod = _modules()
     centre = path_mod.Path(
         RACETRACK_CONTROL * float(scale), closed=True, smooth=True, samples_per_segment=12
@@ -472,6 +478,12 @@ def racetrack(
     look_ahead, steer_force = cfg["look_ahead"], cfg["steer_force"]
     n = _count("agents", agents)
     world, centre = racetrack_geometry(width, cfg["scale"])
+    # Cars start 0.2·width off the centre line, 0.3·width from a wall: the body must fit.
+    if not 0.3 * float(width) > cfg["radius"]:
+        raise ValueError(
+            f"racetrack: width must be greater than {cfg['radius'] / 0.3:.4g} for cars of "
+            f"radius {cfg['radius']:g} (they start 0.3·width from a wall), got {width!r}"
+        )
     rng = np.random.default_rng(seed)
     length = centre.length
     spacing = 8.0 * cfg["radius"] / 3.0
@@ -982,7 +994,8 @@ def hallway(
     """
     length = _size("hallway", "length", length, 0.0)
     # A body (0.6 m) and 5 cm on either side must fit across.
-    width = _size("hallway", "width", width, 0.7)
+    # Starts are drawn 0.5 m inside each wall: the corridor needs more than 1 m.
+    width = _size("hallway", "width", width, 1.0)
     _, _, _, _, _, _, world_mod = _modules()
     # Each group starts in a 4 m × (width − 1) m block, 0.7 m apart: hexagonal packing
     # holds about 2 · 4 · (width − 1) / (0.7² · 0.87) agents.
@@ -1184,7 +1197,8 @@ def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
     """Walls (M, 4) of a perfect maze of ``cells`` × ``cells`` square cells of ``size``
     (a seeded depth-first carve), with its entrance on the left of the bottom row and its
     exit on the right of the top row left open."""
-    n = _count("cells", cells, 1, 200)
+    # One cell would be a room with no inside wall (a zero-length segment).
+    n = _count("cells", cells, 2, 200)
     size = _size("maze", "size", size, 0.0)
     rng = np.random.default_rng(seed)
     seen = np.zeros((n, n), bool)
@@ -1246,10 +1260,13 @@ def maze(
     from .nav import NavField
 
     n = _count("agents", agents, high=40)  # the entrance lobby holds about 40
+    # Starts are drawn 0.5 m inside the lobby, which is one cell high.
+    size = _size("maze", "size", size, 1.0)
     rng = np.random.default_rng(seed)
+    walls = maze_walls(cells, size, seed)
     L = cells * size
     world = world_mod.World()
-    world.add_segments(maze_walls(cells, size, seed))
+    world.add_segments(walls)
     # Entrance lobby on the left, yard on the right.
     world.add_polyline([[0, size], [-6, size], [-6, 0], [0, 0]])
     # The yard (10 m x 14 m beyond the exit) leaves room to stand: goals 1.2 m apart, so
@@ -1371,6 +1388,9 @@ def evacuation(
         raise ValueError(f"danger must be 'velocity', 'smooth' or 'plain', got {danger!r}")
     from .nav import NavField
 
+    # Starts are drawn 0.5 m inside the walls, and the exits (1 m) must fit on a wall half.
+    width = _size("evacuation", "width", width, 2.0)
+    depth = _size("evacuation", "depth", depth, 1.0)
     world, lines = evacuation_room(exits, width, depth)
     rng = np.random.default_rng(seed)
     starts = _spread(
