@@ -269,7 +269,7 @@ def test_huge_agent_counts_are_refused_up_front():
         # cars of radius 3 start 0.3·width from a wall: they started inside it
         ("racetrack", {"width": 5.0}, "width must be greater than 10"),
         # wider than the tightest bend allows: the inside wall folds over the cars
-        ("racetrack", {"width": 500.0}, "width must be a finite number"),
+        ("racetrack", {"width": 500.0}, "width 500.0 folds the inside wall"),
         # starts 0.5 m inside the walls: numpy's "high - low < 0" before
         ("hallway", {"width": 0.9, "agents": 2}, "width must be a finite number greater than 1"),
         ("maze", {"size": 0.9}, "size must be a finite number greater than 1"),

@@ -305,10 +305,6 @@ RACETRACK_CONTROL = np.array(
 )
 
 
-#: Radius of the racetrack centre line's tightest bend at ``scale=1``.
-RACETRACK_TIGHTEST_BEND = 18.7
-
-
 def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, Path]:
     """The racetrack's world (inner and outer walls) and centre-line path.
 
@@ -322,10 +318,8 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, 
     centre : Path
         Closed, counter-clockwise, about 1087·scale units long.
     """
+    width = _size("racetrack", "width", width, 0.0)
     scale = _size("racetrack", "scale", scale, 0.0)
-    # Wider than twice the tightest bend's radius, the inside wall folds over itself (and
-    # cars start inside it).
-    width = _size("racetrack", "width", width, 0.0, 2 * RACETRACK_TIGHTEST_BEND * scale)
     _, _, _, path_mod, _, _, world_mod = _modules()
     centre = path_mod.Path(
         RACETRACK_CONTROL * float(scale), closed=True, smooth=True, samples_per_segment=12
@@ -458,7 +452,7 @@ def racetrack(
     >>> sim.metrics()["collisions"]["agent_wall"]
     0
     """
-    agents_mod, beh, motion, _, simulation, steering, _ = _modules()
+    agents_mod, beh, motion, _, simulation, steering, world_mod = _modules()
     if preset not in (None, "godot"):
         raise ValueError(f"racetrack: preset must be None or 'godot', got {preset!r}")
     godot = preset == "godot"
@@ -493,6 +487,13 @@ def racetrack(
     lateral = np.where(np.arange(n) % 2, 0.2, -0.2) * width
     p, t = centre.point_at(offset), centre.tangent_at(offset)
     p = p + np.c_[-t[:, 1], t[:, 0]] * lateral[:, None]
+    # Too wide for a bend, the wall on its inside folds over itself and over the cars.
+    clear = world_mod.nearest(world, p, float(width)).distance - cfg["radius"]
+    if not (clear > 0).all():
+        raise ValueError(
+            f"racetrack: width {width!r} folds the inside wall over the start positions "
+            f"(keep width/2 below the tightest bend's radius, 18.7·scale)"
+        )
     cars = agents_mod.Agents(n, slots=slots, seed=seed)
     lo, hi = _speed_range("racetrack", speed)
     if godot:  # the recipe's cars start still (velocity = Vector2.ZERO)
