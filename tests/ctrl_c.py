@@ -58,3 +58,18 @@ def _no_worker_left(marks: Path) -> None:
         else:
             os.kill(pid, signal.SIGKILL)
             raise AssertionError(f"worker {pid} still running after the interrupt")
+
+
+def ctrl_c_at_run(monkeypatch, n: int) -> None:
+    """Make the n-th run a sweep or a tuning study starts in this process (serial
+    executor) raise KeyboardInterrupt, as Ctrl-C during it would."""
+    sweep_mod = sys.modules["contextsteer.sweep"]  # the package's `sweep` is the function
+    real, calls = sweep_mod._call, []
+
+    def call(task):
+        calls.append(task)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(sweep_mod, "_call", call)

@@ -12,6 +12,7 @@ import pytest
 import contextsteer as cs
 from contextsteer import cli, scenarios
 from contextsteer._json import jsonable
+from ctrl_c import ctrl_c_at_run
 
 PACKAGE_PARENT = str(Path(cs.__file__).resolve().parent.parent)
 ROOT = Path(__file__).resolve().parent.parent  # the checkout these tests belong to
@@ -630,18 +631,7 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
 
 def test_sweep_interrupted_writes_the_finished_runs(tmp_path, capsys, monkeypatch):
     # Ctrl-C during the third run: exit 130, and --out holds the two finished runs.
-    import sys
-
-    sweep_mod = sys.modules["contextsteer.sweep"]  # the package's `sweep` is the function
-    real, calls = sweep_mod._call, []
-
-    def call(task):
-        calls.append(task)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr(sweep_mod, "_call", call)
+    ctrl_c_at_run(monkeypatch, 3)
     out = tmp_path / "sweep.json"
     argv = ["sweep", "oncoming", "-p", "slots=8,12,16", "--seeds", "1", "--steps", "5"]
     assert cli.main(argv + ["--workers", "1", "--quiet", "--out", str(out)]) == 130

@@ -8,7 +8,7 @@ import pytest
 
 import contextsteer as cs
 from contextsteer import cli
-from ctrl_c import interrupt_when_busy
+from ctrl_c import ctrl_c_at_run, interrupt_when_busy
 
 optuna = pytest.importorskip("optuna")
 
@@ -362,18 +362,7 @@ def test_ctrl_c_stops_a_process_tune_without_waiting_for_its_runs(tmp_path):
 
 def test_cli_tune_interrupted_writes_the_trials(tmp_path, capsys, monkeypatch):
     # Ctrl-C during the second trial: exit 130, and --out holds the first and the failed one.
-    import sys
-
-    sweep_mod = sys.modules["contextsteer.sweep"]
-    real, calls = sweep_mod._call, []
-
-    def call(task):
-        calls.append(task)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr(sweep_mod, "_call", call)
+    ctrl_c_at_run(monkeypatch, 2)
     out = tmp_path / "tune.json"
     argv = ["tune", "racetrack", "-p", "look_ahead=12.0:30.0", "--fix", "agents=2"]
     argv += [

@@ -53,13 +53,11 @@ py::object agents_view(py::object self, const std::string& name) {
 }  // namespace
 
 py::dict agents_snapshot(const py::object& self) {
-  // The per-agent arrays of Agents.STATE, copied (with the GIL held; the caller holds the
-  // agents' InUse guard, so no step writes them meanwhile).
+  // The per-agent arrays the Python class lists in Agents.STATE, copied (with the GIL held;
+  // the caller holds the agents' InUse guard, so no step writes them meanwhile).
   py::dict out;
-  for (const char* name :
-       {"position", "velocity", "heading", "radius", "max_speed", "max_accel", "max_turn_rate",
-        "steer_force", "target", "group", "alive", "rng", "generation"})
-    out[name] = agents_view(self, name).attr("copy")();
+  for (const auto& name : self.attr("STATE"))
+    out[name] = agents_view(self, name.cast<std::string>()).attr("copy")();
   return out;
 }
 

@@ -129,6 +129,29 @@ void circle_toi(double qx, double qy, double rc, double r, double ux, double uy,
   offer(h, t, nx, ny);
 }
 
+// Visits the grid entries of the non-empty cells in columns [x0, x1] × rows [y0, y1] on
+// `layers`: seg(e) for a segment's entry, circ(e) for a circle's. Either returns true to
+// stop the visit (then this returns true). An obstacle listed in several cells is visited
+// once per cell.
+template <class Seg, class Circ>
+bool visit_cells(const WorldGrid& g, int x0, int x1, int y0, int y1, std::uint32_t layers,
+                 Seg&& seg, Circ&& circ) {
+  for (int cy = y0; cy <= y1; ++cy) {
+    for (int cx = x0; cx <= x1; ++cx) {
+      const std::size_t cell = static_cast<std::size_t>(cy) * static_cast<std::size_t>(g.nx) +
+                               static_cast<std::size_t>(cx);
+      if (g.clearance[cell] != 0) continue;  // an empty cell
+      for (auto e = static_cast<std::size_t>(g.seg_start[cell]);
+           e < static_cast<std::size_t>(g.seg_start[cell + 1]); ++e)
+        if ((g.seg_layers[e] & layers) && seg(e)) return true;
+      for (auto e = static_cast<std::size_t>(g.circ_start[cell]);
+           e < static_cast<std::size_t>(g.circ_start[cell + 1]); ++e)
+        if ((g.circ_layers[e] & layers) && circ(e)) return true;
+    }
+  }
+  return false;
+}
+
 // First contact of the circle (radius r, at p) moving by (dx, dy) of length L > 0.
 // `skip`: an obstacle left out (obstacle_id), or kNoObstacle.
 Hit first_contact(const WorldGrid& g, double px, double py, double dx, double dy, double L,
@@ -153,31 +176,24 @@ Hit first_contact(const WorldGrid& g, double px, double py, double dx, double dy
   const int y0 = g.row(static_cast<float>(std::min(py, py + dy) - reach));
   const int y1 = g.row(static_cast<float>(std::max(py, py + dy) + reach));
   // A wall listed in several cells is tested more than once: harmless for a minimum.
-  for (int cy = y0; cy <= y1; ++cy) {
-    for (int cx = x0; cx <= x1; ++cx) {
-      const std::size_t cell = static_cast<std::size_t>(cy) * static_cast<std::size_t>(g.nx) +
-                               static_cast<std::size_t>(cx);
-      if (g.clearance[cell] != 0) continue;  // an empty cell
-      for (auto e = static_cast<std::size_t>(g.seg_start[cell]);
-           e < static_cast<std::size_t>(g.seg_start[cell + 1]); ++e) {
-        if (!(g.seg_layers[e] & layers)) continue;
+  visit_cells(
+      g, x0, x1, y0, y1, layers,
+      [&](std::size_t e) {
         const std::int64_t id = obstacle_id(false, g.seg_index[e]);
-        if (id == skip) continue;
+        if (id == skip) return false;
         const double before = h.t;
         segment_toi(g.ax[e] - px, g.ay[e] - py, g.bx[e] - px, g.by[e] - py, r, ux, uy, L, on, h);
         if (h.t < before) h.id = id;
-      }
-      for (auto e = static_cast<std::size_t>(g.circ_start[cell]);
-           e < static_cast<std::size_t>(g.circ_start[cell + 1]); ++e) {
-        if (!(g.circ_layers[e] & layers)) continue;
+        return false;
+      },
+      [&](std::size_t e) {
         const std::int64_t id = obstacle_id(true, g.circ_index[e]);
-        if (id == skip) continue;
+        if (id == skip) return false;
         const double before = h.t;
         circle_toi(g.cx[e] - px, g.cy[e] - py, g.cr[e], r, ux, uy, L, on, h);
         if (h.t < before) h.id = id;
-      }
-    }
-  }
+        return false;
+      });
   return h;
 }
 
@@ -199,28 +215,17 @@ bool sinks_deeper(const WorldGrid& g, double sx, double sy, double fx, double fy
     const double start_depth = std::max(0.0, R - std::sqrt(start2));
     return end_depth > start_depth + tol;
   };
-  for (int cy = y0; cy <= y1; ++cy) {
-    for (int cx = x0; cx <= x1; ++cx) {
-      const std::size_t cell = static_cast<std::size_t>(cy) * static_cast<std::size_t>(g.nx) +
-                               static_cast<std::size_t>(cx);
-      if (g.clearance[cell] != 0) continue;
-      for (auto e = static_cast<std::size_t>(g.seg_start[cell]);
-           e < static_cast<std::size_t>(g.seg_start[cell + 1]); ++e) {
-        if (!(g.seg_layers[e] & layers)) continue;
-        if (deeper(segment_distance2(g.ax[e], g.ay[e], g.bx[e], g.by[e], fx, fy),
-                   segment_distance2(g.ax[e], g.ay[e], g.bx[e], g.by[e], sx, sy), r))
-          return true;
-      }
-      for (auto e = static_cast<std::size_t>(g.circ_start[cell]);
-           e < static_cast<std::size_t>(g.circ_start[cell + 1]); ++e) {
-        if (!(g.circ_layers[e] & layers)) continue;
+  return visit_cells(
+      g, x0, x1, y0, y1, layers,
+      [&](std::size_t e) {
+        return deeper(segment_distance2(g.ax[e], g.ay[e], g.bx[e], g.by[e], fx, fy),
+                      segment_distance2(g.ax[e], g.ay[e], g.bx[e], g.by[e], sx, sy), r);
+      },
+      [&](std::size_t e) {
         const double ex = fx - g.cx[e], ey = fy - g.cy[e];
         const double qx = sx - g.cx[e], qy = sy - g.cy[e];
-        if (deeper(ex * ex + ey * ey, qx * qx + qy * qy, r + g.cr[e])) return true;
-      }
-    }
-  }
-  return false;
+        return deeper(ex * ex + ey * ey, qx * qx + qy * qy, r + g.cr[e]);
+      });
 }
 
 }  // namespace

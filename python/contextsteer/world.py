@@ -41,13 +41,9 @@ def _private(a: np.ndarray, given: Any) -> np.ndarray:
     checks its inputs and then reads them again without the GIL, so another thread writing
     the caller's array in between (a zero direction, a NaN length) would reach the walk
     unchecked. A copy costs about 1 % of a cast."""
-    if (
-        a is given
-        or not a.flags.owndata
-        or (isinstance(given, np.ndarray) and np.may_share_memory(a, given))
-    ):
-        return a.copy()  # also a view of a memoryview's or an array.array's buffer
-    return a
+    # A fresh conversion owns its data; the caller's array is the very object given, or a
+    # view (of an ndarray subclass, a memoryview's or an array.array's buffer).
+    return a.copy() if a is given or not a.flags.owndata else a
 
 
 def _per_row(x: Any, n: int, what: str) -> np.ndarray:
