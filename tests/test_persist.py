@@ -4,6 +4,7 @@ and a restored simulation continues bit-identically (issue 13)."""
 from __future__ import annotations
 
 import copy
+import json
 import pickle
 import zipfile
 
@@ -188,6 +189,36 @@ def test_truncated_or_corrupted_files_raise_clearly(tmp_path):
     (tmp_path / "other.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
     with pytest.raises(ValueError, match="not a contextsteer simulation file"):
         cs.load(tmp_path / "other.zip")
+
+
+def test_save_metadata_is_of_the_saved_state_even_if_the_simulation_steps_meanwhile(
+    tmp_path, monkeypatch
+):
+    """meta.json's time, step count and agent count come from the snapshot the payload
+    holds. Stand-in for a step in another thread: the simulation steps (and loses an
+    agent) right after its state is copied; save() must not read it again."""
+    sim = scenarios.get("oncoming")(agents=4)
+    sim.step(1 / 30, 3)
+    time = sim.time
+    reduce = type(sim).__reduce__
+
+    def reduce_then_step(self):
+        reduced = reduce(self)
+        self.step(1 / 30, 2)
+        self.agents.remove([0])
+        return reduced
+
+    monkeypatch.setattr(type(sim), "__reduce__", reduce_then_step)
+    sim.save(tmp_path / "a.cssim")
+    monkeypatch.undo()
+    with zipfile.ZipFile(tmp_path / "a.cssim") as z:
+        meta = json.loads(z.read("meta.json"))
+    loaded = cs.load(tmp_path / "a.cssim")
+    assert (loaded.step_count, loaded.time, loaded.agents.count) == (3, time, 4)
+    assert sim.step_count == 5  # the stand-in step ran
+    assert meta["step_count"] == loaded.step_count == 3
+    assert meta["time"] == loaded.time
+    assert meta["agents"] == loaded.agents.count == 4
 
 
 def test_state_of_another_configuration_is_refused_whole():

@@ -23,6 +23,8 @@ import zipfile
 import zlib
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from .simulation import Simulation
 
@@ -49,6 +51,23 @@ _DAMAGE = (
 )
 
 
+class _SnapshotPickler(pickle.Pickler):
+    """Pickles a simulation and keeps the state its ``__reduce__`` copied under the thread
+    guard (``snapshot``: the simulation's buffers and its agents' arrays)."""
+
+    def __init__(self, file: io.BytesIO, sim: Simulation) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._sim = sim
+        self.snapshot: tuple[dict[str, Any], dict[str, Any]] | None = None
+
+    def reducer_override(self, obj: Any) -> Any:
+        if obj is self._sim and self.snapshot is None:
+            reduced = obj.__reduce__()
+            self.snapshot = reduced[1][-2], reduced[1][-1]
+            return reduced
+        return NotImplemented
+
+
 def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
     """Write ``sim`` to ``path`` (see the module docstring). The file is written whole
     under a temporary name first, then renamed, so an interrupted save leaves no half file.
@@ -59,15 +78,24 @@ def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
         sim._core._check_agents()  # what a restore checks, so the file will load
     except ValueError as exc:
         raise ValueError(f"save: {exc}; a simulation in this state cannot be restored") from None
-    payload = pickle.dumps(sim, protocol=pickle.HIGHEST_PROTOCOL)
+    buffer = io.BytesIO()
+    pickler = _SnapshotPickler(buffer, sim)
+    pickler.dump(sim)
+    payload = buffer.getvalue()
+    assert pickler.snapshot is not None  # the simulation is the object pickled
+    state, agents_state = pickler.snapshot
+    # Time, step count and agent count come from the snapshot the payload holds, not
+    # from ``sim`` again: a step in another thread between the two would make them
+    # disagree.
     meta = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "library": __version__,
         "sha256": hashlib.sha256(payload).hexdigest(),
-        "agents": int(sim.agents.count),
-        "time": float(sim.time),
-        "step_count": int(sim.step_count),
+        "agents": int(np.count_nonzero(agents_state["alive"])),
+        # The simulation's scalars are stored as their raw native bytes.
+        "time": float(np.frombuffer(state["time"], dtype=np.float64)[0]),
+        "step_count": int(np.frombuffer(state["step_count"], dtype=np.uint64)[0]),
     }
     path = os.fspath(path)
     tmp = path + ".tmp"
