@@ -68,9 +68,15 @@ def test_to_dataframe_matches_the_csv(tmp_path):
     h.to_csv(tmp_path / "run.csv")
     back = pd.read_csv(tmp_path / "run.csv")
     assert list(back.columns) == list(df.columns)
-    np.testing.assert_allclose(
-        back[["x", "y", "vx", "vy"]], df[["x", "y", "vx", "vy"]], rtol=1e-5, atol=1e-5
-    )
+    # Every value comes back bit for bit: time in float64, the rest as recorded, in float32.
+    for name in df.columns:
+        dtype = np.float64 if name == "time" else np.float32
+        assert_equal = np.testing.assert_array_equal
+        assert_equal(back[name].to_numpy(dtype), df[name].to_numpy(dtype), name)
+    h.to_csv(tmp_path / "rounded.csv", float_format="%.2f")
+    rounded = pd.read_csv(tmp_path / "rounded.csv")["x"]
+    np.testing.assert_allclose(rounded, df["x"], rtol=0, atol=0.0051)
+    assert (rounded != df["x"]).any()
     # Per-frame series repeat on every row of a frame.
     first = df[df.frame == len(h) - 1]
     assert first["laps"].nunique() == 1
@@ -171,3 +177,74 @@ def test_trajectory_ids_split_a_slot_only_when_it_held_several_agents():
     # Slot 3 held two agents: (0, 1) -> 0, (3, 1) -> 1, (3, 2) -> 2.
     got = _trajectory_ids(np.array([0, 3, 0, 3]), np.array([1, 1, 1, 2]))
     np.testing.assert_array_equal(got, [0, 1, 0, 2])
+
+
+@pytest.mark.parametrize(
+    "rate, error",
+    [
+        (np.inf, ValueError),
+        (np.nan, ValueError),
+        (0.0, ValueError),
+        (True, TypeError),
+        ("10", TypeError),
+    ],
+)
+def test_to_pedpy_refuses_a_frame_rate_that_is_not_a_finite_positive_number(rate, error):
+    pytest.importorskip("pedpy")
+    _, h = _history(agents=2, steps=6)
+    with pytest.raises(error, match="to_pedpy: frame_rate must be a"):
+        h.to_pedpy(frame_rate=rate)
+
+
+def test_a_reserve_larger_than_memory_is_refused_naming_it():
+    sim = cs.scenarios.get("oncoming")(agents=100)
+    with pytest.raises(MemoryError, match=r"History: reserve=2,147,483,647 frames of 100 agents"):
+        cs.History(sim, reserve=2**31 - 1)
+    assert len(cs.History(sim, reserve=1000)) == 1  # a reserve that fits
+
+
+_GROW_OOM = """
+import resource, sys
+import numpy as np, contextsteer as cs
+rng = np.random.default_rng(0)
+n = 2000
+agents = cs.Agents(n, slots=16)
+agents.add(rng.uniform(-500, 500, (n, 2)), velocity=rng.uniform(-1, 1, (n, 2)))
+sim = cs.Simulation(None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=0.5))
+history = sim.record(maps=True, reserve=200)  # about 90 MB; doubling needs 180 MB more
+sim.step(0.1, 199)  # frames 0..199: full, nothing grown yet
+vm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmSize")][0]
+limit = vm * 1024 + 60 * 2**20
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+before = (sim.step_count, len(history), sim.agents.position.copy())
+try:
+    sim.step(0.1)
+except MemoryError as exc:
+    print("error:", exc)
+after = (sim.step_count, len(history))
+print("unchanged:", after == before[:2], np.array_equal(sim.agents.position, before[2]))
+history.detach()
+sim.step(0.1)
+print("after detach:", sim.step_count, len(history))
+"""
+
+
+@pytest.mark.skipif(
+    "asan" in __import__("os").environ.get("LD_PRELOAD", ""),
+    reason="an address-space limit and AddressSanitizer's shadow memory do not mix",
+)
+def test_a_history_that_cannot_grow_stops_the_step_before_it_changes_anything(tmp_path):
+    """The room for a step call's frames is made before the call changes any state, so an
+    allocation failure raises without losing a frame or advancing the simulation (it
+    advanced, then raised 'std::bad_alloc')."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "grow.py"
+    script.write_text(_GROW_OOM)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("error: History: out of memory for the recorded frames")
+    assert lines[1] == "unchanged: True True"
+    assert lines[2] == "after detach: 200 200"

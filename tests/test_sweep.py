@@ -160,6 +160,68 @@ def test_bad_types_raise_type_error():
         cs.sweep(lambda **kw: 3.0, None, executor="serial", progress=False)
 
 
+@pytest.mark.parametrize(
+    "kw, error, message",
+    [
+        ({"params": [1, 2]}, TypeError, "params must be a list of dicts or a dict of value lists"),
+        ({"params": "slots"}, TypeError, "params must be a list of dicts"),
+        ({"params": 5}, TypeError, "params must be a list of dicts"),
+        ({"params": []}, ValueError, "params is an empty list"),
+        ({"seeds": 2.0}, TypeError, "seeds must be a count or integers, got 2.0"),
+        ({"seeds": None}, TypeError, "seeds must be a count or integers, got None"),
+        ({"seeds": "01"}, TypeError, "seeds must be a count or integers"),
+        ({"seeds": [-1]}, ValueError, r"seeds must be in \[0, 2\*\*64\), got -1"),
+        ({"seeds": [2**64]}, ValueError, r"seeds must be in \[0, 2\*\*64\)"),
+        ({"steps": "a"}, TypeError, "steps must be an integer, got 'a'"),
+        ({"steps": 1.5}, TypeError, "steps must be an integer, got 1.5"),
+        ({"steps": True}, TypeError, "steps must be an integer, got True"),
+        ({"threads": 1.5}, TypeError, "threads must be an integer"),
+        ({"workers": 1.5}, TypeError, "workers must be an integer"),
+    ],
+)
+def test_arguments_are_checked_before_any_run(kw, error, message):
+    """Refused up front with a message naming the argument: not truncated (steps=1.5 ran
+    1 step), not failing inside every run (seeds=[-1]), not a bare 'not iterable'."""
+    ran = []
+
+    def run(**params):
+        ran.append(params)
+        return {"x": 1.0}
+
+    args = {"params": [{}], **kw}
+    with pytest.raises(error, match=f"^sweep: {message}"):
+        cs.sweep(run, args.pop("params"), executor="serial", progress=False, **args)
+    assert ran == []
+
+
+class RayTaskError(Exception):
+    """Stands in for ray.exceptions.RayTaskError: a remote traceback as its text and what
+    the task raised as ``cause``."""
+
+    def __init__(self, cause):
+        super().__init__("ray::_call() (pid=1, ip=127.0.0.1)\nTraceback ...\n" + str(cause))
+        self.cause = cause
+
+
+class RayLikeExecutor(cf.Executor):
+    def submit(self, fn, /, *args, **kwargs):
+        fut = cf.Future()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except Exception as exc:
+            fut.set_exception(RayTaskError(exc))
+        return fut
+
+
+def test_a_failed_run_reads_the_same_on_ray_as_on_the_other_executors():
+    keep = cs.sweep(
+        fails_on_two, {"a": [1, 2]}, executor=RayLikeExecutor(), errors="keep", progress=False
+    )
+    assert keep.failed[0].error == "ValueError: a = 2 is not allowed"
+    with pytest.raises(RuntimeError, match=r"failed: ValueError: a = 2 is not allowed$"):
+        cs.sweep(fails_on_two, {"a": [1, 2]}, executor=RayLikeExecutor(), progress=False)
+
+
 def test_a_bool_seed_count_is_refused():
     # True was a count: range(1).
     with pytest.raises(TypeError, match="sweep: seeds must be a count or integers, got True"):
@@ -218,12 +280,29 @@ def test_ray_executor():
             executor=cs.ray_executor(num_cpus=1),
             progress=False,
         )
+        failed = cs.sweep(
+            "oncoming",
+            {"slots": [2]},
+            steps=2,
+            executor=cs.ray_executor(num_cpus=1),
+            errors="keep",
+            progress=False,
+        )
     finally:
         ray.shutdown()
     serial = cs.sweep(
         "oncoming", grid(slots=[8, 16]), seeds=[0, 1], steps=40, executor="serial", progress=False
     )
     assert metrics_only(res) == metrics_only(serial)
+    # The run's own error, as every other executor reports it, not Ray's remote traceback.
+    kept = cs.sweep(
+        "oncoming", {"slots": [2]}, steps=2, executor="serial", errors="keep", progress=False
+    )
+    assert (
+        failed.failed[0].error
+        == kept.failed[0].error
+        == ("ValueError: Agents: slots must be >= 3, got 2")
+    )
 
 
 _HANG = """

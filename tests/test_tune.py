@@ -81,6 +81,61 @@ def test_constraint_and_fixed_params():
         cs.tune(_quad, {"x": (0.0, 1.0)}, params={"x": 1.0}, executor="serial")
 
 
+def test_a_continued_study_reports_the_fixed_params_its_best_trial_ran_with():
+    """study= with other fixed params: the best trial of the first call ran with its own
+    fixed params, and best_params must say so (it said the second call's)."""
+
+    def run(x, agents, seed=0):
+        return {"loss": (x - 2.0) ** 2 + agents}
+
+    kw = dict(objective="loss", n_trials=4, sampler="random", executor="serial", progress=False)
+    first = cs.tune(run, {"x": (0.0, 4.0)}, params={"agents": 0}, **kw)
+    again = cs.tune(run, {"x": (0.0, 4.0)}, params={"agents": 10}, study=first.study, **kw)
+    assert again.best_value == first.best_value  # every trial of the second call is worse
+    assert again.best_params == first.best_params
+    assert again.best_params["agents"] == 0
+    assert run(**again.best_params)["loss"] == again.best_value
+
+
+def test_trial_records_are_json_ready_with_numpy_params():
+    import numpy as np
+
+    res = cs.tune(
+        _quad,
+        {"x": [1, 2]},
+        params={"y": np.float32(0.5)},
+        objective="loss",
+        n_trials=2,
+        executor="serial",
+        progress=False,
+    )
+    records = res.to_records()
+    json.dumps(records)
+    assert {type(r["params"]["y"]) for r in records} == {float}
+
+
+@pytest.mark.parametrize(
+    "kw, error, message",
+    [
+        ({"n_trials": 1.5}, TypeError, "n_trials must be an integer, got 1.5"),
+        ({"n_trials": "2"}, TypeError, "n_trials must be an integer, got '2'"),
+        ({"n_trials": 0}, ValueError, "n_trials must be >= 1, got 0"),
+        ({"batch": 1.5}, TypeError, "batch must be an integer"),
+        ({"threads": 1.5}, TypeError, "threads must be an integer"),
+        ({"workers": 1.5}, TypeError, "workers must be an integer"),
+        ({"steps": 2.5}, TypeError, "steps must be an integer"),
+        ({"seed": 1.5}, TypeError, r"seed \(the sampler's\) must be an integer"),
+        ({"seeds": None}, TypeError, "seeds must be a count or integers"),
+        ({"seeds": [-1]}, ValueError, r"seeds must be in \[0, 2\*\*64\)"),
+        ({"space": {"x": (0.0, 10.0, "log")}}, ValueError, "x: a 'log' range needs low > 0"),
+    ],
+)
+def test_bad_arguments_are_refused_up_front(kw, error, message):
+    space = kw.pop("space", {"x": (0.0, 1.0)})
+    with pytest.raises(error, match=f"^tune: {message}"):
+        cs.tune(_quad, space, objective="loss", executor="serial", progress=False, **kw)
+
+
 def test_pruner_stops_bad_trials_after_the_first_seed():
     """Seeds 0..3: the median pruner stops trials that are worse than the median after a
     seed, so pruned trials ran fewer seeds than complete ones."""

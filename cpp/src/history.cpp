@@ -34,6 +34,52 @@ History::History(std::size_t n, std::size_t k, std::size_t every, bool maps, boo
       buf_(std::make_shared<HistoryFrames>(std::max<std::size_t>(reserve, 1), n, k, maps,
                                            progress)) {}
 
+std::size_t History::due_in(std::uint64_t after, std::size_t steps) const {
+  if (steps == 0) return 0;
+  const std::uint64_t last = after + steps;
+  const std::uint64_t lo = std::max<std::uint64_t>(after + 1, start_);
+  if (lo > last) return 0;
+  const std::uint64_t first = start_ + (lo - start_ + every_ - 1) / every_ * every_;
+  return first > last ? 0 : static_cast<std::size_t>((last - first) / every_ + 1);
+}
+
+void History::make_room(std::size_t more, bool sensed) try {
+  if (more > buf_->capacity - frames_) grow(std::max(2 * buf_->capacity, frames_ + more));
+  HistoryFrames* f = buf_.get();
+  if (sensed && f->maps && f->sensed.empty()) {
+    std::vector<float> rays(f->capacity * f->n * f->k, std::numeric_limits<float>::infinity());
+    const std::lock_guard<std::mutex> lock(mu_);  // readers may be looking at f
+    f->sensed = std::move(rays);
+  }
+} catch (const std::bad_alloc&) {
+  throw HistoryOutOfMemory();
+}
+
+void History::grow(std::size_t capacity) {
+  const HistoryFrames* f = buf_.get();
+  const std::size_t n = f->n, k = f->k;
+  auto g = std::make_shared<HistoryFrames>(capacity, n, k, f->maps, f->progress);
+  auto copy = [&](const auto& from, auto& to) { std::copy(from.begin(), from.end(), to.begin()); };
+  copy(f->step, g->step);
+  copy(f->time, g->time);
+  copy(f->position, g->position);
+  copy(f->velocity, g->velocity);
+  copy(f->heading, g->heading);
+  copy(f->alive, g->alive);
+  copy(f->group, g->group);
+  copy(f->generation, g->generation);
+  copy(f->interest, g->interest);
+  copy(f->danger, g->danger);
+  if (!f->sensed.empty()) {
+    g->sensed.assign(g->capacity * n * k, std::numeric_limits<float>::infinity());
+    copy(f->sensed, g->sensed);
+  }
+  copy(f->along, g->along);
+  copy(f->series, g->series);
+  const std::lock_guard<std::mutex> lock(mu_);
+  buf_ = std::move(g);
+}
+
 void History::capture(std::uint64_t step, double time, const AgentsView& a, const float* interest,
                       const float* danger, const float* sensed, Metrics& m,
                       const std::uint8_t* stuck) {
@@ -41,29 +87,7 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
   const std::size_t n = f->n, k = f->k;
   const float inf = std::numeric_limits<float>::infinity();
   if (frames_ == f->capacity) {
-    // A new generation twice as large; views of the old one keep it alive.
-    auto g = std::make_shared<HistoryFrames>(2 * f->capacity, n, k, f->maps, f->progress);
-    auto copy = [&](const auto& from, auto& to) {
-      std::copy(from.begin(), from.end(), to.begin());
-    };
-    copy(f->step, g->step);
-    copy(f->time, g->time);
-    copy(f->position, g->position);
-    copy(f->velocity, g->velocity);
-    copy(f->heading, g->heading);
-    copy(f->alive, g->alive);
-    copy(f->group, g->group);
-    copy(f->generation, g->generation);
-    copy(f->interest, g->interest);
-    copy(f->danger, g->danger);
-    if (!f->sensed.empty()) {
-      g->sensed.assign(g->capacity * n * k, inf);
-      copy(f->sensed, g->sensed);
-    }
-    copy(f->along, g->along);
-    copy(f->series, g->series);
-    const std::lock_guard<std::mutex> lock(mu_);
-    buf_ = std::move(g);
+    grow(2 * f->capacity);
     f = buf_.get();
   }
   const std::size_t t = frames_;

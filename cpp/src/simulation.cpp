@@ -897,6 +897,7 @@ void Simulation::settle(float max_radius, const World* world) {
 }
 
 void Simulation::decide_and_move(float dt) {
+  make_history_room(1);
   renew_slots();
   Plan p = plan();
   p.dt = dt;
@@ -922,7 +923,8 @@ void Simulation::decide_and_move(float dt) {
 }
 
 void Simulation::step(float dt, std::size_t steps) {
-  renew_slots();  // agents are added between calls, never within one
+  make_history_room(steps);  // before any state changes: std::bad_alloc leaves it as it was
+  renew_slots();             // agents are added between calls, never within one
   for (std::size_t s = 0; s < steps; ++s) {
     Plan p = plan();
     p.dt = dt;

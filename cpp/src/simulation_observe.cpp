@@ -22,6 +22,11 @@ void Simulation::attach(std::shared_ptr<History> history) {
     histories_.push_back(std::move(history));
 }
 
+void Simulation::make_history_room(std::size_t steps) {
+  for (const auto& h : histories_)
+    if (!h->detached()) h->make_room(h->due_in(step_count_, steps), sensed() != nullptr);
+}
+
 void Simulation::detach(History* history) {
   // Only a flag: the list itself belongs to the stepping thread (observe() prunes it).
   if (history) history->mark_detached();

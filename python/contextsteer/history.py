@@ -9,6 +9,7 @@ frames; views taken earlier stay valid and unchanged).
 
 from __future__ import annotations
 
+import math
 import os
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -138,8 +139,9 @@ class History:
         Also keep the interest and danger maps (T × N × K floats each) and, when the
         simulation has a ``WallDanger``, what its slot rays sensed (:attr:`sensed`).
     reserve : int, optional
-        Frames to preallocate, in [1, 2**31 - 1] (default 64; storage doubles when full,
-        which allocates inside a step).
+        Frames to preallocate, in [1, 2**31 - 1] (default 64). The storage doubles when
+        a step call's frames do not fit; that happens at the start of the call, so a
+        ``MemoryError`` then leaves the simulation as it was (no step taken, no frame lost).
 
     Raises
     ------
@@ -147,6 +149,8 @@ class History:
         ``every`` or ``reserve`` is not an int, or ``maps`` is not a bool.
     ValueError
         ``every`` or ``reserve`` is out of range.
+    MemoryError
+        ``reserve`` frames would not fit in this machine's memory.
 
     Attributes
     ----------
@@ -201,6 +205,18 @@ class History:
         if not isinstance(maps, (bool, np.bool_)):
             raise TypeError(f"History: maps must be a bool, got {type(maps).__name__}")
         reserve = 64 if reserve is None else _count("reserve", reserve, _MAX_RESERVE)
+        from .maps import _physical_memory
+
+        # Bytes a frame: positions, velocities, headings, alive, groups, generations and
+        # progress per agent; interest, danger and sensed rays per agent and slot with maps.
+        n, k = len(sim.agents.alive), int(sim.slots)
+        need = reserve * (33 * n + (12 * n * k if maps else 0) + 64)
+        if need > _physical_memory():
+            raise MemoryError(
+                f"History: reserve={reserve:,} frames of {n:,} agents"
+                f"{' with maps' if maps else ''} need about {need / 2**30:.3g} GiB, more "
+                f"than this machine's {_physical_memory() / 2**30:.3g} GiB"
+            )
         self.sim = sim
         self.radii = np.array(sim.agents.radius, dtype=np.float32)
         self._core = sim._core._record(every, bool(maps), reserve)
@@ -311,10 +327,14 @@ class History:
             ) from exc
         return pd.DataFrame(self._table())
 
-    def to_csv(self, path: str | os.PathLike[str], *, float_format: str = "%.6g") -> None:
+    def to_csv(self, path: str | os.PathLike[str], *, float_format: str | None = None) -> None:
         """Write the :meth:`to_dataframe` table to a CSV file, without pandas.
 
         One header line with the column names, then one row per alive agent per frame.
+        By default every number is written exactly: the recorded float32 values (every
+        column but ``time``) with 9 significant digits, which read back as the same
+        float32, and the float64 ``time`` with 17. ``float_format`` (a ``%`` format such as ``"%.4f"``)
+        rounds every float column to it instead.
 
         Examples
         --------
@@ -329,7 +349,7 @@ class History:
         ...     with open(os.path.join(d, "run.csv"), newline="") as f:
         ...         rows = list(csv.DictReader(f))
         >>> len(rows), rows[-1]["id"], rows[-1]["frame"], rows[-1]["x"], rows[-1]["y"]
-        (6, '1', '2', '2', '2')
+        (6, '1', '2', '2.00000024', '2')
         """
         cols = self._table()
         names = list(cols)
@@ -338,7 +358,10 @@ class History:
             f.write(",".join(names) + "\n")
             if not len(cols["id"]):
                 return
-            fmt = ",".join("%d" if n in ints else float_format for n in names)
+            fmt = ",".join(
+                "%d" if n in ints else float_format or ("%.17g" if n == "time" else "%.9g")
+                for n in names
+            )
             table = np.column_stack([cols[n].astype(np.float64) for n in names])
             np.savetxt(f, table, fmt=fmt)
 
@@ -381,10 +404,15 @@ class History:
             ) from exc
         import pandas as pd
 
+        if frame_rate is not None and (
+            isinstance(frame_rate, bool) or not isinstance(frame_rate, (int, float, np.number))
+        ):
+            raise TypeError(f"to_pedpy: frame_rate must be a number, got {frame_rate!r}")
         rate = self.frame_rate if frame_rate is None else float(frame_rate)
-        if not rate > 0:
+        if not 0 < rate < math.inf:
             raise ValueError(
-                f"to_pedpy: frame_rate must be > 0 (a history of >= 2 frames gives it), got {rate}"
+                "to_pedpy: frame_rate must be a finite number > 0 (a history of >= 2 frames "
+                f"gives it), got {rate}"
             )
         cols = self._table()
         ids = _trajectory_ids(cols["id"], cols["generation"])

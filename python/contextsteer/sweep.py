@@ -378,6 +378,46 @@ def _run_tasks(
     return out
 
 
+def _whole(value: Any, name: str, owner: str, minimum: int = 1) -> int:
+    """``value`` as an int of at least ``minimum``. A bool, a float or a string is refused
+    (TypeError) rather than truncated; errors are prefixed with ``owner``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{owner}: {name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{owner}: {name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _seed_list(seeds: Any, owner: str) -> list[int]:
+    """The seeds of a sweep or a tuning study: a count (``range(count)``) or integers,
+    each in [0, 2**64) as the agents' random state takes them."""
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        if seeds < 1:
+            raise ValueError(f"{owner}: seeds must be >= 1 when given as a count, got {seeds}")
+        seeds = range(int(seeds))
+    elif isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
+        raise TypeError(f"{owner}: seeds must be a count or integers, got {seeds!r}")
+    seed_list = list(seeds)
+    if not seed_list:
+        raise ValueError(f"{owner}: no seeds")
+    for seed in seed_list:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"{owner}: seeds must be integers, got {seed!r}")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"{owner}: seeds must be in [0, 2**64), got {seed}")
+    return [int(seed) for seed in seed_list]
+
+
+def _error_text(error: BaseException) -> str:
+    """``"Type: message"`` of a failed run. Ray wraps a task's exception in a
+    ``RayTaskError`` whose text is the remote traceback; its ``cause`` is what the run
+    raised, as the other executors report it."""
+    cause = getattr(error, "cause", None)
+    if type(error).__name__.startswith("RayTaskError") and isinstance(cause, BaseException):
+        error = cause
+    return f"{type(error).__name__}: {error}"
+
+
 def _run_target(
     scenario: str | Callable[..., Any],
     names: Collection[str],
@@ -486,33 +526,26 @@ def sweep(
     """
     if errors not in ("raise", "keep"):
         raise ValueError(f"sweep: errors must be 'raise' or 'keep', got {errors!r}")
-    if isinstance(seeds, bool):
-        raise TypeError(f"sweep: seeds must be a count or integers, got {seeds!r}")
-    if isinstance(seeds, (int, np.integer)):
-        if seeds < 1:
-            raise ValueError(f"sweep: seeds must be >= 1 when given as a count, got {seeds}")
-        seeds = range(int(seeds))
-    seed_list = list(seeds)
-    if not seed_list:
-        raise ValueError("sweep: no seeds")
-    for s in seed_list:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"sweep: seeds must be integers, got {s!r}")
-    seed_list = [int(s) for s in seed_list]
+    seed_list = _seed_list(seeds, "sweep")
     if params is None:
         param_sets: list[dict[str, Any]] = [{}]
     elif isinstance(params, Mapping):
         param_sets = grid(**params)
     else:
-        param_sets = [dict(p) for p in params]
-        if not all(isinstance(p, Mapping) for p in params):
-            raise TypeError("sweep: params must be a list of dicts or a dict of value lists")
-    if steps is not None and int(steps) < 1:
-        raise ValueError(f"sweep: steps must be >= 1, got {steps}")
-    if int(threads) < 1:
-        raise ValueError(f"sweep: threads must be >= 1, got {threads}")
-    if workers is not None and int(workers) < 1:
-        raise ValueError(f"sweep: workers must be >= 1, got {workers}")
+        iterable = isinstance(params, Iterable) and not isinstance(params, (str, bytes))
+        given = list(params) if iterable else []
+        if not iterable or not all(isinstance(p, Mapping) for p in given):
+            raise TypeError(
+                f"sweep: params must be a list of dicts or a dict of value lists, got {params!r}"
+            )
+        if not given:
+            raise ValueError("sweep: params is an empty list (no parameter sets to run)")
+        param_sets = [dict(p) for p in given]
+    if steps is not None:
+        steps = _whole(steps, "steps", "sweep")
+    threads = _whole(threads, "threads", "sweep")
+    if workers is not None:
+        workers = _whole(workers, "workers", "sweep")
 
     names = [name for p in param_sets for name in p]
     kind, target = _run_target(
@@ -569,7 +602,7 @@ def sweep(
             err = failures.get(i)
             if err is not None:
                 raise RuntimeError(
-                    f"sweep: run {i} ({t[2]}, seed {t[3]}) failed: {type(err).__name__}: {err}"
+                    f"sweep: run {i} ({t[2]}, seed {t[3]}) failed: {_error_text(err)}"
                 ) from err
     return SweepResult(_collect_runs(tasks, results, failures), seed_list)
 
@@ -591,7 +624,7 @@ def _collect_runs(
                 dict(t[2]),
                 t[3],
                 results[i] or {},
-                None if err is None else f"{type(err).__name__}: {err}",
+                None if err is None else _error_text(err),
             )
         )
     return runs

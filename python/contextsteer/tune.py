@@ -27,10 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from ._json import jsonable
+
 __all__ = ["TuneInterrupted", "TuneResult", "tune"]
 
 #: Key of :func:`tune`'s constraint in Optuna's trial constraints / user attributes.
 _CONSTRAINT = "constraint"
+#: User attribute of a trial: the fixed ``params`` of the call that ran it.
+_FIXED = "contextsteer.fixed_params"
 
 
 def _optuna():
@@ -86,6 +90,8 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"tune: {name}: a range needs finite ends, got {spec!r}")
             if not low < high:
                 raise ValueError(f"tune: {name}: expected low < high, got {spec!r}")
+            if log and not low > 0:
+                raise ValueError(f"tune: {name}: a 'log' range needs low > 0, got {spec!r}")
             if all(isinstance(v, (int, np.integer)) for v in (low, high)):
                 out[name] = D.IntDistribution(int(low), int(high), log=log)
             else:
@@ -123,8 +129,9 @@ class TuneResult:
     trials: list[dict[str, Any]]
 
     def to_records(self) -> list[dict[str, Any]]:
-        """The trial records (plain, JSON-ready values)."""
-        return [dict(t) for t in self.trials]
+        """The trial records (plain, JSON-ready values: NumPy values become Python ones,
+        tuples lists and non-finite numbers None)."""
+        return [jsonable(dict(t)) for t in self.trials]
 
 
 class TuneInterrupted(KeyboardInterrupt):
@@ -291,7 +298,7 @@ def tune(
     ('COMPLETE', 2)
     """
     optuna = _optuna()
-    from .sweep import _run_target
+    from .sweep import _run_target, _seed_list, _whole
 
     dists = distributions(space)
     fixed = dict(params or {})
@@ -300,23 +307,17 @@ def tune(
         raise ValueError(f"tune: {', '.join(overlap)} both fixed (params=) and tuned (space)")
     if direction not in ("minimize", "maximize"):
         raise ValueError(f"tune: direction must be 'minimize' or 'maximize', got {direction!r}")
-    if isinstance(n_trials, bool) or int(n_trials) < 1:
-        raise ValueError(f"tune: n_trials must be >= 1, got {n_trials}")
-    if isinstance(seeds, bool):
-        raise TypeError(f"tune: seeds must be a count or integers, got {seeds!r}")
-    if isinstance(seeds, (int, np.integer)):
-        if seeds < 1:
-            raise ValueError(f"tune: seeds must be >= 1 when given as a count, got {seeds}")
-        seeds = range(int(seeds))
-    seed_list = list(seeds)
-    if not seed_list:
-        raise ValueError("tune: no seeds")
-    for s in seed_list:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"tune: seeds must be integers, got {s!r}")
-    seed_list = [int(s) for s in seed_list]
-    if steps is not None and int(steps) < 1:
-        raise ValueError(f"tune: steps must be >= 1, got {steps}")
+    n_trials = _whole(n_trials, "n_trials", "tune")
+    seed_list = _seed_list(seeds, "tune")
+    if steps is not None:
+        steps = _whole(steps, "steps", "tune")
+    threads = _whole(threads, "threads", "tune")
+    if workers is not None:
+        workers = _whole(workers, "workers", "tune")
+    if batch is not None:
+        batch = _whole(batch, "batch", "tune")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"tune: seed (the sampler's) must be an integer, got {seed!r}")
     get_value = _getter(objective, "objective")
     get_constraint = None if constraint is None else _getter(constraint, "constraint")
     names = (_name(objective), None if constraint is None else _name(constraint))
@@ -385,7 +386,7 @@ def _tune(
     get_value: Callable[[dict[str, Any]], float],
     names: tuple[str, str | None],
 ) -> TuneResult:
-    from .sweep import _close_pool, _open_pool, _run_tasks
+    from .sweep import _close_pool, _error_text, _open_pool, _run_tasks
 
     if study is None:
         if isinstance(sampler, str):
@@ -418,8 +419,6 @@ def _tune(
         if batch is not None
         else (1 if serial else int(workers) if workers is not None else (os.cpu_count() or 1))
     )
-    if n_batch < 1:
-        raise ValueError(f"tune: batch must be >= 1, got {batch}")
 
     bar = None
     if progress:
@@ -437,6 +436,8 @@ def _tune(
         while asked < int(n_trials):
             trials = [study.ask(dists) for _ in range(min(n_batch, int(n_trials) - asked))]
             asked += len(trials)
+            for t in trials:  # so that a continued study's best knows what this call fixed
+                t.set_user_attr(_FIXED, jsonable(fixed))
             rec = {
                 t.number: {
                     "number": t.number,
@@ -474,7 +475,7 @@ def _tune(
                         except Exception as exc:  # a bad key or objective: fail the trial
                             error = exc
                     if error is not None:
-                        r["state"], r["error"] = "FAIL", f"{type(error).__name__}: {error}"
+                        r["state"], r["error"] = "FAIL", _error_text(error)
                         study.tell(t, state=optuna.trial.TrialState.FAIL)
                         continue
                     r["values"].append(value)
@@ -533,7 +534,10 @@ def _tune(
             "tune: no feasible complete trial (every trial failed, was pruned "
             f"or broke the constraint){first}; see the study's trials"
         )
-    return TuneResult(study, {**fixed, **best.params}, float(best.value), records)
+    ours = {r["number"] for r in records}
+    # A best trial of an earlier call (study=) ran with that call's fixed params.
+    best_fixed = fixed if best.number in ours else best.user_attrs.get(_FIXED, fixed)
+    return TuneResult(study, {**best_fixed, **best.params}, float(best.value), records)
 
 
 def _best(study: Any, constrained: bool, use_set_constraint: bool) -> Any:

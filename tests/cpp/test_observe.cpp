@@ -225,3 +225,20 @@ TEST(Observe, NearestWallsAreNotReusedAfterTheWorldIsReindexedInPlace) {
   ASSERT_EQ(on.size(), off.size());
   EXPECT_EQ(std::memcmp(on.data(), off.data(), on.size() * sizeof(float)), 0);
 }
+
+// due_in counts the due steps among after + 1 ... after + steps: a brute force over due().
+TEST(Observe, HistoryDueInCountsTheDueStepsOfACall) {
+  for (std::size_t every : {1u, 2u, 3u, 7u}) {
+    for (std::uint64_t start : {0u, 1u, 5u, 12u}) {
+      const History h(2, 4, every, false, false, start, 1);
+      for (std::uint64_t after = 0; after < 30; ++after) {
+        for (std::size_t steps = 0; steps < 25; ++steps) {
+          std::size_t brute = 0;
+          for (std::uint64_t s = after + 1; s <= after + steps; ++s) brute += h.due(s) ? 1 : 0;
+          ASSERT_EQ(h.due_in(after, steps), brute) << "every " << every << " start " << start
+                                                   << " after " << after << " steps " << steps;
+        }
+      }
+    }
+  }
+}

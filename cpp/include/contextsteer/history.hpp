@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -55,9 +56,19 @@ struct HistoryFrames {
   HistoryFrames(std::size_t capacity, std::size_t n, std::size_t k, bool maps, bool progress);
 };
 
+/// What History::make_room throws when the frames do not fit in memory (a std::bad_alloc
+/// that says so).
+class HistoryOutOfMemory : public std::bad_alloc {
+ public:
+  const char* what() const noexcept override {
+    return "History: out of memory for the recorded frames; the step did not run (detach "
+           "the history, or record less often or without maps)";
+  }
+};
+
 /// Records the agents' state at the steps where (step − start) % every == 0, from inside
 /// the simulation step (no per-step Python). Capture is serial and O(N) (O(NK) with maps);
-/// it allocates only when the storage doubles.
+/// it allocates only when the storage grows (make_room, or a capture that finds no room).
 class History {
  public:
   /// n agents (capacity), k slots, every >= 1, `reserve` frames preallocated (>= 1).
@@ -65,6 +76,12 @@ class History {
           std::uint64_t start, std::size_t reserve);
 
   bool due(std::uint64_t step) const { return step >= start_ && (step - start_) % every_ == 0; }
+  /// How many of the steps after + 1, ..., after + steps are due.
+  std::size_t due_in(std::uint64_t after, std::size_t steps) const;
+  /// Makes room for `more` frames (with the sensed rays' storage when `sensed`), so that
+  /// the captures of a step call allocate nothing: a simulation calls it before the call
+  /// changes any state, and std::bad_alloc then leaves the simulation as it was.
+  void make_room(std::size_t more, bool sensed);
   /// Appends one frame. `interest`/`danger` (N,K) are read when recording maps, and
   /// `sensed` (N,K) as well when it is not nullptr; `stuck` may be nullptr.
   void capture(std::uint64_t step, double time, const AgentsView& agents, const float* interest,
@@ -101,6 +118,10 @@ class History {
   }
 
  private:
+  /// Moves the frames into a new storage generation of `capacity` frames (views of the
+  /// old one keep it alive).
+  void grow(std::size_t capacity);
+
   std::size_t every_;
   std::uint64_t start_;
   mutable std::mutex mu_;  ///< guards buf_ and frames_ against readers in other threads

@@ -227,6 +227,9 @@ class Simulation {
   /// Stops recording into `history` (History::mark_detached; safe from another thread
   /// while a step runs: the step drops it from the list).
   void detach(History* history);
+  /// Makes room in every attached history for the frames of the next `steps` steps
+  /// (History::make_room); the step calls run it before they change any state.
+  void make_history_room(std::size_t steps);
 
  private:
   void observe();
