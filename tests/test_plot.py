@@ -326,6 +326,50 @@ def test_context_maps_from_sim_uses_alive_agents_and_chosen():
     assert length == pytest.approx(float(sim.strength[0]), rel=1e-6)
 
 
+def test_context_maps_draw_each_slot_along_the_simulations_own_slot_directions():
+    """A crowd scenario's irregular slots (denser ahead, turning with the heading) and an
+    offset ring: each bar along its slot's direction turned by the heading (they were
+    drawn at 2πk/K, up to 52° off); curves go round in angle order."""
+    sim = cs.scenarios.get("circle")()
+    sim.step(1 / 30, steps=5)
+    dirs = sim.slot_set.directions.astype(np.float64)
+    grid = cs.plot.context_maps(sim, agents=[0, 3])
+    for i, art in zip(grid.agents, grid.maps):
+        expected = sim.agents.heading[i] + np.arctan2(dirs[:, 1], dirs[:, 0])
+        drawn = np.array([p.get_x() + p.get_width() / 2 for p in art.interest.patches])
+        np.testing.assert_allclose(np.cos(drawn), np.cos(expected), atol=1e-6)
+        np.testing.assert_allclose(np.sin(drawn), np.sin(expected), atol=1e-6)
+        widths = np.array([p.get_width() for p in art.interest.patches])
+        assert widths.sum() == pytest.approx(0.8 * 2 * np.pi)  # the ring shared, no overlap
+        t, _ = art.danger.get_data()
+        assert np.all(np.diff(np.unwrap(t)) > 0)
+    agents = cs.Agents(1, slots=8)
+    agents.add([0, 0], max_speed=1, target=[5, 0])
+    ring = cs.SlotSet(8, offset=0.3)
+    sim = cs.Simulation(None, agents, [cs.Seek()], slots=ring)
+    sim.step(0.1)
+    bars = cs.plot.context_maps(sim).maps[0].interest.patches
+    centres = np.array([p.get_x() + p.get_width() / 2 for p in bars])
+    turn = np.angle(np.exp(1j * (centres - 0.3 - 2 * np.pi * np.arange(8) / 8)))
+    np.testing.assert_allclose(turn, 0, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"offset": np.nan}, "offset: must be finite"),
+        ({"strength": np.inf, "chosen": (1, 0)}, "strength: must be finite"),
+        ({"strength": -1.0, "chosen": (1, 0)}, "strength: must be >= 0"),
+        ({"threshold": np.nan}, "threshold: must be a number"),
+        ({"slot_directions": np.ones((5, 2))}, "expected 4 directions"),
+        ({"slot_directions": np.full((4, 2), np.nan)}, "slot_directions: must be finite"),
+    ],
+)
+def test_context_map_rejects_non_finite_options(kw, match):
+    with pytest.raises(ValueError, match=match):
+        cs.plot.context_map(np.ones(4), np.zeros(4), **kw)
+
+
 def test_context_maps_rejects_bad_agents():
     with pytest.raises(IndexError):
         cs.plot.context_maps(np.ones((2, 4)), agents=[2])
@@ -358,7 +402,8 @@ def test_deprecated_record_steps_through_the_application_layer():
     calls = []
     with pytest.warns(DeprecationWarning, match="run_simulation"):
         rec = cs.plot.record(sim, 10, dt=0.5, records=4, callback=calls.append)
-    assert rec.steps.tolist() == [0, 3, 6, 9, 10] and sum(calls) == 10
+    # Frame j at round(j * 10 / 4): 2.5, 5, 7.5, 10 rounded half up.
+    assert rec.steps.tolist() == [0, 3, 5, 8, 10] and sum(calls) == 10
     assert rec.positions.shape == (5, 5, 2) and rec.danger.shape == (5, 5, 8)
     assert np.isnan(rec.positions[:, 1]).all()  # agent 1 is dead
 
@@ -519,3 +564,48 @@ def test_metrics_refuses_an_empty_list_of_series():
     sim, history = _history_run()
     with pytest.raises(ValueError, match=r"series must name at least one series .*got \[\]"):
         cs.plot.metrics(history, series=[])
+
+
+def test_rays_not_cast_yet_are_not_drawn():
+    """Before the first perception sensed is NaN (it was +inf, and the rays were drawn
+    through the walls as clear); after a step each ray stops at its recorded hit."""
+    sim = cs.scenarios.get("racetrack")(agents=6, seed=0)
+    assert np.isnan(sim.sensed).all()
+    seg = np.asarray(cs.plot.scene(sim).rays.get_segments())
+    np.testing.assert_array_equal(seg[:, 0], seg[:, 1])  # every ray of length 0
+    sim.step(1 / 30)
+    seg = np.asarray(cs.plot.scene(sim).rays.get_segments())
+    length = np.hypot(*(seg[:, 1] - seg[:, 0]).T).reshape(6, -1)
+    sensed = np.asarray(sim.sensed, dtype=np.float64)
+    assert not np.isnan(sensed).any() and np.isfinite(sensed).any()
+    hit = np.isfinite(sensed)
+    np.testing.assert_allclose(length[hit], sensed[hit], rtol=1e-5)
+    assert np.all(length[~hit] > length[hit].max())  # clear: the whole look-ahead
+    with pytest.raises(ValueError, match="distances: must be >= 0"):
+        cs.plot.rays(np.zeros((1, 2)), 4, -np.ones((1, 4)), 1.0)
+
+
+def test_glyphs_refuse_maps_that_are_not_finite():
+    pos = np.zeros((2, 2))
+    for interest, danger, name in [
+        (np.array([[1.0, np.nan, 0, 0], [1, 1, 1, 1]]), None, "interest"),
+        (np.ones((2, 4)), np.array([[0, np.inf, 0, 0], [0, 0, 0, 0]]), "danger"),
+    ]:
+        with pytest.raises(ValueError, match=f"{name}: must be finite"):
+            cs.plot.map_glyphs(pos, 4, interest, danger)
+    with pytest.raises(ValueError, match="danger: must be finite"):
+        cs.plot.rays(pos, 4, None, 1.0, danger=np.full((2, 4), np.nan))
+
+
+@pytest.mark.parametrize("rows", [[99], [-1], [1, 99]])
+def test_scene_refuses_map_rows_of_agents_that_do_not_exist(rows):
+    """They were dropped without a word (no glyph drawn)."""
+    with pytest.raises(IndexError, match=r"maps: index -?\d+ out of range for 3 agents"):
+        cs.plot.scene(agents=np.zeros((3, 2)), slots=8, interest=np.ones((3, 8)), maps=rows)
+
+
+@pytest.mark.parametrize("rows", [[-1], [5]])
+def test_trajectories_refuse_agents_that_do_not_exist(rows):
+    """-1 drew the last agent in another agent's colour; 5 gave NumPy's bare IndexError."""
+    with pytest.raises(IndexError, match=r"agents: index -?\d out of range for 3 agents"):
+        cs.plot.trajectories(np.zeros((4, 3, 2)), agents=rows)

@@ -191,14 +191,25 @@ def test_trajectory_without_any_agent_has_none_statistics_and_strict_json():
 
 
 def test_the_appended_final_frame_has_the_simulations_own_time():
-    # 31 steps in frames every 11: the final state is appended between two frames. Oracle:
-    # the clock of a twin simulation stepped 31 times by hand (it accumulates the float32
-    # dt, so it is not 31 * 0.1).
+    # 31 steps in 3 frames, at round(31 j / 3) = 10, 21 and 31. Oracle: the clock of a
+    # twin simulation stepped 31 times by hand (it accumulates the float32 dt, so it is
+    # not 31 * 0.1).
     res = cs.run_simulation(driving(2), 31, dt=0.1, records=3)
     twin = driving(2)
     clock = [0.0]
     for _ in range(31):
         twin.step(0.1)
         clock.append(twin.time)
-    assert res.history.steps.tolist() == [0, 11, 22, 31]
-    assert res.history.times.tolist() == [clock[0], clock[11], clock[22], clock[31]]
+    assert res.history.steps.tolist() == [0, 10, 21, 31]
+    assert res.history.times.tolist() == [clock[0], clock[10], clock[21], clock[31]]
+
+
+@pytest.mark.parametrize("steps, records", [(900, 700), (900, 600), (10, 6), (10, 4), (5, 9)])
+def test_records_keeps_that_many_evenly_spaced_frames(steps, records):
+    """min(records, steps) frames after the first, frame j at round(j * steps / records)
+    (ceil(steps / records) apart, it kept 450 of 700 asked for 900 steps)."""
+    sim = cs.Simulation(None, cs.Agents(1, slots=8), [cs.Forward()])
+    kept = cs.run_simulation(sim, steps, dt=0.1, records=records).history.steps
+    frames = min(records, steps)
+    assert kept.tolist() == [0] + [round(j * steps / frames + 1e-9) for j in range(1, frames + 1)]
+    assert set(np.diff(kept).tolist()) <= {steps // frames, -(-steps // frames)}

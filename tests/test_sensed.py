@@ -38,7 +38,7 @@ def _scene(rotate=False, agents_too=False, k=16):
 @pytest.mark.parametrize("rotate", [False, True])
 def test_sensed_is_the_walldanger_cast(rotate):
     w, a, sim = _scene(rotate=rotate)
-    assert np.isinf(sim.sensed).all()  # nothing perceived yet
+    assert np.isnan(sim.sensed).all()  # nothing cast yet
     for _ in range(3):
         sim.perceive()
         alive = np.asarray(a.alive)
@@ -56,7 +56,7 @@ def test_sensed_is_the_walldanger_cast(rotate):
         far = expect > 4.0
         np.testing.assert_array_equal(np.isinf(got), far | np.isinf(expect))
         np.testing.assert_allclose(got[~far], expect[~far], rtol=0, atol=1e-6)
-        assert np.isinf(np.array(sim.sensed)[~alive]).all()
+        assert np.isnan(np.array(sim.sensed)[~alive]).all()  # the dead cast no rays
         sim.decide_and_move(0.2)
 
 

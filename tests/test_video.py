@@ -202,3 +202,87 @@ def test_run_writes_mp4(tmp_path):
     )
     assert (out / "animation.mp4").stat().st_size > 0
     assert not (out / "animation.gif").exists()
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        np.zeros((8, 10, 3), np.float64),
+        np.zeros((8, 10, 3), np.uint16),
+        np.zeros((8, 10, 4), np.uint8),
+        np.zeros((8, 10), np.uint8),
+    ],
+)
+@pytest.mark.parametrize("fmt", ["gif", "mp4"])
+def test_video_write_refuses_frames_that_are_not_rgb_uint8(tmp_path, monkeypatch, frame, fmt):
+    """Both formats refuse alike, naming the frame and what was expected (GIF gave Pillow's
+    'Cannot handle this data type', MP4 took RGBA and grayscale)."""
+    monkeypatch.setattr(video, "ffmpeg", lambda: "/bin/false")  # never reached
+    with pytest.raises(ValueError, match=r"frame 0: expected an RGB image of shape \(H, W, 3\)"):
+        video.write([frame], tmp_path / f"a.{fmt}", format=fmt)
+
+
+def test_video_write_format_wins_over_the_suffix(tmp_path):
+    from PIL import Image
+
+    images = [np.full((8, 10, 3), v, np.uint8) for v in (0, 255)]
+    path = video.write(images, tmp_path / "clip.mp4", format="gif")
+    with Image.open(path) as im:
+        assert im.format == "GIF" and im.n_frames == 2
+
+
+def test_animations_draw_each_frame_with_the_radii_of_the_agents_then():
+    """A slot filled or revived after recording started is drawn at its own agent's radius
+    (History.frame_radii), not the radius the slot had at the first frame (0, or the
+    previous occupant's)."""
+    agents = cs.Agents(4, slots=8)
+    agents.add([[0, 0], [0, 3]], radius=0.5, max_speed=1, velocity=[1, 0])
+    sim = cs.Simulation(None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=1))
+    history = sim.record()
+    sim.step(0.1, steps=3)
+    agents.remove([0])
+    sim.step(0.1, steps=3)
+    agents.add([[5, 1], [2, 1.5]], radius=1.0, max_speed=1)  # revives slot 0, fills slot 2
+    sim.step(0.1, steps=3)
+    np.testing.assert_array_equal(history.frame_radii[0], [0.5, 0.5, 0, 0])
+    np.testing.assert_array_equal(history.frame_radii[-1], np.asarray(agents.radius))
+    assert history.radii.tolist() == [0.5, 0.5, 0, 0]  # the first frame's, as documented
+    last = len(history) - 1
+    anim = cs.plot.animate(history, rays=False, trail=False)
+    anim._init_draw()  # drawn (an animation never drawn warns when collected)
+    bodies = [a for a in anim._func(last) if a.get_label() == "agents"][0]
+    drawn = [float(np.ptp(p.vertices[:, 0]) / 2) for p in bodies.get_paths()]
+    np.testing.assert_allclose(drawn, [1.0, 0.5, 1.0], rtol=1e-6)
+    rendered = plot.frames(history=history, size=200, rays=False)
+    images = list(rendered.images)
+    ax = rendered.figure.axes[0]
+    colour = np.array(plt_colour(2)) * 255
+    x, y = ax.transData.transform(history.positions[-1, 2] + [0.0, -0.5])  # inside r = 1
+    pixel = images[-1][int(round(images[-1].shape[0] - y)), int(round(x))]
+    np.testing.assert_allclose(pixel, colour, atol=2)
+
+
+def plt_colour(i):
+    import matplotlib.pyplot as plt
+
+    return plt.get_cmap("tab10")(i)[:3]
+
+
+@pytest.mark.parametrize(
+    "kw, error, match",
+    [
+        ({"size": 300.0}, TypeError, "size: expected an int width or a"),
+        ({"size": (300,)}, TypeError, "size: expected an int width or a"),
+        ({"size": 10**6}, ValueError, "size: expected 16 to 8192 pixels a side"),
+        ({"dpi": float("inf")}, ValueError, "dpi: expected a finite number > 0"),
+        ({"dpi": "100"}, TypeError, "dpi: expected a number"),
+    ],
+)
+def test_frames_check_size_and_dpi(kw, error, match):
+    with pytest.raises(error, match=match):
+        plot.frames(history=np.zeros((2, 1, 2)), **kw)
+
+
+def test_an_animation_of_no_frames_is_refused_like_frames():
+    with pytest.raises(ValueError, match="at least one frame"):
+        plot.animate(np.zeros((0, 2, 2)))

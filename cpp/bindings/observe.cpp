@@ -72,6 +72,7 @@ py::object history_view(const History& history,
   if (name == "headings") return frames_view(buf, buf->heading.data(), {t, n});
   if (name == "groups") return frames_view(buf, buf->group.data(), {t, n});
   if (name == "generations") return frames_view(buf, buf->generation.data(), {t, n});
+  if (name == "radii") return frames_view(buf, buf->radius.data(), {t, n});
   if (name == "alive") return frames_view(buf, reinterpret_cast<bool*>(buf->alive.data()), {t, n});
   if (name == "series")
     return frames_view(buf, buf->series.data(), {t, static_cast<py::ssize_t>(Series::kCount)});

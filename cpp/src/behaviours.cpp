@@ -924,8 +924,8 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
           } else {
             if (!in.agents.alive[i]) {
               if constexpr (std::is_same_v<B, WallDanger>) {
-                if (in.sensed && in.sensed_of == &x)
-                  std::fill_n(in.sensed + i * in.k, in.k, std::numeric_limits<float>::infinity());
+                if (in.sensed && in.sensed_of == &x)  // a dead agent casts no rays
+                  std::fill_n(in.sensed + i * in.k, in.k, std::numeric_limits<float>::quiet_NaN());
               }
               continue;
             }

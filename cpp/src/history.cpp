@@ -19,6 +19,7 @@ HistoryFrames::HistoryFrames(std::size_t cap, std::size_t n_, std::size_t k_, bo
   alive.resize(cap * n);
   group.resize(cap * n);
   generation.resize(cap * n);
+  radius.resize(cap * n);
   if (maps) {
     interest.resize(cap * n * k);
     danger.resize(cap * n * k);
@@ -47,7 +48,7 @@ void History::make_room(std::size_t more, bool sensed) try {
   if (more > buf_->capacity - frames_) grow(std::max(2 * buf_->capacity, frames_ + more));
   HistoryFrames* f = buf_.get();
   if (sensed && f->maps && f->sensed.empty()) {
-    std::vector<float> rays(f->capacity * f->n * f->k, std::numeric_limits<float>::infinity());
+    std::vector<float> rays(f->capacity * f->n * f->k, std::numeric_limits<float>::quiet_NaN());
     const std::lock_guard<std::mutex> lock(mu_);  // readers may be looking at f
     f->sensed = std::move(rays);
   }
@@ -68,10 +69,11 @@ void History::grow(std::size_t capacity) {
   copy(f->alive, g->alive);
   copy(f->group, g->group);
   copy(f->generation, g->generation);
+  copy(f->radius, g->radius);
   copy(f->interest, g->interest);
   copy(f->danger, g->danger);
   if (!f->sensed.empty()) {
-    g->sensed.assign(g->capacity * n * k, std::numeric_limits<float>::infinity());
+    g->sensed.assign(g->capacity * n * k, std::numeric_limits<float>::quiet_NaN());
     copy(f->sensed, g->sensed);
   }
   copy(f->along, g->along);
@@ -85,7 +87,6 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
                       const std::uint8_t* stuck) {
   HistoryFrames* f = buf_.get();
   const std::size_t n = f->n, k = f->k;
-  const float inf = std::numeric_limits<float>::infinity();
   if (frames_ == f->capacity) {
     grow(2 * f->capacity);
     f = buf_.get();
@@ -108,6 +109,7 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     f->heading[t * n + i] = a.heading[i];
     f->group[t * n + i] = a.group[i];
     f->generation[t * n + i] = a.generation ? a.generation[i] : 0;
+    f->radius[t * n + i] = a.radius[i];
     if (f->progress)
       f->along[t * n + i] = on && metrics ? static_cast<float>(m.progress()[i]) : nan;
     if (!on) continue;
@@ -129,7 +131,7 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     if (sensed) {
       if (f->sensed.empty()) {
         const std::lock_guard<std::mutex> lock(mu_);  // readers may be looking at f
-        f->sensed.assign(f->capacity * n * k, inf);
+        f->sensed.assign(f->capacity * n * k, std::numeric_limits<float>::quiet_NaN());
       }
       std::copy(sensed, sensed + n * k, f->sensed.begin() + static_cast<std::ptrdiff_t>(t * n * k));
     }

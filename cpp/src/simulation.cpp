@@ -127,7 +127,8 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
   if (velocity_) ttc_memo_.assign(n_, detail::VelocityMemo{});
   if (velocity_) peak_.assign(n_, 0);
   if (velocity_ && config_.rotate) frame_.assign(4 * n_, 0.0f);
-  if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::infinity());
+  // NaN: not cast yet (+inf is a ray that saw nothing within its look-ahead).
+  if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::quiet_NaN());
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
   if (velocity_ && (velocity_->commit > 0.0f || velocity_->inertia > 0.0f)) {
     prev_direction_.assign(2 * n_, 0.0f);
@@ -165,6 +166,9 @@ void Simulation::renew_slots() {
     still_[i] = 0.0f;
     store2(anchor_.data(), i, load2(a.position, i));
     contacts_[i] = overlaps_[i] = 0;
+    if (!sensed_.empty())
+      std::fill_n(sensed_.begin() + static_cast<std::ptrdiff_t>(i * k_), k_,
+                  std::numeric_limits<float>::quiet_NaN());
   }
 }
 

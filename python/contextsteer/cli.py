@@ -600,7 +600,9 @@ def write_run(
             history.steps[k],
             history.positions[k],
             history.headings[k],
-            history.radii,
+            history.radii
+            if history.radii is None or np.ndim(history.radii) == 1
+            else history.radii[k],
             None if history.danger is None else history.danger[k],
             None if history.times is None else history.times[k],
             None if history.sensed is None else history.sensed[k],

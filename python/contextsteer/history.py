@@ -41,7 +41,7 @@ class Recording(NamedTuple):
     steps: np.ndarray | None  #: (T,) int64 step counts since the recording started, or None
     positions: np.ndarray  #: (T, N, 2) float32; NaN where an agent is dead
     headings: np.ndarray | None  #: (T, N) float32, or None
-    radii: np.ndarray | None  #: (N,) float32, from the first record, or None
+    radii: np.ndarray | None  #: (N,) or (T, N) float32 (each frame's), or None
     danger: np.ndarray | None  #: (T, N, K) float32 danger maps, or None when not recorded
     times: np.ndarray | None = None  #: (T,) float64 simulated seconds, or None
     sensed: np.ndarray | None = None  #: (T, N, K) float32 ray hits (Simulation.sensed), or None
@@ -73,6 +73,7 @@ _FRAME_VIEWS = (
     "alive",
     "groups",
     "generations",
+    "radii",
     "interest",
     "danger",
     "sensed",
@@ -155,7 +156,7 @@ class History:
     Attributes
     ----------
     radii : ndarray of float32, shape (N,)
-        The agents' radii when recording started.
+        The agents' radii when recording started (each frame's: :attr:`frame_radii`).
 
     Examples
     --------
@@ -183,6 +184,12 @@ class History:
     headings = _view("headings", "(T, N) float32 headings (radians).")
     alive = _view("alive", "(T, N) bool.")
     groups = _view("groups", "(T, N) int32 each agent's group at each frame.")
+    frame_radii = _view(
+        "radii",
+        "(T, N) float32 view: each slot's radius at each frame (that of the agent then in "
+        "the slot; :attr:`radii` is the first frame's). None for a History unpickled from "
+        "a version that did not record it.",
+    )
     generations = _view(
         "generations",
         "(T, N) uint32 each slot's :attr:`Agents.generation` at each frame: a slot whose "
@@ -207,10 +214,11 @@ class History:
         reserve = 64 if reserve is None else _count("reserve", reserve, _MAX_RESERVE)
         from .maps import _physical_memory
 
-        # Bytes a frame: positions, velocities, headings, alive, groups, generations and
-        # progress per agent; interest, danger and sensed rays per agent and slot with maps.
+        # Bytes a frame: positions, velocities, headings, alive, groups, generations, radii
+        # and progress per agent; interest, danger and sensed rays per agent and slot with
+        # maps.
         n, k = len(sim.agents.alive), int(sim.slots)
-        need = reserve * (33 * n + (12 * n * k if maps else 0) + 64)
+        need = reserve * (37 * n + (12 * n * k if maps else 0) + 64)
         if need > _physical_memory():
             raise MemoryError(
                 f"History: reserve={reserve:,} frames of {n:,} agents"

@@ -21,6 +21,8 @@ sliders and dropdowns (the ``widgets`` extra) that call it on every change.
 from __future__ import annotations
 
 import io
+import math
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -28,6 +30,9 @@ import numpy as np
 from . import _modes
 
 __all__ = ["CHOICES", "DEFAULTS", "Playground", "PlaygroundView"]
+
+#: The most cars a playground drives.
+MAX_AGENTS = 40
 
 #: Default settings of a :class:`Playground` (the racetrack scenario's choices).
 DEFAULTS: dict[str, Any] = {
@@ -87,13 +92,16 @@ class Playground:
     def __init__(self, **settings: Any) -> None:
         from matplotlib.figure import Figure
 
-        self.settings = self._checked({**DEFAULTS, **settings})
+        self.settings = self._checked({**DEFAULTS, **settings}, settings)
         self.figure = Figure(figsize=(11, 4.6), layout="constrained")
         self.view: PlaygroundView | None = None
         self._image = None
 
     @staticmethod
-    def _checked(settings: dict[str, Any]) -> dict[str, Any]:
+    def _checked(settings: dict[str, Any], given: Iterable[str] = ()) -> dict[str, Any]:
+        """``settings`` checked. ``agent`` must name one of the cars when it is in
+        ``given`` (the caller's own); an earlier selection that fewer cars no longer
+        have becomes the last car."""
         unknown = sorted(set(settings) - set(DEFAULTS))
         if unknown:
             raise ValueError(
@@ -106,17 +114,35 @@ class Playground:
                     f"Playground: {stage} must be one of {', '.join(map(repr, options))}, "
                     f"got {settings[stage]!r}"
                 )
-        if int(settings["slots"]) < 3:
-            raise ValueError(f"Playground: slots must be >= 3, got {settings['slots']}")
-        if not 1 <= int(settings["agents"]) <= 40:
-            raise ValueError(f"Playground: agents must be in 1..40, got {settings['agents']}")
-        if not 0 <= int(settings["agent"]) < int(settings["agents"]):
-            settings["agent"] = 0
+        for name in ("slots", "agents", "agent", "steps", "seed"):
+            v = settings[name]
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"Playground: {name} must be an int, got {v!r}")
+            settings[name] = int(v)
         for name in ("look_ahead", "danger_radius"):
-            if not float(settings[name]) > 0:
-                raise ValueError(f"Playground: {name} must be > 0, got {settings[name]}")
-        if int(settings["steps"]) < 1:
+            v = settings[name]
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise TypeError(f"Playground: {name} must be a number, got {v!r}")
+            if not 0 < float(v) < math.inf:
+                raise ValueError(f"Playground: {name} must be finite and > 0, got {v}")
+            settings[name] = float(v)
+        if settings["slots"] < 3:
+            raise ValueError(f"Playground: slots must be >= 3, got {settings['slots']}")
+        if not 1 <= settings["agents"] <= MAX_AGENTS:
+            raise ValueError(
+                f"Playground: agents must be in 1..{MAX_AGENTS}, got {settings['agents']}"
+            )
+        if not 0 <= settings["agent"] < settings["agents"]:
+            if "agent" in given:
+                raise ValueError(
+                    f"Playground: agent must be in 0..{settings['agents'] - 1} (one of the "
+                    f"{settings['agents']} cars), got {settings['agent']}"
+                )
+            settings["agent"] = settings["agents"] - 1
+        if settings["steps"] < 1:
             raise ValueError(f"Playground: steps must be >= 1, got {settings['steps']}")
+        if settings["seed"] < 0:
+            raise ValueError(f"Playground: seed must be >= 0, got {settings['seed']}")
         return settings
 
     def simulate(self, **changes: Any) -> tuple[Any, Any]:
@@ -130,7 +156,7 @@ class Playground:
         from .simulation import Simulation
         from .steering import Steering
 
-        s = self._checked({**self.settings, **changes})
+        s = self._checked({**self.settings, **changes}, changes)
         n, k = int(s["agents"]), int(s["slots"])
         world, centre = racetrack_geometry()
         rng = np.random.default_rng(int(s["seed"]))
@@ -171,6 +197,7 @@ class Playground:
         the scene with trajectories on the left, the selected car's polar context map
         (interest bars, danger curve, chosen direction) on the right."""
         from . import plot
+        from .plot._draw import SimView
 
         sim, history = self.simulate(**changes)
         s = self.settings
@@ -206,7 +233,7 @@ class Playground:
             danger,
             chosen=chosen_local,
             strength=float(sim.strength[i]),
-            threshold=0.3,
+            threshold=SimView.of(sim).threshold,  # inf: resolve does not mask
             ax=polar,
         )
         polar.set_title(f"car {i} (its frame: 0° = ahead)", fontsize=10)
@@ -257,41 +284,66 @@ class Playground:
             "choose": w.Dropdown(
                 options=CHOICES["choose"], value=s["choose"], description="choose", style=style
             ),
+            # Each slider's range holds the current setting, so showing it never changes it.
             "slots": w.IntSlider(
-                value=s["slots"], min=4, max=64, step=4, description="slots", style=style
+                value=s["slots"],
+                min=min(4, s["slots"]),
+                max=max(64, s["slots"]),
+                step=1,
+                description="slots",
+                style=style,
             ),
             "look_ahead": w.FloatSlider(
                 value=s["look_ahead"],
-                min=5.0,
-                max=60.0,
-                step=1.0,
+                min=min(5.0, s["look_ahead"]),
+                max=max(60.0, s["look_ahead"]),
+                step=0.5,
                 description="look-ahead",
                 style=style,
             ),
             "danger_radius": w.FloatSlider(
                 value=s["danger_radius"],
-                min=1.0,
-                max=30.0,
+                min=min(1.0, s["danger_radius"]),
+                max=max(30.0, s["danger_radius"]),
                 step=0.5,
                 description="danger radius",
                 style=style,
             ),
             "agents": w.IntSlider(
-                value=s["agents"], min=1, max=30, description="agents", style=style
+                value=s["agents"], min=1, max=MAX_AGENTS, description="agents", style=style
             ),
             "agent": w.IntSlider(
-                value=s["agent"], min=0, max=29, description="map of car", style=style
+                value=s["agent"],
+                min=0,
+                max=s["agents"] - 1,
+                description="map of car",
+                style=style,
             ),
             "steps": w.IntSlider(
-                value=s["steps"], min=30, max=900, step=30, description="steps", style=style
+                value=s["steps"],
+                min=min(30, s["steps"]),
+                max=max(900, s["steps"]),
+                step=1,
+                description="steps",
+                style=style,
             ),
         }
         self._image = w.Image(format="png")
         status = w.HTML()
 
+        busy: list[bool] = []
+
         def changed(_change: object = None) -> None:
+            if busy:  # the car slider's own range change below
+                return
             values = {name: c.value for name, c in controls.items()}
             values["agent"] = min(values["agent"], values["agents"] - 1)
+            busy.append(True)
+            try:  # the car slider offers exactly the cars there are
+                controls["agent"].max = values["agents"] - 1
+                controls["agent"].value = values["agent"]
+            finally:
+                busy.clear()
             view = self.update(**values)
             status.value = (
                 f"wall contacts {view.metrics['wall_contacts']}, agent contacts "

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._json import jsonable
-from .history import History, Recording
+from .history import Recording
 from .simulation import Simulation
 
 if TYPE_CHECKING:
@@ -220,39 +220,49 @@ def _step_recording(
     maps: bool,
     callback: Callable[[int], Any] | None,
 ) -> Recording:
-    """Step ``sim`` with a C++ :class:`History` every ``ceil(steps / records)`` steps, in
-    at most ``records`` chunks (Python runs once per chunk, for the callback); the final
-    state is appended when ``steps`` is not a multiple of the interval."""
-    every = max(1, -(-steps // records)) if steps else 1
-    history = History(sim, every, maps=maps, reserve=steps // every + 2)
-    try:
-        done = 0
-        while done < steps:
-            chunk = min(every * max(1, -(-steps // every) // min(records, 100)), steps - done)
-            sim.step(dt, steps=chunk)
-            done += chunk
-            if callback is not None:
-                callback(chunk)
-    finally:
-        history.detach()
-    t = history.steps - history.steps[0]
-    pos, head = np.array(history.positions), np.array(history.headings)
-    danger = np.array(history.danger) if maps else None
-    sensed = np.array(history.sensed) if maps and history.sensed is not None else None
-    times = np.array(history.times, dtype=np.float64) - float(history.times[0])
-    if t[-1] != steps:  # the last state, between two frames
+    """Step ``sim`` to ``min(records, steps)`` evenly spaced frames (frame j at step
+    ``round(j * steps / R)``, the last at ``steps``), each one C++ step call, and keep the
+    state before the first and after every call."""
+    frames = min(records, steps)
+    targets = [(j * steps + frames // 2) // frames for j in range(1, frames + 1)]
+
+    def state() -> tuple:
         alive = np.asarray(sim.agents.alive, dtype=bool)
-        last = np.array(sim.agents.position, dtype=np.float32)
-        last[~alive] = np.nan
-        t = np.append(t, steps)
-        times = np.append(times, float(sim.time) - float(history.times[0]))
-        pos = np.concatenate([pos, last[None]])
-        head = np.concatenate([head, np.array(sim.agents.heading, dtype=np.float32)[None]])
-        if danger is not None:
-            danger = np.concatenate([danger, np.array(sim.danger, dtype=np.float32)[None]])
-        if sensed is not None:
-            sensed = np.concatenate([sensed, np.array(sim.sensed, dtype=np.float32)[None]])
-    return Recording(t.astype(np.int64), pos, head, history.radii, danger, times, sensed)
+        pos = np.array(sim.agents.position, dtype=np.float32)
+        pos[~alive] = np.nan
+        return (
+            sim.step_count,
+            float(sim.time),
+            pos,
+            np.array(sim.agents.heading, dtype=np.float32),
+            np.array(sim.agents.radius, dtype=np.float32),
+            np.array(sim.danger, dtype=np.float32) if maps else None,
+            np.array(sim.sensed, dtype=np.float32) if maps and sim.sensed is not None else None,
+        )
+
+    kept = [state()]
+    done = 0
+    for target in targets:
+        sim.step(dt, steps=target - done)
+        if callback is not None:
+            callback(target - done)
+        done = target
+        kept.append(state())
+    step0, time0 = kept[0][0], kept[0][1]
+    columns = list(zip(*kept))
+
+    def stacked(i: int) -> np.ndarray | None:
+        return None if columns[i][0] is None else np.stack(columns[i])
+
+    return Recording(
+        np.array(columns[0], dtype=np.int64) - step0,
+        np.stack(columns[2]),
+        np.stack(columns[3]),
+        np.stack(columns[4]),
+        stacked(5),
+        np.array(columns[1], dtype=np.float64) - time0,
+        stacked(6),
+    )
 
 
 def _count(name: str, value: Any, low: int) -> int:
@@ -288,9 +298,9 @@ def run_simulation(
     dt : float
         Seconds per step.
     records : int
-        Frames to keep after the initial one (a C++ :class:`~contextsteer.History`, at
-        most ``steps``, evenly spaced, the final state last), returned as
-        ``RunResult.history``; 0 keeps none.
+        Frames to keep after the initial one: ``min(records, steps)`` of them, frame j at
+        step ``round(j * steps / records)`` (the final state last), each kept after a C++
+        step call, returned as ``RunResult.history``; 0 keeps none.
     maps : bool
         Also keep the danger maps of every frame (what the animations colour rays by).
     callback : callable, optional

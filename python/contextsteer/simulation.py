@@ -228,9 +228,10 @@ class Simulation:
         "sensed",
         "(N, K) float32 what the slot rays of the first WallDanger "
         "sensed at the last perception: hit distance per slot (walls and, with "
-        "its agents=True, other agents), +inf where clear within its look-ahead; "
-        "in the slot frame (turned with the agent when slots rotate). None "
-        "without a WallDanger. What the plots draw as rays.",
+        "its agents=True, other agents), +inf where clear within its look-ahead, "
+        "NaN where no ray was cast (before the agent's first perception, or a dead "
+        "agent); in the slot frame (turned with the agent when slots rotate). None "
+        "without a WallDanger. What the plots draw as rays (none where NaN).",
     )
     chosen_direction = _view("chosen_direction", "(N, 2) float32 chosen unit heading (0: none).")
     acceleration = _view(

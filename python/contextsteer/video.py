@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -78,12 +79,23 @@ def ffmpeg() -> str | None:
     return shutil.which("ffmpeg")
 
 
+def _rgb(image: Any, i: int) -> np.ndarray:
+    """Frame ``i`` as a contiguous (H, W, 3) uint8 array, or a ValueError naming it."""
+    im = np.asarray(image)
+    if im.dtype != np.uint8 or im.ndim != 3 or im.shape[2] != 3 or 0 in im.shape:
+        raise ValueError(
+            f"write: frame {i}: expected an RGB image of shape (H, W, 3) and dtype uint8, "
+            f"got shape {im.shape} and dtype {im.dtype}"
+        )
+    return np.ascontiguousarray(im)
+
+
 def _gif(images: Iterable[np.ndarray], path: Path, fps: float) -> None:
     """All frames quantised to one palette without dithering: fast, and the static
     background stays still (Pillow then stores each frame as its changed rectangle)."""
     from PIL import Image
 
-    frames = [Image.fromarray(np.ascontiguousarray(im)) for im in images]
+    frames = [Image.fromarray(_rgb(im, i)) for i, im in enumerate(images)]
     if not frames:
         raise ValueError("write: no frames")
     for im in frames:
@@ -103,6 +115,7 @@ def _gif(images: Iterable[np.ndarray], path: Path, fps: float) -> None:
     indexed = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in frames]
     indexed[0].save(
         path,
+        format="GIF",  # whatever the suffix: write(format="gif") overrides it
         save_all=True,
         append_images=indexed[1:],
         loop=0,
@@ -117,6 +130,7 @@ def _mp4(images: Iterable[np.ndarray], path: Path, fps: float, exe: str) -> None
     first = next(it, None)
     if first is None:
         raise ValueError("write: no frames")
+    first = _rgb(first, 0)
     h, w = first.shape[:2]
     if w % 2 or h % 2:
         raise ValueError(f"write: MP4 (yuv420p) needs even width and height, got {w}x{h}")
@@ -149,10 +163,11 @@ def _mp4(images: Iterable[np.ndarray], path: Path, fps: float, exe: str) -> None
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdin is not None
     try:
-        for im in (first, *it):
+        for i, image in enumerate((first, *it)):
+            im = _rgb(image, i)
             if im.shape[:2] != (h, w):
                 raise ValueError(f"write: frames differ in size: {im.shape[:2]} vs {(h, w)}")
-            proc.stdin.write(np.ascontiguousarray(im[..., :3], dtype=np.uint8).tobytes())
+            proc.stdin.write(im.tobytes())
     except BrokenPipeError:
         pass  # ffmpeg stopped; its message is read below
     finally:
@@ -184,15 +199,17 @@ def write(
         65535: it plays at most 50 fps (60 fps plays at 50) and at least 1/655 fps. An
         MP4 takes 0.01 to 1000 fps.
     format : {"gif", "mp4"}, optional
-        Default: from the suffix of ``path``. GIFs are written with Pillow (one palette
-        for all frames, no dithering); MP4s (H.264, yuv420p) by piping raw frames to the
-        ``ffmpeg`` executable, which must be on the PATH.
+        Default: from the suffix of ``path``; given, it wins over the suffix. GIFs are
+        written with Pillow (one palette for all frames, no dithering; Pillow merges
+        consecutive identical frames into one shown for their summed time, so the file
+        may hold fewer frames than given and plays the same); MP4s (H.264, yuv420p) by
+        piping raw frames to the ``ffmpeg`` executable, which must be on the PATH.
 
     Raises
     ------
     ValueError
-        Unknown format, no frames, frames of different sizes, an fps the format cannot
-        store (see :func:`check_fps`).
+        Unknown format, no frames, a frame that is not an (H, W, 3) uint8 image, frames
+        of different sizes, an fps the format cannot store (see :func:`check_fps`).
     TypeError
         ``fps`` is not a number.
     RuntimeError

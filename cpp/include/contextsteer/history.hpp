@@ -46,6 +46,7 @@ struct HistoryFrames {
   /// (T,N) each slot's AgentsView::generation at the frame (0 when not tracked): a new
   /// value in a slot is a new agent.
   std::vector<std::uint32_t> generation;
+  std::vector<float> radius;            ///< (T,N) each slot's radius at the frame
   std::vector<float> interest, danger;  ///< (T,N,K) when maps
   /// (T,N,K) when maps and the simulation has a ray sensor (Simulation::sensed()): what
   /// its slot rays sensed; allocated at the first such capture, empty otherwise.

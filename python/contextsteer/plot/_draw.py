@@ -91,6 +91,8 @@ def _directions(slot_directions: SlotSet | ArrayLike | int) -> np.ndarray:
     d = np.asarray(d, dtype=np.float64)
     if d.ndim != 2 or d.shape[1] != 2 or d.shape[0] < 3:
         raise ValueError(f"slot_directions: expected shape (K, 2) with K >= 3, got {d.shape}")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("slot_directions: must be finite")
     return d
 
 

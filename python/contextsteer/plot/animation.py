@@ -4,6 +4,7 @@ fast blitted RGB frames for a video (:func:`frames`). Both draw a recording (a
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 
     from ..world import World
 
+#: The largest frame side frames() draws (Agg's own limit is 2**16 pixels).
+_MAX_PIXELS = 8192
+
 __all__ = ["Frames", "animate", "frames"]
 
 
@@ -48,11 +52,12 @@ def _recording(
         raise TypeError(f"{who}: sim must be a contextsteer.Simulation, got {type(sim).__name__}")
     if isinstance(history, History):
         sim = history.sim if sim is None else sim
+        frame_radii = history.frame_radii
         rec = Recording(
             history.steps,
             history.positions,
             history.headings,
-            history.radii,
+            history.radii if frame_radii is None else frame_radii,
             history.danger,
             history.times,
             history.sensed,
@@ -67,6 +72,7 @@ def _recording(
 def _recorded_inputs(
     rec: Recording,
     sim: Simulation | None,
+    t_count: int,
     n: int,
     world: World | ArrayLike | None,
     path: Any,
@@ -76,13 +82,18 @@ def _recorded_inputs(
 ) -> tuple[
     np.ndarray | None, np.ndarray, np.ndarray | None, World | ArrayLike | None, Any, Any, Any, bool
 ]:
-    """What the animations draw besides positions: the recording's headings, radii (else the
-    simulation's, else 0.5) and danger maps, and the world, path, slot set, look-ahead and
-    rotation (given, else read from ``sim``)."""
+    """What the animations draw besides positions: the recording's headings, radii (T, N)
+    (each frame's when recorded so; else the first frame's, the simulation's, or 0.5) and
+    danger maps, and the world, path, slot set, look-ahead and rotation (given, else read
+    from ``sim``)."""
     radii = rec.radii
     if radii is None and sim is not None:
         radii = np.asarray(sim.agents.radius)[:n]
     radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
+    if radii.shape == (n,):
+        radii = np.broadcast_to(radii, (t_count, n))
+    elif radii.shape != (t_count, n):
+        raise ValueError(f"radii: expected shape ({n},) or ({t_count}, {n}), got {radii.shape}")
     if sim is not None:
         world, path, slots, look_ahead, rotate = SimView.of(sim).or_given(
             world, path, slots, look_ahead, rotate
@@ -159,8 +170,10 @@ def animate(
     if positions.ndim != 3 or positions.shape[2] != 2:
         raise ValueError(f"history: expected positions of shape (T, N, 2), got {positions.shape}")
     t_count, n = positions.shape[:2]
+    if t_count < 1:
+        raise ValueError("history: expected at least one frame")
     headings, radii, dangers, world, path, slots, look_ahead, rotate = _recorded_inputs(
-        rec, sim, n, world, path, slots, look_ahead, rotate
+        rec, sim, t_count, n, world, path, slots, look_ahead, rotate
     )
 
     art = scene(world=world, path=path, ax=ax, rays=False)
@@ -170,7 +183,7 @@ def animate(
         finite = positions[np.isfinite(positions).all(axis=2)]
         if len(finite):
             lo, hi = finite.min(axis=0), finite.max(axis=0)
-            pad = 0.05 * float(max(hi - lo)) + float(radii.max(initial=0.5))
+            pad = 0.05 * float(max(hi - lo)) + float(np.nanmax(radii, initial=0.5))
             ax.set_xlim(lo[0] - pad, hi[0] + pad)
             ax.set_ylim(lo[1] - pad, hi[1] + pad)
     dynamic: list = []
@@ -198,7 +211,7 @@ def animate(
             d = np.asarray(dangers)[f, alive]
             hit = None if rec.sensed is None else np.asarray(rec.sensed)[f, alive]
             dynamic.append(_plot_rays(pos, dirs, hit, la, d, ax, turn, None, None, {}))
-        body = _plot_agents(pos, head, radii[alive], ax, _agent_colors(alive), "black", {})
+        body = _plot_agents(pos, head, radii[f, alive], ax, _agent_colors(alive), "black", {})
         dynamic.extend(a for a in body if a is not None)
         return dynamic
 
@@ -268,10 +281,10 @@ def frames(
         (a History's own simulation by default); read, never stepped.
     history : History, Recording or array_like of shape (T, N, 2)
         Frames to draw: ``positions`` (T, N, 2) and, when recorded, ``headings`` (T, N),
-        ``radii`` (N,), ``danger`` (T, N, K), ``steps`` (T,) and ``times`` (T,).
+        ``radii`` (N,) or (T, N), ``danger`` (T, N, K), ``steps`` (T,) and ``times`` (T,).
     size : int or (int, int)
-        Width in pixels (height from the world's aspect), or (width, height). Rounded up
-        to even numbers (video encoders need them).
+        Width in pixels (height from the world's aspect), or (width, height); 16 to 8192
+        pixels a side. Rounded up to even numbers (video encoders need them).
     dpi : float
         Dots per inch: at a given pixel size a higher dpi draws thicker lines and larger
         text.
@@ -326,24 +339,34 @@ def frames(
     if t_count < 1:
         raise ValueError("history: expected at least one frame")
     headings, radii, dangers, world, path, slots, look_ahead, rotate = _recorded_inputs(
-        rec, sim, n, world, path, slots, look_ahead, rotate
+        rec, sim, t_count, n, world, path, slots, look_ahead, rotate
     )
     headings = None if headings is None else np.asarray(headings, dtype=np.float64)
-    if isinstance(size, (int, np.integer)):
+
+    def whole(v: Any) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
         width, height = int(size), None
+    elif isinstance(size, (tuple, list)) and len(size) == 2 and all(whole(v) for v in size):
+        width, height = int(size[0]), int(size[1])
     else:
-        width, height = (int(v) for v in size)
-    if width < 16 or (height is not None and height < 16):
-        raise ValueError(f"size: expected at least 16 pixels, got {size!r}")
-    if not dpi > 0:
-        raise ValueError(f"dpi: expected > 0, got {dpi!r}")
+        raise TypeError(
+            f"size: expected an int width or a (width, height) pair of ints, got {size!r}"
+        )
+    if not all(16 <= v <= _MAX_PIXELS for v in (width, height) if v is not None):
+        raise ValueError(f"size: expected 16 to {_MAX_PIXELS} pixels a side, got {size!r}")
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float, np.integer, np.floating)):
+        raise TypeError(f"dpi: expected a number, got {dpi!r}")
+    if not 0 < dpi < math.inf:
+        raise ValueError(f"dpi: expected a finite number > 0, got {dpi!r}")
     bounds = _bounds(world)
     if bounds is not None and not bounds[2] > bounds[0]:
         bounds = None
     if bounds is None:
         finite = positions[np.isfinite(positions).all(axis=2)]
         lo, hi = (finite.min(axis=0), finite.max(axis=0)) if len(finite) else (np.zeros(2),) * 2
-        pad = float(radii.max(initial=0.5))
+        pad = float(np.nanmax(radii, initial=0.5))
         bounds = (lo[0] - pad, lo[1] - pad, hi[0] + pad, hi[1] + pad)
     w_px, h_px = _frame_size(bounds, width, height, True)
 
@@ -389,20 +412,27 @@ def frames(
         ray_art = LineCollection([], cmap=_danger_cmap(), linewidths=1.0, zorder=3, animated=True)
         ray_art.set_clim(0.0, 1.0)
         ax.add_collection(ray_art)
-    bodies = EllipseCollection(
-        2 * radii,
-        2 * radii,
-        np.zeros(n),
-        units="xy",
-        offsets=np.zeros((n, 2)),
-        offset_transform=ax.transData,
-        facecolors=colors,
-        edgecolors="black",
-        linewidths=1.0,
-        zorder=4,
-        animated=True,
-    )
-    ax.add_collection(bodies)
+
+    def body_collection(r: np.ndarray) -> EllipseCollection:
+        """The agents' bodies at radii ``r`` (matplotlib < 3.9 cannot resize them)."""
+        art = EllipseCollection(
+            2 * r,
+            2 * r,
+            np.zeros(n),
+            units="xy",
+            offsets=np.zeros((n, 2)),
+            offset_transform=ax.transData,
+            facecolors=colors,
+            edgecolors="black",
+            linewidths=1.0,
+            zorder=4,
+            animated=True,
+        )
+        ax.add_collection(art)
+        return art
+
+    bodies = body_collection(radii[0])
+    bodies_radii = radii[0]
     ticks = LineCollection([], colors="black", linewidths=1.6, zorder=5, animated=True)
     ax.add_collection(ticks)
 
@@ -437,18 +467,22 @@ def frames(
             length = np.broadcast_to(la[:, None], u.shape[:2])  # each slot's reach
             if rec.sensed is not None:  # stopped where the agent's own ray stopped
                 hit = np.asarray(rec.sensed[f], dtype=np.float64)[idx]
-                length = np.minimum(np.nan_to_num(hit, nan=np.inf), length)
+                length = np.where(np.isnan(hit), 0.0, np.minimum(hit, length))  # NaN: not cast
             value = np.asarray(dangers[f], dtype=np.float64)[idx]
             start = np.broadcast_to(p[:, None, :], u.shape)
             seg = np.stack([start, p[:, None, :] + u * length[..., None]], axis=2)
             ray_art.set_segments(_segments(seg.reshape(-1, 2, 2)))
             ray_art.set_array(np.clip(value, 0.0, 1.0).reshape(-1))
             ax.draw_artist(ray_art)
+        nonlocal bodies, bodies_radii
+        if not np.array_equal(radii[f], bodies_radii, equal_nan=True):  # a slot changed hands
+            bodies.remove()
+            bodies, bodies_radii = body_collection(radii[f]), radii[f]
         shown = np.where(alive[:, None], pos, np.nan)
         bodies.set_offsets(np.nan_to_num(shown, nan=1e12))
         ax.draw_artist(bodies)
         if headings is not None:
-            tip = pos + radii[:, None] * np.stack([np.cos(head), np.sin(head)], axis=1)
+            tip = pos + radii[f][:, None] * np.stack([np.cos(head), np.sin(head)], axis=1)
             ticks.set_segments(np.stack([pos, tip], axis=1)[alive])
             ax.draw_artist(ticks)
         if times is not None:

@@ -58,6 +58,7 @@ def context_map(
     threshold: float = 0.0,
     offset: float = 0.0,
     speed: ArrayLike | None = None,
+    slot_directions: SlotSet | ArrayLike | None = None,
     ax: Axes | None = None,
     interest_color: str = "tab:green",
     danger_color: str = "tab:red",
@@ -76,7 +77,8 @@ def context_map(
     Parameters
     ----------
     interest : array_like, shape (K,)
-        Interest of each slot, slot 0 along +x (rotated by ``offset``), counter-clockwise.
+        Interest of each slot: slot k along ``slot_directions[k]`` (default K slots evenly
+        spaced, slot 0 along +x, counter-clockwise), turned by ``offset``.
     danger : array_like, shape (K,), optional
         Danger of each slot.
     chosen : array_like, shape (2,), optional
@@ -84,11 +86,16 @@ def context_map(
     strength : float, optional
         Arrow length; defaults to the length of ``chosen`` clipped to [0, 1], or 1.
     threshold : float
-        Danger above which a slot counts as masked.
+        Danger above which a slot counts as masked (``inf``: none is).
     offset : float
-        Angle of slot 0 in radians.
+        Angle in radians by which every slot is turned (an agent's heading when its slots
+        turn with it).
     speed : array_like, shape (K,), optional
         Speed map of the agent (:attr:`Simulation.speed`, :class:`CollisionDanger`).
+    slot_directions : SlotSet or array_like of shape (K, 2), optional
+        The slots' directions, for a slot set that is not K evenly spaced directions from
+        +x (an ``offset`` or irregular slots such as ``scenarios.crowd_slots()``). Each
+        bar is 0.8 of the angle between the midpoints to its neighbours wide.
     ax : matplotlib polar Axes, optional
         Where to draw; a new polar axes is created when None.
     **kwargs
@@ -127,10 +134,25 @@ def context_map(
         speed = np.asarray(speed, dtype=np.float64)
         if speed.shape != (k,) or not np.all(np.isfinite(speed)):
             raise ValueError(f"speed: expected a finite array of shape ({k},), got {speed.shape}")
+    for name, value in (("offset", offset), ("strength", strength)):
+        if value is not None and not np.isfinite(value):
+            raise ValueError(f"{name}: must be finite, got {value}")
+    if strength is not None and strength < 0:
+        raise ValueError(f"strength: must be >= 0, got {strength}")
+    if np.isnan(threshold):
+        raise ValueError("threshold: must be a number (inf: no slot is masked), got nan")
+    if slot_directions is None:
+        theta = _slot_angles(k, offset)
+        width: float | np.ndarray = 2.0 * np.pi / k * 0.8
+    else:
+        dirs = _directions(slot_directions)
+        if len(dirs) != k:
+            raise ValueError(f"slot_directions: expected {k} directions, got {len(dirs)}")
+        theta = offset + np.arctan2(dirs[:, 1], dirs[:, 0])
+        width = 0.8 * _slot_widths(theta)
+    ring = np.argsort(np.mod(theta, 2.0 * np.pi), kind="stable")
     if ax is None:
         _, ax = plt.subplots(subplot_kw={"projection": "polar"})
-    theta = _slot_angles(k, offset)
-    width = 2.0 * np.pi / k * 0.8
     bars = ax.bar(
         theta,
         np.clip(interest, 0, None),
@@ -143,8 +165,8 @@ def context_map(
     danger_line = masked = arrow = None
     rim = max(1.0, float(np.max(np.abs(interest))) if k else 1.0)
     if danger is not None:
-        closed_t = np.append(theta, theta[0])
-        closed_d = np.append(danger, danger[0])
+        closed_t = np.append(theta[ring], theta[ring[0]])  # around the circle, in angle order
+        closed_d = np.append(danger[ring], danger[ring[0]])
         (danger_line,) = ax.plot(closed_t, closed_d, color=danger_color, lw=1.5, label="danger")
         ax.fill(closed_t, closed_d, color=danger_color, alpha=0.15)
         rim = max(rim, float(np.max(danger)))
@@ -178,8 +200,8 @@ def context_map(
     speed_line = None
     if speed is not None:
         (speed_line,) = ax.plot(
-            np.append(theta, theta[0]),
-            np.append(speed, speed[0]) * rim,
+            np.append(theta[ring], theta[ring[0]]),
+            np.append(speed[ring], speed[ring[0]]) * rim,
             "--",
             color=speed_color,
             lw=1.5,
@@ -188,6 +210,17 @@ def context_map(
     ax.set_ylim(0, rim * 1.12)
     ax.set_yticklabels([])
     return ContextMapArtists(bars, danger_line, masked, arrow, speed_line)
+
+
+def _slot_widths(theta: np.ndarray) -> np.ndarray:
+    """The angle each slot covers: from the midpoint to its previous neighbour (by angle)
+    to the midpoint to its next; 2π/K each for K evenly spaced slots."""
+    order = np.argsort(np.mod(theta, 2.0 * np.pi), kind="stable")
+    a = np.mod(theta[order], 2.0 * np.pi)
+    gap_next = np.diff(np.append(a, a[0] + 2.0 * np.pi))
+    covered = np.empty_like(theta)
+    covered[order] = 0.5 * (gap_next + np.roll(gap_next, 1))
+    return covered
 
 
 class MapGlyphs(NamedTuple):
@@ -219,6 +252,8 @@ def _plot_glyphs(
     values = np.asarray(interest, dtype=np.float64).reshape(n, -1) if n else np.zeros((0, k))
     if values.shape != (n, k):
         raise ValueError(f"interest: expected shape ({n}, {k}), got {np.shape(interest)}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("interest: must be finite")
     sc = _per_agent(scale, n, "scale", 1.0)
     b = _per_agent(base, n, "base", 0.0)
     u = _rotated(dirs, _per_agent(headings, n, "headings"), n)
@@ -242,6 +277,8 @@ def _plot_glyphs(
         d = np.asarray(danger, dtype=np.float64).reshape(n, -1) if n else np.zeros((0, k))
         if d.shape != (n, k):
             raise ValueError(f"danger: expected shape ({n}, {k}), got {np.shape(danger)}")
+        if not np.all(np.isfinite(d)):
+            raise ValueError("danger: must be finite")
         dang = PolyCollection(
             list(star(d)),
             closed=True,
@@ -352,6 +389,7 @@ def context_maps(
     headings: ArrayLike | None = None,
     threshold: float | None = None,
     speed: ArrayLike | None = None,
+    slot_directions: SlotSet | ArrayLike | None = None,
     ncols: int = 4,
     axes: Sequence[Axes] | None = None,
     titles: Sequence[str] | None = None,
@@ -364,7 +402,7 @@ def context_maps(
     ----------
     interest : array_like of shape (N, K), or Simulation
         A :class:`~contextsteer.Simulation` gives ``interest``, ``danger``, ``chosen_direction``, ``strength``,
-        the headings when its slots turn with the agents, and the masking threshold
+        its slot directions, the headings when its slots turn with the agents, and the masking threshold
         when its steering resolves with ``mask`` (with other resolve modes no slot is
         marked as masked).
     danger : array_like of shape (N, K), optional
@@ -379,6 +417,9 @@ def context_maps(
         Danger above which a slot is marked as masked (default 0, or from the simulation).
     speed : array_like of shape (N, K), optional
         Speed maps (default: the simulation's, when it has one).
+    slot_directions : SlotSet or array_like of shape (K, 2), optional
+        The slots' directions (default: the simulation's slot set, or K evenly spaced
+        from +x); see :func:`context_map`.
     ncols : int
         Columns of the grid when the axes are created.
     axes : sequence of polar Axes, optional
@@ -417,6 +458,7 @@ def context_maps(
             headings = sim.agents.heading
         alive_rows = np.flatnonzero(np.asarray(sim.agents.alive))
         threshold = view.threshold if threshold is None else threshold
+        slot_directions = view.slots if slot_directions is None else slot_directions
         interest = sim.interest
     threshold = 0.0 if threshold is None else threshold
     interest = np.asarray(interest, dtype=np.float64)
@@ -465,6 +507,7 @@ def context_maps(
             threshold=threshold,
             offset=0.0 if headings is None else float(np.asarray(headings)[i]),
             speed=None if speed is None else np.asarray(speed)[i],
+            slot_directions=None if isinstance(slot_directions, int) else slot_directions,
             ax=ax,
             **kwargs,
         )

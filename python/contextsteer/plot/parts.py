@@ -339,16 +339,22 @@ def _plot_rays(
         dist = np.asarray(distances, dtype=np.float64)
         if dist.shape != (n, k):
             raise ValueError(f"distances: expected shape ({n}, {k}), got {dist.shape}")
-    # A ray stops at its hit, or at the look-ahead when it sees nothing (+inf).
-    length = np.minimum(np.nan_to_num(dist, nan=np.inf, posinf=np.inf), la[:, None])
+        if np.any(dist < 0):
+            raise ValueError("distances: must be >= 0 (+inf: clear, NaN: not cast)")
+    # A ray stops at its hit, or at the look-ahead when it sees nothing (+inf); a ray that
+    # was not cast (NaN: before the first perception) is not drawn (length 0).
+    length = np.where(np.isnan(dist), 0.0, np.minimum(dist, la[:, None]))
     if danger is not None:
         value = np.asarray(danger, dtype=np.float64)
         if value.shape != (n, k):
             raise ValueError(f"danger: expected shape ({n}, {k}), got {value.shape}")
+        if not np.all(np.isfinite(value)):
+            raise ValueError("danger: must be finite")
     else:
         # Closeness of the hit: 0 for a miss or a hit at the look-ahead, 1 at the agent.
         with np.errstate(divide="ignore", invalid="ignore"):
-            value = np.where(length < la[:, None], 1.0 - length / la[:, None], 0.0)
+            hit = (length < la[:, None]) & ~np.isnan(dist)
+            value = np.where(hit, 1.0 - length / la[:, None], 0.0)
     u = _rotated(dirs, head, n)
     start = np.broadcast_to(pos[:, None, :], (n, k, 2))
     end = pos[:, None, :] + u * length[..., None]
@@ -390,8 +396,9 @@ def rays(
     positions : array_like, shape (N, 2)
     slot_directions : SlotSet, array_like of shape (K, 2), or int K
     distances : array_like of shape (N, K), or None
-        Hit distances (+inf for a miss), e.g. from :func:`contextsteer.slot_raycast`;
-        None draws full-length rays.
+        Hit distances, >= 0 (+inf for a miss; NaN for a ray not cast, which is not
+        drawn, as :attr:`Simulation.sensed` has before the first perception), e.g. from
+        :func:`contextsteer.slot_raycast`; None draws full-length rays.
     look_ahead : float or array_like of shape (N,)
     danger : array_like of shape (N, K), optional
         Colours the rays; the colour scale runs from 0 to ``max(1, danger.max())``.
@@ -584,6 +591,9 @@ def _plot_trajectories(
     if h.ndim != 3 or h.shape[2] != 2:
         raise ValueError(f"history: expected positions of shape (T, N, 2), got {h.shape}")
     index = np.arange(h.shape[1]) if agents is None else np.asarray(list(agents), dtype=np.intp)
+    bad = index[(index < 0) | (index >= h.shape[1])]
+    if len(bad):
+        raise IndexError(f"agents: index {bad[0]} out of range for {h.shape[1]} agents")
     lines = [h[:, i, :] for i in index]
     colors = _agent_colors(index) if color is None else color
     kwargs = {"linewidths": 1.0, "alpha": 0.8, "zorder": 1.5, "label": "trajectories", **kwargs}

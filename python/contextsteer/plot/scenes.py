@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..agents import Agents
 from ..path import Path
 from ..simulation import Simulation
 from ._draw import _PATH_COLOR, _WALL_COLOR, SimView, _agent_colors, _per_agent, _rows
@@ -25,7 +26,6 @@ from .parts import (
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from ..agents import Agents
     from ..history import History, Recording
     from ..maps import SlotSet
     from ..world import World
@@ -193,7 +193,14 @@ def scene(
                 {},
             )
         if maps is not False and maps is not None and interest is not None and slots is not None:
-            chosen_rows = index[:16] if maps is True else np.asarray(list(maps), dtype=np.intp)
+            if maps is True:
+                chosen_rows = index[:16]
+            else:
+                chosen_rows = np.asarray(list(maps), dtype=np.intp)
+                n_all = len(agents.alive) if isinstance(agents, Agents) else len(pos)
+                bad = chosen_rows[(chosen_rows < 0) | (chosen_rows >= n_all)]
+                if len(bad):
+                    raise IndexError(f"maps: index {bad[0]} out of range for {n_all} agents")
             sel = np.flatnonzero(np.isin(index, chosen_rows))
             rows = index[sel]
             scale = 3.0 * rad[sel] if map_scale is None else map_scale
