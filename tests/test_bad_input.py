@@ -454,3 +454,34 @@ def test_bad_input_raises_a_clear_error(name, call, error, text):
 
 def test_the_matrix_is_large():
     assert len(CASES) >= 55
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda big: cs.resolve(np.ones((1, 8)), big, "mask"), "danger"),
+        (lambda big: cs.resolve(big, np.zeros((1, 8)), "mask"), "interest"),
+        (lambda big: cs.spread(big, [0.5, 1.0, 0.5]), "values"),
+        (lambda big: cs.blend(np.zeros((1, 8), np.float32), big, 0.5), "current"),
+    ],
+)
+def test_a_finite_value_beyond_float32_is_named_not_reported_as_inf(call, name):
+    """1e39 became inf in the float32 cast, with NumPy's overflow RuntimeWarning first (an
+    error under -W error) and then 'got inf'."""
+    big = np.zeros((1, 8))
+    big[0, 3] = 1e39
+    with pytest.raises(ValueError, match=rf"{name}: 1e\+39 at index \(0, 3\) overflows float32"):
+        call(big)
+
+
+@pytest.mark.parametrize("dt", [-1.0, 0.0, 1e-31, float("nan"), 1e7])
+def test_every_bad_dt_gets_the_same_message_with_the_value_given(dt):
+    """-1 said 'finite and >= 0.0', 0 said '[1e-30, 1e6] ... got 0.000000' (and so did 1e-31)."""
+    sim = cs.Simulation(None, cs.Agents(1, slots=8), [cs.Forward()])
+    with pytest.raises(
+        ValueError, match=r"dt must be a number of seconds in \[1e-30, 1e6\]"
+    ) as info:
+        sim.step(dt)
+    assert str(info.value).endswith(f"got {dt!r}")
+    with pytest.raises(ValueError, match=r"dt must be a number of seconds in \[1e-30, 1e6\]"):
+        sim.decide_and_move(dt)

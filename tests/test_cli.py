@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -647,3 +648,33 @@ def test_run_takes_a_list_parameter(tmp_path):
     assert cli.main(argv + ["-p", "speed=40,60", "--out", str(tmp_path)]) == 0
     doc = json.loads((tmp_path / "metrics.json").read_text())
     assert doc["parameters"]["speed"] == [40, 60]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["sweep", "oncoming", "-p", "danger=nope", "--steps", "5"],
+            "sweep: error: oncoming: danger must be",
+        ),
+        (
+            ["sweep", "oncoming", "-p", "slots=8,2", "--steps", "5"],
+            r"sweep: error: oncoming: Agents: slots must be >= 3, got 2 \(with slots=2\)",
+        ),
+        (
+            ["tune", "oncoming", "-p", "distance=5:10", "--fix", "danger=abc", "--trials", "2"],
+            "tune: error: oncoming: danger must be",
+        ),
+        (
+            ["run", "oncoming", "-p", "distance=-3", "--frames", "0"],
+            "run: error: oncoming: distance must be",
+        ),
+    ],
+)
+def test_a_value_the_scenario_refuses_is_a_usage_error_before_any_run(argv, message, capsys):
+    """Exit 2 with the builder's message, as `run` does (sweep and tune ran every run and
+    exited 1 with 'run 0 failed' or 'no feasible trial'), and the scenario's name once."""
+    assert cli.main([*argv, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(f"contextsteer {message}", err), err
+    assert "oncoming: oncoming:" not in err

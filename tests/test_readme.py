@@ -169,3 +169,55 @@ def test_the_checker_catches_a_wrong_statement():
     ]:
         with pytest.raises(AssertionError, match="README states"):
             run_block(ok + wrong, "wrong")
+
+
+def _crowd_table() -> list[tuple[str, int, float, int, int, float]]:
+    """The rows of README's "The crowd cases at their defaults" table."""
+    text = README.read_text()
+    head = text.index("| scenario |", text.index("The crowd cases at their defaults"))
+    table = text[head : text.index("\n\n", head)]
+    rows = []
+    for line in table.splitlines()[2:]:
+        name, agents, arrived, collisions, composite = (
+            c.strip() for c in line.strip("|").split("|")
+        )
+        agent_agent, agent_wall = (int(c) for c in collisions.split("/"))
+        rows.append(
+            (
+                name.strip("`"),
+                int(agents),
+                float(arrived.rstrip(" %")) / 100,
+                agent_agent,
+                agent_wall,
+                float(composite),
+            )
+        )
+    return rows
+
+
+def test_the_crowd_table_is_what_the_scenarios_give():
+    """The table went stale (7 of 8 rows) as the crowd steering improved; re-measured here
+    with the runner `contextsteer run NAME` uses."""
+    import contextsteer as cs
+
+    rows = _crowd_table()
+    assert [r[0] for r in rows] == [
+        "oncoming",
+        "crossing",
+        "corridor",
+        "hallway",
+        "bottleneck",
+        "doorway",
+        "circle",
+        "flock",
+    ]
+    for name, agents, arrived, agent_agent, agent_wall, composite in rows:
+        m = cs.run_scenario(name, seed=0).metrics
+        got = (
+            m["agents"],
+            round(m["time_to_goal"]["fraction"], 2),
+            m["collisions"]["agent_agent"],
+            m["collisions"]["agent_wall"],
+            round(m["composite"], 1),
+        )
+        assert got == (agents, arrived, agent_agent, agent_wall, composite), name

@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <iomanip>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,9 +122,11 @@ void refresh_world(PySimulation& self) {
 double checked_dt(double dt) {
   // At least 1e-30 s: the motion divides velocity changes (< 2^28) by dt, which must stay
   // finite in float32 (a subnormal dt gave inf, then NaN).
-  if (!(dt >= 1e-30) || !(dt <= 1e6))
-    throw py::value_error("dt must be a number in [1e-30, 1e6] seconds, got " + std::to_string(dt) +
-                          (dt > 0.0 && dt < 1e-30 ? " (too small)" : ""));
+  if (!(dt >= 1e-30) || !(dt <= 1e6)) {
+    std::ostringstream text;
+    text << "dt must be a number of seconds in [1e-30, 1e6], got " << std::setprecision(17) << dt;
+    throw py::value_error(text.str());
+  }
   return dt;
 }
 

@@ -808,7 +808,9 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         sc, sim, params = build(sc, params)
     except (ValueError, TypeError, MemoryError) as exc:  # a parameter the scenario refuses
         parser.print_usage(sys.stderr)
-        print(f"contextsteer run: error: {sc.name}: {exc or type(exc).__name__}", file=sys.stderr)
+        text = str(exc) or type(exc).__name__
+        prefix = "" if text.startswith(f"{sc.name}:") else f"{sc.name}: "
+        print(f"contextsteer run: error: {prefix}{text}", file=sys.stderr)
         return 2
     with tqdm(total=steps, unit="step", desc="steps", disable=args.quiet, leave=False) as bar:
         result = run_simulation(
@@ -857,6 +859,31 @@ def _parse_value(text: str) -> Any:
     return {"true": True, "false": False}.get(text.lower(), text)
 
 
+def _refused(scenario: str, axes: dict[str, list[Any]], fixed: dict[str, Any]) -> str | None:
+    """Build the scenario (seed 0, not stepped) with each value of each axis, the other
+    axes at their first value and ``fixed`` as given; the first builder error as a
+    message (a value the scenario refuses is a usage error, found before any run), or
+    None. A scenario name, or a parameter it does not take, is left to the caller."""
+    from . import scenarios
+    from .run import build
+
+    sc = scenarios.get(scenario)
+    if any(not sc.accepts(name) for name in [*axes, *fixed]):
+        return None  # the sweep or the study names the parameter
+    first = {name: values[0] for name, values in axes.items()}
+    for name, values in [("", [None])] + list(axes.items()):
+        for value in values:
+            params = {**fixed, **first, **({name: value} if name else {})}
+            try:
+                build(sc, params, seed=0)
+            except (ValueError, TypeError, MemoryError) as exc:
+                text = str(exc) or type(exc).__name__
+                where = ", ".join(f"{k}={v!r}" for k, v in params.items())
+                prefix = "" if text.startswith(f"{sc.name}:") else f"{sc.name}: "
+                return f"{prefix}{text} (with {where})"
+    return None
+
+
 def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
     from .sweep import SweepInterrupted, sweep
@@ -879,6 +906,9 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         return 2
     try:
         scenarios.get(args.scenario)
+        refused = _refused(args.scenario, axes, {})
+        if refused:
+            return usage(refused)
         result = sweep(
             args.scenario,
             axes,
@@ -1014,6 +1044,10 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 1
     try:
         scenarios.get(args.scenario)
+        ends = {name: list(v[:2]) if isinstance(v, tuple) else list(v) for name, v in space.items()}
+        refused = _refused(args.scenario, ends, fixed)
+        if refused:
+            return usage(refused)
         result = tune(
             args.scenario,
             space,

@@ -60,7 +60,20 @@ def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
     drop the imaginary part silently)."""
     if np.iscomplexobj(x):
         raise TypeError(f"{what}: expected real numbers, got a complex array")
-    return np.ascontiguousarray(x, dtype=np.float32)
+    with np.errstate(over="ignore"):  # reported below, naming the value
+        out = np.ascontiguousarray(x, dtype=np.float32)
+    if out.size and np.isinf(out).any():
+        src = np.asarray(x)
+        if src.dtype.kind in "fiu":
+            with np.errstate(invalid="ignore"):
+                grew = np.isinf(out) & np.isfinite(src)
+            if grew.any():
+                at = tuple(int(i) for i in np.argwhere(grew)[0])
+                raise ValueError(
+                    f"{what}: {src[at].item()!r} at index {at} overflows float32 "
+                    f"(finite values are within ±3.4e38)"
+                )
+    return out
 
 
 def slot_directions(k: int, offset: float = 0.0) -> NDArray[np.float32]:
@@ -165,7 +178,7 @@ class SlotSet:
         (4, True)
         """
         self = cls.__new__(cls)
-        self._impl = _core.SlotSet.from_directions(_f32(directions))
+        self._impl = _core.SlotSet.from_directions(_f32(directions, "directions"))
         return self
 
     @property
@@ -216,7 +229,7 @@ Directions = SlotSet | ArrayLike
 def _slots(directions: Directions) -> _core.SlotSet:
     if isinstance(directions, SlotSet):
         return directions._impl
-    return _core.SlotSet.from_directions(_f32(directions))
+    return _core.SlotSet.from_directions(_f32(directions, "directions"))
 
 
 def dot_map(
@@ -273,12 +286,12 @@ def dot_map(
     """
     _modes.check("dot_shape", shape, "dot_map", "shape")
     slots = _slots(directions)
-    vectors = _f32(vectors)
+    vectors = _f32(vectors, "vectors")
     if np.ndim(weight) == 0:
         # A 0-d array_like: float() takes it (the stubs cannot tell it from an array).
         scalar, per_agent = float(weight), None  # type: ignore[arg-type]
     else:
-        scalar, per_agent = 1.0, _f32(weight)
+        scalar, per_agent = 1.0, _f32(weight, "weight")
     return _core.dot_map(
         slots,
         vectors,
@@ -337,7 +350,7 @@ def combine(
     """
     _modes.check("combine", mode, "combine", "mode")
     stack = _stack(maps)
-    w = None if weights is None else _f32(weights)
+    w = None if weights is None else _f32(weights, "weights")
     return _core.combine(stack, mode, w, out=out)
 
 
@@ -412,8 +425,8 @@ def resolve(
             )
         slots = _slots(directions)
     return _core.resolve(
-        _f32(interest),
-        _f32(danger),
+        _f32(interest, "interest"),
+        _f32(danger, "danger"),
         mode,
         float(threshold),
         float(epsilon),
@@ -531,7 +544,7 @@ def choose(
             raise TypeError("out: expected (direction, strength, slot)")
         od, os_, oi = out
     d, s, i = _core.choose(
-        _f32(values),
+        _f32(values, "values"),
         _slots(directions),
         mode,
         int(width),
@@ -546,7 +559,7 @@ def choose(
 def _stack(maps: ArrayLike | Sequence[ArrayLike]) -> NDArray[np.float32]:
     """A (B, N, K) float32 stack from an array or a non-empty sequence of (N, K) maps."""
     if isinstance(maps, np.ndarray):
-        return _f32(maps)
+        return _f32(maps, "maps")
     # Not an ndarray: a sequence of maps (anything else fails to iterate, a TypeError).
     maps = [_f32(m, "maps") for m in cast("Iterable[ArrayLike]", maps)]
     if not maps:
@@ -641,10 +654,10 @@ def steer(
     if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
         raise TypeError(f"width: expected an int, got {type(width).__name__}")
     od, os_, oi = _out3(out)
-    w = None if weights is None else _f32(weights)
+    w = None if weights is None else _f32(weights, "weights")
     d, s, i = _core.steer(
         _stack(interest_maps),
-        _f32(danger),
+        _f32(danger, "danger"),
         _slots(directions),
         combine,
         w,
@@ -695,7 +708,7 @@ def spread(
     array([[0.  , 0.25, 0.5 , 0.25, 0.  , 0.  ]], dtype=float32)
     """
     _modes.check("spread", mode, "spread", "mode")
-    return _core.spread(_f32(values), _f32(kernel), mode, out=out)
+    return _core.spread(_f32(values, "values"), _f32(kernel, "kernel"), mode, out=out)
 
 
 def blend(
@@ -726,7 +739,7 @@ def blend(
     >>> cs.blend([[0.0, 1.0, 0.0]], [[1.0, 0.0, 0.0]], 0.25)
     array([[0.25, 0.75, 0.  ]], dtype=float32)
     """
-    return _core.blend(_f32(previous), _f32(current), float(alpha), out=out)
+    return _core.blend(_f32(previous, "previous"), _f32(current, "current"), float(alpha), out=out)
 
 
 def _physical_memory() -> int:

@@ -47,6 +47,18 @@ def _num(name: str, value: Any, low: float = 0.0) -> float:
     return v
 
 
+def _dt(value: Any) -> float:
+    """A step's dt: a number of seconds in [1e-30, 1e6] (the core's float32 bounds)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"Simulation: dt must be a number, got {type(value).__name__}")
+    v = float(value)
+    if not 1e-30 <= v <= 1e6:
+        raise ValueError(
+            f"Simulation: dt must be a number of seconds in [1e-30, 1e6], got {value!r}"
+        )
+    return v
+
+
 def _num32(name: str, value: Any, low: float = 0.0) -> float:
     """:func:`_num` that is also finite as a float32 (the core stores it as one)."""
     v = _num(name, value, low)
@@ -372,7 +384,7 @@ class Simulation:
             negative weight — checked before the first step.
         """
         self._check_borrowed()
-        self._core._step(_num("dt", dt), _int("steps", steps, 0, 2**62))
+        self._core._step(_dt(dt), _int("steps", steps, 0, 2**62))
 
     def _check_borrowed(self) -> None:
         """Arrays the behaviours lend the core in place may have been edited since the last
@@ -428,7 +440,7 @@ class Simulation:
                 f"it; use step(), or Steering(decision_phases=1) to edit the maps between "
                 f"perceive() and decide_and_move()"
             )
-        self._core._decide_and_move(_num("dt", dt))
+        self._core._decide_and_move(_dt(dt))
 
     def resolve_and_move(self, dt: float) -> None:
         """Deprecated alias of :meth:`decide_and_move` (warns)."""
