@@ -369,7 +369,7 @@ class Behaviour:
         time : float, default 0
             Simulation time in seconds (drives ``Wander``).
         max_neighbours : int, default 32
-            Neighbours per agent for the behaviours that need them. (``max_neighbours`` is
+            Neighbours per agent for the behaviours that need them. (``max_neighbors`` is
             a deprecated spelling that warns.)
         world : World, optional
             The walls, for the behaviours that cast rays (:class:`WallDanger`).
@@ -447,6 +447,8 @@ class Seek(Behaviour):
     Parameters
     ----------
     weight : float, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
     targets : array_like, shape (M, 2) or (2,), optional
         Shared target points, stored as a float32 array that may be updated in place
         between steps (moving targets); default: each agent's own ``agents.target``.
@@ -491,6 +493,8 @@ class Seek(Behaviour):
 
     @property
     def writes(self) -> str:  # type: ignore[override]
+        """Which map the behaviour writes: ``"interest"`` (``Seek``, ``Arrive``) or
+        ``"danger"`` (``Flee`` and the others that write danger)."""
         return self._output
 
     def _params(self) -> dict:
@@ -551,9 +555,10 @@ class Pursue(Behaviour):
         Seconds; 0 seeks the current positions.
     max_distance, combine, falloff
         As in :class:`Seek`.
-    output : {"interest", "danger"}
-        Only for :class:`Evade`: ``"interest"`` flees (Lewis), ``"danger"`` marks the
-        predicted position as danger (Unity avoid).
+    weight, agent_weights
+        As in :class:`Behaviour`.
+
+    :class:`Evade` takes one more, ``output``; ``Pursue`` always writes interest.
     """
 
     targets: Any = ()
@@ -590,6 +595,7 @@ class Pursue(Behaviour):
 
     @property
     def writes(self) -> str:  # type: ignore[override]
+        """Which map the behaviour writes: ``"interest"``, or ``Evade``'s ``output``."""
         return self._output_map()
 
     def _params(self) -> dict:
@@ -609,8 +615,13 @@ class Pursue(Behaviour):
 class Evade(Pursue):
     """Away from where other agents will be (gdx-ai Evade); see :class:`Pursue`.
 
-    ``output="interest"`` (default) writes interest away from the predicted positions;
-    ``output="danger"`` writes danger towards them.
+    Parameters
+    ----------
+    targets, max_prediction, max_distance, combine, falloff, weight, agent_weights
+        As in :class:`Pursue`.
+    output : {"interest", "danger"}, default "interest"
+        ``"interest"`` writes interest away from the predicted positions (Lewis's flee);
+        ``"danger"`` writes danger towards them (the Unity project's avoid).
     """
 
     output: str = "interest"

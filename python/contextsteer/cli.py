@@ -14,10 +14,11 @@ Subcommands:
   [--key KEY ...] [--out FILE]`` runs a parameter sweep (:func:`contextsteer.sweep`) over
   local processes, prints the mean and spread over seeds of each key per parameter set and
   optionally writes every run to a JSON file.
-- ``contextsteer tune SCENARIO -p NAME=LOW:HIGH -p NAME=V1,V2 ... [--key KEY]
-  [--constraint KEY] [--trials N] [--seeds N] [--steps S] [--sampler tpe|random]
-  [--workers W] [--out FILE]`` tunes parameters with Optuna (:func:`contextsteer.tune`,
-  the ``tune`` extra) and prints the best parameter set.
+- ``contextsteer tune SCENARIO -p NAME=LOW:HIGH[:log] -p NAME=V1,V2 ... [--fix NAME=V]
+  [--key KEY] [--constraint KEY] [--maximize] [--trials N] [--seeds N] [--steps S]
+  [--sampler tpe|random] [--seed S] [--workers W] [--out FILE]`` tunes parameters with
+  Optuna (:func:`contextsteer.tune`, the ``tune`` extra) and prints the best parameter
+  set.
 - ``contextsteer list`` lists the scenarios.
 - ``contextsteer bench [--quick] [NAME ...]`` runs the benchmark scripts of a source
   checkout (``benchmarks/bench_*.py``).

@@ -234,6 +234,7 @@ class History:
 
     @property
     def every(self) -> int:
+        """The step interval of the recording: a frame every ``every`` steps."""
         return self._core.every
 
     @property

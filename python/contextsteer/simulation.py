@@ -590,6 +590,7 @@ class Simulation:
 
     @property
     def slots(self) -> int:
+        """K, the number of slots of every agent's maps."""
         return self._core.slots
 
     @property
@@ -639,6 +640,10 @@ def sweep_circle(
     start, displacement : array_like, shape (N, 2)
     radius : float, >= 0
     iterations : int, 1 to 16
+        Contacts a move may slide along before it stops.
+    layers : int, optional
+        Only obstacles whose layer mask shares a bit with this one block the move (all
+        layers by default).
 
     Returns
     -------

@@ -55,10 +55,19 @@ class Steering:
         scores). ``weighted_sum`` is not offered: weights live on the behaviours.
     danger_combine : {"max", "sum", "multiply", "min"}
     resolve : {"mask", "subtract", "scale", "mask_min_danger", "avoid_opposite", "subtract_unclamped"}
-        See :func:`~contextsteer.resolve`; ``threshold`` (mask) and ``epsilon``
-        (mask_min_danger) as there.
+        See :func:`~contextsteer.resolve`.
     choose : {"vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear", "argmax_always"}
-        See :func:`~contextsteer.choose`; ``width`` and ``contiguous`` as there.
+        See :func:`~contextsteer.choose`.
+    threshold : float, default 0
+        ``resolve="mask"``: danger above it masks the slot (as in :func:`~contextsteer.resolve`).
+    epsilon : float, >= 0, default 0
+        ``resolve="mask_min_danger"``: tolerance above the least danger.
+    width : int, default 2
+        ``choose="weighted_neighbours"``: neighbours each side (as in
+        :func:`~contextsteer.choose`).
+    contiguous : bool, default True
+        ``choose="vector_sum"``: sum only the best contiguous run of slots (True) or every
+        slot (False).
     blend : float in [0, 1], optional
         Temporal blend of both maps with the previous step's:
         ``m ← m_prev + blend·(m - m_prev)`` (an agent's first step takes ``m``).
@@ -67,9 +76,11 @@ class Steering:
         ``resolve="mask_min_danger"`` give an ``epsilon`` (say 0.01): with 0, a slot
         dangerous long ago stays masked against slots that never were.
     spread : array_like, optional
-        Odd-length kernel (length ≤ K) spread over the ring after combining, with
-        ``spread_mode`` ("max": dilation, default; "sum": blur) on ``spread_maps``
-        ("danger", default; "interest"; "both").
+        Odd-length kernel (length ≤ K) spread over the ring after combining.
+    spread_mode : {"max", "sum"}, default "max"
+        How ``spread`` spreads: ``"max"`` dilates, ``"sum"`` blurs.
+    spread_maps : {"danger", "interest", "both"}, default "danger"
+        Which maps ``spread`` applies to.
     rotate : bool, default False
         Slots turn with each agent's heading (the Godot recipe: slot 0 is forward); the
         chosen direction is returned in the world frame.

@@ -227,6 +227,8 @@ class World:
         centers : array_like, shape (C, 2)
         radii : array_like, shape (C,) or scalar
             Radii >= 0.
+        layers : int, optional
+            Layer mask of the new obstacles (all layers by default).
 
         Returns
         -------

@@ -98,6 +98,9 @@ def context_map(
         bar is 0.8 of the angle between the midpoints to its neighbours wide.
     ax : matplotlib polar Axes, optional
         Where to draw; a new polar axes is created when None.
+    interest_color, danger_color, chosen_color, speed_color : color
+        Colours of the interest bars, the danger curve and its masked marks, the chosen
+        arrow and the speed curve.
     **kwargs
         Passed to ``ax.bar`` for the interest bars.
 
