@@ -217,6 +217,12 @@ def test_scenario_parameters_are_checked():
         ("circle", "radius", 0),  # stacked every agent, and its goal, at the origin
         ("circle", "radius", -3.0),
         ("circle", "radius", float("nan")),
+        # finite but too large: the positions overflowed the World's coordinates and the
+        # error named "position", not the parameter
+        ("oncoming", "distance", 1e300),
+        ("crossing", "distance", 1e9),
+        ("hallway", "length", 2e6),
+        ("racetrack", "width", 1e300),
     ],
 )
 def test_scenario_geometry_parameters_are_checked(name, param, bad):
@@ -271,11 +277,11 @@ def test_huge_agent_counts_are_refused_up_front():
         # wider than the tightest bend allows: the inside wall folds over the cars
         ("racetrack", {"width": 500.0}, "width 500.0 folds the inside wall"),
         # starts 0.5 m inside the walls: numpy's "high - low < 0" before
-        ("hallway", {"width": 0.9, "agents": 2}, "width must be a finite number greater than 1"),
-        ("maze", {"size": 0.9}, "size must be a finite number greater than 1"),
+        ("hallway", {"width": 0.9, "agents": 2}, r"width must be a finite number in \(1, 1e\+06\)"),
+        ("maze", {"size": 0.9}, r"size must be a finite number in \(1, 1e\+06\)"),
         ("maze", {"cells": 1}, r"cells must be an integer in \[2, 200\]"),
-        ("evacuation", {"depth": 0.9}, "depth must be a finite number greater than 1"),
-        ("evacuation", {"width": 1.5}, "width must be a finite number greater than 2"),
+        ("evacuation", {"depth": 0.9}, r"depth must be a finite number in \(1, 1e\+06\)"),
+        ("evacuation", {"width": 1.5}, r"width must be a finite number in \(2, 1e\+06\)"),
     ],
 )
 def test_scenario_sizes_that_cannot_be_built_name_the_parameter(name, params, message):

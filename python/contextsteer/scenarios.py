@@ -252,13 +252,21 @@ def _count(
     return int(value)
 
 
-def _size(scenario: str, name: str, value: Any, low: float, high: float = np.inf) -> float:
+#: Largest length, width or gap a scenario takes (m): positions and walls built from it stay
+#: well inside the World's ±1e8 coordinates.
+MAX_SCENARIO_SIZE = 1e6
+
+
+def _size(
+    scenario: str, name: str, value: Any, low: float, high: float = MAX_SCENARIO_SIZE
+) -> float:
     """A finite real number in (low, high) (a scenario's length, width or gap, in metres),
     else a ValueError naming the parameter."""
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
     if not ok or not (np.isfinite(value) and low < value < high):
-        within = f"({low:g}, {high:g})" if np.isfinite(high) else f"greater than {low:g}"
-        raise ValueError(f"{scenario}: {name} must be a finite number {within}, got {value!r}")
+        raise ValueError(
+            f"{scenario}: {name} must be a finite number in ({low:g}, {high:g}), got {value!r}"
+        )
     return float(value)
 
 
@@ -319,7 +327,7 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, 
         Closed, counter-clockwise, about 1087·scale units long.
     """
     width = _size("racetrack", "width", width, 0.0)
-    scale = _size("racetrack", "scale", scale, 0.0)
+    scale = _size("racetrack", "scale", scale, 0.0, 1e4)  # the track is ~350·scale wide
     _, _, _, path_mod, _, _, world_mod = _modules()
     centre = path_mod.Path(
         RACETRACK_CONTROL * float(scale), closed=True, smooth=True, samples_per_segment=12
