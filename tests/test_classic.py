@@ -424,7 +424,7 @@ def test_whiskers_keep_wanderers_off_the_walls_of_a_box():
     [
         (lambda: classic.Arrive(slowing_radius=0), ValueError, "slowing_radius must be > 0"),
         (lambda: classic.Seek((1, 2), agents=[0]), ValueError, "not both"),
-        (lambda: classic.Seek((1, np.nan)), ValueError, "finite point"),
+        (lambda: classic.Seek((1, np.nan)), ValueError, "target must be two finite numbers"),
         (lambda: classic.Pursue(agents=[]), ValueError, "non-empty"),
         (lambda: classic.Separation(radius=-1), ValueError, "radius"),
         (lambda: classic.Wander(seed=-1), ValueError, "seed"),
@@ -437,6 +437,15 @@ def test_whiskers_keep_wanderers_off_the_walls_of_a_box():
         (lambda: classic.Blended([cs.Seek()]), TypeError, "classic behaviours"),
         (lambda: classic.Priority([]), ValueError, "no groups"),
         (lambda: classic.Blended([(classic.Seek(), "heavy")]), TypeError, "weight"),
+        # float() took these as 1.0
+        (lambda: classic.Arrive(tolerance="1"), TypeError, "tolerance must be a number"),
+        (lambda: classic.Arrive(tolerance=True), TypeError, "tolerance must be a number"),
+        (lambda: classic.Wander(rate=np.array([1.0])), TypeError, "rate must be a number"),
+        (
+            lambda: classic.MatchVelocity((1, np.nan)),
+            ValueError,
+            "MatchVelocity: velocity must be two finite numbers",
+        ),
     ],
 )
 def test_bad_parameters(make, error, match):
@@ -541,3 +550,26 @@ def test_flow_field_bad_input():
         classic.FollowFlowField(np.full((2, 2, 2), np.nan))
     with pytest.raises(ValueError, match="cell"):
         classic.FollowFlowField(np.zeros((2, 2, 2)), cell=0)
+
+
+def test_match_velocity_keeps_its_parameter_under_its_own_name():
+    """It was stored, shown and refused as ``target``: repr could not be evaluated back."""
+    m = classic.MatchVelocity(velocity=(1.0, 0.0), time_to_target=0.2)
+    assert m.velocity == (1.0, 0.0) and not hasattr(m, "target")
+    again = eval(repr(m), {"MatchVelocity": classic.MatchVelocity})
+    assert again.velocity == m.velocity and again.time_to_target == m.time_to_target
+
+
+@pytest.mark.parametrize(
+    "kw, error, match",
+    [
+        ({"max_neighbours": 2.7}, TypeError, "max_neighbours must be an int, got 2.7"),
+        ({"time": "1"}, TypeError, "time must be a number"),
+        ({"time": -1.0}, ValueError, "time must be >= 0"),
+    ],
+)
+def test_accelerations_refuses_what_it_used_to_truncate(kw, error, match):
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0], [1, 0]])
+    with pytest.raises(error, match=f"accelerations: {match}"):
+        classic.accelerations(None, agents, classic.Seek((5, 0)), **kw)

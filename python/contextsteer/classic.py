@@ -17,7 +17,14 @@ histories and plots work as for context steering (the context maps stay zero);
 Notation: ``p``, ``v`` the agent's position and velocity, ``a_max`` / ``s_max`` its
 ``max_accel`` / ``max_speed``; *seek q* is ``unit(q − p)·a_max``. Targets: by default the
 agent's own ``target``; ``target=(x, y)`` a fixed point; ``agents=[ids]`` the nearest
-alive one of those agents (never itself).
+alive one of those agents (never itself). Units: lengths in world units, times in seconds,
+angles in radians.
+
+Every number parameter is checked when the behaviour is built: anything but a real number
+(a bool or a string included) raises ``TypeError``; NaN, an infinity (except
+:class:`Hide`'s ``max_distance``) or a magnitude of 2^60 or more raises ``ValueError``, and
+so does a value below 2^-60 for a parameter that must be > 0 (the core computes in
+float32). The bounds listed under each class's Parameters come on top of these.
 
 Left out of gdx-ai's set: the angular behaviours (Face, ReachOrientation,
 LookWhereYouAreGoing — the motion models own the heading: ``Accel(independent_facing=True)``
@@ -43,6 +50,7 @@ array([[ 0. ,  0.4],
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -91,10 +99,10 @@ def _num(
     positive: bool = False,
     allow_inf: bool = False,
 ) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{owner}: {name} must be a number, got {value!r}") from None
+    # A bool or a string is not a number here (float() would take True as 1 and "1" as 1).
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{owner}: {name} must be a number, got {value!r}")
+    v = float(value)
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise ValueError(f"{owner}: {name} must be finite, got {value!r}")
     if positive and not v > 0:
@@ -112,9 +120,10 @@ def _num(
     return v
 
 
-def _target(owner: str, target: Any, agents: Any) -> dict[str, Any]:
+def _target(owner: str, target: Any, agents: Any, what: str = "target") -> dict[str, Any]:
+    """Where the behaviour's q comes from; ``what`` names the point parameter."""
     if target is not None and agents is not None:
-        raise ValueError(f"{owner}: give target= or agents=, not both")
+        raise ValueError(f"{owner}: give {what}= or agents=, not both")
     if agents is not None:
         ids = np.asarray(agents)
         if ids.ndim == 0:
@@ -129,7 +138,7 @@ def _target(owner: str, target: Any, agents: Any) -> dict[str, Any]:
     if target is not None:
         pt = np.asarray(target, dtype=np.float64)
         if pt.shape != (2,) or not np.isfinite(pt).all():
-            raise ValueError(f"{owner}: target must be a finite point (x, y), got {target!r}")
+            raise ValueError(f"{owner}: {what} must be two finite numbers, got {target!r}")
         return {"source": "point", "point": pt.astype(np.float32)}
     return {"source": "own"}
 
@@ -138,7 +147,8 @@ class Behaviour:
     """Base of the classic behaviours: each computes a linear acceleration per agent.
 
     Parameters are checked when the behaviour is built and are read-only afterwards (as the
-    context behaviours' are): build a new behaviour to change one.
+    context behaviours' are): build a new behaviour to change one. The base class takes no
+    parameters and computes nothing: build one of its subclasses.
     """
 
     _kind = ""
@@ -168,7 +178,23 @@ class _Targeted(Behaviour):
 
 
 class Seek(_Targeted):
-    """Seek: full acceleration towards the target, ``unit(q − p)·a_max``."""
+    """Seek: full acceleration towards the target, ``unit(q − p)·a_max`` (gdx-ai Seek).
+
+    A target on the agent gives 0 (gdx-ai: ``Vector2.nor`` of zero).
+
+    Parameters
+    ----------
+    target : (x, y), optional
+        A fixed target point q, shared by every agent (gdx-ai's ``target``). Default (neither
+        ``target`` nor ``agents``): each agent's own ``Agents.target``. Refused with
+        ``ValueError``: anything but two finite numbers, or both ``target`` and ``agents``.
+    agents : int or sequence of int, optional
+        Keyword-only. Agent ids: q, the target, is the nearest alive one of them other than the agent
+        itself (centre distance; ties: the first listed); when none is alive the behaviour
+        asks for 0. Refused with ``ValueError``: an empty list, non-integer ids (bools
+        included), ids outside [0, 2**31). An id at or beyond ``Agents.capacity`` raises
+        ``IndexError`` when the steering is evaluated or the simulation is built.
+    """
 
     _kind, _away = "seek", False
 
@@ -177,7 +203,23 @@ class Seek(_Targeted):
 
 
 class Flee(Seek):
-    """Flee: full acceleration away from the target, ``unit(p − q)·a_max``."""
+    """Flee: full acceleration away from the target, ``unit(p − q)·a_max`` (gdx-ai Flee).
+
+    A target on the agent gives 0.
+
+    Parameters
+    ----------
+    target : (x, y), optional
+        A fixed point q to flee, shared by every agent (gdx-ai's ``target``). Default (neither
+        ``target`` nor ``agents``): each agent's own ``Agents.target``. Refused with
+        ``ValueError``: anything but two finite numbers, or both ``target`` and ``agents``.
+    agents : int or sequence of int, optional
+        Keyword-only. Agent ids: q, the point to flee, is the nearest alive one of them other than the agent
+        itself (centre distance; ties: the first listed); when none is alive the behaviour
+        asks for 0. Refused with ``ValueError``: an empty list, non-integer ids (bools
+        included), ids outside [0, 2**31). An id at or beyond ``Agents.capacity`` raises
+        ``IndexError`` when the steering is evaluated or the simulation is built.
+    """
 
     _away = True
 
@@ -185,7 +227,35 @@ class Flee(Seek):
 class Arrive(_Targeted):
     """Arrive: towards the target at ``s_max``, slowing linearly inside ``slowing_radius``
     and stopping within ``tolerance``: ``a = (unit(q − p)·speed − v) / time_to_target``,
-    ``|a| <= a_max``."""
+    ``|a| <= a_max``.
+
+    As in gdx-ai, "stopping" means asking for 0 within ``tolerance``: the behaviour does not
+    brake there, so an agent that arrives moving keeps its velocity.
+
+    Parameters
+    ----------
+    target : (x, y), optional
+        A fixed target point q, shared by every agent (gdx-ai's ``target``). Default (neither
+        ``target`` nor ``agents``): each agent's own ``Agents.target``. Refused with
+        ``ValueError``: anything but two finite numbers, or both ``target`` and ``agents``.
+    agents : int or sequence of int, optional
+        Keyword-only. Agent ids: q, the target, is the nearest alive one of them other than the agent
+        itself (centre distance; ties: the first listed); when none is alive the behaviour
+        asks for 0. Refused with ``ValueError``: an empty list, non-integer ids (bools
+        included), ids outside [0, 2**31). An id at or beyond ``Agents.capacity`` raises
+        ``IndexError`` when the steering is evaluated or the simulation is built.
+    tolerance : float, default 0.0
+        Keyword-only. Distance to the target (length) within which the behaviour asks for 0
+        (gdx-ai ``arrivalTolerance``). Must be >= 0.
+    slowing_radius : float, default 1.0
+        Keyword-only. Distance (length) inside which the wanted speed falls linearly, from
+        ``s_max`` at the radius to 0 at the target: ``s_max·d / slowing_radius`` (gdx-ai
+        ``decelerationRadius``). Must be > 0 (gdx-ai's unset radius, 0, means no slowing:
+        give a tiny radius).
+    time_to_target : float, default 0.1
+        Keyword-only. Seconds over which the velocity should reach the wanted one (gdx-ai
+        ``timeToTarget``). Must be > 0.
+    """
 
     _kind = "arrive"
 
@@ -208,7 +278,22 @@ class Arrive(_Targeted):
 
 class Pursue(_Targeted):
     """Pursue: seek where the quarry will be, ``q + v_q·T`` with ``T = |q − p| / |v|``
-    capped at ``max_prediction`` seconds (``max_prediction`` when the pursuer is still)."""
+    capped at ``max_prediction`` seconds (``max_prediction`` when the pursuer is still)
+    (gdx-ai Pursue).
+
+    Parameters
+    ----------
+    agents : int or sequence of int
+        The quarry: the nearest alive of these agent ids other than the agent itself (centre
+        distance; ties: the first listed), its position and velocity; none alive: 0 (gdx-ai:
+        one ``target`` Steerable). Refused with ``ValueError``: an empty list, non-integer
+        ids (bools included), ids outside [0, 2**31). An id at or beyond
+        ``Agents.capacity`` raises ``IndexError`` when the steering is evaluated or the
+        simulation is built.
+    max_prediction : float, default 1.0
+        Keyword-only. Longest look-ahead T in seconds (gdx-ai ``maxPredictionTime``). Must
+        be >= 0; 0 seeks the quarry's current position.
+    """
 
     _kind, _away = "pursue", False
 
@@ -221,21 +306,53 @@ class Pursue(_Targeted):
 
 
 class Evade(Pursue):
-    """Evade: flee the pursuer's predicted position (Pursue reversed)."""
+    """Evade: flee the pursuer's predicted position (Pursue reversed; gdx-ai Evade).
+
+    Parameters
+    ----------
+    agents : int or sequence of int
+        The pursuer: the nearest alive of these agent ids other than the agent itself (centre
+        distance; ties: the first listed), its position and velocity; none alive: 0 (gdx-ai:
+        one ``target`` Steerable). Refused with ``ValueError``: an empty list, non-integer
+        ids (bools included), ids outside [0, 2**31). An id at or beyond
+        ``Agents.capacity`` raises ``IndexError`` when the steering is evaluated or the
+        simulation is built.
+    max_prediction : float, default 1.0
+        Keyword-only. Longest look-ahead T in seconds (gdx-ai ``maxPredictionTime``). Must
+        be >= 0; 0 flees the pursuer's current position.
+    """
 
     _away = True
 
 
 class MatchVelocity(_Targeted):
     """MatchVelocity: ``a = (v_q − v) / time_to_target``, ``|a| <= a_max``, with ``v_q`` the
-    nearest of ``agents``' velocity or a fixed ``velocity=(vx, vy)``."""
+    nearest of ``agents``' velocity or a fixed ``velocity=(vx, vy)`` (gdx-ai MatchVelocity).
+
+    Parameters
+    ----------
+    velocity : (vx, vy), optional
+        A fixed velocity v_q (length/s) to match, shared by every agent (gdx-ai reads it
+        from its ``target`` Steerable). Give exactly one of ``velocity`` and ``agents``:
+        neither or both raises ``ValueError``, and so does anything but two finite numbers.
+    agents : int or sequence of int, optional
+        Keyword-only. v_q is the velocity of the nearest alive of these agent ids other
+        than the agent itself (centre distance; ties: the first listed); none alive: 0
+        (gdx-ai ``target``). Refused with ``ValueError``: an empty list, non-integer ids
+        (bools included), ids outside [0, 2**31). An id at or beyond ``Agents.capacity``
+        raises ``IndexError`` when the steering is evaluated or the simulation is built.
+    time_to_target : float, default 0.1
+        Keyword-only. Seconds over which the velocity should reach v_q (gdx-ai
+        ``timeToTarget``). Must be > 0.
+    """
 
     _kind = "match_velocity"
 
     def __init__(self, velocity=None, *, agents=None, time_to_target=0.1):
         if velocity is None and agents is None:
             raise ValueError("MatchVelocity: give velocity= or agents=")
-        super().__init__(velocity, agents=agents)
+        self.velocity, self.agents = velocity, agents
+        self._t = _target("MatchVelocity", velocity, agents, "velocity")
         self.time_to_target = _num("MatchVelocity", "time_to_target", time_to_target, positive=True)
 
     def _params(self):
@@ -259,6 +376,28 @@ class Wander(Behaviour):
     :class:`~contextsteer.Simulation` (and each :func:`accelerations` call) starts at θ = 0.
     The random numbers are hashed from the agent, ``seed`` and the time, not Java's
     generator: the same distribution, not the same draws.
+
+    Parameters
+    ----------
+    offset : float, default 1.0
+        Distance (length) of the circle's centre ahead of the agent along its heading
+        (gdx-ai ``wanderOffset``). Must be >= 0.
+    radius : float, default 0.5
+        Radius (length) of the wander circle (gdx-ai ``wanderRadius``). Must be >= 0.
+    rate : float, default 1.0
+        How fast θ changes. ``walk="random"``: radians per second, each step's change
+        drawn from a triangular distribution on ``[-rate·Δt, rate·Δt]`` (gdx-ai
+        ``wanderRate``). ``walk="noise"``: noise lattice points per second (θ makes one
+        smooth move between random values in [-π, π] every ``1/rate`` seconds; 0 keeps θ
+        fixed per agent). Must be >= 0.
+    seed : int, default 0
+        Seed of the draws, combined with each agent's ``Agents.rng`` state (not gdx-ai,
+        which uses ``MathUtils.random``). Refused with ``ValueError``: anything but an int
+        in [0, 2**64) (bools included).
+    walk : {"noise", "random"}, default "noise"
+        Keyword-only. ``"noise"``: stateless coherent noise (not gdx-ai). ``"random"``:
+        gdx-ai's random walk of ``wanderOrientation``. Any other value raises
+        ``ValueError``.
     """
 
     _kind = "wander"
@@ -338,9 +477,24 @@ _PROXIMITY_DOC = """
     behaviour has its own.
 """
 
+_PROXIMITY_PARAMS = """    proximity : {"radius", "field_of_view", "cone", "infinite", "center"}, default "radius"
+        Keyword-only. Which agents count as neighbours (the list above; gdx-ai's
+        ``proximity``). Any other value raises ``ValueError``.
+    angle : float, default pi
+        Keyword-only. Full opening angle in radians of ``"field_of_view"`` and ``"cone"``
+        (gdx-ai FieldOfViewProximity ``angle``); the other proximities ignore it. Must be in
+        [0, 2π].
+"""
+
+_RADIUS_PARAM = """    radius : float, default {default}
+        Range (length) of the proximity (gdx-ai RadiusProximity / FieldOfViewProximity
+        ``radius``): a neighbour j counts within ``radius + r_j`` of the agent's centre
+        (``"center"``: within ``radius``; ``"infinite"`` ignores it). Must be > 0.
+"""
+
 
 class Separation(_Group):
-    (
+    __doc__ = (
         """Separation: ``Σ unit(p − p_j)·min(a_max, decay / d²)`` over the neighbours
     (inverse-square repulsion, each term capped at ``a_max``; a neighbour at d = 0 adds
     nothing). As in gdx-ai the sum itself is *not* capped: alone, or as a bare item of a
@@ -348,6 +502,17 @@ class Separation(_Group):
     truncates it (wrap it in ``Blended([sep])`` for contextsteer's former capped result).
     """
         + _PROXIMITY_DOC
+        + """
+    Parameters
+    ----------
+"""
+        + _RADIUS_PARAM.format(default="1.0")
+        + """    decay : float, default 1.0
+        Coefficient of the inverse-square repulsion, in length³/s² (gdx-ai
+        ``decayCoefficient``): a neighbour at distance d pushes with ``decay / d²``, at
+        most ``a_max``. Must be >= 0; 0 gives no push.
+"""
+        + _PROXIMITY_PARAMS
     )
 
     _rule = "separation"
@@ -358,27 +523,40 @@ class Separation(_Group):
 
 
 class Alignment(_Group):
-    (
-        """Alignment: the neighbours' mean velocity minus the agent's, ``|a| <= a_max``.
+    __doc__ = (
+        """Alignment: the neighbours' mean velocity minus the agent's, ``|a| <= a_max``
+    (gdx-ai Alignment). No neighbour: 0.
     """
         + _PROXIMITY_DOC
+        + """
+    Parameters
+    ----------
+"""
+        + _RADIUS_PARAM.format(default="1.0")
+        + _PROXIMITY_PARAMS
     )
 
     _rule = "alignment"
 
 
 class Cohesion(_Group):
-    (
-        """Cohesion: seek the neighbours' centre of mass.
+    __doc__ = (
+        """Cohesion: seek the neighbours' centre of mass (gdx-ai Cohesion). No neighbour: 0.
     """
         + _PROXIMITY_DOC
+        + """
+    Parameters
+    ----------
+"""
+        + _RADIUS_PARAM.format(default="1.0")
+        + _PROXIMITY_PARAMS
     )
 
     _rule = "cohesion"
 
 
 class CollisionAvoidance(Behaviour):
-    (
+    __doc__ = (
         """CollisionAvoidance (gdx-ai): among the neighbours that are approaching (relative
     speed > 0 and a time of closest approach ``t > 0``) and whose estimated closest
     distance ``|r| − |w|·t`` is within the sum of the radii, the first (least ``t``; ties: the
@@ -391,6 +569,16 @@ class CollisionAvoidance(Behaviour):
     """
         + _PROXIMITY_DOC
         + """
+    Parameters
+    ----------
+"""
+        + _RADIUS_PARAM.format(default="5.0")
+        + _PROXIMITY_PARAMS
+        + """    push_overlapping : bool, default False
+        Keyword-only. Count an overlapping neighbour at ``t = 0`` even when it is not
+        approaching (ties at ``t = 0``: the nearest, then the lowest id). False is gdx-ai.
+        Any value is read as ``bool(value)``.
+
     Examples
     --------
     >>> import contextsteer as cs
@@ -432,7 +620,39 @@ class RaycastObstacleAvoidance(Behaviour):
     the agent (ties: gdx-ai's ray order) with normal n: seek
     ``q + n·(r + distance_from_boundary)``, ``r`` the agent's radius, as gdx-ai does
     (``include_radius=False``: ``q + n·distance_from_boundary``, contextsteer's former
-    target). Nothing when still or clear."""
+    target). Nothing when still or clear, or without a world.
+
+    Parameters
+    ----------
+    config : {"single", "parallel", "whiskers"}, default "whiskers"
+        The rays (gdx-ai's ``rayConfiguration``): SingleRayConfiguration,
+        ParallelSideRayConfiguration, CentralRayWithWhiskersConfiguration. Any other value
+        raises ``ValueError``.
+    length : float, default 2.0
+        Keyword-only. Length of the ray (``"single"``, gdx-ai ``length``), of both rays
+        (``"parallel"``, gdx-ai ``length``) or of the central ray (``"whiskers"``, gdx-ai
+        ``rayLength``), whatever the speed. Must be > 0.
+    side_offset : float, default 0.5
+        Keyword-only. ``"parallel"`` only: sideways distance of each ray's start from the
+        agent's centre (gdx-ai ``sideOffset``). Must be >= 0 (checked for every config).
+    whisker_length : float, default 1.0
+        Keyword-only. ``"whiskers"`` only: length of the two whiskers (gdx-ai
+        ``whiskerLength``). Must be > 0 (checked for every config).
+    whisker_angle : float, default 0.5
+        Keyword-only. ``"whiskers"`` only: angle in radians between each whisker and the
+        velocity (gdx-ai ``whiskerAngle``). Must be in [0, π] (checked for every config).
+    distance_from_boundary : float, default 1.0
+        Keyword-only. How far (length) beyond the hit, along the wall's normal, the seek
+        target lies, on top of the agent's radius (gdx-ai ``distanceFromBoundary``). Must be
+        >= 0.
+    layers : int, default 0xFFFFFFFF
+        Keyword-only. The rays see only the walls whose layer mask shares a bit with this
+        one (not gdx-ai, where the ``raycastCollisionDetector`` decides). Refused with
+        ``ValueError``: anything but an int in [0, 2**32) (bools included).
+    include_radius : bool, default True
+        Keyword-only. Add the agent's radius to ``distance_from_boundary`` (True: gdx-ai's
+        ``boundingRadius + distanceFromBoundary``). Any value is read as ``bool(value)``.
+    """
 
     _kind = "raycast_avoidance"
 
@@ -504,6 +724,33 @@ class FollowPath(Behaviour):
     - ``"end"`` (contextsteer's former rule): only once ``s >= length``;
     - ``"off"`` (gdx-ai's ``setArriveEnabled(false)``): always seek.
 
+    On a closed path the behaviour always seeks.
+
+    Parameters
+    ----------
+    path : Path
+        The path to follow, a :class:`contextsteer.Path` (gdx-ai ``path``, a LinePath);
+        anything else raises ``TypeError``. Kept by reference.
+    path_offset : float, default 1.0
+        Keyword-only. Arc length (length) from the closest point to the seek target (gdx-ai
+        ``pathOffset``); negative values follow the path backwards. Any finite value.
+    prediction : float, default 0.0
+        Keyword-only. Seconds ahead: the closest point is taken to ``p + v·prediction``
+        (gdx-ai ``predictionTime``). Must be >= 0.
+    slowing_radius : float, default 1.0
+        Keyword-only. Distance (length) from the path's end (or start) within which
+        ``arrive="slowing_radius"`` arrives, and Arrive's slowing radius (gdx-ai
+        ``decelerationRadius``). Must be > 0.
+    arrive : {"slowing_radius", "end", "off"}, default "slowing_radius"
+        Keyword-only. When to Arrive instead of seek, as listed above (gdx-ai
+        ``arriveEnabled``). Any other value raises ``ValueError``.
+    tolerance : float, default 0.0
+        Keyword-only. Arrive's tolerance (length): within it the behaviour asks for 0
+        (gdx-ai ``arrivalTolerance``). Must be >= 0.
+    time_to_target : float, default 0.1
+        Keyword-only. Arrive's time to target in seconds (gdx-ai ``timeToTarget``). Must
+        be > 0.
+
     Examples
     --------
     >>> import contextsteer as cs
@@ -568,13 +815,18 @@ class FollowFlowField(Behaviour):
     field : array_like, shape (rows, cols, 2)
         Flow vectors at the grid nodes: ``field[r, c]`` sits at ``origin + (c, r)·cell``.
         Sampled bilinearly; points outside the grid take the nearest edge's value. Usually
-        unit vectors (a shorter one asks for a slower walk). Copied to float32.
-    origin : (x, y)
-        Position of node (0, 0).
-    cell : float
-        Node spacing, > 0.
-    prediction : float
-        Seconds ahead to sample, >= 0.
+        unit vectors (a shorter one asks for a slower walk). Copied to float32 (gdx-ai
+        ``flowField``, any FlowField object). The copy is kept read-only as the ``field``
+        attribute. Refused with ``ValueError``: another shape, no rows or columns,
+        non-finite values or values beyond float32; complex values raise ``TypeError``.
+    origin : (x, y), default (0.0, 0.0)
+        Keyword-only. Position of node (0, 0). Refused with ``ValueError``: anything but two
+        finite numbers.
+    cell : float, default 1.0
+        Keyword-only. Node spacing (length), > 0.
+    prediction : float, default 0.0
+        Keyword-only. Seconds ahead to sample, at ``p + v·prediction`` (gdx-ai
+        ``predictionTime``), >= 0.
     """
 
     _kind = "flow_field"
@@ -618,7 +870,25 @@ class FollowFlowField(Behaviour):
 
 class Interpose(Behaviour):
     """Interpose: Arrive at the point at ``ratio`` between agents ``a`` and ``b`` (0 at
-    ``a``), both extrapolated by the time the agent needs to reach the current point."""
+    ``a``), both extrapolated by the time the agent needs to reach the current point at
+    ``s_max`` (gdx-ai Interpose). Either agent dead: 0. Arrive there with tolerance 0 and
+    time to target 0.1 s (gdx-ai's defaults; not settable here).
+
+    Parameters
+    ----------
+    a, b : int
+        The two agent ids (gdx-ai ``agentA``, ``agentB``). Refused with ``ValueError``:
+        anything but an int in [0, 2**31) (bools included). An id at or beyond
+        ``Agents.capacity`` raises ``IndexError`` when the steering is evaluated or the
+        simulation is built. Not refused: ``a == b``, or the agent's own id.
+    ratio : float, default 0.5
+        Keyword-only. Where between them: 0 at ``a``, 1 at ``b`` (gdx-ai
+        ``interpositionRatio``). Any finite value; outside [0, 1] the point lies on the line
+        beyond ``a`` or ``b``.
+    slowing_radius : float, default 1.0
+        Keyword-only. Arrive's slowing radius (length, gdx-ai ``decelerationRadius``). Must
+        be > 0.
+    """
 
     _kind = "interpose"
 
@@ -642,7 +912,33 @@ class Interpose(Behaviour):
 class Hide(_Targeted):
     """Hide from a hunter (the target) behind the world's circles: Arrive at the closest
     spot ``c + unit(c − hunter)·(r + distance_from_boundary)`` among the circles within
-    ``max_distance``; nothing when there is none."""
+    ``max_distance``; nothing when there is none (gdx-ai Hide). "Closest" is to the agent.
+    Arrive there with tolerance 0 and time to target 0.1 s (gdx-ai's defaults; not settable
+    here). Without a world: 0.
+
+    Parameters
+    ----------
+    target : (x, y), optional
+        A fixed hunter position, shared by every agent (gdx-ai's ``target``). Default
+        (neither ``target`` nor ``agents``): each agent's own ``Agents.target``. Refused with
+        ``ValueError``: anything but two finite numbers, or both ``target`` and ``agents``.
+    agents : int or sequence of int, optional
+        Keyword-only. Agent ids: the hunter is the nearest alive one of them other than the
+        agent itself (centre distance; ties: the first listed); when none is alive the
+        behaviour asks for 0. Refused with ``ValueError``: an empty list, non-integer ids
+        (bools included), ids outside [0, 2**31). An id at or beyond ``Agents.capacity``
+        raises ``IndexError`` when the steering is evaluated or the simulation is built.
+    distance_from_boundary : float, default 1.0
+        Keyword-only. Distance (length) of the hiding spot beyond the circle's edge
+        (gdx-ai ``distanceFromBoundary``). Must be >= 0.
+    max_distance : float, default inf
+        Keyword-only. Only circles whose centre is within this distance (length) of the
+        agent are used (gdx-ai: the obstacles its ``proximity`` reports). Must be >= 0;
+        ``inf`` (the default) uses every circle.
+    slowing_radius : float, default 1.0
+        Keyword-only. Arrive's slowing radius (length, gdx-ai ``decelerationRadius``). Must
+        be > 0.
+    """
 
     _kind = "hide"
 
@@ -676,7 +972,11 @@ class Blended:
     Parameters
     ----------
     items : iterable of Behaviour or (Behaviour, weight)
-        A bare behaviour has weight 1.
+        The behaviours and their weights, summed in order (gdx-ai's list of
+        ``BehaviorAndWeight``). A bare behaviour has weight 1. A weight is a finite float,
+        negative values included. Refused: anything but a classic behaviour or a
+        (behaviour, weight) tuple, including a nested Blended or Priority (``TypeError``),
+        and an empty iterable (``ValueError``).
     """
 
     def __init__(self, items: Iterable[Behaviour | tuple[Behaviour, float]]):
@@ -724,10 +1024,13 @@ class Priority:
     Parameters
     ----------
     groups : sequence of Blended or Behaviour
-        A bare behaviour is a group of its own, evaluated as gdx-ai does, without the
-        blend's truncation (this matters only for Separation).
-    epsilon : float
-        Accelerations up to this length count as "asks for nothing".
+        In priority order (gdx-ai's ``behaviors``). A bare behaviour is a group of its own,
+        evaluated as gdx-ai does, without the blend's truncation (this matters only for
+        Separation). Refused: any other item, a Priority included (``TypeError``), and an
+        empty sequence (``ValueError``).
+    epsilon : float, default 1e-3
+        Accelerations up to this length (length/s²) count as "asks for nothing" (gdx-ai
+        ``epsilon``). Must be >= 0.
     """
 
     def __init__(self, groups: Sequence[Blended | Behaviour], epsilon: float = 1e-3):
@@ -785,6 +1088,31 @@ def accelerations(
     simulation with the default ``max_neighbours`` (``max_neighbors`` is a deprecated
     spelling that warns).
 
+    Parameters
+    ----------
+    world : World or None
+        The walls and circles that RaycastObstacleAvoidance and Hide read; None: those two
+        ask for 0. Anything but a World or None raises ``TypeError``.
+    agents : Agents
+        The agents' state at the time of evaluation (positions, velocities, headings,
+        radii, limits, targets). Read, not changed.
+    steering : Blended, Priority or Behaviour
+        A classic steering; a single behaviour runs bare, as gdx-ai runs it (not
+        truncated).
+    time : float, default 0.0
+        Keyword-only. Simulation time in seconds, read by Wander. Must be finite and >= 0.
+        A ``walk="random"`` Wander starts a fresh walk on every call, so it gives θ = 0.
+    max_neighbours : int, default 16
+        Keyword-only. Neighbours per agent in the neighbour lists, an int in [1, 256].
+    max_neighbors : int, optional
+        Keyword-only. Deprecated spelling of ``max_neighbours``: warns
+        (``DeprecationWarning``) and, when given, replaces it.
+
+    Returns
+    -------
+    ndarray of float32, shape (N, 2)
+        One row per agent slot, ``N = agents.capacity``.
+
     Raises
     ------
     TypeError
@@ -805,4 +1133,7 @@ def accelerations(
             stacklevel=2,
         )
         max_neighbours = max_neighbors
-    return _core.classic_accelerations(core_world, agents, spec, float(time), int(max_neighbours))
+    if isinstance(max_neighbours, bool) or not isinstance(max_neighbours, (int, np.integer)):
+        raise TypeError(f"accelerations: max_neighbours must be an int, got {max_neighbours!r}")
+    time = _num("accelerations", "time", time)
+    return _core.classic_accelerations(core_world, agents, spec, time, int(max_neighbours))

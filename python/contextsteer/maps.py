@@ -183,26 +183,36 @@ class SlotSet:
 
     @property
     def k(self) -> int:
+        """Number of slots K (int, >= 3). Read-only."""
         return self._impl.k
 
     @property
     def offset(self) -> float:
+        """Rotation of slot 0 from +x in radians (float); 0.0 for a set built by
+        :meth:`from_directions`, whatever its directions. Read-only."""
         return self._impl.offset
 
     @property
     def directions(self) -> NDArray[np.float32]:
+        """Unit slot directions, ``(K, 2)`` float32, C-contiguous: a read-only view of the
+        C++ storage (no copy; writing raises ``ValueError``), which it keeps alive."""
         return self._impl.directions
 
     @property
     def neighbours(self) -> NDArray[np.int32]:
+        """Neighbour graph, ``(K, 2)`` int32: row ``i`` is ``(i-1 mod K, i+1 mod K)``. A
+        read-only view of the C++ storage (no copy; writing raises ``ValueError``)."""
         return self._impl.neighbours
 
     @property
     def gaps(self) -> NDArray[np.float32]:
+        """Counter-clockwise angle in radians from slot ``i`` to slot ``i+1 mod K``, ``(K,)``
+        float32. A read-only view of the C++ storage (no copy; writing raises ``ValueError``)."""
         return self._impl.gaps
 
     @property
     def regular(self) -> bool:
+        """Whether every gap equals ``2π/K`` within 1e-5 rad (bool). Read-only."""
         return self._impl.regular
 
     def __reduce__(self):
@@ -802,18 +812,24 @@ class ContextMaps:
 
     @property
     def n(self) -> int:
+        """Number of agents, the maps' rows (int, >= 0). Read-only."""
         return self._impl.n
 
     @property
     def k(self) -> int:
+        """Number of slots, the maps' columns (int, >= 3). Read-only."""
         return self._impl.k
 
     @property
     def interest(self) -> NDArray[np.float32]:
+        """Interest map, ``(n, k)`` float32, C-contiguous: a writable view of the C++ storage
+        (no copy; writes change the maps, and every access returns the same memory)."""
         return self._impl.interest
 
     @property
     def danger(self) -> NDArray[np.float32]:
+        """Danger map, ``(n, k)`` float32, C-contiguous: a writable view of the C++ storage
+        (no copy; writes change the maps, and every access returns the same memory)."""
         return self._impl.danger
 
     def clear(self) -> None:
