@@ -485,3 +485,18 @@ def test_every_bad_dt_gets_the_same_message_with_the_value_given(dt):
     assert str(info.value).endswith(f"got {dt!r}")
     with pytest.raises(ValueError, match=r"dt must be a number of seconds in \[1e-30, 1e6\]"):
         sim.decide_and_move(dt)
+
+
+def test_the_coordinate_range_includes_its_ends_for_arrays_and_scalars_alike():
+    """README: within ±1e8. A scalar length of 1e8 was accepted and an array value of 1e8
+    refused ('expected finite values within ±1e+08, got 1e+08')."""
+    cs.WallDanger(look_ahead=1e8)
+    cs.World().add_segments([[0, 0, 1e8, 0], [-1e8, 0, 0, -1e8]])
+    agents = cs.Agents(1)
+    agents.add([[0, 0]], radius=1e8)
+    cs.raycast(cs.World(), [[0, 0]], [[1, 0]], 1e8)
+    beyond = float(np.nextafter(np.float32(1e8), np.float32(np.inf)))
+    with pytest.raises(ValueError, match="within ±1e\\+08"):
+        cs.World().add_segments([[0, 0, beyond, 0]])
+    with pytest.raises(ValueError, match="radius"):
+        cs.Agents(1).add([[0, 0]], radius=beyond)

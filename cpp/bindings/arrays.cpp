@@ -125,12 +125,18 @@ template <class T>
 void check_finite_impl(const Checked<T>& a, const char* what, float limit) {
   const float* p = a.data;
   const std::size_t n = a.size();
-  // Branch-free scan first (vectorises); locate the culprit only when one exists.
+  // The coordinate range ±limit includes its ends (as require_non_negative's does); 2^60
+  // is an exclusive bound. Branch-free scan first (vectorises); locate the culprit only
+  // when one exists.
+  const bool closed = limit != kMaxMagnitude;
   bool bad = false;
-  for (std::size_t i = 0; i < n; ++i) bad |= !(std::fabs(p[i]) < limit);
+  if (closed)
+    for (std::size_t i = 0; i < n; ++i) bad |= !(std::fabs(p[i]) <= limit);
+  else
+    for (std::size_t i = 0; i < n; ++i) bad |= !(std::fabs(p[i]) < limit);
   if (!bad) return;
   std::size_t i = 0;
-  while (i < n && std::fabs(p[i]) < limit) ++i;
+  while (i < n && (closed ? std::fabs(p[i]) <= limit : std::fabs(p[i]) < limit)) ++i;
   std::ostringstream s;
   s << what << ": expected finite values";
   if (limit == kMaxMagnitude) s << " below 2^60 (1.15e18) in magnitude";

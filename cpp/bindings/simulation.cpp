@@ -380,7 +380,8 @@ void bind_simulation(py::module_& m) {
                                        std::to_string(bytes) + " (a different configuration?)");
                plan.emplace_back(data, std::move(b));
              });
-             for (auto& [data, b] : plan) std::memcpy(data, b.data(), b.size());
+             for (auto& [data, b] : plan)  // an empty buffer's data may be nullptr
+               if (!b.empty()) std::memcpy(data, b.data(), b.size());
            })
       .def_property_readonly("time", [](const PySimulation& s) { return s.sim->time(); })
       .def_property_readonly("step_count",
