@@ -1045,6 +1045,9 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 1
     try:
         scenarios.get(args.scenario)
+        from .tune import distributions
+
+        distributions(space)  # the space's own errors first (a range's ends, a log range)
         ends = {name: list(v[:2]) if isinstance(v, tuple) else list(v) for name, v in space.items()}
         refused = _refused(args.scenario, ends, fixed)
         if refused:
