@@ -418,13 +418,23 @@ def follow_path(
     return scl(nor(sub(target, owner.position)), owner.max_accel)
 
 
-def interpose(owner, agent_a, agent_b, ratio=0.5, deceleration_radius=0.0, time_to_target=0.1):
+def interpose(
+    owner,
+    agent_a,
+    agent_b,
+    ratio=0.5,
+    deceleration_radius=0.0,
+    time_to_target=0.1,
+    arrival_tolerance=0.0,
+):
+    """Interpose extends Arrive: its arrive() uses the Arrive fields (arrivalTolerance,
+    decelerationRadius, timeToTarget)."""
     internal = add(scl(sub(agent_b.position, agent_a.position), ratio), agent_a.position)
     t = length(sub(owner.position, internal)) / owner.max_speed
     a = mul_add(agent_a.position, agent_a.velocity, t)
     b = mul_add(agent_b.position, agent_b.velocity, t)
     internal = add(scl(sub(b, a), ratio), a)
-    return arrive(owner, internal, 0.0, deceleration_radius, time_to_target)
+    return arrive(owner, internal, arrival_tolerance, deceleration_radius, time_to_target)
 
 
 @dataclass

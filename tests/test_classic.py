@@ -291,6 +291,22 @@ def test_raycast_avoidance_configurations_and_hide():
     np.testing.assert_allclose(got[0], want, atol=1e-5)
     far = classic.Hide((0, 0), max_distance=2.0)
     assert (classic.accelerations(world, agents, far) == 0).all()  # no circle within 2
+    # Arrive's tolerance and time to target (gdx-ai's Hide extends Arrive): moving at
+    # 1.2 m/s towards the spot 7.76 m away, it speeds up to 1.5 over 0.5 s (0.6 m/s², not
+    # 3.0 over 0.1 s); within a tolerance of 8 it is asked for nothing.
+    moving = cs.Agents(1, slots=8)
+    v = 1.2 * np.array([-2.0, 7.5]) / np.hypot(2.0, 7.5)
+    moving.add([[2, 2]], velocity=v, max_speed=1.5, max_accel=2.5)
+    got = classic.accelerations(
+        world,
+        moving,
+        classic.Hide((0, 0), distance_from_boundary=0.5, slowing_radius=1.0, time_to_target=0.5),
+    )
+    want = ref_arrive(np.array([2.0, 2.0]), v, np.array([0, 9.5]), 2.5, 1.5, 0, 1.0, 0.5)
+    np.testing.assert_allclose(got[0], want, atol=1e-5)
+    assert np.hypot(*got[0]) == pytest.approx(0.6, rel=1e-4)
+    held = classic.Hide((0, 0), distance_from_boundary=0.5, tolerance=8.0)
+    assert (classic.accelerations(world, moving, held) == 0).all()
 
 
 def test_blended_truncates_and_priority_takes_the_first_group_that_asks():

@@ -418,6 +418,16 @@ def test_individual_behaviours_match_the_gdx_port(seed):
         np.testing.assert_allclose(
             got[i], gdx.interpose(ref[i], ref[4], ref[5], 0.3, 2.0), atol=5e-5
         )
+    # Arrive's other two settings, which gdx-ai's Interpose inherits (they were fixed at 0
+    # and 0.1 here): a tolerance that holds some agents, a slower time to target.
+    got = classic.accelerations(
+        None,
+        agents,
+        classic.Interpose(4, 5, ratio=0.3, slowing_radius=2.0, tolerance=1.5, time_to_target=0.4),
+    )
+    for i in range(n):
+        want = gdx.interpose(ref[i], ref[4], ref[5], 0.3, 2.0, 0.4, arrival_tolerance=1.5)
+        np.testing.assert_allclose(got[i], want, atol=5e-5)
     # FollowPath on an open polyline, both signs of path_offset, with prediction
     pts = rng.uniform(-6, 6, (4, 2)).astype(np.float32)
     path = cs.Path(pts, closed=False)

@@ -152,8 +152,9 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
       if (j < 0 || static_cast<std::size_t>(j) >= n)
         throw py::index_error("interpose: agent id " + std::to_string(j) + " out of range [0, " +
                               std::to_string(n) + ")");
-    return Interpose{static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), num(p, "ratio"),
-                     num(p, "slowing_radius")};
+    return Interpose{
+        static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), num(p, "ratio"),
+        num(p, "slowing_radius"),     num(p, "tolerance"),          num(p, "time_to_target")};
   }
   if (kind == "flow_field") {
     FlowField f;
@@ -170,8 +171,9 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
     return f;
   }
   if (kind == "hide") {
-    return Hide{target_of(p, h, n), num(p, "distance_from_boundary"), num(p, "max_distance", true),
-                num(p, "slowing_radius")};
+    return Hide{target_of(p, h, n),           num(p, "distance_from_boundary"),
+                num(p, "max_distance", true), num(p, "slowing_radius"),
+                num(p, "tolerance"),          num(p, "time_to_target")};
   }
   throw py::value_error("unknown classic behaviour '" + kind + "'");
 }

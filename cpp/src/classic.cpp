@@ -351,7 +351,7 @@ Vec2 eval(const Interpose& b, const Inputs& in, std::size_t i) {
   const float speed = a.max_speed[i];
   const float t = speed > 0.0f ? length(mid - load2(a.position, i)) / speed : 0.0f;
   const Vec2 fa = pa + load2(a.velocity, ia) * t, fb = pb + load2(a.velocity, ib) * t;
-  return arrive(in, i, fa + (fb - fa) * b.ratio, 0.0f, b.slowing_radius, 0.1f);
+  return arrive(in, i, fa + (fb - fa) * b.ratio, b.tolerance, b.slowing_radius, b.time_to_target);
 }
 
 Vec2 eval(const Hide& b, const Inputs& in, std::size_t i) {
@@ -374,7 +374,7 @@ Vec2 eval(const Hide& b, const Inputs& in, std::size_t i) {
     }
   }
   if (!std::isfinite(best_d)) return {};
-  return arrive(in, i, spot, 0.0f, b.slowing_radius, 0.1f);
+  return arrive(in, i, spot, b.tolerance, b.slowing_radius, b.time_to_target);
 }
 
 Vec2 eval(const FlowField& b, const Inputs& in, std::size_t i) {

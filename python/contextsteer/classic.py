@@ -871,8 +871,7 @@ class FollowFlowField(Behaviour):
 class Interpose(Behaviour):
     """Interpose: Arrive at the point at ``ratio`` between agents ``a`` and ``b`` (0 at
     ``a``), both extrapolated by the time the agent needs to reach the current point at
-    ``s_max`` (gdx-ai Interpose). Either agent dead: 0. Arrive there with tolerance 0 and
-    time to target 0.1 s (gdx-ai's defaults; not settable here).
+    ``s_max`` (gdx-ai Interpose, which extends Arrive). Either agent dead: 0.
 
     Parameters
     ----------
@@ -888,17 +887,26 @@ class Interpose(Behaviour):
     slowing_radius : float, default 1.0
         Keyword-only. Arrive's slowing radius (length, gdx-ai ``decelerationRadius``). Must
         be > 0.
+    tolerance : float, default 0.0
+        Keyword-only. Arrive's tolerance (length, gdx-ai ``arrivalTolerance``): within it
+        the behaviour asks for 0. Must be >= 0.
+    time_to_target : float, default 0.1
+        Keyword-only. Arrive's time to target (seconds, gdx-ai ``timeToTarget``). Must be
+        > 0.
     """
 
     _kind = "interpose"
+    tolerance, time_to_target = 0.0, 0.1  # what pickles from before these existed ran with
 
-    def __init__(self, a, b, *, ratio=0.5, slowing_radius=1.0):
+    def __init__(self, a, b, *, ratio=0.5, slowing_radius=1.0, tolerance=0.0, time_to_target=0.1):
         for name, v in (("a", a), ("b", b)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 2**31:
                 raise ValueError(f"Interpose: {name} must be an agent id in [0, 2**31), got {v!r}")
         self.a, self.b = int(a), int(b)
         self.ratio = _num("Interpose", "ratio", ratio, None)
         self.slowing_radius = _num("Interpose", "slowing_radius", slowing_radius, positive=True)
+        self.tolerance = _num("Interpose", "tolerance", tolerance)
+        self.time_to_target = _num("Interpose", "time_to_target", time_to_target, positive=True)
 
     def _params(self):
         return {
@@ -906,15 +914,16 @@ class Interpose(Behaviour):
             "b": self.b,
             "ratio": self.ratio,
             "slowing_radius": self.slowing_radius,
+            "tolerance": self.tolerance,
+            "time_to_target": self.time_to_target,
         }
 
 
 class Hide(_Targeted):
     """Hide from a hunter (the target) behind the world's circles: Arrive at the closest
     spot ``c + unit(c − hunter)·(r + distance_from_boundary)`` among the circles within
-    ``max_distance``; nothing when there is none (gdx-ai Hide). "Closest" is to the agent.
-    Arrive there with tolerance 0 and time to target 0.1 s (gdx-ai's defaults; not settable
-    here). Without a world: 0.
+    ``max_distance``; nothing when there is none (gdx-ai Hide, which extends Arrive).
+    "Closest" is to the agent. Without a world: 0.
 
     Parameters
     ----------
@@ -938,9 +947,16 @@ class Hide(_Targeted):
     slowing_radius : float, default 1.0
         Keyword-only. Arrive's slowing radius (length, gdx-ai ``decelerationRadius``). Must
         be > 0.
+    tolerance : float, default 0.0
+        Keyword-only. Arrive's tolerance (length, gdx-ai ``arrivalTolerance``): within it
+        the behaviour asks for 0. Must be >= 0.
+    time_to_target : float, default 0.1
+        Keyword-only. Arrive's time to target (seconds, gdx-ai ``timeToTarget``). Must be
+        > 0.
     """
 
     _kind = "hide"
+    tolerance, time_to_target = 0.0, 0.1  # what pickles from before these existed ran with
 
     def __init__(
         self,
@@ -950,11 +966,15 @@ class Hide(_Targeted):
         distance_from_boundary=1.0,
         max_distance=math.inf,
         slowing_radius=1.0,
+        tolerance=0.0,
+        time_to_target=0.1,
     ):
         super().__init__(target, agents=agents)
         self.distance_from_boundary = _num("Hide", "distance_from_boundary", distance_from_boundary)
         self.max_distance = _num("Hide", "max_distance", max_distance, allow_inf=True)
         self.slowing_radius = _num("Hide", "slowing_radius", slowing_radius, positive=True)
+        self.tolerance = _num("Hide", "tolerance", tolerance)
+        self.time_to_target = _num("Hide", "time_to_target", time_to_target, positive=True)
 
     def _params(self):
         return {
@@ -962,6 +982,8 @@ class Hide(_Targeted):
             "distance_from_boundary": self.distance_from_boundary,
             "max_distance": self.max_distance,
             "slowing_radius": self.slowing_radius,
+            "tolerance": self.tolerance,
+            "time_to_target": self.time_to_target,
         }
 
 

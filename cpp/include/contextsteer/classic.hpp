@@ -162,6 +162,8 @@ struct Interpose {
   std::int32_t a = 0, b = 0;
   float ratio = 0.5f;
   float slowing_radius = 1.0f;
+  float tolerance = 0.0f;       ///< Arrive's, as gdx-ai's Interpose extends Arrive
+  float time_to_target = 0.1f;  ///< > 0
 };
 
 /// Hide from the target (a hunter) behind the world's circles: for each circle c of
@@ -172,6 +174,8 @@ struct Hide {
   float distance_from_boundary = 1.0f;
   float max_distance = std::numeric_limits<float>::infinity();
   float slowing_radius = 1.0f;
+  float tolerance = 0.0f;       ///< Arrive's, as gdx-ai's Hide extends Arrive
+  float time_to_target = 0.1f;  ///< > 0
 };
 
 /// FollowFlowField: the flow vector f at q = p + v·prediction, sampled bilinearly from a
