@@ -28,8 +28,10 @@ Systems
   1.3, radius 0.3, neighbours within 5 m (Bounded state estimation), walls as line
   obstacles. ORCA: time_horizon = static_time_horizon = 2 s, max_neighbors 10, horizon
   2.5 m (its neighbour range is twice that). HL: horizon 2.6 m (2 s at 1.3 m/s; HL's
-  horizon is a distance), tau 0.125 s, eta 0.5 s, aperture π. navground's world resolves
-  collisions after each update (its default, kept unless --no-resolve).
+  horizon is a distance), tau 0.125 s, eta 0.5 s, aperture π. navground's world
+  collision resolution (its default) is off unless --navground-resolve: it zeroes the
+  velocities its ORCA plans from, and the same ORCA as RVO2's then jams (hallway seed 0:
+  6,754 contact episodes and nobody home with it, 111 and everyone home without).
 - ``jupedsim-cfsm``: JuPedSim's CollisionFreeSpeedModel (PyPI ``jupedsim``, the first
   version, model parameters at their defaults), radius 0.3, desired speed 1.3, time gap
   1 s; walkable area = a box around the scene minus the walls (1 cm strips). Agents are in
@@ -57,10 +59,10 @@ Systems
 
 contextsteer systems run with the library's defaults: push-apart after the move (overlaps
 resolved, swept against the walls) and as many threads as ``cs.get_num_threads()``. So the
-systems that resolve overlaps after moving are navground and cs-*; RVO2 and JuPedSim do
-not (JuPedSim's model is collision-free by construction). ``--no-resolve`` turns
-navground's collision resolution and contextsteer's push-apart off, so that every system
-is measured on its steering alone. Either way contextsteer moves every agent as a circle
+systems that resolve overlaps after moving are cs-* (and navground with
+``--navground-resolve``); RVO2, navground and JuPedSim do not (JuPedSim's model is
+collision-free by construction). ``--no-resolve`` turns contextsteer's push-apart off,
+so that every system is measured on its steering alone. Either way contextsteer moves every agent as a circle
 swept against the walls (it stops short of a wall whatever the steering), so its wall
 columns are 0 by construction.
 
@@ -86,7 +88,7 @@ Scenes (crowd_quality.SCENES; step limit: 3x the longest unobstructed path time)
 - circle-16, circle-64, circle-250: agents evenly on a circle, no jitter, each to the
   antipodal point; radius max(4, N·1 m / 2π) (1 m of arc per agent; circle-16: 4 m).
 - hallway: 40 agents, two-way traffic in a hallway 24 m long and 4 m wide (two wall
-  segments running 4 m past each end), seed 0.
+  segments running 7 m past each end), seed 0.
 - crossing: two groups of 20 in rows of two cross at right angles, seed 0.
 - bottleneck: 50 agents in a 24 x 12 m room walk to goals beyond a wall with a 1.2 m gap.
 - doorway: two groups of 10 swap sides through a 1.8 m door in a 20 x 10 m room.
@@ -114,7 +116,7 @@ Metrics (from the positions of the active agents after each step, float64)
   resolves them, summed over steps (pair-steps, from ``Simulation.overlaps``).
 
 Usage: python benchmarks/bench_crowd_quality.py [--quick] [--scenes a,b] [--systems a,b]
-[--velocity-accel 6] [--no-resolve] [--seeds N [--per-seed]] [--rvo2-margin M]
+[--velocity-accel 6] [--no-resolve] [--navground-resolve] [--seeds N [--per-seed]] [--rvo2-margin M]
 [--rvo2-ring K] [--json out.json]. --seeds N: the seeded scenes (hallway, crossing,
 bottleneck, doorway) on seeds 0..N-1, one pooled row per scene and system (crowd_quality.pool) with the worst
 seed's arrivals in an extra column: a single seed can flatter or wrong any system.
@@ -251,8 +253,12 @@ def main() -> None:
     ap.add_argument(
         "--no-resolve",
         action="store_true",
-        help="turn off navground's collision resolution and contextsteer's "
-        "push-apart: every system on its steering alone",
+        help="turn off contextsteer's push-apart: every system on its steering alone",
+    )
+    ap.add_argument(
+        "--navground-resolve",
+        action="store_true",
+        help="turn on navground's world collision resolution (its default; it jams its ORCA)",
     )
     ap.add_argument(
         "--seeds",
@@ -293,12 +299,15 @@ def main() -> None:
     options = Options(
         velocity_accel=args.velocity_accel,
         resolve=not args.no_resolve,
+        navground_resolve=args.navground_resolve,
         slots=args.slots,
         rvo2_margin=args.rvo2_margin,
         rvo2_ring=args.rvo2_ring,
     )
     if args.seeds < 1:
         raise SystemExit(f"--seeds must be >= 1, got {args.seeds}")
+    if args.slots < 3:
+        raise SystemExit(f"--slots must be >= 3, got {args.slots}")
     if args.rvo2_ring < 1:
         raise SystemExit(f"--rvo2-ring must be >= 1, got {args.rvo2_ring}")
     if not args.rvo2_margin >= 0.0:
@@ -308,6 +317,8 @@ def main() -> None:
     if args.per_seed and (args.seeds < 2 or "rvo2" not in systems):
         raise SystemExit("--per-seed needs --seeds N with N >= 2 and rvo2 among the systems")
     columns = COLUMNS + (SEEDS_COLUMN,) if args.seeds > 1 else COLUMNS
+    # RVO2 runs first on every scene: the other rows are compared with it.
+    systems = sorted(systems, key=lambda name: name != "rvo2")
 
     versions = _versions()
     print(
@@ -360,11 +371,19 @@ def main() -> None:
     )
     if "rvo2-ring" in systems:
         print(f"rvo2-ring: ORCA's velocity snapped to {options.rvo2_ring} directions a step.")
-    if options.resolve:
-        print(
-            "navground and cs-* resolve overlaps after each move (navground's world, "
-            "contextsteer's push-apart); RVO2 and JuPedSim do not (--no-resolve: none do)."
+    print(
+        (
+            "cs-* resolve overlaps after each move (push-apart)"
+            if options.resolve
+            else "no system resolves overlaps"
         )
+        + ("; so does navground (its world's resolution)" if options.navground_resolve else "")
+        + (
+            "; RVO2 and JuPedSim do not."
+            if options.navground_resolve
+            else "; RVO2, navground and JuPedSim do not."
+        )
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
@@ -374,6 +393,7 @@ def main() -> None:
                     "seeds": args.seeds,
                     "velocity_accel": options.velocity_accel,
                     "resolve": options.resolve,
+                    "navground_resolve": options.navground_resolve,
                     "rvo2_margin": options.rvo2_margin,
                     "skipped": skipped,
                     "rows": [{k: _json_value(v) for k, v in r.items()} for r in rows],

@@ -72,9 +72,13 @@ class Options:
     velocity_accel : float
         Max acceleration of the cs-velocity agents (m/s²), and of ``rvo2-accel``'s.
     resolve : bool
-        Keep the systems' own overlap resolution after the move (navground's world
-        collision resolution, contextsteer's push-apart): their defaults. False turns it
-        off, so that every system is measured on its steering alone.
+        Keep contextsteer's push-apart after the move (the library's default). False
+        turns it off, so that every system is measured on its steering alone.
+    navground_resolve : bool
+        Turn navground's world collision resolution on (its default; off here). It zeroes
+        the velocities its ORCA plans from, and the same ORCA as RVO2's then jams: hallway
+        seed 0, 6,754 contact episodes and nobody home with it, 111 and everyone home
+        without (RVO2: 138, everyone home).
     slots : int
         Slots per agent of the contextsteer systems.
     rvo2_margin : float
@@ -86,6 +90,7 @@ class Options:
 
     velocity_accel: float = 6.0
     resolve: bool = True
+    navground_resolve: bool = False
     slots: int = 16
     rvo2_margin: float = CS_MARGIN
     rvo2_ring: int = 64
@@ -405,8 +410,11 @@ class Metrics:
         contact = 2 * RADIUS - OVERLAP_TOLERANCE
         local = self._tree(p).query_pairs(r=contact, output_type="ndarray")
         if len(local):
-            depth = 2 * RADIUS - np.linalg.norm(p[local[:, 0]] - p[local[:, 1]], axis=1)
-            self.max_penetration = max(self.max_penetration, float(depth.max()))
+            gap = np.linalg.norm(p[local[:, 0]] - p[local[:, 1]], axis=1)
+            local = local[gap < contact]  # closer than: a pair exactly at it does not count
+            gap = gap[gap < contact]
+        if len(local):
+            self.max_penetration = max(self.max_penetration, float((2 * RADIUS - gap).max()))
         pairs = {(int(i), int(j)) for i, j in ids[local]} if len(local) else set()
         self.collisions += len(pairs - self._pairs)
         self._pairs = pairs
@@ -663,7 +671,9 @@ class Navground:
     unknown attribute name (``b.max_neighbors = 10``) silently adds a Python attribute.
     ``resolve``: the world's own collision resolution (navground's default, on: after
     each update, overlapping agents are pushed apart and out of walls and lose their
-    velocity into each other). Targets: ``Target.Point`` at the waypoint, set when it
+    velocity into each other). The benchmark turns it off unless
+    ``Options.navground_resolve``: the lost velocities are what its ORCA plans from next,
+    and the same ORCA as RVO2's then jams. Targets: ``Target.Point`` at the waypoint, set when it
     changes. Retired agents are moved to (1e5 + 10 i, 1e5) with a Stop target
     (navground.sim has no agent removal; ``Agent.enabled`` is not read by the world).
     """
@@ -978,15 +988,23 @@ SYSTEMS = {
     "rvo2-margin": lambda scene, opt: RVO2(scene, margin=opt.rvo2_margin),
     "rvo2-accel": lambda scene, opt: RVO2(scene, max_accel=opt.velocity_accel),
     "rvo2-slots": lambda scene, opt: RVO2(
-        scene, max_accel=opt.velocity_accel, snap=(_crowd_slot_angles(), SNAP_LEVELS)
+        scene,
+        max_accel=opt.velocity_accel,
+        # cs-velocity's own slots: crowd_slots()' 16, or the regular ring of --slots
+        snap=(
+            _crowd_slot_angles()
+            if opt.slots == 16
+            else 2.0 * np.pi * np.arange(opt.slots) / opt.slots,
+            SNAP_LEVELS,
+        ),
     ),
     "rvo2-ring": lambda scene, opt: RVO2(
         scene,
         max_accel=opt.velocity_accel,
         snap=(2.0 * np.pi * np.arange(opt.rvo2_ring) / opt.rvo2_ring, None),
     ),
-    "navground-orca": lambda scene, opt: Navground(scene, "ORCA", opt.resolve),
-    "navground-hl": lambda scene, opt: Navground(scene, "HL", opt.resolve),
+    "navground-orca": lambda scene, opt: Navground(scene, "ORCA", opt.navground_resolve),
+    "navground-hl": lambda scene, opt: Navground(scene, "HL", opt.navground_resolve),
     "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene),
     "cs-classic": lambda scene, opt: _cs(scene, classic_crowd(), 3.0, opt),
     "cs-context": lambda scene, opt: _cs(

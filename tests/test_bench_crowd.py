@@ -260,6 +260,7 @@ def test_per_seed_line_counts_the_tails():
         (["--rvo2-ring", "0"], "--rvo2-ring"),
         (["--per-seed"], "--per-seed"),
         (["--per-seed", "--seeds", "4", "--systems", "cs-velocity"], "--per-seed"),
+        (["--slots", "2"], "--slots must be >= 3"),  # refused before RVO2's row ran
     ],
 )
 def test_bench_crowd_quality_rejects_bad_options(monkeypatch, argv, message):
@@ -267,3 +268,36 @@ def test_bench_crowd_quality_rejects_bad_options(monkeypatch, argv, message):
     monkeypatch.setattr("sys.argv", ["bench_crowd_quality.py", *argv])
     with pytest.raises(SystemExit, match=message):
         bcq.main()
+
+
+def test_a_pair_exactly_at_the_contact_distance_is_not_an_overlap():
+    """ "Centres closer than r_i + r_j - 0.1 mm overlap": a k-d tree's query_pairs also
+    returns pairs at exactly that distance, which counted as an episode."""
+    pytest.importorskip("scipy")
+    contact = 2 * cq.RADIUS - cq.OVERLAP_TOLERANCE
+    far = np.array([[0.0, 50.0], [5.0, 50.0]])
+    m = cq.Metrics(cq.Scene("pair", far, far))
+    alive = np.ones(2, bool)
+    m.update(np.array([[0.0, 0.0], [contact, 0.0]]), alive)
+    assert m.collisions == 0 and m.max_penetration == 0.0
+    m.update(np.array([[0.0, 0.0], [contact - 0.01, 0.0]]), alive)
+    assert m.collisions == 1
+    assert m.max_penetration == pytest.approx(cq.OVERLAP_TOLERANCE + 0.01)
+
+
+def test_rvo2_is_the_reference_whatever_the_order_of_systems(monkeypatch, tmp_path):
+    """With rvo2 listed after a system, that system's row had no comparison ("-") and no
+    per-seed line, without a word."""
+    import json
+
+    pytest.importorskip("pyrvo")
+    bcq = load("bench_crowd_quality")
+    out = tmp_path / "rows.json"
+    argv = ["--systems", "cs-velocity,rvo2", "--scenes", "crossing", "--seeds", "2"]
+    monkeypatch.setattr(
+        "sys.argv", ["bench_crowd_quality.py", *argv, "--per-seed", "--quick", "--json", str(out)]
+    )
+    bcq.main()
+    rows = {r["system"]: r for r in json.loads(out.read_text())["rows"]}
+    assert rows["cs-velocity"]["ttg_vs_rvo2_pct"] is not None
+    assert len(rows["cs-velocity"]["ttg_vs_rvo2_per_seed"]) == 2
