@@ -293,3 +293,24 @@ def test_the_narrowest_racetrack_accepted_keeps_the_cars_off_the_walls():
     sim = cs.scenarios.get("racetrack")(width=10.5, agents=12)
     clear = cs.nearest(sim.world, sim.agents.position, 100.0).distance - sim.agents.radius
     assert clear.min() > 0
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, 2**64])
+@pytest.mark.parametrize("name", ["oncoming", "racetrack", "hallway", "flock"])
+def test_a_bad_seed_is_refused_naming_it(name, seed):
+    """NumPy's 'expected non-negative integer' or 'SeedSequence expects int' did not."""
+    with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*64\)"):
+        scenarios.get(name)(seed=seed)
+
+
+def test_the_godot_preset_takes_a_given_falloff_and_checks_it():
+    """'Any other parameter given overrides the preset's': falloff was ignored, unchecked."""
+
+    def wall_danger(sim):
+        return next(b for b in sim.steering.behaviours if type(b).__name__ == "WallDanger")
+
+    assert wall_danger(scenarios.racetrack(preset="godot")).falloff == "binary"
+    godot = scenarios.racetrack(preset="godot", falloff="quadratic")
+    assert wall_danger(godot).falloff == "quadratic"
+    with pytest.raises(ValueError, match="falloff must be one of"):
+        scenarios.racetrack(preset="godot", falloff="nope")

@@ -257,6 +257,14 @@ def _count(
 MAX_SCENARIO_SIZE = 1e6
 
 
+def _rng(seed: Any) -> np.random.Generator:
+    """A scenario's random generator; ``seed`` an int in [0, 2**64) (the agents' random
+    state takes the same), else a ValueError naming it (NumPy's own message did not)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    return np.random.default_rng(int(seed))
+
+
 def _size(
     scenario: str, name: str, value: Any, low: float, high: float = MAX_SCENARIO_SIZE
 ) -> float:
@@ -392,6 +400,7 @@ GODOT_RECIPE = {
     "look_ahead": 100.0,
     "steer_force": 0.1,
     "radius": 16.0,
+    "falloff": "binary",
 }
 RACETRACK_DEFAULTS = {
     "agents": 12,
@@ -402,6 +411,7 @@ RACETRACK_DEFAULTS = {
     "look_ahead": 22.0,
     "steer_force": 0.1,
     "radius": 3.0,
+    "falloff": "linear",
 }
 
 
@@ -423,7 +433,7 @@ def racetrack(
     speed: tuple[float, float] | None = None,
     look_ahead: float | None = None,
     steer_force: float | None = None,
-    falloff: str = "linear",
+    falloff: str | None = None,
     preset: str | None = None,
 ) -> Simulation:
     """The Godot recipe's racetrack: ``agents`` cars spread around a closed track.
@@ -471,13 +481,14 @@ def racetrack(
         "speed": speed,
         "look_ahead": look_ahead,
         "steer_force": steer_force,
+        "falloff": falloff,
     }
     cfg: dict[str, Any] = {
         **(GODOT_RECIPE if godot else RACETRACK_DEFAULTS),
         **{k: v for k, v in given.items() if v is not None},
     }
     agents, slots, width, speed = cfg["agents"], cfg["slots"], cfg["width"], cfg["speed"]
-    look_ahead, steer_force = cfg["look_ahead"], cfg["steer_force"]
+    look_ahead, steer_force, falloff = cfg["look_ahead"], cfg["steer_force"], cfg["falloff"]
     n = _count("agents", agents)
     world, centre = racetrack_geometry(width, cfg["scale"])
     # Cars start 0.2·width off the centre line, 0.3·width from a wall: the body must fit.
@@ -486,7 +497,7 @@ def racetrack(
             f"racetrack: width must be greater than {cfg['radius'] / 0.3:.4g} for cars of "
             f"radius {cfg['radius']:g} (they start 0.3·width from a wall), got {width!r}"
         )
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     length = centre.length
     spacing = 8.0 * cfg["radius"] / 3.0
     if n * spacing > length:
@@ -515,7 +526,7 @@ def racetrack(
         st = steering.Steering(
             [
                 beh.FollowPath(centre),
-                beh.WallDanger(look_ahead=look_ahead, ray_radius=0.0, agents=True),
+                beh.WallDanger(look_ahead=look_ahead, ray_radius=0.0, agents=True, falloff=falloff),
             ],
             combine="max",
             resolve="mask",
@@ -858,7 +869,7 @@ def _crowd(
     starts = np.asarray(starts, dtype=np.float64)
     goals = np.asarray(goals, dtype=np.float64)
     n = len(starts)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     d = goals - starts
     agents = agents_mod.Agents(n, slots=slots, seed=seed)
     if danger not in ("velocity", "smooth", "plain", "agent"):
@@ -939,7 +950,7 @@ def oncoming(
     """
     n = _count("agents", agents)
     a, b = _two_groups(n)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     distance = _size("oncoming", "distance", distance, 0.0)
     ya = (np.arange(a) - (a - 1) / 2) * 1.0
     yb = (np.arange(b) - (b - 1) / 2) * 1.0
@@ -971,7 +982,7 @@ def crossing(
     """
     n = _count("agents", agents)
     a, b = _two_groups(n)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     distance = _size("crossing", "distance", distance, 0.0)
     h = distance / 2
     sa = np.c_[-h - 1.2 * (np.arange(a) // 2), 0.8 * (np.arange(a) % 2)]
@@ -1011,7 +1022,7 @@ def hallway(
     cap = max(2, int(2 * 4 * (width - 1) / (0.7**2 * 0.87)))
     n = _count("agents", agents, high=cap, room=f"the hallway's start blocks hold {cap}")
     a, b = _two_groups(n)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     h, w = length / 2, width / 2
     world = world_mod.World()
     # The walls run 3 m beyond the farthest start (and so goal), out of reach of anyone
@@ -1092,15 +1103,17 @@ def bottleneck(
 ) -> Simulation:
     """A crowd in a room walks to goals beyond a wall with a ``gap`` wide opening.
 
-    Besides Seek(goal), agents follow a guide path through the gap (FollowPath,
-    ``mode="seek"``, weight 0.5): local steering needs a plan to find the opening.
+    Agents arrive at their goals and follow a guide path through the gap (FollowPath,
+    ``mode="seek"``, weight 0.5; local steering needs a plan to find the opening), with
+    :func:`crowd_steering`'s ``danger`` (``danger="agent"``: the earlier AgentDanger
+    configuration, with separation).
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     gap = _size("bottleneck", "gap", gap, 0.0, 12.0)  # the room is 12 m high
     # The crowd starts in an 8 m × 9 m area, 0.8 m apart (hexagonal packing: ~130).
     n = _count("agents", agents, high=120, room="the start area holds 120 at 0.8 m spacing")
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     world = world_mod.World()
     world.add_polyline([[-12, -6], [12, -6], [12, 6], [-12, 6]], closed=True)
     _wall_with_gap(world, 0.0, 6.0, gap)
@@ -1146,11 +1159,9 @@ def doorway(
     ``guide="field"`` (default): every agent follows its own navigation field
     (:class:`NavField`, one per goal, fast marching round the inflated walls) with
     :class:`FollowField`, string-pulled over 2 m. Measured over seeds 0-7 in the default
-    50 s: with 10 agents all arrive in every run; with 20, all in seven runs (19 of 20 in
-    the eighth); with 40, 95-100 % (the missing ones stand within 2 m of their goal,
-    walled out by agents already standing at theirs, or are still walking).
-    ``guide="none"``: plain local steering towards the goal — 60-80 % arrive (10 agents),
-    the others press against the wall beside the door.
+    50 s: with 10, 20 and 40 agents everyone arrives in every run.
+    ``guide="none"``: plain local steering towards the goal — 80-100 % arrive (10 agents,
+    seeds 0-7); the others press against the wall beside the door.
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
@@ -1158,7 +1169,7 @@ def doorway(
     # Each group starts in a 6 m × 7 m area, 0.8 m apart (hexagonal packing: ~75 a side).
     n = _count("agents", agents, high=140, room="the two rooms hold 70 each at 0.8 m spacing")
     a, b = _two_groups(n)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     world = world_mod.World()
     world.add_polyline([[-10, -5], [10, -5], [10, 5], [-10, 5]], closed=True)
     _wall_with_gap(world, 0.0, 5.0, door)
@@ -1209,7 +1220,7 @@ def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
     # One cell would be a room with no inside wall (a zero-length segment).
     n = _count("cells", cells, 2, 200)
     size = _size("maze", "size", size, 0.0)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     seen = np.zeros((n, n), bool)
     # Open walls: right[i, j] between (i, j) and (i+1, j); up[i, j] between (i, j), (i, j+1).
     right = np.zeros((n, n), bool)
@@ -1271,7 +1282,7 @@ def maze(
     n = _count("agents", agents, high=40)  # the entrance lobby holds about 40
     # Starts are drawn 0.5 m inside the lobby, which is one cell high.
     size = _size("maze", "size", size, 1.0)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     walls = maze_walls(cells, size, seed)
     L = cells * size
     world = world_mod.World()
@@ -1287,7 +1298,7 @@ def maze(
     starts = np.clip(starts, [-5.6, 0.4], [-0.4, size - 0.4])
     goals = np.c_[rng.uniform(L + 2, L + 9, n), rng.uniform(L - 9, L + 3, n)]
     goals = np.clip(_spread(goals, 1.2), [L + 1.5, L - 9.4], [L + 9.4, L + 3.4])
-    # One field per agent, to its own goal (small fields: ~45k nodes each).
+    # One field per agent, to its own goal (small fields: ~40k nodes each).
     field = NavField(
         world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35, cell=0.15
     )
@@ -1304,9 +1315,10 @@ def evacuation_room(
     exit_width: float = 1.0,
     outside: float = 6.0,
 ) -> tuple[World, np.ndarray]:
-    """The RiMEA test 9 room: ``width`` × ``depth`` m with ``exits`` (2 or 4) exits of
+    """The RiMEA test 9 room: ``width`` × ``depth`` m with ``exits`` (1, 2 or 4) exits of
     ``exit_width`` m, two on each long wall at x = width/4 and 3·width/4 (with 2 exits: the
-    two on the bottom wall), and a corridor ``outside`` m deep beyond each long wall.
+    two on the bottom wall; with 1: the bottom wall's at x = width/4), and a corridor
+    ``outside`` m deep beyond each long wall.
 
     Returns
     -------
@@ -1401,7 +1413,7 @@ def evacuation(
     width = _size("evacuation", "width", width, 2.0)
     depth = _size("evacuation", "depth", depth, 1.0)
     world, lines = evacuation_room(exits, width, depth)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     starts = _spread(
         np.c_[rng.uniform(0.5, width - 0.5, n), rng.uniform(0.5, depth - 0.5, n)],
         0.65,
@@ -1446,8 +1458,10 @@ def circle(
 ) -> Simulation:
     """``agents`` on a circle each walk to the opposite point; they all meet in the middle.
 
-    The circle's radius defaults to leave 1 m of arc per agent (at least 5 m). Resolve
-    ``"avoid_opposite"`` (danger adds interest away from it) instead of ``"subtract"``.
+    The circle's radius defaults to leave 1 m of arc per agent (at least 5 m). Steering:
+    :func:`crowd_steering` (``danger``); with ``danger="agent"`` (the earlier AgentDanger
+    configuration) resolve ``"avoid_opposite"`` (danger adds interest away from it) instead
+    of ``"subtract"``, which deadlocks in the middle.
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     n = _count("agents", agents)
@@ -1456,7 +1470,7 @@ def circle(
         if radius is None
         else _size("circle", "radius", radius, 0.0)
     )
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     angle = 2 * np.pi * np.arange(n) / n + rng.uniform(-0.01, 0.01, n)
     starts = r * np.c_[np.cos(angle), np.sin(angle)]
     # Everyone meets in the middle: "subtract" deadlocks there (measured: nobody arrives),
@@ -1497,7 +1511,7 @@ def corridor(
     n = _count("agents", agents)
     if n > 8:
         raise ValueError(f"agents: at most 8 fit at the corridor's entrance, got {n}")
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     # Room for the entrance block (x 2 to 2.6 m) and, metres beyond it, the target (3 m
     # from the far end).
     length = _size("corridor", "length", length, 10.0)
@@ -1553,7 +1567,7 @@ def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0)
     agents_mod, beh, motion, _, simulation, steering, world_mod = _modules()
     # The flock starts on a square grid of 1.2 m left of the wall: at most 15 × 15 fit.
     n = _count("agents", agents, high=225, room="the start grid left of the wall holds 15 × 15")
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     gap = _size("flock", "gap", gap, 0.0, 20.0)  # the wall is 20 m long
     world = world_mod.World()
     world.add_polyline([[-15, -10], [35, -10], [35, 10], [-15, 10]], closed=True)
