@@ -274,6 +274,19 @@ class Playground:
             ) from exc
         s = self.settings
         style = {"description_width": "90px"}
+
+        def slider(kind: Any, name: str, low: float, high: float, step: float, text: str) -> Any:
+            """A slider over [low, high], widened to hold the current setting."""
+            value = s[name]
+            return kind(
+                value=value,
+                min=min(low, value),
+                max=max(high, value),
+                step=step,
+                description=text,
+                style=style,
+            )
+
         controls = {
             "combine": w.Dropdown(
                 options=CHOICES["combine"], value=s["combine"], description="combine", style=style
@@ -285,48 +298,16 @@ class Playground:
                 options=CHOICES["choose"], value=s["choose"], description="choose", style=style
             ),
             # Each slider's range holds the current setting, so showing it never changes it.
-            "slots": w.IntSlider(
-                value=s["slots"],
-                min=min(4, s["slots"]),
-                max=max(64, s["slots"]),
-                step=1,
-                description="slots",
-                style=style,
+            "slots": slider(w.IntSlider, "slots", 4, 64, 1, "slots"),
+            "look_ahead": slider(w.FloatSlider, "look_ahead", 5.0, 60.0, 0.5, "look-ahead"),
+            "danger_radius": slider(
+                w.FloatSlider, "danger_radius", 1.0, 30.0, 0.5, "danger radius"
             ),
-            "look_ahead": w.FloatSlider(
-                value=s["look_ahead"],
-                min=min(5.0, s["look_ahead"]),
-                max=max(60.0, s["look_ahead"]),
-                step=0.5,
-                description="look-ahead",
-                style=style,
-            ),
-            "danger_radius": w.FloatSlider(
-                value=s["danger_radius"],
-                min=min(1.0, s["danger_radius"]),
-                max=max(30.0, s["danger_radius"]),
-                step=0.5,
-                description="danger radius",
-                style=style,
-            ),
-            "agents": w.IntSlider(
-                value=s["agents"], min=1, max=MAX_AGENTS, description="agents", style=style
-            ),
+            "agents": slider(w.IntSlider, "agents", 1, MAX_AGENTS, 1, "agents"),
             "agent": w.IntSlider(
-                value=s["agent"],
-                min=0,
-                max=s["agents"] - 1,
-                description="map of car",
-                style=style,
+                value=s["agent"], min=0, max=s["agents"] - 1, description="map of car", style=style
             ),
-            "steps": w.IntSlider(
-                value=s["steps"],
-                min=min(30, s["steps"]),
-                max=max(900, s["steps"]),
-                step=1,
-                description="steps",
-                style=style,
-            ),
+            "steps": slider(w.IntSlider, "steps", 30, 900, 1, "steps"),
         }
         self._image = w.Image(format="png")
         status = w.HTML()
