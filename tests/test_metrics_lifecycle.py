@@ -169,3 +169,40 @@ def test_the_default_clearance_range_follows_agents_added_after_the_build():
     sim.step(0.1, steps=3)
     m = sim.metrics()["min_clearance"]
     assert m["wall"] == pytest.approx(1.5) and m["agent"] == pytest.approx(0.5)
+
+
+def test_metrics_of_an_empty_agents_say_they_are_enabled():
+    """With Agents(0) they said enabled: False (and agent_metrics blamed a
+    configure_metrics(enabled=False) nobody made)."""
+    sim = cs.Simulation(None, cs.Agents(0, slots=8), [cs.Forward()])
+    sim.configure_metrics(goal_radius=1.0)
+    sim.step(0.1, 3)
+    m = sim.metrics()
+    assert m["enabled"] is True and m["agents"] == 0
+    assert m["collisions"] == {"agent_agent": 0, "agent_wall": 0, "total": 0}
+    assert len(sim.agent_metrics.agent_episodes) == 0
+    sim.configure_metrics(enabled=False)
+    assert sim.metrics()["enabled"] is False
+
+
+def test_the_racetrack_report_says_none_when_nothing_is_measured():
+    """It raised 'the run metrics are disabled' after the whole run; the other
+    scenarios' reports give None, as metrics() does."""
+    sim = cs.scenarios.get("racetrack")(agents=3)
+    sim.configure_metrics(enabled=False)
+    res = cs.run_simulation(sim, 10, dt=1 / 30, report=cs.scenarios.racetrack_report)
+    assert res.report["laps"] is None and res.report["wall_contacts"] is None
+    assert res.report["overlaps"]["contact_episodes"] is None
+    assert len(res.report["max_speed"]) == 3
+
+
+def test_overtakes_refuse_a_table_larger_than_memory():
+    """The N×N table is sized by the Agents' capacity: a 2-car race in a large buffer
+    allocated it unchecked (1.5 GB at 20,000 slots; std::bad_alloc further on)."""
+    agents = cs.Agents(500_000, slots=8)
+    agents.add([[0, 0], [1, 0]])
+    track = cs.Path([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    sim = cs.Simulation(None, agents, [cs.Forward()])
+    with pytest.raises(MemoryError, match="overtakes keep an N×N table of the Agents' slots"):
+        sim.configure_metrics(path=track, overtakes=True)
+    sim.configure_metrics(path=track)  # without overtakes: fine

@@ -125,7 +125,7 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
            [](PySimulation& self) {
              Metrics& mt = self.sim->metrics();
              py::dict d;
-             d["enabled"] = mt.enabled();
+             d["enabled"] = mt.params().enabled;  // as configured (also with 0 agents)
              d["steps"] = mt.steps();
              d["start_time"] = mt.start_time();
              d["goal_radius"] = mt.params().goal_radius;

@@ -352,9 +352,25 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, 
 
 def racetrack_report(sim: Simulation) -> dict:
     """Racetrack metrics: laps and lap times per car, the estimated lap time of the field
-    (track length / mean progress speed), wall contacts, overtakes, overlaps."""
-    m = sim.agent_metrics
+    (track length / mean progress speed), wall contacts, overtakes, overlaps. With the run
+    metrics disabled every measured entry is None, as in :meth:`Simulation.metrics`."""
     a = np.asarray(sim.agents.alive, dtype=bool)
+    summary = sim.metrics()
+    if not summary["enabled"]:
+        return {
+            "estimated_lap_time": None,
+            "laps": None,
+            "best_lap_time": None,
+            "last_lap_time": None,
+            "max_speed": [round(float(v), 3) for v in np.asarray(sim.agents.max_speed)[a]],
+            "wall_contacts": None,
+            "overtakes": None,
+            "overlaps": {
+                "contact_episodes": None,
+                "pre_push_overlaps": int(np.asarray(sim.overlaps)[a].sum()),
+            },
+        }
+    m = sim.agent_metrics
 
     def floats(x):
         return [None if not np.isfinite(v) else round(float(v), 3) for v in x]
@@ -362,7 +378,6 @@ def racetrack_report(sim: Simulation) -> dict:
     walls = m.min_wall_clearance[a]
     # Lap time from the pace so far (track length / mean progress speed): defined before
     # any car has finished a lap, so short tuning runs can minimise it.
-    summary = sim.metrics()
     progress = (summary.get("progress") or {}).get("mean")
     length = (summary.get("laps") or {}).get("track_length")
     pace = None

@@ -475,7 +475,8 @@ class Simulation:
         path : Path, optional
             Progress along this path (laps on a closed one).
         overtakes : bool
-            Count overtakes along ``path``, which must then be closed (O(N²) a step).
+            Count overtakes along ``path``, which must then be closed (O(N²) a step, and a
+            table of 4·N² bytes, N the Agents' capacity, not the agents alive).
         contact_tolerance : float in [0, 1)
             Relative tolerance of wall and agent contacts.
         clearance_range : float, optional
@@ -496,6 +497,8 @@ class Simulation:
         ValueError
             A distance or tolerance is negative, or not finite as a float32;
             ``overtakes`` without a closed ``path``.
+        MemoryError
+            ``overtakes`` for more agent slots than this machine's memory holds the table of.
 
         Examples
         --------
@@ -519,6 +522,17 @@ class Simulation:
                 f"configure_metrics: overtakes need a closed path (path=Path(..., "
                 f"closed=True)), got {given}"
             )
+        if count_overtakes:
+            from .maps import _physical_memory
+
+            n = len(self.agents.alive)  # the table is per slot pair: the capacity, squared
+            need = 4 * n * n
+            if need > _physical_memory():
+                raise MemoryError(
+                    f"configure_metrics: overtakes keep an N×N table of the Agents' slots: "
+                    f"{n:,} slots need about {need / 2**30:.3g} GiB, more than this machine's "
+                    f"{_physical_memory() / 2**30:.3g} GiB"
+                )
         goal = -1.0 if goal_radius is None else _num32("goal_radius", goal_radius)
         rng = -1.0 if clearance_range is None else _num32("clearance_range", clearance_range)
         tol = _num32("contact_tolerance", contact_tolerance)
@@ -543,7 +557,9 @@ class Simulation:
 
     def metrics(self) -> dict:
         """The run metrics of the alive agents since :meth:`configure_metrics` (or
-        construction), as a plain dict: collisions (episodes), min clearance, time to
+        construction), as a plain dict: collisions (contact episodes; ``agent_agent`` is
+        the alive agents' own episode counts summed and halved, so an episode with an agent
+        since removed counts half, rounded down), min clearance, time to
         goal, path length, progress/laps/overtakes (with a path), heading jitter,
         effort, stuck agents and SteerBench's composite score. ``schema_version``
         (:data:`contextsteer.metrics.SCHEMA_VERSION`) names the layout of the dict.
