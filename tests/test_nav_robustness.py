@@ -168,3 +168,24 @@ def test_navigation_inputs_are_checked(call, error, match):
     field = cs.NavField(world, [3, 0], cell=0.1)
     with pytest.raises(error, match=match):
         call(world, field)
+
+
+@pytest.mark.parametrize(
+    "cell, radius, goal",
+    [(0.5, 0.3, (0.4, -2.0)), (0.3, 0.3, (0.4, -2.0)), (0.1, 0.0, (0.08, -2.0))],
+)
+def test_a_goal_beside_a_thin_wall_is_not_seen_through_it(cell, radius, goal):
+    """The seeds near a goal took their straight-line distance whatever lay between: with
+    a cell coarser than about radius/1.5, or radius 0, the whole far side of a thin wall
+    got it (3.4 where the way round is 11.4) and agents walked into the wall. Oracle: the
+    only way is over the wall's top, so the distance is at least the two legs to it."""
+    world = cs.World()
+    world.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
+    world.add_segments([[0, -5, 0, 3]])
+    field = cs.NavField(world, np.array(goal), cell=cell, radius=radius)
+    points = np.array([[-3.0, -2.0], [-1.0, -2.0], [-0.5, -4.0]])
+    top = np.array([0.0, 3.0 + radius])
+    bound = np.hypot(*(points - top).T) + np.hypot(*(np.array(goal) - top))
+    got = field.query(points).distance
+    assert np.all(got >= bound - 0.05), (got, bound)
+    assert np.all(got <= bound + 3 * cell + 0.5)  # and not unreachable: round the top

@@ -153,17 +153,28 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
     return (static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(static_cast<float>(v))) << 32) |
            static_cast<std::uint64_t>(n);
   };
+  // Each goal's nearest free seed nodes (its "core"), from which the seeds must connect.
+  std::vector<std::size_t> cores;
   auto seed = [&](double band) {
     bool any = false;
+    cores.clear();
     auto visit = [&](double bx0, double by0, double bx1, double by1, auto&& d_of) {
       int i0, i1, j0, j1;
       if (!node_box(g, bx0 - band, by0 - band, bx1 + band, by1 + band, i0, i1, j0, j1)) return;
+      double best = kInf;
+      const std::size_t first = cores.size();
       for (int j = j0; j <= j1; ++j)
         for (int i = i0; i <= i1; ++i) {
           const std::size_t n = static_cast<std::size_t>(j) * nx + i;
           if (blocked_[n]) continue;
           const double d = d_of(x_of(i), y_of(j));
-          if (d <= band && d < t[n]) {
+          if (d > band) continue;
+          if (d < best) {
+            best = d;
+            cores.resize(first);
+          }
+          if (d == best) cores.push_back(n);
+          if (d < t[n]) {
             t[n] = d;
             any = true;
           }
@@ -202,6 +213,38 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
   };
   const double span = std::max(nx, ny) * h;
   for (double band = 3.0 * h; !seed(band) && band < 2.0 * span; band *= 2.0) {
+  }
+  // The Euclidean seed values hold only where the goal is in sight. A wall thinner than
+  // the band (a large cell, radius 0, a goal pressed against the wall) would otherwise
+  // hand the nodes behind it their straight-line distance: keep the seeds that connect,
+  // node to node (4-neighbours, free seeds only), to the free nodes nearest each goal, and
+  // let the march reach the rest.
+  {
+    std::vector<std::size_t> stack;
+    std::vector<std::uint8_t> kept(nn, 0);
+    for (const std::size_t n : cores)
+      if (!kept[n]) {
+        kept[n] = 1;
+        stack.push_back(n);
+      }
+    while (!stack.empty()) {
+      const std::size_t n = stack.back();
+      stack.pop_back();
+      const int i = static_cast<int>(n % static_cast<std::size_t>(nx));
+      const int j = static_cast<int>(n / static_cast<std::size_t>(nx));
+      const int di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
+      for (int q = 0; q < 4; ++q) {
+        const int a = i + di[q], b = j + dj[q];
+        if (a < 0 || b < 0 || a >= nx || b >= ny) continue;
+        const std::size_t m = static_cast<std::size_t>(b) * nx + a;
+        if (!kept[m] && t[m] < kInf) {
+          kept[m] = 1;
+          stack.push_back(m);
+        }
+      }
+    }
+    for (std::size_t n = 0; n < nn; ++n)
+      if (!kept[n]) t[n] = kInf;
   }
   // Seeds keep their exact values: a second-order update this close to a point goal
   // (high curvature) would lower them, and the undershoot would travel with the front
