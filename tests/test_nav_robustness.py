@@ -149,9 +149,20 @@ def test_routes_of_radius_zero_do_not_touch_wall_ends():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda w, f: cs.NavField(w, [3, 0], cell=1e39), ValueError, "float32"),
+        (lambda w, f: cs.NavField(w, [3, 0], cell=1e39), ValueError, r"cell must be .* 1e8\]"),
         (lambda w, f: cs.NavField(w, [3, 0], cell=1e-46), ValueError, "float32"),
-        (lambda w, f: cs.NavField(w, [1e17, 0], cell=0.1), ValueError, r"6.3e\+19 nodes"),
+        (lambda w, f: cs.NavField(w, [1e7, 0], cell=0.1), ValueError, r"6.3e\+09 nodes"),
+        # the documented ±1e8 range (they were checked against 2^60 only)
+        (lambda w, f: cs.NavField(w, [1e17, 0], cell=0.1), ValueError, r"goal: .* ±1e\+08"),
+        (lambda w, f: cs.NavField(w, [np.inf, 0]), ValueError, r"goal: .* ±1e\+08, got inf"),
+        (lambda w, f: cs.NavField(w, [3, 0], radius=1e9), ValueError, "radius must be"),
+        (lambda w, f: cs.NavField(w, [3, 0], margin=np.inf), ValueError, "margin must be"),
+        (lambda w, f: f.query([[1e9, 1]]), ValueError, r"points: .* ±1e\+08"),
+        (lambda w, f: cs.route(w, [[-1e9, 0]], [3, 0]), ValueError, r"starts: .* ±1e\+08"),
+        (lambda w, f: cs.route(w, [[-3, 0]], [3, 0], radius=1e9), ValueError, "radius must be"),
+        # shapes named, not NumPy's broadcast message
+        (lambda w, f: f.query([[1, 1], [2, 2]], which=[0, 0, 0]), ValueError, "which: expected"),
+        (lambda w, f: cs.route(w, [[-3, 0], [-2, 0]], [[3, 0]] * 3), ValueError, "goals: expected"),
         (lambda w, f: f.query([[1, 1]], which=5), ValueError, r"\[0, 1\), got 5"),
         (lambda w, f: f.query([[1, 1]], which=0.9), TypeError, "integer field indexes"),
         (lambda w, f: f.query([[1, 1]], which=np.array([2**32])), ValueError, "4294967296"),

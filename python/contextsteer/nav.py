@@ -10,7 +10,6 @@ into interest; :func:`route` gives per-agent shortest paths (visibility graph) t
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -29,6 +28,34 @@ __all__ = ["NavField", "NavQuery", "route"]
 ALL_LAYERS = 0xFFFFFFFF
 #: Most grid nodes a field gets when its cell is chosen automatically.
 AUTO_MAX_NODES = 4_000_000
+
+#: The coordinate range every position and length must lie in (the World's, README
+#: "Reliability").
+_MAX_COORD = 1e8
+
+
+def _coords(x: ArrayLike, what: str) -> np.ndarray:
+    """``x`` as float32 (see ``maps._f32``) with every value finite and within ±1e8, else a
+    ValueError naming ``what``, the value and its index."""
+    a = _f32(x, what)
+    bad = ~(np.abs(a) <= _MAX_COORD)
+    if np.any(bad):
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{what}: expected finite values within ±1e+08, got {a[at].item()!r} at index {at}"
+        )
+    return a
+
+
+def _length(value: Any, what: str, *, zero: bool = True) -> float:
+    """A length: a finite number in [0, 1e8] (in (0, 1e8] without ``zero``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what} must be a number, got {value!r}")
+    v = float(value)
+    if not (0 <= v <= _MAX_COORD and (zero or v > 0)):
+        low = "0" if zero else "> 0"
+        raise ValueError(f"{what} must be a finite number in [{low}, 1e8], got {value!r}")
+    return v
 
 
 class NavQuery(NamedTuple):
@@ -56,18 +83,18 @@ def _goal_arrays(goal: Any, k: int) -> dict:
             )
         out: dict = {}
         if goal.get("points") is not None:
-            p = _f32(goal["points"], "goal points")
+            p = _coords(goal["points"], "goal points")
             out["points"] = p.reshape(1, 2) if p.shape == (2,) else p
         if goal.get("segments") is not None:
-            s = _f32(goal["segments"], "goal segments")
+            s = _coords(goal["segments"], "goal segments")
             out["segments"] = s.reshape(1, 4) if s.shape == (4,) else s
         if goal.get("polygons") is not None:
             polys = goal["polygons"]
             if isinstance(polys, np.ndarray) and polys.ndim == 2:
                 polys = [polys]
-            out["polygons"] = [_f32(r, "goal polygons") for r in polys]
+            out["polygons"] = [_coords(r, "goal polygons") for r in polys]
         return out
-    a = _f32(goal, "goal")
+    a = _coords(goal, "goal")
     if a.shape == (2,):
         return {"points": a.reshape(1, 2)}
     if a.ndim == 2 and a.shape[1] == 2:
@@ -174,13 +201,14 @@ class NavField:
             raise TypeError(
                 f"NavField: world must be a contextsteer.World, got {type(world).__name__}"
             )
-        radius = float(radius)
-        if not (math.isfinite(radius) and radius >= 0):
-            raise ValueError(f"NavField: radius must be a finite number >= 0, got {radius}")
+        radius = _length(radius, "NavField: radius")
+        margin = _length(margin, "NavField: margin")
         sets = _goal_sets(goals)
         if cell is None:
             cell = self._auto_cell(world, sets, radius, float(margin))
-        cell = float(cell)
+        cell = _length(cell, "NavField: cell", zero=False)
+        if not np.float32(cell) > 0:  # the core's cell is a float32: 1e-46 would be zero
+            raise ValueError(f"NavField: cell must be a positive float32, got {cell}")
         # The core's cell is a float32: 1e39 would be inf there, 1e-46 zero.
         if not (0 < cell <= float(np.finfo(np.float32).max) and np.float32(cell) > 0):
             raise ValueError(
@@ -307,7 +335,7 @@ class NavField:
             ``distance`` (N,) and ``direction`` (N, 2), float32.
         """
         self._sync()
-        p = _f32(points, "points")
+        p = _coords(points, "points")
         if p.shape == (2,):
             p = p.reshape(1, 2)
         if p.ndim != 2 or p.shape[1] != 2:
@@ -322,6 +350,11 @@ class NavField:
                 raise ValueError(
                     f"which: field indexes must be in [0, {self.count}), got "
                     f"{np.ravel(raw)[np.flatnonzero(np.ravel(bad))[0]]}"
+                )
+            if raw.ndim > 1 or raw.size not in (1, len(p)):
+                raise ValueError(
+                    f"which: expected one field index or one per point ({len(p)},), got "
+                    f"shape {raw.shape}"
                 )
             w = np.ascontiguousarray(np.broadcast_to(raw.astype(np.int32), (len(p),)))
         d, v = self._core.query(p, w, float(look_ahead))
@@ -392,12 +425,18 @@ def route(
     from .path import Path
 
     core_world = _core_world(world)
-    s = _f32(starts, "starts")
+    s = _coords(starts, "starts")
     if s.shape == (2,):
         s = s.reshape(1, 2)
     if s.ndim != 2 or s.shape[1] != 2:
         raise ValueError(f"starts: expected shape (N, 2) or (2,), got {s.shape}")
-    g = np.ascontiguousarray(np.broadcast_to(_f32(goals, "goals"), s.shape))
+    g0 = _coords(goals, "goals")
+    if g0.shape not in ((2,), (1, 2), s.shape):
+        raise ValueError(
+            f"goals: expected one goal (2,) or one per start {s.shape}, got shape {g0.shape}"
+        )
+    g = np.ascontiguousarray(np.broadcast_to(g0, s.shape))
+    radius = _length(radius, "route: radius")
     if isinstance(arc_points, bool) or not isinstance(arc_points, (int, np.integer)):
         raise TypeError(f"route: arc_points must be an int, got {type(arc_points).__name__}")
     points, offsets, _ = _core.route(
