@@ -30,16 +30,16 @@ NavGoals goals_of(const py::handle& obj, std::size_t k) {
   NavGoals g;
   const std::string at = "goals[" + std::to_string(k) + "]";
   if (d.contains("points") && !d["points"].is_none()) {
-    auto a = input_f32(d["points"], (at + ".points").c_str(), {kAny, 2}, {"P", "2"});
+    auto a = input_coords(d["points"], (at + ".points").c_str(), {kAny, 2}, {"P", "2"});
     g.points.assign(a.data, a.data + a.size());
   }
   if (d.contains("segments") && !d["segments"].is_none()) {
-    auto a = input_f32(d["segments"], (at + ".segments").c_str(), {kAny, 4}, {"S", "4"});
+    auto a = input_coords(d["segments"], (at + ".segments").c_str(), {kAny, 4}, {"S", "4"});
     g.segments.assign(a.data, a.data + a.size());
   }
   if (d.contains("polygons") && !d["polygons"].is_none()) {
     for (const auto& ring : d["polygons"].cast<py::list>()) {
-      auto a = input_f32(ring, (at + ".polygons").c_str(), {kAny, 2}, {"V", "2"});
+      auto a = input_coords(ring, (at + ".polygons").c_str(), {kAny, 2}, {"V", "2"});
       if (a.dim(0) < 3)
         throw py::value_error(at + ".polygons: expected at least 3 points, got " +
                               std::to_string(a.dim(0)));
@@ -168,7 +168,7 @@ void bind_nav(py::module_& m) {
           "query",
           [](const PyNavField& self, const py::handle& points, const py::handle& which,
              double look_ahead) {
-            auto p = input_f32(points, "points", {kAny, 2}, {"N", "2"});
+            auto p = input_coords(points, "points", {kAny, 2}, {"N", "2"});
             const py::ssize_t n = p.dim(0);
             auto w = which_of(which, n);
             require_non_negative(look_ahead, "look_ahead");
@@ -202,8 +202,8 @@ void bind_nav(py::module_& m) {
       .def(
           "visible",
           [](const PyNavField& self, const py::handle& a, const py::handle& b) {
-            auto pa = input_f32(a, "a", {kAny, 2}, {"N", "2"});
-            auto pb = input_f32(b, "b", {pa.dim(0), 2}, {"N", "2"});
+            auto pa = input_coords(a, "a", {kAny, 2}, {"N", "2"});
+            auto pb = input_coords(b, "b", {pa.dim(0), 2}, {"N", "2"});
             auto out = new_array<bool>({pa.dim(0)});
             bool* o = out.mutable_data();
             for (py::ssize_t i = 0; i < pa.dim(0); ++i)
@@ -223,8 +223,8 @@ void bind_nav(py::module_& m) {
         if (arc_points < 4 || arc_points > 256)
           throw py::value_error("arc_points must be in [4, 256], got " +
                                 std::to_string(arc_points));
-        auto s = input_f32(starts, "starts", {kAny, 2}, {"N", "2"});
-        auto g = input_f32(goals, "goals", {s.dim(0), 2}, {"N", "2"});
+        auto s = input_coords(starts, "starts", {kAny, 2}, {"N", "2"});
+        auto g = input_coords(goals, "goals", {s.dim(0), 2}, {"N", "2"});
         auto snap = world.cast<WorldHandle&>().snapshot();
         std::vector<float> pts;
         std::vector<std::int64_t> offsets;

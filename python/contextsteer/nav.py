@@ -36,7 +36,8 @@ _MAX_COORD = 1e8
 
 def _coords(x: ArrayLike, what: str) -> np.ndarray:
     """``x`` as float32 (see ``maps._f32``) with every value finite and within ±1e8, else a
-    ValueError naming ``what``, the value and its index."""
+    ValueError naming ``what``, the value and its index. For the goals only: the automatic
+    cell reads them before the core (which checks every other position itself) sees them."""
     a = _f32(x, what)
     bad = ~(np.abs(a) <= _MAX_COORD)
     if np.any(bad):
@@ -335,7 +336,7 @@ class NavField:
             ``distance`` (N,) and ``direction`` (N, 2), float32.
         """
         self._sync()
-        p = _coords(points, "points")
+        p = _f32(points, "points")  # the core checks the ±1e8 range
         if p.shape == (2,):
             p = p.reshape(1, 2)
         if p.ndim != 2 or p.shape[1] != 2:
@@ -425,12 +426,12 @@ def route(
     from .path import Path
 
     core_world = _core_world(world)
-    s = _coords(starts, "starts")
+    s = _f32(starts, "starts")  # the core checks the ±1e8 range of both ends
     if s.shape == (2,):
         s = s.reshape(1, 2)
     if s.ndim != 2 or s.shape[1] != 2:
         raise ValueError(f"starts: expected shape (N, 2) or (2,), got {s.shape}")
-    g0 = _coords(goals, "goals")
+    g0 = _f32(goals, "goals")
     if g0.shape not in ((2,), (1, 2), s.shape):
         raise ValueError(
             f"goals: expected one goal (2,) or one per start {s.shape}, got shape {g0.shape}"
