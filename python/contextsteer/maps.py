@@ -62,7 +62,9 @@ def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
         raise TypeError(f"{what}: expected real numbers, got a complex array")
     with np.errstate(over="ignore"):  # reported below, naming the value
         out = np.ascontiguousarray(x, dtype=np.float32)
-    if out.size and np.isinf(out).any():
+    # Only a conversion can overflow: float32 input (the hot path) is not scanned again.
+    converted = not (isinstance(x, np.ndarray) and x.dtype == np.float32)
+    if converted and out.size and np.isinf(out).any():
         src = np.asarray(x)
         if src.dtype.kind in "fiu":
             with np.errstate(invalid="ignore"):
