@@ -3,6 +3,7 @@
 import concurrent.futures as cf
 import json
 import math
+import re
 
 import pytest
 
@@ -16,6 +17,11 @@ optuna = pytest.importorskip("optuna")
 def _quad(x, y=0.0, seed=0):
     """A module-level run function (importable by process pools): a bowl at (2, y)."""
     return {"loss": (x - 2.0) ** 2 + y + 0.01 * seed, "walls": 1.0 if x > 3.5 else 0.0}
+
+
+def _quad_none(x, seed=0):
+    """As _quad, with a key whose value is None (as a time to goal nobody reached)."""
+    return {**_quad(x, seed=seed), "none": None}
 
 
 def test_space_shorthands_and_errors():
@@ -296,25 +302,75 @@ def test_cli_tune_refuses_an_infinite_range_before_running(capsys):
 @pytest.mark.parametrize(
     "kw, message",
     [
-        # A misspelled constraint key was NaN, refused by Optuna ("NaN is not allowed").
-        ({"constraint": "wals"}, "constraint key 'wals' is not in the run's result"),
-        ({"objective": "los"}, "objective key 'los' is not in the run's result"),
-        ({"constraint": lambda r: math.nan}, "constraint <lambda> is not finite (nan) for seed 0"),
+        # A misspelled key was NaN, refused by Optuna ("NaN is not allowed"); then it failed
+        # every trial, each after its runs: all of them ran for nothing.
+        ({"constraint": "wals"}, "constraint key 'wals' is not in the run's result; there: "),
+        ({"objective": "los"}, "objective key 'los' is not in the run's result; there: loss"),
+        ({"constraint": "loss.x"}, "constraint key 'loss.x' is not in the run's result"),
     ],
 )
-def test_a_bad_key_fails_the_trials_with_a_message_naming_it(kw, message):
+def test_a_missing_key_stops_tune_at_the_first_result(kw, message):
+    calls = []
+
+    def counted(**params):
+        calls.append(params)
+        return _quad(**params)
+
+    kw = {"objective": "loss", **kw}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        cs.tune(
+            counted,
+            {"x": (0.0, 1.0)},
+            n_trials=5,
+            seeds=3,
+            executor="serial",
+            batch=2,
+            progress=False,
+            **kw,
+        )
+    assert len(calls) == 2  # the first batch's first seed, not 5 trials x 3 seeds
+
+
+def test_a_missing_key_leaves_the_study_without_running_trials():
+    optuna = pytest.importorskip("optuna")
+    study = optuna.create_study()
+    with pytest.raises(ValueError, match="not in the run's result"):
+        cs.tune(
+            _quad,
+            {"x": (0.0, 1.0)},
+            objective="los",
+            n_trials=3,
+            batch=2,
+            executor="serial",
+            progress=False,
+            study=study,
+        )
+    states = [t.state for t in study.trials]
+    assert states == [optuna.trial.TrialState.FAIL] * 2
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({"constraint": lambda r: math.nan}, "constraint <lambda> is not finite (nan) for seed 0"),
+        # A key whose value is None (nobody home: no time to goal) fails only its trial.
+        ({"constraint": "none"}, "constraint key 'none' is None in the run's result"),
+    ],
+)
+def test_a_bad_value_fails_the_trials_with_a_message_naming_it(kw, message):
     kw = {"objective": "loss", **kw}
     with pytest.raises(ValueError, match="no feasible complete trial") as info:
-        cs.tune(_quad, {"x": (0.0, 1.0)}, n_trials=2, executor="serial", progress=False, **kw)
+        cs.tune(_quad_none, {"x": (0.0, 1.0)}, n_trials=2, executor="serial", progress=False, **kw)
     assert f"the first failed trial: ValueError: {message}" in str(info.value)
 
 
 def test_cli_tune_names_a_missing_constraint_key(capsys):
-    argv = ["tune", "oncoming", "-p", "distance=10:16", "--trials", "1", "--seeds", "1"]
+    argv = ["tune", "oncoming", "-p", "distance=10:16", "--trials", "3", "--seeds", "2"]
     argv += ["--steps", "5", "--workers", "1", "--quiet"]
-    assert cli.main([*argv, "--constraint", "metrics.collisions.agent_wal"]) == 1
+    assert cli.main([*argv, "--constraint", "metrics.collisions.agent_wal"]) == 2
     err = capsys.readouterr().err
     assert "constraint key 'metrics.collisions.agent_wal' is not in the run's result" in err
+    assert "metrics.collisions.agent_wall" in err  # the keys that are there
 
 
 @pytest.mark.parametrize("seeds", [[0.7], [0, 1.0], True, [True], ["0"]])

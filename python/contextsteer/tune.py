@@ -156,6 +156,30 @@ class TuneInterrupted(KeyboardInterrupt):
         self.trials = trials
 
 
+class _KeyMissing(ValueError):
+    """A dotted objective or constraint key that names nothing in a run's result: a
+    mistake in the call, not a failed trial, so tune stops at the first result."""
+
+
+def _lookup(result: Any, key: str, what: str) -> Any:
+    """The value at a dotted ``key`` of a run's result; None where a level on the way is
+    None (e.g. ``metrics.time_to_goal`` of a run without goals). A level that does not
+    have the next part raises :class:`_KeyMissing`, naming the keys it has."""
+    node: Any = result
+    for i, part in enumerate(key.split(".")):
+        if node is None:
+            return None
+        if not isinstance(node, Mapping) or part not in node:
+            there = ""
+            if isinstance(node, Mapping):
+                prefix = ".".join(key.split(".")[:i])
+                names = [f"{prefix}.{k}" if prefix else str(k) for k in node]
+                there = f"; there: {', '.join(names[:16])}" + (" ..." if len(names) > 16 else "")
+            raise _KeyMissing(f"tune: {what} key {key!r} is not in the run's result{there}")
+        node = node[part]
+    return node
+
+
 def _getter(
     spec: str | Callable[[dict[str, Any]], float], what: str
 ) -> Callable[[dict[str, Any]], float]:
@@ -163,12 +187,11 @@ def _getter(
     if callable(spec):
         return lambda result: float(spec(result))
     if isinstance(spec, str):
-        from .sweep import Run
 
         def get(result: dict[str, Any]) -> float:
-            value = Run(0, {}, 0, result).value(spec, None)
+            value = _lookup(result, spec, what)
             if value is None:
-                raise ValueError(f"{what} key {spec!r} is not in the run's result (or is None)")
+                raise ValueError(f"{what} key {spec!r} is None in the run's result")
             if not isinstance(value, (int, float, np.integer, np.floating)):
                 raise ValueError(
                     f"{what} key {spec!r} must name a number, got a {type(value).__name__}"
@@ -276,9 +299,11 @@ def tune(
         Optuna is not installed.
     ValueError
         Bad space (a range with an infinite end), direction, n_trials, seeds, sampler or
-        pruner; a parameter the scenario does not take; no feasible complete trial (the
-        message gives the first failed trial's error, e.g. a constraint key missing from
-        the results).
+        pruner; a parameter the scenario does not take; an objective or constraint key
+        that is not in a run's result (raised at the first result that lacks it, naming
+        the keys at that level; a key whose value is None, such as a time to goal nobody
+        reached, fails only its trial); no feasible complete trial (the message gives the
+        first failed trial's error).
     TypeError
         A range that is not numbers; seeds that are not integers.
     TuneInterrupted
@@ -472,7 +497,14 @@ def _tune(
                                 if not math.isfinite(c):
                                     raise ValueError(_not_finite("constraint", names[1], c, s))
                                 r["constraints"].append(c)
-                        except Exception as exc:  # a bad key or objective: fail the trial
+                        except _KeyMissing:
+                            # A key naming nothing: every trial would fail the same way.
+                            for u in trials:
+                                if rec[u.number]["state"] == "RUNNING":
+                                    rec[u.number]["state"] = "FAIL"
+                                    study.tell(u, state=optuna.trial.TrialState.FAIL)
+                            raise
+                        except Exception as exc:  # a None value or a failing objective
                             error = exc
                     if error is not None:
                         r["state"], r["error"] = "FAIL", _error_text(error)
