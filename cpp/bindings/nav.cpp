@@ -53,6 +53,10 @@ NavGoals goals_of(const py::handle& obj, std::size_t k) {
 
 void rebuild(PyNavField& self, const py::object& world) {
   auto snap = world.cast<WorldHandle&>().snapshot();
+  // Refused before allocating when the fields would not fit in this machine's memory
+  // (many goal sets on a fine grid), as the other large allocations are.
+  const double memory =
+      py::module_::import("contextsteer.maps").attr("_physical_memory")().cast<double>();
   auto t0 = std::chrono::steady_clock::now();
   auto next = std::make_shared<NavField>();
   {
@@ -60,7 +64,7 @@ void rebuild(PyNavField& self, const py::object& world) {
     // reading the one they hold.
     py::gil_scoped_release release;
     try {
-      next->build(*snap, self.goals, self.cell, self.radius, self.layers, self.margin);
+      next->build(*snap, self.goals, self.cell, self.radius, self.layers, self.margin, memory);
     } catch (const std::invalid_argument& e) {
       py::gil_scoped_acquire acquire;
       throw py::value_error(e.what());

@@ -426,7 +426,7 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
 }
 
 void NavField::build(const World& world, std::span<const NavGoals> goals, float cell, float radius,
-                     std::uint32_t layers, float margin) {
+                     std::uint32_t layers, float margin, double max_bytes) {
   if (!(cell > 0.0f)) throw std::invalid_argument("cell must be > 0");
   if (goals.empty()) throw std::invalid_argument("expected at least one goal set");
   double b[4] = {kInf, kInf, -kInf, -kInf};
@@ -460,6 +460,13 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
     throw std::invalid_argument("the grid would have " + approximate(nx * ny) +
                                 " nodes (more than " + std::to_string(kMaxNodes) +
                                 "); use a larger cell");
+  const double need = nx * ny * bytes_per_node(goals.size());
+  if (need > max_bytes)
+    throw NavOutOfMemory("NavField: " + std::to_string(goals.size()) +
+                         " goal set(s) on a grid of " + approximate(nx * ny) +
+                         " nodes need about " + approximate(need / 1073741824.0) +
+                         " GiB, more than the " + approximate(max_bytes / 1073741824.0) +
+                         " GiB of this machine (use a larger cell or fewer goal sets)");
   grid_ = {static_cast<float>(x0), static_cast<float>(y0), cell, static_cast<int>(nx),
            static_cast<int>(ny)};
   radius_ = radius;

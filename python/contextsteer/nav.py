@@ -159,6 +159,15 @@ class NavField:
     margin : float, default 1.0
         The grid covers the world's bounds (and every goal) grown by this much.
 
+    Raises
+    ------
+    ValueError
+        An empty goal set; a grid of more than 2**24 nodes (use a larger cell).
+    MemoryError
+        The fields would not fit in this machine's memory: each node takes about
+        10 + 12 G bytes with G goal sets. Checked before allocating, at construction
+        and at every rebuild.
+
     Notes
     -----
     Built in C++ by fast marching (the Eikonal equation |∇T| = 1, second-order upwind

@@ -4,7 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <new>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "contextsteer/common.hpp"
@@ -57,6 +61,17 @@ struct NavGrid {
 /// to it and onwards, so agents inside the inflated band are led out, never deeper.
 /// Free nodes no goal can reach have distance +inf and no descent.
 ///
+/// What NavField::build throws when its fields would not fit in the memory it was given (a
+/// std::bad_alloc that says how much they need).
+class NavOutOfMemory : public std::bad_alloc {
+ public:
+  explicit NavOutOfMemory(std::string message) : message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
 /// Descent: per node, the upwind gradient (per axis the smaller free neighbour, the
 /// direction fast marching took), normalised; queries interpolate the node distances and
 /// the node descents bilinearly (one bilinear lookup), so the direction is continuous.
@@ -67,9 +82,16 @@ class NavField {
   /// Builds G = goals.size() fields over the world's bounds grown by `margin` (and
   /// covering every goal). cell > 0 (world units), radius >= 0, world indexed. Allocates;
   /// O(nodes·log(front)) per field. Throws std::invalid_argument when the grid would
-  /// exceed kMaxNodes nodes or a goal set is empty.
+  /// exceed kMaxNodes nodes or a goal set is empty; throws NavOutOfMemory, before
+  /// allocating, when the fields and the build's scratch (bytes_per_node(G) a node) would
+  /// exceed `max_bytes`.
   void build(const World& world, std::span<const NavGoals> goals, float cell, float radius,
-             std::uint32_t layers, float margin);
+             std::uint32_t layers, float margin,
+             double max_bytes = std::numeric_limits<double>::infinity());
+
+  /// Bytes a node of a build with `sets` goal sets takes: the blocked mask and the march's
+  /// scratch (1 + 8 + 1), then per set a distance and a descent (4 + 8).
+  static constexpr double bytes_per_node(std::size_t sets) { return 10.0 + 12.0 * sets; }
 
   static constexpr std::size_t kMaxNodes = std::size_t{1} << 24;
 
