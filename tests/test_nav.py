@@ -289,6 +289,78 @@ def test_routes_never_cross_inflated_obstacles_and_are_near_shortest(seed):
         assert path.length <= 1.05 * lower + 1e-6, (path.length, lower)
 
 
+def _pressed_points(world, rng, n, r, size=20.0):
+    """Points 0.01-0.2 from a wall (closer than r = 0.3: agents pressed against it)."""
+    p = rng.uniform(0.5, size - 0.5, (400 * n, 2)).astype(np.float32)
+    near = cs.nearest(world, p, r)
+    ok = (near.distance > 0.01) & (near.distance < 0.2) & ~cs.inside(world, p)
+    return p[ok][:n]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_routes_from_pressed_ends_step_off_the_wall_and_keep_the_radius(seed):
+    # A start (or goal) pressed against a wall took its own clearance for its whole first
+    # (last) leg, which then grazed other walls far from it. Now it steps straight off
+    # its nearest wall (a leg shorter than r) and the rest keeps r from every wall
+    # (oracle: cs.nearest on dense samples; only samples within r of a pressed end exempt).
+    world = _box_world(_boxes(seed, n=6))
+    rng = np.random.default_rng(200 + seed)
+    r = 0.3
+    pressed = _pressed_points(world, rng, 8, r)
+    free = _free_points(world, rng, 8, r + 0.05)
+    n = min(len(pressed), len(free))
+    assert n >= 6
+    for starts, goals in ((pressed[:n], free[:n]), (free[:n], pressed[:n])):
+        for s, g, path in zip(starts, goals, cs.route(world, starts, goals, radius=r)):
+            assert path is not None
+            pts = np.asarray(path.points, np.float64)
+            dense = _dense(pts)
+            ends = np.float32([s, g])
+            own = cs.nearest(world, ends, r)
+            pressed_end = np.isfinite(own.distance) & (own.distance < r)
+            # The step off: straight away from the nearest wall point, to r (+ a margin).
+            off = pts[1] if pressed_end[0] else pts[-2]
+            at = 0 if pressed_end[0] else 1
+            away = ends[at] - own.point[at]
+            step = off - own.point[at]
+            assert abs(away[0] * step[1] - away[1] * step[0]) < 1e-4 * r
+            assert r < np.linalg.norm(step) < 1.01 * r
+            to_end = np.linalg.norm(dense[:, None, :] - ends[None, :, :], axis=2)
+            far = ~(pressed_end[None, :] & (to_end <= r + 1e-3)).any(axis=1)
+            assert not cs.inside(world, dense).any()
+            near = cs.nearest(world, dense[far], r).distance
+            gap = near[np.isfinite(near)]
+            assert (gap.min() if len(gap) else r) >= r - 1e-3, (seed, s, g, gap.min())
+
+
+def test_a_pressed_start_that_cannot_step_off_keeps_its_own_clearance():
+    # In a corridor narrower than 2r nowhere keeps r: the route keeps the start's own
+    # clearance (it is not lost). In a wider one, the start steps off the wall first.
+    for width, expected in (
+        (0.5, [[1.0, 0.05], [19.0, 0.25]]),
+        (2.0, [[1.0, 0.05], [1.0, 0.3], [19.0, 1.0]]),
+    ):
+        world = cs.World()
+        world.add_polyline([[0, 0], [20, 0], [20, width], [0, width]], closed=True)
+        goal = [19.0, expected[-1][1]]
+        (path,) = cs.route(world, [[1.0, 0.05]], [goal], radius=0.3)
+        assert path is not None
+        np.testing.assert_allclose(np.asarray(path.points), expected, atol=0.01)
+
+
+def test_the_pressed_start_the_fuzz_run_found_goes_round_the_post():
+    # The floor's start at 0.05 went straight past the post's end 0.27 away (r = 0.5).
+    world = cs.World()
+    world.add_segments([[-5, -1, 5, -1], [0, -0.2, 0, 4]])
+    for start, goal in (([-4.0, -0.95], [4.0, 0.0]), ([4.0, 0.0], [-4.0, -0.95])):
+        (path,) = cs.route(world, [start], [goal], radius=0.5)
+        assert np.asarray(path.points)[:, 1].max() > 4.0  # over the post's top end
+        dense = _dense(np.asarray(path.points, np.float64))
+        far = np.linalg.norm(dense - np.float32([-4.0, -0.95]), axis=1) > 0.5 + 1e-3
+        gap = cs.nearest(world, dense[far], 0.5).distance
+        assert not np.isfinite(gap).any()  # nothing within 0.5 m
+
+
 def test_route_packed_and_unreachable():
     world = cs.World()
     world.add_polygon([[-1, -1], [1, -1], [1, 1], [-1, 1]])

@@ -61,6 +61,7 @@ void Router::build(const World& world, float radius, std::uint32_t layers, int a
   const double magnitude = std::max({std::fabs(double{b[0]}), std::fabs(double{b[1]}),
                                      std::fabs(double{b[2]}), std::fabs(double{b[3]})});
   const double delta = 1e-4 * extent + 8.0 * 0x1p-24 * magnitude + 1e-4 * radius;
+  delta_ = static_cast<float>(delta);
   // Unique wall end points (of the layers), sorted so the corners do not depend on the
   // order of the walls' addition beyond their coordinates.
   std::vector<std::pair<float, float>> ends;
@@ -131,10 +132,41 @@ void Router::build(const World& world, float radius, std::uint32_t layers, int a
   }
 }
 
+bool Router::escape(Vec2 p, Vec2& out) const {
+  float d = 0.0f, pt[2], nrm[2];
+  std::int32_t id = -1;
+  nearest_rows(*world_, {&p.x, 2}, radius_, layers_, NearestOut{&d, pt, nrm, &id}, 0, 1);
+  if (id < 0 || !(d > 0.0f)) return false;
+  // Straight away from the nearest wall point, to the corners' distance r + delta.
+  const Vec2 w{pt[0], pt[1]};
+  const Vec2 away = (p - w) * (1.0f / d);
+  out = w + away * (radius_ + delta_);
+  return clearance(out) > radius_ && clear(p, out, 0.999f * d);
+}
+
 bool Router::route(Vec2 a, Vec2 b, std::vector<float>& out) const {
   if (!world_) return false;
   const float ra = std::min(radius_, 0.999f * clearance(a));
   const float rb = std::min(radius_, 0.999f * clearance(b));
+  // An end pressed against a wall (closer than r) first steps straight off it to where a
+  // disc of r is clear, and the route keeps r from there; only when it cannot step off
+  // (no such point nearby) or no route keeps r, its legs keep its own clearance.
+  Vec2 sa = a, sb = b;
+  const bool off_a = ra < radius_ && escape(a, sa);
+  const bool off_b = rb < radius_ && escape(b, sb);
+  if (off_a || off_b) {
+    std::vector<float> mid;
+    if (search(sa, sb, off_a ? radius_ : ra, off_b ? radius_ : rb, mid)) {
+      if (off_a) out.insert(out.end(), {a.x, a.y});
+      out.insert(out.end(), mid.begin(), mid.end());
+      if (off_b) out.insert(out.end(), {b.x, b.y});
+      return true;
+    }
+  }
+  return search(a, b, ra, rb, out);
+}
+
+bool Router::search(Vec2 a, Vec2 b, float ra, float rb, std::vector<float>& out) const {
   if (clear(a, b, std::min(ra, rb))) {
     out.insert(out.end(), {a.x, a.y, b.x, b.y});
     return true;

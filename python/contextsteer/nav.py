@@ -402,6 +402,13 @@ def route(
     keeps a disc of ``radius`` clear of every wall, and is at most ``1/cos(π/arc_points)``
     longer than the true shortest path on its arcs round corners (1.035 for 12).
 
+    A start or goal closer than ``radius`` to a wall (an agent pressed against it) first
+    steps straight off its nearest wall to where a disc of ``radius`` is clear: the route
+    gains that point after the start (before the goal), a leg shorter than ``radius``,
+    and keeps ``radius`` from every wall beyond it. Where no such point exists (a
+    passage narrower than the disc) or no route keeps ``radius`` from there, the legs
+    from and to that end keep a disc of its own clearance instead.
+
     Parameters
     ----------
     world : World

@@ -39,17 +39,26 @@ class Router {
   float radius() const { return radius_; }
 
   /// Shortest route from a to b appended to `out` as points (2 floats each, a first, b
-  /// last); false (out untouched) when b cannot be reached. Start and goal closer than r
-  /// to a wall (agents pressed against it) connect with a disc of their own clearance.
-  /// Reentrant; allocates its search memory.
+  /// last); false (out untouched) when b cannot be reached. A start or goal closer than r
+  /// to a wall (an agent pressed against it) steps straight off its nearest wall to the
+  /// corners' distance (an extra point after a, before b), and the rest of the route
+  /// keeps r; where it cannot step off, or no route keeps r from there, its legs keep a
+  /// disc of its own clearance. Reentrant; allocates its search memory.
   bool route(Vec2 a, Vec2 b, std::vector<float>& out) const;
 
  private:
+  /// The shortest route a..b over the graph; the legs from a and to b keep discs of ra
+  /// and rb clear.
+  bool search(Vec2 a, Vec2 b, float ra, float rb, std::vector<float>& out) const;
+  /// The point a straight step off p's nearest wall at which a disc of r + delta is clear
+  /// (false when there is none, or p is on or inside the wall).
+  bool escape(Vec2 p, Vec2& out) const;
   bool clear(Vec2 a, Vec2 b, float radius) const;
   float clearance(Vec2 p) const;
 
   const World* world_ = nullptr;  // borrowed for route(); the caller keeps it alive
   float radius_ = 0.0f;
+  float delta_ = 0.0f;  // the corners' distance beyond r
   std::uint32_t layers_ = kAllLayers;
   std::vector<float> corners_;
   std::vector<std::int32_t> edge_start_;
