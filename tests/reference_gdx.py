@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 # ------------------------------------------------------------------- vectors (Vector2) ---
 
 
@@ -108,7 +110,10 @@ class FieldOfViewProximity:
 
     def find_neighbors(self, callback):
         count = 0
-        cone_threshold = math.cos(self.angle * 0.5)
+        # gdx-ai: (float) Math.cos(angle * 0.5f) with a float angle: for angle π the
+        # threshold is -4.37e-8, not +6e-17, so a neighbour exactly to the side counts.
+        half = float(np.float32(np.float32(self.angle) * np.float32(0.5)))
+        cone_threshold = float(np.float32(math.cos(half)))
         p = self.owner.position
         orientation = angle_to_vector(self.owner.orientation)
         for a in self.agents:

@@ -6,6 +6,8 @@ deceleration radius, exact ties)."""
 from __future__ import annotations
 
 import math
+import re
+import threading
 
 import numpy as np
 import pytest
@@ -553,3 +555,82 @@ def test_zero_velocity_and_target_on_the_agent():
 def test_bad_options(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+# ---------------------------------------------- fuzz round 4 (gdx-ai port, by hand) ---
+
+
+def test_follow_flow_field_asks_nothing_where_the_flow_is_zero():
+    # gdx-ai's FollowFlowField steers only `if (flowVector != null && !flowVector.isZero())`;
+    # the zero flow of a goal or blocked cell braked the agent (a = limit(-v, a_max)).
+    field = np.zeros((3, 3, 2), np.float32)
+    field[0, 0] = (1.0, 0.0)
+    agents = cs.Agents(2)
+    agents.add(
+        [[1.0, 1.0], [0.0, 0.0]], velocity=[[1.0, 0.0], [0.0, 0.0]], max_speed=2.0, max_accel=1.0
+    )
+    a = classic.accelerations(None, agents, classic.FollowFlowField(field))
+    np.testing.assert_array_equal(a[0], [0.0, 0.0])  # node (1, 1): zero flow
+    np.testing.assert_allclose(a[1], [1.0, 0.0])  # node (0, 0): limit(f * 2 - 0, 1)
+
+
+def test_a_half_turn_field_of_view_counts_a_neighbour_exactly_to_the_side():
+    # gdx-ai's threshold is (float) Math.cos(angle * 0.5f) = -4.37e-8 for angle π, so a
+    # neighbour at 90° (dot exactly 0) counts; a double cos gave +6e-17 and dropped it.
+    agents = cs.Agents(2)
+    agents.add(
+        [[0.0, 0.0], [0.0, 1.0]],
+        velocity=[[0.0, 0.0], [1.0, 0.0]],
+        heading=[0.0, 0.0],
+        max_speed=5.0,
+        max_accel=5.0,
+    )
+    behaviour = classic.Alignment(proximity="field_of_view", radius=2.0, angle=math.pi)
+    a = classic.accelerations(None, agents, behaviour)
+    np.testing.assert_allclose(a[0], [1.0, 0.0])  # the neighbour's velocity minus ours
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: classic.Seek(target=(1e30, 0.0)), "Seek: target must be below 2^60"),
+        (lambda: classic.Seek(target=(1e39, 0.0)), "Seek: target must be below 2^60"),
+        (lambda: classic.MatchVelocity(velocity=(0.0, 1e39)), "velocity must be below 2^60"),
+        (lambda: classic.FollowFlowField(np.zeros((2, 2, 2)), origin=(1e39, 0)), "origin must"),
+        (lambda: classic.FollowFlowField(np.full((2, 2, 2), 1e30)), "field values must be"),
+    ],
+)
+def test_points_out_of_the_cores_range_are_refused_when_the_behaviour_is_built(make, message):
+    # They built (1e39 with only NumPy's overflow warning, origin stored as inf) and failed
+    # at the first evaluation, naming `target` for MatchVelocity's velocity.
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make()
+
+
+def test_agents_at_exactly_the_coordinate_bound_are_stepped_as_they_were_added():
+    # Agents.add took 1e8 (the bound is inclusive) and every evaluation then refused it.
+    agents = cs.Agents(1)
+    agents.add([1e8, 0.0], max_speed=1e8, max_accel=1e8)
+    assert np.isfinite(classic.accelerations(None, agents, classic.Seek(target=(0, 0)))).all()
+    sim = cs.Simulation(None, agents, [cs.Seek((0.0, 0.0))], push_apart=False)
+    sim.step(0.01)
+    assert np.isfinite(agents.position).all()
+
+
+def test_accelerations_refuse_agents_a_step_in_another_thread_is_using():
+    # classic.accelerations took no guard and read agents a running step was writing.
+    agents = cs.Agents(3000, slots=16)
+    rng = np.random.default_rng(0)
+    agents.add(rng.uniform(-50, 50, (3000, 2)), max_speed=1.0)
+    sim = cs.Simulation(None, agents, [cs.Seek((0.0, 0.0))])
+    refused = []
+    worker = threading.Thread(target=lambda: sim.step(0.01, steps=400))
+    worker.start()
+    while worker.is_alive() and not refused:
+        try:
+            classic.accelerations(None, agents, classic.Seek(target=(0, 0)))
+        except RuntimeError as e:
+            refused.append(str(e))
+    worker.join()
+    assert refused and "classic.accelerations" in refused[0]
+    assert "in use by another thread" in refused[0]

@@ -245,3 +245,59 @@ def test_a_hand_composed_pipeline_is_deterministic_and_finite():
         assert np.isfinite(x).all()
     # agents made progress towards the common target
     assert np.hypot(*r1[0].T).mean() < 16  # started at ~20
+
+
+# ------------------------------------------------------- fuzz round 4 (motion models) ---
+
+
+def test_position_first_over_a_tiny_time_to_target_and_a_long_dt_stays_finite():
+    # a = (desired - v) / 1e-30 times dt = 1e6 overflowed float32, and the velocity came
+    # out NaN (a Simulation then blamed another thread). gdx-ai: limit(v + a dt, max_speed).
+    agents = cs.Agents(1)
+    agents.add([0.0, 0.0], max_speed=1000.0)
+    model = cs.Accel(time_to_target=1e-30, order="position_first")
+    s = model.apply(agents, [[1.0, 0.0]], [1.0], dt=1e6)
+    np.testing.assert_array_equal(s.velocity, [[1000.0, 0.0]])
+    np.testing.assert_array_equal(s.position, [[0.0, 0.0]])  # moved with the old velocity
+
+
+@pytest.mark.parametrize("scale", [1e-25, 1e-30, 1e-40])
+@pytest.mark.parametrize(
+    "model",
+    [cs.Lerp(), cs.Accel(), cs.Accel(order="position_first"), cs.Vehicle()],
+    ids=["lerp", "accel", "position_first", "vehicle"],
+)
+def test_a_tiny_direction_is_a_direction(model, scale):
+    # |d|² underflowed float32 below about 1e-19: the models braked as if no direction had
+    # been chosen. Oracle: the same direction at unit length (normalised in float64: a
+    # subnormal direction carries fewer bits than (0.6, 0.8)).
+    agents = cs.Agents(1)
+    agents.add([0.0, 0.0], velocity=[0.5, 0.0], max_speed=2.0, max_accel=4.0)
+    tiny = (np.float64([[0.6, 0.8]]) * scale).astype(np.float32)
+    assert (tiny != 0).all()
+    t64 = tiny.astype(np.float64)
+    unit = (t64 / np.linalg.norm(t64)).astype(np.float32)
+    want = model.apply(agents, unit, [1.0], dt=0.1)
+    got = model.apply(agents, tiny, [1.0], dt=0.1)
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
+
+
+def test_apply_refuses_a_dt_beyond_the_steps_range():
+    agents = cs.Agents(1)
+    agents.add([0.0, 0.0], max_speed=1.0)
+    cs.Lerp().apply(agents, [[1.0, 0.0]], [1.0], dt=1e6)
+    for dt in (1e7, 1e17):
+        with pytest.raises(ValueError, match=r"apply: dt must be finite in \[0.0, 1000000.0\]"):
+            cs.Lerp().apply(agents, [[1.0, 0.0]], [1.0], dt=dt)
+
+
+def test_motion_parameters_are_checked_when_the_model_is_built():
+    # 1e40 built and was refused at apply without the class's name; "no" became True.
+    with pytest.raises(ValueError, match="Accel: time_to_target must be below 2"):
+        cs.Accel(time_to_target=1e40)
+    with pytest.raises(ValueError, match="Vehicle: full_turn_speed must be finite in"):
+        cs.Vehicle(full_turn_speed=1e40)
+    with pytest.raises(TypeError, match="Accel: independent_facing must be a bool, got str"):
+        cs.Accel(independent_facing="no")
+    assert cs.Accel(independent_facing=np.bool_(True)).independent_facing is True

@@ -16,6 +16,7 @@
 #include "classic_spec.hpp"
 #include "contextsteer/classic.hpp"
 #include "contextsteer/neighbours.hpp"
+#include "in_use.hpp"
 #include "parallel.hpp"
 #include "world_handle.hpp"
 
@@ -57,7 +58,10 @@ classic::Neighbourhood neighbourhood_of(const py::dict& p) {
             : kind == "infinite"      ? Proximity::kInfinite
                                       : Proximity::kCenter;
   nb.radius = num(p, "radius");
-  nb.cos_half_angle = static_cast<float>(std::cos(0.5 * p["angle"].cast<double>()));
+  // As gdx-ai's FieldOfViewProximity: (float) Math.cos(angle * 0.5f) of the float angle,
+  // so a neighbour exactly to the side of a half-turn view (angle π) counts.
+  const float half = static_cast<float>(p["angle"].cast<double>()) * 0.5f;
+  nb.cos_half_angle = static_cast<float>(std::cos(static_cast<double>(half)));
   return nb;
 }
 
@@ -219,6 +223,7 @@ void bind_classic(py::module_& m) {
           throw py::value_error("time must be a finite number >= 0");
         const auto m_nb = static_cast<std::size_t>(max_neighbors);
         Agents& agents = agents_of(agents_obj);
+        const InUse guard({&agents}, "classic.accelerations");
         check_agents(agents, "classic.accelerations");
         const std::size_t n = agents.capacity();
         auto steering = classic_steering(spec, n);

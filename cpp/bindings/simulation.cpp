@@ -34,7 +34,7 @@ void check_agents(Agents& a, const char* who) {
                           "within ±1e8 (and >= 0 for sizes and limits; steer_force <= 1), got " +
                           std::to_string(x) + " for agent " + std::to_string(i));
   };
-  auto in_range = [](float x) { return std::fabs(x) < kMaxCoordinate; };
+  auto in_range = [](float x) { return std::fabs(x) <= kMaxCoordinate; };  // as Agents.add
   for (std::size_t i = 0; i < v.size; ++i) {
     if (!v.alive[i]) continue;
     for (int c = 0; c < 2; ++c) {

@@ -397,6 +397,8 @@ Vec2 eval(const FlowField& b, const Inputs& in, std::size_t i) {
   };
   const Vec2 f = (node(r0, c0) * (1.0f - tx) + node(r0, c1) * tx) * (1.0f - ty) +
                  (node(r1, c0) * (1.0f - tx) + node(r1, c1) * tx) * ty;
+  // gdx-ai steers only where the flow is non-zero (a goal or blocked cell asks nothing).
+  if (f.x == 0.0f && f.y == 0.0f) return {};
   return limit(f * a.max_speed[i] - v, a.max_accel[i]);
 }
 

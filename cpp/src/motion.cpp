@@ -40,7 +40,16 @@ struct Step {
 Step step_input(const MotionInputs& in, std::size_t i, bool full_speed) {
   Vec2 d = load2(in.direction, i);
   const float l = length(d);
-  d = l > 0.0f ? d * (1.0f / l) : Vec2{};
+  if (l >= 1e-15f && std::isfinite(l)) {
+    d = d * (1.0f / l);
+  } else {
+    // x² + y² underflows float32 below about 1e-19 (and 1/l overflows for subnormal l):
+    // a tiny direction is still a direction, normalised in double.
+    const double ld = std::sqrt(double(d.x) * d.x + double(d.y) * d.y);
+    d = ld > 0.0 && std::isfinite(ld)
+            ? Vec2{static_cast<float>(d.x / ld), static_cast<float>(d.y / ld)}
+            : Vec2{};
+  }
   if (full_speed) return {d, 1.0f};
   const float s = std::clamp(in.strength[i], 0.0f, 1.0f);
   return {d, std::isfinite(s) ? s : 0.0f};
@@ -68,7 +77,18 @@ void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, fl
     accel = (desired - v) * (1.0f / ttt);
     if (!m.gdx_order) accel = clamp_length(accel, a.max_accel[i]);
   }
-  v = clamp_length(v + accel * in.dt, vmax);
+  const Vec2 next = v + accel * in.dt;
+  if (std::isfinite(next.x) && std::isfinite(next.y)) {
+    v = clamp_length(next, vmax);
+  } else {
+    // An uncapped acceleration (position_first) over a tiny time_to_target times a long
+    // dt overflows float32: the same update in double, then limited to max_speed.
+    const double k = double(in.dt) / ttt;
+    const double nx = v.x + (double(desired.x) - v.x) * k, ny = v.y + (double(desired.y) - v.y) * k;
+    const double nl = std::sqrt(nx * nx + ny * ny);
+    const double f = nl > vmax && nl > 0.0 ? vmax / nl : 1.0;
+    v = {static_cast<float>(nx * f), static_cast<float>(ny * f)};
+  }
   if (length(v) > kStopped) {
     const float goal = std::atan2(v.y, v.x);
     h = m.independent_facing ? turn_towards(h, goal, a.max_turn_rate[i] * in.dt) : goal;

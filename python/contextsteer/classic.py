@@ -120,6 +120,18 @@ def _num(
     return v
 
 
+def _point(owner: str, what: str, value: Any) -> np.ndarray:
+    """Two finite numbers below 2^60 in magnitude, as float32 (the core's bound)."""
+    pt = np.asarray(value, dtype=np.float64) if not isinstance(value, (str, bytes)) else None
+    if pt is None or pt.shape != (2,) or not np.isfinite(pt).all():
+        raise ValueError(f"{owner}: {what} must be two finite numbers, got {value!r}")
+    if (np.abs(pt) >= _MAX_MAGNITUDE).any():
+        raise ValueError(
+            f"{owner}: {what} must be below 2^60 (1.15e18) in magnitude, got {value!r}"
+        )
+    return pt.astype(np.float32)
+
+
 def _target(owner: str, target: Any, agents: Any, what: str = "target") -> dict[str, Any]:
     """Where the behaviour's q comes from; ``what`` names the point parameter."""
     if target is not None and agents is not None:
@@ -136,10 +148,7 @@ def _target(owner: str, target: Any, agents: Any, what: str = "target") -> dict[
             raise ValueError(f"{owner}: agent ids must be in [0, 2**31), got {agents!r}")
         return {"source": "agents", "ids": [int(i) for i in ids]}
     if target is not None:
-        pt = np.asarray(target, dtype=np.float64)
-        if pt.shape != (2,) or not np.isfinite(pt).all():
-            raise ValueError(f"{owner}: {what} must be two finite numbers, got {target!r}")
-        return {"source": "point", "point": pt.astype(np.float32)}
+        return {"source": "point", "point": _point(owner, what, target)}
     return {"source": "own"}
 
 
@@ -839,14 +848,11 @@ class FollowFlowField(Behaviour):
             )
         if not np.isfinite(f).all():
             raise ValueError("FollowFlowField: field must be finite")
-        o = np.asarray(origin, dtype=np.float64)
-        if o.shape != (2,) or not np.isfinite(o).all():
-            raise ValueError(
-                f"FollowFlowField: origin must be a finite point (x, y), got {origin!r}"
-            )
+        if (np.abs(f) >= _MAX_MAGNITUDE).any():
+            raise ValueError("FollowFlowField: field values must be below 2^60 in magnitude")
         # Read-only as the parameters are: a running simulation borrows them.
         f.flags.writeable = False
-        origin32 = o.astype(np.float32)
+        origin32 = _point("FollowFlowField", "origin", origin)
         origin32.flags.writeable = False
         self.field = f
         self.origin = origin32

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _core
-from .maps import _f32
+from .maps import _MAX_MAGNITUDE, _f32
 
 if TYPE_CHECKING:
     from .agents import Agents
@@ -25,6 +25,10 @@ __all__ = ["Accel", "Lerp", "MotionModel", "MotionState", "Vehicle"]
 MIN_TIME = 1e-30
 """The shortest ``dt`` and ``time_to_target`` (s): the motion divides velocity changes by
 them, which must stay finite in float32."""
+
+MAX_DT = 1e6
+"""The longest ``dt`` (s), as :meth:`Simulation.step`'s: positions move by at most
+``max_speed * dt``."""
 
 
 class MotionState(NamedTuple):
@@ -85,7 +89,7 @@ class MotionModel:
         strength : array_like, shape (capacity,)
             Chosen strengths, clamped to [0, 1].
         dt : float
-            Time step in seconds, >= 0.
+            Time step in seconds: 0, or in [1e-30, 1e6] as :meth:`Simulation.step`'s.
 
         Returns
         -------
@@ -103,7 +107,7 @@ class MotionModel:
         """
         d = _f32(direction, "direction")
         s = _f32(strength, "strength")
-        step = _finite("apply", "dt", dt, low=0.0)
+        step = _finite("apply", "dt", dt, low=0.0, high=MAX_DT)
         if 0 < step < MIN_TIME:
             raise ValueError(f"apply: dt must be 0 or at least {MIN_TIME:g} s, got {dt!r}")
         pos, vel, head = _core.apply_motion(agents, self, d, s, step)
@@ -169,10 +173,17 @@ class Accel(MotionModel):
     def __post_init__(self) -> None:
         if self.time_to_target is not None:
             v = _finite("Accel", "time_to_target", self.time_to_target, 0.0)
+            if not v < _MAX_MAGNITUDE:
+                raise ValueError(f"Accel: time_to_target must be below 2^60 s, got {v}")
             # 1/time_to_target times a velocity change (< 2^28) must stay finite in float32.
             if not v >= MIN_TIME:
                 raise ValueError(f"Accel: time_to_target must be >= {MIN_TIME:g} s, got {v}")
             self._set("time_to_target", v)
+        if not isinstance(self.independent_facing, (bool, np.bool_)):
+            raise TypeError(
+                "Accel: independent_facing must be a bool, got "
+                f"{type(self.independent_facing).__name__}"
+            )
         self._set("independent_facing", bool(self.independent_facing))
         _speed_option("Accel", self.speed)
         if self.order not in ORDERS:
@@ -211,7 +222,8 @@ class Vehicle(MotionModel):
     def __post_init__(self) -> None:
         self._set("brake_angle", _finite("Vehicle", "brake_angle", self.brake_angle, 0.0, math.pi))
         self._set(
-            "full_turn_speed", _finite("Vehicle", "full_turn_speed", self.full_turn_speed, 0.0)
+            "full_turn_speed",
+            _finite("Vehicle", "full_turn_speed", self.full_turn_speed, 0.0, _MAX_MAGNITUDE),
         )
         self._set("brake_speed", _finite("Vehicle", "brake_speed", self.brake_speed, 0.0, 1.0))
         _speed_option("Vehicle", self.speed)

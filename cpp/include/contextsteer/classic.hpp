@@ -157,7 +157,8 @@ struct FollowPath {
 
 /// Interpose: the point at `ratio` between agents a and b (0 at a), their positions
 /// extrapolated by the time the owner needs to reach the current one at s_max; Arrive
-/// there (tolerance 0, slowing_radius, time_to_target 0.1). Either agent dead: zero.
+/// there with Arrive's tolerance, slowing_radius and time_to_target. Either agent dead:
+/// zero.
 struct Interpose {
   std::int32_t a = 0, b = 0;
   float ratio = 0.5f;
@@ -180,7 +181,8 @@ struct Hide {
 
 /// FollowFlowField: the flow vector f at q = p + v·prediction, sampled bilinearly from a
 /// grid of vectors (node (r, c) at origin + (c, r)·cell; q clamped to the grid's extent),
-/// asks for the velocity f·s_max: a = (f·s_max − v), |a| <= a_max (gdx-ai). `vectors`
+/// asks for the velocity f·s_max: a = (f·s_max − v), |a| <= a_max (gdx-ai); where f is
+/// exactly zero (a goal or blocked region) it asks for nothing, as gdx-ai. `vectors`
 /// (rows·cols·2 floats, row-major) is borrowed.
 struct FlowField {
   const float* vectors = nullptr;
@@ -224,7 +226,8 @@ struct Inputs {
 float neighbor_radius(const Steering& s, float max_agent_radius);
 
 /// Linear acceleration of every agent of [begin, end) into out (N,2) rows; dead agents
-/// get 0. |result| <= a_max_i. Serial, allocation-free, reentrant.
+/// get 0. |result| <= a_max_i, except a bare Separation (alone or a Priority item), which
+/// sums past it as gdx-ai's. Serial, allocation-free, reentrant.
 void accelerate_rows(const Steering& s, const Inputs& in, float* out, std::size_t begin,
                      std::size_t end);
 
