@@ -165,6 +165,17 @@ def ref_choose(values, dirs, mode="vector_sum", width=2, contiguous=True):
             b = int(np.argmax(v))
             direction[i], strength[i], slot[i] = dirs[b], min(max(float(v[b]), 0.0), 1.0), b
             continue
+        if mode == "vector_sum_signed":  # Godot's sum over every slot, with its sign
+            b = int(np.argmax(v))
+            s = np.zeros(2)
+            for j in range(k):
+                s += float(v[j]) * dirs[j]
+            total = sum(abs(float(x)) for x in v)
+            length = float(np.hypot(*s))
+            if length > 1e-6 * total:
+                direction[i] = s / length
+                strength[i], slot[i] = min(max(float(v[b]), 0.0), 1.0), b
+            continue
         b = _ref_best(v)
         if b < 0:
             continue

@@ -359,3 +359,31 @@ def test_sweep_runs_a_preset_at_its_own_dt():
     )
     metrics = list(res)[0].result["metrics"]
     assert metrics["steps"] == 60 and metrics["time"] == pytest.approx(1.0)  # steps of 1/60 s
+
+
+def test_godot_levels_of_danger_read_literally_push_away_from_danger():
+    # The recipe: "subtract that amount from the interest rather than removing it", then
+    # its choose_direction sums ray_directions[i] * interest[i] over every slot. Worked by
+    # hand, K = 8, forward interest max(0, cos), danger 0.3 at 45° and 0.6 at 90° left:
+    # interest - danger = [1, 0.407, -0.6, 0, 0, 0, 0, 0.707]; the sum is
+    # (1.7878, -0.8122), a heading of -24.43°. vector_sum skipped the negative slot and
+    # headed -6.8° whatever the 0.6 danger was.
+    k = 8
+    slots = cs.SlotSet(k)
+    interest = np.maximum(0.0, slots.directions @ np.float32([1.0, 0.0]))[None].astype(np.float32)
+    danger = np.zeros((1, k), np.float32)
+    danger[0, 1], danger[0, 2] = 0.3, 0.6
+    c = cs.steer(
+        [interest], danger, slots, resolve="subtract_unclamped", choose="vector_sum_signed"
+    )
+    v = interest[0].astype(np.float64) - danger[0]
+    want = (v[:, None] * slots.directions.astype(np.float64)).sum(axis=0)
+    assert math.degrees(math.atan2(want[1], want[0])) == pytest.approx(-24.43, abs=0.01)
+    np.testing.assert_allclose(c.direction[0], want / np.hypot(*want), atol=1e-6)
+    assert c.slot[0] == 0 and c.strength[0] == 1.0
+    # Without the 0.6 danger the heading changes (it did not with vector_sum).
+    danger[0, 2] = 0.0
+    d = cs.steer(
+        [interest], danger, slots, resolve="subtract_unclamped", choose="vector_sum_signed"
+    )
+    assert abs(math.atan2(d.direction[0, 1], d.direction[0, 0])) < math.radians(20)

@@ -377,7 +377,7 @@ def test_steer_bad_input():
         cs.steer(stack, danger, slots, resolve="ignore")
     with pytest.raises(
         ValueError,
-        match="steer: choose must be one of 'vector_sum', .*'argmax_always', got 'random'",
+        match="steer: choose must be one of 'vector_sum', .*'vector_sum_signed', got 'random'",
     ):
         cs.steer(stack, danger, slots, choose="random")
     with pytest.raises(ValueError, match="needs weights"):

@@ -98,6 +98,25 @@ Out vector_sum_raw(const SlotSet& s, const float* v, std::size_t k) {
   return finish_sum(s, v, sx, sy, total, static_cast<std::size_t>(b), false);
 }
 
+// Godot "levels of danger" read literally: every slot with its sign.
+Out vector_sum_signed(const SlotSet& s, const float* v, std::size_t k) {
+  std::size_t b = 0;  // the first maximum, whatever its sign
+  for (std::size_t j = 1; j < k; ++j)
+    if (v[j] > v[b]) b = j;
+  double sx = 0.0, sy = 0.0, total = 0.0;  // double: sums of many slots can cancel
+  for (std::size_t j = 0; j < k; ++j) {
+    const double w = v[j];
+    sx += w * s.x()[j];
+    sy += w * s.y()[j];
+    total += std::fabs(w);
+  }
+  const double len = std::sqrt(sx * sx + sy * sy);
+  if (!(len > 1e-6 * total)) return kNothing;
+  const double inv = 1.0 / len;
+  return {static_cast<float>(sx * inv), static_cast<float>(sy * inv), unit_strength(v[b]),
+          static_cast<std::int32_t>(b)};
+}
+
 // Sum of v over `len` ring slots from `first`, in ring order, in double.
 double run_total(const float* v, std::size_t k, std::size_t first, std::size_t len) {
   const std::size_t end1 = std::min(k, first + len);
@@ -847,6 +866,10 @@ void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& sl
     case ChooseMode::kSubslotLinear:
       each_row(v, k, d, st, sl, begin, end,
                [&](const float* row) { return subslot_linear(slots, row, k); });
+      break;
+    case ChooseMode::kVectorSumSigned:
+      each_row(v, k, d, st, sl, begin, end,
+               [&](const float* row) { return vector_sum_signed(slots, row, k); });
       break;
   }
 }

@@ -493,8 +493,9 @@ class Seek(Behaviour):
 
     @property
     def writes(self) -> str:  # type: ignore[override]
-        """Which map the behaviour writes: ``"interest"`` (``Seek``, ``Arrive``) or
-        ``"danger"`` (``Flee`` and the others that write danger)."""
+        """Which map the behaviour writes: ``"interest"`` (``Seek``, ``Arrive``, ``Chase``,
+        and ``Flee``, whose interest points away from the target) or ``"danger"``
+        (``Avoid``)."""
         return self._output
 
     def _params(self) -> dict:

@@ -381,7 +381,8 @@ def resolve(
     With ``i`` interest and ``d`` danger of one agent (slot ``j``):
 
     - ``mask``: ``0 if d_j > threshold else i_j`` (Godot recipe).
-    - ``subtract``: ``max(0, i_j - d_j)`` (Unity project; Godot "levels of danger").
+    - ``subtract``: ``max(0, i_j - d_j)`` (Godot "levels of danger", clamped; the Unity
+      project keeps negative values: ``subtract_unclamped``).
     - ``scale``: ``i_j * (1 - clip(d_j, 0, 1))``.
     - ``mask_min_danger``: ``i_j if d_j <= min(d) + epsilon else 0`` (Fray: keep only the
       least dangerous slots).
@@ -469,8 +470,9 @@ def choose(
 ) -> Choice:
     """Choose a heading, a strength and a slot for every agent from its resolved map.
 
-    Only positive values count as interest. When no slot of an agent is positive the
-    result is direction (0, 0), strength 0, slot -1. Ties between equal slots go to the
+    Only positive values count as interest (except in ``argmax_always`` and
+    ``vector_sum_signed``, which read every sign). When no slot of an agent is positive
+    the result is direction (0, 0), strength 0, slot -1. Ties between equal slots go to the
     lowest slot index. ``b`` below is the highest slot.
 
     - ``vector_sum`` (Godot recipe): the normalised sum of ``v_j u_j``. With
@@ -483,13 +485,20 @@ def choose(
       heading is the run's highest slot. ``slot`` and ``strength`` are that slot and
       its value. ``contiguous=False`` is the raw recipe: every positive slot is summed,
       slot/strength from ``b``; that heading may point into a masked slot.
-    - ``argmax`` (Unity project): ``u_b``; strength ``v_b``. No positive slot: no
+    - ``argmax``: ``u_b`` of the highest positive slot; strength ``v_b``. No positive slot: no
       heading (slot -1), the agent slows down.
     - ``argmax_always`` (the Unity project exactly: ``Mathf.Max`` then ``FindIndex``):
       the highest of all K values whatever its sign (lowest index on ties), so a slot is
       always chosen, as in the Unity project where the agent keeps moving; strength
       ``v_b`` clipped (the Unity agent pushes with a constant force: use a motion
       model's ``speed="max"``).
+    - ``vector_sum_signed`` (the Godot recipe's "levels of danger" read literally: its
+      ``choose_direction`` sums every slot, and danger subtracted from interest leaves
+      negative slots): the normalised sum of ``v_j u_j`` over all K slots, each with its
+      sign, so a dangerous slot pushes the heading away from itself. Pair it with
+      ``resolve="subtract_unclamped"``. Slot ``b`` (the highest of all K, any sign),
+      strength ``v_b`` clipped. A sum shorter than 1e-6 of ``sum |v_j|`` (all zero, or
+      cancelled): no heading (slot -1).
     - ``weighted_neighbours`` (Lewis): ``b`` averaged (weights = values) with up to
       ``width`` neighbours each side, stopping at the first non-positive slot; same
       guard as ``vector_sum`` (the nearest slot must be one of the averaged ones); slot
@@ -515,7 +524,7 @@ def choose(
     values : array_like, shape (N, K)
         Resolved interest.
     directions : SlotSet or array_like, shape (K, 2)
-    mode : {'vector_sum', 'argmax', 'weighted_neighbours', 'subslot', 'subslot_linear', 'argmax_always'}
+    mode : {'vector_sum', 'argmax', 'weighted_neighbours', 'subslot', 'subslot_linear', 'argmax_always', 'vector_sum_signed'}
     width : int
         ``weighted_neighbours``: neighbours each side (Lewis suggests 2 or 3).
     contiguous : bool

@@ -49,12 +49,15 @@ DEFAULTS: dict[str, Any] = {
 }
 
 #: The options of each named stage, as the widgets offer them: the core's mode tables
-#: (``_core.modes()``), less the two variants that only reproduce the Unity project's exact
-#: arithmetic (``subtract_unclamped``, ``argmax_always``).
+#: (``_core.modes()``), less the variants that only reproduce a source's exact arithmetic
+#: on negative values (the Unity project's ``subtract_unclamped`` and ``argmax_always``,
+#: Godot's ``vector_sum_signed``), which the offered resolve modes never give.
 CHOICES: dict[str, tuple[str, ...]] = {
     "combine": _modes.names("steering_combine"),
     "resolve": tuple(n for n in _modes.names("resolve") if n != "subtract_unclamped"),
-    "choose": tuple(n for n in _modes.names("choose") if n != "argmax_always"),
+    "choose": tuple(
+        n for n in _modes.names("choose") if n not in ("argmax_always", "vector_sum_signed")
+    ),
 }
 
 

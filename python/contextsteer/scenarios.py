@@ -1518,8 +1518,12 @@ def corridor(
     """The Unity ContextSteering demo: agents chase a target at the far end of a corridor
     10 units wide, avoiding round obstacles on the way.
 
-    Chase (interest) + Avoid the obstacles and WallDanger (danger), ``resolve="subtract"``
-    and ``choose="argmax"`` as in the Unity project; acceleration-limited motion.
+    Chase (interest) + Avoid the obstacles and WallDanger (danger) on the Unity project's
+    scene, with contextsteer's choices rather than the project's exact rules: Chase and
+    Avoid fade linearly with distance (Unity: ``falloff="none"``), ``resolve="subtract"``
+    clamps at 0 and ``choose="argmax"`` slows an agent with no positive slot (Unity:
+    ``subtract_unclamped`` and ``argmax_always``, which keep it pushing; see
+    ``docs/sources.md``); acceleration-limited motion.
     Metrics: the common set with time to goal (within 1 unit of the target).
     """
     agents_mod, beh, motion, _, simulation, steering, world_mod = _modules()

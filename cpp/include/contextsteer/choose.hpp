@@ -15,17 +15,19 @@ namespace contextsteer {
 /// The rule that turns a resolved map into a heading.
 enum class ChooseMode {
   kVectorSum,           ///< normalised sum of value * direction (Godot recipe)
-  kArgmax,              ///< direction of the highest slot (Unity project)
+  kArgmax,              ///< direction of the highest positive slot (none: no slot)
   kWeightedNeighbours,  ///< best slot averaged with up to `width` neighbours a side (Lewis)
   kSubslot,             ///< parabola through the peak and its two neighbours, in angle
   kSubslotLinear,       ///< equal slopes either side of the peak (Fray's gradient intersection)
   kArgmaxAlways,        ///< the highest slot even when none is positive (Unity project)
+  kVectorSumSigned,     ///< every slot summed with its sign (Godot "levels of danger")
 };
 
 /// The names of ChooseMode (contextsteer.CHOOSE_MODES), checked and listed from here.
 inline constexpr ModeEntry<ChooseMode> kChooseModes[] = {
     {"vector_sum", ChooseMode::kVectorSum, "normalised sum of value * direction (Godot recipe)"},
-    {"argmax", ChooseMode::kArgmax, "direction of the highest positive slot (Unity project)"},
+    {"argmax", ChooseMode::kArgmax,
+     "direction of the highest positive slot (none when no slot is)"},
     {"weighted_neighbours", ChooseMode::kWeightedNeighbours,
      "best slot averaged with up to `width` neighbours a side (Lewis)"},
     {"subslot", ChooseMode::kSubslot, "parabola through the peak and its two neighbours, in angle"},
@@ -33,6 +35,8 @@ inline constexpr ModeEntry<ChooseMode> kChooseModes[] = {
      "equal slopes either side of the peak (Fray's gradient intersection)"},
     {"argmax_always", ChooseMode::kArgmaxAlways,
      "the highest slot even when none is positive (Unity project)"},
+    {"vector_sum_signed", ChooseMode::kVectorSumSigned,
+     "every slot summed with its sign: negative slots push away (Godot 'levels of danger')"},
 };
 
 /// Scalars of choose.
@@ -66,6 +70,12 @@ struct ChooseParams {
 ///   order gives the same double for values within 2^29 of each other.)
 /// - kVectorSum, raw: sum over all positive slots (Godot); slot b, strength clamp(v_b);
 ///   a degenerate sum gives u_b. No guard: the heading may point into a masked slot.
+/// - kVectorSumSigned (the Godot recipe's choose_direction over "levels of danger" read
+///   literally: interest minus danger, unclamped, summed over every slot): direction =
+///   normalised sum of v_j u_j over all K slots, each with its sign (sum in double), so
+///   a negative slot pushes away from its direction. b = the highest slot of all K
+///   (lowest index on ties), slot b, strength clamp(v_b, 0, 1). No direction (slot -1)
+///   when |sum| <= 1e-6 * sum |v_j| (Godot: a zero vector normalised), all-zero included.
 /// - kWeightedNeighbours: slots b-l..b+r where l, r <= width extend from b while the
 ///   next slot is positive (l first, l + r <= K - 1); direction = normalised sum of
 ///   v_j u_j over them, with the same guard as vector_sum (nearest slot must be one of

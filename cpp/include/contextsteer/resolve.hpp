@@ -14,7 +14,7 @@ namespace contextsteer {
 /// How danger d acts on interest i (per slot j of one agent).
 enum class ResolveMode {
   kMask,               ///< d_j > threshold ? 0 : i_j (Godot recipe)
-  kSubtract,           ///< max(0, i_j - d_j) (Unity project, Godot "levels of danger")
+  kSubtract,           ///< max(0, i_j - d_j) (Godot "levels of danger", clamped reading)
   kScale,              ///< i_j * (1 - clamp(d_j, 0, 1))
   kMaskMinDanger,      ///< d_j <= min_m d_m + epsilon ? i_j : 0 (Fray)
   kAvoidOpposite,      ///< i_j + max_m d_m * max(0, -dot(u_j, u_m)) (Godot "avoidance")
@@ -26,7 +26,7 @@ inline constexpr ModeEntry<ResolveMode> kResolveModes[] = {
     {"mask", ResolveMode::kMask,
      "interest 0 where danger > threshold, unchanged elsewhere (Godot recipe)"},
     {"subtract", ResolveMode::kSubtract,
-     "max(0, interest - danger) (Unity project, Godot 'levels of danger')"},
+     "max(0, interest - danger) (Godot 'levels of danger', clamped)"},
     {"scale", ResolveMode::kScale, "interest * (1 - clamp(danger, 0, 1))"},
     {"mask_min_danger", ResolveMode::kMaskMinDanger,
      "interest kept only where danger <= min danger + epsilon (Fray)"},
