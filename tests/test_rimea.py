@@ -1,6 +1,8 @@
 """RiMEA 3.0 tests 1, 4, 6, 7 and 9 (scaled where the full size is slow; the full-size
 runs are in notebooks/07_rimea_validation.ipynb). Each prints its criterion and value."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -95,3 +97,62 @@ def test_rimea_6_inside_check_is_the_corridor_or_past_its_open_end():
     p = np.array([[5, 1], [11, 8], [5, -0.1], [5, 2.1], [9.9, 5], [12.1, 5], [11, 13], [9.8, 12.9]])
     inside = rimea._inside_corner(p)
     assert inside.tolist() == [True, True, False, False, False, False, True, True]
+
+
+# ------------------------------------------------ fuzz round 4 (arguments and texts) ---
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        # A vacuous PASS ("0/0 within"), a FAIL for a negative distance, NumPy's messages.
+        (lambda: rimea.test7(agents=0), "RiMEA 7: agents must be an integer in [1, 10,000]"),
+        (lambda: rimea.test7(agents=2, distance=-5), "RiMEA 7: distance must be a finite"),
+        (lambda: rimea.test7(agents=2, distance=0), "RiMEA 7: distance must be a finite"),
+        (lambda: rimea.test6(agents=0), "RiMEA 6: agents must be an integer in [1, 30]"),
+        (lambda: rimea.test6(agents=3, tolerance=float("nan")), "RiMEA 6: tolerance must be"),
+        (lambda: rimea.test6(agents=3, seed=-1), "seed must be an integer in [0, 2**64)"),
+        (lambda: rimea.test4([]), "RiMEA 4: densities must be at least two numbers"),
+        (lambda: rimea.test4([2, 1]), "RiMEA 4: densities must increase"),
+        (lambda: rimea.fundamental_point(0), "fundamental_point: density must be"),
+        (lambda: rimea.fundamental_point(float("nan")), "fundamental_point: density must be"),
+        (lambda: rimea.fundamental_point(1, measure=0), "fundamental_point: measure must be"),
+        (lambda: rimea.fundamental_point(1, width=9), "fundamental_point: width must be"),
+        (lambda: rimea.test1(speed=0), "RiMEA 1: speed must be a finite number"),
+        (lambda: rimea.weidmann([1.0, -1.0]), "weidmann: density must be >= 0"),
+    ],
+)
+def test_bad_arguments_are_refused_naming_them(call, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()
+
+
+def test_weidmann_at_density_zero_is_free_flow():
+    assert rimea.weidmann([0.0]).tolist() == [1.34]
+
+
+def test_the_criteria_say_what_was_run():
+    # The texts and the band ignored the arguments: test1(speed=1.0) walked 40 m in 40 s
+    # as asked and FAILED "at 1.33 m/s in [26, 34] s".
+    res = rimea.test1(speed=1.0)
+    assert res.criterion == "time to walk 40 m at 1 m/s in [34.6, 45.2] s"
+    assert res.passed and 39.0 < res.value < 41.5
+    assert "while 5 round a left corner" in rimea.test6(agents=5).criterion
+
+
+def test_rimea_6_starts_inside_the_six_metre_start_area(monkeypatch):
+    # Clipped at x 6.5: seeds 4 and 5 started agents up to 6.34 m along the corridor.
+    starts_x = []
+
+    class Stop(Exception):
+        pass
+
+    def capture(world, starts, goals, **kw):
+        starts_x.append(float(np.asarray(starts)[:, 0].max()))
+        raise Stop
+
+    monkeypatch.setattr(rimea, "_sim", capture)
+    for seed in (4, 5):
+        with pytest.raises(Stop):
+            rimea.test6(seed=seed)
+    assert len(starts_x) == 2 and max(starts_x) <= 6.0

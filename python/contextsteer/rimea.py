@@ -10,7 +10,7 @@ versions; ``notebooks/07_rimea_validation.ipynb`` the full-size ones.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -88,9 +88,14 @@ def _sim(
 
 def test1(*, speed: float = 1.33) -> RimeaResult:
     """RiMEA test 1: one pedestrian walks 40 m along a 2 m × 40 m corridor at 1.33 m/s;
-    the time must lie in [26, 34] s."""
+    the time must lie in [26, 34] s. Another ``speed`` (m/s, in (0, 10]) scales the band
+    to ``[26, 34] · 1.33 / speed``."""
     from .nav import NavField
+    from .scenarios import _size
     from .world import World
+
+    speed = _size("RiMEA 1", "speed", speed, 0.0, 10.0 + 1e-9)
+    lo, hi = 26.0 * 1.33 / speed, 34.0 * 1.33 / speed
 
     world = World()
     world.add_segments([[-2, 0, 43, 0], [-2, 2, 43, 2], [-2, 0, -2, 2]])
@@ -99,7 +104,7 @@ def test1(*, speed: float = 1.33) -> RimeaResult:
     )
     sim = _sim(world, [[0.0, 1.0]], [[42.0, 1.0]], field=field, speed=speed, radius=0.2)
     t = None
-    for step in range(1, int(60 / DT)):
+    for step in range(1, int(max(60.0, 2 * hi) / DT)):
         sim.step(DT)
         if sim.agents.position[0, 0] >= 40.0:
             t = step * DT
@@ -107,9 +112,9 @@ def test1(*, speed: float = 1.33) -> RimeaResult:
     value = None if t is None else round(t, 2)
     return RimeaResult(
         "RiMEA 1",
-        "time to walk 40 m at 1.33 m/s in [26, 34] s",
+        f"time to walk 40 m at {speed:g} m/s in [{lo:.3g}, {hi:.3g}] s",
         value,
-        t is not None and 26.0 <= t <= 34.0,
+        t is not None and lo <= t <= hi,
     )
 
 
@@ -127,7 +132,10 @@ def weidmann(density: ArrayLike) -> np.ndarray:
     array([1.06, 0.61, 0.  ])
     """
     rho = np.asarray(density, dtype=float)
-    v = 1.34 * (1 - np.exp(-1.913 * (1 / rho - 1 / 5.4)))
+    if not (rho >= 0).all():
+        raise ValueError(f"weidmann: density must be >= 0 persons/m² (not NaN), got {density!r}")
+    with np.errstate(divide="ignore"):  # density 0: free flow, 1.34 m/s
+        v = 1.34 * (1 - np.exp(-1.913 * (1 / rho - 1 / 5.4)))
     return np.clip(v, 0.0, None)
 
 
@@ -159,7 +167,9 @@ def fundamental_point(
     s) fill the ring of centre-line
     radius ``radius`` and ``width`` on a hexagonal lattice and follow its centre line
     (FollowPath, tangent) with CollisionDanger; after ``warmup`` s their speed along the
-    ring is averaged over ``measure`` s. ``creep`` (default on): the danger's creep speeds
+    ring is averaged over ``measure`` s (at least 5 steps of 1/30 s). ``density`` in
+    (0, 10] persons/m²; ``width`` > 0.42 m (a body and its clearance) and below
+    ``2 * radius``. ``creep`` (default on): the danger's creep speeds
     (:class:`CollisionDanger`); without them no candidate is safe once neighbours are
     closer than about a step ahead and the flow stops at 3 persons/m² (with them:
     0.33 m/s there, Weidmann's 0.33).
@@ -167,8 +177,16 @@ def fundamental_point(
     from . import agents as agents_mod
     from . import behaviours as beh
     from . import motion, path, simulation, steering
+    from .scenarios import _rng, _size
 
-    rng = np.random.default_rng(seed)
+    density = _size("fundamental_point", "density", density, 0.0, 10.0 + 1e-9)
+    radius = _size("fundamental_point", "radius", radius, 0.0, 1e3)
+    width = _size("fundamental_point", "width", width, 0.42, 2 * radius)
+    horizon = _size("fundamental_point", "horizon", horizon, 0.0, 1e3)
+    warmup = _size("fundamental_point", "warmup", warmup, -1e-9, 1e5)
+    # Speeds are sampled every 5 steps: at least one sample.
+    measure = _size("fundamental_point", "measure", measure, 5 * DT - 1e-9, 1e5)
+    rng = _rng(seed)
     world = _ring_world(radius, width)
     area = 2 * np.pi * radius * width
     n = max(1, int(round(density * area)))
@@ -229,13 +247,31 @@ def fundamental_point(
 
 
 def test4(densities: Sequence[float] = (0.5, 1, 2, 3, 4, 5, 6), **kw: Any) -> RimeaResult:
-    """RiMEA test 4 (fundamental diagram): speed must fall as density rises."""
-    rows = [fundamental_point(float(d), **kw) for d in densities]
+    """RiMEA test 4 (fundamental diagram): speed must fall as density rises. ``densities``:
+    at least two, increasing, each in (0, 10] persons/m²; ``kw`` goes to
+    :func:`fundamental_point`. Passes when each point's speed is at most 0.02 m/s above
+    the one before (the sampling noise of a 10 s measurement) and the last is below the
+    first."""
+    ds = list(densities) if isinstance(densities, Iterable) else None
+    if ds is None or len(ds) < 2:
+        raise ValueError(f"RiMEA 4: densities must be at least two numbers, got {densities!r}")
+    if (
+        not all(
+            isinstance(d, (int, float, np.integer, np.floating)) and not isinstance(d, bool)
+            for d in ds
+        )
+        or not all(0 < d <= 10 for d in ds)
+        or any(b <= a for a, b in zip(ds, ds[1:]))
+    ):
+        raise ValueError(
+            f"RiMEA 4: densities must increase, each in (0, 10] persons/m², got {densities!r}"
+        )
+    rows = [fundamental_point(float(d), **kw) for d in ds]
     speeds = [r["speed"] for r in rows]
     falls = all(b <= a + 0.02 for a, b in zip(speeds, speeds[1:])) and speeds[-1] < speeds[0]
     return RimeaResult(
         "RiMEA 4",
-        "speed falls as density rises (0.5 to 6 /m²)",
+        f"speed falls as density rises ({float(ds[0]):g} to {float(ds[-1]):g} /m²)",
         {r["density"]: r["speed"] for r in rows},
         falls,
         {"rows": rows},
@@ -270,19 +306,29 @@ def _inside_corner(p):
 
 
 def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaResult:
-    """RiMEA test 6: 20 pedestrians round a left corner; no position inside a wall (every
-    body, radius 0.25 m, stays in the corridor within ``tolerance`` m, unless it left
-    through the open far end, beyond which it may walk round the end of a wall) and all
-    arrive."""
+    """RiMEA test 6: 20 pedestrians, started in the first 6 m of the corridor, round a left
+    corner; no position inside a wall (every body, radius 0.25 m, stays in the corridor
+    within ``tolerance`` m, unless it left through the open far end, beyond which it may
+    walk round the end of a wall) and all get round the corner (every centre beyond 4 m
+    up the second leg) within 60 s. ``agents`` in [1, 30] (the start area's room);
+    ``tolerance`` in metres, >= 0."""
     from .nav import NavField
-    from .scenarios import _spread
+    from .scenarios import _count, _rng, _size, _spread
     from .world import nearest
 
+    agents = _count("RiMEA 6: agents", agents, 1, 30, room="the 6 m × 2 m start area")
+    ok = isinstance(tolerance, (int, float, np.integer, np.floating))
+    if isinstance(tolerance, bool) or not ok or not 0.0 <= tolerance <= 1.0:
+        raise ValueError(
+            f"RiMEA 6: tolerance must be a number of metres in [0, 1], got {tolerance!r}"
+        )
+    tolerance = float(tolerance)
     world = corner_world()
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
 
     starts = _spread(np.c_[rng.uniform(0.5, 6.0, agents), rng.uniform(0.4, 1.6, agents)], 0.6)
-    starts = np.clip(starts, [0.4, 0.35], [6.5, 1.65])
+    # Centres inside the 6 m × 2 m start area of the guideline.
+    starts = np.clip(starts, [0.4, 0.35], [6.0, 1.65])
     goals = np.c_[np.full(agents, 11.0), np.full(agents, 11.0)]
     field = NavField(
         world, np.array([[10.2, 11.8, 11.8, 11.8]], dtype=np.float32), radius=0.3, cell=0.1
@@ -310,7 +356,7 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
     passed = outside == 0 and worst >= -tolerance and done is not None
     return RimeaResult(
         "RiMEA 6",
-        "no body inside a wall while 20 round a left corner",
+        f"no body inside a wall while {agents} round a left corner",
         {"positions_inside_walls": outside, "min_wall_gap_m": round(worst, 3)},
         passed,
         {"all_around_s": None if done is None else round(done, 2)},
@@ -344,11 +390,15 @@ def age_band(age):
 def test7(*, agents: int = 50, seed: int = 0, distance: float = 20.0) -> RimeaResult:
     """RiMEA test 7: pedestrians with ages drawn in [10, 80] and speeds drawn within their
     age's band walk ``distance`` m alone (1 m lanes); every measured speed (over the middle
-    of the walk) must stay within its band."""
+    of the walk) must stay within its band (2 % either side). ``agents`` in [1, 10,000],
+    ``distance`` in (2, 1e4) m."""
     from .nav import NavField
+    from .scenarios import _count, _rng, _size
     from .world import World
 
-    rng = np.random.default_rng(seed)
+    agents = _count("RiMEA 7: agents", agents, 1, 10_000)
+    distance = _size("RiMEA 7", "distance", distance, 2.0, 1e4)
+    rng = _rng(seed)
     age = rng.uniform(10, 80, agents)
     lo, hi = age_band(age)
     speed = rng.uniform(lo, hi)
