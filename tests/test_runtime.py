@@ -1,5 +1,8 @@
 """Thread-count control."""
 
+import threading
+
+import numpy as np
 import pytest
 
 import contextsteer as cs
@@ -14,10 +17,65 @@ def test_threads_context_manager_restores():
     assert cs.get_num_threads() == before
 
 
-@pytest.mark.parametrize("bad", [0, -2])
-def test_set_num_threads_rejects_non_positive(bad):
-    with pytest.raises(ValueError, match="n >= 1"):
+@pytest.mark.parametrize("bad", [0, -2, 1025, 2**31, 2**70])
+def test_set_num_threads_rejects_counts_out_of_range(bad):
+    # 2**31 gave pybind11's 'incompatible function arguments'; 100000 was taken and the
+    # pool tried to start that many OS threads.
+    with pytest.raises(ValueError, match=r"expected n in \[1, 1024\]"):
         cs.set_num_threads(bad)
+
+
+def test_set_num_threads_takes_numpy_integers():
+    before = cs.get_num_threads()
+    try:
+        cs.set_num_threads(np.int64(3))
+        assert cs.get_num_threads() == 3
+    finally:
+        cs.set_num_threads(before)
+    with pytest.raises(TypeError, match="int"):
+        cs.set_num_threads(np.True_)
+
+
+def test_threads_blocks_open_in_two_python_threads_restore_the_count():
+    # Each block saved and restored the count on its own: with two overlapping blocks the
+    # count inside the later one was the earlier's, and after both it stayed changed.
+    before = cs.get_num_threads()
+    inside_b = []
+    a_open, b_open, a_closed = threading.Event(), threading.Event(), threading.Event()
+
+    def a():
+        with cs.threads(before + 1):
+            a_open.set()
+            b_open.wait()
+        a_closed.set()
+
+    def b():
+        a_open.wait()
+        with cs.threads(before + 2):
+            b_open.set()
+            a_closed.wait()
+            inside_b.append(cs.get_num_threads())
+
+    ts = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert inside_b == [before + 2]
+    assert cs.get_num_threads() == before
+
+
+def test_nested_threads_blocks_and_a_refused_count_restore():
+    before = cs.get_num_threads()
+    with cs.threads(2):
+        with cs.threads(3):
+            assert cs.get_num_threads() == 3
+        assert cs.get_num_threads() == 2
+        with pytest.raises(ValueError):
+            with cs.threads(0):
+                pass
+        assert cs.get_num_threads() == 2
+    assert cs.get_num_threads() == before
 
 
 def test_set_num_threads_rejects_non_int():

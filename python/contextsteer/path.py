@@ -18,6 +18,9 @@ __all__ = ["Path"]
 
 _DIRECTION_MODES = ("tangent", "seek")
 
+MAX_SAMPLES_PER_SEGMENT = 4096
+"""The most points a smoothed segment is resampled into."""
+
 
 def _points_2d(points: ArrayLike, what: str = "points") -> tuple[NDArray[np.float32], bool]:
     """Return points as float32 (N, 2) and whether a single (2,) point was given."""
@@ -66,7 +69,7 @@ class Path:
     ------
     ValueError
         If ``points`` is not (P, 2), holds NaN or inf, has fewer than 2 distinct
-        points, or ``samples_per_segment < 1``.
+        points, or ``samples_per_segment`` is not in [1, 4096].
 
     Notes
     -----
@@ -100,10 +103,18 @@ class Path:
         p = _f32(points, "points")
         if p.ndim != 2 or p.shape[1] != 2:
             raise ValueError(f"points: expected shape (P, 2), got {p.shape}")
-        if isinstance(samples_per_segment, bool) or not isinstance(samples_per_segment, int):
+        if isinstance(samples_per_segment, (bool, np.bool_)) or not isinstance(
+            samples_per_segment, (int, np.integer)
+        ):
             raise TypeError(
                 f"samples_per_segment: expected an int, got {type(samples_per_segment).__name__}"
             )
+        if not 1 <= samples_per_segment <= MAX_SAMPLES_PER_SEGMENT:
+            raise ValueError(
+                f"samples_per_segment: expected an int in [1, {MAX_SAMPLES_PER_SEGMENT}], "
+                f"got {samples_per_segment}"
+            )
+        samples_per_segment = int(samples_per_segment)
         self._path = _core.Path(p, bool(closed), bool(smooth), samples_per_segment)
         self._args = (p.copy(), bool(closed), bool(smooth), int(samples_per_segment))
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
+import threading
 from collections.abc import Iterator
+
+import numpy as np
 
 from . import _core
 
-__all__ = ["get_num_threads", "set_num_threads", "threads"]
+__all__ = ["MAX_THREADS", "get_num_threads", "set_num_threads", "threads"]
 
 
 def get_num_threads() -> int:
@@ -22,8 +26,18 @@ def get_num_threads() -> int:
     return _core.get_num_threads()
 
 
+MAX_THREADS = 1024
+"""The most kernel threads :func:`set_num_threads` takes (the pool starts that many OS
+threads; beyond the machine's cores they only add switching)."""
+
+_lock = threading.Lock()
+_blocks: list[list[int]] = []  # the open threads() blocks, in entry order: [token, n]
+_base: list[int] = []  # the count before the first of them opened
+_tokens = itertools.count()
+
+
 def set_num_threads(n: int) -> None:
-    """Set the number of threads the C++ kernels use.
+    """Set the number of threads the C++ kernels use (process-wide).
 
     Results never depend on the thread count: every kernel writes each agent's output
     from exactly one thread and reads only inputs no thread writes.
@@ -31,21 +45,30 @@ def set_num_threads(n: int) -> None:
     Parameters
     ----------
     n : int
-        Number of threads, at least 1.
+        Number of threads, in [1, :data:`MAX_THREADS`] (a Python or NumPy integer).
 
     Raises
     ------
+    TypeError
+        If ``n`` is not an integer (a bool, float or string).
     ValueError
-        If ``n < 1``.
+        If ``n < 1`` or ``n > MAX_THREADS``.
     """
-    if isinstance(n, bool) or not isinstance(n, int):
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"set_num_threads: expected an int, got {type(n).__name__}")
-    _core.set_num_threads(n)
+    if not 1 <= n <= MAX_THREADS:
+        raise ValueError(f"set_num_threads: expected n in [1, {MAX_THREADS}], got {n}")
+    _core.set_num_threads(int(n))
 
 
 @contextlib.contextmanager
 def threads(n: int) -> Iterator[None]:
     """Context manager that runs its block with ``n`` kernel threads.
+
+    The count is process-wide. Blocks may nest, and may be open in several Python
+    threads at once: the count is the ``n`` of the block entered last among those still
+    open, and when the last one closes it returns to what it was before the first
+    opened (results never depend on it).
 
     Examples
     --------
@@ -54,9 +77,16 @@ def threads(n: int) -> Iterator[None]:
     ...     cs.get_num_threads()
     1
     """
-    before = get_num_threads()
-    set_num_threads(n)
+    token = next(_tokens)
+    with _lock:
+        before = get_num_threads()
+        set_num_threads(n)  # checked before anything is recorded
+        if not _blocks:
+            _base[:] = [before]
+        _blocks.append([token, int(n)])
     try:
         yield
     finally:
-        set_num_threads(before)
+        with _lock:
+            _blocks[:] = [b for b in _blocks if b[0] != token]
+            set_num_threads(_blocks[-1][1] if _blocks else _base[0])
