@@ -406,3 +406,15 @@ def test_core_refuses_unconverted_arrays():
         core.closest_offset(np.zeros((2, 2)))
     with pytest.raises(TypeError, match="C-contiguous"):
         core.point_at(np.zeros(8, np.float32)[::2])
+
+
+def test_samples_per_segment_is_checked_in_python():
+    # 2**40 reached pybind11 and gave 'incompatible function arguments'.
+    pts = [[0, 0], [1, 0], [2, 1]]
+    with pytest.raises(ValueError, match=r"samples_per_segment: expected an int in \[1, 4096\]"):
+        cs.Path(pts, smooth=True, samples_per_segment=2**40)
+    with pytest.raises(TypeError, match="samples_per_segment: expected an int"):
+        cs.Path(pts, smooth=True, samples_per_segment=np.True_)
+    a = cs.Path(pts, smooth=True, samples_per_segment=np.int64(4))
+    b = cs.Path(pts, smooth=True, samples_per_segment=4)
+    np.testing.assert_array_equal(a.points, b.points)

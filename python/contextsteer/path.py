@@ -152,8 +152,12 @@ class Path:
         Returns
         -------
         ndarray of float32, shape (N,) (0-d for a single point)
-            In ``[0, length)`` on closed paths, ``[0, length]`` on open ones. Equidistant
-            candidates resolve to the lowest segment index, so the answer is unique.
+            In ``[0, length)`` on closed paths, ``[0, length]`` on open ones. Candidates at
+            the same computed distance (squared, in double) resolve to the lowest segment
+            index, so the answer is unique and does not depend on the search order. Two
+            segments exactly as far in exact arithmetic can still differ in the last bit
+            of their computed distances (a segment end against a segment's interior); then
+            the computed nearer one wins, whatever its index.
 
         Examples
         --------
