@@ -71,9 +71,8 @@ def test_nested_threads_blocks_and_a_refused_count_restore():
         with cs.threads(3):
             assert cs.get_num_threads() == 3
         assert cs.get_num_threads() == 2
-        with pytest.raises(ValueError):
-            with cs.threads(0):
-                pass
+        with pytest.raises(ValueError), cs.threads(0):
+            pass
         assert cs.get_num_threads() == 2
     assert cs.get_num_threads() == before
 

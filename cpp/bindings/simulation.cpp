@@ -224,6 +224,8 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
   s.layers = prm["layers"].cast<std::uint32_t>();
   s.stop_at_contact = prm["collision"].cast<std::string>() == "stop";
   s.decision_interval = prm["decision_interval"].cast<int>();
+  if (prm.contains("decision_validity") && !prm["decision_validity"].is_none())
+    s.decision_validity = prm["decision_validity"].cast<float>();
   s.stuck_distance = prm["stuck_distance"].cast<float>();
   s.stuck_time = prm["stuck_time"].cast<float>();
 
@@ -333,6 +335,16 @@ void bind_simulation(py::module_& m) {
                return view_of(reinterpret_cast<bool*>(s.stuck()), {n}, self_obj, false);
              if (name == "braking")
                return view_of(reinterpret_cast<bool*>(s.braking()), {n}, self_obj, false);
+             // Lewis's time slicing (decision_validity): read-only, the core schedules by them.
+             if (name == "next_decision")
+               return s.next_decision()
+                          ? py::object(view_of(const_cast<std::uint64_t*>(s.next_decision()), {n},
+                                               self_obj, false))
+                          : py::object(py::none());
+             if (name == "validity")
+               return s.validity() ? py::object(view_of(const_cast<float*>(s.validity()), {n},
+                                                        self_obj, false))
+                                   : py::object(py::none());
              throw py::value_error("unknown Simulation view " + name);
            })
       .def("_behaviour_map",
@@ -369,7 +381,9 @@ void bind_simulation(py::module_& m) {
                  // state load without them (their agents' generations are all 0 too).
                  if (std::string_view(name) == "sensed" ||
                      std::string_view(name) == "metrics.generation" ||
-                     std::string_view(name) == "seen_generation")
+                     std::string_view(name) == "seen_generation" ||
+                     std::string_view(name) == "next_decision" ||
+                     std::string_view(name) == "validity")
                    return;
                  throw py::value_error(std::string("Simulation state: missing '") + name + "'");
                }

@@ -6,6 +6,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
+#include <variant>
 #include <span>
 
 #include "batch.hpp"
@@ -75,12 +78,12 @@ void Simulation::each_deciding(std::size_t begin, std::size_t end, Body&& body) 
   const std::size_t p = phases_;
   const std::size_t first = begin + (phase_ + p - begin % p) % p;
   const auto k = static_cast<std::uint64_t>(params_.decision_interval);
-  if (k <= 1 && !config_.record) {
+  if (k <= 1 && next_decision_.empty() && !config_.record) {
     if (first < end) body(first, end, p);
     return;
   }
   for (std::size_t i = first; i < end; i += p)
-    if (k <= 1 || (step_count_ + i) % k == 0) one_run(i, i + 1);
+    if (decides(i)) one_run(i, i + 1);
 }
 
 struct Simulation::Plan {
@@ -144,6 +147,10 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
   const AgentsView v = agents.view();
   if (v.generation) seen_generation_.assign(v.generation, v.generation + n_);
   else seen_generation_.assign(n_, 0);
+  if (params_.decision_validity > 0.0f) {
+    next_decision_.assign(n_, 0);
+    validity_.assign(n_, std::numeric_limits<float>::infinity());
+  }
   metrics_.configure(MetricsParams{}, agents.view(), nullptr, 0.0);
 }
 
@@ -166,6 +173,10 @@ void Simulation::renew_slots() {
     still_[i] = 0.0f;
     store2(anchor_.data(), i, load2(a.position, i));
     contacts_[i] = overlaps_[i] = 0;
+    if (!next_decision_.empty()) {
+      next_decision_[i] = 0;  // decides at once
+      validity_[i] = std::numeric_limits<float>::infinity();
+    }
     if (!sensed_.empty())
       std::fill_n(sensed_.begin() + static_cast<std::ptrdiff_t>(i * k_), k_,
                   std::numeric_limits<float>::quiet_NaN());
@@ -421,7 +432,120 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
                velocity_ ? to_world(d, i) : turned(d, p.in.agents.heading[i]));
       }
     }
+    if (!validity_.empty())
+      for (std::size_t i = b; i < e; i += step) validity_[i] = validity_of(p, i);
   });
+}
+
+float Simulation::validity_of(const Plan& p, std::size_t i) const {
+  // Lewis: "have each evaluator score the candidate directions, and provide an estimate
+  // for how long the character can move in that direction before the score becomes
+  // invalid ... pick the lowest time". Each estimate is the time until what the
+  // behaviour scored has changed by about half a slot: a bearing by π/K, a gap by half.
+  const AgentsView& a = p.in.agents;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const Vec2 pos = load2(a.position, i), vel = load2(a.velocity, i);
+  // The agent moves along its decision at the larger of its speed now and the speed it
+  // chose (it accelerates towards the latter).
+  const float speed = std::max(length(vel), strength_[i] * a.max_speed[i]);
+  const Vec2 w = load2(direction_.data(), i) * speed;
+  constexpr float kPi = 3.14159265358979323846f;
+  const float half = kPi / static_cast<float>(k_);
+  // A target at distance d moving at u: its bearing turns by half a slot in
+  // half·d/|w − u| at most.
+  const auto bearing = [&](float d, Vec2 u) {
+    const float rel = length(w - u);
+    return rel > 0.0f ? half * d / rel : kInf;
+  };
+  const auto gap_time = [&](float gap) { return speed > 0.0f ? 0.5f * gap / speed : kInf; };
+  float best = kInf;
+  for (const Behaviour& beh : config_.behaviours) {
+    const float t = std::visit(
+        [&](const auto& b) -> float {
+          using T = std::decay_t<decltype(b)>;
+          if constexpr (std::is_same_v<T, Forward> || std::is_same_v<T, Momentum>) {
+            return kInf;  // the heading and the velocity move with the decision itself
+          } else if constexpr (std::is_same_v<T, Targets>) {
+            float m = kInf;
+            if (b.source == TargetSource::kAgents) {
+              for (std::int32_t j32 : b.target_ids) {
+                const auto j = static_cast<std::size_t>(j32);
+                if (j == i || j >= a.size || !a.alive[j]) continue;
+                const float d = length(load2(a.position, j) - pos);
+                if (d <= b.max_distance) m = std::min(m, bearing(d, load2(a.velocity, j)));
+              }
+            } else if (b.source == TargetSource::kPoints) {
+              for (std::size_t j = 0; j < b.positions.size() / 2; ++j) {
+                const float d = length(load2(b.positions.data(), j) - pos);
+                if (d <= b.max_distance) m = std::min(m, bearing(d, Vec2{}));
+              }
+            } else {
+              const float d = length(load2(a.target, i) - pos);
+              if (d <= b.max_distance) m = bearing(d, Vec2{});
+            }
+            return m;
+          } else if constexpr (std::is_same_v<T, Arrive>) {
+            const Vec2 goal = b.use_point ? b.point : load2(a.target, i);
+            return bearing(length(goal - pos), Vec2{});
+          } else if constexpr (std::is_same_v<T, Tether>) {
+            const Vec2 c = b.use_point ? b.center : load2(a.target, i);
+            return bearing(length(c - pos), Vec2{});
+          } else if constexpr (std::is_same_v<T, Bounds>) {
+            // Inside the inner rectangle: until the agent can reach its edge.
+            const float dx = std::min(pos.x - (b.lo.x + b.margin), (b.hi.x - b.margin) - pos.x);
+            const float dy = std::min(pos.y - (b.lo.y + b.margin), (b.hi.y - b.margin) - pos.y);
+            const float inside = std::min(dx, dy);
+            return inside > 0.0f ? (speed > 0.0f ? inside / speed : kInf) : 0.0f;
+          } else if constexpr (std::is_same_v<T, Wander>) {
+            return b.rate > 0.0f ? 0.25f / b.rate : kInf;  // a quarter of the noise's period
+          } else if constexpr (std::is_same_v<T, FollowPath>) {
+            const Path* path = b.path;
+            if (b.paths) {
+              const std::int64_t q = b.path_index ? b.path_index[i] : static_cast<std::int64_t>(i);
+              path = q >= 0 && static_cast<std::size_t>(q) < b.path_count ? b.paths[q] : nullptr;
+            }
+            if (!path) return kInf;
+            // The point look_ahead along the path from the closest point: its bearing.
+            const Vec2 q = path->point_at(path->closest_offset(pos) + b.look_ahead);
+            return bearing(length(q - pos), Vec2{});
+          } else if constexpr (std::is_same_v<T, FollowField>) {
+            // The descent turns within a cell of the field.
+            if (!b.field) return kInf;
+            const float c = b.field->grid().cell;
+            return speed > 0.0f ? std::max(c, half * b.look_ahead) / speed : kInf;
+          } else if constexpr (std::is_same_v<T, WallDanger>) {
+            // Half the way to the nearest wall the rays saw (their hits are where the
+            // body would touch), or to the edge of the look-ahead.
+            float h = b.look_ahead;
+            if (!sensed_.empty())
+              for (std::size_t q = 0; q < k_; ++q) {
+                const float x = sensed_[i * k_ + q];
+                if (x < h) h = x;  // NaN (not cast) and +inf (clear) do not count
+              }
+            return gap_time(std::max(h, 0.0f));
+          } else {
+            // AgentDanger, Flock, CollisionDanger: the neighbours the lists hold. A gap
+            // closes at most at |w − u_j|; a bearing turns as for a target.
+            const NeighborLists& nb = p.in.neighbors;
+            if (nb.empty()) return kInf;
+            float m = kInf;
+            const std::int32_t* idx = nb.indices + i * nb.max_neighbors;
+            for (std::int32_t c = 0; c < nb.counts[i]; ++c) {
+              const auto j = static_cast<std::size_t>(idx[c]);
+              const Vec2 u = load2(a.velocity, j);
+              const float d = length(load2(a.position, j) - pos);
+              const float gap = d - a.radius[i] - a.radius[j];
+              const float rel = length(w - u);
+              const float close = gap > 0.0f ? (rel > 0.0f ? 0.5f * gap / rel : kInf) : 0.0f;
+              m = std::min({m, close, bearing(d, u)});
+            }
+            return m;
+          }
+        },
+        beh);
+    best = std::min(best, t);
+  }
+  return std::max(best, 0.0f);
 }
 
 void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end,
@@ -828,6 +952,19 @@ void Simulation::finish(float dt) {
         stuck_[i] = still_[i] >= params_.stuck_time ? 1 : 0;
       }
     });
+  }
+  if (!next_decision_.empty()) {
+    // Lewis: keep each decision made this step for its validity, in whole steps (at
+    // least one, at most decision_validity). Counted with a relative 1e-6 of slack, so
+    // that 0.4 s at dt 1/30 (float32 values a hair under 12 steps apart) is 12 steps.
+    const auto whole = [dt](double t) { return std::floor(t / dt * (1.0 + 1e-6)); };
+    const double cap = std::max(1.0, whole(params_.decision_validity));
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (!a.alive[i] || !decides(i)) continue;
+      const double t = whole(validity_[i]);
+      const double steps = t >= 1.0 ? std::min(t, cap) : 1.0;  // (NaN: one step)
+      next_decision_[i] = step_count_ + static_cast<std::uint64_t>(steps);
+    }
   }
   time_ += dt;
   ++step_count_;

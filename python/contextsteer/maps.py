@@ -524,7 +524,9 @@ def choose(
     values : array_like, shape (N, K)
         Resolved interest.
     directions : SlotSet or array_like, shape (K, 2)
-    mode : {'vector_sum', 'argmax', 'weighted_neighbours', 'subslot', 'subslot_linear', 'argmax_always', 'vector_sum_signed'}
+    mode : str, default 'vector_sum'
+        One of :data:`CHOOSE_MODES`: 'vector_sum', 'argmax', 'weighted_neighbours',
+        'subslot', 'subslot_linear', 'argmax_always', 'vector_sum_signed'.
     width : int
         ``weighted_neighbours``: neighbours each side (Lewis suggests 2 or 3).
     contiguous : bool

@@ -313,7 +313,7 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
     up the second leg) within 60 s. ``agents`` in [1, 30] (the start area's room);
     ``tolerance`` in metres, >= 0."""
     from .nav import NavField
-    from .scenarios import _count, _rng, _size, _spread
+    from .scenarios import _count, _rng, _spread
     from .world import nearest
 
     agents = _count("RiMEA 6: agents", agents, 1, 30, room="the 6 m × 2 m start area")

@@ -47,6 +47,27 @@ def _num(name: str, value: Any, low: float = 0.0) -> float:
     return v
 
 
+def _validity(value: Any, interval: Any, classic_spec: Any) -> float | None:
+    """decision_validity: None, or seconds in (0, 1e6] with round-robin slicing off and
+    context steering (the classic behaviours make no validity estimates)."""
+    if value is None:
+        return None
+    v = _num("decision_validity", value)
+    if not 0.0 < v <= 1e6:
+        raise ValueError(f"Simulation: decision_validity must be in (0, 1e6] s, got {value!r}")
+    if interval != 1:
+        raise ValueError(
+            "Simulation: decision_validity (Lewis's time slicing) and decision_interval "
+            f"(round-robin) exclude each other; got decision_interval={interval!r}"
+        )
+    if classic_spec is not None:
+        raise ValueError(
+            "Simulation: decision_validity needs context steering (the classic behaviours "
+            "make no validity estimates)"
+        )
+    return v
+
+
 def _dt(value: Any) -> float:
     """A step's dt: a number of seconds in [1e-30, 1e6] (the core's float32 bounds)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -132,8 +153,25 @@ class Simulation:
         than its bodies fit (no number of passes separates everyone) each pass costs
         about what the first does: lower it there if the step time matters.
     decision_interval : int, default 1
-        Time slicing (Lewis): agent ``i`` re-steers on steps where
+        Time slicing, round-robin: agent ``i`` re-steers on steps where
         ``(step + i) % decision_interval == 0`` and moves on its last decision otherwise.
+    decision_validity : float or None, default None
+        Lewis's time slicing: after each decision every behaviour estimates how long its
+        scores stay valid for the chosen velocity, and the agent keeps its decision until
+        the shortest of those times has elapsed, at most ``decision_validity`` seconds
+        (rounded down to whole steps, at least one). The estimates, with ``w`` the chosen
+        velocity (at the larger of the agent's speed and the chosen one), ``s = |w|`` and
+        ``K`` slots, are the time until what the behaviour scored has moved by half a
+        slot: targets (``Seek``, ``Arrive``, ``Flee``, ``Chase``, ``Avoid``, ``Pursue``,
+        ``Evade``, ``Tether``; ``FollowPath``'s look-ahead point) at distance ``d``
+        moving at ``u``: ``(π/K)·d/|w − u|``; neighbours (``AgentDanger``, flocking,
+        ``CollisionDanger``): that bearing time or half the gap between the bodies over
+        ``|w − u_j|`` (0 when they overlap); ``WallDanger``: half the nearest sensed hit
+        (or the look-ahead) over ``s``; ``FollowField``: one cell (or ``(π/K)`` of its
+        look-ahead) over ``s``; ``Bounds``: the way to the inner edge over ``s``;
+        ``Wander``: a quarter of its noise period; ``Forward`` and ``Momentum``: no limit.
+        :attr:`next_decision` and :attr:`validity` show the schedule. ``None`` (default):
+        off. Needs ``decision_interval=1`` and context steering (not classic).
     slide_iterations : int, default 4
         Wall contacts a move may slide along (1 to 16).
     collision : {"slide", "stop"}, default "slide"
@@ -255,6 +293,17 @@ class Simulation:
     wall_contacts = _view("wall_contacts", "(N,) int32 steps in which the agent touched a wall.")
     overlaps = _view("overlaps", "(N,) int32 agent overlaps after moving, summed over steps.")
     stuck = _view("stuck", "(N,) bool (read-only): no progress for stuck_time seconds.")
+    next_decision = _view(
+        "next_decision",
+        "(N,) uint64 (read-only), with decision_validity: the step count at which each "
+        "agent decides next (0 before its first decision); None without it.",
+    )
+    validity = _view(
+        "validity",
+        "(N,) float32 (read-only), with decision_validity: how long (s) each agent's last "
+        "decision was estimated to stay valid, before the cap and the rounding to steps "
+        "(+inf: no behaviour limits it); None without it.",
+    )
     braking = _view(
         "braking",
         "(N,) bool (read-only): Fray's brake rule slowed the agent at "
@@ -276,6 +325,7 @@ class Simulation:
         push_relax: float = 1.0,
         push_passes: int = 8,
         decision_interval: int = 1,
+        decision_validity: float | None = None,
         slide_iterations: int = 4,
         collision: str = "slide",
         stuck_distance: float = 0.0,
@@ -330,6 +380,7 @@ class Simulation:
             "push_passes": _int("push_passes", push_passes, 1, 64),
             "slide_iterations": _int("slide_iterations", slide_iterations, 1, 16),
             "decision_interval": _int("decision_interval", decision_interval, 1),
+            "decision_validity": _validity(decision_validity, decision_interval, classic_spec),
             "stuck_distance": _num("stuck_distance", stuck_distance),
             "stuck_time": _num("stuck_time", stuck_time),
             "layers": _int("layers", layers, 0, 2**32 - 1),
@@ -363,6 +414,7 @@ class Simulation:
             push_relax=relax,
             push_passes=params["push_passes"],
             decision_interval=params["decision_interval"],
+            decision_validity=params["decision_validity"],
             slide_iterations=params["slide_iterations"],
             collision=collision,
             stuck_distance=params["stuck_distance"],

@@ -56,8 +56,10 @@ class Steering:
     danger_combine : {"max", "sum", "multiply", "min"}
     resolve : {"mask", "subtract", "scale", "mask_min_danger", "avoid_opposite", "subtract_unclamped"}
         See :func:`~contextsteer.resolve`.
-    choose : {"vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear", "argmax_always", "vector_sum_signed"}
-        See :func:`~contextsteer.choose`.
+    choose : str, default "vector_sum"
+        One of :data:`~contextsteer.CHOOSE_MODES` ("vector_sum", "argmax",
+        "weighted_neighbours", "subslot", "subslot_linear", "argmax_always",
+        "vector_sum_signed"). See :func:`~contextsteer.choose`.
     threshold : float, default 0
         ``resolve="mask"``: danger above it masks the slot (as in :func:`~contextsteer.resolve`).
     epsilon : float, >= 0, default 0

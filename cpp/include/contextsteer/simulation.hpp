@@ -90,6 +90,12 @@ struct SimulationParams {
   /// Time slicing (Lewis): agent i re-steers on steps where (step + i) % interval == 0
   /// and moves on its last decision otherwise. >= 1.
   int decision_interval = 1;
+  /// Lewis's time slicing (> 0; 0: off, decision_interval rules): after each decision
+  /// every behaviour estimates how long its scores stay valid for the chosen velocity
+  /// (Simulation::validity_of) and the agent keeps its decision until the shortest of
+  /// those times has elapsed, at most decision_validity seconds (whole steps, at least
+  /// one). Needs decision_interval == 1 and no classic steering.
+  float decision_validity = 0.0f;
   /// Stuck detection: an agent that stays within stuck_distance of where it was
   /// stuck_time seconds ago is flagged (stuck_time <= 0 disables it).
   float stuck_distance = 0.0f;
@@ -136,9 +142,20 @@ class Simulation {
 
   /// True when agent i re-steers at the current step. Pure.
   bool decides(std::size_t i) const {
+    if (!next_decision_.empty()) return step_count_ >= next_decision_[i];
     const auto k = static_cast<std::uint64_t>(params_.decision_interval);
     return k <= 1 || (step_count_ + i) % k == 0;
   }
+
+  /// With decision_validity: the step count at which agent i next decides (0 before its
+  /// first decision, and for a new agent in a reused slot); nullptr otherwise.
+  const std::uint64_t* next_decision() const {
+    return next_decision_.empty() ? nullptr : next_decision_.data();
+  }
+  /// With decision_validity: how long (s) agent i's last decision was estimated to stay
+  /// valid, before the cap and the rounding to whole steps (+inf: no behaviour limits
+  /// it); nullptr otherwise.
+  const float* validity() const { return validity_.empty() ? nullptr : validity_.data(); }
 
   std::size_t size() const { return n_; }
   std::size_t slots() const { return k_; }
@@ -202,6 +219,7 @@ class Simulation {
     v("still", still_), v("anchor", anchor_), v("recorded", recorded_);
     v("sensed", sensed_);  // the sensor's last rays (pictures; with decision_interval > 1 kept)
     v("seen_generation", seen_generation_);
+    v("next_decision", next_decision_), v("validity", validity_);  // decision_validity only
     metrics_.for_each_state(fn);
     if (config_.classic) {
       // The random-walk Wanders' orientations (N,2 each), owned with the classic steering.
@@ -236,6 +254,9 @@ class Simulation {
   struct Plan;  // per-call constants of the stages
   Plan plan() const;
   void perceive_rows(const Plan& p, std::size_t begin, std::size_t end);
+  /// Lewis's validity of agent i's decision just made (direction_, strength_ final,
+  /// world frame): the shortest of its behaviours' estimates, seconds, >= 0.
+  float validity_of(const Plan& p, std::size_t i) const;
   void decide_rows(const Plan& p, std::size_t begin, std::size_t end);
   void weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end,
                       std::size_t step = 1);
@@ -300,6 +321,10 @@ class Simulation {
   // Each slot's Agents generation when last seen: a change is a new agent in the slot
   // (renew_slots() then clears what the slot's last occupant left).
   std::vector<std::uint32_t> seen_generation_;
+  // Lewis's time slicing (decision_validity > 0), else empty: the step count of each
+  // agent's next decision, and the validity (s) its last decision was given.
+  std::vector<std::uint64_t> next_decision_;
+  std::vector<float> validity_;
   void renew_slots();
   // Neighbour lists of rows b, b + step, ... (< e) from grid_ (perceive, and
   // decide_and_move without a perceive since the last step).

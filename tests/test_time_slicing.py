@@ -1,0 +1,211 @@
+"""Lewis's time slicing (``Simulation(decision_validity=...)``): each behaviour estimates
+how long its scores stay valid for the chosen velocity, and the agent keeps its decision
+until the shortest estimate has elapsed. Oracles: a NumPy port of the documented
+estimates, the schedule's own rule, and the decisions themselves (unchanged between an
+agent's decision steps)."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+from contextsteer import scenarios
+
+DT = 1.0 / 30.0
+
+
+def _scene(validity=0.5, k=16, seed=0):
+    """Six agents in a walled room: Seek towards shared points, Forward, WallDanger,
+    AgentDanger; all agents within each other's neighbour radius."""
+    world = cs.World()
+    world.add_polyline([[-6, -6], [6, -6], [6, 6], [-6, 6]], closed=True)
+    world.add_segments([[1.0, -1.0, 1.0, 1.0]])
+    rng = np.random.default_rng(seed)
+    agents = cs.Agents(6, slots=k, seed=seed)
+    agents.add(
+        rng.uniform(-2.5, 2.5, (6, 2)),
+        velocity=rng.uniform(-0.8, 0.8, (6, 2)),
+        radius=0.3,
+        max_speed=rng.uniform(0.8, 1.5, 6),
+        max_accel=4.0,
+    )
+    behaviours = [
+        cs.Seek([[4.0, 0.5], [-4.0, 3.0]]),
+        cs.Forward(weight=0.3),
+        cs.WallDanger(look_ahead=3.0, falloff="linear"),
+        cs.AgentDanger(radius=6.0),
+    ]
+    sim = cs.Simulation(
+        world,
+        agents,
+        cs.Steering(behaviours, max_neighbours=8),
+        motion=cs.Accel(),
+        slots=k,
+        decision_validity=validity,
+    )
+    return sim
+
+
+def oracle_validity(sim, pos, vel, k):
+    """The documented estimates, in NumPy (float64), for every alive agent, from the state
+    the decision read (pos, vel) and the decision it made (chosen_direction, strength)."""
+    a = sim.agents
+    half = math.pi / k
+    out = np.full(len(pos), np.inf)
+    for i in np.flatnonzero(a.alive):
+        speed = max(np.hypot(*vel[i]), float(sim.strength[i]) * float(a.max_speed[i]))
+        w = sim.chosen_direction[i].astype(np.float64) * speed
+        ests = []
+
+        def bearing(d, u, w=w):
+            rel = np.hypot(*(w - u))
+            return half * d / rel if rel > 0 else np.inf
+
+        # Seek over two shared points (no distance limit).
+        ests.append(
+            min(
+                bearing(np.hypot(*(q - pos[i])), np.zeros(2))
+                for q in np.array([[4.0, 0.5], [-4.0, 3.0]])
+            )
+        )
+        ests.append(np.inf)  # Forward
+        # WallDanger: half the nearest sensed hit (or the look-ahead) over the speed.
+        row = np.asarray(sim.sensed[i], dtype=np.float64)
+        h = min([3.0] + [x for x in row if np.isfinite(x)])
+        ests.append(0.5 * h / speed if speed > 0 else np.inf)
+        # AgentDanger: the other alive agents within the neighbour radius (at most 5 of
+        # max_neighbours 8: all of them).
+        m = np.inf
+        reach = sim._core.neighbor_radius
+        for j in np.flatnonzero(a.alive):
+            d = np.hypot(*(pos[j] - pos[i]))
+            if j == i or not d <= reach:
+                continue
+            gap = d - float(a.radius[i]) - float(a.radius[j])
+            rel = np.hypot(*(w - vel[j]))
+            close = (0.5 * gap / rel if rel > 0 else np.inf) if gap > 0 else 0.0
+            m = min(m, close, bearing(d, vel[j]))
+        ests.append(m)
+        out[i] = max(min(ests), 0.0)
+    return out
+
+
+@pytest.mark.parametrize("k", [8, 16, 32])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_estimates_match_the_documented_rules(k, seed):
+    sim = _scene(k=k, seed=seed)
+    checked = 0
+    for _ in range(40):
+        deciding = sim.next_decision <= sim._core.step_count
+        pos = np.asarray(sim.agents.position, dtype=np.float64).copy()
+        vel = np.asarray(sim.agents.velocity, dtype=np.float64).copy()
+        sim.step(DT)
+        want = oracle_validity(sim, pos, vel, k)
+        got = np.asarray(sim.validity, dtype=np.float64)
+        idx = np.flatnonzero(deciding & sim.agents.alive)
+        checked += len(idx)
+        np.testing.assert_allclose(got[idx], want[idx], rtol=2e-4, atol=1e-6)
+    assert checked >= 20
+
+
+def test_the_schedule_keeps_each_decision_for_its_validity_in_whole_steps():
+    cap = 0.4
+    sim = _scene(validity=cap)
+    before = np.zeros(6, np.uint64)
+    assert (sim.next_decision == 0).all()
+    seen_kept = 0
+    for _ in range(120):
+        step = sim._core.step_count
+        deciding = sim.next_decision <= step
+        direction = sim.chosen_direction.copy()
+        strength = sim.strength.copy()
+        sim.step(DT)
+        v = np.asarray(sim.validity, dtype=np.float64)
+        dt = float(np.float32(DT))
+
+        def whole(t, dt=dt):  # whole steps, with the documented 1e-6 of relative slack
+            return np.floor(t / dt * (1 + 1e-6))
+
+        steps = np.clip(whole(v), 1, max(1.0, whole(float(np.float32(cap)))))
+        np.testing.assert_array_equal(sim.next_decision[deciding], step + steps[deciding])
+        np.testing.assert_array_equal(sim.next_decision[~deciding], before[~deciding])
+        # An agent that did not decide moved on its last decision, unchanged.
+        np.testing.assert_array_equal(sim.chosen_direction[~deciding], direction[~deciding])
+        np.testing.assert_array_equal(sim.strength[~deciding], strength[~deciding])
+        seen_kept += int((~deciding).sum())
+        before = sim.next_decision.copy()
+    assert seen_kept > 100  # decisions were kept, not remade every step
+
+
+def test_a_new_agent_in_a_reused_slot_decides_at_once():
+    sim = _scene()
+    sim.step(DT, steps=5)
+    assert sim.next_decision[2] > sim._core.step_count
+    sim.agents.remove([2])
+    sim.agents.add([[0.0, -3.0]], radius=0.3, max_speed=1.0)
+    sim.step(DT)  # renewed at the start of the step: decided in it
+    assert np.isfinite(sim.validity[2])
+    assert sim.next_decision[2] >= sim._core.step_count
+
+
+def test_crowds_decide_less_often_and_stay_apart():
+    # The hallway (16 decision phases, CollisionDanger, FollowField): the slicing keeps
+    # decisions for several steps and the crowd neither touches nor strands.
+    base = scenarios.get("hallway")(seed=0)
+    sim = cs.Simulation(
+        base.world,
+        base.agents,
+        base._source_steering,
+        base.motion,
+        **{**base._init, "decision_validity": 0.5},
+    )
+    sim.configure_metrics(**base._metrics_args)
+    decisions = 0
+    for _ in range(900):
+        decisions += int(((sim.next_decision <= sim._core.step_count) & sim.agents.alive).sum())
+        sim.step(DT)
+    m = sim.metrics()
+    assert decisions < 0.5 * 900 * int(sim.agents.alive.sum())
+    assert m["collisions"]["total"] == 0
+
+
+def test_thread_counts_and_pickles_give_the_same_bits():
+    def run(threads, pickled):
+        with cs.threads(threads):
+            base = scenarios.get("crossing")(seed=3)
+            sim = cs.Simulation(
+                base.world,
+                base.agents,
+                base._source_steering,
+                base.motion,
+                **{**base._init, "decision_validity": 0.3},
+            )
+            sim.step(DT, steps=60)
+            if pickled:
+                sim = pickle.loads(pickle.dumps(sim))
+            sim.step(DT, steps=60)
+            return (sim.agents.position.copy(), sim.next_decision.copy(), sim.validity.copy())
+
+    one = run(1, False)
+    for other in (run(2, False), run(1, True), run(2, True)):
+        for a, b in zip(one, other):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_off_by_default_and_refusals():
+    a = cs.Agents(2)
+    a.add([[0, 0], [1, 0]])
+    sim = cs.Simulation(None, a, [cs.Seek()])
+    assert sim.next_decision is None and sim.validity is None
+    with pytest.raises(ValueError, match="decision_validity must be in"):
+        cs.Simulation(None, a, [cs.Seek()], decision_validity=0.0)
+    with pytest.raises(ValueError, match="exclude each other"):
+        cs.Simulation(None, a, [cs.Seek()], decision_validity=0.5, decision_interval=2)
+    with pytest.raises(ValueError, match="needs context steering"):
+        cs.Simulation(None, a, cs.classic.Seek(), decision_validity=0.5)
+    with pytest.raises(TypeError, match="decision_validity must be a number"):
+        cs.Simulation(None, a, [cs.Seek()], decision_validity="0.5")
