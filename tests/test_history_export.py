@@ -121,7 +121,7 @@ def test_exports_explain_a_missing_extra(monkeypatch):
 
 def test_metrics_carry_a_schema_version(tmp_path):
     sim, _ = _history(agents=2, steps=5)
-    assert sim.metrics()["schema_version"] == cs.metrics.SCHEMA_VERSION == 2
+    assert sim.metrics()["schema_version"] == cs.metrics.SCHEMA_VERSION == 3
     assert (
         cli.main(
             [
@@ -144,9 +144,8 @@ def test_metrics_carry_a_schema_version(tmp_path):
     # metrics.json is the run record (contextsteer.run, layout 2: report/seconds replaced
     # scenario_metrics/step_seconds); the metrics inside keep their own version
     assert doc["schema_version"] == cs.run.SCHEMA_VERSION == 2
-    assert (
-        doc["metrics"]["schema_version"] == 2
-    )  # 2: a disabled run reports None where 1 reported zeros
+    # 2: a disabled run reports None where 1 reported zeros; 3: collisions of the whole run
+    assert doc["metrics"]["schema_version"] == 3
 
 
 def test_exports_label_each_frame_with_the_group_and_agent_it_had_then():

@@ -6,6 +6,8 @@ worked by hand."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -206,3 +208,37 @@ def test_overtakes_refuse_a_table_larger_than_memory():
     with pytest.raises(MemoryError, match="overtakes keep an N×N table of the Agents' slots"):
         sim.configure_metrics(path=track, overtakes=True)
     sim.configure_metrics(path=track)  # without overtakes: fine
+
+
+def test_collisions_of_agents_since_removed_still_count():
+    # Simulation.metrics() summed the alive agents' own counts and halved them: an episode
+    # with an agent since removed counted half (0 for one), its wall episodes not at all.
+    world = cs.World()
+    world.add_segments([[-10, 2, 10, 2]])
+    agents = cs.Agents(3, slots=8)
+    agents.add([[0, 0], [5, 0]], radius=1.0, max_speed=0.0)
+    sim = cs.Simulation(world, agents, [cs.Forward()], push_apart=False)
+    sim.step(0.1)
+    agents.position[1] = [1.5, 0]  # a contact episode: agents 0 and 1
+    sim.step(0.1)
+    agents.position[1] = [5, 1.5]  # agent 1 touches the wall (clearance 0.5 - 1 < 0)
+    sim.step(0.1)
+    assert sim.metrics()["collisions"] == {"agent_agent": 1, "agent_wall": 1, "total": 2}
+    agents.remove([1])
+    sim.step(0.1)
+    assert sim.metrics()["collisions"] == {"agent_agent": 1, "agent_wall": 1, "total": 2}
+    # A new agent in the freed slot starts afresh; the old one's episodes stay in the run.
+    assert agents.add([[-5, 0]], radius=1.0, max_speed=0.0).tolist() == [1]  # slot reused
+    assert agents.generation[1] == 2
+    sim.step(0.1)
+    assert sim.agent_metrics.agent_episodes[1] == 0  # the new agent's own count
+    agents.position[1] = [-1.5, 0]  # touches agent 0: a second pair episode
+    sim.step(0.1)
+    assert sim.metrics()["collisions"]["agent_agent"] == 2
+    assert sim.metrics()["collisions"]["agent_wall"] == 1
+    # Pickled mid-run, the counts carry over.
+    again = pickle.loads(pickle.dumps(sim))
+    assert again.metrics()["collisions"] == sim.metrics()["collisions"]
+    # configure_metrics starts the run's counts again.
+    sim.configure_metrics()
+    assert sim.metrics()["collisions"]["total"] == 0

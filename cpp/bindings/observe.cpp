@@ -134,6 +134,8 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              d["path_length"] = mt.path_length_total();
              d["closed_path"] = mt.params().path != nullptr && mt.params().path->closed();
              d["overtakes"] = mt.params().overtakes;
+             d["run_agent_episodes"] = mt.run_agent_episodes();
+             d["run_wall_episodes"] = mt.run_wall_episodes();
              return d;
            })
       .def("_metrics_snapshot",

@@ -60,6 +60,8 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   n_partners_.assign(n_, 0);
   wall_episodes_.assign(n_, 0);
   agent_episodes_.assign(n_, 0);
+  retired_agent_.assign(n_, 0);
+  retired_wall_.assign(n_, 0);
   wall_steps_.assign(n_, 0);
   alive_steps_.assign(n_, 0);
   travel_steps_.assign(n_, 0);
@@ -450,10 +452,27 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
   }
 }
 
+std::int64_t Metrics::run_agent_episodes() const {
+  std::int64_t sum = 0;
+  for (std::size_t i = 0; i < agent_episodes_.size(); ++i)
+    sum += agent_episodes_[i] + retired_agent_[i];
+  return sum;
+}
+
+std::int64_t Metrics::run_wall_episodes() const {
+  std::int64_t sum = 0;
+  for (std::size_t i = 0; i < wall_episodes_.size(); ++i)
+    sum += wall_episodes_[i] + retired_wall_[i];
+  return sum;
+}
+
 void Metrics::restart_row(std::size_t i, float t) {
   // Everything a configure() gives a slot, for the new agent in it; the baseline itself
   // (contacts, clearances, offsets) is taken by the caller as for any fresh agent.
   touching_[i] = 0, ever_stuck_[i] = 0;
+  // The run's counts keep the slot's previous agent's episodes.
+  retired_agent_[i] += agent_episodes_[i];
+  retired_wall_[i] += wall_episodes_[i];
   wall_episodes_[i] = agent_episodes_[i] = wall_steps_[i] = 0;
   alive_steps_[i] = travel_steps_[i] = 0;
   min_wall_[i] = min_agent_[i] = kInf;

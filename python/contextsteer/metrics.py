@@ -14,7 +14,9 @@ collisions
     (centre distance − both radii < ``contact_tolerance`` × the sum of the radii).
     Measured on the committed positions; the collision response stops agents a hair
     from walls and pushes overlapping agents a hair apart, and those resolved contacts
-    count too.
+    count too. :meth:`Simulation.metrics` counts the whole run's episodes, those of
+    agents since removed included (each pair's once); the per-agent arrays hold the
+    current occupant of each slot's.
 min clearance
     Nearest wall distance − radius (negative: the body overlaps a wall), and centre
     distance − both radii to the nearest agent; ``inf`` when never within
@@ -98,7 +100,10 @@ __all__ = ["AgentMetrics", "COLLISION_WEIGHT", "SCHEMA_VERSION", "summarize"]
 #: meaning, not when one is added. Readers check it before trusting a key. Version 2: a
 #: simulation whose metrics are disabled reports ``None`` for everything measured, where
 #: version 1 reported zeros (no collisions, no effort) that nothing had measured.
-SCHEMA_VERSION = 2
+#: Version 3: ``collisions`` counts the whole run's episodes, agents since removed
+#: included (version 2 summed the alive agents' own counts, so an episode with an agent
+#: since removed counted half, rounded down, and a removed agent's wall episodes not at all).
+SCHEMA_VERSION = 3
 
 #: Weight of one collision in the composite score (SteerBench).
 COLLISION_WEIGHT = 50.0
@@ -250,8 +255,10 @@ def summarize(
             "composite": None,
         }
     m = agent_metrics(core)
-    pairs = int(m.agent_episodes[a].sum()) // 2 if n else 0
-    walls = int(m.wall_episodes[a].sum())
+    # Collisions are the run's: agents since removed included (their rows, or their slots'
+    # retired counts). Each agent-agent episode is counted by both partners.
+    pairs = int(info["run_agent_episodes"]) // 2
+    walls = int(info["run_wall_episodes"])
     arrived = ~np.isnan(m.time_to_goal[a])
     goals = info["goal_radius"] >= 0
     t_agent = np.where(arrived, m.time_to_goal[a], elapsed) if goals else np.full(n, elapsed)

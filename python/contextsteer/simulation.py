@@ -608,10 +608,10 @@ class Simulation:
         )
 
     def metrics(self) -> dict:
-        """The run metrics of the alive agents since :meth:`configure_metrics` (or
-        construction), as a plain dict: collisions (contact episodes; ``agent_agent`` is
-        the alive agents' own episode counts summed and halved, so an episode with an agent
-        since removed counts half, rounded down), min clearance, time to
+        """The run metrics since :meth:`configure_metrics` (or construction), as a plain
+        dict: collisions (contact episodes of the whole run, agents since removed
+        included: ``agent_agent`` counts each pair's episode once, ``agent_wall`` each
+        agent's), and of the alive agents min clearance, time to
         goal, path length, progress/laps/overtakes (with a path), heading jitter,
         effort, stuck agents and SteerBench's composite score. ``schema_version``
         (:data:`contextsteer.metrics.SCHEMA_VERSION`) names the layout of the dict.

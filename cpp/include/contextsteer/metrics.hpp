@@ -120,24 +120,30 @@ class Metrics {
 
   std::int32_t* wall_episodes() { return wall_episodes_.data(); }    ///< (N,)
   std::int32_t* agent_episodes() { return agent_episodes_.data(); }  ///< (N,)
-  std::int32_t* wall_steps() { return wall_steps_.data(); }          ///< (N,) steps touching
-  float* min_wall_clearance() { return min_wall_.data(); }           ///< (N,)
-  float* min_agent_clearance() { return min_agent_.data(); }         ///< (N,)
-  float* wall_clearance() { return cur_wall_.data(); }               ///< (N,) at the last update
-  float* agent_clearance() { return cur_agent_.data(); }             ///< (N,) at the last update
-  float* time_to_goal() { return goal_time_.data(); }                ///< (N,) NaN until arrival
-  double* path_length() { return path_length_.data(); }              ///< (N,)
-  double* effort() { return effort_.data(); }                        ///< (N,)
-  double* jitter() { return jitter_.data(); }                        ///< (N,) Σ|Δheading|
-  std::int32_t* alive_steps() { return alive_steps_.data(); }        ///< (N,)
-  std::int32_t* travel_steps() { return travel_steps_.data(); }      ///< (N,) steps until arrival
-  double* progress() { return progress_.data(); }                    ///< (N,)
-  std::int32_t* laps() { return laps_.data(); }                      ///< (N,)
-  float* last_lap_time() { return last_lap_.data(); }                ///< (N,) NaN before a lap
-  float* best_lap_time() { return best_lap_.data(); }                ///< (N,) NaN before a lap
-  float* lap_end_time() { return lap_end_.data(); }          ///< (N,) time of the last lap end
-  std::int32_t* overtakes() { return overtakes_.data(); }    ///< (N,)
-  std::uint8_t* ever_stuck() { return ever_stuck_.data(); }  ///< (N,) stuck before arrival
+  /// Contact episodes of the whole run since configure(), agents since removed included:
+  /// each agent's own count (a dead agent keeps its row until its slot is reused, when
+  /// restart_row adds it to the slot's retired count) summed over every slot. Every
+  /// agent-agent episode is counted by both partners, so the pairs are half the first.
+  std::int64_t run_agent_episodes() const;
+  std::int64_t run_wall_episodes() const;
+  std::int32_t* wall_steps() { return wall_steps_.data(); }      ///< (N,) steps touching
+  float* min_wall_clearance() { return min_wall_.data(); }       ///< (N,)
+  float* min_agent_clearance() { return min_agent_.data(); }     ///< (N,)
+  float* wall_clearance() { return cur_wall_.data(); }           ///< (N,) at the last update
+  float* agent_clearance() { return cur_agent_.data(); }         ///< (N,) at the last update
+  float* time_to_goal() { return goal_time_.data(); }            ///< (N,) NaN until arrival
+  double* path_length() { return path_length_.data(); }          ///< (N,)
+  double* effort() { return effort_.data(); }                    ///< (N,)
+  double* jitter() { return jitter_.data(); }                    ///< (N,) Σ|Δheading|
+  std::int32_t* alive_steps() { return alive_steps_.data(); }    ///< (N,)
+  std::int32_t* travel_steps() { return travel_steps_.data(); }  ///< (N,) steps until arrival
+  double* progress() { return progress_.data(); }                ///< (N,)
+  std::int32_t* laps() { return laps_.data(); }                  ///< (N,)
+  float* last_lap_time() { return last_lap_.data(); }            ///< (N,) NaN before a lap
+  float* best_lap_time() { return best_lap_.data(); }            ///< (N,) NaN before a lap
+  float* lap_end_time() { return lap_end_.data(); }              ///< (N,) time of the last lap end
+  std::int32_t* overtakes() { return overtakes_.data(); }        ///< (N,)
+  std::uint8_t* ever_stuck() { return ever_stuck_.data(); }      ///< (N,) stuck before arrival
 
   /// Calls fn(name, data, bytes) for every accumulator that carries over from one update
   /// to the next (save/load: a restored object continues bit-identically). Sizes are
@@ -168,6 +174,8 @@ class Metrics {
     v("metrics.lap_diff", lap_diff_), v("metrics.last_lap", last_lap_);
     v("metrics.best_lap", best_lap_), v("metrics.lap_end", lap_end_);
     v("metrics.generation", generation_);
+    v("metrics.retired_agent_episodes", retired_agent_);
+    v("metrics.retired_wall_episodes", retired_wall_);
   }
 
  private:
@@ -209,6 +217,8 @@ class Metrics {
   std::vector<std::uint8_t> touching_, ever_stuck_, was_alive_;
   std::vector<std::int32_t> partners_;    // (N, kMaxContacts) ascending, -1 padded
   std::vector<std::uint8_t> n_partners_;  // (N,)
+  // Per slot: the episode counts of the agents that held it before (run_*_episodes).
+  std::vector<std::int64_t> retired_agent_, retired_wall_;
   std::vector<std::int32_t> wall_episodes_, agent_episodes_, wall_steps_, alive_steps_,
       travel_steps_;
   std::vector<float> min_wall_, min_agent_, cur_wall_, cur_agent_, goal_time_;
