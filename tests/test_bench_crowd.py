@@ -301,3 +301,14 @@ def test_rvo2_is_the_reference_whatever_the_order_of_systems(monkeypatch, tmp_pa
     rows = {r["system"]: r for r in json.loads(out.read_text())["rows"]}
     assert rows["cs-velocity"]["ttg_vs_rvo2_pct"] is not None
     assert len(rows["cs-velocity"]["ttg_vs_rvo2_per_seed"]) == 2
+
+
+def test_jupedsim_walkable_area_keeps_the_gaps_as_built():
+    # Square-capped wall strips reached 5 mm past each wall end: the bottleneck's 1.2 m gap
+    # was 1.19 m for JuPedSim alone. Walls that meet still close (one polygon, no holes).
+    shapely = pytest.importorskip("shapely")
+    for scene, gap in ((cq.bottleneck_scene(), 1.2), (cq.doorway_scene(), 1.8)):
+        area = cq.walkable_area(scene)
+        across = area.intersection(shapely.LineString([(0, -3), (0, 3)]))
+        assert across.length == pytest.approx(gap, abs=1e-9)
+        assert area.geom_type == "Polygon" and len(area.interiors) == 0
