@@ -455,3 +455,24 @@ def test_simulation_follows_a_field_rebuilt_after_a_world_edit():
     sim.step(1 / 30, steps=600)
     p = np.asarray(agents.position[0])
     assert np.hypot(*(p - [5.0, 0.0])) < 0.6, p  # round the new wall, to the goal
+
+
+def test_a_route_begins_at_its_start_when_only_the_other_end_can_step_off():
+    # The start in a 0.3 m slot cannot step off (r = 0.5); the goal, pressed against an
+    # open wall, can. The failed step-off overwrote the start: the route began at
+    # (0, 0.501), across the slot's wall from the start.
+    world = cs.World()
+    world.add_segments([[-3, 0, 3, 0], [-3, 0.3, 3, 0.3], [5, -3, 5, 3]])
+    start, goal = [0.0, 0.1], [4.9, 2.0]
+    (there,) = cs.route(world, [start], [goal], radius=0.5)
+    (back,) = cs.route(world, [goal], [start], radius=0.5)
+    for path, a, b in ((there, start, goal), (back, goal, start)):
+        pts = np.asarray(path.points, np.float64)
+        np.testing.assert_allclose(pts[0], a, atol=1e-6)
+        np.testing.assert_allclose(pts[-1], b, atol=1e-6)
+        assert not cs.inside(world, _dense(pts)).any()
+        # No leg crosses a wall: each leg's samples stay on the start's side of y = 0.3
+        # until the slot's open end (x > 3).
+        dense = _dense(pts)
+        inside_slot = np.abs(dense[:, 0]) < 3.0
+        assert (dense[inside_slot, 1] < 0.3).all()

@@ -120,6 +120,11 @@ def test_rimea_6_inside_check_is_the_corridor_or_past_its_open_end():
         (lambda: rimea.fundamental_point(1, width=9), "fundamental_point: width must be"),
         (lambda: rimea.test1(speed=0), "RiMEA 1: speed must be a finite number"),
         (lambda: rimea.weidmann([1.0, -1.0]), "weidmann: density must be >= 0"),
+        (lambda: rimea.weidmann(True), "weidmann: density must be numbers"),
+        (lambda: rimea.age_band(float("nan")), "age_band: age must be numbers"),
+        (lambda: rimea.evacuation_time(10, 4, limit=-1), "evacuation_time: limit must be"),
+        (lambda: rimea.evacuation_time(10, 4, limit=float("nan")), "evacuation_time: limit"),
+        (lambda: rimea.test9(agents=0), "RiMEA 9: agents must be an integer"),
     ],
 )
 def test_bad_arguments_are_refused_naming_them(call, message):

@@ -383,6 +383,7 @@ void bind_simulation(py::module_& m) {
                      std::string_view(name) == "metrics.generation" ||
                      std::string_view(name) == "seen_generation" ||
                      std::string_view(name) == "next_decision" ||
+                     std::string_view(name) == "next_time" ||
                      std::string_view(name) == "metrics.retired_agent_episodes" ||
                      std::string_view(name) == "metrics.retired_wall_episodes" ||
                      std::string_view(name) == "validity")

@@ -140,8 +140,10 @@ bool Router::escape(Vec2 p, Vec2& out) const {
   // Straight away from the nearest wall point, to the corners' distance r + delta.
   const Vec2 w{pt[0], pt[1]};
   const Vec2 away = (p - w) * (1.0f / d);
-  out = w + away * (radius_ + delta_);
-  return clearance(out) > radius_ && clear(p, out, 0.999f * d);
+  const Vec2 q = w + away * (radius_ + delta_);
+  if (!(clearance(q) > radius_ && clear(p, q, 0.999f * d))) return false;
+  out = q;  // only on success: the caller's end stays the end otherwise
+  return true;
 }
 
 bool Router::route(Vec2 a, Vec2 b, std::vector<float>& out) const {

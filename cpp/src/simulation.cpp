@@ -13,6 +13,7 @@
 
 #include "batch.hpp"
 #include "contextsteer/collide.hpp"
+#include "contextsteer/nearest.hpp"
 #include "exp_float.hpp"
 #include "parallel.hpp"
 #include "slot_search.hpp"
@@ -150,6 +151,7 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
   if (params_.decision_validity > 0.0f) {
     next_decision_.assign(n_, 0);
     validity_.assign(n_, std::numeric_limits<float>::infinity());
+    next_time_.assign(n_, 0.0);
   }
   metrics_.configure(MetricsParams{}, agents.view(), nullptr, 0.0);
 }
@@ -175,6 +177,7 @@ void Simulation::renew_slots() {
     contacts_[i] = overlaps_[i] = 0;
     if (!next_decision_.empty()) {
       next_decision_[i] = 0;  // decides at once
+      next_time_[i] = 0.0;
       validity_[i] = std::numeric_limits<float>::infinity();
     }
     if (!sensed_.empty())
@@ -447,8 +450,9 @@ float Simulation::validity_of(const Plan& p, std::size_t i) const {
   const Vec2 pos = load2(a.position, i), vel = load2(a.velocity, i);
   // The agent moves along its decision at the larger of its speed now and the speed it
   // chose (it accelerates towards the latter).
+  const Vec2 dir = load2(direction_.data(), i);
   const float speed = std::max(length(vel), strength_[i] * a.max_speed[i]);
-  const Vec2 w = load2(direction_.data(), i) * speed;
+  const Vec2 w = dir * speed;
   constexpr float kPi = 3.14159265358979323846f;
   const float half = kPi / static_cast<float>(k_);
   // A target at distance d moving at u: its bearing turns by half a slot in
@@ -458,6 +462,25 @@ float Simulation::validity_of(const Plan& p, std::size_t i) const {
     return rel > 0.0f ? half * d / rel : kInf;
   };
   const auto gap_time = [&](float gap) { return speed > 0.0f ? 0.5f * gap / speed : kInf; };
+  // The neighbours the lists hold: a gap (between this body, of radius `own`, and theirs)
+  // closes at most at |w − u_j|; with `bearings`, a bearing turns as for a target.
+  const auto neighbours = [&](float own, bool bearings) {
+    const NeighborLists& nb = p.in.neighbors;
+    if (nb.empty()) return kInf;
+    float m = kInf;
+    const std::int32_t* idx = nb.indices + i * nb.max_neighbors;
+    for (std::int32_t c = 0; c < nb.counts[i]; ++c) {
+      const auto j = static_cast<std::size_t>(idx[c]);
+      const Vec2 u = load2(a.velocity, j);
+      const float d = length(load2(a.position, j) - pos);
+      const float gap = d - own - a.radius[j];
+      const float rel = length(w - u);
+      const float close = gap > 0.0f ? (rel > 0.0f ? 0.5f * gap / rel : kInf) : 0.0f;
+      m = std::min(m, close);
+      if (bearings) m = std::min(m, bearing(d, u));
+    }
+    return m;
+  };
   float best = kInf;
   for (const Behaviour& beh : config_.behaviours) {
     const float t = std::visit(
@@ -514,32 +537,30 @@ float Simulation::validity_of(const Plan& p, std::size_t i) const {
             const float c = b.field->grid().cell;
             return speed > 0.0f ? std::max(c, half * b.look_ahead) / speed : kInf;
           } else if constexpr (std::is_same_v<T, WallDanger>) {
-            // Half the way to the nearest wall the rays saw (their hits are where the
-            // body would touch), or to the edge of the look-ahead.
+            // Half the way to the nearest wall of its layers in any direction (the gap its
+            // rays' discs leave), or to the edge of the look-ahead; with `agents`, also
+            // half the gap to the nearest neighbour its rays would hit.
+            const float pad = b.ray_radius >= 0.0f ? b.ray_radius : a.radius[i] + b.padding;
             float h = b.look_ahead;
-            if (!sensed_.empty())
-              for (std::size_t q = 0; q < k_; ++q) {
-                const float x = sensed_[i * k_ + q];
-                if (x < h) h = x;  // NaN (not cast) and +inf (clear) do not count
-              }
-            return gap_time(std::max(h, 0.0f));
+            if (p.in.world) {
+              float nd = 0.0f, np[2], nn[2];
+              std::int32_t obs = -1;
+              nearest_rows(*p.in.world, {a.position + 2 * i, 2}, b.look_ahead + pad, b.layers,
+                           NearestOut{&nd, np, nn, &obs}, 0, 1);
+              if (obs >= 0) h = std::min(h, std::max(nd - pad, 0.0f));
+            }
+            float m = gap_time(h);
+            if (b.agents) m = std::min(m, neighbours(pad, false));
+            return m;
           } else {
             // AgentDanger, Flock, CollisionDanger: the neighbours the lists hold. A gap
             // closes at most at |w − u_j|; a bearing turns as for a target.
-            const NeighborLists& nb = p.in.neighbors;
-            if (nb.empty()) return kInf;
-            float m = kInf;
-            const std::int32_t* idx = nb.indices + i * nb.max_neighbors;
-            for (std::int32_t c = 0; c < nb.counts[i]; ++c) {
-              const auto j = static_cast<std::size_t>(idx[c]);
-              const Vec2 u = load2(a.velocity, j);
-              const float d = length(load2(a.position, j) - pos);
-              const float gap = d - a.radius[i] - a.radius[j];
-              const float rel = length(w - u);
-              const float close = gap > 0.0f ? (rel > 0.0f ? 0.5f * gap / rel : kInf) : 0.0f;
-              m = std::min({m, close, bearing(d, u)});
+            if constexpr (std::is_same_v<T, CollisionDanger>) {
+              // Held back below the speed it wants (the speed map capped the choice): it
+              // waits for a way to open, which any neighbour's move may bring.
+              if (!speed_.empty() && strength_[i] + 1e-6f < wanted_speed(i)) return 0.0f;
             }
-            return m;
+            return neighbours(a.radius[i], true);
           }
         },
         beh);
@@ -958,12 +979,14 @@ void Simulation::finish(float dt) {
     // least one, at most decision_validity). Counted with a relative 1e-6 of slack, so
     // that 0.4 s at dt 1/30 (float32 values a hair under 12 steps apart) is 12 steps.
     const auto whole = [dt](double t) { return std::floor(t / dt * (1.0 + 1e-6)); };
-    const double cap = std::max(1.0, whole(params_.decision_validity));
+    // (At most 2^52 steps: a tiny dt must not overflow the count.)
+    const double cap = std::clamp(whole(params_.decision_validity), 1.0, 0x1p52);
     for (std::size_t i = 0; i < n_; ++i) {
       if (!a.alive[i] || !decides(i)) continue;
       const double t = whole(validity_[i]);
       const double steps = t >= 1.0 ? std::min(t, cap) : 1.0;  // (NaN: one step)
       next_decision_[i] = step_count_ + static_cast<std::uint64_t>(steps);
+      next_time_[i] = time_ + (steps - 0.5) * double{dt};
     }
   }
   time_ += dt;

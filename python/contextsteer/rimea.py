@@ -131,6 +131,8 @@ def weidmann(density: ArrayLike) -> np.ndarray:
     >>> weidmann([1.0, 2.0, 6.0]).round(2)
     array([1.06, 0.61, 0.  ])
     """
+    if np.asarray(density).dtype == bool:
+        raise ValueError(f"weidmann: density must be numbers (persons/m²), got {density!r}")
     rho = np.asarray(density, dtype=float)
     if not (rho >= 0).all():
         raise ValueError(f"weidmann: density must be >= 0 persons/m² (not NaN), got {density!r}")
@@ -382,7 +384,11 @@ AGE_SPEED_BANDS = np.array(
 
 
 def age_band(age):
-    """(slowest, fastest) walking speed at ``age`` (linear between the table's rows)."""
+    """(slowest, fastest) walking speed at ``age`` (years; linear between the table's
+    rows, the end rows' bands beyond them)."""
+    ages = np.asarray(age)
+    if ages.dtype == bool or not np.issubdtype(ages.dtype, np.number) or np.isnan(ages).any():
+        raise ValueError(f"age_band: age must be numbers (years), got {age!r}")
     a = AGE_SPEED_BANDS
     return np.interp(age, a[:, 0], a[:, 1]), np.interp(age, a[:, 0], a[:, 2])
 
@@ -468,8 +474,10 @@ def evacuation_time(
 ) -> float:
     """Seconds until the last of ``agents`` (radius 0.25 m, 1.34 m/s ± 10 %) has left the
     ``width`` × ``depth`` room through ``exits`` 1 m exits (agents are removed 1.5 m
-    beyond the wall); inf if the room is not empty after ``limit`` s."""
-    from .scenarios import evacuation
+    beyond the wall); inf if the room is not empty after ``limit`` s (in (0, 1e6])."""
+    from .scenarios import _size, evacuation
+
+    limit = _size("evacuation_time", "limit", limit, 0.0, 1e6 + 1e-9)
 
     sim = evacuation(agents=agents, seed=seed, exits=exits, width=width, depth=depth)
     ag = sim.agents
@@ -495,6 +503,9 @@ def test9(
 ) -> RimeaResult:
     """RiMEA test 9: ``agents`` leave the room through 4, then 2 exits; the ratio
     t(2 exits)/t(4 exits) must lie in [1.6, 2.4]."""
+    from .scenarios import _count
+
+    _count("RiMEA 9: agents", agents, 1)
     t4 = evacuation_time(agents, 4, width=width, depth=depth, seed=seed)
     t2 = evacuation_time(agents, 2, width=width, depth=depth, seed=seed)
     ratio = t2 / t4

@@ -170,6 +170,8 @@ class Simulation:
         (or the look-ahead) over ``s``; ``FollowField``: one cell (or ``(π/K)`` of its
         look-ahead) over ``s``; ``Bounds``: the way to the inner edge over ``s``;
         ``Wander``: a quarter of its noise period; ``Forward`` and ``Momentum``: no limit.
+        An agent that ``CollisionDanger`` holds below the speed it wants (waiting for a
+        way to open) decides again at the next step.
         :attr:`next_decision` and :attr:`validity` show the schedule. ``None`` (default):
         off. Needs ``decision_interval=1`` and context steering (not classic).
     slide_iterations : int, default 4

@@ -142,13 +142,14 @@ class Simulation {
 
   /// True when agent i re-steers at the current step. Pure.
   bool decides(std::size_t i) const {
-    if (!next_decision_.empty()) return step_count_ >= next_decision_[i];
+    if (!next_decision_.empty()) return step_count_ >= next_decision_[i] || time_ >= next_time_[i];
     const auto k = static_cast<std::uint64_t>(params_.decision_interval);
     return k <= 1 || (step_count_ + i) % k == 0;
   }
 
   /// With decision_validity: the step count at which agent i next decides (0 before its
-  /// first decision, and for a new agent in a reused slot); nullptr otherwise.
+  /// first decision, and for a new agent in a reused slot; earlier if the time it was
+  /// kept for has elapsed at a larger dt); nullptr otherwise.
   const std::uint64_t* next_decision() const {
     return next_decision_.empty() ? nullptr : next_decision_.data();
   }
@@ -220,6 +221,7 @@ class Simulation {
     v("sensed", sensed_);  // the sensor's last rays (pictures; with decision_interval > 1 kept)
     v("seen_generation", seen_generation_);
     v("next_decision", next_decision_), v("validity", validity_);  // decision_validity only
+    v("next_time", next_time_);
     metrics_.for_each_state(fn);
     if (config_.classic) {
       // The random-walk Wanders' orientations (N,2 each), owned with the classic steering.
@@ -325,6 +327,10 @@ class Simulation {
   // agent's next decision, and the validity (s) its last decision was given.
   std::vector<std::uint64_t> next_decision_;
   std::vector<float> validity_;
+  // ... and the time by which it decides at the latest (half a step before the step
+  // count's, so that with a steady dt the step count rules; a larger dt later cannot
+  // stretch a decision beyond its validity by more than one step).
+  std::vector<double> next_time_;
   void renew_slots();
   // Neighbour lists of rows b, b + step, ... (< e) from grid_ (perceive, and
   // decide_and_move without a perceive since the last step).
