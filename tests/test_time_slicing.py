@@ -154,18 +154,24 @@ def test_a_new_agent_in_a_reused_slot_decides_at_once():
     assert sim.next_decision[2] >= sim._core.step_count
 
 
-def test_crowds_decide_less_often_and_stay_apart():
-    # The hallway (16 decision phases, CollisionDanger, FollowField): the slicing keeps
-    # decisions for several steps and the crowd neither touches nor strands.
-    base = scenarios.get("hallway")(seed=0)
+def _sliced(name, seed, validity):
+    """A crowd scenario's simulation rebuilt with decision_validity (its metrics too)."""
+    base = scenarios.get(name)(seed=seed)
     sim = cs.Simulation(
         base.world,
         base.agents,
         base._source_steering,
         base.motion,
-        **{**base._init, "decision_validity": 0.5},
+        **{**base._init, "decision_validity": validity},
     )
     sim.configure_metrics(**base._metrics_args)
+    return sim
+
+
+def test_crowds_decide_less_often_and_stay_apart():
+    # The hallway (16 decision phases, CollisionDanger, FollowField): the slicing keeps
+    # decisions for several steps and the crowd neither touches nor strands.
+    sim = _sliced("hallway", 0, 0.5)
     decisions = 0
     for _ in range(900):
         decisions += int(((sim.next_decision <= sim._core.step_count) & sim.agents.alive).sum())
@@ -178,14 +184,7 @@ def test_crowds_decide_less_often_and_stay_apart():
 def test_thread_counts_and_pickles_give_the_same_bits():
     def run(threads, pickled):
         with cs.threads(threads):
-            base = scenarios.get("crossing")(seed=3)
-            sim = cs.Simulation(
-                base.world,
-                base.agents,
-                base._source_steering,
-                base.motion,
-                **{**base._init, "decision_validity": 0.3},
-            )
+            sim = _sliced("crossing", 3, 0.3)
             sim.step(DT, steps=60)
             if pickled:
                 sim = pickle.loads(pickle.dumps(sim))
