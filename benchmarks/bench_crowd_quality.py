@@ -52,6 +52,9 @@ Systems
   agent's heading (``rotate=True``); ``Accel`` motion, max_accel ``--velocity-accel``
   (default 6). Skipped with a note when this contextsteer
   build has no CollisionDanger.
+- ``cs-sliced``: cs-velocity with Lewis's time slicing, ``Simulation(decision_validity=
+  0.25)``: each agent keeps its decision until its behaviours' validity estimates run
+  out, at most 0.25 s (docs/crowd.md, "Lewis's time slicing").
 - ``cs-smooth``: the same with ``crowd_steering(smooth=True)`` (``scenarios.SMOOTH_CROWD``
   instead of ``CROWD``: the hand-set smoothing preset).
 - ``cs-plain``: the same with ``crowd_steering(options={})``: CollisionDanger with a 2 s

@@ -902,6 +902,7 @@ class ContextSteer:
         resolve: bool,
         slots: int = 16,
         slot_set=None,
+        validity: float | None = None,
     ):
         try:
             import contextsteer as cs
@@ -927,6 +928,7 @@ class ContextSteer:
             motion=cs.Accel(),
             slots=slots if slot_set is None else slot_set,
             push_apart=resolve,
+            decision_validity=validity,
         )
         self.sim.configure_metrics(enabled=False)
         self._overlaps = 0
@@ -954,10 +956,13 @@ def _cs(scene: Scene, steering, max_accel: float, opt: Options) -> ContextSteer:
     return ContextSteer(scene, steering, max_accel, opt.resolve, opt.slots)
 
 
-def _velocity(scene: Scene, opt: Options, preset: str = "default", steering=None) -> ContextSteer:
+def _velocity(
+    scene: Scene, opt: Options, preset: str = "default", steering=None, validity=None
+) -> ContextSteer:
     """The cs-velocity adapter (``preset`` "default", "smooth" or "plain"): the preset's
     steering, or ``steering`` in its place (a variant of it), on the slots the crowd
-    scenarios give the preset."""
+    scenarios give the preset; ``validity``: Lewis's time slicing
+    (``Simulation(decision_validity=...)``)."""
     import contextsteer as cs
 
     if steering is None:
@@ -976,7 +981,13 @@ def _velocity(scene: Scene, opt: Options, preset: str = "default", steering=None
     )
     slot_set = None if isinstance(chosen, int) else chosen
     return ContextSteer(
-        scene, steering, opt.velocity_accel, opt.resolve, opt.slots, slot_set=slot_set
+        scene,
+        steering,
+        opt.velocity_accel,
+        opt.resolve,
+        opt.slots,
+        slot_set=slot_set,
+        validity=validity,
     )
 
 
@@ -985,6 +996,9 @@ def _crowd_slot_angles() -> np.ndarray:
 
     return np.radians(np.asarray(cs.scenarios.CROWD_SLOT_ANGLES, dtype=np.float64))
 
+
+#: cs-sliced's decision_validity (s): Lewis's time slicing on cs-velocity (docs/crowd.md).
+SLICED_VALIDITY = 0.25
 
 SYSTEMS = {
     "rvo2": lambda scene, opt: RVO2(scene),
@@ -1014,6 +1028,7 @@ SYSTEMS = {
         scene, contextsteer_legacy_steering(len(scene.walls) > 0), 3.0, opt
     ),
     "cs-velocity": lambda scene, opt: _velocity(scene, opt),
+    "cs-sliced": lambda scene, opt: _velocity(scene, opt, validity=SLICED_VALIDITY),
     "cs-smooth": lambda scene, opt: _velocity(scene, opt, "smooth"),
     "cs-plain": lambda scene, opt: _velocity(scene, opt, "plain"),
 }

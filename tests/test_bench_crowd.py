@@ -75,10 +75,13 @@ def test_every_contextsteer_system_takes_the_run_options():
     scene = cq.SCENES["doorway"](seed=0)
     opt = cq.Options(slots=8)
     names = [n for n in cq.SYSTEMS if n.startswith("cs-")]
-    assert len(names) == 5
+    assert len(names) == 6
     for name in names:
         system = cq.SYSTEMS[name](scene, opt)
         assert system.agents.slots == 8 and system.sim.slots == 8, name
+        # Only cs-sliced decides by Lewis's validity times.
+        sliced = system.sim.validity is not None
+        assert sliced == (name == "cs-sliced"), name
 
 
 def test_cs_margin_is_context_steerings_clearance():
