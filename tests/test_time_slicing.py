@@ -262,3 +262,33 @@ def test_each_wall_danger_estimates_from_its_own_layers():
         sim.step(0.05)
         # half of (2.0 - 0.3) m at 1 m/s; Seek's bearing time is (pi/16)*50/|w|, longer
         assert sim.validity[0] == pytest.approx(0.85, rel=1e-5)
+
+
+CROWD_SCENARIOS = [
+    "oncoming",
+    "crossing",
+    "hallway",
+    "bottleneck",
+    "doorway",
+    "maze",
+    "evacuation",
+    "circle",
+]
+
+
+@pytest.mark.parametrize("name", CROWD_SCENARIOS)
+def test_every_crowd_scenario_takes_decision_validity(name):
+    small = {"evacuation": {"agents": 20}, "maze": {"agents": 4}}.get(name, {})
+    assert scenarios.get(name)(**small).validity is None  # off by default
+    sim = scenarios.get(name)(decision_validity=0.25, **small)
+    sim.step(DT, steps=3)
+    assert sim.validity is not None and np.isfinite(sim.validity[sim.agents.alive]).all()
+    assert (sim.next_decision[sim.agents.alive] >= sim._core.step_count).all()
+
+
+def test_the_cli_passes_decision_validity_to_a_crowd_scenario(tmp_path):
+    from contextsteer import cli
+
+    argv = ["run", "crossing", "--steps", "30", "--frames", "0", "--quiet", "--out"]
+    assert cli.main([*argv, str(tmp_path), "-p", "decision_validity=0.25"]) == 0
+    assert cli.main([*argv, str(tmp_path), "-p", "decision_validity=-1"]) == 2

@@ -864,6 +864,7 @@ def _crowd(
     look_ahead_field: float = 0.0,
     creep: bool = False,
     rotate: bool = True,
+    decision_validity: float | None = None,
 ) -> Simulation:
     """A seeded crowd simulation walking from ``starts`` to ``goals``.
 
@@ -878,7 +879,9 @@ def _crowd(
     string-pulled over ``look_ahead_field``), so agents find their way round walls.
     ``creep``, ``rotate``: see :func:`crowd_steering` (velocity danger only); with
     ``danger="velocity"``, ``rotate`` and 16 slots the simulation takes
-    :func:`crowd_slots`.
+    :func:`crowd_slots`. ``decision_validity``: Lewis's time slicing
+    (:class:`Simulation`'s ``decision_validity``; None: off), which every crowd scenario
+    passes through (``contextsteer run hallway -p decision_validity=0.25``).
     """
     agents_mod, beh, motion, _, simulation, steering, _ = _modules()
     starts = np.asarray(starts, dtype=np.float64)
@@ -931,6 +934,7 @@ def _crowd(
         slots=sim_slots,
         stuck_distance=0.1,
         stuck_time=3.0,
+        decision_validity=decision_validity,
     )
     sim.configure_metrics(goal_radius=GOAL_RADIUS)
     return sim
@@ -958,6 +962,7 @@ def oncoming(
     seed: int = 0,
     distance: float = 16.0,
     danger: str = "velocity",
+    decision_validity: float | None = None,
 ) -> Simulation:
     """Two groups ``distance`` apart walk straight at each other and must pass.
 
@@ -973,7 +978,15 @@ def oncoming(
     right = np.c_[np.full(b, distance / 2) + 1.0 * (np.arange(b) % 2), yb]
     starts = np.vstack([left, right]) + _jitter(rng, n, 0.05)
     goals = np.vstack([left * [-1, 1], right * [-1, 1]])
-    return _crowd(None, starts, goals, slots=slots, seed=seed, danger=danger)
+    return _crowd(
+        None,
+        starts,
+        goals,
+        slots=slots,
+        seed=seed,
+        danger=danger,
+        decision_validity=decision_validity,
+    )
 
 
 @scenario(
@@ -990,6 +1003,7 @@ def crossing(
     seed: int = 0,
     distance: float = 16.0,
     danger: str = "velocity",
+    decision_validity: float | None = None,
 ) -> Simulation:
     """One group walks along +x, the other along +y; their paths cross at the origin.
 
@@ -1004,7 +1018,15 @@ def crossing(
     sb = np.c_[0.8 * (np.arange(b) % 2), -h - 1.2 * (np.arange(b) // 2)]
     starts = np.vstack([sa, sb]) + _jitter(rng, n, 0.05)
     goals = np.vstack([sa + [2 * h + 2, 0], sb + [0, 2 * h + 2]])
-    return _crowd(None, starts, goals, slots=slots, seed=seed, danger=danger)
+    return _crowd(
+        None,
+        starts,
+        goals,
+        slots=slots,
+        seed=seed,
+        danger=danger,
+        decision_validity=decision_validity,
+    )
 
 
 @scenario(
@@ -1022,6 +1044,7 @@ def hallway(
     length: float = 24.0,
     width: float = 4.0,
     danger: str = "velocity",
+    decision_validity: float | None = None,
 ) -> Simulation:
     """Half the agents walk right, half left, in a hallway ``width`` wide.
 
@@ -1055,7 +1078,15 @@ def hallway(
     # starts: arrived agents stand there, and a row of goals closer than a body width
     # would leave the last arrivals nowhere to stand.
     goals = starts * [-1.0, 1.0]
-    return _crowd(world, starts, goals, slots=slots, seed=seed, danger=danger)
+    return _crowd(
+        world,
+        starts,
+        goals,
+        slots=slots,
+        seed=seed,
+        danger=danger,
+        decision_validity=decision_validity,
+    )
 
 
 def _spread(
@@ -1114,7 +1145,13 @@ def _wall_with_gap(world: World, x: float, half_height: float, gap: float) -> No
     description="SteerSuite: a crowd squeezes through a narrow gap in a wall",
 )
 def bottleneck(
-    *, agents: int = 20, slots: int = 16, seed: int = 0, gap: float = 1.4, danger: str = "velocity"
+    *,
+    agents: int = 20,
+    slots: int = 16,
+    seed: int = 0,
+    gap: float = 1.4,
+    danger: str = "velocity",
+    decision_validity: float | None = None,
 ) -> Simulation:
     """A crowd in a room walks to goals beyond a wall with a ``gap`` wide opening.
 
@@ -1150,6 +1187,7 @@ def bottleneck(
         extra=(beh.FollowPath(guide, look_ahead=1.0, mode="seek", weight=0.5),),
         separation=True,
         danger=danger,
+        decision_validity=decision_validity,
     )
 
 
@@ -1168,6 +1206,7 @@ def doorway(
     door: float = 1.8,
     guide: str = "field",
     danger: str = "velocity",
+    decision_validity: float | None = None,
 ) -> Simulation:
     """Two groups on either side of a wall swap sides through a ``door`` wide doorway.
 
@@ -1225,6 +1264,7 @@ def doorway(
         which=np.arange(n, dtype=np.int32),
         look_ahead_field=2.0,
         danger=danger,
+        decision_validity=decision_validity,
     )
 
 
@@ -1280,7 +1320,13 @@ def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
     description="A crowd crosses a seeded maze to its exit (NavField + FollowField)",
 )
 def maze(
-    *, agents: int = 12, slots: int = 16, seed: int = 0, cells: int = 6, size: float = 3.0
+    *,
+    agents: int = 12,
+    slots: int = 16,
+    seed: int = 0,
+    cells: int = 6,
+    size: float = 3.0,
+    decision_validity: float | None = None,
 ) -> Simulation:
     """``agents`` enter a perfect maze of ``cells`` × ``cells`` cells of ``size`` m at the
     bottom left and leave it at the top right, to goals in an open yard beyond the exit
@@ -1319,7 +1365,15 @@ def maze(
     )
     which = np.arange(n, dtype=np.int32)
     return _crowd(
-        world, starts, goals, slots=slots, seed=seed, field=field, which=which, look_ahead_field=2.0
+        world,
+        starts,
+        goals,
+        slots=slots,
+        seed=seed,
+        field=field,
+        which=which,
+        look_ahead_field=2.0,
+        decision_validity=decision_validity,
     )
 
 
@@ -1401,6 +1455,7 @@ def evacuation(
     depth: float = 20.0,
     creep: bool = True,
     danger: str = "velocity",
+    decision_validity: float | None = None,
     rotate: bool = True,
 ) -> Simulation:
     """``agents`` spread over a ``width`` × ``depth`` room walk out through ``exits`` exits
@@ -1449,6 +1504,7 @@ def evacuation(
         look_ahead_field=2.0,
         creep=creep,
         danger=danger,
+        decision_validity=decision_validity,
         rotate=rotate,
     )
     sim._room_depth = depth  # type: ignore[attr-defined]  # read by evacuation_report
@@ -1470,6 +1526,7 @@ def circle(
     seed: int = 0,
     radius: float | None = None,
     danger: str = "velocity",
+    decision_validity: float | None = None,
 ) -> Simulation:
     """``agents`` on a circle each walk to the opposite point; they all meet in the middle.
 
@@ -1499,6 +1556,7 @@ def circle(
         resolve="avoid_opposite",
         horizon=1.0,
         danger=danger,
+        decision_validity=decision_validity,
     )
 
 
