@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "batch.hpp"
+#include "slot_search.hpp"
 
 namespace contextsteer {
 
@@ -100,10 +101,8 @@ Out vector_sum_raw(const SlotSet& s, const float* v, std::size_t k) {
 
 // Godot "levels of danger" read literally: every slot with its sign.
 Out vector_sum_signed(const SlotSet& s, const float* v, std::size_t k) {
-  std::size_t b = 0;  // the first maximum, whatever its sign
-  for (std::size_t j = 1; j < k; ++j)
-    if (v[j] > v[b]) b = j;
-  double sx = 0.0, sy = 0.0, total = 0.0;  // double: sums of many slots can cancel
+  const std::size_t b = detail::first_max(v, k);  // the first maximum, whatever its sign
+  double sx = 0.0, sy = 0.0, total = 0.0;         // double: sums of many slots can cancel
   for (std::size_t j = 0; j < k; ++j) {
     const double w = v[j];
     sx += w * s.x()[j];

@@ -94,7 +94,7 @@ def test1(*, speed: float = 1.33) -> RimeaResult:
     from .scenarios import _size
     from .world import World
 
-    speed = _size("RiMEA 1", "speed", speed, 0.0, 10.0 + 1e-9)
+    speed = _size("RiMEA 1", "speed", speed, 0.0, 10.0, closed="high")
     lo, hi = 26.0 * 1.33 / speed, 34.0 * 1.33 / speed
 
     world = World()
@@ -181,13 +181,13 @@ def fundamental_point(
     from . import motion, path, simulation, steering
     from .scenarios import _rng, _size
 
-    density = _size("fundamental_point", "density", density, 0.0, 10.0 + 1e-9)
+    density = _size("fundamental_point", "density", density, 0.0, 10.0, closed="high")
     radius = _size("fundamental_point", "radius", radius, 0.0, 1e3)
     width = _size("fundamental_point", "width", width, 0.42, 2 * radius)
     horizon = _size("fundamental_point", "horizon", horizon, 0.0, 1e3)
-    warmup = _size("fundamental_point", "warmup", warmup, -1e-9, 1e5)
+    warmup = _size("fundamental_point", "warmup", warmup, 0.0, 1e5, closed="low")
     # Speeds are sampled every 5 steps: at least one sample.
-    measure = _size("fundamental_point", "measure", measure, 5 * DT - 1e-9, 1e5)
+    measure = _size("fundamental_point", "measure", measure, 5 * DT, 1e5, closed="low")
     rng = _rng(seed)
     world = _ring_world(radius, width)
     area = 2 * np.pi * radius * width
@@ -315,16 +315,11 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
     up the second leg) within 60 s. ``agents`` in [1, 30] (the start area's room);
     ``tolerance`` in metres, >= 0."""
     from .nav import NavField
-    from .scenarios import _count, _rng, _spread
+    from .scenarios import _count, _rng, _size, _spread
     from .world import nearest
 
     agents = _count("RiMEA 6: agents", agents, 1, 30, room="the 6 m × 2 m start area")
-    ok = isinstance(tolerance, (int, float, np.integer, np.floating))
-    if isinstance(tolerance, bool) or not ok or not 0.0 <= tolerance <= 1.0:
-        raise ValueError(
-            f"RiMEA 6: tolerance must be a number of metres in [0, 1], got {tolerance!r}"
-        )
-    tolerance = float(tolerance)
+    tolerance = _size("RiMEA 6", "tolerance", tolerance, 0.0, 1.0, closed="both")
     world = corner_world()
     rng = _rng(seed)
 
@@ -477,7 +472,7 @@ def evacuation_time(
     beyond the wall); inf if the room is not empty after ``limit`` s (in (0, 1e6])."""
     from .scenarios import _size, evacuation
 
-    limit = _size("evacuation_time", "limit", limit, 0.0, 1e6 + 1e-9)
+    limit = _size("evacuation_time", "limit", limit, 0.0, 1e6, closed="high")
 
     sim = evacuation(agents=agents, seed=seed, exits=exits, width=width, depth=depth)
     ag = sim.agents

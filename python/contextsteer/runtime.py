@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import itertools
 import threading
 from collections.abc import Iterator
 
@@ -31,9 +30,8 @@ MAX_THREADS = 1024
 threads; beyond the machine's cores they only add switching)."""
 
 _lock = threading.Lock()
-_blocks: list[list[int]] = []  # the open threads() blocks, in entry order: [token, n]
+_blocks: list[tuple[object, int]] = []  # the open threads() blocks, in entry order
 _base: list[int] = []  # the count before the first of them opened
-_tokens = itertools.count()
 
 
 def set_num_threads(n: int) -> None:
@@ -77,16 +75,16 @@ def threads(n: int) -> Iterator[None]:
     ...     cs.get_num_threads()
     1
     """
-    token = next(_tokens)
+    token = object()
     with _lock:
         before = get_num_threads()
         set_num_threads(n)  # checked before anything is recorded
         if not _blocks:
             _base[:] = [before]
-        _blocks.append([token, int(n)])
+        _blocks.append((token, int(n)))
     try:
         yield
     finally:
         with _lock:
-            _blocks[:] = [b for b in _blocks if b[0] != token]
+            _blocks[:] = [b for b in _blocks if b[0] is not token]
             set_num_threads(_blocks[-1][1] if _blocks else _base[0])

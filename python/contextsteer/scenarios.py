@@ -266,15 +266,24 @@ def _rng(seed: Any) -> np.random.Generator:
 
 
 def _size(
-    scenario: str, name: str, value: Any, low: float, high: float = MAX_SCENARIO_SIZE
+    scenario: str,
+    name: str,
+    value: Any,
+    low: float,
+    high: float = MAX_SCENARIO_SIZE,
+    *,
+    closed: str = "",
 ) -> float:
     """A finite real number in (low, high) (a scenario's length, width or gap, in metres),
-    else a ValueError naming the parameter."""
+    else a ValueError naming the parameter. ``closed``: "low", "high" or "both" ends are
+    included."""
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    if not ok or not (np.isfinite(value) and low < value < high):
-        raise ValueError(
-            f"{scenario}: {name} must be a finite number in ({low:g}, {high:g}), got {value!r}"
-        )
+    with_low, with_high = closed in ("low", "both"), closed in ("high", "both")
+    above = ok and (value >= low if with_low else value > low)
+    below = ok and (value <= high if with_high else value < high)
+    if not ok or not (np.isfinite(value) and above and below):
+        span = f"{'[' if with_low else '('}{low:g}, {high:g}{']' if with_high else ')'}"
+        raise ValueError(f"{scenario}: {name} must be a finite number in {span}, got {value!r}")
     return float(value)
 
 
