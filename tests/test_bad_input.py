@@ -500,3 +500,233 @@ def test_the_coordinate_range_includes_its_ends_for_arrays_and_scalars_alike():
         cs.World().add_segments([[0, 0, beyond, 0]])
     with pytest.raises(ValueError, match="radius"):
         cs.Agents(1).add([[0, 0]], radius=beyond)
+
+
+# ---- fuzz round 5: adversarial arrays across the public API
+
+
+@pytest.mark.parametrize("mode", ["subtract", "scale", "subtract_unclamped", "mask"])
+def test_in_place_resolve_names_the_input_that_holds_the_nan(mode):
+    """resolve(i, d, out=i) with NaN in d said 'interest' (it checked i after writing the
+    NaN into it); with NaN in i under a masked slot it raised nothing (the 0 written over
+    the NaN passed the check). Oracle: the same call without out=."""
+    i = np.full((2, 8), 0.5, np.float32)
+    d = np.zeros((2, 8), np.float32)
+    d[1, 2] = 1.0
+    bad_d = d.copy()
+    bad_d[1, 5] = np.nan
+    bad_i = i.copy()
+    bad_i[1, 2] = np.nan  # under the masked slot
+    for interest, danger in ((i, bad_d), (bad_i, d)):
+        with pytest.raises(ValueError) as plain:
+            cs.resolve(interest.copy(), danger.copy(), mode)
+        name = str(plain.value).split(":")[0]
+        work = interest.copy()
+        with pytest.raises(ValueError, match=f"^{name}: .* at index \\(1, [25]\\)"):
+            cs.resolve(work, danger.copy(), mode, out=work)
+        work = danger.copy()
+        if mode != "avoid_opposite":
+            with pytest.raises(ValueError, match=f"^{name}: "):
+                cs.resolve(interest.copy(), work, mode, out=work)
+
+
+def test_in_place_blend_names_the_input_that_holds_the_nan():
+    prev = np.full((1, 8), 0.5, np.float32)
+    cur = prev.copy()
+    cur[0, 3] = np.nan
+    with pytest.raises(ValueError, match=r"^current: .* at index \(0, 3\)"):
+        cs.blend(prev, cur, 0.5, out=prev)
+    assert np.isfinite(cur[0, [0, 1, 2, 4]]).all()  # the input that is not out is untouched
+    prev = np.full((1, 8), 0.5, np.float32)  # out itself may have been written
+    prev[0, 6] = np.nan
+    with pytest.raises(ValueError, match=r"^previous: .* at index \(0, 6\)"):
+        cs.blend(prev, np.zeros((1, 8), np.float32), 0.5, out=prev)
+
+
+def test_an_error_leaves_the_inputs_that_are_not_out_as_they_were():
+    """The documented rule: out= may be partly written, the inputs never."""
+    rng = np.random.default_rng(0)
+    maps = rng.random((3, 50, 8), dtype=np.float32)
+    maps[2, 49, 7] = np.nan
+    kept = maps.copy()
+    out = np.zeros((50, 8), np.float32)
+    with pytest.raises(ValueError, match=r"maps: .* \(2, 49, 7\)"):
+        cs.combine(maps, out=out)
+    np.testing.assert_array_equal(maps, kept)
+
+
+def test_follow_path_index_is_checked_not_cast():
+    """index=[2**32] wrapped to path 0, 1.9 became 1 and NaN became INT_MIN (a warning)."""
+    paths = [cs.Path([[0, 0], [10, 0]]), cs.Path([[0, 0], [0, 10]])]
+    cs.FollowPath(paths, index=np.array([0, 1, -1]))
+    with pytest.raises(ValueError, match="FollowPath: index indexes must fit int32"):
+        cs.FollowPath(paths, index=np.array([2**32], np.int64))
+    for bad in ([1.9, 0.7], np.array([np.nan]), [1 + 0j], [True]):
+        with pytest.raises(TypeError, match="FollowPath: index must be integer indexes"):
+            cs.FollowPath(paths, index=bad)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda v: cs.raycast(world(), [[1, 0]], [[1, 0]], v), "max_dist"),
+        (lambda v: cs.slot_raycast(world(), [[1, 0]], S8, v), "look_ahead"),
+        (lambda v: cs.Path([[0, 0], [1, 0]]).point_at(v), ""),
+    ],
+)
+def test_a_scalar_beyond_float32_is_named_not_an_index_error(call, name):
+    """A 0-d array in the float32 check raised 'IndexError: too many indices'."""
+    for v in (1e39, np.float64(3.5e38)):
+        with pytest.raises(ValueError, match=rf"{name}.*overflows float32"):
+            call(v)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: cs.World().add_box([1 + 5j, 2], [1, 1]),
+        lambda: cs.World().add_box([1, 2], [1, 1j]),
+        lambda: cs.classic.Seek(target=[1 + 1j, 0]),
+        lambda: cs.classic.MatchVelocity(velocity=np.array([1j, 0])),
+        lambda: cs.classic.FollowFlowField(np.zeros((2, 2, 2)), origin=[1j, 0]),
+    ],
+)
+def test_complex_points_are_refused_not_truncated(call):
+    with pytest.raises(TypeError, match="real numbers"):
+        call()
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda v: cs.sweep_circle(world(), [[1, 0]], [[1, 0]], v), "radius"),
+        (lambda v: cs.Path([[0, 0], [1, 0]]).direction([[0, 0]], look_ahead=v), "look_ahead"),
+        (lambda v: cs.WallDanger(look_ahead=v), "look_ahead"),
+        (lambda v: cs.WallDanger(padding=v), "padding"),
+        (lambda v: cs.AgentDanger(radius=v), "radius"),
+        (lambda v: cs.CollisionDanger(margin=v), "margin"),
+        (lambda v: cs.Wander(offset=v), "offset"),
+        (lambda v: cs.Wander(radius=v), "radius"),
+        (lambda v: cs.Seek(max_distance=v), "max_distance"),
+        (lambda v: cs.Tether(radius=v), "radius"),
+        (lambda v: cs.FollowPath(cs.Path([[0, 0], [1, 0]]), look_ahead=v), "look_ahead"),
+        (lambda v: cs.classic.FollowPath(cs.Path([[0, 0], [1, 0]]), path_offset=v), "path_offset"),
+        (lambda v: cs.classic.Arrive(target=[0, 0], slowing_radius=v), "slowing_radius"),
+    ],
+)
+def test_lengths_beyond_the_coordinate_range_are_refused_when_given(call, name):
+    """README: lengths and radii within ±1e8. These took 1e18 (sweep_circle moved a disc
+    by 1e15) or, beyond float32, failed later without the behaviour's name."""
+    call(1e8)
+    for v in (1e18, 1e39):
+        with pytest.raises(ValueError, match=name):
+            call(v)
+
+
+def test_a_behaviour_number_beyond_2_60_is_refused_when_built_naming_it():
+    """Wander(rate=2e18) was refused only at the first step ('rate must be ... got
+    1999999...'), without the behaviour's name."""
+    with pytest.raises(ValueError, match="Wander: rate must be below 2\\^60"):
+        cs.Wander(rate=2e18)
+    with pytest.raises(ValueError, match="CollisionDanger: side_bias"):
+        cs.CollisionDanger(side_bias=2e18)
+
+
+def test_agents_add_names_a_value_beyond_float32_without_numpys_warning():
+    """1e39 said 'got inf' after NumPy's overflow RuntimeWarning (raised under -W error)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for kw in ({"velocity": [1e39, 0.0]}, {"radius": 1e39}, {"heading": [1e39]}):
+            key = next(iter(kw))
+            with pytest.raises(ValueError, match=rf"{key}: 1e\+39 at index 0 overflows float32"):
+                cs.Agents(1).add([[0.0, 0.0]], **kw)
+        with pytest.raises(ValueError, match=r"position: 1e\+39 at index 0 overflows"):
+            cs.Agents(1).add([[1e39, 0.0]])
+
+
+def test_neighbours_alive_takes_booleans_only():
+    """NaN, 0.5, complex and the string 'False' all counted as alive."""
+    pts = [[0, 0], [0.5, 0]]
+    ok = cs.neighbours(pts, 1.0, 2, alive=np.array([1, 0]))
+    assert ok.counts.tolist() == [0, 0]
+    for bad in ([np.nan, 1.0], [0.5, 1.0], [1j, 1], ["False", "True"]):
+        with pytest.raises(TypeError, match="alive must be booleans"):
+            cs.neighbours(pts, 1.0, 2, alive=bad)
+    with pytest.raises(ValueError, match="alive must be booleans"):
+        cs.neighbours(pts, 1.0, 2, alive=[2, 1])
+    with pytest.raises(ValueError, match=r"alive must have shape \(2,\)"):
+        cs.neighbours(pts, 1.0, 2, alive=[True])
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda v: cs.blend(M, M, v), "alpha"),
+        (lambda v: cs.resolve(M, M, threshold=v), "threshold"),
+        (lambda v: cs.resolve(M, M, "mask_min_danger", epsilon=v), "epsilon"),
+        (lambda v: cs.raycast(world(), [[1, 0]], [[1, 0]], 1.0, radius=v), "radius"),
+        (lambda v: cs.slot_raycast(world(), [[1, 0]], S8, 1.0, radius=v), "radius"),
+        (lambda v: cs.neighbours([[0, 0]], v, 2), "radius"),
+        (lambda v: cs.nearest(world(), [[0, 0]], v), "max_dist"),
+        (lambda v: cs.sweep_circle(world(), [[1, 0]], [[1, 0]], v), "radius"),
+        (lambda v: cs.Path([[0, 0], [1, 0]]).direction([[0, 0]], v), "look_ahead"),
+        (lambda v: cs.Steering([cs.Seek()], threshold=v), "threshold"),
+        (lambda v: cs.Wander().evaluate(agents(), 8, time=v), "time"),
+        (lambda v: cs.slot_directions(8, v), "offset"),
+        (lambda v: cs.World().add_box([0, 0], [1, 1], v), "angle"),
+    ],
+)
+def test_a_scalar_that_is_not_a_number_is_named(call, name):
+    """None, a one-element array or a complex number got float()'s message, naming nothing."""
+    for v in (None, np.array([1.0]), 1j, "1", True):
+        with pytest.raises(TypeError, match=rf"{name} must be a real number"):
+            call(v)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda v: cs.slot_directions(v), "k"),
+        (lambda v: cs.SlotSet(v), "k"),
+        (lambda v: cs.choose(M, S8, "weighted_neighbours", width=v), "width"),
+        (lambda v: cs.neighbours([[0, 0]], 1.0, v), "max_neighbours"),
+    ],
+)
+def test_an_int_beyond_int32_is_named_not_a_pybind_dump(call, name):
+    with pytest.raises(ValueError, match=name):
+        call(2**63)
+
+
+def test_a_nav_field_index_is_an_int_in_range():
+    """distances(1.9) and distances(True) gave field 1; inf an OverflowError; 1e39 a
+    pybind11 dump."""
+    nf = cs.NavField(world(), [np.float32([[3, 3]]), np.float32([[-3, 3]])], cell=0.5)
+    assert np.array_equal(nf.distances(1), nf.distances(np.int64(1)))
+    for bad in (1.9, True, None, INF, 1e39):
+        with pytest.raises(TypeError, match="field index g must be an int"):
+            nf.distances(bad)
+    for bad in (2, -1, 2**63):
+        with pytest.raises(ValueError, match=r"field index g must be in \[0, 1\]"):
+            nf.descents(bad)
+
+
+def test_a_stack_that_is_not_a_sequence_is_named():
+    for bad in (np.float64(1.0), 3, "maps"):
+        with pytest.raises(TypeError, match="maps: expected a"):
+            cs.combine(bad)
+
+
+def test_map_glyphs_names_a_row_count_mismatch():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with pytest.raises(ValueError, match=r"interest: expected shape \(3, 8\), got \(2, 8\)"):
+        cs.plot.map_glyphs(np.zeros((3, 2)), 8, np.ones((2, 8)))
+    with pytest.raises(ValueError, match=r"danger: expected shape \(1, 4\), got \(5,\)"):
+        cs.plot.map_glyphs([[0, 0]], 4, [1, 0, 0, 0], danger=np.ones(5))
+    cs.plot.map_glyphs([[0, 0]], 4, [1, 0, 0, 0])  # one agent's row given flat
+    plt.close("all")

@@ -70,7 +70,12 @@ def _valid(kind):
         ("collision_danger", "commit", -0.5, "commit must be a finite number in [0, 1)"),
         ("collision_danger", "horizon", 0.0, "horizon must be a finite number > 0"),
         ("collision_danger", "horizon", math.nan, "horizon must be a finite number > 0"),
-        ("collision_danger", "margin", math.inf, "margin must be a finite number >= 0"),
+        (
+            "collision_danger",
+            "margin",
+            math.inf,
+            "margin must be a finite number in [0, 100000000]",
+        ),
         ("collision_danger", "side", "up", "side must be 'right', 'left' or 'none', got 'up'"),
         ("collision_danger", "layers", -1, "layers must be in [0, 2**32), got -1"),
         ("wall_danger", "falloff", "soft", "falloff must be 'binary', 'linear' or 'quadratic'"),

@@ -431,7 +431,7 @@ def test_weight_scales_and_custom_directions():
         (lambda: cs.Wander(rate=-1), "rate must be >= 0"),
         (lambda: cs.Tether(center=[0]), "center must be a finite point"),
         (lambda: cs.Bounds(lo=[1, 1], hi=[0, 2]), "lo <= hi"),
-        (lambda: cs.AgentDanger(radius=0), "radius must be > 0"),
+        (lambda: cs.AgentDanger(radius=0), r"radius must be in \(0, 1e\+08\]"),
         (lambda: cs.AgentDanger(horizon=-1), "horizon must be > 0"),
         (lambda: cs.Separation(radius=-2), "radius must be > 0"),
         (lambda: cs.Cohesion(groups="team"), "groups must be one of"),

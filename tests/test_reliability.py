@@ -39,7 +39,7 @@ def test_one_simulation_stepped_from_two_threads_raises_instead_of_corrupting():
               target=rng.uniform(-40, 40, (2000, 2)))
         sim = cs.Simulation(None, a, cs.Steering([cs.Seek(), cs.AgentDanger(radius=1.0)]),
                             motion=cs.Accel())
-        errors, done = [], threading.Event()
+        errors, reads, done = [], [], threading.Event()
 
         def stepper():
             try:
@@ -62,8 +62,16 @@ def test_one_simulation_stepped_from_two_threads_raises_instead_of_corrupting():
                     errors.append(str(e))
                 except ValueError:      # Agents full: a.add got in between two steps
                     pass
+            # time and step_count read what the step writes (a data race under
+            # ThreadSanitizer): guarded too.
+            for read in (lambda: sim.time, lambda: sim.step_count):
+                try:
+                    read()
+                except RuntimeError as e:
+                    reads.append(str(e))
         t.join()
         assert errors, "the threads never met: the workload is too small for this machine"
+        assert reads and all("in use by another thread" in e for e in reads), reads[:3]
         assert all("in use by another thread" in e for e in errors), errors[:3]
         assert np.isfinite(a.position[a.alive]).all()
         sim.step(0.05)                  # still usable afterwards

@@ -161,6 +161,12 @@ void check_finite_impl(const Checked<T>& a, const char* what, float limit) {
 }
 }  // namespace
 
+void unlocated_bad(const char* function) {
+  throw py::value_error(std::string(function) +
+                        ": an input holds a value that is not finite or not below 2^60 "
+                        "(1.15e18) in magnitude");
+}
+
 void check_finite(const Checked<float>& a, const char* what) {
   check_finite_impl(a, what, kMaxMagnitude);
 }

@@ -135,6 +135,17 @@ void refuse_overlap(const Checked<A>& out, const char* out_name, const Checked<B
                         (allow_same ? " (except by being the very same array)" : ""));
 }
 
+/// Whether out is exactly the array in (the in-place case refuse_overlap may allow).
+template <class A, class B>
+bool same_array(const Checked<A>& out, const Checked<B>& in) {
+  return out.size() && static_cast<const void*>(out.data) == static_cast<const void*>(in.data) &&
+         out.size() * sizeof(A) == in.size() * sizeof(B);
+}
+
+/// After a kernel's fused finite check flagged a value that check_finite could not locate
+/// in the inputs: raises (ValueError) rather than return a result built from it.
+[[noreturn]] void unlocated_bad(const char* function);
+
 /// Rejects a value that is NaN/inf or not below kMaxMagnitude in magnitude (ValueError).
 void require_finite(double value, const char* what);
 /// Rejects a value < 0, > limit or non-finite (ValueError naming the range). The default

@@ -2,7 +2,9 @@
 // Bindings of the context-map engine: slot sets, dot_map, combine, resolve, choose,
 // steer (the three fused), spread, blend and ContextMaps. Inputs are checked here (never converted), the GIL is
 // released around the core call, and a finite check fused into the kernels' pass over
-// the data reports NaN/inf afterwards (the slow check_finite then names the culprit).
+// the data reports NaN/inf afterwards (the slow check_finite then names the culprit). So an
+// out= array may be written before the error is raised (as NumPy's out= under
+// np.errstate(all="raise")); the inputs are never written, except one passed as out.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -183,6 +185,7 @@ void bind_maps(py::module_& m) {
         if (bad) {
           check_finite(v, "vectors");
           if (w.data) check_finite(w, "weights");
+          unlocated_bad("dot_map");
         }
         return arr;
       },
@@ -207,7 +210,10 @@ void bind_maps(py::module_& m) {
           combine(s.span(), static_cast<std::size_t>(b), static_cast<std::size_t>(n),
                   static_cast<std::size_t>(k), cm, w.span(), o.span(), &bad);
         }
-        if (bad) check_finite(s, "maps");
+        if (bad) {
+          check_finite(s, "maps");
+          unlocated_bad("combine");
+        }
         return arr;
       },
       py::arg("maps"), py::arg("mode"), py::arg("weights") = py::none(),
@@ -237,6 +243,11 @@ void bind_maps(py::module_& m) {
                                           {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", in, "interest", true);
         refuse_overlap(o, "out", dg, "danger", p.mode != ResolveMode::kAvoidOpposite);
+        // In place: the input that out is gets checked before the kernel writes over it,
+        // so the error names the right input and a NaN under a masked slot is reported.
+        const bool into_interest = same_array(o, in), into_danger = same_array(o, dg);
+        if (into_interest) check_finite(in, "interest");
+        if (into_danger) check_finite(dg, "danger");
         std::atomic<bool> bad{false};
         {
           py::gil_scoped_release release;
@@ -244,8 +255,9 @@ void bind_maps(py::module_& m) {
                   slots, o.span(), &bad);
         }
         if (bad) {
-          check_finite(in, "interest");
-          check_finite(dg, "danger");
+          if (!into_interest) check_finite(in, "interest");
+          if (!into_danger) check_finite(dg, "danger");
+          unlocated_bad("resolve");
         }
         return arr;
       },
@@ -283,7 +295,10 @@ void bind_maps(py::module_& m) {
           choose(v.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k), slots, p,
                  d.span(), s.span(), i.span(), &bad);
         }
-        if (bad) check_finite(v, "values");
+        if (bad) {
+          check_finite(v, "values");
+          unlocated_bad("choose");
+        }
         return py::make_tuple(da, sa, ia);
       },
       py::arg("values"), py::arg("slots"), py::arg("mode"), py::arg("width"), py::arg("contiguous"),
@@ -348,6 +363,7 @@ void bind_maps(py::module_& m) {
         if (bad) {
           check_finite(s, "interest_maps");
           check_finite(dg, "danger");
+          unlocated_bad("steer");
         }
         return py::make_tuple(da, sa, ia);
       },
@@ -380,7 +396,10 @@ void bind_maps(py::module_& m) {
           spread(v.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k), w.span(), sm,
                  o.span(), &bad);
         }
-        if (bad) check_finite(v, "values");
+        if (bad) {
+          check_finite(v, "values");
+          unlocated_bad("spread");
+        }
         return arr;
       },
       py::arg("values"), py::arg("kernel"), py::arg("mode"),
@@ -401,6 +420,10 @@ void bind_maps(py::module_& m) {
                                           {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", p, "previous", true);
         refuse_overlap(o, "out", c, "current", true);
+        // In place: as resolve's.
+        const bool into_previous = same_array(o, p), into_current = same_array(o, c);
+        if (into_previous) check_finite(p, "previous");
+        if (into_current) check_finite(c, "current");
         std::atomic<bool> bad{false};
         {
           py::gil_scoped_release release;
@@ -408,8 +431,9 @@ void bind_maps(py::module_& m) {
                 static_cast<float>(alpha), o.span(), &bad);
         }
         if (bad) {
-          check_finite(p, "previous");
-          check_finite(c, "current");
+          if (!into_previous) check_finite(p, "previous");
+          if (!into_current) check_finite(c, "current");
+          unlocated_bad("blend");
         }
         return arr;
       },

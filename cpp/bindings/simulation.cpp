@@ -400,11 +400,21 @@ void bind_simulation(py::module_& m) {
              for (auto& [data, b] : plan)  // an empty buffer's data may be nullptr
                if (!b.empty()) std::memcpy(data, b.data(), b.size());
            })
-      .def_property_readonly("time", [](const PySimulation& s) { return s.sim->time(); })
+      // A step in another thread writes these: read them under the same guard as
+      // metrics(), so such a read is a RuntimeError, not a data race.
+      .def_property_readonly("time",
+                             [](const PySimulation& s) {
+                               const InUse guard({s.sim.get()}, "Simulation.time");
+                               return s.sim->time();
+                             })
       .def_property_readonly("step_count",
-                             [](const PySimulation& s) { return s.sim->step_count(); })
+                             [](const PySimulation& s) {
+                               const InUse guard({s.sim.get()}, "Simulation.step_count");
+                               return s.sim->step_count();
+                             })
       .def_property_readonly("slots", [](const PySimulation& s) { return s.sim->slots(); })
       .def_property_readonly("neighbor_radius", [](const PySimulation& s) {
+        const InUse guard({s.sim.get(), &agents_of(s.agents)}, "Simulation.neighbor_radius");
         return shared_neighbor_radius(s.sim->config().behaviours, agents_of(s.agents).view(),
                                       s.sim->config().decision_phases > 1);
       });

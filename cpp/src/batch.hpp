@@ -16,8 +16,11 @@ namespace contextsteer {
 /// loader picking one at start-up (GCC/Clang ifunc on x86-64 Linux; elsewhere a plain
 /// function). Only for loops whose result does not depend on the vector width
 /// (element-wise float operations, integer reductions): no FMA is enabled, so the
-/// results are bit-identical either way.
-#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+/// results are bit-identical either way. Not under ThreadSanitizer: its instrumented ifunc
+/// resolvers run during the loader's relocation, before TSan is set up, and the extension
+/// crashed on import (the baseline function is used then).
+#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute) && \
+    !defined(__SANITIZE_THREAD__)
 #if __has_attribute(target_clones)
 #define CONTEXTSTEER_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
 #endif

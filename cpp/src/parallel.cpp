@@ -24,12 +24,14 @@ class Pool {
   explicit Pool(int threads) { resize(threads); }
   ~Pool() { stop_workers(); }
 
-  int threads() const { return threads_; }
+  // Read without a lock by parallel_for_impl (to size its chunks; try_run then finds out
+  // whether the pool is free) while set_num_threads may resize: atomic.
+  int threads() const { return threads_.load(std::memory_order_relaxed); }
 
   void resize(int threads) {
     std::lock_guard<std::mutex> busy(busy_);  // never while a job is in flight
     stop_workers();
-    threads_ = std::max(1, threads);
+    const int wanted = std::max(1, threads);
     unsigned long now = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -43,14 +45,14 @@ class Pool {
     // chunk still ran, or wait forever.)
     // Thread creation can fail (a memory or process limit): keep the workers that started
     // and run with those (the caller's thread always takes part), never abort or hang.
-    for (int i = 1; i < threads_; ++i) {
+    for (int i = 1; i < wanted; ++i) {
       try {
         workers_.emplace_back([this, now] { worker_loop(now); });
       } catch (const std::exception&) {
         break;
       }
     }
-    threads_ = static_cast<int>(workers_.size()) + 1;
+    threads_.store(static_cast<int>(workers_.size()) + 1, std::memory_order_relaxed);
   }
 
   // Returns false when the pool is busy with another caller's job.
@@ -112,7 +114,7 @@ class Pool {
     workers_.clear();
   }
 
-  int threads_ = 1;
+  std::atomic<int> threads_{1};
   std::vector<std::thread> workers_;
   std::mutex busy_;
   std::mutex mutex_;

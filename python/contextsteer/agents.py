@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from . import _core
+from . import _checks, _core
 from .maps import _f32
 
 __all__ = ["Agents", "Neighbours", "neighbours"]
@@ -46,6 +46,16 @@ def _column(value: ArrayLike, name: str, n: int, width: int | None, dtype: DType
         if bad.any():
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
             raise ValueError(f"Agents.add: {name} must be finite, got {arr[idx]} at index {idx[0]}")
+        with np.errstate(over="ignore"):  # named below, not NumPy's warning
+            out = np.ascontiguousarray(arr, dtype=dtype)
+        grew = np.isinf(out)
+        if grew.any():
+            idx = tuple(int(i) for i in np.argwhere(grew)[0])
+            raise ValueError(
+                f"Agents.add: {name}: {arr[idx].item()!r} at index {idx[0]} overflows float32 "
+                "(finite values are within ±3.4e38)"
+            )
+        return out
     return np.ascontiguousarray(arr, dtype=dtype)
 
 
@@ -346,6 +356,20 @@ class Neighbours(NamedTuple):
     """(N,) int32 number of valid entries per row."""
 
 
+def _alive(alive: ArrayLike, n: int) -> np.ndarray:
+    """``alive`` as a C-contiguous bool array: booleans, or integers that are all 0 or 1
+    (a float, NaN or string is not a truth value here)."""
+    raw = np.asarray(alive)
+    if raw.dtype != bool:
+        if not np.issubdtype(raw.dtype, np.integer):
+            raise TypeError(f"neighbours: alive must be booleans, got dtype {raw.dtype}")
+        if raw.size and not ((raw == 0) | (raw == 1)).all():
+            raise ValueError("neighbours: alive must be booleans (or integers 0 and 1)")
+    if raw.shape != (n,):
+        raise ValueError(f"neighbours: alive must have shape ({n},), got {raw.shape}")
+    return np.ascontiguousarray(raw, dtype=bool)
+
+
 def neighbours(
     positions: ArrayLike, radius: float, max_neighbours: int, *, alive: ArrayLike | None = None
 ) -> Neighbours:
@@ -384,12 +408,9 @@ def neighbours(
     array([2, 2, 0, 2], dtype=int32)
     """
     pos = _f32(positions, "positions")
-    if isinstance(max_neighbours, bool) or not isinstance(max_neighbours, (int, np.integer)):
-        raise TypeError(
-            f"neighbours: max_neighbours must be an int, got {type(max_neighbours).__name__}"
-        )
-    al = None if alive is None else np.ascontiguousarray(alive, dtype=bool)
-    idx, counts = _core.neighbours(pos, float(radius), int(max_neighbours), al)
+    m = _checks.integer("neighbours: max_neighbours", max_neighbours, -(2**31), 2**31 - 1)
+    al = None if alive is None else _alive(alive, len(pos))
+    idx, counts = _core.neighbours(pos, _checks.real("neighbours: radius", radius), m, al)
     return Neighbours(idx, counts)
 
 

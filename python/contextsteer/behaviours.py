@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 from .maps import _MAX_MAGNITUDE, _f32
 from .world import _core_world
 
@@ -110,7 +110,11 @@ def _number(
     low: float = 0.0,
     strict: bool = False,
     allow_inf: bool = False,
+    length: bool = False,
 ) -> float:
+    """A number parameter checked when the behaviour is built: finite (or inf when
+    ``allow_inf``), at least ``low`` (above it when ``strict``), below 2^60 in magnitude, and
+    at most 1e8 in magnitude when it is a ``length`` (README, "Supported ranges")."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     v = float(value)
@@ -118,6 +122,11 @@ def _number(
         raise ValueError(f"{owner}: {name} must be finite, got {v}")
     if v < low or (strict and v <= low):
         raise ValueError(f"{owner}: {name} must be {'>' if strict else '>='} {low}, got {v}")
+    if math.isfinite(v):
+        limit = _checks.MAX_COORDINATE if length else _MAX_MAGNITUDE
+        if not (abs(v) <= limit if length else abs(v) < limit):
+            what = "at most 1e8" if length else "below 2^60 (1.15e18)"
+            raise ValueError(f"{owner}: {name} must be {what} in magnitude, got {value!r}")
     return v
 
 
@@ -129,6 +138,17 @@ def _max_neighbours(value: int, deprecated: int | None) -> int:
         "max_neighbors= is deprecated; use max_neighbours=", DeprecationWarning, stacklevel=3
     )
     return deprecated
+
+
+def _indices(owner: str, name: str, value: Any) -> np.ndarray:
+    """An int32 index array from integers (a float is not truncated, a bool is not an
+    index, a value beyond int32 does not wrap)."""
+    raw = np.asarray(value)
+    if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+        raise TypeError(f"{owner}: {name} must be integer indexes, got dtype {raw.dtype}")
+    if raw.size and not (raw.min() >= -(2**31) and raw.max() < 2**31):
+        raise ValueError(f"{owner}: {name} indexes must fit int32")
+    return np.ascontiguousarray(raw, dtype=np.int32).reshape(-1)
 
 
 def _choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
@@ -394,7 +414,7 @@ class Behaviour:
             self,
             d,
             bool(rotate),
-            float(time),
+            _checks.real("evaluate: time", time),
             int(_max_neighbours(max_neighbours, max_neighbors)),
             _core_world(world),
         )
@@ -485,7 +505,9 @@ class Seek(Behaviour):
         self._set("targets", _points(name, "targets", self.targets))
         self._set(
             "max_distance",
-            _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True),
+            _number(
+                name, "max_distance", self.max_distance, strict=True, allow_inf=True, length=True
+            ),
         )
         _choice(name, "combine", self.combine, _COMBINE)
         _choice(name, "falloff", self.falloff, _FALLOFF)
@@ -586,7 +608,9 @@ class Pursue(Behaviour):
         self._set("max_prediction", _number(name, "max_prediction", self.max_prediction))
         self._set(
             "max_distance",
-            _number(name, "max_distance", self.max_distance, strict=True, allow_inf=True),
+            _number(
+                name, "max_distance", self.max_distance, strict=True, allow_inf=True, length=True
+            ),
         )
         _choice(name, "combine", self.combine, _COMBINE)
         _choice(name, "falloff", self.falloff, _FALLOFF)
@@ -670,9 +694,10 @@ class Arrive(Behaviour):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._set(
-            "slowing_radius", _number("Arrive", "slowing_radius", self.slowing_radius, strict=True)
+            "slowing_radius",
+            _number("Arrive", "slowing_radius", self.slowing_radius, strict=True, length=True),
         )
-        self._set("tolerance", _number("Arrive", "tolerance", self.tolerance))
+        self._set("tolerance", _number("Arrive", "tolerance", self.tolerance, length=True))
         self._set("target", _point("Arrive", "target", self.target))
         _choice("Arrive", "shape", self.shape, _TARGET_SHAPES)
 
@@ -704,7 +729,8 @@ class Wander(Behaviour):
     def __post_init__(self) -> None:
         super().__post_init__()
         for name in ("offset", "radius", "rate"):
-            self._set(name, _number("Wander", name, getattr(self, name)))
+            v = _number("Wander", name, getattr(self, name), length=name != "rate")
+            self._set(name, v)
         if not 0 <= int(self.seed) < 2**64:
             raise ValueError(f"Wander: seed must be in [0, 2**64), got {self.seed}")
 
@@ -733,7 +759,7 @@ class Tether(Behaviour):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._set("center", _point("Tether", "center", self.center))
-        self._set("radius", _number("Tether", "radius", self.radius))
+        self._set("radius", _number("Tether", "radius", self.radius, length=True))
         self._set("softness", _number("Tether", "softness", self.softness))
 
     def _params(self) -> dict:
@@ -761,7 +787,7 @@ class Bounds(Behaviour):
             raise ValueError(
                 f"Bounds: expected lo <= hi, got lo={self.lo.tolist()} hi={self.hi.tolist()}"
             )
-        self._set("margin", _number("Bounds", "margin", self.margin))
+        self._set("margin", _number("Bounds", "margin", self.margin, length=True))
 
     def _params(self) -> dict:
         return {"lo": self.lo, "hi": self.hi, "margin": self.margin}
@@ -807,7 +833,7 @@ class _Flocking(Behaviour):
     def __post_init__(self) -> None:
         super().__post_init__()
         name = type(self).__name__
-        self._set("radius", _number(name, "radius", self.radius, strict=True))
+        self._set("radius", _number(name, "radius", self.radius, strict=True, length=True))
         self._set("clamp", bool(self.clamp))
         _choice(name, "groups", self.groups, _GROUPS)
 
@@ -902,8 +928,8 @@ class FollowPath(Behaviour):
         if self.index is not None:
             if not isinstance(self.path, tuple):
                 raise ValueError("FollowPath: index needs a sequence of paths")
-            self._set("index", np.ascontiguousarray(self.index, dtype=np.int32).reshape(-1))
-        v = _number("FollowPath", "look_ahead", self.look_ahead, low=-math.inf)
+            self._set("index", _indices("FollowPath", "index", self.index))
+        v = _number("FollowPath", "look_ahead", self.look_ahead, low=-math.inf, length=True)
         self._set("look_ahead", v)
         _choice("FollowPath", "mode", self.mode, ("tangent", "seek"))
 
@@ -995,16 +1021,9 @@ class FollowField(Behaviour):
             if not 0 <= int(w) < 2**31:
                 raise ValueError(f"FollowField: which must be a field index in [0, 2**31), got {w}")
         elif w is not None:
-            raw = np.asarray(w)
-            if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
-                raise TypeError(
-                    f"FollowField: which must be integer field indexes, got dtype {raw.dtype}"
-                )
-            if raw.size and not (raw.min() >= -(2**31) and raw.max() < 2**31):
-                raise ValueError("FollowField: which indexes must fit int32")
-            self._set("which", np.ascontiguousarray(raw, dtype=np.int32).reshape(-1))
+            self._set("which", _indices("FollowField", "which", w))
         for name in ("look_ahead", "slowing_radius", "tolerance"):
-            self._set(name, _number("FollowField", name, getattr(self, name)))
+            self._set(name, _number("FollowField", name, getattr(self, name), length=True))
         _choice("FollowField", "shape", self.shape, _TARGET_SHAPES)
 
     def _params(self) -> dict:
@@ -1309,7 +1328,7 @@ class CollisionDanger(Behaviour):
             self,
             d,
             bool(rotate),
-            float(time),
+            _checks.real("evaluate: time", time),
             int(_max_neighbours(max_neighbours, max_neighbors)),
             _core_world(world),
         )

@@ -98,6 +98,7 @@ def _num(
     *,
     positive: bool = False,
     allow_inf: bool = False,
+    length: bool = False,
 ) -> float:
     # A bool or a string is not a number here (float() would take True as 1 and "1" as 1).
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -115,6 +116,9 @@ def _num(
         raise ValueError(
             f"{owner}: {name} must be below 2^60 (1.15e18) in magnitude, got {value!r}"
         )
+    # A length (or radius, or distance) lies within the coordinate range, as positions do.
+    if length and math.isfinite(v) and not abs(v) <= 1e8:
+        raise ValueError(f"{owner}: {name} must be at most 1e8 in magnitude, got {value!r}")
     if positive and v < 1.0 / _MAX_MAGNITUDE:
         raise ValueError(f"{owner}: {name} must be at least 2^-60 (8.7e-19), got {value!r}")
     return v
@@ -122,6 +126,8 @@ def _num(
 
 def _point(owner: str, what: str, value: Any) -> np.ndarray:
     """Two finite numbers below 2^60 in magnitude, as float32 (the core's bound)."""
+    if np.iscomplexobj(value):
+        raise TypeError(f"{owner}: {what} must be real numbers, got complex numbers")
     pt = np.asarray(value, dtype=np.float64) if not isinstance(value, (str, bytes)) else None
     if pt is None or pt.shape != (2,) or not np.isfinite(pt).all():
         raise ValueError(f"{owner}: {what} must be two finite numbers, got {value!r}")
@@ -272,8 +278,10 @@ class Arrive(_Targeted):
         self, target=None, *, agents=None, tolerance=0.0, slowing_radius=1.0, time_to_target=0.1
     ):
         super().__init__(target, agents=agents)
-        self.tolerance = _num("Arrive", "tolerance", tolerance)
-        self.slowing_radius = _num("Arrive", "slowing_radius", slowing_radius, positive=True)
+        self.tolerance = _num("Arrive", "tolerance", tolerance, length=True)
+        self.slowing_radius = _num(
+            "Arrive", "slowing_radius", slowing_radius, positive=True, length=True
+        )
         self.time_to_target = _num("Arrive", "time_to_target", time_to_target, positive=True)
 
     def _params(self):
@@ -412,8 +420,8 @@ class Wander(Behaviour):
     _kind = "wander"
 
     def __init__(self, offset=1.0, radius=0.5, rate=1.0, seed=0, *, walk="noise"):
-        self.offset = _num("Wander", "offset", offset)
-        self.radius = _num("Wander", "radius", radius)
+        self.offset = _num("Wander", "offset", offset, length=True)
+        self.radius = _num("Wander", "radius", radius, length=True)
         self.rate = _num("Wander", "rate", rate)
         if (
             isinstance(seed, bool)
@@ -453,7 +461,7 @@ class _Group(Behaviour):
 
     def __init__(self, radius=1.0, *, proximity="radius", angle=math.pi):
         name = type(self).__name__
-        self.radius = _num(name, "radius", radius, positive=True)
+        self.radius = _num(name, "radius", radius, positive=True, length=True)
         self.angle = _proximity(name, proximity, angle)
         self.proximity = proximity
 
@@ -607,7 +615,7 @@ class CollisionAvoidance(Behaviour):
     _kind = "collision_avoidance"
 
     def __init__(self, radius=5.0, *, proximity="radius", angle=math.pi, push_overlapping=False):
-        self.radius = _num("CollisionAvoidance", "radius", radius, positive=True)
+        self.radius = _num("CollisionAvoidance", "radius", radius, positive=True, length=True)
         self.angle = _proximity("CollisionAvoidance", proximity, angle)
         self.proximity = proximity
         self.push_overlapping = bool(push_overlapping)
@@ -682,10 +690,10 @@ class RaycastObstacleAvoidance(Behaviour):
                 f"RaycastObstacleAvoidance: config must be one of {RAY_CONFIGS}, got {config!r}"
             )
         self.config = config
-        self.length = _num("RaycastObstacleAvoidance", "length", length, positive=True)
-        self.side_offset = _num("RaycastObstacleAvoidance", "side_offset", side_offset)
+        self.length = _num("RaycastObstacleAvoidance", "length", length, positive=True, length=True)
+        self.side_offset = _num("RaycastObstacleAvoidance", "side_offset", side_offset, length=True)
         self.whisker_length = _num(
-            "RaycastObstacleAvoidance", "whisker_length", whisker_length, positive=True
+            "RaycastObstacleAvoidance", "whisker_length", whisker_length, positive=True, length=True
         )
         self.whisker_angle = _num("RaycastObstacleAvoidance", "whisker_angle", whisker_angle)
         if self.whisker_angle > math.pi:
@@ -693,7 +701,10 @@ class RaycastObstacleAvoidance(Behaviour):
                 f"RaycastObstacleAvoidance: whisker_angle must be in [0, pi], got {whisker_angle}"
             )
         self.distance_from_boundary = _num(
-            "RaycastObstacleAvoidance", "distance_from_boundary", distance_from_boundary
+            "RaycastObstacleAvoidance",
+            "distance_from_boundary",
+            distance_from_boundary,
+            length=True,
         )
         if (
             isinstance(layers, bool)
@@ -796,11 +807,13 @@ class FollowPath(Behaviour):
         if arrive not in PATH_ARRIVALS:
             raise ValueError(f"FollowPath: arrive must be one of {PATH_ARRIVALS}, got {arrive!r}")
         self.path = path
-        self.path_offset = _num("FollowPath", "path_offset", path_offset, None)
+        self.path_offset = _num("FollowPath", "path_offset", path_offset, None, length=True)
         self.prediction = _num("FollowPath", "prediction", prediction)
-        self.slowing_radius = _num("FollowPath", "slowing_radius", slowing_radius, positive=True)
+        self.slowing_radius = _num(
+            "FollowPath", "slowing_radius", slowing_radius, positive=True, length=True
+        )
         self.arrive = arrive
-        self.tolerance = _num("FollowPath", "tolerance", tolerance)
+        self.tolerance = _num("FollowPath", "tolerance", tolerance, length=True)
         self.time_to_target = _num("FollowPath", "time_to_target", time_to_target, positive=True)
 
     def _params(self):
@@ -856,7 +869,7 @@ class FollowFlowField(Behaviour):
         origin32.flags.writeable = False
         self.field = f
         self.origin = origin32
-        self.cell = _num("FollowFlowField", "cell", cell, positive=True)
+        self.cell = _num("FollowFlowField", "cell", cell, positive=True, length=True)
         self.prediction = _num("FollowFlowField", "prediction", prediction)
 
     def __repr__(self) -> str:
@@ -910,8 +923,10 @@ class Interpose(Behaviour):
                 raise ValueError(f"Interpose: {name} must be an agent id in [0, 2**31), got {v!r}")
         self.a, self.b = int(a), int(b)
         self.ratio = _num("Interpose", "ratio", ratio, None)
-        self.slowing_radius = _num("Interpose", "slowing_radius", slowing_radius, positive=True)
-        self.tolerance = _num("Interpose", "tolerance", tolerance)
+        self.slowing_radius = _num(
+            "Interpose", "slowing_radius", slowing_radius, positive=True, length=True
+        )
+        self.tolerance = _num("Interpose", "tolerance", tolerance, length=True)
         self.time_to_target = _num("Interpose", "time_to_target", time_to_target, positive=True)
 
     def _params(self):
@@ -976,10 +991,14 @@ class Hide(_Targeted):
         time_to_target=0.1,
     ):
         super().__init__(target, agents=agents)
-        self.distance_from_boundary = _num("Hide", "distance_from_boundary", distance_from_boundary)
-        self.max_distance = _num("Hide", "max_distance", max_distance, allow_inf=True)
-        self.slowing_radius = _num("Hide", "slowing_radius", slowing_radius, positive=True)
-        self.tolerance = _num("Hide", "tolerance", tolerance)
+        self.distance_from_boundary = _num(
+            "Hide", "distance_from_boundary", distance_from_boundary, length=True
+        )
+        self.max_distance = _num("Hide", "max_distance", max_distance, allow_inf=True, length=True)
+        self.slowing_radius = _num(
+            "Hide", "slowing_radius", slowing_radius, positive=True, length=True
+        )
+        self.tolerance = _num("Hide", "tolerance", tolerance, length=True)
         self.time_to_target = _num("Hide", "time_to_target", time_to_target, positive=True)
 
     def _params(self):

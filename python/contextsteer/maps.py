@@ -6,6 +6,13 @@ kernels split the agents over threads with the GIL released; results do not depe
 the thread count. Inputs are converted to float32 C-contiguous arrays here, in plain
 sight; ``out=`` arrays are written in place and never converted (a float64, strided,
 read-only or wrongly shaped ``out`` raises ``TypeError``).
+
+NaN, inf or a value beyond 2^60 in an input raises ``ValueError`` naming the input and the
+index. The check runs inside the kernels' one pass over the data, so, as with NumPy's
+``out=`` under ``np.errstate(all="raise")``, an ``out`` array may already be partly
+written when the error is raised. The inputs are never written, except an input that is
+passed as ``out`` itself (``resolve(i, d, out=i)``, ``blend(m, new, a, out=m)``), which
+is checked before the kernel runs, so the error always names the right input.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import _core, _modes
+from . import _checks, _core, _modes
 
 __all__ = [
     "COMBINE_MODES",
@@ -70,10 +77,13 @@ def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
             with np.errstate(invalid="ignore"):
                 grew = np.isinf(out) & np.isfinite(src)
             if grew.any():
-                at = tuple(int(i) for i in np.argwhere(grew)[0])
+                if src.ndim == 0:  # a scalar: no index to name
+                    where = f"{src.item()!r}"
+                else:
+                    at = tuple(int(i) for i in np.argwhere(grew)[0])
+                    where = f"{src[at].item()!r} at index {at}"
                 raise ValueError(
-                    f"{what}: {src[at].item()!r} at index {at} overflows float32 "
-                    f"(finite values are within ±3.4e38)"
+                    f"{what}: {where} overflows float32 (finite values are within ±3.4e38)"
                 )
     return out
 
@@ -109,13 +119,17 @@ def slot_directions(k: int, offset: float = 0.0) -> NDArray[np.float32]:
            [-1.,  0.],
            [ 0., -1.]], dtype=float32)
     """
-    return _core.slot_directions(_slot_count("slot_directions", k), float(offset))
+    return _core.slot_directions(
+        _slot_count("slot_directions", k), _checks.real("slot_directions: offset", offset)
+    )
 
 
 def _slot_count(owner: str, k: Any) -> int:
     """``k`` as an int slot count, refusing floats, strings and bools (8.7 is not 8 slots)."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"{owner}: k must be an int, got {type(k).__name__} {k!r}")
+    if int(k) > 2**31 - 1:
+        raise ValueError(f"{owner}: k must be at most 2**31 - 1, got {k}")
     return int(k)
 
 
@@ -160,7 +174,9 @@ class SlotSet:
     __slots__ = ("_impl",)
 
     def __init__(self, k: int, offset: float = 0.0) -> None:
-        self._impl = _core.SlotSet(_slot_count("SlotSet", k), float(offset))
+        self._impl = _core.SlotSet(
+            _slot_count("SlotSet", k), _checks.real("SlotSet: offset", offset)
+        )
 
     @classmethod
     def from_directions(cls, directions: ArrayLike) -> SlotSet:
@@ -441,8 +457,8 @@ def resolve(
         _f32(interest, "interest"),
         _f32(danger, "danger"),
         mode,
-        float(threshold),
-        float(epsilon),
+        _checks.real("resolve: threshold", threshold),
+        _checks.real("resolve: epsilon", epsilon),
         slots,
         out=out,
     )
@@ -558,8 +574,7 @@ def choose(
     (array([[0.707, 0.707]], dtype=float32), array([0.707], dtype=float32), array([1], dtype=int32))
     """
     _modes.check("choose", mode, "choose", "mode")
-    if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
-        raise TypeError(f"width: expected an int, got {type(width).__name__}")
+    width = _checks.integer("choose: width", width, 0, 2**31 - 1)
     if out is None:
         od = os_ = oi = None
     else:
@@ -583,7 +598,12 @@ def _stack(maps: ArrayLike | Sequence[ArrayLike]) -> NDArray[np.float32]:
     """A (B, N, K) float32 stack from an array or a non-empty sequence of (N, K) maps."""
     if isinstance(maps, np.ndarray):
         return _f32(maps, "maps")
-    # Not an ndarray: a sequence of maps (anything else fails to iterate, a TypeError).
+    # Not an ndarray: a sequence of maps.
+    if not isinstance(maps, Iterable) or isinstance(maps, (str, bytes)):
+        raise TypeError(
+            f"maps: expected a (B, N, K) array or a sequence of (N, K) maps, got "
+            f"{type(maps).__name__}"
+        )
     maps = [_f32(m, "maps") for m in cast("Iterable[ArrayLike]", maps)]
     if not maps:
         raise ValueError("maps: expected a (B, N, K) array or at least one (N, K) map, got none")
@@ -674,8 +694,7 @@ def steer(
     _modes.check("combine", combine, "steer", "combine")
     _modes.check("resolve", resolve, "steer", "resolve")
     _modes.check("choose", choose, "steer", "choose")
-    if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
-        raise TypeError(f"width: expected an int, got {type(width).__name__}")
+    width = _checks.integer("steer: width", width, 0, 2**31 - 1)
     od, os_, oi = _out3(out)
     w = None if weights is None else _f32(weights, "weights")
     d, s, i = _core.steer(
@@ -685,8 +704,8 @@ def steer(
         combine,
         w,
         resolve,
-        float(threshold),
-        float(epsilon),
+        _checks.real("steer: threshold", threshold),
+        _checks.real("steer: epsilon", epsilon),
         choose,
         int(width),
         bool(contiguous),
@@ -762,7 +781,12 @@ def blend(
     >>> cs.blend([[0.0, 1.0, 0.0]], [[1.0, 0.0, 0.0]], 0.25)
     array([[0.25, 0.75, 0.  ]], dtype=float32)
     """
-    return _core.blend(_f32(previous, "previous"), _f32(current, "current"), float(alpha), out=out)
+    return _core.blend(
+        _f32(previous, "previous"),
+        _f32(current, "current"),
+        _checks.real("blend: alpha", alpha),
+        out=out,
+    )
 
 
 def _physical_memory() -> int:

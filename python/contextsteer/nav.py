@@ -10,12 +10,13 @@ into interest; :func:`route` gives per-agent shortest paths (visibility graph) t
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _core
+from . import _checks, _core
 from .maps import _f32
 from .world import _core_world, _layers
 
@@ -306,12 +307,16 @@ class NavField:
         self._sync()
         return self._core.blocked
 
+    def _field(self, g: Any) -> int:
+        """``g`` as a field index in [0, count): an int (a float is not truncated)."""
+        return _checks.integer("field index g", g, 0, self.count - 1)
+
     def distances(self, g: int = 0) -> np.ndarray:
         """(ny, nx) float32 node distances of field ``g`` (inf where unreachable): a
         read-only copy of the field as it is now, which a rebuild after a world edit
         leaves as it was."""
         self._sync()
-        out = self._core.distance_grid(int(g))
+        out = self._core.distance_grid(self._field(g))
         out.flags.writeable = False
         return out
 
@@ -319,7 +324,7 @@ class NavField:
         """(ny, nx, 2) float32 unit node descents of field ``g``: a read-only copy, as
         :meth:`distances`."""
         self._sync()
-        out = self._core.descent_grid(int(g))
+        out = self._core.descent_grid(self._field(g))
         out.flags.writeable = False
         return out
 
@@ -367,7 +372,9 @@ class NavField:
                     f"shape {raw.shape}"
                 )
             w = np.ascontiguousarray(np.broadcast_to(raw.astype(np.int32), (len(p),)))
-        d, v = self._core.query(p, w, float(look_ahead))
+        d, v = self._core.query(
+            p, w, _checks.length("query: look_ahead", look_ahead, low=-math.inf)
+        )
         return NavQuery(d, v)
 
     def distance(self, points: ArrayLike, which: Any = None) -> np.ndarray:

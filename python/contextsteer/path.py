@@ -8,10 +8,12 @@ the closest point) plus a look-ahead, so that cars turn before the bend.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import _core
+from . import _checks, _core
 from .maps import _f32
 
 __all__ = ["Path"]
@@ -255,7 +257,9 @@ class Path:
         if mode not in _DIRECTION_MODES:
             raise ValueError(f"mode: expected one of {_DIRECTION_MODES}, got {mode!r}")
         p, single = _points_2d(points)
-        out = self._path.direction(p, float(look_ahead), mode)
+        out = self._path.direction(
+            p, _checks.length("direction: look_ahead", look_ahead, low=-math.inf), mode
+        )
         return out.reshape(2) if single else out
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _core
+from . import _checks, _core
 from .behaviours import _check_agent_weights
 from .maps import SlotSet, _f32
 from .motion import Lerp, MotionModel
@@ -650,12 +650,12 @@ class Simulation:
     # ------------------------------------------------------------------ state ---
     @property
     def time(self) -> float:
-        """Simulated seconds so far."""
+        """Simulated seconds so far (a ``RuntimeError`` while another thread steps)."""
         return self._core.time
 
     @property
     def step_count(self) -> int:
-        """Steps taken so far."""
+        """Steps taken so far (a ``RuntimeError`` while another thread steps)."""
         return self._core.step_count
 
     @property
@@ -733,7 +733,7 @@ def sweep_circle(
         _core_world(world),
         _f32(start, "start"),
         _f32(displacement, "displacement"),
-        float(radius),
+        _checks.length("sweep_circle: radius", radius),
         int(iterations),
         int(layers),
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _modes
+from . import _checks, _modes
 from .behaviours import Behaviour
 from .maps import _f32
 
@@ -171,8 +171,10 @@ class Steering:
         )
         self.resolve = _modes.check("resolve", resolve, "Steering", "resolve")
         self.choose = _modes.check("choose", choose, "Steering", "choose")
+        threshold = _checks.real("Steering: threshold", threshold)
+        epsilon = _checks.real("Steering: epsilon", epsilon)
         for name, v in (("threshold", threshold), ("epsilon", epsilon)):
-            if not math.isfinite(float(v)):
+            if not math.isfinite(v):
                 raise ValueError(f"Steering: {name} must be finite, got {v}")
         if float(epsilon) < 0:
             raise ValueError(f"Steering: epsilon must be >= 0, got {epsilon}")

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, overload
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 from .maps import _f32
 
 __all__ = ["World", "RayHits", "Nearest", "raycast", "slot_raycast", "nearest", "inside"]
@@ -201,8 +201,8 @@ class World:
         >>> bool(cs.inside(w, [[0.0, 0.0]])[0])
         True
         """
-        c = np.asarray(center, dtype=np.float64).reshape(-1)
-        h = np.asarray(half_extents, dtype=np.float64).reshape(-1)
+        c = _checks.real_array("add_box: center", center).reshape(-1)
+        h = _checks.real_array("add_box: half_extents", half_extents).reshape(-1)
         if c.shape != (2,) or h.shape != (2,):
             raise ValueError(
                 f"add_box: expected center and half_extents of shape (2,), got {c.shape} and {h.shape}"
@@ -214,7 +214,7 @@ class World:
                 float(c[1]),
                 float(h[0]),
                 float(h[1]),
-                float(angle),
+                _checks.real("add_box: angle", angle),
                 _layers(layers),
             )
         )
@@ -482,7 +482,9 @@ def raycast(
     o = _private(_points(origins, "origins"), origins)
     d = _private(_f32(directions, "directions"), directions)
     m = _private(_per_row(max_dist, o.shape[0], "max_dist"), max_dist)
-    distance, hit, normal, obstacle = _core.raycast(core, o, d, m, float(radius), _layers(layers))
+    distance, hit, normal, obstacle = _core.raycast(
+        core, o, d, m, _checks.real("raycast: radius", radius), _layers(layers)
+    )
     return RayHits(distance, hit, normal, obstacle)
 
 
@@ -592,7 +594,8 @@ def slot_raycast(
     s = _private(_points(slot_directions, "slot_directions"), slot_directions)
     la = _private(_per_row(look_ahead, p.shape[0], "look_ahead"), look_ahead)
     h = None if headings is None else _private(_f32(headings, "headings"), headings)
-    return _core.slot_raycast(core, p, s, la, h, float(radius), _layers(layers), out, method)
+    radius = _checks.real("slot_raycast: radius", radius)
+    return _core.slot_raycast(core, p, s, la, h, radius, _layers(layers), out, method)
 
 
 def nearest(world: World, points: Any, max_dist: float, *, layers: int = ALL_LAYERS) -> Nearest:
@@ -618,7 +621,8 @@ def nearest(world: World, points: Any, max_dist: float, *, layers: int = ALL_LAY
     """
     core = _world(world)
     p = _points(points, "points")
-    distance, point, normal, obstacle = _core.nearest(core, p, float(max_dist), _layers(layers))
+    max_dist = _checks.real("nearest: max_dist", max_dist)
+    distance, point, normal, obstacle = _core.nearest(core, p, max_dist, _layers(layers))
     return Nearest(distance, point, normal, obstacle)
 
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "contextsteer/raycast.hpp"
+#include "strip_index.hpp"  // SlotStrips complete: the cache test builds entries
 
 using namespace contextsteer;
 
@@ -91,6 +92,36 @@ TEST(SlotStrips, EqualPerRayWalkBitForBit) {
     ASSERT_EQ(info.size(), 2u);  // one index per radius, shared by both layer masks
     EXPECT_TRUE(info[0].built && info[1].built);
   }
+}
+
+TEST(SlotStrips, TheCacheIsNotLockedWhileAnIndexIsBuilt) {
+  // A build uses the thread pool; with the cache locked around it, a thread waiting for
+  // the pool's setup (held by set_num_threads, itself waiting for a job in flight whose
+  // chunk waits for this cache) closed a cycle (ThreadSanitizer: lock-order inversion).
+  // Here the build asks the same cache for another entry: that deadlocked.
+  World w;
+  const float a[6] = {1, 0, -0.5f, 0.8660254f, -0.5f, -0.8660254f};
+  const float b[6] = {0, 1, -0.8660254f, -0.5f, 0.8660254f, -0.5f};
+  int builds = 0;
+  const SlotStrips* outer = w.strips().get(a, 0.0f, [&]() -> SlotStrips* {
+    ++builds;
+    EXPECT_EQ(w.strips().get(b, 0.0f,
+                             [&]() -> SlotStrips* {
+                               ++builds;
+                               return nullptr;
+                             }),
+              nullptr);
+    return nullptr;  // declined: cached as such
+  });
+  EXPECT_EQ(outer, nullptr);
+  EXPECT_EQ(builds, 2);
+  EXPECT_EQ(w.strips().info().size(), 2u);
+  // Both entries are cached: asking again builds nothing.
+  w.strips().get(a, 0.0f, [&]() -> SlotStrips* {
+    ++builds;
+    return nullptr;
+  });
+  EXPECT_EQ(builds, 2);
 }
 
 TEST(SlotStrips, ConcurrentFirstCallsBuildOnceAndAgree) {

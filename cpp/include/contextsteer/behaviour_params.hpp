@@ -33,6 +33,9 @@ struct ParamRange {
 inline constexpr ParamRange kNonNegative{};
 inline constexpr ParamRange kPositive{0.0, true};
 inline constexpr ParamRange kUnitOpen{0.0, false, 1.0, true};
+/// Lengths and radii: within the coordinate range, [0, 1e8] and (0, 1e8].
+inline constexpr ParamRange kLength{0.0, false, 1e8, false};
+inline constexpr ParamRange kPositiveLength{0.0, true, 1e8, false};
 constexpr ParamRange count_range(double lo, double hi) { return {lo, false, hi, false}; }
 
 /// One name of a kChoice parameter and the value it stores.

@@ -147,7 +147,8 @@ struct BehaviourSpec<AgentDanger> {
   static constexpr const char* doc =
       "Danger towards neighbouring agents closer than radius (surface gap).";
   static constexpr auto params = std::tuple{
-      number("radius", &AgentDanger::radius, kPositive, "reach of the danger (surface gap, m)"),
+      number("radius", &AgentDanger::radius, kPositiveLength,
+             "reach of the danger (surface gap, m)"),
       flag("predictive", &AgentDanger::predictive,
            "also towards the relative position at closest approach"),
       number("horizon", &AgentDanger::horizon, kPositive, "prediction horizon (s)"),
@@ -258,13 +259,13 @@ struct BehaviourSpec<WallDanger> {
   static constexpr const char* doc =
       "Danger in the slots whose rays hit a wall within look_ahead (Godot recipe).";
   static constexpr auto params = std::tuple{
-      number("look_ahead", &WallDanger::look_ahead, kPositive, "ray length (m)"),
+      number("look_ahead", &WallDanger::look_ahead, kPositiveLength, "ray length (m)"),
       choice("falloff", &WallDanger::falloff, kWallFalloffNames, "danger by hit distance"),
       count("spread", &WallDanger::spread, count_range(0, 4294967295.0),
             "slots marked either side of a hit"),
-      number("padding", &WallDanger::padding, kNonNegative, "added to the agent's radius (m)"),
+      number("padding", &WallDanger::padding, kLength, "added to the agent's radius (m)"),
       layer_mask("layers", &WallDanger::layers, "obstacle layers the rays see"),
-      optional_number("ray_radius", &WallDanger::ray_radius, kNonNegative, -1.0f, nullptr,
+      optional_number("ray_radius", &WallDanger::ray_radius, kLength, -1.0f, nullptr,
                       "radius of the rays; None: the agent's radius + padding"),
       flag("agents", &WallDanger::agents, "the rays also hit other agents"),
   };
@@ -342,7 +343,7 @@ struct BehaviourSpec<CollisionDanger> {
   static constexpr auto params = std::tuple{
       number("horizon", &CollisionDanger::horizon, kPositive, "time horizon (s)"),
       count("speeds", &CollisionDanger::speeds, count_range(1, 64), "candidate speeds per slot"),
-      number("margin", &CollisionDanger::margin, kNonNegative, "extra clearance (m)"),
+      number("margin", &CollisionDanger::margin, kLength, "extra clearance (m)"),
       number("reciprocity", &CollisionDanger::reciprocity, kUnitOpen,
              "share of the avoidance the agent takes on (0.5: RVO)"),
       flag("walls", &CollisionDanger::walls, "walls on the same time scale"),

@@ -167,17 +167,22 @@ class StripCache {
   /// radius, or the one `build()` returns (then cached) when there is room; nullptr when
   /// the cache already holds kMaxSets other entries or the build declined. It lives until
   /// clear().
+  /// The build runs without the cache's lock held: it uses the thread pool, and a thread
+  /// holding this lock while waiting for the pool (whose setup another thread may hold
+  /// while it waits for a job that is waiting for this lock) could deadlock. Two threads
+  /// asking for the same new entry may both build it; the first stored is kept.
   template <class Build>
   const SlotStrips* get(std::span<const float> dirs, float radius, Build build) const {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (const Entry* hit = find(dirs, radius)) return hit->strips.get();
+      if (sets_.size() >= kMaxSets) return nullptr;
+    }
+    std::shared_ptr<const SlotStrips> built(build());
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& e : sets_)
-      if (bit_equal(e.radius, radius) && e.dirs.size() == dirs.size() &&
-          std::equal(dirs.begin(), dirs.end(), e.dirs.begin(),
-                     [](float a, float b) { return bit_equal(a, b); }))
-        return e.strips.get();
+    if (const Entry* hit = find(dirs, radius)) return hit->strips.get();
     if (sets_.size() >= kMaxSets) return nullptr;
-    sets_.push_back({std::vector<float>(dirs.begin(), dirs.end()), radius,
-                     std::shared_ptr<const SlotStrips>(build())});
+    sets_.push_back({std::vector<float>(dirs.begin(), dirs.end()), radius, std::move(built)});
     return sets_.back().strips.get();
   }
   void clear() {
@@ -209,6 +214,15 @@ class StripCache {
     float radius;
     std::shared_ptr<const SlotStrips> strips;  // shared_ptr: SlotStrips is incomplete here
   };
+  /// The entry for (dirs, radius), or nullptr; the caller holds mutex_.
+  const Entry* find(std::span<const float> dirs, float radius) const {
+    for (const auto& e : sets_)
+      if (bit_equal(e.radius, radius) && e.dirs.size() == dirs.size() &&
+          std::equal(dirs.begin(), dirs.end(), e.dirs.begin(),
+                     [](float a, float b) { return bit_equal(a, b); }))
+        return &e;
+    return nullptr;
+  }
   mutable std::mutex mutex_;
   mutable std::vector<Entry> sets_;
 };

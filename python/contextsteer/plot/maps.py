@@ -234,6 +234,20 @@ class MapGlyphs(NamedTuple):
     chosen: Any  #: LineCollection of chosen directions, or None
 
 
+def _glyph_rows(maps: ArrayLike, n: int, k: int, what: str) -> np.ndarray:
+    """(n, k) finite float64 map rows; one agent's row may be given flat, (k,)."""
+    if not n:
+        return np.zeros((0, k))
+    v = np.asarray(maps, dtype=np.float64)
+    if v.shape == (k,) and n == 1:
+        v = v[None, :]
+    if v.shape != (n, k):
+        raise ValueError(f"{what}: expected shape ({n}, {k}), got {np.shape(maps)}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{what}: must be finite")
+    return v
+
+
 def _plot_glyphs(
     positions: ArrayLike,
     slot_directions: SlotSet | ArrayLike | int,
@@ -252,11 +266,7 @@ def _plot_glyphs(
     n = len(pos)
     dirs = _directions(slot_directions)
     k = len(dirs)
-    values = np.asarray(interest, dtype=np.float64).reshape(n, -1) if n else np.zeros((0, k))
-    if values.shape != (n, k):
-        raise ValueError(f"interest: expected shape ({n}, {k}), got {np.shape(interest)}")
-    if not np.all(np.isfinite(values)):
-        raise ValueError("interest: must be finite")
+    values = _glyph_rows(interest, n, k, "interest")
     sc = _per_agent(scale, n, "scale", 1.0)
     b = _per_agent(base, n, "base", 0.0)
     u = _rotated(dirs, _per_agent(headings, n, "headings"), n)
@@ -277,11 +287,7 @@ def _plot_glyphs(
     ax.add_collection(inter)
     dang = arrows = None
     if danger is not None:
-        d = np.asarray(danger, dtype=np.float64).reshape(n, -1) if n else np.zeros((0, k))
-        if d.shape != (n, k):
-            raise ValueError(f"danger: expected shape ({n}, {k}), got {np.shape(danger)}")
-        if not np.all(np.isfinite(d)):
-            raise ValueError("danger: must be finite")
+        d = _glyph_rows(danger, n, k, "danger")
         dang = PolyCollection(
             list(star(d)),
             closed=True,

@@ -1,0 +1,63 @@
+"""Scalar arguments checked once, with messages that name them.
+
+The array arguments go through :func:`contextsteer.maps._f32` and the core's checks; the
+scalars of the public functions come here first, so that ``None``, a string, a bool, a
+complex number or a one-element array gets a ``TypeError`` naming the argument instead of
+``float()``'s or pybind11's message, and an integer argument is never truncated from a
+float.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+MAX_MAGNITUDE = 2.0**60
+"""Largest magnitude (exclusive) of a float input the core accepts (README, "Supported
+ranges")."""
+
+MAX_COORDINATE = 1e8
+"""Largest magnitude (inclusive) of a coordinate, length, radius, speed or time horizon."""
+
+
+def real(what: str, value: Any) -> float:
+    """``value`` as a float, or ``TypeError`` naming ``what``. Booleans, strings, complex
+    numbers, ``None`` and arrays are refused (``float(True)`` is 1.0; ``float(np.array([x]))``
+    hides a shape mistake). NaN and range checks are the caller's."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a real number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
+def integer(what: str, value: Any, low: int, high: int) -> int:
+    """``value`` as an int in ``[low, high]``: ``TypeError`` for anything that is not an
+    integer (a float is not truncated, a bool is not 0 or 1), ``ValueError`` outside."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}")
+    v = int(value)
+    if not low <= v <= high:
+        raise ValueError(f"{what} must be in [{low}, {high}], got {v}")
+    return v
+
+
+def length(what: str, value: Any, *, low: float = 0.0, strict: bool = False) -> float:
+    """A finite length (or radius, or time horizon) in ``[low, 1e8]`` (``(low, 1e8]`` when
+    ``strict``): ``TypeError`` or ``ValueError`` naming ``what``."""
+    v = real(what, value)
+    if math.isnan(v) or v < low or (strict and v <= low) or not abs(v) <= MAX_COORDINATE:
+        bound = f"{'>' if strict else '>='} {low:g} and " if low > -math.inf else ""
+        raise ValueError(f"{what} must be {bound}at most 1e8 in magnitude, got {value!r}")
+    return v
+
+
+def real_array(what: str, value: Any) -> np.ndarray:
+    """``value`` as a float64 array, or ``TypeError`` naming ``what`` when it holds complex
+    numbers (casting would drop the imaginary part), strings or other objects."""
+    raw = np.asarray(value)
+    if raw.dtype.kind not in "biuf":
+        kind = "complex numbers" if raw.dtype.kind == "c" else f"dtype {raw.dtype}"
+        raise TypeError(f"{what} must be real numbers, got {kind}")
+    return raw.astype(np.float64)
