@@ -614,6 +614,52 @@ def test_sweep_checks_the_out_folder_before_running(tmp_path, capsys):
     assert "is a directory, expected a file" in capsys.readouterr().err
 
 
+def test_sweep_checks_the_out_file_can_be_written_before_running(tmp_path, capsys):
+    """--out /proc/sweep.json ran every run, then lost them all ('No such file')."""
+    assert cli.main(_sweep_argv(Path("/proc/sweep.json"))) == 2
+    assert "--out /proc/sweep.json cannot be written" in capsys.readouterr().err
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        if not os.access(ro, os.W_OK):  # root writes anywhere: nothing to test then
+            assert cli.main(_sweep_argv(ro / "sweep.json")) == 2
+            capsys.readouterr()
+    finally:
+        ro.chmod(0o700)
+    assert not (ro / "sweep.json").exists()
+
+
+def test_sweep_prints_its_table_when_the_file_cannot_be_written(tmp_path, capsys, monkeypatch):
+    """A write that fails after the runs (a full disk) failed the command and dropped the
+    table too."""
+    out = tmp_path / "sweep.json"
+
+    def broken(path, doc, command):
+        print(f"contextsteer {command}: error: disk full", file=sys.stderr)
+        return 1
+
+    monkeypatch.setattr(cli, "_write_json", broken)
+    assert cli.main(_sweep_argv(out)) == 1
+    captured = capsys.readouterr()
+    assert "disk full" in captured.err
+    assert "(mean ± std)" in captured.out
+
+
+@pytest.mark.parametrize(
+    "argv, text",
+    [
+        (["run", "oncoming", "--out", ""], "expected a path, got an empty one"),
+        (["sweep", "oncoming", "-p", "distance=8,9", "--out", " "], "expected a path"),
+        (["tune", "oncoming", "-p", "distance=8:16", "--seed", str(2**32)], "seed must be in"),
+        (["run", "oncoming", "--seed", str(2**64)], "seed must be in"),
+    ],
+)
+def test_empty_out_paths_and_seeds_beyond_their_range_are_usage_errors(argv, text, capsys):
+    assert cli.main(argv) == 2
+    assert text in capsys.readouterr().err
+
+
 # ------------------------------------------------------------------------ Ctrl-C ---
 
 

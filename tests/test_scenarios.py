@@ -275,7 +275,7 @@ def test_huge_agent_counts_are_refused_up_front():
         # cars of radius 3 start 0.3·width from a wall: they started inside it
         ("racetrack", {"width": 5.0}, "width must be greater than 10"),
         # wider than the tightest bend allows: the inside wall folds over the cars
-        ("racetrack", {"width": 500.0}, "width 500.0 folds the inside wall"),
+        ("racetrack", {"width": 500.0}, "width 500.0 folds the wall on the inside of a bend"),
         # starts 0.5 m inside the walls: numpy's "high - low < 0" before
         ("hallway", {"width": 0.9, "agents": 2}, r"width must be a finite number in \(1, 1e\+06\)"),
         ("maze", {"size": 0.9}, r"size must be a finite number in \(1, 1e\+06\)"),
@@ -314,3 +314,114 @@ def test_the_godot_preset_takes_a_given_falloff_and_checks_it():
     assert wall_danger(godot).falloff == "quadratic"
     with pytest.raises(ValueError, match="falloff must be one of"):
         scenarios.racetrack(preset="godot", falloff="nope")
+
+
+# ---- fuzz round 5: scenarios at the edges of their parameters
+
+
+def _closest(sim) -> float:
+    """Brute force: the smallest distance between two agents' centres."""
+    p = np.asarray(sim.agents.position, np.float64)[np.asarray(sim.agents.alive, bool)]
+    d = np.linalg.norm(p[:, None] - p[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    return float(d.min())
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("maze", {"agents": 40}),
+        ("maze", {"agents": 27, "size": 2.0}),
+        ("doorway", {"agents": 140}),
+        ("evacuation", {"agents": 1000}),
+        ("evacuation", {"agents": 1813}),
+        ("hallway", {"agents": 56}),
+    ],
+)
+@pytest.mark.parametrize("seed", [0, 3])
+def test_crowds_never_start_inside_each_other_at_the_counts_they_accept(name, params, seed):
+    """maze at 40 agents started 21 pairs overlapping (up to 0.49 m deep), doorway at 140
+    4-8 pairs, evacuation at 1000 19-35 pairs. Bodies are 0.6 m wide. (1,813 fills the
+    evacuation room's lattice at 0.6 m: the fallback.)"""
+    sim = cs.scenarios.get(name)(seed=seed, **params)
+    assert _closest(sim) >= 0.6
+
+
+@pytest.mark.parametrize(
+    "name, params, text",
+    [
+        ("maze", {"agents": 28, "size": 2.0}, "at most 27, what the start area holds"),
+        ("maze", {"agents": 41}, r"agents must be an integer in \[1, 40\]"),
+        ("doorway", {"agents": 141}, "70 a room"),
+        ("evacuation", {"agents": 1814}, "at most 1,813, what the start area holds"),
+        ("evacuation", {"agents": 1_000_000}, "at most 1,813"),
+        ("maze", {"cells": 200, "agents": 20}, "node-fields"),
+        ("hallway", {"width": 999999.0, "agents": 10**7}, r"\[1, 1,000,000\]"),
+        ("evacuation", {"creep": "no"}, "creep must be True or False"),
+        ("evacuation", {"rotate": float("nan")}, "rotate must be True or False"),
+        ("evacuation", {"exits": True}, "exits must be 1, 2 or 4"),
+        ("racetrack", {"width": 60.0}, "folds the wall on the inside of a bend"),
+        ("racetrack", {"width": 10.01}, "against a wall"),
+        ("racetrack", {"speed": (1e40, 1e40)}, "racetrack: speed must be"),
+        ("hallway", {"length": 2**64}, "hallway: length must be a finite number"),
+        ("oncoming", {"distance": 0.1}, "oncoming: distance=0.1 starts agents inside each other"),
+        ("crossing", {"distance": 0.1, "agents": 6}, "crossing: distance=0.1 starts agents"),
+        ("circle", {"radius": 0.1, "agents": 4}, "circle: radius=0.1 starts agents"),
+    ],
+)
+def test_scenario_parameters_that_cannot_work_are_refused_naming_them(name, params, text):
+    with pytest.raises(ValueError, match=text):
+        cs.scenarios.get(name)(**params)
+
+
+def test_a_crowd_start_that_spreads_cleanly_is_unchanged():
+    """The start helper draws from the rng only when spreading fails, so a scenario's
+    default starts are those of a plain spread-and-clip of the same draw."""
+    rng = np.random.default_rng(0)
+    pts = np.c_[rng.uniform(-8, -2, 5), rng.uniform(-3.5, 3.5, 5)]
+    plain = np.clip(scenarios._spread(pts, 1.2), [-9.5, -4.5], [-1.0, 4.5])
+    again = scenarios._starts("doorway", pts, 1.2, [-9.5, -4.5], [-1.0, 4.5], rng)
+    np.testing.assert_array_equal(plain, again)
+
+
+def test_the_lattice_fallback_packs_a_full_box():
+    """More points than a relaxation can place: the lattice takes over, none overlap."""
+    rng = np.random.default_rng(1)
+    room = scenarios._lattice_size([0, 0], [5, 5], 0.7)
+    pts = rng.uniform(0, 5, (room, 2))
+    p = scenarios._starts("box", pts, 0.7, [0, 0], [5, 5], rng, iterations=1, diameter=0.7)
+    assert len(p) == room and (p >= 0).all() and (p <= 5).all()
+    d = np.linalg.norm(p[:, None] - p[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    assert d.min() >= 0.7 - 1e-9
+
+
+@pytest.mark.parametrize(
+    "box, spacing",
+    [
+        ((0, 0, 5, 5), 0.7),
+        ((-9.5, -4.5, -1, 4.5), 1.2),
+        ((0.4, 0.4, 29.6, 19.6), 0.65),
+        ((0, 0, 0.3, 3), 0.7),
+    ],
+)
+def test_the_lattice_size_counts_its_points(box, spacing):
+    """Oracle: the points of the hexagonal lattice listed one by one."""
+    x0, y0, x1, y1 = box
+    pts = [
+        (x, y)
+        for r, y in enumerate(np.arange(y0, y1 + 1e-9, spacing * np.sqrt(3) / 2))
+        for x in np.arange(x0 + (spacing / 2 if r % 2 else 0), x1 + 1e-9, spacing)
+    ]
+    n = scenarios._lattice_size((x0, y0), (x1, y1), spacing)
+    assert n == len(pts)
+    got = scenarios._lattice_points((x0, y0), (x1, y1), spacing, np.arange(n))
+    np.testing.assert_allclose(got, np.array(pts).reshape(-1, 2), atol=1e-9)
+
+
+def test_a_room_too_large_for_its_navigation_grid_names_width_and_depth():
+    """evacuation(width=1000, depth=1000) said 'use a larger cell', which the scenario
+    does not take."""
+    with pytest.raises(ValueError, match="give a smaller width or depth"):
+        cs.scenarios.get("evacuation")(width=1000.0, depth=1000.0, agents=10)
+    cs.scenarios.get("evacuation")(width=300.0, depth=200.0, agents=10)  # ~3.3M nodes

@@ -78,6 +78,13 @@ def _int_at_least(low: int, what: str, high: int | None = None) -> Callable[[str
     return parse
 
 
+def _path(text: str) -> Path:
+    """``--out``: a path; an empty one (the current folder, unasked) is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty one")
+    return Path(text)
+
+
 def _size(text: str) -> int | tuple[int, int]:
     """``--size``: ``W`` or ``WxH`` in pixels, each in [16, MAX_SIDE]."""
     parts = text.lower().split("x")
@@ -157,6 +164,18 @@ def _out_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         problem = f"--out {out} is a directory, expected a file"
     elif out is not None and not out.resolve().parent.is_dir():
         problem = f"--out {out}: the directory {out.parent} does not exist"
+    elif out is not None:
+        # Can it be written? Opened for appending (an existing file keeps its bytes; one
+        # made here is removed again), so a read-only folder fails now, not after the runs.
+        existed = out.exists()
+        try:
+            with open(out, "a"):
+                pass
+        except OSError as exc:
+            problem = f"--out {out} cannot be written: {exc.strerror or exc}"
+        else:
+            if not existed:
+                out.unlink()
     if problem is None:
         return 0
     parser.print_usage(sys.stderr)
@@ -222,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--seed",
-        type=_int_at_least(0, "seed"),
+        type=_int_at_least(0, "seed", 2**64 - 1),
         default=0,
         metavar="X",
         help="random seed (default: 0)",
@@ -246,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--out",
-        type=Path,
+        type=_path,
         default=None,
         metavar="DIR",
         help="output directory (default: out/SCENARIO)",
@@ -265,7 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=960,
         metavar="W[xH]",
         help="animation size in pixels: a width (height from the world's "
-        f"aspect) or WxH, 16 to {MAX_SIDE} a side (default: 960)",
+        f"aspect) or WxH, 16 to {MAX_SIDE} a side, odd sides rounded up to even ones as "
+        "video encoders need (default: 960)",
     )
     run.add_argument(
         "--dpi",
@@ -336,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sw.add_argument(
         "--out",
-        type=Path,
+        type=_path,
         default=None,
         metavar="FILE",
         help="write every run and the summary to this JSON file",
@@ -406,10 +426,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tn.add_argument(
         "--seed",
-        type=_int_at_least(0, "seed"),
+        type=_int_at_least(0, "seed", 2**32 - 1),  # Optuna's samplers take 32 bits
         default=0,
         metavar="X",
-        help="sampler seed (default: 0)",
+        help="sampler seed, 0 to 2**32 - 1 (default: 0)",
     )
     tn.add_argument(
         "--workers",
@@ -419,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tn.add_argument(
         "--out",
-        type=Path,
+        type=_path,
         default=None,
         metavar="FILE",
         help="write every trial and the best parameters to this JSON file",
@@ -945,6 +965,7 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     # (a dict, a string) must not lose them.
     rows: list[dict[str, Any]] | None = None
     problem = None
+    written = 0
     try:
         rows = result.summary(*keys)
     except ValueError as exc:
@@ -957,9 +978,9 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
             "summary": rows,
             "runs": result.to_records(),
         }
-        code = _write_json(args.out, doc, "sweep")
-        if code:
-            return code
+        # A file that cannot be written after all (the disk filled up during the runs)
+        # fails the command, but the table below is still printed.
+        written = _write_json(args.out, doc, "sweep")
     for key in keys:
         if all(r.value(key, None) is None for r in result):
             print(
@@ -980,7 +1001,7 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-    return 0
+    return written
 
 
 # ------------------------------------------------------------------------------- tune ---

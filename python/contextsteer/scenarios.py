@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -257,6 +258,14 @@ def _count(
 MAX_SCENARIO_SIZE = 1e6
 
 
+def _flag(scenario: str, name: str, value: Any) -> bool:
+    """``value`` if it is a bool, else a ValueError naming the parameter (``"no"`` and
+    ``nan`` are truthy; a flag is not guessed from them)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{scenario}: {name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def _rng(seed: Any) -> np.random.Generator:
     """A scenario's random generator; ``seed`` an int in [0, 2**64) (the agents' random
     state takes the same), else a ValueError naming it (NumPy's own message did not)."""
@@ -281,10 +290,16 @@ def _size(
     with_low, with_high = closed in ("low", "both"), closed in ("high", "both")
     above = ok and (value >= low if with_low else value > low)
     below = ok and (value <= high if with_high else value < high)
-    if not ok or not (np.isfinite(value) and above and below):
+    # (math.isfinite: np.isfinite refuses Python ints beyond 2**64; above and below have
+    # already refused any int that float() could not take.)
+    if not ok or not (above and below and math.isfinite(value)):
         span = f"{'[' if with_low else '('}{low:g}, {high:g}{']' if with_high else ')'}"
         raise ValueError(f"{scenario}: {name} must be a finite number in {span}, got {value!r}")
     return float(value)
+
+
+#: Largest speed a scenario takes (m/s): agents' speeds lie within the ±1e8 of coordinates.
+MAX_SCENARIO_SPEED = 1e8
 
 
 def _speed_range(scenario: str, value: Any) -> tuple[float, float]:
@@ -298,11 +313,11 @@ def _speed_range(scenario: str, value: Any) -> tuple[float, float]:
             and np.isfinite(v)
             for v in value
         )
-        ok = ok and 0 <= value[0] <= value[1]
+        ok = ok and 0 <= value[0] <= value[1] <= MAX_SCENARIO_SPEED
     if not ok:
         raise ValueError(
-            f"{scenario}: speed must be two finite numbers (lo, hi) with 0 <= lo <= hi, "
-            f"got {value!r}"
+            f"{scenario}: speed must be two finite numbers (lo, hi) with 0 <= lo <= hi <= "
+            f"{MAX_SCENARIO_SPEED:g}, got {value!r}"
         )
     return float(value[0]), float(value[1])
 
@@ -330,12 +345,22 @@ RACETRACK_CONTROL = np.array(
 )
 
 
+#: Radius of the racetrack centre line's tightest bend, per unit of ``scale``.
+RACETRACK_BEND = 18.7
+
+#: Least distance from the centre line to a wall, in units of width/2, that a racetrack
+#: may have (a wider track folds the wall on the inside of a bend into it).
+RACETRACK_FOLD = 0.9
+
+
 def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, Path]:
     """The racetrack's world (inner and outer walls) and centre-line path.
 
     ``scale`` multiplies the centre line (not the width): the Godot preset's track, in
     pixels, is ``scale=6, width=200``. The tightest bend of the centre line has a radius of
-    18.7·scale: keep ``width/2`` below it, or the wall on its inside folds over itself.
+    18.7·scale: with ``width/2`` beyond it the wall on its inside folds over itself. A
+    track whose walls come nearer the centre line than 0.9·width/2 (``width/2`` beyond
+    about 1.3 times that radius) raises ``ValueError``.
 
     Returns
     -------
@@ -343,8 +368,8 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, 
     centre : Path
         Closed, counter-clockwise, about 1087·scale units long.
     """
-    width = _size("racetrack", "width", width, 0.0)
     scale = _size("racetrack", "scale", scale, 0.0, 1e4)  # the track is ~350·scale wide
+    width = _size("racetrack", "width", width, 0.0)
     _, _, _, path_mod, _, _, world_mod = _modules()
     centre = path_mod.Path(
         RACETRACK_CONTROL * float(scale), closed=True, smooth=True, samples_per_segment=12
@@ -356,6 +381,19 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, 
     world = world_mod.World()
     world.add_polyline(pts + normal * width / 2, closed=True)
     world.add_polyline(pts - normal * width / 2, closed=True)
+    # Too wide for a bend, the wall on its inside folds over itself into the track: the
+    # walls then come nearer the centre line than width/2 (measured: 0.99 of it at
+    # width/2 up to the bend's radius, where the polyline's chords cut the corners; 0.94
+    # at 1.34 times; 0.87 at 1.6 times, where cars got stuck).
+    near = float(world_mod.nearest(world, pts, float(width)).distance.min())
+    if not near >= RACETRACK_FOLD * width / 2:
+        raise ValueError(
+            f"racetrack: width {width!r} folds the wall on the inside of a bend over itself "
+            f"into the track (the walls come {near:.3g} from the centre line, under "
+            f"{RACETRACK_FOLD:g} of width/2); keep width/2 below about "
+            f"{1.3 * RACETRACK_BEND * scale:.3g} (1.3 times the tightest bend's radius, "
+            f"{RACETRACK_BEND:g}·scale)"
+        )
     return world, centre
 
 
@@ -530,12 +568,14 @@ def racetrack(
     lateral = np.where(np.arange(n) % 2, 0.2, -0.2) * width
     p, t = centre.point_at(offset), centre.tangent_at(offset)
     p = p + np.c_[-t[:, 1], t[:, 0]] * lateral[:, None]
-    # Too wide for a bend, the wall on its inside folds over itself and over the cars.
+    # The walls are a sampled polyline, a little nearer the centre line than width/2 in the
+    # bends: check the start positions against them, not only against 0.3·width.
     clear = world_mod.nearest(world, p, float(width)).distance - cfg["radius"]
     if not (clear > 0).all():
+        k = int(np.argmin(clear))
         raise ValueError(
-            f"racetrack: width {width!r} folds the inside wall over the start positions "
-            f"(keep width/2 below the tightest bend's radius, 18.7·scale)"
+            f"racetrack: width {width!r} starts car {k} of radius {cfg['radius']:g} against a "
+            f"wall ({float(clear[k]):.3g} m of clearance); give a wider track"
         )
     cars = agents_mod.Agents(n, slots=slots, seed=seed)
     lo, hi = _speed_range("racetrack", speed)
@@ -985,7 +1025,9 @@ def oncoming(
     yb = (np.arange(b) - (b - 1) / 2) * 1.0
     left = np.c_[np.full(a, -distance / 2) - 1.0 * (np.arange(a) % 2), ya]
     right = np.c_[np.full(b, distance / 2) + 1.0 * (np.arange(b) % 2), yb]
-    starts = np.vstack([left, right]) + _jitter(rng, n, 0.05)
+    starts = _apart(
+        "oncoming", f"distance={distance:g}", np.vstack([left, right]) + _jitter(rng, n, 0.05)
+    )
     goals = np.vstack([left * [-1, 1], right * [-1, 1]])
     return _crowd(
         None,
@@ -1025,7 +1067,9 @@ def crossing(
     h = distance / 2
     sa = np.c_[-h - 1.2 * (np.arange(a) // 2), 0.8 * (np.arange(a) % 2)]
     sb = np.c_[0.8 * (np.arange(b) % 2), -h - 1.2 * (np.arange(b) // 2)]
-    starts = np.vstack([sa, sb]) + _jitter(rng, n, 0.05)
+    starts = _apart(
+        "crossing", f"distance={distance:g}", np.vstack([sa, sb]) + _jitter(rng, n, 0.05)
+    )
     goals = np.vstack([sa + [2 * h + 2, 0], sb + [0, 2 * h + 2]])
     return _crowd(
         None,
@@ -1066,7 +1110,7 @@ def hallway(
     _, _, _, _, _, _, world_mod = _modules()
     # Each group starts in a 4 m × (width − 1) m block, 0.7 m apart: hexagonal packing
     # holds about 2 · 4 · (width − 1) / (0.7² · 0.87) agents.
-    cap = max(2, int(2 * 4 * (width - 1) / (0.7**2 * 0.87)))
+    cap = min(MAX_SCENARIO_AGENTS, max(2, int(2 * 4 * (width - 1) / (0.7**2 * 0.87))))
     n = _count("agents", agents, high=cap, room=f"the hallway's start blocks hold {cap}")
     a, b = _two_groups(n)
     rng = _rng(seed)
@@ -1139,6 +1183,123 @@ def _spread(
         if low is not None or high is not None:
             p = np.clip(p, low, high)
     return p
+
+
+def _lattice(low: Sequence[float], high: Sequence[float], spacing: float) -> tuple[int, int, int]:
+    """The hexagonal lattice ``spacing`` apart inside the box [low, high] (rows ``spacing``
+    · √3/2 apart from ``low``, odd rows shifted by half a spacing): its row count and the
+    points in an even and in an odd row."""
+    (x0, y0), (x1, y1) = low, high
+    if x1 < x0 or y1 < y0:
+        return 0, 0, 0
+    rows = math.floor((y1 - y0) / (spacing * math.sqrt(3) / 2) + 1e-9) + 1
+    even = math.floor((x1 - x0) / spacing + 1e-9) + 1
+    odd = math.floor((x1 - x0 - spacing / 2) / spacing + 1e-9) + 1 if x1 - x0 >= spacing / 2 else 0
+    return rows, even, odd
+
+
+def _lattice_size(low: Sequence[float], high: Sequence[float], spacing: float) -> int:
+    """How many points the lattice of :func:`_lattice` holds."""
+    rows, even, odd = _lattice(low, high, spacing)
+    return (rows + 1) // 2 * even + rows // 2 * odd
+
+
+def _lattice_points(
+    low: Sequence[float], high: Sequence[float], spacing: float, index: np.ndarray
+) -> np.ndarray:
+    """Points ``index`` (row by row, from ``low``) of the lattice of :func:`_lattice`,
+    without building the rest."""
+    rows, even, odd = _lattice(low, high, spacing)
+    pair, rest = np.divmod(np.asarray(index, dtype=np.int64), even + odd)
+    second = rest >= even
+    row = 2 * pair + second
+    col = np.where(second, rest - even, rest)
+    x = low[0] + col * spacing + np.where(second, spacing / 2, 0.0)
+    y = low[1] + row * (spacing * math.sqrt(3) / 2)
+    return np.c_[x, y]
+
+
+def _overlapping(points: np.ndarray, diameter: float) -> float | None:
+    """The smallest centre distance below ``diameter`` among ``points``, else None."""
+    from .agents import neighbours
+
+    if len(points) < 2:
+        return None
+    idx, count = neighbours(points.astype(np.float32), radius=diameter, max_neighbours=1)
+    rows = np.flatnonzero(count)
+    if not rows.size:
+        return None
+    d = np.linalg.norm(points[rows] - points[idx[rows, 0]], axis=1)
+    close = d[d < diameter]
+    return float(close.min()) if close.size else None
+
+
+def _starts(
+    scenario: str,
+    points: np.ndarray,
+    spacing: float,
+    low: Sequence[float],
+    high: Sequence[float],
+    rng: np.random.Generator,
+    *,
+    iterations: int = 50,
+    diameter: float = 0.6,
+) -> np.ndarray:
+    """Start points from random ``points`` in the box [low, high], no two closer than
+    ``diameter`` (the bodies of the crowd scenarios' agents, radius 0.3 m, never start
+    inside each other): pushed apart to ``spacing`` (:func:`_spread`) and clipped to the
+    box; where that leaves bodies overlapping (a crowded box), spread on for up to 200
+    more sweeps, and failing that, a random choice of the points of the widest hexagonal
+    lattice (at most ``spacing``, at least ``diameter`` apart) that holds them all. More
+    points than the lattice ``diameter`` apart holds raise a ``ValueError`` naming
+    ``agents``. The rng is drawn from only when the spread alone fails, so every start that
+    spreads cleanly is what it always was."""
+    n = len(points)
+    room = _lattice_size(low, high, diameter)
+    if n > room:
+        raise ValueError(
+            f"{scenario}: agents must be at most {room:,}, what the start area holds "
+            f"with bodies {diameter:g} m wide, got {n:,}"
+        )
+    p = np.clip(_spread(points, spacing, iterations), low, high)
+    if _overlapping(p, diameter) is None:
+        return p
+    p = _spread(p, spacing, 200, low, high)
+    if _overlapping(p, diameter) is None:
+        return p
+    # The widest lattice spacing in [diameter, spacing] that holds n (bisection; the
+    # lattice at `diameter` does).
+    lo, hi = diameter, max(spacing, diameter)
+    if _lattice_size(low, high, hi) >= n:
+        lo = hi
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _lattice_size(low, high, mid) >= n else (lo, mid)
+    count = _lattice_size(low, high, lo)
+    return _lattice_points(low, high, lo, np.sort(rng.choice(count, n, replace=False)))
+
+
+def _apart(scenario: str, what: str, starts: np.ndarray, diameter: float = 0.6) -> np.ndarray:
+    """``starts`` unchanged, or a ValueError naming the parameter ``what`` that put two
+    bodies (``diameter`` wide) inside each other."""
+    d = _overlapping(starts, diameter)
+    if d is not None:
+        raise ValueError(
+            f"{scenario}: {what} starts agents inside each other (centres {d:.2f} m apart, "
+            f"bodies {diameter:g} m wide); give a larger {what.split('=')[0]}"
+        )
+    return starts
+
+
+def _nav_nodes(world: World, cell: float) -> int:
+    """About how many nodes a NavField of ``cell`` over ``world`` has (its grid covers the
+    world's bounds grown by the default 1 m margin), so a scenario can refuse a size that
+    NavField would, naming its own parameters."""
+    bounds = world.bounds
+    if bounds is None:
+        return 0
+    x0, y0, x1, y1 = bounds
+    return math.ceil((x1 - x0 + 2) / cell + 1) * math.ceil((y1 - y0 + 2) / cell + 1)
 
 
 def _wall_with_gap(world: World, x: float, half_height: float, gap: float) -> None:
@@ -1229,8 +1390,9 @@ def doorway(
     """
     _, _, _, _, _, _, world_mod = _modules()
     door = _size("doorway", "door", door, 0.0, 10.0)  # the wall is 10 m long
-    # Each group starts in a 6 m × 7 m area, 0.8 m apart (hexagonal packing: ~75 a side).
-    n = _count("agents", agents, high=140, room="the two rooms hold 70 each at 0.8 m spacing")
+    # Each group starts in an 8.5 m × 9 m area, 1.2 m apart where the spread finds room
+    # (a hexagonal packing holds 68 a side at 1.2 m, 75 at 1.15 m).
+    n = _count("agents", agents, high=140, room="70 a room keeps 1.15 m between starts")
     a, b = _two_groups(n)
     rng = _rng(seed)
     world = world_mod.World()
@@ -1240,15 +1402,21 @@ def doorway(
     # room for a third between them, so the last to arrive can reach a goal among those
     # already standing at theirs (at 0.8 m, measured: one agent in ten to forty, over
     # eight seeds, stayed walled out 2 m from its goal).
-    sa = np.clip(
-        _spread(np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)], 1.2),
+    sa = _starts(
+        "doorway",
+        np.c_[rng.uniform(-8, -2, a), rng.uniform(-3.5, 3.5, a)],
+        1.2,
         [-9.5, -4.5],
         [-1.0, 4.5],
+        rng,
     )
-    sb = np.clip(
-        _spread(np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)], 1.2),
+    sb = _starts(
+        "doorway",
+        np.c_[rng.uniform(2, 8, b), rng.uniform(-3.5, 3.5, b)],
+        1.2,
         [1.0, -4.5],
         [9.5, 4.5],
+        rng,
     )
     starts = np.vstack([sa, sb])
     goals = np.vstack([sa * [-1, 1], sb * [-1, 1]])
@@ -1321,6 +1489,10 @@ def maze_walls(cells: int = 6, size: float = 3.0, seed: int = 0) -> np.ndarray:
     return np.asarray(walls, dtype=np.float64)
 
 
+#: Most node-fields (grid nodes × agents, each agent on its own field) `maze` builds.
+MAZE_NODE_BUDGET = 2**28
+
+
 @scenario(
     "maze",
     steps=2400,
@@ -1342,14 +1514,16 @@ def maze(
     (10 m × 14 m).
 
     Interest: :class:`FollowField` of each agent's field to its own goal (string pulled
-    over 2 m; at most 40 agents, what the entrance lobby holds); danger:
+    over 2 m; at most 40 agents, and no more than the entrance lobby holds, 27 at
+    ``size=2``; the fields together at most :data:`MAZE_NODE_BUDGET` grid nodes, about
+    3 GiB); danger:
     :class:`CollisionDanger`. Local steering alone would stop at the first dead end.
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     from .nav import NavField
 
-    n = _count("agents", agents, high=40)  # the entrance lobby holds about 40
+    n = _count("agents", agents, high=40)  # and _starts: what the lobby holds
     # Starts are drawn 0.5 m inside the lobby, which is one cell high.
     size = _size("maze", "size", size, 1.0)
     rng = _rng(seed)
@@ -1364,11 +1538,29 @@ def maze(
     world.add_polyline(
         [[L, L - size], [L, L - 10], [L + 10, L - 10], [L + 10, L + 4], [L, L + 4], [L, L]]
     )
-    starts = _spread(np.c_[rng.uniform(-5.5, -0.5, n), rng.uniform(0.5, size - 0.5, n)], 0.7)
-    starts = np.clip(starts, [-5.6, 0.4], [-0.4, size - 0.4])
+    starts = _starts(
+        "maze",
+        np.c_[rng.uniform(-5.5, -0.5, n), rng.uniform(0.5, size - 0.5, n)],
+        0.7,
+        [-5.6, 0.4],
+        [-0.4, size - 0.4],
+        rng,
+    )
     goals = np.c_[rng.uniform(L + 2, L + 9, n), rng.uniform(L - 9, L + 3, n)]
     goals = np.clip(_spread(goals, 1.2), [L + 1.5, L - 9.4], [L + 9.4, L + 3.4])
-    # One field per agent, to its own goal (small fields: ~40k nodes each).
+    # One field per agent, to its own goal (small fields: ~40k nodes each at the defaults).
+    # The grid covers the world's bounds grown by NavField's 1 m margin, at 0.15 m; a
+    # field is capped at 2**24 nodes, and the scenario's fields together at
+    # MAZE_NODE_BUDGET node-fields (~12 bytes each).
+    nodes = _nav_nodes(world, 0.15)
+    if nodes > 2**24 or n * nodes > MAZE_NODE_BUDGET:
+        raise ValueError(
+            f"maze: {cells} cells of {size:g} m make a {L:g} m maze whose navigation grid at "
+            f"0.15 m has {nodes:,} nodes; with one field per agent, {n} agents need "
+            f"{n * nodes:,} node-fields (at most 2**24 nodes a field and "
+            f"{MAZE_NODE_BUDGET:,} in all, about {MAZE_NODE_BUDGET * 12 / 2**30:.0f} GiB): "
+            "give fewer or smaller cells, or fewer agents"
+        )
     field = NavField(
         world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35, cell=0.15
     )
@@ -1405,8 +1597,8 @@ def evacuation_room(
         The far edges of the outside corridors in front of the exits (goal segments).
     """
     _, _, _, _, _, _, world_mod = _modules()
-    if exits not in (1, 2, 4):
-        raise ValueError(f"exits must be 1, 2 or 4, got {exits}")
+    if isinstance(exits, bool) or exits not in (1, 2, 4):
+        raise ValueError(f"exits must be 1, 2 or 4, got {exits!r}")
     width = _size("evacuation", "width", width, 0.0)
     depth = _size("evacuation", "depth", depth, 0.0)
     # Two exits side by side on a wall, each within its half.
@@ -1486,6 +1678,7 @@ def evacuation(
     n = _count("agents", agents)
     if danger not in ("velocity", "smooth", "plain"):
         raise ValueError(f"danger must be 'velocity', 'smooth' or 'plain', got {danger!r}")
+    creep, rotate = _flag("evacuation", "creep", creep), _flag("evacuation", "rotate", rotate)
     from .nav import NavField
 
     # Starts are drawn 0.5 m inside the walls, and the exits (1 m) must fit on a wall half.
@@ -1493,12 +1686,21 @@ def evacuation(
     depth = _size("evacuation", "depth", depth, 1.0)
     world, lines = evacuation_room(exits, width, depth)
     rng = _rng(seed)
-    starts = _spread(
+    starts = _starts(
+        "evacuation",
         np.c_[rng.uniform(0.5, width - 0.5, n), rng.uniform(0.5, depth - 0.5, n)],
         0.65,
+        [0.4, 0.4],
+        [width - 0.4, depth - 0.4],
+        rng,
         iterations=20 if n > 400 else 50,
     )
-    starts = np.clip(starts, 0.4, [width - 0.4, depth - 0.4])
+    nodes = _nav_nodes(world, 0.15)
+    if nodes > 2**24:
+        raise ValueError(
+            f"evacuation: a {width:g} m × {depth:g} m room's navigation grid at 0.15 m has "
+            f"{nodes:,} nodes, more than a field takes (2**24): give a smaller width or depth"
+        )
     field = NavField(world, np.asarray(lines, dtype=np.float32), radius=0.3, cell=0.15)
     # Goals for the time-to-goal metric: the point of the nearest goal line ahead.
     mids = (lines[:, :2] + lines[:, 2:]) / 2
@@ -1553,7 +1755,7 @@ def circle(
     )
     rng = _rng(seed)
     angle = 2 * np.pi * np.arange(n) / n + rng.uniform(-0.01, 0.01, n)
-    starts = r * np.c_[np.cos(angle), np.sin(angle)]
+    starts = _apart("circle", f"radius={r:g}", r * np.c_[np.cos(angle), np.sin(angle)])
     # Everyone meets in the middle: "subtract" deadlocks there (measured: nobody arrives),
     # the Godot recipe's "avoid_opposite" turns danger into interest away from it.
     return _crowd(
