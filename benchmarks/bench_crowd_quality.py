@@ -398,6 +398,8 @@ def main() -> None:
                     "resolve": options.resolve,
                     "navground_resolve": options.navground_resolve,
                     "rvo2_margin": options.rvo2_margin,
+                    "slots": options.slots,
+                    "rvo2_ring": options.rvo2_ring,
                     "skipped": skipped,
                     "rows": [{k: _json_value(v) for k, v in r.items()} for r in rows],
                 },

@@ -12,9 +12,12 @@ Not a test. Prints four tables:
 3. Behaviour alone: Seek(half_cosine) and FollowField evaluated on the crowd-track-10k
    agents (16 slots, one thread, CPU time, ns per agent, including the (N, K) maps'
    allocation and the Python call): the cost of the lookup itself.
-4. Step: crowd-track-10k (benchmarks/scenes.py, 100 steps of dt 0.25) in the
-   velocity-space configuration of bench_step.py ("cs velocity": half-cosine Seek +
-   CollisionDanger, resolve mask_min_danger, choose argmax, Lerp(0.5)), against the same
+4. Step: crowd-track-10k (benchmarks/scenes.py, 100 steps of dt 0.25) in a plain
+   velocity-space configuration (half-cosine Seek + CollisionDanger(horizon=2, speeds=4)
+   with none of CROWD's options, resolve mask_min_danger, choose argmax, the regular ring
+   of 16 slots in the world frame, deciding at once, Lerp(0.5): not bench_step.py's
+   "cs vel" rows, which add the tuned options, the phases and the turning crowd slots;
+   the guide's own cost is what this table isolates), against the same
    configuration with Seek replaced by FollowField (two fields, agents choosing theirs by
    group: even agents to a goal line across the track at the top, odd ones at the bottom;
    cell 3, radius 1.5: 2 × 0.38 M nodes), plain and string-pulled (look_ahead 6).

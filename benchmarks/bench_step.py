@@ -299,13 +299,27 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3, help="contextsteer runs per figure")
     ap.add_argument("--sizes", default=None, help="comma-separated N (default 1k,10k,100k)")
     ap.add_argument("--paired", action="store_true", help="RVO2 and contextsteer in turns")
-    ap.add_argument("--segments", type=int, default=10, help="blocks of steps (--paired)")
+    ap.add_argument(
+        "--segments", type=int, default=10, help="blocks of the 100 steps (--paired), 1 to 100"
+    )
     args = ap.parse_args()
     try:
         args.sizes = agent_counts(args.sizes) if args.sizes else None
     except ValueError as e:
         ap.error(f"--sizes: {e}")
+    if args.repeats < 1:
+        ap.error(f"--repeats must be >= 1, got {args.repeats}")
     if args.paired:
+        # --paired steps each system once through the scene in blocks: the size comes from
+        # --sizes alone (default 10k), and the figure is the blocks' median, not repeats.
+        given = [o for o, on in (("--quick", args.quick), ("--full", args.full)) if on]
+        if "--repeats" in sys.argv[1:]:
+            given.append("--repeats")
+        if given:
+            ap.error(f"--paired takes --sizes and --segments, not {', '.join(given)}")
+        steps = 100  # crowd-track-N's steps (SCENES.md; crowd.crowd_scene)
+        if not 1 <= args.segments <= steps:
+            ap.error(f"--segments must be in [1, {steps}] (blocks of the {steps} steps)")
         main_paired(args)
         return
     sizes = args.sizes or ([1000] if args.quick else [1000, 10_000, 100_000])

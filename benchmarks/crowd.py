@@ -59,16 +59,20 @@ class CrowdMetrics:
 
     def update(self, positions: np.ndarray) -> None:
         p = np.asarray(positions, dtype=np.float64)
+        first = self._last is None
         if self._last is not None:
             step = p - self._last
             pref = crowd_preferred(self._last, self.scene.scale).astype(np.float64)
             self.progress += np.einsum("ij,ij->i", step, pref)
         self._last = p.copy()
         pairs = self._cKDTree(p).query_pairs(r=2.0 * self.radius * (1 - 1e-6))
-        self.overlap_episodes += len(pairs - self._pairs_prev)
-        self._pairs_prev = pairs
         in_wall = self._wall_distance(p) < self.radius * 0.99
-        self.wall_penetrations += int(np.count_nonzero(in_wall & ~self._in_wall_prev))
+        # The first call sees the scene as built (two pairs of the 10k crowd start
+        # overlapping): a baseline, not episodes any system caused.
+        if not first:
+            self.overlap_episodes += len(pairs - self._pairs_prev)
+            self.wall_penetrations += int(np.count_nonzero(in_wall & ~self._in_wall_prev))
+        self._pairs_prev = pairs
         self._in_wall_prev = in_wall
 
     def summary(self) -> dict:

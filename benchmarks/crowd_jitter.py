@@ -321,6 +321,9 @@ def main(argv=None) -> int:
     ap.add_argument("--split", action="store_true", help="also split by turn size and phase")
     ap.add_argument("--near", type=float, default=3.0, help="m: the 'end' phase (--split)")
     args = ap.parse_args(argv)
+    unknown = [n for n in args.scenes.split(",") if n not in cq.SCENES]
+    if unknown:
+        ap.error(f"--scenes: unknown {', '.join(unknown)}; the scenes are {', '.join(cq.SCENES)}")
 
     params = json.loads(args.params)
 

@@ -22,15 +22,19 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import contextsteer as cs  # noqa: E402
-from scenes import track_scene  # noqa: E402
+from scenes import at_least, track_scene  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--walls", type=int, default=10_000, help="M of track-M-L")
+    ap.add_argument(
+        "--walls", type=at_least(6), default=10_000, help="M of track-M-L (even: two ellipses)"
+    )
     ap.add_argument("--length", type=float, default=50.0, help="L of track-M-L")
-    ap.add_argument("--casts", type=int, default=1)
+    ap.add_argument("--casts", type=at_least(1), default=1)
     args = ap.parse_args(argv)
+    if args.walls % 2:
+        ap.error(f"--walls must be even (M/2 segments an ellipse), got {args.walls}")
     s = track_scene(args.walls, args.length)
     world = cs.World()
     world.add_segments(s.walls)

@@ -9,6 +9,7 @@ loops cost a few milliseconds.
 
 from __future__ import annotations
 
+import argparse
 import math
 from typing import NamedTuple
 
@@ -181,6 +182,23 @@ def agent_count(text: str) -> int:
             f"expected a positive whole number of agents such as 1000, 10k or 1M, got {text!r}"
         )
     return int(value)
+
+
+def at_least(low: int):
+    """An argparse type: an int >= ``low``, else a usage error naming the bound (a bare int
+    let 0 repeats reach a median of nothing)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
 
 
 def agent_counts(text: str) -> list[int]:

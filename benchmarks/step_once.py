@@ -29,22 +29,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import contextsteer as cs  # noqa: E402
 from bench_step import AHEAD, steering, velocity_slots, velocity_steering  # noqa: E402
-from scenes import agent_count, crowd_preferred, crowd_track_scene  # noqa: E402
+from scenes import agent_count, at_least, crowd_preferred, crowd_track_scene  # noqa: E402
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=agent_count, default=10_000, help="agents, e.g. 10000 or 10k")
-    ap.add_argument("--k", type=int, default=16)
+    ap.add_argument("--k", type=at_least(3), default=16)
     ap.add_argument(
         "--config",
         choices=["default", "velocity", "velocity-at-once", "velocity-plain"],
         default="default",
     )
     ap.add_argument("--no-metrics", action="store_true", help="configure_metrics(enabled=False)")
-    ap.add_argument("--steps", type=int, default=None, help="default: the scene's 100")
-    ap.add_argument("--runs", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--steps", type=at_least(1), default=None, help="default: the scene's 100")
+    ap.add_argument("--runs", type=at_least(1), default=1)
+    ap.add_argument("--threads", type=at_least(1), default=1)
     args = ap.parse_args()
     scene = crowd_track_scene(args.n)
     steps = args.steps or scene.steps

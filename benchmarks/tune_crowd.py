@@ -214,7 +214,10 @@ def search_space(trial, fixed: dict | None = None) -> dict:
     def pick(name: str, low: float, high: float, step: float) -> float:
         if name in fixed:
             return float(fixed[name])
-        return trial.suggest_float(name, low, high, step=step)
+        # Optuna's grid values are low + i·step in floats (0.060000000000000005): rounded
+        # to the step's decimals, so the set is printed and used as the round grid value.
+        decimals = max(0, -math.floor(math.log10(step)))
+        return round(trial.suggest_float(name, low, high, step=step), decimals)
 
     return {
         "commit": pick("commit", 0.0, 0.2, 0.01),
@@ -296,11 +299,17 @@ def main() -> None:
         params = json.loads(args.validate)
         t = time.perf_counter()
         res = evaluate(params, seeds, rvo2, args.nudge, args.slots, args.max_accel, args.ring)
+        # As the search scores (objective below): seed 0 alone, unnudged, with --seed0.
+        res0 = (
+            evaluate(params, [0], rvo2, 0.0, args.slots, args.max_accel, args.ring)
+            if args.seed0
+            else None
+        )
         dense = dense_contacts(
             params, args.dense, args.nudge, args.slots, args.max_accel, args.ring
         )
         print(
-            f"seeds {seeds[0]}-{seeds[-1]}: score {score(res, dense=dense):.3f} "
+            f"seeds {seeds[0]}-{seeds[-1]}: score {score(res, res0, dense):.3f} "
             f"({time.perf_counter() - t:.0f} s)"
         )
         print(_table(res))
@@ -351,7 +360,12 @@ def main() -> None:
         study.enqueue_trial(json.loads(text), skip_if_exists=True)
     study.optimize(objective, n_trials=args.trials)
     best = study.best_trial
-    print(f"best: trial {best.number}, score {best.value:.3f}\n{json.dumps(best.params)}")
+    # The trial's stored values are Optuna's floats; the set it ran is their round grid
+    # values (search_space), printed so.
+    print(
+        f"best: trial {best.number}, score {best.value:.3f}\n"
+        f"{json.dumps(search_space(optuna.trial.FixedTrial(best.params), fixed))}"
+    )
 
 
 if __name__ == "__main__":

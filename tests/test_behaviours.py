@@ -591,3 +591,20 @@ def test_per_agent_weights_bad_input():
         cs.Forward(agent_weights=np.ones((3, 1)))
     with pytest.raises(TypeError, match="array of numbers"):
         cs.Forward(agent_weights=["a", "b"])
+
+
+def test_wander_keeps_wandering_when_time_times_rate_passes_2_63():
+    """The noise's lattice index floor(time · rate) was cast to int64 (undefined beyond
+    2^63; on x86 one cell for all): Wander returned one map at every time. Oracle: lattice
+    cells far apart hash to different values, so three far-apart times give three maps, in
+    the context behaviour and in the classic one."""
+    from contextsteer import classic
+
+    a = cs.Agents(1)
+    a.add([0, 0])
+    w = cs.Wander(rate=1e8)
+    maps = [w.evaluate(a, 16, time=t).interest[0].tobytes() for t in (1.0e12, 1.3e12, 1.7e12)]
+    assert len(set(maps)) == 3
+    cw = classic.Wander(rate=1e8)
+    acc = [classic.accelerations(None, a, cw, time=t)[0].tobytes() for t in (1e12, 1.3e12, 1.7e12)]
+    assert len(set(acc)) == 3

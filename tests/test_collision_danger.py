@@ -270,7 +270,11 @@ def test_oracle_wall_distance_matches_marching_and_the_world_oracle(seed, r):
     assert h == pytest.approx(other, rel=1e-6, abs=1e-6) or h == other == math.inf
     # march the disc along the ray: the first sample that touches the segment
     ts = np.linspace(0.0, max_dist, 120_001)
-    touching = np.flatnonzero(_segment_distances(o + ts[:, None] * d, seg[:2], seg[2:]) <= r)
+    dist = _segment_distances(o + ts[:, None] * d, seg[:2], seg[2:])
+    # A disc that only grazes the wall touches it for less than a sample (a fuzz run found
+    # one within 2e-7 of tangent, seed 5340): the march cannot tell, so those are skipped.
+    assume(abs(dist.min() - r) > 1e-5)
+    touching = np.flatnonzero(dist <= r)
     if touching.size == 0:
         assert h == math.inf or h > max_dist - ts[1]
     else:

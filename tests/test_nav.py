@@ -476,3 +476,18 @@ def test_a_route_begins_at_its_start_when_only_the_other_end_can_step_off():
         dense = _dense(pts)
         inside_slot = np.abs(dense[:, 0]) < 3.0
         assert (dense[inside_slot, 1] < 0.3).all()
+
+
+def test_a_look_ahead_beyond_int_is_capped_like_any_long_one():
+    """look_ahead / cell beyond 2^31 was cast to int (undefined; INT_MIN on x86): no trail,
+    and the unpulled descent came back. Oracle: the pull takes at most 64 steps, so every
+    look-ahead of 64 cells or more gives the same direction."""
+    w = cs.World()
+    w.add_segments(np.array([[2.0, -5.0, 2.0, 0.5]], np.float32))
+    cell = 0.01
+    f = cs.NavField(w, (4.0, -3.0), cell=cell, margin=1.0, radius=0.1)
+    p = np.array([[1.2027838, -1.6099867]], np.float32)  # beside the wall: pulling matters
+    capped = f.query(p, look_ahead=128 * cell).direction[0]
+    assert not np.allclose(capped, f.query(p).direction[0])
+    for la in (1e6, 2e7, 1e8):
+        np.testing.assert_array_equal(f.query(p, look_ahead=la).direction[0], capped)

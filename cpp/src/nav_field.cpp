@@ -570,7 +570,8 @@ bool NavField::visible(Vec2 a, Vec2 b) const {
   const NavGrid& g = grid_;
   const Vec2 d = b - a;
   const float len = length(d);
-  const int m = static_cast<int>(std::ceil(len / (0.5f * g.cell)));
+  // Capped before the cast (points 1e8 apart on a fine grid exceed int).
+  const int m = static_cast<int>(std::min(std::ceil(len / (0.5f * g.cell)), 0x1p30f));
   const float inv = 1.0f / g.cell;
   // An agent pushed into the inflated band (a corner of its cell blocked) skips the
   // samples within one cell of it, so that it still sees out; any other agent checks
@@ -612,7 +613,9 @@ Vec2 NavField::pulled_direction_at(std::size_t g, Vec2 p, float look_ahead) cons
   constexpr int kMaxSteps = 64;
   Vec2 trail[kMaxSteps + 1];
   const float step = grid_.cell;
-  const int n = std::min(kMaxSteps, static_cast<int>(std::ceil(look_ahead / step)));
+  // The cap before the cast: look_ahead / step may exceed int (1e8 / 0.01), which cast
+  // gave INT_MIN, no trail and the unpulled direction.
+  const int n = static_cast<int>(std::min<float>(kMaxSteps, std::ceil(look_ahead / step)));
   Vec2 q = p;
   int count = 0;
   for (int s = 1; s <= n; ++s) {

@@ -30,6 +30,10 @@ inline float unit_float(std::uint64_t bits) {
 /// (hashed from `key` and the lattice index) joined by a smoothstep. Continuous in x,
 /// pure, allocation-free. x must be finite.
 inline float value_noise(std::uint64_t key, double x) {
+  // The lattice index must fit int64 (a larger one made the cast undefined, and on x86 every
+  // such x the same cell: Wander froze once time · rate passed 2^63). Beyond 2^62 the
+  // lattice repeats with that period; |x| < 2^62 is unchanged (fmod is exact).
+  if (!(std::fabs(x) < 0x1p62)) x = std::fmod(x, 0x1p62);
   const double cell = std::floor(x);
   const float t = static_cast<float>(x - cell);
   const std::uint64_t c = static_cast<std::uint64_t>(static_cast<std::int64_t>(cell));
