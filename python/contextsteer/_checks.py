@@ -15,12 +15,9 @@ from typing import Any
 
 import numpy as np
 
-MAX_MAGNITUDE = 2.0**60
-"""Largest magnitude (exclusive) of a float input the core accepts (README, "Supported
-ranges")."""
-
 MAX_COORDINATE = 1e8
-"""Largest magnitude (inclusive) of a coordinate, length, radius, speed or time horizon."""
+"""Largest magnitude (inclusive) of a coordinate, length, radius or speed (README,
+"Supported ranges"); other float inputs stay below 2^60 (``maps._MAX_MAGNITUDE``)."""
 
 
 def real(what: str, value: Any) -> float:
@@ -43,12 +40,12 @@ def integer(what: str, value: Any, low: int, high: int) -> int:
     return v
 
 
-def length(what: str, value: Any, *, low: float = 0.0, strict: bool = False) -> float:
-    """A finite length (or radius, or time horizon) in ``[low, 1e8]`` (``(low, 1e8]`` when
-    ``strict``): ``TypeError`` or ``ValueError`` naming ``what``."""
+def length(what: str, value: Any, *, low: float = 0.0) -> float:
+    """A finite length (or radius, or look-ahead) in ``[low, 1e8]`` (``low=-math.inf``: at
+    most 1e8 in magnitude): ``TypeError`` or ``ValueError`` naming ``what``."""
     v = real(what, value)
-    if math.isnan(v) or v < low or (strict and v <= low) or not abs(v) <= MAX_COORDINATE:
-        bound = f"{'>' if strict else '>='} {low:g} and " if low > -math.inf else ""
+    if math.isnan(v) or v < low or not abs(v) <= MAX_COORDINATE:
+        bound = f">= {low:g} and " if low > -math.inf else ""
         raise ValueError(f"{what} must be {bound}at most 1e8 in magnitude, got {value!r}")
     return v
 
