@@ -730,3 +730,10 @@ def test_map_glyphs_names_a_row_count_mismatch():
         cs.plot.map_glyphs([[0, 0]], 4, [1, 0, 0, 0], danger=np.ones(5))
     cs.plot.map_glyphs([[0, 0]], 4, [1, 0, 0, 0])  # one agent's row given flat
     plt.close("all")
+
+
+def test_stuck_thresholds_must_be_finite_as_float32():
+    """Simulation(stuck_distance=1e39) was stored as float32 inf."""
+    for name in ("stuck_distance", "stuck_time"):
+        with pytest.raises(ValueError, match=f"{name} must be finite as a float32"):
+            cs.Simulation(None, agents(), [cs.Forward()], **{name: 1e39})

@@ -383,8 +383,8 @@ class Simulation:
             "slide_iterations": _int("slide_iterations", slide_iterations, 1, 16),
             "decision_interval": _int("decision_interval", decision_interval, 1),
             "decision_validity": _validity(decision_validity, decision_interval, classic_spec),
-            "stuck_distance": _num("stuck_distance", stuck_distance),
-            "stuck_time": _num("stuck_time", stuck_time),
+            "stuck_distance": _num32("stuck_distance", stuck_distance),
+            "stuck_time": _num32("stuck_time", stuck_time),
             "layers": _int("layers", layers, 0, 2**32 - 1),
         }
         self.world = world
