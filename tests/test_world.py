@@ -497,3 +497,27 @@ def test_auto_slot_casts_near_the_limit_do_not_depend_on_thread_count():
             out[t] = cs.slot_raycast(w, pos, np.float32([[1.0, -0.1]]), la)
     np.testing.assert_array_equal(out[1], out[2])
     assert np.isfinite(out[1]).all()
+
+
+def test_a_world_of_long_walls_keeps_its_grid_within_memory():
+    """Every wall is listed in every grid cell of its box, so long diagonal walls cost the
+    square of their length in cells: 5,000 random segments ~100 m long in a 200 m box
+    asked for 3 GB at the automatic cell (20,000 for more than 6 GB, a MemoryError or the
+    OOM killer). The cell now grows until the grid lists at most 2^23 entries. Oracle:
+    the brute-force raycast, the grid only decides what is tested."""
+    rng = np.random.default_rng(0)
+    walls = rng.uniform(-100, 100, (5000, 4)).astype(np.float32)
+    w = cs.World()
+    w.add_segments(walls)
+    origins = rng.uniform(-90, 90, (60, 2)).astype(np.float32)
+    ang = rng.uniform(-np.pi, np.pi, 60)
+    dirs = np.c_[np.cos(ang), np.sin(ang)].astype(np.float32)
+    hits = cs.raycast(w, origins, dirs, 50.0)
+    nx, ny, cell = w.index_info["grid"]
+    auto = np.sqrt(200.0 * 200.0 / (20 * 5000))  # the automatic cell, about 0.63
+    assert cell > 2 * auto
+    # Box cells of every wall at this cell: within the budget (the old cell gave ~55 M).
+    span = np.abs(walls[:, 2:] - walls[:, :2]) / cell
+    assert float(np.prod(np.floor(span) + 2.0, axis=1).sum()) <= 2**23
+    want = ref.ref_raycast(walls, (np.zeros((0, 2)), np.zeros(0)), [], origins, dirs, 50.0)
+    np.testing.assert_allclose(hits.distance, want, rtol=1e-5, atol=1e-5)

@@ -153,6 +153,11 @@ namespace {
 // cell 0.5 against 19 at cell 1.1 and 34 at cell 2).
 constexpr double kCellsPerPrimitive = 20.0;
 constexpr std::size_t kMaxCells = std::size_t{1} << 22;
+// Most entries (primitive, cell) the grid may list (about 56 bytes each with the blocks):
+// every primitive is listed in every cell of its box, so long diagonal walls cost the
+// square of their length in cells (5,000 random 100 m segments in a 200 m box asked for
+// 3 GB at the automatic cell, 20,000 for more than 6 GB). The cell grows until it fits.
+constexpr double kMaxEntries = static_cast<double>(std::size_t{1} << 23);
 
 // Counting sort of items into the cells their boxes overlap.
 template <class BoxOf, class Emit>
@@ -207,6 +212,26 @@ WorldGrid World::build_grid(float inflate, double cell) const {
   cell = std::max(cell, extent * 1e-6);
   // Never more than kMaxCells cells (memory); grow the cell until it fits.
   while ((std::ceil(W / cell) * std::ceil(H / cell)) > static_cast<double>(kMaxCells)) cell *= 1.25;
+  // Nor more than kMaxEntries entries: an upper bound of the cells each primitive's box
+  // (grown as registered below, whose growth is at most 2e-3 cell + 8e-7 of the
+  // coordinates + 2 inflate a side) covers. Worlds of short walls are far below it (the
+  // racetrack's 10,000 walls: ~0.1 M entries); only many long walls grow the cell.
+  const double slack_abs = 8e-7 * (big + extent) + 2.0 * static_cast<double>(inflate);
+  auto entries_at = [&](double c) {
+    double total = 0.0;
+    for (std::size_t i = 0; i < segment_count(); ++i) {
+      const float* s = &walls_[4 * i];
+      const double sx = std::fabs(static_cast<double>(s[2]) - s[0]) + slack_abs + 2e-3 * c;
+      const double sy = std::fabs(static_cast<double>(s[3]) - s[1]) + slack_abs + 2e-3 * c;
+      total += (std::floor(sx / c) + 2.0) * (std::floor(sy / c) + 2.0);
+    }
+    for (std::size_t i = 0; i < circle_count(); ++i) {
+      const double d = 2.0 * circle_radii_[i] + slack_abs + 2e-3 * c;
+      total += (std::floor(d / c) + 2.0) * (std::floor(d / c) + 2.0);
+    }
+    return total;
+  };
+  while (entries_at(cell) > kMaxEntries && cell < extent) cell *= 1.25;
   g.x0 = static_cast<float>(x0);
   g.y0 = static_cast<float>(y0);
   g.cell = static_cast<float>(cell);
