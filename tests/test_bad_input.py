@@ -679,10 +679,18 @@ def test_neighbours_alive_takes_booleans_only():
     ],
 )
 def test_a_scalar_that_is_not_a_number_is_named(call, name):
-    """None, a one-element array or a complex number got float()'s message, naming nothing."""
-    for v in (None, np.array([1.0]), 1j, "1", True):
+    """None, a one-element array or a complex number got float()'s message, naming nothing.
+    NumPy scalars and 0-d arrays are numbers."""
+    for v in (None, np.array([1.0]), 1j, "1", True, np.bool_(True), np.array(1j)):
         with pytest.raises(TypeError, match=rf"{name} must be a real number"):
             call(v)
+    for v in (np.float32(0.5), np.array(0.5), np.array(0.5, np.float64)):
+        try:
+            call(v)
+        except TypeError as e:  # a range error (ValueError) is fine, a type error is not
+            raise AssertionError(f"{name}: {v!r} refused as a non-number") from e
+        except ValueError:
+            pass
 
 
 @pytest.mark.parametrize(

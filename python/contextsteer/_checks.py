@@ -23,16 +23,22 @@ MAX_COORDINATE = 1e8
 def real(what: str, value: Any) -> float:
     """``value`` as a float, or ``TypeError`` naming ``what``. Booleans, strings, complex
     numbers, ``None`` and arrays are refused (``float(True)`` is 1.0; ``float(np.array([x]))``
-    hides a shape mistake). NaN and range checks are the caller's."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    hides a shape mistake; a 0-d array of real numbers, NumPy's scalar, is taken). NaN and
+    range checks are the caller's."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{what} must be a real number, got {type(value).__name__} {value!r}")
     return float(value)
 
 
 def integer(what: str, value: Any, low: int, high: int) -> int:
     """``value`` as an int in ``[low, high]``: ``TypeError`` for anything that is not an
-    integer (a float is not truncated, a bool is not 0 or 1), ``ValueError`` outside."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    integer (a float is not truncated, a bool is not 0 or 1), ``ValueError`` outside. A 0-d
+    integer array is taken."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}")
     v = int(value)
     if not low <= v <= high:
