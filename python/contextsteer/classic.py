@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 from .maps import _MAX_MAGNITUDE, _f32
 from .world import World, _core_world
 
@@ -117,7 +117,7 @@ def _num(
             f"{owner}: {name} must be below 2^60 (1.15e18) in magnitude, got {value!r}"
         )
     # A length (or radius, or distance) lies within the coordinate range, as positions do.
-    if length and math.isfinite(v) and not abs(v) <= 1e8:
+    if length and math.isfinite(v) and not abs(v) <= _checks.MAX_COORDINATE:
         raise ValueError(f"{owner}: {name} must be at most 1e8 in magnitude, got {value!r}")
     if positive and v < 1.0 / _MAX_MAGNITUDE:
         raise ValueError(f"{owner}: {name} must be at least 2^-60 (8.7e-19), got {value!r}")

@@ -32,7 +32,7 @@ AUTO_MAX_NODES = 4_000_000
 
 #: The coordinate range every position and length must lie in (the World's, README
 #: "Reliability").
-_MAX_COORD = 1e8
+_MAX_COORD = _checks.MAX_COORDINATE
 
 
 def _coords(x: ArrayLike, what: str) -> np.ndarray:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import _checks
+
 if TYPE_CHECKING:
     from .behaviours import Behaviour
     from .maps import SlotSet
@@ -299,7 +301,7 @@ def _size(
 
 
 #: Largest speed a scenario takes (m/s): agents' speeds lie within the ±1e8 of coordinates.
-MAX_SCENARIO_SPEED = 1e8
+MAX_SCENARIO_SPEED = _checks.MAX_COORDINATE
 
 
 def _speed_range(scenario: str, value: Any) -> tuple[float, float]:
