@@ -93,7 +93,7 @@ def test_views_are_zero_copy_and_survive_the_simulation():
         ("wall_contacts", (10,), np.int32),
         ("overlaps", (10,), np.int32),
         ("stuck", (10,), np.bool_),
-        ("still_time", (10,), np.float32),
+        ("still_time", (10,), np.float64),
     ]:
         v = getattr(sim, name)
         assert v.shape == shape and v.dtype == dtype, name

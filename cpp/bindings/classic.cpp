@@ -28,8 +28,8 @@ namespace {
 struct Holder {
   classic::Steering steering;
   std::vector<std::vector<std::int32_t>> ids;
-  std::vector<py::object> keep;          // Python objects owning borrowed C++ data (paths)
-  std::deque<std::vector<float>> walks;  // Wander random-walk state, (N,2) each (stable addresses)
+  std::vector<py::object> keep;           // Python objects owning borrowed C++ data (paths)
+  std::deque<std::vector<double>> walks;  // Wander random-walk state, (N,2) each (stable addresses)
 };
 
 /// A classic parameter as the core uses it: not NaN, and finite values below 2^60 in
@@ -105,7 +105,7 @@ classic::Behaviour behaviour_of(const std::string& kind, const py::dict& p, Hold
                       p["seed"].cast<std::uint64_t>()};
     if (p["walk"].cast<std::string>() == "random") {
       // The random walk's state (orientation, last time) lives as long as the steering.
-      h.walks.emplace_back(2 * n, 0.0f);
+      h.walks.emplace_back(2 * n, 0.0);
       w.walk = h.walks.back().data();
     }
     return w;

@@ -391,6 +391,19 @@ void bind_simulation(py::module_& m) {
                  throw py::value_error(std::string("Simulation state: missing '") + name + "'");
                }
                auto b = state[name].cast<std::string>();
+               // Files saved before these were kept in double hold them as float32: widened.
+               const std::string_view nm(name);
+               if (b.size() * 2 == bytes && b.size() % sizeof(float) == 0 &&
+                   (nm == "still" || nm == "metrics.lap_end" || nm.starts_with("classic.walk."))) {
+                 std::vector<float> narrow(b.size() / sizeof(float));
+                 std::memcpy(narrow.data(), b.data(), b.size());
+                 std::string wide(bytes, '\0');
+                 for (std::size_t q = 0; q < narrow.size(); ++q) {
+                   const auto x = static_cast<double>(narrow[q]);
+                   std::memcpy(wide.data() + q * sizeof x, &x, sizeof x);
+                 }
+                 b = std::move(wide);
+               }
                if (b.size() != bytes)
                  throw py::value_error(std::string("Simulation state: '") + name + "' has " +
                                        std::to_string(b.size()) + " bytes, expected " +

@@ -124,19 +124,19 @@ Vec2 eval(const Wander& b, const Inputs& in, std::size_t i) {
   } else {
     // gdx-ai: if (lastTime > 0) wanderOrientation += randomTriangular(wanderRate·Δt);
     // lastTime = now. The two uniforms are hashed from the agent, the seed and the time.
-    float& orientation = b.walk[2 * i];
-    float& last = b.walk[2 * i + 1];
-    const auto now = static_cast<float>(in.time);
-    if (last > 0.0f) {
+    auto orientation = static_cast<float>(b.walk[2 * i]);
+    double& last = b.walk[2 * i + 1];
+    if (last > 0.0) {
       std::uint64_t bits = 0;
       std::memcpy(&bits, &in.time, sizeof bits);
       const std::uint64_t r1 = splitmix64(key ^ splitmix64(bits));
       const std::uint64_t r2 = splitmix64(r1);
       const float u1 = static_cast<float>(r1 >> 40) * 0x1.0p-24f;  // [0, 1)
       const float u2 = static_cast<float>(r2 >> 40) * 0x1.0p-24f;
-      orientation += (u1 - u2) * (b.rate * (now - last));
+      orientation += (u1 - u2) * (b.rate * static_cast<float>(in.time - last));
+      b.walk[2 * i] = orientation;
     }
-    last = now;
+    last = in.time;
     theta = orientation;
   }
   const Vec2 fwd{std::cos(h), std::sin(h)};

@@ -298,7 +298,7 @@ void collide_rows(const World& world, const float* start, float* target, float* 
     target[2 * i] = s.position.x;
     target[2 * i + 1] = s.position.y;
     if (s.contacts == 0) continue;
-    ++contacts[i];
+    count_up(contacts[i]);
     if (stop) continue;
     Vec2 v = {velocity[2 * i], velocity[2 * i + 1]};
     for (int c = 0; c < s.contacts; ++c) {
@@ -357,7 +357,7 @@ void push_apart_rows(const NeighborGrid& grid, const float* positions, const flo
     }
     const std::int32_t count = push_apart_row(grid, positions, radius, max_radius, push, relax,
                                               world, iterations, layers, i, out);
-    overlaps[i] += count;
+    count_up(overlaps[i], count);
     if (touched) touched[i] = count > 0 ? 1 : 0;
   }
 }

@@ -117,12 +117,15 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     speed += std::hypot(double(a.velocity[2 * i]), double(a.velocity[2 * i + 1]));
     if (stuck && stuck[i]) ++stuck_now;
     if (!metrics) continue;
-    agent_ep += m.agent_episodes()[i];
-    wall_ep += m.wall_episodes()[i];
     clearance = std::min({clearance, m.wall_clearance()[i], m.agent_clearance()[i]});
     if (!std::isnan(m.time_to_goal()[i])) ++arrived;
     along += m.progress()[i];
     laps += m.laps()[i];
+  }
+  if (metrics) {
+    // The run's episodes, agents since removed included, as Simulation.metrics() counts.
+    agent_ep = m.run_agent_episodes();
+    wall_ep = m.run_wall_episodes();
   }
   if (f->maps) {
     std::copy(interest, interest + n * k,

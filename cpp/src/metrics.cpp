@@ -81,7 +81,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   lap_diff_.assign(params.overtakes && params.path ? n_ * n_ : 0, kUnset);
   last_lap_.assign(n_, kNaN);
   best_lap_.assign(n_, kNaN);
-  lap_end_.assign(n_, static_cast<float>(0.0));
+  lap_end_.assign(n_, 0.0);
   if (!params_.enabled || n_ == 0) return;
   // Baseline: the contacts of the initial state are not episodes; an agent
   // already at its goal arrives at time 0.
@@ -321,7 +321,10 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
   if (!enabled()) return;
   const AgentsView a = view;  // a local copy: byte stores below cannot change its pointers
   const float goal_radius = params_.goal_radius;
-  const auto t = static_cast<float>(time - start_time_);
+  // The run's clock: lap ends in double, so that a lap time (a difference of two of
+  // them) stays exact to the step after days of simulated time; the reported times float32.
+  const double run_time = time - start_time_;
+  const auto t = static_cast<float>(run_time);
   const double length_l = path_ ? path_->length() : 0.0;
   // The accumulators as local pointers: the stores through them would otherwise make the
   // compiler reload every vector's data pointer after each one.
@@ -372,7 +375,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     const std::uint8_t fresh_kind = fresh_[i];
     const bool fresh = fresh_kind != 0;  // alive since the last update: a new baseline
     if (fresh) wall_lb[i] = -kInfD;      // prev_pos_ is stale
-    if (fresh_kind == 2) restart_row(i, t);
+    if (fresh_kind == 2) restart_row(i, run_time);
     const double moved = moved_i[i];  // since the previous update (prepare); 0 when fresh
     // The previous least clearance, plus this agent's and any agent's displacement since,
     // bounds the least clearance now (inf: no agent was within range).
@@ -386,11 +389,11 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
         path_length[i] += moved;
         effort[i] += norm2d(double(v.x) - prev_vel[2 * i], double(v.y) - prev_vel[2 * i + 1]);
         jitter[i] += std::fabs(wrap_angle(double(a.heading[i]) - prev_head[i]));
-        ++travel_steps[i];
+        count_up(travel_steps[i]);
       }
-      ++alive_steps[i];
-      if (touch) ++wall_steps[i];
-      if (touch && !touching[i]) ++wall_episodes[i];
+      count_up(alive_steps[i]);
+      if (touch) count_up(wall_steps[i]);
+      if (touch && !touching[i]) count_up(wall_episodes[i]);
       touching[i] = touch;
       // New partners: in `now` but not in the previous (sorted) set. A partner that has
       // just appeared is a baseline for both, as contacts are at configure().
@@ -399,7 +402,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       for (std::uint8_t q = 0; q < count; ++q)
         if (!fresh_[static_cast<std::size_t>(now[q])] &&
             !std::binary_search(before, before + nb, now[q]))
-          ++agent_episodes[i];
+          count_up(agent_episodes[i]);
       min_wall[i] = std::min(min_wall[i], wall);
       min_agent[i] = std::min(min_agent[i], agent);
       if (goal_radius >= 0.0f && std::isnan(goal_time[i]) &&
@@ -437,10 +440,11 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       const auto lap = static_cast<std::int32_t>(std::floor(progress[i] / length_l));
       if (path_->closed() && lap > laps[i]) {
         // One or more laps completed this step (more only at absurd speeds).
-        const float lap_time = (t - lap_end[i]) / static_cast<float>(lap - laps[i]);
+        const auto lap_time =
+            static_cast<float>((run_time - lap_end[i]) / static_cast<double>(lap - laps[i]));
         last_lap[i] = lap_time;
         best_lap[i] = std::isnan(best_lap[i]) ? lap_time : std::min(best_lap[i], lap_time);
-        lap_end[i] = t;
+        lap_end[i] = run_time;
         laps[i] = lap;
       }
     }
@@ -466,7 +470,7 @@ std::int64_t Metrics::run_wall_episodes() const {
   return sum;
 }
 
-void Metrics::restart_row(std::size_t i, float t) {
+void Metrics::restart_row(std::size_t i, double t) {
   // Everything a configure() gives a slot, for the new agent in it; the baseline itself
   // (contacts, clearances, offsets) is taken by the caller as for any fresh agent.
   touching_[i] = 0, ever_stuck_[i] = 0;

@@ -123,7 +123,7 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
   touched_.assign(n_, 0);
   stuck_.assign(n_, 0);
   has_memory_.assign(n_, 0);
-  still_.assign(n_, 0.0f);
+  still_.assign(n_, 0.0);
   anchor_.assign(agents.position(), agents.position() + 2 * n_);
   if (config_.record) recorded_.assign(config_.behaviours.size() * nk, 0.0f);
   if (velocity_) speed_.assign(nk, 1.0f);
@@ -172,7 +172,7 @@ void Simulation::renew_slots() {
     has_memory_[i] = 0;
     braking_[i] = 0;
     stuck_[i] = 0;
-    still_[i] = 0.0f;
+    still_[i] = 0.0;
     store2(anchor_.data(), i, load2(a.position, i));
     contacts_[i] = overlaps_[i] = 0;
     if (!next_decision_.empty()) {
@@ -183,6 +183,11 @@ void Simulation::renew_slots() {
     if (!sensed_.empty())
       std::fill_n(sensed_.begin() + static_cast<std::ptrdiff_t>(i * k_), k_,
                   std::numeric_limits<float>::quiet_NaN());
+    if (config_.classic)  // a random-walk Wander starts a fresh walk (orientation 0, no clock)
+      for (const classic::Blended& g : config_.classic->groups)
+        for (const classic::Behaviour& b : g.behaviours)
+          if (const auto* w = std::get_if<classic::Wander>(&b); w && w->walk)
+            w->walk[2 * i] = w->walk[2 * i + 1] = 0.0;
   }
 }
 
@@ -966,7 +971,7 @@ void Simulation::finish(float dt) {
         const Vec2 q = load2(pos, i);
         if (length(q - load2(anchor_.data(), i)) > params_.stuck_distance) {
           store2(anchor_.data(), i, q);
-          still_[i] = 0.0f;
+          still_[i] = 0.0;
         } else {
           still_[i] += dt;
         }

@@ -245,7 +245,8 @@ class History:
     @property
     def series(self) -> dict[str, np.ndarray]:
         """Per-frame scalars, ``{name: (T,) float32}``: ``agent_collisions`` and
-        ``wall_collisions`` (episodes so far), ``min_clearance`` (the smallest current
+        ``wall_collisions`` (the run's episodes so far, agents since removed included, as
+        :meth:`Simulation.metrics` counts them), ``min_clearance`` (the smallest current
         clearance), ``mean_speed``, ``arrived``, ``stuck``, ``mean_progress``, ``laps``
         (NaN for metric-based series when the simulation's metrics are disabled)."""
         table = self._core._view("series")

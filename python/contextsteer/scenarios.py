@@ -401,8 +401,10 @@ def racetrack_geometry(width: float = 26.0, scale: float = 1.0) -> tuple[World, 
 
 def racetrack_report(sim: Simulation) -> dict:
     """Racetrack metrics: laps and lap times per car, the estimated lap time of the field
-    (track length / mean progress speed), wall contacts, overtakes, overlaps. With the run
-    metrics disabled every measured entry is None, as in :meth:`Simulation.metrics`."""
+    (track length / mean progress speed), wall contacts, overtakes, overlaps, for the cars
+    on the track; the contact and wall episodes are the run's (cars since removed included,
+    as :meth:`Simulation.metrics` counts them). With the run metrics disabled every
+    measured entry is None, as in :meth:`Simulation.metrics`."""
     a = np.asarray(sim.agents.alive, dtype=bool)
     summary = sim.metrics()
     if not summary["enabled"]:
@@ -439,13 +441,13 @@ def racetrack_report(sim: Simulation) -> dict:
         "last_lap_time": floats(m.last_lap_time[a]),
         "max_speed": floats(np.asarray(sim.agents.max_speed)[a]),
         "wall_contacts": {
-            "episodes": int(m.wall_episodes[a].sum()),
+            "episodes": summary["collisions"]["agent_wall"],
             "steps": int(m.wall_steps[a].sum()),
             "min_wall_clearance": floats(walls.min(keepdims=True))[0] if len(walls) else None,
         },
         "overtakes": {"total": int(m.overtakes[a].sum()), "per_car": m.overtakes[a].tolist()},
         "overlaps": {
-            "contact_episodes": int(m.agent_episodes[a].sum()) // 2,
+            "contact_episodes": summary["collisions"]["agent_agent"],
             "pre_push_overlaps": int(np.asarray(sim.overlaps)[a].sum()),
         },
     }

@@ -312,7 +312,7 @@ class Simulation:
         "the last move (Vehicle: the chosen direction was more than brake_angle off "
         "the heading); always False for Lerp and Accel.",
     )
-    still_time = _view("still_time", "(N,) float32 seconds without progress.")
+    still_time = _view("still_time", "(N,) float64 seconds without progress.")
 
     def __init__(
         self,

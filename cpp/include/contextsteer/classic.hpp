@@ -69,13 +69,15 @@ struct MatchVelocity {
 /// each evaluation advances by (u1 − u2)·rate·(time − walk[2i+1]) when walk[2i+1] > 0 (u1,
 /// u2 uniform in [0, 1), hashed from the agent's rng, `seed` and the time: gdx-ai's
 /// randomTriangular(wanderRate·Δt)), then sets walk[2i+1] = time. `walk` is (N,2)
-/// borrowed state, row i written only by agent i's evaluation.
+/// borrowed state, row i written only by agent i's evaluation: the orientation (a float32
+/// value) and the time in double, so that Δt stays exact to the step after days of
+/// simulated time (gdx-ai's float clock loses the step within a day at 60 Hz).
 struct Wander {
   float offset = 1.0f;
   float radius = 0.5f;
   float rate = 1.0f;
   std::uint64_t seed = 0;
-  float* walk = nullptr;
+  double* walk = nullptr;
 };
 
 /// Which agents a group behaviour (and CollisionAvoidance) counts as neighbours of agent

@@ -141,9 +141,9 @@ class Metrics {
   std::int32_t* laps() { return laps_.data(); }                  ///< (N,)
   float* last_lap_time() { return last_lap_.data(); }            ///< (N,) NaN before a lap
   float* best_lap_time() { return best_lap_.data(); }            ///< (N,) NaN before a lap
-  float* lap_end_time() { return lap_end_.data(); }              ///< (N,) time of the last lap end
-  std::int32_t* overtakes() { return overtakes_.data(); }        ///< (N,)
-  std::uint8_t* ever_stuck() { return ever_stuck_.data(); }      ///< (N,) stuck before arrival
+  double* lap_end_time() { return lap_end_.data(); }  ///< (N,) run time (s) of the last lap end
+  std::int32_t* overtakes() { return overtakes_.data(); }    ///< (N,)
+  std::uint8_t* ever_stuck() { return ever_stuck_.data(); }  ///< (N,) stuck before arrival
 
   /// Calls fn(name, data, bytes) for every accumulator that carries over from one update
   /// to the next (save/load: a restored object continues bit-identically). Sizes are
@@ -180,7 +180,7 @@ class Metrics {
 
  private:
   /// Starts row i's accumulators afresh for a new agent in the slot at time t.
-  void restart_row(std::size_t i, float t);
+  void restart_row(std::size_t i, double t);
   /// Agent i's wall and agent clearances (inf beyond the clearance range), whether it
   /// touches a wall (found whatever the range), and its touching partners.
   void measure_row(const AgentsView& a, const World* world, std::size_t i, float& wall,
@@ -226,7 +226,8 @@ class Metrics {
   std::vector<double> offset_, progress_, start_offset_;
   std::vector<std::int32_t> laps_, overtakes_;
   std::vector<std::int32_t> lap_diff_;  // (N, N) confirmed k_ij, row i owned by agent i
-  std::vector<float> last_lap_, best_lap_, lap_end_;
+  std::vector<float> last_lap_, best_lap_;
+  std::vector<double> lap_end_;
 };
 
 }  // namespace contextsteer

@@ -188,7 +188,7 @@ class Simulation {
   std::int32_t* overlaps() { return overlaps_.data(); }       ///< (N,) overlapping neighbours
   std::uint8_t* stuck() { return stuck_.data(); }             ///< (N,) 0/1
   std::uint8_t* braking() { return braking_.data(); }         ///< (N,) 0/1, see MotionOutputs
-  float* still_time() { return still_.data(); }               ///< (N,) seconds without progress
+  double* still_time() { return still_.data(); }              ///< (N,) seconds without progress
   /// (N,K) map of behaviour b (its interest or danger map), or nullptr unless recording.
   float* behaviour_map(std::size_t b);
   /// The neighbour lists the last step's end made for the next step (with run metrics
@@ -232,7 +232,7 @@ class Simulation {
       for (const classic::Blended& g : config_.classic->groups)
         for (const classic::Behaviour& b : g.behaviours)
           if (const auto* x = std::get_if<classic::Wander>(&b); x && x->walk && w < 8)
-            fn(kWalk[w++], static_cast<void*>(x->walk), 2 * n_ * sizeof(float));
+            fn(kWalk[w++], static_cast<void*>(x->walk), 2 * n_ * sizeof(double));
     }
   }
 
@@ -352,7 +352,8 @@ class Simulation {
   std::vector<float> held_;  // (N,) a danger value set aside during resolve (hysteresis)
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
   std::vector<std::uint8_t> stuck_, has_memory_, braking_;
-  std::vector<float> still_, anchor_;
+  std::vector<double> still_;  // summed in double: a float32 sum of dt falls behind
+  std::vector<float> anchor_;
   std::vector<float> recorded_;  // (B, N, K) when recording
   std::vector<float> next_pos_, next_vel_, next_head_;
   NeighborGrid grid_, push_grid_, settle_grid_;
