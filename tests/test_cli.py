@@ -269,6 +269,24 @@ def test_bench_outside_a_checkout_says_so(monkeypatch, tmp_path, capsys):
     assert "only with the source tree" in capsys.readouterr().err
 
 
+def test_bench_ignores_another_projects_benchmarks(monkeypatch, tmp_path, capsys):
+    fake = tmp_path / "site-packages" / "contextsteer" / "cli.py"
+    monkeypatch.setattr(cli, "__file__", str(fake))
+    other = tmp_path / "other"
+    (other / "benchmarks").mkdir(parents=True)
+    (other / "benchmarks" / "bench_x.py").write_text("raise SystemExit('ran another project')\n")
+    (other / "pyproject.toml").write_text(
+        '[tool.something]\nname = "contextsteer"\n[project]\nname = "other"\n'
+    )
+    monkeypatch.chdir(other)
+    assert cli.find_benchmarks() is None
+    assert cli.main(["bench"]) == 1
+    assert "only with the source tree" in capsys.readouterr().err
+    # the same folder as contextsteer's checkout is found
+    (other / "pyproject.toml").write_text('[project]\nname = "contextsteer"\n')
+    assert cli.find_benchmarks() == other / "benchmarks"
+
+
 # ---------------------------------------------------------- with a real Simulation ---
 
 

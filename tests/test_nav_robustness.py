@@ -224,3 +224,53 @@ def test_goal_sets_that_would_not_fit_in_memory_are_refused_before_allocating(mo
     world.add_segments([[0, 5, 20, 5]])
     with pytest.raises(MemoryError, match="NavField: 6 goal set"):
         six.distance(np.array([[2.0, 2.0]]), which=np.array([0]))
+
+
+# ------------------------------------------------- big graphs and fields, and Ctrl-C ---
+
+
+def _sparse_circles(n: int) -> cs.World:
+    world = cs.World()
+    world.add_circles(np.random.default_rng(0).uniform(0, 1000, (n, 2)), 0.05)
+    return world
+
+
+def test_route_refuses_a_graph_beyond_its_corner_budget():
+    # 800 circles of 24 corners each: 19,194 corners, 1.8e8 pairs to test (minutes, and
+    # gigabytes of edges in an open field where every corner sees every other).
+    with pytest.raises(ValueError, match=r"19194 corners, more than 16384"):
+        cs.route(_sparse_circles(800), [[1, 1]], [[999, 999]])
+
+
+def _interrupted(call):
+    """Runs ``call`` with a simulated Ctrl-C 0.2 s in: a KeyboardInterrupt, and nothing
+    left half-built. (That the C++ build stops at the request, rather than finishing
+    first, tests/cpp/test_navigation.cpp checks with a stop callback.)"""
+    import _thread
+    import threading
+
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+    finally:
+        timer.cancel()
+
+
+def test_ctrl_c_interrupts_a_route_graph_build():
+    world = _sparse_circles(300)  # about 4 s of pair tests on this machine
+    _interrupted(lambda: cs.route(world, [[1, 1]], [[999, 999]]))
+    # and the next call runs whole
+    (path,) = cs.route(_sparse_circles(5), [[1, 1]], [[999, 999]])
+    assert path is not None
+
+
+def test_ctrl_c_interrupts_a_nav_field_build():
+    world = cs.World()
+    world.add_segments([[0, 0, 3000, 0]])
+    # 4,000 x 4,000 nodes: seconds of fast marching
+    build = lambda: cs.NavField(world, [[2500.0, 1000.0]], cell=0.75, radius=0.0)  # noqa: E731
+    _interrupted(build)
+    field = cs.NavField(world, [[2500.0, 1000.0]], cell=5.0, radius=0.0)
+    assert field.distance([[2500.0, 1000.0]])[0] < 5.0

@@ -66,3 +66,12 @@ def test_ci_runs_readme_commands_the_wheel_smoke_and_the_docs():
     assert 'pip install -e ".[test]" && contextsteer run racetrack' in readme
     for tool in ("wheel-smoke", "smoke_test.py", "build-docs", "check-docs"):
         assert (ROOT / "tools" / tool).is_file(), tool
+
+
+def test_the_license_text_ships_with_the_declared_license():
+    # The MIT terms ask for the notice in every copy: LICENSE at the root, which the sdist
+    # holds and scikit-build-core copies into the wheel's .dist-info (tools/wheel-smoke
+    # checks both files).
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License") and "Permission is hereby granted" in text
+    assert _pyproject()["project"]["license"] == {"text": "MIT"}

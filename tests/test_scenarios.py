@@ -233,6 +233,19 @@ def test_scenario_geometry_parameters_are_checked(name, param, bad):
         scenarios.get(name)(**{param: bad})
 
 
+@pytest.mark.parametrize("agents", [150, 400, 3000])
+def test_circle_default_radius_fits_any_crowd(agents):
+    # The start jitter grows with the radius; capped, it never brings two bodies together
+    # (it refused its own default from about 130 agents).
+    for seed in range(4):
+        p = np.asarray(scenarios.get("circle")(agents=agents, seed=seed).agents.position)
+        gaps = np.hypot(*(p - np.roll(p, 1, axis=0)).T)  # neighbours on the circle
+        assert gaps.min() > 0.6
+        regular = 2 * np.pi * np.arange(agents) / agents
+        off = (np.arctan2(p[:, 1], p[:, 0]) - regular + np.pi) % (2 * np.pi) - np.pi
+        assert np.abs(off).max() > 1e-4  # jittered still
+
+
 def test_circle_radius_places_the_agents():
     sim = scenarios.get("circle")(agents=4, radius=7)
     np.testing.assert_allclose(np.hypot(*np.asarray(sim.agents.position).T), 7.0, rtol=1e-5)

@@ -29,6 +29,18 @@ def test_frames_have_the_asked_size_and_change_between_frames():
     assert out.size == (302, 202) and next(iter(out.images)).shape == (202, 302, 3)
 
 
+def test_frame_inches_give_the_pixels_under_truncating_and_rounding_matplotlib():
+    # matplotlib before 3.11 takes int(figsize·dpi), later versions round: the figure size
+    # must give the asked pixels either way (2.3 in · 100 dpi was 229 rows before 3.11).
+    from contextsteer.plot.animation import _figsize
+
+    for dpi in (72, 96.5, 100, 120, 300):
+        for px in range(16, 1001, 2):
+            w, h = _figsize(px, px + 2, dpi)
+            assert int(w * dpi) == round(w * dpi) == px, (px, dpi)
+            assert int(h * dpi) == round(h * dpi) == px + 2, (px, dpi)
+
+
 def test_frames_match_a_full_redraw_of_the_same_artists():
     """Blitting draws the agents where a plain scene draws them: the agents' colours
     appear at the projected positions."""

@@ -9,8 +9,10 @@ tools/wheel-smoke and as cibuildwheel's test-command. Exits non-zero on failure.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -32,15 +34,19 @@ m = sim.metrics()
 assert m["schema_version"] >= 1 and m["collisions"]["agent_wall"] == 0, m
 assert m["progress"]["min"] > 0, m
 
-# The command line, in a temporary directory.
+# The command line of this environment (its own console script, not whichever
+# `contextsteer` comes first on PATH), in a temporary directory.
+scripts = sysconfig.get_path("scripts")
+cli = shutil.which("contextsteer", path=scripts)
+assert cli is not None, f"no contextsteer console script in {scripts}"
 with tempfile.TemporaryDirectory() as tmp:
     version = subprocess.run(
-        ["contextsteer", "--version"], capture_output=True, text=True, check=True
+        [cli, "--version"], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert version == f"contextsteer {cs.__version__}", version
     subprocess.run(
         [
-            "contextsteer",
+            cli,
             "run",
             "racetrack",
             "--agents",

@@ -63,11 +63,20 @@ void rebuild(PyNavField& self, const py::object& world) {
     // A new field no reader can see yet: queries and steps in other threads keep
     // reading the one they hold.
     py::gil_scoped_release release;
+    // Ctrl-C every 2^20 nodes of the march (the GIL taken to ask).
+    const auto interrupted = [] {
+      const py::gil_scoped_acquire gil;
+      return PyErr_CheckSignals() != 0;
+    };
     try {
-      next->build(*snap, self.goals, self.cell, self.radius, self.layers, self.margin, memory);
+      next->build(*snap, self.goals, self.cell, self.radius, self.layers, self.margin, memory,
+                  interrupted);
     } catch (const std::invalid_argument& e) {
       py::gil_scoped_acquire acquire;
       throw py::value_error(e.what());
+    } catch (const NavInterrupted&) {
+      py::gil_scoped_acquire acquire;
+      throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
     }
   }
   // The GIL is held again: the swap is atomic for every other Python thread.
@@ -233,13 +242,22 @@ void bind_nav(py::module_& m) {
         std::vector<float> pts;
         std::vector<std::int64_t> offsets;
         std::size_t corners = 0;
+        bool stopped = false;
         {
           py::gil_scoped_release release;
           Router r;
-          r.build(*snap, static_cast<float>(radius), layers, arc_points);
-          corners = r.corners().size() / 2;
-          route_all(r, s.span(), g.span(), pts, offsets);
+          // Ctrl-C between blocks of the graph's pair tests (the GIL taken to ask).
+          const auto interrupted = [] {
+            const py::gil_scoped_acquire gil;
+            return PyErr_CheckSignals() != 0;
+          };
+          stopped = !r.build(*snap, static_cast<float>(radius), layers, arc_points, interrupted);
+          if (!stopped) {
+            corners = r.corners().size() / 2;
+            route_all(r, s.span(), g.span(), pts, offsets);
+          }
         }
+        if (stopped) throw py::error_already_set();
         auto p = new_array<float>({static_cast<py::ssize_t>(pts.size() / 2), 2});
         std::copy(pts.begin(), pts.end(), p.mutable_data());
         auto o = new_array<std::int64_t>({static_cast<py::ssize_t>(offsets.size())});

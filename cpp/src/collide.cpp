@@ -318,7 +318,7 @@ std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, co
   out[2 * i] = p.x;
   out[2 * i + 1] = p.y;
   // Accumulated in double in the grid's (deterministic) visiting order.
-  double cx = 0.0, cy = 0.0;
+  double cx = 0.0, cy = 0.0, deepest = 0.0;
   std::int32_t count = 0;
   for_each_overlap(grid, positions, radius, max_radius, i,
                    [&](std::size_t j, double ex, double ey, double d, double reach) {
@@ -327,6 +327,7 @@ std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, co
                      // Separate to a hair beyond contact (1e-3 of the radii) so that float32
                      // rounding of the result does not leave the pair touching.
                      const double depth = 0.5 * (reach * 1.001 - d) * relax;
+                     deepest = std::max(deepest, depth);
                      if (d > 0.0) {
                        cx += ex / d * depth;
                        cy += ey / d * depth;
@@ -335,6 +336,14 @@ std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, co
                      }
                    });
   if (!push || (cx == 0.0 && cy == 0.0)) return count;
+  // The pushes add up; in a pile (many bodies on one point) they would fling the agent far
+  // in one pass. A pass moves it at most its radius or its deepest single push, whichever
+  // is larger: a pair, or overlaps that do not pile up, are unchanged.
+  const double cap = std::max(static_cast<double>(radius[i]), deepest), norm = std::hypot(cx, cy);
+  if (norm > cap) {
+    cx *= cap / norm;
+    cy *= cap / norm;
+  }
   const Vec2 corr = {static_cast<float>(cx), static_cast<float>(cy)};
   const Vec2 q =
       world ? sweep_circle(*world, p, corr, radius[i], iterations, layers).position : p + corr;

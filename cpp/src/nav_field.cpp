@@ -132,7 +132,7 @@ void NavField::block(const World& world, std::uint32_t layers) {
 
 void NavField::march(const NavGoals& goals, std::vector<double>& t,
                      std::vector<std::uint8_t>& state, std::vector<float>& dist,
-                     std::vector<float>& desc) const {
+                     std::vector<float>& desc, const std::function<bool()>& stop) const {
   const NavGrid& g = grid_;
   const int nx = g.nx, ny = g.ny;
   const std::size_t nn = g.nodes();
@@ -292,7 +292,7 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
     return out >= lo;
   };
   auto update = [&](int i, int j) {
-    double t1x, ax, tx, t1y, ay, ty;
+    double t1x = 0.0, ax = 0.0, tx = 0.0, t1y = 0.0, ay = 0.0, ty = 0.0;  // set when h*
     const bool hx = axis(i, j, 1, 0, t1x, ax, tx), hy = axis(i, j, 0, 1, t1y, ay, ty);
     double v;
     if (hx && hy) {
@@ -306,6 +306,7 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
     }
     return v;
   };
+  std::size_t accepted = 0;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), std::greater<>());
     const std::uint64_t top = heap.back();
@@ -315,6 +316,7 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
     if (state[n] == kKnown || (top >> 32) != std::bit_cast<std::uint32_t>(static_cast<float>(t[n])))
       continue;
     state[n] = kKnown;
+    if (stop && (++accepted & ((std::size_t{1} << 20) - 1)) == 0 && stop()) throw NavInterrupted();
     const int i = static_cast<int>(n % static_cast<std::size_t>(nx)),
               j = static_cast<int>(n / static_cast<std::size_t>(nx));
     const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
@@ -426,7 +428,8 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
 }
 
 void NavField::build(const World& world, std::span<const NavGoals> goals, float cell, float radius,
-                     std::uint32_t layers, float margin, double max_bytes) {
+                     std::uint32_t layers, float margin, double max_bytes,
+                     const std::function<bool()>& stop) {
   if (!(cell > 0.0f)) throw std::invalid_argument("cell must be > 0");
   if (goals.empty()) throw std::invalid_argument("expected at least one goal set");
   double b[4] = {kInf, kInf, -kInf, -kInf};
@@ -476,7 +479,8 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   desc_.assign(goals.size(), {});
   std::vector<double> t;
   std::vector<std::uint8_t> state;
-  for (std::size_t k = 0; k < goals.size(); ++k) march(goals[k], t, state, dist_[k], desc_[k]);
+  for (std::size_t k = 0; k < goals.size(); ++k)
+    march(goals[k], t, state, dist_[k], desc_[k], stop);
 }
 
 namespace {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "contextsteer/nearest.hpp"
@@ -43,7 +45,8 @@ bool Router::clear(Vec2 a, Vec2 b, float radius) const {
   return !hit;
 }
 
-void Router::build(const World& world, float radius, std::uint32_t layers, int arc_points) {
+bool Router::build(const World& world, float radius, std::uint32_t layers, int arc_points,
+                   const std::function<bool()>& stop) {
   world_ = &world;
   radius_ = radius;
   layers_ = layers;
@@ -52,7 +55,7 @@ void Router::build(const World& world, float radius, std::uint32_t layers, int a
   if (!world.bounds(b)) {
     edge_start_.assign(1, 0);
     edges_.clear();
-    return;
+    return true;
   }
   // Corners sit delta beyond the clearance: a fraction of the scene's extent (not of its
   // distance from the origin, so a scene routes alike wherever it sits) plus 8 float32
@@ -109,27 +112,57 @@ void Router::build(const World& world, float radius, std::uint32_t layers, int a
   // that pass through a wall's end (with r = 0 they touched it within rounding).
   const auto edge_radius = static_cast<float>(radius + 0.5 * delta);
   const std::size_t v = corners_.size() / 2;
-  std::vector<std::vector<std::int32_t>> adj(v);
-  parallel_for(v, 8, [&](std::size_t s, std::size_t e) {
-    for (std::size_t i = s; i < e; ++i)
-      for (std::size_t j = i + 1; j < v; ++j)
-        if (clear({corners_[2 * i], corners_[2 * i + 1]}, {corners_[2 * j], corners_[2 * j + 1]},
-                  edge_radius))
-          adj[i].push_back(static_cast<std::int32_t>(j));
-  });
-  std::vector<std::vector<std::int32_t>> full(v);
-  for (std::size_t i = 0; i < v; ++i)
-    for (std::int32_t j : adj[i]) {
-      full[i].push_back(j);
-      full[static_cast<std::size_t>(j)].push_back(static_cast<std::int32_t>(i));
-    }
-  edge_start_.assign(v + 1, 0);
+  edge_start_.assign(1, 0);
   edges_.clear();
-  for (std::size_t i = 0; i < v; ++i) {
-    std::sort(full[i].begin(), full[i].end());
-    edges_.insert(edges_.end(), full[i].begin(), full[i].end());
-    edge_start_[i + 1] = static_cast<std::int32_t>(edges_.size());
+  if (v > kMaxCorners) {
+    const std::size_t kept = v;
+    corners_.clear();
+    throw std::invalid_argument(
+        "route: the visibility graph would have " + std::to_string(kept) + " corners, more than " +
+        std::to_string(kMaxCorners) +
+        " (it tests every pair); use fewer arc_points, fewer obstacles, or a NavField");
   }
+  // adj[i]: the visible corners j > i, in order. Rows in blocks (about 2^20 pair tests
+  // each) so that `stop` is asked every few tens of milliseconds.
+  std::vector<std::vector<std::int32_t>> adj(v);
+  for (std::size_t first = 0; first < v;) {
+    std::size_t last = first, pairs = 0;
+    while (last < v && pairs < (std::size_t{1} << 20)) pairs += v - 1 - last++;
+    parallel_for(last - first, 8, [&](std::size_t s, std::size_t e) {
+      for (std::size_t i = first + s; i < first + e; ++i)
+        for (std::size_t j = i + 1; j < v; ++j)
+          if (clear({corners_[2 * i], corners_[2 * i + 1]}, {corners_[2 * j], corners_[2 * j + 1]},
+                    edge_radius))
+            adj[i].push_back(static_cast<std::int32_t>(j));
+    });
+    first = last;
+    if (first < v && stop && stop()) {
+      corners_.clear();
+      return false;
+    }
+  }
+  // CSR of both directions, without a second copy: row r gets the corners k < r that see
+  // it (in increasing k, as rows are visited in order) and then its own adj[r] (j > r,
+  // increasing), so every row comes out sorted.
+  std::vector<std::size_t> fill(v + 1, 0);
+  for (std::size_t i = 0; i < v; ++i) {
+    fill[i + 1] += adj[i].size();
+    for (std::int32_t j : adj[i]) ++fill[static_cast<std::size_t>(j) + 1];
+  }
+  for (std::size_t i = 0; i < v; ++i) fill[i + 1] += fill[i];
+  if (fill[v] > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+    throw std::invalid_argument("route: the visibility graph has more than 2^31 edges");
+  edges_.assign(fill[v], 0);
+  edge_start_.resize(v + 1);
+  for (std::size_t i = 0; i <= v; ++i) edge_start_[i] = static_cast<std::int32_t>(fill[i]);
+  for (std::size_t i = 0; i < v; ++i) {
+    for (std::int32_t j : adj[i]) {
+      edges_[fill[i]++] = j;
+      edges_[fill[static_cast<std::size_t>(j)]++] = static_cast<std::int32_t>(i);
+    }
+    std::vector<std::int32_t>().swap(adj[i]);  // freed as it goes
+  }
+  return true;
 }
 
 bool Router::escape(Vec2 p, Vec2& out) const {

@@ -650,7 +650,6 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     const float* sp = speed_.data() + i * k;
     const std::size_t bs = static_cast<std::size_t>(s);
     const std::size_t lo = (bs + k - 1) % k, hi = (bs + 1) % k;
-    bool refined = false;
     if (bs == peak_[i] && sp[bs] >= 1.0f && sp[lo] >= 1.0f && sp[hi] >= 1.0f) {
       // Free way: the chosen slot is the interest peak and it and both neighbours are safe
       // at full speed. Head for the peak itself (a parabola through the three interest
@@ -663,7 +662,6 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
         const Vec2 u{dir[2 * bs], dir[2 * bs + 1]};
         const float cx = std::cos(x), sx = std::sin(x);
         store2(direction_.data(), i, {cx * u.x - sx * u.y, sx * u.x + cx * u.y});
-        refined = true;
       }
     }
     const Vec2 d = load2(direction_.data(), i);

@@ -33,6 +33,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -1153,14 +1154,33 @@ def find_benchmarks() -> Path | None:
     """The ``benchmarks/`` folder of a source checkout, or None for an installed package.
 
     Looks next to the package's source tree (``python/contextsteer/`` -> ``benchmarks/``,
-    also right for an editable install) and then in the current directory.
+    also right for an editable install) and then in the current directory; either must be
+    contextsteer's checkout (its ``pyproject.toml`` names the project), never another
+    project's benchmarks.
     """
     here = Path(__file__).resolve().parent
     for root in (here.parent.parent, Path.cwd()):
         folder = root / "benchmarks"
-        if (root / "pyproject.toml").is_file() and any(folder.glob("bench_*.py")):
+        if _is_checkout(root) and any(folder.glob("bench_*.py")):
             return folder
     return None
+
+
+def _is_checkout(root: Path) -> bool:
+    """Whether ``root`` holds contextsteer's ``pyproject.toml`` (``name = "contextsteer"``
+    in its ``[project]`` table)."""
+    try:
+        text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    table = ""
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            table = line
+        elif table == "[project]" and re.fullmatch(r'name\s*=\s*"contextsteer"', line):
+            return True
+    return False
 
 
 def _cmd_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -438,6 +438,14 @@ def route(
     list of Path or None, or (points, offsets)
         ``None`` where a goal cannot be reached (or equals its start).
 
+    Raises
+    ------
+    ValueError
+        More than 16,384 corners kept (``Router::kMaxCorners``): the graph tests every
+        pair of corners, O(V²) in time and memory (about 25 s of two cores and up to
+        1.6 GB at the limit). Open fields of many small obstacles route better on a
+        :class:`NavField`. Ctrl-C interrupts the build (``KeyboardInterrupt``).
+
     Examples
     --------
     >>> import contextsteer as cs

@@ -68,14 +68,14 @@ class Scenario:
 
     name: str
     description: str
-    builder: Callable[..., Any]
+    builder: Callable[..., Simulation]
     steps: int = 600
     dt: float = 1.0 / 60.0
     report: Callable[[Any], dict] | None = None
     #: Named presets (the builder's ``preset=`` values) with their own ``steps``/``dt``.
     presets: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
 
-    def __call__(self, **params: Any) -> Any:
+    def __call__(self, **params: Any) -> Simulation:
         return self.builder(**params)
 
     def timing(self, preset: str | None = None) -> tuple[int, float]:
@@ -1745,7 +1745,8 @@ def circle(
 ) -> Simulation:
     """``agents`` on a circle each walk to the opposite point; they all meet in the middle.
 
-    The circle's radius defaults to leave 1 m of arc per agent (at least 5 m). Steering:
+    The circle's radius defaults to leave 1 m of arc per agent (at least 5 m); starts are
+    jittered by up to 0.01 rad (less where that could bring two bodies together). Steering:
     :func:`crowd_steering` (``danger``); with ``danger="agent"`` (the earlier AgentDanger
     configuration) resolve ``"avoid_opposite"`` (danger adds interest away from it) instead
     of ``"subtract"``, which deadlocks in the middle.
@@ -1758,7 +1759,12 @@ def circle(
         else _size("circle", "radius", radius, 0.0)
     )
     rng = _rng(seed)
-    angle = 2 * np.pi * np.arange(n) / n + rng.uniform(-0.01, 0.01, n)
+    # Symmetry-breaking jitter of ±0.01 rad, capped so that two neighbours moving towards
+    # each other keep 0.6 m bodies apart: (arc spacing - 0.6) / 2.5 of arc each (the cap
+    # binds from about 100 agents at the default radius).
+    cap = max(0.0, (2 * np.pi * r / n - 0.6) / 2.5) / r
+    jitter = rng.uniform(-0.01, 0.01, n) * min(1.0, cap / 0.01)
+    angle = 2 * np.pi * np.arange(n) / n + jitter
     starts = _apart("circle", f"radius={r:g}", r * np.c_[np.cos(angle), np.sin(angle)])
     # Everyone meets in the middle: "subtract" deadlocks there (measured: nobody arrives),
     # the Godot recipe's "avoid_opposite" turns danger into interest away from it.

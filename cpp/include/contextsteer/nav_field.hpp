@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <new>
 #include <span>
@@ -72,6 +73,11 @@ class NavOutOfMemory : public std::bad_alloc {
   std::string message_;
 };
 
+/// What NavField::build throws when its `stop` callback asked it to stop.
+struct NavInterrupted : std::exception {
+  const char* what() const noexcept override { return "NavField build interrupted"; }
+};
+
 /// Descent: per node, the upwind gradient (per axis the smaller free neighbour, the
 /// direction fast marching took), normalised; queries interpolate the node distances and
 /// the node descents bilinearly (one bilinear lookup), so the direction is continuous.
@@ -84,10 +90,13 @@ class NavField {
   /// O(nodes·log(front)) per field. Throws std::invalid_argument when the grid would
   /// exceed kMaxNodes nodes or a goal set is empty; throws NavOutOfMemory, before
   /// allocating, when the fields and the build's scratch (bytes_per_node(G) a node) would
-  /// exceed `max_bytes`.
+  /// exceed `max_bytes`. `stop` (when given) is asked every 2^20 accepted nodes of the
+  /// march, from the calling thread; when it returns true the build throws
+  /// NavInterrupted (the field is then unusable).
   void build(const World& world, std::span<const NavGoals> goals, float cell, float radius,
              std::uint32_t layers, float margin,
-             double max_bytes = std::numeric_limits<double>::infinity());
+             double max_bytes = std::numeric_limits<double>::infinity(),
+             const std::function<bool()>& stop = {});
 
   /// Bytes a node of a build with `sets` goal sets takes: the blocked mask and the march's
   /// scratch (1 + 8 + 1), then per set a distance and a descent (4 + 8).
@@ -129,7 +138,8 @@ class NavField {
  private:
   void block(const World& world, std::uint32_t layers);
   void march(const NavGoals& goals, std::vector<double>& t, std::vector<std::uint8_t>& state,
-             std::vector<float>& dist, std::vector<float>& desc) const;
+             std::vector<float>& dist, std::vector<float>& desc,
+             const std::function<bool()>& stop) const;
 
   NavGrid grid_;
   float radius_ = 0.0f;

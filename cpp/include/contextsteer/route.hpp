@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -27,9 +28,17 @@ namespace contextsteer {
 /// factor 1/cos(π/m) on its arcs (1.035 for m = 12), never crossing an inflated obstacle.
 class Router {
  public:
+  /// At most this many corners kept (V): the graph tests V²/2 pairs (about 25 s of two
+  /// cores and up to 1.6 GB of edges at the limit) and build() refuses more.
+  static constexpr std::size_t kMaxCorners = std::size_t{1} << 14;
+
   /// Builds the graph (allocates; O(V²) thick raycasts over the thread pool; V corners).
-  /// Precondition world.indexed(); radius >= 0 finite; arc_points >= 4.
-  void build(const World& world, float radius, std::uint32_t layers, int arc_points = 12);
+  /// Precondition world.indexed(); radius >= 0 finite; arc_points >= 4. Throws
+  /// std::invalid_argument when more than kMaxCorners corners are kept. `stop` (when
+  /// given) is called from the calling thread between blocks of the pair tests; when it
+  /// returns true the build stops and returns false (the graph is then unusable).
+  bool build(const World& world, float radius, std::uint32_t layers, int arc_points = 12,
+             const std::function<bool()>& stop = {});
 
   /// Graph corners (V,2) and edges as CSR (adjacent corners of corner v:
   /// edges()[edge_start()[v] .. edge_start()[v+1])).

@@ -248,6 +248,13 @@ def _frame_size(
     return int(width) + int(width) % 2, int(height) + int(height) % 2
 
 
+def _figsize(w_px: int, h_px: int, dpi: float) -> tuple[float, float]:
+    """Inches for a figure of exactly ``w_px`` × ``h_px`` pixels at ``dpi``: a quarter
+    pixel over, as matplotlib before 3.11 truncates figsize·dpi (2.3 · 100 is
+    229.99999999999997, so 229 rows) and later versions round."""
+    return (w_px + 0.25) / dpi, (h_px + 0.25) / dpi
+
+
 def frames(
     sim: Simulation | None = None,
     *,
@@ -370,7 +377,7 @@ def frames(
         bounds = (lo[0] - pad, lo[1] - pad, hi[0] + pad, hi[1] + pad)
     w_px, h_px = _frame_size(bounds, width, height, True)
 
-    fig = Figure(figsize=(w_px / dpi, h_px / dpi), dpi=dpi)
+    fig = Figure(figsize=_figsize(w_px, h_px, dpi), dpi=dpi)
     canvas = FigureCanvasAgg(fig)
     caption_h = min(0.12, 30.0 / h_px)
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0 - caption_h))
