@@ -246,6 +246,17 @@ def test_circle_default_radius_fits_any_crowd(agents):
         assert np.abs(off).max() > 1e-4  # jittered still
 
 
+@pytest.mark.parametrize("agents", [5, 8, 12])
+def test_circle_jitter_never_refuses_a_radius_that_fits(agents):
+    # 1 % above the tightest radius (neighbours' chord 0.6 m): the jitter shrinks to fit.
+    tight = 0.3 / np.sin(np.pi / agents)
+    for seed in range(40):
+        p = np.asarray(
+            scenarios.get("circle")(agents=agents, radius=1.01 * tight, seed=seed).agents.position
+        )
+        assert np.hypot(*(p - np.roll(p, 1, axis=0)).T).min() > 0.6
+
+
 def test_circle_radius_places_the_agents():
     sim = scenarios.get("circle")(agents=4, radius=7)
     np.testing.assert_allclose(np.hypot(*np.asarray(sim.agents.position).T), 7.0, rtol=1e-5)

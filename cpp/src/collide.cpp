@@ -337,9 +337,13 @@ std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, co
                    });
   if (!push || (cx == 0.0 && cy == 0.0)) return count;
   // The pushes add up; in a pile (many bodies on one point) they would fling the agent far
-  // in one pass. A pass moves it at most its radius or its deepest single push, whichever
-  // is larger: a pair, or overlaps that do not pile up, are unchanged.
-  const double cap = std::max(static_cast<double>(radius[i]), deepest), norm = std::hypot(cx, cy);
+  // in one pass (8,000 bodies on a point: 2.4 km). A pass moves it at most its diameter or
+  // its deepest single push, whichever is larger, times the square root of how many it
+  // overlaps (about the radius of the disc that many bodies pack into): pairs and most
+  // clumps are unchanged.
+  const double cap = std::max(2.0 * static_cast<double>(radius[i]), deepest) *
+                     std::sqrt(static_cast<double>(count)),
+               norm = std::hypot(cx, cy);
   if (norm > cap) {
     cx *= cap / norm;
     cy *= cap / norm;

@@ -132,7 +132,8 @@ void NavField::block(const World& world, std::uint32_t layers) {
 
 void NavField::march(const NavGoals& goals, std::vector<double>& t,
                      std::vector<std::uint8_t>& state, std::vector<float>& dist,
-                     std::vector<float>& desc, const std::function<bool()>& stop) const {
+                     std::vector<float>& desc, const std::function<bool()>& stop,
+                     std::size_t& accepted) const {
   const NavGrid& g = grid_;
   const int nx = g.nx, ny = g.ny;
   const std::size_t nn = g.nodes();
@@ -306,7 +307,6 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
     }
     return v;
   };
-  std::size_t accepted = 0;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), std::greater<>());
     const std::uint64_t top = heap.back();
@@ -479,8 +479,9 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   desc_.assign(goals.size(), {});
   std::vector<double> t;
   std::vector<std::uint8_t> state;
+  std::size_t accepted = 0;  // across the goal sets' marches: `stop` every 2^20 nodes in all
   for (std::size_t k = 0; k < goals.size(); ++k)
-    march(goals[k], t, state, dist_[k], desc_[k], stop);
+    march(goals[k], t, state, dist_[k], desc_[k], stop, accepted);
 }
 
 namespace {

@@ -1759,10 +1759,11 @@ def circle(
         else _size("circle", "radius", radius, 0.0)
     )
     rng = _rng(seed)
-    # Symmetry-breaking jitter of ±0.01 rad, capped so that two neighbours moving towards
-    # each other keep 0.6 m bodies apart: (arc spacing - 0.6) / 2.5 of arc each (the cap
-    # binds from about 100 agents at the default radius).
-    cap = max(0.0, (2 * np.pi * r / n - 0.6) / 2.5) / r
+    # Symmetry-breaking jitter of ±0.01 rad, capped so that two neighbours turned towards
+    # each other stay more than 0.6 m apart (a chord of 2r·sin(Δθ/2)): 0.8 of the angle
+    # between the half spacing π/n and the half-angle asin(0.3/r) of a 0.6 m chord. The
+    # cap binds from about 100 agents at the default radius.
+    cap = 0.8 * max(0.0, np.pi / n - math.asin(min(1.0, 0.3 / r)))
     jitter = rng.uniform(-0.01, 0.01, n) * min(1.0, cap / 0.01)
     angle = 2 * np.pi * np.arange(n) / n + jitter
     starts = _apart("circle", f"radius={r:g}", r * np.c_[np.cos(angle), np.sin(angle)])

@@ -140,9 +140,10 @@ class Simulation:
     push_apart : bool, default True
         After moving, agents that overlap are pushed apart (Jacobi: each moves by half of
         every overlap, times ``push_relax``, computed from the same read-only positions),
-        the push swept against the walls. A pass moves an agent at most its radius or its
-        deepest single push, whichever is larger, so a pile of bodies on one point spreads
-        over a few steps instead of flinging agents far in one.
+        the push swept against the walls. A pass moves an agent at most its diameter or its
+        deepest single push, whichever is larger, times the square root of how many agents
+        it overlaps (about the radius of the disc they pack into), so a pile of bodies on
+        one point spreads instead of flinging agents far away.
     push_relax : float in (0, 1], default 1
         The fraction of each overlap one push-apart pass removes.
     push_passes : int in [1, 64], default 8

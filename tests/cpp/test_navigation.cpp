@@ -94,3 +94,21 @@ TEST(NavField, MarchStopsWhenAsked) {
                NavInterrupted);
   EXPECT_EQ(asked, 1);
 }
+
+TEST(NavField, TheCountRunsOnAcrossGoalSets) {
+  // Eight goal sets on a grid of about 136,000 nodes: no single march reaches 2^20
+  // accepted nodes, but the eight together do (Ctrl-C waited for the whole build before).
+  World w;
+  const float wall[4] = {0, 0, 60, 0};
+  w.add_segments(wall, kAllLayers);
+  w.build_index();
+  std::vector<NavGoals> goals(8);
+  for (std::size_t k = 0; k < goals.size(); ++k)
+    goals[k].points = {5.0f + 6.0f * static_cast<float>(k), 20.0f};
+  int asked = 0;
+  NavField f;
+  EXPECT_THROW(f.build(w, goals, 0.1f, 0.0f, kAllLayers, 1.0f,
+                       std::numeric_limits<double>::infinity(), [&] { return ++asked == 1; }),
+               NavInterrupted);
+  EXPECT_EQ(asked, 1);
+}

@@ -43,8 +43,8 @@ inline float length(Vec2 a) { return std::sqrt(dot(a, a)); }
 /// wrapping to a negative count (2^31 steps is 414 days at 60 Hz, minutes of CPU for a
 /// one-agent run).
 inline void count_up(std::int32_t& c, std::int32_t by = 1) {
-  c = by > std::numeric_limits<std::int32_t>::max() - c ? std::numeric_limits<std::int32_t>::max()
-                                                        : c + by;
+  constexpr std::int32_t kMax = std::numeric_limits<std::int32_t>::max();
+  c = c > kMax - by ? kMax : c + by;  // kMax - by cannot overflow for by >= 0, whatever c is
 }
 
 }  // namespace contextsteer

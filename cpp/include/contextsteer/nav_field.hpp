@@ -91,7 +91,7 @@ class NavField {
   /// exceed kMaxNodes nodes or a goal set is empty; throws NavOutOfMemory, before
   /// allocating, when the fields and the build's scratch (bytes_per_node(G) a node) would
   /// exceed `max_bytes`. `stop` (when given) is asked every 2^20 accepted nodes of the
-  /// march, from the calling thread; when it returns true the build throws
+  /// marches (counted over all goal sets), from the calling thread; when it returns true the build throws
   /// NavInterrupted (the field is then unusable).
   void build(const World& world, std::span<const NavGoals> goals, float cell, float radius,
              std::uint32_t layers, float margin,
@@ -138,8 +138,8 @@ class NavField {
  private:
   void block(const World& world, std::uint32_t layers);
   void march(const NavGoals& goals, std::vector<double>& t, std::vector<std::uint8_t>& state,
-             std::vector<float>& dist, std::vector<float>& desc,
-             const std::function<bool()>& stop) const;
+             std::vector<float>& dist, std::vector<float>& desc, const std::function<bool()>& stop,
+             std::size_t& accepted) const;
 
   NavGrid grid_;
   float radius_ = 0.0f;
