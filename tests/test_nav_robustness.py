@@ -274,3 +274,24 @@ def test_ctrl_c_interrupts_a_nav_field_build():
     _interrupted(build)
     field = cs.NavField(world, [[2500.0, 1000.0]], cell=5.0, radius=0.0)
     assert field.distance([[2500.0, 1000.0]])[0] < 5.0
+
+
+def test_inside_over_a_huge_polygon_is_sliced_and_exact():
+    # 40,000 vertices on a circle of radius 10: the points come in slices of 512 (about
+    # 2^24 vertex visits each); the answer is the analytic one away from the rim.
+    t = np.linspace(0, 2 * np.pi, 40_000, endpoint=False)
+    world = cs.World()
+    world.add_polygon(np.c_[10 * np.cos(t), 10 * np.sin(t)])
+    p = np.random.default_rng(0).uniform(-12, 12, (2000, 2))
+    rim = np.abs(np.hypot(*p.T) - 10) < 1e-3
+    got = cs.inside(world, p)
+    np.testing.assert_array_equal(got[~rim], (np.hypot(*p.T) < 10)[~rim])
+
+
+def test_ctrl_c_interrupts_inside_over_a_huge_polygon():
+    t = np.linspace(0, 2 * np.pi, 300_000, endpoint=False)
+    world = cs.World()
+    world.add_polygon(np.c_[10 * np.cos(t), 10 * np.sin(t)])
+    points = np.random.default_rng(0).uniform(-9, 9, (100_000, 2))  # about a minute whole
+    _interrupted(lambda: cs.inside(world, points))
+    assert cs.inside(world, [[0.0, 0.0], [11.0, 0.0]]).tolist() == [True, False]

@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -400,10 +401,16 @@ void bind_world(py::module_& m) {
         auto p = input_coords(points, "points", {kAny, 2}, {"N", "2"});
         auto snap = world.snapshot();
         auto result = new_array<bool>({p.dim(0)});
-        {
-          py::gil_scoped_release release;
-          contextsteer::inside(*snap, p.span(), layers, result.mutable_data());
-        }
+        // A point's test walks a polygon's whole ring: slices of about 2^24 vertex visits,
+        // so that Ctrl-C is heard between them over huge polygons.
+        const std::size_t n = static_cast<std::size_t>(p.dim(0));
+        const std::size_t vertices = snap->ring_points().size() / 2;
+        bool* out = result.mutable_data();
+        in_slices(n, std::max<std::size_t>(512, (std::size_t{1} << 24) / (vertices + 1)),
+                  [&](std::size_t b, std::size_t e) {
+                    contextsteer::inside(*snap, p.span().subspan(2 * b, 2 * (e - b)), layers,
+                                         out + b);
+                  });
         return result;
       },
       py::arg("world"), py::arg("points"), py::arg("layers"));
