@@ -33,6 +33,14 @@ inline constexpr float kMaxCoordinate = 1e8f;
 /// Shape pattern entry that accepts any extent.
 inline constexpr py::ssize_t kAny = -1;
 
+/// Whether Ctrl-C (or another signal whose Python handler raised) arrived, asked from a
+/// stretch of C++ work that released the GIL: takes the GIL to ask. When true, the
+/// error is set; the caller stops and throws py::error_already_set once it holds the GIL.
+inline bool interrupt_requested() {
+  const py::gil_scoped_acquire gil;
+  return PyErr_CheckSignals() != 0;
+}
+
 /// "(N, 2)"-style text of a shape pattern, with names for the wildcard dimensions.
 std::string shape_text(const std::vector<py::ssize_t>& shape);
 std::string pattern_text(std::initializer_list<py::ssize_t> pattern,

@@ -63,14 +63,10 @@ void rebuild(PyNavField& self, const py::object& world) {
     // A new field no reader can see yet: queries and steps in other threads keep
     // reading the one they hold.
     py::gil_scoped_release release;
-    // Ctrl-C every 2^20 nodes of the march (the GIL taken to ask).
-    const auto interrupted = [] {
-      const py::gil_scoped_acquire gil;
-      return PyErr_CheckSignals() != 0;
-    };
     try {
+      // Ctrl-C every 2^20 nodes of the march.
       next->build(*snap, self.goals, self.cell, self.radius, self.layers, self.margin, memory,
-                  interrupted);
+                  interrupt_requested);
     } catch (const std::invalid_argument& e) {
       py::gil_scoped_acquire acquire;
       throw py::value_error(e.what());
@@ -246,12 +242,9 @@ void bind_nav(py::module_& m) {
         {
           py::gil_scoped_release release;
           Router r;
-          // Ctrl-C between blocks of the graph's pair tests (the GIL taken to ask).
-          const auto interrupted = [] {
-            const py::gil_scoped_acquire gil;
-            return PyErr_CheckSignals() != 0;
-          };
-          stopped = !r.build(*snap, static_cast<float>(radius), layers, arc_points, interrupted);
+          // Ctrl-C between blocks of the graph's pair tests.
+          stopped =
+              !r.build(*snap, static_cast<float>(radius), layers, arc_points, interrupt_requested);
           if (!stopped) {
             corners = r.corners().size() / 2;
             route_all(r, s.span(), g.span(), pts, offsets);

@@ -115,10 +115,9 @@ bool Router::build(const World& world, float radius, std::uint32_t layers, int a
   edge_start_.assign(1, 0);
   edges_.clear();
   if (v > kMaxCorners) {
-    const std::size_t kept = v;
     corners_.clear();
     throw std::invalid_argument(
-        "route: the visibility graph would have " + std::to_string(kept) + " corners, more than " +
+        "route: the visibility graph would have " + std::to_string(v) + " corners, more than " +
         std::to_string(kMaxCorners) +
         " (it tests every pair); use fewer arc_points, fewer obstacles, or a NavField");
   }

@@ -91,8 +91,8 @@ class NavField {
   /// exceed kMaxNodes nodes or a goal set is empty; throws NavOutOfMemory, before
   /// allocating, when the fields and the build's scratch (bytes_per_node(G) a node) would
   /// exceed `max_bytes`. `stop` (when given) is asked every 2^20 accepted nodes of the
-  /// marches (counted over all goal sets), from the calling thread; when it returns true the build throws
-  /// NavInterrupted (the field is then unusable).
+  /// marches (counted over all goal sets), from the calling thread; when it returns true
+  /// the build throws NavInterrupted (the field is then unusable).
   void build(const World& world, std::span<const NavGoals> goals, float cell, float radius,
              std::uint32_t layers, float margin,
              double max_bytes = std::numeric_limits<double>::infinity(),
