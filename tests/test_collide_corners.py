@@ -144,3 +144,32 @@ def test_a_body_wedged_between_obstacles_does_not_creep_into_them():
             worst, float((penetration(sim.world, sim.agents.position, radius))[alive].max())
         )
     assert len(walls) and worst <= ROUNDING, worst
+
+
+@pytest.mark.parametrize(
+    "start, disp", [((19.3125, 19.125), (-5.5625, -1.875)), ((9.375, 16.875), (6.6875, 4.125))]
+)
+def test_a_slide_into_a_wedge_far_from_the_origin_is_not_dropped_whole(start, disp):
+    # Two walls crossing at a shallow angle; the circle starts 0.9 m clear of both and
+    # slides into the wedge. Shifted by +1024 (exact in float32) the last slide ended an
+    # ulp deeper than its contact stop, and the depth check dropped the whole move: the
+    # circle stayed at its start with 4 contacts, where at the origin it slid 2.8 m.
+    # Oracle: the same move at the origin (translation changes only rounding), and the
+    # move reaches at least its first contact (what iterations=1 gives).
+    segs = np.float32([[-15.375, 9.125, 17.125, 18.75], [-19.375, 14.5, 19.25, 18.25]])
+    ends = {}
+    for off in (0.0, 64.0, 1024.0):
+        o = np.float32(off)
+        w = cs.World()
+        w.add_segments(segs + o)
+        s = np.float32([start]) + o
+        first, _ = cs.sweep_circle(w, s, np.float32([disp]), 0.3, iterations=1)
+        for it in (2, 3, 4):
+            p, c = cs.sweep_circle(w, s, np.float32([disp]), 0.3, iterations=it)
+            moved = np.linalg.norm(p[0].astype(np.float64) - s[0])
+            assert moved >= np.linalg.norm(first[0].astype(np.float64) - s[0]) - 1e-3, (off, it)
+            ends[off, it] = p[0].astype(np.float64) - off
+            # and it never ends inside a wall grown by the radius
+            assert cs.nearest(w, p, 1.0).distance[0] >= 0.3 - 1e-4, (off, it)
+    for it in (2, 3, 4):
+        np.testing.assert_allclose(ends[1024.0, it], ends[0.0, it], atol=0.02, err_msg=str(it))

@@ -499,3 +499,52 @@ def test_plots_draw_the_simulations_own_slot_set():
     np.testing.assert_array_equal(_directions(view.slots), cs.scenarios.crowd_slots().directions)
     ring = cs.scenarios.get("crossing").builder(danger="plain")
     assert SimView.of(ring).slots == 16
+
+
+def _free_way_heading(goal_deg: float):
+    """One agent alone, heading 0, crowd slots turning with it, goal 50 m away at goal_deg:
+    the interest row it perceived, its chosen slot and the heading it decided (radians)."""
+    slots = cs.scenarios.crowd_slots()
+    g = np.radians(goal_deg)
+    a = cs.Agents(1)
+    a.add(
+        [0.0, 0.0],
+        radius=0.3,
+        max_speed=1.3,
+        max_accel=6.0,
+        heading=0.0,
+        target=[50 * np.cos(g), 50 * np.sin(g)],
+    )
+    st = cs.scenarios.crowd_steering(walls=False, decision_phases=1)
+    sim = cs.Simulation(None, a, st, cs.Accel(), slots=slots)
+    sim.perceive()
+    interest = sim.interest[0].astype(np.float64)
+    sim.decide_and_move(1 / 30)
+    d = sim.chosen_direction[0].astype(np.float64)
+    return slots, interest, int(sim.chosen_slot[0]), float(np.arctan2(d[1], d[0]))
+
+
+@pytest.mark.parametrize("goal_deg", [3.0, 10.0, 30.0, 33.0, 47.0, 70.0])
+def test_a_free_way_heads_for_the_parabola_peak_through_the_real_slot_gaps(goal_deg):
+    # crowd_slots are denser ahead: the gaps either side of a slot differ. The refinement
+    # fitted the equal-gap parabola scaled by the upper gap only, so a goal at +30° was
+    # headed at +28.4° and one at −30° at −27.3°. Oracle: the vertex in angle of the
+    # parabola through the three interest values at the slots' own angles, clamped to half
+    # a gap on its side (choose's "subslot" fit), worked here in NumPy.
+    for sign in (1.0, -1.0):
+        slots, interest, b, got = _free_way_heading(sign * goal_deg)
+        ang = np.arctan2(slots.directions[:, 1], slots.directions[:, 0]).astype(np.float64)
+        k = len(ang)
+        lo, hi = (b - 1) % k, (b + 1) % k
+        gl = (ang[b] - ang[lo]) % (2 * np.pi)
+        gr = (ang[hi] - ang[b]) % (2 * np.pi)
+        sr = (interest[hi] - interest[b]) / gr
+        sl = (interest[lo] - interest[b]) / gl
+        curv = (sr + sl) / (gl + gr)
+        assert curv < 0  # a peak: the refinement applies
+        x = np.clip(-(sr - curv * gr) / (2 * curv), -0.5 * gl, 0.5 * gr)
+        assert got == pytest.approx(ang[b] + x, abs=2e-5)
+    # And the scene mirrored gives the heading mirrored.
+    assert _free_way_heading(goal_deg)[3] == pytest.approx(
+        -_free_way_heading(-goal_deg)[3], abs=1e-5
+    )

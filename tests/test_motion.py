@@ -301,3 +301,54 @@ def test_motion_parameters_are_checked_when_the_model_is_built():
     with pytest.raises(TypeError, match="Accel: independent_facing must be a bool, got str"):
         cs.Accel(independent_facing="no")
     assert cs.Accel(independent_facing=np.bool_(True)).independent_facing is True
+
+
+def _one_step(
+    h: float, goal_turn: float, motion, speed: float = 1.0
+) -> tuple[int, bool, float, float]:
+    """One agent with heading h, moving at `speed` along it, seeking a goal goal_turn
+    radians off it with slots turned with the heading: chosen slot, braking, speed, turn."""
+    a = cs.Agents(1, slots=16)
+    fwd = np.array([np.cos(h), np.sin(h)])
+    g = np.array([np.cos(h + goal_turn), np.sin(h + goal_turn)])
+    a.add(
+        [0.0, 0.0],
+        velocity=fwd * speed,
+        heading=h,
+        radius=0.3,
+        max_speed=2.0,
+        max_accel=4.0,
+        target=g * 20.0,
+    )
+    st = cs.Steering([cs.Seek()], resolve="mask", choose="argmax", rotate=True)
+    sim = cs.Simulation(None, a, st, motion, slots=cs.SlotSet(16))
+    sim.step(1 / 30)
+    turn = float(np.angle(np.exp(1j * (float(a.heading[0]) - h))))
+    return int(sim.chosen_slot[0]), bool(sim.braking[0]), float(np.hypot(*a.velocity[0])), turn
+
+
+HEADINGS = np.linspace(-np.pi, np.pi, 181)[:-1] + 0.0123
+
+
+def test_vehicle_never_brakes_for_a_slot_exactly_brake_angle_off_whatever_the_heading():
+    # Slot 4 of 16 turned with the heading is exactly 90° off it, the default brake angle.
+    # Rounding of the absolute angles decided it before: braking on 199 of 720 headings.
+    # Oracle: the scene is the same up to a rotation, and "more than brake_angle" is false.
+    runs = [_one_step(h, np.pi / 2, cs.Vehicle()) for h in HEADINGS]
+    assert {r[0] for r in runs} == {4}
+    assert not any(r[1] for r in runs)
+    assert len({round(r[2], 5) for r in runs}) == 1
+    # A slot further off still brakes (slot 5, 112.5°).
+    assert all(_one_step(h, 0.65 * np.pi, cs.Vehicle())[1] for h in HEADINGS[::20])
+
+
+@pytest.mark.parametrize(
+    "motion, speed", [(cs.Accel(independent_facing=True), 0.0), (cs.Vehicle(), 1.0)]
+)
+def test_a_u_turn_goes_counter_clockwise_whatever_the_heading(motion, speed):
+    # The goal straight behind (slot 8 of 16 turned with the heading): rounding of the
+    # absolute angles chose the side, so a scene and its rotated copy turned opposite ways.
+    # (A Vehicle turns only while it moves.)
+    turns = [_one_step(h, np.pi, motion, speed=speed)[3] for h in HEADINGS]
+    assert min(turns) > 0.0
+    assert max(turns) - min(turns) < 1e-4

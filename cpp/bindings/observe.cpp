@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "agents.hpp"
@@ -28,7 +29,17 @@ struct PyHistory {
   bool attached = true;
 
   void detach() {
-    if (attached && history) sim.cast<PySimulation&>().sim->detach(history.get());
+    if (attached && history) {
+      Simulation& s = *sim.cast<PySimulation&>().sim;
+      s.detach(history.get());
+      // Free its frames now unless a step runs on another thread (that step drops it): a
+      // simulation not stepped again held every detached history's frames for good.
+      try {
+        const InUse guard({&s}, "History.detach");
+        s.prune_histories();
+      } catch (const std::runtime_error&) {
+      }
+    }
     attached = false;
   }
   ~PyHistory() {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <iomanip>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -72,13 +73,24 @@ void check_state(Agents& a) {
 
 void check_maps(Simulation& s) {
   const std::size_t nk = s.size() * s.slots();
+  auto where = [&](std::size_t x) {
+    return " at (" + std::to_string(x / s.slots()) + ", " + std::to_string(x % s.slots()) + ")";
+  };
   for (auto [name, p] :
        {std::pair<const char*, const float*>{"interest", s.interest()}, {"danger", s.danger()}}) {
     for (std::size_t x = 0; x < nk; ++x) {
       if (!std::isfinite(p[x]))
         throw py::value_error("Simulation: " + std::string(name) + " must be finite, got " +
-                              std::to_string(p[x]) + " at (" + std::to_string(x / s.slots()) +
-                              ", " + std::to_string(x % s.slots()) + ")");
+                              std::to_string(p[x]) + where(x));
+    }
+  }
+  // The speed map (a speed-writing behaviour's): fractions of max speed the decision
+  // multiplies and compares, so NaN or a negative value stopped an agent silently.
+  if (const float* sp = s.speed()) {
+    for (std::size_t x = 0; x < nk; ++x) {
+      if (!(sp[x] >= 0.0f && sp[x] <= 1.0f))
+        throw py::value_error("Simulation: speed must be in [0, 1] (fractions of max speed), got " +
+                              std::to_string(sp[x]) + where(x));
     }
   }
 }
@@ -89,6 +101,7 @@ void check_maps(Simulation& s) {
 void check_carried(Simulation& s) {
   const float* d = s.direction();
   const float* g = s.strength();
+  const double* still = s.still_time();
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (!std::isfinite(d[2 * i]) || !std::isfinite(d[2 * i + 1]) ||
         !(std::fabs(d[2 * i]) <= 1.0f + 1e-3f && std::fabs(d[2 * i + 1]) <= 1.0f + 1e-3f))
@@ -99,6 +112,10 @@ void check_carried(Simulation& s) {
     if (!(g[i] >= 0.0f && g[i] <= 1.0f))
       throw py::value_error("Simulation: strength must be in [0, 1], got " + std::to_string(g[i]) +
                             " for agent " + std::to_string(i));
+    // The stuck timer: NaN never flagged the agent, a negative value delayed it.
+    if (!(still[i] >= 0.0 && still[i] <= std::numeric_limits<double>::max()))
+      throw py::value_error("Simulation: still_time must be finite and >= 0 seconds, got " +
+                            std::to_string(still[i]) + " for agent " + std::to_string(i));
   }
   if (s.config().blend >= 0.0f) check_maps(s);
 }
@@ -393,7 +410,7 @@ void bind_simulation(py::module_& m) {
                auto b = state[name].cast<std::string>();
                // Files saved before these were kept in double hold them as float32: widened.
                const std::string_view nm(name);
-               if (b.size() * 2 == bytes && b.size() % sizeof(float) == 0 &&
+               if (!b.empty() && b.size() * 2 == bytes && b.size() % sizeof(float) == 0 &&
                    (nm == "still" || nm == "metrics.lap_end" || nm.starts_with("classic.walk."))) {
                  std::vector<float> narrow(b.size() / sizeof(float));
                  std::memcpy(narrow.data(), b.data(), b.size());

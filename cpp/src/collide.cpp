@@ -237,6 +237,9 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
   double px = p.x, py = p.y, dx = d.x, dy = d.y;
   iterations = std::clamp(iterations, 1, kMaxSlideIterations);
   bool inside = false;  // some sweep started inside or on an obstacle
+  // Where each contact left the circle (before sliding on), float32 as stored: the
+  // fallbacks of the depth check below.
+  Vec2 stops[kMaxSlideIterations];
   if (!g.empty()) {
     for (int it = 0; it < iterations; ++it) {
       const double L = std::sqrt(dx * dx + dy * dy);
@@ -261,6 +264,7 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
       }
       px += dx * s + h.nx * skin;
       py += dy * s + h.ny * skin;
+      stops[out.contacts] = {static_cast<float>(px), static_cast<float>(py)};
       out.normals[out.contacts++] = {static_cast<float>(h.nx), static_cast<float>(h.ny)};
       // Slide: the rest of the displacement without its component into the wall.
       dx *= 1.0 - s;
@@ -277,10 +281,41 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
   // Never deeper into an obstacle than at the start: a move that sinks in (a body wedged
   // between obstacles closer than its diameter, where the skin is clipped to nothing) is
   // not taken. Compared on the stored float32 positions, so that the rounding of each
-  // pass cannot creep inwards (a push-apart's 64 passes a step, an ulp or so each).
+  // pass cannot creep inwards (a push-apart's 64 passes a step, an ulp or so each). Far
+  // from the origin the float32 rounding of a slide's end in an acute corner alone can
+  // sink it by an ulp; dropping the whole move then (as a first version did) left a circle
+  // at x = 1024 standing at its start where at x = 0 it slid 2.8 m into the corner. So
+  // the move first tries the float32 neighbours of its end (the nearest that does not
+  // sink), then its contact stops from the last, and only then stays at p.
   if (out.contacts > 0 || inside) {
     const double tol = 1e-12 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
-    if (sinks_deeper(g, p.x, p.y, out.position.x, out.position.y, r, layers, tol)) out.position = p;
+    auto sinks = [&](Vec2 q) { return sinks_deeper(g, p.x, p.y, q.x, q.y, r, layers, tol); };
+    if (sinks(out.position)) {
+      const double ex = px + dx, ey = py + dy;
+      const float inf = std::numeric_limits<float>::infinity();
+      Vec2 keep = p;
+      double best = std::numeric_limits<double>::infinity();
+      for (int sx = -1; sx <= 1; ++sx) {
+        for (int sy = -1; sy <= 1; ++sy) {
+          if (sx == 0 && sy == 0) continue;
+          const Vec2 q{sx == 0 ? out.position.x : std::nextafter(out.position.x, sx * inf),
+                       sy == 0 ? out.position.y : std::nextafter(out.position.y, sy * inf)};
+          const double e2 = (q.x - ex) * (q.x - ex) + (q.y - ey) * (q.y - ey);
+          if (e2 < best && !sinks(q)) {
+            best = e2;
+            keep = q;
+          }
+        }
+      }
+      for (int c = out.contacts - 1; c >= 0 && best == std::numeric_limits<double>::infinity();
+           --c) {
+        if (!sinks(stops[c])) {
+          keep = stops[c];
+          best = 0.0;
+        }
+      }
+      out.position = keep;
+    }
   }
   return out;
 }

@@ -656,9 +656,27 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
       // values, in angle, clamped to half a gap) instead of the slot, so that a goal
       // between two slots is not reached by zig-zagging between them.
       const float a = in[lo], c = in[bs], e = in[hi];
-      const float curv = a - 2.0f * c + e;
-      if (curv < 0.0f) {
-        const float x = std::clamp(0.5f * (a - e) / curv, -0.5f, 0.5f) * slot_set_.gaps()[bs];
+      const float gl = slot_set_.gaps()[lo], gr = slot_set_.gaps()[bs];
+      bool fit = false;
+      float x = 0.0f;
+      if (gl == gr) {
+        // Equal gaps g: the vertex is at g·(a − e) / (2·(a − 2c + e)).
+        const float curv = a - 2.0f * c + e;
+        fit = curv < 0.0f;
+        if (fit) x = std::clamp(0.5f * (a - e) / curv, -0.5f, 0.5f) * gr;
+      } else {
+        // Unequal gaps (slots denser ahead, crowd_slots): y = A x² + B x + c through
+        // (−gl, a), (0, c), (gr, e), the fit of choose's subslot mode, clamped to half of
+        // the gap on the side it falls.
+        const double sr = (double(e) - c) / gr, sl = (double(a) - c) / gl;
+        const double aa = (sr + sl) / (double(gl) + gr);
+        fit = aa < 0.0;
+        if (fit) {
+          const double bb = sr - aa * gr;
+          x = static_cast<float>(std::clamp(-bb / (2.0 * aa), -0.5 * gl, 0.5 * gr));
+        }
+      }
+      if (fit) {
         const Vec2 u{dir[2 * bs], dir[2 * bs + 1]};
         const float cx = std::cos(x), sx = std::sin(x);
         store2(direction_.data(), i, {cx * u.x - sx * u.y, sx * u.x + cx * u.y});

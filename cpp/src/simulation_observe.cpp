@@ -18,8 +18,13 @@ void Simulation::configure_metrics(const MetricsParams& params) {
 }
 
 void Simulation::attach(std::shared_ptr<History> history) {
+  prune_histories();
   if (std::find(histories_.begin(), histories_.end(), history) == histories_.end())
     histories_.push_back(std::move(history));
+}
+
+void Simulation::prune_histories() {
+  std::erase_if(histories_, [](const auto& h) { return h->detached(); });
 }
 
 void Simulation::make_history_room(std::size_t steps) {
@@ -85,7 +90,7 @@ void Simulation::observe() {
     }
     metrics_.finish_update();
   }
-  std::erase_if(histories_, [](const auto& h) { return h->detached(); });
+  prune_histories();
   for (const auto& h : histories_) {
     if (!h->detached() && h->due(step_count_))
       h->capture(step_count_, time_, a, interest_.data(), danger_.data(), sensed(), metrics_,

@@ -176,11 +176,32 @@ def _points(owner: str, name: str, value: Any) -> np.ndarray | None:
         p = p[None, :]
     if p.ndim != 2 or p.shape[1] != 2:
         raise ValueError(f"{owner}: {name} must have shape (M, 2), got {np.shape(value)}")
-    bad = ~np.isfinite(p)
+    _check_points(owner, name, p)
+    return p
+
+
+def _check_points(owner: str, name: str, p: np.ndarray, when: str = "") -> None:
+    """ValueError naming the first point that is not finite and within ±1e8 (the
+    coordinates the core supports, README "Supported ranges")."""
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.abs(p) <= _checks.MAX_COORDINATE)
     if bad.any():
         i = int(np.argwhere(bad)[0][0])
-        raise ValueError(f"{owner}: {name} must be finite, got {p[i].tolist()} at index {i}")
-    return p
+        raise ValueError(
+            f"{owner}: {name} must be finite and at most 1e8 in magnitude, got "
+            f"{p[i].tolist()} at index {i}{when}"
+        )
+
+
+def _check_lent(b: Behaviour, when: str = " (edited since it was given)") -> None:
+    """The arrays a behaviour lends the core in place (``agent_weights``, shared
+    ``targets``) may have been edited since it was built: check them again (O(N))."""
+    w = getattr(b, "agent_weights", None)
+    if w is not None:
+        _check_agent_weights(type(b).__name__, w, when)
+    t = getattr(b, "targets", None)
+    if isinstance(t, np.ndarray):
+        _check_points(type(b).__name__, "targets", t, when)
 
 
 # ---- Parameter tables (C++ BehaviourSpec, cpp/include/contextsteer/behaviour_params.hpp) ----
@@ -408,6 +429,7 @@ class Behaviour:
         >>> print(np.round(cs.Forward().evaluate(agents, 8).interest[0], 3))  # Godot recipe
         [1.    0.707 0.    0.    0.    0.    0.    0.707]
         """
+        _check_lent(self)
         d = _slot_directions(directions)
         maps = _core.evaluate_behaviour(
             agents,
@@ -1322,6 +1344,7 @@ class CollisionDanger(Behaviour):
         zeros, ``danger``, ``speed``). Parameters as :meth:`Behaviour.evaluate`; the
         neighbours are the ``max_neighbours`` nearest within the reach that could collide
         within the horizon."""
+        _check_lent(self)
         d = _slot_directions(directions)
         interest, danger, speed = _core.evaluate_behaviour(
             agents,

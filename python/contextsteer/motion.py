@@ -153,7 +153,8 @@ class Accel(MotionModel):
     ``a = (direction·max_speed·strength - v)/time_to_target`` clamped to ``max_accel``,
     speed clamped to ``max_speed``. ``time_to_target=None`` means one step. The heading
     faces the velocity, or with ``independent_facing=True`` turns towards it at most
-    ``max_turn_rate·dt`` per step (gdx-ai LookWhereYouAreGoing). ``speed="max"``: the
+    ``max_turn_rate·dt`` per step (gdx-ai LookWhereYouAreGoing; a velocity straight
+    behind, within 1e-5 rad, turns it counter-clockwise). ``speed="max"``: the
     desired velocity is ``direction·max_speed`` whatever the strength.
 
     ``order`` is the integration: ``"velocity_first"`` (default, semi-implicit Euler) sets
@@ -198,7 +199,10 @@ class Vehicle(MotionModel):
     ``max_turn_rate·dt·min(1, speed/(full_turn_speed·max_speed))``; Fray's brake rule sets
     the target speed to ``brake_speed·max_speed·strength`` when the chosen direction is
     more than ``brake_angle`` radians off the heading (else ``max_speed·strength``; 0 when
-    no direction was chosen); speed changes by at most ``max_accel·dt``. The default
+    no direction was chosen); speed changes by at most ``max_accel·dt``. Both rules
+    allow 1e-5 rad for the rounding of absolute angles: a direction exactly
+    ``brake_angle`` off never brakes, and one straight behind turns counter-clockwise,
+    whatever the heading. The default
     crawl (``brake_speed=0.1``) lets a stopped car turn round; 0 stops it dead.
     ``speed="max"`` takes the strength as 1.
 

@@ -430,8 +430,11 @@ def route(
     arc_points : int, default 12
         Corners of the polygon round each wall end and circle, in [4, 256]. The corners
         sit a little beyond ``radius`` (1e-4 of the scene's extent plus 8 float32 ulps of
-        its largest coordinate), so a scene routes alike wherever it sits, and legs
-        between corners keep half that margin too.
+        its largest coordinate), so that float32 rounding never puts a corner inside a
+        wall, and legs between corners keep half that margin too. Far from the origin the
+        ulps grow (6 cm at 1e5), so a gap that a body clears by less than that is closed
+        there and routed round: a scene routes alike wherever it sits only where its gaps
+        are wider than that.
 
     Returns
     -------

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _core
-from .behaviours import _check_agent_weights
+from .behaviours import _check_lent
 from .maps import SlotSet, _f32
 from .motion import Lerp, MotionModel
 from .steering import Steering
@@ -36,6 +36,15 @@ __all__ = ["Simulation", "sweep_circle"]
 
 def _view(name: str, doc: str) -> property:
     return property(lambda self: self._core._view(name), doc=doc)
+
+
+def _refuse_reassignment(name: str) -> None:
+    """A constructor argument the C++ simulation holds is read-only. Reassigning it once
+    left step() on the old object while copies, History and the checks used the new one."""
+    raise AttributeError(
+        f"Simulation.{name} is fixed at construction (the simulation steps the object it "
+        f"was built with); edit that object in place, or build a new Simulation"
+    )
 
 
 def _num(name: str, value: Any, low: float = 0.0) -> float:
@@ -266,6 +275,42 @@ class Simulation:
 
         save(self, path)
 
+    @property
+    def world(self) -> World | None:
+        """The World (or None) the agents move through; edits to it show at the next call."""
+        return self._world
+
+    @world.setter
+    def world(self, value: object) -> None:
+        _refuse_reassignment("world")
+
+    @property
+    def agents(self) -> Agents:
+        """The Agents being simulated (its views show every step's result)."""
+        return self._agents
+
+    @agents.setter
+    def agents(self, value: object) -> None:
+        _refuse_reassignment("agents")
+
+    @property
+    def steering(self) -> Steering | Any:
+        """The Steering (or classic steering) the agents decide by."""
+        return self._steering
+
+    @steering.setter
+    def steering(self, value: object) -> None:
+        _refuse_reassignment("steering")
+
+    @property
+    def motion(self) -> MotionModel:
+        """The MotionModel that moves the agents."""
+        return self._motion
+
+    @motion.setter
+    def motion(self, value: object) -> None:
+        _refuse_reassignment("motion")
+
     interest = _view("interest", "(N, K) float32 combined, post-processed interest (writable).")
     danger = _view("danger", "(N, K) float32 combined, post-processed danger (writable).")
     resolved = _view(
@@ -390,10 +435,10 @@ class Simulation:
             "stuck_time": _num32("stuck_time", stuck_time),
             "layers": _int("layers", layers, 0, 2**32 - 1),
         }
-        self.world = world
-        self.agents = agents
-        self.steering = steering
-        self.motion = motion
+        self._world = world
+        self._agents = agents
+        self._steering = steering
+        self._motion = motion
         if seed is not None:
             warnings.warn(
                 "Simulation(seed=...) has no effect and is deprecated: seed the agents "
@@ -447,16 +492,7 @@ class Simulation:
         """Arrays the behaviours lend the core in place may have been edited since the last
         step: check them (O(N), once a call) so a NaN never flows into the maps."""
         for b in getattr(self.steering, "behaviours", ()):
-            w = getattr(b, "agent_weights", None)
-            if w is not None:
-                _check_agent_weights(type(b).__name__, w, " (edited since it was given)")
-            t = getattr(b, "targets", None)
-            if isinstance(t, np.ndarray) and t.dtype.kind == "f" and not np.isfinite(t).all():
-                i = int(np.flatnonzero(~np.isfinite(t).all(axis=-1))[0])
-                raise ValueError(
-                    f"{type(b).__name__}: targets must be finite, got "
-                    f"{t[i].tolist()} at index {i} (edited since it was given)"
-                )
+            _check_lent(b)
 
     def perceive(self) -> None:
         """Stage 1: behaviours, combine and post-processing into :attr:`interest` /
@@ -705,7 +741,10 @@ def sweep_circle(
     skin of 1e-3 of the radius along the wall's normal, itself swept against the other
     obstacles, so a circle pressed into an acute corner never ends inside either side. A
     circle that starts inside an obstacle (wedged, or placed there) may leave it or slide,
-    but never ends deeper in any obstacle than it started: such a move is not taken.
+    but never ends deeper in any obstacle than it started: a move whose end is deeper
+    takes the nearest float32 neighbour of that end that is not (far from the origin the
+    rounding of an end in an acute corner alone can sink it), else the last of its
+    contact stops that is not, else is not taken.
 
     Parameters
     ----------

@@ -460,6 +460,10 @@ def raycast(
         are solved in float64 from the float32 inputs, relative to the ray origin, with
         side tests that agree at shared vertices, so rays never leak between joined walls;
         the distance is then rounded to float32. The oracle tests hold them to 1e-4.
+        When two obstacles are hit at exactly the same distance (a ray through a point
+        they share), the distance is that of either, but which one ``obstacle`` and
+        ``normal`` report follows the order the grid is walked in, so it can change when
+        the scene is rotated or the ray reversed.
 
     Raises
     ------
@@ -606,8 +610,9 @@ def nearest(world: World, points: Any, max_dist: float, *, layers: int = ALL_LAY
     Nearest
         ``distance`` (+inf when nothing is within max_dist), ``point`` (closest wall point;
         (0, 0) on a miss), ``normal`` (unit vector from the wall point toward the query
-        point; for a point exactly on a wall the segment direction turned
-        counter-clockwise or the circle's outward normal; (0, 0) on a miss) and
+        point; for a point on a wall, up to a relative 1e-12 of its coordinates, distance
+        0 and the segment direction turned counter-clockwise or the circle's outward
+        normal; (0, 0) on a miss) and
         ``obstacle`` (-1 on a miss). Points inside a circle get the circle's boundary.
 
     Examples

@@ -31,7 +31,9 @@ struct Sweep {
 /// removed, continues along the wall, for at most `iterations` (1..kMaxSlideIterations)
 /// contacts; after the last one the circle stays at the contact. A circle that starts
 /// closer than r to a wall (placed there by the user) may move away from it or along it,
-/// never further in. Any speed: the sweep covers the whole displacement, so nothing is
+/// never further in: a sweep that would end deeper in an obstacle than it started ends at
+/// the nearest float32 neighbour of its end that does not, else at its last contact stop
+/// that does not, else at p. Any speed: the sweep covers the whole displacement, so nothing is
 /// tunnelled through. Precondition world.indexed(). Pure, allocation-free, reentrant;
 /// maths in double relative to p.
 Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,

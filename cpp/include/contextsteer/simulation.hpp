@@ -247,6 +247,9 @@ class Simulation {
   /// Stops recording into `history` (History::mark_detached; safe from another thread
   /// while a step runs: the step drops it from the list).
   void detach(History* history);
+  /// Drops the detached histories from the list (and so their frames, unless someone
+  /// else holds them). Not while a step runs: the stepping thread owns the list.
+  void prune_histories();
   /// Makes room in every attached history for the frames of the next `steps` steps
   /// (History::make_room); the step calls run it before they change any state.
   void make_history_room(std::size_t steps);
