@@ -1016,7 +1016,10 @@ def test_inertia_blends_towards_the_last_command_only_when_as_safe(
             if top[i] <= 0 or (v0[i] == v1[i]).all():
                 np.testing.assert_allclose(got[i], v1[i], atol=1e-6)
                 continue
-            v = v1[i] + inertia * (v0[i] - v1[i])
+            # inertia is per 1/30 s of decisions: a 0.1 s step pulls by inertia**3.
+            v = v1[i] + float(np.float32(inertia) ** np.float32(30 * np.float32(0.1))) * (
+                v0[i] - v1[i]
+            )
             t1 = rv.velocity_ttc(
                 before, i, v1[i] * top[i], horizon=horizon, reciprocity=reciprocity
             )

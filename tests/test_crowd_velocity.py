@@ -548,3 +548,31 @@ def test_a_free_way_heads_for_the_parabola_peak_through_the_real_slot_gaps(goal_
     assert _free_way_heading(goal_deg)[3] == pytest.approx(
         -_free_way_heading(-goal_deg)[3], abs=1e-5
     )
+
+
+@pytest.mark.parametrize("dt", [1 / 30, 0.1, 0.25])
+def test_a_lone_agent_stops_at_its_goal_at_any_step_length(dt):
+    # return_step and inertia were counted per decision: at dt 0.25 the turn back to the
+    # goal was 7.5 times slower in time, and an agent starting across the way to a goal
+    # 2 m off orbited it at full speed for good (1.5 m away at 1.29 m/s after 60 s) while
+    # the metrics said it had arrived. Oracle: it arrives and stands at the goal.
+    a = cs.Agents(1)
+    a.add(
+        [0.0, 0.0],
+        velocity=[0.0, 1.3],
+        heading=np.pi / 2,
+        radius=0.3,
+        max_speed=1.3,
+        max_accel=6.0,
+        target=[2.0, 0.0],
+    )
+    sim = cs.Simulation(
+        None,
+        a,
+        cs.scenarios.crowd_steering(walls=False),
+        cs.Accel(),
+        slots=cs.scenarios.crowd_slots(),
+    )
+    sim.step(dt, steps=int(round(30.0 / dt)))
+    assert np.hypot(*(a.position[0] - a.target[0])) < 0.05
+    assert np.hypot(*a.velocity[0]) < 0.01

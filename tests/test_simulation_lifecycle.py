@@ -258,3 +258,13 @@ def test_a_simulation_of_capacity_zero_copies_and_loads():
     for twin in (copy.deepcopy(sim), pickle.loads(pickle.dumps(sim))):
         twin.step(0.1)
         assert twin.step_count == 2
+
+
+def test_pursue_agent_ids_are_not_checked_as_coordinates():
+    # The lent-array check took Pursue's agent ids for points: an id of 1.5e8 (capacities
+    # go to 2^31 - 1) was refused as "at most 1e8 in magnitude".
+    a = cs.Agents(2, slots=4)
+    a.add([[0, 0], [5, 0]])
+    with pytest.raises(IndexError, match="agent id 150000000 out of range"):
+        cs.Pursue(targets=[1, 150_000_000]).evaluate(a, 4)
+    cs.Pursue(targets=[1, 0]).evaluate(a, 4)

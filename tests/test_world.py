@@ -537,6 +537,10 @@ def test_nearest_for_points_on_a_wall_is_distance_zero_with_the_documented_norma
     r = cs.nearest(w, q, 1.0)
     np.testing.assert_array_equal(r.distance, 0.0)
     np.testing.assert_array_equal(r.normal, np.tile(np.float32([0, 1]), (len(xs), 1)))
+    # The same with max_dist 0: on the wall is within reach (12 of them were misses).
+    at = cs.nearest(w, q, 0.0)
+    np.testing.assert_array_equal(at.distance, 0.0)
+    assert (at.obstacle == 0).all()
     # Off the wall by a float32 step the normal is the true one, not the on-wall rule.
     below = cs.nearest(w, q - np.float32([0, 0.001]), 1.0)
     np.testing.assert_allclose(below.normal, np.tile([0.0, -1.0], (len(xs), 1)), atol=1e-6)

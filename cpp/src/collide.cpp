@@ -295,7 +295,11 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
       const float inf = std::numeric_limits<float>::infinity();
       Vec2 keep = p;
       double best = std::numeric_limits<double>::infinity();
-      for (int sx = -1; sx <= 1; ++sx) {
+      // Only where a float32 step is small against the body (up to 1/4 of its radius): far
+      // out a neighbour can be across a wall thinner than the spacing.
+      auto ulp = [&](float v) { return std::nextafter(std::fabs(v), inf) - std::fabs(v); };
+      const bool fine = std::max(ulp(out.position.x), ulp(out.position.y)) <= 0.25f * r;
+      for (int sx = -1; sx <= 1 && fine; ++sx) {
         for (int sy = -1; sy <= 1; ++sy) {
           if (sx == 0 && sy == 0) continue;
           const Vec2 q{sx == 0 ? out.position.x : std::nextafter(out.position.x, sx * inf),

@@ -96,7 +96,14 @@ void nearest_rows(const World& world, std::span<const float> points, float max_d
         }
       }
     }
-    const double d = std::sqrt(best.d2);
+    // A point on the wall up to rounding (the closest point of a segment is computed, and
+    // lies up to an ulp or so beside an exact point of it) is on the wall: distance 0 and
+    // the documented normal, also for max_dist = 0. Dividing the rounding residue by itself
+    // gave a normal along the wall for 12 of 196 points of a wall from (-25, -25) to
+    // (25, -25).
+    const double raw = std::sqrt(best.d2);
+    const bool on = !(raw > 1e-12 * (1.0 + std::max(std::fabs(px), std::fabs(py))));
+    const double d = on ? 0.0 : raw;
     if (best.kind == 0 || !(d <= maxd)) {
       out.distance[i] = std::numeric_limits<float>::infinity();
       out.point[2 * i] = out.point[2 * i + 1] = 0.0f;
@@ -104,12 +111,7 @@ void nearest_rows(const World& world, std::span<const float> points, float max_d
       out.obstacle[i] = -1;
       continue;
     }
-    // A point on the wall up to rounding (the closest point of a segment is computed, and
-    // lies up to an ulp or so beside an exact point of it) is on the wall: distance 0 and
-    // the documented normal. Dividing the rounding residue by itself gave a normal along
-    // the wall for 12 of 196 points of a wall from (-25, -25) to (25, -25).
-    const bool on = !(d > 1e-12 * (1.0 + std::max(std::fabs(px), std::fabs(py))));
-    out.distance[i] = on ? 0.0f : static_cast<float>(d);
+    out.distance[i] = static_cast<float>(d);
     out.point[2 * i] = static_cast<float>(best.qx);
     out.point[2 * i + 1] = static_cast<float>(best.qy);
     if (!on) {

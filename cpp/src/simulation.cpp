@@ -92,6 +92,20 @@ struct Simulation::Plan {
   float dt = 0.0f;  ///< the step's dt (classic steering turns accelerations into velocities)
 };
 
+namespace {
+
+// CollisionDanger's return_step and inertia are given per 1/30 s of decisions (the rate
+// they were tuned at): a decision of dt seconds counts as 30·dt of them. Exactly 1 within
+// 1e-6, so that dt = 1/30 in float32 keeps its bits. Per decision, a step of 0.25 s turned
+// back to the goal 7.5 times slower in time and averaged its commands over 7.5 times as
+// long, and a lone agent orbited its goal at full speed for good.
+float decisions_of(float dt) {
+  const double s = 30.0 * static_cast<double>(dt);
+  return std::fabs(s - 1.0) < 1e-6 || !(s > 0.0) ? 1.0f : static_cast<float>(s);
+}
+
+}  // namespace
+
 Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
                        SimulationParams params)
     : agents_(&agents),
@@ -659,8 +673,9 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
       const float gl = slot_set_.gaps()[lo], gr = slot_set_.gaps()[bs];
       bool fit = false;
       float x = 0.0f;
-      if (gl == gr) {
-        // Equal gaps g: the vertex is at g·(a − e) / (2·(a − 2c + e)).
+      if (slot_set_.regular()) {
+        // Equal gaps g (a ring's stored gaps differ by an ulp; regular() allows 1e-5): the
+        // vertex is at g·(a − e) / (2·(a − 2c + e)).
         const float curv = a - 2.0f * c + e;
         fit = curv < 0.0f;
         if (fit) x = std::clamp(0.5f * (a - e) / curv, -0.5f, 0.5f) * gr;
@@ -735,7 +750,8 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end,
   // last dodge) then averages out instead of zig-zagging; the stored command is v, so the
   // commands are an exponential average of the decisions while that is safe.
   const CollisionDanger& vd = *velocity_;
-  const float g = vd.inertia;
+  const float per = decisions_of(p.dt);
+  const float g = per == 1.0f ? vd.inertia : std::pow(vd.inertia, per);
   for (std::size_t i = begin; i < end; i += step) {
     const float top = p.in.agents.max_speed[i];
     if (!(top > 0.0f)) continue;
@@ -850,7 +866,8 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
     }
     if (i0 < i1 || i0 * s0c < i1 * s1) {
       // A better new course: return_margin and return_step (above) or switch.
-      const float rm = vd.return_margin, rs = vd.return_step;
+      const float rm = vd.return_margin;
+      const float rs = std::min(vd.return_step * decisions_of(p.dt), 3.14159265f);
       if (d0.x == d1.x && d0.y == d1.y) continue;
       if (!(rm > 0.0f) && !(rs > 0.0f)) continue;
       if (ttc_kept() < floor_ttc) continue;

@@ -200,7 +200,7 @@ def _check_lent(b: Behaviour, when: str = " (edited since it was given)") -> Non
     if w is not None:
         _check_agent_weights(type(b).__name__, w, when)
     t = getattr(b, "targets", None)
-    if isinstance(t, np.ndarray):
+    if isinstance(t, np.ndarray) and t.dtype.kind == "f":  # points (Pursue's are agent ids)
         _check_points(type(b).__name__, "targets", t, when)
 
 
@@ -1223,9 +1223,11 @@ class CollisionDanger(Behaviour):
         ``(1 + return_margin)·horizon``: no turn back to the goal for a gap that closes
         again before the turn is done.
     return_step : float, >= 0
-        Off by default (0). Radians: such a switch to a better course turns at most this
-        far per decision (when the course part-way is safe at the new speed), so that a
-        premature return is cut short.
+        Off by default (0). Radians per 1/30 s: such a switch to a better course turns at
+        most ``return_step·30·dt`` per decision of a ``dt`` step (when the course part-way
+        is safe at the new speed), so that a premature return is cut short. (Counted per
+        decision instead, a 0.25 s step turned back 7.5 times slower, and an agent could
+        orbit its goal at full speed.)
     turn_steps : int in [0, 16]
         Off by default (0). Leaving an unsafe previous course, turn from it towards the
         new decision only as far as needed: the least fraction of the angle found by
@@ -1263,6 +1265,8 @@ class CollisionDanger(Behaviour):
         other's last dodge, the "reciprocal dance" of velocity obstacles — averages out
         instead of zig-zagging. On the crowd benchmark 0.6 cuts heading jitter by 15–40 %
         without a contact, but some bottleneck seeds strand more agents (see the README).
+        Given per 1/30 s of decisions: a step of ``dt`` seconds pulls by
+        ``inertia**(30·dt)`` (the same time constant at any ``dt``).
     creep : bool
         Off by default. Continuous speeds below the first unsafe level: a slot where
         standing is safe and whose levels are safe up to ``m`` but not ``m + 1`` also

@@ -801,7 +801,7 @@ def crowd_steering(
     :data:`CROWD` sets the commitment and smoothing refinements together: the decision
     keeps its course while a threat only grazes the horizon (``commit``), leaves an unsafe
     course by the least turn that clears it (``turn_steps``, ``turn_margin``), turns back
-    only into a way free for longer and by at most ``return_step`` a step, backs off at
+    only into a way free for longer and by at most ``return_step`` per 1/30 s, backs off at
     most at ``retreat_speed``, and keeps ``inertia`` of its last command when that is as
     safe. They were chosen together by a search over the crowd benchmark's scenes, each
     seed scored on a neighbour of the values (docs/crowd.md). ``options`` replaces them:
@@ -843,6 +843,18 @@ def crowd_steering(
     18–25 % less a step than world-frame slots, get as many agents home or more and reach
     the goal sooner, with no contacts (docs/crowd.md). Build your simulation with
     ``slots=crowd_slots()`` to get the same.
+
+    Where it was not tuned (a sweep of settings away from the benchmark's 0.3 m bodies at
+    1.3 m/s, dt 1/30 s and 6 m/s²): ``return_step`` and ``inertia`` are per 1/30 s, so at
+    any ``dt`` up to 0.25 s an agent stops at its goal instead of orbiting it, but a
+    coarse step turns 5–10 times as much a step and lets the crowd press into each other:
+    at dt 0.25 s the 50-agent bottleneck of the benchmark counts 28–39 contact episodes a
+    run (seeds 0–3; none at 1/30 s), and a chain pinned in a corner kept up to 16 mm of
+    overlap after the default 8 push-apart passes. A lower acceleration limit than
+    the 6 m/s² it was tuned for makes the agents miss dodges they chose (at 2 m/s² every
+    scene overlapped before push-apart, which then separated them). Walls are kept
+    ``radius + margin`` away, so a body of 0.6 m does not pass a gap narrower than about
+    0.75 m.
 
     Examples
     --------
