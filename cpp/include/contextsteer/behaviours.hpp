@@ -320,14 +320,14 @@ struct CollisionDanger {
       0.0f;  ///< in [0, 1): no safe course: keep the last while TTC >= (1 − this)·new
   float return_margin =
       0.0f;  ///< >= 0: a better course replaces a safe one if free (1 + this)·horizon
-  float return_step = 0.0f;  ///< >= 0 rad: a return to a better course turns at most this per step
+  float return_step = 0.0f;  ///< >= 0 rad per 1/30 s: a return to a better course turns at most
   std::uint32_t turn_steps =
       0;                       ///< bisection steps of the least turn off an unsafe course (0: off)
   float turn_margin = 0.0f;    ///< >= 0: that turn's course is free for (1 + this)·horizon
   bool wall_speed = false;     ///< a slot may also approach a wall at h_k / wall_horizon
   float retreat_speed = 1.0f;  ///< in [0, 1]: speed cap of an unsafe course away from the goal
-  float inertia = 0.0f;  ///< in [0, 1): share of the last command kept in the new one, when safe
-  bool creep = false;    ///< a slot also offers the fastest speed up to its first unsafe one
+  float inertia = 0.0f;        ///< in [0, 1): share of the last command kept per 1/30 s, when safe
+  bool creep = false;          ///< a slot also offers the fastest speed up to its first unsafe one
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -360,7 +360,7 @@ struct BehaviourSpec<CollisionDanger> {
       number("return_margin", &CollisionDanger::return_margin, kNonNegative,
              "extra horizon a better course needs to replace a safe one"),
       number("return_step", &CollisionDanger::return_step, kNonNegative,
-             "largest turn per decision of a return to a better course (rad)"),
+             "largest turn per 1/30 s of a return to a better course (rad)"),
       count("turn_steps", &CollisionDanger::turn_steps, count_range(0, 16),
             "bisection steps of the least turn away from an unsafe course"),
       number("turn_margin", &CollisionDanger::turn_margin, kNonNegative,
@@ -370,7 +370,7 @@ struct BehaviourSpec<CollisionDanger> {
       number("retreat_speed", &CollisionDanger::retreat_speed, count_range(0, 1),
              "speed cap (fraction of max speed) of an unsafe course away from the goal"),
       number("inertia", &CollisionDanger::inertia, kUnitOpen,
-             "share of the last command kept in the new velocity when that is safe"),
+             "share of the last command kept in the new velocity per 1/30 s, when safe"),
       flag("creep", &CollisionDanger::creep,
            "a slot offers the fastest speed safe all the way from standing, between the levels"),
   };
