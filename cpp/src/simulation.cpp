@@ -95,12 +95,13 @@ struct Simulation::Plan {
 namespace {
 
 // CollisionDanger's return_step and inertia are given per 1/30 s of decisions (the rate
-// they were tuned at): a decision of dt seconds counts as 30·dt of them. Exactly 1 within
-// 1e-6, so that dt = 1/30 in float32 keeps its bits. Per decision, a step of 0.25 s turned
+// they were tuned at): a decision covering dt seconds (Simulation::decision_time: the
+// step, or decision_interval steps) counts as 30·dt of them. Exactly 1 within 1e-6, so
+// that dt = 1/30 in float32 keeps its bits. Per decision, a step of 0.25 s turned
 // back to the goal 7.5 times slower in time and averaged its commands over 7.5 times as
 // long, and a lone agent orbited its goal at full speed for good.
-float decisions_of(float dt) {
-  const double s = 30.0 * static_cast<double>(dt);
+float decisions_of(double dt) {
+  const double s = 30.0 * dt;
   return std::fabs(s - 1.0) < 1e-6 || !(s > 0.0) ? 1.0f : static_cast<float>(s);
 }
 
@@ -750,7 +751,7 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end,
   // last dodge) then averages out instead of zig-zagging; the stored command is v, so the
   // commands are an exponential average of the decisions while that is safe.
   const CollisionDanger& vd = *velocity_;
-  const float per = decisions_of(p.dt);
+  const float per = decisions_of(decision_time(p.dt));
   const float g = per == 1.0f ? vd.inertia : std::pow(vd.inertia, per);
   for (std::size_t i = begin; i < end; i += step) {
     const float top = p.in.agents.max_speed[i];
@@ -867,7 +868,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
     if (i0 < i1 || i0 * s0c < i1 * s1) {
       // A better new course: return_margin and return_step (above) or switch.
       const float rm = vd.return_margin;
-      const float rs = std::min(vd.return_step * decisions_of(p.dt), 3.14159265f);
+      const float rs = std::min(vd.return_step * decisions_of(decision_time(p.dt)), 3.14159265f);
       if (d0.x == d1.x && d0.y == d1.y) continue;
       if (!(rm > 0.0f) && !(rs > 0.0f)) continue;
       if (ttc_kept() < floor_ttc) continue;

@@ -1224,10 +1224,15 @@ class CollisionDanger(Behaviour):
         again before the turn is done.
     return_step : float, >= 0
         Off by default (0). Radians per 1/30 s: such a switch to a better course turns at
-        most ``return_step·30·dt`` per decision of a ``dt`` step (when the course part-way
-        is safe at the new speed), so that a premature return is cut short. (Counted per
-        decision instead, a 0.25 s step turned back 7.5 times slower, and an agent could
-        orbit its goal at full speed.)
+        most ``return_step·30·dt`` per decision covering ``dt`` seconds (a step, or
+        ``decision_interval`` steps; with ``decision_validity`` a kept decision counts as
+        one step), when the course part-way is safe at the new speed, so that a premature
+        return is cut short. (Counted per decision instead, a 0.25 s step turned back 7.5
+        times slower, and an agent could orbit its goal at full speed.) An agent that
+        turns on a circle about as wide as its ``Arrive`` slowing radius can still circle
+        its goal with ``return_step`` and ``inertia`` (at 2–3 m/s with a 0.5 m slowing
+        radius and :data:`~contextsteer.scenarios.CROWD`'s values; ``crowd_steering``'s
+        1 m radius at walking speeds stops).
     turn_steps : int in [0, 16]
         Off by default (0). Leaving an unsafe previous course, turn from it towards the
         new decision only as far as needed: the least fraction of the angle found by
@@ -1265,8 +1270,9 @@ class CollisionDanger(Behaviour):
         other's last dodge, the "reciprocal dance" of velocity obstacles — averages out
         instead of zig-zagging. On the crowd benchmark 0.6 cuts heading jitter by 15–40 %
         without a contact, but some bottleneck seeds strand more agents (see the README).
-        Given per 1/30 s of decisions: a step of ``dt`` seconds pulls by
-        ``inertia**(30·dt)`` (the same time constant at any ``dt``).
+        Given per 1/30 s of decisions: a decision covering ``dt`` seconds (a step, or
+        ``decision_interval`` steps) pulls by ``inertia**(30·dt)``, the same time constant
+        at any ``dt``. (With ``decision_validity`` a kept decision counts as one step.)
     creep : bool
         Off by default. Continuous speeds below the first unsafe level: a slot where
         standing is safe and whose levels are safe up to ``m`` but not ``m + 1`` also

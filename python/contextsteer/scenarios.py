@@ -848,9 +848,10 @@ def crowd_steering(
     1.3 m/s, dt 1/30 s and 6 m/s²): ``return_step`` and ``inertia`` are per 1/30 s, so at
     any ``dt`` up to 0.25 s an agent stops at its goal instead of orbiting it, but a
     coarse step turns 5–10 times as much a step and lets the crowd press into each other:
-    at dt 0.25 s the 50-agent bottleneck of the benchmark counts 28–39 contact episodes a
-    run (seeds 0–3; none at 1/30 s), and a chain pinned in a corner kept up to 16 mm of
-    overlap after the default 8 push-apart passes. A lower acceleration limit than
+    the ``bottleneck`` scenario with 50 agents and a 1.2 m gap, stepped for 75 s at dt
+    0.25 s, counts 28–39 contact episodes a run (seeds 0–3), and a chain pinned in a corner
+    kept up to 16 mm of overlap after the default 8 push-apart passes (64 separated it).
+    A lower acceleration limit than
     the 6 m/s² it was tuned for makes the agents miss dodges they chose (at 2 m/s² every
     scene overlapped before push-apart, which then separated them). Walls are kept
     ``radius + margin`` away, so a body of 0.6 m does not pass a gap narrower than about

@@ -140,6 +140,13 @@ class Simulation {
   /// `steps` whole steps (perceive + decide_and_move fused per chunk; same results).
   void step(float dt, std::size_t steps);
 
+  /// The time one decision covers at steps of dt: dt, or decision_interval·dt with
+  /// round-robin slicing. (With decision_validity a kept decision counts as dt: the
+  /// steps it was kept for are not recorded.)
+  double decision_time(float dt) const {
+    return static_cast<double>(dt) * std::max(params_.decision_interval, 1);
+  }
+
   /// True when agent i re-steers at the current step. Pure.
   bool decides(std::size_t i) const {
     if (!next_decision_.empty()) return step_count_ >= next_decision_[i] || time_ >= next_time_[i];
