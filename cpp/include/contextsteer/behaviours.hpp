@@ -320,7 +320,7 @@ struct CollisionDanger {
       0.0f;  ///< in [0, 1): no safe course: keep the last while TTC >= (1 − this)·new
   float return_margin =
       0.0f;  ///< >= 0: a better course replaces a safe one if free (1 + this)·horizon
-  float return_step = 0.0f;  ///< >= 0 rad per 1/30 s: a return to a better course turns at most
+  float return_step = 0.0f;  ///< >= 0: most radians per 1/30 s a return to a better course turns
   std::uint32_t turn_steps =
       0;                       ///< bisection steps of the least turn off an unsafe course (0: off)
   float turn_margin = 0.0f;    ///< >= 0: that turn's course is free for (1 + this)·horizon
