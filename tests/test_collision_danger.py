@@ -1037,6 +1037,19 @@ def test_inertia_blends_towards_the_last_command_only_when_as_safe(
     assume(blended > 0)
 
 
+def _inertia_starter(max_accel: float, goal_x: float, **sim_options):
+    """One agent at rest, max speed 1, heading for a far goal along slot 0 with Arrive and
+    CollisionDanger(inertia=0.5): (agents, simulation)."""
+    a = cs.Agents(1, slots=16)
+    a.add([[0.0, 0.0]], radius=0.3, max_speed=1.0, max_accel=max_accel, target=[[goal_x, 0.0]])
+    st_ = cs.Steering(
+        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), cs.CollisionDanger(inertia=0.5)],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
+    return a, cs.Simulation(None, a, st_, motion=cs.Accel(), slots=16, **sim_options)
+
+
 @pytest.mark.parametrize(
     "dt, interval", [(1 / 120, 1), (1 / 120, 4), (1 / 30, 4), (0.1, 1), (0.25, 1)]
 )
@@ -1044,14 +1057,7 @@ def test_inertia_has_the_same_time_constant_at_any_step_and_decision_interval(dt
     # inertia is per 1/30 s of decisions: from rest the speed is 1 - g^(30 t) at the end of
     # each decision, whatever dt and however many steps a decision covers (round-robin).
     # Per decision, dt 1/120 with decision_interval 4 had reached 0.5 where 0.9375 was due.
-    a = cs.Agents(1, slots=16)
-    a.add([[0.0, 0.0]], radius=0.3, max_speed=1.0, max_accel=1e4, target=[[500.0, 0.0]])
-    st_ = cs.Steering(
-        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), cs.CollisionDanger(inertia=0.5)],
-        resolve="mask_min_danger",
-        choose="argmax",
-    )
-    sim = cs.Simulation(None, a, st_, motion=cs.Accel(), slots=16, decision_interval=interval)
+    a, sim = _inertia_starter(1e4, 500.0, decision_interval=interval)
     for decisions in range(1, 4):
         sim.step(dt, steps=interval)
         t = decisions * interval * dt
@@ -1061,14 +1067,7 @@ def test_inertia_has_the_same_time_constant_at_any_step_and_decision_interval(dt
 def test_inertia_ramps_a_free_start_as_an_exponential_average():
     # A lone agent at rest heads for a far goal along a slot: every decision is full speed
     # that way, and from rest (last command 0) the commands are 1 - g^t.
-    a = cs.Agents(1, slots=16)
-    a.add([[0.0, 0.0]], radius=0.3, max_speed=1.0, max_accel=100.0, target=[[50.0, 0.0]])
-    st_ = cs.Steering(
-        [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), cs.CollisionDanger(inertia=0.5)],
-        resolve="mask_min_danger",
-        choose="argmax",
-    )
-    sim = cs.Simulation(None, a, st_, motion=cs.Accel(), slots=16)
+    a, sim = _inertia_starter(100.0, 50.0)
     for t in range(1, 6):
         sim.step(1 / 30)
         assert float(sim.strength[0]) == pytest.approx(1 - 0.5**t, abs=1e-6)
