@@ -416,18 +416,22 @@ def move(state, direction, strength, dt, model, **params):
             full = params.get("full_turn_speed", 0.25)
             speed = min(float(np.hypot(*v)), vmax)
             target_speed = 0.0
+            far = False
             if d.any():
                 delta = wrap(math.atan2(d[1], d[0]) - h)
-                grip = 1.0
-                if full > 0:
-                    grip = min(1.0, speed / (full * vmax)) if vmax > 0 else 0.0
-                step = float(state["max_turn_rate"][i]) * dt * grip
-                h = h + min(max(delta, -step), step)
                 # Fray's brake rule: far off → crawl at brake_speed
                 far = abs(delta) > brake_angle
                 target_speed = vmax * s * (params.get("brake_speed", 0.1) if far else 1.0)
             amax = float(state["max_accel"][i]) * dt
             nxt = min(max(speed + min(max(target_speed - speed, -amax), amax), 0.0), vmax)
+            if d.any():
+                # grip from the speed it had; braking, at least from the crawl it rolls at
+                grip_speed = max(speed, nxt) if far else speed
+                grip = 1.0
+                if full > 0:
+                    grip = min(1.0, grip_speed / (full * vmax)) if vmax > 0 else 0.0
+                step = float(state["max_turn_rate"][i]) * dt * grip
+                h = h + min(max(delta, -step), step)
             v = np.array([math.cos(h), math.sin(h)]) * nxt
         head[i] = wrap(h)
         vel[i] = v

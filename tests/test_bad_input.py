@@ -446,6 +446,105 @@ def test_a_flow_field_is_copied_when_given():
     assert np.isfinite(acc).all() and acc[0, 0] > 0
 
 
+CASES += [
+    # ---- fuzz round 8: the docstrings' promises against the code
+    ("Wander seed float", lambda: cs.Wander(seed=1.5), TypeError, "Wander: seed must be an int"),
+    ("Wander seed bool", lambda: cs.Wander(seed=True), TypeError, "Wander: seed must be an int"),
+    ("Wander seed nan", lambda: cs.Wander(seed=NAN), TypeError, "Wander: seed must be an int"),
+    ("Wander seed 2**64", lambda: cs.Wander(seed=2**64), ValueError, "Wander: seed must be in"),
+    ("route world str", lambda: cs.route("x", [[0, 0]], [[1, 1]]), TypeError, "world: expected"),
+    ("route world None", lambda: cs.route(None, [[0, 0]], [[1, 1]]), TypeError, "world: expected"),
+    (
+        "sweep_circle world str",
+        lambda: cs.sweep_circle("x", [[0, 0]], [[1, 0]], 0.1),
+        TypeError,
+        "world: expected",
+    ),
+    (
+        "sweep_circle iterations float",
+        lambda: cs.sweep_circle(world(), [[0, 0]], [[1, 0]], 0.1, iterations=2.7),
+        TypeError,
+        "sweep_circle: iterations must be an int",
+    ),
+    (
+        "sweep_circle layers -1",
+        lambda: cs.sweep_circle(world(), [[0, 0]], [[1, 0]], 0.1, layers=-1),
+        ValueError,
+        "layers: expected a 32-bit mask",
+    ),
+    (
+        "evaluate world str",
+        lambda: cs.Seek().evaluate(agents(), 8, world="x"),
+        TypeError,
+        "world: expected a contextsteer.World or None",
+    ),
+    ("History sim str", lambda: cs.History("x"), TypeError, "History: sim must be a Simulation"),
+    (
+        "Tether center beyond 1e8",
+        lambda: cs.Tether(center=(2e8, 0)),
+        ValueError,
+        "Tether: center must be finite and at most 1e8",
+    ),
+    (
+        "Bounds hi beyond 1e8",
+        lambda: cs.Bounds(hi=(1e30, 1e30)),
+        ValueError,
+        "Bounds: hi must be finite and at most 1e8",
+    ),
+    (
+        "classic FollowFlowField origin beyond 1e8",
+        lambda: cs.classic.FollowFlowField(np.ones((2, 2, 2)), origin=(2e8, 0)),
+        ValueError,
+        "origin must be at most 1e8",
+    ),
+    (
+        "crowd_slots_for danger typo",
+        lambda: cs.scenarios.crowd_slots_for(danger="velocityy"),
+        ValueError,
+        "crowd_slots_for: danger must be",
+    ),
+    (
+        "crowd_slots_for 2 slots",
+        lambda: cs.scenarios.crowd_slots_for(2),
+        ValueError,
+        "crowd_slots_for: slots must be an integer in",
+    ),
+    (
+        "scenario steps float",
+        lambda: cs.scenarios.scenario("bad-steps", steps=1.5),
+        ValueError,
+        "steps must be an integer > 0",
+    ),
+    (
+        "check_fps unknown format",
+        lambda: __import__("contextsteer.video").video.check_fps(15, "avi"),
+        ValueError,
+        "format must be 'gif' or 'mp4'",
+    ),
+    (
+        "slot_raycast headings of the wrong length",
+        lambda: cs.slot_raycast(
+            world(), [[0, 0], [0, 1]], cs.slot_directions(4), 2.0, headings=[0.5]
+        ),
+        ValueError,
+        r"headings: expected a scalar or shape \(2,\)",
+    ),
+]
+
+
+def test_computed_agent_metrics_are_read_only_too():
+    sim = cs.Simulation(None, agents(), [cs.Forward()])
+    sim.step(0.1)
+    assert not sim.agent_metrics.heading_jitter.flags.writeable
+
+
+def test_slot_raycast_takes_one_heading_for_every_agent():
+    d = cs.slot_directions(8)
+    one = cs.slot_raycast(world(), [[0, 0], [0, 1]], d, 3.0, headings=0.5)
+    each = cs.slot_raycast(world(), [[0, 0], [0, 1]], d, 3.0, headings=[0.5, 0.5])
+    np.testing.assert_array_equal(one, each)
+
+
 @pytest.mark.parametrize("name, call, error, text", CASES, ids=[c[0] for c in CASES])
 def test_bad_input_raises_a_clear_error(name, call, error, text):
     with pytest.raises(error, match=text):
@@ -742,6 +841,14 @@ def test_map_glyphs_names_a_row_count_mismatch():
 
 def test_stuck_thresholds_must_be_finite_as_float32():
     """Simulation(stuck_distance=1e39) was stored as float32 inf."""
-    for name in ("stuck_distance", "stuck_time"):
-        with pytest.raises(ValueError, match=f"{name} must be finite as a float32"):
-            cs.Simulation(None, agents(), [cs.Forward()], **{name: 1e39})
+    with pytest.raises(ValueError, match="stuck_time must be finite as a float32"):
+        cs.Simulation(None, agents(), [cs.Forward()], stuck_time=1e39)
+    # A distance is a length: at most 1e8 (README, "Supported ranges"), like the
+    # metrics' goal_radius and clearance_range.
+    for value in (2e8, 1e39):
+        with pytest.raises(ValueError, match="stuck_distance must be >= 0 and at most 1e8"):
+            cs.Simulation(None, agents(), [cs.Forward()], stuck_distance=value)
+    sim = cs.Simulation(None, agents(), [cs.Forward()])
+    for name in ("goal_radius", "clearance_range"):
+        with pytest.raises(ValueError, match=f"{name} must be >= 0 and at most 1e8"):
+            sim.configure_metrics(**{name: 2e8})

@@ -48,3 +48,30 @@ def test_docstring_examples(name):
         pytest.skip("; ".join(skipped))
     if result.attempted == 0:  # say so rather than pass without checking anything
         pytest.skip(f"{name} has no docstring examples")
+
+
+def test_every_behaviour_documents_every_parameter():
+    """Twelve behaviours had no Parameters section (their ranges showed only in error
+    messages), five left out ``weight`` and ``agent_weights``."""
+    import dataclasses
+    import re
+
+    import contextsteer as cs
+
+    missing = {}
+    for name in cs.__all__:
+        cls = getattr(cs, name)
+        if not (isinstance(cls, type) and issubclass(cls, cs.Behaviour)) or cls is cs.Behaviour:
+            continue
+        doc = cls.__doc__ or ""
+        if "Parameters" not in doc:
+            missing[name] = "no Parameters section"
+            continue
+        section = doc.split("Parameters", 1)[1]
+        section = re.split(r"\n\s*(?:Examples|Notes|Returns|Raises|See Also)\n\s*-+", section)[0]
+        absent = [
+            f.name for f in dataclasses.fields(cls) if not re.search(rf"\b{f.name}\b", section)
+        ]
+        if absent:
+            missing[name] = absent
+    assert not missing, missing

@@ -570,12 +570,13 @@ def test_prepared_answers_never_change_a_run_whatever_is_edited_between_steps(
     np.testing.assert_array_equal(run(True), run(False))
 
 
-def test_configure_metrics_takes_the_float32_range_and_numpy_bools():
-    # The largest float32 is a valid goal radius and is reported as itself (strict JSON);
-    # NumPy bools are bools. (1e39 and non-bool flags: the bad-input matrix.)
+def test_configure_metrics_takes_the_length_range_and_numpy_bools():
+    # The largest length (1e8, README "Supported ranges") is a valid goal radius and is
+    # reported as itself (strict JSON); NumPy bools are bools. (Beyond 1e8 and non-bool
+    # flags: the bad-input matrix.)
     import json
 
-    biggest = float(np.finfo(np.float32).max)
+    biggest = 1e8
     a = cs.Agents(1)
     a.add([[0, 0]], target=[[100, 0]])
     sim = cs.Simulation(None, a, [cs.Seek()])

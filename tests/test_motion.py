@@ -97,25 +97,55 @@ def test_godot_lerp_example():
     assert s.heading[0] == pytest.approx(np.pi / 2)
 
 
-def test_vehicle_cannot_turn_while_stopped_and_brakes_when_far_off():
-    a = cs.Agents(3)
+def test_vehicle_turns_only_as_it_rolls_and_brakes_when_far_off():
+    a = cs.Agents(4)
     a.add(
-        [[0, 0]] * 3,
-        velocity=[[0, 0], [2, 0], [2, 0]],
+        [[0, 0]] * 4,
+        velocity=[[0, 0], [2, 0], [2, 0], [0, 0]],
         heading=0.0,
         max_speed=2,
         max_accel=1,
         max_turn_rate=1.0,
     )
-    d = np.array([[0, 1], [0, 1], [np.cos(0.3), np.sin(0.3)]], np.float32)
-    s = cs.Vehicle(brake_angle=1.0).apply(a, d, np.ones(3, np.float32), dt=0.1)
-    assert s.heading[0] == 0.0  # stopped: no turn, but creeps forward
-    np.testing.assert_allclose(s.velocity[0], [0.1, 0], atol=1e-6)
-    s2 = cs.Vehicle(brake_angle=1.0, brake_speed=0.0).apply(a, d, np.ones(3, np.float32), dt=0.1)
-    assert s2.velocity[0].tolist() == [0, 0]  # brake_speed 0: stays put
+    d = np.array([[0, 1], [0, 1], [np.cos(0.3), np.sin(0.3)], [np.cos(0.5), np.sin(0.5)]])
+    s = cs.Vehicle(brake_angle=1.0).apply(a, d.astype(np.float32), np.ones(4, np.float32), dt=0.1)
+    # Stopped, 90° off: it starts to crawl (0.1 m/s after max_accel·dt) and turns as it
+    # rolls: 1 rad/s · 0.1 s · 0.1 / (0.25 · 2) = 0.02 rad.
+    assert s.heading[0] == pytest.approx(0.02)
+    np.testing.assert_allclose(
+        s.velocity[0], 0.1 * np.array([np.cos(0.02), np.sin(0.02)]), atol=1e-6
+    )
+    # Stopped, 0.5 rad off (not braking): drives off straight; it turns once it has speed.
+    assert s.heading[3] == 0.0
+    np.testing.assert_allclose(s.velocity[3], [0.1, 0], atol=1e-6)
+    s2 = cs.Vehicle(brake_angle=1.0, brake_speed=0.0).apply(a, d, np.ones(4, np.float32), dt=0.1)
+    assert s2.velocity[0].tolist() == [0, 0] and s2.heading[0] == 0.0  # brake_speed 0: put
     assert s.heading[1] == pytest.approx(0.1)  # full turn rate at speed
     assert np.hypot(*s.velocity[1]) == pytest.approx(1.9)  # 90° off > 1 rad: brake
     assert np.hypot(*s.velocity[2]) == pytest.approx(2.0)  # 0.3 rad: keep full speed
+
+
+def test_vehicle_stopped_nose_first_against_a_wall_turns_round():
+    """A car the slide had stopped against a wall, its target behind it, crawled into the
+    wall every step and never turned (its grip came from the zeroed speed)."""
+    world = cs.World()
+    world.add_segments([[10, -100, 10, 100]])
+    for heading in (0.0, 0.01):
+        cars = cs.Agents(1, slots=16)
+        cars.add(
+            [[10 - 2.0 - 0.01, 0.0]],
+            heading=heading,
+            radius=2.0,
+            max_speed=30.0,
+            max_accel=20.0,
+            max_turn_rate=np.pi,
+            target=[-50, 0],
+        )
+        steering = cs.Steering([cs.Seek()], rotate=True)
+        sim = cs.Simulation(world, cars, steering, motion=cs.Vehicle())
+        sim.step(1 / 30, steps=120)  # 4 s
+        assert abs(cars.heading[0]) > np.pi / 2  # turned round (it had not moved in 10 s)
+        assert cars.position[0, 0] < 0.0  # and on its way to the target
 
 
 def test_accel_respects_max_accel():

@@ -491,3 +491,85 @@ def test_a_look_ahead_beyond_int_is_capped_like_any_long_one():
     assert not np.allclose(capped, f.query(p).direction[0])
     for la in (1e6, 2e7, 1e8):
         np.testing.assert_array_equal(f.query(p, look_ahead=la).direction[0], capped)
+
+
+def test_queries_near_a_point_goal_off_the_nodes_are_exact():
+    """A goal between grid nodes read 0.1 m away from itself (the bilinear blend of its
+    corners' exact distances) with a direction along the blend, so arrival by
+    ``distance == 0`` never fired and 2 cm from the goal a direction could point away."""
+    world = cs.World()
+    world.add_polyline([[-30, -30], [30, -30], [30, 30], [-30, 30]], closed=True)
+    goal = np.array([1.234, 2.5])
+    field = cs.NavField(world, goal, cell=0.1, radius=0.0)
+    c = field.grid[2]
+    q = field.query([goal])
+    assert q.distance[0] == 0.0 and q.direction[0].tolist() == [0.0, 0.0]
+    rng = np.random.default_rng(0)
+    p = goal + rng.uniform(-3 * c, 3 * c, (4000, 2))
+    q = field.query(p)
+    gap = p - goal
+    true = np.hypot(*gap.T)
+    inner = true < 0.99 * c  # exact within a cell (float32 rounding of the points)
+    np.testing.assert_allclose(q.distance[inner], true[inner], atol=2e-6)
+    toward = -gap / true[:, None]
+    np.testing.assert_allclose(q.direction[inner], toward[inner], atol=2e-5)
+    # Within three cells: within a tenth of a cell of the truth, never pointing away.
+    assert np.abs(q.distance - true).max() < 0.1 * c
+    assert ((q.direction * toward).sum(axis=1) > 0.9).all()
+    # Continuous across the blend (one to two cells out): no step along a ray.
+    r = np.linspace(0.5 * c, 2.5 * c, 2001)
+    line = goal + np.c_[r * np.cos(0.7), r * np.sin(0.7)]
+    d = field.query(line).distance
+    assert np.abs(np.diff(d)).max() < 5 * (r[1] - r[0])
+
+
+def test_near_goal_queries_against_brute_force_over_many_points_and_segments():
+    """Many point goals (the sorted search) and segment goals: within a cell of the
+    nearest one in sight, the distance is the Euclidean distance to it."""
+    world = cs.World()
+    world.add_polyline([[-20, -20], [20, -20], [20, 20], [-20, 20]], closed=True)
+    rng = np.random.default_rng(1)
+    points = rng.uniform(-15, 15, (300, 2)).astype(np.float32)
+    segments = np.float32([[-10, 12, -4, 14], [5, -12, 5, -6]])
+    field = cs.NavField(world, {"points": points, "segments": segments}, cell=0.2, radius=0.0)
+    c = field.grid[2]
+    anchors = np.vstack([points[:100], [[-7, 13], [5, -9]]]).astype(np.float64)
+    p = (anchors + rng.uniform(-0.15, 0.15, anchors.shape)).astype(np.float32)
+    q = field.query(p)
+    pp = p.astype(np.float64)
+    d_pts = np.hypot(*(pp[:, None, :] - points[None].astype(np.float64)).transpose(2, 0, 1)).min(1)
+
+    def seg_dist(s):
+        a, b = s[:2].astype(np.float64), s[2:].astype(np.float64)
+        t = np.clip(((pp - a) @ (b - a)) / ((b - a) @ (b - a)), 0, 1)
+        return np.hypot(*(pp - (a + t[:, None] * (b - a))).T)
+
+    true = np.minimum(d_pts, np.minimum(seg_dist(segments[0]), seg_dist(segments[1])))
+    inner = true < 0.99 * c
+    assert inner.sum() > 80
+    np.testing.assert_allclose(q.distance[inner], true[inner], atol=2e-6)
+
+
+def test_a_goal_behind_a_wall_is_not_read_through_it():
+    """The exact near-goal reading needs the goal in sight: through a thin wall the field's
+    way round stays."""
+    world = cs.World()
+    world.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
+    world.add_segments([[0, -5, 0, 3]])
+    field = cs.NavField(world, [0.12, 0.0], cell=0.1, radius=0.05)
+    d = field.distance([[-0.12, 0.0]])[0]
+    assert d > 5.0  # round the end of the wall at y = 3, not 0.24 m through it
+
+
+def test_follow_field_stops_on_a_goal_between_nodes():
+    world = cs.World()
+    world.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
+    goal = [1.234, 2.567]
+    field = cs.NavField(world, goal, cell=0.25, radius=0.3)
+    agents = cs.Agents(1, slots=16)
+    agents.add([[-3, -3]], radius=0.3, max_speed=1.0, max_accel=4.0)
+    steering = cs.Steering([cs.FollowField(field, slowing_radius=1.0, tolerance=0.02)])
+    sim = cs.Simulation(world, agents, steering, motion=cs.Accel())
+    sim.step(1 / 30, steps=600)
+    assert np.hypot(*(agents.position[0] - goal)) < 0.05
+    assert np.hypot(*agents.velocity[0]) < 0.05

@@ -221,3 +221,14 @@ def test_the_crowd_table_is_what_the_scenarios_give():
             round(m["composite"], 1),
         )
         assert got == (agents, arrived, agent_agent, agent_wall, composite), name
+
+
+def test_the_api_reference_lists_every_exported_name():
+    """docs/api.rst left out 28 of the names ``import contextsteer`` gives (the whole
+    navigation API among them), so the docs site had no page for them."""
+    import contextsteer as cs
+
+    api = (README.parent / "docs" / "api.rst").read_text()
+    listed = set(re.findall(r"^\s{3}([\w.]+)\s*$", api, re.M))
+    missing = [n for n in cs.__all__ if n not in listed and not n.isupper()]
+    assert not missing, f"docs/api.rst does not list {missing}"

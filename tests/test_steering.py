@@ -120,9 +120,12 @@ def test_wall_danger_touching_a_wall_keeps_only_slots_into_it():
     assert d[2] == 0 and d[4] == 0 and d[6] == 0  # along it and away
 
 
-def test_wall_danger_without_world_is_zero_and_validation():
+def test_wall_danger_without_world_refused_and_validation():
     a = random_agents(3, 0)
-    assert not cs.WallDanger(look_ahead=2).evaluate(a, 8).danger.any()
+    with pytest.raises(ValueError, match="world is needed"):
+        cs.WallDanger(look_ahead=2).evaluate(a, 8)
+    # With agents=True its rays see the other agents, so a world is optional.
+    assert cs.WallDanger(look_ahead=2, agents=True).evaluate(a, 8).danger.shape == (3, 8)
     with pytest.raises(ValueError, match="falloff"):
         cs.WallDanger(falloff="cubic")
     with pytest.raises(ValueError, match="look_ahead"):

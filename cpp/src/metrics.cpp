@@ -44,6 +44,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
     if (a.alive[i]) rmax_ = std::max(rmax_, a.radius[i]);
   range_ = params.clearance_range >= 0.0f ? params.clearance_range : 4.0f * rmax_;
   fresh_.assign(n_, 0);
+  entered_.assign(n_, 0);
   if (a.generation) generation_.assign(a.generation, a.generation + n_);
   else generation_.assign(n_, 0);
   prev_pos_.assign(a.position, a.position + 2 * n_);
@@ -111,6 +112,20 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
         if (a.alive[i] && a.alive[j])
           lap_diff_[i * n_ + j] =
               static_cast<std::int32_t>(std::floor((start_offset_[i] - start_offset_[j]) / l));
+  }
+}
+
+void Metrics::note_entries(const AgentsView& a, double time) {
+  if (!enabled()) return;
+  entry_time_ = time - start_time_;
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (!a.alive[i] || (was_alive_[i] && !(a.generation && a.generation[i] != generation_[i])))
+      continue;
+    entered_[i] = 1;
+    prev_pos_[2 * i] = a.position[2 * i], prev_pos_[2 * i + 1] = a.position[2 * i + 1];
+    prev_vel_[2 * i] = a.velocity[2 * i], prev_vel_[2 * i + 1] = a.velocity[2 * i + 1];
+    prev_head_[i] = a.heading[i];
+    if (path_) offset_[i] = path_->closest_offset(load2(a.position, i));
   }
 }
 
@@ -375,7 +390,10 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     const std::uint8_t fresh_kind = fresh_[i];
     const bool fresh = fresh_kind != 0;  // alive since the last update: a new baseline
     if (fresh) wall_lb[i] = -kInfD;      // prev_pos_ is stale
-    if (fresh_kind == 2) restart_row(i, run_time);
+    // Entered before this step (note_entries): measured from there, its first step counted.
+    const bool entered = fresh && entered_[i];
+    entered_[i] = 0;
+    if (fresh_kind == 2) restart_row(i, entered ? entry_time_ : run_time);
     const double moved = moved_i[i];  // since the previous update (prepare); 0 when fresh
     // The previous least clearance, plus this agent's and any agent's displacement since,
     // bounds the least clearance now (inf: no agent was within range).
@@ -410,6 +428,18 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
         goal_time[i] = t;
       if (stuck && stuck[i] && std::isnan(goal_time[i])) ever_stuck[i] = 1;  // not arrived
     } else {
+      if (entered) {
+        // Its first step, from where it entered; its contacts start as a baseline.
+        if (std::isnan(goal_time[i])) {
+          path_length[i] +=
+              norm2d(double(p.x) - prev_pos[2 * i], double(p.y) - prev_pos[2 * i + 1]);
+          effort[i] += norm2d(double(v.x) - prev_vel[2 * i], double(v.y) - prev_vel[2 * i + 1]);
+          jitter[i] += std::fabs(wrap_angle(double(a.heading[i]) - prev_head[i]));
+          count_up(travel_steps[i]);
+        }
+        count_up(alive_steps[i]);
+        if (touch) count_up(wall_steps[i]);
+      }
       touching[i] = touch;
       min_wall[i] = std::min(min_wall[i], wall);
       min_agent[i] = std::min(min_agent[i], agent);
@@ -429,9 +459,12 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     if (path_) {
       const double off = path_->closest_offset(p);
       if (fresh) {
-        start_offset[i] = off - progress[i];
         if (!lap_diff_.empty()) std::fill_n(lap_diff_.data() + i * n_, n_, kUnset);
+      }
+      if (fresh && !entered) {
+        start_offset[i] = off - progress[i];
       } else {
+        if (fresh) start_offset[i] = offset[i] - progress[i];  // from where it entered
         double d = off - offset[i];
         if (path_->closed()) d -= length_l * std::floor(d / length_l + 0.5);  // [−L/2, L/2)
         progress[i] += d;

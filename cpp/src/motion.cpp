@@ -111,14 +111,10 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
   const Step s = step_input(in, i, m.full_speed);
   const float vmax = a.max_speed[i];
   const float speed = std::min(length(v), vmax);
-  float target_speed = 0.0f;
-  if (s.dir.x != 0.0f || s.dir.y != 0.0f) {
-    const float delta = turn_delta(wrap_angle(std::atan2(s.dir.y, s.dir.x) - h));
-    float grip = 1.0f;
-    if (m.full_turn_speed > 0.0f)
-      grip = vmax > 0.0f ? std::min(1.0f, speed / (m.full_turn_speed * vmax)) : 0.0f;
-    const float max_step = a.max_turn_rate[i] * in.dt * grip;
-    h = wrap_angle(h + std::clamp(delta, -max_step, max_step));
+  const bool steering = s.dir.x != 0.0f || s.dir.y != 0.0f;
+  float delta = 0.0f, target_speed = 0.0f;
+  if (steering) {
+    delta = turn_delta(wrap_angle(std::atan2(s.dir.y, s.dir.x) - h));
     // More than brake_angle off by more than rounding: a slot exactly brake_angle off the
     // heading (±90° on a ring of 4k slots turned with the heading, the default) braked on
     // 199 of 720 headings and not on the others.
@@ -128,6 +124,17 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
   const float dv =
       std::clamp(target_speed - speed, -a.max_accel[i] * in.dt, a.max_accel[i] * in.dt);
   const float next = std::clamp(speed + dv, 0.0f, vmax);
+  if (steering) {
+    // The grip comes from the speed the car had, but a braking car below its crawl turns
+    // at the crawl it rolls at this step: a car stopped nose-first against a wall (the
+    // slide had zeroed its speed) could not turn, crawled into the wall and stayed there.
+    const float grip_speed = braking ? std::max(speed, next) : speed;
+    float grip = 1.0f;
+    if (m.full_turn_speed > 0.0f)
+      grip = vmax > 0.0f ? std::min(1.0f, grip_speed / (m.full_turn_speed * vmax)) : 0.0f;
+    const float max_step = a.max_turn_rate[i] * in.dt * grip;
+    h = wrap_angle(h + std::clamp(delta, -max_step, max_step));
+  }
   v = Vec2{std::cos(h), std::sin(h)} * next;
 }
 

@@ -482,6 +482,18 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   std::size_t accepted = 0;  // across the goal sets' marches: `stop` every 2^20 nodes in all
   for (std::size_t k = 0; k < goals.size(); ++k)
     march(goals[k], t, state, dist_[k], desc_[k], stop, accepted);
+  goal_points_.assign(goals.size(), {});
+  goal_segments_.assign(goals.size(), {});
+  for (std::size_t k = 0; k < goals.size(); ++k) {
+    // Points sorted by x (then y), so that near_goal reads only those within reach.
+    std::vector<std::pair<float, float>> pts;
+    for (std::size_t i = 0; i + 1 < goals[k].points.size(); i += 2)
+      pts.emplace_back(goals[k].points[i], goals[k].points[i + 1]);
+    std::sort(pts.begin(), pts.end());
+    goal_points_[k].reserve(2 * pts.size());
+    for (const auto& [x, y] : pts) goal_points_[k].insert(goal_points_[k].end(), {x, y});
+    goal_segments_[k] = goals[k].segments;
+  }
 }
 
 namespace {
@@ -506,7 +518,61 @@ Bilinear bilinear(const NavGrid& g, Vec2 p) {
 
 }  // namespace
 
+bool NavField::near_goal(std::size_t g, Vec2 p, float& w, float& e, Vec2& q) const {
+  if (g >= goal_points_.size()) return false;
+  const float c = grid_.cell;
+  const double reach2 = 4.0 * double(c) * c;
+  double best = kInf;
+  const std::vector<float>& pts = goal_points_[g];
+  // The first point with x >= p.x - 2c (x ascending), then on while x <= p.x + 2c.
+  std::size_t lo = 0, hi = pts.size() / 2;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (double(pts[2 * mid]) < double(p.x) - 2.0 * c) lo = mid + 1;
+    else hi = mid;
+  }
+  for (std::size_t k = 2 * lo; k + 1 < pts.size() && double(pts[k]) <= double(p.x) + 2.0 * c;
+       k += 2) {
+    const double dx = double(p.x) - pts[k], dy = double(p.y) - pts[k + 1];
+    const double d2 = dx * dx + dy * dy;
+    if (d2 < best && d2 < reach2) {
+      best = d2;
+      q = {pts[k], pts[k + 1]};
+    }
+  }
+  const std::vector<float>& seg = goal_segments_[g];
+  for (std::size_t k = 0; k + 3 < seg.size(); k += 4) {
+    const double ax = seg[k], ay = seg[k + 1], bx = seg[k + 2], by = seg[k + 3];
+    const double d2 = segment_distance2(ax, ay, bx, by, p.x, p.y);
+    if (d2 < best && d2 < reach2) {
+      best = d2;
+      // The nearest point of the segment (its parameter clamped to [0, 1]).
+      const double ux = bx - ax, uy = by - ay, uu = ux * ux + uy * uy;
+      const double t =
+          uu > 0.0 ? std::clamp(((p.x - ax) * ux + (p.y - ay) * uy) / uu, 0.0, 1.0) : 0.0;
+      q = {static_cast<float>(ax + t * ux), static_cast<float>(ay + t * uy)};
+    }
+  }
+  if (!(best < reach2)) return false;
+  e = static_cast<float>(std::sqrt(best));
+  if (!visible(p, q)) return false;
+  w = std::clamp((2.0f * c - e) / c, 0.0f, 1.0f);
+  return w > 0.0f;
+}
+
 float NavField::distance_at(std::size_t g, Vec2 p) const {
+  const float d = field_distance_at(g, p);
+  // Near a point or segment goal the nodes hold exact distances, but their bilinear
+  // blend does not reach 0 at a goal between nodes (0.1 cell away at a cell's centre).
+  // The nearest goal, when in sight, is exactly e away (no goal is nearer, and the
+  // straight way is open): within a cell e, blended back into the field's over the next.
+  float w, e;
+  Vec2 q;
+  if (!(d <= 3.0f * grid_.cell) || !near_goal(g, p, w, e, q)) return d;
+  return d + w * (e - d);
+}
+
+float NavField::field_distance_at(std::size_t g, Vec2 p) const {
   const Bilinear b = bilinear(grid_, p);
   // Outside the grid: the distance at the nearest grid point plus the way there.
   const float gx = std::clamp(p.x, grid_.x0, grid_.x0 + (grid_.nx - 1) * grid_.cell);
@@ -538,6 +604,23 @@ float NavField::distance_at(std::size_t g, Vec2 p) const {
 }
 
 Vec2 NavField::direction_at(std::size_t g, Vec2 p) const {
+  Vec2 u = field_direction_at(g, p);
+  // Near a point or segment goal in sight, straight at it (as distance_at): within a
+  // cell the exact direction ((0, 0) at the goal), blended back into the field's over
+  // the next.
+  float w, e;
+  Vec2 q;
+  if (!(field_distance_at(g, p) <= 3.0f * grid_.cell) || !near_goal(g, p, w, e, q)) return u;
+  const Vec2 to = q - p;
+  if (w >= 1.0f && !(e > 0.0f)) return {};
+  const Vec2 exact = e > 0.0f ? to * (1.0f / e) : Vec2{};
+  const Vec2 mix = exact * w + u * (1.0f - w);
+  const float len = length(mix);
+  if (!(len > 1e-6f)) return exact;
+  return mix * (1.0f / len);
+}
+
+Vec2 NavField::field_direction_at(std::size_t g, Vec2 p) const {
   const Bilinear b = bilinear(grid_, p);
   const float* e = desc_[g].data();
   const float w00 = (1 - b.u) * (1 - b.v), w10 = b.u * (1 - b.v), w01 = (1 - b.u) * b.v,

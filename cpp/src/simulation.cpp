@@ -1120,6 +1120,7 @@ void Simulation::decide_and_move(float dt) {
     }
     p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
   }
+  metrics_.note_entries(agents_->view(), time_);
   move_and_collide(p, dt, false);
   finish(dt);
   perceived_ = false;
@@ -1139,6 +1140,7 @@ void Simulation::step(float dt, std::size_t steps) {
       p.in.wall_clear_of = velocity_;
     }
     build_neighbors(p);
+    metrics_.note_entries(p.in.agents, time_);
     move_and_collide(p, dt, true);
     finish(dt);
   }

@@ -236,7 +236,9 @@ class Agents(_core.Agents):
         heading : array_like, shape (n,), optional
             Radians; default: the direction of ``velocity`` (0 where it is zero).
         radius, max_speed, max_accel, max_turn_rate, steer_force : array_like, shape (n,)
-            Non-negative; ``steer_force`` in [0, 1].
+            Non-negative; ``steer_force`` in [0, 1]. Defaults: radius 0.5 (m), max_speed
+            1 (m/s), max_accel 1 (m/s², the limit of ``Accel`` and ``Vehicle``: give a fast
+            agent its own), max_turn_rate π (rad/s), steer_force 0.1 (``Lerp``).
         group : array_like of int, shape (n,), default 0
         target : array_like, shape (n, 2), optional
             Per-agent goal; default: the agent's own position.

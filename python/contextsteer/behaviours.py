@@ -165,6 +165,7 @@ def _point(owner: str, name: str, value: Any) -> np.ndarray | None:
     p = _f32(value, f"{owner}: {name}")
     if p.shape != (2,) or not np.isfinite(p).all():
         raise ValueError(f"{owner}: {name} must be a finite point of shape (2,), got {value!r}")
+    _check_points(owner, name, p[None, :])
     return p.copy()  # the core copies the point too; a caller's buffer may be reused
 
 
@@ -413,7 +414,10 @@ class Behaviour:
             Neighbours per agent for the behaviours that need them. (``max_neighbors`` is
             a deprecated spelling that warns.)
         world : World, optional
-            The walls, for the behaviours that cast rays (:class:`WallDanger`).
+            The walls, for the behaviours that cast rays (:class:`WallDanger`,
+            :class:`CollisionDanger` with ``walls=True``). Without it they see no walls;
+            a ``WallDanger`` that would then see nothing at all (``agents=False``)
+            raises ``ValueError``.
 
         Returns
         -------
@@ -430,6 +434,11 @@ class Behaviour:
         [1.    0.707 0.    0.    0.    0.    0.    0.707]
         """
         _check_lent(self)
+        if world is None and isinstance(self, WallDanger) and not self.agents:
+            raise ValueError(
+                "WallDanger.evaluate: world is needed (pass world=...); without one and "
+                "with agents=False its rays see nothing"
+            )
         d = _slot_directions(directions)
         maps = _core.evaluate_behaviour(
             agents,
@@ -454,6 +463,12 @@ class Forward(Behaviour):
     """Interest along the heading: ``weight·max(0, slot·forward)``.
 
     The Godot recipe's default interest and the Unity project's "Directional" behaviour.
+
+    Parameters
+    ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
     """
 
     kind: ClassVar[str] = "forward"
@@ -461,7 +476,14 @@ class Forward(Behaviour):
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Momentum(Behaviour):
-    """Interest along the current velocity, scaled by ``speed / max_speed`` (stability)."""
+    """Interest along the current velocity, scaled by ``speed / max_speed`` (stability).
+
+    Parameters
+    ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
+    """
 
     kind: ClassVar[str] = "momentum"
 
@@ -558,12 +580,24 @@ class Seek(Behaviour):
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Chase(Seek):
-    """The Unity project's name for :class:`Seek` (identical behaviour)."""
+    """The Unity project's name for :class:`Seek` (identical behaviour).
+
+    Parameters
+    ----------
+    weight, agent_weights, targets, max_distance, combine, falloff, shape
+        As :class:`Seek`.
+    """
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Flee(Seek):
-    """Interest away from targets: Lewis's "flip the sign" (``max(0, -slot·û)``)."""
+    """Interest away from targets: Lewis's "flip the sign" (``max(0, -slot·û)``).
+
+    Parameters
+    ----------
+    weight, agent_weights, targets, max_distance, combine, falloff, shape
+        As :class:`Seek`; each target's score is taken pointing away from it.
+    """
 
     _away: ClassVar[bool] = True
 
@@ -571,6 +605,11 @@ class Flee(Seek):
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Avoid(Seek):
     """Danger towards targets (Unity "avoid"): ``max(0, slot·û)`` in the danger map.
+
+    Parameters
+    ----------
+    weight, agent_weights, targets, max_distance, combine, falloff, shape
+        As :class:`Seek`; the scores go to the danger map.
 
     Examples
     --------
@@ -697,6 +736,9 @@ class Arrive(Behaviour):
 
     Parameters
     ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
     slowing_radius : float, > 0
     tolerance : float, >= 0
     target : array_like, shape (2,), optional
@@ -740,6 +782,20 @@ class Wander(Behaviour):
     target at angle ``π·noise(t·rate)`` from the heading; the noise is smooth in time and
     keyed by the agent's ``rng`` state and ``seed``, so runs are reproducible and agents
     wander independently. Stateless: the same (agent, time) always gives the same map.
+
+    Parameters
+    ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
+    offset : float, 0 to 1e8, default 1
+        Distance of the circle's centre ahead of the agent (m).
+    radius : float, 0 to 1e8, default 0.5
+        Radius of the wander circle (m).
+    rate : float, >= 0, default 1
+        How fast the noise drifts (noise time per second of simulation time).
+    seed : int, 0 to 2**64 - 1, default 0
+        Mixed with each agent's ``rng`` state: another seed, another wander.
     """
 
     offset: float = 1.0
@@ -753,8 +809,7 @@ class Wander(Behaviour):
         for name in ("offset", "radius", "rate"):
             v = _number("Wander", name, getattr(self, name), length=name != "rate")
             self._set(name, v)
-        if not 0 <= int(self.seed) < 2**64:
-            raise ValueError(f"Wander: seed must be in [0, 2**64), got {self.seed}")
+        self._set("seed", _checks.integer("Wander: seed", self.seed, 0, 2**64 - 1))
 
     def _params(self) -> dict:
         return {
@@ -771,6 +826,18 @@ class Tether(Behaviour):
 
     Strength ``min(1, (d - radius)/softness)`` (1 when ``softness == 0``). ``center=None``
     tethers each agent to its own ``agents.target``.
+
+    Parameters
+    ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
+    center : (x, y), optional
+        The shared centre, within ±1e8; default each agent's ``agents.target``.
+    radius : float, 0 to 1e8, default 0
+        Free radius (m): no interest within it.
+    softness : float, >= 0, default 0
+        Distance (m) beyond ``radius`` over which the pull grows to full strength.
     """
 
     center: Any = None
@@ -794,6 +861,16 @@ class Bounds(Behaviour):
 
     Points towards the closest point of that rectangle, with strength
     ``min(1, distance/margin)`` (1 when ``margin == 0``).
+
+    Parameters
+    ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
+    lo, hi : (x, y), default (0, 0) and (1, 1)
+        Corners of the rectangle, ``lo <= hi``, within ±1e8.
+    margin : float, 0 to 1e8, default 0
+        Inset of the rectangle, and the distance over which the pull grows to full.
     """
 
     lo: Any = (0.0, 0.0)
@@ -825,6 +902,22 @@ class AgentDanger(Behaviour):
     closest approach ``t* ∈ [0, horizon]`` (constant velocities), further scaled by
     ``1 - t*/horizon``. ``groups`` restricts the neighbours to the agent's own group
     (``"same"``) or to the others (``"other"``, e.g. rival teams).
+
+    Parameters
+    ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
+    radius : float, > 0 and at most 1e8, default 1
+        Reach of the danger (surface gap, m).
+    predictive : bool, default False
+        Also towards the relative position at closest approach.
+    horizon : float, > 0, default 1
+        Prediction horizon (s).
+    falloff : {"linear", "none"}, default "linear"
+        Fading with the gap.
+    groups : {"all", "same", "other"}, default "all"
+        Which neighbours count.
 
     Examples
     --------
@@ -872,21 +965,46 @@ class Separation(_Flocking):
     """Lewis flocking: interest ``slot·w`` with the dispersion vector
     ``w = Σ (p_i - p_j)/d·(1 - d/radius)`` over neighbours within ``radius`` (length ≤ 1).
     ``clamp=False`` keeps the negative scores. Flocking behaviours consider only the
-    agent's own group by default (``groups="same"``; also ``"all"``, ``"other"``)."""
+    agent's own group by default (``groups="same"``; also ``"all"``, ``"other"``).
+
+    Parameters
+    ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
+    radius : float, > 0 and at most 1e8, default 1
+        Neighbourhood radius (m, centre to centre).
+    clamp : bool, default True
+        Clamp negative slot scores to 0 (``False`` keeps them, Lewis's signed maps).
+    groups : {"same", "all", "other"}, default "same"
+        Which neighbours count.
+    """
 
     kind: ClassVar[str] = "separation"
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Alignment(_Flocking):
-    """Lewis flocking: interest ``slot·w`` with ``w = mean(v_j)/max_speed`` (length ≤ 1)."""
+    """Lewis flocking: interest ``slot·w`` with ``w = mean(v_j)/max_speed`` (length ≤ 1).
+
+    Parameters
+    ----------
+    weight, agent_weights, radius, clamp, groups
+        As :class:`Separation`.
+    """
 
     kind: ClassVar[str] = "alignment"
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Cohesion(_Flocking):
-    """Lewis flocking: interest ``slot·w`` with ``w = (mean(p_j) - p_i)/radius``."""
+    """Lewis flocking: interest ``slot·w`` with ``w = (mean(p_j) - p_i)/radius``.
+
+    Parameters
+    ----------
+    weight, agent_weights, radius, clamp, groups
+        As :class:`Separation`.
+    """
 
     kind: ClassVar[str] = "cohesion"
 
@@ -903,6 +1021,9 @@ class FollowPath(Behaviour):
 
     Parameters
     ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
     path : Path or sequence of Path
         One path for every agent, or one per agent (per-agent routes, see
         :func:`~contextsteer.route`): agent i follows ``path[index[i]]``, or ``path[i]``
@@ -992,6 +1113,9 @@ class FollowField(Behaviour):
 
     Parameters
     ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
     field : NavField
     which : None, int, "group" or array_like of int, shape (capacity,)
         The field of each agent: field 0 (None), one field (int), the agent's group id
@@ -1081,7 +1205,8 @@ class WallDanger(Behaviour):
     "levels of danger". ``spread`` > 0 also marks the ``spread`` slots either side of a
     hit, scaled by ``1 - m/(spread+1)`` at m slots away (unscaled for binary), so sparse
     slots do not slip past thin walls. An agent already touching a wall keeps danger only
-    in the slots heading into it. Needs a world (``Simulation`` passes its own).
+    in the slots heading into it. The walls come from the world (``Simulation`` passes its
+    own; the functional :meth:`evaluate` needs ``world=`` unless ``agents=True``).
 
     The recipe's own rays are thin and also see the other cars: ``ray_radius=0`` casts
     thin rays (any ``ray_radius`` >= 0 replaces the agent's radius + ``padding``), and
@@ -1092,6 +1217,9 @@ class WallDanger(Behaviour):
 
     Parameters
     ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
     look_ahead : float, > 0
     falloff : {"binary", "linear", "quadratic"}
     spread : int, >= 0
@@ -1189,6 +1317,9 @@ class CollisionDanger(Behaviour):
 
     Parameters
     ----------
+    weight : float, >= 0, default 1
+    agent_weights : array_like of shape (capacity,), optional
+        Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
     horizon : float, > 0
         Seconds; collisions later than this do not count.
     speeds : int, 1..64
@@ -1197,7 +1328,9 @@ class CollisionDanger(Behaviour):
         Extra clearance added to every pair of radii and to the wall rays.
     reciprocity : float in [0, 1)
     walls : bool
-        Include the world's walls (a world is needed; ``Simulation`` passes its own).
+        Include the world's walls (``Simulation`` passes its own; the functional
+        :meth:`evaluate` sees them only with ``world=``, and without one the agent is in
+        open space).
     wall_horizon : float, > 0, optional
         Seconds; the walls' horizon (default: ``horizon``). A shorter one lets an agent
         walk slowly up to a wall, e.g. to squeeze past someone in a corridor.

@@ -125,16 +125,15 @@ def _num(
 
 
 def _point(owner: str, what: str, value: Any) -> np.ndarray:
-    """Two finite numbers below 2^60 in magnitude, as float32 (the core's bound)."""
+    """Two finite numbers at most 1e8 in magnitude (README, "Supported ranges"), as
+    float32."""
     if np.iscomplexobj(value):
         raise TypeError(f"{owner}: {what} must be real numbers, got complex numbers")
     pt = np.asarray(value, dtype=np.float64) if not isinstance(value, (str, bytes)) else None
     if pt is None or pt.shape != (2,) or not np.isfinite(pt).all():
         raise ValueError(f"{owner}: {what} must be two finite numbers, got {value!r}")
-    if (np.abs(pt) >= _MAX_MAGNITUDE).any():
-        raise ValueError(
-            f"{owner}: {what} must be below 2^60 (1.15e18) in magnitude, got {value!r}"
-        )
+    if not (np.abs(pt) <= _checks.MAX_COORDINATE).all():
+        raise ValueError(f"{owner}: {what} must be at most 1e8 in magnitude, got {value!r}")
     return pt.astype(np.float32)
 
 
@@ -423,13 +422,7 @@ class Wander(Behaviour):
         self.offset = _num("Wander", "offset", offset, length=True)
         self.radius = _num("Wander", "radius", radius, length=True)
         self.rate = _num("Wander", "rate", rate)
-        if (
-            isinstance(seed, bool)
-            or not isinstance(seed, (int, np.integer))
-            or not 0 <= seed < 2**64
-        ):
-            raise ValueError(f"Wander: seed must be an int in [0, 2**64), got {seed!r}")
-        self.seed = int(seed)
+        self.seed = _checks.integer("Wander: seed", seed, 0, 2**64 - 1)
         if walk not in WANDER_WALKS:
             raise ValueError(f"Wander: walk must be one of {WANDER_WALKS}, got {walk!r}")
         self.walk = walk

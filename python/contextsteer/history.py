@@ -208,6 +208,10 @@ class History:
     def __init__(
         self, sim: Simulation, every: int = 1, *, maps: bool = False, reserve: int | None = None
     ) -> None:
+        from .simulation import Simulation
+
+        if not isinstance(sim, Simulation):
+            raise TypeError(f"History: sim must be a Simulation, got {type(sim).__name__}")
         every = _count("every", every, _MAX_EVERY)
         if not isinstance(maps, (bool, np.bool_)):
             raise TypeError(f"History: maps must be a bool, got {type(maps).__name__}")

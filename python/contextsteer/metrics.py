@@ -121,7 +121,7 @@ class AgentMetrics(NamedTuple):
     time_to_goal: np.ndarray  #: float32 seconds, NaN until arrival
     path_length: np.ndarray  #: float64 Σ|Δp| until arrival
     effort: np.ndarray  #: float64 Σ|Δv| until arrival
-    heading_jitter: np.ndarray  #: float64 Σ|Δheading| / travel steps (a new array)
+    heading_jitter: np.ndarray  #: float64 Σ|Δheading| / travel steps (a read-only new array)
     progress: np.ndarray  #: float64 signed arc length along the metrics path
     laps: np.ndarray  #: int32 laps completed
     last_lap_time: np.ndarray  #: float32 seconds, NaN before a lap
@@ -192,6 +192,7 @@ def agent_metrics(core: _core.Simulation) -> AgentMetrics:
     steps = v("alive_steps")
     travel = v("travel_steps")
     jitter = v("jitter") / np.maximum(travel, 1)
+    jitter.flags.writeable = False  # computed, but read-only like the views beside it
     return AgentMetrics(
         v("wall_episodes"),
         v("agent_episodes"),

@@ -193,10 +193,12 @@ class Accel(MotionModel):
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Vehicle(MotionModel):
-    """A car: velocity along the heading, turn-rate limited, cannot turn while stopped.
+    """A car: velocity along the heading, turn-rate limited, turns only as it rolls.
 
     The heading turns towards the chosen direction by at most
-    ``max_turn_rate·dt·min(1, speed/(full_turn_speed·max_speed))``; Fray's brake rule sets
+    ``max_turn_rate·dt·min(1, s/(full_turn_speed·max_speed))``, where ``s`` is the speed it
+    had (when braking, at least the speed it rolls at this step, so that a car stopped
+    nose-first against a wall turns round as it starts to crawl); Fray's brake rule sets
     the target speed to ``brake_speed·max_speed·strength`` when the chosen direction is
     more than ``brake_angle`` radians off the heading (else ``max_speed·strength``; 0 when
     no direction was chosen); speed changes by at most ``max_accel·dt``. Both rules
@@ -205,6 +207,14 @@ class Vehicle(MotionModel):
     whatever the heading. The default
     crawl (``brake_speed=0.1``) lets a stopped car turn round; 0 stops it dead.
     ``speed="max"`` takes the strength as 1.
+
+    The car's ``max_accel`` is its own (``Agents.add``'s default is 1 m/s², so a 50 m/s
+    car given no other takes 50 s to reach top speed). With slots that turn with the
+    heading (``rotate=True``), ``resolve="mask"`` and ``choose="vector_sum"``, a car on a
+    straight can weave by a few degrees every step: the masked run of slots gains or loses
+    an edge slot with the sign of the heading error, so the sum answers an error ``e``
+    with about ``-e``, and a car that turns as fast as that follows it exactly.
+    ``choose="subslot"`` (or ``blend``) removes it.
 
     Examples
     --------

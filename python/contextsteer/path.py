@@ -63,7 +63,8 @@ class Path:
         points) and resample it into a dense polyline.
     samples_per_segment : int, default 8
         Polyline segments per span between two control points when smoothing (equal
-        steps of the spline parameter), in [1, 4096]. Ignored without ``smooth``. A span
+        steps of the spline parameter), in [1, 4096] (checked even without ``smooth``,
+        which alone uses it). A span
         whose control points are too close for the spline's knots to separate (a 1e-30
         step beside a 100 m one) is drawn straight.
 

@@ -313,7 +313,7 @@ def test6(*, agents: int = 20, seed: int = 0, tolerance: float = 0.02) -> RimeaR
     within ``tolerance`` m, unless it left through the open far end, beyond which it may
     walk round the end of a wall) and all get round the corner (every centre beyond 4 m
     up the second leg) within 60 s. ``agents`` in [1, 30] (the start area's room);
-    ``tolerance`` in metres, >= 0."""
+    ``tolerance`` in metres, in [0, 1]."""
     from .nav import NavField
     from .scenarios import _count, _rng, _size, _spread
     from .world import nearest

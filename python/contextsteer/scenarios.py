@@ -64,6 +64,9 @@ class Scenario:
         Time step in seconds.
     report : callable, optional
         ``report(sim)`` returns the scenario's own metrics (a dict) after a run.
+    presets : dict
+        ``{preset: {"steps": ..., "dt": ...}}``: the builder's ``preset=`` values with
+        their own run length and step (e.g. the racetrack's ``"godot"``).
     """
 
     name: str
@@ -168,7 +171,9 @@ def scenario(
         raise ValueError(f"scenario: expected a non-empty name without spaces, got {name!r}")
     if name in _REGISTRY:
         raise ValueError(f"scenario: {name!r} is already registered")
-    if int(steps) <= 0 or not float(dt) > 0:
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps <= 0:
+        raise ValueError(f"scenario {name!r}: steps must be an integer > 0, got {steps!r}")
+    if not float(dt) > 0:
         raise ValueError(f"scenario {name!r}: steps and dt must be > 0, got {steps}, {dt}")
 
     def register(builder: Callable[..., Any]) -> Callable[..., Any]:
@@ -767,6 +772,12 @@ def crowd_slots_for(
     >>> cs.scenarios.crowd_slots_for(24), cs.scenarios.crowd_slots_for(rotate=False)
     (24, 16)
     """
+    slots = _count("crowd_slots_for: slots", slots, 3, 1024)
+    if danger not in ("velocity", "smooth", "plain", "agent"):
+        raise ValueError(
+            f"crowd_slots_for: danger must be 'velocity', 'smooth', 'plain' or 'agent', "
+            f"got {danger!r}"
+        )
     return crowd_slots() if danger == "velocity" and rotate and slots == 16 else slots
 
 

@@ -433,7 +433,7 @@ class Simulation:
             "slide_iterations": _int("slide_iterations", slide_iterations, 1, 16),
             "decision_interval": _int("decision_interval", decision_interval, 1),
             "decision_validity": _validity(decision_validity, decision_interval, classic_spec),
-            "stuck_distance": _num32("stuck_distance", stuck_distance),
+            "stuck_distance": _checks.length("Simulation: stuck_distance", stuck_distance),
             "stuck_time": _num32("stuck_time", stuck_time),
             "layers": _int("layers", layers, 0, 2**32 - 1),
         }
@@ -628,8 +628,14 @@ class Simulation:
                     f"{n:,} slots need about {need / 2**30:.3g} GiB, more than this machine's "
                     f"{_physical_memory() / 2**30:.3g} GiB"
                 )
-        goal = -1.0 if goal_radius is None else _num32("goal_radius", goal_radius)
-        rng = -1.0 if clearance_range is None else _num32("clearance_range", clearance_range)
+        goal = (
+            -1.0 if goal_radius is None else _checks.length("Simulation: goal_radius", goal_radius)
+        )
+        rng = (
+            -1.0
+            if clearance_range is None
+            else _checks.length("Simulation: clearance_range", clearance_range)
+        )
         tol = _num32("contact_tolerance", contact_tolerance)
         self._metrics_path = path
         self._core._configure_metrics(
@@ -773,13 +779,15 @@ def sweep_circle(
     >>> bool(pos[0, 0] < 0.75), int(contacts[0])
     (True, 1)
     """
+    from .world import _layers, _world
+
     return _core.sweep_circle(
-        _core_world(world),
+        _world(world),
         _f32(start, "start"),
         _f32(displacement, "displacement"),
         _checks.length("sweep_circle: radius", radius),
-        int(iterations),
-        int(layers),
+        _checks.integer("sweep_circle: iterations", iterations, 1, 16),
+        _layers(layers),
     )
 
 

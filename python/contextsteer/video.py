@@ -67,10 +67,13 @@ def check_fps(fps: float, format: str) -> float:
         raise ValueError(f"write: fps must be a finite number > 0, got {fps!r}")
     if format == "gif":
         _gif_delay(fps)
-    elif format == "mp4" and not MP4_FPS[0] <= fps <= MP4_FPS[1]:
-        raise ValueError(
-            f"write: an MP4 takes {MP4_FPS[0]:g} to {MP4_FPS[1]:g} fps, got fps={fps:g}"
-        )
+    elif format == "mp4":
+        if not MP4_FPS[0] <= fps <= MP4_FPS[1]:
+            raise ValueError(
+                f"write: an MP4 takes {MP4_FPS[0]:g} to {MP4_FPS[1]:g} fps, got fps={fps:g}"
+            )
+    else:
+        raise ValueError(f"write: format must be 'gif' or 'mp4', got {format!r}")
     return fps
 
 

@@ -413,8 +413,16 @@ def _core_world(world: World | _core.World) -> _core.World: ...
 @overload
 def _core_world(world: None) -> None: ...
 def _core_world(world: World | _core.World | None) -> _core.World | None:
-    """The compiled world of ``world`` (a :class:`World`, a compiled world, or None)."""
-    return world._core if isinstance(world, World) else world
+    """The compiled world of ``world`` (a :class:`World`, a compiled world, or None).
+
+    Anything else raises the same ``TypeError`` as :func:`raycast` and the other world
+    queries, instead of pybind11's cast error from deep inside the call.
+    """
+    if isinstance(world, World):
+        return world._core
+    if world is None or isinstance(world, _core.World):
+        return world
+    raise TypeError(f"world: expected a contextsteer.World or None, got {type(world).__name__}")
 
 
 def _world(world: Any) -> Any:
@@ -509,7 +517,8 @@ def slot_raycast(
     Agent i casts K rays from ``positions[i]`` along ``slot_directions`` rotated
     counter-clockwise by ``headings[i]`` and reports the closest hit within its look-ahead.
     Equal (same maths, bit for bit) to :func:`raycast` on the N*K expanded rays: the slot
-    directions normalised (in double, rounded to float32), then rotated in float32 as
+    directions taken as float32, normalised in double and rounded to float32, then
+    rotated in float32 as
     ``(c·ux − s·uy, s·ux + c·uy)`` with ``c, s`` the float32 cosine and sine of the heading.
 
     Parameters
@@ -520,8 +529,9 @@ def slot_raycast(
         Non-zero directions (normalised internally), e.g. a slot set.
     look_ahead : float or array_like, shape (N,)
         Ray length per agent, finite >= 0.
-    headings : array_like, shape (N,), optional
-        Angles in radians; None keeps the slot directions as given (world frame).
+    headings : float or array_like, shape (N,), optional
+        Angles in radians (a scalar: the same for every agent); None keeps the slot
+        directions as given (world frame).
     radius : float, optional
         > 0 casts circles (agent-radius padding).
     layers : int, optional
@@ -597,7 +607,13 @@ def slot_raycast(
         slot_directions = slot_directions.directions
     s = _private(_points(slot_directions, "slot_directions"), slot_directions)
     la = _private(_per_row(look_ahead, p.shape[0], "look_ahead"), look_ahead)
-    h = None if headings is None else _private(_f32(headings, "headings"), headings)
+    h = None
+    if headings is not None and np.ndim(headings) == 0:  # one heading for every agent
+        h = np.full(p.shape[0], _f32(headings, "headings"), dtype=np.float32)
+    elif headings is not None:
+        h = _private(_f32(headings, "headings"), headings)
+        if h.shape != (p.shape[0],):
+            raise ValueError(f"headings: expected a scalar or shape ({p.shape[0]},), got {h.shape}")
     radius = _checks.real("slot_raycast: radius", radius)
     return _core.slot_raycast(core, p, s, la, h, radius, _layers(layers), out, method)
 

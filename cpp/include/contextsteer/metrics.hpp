@@ -87,6 +87,12 @@ class Metrics {
   const MetricsParams& params() const { return params_; }
   bool enabled() const { return params_.enabled && n_ > 0; }
 
+  /// Called before a step moves the agents: each agent alive now that the last update
+  /// did not see (a new agent, or one made alive again) is measured from where it is
+  /// now, so that its first step counts in its travel, progress and lap time (the next
+  /// update_rows). Without it that step would be its baseline. Serial, O(N),
+  /// allocation-free; nothing when disabled.
+  void note_entries(const AgentsView& agents, double time);
   /// Serial preparation of an update: rebuilds the agent grid over the committed
   /// positions, and forgets the wall distance bounds when `world` (the one update_rows
   /// will get) is another world or has been re-indexed since. Then update_rows over all
@@ -204,6 +210,11 @@ class Metrics {
   // (its generation changed: accumulators started afresh).
   std::vector<std::uint8_t> fresh_;
   std::vector<std::uint32_t> generation_;  // each slot's AgentsView::generation last seen
+  // note_entries(): 1 for an agent entered since the last update, measured from its state
+  // then (in prev_pos_, prev_vel_, prev_head_, offset_), at run time entry_time_. Set and
+  // used up within one step, so never saved.
+  std::vector<std::uint8_t> entered_;
+  double entry_time_ = 0.0;
   std::uint64_t steps_ = 0;
   double start_time_ = 0.0;
   NeighborGrid grid_;

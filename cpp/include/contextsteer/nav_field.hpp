@@ -137,6 +137,13 @@ class NavField {
 
  private:
   void block(const World& world, std::uint32_t layers);
+  /// Within two cells of a point or segment goal of set g that p sees: the weight w of
+  /// its exact distance e and direction (1 within one cell, falling to 0 at two), the
+  /// goal point q nearest p; false elsewhere (the interpolated field alone).
+  bool near_goal(std::size_t g, Vec2 p, float& w, float& e, Vec2& q) const;
+  /// The bilinear blend of the nodes alone (distance_at, direction_at without near_goal).
+  float field_distance_at(std::size_t g, Vec2 p) const;
+  Vec2 field_direction_at(std::size_t g, Vec2 p) const;
   void march(const NavGoals& goals, std::vector<double>& t, std::vector<std::uint8_t>& state,
              std::vector<float>& dist, std::vector<float>& desc, const std::function<bool()>& stop,
              std::size_t& accepted) const;
@@ -147,6 +154,8 @@ class NavField {
   std::vector<std::uint8_t> blocked_;
   std::vector<std::vector<float>> dist_;
   std::vector<std::vector<float>> desc_;
+  // Each set's point goals (x, y) and segment goals (ax, ay, bx, by), for near_goal.
+  std::vector<std::vector<float>> goal_points_, goal_segments_;
 };
 
 /// Distances (N,) and unit descents (N,2) of points [begin, end) (N,2), agent/point i
