@@ -476,6 +476,7 @@ def collision_danger(
     rotate=False,
     wall_speed=False,
     creep=False,
+    unstick=False,
     tol=TOL,
     zero=ZERO,
 ):
@@ -512,6 +513,10 @@ def collision_danger(
         speed above level m (``creep_speed``, closed form), taken (level -3, danger 0)
         when faster than the fastest safe level (0 when none is safe). Applied before
         ``wall_speed``, whose floor it then raises.
+    unstick : bool
+        Without ``creep``: when no slot of an agent offers a safe moving candidate
+        (``wall_speed``'s included) and standing is safe, each slot's ``creep_speed``
+        above level 0, taken (level -4, danger 0) when above 0.
     tol, zero : float
         Tolerances of the ambiguity flags.
 
@@ -626,4 +631,42 @@ def collision_danger(
                         speed[i, kk] = frac
                         danger[i, kk] = 0.0
             ambiguous[i, kk] = amb
+        moving = [
+            lv in (-2, -3) or (lv >= 1 and ttc[i, kk, lv] >= horizon)
+            for kk, lv in enumerate(level[i])
+        ]
+        if unstick and not creep and ttc[i, 0, 0] >= horizon and not any(moving):
+            # Near the horizon the standing test, or a level's, may flip in float32.
+            stand_amb = abs(ttc[i, 0, 0] - horizon) <= tol * horizon
+            for kk in range(k):
+                d = slots[kk]
+                h = TTC(INF, False)
+                if has_walls:
+                    h = wall_distance(
+                        pos[i],
+                        d,
+                        walls,
+                        rad[i] + margin,
+                        vmax[i] * wall_horizon,
+                        tol=tol,
+                        zero=zero,
+                    )
+                sc, a = creep_speed(
+                    state,
+                    i,
+                    d,
+                    0.0,
+                    vmax[i] / s_count,
+                    horizon=horizon,
+                    margin=margin,
+                    reciprocity=reciprocity,
+                    wall=h.ttc if has_walls else INF,
+                    wall_horizon=wall_horizon,
+                    tol=tol,
+                )
+                ambiguous[i, kk] |= stand_amb or a or sc / vmax[i] <= tol / s_count
+                if sc > 0.0:
+                    level[i, kk] = -4
+                    speed[i, kk] = sc / vmax[i]
+                    danger[i, kk] = 0.0
     return VelocityMaps(danger, speed, level, ttc, ttc >= horizon, ambiguous)

@@ -1363,3 +1363,63 @@ def test_creep_edges_up_to_a_standing_neighbour():
     np.testing.assert_array_equal(crept.speed[0, 1:], plain.speed[0, 1:])
     np.testing.assert_array_equal(crept.speed[1, [0, 1, 3]], plain.speed[1, [0, 1, 3]])
     assert crept.speed[1, 2] == crept.speed[0, 0]
+
+
+@settings(max_examples=40, deadline=None)
+@walled_cases
+def test_unstick_matches_reference(**case):
+    # unstick adds creep's candidate above standing to every slot of an agent that no
+    # slot lets move safely while standing is safe; everywhere else the maps are those
+    # without it (between_levels checks both against the oracle).
+    between_levels("unstick", -4, atol=1e-4 / case["speeds"], **case)
+
+
+def _dead_end(**kw):
+    """An agent (radius 0.3, margin 0.05) 1 cm from either side of a corridor 0.72 m wide,
+    facing its closed end 5 cm away, its 8 slots turned 10° off the corridor."""
+    world = cs.World()
+    world.add_polyline([[-0.36, -5], [-0.36, 0.4], [0.36, 0.4], [0.36, -5]])
+    a = cs.Agents(1, slots=8)
+    a.add([[0.0, 0.0]], radius=0.3, max_speed=1.0, heading=np.radians(10.0))
+    beh = make(horizon=2.0, speeds=4, margin=0.05, **kw)
+    return beh.evaluate(a, 8, rotate=True, world=world)
+
+
+def test_unstick_lets_an_agent_facing_a_dead_end_back_out():
+    # Hand-worked: the slot down the corridor is 10° off it (280°), so at the slowest
+    # level (0.25 m/s) the disc drifts sideways into a wall within the 2 s horizon; the
+    # fastest speed safe all the way is the one whose 2 s of travel reaches the wall
+    # 0.01 / sin(10°) = 0.0576 m away: 0.0288 m/s. Without unstick every slot stands.
+    plain = _dead_end()
+    assert not plain.speed.any()
+    got = _dead_end(unstick=True)
+    down = 6  # slot 6 of 8 at heading 10°: 10 + 270 = 280°
+    assert got.speed[0, down] == pytest.approx(0.01 / np.sin(np.radians(10.0)) / 2.0, rel=1e-3)
+    assert got.danger[0, down] == 0.0
+    assert got.speed[0, down] <= 0.01 / np.sin(np.radians(10.0)) / 2.0  # never past it
+    # creep gives the same there; unstick leaves agents that can move alone (the oracle test).
+    crept = _dead_end(creep=True)
+    np.testing.assert_array_equal(got.speed, crept.speed)
+
+
+@pytest.mark.parametrize("settle", [False, True])
+def test_settle_stands_beside_a_taken_goal(settle):
+    """Two agents, one goal point, one of them standing on it: the other walked round it
+    for good at 0.85 m/s (the sideways course is safe and its half-cosine interest half
+    the peak). With settle it stands beside it."""
+    options = dict(cs.scenarios.CROWD, settle=settle)
+    steering = cs.scenarios.crowd_steering(walls=False, options=options)
+    agents = cs.Agents(2, slots=16, seed=0)
+    agents.add(
+        [[0.0, 0.0], [4.0, 0.0]], radius=0.3, max_speed=1.3, max_accel=6.0, target=[0.0, 0.0]
+    )
+    sim = cs.Simulation(None, agents, steering, motion=cs.Accel(), slots=cs.scenarios.crowd_slots())
+    sim.step(1 / 30, steps=600)
+    before = agents.position[1].copy()
+    sim.step(1 / 30, steps=300)
+    walked = float(np.hypot(*(agents.position[1] - before)))
+    assert float(np.hypot(*agents.position[1])) < 0.7  # as close as the bodies allow
+    if settle:
+        assert walked < 0.01 and float(np.hypot(*agents.velocity[1])) < 0.01
+    else:
+        assert float(np.hypot(*agents.velocity[1])) > 0.5  # the orbit settle removes

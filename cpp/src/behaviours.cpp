@@ -631,6 +631,28 @@ float creep_speed(const CollisionDanger& b, const BehaviourInputs& in, std::size
   return lo;
 }
 
+/// CollisionDanger's unstick (see behaviours.hpp): when standing is safe (ttc[0..k), the
+/// standing row, reaches the horizon) and no slot offers a safe moving candidate (speed
+/// above 0 at danger 0; the danger is unscaled here, 0 exactly when safe), each slot
+/// offers creep's candidate, the fastest speed below the first level that is safe all
+/// the way from standing (danger 0 when it is above 0). `wall` is the slots' wall
+/// distances when a wall is near, else null; `step` a level's speed (m/s).
+void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                 const float* dx, const float* dy, std::size_t k, const float* ttc, float step,
+                 const float* wall, float top, float* speed, float* danger) {
+  if (!b.unstick || b.creep || !(ttc[0] >= b.horizon)) return;
+  for (std::size_t q = 0; q < k; ++q)
+    if (speed[q] > 0.0f && danger[q] == 0.0f) return;
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  for (std::size_t q = 0; q < k; ++q) {
+    const float s = creep_speed(b, in, i, Vec2{dx[q], dy[q]}, wall ? wall[q] : inf, 0.0f, step);
+    if (s > 0.0f) {
+      speed[q] = s / top;
+      danger[q] = 0.0f;
+    }
+  }
+}
+
 /// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
 void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                    float* danger, float* speed) {
@@ -742,7 +764,10 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
   const float scale = 1.0f / static_cast<float>(S);
   const float* wall = sc.walls.distance.data();                 // (see ttc above)
   const bool extras = b.creep || (b.wall_speed && walls_near);  // the opt-in candidates below
-  if (!extras && avx2 && levels_to_maps_avx2(ttc, k, S, b.horizon, scale, speed, danger)) return;
+  if (!extras && avx2 && levels_to_maps_avx2(ttc, k, S, b.horizon, scale, speed, danger)) {
+    unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger);
+    return;
+  }
   for (std::size_t q = 0; q < k; ++q) {
     // Fastest safe candidate; else the one with the largest TTC (ties: the slowest).
     std::size_t best = 0;
@@ -796,6 +821,7 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
       }
     }
   }
+  unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger);
 }
 
 /// Pair TTC of CollisionDanger (see behaviours.hpp): p from i to j, R the summed radii,

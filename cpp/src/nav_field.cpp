@@ -707,6 +707,15 @@ Vec2 NavField::pulled_direction_at(std::size_t g, Vec2 p, float look_ahead) cons
   Vec2 q = p;
   int count = 0;
   for (int s = 1; s <= n; ++s) {
+    // A point or segment goal in sight within a step: the trail ends on it (stepping a
+    // cell past it and back, the trail turned an agent near its goal by up to 100°).
+    float w, e;
+    Vec2 at;
+    if (field_distance_at(g, q) <= 3.0f * grid_.cell && near_goal(g, q, w, e, at) && e <= step) {
+      trail[s] = at;
+      count = s;
+      break;
+    }
     const Vec2 d = direction_at(g, q);
     if (d.x == 0.0f && d.y == 0.0f) break;
     q = q + d * step;

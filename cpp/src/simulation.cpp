@@ -448,6 +448,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     if (commit) keep_course(p, b, e, step);
     if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e, step);
     if (inertia) keep_inertia(p, b, e, step);
+    if (velocity_ && velocity_->settle) settle_at_goal(p, b, e, step);
     if (config_.rotate) {
       for (std::size_t i = b; i < e; i += step) {
         const Vec2 d = load2(direction_.data(), i);
@@ -777,6 +778,33 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end,
     if (config_.rotate) d = to_slots(d, i);
     store2(direction_.data(), i, d);
     strength_[i] = std::min(1.0f, len / top);
+  }
+}
+
+void Simulation::settle_at_goal(const Plan& p, std::size_t begin, std::size_t end,
+                                std::size_t step) {
+  // Near the goal (the interest peak below 1: Arrive's slowing radius) the command's speed
+  // is capped by the progress its course makes: wanted speed × max(0, cos θ), θ its angle
+  // from the interest peak, when the capped velocity is as safe as the command. Without
+  // it an agent whose goal is taken (another agent standing on it, a monster's player
+  // surrounded) walks round it for good at the speed it wants there: the half-cosine
+  // interest scores a sideways course at half the peak, and the sideways course is safe.
+  const CollisionDanger& vd = *velocity_;
+  const float* dir = slot_set_.directions();
+  for (std::size_t i = begin; i < end; i += step) {
+    const float want = wanted_speed(i);
+    const float s = strength_[i];
+    if (!(want < 1.0f) || !(s > 0.0f)) continue;
+    const Vec2 d = load2(direction_.data(), i);
+    const std::size_t pk = peak_[i];
+    const float cap = want * std::max(0.0f, d.x * dir[2 * pk] + d.y * dir[2 * pk + 1]);
+    if (!(s > cap)) continue;
+    const float top = p.in.agents.max_speed[i];
+    const Vec2 w = config_.rotate ? to_world(d, i) : d;
+    const float t = memo_ttc(p, i, w * (s * top));
+    const float need = t >= vd.horizon ? (1.0f - vd.commit) * vd.horizon : t;
+    if (memo_ttc(p, i, w * (cap * top)) < need) continue;
+    strength_[i] = cap;
   }
 }
 

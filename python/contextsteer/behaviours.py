@@ -1423,6 +1423,19 @@ class CollisionDanger(Behaviour):
         a little heading jitter and strands a few more agents (hallway, seeds 0–15:
         1.71 against 1.63°/step, worst seed 90 % home against 95 %; docs/crowd.md). The
         ``evacuation`` scenario uses it.
+    unstick : bool
+        Off by default. ``creep``'s candidates, but only for an agent that would
+        otherwise stand: standing is safe and no slot has a safe moving level. In a dead
+        end's packed queue facing the wall, the way out can lie between two slots that
+        each graze a wall within the horizon at the slowest level, and the queue stood
+        for good; a slower candidate along those slots is safe. Ignored with ``creep``.
+    settle : bool
+        Off by default. Near the goal (the interest peak below 1, as within ``Arrive``'s
+        slowing radius) the command's speed is capped by the progress its course makes,
+        ``wanted speed × max(0, cos θ)`` with θ its angle from the interest peak, when the
+        capped velocity is as safe as the command. An agent whose goal is taken (another
+        agent standing on it; monsters round a player) then stands beside it instead of
+        walking round it for good at the speed it wants there.
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)
@@ -1469,6 +1482,8 @@ class CollisionDanger(Behaviour):
     retreat_speed: float = _default("collision_danger", "retreat_speed")
     inertia: float = _default("collision_danger", "inertia")
     creep: bool = _default("collision_danger", "creep")
+    unstick: bool = _default("collision_danger", "unstick")
+    settle: bool = _default("collision_danger", "settle")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
 

@@ -689,12 +689,15 @@ CROWD: Mapping[str, float] = types.MappingProxyType(
         "inertia": 0.35,
         "side_bias": 0.02,
         "smoothness": 0.3,
+        "unstick": True,
     }
 )
 """The :class:`CollisionDanger` options of ``crowd_steering()`` (the crowd scenarios'
 default): its commitment and smoothing refinements together, found by a search over the
 crowd benchmark's scenes (``benchmarks/tune_crowd.py``; each seed scored on a neighbour
-of the values, so that a set whose worst seeds hold only at its exact values loses).
+of the values, so that a set whose worst seeds hold only at its exact values loses), and
+``unstick`` (added since: a packed queue in a dead end stood for good without it; on the
+benchmark's scenes it changes nothing beyond what one seed moves, docs/crowd.md).
 ``crowd_steering(options={})`` gives the plain configuration without them. Read-only;
 docs/crowd.md has the search and its measurements."""
 

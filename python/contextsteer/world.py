@@ -8,6 +8,7 @@ the thread count.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, NamedTuple, overload
 
 import numpy as np
@@ -87,8 +88,10 @@ class World:
     def __init__(self) -> None:
         self._core = _core.World()
         # Navigation fields built over this world (contextsteer.NavField), by goals and
-        # parameters; each rebuilds itself after an edit.
-        self._nav_cache: dict = {}
+        # parameters, while anything still uses them (weak values: a field built per frame
+        # for a moving goal kept every one, 1.4 GB a minute); each rebuilds itself after an
+        # edit.
+        self._nav_cache: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self._log: list[tuple[str, tuple]] = []  # every edit, replayed by pickle
 
     def _edit(self, method: str, *args: Any) -> Any:

@@ -328,6 +328,8 @@ struct CollisionDanger {
   float retreat_speed = 1.0f;  ///< in [0, 1]: speed cap of an unsafe course away from the goal
   float inertia = 0.0f;        ///< in [0, 1): share of the last command kept per 1/30 s, when safe
   bool creep = false;          ///< a slot also offers the fastest speed up to its first unsafe one
+  bool settle = false;         ///< near the goal, speed capped by the progress a course makes
+  bool unstick = false;        ///< creep's candidates for an agent with no moving candidate
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -373,6 +375,10 @@ struct BehaviourSpec<CollisionDanger> {
              "share of the last command kept in the new velocity per 1/30 s, when safe"),
       flag("creep", &CollisionDanger::creep,
            "a slot offers the fastest speed safe all the way from standing, between the levels"),
+      flag("unstick", &CollisionDanger::unstick,
+           "creep's candidates for an agent whose every safe candidate is standing still"),
+      flag("settle", &CollisionDanger::settle,
+           "near the goal, a course's speed is capped by the progress it makes towards it"),
   };
 };
 

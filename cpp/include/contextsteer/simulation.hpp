@@ -283,6 +283,7 @@ class Simulation {
   void strength_from_speed(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
   void cap_retreat(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
   void keep_inertia(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
+  void settle_at_goal(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
   /// The neighbour radius every behaviour's query shares, for the agents as they are.
   float current_neighbor_radius(const AgentsView& a) const;
   void build_neighbors(Plan& p);
