@@ -179,11 +179,11 @@ class NavField:
     under 0.2 % beyond 100 cells. Within a cell of the nearest point or segment goal, when
     it is in sight, a query reads its exact distance and direction (0 and (0, 0) on the
     goal itself, wherever it lies between the nodes), blended back into the field over
-    the next cell. Fields are cached
-    with the world while anything uses them (a second field with the same goals and
-    parameters shares the first; one no longer referenced is freed, so a field built every
-    frame for a moving goal costs no memory beyond the fields in use) and rebuilt after the world is edited, on the next query or simulation step (or
-    ``perceive`` / ``decide_and_move``). A rebuild makes a new field: a query or a step in
+    the next cell. Fields are cached with the world while anything uses them (a second
+    field with the same goals and parameters shares the first; one no longer referenced
+    is freed, so a field built every frame for a moving goal costs no memory beyond the
+    fields in use) and rebuilt after the world is edited, on the next query or
+    simulation step (or ``perceive`` / ``decide_and_move``). A rebuild makes a new field: a query or a step in
     another thread keeps reading the one it started with, so simulations in several
     threads may share a field.
     Queries interpolate node distances and node descents bilinearly, so directions are
