@@ -1423,3 +1423,19 @@ def test_settle_stands_beside_a_taken_goal(settle):
         assert walked < 0.01 and float(np.hypot(*agents.velocity[1])) < 0.01
     else:
         assert float(np.hypot(*agents.velocity[1])) > 0.5  # the orbit settle removes
+
+
+@pytest.mark.parametrize("rotate", [True, False])
+def test_settle_leaves_agents_far_from_their_goal_alone(rotate):
+    """settle's "near the goal" read the peak slot's interest, below 1 wherever the goal
+    lies between slots at any distance: an agent that had to step round a standing one
+    stopped for good 5.65 m from its free goal."""
+    agents = cs.Agents(2, slots=16, seed=0)
+    agents.add([[-0.65, 0.0]], radius=0.3, max_speed=1.3, max_accel=6.0, target=[[5.0, 0.0]])
+    agents.add([[0.0, 0.0]], radius=0.3, max_speed=1.3, max_accel=6.0, target=[[0.0, 0.0]])
+    options = dict(cs.scenarios.CROWD, settle=True)
+    steering = cs.scenarios.crowd_steering(walls=False, rotate=rotate, options=options)
+    slots = cs.scenarios.crowd_slots_for(rotate=rotate)
+    sim = cs.Simulation(None, agents, steering, motion=cs.Accel(), slots=slots)
+    sim.step(1 / 30, steps=1200)
+    assert np.hypot(*(agents.position[0] - [5.0, 0.0])) < 0.1

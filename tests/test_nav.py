@@ -556,9 +556,9 @@ def test_a_goal_behind_a_wall_is_not_read_through_it():
     world = cs.World()
     world.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
     world.add_segments([[0, -5, 0, 3]])
-    field = cs.NavField(world, [0.12, 0.0], cell=0.1, radius=0.05)
-    d = field.distance([[-0.12, 0.0]])[0]
-    assert d > 5.0  # round the end of the wall at y = 3, not 0.24 m through it
+    field = cs.NavField(world, [0.06, 0.0], cell=0.1, radius=0.05)
+    d = field.distance([[-0.06, 0.0]])[0]
+    assert d > 3.0  # round the end of the wall at y = 3, not 0.12 m through it
 
 
 def test_follow_field_stops_on_a_goal_between_nodes():
@@ -609,3 +609,42 @@ def test_the_pulled_direction_near_a_goal_points_at_it():
     toward = goal - p.astype(np.float64)
     toward /= np.linalg.norm(toward, axis=1, keepdims=True)
     assert ((q.direction * toward).sum(axis=1) > np.cos(np.radians(5))).all()
+
+
+@pytest.mark.parametrize("gap", [0.35, 0.45, 0.6])
+def test_follow_field_stops_on_a_goal_beside_a_wall(gap):
+    """The exact reading near a goal needed the goal in sight on the grid's blocked nodes,
+    which refused every goal within a blocking radius and two cells of a wall: there the
+    field read 0.05-0.09 m on the goal, pointing into the wall, and the agent turned back
+    on 299 of 300 steps for good."""
+    world = cs.World()
+    world.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
+    goal = np.array([1.234, 5.0 - gap])
+    field = cs.NavField(world, goal, radius=0.3)
+    q = field.query([goal])
+    assert q.distance[0] == 0.0 and q.direction[0].tolist() == [0.0, 0.0]
+    agents = cs.Agents(1, slots=16)
+    agents.add([[-3, -3]], radius=0.3, max_speed=1.0, max_accel=4.0)
+    steering = cs.Steering([cs.FollowField(field, slowing_radius=1.0, tolerance=0.02)])
+    sim = cs.Simulation(world, agents, steering, motion=cs.Accel())
+    sim.step(1 / 30, steps=600)
+    at = agents.position[0].copy()
+    sim.step(1 / 30, steps=150)
+    assert np.hypot(*(agents.position[0] - goal)) < 0.03
+    assert np.array_equal(agents.position[0], at)  # standing, not dithering
+
+
+def test_near_goal_readings_are_continuous_beside_a_wall_tip():
+    """The exact reading switched off at once where the blocked-node test flipped: 0.5 mm
+    moved the distance by 0.3 cell and the direction by 21°."""
+    world = cs.World()
+    world.add_polyline([[-3, -3], [3, -3], [3, 3], [-3, 3]], closed=True)
+    world.add_segments([[0.0, 0.5, 0.0, 3.0]])
+    field = cs.NavField(world, [0.35, 0.4], cell=0.1, radius=0.3)
+    ys = np.linspace(0.2, 0.6, 4001)
+    pts = np.c_[np.full_like(ys, 0.357), ys]
+    q = field.query(pts)
+    step = ys[1] - ys[0]
+    assert np.abs(np.diff(q.distance)).max() < 10 * step
+    turn = np.arccos(np.clip((q.direction[1:] * q.direction[:-1]).sum(axis=1), -1, 1))
+    assert turn.max() < np.radians(3)

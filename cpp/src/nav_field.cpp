@@ -485,13 +485,16 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   goal_points_.assign(goals.size(), {});
   goal_segments_.assign(goals.size(), {});
   for (std::size_t k = 0; k < goals.size(); ++k) {
-    // Points sorted by x (then y), so that near_goal reads only those within reach.
-    std::vector<std::pair<float, float>> pts;
-    for (std::size_t i = 0; i + 1 < goals[k].points.size(); i += 2)
-      pts.emplace_back(goals[k].points[i], goals[k].points[i + 1]);
-    std::sort(pts.begin(), pts.end());
-    goal_points_[k].reserve(2 * pts.size());
-    for (const auto& [x, y] : pts) goal_points_[k].insert(goal_points_[k].end(), {x, y});
+    // Points sorted by bucket of two cells (then x, y), so that near_goal reads only
+    // the nine buckets round a query.
+    std::vector<GoalPoint>& pts = goal_points_[k];
+    for (std::size_t i = 0; i + 1 < goals[k].points.size(); i += 2) {
+      const float x = goals[k].points[i], y = goals[k].points[i + 1];
+      pts.push_back({goal_bucket(x, y), x, y});
+    }
+    std::sort(pts.begin(), pts.end(), [](const GoalPoint& a, const GoalPoint& b) {
+      return a.key != b.key ? a.key < b.key : a.x != b.x ? a.x < b.x : a.y < b.y;
+    });
     goal_segments_[k] = goals[k].segments;
   }
 }
@@ -518,26 +521,37 @@ Bilinear bilinear(const NavGrid& g, Vec2 p) {
 
 }  // namespace
 
-bool NavField::near_goal(std::size_t g, Vec2 p, float& w, float& e, Vec2& q) const {
+std::uint64_t NavField::goal_bucket(double x, double y) const {
+  // Buckets of two cells (near_goal's reach) from the grid's origin; every goal point is
+  // on the grid, so the indexes are small and non-negative.
+  const double b = 2.0 * double(grid_.cell);
+  const auto ix = static_cast<std::uint64_t>(std::max(0.0, std::floor((x - grid_.x0) / b)));
+  const auto iy = static_cast<std::uint64_t>(std::max(0.0, std::floor((y - grid_.y0) / b)));
+  return (std::min<std::uint64_t>(ix, 0xFFFFFFFFu) << 32) |
+         std::min<std::uint64_t>(iy, 0xFFFFFFFFu);
+}
+
+bool NavField::near_goal(std::size_t g, Vec2 p, float d, float& w, float& e, Vec2& q) const {
   if (g >= goal_points_.size()) return false;
   const float c = grid_.cell;
   const double reach2 = 4.0 * double(c) * c;
   double best = kInf;
-  const std::vector<float>& pts = goal_points_[g];
-  // The first point with x >= p.x - 2c (x ascending), then on while x <= p.x + 2c.
-  std::size_t lo = 0, hi = pts.size() / 2;
-  while (lo < hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    if (double(pts[2 * mid]) < double(p.x) - 2.0 * c) lo = mid + 1;
-    else hi = mid;
-  }
-  for (std::size_t k = 2 * lo; k + 1 < pts.size() && double(pts[k]) <= double(p.x) + 2.0 * c;
-       k += 2) {
-    const double dx = double(p.x) - pts[k], dy = double(p.y) - pts[k + 1];
-    const double d2 = dx * dx + dy * dy;
-    if (d2 < best && d2 < reach2) {
-      best = d2;
-      q = {pts[k], pts[k + 1]};
+  // Point goals in the 3 × 3 buckets round p: per bucket column, one range of the
+  // (column, row)-sorted keys (a binary search each).
+  const std::vector<GoalPoint>& pts = goal_points_[g];
+  const std::uint64_t centre = goal_bucket(p.x, p.y);
+  const std::uint64_t cx = centre >> 32, cy = centre & 0xFFFFFFFFu;
+  for (std::uint64_t ix = cx > 0 ? cx - 1 : 0; ix <= cx + 1; ++ix) {
+    const std::uint64_t lo_key = (ix << 32) | (cy > 0 ? cy - 1 : 0), hi_key = (ix << 32) | (cy + 1);
+    auto it = std::lower_bound(pts.begin(), pts.end(), lo_key,
+                               [](const GoalPoint& a, std::uint64_t k) { return a.key < k; });
+    for (; it != pts.end() && it->key <= hi_key; ++it) {
+      const double dx = double(p.x) - it->x, dy = double(p.y) - it->y;
+      const double d2 = dx * dx + dy * dy;
+      if (d2 < best && d2 < reach2) {
+        best = d2;
+        q = {it->x, it->y};
+      }
     }
   }
   const std::vector<float>& seg = goal_segments_[g];
@@ -555,8 +569,13 @@ bool NavField::near_goal(std::size_t g, Vec2 p, float& w, float& e, Vec2& q) con
   }
   if (!(best < reach2)) return false;
   e = static_cast<float>(std::sqrt(best));
-  if (!visible(p, q)) return false;
-  w = std::clamp((2.0f * c - e) / c, 0.0f, 1.0f);
+  // In sight by the field's own account: the geodesic distance d agrees with the straight
+  // one (full weight within a cell, none two cells or more beyond it: a wall between them
+  // sends the field's way round; near a goal the field itself can read 0.6 cell long). A
+  // test of the grid's blocked nodes refused every goal within a blocking radius and two
+  // cells of a wall, and switched off at once.
+  const float agree = std::clamp((e + 2.0f * c - d) / c, 0.0f, 1.0f);
+  w = std::clamp((2.0f * c - e) / c, 0.0f, 1.0f) * agree;
   return w > 0.0f;
 }
 
@@ -568,7 +587,7 @@ float NavField::distance_at(std::size_t g, Vec2 p) const {
   // straight way is open): within a cell e, blended back into the field's over the next.
   float w, e;
   Vec2 q;
-  if (!(d <= 3.0f * grid_.cell) || !near_goal(g, p, w, e, q)) return d;
+  if (!(d <= 3.0f * grid_.cell) || !near_goal(g, p, d, w, e, q)) return d;
   return d + w * (e - d);
 }
 
@@ -610,7 +629,8 @@ Vec2 NavField::direction_at(std::size_t g, Vec2 p) const {
   // the next.
   float w, e;
   Vec2 q;
-  if (!(field_distance_at(g, p) <= 3.0f * grid_.cell) || !near_goal(g, p, w, e, q)) return u;
+  const float d = field_distance_at(g, p);
+  if (!(d <= 3.0f * grid_.cell) || !near_goal(g, p, d, w, e, q)) return u;
   const Vec2 to = q - p;
   if (w >= 1.0f && !(e > 0.0f)) return {};
   const Vec2 exact = e > 0.0f ? to * (1.0f / e) : Vec2{};
@@ -711,7 +731,8 @@ Vec2 NavField::pulled_direction_at(std::size_t g, Vec2 p, float look_ahead) cons
     // cell past it and back, the trail turned an agent near its goal by up to 100°).
     float w, e;
     Vec2 at;
-    if (field_distance_at(g, q) <= 3.0f * grid_.cell && near_goal(g, q, w, e, at) && e <= step) {
+    const float dq = field_distance_at(g, q);
+    if (dq <= 3.0f * grid_.cell && near_goal(g, q, dq, w, e, at) && e <= step) {
       trail[s] = at;
       count = s;
       break;

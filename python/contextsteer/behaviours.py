@@ -1430,10 +1430,12 @@ class CollisionDanger(Behaviour):
         each graze a wall within the horizon at the slowest level, and the queue stood
         for good; a slower candidate along those slots is safe. Ignored with ``creep``.
     settle : bool
-        Off by default. Near the goal (the interest peak below 1, as within ``Arrive``'s
-        slowing radius) the command's speed is capped by the progress its course makes,
-        ``wanted speed × max(0, cos θ)`` with θ its angle from the interest peak, when the
-        capped velocity is as safe as the command. An agent whose goal is taken (another
+        Off by default. Near the goal (the interest's maximum below 0.98, as within
+        ``Arrive``'s slowing radius; the maximum is the vertex of the parabola through the
+        peak slot and its neighbours, since the peak slot's own value is below 1 wherever
+        the goal lies between slots) the command's speed is capped by the progress its
+        course makes, ``wanted speed × max(0, cos θ)`` with θ its angle from the interest
+        peak, when the capped velocity is as safe as the command. An agent whose goal is taken (another
         agent standing on it; monsters round a player) then stands beside it instead of
         walking round it for good at the speed it wants there.
 

@@ -177,7 +177,9 @@ class NavField:
     a point goal (500 × 500 nodes): absolute node error within [-0.22, +0.07] cell
     everywhere (the low end with the goal between nodes), mean relative error 0.06 %,
     under 0.2 % beyond 100 cells. Within a cell of the nearest point or segment goal, when
-    it is in sight, a query reads its exact distance and direction (0 and (0, 0) on the
+    it is in sight by the field's own account (the field's distance within a cell of the
+    straight one; a wall between them sends the field round, and the reading fades out by
+    two cells), a query reads its exact distance and direction (0 and (0, 0) on the
     goal itself, wherever it lies between the nodes), blended back into the field over
     the next cell. Fields are cached with the world while anything uses them (a second
     field with the same goals and parameters shares the first; one no longer referenced

@@ -63,6 +63,7 @@ def check_fps(fps: float, format: str) -> float:
     if isinstance(fps, bool) or not isinstance(fps, (int, float, np.integer, np.floating)):
         raise TypeError(f"write: fps must be a number, got {type(fps).__name__}")
     fps = float(fps)
+    format = format.lower() if isinstance(format, str) else format
     if not (fps > 0 and np.isfinite(fps)):
         raise ValueError(f"write: fps must be a finite number > 0, got {fps!r}")
     if format == "gif":

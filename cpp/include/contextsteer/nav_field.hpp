@@ -137,10 +137,13 @@ class NavField {
 
  private:
   void block(const World& world, std::uint32_t layers);
-  /// Within two cells of a point or segment goal of set g that p sees: the weight w of
-  /// its exact distance e and direction (1 within one cell, falling to 0 at two), the
-  /// goal point q nearest p; false elsewhere (the interpolated field alone).
-  bool near_goal(std::size_t g, Vec2 p, float& w, float& e, Vec2& q) const;
+  /// Within two cells of a point or segment goal of set g, in sight by the field's own
+  /// distance d at p (d within a cell of the straight distance e, fading out by two
+  /// cells): the weight w of its exact distance and direction (1 within one cell, falling
+  /// to 0 at two), the goal point q nearest p; false elsewhere (the field alone).
+  bool near_goal(std::size_t g, Vec2 p, float d, float& w, float& e, Vec2& q) const;
+  /// A goal point's bucket (two cells square, from the grid's origin) as one sort key.
+  std::uint64_t goal_bucket(double x, double y) const;
   /// The bilinear blend of the nodes alone (distance_at, direction_at without near_goal).
   float field_distance_at(std::size_t g, Vec2 p) const;
   Vec2 field_direction_at(std::size_t g, Vec2 p) const;
@@ -154,8 +157,13 @@ class NavField {
   std::vector<std::uint8_t> blocked_;
   std::vector<std::vector<float>> dist_;
   std::vector<std::vector<float>> desc_;
-  // Each set's point goals (x, y) and segment goals (ax, ay, bx, by), for near_goal.
-  std::vector<std::vector<float>> goal_points_, goal_segments_;
+  // Each set's point goals by bucket, and segment goals (ax, ay, bx, by), for near_goal.
+  struct GoalPoint {
+    std::uint64_t key;
+    float x, y;
+  };
+  std::vector<std::vector<GoalPoint>> goal_points_;
+  std::vector<std::vector<float>> goal_segments_;
 };
 
 /// Distances (N,) and unit descents (N,2) of points [begin, end) (N,2), agent/point i
