@@ -172,7 +172,7 @@ class NavField:
 
     Notes
     -----
-    Built in C++ by fast marching (the Eikonal equation |∇T| = 1, second-order upwind
+    Built in C++ by fast marching (the Eikonal equation ``|∇T| = 1``, second-order upwind
     stencil, exact distances kept within three cells of a goal). Measured on an open field from
     a point goal (500 × 500 nodes): absolute node error within [-0.22, +0.07] cell
     everywhere (the low end with the goal between nodes), mean relative error 0.06 %,
