@@ -179,7 +179,11 @@ class NavField:
     under 0.2 % beyond 100 cells. Within a cell of the nearest point or segment goal, when
     it is in sight by the field's own account (the field's distance within a cell of the
     straight one; a wall between them sends the field round, and the reading fades out by
-    two cells), a query reads its exact distance and direction (0 and (0, 0) on the
+    two cells; beside the tip of a thin wall that the grid does not resolve, the field's
+    own way round is short too, and the reading can go straight through: a goal 0.06 m
+    past a wall 0.2 m from its tip reads 0.12 m from 0.06 m on the other side at cell
+    0.15, where the way round is 0.51 m, and an agent following it slides round the tip),
+    a query reads its exact distance and direction (0 and (0, 0) on the
     goal itself, wherever it lies between the nodes), blended back into the field over
     the next cell. Fields are cached with the world while anything uses them (a second
     field with the same goals and parameters shares the first; one no longer referenced
