@@ -593,17 +593,8 @@ Out turned(const SlotSet& s, const Peak3& p, double x, double peak) {
 Out subslot(const SlotSet& s, const float* v, std::size_t k) {
   const Peak3 p = peak3(s, v, k);
   if (!p.ok) return kNothing;
-  // Parabola y = A x^2 + B x + C through (-gl, yl), (0, yc), (gr, yr), in double.
-  const double sr = (p.yr - p.yc) / p.gr,
-               sl = (p.yl - p.yc) / p.gl;  // sr = A gr + B, sl = A gl - B
-  const double a = (sr + sl) / (p.gl + p.gr);
-  double x = 0.0, peak = p.yc;
-  if (a < 0.0) {
-    const double bb = sr - a * p.gr;
-    x = std::clamp(-bb / (2.0 * a), -0.5 * p.gl, 0.5 * p.gr);
-    peak = p.yc + x * (bb + a * x);
-  }
-  return turned(s, p, x, peak);
+  const PeakFit f = fit_peak(p.yl, p.yc, p.yr, p.gl, p.gr);
+  return turned(s, p, f.x, f.peak);
 }
 
 // Fray's gradient intersection (see choose.hpp): equal slopes either side of the peak.

@@ -458,13 +458,10 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     cur_agent[i] = agent;
     if (path_) {
       const double off = path_->closest_offset(p);
-      if (fresh) {
-        if (!lap_diff_.empty()) std::fill_n(lap_diff_.data() + i * n_, n_, kUnset);
-      }
-      if (fresh && !entered) {
-        start_offset[i] = off - progress[i];
-      } else {
-        if (fresh) start_offset[i] = offset[i] - progress[i];  // from where it entered
+      if (fresh && !lap_diff_.empty()) std::fill_n(lap_diff_.data() + i * n_, n_, kUnset);
+      // A fresh agent's start: here, or where it entered (offset_ then, note_entries).
+      if (fresh) start_offset[i] = (entered ? offset[i] : off) - progress[i];
+      if (!fresh || entered) {
         double d = off - offset[i];
         if (path_->closed()) d -= length_l * std::floor(d / length_l + 0.5);  // [−L/2, L/2)
         progress[i] += d;

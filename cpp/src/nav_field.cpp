@@ -556,15 +556,12 @@ bool NavField::near_goal(std::size_t g, Vec2 p, float d, float& w, float& e, Vec
   }
   const std::vector<float>& seg = goal_segments_[g];
   for (std::size_t k = 0; k + 3 < seg.size(); k += 4) {
-    const double ax = seg[k], ay = seg[k + 1], bx = seg[k + 2], by = seg[k + 3];
-    const double d2 = segment_distance2(ax, ay, bx, by, p.x, p.y);
+    const SegmentPoint c2 =
+        closest_on_segment(seg[k], seg[k + 1], seg[k + 2], seg[k + 3], p.x, p.y);
+    const double d2 = (p.x - c2.x) * (p.x - c2.x) + (p.y - c2.y) * (p.y - c2.y);
     if (d2 < best && d2 < reach2) {
       best = d2;
-      // The nearest point of the segment (its parameter clamped to [0, 1]).
-      const double ux = bx - ax, uy = by - ay, uu = ux * ux + uy * uy;
-      const double t =
-          uu > 0.0 ? std::clamp(((p.x - ax) * ux + (p.y - ay) * uy) / uu, 0.0, 1.0) : 0.0;
-      q = {static_cast<float>(ax + t * ux), static_cast<float>(ay + t * uy)};
+      q = {static_cast<float>(c2.x), static_cast<float>(c2.y)};
     }
   }
   if (!(best < reach2)) return false;
@@ -623,13 +620,16 @@ float NavField::field_distance_at(std::size_t g, Vec2 p) const {
 }
 
 Vec2 NavField::direction_at(std::size_t g, Vec2 p) const {
+  return direction_at(g, p, field_distance_at(g, p));
+}
+
+Vec2 NavField::direction_at(std::size_t g, Vec2 p, float d) const {
   Vec2 u = field_direction_at(g, p);
   // Near a point or segment goal in sight, straight at it (as distance_at): within a
   // cell the exact direction ((0, 0) at the goal), blended back into the field's over
   // the next.
   float w, e;
   Vec2 q;
-  const float d = field_distance_at(g, p);
   if (!(d <= 3.0f * grid_.cell) || !near_goal(g, p, d, w, e, q)) return u;
   const Vec2 to = q - p;
   if (w >= 1.0f && !(e > 0.0f)) return {};
@@ -737,7 +737,7 @@ Vec2 NavField::pulled_direction_at(std::size_t g, Vec2 p, float look_ahead) cons
       count = s;
       break;
     }
-    const Vec2 d = direction_at(g, q);
+    const Vec2 d = direction_at(g, q, dq);
     if (d.x == 0.0f && d.y == 0.0f) break;
     q = q + d * step;
     trail[s] = q;

@@ -682,16 +682,12 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
         fit = curv < 0.0f;
         if (fit) x = std::clamp(0.5f * (a - e) / curv, -0.5f, 0.5f) * gr;
       } else {
-        // Unequal gaps (slots denser ahead, crowd_slots): y = A x² + B x + c through
-        // (−gl, a), (0, c), (gr, e), the fit of choose's subslot mode, clamped to half of
-        // the gap on the side it falls.
-        const double sr = (double(e) - c) / gr, sl = (double(a) - c) / gl;
-        const double aa = (sr + sl) / (double(gl) + gr);
-        fit = aa < 0.0;
-        if (fit) {
-          const double bb = sr - aa * gr;
-          x = static_cast<float>(std::clamp(-bb / (2.0 * aa), -0.5 * gl, 0.5 * gr));
-        }
+        // Unequal gaps (slots denser ahead, crowd_slots): the fit of choose's subslot
+        // mode through (−gl, a), (0, c), (gr, e), clamped to half of the gap on the side
+        // it falls (fit_peak).
+        const PeakFit f = fit_peak(a, c, e, gl, gr);
+        fit = f.fit;
+        x = static_cast<float>(f.x);
       }
       if (fit) {
         const Vec2 u{dir[2 * bs], dir[2 * bs + 1]};
@@ -789,9 +785,10 @@ void Simulation::settle_at_goal(const Plan& p, std::size_t begin, std::size_t en
   // safe as the command. Without it an agent whose goal is taken (another agent standing
   // on it, a monster's player surrounded) walks round it for good at the speed it wants
   // there: the half-cosine interest scores a sideways course at half the peak, and the
-  // sideways course is safe. The maximum is the vertex of the parabola through the peak
-  // slot and its neighbours (the peak slot's own value is below 1 wherever the goal lies
-  // between slots: 0.95 midway between slots 50° apart, at any distance).
+  // sideways course is safe. The maximum is read from the parabola through the peak slot
+  // and its neighbours (fit_peak, choose's subslot fit; the peak slot's own value is below
+  // 1 wherever the goal lies between slots: 0.95 midway between slots 50° apart, at any
+  // distance).
   const CollisionDanger& vd = *velocity_;
   const float* dir = slot_set_.directions();
   const float* gaps = slot_set_.gaps();
@@ -803,12 +800,7 @@ void Simulation::settle_at_goal(const Plan& p, std::size_t begin, std::size_t en
     const std::size_t pk = peak_[i];
     const float* in = interest_.data() + i * k;
     const std::size_t lo = (pk + k - 1) % k, hi = (pk + 1) % k;
-    const double sr = (double(in[hi]) - in[pk]) / gaps[pk];
-    const double sl = (double(in[lo]) - in[pk]) / gaps[lo];
-    const double aa = (sr + sl) / (double(gaps[lo]) + gaps[pk]);
-    const double bb = sr - aa * gaps[pk];
-    const double top_interest = aa < 0.0 ? in[pk] - bb * bb / (4.0 * aa) : double(in[pk]);
-    if (!(top_interest < 0.98)) continue;
+    if (!(fit_peak(in[lo], in[pk], in[hi], gaps[lo], gaps[pk]).peak < 0.98)) continue;
     const Vec2 d = load2(direction_.data(), i);
     const float cap = want * std::max(0.0f, d.x * dir[2 * pk] + d.y * dir[2 * pk + 1]);
     if (!(s > cap)) continue;

@@ -434,11 +434,7 @@ class Behaviour:
         [1.    0.707 0.    0.    0.    0.    0.    0.707]
         """
         _check_lent(self)
-        if world is None and isinstance(self, WallDanger) and not self.agents:
-            raise ValueError(
-                "WallDanger.evaluate: world is needed (pass world=...); without one and "
-                "with agents=False its rays see nothing"
-            )
+        self._check_world(world)
         d = _slot_directions(directions)
         maps = _core.evaluate_behaviour(
             agents,
@@ -452,6 +448,10 @@ class Behaviour:
         if len(maps) == 3:  # a behaviour with a speed map (e.g. CollisionDanger)
             return CollisionMaps(*maps)  # type: ignore[return-value]
         return BehaviourMaps(*maps)
+
+    def _check_world(self, world: World | None) -> None:
+        """Refuse a functional call whose world this behaviour cannot do without (none by
+        default: a behaviour without walls to see evaluates in open space)."""
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
@@ -1252,6 +1252,13 @@ class WallDanger(Behaviour):
     agents: bool = _default("wall_danger", "agents")
     kind: ClassVar[str] = "wall_danger"
     writes: ClassVar[str] = "danger"
+
+    def _check_world(self, world: World | None) -> None:
+        if world is None and not self.agents:
+            raise ValueError(
+                "WallDanger.evaluate: world is needed (pass world=...); without one and "
+                "with agents=False its rays see nothing"
+            )
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)

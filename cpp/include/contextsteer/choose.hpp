@@ -2,6 +2,7 @@
 // Choose: one heading, strength and slot per agent from its resolved context map.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -92,6 +93,24 @@ struct ChooseParams {
 ///   at x* = (g_r / 2)(1 - s_r / m) (s_l >= s_r) or -(g_l / 2)(1 - s_l / m); P = v_b + m |x*|.
 ///   m = 0 (flat): u_b and clamp(v_b). Exact (in double) for values sampled from such a
 ///   peak; |x*| <= half a gap. Slot b, strength clamp(P, 0, 1).
+/// The parabola y = A x² + B x + C in angle through (−gl, yl), (0, yc), (gr, yr), in
+/// double: kSubslot's fit, also the crowd decision's free-way heading and settle's reading
+/// of the interest's maximum. `fit` when it opens downwards (A < 0); then `x` is its
+/// vertex clamped to half the gap on its side and `peak` its value there; else x = 0 and
+/// peak = yc. One set of operations, so the three agree bit for bit. Pure.
+struct PeakFit {
+  bool fit;
+  double x, peak;
+};
+inline PeakFit fit_peak(double yl, double yc, double yr, double gl, double gr) {
+  const double sr = (yr - yc) / gr, sl = (yl - yc) / gl;  // sr = A gr + B, sl = A gl - B
+  const double a = (sr + sl) / (gl + gr);
+  if (!(a < 0.0)) return {false, 0.0, yc};
+  const double bb = sr - a * gr;
+  const double x = std::clamp(-bb / (2.0 * a), -0.5 * gl, 0.5 * gr);
+  return {true, x, yc + x * (bb + a * x)};
+}
+
 void choose_rows(std::span<const float> values, std::size_t k, const SlotSet& slots,
                  const ChooseParams& p, std::span<float> direction, std::span<float> strength,
                  std::span<std::int32_t> slot, std::size_t begin, std::size_t end);

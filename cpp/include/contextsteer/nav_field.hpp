@@ -144,6 +144,8 @@ class NavField {
   bool near_goal(std::size_t g, Vec2 p, float d, float& w, float& e, Vec2& q) const;
   /// A goal point's bucket (two cells square, from the grid's origin) as one sort key.
   std::uint64_t goal_bucket(double x, double y) const;
+  /// direction_at given the field's own distance d at p (field_distance_at).
+  Vec2 direction_at(std::size_t g, Vec2 p, float d) const;
   /// The bilinear blend of the nodes alone (distance_at, direction_at without near_goal).
   float field_distance_at(std::size_t g, Vec2 p) const;
   Vec2 field_direction_at(std::size_t g, Vec2 p) const;
