@@ -114,12 +114,14 @@ def test_sensor_and_mover_meet_a_wall_at_the_same_distance(o, j, ahead, side, ha
             # Only a touch within rounding may stop the mover before the sensor's touch:
             # a wall off the axes is tangent to the path only up to float32 rounding (its
             # ends ~1e-8 inside r), and the mover's direction (the float32 move, normalised)
-            # differs from the ray's by as much, so either may see the touch first.
+            # differs from the ray's by as much, so either may see the touch first. The
+            # path's least distance to the wall (segment to segment: the least of the four
+            # end-to-segment distances; a wall parallel to the path at r touches along
+            # its length, not at an end) is then r.
             a, b = np.float64(wall[:2]), np.float64(wall[2:])
-            gaps = [
-                ref.point_segment_distance(q, np.float64(o), np.float64(o) + move)[0]
-                for q in (a, b)
-            ]
+            p0, p1 = np.float64(o), np.float64(o) + move
+            gaps = [ref.point_segment_distance(q, p0, p1)[0] for q in (a, b)]
+            gaps += [ref.point_segment_distance(q, a, b)[0] for q in (p0, p1)]
             assert min(gaps) == pytest.approx(r, abs=1e-6)
 
 
