@@ -185,7 +185,9 @@ class NavField:
     0.15, where the way round is 0.51 m, and an agent following it slides round the tip),
     a query reads its exact distance and direction (0 and (0, 0) on the
     goal itself, wherever it lies between the nodes), blended back into the field over
-    the next cell. Fields are cached with the world while anything uses them (a second
+    the next cell; the nearest goal is looked up in buckets of two cells, so that many
+    point or segment goals cost a query no more than one (0.4 µs a query near 10,000
+    segment goals). Fields are cached with the world while anything uses them (a second
     field with the same goals and parameters shares the first; one no longer referenced
     is freed, so a field built every frame for a moving goal costs no memory beyond the
     fields in use) and rebuilt after the world is edited, on the next query or

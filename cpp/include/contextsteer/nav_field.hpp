@@ -136,6 +136,15 @@ class NavField {
   Vec2 pulled_direction_at(std::size_t g, Vec2 p, float look_ahead) const;
 
  private:
+  // Near-goal lookup entries: a point goal, or a segment goal listed in one bucket.
+  struct GoalPoint {
+    std::uint64_t key;
+    float x, y;
+  };
+  struct GoalSegment {
+    std::uint64_t key;
+    std::uint32_t index;  // into the set's goal_segments_, in fours
+  };
   void block(const World& world, std::uint32_t layers);
   /// Within two cells of a point or segment goal of set g, in sight by the field's own
   /// distance d at p (d within a cell of the straight distance e, fading out by two
@@ -144,6 +153,10 @@ class NavField {
   bool near_goal(std::size_t g, Vec2 p, float d, float& w, float& e, Vec2& q) const;
   /// A goal point's bucket (two cells square, from the grid's origin) as one sort key.
   std::uint64_t goal_bucket(double x, double y) const;
+  /// The buckets segment a→b passes through (row by row, each row's span of the segment
+  /// widened by a rounding's worth), sorted, for segment_buckets_.
+  void add_segment_buckets(std::vector<GoalSegment>& out, std::uint32_t index, double ax, double ay,
+                           double bx, double by) const;
   /// direction_at given the field's own distance d at p (field_distance_at).
   Vec2 direction_at(std::size_t g, Vec2 p, float d) const;
   /// The bilinear blend of the nodes alone (distance_at, direction_at without near_goal).
@@ -159,13 +172,11 @@ class NavField {
   std::vector<std::uint8_t> blocked_;
   std::vector<std::vector<float>> dist_;
   std::vector<std::vector<float>> desc_;
-  // Each set's point goals by bucket, and segment goals (ax, ay, bx, by), for near_goal.
-  struct GoalPoint {
-    std::uint64_t key;
-    float x, y;
-  };
+  // Each set's point goals by bucket, and segment goals (ax, ay, bx, by) with the buckets
+  // each passes through (a segment once per bucket), for near_goal.
   std::vector<std::vector<GoalPoint>> goal_points_;
   std::vector<std::vector<float>> goal_segments_;
+  std::vector<std::vector<GoalSegment>> segment_buckets_;
 };
 
 /// Distances (N,) and unit descents (N,2) of points [begin, end) (N,2), agent/point i
