@@ -250,12 +250,11 @@ def test_scene_rotates_slots_with_heading_when_sim_does():
     sim = small_sim(rotate=True)
     art = cs.plot.scene(sim)
     segs = np.array(art.rays.get_segments())
-    # agent 2's slot 0 points along its heading (not along +x)
+    # agent 2's slot 0 points along its heading when it perceived (not along +x)
     d = segs[8, 1] - segs[8, 0]
-    assert abs(np.sin(float(sim.agents.heading[2]))) > 0.1
-    np.testing.assert_allclose(
-        np.arctan2(d[1], d[0]) % (2 * np.pi), float(sim.agents.heading[2]) % (2 * np.pi), atol=1e-5
-    )
+    seen = float(sim.perceived_heading[2])
+    assert np.cos(seen) < 0.9  # turned away from +x
+    np.testing.assert_allclose(np.arctan2(d[1], d[0]) % (2 * np.pi), seen % (2 * np.pi), atol=1e-5)
     fixed = np.array(cs.plot.scene(small_sim(rotate=False)).rays.get_segments())
     np.testing.assert_allclose(fixed[8, 1] - fixed[8, 0], [3.0, 0.0], atol=1e-6)
 
@@ -266,7 +265,7 @@ def test_scene_maps_and_trajectories():
     art = cs.plot.scene(sim, maps=[2], rays=False, trajectories=hist)
     assert art.rays is None
     assert len(art.maps.interest.get_paths()) == 1
-    centre = sim.agents.position[2]
+    centre = sim.perceived_position[2]  # where the maps were perceived
     tip = np.array(art.maps.chosen.get_segments())[0, 1]
     np.testing.assert_allclose(tip, centre + sim.chosen_direction[2] * (0.4 + 1.2), rtol=1e-6)
     assert len(art.trajectories.get_segments()) == 5
@@ -492,9 +491,12 @@ def test_scene_and_context_maps_of_a_real_simulation():
     assert len(art.maps.interest.get_paths()) == 3
     grid = cs.plot.context_maps(sim)
     assert grid.agents == [0, 1, 2]
-    # slots turn with the car: the polar plot's slot 0 sits at the car's heading
+    # slots turn with the car: the polar plot's slot 0 sits at the car's heading when it
+    # perceived these maps (the step's move has turned it since)
     x0 = grid.maps[1].interest.patches[0]
-    assert x0.get_x() + x0.get_width() / 2 == pytest.approx(float(cars.heading[1]), abs=1e-6)
+    seen = float(sim.perceived_heading[1])
+    assert seen != float(cars.heading[1])
+    assert x0.get_x() + x0.get_width() / 2 == pytest.approx(seen, abs=1e-6)
 
 
 def test_context_maps_marks_masked_slots_only_for_mask_resolve():

@@ -106,9 +106,24 @@ def test_a_new_agent_in_a_reused_slot_does_not_move_on_the_last_occupants_decisi
     sim.step(0.1, steps=25)
     a.remove([0])
     a.add([[0, 5], [0, -5]], max_speed=1.0, target=[[-100, 5], [-100, -5]])  # slots 0 and 1
-    for _ in range(4):  # neither has decided yet
+    for _ in range(4):  # each decides at once, on its own target (west), then keeps it
         sim.step(0.1)
-        assert a.velocity[0, 0] == a.velocity[1, 0] == 0.0
+        np.testing.assert_allclose(a.velocity[:2], [[-1.0, 0.0], [-1.0, 0.0]], atol=1e-6)
+
+
+def test_round_robin_agents_decide_at_their_first_step():
+    """With decision_interval=4, three agents of four stood still until their turn came
+    (an agent added with a velocity stopped dead), then went."""
+    a = cs.Agents(4, slots=8)
+    a.add([[0, 0], [0, 2], [0, 4], [0, 6]], velocity=[1, 0], max_speed=1.0)
+    sim = cs.Simulation(None, a, [cs.Forward()], cs.Lerp(steer_force=1.0), decision_interval=4)
+    sim.step(0.1)
+    np.testing.assert_allclose(a.velocity, [[1, 0]] * 4, atol=1e-6)
+    decided = []
+    for _ in range(4):  # then each at its turn: one agent a step
+        sim.step(0.1)
+        decided.append(np.isclose(sim.perceived_position[:, 0], a.position[:, 0] - 0.1).sum())
+    assert decided == [1, 1, 1, 1]
 
 
 def test_a_new_agent_in_a_reused_slot_is_not_stuck_from_the_start():

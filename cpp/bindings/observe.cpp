@@ -91,6 +91,12 @@ py::object history_view(const History& history,
     if (!buf->maps) return py::none();
     return frames_view(buf, (name == "interest" ? buf->interest : buf->danger).data(), {t, n, k});
   }
+  if (name == "perceived_positions" || name == "perceived_headings") {
+    if (!buf->maps) return py::none();
+    if (name == "perceived_headings")
+      return frames_view(buf, buf->perceived_heading.data(), {t, n});
+    return frames_view(buf, buf->perceived_position.data(), {t, n, 2});
+  }
   if (name == "sensed") {
     const float* sensed = history.sensed(*buf);
     if (!sensed) return py::none();
@@ -209,7 +215,8 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
                                                s.step_count(), static_cast<std::size_t>(reserve));
             // Frame 0: the state now.
             h->capture(s.step_count(), s.time(), agents_of(self.agents).view(), s.interest(),
-                       s.danger(), s.sensed(), s.metrics(), s.stuck());
+                       s.danger(), s.sensed(), {s.perceived_position(), s.perceived_heading()},
+                       s.metrics(), s.stuck());
             s.attach(h);
             auto out = std::make_unique<PyHistory>();
             out->sim = self_obj;

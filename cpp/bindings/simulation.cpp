@@ -340,6 +340,10 @@ void bind_simulation(py::module_& m) {
              if (name == "sensed")
                return s.sensed() ? py::object(view_of(s.sensed(), {n, k}, self_obj))
                                  : py::object(py::none());
+             if (name == "perceived_position")
+               return view_of(s.perceived_position(), {n, 2}, self_obj, false);
+             if (name == "perceived_heading")
+               return view_of(s.perceived_heading(), {n}, self_obj, false);
              if (name == "chosen_direction") return view_of(s.direction(), {n, 2}, self_obj);
              if (name == "acceleration") return view_of(s.acceleration(), {n, 2}, self_obj);
              if (name == "strength") return view_of(s.strength(), {n}, self_obj);
@@ -393,10 +397,18 @@ void bind_simulation(py::module_& m) {
              // Check everything first, then copy: a bad state never half-loads.
              std::vector<std::pair<void*, std::string>> plan;
              self.sim->for_each_state([&](const char* name, void* data, std::size_t bytes) {
+               if (!state.contains(name) && std::string_view(name) == "fresh") {
+                 // Saved before new agents decided at once under decision_interval: they
+                 // had all decided (or waited for their turn), so none is new.
+                 plan.emplace_back(data, std::string(bytes, '\0'));
+                 return;
+               }
                if (!state.contains(name)) {
                  // Files saved before the sensor's rays and the slots' generations were
                  // state load without them (their agents' generations are all 0 too).
                  if (std::string_view(name) == "sensed" ||
+                     std::string_view(name) == "perceived_position" ||
+                     std::string_view(name) == "perceived_heading" ||
                      std::string_view(name) == "metrics.generation" ||
                      std::string_view(name) == "seen_generation" ||
                      std::string_view(name) == "next_decision" ||

@@ -23,6 +23,8 @@ HistoryFrames::HistoryFrames(std::size_t cap, std::size_t n_, std::size_t k_, bo
   if (maps) {
     interest.resize(cap * n * k);
     danger.resize(cap * n * k);
+    perceived_position.resize(cap * n * 2);
+    perceived_heading.resize(cap * n);
   }
   if (progress) along.resize(cap * n);
   series.resize(cap * static_cast<std::size_t>(Series::kCount));
@@ -72,6 +74,8 @@ void History::grow(std::size_t capacity) {
   copy(f->radius, g->radius);
   copy(f->interest, g->interest);
   copy(f->danger, g->danger);
+  copy(f->perceived_position, g->perceived_position);
+  copy(f->perceived_heading, g->perceived_heading);
   if (!f->sensed.empty()) {
     g->sensed.assign(g->capacity * n * k, std::numeric_limits<float>::quiet_NaN());
     copy(f->sensed, g->sensed);
@@ -83,7 +87,8 @@ void History::grow(std::size_t capacity) {
 }
 
 void History::capture(std::uint64_t step, double time, const AgentsView& a, const float* interest,
-                      const float* danger, const float* sensed, Metrics& m,
+                      const float* danger, const float* sensed,
+                      std::pair<const float*, const float*> perceived, Metrics& m,
                       const std::uint8_t* stuck) {
   HistoryFrames* f = buf_.get();
   const std::size_t n = f->n, k = f->k;
@@ -131,6 +136,10 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     std::copy(interest, interest + n * k,
               f->interest.begin() + static_cast<std::ptrdiff_t>(t * n * k));
     std::copy(danger, danger + n * k, f->danger.begin() + static_cast<std::ptrdiff_t>(t * n * k));
+    std::copy(perceived.first, perceived.first + 2 * n,
+              f->perceived_position.begin() + static_cast<std::ptrdiff_t>(t * n * 2));
+    std::copy(perceived.second, perceived.second + n,
+              f->perceived_heading.begin() + static_cast<std::ptrdiff_t>(t * n));
     if (sensed) {
       if (f->sensed.empty()) {
         const std::lock_guard<std::mutex> lock(mu_);  // readers may be looking at f

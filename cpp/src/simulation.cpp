@@ -148,6 +148,9 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
   if (velocity_ && config_.rotate) frame_.assign(4 * n_, 0.0f);
   // NaN: not cast yet (+inf is a ray that saw nothing within its look-ahead).
   if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::quiet_NaN());
+  perceived_pos_.assign(2 * n_, std::numeric_limits<float>::quiet_NaN());
+  if (params_.decision_interval > 1) fresh_.assign(n_, 1);
+  perceived_head_.assign(n_, std::numeric_limits<float>::quiet_NaN());
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
   if (velocity_ && (velocity_->commit > 0.0f || velocity_->inertia > 0.0f)) {
     prev_direction_.assign(2 * n_, 0.0f);
@@ -198,6 +201,9 @@ void Simulation::renew_slots() {
     if (!sensed_.empty())
       std::fill_n(sensed_.begin() + static_cast<std::ptrdiff_t>(i * k_), k_,
                   std::numeric_limits<float>::quiet_NaN());
+    perceived_pos_[2 * i] = perceived_pos_[2 * i + 1] = perceived_head_[i] =
+        std::numeric_limits<float>::quiet_NaN();
+    if (!fresh_.empty()) fresh_[i] = 1;  // decides at its first step, not at its turn
     if (config_.classic)  // a random-walk Wander starts a fresh walk (orientation 0, no clock)
       for (const classic::Blended& g : config_.classic->groups)
         for (const classic::Behaviour& b : g.behaviours)
@@ -289,6 +295,11 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
     // Rows b, b + step, ... (< e): len of them, stored one after another in the scratch
     // (step > 1 only when deciding in phases, never with recorded stacks).
     const std::size_t len = (e - b + step - 1) / step;
+    for (std::size_t i = b; i < e; i += step) {  // the pose these maps belong to
+      perceived_pos_[2 * i] = p.in.agents.position[2 * i];
+      perceived_pos_[2 * i + 1] = p.in.agents.position[2 * i + 1];
+      perceived_head_[i] = p.in.agents.heading[i];
+    }
     if (needs_neighbors_ && !use_lists_) find_lists(p.in.agents, b, e, step);
     // Behaviour maps: recorded (N,K) stacks, or block-local rows (first_row = b).
     const std::size_t rows = config_.record ? n_ : len;
@@ -1061,6 +1072,9 @@ void Simulation::finish(float dt) {
       next_time_[i] = time_ + (steps - 0.5) * double{dt};
     }
   }
+  // Every alive agent that had not decided did so this step (decides() was true for it).
+  for (std::size_t i = 0; i < fresh_.size(); ++i)
+    if (a.alive[i]) fresh_[i] = 0;
   time_ += dt;
   ++step_count_;
   observe();  // metrics and histories (simulation_observe.cpp)

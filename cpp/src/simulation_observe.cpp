@@ -93,8 +93,8 @@ void Simulation::observe() {
   prune_histories();
   for (const auto& h : histories_) {
     if (!h->detached() && h->due(step_count_))
-      h->capture(step_count_, time_, a, interest_.data(), danger_.data(), sensed(), metrics_,
-                 stuck_.data());
+      h->capture(step_count_, time_, a, interest_.data(), danger_.data(), sensed(),
+                 {perceived_pos_.data(), perceived_head_.data()}, metrics_, stuck_.data());
   }
 }
 

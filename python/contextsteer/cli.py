@@ -574,7 +574,6 @@ def write_run(
     from tqdm.auto import tqdm
 
     from . import plot, video
-    from .history import Recording
 
     sim, history = result.simulation, result.history
     if sim is None or history is None:
@@ -618,17 +617,7 @@ def write_run(
         last = len(history.steps) - 1
         samples = min(int(frames), last) + 1  # no more than the recorded frames
         k = np.unique(np.linspace(0, last, samples).round().astype(int))
-        picked = Recording(
-            history.steps[k],
-            history.positions[k],
-            history.headings[k],
-            history.radii
-            if history.radii is None or np.ndim(history.radii) == 1
-            else history.radii[k],
-            None if history.danger is None else history.danger[k],
-            None if history.times is None else history.times[k],
-            None if history.sensed is None else history.sensed[k],
-        )
+        picked = history._take(k)
         dt = result.dt
         sample_dt = (
             dt * float(history.steps[-1] - history.steps[0]) / max(len(history.steps) - 1, 1)
@@ -644,6 +633,20 @@ def write_run(
             dt=dt,
         )
         animation = out / f"animation.{format}"
+        if format.lower() == "gif":
+            # A GIF holds its frames until written (video.write): one byte a pixel, and
+            # the deflated RGB besides. Refuse up front what cannot fit.
+            from .maps import _physical_memory
+
+            w_px, h_px = rendered.size
+            need = 1.1 * rendered.count * w_px * h_px
+            if need > 0.5 * _physical_memory():
+                raise MemoryError(
+                    f"write_run: a GIF of {rendered.count:,} frames of {w_px}x{h_px} pixels "
+                    f"holds about {need / 2**30:.3g} GiB while it is written, more than half "
+                    f"of this machine's {_physical_memory() / 2**30:.3g} GiB; write fewer "
+                    f"frames, a smaller size, or an MP4 (format='mp4' streams its frames)"
+                )
         images = tqdm(
             rendered.images,
             total=rendered.count,

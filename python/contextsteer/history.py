@@ -27,7 +27,9 @@ class Recording(NamedTuple):
 
     What :func:`contextsteer.run_simulation` keeps (``RunResult.history``) and what the
     animations (:func:`contextsteer.plot.animate`, :func:`contextsteer.plot.frames`) draw;
-    a :class:`History` carries the same attributes.
+    a :class:`History` carries the same attributes, with one difference: a Recording's
+    ``steps`` and ``times`` count from the recording's first frame (0), a History's from
+    the simulation's start (its first frame is the step count when recording began).
 
     Examples
     --------
@@ -45,6 +47,22 @@ class Recording(NamedTuple):
     danger: np.ndarray | None  #: (T, N, K) float32 danger maps, or None when not recorded
     times: np.ndarray | None = None  #: (T,) float64 simulated seconds, or None
     sensed: np.ndarray | None = None  #: (T, N, K) float32 ray hits (Simulation.sensed), or None
+    #: (T, N, 2) float32 positions where the frame's maps were perceived, or None
+    perceived_positions: np.ndarray | None = None
+    #: (T, N) float32 headings with which the frame's maps were perceived, or None
+    perceived_headings: np.ndarray | None = None
+    #: (T, N) uint32 each slot's Agents.generation (a change: a new agent), or None
+    generations: np.ndarray | None = None
+
+    def _take(self, index: np.ndarray) -> Recording:
+        """The frames ``index`` (an integer array) of this recording."""
+        fields: list[Any] = [
+            None
+            if v is None
+            else (v if name == "radii" and np.ndim(v) == 1 else np.asarray(v)[index])
+            for name, v in zip(self._fields, self)
+        ]
+        return Recording(*fields)
 
 
 _MAX_EVERY = 2**63 - 1  # the core's step interval is a C long
@@ -77,6 +95,8 @@ _FRAME_VIEWS = (
     "interest",
     "danger",
     "sensed",
+    "perceived_positions",
+    "perceived_headings",
     "progress",
     "series",
 )
@@ -137,8 +157,10 @@ class History:
     every : int, default 1
         Steps between frames, in [1, 2**63 - 1].
     maps : bool, default False
-        Also keep the interest and danger maps (T × N × K floats each) and, when the
-        simulation has a ``WallDanger``, what its slot rays sensed (:attr:`sensed`).
+        Also keep the interest and danger maps (T × N × K floats each), each agent's
+        pose when it perceived them (:attr:`perceived_positions`,
+        :attr:`perceived_headings`) and, when the simulation has a ``WallDanger``, what
+        its slot rays sensed (:attr:`sensed`).
     reserve : int, optional
         Frames to preallocate, in [1, 2**31 - 1] (default 64). The storage doubles when
         a step call's frames do not fit; that happens at the start of the call, so a
@@ -203,6 +225,18 @@ class History:
         "WallDanger sensed (Simulation.sensed: hit distance, +inf where clear), "
         "or None without maps or without a WallDanger.",
     )
+    perceived_positions = _view(
+        "perceived_positions",
+        "(T, N, 2) float32 each agent's position when it perceived the frame's maps "
+        "(Simulation.perceived_position: before the step's move, or at the agent's last "
+        "decision with time slicing), or None without maps. The animations draw the "
+        "maps and rays there.",
+    )
+    perceived_headings = _view(
+        "perceived_headings",
+        "(T, N) float32 each agent's heading when it perceived the frame's maps (the slot "
+        "frame of turning slots), or None without maps.",
+    )
     progress = _view("progress", "(T, N) float32 progress along the metrics path, or None.")
 
     def __init__(
@@ -219,10 +253,10 @@ class History:
         from .maps import _physical_memory
 
         # Bytes a frame: positions, velocities, headings, alive, groups, generations, radii
-        # and progress per agent; interest, danger and sensed rays per agent and slot with
-        # maps.
+        # and progress per agent; with maps interest, danger and sensed rays per agent and
+        # slot and the perceived pose per agent.
         n, k = len(sim.agents.alive), int(sim.slots)
-        need = reserve * (37 * n + (12 * n * k if maps else 0) + 64)
+        need = reserve * (37 * n + (12 * n * k + 12 * n if maps else 0) + 64)
         if need > _physical_memory():
             raise MemoryError(
                 f"History: reserve={reserve:,} frames of {n:,} agents"

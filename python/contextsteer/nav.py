@@ -301,7 +301,9 @@ class NavField:
 
     @property
     def extent(self) -> tuple[float, float, float, float]:
-        """``(xmin, xmax, ymin, ymax)`` of the node grid (for ``imshow``)."""
+        """``(xmin, xmax, ymin, ymax)``: the first and last nodes of the grid. An image of
+        the nodes (``imshow``) covers half a cell more on every side, its pixels centred
+        on the nodes (:func:`contextsteer.plot.nav_field` draws it so)."""
         x0, y0, c, nx, ny = self.grid
         return (x0, x0 + (nx - 1) * c, y0, y0 + (ny - 1) * c)
 

@@ -200,7 +200,7 @@ class Playground:
         the scene with trajectories on the left, the selected car's polar context map
         (interest bars, danger curve, chosen direction) on the right."""
         from . import plot
-        from .plot._draw import SimView
+        from .plot._draw import SimView, _perceived_pose
 
         sim, history = self.simulate(**changes)
         s = self.settings
@@ -227,7 +227,8 @@ class Playground:
         )
         interest = np.array(sim.interest[i])
         danger = np.array(sim.danger[i])
-        heading = float(np.asarray(sim.agents.heading)[i])
+        # The car's frame when it perceived these maps (the step's move turned it since).
+        heading = float(_perceived_pose(sim)[1][i])
         chosen = np.asarray(sim.chosen_direction[i], dtype=np.float64)
         c, sn = np.cos(-heading), np.sin(-heading)  # world -> the car's frame
         chosen_local = np.array([c * chosen[0] - sn * chosen[1], sn * chosen[0] + c * chosen[1]])

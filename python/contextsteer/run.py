@@ -238,6 +238,9 @@ def _step_recording(
             np.array(sim.agents.radius, dtype=np.float32),
             np.array(sim.danger, dtype=np.float32) if maps else None,
             np.array(sim.sensed, dtype=np.float32) if maps and sim.sensed is not None else None,
+            np.array(sim.perceived_position, dtype=np.float32) if maps else None,
+            np.array(sim.perceived_heading, dtype=np.float32) if maps else None,
+            np.array(sim.agents.generation, dtype=np.uint32),
         )
 
     kept = [state()]
@@ -262,6 +265,9 @@ def _step_recording(
         stacked(5),
         np.array(columns[1], dtype=np.float64) - time0,
         stacked(6),
+        stacked(7),
+        stacked(8),
+        stacked(9),
     )
 
 

@@ -169,6 +169,10 @@ class Simulation:
     decision_interval : int, default 1
         Time slicing, round-robin: agent ``i`` re-steers on steps where
         ``(step + i) % decision_interval == 0`` and moves on its last decision otherwise.
+        An agent that has not decided yet (at the first step, or a new agent in a
+        reused slot) decides at once and then waits for its turn: it has no decision of
+        its own to move on (it stood until its turn came, up to
+        ``decision_interval - 1`` steps).
     decision_validity : float or None, default None
         Lewis's time slicing: after each decision every behaviour estimates how long its
         scores stay valid for the chosen velocity, and the agent keeps its decision until
@@ -334,6 +338,20 @@ class Simulation:
         "NaN where no ray was cast (before the agent's first perception, or a dead "
         "agent); in the slot frame (turned with the agent when slots rotate). None "
         "without a WallDanger. What the plots draw as rays (none where NaN).",
+    )
+    perceived_position = _view(
+        "perceived_position",
+        "(N, 2) float32 (read-only) each agent's position when it last perceived (a step "
+        "or perceive()): where its maps, sensed rays and chosen direction belong. After a "
+        "step the agent has moved on from it; the plots draw the maps here. NaN before an "
+        "agent's first perception (and for a new agent in a reused slot).",
+    )
+    perceived_heading = _view(
+        "perceived_heading",
+        "(N,) float32 (read-only) each agent's heading (radians) when it last perceived: "
+        "the slot frame of its maps and sensed rays when slots turn with the agents (the "
+        "heading after the step's move can differ by a whole slot or more). NaN before "
+        "an agent's first perception.",
     )
     chosen_direction = _view("chosen_direction", "(N, 2) float32 chosen unit heading (0: none).")
     acceleration = _view(

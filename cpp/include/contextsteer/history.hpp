@@ -51,6 +51,9 @@ struct HistoryFrames {
   /// (T,N,K) when maps and the simulation has a ray sensor (Simulation::sensed()): what
   /// its slot rays sensed; allocated at the first such capture, empty otherwise.
   std::vector<float> sensed;
+  /// (T,N,2) and (T,N) when maps: each agent's pose when it perceived the frame's maps
+  /// (Simulation::perceived_position / perceived_heading), NaN before its first.
+  std::vector<float> perceived_position, perceived_heading;
   std::vector<float> along;   ///< (T,N) progress along the metrics path, when progress
   std::vector<float> series;  ///< (T, Series::kCount)
 
@@ -85,8 +88,11 @@ class History {
   void make_room(std::size_t more, bool sensed);
   /// Appends one frame. `interest`/`danger` (N,K) are read when recording maps, and
   /// `sensed` (N,K) as well when it is not nullptr; `stuck` may be nullptr.
+  /// `perceived` is the (N,2) positions and (N,) headings of the last perception, read
+  /// with the maps.
   void capture(std::uint64_t step, double time, const AgentsView& agents, const float* interest,
-               const float* danger, const float* sensed, Metrics& metrics,
+               const float* danger, const float* sensed,
+               std::pair<const float*, const float*> perceived, Metrics& metrics,
                const std::uint8_t* stuck);
 
   /// Frames recorded so far. Readable from any thread while another records: the count and

@@ -151,7 +151,9 @@ class Simulation {
   bool decides(std::size_t i) const {
     if (!next_decision_.empty()) return step_count_ >= next_decision_[i] || time_ >= next_time_[i];
     const auto k = static_cast<std::uint64_t>(params_.decision_interval);
-    return k <= 1 || (step_count_ + i) % k == 0;
+    // A new agent decides at once, then waits for its turn: it has no decision of its own
+    // to move on (it stood until its turn came, up to decision_interval − 1 steps).
+    return k <= 1 || (step_count_ + i) % k == 0 || (!fresh_.empty() && fresh_[i]);
   }
 
   /// With decision_validity: the step count at which agent i next decides (0 before its
@@ -187,6 +189,12 @@ class Simulation {
   /// the last step or perceive() (+inf: clear within its look-ahead; slot frame when
   /// slots turn with the agents), or nullptr without a WallDanger.
   float* sensed() { return sensed_.empty() ? nullptr : sensed_.data(); }
+  /// (N,2) position and (N,) heading of each agent when it last perceived (step,
+  /// perceive()): the pose its maps and sensed rays belong to (the slot frame of that
+  /// heading when slots turn); NaN until an agent first perceives. Pictures of a stepped
+  /// simulation draw the maps there, not at the pose after the move.
+  float* perceived_position() { return perceived_pos_.data(); }
+  float* perceived_heading() { return perceived_head_.data(); }
   float* direction() { return direction_.data(); }            ///< (N,2) world frame, unit or 0
   float* acceleration() { return accel_.data(); }             ///< (N,2) classic steering's output
   float* strength() { return strength_.data(); }              ///< (N,) [0, 1]
@@ -226,6 +234,8 @@ class Simulation {
     v("stuck", stuck_), v("has_memory", has_memory_), v("braking", braking_);
     v("still", still_), v("anchor", anchor_), v("recorded", recorded_);
     v("sensed", sensed_);  // the sensor's last rays (pictures; with decision_interval > 1 kept)
+    v("perceived_position", perceived_pos_), v("perceived_heading", perceived_head_);  // pictures
+    v("fresh", fresh_);  // decision_interval > 1 only
     v("seen_generation", seen_generation_);
     v("next_decision", next_decision_), v("validity", validity_);  // decision_validity only
     v("next_time", next_time_);
@@ -367,6 +377,9 @@ class Simulation {
   std::vector<float> anchor_;
   std::vector<float> recorded_;  // (B, N, K) when recording
   std::vector<float> next_pos_, next_vel_, next_head_;
+  std::vector<float> perceived_pos_, perceived_head_;  // pose at the last perception (N,2), (N,)
+  // decision_interval > 1: 1 for an agent that has not decided yet (decides at once).
+  std::vector<std::uint8_t> fresh_;
   NeighborGrid grid_, push_grid_, settle_grid_;
   // settle(): which agents overlapped in the first push-apart pass (then the later passes'
   // marks), the positions a later pass reads, the agents that overlapped at the start of

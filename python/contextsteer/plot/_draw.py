@@ -109,6 +109,70 @@ def _rows(x, index):
     return None if x is None else np.asarray(x)[index]
 
 
+def _agent_index(selection: Any, n: int, what: str) -> np.ndarray:
+    """Agent indices (intp) from a selection: a sequence of integers, or a boolean mask
+    of length ``n``. A mask used as indices drew agents 0 and 1 for every True and False;
+    a float index was truncated."""
+    a = np.asarray(list(selection) if not isinstance(selection, np.ndarray) else selection)
+    if a.dtype == bool:
+        if a.shape != (n,):
+            raise IndexError(f"{what}: a boolean mask must have shape ({n},), got {a.shape}")
+        return np.flatnonzero(a)
+    if a.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    if a.ndim != 1 or not np.issubdtype(a.dtype, np.integer):
+        raise TypeError(
+            f"{what}: expected agent indices (a sequence of ints) or a boolean mask of "
+            f"shape ({n},), got {a.dtype} of shape {a.shape}"
+        )
+    index = a.astype(np.intp)
+    bad = index[(index < 0) | (index >= n)]
+    if len(bad):
+        raise IndexError(f"{what}: index {bad[0]} out of range for {n} agents")
+    return index
+
+
+def _perceived_pose(sim: Simulation) -> tuple[np.ndarray, np.ndarray]:
+    """Each agent's position (N, 2) and heading (N,) when it last perceived: where the
+    simulation's maps and sensed rays belong (the pose after the step's move is a step
+    further on, and turned). Agents that have not perceived yet take their pose now."""
+    pos = np.array(sim.perceived_position, dtype=np.float64)
+    head = np.array(sim.perceived_heading, dtype=np.float64)
+    return _pose_or_now(pos, head, sim.agents.position, sim.agents.heading)
+
+
+def _pose_or_now(
+    pos: ArrayLike, head: ArrayLike, now_pos: ArrayLike, now_head: ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
+    """A perceived pose, the current one where it is NaN (not perceived yet)."""
+    pos_out = np.array(pos, dtype=np.float64)
+    head_out = np.array(head, dtype=np.float64)
+    missing = ~np.isfinite(pos_out).all(axis=-1) | ~np.isfinite(head_out)
+    pos_out[missing] = np.asarray(now_pos, dtype=np.float64)[missing]
+    head_out[missing] = np.asarray(now_head, dtype=np.float64)[missing]
+    return pos_out, head_out
+
+
+def _break_at_new_agents(points: np.ndarray, generations: np.ndarray | None) -> np.ndarray:
+    """One slot's positions (T, 2) with a NaN row before every frame where the slot's
+    generation changed (a new agent): its trail must not join the old agent's."""
+    if generations is None or len(points) < 2:
+        return points
+    g = np.asarray(generations)
+    cut = np.flatnonzero(g[1:] != g[:-1]) + 1
+    return np.insert(points, cut, np.nan, axis=0) if len(cut) else points
+
+
+def _generations(history: Any) -> np.ndarray | None:
+    """(T, N) slot generations of a History or Recording, None otherwise."""
+    from ..history import History, Recording
+
+    if isinstance(history, (History, Recording)):
+        g = history.generations
+        return None if g is None else np.asarray(g)
+    return None
+
+
 def _positions(history):
     """Positions (T, N, 2) of a History or Recording; an array as it is."""
     from ..history import History, Recording

@@ -15,8 +15,11 @@ from ..simulation import Simulation
 from ._draw import (
     SimView,
     _agent_colors,
+    _break_at_new_agents,
     _danger_cmap,
     _directions,
+    _generations,
+    _pose_or_now,
     _positions,
     _rotated,
     _segments,
@@ -61,12 +64,35 @@ def _recording(
             history.danger,
             history.times,
             history.sensed,
+            history.perceived_positions,
+            history.perceived_headings,
+            history.generations,
         )
     elif isinstance(history, Recording):
         rec = history
     else:
         rec = Recording(None, np.asarray(history, dtype=np.float64), None, None, None)
     return rec, sim
+
+
+def _first(a: np.ndarray | None, count: int) -> np.ndarray | None:
+    return None if a is None else a[:count]
+
+
+def _seen_pose(
+    rec: Recording, f: int, index: np.ndarray, pos: np.ndarray, head: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Frame ``f``'s pose of agents ``index`` when they perceived the frame's maps (the
+    recorded perceived pose), their pose at the frame where none was recorded."""
+    if rec.perceived_positions is None or rec.perceived_headings is None:
+        return pos, head
+    now_head = np.zeros(len(index)) if head is None else head
+    return _pose_or_now(
+        np.asarray(rec.perceived_positions)[f, index],
+        np.asarray(rec.perceived_headings)[f, index],
+        pos,
+        now_head,
+    )
 
 
 def _recorded_inputs(
@@ -191,6 +217,8 @@ def animate(
     if cast_rays:
         dirs = _directions(slots)
 
+    gens = None if rec.generations is None else np.asarray(rec.generations)
+
     def draw(f):
         for artist in dynamic:
             artist.remove()
@@ -199,7 +227,12 @@ def animate(
         pos = positions[f, alive]
         head = None if headings is None else np.asarray(headings)[f, alive]
         if trail and f > 0:
-            dynamic.append(_plot_trajectories(positions[: f + 1], ax, alive, None, {}))
+            # Every agent's trail so far (also of agents since removed, as frames() draws
+            # them), broken where a slot passed to a new agent.
+            so_far = Recording(
+                None, positions[: f + 1], None, None, None, generations=_first(gens, f + 1)
+            )
+            dynamic.append(_plot_trajectories(so_far, ax, None, None, {}))
         if cast_rays and len(alive):
             # A 0-d look_ahead: float() takes it (the stubs cannot tell it from an array).
             la = (
@@ -207,10 +240,13 @@ def animate(
                 if np.ndim(look_ahead) == 0
                 else np.asarray(look_ahead, dtype=np.float64)[alive]
             )
-            turn = head if rotate else None
+            # From the pose the frame's maps were perceived from (before the move).
+            see_pos, see_head = _seen_pose(rec, f, alive, pos, head)
+            turn = see_head if rotate else None
             d = np.asarray(dangers)[f, alive]
             hit = None if rec.sensed is None else np.asarray(rec.sensed)[f, alive]
-            dynamic.append(_plot_rays(pos, dirs, hit, la, d, ax, turn, None, None, {}))
+            # One colour scale for every frame (danger 1 and above: full red), as frames().
+            dynamic.append(_plot_rays(see_pos, dirs, hit, la, d, ax, turn, None, 1.0, {}))
         body = _plot_agents(pos, head, radii[f, alive], ax, _agent_colors(alive), "black", {})
         dynamic.extend(a for a in body if a is not None)
         return dynamic
@@ -407,6 +443,12 @@ def frames(
             raise ValueError(
                 f"trail: expected positions of shape (S, {n}, 2), got {trail_pos.shape}"
             )
+    trail_gens = rec.generations if trail is True else _generations(trail)
+    if trail_gens is not None and (
+        trail_pos is None or np.shape(trail_gens) != np.shape(trail_pos)[:2]
+    ):
+        trail_gens = None
+    trail_gens = None if trail_gens is None else np.asarray(trail_gens)
     trail_art = None
     if trail_pos is not None:
         trail_art = LineCollection(
@@ -457,7 +499,15 @@ def frames(
         if trail_art is not None and trail_pos is not None:  # set together
             upto = int(round(f / max(t_count - 1, 1) * (len(trail_pos) - 1))) + 1
             first = 0 if trail_samples is None else max(0, upto - int(trail_samples))
-            trail_art.set_segments([trail_pos[first:upto, i] for i in range(n)])
+            trail_art.set_segments(
+                [
+                    _break_at_new_agents(
+                        trail_pos[first:upto, i],
+                        None if trail_gens is None else trail_gens[first:upto, i],
+                    )
+                    for i in range(n)
+                ]
+            )
             ax.draw_artist(trail_art)
         head = np.zeros(n) if headings is None else headings[f]
         if ray_art is not None and dangers is not None and alive.any():  # set together
@@ -469,7 +519,9 @@ def frames(
                 if np.ndim(look_ahead) == 0
                 else np.asarray(look_ahead, dtype=np.float64)[idx]
             )
-            turn = head[idx] if rotate else None
+            # From the pose the frame's maps were perceived from (before the move).
+            p, see_head = _seen_pose(rec, f, idx, p, head[idx])
+            turn = see_head if rotate else None
             u = _rotated(dirs, turn, len(idx))
             length = np.broadcast_to(la[:, None], u.shape[:2])  # each slot's reach
             if rec.sensed is not None:  # stopped where the agent's own ray stopped

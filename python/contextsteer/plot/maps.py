@@ -14,8 +14,10 @@ from ._draw import (
     _DANGER_COLOR,
     _INTEREST_COLOR,
     SimView,
+    _agent_index,
     _directions,
     _per_agent,
+    _perceived_pose,
     _plain_axes,
     _points,
     _rotated,
@@ -82,7 +84,11 @@ def context_map(
     danger : array_like, shape (K,), optional
         Danger of each slot.
     chosen : array_like, shape (2,), optional
-        Chosen direction (need not be unit length; its angle is drawn).
+        Chosen direction (need not be unit length; its angle is drawn), in the frame the
+        plot's angles are (the world frame when ``offset`` is the heading, as
+        :attr:`Simulation.chosen_direction`); it is not turned by ``offset``. A direction
+        from :func:`contextsteer.choose` on maps of turning slots is in the slot frame:
+        turn it by the heading first.
     strength : float, optional
         Arrow length; defaults to the length of ``chosen`` clipped to [0, 1], or 1.
     threshold : float
@@ -156,6 +162,11 @@ def context_map(
     ring = np.argsort(np.mod(theta, 2.0 * np.pi), kind="stable")
     if ax is None:
         _, ax = plt.subplots(subplot_kw={"projection": "polar"})
+    elif getattr(ax, "name", None) != "polar":
+        raise ValueError(
+            f"ax: expected polar axes (subplot_kw={{'projection': 'polar'}}), got "
+            f"{getattr(ax, 'name', type(ax).__name__)!r} axes"
+        )
     bars = ax.bar(
         theta,
         np.clip(interest, 0, None),
@@ -343,6 +354,8 @@ def map_glyphs(
     interest : array_like, shape (N, K)
     danger : array_like, shape (N, K), optional
     chosen : array_like, shape (N, 2), optional
+        World-frame directions (as :attr:`Simulation.chosen_direction`), not turned by
+        ``headings``.
     headings : array_like of shape (N,), optional
         Per-agent rotation of the slots (slots that turn with the agent).
     scale, base : float or array_like of shape (N,)
@@ -416,12 +429,16 @@ def context_maps(
         marked as masked).
     danger : array_like of shape (N, K), optional
     chosen : array_like of shape (N, 2), optional
-    agents : sequence of int, optional
+        World-frame directions (as :attr:`Simulation.chosen_direction`), not turned by
+        ``headings``.
+    agents : sequence of int or boolean mask of shape (N,), optional
         Rows to draw; default the first 8 (alive) agents.
     strength : array_like of shape (N,), optional
         Arrow lengths.
     headings : array_like of shape (N,), optional
-        Rotation of each agent's slot 0 (slots that turn with the agent).
+        Rotation of each agent's slot 0 (slots that turn with the agent). From a
+        simulation: the headings the maps were perceived with
+        (:attr:`Simulation.perceived_heading`).
     threshold : float, optional
         Danger above which a slot is marked as masked (default 0, or from the simulation).
     speed : array_like of shape (N, K), optional
@@ -464,7 +481,9 @@ def context_maps(
         strength = sim.strength if strength is None else strength
         speed = sim.speed if speed is None else speed
         if headings is None and view.rotate:
-            headings = sim.agents.heading
+            # The slot frame of the maps: the heading they were perceived with (the
+            # step's move turns the agent after it).
+            headings = _perceived_pose(sim)[1]
         alive_rows = np.flatnonzero(np.asarray(sim.agents.alive))
         threshold = view.threshold if threshold is None else threshold
         slot_directions = view.slots if slot_directions is None else slot_directions
@@ -478,12 +497,11 @@ def context_maps(
         pool = np.arange(n) if alive_rows is None else alive_rows
         agents = [int(i) for i in pool[:8]]
     else:
-        agents = [int(i) for i in agents]
-    for i in agents:
-        if not 0 <= i < n:
-            raise IndexError(f"agents: index {i} out of range for {n} agents")
+        agents = [int(i) for i in _agent_index(agents, n, "agents")]
     if not agents:
         raise ValueError("agents: expected at least one agent index")
+    if titles is not None and len(titles) < len(agents):
+        raise ValueError(f"titles: expected at least {len(agents)} titles, got {len(titles)}")
     fig: Figure | SubFigure  # given axes may sit in a subfigure
     if axes is None:
         cols = max(1, min(int(ncols), len(agents)))

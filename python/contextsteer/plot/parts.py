@@ -18,8 +18,11 @@ from ._draw import (
     _PATH_COLOR,
     _WALL_COLOR,
     _agent_colors,
+    _agent_index,
+    _break_at_new_agents,
     _danger_cmap,
     _directions,
+    _generations,
     _per_agent,
     _plain_axes,
     _points,
@@ -496,10 +499,14 @@ def nav_field(
     d = np.asarray(field.distances(g), dtype=np.float64)
     blocked = np.asarray(field.blocked)
     img = np.ma.masked_where(blocked | ~np.isfinite(d), d)
+    # imshow's extent is the pixels' outer edges: half a cell beyond the first and last
+    # nodes, so that each pixel sits centred on its node (and under its arrow).
+    x_lo, x_hi, y_lo, y_hi = field.extent
+    half = 0.5 * field.grid[2]
     image = ax.imshow(
         img,
         origin="lower",
-        extent=field.extent,
+        extent=(x_lo - half, x_hi + half, y_lo - half, y_hi + half),
         cmap=cmap,
         **{"interpolation": "bilinear", "zorder": 0, **kwargs},
     )
@@ -590,11 +597,12 @@ def _plot_trajectories(
     h = np.asarray(_positions(history), dtype=np.float64)
     if h.ndim != 3 or h.shape[2] != 2:
         raise ValueError(f"history: expected positions of shape (T, N, 2), got {h.shape}")
-    index = np.arange(h.shape[1]) if agents is None else np.asarray(list(agents), dtype=np.intp)
-    bad = index[(index < 0) | (index >= h.shape[1])]
-    if len(bad):
-        raise IndexError(f"agents: index {bad[0]} out of range for {h.shape[1]} agents")
-    lines = [h[:, i, :] for i in index]
+    index = np.arange(h.shape[1]) if agents is None else _agent_index(agents, h.shape[1], "agents")
+    gens = _generations(history)
+    if gens is not None and gens.shape != h.shape[:2]:
+        gens = None
+    # A slot reused by a new agent starts a new line (NaN breaks it).
+    lines = [_break_at_new_agents(h[:, i, :], None if gens is None else gens[:, i]) for i in index]
     colors = _agent_colors(index) if color is None else color
     kwargs = {"linewidths": 1.0, "alpha": 0.8, "zorder": 1.5, "label": "trajectories", **kwargs}
     coll = LineCollection(lines, colors=colors, **kwargs)
@@ -619,7 +627,7 @@ def trajectories(
         Positions at T recorded steps; NaN rows (e.g. dead agents) leave gaps.
     ax : matplotlib Axes, optional
         Where to draw; a new equal-aspect axes when None.
-    agents : sequence of int, optional
+    agents : sequence of int or boolean mask of shape (N,), optional
         Agents to draw (default all).
     color : color or sequence of colors, optional
         Default: the ``tab10`` cycle by agent index, as in :func:`agents`.

@@ -12,7 +12,16 @@ from numpy.typing import ArrayLike
 from ..agents import Agents
 from ..path import Path
 from ..simulation import Simulation
-from ._draw import _PATH_COLOR, _WALL_COLOR, SimView, _agent_colors, _per_agent, _rows
+from ._draw import (
+    _PATH_COLOR,
+    _WALL_COLOR,
+    SimView,
+    _agent_colors,
+    _agent_index,
+    _per_agent,
+    _perceived_pose,
+    _rows,
+)
 from .maps import _plot_glyphs
 from .parts import (
     _agent_arrays,
@@ -72,7 +81,11 @@ def scene(
     ``chosen_direction``, see :class:`~contextsteer.plot._draw.SimView`); any keyword
     given explicitly replaces the simulation's part, and without ``sim`` the keywords
     alone describe the scene. Nothing is stepped, perceived or cast: the picture shows
-    the state the simulation holds.
+    the state the simulation holds. Its maps and sensed rays belong to the pose each
+    agent perceived them from (:attr:`Simulation.perceived_position` and
+    ``perceived_heading``: before the last step's move, which can turn an agent by a
+    slot or more), so rays and glyphs are drawn from there, the bodies where the agents
+    are now.
 
     Rays run from each alive agent along its slots (turned with its heading when
     ``rotate``), coloured by the danger the agent holds in that slot (a simulation's
@@ -97,9 +110,10 @@ def scene(
     path : Path, array_like of shape (P, 2), or a list of them, optional
     agents : Agents or array_like of shape (N, 2), optional
     rays : bool
-    maps : bool or sequence of int
+    maps : bool, sequence of int or boolean mask of shape (N,)
     ax : matplotlib Axes, optional
-        Where to draw; a new axes when None. The aspect is set equal.
+        Where to draw; a new axes when None. The aspect is set equal, and the limits take
+        in the world's bounds and the agents.
     slots : SlotSet, array_like of shape (K, 2), or int K, optional
     look_ahead : float or array_like of shape (N,), optional
     rotate : bool, optional
@@ -107,6 +121,8 @@ def scene(
     interest, danger : array_like of shape (capacity, K), optional
         Maps, one row per agent index (rows of dead agents are skipped).
     chosen : array_like of shape (capacity, 2), optional
+        World-frame directions (as :attr:`Simulation.chosen_direction`), not turned with
+        the slots.
     distances : array_like of shape (capacity, K), optional
         Where each ray stops (+inf: at the look-ahead), one row per agent index.
     map_scale : float, optional
@@ -144,9 +160,12 @@ def scene(
     if ax is None:
         _, ax = plt.subplots()
     ax.set_aspect("equal")
+    perceived = None
     if sim is not None:
         view = SimView.of(sim)
-        agents = view.agents if agents is None else agents
+        if agents is None:
+            agents = view.agents
+            perceived = _perceived_pose(sim)
         world, path, slots, look_ahead, rotate = view.or_given(
             world, path, slots, look_ahead, rotate
         )
@@ -173,7 +192,11 @@ def scene(
     if agents is not None:
         pos, head, rad, index = _agent_arrays(agents, None, None)
         agent_art = _plot_agents(pos, head, rad, ax, _agent_colors(index), "black", {})
-        turn = head if (rotate and head is not None) else None
+        # Rays and glyphs from the pose the maps were perceived from.
+        see_pos, see_head = pos, head
+        if perceived is not None:
+            see_pos, see_head = perceived[0][index], perceived[1][index]
+        turn = see_head if (rotate and see_head is not None) else None
         if rays and slots is not None and look_ahead is not None and len(pos):
             la = (
                 _per_agent(look_ahead, len(index), "look_ahead")
@@ -181,7 +204,7 @@ def scene(
                 else np.asarray(look_ahead, dtype=np.float64)[index]
             )
             ray_art = _plot_rays(
-                pos,
+                see_pos,
                 slots,
                 _rows(distances, index),
                 la,
@@ -196,16 +219,13 @@ def scene(
             if maps is True:
                 chosen_rows = index[:16]
             else:
-                chosen_rows = np.asarray(list(maps), dtype=np.intp)
                 n_all = len(agents.alive) if isinstance(agents, Agents) else len(pos)
-                bad = chosen_rows[(chosen_rows < 0) | (chosen_rows >= n_all)]
-                if len(bad):
-                    raise IndexError(f"maps: index {bad[0]} out of range for {n_all} agents")
+                chosen_rows = _agent_index(maps, n_all, "maps")
             sel = np.flatnonzero(np.isin(index, chosen_rows))
             rows = index[sel]
             scale = 3.0 * rad[sel] if map_scale is None else map_scale
             glyphs = _plot_glyphs(
-                pos[sel],
+                see_pos[sel],
                 slots,
                 _rows(interest, rows),
                 _rows(danger, rows),
@@ -218,6 +238,16 @@ def scene(
             )
 
     bounds = _bounds(world)
+    if bounds is not None and agent_art is not None and len(pos):
+        # The agents too: the README's scene of a box beside an agent cut the agent off.
+        reach = np.asarray(rad, dtype=np.float64)[:, None]
+        lo, hi = (pos - reach).min(axis=0), (pos + reach).max(axis=0)
+        bounds = (
+            min(bounds[0], lo[0]),
+            min(bounds[1], lo[1]),
+            max(bounds[2], hi[0]),
+            max(bounds[3], hi[1]),
+        )
     if bounds is not None:
         x0, y0, x1, y1 = bounds
         pad = margin * max(x1 - x0, y1 - y0)
