@@ -425,8 +425,8 @@ def move(state, direction, strength, dt, model, **params):
             amax = float(state["max_accel"][i]) * dt
             nxt = min(max(speed + min(max(target_speed - speed, -amax), amax), 0.0), vmax)
             if d.any():
-                # grip from the speed it had; braking, at least from the crawl it rolls at
-                grip_speed = max(speed, nxt) if far else speed
+                # grip from the speed it had, or the speed it rolls at this step if more
+                grip_speed = max(speed, nxt)
                 grip = 1.0
                 if full > 0:
                     grip = min(1.0, grip_speed / (full * vmax)) if vmax > 0 else 0.0

@@ -115,9 +115,12 @@ def test_vehicle_turns_only_as_it_rolls_and_brakes_when_far_off():
     np.testing.assert_allclose(
         s.velocity[0], 0.1 * np.array([np.cos(0.02), np.sin(0.02)]), atol=1e-6
     )
-    # Stopped, 0.5 rad off (not braking): drives off straight; it turns once it has speed.
-    assert s.heading[3] == 0.0
-    np.testing.assert_allclose(s.velocity[3], [0.1, 0], atol=1e-6)
+    # Stopped, 0.5 rad off (not braking): it drives off at 0.1 m/s and turns as it rolls,
+    # 0.02 rad as the braking car does.
+    assert s.heading[3] == pytest.approx(0.02)
+    np.testing.assert_allclose(
+        s.velocity[3], 0.1 * np.array([np.cos(0.02), np.sin(0.02)]), atol=1e-6
+    )
     s2 = cs.Vehicle(brake_angle=1.0, brake_speed=0.0).apply(a, d, np.ones(4, np.float32), dt=0.1)
     assert s2.velocity[0].tolist() == [0, 0] and s2.heading[0] == 0.0  # brake_speed 0: put
     assert s.heading[1] == pytest.approx(0.1)  # full turn rate at speed
@@ -146,6 +149,32 @@ def test_vehicle_stopped_nose_first_against_a_wall_turns_round():
         sim.step(1 / 30, steps=120)  # 4 s
         assert abs(cars.heading[0]) > np.pi / 2  # turned round (it had not moved in 10 s)
         assert cars.position[0, 0] < 0.0  # and on its way to the target
+
+
+@pytest.mark.parametrize("off", [30, 45, 60, 89])
+def test_vehicle_stopped_nose_first_with_its_target_ahead_and_aside_gets_free(off):
+    """A car stopped nose-first against a wall by Seek alone, its target 30-89° off its
+    heading (so it does not brake): its grip came from the speed the slide had zeroed, so
+    it never turned and pressed into the wall for good. It now turns as it rolls and
+    slides along the wall towards the target (beyond the wall: Seek alone cannot route)."""
+    world = cs.World()
+    world.add_segments([[10, -100, 10, 100]])
+    a = np.radians(off)
+    target = [7.99 + 30 * np.cos(a), 30 * np.sin(a)]
+    cars = cs.Agents(1, slots=16)
+    cars.add(
+        [[10 - 2.0 - 0.01, 0.0]],
+        heading=0.0,
+        radius=2.0,
+        max_speed=30.0,
+        max_accel=20.0,
+        max_turn_rate=np.pi,
+        target=[target],
+    )
+    sim = cs.Simulation(world, cars, cs.Steering([cs.Seek()], rotate=True), motion=cs.Vehicle())
+    sim.step(1 / 30, steps=150)  # 5 s
+    assert cars.heading[0] > np.radians(4)  # it turned towards the target
+    assert cars.position[0, 1] > 2.0  # and slid along the wall (it had stood at y = 0)
 
 
 def test_accel_respects_max_accel():

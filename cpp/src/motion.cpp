@@ -125,10 +125,10 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
       std::clamp(target_speed - speed, -a.max_accel[i] * in.dt, a.max_accel[i] * in.dt);
   const float next = std::clamp(speed + dv, 0.0f, vmax);
   if (steering) {
-    // The grip comes from the speed the car had, but a braking car below its crawl turns
-    // at the crawl it rolls at this step: a car stopped nose-first against a wall (the
-    // slide had zeroed its speed) could not turn, crawled into the wall and stayed there.
-    const float grip_speed = braking ? std::max(speed, next) : speed;
+    // The grip comes from the speed the car had, or the speed it rolls at this step when
+    // that is more: a car stopped nose-first against a wall (the slide had zeroed its
+    // speed) could not turn, drove or crawled into the wall and stayed there.
+    const float grip_speed = std::max(speed, next);
     float grip = 1.0f;
     if (m.full_turn_speed > 0.0f)
       grip = vmax > 0.0f ? std::min(1.0f, grip_speed / (m.full_turn_speed * vmax)) : 0.0f;

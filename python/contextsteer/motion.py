@@ -196,9 +196,9 @@ class Vehicle(MotionModel):
     """A car: velocity along the heading, turn-rate limited, turns only as it rolls.
 
     The heading turns towards the chosen direction by at most
-    ``max_turn_rate·dt·min(1, s/(full_turn_speed·max_speed))``, where ``s`` is the speed it
-    had (when braking, at least the speed it rolls at this step, so that a car stopped
-    nose-first against a wall turns round as it starts to crawl); Fray's brake rule sets
+    ``max_turn_rate·dt·min(1, s/(full_turn_speed·max_speed))``, where ``s`` is the larger of
+    the speed it had and the speed it rolls at this step (so that a car stopped nose-first
+    against a wall, its speed zeroed by the slide, turns as it starts to roll); Fray's brake rule sets
     the target speed to ``brake_speed·max_speed·strength`` when the chosen direction is
     more than ``brake_angle`` radians off the heading (else ``max_speed·strength``; 0 when
     no direction was chosen); speed changes by at most ``max_accel·dt``. Both rules
