@@ -742,3 +742,36 @@ def test_a_value_the_scenario_refuses_is_a_usage_error_before_any_run(argv, mess
     err = capsys.readouterr().err
     assert re.search(f"contextsteer {message}", err), err
     assert "oncoming: oncoming:" not in err
+
+
+def test_sweep_with_a_failing_run_writes_the_others(tmp_path, capsys):
+    """The pre-check tries each value with the other axes at their first value, so
+    maze agents=40 with size=2 (too many for the maze) passed it; the run failed and
+    the command exited without writing any of the other runs."""
+    out = tmp_path / "combo.json"
+    argv = ["sweep", "maze", "-p", "agents=10,40", "-p", "size=3,2", "--seeds", "1"]
+    code = cli.main([*argv, "--steps", "10", "--workers", "1", "--out", str(out), "--quiet"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "1 of 4 runs failed" in err and "agents" in err
+    runs = json.loads(out.read_text())["runs"]
+    assert len(runs) == 4
+    failed = [r for r in runs if r["error"]]
+    assert [(r["params"]["agents"], r["params"]["size"]) for r in failed] == [(40, 2)]
+    assert all(r["result"]["metrics"] for r in runs if not r["error"])
+
+
+def test_tune_without_a_feasible_trial_writes_the_trials(tmp_path, capsys):
+    pytest.importorskip("optuna")
+    out = tmp_path / "infeasible.json"
+    code = cli.main(
+        [
+            *("tune", "oncoming", "-p", "distance=10.0:16.0", "--constraint", "metrics.time"),
+            *("--trials", "3", "--steps", "20", "--workers", "1", "--quiet", "--out", str(out)),
+        ]
+    )
+    assert code == 1
+    assert "no feasible complete trial" in capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["best_params"] is None and len(doc["trials"]) == 3
+    assert all(t["constraint"] > 0 for t in doc["trials"])  # why: every one broke it

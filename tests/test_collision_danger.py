@@ -1439,3 +1439,43 @@ def test_settle_leaves_agents_far_from_their_goal_alone(rotate):
     sim = cs.Simulation(None, agents, steering, motion=cs.Accel(), slots=slots)
     sim.step(1 / 30, steps=1200)
     assert np.hypot(*(agents.position[0] - [5.0, 0.0])) < 0.1
+
+
+def _ring_round_one_goal(n, slowing_radius, settle):
+    """n agents sent to one point from 5-8 m away; their mean speeds over 50-60 s."""
+    rng = np.random.default_rng(0)
+    ang, rad = rng.uniform(0, 2 * np.pi, n), rng.uniform(5, 8, n)
+    agents = cs.Agents(n, slots=16, seed=0)
+    agents.add(
+        np.c_[10 + rad * np.cos(ang), 10 + rad * np.sin(ang)],
+        radius=0.35,
+        max_speed=1.3,
+        max_accel=6.0,
+        target=[10.0, 10.0],
+    )
+    options = dict(cs.scenarios.CROWD, settle=settle)
+    steering = cs.scenarios.crowd_steering(
+        walls=False, options=options, decision_phases=16, slowing_radius=slowing_radius
+    )
+    sim = cs.Simulation(None, agents, steering, motion=cs.Accel(), slots=cs.scenarios.crowd_slots())
+    sim.step(1 / 30, steps=1500)
+    speed = np.zeros(n)
+    for _ in range(300):
+        sim.step(1 / 30)
+        speed += np.hypot(*agents.velocity.T) / 300
+    return speed, np.hypot(*(agents.position - [10.0, 10.0]).T)
+
+
+def test_settle_stops_a_ring_round_a_taken_goal():
+    """Eight monsters round one player: with settle 7 of 8 kept circling at 1.1 m/s (the
+    cap was refused whenever the agent behind would run into the slower one, so no one
+    of a circulating ring ever slowed). The cap now asks only the neighbours ahead: every
+    agent within the slowing radius stands; those beyond it want full speed and walk on,
+    and a slowing radius of the ring's size stops them too."""
+    speed, dist = _ring_round_one_goal(8, 1.0, True)
+    inner = dist < 1.0
+    assert inner.sum() >= 3 and (speed[inner] < 0.05).all()
+    speed, _ = _ring_round_one_goal(12, 3.0, True)
+    assert (speed < 0.05).all()
+    speed, _ = _ring_round_one_goal(12, 3.0, False)
+    assert (speed > 0.2).sum() >= 6  # without settle they circle

@@ -247,3 +247,39 @@ def test_a_history_that_cannot_grow_stops_the_step_before_it_changes_anything(tm
     assert lines[0].startswith("error: History: out of memory for the recorded frames")
     assert lines[1] == "unchanged: True True"
     assert lines[2] == "after detach: 200 200"
+
+
+def test_to_csv_refuses_a_bad_format_before_touching_the_file(tmp_path):
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0], [0, 2]], velocity=[1, 0], max_speed=1)
+    sim = cs.Simulation(None, agents, [cs.Forward()])
+    history = sim.record(every=1)
+    sim.step(0.1, steps=3)
+    path = tmp_path / "run.csv"
+    history.to_csv(path)
+    before = path.read_text()
+    for bad in ("%d", "{:.3f}", "%.3f,%.3f", 3):
+        with pytest.raises(ValueError, match="float_format"):
+            history.to_csv(path, float_format=bad)
+        assert path.read_text() == before  # the old file stands (it was left a header)
+    history.to_csv(path, float_format="%.3f")
+    assert path.read_text() != before and len(path.read_text().splitlines()) == 9
+
+
+def test_series_are_nan_where_the_metrics_measure_nothing():
+    """Without a goal radius or a metrics path, arrived / mean_progress / laps read 0 in
+    the series where Simulation.metrics() says None: "nobody arrived", not "not measured"."""
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0], [0, 2]], velocity=[1, 0], max_speed=1, target=[[5, 0], [5, 2]])
+    sim = cs.Simulation(None, agents, [cs.Forward()])
+    history = sim.record()
+    sim.step(0.1, steps=3)
+    s = history.series
+    assert np.isnan(s["arrived"]).all() and np.isnan(s["mean_progress"]).all()
+    assert np.isnan(s["laps"]).all() and (s["mean_speed"] == 1.0).all()
+    sim.configure_metrics(goal_radius=0.5, path=cs.Path([[0, 0], [10, 0]]))
+    history = sim.record()
+    sim.step(0.1, steps=3)
+    s = history.series
+    assert (s["arrived"] == 0).all() and np.isfinite(s["mean_progress"]).all()
+    assert (s["laps"] == 0).all()

@@ -696,3 +696,71 @@ def test_near_goal_readings_are_continuous_beside_a_wall_tip():
     assert np.abs(np.diff(q.distance)).max() < 10 * step
     turn = np.arccos(np.clip((q.direction[1:] * q.direction[:-1]).sum(axis=1), -1, 1))
     assert turn.max() < np.radians(3)
+
+
+def test_no_direction_where_the_goal_cannot_be_reached():
+    """In a sealed room the distance read +inf, but the blended descents of the blocked
+    nodes by its wall pointed into the wall (1.0, -0.01), and a FollowField agent walked
+    0.42 m into it before stopping."""
+    world = cs.World()
+    world.add_polyline([[0, 0], [10, 0], [10, 6], [0, 6]], closed=True)
+    world.add_segments([[5, 0, 5, 6]])  # seals the left room
+    field = cs.NavField(world, [8.0, 1.0], radius=0.3, cell=0.15)
+    rng = np.random.default_rng(3)
+    # (Outside the walls' blocking band: within it, where no agent of the field's radius
+    # fits, the nodes can carry values from the wall's far side; NavField's notes.)
+    p = np.c_[rng.uniform(0.5, 4.5, 2000), rng.uniform(0.5, 5.5, 2000)].astype(np.float32)
+    p = np.vstack([p, [[4.6, 1.0]]]).astype(np.float32)
+    q = field.query(p)
+    assert np.isinf(q.distance).all()
+    assert (q.direction == 0).all()
+    assert (field.query(p, look_ahead=2.0).direction == 0).all()
+    agents = cs.Agents(1, slots=16)
+    agents.add([[4.6, 1.0]], radius=0.3, max_speed=1.0, max_accel=4.0)
+    sim = cs.Simulation(world, agents, [cs.FollowField(field)], motion=cs.Accel())
+    sim.step(1 / 30, steps=60)
+    assert abs(float(agents.position[0, 0]) - 4.6) < 1e-6  # stands: no way to the goal
+
+
+def test_set_goals_retargets_the_field_a_simulation_follows():
+    """A moving goal had no supported way into a running simulation: FollowField is
+    frozen and Simulation.steering fixed, so a game built a new Simulation each frame,
+    which restarted every agent from rest (41 % of the distance with CROWD's inertia)."""
+
+    def room():
+        w = cs.World()
+        w.add_polyline([[0, 0], [20, 0], [20, 10], [0, 10]], closed=True)
+        w.add_segments([[10, 0, 10, 7]])
+        return w
+
+    world = room()
+    field = cs.NavField(world, [18.0, 2.0], radius=0.3, cell=0.2)
+    again = cs.NavField(world, [18.0, 2.0], radius=0.3, cell=0.2)
+    assert again._core is field._core  # shared through the world's cache
+    field.set_goals([3.0, 8.0])
+    # The same readings as a field built for the new goal (an independent build).
+    fresh = cs.NavField(room(), [3.0, 8.0], radius=0.3, cell=0.2)
+    pts = np.random.default_rng(4).uniform([0.5, 0.5], [19.5, 9.5], (500, 2)).astype(np.float32)
+    a, b = field.query(pts), fresh.query(pts)
+    np.testing.assert_array_equal(a.distance, b.distance)
+    np.testing.assert_array_equal(a.direction, b.direction)
+    assert cs.NavField(world, [3.0, 8.0], radius=0.3, cell=0.2)._core is field._core
+    assert cs.NavField(world, [18.0, 2.0], radius=0.3, cell=0.2)._core is not field._core
+    with pytest.raises(ValueError, match="goal set"):
+        field.set_goals([{"points": [[1.0, 1.0]]}, {"points": [[2.0, 2.0]]}])
+    with pytest.raises(ValueError):
+        field.set_goals({"points": np.zeros((0, 2))})
+    np.testing.assert_array_equal(field.query(pts).distance, b.distance)  # left as it was
+    # A running simulation follows the new goal at its next step and keeps its motion.
+    agents = cs.Agents(1, slots=16)
+    agents.add([[15.0, 2.0]], radius=0.3, max_speed=1.5, max_accel=4.0)
+    sim = cs.Simulation(world, agents, [cs.FollowField(field)], motion=cs.Accel())
+    field.set_goals([18.0, 2.0])
+    sim.step(1 / 30, steps=30)
+    assert agents.velocity[0, 0] > 1.0  # east, towards (18, 2)
+    speed = float(np.hypot(*agents.velocity[0]))
+    field.set_goals([3.0, 8.0])  # behind the wall: round its end at y = 7
+    sim.step(1 / 30)
+    assert float(np.hypot(*agents.velocity[0])) > speed - 4.0 / 30 - 1e-6  # not from rest
+    sim.step(1 / 30, steps=60)
+    assert agents.velocity[0, 1] > 0.5  # turned north, towards the wall's end

@@ -301,3 +301,34 @@ def test_older_pickles_with_overtakes_off_a_closed_path_load_as_they_ran():
     for s in (sim, back):
         s.step(0.1, 5)
     same_run(sim, back)
+
+
+def test_attributes_set_after_construction_survive_a_round_trip(tmp_path):
+    """The evacuation scenario keeps its room depth on the simulation for its report;
+    pickling dropped it, so a loaded room of depth 8 was measured as one of 20 (in_room
+    35 against 38 for the same positions)."""
+    from contextsteer.simulation import _OWN_ATTRIBUTES
+
+    sim = scenarios.get("evacuation")(agents=40, depth=8.0, seed=1)
+    sim.step(1 / 30, steps=60)
+    sim.my_label = {"run": 7}  # a user's own attribute
+    path = tmp_path / "evac.cssim"
+    sim.save(path)
+    for other in (pickle.loads(pickle.dumps(sim)), copy.deepcopy(sim), cs.load(path)):
+        assert other._room_depth == 8.0 and other.my_label == {"run": 7}
+        assert scenarios.evacuation_report(other) == scenarios.evacuation_report(sim)
+    # Everything the constructor sets is rebuilt, not pickled as an extra: the list of
+    # the constructor's own attributes must cover every configuration's.
+    plain = cs.Simulation(None, cs.Agents(2), [cs.Seek()])
+    slotted = cs.Simulation(None, cs.Agents(2, slots=8), [cs.Seek()], slots=cs.SlotSet(8))
+    slotted.configure_metrics(goal_radius=1.0)
+    for s in (plain, slotted):
+        assert set(vars(s)) <= _OWN_ATTRIBUTES
+
+
+def test_save_into_a_missing_folder_names_the_path(tmp_path):
+    sim = cs.Simulation(None, cs.Agents(2), [cs.Seek()])
+    target = tmp_path / "no" / "such" / "run.cssim"
+    with pytest.raises(FileNotFoundError, match="no folder") as info:
+        sim.save(target)
+    assert info.value.filename == str(target)

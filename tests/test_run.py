@@ -213,3 +213,27 @@ def test_records_keeps_that_many_evenly_spaced_frames(steps, records):
     frames = min(records, steps)
     assert kept.tolist() == [0] + [round(j * steps / frames + 1e-9) for j in range(1, frames + 1)]
     assert set(np.diff(kept).tolist()) <= {steps // frames, -(-steps // frames)}
+
+
+def test_trajectory_tells_apart_two_agents_of_one_slot():
+    """A slot reused by an agent 100 m away counted the jump as travel: path_length_max
+    102 m and mean_speed 13 m/s for walkers at 1 m/s."""
+    ag = cs.Agents(2, slots=8)
+    ag.add([[0, 0], [0, 5]], velocity=[1, 0], max_speed=1)
+    sim = cs.Simulation(None, ag, [cs.Forward()], motion=cs.Lerp(steer_force=1))
+    calls = []
+
+    def swap(n):
+        calls.append(n)
+        if len(calls) == 2:  # after 20 steps agent 0 leaves; a new one takes its slot
+            ag.remove([0])
+            ag.add([[100.0, 0.0]], velocity=[1, 0], max_speed=1)
+
+    res = cs.run_simulation(sim, 40, dt=0.1, records=4, callback=swap)
+    t = res.trajectory
+    # Three agents: slot 0's first (1 m in frames 0-1), its second (2 m in frames 2-4)
+    # and slot 1 (4 m), all at 1 m/s.
+    assert t["path_length_max"] == pytest.approx(4.0, abs=1e-4)
+    assert t["path_length_min"] == pytest.approx(1.0, abs=1e-4)
+    assert t["path_length_mean"] == pytest.approx(7.0 / 3.0, abs=1e-4)
+    assert t["mean_speed"] == pytest.approx(1.0, abs=1e-4)

@@ -283,3 +283,29 @@ def test_pursue_agent_ids_are_not_checked_as_coordinates():
     with pytest.raises(IndexError, match="agent id 150000000 out of range"):
         cs.Pursue(targets=[1, 150_000_000]).evaluate(a, 4)
     cs.Pursue(targets=[1, 0]).evaluate(a, 4)
+
+
+@pytest.mark.parametrize("name", ["layers", "push_apart", "collision", "decision_interval"])
+def test_assigning_a_construction_argument_is_refused(name):
+    """sim.layers = 1 was taken as a plain attribute and changed nothing (an agent stayed
+    blocked by a wall of the other layer), with no error."""
+    sim = cs.Simulation(None, cs.Agents(2), [cs.Seek()])
+    with pytest.raises(AttributeError, match=f"Simulation.{name} is fixed at construction"):
+        setattr(sim, name, 1)
+    sim.label = "mine"  # the caller's own attributes stay free
+    assert sim.label == "mine"
+
+
+def test_an_agent_stops_at_the_edge_of_the_accepted_coordinates():
+    """max_speed 1e3 and dt 1e6 (each accepted) put an agent at x = 1e9, and every later
+    step raised, so the simulation could not be used again. It now stops at the edge,
+    ±1e8, and agents at the edge still move inwards (tests/test_fidelity_gdx.py)."""
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0], [0, 5]], radius=0.3, max_speed=1e3, max_accel=1e8, target=[[1e7, 0], [-1e7, 5]])
+    a.velocity[:] = [[1e3, 0], [-1e3, 0]]
+    sim = cs.Simulation(None, a, [cs.Seek()], motion=cs.Accel())
+    sim.step(1e6)
+    np.testing.assert_allclose(a.position, [[1e8, 0.0], [-1e8, 5.0]], atol=1e-6)
+    sim.step(1.0, steps=3)  # still usable: back towards the targets, 1 km/s for 3 s
+    np.testing.assert_allclose(a.position, [[1e8 - 3e3, 0.0], [-1e8 + 3e3, 5.0]], atol=1.0)
+    assert sim.step_count == 4

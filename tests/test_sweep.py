@@ -414,3 +414,15 @@ def test_ctrl_c_keeps_the_finished_runs_of_a_process_sweep(tmp_path):
     # runs 1 and 2 finish, then both workers hang; the finished results reach the caller
     code, out, err = interrupt_when_busy(tmp_path, _FINISH_THEN_HANG, _KEEP_SCRIPT, settle=1.0)
     assert code == 3 and "kept [1, 2] 4" in out, (out, err)
+
+
+def test_records_of_numpy_grid_values_are_json_ready_and_function_steps_refused():
+    """to_records() (documented "e.g. for json.dump") left np.int64 parameters that
+    json.dumps refuses; steps= was silently ignored for a run function."""
+    res = cs.sweep(
+        "oncoming", {"slots": np.array([8, 16])}, steps=5, executor="serial", progress=False
+    )
+    doc = json.loads(json.dumps(res.to_records()))
+    assert [r["params"]["slots"] for r in doc] == [8, 16]
+    with pytest.raises(ValueError, match="steps applies to scenarios only"):
+        cs.sweep(lambda seed: {"v": seed}, seeds=1, steps=500, executor="serial", progress=False)

@@ -496,3 +496,33 @@ def test_cli_tune_interrupted_writes_the_trials(tmp_path, capsys, monkeypatch):
     doc = json.loads(out.read_text())
     assert doc["interrupted"] is True
     assert [t["state"] for t in doc["trials"]] == ["COMPLETE", "FAIL"]
+
+
+def test_an_objective_that_is_not_a_number_stops_at_once_and_function_steps_refused():
+    """objective="metrics.collisions" (a dict) failed every trial one by one; a missing
+    key stopped at once with the private _KeyMissing as its type."""
+    pytest.importorskip("optuna")
+
+    def nested(x, seed=0):
+        return {"metrics": {"collisions": {"total": 1}}, "x": x}
+
+    with pytest.raises(ValueError, match="must name a number.*its keys: total") as info:
+        cs.tune(
+            nested,
+            {"x": (0.0, 1.0)},
+            objective="metrics.collisions",
+            n_trials=4,
+            executor="serial",
+            progress=False,
+        )
+    assert type(info.value) is ValueError
+    with pytest.raises(ValueError, match="steps applies to scenarios only"):
+        cs.tune(
+            _quad,
+            {"x": (0.0, 4.0)},
+            objective="loss",
+            n_trials=2,
+            steps=10,
+            executor="serial",
+            progress=False,
+        )

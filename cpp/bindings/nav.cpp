@@ -51,7 +51,9 @@ NavGoals goals_of(const py::handle& obj, std::size_t k) {
   return g;
 }
 
-void rebuild(PyNavField& self, const py::object& world) {
+/// Builds `self`'s fields over the current snapshot of `world`, for `goals` (its own when
+/// null), and swaps them in (with the goals) only when the build succeeded.
+void build_fields(PyNavField& self, const py::object& world, std::vector<NavGoals> goals) {
   auto snap = world.cast<WorldHandle&>().snapshot();
   // Refused before allocating when the fields would not fit in this machine's memory
   // (many goal sets on a fine grid), as the other large allocations are.
@@ -65,7 +67,8 @@ void rebuild(PyNavField& self, const py::object& world) {
     py::gil_scoped_release release;
     try {
       // Ctrl-C every 2^20 nodes of the march.
-      next->build(*snap, self.goals, self.cell, self.radius, self.layers, self.margin, memory,
+      // Its own copy of the goals: another thread may set new ones meanwhile.
+      next->build(*snap, goals, self.cell, self.radius, self.layers, self.margin, memory,
                   interrupt_requested);
     } catch (const std::invalid_argument& e) {
       py::gil_scoped_acquire acquire;
@@ -79,7 +82,10 @@ void rebuild(PyNavField& self, const py::object& world) {
   self.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   self.field = std::move(next);
   self.world = snap;
+  self.goals = std::move(goals);
 }
+
+void rebuild(PyNavField& self, const py::object& world) { build_fields(self, world, self.goals); }
 
 Checked<const std::int32_t> which_of(const py::handle& which, py::ssize_t n) {
   Checked<const std::int32_t> w;
@@ -122,6 +128,18 @@ void bind_nav(py::module_& m) {
            py::arg("world"), py::arg("goals"), py::arg("cell"), py::arg("radius"),
            py::arg("layers"), py::arg("margin"))
       .def("rebuild", &rebuild, py::arg("world"))
+      .def(
+          "set_goals",
+          [](PyNavField& self, const py::list& goals, const py::object& world) {
+            if (goals.size() != self.goals.size())
+              throw py::value_error("set_goals: expected " + std::to_string(self.goals.size()) +
+                                    " goal set(s), as the field was built with, got " +
+                                    std::to_string(goals.size()));
+            std::vector<NavGoals> next;
+            for (std::size_t k = 0; k < goals.size(); ++k) next.push_back(goals_of(goals[k], k));
+            build_fields(self, world, std::move(next));
+          },
+          py::arg("goals"), py::arg("world"))
       .def(
           "built_from",
           [](const PyNavField& self, const py::object& world) {

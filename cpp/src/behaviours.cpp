@@ -963,6 +963,24 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
       b);
 }
 
+float velocity_ttc_ahead(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
+                         Vec2 course) {
+  const AgentsView& a = in.agents;
+  const float kappa = 1.0f / (1.0f - b.reciprocity);
+  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
+  float t = std::numeric_limits<float>::infinity();
+  if (in.neighbors.empty()) return t;
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
+    const auto j = static_cast<std::size_t>(nb[n]);
+    const Vec2 rel = load2(a.position, j) - xi;
+    if (dot(rel, course) < 0.0f) continue;  // behind: a follower's to avoid
+    const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
+    t = std::min(t, pair_ttc(rel, a.radius[i] + a.radius[j] + b.margin, v * kappa - u));
+  }
+  return t;
+}
+
 float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v) {
   const AgentsView& a = in.agents;
   float t = velocity_pair_ttc(b, in, i, v);

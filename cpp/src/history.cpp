@@ -156,11 +156,14 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
       metrics ? static_cast<float>(wall_ep) : nan;
   s[static_cast<std::size_t>(Series::kMinClearance)] = metrics ? clearance : nan;
   s[static_cast<std::size_t>(Series::kMeanSpeed)] = static_cast<float>(speed / na);
-  s[static_cast<std::size_t>(Series::kArrived)] = metrics ? static_cast<float>(arrived) : nan;
+  // As Simulation.metrics(): no goal radius, no arrivals measured; no metrics path, no
+  // progress or laps (NaN, where 0 read as "nobody arrived", "no progress").
+  const bool goals = metrics && m.params().goal_radius >= 0.0f;
+  const bool path = metrics && m.params().path != nullptr;
+  s[static_cast<std::size_t>(Series::kArrived)] = goals ? static_cast<float>(arrived) : nan;
   s[static_cast<std::size_t>(Series::kStuck)] = static_cast<float>(stuck_now);
-  s[static_cast<std::size_t>(Series::kMeanProgress)] =
-      metrics ? static_cast<float>(along / na) : nan;
-  s[static_cast<std::size_t>(Series::kLaps)] = metrics ? static_cast<float>(laps) : nan;
+  s[static_cast<std::size_t>(Series::kMeanProgress)] = path ? static_cast<float>(along / na) : nan;
+  s[static_cast<std::size_t>(Series::kLaps)] = path ? static_cast<float>(laps) : nan;
   {
     // Published after the frame is written: a reader's snapshot() sees it whole.
     const std::lock_guard<std::mutex> lock(mu_);

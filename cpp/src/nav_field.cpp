@@ -697,6 +697,10 @@ Vec2 NavField::direction_at(std::size_t g, Vec2 p) const {
 }
 
 Vec2 NavField::direction_at(std::size_t g, Vec2 p, float d) const {
+  // Where the goal cannot be reached (+inf), no way to it: the blended descents of
+  // blocked nodes there pointed somewhere (into the wall of a sealed room, and an agent
+  // followed it).
+  if (!(d < std::numeric_limits<float>::infinity())) return {};
   Vec2 u = field_direction_at(g, p);
   // Near a point or segment goal in sight, straight at it (as distance_at): within a
   // cell the exact direction ((0, 0) at the goal), blended back into the field's over

@@ -819,7 +819,12 @@ void Simulation::settle_at_goal(const Plan& p, std::size_t begin, std::size_t en
     const Vec2 w = config_.rotate ? to_world(d, i) : d;
     const float t = memo_ttc(p, i, w * (s * top));
     const float need = t >= vd.horizon ? (1.0f - vd.commit) * vd.horizon : t;
-    if (memo_ttc(p, i, w * (cap * top)) < need) continue;
+    // Only the neighbours ahead (and beside) count: slowing down on the same course
+    // meets a wall later, not sooner, and only a follower can run into it, which is the
+    // follower's to avoid. Asked of every neighbour, the test refused the cap to a ring
+    // of agents round a taken goal (each slowing would be run into by the one behind), and
+    // 7 of 8 monsters round a player kept circling it at 1.1 m/s.
+    if (velocity_ttc_ahead(vd, p.in, i, w * (cap * top), w) < need) continue;
     strength_[i] = cap;
   }
 }
@@ -1075,6 +1080,16 @@ void Simulation::finish(float dt) {
   // Every alive agent that had not decided did so this step (decides() was true for it).
   for (std::size_t i = 0; i < fresh_.size(); ++i)
     if (a.alive[i]) fresh_[i] = 0;
+  if (coordinate_limit_ > 0.0f) {
+    // The edge of the accepted coordinates: max_speed 1e3 at dt 1e6 (each accepted) put an
+    // agent at 1e9, and every later step refused it, so the simulation was lost.
+    const float lim = coordinate_limit_;
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (!a.alive[i]) continue;
+      pos[2 * i] = std::clamp(pos[2 * i], -lim, lim);
+      pos[2 * i + 1] = std::clamp(pos[2 * i + 1], -lim, lim);
+    }
+  }
   time_ += dt;
   ++step_count_;
   observe();  // metrics and histories (simulation_observe.cpp)

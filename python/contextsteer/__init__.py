@@ -48,7 +48,7 @@ from .steering import *  # noqa: F403
 from .sweep import Run, SweepInterrupted, SweepResult, grid, ray_executor, sweep
 
 # Tuning with Optuna (module contextsteer.tune, shadowed by its function in the same way).
-from .tune import TuneInterrupted, TuneResult, tune
+from .tune import NoFeasibleTrial, TuneInterrupted, TuneResult, tune
 from .world import *  # noqa: F403
 
 
@@ -80,6 +80,7 @@ __all__ = [
     "ray_executor",
     "sweep",
     "TuneInterrupted",
+    "NoFeasibleTrial",
     "TuneResult",
     "tune",
     "load",

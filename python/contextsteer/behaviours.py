@@ -1442,9 +1442,13 @@ class CollisionDanger(Behaviour):
         peak slot and its neighbours, since the peak slot's own value is below 1 wherever
         the goal lies between slots) the command's speed is capped by the progress its
         course makes, ``wanted speed × max(0, cos θ)`` with θ its angle from the interest
-        peak, when the capped velocity is as safe as the command. An agent whose goal is taken (another
-        agent standing on it; monsters round a player) then stands beside it instead of
-        walking round it for good at the speed it wants there.
+        peak, when the capped velocity is as safe as the command from the agents ahead of
+        and beside it (a follower is the one to avoid an agent that slows on its course).
+        An agent whose goal is taken (another agent standing on it; monsters round a
+        player) then stands beside it instead of walking round it for good at the speed
+        it wants there. It acts within the slowing radius: for a crowd round one point
+        give the interest a slowing radius of about the crowd's size
+        (``crowd_steering(slowing_radius=3.0)`` stops 20 agents round one point).
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)

@@ -430,13 +430,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_at_least(0, "seed", 2**32 - 1),  # Optuna's samplers take 32 bits
         default=0,
         metavar="X",
-        help="sampler seed, 0 to 2**32 - 1 (default: 0)",
+        help="sampler seed, 0 to 2**32 - 1 (default: 0); the trials also depend on --workers "
+        "(the batch of trials proposed together): give both to reproduce a study",
     )
     tn.add_argument(
         "--workers",
         type=_int_at_least(1, "workers"),
         metavar="W",
-        help="processes (default: the CPU count; 1 runs in this process)",
+        help="processes, and trials proposed together (default: the CPU count; 1 runs in "
+        "this process)",
     )
     tn.add_argument(
         "--out",
@@ -942,10 +944,11 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
             executor="serial" if args.workers == 1 else None,
             workers=args.workers,
             progress=not args.quiet,
+            errors="keep",  # a failed run must not lose the finished ones
         )
     except ValueError as exc:
         return usage(str(exc))
-    except RuntimeError as exc:  # a run failed
+    except RuntimeError as exc:  # the workers died: no result came back
         print(f"contextsteer sweep: error: {exc}", file=sys.stderr)
         return 1
     except SweepInterrupted as stop:  # Ctrl-C: keep the finished runs
@@ -1005,6 +1008,21 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    failed = result.failed
+    if failed:
+        # The finished runs are in the table and the file; each failure is named here
+        # (and kept with its error in the file's "runs").
+        for run in failed:
+            print(
+                f"contextsteer sweep: error: run {run.params} seed {run.seed}: {run.error}",
+                file=sys.stderr,
+            )
+        saved = f"; the others are in {args.out}" if args.out is not None and not written else ""
+        print(
+            f"contextsteer sweep: {len(failed)} of {len(result)} runs failed{saved}",
+            file=sys.stderr,
+        )
+        return 1
     return written
 
 
@@ -1064,7 +1082,7 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         }
 
     try:
-        from .tune import TuneInterrupted, tune
+        from .tune import NoFeasibleTrial, TuneInterrupted, tune
     except ImportError as exc:  # pragma: no cover - the tune module itself has no deps
         print(f"contextsteer tune: error: {exc}", file=sys.stderr)
         return 1
@@ -1105,10 +1123,16 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             where = f"; wrote the trials to {args.out}"
         print(f"contextsteer tune: {stop}{where}", file=sys.stderr)
         return 130
+    except NoFeasibleTrial as none:  # the trials show why: keep them
+        where = ""
+        if args.out is not None:
+            doc = {**study_doc(), "best_params": None, "best_value": None, "trials": none.trials}
+            if _write_json(args.out, doc, "tune"):
+                return 1
+            where = f"; wrote the trials to {args.out}"
+        print(f"contextsteer tune: error: {none}{where}", file=sys.stderr)
+        return 1
     except (ValueError, TypeError) as exc:
-        if "no feasible" in str(exc):
-            print(f"contextsteer tune: error: {exc}", file=sys.stderr)
-            return 1
         return usage(str(exc))
     states: dict[str, int] = {}
     for t in result.trials:

@@ -9,6 +9,7 @@ frames; views taken earlier stay valid and unchanged).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -286,7 +287,9 @@ class History:
         ``wall_collisions`` (the run's episodes so far, agents since removed included, as
         :meth:`Simulation.metrics` counts them), ``min_clearance`` (the smallest current
         clearance), ``mean_speed``, ``arrived``, ``stuck``, ``mean_progress``, ``laps``
-        (NaN for metric-based series when the simulation's metrics are disabled)."""
+        (NaN for metric-based series when the simulation's metrics are disabled;
+        ``arrived`` NaN without a goal radius, ``mean_progress`` and ``laps`` NaN without
+        a metrics path, where :meth:`Simulation.metrics` reports None)."""
         table = self._core._view("series")
         assert table is not None  # the series are always recorded
         return {name: table[:, i] for i, name in enumerate(self._core.series_names)}
@@ -399,19 +402,43 @@ class History:
         >>> len(rows), rows[-1]["id"], rows[-1]["frame"], rows[-1]["x"], rows[-1]["y"]
         (6, '1', '2', '2.00000024', '2')
         """
+        if float_format is not None:
+            # Checked before the file is touched: a bad format raised mid-write and left
+            # an existing file with its header only.
+            try:
+                if not isinstance(float_format, str):
+                    raise TypeError
+                samples = [float_format % v for v in (1.5, -2.25e-7, math.inf, math.nan)]
+            except (TypeError, ValueError, OverflowError):
+                raise ValueError(
+                    f"to_csv: float_format must be a % format of one float, such as '%.4f' or "
+                    f"'%.6g' (it must also write inf and nan), got {float_format!r}"
+                ) from None
+            if any("," in t or "\n" in t for t in samples):
+                raise ValueError(
+                    f"to_csv: float_format must not write ',' or newlines, got {float_format!r}"
+                )
         cols = self._table()
         names = list(cols)
         ints = {"id", "frame", "step", "group", "generation"}
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            f.write(",".join(names) + "\n")
-            if not len(cols["id"]):
-                return
-            fmt = ",".join(
-                "%d" if n in ints else float_format or ("%.17g" if n == "time" else "%.9g")
-                for n in names
-            )
-            table = np.column_stack([cols[n].astype(np.float64) for n in names])
-            np.savetxt(f, table, fmt=fmt)
+        # Written next to the target and moved over it: a failure leaves the old file.
+        target = os.fspath(path)
+        tmp = f"{target}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "w", newline="", encoding="utf-8") as f:
+                f.write(",".join(names) + "\n")
+                if len(cols["id"]):
+                    fmt = ",".join(
+                        "%d" if n in ints else float_format or ("%.17g" if n == "time" else "%.9g")
+                        for n in names
+                    )
+                    table = np.column_stack([cols[n].astype(np.float64) for n in names])
+                    np.savetxt(f, table, fmt=fmt)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     @property
     def frame_rate(self) -> float:

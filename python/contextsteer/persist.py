@@ -14,6 +14,7 @@ pickle, load only files you trust.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -98,6 +99,9 @@ def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
         "step_count": int(np.frombuffer(state["step_count"], dtype=np.uint64)[0]),
     }
     path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):  # (the temporary name was the one the error named)
+        raise FileNotFoundError(errno.ENOENT, f"save: no folder {folder!r} for the file", path)
     tmp = path + ".tmp"
     with zipfile.ZipFile(tmp, "w") as z:
         for name, data in (

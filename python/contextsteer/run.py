@@ -183,16 +183,33 @@ def _counters(sim: Simulation) -> dict[str, Any]:
 def _trajectory(history: Recording | None, dt: float) -> dict[str, Any]:
     """Distance travelled and mean speed from the recorded positions (T, N, 2).
 
-    Only the slots alive in at least one recorded frame count (a free slot has NaN
-    positions throughout); without any, the statistics are None.
+    Each agent counts: a slot's occupant, told apart by the slot's generation where the
+    recording has it (a slot reused by a new agent is two agents: the jump between them
+    was counted as travel, 100 m in one frame). Only agents alive in at least one
+    recorded frame count; without any, the statistics are None. The mean speed is the
+    distance travelled over the time the agents were alive between recorded frames.
     """
     if history is None or history.steps is None or len(history.positions) < 2:
         return {}
     p = np.asarray(history.positions, dtype=np.float64)
-    seen = np.isfinite(p).all(axis=2).any(axis=0)  # (N,) alive in some recorded frame
-    seg = np.linalg.norm(np.diff(p[:, seen], axis=0), axis=2)  # NaN where an agent is dead
-    travelled = np.nansum(seg, axis=0)
-    duration = float(history.steps[-1] - history.steps[0]) * dt
+    t_count, n = p.shape[:2]
+    gens = (
+        np.zeros((t_count, n), dtype=np.int64)
+        if history.generations is None
+        else np.asarray(history.generations, dtype=np.int64)
+    )
+    alive = np.asarray(np.isfinite(p).all(axis=2))  # (T, N)
+    # A step between two frames counts where the same agent is alive at both.
+    same = alive[:-1] & alive[1:] & (gens[:-1] == gens[1:])
+    seg = np.where(same, np.linalg.norm(np.diff(p, axis=0), axis=2), 0.0)  # (T-1, N)
+    span = np.diff(np.asarray(history.steps, dtype=np.float64)) * dt  # (T-1,)
+    # Agents: (slot, generation) pairs alive in some frame; each one's distance.
+    ids = gens * n + np.arange(n)  # a unique key per (slot, generation)
+    agents = np.unique(ids[alive])
+    travelled = np.zeros(len(agents))
+    if len(agents):
+        where = np.searchsorted(agents, ids[:-1][same])
+        np.add.at(travelled, where, seg[same])
     out: dict[str, Any] = {
         "path_length_mean": None,
         "path_length_min": None,
@@ -200,11 +217,11 @@ def _trajectory(history: Recording | None, dt: float) -> dict[str, Any]:
         "mean_speed": None,
     }
     if travelled.size:
-        mean = float(travelled.mean())
-        out["path_length_mean"] = mean
+        out["path_length_mean"] = float(travelled.mean())
         out["path_length_min"] = float(travelled.min())
         out["path_length_max"] = float(travelled.max())
-        out["mean_speed"] = mean / duration if duration > 0 else 0.0
+        lived = float((same * span[:, None]).sum())
+        out["mean_speed"] = float(travelled.sum()) / lived if lived > 0 else 0.0
     out["note"] = (
         "path lengths from positions recorded at the animation/trajectory samples, over "
         "the agents alive in at least one of them"

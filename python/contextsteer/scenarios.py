@@ -798,13 +798,17 @@ def crowd_steering(
     options: Mapping[str, float] | None = None,
     rotate: bool = True,
     decision_phases: int | None = None,
+    slowing_radius: float = 1.0,
 ) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
-    Interest: :class:`Arrive` (slowing within 1 m, so agents stop at their goal) or, with
+    Interest: :class:`Arrive` (slowing within ``slowing_radius``, 1 m, so agents stop at
+    their goal; ``CollisionDanger(settle=True)`` acts within it, see the README's "A goal
+    that is taken") or, with
     ``arrive=False``, :class:`Seek` — both with the half-cosine shape, so that every
     slot but straight away ranks; with a navigation ``field`` (:class:`NavField`),
-    :class:`FollowField` instead (agent i reads field ``which[i]``, slowing within 1 m,
+    :class:`FollowField` instead (agent i reads field ``which[i]``, slowing within
+    ``slowing_radius``,
     string-pulled over ``look_ahead_field``); plus ``extra`` interest behaviours. Danger:
     :class:`CollisionDanger` with 4 speeds per slot, a 5 cm margin and, when ``walls``,
     the walls on the same time-to-collision scale, and the options of :data:`CROWD`. Resolve
@@ -889,12 +893,17 @@ def crowd_steering(
     1
     """
     _, beh, _, _, _, steering, _ = _modules()
+    slowing_radius = _checks.length("crowd_steering: slowing_radius", slowing_radius)
     if field is not None:
         goal = beh.FollowField(
-            field, which=which, slowing_radius=1.0, shape="half_cosine", look_ahead=look_ahead_field
+            field,
+            which=which,
+            slowing_radius=slowing_radius,
+            shape="half_cosine",
+            look_ahead=look_ahead_field,
         )
     elif arrive:
-        goal = beh.Arrive(slowing_radius=1.0, shape="half_cosine")
+        goal = beh.Arrive(slowing_radius=slowing_radius, shape="half_cosine")
     else:
         goal = beh.Seek(shape="half_cosine")
     if options is None:
@@ -1749,7 +1758,7 @@ def evacuation(
         decision_validity=decision_validity,
         rotate=rotate,
     )
-    sim._room_depth = depth  # type: ignore[attr-defined]  # read by evacuation_report
+    sim._room_depth = depth  # read by evacuation_report (pickled with the simulation)
     sim.configure_metrics(goal_radius=3.0)  # anywhere on the 6 m goal line in front of the exit
     return sim
 

@@ -47,6 +47,28 @@ def _refuse_reassignment(name: str) -> None:
     )
 
 
+#: Constructor arguments the C++ simulation took: assigning one of these names on a
+#: Simulation did nothing (``sim.layers = 1`` left the walls of the other layers
+#: blocking), so it is refused.
+_FIXED_AT_CONSTRUCTION = frozenset(
+    {
+        "slots",
+        "push_apart",
+        "push_relax",
+        "push_passes",
+        "decision_interval",
+        "decision_validity",
+        "slide_iterations",
+        "collision",
+        "stuck_distance",
+        "stuck_time",
+        "layers",
+        "rotate",
+        "decision_phases",
+    }
+)
+
+
 def _num(name: str, value: Any, low: float = 0.0) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"Simulation: {name} must be a number, got {type(value).__name__}")
@@ -239,6 +261,15 @@ class Simulation:
             "with the original; use copy.deepcopy for an independent copy"
         )
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _FIXED_AT_CONSTRUCTION:
+            raise AttributeError(
+                f"Simulation.{name} is fixed at construction (the C++ simulation took it "
+                f"then, and assigning it would change nothing); build a new Simulation "
+                f"with {name}={value!r}"
+            )
+        super().__setattr__(name, value)
+
     def __reduce__(self):
         """Pickle (and ``copy.deepcopy``) support.
 
@@ -246,8 +277,10 @@ class Simulation:
         that carries state from one step to the next: time and step count, the maps (the
         temporal blend's memory), the last decisions (hysteresis' memory), counters, stuck
         timers and the run metrics' accumulators. An unpickled simulation continues
-        bit-identically. Attached histories are not included (they keep recording the
-        original).
+        bit-identically. Attributes set on the simulation after construction (a
+        scenario's or a user's own, e.g. the evacuation scenario's room depth that its
+        report reads) are pickled with it; they were dropped. Attached histories are not
+        included (they keep recording the original).
 
         The simulation's buffers and its agents' arrays are copied together under the
         thread guard, so a step running in another thread raises RuntimeError ("in use")
@@ -255,7 +288,8 @@ class Simulation:
         """
         state = self._core._state()
         agents_state = state.pop("agents")
-        return (
+        extras = {k: v for k, v in vars(self).items() if k not in _OWN_ATTRIBUTES}
+        rebuild = (
             _restore_simulation,
             (
                 self.world,
@@ -268,6 +302,8 @@ class Simulation:
                 agents_state,
             ),
         )
+        # The caller's own attributes, when there are any, as the pickle's state.
+        return (*rebuild, extras) if extras else rebuild
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Save the simulation to a file that :func:`contextsteer.load` reads back.
@@ -496,6 +532,9 @@ class Simulation:
     # ------------------------------------------------------------------ stepping ---
     def step(self, dt: float, steps: int = 1) -> None:
         """Advance ``steps`` whole steps of ``dt`` seconds, entirely in C++.
+
+        An agent that a step would carry beyond ±1e8 (the coordinates every call accepts)
+        stops at that edge instead.
 
         Raises
         ------
@@ -777,6 +816,10 @@ def sweep_circle(
     world : World
     start, displacement : array_like, shape (N, 2)
     radius : float, >= 0
+        A radius below the coordinates' rounding (about 1e-6 × (1 + the larger
+        coordinate), 0 included) is swept as that radius: a point can otherwise slip
+        between two walls at their shared vertex. Such a circle stops that far short of
+        a wall instead of on it.
     iterations : int, 1 to 16
         Contacts a move may slide along before it stops.
     layers : int, optional
@@ -807,6 +850,26 @@ def sweep_circle(
         _checks.integer("sweep_circle: iterations", iterations, 1, 16),
         _layers(layers),
     )
+
+
+#: What Simulation.__init__ sets (rebuilt on unpickling); any other attribute is the
+#: caller's and is pickled as it is (tests/test_persist.py checks that the two agree).
+_OWN_ATTRIBUTES = frozenset(
+    {
+        "_agents",
+        "_core",
+        "_decision_phases",
+        "_init",
+        "_layers",
+        "_metrics_args",
+        "_metrics_path",
+        "_motion",
+        "_slot_set",
+        "_source_steering",
+        "_steering",
+        "_world",
+    }
+)
 
 
 def _restore_simulation(

@@ -142,6 +142,8 @@ class SweepResult(Sequence[Run]):
     def summary(self, *keys: str) -> list[dict[str, Any]]:
         """Per parameter set: its parameters, and for each key the ``mean``, ``std`` and
         ``n`` over the seeds whose run has a finite value (a list of dicts, grid order).
+        ``std`` is the spread of those values (NumPy's default, ``ddof=0``), not an
+        estimate of the seeds' population; with 2-3 seeds it reads low.
 
         A key missing from a run counts as no value; a key whose value is not a number
         (a dict of metrics, a string) raises a ValueError naming the key and its type.
@@ -187,8 +189,18 @@ class SweepResult(Sequence[Run]):
         return min(rows, key=lambda r: sign * r[key]["mean"])
 
     def to_records(self) -> list[dict[str, Any]]:
-        """Plain dicts (index, params, seed, result, error), e.g. for ``json.dump``."""
-        return [dataclasses.asdict(r) for r in self._runs]
+        """Plain dicts (index, params, seed, result, error), e.g. for ``json.dump``: the
+        parameters as plain JSON types (a grid of NumPy values left ``np.int64`` in them,
+        which ``json.dump`` refuses); ``result`` as the run returned it (a scenario
+        run's JSON form already is plain)."""
+        from ._json import jsonable
+
+        out = []
+        for r in self._runs:
+            d = dataclasses.asdict(r)
+            d["params"] = jsonable(d["params"])
+            out.append(d)
+        return out
 
 
 # ------------------------------------------------------------------------- running ---
@@ -481,7 +493,8 @@ def sweep(
     seeds : iterable of int, or int
         Seeds each parameter set runs with; an int ``n`` means ``range(n)``.
     steps : int, optional
-        Steps per run (scenarios only).
+        Steps per run (scenarios only: with a run function it is a ValueError, as it
+        would be ignored).
     executor : concurrent.futures.Executor, "serial" or "processes", optional
         Where runs go. None or "processes": a local process pool of ``workers`` processes
         (default: the CPU count), created and shut down here. "serial": one after the other
@@ -551,6 +564,11 @@ def sweep(
     kind, target = _run_target(
         scenario, names, "sweep", "pass seeds with seeds=, not as a parameter", functions_too=True
     )
+    if kind == "function" and steps is not None:
+        raise ValueError(
+            "sweep: steps applies to scenarios only (a run function steps its own "
+            "simulation); pass it as a parameter instead"
+        )
 
     caller = os.getpid()
     tasks = [

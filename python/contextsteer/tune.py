@@ -29,7 +29,7 @@ import numpy as np
 
 from ._json import jsonable
 
-__all__ = ["TuneInterrupted", "TuneResult", "tune"]
+__all__ = ["NoFeasibleTrial", "TuneInterrupted", "TuneResult", "tune"]
 
 #: Key of :func:`tune`'s constraint in Optuna's trial constraints / user attributes.
 _CONSTRAINT = "constraint"
@@ -156,6 +156,23 @@ class TuneInterrupted(KeyboardInterrupt):
         self.trials = trials
 
 
+class NoFeasibleTrial(ValueError):
+    """:func:`tune` ended without a feasible complete trial (every trial failed, was
+    pruned or broke the constraint): a ValueError that keeps the trials, which show why.
+
+    Attributes
+    ----------
+    study : optuna.Study
+    trials : list of dict
+        The records of this call's trials (as :attr:`TuneResult.trials`).
+    """
+
+    def __init__(self, message: str, study: Any, trials: list[dict[str, Any]]):
+        super().__init__(message)
+        self.study = study
+        self.trials = trials
+
+
 class _KeyMissing(ValueError):
     """A dotted objective or constraint key that names nothing in a run's result: a
     mistake in the call, not a failed trial, so tune stops at the first result."""
@@ -192,9 +209,18 @@ def _getter(
             value = _lookup(result, spec, what)
             if value is None:
                 raise ValueError(f"{what} key {spec!r} is None in the run's result")
-            if not isinstance(value, (int, float, np.integer, np.floating)):
-                raise ValueError(
-                    f"{what} key {spec!r} must name a number, got a {type(value).__name__}"
+            if isinstance(value, bool) or not isinstance(
+                value, (int, float, np.integer, np.floating)
+            ):
+                # A dict of metrics or a string is a mistake in the call, as a missing key
+                # is: every trial would fail the same way.
+                raise _KeyMissing(
+                    f"tune: {what} key {spec!r} must name a number, got a {type(value).__name__}"
+                    + (
+                        f" (its keys: {', '.join(map(str, list(value)[:16]))})"
+                        if isinstance(value, Mapping)
+                        else ""
+                    )
                 )
             return float(value)
 
@@ -262,7 +288,8 @@ def tune(
         Seeds each trial runs (an int ``n`` means ``range(n)``), in order; a bool or a
         non-integer seed is a TypeError.
     steps : int, optional
-        Steps per run (scenarios only; default the scenario's).
+        Steps per run (scenarios only, default the scenario's; with a run function a
+        ValueError, as it would be ignored).
     params : dict, optional
         Fixed parameters passed to every run (not tuned).
     constraint : str or callable, optional
@@ -276,7 +303,11 @@ def tune(
         ``study`` is given.
     batch : int, optional
         Trials evaluated together (default: ``workers``, else the CPU count; 1 with
-        ``executor="serial"``).
+        ``executor="serial"``). The sampler proposes each batch from the trials told
+        before it, so the trials depend on ``batch`` as well as ``seed``: with the
+        default, a machine with another CPU count (or another ``workers``) proposes
+        other trials once TPE's random start-up trials are done. Pass ``batch`` (and
+        ``seed``) to reproduce a study anywhere.
     executor : concurrent.futures.Executor, "serial" or "processes", optional
         Where runs go, as for :func:`contextsteer.sweep` (default: a local process pool,
         created once for the whole tuning).
@@ -302,8 +333,9 @@ def tune(
         pruner; a parameter the scenario does not take; an objective or constraint key
         that is not in a run's result (raised at the first result that lacks it, naming
         the keys at that level; a key whose value is None, such as a time to goal nobody
-        reached, fails only its trial); no feasible complete trial (the message gives the
-        first failed trial's error).
+        reached, fails only its trial); no feasible complete trial (a
+        :class:`NoFeasibleTrial`, whose message gives the first failed trial's error and
+        whose ``trials`` keep the records).
     TypeError
         A range that is not numbers; seeds that are not integers.
     TuneInterrupted
@@ -354,6 +386,11 @@ def tune(
         "seeds go in seeds=, not in the space or params",
         functions_too=False,
     )
+    if kind == "function" and steps is not None:
+        raise ValueError(
+            "tune: steps applies to scenarios only (a run function steps its own "
+            "simulation); pass it as a fixed parameter in params= instead"
+        )
 
     use_set_constraint = hasattr(optuna.trial.Trial, "set_constraint")  # Optuna >= 5
     verbosity = optuna.logging.get_verbosity()
@@ -497,13 +534,13 @@ def _tune(
                                 if not math.isfinite(c):
                                     raise ValueError(_not_finite("constraint", names[1], c, s))
                                 r["constraints"].append(c)
-                        except _KeyMissing:
+                        except _KeyMissing as bad:
                             # A key naming nothing: every trial would fail the same way.
                             for u in trials:
                                 if rec[u.number]["state"] == "RUNNING":
                                     rec[u.number]["state"] = "FAIL"
                                     study.tell(u, state=optuna.trial.TrialState.FAIL)
-                            raise
+                            raise ValueError(str(bad)) from None
                         except Exception as exc:  # a None value or a failing objective
                             error = exc
                     if error is not None:
@@ -562,9 +599,11 @@ def _tune(
     if best is None:
         errors = [r["error"] for r in records if r["error"]]
         first = f"; the first failed trial: {errors[0]}" if errors else ""
-        raise ValueError(
+        raise NoFeasibleTrial(
             "tune: no feasible complete trial (every trial failed, was pruned "
-            f"or broke the constraint){first}; see the study's trials"
+            f"or broke the constraint){first}; see the study's trials",
+            study,
+            records,
         )
     ours = {r["number"] for r in records}
     # A best trial of an earlier call (study=) ran with that call's fixed params.

@@ -480,6 +480,12 @@ inline void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* 
 /// hit. Pure, reentrant; allocation-free after the first call on a thread.
 float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v);
 
+/// velocity_ttc's agent part (no walls) over the neighbours not behind agent i along
+/// `course`, (x_j − x_i)·course >= 0: settle's test of a slower command, which only a
+/// follower could run into, and the follower is the one to give way. Pure, reentrant.
+float velocity_ttc_ahead(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
+                         Vec2 course);
+
 /// evaluate_rows over all agents through parallel_for.
 void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger,
               float* speed = nullptr);

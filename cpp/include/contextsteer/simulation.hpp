@@ -139,6 +139,10 @@ class Simulation {
   void decide_and_move(float dt);
   /// `steps` whole steps (perceive + decide_and_move fused per chunk; same results).
   void step(float dt, std::size_t steps);
+  /// With a limit L > 0, a move that would carry an alive agent beyond ±L in x or y stops
+  /// it at ±L (the edge of the coordinates every call accepts; beyond them every later
+  /// call would refuse the agents). 0 (the default) keeps no limit.
+  void set_coordinate_limit(float limit) { coordinate_limit_ = limit; }
 
   /// The time one decision covers at steps of dt: dt, or decision_interval·dt with
   /// round-robin slicing. (With decision_validity a kept decision counts as dt: the
@@ -378,6 +382,7 @@ class Simulation {
   std::vector<float> recorded_;  // (B, N, K) when recording
   std::vector<float> next_pos_, next_vel_, next_head_;
   std::vector<float> perceived_pos_, perceived_head_;  // pose at the last perception (N,2), (N,)
+  float coordinate_limit_ = 0.0f;                      // see set_coordinate_limit
   // decision_interval > 1: 1 for an agent that has not decided yet (decides at once).
   std::vector<std::uint8_t> fresh_;
   NeighborGrid grid_, push_grid_, settle_grid_;
