@@ -283,3 +283,21 @@ def test_series_are_nan_where_the_metrics_measure_nothing():
     s = history.series
     assert (s["arrived"] == 0).all() and np.isfinite(s["mean_progress"]).all()
     assert (s["laps"] == 0).all()
+
+
+def test_to_csv_writes_through_a_symlink_and_keeps_the_mode(tmp_path):
+    import os
+
+    agents = cs.Agents(1, slots=8)
+    agents.add([[0, 0]], velocity=[1, 0], max_speed=1)
+    sim = cs.Simulation(None, agents, [cs.Forward()])
+    history = sim.record()
+    sim.step(0.1)
+    target = tmp_path / "real.csv"
+    target.write_text("old\n")
+    os.chmod(target, 0o600)
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    history.to_csv(link)
+    assert link.is_symlink() and target.read_text().startswith("id,frame")
+    assert (os.stat(target).st_mode & 0o777) == 0o600

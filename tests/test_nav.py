@@ -1,6 +1,8 @@
 """Navigation: NavField against independent oracles, FollowField, routes, determinism."""
 
 import heapq
+import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -764,3 +766,52 @@ def test_set_goals_retargets_the_field_a_simulation_follows():
     assert float(np.hypot(*agents.velocity[0])) > speed - 4.0 / 30 - 1e-6  # not from rest
     sim.step(1 / 30, steps=60)
     assert agents.velocity[0, 1] > 0.5  # turned north, towards the wall's end
+
+
+def test_set_goals_on_a_shared_field_keeps_every_view_and_the_cache_true():
+    """Two fields built alike share one; set_goals through one left the other's goals
+    stale (its pickle rebuilt the old goals) and the cache then gave a field for (8, 8)
+    that led to (2, 8), without an error."""
+    world = cs.World()
+    world.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    a = cs.NavField(world, [2.0, 2.0], cell=0.25, radius=0.0)
+    b = cs.NavField(world, [2.0, 2.0], cell=0.25, radius=0.0)
+    assert a._core is b._core
+    a.set_goals([8.0, 8.0])
+    assert b.goals[0]["points"].tolist() == [[8.0, 8.0]]
+    copy_b = pickle.loads(pickle.dumps(b))
+    np.testing.assert_array_equal(copy_b.distance([[8.0, 3.0]]), b.distance([[8.0, 3.0]]))
+    b.set_goals([2.0, 8.0])
+    assert a.goals[0]["points"].tolist() == [[2.0, 8.0]]
+    fresh = cs.NavField(world, [8.0, 8.0], cell=0.25, radius=0.0)
+    assert fresh._core is not a._core
+    assert float(fresh.distance([[8.0, 3.0]])[0]) == pytest.approx(5.0, abs=0.05)
+
+
+def test_set_goals_is_not_undone_by_a_rebuild_that_started_before_it():
+    """A world-edit rebuild running with the old goals while set_goals built the new
+    ones finished last and put the old goals back for good. Here the rebuild (the old goal
+    in the open room, a long march) starts first and set_goals (a goal in a small closed
+    box, a short march) ends first."""
+    import time
+
+    world = cs.World()
+    world.add_polyline([[0, 0], [100, 0], [100, 100], [0, 100]], closed=True)
+    world.add_polyline([[80, 80], [82, 80], [82, 82], [80, 82]], closed=True)
+    field = cs.NavField(world, [10.0, 10.0], cell=0.05, radius=0.0)
+    world.add_segments([[50, 0, 50, 60]])  # the next query rebuilds, with the old goals
+    started = threading.Event()
+
+    def query():
+        started.set()
+        field.query([[90.0, 80.0]])  # syncs: rebuilds for the edit, with (10, 10)
+
+    worker = threading.Thread(target=query)
+    worker.start()
+    started.wait()
+    time.sleep(0.05)  # the rebuild has taken its goals and is marching
+    field.set_goals([81.0, 81.0])
+    worker.join()
+    assert field.goals[0]["points"].tolist() == [[81.0, 81.0]]
+    assert np.isinf(field.distance([[10.0, 10.0]])[0])  # outside the box: unreachable
+    assert float(field.distance([[81.5, 81.0]])[0]) == pytest.approx(0.5, abs=0.01)

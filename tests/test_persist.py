@@ -332,3 +332,18 @@ def test_save_into_a_missing_folder_names_the_path(tmp_path):
     with pytest.raises(FileNotFoundError, match="no folder") as info:
         sim.save(target)
     assert info.value.filename == str(target)
+
+
+def test_attributes_that_are_not_plain_data_are_left_out_as_before():
+    """Pickling every extra attribute broke pickle, deepcopy and save() of a simulation
+    holding a callback or a lock, which had worked (the attributes were dropped)."""
+    import threading
+
+    sim = cs.Simulation(None, cs.Agents(2), [cs.Seek()])
+    sim.on_step = lambda s: None
+    sim.lock = threading.Lock()
+    sim.settings = {"depth": 8.0, "tags": ["a", "b"], "offset": np.float32(0.5)}
+    back = copy.deepcopy(sim)
+    assert back.settings == sim.settings
+    assert not hasattr(back, "on_step") and not hasattr(back, "lock")
+    assert pickle.loads(pickle.dumps(sim)).settings["depth"] == 8.0

@@ -99,6 +99,9 @@ def test_scene_rays_start_where_the_agent_perceived_them():
     )
     # The pose after the move differs (the test would not see the fault otherwise).
     assert np.abs(np.array(sim.agents.heading) - h).max() > 0.2
+    # The simulation's own agents passed explicitly: the same picture.
+    again = np.array(cs.plot.scene(sim, agents=sim.agents).rays.get_segments())
+    np.testing.assert_array_equal(again, seg)
     plt.close("all")
 
 

@@ -309,3 +309,28 @@ def test_an_agent_stops_at_the_edge_of_the_accepted_coordinates():
     sim.step(1.0, steps=3)  # still usable: back towards the targets, 1 km/s for 3 s
     np.testing.assert_allclose(a.position, [[1e8 - 3e3, 0.0], [-1e8 + 3e3, 5.0]], atol=1.0)
     assert sim.step_count == 4
+
+
+def test_an_agent_added_between_perceive_and_decide_decides_at_its_next_step():
+    """Added after perceive(), the agent has no maps of its own at decide_and_move(); it
+    was marked as having decided and then waited for its turn (up to
+    decision_interval - 1 steps) instead of deciding at the next step."""
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0]], max_speed=1.0, target=[[10, 0]])
+    sim = cs.Simulation(None, a, [cs.Seek()], cs.Lerp(steer_force=1.0), decision_interval=4)
+    sim.step(0.1)
+    sim.perceive()
+    a.add([[0, 5]], max_speed=1.0, target=[[10, 5]])
+    sim.decide_and_move(0.1)
+    assert (sim.step_count + 1) % 4 != 0  # the next step is not slot 1's turn
+    sim.step(0.1)  # but it has not decided yet
+    np.testing.assert_allclose(a.velocity[1], [1.0, 0.0], atol=1e-6)
+
+
+def test_the_edge_of_the_coordinates_stops_the_velocity_out_of_them():
+    a = cs.Agents(1, slots=8)
+    a.add([[0, 0]], radius=0.3, max_speed=1e3, max_accel=1e8)
+    a.velocity[0] = [1e3, 0]
+    sim = cs.Simulation(None, a, [cs.Forward()], motion=cs.Lerp(steer_force=1.0))
+    sim.step(1e6)
+    assert a.position[0, 0] == 1e8 and a.velocity[0, 0] == 0.0

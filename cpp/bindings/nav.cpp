@@ -53,7 +53,8 @@ NavGoals goals_of(const py::handle& obj, std::size_t k) {
 
 /// Builds `self`'s fields over the current snapshot of `world`, for `goals` (its own when
 /// null), and swaps them in (with the goals) only when the build succeeded.
-void build_fields(PyNavField& self, const py::object& world, std::vector<NavGoals> goals) {
+bool build_fields(PyNavField& self, const py::object& world, std::vector<NavGoals> goals,
+                  std::uint64_t version, const py::object& sets) {
   auto snap = world.cast<WorldHandle&>().snapshot();
   // Refused before allocating when the fields would not fit in this machine's memory
   // (many goal sets on a fine grid), as the other large allocations are.
@@ -78,14 +79,22 @@ void build_fields(PyNavField& self, const py::object& world, std::vector<NavGoal
       throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
     }
   }
-  // The GIL is held again: the swap is atomic for every other Python thread.
+  // The GIL is held again: the swap is atomic for every other Python thread. Goals set
+  // since this build began win: its field is dropped (the next sync rebuilds for them if
+  // the world moved on).
+  if (version != self.goals_version) return false;
   self.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   self.field = std::move(next);
   self.world = snap;
   self.goals = std::move(goals);
+  self.goal_sets = sets;
+  return true;
 }
 
-void rebuild(PyNavField& self, const py::object& world) { build_fields(self, world, self.goals); }
+void rebuild(PyNavField& self, const py::object& world) {
+  const py::object sets = self.goal_sets;
+  build_fields(self, world, self.goals, self.goals_version, sets);
+}
 
 Checked<const std::int32_t> which_of(const py::handle& which, py::ssize_t n) {
   Checked<const std::int32_t> w;
@@ -122,6 +131,7 @@ void bind_nav(py::module_& m) {
              self->radius = static_cast<float>(radius);
              self->layers = layers;
              self->margin = static_cast<float>(margin);
+             self->goal_sets = goals;
              rebuild(*self, world);
              return self;
            }),
@@ -137,9 +147,13 @@ void bind_nav(py::module_& m) {
                                     std::to_string(goals.size()));
             std::vector<NavGoals> next;
             for (std::size_t k = 0; k < goals.size(); ++k) next.push_back(goals_of(goals[k], k));
-            build_fields(self, world, std::move(next));
+            const std::uint64_t version = ++self.goals_version;
+            return build_fields(self, world, std::move(next), version, goals);
           },
-          py::arg("goals"), py::arg("world"))
+          py::arg("goals"), py::arg("world"),
+          "Rebuilds for new goal sets; False when newer goals were set meanwhile (in another "
+          "thread): their field stands.")
+      .def_property_readonly("goal_sets", [](const PyNavField& s) { return s.goal_sets; })
       .def(
           "built_from",
           [](const PyNavField& self, const py::object& world) {

@@ -24,6 +24,12 @@ struct PyNavField {
   std::uint32_t layers = kAllLayers;
   double build_seconds = 0.0;
   std::shared_ptr<const World> world;
+  /// Counts set_goals calls: a build for older goals (a world-edit rebuild that ran while
+  /// set_goals built the new ones) is dropped instead of replacing the newer field.
+  std::uint64_t goals_version = 0;
+  /// The goal sets `goals` was parsed from, as Python gave them (a list of dicts): swapped
+  /// with the field, so every NavField sharing this one reads the goals it is built for.
+  pybind11::object goal_sets;
 };
 
 /// Rebuild `self`'s fields over the current snapshot of `world` (a WorldHandle) unless

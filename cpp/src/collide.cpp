@@ -235,14 +235,17 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float radius, int iterati
   Sweep out;
   const WorldGrid& g = world.grid();
   double px = p.x, py = p.y, dx = d.x, dy = d.y;
-  // A circle of radius 0 (or below rounding) is swept as one of a radius at the scale of
-  // the coordinates' rounding. A point sliding along one wall into the shared vertex of a
-  // sharp corner could pass between the two walls there (the time-of-impact tests of
-  // zero-width capsules both missed by a rounding), and the depth check below, r − distance,
-  // is never positive for r = 0 to catch it: 41 of 117 sweeps from just inside a 37°
-  // corner ended outside it (a game-loop fuzz run). The body then stops about 1e-6 of the
-  // coordinates' size short of a wall instead of on it.
-  const double r = std::max(double(radius), 1e-6 * (1.0 + std::max(std::fabs(px), std::fabs(py))));
+  // A circle of radius 0 (or below the coordinates' float32 spacing) is swept as one of
+  // two float32 spacings (ulps) of its larger coordinate, at least of 1. A point sliding
+  // along one wall into the shared vertex of a sharp corner could pass between the two
+  // walls there (the time-of-impact tests of zero-width capsules both missed by a
+  // rounding), and the depth check below, r − distance, is never positive for r = 0 to
+  // catch it: 41 of 117 sweeps from just inside a 37° corner ended outside it (a
+  // game-loop fuzz run). The body then stops that far short of a wall instead of on it.
+  // (A first version took 1e-6 × (1 + the coordinate), 16 spacings: at x = 1e6 every body
+  // under 1 m was swept as 1 m and thrown back from walls.)
+  const double r =
+      std::max(double(radius), 0x1p-22 * std::max(1.0, std::max(std::fabs(px), std::fabs(py))));
   iterations = std::clamp(iterations, 1, kMaxSlideIterations);
   bool inside = false;  // some sweep started inside or on an obstacle
   // Where each contact left the circle (before sliding on), float32 as stored: the

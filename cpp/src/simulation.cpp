@@ -1077,17 +1077,24 @@ void Simulation::finish(float dt) {
       next_time_[i] = time_ + (steps - 0.5) * double{dt};
     }
   }
-  // Every alive agent that had not decided did so this step (decides() was true for it).
+  // Every alive agent that had not decided did so this step (decides() was true for it),
+  // unless it was added after this step's perception (between perceive() and
+  // decide_and_move(): renewed, it has no perceived pose): it decides at its next step.
   for (std::size_t i = 0; i < fresh_.size(); ++i)
-    if (a.alive[i]) fresh_[i] = 0;
+    if (a.alive[i] && !std::isnan(perceived_head_[i])) fresh_[i] = 0;
   if (coordinate_limit_ > 0.0f) {
     // The edge of the accepted coordinates: max_speed 1e3 at dt 1e6 (each accepted) put an
     // agent at 1e9, and every later step refused it, so the simulation was lost.
+    // It stops there: the velocity's component out of the range goes too.
     const float lim = coordinate_limit_;
+    float* vel = agents_->velocity();
     for (std::size_t i = 0; i < n_; ++i) {
       if (!a.alive[i]) continue;
-      pos[2 * i] = std::clamp(pos[2 * i], -lim, lim);
-      pos[2 * i + 1] = std::clamp(pos[2 * i + 1], -lim, lim);
+      for (std::size_t c = 2 * i; c < 2 * i + 2; ++c) {
+        if (!(std::fabs(pos[c]) > lim)) continue;
+        pos[c] = std::copysign(lim, pos[c]);
+        if (vel[c] * pos[c] > 0.0f) vel[c] = 0.0f;
+      }
     }
   }
   time_ += dt;

@@ -9,7 +9,6 @@ frames; views taken earlier stay valid and unchanged).
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -421,24 +420,18 @@ class History:
         cols = self._table()
         names = list(cols)
         ints = {"id", "frame", "step", "group", "generation"}
-        # Written next to the target and moved over it: a failure leaves the old file.
-        target = os.fspath(path)
-        tmp = f"{target}.tmp{os.getpid()}"
-        try:
-            with open(tmp, "w", newline="", encoding="utf-8") as f:
-                f.write(",".join(names) + "\n")
-                if len(cols["id"]):
-                    fmt = ",".join(
-                        "%d" if n in ints else float_format or ("%.17g" if n == "time" else "%.9g")
-                        for n in names
-                    )
-                    table = np.column_stack([cols[n].astype(np.float64) for n in names])
-                    np.savetxt(f, table, fmt=fmt)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        # Written in place (a symlink, a device such as /proc/self/fd/1, a file's mode and
+        # a read-only folder all as open() treats them; a temporary file moved over the
+        # target broke each of them).
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            f.write(",".join(names) + "\n")
+            if len(cols["id"]):
+                fmt = ",".join(
+                    "%d" if n in ints else float_format or ("%.17g" if n == "time" else "%.9g")
+                    for n in names
+                )
+                table = np.column_stack([cols[n].astype(np.float64) for n in names])
+                np.savetxt(f, table, fmt=fmt)
 
     @property
     def frame_rate(self) -> float:

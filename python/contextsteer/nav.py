@@ -248,7 +248,6 @@ class NavField:
                 f"NavField: cell must be a finite number > 0 within float32's range, got {cell}"
             )
         self.world = world
-        self.goals = sets
         self.cell = cell
         self.radius = radius
         self.layers = _layers(layers)
@@ -321,8 +320,10 @@ class NavField:
         >>> w = cs.World(); _ = w.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
         >>> field = cs.NavField(w, [2.0, 2.0], cell=0.25)
         >>> field.set_goals([8.0, 8.0])
-        >>> round(float(field.distance([[8.0, 2.0]])[0]), 2)
-        6.0
+        >>> round(float(field.distance([[2.0, 2.0]])[0]), 1)   # the old goal: 0 before
+        8.4
+        >>> field.goals[0]["points"].tolist()
+        [[8.0, 8.0]]
         """
         sets = _goal_sets(goals)
         if len(sets) != self.count:
@@ -332,8 +333,8 @@ class NavField:
             )
         cache = getattr(self.world, "_nav_cache", None)
         old = (_key(self.goals), self.cell, self.radius, self.layers, self.margin)
-        self._core.set_goals(sets, _core_world(self.world))
-        self.goals = sets
+        if not self._core.set_goals(sets, _core_world(self.world)):
+            return  # newer goals were set meanwhile (another thread): theirs stand
         if cache is not None:
             # The cache finds this field under its new goals (another field built with
             # the old ones builds its own).
@@ -341,6 +342,13 @@ class NavField:
                 del cache[old]
             new = (_key(sets), self.cell, self.radius, self.layers, self.margin)
             cache.setdefault(new, self._core)
+
+    @property
+    def goals(self) -> list[dict[str, Any]]:
+        """The goal sets the field is built for (one dict per set: ``points``,
+        ``segments``, ``polygons``), as :meth:`set_goals` last set them, also through
+        another NavField sharing this one."""
+        return list(self._core.goal_sets)
 
     def _sync(self) -> None:
         """Rebuild the fields if the world was edited since they were built."""

@@ -277,10 +277,13 @@ class Simulation:
         that carries state from one step to the next: time and step count, the maps (the
         temporal blend's memory), the last decisions (hysteresis' memory), counters, stuck
         timers and the run metrics' accumulators. An unpickled simulation continues
-        bit-identically. Attributes set on the simulation after construction (a
-        scenario's or a user's own, e.g. the evacuation scenario's room depth that its
-        report reads) are pickled with it; they were dropped. Attached histories are not
-        included (they keep recording the original).
+        bit-identically. Attributes set on the simulation after construction that hold
+        plain data (numbers, strings, None, NumPy arrays and scalars, and tuples, lists and
+        string-keyed dicts of them: a scenario's or a user's own settings, e.g. the
+        evacuation scenario's room depth that its report reads) are pickled with it; any
+        other attribute (a callback, a lock, a History) is left out, as every attribute
+        was before. Attached histories are not included (they keep recording the
+        original).
 
         The simulation's buffers and its agents' arrays are copied together under the
         thread guard, so a step running in another thread raises RuntimeError ("in use")
@@ -288,7 +291,9 @@ class Simulation:
         """
         state = self._core._state()
         agents_state = state.pop("agents")
-        extras = {k: v for k, v in vars(self).items() if k not in _OWN_ATTRIBUTES}
+        extras = {
+            k: v for k, v in vars(self).items() if k not in _OWN_ATTRIBUTES and _plain_data(v)
+        }
         rebuild = (
             _restore_simulation,
             (
@@ -816,10 +821,10 @@ def sweep_circle(
     world : World
     start, displacement : array_like, shape (N, 2)
     radius : float, >= 0
-        A radius below the coordinates' rounding (about 1e-6 × (1 + the larger
-        coordinate), 0 included) is swept as that radius: a point can otherwise slip
-        between two walls at their shared vertex. Such a circle stops that far short of
-        a wall instead of on it.
+        A radius below two float32 spacings of the larger coordinate
+        (``2**-22 * max(1, |x|, |y|)``, 0 included) is swept as that radius: a point can
+        otherwise slip between two walls at their shared vertex. Such a circle stops that
+        far short of a wall instead of on it.
     iterations : int, 1 to 16
         Contacts a move may slide along before it stops.
     layers : int, optional
@@ -870,6 +875,23 @@ _OWN_ATTRIBUTES = frozenset(
         "_world",
     }
 )
+
+
+def _plain_data(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is plain data a saved simulation may carry (see
+    :meth:`Simulation.__reduce__`): numbers, strings, bytes, None, NumPy arrays (not of
+    objects) and scalars, and tuples, lists and str-keyed dicts of them, 8 levels deep."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype != object
+    if depth >= 8:
+        return False
+    if isinstance(value, (tuple, list)):
+        return all(_plain_data(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_data(v, depth + 1) for k, v in value.items())
+    return False
 
 
 def _restore_simulation(

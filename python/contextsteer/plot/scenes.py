@@ -163,7 +163,7 @@ def scene(
     perceived = None
     if sim is not None:
         view = SimView.of(sim)
-        if agents is None:
+        if agents is None or agents is view.agents:
             agents = view.agents
             perceived = _perceived_pose(sim)
         world, path, slots, look_ahead, rotate = view.or_given(
