@@ -51,8 +51,9 @@ NavGoals goals_of(const py::handle& obj, std::size_t k) {
   return g;
 }
 
-/// Builds `self`'s fields over the current snapshot of `world`, for `goals` (its own when
-/// null), and swaps them in (with the goals) only when the build succeeded.
+/// Builds `self`'s fields over the current snapshot of `world` for `goals` (parsed from the
+/// Python goal sets `sets`) and swaps all three in, unless newer goals were set while it
+/// built (`version`): then false, and the field is left as it is.
 bool build_fields(PyNavField& self, const py::object& world, std::vector<NavGoals> goals,
                   std::uint64_t version, const py::object& sets) {
   auto snap = world.cast<WorldHandle&>().snapshot();

@@ -254,9 +254,8 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
   self->sim =
       given ? std::make_unique<Simulation>(agents, std::move(*given), std::move(c), s)
             : std::make_unique<Simulation>(agents, static_cast<std::size_t>(k), std::move(c), s);
-  // A step that could carry an agent beyond the coordinates every call accepts is refused
-  // before it runs (max_speed 1e3 at dt 1e6 put an agent at 1e9, and every later step
-  // raised).
+  // An agent a step would carry beyond the coordinates every call accepts stops at their
+  // edge (max_speed 1e3 at dt 1e6 put an agent at 1e9, and every later step raised).
   self->sim->set_coordinate_limit(kMaxCoordinate);
   return self;
 }

@@ -590,28 +590,37 @@ CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb
 }
 #endif
 
+/// The least TTC of the candidate velocity v against agent i's neighbours j whose
+/// relative position x_j − x_i `keep` accepts (no walls); one neighbour at a time.
+template <class Keep>
+float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
+                      Keep&& keep) {
+  const AgentsView& a = in.agents;
+  const float kappa = 1.0f / (1.0f - b.reciprocity);
+  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
+  float t = std::numeric_limits<float>::infinity();
+  if (in.neighbors.empty()) return t;
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
+    const auto j = static_cast<std::size_t>(nb[n]);
+    const Vec2 rel = load2(a.position, j) - xi;
+    if (!keep(rel)) continue;
+    const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
+    t = std::min(t, pair_ttc(rel, a.radius[i] + a.radius[j] + b.margin, v * kappa - u));
+  }
+  return t;
+}
+
 /// The least TTC of the candidate velocity v against agent i's neighbours (no walls).
 float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                         Vec2 v) {
-  const AgentsView& a = in.agents;
-  const float kappa = 1.0f / (1.0f - b.reciprocity);
 #if defined(CONTEXTSTEER_AVX2)
   if (!in.neighbors.empty() && detail::use_avx2())
-    return velocity_pair_ttc_avx2(a, in.neighbors.indices + i * in.neighbors.max_neighbors,
-                                  in.neighbors.counts[i], i, v, kappa, b.reciprocity, b.margin);
+    return velocity_pair_ttc_avx2(in.agents, in.neighbors.indices + i * in.neighbors.max_neighbors,
+                                  in.neighbors.counts[i], i, v, 1.0f / (1.0f - b.reciprocity),
+                                  b.reciprocity, b.margin);
 #endif
-  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
-  float t = std::numeric_limits<float>::infinity();
-  if (!in.neighbors.empty()) {
-    const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
-    for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
-      const auto j = static_cast<std::size_t>(nb[n]);
-      const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
-      t = std::min(t, pair_ttc(load2(a.position, j) - xi, a.radius[i] + a.radius[j] + b.margin,
-                               v * kappa - u));
-    }
-  }
-  return t;
+  return scalar_pair_ttc(b, in, i, v, [](Vec2) { return true; });
 }
 
 /// CollisionDanger's creep candidate along the unit direction d of agent i: bisection
@@ -965,20 +974,8 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
 
 float velocity_ttc_ahead(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
                          Vec2 course) {
-  const AgentsView& a = in.agents;
-  const float kappa = 1.0f / (1.0f - b.reciprocity);
-  const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
-  float t = std::numeric_limits<float>::infinity();
-  if (in.neighbors.empty()) return t;
-  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
-  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
-    const auto j = static_cast<std::size_t>(nb[n]);
-    const Vec2 rel = load2(a.position, j) - xi;
-    if (dot(rel, course) < 0.0f) continue;  // behind: a follower's to avoid
-    const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
-    t = std::min(t, pair_ttc(rel, a.radius[i] + a.radius[j] + b.margin, v * kappa - u));
-  }
-  return t;
+  // Behind (against the course): a follower's to avoid.
+  return scalar_pair_ttc(b, in, i, v, [course](Vec2 rel) { return dot(rel, course) >= 0.0f; });
 }
 
 float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v) {

@@ -149,8 +149,8 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
   // NaN: not cast yet (+inf is a ray that saw nothing within its look-ahead).
   if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::quiet_NaN());
   perceived_pos_.assign(2 * n_, std::numeric_limits<float>::quiet_NaN());
-  if (params_.decision_interval > 1) fresh_.assign(n_, 1);
   perceived_head_.assign(n_, std::numeric_limits<float>::quiet_NaN());
+  if (params_.decision_interval > 1) fresh_.assign(n_, 1);
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
   if (velocity_ && (velocity_->commit > 0.0f || velocity_->inertia > 0.0f)) {
     prev_direction_.assign(2 * n_, 0.0f);

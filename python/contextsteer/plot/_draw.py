@@ -136,9 +136,9 @@ def _perceived_pose(sim: Simulation) -> tuple[np.ndarray, np.ndarray]:
     """Each agent's position (N, 2) and heading (N,) when it last perceived: where the
     simulation's maps and sensed rays belong (the pose after the step's move is a step
     further on, and turned). Agents that have not perceived yet take their pose now."""
-    pos = np.array(sim.perceived_position, dtype=np.float64)
-    head = np.array(sim.perceived_heading, dtype=np.float64)
-    return _pose_or_now(pos, head, sim.agents.position, sim.agents.heading)
+    return _pose_or_now(
+        sim.perceived_position, sim.perceived_heading, sim.agents.position, sim.agents.heading
+    )
 
 
 def _pose_or_now(
