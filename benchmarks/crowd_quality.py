@@ -308,10 +308,10 @@ SCENES = {
     "circle-16": lambda seed=0: circle_scene(16),
     "circle-64": lambda seed=0: circle_scene(64),
     "circle-250": lambda seed=0: circle_scene(250),
-    "hallway": hallway_scene,
-    "crossing": crossing_scene,
-    "bottleneck": bottleneck_scene,
-    "doorway": doorway_scene,
+    "hallway": lambda seed=0: hallway_scene(seed=seed),
+    "crossing": lambda seed=0: crossing_scene(seed=seed),
+    "bottleneck": lambda seed=0: bottleneck_scene(seed=seed),
+    "doorway": lambda seed=0: doorway_scene(seed=seed),
 }
 """Scene name -> builder ``(seed=0)`` (the circles have no randomness and ignore it)."""
 SEEDED = ("hallway", "crossing", "bottleneck", "doorway")

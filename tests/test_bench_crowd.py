@@ -315,3 +315,28 @@ def test_jupedsim_walkable_area_keeps_the_gaps_as_built():
         across = area.intersection(shapely.LineString([(0, -3), (0, 3)]))
         assert across.length == pytest.approx(gap, abs=1e-9)
         assert area.geom_type == "Polygon" and len(area.interiors) == 0
+
+
+def test_scene_builders_take_the_seed_as_documented():
+    # SCENES is documented as name -> builder (seed=0); the seeded builders took the agent
+    # count first, so SCENES["hallway"](0) built no agent and failed in _min_distance.
+    for name in cq.SEEDED:
+        a, b = cq.SCENES[name](1), cq.SCENES[name](seed=1)
+        np.testing.assert_array_equal(a.starts, b.starts)
+        assert len(a.starts) > 0
+
+
+def test_door_run_counts_the_starts_not_through():
+    door = load("door_run", "bench_door_run_module")
+    w = door.world(1.0)
+    assert w.obstacle_count == 3
+    pts = door.starts(w, 5)
+    assert (cs_nearest(w, pts) > door.RADIUS).all() and (pts[:, 0] < 12).all()
+    assert door.failures(1.0, 2.0, 3, 25.0, 8.0) == 0
+    assert door.failures(0.7, 1.3, 2, 5.0, 8.0) == 2  # narrower than the body: none
+
+
+def cs_nearest(w, pts):
+    import contextsteer as cs
+
+    return cs.nearest(w, pts, 5.0).distance

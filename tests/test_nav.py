@@ -815,3 +815,83 @@ def test_set_goals_is_not_undone_by_a_rebuild_that_started_before_it():
     assert field.goals[0]["points"].tolist() == [[81.0, 81.0]]
     assert np.isinf(field.distance([[10.0, 10.0]])[0])  # outside the box: unreachable
     assert float(field.distance([[81.5, 81.0]])[0]) == pytest.approx(0.5, abs=0.01)
+
+
+def test_a_point_outside_the_grid_reads_the_shortest_way_in():
+    # Outside the grid (open space: it covers the world and the goals grown by the margin)
+    # a query read the distance at the nearest grid point plus the way there, and that
+    # point's descent: 28.85 m from (-20, 0) where the way round the box is 26.49, and a
+    # direction 77° off it. Oracles: the visibility-graph route (cs.route, arcs of 48
+    # corners, at most 0.2 % long), and the field's own slope along its direction (-1: a
+    # step along the direction shortens the distance by the step).
+    w = cs.World()
+    w.add_box((0.0, 0.0), (1.0, 3.0))
+    field = cs.NavField(w, [5.0, 0.0], cell=0.1, radius=0.3)
+    angles = np.radians(np.arange(0, 360, 15) + 7.0)
+    for r in (8.0, 20.0, 60.0):
+        pts = np.c_[r * np.cos(angles), r * np.sin(angles)].astype(np.float32)
+        q = field.query(pts)
+        x0, x1, y0, y1 = field.extent
+        outside = (pts[:, 0] < x0) | (pts[:, 0] > x1) | (pts[:, 1] < y0) | (pts[:, 1] > y1)
+        assert outside.all()
+        ref = np.array([p.length for p in cs.route(w, pts, [5.0, 0.0], radius=0.3, arc_points=48)])
+        np.testing.assert_allclose(q.distance, ref, rtol=0.006, atol=0.06)
+        eps = 0.05
+        ahead = field.distance((pts + eps * q.direction).astype(np.float32))
+        np.testing.assert_allclose((ahead - q.distance) / eps, -1.0, atol=0.05)
+    # Continuous across the grid's side.
+    x0 = field.extent[0]
+    for y in (-3.9, -1.0, 0.4, 2.2, 4.1):
+        inner, outer = field.distance([[x0 + 1e-3, y], [x0 - 1e-3, y]])
+        assert abs(float(inner) - float(outer)) < 0.01
+
+
+def test_a_goal_inside_an_obstacle_is_reached_at_its_nearest_side():
+    # The goal 0.2 m right of a 3 x 2 box's centre: its nearest free nodes are beside the
+    # top and bottom sides (1.3 m), the right side's 1.6 m, the left side's 2.0 m. The band
+    # widened (doubled) until it met free nodes, to 2.4 m, and seeded every free node
+    # round the box within it with its straight-line distance: behind the box (left) the
+    # field read the way through it (4.2 m from (1, 0)) and a follower stood at the left
+    # side. Oracle: the route (cs.route) round the box to the seeds, which now lie within
+    # three cells of the nearest free node (1.6 m of the goal), and a follower gets to
+    # the top or bottom side.
+    w = cs.World()
+    w.add_polyline([[-5, -5], [15, -5], [15, 5], [-5, 5]], closed=True)
+    w.add_box((5.0, 0.0), (1.5, 1.0))
+    goal = [5.2, 0.0]
+    field = cs.NavField(w, goal, cell=0.1, radius=0.3)
+    behind = np.float32([[1.0, 0.0]])
+    d = float(field.distance(behind)[0])
+    # The first seed a way round meets, (4.36, 1.3), starts at 1.6; the nearest, (5.2, 1.3),
+    # at 1.3: the field lies between reaching the one and reaching the other.
+    assert d >= cs.route(w, behind, [4.36, 1.3], radius=0.3)[0].length + 1.6 - 0.1
+    assert d <= cs.route(w, behind, [5.2, 1.3], radius=0.3)[0].length + 1.3 + 0.1
+    a = cs.Agents(1, slots=16)
+    a.add(behind, radius=0.3, max_speed=1.0, max_accel=4.0)
+    sim = cs.Simulation(w, a, cs.Steering([cs.FollowField(field, slowing_radius=0.5)]), cs.Accel())
+    sim.step(1 / 30, steps=30 * 20)
+    x, y = a.position[0]
+    assert abs(x - 5.2) < 0.5 and abs(abs(y) - 1.3) < 0.1, a.position[0]
+
+
+def test_a_field_built_with_share_false_is_retargeted_alone():
+    # Two monster groups start chasing one player: fields with the same goal share one
+    # build (the world's cache), so set_goals on one retargeted both. share=False keeps
+    # a field apart, also through pickling.
+    import pickle
+
+    w = cs.World()
+    w.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    a = cs.NavField(w, [2.0, 2.0], cell=0.25)
+    b = cs.NavField(w, [2.0, 2.0], cell=0.25)
+    c = cs.NavField(w, [2.0, 2.0], cell=0.25, share=False)
+    a.set_goals([8.0, 8.0])
+    assert b.goals[0]["points"].tolist() == [[8.0, 8.0]]  # shared: retargeted with a
+    assert c.goals[0]["points"].tolist() == [[2.0, 2.0]]
+    assert float(c.distance([[2.0, 2.0]])[0]) == 0.0
+    c.set_goals([5.0, 5.0])
+    assert a.goals[0]["points"].tolist() == [[8.0, 8.0]]
+    back = pickle.loads(pickle.dumps(c))
+    assert back._share is False and back.goals[0]["points"].tolist() == [[5.0, 5.0]]
+    with pytest.raises(TypeError, match="share must be a bool"):
+        cs.NavField(w, [2.0, 2.0], share=1)

@@ -87,7 +87,9 @@ def test_a_crowd_pressing_on_an_exit_edges_through_instead_of_jamming():
     kw = dict(agents=100, exits=1, width=8.0, depth=5.0, seed=0)
     assert _left_after(80.0, **kw) == 0
     assert _left_after(80.0, creep=False, danger="plain", rotate=False, **kw) == 0
-    assert _left_after(80.0, creep=False, rotate=False, **kw) == 0
+    # (Slower since return_step's part-way course must head no further from the goal:
+    # 8 still in at 80 s on this seed, none at 120; seeds 1-3 got out as fast or faster.)
+    assert _left_after(120.0, creep=False, rotate=False, **kw) == 0
     assert _left_after(80.0, creep=False, danger="plain", **kw) == 0
     assert _left_after(80.0, creep=False, **kw) == 0
     with pytest.raises(ValueError, match="'velocity', 'smooth' or 'plain'"):

@@ -132,6 +132,22 @@ void bind_world(py::module_& m) {
           },
           py::arg("segments"), py::arg("layers"))
       .def(
+          "set_layers",
+          [](WorldHandle& self, const py::array_t<std::int32_t, py::array::c_style>& ids,
+             std::uint32_t layers) {
+            if (ids.ndim() != 1) fail("set_layers: ids must be one-dimensional");
+            const std::int32_t* p = ids.data();
+            const auto count = static_cast<std::int64_t>(self.current->obstacle_count());
+            for (py::ssize_t i = 0; i < ids.shape(0); ++i)
+              if (p[i] < 0 || p[i] >= count)
+                fail("set_layers: obstacle id " + std::to_string(p[i]) + " is not in [0, " +
+                     std::to_string(count) + ")");
+            auto next = self.edit();
+            next->set_layers({p, static_cast<std::size_t>(ids.shape(0))}, layers);
+            self.current = next;
+          },
+          py::arg("ids"), py::arg("layers"))
+      .def(
           "add_polyline",
           [](WorldHandle& self, const py::handle& points, bool closed, std::uint32_t layers) {
             auto pts = ring_points(points, "points", closed, 2);

@@ -865,7 +865,8 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
   //   is free for (1 + m)·horizon: no return to the goal heading for a gap that closes
   //   again before the turn back is done;
   // - return_step r: such a switch turns at most r radians per decision (when the course
-  //   part-way is safe at the new speed), so a premature return is cut short;
+  //   part-way is safe at the new speed and heads at least as much towards the goal as
+  //   the course left), so a premature return is cut short;
   // - turn_steps n, turn_margin m: leaving an unsafe previous course, the agent turns from
   //   it towards the new decision only as far as needed: the least fraction of the angle
   //   (n bisection steps) whose course at the new speed is free for (1 + m)·horizon, so an
@@ -928,8 +929,14 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
       if (rs > 0.0f) {
         const float ang = angle();
         if (std::fabs(ang) > rs) {
+          // Only a part-way course heading at least as much towards the goal as the one it
+          // leaves; else the new course at once. (Past a door it had run by at 2 m/s, an
+          // agent turned back 10° a step the long way round, through courses leading away
+          // from the goal, ran a loop, and missed the door again: monsters paced for good
+          // in front of doors they fit through.)
           const Vec2 dm = turned(d0, std::copysign(rs, ang));
-          if (ttc_new(dm) >= vd.horizon) store2(direction_.data(), i, dm);
+          if (interest_towards(i, dm) >= i0 && ttc_new(dm) >= vd.horizon)
+            store2(direction_.data(), i, dm);
         }
       }
       continue;
@@ -953,7 +960,46 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
   }
 }
 
+void Simulation::push_out_of_walls() {
+  world_edited_ = false;
+  const World* w = world_ && !world_->grid().empty() ? world_.get() : nullptr;
+  if (!w) return;
+  const AgentsView a = agents_->view();
+  float* pos = agents_->position();
+  const std::uint32_t layers = params_.layers;
+  parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const float r = a.radius[i];
+      if (!a.alive[i] || !(r > 0.0f)) continue;
+      for (int pass = 0; pass < 4; ++pass) {
+        const Vec2 p = load2(pos, i);
+        // Inside a solid (a centre in a polygon or circle, however far from its sides):
+        // straight out by its nearest side, then clear of any wall that leaves touching.
+        const bool solid = w->polygon_at(p, layers) >= 0 || w->circle_at(p, layers) >= 0;
+        float d = 0.0f, q[2], nrm[2];
+        std::int32_t obstacle = -1;
+        nearest_rows(*w, {pos + 2 * i, 2}, solid ? 1e30f : r, layers, {&d, q, nrm, &obstacle}, 0,
+                     1);
+        const float skin = 1e-3f * r + 1e-6f * std::max(std::fabs(p.x), std::fabs(p.y));
+        if (solid && std::isfinite(d)) {
+          // The normal points in, from the side towards the centre.
+          store2(pos, i, p - Vec2{nrm[0], nrm[1]} * (d + r + skin));
+          continue;
+        }
+        // A body the sweeps left touching a wall sits a skin (1e-3 r) beyond r: only a
+        // real overlap moves it.
+        if (!(d < r * (1.0f - 1e-4f))) break;
+        const Sweep s = sweep_circle(*w, p, Vec2{nrm[0], nrm[1]} * (r - d + skin), r,
+                                     params_.slide_iterations, layers);
+        if (s.position.x == p.x && s.position.y == p.y) break;
+        store2(pos, i, s.position);
+      }
+    }
+  });
+}
+
 void Simulation::perceive() {
+  if (world_edited_) push_out_of_walls();
   renew_slots();
   Plan p = plan();
   build_neighbors(p);
@@ -1197,7 +1243,8 @@ void Simulation::decide_and_move(float dt) {
 
 void Simulation::step(float dt, std::size_t steps) {
   make_history_room(steps);  // before any state changes: std::bad_alloc leaves it as it was
-  renew_slots();             // agents are added between calls, never within one
+  if (world_edited_) push_out_of_walls();
+  renew_slots();  // agents are added between calls, never within one
   for (std::size_t s = 0; s < steps; ++s) {
     Plan p = plan();
     p.dt = dt;

@@ -28,6 +28,18 @@ SlotSet SlotSet::ring(std::size_t k, double offset) {
 SlotSet SlotSet::from_directions(std::span<const float> xy) {
   SlotSet s;
   s.xy_.assign(xy.begin(), xy.end());
+  // Given directions within the check's 1e-3 of unit length are made unit (in double,
+  // rounded once): a cosine map of 1.0009 broke the documented [0, 1] of its shapes. A
+  // direction already unit to float32's rounding (cos and sin of an angle) stays as given,
+  // bit for bit.
+  for (std::size_t i = 0; i + 1 < s.xy_.size(); i += 2) {
+    const double x = s.xy_[i], y = s.xy_[i + 1];
+    const double len = std::hypot(x, y);
+    if (len > 0.0 && std::fabs(len - 1.0) > 0x1p-22) {
+      s.xy_[i] = static_cast<float>(x / len);
+      s.xy_[i + 1] = static_cast<float>(y / len);
+    }
+  }
   s.finish();
   return s;
 }

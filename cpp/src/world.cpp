@@ -137,6 +137,11 @@ bool World::bounds(float out[4]) const {
   return true;
 }
 
+void World::set_layers(std::span<const std::int32_t> ids, std::uint32_t layers) {
+  for (const std::int32_t id : ids) obstacle_layers_[static_cast<std::size_t>(id)] = layers;
+  indexed_ = false;
+}
+
 void World::set_cell_size(float cell) {
   cell_size_ = cell;
   indexed_ = false;

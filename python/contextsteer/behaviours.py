@@ -635,6 +635,9 @@ class Pursue(Behaviour):
     ----------
     targets : array_like of int
         Agent ids in the same :class:`Agents` (dead ones and the agent itself are skipped).
+        Ids are slots: a slot reused by a new agent (:attr:`Agents.generation` tells them
+        apart) is pursued in its turn: when the game kills a target, change its entry
+        (the array is read in place at every step) or give the steering a new behaviour.
     max_prediction : float, default 1
         Seconds; 0 seeks the current positions.
     max_distance, combine, falloff
@@ -1366,8 +1369,11 @@ class CollisionDanger(Behaviour):
         Off by default (0). Radians per 1/30 s: such a switch to a better course turns at
         most ``return_step·30·dt`` per decision covering ``dt`` seconds (a step, or
         ``decision_interval`` steps; with ``decision_validity`` a kept decision counts as
-        one step), when the course part-way is safe at the new speed, so that a premature
-        return is cut short. (Counted per decision instead, a 0.25 s step turned back 7.5
+        one step), when the course part-way is safe at the new speed and heads at least
+        as much towards the goal as the course it leaves (else the new course at once: a
+        turn the long way round through courses leading away from the goal made agents
+        running past a door loop and miss it again), so that a premature return is cut
+        short. (Counted per decision instead, a 0.25 s step turned back 7.5
         times slower, and an agent could orbit its goal at full speed.) An agent that
         turns on a circle about as wide as its ``Arrive`` slowing radius can still circle
         its goal with ``return_step`` and ``inertia`` (at 2–3 m/s with a 0.5 m slowing

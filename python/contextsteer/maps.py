@@ -182,6 +182,10 @@ class SlotSet:
     def from_directions(cls, directions: ArrayLike) -> SlotSet:
         """Wrap given unit directions, in counter-clockwise ring order, as a slot set.
 
+        Directions within the check's tolerance of unit length but not unit to float32's
+        rounding (a norm of 1.0009, say) are normalised, so that cosine maps stay within
+        their documented ranges; unit ones are kept bit for bit.
+
         Raises
         ------
         ValueError

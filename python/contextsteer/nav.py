@@ -160,6 +160,11 @@ class NavField:
         Obstacles of these layers count.
     margin : float, default 1.0
         The grid covers the world's bounds (and every goal) grown by this much.
+    share : bool, default True
+        Share the field with any other built over this world with the same goals and
+        parameters (the world's cache: built once, and :meth:`set_goals` on one retargets
+        every field sharing it). ``False`` builds a field of its own, for groups that
+        start at one goal and are retargeted apart.
 
     Raises
     ------
@@ -195,8 +200,15 @@ class NavField:
     another thread keeps reading the one it started with, so simulations in several
     threads may share a field.
     Queries interpolate node distances and node descents bilinearly, so directions are
-    continuous and agents do not zig-zag on cell boundaries. Where the goal cannot be
-    reached a query reads +inf and no direction ((0, 0)). Within the blocking radius of
+    continuous and agents do not zig-zag on cell boundaries. Outside the grid (where
+    there is no obstacle: it covers the world and the goals, grown by ``margin``) a
+    query reads the shortest way in: the least, over the points b of the grid's sides
+    facing it, of the straight way to b plus the field's distance there (linear between
+    two nodes), and the direction towards that b. Where the goal cannot be
+    reached a query reads +inf and no direction ((0, 0)). A goal inside an obstacle (no
+    free node within three cells of it) is reached at the obstacle's side nearest it:
+    the free nodes within three cells of the nearest free node start from their
+    straight-line distance to the goal, and the field leads round the obstacle to them. Within the blocking radius of
     a wall (the band where no agent of ``radius`` fits) the nodes are blocked and carry
     the distance of their nearest reached node, which can lie on the wall's far side:
     there a point beside a thin wall can read the other side's distance and a direction
@@ -228,6 +240,7 @@ class NavField:
         radius: float = 0.3,
         layers: int = ALL_LAYERS,
         margin: float = 1.0,
+        share: bool = True,
     ) -> None:
         core_world = _core_world(world)
         if not isinstance(core_world, _core.World):
@@ -252,7 +265,10 @@ class NavField:
         self.radius = radius
         self.layers = _layers(layers)
         self.margin = float(margin)
-        cache = getattr(world, "_nav_cache", None)
+        if not isinstance(share, (bool, np.bool_)):
+            raise TypeError(f"NavField: share must be a bool, got {type(share).__name__}")
+        self._share = bool(share)
+        cache = getattr(world, "_nav_cache", None) if self._share else None
         key = (_key(sets), cell, radius, self.layers, self.margin)
         hit = cache.get(key) if cache is not None else None
         if hit is not None:
@@ -268,7 +284,15 @@ class NavField:
         is rebuilt (or found in the restored world's cache) on unpickling."""
         return (
             _restore_nav_field,
-            (self.world, self.goals, self.cell, self.radius, self.layers, self.margin),
+            (
+                self.world,
+                self.goals,
+                self.cell,
+                self.radius,
+                self.layers,
+                self.margin,
+                self._share,
+            ),
         )
 
     @staticmethod
@@ -300,7 +324,8 @@ class NavField:
         kept (a new Simulation each frame started every agent from rest: 41 % of the
         distance with the crowd default's inertia). Queries and steps already running in
         other threads finish on the field they started with. A field built with the same
-        goals and parameters shares this one (the world's cache) and is retargeted with it.
+        goals and parameters shares this one (the world's cache) and is retargeted with it,
+        unless one of them was built with ``share=False``.
 
         Parameters
         ----------
@@ -331,7 +356,7 @@ class NavField:
                 f"NavField.set_goals: expected {self.count} goal set(s), as the field was "
                 f"built with, got {len(sets)}"
             )
-        cache = getattr(self.world, "_nav_cache", None)
+        cache = getattr(self.world, "_nav_cache", None) if self._share else None
         old = (_key(self.goals), self.cell, self.radius, self.layers, self.margin)
         if not self._core.set_goals(sets, _core_world(self.world)):
             return  # newer goals were set meanwhile (another thread): theirs stand
@@ -431,11 +456,14 @@ class NavField:
         Returns
         -------
         NavQuery
-            ``distance`` (N,) and ``direction`` (N, 2), float32.
+            ``distance`` (N,) and ``direction`` (N, 2), float32; for a single point of
+            shape (2,), a 0-d ``distance`` and a (2,) ``direction`` (as :class:`Path`
+            answers one point).
         """
         self._sync()
         p = _f32(points, "points")  # the core checks the ±1e8 range
-        if p.shape == (2,):
+        single = p.shape == (2,)
+        if single:
             p = p.reshape(1, 2)
         if p.ndim != 2 or p.shape[1] != 2:
             raise ValueError(f"points: expected shape (N, 2) or (2,), got {p.shape}")
@@ -459,16 +487,19 @@ class NavField:
         d, v = self._core.query(
             p, w, _checks.length("query: look_ahead", look_ahead, low=-math.inf)
         )
+        if single:
+            return NavQuery(d.reshape(()), v.reshape(2))
         return NavQuery(d, v)
 
     def distance(self, points: ArrayLike, which: Any = None) -> np.ndarray:
-        """(N,) geodesic distances at ``points`` (see :meth:`query`)."""
+        """(N,) geodesic distances at ``points`` (0-d for one point; see :meth:`query`)."""
         return self.query(points, which).distance
 
     def direction(
         self, points: ArrayLike, which: Any = None, *, look_ahead: float = 0.0
     ) -> np.ndarray:
-        """(N, 2) unit descent directions at ``points`` (see :meth:`query`)."""
+        """(N, 2) unit descent directions at ``points`` ((2,) for one point; see
+        :meth:`query`)."""
         return self.query(points, which, look_ahead=look_ahead).direction
 
     def __repr__(self) -> str:
@@ -574,6 +605,14 @@ def route(
 
 
 def _restore_nav_field(
-    world: World, goals: Any, cell: float | None, radius: float, layers: int, margin: float
+    world: World,
+    goals: Any,
+    cell: float | None,
+    radius: float,
+    layers: int,
+    margin: float,
+    share: bool = True,
 ) -> NavField:
-    return NavField(world, goals, cell=cell, radius=radius, layers=layers, margin=margin)
+    return NavField(
+        world, goals, cell=cell, radius=radius, layers=layers, margin=margin, share=share
+    )

@@ -869,11 +869,21 @@ def crowd_steering(
     the ``bottleneck`` scenario with 50 agents and a 1.2 m gap, stepped for 75 s at dt
     0.25 s, counts 28–39 contact episodes a run (seeds 0–3), and a chain pinned in a corner
     kept up to 16 mm of overlap after the default 8 push-apart passes (64 separated it).
-    A lower acceleration limit than
+    A finer step is sound (the hallway: everyone home at dt 1/60 and 1/120 s, no contact),
+    but at 1/300 s one agent of 40 (seed 0) ended 0.54 m short of its goal, which lies
+    0.4 m from a wall: pushed off its lane, it had to come at the goal head-on, and the
+    speed levels come no nearer a wall head-on than ``max_speed/S·wall_horizon``
+    (``CollisionDanger(wall_speed=True)`` lifts that). A lower acceleration limit than
     the 6 m/s² it was tuned for makes the agents miss dodges they chose (at 2 m/s² every
     scene overlapped before push-apart, which then separated them). Walls are kept
     ``radius + margin`` away, so a body of 0.6 m does not pass a gap narrower than about
-    0.75 m.
+    0.75 m. Lengths are in metres for pedestrian-sized bodies: the 5 cm ``margin`` and the
+    1 m ``slowing_radius`` do not scale with the agents. In other units, or for bodies
+    much smaller than 0.3 m, scale them with the bodies:
+    ``crowd_steering(options=dict(CROWD, margin=m), slowing_radius=s,
+    decision_phases=CROWD_PHASES)`` (with bodies of
+    3 cm at 0.13 m/s and the metre values, no agent of 40 got through the hallway; with
+    the margin and slowing radius scaled by 0.1, all 40 did).
 
     Examples
     --------

@@ -324,7 +324,12 @@ class Simulation:
 
     @property
     def world(self) -> World | None:
-        """The World (or None) the agents move through; edits to it show at the next call."""
+        """The World (or None) the agents move through; edits to it (obstacles added,
+        doors opened and closed with :meth:`World.set_layers`) show at the next call. An
+        edit that puts a wall through an agent (a door closed on it) pushes the agent out,
+        along the nearest wall's normal to its centre's side (out of a polygon or circle
+        that holds its centre), at the next :meth:`step` or :meth:`perceive`; agents placed
+        overlapping a wall are otherwise left to move away from it themselves."""
         return self._world
 
     @world.setter

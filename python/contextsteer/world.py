@@ -312,7 +312,62 @@ class World:
         world.add_shapely(geometry, layers=layers)
         return world
 
+    # ----------------------------------------------------------------- editing ---
+    def set_layers(self, ids: Any, layers: int) -> None:
+        """Change the layer mask of existing obstacles: open and close doors.
+
+        ``layers=0`` hides the obstacles from every query (rays, sweeps, collisions,
+        navigation fields, :func:`inside`): a door opened. Giving back their mask (or any
+        other) shows them again: the door closed. Ids, geometry and the order of
+        :attr:`walls` do not change. Like adding obstacles, it is an edit: simulations and
+        navigation fields over this world see it from their next step or query, and an
+        agent that a shown wall now cuts through is pushed out at the simulation's next
+        step (see :class:`~contextsteer.Simulation`).
+
+        Parameters
+        ----------
+        ids : int or array_like of int
+            Obstacle ids, as the ``add_*`` methods returned them.
+        layers : int
+            The new 32-bit layer mask (0: hidden).
+
+        Raises
+        ------
+        TypeError
+            Non-integer ids.
+        ValueError
+            An id outside ``[0, obstacle_count)``, or a mask outside 32 bits.
+
+        Examples
+        --------
+        >>> import contextsteer as cs
+        >>> w = cs.World()
+        >>> door = w.add_segments([[0, -1, 0, 1]])
+        >>> hit = lambda: bool(cs.raycast(w, [[-1, 0]], [[1, 0]], 5.0).hit[0])
+        >>> w.set_layers(door, 0); hit()        # open
+        False
+        >>> w.set_layers(door, 0xFFFFFFFF); hit()     # closed again
+        True
+        """
+        raw = np.asarray(ids)
+        if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+            raise TypeError(f"set_layers: ids must be integer obstacle ids, got dtype {raw.dtype}")
+        flat = raw.reshape(-1)
+        bad = (flat < 0) | (flat >= self.obstacle_count)
+        if bad.any():
+            raise ValueError(
+                f"set_layers: obstacle id {int(flat[np.flatnonzero(bad)[0]])} is not in "
+                f"[0, {self.obstacle_count})"
+            )
+        self._edit("set_layers", np.ascontiguousarray(flat, dtype=np.int32), _layers(layers))
+
     # ------------------------------------------------------------------- views ---
+    @property
+    def obstacle_layers(self) -> np.ndarray:
+        """Read-only (obstacle_count,) uint32 view: the layer mask of each obstacle
+        (change them with :meth:`set_layers`)."""
+        return self._core.obstacle_layers
+
     @property
     def walls(self) -> np.ndarray:
         """Read-only (M, 4) float32 view of every wall segment (polylines, polygons, boxes included)."""

@@ -161,6 +161,11 @@ class NavField {
   Vec2 direction_at(std::size_t g, Vec2 p, float d) const;
   /// The bilinear blend of the nodes alone (distance_at, direction_at without near_goal).
   float field_distance_at(std::size_t g, Vec2 p) const;
+  /// Outside the grid's box (nothing there is an obstacle: the grid covers the world and
+  /// the goals, grown by the margin): true, with the least over the points b on the box's
+  /// sides facing p of |p − b| + D(b) (D linear between two free nodes) and the unit
+  /// direction towards that b; (+inf, (0, 0)) when no such node is reached. False inside.
+  bool outside_at(std::size_t g, Vec2 p, float& distance, Vec2& direction) const;
   Vec2 field_direction_at(std::size_t g, Vec2 p) const;
   void march(const NavGoals& goals, std::vector<double>& t, std::vector<std::uint8_t>& state,
              std::vector<float>& dist, std::vector<float>& desc, const std::function<bool()>& stop,

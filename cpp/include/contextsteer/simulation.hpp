@@ -120,7 +120,12 @@ class Simulation {
   Simulation(Agents& agents, SlotSet slots, SteeringConfig config, SimulationParams params);
 
   /// Sets the world (an indexed snapshot, or nullptr for none). Kept alive here.
-  void set_world(std::shared_ptr<const World> world) { world_ = std::move(world); }
+  /// A world other than the one held (an edit makes a new snapshot) arms a push out of the
+  /// walls at the next step or perceive() (push_out_of_walls).
+  void set_world(std::shared_ptr<const World> world) {
+    if (world_ && world && world.get() != world_.get()) world_edited_ = true;
+    world_ = std::move(world);
+  }
   /// Point FollowField behaviour `index` at `field` (a rebuilt field, swapped in by the
   /// bindings between steps; the one replaced stays alive while anyone holds it).
   void set_field(std::size_t index, std::shared_ptr<const NavField> field) {
@@ -316,6 +321,13 @@ class Simulation {
   // decided, then its new command.
   std::vector<float> seen_velocity_;
   void finish(float dt);
+  // After a world edit: every agent a wall (in the simulation's layers) now cuts through is
+  // moved out of it along the nearest wall's normal, to its centre's side (out of a
+  // polygon or circle containing its centre), by swept moves that slide along other walls
+  // (up to 4, for corners). Without it an agent a door closed on stood inside the door for
+  // good: every way out read as danger, and the field beside the wall pointed into it.
+  void push_out_of_walls();
+  bool world_edited_ = false;
   // push_passes > 1: the passes after the first (see SimulationParams).
   void settle(float max_radius, const World* world);
 

@@ -251,6 +251,10 @@ class World {
   std::int32_t add_circles(std::span<const float> centers, std::span<const float> radii,
                            std::uint32_t layers);
 
+  /// Sets the layer mask of the obstacles `ids` (each in [0, obstacle_count()), checked by
+  /// the caller): 0 hides an obstacle from every query (a door opened), its old mask shows
+  /// it again. Ids and geometry are unchanged; the grid is rebuilt on the next build_index().
+  void set_layers(std::span<const std::int32_t> ids, std::uint32_t layers);
   std::size_t segment_count() const { return wall_obstacle_.size(); }
   std::size_t circle_count() const { return circle_obstacle_.size(); }
   std::size_t polygon_count() const { return polygon_obstacle_.size(); }

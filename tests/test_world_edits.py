@@ -1,0 +1,171 @@
+"""Doors that open and close: World.set_layers, and agents a closing wall cuts through."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+ALL = 0xFFFFFFFF
+
+
+def room_with_door():
+    # A 12 x 10 room split at y = 5, with a door x in [4.5, 5.5] and a gap x in [10, 12].
+    w = cs.World()
+    w.add_polyline([[0, 0], [12, 0], [12, 10], [0, 10]], closed=True)
+    w.add_segments([[0, 5, 4.5, 5], [5.5, 5, 10, 5]])
+    door = int(w.add_segments([[4.5, 5, 5.5, 5]])[0])
+    return w, door
+
+
+def test_a_hidden_obstacle_is_gone_from_every_query_and_comes_back():
+    w, door = room_with_door()
+    box = w.add_box((2.0, 2.0), (0.5, 0.5))
+    ray = lambda: cs.raycast(w, [[5.0, 4.0]], [[0.0, 1.0]], 3.0)  # noqa: E731
+    assert ray().obstacle[0] == door
+    w.set_layers([door, box], 0)
+    assert w.obstacle_layers.tolist()[door] == 0 and w.obstacle_layers[box] == 0
+    assert not ray().hit[0]
+    assert not cs.inside(w, [[2.0, 2.0]])[0]
+    assert np.isinf(cs.nearest(w, [[5.0, 5.2]], 0.5).distance[0]) or (
+        cs.nearest(w, [[5.0, 5.2]], 0.5).obstacle[0] != door
+    )
+    # Thick rays and slot rays (the strip index) see the edit too.
+    assert not cs.raycast(w, [[5.0, 4.0]], [[0.0, 1.0]], 3.0, radius=0.3).hit[0]
+    w.set_layers(door, ALL)
+    w.set_layers(box, 2)
+    assert ray().obstacle[0] == door and ray().distance[0] == pytest.approx(1.0)
+    assert cs.inside(w, [[2.0, 2.0]], layers=2)[0] and not cs.inside(w, [[2.0, 2.0]], layers=1)[0]
+    # The geometry and the ids did not move.
+    assert w.segment_count == 4 + 2 + 1 + 4 and w.obstacle_count == 5
+
+
+def test_a_navigation_field_follows_the_door():
+    w, door = room_with_door()
+    field = cs.NavField(w, [5.0, 8.0], cell=0.1, radius=0.3)
+    below = [[5.0, 2.0]]
+    closed = float(field.distance(below)[0])
+    assert closed > 12.0  # round by the gap at x in [10, 12]
+    w.set_layers(door, 0)
+    assert float(field.distance(below)[0]) == pytest.approx(6.0, abs=0.05)  # through it
+    np.testing.assert_allclose(field.direction(below)[0], [0.0, 1.0], atol=1e-3)
+    w.set_layers(door, ALL)
+    assert float(field.distance(below)[0]) == closed
+
+
+def test_set_layers_survives_pickle_and_deepcopy():
+    w, door = room_with_door()
+    w.set_layers(door, 0)
+    for back in (pickle.loads(pickle.dumps(w)), copy.deepcopy(w)):
+        np.testing.assert_array_equal(back.obstacle_layers, w.obstacle_layers)
+        assert not cs.raycast(back, [[5.0, 4.0]], [[0.0, 1.0]], 3.0).hit[0]
+
+
+def test_set_layers_rejects_bad_ids_and_masks():
+    w, door = room_with_door()
+    with pytest.raises(ValueError, match=r"obstacle id 9 is not in \[0, 4\)"):
+        w.set_layers([door, 9], 0)
+    with pytest.raises(ValueError, match="obstacle id -1"):
+        w.set_layers(-1, 0)
+    with pytest.raises(TypeError, match="integer obstacle ids"):
+        w.set_layers([1.0], 0)
+    with pytest.raises(TypeError, match="integer obstacle ids"):
+        w.set_layers([True], 0)
+    with pytest.raises(ValueError, match="32-bit mask"):
+        w.set_layers(door, 2**32)
+    assert w.obstacle_layers.tolist() == [ALL, ALL, ALL, ALL]  # nothing half-applied
+
+
+def _follower(w, start, goal):
+    agents = cs.Agents(1, slots=16)
+    agents.add([start], velocity=[[0.0, 1.0]], radius=0.4, max_speed=2.0)
+    field = cs.NavField(w, goal, cell=0.1, radius=0.4)
+    st = cs.Steering(
+        [
+            cs.FollowField(field, look_ahead=2.0),
+            cs.WallDanger(look_ahead=1.2, falloff="linear", spread=1),
+        ],
+        resolve="subtract",
+        choose="vector_sum",
+    )
+    return agents, cs.Simulation(w, agents, st, motion=cs.Lerp(steer_force=0.25))
+
+
+@pytest.mark.parametrize("offset", [-0.2, -0.05, -0.01])
+def test_a_door_closing_on_an_agent_pushes_it_out_to_its_own_side(offset):
+    # The door closed while the agent's centre was `offset` below its line: the agent
+    # overlapped the new wall by up to 0.39 m, every way out read as danger and, 0.01 m
+    # off, the field beside the wall pointed through it: it stood in the door for 30 s.
+    # Oracle: after the next step it is clear of every wall on its own side, and it then
+    # walks round by the gap to the goal.
+    w = cs.World()
+    w.add_polyline([[0, 0], [12, 0], [12, 10], [0, 10]], closed=True)
+    w.add_segments([[0, 5, 4.5, 5], [5.5, 5, 10, 5]])
+    agents, sim = _follower(w, [5.0, 5.0 + offset], [5.0, 8.0])
+    door = int(w.add_segments([[4.5, 5, 5.5, 5]])[0])  # the door shuts
+    sim.step(1 / 30)
+    clear = cs.nearest(w, agents.position, 1.0)
+    assert clear.distance[0] >= 0.4 * 0.999, clear
+    assert agents.position[0, 1] < 5.0
+    sim.step(1 / 30, steps=30 * 30)
+    assert np.hypot(*(agents.position[0] - [5.0, 8.0])) < 0.3
+    del door
+
+
+def test_push_out_acts_only_after_an_edit_and_leaves_others_alone():
+    # Agents placed overlapping a wall by the user keep the documented rule (they may move
+    # away or along it, never deeper); only a world edit pushes them out, and agents clear
+    # of the walls do not move for it.
+    w, door = room_with_door()
+    agents = cs.Agents(2, slots=8)
+    agents.add([[2.0, 5.1], [8.0, 2.0]], radius=0.3, max_speed=1.0)
+    sim = cs.Simulation(w, agents, cs.Steering([cs.Wander()]), motion=cs.Lerp())
+    sim.step(1 / 30)
+    assert cs.nearest(w, agents.position[:1], 1.0).distance[0] < 0.3  # still overlapping
+    w.set_layers(door, 0)  # an edit elsewhere: the overlapping agent is pushed out
+    far = agents.position[1].copy()
+    sim.perceive()
+    assert cs.nearest(w, agents.position[:1], 1.0).distance[0] >= 0.3 * 0.999
+    assert agents.position[0, 1] > 5.0  # its centre's side
+    np.testing.assert_array_equal(agents.position[1], far)
+
+
+def test_push_out_leaves_a_polygon_it_stood_in():
+    w = cs.World()
+    w.add_polyline([[-10, -10], [10, -10], [10, 10], [-10, 10]], closed=True)
+    agents = cs.Agents(1, slots=8)
+    agents.add([[0.3, 0.0]], radius=0.3, max_speed=1.0)
+    sim = cs.Simulation(w, agents, cs.Steering([cs.Wander()]), motion=cs.Lerp())
+    sim.step(1 / 30)
+    w.add_box((0.0, 0.0), (1.0, 1.0))  # a crate dropped on the agent
+    sim.step(1 / 30)
+    p = agents.position[0]
+    assert not cs.inside(w, [p])[0]
+    assert cs.nearest(w, [p], 1.0).distance[0] >= 0.3 * 0.999
+    assert p[0] > 1.0  # out by the nearest side, +x
+
+
+def test_slot_set_from_directions_normalises_near_unit_rows():
+    dirs = np.array([[1.0009, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -0.9995]], np.float32)
+    s = cs.SlotSet.from_directions(dirs)
+    np.testing.assert_allclose(np.hypot(*s.directions.T), 1.0, atol=6e-8)
+    m = cs.dot_map(s, [[1.0, 0.0]], shape="clamped_cosine")
+    assert m.max() <= 1.0
+    # Unit float32 rows (cos and sin of angles) are kept bit for bit.
+    ring = cs.SlotSet(7, 0.3).directions
+    np.testing.assert_array_equal(cs.SlotSet.from_directions(ring).directions, ring)
+
+
+def test_nav_field_answers_one_point_like_path():
+    w, _ = room_with_door()
+    field = cs.NavField(w, [5.0, 8.0], cell=0.1, radius=0.3)
+    q = field.query([5.0, 2.0])
+    assert q.distance.shape == () and q.direction.shape == (2,)
+    both = field.query([[5.0, 2.0]])
+    assert q.distance == both.distance[0]
+    np.testing.assert_array_equal(q.direction, both.direction[0])
+    assert field.direction([5.0, 2.0], look_ahead=2.0).shape == (2,)
