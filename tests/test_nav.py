@@ -895,3 +895,27 @@ def test_a_field_built_with_share_false_is_retargeted_alone():
     assert back._share is False and back.goals[0]["points"].tolist() == [[5.0, 5.0]]
     with pytest.raises(TypeError, match="share must be a bool"):
         cs.NavField(w, [2.0, 2.0], share=1)
+
+
+@pytest.mark.parametrize("margin, radius", [(1.0, 0.3), (0.0, 0.3), (1.0, 1.2)])
+def test_a_point_outside_reads_the_way_round_whatever_the_margin(margin, radius):
+    # A wall on the grid's edge (margin 0, or a radius above the margin) blocked every
+    # edge node of that side: a point outside read +inf (or, before, the way through the
+    # wall). The grid now reaches a blocking radius and a cell beyond the walls.
+    w = cs.World()
+    w.add_segments([[0, 0, 10, 0]])
+    field = cs.NavField(w, [5.0, 5.0], cell=0.1, radius=radius, margin=margin)
+    ref = cs.route(w, [5.0, -3.0], [5.0, 5.0], radius=radius, arc_points=48)[0].length
+    assert float(field.distance([5.0, -3.0])) == pytest.approx(ref, rel=0.02)
+
+
+def test_each_goal_of_a_set_finds_its_own_free_nodes():
+    # One set: a goal inside a box and one in the open. The band widened only when no goal
+    # of the set found a free node, so the goal inside the box was left out.
+    w = cs.World()
+    w.add_polyline([[-10, -10], [10, -10], [10, 10], [-10, 10]], closed=True)
+    w.add_box((0.0, 0.0), (1.0, 1.0))
+    both = cs.NavField(w, {"points": [[0.0, 0.9], [-8.0, -8.0]]}, cell=0.1)
+    inside = cs.NavField(w, [0.0, 0.9], cell=0.1)
+    q = [[0.0, 3.0], [3.0, 3.0]]
+    np.testing.assert_array_equal(both.distance(q), inside.distance(q))

@@ -169,3 +169,81 @@ def test_nav_field_answers_one_point_like_path():
     assert q.distance == both.distance[0]
     np.testing.assert_array_equal(q.direction, both.direction[0])
     assert field.direction([5.0, 2.0], look_ahead=2.0).shape == (2,)
+
+
+def test_a_push_that_is_due_survives_pickle_deepcopy_and_save(tmp_path):
+    # The door shut and the simulation was copied before its next step: the copy, built
+    # with the edited world, never saw an edit, and stood in the door for good while the
+    # original walked round. The due push is state.
+    w = cs.World()
+    w.add_polyline([[0, 0], [12, 0], [12, 10], [0, 10]], closed=True)
+    w.add_segments([[0, 5, 4.5, 5], [5.5, 5, 10, 5]])
+    agents, sim = _follower(w, [5.0, 4.99], [5.0, 8.0])
+    sim.step(1 / 30)
+    agents.position[0] = [5.0, 4.99]
+    w.add_segments([[4.5, 5, 5.5, 5]])
+    sim.save(tmp_path / "due.cssim")
+    copies = [pickle.loads(pickle.dumps(sim)), copy.deepcopy(sim), cs.load(tmp_path / "due.cssim")]
+    sim.step(1 / 30)
+    for c in copies:
+        c.step(1 / 30)
+        np.testing.assert_array_equal(c.agents.position, agents.position)
+        assert cs.nearest(c.world, c.agents.position, 1.0).distance[0] >= 0.4 * 0.999
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "crate flush with the outer wall",
+        "pillar over the outer wall",
+        "thin wall beside",
+        "two crates",
+        "crate in a crate",
+    ],
+)
+def test_an_agent_leaves_a_solid_by_a_way_out_that_crosses_no_wall(case):
+    # The first push out of a solid jumped across its nearest side: out of the room where
+    # that side lay on the outer wall (x = -0.3), through a thin wall beside the crate, or
+    # into the next crate, where it ended still inside. Oracle: afterwards the agent is in
+    # the room, on the crate's side of the thin wall, outside every solid and clear of
+    # every wall.
+    w = cs.World()
+    w.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    start = {
+        "crate flush with the outer wall": [0.35, 5.0],
+        "pillar over the outer wall": [0.35, 5.0],
+        "thin wall beside": [4.3, 5.0],
+        "two crates": [5.0, 5.05],
+        "crate in a crate": [5.0, 5.05],
+    }[case]
+    a = cs.Agents(1, slots=8)
+    a.add([start], radius=0.3, max_speed=0.0)
+    sim = cs.Simulation(w, a, cs.Steering([cs.Wander()]), motion=cs.Lerp())
+    sim.step(1 / 30)
+    if case == "crate flush with the outer wall":
+        w.add_box((1.0, 5.0), (1.0, 1.0))
+    elif case == "pillar over the outer wall":
+        w.add_circles([[1.2, 5.0]], [1.5])
+    elif case == "thin wall beside":
+        w.add_segments([[3.8, 2.0, 3.8, 8.0]])
+        w.add_box((5.0, 5.0), (1.0, 1.0))
+    elif case == "two crates":
+        w.add_box((4.6, 5.0), (0.6, 0.6))
+        w.add_box((5.4, 5.0), (0.6, 0.6))
+    else:
+        w.add_box((5.0, 5.0), (2.0, 2.0))
+        w.add_box((5.0, 5.0), (0.5, 0.5))
+    sim.step(1 / 30)
+    p = a.position[0]
+    assert 0.3 <= p[0] <= 9.7 and 0.3 <= p[1] <= 9.7, p
+    assert not cs.inside(w, [p])[0], p
+    assert cs.nearest(w, [p], 1.0).distance[0] >= 0.3 * 0.999, p
+    if case == "thin wall beside":
+        assert p[0] > 3.8
+
+
+def test_set_layers_with_no_ids_changes_nothing():
+    w, door = room_with_door()
+    w.set_layers([], 0)
+    w.set_layers(np.array([], np.int32), 0)
+    assert w.obstacle_layers.tolist() == [ALL] * 4

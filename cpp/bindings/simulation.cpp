@@ -386,6 +386,10 @@ void bind_simulation(py::module_& m) {
              // thread cannot fall between them (a copy with the step count of one step
              // and the positions of the next).
              const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.save");
+             // The world as it is now: an edit since the last step arms the push out of
+             // walls (world_edited) that the copy must carry.
+             if (!self.world.is_none())
+               self.sim->set_world(self.world.cast<WorldHandle&>().snapshot());
              py::dict out;
              self.sim->for_each_state([&](const char* name, void* data, std::size_t bytes) {
                out[name] = py::bytes(static_cast<const char*>(data), bytes);
@@ -416,6 +420,7 @@ void bind_simulation(py::module_& m) {
                      std::string_view(name) == "seen_generation" ||
                      std::string_view(name) == "next_decision" ||
                      std::string_view(name) == "next_time" ||
+                     std::string_view(name) == "world_edited" ||
                      std::string_view(name) == "metrics.retired_agent_episodes" ||
                      std::string_view(name) == "metrics.retired_wall_episodes" ||
                      std::string_view(name) == "validity")

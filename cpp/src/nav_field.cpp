@@ -3,6 +3,7 @@
 #include "contextsteer/nav_field.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -156,10 +157,13 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
   };
   // Each goal's nearest free seed nodes (its "core"), from which the seeds must connect.
   std::vector<std::size_t> cores;
-  auto seed = [&](double band) {
-    bool any = false;
-    cores.clear();
-    auto visit = [&](double bx0, double by0, double bx1, double by1, auto&& d_of) {
+  const double span = std::max(nx, ny) * h;
+  // One goal: free nodes within `band` of it start from their exact Euclidean distance. A
+  // goal with no free node that close (inside the inflated walls, or an obstacle) widens
+  // its own band, doubling, until it finds one (a goal of a set with others in the open
+  // was left out when the band widened only where no goal of the set found a node).
+  auto visit = [&](double bx0, double by0, double bx1, double by1, auto&& d_of) {
+    for (double band = 3.0 * h;; band *= 2.0) {
       int i0, i1, j0, j1;
       if (!node_box(g, bx0 - band, by0 - band, bx1 + band, by1 + band, i0, i1, j0, j1)) return;
       double best = kInf;
@@ -176,6 +180,10 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
           }
           if (d == best) cores.push_back(n);
         }
+      if (!(best < kInf)) {
+        if (band >= 2.0 * span) return;
+        continue;
+      }
       // Seeds within three cells of the goal's nearest free node: in a band widened for a
       // goal inside an obstacle, every free node round the obstacle within the band took
       // its straight-line distance, and a point behind the obstacle read the way through
@@ -188,46 +196,39 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
           const std::size_t n = static_cast<std::size_t>(j) * nx + i;
           if (blocked_[n]) continue;
           const double d = d_of(x_of(i), y_of(j));
-          if (d > cut) continue;
-          if (d < t[n]) {
-            t[n] = d;
-            any = true;
-          }
+          if (d <= cut && d < t[n]) t[n] = d;
         }
-    };
-    for (std::size_t p = 0; p + 1 < goals.points.size(); p += 2) {
-      const double gx = goals.points[p], gy = goals.points[p + 1];
-      visit(gx, gy, gx, gy, [&](double x, double y) { return std::hypot(x - gx, y - gy); });
+      return;
     }
-    for (std::size_t s = 0; s + 3 < goals.segments.size(); s += 4) {
-      const double ax = goals.segments[s], ay = goals.segments[s + 1];
-      const double bx = goals.segments[s + 2], by = goals.segments[s + 3];
-      visit(std::min(ax, bx), std::min(ay, by), std::max(ax, bx), std::max(ay, by),
-            [&](double x, double y) { return std::sqrt(segment_distance2(ax, ay, bx, by, x, y)); });
-    }
-    const float* rp = goals.rings.data();
-    for (std::size_t k = 0; k + 1 < goals.ring_start.size(); ++k) {
-      const std::int32_t s = goals.ring_start[k], e = goals.ring_start[k + 1];
-      double b[4] = {kInf, kInf, -kInf, -kInf};
-      for (std::int32_t v = s; v < e; ++v) {
-        b[0] = std::min<double>(b[0], rp[2 * v]);
-        b[1] = std::min<double>(b[1], rp[2 * v + 1]);
-        b[2] = std::max<double>(b[2], rp[2 * v]);
-        b[3] = std::max<double>(b[3], rp[2 * v + 1]);
-      }
-      visit(b[0], b[1], b[2], b[3], [&](double x, double y) {
-        if (in_ring(x, y, rp, s, e)) return 0.0;
-        double d2 = kInf;
-        for (std::int32_t v = s, w = e - 1; v < e; w = v++)
-          d2 = std::min(
-              d2, segment_distance2(rp[2 * w], rp[2 * w + 1], rp[2 * v], rp[2 * v + 1], x, y));
-        return std::sqrt(d2);
-      });
-    }
-    return any;
   };
-  const double span = std::max(nx, ny) * h;
-  for (double band = 3.0 * h; !seed(band) && band < 2.0 * span; band *= 2.0) {
+  for (std::size_t p = 0; p + 1 < goals.points.size(); p += 2) {
+    const double gx = goals.points[p], gy = goals.points[p + 1];
+    visit(gx, gy, gx, gy, [&](double x, double y) { return std::hypot(x - gx, y - gy); });
+  }
+  for (std::size_t s = 0; s + 3 < goals.segments.size(); s += 4) {
+    const double ax = goals.segments[s], ay = goals.segments[s + 1];
+    const double bx = goals.segments[s + 2], by = goals.segments[s + 3];
+    visit(std::min(ax, bx), std::min(ay, by), std::max(ax, bx), std::max(ay, by),
+          [&](double x, double y) { return std::sqrt(segment_distance2(ax, ay, bx, by, x, y)); });
+  }
+  const float* rp = goals.rings.data();
+  for (std::size_t k = 0; k + 1 < goals.ring_start.size(); ++k) {
+    const std::int32_t s = goals.ring_start[k], e = goals.ring_start[k + 1];
+    double b[4] = {kInf, kInf, -kInf, -kInf};
+    for (std::int32_t v = s; v < e; ++v) {
+      b[0] = std::min<double>(b[0], rp[2 * v]);
+      b[1] = std::min<double>(b[1], rp[2 * v + 1]);
+      b[2] = std::max<double>(b[2], rp[2 * v]);
+      b[3] = std::max<double>(b[3], rp[2 * v + 1]);
+    }
+    visit(b[0], b[1], b[2], b[3], [&](double x, double y) {
+      if (in_ring(x, y, rp, s, e)) return 0.0;
+      double d2 = kInf;
+      for (std::int32_t v = s, w = e - 1; v < e; w = v++)
+        d2 = std::min(d2,
+                      segment_distance2(rp[2 * w], rp[2 * w + 1], rp[2 * v], rp[2 * v + 1], x, y));
+      return std::sqrt(d2);
+    });
   }
   // The Euclidean seed values hold only where the goal is in sight. A wall thinner than
   // the band (a large cell, radius 0, a goal pressed against the wall) would otherwise
@@ -446,6 +447,8 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
                      const std::function<bool()>& stop) {
   if (!(cell > 0.0f)) throw std::invalid_argument("cell must be > 0");
   if (goals.empty()) throw std::invalid_argument("expected at least one goal set");
+  static std::atomic<std::uint64_t> serials{0};
+  serial_ = ++serials;
   double b[4] = {kInf, kInf, -kInf, -kInf};
   float wb[4];
   if (world.bounds(wb)) {
@@ -469,7 +472,12 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
     grow(g.segments);
     grow(g.rings);
   }
-  const double pad = std::max<double>(margin, 0.0) + cell;
+  // At least the blocking radius and a cell beyond the walls, so that the grid's edge
+  // nodes are free: a point outside the grid comes in through them (outside_at), and a
+  // wall within the blocking radius of the edge (margin 0, or a radius above the margin)
+  // left none free on that side.
+  const double blocking = std::max(radius, 0.5f * cell);
+  const double pad = std::max<double>(std::max<double>(margin, 0.0), blocking + cell) + cell;
   const double x0 = b[0] - pad, y0 = b[1] - pad;
   const double w = b[2] - b[0] + 2 * pad, hgt = b[3] - b[1] + 2 * pad;
   const double nx = std::ceil(w / cell) + 1, ny = std::ceil(hgt / cell) + 1;
@@ -682,8 +690,25 @@ bool NavField::outside_at(std::size_t g, Vec2 p, float& distance, Vec2& directio
   const double xmax = xmin + (gr.nx - 1) * c, ymax = ymin + (gr.ny - 1) * c;
   const double px = p.x, py = p.y;
   if (px >= xmin && px <= xmax && py >= ymin && py <= ymax) return false;
+  // A query asks twice (distance, then direction) at one point: the scan is O(nx + ny).
+  struct Memo {
+    std::uint64_t serial = 0;
+    std::size_t g = 0;
+    float x = 0.0f, y = 0.0f, distance = 0.0f;
+    Vec2 direction{};
+  };
+  thread_local Memo memo;
+  if (memo.serial == serial_ && memo.g == g &&
+      std::bit_cast<std::uint32_t>(memo.x) == std::bit_cast<std::uint32_t>(p.x) &&
+      std::bit_cast<std::uint32_t>(memo.y) == std::bit_cast<std::uint32_t>(p.y)) {
+    distance = memo.distance;
+    direction = memo.direction;
+    return true;
+  }
   const float* d = dist_[g].data();
   double best = std::numeric_limits<double>::infinity(), bx = 0.0, by = 0.0;
+  // Only free nodes: the grid reaches a blocking radius and a cell beyond the walls (build),
+  // so its edge nodes are free, and a blocked node's value may come from behind a wall.
   // One side of the box facing p: nodes origin + k c t (k < count), p at `along` on it and
   // `e` > 0 off it. Between two usable nodes D is linear, slope q per metre, and
   // sqrt(u² + e²) + q u is least at u = −q e / sqrt(1 − q²) (|q| < 1; else at an end).
@@ -728,6 +753,7 @@ bool NavField::outside_at(std::size_t g, Vec2 p, float& distance, Vec2& directio
     const double vx = bx - px, vy = by - py, len = std::hypot(vx, vy);
     if (len > 0.0) direction = {static_cast<float>(vx / len), static_cast<float>(vy / len)};
   }
+  memo = {serial_, g, p.x, p.y, distance, direction};
   return true;
 }
 
@@ -871,6 +897,13 @@ bool NavField::visible(Vec2 a, Vec2 b) const {
 Vec2 NavField::pulled_direction_at(std::size_t g, Vec2 p, float look_ahead) const {
   const Vec2 d0 = direction_at(g, p);
   if (!(look_ahead > 0.0f) || (d0.x == 0.0f && d0.y == 0.0f)) return d0;
+  {
+    // Outside the grid the direction is already the straight way in (outside_at): no
+    // trail to pull (and each of its points would scan the grid's sides again).
+    float d;
+    Vec2 u;
+    if (outside_at(g, p, d, u)) return d0;
+  }
   constexpr int kMaxSteps = 64;
   Vec2 trail[kMaxSteps + 1];
   const float step = grid_.cell;

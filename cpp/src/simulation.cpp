@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numbers>
 #include <type_traits>
 #include <variant>
 #include <span>
@@ -960,6 +961,167 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
   }
 }
 
+namespace {
+
+// Whether the segment a-b crosses or touches a wall or circle in `layers` of an obstacle
+// not in `ids` (brute force: this runs only for agents a world edit put inside a solid).
+bool crosses_other(const World& w, Vec2 a, Vec2 b, const std::vector<std::int32_t>& ids,
+                   std::uint32_t layers) {
+  auto skip = [&](std::int32_t o) { return std::find(ids.begin(), ids.end(), o) != ids.end(); };
+  const auto lay = w.obstacle_layers();
+  const auto walls = w.walls();
+  const auto wall_obs = w.wall_obstacle();
+  const double ax = a.x, ay = a.y, bx = b.x, by = b.y;
+  auto orient = [](double px, double py, double qx, double qy, double rx, double ry) {
+    const double v = (qx - px) * (ry - py) - (qy - py) * (rx - px);
+    return (v > 0.0) - (v < 0.0);
+  };
+  auto on = [](double px, double py, double qx, double qy, double rx, double ry) {
+    return std::min(px, qx) <= rx && rx <= std::max(px, qx) && std::min(py, qy) <= ry &&
+           ry <= std::max(py, qy);
+  };
+  for (std::size_t s = 0; s < wall_obs.size(); ++s) {
+    const std::int32_t o = wall_obs[s];
+    if (skip(o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+    const double cx = walls[4 * s], cy = walls[4 * s + 1], dx = walls[4 * s + 2],
+                 dy = walls[4 * s + 3];
+    const int o1 = orient(ax, ay, bx, by, cx, cy), o2 = orient(ax, ay, bx, by, dx, dy);
+    const int o3 = orient(cx, cy, dx, dy, ax, ay), o4 = orient(cx, cy, dx, dy, bx, by);
+    if (o1 != o2 && o3 != o4) return true;
+    if ((o1 == 0 && on(ax, ay, bx, by, cx, cy)) || (o2 == 0 && on(ax, ay, bx, by, dx, dy)) ||
+        (o3 == 0 && on(cx, cy, dx, dy, ax, ay)) || (o4 == 0 && on(cx, cy, dx, dy, bx, by)))
+      return true;
+  }
+  const auto centers = w.circle_centers();
+  const auto radii = w.circle_radii();
+  const auto circ_obs = w.circle_obstacle();
+  for (std::size_t c = 0; c < circ_obs.size(); ++c) {
+    const std::int32_t o = circ_obs[c];
+    if (skip(o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+    const double cx = centers[2 * c], cy = centers[2 * c + 1], rr = radii[c];
+    const double ex = bx - ax, ey = by - ay, len2 = ex * ex + ey * ey;
+    const double t =
+        len2 > 0.0 ? std::clamp(((cx - ax) * ex + (cy - ay) * ey) / len2, 0.0, 1.0) : 0.0;
+    if (std::hypot(ax + t * ex - cx, ay + t * ey - cy) <= rr) return true;
+  }
+  return false;
+}
+
+// The solid obstacles (polygons, circles) in `layers` whose closed interior holds p
+// (brute force, as crosses_other).
+std::vector<std::int32_t> holding_solids(const World& w, Vec2 p, std::uint32_t layers) {
+  std::vector<std::int32_t> ids;
+  const auto lay = w.obstacle_layers();
+  const auto poly = w.polygon_obstacle();
+  const auto ring = w.ring_points();
+  const auto start = w.ring_start();
+  const double px = p.x, py = p.y;
+  for (std::size_t k = 0; k < poly.size(); ++k) {
+    if (!(lay[static_cast<std::size_t>(poly[k])] & layers)) continue;
+    bool in = false;
+    for (std::int32_t i = start[k], j = start[k + 1] - 1; i < start[k + 1]; j = i++) {
+      const double xi = ring[2 * static_cast<std::size_t>(i)],
+                   yi = ring[2 * static_cast<std::size_t>(i) + 1];
+      const double xj = ring[2 * static_cast<std::size_t>(j)],
+                   yj = ring[2 * static_cast<std::size_t>(j) + 1];
+      if ((yi > py) != (yj > py) && px < (xj - xi) * (py - yi) / (yj - yi) + xi) in = !in;
+    }
+    if (in || w.polygon_at(p, layers) == poly[k]) ids.push_back(poly[k]);
+  }
+  const auto circ = w.circle_obstacle();
+  for (std::size_t c = 0; c < circ.size(); ++c) {
+    if (!(lay[static_cast<std::size_t>(circ[c])] & layers)) continue;
+    const double cx = w.circle_centers()[2 * c], cy = w.circle_centers()[2 * c + 1];
+    if (std::hypot(px - cx, py - cy) <= w.circle_radii()[c]) ids.push_back(circ[c]);
+  }
+  return ids;
+}
+
+// Moves a body of radius r whose centre p the solids `ids` hold out of them: candidate
+// exits just outside their boundaries, the nearest first (the nearest point of each
+// polygon edge, or of each circle in 8 directions from the radial one), each taken when
+// the way there crosses no other wall and the body ends clear of every wall and outside
+// every solid. False when none is.
+bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t>& ids,
+                 std::uint32_t layers, Vec2& out) {
+  auto held = [&](std::int32_t o) { return std::find(ids.begin(), ids.end(), o) != ids.end(); };
+  struct Exit {
+    double d;
+    Vec2 q, n;
+  };
+  std::vector<Exit> exits;
+  const double skin = 1e-3 * r + 1e-6 * std::max(std::fabs(p.x), std::fabs(p.y)) + 1e-6;
+  const auto poly = w.polygon_obstacle();
+  const auto ring = w.ring_points();
+  const auto start = w.ring_start();
+  for (std::size_t k = 0; k < poly.size(); ++k) {
+    if (!held(poly[k])) continue;
+    const std::int32_t s = start[k], t = start[k + 1];
+    double sx = 0.0, sy = 0.0;
+    for (std::int32_t i = s; i < t; ++i) {
+      sx += ring[2 * static_cast<std::size_t>(i)];
+      sy += ring[2 * static_cast<std::size_t>(i) + 1];
+    }
+    const double mx = sx / (t - s), my = sy / (t - s);
+    for (std::int32_t i = s, j = t - 1; i < t; j = i++) {
+      const double x0 = ring[2 * static_cast<std::size_t>(j)],
+                   y0 = ring[2 * static_cast<std::size_t>(j) + 1];
+      const double x1 = ring[2 * static_cast<std::size_t>(i)],
+                   y1 = ring[2 * static_cast<std::size_t>(i) + 1];
+      const double ex = x1 - x0, ey = y1 - y0, len2 = ex * ex + ey * ey;
+      if (!(len2 > 0.0)) continue;
+      const double u = std::clamp(((p.x - x0) * ex + (p.y - y0) * ey) / len2, 0.0, 1.0);
+      const double qx = x0 + u * ex, qy = y0 + u * ey;
+      // Outward: from the centre to the edge, or (the centre on the edge) the edge's
+      // normal away from the ring's mean point.
+      double nx = qx - p.x, ny = qy - p.y, nl = std::hypot(nx, ny);
+      if (!(nl > 0.0)) {
+        nx = ey;
+        ny = -ex;
+        if (nx * (qx - mx) + ny * (qy - my) < 0.0) nx = -nx, ny = -ny;
+        nl = std::hypot(nx, ny);
+      }
+      exits.push_back({std::hypot(qx - p.x, qy - p.y),
+                       {static_cast<float>(qx), static_cast<float>(qy)},
+                       {static_cast<float>(nx / nl), static_cast<float>(ny / nl)}});
+    }
+  }
+  const auto circ = w.circle_obstacle();
+  for (std::size_t c = 0; c < circ.size(); ++c) {
+    if (!held(circ[c])) continue;
+    const double cx = w.circle_centers()[2 * c], cy = w.circle_centers()[2 * c + 1];
+    const double rr = w.circle_radii()[c];
+    double a0 = std::atan2(p.y - cy, p.x - cx);
+    if (p.x == cx && p.y == cy) a0 = 0.0;
+    for (int m = 0; m < 8; ++m) {
+      const double a = a0 + m * (std::numbers::pi / 4.0);
+      const double nx = std::cos(a), ny = std::sin(a);
+      const double qx = cx + rr * nx, qy = cy + rr * ny;
+      exits.push_back({std::hypot(qx - p.x, qy - p.y),
+                       {static_cast<float>(qx), static_cast<float>(qy)},
+                       {static_cast<float>(nx), static_cast<float>(ny)}});
+    }
+  }
+  std::stable_sort(exits.begin(), exits.end(),
+                   [](const Exit& a, const Exit& b) { return a.d < b.d; });
+  for (const Exit& e : exits) {
+    const Vec2 c = e.q + e.n * static_cast<float>(r + skin);
+    if (crosses_other(w, p, c, ids, layers)) continue;
+    if (w.polygon_at(c, layers) >= 0 || w.circle_at(c, layers) >= 0) continue;
+    if (r > 0.0f) {
+      float d = 0.0f, q[2], nrm[2];
+      std::int32_t obstacle = -1;
+      nearest_rows(w, {&c.x, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
+      if (d < r * (1.0f - 1e-4f)) continue;
+    }
+    out = c;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void Simulation::push_out_of_walls() {
   world_edited_ = false;
   const World* w = world_ && !world_->grid().empty() ? world_.get() : nullptr;
@@ -970,25 +1132,23 @@ void Simulation::push_out_of_walls() {
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       const float r = a.radius[i];
-      if (!a.alive[i] || !(r > 0.0f)) continue;
+      if (!a.alive[i] || !(r >= 0.0f)) continue;
       for (int pass = 0; pass < 4; ++pass) {
         const Vec2 p = load2(pos, i);
-        // Inside a solid (a centre in a polygon or circle, however far from its sides):
-        // straight out by its nearest side, then clear of any wall that leaves touching.
-        const bool solid = w->polygon_at(p, layers) >= 0 || w->circle_at(p, layers) >= 0;
-        float d = 0.0f, q[2], nrm[2];
-        std::int32_t obstacle = -1;
-        nearest_rows(*w, {pos + 2 * i, 2}, solid ? 1e30f : r, layers, {&d, q, nrm, &obstacle}, 0,
-                     1);
-        const float skin = 1e-3f * r + 1e-6f * std::max(std::fabs(p.x), std::fabs(p.y));
-        if (solid && std::isfinite(d)) {
-          // The normal points in, from the side towards the centre.
-          store2(pos, i, p - Vec2{nrm[0], nrm[1]} * (d + r + skin));
+        if (w->polygon_at(p, layers) >= 0 || w->circle_at(p, layers) >= 0) {
+          Vec2 c;
+          if (!leave_solid(*w, p, r, holding_solids(*w, p, layers), layers, c)) break;
+          store2(pos, i, c);
           continue;
         }
+        if (!(r > 0.0f)) break;
+        float d = 0.0f, q[2], nrm[2];
+        std::int32_t obstacle = -1;
+        nearest_rows(*w, {pos + 2 * i, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
         // A body the sweeps left touching a wall sits a skin (1e-3 r) beyond r: only a
         // real overlap moves it.
         if (!(d < r * (1.0f - 1e-4f))) break;
+        const float skin = 1e-3f * r + 1e-6f * std::max(std::fabs(p.x), std::fabs(p.y));
         const Sweep s = sweep_circle(*w, p, Vec2{nrm[0], nrm[1]} * (r - d + skin), r,
                                      params_.slide_iterations, layers);
         if (s.position.x == p.x && s.position.y == p.y) break;

@@ -159,7 +159,8 @@ class NavField:
     layers : int, optional
         Obstacles of these layers count.
     margin : float, default 1.0
-        The grid covers the world's bounds (and every goal) grown by this much.
+        The grid covers the world's bounds (and every goal) grown by this much, and at
+        least by the blocking radius and a cell, so that its edge nodes are free.
     share : bool, default True
         Share the field with any other built over this world with the same goals and
         parameters (the world's cache: built once, and :meth:`set_goals` on one retargets
@@ -208,7 +209,13 @@ class NavField:
     reached a query reads +inf and no direction ((0, 0)). A goal inside an obstacle (no
     free node within three cells of it) is reached at the obstacle's side nearest it:
     the free nodes within three cells of the nearest free node start from their
-    straight-line distance to the goal, and the field leads round the obstacle to them. Within the blocking radius of
+    straight-line distance to the goal, and the field leads round the obstacle to them
+    (each goal of a set on its own). When that side lies outside the world (an obstacle
+    against the outer wall, its nearest free nodes in the grid's margin beyond the wall),
+    the goal cannot be reached from inside: put it on the obstacle's free side. A query
+    outside the grid scans the grid's facing sides (O(nx + ny): 14 µs on a 2,000 × 2,000
+    grid, where one inside takes 0.3 µs); ``look_ahead`` does not pull it (the way in is
+    already straight). Within the blocking radius of
     a wall (the band where no agent of ``radius`` fits) the nodes are blocked and carry
     the distance of their nearest reached node, which can lie on the wall's far side:
     there a point beside a thin wall can read the other side's distance and a direction

@@ -325,11 +325,15 @@ class Simulation:
     @property
     def world(self) -> World | None:
         """The World (or None) the agents move through; edits to it (obstacles added,
-        doors opened and closed with :meth:`World.set_layers`) show at the next call. An
-        edit that puts a wall through an agent (a door closed on it) pushes the agent out,
-        along the nearest wall's normal to its centre's side (out of a polygon or circle
-        that holds its centre), at the next :meth:`step` or :meth:`perceive`; agents placed
-        overlapping a wall are otherwise left to move away from it themselves."""
+        doors opened and closed with :meth:`World.set_layers`) show at the next call. After
+        any edit (also one that changes no geometry, such as ``cell_size``), the next
+        :meth:`step` or :meth:`perceive` pushes every agent a wall cuts through out of it
+        (a door closed on it), along the nearest wall's normal to its centre's side, in
+        swept moves that slide along other walls; an agent whose centre a polygon or
+        circle holds leaves it by the nearest exit whose way out crosses no other wall and
+        ends clear of every wall and solid (it stays where there is none). Saved and
+        pickled simulations carry a push that is due. Agents placed overlapping a wall are
+        otherwise left to move away from it themselves."""
         return self._world
 
     @world.setter

@@ -350,6 +350,8 @@ class World:
         True
         """
         raw = np.asarray(ids)
+        if raw.size == 0 and raw.dtype != bool:
+            raw = raw.astype(np.int64)  # no ids: nothing to change (np.asarray([]) is float)
         if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
             raise TypeError(f"set_layers: ids must be integer obstacle ids, got dtype {raw.dtype}")
         flat = raw.reshape(-1)

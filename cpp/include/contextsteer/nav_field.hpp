@@ -174,6 +174,7 @@ class NavField {
   NavGrid grid_;
   float radius_ = 0.0f;
   float block_radius_ = 0.0f;
+  std::uint64_t serial_ = 0;  // unique to each build (outside_at's per-thread memo)
   std::vector<std::uint8_t> blocked_;
   std::vector<std::vector<float>> dist_;
   std::vector<std::vector<float>> desc_;

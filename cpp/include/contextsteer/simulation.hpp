@@ -248,6 +248,7 @@ class Simulation {
     v("seen_generation", seen_generation_);
     v("next_decision", next_decision_), v("validity", validity_);  // decision_validity only
     v("next_time", next_time_);
+    fn("world_edited", &world_edited_, sizeof world_edited_);  // a push out of walls pending
     metrics_.for_each_state(fn);
     if (config_.classic) {
       // The random-walk Wanders' orientations (N,2 each), owned with the classic steering.
@@ -322,10 +323,12 @@ class Simulation {
   std::vector<float> seen_velocity_;
   void finish(float dt);
   // After a world edit: every agent a wall (in the simulation's layers) now cuts through is
-  // moved out of it along the nearest wall's normal, to its centre's side (out of a
-  // polygon or circle containing its centre), by swept moves that slide along other walls
-  // (up to 4, for corners). Without it an agent a door closed on stood inside the door for
-  // good: every way out read as danger, and the field beside the wall pointed into it.
+  // moved out of it along the nearest wall's normal, to its centre's side, by swept moves
+  // that slide along other walls (up to 4, for corners); an agent whose centre a polygon or
+  // circle now holds leaves it by the nearest of its exits whose way out crosses no other
+  // wall and which ends clear of every wall and solid (else it stays). Without it an agent
+  // a door closed on stood inside the door for good: every way out read as danger, and the
+  // field beside the wall pointed into it.
   void push_out_of_walls();
   bool world_edited_ = false;
   // push_passes > 1: the passes after the first (see SimulationParams).
