@@ -247,3 +247,37 @@ def test_set_layers_with_no_ids_changes_nothing():
     w.set_layers([], 0)
     w.set_layers(np.array([], np.int32), 0)
     assert w.obstacle_layers.tolist() == [ALL] * 4
+
+
+@pytest.mark.parametrize("start", [[1.5, 1.5], [1.9, 1.9], [1.0, 1.8]])
+def test_an_agent_leaves_an_inner_corner_of_a_concave_solid(start):
+    # An L-shaped slab along two walls of a room, dropped on agents in its corner square:
+    # the exits were only the nearest point of each edge, and beside the inner corner
+    # (2, 2) each of them lies within the radius of the other edge, so they stayed inside.
+    # Oracle: out, clear, in the room, near the inner corner.
+    w = cs.World()
+    w.add_polyline([[0, 0], [20, 0], [20, 20], [0, 20]], closed=True)
+    a = cs.Agents(1, slots=8)
+    a.add([start], radius=0.3, max_speed=0.0)
+    sim = cs.Simulation(w, a, cs.Steering([cs.Wander()]), motion=cs.Lerp())
+    sim.step(1 / 30)
+    w.add_polygon([[0, 0], [20, 0], [20, 2], [2, 2], [2, 20], [0, 20]])
+    sim.step(1 / 30)
+    p = a.position[0]
+    assert not cs.inside(w, [p])[0] and cs.nearest(w, [p], 1.0).distance[0] >= 0.3 * 0.999
+    assert np.hypot(*(p - [2.3, 2.3])) < 2.5, p
+
+
+def test_the_body_does_not_squeeze_through_a_crack_on_its_way_out():
+    # A crate flush with the east wall, which has a 0.1 m crack where the agent stands: the
+    # way out checked only the centre's line, and the 0.6 m body left through the crack.
+    w = cs.World()
+    w.add_polyline([[0, 0], [11, 0], [11, 9.75]])
+    w.add_polyline([[11, 9.85], [11, 20], [0, 20], [0, 0]])
+    a = cs.Agents(1, slots=8)
+    a.add([[10.8, 9.8]], radius=0.3, max_speed=0.0)
+    sim = cs.Simulation(w, a, cs.Steering([cs.Wander()]), motion=cs.Lerp())
+    sim.step(1 / 30)
+    w.add_box((10.0, 9.8), (1.0, 1.0))
+    sim.step(1 / 30)
+    assert a.position[0, 0] < 11.0 - 0.3, a.position[0]

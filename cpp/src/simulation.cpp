@@ -14,6 +14,7 @@
 
 #include "batch.hpp"
 #include "contextsteer/collide.hpp"
+#include "contextsteer/geometry.hpp"
 #include "contextsteer/nearest.hpp"
 #include "exp_float.hpp"
 #include "parallel.hpp"
@@ -963,127 +964,159 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
 
 namespace {
 
-// Whether the segment a-b crosses or touches a wall or circle in `layers` of an obstacle
-// not in `ids` (brute force: this runs only for agents a world edit put inside a solid).
-bool crosses_other(const World& w, Vec2 a, Vec2 b, const std::vector<std::int32_t>& ids,
-                   std::uint32_t layers) {
-  auto skip = [&](std::int32_t o) { return std::find(ids.begin(), ids.end(), o) != ids.end(); };
-  const auto lay = w.obstacle_layers();
-  const auto walls = w.walls();
-  const auto wall_obs = w.wall_obstacle();
-  const double ax = a.x, ay = a.y, bx = b.x, by = b.y;
+// Distance between segments a-b and c-d (0 when they cross), in double.
+double segment_gap(double ax, double ay, double bx, double by, double cx, double cy, double dx,
+                   double dy) {
   auto orient = [](double px, double py, double qx, double qy, double rx, double ry) {
     const double v = (qx - px) * (ry - py) - (qy - py) * (rx - px);
     return (v > 0.0) - (v < 0.0);
   };
-  auto on = [](double px, double py, double qx, double qy, double rx, double ry) {
-    return std::min(px, qx) <= rx && rx <= std::max(px, qx) && std::min(py, qy) <= ry &&
-           ry <= std::max(py, qy);
-  };
-  for (std::size_t s = 0; s < wall_obs.size(); ++s) {
-    const std::int32_t o = wall_obs[s];
-    if (skip(o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
-    const double cx = walls[4 * s], cy = walls[4 * s + 1], dx = walls[4 * s + 2],
-                 dy = walls[4 * s + 3];
-    const int o1 = orient(ax, ay, bx, by, cx, cy), o2 = orient(ax, ay, bx, by, dx, dy);
-    const int o3 = orient(cx, cy, dx, dy, ax, ay), o4 = orient(cx, cy, dx, dy, bx, by);
-    if (o1 != o2 && o3 != o4) return true;
-    if ((o1 == 0 && on(ax, ay, bx, by, cx, cy)) || (o2 == 0 && on(ax, ay, bx, by, dx, dy)) ||
-        (o3 == 0 && on(cx, cy, dx, dy, ax, ay)) || (o4 == 0 && on(cx, cy, dx, dy, bx, by)))
-      return true;
-  }
-  const auto centers = w.circle_centers();
-  const auto radii = w.circle_radii();
+  const int o1 = orient(ax, ay, bx, by, cx, cy), o2 = orient(ax, ay, bx, by, dx, dy);
+  const int o3 = orient(cx, cy, dx, dy, ax, ay), o4 = orient(cx, cy, dx, dy, bx, by);
+  if (o1 * o2 < 0 && o3 * o4 < 0) return 0.0;
+  return std::sqrt(std::min(
+      {segment_distance2(ax, ay, bx, by, cx, cy), segment_distance2(ax, ay, bx, by, dx, dy),
+       segment_distance2(cx, cy, dx, dy, ax, ay), segment_distance2(cx, cy, dx, dy, bx, by)}));
+}
+
+// Whether the way out of the held solids `ids` from p to the exit c is blocked: the
+// centre's path p->q (q on the solid's boundary) crossing or touching a wall or circle of
+// another obstacle in `layers`, or the body (radius r) on q->c coming within r of one.
+// Reads the walls of the grid cells round the paths (each obstacle is listed in every
+// cell its box overlaps).
+bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
+                 const std::vector<std::int32_t>& ids, std::uint32_t layers) {
+  auto held = [&](std::int32_t o) { return std::find(ids.begin(), ids.end(), o) != ids.end(); };
+  const WorldGrid& g = w.grid();
+  const auto lay = w.obstacle_layers();
+  const auto wall_obs = w.wall_obstacle();
   const auto circ_obs = w.circle_obstacle();
-  for (std::size_t c = 0; c < circ_obs.size(); ++c) {
-    const std::int32_t o = circ_obs[c];
-    if (skip(o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
-    const double cx = centers[2 * c], cy = centers[2 * c + 1], rr = radii[c];
-    const double ex = bx - ax, ey = by - ay, len2 = ex * ex + ey * ey;
-    const double t =
-        len2 > 0.0 ? std::clamp(((cx - ax) * ex + (cy - ay) * ey) / len2, 0.0, 1.0) : 0.0;
-    if (std::hypot(ax + t * ex - cx, ay + t * ey - cy) <= rr) return true;
-  }
+  const float reach = r + g.cell;
+  const int i0 = g.col(std::min({p.x, q.x, c.x}) - reach),
+            i1 = g.col(std::max({p.x, q.x, c.x}) + reach);
+  const int j0 = g.row(std::min({p.y, q.y, c.y}) - reach),
+            j1 = g.row(std::max({p.y, q.y, c.y}) + reach);
+  const double need = static_cast<double>(r) * (1.0 - 1e-4);
+  for (int j = j0; j <= j1; ++j)
+    for (int i = i0; i <= i1; ++i) {
+      const std::size_t cell = static_cast<std::size_t>(j) * g.nx + i;
+      for (std::int32_t e = g.seg_start[cell]; e < g.seg_start[cell + 1]; ++e) {
+        const auto k = static_cast<std::size_t>(e);
+        const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
+        if (held(o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+        if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0 ||
+            segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) < need)
+          return true;
+      }
+      if (g.circ_start.empty()) continue;
+      for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
+        const auto k = static_cast<std::size_t>(e);
+        const std::int32_t o = circ_obs[static_cast<std::size_t>(g.circ_index[k])];
+        if (held(o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+        const double rr = g.cr[k];
+        if (std::sqrt(segment_distance2(p.x, p.y, q.x, q.y, g.cx[k], g.cy[k])) <= rr ||
+            std::sqrt(segment_distance2(q.x, q.y, c.x, c.y, g.cx[k], g.cy[k])) < rr + need)
+          return true;
+      }
+    }
   return false;
 }
 
-// The solid obstacles (polygons, circles) in `layers` whose closed interior holds p
-// (brute force, as crosses_other).
+// The solid obstacles (polygons, circles) in `layers` whose closed interior holds p (the
+// polygons and circles listed in p's grid cell).
 std::vector<std::int32_t> holding_solids(const World& w, Vec2 p, std::uint32_t layers) {
   std::vector<std::int32_t> ids;
+  const WorldGrid& g = w.grid();
   const auto lay = w.obstacle_layers();
   const auto poly = w.polygon_obstacle();
   const auto ring = w.ring_points();
   const auto start = w.ring_start();
+  const std::size_t cell = static_cast<std::size_t>(g.row(p.y)) * g.nx + g.col(p.x);
   const double px = p.x, py = p.y;
-  for (std::size_t k = 0; k < poly.size(); ++k) {
-    if (!(lay[static_cast<std::size_t>(poly[k])] & layers)) continue;
-    bool in = false;
-    for (std::int32_t i = start[k], j = start[k + 1] - 1; i < start[k + 1]; j = i++) {
-      const double xi = ring[2 * static_cast<std::size_t>(i)],
-                   yi = ring[2 * static_cast<std::size_t>(i) + 1];
-      const double xj = ring[2 * static_cast<std::size_t>(j)],
-                   yj = ring[2 * static_cast<std::size_t>(j) + 1];
-      if ((yi > py) != (yj > py) && px < (xj - xi) * (py - yi) / (yj - yi) + xi) in = !in;
+  if (!g.poly_start.empty())
+    for (std::int32_t e = g.poly_start[cell]; e < g.poly_start[cell + 1]; ++e) {
+      const auto k = static_cast<std::size_t>(g.poly_index[static_cast<std::size_t>(e)]);
+      if (!(lay[static_cast<std::size_t>(poly[k])] & layers)) continue;
+      bool in = false, on = false;
+      for (std::int32_t i = start[k], j = start[k + 1] - 1; i < start[k + 1]; j = i++) {
+        const double xi = ring[2 * static_cast<std::size_t>(i)],
+                     yi = ring[2 * static_cast<std::size_t>(i) + 1];
+        const double xj = ring[2 * static_cast<std::size_t>(j)],
+                     yj = ring[2 * static_cast<std::size_t>(j) + 1];
+        if (segment_distance2(xi, yi, xj, yj, px, py) == 0.0) on = true;
+        if ((yi > py) != (yj > py) && px < (xj - xi) * (py - yi) / (yj - yi) + xi) in = !in;
+      }
+      if ((in || on) && std::find(ids.begin(), ids.end(), poly[k]) == ids.end())
+        ids.push_back(poly[k]);
     }
-    if (in || w.polygon_at(p, layers) == poly[k]) ids.push_back(poly[k]);
-  }
-  const auto circ = w.circle_obstacle();
-  for (std::size_t c = 0; c < circ.size(); ++c) {
-    if (!(lay[static_cast<std::size_t>(circ[c])] & layers)) continue;
-    const double cx = w.circle_centers()[2 * c], cy = w.circle_centers()[2 * c + 1];
-    if (std::hypot(px - cx, py - cy) <= w.circle_radii()[c]) ids.push_back(circ[c]);
-  }
+  if (!g.circ_start.empty())
+    for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
+      const auto k = static_cast<std::size_t>(e);
+      const std::int32_t o = w.circle_obstacle()[static_cast<std::size_t>(g.circ_index[k])];
+      if (!(lay[static_cast<std::size_t>(o)] & layers)) continue;
+      if (std::hypot(px - g.cx[k], py - g.cy[k]) <= g.cr[k] &&
+          std::find(ids.begin(), ids.end(), o) == ids.end())
+        ids.push_back(o);
+    }
   return ids;
 }
 
 // Moves a body of radius r whose centre p the solids `ids` hold out of them: candidate
 // exits just outside their boundaries, the nearest first (the nearest point of each
-// polygon edge, or of each circle in 8 directions from the radial one), each taken when
-// the way there crosses no other wall and the body ends clear of every wall and outside
-// every solid. False when none is.
+// polygon edge, each vertex offset along both its edges' outward normals, so that a
+// body clears the two sides of an inner corner, or each circle's boundary in 8
+// directions from the radial one), each taken when it lies outside every solid, clear of
+// every wall, and the way there is open (blocked_way). False when none is.
 bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t>& ids,
                  std::uint32_t layers, Vec2& out) {
   auto held = [&](std::int32_t o) { return std::find(ids.begin(), ids.end(), o) != ids.end(); };
   struct Exit {
     double d;
-    Vec2 q, n;
+    Vec2 q, c;
   };
   std::vector<Exit> exits;
-  const double skin = 1e-3 * r + 1e-6 * std::max(std::fabs(p.x), std::fabs(p.y)) + 1e-6;
+  // The skin of the sweeps (1e-3 r), plus a few float32 spacings of the coordinates.
+  const double skin =
+      1e-3 * r +
+      4.0 * std::ldexp(1.0, std::ilogb(std::max({std::fabs(p.x), std::fabs(p.y), 1.0f})) - 23);
+  const double out_by = r + skin;
+  auto add = [&](double qx, double qy, double cx, double cy) {
+    exits.push_back({std::hypot(qx - p.x, qy - p.y),
+                     {static_cast<float>(qx), static_cast<float>(qy)},
+                     {static_cast<float>(cx), static_cast<float>(cy)}});
+  };
   const auto poly = w.polygon_obstacle();
   const auto ring = w.ring_points();
   const auto start = w.ring_start();
   for (std::size_t k = 0; k < poly.size(); ++k) {
     if (!held(poly[k])) continue;
     const std::int32_t s = start[k], t = start[k + 1];
-    double sx = 0.0, sy = 0.0;
-    for (std::int32_t i = s; i < t; ++i) {
-      sx += ring[2 * static_cast<std::size_t>(i)];
-      sy += ring[2 * static_cast<std::size_t>(i) + 1];
-    }
-    const double mx = sx / (t - s), my = sy / (t - s);
+    double area = 0.0;
+    for (std::int32_t i = s, j = t - 1; i < t; j = i++)
+      area += ring[2 * static_cast<std::size_t>(j)] * ring[2 * static_cast<std::size_t>(i) + 1] -
+              ring[2 * static_cast<std::size_t>(i)] * ring[2 * static_cast<std::size_t>(j) + 1];
+    const double sign =
+        area >= 0.0 ? 1.0 : -1.0;  // outward normal of edge (ex, ey): sign*(ey, -ex)
+    auto vx = [&](std::int32_t i) { return double(ring[2 * static_cast<std::size_t>(i)]); };
+    auto vy = [&](std::int32_t i) { return double(ring[2 * static_cast<std::size_t>(i) + 1]); };
+    auto normal = [&](std::int32_t a, std::int32_t b, double& nx, double& ny) {
+      const double ex = vx(b) - vx(a), ey = vy(b) - vy(a), len = std::hypot(ex, ey);
+      nx = len > 0.0 ? sign * ey / len : 0.0;
+      ny = len > 0.0 ? -sign * ex / len : 0.0;
+    };
     for (std::int32_t i = s, j = t - 1; i < t; j = i++) {
-      const double x0 = ring[2 * static_cast<std::size_t>(j)],
-                   y0 = ring[2 * static_cast<std::size_t>(j) + 1];
-      const double x1 = ring[2 * static_cast<std::size_t>(i)],
-                   y1 = ring[2 * static_cast<std::size_t>(i) + 1];
-      const double ex = x1 - x0, ey = y1 - y0, len2 = ex * ex + ey * ey;
-      if (!(len2 > 0.0)) continue;
-      const double u = std::clamp(((p.x - x0) * ex + (p.y - y0) * ey) / len2, 0.0, 1.0);
-      const double qx = x0 + u * ex, qy = y0 + u * ey;
-      // Outward: from the centre to the edge, or (the centre on the edge) the edge's
-      // normal away from the ring's mean point.
-      double nx = qx - p.x, ny = qy - p.y, nl = std::hypot(nx, ny);
-      if (!(nl > 0.0)) {
-        nx = ey;
-        ny = -ex;
-        if (nx * (qx - mx) + ny * (qy - my) < 0.0) nx = -nx, ny = -ny;
-        nl = std::hypot(nx, ny);
-      }
-      exits.push_back({std::hypot(qx - p.x, qy - p.y),
-                       {static_cast<float>(qx), static_cast<float>(qy)},
-                       {static_cast<float>(nx / nl), static_cast<float>(ny / nl)}});
+      double nx, ny;
+      normal(j, i, nx, ny);
+      if (nx == 0.0 && ny == 0.0) continue;
+      const double ex = vx(i) - vx(j), ey = vy(i) - vy(j), len2 = ex * ex + ey * ey;
+      const double u = std::clamp(((p.x - vx(j)) * ex + (p.y - vy(j)) * ey) / len2, 0.0, 1.0);
+      const double qx = vx(j) + u * ex, qy = vy(j) + u * ey;
+      add(qx, qy, qx + nx * out_by, qy + ny * out_by);
+      // Vertex i, between edges j->i and i->next: both normals.
+      const std::int32_t next = i + 1 < t ? i + 1 : s;
+      double mx, my;
+      normal(i, next, mx, my);
+      add(vx(i), vy(i), vx(i) + (nx + mx) * out_by, vy(i) + (ny + my) * out_by);
     }
   }
   const auto circ = w.circle_obstacle();
@@ -1096,24 +1129,22 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
     for (int m = 0; m < 8; ++m) {
       const double a = a0 + m * (std::numbers::pi / 4.0);
       const double nx = std::cos(a), ny = std::sin(a);
-      const double qx = cx + rr * nx, qy = cy + rr * ny;
-      exits.push_back({std::hypot(qx - p.x, qy - p.y),
-                       {static_cast<float>(qx), static_cast<float>(qy)},
-                       {static_cast<float>(nx), static_cast<float>(ny)}});
+      add(cx + rr * nx, cy + rr * ny, cx + (rr + out_by) * nx, cy + (rr + out_by) * ny);
     }
   }
   std::stable_sort(exits.begin(), exits.end(),
                    [](const Exit& a, const Exit& b) { return a.d < b.d; });
   for (const Exit& e : exits) {
-    const Vec2 c = e.q + e.n * static_cast<float>(r + skin);
-    if (crosses_other(w, p, c, ids, layers)) continue;
+    const Vec2 c = e.c;
     if (w.polygon_at(c, layers) >= 0 || w.circle_at(c, layers) >= 0) continue;
     if (r > 0.0f) {
       float d = 0.0f, q[2], nrm[2];
       std::int32_t obstacle = -1;
-      nearest_rows(w, {&c.x, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
+      const float at[2] = {c.x, c.y};
+      nearest_rows(w, {at, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
       if (d < r * (1.0f - 1e-4f)) continue;
     }
+    if (blocked_way(w, p, e.q, c, r, ids, layers)) continue;
     out = c;
     return true;
   }
