@@ -131,7 +131,10 @@ def slot_sets(draw):
     return np.stack([np.cos(ang), np.sin(ang)], axis=1).astype(np.float32)
 
 
-reciprocities = st.one_of(st.sampled_from([0.0, 0.5]), st.floats(0.0, 0.9))
+# No subnormals: the kernel's float32 products of a reciprocity of 1.4e-45 underflow to 0
+# where the double oracle's do not, and for a standing agent in an overlap that flips the
+# sign test of whether it deepens (hypothesis drew it: 2 of 18 creep slots differed).
+reciprocities = st.one_of(st.sampled_from([0.0, 0.5]), st.floats(0.0, 0.9, allow_subnormal=False))
 
 
 def random_walls(seed, state, clearance, m_max=4):

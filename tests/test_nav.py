@@ -919,3 +919,17 @@ def test_each_goal_of_a_set_finds_its_own_free_nodes():
     inside = cs.NavField(w, [0.0, 0.9], cell=0.1)
     q = [[0.0, 3.0], [3.0, 3.0]]
     np.testing.assert_array_equal(both.distance(q), inside.distance(q))
+
+
+def test_the_automatic_cell_keeps_the_grid_within_its_cap():
+    # The automatic cell assumed the old padding (margin + a cell); the grid reaches the
+    # blocking radius and a cell beyond the walls now, and with margin 0 a 300 m world
+    # came to 4,024,036 nodes, over the 4,000,000 the cell is chosen for.
+    from contextsteer.nav import AUTO_MAX_NODES
+
+    for size, margin, radius in [(299.55, 0.0, 0.3), (299.55, 1.0, 0.3), (150.0, 0.0, 1.0)]:
+        w = cs.World()
+        w.add_polyline([[0, 0], [size, 0], [size, size], [0, size]], closed=True)
+        field = cs.NavField(w, [size / 2, size / 2], radius=radius, margin=margin)
+        nx, ny = field.grid[3:]
+        assert nx * ny <= AUTO_MAX_NODES, (size, margin, radius, nx * ny)

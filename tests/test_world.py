@@ -446,9 +446,15 @@ def test_from_shapely():
         [MultiPolygon([poly]), LineString([(10, 0), (12, 0)]), Point(20, 0)]
     )
     w = cs.World.from_shapely(geom)
-    assert w.obstacle_count == 4
+    assert w.obstacle_count == 3  # the polygon with its hole is one obstacle
     assert w.segment_count == 4 + 3 + 1
-    assert cs.inside(w, [[3, 3], [20, 0], [10, 1]]).tolist() == [True, True, False]
+    # (1.8, 1.2) is in the hole: free space (a closed polyline before, and inside).
+    assert cs.inside(w, [[3, 3], [20, 0], [10, 1], [1.8, 1.2]]).tolist() == [
+        True,
+        True,
+        False,
+        False,
+    ]
     with pytest.raises(TypeError, match="unsupported"):
         w.add_shapely(42)
 

@@ -281,3 +281,58 @@ def test_the_body_does_not_squeeze_through_a_crack_on_its_way_out():
     w.add_box((10.0, 9.8), (1.0, 1.0))
     sim.step(1 / 30)
     assert a.position[0, 0] < 11.0 - 0.3, a.position[0]
+
+
+def building():
+    # A 20 x 20 building with a 16 x 16 courtyard: walls 2 m thick.
+    w = cs.World()
+    w.add_polyline([[-10, -10], [40, -10], [40, 40], [-10, 40]], closed=True)
+    bid = w.add_polygon(
+        [[10, 10], [30, 10], [30, 30], [10, 30]], holes=[[[12, 12], [12, 28], [28, 28], [28, 12]]]
+    )
+    return w, bid
+
+
+def test_a_polygon_hole_is_free_space():
+    # Holes were closed polylines: inside() counted the courtyard as solid, a navigation
+    # field blocked it, and a ray starting there read distance 0.
+    w, bid = building()
+    assert w.obstacle_count == 2 and w.segment_count == 4 + 4 + 4
+    assert (w.wall_obstacles[4:] == bid).all()
+    pts = [[20, 20], [11, 20], [29.5, 15], [12, 20], [5, 5]]
+    assert cs.inside(w, pts).tolist() == [False, True, True, True, False]
+    hit = cs.raycast(w, [[20.0, 20.0]], [[1.0, 0.0]], 20.0)
+    assert hit.distance[0] == pytest.approx(8.0) and hit.obstacle[0] == bid
+    field = cs.NavField(w, [20.0, 20.0], cell=0.25, radius=0.3)
+    q = [[15.0, 15.0], [20.0, 25.0], [5.0, 5.0]]
+    d = field.distance(q)
+    np.testing.assert_allclose(d[:2], [np.hypot(5, 5), 5.0], atol=0.05)
+    assert np.isinf(d[2])  # outside the building: the courtyard has no door
+
+
+def test_polygon_holes_from_shapely_survive_pickle():
+    shapely = pytest.importorskip("shapely")
+    from shapely.geometry import box
+
+    w = cs.World()
+    ids = w.add_shapely(box(10, 10, 30, 30).difference(box(12, 12, 28, 28)))
+    assert len(ids) == 1
+    back = pickle.loads(pickle.dumps(w))
+    pts = [[20, 20], [11, 20]]
+    assert cs.inside(back, pts).tolist() == cs.inside(w, pts).tolist() == [False, True]
+    del shapely
+
+
+def test_an_agent_in_a_building_wall_leaves_into_the_courtyard_when_that_is_nearer():
+    w = cs.World()
+    w.add_polyline([[-10, -10], [40, -10], [40, 40], [-10, 40]], closed=True)
+    a = cs.Agents(2, slots=8)
+    a.add([[11.9, 20.0], [20.0, 20.0]], radius=0.3, max_speed=0.0)
+    sim = cs.Simulation(w, a, cs.Steering([cs.Wander()]), motion=cs.Lerp())
+    sim.step(1 / 30)
+    w.add_polygon(
+        [[10, 10], [30, 10], [30, 30], [10, 30]], holes=[[[12, 12], [12, 28], [28, 28], [28, 12]]]
+    )
+    sim.step(1 / 30)
+    np.testing.assert_allclose(a.position[0], [12.3, 20.0], atol=1e-3)  # into the courtyard
+    np.testing.assert_array_equal(a.position[1], [20.0, 20.0])  # the courtyard is free

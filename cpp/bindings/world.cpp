@@ -159,14 +159,22 @@ void bind_world(py::module_& m) {
           py::arg("points"), py::arg("closed"), py::arg("layers"))
       .def(
           "add_polygon",
-          [](WorldHandle& self, const py::handle& ring, std::uint32_t layers) {
+          [](WorldHandle& self, const py::handle& ring, std::uint32_t layers,
+             const py::list& holes) {
             auto pts = ring_points(ring, "ring", true, 3);
+            std::vector<std::vector<float>> hole_pts;
+            for (std::size_t h = 0; h < holes.size(); ++h) {
+              const std::string what = "holes[" + std::to_string(h) + "]";
+              hole_pts.push_back(ring_points(holes[h], what.c_str(), true, 3));
+            }
+            std::vector<std::span<const float>> spans(hole_pts.begin(), hole_pts.end());
             auto next = self.edit();
-            const std::int32_t id = next->add_polygon(pts, layers);
+            const std::int32_t id = spans.empty() ? next->add_polygon(pts, layers)
+                                                  : next->add_polygon(pts, spans, layers);
             self.current = next;
             return id;
           },
-          py::arg("ring"), py::arg("layers"))
+          py::arg("ring"), py::arg("layers"), py::arg("holes") = py::list())
       .def(
           "add_box",
           [](WorldHandle& self, float cx, float cy, float hx, float hy, float angle,

@@ -99,11 +99,14 @@ void NavField::block(const World& world, std::uint32_t layers) {
   const auto start = world.ring_start();
   const auto poly_obstacle = world.polygon_obstacle();
   std::vector<double> xs;
-  for (std::size_t k = 0; k < poly_obstacle.size(); ++k) {
+  // A polygon with holes is consecutive ring entries with one id: their crossings fill
+  // together (even-odd), so a hole stays free.
+  for (std::size_t k = 0, k1; k < poly_obstacle.size(); k = k1) {
+    k1 = k + 1;
+    while (k1 < poly_obstacle.size() && poly_obstacle[k1] == poly_obstacle[k]) ++k1;
     if (!(obstacle_layers[static_cast<std::size_t>(poly_obstacle[k])] & layers)) continue;
-    const std::int32_t s = start[k], e = start[k + 1];
     double ylo = kInf, yhi = -kInf;
-    for (std::int32_t v = s; v < e; ++v) {
+    for (std::int32_t v = start[k]; v < start[k1]; ++v) {
       ylo = std::min<double>(ylo, pts[2 * v + 1]);
       yhi = std::max<double>(yhi, pts[2 * v + 1]);
     }
@@ -114,11 +117,12 @@ void NavField::block(const World& world, std::uint32_t layers) {
     for (int j = j0; j <= j1; ++j) {
       const double y = y_of(j);
       xs.clear();
-      for (std::int32_t v = s, w = e - 1; v < e; w = v++) {
-        const double yv = pts[2 * v + 1], yw = pts[2 * w + 1];
-        if ((yv > y) != (yw > y))
-          xs.push_back(pts[2 * v] + (y - yv) * (pts[2 * w] - pts[2 * v]) / (yw - yv));
-      }
+      for (std::size_t r = k; r < k1; ++r)
+        for (std::int32_t v = start[r], w = start[r + 1] - 1; v < start[r + 1]; w = v++) {
+          const double yv = pts[2 * v + 1], yw = pts[2 * w + 1];
+          if ((yv > y) != (yw > y))
+            xs.push_back(pts[2 * v] + (y - yv) * (pts[2 * w] - pts[2 * v]) / (yw - yv));
+        }
       std::sort(xs.begin(), xs.end());
       for (std::size_t q = 0; q + 1 < xs.size(); q += 2) {
         // The columns only: row j is known. (Re-deriving it from y can round to an empty
@@ -184,11 +188,11 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
         if (band >= 2.0 * span) return;
         continue;
       }
-      // Seeds within three cells of the goal's nearest free node: in a band widened for a
-      // goal inside an obstacle, every free node round the obstacle within the band took
-      // its straight-line distance, and a point behind the obstacle read the way through
-      // it (3.0 m behind a 2 m box where the way round is 5 m). Now the field leads to the
-      // obstacle's side nearest the goal. (A band of three cells is the first one tried:
+      // Seeds at most three cells farther from the goal than its nearest free node: in a
+      // band widened for a goal inside an obstacle, every free node round the obstacle
+      // within the band took its straight-line distance, and a point behind the obstacle
+      // read the way through it (3.0 m behind a 2 m box where the way round is 5 m). Now
+      // the field leads to the obstacle's side nearest the goal. (A band of three cells is the first one tried:
       // there best + 3h >= band, so this changes nothing for goals in the open.)
       const double cut = std::min(band, best + 3.0 * h);
       for (int j = j0; j <= j1; ++j)

@@ -1025,7 +1025,7 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
 // The solid obstacles (polygons, circles) in `layers` whose closed interior holds p (the
 // polygons and circles listed in p's grid cell).
 std::vector<std::int32_t> holding_solids(const World& w, Vec2 p, std::uint32_t layers) {
-  std::vector<std::int32_t> ids;
+  std::vector<std::int32_t> ids, boundary;
   const WorldGrid& g = w.grid();
   const auto lay = w.obstacle_layers();
   const auto poly = w.polygon_obstacle();
@@ -1046,8 +1046,17 @@ std::vector<std::int32_t> holding_solids(const World& w, Vec2 p, std::uint32_t l
         if (segment_distance2(xi, yi, xj, yj, px, py) == 0.0) on = true;
         if ((yi > py) != (yj > py) && px < (xj - xi) * (py - yi) / (yj - yi) + xi) in = !in;
       }
-      if ((in || on) && std::find(ids.begin(), ids.end(), poly[k]) == ids.end())
-        ids.push_back(poly[k]);
+      // A polygon with holes holds p where an odd number of its rings do (or p is on
+      // one): toggled per ring here.
+      if (on) {
+        if (std::find(ids.begin(), ids.end(), poly[k]) == ids.end()) ids.push_back(poly[k]);
+        boundary.push_back(poly[k]);
+      } else if (in) {
+        auto it = std::find(ids.begin(), ids.end(), poly[k]);
+        if (it == ids.end()) ids.push_back(poly[k]);
+        else if (std::find(boundary.begin(), boundary.end(), poly[k]) == boundary.end())
+          ids.erase(it);  // an even count: in a hole
+      }
     }
   if (!g.circ_start.empty())
     for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
@@ -1095,8 +1104,10 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
     for (std::int32_t i = s, j = t - 1; i < t; j = i++)
       area += ring[2 * static_cast<std::size_t>(j)] * ring[2 * static_cast<std::size_t>(i) + 1] -
               ring[2 * static_cast<std::size_t>(i)] * ring[2 * static_cast<std::size_t>(j) + 1];
-    const double sign =
-        area >= 0.0 ? 1.0 : -1.0;  // outward normal of edge (ex, ey): sign*(ey, -ex)
+    // Outward from the solid, the normal of edge (ex, ey) is sign*(ey, -ex); a hole (a ring
+    // after the first of its polygon) is left into the ring.
+    const bool hole = k > 0 && poly[k - 1] == poly[k];
+    const double sign = (area >= 0.0) != hole ? 1.0 : -1.0;
     auto vx = [&](std::int32_t i) { return double(ring[2 * static_cast<std::size_t>(i)]); };
     auto vy = [&](std::int32_t i) { return double(ring[2 * static_cast<std::size_t>(i) + 1]); };
     auto normal = [&](std::int32_t a, std::int32_t b, double& nx, double& ny) {

@@ -70,6 +70,15 @@ std::int32_t World::add_polygon(std::span<const float> ring, std::uint32_t layer
   return id;
 }
 
+std::int32_t World::add_polygon(std::span<const float> ring,
+                                const std::vector<std::span<const float>>& holes,
+                                std::uint32_t layers) {
+  const std::int32_t id = new_obstacle(ObstacleKind::kPolygon, layers);
+  push_ring(ring, id);
+  for (const auto& h : holes) push_ring(h, id);
+  return id;
+}
+
 std::int32_t World::add_box(Vec2 center, Vec2 he, float angle, std::uint32_t layers) {
   const std::int32_t id = new_obstacle(ObstacleKind::kBox, layers);
   // Corners counter-clockwise; rotation in double so the four corners are as exact as floats allow.
@@ -442,12 +451,22 @@ std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
   if (!(fx >= 0.0f && fy >= 0.0f && fx < static_cast<float>(g.nx) && fy < static_cast<float>(g.ny)))
     return -1;
   const std::size_t cell = static_cast<std::size_t>(g.row(p.y)) * g.nx + g.col(p.x);
+  // A polygon with holes is several ring entries with one id: p is inside where an odd
+  // number of its rings hold p (a ring whose box misses p's cell does not hold it, and the
+  // cell lists every ring whose box overlaps it). Single rings, the common case, answer
+  // at once.
+  std::int32_t multi[32];
+  int multi_count = 0;
+  bool multi_odd[32] = {};
+  const std::size_t rings = polygon_obstacle_.size();
   for (std::int32_t e = g.poly_start[cell]; e < g.poly_start[cell + 1]; ++e) {
     const auto k = static_cast<std::size_t>(g.poly_index[static_cast<std::size_t>(e)]);
     const std::int32_t id = polygon_obstacle_[k];
     if (!(obstacle_layers_[static_cast<std::size_t>(id)] & layers)) continue;
     const float* box = &polygon_box_[4 * k];
     if (p.x < box[0] || p.x > box[2] || p.y < box[1] || p.y > box[3]) continue;
+    const bool several = (k > 0 && polygon_obstacle_[k - 1] == id) ||
+                         (k + 1 < rings && polygon_obstacle_[k + 1] == id);
     // Crossing number with the half-open rule (an edge counts when exactly one endpoint is
     // strictly above p), in double: products of float differences are exact, so the side
     // test never contradicts itself at shared vertices. Points on an edge count as inside.
@@ -471,8 +490,21 @@ std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
         if (upward ? side > 0.0 : side < 0.0) in = !in;
       }
     }
-    if (in) return id;
+    if (!several) {
+      if (in) return id;
+      continue;
+    }
+    if (!in) continue;
+    int m = 0;
+    while (m < multi_count && multi[m] != id) ++m;
+    if (m == multi_count) {
+      if (multi_count == 32) return id;  // more than 32 polygons with holes hold p
+      multi[multi_count++] = id;
+    }
+    multi_odd[m] = !multi_odd[m];
   }
+  for (int m = 0; m < multi_count; ++m)
+    if (multi_odd[m]) return multi[m];
   return -1;
 }
 

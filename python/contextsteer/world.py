@@ -169,12 +169,16 @@ class World:
         pts = _f32(points, "points")
         return int(self._edit("add_polyline", pts, bool(closed), _layers(layers)))
 
-    def add_polygon(self, ring: Any, *, layers: int = ALL_LAYERS) -> int:
-        """Add one simple polygon (a closed ring of P >= 3 points, either orientation).
+    def add_polygon(self, ring: Any, *, holes: Any = (), layers: int = ALL_LAYERS) -> int:
+        """Add one simple polygon (a closed ring of P >= 3 points, either orientation),
+        optionally with holes.
 
         Its edges are walls and its interior (boundary included) counts for :func:`inside`;
         rays starting inside it report distance 0. The polygon must not self-intersect
-        (not checked).
+        (not checked). ``holes``: rings (each (H, 2), H >= 3) inside it, not touching it
+        or each other (not checked): their edges are walls of the same obstacle, and the
+        interior leaves them out (a courtyard in a building is free space for
+        :func:`inside`, navigation fields, rays and the push out of walls after an edit).
 
         Returns
         -------
@@ -188,6 +192,9 @@ class World:
             non-finite coordinates.
         """
         pts = _f32(ring, "ring")
+        hole_list = [np.array(_f32(h, f"holes[{i}]")) for i, h in enumerate(holes)]
+        if hole_list:
+            return int(self._edit("add_polygon", pts, _layers(layers), hole_list))
         return int(self._edit("add_polygon", pts, _layers(layers)))
 
     def add_box(
@@ -251,7 +258,7 @@ class World:
     def add_shapely(self, geometry: Any, *, layers: int = ALL_LAYERS) -> list[int]:
         """Add a shapely geometry (needs the optional ``shapely`` package).
 
-        Polygons become polygons (holes become closed polylines), LineStrings polylines,
+        Polygons become polygons (with their holes), LineStrings polylines,
         LinearRings closed polylines, Points circles of radius 0; multi-part geometries and
         collections add every part.
 
@@ -272,14 +279,12 @@ class World:
         if isinstance(geometry, Polygon):
             if not geometry.is_empty:
                 ids.append(
-                    self.add_polygon(np.asarray(geometry.exterior.coords)[:, :2], layers=layers)
-                )
-                for hole in geometry.interiors:
-                    ids.append(
-                        self.add_polyline(
-                            np.asarray(hole.coords)[:, :2], closed=True, layers=layers
-                        )
+                    self.add_polygon(
+                        np.asarray(geometry.exterior.coords)[:, :2],
+                        holes=[np.asarray(h.coords)[:, :2] for h in geometry.interiors],
+                        layers=layers,
                     )
+                )
         elif isinstance(geometry, LinearRing):
             ids.append(
                 self.add_polyline(np.asarray(geometry.coords)[:, :2], closed=True, layers=layers)

@@ -243,6 +243,11 @@ class World {
   /// Adds one simple polygon (closed ring of P >= 3 points, either orientation) whose
   /// interior counts for inside(). Returns its id.
   std::int32_t add_polygon(std::span<const float> ring, std::uint32_t layers);
+  /// Adds one polygon with holes: the outer ring, then each hole (2H_k floats, >= 3 points),
+  /// one obstacle. Its rings are consecutive entries of ring_start() with the same obstacle
+  /// id; its interior (for polygon_at) is where the rings' crossing counts add up odd.
+  std::int32_t add_polygon(std::span<const float> ring,
+                           const std::vector<std::span<const float>>& holes, std::uint32_t layers);
   /// Adds a box (a polygon) with the given centre, half extents > 0 and rotation angle
   /// (radians, counter-clockwise). Returns its id.
   std::int32_t add_box(Vec2 center, Vec2 half_extents, float angle, std::uint32_t layers);
@@ -268,8 +273,9 @@ class World {
   std::span<const float> circle_centers() const { return circle_centers_; }
   std::span<const float> circle_radii() const { return circle_radii_; }
   std::span<const std::int32_t> circle_obstacle() const { return circle_obstacle_; }
-  /// Polygon rings: every polygon's vertices (2 floats each), polygon k owning points
-  /// [ring_start()[k], ring_start()[k + 1]); its obstacle id.
+  /// Polygon rings: every polygon ring's vertices (2 floats each), ring k owning points
+  /// [ring_start()[k], ring_start()[k + 1]); its obstacle id (a polygon with holes has one
+  /// ring entry per ring, consecutive, with one id: the first is the outer ring).
   std::span<const float> ring_points() const { return ring_points_; }
   std::span<const std::int32_t> ring_start() const { return ring_start_; }
   std::span<const std::int32_t> polygon_obstacle() const { return polygon_obstacle_; }
