@@ -336,3 +336,30 @@ def test_an_agent_in_a_building_wall_leaves_into_the_courtyard_when_that_is_near
     sim.step(1 / 30)
     np.testing.assert_allclose(a.position[0], [12.3, 20.0], atol=1e-3)  # into the courtyard
     np.testing.assert_array_equal(a.position[1], [20.0, 20.0])  # the courtyard is free
+
+
+@pytest.mark.parametrize("count", [31, 33, 40])
+def test_many_nested_polygons_with_holes_leave_their_holes_free(count):
+    # Beyond 32 polygons with holes round a point, polygon_at took the 33rd for solid on
+    # its outer ring alone: the centre of 33 nested annuli read inside, and a ray from it 0.
+    w = cs.World()
+    ang = np.linspace(0, 2 * np.pi, 64, endpoint=False)
+    ring = lambda r: np.c_[r * np.cos(ang), r * np.sin(ang)]  # noqa: E731
+    for k in range(count):
+        R = 100.0 - 2 * k
+        w.add_polygon(ring(R), holes=[ring(R - 1.0)])
+    inner = 100.0 - 2 * (count - 1) - 1.0
+    assert not cs.inside(w, [[0.0, 0.0]])[0]
+    got = cs.raycast(w, [[0.0, 0.0]], [[1.0, 0.0]], 200.0).distance[0]
+    assert got == pytest.approx(inner, abs=1e-3)
+    assert cs.inside(w, [[inner + 0.5, 0.0]])[0]  # in the innermost annulus
+
+
+def test_holes_must_be_a_list_of_rings():
+    w = cs.World()
+    ring = [[0, 0], [10, 0], [10, 10], [0, 10]]
+    hole = np.array([[2, 2], [2, 4], [4, 4]], np.float32)
+    with pytest.raises(TypeError, match=r"holes must be a list of rings.*\[ring\]"):
+        w.add_polygon(ring, holes=hole)
+    assert w.add_polygon(ring, holes=None) == 0
+    assert w.obstacle_count == 1

@@ -451,26 +451,14 @@ std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
   if (!(fx >= 0.0f && fy >= 0.0f && fx < static_cast<float>(g.nx) && fy < static_cast<float>(g.ny)))
     return -1;
   const std::size_t cell = static_cast<std::size_t>(g.row(p.y)) * g.nx + g.col(p.x);
-  // A polygon with holes is several ring entries with one id: p is inside where an odd
-  // number of its rings hold p (a ring whose box misses p's cell does not hold it, and the
-  // cell lists every ring whose box overlaps it). Single rings, the common case, answer
-  // at once.
-  std::int32_t multi[32];
-  int multi_count = 0;
-  bool multi_odd[32] = {};
-  const std::size_t rings = polygon_obstacle_.size();
-  for (std::int32_t e = g.poly_start[cell]; e < g.poly_start[cell + 1]; ++e) {
-    const auto k = static_cast<std::size_t>(g.poly_index[static_cast<std::size_t>(e)]);
-    const std::int32_t id = polygon_obstacle_[k];
-    if (!(obstacle_layers_[static_cast<std::size_t>(id)] & layers)) continue;
+  // Crossing number with the half-open rule (an edge counts when exactly one endpoint is
+  // strictly above p), in double: products of float differences are exact, so the side
+  // test never contradicts itself at shared vertices. Points on an edge count as inside.
+  // 2: on ring k's boundary, 1: inside it, 0: outside.
+  const double px = p.x, py = p.y;
+  auto ring_test = [&](std::size_t k) {
     const float* box = &polygon_box_[4 * k];
-    if (p.x < box[0] || p.x > box[2] || p.y < box[1] || p.y > box[3]) continue;
-    const bool several = (k > 0 && polygon_obstacle_[k - 1] == id) ||
-                         (k + 1 < rings && polygon_obstacle_[k + 1] == id);
-    // Crossing number with the half-open rule (an edge counts when exactly one endpoint is
-    // strictly above p), in double: products of float differences are exact, so the side
-    // test never contradicts itself at shared vertices. Points on an edge count as inside.
-    const double px = p.x, py = p.y;
+    if (p.x < box[0] || p.x > box[2] || p.y < box[1] || p.y > box[3]) return 0;
     bool in = false;
     const std::int32_t s = ring_start_[k], t = ring_start_[k + 1];
     for (std::int32_t i = s, j = t - 1; i < t; j = i++) {
@@ -480,9 +468,8 @@ std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
                    yj = ring_points_[2 * static_cast<std::size_t>(j) + 1];
       const double side = (xj - xi) * (py - yi) - (yj - yi) * (px - xi);
       if (side == 0.0 && px >= std::min(xi, xj) && px <= std::max(xi, xj) &&
-          py >= std::min(yi, yj) && py <= std::max(yi, yj)) {
-        return id;  // on the boundary
-      }
+          py >= std::min(yi, yj) && py <= std::max(yi, yj))
+        return 2;
       if ((yi > py) != (yj > py)) {
         // Edge crosses the horizontal line through p; it is right of p when p is on the
         // left of the upward-oriented edge.
@@ -490,21 +477,36 @@ std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
         if (upward ? side > 0.0 : side < 0.0) in = !in;
       }
     }
+    return in ? 1 : 0;
+  };
+  // A polygon with holes is several consecutive ring entries with one id: p is inside
+  // where an odd number of its rings hold it (or it is on one), counted over all of them
+  // once per polygon (up to 32 remembered; beyond, a polygon is counted again, alike).
+  const std::size_t rings = polygon_obstacle_.size();
+  std::int32_t seen[32];
+  int seen_count = 0;
+  for (std::int32_t e = g.poly_start[cell]; e < g.poly_start[cell + 1]; ++e) {
+    const auto k = static_cast<std::size_t>(g.poly_index[static_cast<std::size_t>(e)]);
+    const std::int32_t id = polygon_obstacle_[k];
+    if (!(obstacle_layers_[static_cast<std::size_t>(id)] & layers)) continue;
+    const bool several = (k > 0 && polygon_obstacle_[k - 1] == id) ||
+                         (k + 1 < rings && polygon_obstacle_[k + 1] == id);
     if (!several) {
-      if (in) return id;
+      if (ring_test(k) != 0) return id;
       continue;
     }
-    if (!in) continue;
-    int m = 0;
-    while (m < multi_count && multi[m] != id) ++m;
-    if (m == multi_count) {
-      if (multi_count == 32) return id;  // more than 32 polygons with holes hold p
-      multi[multi_count++] = id;
+    if (std::find(seen, seen + seen_count, id) != seen + seen_count) continue;
+    if (seen_count < 32) seen[seen_count++] = id;
+    std::size_t first = k;
+    while (first > 0 && polygon_obstacle_[first - 1] == id) --first;
+    bool odd = false;
+    for (std::size_t r = first; r < rings && polygon_obstacle_[r] == id; ++r) {
+      const int t = ring_test(r);
+      if (t == 2) return id;
+      odd ^= t == 1;
     }
-    multi_odd[m] = !multi_odd[m];
+    if (odd) return id;
   }
-  for (int m = 0; m < multi_count; ++m)
-    if (multi_odd[m]) return multi[m];
   return -1;
 }
 

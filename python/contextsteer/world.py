@@ -192,6 +192,13 @@ class World:
             non-finite coordinates.
         """
         pts = _f32(ring, "ring")
+        if holes is None:
+            holes = ()
+        if isinstance(holes, np.ndarray) and holes.ndim == 2:
+            raise TypeError(
+                f"add_polygon: holes must be a list of rings, got one array of shape "
+                f"{holes.shape} (pass [ring] for one hole)"
+            )
         hole_list = [np.array(_f32(h, f"holes[{i}]")) for i, h in enumerate(holes)]
         if hole_list:
             return int(self._edit("add_polygon", pts, _layers(layers), hole_list))
