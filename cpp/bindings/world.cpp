@@ -176,6 +176,37 @@ void bind_world(py::module_& m) {
           },
           py::arg("ring"), py::arg("layers"), py::arg("holes") = py::list())
       .def(
+          "add_boxes",
+          [](WorldHandle& self, const py::handle& centers, const py::handle& half_extents,
+             const py::handle& angles, std::uint32_t layers) {
+            auto c = input_coords(centers, "centers", {kAny, 2}, {"B", "2"});
+            auto h = input_f32(half_extents, "half_extents", {c.dim(0), 2}, {"B", "2"});
+            auto a = input_f32(angles, "angles", {c.dim(0)}, {"B"});
+            const auto n = static_cast<std::size_t>(c.dim(0));
+            for (std::size_t i = 0; i < n; ++i) {
+              const float hx = h.data[2 * i], hy = h.data[2 * i + 1];
+              const std::string row = " (box " + std::to_string(i) + ")";
+              if (!(hx > 0.0f && hx <= kMaxCoordinate && hy > 0.0f && hy <= kMaxCoordinate))
+                fail("half_extents must be numbers in (0, 1e8], got (" + num(hx) + ", " + num(hy) +
+                     ")" + row);
+              if (!std::isfinite(a.data[i]))
+                fail("angles must be finite, got " + num(a.data[i]) + row);
+              const double reach = std::hypot(static_cast<double>(hx), static_cast<double>(hy));
+              if (!(std::fabs(c.data[2 * i]) + reach <= kMaxCoordinate &&
+                    std::fabs(c.data[2 * i + 1]) + reach <= kMaxCoordinate))
+                fail("add_boxes: a box's corners must lie within ±1e+08" + row);
+            }
+            // One edit for all (one add_box call copies the world: 66 µs a box at 16k).
+            auto next = self.edit();
+            std::int32_t first = static_cast<std::int32_t>(next->obstacle_count());
+            for (std::size_t i = 0; i < n; ++i)
+              next->add_box({c.data[2 * i], c.data[2 * i + 1]}, {h.data[2 * i], h.data[2 * i + 1]},
+                            a.data[i], layers);
+            self.current = next;
+            return id_range(first, n);
+          },
+          py::arg("centers"), py::arg("half_extents"), py::arg("angles"), py::arg("layers"))
+      .def(
           "add_box",
           [](WorldHandle& self, float cx, float cy, float hx, float hy, float angle,
              std::uint32_t layers) {

@@ -236,6 +236,140 @@ class World:
             )
         )
 
+    def add_boxes(
+        self, centers: Any, half_extents: Any, angles: Any = 0.0, *, layers: int = ALL_LAYERS
+    ) -> np.ndarray:
+        """Add B boxes at once (as :meth:`add_box`, one obstacle each, in one edit).
+
+        Parameters
+        ----------
+        centers : array_like, shape (B, 2)
+        half_extents : array_like, shape (B, 2) or (2,)
+            Half extents > 0, per box or shared.
+        angles : float or array_like, shape (B,)
+            Rotations in radians, counter-clockwise.
+        layers : int, optional
+
+        Returns
+        -------
+        ids : numpy.ndarray of int32, shape (B,)
+
+        Raises
+        ------
+        ValueError
+            Wrong shapes, a half extent not in (0, 1e8], a non-finite value or a corner
+            beyond ±1e8 (named by box).
+
+        Notes
+        -----
+        Every edit stores the geometry in a new buffer, so :meth:`add_box` in a loop
+        costs O(world) a box (66 µs a box at 16,000 boxes); this is one edit.
+
+        Examples
+        --------
+        >>> import contextsteer as cs
+        >>> w = cs.World()
+        >>> w.add_boxes([[0, 0], [5, 0]], [0.5, 0.5]).tolist()
+        [0, 1]
+        >>> cs.inside(w, [[5.2, 0.1], [2.5, 0]]).tolist()
+        [True, False]
+        """
+        c = _f32(centers, "centers")
+        if c.ndim != 2 or c.shape[1] != 2:
+            raise ValueError(f"add_boxes: expected centers of shape (B, 2), got {c.shape}")
+        h = _f32(half_extents, "half_extents")
+        if np.shape(half_extents) == (2,):
+            h = np.broadcast_to(h.reshape(2), c.shape)
+        if np.ndim(angles) == 0:
+            a = np.full(len(c), _checks.real("add_boxes: angles", angles), np.float32)
+        else:
+            a = _f32(angles, "angles")
+        return self._edit(
+            "add_boxes",
+            c,
+            np.ascontiguousarray(h, np.float32),
+            np.ascontiguousarray(a, np.float32),
+            _layers(layers),
+        )
+
+    def add_occupancy(
+        self,
+        occupied: Any,
+        cell: float = 1.0,
+        origin: Any = (0.0, 0.0),
+        *,
+        layers: int = ALL_LAYERS,
+    ) -> np.ndarray:
+        """Add an occupancy grid (a tile map, a robot's map) as solid boxes.
+
+        Cell ``(i, j)`` of ``occupied`` covers x in ``[ox + j·cell, ox + (j+1)·cell]`` and y
+        in ``[oy + i·cell, oy + (i+1)·cell]``: row 0 is the lowest (y up; an image, row 0
+        at the top, is ``np.flipud`` of it). Occupied cells are merged into rectangles
+        (runs along each row, then equal runs of consecutive rows), each added as one box
+        in a single edit (:meth:`add_boxes`): their interiors count for :func:`inside`, and
+        rays starting in them report distance 0.
+
+        Parameters
+        ----------
+        occupied : array_like of bool, shape (H, W)
+        cell : float, default 1
+            Cell size in world units, > 0.
+        origin : (float, float), default (0, 0)
+            World position of cell (0, 0)'s lower-left corner.
+        layers : int, optional
+
+        Returns
+        -------
+        ids : numpy.ndarray of int32
+            The boxes' obstacle ids.
+
+        Examples
+        --------
+        >>> import numpy as np, contextsteer as cs
+        >>> grid = np.zeros((4, 6), bool)
+        >>> grid[1:3, 1:5] = True                      # one 4 x 2 block
+        >>> grid[0, 0] = True
+        >>> w = cs.World()
+        >>> len(w.add_occupancy(grid, cell=0.5))      # two boxes
+        2
+        >>> cs.inside(w, [[1.5, 1.0], [0.25, 0.25], [2.9, 1.9]]).tolist()
+        [True, True, False]
+        """
+        occ = np.asarray(occupied)
+        if occ.ndim != 2:
+            raise ValueError(f"add_occupancy: expected a (H, W) grid, got shape {occ.shape}")
+        if occ.dtype != bool:
+            raise TypeError(f"add_occupancy: expected a bool grid, got dtype {occ.dtype}")
+        cell = _checks.length("add_occupancy: cell", cell)
+        if not cell > 0:
+            raise ValueError(f"add_occupancy: cell must be > 0, got {cell}")
+        o = _checks.real_array("add_occupancy: origin", origin).reshape(-1)
+        if o.shape != (2,):
+            raise ValueError(f"add_occupancy: expected origin of shape (2,), got {o.shape}")
+        # Runs along each row: [start, stop) columns.
+        rects: list[list[int]] = []  # i0, i1 (rows, exclusive), j0, j1
+        open_runs: dict[tuple[int, int], int] = {}  # run -> index in rects, still growing
+        for i in range(occ.shape[0]):
+            row = np.concatenate(([False], occ[i], [False]))
+            edges = np.flatnonzero(row[1:] != row[:-1])
+            runs = list(zip(edges[::2].tolist(), edges[1::2].tolist()))
+            grown: dict[tuple[int, int], int] = {}
+            for run in runs:
+                k = open_runs.get(run)
+                if k is None:
+                    rects.append([i, i + 1, run[0], run[1]])
+                    k = len(rects) - 1
+                else:
+                    rects[k][1] = i + 1
+                grown[run] = k
+            open_runs = grown
+        if not rects:
+            return np.zeros(0, np.int32)
+        r = np.array(rects, np.float64)
+        lo = np.c_[r[:, 2], r[:, 0]] * cell + o
+        hi = np.c_[r[:, 3], r[:, 1]] * cell + o
+        return self.add_boxes(((lo + hi) / 2), (hi - lo) / 2, layers=layers)
+
     def add_circles(self, centers: Any, radii: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
         """Add C circles (solid discs), one obstacle each.
 
