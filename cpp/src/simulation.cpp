@@ -964,6 +964,10 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
 
 namespace {
 
+bool holds(const std::vector<std::int32_t>& ids, std::int32_t o) {
+  return std::find(ids.begin(), ids.end(), o) != ids.end();
+}
+
 // Distance between segments a-b and c-d (0 when they cross), in double.
 double segment_gap(double ax, double ay, double bx, double by, double cx, double cy, double dx,
                    double dy) {
@@ -986,7 +990,6 @@ double segment_gap(double ax, double ay, double bx, double by, double cx, double
 // cell its box overlaps).
 bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
                  const std::vector<std::int32_t>& ids, std::uint32_t layers) {
-  auto held = [&](std::int32_t o) { return std::find(ids.begin(), ids.end(), o) != ids.end(); };
   const WorldGrid& g = w.grid();
   const auto lay = w.obstacle_layers();
   const auto wall_obs = w.wall_obstacle();
@@ -1003,7 +1006,7 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
       for (std::int32_t e = g.seg_start[cell]; e < g.seg_start[cell + 1]; ++e) {
         const auto k = static_cast<std::size_t>(e);
         const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
-        if (held(o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+        if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
         if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0 ||
             segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) < need)
           return true;
@@ -1012,7 +1015,7 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
       for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
         const auto k = static_cast<std::size_t>(e);
         const std::int32_t o = circ_obs[static_cast<std::size_t>(g.circ_index[k])];
-        if (held(o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+        if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
         const double rr = g.cr[k];
         if (std::sqrt(segment_distance2(p.x, p.y, q.x, q.y, g.cx[k], g.cy[k])) <= rr ||
             std::sqrt(segment_distance2(q.x, q.y, c.x, c.y, g.cx[k], g.cy[k])) < rr + need)
@@ -1020,54 +1023,6 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
       }
     }
   return false;
-}
-
-// The solid obstacles (polygons, circles) in `layers` whose closed interior holds p (the
-// polygons and circles listed in p's grid cell).
-std::vector<std::int32_t> holding_solids(const World& w, Vec2 p, std::uint32_t layers) {
-  std::vector<std::int32_t> ids, boundary;
-  const WorldGrid& g = w.grid();
-  const auto lay = w.obstacle_layers();
-  const auto poly = w.polygon_obstacle();
-  const auto ring = w.ring_points();
-  const auto start = w.ring_start();
-  const std::size_t cell = static_cast<std::size_t>(g.row(p.y)) * g.nx + g.col(p.x);
-  const double px = p.x, py = p.y;
-  if (!g.poly_start.empty())
-    for (std::int32_t e = g.poly_start[cell]; e < g.poly_start[cell + 1]; ++e) {
-      const auto k = static_cast<std::size_t>(g.poly_index[static_cast<std::size_t>(e)]);
-      if (!(lay[static_cast<std::size_t>(poly[k])] & layers)) continue;
-      bool in = false, on = false;
-      for (std::int32_t i = start[k], j = start[k + 1] - 1; i < start[k + 1]; j = i++) {
-        const double xi = ring[2 * static_cast<std::size_t>(i)],
-                     yi = ring[2 * static_cast<std::size_t>(i) + 1];
-        const double xj = ring[2 * static_cast<std::size_t>(j)],
-                     yj = ring[2 * static_cast<std::size_t>(j) + 1];
-        if (segment_distance2(xi, yi, xj, yj, px, py) == 0.0) on = true;
-        if ((yi > py) != (yj > py) && px < (xj - xi) * (py - yi) / (yj - yi) + xi) in = !in;
-      }
-      // A polygon with holes holds p where an odd number of its rings do (or p is on
-      // one): toggled per ring here.
-      if (on) {
-        if (std::find(ids.begin(), ids.end(), poly[k]) == ids.end()) ids.push_back(poly[k]);
-        boundary.push_back(poly[k]);
-      } else if (in) {
-        auto it = std::find(ids.begin(), ids.end(), poly[k]);
-        if (it == ids.end()) ids.push_back(poly[k]);
-        else if (std::find(boundary.begin(), boundary.end(), poly[k]) == boundary.end())
-          ids.erase(it);  // an even count: in a hole
-      }
-    }
-  if (!g.circ_start.empty())
-    for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
-      const auto k = static_cast<std::size_t>(e);
-      const std::int32_t o = w.circle_obstacle()[static_cast<std::size_t>(g.circ_index[k])];
-      if (!(lay[static_cast<std::size_t>(o)] & layers)) continue;
-      if (std::hypot(px - g.cx[k], py - g.cy[k]) <= g.cr[k] &&
-          std::find(ids.begin(), ids.end(), o) == ids.end())
-        ids.push_back(o);
-    }
-  return ids;
 }
 
 // Moves a body of radius r whose centre p the solids `ids` hold out of them: candidate
@@ -1078,7 +1033,6 @@ std::vector<std::int32_t> holding_solids(const World& w, Vec2 p, std::uint32_t l
 // every wall, and the way there is open (blocked_way). False when none is.
 bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t>& ids,
                  std::uint32_t layers, Vec2& out) {
-  auto held = [&](std::int32_t o) { return std::find(ids.begin(), ids.end(), o) != ids.end(); };
   struct Exit {
     double d;
     Vec2 q, c;
@@ -1098,7 +1052,7 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
   const auto ring = w.ring_points();
   const auto start = w.ring_start();
   for (std::size_t k = 0; k < poly.size(); ++k) {
-    if (!held(poly[k])) continue;
+    if (!holds(ids, poly[k])) continue;
     const std::int32_t s = start[k], t = start[k + 1];
     double area = 0.0;
     for (std::int32_t i = s, j = t - 1; i < t; j = i++)
@@ -1132,7 +1086,7 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
   }
   const auto circ = w.circle_obstacle();
   for (std::size_t c = 0; c < circ.size(); ++c) {
-    if (!held(circ[c])) continue;
+    if (!holds(ids, circ[c])) continue;
     const double cx = w.circle_centers()[2 * c], cy = w.circle_centers()[2 * c + 1];
     const double rr = w.circle_radii()[c];
     double a0 = std::atan2(p.y - cy, p.x - cx);
@@ -1177,9 +1131,12 @@ void Simulation::push_out_of_walls() {
       if (!a.alive[i] || !(r >= 0.0f)) continue;
       for (int pass = 0; pass < 4; ++pass) {
         const Vec2 p = load2(pos, i);
-        if (w->polygon_at(p, layers) >= 0 || w->circle_at(p, layers) >= 0) {
+        std::vector<std::int32_t> solids;  // the polygons and circles holding p
+        w->polygon_at(p, layers, &solids);
+        w->circle_at(p, layers, &solids);
+        if (!solids.empty()) {
           Vec2 c;
-          if (!leave_solid(*w, p, r, holding_solids(*w, p, layers), layers, c)) break;
+          if (!leave_solid(*w, p, r, solids, layers, c)) break;
           store2(pos, i, c);
           continue;
         }

@@ -444,7 +444,7 @@ const WorldGrid* World::thick_grid(float r) const {
   return thick_.get(r, [&] { return build_grid(r, std::max<double>(grid_.cell, 0.5 * r)); });
 }
 
-std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
+std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers, std::vector<std::int32_t>* all) const {
   const WorldGrid& g = grid_;
   if (g.empty() || g.poly_index.empty()) return -1;
   const float fx = (p.x - g.x0) * g.inv_cell, fy = (p.y - g.y0) * g.inv_cell;
@@ -485,6 +485,13 @@ std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
   const std::size_t rings = polygon_obstacle_.size();
   std::int32_t seen[32];
   int seen_count = 0;
+  // A holding polygon: the answer, or (all) one more of them.
+  auto found = [&](std::int32_t id) {
+    if (!all) return true;
+    if (std::find(all->begin(), all->end(), id) == all->end()) all->push_back(id);
+    return false;
+  };
+  const std::size_t before = all ? all->size() : 0;
   for (std::int32_t e = g.poly_start[cell]; e < g.poly_start[cell + 1]; ++e) {
     const auto k = static_cast<std::size_t>(g.poly_index[static_cast<std::size_t>(e)]);
     const std::int32_t id = polygon_obstacle_[k];
@@ -492,25 +499,28 @@ std::int32_t World::polygon_at(Vec2 p, std::uint32_t layers) const {
     const bool several = (k > 0 && polygon_obstacle_[k - 1] == id) ||
                          (k + 1 < rings && polygon_obstacle_[k + 1] == id);
     if (!several) {
-      if (ring_test(k) != 0) return id;
+      if (ring_test(k) != 0 && found(id)) return id;
       continue;
     }
     if (std::find(seen, seen + seen_count, id) != seen + seen_count) continue;
     if (seen_count < 32) seen[seen_count++] = id;
     std::size_t first = k;
     while (first > 0 && polygon_obstacle_[first - 1] == id) --first;
-    bool odd = false;
+    bool holds = false;
     for (std::size_t r = first; r < rings && polygon_obstacle_[r] == id; ++r) {
       const int t = ring_test(r);
-      if (t == 2) return id;
-      odd ^= t == 1;
+      if (t == 2) {
+        holds = true;
+        break;
+      }
+      holds ^= t == 1;
     }
-    if (odd) return id;
+    if (holds && found(id)) return id;
   }
-  return -1;
+  return all && all->size() > before ? (*all)[before] : -1;
 }
 
-std::int32_t World::circle_at(Vec2 p, std::uint32_t layers) const {
+std::int32_t World::circle_at(Vec2 p, std::uint32_t layers, std::vector<std::int32_t>* all) const {
   const WorldGrid& g = grid_;
   if (g.empty() || g.cx.empty()) return -1;
   const float fx = (p.x - g.x0) * g.inv_cell, fy = (p.y - g.y0) * g.inv_cell;
@@ -526,6 +536,7 @@ std::int32_t World::circle_at(Vec2 p, std::uint32_t layers) const {
     if (dx * dx + dy * dy <= r * r) {
       const std::int32_t id = circle_obstacle_[static_cast<std::size_t>(g.circ_index[u])];
       if (best < 0 || id < best) best = id;
+      if (all && std::find(all->begin(), all->end(), id) == all->end()) all->push_back(id);
     }
   }
   return best;

@@ -316,9 +316,13 @@ class World {
 
   /// Id of a polygon (in the layers) whose closed interior contains p, or -1. Pure,
   /// allocation-free; O(vertices) of the polygons whose box contains p. Precondition indexed().
-  std::int32_t polygon_at(Vec2 p, std::uint32_t layers) const;
+  /// With `all`, every such polygon's id is appended to it (once), and the first returned.
+  std::int32_t polygon_at(Vec2 p, std::uint32_t layers,
+                          std::vector<std::int32_t>* all = nullptr) const;
   /// Id of a circle (in the layers) whose closed disc contains p, or -1. Precondition indexed().
-  std::int32_t circle_at(Vec2 p, std::uint32_t layers) const;
+  /// With `all`, every such circle's id is appended to it (once).
+  std::int32_t circle_at(Vec2 p, std::uint32_t layers,
+                         std::vector<std::int32_t>* all = nullptr) const;
 
  private:
   std::int32_t new_obstacle(ObstacleKind kind, std::uint32_t layers);
