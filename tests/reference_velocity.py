@@ -261,6 +261,13 @@ def _others(state, i):
     return [j for j in range(len(alive)) if j != i and alive[j]]
 
 
+def _pair_alpha(state, j, reciprocity):
+    """The reciprocity of the pair with neighbour j: 0 when j is kinematic (it takes no
+    share of the avoidance; ``state["kinematic"]``, optional), else ``reciprocity``."""
+    kin = state.get("kinematic")
+    return 0.0 if kin is not None and bool(kin[j]) else float(reciprocity)
+
+
 def agents_ttc(state, i, v, *, margin=0.0, reciprocity=0.0, horizon=None, tol=TOL, zero=ZERO):
     """Smallest TTC of agent i moving at velocity v against every other alive agent.
 
@@ -275,7 +282,7 @@ def agents_ttc(state, i, v, *, margin=0.0, reciprocity=0.0, horizon=None, tol=TO
     best, ambiguous = INF, False
     for j in _others(state, i):
         p = (x[j, 0] - x[i, 0], x[j, 1] - x[i, 1])
-        w = effective_velocity(v, vel[i], vel[j], reciprocity)
+        w = effective_velocity(v, vel[i], vel[j], _pair_alpha(state, j, reciprocity))
         t, amb = pair_ttc(p, w, rad[i] + rad[j] + margin, horizon=horizon, tol=tol, zero=zero)
         best = min(best, t)
         ambiguous = ambiguous or amb
@@ -424,10 +431,10 @@ def creep_speed(
     x = np.asarray(state["position"], dtype=np.float64)
     vel = np.asarray(state["velocity"], dtype=np.float64)
     rad = np.asarray(state["radius"], dtype=np.float64)
-    al = float(reciprocity)
-    kappa = 1.0 / (1.0 - al)
     starts = [float(wall) / float(wall_horizon)] if math.isfinite(wall) else []
     for j in _others(state, i):
+        al = _pair_alpha(state, j, reciprocity)
+        kappa = 1.0 / (1.0 - al)
         p = (x[j, 0] - x[i, 0], x[j, 1] - x[i, 1])
         u = (kappa * al * vel[i, 0] + vel[j, 0], kappa * al * vel[i, 1] + vel[j, 1])
         starts += [a for a, _ in unsafe_speeds(p, rad[i] + rad[j] + margin, u, kappa, d, horizon)]

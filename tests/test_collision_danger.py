@@ -46,6 +46,7 @@ def state_of(a):
     names = ["position", "velocity", "heading", "radius", "max_speed"]
     out = {k: np.array(getattr(a, k), dtype=np.float64) for k in names}
     out["alive"] = np.array(a.alive, dtype=bool)
+    out["kinematic"] = np.array(a.kinematic, dtype=bool)
     return out
 
 
@@ -60,6 +61,7 @@ def build(crowd):
         radius=crowd["radius"],
         max_speed=crowd["max_speed"],
         target=crowd["target"],
+        kinematic=crowd.get("kinematic", False),
     )
     if crowd["dead"]:
         a.remove(crowd["dead"])
@@ -67,13 +69,24 @@ def build(crowd):
 
 
 def random_crowd(
-    seed, n, *, coincident=False, overlap=False, still="none", dead=0, spare=0, box=BOX
+    seed,
+    n,
+    *,
+    coincident=False,
+    overlap=False,
+    still="none",
+    dead=0,
+    spare=0,
+    box=BOX,
+    kinematic=False,
 ):
     """A crowd dict: n agents in a ``box`` square, |v| <= 1.5, radii 0.2-0.5, max_speed 0.5-2.
 
     ``coincident`` puts agent 1 exactly on agent 0, ``overlap`` puts agent 2 inside agent 0
     (centres at most 0.35 apart, radii sum at least 0.4), ``still`` stops "some" or "all"
     agents, ``dead`` agents are removed (never 0-2) and ``spare`` slots are never filled.
+    ``kinematic`` makes about a third of the agents kinematic (drawn from another stream,
+    so the rest of the crowd is the same either way).
     """
     rng = np.random.default_rng(seed)
     pos = rng.uniform(0.0, box, (n, 2))
@@ -104,6 +117,9 @@ def random_crowd(
         "target": rng.uniform(0.0, box, (n, 2)).astype(np.float32),
         "dead": dead_ids,
         "spare": int(spare),
+        "kinematic": (
+            np.random.default_rng([seed, 1]).random(n) < 1 / 3 if kinematic else np.zeros(n, bool)
+        ),
     }
 
 
@@ -118,6 +134,7 @@ def crowds(draw, min_n=2, max_n=12):
         still=draw(st.sampled_from(["none", "some", "all"])),
         dead=draw(st.integers(0, 2)),
         spare=draw(st.integers(0, 1)),
+        kinematic=draw(st.booleans()),
     )
 
 

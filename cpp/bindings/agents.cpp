@@ -47,6 +47,7 @@ py::object agents_view(py::object self, const std::string& name) {
     static_assert(sizeof(bool) == sizeof(std::uint8_t));
     return view_of(reinterpret_cast<bool*>(a.alive()), {n}, self);
   }
+  if (name == "kinematic") return view_of(reinterpret_cast<bool*>(a.kinematic()), {n}, self);
   throw py::value_error("unknown Agents attribute " + name);
 }
 
@@ -68,7 +69,7 @@ py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position
                                      const py::handle& radius, const py::handle& max_speed,
                                      const py::handle& max_accel, const py::handle& max_turn_rate,
                                      const py::handle& steer_force, const py::handle& group,
-                                     const py::handle& target) {
+                                     const py::handle& target, const py::handle& kinematic) {
   Agents& a = agents_of(self);
   const InUse guard({&a}, "Agents.add");
   auto pos = input_coords(position, "position", {kAny, 2}, {"n", "2"});
@@ -82,6 +83,7 @@ py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position
   auto steer = input_coords(steer_force, "steer_force", {n}, {"n"});
   auto grp = check_array<const std::int32_t>(group, "group", {n}, {"n"});
   auto tgt = input_coords(target, "target", {n, 2}, {"n", "2"});
+  auto kin = check_array<const bool>(kinematic, "kinematic", {n}, {"n"});
   for (const auto* c : {&rad, &vmax, &amax, &turn, &steer}) {
     for (std::size_t i = 0; i < c->size(); ++i) {
       if (c->data[i] < 0.0f)
@@ -107,6 +109,7 @@ py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position
   init.steer_force = steer.data;
   init.group = grp.data;
   init.target = tgt.data;
+  init.kinematic = reinterpret_cast<const std::uint8_t*>(kin.data);
   auto ids = new_array<std::int32_t>({n});
   a.add(init, {ids.mutable_data(), static_cast<std::size_t>(n)});
   return ids;

@@ -20,6 +20,7 @@ Agents::Agents(std::size_t capacity, std::uint64_t seed)
       target_(2 * capacity, 0.0f),
       group_(capacity, 0),
       alive_(capacity, 0),
+      kinematic_(capacity, 0),
       rng_(capacity, 0),
       generation_(capacity, 0) {
   for (std::size_t i = 0; i < capacity; ++i) rng_[i] = agent_seed(seed, i);
@@ -49,6 +50,7 @@ bool Agents::add(const AgentInit& init, std::span<std::int32_t> ids) {
     max_turn_rate_[i] = init.max_turn_rate[r];
     steer_force_[i] = init.steer_force[r];
     group_[i] = init.group[r];
+    kinematic_[i] = init.kinematic && init.kinematic[r] ? 1 : 0;
     rng_[i] = agent_seed(seed_, i);
     ++generation_[i];  // wraps after 2^32 claims of one slot: still a change
     alive_[i] = 1;
@@ -79,6 +81,7 @@ AgentsView Agents::view() const {
   v.target = target_.data();
   v.rng = rng_.data();
   v.generation = generation_.data();
+  v.kinematic = kinematic_.data();
   return v;
 }
 

@@ -605,8 +605,12 @@ float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::
     const auto j = static_cast<std::size_t>(nb[n]);
     const Vec2 rel = load2(a.position, j) - xi;
     if (!keep(rel)) continue;
-    const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
-    t = std::min(t, pair_ttc(rel, a.radius[i] + a.radius[j] + b.margin, v * kappa - u));
+    // A kinematic neighbour takes no share of the avoidance: α = 0 for the pair.
+    const bool alone = b.reciprocity > 0.0f && is_kinematic(a, j);
+    const float kj = alone ? 1.0f : kappa;
+    const Vec2 u =
+        alone ? load2(a.velocity, j) : vi * (kappa * b.reciprocity) + load2(a.velocity, j);
+    t = std::min(t, pair_ttc(rel, a.radius[i] + a.radius[j] + b.margin, v * kj - u));
   }
   return t;
 }
@@ -615,7 +619,8 @@ float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::
 float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                         Vec2 v) {
 #if defined(CONTEXTSTEER_AVX2)
-  if (!in.neighbors.empty() && detail::use_avx2())
+  // (Kinematic neighbours under reciprocity take the scalar loop: α differs per pair.)
+  if (!in.neighbors.empty() && detail::use_avx2() && !(b.reciprocity > 0.0f && in.agents.kinematic))
     return velocity_pair_ttc_avx2(in.agents, in.neighbors.indices + i * in.neighbors.max_neighbors,
                                   in.neighbors.counts[i], i, v, 1.0f / (1.0f - b.reciprocity),
                                   b.reciprocity, b.margin);
@@ -689,7 +694,7 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
   }
   const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
   const float ri = a.radius[i], top = a.max_speed[i];
-  const float kappa = 1.0f / (1.0f - b.reciprocity);
+  const float kappa_all = 1.0f / (1.0f - b.reciprocity);
   const float step = top / static_cast<float>(S);
   // w = κ·v − u with u = κ·α·v_i + v_j: the candidate enters linearly.
   //
@@ -715,7 +720,11 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
       const Vec2 p = load2(a.position, j) - xi;
       const float R = ri + a.radius[j] + b.margin;
       const float cc = dot(p, p) - R * R;
-      const Vec2 u = vi * (kappa * b.reciprocity) + load2(a.velocity, j);
+      // A kinematic neighbour takes no share of the avoidance: α = 0 (κ = 1) for the pair.
+      const bool alone = b.reciprocity > 0.0f && is_kinematic(a, j);
+      const float kappa = alone ? 1.0f : kappa_all;
+      const Vec2 u =
+          alone ? load2(a.velocity, j) : vi * (kappa * b.reciprocity) + load2(a.velocity, j);
       std::size_t m0 = 0;
       if (cc > 0.0f) {
         // No candidate closes the gap |p| − R within the horizon at |w| <= κ·top + |u|.

@@ -362,21 +362,24 @@ void collide_rows(const World& world, const float* start, float* target, float* 
 }
 
 std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, const float* radius,
-                            float max_radius, bool push, float relax, const World* world,
-                            int iterations, std::uint32_t layers, std::size_t i, float* out) {
+                            const std::uint8_t* kinematic, float max_radius, bool push, float relax,
+                            const World* world, int iterations, std::uint32_t layers, std::size_t i,
+                            float* out) {
   const Vec2 p = {positions[2 * i], positions[2 * i + 1]};
   out[2 * i] = p.x;
   out[2 * i + 1] = p.y;
   // Accumulated in double in the grid's (deterministic) visiting order.
   double cx = 0.0, cy = 0.0, deepest = 0.0;
   std::int32_t count = 0;
+  if (kinematic && kinematic[i]) push = false;  // never moved; its partners take it all
   for_each_overlap(grid, positions, radius, max_radius, i,
                    [&](std::size_t j, double ex, double ey, double d, double reach) {
                      ++count;
                      if (!push) return;
                      // Separate to a hair beyond contact (1e-3 of the radii) so that float32
                      // rounding of the result does not leave the pair touching.
-                     const double depth = 0.5 * (reach * 1.001 - d) * relax;
+                     const double share = kinematic && kinematic[j] ? 1.0 : 0.5;
+                     const double depth = share * (reach * 1.001 - d) * relax;
                      deepest = std::max(deepest, depth);
                      if (d > 0.0) {
                        cx += ex / d * depth;
@@ -407,10 +410,10 @@ std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, co
 }
 
 void push_apart_rows(const NeighborGrid& grid, const float* positions, const float* radius,
-                     const std::uint8_t* alive, float max_radius, bool push, float relax,
-                     const World* world, int iterations, std::uint32_t layers,
-                     std::int32_t* overlaps, float* out, std::size_t begin, std::size_t end,
-                     std::uint8_t* touched) {
+                     const std::uint8_t* alive, const std::uint8_t* kinematic, float max_radius,
+                     bool push, float relax, const World* world, int iterations,
+                     std::uint32_t layers, std::int32_t* overlaps, float* out, std::size_t begin,
+                     std::size_t end, std::uint8_t* touched) {
   for (std::size_t i = begin; i < end; ++i) {
     if (!alive[i]) {
       out[2 * i] = positions[2 * i];
@@ -418,8 +421,8 @@ void push_apart_rows(const NeighborGrid& grid, const float* positions, const flo
       if (touched) touched[i] = 0;
       continue;
     }
-    const std::int32_t count = push_apart_row(grid, positions, radius, max_radius, push, relax,
-                                              world, iterations, layers, i, out);
+    const std::int32_t count = push_apart_row(grid, positions, radius, kinematic, max_radius, push,
+                                              relax, world, iterations, layers, i, out);
     count_up(overlaps[i], count);
     if (touched) touched[i] = count > 0 ? 1 : 0;
   }

@@ -166,7 +166,9 @@ void move_rows(const MotionModel& model, const MotionInputs& in, const MotionOut
           Vec2 v = load2(a.velocity, i);
           float h = a.heading[i];
           bool braking = false;
-          if (a.alive[i]) {
+          if (a.alive[i] && is_kinematic(a, i)) {
+            p = p + v * in.dt;  // moved by its own velocity; heading and velocity kept
+          } else if (a.alive[i]) {
             const Vec2 v0 = v;
             move_one(m, in, i, v, h, braking);
             h = wrap_angle(h);

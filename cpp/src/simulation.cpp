@@ -81,7 +81,7 @@ void Simulation::each_deciding(std::size_t begin, std::size_t end, Body&& body) 
   const std::size_t p = phases_;
   const std::size_t first = begin + (phase_ + p - begin % p) % p;
   const auto k = static_cast<std::uint64_t>(params_.decision_interval);
-  if (k <= 1 && next_decision_.empty() && !config_.record) {
+  if (k <= 1 && next_decision_.empty() && !config_.record && !kinematic_) {
     if (first < end) body(first, end, p);
     return;
   }
@@ -229,9 +229,16 @@ float* Simulation::behaviour_map(std::size_t b) {
   return recorded_.data() + pos * n_ * k_;
 }
 
-Simulation::Plan Simulation::plan() const {
+Simulation::Plan Simulation::plan() {
   Plan p;
   p.in.agents = agents_->view();
+  // Kinematic agents (moved by their own velocity, never steered or pushed): the column
+  // is passed on only when one is set, so that the kernels' checks cost a null test.
+  const std::uint8_t* kin = p.in.agents.kinematic;
+  kinematic_ = kin && std::find_if(kin, kin + n_, [](std::uint8_t v) { return v != 0; }) != kin + n_
+                   ? kin
+                   : nullptr;
+  p.in.agents.kinematic = kinematic_;
   p.in.slots = slot_set_.directions();
   p.in.k = k_;
   p.in.rotate_with_heading = config_.rotate;
@@ -1189,6 +1196,11 @@ void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
                      params_.layers, contacts_.data(), s, t,
                      faces_velocity ? next_head_.data() : nullptr, params_.stop_at_contact);
       }
+      if (kinematic_) {
+        // A kinematic agent's heading is its user's: a slide along a wall does not turn it.
+        for (std::size_t i = s; i < t; ++i)
+          if (kinematic_[i]) next_head_[i] = p.in.agents.heading[i];
+      }
     }
   });
 }
@@ -1243,9 +1255,10 @@ void Simulation::finish(float dt) {
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
     // Reads next_pos_ of any agent (read-only in this stage), writes rows [b, e) of the
     // agents' own state: the commit of the double buffer.
-    push_apart_rows(push_grid_, next_pos_.data(), a.radius, a.alive, rmax, params_.push_apart,
-                    params_.push_relax, world, params_.slide_iterations, params_.layers,
-                    overlaps_.data(), pos, b, e, settling ? touched_.data() : nullptr);
+    push_apart_rows(push_grid_, next_pos_.data(), a.radius, a.alive, kinematic_, rmax,
+                    params_.push_apart, params_.push_relax, world, params_.slide_iterations,
+                    params_.layers, overlaps_.data(), pos, b, e,
+                    settling ? touched_.data() : nullptr);
     std::copy(next_vel_.begin() + 2 * b, next_vel_.begin() + 2 * e, vel + 2 * b);
     std::copy(next_head_.begin() + b, next_head_.begin() + e, head + b);
     for (std::size_t i = b; i < e; ++i)
@@ -1356,10 +1369,11 @@ void Simulation::settle(float max_radius, const World* world) {
     parallel_for(settle_next_.size(), kGrain, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) {
         const auto i = static_cast<std::size_t>(work[k]);
-        const std::int32_t count = push_apart_row(settle_grid_, settle_pos_.data(), a.radius,
-                                                  max_radius, true, params_.push_relax, world,
-                                                  params_.slide_iterations, params_.layers, i, pos);
-        mark[i] = count > 0 ? 1 : 0;
+        const std::int32_t count = push_apart_row(
+            settle_grid_, settle_pos_.data(), a.radius, kinematic_, max_radius, true,
+            params_.push_relax, world, params_.slide_iterations, params_.layers, i, pos);
+        // (A kinematic agent never moves: its partners are listed through their own rows.)
+        mark[i] = count > 0 && !(kinematic_ && kinematic_[i]) ? 1 : 0;
       }
     });
     settle_list_.clear();

@@ -230,6 +230,7 @@ class Agents:
         steer_force: NDArray[np.float32],
         group: NDArray[np.int32],
         target: NDArray[np.float32],
+        kinematic: NDArray[np.bool_],
     ) -> NDArray[np.int32]: ...
     def _remove(self, ids: NDArray[np.int32]) -> None: ...
 

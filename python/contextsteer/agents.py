@@ -125,6 +125,20 @@ class Agents(_core.Agents):
     group = _view_property("group", "(N,) int32 group / team ids.")
     alive = _view_property("alive", "(N,) bool: True where the slot holds an agent.")
     rng = _view_property("rng", "(N,) uint64 per-agent random states.")
+    kinematic = _view_property(
+        "kinematic",
+        "(N,) bool: True where the agent is kinematic, moved by the velocity you write "
+        "instead of steered (a player, a vehicle on rails, a robot driven by its own "
+        "controller). A :class:`Simulation` never evaluates its behaviours or motion "
+        "model: each step moves it by ``velocity · dt``, swept against the walls (a wall "
+        "stops it and it slides along it, as any agent), and keeps its ``velocity`` (the "
+        "slide's, after one) and ``heading``. Other agents see it as any neighbour; "
+        "push-apart never moves it, so an agent it overlaps takes the whole overlap; and "
+        "``CollisionDanger(reciprocity=α)`` takes no share from it (α = 0 for the pair). "
+        "The functional motion models (``Lerp``, ``Accel``, ``Vehicle``) move it the same "
+        "way. Set it with ``add(..., kinematic=True)`` or by writing this view; a new "
+        "agent in a reused slot is not kinematic unless ``add`` says so.",
+    )
     generation = _view_property(
         "generation",
         "(N,) uint32: how many times :meth:`add` claimed each slot. A new agent in a "
@@ -147,9 +161,9 @@ class Agents(_core.Agents):
             )
         from .maps import _physical_memory
 
-        need = 65 * int(
+        need = 66 * int(
             capacity
-        )  # bytes a slot: 7 float pairs/scalars, group, alive, rng, generation
+        )  # bytes a slot: 7 float pairs/scalars, group, alive, rng, generation, kinematic
         if need > _physical_memory():
             raise MemoryError(
                 f"Agents({capacity}) needs about {need / 2**30:.3g} GiB, more than this "
@@ -185,6 +199,7 @@ class Agents(_core.Agents):
         "alive",
         "rng",
         "generation",
+        "kinematic",
     )
 
     def __reduce__(self):
@@ -223,6 +238,7 @@ class Agents(_core.Agents):
         steer_force: ArrayLike = 0.1,
         group: ArrayLike = 0,
         target: ArrayLike | None = None,
+        kinematic: ArrayLike = False,
     ) -> np.ndarray:
         """Add agents in the lowest free slots; return their ids.
 
@@ -242,6 +258,8 @@ class Agents(_core.Agents):
         group : array_like of int, shape (n,), default 0
         target : array_like, shape (n, 2), optional
             Per-agent goal; default: the agent's own position.
+        kinematic : array_like of bool, shape (n,), default False
+            Moved by its own ``velocity`` instead of steered (see :attr:`kinematic`).
 
         Returns
         -------
@@ -310,6 +328,17 @@ class Agents(_core.Agents):
             )
         grp = _column(grp, "group", n, None, np.int32)
         tgt = pos.copy() if target is None else _column(target, "target", n, 2, np.float32)
+        kin = np.asarray(kinematic)
+        if kin.dtype != np.bool_:
+            raise TypeError(
+                f"Agents.add: kinematic must be bool (True/False), got dtype {kin.dtype}"
+            )
+        try:
+            kin = np.ascontiguousarray(np.broadcast_to(kin, (n,)))
+        except ValueError:
+            raise ValueError(
+                f"Agents.add: kinematic must be a bool or one per agent ({n},), got shape {kin.shape}"
+            ) from None
         free = self.capacity - self.count
         if n > free:
             raise ValueError(
@@ -326,6 +355,7 @@ class Agents(_core.Agents):
             cols["steer_force"],
             grp,
             tgt,
+            kin,
         )
 
     def remove(self, ids: ArrayLike) -> None:
@@ -441,10 +471,11 @@ def _restore_agents(
     capacity: int, slots: int | None, state: dict[str, Any], seed: int = 0
 ) -> Agents:
     """Rebuild pickled agents (see :meth:`Agents.__reduce__`). Older pickles saved neither
-    the seed nor the generations: they load with seed 0, as before, and generations 0."""
+    the seed nor the generations: they load with seed 0, as before, and generations 0;
+    pickles from before kinematic agents load with none kinematic."""
     a = Agents(capacity, slots=slots, seed=seed)
     for name in Agents.STATE:
-        if name == "generation" and name not in state:
+        if name in ("generation", "kinematic") and name not in state:
             continue
         getattr(a, name)[...] = state[name]
     return a

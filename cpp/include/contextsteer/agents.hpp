@@ -68,7 +68,15 @@ struct AgentsView {
   /// (N,) how many times add() claimed each slot: a change tells a new agent in a reused
   /// slot (the metrics start its accumulators afresh). Null: not tracked.
   const std::uint32_t* generation = nullptr;
+  /// (N,) 1 where the agent is kinematic: moved by its own velocity, never steered or
+  /// pushed (see Agents). Null: none is.
+  const std::uint8_t* kinematic = nullptr;
 };
+
+/// True when agent i of `a` is kinematic. Pure.
+inline bool is_kinematic(const AgentsView& a, std::size_t i) {
+  return a.kinematic != nullptr && a.kinematic[i] != 0;
+}
 
 /// Initial values of agents being added: `n` rows each, (N,2) arrays flat.
 struct AgentInit {
@@ -83,6 +91,7 @@ struct AgentInit {
   const float* steer_force = nullptr;
   const std::int32_t* group = nullptr;
   const float* target = nullptr;
+  const std::uint8_t* kinematic = nullptr;  ///< null: none of them is kinematic
 };
 
 /// Structure-of-arrays state of up to `capacity` agents. Storage is allocated once in
@@ -124,6 +133,10 @@ class Agents {
   float* target() { return target_.data(); }
   std::uint64_t* rng() { return rng_.data(); }
   std::uint32_t* generation() { return generation_.data(); }
+  /// (N,) 1 where the agent is kinematic: the simulation moves it by its own velocity
+  /// (swept against the walls), never steers it, and push-apart never moves it (its
+  /// partner takes the whole overlap); others see it as any neighbour.
+  std::uint8_t* kinematic() { return kinematic_.data(); }
 
  private:
   std::size_t capacity_;
@@ -131,7 +144,7 @@ class Agents {
   std::vector<float> position_, velocity_, heading_, radius_, max_speed_, max_accel_,
       max_turn_rate_, steer_force_, target_;
   std::vector<std::int32_t> group_;
-  std::vector<std::uint8_t> alive_;
+  std::vector<std::uint8_t> alive_, kinematic_;
   std::vector<std::uint64_t> rng_;
   std::vector<std::uint32_t> generation_;
 };

@@ -61,13 +61,15 @@ void collide_rows(const World& world, const float* start, float* target, float* 
 /// centres separate along ±x by index order), swept against the world (when given) so
 /// the push never crosses a wall. Writes out[i] ((N,2), distinct from positions); dead
 /// agents are copied. `touched` (optional, (N,)) gets 1 for the agents that overlapped
-/// anyone, else 0. `max_radius` is the largest radius among alive agents. Serial,
-/// allocation-free, reentrant.
+/// anyone, else 0. `max_radius` is the largest radius among alive agents. `kinematic`
+/// (optional, (N,)): a kinematic agent never moves (its overlaps are still counted), and
+/// an agent pushed by a kinematic one takes the whole overlap, r_i + r_j − d, instead of
+/// half of it. Serial, allocation-free, reentrant.
 void push_apart_rows(const NeighborGrid& grid, const float* positions, const float* radius,
-                     const std::uint8_t* alive, float max_radius, bool push, float relax,
-                     const World* world, int iterations, std::uint32_t layers,
-                     std::int32_t* overlaps, float* out, std::size_t begin, std::size_t end,
-                     std::uint8_t* touched = nullptr);
+                     const std::uint8_t* alive, const std::uint8_t* kinematic, float max_radius,
+                     bool push, float relax, const World* world, int iterations,
+                     std::uint32_t layers, std::int32_t* overlaps, float* out, std::size_t begin,
+                     std::size_t end, std::uint8_t* touched = nullptr);
 
 /// Calls fn(j, ex, ey, d, reach) for every agent j != i in `grid` (built over
 /// `positions`, or made from such a grid by NeighborGrid::rebuild_from) that overlaps
@@ -92,7 +94,8 @@ void for_each_overlap(const NeighborGrid& grid, const float* positions, const fl
 /// One alive agent i of push_apart_rows: writes out[i] and returns how many neighbours
 /// it overlaps.
 std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, const float* radius,
-                            float max_radius, bool push, float relax, const World* world,
-                            int iterations, std::uint32_t layers, std::size_t i, float* out);
+                            const std::uint8_t* kinematic, float max_radius, bool push, float relax,
+                            const World* world, int iterations, std::uint32_t layers, std::size_t i,
+                            float* out);
 
 }  // namespace contextsteer

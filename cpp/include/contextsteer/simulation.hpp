@@ -158,6 +158,7 @@ class Simulation {
 
   /// True when agent i re-steers at the current step. Pure.
   bool decides(std::size_t i) const {
+    if (kinematic_ && kinematic_[i]) return false;  // moved by its own velocity
     if (!next_decision_.empty()) return step_count_ >= next_decision_[i] || time_ >= next_time_[i];
     const auto k = static_cast<std::uint64_t>(params_.decision_interval);
     // A new agent decides at once, then waits for its turn: it has no decision of its own
@@ -284,7 +285,8 @@ class Simulation {
  private:
   void observe();
   struct Plan;  // per-call constants of the stages
-  Plan plan() const;
+  /// The step's inputs; also refreshes kinematic_ (the agents' column when any is set).
+  Plan plan();
   void perceive_rows(const Plan& p, std::size_t begin, std::size_t end);
   /// Lewis's validity of agent i's decision just made (direction_, strength_ final,
   /// world frame): the shortest of its behaviours' estimates, seconds, >= 0.
@@ -318,6 +320,8 @@ class Simulation {
   void each_deciding(std::size_t begin, std::size_t end, Body&& body) const;
   // The phase being decided and the number of phases (1: no phases; each_deciding reads them).
   std::size_t phase_ = 0, phases_ = 1;
+  /// The agents' kinematic column when any agent is kinematic, else null (plan()).
+  const std::uint8_t* kinematic_ = nullptr;
   // (N,2) the velocities the phases perceive: an agent's velocity until its phase has
   // decided, then its new command.
   std::vector<float> seen_velocity_;
