@@ -852,3 +852,47 @@ def test_stuck_thresholds_must_be_finite_as_float32():
     for name in ("goal_radius", "clearance_range"):
         with pytest.raises(ValueError, match=f"{name} must be >= 0 and at most 1e8"):
             sim.configure_metrics(**{name: 2e8})
+
+
+@pytest.mark.parametrize(
+    "name, value, text",
+    [
+        ("epsilon", -1.0, "epsilon must be >= 0"),
+        ("threshold", float("nan"), "threshold must be finite"),
+        ("max_neighbours", 0, r"max_neighbours must be an int in \[1, 256\]"),
+        ("choose", "nope", "choose must be one of"),
+        ("blend", 2.0, r"blend must be in \[0, 1\]"),
+    ],
+)
+def test_a_steering_option_reassigned_after_construction_is_checked_again(name, value, text):
+    # Steering's options are plain attributes: reassigned after construction (the natural
+    # way to give crowd_steering()'s result another max_neighbours) they went unchecked,
+    # and epsilon = -1 made every agent stand for good (fuzz round 11).
+    steering = cs.scenarios.crowd_steering(walls=False)
+    setattr(steering, name, value)
+    agents = cs.Agents(2, slots=16)
+    agents.add([[0, 0], [3, 0]])
+    with pytest.raises(ValueError, match=text):
+        cs.Simulation(None, agents, steering)
+    setattr(steering, name, getattr(cs.scenarios.crowd_steering(walls=False), name))
+    steering.max_neighbours = 8  # a valid reassignment is taken
+    sim = cs.Simulation(None, agents, steering)
+    assert sim.steering.max_neighbours == 8
+
+
+@pytest.mark.parametrize(
+    "start, move, text",
+    [
+        ([[2e9, 0.0]], [[-2e9, -1.0]], "start"),
+        ([[2.0, 0.0]], [[1e17, -1e17]], "displacement"),
+    ],
+)
+def test_sweep_circle_refuses_coordinates_beyond_the_accepted_range(start, move, text):
+    # Checked only below 2^60: a start at 2e9 stopped at x = 2482 against a wall spanning
+    # x in [0, 5], and a displacement of 1e17 went through (fuzz round 11).
+    w = cs.World()
+    w.add_segments([[0, -5, 5, -5]])
+    with pytest.raises(ValueError, match=text):
+        cs.sweep_circle(w, start, move, 0.3)
+    with pytest.raises(ValueError, match="radius"):
+        cs.sweep_circle(w, [[0, 0]], [[1, 0]], 2e8)

@@ -84,6 +84,34 @@ def test_agents_that_appear_touching_count_no_episode_for_either():
     assert sim.metrics()["collisions"]["agent_agent"] == 1
 
 
+@pytest.mark.parametrize("split", [False, True])
+@pytest.mark.parametrize("gap, steps_apart", [(0.02, 0), (0.06, 1), (-0.1, None)])
+def test_a_contact_in_a_new_agents_first_step_counts_for_both(split, gap, steps_apart):
+    # An agent added 2 cm from a standing one walks into it in its first step: the
+    # contact was taken as a baseline (it "appeared" touching, at the end of that step),
+    # so 8 cm of overlap counted nothing (fuzz round 11, an RVO2 port spawning agents
+    # into a crowd). Oracle: the gap at each step, worked out from the walk (1 m/s at
+    # dt 1/30); an agent added overlapping (gap < 0) stays a baseline.
+    agents = cs.Agents(3, slots=8)
+    agents.add([[0.0, 0.0]], radius=0.3, max_speed=0.0)
+    agents.add([[5.0, 5.0]], radius=0.3, max_speed=0.0)  # far: never touches
+    sim = cs.Simulation(
+        None, agents, [cs.Forward()], motion=cs.Lerp(steer_force=1.0), push_apart=False
+    )
+    sim.step(1 / 30)
+    agents.add([[0.6 + gap, 0.0]], velocity=[-1.0, 0.0], radius=0.3, max_speed=1.0)
+    for k in range(3):
+        if split:
+            sim.perceive()
+            sim.decide_and_move(1 / 30)
+        else:
+            sim.step(1 / 30)
+        touching = steps_apart is not None and k >= steps_apart
+        want = [1, 0, 1] if touching else [0, 0, 0]
+        np.testing.assert_array_equal(sim.agent_metrics.agent_episodes, want)
+        assert sim.metrics()["collisions"]["agent_agent"] == (1 if touching else 0)
+
+
 def ring(agents_speed: list[float]):
     t = np.linspace(0, 2 * np.pi, 64, endpoint=False)
     path = cs.Path(np.c_[10 * np.cos(t), 10 * np.sin(t)].astype(np.float32), closed=True)

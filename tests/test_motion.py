@@ -411,3 +411,24 @@ def test_a_u_turn_goes_counter_clockwise_whatever_the_heading(motion, speed):
     turns = [_one_step(h, np.pi, motion, speed=speed)[3] for h in HEADINGS]
     assert min(turns) > 0.0
     assert max(turns) - min(turns) < 1e-4
+
+
+@pytest.mark.parametrize("model", [cs.Lerp(steer_force=1.0), cs.Accel(), cs.Vehicle()])
+def test_functional_motion_stops_at_the_edge_of_the_accepted_coordinates(model):
+    # Simulation.step stops a position at ±1e8; the functional step wrote 1.9e8 into the
+    # agents, and every later call on them refused them (fuzz round 11). Oracle: the
+    # simulation's own rule, the position clamped and the outward velocity dropped.
+    a = cs.Agents(2, slots=8)
+    a.add(
+        [[9e7, 5.0], [0.0, 0.0]],
+        max_speed=[1e8, 2.0],
+        max_accel=1e8,
+        heading=0.0,
+        velocity=[[1e8, 0.0], [1.0, 0.0]],
+    )
+    s = model.step(a, [[1, 0], [1, 0]], [1.0, 1.0], 1.0)
+    assert a.position[0, 0] == np.float32(1e8) and s.position[0, 0] == np.float32(1e8)
+    assert a.velocity[0, 0] == 0.0
+    assert a.position[1, 0] < 1e8 and a.velocity[1, 0] > 0  # within range: untouched
+    model.step(a, [[1, 0], [1, 0]], [1.0, 1.0], 1.0)  # accepted again
+    assert abs(a.position[0, 0]) <= 1e8

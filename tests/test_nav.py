@@ -874,6 +874,25 @@ def test_a_goal_inside_an_obstacle_is_reached_at_its_nearest_side():
     assert abs(x - 5.2) < 0.5 and abs(abs(y) - 1.3) < 0.1, a.position[0]
 
 
+@pytest.mark.parametrize("gy", [0.0, 0.05, -0.05])
+def test_a_goal_inside_an_obstacle_seeds_every_side_within_three_cells(gy):
+    # A goal at (or near) the centre of a 2 x 2 box, radius 0.3, cell 0.15: the free nodes
+    # beside the four sides are 1.3-1.45 m from it, all within three cells of the nearest,
+    # so every side starts from its straight-line distance (the NavField docstring). Only
+    # the nodes at exactly the nearest distance were kept (those the connectivity pass
+    # starts from), and the ring of seeds breaks at the corners (1.9 m): the float rounding
+    # of 1.35 m picked the bottom side, and a point 0.2 m above the box read 5.96 m, the
+    # way round (found by a documentation audit, fuzz round 11).
+    w = cs.World()
+    w.add_polyline([[-10, -5], [10, -5], [10, 5], [-10, 5]], closed=True)
+    w.add_box(center=(5, 0), half_extents=(1, 1))
+    goal = np.array([5.0, gy])
+    field = cs.NavField(w, goal, radius=0.3, cell=0.15, share=False)
+    pts = np.float32([[5, 1.5], [5, -1.5], [3.4, gy], [6.6, gy]])
+    straight = np.linalg.norm(pts - goal, axis=1)
+    np.testing.assert_allclose(field.distance(pts), straight, atol=0.06)
+
+
 def test_a_field_built_with_share_false_is_retargeted_alone():
     # Two monster groups start chasing one player: fields with the same goal share one
     # build (the world's cache), so set_goals on one retargeted both. share=False keeps

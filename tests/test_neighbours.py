@@ -142,3 +142,23 @@ def test_very_dense_crowd_matches_brute_force(lattice):
         idx, counts = ref.neighbors(pos, radius, max_n)
         np.testing.assert_array_equal(got.counts, counts)
         np.testing.assert_array_equal(got.indices, idx)
+
+
+def test_dead_rows_may_hold_nan_when_alive_is_given():
+    # The README's idiom cs.neighbours(agents.position, ..., alive=agents.alive) failed
+    # when dead agents were marked with NaN, which the simulation, the metrics and
+    # pickling accept (fuzz round 11). Oracle: the same query with the dead rows moved
+    # far away; an alive NaN is still refused.
+    pos = np.float32([[0, 0], [np.nan, np.nan], [1, 0], [np.inf, 0]])
+    alive = np.array([True, False, True, False])
+    idx, cnt = cs.neighbours(pos, 2.0, 4, alive=alive)
+    far = pos.copy()
+    far[~alive] = 1e6
+    idx2, cnt2 = cs.neighbours(far, 2.0, 4, alive=alive)
+    np.testing.assert_array_equal(idx, idx2)
+    np.testing.assert_array_equal(cnt, cnt2)
+    assert cnt.tolist() == [1, 0, 1, 0]
+    with pytest.raises(ValueError, match=r"where alive, got nan at index \(1, 0\)"):
+        cs.neighbours(pos, 2.0, 4, alive=np.ones(4, bool))
+    with pytest.raises(ValueError, match="positions"):
+        cs.neighbours(pos, 2.0, 4)

@@ -611,3 +611,18 @@ def test_trajectories_refuse_agents_that_do_not_exist(rows):
     """-1 drew the last agent in another agent's colour; 5 gave NumPy's bare IndexError."""
     with pytest.raises(IndexError, match=r"agents: index -?\d out of range for 3 agents"):
         cs.plot.trajectories(np.zeros((4, 3, 2)), agents=rows)
+
+
+def test_metrics_takes_a_run_result_and_explains_a_recording():
+    # cs.plot.metrics(run_scenario(...).history) raised "expected a History, a metrics
+    # dict or a Simulation, got Recording" (fuzz round 11): the runner's user had no way
+    # to the chart. A RunResult now gives its metrics' bars; a Recording says what to pass.
+    res = cs.run_scenario("hallway", {"agents": 6}, steps=20, records=5)
+    art = cs.plot.metrics(res)
+    ref = cs.plot.metrics(res.metrics)
+    assert [b.get_height() for b in art.artists["bars"]] == [
+        b.get_height() for b in ref.artists["bars"]
+    ]
+    with pytest.raises(TypeError, match="Recording .* holds positions only"):
+        cs.plot.metrics(res.history)
+    plt.close("all")

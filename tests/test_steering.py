@@ -334,3 +334,13 @@ def test_avoid_opposite_on_large_rings_equals_all_pairs(k, seed):
     behind = 0.6 * max(0.0, -float(dirs[0] @ dirs[k // 2]))
     assert behind > max(0.0, -float(dirs[0] @ dirs[k // 4]))  # the side slot adds less
     assert got[5, 0] == pytest.approx(interest[5, 0] + behind, rel=1e-5)
+
+
+def test_repr_shows_every_option_that_is_not_its_default():
+    # It printed only combine / resolve / choose: a crowd configuration (rotate=True,
+    # decision_phases=16) read like the plain one (fuzz round 11).
+    r = repr(cs.scenarios.crowd_steering())
+    assert "rotate=True" in r and "decision_phases=16" in r and "resolve='mask_min_danger'" in r
+    plain = repr(cs.Steering([cs.Seek()]))
+    assert plain.endswith("combine='max', resolve='mask', choose='vector_sum')")
+    assert "spread=[0.25, 0.5, 0.25]" in repr(cs.Steering([], spread=[0.25, 0.5, 0.25]))

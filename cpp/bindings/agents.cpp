@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -130,7 +131,11 @@ void agents_remove(Agents& a, const py::handle& ids_obj) {
 
 py::tuple neighbours_py(const py::handle& positions, double radius, long max_neighbors,
                         const py::handle& alive) {
-  auto pos = input_coords(positions, "positions", {kAny, 2}, {"N", "2"});
+  // With `alive`, only the alive rows must be coordinates: dead rows are never read (an
+  // agent marked dead by NaN, as Simulation.step, metrics and pickling accept).
+  auto pos = alive.is_none()
+                 ? input_coords(positions, "positions", {kAny, 2}, {"N", "2"})
+                 : check_array<const float>(positions, "positions", {kAny, 2}, {"N", "2"});
   require_length(radius, "radius");
   if (max_neighbors < 0 || static_cast<std::size_t>(max_neighbors) > kMaxNeighbors)
     throw py::value_error("max_neighbours must be in [0, " + std::to_string(kMaxNeighbors) +
@@ -140,6 +145,16 @@ py::tuple neighbours_py(const py::handle& positions, double radius, long max_nei
   if (!alive.is_none()) {
     auto al = check_array<const bool>(alive, "alive", {n}, {"N"});
     alive_ptr = reinterpret_cast<const std::uint8_t*>(al.data);
+    for (py::ssize_t i = 0; i < n; ++i) {
+      if (!alive_ptr[i]) continue;
+      for (int c = 0; c < 2; ++c) {
+        const float v = pos.data[2 * i + c];
+        if (!(std::fabs(v) <= kMaxCoordinate))
+          throw py::value_error("positions must be finite and within ±1e8 where alive, got " +
+                                std::to_string(v) + " at index (" + std::to_string(i) + ", " +
+                                std::to_string(c) + ")");
+      }
+    }
   }
   const auto m = static_cast<py::ssize_t>(max_neighbors);
   auto indices = new_array<std::int32_t>({n, m});

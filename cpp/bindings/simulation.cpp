@@ -404,7 +404,10 @@ void bind_simulation(py::module_& m) {
              // Check everything first, then copy: a bad state never half-loads.
              std::vector<std::pair<void*, std::string>> plan;
              self.sim->for_each_state([&](const char* name, void* data, std::size_t bytes) {
-               if (!state.contains(name) && std::string_view(name) == "fresh") {
+               if (!state.contains(name) && (std::string_view(name) == "fresh" ||
+                                             std::string_view(name) == "start_pending")) {
+                 // (start_pending: saved before the first step's exit from solids, which
+                 // a restored run must not take again.)
                  // Saved before new agents decided at once under decision_interval: they
                  // had all decided (or waited for their turn), so none is new.
                  plan.emplace_back(data, std::string(bytes, '\0'));
@@ -472,10 +475,12 @@ void bind_simulation(py::module_& m) {
       "sweep_circle",
       [](py::object world, const py::handle& start, const py::handle& displacement, double radius,
          int iterations, std::uint32_t layers) {
-        auto p = input_f32(start, "start", {kAny, 2}, {"N", "2"});
+        // Coordinates and lengths within ±1e8, as everywhere (a start at 2e9 stopped at x =
+        // 2482 against a wall spanning [0, 5]).
+        auto p = input_coords(start, "start", {kAny, 2}, {"N", "2"});
         const py::ssize_t n = p.dim(0);
-        auto d = input_f32(displacement, "displacement", {n, 2}, {"N", "2"});
-        require_non_negative(radius, "radius");
+        auto d = input_coords(displacement, "displacement", {n, 2}, {"N", "2"});
+        require_non_negative(radius, "radius");  // (within ±1e8: checked by the caller)
         if (iterations < 1 || iterations > kMaxSlideIterations)
           throw py::value_error("iterations must be in [1, " + std::to_string(kMaxSlideIterations) +
                                 "]");

@@ -411,7 +411,14 @@ void bind_world(py::module_& m) {
         } else {
           // contextsteer.slot_raycast refuses an out overlapping the caller's inputs and
           // passes private copies of them, which nothing here can overlap.
-          (void)output_f32(out, "out", {p.dim(0), s.dim(0)}, {"N", "K"});
+          // Any mismatch of out= is a TypeError, shape included, as for the map kernels
+          // (an out= array is never converted), naming the expected extents.
+          const std::string rows = std::to_string(p.dim(0)), cols = std::to_string(s.dim(0));
+          try {
+            (void)output_f32(out, "out", {p.dim(0), s.dim(0)}, {rows.c_str(), cols.c_str()});
+          } catch (py::value_error& e) {
+            throw py::type_error(e.what());
+          }
           result = py::reinterpret_borrow<py::array_t<float>>(out);
         }
         auto snap = world.snapshot();

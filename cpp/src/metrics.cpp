@@ -45,6 +45,8 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   range_ = params.clearance_range >= 0.0f ? params.clearance_range : 4.0f * rmax_;
   fresh_.assign(n_, 0);
   entered_.assign(n_, 0);
+  entering_.assign(n_, 0);
+  entries_ = false;
   if (a.generation) generation_.assign(a.generation, a.generation + n_);
   else generation_.assign(n_, 0);
   prev_pos_.assign(a.position, a.position + 2 * n_);
@@ -118,15 +120,28 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
 void Metrics::note_entries(const AgentsView& a, double time) {
   if (!enabled()) return;
   entry_time_ = time - start_time_;
+  entries_ = false;
   for (std::size_t i = 0; i < n_; ++i) {
+    entering_[i] = 0;
     if (!a.alive[i] || (was_alive_[i] && !(a.generation && a.generation[i] != generation_[i])))
       continue;
-    entered_[i] = 1;
+    entered_[i] = entering_[i] = 1;
+    entries_ = true;
     prev_pos_[2 * i] = a.position[2 * i], prev_pos_[2 * i + 1] = a.position[2 * i + 1];
     prev_vel_[2 * i] = a.velocity[2 * i], prev_vel_[2 * i + 1] = a.velocity[2 * i + 1];
     prev_head_[i] = a.heading[i];
     if (path_) offset_[i] = path_->closest_offset(load2(a.position, i));
   }
+  if (entries_) entry_pos_.assign(a.position, a.position + 2 * n_);
+}
+
+bool Metrics::new_at_entry(const AgentsView& a, std::size_t i, std::size_t j) const {
+  if (!entries_ || !(entering_[i] || entering_[j])) return false;
+  if ((fresh_[i] && !entering_[i]) || (fresh_[j] && !entering_[j])) return false;
+  const float dx = entry_pos_[2 * i] - entry_pos_[2 * j];
+  const float dy = entry_pos_[2 * i + 1] - entry_pos_[2 * j + 1];
+  const float rr = a.radius[i] + a.radius[j];
+  return !(std::sqrt(dx * dx + dy * dy) < (1.0f + params_.contact_tolerance) * rr);
 }
 
 void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGrid* like,
@@ -417,10 +432,11 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       // just appeared is a baseline for both, as contacts are at configure().
       const std::int32_t* before = partners + i * kMaxContacts;
       const std::uint8_t nb = n_partners[i];
-      for (std::uint8_t q = 0; q < count; ++q)
-        if (!fresh_[static_cast<std::size_t>(now[q])] &&
-            !std::binary_search(before, before + nb, now[q]))
+      for (std::uint8_t q = 0; q < count; ++q) {
+        const auto j = static_cast<std::size_t>(now[q]);
+        if (fresh_[j] ? new_at_entry(a, i, j) : !std::binary_search(before, before + nb, now[q]))
           count_up(agent_episodes[i]);
+      }
       min_wall[i] = std::min(min_wall[i], wall);
       min_agent[i] = std::min(min_agent[i], agent);
       if (goal_radius >= 0.0f && std::isnan(goal_time[i]) &&
@@ -439,6 +455,9 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
         }
         count_up(alive_steps[i]);
         if (touch) count_up(wall_steps[i]);
+        // A partner it did not touch where it entered is a contact of its first step.
+        for (std::uint8_t q = 0; q < count; ++q)
+          if (new_at_entry(a, i, static_cast<std::size_t>(now[q]))) count_up(agent_episodes[i]);
       }
       touching[i] = touch;
       min_wall[i] = std::min(min_wall[i], wall);

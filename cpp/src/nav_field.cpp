@@ -195,12 +195,22 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
       // the field leads to the obstacle's side nearest the goal. (A band of three cells is the first one tried:
       // there best + 3h >= band, so this changes nothing for goals in the open.)
       const double cut = std::min(band, best + 3.0 * h);
+      // A goal inside an obstacle (the band had to widen) is in sight of none of its seeds:
+      // every seed is a core, so that each side of the obstacle within the cut is seeded.
+      // Its cores were only the nodes at exactly the nearest distance, and the ring of
+      // seeds breaks at the obstacle's corners: at the centre of a 2 m box the float
+      // rounding of 1.35 m picked one side, and a point 0.2 m above the box read the way
+      // round it (5.96 m for 1.5 m).
+      const bool inside = band > 3.0 * h;
+      if (inside) cores.resize(first);
       for (int j = j0; j <= j1; ++j)
         for (int i = i0; i <= i1; ++i) {
           const std::size_t n = static_cast<std::size_t>(j) * nx + i;
           if (blocked_[n]) continue;
           const double d = d_of(x_of(i), y_of(j));
-          if (d <= cut && d < t[n]) t[n] = d;
+          if (d > cut) continue;
+          if (d < t[n]) t[n] = d;
+          if (inside) cores.push_back(n);
         }
       return;
     }

@@ -174,6 +174,9 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
     next_time_.assign(n_, 0.0);
   }
   metrics_.configure(MetricsParams{}, agents.view(), nullptr, 0.0);
+  // The agents it starts with leave the solids holding their centres at the first step,
+  // as agents added later do (push_out_renewed).
+  start_pending_ = true;
 }
 
 void Simulation::renew_slots() {
@@ -182,6 +185,7 @@ void Simulation::renew_slots() {
   for (std::size_t i = 0; i < n_; ++i) {
     if (a.generation[i] == seen_generation_[i]) continue;
     seen_generation_[i] = a.generation[i];
+    renewed_.push_back(static_cast<std::int32_t>(i));  // pushed out of walls (push_out_renewed)
     // A new agent in slot i: nothing of the slot's last occupant carries over (its
     // decision, which an agent not deciding this step would move on, its map memory,
     // stuck timer, hysteresis slot and counters). It stands until it first decides.
@@ -203,6 +207,15 @@ void Simulation::renew_slots() {
     if (!sensed_.empty())
       std::fill_n(sensed_.begin() + static_cast<std::ptrdiff_t>(i * k_), k_,
                   std::numeric_limits<float>::quiet_NaN());
+    // Its maps, as in a slot never used: added between perceive() and decide_and_move(),
+    // it decided from the last occupant's maps (drove off towards that one's target).
+    const auto row = static_cast<std::ptrdiff_t>(i * k_);
+    std::fill_n(interest_.begin() + row, k_, 0.0f);
+    std::fill_n(danger_.begin() + row, k_, 0.0f);
+    std::fill_n(resolved_.begin() + row, k_, 0.0f);
+    if (!speed_.empty()) std::fill_n(speed_.begin() + row, k_, 1.0f);
+    for (std::size_t b = 0; config_.record && b < config_.behaviours.size(); ++b)
+      std::fill_n(behaviour_map(b) + row, k_, 0.0f);
     perceived_pos_[2 * i] = perceived_pos_[2 * i + 1] = perceived_head_[i] =
         std::numeric_limits<float>::quiet_NaN();
     if (!fresh_.empty()) fresh_[i] = 1;  // decides at its first step, not at its turn
@@ -305,9 +318,12 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
     // (step > 1 only when deciding in phases, never with recorded stacks).
     const std::size_t len = (e - b + step - 1) / step;
     for (std::size_t i = b; i < e; i += step) {  // the pose these maps belong to
-      perceived_pos_[2 * i] = p.in.agents.position[2 * i];
-      perceived_pos_[2 * i + 1] = p.in.agents.position[2 * i + 1];
-      perceived_head_[i] = p.in.agents.heading[i];
+      // (A dead slot keeps NaN, "never perceived": its rows describe no agent.)
+      const bool alive = p.in.agents.alive[i] != 0;
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      perceived_pos_[2 * i] = alive ? p.in.agents.position[2 * i] : nan;
+      perceived_pos_[2 * i + 1] = alive ? p.in.agents.position[2 * i + 1] : nan;
+      perceived_head_[i] = alive ? p.in.agents.heading[i] : nan;
     }
     if (needs_neighbors_ && !use_lists_) find_lists(p.in.agents, b, e, step);
     // Behaviour maps: recorded (N,K) stacks, or block-local rows (first_row = b).
@@ -1127,46 +1143,68 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
 
 void Simulation::push_out_of_walls() {
   world_edited_ = false;
+  renewed_.clear();
   const World* w = world_ && !world_->grid().empty() ? world_.get() : nullptr;
   if (!w) return;
+  parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) push_out_row(*w, i, true);
+  });
+}
+
+void Simulation::push_out_renewed() {
+  const World* w = world_ && !world_->grid().empty() ? world_.get() : nullptr;
+  if (start_pending_) {
+    start_pending_ = false;
+    renewed_.clear();
+    const AgentsView a = agents_->view();
+    for (std::size_t i = 0; i < n_; ++i)
+      if (a.alive[i]) renewed_.push_back(static_cast<std::int32_t>(i));
+  }
+  if (w && !renewed_.empty()) {
+    const std::int32_t* ids = renewed_.data();
+    parallel_for(renewed_.size(), kGrain, [&](std::size_t b, std::size_t e) {
+      for (std::size_t q = b; q < e; ++q) push_out_row(*w, static_cast<std::size_t>(ids[q]), false);
+    });
+  }
+  renewed_.clear();
+}
+
+void Simulation::push_out_row(const World& w, std::size_t i, bool overlaps) {
   const AgentsView a = agents_->view();
   float* pos = agents_->position();
   const std::uint32_t layers = params_.layers;
-  parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      const float r = a.radius[i];
-      if (!a.alive[i] || !(r >= 0.0f)) continue;
-      for (int pass = 0; pass < 4; ++pass) {
-        const Vec2 p = load2(pos, i);
-        std::vector<std::int32_t> solids;  // the polygons and circles holding p
-        w->polygon_at(p, layers, &solids);
-        w->circle_at(p, layers, &solids);
-        if (!solids.empty()) {
-          Vec2 c;
-          if (!leave_solid(*w, p, r, solids, layers, c)) break;
-          store2(pos, i, c);
-          continue;
-        }
-        if (!(r > 0.0f)) break;
-        float d = 0.0f, q[2], nrm[2];
-        std::int32_t obstacle = -1;
-        nearest_rows(*w, {pos + 2 * i, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
-        // A body the sweeps left touching a wall sits a skin (1e-3 r) beyond r: only a
-        // real overlap moves it.
-        if (!(d < r * (1.0f - 1e-4f))) break;
-        const float skin = 1e-3f * r + 1e-6f * std::max(std::fabs(p.x), std::fabs(p.y));
-        const Sweep s = sweep_circle(*w, p, Vec2{nrm[0], nrm[1]} * (r - d + skin), r,
-                                     params_.slide_iterations, layers);
-        if (s.position.x == p.x && s.position.y == p.y) break;
-        store2(pos, i, s.position);
-      }
+  const float r = a.radius[i];
+  if (!a.alive[i] || !(r >= 0.0f)) return;
+  for (int pass = 0; pass < 4; ++pass) {
+    const Vec2 p = load2(pos, i);
+    std::vector<std::int32_t> solids;  // the polygons and circles holding p
+    w.polygon_at(p, layers, &solids);
+    w.circle_at(p, layers, &solids);
+    if (!solids.empty()) {
+      Vec2 c;
+      if (!leave_solid(w, p, r, solids, layers, c)) break;
+      store2(pos, i, c);
+      continue;
     }
-  });
+    if (!overlaps || !(r > 0.0f)) break;
+    float d = 0.0f, q[2], nrm[2];
+    std::int32_t obstacle = -1;
+    nearest_rows(w, {pos + 2 * i, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
+    // A body the sweeps left touching a wall sits a skin (1e-3 r) beyond r: only a
+    // real overlap moves it.
+    if (!(d < r * (1.0f - 1e-4f))) break;
+    const float skin = 1e-3f * r + 1e-6f * std::max(std::fabs(p.x), std::fabs(p.y));
+    const Sweep s = sweep_circle(w, p, Vec2{nrm[0], nrm[1]} * (r - d + skin), r,
+                                 params_.slide_iterations, layers);
+    if (s.position.x == p.x && s.position.y == p.y) break;
+    store2(pos, i, s.position);
+  }
 }
 
 void Simulation::perceive() {
   if (world_edited_) push_out_of_walls();
   renew_slots();
+  push_out_renewed();
   Plan p = plan();
   build_neighbors(p);
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) { perceive_rows(p, b, e); });
@@ -1390,6 +1428,7 @@ void Simulation::settle(float max_radius, const World* world) {
 void Simulation::decide_and_move(float dt) {
   make_history_room(1);
   renew_slots();
+  push_out_renewed();
   Plan p = plan();
   p.dt = dt;
   if (needs_neighbors_) {
@@ -1418,6 +1457,7 @@ void Simulation::step(float dt, std::size_t steps) {
   make_history_room(steps);  // before any state changes: std::bad_alloc leaves it as it was
   if (world_edited_) push_out_of_walls();
   renew_slots();  // agents are added between calls, never within one
+  push_out_renewed();
   for (std::size_t s = 0; s < steps; ++s) {
     Plan p = plan();
     p.dt = dt;

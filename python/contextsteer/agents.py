@@ -124,7 +124,14 @@ class Agents(_core.Agents):
     target = _view_property("target", "(N, 2) float32 per-agent goal positions.")
     group = _view_property("group", "(N,) int32 group / team ids.")
     alive = _view_property("alive", "(N,) bool: True where the slot holds an agent.")
-    rng = _view_property("rng", "(N,) uint64 per-agent random states.")
+    rng = _view_property(
+        "rng",
+        "(N,) uint64 per-agent noise keys: ``add`` sets slot i's to a value of ``(seed, i)`` "
+        "and nothing advances it (randomness is counter-based: key × time, so results do "
+        "not depend on threads). An agent respawned into slot i gets the same key as the "
+        "last one, so the same Wander noise; write a new key (e.g. from your own "
+        "generator) to give it another.",
+    )
     kinematic = _view_property(
         "kinematic",
         "(N,) bool: True where the agent is kinematic, moved by the velocity you write "
@@ -415,6 +422,8 @@ def neighbours(
     Parameters
     ----------
     positions : array_like, shape (N, 2)
+        Finite and within ±1e8; with ``alive``, only on the alive rows (a dead row may
+        hold anything, NaN included: it is never read).
     radius : float
         Search radius, >= 0.
     max_neighbours : int

@@ -515,7 +515,10 @@ class Seek(Behaviour):
         Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
     targets : array_like, shape (M, 2) or (2,), optional
         Shared target points, stored as a float32 array that may be updated in place
-        between steps (moving targets); default: each agent's own ``agents.target``.
+        between steps (moving targets): edit ``seek.targets`` itself, or pass a float32
+        C-contiguous array, which is used as it is (any other, a float64 one say, is
+        copied once, so later edits of it are not seen); default: each agent's own
+        ``agents.target``.
     max_distance : float, default inf
     combine : {"max", "sum", "center"}
     falloff : {"linear", "none"}

@@ -32,7 +32,10 @@ time to goal
 new agents
     An agent added into a slot (``Agents.generation`` changed) starts every accumulator
     afresh; one made alive again by writing ``alive`` keeps them. Agents that appear in
-    contact are a baseline for both, as contacts at ``configure_metrics`` are.
+    contact (touching where they are added, before their first step) are a baseline for
+    both, as contacts at ``configure_metrics`` are; a contact made during the new
+    agent's first step counts (for agents; a wall it touches in its first step is a
+    baseline).
 path length
     Σ ‖Δposition‖ (double precision) over the travel steps: the steps until the agent
     arrives, the arriving step included (every step when it has no goal). Effort and
@@ -115,7 +118,9 @@ class AgentMetrics(NamedTuple):
 
     wall_episodes: np.ndarray  #: int32 agent–wall collision episodes
     agent_episodes: np.ndarray  #: int32 agent–agent contact episodes the agent took part in
-    wall_steps: np.ndarray  #: int32 steps spent touching a wall
+    #: int32 steps ending with the agent within 1 % of its radius of a wall (gliding along
+    #: one counts; ``Simulation.wall_contacts`` counts the moves that met one instead)
+    wall_steps: np.ndarray
     min_wall_clearance: np.ndarray  #: float32, inf when never near a wall
     min_agent_clearance: np.ndarray  #: float32, inf when never near an agent
     time_to_goal: np.ndarray  #: float32 seconds, NaN until arrival

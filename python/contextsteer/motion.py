@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _core
+from ._checks import MAX_COORDINATE
 from .maps import _MAX_MAGNITUDE, _f32
 
 if TYPE_CHECKING:
@@ -94,7 +95,10 @@ class MotionModel:
         Returns
         -------
         MotionState
-            New (capacity, ...) arrays; dead agents keep their state.
+            New (capacity, ...) arrays; dead agents keep their state. A position stops
+            at the edge of the accepted coordinates, ±1e8 (``Simulation.step`` stops
+            there too), and the velocity's component out of the range is dropped:
+            otherwise every later call on the agents would refuse them.
 
         Examples
         --------
@@ -111,6 +115,10 @@ class MotionModel:
         if 0 < step < MIN_TIME:
             raise ValueError(f"apply: dt must be 0 or at least {MIN_TIME:g} s, got {dt!r}")
         pos, vel, head = _core.apply_motion(agents, self, d, s, step)
+        out = np.abs(pos) > MAX_COORDINATE
+        if out.any():
+            np.clip(pos, -MAX_COORDINATE, MAX_COORDINATE, out=pos)
+            vel[out & (vel * pos > 0)] = 0.0
         return MotionState(pos, vel, head)
 
     def step(

@@ -78,6 +78,15 @@ class Scenario:
     #: Named presets (the builder's ``preset=`` values) with their own ``steps``/``dt``.
     presets: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # inspect.signature (and so help(), IDEs and Jupyter's "?") shows the builder's
+        # parameters, not **params.
+        try:
+            sig = inspect.signature(self.builder)
+        except (TypeError, ValueError):  # a builder without one (a C callable)
+            return
+        object.__setattr__(self, "__signature__", sig)
+
     def __call__(self, **params: Any) -> Simulation:
         return self.builder(**params)
 
@@ -655,9 +664,11 @@ def racetrack(
 
 # --------------------------------------------------------------- crowd test cases ---
 # After SteerSuite's test cases: pedestrians of radius 0.3 m walking at about 1.3 m/s to
-# goals; a goal is reached within 0.5 m. Steering: Seek the goal (interest), predictive
-# AgentDanger and WallDanger (danger), resolve "subtract", choose "weighted_neighbours"
-# (Lewis), acceleration-limited motion; stuck = less than 0.1 m in 3 s (before arrival).
+# goals; a goal is reached within 0.5 m. Steering: crowd_steering() (velocity-space
+# danger, danger="velocity", the default) with crowd_slots(); danger="agent" is the older
+# Seek + predictive AgentDanger + WallDanger, resolve "subtract", choose
+# "weighted_neighbours" (Lewis). Acceleration-limited motion (6 m/s²); stuck = less than
+# 0.1 m in 3 s (before arrival).
 
 GOAL_RADIUS = 0.5
 
@@ -799,6 +810,7 @@ def crowd_steering(
     rotate: bool = True,
     decision_phases: int | None = None,
     slowing_radius: float = 1.0,
+    max_neighbours: int = 16,
 ) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
@@ -852,6 +864,10 @@ def crowd_steering(
     at 10k agents (docs/crowd.md, "Deciding in phases"). The split
     ``perceive()`` / ``decide_and_move()`` needs ``decision_phases=1``.
 
+    ``max_neighbours`` (``Steering(max_neighbours=)``, 16): the nearest neighbours each
+    agent weighs (RVO2's ``maxNeighbors``); the reach follows the horizon and the speeds
+    (RVO2's ``neighborDist`` has no counterpart).
+
     ``rotate=True`` (the default) turns the slots with each agent's heading
     (``Steering(rotate=True)``): the course the agent is on is then always one of the
     candidates, exactly, where world-frame slots (``rotate=False``) make it pick one of the
@@ -901,6 +917,8 @@ def crowd_steering(
     (16, 16)
     >>> cs.scenarios.crowd_steering(options={}).decision_phases
     1
+    >>> cs.scenarios.crowd_steering(max_neighbours=10).max_neighbours
+    10
     """
     _, beh, _, _, _, steering, _ = _modules()
     slowing_radius = _checks.length("crowd_steering: slowing_radius", slowing_radius)
@@ -937,6 +955,7 @@ def crowd_steering(
         choose="argmax",
         rotate=rotate,
         decision_phases=decision_phases,
+        max_neighbours=max_neighbours,
     )
 
 

@@ -235,7 +235,9 @@ class Simulation:
     heading follows the velocity (``Lerp``, ``Accel`` without independent facing) face
     the slid velocity (Godot: ``rotation = velocity.angle()`` after ``move_and_slide``).
     Counters (views):
-    :attr:`wall_contacts` counts the steps in which an agent touched a wall,
+    :attr:`wall_contacts` counts the steps in which an agent's move met a wall (the
+    sweep stopped or slid on one; not the run metrics' ``wall_steps``, which count the
+    steps ending within 1 % of the radius of a wall, gliding along it included),
     :attr:`overlaps` the neighbours it overlapped right after moving (before push-apart),
     summed over steps.
 
@@ -413,7 +415,10 @@ class Simulation:
     )
     strength = _view("strength", "(N,) float32 chosen strength in [0, 1].")
     chosen_slot = _view("chosen_slot", "(N,) int32 (read-only) chosen slot, -1 when none.")
-    wall_contacts = _view("wall_contacts", "(N,) int32 steps in which the agent touched a wall.")
+    wall_contacts = _view(
+        "wall_contacts",
+        "(N,) int32 steps in which the agent's move met a wall (the sweep stopped or slid).",
+    )
     overlaps = _view("overlaps", "(N,) int32 agent overlaps after moving, summed over steps.")
     stuck = _view("stuck", "(N,) bool (read-only): no progress for stuck_time seconds.")
     next_decision = _view(
@@ -572,7 +577,14 @@ class Simulation:
 
     def perceive(self) -> None:
         """Stage 1: behaviours, combine and post-processing into :attr:`interest` /
-        :attr:`danger`, for the agents deciding at this step.
+        :attr:`danger`, for the agents deciding at this step (with ``decision_interval``
+        or ``decision_validity``, the others' rows keep their last values and are not
+        read by :meth:`decide_and_move`). With ``Steering(decision_phases > 1)`` it
+        computes every deciding agent's maps at once, for a look at them;
+        :meth:`decide_and_move` then refuses, and :meth:`step` decides in phases.
+
+        The maps are views into the simulation's buffers, rewritten in place at every
+        step: copy them (``sim.interest.copy()``) to keep an observation.
 
         Examples
         --------
@@ -597,7 +609,9 @@ class Simulation:
         Raises
         ------
         ValueError
-            ``dt <= 0``, NaN/inf in the maps or in an alive agent's state; the steering
+            ``dt <= 0``, NaN/inf in the maps or in an alive agent's state (finite values
+            written into the maps are used as they are: beyond 2^60 the kernels saturate
+            them, where ``cs.resolve`` / ``cs.choose`` refuse them); the steering
             decides in phases (``Steering(decision_phases > 1)``: each phase perceives
             after the phases before it have decided, which :meth:`step` does and this
             split cannot).
@@ -832,6 +846,7 @@ def sweep_circle(
     ----------
     world : World
     start, displacement : array_like, shape (N, 2)
+        Finite and within ±1e8 (the accepted coordinates; ``ValueError`` otherwise).
     radius : float, >= 0
         A radius below two float32 spacings of the larger coordinate
         (``2**-22 * max(1, |x|, |y|)``, 0 included) is swept as that radius: a point can

@@ -9,6 +9,7 @@ is the same kernel as the functional API (:func:`~contextsteer.combine`,
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Sequence
@@ -225,7 +226,12 @@ class Steering:
         self.names = tuple(names)
 
     def _config(self) -> dict:
-        return {
+        """The configuration a Simulation is built from. The options are plain attributes,
+        so one may have been reassigned since construction (``crowd_steering()``'s result
+        given another ``max_neighbours``, say): they are checked again here, by the
+        constructor's own rules and messages (``epsilon = -1`` made every agent stand for
+        good; ``rotate = "yes"`` failed in the C++ conversion)."""
+        fields: dict[str, Any] = {
             "combine": self.combine,
             "danger_combine": self.danger_combine,
             "resolve": self.resolve,
@@ -244,6 +250,8 @@ class Steering:
             "hysteresis": self.hysteresis,
             "decision_phases": self.decision_phases,
         }
+        checked = Steering(self.behaviours, **fields)
+        return {name: getattr(checked, name) for name in fields}
 
     def __setstate__(self, state: dict) -> None:
         # Pickles (and saved simulations) from before the "neighbours" spelling.
@@ -263,7 +271,19 @@ class Steering:
         return self.max_neighbours
 
     def __repr__(self) -> str:
-        return (
-            f"Steering({list(self.behaviours)!r}, combine={self.combine!r}, "
-            f"resolve={self.resolve!r}, choose={self.choose!r})"
-        )
+        # The modes, then every other option that differs from its default (rotate=True,
+        # decision_phases=16, ... are what a crowd configuration is).
+        defaults = {
+            name: p.default
+            for name, p in inspect.signature(Steering.__init__).parameters.items()
+            if p.default is not inspect.Parameter.empty and name != "max_neighbors"
+        }
+        parts = [f"{list(self.behaviours)!r}"]
+        for name, default in defaults.items():
+            value = getattr(self, name)
+            shown = name in ("combine", "resolve", "choose")
+            if isinstance(value, np.ndarray):
+                value = value.tolist()
+            if shown or value != default:
+                parts.append(f"{name}={value!r}")
+        return f"Steering({', '.join(parts)})"

@@ -93,6 +93,14 @@ class Metrics {
   /// update_rows). Without it that step would be its baseline. Serial, O(N),
   /// allocation-free; nothing when disabled.
   void note_entries(const AgentsView& agents, double time);
+
+ private:
+  /// During update(): whether agents i and j, touching now, one of them entered this
+  /// step (note_entries), did not touch where it entered (a new contact episode). A
+  /// partner made alive without entering (between the stages) is a baseline: false.
+  bool new_at_entry(const AgentsView& a, std::size_t i, std::size_t j) const;
+
+ public:
   /// Serial preparation of an update: rebuilds the agent grid over the committed
   /// positions, and forgets the wall distance bounds when `world` (the one update_rows
   /// will get) is another world or has been re-indexed since. Then update_rows over all
@@ -215,6 +223,13 @@ class Metrics {
   // used up within one step, so never saved.
   std::vector<std::uint8_t> entered_;
   double entry_time_ = 0.0;
+  // note_entries(): entering_[i] 1 for the agents it entered (read-only during update(),
+  // unlike entered_), and when any entered (entries_) every agent's position then, so
+  // that a contact a new agent makes in its first step counts unless the pair touched
+  // where it entered. Set and used up within one step, so never saved.
+  std::vector<std::uint8_t> entering_;
+  std::vector<float> entry_pos_;
+  bool entries_ = false;
   std::uint64_t steps_ = 0;
   double start_time_ = 0.0;
   NeighborGrid grid_;

@@ -249,7 +249,8 @@ class Simulation {
     v("seen_generation", seen_generation_);
     v("next_decision", next_decision_), v("validity", validity_);  // decision_validity only
     v("next_time", next_time_);
-    fn("world_edited", &world_edited_, sizeof world_edited_);  // a push out of walls pending
+    fn("world_edited", &world_edited_, sizeof world_edited_);     // a push out of walls pending
+    fn("start_pending", &start_pending_, sizeof start_pending_);  // not stepped yet
     metrics_.for_each_state(fn);
     if (config_.classic) {
       // The random-walk Wanders' orientations (N,2 each), owned with the classic steering.
@@ -335,6 +336,16 @@ class Simulation {
   // field beside the wall pointed into it.
   void push_out_of_walls();
   bool world_edited_ = false;
+  /// The same for agent i alone (push_out_of_walls is it over every agent); without
+  /// `overlaps` only a centre inside a solid moves (the exit), not a body overlapping a wall.
+  void push_out_row(const World& w, std::size_t i, bool overlaps);
+  /// The agents renew_slots() found new since the last step (a new generation), and
+  /// those the simulation started with, leave the solids holding their centres: one
+  /// added inside a pillar stood there for good (every slot's ray read a wall at 0). A
+  /// body merely overlapping a wall is left to walk out (the sources' behaviour).
+  void push_out_renewed();
+  std::vector<std::int32_t> renewed_;
+  bool start_pending_ = false;  ///< the first step's push_out_renewed() takes every agent
   // push_passes > 1: the passes after the first (see SimulationParams).
   void settle(float max_radius, const World* world);
 

@@ -64,11 +64,14 @@ def metrics(
 
     Parameters
     ----------
-    data : History, dict or Simulation
+    data : History, dict, RunResult or Simulation
         A :class:`~contextsteer.History`: one line a series
         against simulated time. A dict from ``Simulation.metrics()`` (or a simulation,
-        whose ``metrics()`` is called): bars of the counts it has — collisions by kind,
-        arrivals, laps, overtakes, stuck agents.
+        whose ``metrics()`` is called, or a :class:`~contextsteer.RunResult` of
+        ``run_scenario`` / ``run_simulation``, whose ``metrics`` are used): bars of the
+        counts it has — collisions by kind, arrivals, laps, overtakes, stuck agents. A
+        run's ``history`` (a :class:`~contextsteer.Recording`) holds no series; record a
+        History for them.
     ax : Axes or sequence of Axes, optional
         For series: one axes a series (new stacked axes sharing x when None); for bars:
         one axes.
@@ -100,11 +103,22 @@ def metrics(
     """
     import matplotlib.pyplot as plt
 
+    from ..history import Recording
+    from ..run import RunResult
+
     if isinstance(data, Simulation):
         data = data.metrics()  # a read: the metrics the simulation holds
+    elif isinstance(data, RunResult):
+        data = data.metrics  # the run's final metrics (its Recording holds no series)
+    elif isinstance(data, Recording):
+        raise TypeError(
+            "metrics: a Recording (RunResult.history) holds positions only, no metric "
+            "series: pass the RunResult or its .metrics for the bars, or record a History "
+            "(Simulation.record) for the series"
+        )
     elif not isinstance(data, (dict, History)):
         raise TypeError(
-            f"metrics: expected a History, a metrics dict or a Simulation, got "
+            f"metrics: expected a History, a metrics dict, a RunResult or a Simulation, got "
             f"{type(data).__name__}"
         )
     if isinstance(data, dict):

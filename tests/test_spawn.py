@@ -1,0 +1,142 @@
+"""Agents that appear: at the start of a simulation, added between steps, or added between
+``perceive()`` and ``decide_and_move()`` into a reused slot (fuzz round 11: an RVO2 port
+spawning into a station, and an RL environment respawning agents every episode).
+
+Oracles: ``cs.inside`` and the distance to the obstacle's boundary worked by hand, the
+never-used slot (what a new agent must behave like), and an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+
+def _pillars():
+    w = cs.World()
+    w.add_circles([[0.0, 0.0]], [1.0])
+    w.add_box(center=(6.0, 0.0), half_extents=(1.0, 0.5))
+    return w
+
+
+@pytest.mark.parametrize("when", ["start", "added", "added_between_stages"])
+def test_an_agent_whose_centre_is_in_a_solid_leaves_it_at_its_first_step(when):
+    # An agent placed inside a pillar stood there for good with the crowd steering: every
+    # slot's ray started inside and read a wall at 0. Now it leaves by the nearest exit
+    # at its first step, whether it was there when the simulation was built or added
+    # later. Hand-worked exits: the circle's (0.2, 0) leaves along +x to 1 + r; the box's
+    # (6.1, 0.3) leaves through the top side, y = 0.5 + r.
+    w = _pillars()
+    a = cs.Agents(4, slots=16)
+    a.add([[-8.0, 0.0]], radius=0.3)  # far from both: never moved
+    late = when != "start"
+    if not late:
+        a.add([[0.2, 0.0], [6.1, 0.3]], radius=0.3, max_speed=1.3, max_accel=6.0)
+    sim = cs.Simulation(
+        w, a, cs.scenarios.crowd_steering(), motion=cs.Accel(), slots=cs.scenarios.crowd_slots()
+    )
+    sim.step(1 / 30)
+    if late:
+        a.add([[0.2, 0.0], [6.1, 0.3]], radius=0.3, max_speed=1.3, max_accel=6.0)
+    if when == "added_between_stages":
+        sim = cs.Simulation(
+            w,
+            a,
+            cs.scenarios.crowd_steering(decision_phases=1),
+            motion=cs.Accel(),
+            slots=cs.scenarios.crowd_slots(),
+        )
+        sim.step(1 / 30)
+        a.position[1:3] = [[0.2, 0.0], [6.1, 0.3]]  # back in (a write: not an appearance)
+        a.remove([1, 2])
+        sim.perceive()
+        a.add([[0.2, 0.0], [6.1, 0.3]], radius=0.3, max_speed=1.3, max_accel=6.0)
+        sim.decide_and_move(1 / 30)
+    else:
+        sim.step(1 / 30)
+    assert not cs.inside(w, a.position[1:3]).any()
+    # Out by the nearest side, a body clear of it (within a step's walk of 1.3 m/s).
+    assert abs(np.hypot(*a.position[1]) - 1.3) < 0.06 and abs(a.position[1, 1]) < 0.06
+    assert abs(a.position[2, 1] - 0.8) < 0.06 and abs(a.position[2, 0] - 6.1) < 0.06
+    assert np.array_equal(a.position[0], [-8.0, 0.0])
+
+
+def test_a_body_merely_overlapping_a_wall_at_the_start_is_left_to_walk_out():
+    # Only a centre inside a solid moves at the start: a body overlapping a wall walks
+    # out as the sources' cars do (tests/test_fidelity_sources.py ports them as they are).
+    w = cs.World()
+    w.add_segments([[0, -5, 0, 5]])
+    a = cs.Agents(1, slots=8)
+    a.add([[0.1, 0.0]], radius=0.3)  # 0.2 m into the wall, centre outside any solid
+    sim = cs.Simulation(w, a, [cs.Seek()], motion=cs.Accel())
+    sim.step(0.1)
+    assert np.array_equal(a.position[0], np.float32([0.1, 0.0]))
+
+
+def test_a_simulation_restored_after_its_first_step_does_not_push_again():
+    # A body written into a box mid-run is held there (every way out crosses an edge
+    # from within); a pickled copy must continue as the original does, not take the
+    # start's exit again.
+    w = _pillars()
+    a = cs.Agents(2, slots=8)
+    a.add([[-5.0, 0.0]], radius=0.3)
+    sim = cs.Simulation(w, a, [cs.Seek()], motion=cs.Accel())
+    sim.step(0.1)
+    a.position[0] = [6.1, 0.3]
+    twin = pickle.loads(pickle.dumps(sim))
+    sim.step(0.1, steps=3)
+    twin.step(0.1, steps=3)
+    np.testing.assert_array_equal(twin.agents.position, a.position)
+    assert cs.inside(w, a.position[:1])[0]  # held, as documented
+    fresh = pickle.loads(pickle.dumps(cs.Simulation(w, a, [cs.Seek()], motion=cs.Accel())))
+    fresh.step(0.1)  # pickled before its first step: the start's exit is still due
+    assert not cs.inside(w, fresh.agents.position[:1])[0]
+
+
+@pytest.mark.parametrize("steering", ["seek", "crowd"])
+def test_a_new_agent_added_between_the_stages_stands_like_one_in_a_fresh_slot(steering):
+    # Respawned into slot 0 after perceive(), the new agent decided from the last
+    # occupant's maps and drove off towards that one's target (an RL environment
+    # respawning at the top of its step). Oracle: the same agent added into a slot never
+    # used, in the same step.
+    def make():
+        if steering == "seek":
+            return cs.Steering([cs.Seek()], record=True)
+        return cs.scenarios.crowd_steering(walls=False, decision_phases=1)
+
+    a = cs.Agents(3, slots=16)
+    a.add([[0.0, 0.0]], max_speed=1.0, max_accel=8.0, target=[[0.0, 10.0]], steer_force=1.0)
+    sim = cs.Simulation(None, a, make(), motion=cs.Accel())
+    sim.step(0.1, steps=3)
+    sim.perceive()
+    a.remove([0])
+    new = dict(max_speed=1.0, max_accel=8.0, target=[[50.0, -10.0]], steer_force=1.0)
+    ids = a.add([[50.0, 0.0], [60.0, 0.0]], **new)
+    assert ids.tolist() == [0, 1]  # slot 0 reused, slot 1 never used
+    sim.decide_and_move(0.1)
+    np.testing.assert_array_equal(a.velocity[0], a.velocity[1])
+    np.testing.assert_array_equal(a.velocity[0], [0.0, 0.0])
+    assert sim.chosen_slot[0] == sim.chosen_slot[1]
+    np.testing.assert_array_equal(sim.interest[0], sim.interest[1])
+    for name, m in sim.behaviour_maps.items():
+        if m is not None:
+            np.testing.assert_array_equal(m[0], m[1], err_msg=name)
+    sim.step(0.1, steps=5)  # from its next step it decides from its own maps
+    assert a.velocity[0, 1] < -0.5
+
+
+def test_dead_and_unused_slots_keep_no_perceived_pose():
+    # The docstring says NaN before an agent's first perception; every dead row read
+    # (0, 0) and heading 0 after the first step.
+    a = cs.Agents(4, slots=8)
+    a.add([[1.0, 2.0], [3.0, 4.0]], max_speed=1.0)
+    a.remove([1])
+    sim = cs.Simulation(None, a, [cs.Seek()])
+    sim.step(0.1, steps=2)
+    pos, head = np.asarray(sim.perceived_position), np.asarray(sim.perceived_heading)
+    assert np.isfinite(pos[0]).all() and np.isfinite(head[0])
+    assert np.isnan(pos[1:]).all() and np.isnan(head[1:]).all()
