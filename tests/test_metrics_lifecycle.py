@@ -304,3 +304,40 @@ def test_an_agent_added_mid_run_counts_its_first_step(split):
     np.testing.assert_allclose(m.progress[1:], seen[-1, :, 0] - seen[0, :, 0], rtol=1e-6)
     np.testing.assert_array_equal(m.alive_steps, [13, 10, 10])
     assert m.effort[2] > 0  # from rest to 4 m/s: its first step's change of velocity counts
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_arrivals_of_agents_removed_at_their_exit_are_kept(reuse):
+    # An RVO2 port removes agents as they reach an exit; the arrival statistics (over the
+    # alive agents) then forgot them, while collisions kept counting them (fuzz round 11).
+    # metrics()["time_to_goal"]["removed"] keeps them, whether their slots stay free
+    # (their own rows) or are reused (the slots' retired sums). Oracle: the arrival times
+    # seen from Python after each step (the first step ending within goal_radius).
+    dt = 0.1
+    agents = cs.Agents(24, slots=8)
+    sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=1.0))
+    sim.configure_metrics(goal_radius=0.25)
+    walkers: set[tuple[int, int]] = set()
+    seen: dict[tuple[int, int], float] = {}
+    spawned = 0
+    for step in range(1, 150):
+        if step % 10 == 1 and spawned < 10:
+            y = float(spawned)
+            (i,) = agents.add(
+                [[0.0, y]], max_speed=1.0 + 0.1 * spawned, target=[[3.0 + spawned % 3, y]]
+            )
+            walkers.add((int(i), int(agents.generation[i])))
+            spawned += 1
+        sim.step(dt)
+        for i in agents.ids:
+            key = (int(i), int(agents.generation[i]))
+            near = np.hypot(*(agents.position[i] - agents.target[i])) <= 0.25
+            if key in walkers and key not in seen and near:
+                seen[key] = sim.time
+                agents.remove([i])  # at the exit
+                if reuse:  # the freed slot taken at once by one who stays (never arrives)
+                    agents.add([[50.0, 50.0 + i]], max_speed=0.0, target=[[0.0, 0.0]])
+    got = sim.metrics()["time_to_goal"]["removed"]
+    assert len(seen) == 10 and got["agents"] == 10 and got["arrived"] == 10
+    assert got["mean"] == pytest.approx(np.mean(list(seen.values())), abs=1e-4)
+    assert sim.metrics()["time_to_goal"]["arrived"] == 0  # the alive ones never arrive

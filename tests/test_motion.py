@@ -253,7 +253,9 @@ def test_config_validation():
     a, d, s = make_agents(4)
     with pytest.raises(ValueError, match="dt"):
         cs.Lerp().apply(a, d, s, -1)
-    with pytest.raises(ValueError, match=r"direction: expected shape \(N, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"direction: expected shape \(N = capacity 4, 2\), got \(2, 2\)"
+    ):
         cs.Lerp().apply(a, d[:2], s, 0.1)
     with pytest.raises(ValueError, match="finite"):
         cs.Lerp().apply(a, np.full((4, 2), np.nan), s, 0.1)

@@ -295,7 +295,7 @@ def test_plots_take_a_real_simulation_only():
         cs.plot.scene(LooksLikeASimulation())
     with pytest.raises(TypeError, match="Simulation"):
         cs.plot.animate(small_sim())  # record first: plots never step
-    with pytest.raises(TypeError, match="History, a metrics dict or a Simulation"):
+    with pytest.raises(TypeError, match="History, a metrics dict, a RunResult or a Simulation"):
         cs.plot.metrics(LooksLikeASimulation())
 
 

@@ -62,8 +62,10 @@ py::tuple apply_py(const py::handle& agents_obj, const py::handle& model_obj,
   check_agents(agents, "motion");  // the state Simulation.step would refuse (writable views)
   const MotionModel model = to_motion(model_obj);
   const auto n = static_cast<py::ssize_t>(agents.capacity());
-  auto dir = input_f32(direction, "direction", {n, 2}, {"N", "2"});
-  auto str = input_f32(strength, "strength", {n}, {"N"});
+  // (Shapes named with the agents' capacity: "expected shape (8, 2)", not "(N, 2)".)
+  const std::string cap = "N = capacity " + std::to_string(n);
+  auto dir = input_f32(direction, "direction", {n, 2}, {cap.c_str(), "2"});
+  auto str = input_f32(strength, "strength", {n}, {cap.c_str()});
   require_non_negative(dt, "dt");
   auto pos = new_array<float>({n, 2});
   auto vel = new_array<float>({n, 2});

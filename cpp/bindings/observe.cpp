@@ -153,6 +153,9 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              d["overtakes"] = mt.params().overtakes;
              d["run_agent_episodes"] = mt.run_agent_episodes();
              d["run_wall_episodes"] = mt.run_wall_episodes();
+             d["retired_agents"] = mt.retired_agents();
+             d["retired_arrivals"] = mt.retired_arrivals();
+             d["retired_time_to_goal"] = mt.retired_time_to_goal();
              return d;
            })
       .def("_metrics_snapshot",

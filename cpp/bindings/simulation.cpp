@@ -385,7 +385,8 @@ void bind_simulation(py::module_& m) {
              // The simulation's and its agents' state under one guard: a step in another
              // thread cannot fall between them (a copy with the step count of one step
              // and the positions of the next).
-             const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.save");
+             const InUse guard({self.sim.get(), &agents_of(self.agents)},
+                               "Simulation.save / pickle");
              // The world as it is now: an edit since the last step arms the push out of
              // walls (world_edited) that the copy must carry.
              if (!self.world.is_none())
@@ -426,6 +427,9 @@ void bind_simulation(py::module_& m) {
                      std::string_view(name) == "world_edited" ||
                      std::string_view(name) == "metrics.retired_agent_episodes" ||
                      std::string_view(name) == "metrics.retired_wall_episodes" ||
+                     std::string_view(name) == "metrics.retired_agents" ||
+                     std::string_view(name) == "metrics.retired_arrivals" ||
+                     std::string_view(name) == "metrics.retired_time_to_goal" ||
                      std::string_view(name) == "validity")
                    return;
                  throw py::value_error(std::string("Simulation state: missing '") + name + "'");

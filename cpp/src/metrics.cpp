@@ -65,6 +65,9 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   agent_episodes_.assign(n_, 0);
   retired_agent_.assign(n_, 0);
   retired_wall_.assign(n_, 0);
+  retired_agents_.assign(n_, 0);
+  retired_arrivals_.assign(n_, 0);
+  retired_ttg_.assign(n_, 0.0);
   wall_steps_.assign(n_, 0);
   alive_steps_.assign(n_, 0);
   travel_steps_.assign(n_, 0);
@@ -512,6 +515,24 @@ std::int64_t Metrics::run_agent_episodes() const {
   return sum;
 }
 
+std::int64_t Metrics::retired_agents() const {
+  std::int64_t sum = 0;
+  for (const std::int64_t v : retired_agents_) sum += v;
+  return sum;
+}
+
+std::int64_t Metrics::retired_arrivals() const {
+  std::int64_t sum = 0;
+  for (const std::int64_t v : retired_arrivals_) sum += v;
+  return sum;
+}
+
+double Metrics::retired_time_to_goal() const {
+  double sum = 0.0;  // slot order: the same sum whatever the thread count
+  for (const double v : retired_ttg_) sum += v;
+  return sum;
+}
+
 std::int64_t Metrics::run_wall_episodes() const {
   std::int64_t sum = 0;
   for (std::size_t i = 0; i < wall_episodes_.size(); ++i)
@@ -526,6 +547,12 @@ void Metrics::restart_row(std::size_t i, double t) {
   // The run's counts keep the slot's previous agent's episodes.
   retired_agent_[i] += agent_episodes_[i];
   retired_wall_[i] += wall_episodes_[i];
+  // And its arrival: the run's removed agents (Simulation.metrics()["time_to_goal"]).
+  if (alive_steps_[i] > 0) ++retired_agents_[i];
+  if (!std::isnan(goal_time_[i])) {
+    ++retired_arrivals_[i];
+    retired_ttg_[i] += goal_time_[i];
+  }
   wall_episodes_[i] = agent_episodes_[i] = wall_steps_[i] = 0;
   alive_steps_[i] = travel_steps_[i] = 0;
   min_wall_[i] = min_agent_[i] = kInf;

@@ -28,7 +28,10 @@ min clearance
 time to goal
     Seconds until the agent is first within ``goal_radius`` of its ``target``, counted
     from ``configure_metrics`` for every agent (one added later included); an agent
-    added within reach of its goal arrives at once.
+    added within reach of its goal arrives at once. ``arrived``, ``fraction`` and the
+    statistics are over the alive agents; ``removed`` holds the agents removed since
+    ``configure_metrics`` (at an exit, say): how many were measured, how many of them had
+    arrived and their mean time to goal (collision counts keep removed agents too).
 new agents
     An agent added into a slot (``Agents.generation`` changed) starts every accumulator
     afresh; one made alive again by writing ``alive`` keeps them. Agents that appear in
@@ -294,11 +297,25 @@ def summarize(
     }
     if goals:
         tg = m.time_to_goal[a][arrived]
+        # The agents removed since configure_metrics (at an exit, say): their own rows
+        # while their slots are free, then the slots' retired sums.
+        gone = ~a & (m.alive_steps > 0)
+        gone_t = m.time_to_goal[gone]
+        gone_arrived = ~np.isnan(gone_t)
+        removed_arrived = int(gone_arrived.sum()) + int(info["retired_arrivals"])
+        removed_sum = float(gone_t[gone_arrived].astype(np.float64).sum()) + float(
+            info["retired_time_to_goal"]
+        )
         out["time_to_goal"] = {
             "goal_radius": _finite_or_none(float(info["goal_radius"])),
             "arrived": int(arrived.sum()),
             "fraction": float(arrived.mean()) if n else None,
             **_stats(tg),
+            "removed": {
+                "agents": int(gone.sum()) + int(info["retired_agents"]),
+                "arrived": removed_arrived,
+                "mean": removed_sum / removed_arrived if removed_arrived else None,
+            },
         }
     if info["path_length"] > 0:
         out["progress"] = _stats(m.progress[a])

@@ -140,6 +140,12 @@ class Metrics {
   /// agent-agent episode is counted by both partners, so the pairs are half the first.
   std::int64_t run_agent_episodes() const;
   std::int64_t run_wall_episodes() const;
+  /// The agents whose slots were reused since configure() (restart_row): how many had
+  /// been measured (a step or more), how many of them had arrived, and the sum of their
+  /// times to goal. A removed agent whose slot is not reused keeps its own row.
+  std::int64_t retired_agents() const;
+  std::int64_t retired_arrivals() const;
+  double retired_time_to_goal() const;
   std::int32_t* wall_steps() { return wall_steps_.data(); }      ///< (N,) steps touching
   float* min_wall_clearance() { return min_wall_.data(); }       ///< (N,)
   float* min_agent_clearance() { return min_agent_.data(); }     ///< (N,)
@@ -190,6 +196,9 @@ class Metrics {
     v("metrics.generation", generation_);
     v("metrics.retired_agent_episodes", retired_agent_);
     v("metrics.retired_wall_episodes", retired_wall_);
+    v("metrics.retired_agents", retired_agents_);
+    v("metrics.retired_arrivals", retired_arrivals_);
+    v("metrics.retired_time_to_goal", retired_ttg_);
   }
 
  private:
@@ -245,6 +254,8 @@ class Metrics {
   std::vector<std::uint8_t> n_partners_;  // (N,)
   // Per slot: the episode counts of the agents that held it before (run_*_episodes).
   std::vector<std::int64_t> retired_agent_, retired_wall_;
+  std::vector<std::int64_t> retired_agents_, retired_arrivals_;  // restart_row
+  std::vector<double> retired_ttg_;                              // restart_row
   std::vector<std::int32_t> wall_episodes_, agent_episodes_, wall_steps_, alive_steps_,
       travel_steps_;
   std::vector<float> min_wall_, min_agent_, cur_wall_, cur_agent_, goal_time_;
