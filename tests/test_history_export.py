@@ -121,7 +121,7 @@ def test_exports_explain_a_missing_extra(monkeypatch):
 
 def test_metrics_carry_a_schema_version(tmp_path):
     sim, _ = _history(agents=2, steps=5)
-    assert sim.metrics()["schema_version"] == cs.metrics.SCHEMA_VERSION == 3
+    assert sim.metrics()["schema_version"] == cs.metrics.SCHEMA_VERSION == 4
     assert (
         cli.main(
             [
@@ -145,7 +145,8 @@ def test_metrics_carry_a_schema_version(tmp_path):
     # scenario_metrics/step_seconds); the metrics inside keep their own version
     assert doc["schema_version"] == cs.run.SCHEMA_VERSION == 2
     # 2: a disabled run reports None where 1 reported zeros; 3: collisions of the whole run
-    assert doc["metrics"]["schema_version"] == 3
+    # 4: added agents' time to goal from their entry, kinematic agents out of the statistics
+    assert doc["metrics"]["schema_version"] == 4
 
 
 def test_exports_label_each_frame_with_the_group_and_agent_it_had_then():

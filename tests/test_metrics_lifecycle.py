@@ -317,7 +317,7 @@ def test_arrivals_of_agents_removed_at_their_exit_are_kept(reuse):
     agents = cs.Agents(24, slots=8)
     sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=1.0))
     sim.configure_metrics(goal_radius=0.25)
-    walkers: set[tuple[int, int]] = set()
+    walkers: dict[tuple[int, int], float] = {}  # each walker's entry time
     seen: dict[tuple[int, int], float] = {}
     spawned = 0
     for step in range(1, 150):
@@ -326,14 +326,14 @@ def test_arrivals_of_agents_removed_at_their_exit_are_kept(reuse):
             (i,) = agents.add(
                 [[0.0, y]], max_speed=1.0 + 0.1 * spawned, target=[[3.0 + spawned % 3, y]]
             )
-            walkers.add((int(i), int(agents.generation[i])))
+            walkers[(int(i), int(agents.generation[i]))] = sim.time
             spawned += 1
         sim.step(dt)
         for i in agents.ids:
             key = (int(i), int(agents.generation[i]))
             near = np.hypot(*(agents.position[i] - agents.target[i])) <= 0.25
             if key in walkers and key not in seen and near:
-                seen[key] = sim.time
+                seen[key] = sim.time - walkers[key]  # its travel time (schema 4)
                 agents.remove([i])  # at the exit
                 if reuse:  # the freed slot taken at once by one who stays (never arrives)
                     agents.add([[50.0, 50.0 + i]], max_speed=0.0, target=[[0.0, 0.0]])
@@ -341,3 +341,63 @@ def test_arrivals_of_agents_removed_at_their_exit_are_kept(reuse):
     assert len(seen) == 10 and got["agents"] == 10 and got["arrived"] == 10
     assert got["mean"] == pytest.approx(np.mean(list(seen.values())), abs=1e-4)
     assert sim.metrics()["time_to_goal"]["arrived"] == 0  # the alive ones never arrive
+
+
+def test_removed_arrivals_stay_consistent_around_a_reused_slot():
+    # Review of fuzz round 11: (A) an agent at its goal when the metrics were configured,
+    # removed before any step, its slot reused: "removed" read 0 agents and 1 arrival;
+    # (B) metrics() read between re-adding into a freed slot and the next step credited
+    # the removed agent's arrival to the newcomer. Oracle: the counts worked by hand.
+    a = cs.Agents(3, slots=8)
+    a.add([[0, 0], [5, 0]], target=[[0, 0], [9, 0]], max_speed=1.0)
+    sim = cs.Simulation(None, a, [cs.Seek()], motion=cs.Accel())
+    sim.configure_metrics(goal_radius=0.5)
+    a.remove([0])  # never measured: not a removed agent of the run
+    a.add([[3, 3]], target=[[8, 8]])
+    sim.step(0.1)
+    assert sim.metrics()["time_to_goal"]["removed"] == {"agents": 0, "arrived": 0, "mean": None}
+
+    a = cs.Agents(3, slots=8)
+    a.add([[0, 0], [5, 0]], target=[[1.0, 0], [9, 0]], max_speed=1.0)
+    sim = cs.Simulation(None, a, [cs.Seek()], motion=cs.Accel())
+    sim.configure_metrics(goal_radius=0.5)
+    sim.step(0.1, steps=12)
+    t0 = float(sim.agent_metrics.time_to_goal[0])
+    assert sim.metrics()["time_to_goal"]["arrived"] == 1 and t0 > 0
+    a.remove([0])
+    want = {"agents": 1, "arrived": 1, "mean": pytest.approx(t0)}
+    for when in ("removed", "re-added", "stepped"):
+        if when == "re-added":
+            a.add([[3, 3]], target=[[8, 8]])
+        if when == "stepped":
+            sim.step(0.1)
+        ttg = sim.metrics()["time_to_goal"]
+        assert ttg["removed"] == want, when
+        assert ttg["arrived"] == 0, when  # the newcomer has arrived nowhere
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_the_time_to_goal_of_an_agent_added_later_counts_from_its_entry(split):
+    # Counted from configure_metrics, the removed agents' mean was 59-71 s where the
+    # agents walked 15-19 s (fuzz round 11, a flow study). Schema 4: from its entry.
+    # Oracle: the first step, seen from Python, ending within goal_radius.
+    a = cs.Agents(2, slots=8)
+    a.add([[0.0, 5.0]], max_speed=0.0, target=[[50.0, 5.0]])  # never arrives
+    sim = cs.Simulation(None, a, [cs.Seek()], motion=cs.Lerp(steer_force=1.0))
+    sim.configure_metrics(goal_radius=0.2)
+    sim.step(0.1, steps=10)
+    a.add([[0.0, 0.0]], max_speed=1.0, target=[[3.0, 0.0]])
+    entry = sim.time
+    arrived_at = None
+    for _ in range(50):
+        if split:
+            sim.perceive()
+            sim.decide_and_move(0.1)
+        else:
+            sim.step(0.1)
+        if arrived_at is None and np.hypot(*(a.position[1] - a.target[1])) <= 0.2:
+            arrived_at = sim.time
+    m = sim.agent_metrics
+    assert m.entry_time[1] == pytest.approx(entry) and m.entry_time[0] == 0.0
+    assert m.time_to_goal[1] == pytest.approx(arrived_at - entry, abs=1e-5)
+    assert sim.metrics()["time_to_goal"]["mean"] == pytest.approx(arrived_at - entry, abs=1e-5)

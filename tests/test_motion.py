@@ -434,3 +434,12 @@ def test_functional_motion_stops_at_the_edge_of_the_accepted_coordinates(model):
     assert a.position[1, 0] < 1e8 and a.velocity[1, 0] > 0  # within range: untouched
     model.step(a, [[1, 0], [1, 0]], [1.0, 1.0], 1.0)  # accepted again
     assert abs(a.position[0, 0]) <= 1e8
+    # A dead row keeps its state, whatever it holds (the clamp reads alive rows only).
+    b = cs.Agents(2, slots=8)
+    b.add([[0.0, 0.0], [1.0, 1.0]], max_speed=1.0)
+    b.remove([1])
+    b.position[1] = [5e8, np.nan]
+    b.velocity[1] = [3.0, 4.0]
+    s = model.apply(b, [[1, 0], [1, 0]], [1.0, 1.0], 1.0)
+    assert s.position[1, 0] == np.float32(5e8) and np.isnan(s.position[1, 1])
+    np.testing.assert_array_equal(s.velocity[1], [3.0, 4.0])

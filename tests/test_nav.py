@@ -893,6 +893,33 @@ def test_a_goal_inside_an_obstacle_seeds_every_side_within_three_cells(gy):
     np.testing.assert_allclose(field.distance(pts), straight, atol=0.06)
 
 
+@pytest.mark.parametrize("box", [False, True])
+def test_a_goal_inside_the_inflated_walls_is_not_seeded_through_a_thin_wall(box):
+    # Review of the fix above: every seed within the cut became a core, so a goal 2 cm in
+    # front of a thin wall (inside its 0.4 m inflation: the band widens) seeded the nodes
+    # behind the wall with their straight-line distance (1.02 m for a way round the
+    # wall's end of more than 10 m), and an agent behind the wall pressed into it for
+    # good. Now a seed is a core only in sight of the goal but for the obstacles holding
+    # it. Oracle: the way over the wall's end (0, 5), |p - end| + |end - goal|, a bound
+    # from below (the inflation adds a little).
+    w = cs.World()
+    w.add_polyline([[-10, -10], [10, -10], [10, 10], [-10, 10]], closed=True)
+    w.add_segments([[0, -5, 0, 5]])
+    if box:  # a goal inside a box standing 0.1 m from the wall
+        w.add_box(center=(-0.6, 0), half_extents=(0.5, 0.5))
+        goal, radius = [-0.6, 0.0], 0.3
+    else:
+        goal, radius = [-0.02, 0.0], 0.4
+    field = cs.NavField(w, goal, radius=radius, cell=0.1, share=False)
+    behind = np.float32([[1.0, 0.0], [1.0, 3.0]])
+    end = np.array([0.0, 5.0])
+    way = np.linalg.norm(behind - end, axis=1) + np.linalg.norm(end - goal)
+    d = field.distance(behind)
+    assert (d > way - 0.1).all() and (d < way + 2.0).all(), (d, way)
+    front = np.float32([[-2.0, 0.0]])
+    assert float(field.distance(front)[0]) < 2.5  # the goal's own side: about straight
+
+
 def test_a_field_built_with_share_false_is_retargeted_alone():
     # Two monster groups start chasing one player: fields with the same goal share one
     # build (the world's cache), so set_goals on one retargeted both. share=False keeps

@@ -140,3 +140,23 @@ def test_dead_and_unused_slots_keep_no_perceived_pose():
     pos, head = np.asarray(sim.perceived_position), np.asarray(sim.perceived_heading)
     assert np.isfinite(pos[0]).all() and np.isfinite(head[0])
     assert np.isnan(pos[1:]).all() and np.isnan(head[1:]).all()
+
+
+def test_the_start_exit_is_no_walk_for_the_metrics():
+    # The agents a simulation starts with leave solids at its first step; the metrics,
+    # configured at construction, counted that exit as path length and the clearance
+    # inside the solid as the run's least (review of fuzz round 11). Oracle: an agent
+    # built where the exit puts it.
+    w = _pillars()
+
+    def run(start):
+        a = cs.Agents(1, slots=8)
+        a.add([start], radius=0.3, max_speed=0.0)
+        sim = cs.Simulation(w, a, [cs.Seek()], motion=cs.Accel())
+        sim.step(0.1, steps=3)
+        return a.position[0].copy(), sim.metrics()
+
+    (out, m) = run([6.1, 0.3])
+    (_, ref) = run(out)
+    assert m["path_length"] == ref["path_length"] == {"mean": 0.0, "min": 0.0, "max": 0.0}
+    assert m["min_clearance"]["wall"] == ref["min_clearance"]["wall"] > 0

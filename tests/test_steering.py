@@ -344,3 +344,25 @@ def test_repr_shows_every_option_that_is_not_its_default():
     plain = repr(cs.Steering([cs.Seek()]))
     assert plain.endswith("combine='max', resolve='mask', choose='vector_sum')")
     assert "spread=[0.25, 0.5, 0.25]" in repr(cs.Steering([], spread=[0.25, 0.5, 0.25]))
+
+
+def test_names_follow_reassigned_behaviours_and_flags_must_be_bools():
+    # Reassigning behaviours kept the old names, so behaviour_maps labelled each map with
+    # the other's name; rotate="no" was read as True (review of fuzz round 11).
+    s = cs.Steering([cs.Seek(), cs.AgentDanger(radius=1.0)], record=True)
+    s.behaviours = (cs.AgentDanger(radius=1.0), cs.Seek())
+    assert s.names == ("AgentDanger", "Seek")
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0], [0.5, 0]], target=[[5, 0], [5, 0]])
+    sim = cs.Simulation(None, a, s)
+    sim.step(0.1)
+    maps = sim.behaviour_maps
+    assert list(maps) == ["AgentDanger", "Seek"]
+    assert maps["Seek"][0].max() > 0  # Seek's interest under Seek's name
+    for name in ("rotate", "record", "contiguous"):
+        with pytest.raises(TypeError, match=f"{name} must be a bool"):
+            cs.Steering([], **{name: "no"})
+    assert cs.Steering([], rotate=np.bool_(True), record=1).rotate is True
+    s.rotate = "no"
+    with pytest.raises(TypeError, match="rotate must be a bool"):
+        cs.Simulation(None, a, s)

@@ -167,6 +167,10 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              py::dict views;
              for (const auto& name : names)
                views[name] = self_obj.attr("_metric_view")(name).attr("copy")();
+             // The agents' generations: a slot reused since the last update (metrics()
+             // read between an add and the next step) still holds the last occupant's row.
+             views["agent_generation"] = self.agents.attr("generation").attr("copy")();
+             views["agent_kinematic"] = self.agents.attr("kinematic").attr("copy")();
              return py::make_tuple(self_obj.attr("_metrics_info")(), views,
                                    self.agents.attr("alive").attr("copy")(), self.sim->time(),
                                    self_obj.attr("_view")("stuck").attr("copy")());
@@ -180,6 +184,8 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
                return view_of(mt.agent_episodes(), {n}, self_obj, false);
              if (name == "wall_steps") return view_of(mt.wall_steps(), {n}, self_obj, false);
              if (name == "alive_steps") return view_of(mt.alive_steps(), {n}, self_obj, false);
+             if (name == "generation") return view_of(mt.seen_generation(), {n}, self_obj, false);
+             if (name == "born") return view_of(mt.born(), {n}, self_obj, false);
              if (name == "travel_steps") return view_of(mt.travel_steps(), {n}, self_obj, false);
              if (name == "min_wall_clearance")
                return view_of(mt.min_wall_clearance(), {n}, self_obj, false);

@@ -422,12 +422,14 @@ void bind_simulation(py::module_& m) {
                      std::string_view(name) == "perceived_heading" ||
                      std::string_view(name) == "metrics.generation" ||
                      std::string_view(name) == "seen_generation" ||
+                     std::string_view(name) == "kinematic_seen" ||
                      std::string_view(name) == "next_decision" ||
                      std::string_view(name) == "next_time" ||
                      std::string_view(name) == "world_edited" ||
                      std::string_view(name) == "metrics.retired_agent_episodes" ||
                      std::string_view(name) == "metrics.retired_wall_episodes" ||
                      std::string_view(name) == "metrics.retired_agents" ||
+                     std::string_view(name) == "metrics.born" ||
                      std::string_view(name) == "metrics.retired_arrivals" ||
                      std::string_view(name) == "metrics.retired_time_to_goal" ||
                      std::string_view(name) == "validity")

@@ -615,6 +615,25 @@ float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::
   return t;
 }
 
+}  // namespace
+
+float kinematic_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v) {
+  const AgentsView& a = in.agents;
+  float t = std::numeric_limits<float>::infinity();
+  if (in.neighbors.empty() || !a.kinematic) return t;
+  const Vec2 xi = load2(a.position, i);
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
+    const auto j = static_cast<std::size_t>(nb[n]);
+    if (!a.kinematic[j]) continue;
+    t = std::min(t, pair_ttc(load2(a.position, j) - xi, a.radius[i] + a.radius[j] + b.margin,
+                             v - load2(a.velocity, j)));
+  }
+  return t;
+}
+
+namespace {
+
 /// The least TTC of the candidate velocity v against agent i's neighbours (no walls).
 float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                         Vec2 v) {

@@ -68,6 +68,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   retired_agents_.assign(n_, 0);
   retired_arrivals_.assign(n_, 0);
   retired_ttg_.assign(n_, 0.0);
+  born_.assign(n_, 0.0);
   wall_steps_.assign(n_, 0);
   alive_steps_.assign(n_, 0);
   travel_steps_.assign(n_, 0);
@@ -444,7 +445,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       min_agent[i] = std::min(min_agent[i], agent);
       if (goal_radius >= 0.0f && std::isnan(goal_time[i]) &&
           length(p - load2(a.target, i)) <= goal_radius)
-        goal_time[i] = t;
+        goal_time[i] = static_cast<float>(run_time - born_[i]);              // since it appeared
       if (stuck && stuck[i] && std::isnan(goal_time[i])) ever_stuck[i] = 1;  // not arrived
     } else {
       if (entered) {
@@ -468,7 +469,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       // Appearing at its goal is arriving.
       if (goal_radius >= 0.0f && std::isnan(goal_time[i]) &&
           length(p - load2(a.target, i)) <= goal_radius)
-        goal_time[i] = t;
+        goal_time[i] = static_cast<float>(run_time - born_[i]);  // since it appeared
     }
     // A partner row holds -1 beyond its count (configure): only the entries that may
     // have changed are written, nothing when the agent touches no one, as usual.
@@ -549,7 +550,7 @@ void Metrics::restart_row(std::size_t i, double t) {
   retired_wall_[i] += wall_episodes_[i];
   // And its arrival: the run's removed agents (Simulation.metrics()["time_to_goal"]).
   if (alive_steps_[i] > 0) ++retired_agents_[i];
-  if (!std::isnan(goal_time_[i])) {
+  if (alive_steps_[i] > 0 && !std::isnan(goal_time_[i])) {  // (measured: not just added)
     ++retired_arrivals_[i];
     retired_ttg_[i] += goal_time_[i];
   }
@@ -562,6 +563,7 @@ void Metrics::restart_row(std::size_t i, double t) {
   laps_[i] = 0, overtakes_[i] = 0;
   last_lap_[i] = best_lap_[i] = kNaN;
   lap_end_[i] = t;
+  born_[i] = t;
 }
 
 void Metrics::overtake_rows(const AgentsView& a, std::size_t begin, std::size_t end) {

@@ -135,10 +135,10 @@ void NavField::block(const World& world, std::uint32_t layers) {
   }
 }
 
-void NavField::march(const NavGoals& goals, std::vector<double>& t,
-                     std::vector<std::uint8_t>& state, std::vector<float>& dist,
-                     std::vector<float>& desc, const std::function<bool()>& stop,
-                     std::size_t& accepted) const {
+void NavField::march(const World& world, std::uint32_t layers, const NavGoals& goals,
+                     std::vector<double>& t, std::vector<std::uint8_t>& state,
+                     std::vector<float>& dist, std::vector<float>& desc,
+                     const std::function<bool()>& stop, std::size_t& accepted) const {
   const NavGrid& g = grid_;
   const int nx = g.nx, ny = g.ny;
   const std::size_t nn = g.nodes();
@@ -166,7 +166,10 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
   // goal with no free node that close (inside the inflated walls, or an obstacle) widens
   // its own band, doubling, until it finds one (a goal of a set with others in the open
   // was left out when the band widened only where no goal of the set found a node).
-  auto visit = [&](double bx0, double by0, double bx1, double by1, auto&& d_of) {
+  // near_of(x, y): the goal's point nearest (x, y), from which the sight test of a goal
+  // inside an obstacle looks.
+  std::vector<std::int32_t> holding;
+  auto visit = [&](double bx0, double by0, double bx1, double by1, auto&& d_of, auto&& near_of) {
     for (double band = 3.0 * h;; band *= 2.0) {
       int i0, i1, j0, j1;
       if (!node_box(g, bx0 - band, by0 - band, bx1 + band, by1 + band, i0, i1, j0, j1)) return;
@@ -195,14 +198,16 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
       // the field leads to the obstacle's side nearest the goal. (A band of three cells is the first one tried:
       // there best + 3h >= band, so this changes nothing for goals in the open.)
       const double cut = std::min(band, best + 3.0 * h);
-      // A goal inside an obstacle (the band had to widen) is in sight of none of its seeds:
-      // every seed is a core, so that each side of the obstacle within the cut is seeded.
-      // Its cores were only the nodes at exactly the nearest distance, and the ring of
-      // seeds breaks at the obstacle's corners: at the centre of a 2 m box the float
-      // rounding of 1.35 m picked one side, and a point 0.2 m above the box read the way
-      // round it (5.96 m for 1.5 m).
+      // A goal inside the inflated walls (the band had to widen): its cores are the seeds
+      // in sight of it but for the obstacles holding its nearest point (blocked_way), so
+      // that each side of an obstacle holding the goal within the cut is seeded, and no
+      // side of a wall between. The cores were only the nodes at exactly the nearest
+      // distance, and the ring of seeds breaks at an obstacle's corners: at the centre of
+      // a 2 m box the float rounding of 1.35 m picked one side (a point 0.2 m above the
+      // box read the way round it, 5.96 m for 1.5 m).
       const bool inside = band > 3.0 * h;
       if (inside) cores.resize(first);
+      Vec2 held_at{std::numeric_limits<float>::quiet_NaN(), 0.0f};
       for (int j = j0; j <= j1; ++j)
         for (int i = i0; i <= i1; ++i) {
           const std::size_t n = static_cast<std::size_t>(j) * nx + i;
@@ -210,20 +215,37 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
           const double d = d_of(x_of(i), y_of(j));
           if (d > cut) continue;
           if (d < t[n]) t[n] = d;
-          if (inside) cores.push_back(n);
+          if (!inside) continue;
+          const Vec2 o = near_of(x_of(i), y_of(j));
+          if (!(o.x == held_at.x && o.y == held_at.y)) {
+            holding.clear();
+            world.polygon_at(o, layers, &holding);
+            world.circle_at(o, layers, &holding);
+            held_at = o;
+          }
+          const Vec2 q{static_cast<float>(x_of(i)), static_cast<float>(y_of(j))};
+          if (!blocked_way(world, o, q, q, 0.0f, holding, layers)) cores.push_back(n);
         }
       return;
     }
   };
   for (std::size_t p = 0; p + 1 < goals.points.size(); p += 2) {
     const double gx = goals.points[p], gy = goals.points[p + 1];
-    visit(gx, gy, gx, gy, [&](double x, double y) { return std::hypot(x - gx, y - gy); });
+    const Vec2 g{static_cast<float>(gx), static_cast<float>(gy)};
+    visit(
+        gx, gy, gx, gy, [&](double x, double y) { return std::hypot(x - gx, y - gy); },
+        [&](double, double) { return g; });
   }
   for (std::size_t s = 0; s + 3 < goals.segments.size(); s += 4) {
     const double ax = goals.segments[s], ay = goals.segments[s + 1];
     const double bx = goals.segments[s + 2], by = goals.segments[s + 3];
-    visit(std::min(ax, bx), std::min(ay, by), std::max(ax, bx), std::max(ay, by),
-          [&](double x, double y) { return std::sqrt(segment_distance2(ax, ay, bx, by, x, y)); });
+    visit(
+        std::min(ax, bx), std::min(ay, by), std::max(ax, bx), std::max(ay, by),
+        [&](double x, double y) { return std::sqrt(segment_distance2(ax, ay, bx, by, x, y)); },
+        [&](double x, double y) {
+          const SegmentPoint c = closest_on_segment(ax, ay, bx, by, x, y);
+          return Vec2{static_cast<float>(c.x), static_cast<float>(c.y)};
+        });
   }
   const float* rp = goals.rings.data();
   for (std::size_t k = 0; k + 1 < goals.ring_start.size(); ++k) {
@@ -235,14 +257,32 @@ void NavField::march(const NavGoals& goals, std::vector<double>& t,
       b[2] = std::max<double>(b[2], rp[2 * v]);
       b[3] = std::max<double>(b[3], rp[2 * v + 1]);
     }
-    visit(b[0], b[1], b[2], b[3], [&](double x, double y) {
-      if (in_ring(x, y, rp, s, e)) return 0.0;
-      double d2 = kInf;
-      for (std::int32_t v = s, w = e - 1; v < e; w = v++)
-        d2 = std::min(d2,
-                      segment_distance2(rp[2 * w], rp[2 * w + 1], rp[2 * v], rp[2 * v + 1], x, y));
-      return std::sqrt(d2);
-    });
+    visit(
+        b[0], b[1], b[2], b[3],
+        [&](double x, double y) {
+          if (in_ring(x, y, rp, s, e)) return 0.0;
+          double d2 = kInf;
+          for (std::int32_t v = s, w = e - 1; v < e; w = v++)
+            d2 = std::min(
+                d2, segment_distance2(rp[2 * w], rp[2 * w + 1], rp[2 * v], rp[2 * v + 1], x, y));
+          return std::sqrt(d2);
+        },
+        [&](double x, double y) {
+          // (A node inside the ring: the node itself, always in sight.)
+          if (in_ring(x, y, rp, s, e)) return Vec2{static_cast<float>(x), static_cast<float>(y)};
+          double best2 = kInf;
+          Vec2 o{};
+          for (std::int32_t v = s, w = e - 1; v < e; w = v++) {
+            const SegmentPoint c =
+                closest_on_segment(rp[2 * w], rp[2 * w + 1], rp[2 * v], rp[2 * v + 1], x, y);
+            const double d2 = (c.x - x) * (c.x - x) + (c.y - y) * (c.y - y);
+            if (d2 < best2) {
+              best2 = d2;
+              o = {static_cast<float>(c.x), static_cast<float>(c.y)};
+            }
+          }
+          return o;
+        });
   }
   // The Euclidean seed values hold only where the goal is in sight. A wall thinner than
   // the band (a large cell, radius 0, a goal pressed against the wall) would otherwise
@@ -525,7 +565,7 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   std::vector<std::uint8_t> state;
   std::size_t accepted = 0;  // across the goal sets' marches: `stop` every 2^20 nodes in all
   for (std::size_t k = 0; k < goals.size(); ++k)
-    march(goals[k], t, state, dist_[k], desc_[k], stop, accepted);
+    march(world, layers, goals[k], t, state, dist_[k], desc_[k], stop, accepted);
   goal_points_.assign(goals.size(), {});
   goal_segments_.assign(goals.size(), {});
   segment_buckets_.assign(goals.size(), {});

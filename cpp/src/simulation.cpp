@@ -166,6 +166,7 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
     nb_counts_.assign(n_, 0);
   }
   const AgentsView v = agents.view();
+  if (v.kinematic) kin_seen_.assign(v.kinematic, v.kinematic + n_);
   if (v.generation) seen_generation_.assign(v.generation, v.generation + n_);
   else seen_generation_.assign(n_, 0);
   if (params_.decision_validity > 0.0f) {
@@ -181,6 +182,20 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
 
 void Simulation::renew_slots() {
   const AgentsView a = agents_->view();
+  // An agent made kinematic, or handed back to the steering: its decision is forgotten
+  // (as a kinematic agent has none, and as a new agent starts), so that it neither keeps
+  // a chosen slot while it is driven nor drives on a decision from before (under
+  // decision_interval, for up to k − 1 steps; between perceive() and decide_and_move(),
+  // from maps perceived while it was kinematic). Handed back, it decides at its next
+  // step and stands until then, as a new agent does.
+  if (a.kinematic && !kin_seen_.empty()) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      const std::uint8_t k = a.kinematic[i] ? 1 : 0;
+      if (k == kin_seen_[i]) continue;
+      kin_seen_[i] = k;
+      forget_decision(i);
+    }
+  }
   if (!a.generation) return;
   for (std::size_t i = 0; i < n_; ++i) {
     if (a.generation[i] == seen_generation_[i]) continue;
@@ -189,42 +204,46 @@ void Simulation::renew_slots() {
     // A new agent in slot i: nothing of the slot's last occupant carries over (its
     // decision, which an agent not deciding this step would move on, its map memory,
     // stuck timer, hysteresis slot and counters). It stands until it first decides.
-    store2(direction_.data(), i, Vec2{});
-    strength_[i] = 0.0f;
-    store2(accel_.data(), i, Vec2{});
-    slot_[i] = -1;
-    has_memory_[i] = 0;
-    braking_[i] = 0;
+    forget_decision(i);
     stuck_[i] = 0;
     still_[i] = 0.0;
     store2(anchor_.data(), i, load2(a.position, i));
     contacts_[i] = overlaps_[i] = 0;
-    if (!next_decision_.empty()) {
-      next_decision_[i] = 0;  // decides at once
-      next_time_[i] = 0.0;
-      validity_[i] = std::numeric_limits<float>::infinity();
-    }
-    if (!sensed_.empty())
-      std::fill_n(sensed_.begin() + static_cast<std::ptrdiff_t>(i * k_), k_,
-                  std::numeric_limits<float>::quiet_NaN());
-    // Its maps, as in a slot never used: added between perceive() and decide_and_move(),
-    // it decided from the last occupant's maps (drove off towards that one's target).
-    const auto row = static_cast<std::ptrdiff_t>(i * k_);
-    std::fill_n(interest_.begin() + row, k_, 0.0f);
-    std::fill_n(danger_.begin() + row, k_, 0.0f);
-    std::fill_n(resolved_.begin() + row, k_, 0.0f);
-    if (!speed_.empty()) std::fill_n(speed_.begin() + row, k_, 1.0f);
-    for (std::size_t b = 0; config_.record && b < config_.behaviours.size(); ++b)
-      std::fill_n(behaviour_map(b) + row, k_, 0.0f);
-    perceived_pos_[2 * i] = perceived_pos_[2 * i + 1] = perceived_head_[i] =
-        std::numeric_limits<float>::quiet_NaN();
-    if (!fresh_.empty()) fresh_[i] = 1;  // decides at its first step, not at its turn
     if (config_.classic)  // a random-walk Wander starts a fresh walk (orientation 0, no clock)
       for (const classic::Blended& g : config_.classic->groups)
         for (const classic::Behaviour& b : g.behaviours)
           if (const auto* w = std::get_if<classic::Wander>(&b); w && w->walk)
             w->walk[2 * i] = w->walk[2 * i + 1] = 0.0;
   }
+}
+
+void Simulation::forget_decision(std::size_t i) {
+  store2(direction_.data(), i, Vec2{});
+  strength_[i] = 0.0f;
+  store2(accel_.data(), i, Vec2{});
+  slot_[i] = -1;
+  has_memory_[i] = 0;
+  braking_[i] = 0;
+  if (!next_decision_.empty()) {
+    next_decision_[i] = 0;  // decides at once
+    next_time_[i] = 0.0;
+    validity_[i] = std::numeric_limits<float>::infinity();
+  }
+  if (!sensed_.empty())
+    std::fill_n(sensed_.begin() + static_cast<std::ptrdiff_t>(i * k_), k_,
+                std::numeric_limits<float>::quiet_NaN());
+  // Its maps, as in a slot never used: added between perceive() and decide_and_move(),
+  // it decided from the last occupant's maps (drove off towards that one's target).
+  const auto row = static_cast<std::ptrdiff_t>(i * k_);
+  std::fill_n(interest_.begin() + row, k_, 0.0f);
+  std::fill_n(danger_.begin() + row, k_, 0.0f);
+  std::fill_n(resolved_.begin() + row, k_, 0.0f);
+  if (!speed_.empty()) std::fill_n(speed_.begin() + row, k_, 1.0f);
+  for (std::size_t b = 0; config_.record && b < config_.behaviours.size(); ++b)
+    std::fill_n(behaviour_map(b) + row, k_, 0.0f);
+  perceived_pos_[2 * i] = perceived_pos_[2 * i + 1] = perceived_head_[i] =
+      std::numeric_limits<float>::quiet_NaN();
+  if (!fresh_.empty()) fresh_[i] = 1;  // decides at its first step, not at its turn
 }
 
 float* Simulation::behaviour_map(std::size_t b) {
@@ -485,6 +504,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e, step);
     if (inertia) keep_inertia(p, b, e, step);
     if (velocity_ && velocity_->settle) settle_at_goal(p, b, e, step);
+    if (velocity_ && kinematic_) evade_kinematic(p, b, e, step);
     if (config_.rotate) {
       for (std::size_t i = b; i < e; i += step) {
         const Vec2 d = load2(direction_.data(), i);
@@ -854,6 +874,35 @@ void Simulation::settle_at_goal(const Plan& p, std::size_t begin, std::size_t en
   }
 }
 
+void Simulation::evade_kinematic(const Plan& p, std::size_t begin, std::size_t end,
+                                 std::size_t step) {
+  // An agent that stands (nothing resolved positive: at its goal, Arrive's interest is 0
+  // everywhere; or standing is its best) while a kinematic agent comes at it steps aside:
+  // a kinematic agent does not avoid it, so standing, as agents do for each other (and
+  // are passed), it was run into, and against a wall crushed, its centre inside a
+  // vehicle for good (fuzz round 11). It takes the slot with the least danger that
+  // offers a speed above 0 (ties: the faster, then the lower slot), at that speed.
+  const CollisionDanger& vd = *velocity_;
+  const std::size_t k = k_;
+  const float* dir = slot_set_.directions();
+  for (std::size_t i = begin; i < end; i += step) {
+    if (strength_[i] > 0.0f || !(kinematic_ttc(vd, p.in, i, Vec2{}) < vd.horizon)) continue;
+    const float* dg = danger_.data() + i * k;
+    const float* sp = speed_.data() + i * k;
+    std::int32_t best = -1;
+    for (std::size_t q = 0; q < k; ++q) {
+      if (!(sp[q] > 0.0f)) continue;
+      if (best < 0 || dg[q] < dg[best] || (dg[q] == dg[best] && sp[q] > sp[best]))
+        best = static_cast<std::int32_t>(q);
+    }
+    if (best < 0) continue;
+    const auto q = static_cast<std::size_t>(best);
+    store2(direction_.data(), i, Vec2{dir[2 * q], dir[2 * q + 1]});
+    strength_[i] = sp[q];
+    slot_[i] = best;
+  }
+}
+
 float Simulation::interest_towards(std::size_t i, Vec2 d) const {
   // The interest map read at a heading between slots: linear in angle between the two
   // slots that bracket d.
@@ -987,67 +1036,6 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
 
 namespace {
 
-bool holds(const std::vector<std::int32_t>& ids, std::int32_t o) {
-  return std::find(ids.begin(), ids.end(), o) != ids.end();
-}
-
-// Distance between segments a-b and c-d (0 when they cross), in double.
-double segment_gap(double ax, double ay, double bx, double by, double cx, double cy, double dx,
-                   double dy) {
-  auto orient = [](double px, double py, double qx, double qy, double rx, double ry) {
-    const double v = (qx - px) * (ry - py) - (qy - py) * (rx - px);
-    return (v > 0.0) - (v < 0.0);
-  };
-  const int o1 = orient(ax, ay, bx, by, cx, cy), o2 = orient(ax, ay, bx, by, dx, dy);
-  const int o3 = orient(cx, cy, dx, dy, ax, ay), o4 = orient(cx, cy, dx, dy, bx, by);
-  if (o1 * o2 < 0 && o3 * o4 < 0) return 0.0;
-  return std::sqrt(std::min(
-      {segment_distance2(ax, ay, bx, by, cx, cy), segment_distance2(ax, ay, bx, by, dx, dy),
-       segment_distance2(cx, cy, dx, dy, ax, ay), segment_distance2(cx, cy, dx, dy, bx, by)}));
-}
-
-// Whether the way out of the held solids `ids` from p to the exit c is blocked: the
-// centre's path p->q (q on the solid's boundary) crossing or touching a wall or circle of
-// another obstacle in `layers`, or the body (radius r) on q->c coming within r of one.
-// Reads the walls of the grid cells round the paths (each obstacle is listed in every
-// cell its box overlaps).
-bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
-                 const std::vector<std::int32_t>& ids, std::uint32_t layers) {
-  const WorldGrid& g = w.grid();
-  const auto lay = w.obstacle_layers();
-  const auto wall_obs = w.wall_obstacle();
-  const auto circ_obs = w.circle_obstacle();
-  const float reach = r + g.cell;
-  const int i0 = g.col(std::min({p.x, q.x, c.x}) - reach),
-            i1 = g.col(std::max({p.x, q.x, c.x}) + reach);
-  const int j0 = g.row(std::min({p.y, q.y, c.y}) - reach),
-            j1 = g.row(std::max({p.y, q.y, c.y}) + reach);
-  const double need = static_cast<double>(r) * (1.0 - 1e-4);
-  for (int j = j0; j <= j1; ++j)
-    for (int i = i0; i <= i1; ++i) {
-      const std::size_t cell = static_cast<std::size_t>(j) * g.nx + i;
-      for (std::int32_t e = g.seg_start[cell]; e < g.seg_start[cell + 1]; ++e) {
-        const auto k = static_cast<std::size_t>(e);
-        const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
-        if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
-        if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0 ||
-            segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) < need)
-          return true;
-      }
-      if (g.circ_start.empty()) continue;
-      for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
-        const auto k = static_cast<std::size_t>(e);
-        const std::int32_t o = circ_obs[static_cast<std::size_t>(g.circ_index[k])];
-        if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
-        const double rr = g.cr[k];
-        if (std::sqrt(segment_distance2(p.x, p.y, q.x, q.y, g.cx[k], g.cy[k])) <= rr ||
-            std::sqrt(segment_distance2(q.x, q.y, c.x, c.y, g.cx[k], g.cy[k])) < rr + need)
-          return true;
-      }
-    }
-  return false;
-}
-
 // Moves a body of radius r whose centre p the solids `ids` hold out of them: candidate
 // exits just outside their boundaries, the nearest first (the nearest point of each
 // polygon edge, each vertex offset along both its edges' outward normals, so that a
@@ -1075,7 +1063,7 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
   const auto ring = w.ring_points();
   const auto start = w.ring_start();
   for (std::size_t k = 0; k < poly.size(); ++k) {
-    if (!holds(ids, poly[k])) continue;
+    if (std::find(ids.begin(), ids.end(), poly[k]) == ids.end()) continue;
     const std::int32_t s = start[k], t = start[k + 1];
     double area = 0.0;
     for (std::int32_t i = s, j = t - 1; i < t; j = i++)
@@ -1109,7 +1097,7 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
   }
   const auto circ = w.circle_obstacle();
   for (std::size_t c = 0; c < circ.size(); ++c) {
-    if (!holds(ids, circ[c])) continue;
+    if (std::find(ids.begin(), ids.end(), circ[c]) == ids.end()) continue;
     const double cx = w.circle_centers()[2 * c], cy = w.circle_centers()[2 * c + 1];
     const double rr = w.circle_radii()[c];
     double a0 = std::atan2(p.y - cy, p.x - cx);
@@ -1153,7 +1141,8 @@ void Simulation::push_out_of_walls() {
 
 void Simulation::push_out_renewed() {
   const World* w = world_ && !world_->grid().empty() ? world_.get() : nullptr;
-  if (start_pending_) {
+  const bool start = start_pending_;
+  if (start) {
     start_pending_ = false;
     renewed_.clear();
     const AgentsView a = agents_->view();
@@ -1162,19 +1151,29 @@ void Simulation::push_out_renewed() {
   }
   if (w && !renewed_.empty()) {
     const std::int32_t* ids = renewed_.data();
+    std::atomic<bool> moved{false};
     parallel_for(renewed_.size(), kGrain, [&](std::size_t b, std::size_t e) {
-      for (std::size_t q = b; q < e; ++q) push_out_row(*w, static_cast<std::size_t>(ids[q]), false);
+      for (std::size_t q = b; q < e; ++q)
+        if (push_out_row(*w, static_cast<std::size_t>(ids[q]), false))
+          moved.store(true, std::memory_order_relaxed);
     });
+    // The start's exits are no walk: the metrics configured before the first step take
+    // their baseline again, from where the agents now stand (the exit counted as path
+    // length, and the clearance inside the solid as the run's least). Agents added later
+    // are baselined where they enter (Metrics::note_entries), after their exit.
+    if (start && moved.load() && metrics_.params().enabled && metrics_.steps() == 0)
+      configure_metrics(metrics_.params());
   }
   renewed_.clear();
 }
 
-void Simulation::push_out_row(const World& w, std::size_t i, bool overlaps) {
+bool Simulation::push_out_row(const World& w, std::size_t i, bool overlaps) {
   const AgentsView a = agents_->view();
   float* pos = agents_->position();
   const std::uint32_t layers = params_.layers;
   const float r = a.radius[i];
-  if (!a.alive[i] || !(r >= 0.0f)) return;
+  if (!a.alive[i] || !(r >= 0.0f)) return false;
+  const Vec2 p0 = load2(pos, i);
   for (int pass = 0; pass < 4; ++pass) {
     const Vec2 p = load2(pos, i);
     std::vector<std::int32_t> solids;  // the polygons and circles holding p
@@ -1199,6 +1198,8 @@ void Simulation::push_out_row(const World& w, std::size_t i, bool overlaps) {
     if (s.position.x == p.x && s.position.y == p.y) break;
     store2(pos, i, s.position);
   }
+  const Vec2 p1 = load2(pos, i);
+  return p1.x != p0.x || p1.y != p0.y;
 }
 
 void Simulation::perceive() {
@@ -1299,8 +1300,14 @@ void Simulation::finish(float dt) {
                     settling ? touched_.data() : nullptr);
     std::copy(next_vel_.begin() + 2 * b, next_vel_.begin() + 2 * e, vel + 2 * b);
     std::copy(next_head_.begin() + b, next_head_.begin() + e, head + b);
-    for (std::size_t i = b; i < e; ++i)
-      if (!a.alive[i]) has_memory_[i] = 0;
+    for (std::size_t i = b; i < e; ++i) {
+      if (a.alive[i]) continue;
+      has_memory_[i] = 0;
+      // A dead slot's rows describe no agent: no perceived pose (under decision_interval
+      // a removed agent's stayed until its slot's turn to decide came).
+      perceived_pos_[2 * i] = perceived_pos_[2 * i + 1] = perceived_head_[i] =
+          std::numeric_limits<float>::quiet_NaN();
+    }
   });
   if (settling) settle(rmax, world);
   if (stuck_on) {

@@ -2,6 +2,8 @@
 // World storage and the uniform-grid build.
 #include "contextsteer/world.hpp"
 
+#include "contextsteer/geometry.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -540,6 +542,71 @@ std::int32_t World::circle_at(Vec2 p, std::uint32_t layers, std::vector<std::int
     }
   }
   return best;
+}
+
+namespace {
+
+bool holds(const std::vector<std::int32_t>& ids, std::int32_t o) {
+  return std::find(ids.begin(), ids.end(), o) != ids.end();
+}
+
+// Distance between segments a-b and c-d (0 when they cross), in double.
+double segment_gap(double ax, double ay, double bx, double by, double cx, double cy, double dx,
+                   double dy) {
+  auto orient = [](double px, double py, double qx, double qy, double rx, double ry) {
+    const double v = (qx - px) * (ry - py) - (qy - py) * (rx - px);
+    return (v > 0.0) - (v < 0.0);
+  };
+  const int o1 = orient(ax, ay, bx, by, cx, cy), o2 = orient(ax, ay, bx, by, dx, dy);
+  const int o3 = orient(cx, cy, dx, dy, ax, ay), o4 = orient(cx, cy, dx, dy, bx, by);
+  if (o1 * o2 < 0 && o3 * o4 < 0) return 0.0;
+  return std::sqrt(std::min(
+      {segment_distance2(ax, ay, bx, by, cx, cy), segment_distance2(ax, ay, bx, by, dx, dy),
+       segment_distance2(cx, cy, dx, dy, ax, ay), segment_distance2(cx, cy, dx, dy, bx, by)}));
+}
+
+}  // namespace
+
+// Whether the way out of the held solids `ids` from p to the exit c is blocked: the
+// centre's path p->q (q on the solid's boundary) crossing or touching a wall or circle of
+// another obstacle in `layers`, or the body (radius r) on q->c coming within r of one.
+// Reads the walls of the grid cells round the paths (each obstacle is listed in every
+// cell its box overlaps).
+bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
+                 const std::vector<std::int32_t>& ids, std::uint32_t layers) {
+  const WorldGrid& g = w.grid();
+  const auto lay = w.obstacle_layers();
+  const auto wall_obs = w.wall_obstacle();
+  const auto circ_obs = w.circle_obstacle();
+  const float reach = r + g.cell;
+  const int i0 = g.col(std::min({p.x, q.x, c.x}) - reach),
+            i1 = g.col(std::max({p.x, q.x, c.x}) + reach);
+  const int j0 = g.row(std::min({p.y, q.y, c.y}) - reach),
+            j1 = g.row(std::max({p.y, q.y, c.y}) + reach);
+  const double need = static_cast<double>(r) * (1.0 - 1e-4);
+  for (int j = j0; j <= j1; ++j)
+    for (int i = i0; i <= i1; ++i) {
+      const std::size_t cell = static_cast<std::size_t>(j) * g.nx + i;
+      for (std::int32_t e = g.seg_start[cell]; e < g.seg_start[cell + 1]; ++e) {
+        const auto k = static_cast<std::size_t>(e);
+        const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
+        if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+        if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0 ||
+            segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) < need)
+          return true;
+      }
+      if (g.circ_start.empty()) continue;
+      for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
+        const auto k = static_cast<std::size_t>(e);
+        const std::int32_t o = circ_obs[static_cast<std::size_t>(g.circ_index[k])];
+        if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+        const double rr = g.cr[k];
+        if (std::sqrt(segment_distance2(p.x, p.y, q.x, q.y, g.cx[k], g.cy[k])) <= rr ||
+            std::sqrt(segment_distance2(q.x, q.y, c.x, c.y, g.cx[k], g.cy[k])) < rr + need)
+          return true;
+      }
+    }
+  return false;
 }
 
 }  // namespace contextsteer

@@ -120,7 +120,12 @@ class Agents(_core.Agents):
     max_speed = _view_property("max_speed", "(N,) float32 speed limits (length per second).")
     max_accel = _view_property("max_accel", "(N,) float32 acceleration limits (length/s²).")
     max_turn_rate = _view_property("max_turn_rate", "(N,) float32 turn-rate limits (rad/s).")
-    steer_force = _view_property("steer_force", "(N,) float32 Godot lerp factors in [0, 1].")
+    steer_force = _view_property(
+        "steer_force",
+        "(N,) float32 Godot lerp factors in [0, 1], read by ``Lerp()`` (``steer_force=None``, "
+        "its default) and ``Steering``'s classic behaviours; ``Lerp(steer_force=0.1)``, as "
+        "the racetrack scenario passes, uses that value for every agent instead.",
+    )
     target = _view_property("target", "(N, 2) float32 per-agent goal positions.")
     group = _view_property("group", "(N,) int32 group / team ids.")
     alive = _view_property("alive", "(N,) bool: True where the slot holds an agent.")
@@ -140,8 +145,12 @@ class Agents(_core.Agents):
         "model: each step moves it by ``velocity · dt``, swept against the walls (a wall "
         "stops it and it slides along it, as any agent), and keeps its ``velocity`` (the "
         "slide's, after one) and ``heading``. Other agents see it as any neighbour; "
-        "push-apart never moves it, so an agent it overlaps takes the whole overlap; and "
-        "``CollisionDanger(reciprocity=α)`` takes no share from it (α = 0 for the pair). "
+        "push-apart never moves it, so an agent it overlaps takes the whole overlap (give a "
+        "scene where one presses into a crowd more ``push_passes``); "
+        "``CollisionDanger(reciprocity=α)`` takes no share from it (α = 0 for the pair), and "
+        "an agent standing in its way steps aside. Made kinematic or handed back, an agent "
+        "forgets its decision (handed back, it decides at its next step). The run metrics "
+        "leave it out of the steering's statistics (time to goal, path length, jitter). "
         "The functional motion models (``Lerp``, ``Accel``, ``Vehicle``) move it the same "
         "way. Set it with ``add(..., kinematic=True)`` or by writing this view; a new "
         "agent in a reused slot is not kinematic unless ``add`` says so.",

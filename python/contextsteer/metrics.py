@@ -27,9 +27,12 @@ min clearance
     the range.
 time to goal
     Seconds until the agent is first within ``goal_radius`` of its ``target``, counted
-    from ``configure_metrics`` for every agent (one added later included); an agent
-    added within reach of its goal arrives at once. ``arrived``, ``fraction`` and the
-    statistics are over the alive agents; ``removed`` holds the agents removed since
+    from ``configure_metrics`` for the agents present then and from its entry for an
+    agent added later (``AgentMetrics.entry_time``; its travel time, as a flow study
+    wants it); an agent added within reach of its goal arrives at its first step. ``arrived``, ``fraction`` and the
+    statistics are over the alive agents that are not kinematic (a kinematic agent counts
+    in collisions, clearances, progress and laps, not in time to goal, path length,
+    jitter, effort, stuck and the composite); ``removed`` holds the agents removed since
     ``configure_metrics`` (at an exit, say): how many were measured, how many of them had
     arrived and their mean time to goal (collision counts keep removed agents too).
 new agents
@@ -109,7 +112,11 @@ __all__ = ["AgentMetrics", "COLLISION_WEIGHT", "SCHEMA_VERSION", "summarize"]
 #: Version 3: ``collisions`` counts the whole run's episodes, agents since removed
 #: included (version 2 summed the alive agents' own counts, so an episode with an agent
 #: since removed counted half, rounded down, and a removed agent's wall episodes not at all).
-SCHEMA_VERSION = 3
+#: Version 4: the time to goal of an agent added after ``configure_metrics`` counts from
+#: its entry (its travel time; version 3 counted from ``configure_metrics``), and kinematic
+#: agents are left out of the steering's statistics (time to goal, path length, jitter,
+#: effort, stuck, composite).
+SCHEMA_VERSION = 4
 
 #: Weight of one collision in the composite score (SteerBench).
 COLLISION_WEIGHT = 50.0
@@ -138,6 +145,9 @@ class AgentMetrics(NamedTuple):
     ever_stuck: np.ndarray  #: bool
     alive_steps: np.ndarray  #: int32 steps measured
     travel_steps: np.ndarray  #: int32 steps until arrival (the arriving one included)
+    #: float64 run time (s since configure_metrics) at which the agent appeared: 0 for
+    #: those present then; time to goal counts from it
+    entry_time: np.ndarray
 
 
 #: The core's per-agent metric arrays :func:`agent_metrics` reads.
@@ -157,6 +167,8 @@ _VIEWS = (
     "best_lap_time",
     "overtakes",
     "ever_stuck",
+    "generation",
+    "born",
     "alive_steps",
     "travel_steps",
 )
@@ -219,6 +231,7 @@ def agent_metrics(core: _core.Simulation) -> AgentMetrics:
         v("ever_stuck"),
         steps,
         travel,
+        v("born"),
     )
 
 
@@ -264,15 +277,36 @@ def summarize(
             "composite": None,
         }
     m = agent_metrics(core)
+    # A slot reused since the last update (metrics() read between an add and the next
+    # step) still holds its last occupant's row: that one counts as removed, and the new
+    # agent, not measured yet, has arrived nowhere.
+    try:
+        fresh = a & (core._metric_view("agent_generation") != core._metric_view("generation"))
+    except (KeyError, ValueError):  # a core read directly, not through snapshot_summary
+        fresh = np.zeros_like(a)
+    am = a & ~fresh  # the alive agents measured so far
+    # Kinematic agents (driven by their user) count in collisions, clearances and laps,
+    # not in the steering's own statistics (time to goal, path, jitter, effort): a vehicle
+    # whose target is where it was added arrived at 0 s.
+    try:
+        kin = np.asarray(core._metric_view("agent_kinematic"), dtype=bool)
+    except (KeyError, ValueError):
+        kin = np.zeros_like(a)
+    am_nav = am & ~kin
+    n_nav = int((a & ~kin).sum())  # the alive agents that are not kinematic
     # Collisions are the run's: agents since removed included (their rows, or their slots'
     # retired counts). Each agent-agent episode is counted by both partners.
     pairs = int(info["run_agent_episodes"]) // 2
     walls = int(info["run_wall_episodes"])
-    arrived = ~np.isnan(m.time_to_goal[a])
+    arrived = ~np.isnan(m.time_to_goal[am_nav])
     goals = info["goal_radius"] >= 0
-    t_agent = np.where(arrived, m.time_to_goal[a], elapsed) if goals else np.full(n, elapsed)
-    collisions = (m.agent_episodes[a] + m.wall_episodes[a]).astype(np.float64)
-    composite = COLLISION_WEIGHT * collisions + t_agent + m.effort[a]
+    t_agent = (
+        np.where(arrived, m.time_to_goal[am_nav], elapsed - m.entry_time[am_nav])
+        if goals
+        else elapsed - m.entry_time[am_nav]
+    )
+    collisions = (m.agent_episodes[am_nav] + m.wall_episodes[am_nav]).astype(np.float64)
+    composite = COLLISION_WEIGHT * collisions + t_agent + m.effort[am_nav]
     out: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "enabled": bool(info["enabled"]),
@@ -280,26 +314,26 @@ def summarize(
         "time": elapsed,
         "agents": n,
         "collisions": {"agent_agent": pairs, "agent_wall": walls, "total": pairs + walls},
-        "wall_contact_steps": int(m.wall_steps[a].sum()),
+        "wall_contact_steps": int(m.wall_steps[am].sum()),
         "min_clearance": {
-            "wall": _finite_or_none(float(m.min_wall_clearance[a].min(initial=np.inf))),
-            "agent": _finite_or_none(float(m.min_agent_clearance[a].min(initial=np.inf))),
+            "wall": _finite_or_none(float(m.min_wall_clearance[am].min(initial=np.inf))),
+            "agent": _finite_or_none(float(m.min_agent_clearance[am].min(initial=np.inf))),
         },
         "time_to_goal": None,
-        "path_length": _stats(m.path_length[a]),
-        "heading_jitter": float(m.heading_jitter[a].mean()) if n else None,
-        "effort": float(m.effort[a].mean()) if n else None,
+        "path_length": _stats(m.path_length[am_nav]),
+        "heading_jitter": float(m.heading_jitter[am_nav].mean()) if am_nav.any() else None,
+        "effort": float(m.effort[am_nav].mean()) if am_nav.any() else None,
         "stuck": {
-            "now": None if stuck is None else int((np.asarray(stuck)[a] & ~arrived).sum()),
-            "ever": int(m.ever_stuck[a].sum()),
+            "now": None if stuck is None else int((np.asarray(stuck)[am_nav] & ~arrived).sum()),
+            "ever": int(m.ever_stuck[am_nav].sum()),
         },
-        "composite": float(composite.mean()) if n else None,
+        "composite": float(composite.mean()) if am_nav.any() else None,
     }
     if goals:
-        tg = m.time_to_goal[a][arrived]
+        tg = m.time_to_goal[am_nav][arrived]
         # The agents removed since configure_metrics (at an exit, say): their own rows
-        # while their slots are free, then the slots' retired sums.
-        gone = ~a & (m.alive_steps > 0)
+        # while their slots are free (or just reused), then the slots' retired sums.
+        gone = (~a | fresh) & (m.alive_steps > 0)
         gone_t = m.time_to_goal[gone]
         gone_arrived = ~np.isnan(gone_t)
         removed_arrived = int(gone_arrived.sum()) + int(info["retired_arrivals"])
@@ -309,7 +343,7 @@ def summarize(
         out["time_to_goal"] = {
             "goal_radius": _finite_or_none(float(info["goal_radius"])),
             "arrived": int(arrived.sum()),
-            "fraction": float(arrived.mean()) if n else None,
+            "fraction": float(arrived.sum() / n_nav) if n_nav else None,
             **_stats(tg),
             "removed": {
                 "agents": int(gone.sum()) + int(info["retired_agents"]),
@@ -318,10 +352,10 @@ def summarize(
             },
         }
     if info["path_length"] > 0:
-        out["progress"] = _stats(m.progress[a])
+        out["progress"] = _stats(m.progress[am])
         if info["closed_path"]:
-            laps = m.laps[a]
-            best = m.best_lap_time[a]
+            laps = m.laps[am]
+            best = m.best_lap_time[am]
             out["laps"] = {
                 "track_length": float(info["path_length"]),
                 "total": int(laps.sum()),
@@ -333,5 +367,5 @@ def summarize(
                 "mean_best": float(done.mean()) if len(done) else None,
             }
         if info["overtakes"]:
-            out["overtakes"] = int(m.overtakes[a].sum())
+            out["overtakes"] = int(m.overtakes[am].sum())
     return out

@@ -115,9 +115,10 @@ class MotionModel:
         if 0 < step < MIN_TIME:
             raise ValueError(f"apply: dt must be 0 or at least {MIN_TIME:g} s, got {dt!r}")
         pos, vel, head = _core.apply_motion(agents, self, d, s, step)
-        out = np.abs(pos) > MAX_COORDINATE
+        # (Alive rows only: a dead row keeps its state, whatever it holds.)
+        out = (np.abs(pos) > MAX_COORDINATE) & np.asarray(agents.alive)[:, None]
         if out.any():
-            np.clip(pos, -MAX_COORDINATE, MAX_COORDINATE, out=pos)
+            pos[out] = np.copysign(np.float32(MAX_COORDINATE), pos[out])
             vel[out & (vel * pos > 0)] = 0.0
         return MotionState(pos, vel, head)
 

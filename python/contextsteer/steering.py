@@ -37,6 +37,16 @@ def _int_in(name: str, value: Any, lo: int, hi: int) -> int:
     return int(value)
 
 
+def _flag(name: str, value: Any) -> bool:
+    """``value`` as a bool: True, False (NumPy's too) or the ints 0 and 1, else TypeError
+    (``rotate="no"`` read as True)."""
+    if isinstance(value, (bool, np.bool_)) or (
+        isinstance(value, (int, np.integer)) and value in (0, 1)
+    ):
+        return bool(value)
+    raise TypeError(f"Steering: {name} must be a bool, got {value!r}")
+
+
 class Steering:
     """Behaviours and operators of the per-agent pipeline (docs/ARCHITECTURE.md).
 
@@ -185,7 +195,7 @@ class Steering:
         self.threshold, self.epsilon = float(threshold), float(epsilon)
         if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 0:
             raise ValueError(f"Steering: width must be an int >= 0, got {width!r}")
-        self.width, self.contiguous = int(width), bool(contiguous)
+        self.width, self.contiguous = int(width), _flag("contiguous", contiguous)
         if blend is not None and not 0.0 <= float(blend) <= 1.0:
             raise ValueError(f"Steering: blend must be in [0, 1] or None, got {blend}")
         self.blend = None if blend is None else float(blend)
@@ -201,7 +211,7 @@ class Steering:
             listed = ", ".join(map(repr, _SPREAD_MAPS))
             raise ValueError(f"Steering: spread_maps must be one of {listed}, got {spread_maps!r}")
         self.spread_maps = spread_maps
-        self.rotate, self.record = bool(rotate), bool(record)
+        self.rotate, self.record = _flag("rotate", rotate), _flag("record", record)
         if max_neighbors is not None:
             warnings.warn(
                 "Steering(max_neighbors=) is deprecated; use max_neighbours=",
@@ -217,13 +227,18 @@ class Steering:
             )
         self.hysteresis = h
         self.decision_phases = _int_in("decision_phases", decision_phases, 1, 64)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Each behaviour's name (its class; ``_1``, ``_2``, ... on repeats), in order: the
+        keys of ``Simulation.behaviour_maps``. Follows ``behaviours`` if it is reassigned."""
         names: list[str] = []
         seen: dict[str, int] = {}
-        for b in behaviours:
+        for b in self.behaviours:
             base = type(b).__name__
             seen[base] = seen.get(base, 0) + 1
             names.append(base if seen[base] == 1 else f"{base}_{seen[base] - 1}")
-        self.names = tuple(names)
+        return tuple(names)
 
     def _config(self) -> dict:
         """The configuration a Simulation is built from. The options are plain attributes,
@@ -254,6 +269,7 @@ class Steering:
         return {name: getattr(checked, name) for name in fields}
 
     def __setstate__(self, state: dict) -> None:
+        state.pop("names", None)  # pickles from before it was a property
         # Pickles (and saved simulations) from before the "neighbours" spelling.
         if "max_neighbors" in state:
             state["max_neighbours"] = state.pop("max_neighbors")

@@ -486,6 +486,11 @@ float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::siz
 float velocity_ttc_ahead(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
                          Vec2 course);
 
+/// velocity_ttc's agent part over the kinematic neighbours only (each taking no share of
+/// the avoidance): how soon agent i at velocity v meets one of them. +inf when none is
+/// in reach or no agent is kinematic. Pure, reentrant.
+float kinematic_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v);
+
 /// evaluate_rows over all agents through parallel_for.
 void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger,
               float* speed = nullptr);

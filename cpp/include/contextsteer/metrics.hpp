@@ -146,12 +146,17 @@ class Metrics {
   std::int64_t retired_agents() const;
   std::int64_t retired_arrivals() const;
   double retired_time_to_goal() const;
-  std::int32_t* wall_steps() { return wall_steps_.data(); }      ///< (N,) steps touching
-  float* min_wall_clearance() { return min_wall_.data(); }       ///< (N,)
-  float* min_agent_clearance() { return min_agent_.data(); }     ///< (N,)
-  float* wall_clearance() { return cur_wall_.data(); }           ///< (N,) at the last update
-  float* agent_clearance() { return cur_agent_.data(); }         ///< (N,) at the last update
-  float* time_to_goal() { return goal_time_.data(); }            ///< (N,) NaN until arrival
+  std::int32_t* wall_steps() { return wall_steps_.data(); }   ///< (N,) steps touching
+  float* min_wall_clearance() { return min_wall_.data(); }    ///< (N,)
+  float* min_agent_clearance() { return min_agent_.data(); }  ///< (N,)
+  float* wall_clearance() { return cur_wall_.data(); }        ///< (N,) at the last update
+  float* agent_clearance() { return cur_agent_.data(); }      ///< (N,) at the last update
+  float* time_to_goal() { return goal_time_.data(); }         ///< (N,) NaN until arrival
+  /// (N,) each slot's Agents generation at the last update: a slot whose agents' value
+  /// differs holds a new agent whose row still describes the last occupant.
+  std::uint32_t* seen_generation() { return generation_.data(); }
+  /// (N,) run time (s since configure()) at which each slot's agent appeared.
+  double* born() { return born_.data(); }
   double* path_length() { return path_length_.data(); }          ///< (N,)
   double* effort() { return effort_.data(); }                    ///< (N,)
   double* jitter() { return jitter_.data(); }                    ///< (N,) Σ|Δheading|
@@ -199,6 +204,7 @@ class Metrics {
     v("metrics.retired_agents", retired_agents_);
     v("metrics.retired_arrivals", retired_arrivals_);
     v("metrics.retired_time_to_goal", retired_ttg_);
+    v("metrics.born", born_);
   }
 
  private:
@@ -256,6 +262,9 @@ class Metrics {
   std::vector<std::int64_t> retired_agent_, retired_wall_;
   std::vector<std::int64_t> retired_agents_, retired_arrivals_;  // restart_row
   std::vector<double> retired_ttg_;                              // restart_row
+  // Run time at which each slot's agent appeared (0 for those at configure(); an agent
+  // added later, its entry): times to goal count from it.
+  std::vector<double> born_;
   std::vector<std::int32_t> wall_episodes_, agent_episodes_, wall_steps_, alive_steps_,
       travel_steps_;
   std::vector<float> min_wall_, min_agent_, cur_wall_, cur_agent_, goal_time_;

@@ -167,8 +167,9 @@ class NavField {
   /// direction towards that b; (+inf, (0, 0)) when no such node is reached. False inside.
   bool outside_at(std::size_t g, Vec2 p, float& distance, Vec2& direction) const;
   Vec2 field_direction_at(std::size_t g, Vec2 p) const;
-  void march(const NavGoals& goals, std::vector<double>& t, std::vector<std::uint8_t>& state,
-             std::vector<float>& dist, std::vector<float>& desc, const std::function<bool()>& stop,
+  void march(const World& world, std::uint32_t layers, const NavGoals& goals,
+             std::vector<double>& t, std::vector<std::uint8_t>& state, std::vector<float>& dist,
+             std::vector<float>& desc, const std::function<bool()>& stop,
              std::size_t& accepted) const;
 
   NavGrid grid_;

@@ -247,6 +247,7 @@ class Simulation {
     v("perceived_position", perceived_pos_), v("perceived_heading", perceived_head_);  // pictures
     v("fresh", fresh_);  // decision_interval > 1 only
     v("seen_generation", seen_generation_);
+    v("kinematic_seen", kin_seen_);                                // flips not yet seen by a step
     v("next_decision", next_decision_), v("validity", validity_);  // decision_validity only
     v("next_time", next_time_);
     fn("world_edited", &world_edited_, sizeof world_edited_);     // a push out of walls pending
@@ -307,6 +308,9 @@ class Simulation {
   void cap_retreat(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
   void keep_inertia(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
   void settle_at_goal(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
+  /// A standing agent a kinematic agent comes at (standing's time to collision with it
+  /// below the horizon) takes the least dangerous moving candidate instead.
+  void evade_kinematic(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
   /// The neighbour radius every behaviour's query shares, for the agents as they are.
   float current_neighbor_radius(const AgentsView& a) const;
   void build_neighbors(Plan& p);
@@ -338,13 +342,19 @@ class Simulation {
   bool world_edited_ = false;
   /// The same for agent i alone (push_out_of_walls is it over every agent); without
   /// `overlaps` only a centre inside a solid moves (the exit), not a body overlapping a wall.
-  void push_out_row(const World& w, std::size_t i, bool overlaps);
+  /// Returns whether it moved the agent.
+  bool push_out_row(const World& w, std::size_t i, bool overlaps);
   /// The agents renew_slots() found new since the last step (a new generation), and
   /// those the simulation started with, leave the solids holding their centres: one
   /// added inside a pillar stood there for good (every slot's ray read a wall at 0). A
   /// body merely overlapping a wall is left to walk out (the sources' behaviour).
   void push_out_renewed();
   std::vector<std::int32_t> renewed_;
+  /// Each agent's kinematic flag at the last renew_slots(): a change forgets its decision.
+  std::vector<std::uint8_t> kin_seen_;
+  /// Clears agent i's decision, maps, perceived pose and schedule (it decides at its
+  /// next step and stands until then): a new agent in the slot, or a kinematic flip.
+  void forget_decision(std::size_t i);
   bool start_pending_ = false;  ///< the first step's push_out_renewed() takes every agent
   // push_passes > 1: the passes after the first (see SimulationParams).
   void settle(float max_radius, const World* world);

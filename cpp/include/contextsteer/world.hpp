@@ -350,4 +350,13 @@ class World {
   WorldGrid build_grid(float inflate, double cell) const;
 };
 
+/// Whether the way from p to q (a centre's path) crosses or touches a wall or circle of
+/// an obstacle in `layers` other than those of `ignore` (obstacle ids), or a body of
+/// radius r on the way on from q to c comes within r of one. Reads the grid cells round
+/// the paths (each obstacle is listed in every cell its box overlaps). The push out of
+/// solids (a way out of the held solids `ignore`) and NavField's seeds of a goal inside
+/// an obstacle (in sight of the goal but for the obstacle holding it) use it. Pure.
+bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
+                 const std::vector<std::int32_t>& ignore, std::uint32_t layers);
+
 }  // namespace contextsteer
