@@ -401,3 +401,24 @@ def test_the_time_to_goal_of_an_agent_added_later_counts_from_its_entry(split):
     assert m.entry_time[1] == pytest.approx(entry) and m.entry_time[0] == 0.0
     assert m.time_to_goal[1] == pytest.approx(arrived_at - entry, abs=1e-5)
     assert sim.metrics()["time_to_goal"]["mean"] == pytest.approx(arrived_at - entry, abs=1e-5)
+
+
+def test_start_offset_plus_progress_orders_a_race_from_a_grid():
+    # Laps count from each car's own start: a car starting 50 m behind reads its laps
+    # 50 m later along the track, and race positions need where each started, which was
+    # not exposed (fuzz round 11, a racing game). Oracle: the path offsets themselves.
+    t = np.linspace(0, 2 * np.pi, 200, endpoint=False)
+    path = cs.Path(np.c_[100 * np.cos(t), 60 * np.sin(t)].astype(np.float32), closed=True)
+    a = cs.Agents(2, slots=8)
+    start = path.point_at([60.0, 10.0])  # car 0 ahead on the grid
+    a.add(start, max_speed=10.0, kinematic=True)
+    sim = cs.Simulation(None, a, [cs.Forward()])
+    sim.configure_metrics(path=path)
+    for _ in range(40):
+        a.velocity[:] = path.tangent_at(path.closest_offset(a.position)) * 10.0
+        sim.step(0.1)
+    m = sim.agent_metrics
+    np.testing.assert_allclose(m.start_offset, [60.0, 10.0], atol=1e-3)
+    race = m.start_offset + m.progress
+    np.testing.assert_allclose(race, path.closest_offset(a.position), atol=0.05)
+    assert race[0] > race[1]

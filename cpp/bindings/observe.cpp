@@ -200,6 +200,7 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              if (name == "effort") return view_of(mt.effort(), {n}, self_obj, false);
              if (name == "jitter") return view_of(mt.jitter(), {n}, self_obj, false);
              if (name == "progress") return view_of(mt.progress(), {n}, self_obj, false);
+             if (name == "start_offset") return view_of(mt.start_offset(), {n}, self_obj, false);
              if (name == "laps") return view_of(mt.laps(), {n}, self_obj, false);
              if (name == "last_lap_time") return view_of(mt.last_lap_time(), {n}, self_obj, false);
              if (name == "best_lap_time") return view_of(mt.best_lap_time(), {n}, self_obj, false);

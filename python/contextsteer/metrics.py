@@ -50,7 +50,10 @@ path length
 progress, laps
     Σ of the change of the path's closest offset, wrapped into [−L/2, L/2) on a closed
     path of length L; a lap is completed each time progress passes a multiple of L, and
-    its time is kept (last and best).
+    its time is kept (last and best). Laps count from each agent's own start, not from a
+    start/finish line: on a grid, a car starting behind another completes its laps that
+    much later along the track; ``AgentMetrics.start_offset + progress`` orders the race
+    (what the overtakes use).
 overtakes
     With s = start offset + progress, agent *i* overtakes *j* when s_i − s_j passes the
     next multiple of L by a body width (r_i + r_j) beyond the pair's last confirmed lap
@@ -148,6 +151,10 @@ class AgentMetrics(NamedTuple):
     #: float64 run time (s since configure_metrics) at which the agent appeared: 0 for
     #: those present then; time to goal counts from it
     entry_time: np.ndarray
+    #: float64 path offset each agent's progress counts from (its offset when first
+    #: measured): ``start_offset + progress`` orders a race (race positions), whatever
+    #: the grid, where ``laps`` count from each agent's own start
+    start_offset: np.ndarray
 
 
 #: The core's per-agent metric arrays :func:`agent_metrics` reads.
@@ -169,6 +176,7 @@ _VIEWS = (
     "ever_stuck",
     "generation",
     "born",
+    "start_offset",
     "alive_steps",
     "travel_steps",
 )
@@ -232,6 +240,7 @@ def agent_metrics(core: _core.Simulation) -> AgentMetrics:
         steps,
         travel,
         v("born"),
+        v("start_offset"),
     )
 
 

@@ -163,10 +163,12 @@ class Metrics {
   std::int32_t* alive_steps() { return alive_steps_.data(); }    ///< (N,)
   std::int32_t* travel_steps() { return travel_steps_.data(); }  ///< (N,) steps until arrival
   double* progress() { return progress_.data(); }                ///< (N,)
-  std::int32_t* laps() { return laps_.data(); }                  ///< (N,)
-  float* last_lap_time() { return last_lap_.data(); }            ///< (N,) NaN before a lap
-  float* best_lap_time() { return best_lap_.data(); }            ///< (N,) NaN before a lap
-  double* lap_end_time() { return lap_end_.data(); }  ///< (N,) run time (s) of the last lap end
+  /// (N,) the path offset each agent's progress counts from (where it was measured first).
+  double* start_offset() { return start_offset_.data(); }
+  std::int32_t* laps() { return laps_.data(); }        ///< (N,)
+  float* last_lap_time() { return last_lap_.data(); }  ///< (N,) NaN before a lap
+  float* best_lap_time() { return best_lap_.data(); }  ///< (N,) NaN before a lap
+  double* lap_end_time() { return lap_end_.data(); }   ///< (N,) run time (s) of the last lap end
   std::int32_t* overtakes() { return overtakes_.data(); }    ///< (N,)
   std::uint8_t* ever_stuck() { return ever_stuck_.data(); }  ///< (N,) stuck before arrival
 
