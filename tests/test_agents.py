@@ -191,3 +191,17 @@ def test_assigning_an_attribute_writes_into_the_view():
 def test_capacity_beyond_int32_ids_is_refused():
     with pytest.raises(ValueError, match="int32"):
         cs.Agents(2**31)
+
+
+def test_remove_takes_a_boolean_mask_of_the_capacity():
+    # remove(agents.alive & (x > 20)) is a sink's natural idiom; it raised "ids must be
+    # integers" (fuzz round 11, a flow study). Oracle: the ids of the mask.
+    a = cs.Agents(6)
+    a.add(np.c_[np.arange(5.0) * 10, np.zeros(5)])
+    gone = a.alive & (a.position[:, 0] > 20)
+    a.remove(gone)
+    assert a.ids.tolist() == [0, 1, 2]
+    with pytest.raises(ValueError, match=r"shape \(6,\)"):
+        a.remove(np.array([True, False]))
+    a.remove(np.zeros(6, bool))  # nothing
+    assert a.count == 3

@@ -377,12 +377,24 @@ class Agents(_core.Agents):
     def remove(self, ids: ArrayLike) -> None:
         """Mark the given slots dead (their views keep their last values).
 
+        ``ids``: slot ids (integers), or a boolean mask of shape ``(capacity,)``, as a sink
+        writes it: ``agents.remove(agents.alive & (agents.position[:, 0] > 20))``.
+
         Raises
         ------
         IndexError
             If an id is outside ``[0, capacity)``.
+        ValueError
+            A boolean mask of another shape.
         """
         arr = np.asarray(ids)
+        if arr.dtype == np.bool_:
+            if arr.shape != (self.capacity,):
+                raise ValueError(
+                    f"Agents.remove: a boolean mask must have shape ({self.capacity},) "
+                    f"(the capacity), got {arr.shape}"
+                )
+            arr = np.flatnonzero(arr)
         if arr.size and not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(f"Agents.remove: ids must be integers, got dtype {arr.dtype}")
         arr = arr.reshape(-1)
