@@ -332,8 +332,8 @@ class Simulation:
         :meth:`step` or :meth:`perceive` pushes every agent a wall cuts through out of it
         (a door closed on it), along the nearest wall's normal to its centre's side, in
         swept moves that slide along other walls; an agent whose centre a polygon or
-        circle holds leaves it by the nearest exit (beside an edge or a corner, round a
-        circle) whose way out crosses no other wall, leaves the body clear of the walls
+        circle holds leaves it by the nearest candidate exit (beside an edge or a corner, 8
+        round a circle) whose way out crosses no other wall, leaves the body clear of the walls
         past the solid's side and ends clear of every wall and solid (it stays where there
         is none; a polygon's holes from :meth:`World.add_shapely` are closed polylines, so
         they count as solid here as they do for :func:`inside`). Saved and
