@@ -14,6 +14,15 @@ import pytest
 import contextsteer as cs
 
 
+def advance(sim, dt, split):
+    """One step: the fused step, or the two stages (perceive, then decide_and_move)."""
+    if split:
+        sim.perceive()
+        sim.decide_and_move(dt)
+    else:
+        sim.step(dt)
+
+
 def seeker(capacity: int, world=None) -> tuple[cs.Agents, cs.Simulation]:
     agents = cs.Agents(capacity, slots=8)
     sim = cs.Simulation(world, agents, [cs.Seek()], push_apart=False)
@@ -101,11 +110,7 @@ def test_a_contact_in_a_new_agents_first_step_counts_for_both(split, gap, steps_
     sim.step(1 / 30)
     agents.add([[0.6 + gap, 0.0]], velocity=[-1.0, 0.0], radius=0.3, max_speed=1.0)
     for k in range(3):
-        if split:
-            sim.perceive()
-            sim.decide_and_move(1 / 30)
-        else:
-            sim.step(1 / 30)
+        advance(sim, 1 / 30, split)
         touching = steps_apart is not None and k >= steps_apart
         want = [1, 0, 1] if touching else [0, 0, 0]
         np.testing.assert_array_equal(sim.agent_metrics.agent_episodes, want)
@@ -290,11 +295,7 @@ def test_an_agent_added_mid_run_counts_its_first_step(split):
     agents.add([[100, -2]], max_speed=4)  # from rest: its velocity changes in the step
     seen = [agents.position[1:].astype(np.float64).copy()]
     for _ in range(10):
-        if split:
-            sim.perceive()
-            sim.decide_and_move(0.1)
-        else:
-            sim.step(0.1)
+        advance(sim, 0.1, split)
         seen.append(agents.position[1:].astype(np.float64).copy())
     seen = np.array(seen)
     m = sim.agent_metrics
@@ -390,11 +391,7 @@ def test_the_time_to_goal_of_an_agent_added_later_counts_from_its_entry(split):
     entry = sim.time
     arrived_at = None
     for _ in range(50):
-        if split:
-            sim.perceive()
-            sim.decide_and_move(0.1)
-        else:
-            sim.step(0.1)
+        advance(sim, 0.1, split)
         if arrived_at is None and np.hypot(*(a.position[1] - a.target[1])) <= 0.2:
             arrived_at = sim.time
     m = sim.agent_metrics
