@@ -316,6 +316,12 @@ class History:
             if generations is None
             else np.asarray(generations)[frame, agent].astype(np.int64)
         )
+        radii = v["radii"]
+        if radii is None:  # a pickle from before radii were recorded: the current ones
+            radius = np.asarray(self.sim.agents.radius)[: pos.shape[1]][agent]
+        else:
+            radii = np.asarray(radii)
+            radius = radii[agent] if radii.ndim == 1 else radii[frame, agent]
         cols: dict[str, np.ndarray] = {
             "id": agent.astype(np.int64),
             "frame": frame.astype(np.int64),
@@ -326,6 +332,7 @@ class History:
             "vx": vel[frame, agent, 0].astype(np.float64),
             "vy": vel[frame, agent, 1].astype(np.float64),
             "heading": np.asarray(v["headings"])[frame, agent].astype(np.float64),
+            "radius": np.asarray(radius).astype(np.float64),
             "group": group.astype(np.int64),
             "generation": generation,
         }
@@ -342,7 +349,8 @@ class History:
         per frame (tidy data, as PedPy and seaborn expect).
 
         Columns: ``id`` (agent index, its slot), ``frame`` (0, 1, ... in recording order),
-        ``step``, ``time`` (s), ``x``, ``y``, ``vx``, ``vy``, ``heading`` (rad), ``group``
+        ``step``, ``time`` (s), ``x``, ``y``, ``vx``, ``vy``, ``heading`` (rad), ``radius``
+        (at that frame: overlaps of mixed radii can be checked from the table), ``group``
         (at that frame), ``generation`` (the slot's :attr:`Agents.generation` at that
         frame: a slot freed and given to a new agent keeps its ``id`` and gets a new
         generation), ``progress`` (with a metrics path) and the per-frame :attr:`series`
