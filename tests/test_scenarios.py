@@ -464,3 +464,19 @@ def test_a_scenario_shows_its_builders_parameters():
     assert {"agents", "slots", "seed", "danger"} <= set(inspect.signature(hallway).parameters)
     back = pickle.loads(pickle.dumps(hallway))
     assert back.name == "hallway" and inspect.signature(back) == inspect.signature(hallway)
+
+
+def test_the_racetrack_leaves_spare_slots_for_a_player_car():
+    # get("racetrack")(agents=8).agents.add(..., kinematic=True) raised "capacity
+    # exceeded" (fuzz round 11, a racing game). Oracle: the capacity and the player's
+    # own integration p + v dt on a straight bit of track.
+    sim = cs.scenarios.get("racetrack")(agents=4, spare=2)
+    assert sim.agents.capacity == 6 and sim.agents.count == 4
+    start = sim.agents.position[0].copy()
+    (i,) = sim.agents.add(start + [0.0, 8.0], radius=3.0, kinematic=True)
+    sim.agents.velocity[i] = [0.0, 5.0]
+    p = sim.agents.position[i].copy()
+    sim.step(0.1)
+    np.testing.assert_allclose(sim.agents.position[i], p + [0.0, 0.5], atol=1e-5)
+    with pytest.raises(ValueError, match="spare"):
+        cs.scenarios.get("racetrack")(agents=4, spare=-1)

@@ -515,8 +515,13 @@ def racetrack(
     steer_force: float | None = None,
     falloff: str | None = None,
     preset: str | None = None,
+    spare: int = 0,
 ) -> Simulation:
     """The Godot recipe's racetrack: ``agents`` cars spread around a closed track.
+
+    ``spare`` free agent slots are left after the cars, for the user's own: a player's
+    car (``sim.agents.add(..., kinematic=True)``, driven by writing its velocity) or
+    cars respawned at a checkpoint.
 
     Interest: :class:`FollowPath` along the centre line (25 units ahead); danger:
     :class:`WallDanger` (slot rays cast ``look_ahead`` units as circles, one slot of
@@ -595,7 +600,8 @@ def racetrack(
             f"racetrack: width {width!r} starts car {k} of radius {cfg['radius']:g} against a "
             f"wall ({float(clear[k]):.3g} m of clearance); give a wider track"
         )
-    cars = agents_mod.Agents(n, slots=slots, seed=seed)
+    spare = _checks.integer("racetrack: spare", spare, 0, 1_000_000)
+    cars = agents_mod.Agents(n + spare, slots=slots, seed=seed)
     lo, hi = _speed_range("racetrack", speed)
     if godot:  # the recipe's cars start still (velocity = Vector2.ZERO)
         cars.add(
