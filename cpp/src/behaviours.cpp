@@ -590,8 +590,8 @@ CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb
 }
 #endif
 
-/// The least TTC of the candidate velocity v against agent i's neighbours j whose
-/// relative position x_j − x_i `keep` accepts (no walls); one neighbour at a time.
+/// The least TTC of the candidate velocity v against agent i's neighbours j that
+/// keep(j, x_j − x_i) accepts (no walls); one neighbour at a time.
 template <class Keep>
 float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
                       Keep&& keep) {
@@ -604,7 +604,7 @@ float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::
   for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
     const auto j = static_cast<std::size_t>(nb[n]);
     const Vec2 rel = load2(a.position, j) - xi;
-    if (!keep(rel)) continue;
+    if (!keep(j, rel)) continue;
     // A kinematic neighbour takes no share of the avoidance: α = 0 for the pair.
     const bool alone = b.reciprocity > 0.0f && is_kinematic(a, j);
     const float kj = alone ? 1.0f : kappa;
@@ -618,18 +618,10 @@ float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::
 }  // namespace
 
 float kinematic_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v) {
-  const AgentsView& a = in.agents;
-  float t = std::numeric_limits<float>::infinity();
-  if (in.neighbors.empty() || !a.kinematic) return t;
-  const Vec2 xi = load2(a.position, i);
-  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
-  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
-    const auto j = static_cast<std::size_t>(nb[n]);
-    if (!a.kinematic[j]) continue;
-    t = std::min(t, pair_ttc(load2(a.position, j) - xi, a.radius[i] + a.radius[j] + b.margin,
-                             v - load2(a.velocity, j)));
-  }
-  return t;
+  // (A kinematic pair takes α = 0 in scalar_pair_ttc whatever b.reciprocity.)
+  const std::uint8_t* kin = in.agents.kinematic;
+  if (!kin) return std::numeric_limits<float>::infinity();
+  return scalar_pair_ttc(b, in, i, v, [kin](std::size_t j, Vec2) { return kin[j] != 0; });
 }
 
 namespace {
@@ -644,7 +636,7 @@ float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std
                                   in.neighbors.counts[i], i, v, 1.0f / (1.0f - b.reciprocity),
                                   b.reciprocity, b.margin);
 #endif
-  return scalar_pair_ttc(b, in, i, v, [](Vec2) { return true; });
+  return scalar_pair_ttc(b, in, i, v, [](std::size_t, Vec2) { return true; });
 }
 
 /// CollisionDanger's creep candidate along the unit direction d of agent i: bisection
@@ -1003,7 +995,8 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
 float velocity_ttc_ahead(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
                          Vec2 course) {
   // Behind (against the course): a follower's to avoid.
-  return scalar_pair_ttc(b, in, i, v, [course](Vec2 rel) { return dot(rel, course) >= 0.0f; });
+  return scalar_pair_ttc(b, in, i, v,
+                         [course](std::size_t, Vec2 rel) { return dot(rel, course) >= 0.0f; });
 }
 
 float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <numbers>
 
 #include "contextsteer/nearest.hpp"
@@ -517,21 +518,16 @@ std::int64_t Metrics::run_agent_episodes() const {
 }
 
 std::int64_t Metrics::retired_agents() const {
-  std::int64_t sum = 0;
-  for (const std::int64_t v : retired_agents_) sum += v;
-  return sum;
+  return std::accumulate(retired_agents_.begin(), retired_agents_.end(), std::int64_t{0});
 }
 
 std::int64_t Metrics::retired_arrivals() const {
-  std::int64_t sum = 0;
-  for (const std::int64_t v : retired_arrivals_) sum += v;
-  return sum;
+  return std::accumulate(retired_arrivals_.begin(), retired_arrivals_.end(), std::int64_t{0});
 }
 
 double Metrics::retired_time_to_goal() const {
-  double sum = 0.0;  // slot order: the same sum whatever the thread count
-  for (const double v : retired_ttg_) sum += v;
-  return sum;
+  // Slot order: the same sum whatever the thread count.
+  return std::accumulate(retired_ttg_.begin(), retired_ttg_.end(), 0.0);
 }
 
 std::int64_t Metrics::run_wall_episodes() const {

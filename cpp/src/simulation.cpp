@@ -188,17 +188,13 @@ void Simulation::renew_slots() {
   // decision_interval, for up to k − 1 steps; between perceive() and decide_and_move(),
   // from maps perceived while it was kinematic). Handed back, it decides at its next
   // step and stands until then, as a new agent does.
-  if (a.kinematic && !kin_seen_.empty()) {
-    for (std::size_t i = 0; i < n_; ++i) {
-      const std::uint8_t k = a.kinematic[i] ? 1 : 0;
-      if (k == kin_seen_[i]) continue;
-      kin_seen_[i] = k;
+  const bool flips = a.kinematic && !kin_seen_.empty();
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (flips && (a.kinematic[i] != 0) != (kin_seen_[i] != 0)) {
+      kin_seen_[i] = a.kinematic[i] ? 1 : 0;
       forget_decision(i);
     }
-  }
-  if (!a.generation) return;
-  for (std::size_t i = 0; i < n_; ++i) {
-    if (a.generation[i] == seen_generation_[i]) continue;
+    if (!a.generation || a.generation[i] == seen_generation_[i]) continue;
     seen_generation_[i] = a.generation[i];
     renewed_.push_back(static_cast<std::int32_t>(i));  // pushed out of walls (push_out_renewed)
     // A new agent in slot i: nothing of the slot's last occupant carries over (its
