@@ -863,8 +863,10 @@ def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
     ``contextsteer.scenarios.crowd_steering`` (Arrive, slowing within 1 m of the goal as
     the scenarios' agents do; the protocol retires them at 0.5 m). ``preset``:
     ``"default"`` (its tuned options, ``scenarios.CROWD``), ``"smooth"`` (its
-    ``smooth=True`` preset, ``scenarios.SMOOTH_CROWD``) or ``"plain"`` (``options={}``:
-    CollisionDanger without the refinements, the default before ``CROWD``).
+    ``smooth=True`` preset, ``scenarios.SMOOTH_CROWD``), ``"plain"`` (``options={}``:
+    CollisionDanger without the refinements, the default before ``CROWD``) or
+    ``"dense"`` (``scenarios.CROWD_DENSE``: the default with a horizon that shortens with
+    the density, in the same phases).
 
     Raises
     ------
@@ -879,9 +881,10 @@ def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
         raise Unavailable("contextsteer has no crowd_steering(smooth=True)")
     if preset == "plain" and not hasattr(cs.scenarios, "CROWD"):
         raise Unavailable("contextsteer has no crowd_steering(options=)")
-    return cs.scenarios.crowd_steering(
-        walls=has_walls, smooth=preset == "smooth", options={} if preset == "plain" else None
-    )
+    if preset == "dense" and not hasattr(cs.scenarios, "CROWD_DENSE"):
+        raise Unavailable("contextsteer has no scenarios.CROWD_DENSE")
+    options = {"plain": {}, "dense": getattr(cs.scenarios, "CROWD_DENSE", None)}.get(preset)
+    return cs.scenarios.crowd_steering(walls=has_walls, smooth=preset == "smooth", options=options)
 
 
 class ContextSteer:
@@ -973,7 +976,7 @@ def _velocity(
     chosen = (
         slots_for(
             opt.slots,
-            danger="velocity" if preset == "default" else preset,
+            danger="velocity" if preset in ("default", "dense") else preset,
             rotate=getattr(steering, "rotate", False),
         )
         if slots_for
@@ -1031,5 +1034,6 @@ SYSTEMS = {
     "cs-sliced": lambda scene, opt: _velocity(scene, opt, validity=SLICED_VALIDITY),
     "cs-smooth": lambda scene, opt: _velocity(scene, opt, "smooth"),
     "cs-plain": lambda scene, opt: _velocity(scene, opt, "plain"),
+    "cs-dense": lambda scene, opt: _velocity(scene, opt, "dense"),
 }
 """System name -> builder ``(scene, options)``; raises Unavailable when it cannot run."""

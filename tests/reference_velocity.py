@@ -468,6 +468,53 @@ class VelocityMaps(NamedTuple):
     """(N, K) bool: float32 may legitimately give another speed or danger here."""
 
 
+def agent_horizons(
+    state,
+    horizon,
+    dense_horizon,
+    density_low=1.0,
+    density_high=2.0,
+    density_radius=1.5,
+    *,
+    tol=TOL,
+):
+    """Each agent's horizon under ``dense_horizon`` (CollisionDanger's density rule),
+    brute force over every live agent, in float32 in the kernel's order: ``n`` the other
+    live agents whose centres lie within ``density_radius``, ``ρ = n / (π·r·r)``, ``f =
+    clip((ρ - low) / (high - low), 0, 1)``, ``h = horizon + f·(dense_horizon - horizon)``.
+
+    Returns (horizons (N,) float64, ambiguous (N,) bool): ambiguous where a neighbour's
+    squared distance lies within ``tol`` of the radius's square (float32 may count it
+    either way). Assumes every agent within the radius is in the kernel's neighbour list
+    (fewer than ``max_neighbours`` there).
+    """
+    f32 = np.float32
+    pos = np.asarray(state["position"], dtype=np.float32)
+    alive = np.asarray(state["alive"], dtype=bool)
+    n = len(pos)
+    out = np.full(n, float(f32(horizon)))
+    amb = np.zeros(n, dtype=bool)
+    r = f32(density_radius)
+    r2 = r * r
+    for i in range(n):
+        if not alive[i]:
+            continue
+        d = pos - pos[i]
+        d2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+        others = alive & (np.arange(n) != i)
+        count = int(np.count_nonzero(others & (d2 <= r2)))
+        amb[i] = bool(
+            np.any(others & (np.abs(d2.astype(np.float64) - float(r2)) <= tol * float(r2)))
+        )
+        area = f32(3.14159265) * r * r
+        rho = f32(count) / area
+        lo, hi = f32(density_low), f32(density_high)
+        fr = np.clip((rho - lo) / (hi - lo), f32(0), f32(1))
+        h = f32(horizon) + fr * (f32(dense_horizon) - f32(horizon))
+        out[i] = float(h)
+    return out, amb
+
+
 def collision_danger(
     state,
     directions,
@@ -484,6 +531,10 @@ def collision_danger(
     wall_speed=False,
     creep=False,
     unstick=False,
+    dense_horizon=None,
+    density_low=1.0,
+    density_high=2.0,
+    density_radius=1.5,
     tol=TOL,
     zero=ZERO,
 ):
@@ -524,6 +575,9 @@ def collision_danger(
         Without ``creep``: when no slot of an agent offers a safe moving candidate
         (``wall_speed``'s included) and standing is safe, each slot's ``creep_speed``
         above level 0, taken (level -4, danger 0) when above 0.
+    dense_horizon, density_low, density_high, density_radius : optional
+        Each agent's own horizon (:func:`agent_horizons`; its walls' horizon scaled by
+        the same factor): rows of agents whose count is ambiguous are flagged.
     tol, zero : float
         Tolerances of the ambiguity flags.
 
@@ -535,6 +589,14 @@ def collision_danger(
     horizon, margin, reciprocity, weight, wall_horizon = _f32(
         horizon, margin, reciprocity, weight, wall_horizon
     )
+    base_horizon, base_wall_horizon = horizon, wall_horizon
+    if dense_horizon is None:
+        horizons = np.full(len(state["position"]), horizon)
+        count_amb = np.zeros(len(horizons), dtype=bool)
+    else:
+        horizons, count_amb = agent_horizons(
+            state, horizon, dense_horizon, density_low, density_high, density_radius, tol=tol
+        )
     pos = np.asarray(state["position"], dtype=np.float64)
     alive = np.asarray(state["alive"], dtype=bool)
     vmax = np.asarray(state["max_speed"], dtype=np.float64)
@@ -549,9 +611,15 @@ def collision_danger(
     level = np.full((n, k), -1, dtype=np.int64)
     ttc = np.full((n, k, s_count + 1), INF)
     ambiguous = np.zeros((n, k), dtype=bool)
+    safe_all = np.zeros(ttc.shape, dtype=bool)
     for i in range(n):
         if not alive[i]:
             continue
+        # This agent's horizon; the walls' scaled by the same factor (float32, as the kernel).
+        horizon = float(horizons[i])
+        wall_horizon = float(
+            np.float32(base_wall_horizon) * (np.float32(horizon) / np.float32(base_horizon))
+        )
         scale = weight * (1.0 if agent_weights is None else float(np.float32(agent_weights[i])))
         slots = world_slots(directions, heading[i], rotate)
         for kk in range(k):
@@ -676,4 +744,6 @@ def collision_danger(
                     level[i, kk] = -4
                     speed[i, kk] = sc / vmax[i]
                     danger[i, kk] = 0.0
-    return VelocityMaps(danger, speed, level, ttc, ttc >= horizon, ambiguous)
+        safe_all[i] = ttc[i] >= horizon
+        ambiguous[i] |= count_amb[i]
+    return VelocityMaps(danger, speed, level, ttc, safe_all, ambiguous)

@@ -75,10 +75,14 @@ def test_every_contextsteer_system_takes_the_run_options():
     scene = cq.SCENES["doorway"](seed=0)
     opt = cq.Options(slots=8)
     names = [n for n in cq.SYSTEMS if n.startswith("cs-")]
-    assert len(names) == 6
+    assert len(names) == 7
     for name in names:
         system = cq.SYSTEMS[name](scene, opt)
         assert system.agents.slots == 8 and system.sim.slots == 8, name
+        danger = (getattr(system.sim.steering, "behaviours", None) or [None])[-1]
+        if hasattr(danger, "dense_horizon"):
+            # Only cs-dense shortens its horizon with the density.
+            assert (danger.dense_horizon is not None) == (name == "cs-dense"), name
         # Only cs-sliced decides by Lewis's validity times.
         sliced = system.sim.validity is not None
         assert sliced == (name == "cs-sliced"), name

@@ -356,6 +356,22 @@ def test_smooth_preset_sets_exactly_the_documented_options():
         assert getattr(plain, name) != pytest.approx(value)
 
 
+def test_dense_preset_is_the_default_with_the_density_horizon():
+    dense = dict(cs.scenarios.CROWD_DENSE)
+    extra = {k: v for k, v in dense.items() if k not in cs.scenarios.CROWD}
+    assert extra == {"dense_horizon": 0.6, "density_low": 0.7, "density_high": 1.7}
+    assert {k: v for k, v in dense.items() if k in cs.scenarios.CROWD} == dict(cs.scenarios.CROWD)
+    with pytest.raises(TypeError):
+        cs.scenarios.CROWD_DENSE["dense_horizon"] = 0.9  # read-only
+    st = cs.scenarios.crowd_steering(options=cs.scenarios.CROWD_DENSE)
+    b = st.behaviours[-1]
+    assert (b.dense_horizon, b.density_low, b.density_high) == (0.6, 0.7, 1.7)
+    # It decides in phases as the default does; other options decide at once.
+    assert st.decision_phases == cs.scenarios.CROWD_PHASES
+    assert cs.scenarios.crowd_steering(options=dense).decision_phases == 1
+    assert cs.scenarios.crowd_steering().behaviours[-1].dense_horizon is None
+
+
 def test_crowd_steering_uses_the_tuned_options_and_options_replaces_them():
     tuned = cs.scenarios.crowd_steering(walls=False).behaviours[-1]
     plain = cs.scenarios.crowd_steering(walls=False, options={}).behaviours[-1]

@@ -679,9 +679,12 @@ void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
 }
 
 /// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
-void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+void collision_row(const CollisionDanger& b0, const BehaviourInputs& in, std::size_t i,
                    float* danger, float* speed) {
   const AgentsView& a = in.agents;
+  // Agent i's horizon (a copy only when it depends on the density).
+  CollisionDanger local;
+  const CollisionDanger& b = b0.dense_horizon > 0.0f ? (local = collision_at(b0, in, i)) : b0;
   const std::size_t k = in.k, S = b.speeds;
   thread_local CollisionScratch sc;
   sc.reserve(k, S);
@@ -780,7 +783,9 @@ void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::siz
   const bool walls_near =
       b.walls && S > 0 &&
       slot_wall_distances(in, i, top * b.wall_horizon, ri + b.margin, b.layers, sc.walls);
-  if (in.wall_clear && in.wall_clear_of == &b) in.wall_clear[i] = b.walls && S > 0 && !walls_near;
+  // (The note is the behaviour's, b0; a shorter horizon only shortens the look-ahead, and
+  // velocity_ttc's walls beyond it are at least that horizon away in time.)
+  if (in.wall_clear && in.wall_clear_of == &b0) in.wall_clear[i] = b.walls && S > 0 && !walls_near;
   if (walls_near) {
     const float* h = sc.walls.distance.data();
     const float scale = b.horizon / b.wall_horizon;  // wall TTC on the agents' scale
@@ -920,7 +925,9 @@ float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agen
     const float top = max_agent_top_speed >= 0.0f ? max_agent_top_speed : max_agent_speed;
     const float kappa = 1.0f / (1.0f - d->reciprocity);
     const float w = kappa * top + (kappa * d->reciprocity + 1.0f) * max_agent_speed;
-    return w * d->horizon + 2.0f * max_agent_radius + d->margin;
+    const float reach = w * d->horizon + 2.0f * max_agent_radius + d->margin;
+    // The density disc (centre distances) is counted in the same lists.
+    return d->dense_horizon > 0.0f ? std::max(reach, d->density_radius) : reach;
   }
   if (const auto* d = std::get_if<AgentDanger>(&b)) {
     float r = d->radius + 2.0f * max_agent_radius;
@@ -990,6 +997,31 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
         }
       },
       b);
+}
+
+float collision_horizon(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i) {
+  if (!(b.dense_horizon > 0.0f) || in.neighbors.empty()) return b.horizon;
+  const AgentsView& a = in.agents;
+  const Vec2 xi = load2(a.position, i);
+  const float r2 = b.density_radius * b.density_radius;
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  std::int32_t n = 0;
+  for (std::int32_t q = 0; q < in.neighbors.counts[i]; ++q) {
+    const Vec2 p = load2(a.position, static_cast<std::size_t>(nb[q])) - xi;
+    n += dot(p, p) <= r2 ? 1 : 0;
+  }
+  const float area = 3.14159265f * b.density_radius * b.density_radius;
+  const float rho = static_cast<float>(n) / area;
+  const float f = std::clamp((rho - b.density_low) / (b.density_high - b.density_low), 0.0f, 1.0f);
+  return b.horizon + f * (b.dense_horizon - b.horizon);
+}
+
+CollisionDanger collision_at(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i) {
+  CollisionDanger c = b;
+  if (!(b.dense_horizon > 0.0f)) return c;
+  c.horizon = collision_horizon(b, in, i);
+  c.wall_horizon = b.wall_horizon * (c.horizon / b.horizon);
+  return c;
 }
 
 float velocity_ttc_ahead(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,

@@ -410,6 +410,12 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
   });
 }
 
+float Simulation::horizon_of(const Plan& p, std::size_t i) const {
+  // Agent i's horizon (CollisionDanger's dense_horizon); the TTCs memo_ttc returns are
+  // exact below the full horizon, so only the thresholds change with it.
+  return collision_horizon(*velocity_, p.in, i);
+}
+
 float Simulation::memo_ttc(const Plan& p, std::size_t i, Vec2 v) {
   detail::VelocityMemo& m = ttc_memo_[i];
   if (const float* t = m.find(v)) return *t;
@@ -762,7 +768,7 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     const float top = p.in.agents.max_speed[i];
     Vec2 v = d * (strength_[i] * top);
     if (config_.rotate) v = to_world(v, i);
-    if (memo_ttc(p, i, v) >= velocity_->horizon) continue;
+    if (memo_ttc(p, i, v) >= horizon_of(p, i)) continue;
     store2(direction_.data(), i, {dir[2 * bs], dir[2 * bs + 1]});
     strength_[i] = sp[bs];
   }
@@ -785,7 +791,7 @@ void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end, 
     // (1 − commit)·horizon is the promised decision (keep_course), not a retreat with no
     // safe course; capping it would test nothing and could walk into a neighbour closing
     // from behind.
-    if (memo_ttc(p, i, v) >= (1.0f - vd.commit) * vd.horizon) continue;
+    if (memo_ttc(p, i, v) >= (1.0f - vd.commit) * horizon_of(p, i)) continue;
     if (!(interest_towards(i, d) < 0.5f * wanted_speed(i))) continue;
     strength_[i] = vd.retreat_speed;
   }
@@ -815,7 +821,8 @@ void Simulation::keep_inertia(const Plan& p, std::size_t begin, std::size_t end,
     if (v0.x == v1.x && v0.y == v1.y) continue;
     const Vec2 v = v1 + (v0 - v1) * g;
     const float t1 = memo_ttc(p, i, v1);
-    const float need = t1 >= vd.horizon ? (1.0f - vd.commit) * vd.horizon : t1;
+    const float h = horizon_of(p, i);
+    const float need = t1 >= h ? (1.0f - vd.commit) * h : t1;
     if (memo_ttc(p, i, v) < need) continue;
     const float len = length(v);
     if (!(len > 1e-6f * top)) {
@@ -859,7 +866,8 @@ void Simulation::settle_at_goal(const Plan& p, std::size_t begin, std::size_t en
     const float top = p.in.agents.max_speed[i];
     const Vec2 w = config_.rotate ? to_world(d, i) : d;
     const float t = memo_ttc(p, i, w * (s * top));
-    const float need = t >= vd.horizon ? (1.0f - vd.commit) * vd.horizon : t;
+    const float h = horizon_of(p, i);
+    const float need = t >= h ? (1.0f - vd.commit) * h : t;
     // Only the neighbours ahead (and beside) count: slowing down on the same course
     // meets a wall later, not sooner, and only a follower can run into it, which is the
     // follower's to avoid. Asked of every neighbour, the test refused the cap to a ring
@@ -882,7 +890,7 @@ void Simulation::evade_kinematic(const Plan& p, std::size_t begin, std::size_t e
   const std::size_t k = k_;
   const float* dir = slot_set_.directions();
   for (std::size_t i = begin; i < end; i += step) {
-    if (strength_[i] > 0.0f || !(kinematic_ttc(vd, p.in, i, Vec2{}) < vd.horizon)) continue;
+    if (strength_[i] > 0.0f || !(kinematic_ttc(vd, p.in, i, Vec2{}) < horizon_of(p, i))) continue;
     const float* dg = danger_.data() + i * k;
     const float* sp = speed_.data() + i * k;
     std::int32_t best = -1;
@@ -942,7 +950,6 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
   //   (n bisection steps) whose course at the new speed is free for (1 + m)·horizon, so an
   //   avoidance need not be a whole slot gap (the new decision itself when none is).
   const CollisionDanger& vd = *velocity_;
-  const float floor_ttc = (1.0f - vd.commit) * vd.horizon;
   for (std::size_t i = begin; i < end; i += step) {
     const float s0 = prev_strength_[i];
     if (!(s0 > 0.0f)) continue;
@@ -958,6 +965,8 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
     // (s0c = min(s0, want) = strength_[i] then), so there is nothing to test.
     if (d0.x == d1.x && d0.y == d1.y && s0 == strength_[i]) continue;
     const float top = p.in.agents.max_speed[i];
+    const float horizon = horizon_of(p, i);
+    const float floor_ttc = (1.0f - vd.commit) * horizon;
     const float i0 = interest_towards(i, d0), i1 = interest_towards(i, d1);
     const float s1 = strength_[i];
     // TTC of a slot-frame heading d at the new strength; of the previous course (asked by
@@ -980,7 +989,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
     auto angle = [&] { return std::atan2(d0.x * d1.y - d0.y * d1.x, d0.x * d1.x + d0.y * d1.y); };
     if (vd.commit_danger > 0.0f) {
       const float t1 = ttc_new(d1);
-      if (t1 < vd.horizon) {
+      if (t1 < horizon) {
         if (ttc_kept() >= (1.0f - vd.commit_danger) * t1) keep();
         continue;
       }
@@ -992,7 +1001,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
       if (d0.x == d1.x && d0.y == d1.y) continue;
       if (!(rm > 0.0f) && !(rs > 0.0f)) continue;
       if (ttc_kept() < floor_ttc) continue;
-      if (rm > 0.0f && i0 >= 0.5f * want && ttc_new(d1) < (1.0f + rm) * vd.horizon) {
+      if (rm > 0.0f && i0 >= 0.5f * want && ttc_new(d1) < (1.0f + rm) * horizon) {
         keep();
         continue;
       }
@@ -1005,7 +1014,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
           // from the goal, ran a loop, and missed the door again: monsters paced for good
           // in front of doors they fit through.)
           const Vec2 dm = turned(d0, std::copysign(rs, ang));
-          if (interest_towards(i, dm) >= i0 && ttc_new(dm) >= vd.horizon)
+          if (interest_towards(i, dm) >= i0 && ttc_new(dm) >= horizon)
             store2(direction_.data(), i, dm);
         }
       }
@@ -1016,7 +1025,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
       const std::uint32_t n = vd.turn_steps;
       if (n == 0 || !(s1 > 0.0f)) continue;
       const float ang = angle();
-      const float need = (1.0f + vd.turn_margin) * vd.horizon;
+      const float need = (1.0f + vd.turn_margin) * horizon;
       float lo = 0.0f, hi = 1.0f;
       for (std::uint32_t it = 0; it < n; ++it) {
         const float mid = 0.5f * (lo + hi);

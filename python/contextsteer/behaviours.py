@@ -1458,6 +1458,24 @@ class CollisionDanger(Behaviour):
         it wants there. It acts within the slowing radius: for a crowd round one point
         give the interest a slowing radius of about the crowd's size
         (``crowd_steering(slowing_radius=3.0)`` stops 20 agents round one point).
+    dense_horizon : float, > 0 and <= horizon, optional
+        Off by default (None). The horizon shortens with the local density: agent i
+        counts the neighbours in its list (the ``max_neighbours`` nearest) whose centres
+        lie within ``density_radius`` of its own, ``ρ = n / (π·density_radius²)``
+        persons/m², and uses ``horizon + f·(dense_horizon - horizon)`` with ``f =
+        clamp((ρ - density_low) / (density_high - density_low), 0, 1)``, for its maps and
+        every threshold of the refinements above (the walls' horizon scales by the same
+        factor). Pedestrians in a dense crowd look less far ahead. With a 2 s horizon a
+        packed counterflow stops: in a jam no course is free for 2 s, while standing is,
+        so both fronts stand and the corridor clogs (docs/crowd.md, "Counterflow with
+        continuous inflow"). The list holds at most ``max_neighbours`` agents, so the
+        density counted saturates at ``max_neighbours / (π·density_radius²)`` (2.26
+        persons/m² with 16 and 1.5 m): keep ``density_high`` below it.
+    density_low, density_high : float, persons/m²
+        The density up to which the full horizon holds (1.0) and from which
+        ``dense_horizon`` does (2.0); ``density_high > density_low``.
+    density_radius : float, m, > 0
+        Radius of the disc the density is counted in (1.5 m).
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)
@@ -1506,8 +1524,25 @@ class CollisionDanger(Behaviour):
     creep: bool = _default("collision_danger", "creep")
     unstick: bool = _default("collision_danger", "unstick")
     settle: bool = _default("collision_danger", "settle")
+    dense_horizon: float | None = _default("collision_danger", "dense_horizon")
+    density_low: float = _default("collision_danger", "density_low")
+    density_high: float = _default("collision_danger", "density_high")
+    density_radius: float = _default("collision_danger", "density_radius")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.dense_horizon is not None and self.dense_horizon > self.horizon:
+            raise ValueError(
+                f"CollisionDanger: dense_horizon must be at most horizon ({self.horizon} s), "
+                f"got {self.dense_horizon}"
+            )
+        if not self.density_high > self.density_low:
+            raise ValueError(
+                "CollisionDanger: density_high must be above density_low, got "
+                f"density_low={self.density_low}, density_high={self.density_high}"
+            )
 
     def evaluate(  # type: ignore[override]  # CollisionMaps adds the speed map
         self,

@@ -330,6 +330,11 @@ struct CollisionDanger {
   bool creep = false;          ///< a slot also offers the fastest speed up to its first unsafe one
   bool settle = false;         ///< near the goal, speed capped by the progress a course makes
   bool unstick = false;        ///< creep's candidates for an agent with no moving candidate
+  // A horizon that shortens with the local density (collision_horizon), off when 0.
+  float dense_horizon = 0.0f;   ///< s, in (0, horizon]: the horizon at density_high and above
+  float density_low = 1.0f;     ///< persons/m², >= 0: the full horizon up to this density
+  float density_high = 2.0f;    ///< persons/m², > density_low: dense_horizon from this one
+  float density_radius = 1.5f;  ///< m, > 0: the disc the density is counted in
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -379,6 +384,14 @@ struct BehaviourSpec<CollisionDanger> {
            "creep's candidates for an agent whose every safe candidate is standing still"),
       flag("settle", &CollisionDanger::settle,
            "near the goal, a course's speed is capped by the progress it makes towards it"),
+      optional_number("dense_horizon", &CollisionDanger::dense_horizon, kPositive, 0.0f, nullptr,
+                      "the horizon in a dense crowd (s); None: the horizon everywhere"),
+      number("density_low", &CollisionDanger::density_low, kNonNegative,
+             "density (persons/m²) up to which the full horizon holds"),
+      number("density_high", &CollisionDanger::density_high, kPositive,
+             "density (persons/m²) from which dense_horizon holds"),
+      number("density_radius", &CollisionDanger::density_radius, kPositiveLength,
+             "radius (m) of the disc the density is counted in"),
   };
 };
 
@@ -479,6 +492,17 @@ inline void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* 
 /// when b.walls and v != 0, the wall along v (on the agents' scale). +inf when nothing is
 /// hit. Pure, reentrant; allocation-free after the first call on a thread.
 float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v);
+
+/// Agent i's horizon under CollisionDanger b: b.horizon, or with dense_horizon > 0 the
+/// horizon shortened with the local density ρ_i = n_i / (π·density_radius²), n_i the
+/// neighbours in agent i's list (the max_neighbours nearest) whose centres lie within
+/// density_radius of its own: h_i = horizon + f·(dense_horizon − horizon), f =
+/// clamp((ρ_i − density_low) / (density_high − density_low), 0, 1). The walls' horizon
+/// scales by the same factor h_i / horizon. In float, in that order (the tests' oracle
+/// repeats it).
+float collision_horizon(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i);
+/// b with agent i's horizon and walls' horizon (b itself when dense_horizon is off).
+CollisionDanger collision_at(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i);
 
 /// velocity_ttc's agent part (no walls) over the neighbours not behind agent i along
 /// `course`, (x_j − x_i)·course >= 0: settle's test of a slower command, which only a

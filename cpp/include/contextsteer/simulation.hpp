@@ -381,6 +381,9 @@ class Simulation {
   // cleared at the start of each chunk.
   std::vector<detail::VelocityMemo> ttc_memo_;
   std::vector<std::uint32_t> peak_;  // (N,) each agent's interest peak (first largest slot)
+  /// Agent i's CollisionDanger horizon this step (collision_horizon: shorter in a dense
+  /// crowd with dense_horizon); the refinements' thresholds.
+  float horizon_of(const Plan& p, std::size_t i) const;
   float memo_ttc(const Plan& p, std::size_t i, Vec2 v);
   const WallDanger* sensor_ = nullptr;  // the first WallDanger: its rays fill sensed_
   std::vector<float> sensed_;
