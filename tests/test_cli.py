@@ -501,7 +501,10 @@ def test_run_passes_builder_keywords_with_param(tmp_path, capsys):
         (["-p", "seed=3"], "use --seed"),
         (["-p", "danger=smooth", "-p", "danger=agent"], "danger given twice"),
         (["-p", "warp=9"], "does not take 'warp'"),
-        (["-p", "danger=orca"], "'velocity', 'smooth', 'plain' or 'agent'"),  # the builder refuses
+        (
+            ["-p", "danger=orca"],
+            "'velocity', 'dense', 'smooth', 'plain' or 'agent'",
+        ),  # the builder refuses
     ]:
         assert cli.main([*argv, *bad]) == 2
         assert message in capsys.readouterr().err

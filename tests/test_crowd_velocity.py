@@ -448,7 +448,7 @@ def test_symmetric_circles_with_turning_slots_get_everyone_home_without_contact(
 
 
 def test_unknown_crowd_danger_is_refused_naming_the_choices():
-    with pytest.raises(ValueError, match="'velocity', 'smooth', 'plain' or 'agent'"):
+    with pytest.raises(ValueError, match="'velocity', 'dense', 'smooth', 'plain' or 'agent'"):
         cs.scenarios.get("oncoming").builder(danger="orca")
 
 
@@ -501,6 +501,10 @@ def test_crowd_scenarios_take_the_crowd_slots_when_slots_turn(monkeypatch):
     assert sc.builder(slots=8).slot_set.regular  # other slot counts: the regular ring
     assert sc.builder(danger="plain").slot_set.regular  # the presets without CROWD: the ring
     assert sc.builder(danger="smooth").slot_set.regular
+    dense = sc.builder(danger="dense")  # CROWD_DENSE: the default's slots, its phases
+    np.testing.assert_array_equal(dense.slot_set.directions, cs.scenarios.crowd_slots().directions)
+    assert dense.steering.behaviours[-1].dense_horizon == cs.scenarios.CROWD_DENSE["dense_horizon"]
+    assert dense.steering.decision_phases == cs.scenarios.CROWD_PHASES
     monkeypatch.setitem(cs.scenarios._crowd.__kwdefaults__, "rotate", False)
     assert sc.builder().slot_set.regular  # world-frame slots: the regular ring
 

@@ -790,13 +790,17 @@ def crowd_slots() -> SlotSet:
     return SlotSet.from_directions(np.c_[np.cos(a), np.sin(a)])
 
 
+_DANGERS = ("velocity", "dense", "smooth", "plain", "agent")
+
+
 def crowd_slots_for(
     slots: int = 16, *, danger: str = "velocity", rotate: bool = True
 ) -> SlotSet | int:
     """The slots the crowd scenarios give a simulation of ``slots`` slots with
-    :func:`crowd_steering`'s ``danger`` preset (``"velocity"``, ``"smooth"`` or
-    ``"plain"``) and ``rotate``: :func:`crowd_slots` for the default configuration
-    (``"velocity"``, turning slots, 16 of them), else ``slots`` (the regular ring).
+    :func:`crowd_steering`'s ``danger`` preset (``"velocity"``, ``"dense"``,
+    ``"smooth"`` or ``"plain"``) and ``rotate``: :func:`crowd_slots` for the default
+    configuration and its dense variant (``"velocity"``, ``"dense"``: turning slots, 16 of
+    them), else ``slots`` (the regular ring).
     :data:`CROWD`'s options were chosen with those slots; without them (the plain and
     smooth presets) agents touched on some scenes with the denser set (docs/crowd.md).
 
@@ -809,12 +813,12 @@ def crowd_slots_for(
     (24, 16)
     """
     slots = _count("crowd_slots_for: slots", slots, 3, 1024)
-    if danger not in ("velocity", "smooth", "plain", "agent"):
+    if danger not in _DANGERS:
         raise ValueError(
-            f"crowd_slots_for: danger must be 'velocity', 'smooth', 'plain' or 'agent', "
-            f"got {danger!r}"
+            f"crowd_slots_for: danger must be 'velocity', 'dense', 'smooth', 'plain' or "
+            f"'agent', got {danger!r}"
         )
-    return crowd_slots() if danger == "velocity" and rotate and slots == 16 else slots
+    return crowd_slots() if danger in ("velocity", "dense") and rotate and slots == 16 else slots
 
 
 def crowd_steering(
@@ -1011,7 +1015,8 @@ def _crowd(
     ``danger="velocity"`` (the default): :func:`crowd_steering` (velocity-space danger),
     agents with max_accel 6; ``danger="smooth"``: the same with ``smooth=True``
     (:data:`SMOOTH_CROWD`); ``danger="plain"``: the same without the refinements of
-    :data:`CROWD` (``options={}``). ``danger="agent"``: the earlier configuration, Seek +
+    :data:`CROWD` (``options={}``); ``danger="dense"``: :data:`CROWD_DENSE` (a horizon
+    that shortens with the density, for counterflow). ``danger="agent"``: the earlier configuration, Seek +
     predictive AgentDanger + WallDanger with the given ``resolve``/``choose`` (and the
     optional separation), max_accel 3 — kept for comparison (notebooks 05 and 06).
     ``field``: a :class:`NavField` replaces the straight-line interest (Arrive) by
@@ -1030,8 +1035,10 @@ def _crowd(
     rng = _rng(seed)
     d = goals - starts
     agents = agents_mod.Agents(n, slots=slots, seed=seed)
-    if danger not in ("velocity", "smooth", "plain", "agent"):
-        raise ValueError(f"danger must be 'velocity', 'smooth', 'plain' or 'agent', got {danger!r}")
+    if danger not in _DANGERS:
+        raise ValueError(
+            f"danger must be 'velocity', 'dense', 'smooth', 'plain' or 'agent', got {danger!r}"
+        )
     velocity = danger != "agent"
     agents.add(
         starts,
@@ -1051,7 +1058,7 @@ def _crowd(
             look_ahead_field=look_ahead_field,
             smooth=danger == "smooth",
             creep=creep,
-            options={} if danger == "plain" else None,
+            options={"plain": {}, "dense": CROWD_DENSE}.get(danger),
             rotate=rotate,
         )
     else:
@@ -1760,15 +1767,15 @@ def evacuation(
     ``danger="plain"``, the crowd pressing on an exit forms an arch in which every agent's
     only safe candidate is standing, and the room never empties; :data:`CROWD`'s
     refinements clear a 100-agent arch without creep too). ``danger``: ``"velocity"``
-    (:func:`crowd_steering`'s tuned options), ``"smooth"`` or ``"plain"``, as in the other
-    crowd scenarios; ``rotate``: see :func:`crowd_steering` (the arch above forms with
+    (:func:`crowd_steering`'s tuned options), ``"dense"``, ``"smooth"`` or ``"plain"``, as
+    in the other crowd scenarios; ``rotate``: see :func:`crowd_steering` (the arch above forms with
     world-frame slots, ``rotate=False``).
     Metrics: ``evacuation_report`` (agents left in the room) and the crowd metrics (each
     agent's goal is its field goal line).
     """
     n = _count("agents", agents)
-    if danger not in ("velocity", "smooth", "plain"):
-        raise ValueError(f"danger must be 'velocity', 'smooth' or 'plain', got {danger!r}")
+    if danger not in ("velocity", "dense", "smooth", "plain"):
+        raise ValueError(f"danger must be 'velocity', 'dense', 'smooth' or 'plain', got {danger!r}")
     creep, rotate = _flag("evacuation", "creep", creep), _flag("evacuation", "rotate", rotate)
     from .nav import NavField
 
