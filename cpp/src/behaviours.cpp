@@ -678,13 +678,10 @@ void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
   }
 }
 
-/// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
-void collision_row(const CollisionDanger& b0, const BehaviourInputs& in, std::size_t i,
-                   float* danger, float* speed) {
+/// collision_row with agent i's own horizon in b (collision_at), b0 the behaviour itself.
+void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
+                      const BehaviourInputs& in, std::size_t i, float* danger, float* speed) {
   const AgentsView& a = in.agents;
-  // Agent i's horizon (a copy only when it depends on the density).
-  CollisionDanger local;
-  const CollisionDanger& b = b0.dense_horizon > 0.0f ? (local = collision_at(b0, in, i)) : b0;
   const std::size_t k = in.k, S = b.speeds;
   thread_local CollisionScratch sc;
   sc.reserve(k, S);
@@ -856,6 +853,13 @@ void collision_row(const CollisionDanger& b0, const BehaviourInputs& in, std::si
     }
   }
   unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger);
+}
+
+/// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
+void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                   float* danger, float* speed) {
+  if (b.dense_horizon > 0.0f) collision_row_at(collision_at(b, in, i), b, in, i, danger, speed);
+  else collision_row_at(b, b, in, i, danger, speed);
 }
 
 /// Pair TTC of CollisionDanger (see behaviours.hpp): p from i to j, R the summed radii,

@@ -413,7 +413,8 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
 float Simulation::horizon_of(const Plan& p, std::size_t i) const {
   // Agent i's horizon (CollisionDanger's dense_horizon); the TTCs memo_ttc returns are
   // exact below the full horizon, so only the thresholds change with it.
-  return collision_horizon(*velocity_, p.in, i);
+  const CollisionDanger& vd = *velocity_;
+  return vd.dense_horizon > 0.0f ? collision_horizon(vd, p.in, i) : vd.horizon;
 }
 
 float Simulation::memo_ttc(const Plan& p, std::size_t i, Vec2 v) {
