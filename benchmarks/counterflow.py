@@ -18,8 +18,9 @@ over the seeds and the worst seed's out), mean travel time of those out, contact
 episodes (a pair of live agents whose discs overlap by more than 0.1 mm, counted once
 each time it starts) and the deepest overlap, and the deepest wall penetration.
 
-Systems: ``cs`` (``crowd_steering()``, the default), ``cs-dense`` (the default with a
-horizon that shortens with the density, ``CROWD_DENSE``), ``rvo2`` (RVO2 through
+Systems: ``cs`` (``crowd_steering()``, the default), ``cs-counterflow`` (the default where
+a jammed agent facing an oncomer decides at a shorter horizon, ``CROWD_COUNTERFLOW``;
+``--options JSON`` replaces its options over ``CROWD``), ``rvo2`` (RVO2 through
 ``pyrvo``, the crowd benchmark's parameters, each agent at its own radius and speed, moved
 under the same acceleration limit) and ``rvo2-margin`` (RVO2 keeping context steering's
 5 cm clearance between agents).
@@ -207,20 +208,22 @@ class RVO2:
         self.alive[ids] = False
 
 
-def _dense_options(options):
+def _counterflow_options(options):
     import contextsteer as cs
 
-    return cs.scenarios.CROWD_DENSE if options is None else {**cs.scenarios.CROWD, **options}
+    return cs.scenarios.CROWD_COUNTERFLOW if options is None else {**cs.scenarios.CROWD, **options}
 
 
 SYSTEMS = {
-    "cs": lambda cap, seed, dense: ContextSteer(cap, seed),
-    "cs-dense": lambda cap, seed, dense: ContextSteer(cap, seed, _dense_options(dense)),
-    "rvo2": lambda cap, seed, dense: RVO2(cap, 0.0),
-    "rvo2-margin": lambda cap, seed, dense: RVO2(cap, 0.05),
+    "cs": lambda cap, seed, options: ContextSteer(cap, seed),
+    "cs-counterflow": lambda cap, seed, options: ContextSteer(
+        cap, seed, _counterflow_options(options)
+    ),
+    "rvo2": lambda cap, seed, options: RVO2(cap, 0.0),
+    "rvo2-margin": lambda cap, seed, options: RVO2(cap, 0.05),
 }
-"""System name -> builder ``(capacity, seed, dense)``; ``dense``: options over CROWD for
-cs-dense (None: CROWD_DENSE)."""
+"""System name -> builder ``(capacity, seed, options)``; ``options``: CollisionDanger
+options over CROWD for cs-counterflow (None: CROWD_COUNTERFLOW)."""
 
 
 class Contacts:
@@ -259,12 +262,12 @@ def _free(p, r, pos, rad) -> bool:
     return bool((d >= rad + r + 0.02).all())
 
 
-def run(system: str, seed: int, rate: float = 4.0, seconds: int = 120, dense=None) -> dict:
-    """One run; see the module docstring for what it measures. ``dense``: cs-dense's
-    options over CROWD (None: CROWD_DENSE)."""
+def run(system: str, seed: int, rate: float = 4.0, seconds: int = 120, options=None) -> dict:
+    """One run; see the module docstring for what it measures. ``options``: cs-counterflow's
+    options over CROWD (None: CROWD_COUNTERFLOW)."""
     demand = arrivals(seed, rate, seconds)
     capacity = int(demand.count.sum()) + 1
-    sim = SYSTEMS[system](capacity, seed, dense)
+    sim = SYSTEMS[system](capacity, seed, options)
     queue: list[list[int]] = [[], []]  # per direction, indexes into its arrival arrays
     drawn = [0, 0]
     radius = np.zeros(capacity)
@@ -357,16 +360,16 @@ def table(rows: list[dict], systems: list[str]) -> str:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--systems", default="cs,cs-dense,rvo2,rvo2-margin")
+    ap.add_argument("--systems", default="cs,cs-counterflow,rvo2,rvo2-margin")
     ap.add_argument("--seeds", default="8", help="N (seeds 0..N-1) or LO:HI")
     ap.add_argument("--rate", type=float, default=4.0, help="persons/s in all, half each way")
     ap.add_argument("--time", type=int, default=120, help="seconds per run")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel (processes)")
     ap.add_argument("--json", help="also write every run's row to this file")
     ap.add_argument(
-        "--dense",
+        "--options",
         type=json.loads,
-        help="JSON of CollisionDanger options over CROWD for cs-dense (default: CROWD_DENSE)",
+        help="JSON of CollisionDanger options over CROWD for cs-counterflow (default: CROWD_COUNTERFLOW)",
     )
     args = ap.parse_args(argv)
     lo, _, hi = args.seeds.partition(":")
@@ -382,11 +385,11 @@ def main(argv=None) -> None:
 
         with ProcessPoolExecutor(args.jobs) as ex:
             futures = [
-                ex.submit(run, s, seed, args.rate, args.time, args.dense) for s, seed in jobs
+                ex.submit(run, s, seed, args.rate, args.time, args.options) for s, seed in jobs
             ]
             rows = [f.result() for f in futures]
     else:
-        rows = [run(s, seed, args.rate, args.time, args.dense) for s, seed in jobs]
+        rows = [run(s, seed, args.rate, args.time, args.options) for s, seed in jobs]
     print(
         f"counterflow: {LENGTH:g} m x {WIDTH:g} m, {args.rate:g} persons/s (half each way), "
         f"{args.time} s a run, seeds {seeds.start}-{seeds.stop - 1}"

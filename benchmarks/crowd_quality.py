@@ -865,8 +865,8 @@ def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
     ``"default"`` (its tuned options, ``scenarios.CROWD``), ``"smooth"`` (its
     ``smooth=True`` preset, ``scenarios.SMOOTH_CROWD``), ``"plain"`` (``options={}``:
     CollisionDanger without the refinements, the default before ``CROWD``) or
-    ``"dense"`` (``scenarios.CROWD_DENSE``: the default with a horizon that shortens with
-    the density, in the same phases).
+    ``"counterflow"`` (``scenarios.CROWD_COUNTERFLOW``: the default where a jammed agent
+    facing an oncomer decides at a shorter horizon, in the same phases).
 
     Raises
     ------
@@ -881,9 +881,11 @@ def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
         raise Unavailable("contextsteer has no crowd_steering(smooth=True)")
     if preset == "plain" and not hasattr(cs.scenarios, "CROWD"):
         raise Unavailable("contextsteer has no crowd_steering(options=)")
-    if preset == "dense" and not hasattr(cs.scenarios, "CROWD_DENSE"):
-        raise Unavailable("contextsteer has no scenarios.CROWD_DENSE")
-    options = {"plain": {}, "dense": getattr(cs.scenarios, "CROWD_DENSE", None)}.get(preset)
+    if preset == "counterflow" and not hasattr(cs.scenarios, "CROWD_COUNTERFLOW"):
+        raise Unavailable("contextsteer has no scenarios.CROWD_COUNTERFLOW")
+    options = {"plain": {}, "counterflow": getattr(cs.scenarios, "CROWD_COUNTERFLOW", None)}.get(
+        preset
+    )
     return cs.scenarios.crowd_steering(walls=has_walls, smooth=preset == "smooth", options=options)
 
 
@@ -976,7 +978,7 @@ def _velocity(
     chosen = (
         slots_for(
             opt.slots,
-            danger="velocity" if preset in ("default", "dense") else preset,
+            danger="velocity" if preset in ("default", "counterflow") else preset,
             rotate=getattr(steering, "rotate", False),
         )
         if slots_for
@@ -1034,6 +1036,6 @@ SYSTEMS = {
     "cs-sliced": lambda scene, opt: _velocity(scene, opt, validity=SLICED_VALIDITY),
     "cs-smooth": lambda scene, opt: _velocity(scene, opt, "smooth"),
     "cs-plain": lambda scene, opt: _velocity(scene, opt, "plain"),
-    "cs-dense": lambda scene, opt: _velocity(scene, opt, "dense"),
+    "cs-counterflow": lambda scene, opt: _velocity(scene, opt, "counterflow"),
 }
 """System name -> builder ``(scene, options)``; raises Unavailable when it cannot run."""

@@ -747,3 +747,64 @@ def collision_danger(
         safe_all[i] = ttc[i] >= horizon
         ambiguous[i] |= count_amb[i]
     return VelocityMaps(danger, speed, level, ttc, safe_all, ambiguous)
+
+
+def face_to_face(state, i, radius, *, tol=TOL):
+    """Whether a live agent j != i within ``radius`` of agent i stands face to face with
+    it (``CollisionDanger``'s jam test, float32 as the kernel: heading vectors more than
+    120° apart, j ahead of i, i ahead of j). Returns (found, ambiguous): ambiguous when a
+    test of some neighbour lies within ``tol`` of its threshold."""
+    f32 = np.float32
+    pos = np.asarray(state["position"], dtype=np.float32)
+    heading = np.asarray(state["heading"], dtype=np.float32)
+    alive = np.asarray(state["alive"], dtype=bool)
+    hi = np.array([np.cos(heading[i]), np.sin(heading[i])], dtype=np.float32)
+    r2 = f32(radius) * f32(radius)
+    found = amb = False
+    for j in np.flatnonzero(alive):
+        if j == i:
+            continue
+        p = pos[j] - pos[i]
+        d2 = p[0] * p[0] + p[1] * p[1]
+        hj = np.array([np.cos(heading[j]), np.sin(heading[j])], dtype=np.float32)
+        tests = [
+            (float(r2 - d2), float(r2)),
+            (float(f32(-0.5) - (hi[0] * hj[0] + hi[1] * hj[1])), 1.0),
+            (float(p[0] * hi[0] + p[1] * hi[1]), 1.0),
+            (float(-(p[0] * hj[0] + p[1] * hj[1])), 1.0),
+        ]
+        near = any(abs(x) <= tol * scale for x, scale in tests)
+        ok = d2 <= r2 and tests[1][0] > 0 and tests[2][0] > 0 and tests[3][0] > 0
+        amb = amb or near
+        found = found or ok
+    return found, amb
+
+
+def collision_danger_jam(state, directions, *, horizon, jam_horizon, jam_radius=2.0, **kw):
+    """``CollisionDanger(jam_horizon=...)``'s maps: per live agent the rows at ``horizon``
+    or, when those offer no safe moving candidate (speed > 0 at danger 0) and a neighbour
+    within ``jam_radius`` stands face to face with it (:func:`face_to_face`), the rows at
+    ``jam_horizon`` (the walls' horizon scaled by ``jam_horizon / horizon`` in float32).
+    Rows whose jam test is ambiguous (the face-to-face test, or any slot of the full
+    rows) are flagged. ``kw``: as :func:`collision_danger` (``weight`` must be 1: the
+    kernel tests the unscaled danger)."""
+    full = collision_danger(state, directions, horizon=horizon, **kw)
+    wh = kw.pop("wall_horizon", None)
+    f32 = np.float32
+    jam_wh = float(f32(horizon if wh is None else wh) * (f32(jam_horizon) / f32(horizon)))
+    jam = collision_danger(state, directions, horizon=jam_horizon, wall_horizon=jam_wh, **kw)
+    danger, speed, level = full.danger.copy(), full.speed.copy(), full.level.copy()
+    ttc, safe, ambiguous = full.ttc.copy(), full.safe.copy(), full.ambiguous.copy()
+    jammed = np.zeros(len(danger), dtype=bool)
+    for i in np.flatnonzero(np.asarray(state["alive"], dtype=bool)):
+        moving_safe = bool(np.any((full.speed[i] > 0) & (full.danger[i] == 0)))
+        found, amb = face_to_face(state, i, jam_radius)
+        if amb or full.ambiguous[i].any():
+            ambiguous[i] = True
+        if moving_safe or not found:
+            continue
+        jammed[i] = True
+        danger[i], speed[i], level[i] = jam.danger[i], jam.speed[i], jam.level[i]
+        ttc[i], safe[i] = jam.ttc[i], jam.safe[i]
+        ambiguous[i] |= jam.ambiguous[i]
+    return VelocityMaps(danger, speed, level, ttc, safe, ambiguous), jammed

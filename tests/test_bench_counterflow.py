@@ -53,7 +53,7 @@ def test_a_short_run_keeps_its_books():
     assert row["entered"] + row["queued"] == row["offered"]
     assert row["entered"] > 30  # the corridor is not full after 15 s
     assert row["contacts"] == 0 and row["wall_deepest_m"] <= 1e-3
-    dense = cf.run("cs-dense", 0, rate=4.0, seconds=15)
+    dense = cf.run("cs-counterflow", 0, rate=4.0, seconds=15)
     assert dense["offered"] == row["offered"]  # the same demand
 
 
@@ -82,6 +82,6 @@ def test_table_lists_each_system():
         for s in ("cs", "rvo2")
         for k in (0, 1)
     ]
-    text = cf.table(rows, ["cs", "rvo2", "cs-dense"])
+    text = cf.table(rows, ["cs", "rvo2", "cs-counterflow"])
     lines = text.splitlines()
     assert len(lines) == 4 and lines[2].startswith("| cs | 5.5 | 5 |") and "| 1 |" in lines[3]

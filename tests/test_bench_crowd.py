@@ -80,9 +80,9 @@ def test_every_contextsteer_system_takes_the_run_options():
         system = cq.SYSTEMS[name](scene, opt)
         assert system.agents.slots == 8 and system.sim.slots == 8, name
         danger = (getattr(system.sim.steering, "behaviours", None) or [None])[-1]
-        if hasattr(danger, "dense_horizon"):
-            # Only cs-dense shortens its horizon with the density.
-            assert (danger.dense_horizon is not None) == (name == "cs-dense"), name
+        if hasattr(danger, "jam_horizon"):
+            # Only cs-counterflow takes a jam horizon.
+            assert (danger.jam_horizon is not None) == (name == "cs-counterflow"), name
         # Only cs-sliced decides by Lewis's validity times.
         sliced = system.sim.validity is not None
         assert sliced == (name == "cs-sliced"), name

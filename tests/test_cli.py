@@ -503,7 +503,7 @@ def test_run_passes_builder_keywords_with_param(tmp_path, capsys):
         (["-p", "warp=9"], "does not take 'warp'"),
         (
             ["-p", "danger=orca"],
-            "'velocity', 'dense', 'smooth', 'plain' or 'agent'",
+            "'velocity', 'counterflow', 'smooth', 'plain' or 'agent'",
         ),  # the builder refuses
     ]:
         assert cli.main([*argv, *bad]) == 2

@@ -356,20 +356,19 @@ def test_smooth_preset_sets_exactly_the_documented_options():
         assert getattr(plain, name) != pytest.approx(value)
 
 
-def test_dense_preset_is_the_default_with_the_density_horizon():
-    dense = dict(cs.scenarios.CROWD_DENSE)
-    extra = {k: v for k, v in dense.items() if k not in cs.scenarios.CROWD}
-    assert extra == {"dense_horizon": 0.6, "density_low": 0.7, "density_high": 1.7}
-    assert {k: v for k, v in dense.items() if k in cs.scenarios.CROWD} == dict(cs.scenarios.CROWD)
+def test_counterflow_preset_is_the_default_with_the_jam_horizon():
+    preset = dict(cs.scenarios.CROWD_COUNTERFLOW)
+    assert {k: v for k, v in preset.items() if k not in cs.scenarios.CROWD} == {"jam_horizon": 0.6}
+    assert {k: v for k, v in preset.items() if k in cs.scenarios.CROWD} == dict(cs.scenarios.CROWD)
     with pytest.raises(TypeError):
-        cs.scenarios.CROWD_DENSE["dense_horizon"] = 0.9  # read-only
-    st = cs.scenarios.crowd_steering(options=cs.scenarios.CROWD_DENSE)
+        cs.scenarios.CROWD_COUNTERFLOW["jam_horizon"] = 0.9  # read-only
+    st = cs.scenarios.crowd_steering(options=cs.scenarios.CROWD_COUNTERFLOW)
     b = st.behaviours[-1]
-    assert (b.dense_horizon, b.density_low, b.density_high) == (0.6, 0.7, 1.7)
+    assert (b.jam_horizon, b.jam_radius, b.dense_horizon) == (0.6, 2.0, None)
     # It decides in phases as the default does; other options decide at once.
     assert st.decision_phases == cs.scenarios.CROWD_PHASES
-    assert cs.scenarios.crowd_steering(options=dense).decision_phases == 1
-    assert cs.scenarios.crowd_steering().behaviours[-1].dense_horizon is None
+    assert cs.scenarios.crowd_steering(options=preset).decision_phases == 1
+    assert cs.scenarios.crowd_steering().behaviours[-1].jam_horizon is None
 
 
 def test_crowd_steering_uses_the_tuned_options_and_options_replaces_them():
@@ -448,7 +447,7 @@ def test_symmetric_circles_with_turning_slots_get_everyone_home_without_contact(
 
 
 def test_unknown_crowd_danger_is_refused_naming_the_choices():
-    with pytest.raises(ValueError, match="'velocity', 'dense', 'smooth', 'plain' or 'agent'"):
+    with pytest.raises(ValueError, match="'velocity', 'counterflow', 'smooth', 'plain' or 'agent'"):
         cs.scenarios.get("oncoming").builder(danger="orca")
 
 
@@ -501,9 +500,11 @@ def test_crowd_scenarios_take_the_crowd_slots_when_slots_turn(monkeypatch):
     assert sc.builder(slots=8).slot_set.regular  # other slot counts: the regular ring
     assert sc.builder(danger="plain").slot_set.regular  # the presets without CROWD: the ring
     assert sc.builder(danger="smooth").slot_set.regular
-    dense = sc.builder(danger="dense")  # CROWD_DENSE: the default's slots, its phases
+    dense = sc.builder(danger="counterflow")  # CROWD_COUNTERFLOW: the default's slots, its phases
     np.testing.assert_array_equal(dense.slot_set.directions, cs.scenarios.crowd_slots().directions)
-    assert dense.steering.behaviours[-1].dense_horizon == cs.scenarios.CROWD_DENSE["dense_horizon"]
+    assert (
+        dense.steering.behaviours[-1].jam_horizon == cs.scenarios.CROWD_COUNTERFLOW["jam_horizon"]
+    )
     assert dense.steering.decision_phases == cs.scenarios.CROWD_PHASES
     monkeypatch.setitem(cs.scenarios._crowd.__kwdefaults__, "rotate", False)
     assert sc.builder().slot_set.regular  # world-frame slots: the regular ring

@@ -92,7 +92,7 @@ def test_a_crowd_pressing_on_an_exit_edges_through_instead_of_jamming():
     assert _left_after(120.0, creep=False, rotate=False, **kw) == 0
     assert _left_after(80.0, creep=False, danger="plain", **kw) == 0
     assert _left_after(80.0, creep=False, **kw) == 0
-    with pytest.raises(ValueError, match="'velocity', 'dense', 'smooth' or 'plain'"):
+    with pytest.raises(ValueError, match="'velocity', 'counterflow', 'smooth' or 'plain'"):
         _left_after(1.0, danger="agent", **kw)
 
 

@@ -858,8 +858,26 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
 /// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
 void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                    float* danger, float* speed) {
-  if (b.dense_horizon > 0.0f) collision_row_at(collision_at(b, in, i), b, in, i, danger, speed);
-  else collision_row_at(b, b, in, i, danger, speed);
+  float horizon = b.horizon;
+  if (b.dense_horizon > 0.0f) {
+    const CollisionDanger c = collision_at(b, in, i);
+    horizon = c.horizon;
+    collision_row_at(c, b, in, i, danger, speed);
+  } else {
+    collision_row_at(b, b, in, i, danger, speed);
+  }
+  if (b.jam_horizon > 0.0f && b.jam_horizon < horizon &&
+      collision_jammed(b, in, i, danger, speed)) {
+    // Jammed facing an oncomer: the rows again at the jam horizon (walls' scaled alike).
+    // Only the candidates change: the simulation's refinements keep the agent's own
+    // horizon, so a jammed agent keeps or blends towards an earlier course only when that
+    // is safe for it, and otherwise follows the new decision (with them at the jam
+    // horizon, fewer got through a counterflow, with contacts: docs/crowd.md).
+    CollisionDanger c = b;
+    c.horizon = b.jam_horizon;
+    c.wall_horizon = b.wall_horizon * (b.jam_horizon / b.horizon);
+    collision_row_at(c, b, in, i, danger, speed);
+  }
 }
 
 /// Pair TTC of CollisionDanger (see behaviours.hpp): p from i to j, R the summed radii,
@@ -931,7 +949,8 @@ float neighbor_radius(const Behaviour& b, float max_agent_radius, float max_agen
     const float w = kappa * top + (kappa * d->reciprocity + 1.0f) * max_agent_speed;
     const float reach = w * d->horizon + 2.0f * max_agent_radius + d->margin;
     // The density disc (centre distances) is counted in the same lists.
-    return d->dense_horizon > 0.0f ? std::max(reach, d->density_radius) : reach;
+    const float dense = d->dense_horizon > 0.0f ? std::max(reach, d->density_radius) : reach;
+    return d->jam_horizon > 0.0f ? std::max(dense, d->jam_radius) : dense;
   }
   if (const auto* d = std::get_if<AgentDanger>(&b)) {
     float r = d->radius + 2.0f * max_agent_radius;
@@ -1018,6 +1037,27 @@ float collision_horizon(const CollisionDanger& b, const BehaviourInputs& in, std
   const float rho = static_cast<float>(n) / area;
   const float f = std::clamp((rho - b.density_low) / (b.density_high - b.density_low), 0.0f, 1.0f);
   return b.horizon + f * (b.dense_horizon - b.horizon);
+}
+
+bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                      const float* danger, const float* speed) {
+  for (std::size_t q = 0; q < in.k; ++q)
+    if (speed[q] > 0.0f && danger[q] == 0.0f) return false;
+  if (in.neighbors.empty()) return false;
+  const AgentsView& a = in.agents;
+  const Vec2 xi = load2(a.position, i);
+  const float r2 = b.jam_radius * b.jam_radius;
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
+    const auto j = static_cast<std::size_t>(nb[n]);
+    const Vec2 p = load2(a.position, j) - xi;
+    if (!(dot(p, p) <= r2)) continue;
+    // Face to face: headings more than 120° apart, j ahead of i and i ahead of j.
+    const Vec2 hi{std::cos(a.heading[i]), std::sin(a.heading[i])};
+    const Vec2 hj{std::cos(a.heading[j]), std::sin(a.heading[j])};
+    if (dot(hi, hj) < -0.5f && dot(p, hi) > 0.0f && dot(p, hj) < 0.0f) return true;
+  }
+  return false;
 }
 
 CollisionDanger collision_at(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i) {

@@ -1476,6 +1476,18 @@ class CollisionDanger(Behaviour):
         ``dense_horizon`` does (2.0); ``density_high > density_low``.
     density_radius : float, m, > 0
         Radius of the disc the density is counted in (1.5 m).
+    jam_horizon : float, > 0 and <= horizon, optional
+        Off by default (None). An agent that is jammed facing an oncomer decides at this
+        horizon instead: when no slot offers it a safe way to move (every safe candidate
+        is standing, or none is safe) and a neighbour in its list within ``jam_radius``
+        heads more than 120° away from its own heading, its maps are evaluated again at
+        ``jam_horizon`` (the walls' horizon scaled alike), and the refinements' thresholds
+        use it. Two streams meeting head-on in a corridor then keep edging past each
+        other where the full horizon lets both fronts stand, while a queue whose way is
+        blocked by agents going its own way (a bottleneck) waits as before. Applied after
+        ``dense_horizon`` (when that is already shorter, nothing changes).
+    jam_radius : float, m, > 0
+        How near the oncomer must be (2 m).
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)
@@ -1528,6 +1540,8 @@ class CollisionDanger(Behaviour):
     density_low: float = _default("collision_danger", "density_low")
     density_high: float = _default("collision_danger", "density_high")
     density_radius: float = _default("collision_danger", "density_radius")
+    jam_horizon: float | None = _default("collision_danger", "jam_horizon")
+    jam_radius: float = _default("collision_danger", "jam_radius")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
 
@@ -1537,6 +1551,11 @@ class CollisionDanger(Behaviour):
             raise ValueError(
                 f"CollisionDanger: dense_horizon must be at most horizon ({self.horizon} s), "
                 f"got {self.dense_horizon}"
+            )
+        if self.jam_horizon is not None and self.jam_horizon > self.horizon:
+            raise ValueError(
+                f"CollisionDanger: jam_horizon must be at most horizon ({self.horizon} s), "
+                f"got {self.jam_horizon}"
             )
         if not self.density_high > self.density_low:
             raise ValueError(

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CROWD",
-    "CROWD_DENSE",
+    "CROWD_COUNTERFLOW",
     "CROWD_PHASES",
     "CROWD_SLOT_ANGLES",
     "SMOOTH_CROWD",
@@ -719,20 +719,19 @@ benchmark's scenes it changes nothing beyond what one seed moves, docs/crowd.md)
 ``crowd_steering(options={})`` gives the plain configuration without them. Read-only;
 docs/crowd.md has the search and its measurements."""
 
-CROWD_DENSE: Mapping[str, float] = types.MappingProxyType(
-    {**CROWD, "dense_horizon": 0.6, "density_low": 0.7, "density_high": 1.7}
-)
-""":data:`CROWD` with a horizon that shortens with the local density
-(``CollisionDanger(dense_horizon=...)``): 2.05 s up to 0.7 persons/m² within 1.5 m, 0.6 s
-from 1.7 persons/m², linear between. For counterflow at high demand: in the
-``benchmarks/counterflow.py`` corridor (20 m × 4 m fed from both ends, 4 persons/s, 16
-seeds, two minutes) 261 people walk through on average where :data:`CROWD` lets 182
-through, with no contact (RVO2 keeping the same clearance: 307, with 55 contact episodes
-up to 54 mm deep). Not the default: on the crowd benchmark's scenes everyone still gets
-home, but agents turn more (heading jitter on circle-250 0.53 against 0.38°/step, the
-hallway 0.76 against 0.66; docs/crowd.md, "Counterflow with continuous inflow").
-Read-only. ``crowd_steering(options=CROWD_DENSE)`` decides in :data:`CROWD_PHASES`
-phases as the default does."""
+CROWD_COUNTERFLOW: Mapping[str, float] = types.MappingProxyType({**CROWD, "jam_horizon": 0.6})
+""":data:`CROWD` with ``jam_horizon=0.6`` (``CollisionDanger(jam_horizon=...)``): an agent
+with no safe way to move that stands face to face with an oncomer within 2 m takes its
+candidates at a 0.6 s horizon. For counterflow: in the ``benchmarks/counterflow.py``
+corridor (20 m × 4 m fed from both ends, 4 persons/s, 16 seeds, two minutes) 383 people
+walk through on average (worst seed 338) where :data:`CROWD` lets 182 through (worst 111),
+with no contact; RVO2 lets 385 through with some 2,000 contact episodes a run, and 307
+when it keeps the same clearance. Not the default: on the crowd benchmark's scenes agents
+turn more (heading jitter on the bottleneck 1.50 against 1.23°/step, circle-250 0.50
+against 0.38), and one bottleneck seed of 16 is home only after the benchmark's time limit
+(docs/crowd.md, "Counterflow with continuous inflow"). Read-only.
+``crowd_steering(options=CROWD_COUNTERFLOW)`` decides in :data:`CROWD_PHASES` phases as the
+default does."""
 
 CROWD_PHASES = 16
 """``Steering(decision_phases=...)`` of ``crowd_steering()`` with the default options
@@ -790,16 +789,16 @@ def crowd_slots() -> SlotSet:
     return SlotSet.from_directions(np.c_[np.cos(a), np.sin(a)])
 
 
-_DANGERS = ("velocity", "dense", "smooth", "plain", "agent")
+_DANGERS = ("velocity", "counterflow", "smooth", "plain", "agent")
 
 
 def crowd_slots_for(
     slots: int = 16, *, danger: str = "velocity", rotate: bool = True
 ) -> SlotSet | int:
     """The slots the crowd scenarios give a simulation of ``slots`` slots with
-    :func:`crowd_steering`'s ``danger`` preset (``"velocity"``, ``"dense"``,
+    :func:`crowd_steering`'s ``danger`` preset (``"velocity"``, ``"counterflow"``,
     ``"smooth"`` or ``"plain"``) and ``rotate``: :func:`crowd_slots` for the default
-    configuration and its dense variant (``"velocity"``, ``"dense"``: turning slots, 16 of
+    configuration and its counterflow variant (``"velocity"``, ``"counterflow"``: turning slots, 16 of
     them), else ``slots`` (the regular ring).
     :data:`CROWD`'s options were chosen with those slots; without them (the plain and
     smooth presets) agents touched on some scenes with the denser set (docs/crowd.md).
@@ -815,10 +814,12 @@ def crowd_slots_for(
     slots = _count("crowd_slots_for: slots", slots, 3, 1024)
     if danger not in _DANGERS:
         raise ValueError(
-            f"crowd_slots_for: danger must be 'velocity', 'dense', 'smooth', 'plain' or "
+            f"crowd_slots_for: danger must be 'velocity', 'counterflow', 'smooth', 'plain' or "
             f"'agent', got {danger!r}"
         )
-    return crowd_slots() if danger in ("velocity", "dense") and rotate and slots == 16 else slots
+    return (
+        crowd_slots() if danger in ("velocity", "counterflow") and rotate and slots == 16 else slots
+    )
 
 
 def crowd_steering(
@@ -972,7 +973,7 @@ def crowd_steering(
         **{"horizon": 2.0, "speeds": 4, "margin": 0.05, **options}, walls=walls, creep=creep
     )
     if decision_phases is None:
-        decision_phases = CROWD_PHASES if options is CROWD or options is CROWD_DENSE else 1
+        decision_phases = CROWD_PHASES if options is CROWD or options is CROWD_COUNTERFLOW else 1
     rules = [goal, *extra, danger]
     return steering.Steering(
         rules,
@@ -1015,8 +1016,8 @@ def _crowd(
     ``danger="velocity"`` (the default): :func:`crowd_steering` (velocity-space danger),
     agents with max_accel 6; ``danger="smooth"``: the same with ``smooth=True``
     (:data:`SMOOTH_CROWD`); ``danger="plain"``: the same without the refinements of
-    :data:`CROWD` (``options={}``); ``danger="dense"``: :data:`CROWD_DENSE` (a horizon
-    that shortens with the density, for counterflow). ``danger="agent"``: the earlier configuration, Seek +
+    :data:`CROWD` (``options={}``); ``danger="counterflow"``: :data:`CROWD_COUNTERFLOW` (a
+    jammed agent facing an oncomer decides at a shorter horizon). ``danger="agent"``: the earlier configuration, Seek +
     predictive AgentDanger + WallDanger with the given ``resolve``/``choose`` (and the
     optional separation), max_accel 3 — kept for comparison (notebooks 05 and 06).
     ``field``: a :class:`NavField` replaces the straight-line interest (Arrive) by
@@ -1037,7 +1038,7 @@ def _crowd(
     agents = agents_mod.Agents(n, slots=slots, seed=seed)
     if danger not in _DANGERS:
         raise ValueError(
-            f"danger must be 'velocity', 'dense', 'smooth', 'plain' or 'agent', got {danger!r}"
+            f"danger must be 'velocity', 'counterflow', 'smooth', 'plain' or 'agent', got {danger!r}"
         )
     velocity = danger != "agent"
     agents.add(
@@ -1058,7 +1059,7 @@ def _crowd(
             look_ahead_field=look_ahead_field,
             smooth=danger == "smooth",
             creep=creep,
-            options={"plain": {}, "dense": CROWD_DENSE}.get(danger),
+            options={"plain": {}, "counterflow": CROWD_COUNTERFLOW}.get(danger),
             rotate=rotate,
         )
     else:
@@ -1767,15 +1768,17 @@ def evacuation(
     ``danger="plain"``, the crowd pressing on an exit forms an arch in which every agent's
     only safe candidate is standing, and the room never empties; :data:`CROWD`'s
     refinements clear a 100-agent arch without creep too). ``danger``: ``"velocity"``
-    (:func:`crowd_steering`'s tuned options), ``"dense"``, ``"smooth"`` or ``"plain"``, as
+    (:func:`crowd_steering`'s tuned options), ``"counterflow"``, ``"smooth"`` or ``"plain"``, as
     in the other crowd scenarios; ``rotate``: see :func:`crowd_steering` (the arch above forms with
     world-frame slots, ``rotate=False``).
     Metrics: ``evacuation_report`` (agents left in the room) and the crowd metrics (each
     agent's goal is its field goal line).
     """
     n = _count("agents", agents)
-    if danger not in ("velocity", "dense", "smooth", "plain"):
-        raise ValueError(f"danger must be 'velocity', 'dense', 'smooth' or 'plain', got {danger!r}")
+    if danger not in ("velocity", "counterflow", "smooth", "plain"):
+        raise ValueError(
+            f"danger must be 'velocity', 'counterflow', 'smooth' or 'plain', got {danger!r}"
+        )
     creep, rotate = _flag("evacuation", "creep", creep), _flag("evacuation", "rotate", rotate)
     from .nav import NavField
 

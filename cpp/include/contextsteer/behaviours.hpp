@@ -335,6 +335,9 @@ struct CollisionDanger {
   float density_low = 1.0f;     ///< persons/m², >= 0: the full horizon up to this density
   float density_high = 2.0f;    ///< persons/m², > density_low: dense_horizon from this one
   float density_radius = 1.5f;  ///< m, > 0: the disc the density is counted in
+  // A jammed agent facing an oncomer decides at a shorter horizon (collision_row), off when 0.
+  float jam_horizon = 0.0f;              ///< s, > 0: the horizon of such an agent
+  float jam_radius = 2.0f;               ///< m, > 0: how near the oncomer
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -392,6 +395,11 @@ struct BehaviourSpec<CollisionDanger> {
              "density (persons/m²) from which dense_horizon holds"),
       number("density_radius", &CollisionDanger::density_radius, kPositiveLength,
              "radius (m) of the disc the density is counted in"),
+      optional_number("jam_horizon", &CollisionDanger::jam_horizon, kPositive, 0.0f, nullptr,
+                      "the horizon of an agent with no safe way to move and an oncomer near "
+                      "(s); None: off"),
+      number("jam_radius", &CollisionDanger::jam_radius, kPositiveLength,
+             "how near an oncomer makes a jammed agent take jam_horizon (m)"),
   };
 };
 
@@ -501,6 +509,13 @@ float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::siz
 /// scales by the same factor h_i / horizon. In float, in that order (the tests' oracle
 /// repeats it).
 float collision_horizon(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i);
+/// Whether agent i, whose rows under b are `danger` (unscaled) and `speed`, is jammed
+/// facing an oncomer: no slot offers a safe moving candidate (speed > 0 at danger 0) and
+/// a listed neighbour j within b.jam_radius stands face to face with it: their heading
+/// vectors h_i, h_j more than 120° apart (h_i·h_j < −0.5), j ahead of i (p·h_i > 0) and i
+/// ahead of j (p·h_j < 0), p = x_j − x_i. Pure.
+bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                      const float* danger, const float* speed);
 /// b with agent i's horizon and walls' horizon (b itself when dense_horizon is off).
 CollisionDanger collision_at(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i);
 

@@ -1,0 +1,161 @@
+"""CollisionDanger(jam_horizon=...): a jammed agent facing an oncomer decides at a
+shorter horizon.
+
+The maps against the NumPy oracle (``collision_danger_jam``: the rows at the full horizon,
+replaced by the rows at the jam horizon for each agent whose full rows offer no safe way
+to move and who stands face to face with a neighbour, brute force); a hand-worked
+corridor; a crowd going one way (nobody face to face) unchanged bit for bit; the argument
+checks.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import contextsteer as cs
+import reference_velocity as rv
+from test_collision_danger import build as build_crowd
+from test_collision_danger import check, crowds, oracle_dirs, random_crowd, slot_sets, state_of
+
+
+@st.composite
+def packed_crowds(draw):
+    """Small crowds packed into a 3 m square (random headings: some face to face)."""
+    c = draw(crowds(min_n=3, max_n=12))
+    return random_crowd(
+        c["seed"], len(c["position"]), overlap=True, still="some", dead=len(c["dead"]), box=3.0
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    crowd=packed_crowds(),
+    dirs=slot_sets(),
+    speeds=st.integers(1, 6),
+    horizon=st.floats(0.5, 4.0),
+    share=st.floats(0.05, 1.0),
+    radius=st.floats(0.5, 3.0),
+)
+@example(crowd=random_crowd(3, 12, box=3.0), dirs=16, speeds=4, horizon=2.0, share=0.3, radius=2.0)
+def test_maps_match_the_oracle(crowd, dirs, speeds, horizon, share, radius):
+    a = build_crowd(crowd)
+    state = state_of(a)
+    kw = dict(horizon=horizon, speeds=speeds, margin=0.05)
+    jam = dict(jam_horizon=horizon * share, jam_radius=radius)
+    maps = cs.CollisionDanger(**kw, **jam).evaluate(a, dirs, max_neighbours=32)
+    exp, _ = rv.collision_danger_jam(state, oracle_dirs(dirs), **kw, **jam)
+    check(maps, exp, a.alive, speeds, min_fraction=0.2)
+
+
+def test_drawn_crowds_have_jammed_agents():
+    """The oracle's own count on the explicit example: some agents take the jam rows (so
+    the test above compares both kinds of row)."""
+    state = state_of(build_crowd(random_crowd(3, 12, box=3.0)))
+    _, jammed = rv.collision_danger_jam(
+        state, 16, horizon=2.0, speeds=4, margin=0.05, jam_horizon=0.6, jam_radius=2.0
+    )
+    assert 0 < jammed.sum() < 12
+
+
+def _corridor():
+    """Agent 0 at the origin heading +x; agent 1 at (1.5, 0) heading -x, face to face with
+    it; agent 2 at (-1, 0) heading +x behind agent 0; all standing, radius 0.3, max speed
+    1.3; walls at y = +-0.35 along the corridor."""
+    world = cs.World()
+    world.add_segments([[-5.0, -0.35, 5.0, -0.35], [-5.0, 0.35, 5.0, 0.35]])
+    a = cs.Agents(3, slots=3)
+    a.add(
+        [[0.0, 0.0], [1.5, 0.0], [-1.0, 0.0]], heading=[0.0, np.pi, 0.0], radius=0.3, max_speed=1.3
+    )
+    return world, a
+
+
+def test_a_jammed_agent_facing_an_oncomer_walks_at_the_jam_horizon():
+    """Hand-worked, slots +x, +y, -x (world frame), 2 speed levels (0.65, 1.3 m/s), horizon
+    2 s. Agent 0: +x closes the 0.9 m gap to agent 1 in 1.38 s at 0.65 and 0.69 s at 1.3
+    m/s, -x the 0.4 m gap to agent 2 in 0.62 and 0.31 s, +y meets the wall 5 cm away: no
+    moving candidate is safe, standing is (nobody moves), and agent 1 faces it from 1.5 m.
+    At the jam horizon 0.6 s, +x at full speed (0.69 s) is safe, -x at half speed (0.62 s)
+    too. Agent 1 is free behind it (+x), agent 2 free behind it (-x): their maps do not
+    change."""
+    world, a = _corridor()
+    dirs = np.float32([[1, 0], [0, 1], [-1, 0]])
+    base = dict(horizon=2.0, speeds=2)
+    full = cs.CollisionDanger(**base).evaluate(a, dirs, world=world)
+    np.testing.assert_array_equal(full.speed[0], [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(full.danger[0], [0.0, 0.0, 0.0])
+    jam = cs.CollisionDanger(**base, jam_horizon=0.6).evaluate(a, dirs, world=world)
+    np.testing.assert_array_equal(jam.speed[0], [1.0, 0.0, 0.5])
+    assert jam.danger[0, 0] == 0.0 and jam.danger[0, 2] == 0.0
+    for i in (1, 2):
+        np.testing.assert_array_equal(jam.speed[i], full.speed[i])
+        np.testing.assert_array_equal(jam.danger[i], full.danger[i])
+    # A jam radius short of agent 1 (1.5 m away): agent 0 is not facing an oncomer.
+    near = cs.CollisionDanger(**base, jam_horizon=0.6, jam_radius=1.4).evaluate(
+        a, dirs, world=world
+    )
+    np.testing.assert_array_equal(near.speed, full.speed)
+    # Agent 1 turned to walk away (heading +x): not face to face.
+    a.heading[1] = 0.0
+    away = cs.CollisionDanger(**base, jam_horizon=0.6).evaluate(a, dirs, world=world)
+    np.testing.assert_array_equal(away.speed[0], [0.0, 0.0, 0.0])
+
+
+def _one_way_run(danger, steps=150):
+    """40 agents walking +x through a 3 m corridor (headings all +x, nobody face to face)."""
+    rng = np.random.default_rng(4)
+    world = cs.World()
+    world.add_segments([[-30.0, 0.0, 30.0, 0.0], [-30.0, 3.0, 30.0, 3.0]])
+    a = cs.Agents(40, slots=16, seed=4)
+    gx, gy = np.meshgrid(np.arange(-12.0, -2.0, 1.0), np.arange(0.5, 2.9, 0.7))
+    pos = np.c_[gx.ravel(), gy.ravel()] + rng.uniform(-0.03, 0.03, (40, 2))
+    a.add(
+        pos,
+        heading=0.0,
+        radius=0.25,
+        max_speed=rng.uniform(0.8, 1.4, 40),
+        max_accel=6.0,
+        target=np.c_[np.full(40, 25.0), pos[:, 1]],
+    )
+    sim = cs.Simulation(
+        world,
+        a,
+        cs.scenarios.crowd_steering(options=danger),
+        motion=cs.Accel(),
+        slots=cs.scenarios.crowd_slots(),
+    )
+    sim.step(1 / 30, steps=steps)
+    return np.array(a.position), np.array(a.heading)
+
+
+def test_a_one_way_crowd_is_unchanged_bit_for_bit():
+    off = _one_way_run(dict(cs.scenarios.CROWD))
+    on = _one_way_run(dict(cs.scenarios.CROWD, jam_horizon=0.3))
+    for x, y in zip(off, on):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(jam_horizon=3.0), "jam_horizon must be at most horizon"),
+        (dict(jam_horizon=0.0), "jam_horizon must be > 0"),
+        (dict(jam_horizon=float("inf")), "jam_horizon must be finite"),
+        (dict(jam_radius=0.0), "jam_radius must be"),
+        (dict(jam_radius=-1.0), "jam_radius must be"),
+    ],
+)
+def test_bad_arguments(kw, match):
+    with pytest.raises(ValueError, match=match):
+        cs.CollisionDanger(**kw)
+
+
+def test_round_trip_and_defaults():
+    import pickle
+
+    b = cs.CollisionDanger(jam_horizon=0.5, jam_radius=1.5)
+    c = pickle.loads(pickle.dumps(b))
+    assert (c.jam_horizon, c.jam_radius) == (0.5, 1.5) and "jam_horizon=0.5" in repr(b)
+    d = cs.CollisionDanger()
+    assert d.jam_horizon is None and d.jam_radius == 2.0
