@@ -19,8 +19,9 @@ from test_collision_danger import check, crowds, oracle_dirs, random_crowd, slot
 
 
 @st.composite
-def dense_crowds(draw):
-    """Small crowds packed into a 3 m square, so that the counts span the density range."""
+def packed_crowds(draw):
+    """Small crowds packed into a 3 m square (so that the density counts span their range,
+    and with random headings some agents stand face to face: test_jam_horizon)."""
     c = draw(crowds(min_n=3, max_n=12))
     return random_crowd(
         c["seed"], len(c["position"]), overlap=True, still="some", dead=len(c["dead"]), box=3.0
@@ -29,7 +30,7 @@ def dense_crowds(draw):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    crowd=dense_crowds(),
+    crowd=packed_crowds(),
     dirs=slot_sets(),
     speeds=st.integers(1, 6),
     horizon=st.floats(0.5, 4.0),

@@ -16,16 +16,8 @@ from hypothesis import strategies as st
 import contextsteer as cs
 import reference_velocity as rv
 from test_collision_danger import build as build_crowd
-from test_collision_danger import check, crowds, oracle_dirs, random_crowd, slot_sets, state_of
-
-
-@st.composite
-def packed_crowds(draw):
-    """Small crowds packed into a 3 m square (random headings: some face to face)."""
-    c = draw(crowds(min_n=3, max_n=12))
-    return random_crowd(
-        c["seed"], len(c["position"]), overlap=True, still="some", dead=len(c["dead"]), box=3.0
-    )
+from test_collision_danger import check, oracle_dirs, random_crowd, slot_sets, state_of
+from test_dense_horizon import packed_crowds
 
 
 @settings(max_examples=40, deadline=None)
