@@ -162,15 +162,19 @@ def random_walls(seed, state, clearance, m_max=4):
     a = rng.uniform(-1.0, BOX + 1.0, (m, 2))
     t = rng.uniform(-np.pi, np.pi, m)
     b = a + np.stack([np.cos(t), np.sin(t)], axis=1) * rng.uniform(0.5, 6.0, m)[:, None]
-    segs = np.concatenate([a, b], axis=1).astype(np.float32)
-    keep = []
-    for s in segs:
-        ok = all(
+    return walls_clear_of(np.concatenate([a, b], axis=1).astype(np.float32), state, clearance)
+
+
+def walls_clear_of(segs, state, clearance):
+    """The segments (M, 4) at least ``radius + clearance`` from every alive agent."""
+    keep = [
+        all(
             ref.point_segment_distance(state["position"][i], s[:2], s[2:])[0]
             >= state["radius"][i] + clearance
             for i in np.flatnonzero(state["alive"])
         )
-        keep.append(ok)
+        for s in segs
+    ]
     return segs[np.array(keep, dtype=bool)]
 
 

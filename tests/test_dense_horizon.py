@@ -12,10 +12,17 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import contextsteer as cs
-import reference as ref
 import reference_velocity as rv
 from test_collision_danger import build as build_crowd
-from test_collision_danger import check, crowds, oracle_dirs, random_crowd, slot_sets, state_of
+from test_collision_danger import (
+    check,
+    crowds,
+    oracle_dirs,
+    random_crowd,
+    slot_sets,
+    state_of,
+    walls_clear_of,
+)
 
 
 @st.composite
@@ -67,16 +74,7 @@ def test_maps_match_the_oracle(crowd, dirs, speeds, horizon, share, low, width, 
         # the margin and 5 cm (as the walled tests of test_collision_danger: an agent whose
         # padded disc starts across a wall is another test's subject).
         segs = np.float32([[-1.0, -0.5, 4.0, -0.5], [3.6, -1.0, 3.6, 4.0]])
-        alive = np.flatnonzero(state["alive"])
-        clear = [
-            all(
-                ref.point_segment_distance(state["position"][i], w[:2], w[2:])[0]
-                >= state["radius"][i] + 0.1
-                for i in alive
-            )
-            for w in segs
-        ]
-        segs = segs[np.array(clear, dtype=bool)]
+        segs = walls_clear_of(segs, state, 0.1)
         world = cs.World()
         if len(segs):
             world.add_segments(segs)

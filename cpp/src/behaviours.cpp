@@ -678,7 +678,7 @@ void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
   }
 }
 
-/// collision_row with agent i's own horizon in b (collision_at), b0 the behaviour itself.
+/// collision_row with agent i's own horizon in b (with_horizon), b0 the behaviour itself.
 void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
                       const BehaviourInputs& in, std::size_t i, float* danger, float* speed) {
   const AgentsView& a = in.agents;
@@ -855,28 +855,58 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger);
 }
 
-/// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp.
+/// b at horizon h, the walls' horizon scaled by the same factor h / b.horizon.
+CollisionDanger with_horizon(const CollisionDanger& b, float h) {
+  CollisionDanger c = b;
+  c.horizon = h;
+  c.wall_horizon = b.wall_horizon * (h / b.horizon);
+  return c;
+}
+
+/// Whether agent i, whose rows under b are `danger` (unscaled) and `speed`, is jammed
+/// facing an oncomer: no slot offers a safe moving candidate (speed > 0 at danger 0) and
+/// a listed neighbour j within b.jam_radius stands face to face with it: their heading
+/// vectors h_i, h_j more than 120° apart (h_i·h_j < −0.5), j ahead of i (p·h_i > 0) and i
+/// ahead of j (p·h_j < 0), p = x_j − x_i.
+bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                      const float* danger, const float* speed) {
+  for (std::size_t q = 0; q < in.k; ++q)
+    if (speed[q] > 0.0f && danger[q] == 0.0f) return false;
+  if (in.neighbors.empty()) return false;
+  const AgentsView& a = in.agents;
+  const Vec2 xi = load2(a.position, i);
+  const Vec2 hi{std::cos(a.heading[i]), std::sin(a.heading[i])};
+  const float r2 = b.jam_radius * b.jam_radius;
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
+    const auto j = static_cast<std::size_t>(nb[n]);
+    const Vec2 p = load2(a.position, j) - xi;
+    if (!(dot(p, p) <= r2)) continue;
+    const Vec2 hj{std::cos(a.heading[j]), std::sin(a.heading[j])};
+    if (dot(hi, hj) < -0.5f && dot(p, hi) > 0.0f && dot(p, hj) < 0.0f) return true;
+  }
+  return false;
+}
+
+/// CollisionDanger rows of agent i: danger (unscaled) and speed, see behaviours.hpp. With
+/// dense_horizon, at the agent's own horizon (collision_horizon); with jam_horizon, again
+/// at that horizon when the agent is jammed facing an oncomer.
 void collision_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                    float* danger, float* speed) {
   float horizon = b.horizon;
   if (b.dense_horizon > 0.0f) {
-    const CollisionDanger c = collision_at(b, in, i);
-    horizon = c.horizon;
-    collision_row_at(c, b, in, i, danger, speed);
+    horizon = collision_horizon(b, in, i);
+    collision_row_at(with_horizon(b, horizon), b, in, i, danger, speed);
   } else {
     collision_row_at(b, b, in, i, danger, speed);
   }
   if (b.jam_horizon > 0.0f && b.jam_horizon < horizon &&
       collision_jammed(b, in, i, danger, speed)) {
-    // Jammed facing an oncomer: the rows again at the jam horizon (walls' scaled alike).
     // Only the candidates change: the simulation's refinements keep the agent's own
     // horizon, so a jammed agent keeps or blends towards an earlier course only when that
     // is safe for it, and otherwise follows the new decision (with them at the jam
     // horizon, fewer got through a counterflow, with contacts: docs/crowd.md).
-    CollisionDanger c = b;
-    c.horizon = b.jam_horizon;
-    c.wall_horizon = b.wall_horizon * (b.jam_horizon / b.horizon);
-    collision_row_at(c, b, in, i, danger, speed);
+    collision_row_at(with_horizon(b, b.jam_horizon), b, in, i, danger, speed);
   }
 }
 
@@ -1037,35 +1067,6 @@ float collision_horizon(const CollisionDanger& b, const BehaviourInputs& in, std
   const float rho = static_cast<float>(n) / area;
   const float f = std::clamp((rho - b.density_low) / (b.density_high - b.density_low), 0.0f, 1.0f);
   return b.horizon + f * (b.dense_horizon - b.horizon);
-}
-
-bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
-                      const float* danger, const float* speed) {
-  for (std::size_t q = 0; q < in.k; ++q)
-    if (speed[q] > 0.0f && danger[q] == 0.0f) return false;
-  if (in.neighbors.empty()) return false;
-  const AgentsView& a = in.agents;
-  const Vec2 xi = load2(a.position, i);
-  const float r2 = b.jam_radius * b.jam_radius;
-  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
-  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
-    const auto j = static_cast<std::size_t>(nb[n]);
-    const Vec2 p = load2(a.position, j) - xi;
-    if (!(dot(p, p) <= r2)) continue;
-    // Face to face: headings more than 120° apart, j ahead of i and i ahead of j.
-    const Vec2 hi{std::cos(a.heading[i]), std::sin(a.heading[i])};
-    const Vec2 hj{std::cos(a.heading[j]), std::sin(a.heading[j])};
-    if (dot(hi, hj) < -0.5f && dot(p, hi) > 0.0f && dot(p, hj) < 0.0f) return true;
-  }
-  return false;
-}
-
-CollisionDanger collision_at(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i) {
-  CollisionDanger c = b;
-  if (!(b.dense_horizon > 0.0f)) return c;
-  c.horizon = collision_horizon(b, in, i);
-  c.wall_horizon = b.wall_horizon * (c.horizon / b.horizon);
-  return c;
 }
 
 float velocity_ttc_ahead(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,

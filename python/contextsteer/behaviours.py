@@ -1547,16 +1547,13 @@ class CollisionDanger(Behaviour):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.dense_horizon is not None and self.dense_horizon > self.horizon:
-            raise ValueError(
-                f"CollisionDanger: dense_horizon must be at most horizon ({self.horizon} s), "
-                f"got {self.dense_horizon}"
-            )
-        if self.jam_horizon is not None and self.jam_horizon > self.horizon:
-            raise ValueError(
-                f"CollisionDanger: jam_horizon must be at most horizon ({self.horizon} s), "
-                f"got {self.jam_horizon}"
-            )
+        for name in ("dense_horizon", "jam_horizon"):
+            value = getattr(self, name)
+            if value is not None and value > self.horizon:
+                raise ValueError(
+                    f"CollisionDanger: {name} must be at most horizon ({self.horizon} s), "
+                    f"got {value}"
+                )
         if not self.density_high > self.density_low:
             raise ValueError(
                 "CollisionDanger: density_high must be above density_low, got "

@@ -509,15 +509,6 @@ float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::siz
 /// scales by the same factor h_i / horizon. In float, in that order (the tests' oracle
 /// repeats it).
 float collision_horizon(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i);
-/// Whether agent i, whose rows under b are `danger` (unscaled) and `speed`, is jammed
-/// facing an oncomer: no slot offers a safe moving candidate (speed > 0 at danger 0) and
-/// a listed neighbour j within b.jam_radius stands face to face with it: their heading
-/// vectors h_i, h_j more than 120° apart (h_i·h_j < −0.5), j ahead of i (p·h_i > 0) and i
-/// ahead of j (p·h_j < 0), p = x_j − x_i. Pure.
-bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
-                      const float* danger, const float* speed);
-/// b with agent i's horizon and walls' horizon (b itself when dense_horizon is off).
-CollisionDanger collision_at(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i);
 
 /// velocity_ttc's agent part (no walls) over the neighbours not behind agent i along
 /// `course`, (x_j − x_i)·course >= 0: settle's test of a slower command, which only a
