@@ -750,15 +750,19 @@ def collision_danger(
 
 
 def face_to_face(state, i, radius, *, tol=TOL):
-    """Whether a live agent j != i within ``radius`` of agent i stands face to face with
-    it (``CollisionDanger``'s jam test, float32 as the kernel: heading vectors more than
-    120° apart, j ahead of i, i ahead of j). Returns (found, ambiguous): ambiguous when a
-    test of some neighbour lies within ``tol`` of its threshold."""
+    """Whether a live agent j != i within ``radius`` of agent i wants to go the other way
+    through it (``CollisionDanger``'s jam test, float32 as the kernel): their desired
+    directions g = target - position more than 120° apart (g_i·g_j < -0.5 |g_i| |g_j|), j
+    ahead of i along g_i, i ahead of j along g_j; an agent on its target faces nobody.
+    Returns (found, ambiguous): ambiguous when a test of some neighbour lies within
+    ``tol`` of its threshold (relative to the test's scale)."""
     f32 = np.float32
-    pos = np.asarray(state["position"], dtype=np.float32)
-    heading = np.asarray(state["heading"], dtype=np.float32)
+    pos = np.asarray(state["position"], dtype=f32)
+    goal = np.asarray(state["target"], dtype=f32) - pos
     alive = np.asarray(state["alive"], dtype=bool)
-    hi = np.array([np.cos(heading[i]), np.sin(heading[i])], dtype=np.float32)
+    li = f32(np.sqrt(goal[i] @ goal[i]))
+    if not li > 0:
+        return False, False
     r2 = f32(radius) * f32(radius)
     found = amb = False
     for j in np.flatnonzero(alive):
@@ -766,15 +770,18 @@ def face_to_face(state, i, radius, *, tol=TOL):
             continue
         p = pos[j] - pos[i]
         d2 = p[0] * p[0] + p[1] * p[1]
-        hj = np.array([np.cos(heading[j]), np.sin(heading[j])], dtype=np.float32)
+        lj = f32(np.sqrt(goal[j] @ goal[j]))
+        if not lj > 0:  # on its target: wants nowhere
+            continue
+        lp = float(np.sqrt(d2))
         tests = [
             (float(r2 - d2), float(r2)),
-            (float(f32(-0.5) - (hi[0] * hj[0] + hi[1] * hj[1])), 1.0),
-            (float(p[0] * hi[0] + p[1] * hi[1]), 1.0),
-            (float(-(p[0] * hj[0] + p[1] * hj[1])), 1.0),
+            (float(p @ goal[i]), lp * float(li)),
+            (float(-(p @ goal[j])), lp * float(lj)),
+            (float(f32(-0.5) * li * lj - goal[i] @ goal[j]), float(li * lj)),
         ]
-        near = any(abs(x) <= tol * scale for x, scale in tests)
-        ok = d2 <= r2 and tests[1][0] > 0 and tests[2][0] > 0 and tests[3][0] > 0
+        near = any(abs(x) <= tol * max(scale, 1e-30) for x, scale in tests)
+        ok = all(x > 0 for x, _ in tests[1:]) and d2 <= r2
         amb = amb or near
         found = found or ok
     return found, amb
@@ -783,7 +790,7 @@ def face_to_face(state, i, radius, *, tol=TOL):
 def collision_danger_jam(state, directions, *, horizon, jam_horizon, jam_radius=2.0, **kw):
     """``CollisionDanger(jam_horizon=...)``'s maps: per live agent the rows at ``horizon``
     or, when those offer no safe moving candidate (speed > 0 at danger 0) and a neighbour
-    within ``jam_radius`` stands face to face with it (:func:`face_to_face`), the rows at
+    within ``jam_radius`` wants to go the other way through it (:func:`face_to_face`), the rows at
     ``jam_horizon`` (the walls' horizon scaled by ``jam_horizon / horizon`` in float32).
     Rows whose jam test is ambiguous (the face-to-face test, or any slot of the full
     rows) are flagged. ``kw``: as :func:`collision_danger` (``weight`` must be 1: the

@@ -3,9 +3,9 @@ shorter horizon.
 
 The maps against the NumPy oracle (``collision_danger_jam``: the rows at the full horizon,
 replaced by the rows at the jam horizon for each agent whose full rows offer no safe way
-to move and who stands face to face with a neighbour, brute force); a hand-worked
-corridor; a crowd going one way (nobody face to face) unchanged bit for bit; the argument
-checks.
+to move and whom a neighbour wants to pass the other way, brute force); a hand-worked
+corridor; a crowd going one way (nobody face to face, however its members turn) unchanged
+bit for bit; the argument checks.
 """
 
 import numpy as np
@@ -51,14 +51,19 @@ def test_drawn_crowds_have_jammed_agents():
 
 
 def _corridor():
-    """Agent 0 at the origin heading +x; agent 1 at (1.5, 0) heading -x, face to face with
-    it; agent 2 at (-1, 0) heading +x behind agent 0; all standing, radius 0.3, max speed
-    1.3; walls at y = +-0.35 along the corridor."""
+    """Agent 0 at the origin going to (5, 0); agent 1 at (1.5, 0) going to (-5, 0), face to
+    face with it; agent 2 at (-1, 0) going to (5, 0) behind agent 0; all standing, radius
+    0.3, max speed 1.3; walls at y = +-0.35 along the corridor. Their headings point
+    anywhere but along their way: the test reads the desired directions, not them."""
     world = cs.World()
     world.add_segments([[-5.0, -0.35, 5.0, -0.35], [-5.0, 0.35, 5.0, 0.35]])
     a = cs.Agents(3, slots=3)
     a.add(
-        [[0.0, 0.0], [1.5, 0.0], [-1.0, 0.0]], heading=[0.0, np.pi, 0.0], radius=0.3, max_speed=1.3
+        [[0.0, 0.0], [1.5, 0.0], [-1.0, 0.0]],
+        heading=[np.pi, 0.0, np.pi / 2],
+        radius=0.3,
+        max_speed=1.3,
+        target=[[5.0, 0.0], [-5.0, 0.0], [5.0, 0.0]],
     )
     return world, a
 
@@ -88,14 +93,23 @@ def test_a_jammed_agent_facing_an_oncomer_walks_at_the_jam_horizon():
         a, dirs, world=world
     )
     np.testing.assert_array_equal(near.speed, full.speed)
-    # Agent 1 turned to walk away (heading +x): not face to face.
-    a.heading[1] = 0.0
-    away = cs.CollisionDanger(**base, jam_horizon=0.6).evaluate(a, dirs, world=world)
-    np.testing.assert_array_equal(away.speed[0], [0.0, 0.0, 0.0])
+    # Agent 1 going +x too, or on its target, or agent 0 on its own: nobody is oncoming.
+    for who, goal in ((1, [5.0, 0.0]), (1, [1.5, 0.0]), (0, [0.0, 0.0])):
+        a.target[...] = [[5.0, 0.0], [-5.0, 0.0], [5.0, 0.0]]
+        a.target[who] = goal
+        away = cs.CollisionDanger(**base, jam_horizon=0.6).evaluate(a, dirs, world=world)
+        np.testing.assert_array_equal(away.speed[0], [0.0, 0.0, 0.0])
+    # 125° apart is still the other way (cos −0.57); 115° is not (−0.42).
+    for angle, jammed in ((125.0, True), (115.0, False)):
+        t = np.radians(angle)
+        a.target[...] = [[5.0, 0.0], [1.5 + 5.0 * np.cos(t), 5.0 * np.sin(t)], [5.0, 0.0]]
+        turned = cs.CollisionDanger(**base, jam_horizon=0.6).evaluate(a, dirs, world=world)
+        np.testing.assert_array_equal(turned.speed[0], jam.speed[0] if jammed else full.speed[0])
 
 
 def _one_way_run(danger, steps=150):
-    """40 agents walking +x through a 3 m corridor (headings all +x, nobody face to face)."""
+    """40 agents walking +x through a 3 m corridor (nobody face to face: however they
+    turn to make room, they all want to go +x)."""
     rng = np.random.default_rng(4)
     world = cs.World()
     world.add_segments([[-30.0, 0.0, 30.0, 0.0], [-30.0, 3.0, 30.0, 3.0]])

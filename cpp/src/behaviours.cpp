@@ -865,9 +865,12 @@ CollisionDanger with_horizon(const CollisionDanger& b, float h) {
 
 /// Whether agent i, whose rows under b are `danger` (unscaled) and `speed`, is jammed
 /// facing an oncomer: no slot offers a safe moving candidate (speed > 0 at danger 0) and
-/// a listed neighbour j within b.jam_radius stands face to face with it: their heading
-/// vectors h_i, h_j more than 120° apart (h_i·h_j < −0.5), j ahead of i (p·h_i > 0) and i
-/// ahead of j (p·h_j < 0), p = x_j − x_i.
+/// a listed neighbour j within b.jam_radius wants to go the other way through it: their
+/// desired directions g = target − position more than 120° apart (g_i·g_j < −0.5 |g_i||g_j|),
+/// j ahead of i (p·g_i > 0) and i ahead of j (p·g_j < 0), p = x_j − x_i. An agent on its
+/// target has no desired direction and faces nobody. (Headings in place of the desired
+/// directions also took the agents that had stepped aside in a one-way bottleneck, whose
+/// headings point anywhere: docs/crowd.md.)
 bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                       const float* danger, const float* speed) {
   for (std::size_t q = 0; q < in.k; ++q)
@@ -875,15 +878,19 @@ bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::
   if (in.neighbors.empty()) return false;
   const AgentsView& a = in.agents;
   const Vec2 xi = load2(a.position, i);
-  const Vec2 hi{std::cos(a.heading[i]), std::sin(a.heading[i])};
+  const Vec2 gi = load2(a.target, i) - xi;
+  const float li = std::sqrt(dot(gi, gi));
+  if (!(li > 0.0f)) return false;
   const float r2 = b.jam_radius * b.jam_radius;
   const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
   for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
     const auto j = static_cast<std::size_t>(nb[n]);
-    const Vec2 p = load2(a.position, j) - xi;
-    if (!(dot(p, p) <= r2)) continue;
-    const Vec2 hj{std::cos(a.heading[j]), std::sin(a.heading[j])};
-    if (dot(hi, hj) < -0.5f && dot(p, hi) > 0.0f && dot(p, hj) < 0.0f) return true;
+    const Vec2 xj = load2(a.position, j);
+    const Vec2 p = xj - xi;
+    if (!(dot(p, p) <= r2) || !(dot(p, gi) > 0.0f)) continue;
+    const Vec2 gj = load2(a.target, j) - xj;
+    const float lj = std::sqrt(dot(gj, gj));
+    if (dot(p, gj) < 0.0f && dot(gi, gj) < -0.5f * li * lj) return true;
   }
   return false;
 }

@@ -1480,11 +1480,16 @@ class CollisionDanger(Behaviour):
         Off by default (None). An agent that is jammed facing an oncomer decides at this
         horizon instead: when no slot offers it a safe way to move (every safe candidate
         is standing, or none is safe) and a neighbour in its list within ``jam_radius``
-        heads more than 120° away from its own heading, its maps are evaluated again at
-        ``jam_horizon`` (the walls' horizon scaled alike), and the refinements' thresholds
-        use it. Two streams meeting head-on in a corridor then keep edging past each
-        other where the full horizon lets both fronts stand, while a queue whose way is
-        blocked by agents going its own way (a bottleneck) waits as before. Applied after
+        wants to go the other way through it, its maps are evaluated again at
+        ``jam_horizon`` (the walls' horizon scaled alike). "The other way": their desired
+        directions, each towards its own ``Agents.target``, more than 120° apart, each
+        agent ahead of the other along its own (an agent on its target wants nowhere).
+        The refinements of the decision (``commit`` and those after it) keep the agent's
+        own horizon, so it keeps or blends towards an earlier course only while that is
+        safe at the full horizon. Two streams meeting head-on in a corridor then keep
+        edging past each other where the full horizon lets both fronts stand, while a
+        queue whose way is blocked by agents going its own way (a bottleneck) waits as
+        before, however its members have turned to make room. Applied after
         ``dense_horizon`` (when that is already shorter, nothing changes).
     jam_radius : float, m, > 0
         How near the oncomer must be (2 m).

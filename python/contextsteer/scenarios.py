@@ -721,15 +721,16 @@ docs/crowd.md has the search and its measurements."""
 
 CROWD_COUNTERFLOW: Mapping[str, float] = types.MappingProxyType({**CROWD, "jam_horizon": 0.6})
 """:data:`CROWD` with ``jam_horizon=0.6`` (``CollisionDanger(jam_horizon=...)``): an agent
-with no safe way to move that stands face to face with an oncomer within 2 m takes its
+with no safe way to move that a neighbour within 2 m wants to pass the other way (their
+desired directions, towards their ``Agents.target``, more than 120° apart) takes its
 candidates at a 0.6 s horizon. For counterflow: in the ``benchmarks/counterflow.py``
-corridor (20 m × 4 m fed from both ends, 4 persons/s, 16 seeds, two minutes) 383 people
-walk through on average (worst seed 338) where :data:`CROWD` lets 182 through (worst 111),
+corridor (20 m × 4 m fed from both ends, 4 persons/s, 16 seeds, two minutes) 392 people
+walk through on average (worst seed 360) where :data:`CROWD` lets 182 through (worst 111),
 with no contact; RVO2 lets 385 through with some 2,000 contact episodes a run, and 307
-when it keeps the same clearance. Not the default: on the crowd benchmark's scenes agents
-turn more (heading jitter on the bottleneck 1.50 against 1.23°/step, circle-250 0.50
-against 0.38), and one bottleneck seed of 16 is home only after the benchmark's time limit
-(docs/crowd.md, "Counterflow with continuous inflow"). Read-only.
+when it keeps the same clearance. Not the default: on the crowd benchmark's two-way scenes
+agents turn more (hallway heading jitter 0.73 against 0.66°/step, seeds 0–15; 0.80 against
+0.65 on seeds 16–31), and on one doorway seed of 32 an agent that gave way back through
+the door is not home (docs/crowd.md, "Counterflow with continuous inflow"). Read-only.
 ``crowd_steering(options=CROWD_COUNTERFLOW)`` decides in :data:`CROWD_PHASES` phases as the
 default does."""
 
