@@ -1484,6 +1484,8 @@ class CollisionDanger(Behaviour):
         ``jam_horizon`` (the walls' horizon scaled alike). "The other way": their desired
         directions, each towards its own ``Agents.target``, more than 120° apart, each
         agent ahead of the other along its own (an agent on its target wants nowhere).
+        That is the straight line to the target: agents steered along a route
+        (``FollowField``) whose way turns away from that line are judged by the line.
         The refinements of the decision (``commit`` and those after it) keep the agent's
         own horizon, so it keeps or blends towards an earlier course only while that is
         safe at the full horizon. Two streams meeting head-on in a corridor then keep

@@ -729,8 +729,8 @@ walk through on average (worst seed 360) where :data:`CROWD` lets 182 through (w
 with no contact; RVO2 lets 385 through with some 2,000 contact episodes a run, and 307
 when it keeps the same clearance. Not the default: on the crowd benchmark's two-way scenes
 agents turn more (hallway heading jitter 0.73 against 0.66°/step, seeds 0–15; 0.80 against
-0.65 on seeds 16–31), and on one doorway seed of 32 an agent that gave way back through
-the door is not home (docs/crowd.md, "Counterflow with continuous inflow"). Read-only.
+0.65 on seeds 16–31; 0.88 against 0.70 on seeds 32–63), and on one doorway seed of 64 an
+agent that gave way back through the door is not home (docs/crowd.md, "Counterflow with continuous inflow"). Read-only.
 ``crowd_steering(options=CROWD_COUNTERFLOW)`` decides in :data:`CROWD_PHASES` phases as the
 default does."""
 
