@@ -43,9 +43,8 @@ def make(**kw):
 
 def state_of(a):
     """The oracle's state dict: float64/bool copies of the agents' views."""
-    names = ["position", "velocity", "heading", "radius", "max_speed"]
+    names = ["position", "velocity", "heading", "radius", "max_speed", "target"]
     out = {k: np.array(getattr(a, k), dtype=np.float64) for k in names}
-    out["target"] = np.array(a.target, dtype=np.float64)
     out["alive"] = np.array(a.alive, dtype=bool)
     out["kinematic"] = np.array(a.kinematic, dtype=bool)
     return out

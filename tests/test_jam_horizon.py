@@ -107,12 +107,30 @@ def test_a_jammed_agent_facing_an_oncomer_walks_at_the_jam_horizon():
         np.testing.assert_array_equal(turned.speed[0], jam.speed[0] if jammed else full.speed[0])
 
 
+def _walk_corridor(a, half_length, width, options, steps, threads=1):
+    """Step agents ``a`` along a corridor between walls at y = 0 and y = ``width`` (x from
+    -``half_length`` to ``half_length``) with the crowd steering of ``options`` for
+    ``steps`` steps of 1/30 s on ``threads`` threads; returns the simulation."""
+    world = cs.World()
+    world.add_segments(
+        [[-half_length, 0.0, half_length, 0.0], [-half_length, width, half_length, width]]
+    )
+    sim = cs.Simulation(
+        world,
+        a,
+        cs.scenarios.crowd_steering(options=options),
+        motion=cs.Accel(),
+        slots=cs.scenarios.crowd_slots(),
+    )
+    with cs.threads(threads):
+        sim.step(1 / 30, steps=steps)
+    return sim
+
+
 def _one_way_run(danger, steps=150):
     """40 agents walking +x through a 3 m corridor (nobody face to face: however they
     turn to make room, they all want to go +x)."""
     rng = np.random.default_rng(4)
-    world = cs.World()
-    world.add_segments([[-30.0, 0.0, 30.0, 0.0], [-30.0, 3.0, 30.0, 3.0]])
     a = cs.Agents(40, slots=16, seed=4)
     gx, gy = np.meshgrid(np.arange(-12.0, -2.0, 1.0), np.arange(0.5, 2.9, 0.7))
     pos = np.c_[gx.ravel(), gy.ravel()] + rng.uniform(-0.03, 0.03, (40, 2))
@@ -124,14 +142,7 @@ def _one_way_run(danger, steps=150):
         max_accel=6.0,
         target=np.c_[np.full(40, 25.0), pos[:, 1]],
     )
-    sim = cs.Simulation(
-        world,
-        a,
-        cs.scenarios.crowd_steering(options=danger),
-        motion=cs.Accel(),
-        slots=cs.scenarios.crowd_slots(),
-    )
-    sim.step(1 / 30, steps=steps)
+    _walk_corridor(a, 30.0, 3.0, danger, steps)
     return np.array(a.position), np.array(a.heading)
 
 
@@ -170,23 +181,13 @@ def test_round_trip_and_defaults():
 def _counterflow_bytes(options, threads, steps=90):
     """Two packed groups of 98 meeting head-on in a 4 m corridor (walls), in 16 phases."""
     rng = np.random.default_rng(5)
-    world = cs.World()
-    world.add_segments([[-12.0, 0.0, 12.0, 0.0], [-12.0, 4.0, 12.0, 4.0]])
     gx, gy = np.meshgrid(np.arange(1.0, 8.0, 0.5), np.arange(0.5, 3.6, 0.5))
     right = np.c_[gx.ravel(), gy.ravel()]
     pos = np.vstack([right * [-1, 1], right]) + rng.uniform(-0.04, 0.04, (2 * len(right), 2))
     goal = np.c_[np.where(pos[:, 0] < 0, 11.0, -11.0), pos[:, 1]]
     a = cs.Agents(len(pos), slots=16, seed=3)
     a.add(pos, radius=0.2, max_speed=1.3, max_accel=6.0, target=goal)
-    sim = cs.Simulation(
-        world,
-        a,
-        cs.scenarios.crowd_steering(options=options),
-        motion=cs.Accel(),
-        slots=cs.scenarios.crowd_slots(),
-    )
-    with cs.threads(threads):
-        sim.step(1 / 30, steps=steps)
+    sim = _walk_corridor(a, 12.0, 4.0, options, steps, threads)
     return np.array(a.position).tobytes() + np.array(sim.speed).tobytes()
 
 
