@@ -30,7 +30,9 @@ Usage::
         --seed0 --fix '{"commit_danger": 0}' --study /tmp/crowd2.db
 
 ``--fix JSON`` holds those options at its values instead of searching them (the last
-search, in docs/crowd.md, held ``commit_danger`` at 0).
+search, in docs/crowd.md, held ``commit_danger`` at 0). ``speed_exponent`` joined the
+searched options after that search; ``--fix '{"speed_exponent": 1}'`` searches the space
+it searched.
 
 Run two processes with the same ``--study`` (and different ``--sampler-seed``) to use
 both cores. Needs the ``tune`` extra (Optuna) for the search.
@@ -232,6 +234,7 @@ def search_space(trial, fixed: dict | None = None) -> dict:
         "inertia": pick("inertia", 0.1, 0.5, 0.05),
         "side_bias": pick("side_bias", 0.0, 0.15, 0.01),
         "smoothness": pick("smoothness", 0.05, 0.5, 0.05),
+        "speed_exponent": pick("speed_exponent", 0.3, 1.0, 0.05),
         "horizon": pick("horizon", 1.8, 2.4, 0.05),
     }
 

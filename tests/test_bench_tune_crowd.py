@@ -148,6 +148,7 @@ def test_fixed_options_are_held_and_never_asked_of_the_trial():
         "inertia": 0.15,
         "side_bias": 0.06,
         "smoothness": 0.35,
+        "speed_exponent": 0.6,
         "horizon": 2.2,
     }
     # FixedTrial raises for any option it was not given, so commit_danger and turn_steps

@@ -1246,10 +1246,11 @@ def test_step_equals_perceive_then_decide_near_walls(interval):
 # ---------------------------------------------------------------- commitment ---
 
 
-def _committed(commit, others, velocity=(1.0, 0.0), k=8):
+def _committed(commit, others, velocity=(1.0, 0.0), k=8, **options):
     """Agent 0 at the origin heading for (100, 0), its previous decision ``velocity``
     (max speed 1, so the direction and strength are the velocity's); ``others`` stand
-    still (radius 0.3 each, R = 0.6). Returns the new (direction, strength) of agent 0."""
+    still (radius 0.3 each, R = 0.6); ``options`` more CollisionDanger options. Returns
+    the new (direction, strength) of agent 0."""
     n = 1 + len(others)
     a = cs.Agents(n, slots=k)
     a.add(
@@ -1260,7 +1261,13 @@ def _committed(commit, others, velocity=(1.0, 0.0), k=8):
         target=[[100.0, 0.0]] + [list(o) for o in others],
     )
     beh = cs.CollisionDanger(
-        horizon=2.0, speeds=4, side_bias=0.0, smoothness=0.0, commit=commit, walls=False
+        horizon=2.0,
+        speeds=4,
+        side_bias=0.0,
+        smoothness=0.0,
+        commit=commit,
+        walls=False,
+        **options,
     )
     sim = cs.Simulation(
         None,
@@ -1344,6 +1351,51 @@ def test_no_progress_is_credited_beyond_the_speed_the_agent_wants():
     sim.decide_and_move(0.01)
     assert sim.chosen_slot[0] == 0
     assert sim.strength[0] == pytest.approx(0.3, abs=1e-6)
+
+
+# A standing agent 2 m ahead on the goal line (R = 0.6, 1.4 m of gap): straight on is
+# safe up to half speed (TTC 1.4/0.5 = 2.8 s; 1.87 s at 0.75, 1.4 s at full speed); the
+# slots 45° off pass it 2·sin 45° = 1.41 m away, safe at full speed. The half-cosine
+# interest there is (1 + cos 45°)/2 = 0.854.
+_AHEAD = [[2.0, 0.0]]
+_SIDE = np.array([np.cos(np.pi / 4), np.sin(np.pi / 4)])
+
+
+@pytest.mark.parametrize(
+    ("gamma", "side_step"),
+    # Worth: straight on 1·0.5^γ, 45° off 0.854·1^γ. They are equal at
+    # γ* = ln 0.854 / ln 0.5 = 0.228: below it the agent slows down on course.
+    [(1.0, True), (0.5, True), (0.24, True), (0.22, False), (0.1, False)],
+)
+def test_speed_exponent_weighs_slowing_down_against_a_side_step(gamma, side_step):
+    d, s = _committed(0.0, _AHEAD, speed_exponent=gamma)
+    if side_step:
+        np.testing.assert_allclose(abs(d[1]), _SIDE[1], atol=1e-6)
+        assert d[0] == pytest.approx(_SIDE[0], abs=1e-6) and s == 1.0
+    else:
+        np.testing.assert_allclose(d, [1.0, 0.0], atol=1e-6)
+        assert s == 0.5
+
+
+@pytest.mark.parametrize(("gamma", "kept"), [(1.0, False), (0.6, False), (0.5, True)])
+def test_commitment_weighs_the_kept_course_with_the_speed_exponent(gamma, kept):
+    """The last course +x at 0.75 grazes the horizon (TTC 1.87 s >= (1 - 0.1)·2) and is
+    worth 1·0.75^γ; the fresh decision (45° off at full speed, as above for γ >= 0.24)
+    is worth 0.854. Kept when 0.75^γ >= 0.854, that is γ <= ln 0.854 / ln 0.75 = 0.549:
+    the commitment compares courses as the decision does."""
+    d, s = _committed(0.1, _AHEAD, velocity=(0.75, 0.0), speed_exponent=gamma)
+    if kept:
+        np.testing.assert_allclose(d, [1.0, 0.0], atol=1e-6)
+        assert s == 0.75
+    else:
+        assert d[0] == pytest.approx(_SIDE[0], abs=1e-6) and s == 1.0
+
+
+def test_speed_exponent_one_is_the_default_and_must_be_positive():
+    assert cs.CollisionDanger().speed_exponent == 1.0
+    for bad in (0.0, -0.5, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="speed_exponent"):
+            cs.CollisionDanger(speed_exponent=bad)
 
 
 @walled_cases

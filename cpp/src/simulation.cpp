@@ -651,14 +651,18 @@ float Simulation::validity_of(const Plan& p, std::size_t i) const {
 
 void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::size_t end,
                                 std::size_t step) {
-  // value_k ← resolved_k · speed_k: the rate of progress a candidate offers. When the way
-  // the agent wants to go (the interest peak) is not free at full speed, slots on the
-  // preferred side also get 1 + bias·max(0, side·sin θ_k), θ_k the clockwise angle from
-  // the peak: a deterministic head-on symmetry breaker that never bends a free path.
+  // value_k ← resolved_k · speed_k^γ: at γ = 1 (speed_exponent, the default) the rate of
+  // progress a candidate offers. When the way the agent wants to go (the interest peak) is
+  // not free at full speed, slots on the preferred side also get 1 + bias·max(0,
+  // side·sin θ_k), θ_k the clockwise angle from the peak: a deterministic head-on symmetry
+  // breaker that never bends a free path.
   const std::size_t k = k_;
   const float* dir = slot_set_.directions();
   const float bias = velocity_->side_bias, side = velocity_->side;
   const float smooth = velocity_->smoothness;
+  // speed_exponent γ: a candidate's speed counts as speed^γ (γ < 1: slowing down on course
+  // loses less against a side step at speed). At 1 the loop below is skipped, not pow'd.
+  const float gamma = velocity_->speed_exponent;
   thread_local std::vector<float> weights, exponents;
   if (weights.size() < k) {
     weights.resize(k);
@@ -680,6 +684,8 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
     const float want = std::clamp(in[peak], 0.0f, 1.0f);
     float* w = weights.data();
     for (std::size_t q = 0; q < k; ++q) w[q] = std::min(sp[q], want);
+    if (gamma != 1.0f)
+      for (std::size_t q = 0; q < k; ++q) w[q] = std::pow(w[q], gamma);
     if (smooth > 0.0f) {
       // Smoothness: a turn away from the current velocity v (max-speed units) costs
       // exp(−λ·(|v| − s_k·v)): nothing at rest or straight on, most for a U-turn. The
@@ -995,7 +1001,11 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
         continue;
       }
     }
-    if (i0 < i1 || i0 * s0c < i1 * s1) {
+    // The worth of each course as weigh_by_speed has it: interest · speed^γ.
+    const float gamma = vd.speed_exponent;
+    const bool better =
+        gamma == 1.0f ? i0 * s0c < i1 * s1 : i0 * std::pow(s0c, gamma) < i1 * std::pow(s1, gamma);
+    if (i0 < i1 || better) {
       // A better new course: return_margin and return_step (above) or switch.
       const float rm = vd.return_margin;
       const float rs = std::min(vd.return_step * decisions_of(decision_time(p.dt)), 3.14159265f);

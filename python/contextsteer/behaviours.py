@@ -1358,6 +1358,14 @@ class CollisionDanger(Behaviour):
     commit : float in [0, 1)
         Commitment to the previous course (0: none): the fraction of the horizon a kept
         course's time to collision may fall short by.
+    speed_exponent : float, > 0
+        γ, 1 by default. The decision values a candidate at interest × speed^γ × the
+        turning cost, speed as a fraction of max speed, and the commitment compares the
+        kept and the new course by interest × speed^γ. At 1 that is the rate of progress
+        towards the goal. Below 1, slowing down on course loses less against a side step
+        at full speed: with the half-cosine interest, a 45° side step at full speed is
+        worth 0.85, and half speed straight on 0.5 at γ 1 but 0.71 at γ 0.5. Measured on
+        the crowd benchmark in docs/crowd.md ("The speed exponent"); not in ``CROWD``.
     commit_danger : float in [0, 1)
         Off by default (0). When no course is safe (the new decision is the one with the
         largest time to collision t), keep the previous course while its time to
@@ -1532,6 +1540,7 @@ class CollisionDanger(Behaviour):
     side_bias: float = _default("collision_danger", "side_bias")
     smoothness: float = _default("collision_danger", "smoothness")
     commit: float = _default("collision_danger", "commit")
+    speed_exponent: float = _default("collision_danger", "speed_exponent")
     commit_danger: float = _default("collision_danger", "commit_danger")
     return_margin: float = _default("collision_danger", "return_margin")
     return_step: float = _default("collision_danger", "return_step")

@@ -314,6 +314,7 @@ struct CollisionDanger {
   float side_bias = 0.1f;  ///< >= 0, relative bonus of the preferred side's slots
   float smoothness = 0.5f;  ///< >= 0, λ: turning cost exp(−λ·(|v| − d_k·v)), v in max-speed units
   float commit = 0.1f;  ///< in [0, 1): keep the last course while TTC >= (1 − commit)·horizon
+  float speed_exponent = 1.0f;  ///< γ > 0: a candidate is worth interest·speed^γ (1: the rate)
   // Smoother decisions, all off by default (see the Python docstring): each trades a
   // little of the decision's immediacy for fewer and smaller heading changes.
   float commit_danger =
@@ -365,6 +366,8 @@ struct BehaviourSpec<CollisionDanger> {
              "bonus of the preferred side's slots"),
       number("smoothness", &CollisionDanger::smoothness, kNonNegative, "turning cost"),
       number("commit", &CollisionDanger::commit, kUnitOpen, "commitment to the last course"),
+      number("speed_exponent", &CollisionDanger::speed_exponent, kPositive,
+             "power of a candidate's speed in its worth (1: the rate of progress)"),
       number("commit_danger", &CollisionDanger::commit_danger, kUnitOpen,
              "commitment to the last course when no course is safe"),
       number("return_margin", &CollisionDanger::return_margin, kNonNegative,
