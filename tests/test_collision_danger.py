@@ -16,6 +16,7 @@ switched off wherever the maps are compared.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 
@@ -1122,10 +1123,12 @@ def _big_scene(seed=11, n=400, box=40.0):
     return a, world
 
 
-@pytest.mark.parametrize("creep", [False, True])
-def test_same_maps_and_runs_for_any_thread_count(creep):
+@pytest.mark.parametrize(("creep", "gamma"), [(False, 1.0), (True, 1.0), (False, 0.5)])
+def test_same_maps_and_runs_for_any_thread_count(creep, gamma):
     a, world = _big_scene()
-    beh = make(horizon=2.0, speeds=4, margin=0.1, reciprocity=0.5, creep=creep)
+    beh = make(
+        horizon=2.0, speeds=4, margin=0.1, reciprocity=0.5, creep=creep, speed_exponent=gamma
+    )
     maps = []
     for t in (1, 2):
         with cs.threads(t):
@@ -1135,8 +1138,8 @@ def test_same_maps_and_runs_for_any_thread_count(creep):
     assert np.asarray(maps[0].danger).any()
     # with creep, some slots offer a speed between the levels (not a multiple of 1/4)
     assert bool((np.asarray(maps[0].speed) * 4 % 1 != 0).any()) == creep
-    hashes = []
-    for t in (1, 2):
+
+    def run_hash(beh, t):
         a, world = _big_scene()
         sim = cs.Simulation(
             world,
@@ -1157,8 +1160,12 @@ def test_same_maps_and_runs_for_any_thread_count(creep):
             sim.chosen_slot,
         ):
             h.update(np.ascontiguousarray(x).tobytes())
-        hashes.append(h.hexdigest())
+        return h.hexdigest()
+
+    hashes = [run_hash(beh, t) for t in (1, 2)]
     assert hashes[0] == hashes[1]
+    if gamma != 1.0:  # the exponent changed some decision
+        assert hashes[0] != run_hash(dataclasses.replace(beh, speed_exponent=1.0), 1)
 
 
 # ------------------------------------------------------------ SIMD paths ---
