@@ -60,7 +60,7 @@ Systems
 - ``cs-plain``: the same with ``crowd_steering(options={})``: CollisionDanger with a 2 s
   horizon and ``commit`` 0.1 but none of the refinements (the default before ``CROWD``).
 - ``cs-counterflow``: the same with ``crowd_steering(options=scenarios.CROWD_COUNTERFLOW)``:
-  the default where a jammed agent facing an oncomer decides at a 0.6 s horizon (for
+  the default where a jammed agent facing three oncomers decides at a 0.6 s horizon (for
   counterflow, ``benchmarks/counterflow.py``).
 
 contextsteer systems run with the library's defaults: push-apart after the move (overlaps

@@ -19,7 +19,7 @@ episodes (a pair of live agents whose discs overlap by more than 0.1 mm, counted
 each time it starts) and the deepest overlap, and the deepest wall penetration.
 
 Systems: ``cs`` (``crowd_steering()``, the default), ``cs-counterflow`` (the default where
-a jammed agent facing an oncomer decides at a shorter horizon, ``CROWD_COUNTERFLOW``;
+a jammed agent facing three oncomers decides at a shorter horizon, ``CROWD_COUNTERFLOW``;
 ``--options JSON`` replaces its options over ``CROWD``), ``rvo2`` (RVO2 through
 ``pyrvo``, the crowd benchmark's parameters, each agent at its own radius and speed, moved
 under the same acceleration limit) and ``rvo2-margin`` (RVO2 keeping context steering's

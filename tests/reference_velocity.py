@@ -749,13 +749,13 @@ def collision_danger(
     return VelocityMaps(danger, speed, level, ttc, safe_all, ambiguous)
 
 
-def face_to_face(state, i, radius, *, tol=TOL):
-    """Whether a live agent j != i within ``radius`` of agent i wants to go the other way
-    through it (``CollisionDanger``'s jam test, float32 as the kernel): their desired
-    directions g = target - position more than 120° apart (g_i·g_j < -0.5 |g_i| |g_j|), j
-    ahead of i along g_i, i ahead of j along g_j; an agent on its target faces nobody.
-    Returns (found, ambiguous): ambiguous when a test of some neighbour lies within
-    ``tol`` of its threshold (relative to the test's scale)."""
+def face_to_face(state, i, radius, *, count=1, tol=TOL):
+    """Whether ``count`` live agents j != i within ``radius`` of agent i want to go the
+    other way through it (``CollisionDanger``'s jam test, float32 as the kernel): their
+    desired directions g = target - position more than 120° apart (g_i·g_j < -0.5 |g_i|
+    |g_j|), j ahead of i along g_i, i ahead of j along g_j; an agent on its target faces
+    nobody. Returns (found, ambiguous): ambiguous when a test of some neighbour lies
+    within ``tol`` of its threshold (relative to the test's scale)."""
     f32 = np.float32
     pos = np.asarray(state["position"], dtype=f32)
     goal = np.asarray(state["target"], dtype=f32) - pos
@@ -764,7 +764,7 @@ def face_to_face(state, i, radius, *, tol=TOL):
     if not li > 0:
         return False, False
     r2 = f32(radius) * f32(radius)
-    found = amb = False
+    found, amb = 0, False
     for j in np.flatnonzero(alive):
         if j == i:
             continue
@@ -783,14 +783,17 @@ def face_to_face(state, i, radius, *, tol=TOL):
         near = any(abs(x) <= tol * max(scale, 1e-30) for x, scale in tests)
         ok = all(x > 0 for x, _ in tests[1:]) and d2 <= r2
         amb = amb or near
-        found = found or ok
-    return found, amb
+        found += ok
+    return found >= count, amb
 
 
-def collision_danger_jam(state, directions, *, horizon, jam_horizon, jam_radius=2.0, **kw):
+def collision_danger_jam(
+    state, directions, *, horizon, jam_horizon, jam_radius=2.0, jam_oncomers=1, **kw
+):
     """``CollisionDanger(jam_horizon=...)``'s maps: per live agent the rows at ``horizon``
-    or, when those offer no safe moving candidate (speed > 0 at danger 0) and a neighbour
-    within ``jam_radius`` wants to go the other way through it (:func:`face_to_face`), the rows at
+    or, when those offer no safe moving candidate (speed > 0 at danger 0) and
+    ``jam_oncomers`` neighbours within ``jam_radius`` want to go the other way through it
+    (:func:`face_to_face`), the rows at
     ``jam_horizon`` (the walls' horizon scaled by ``jam_horizon / horizon`` in float32).
     Rows whose jam test is ambiguous (the face-to-face test, or any slot of the full
     rows) are flagged. ``kw``: as :func:`collision_danger` (``weight`` must be 1: the
@@ -805,7 +808,7 @@ def collision_danger_jam(state, directions, *, horizon, jam_horizon, jam_radius=
     jammed = np.zeros(len(danger), dtype=bool)
     for i in np.flatnonzero(np.asarray(state["alive"], dtype=bool)):
         moving_safe = bool(np.any((full.speed[i] > 0) & (full.danger[i] == 0)))
-        found, amb = face_to_face(state, i, jam_radius)
+        found, amb = face_to_face(state, i, jam_radius, count=jam_oncomers)
         if amb or full.ambiguous[i].any():
             ambiguous[i] = True
         if moving_safe or not found:

@@ -28,13 +28,31 @@ from test_dense_horizon import packed_crowds
     horizon=st.floats(0.5, 4.0),
     share=st.floats(0.05, 1.0),
     radius=st.floats(0.5, 3.0),
+    oncomers=st.integers(1, 3),
 )
-@example(crowd=random_crowd(3, 12, box=3.0), dirs=16, speeds=4, horizon=2.0, share=0.3, radius=2.0)
-def test_maps_match_the_oracle(crowd, dirs, speeds, horizon, share, radius):
+@example(
+    crowd=random_crowd(3, 12, box=3.0),
+    dirs=16,
+    speeds=4,
+    horizon=2.0,
+    share=0.3,
+    radius=2.0,
+    oncomers=1,
+)
+@example(
+    crowd=random_crowd(3, 12, box=3.0),
+    dirs=16,
+    speeds=4,
+    horizon=2.0,
+    share=0.3,
+    radius=2.0,
+    oncomers=2,
+)
+def test_maps_match_the_oracle(crowd, dirs, speeds, horizon, share, radius, oncomers):
     a = build_crowd(crowd)
     state = state_of(a)
     kw = dict(horizon=horizon, speeds=speeds, margin=0.05)
-    jam = dict(jam_horizon=horizon * share, jam_radius=radius)
+    jam = dict(jam_horizon=horizon * share, jam_radius=radius, jam_oncomers=oncomers)
     maps = cs.CollisionDanger(**kw, **jam).evaluate(a, dirs, max_neighbours=32)
     exp, _ = rv.collision_danger_jam(state, oracle_dirs(dirs), **kw, **jam)
     check(maps, exp, a.alive, speeds, min_fraction=0.2)
@@ -105,6 +123,33 @@ def test_a_jammed_agent_facing_an_oncomer_walks_at_the_jam_horizon():
         a.target[...] = [[5.0, 0.0], [1.5 + 5.0 * np.cos(t), 5.0 * np.sin(t)], [5.0, 0.0]]
         turned = cs.CollisionDanger(**base, jam_horizon=0.6).evaluate(a, dirs, world=world)
         np.testing.assert_array_equal(turned.speed[0], jam.speed[0] if jammed else full.speed[0])
+
+
+def test_jam_oncomers_is_how_many_oncomers_it_takes():
+    """The corridor above with a second oncomer, agent 3 at (2.1, 0) going to (-5, 0)
+    behind agent 1 (jam radius 2.5 m, so both count): agent 0's rows at either horizon are
+    those of the three-agent corridor (agent 1 is nearer on +x), and they switch to the
+    jam rows while at most two oncomers are asked for. With agent 1 alone, asking for two
+    leaves the full rows."""
+    world, a = _corridor()
+    dirs = np.float32([[1, 0], [0, 1], [-1, 0]])
+    base = dict(horizon=2.0, speeds=2, jam_horizon=0.6, jam_radius=2.5)
+    one = cs.CollisionDanger(**base, jam_oncomers=2).evaluate(a, dirs, world=world)
+    np.testing.assert_array_equal(one.speed[0], [0.0, 0.0, 0.0])
+    b = cs.Agents(4, slots=3)
+    b.add(
+        [[0.0, 0.0], [1.5, 0.0], [-1.0, 0.0], [2.1, 0.0]],
+        heading=[np.pi, 0.0, np.pi / 2, 0.0],
+        radius=0.3,
+        max_speed=1.3,
+        target=[[5.0, 0.0], [-5.0, 0.0], [5.0, 0.0], [-5.0, 0.0]],
+    )
+    for oncomers, jammed in ((1, True), (2, True), (3, False)):
+        maps = cs.CollisionDanger(**base, jam_oncomers=oncomers).evaluate(b, dirs, world=world)
+        expected = [1.0, 0.0, 0.5] if jammed else [0.0, 0.0, 0.0]
+        np.testing.assert_array_equal(maps.speed[0], expected, err_msg=str(oncomers))
+    with pytest.raises(ValueError, match="jam_oncomers"):
+        cs.CollisionDanger(jam_oncomers=0)
 
 
 def _walk_corridor(a, half_length, width, options, steps, threads=1):

@@ -864,8 +864,9 @@ CollisionDanger with_horizon(const CollisionDanger& b, float h) {
 }
 
 /// Whether agent i, whose rows under b are `danger` (unscaled) and `speed`, is jammed
-/// facing an oncomer: no slot offers a safe moving candidate (speed > 0 at danger 0) and
-/// a listed neighbour j within b.jam_radius wants to go the other way through it: their
+/// facing oncomers: no slot offers a safe moving candidate (speed > 0 at danger 0) and
+/// b.jam_oncomers listed neighbours j within b.jam_radius want to go the other way
+/// through it (at most the list's length are seen): their
 /// desired directions g = target − position more than 120° apart (g_i·g_j < −0.5 |g_i||g_j|),
 /// j ahead of i (p·g_i > 0) and i ahead of j (p·g_j < 0), p = x_j − x_i. An agent on its
 /// target has no desired direction and faces nobody. (Headings in place of the desired
@@ -883,6 +884,7 @@ bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::
   if (!(li > 0.0f)) return false;
   const float r2 = b.jam_radius * b.jam_radius;
   const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  std::uint32_t found = 0;
   for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
     const auto j = static_cast<std::size_t>(nb[n]);
     const Vec2 xj = load2(a.position, j);
@@ -890,7 +892,8 @@ bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::
     if (!(dot(p, p) <= r2) || !(dot(p, gi) > 0.0f)) continue;
     const Vec2 gj = load2(a.target, j) - xj;
     const float lj = std::sqrt(dot(gj, gj));
-    if (dot(p, gj) < 0.0f && dot(gi, gj) < -0.5f * li * lj) return true;
+    if (dot(p, gj) < 0.0f && dot(gi, gj) < -0.5f * li * lj && ++found >= b.jam_oncomers)
+      return true;
   }
   return false;
 }

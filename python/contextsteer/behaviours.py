@@ -1487,8 +1487,8 @@ class CollisionDanger(Behaviour):
     jam_horizon : float, > 0 and <= horizon, optional
         Off by default (None). An agent that is jammed facing an oncomer decides at this
         horizon instead: when no slot offers it a safe way to move (every safe candidate
-        is standing, or none is safe) and a neighbour in its list within ``jam_radius``
-        wants to go the other way through it, its maps are evaluated again at
+        is standing, or none is safe) and ``jam_oncomers`` neighbours in its list within
+        ``jam_radius`` want to go the other way through it, its maps are evaluated again at
         ``jam_horizon`` (the walls' horizon scaled alike). "The other way": their desired
         directions, each towards its own ``Agents.target``, more than 120° apart, each
         agent ahead of the other along its own (an agent on its target wants nowhere).
@@ -1502,7 +1502,13 @@ class CollisionDanger(Behaviour):
         before, however its members have turned to make room. Applied after
         ``dense_horizon`` (when that is already shorter, nothing changes).
     jam_radius : float, m, > 0
-        How near the oncomer must be (2 m).
+        How near the oncomers must be (2 m).
+    jam_oncomers : int, >= 1
+        How many such oncomers within ``jam_radius`` it takes (1). Counted in the agent's
+        neighbour list, which holds at most ``max_neighbours`` agents. ``CROWD_COUNTERFLOW``
+        takes 3: a single oncomer in a two-way hallway is passed at the full horizon, a
+        front of them in a dense counterflow makes the agent look less far (docs/crowd.md,
+        "Counterflow with continuous inflow").
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)
@@ -1558,6 +1564,7 @@ class CollisionDanger(Behaviour):
     density_radius: float = _default("collision_danger", "density_radius")
     jam_horizon: float | None = _default("collision_danger", "jam_horizon")
     jam_radius: float = _default("collision_danger", "jam_radius")
+    jam_oncomers: int = _default("collision_danger", "jam_oncomers")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
 

@@ -719,20 +719,22 @@ benchmark's scenes it changes nothing beyond what one seed moves, docs/crowd.md)
 ``crowd_steering(options={})`` gives the plain configuration without them. Read-only;
 docs/crowd.md has the search and its measurements."""
 
-CROWD_COUNTERFLOW: Mapping[str, float] = types.MappingProxyType({**CROWD, "jam_horizon": 0.6})
-""":data:`CROWD` with ``jam_horizon=0.6`` (``CollisionDanger(jam_horizon=...)``): an agent
-with no safe way to move that a neighbour within 2 m wants to pass the other way (their
-desired directions, towards their ``Agents.target``, more than 120° apart) takes its
-candidates at a 0.6 s horizon. For counterflow: in the ``benchmarks/counterflow.py``
-corridor (20 m × 4 m fed from both ends, 4 persons/s, 16 seeds, two minutes) 392 people
-walk through on average (worst seed 360) where :data:`CROWD` lets 182 through (worst 111),
-with no contact; RVO2 lets 385 through with some 2,000 contact episodes a run, and 307
-when it keeps the same clearance. Not the default: on the crowd benchmark's two-way scenes
-agents turn more (hallway heading jitter 0.73 against 0.66°/step, seeds 0–15; 0.80 against
-0.65 on seeds 16–31; 0.88 against 0.70 on seeds 32–63), and on one doorway seed of 64 an
-agent that gave way back through the door is not home (docs/crowd.md, "Counterflow with continuous inflow"). Read-only.
-``crowd_steering(options=CROWD_COUNTERFLOW)`` decides in :data:`CROWD_PHASES` phases as the
-default does."""
+CROWD_COUNTERFLOW: Mapping[str, float] = types.MappingProxyType(
+    {**CROWD, "jam_horizon": 0.6, "jam_oncomers": 3}
+)
+""":data:`CROWD` with ``jam_horizon=0.6, jam_oncomers=3``
+(``CollisionDanger(jam_horizon=...)``): an agent with no safe way to move that three
+neighbours within 2 m want to pass the other way (their desired directions, towards their
+``Agents.target``, more than 120° apart) takes its candidates at a 0.6 s horizon. For
+counterflow: in the ``benchmarks/counterflow.py`` corridor (20 m × 4 m fed from both ends,
+4 persons/s, 16 seeds, two minutes) 389 people walk through on average (worst seed 360)
+where :data:`CROWD` lets 182 through (worst 111), with no contact; RVO2 lets 385 through
+with some 2,000 contact episodes a run, and 307 when it keeps the same clearance. Not the
+default: on the crowd benchmark's two-way hallway agents turn more (heading jitter 0.70
+against 0.66°/step on seeds 0–31, 0.74 against 0.69 on seeds 32–127; one oncomer, as
+before, 0.77 and 0.81); the other seeded scenes run as with the default (docs/crowd.md,
+"Counterflow with continuous inflow"). Read-only. ``crowd_steering(options=CROWD_COUNTERFLOW)``
+decides in :data:`CROWD_PHASES` phases as the default does."""
 
 CROWD_PHASES = 16
 """``Steering(decision_phases=...)`` of ``crowd_steering()`` with the default options
@@ -1018,7 +1020,7 @@ def _crowd(
     agents with max_accel 6; ``danger="smooth"``: the same with ``smooth=True``
     (:data:`SMOOTH_CROWD`); ``danger="plain"``: the same without the refinements of
     :data:`CROWD` (``options={}``); ``danger="counterflow"``: :data:`CROWD_COUNTERFLOW` (a
-    jammed agent facing an oncomer decides at a shorter horizon). ``danger="agent"``: the earlier configuration, Seek +
+    jammed agent facing three oncomers decides at a shorter horizon). ``danger="agent"``: the earlier configuration, Seek +
     predictive AgentDanger + WallDanger with the given ``resolve``/``choose`` (and the
     optional separation), max_accel 3 — kept for comparison (notebooks 05 and 06).
     ``field``: a :class:`NavField` replaces the straight-line interest (Arrive) by

@@ -339,6 +339,7 @@ struct CollisionDanger {
   // A jammed agent facing an oncomer decides at a shorter horizon (collision_row), off when 0.
   float jam_horizon = 0.0f;              ///< s, > 0: the horizon of such an agent
   float jam_radius = 2.0f;               ///< m, > 0: how near the oncomer
+  std::uint32_t jam_oncomers = 1;        ///< >= 1: oncomers within jam_radius it takes
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -403,6 +404,8 @@ struct BehaviourSpec<CollisionDanger> {
                       "(s); None: off"),
       number("jam_radius", &CollisionDanger::jam_radius, kPositiveLength,
              "how near an oncomer makes a jammed agent take jam_horizon (m)"),
+      count("jam_oncomers", &CollisionDanger::jam_oncomers, count_range(1, 64),
+            "how many oncomers within jam_radius make a jammed agent take jam_horizon"),
   };
 };
 
