@@ -1020,8 +1020,8 @@ def _crowd(
     agents with max_accel 6; ``danger="smooth"``: the same with ``smooth=True``
     (:data:`SMOOTH_CROWD`); ``danger="plain"``: the same without the refinements of
     :data:`CROWD` (``options={}``); ``danger="counterflow"``: :data:`CROWD_COUNTERFLOW` (a
-    jammed agent facing three oncomers decides at a shorter horizon). ``danger="agent"``: the earlier configuration, Seek +
-    predictive AgentDanger + WallDanger with the given ``resolve``/``choose`` (and the
+    jammed agent facing three oncomers decides at a shorter horizon). ``danger="agent"``:
+    the earlier configuration, Seek + predictive AgentDanger + WallDanger with the given ``resolve``/``choose`` (and the
     optional separation), max_accel 3 — kept for comparison (notebooks 05 and 06).
     ``field``: a :class:`NavField` replaces the straight-line interest (Arrive) by
     FollowField (agent i reads field ``which[i]``; half-cosine, slowing within 1 m,
