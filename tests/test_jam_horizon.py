@@ -19,6 +19,11 @@ from test_collision_danger import build as build_crowd
 from test_collision_danger import check, oracle_dirs, random_crowd, slot_sets, state_of
 from test_dense_horizon import packed_crowds
 
+# The explicit example: a drawn crowd with jammed agents (test_drawn_crowds_have_jammed_agents).
+_DRAWN = dict(
+    crowd=random_crowd(3, 12, box=3.0), dirs=16, speeds=4, horizon=2.0, share=0.3, radius=2.0
+)
+
 
 @settings(max_examples=40, deadline=None)
 @given(
@@ -30,24 +35,8 @@ from test_dense_horizon import packed_crowds
     radius=st.floats(0.5, 3.0),
     oncomers=st.integers(1, 3),
 )
-@example(
-    crowd=random_crowd(3, 12, box=3.0),
-    dirs=16,
-    speeds=4,
-    horizon=2.0,
-    share=0.3,
-    radius=2.0,
-    oncomers=1,
-)
-@example(
-    crowd=random_crowd(3, 12, box=3.0),
-    dirs=16,
-    speeds=4,
-    horizon=2.0,
-    share=0.3,
-    radius=2.0,
-    oncomers=2,
-)
+@example(**_DRAWN, oncomers=1)
+@example(**_DRAWN, oncomers=2)
 def test_maps_match_the_oracle(crowd, dirs, speeds, horizon, share, radius, oncomers):
     a = build_crowd(crowd)
     state = state_of(a)
@@ -61,7 +50,7 @@ def test_maps_match_the_oracle(crowd, dirs, speeds, horizon, share, radius, onco
 def test_drawn_crowds_have_jammed_agents():
     """The oracle's own count on the explicit example: some agents take the jam rows (so
     the test above compares both kinds of row)."""
-    state = state_of(build_crowd(random_crowd(3, 12, box=3.0)))
+    state = state_of(build_crowd(_DRAWN["crowd"]))
     _, jammed = rv.collision_danger_jam(
         state, 16, horizon=2.0, speeds=4, margin=0.05, jam_horizon=0.6, jam_radius=2.0
     )
