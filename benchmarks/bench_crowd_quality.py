@@ -59,9 +59,10 @@ Systems
   instead of ``CROWD``: the hand-set smoothing preset).
 - ``cs-plain``: the same with ``crowd_steering(options={})``: CollisionDanger with a 2 s
   horizon and ``commit`` 0.1 but none of the refinements (the default before ``CROWD``).
-- ``cs-counterflow``: the same with ``crowd_steering(options=scenarios.CROWD_COUNTERFLOW)``:
-  the default where a jammed agent facing three oncomers decides at a 0.6 s horizon (for
-  counterflow, ``benchmarks/counterflow.py``).
+- ``cs-counterflow``: the same with ``crowd_steering(options=scenarios.CROWD_COUNTERFLOW)``,
+  which is ``CROWD`` itself since the jam horizon (a jammed agent facing three oncomers
+  decides at a 0.6 s horizon) joined the default: the same system as ``cs-velocity``,
+  kept so that earlier commands run.
 
 contextsteer systems run with the library's defaults: push-apart after the move (overlaps
 resolved, swept against the walls) and as many threads as ``cs.get_num_threads()``. So the

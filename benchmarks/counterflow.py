@@ -18,9 +18,10 @@ over the seeds and the worst seed's out), mean travel time of those out, contact
 episodes (a pair of live agents whose discs overlap by more than 0.1 mm, counted once
 each time it starts) and the deepest overlap, and the deepest wall penetration.
 
-Systems: ``cs`` (``crowd_steering()``, the default), ``cs-counterflow`` (the default where
-a jammed agent facing three oncomers decides at a shorter horizon, ``CROWD_COUNTERFLOW``;
-``--options JSON`` replaces its options over ``CROWD``), ``rvo2`` (RVO2 through
+Systems: ``cs`` (``crowd_steering()``, the default, where a jammed agent facing three
+oncomers decides at a shorter horizon), ``cs-counterflow`` (``CROWD_COUNTERFLOW``, which
+is ``CROWD`` itself since that rule joined the default; ``--options JSON`` replaces its
+options over ``CROWD``, e.g. ``'{"jam_horizon": null}'`` for the default before it), ``rvo2`` (RVO2 through
 ``pyrvo``, the crowd benchmark's parameters, each agent at its own radius and speed, moved
 under the same acceleration limit) and ``rvo2-margin`` (RVO2 keeping context steering's
 5 cm clearance between agents).

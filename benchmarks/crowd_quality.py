@@ -865,8 +865,8 @@ def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
     ``"default"`` (its tuned options, ``scenarios.CROWD``), ``"smooth"`` (its
     ``smooth=True`` preset, ``scenarios.SMOOTH_CROWD``), ``"plain"`` (``options={}``:
     CollisionDanger without the refinements, the default before ``CROWD``) or
-    ``"counterflow"`` (``scenarios.CROWD_COUNTERFLOW``: the default where a jammed agent
-    facing an oncomer decides at a shorter horizon, in the same phases).
+    ``"counterflow"`` (``scenarios.CROWD_COUNTERFLOW``: ``CROWD`` itself since the jam
+    horizon joined the default, in the same phases).
 
     Raises
     ------

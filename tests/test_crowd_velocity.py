@@ -356,22 +356,21 @@ def test_smooth_preset_sets_exactly_the_documented_options():
         assert getattr(plain, name) != pytest.approx(value)
 
 
-def test_counterflow_preset_is_the_default_with_the_jam_horizon():
-    preset = dict(cs.scenarios.CROWD_COUNTERFLOW)
-    assert {k: v for k, v in preset.items() if k not in cs.scenarios.CROWD} == {
-        "jam_horizon": 0.6,
-        "jam_oncomers": 3,
-    }
-    assert {k: v for k, v in preset.items() if k in cs.scenarios.CROWD} == dict(cs.scenarios.CROWD)
+def test_the_default_takes_the_jam_horizon_and_the_counterflow_preset_is_the_default():
+    assert cs.scenarios.CROWD["jam_horizon"] == 0.6 and cs.scenarios.CROWD["jam_oncomers"] == 3
+    assert cs.scenarios.CROWD_COUNTERFLOW is cs.scenarios.CROWD
     with pytest.raises(TypeError):
         cs.scenarios.CROWD_COUNTERFLOW["jam_horizon"] = 0.9  # read-only
-    st = cs.scenarios.crowd_steering(options=cs.scenarios.CROWD_COUNTERFLOW)
-    b = st.behaviours[-1]
-    assert (b.jam_horizon, b.jam_radius, b.jam_oncomers, b.dense_horizon) == (0.6, 2.0, 3, None)
-    # It decides in phases as the default does; other options decide at once.
-    assert st.decision_phases == cs.scenarios.CROWD_PHASES
-    assert cs.scenarios.crowd_steering(options=preset).decision_phases == 1
-    assert cs.scenarios.crowd_steering().behaviours[-1].jam_horizon is None
+    for st in (
+        cs.scenarios.crowd_steering(),
+        cs.scenarios.crowd_steering(options=cs.scenarios.CROWD_COUNTERFLOW),
+    ):
+        b = st.behaviours[-1]
+        assert (b.jam_horizon, b.jam_radius, b.jam_oncomers, b.dense_horizon) == (0.6, 2.0, 3, None)
+        assert st.decision_phases == cs.scenarios.CROWD_PHASES
+    # A copy of the options decides at once, as any other options do.
+    assert cs.scenarios.crowd_steering(options=dict(cs.scenarios.CROWD)).decision_phases == 1
+    assert cs.scenarios.crowd_steering(options={}).behaviours[-1].jam_horizon is None
 
 
 def test_crowd_steering_uses_the_tuned_options_and_options_replaces_them():

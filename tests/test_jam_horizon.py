@@ -180,11 +180,21 @@ def _one_way_run(danger, steps=150):
     return np.array(a.position), np.array(a.heading)
 
 
+def _without_jam(options):
+    """``options`` without the jam horizon (CROWD has it since it joined the default)."""
+    return {k: v for k, v in options.items() if not k.startswith("jam_")}
+
+
 def test_a_one_way_crowd_is_unchanged_bit_for_bit():
-    off = _one_way_run(dict(cs.scenarios.CROWD))
-    on = _one_way_run(dict(cs.scenarios.CROWD, jam_horizon=0.3))
-    for x, y in zip(off, on):
-        np.testing.assert_array_equal(x, y)
+    off = _one_way_run(_without_jam(cs.scenarios.CROWD))
+    # The default (three oncomers at 0.6 s) and the most eager rule (one oncomer at 0.3 s).
+    for options in (
+        dict(cs.scenarios.CROWD),
+        dict(_without_jam(cs.scenarios.CROWD), jam_horizon=0.3),
+    ):
+        on = _one_way_run(options)
+        for x, y in zip(off, on):
+            np.testing.assert_array_equal(x, y)
 
 
 @pytest.mark.parametrize(
@@ -226,9 +236,9 @@ def _counterflow_bytes(options, threads, steps=90):
 
 
 def test_counterflow_runs_are_bit_identical_for_any_thread_count():
-    """CROWD_COUNTERFLOW where the fronts meet: the same bytes on 1, 2 and 4 threads, and
-    not those of CROWD (the jam rule fired)."""
-    preset = cs.scenarios.CROWD_COUNTERFLOW
-    one = _counterflow_bytes(preset, 1)
-    assert one == _counterflow_bytes(preset, 2) == _counterflow_bytes(preset, 4)
-    assert one != _counterflow_bytes(cs.scenarios.CROWD, 1)
+    """CROWD (with its jam horizon) where the fronts meet: the same bytes on 1, 2 and 4
+    threads, and not those of CROWD without the jam horizon (the jam rule fired)."""
+    crowd = cs.scenarios.CROWD
+    one = _counterflow_bytes(crowd, 1)
+    assert one == _counterflow_bytes(crowd, 2) == _counterflow_bytes(crowd, 4)
+    assert one != _counterflow_bytes(_without_jam(crowd), 1)

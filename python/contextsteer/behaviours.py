@@ -1505,8 +1505,8 @@ class CollisionDanger(Behaviour):
         How near the oncomers must be (2 m).
     jam_oncomers : int, >= 1
         How many such oncomers within ``jam_radius`` it takes (1). Counted in the agent's
-        neighbour list, which holds at most ``max_neighbours`` agents. ``CROWD_COUNTERFLOW``
-        takes 3: a single oncomer in a two-way hallway is passed at the full horizon, a
+        neighbour list, which holds at most ``max_neighbours`` agents. ``scenarios.CROWD``
+        (the crowd scenarios' default) takes 3: a single oncomer in a two-way hallway is passed at the full horizon, a
         front of them in a dense counterflow makes the agent look less far (docs/crowd.md,
         "Counterflow with continuous inflow").
 

@@ -708,6 +708,8 @@ CROWD: Mapping[str, float] = types.MappingProxyType(
         "side_bias": 0.02,
         "smoothness": 0.3,
         "unstick": True,
+        "jam_horizon": 0.6,
+        "jam_oncomers": 3,
     }
 )
 """The :class:`CollisionDanger` options of ``crowd_steering()`` (the crowd scenarios'
@@ -715,26 +717,20 @@ default): its commitment and smoothing refinements together, found by a search o
 crowd benchmark's scenes (``benchmarks/tune_crowd.py``; each seed scored on a neighbour
 of the values, so that a set whose worst seeds hold only at its exact values loses), and
 ``unstick`` (added since: a packed queue in a dead end stood for good without it; on the
-benchmark's scenes it changes nothing beyond what one seed moves, docs/crowd.md).
-``crowd_steering(options={})`` gives the plain configuration without them. Read-only;
-docs/crowd.md has the search and its measurements."""
+benchmark's scenes it changes nothing beyond what one seed moves, docs/crowd.md), and the
+jam horizon (``jam_horizon=0.6, jam_oncomers=3``, added since: an agent with no safe way
+to move that three neighbours within 2 m want to pass the other way, their desired
+directions towards their ``Agents.target`` more than 120° apart, takes its candidates at
+a 0.6 s horizon; in the ``benchmarks/counterflow.py`` corridor, 20 m × 4 m fed from both
+ends at 4 persons/s, 389 people get through in two minutes instead of 182, with no
+contact; RVO2 385 with some 2,000 contact episodes a run). ``crowd_steering(options={})``
+gives the plain configuration without them. Read-only; docs/crowd.md has the search and
+its measurements."""
 
-CROWD_COUNTERFLOW: Mapping[str, float] = types.MappingProxyType(
-    {**CROWD, "jam_horizon": 0.6, "jam_oncomers": 3}
-)
-""":data:`CROWD` with ``jam_horizon=0.6, jam_oncomers=3``
-(``CollisionDanger(jam_horizon=...)``): an agent with no safe way to move that three
-neighbours within 2 m want to pass the other way (their desired directions, towards their
-``Agents.target``, more than 120° apart) takes its candidates at a 0.6 s horizon. For
-counterflow: in the ``benchmarks/counterflow.py`` corridor (20 m × 4 m fed from both ends,
-4 persons/s, 16 seeds, two minutes) 389 people walk through on average (worst seed 360)
-where :data:`CROWD` lets 182 through (worst 111), with no contact; RVO2 lets 385 through
-with some 2,000 contact episodes a run, and 307 when it keeps the same clearance. Not the
-default: on the crowd benchmark's two-way hallway agents turn more (heading jitter 0.70
-against 0.66°/step on seeds 0–31, 0.74 against 0.69 on seeds 32–127; one oncomer, as
-before, 0.77 and 0.81); the other seeded scenes run as with the default (docs/crowd.md,
-"Counterflow with continuous inflow"). Read-only. ``crowd_steering(options=CROWD_COUNTERFLOW)``
-decides in :data:`CROWD_PHASES` phases as the default does."""
+CROWD_COUNTERFLOW: Mapping[str, float] = CROWD
+""":data:`CROWD` itself since the jam horizon joined it (``jam_horizon=0.6,
+jam_oncomers=3``; it was the counterflow preset before): kept so that code written for the
+preset runs unchanged. Read-only."""
 
 CROWD_PHASES = 16
 """``Steering(decision_phases=...)`` of ``crowd_steering()`` with the default options
@@ -864,7 +860,10 @@ def crowd_steering(
     only into a way free for longer and by at most ``return_step`` per 1/30 s, backs off at
     most at ``retreat_speed``, and keeps ``inertia`` of its last command when that is as
     safe. They were chosen together by a search over the crowd benchmark's scenes, each
-    seed scored on a neighbour of the values (docs/crowd.md). ``options`` replaces them:
+    seed scored on a neighbour of the values (docs/crowd.md). It also gives an agent that
+    three oncomers hold up with no safe way to move a 0.6 s horizon (``jam_horizon``,
+    ``jam_oncomers``), so that two streams meeting head-on keep edging past each other.
+    ``options`` replaces them:
     ``options={}`` is the plain configuration (a 2 s horizon, ``commit`` 0.1, none of the
     refinements), ``options={...}`` any other set of :class:`CollisionDanger` options.
 
@@ -976,7 +975,7 @@ def crowd_steering(
         **{"horizon": 2.0, "speeds": 4, "margin": 0.05, **options}, walls=walls, creep=creep
     )
     if decision_phases is None:
-        decision_phases = CROWD_PHASES if options is CROWD or options is CROWD_COUNTERFLOW else 1
+        decision_phases = CROWD_PHASES if options is CROWD else 1
     rules = [goal, *extra, danger]
     return steering.Steering(
         rules,
@@ -1019,8 +1018,8 @@ def _crowd(
     ``danger="velocity"`` (the default): :func:`crowd_steering` (velocity-space danger),
     agents with max_accel 6; ``danger="smooth"``: the same with ``smooth=True``
     (:data:`SMOOTH_CROWD`); ``danger="plain"``: the same without the refinements of
-    :data:`CROWD` (``options={}``); ``danger="counterflow"``: :data:`CROWD_COUNTERFLOW` (a
-    jammed agent facing three oncomers decides at a shorter horizon). ``danger="agent"``:
+    :data:`CROWD` (``options={}``); ``danger="counterflow"``: :data:`CROWD_COUNTERFLOW` (the
+    same as the default since the jam horizon joined :data:`CROWD`). ``danger="agent"``:
     the earlier configuration, Seek + predictive AgentDanger + WallDanger with the given ``resolve``/``choose`` (and the
     optional separation), max_accel 3 — kept for comparison (notebooks 05 and 06).
     ``field``: a :class:`NavField` replaces the straight-line interest (Arrive) by
