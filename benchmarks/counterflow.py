@@ -21,9 +21,9 @@ each time it starts) and the deepest overlap, and the deepest wall penetration.
 Systems: ``cs`` (``crowd_steering()``, the default, where a jammed agent facing three
 oncomers decides at a shorter horizon), ``cs-counterflow`` (``CROWD_COUNTERFLOW``, which
 is ``CROWD`` itself since that rule joined the default; ``--options JSON`` replaces its
-options over ``CROWD``, e.g. ``'{"jam_horizon": null}'`` for the default before it), ``rvo2`` (RVO2 through
-``pyrvo``, the crowd benchmark's parameters, each agent at its own radius and speed, moved
-under the same acceleration limit) and ``rvo2-margin`` (RVO2 keeping context steering's
+options over ``CROWD``, e.g. ``'{"jam_horizon": null}'`` for the default before it),
+``rvo2`` (RVO2 through ``pyrvo``, the crowd benchmark's parameters, each agent at its own
+radius and speed, moved under the same acceleration limit) and ``rvo2-margin`` (RVO2 keeping context steering's
 5 cm clearance between agents).
 
     python benchmarks/counterflow.py --seeds 16

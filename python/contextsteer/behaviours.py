@@ -1506,9 +1506,9 @@ class CollisionDanger(Behaviour):
     jam_oncomers : int, >= 1
         How many such oncomers within ``jam_radius`` it takes (1). Counted in the agent's
         neighbour list, which holds at most ``max_neighbours`` agents. ``scenarios.CROWD``
-        (the crowd scenarios' default) takes 3: a single oncomer in a two-way hallway is passed at the full horizon, a
-        front of them in a dense counterflow makes the agent look less far (docs/crowd.md,
-        "Counterflow with continuous inflow").
+        (the crowd scenarios' default) takes 3: a single oncomer in a two-way hallway is
+        passed at the full horizon, a front of them in a dense counterflow makes the
+        agent look less far (docs/crowd.md, "Counterflow with continuous inflow").
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)
