@@ -19,6 +19,7 @@ NAMES = [
     "bottleneck",
     "doorway",
     "circle",
+    "counterflow",
 ]
 
 

@@ -11,6 +11,7 @@ from . import (
     agents,
     behaviours,
     classic,
+    flow,
     history,
     maps,
     metrics,
@@ -30,6 +31,7 @@ from .agents import *  # noqa: F403
 # Deprecated American spellings of the neighbour query (they warn); the API says neighbours.
 from .agents import neighbors  # noqa: E402
 from .behaviours import *  # noqa: F403
+from .flow import *  # noqa: F403
 from .history import *  # noqa: F403
 from .maps import *  # noqa: F403
 from .motion import *  # noqa: F403
@@ -65,6 +67,7 @@ __all__ = [
     *path.__all__,
     *agents.__all__,
     *behaviours.__all__,
+    *flow.__all__,
     *motion.__all__,
     *nav.__all__,
     *steering.__all__,

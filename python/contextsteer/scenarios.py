@@ -1826,6 +1826,121 @@ def evacuation(
     return sim
 
 
+def counterflow_report(sim: Simulation) -> dict:
+    """Counterflow metrics: the flow's counters (people out, travel time, still queued)
+    and the run metrics' collisions and clearances."""
+    m = sim.metrics()
+    flow = sim.flow.report() if sim.flow is not None else {}
+    return {
+        **{k: v for k, v in flow.items() if k != "sources"},
+        "out_each_way": [s["out"] for s in flow.get("sources", [])],
+        "collisions": m["collisions"],
+        "min_clearance": m["min_clearance"],
+    }
+
+
+@scenario(
+    "counterflow",
+    steps=3600,
+    dt=1.0 / 30.0,
+    report=counterflow_report,
+    description="Counterflow: a 20 m x 4 m corridor fed from both ends (4 persons/s), "
+    "two streams passing through each other",
+)
+def counterflow(
+    *,
+    rate: float = 4.0,
+    length: float = 20.0,
+    width: float = 4.0,
+    agents: int | None = None,
+    slots: int = 16,
+    seed: int = 0,
+    danger: str = "velocity",
+    rotate: bool = True,
+    decision_validity: float | None = None,
+) -> Simulation:
+    """A ``length`` × ``width`` corridor (walls along both sides, closed 3 m past each
+    end) fed from both ends by a :class:`~contextsteer.Flow`: ``rate`` persons a second in
+    all (Poisson, half each way), radii U(0.15, 0.3) m, desired speeds N(1.34, 0.26) m/s
+    clipped to [0.5, 2.2], acceleration limit 6 m/s². Each second, each end's queue
+    enters at free places in a 2 m deep strip inside its end; each pedestrian walks to
+    the point 2.5 m past the far end at its own height and leaves the step its centre
+    crosses the far end. It is ``benchmarks/counterflow.py``'s corridor as a library
+    scenario (that benchmark draws its people once per seed, for every system alike, so
+    its figures differ from this scenario's by the draw).
+
+    ``agents``: the most agents inside at once (the flow's pool; default: as many bodies
+    of the smallest radius as the corridor holds, so the pool never limits it).
+    ``danger``, ``rotate``, ``decision_validity``: as in the other crowd scenarios
+    (:func:`crowd_steering`'s tuned options by default). Metrics:
+    ``counterflow_report``: people offered, entered, out (each way), inside and queued,
+    their mean travel time, and the run metrics' collisions and clearances.
+    """
+    if danger not in ("velocity", "counterflow", "smooth", "plain"):
+        raise ValueError(
+            f"danger must be 'velocity', 'counterflow', 'smooth' or 'plain', got {danger!r}"
+        )
+    rotate = _flag("counterflow", "rotate", rotate)
+    rate = _size("counterflow", "rate", rate, 0.0, 1e5, closed="low")
+    length = _size("counterflow", "length", length, 1.5, 1e4, closed="low")
+    width = _size("counterflow", "width", width, 0.75, 1e4, closed="low")
+    # The corridor with its closed ends, filled with the smallest bodies, is the most
+    # the flow can ever hold.
+    room = int((length + 6.0) * width / (math.pi * 0.15**2)) + 1
+    n = room if agents is None else _count("agents", agents, 1, MAX_SCENARIO_AGENTS)
+    agents_mod, _, motion, _, simulation, _, world_mod = _modules()
+    world = world_mod.World()
+    world.add_segments(
+        [
+            [-3.0, 0.0, length + 3.0, 0.0],
+            [-3.0, width, length + 3.0, width],
+            [-3.0, 0.0, -3.0, width],
+            [length + 3.0, 0.0, length + 3.0, width],
+        ]
+    )
+    _rng(seed)  # checks the seed
+    crowd = agents_mod.Agents(n, slots=slots, seed=seed)
+    st = crowd_steering(
+        smooth=danger == "smooth",
+        options={"plain": {}, "counterflow": CROWD_COUNTERFLOW}.get(danger),
+        rotate=rotate,
+    )
+    sim = simulation.Simulation(
+        world,
+        crowd,
+        st,
+        motion=motion.Accel(),
+        slots=crowd_slots_for(slots, danger=danger, rotate=rotate),
+        stuck_distance=0.1,
+        stuck_time=3.0,
+        decision_validity=decision_validity,
+    )
+    sim.configure_metrics(goal_radius=GOAL_RADIUS)
+    from .flow import Flow, Source
+
+    depth = min(2.0, length / 2)
+
+    def stream(area: list, goal_x: float, exit: list) -> Source:
+        return Source(
+            area,
+            rate / 2,
+            [[goal_x, 0.0], [goal_x, width]],
+            exit,
+            radius=(0.15, 0.3),
+            speed=(1.34, 0.26, 0.5, 2.2),
+            max_accel=6.0,
+        )
+
+    sim.flow = Flow(
+        [
+            stream([0.0, 0.04, depth, width - 0.04], length + 2.5, [length, -1e9, 1e9, 1e9]),
+            stream([length - depth, 0.04, length, width - 0.04], -2.5, [-1e9, -1e9, 0.0, 1e9]),
+        ],
+        seed=seed,
+    )
+    return sim
+
+
 @scenario(
     "circle",
     steps=1200,

@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 
 from . import _checks, _core
 from .behaviours import _check_lent
+from .flow import Flow
 from .maps import SlotSet, _f32
 from .motion import Lerp, MotionModel
 from .steering import Steering
@@ -294,7 +295,9 @@ class Simulation:
         state = self._core._state()
         agents_state = state.pop("agents")
         extras = {
-            k: v for k, v in vars(self).items() if k not in _OWN_ATTRIBUTES and _plain_data(v)
+            k: v
+            for k, v in vars(self).items()
+            if k not in _OWN_ATTRIBUTES and (_plain_data(v) or isinstance(v, Flow))
         }
         rebuild = (
             _restore_simulation,
@@ -323,6 +326,20 @@ class Simulation:
         from .persist import save
 
         save(self, path)
+
+    @property
+    def flow(self) -> Flow | None:
+        """The :class:`Flow` feeding this simulation (None: no flow), set by assignment
+        (``sim.flow = cs.Flow([...])``, ``sim.flow = None`` to detach): each
+        :meth:`step` then admits its arrivals, steps and removes those at their exits (see
+        :mod:`contextsteer.flow`). Pickled and saved with the simulation."""
+        return self.__dict__.get("_flow")
+
+    @flow.setter
+    def flow(self, value: Flow | None) -> None:
+        if value is not None and not isinstance(value, Flow):
+            raise TypeError(f"Simulation.flow must be a Flow or None, got {type(value).__name__}")
+        self.__dict__["_flow"] = value
 
     @property
     def world(self) -> World | None:
@@ -556,7 +573,8 @@ class Simulation:
         """Advance ``steps`` whole steps of ``dt`` seconds, entirely in C++.
 
         An agent that a step would carry beyond ±1e8 (the coordinates every call accepts)
-        stops at that edge instead.
+        stops at that edge instead. With a :attr:`flow` attached, the steps run one C++
+        call each, with the flow's arrivals, admissions and exits between them.
 
         Raises
         ------
@@ -565,9 +583,16 @@ class Simulation:
             size/limit is negative), or an array a behaviour borrows in place
             (``agent_weights``, shared ``targets``) was edited to hold NaN/inf or a
             negative weight — checked before the first step.
+        RuntimeError
+            The simulation (or its flow) is being stepped in another thread.
         """
         self._check_borrowed()
-        self._core._step(_dt(dt), _int("steps", steps, 0, 2**62))
+        dt_, steps_ = _dt(dt), _int("steps", steps, 0, 2**62)
+        flow = self.__dict__.get("_flow")
+        if flow is None:
+            self._core._step(dt_, steps_)
+        else:  # one C++ step at a time, with the flow's arrivals and exits between them
+            flow._advance(self, dt_, steps_)
 
     def _check_borrowed(self) -> None:
         """Arrays the behaviours lend the core in place may have been edited since the last

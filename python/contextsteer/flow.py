@@ -1,0 +1,529 @@
+"""Continuous flows: pedestrians who arrive at a rate, queue for a free place and leave.
+
+A :class:`Source` describes one stream: where its pedestrians enter (an area), how many
+arrive a second (Poisson), their bodies and desired speeds, where they walk to (a point
+or the nearest point of a goal line) and where they leave the simulation (an exit area).
+A :class:`Flow` holds one or more sources with their queues and counters. Attached to a
+simulation (``sim.flow = Flow(...)``), it acts inside :meth:`Simulation.step`:
+
+1. **Arrivals.** At the first step of each ``period`` (the simulation's time within half
+   a step of ``start + k * period``), every source draws its newcomers, in source order:
+   a Poisson count with mean ``rate * period``, then their radii, desired speeds and
+   ``tries`` candidate places each, from the flow's own generator (``seed``). They join
+   the end of the source's queue.
+2. **Admission**, right after: the head of each queue (sources in order) enters at the
+   first of its candidate places that is free, that is at least ``radius + clearance``
+   from every agent's disc, from every wall and outside every solid obstacle; the next
+   in the queue then tries, and so on. When the head finds no free place, or the agents
+   have no free slot, that queue waits until the next period. An admitted pedestrian
+   becomes an agent with its radius, ``max_speed`` its desired speed, the source's
+   ``max_accel``, its target, heading towards the target and velocity 0.
+3. **The step**, as without a flow.
+4. **Exits.** Every agent of a source whose centre is then inside that source's exit
+   area (bounds included) is removed, and its travel time (from its admission) counted.
+
+Agents that were not admitted by the flow are left alone (a flow can feed a scene that
+already holds agents), and an agent of the flow that the caller removes (or whose slot is
+re-used) is forgotten. Only :meth:`Simulation.step` runs the flow: the staged calls
+(``perceive`` / ``decide_and_move``) do not. The outputs depend only on the seed and
+the inputs (the flow's draws do not depend on the thread count), and a simulation
+pickled or saved with its flow continues bit-identically.
+
+Examples
+--------
+A corridor fed from its left end; people leave at the right end:
+
+>>> import contextsteer as cs
+>>> world = cs.World()
+>>> _ = world.add_segments([[-1, 0, 11, 0], [-1, 3, 11, 3]])
+>>> agents = cs.Agents(200, slots=16)
+>>> sim = cs.Simulation(world, agents, cs.scenarios.crowd_steering(),
+...                     motion=cs.Accel(), slots=cs.scenarios.crowd_slots())
+>>> sim.flow = cs.Flow([cs.Source(area=[0, 0, 2, 3], rate=1.0, target=[[12, 0], [12, 3]],
+...                               exit=[10, -1e9, 1e9, 1e9])], seed=1)
+>>> sim.step(1 / 30, steps=900)
+>>> r = sim.flow.report()
+>>> r["offered"] == r["entered"] + r["queued"], r["entered"] == r["out"] + r["inside"]
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _checks
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+__all__ = ["Flow", "Source"]
+
+_MAX_PER_PERIOD = 1_000_000
+"""Largest mean arrival count of one source in one period (``rate * period``)."""
+
+
+def _box(what: str, value: Any, *, infinite: bool) -> tuple[float, float, float, float]:
+    a = _checks.real_array(what, value)
+    if a.shape != (4,):
+        raise ValueError(f"{what} must be [xmin, ymin, xmax, ymax], got shape {a.shape}")
+    if np.isnan(a).any() or (not infinite and not np.isfinite(a).all()):
+        kind = "not NaN" if infinite else "finite"
+        raise ValueError(f"{what} must be {kind}, got {a.tolist()}")
+    if not (a[0] <= a[2] and a[1] <= a[3]):
+        raise ValueError(f"{what} must have xmin <= xmax and ymin <= ymax, got {a.tolist()}")
+    lim = _checks.MAX_COORDINATE
+    if not infinite and np.abs(a).max() > lim:
+        raise ValueError(f"{what} must be at most 1e8 in magnitude, got {a.tolist()}")
+    return (float(a[0]), float(a[1]), float(a[2]), float(a[3]))
+
+
+def _range(what: str, value: Any, size: int, low: float) -> tuple[float, ...]:
+    """A scalar (taken as a degenerate range) or a tuple of ``size`` finite numbers."""
+    a = np.atleast_1d(_checks.real_array(what, value))
+    if a.ndim != 1 or len(a) not in (1, size):
+        raise ValueError(f"{what} must be a number or {size} numbers, got shape {a.shape}")
+    if not np.isfinite(a).all() or np.abs(a).max() > _checks.MAX_COORDINATE:
+        raise ValueError(f"{what} must be finite and at most 1e8, got {a.tolist()}")
+    if (a < low).any():
+        raise ValueError(f"{what} must be >= {low:g}, got {a.tolist()}")
+    return tuple(float(x) for x in a)
+
+
+class Source:
+    """One stream of pedestrians: where they enter, how many arrive, who they are, where
+    they walk and where they leave (see the module docstring for how a :class:`Flow`
+    runs it).
+
+    Parameters
+    ----------
+    area : array_like, [xmin, ymin, xmax, ymax]
+        Where they enter. A pedestrian's body lies inside the area: its candidate places
+        are drawn uniformly in the area shrunk by its radius plus ``clearance`` on every
+        side, which must leave room for the largest radius.
+    rate : float
+        Mean arrivals a second (Poisson), >= 0.
+    target : array_like, (2,) or (2, 2)
+        The goal each pedestrian walks to (``Agents.target``): a point, or a goal line
+        ``[[x0, y0], [x1, y1]]`` whose point nearest the pedestrian's entry place is its
+        goal (e.g. a line across the far end of a corridor: each walks straight along).
+    exit : array_like, [xmin, ymin, xmax, ymax]
+        Where its pedestrians leave: removed at the end of the first step their centre
+        is inside (bounds included; ±inf allowed, NaN not).
+    radius : float or (low, high)
+        Body radius in m, > 0; a range draws uniformly. Default 0.3.
+    speed : float, (mean, sd) or (mean, sd, low, high)
+        Desired speed in m/s: normal, clipped to ``[low, high]`` (default ``[mean / 2,
+        2 * mean]``), > 0. Default 1.3 (every pedestrian alike).
+    max_accel : float
+        Agents' acceleration limit (m/s², :class:`Accel`), default 6.
+    clearance : float
+        Free space (m) around a new body: to other bodies and walls. Default 0.02.
+    tries : int
+        Candidate places drawn per pedestrian, 1 to 10,000. Default 200.
+    group : int
+        The agents' ``group``. Default 0.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument: wrong shapes, NaN, negative sizes, an area too small for the
+        largest body, a rate whose mean count a period would exceed a million.
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> s = cs.Source(area=[0, 0, 2, 4], rate=2.0, target=[20, 2], exit=[19, 0, 21, 4],
+    ...               radius=(0.15, 0.3), speed=(1.34, 0.26, 0.5, 2.2))
+    >>> s.radius, s.speed
+    ((0.15, 0.3), (1.34, 0.26, 0.5, 2.2))
+    """
+
+    __slots__ = (
+        "area",
+        "rate",
+        "target",
+        "exit",
+        "radius",
+        "speed",
+        "max_accel",
+        "clearance",
+        "tries",
+        "group",
+    )
+
+    def __init__(
+        self,
+        area: Any,
+        rate: float,
+        target: Any,
+        exit: Any,
+        *,
+        radius: float | Sequence[float] = 0.3,
+        speed: float | Sequence[float] = 1.3,
+        max_accel: float = 6.0,
+        clearance: float = 0.02,
+        tries: int = 200,
+        group: int = 0,
+    ) -> None:
+        self.area = _box("Source: area", area, infinite=False)
+        rate_ = _checks.real("Source: rate", rate)
+        if not (rate_ >= 0 and math.isfinite(rate_)):
+            raise ValueError(f"Source: rate must be finite and >= 0, got {rate!r}")
+        self.rate = rate_
+        t = _checks.real_array("Source: target", target)
+        if t.shape not in ((2,), (2, 2)):
+            raise ValueError(
+                f"Source: target must be a point (2,) or a goal line (2, 2), got shape {t.shape}"
+            )
+        if not np.isfinite(t).all() or np.abs(t).max() > _checks.MAX_COORDINATE:
+            raise ValueError(f"Source: target must be finite and at most 1e8, got {t.tolist()}")
+        self.target = tuple(map(float, t.ravel()))
+        self.exit = _box("Source: exit", exit, infinite=True)
+        r = _range("Source: radius", radius, 2, 0.0)
+        if min(r) <= 0:
+            raise ValueError(f"Source: radius must be > 0, got {radius!r}")
+        self.radius = (r[0], r[-1])
+        if self.radius[0] > self.radius[1]:
+            raise ValueError(f"Source: radius range must have low <= high, got {radius!r}")
+        s = np.atleast_1d(_checks.real_array("Source: speed", speed))
+        if s.ndim != 1 or len(s) not in (1, 2, 4):
+            raise ValueError(
+                f"Source: speed must be a number, (mean, sd) or (mean, sd, low, high), "
+                f"got shape {s.shape}"
+            )
+        if not np.isfinite(s).all() or np.abs(s).max() > _checks.MAX_COORDINATE:
+            raise ValueError(f"Source: speed must be finite and at most 1e8, got {s.tolist()}")
+        mean = float(s[0])
+        sd = float(s[1]) if len(s) > 1 else 0.0
+        low, high = (float(s[2]), float(s[3])) if len(s) == 4 else (mean / 2, 2 * mean)
+        if not (mean > 0 and sd >= 0 and 0 < low <= high):
+            raise ValueError(
+                f"Source: speed needs mean > 0, sd >= 0 and 0 < low <= high, got {s.tolist()}"
+            )
+        self.speed = (mean, sd, low, high) if len(s) > 1 else (mean,)
+        self.max_accel = _checks.length("Source: max_accel", max_accel)
+        self.clearance = _checks.length("Source: clearance", clearance)
+        self.tries = _checks.integer("Source: tries", tries, 1, 10_000)
+        self.group = _checks.integer("Source: group", group, -(2**31), 2**31 - 1)
+        inset = self.radius[1] + self.clearance
+        x0, y0, x1, y1 = self.area
+        if x1 - x0 < 2 * inset or y1 - y0 < 2 * inset:
+            raise ValueError(
+                f"Source: area {list(self.area)} leaves no room for a body of radius "
+                f"{self.radius[1]:g} with clearance {self.clearance:g} (it needs "
+                f"{2 * inset:g} m each way)"
+            )
+
+    def __repr__(self) -> str:
+        return (
+            f"Source(area={list(self.area)}, rate={self.rate:g}, target={list(self.target)}, "
+            f"exit={list(self.exit)}, radius={self.radius}, speed={self.speed})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Source) and all(
+            getattr(self, k) == getattr(other, k) for k in self.__slots__
+        )
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, k) for k in self.__slots__))
+
+    def __reduce__(self):
+        kw = {k: getattr(self, k) for k in self.__slots__[4:]}
+        target = np.array(self.target).reshape(-1, 2)
+        return (
+            _source,
+            (self.area, self.rate, target[0] if len(target) == 1 else target, self.exit, kw),
+        )
+
+    def _draw(self, rng: np.random.Generator, period: float) -> list[tuple]:
+        """The newcomers of one period: ``(radius, speed, places (tries, 2))`` each."""
+        n = int(rng.poisson(self.rate * period))
+        lo, hi = self.radius
+        r = rng.uniform(lo, hi, n) if hi > lo else np.full(n, lo)
+        if len(self.speed) > 1:
+            mean, sd, low, high = self.speed
+            v = np.clip(rng.normal(mean, sd, n), low, high)
+        else:
+            v = np.full(n, self.speed[0])
+        u = rng.random((n, self.tries, 2))
+        x0, y0, x1, y1 = self.area
+        inset = r[:, None] + self.clearance
+        px = (x0 + inset) + u[..., 0] * ((x1 - x0) - 2 * inset)
+        py = (y0 + inset) + u[..., 1] * ((y1 - y0) - 2 * inset)
+        places = np.stack([px, py], axis=-1)
+        return [(float(r[k]), float(v[k]), places[k]) for k in range(n)]
+
+    def _goal(self, p: np.ndarray) -> np.ndarray:
+        """The target of a pedestrian entering at ``p``: the point, or the goal line's
+        point nearest ``p``."""
+        if len(self.target) == 2:
+            return np.array(self.target)
+        a = np.array(self.target[:2])
+        d = np.array(self.target[2:]) - a
+        dd = float(d @ d)
+        t = 0.0 if dd == 0 else min(max(float((p - a) @ d) / dd, 0.0), 1.0)
+        return a + t * d
+
+
+def _source(area: Any, rate: float, target: Any, exit: Any, kw: dict[str, Any]) -> Source:
+    return Source(area, rate, target, exit, **kw)
+
+
+class _Stream:
+    """One source's queue and counters."""
+
+    __slots__ = ("queue", "offered", "entered", "out", "travel")
+
+    def __init__(self) -> None:
+        self.queue: list[tuple] = []
+        self.offered = 0
+        self.entered = 0
+        self.out = 0
+        self.travel: list[float] = []
+
+    def __getstate__(self):
+        return (self.queue, self.offered, self.entered, self.out, self.travel)
+
+    def __setstate__(self, s: tuple) -> None:
+        self.queue, self.offered, self.entered, self.out, self.travel = s
+
+
+class Flow:
+    """Sources feeding a simulation (see the module docstring): attach with
+    ``sim.flow = Flow(sources)``; :meth:`Simulation.step` then admits, moves and removes.
+
+    Parameters
+    ----------
+    sources : sequence of Source
+    seed : int
+        Seeds the flow's generator (arrivals, bodies, speeds, places).
+    period : float
+        Seconds between arrival batches, > 0. Default 1.
+    start : float
+        Simulation time of the first batch. Default 0: the first step at or after it
+        (a simulation already past it starts at its next multiple of ``period``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``sources`` empty or holding something else than a Source; bad ``seed``,
+        ``period`` or ``start``.
+    RuntimeError
+        A step or a pickle of the flow while another thread is stepping it.
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[Source],
+        *,
+        seed: int = 0,
+        period: float = 1.0,
+        start: float = 0.0,
+    ) -> None:
+        if isinstance(sources, Source):
+            sources = [sources]
+        sources = tuple(sources)
+        if not sources or not all(isinstance(s, Source) for s in sources):
+            raise TypeError(
+                f"Flow: sources must be a non-empty sequence of Source, got {sources!r}"
+            )
+        self.sources: tuple[Source, ...] = sources
+        self.seed = _checks.integer("Flow: seed", seed, 0, 2**64 - 1)
+        self.period = _checks.length("Flow: period", period)
+        if not self.period > 0:
+            raise ValueError(f"Flow: period must be > 0, got {period!r}")
+        self.start = _checks.length("Flow: start", start, low=-math.inf)
+        for i, s in enumerate(sources):
+            if s.rate * self.period > _MAX_PER_PERIOD:
+                raise ValueError(
+                    f"Flow: source {i}'s mean arrivals a period (rate × period = "
+                    f"{s.rate * self.period:g}) exceed {_MAX_PER_PERIOD:,}"
+                )
+        self._rng = np.random.default_rng(self.seed)
+        self._next: float | None = None
+        self._streams = [_Stream() for _ in sources]
+        # Per agent slot (allocated at the first step): the source that admitted the agent
+        # in it (-1: none, or gone), the slot's generation then, and the admission time.
+        self._source = np.zeros(0, dtype=np.int32)
+        self._generation = np.zeros(0, dtype=np.uint32)
+        self._admitted = np.zeros(0, dtype=np.float64)
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ state ---
+    def __getstate__(self):
+        if not self._lock.acquire(blocking=False):
+            raise RuntimeError("Flow: in use by a step in another thread; pickle it after")
+        try:
+            state = dict(self.__dict__)
+            del state["_lock"]
+            return state
+        finally:
+            self._lock.release()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        r = self.report()
+        return (
+            f"Flow({len(self.sources)} sources, seed={self.seed}, period={self.period:g}: "
+            f"{r['entered']} entered, {r['out']} out, {r['inside']} inside, "
+            f"{r['queued']} queued)"
+        )
+
+    def report(self) -> dict[str, Any]:
+        """Counters so far, in all and per source: pedestrians ``offered`` (arrived in a
+        queue), ``entered``, ``out`` (removed at the exit), ``inside`` (entered, not out,
+        still agents of the flow), ``queued`` (waiting), ``left_otherwise`` (entered, then
+        removed by someone else) and ``mean_travel_time`` (s, admission to exit, of those
+        out; None before the first)."""
+
+        def one(streams: list[_Stream], idx: set[int]) -> dict[str, Any]:
+            travel = [t for s in streams for t in s.travel]
+            inside = int(np.isin(self._source, list(idx)).sum())
+            entered = sum(s.entered for s in streams)
+            out = sum(s.out for s in streams)
+            return {
+                "offered": sum(s.offered for s in streams),
+                "entered": entered,
+                "out": out,
+                "inside": inside,
+                "queued": sum(len(s.queue) for s in streams),
+                "left_otherwise": entered - out - inside,
+                "mean_travel_time": float(np.mean(travel)) if travel else None,
+            }
+
+        total = one(self._streams, set(range(len(self.sources))))
+        total["sources"] = [one([s], {i}) for i, s in enumerate(self._streams)]
+        return total
+
+    @property
+    def travel_times(self) -> list[np.ndarray]:
+        """Per source, the travel times (s) of those out, in the order they left."""
+        return [np.array(s.travel) for s in self._streams]
+
+    def members(self) -> np.ndarray:
+        """Ids of the agents the flow admitted that are still inside, ascending."""
+        return np.flatnonzero(self._source >= 0).astype(np.int32)
+
+    # --------------------------------------------------------------- stepping ---
+    def _advance(self, sim: Simulation, dt: float, steps: int) -> None:
+        """``steps`` steps of ``sim`` with arrivals, admissions and exits (called by
+        :meth:`Simulation.step` with checked arguments)."""
+        if not self._lock.acquire(blocking=False):
+            raise RuntimeError("Flow: in use by a step in another thread")
+        try:
+            for _ in range(steps):
+                self._forget_gone(sim)
+                now = float(sim.time)
+                if self._next is None:
+                    k = max(0.0, math.ceil((now - 0.5 * dt - self.start) / self.period))
+                    self._next = self.start + k * self.period
+                if now >= self._next - 0.5 * dt:
+                    for src, stream in zip(self.sources, self._streams):
+                        arrivals = src._draw(self._rng, self.period)
+                        stream.offered += len(arrivals)
+                        stream.queue.extend(arrivals)
+                    self._admit(sim, now)
+                    self._next += self.period
+                sim._core._step(dt, 1)
+                self._exits(sim)
+        finally:
+            self._lock.release()
+
+    def _forget_gone(self, sim: Simulation) -> None:
+        alive = np.asarray(sim.agents.alive, dtype=bool)
+        if len(self._source) != len(alive):  # first step (or other agents): start afresh
+            if (self._source >= 0).any():
+                raise ValueError(
+                    f"Flow: attached to agents of capacity {len(alive)} while it has agents "
+                    f"inside agents of capacity {len(self._source)}; a flow feeds one "
+                    f"simulation"
+                )
+            self._source = np.full(len(alive), -1, dtype=np.int32)
+            self._generation = np.zeros(len(alive), dtype=np.uint32)
+            self._admitted = np.zeros(len(alive), dtype=np.float64)
+        gen = np.asarray(sim.agents.generation)
+        gone = (self._source >= 0) & (~alive | (gen != self._generation))
+        self._source[gone] = -1
+
+    def _admit(self, sim: Simulation, now: float) -> None:
+        from .world import inside, nearest
+
+        agents = sim.agents
+        alive = np.asarray(agents.alive, dtype=bool)
+        ids = np.flatnonzero(alive)
+        pos = np.asarray(agents.position, dtype=np.float64)[ids]
+        rad = np.asarray(agents.radius, dtype=np.float64)[ids]
+        free_slots = int((~alive).sum())
+        world = sim.world
+        for si, (src, stream) in enumerate(zip(self.sources, self._streams)):
+            while stream.queue and free_slots > 0:
+                r, v, places = stream.queue[0]
+                need = r + src.clearance
+                ok = np.ones(len(places), dtype=bool)
+                if len(pos):
+                    gap = np.hypot(
+                        places[:, None, 0] - pos[None, :, 0], places[:, None, 1] - pos[None, :, 1]
+                    )
+                    ok &= (gap >= rad[None, :] + need).all(axis=1)
+                if world is not None and ok.any():
+                    cand = np.flatnonzero(ok)
+                    pts = places[cand].astype(np.float32)
+                    near = nearest(world, pts, need).distance
+                    bad = (near < need) | inside(world, pts)
+                    ok[cand[bad]] = False
+                hit = np.flatnonzero(ok)
+                if not len(hit):
+                    break  # no free place: this queue waits for the next period
+                p = places[hit[0]]
+                goal = src._goal(p)
+                d = goal - p
+                (i,) = agents.add(
+                    p[None],
+                    heading=math.atan2(d[1], d[0]),
+                    radius=r,
+                    max_speed=v,
+                    max_accel=src.max_accel,
+                    target=goal[None],
+                    group=src.group,
+                )
+                i = int(i)
+                self._source[i], self._admitted[i] = si, now
+                self._generation[i] = agents.generation[i]
+                stream.queue.pop(0)
+                stream.entered += 1
+                free_slots -= 1
+                pos = np.vstack([pos, np.asarray(agents.position[i], dtype=np.float64)])
+                rad = np.append(rad, float(agents.radius[i]))
+
+    def _exits(self, sim: Simulation) -> None:
+        ids = np.flatnonzero(self._source >= 0)
+        if not len(ids):
+            return
+        pos = np.asarray(sim.agents.position, dtype=np.float64)[ids]
+        src = self._source[ids]
+        box = np.array([s.exit for s in self.sources])[src]
+        out = (
+            (box[:, 0] <= pos[:, 0])
+            & (pos[:, 0] <= box[:, 2])
+            & (box[:, 1] <= pos[:, 1])
+            & (pos[:, 1] <= box[:, 3])
+        )
+        if not out.any():
+            return
+        gone = ids[out]
+        now = float(sim.time)
+        for i, si in zip(gone, src[out]):
+            stream = self._streams[si]
+            stream.out += 1
+            stream.travel.append(now - float(self._admitted[i]))
+        self._source[gone] = -1
+        sim.agents.remove(gone)
