@@ -63,7 +63,7 @@ def oracle_run(sources, seed, period, dt, steps, sim):
         now = float(sim.time)
         if now >= next_t - 0.5 * dt:
             for s, src in enumerate(sources):
-                n = int(rng.poisson(src.rate * period))
+                n = int(rng.poisson(src.rate_at(next_t) * period))
                 lo, hi = src.radius
                 r = rng.uniform(lo, hi, n)
                 mean, sd, low, high = src.speed
@@ -135,6 +135,17 @@ def test_a_flow_follows_its_documented_protocol_bit_for_bit():
     # Two streams through each other with queues that wait (a narrow entry strip, a small
     # pool): the flow and the loop written out agree on every agent's state and counter.
     sources = two_sources(rate=5.0, area_depth=0.8)
+    # The first on a schedule: 5/s, none from 6 s, 3/s again from 9 s.
+    first = sources[0]
+    sources[0] = cs.Source(
+        first.area,
+        [(0.0, 5.0), (6.0, 0.0), (9.0, 3.0)],
+        [[13, 0], [13, 3]],
+        first.exit,
+        radius=first.radius,
+        speed=first.speed,
+        tries=first.tries,
+    )
     dt, steps = 1 / 30, 450
     sim = corridor(capacity=40, seed=3)
     sim.flow = cs.Flow(sources, seed=11)
@@ -173,6 +184,10 @@ def test_exits_remove_agents_the_step_they_cross_and_count_their_travel_time():
                 expected.append(math.ceil((5 - x0) / dt - 1e-4) * dt)
     times = sim.flow.travel_times[0]
     assert len(times) >= 10
+    # Exit time - travel time = the admission time: a batch time, a multiple of the period.
+    admitted = sim.flow.exit_times[0] - times
+    np.testing.assert_allclose(admitted, np.round(admitted / 0.5) * 0.5, atol=1e-5)
+    assert (np.diff(sim.flow.exit_times[0]) >= 0).all()
     # Agents admitted together leave in id order, so compare the sorted times of those
     # out with the first admitted (up to float32 rounding of x and of the clock).
     got = np.sort(times)
@@ -185,6 +200,24 @@ def test_exits_remove_agents_the_step_they_cross_and_count_their_travel_time():
     inside = sim.flow.members()
     np.testing.assert_allclose(agents.target[inside, 0], 10.0)
     np.testing.assert_allclose(agents.target[inside, 1], agents.position[inside, 1], atol=1e-5)
+
+
+def test_a_schedule_sets_the_rate_in_force_at_each_batch():
+    src = cs.Source([0, 0, 50, 50], [(2.0, 5.0), (4.0, 0.0)], [60, 60], [99, 99, 100, 100])
+    assert [src.rate_at(t) for t in (0.0, 1.99, 2.0, 3.9, 4.0, 1e6)] == [0, 0, 5, 5, 0, 0]
+    assert (
+        src.peak_rate == 5.0 and cs.Source([0, 0, 1, 1], 2.5, [5, 5], [9, 9, 9, 9]).peak_rate == 2.5
+    )
+    agents = cs.Agents(100, slots=8)
+    sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=0))
+    sim.flow = cs.Flow([src], seed=3)
+    offered = []
+    for _ in range(10):
+        sim.step(0.1, 10)  # to t = 1, 2, ..., 10 s
+        offered.append(sim.flow.report()["offered"])
+    # Batches at t = 0 and 1 s at rate 0, at 2 and 3 s at 5/s, none after 4 s.
+    assert offered[0] == offered[1] == 0 < offered[2] < offered[3] == offered[-1]
+    assert offered[-1] == agents.count  # everyone found a place in the wide area
 
 
 def test_places_keep_clear_of_walls_solids_and_bodies():
@@ -337,6 +370,9 @@ def test_a_flow_stepped_from_two_threads_raises_instead_of_interleaving():
         (dict(tries=0), ValueError, "tries must be in"),
         (dict(tries=2.5), TypeError, "tries must be an int"),
         (dict(max_accel=-1.0), ValueError, "max_accel"),
+        (dict(rate=[(1.0, 2.0), (0.5, 1.0)]), ValueError, "ascending"),
+        (dict(rate=[(0.0, -2.0)]), ValueError, "rates >= 0"),
+        (dict(rate=[1.0, 2.0]), ValueError, "\\(time, rate\\) pairs"),
     ],
 )
 def test_bad_sources_are_refused_naming_the_argument(kwargs, error, match):
@@ -360,8 +396,10 @@ def test_bad_flows_are_refused():
     assert cs.Flow(src).sources == (src,)  # one source alone is taken
 
 
-def test_sources_compare_pickle_and_print():
+def test_sources_compare_pickle_and_print_and_stay_as_checked():
     a, b = two_sources()
+    with pytest.raises(AttributeError, match="immutable"):
+        a.rate = -1.0
     assert a == pickle.loads(pickle.dumps(a)) and a != b and len({a, b, copy.copy(a)}) == 2
     assert "rate=3" in repr(a) and "Flow(2 sources" in repr(cs.Flow([a, b]))
 
@@ -380,3 +418,61 @@ def test_the_counterflow_scenario_gets_people_through_both_ways_without_overlap(
         sc(rate=-1.0)
     with pytest.raises(ValueError, match="danger"):
         sc(danger="agent")
+
+
+def _room_with_a_partition(route: bool) -> dict:
+    # Two streams cross a room whose partition leaves a gap at the far side from both
+    # entries: going straight at the goal ends at the partition. With ``route``, each
+    # source's group reads its own navigation field (FollowField(which="group")).
+    world = cs.World()
+    world.add_polyline([[0, 0], [20, 0], [20, 10], [0, 10]], closed=True)
+    world.add_segments([[10, 0, 10, 8]])
+    right, left = [[19.5, 0.5, 19.5, 9.5]], [[0.5, 0.5, 0.5, 9.5]]
+    if route:
+        goals = [np.array(right, np.float32), np.array(left, np.float32)]
+        field = cs.NavField(world, goals, radius=0.3, cell=0.15)
+        steering = cs.scenarios.crowd_steering(field=field, which="group", look_ahead_field=2.0)
+    else:
+        steering = cs.scenarios.crowd_steering()
+    sim = cs.Simulation(
+        world,
+        cs.Agents(200, slots=16),
+        steering,
+        motion=cs.Accel(),
+        slots=cs.scenarios.crowd_slots(),
+    )
+    people = dict(radius=0.25, speed=(1.3, 0.2))
+    schedule = [(0.0, 0.5), (20.0, 0.0)]  # 0.5 persons/s each way for 20 s
+    sim.flow = cs.Flow(
+        [
+            cs.Source(
+                [0.5, 0.5, 3, 4],
+                schedule,
+                [[19.5, 0], [19.5, 10]],
+                [18, -INF, INF, INF],
+                group=0,
+                **people,
+            ),
+            cs.Source(
+                [17, 0.5, 19.5, 4],
+                schedule,
+                [[0.5, 0], [0.5, 10]],
+                [-INF, -INF, 2, INF],
+                group=1,
+                **people,
+            ),
+        ],
+        seed=0,
+    )
+    sim.step(1 / 30, 1800)  # one minute
+    return sim.flow.report()
+
+
+def test_sources_in_groups_follow_their_own_routes_and_nobody_is_stranded():
+    routed, straight = _room_with_a_partition(True), _room_with_a_partition(False)
+    assert routed["entered"] == straight["entered"] >= 15
+    # With a route each, everyone is out within the minute, both ways; steering straight
+    # at the goal leaves people at the partition.
+    assert routed["out"] == routed["entered"]
+    assert min(s["out"] for s in routed["sources"]) > 5
+    assert straight["out"] < straight["entered"]

@@ -8,7 +8,8 @@ simulation (``sim.flow = Flow(...)``), it acts inside :meth:`Simulation.step`:
 
 1. **Arrivals.** At the first step of each ``period`` (the simulation's time within half
    a step of ``start + k * period``), every source draws its newcomers, in source order:
-   a Poisson count with mean ``rate * period``, then their radii, desired speeds and
+   a Poisson count with mean ``rate * period`` (the rate in force at the batch's time,
+   for a source with a schedule), then their radii, desired speeds and
    ``tries`` candidate places each, from the flow's own generator (``seed``). They join
    the end of the source's queue.
 2. **Admission**, right after: the head of each queue (sources in order) enters at the
@@ -82,6 +83,29 @@ def _box(what: str, value: Any, *, infinite: bool) -> tuple[float, float, float,
     return (float(a[0]), float(a[1]), float(a[2]), float(a[3]))
 
 
+def _rate(value: Any) -> float | tuple[tuple[float, float], ...]:
+    """A rate (finite, >= 0) or a schedule of (time, rate) pairs, times ascending."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        a = _checks.real_array("Source: rate", value)
+        if a.ndim != 2 or a.shape[1] != 2 or not len(a):
+            raise ValueError(
+                f"Source: rate must be a number or (time, rate) pairs, got shape {a.shape}"
+            )
+        if not np.isfinite(a).all() or (a[:, 1] < 0).any() or np.abs(a[:, 0]).max() > 1e12:
+            raise ValueError(
+                f"Source: rate schedule needs finite times and rates >= 0, got {a.tolist()}"
+            )
+        if (np.diff(a[:, 0]) <= 0).any():
+            raise ValueError(
+                f"Source: rate schedule times must be ascending, got {a[:, 0].tolist()}"
+            )
+        return tuple((float(t), float(r)) for t, r in a)
+    rate = _checks.real("Source: rate", value)
+    if not (rate >= 0 and math.isfinite(rate)):
+        raise ValueError(f"Source: rate must be finite and >= 0, got {value!r}")
+    return rate
+
+
 def _range(what: str, value: Any, size: int, low: float) -> tuple[float, ...]:
     """A scalar (taken as a degenerate range) or a tuple of ``size`` finite numbers."""
     a = np.atleast_1d(_checks.real_array(what, value))
@@ -105,8 +129,11 @@ class Source:
         Where they enter. A pedestrian's body lies inside the area: its candidate places
         are drawn uniformly in the area shrunk by its radius plus ``clearance`` on every
         side, which must leave room for the largest radius.
-    rate : float
-        Mean arrivals a second (Poisson), >= 0.
+    rate : float or sequence of (time, rate)
+        Mean arrivals a second (Poisson), >= 0; or a schedule of ``(time, rate)`` pairs,
+        times ascending, each rate in force from its simulation time to the next (none
+        before the first): ``[(0, 4.0), (60, 0.0)]`` feeds 4 persons/s for a minute, then
+        no one (a train unloading, a door closing).
     target : array_like, (2,) or (2, 2)
         The goal each pedestrian walks to (``Agents.target``): a point, or a goal line
         ``[[x0, y0], [x1, y1]]`` whose point nearest the pedestrian's entry place is its
@@ -155,6 +182,16 @@ class Source:
         "tries",
         "group",
     )
+    area: tuple[float, float, float, float]
+    rate: float | tuple[tuple[float, float], ...]
+    target: tuple[float, ...]
+    exit: tuple[float, float, float, float]
+    radius: tuple[float, float]
+    speed: tuple[float, ...]
+    max_accel: float
+    clearance: float
+    tries: int
+    group: int
 
     def __init__(
         self,
@@ -170,11 +207,8 @@ class Source:
         tries: int = 200,
         group: int = 0,
     ) -> None:
-        self.area = _box("Source: area", area, infinite=False)
-        rate_ = _checks.real("Source: rate", rate)
-        if not (rate_ >= 0 and math.isfinite(rate_)):
-            raise ValueError(f"Source: rate must be finite and >= 0, got {rate!r}")
-        self.rate = rate_
+        object.__setattr__(self, "area", _box("Source: area", area, infinite=False))
+        object.__setattr__(self, "rate", _rate(rate))
         t = _checks.real_array("Source: target", target)
         if t.shape not in ((2,), (2, 2)):
             raise ValueError(
@@ -182,13 +216,13 @@ class Source:
             )
         if not np.isfinite(t).all() or np.abs(t).max() > _checks.MAX_COORDINATE:
             raise ValueError(f"Source: target must be finite and at most 1e8, got {t.tolist()}")
-        self.target = tuple(map(float, t.ravel()))
-        self.exit = _box("Source: exit", exit, infinite=True)
+        object.__setattr__(self, "target", tuple(map(float, t.ravel())))
+        object.__setattr__(self, "exit", _box("Source: exit", exit, infinite=True))
         r = _range("Source: radius", radius, 2, 0.0)
         if min(r) <= 0:
             raise ValueError(f"Source: radius must be > 0, got {radius!r}")
-        self.radius = (r[0], r[-1])
-        if self.radius[0] > self.radius[1]:
+        object.__setattr__(self, "radius", (r[0], r[-1]))
+        if r[0] > r[-1]:
             raise ValueError(f"Source: radius range must have low <= high, got {radius!r}")
         s = np.atleast_1d(_checks.real_array("Source: speed", speed))
         if s.ndim != 1 or len(s) not in (1, 2, 4):
@@ -205,11 +239,13 @@ class Source:
             raise ValueError(
                 f"Source: speed needs mean > 0, sd >= 0 and 0 < low <= high, got {s.tolist()}"
             )
-        self.speed = (mean, sd, low, high) if len(s) > 1 else (mean,)
-        self.max_accel = _checks.length("Source: max_accel", max_accel)
-        self.clearance = _checks.length("Source: clearance", clearance)
-        self.tries = _checks.integer("Source: tries", tries, 1, 10_000)
-        self.group = _checks.integer("Source: group", group, -(2**31), 2**31 - 1)
+        object.__setattr__(self, "speed", (mean, sd, low, high) if len(s) > 1 else (mean,))
+        object.__setattr__(self, "max_accel", _checks.length("Source: max_accel", max_accel))
+        object.__setattr__(self, "clearance", _checks.length("Source: clearance", clearance))
+        object.__setattr__(self, "tries", _checks.integer("Source: tries", tries, 1, 10_000))
+        object.__setattr__(
+            self, "group", _checks.integer("Source: group", group, -(2**31), 2**31 - 1)
+        )
         inset = self.radius[1] + self.clearance
         x0, y0, x1, y1 = self.area
         if x1 - x0 < 2 * inset or y1 - y0 < 2 * inset:
@@ -219,9 +255,14 @@ class Source:
                 f"{2 * inset:g} m each way)"
             )
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(
+            f"Source is immutable (its {name} was checked when built); build a new one"
+        )
+
     def __repr__(self) -> str:
         return (
-            f"Source(area={list(self.area)}, rate={self.rate:g}, target={list(self.target)}, "
+            f"Source(area={list(self.area)}, rate={self.rate}, target={list(self.target)}, "
             f"exit={list(self.exit)}, radius={self.radius}, speed={self.speed})"
         )
 
@@ -241,9 +282,26 @@ class Source:
             (self.area, self.rate, target[0] if len(target) == 1 else target, self.exit, kw),
         )
 
-    def _draw(self, rng: np.random.Generator, period: float) -> list[tuple]:
-        """The newcomers of one period: ``(radius, speed, places (tries, 2))`` each."""
-        n = int(rng.poisson(self.rate * period))
+    def rate_at(self, t: float) -> float:
+        """The arrival rate (persons/s) in force at simulation time ``t``."""
+        if isinstance(self.rate, float):
+            return self.rate
+        now = 0.0
+        for start, rate in self.rate:
+            if start > t:
+                break
+            now = rate
+        return now
+
+    @property
+    def peak_rate(self) -> float:
+        """The largest rate of the schedule (the rate itself without one)."""
+        return self.rate if isinstance(self.rate, float) else max(r for _, r in self.rate)
+
+    def _draw(self, rng: np.random.Generator, period: float, t: float) -> list[tuple]:
+        """The newcomers of the period starting at ``t``: ``(radius, speed, places (tries,
+        2))`` each."""
+        n = int(rng.poisson(self.rate_at(t) * period))
         lo, hi = self.radius
         r = rng.uniform(lo, hi, n) if hi > lo else np.full(n, lo)
         if len(self.speed) > 1:
@@ -278,7 +336,7 @@ def _source(area: Any, rate: float, target: Any, exit: Any, kw: dict[str, Any]) 
 class _Stream:
     """One source's queue and counters."""
 
-    __slots__ = ("queue", "offered", "entered", "out", "travel")
+    __slots__ = ("queue", "offered", "entered", "out", "travel", "left")
 
     def __init__(self) -> None:
         self.queue: list[tuple] = []
@@ -286,12 +344,13 @@ class _Stream:
         self.entered = 0
         self.out = 0
         self.travel: list[float] = []
+        self.left: list[float] = []  # the simulation time of each exit
 
     def __getstate__(self):
-        return (self.queue, self.offered, self.entered, self.out, self.travel)
+        return (self.queue, self.offered, self.entered, self.out, self.travel, self.left)
 
     def __setstate__(self, s: tuple) -> None:
-        self.queue, self.offered, self.entered, self.out, self.travel = s
+        self.queue, self.offered, self.entered, self.out, self.travel, self.left = s
 
 
 class Flow:
@@ -340,10 +399,10 @@ class Flow:
             raise ValueError(f"Flow: period must be > 0, got {period!r}")
         self.start = _checks.length("Flow: start", start, low=-math.inf)
         for i, s in enumerate(sources):
-            if s.rate * self.period > _MAX_PER_PERIOD:
+            if s.peak_rate * self.period > _MAX_PER_PERIOD:
                 raise ValueError(
                     f"Flow: source {i}'s mean arrivals a period (rate × period = "
-                    f"{s.rate * self.period:g}) exceed {_MAX_PER_PERIOD:,}"
+                    f"{s.peak_rate * self.period:g}) exceed {_MAX_PER_PERIOD:,}"
                 )
         self._rng = np.random.default_rng(self.seed)
         self._next: float | None = None
@@ -409,6 +468,18 @@ class Flow:
         """Per source, the travel times (s) of those out, in the order they left."""
         return [np.array(s.travel) for s in self._streams]
 
+    @property
+    def exit_times(self) -> list[np.ndarray]:
+        """Per source, the simulation time (s) at which each of those out left, in the
+        order they left (with :attr:`travel_times`, element for element): the flow
+        through the exit over time is a histogram of these.
+
+        Examples
+        --------
+        People out per 10 s, both ways, with ``numpy.histogram(np.concatenate(
+        flow.exit_times), bins=np.arange(0, 130, 10))``."""
+        return [np.array(s.left) for s in self._streams]
+
     def members(self) -> np.ndarray:
         """Ids of the agents the flow admitted that are still inside, ascending."""
         return np.flatnonzero(self._source >= 0).astype(np.int32)
@@ -428,7 +499,7 @@ class Flow:
                     self._next = self.start + k * self.period
                 if now >= self._next - 0.5 * dt:
                     for src, stream in zip(self.sources, self._streams):
-                        arrivals = src._draw(self._rng, self.period)
+                        arrivals = src._draw(self._rng, self.period, self._next)
                         stream.offered += len(arrivals)
                         stream.queue.extend(arrivals)
                     self._admit(sim, now)
@@ -464,16 +535,27 @@ class Flow:
         rad = np.asarray(agents.radius, dtype=np.float64)[ids]
         free_slots = int((~alive).sum())
         world = sim.world
+        # Only agents within this reach of an entry area can be in a newcomer's way.
+        biggest = max([float(rad.max(initial=0.0))] + [s.radius[1] for s in self.sources])
         for si, (src, stream) in enumerate(zip(self.sources, self._streams)):
+            reach = (biggest + src.radius[1] + src.clearance) * (1 + 1e-9) + 1e-9
+            x0, y0, x1, y1 = src.area
             while stream.queue and free_slots > 0:
                 r, v, places = stream.queue[0]
                 need = r + src.clearance
                 ok = np.ones(len(places), dtype=bool)
-                if len(pos):
+                near_area = (
+                    (pos[:, 0] >= x0 - reach)
+                    & (pos[:, 0] <= x1 + reach)
+                    & (pos[:, 1] >= y0 - reach)
+                    & (pos[:, 1] <= y1 + reach)
+                )
+                if near_area.any():
+                    q, qr = pos[near_area], rad[near_area]
                     gap = np.hypot(
-                        places[:, None, 0] - pos[None, :, 0], places[:, None, 1] - pos[None, :, 1]
+                        places[:, None, 0] - q[None, :, 0], places[:, None, 1] - q[None, :, 1]
                     )
-                    ok &= (gap >= rad[None, :] + need).all(axis=1)
+                    ok &= (gap >= qr[None, :] + need).all(axis=1)
                 if world is not None and ok.any():
                     cand = np.flatnonzero(ok)
                     pts = places[cand].astype(np.float32)
@@ -510,7 +592,7 @@ class Flow:
             return
         pos = np.asarray(sim.agents.position, dtype=np.float64)[ids]
         src = self._source[ids]
-        box = np.array([s.exit for s in self.sources])[src]
+        box = np.array([s.exit for s in self.sources])[src]  # (a few sources: cheap)
         out = (
             (box[:, 0] <= pos[:, 0])
             & (pos[:, 0] <= box[:, 2])
@@ -525,5 +607,6 @@ class Flow:
             stream = self._streams[si]
             stream.out += 1
             stream.travel.append(now - float(self._admitted[i]))
+            stream.left.append(now)
         self._source[gone] = -1
         sim.agents.remove(gone)
