@@ -68,22 +68,22 @@ def oracle_run(sources, seed, period, dt, steps, sim):
                 r = rng.uniform(lo, hi, n)
                 mean, sd, low, high = src.speed
                 v = np.clip(rng.normal(mean, sd, n), low, high)
-                u = rng.random((n, src.tries, 2))
-                x0, y0, x1, y1 = src.area
-                for k in range(n):
-                    m = r[k] + src.clearance
-                    places = np.stack(
-                        [
-                            (x0 + m) + u[k, :, 0] * ((x1 - x0) - 2 * m),
-                            (y0 + m) + u[k, :, 1] * ((y1 - y0) - 2 * m),
-                        ],
-                        axis=-1,
-                    )
-                    queues[s].append((r[k], v[k], places))
+                seeds = rng.integers(2**63, size=n, dtype=np.uint64)
+                queues[s].extend(zip(r, v, seeds))
                 counts[s]["offered"] += n
             for s, src in enumerate(sources):
                 while queues[s] and (~agents.alive).any():
-                    r, v, places = queues[s][0]
+                    r, v, seed = queues[s][0]
+                    u = np.random.default_rng(int(seed)).random((src.tries, 2))
+                    x0, y0, x1, y1 = src.area
+                    m = r + src.clearance
+                    places = np.stack(
+                        [
+                            (x0 + m) + u[:, 0] * ((x1 - x0) - 2 * m),
+                            (y0 + m) + u[:, 1] * ((y1 - y0) - 2 * m),
+                        ],
+                        axis=-1,
+                    )
                     alive = np.flatnonzero(agents.alive)
                     pos = agents.position[alive].astype(np.float64)
                     rad = agents.radius[alive].astype(np.float64)
@@ -379,6 +379,21 @@ def test_bad_sources_are_refused_naming_the_argument(kwargs, error, match):
     args = dict(area=[0, 0, 2, 3], rate=1.0, target=[9, 1], exit=[8, 0, 9, 3]) | kwargs
     with pytest.raises(error, match=match):
         cs.Source(**args)
+
+
+def test_a_blocked_source_queues_a_large_crowd_in_little_memory():
+    # An entry area inside a solid: nobody ever enters, and a million people queue at
+    # 24 bytes each (the places are drawn from each one's seed at the head of the queue).
+    world = cs.World()
+    world.add_box([0, 0], [10, 10])
+    agents = cs.Agents(10, slots=8)
+    sim = cs.Simulation(world, agents, [cs.Seek()], motion=cs.Lerp())
+    src = cs.Source([1, 1, 9, 9], 250_000.0, [20, 5], [19, 0, 21, 10], tries=10_000)
+    sim.flow = cs.Flow([src], seed=0)
+    sim.step(1.0, 4)
+    r = sim.flow.report()
+    assert r["entered"] == 0 and r["queued"] == r["offered"] > 900_000
+    assert len(pickle.dumps(sim.flow)) < 40 * r["queued"]
 
 
 def test_bad_flows_are_refused():

@@ -9,11 +9,13 @@ simulation (``sim.flow = Flow(...)``), it acts inside :meth:`Simulation.step`:
 1. **Arrivals.** At the first step of each ``period`` (the simulation's time within half
    a step of ``start + k * period``), every source draws its newcomers, in source order:
    a Poisson count with mean ``rate * period`` (the rate in force at the batch's time,
-   for a source with a schedule), then their radii, desired speeds and
-   ``tries`` candidate places each, from the flow's own generator (``seed``). They join
-   the end of the source's queue.
-2. **Admission**, right after: the head of each queue (sources in order) enters at the
-   first of its candidate places that is free, that is at least ``radius + clearance``
+   for a source with a schedule), then their radii, their desired speeds and a seed each
+   (``integers(2**63)``), from the flow's own generator (``seed``). They join the end of
+   the source's queue, which keeps 24 bytes a person.
+2. **Admission**, right after: the head of each queue (sources in order) draws its
+   ``tries`` candidate places, uniform in the area shrunk by its radius plus the
+   clearance, from ``numpy.random.default_rng(its seed)``, and enters at the first of
+   them that is free, that is at least ``radius + clearance``
    from every agent's disc, from every wall and outside every solid obstacle; the next
    in the queue then tries, and so on. When the head finds no free place, or the agents
    have no free slot, that queue waits until the next period. An admitted pedestrian
@@ -298,9 +300,11 @@ class Source:
         """The largest rate of the schedule (the rate itself without one)."""
         return self.rate if isinstance(self.rate, float) else max(r for _, r in self.rate)
 
-    def _draw(self, rng: np.random.Generator, period: float, t: float) -> list[tuple]:
-        """The newcomers of the period starting at ``t``: ``(radius, speed, places (tries,
-        2))`` each."""
+    def _draw(
+        self, rng: np.random.Generator, period: float, t: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The newcomers of the period starting at ``t``: radii, desired speeds and
+        seeds of their candidate places."""
         n = int(rng.poisson(self.rate_at(t) * period))
         lo, hi = self.radius
         r = rng.uniform(lo, hi, n) if hi > lo else np.full(n, lo)
@@ -309,13 +313,16 @@ class Source:
             v = np.clip(rng.normal(mean, sd, n), low, high)
         else:
             v = np.full(n, self.speed[0])
-        u = rng.random((n, self.tries, 2))
+        return r, v, rng.integers(2**63, size=n, dtype=np.uint64)
+
+    def _places(self, radius: float, seed: int) -> np.ndarray:
+        """The ``tries`` candidate places (tries, 2) of a pedestrian of this radius."""
+        u = np.random.default_rng(seed).random((self.tries, 2))
         x0, y0, x1, y1 = self.area
-        inset = r[:, None] + self.clearance
-        px = (x0 + inset) + u[..., 0] * ((x1 - x0) - 2 * inset)
-        py = (y0 + inset) + u[..., 1] * ((y1 - y0) - 2 * inset)
-        places = np.stack([px, py], axis=-1)
-        return [(float(r[k]), float(v[k]), places[k]) for k in range(n)]
+        inset = radius + self.clearance
+        px = (x0 + inset) + u[:, 0] * ((x1 - x0) - 2 * inset)
+        py = (y0 + inset) + u[:, 1] * ((y1 - y0) - 2 * inset)
+        return np.stack([px, py], axis=-1)
 
     def _goal(self, p: np.ndarray) -> np.ndarray:
         """The target of a pedestrian entering at ``p``: the point, or the goal line's
@@ -334,12 +341,16 @@ def _source(area: Any, rate: float, target: Any, exit: Any, kw: dict[str, Any]) 
 
 
 class _Stream:
-    """One source's queue and counters."""
+    """One source's queue (radii, speeds and place seeds from index ``head`` on) and
+    counters."""
 
-    __slots__ = ("queue", "offered", "entered", "out", "travel", "left")
+    __slots__ = ("radius", "speed", "seed", "head", "offered", "entered", "out", "travel", "left")
 
     def __init__(self) -> None:
-        self.queue: list[tuple] = []
+        self.radius = np.zeros(0)
+        self.speed = np.zeros(0)
+        self.seed = np.zeros(0, dtype=np.uint64)
+        self.head = 0
         self.offered = 0
         self.entered = 0
         self.out = 0
@@ -347,10 +358,23 @@ class _Stream:
         self.left: list[float] = []  # the simulation time of each exit
 
     def __getstate__(self):
-        return (self.queue, self.offered, self.entered, self.out, self.travel, self.left)
+        return tuple(getattr(self, k) for k in self.__slots__)
 
     def __setstate__(self, s: tuple) -> None:
-        self.queue, self.offered, self.entered, self.out, self.travel, self.left = s
+        for k, v in zip(self.__slots__, s):
+            setattr(self, k, v)
+
+    @property
+    def waiting(self) -> int:
+        return len(self.radius) - self.head
+
+    def join(self, r: np.ndarray, v: np.ndarray, seed: np.ndarray) -> None:
+        """Append newcomers (dropping the admitted part of the arrays)."""
+        h = self.head
+        self.radius = np.concatenate([self.radius[h:], r])
+        self.speed = np.concatenate([self.speed[h:], v])
+        self.seed = np.concatenate([self.seed[h:], seed])
+        self.head = 0
 
 
 class Flow:
@@ -454,7 +478,7 @@ class Flow:
                 "entered": entered,
                 "out": out,
                 "inside": inside,
-                "queued": sum(len(s.queue) for s in streams),
+                "queued": sum(s.waiting for s in streams),
                 "left_otherwise": entered - out - inside,
                 "mean_travel_time": float(np.mean(travel)) if travel else None,
             }
@@ -500,8 +524,8 @@ class Flow:
                 if now >= self._next - 0.5 * dt:
                     for src, stream in zip(self.sources, self._streams):
                         arrivals = src._draw(self._rng, self.period, self._next)
-                        stream.offered += len(arrivals)
-                        stream.queue.extend(arrivals)
+                        stream.offered += len(arrivals[0])
+                        stream.join(*arrivals)
                     self._admit(sim, now)
                     self._next += self.period
                 sim._core._step(dt, 1)
@@ -540,8 +564,10 @@ class Flow:
         for si, (src, stream) in enumerate(zip(self.sources, self._streams)):
             reach = (biggest + src.radius[1] + src.clearance) * (1 + 1e-9) + 1e-9
             x0, y0, x1, y1 = src.area
-            while stream.queue and free_slots > 0:
-                r, v, places = stream.queue[0]
+            while stream.waiting and free_slots > 0:
+                h = stream.head
+                r, v = float(stream.radius[h]), float(stream.speed[h])
+                places = src._places(r, int(stream.seed[h]))
                 need = r + src.clearance
                 ok = np.ones(len(places), dtype=bool)
                 near_area = (
@@ -580,7 +606,7 @@ class Flow:
                 i = int(i)
                 self._source[i], self._admitted[i] = si, now
                 self._generation[i] = agents.generation[i]
-                stream.queue.pop(0)
+                stream.head += 1
                 stream.entered += 1
                 free_slots -= 1
                 pos = np.vstack([pos, np.asarray(agents.position[i], dtype=np.float64)])
