@@ -20,6 +20,7 @@ NAMES = [
     "doorway",
     "circle",
     "counterflow",
+    "station",
 ]
 
 

@@ -1941,6 +1941,134 @@ def counterflow(
     return sim
 
 
+def station_report(sim: Simulation) -> dict:
+    """Station metrics: the flow's counters per stream (the two train doors, the
+    entrance), stuck agents and the run metrics' collisions and clearances."""
+    report = counterflow_report(sim)
+    sources = sim.flow.report()["sources"] if sim.flow is not None else []
+    names = ("door_1", "door_2", "entrance")
+    report.pop("out_each_way")
+    report["streams"] = {n: s for n, s in zip(names, sources)}
+    report["stuck_ever"] = sim.metrics()["stuck"]["ever"]
+    return report
+
+
+@scenario(
+    "station",
+    steps=3600,
+    dt=1.0 / 30.0,
+    report=station_report,
+    description="A station concourse: trains unload through two doors every minute, people "
+    "walk round a kiosk and pillars to two gates while others come in (Flow + NavField)",
+)
+def station(
+    *,
+    train_rate: float = 3.0,
+    unload: float = 20.0,
+    headway: float = 60.0,
+    inbound: float = 1.0,
+    agents: int = 600,
+    slots: int = 16,
+    seed: int = 0,
+    danger: str = "velocity",
+    rotate: bool = True,
+) -> Simulation:
+    """A 30 m × 16 m concourse. A train stops along its left side every ``headway``
+    seconds (the first at t = 0) and unloads for ``unload`` seconds through two doors,
+    each at ``train_rate`` persons/s (Poisson); its passengers walk to two 2 m gates in the
+    right wall and leave 1 m past them. Meanwhile ``inbound`` persons/s come in through the
+    gates from the hall beyond and walk to the platform edge, where they leave. A 4 m ×
+    4 m kiosk in the middle and four pillars stand in the way, so the two streams each
+    follow a route: one :class:`~contextsteer.NavField` with a goal set per stream, read
+    by group (:class:`~contextsteer.FollowField` with ``which="group"``). People: radii
+    U(0.15, 0.3) m, desired speeds N(1.34, 0.26) m/s clipped to [0.5, 2.2], acceleration
+    limit 6 m/s², fed by a :class:`~contextsteer.Flow` (see :mod:`contextsteer.flow`).
+
+    ``agents``: the pool (the most inside at once; a full pool keeps newcomers queuing).
+    ``danger``, ``rotate``: as in the other crowd scenarios. Metrics: ``station_report``:
+    each stream's counters (offered, entered, out, inside, queued, mean travel time),
+    agents ever stuck (the run metrics' 3 s rule), collisions and clearances.
+    """
+    if danger not in ("velocity", "counterflow", "smooth", "plain"):
+        raise ValueError(
+            f"danger must be 'velocity', 'counterflow', 'smooth' or 'plain', got {danger!r}"
+        )
+    rotate = _flag("station", "rotate", rotate)
+    train_rate = _size("station", "train_rate", train_rate, 0.0, 1e4, closed="low")
+    inbound = _size("station", "inbound", inbound, 0.0, 1e4, closed="low")
+    headway = _size("station", "headway", headway, 0.0, 1e6)
+    unload = _size("station", "unload", unload, 0.0, headway, closed="high")
+    n = _count("agents", agents, 1, MAX_SCENARIO_AGENTS)
+    agents_mod, _, motion, _, simulation, _, world_mod = _modules()
+    from .flow import Flow, Source
+    from .nav import NavField
+
+    w, h = 30.0, 16.0
+    world = world_mod.World()
+    world.add_segments([[0, 0, w, 0], [0, h, w, h], [0, 0, 0, h]])
+    world.add_segments([[w, 0, w, 3], [w, 5, w, 11], [w, 13, w, h]])  # gates at y 3–5, 11–13
+    world.add_segments([[w, 0, w + 4, 0], [w, h, w + 4, h], [w + 4, 0, w + 4, h]])
+    world.add_box([15.0, 8.0], [2.0, 2.0])  # the kiosk
+    world.add_circles([[8, 4], [8, 12], [22, 4], [22, 12]], [0.4] * 4)  # pillars
+    out_line = [[w + 2.5, 0.5], [w + 2.5, h - 0.5]]
+    platform = [[0.6, 0.5], [0.6, h - 0.5]]
+    field = NavField(
+        world,
+        [np.array([sum(out_line, [])], np.float32), np.array([sum(platform, [])], np.float32)],
+        radius=0.3,
+        cell=0.15,
+    )
+    _rng(seed)  # checks the seed
+    st = crowd_steering(
+        field=field,
+        which="group",
+        look_ahead_field=2.0,
+        smooth=danger == "smooth",
+        options={"plain": {}, "counterflow": CROWD_COUNTERFLOW}.get(danger),
+        rotate=rotate,
+    )
+    sim = simulation.Simulation(
+        world,
+        agents_mod.Agents(n, slots=slots, seed=seed),
+        st,
+        motion=motion.Accel(),
+        slots=crowd_slots_for(slots, danger=danger, rotate=rotate),
+        stuck_distance=0.1,
+        stuck_time=3.0,
+    )
+    sim.configure_metrics(goal_radius=GOAL_RADIUS)
+    # Trains at 0, headway, 2·headway, ... for the first hour (a schedule is finite).
+    trains = int(3600.0 // headway) + 1
+    schedule: Any = [
+        p for k in range(trains) for p in ((k * headway, train_rate), (k * headway + unload, 0.0))
+    ]
+    if unload == headway:  # back to back: one long unloading
+        schedule = train_rate
+
+    def stream(area: list, rate: Any, goal: list, exit: list, group: int) -> Source:
+        return Source(
+            area,
+            rate,
+            goal,
+            exit,
+            radius=(0.15, 0.3),
+            speed=(1.34, 0.26, 0.5, 2.2),
+            max_accel=6.0,
+            group=group,
+        )
+
+    gone = [w + 1.0, -1e9, 1e9, 1e9]
+    sim.flow = Flow(
+        [
+            stream([0.1, 2.0, 2.5, 7.0], schedule, out_line, gone, 0),
+            stream([0.1, 9.0, 2.5, 14.0], schedule, out_line, gone, 0),
+            stream([w + 0.6, 1.0, w + 3.9, h - 1.0], inbound, platform, [-1e9, -1e9, 3.0, 1e9], 1),
+        ],
+        seed=seed,
+    )
+    return sim
+
+
 @scenario(
     "circle",
     steps=1200,
