@@ -30,7 +30,9 @@ Usage::
         --seed0 --fix '{"commit_danger": 0}' --study /tmp/crowd2.db
 
 ``--fix JSON`` holds those options at its values instead of searching them (the last
-search, in docs/crowd.md, held ``commit_danger`` at 0). ``speed_exponent`` joined the
+search, in docs/crowd.md, held ``commit_danger`` at 0); its other keys are passed on to
+every set, e.g. ``--fix '{"unstick": true, "jam_horizon": 0.6, "jam_oncomers": 3}'`` for
+a search over the default's other options. ``speed_exponent`` joined the
 searched options after that search; ``--fix '{"speed_exponent": 1}'`` searches the space
 it searched.
 
@@ -210,8 +212,16 @@ def _seeds(text: str) -> list[int]:
 def search_space(trial, fixed: dict | None = None) -> dict:
     """One parameter set from an Optuna ``trial``: every option on its grid (steps keep
     every value round, so the best set can become a default as found), except those in
-    ``fixed`` (``--fix``), which are held at their values and never asked of the trial."""
+    ``fixed`` (``--fix``), which are held at their values and never asked of the trial;
+    keys of ``fixed`` outside the searched options (``unstick``, ``jam_horizon``, ...) are
+    passed on as they are, so a search can run over the default's other options."""
     fixed = fixed or {}
+    searched = {
+        "commit", "commit_danger", "turn_steps", "turn_margin", "return_margin",
+        "return_step", "retreat_speed", "inertia", "side_bias", "smoothness",
+        "speed_exponent", "horizon",
+    }  # fmt: skip
+    extra = {k: v for k, v in fixed.items() if k not in searched}
 
     def pick(name: str, low: float, high: float, step: float) -> float:
         if name in fixed:
@@ -222,6 +232,7 @@ def search_space(trial, fixed: dict | None = None) -> dict:
         return round(trial.suggest_float(name, low, high, step=step), decimals)
 
     return {
+        **extra,
         "commit": pick("commit", 0.0, 0.2, 0.01),
         "commit_danger": pick("commit_danger", 0.0, 0.2, 0.01),
         "turn_steps": int(fixed["turn_steps"])

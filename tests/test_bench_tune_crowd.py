@@ -158,3 +158,17 @@ def test_fixed_options_are_held_and_never_asked_of_the_trial():
     assert isinstance(params["turn_steps"], int)
     with pytest.raises(ValueError):
         tc.search_space(optuna.trial.FixedTrial(asked))
+
+
+def test_fixed_options_outside_the_search_are_passed_on():
+    # --fix '{"unstick": true, "jam_horizon": 0.6, ...}': a search over the default's other
+    # options keeps them (search_space used to return the searched options alone).
+    optuna = pytest.importorskip("optuna")
+    asked = {
+        "commit": 0.05, "commit_danger": 0.0, "turn_steps": 4, "turn_margin": 0.02,
+        "return_margin": 0.3, "return_step": 0.07, "retreat_speed": 0.45, "inertia": 0.15,
+        "side_bias": 0.06, "smoothness": 0.35, "speed_exponent": 0.6, "horizon": 2.2,
+    }  # fmt: skip
+    extra = {"unstick": True, "jam_horizon": 0.6, "jam_oncomers": 3}
+    params = tc.search_space(optuna.trial.FixedTrial(asked), extra)
+    assert params == {**asked, **extra}
