@@ -1777,10 +1777,7 @@ def evacuation(
     agent's goal is its field goal line).
     """
     n = _count("agents", agents)
-    if danger not in ("velocity", "counterflow", "smooth", "plain"):
-        raise ValueError(
-            f"danger must be 'velocity', 'counterflow', 'smooth' or 'plain', got {danger!r}"
-        )
+    _velocity_danger(danger)
     creep, rotate = _flag("evacuation", "creep", creep), _flag("evacuation", "rotate", rotate)
     from .nav import NavField
 
@@ -1824,6 +1821,66 @@ def evacuation(
     sim._room_depth = depth  # read by evacuation_report (pickled with the simulation)
     sim.configure_metrics(goal_radius=3.0)  # anywhere on the 6 m goal line in front of the exit
     return sim
+
+
+def _velocity_danger(danger: str) -> None:
+    """The ``danger=`` of a scenario built on :func:`crowd_steering` alone."""
+    if danger not in ("velocity", "counterflow", "smooth", "plain"):
+        raise ValueError(
+            f"danger must be 'velocity', 'counterflow', 'smooth' or 'plain', got {danger!r}"
+        )
+
+
+def _fed_crowd(
+    world: World,
+    capacity: int,
+    *,
+    slots: int,
+    seed: int,
+    danger: str,
+    rotate: bool,
+    decision_validity: float | None = None,
+    **steering: Any,
+) -> Simulation:
+    """An empty crowd simulation of ``capacity`` agents for a :class:`~contextsteer.Flow`
+    to feed: :func:`crowd_steering` (``danger`` picks its options, ``steering`` goes to it),
+    Accel, the crowd slots, the 3 s stuck rule and goals within :data:`GOAL_RADIUS`."""
+    agents_mod, _, motion, _, simulation, _, _ = _modules()
+    _rng(seed)  # checks the seed
+    sim = simulation.Simulation(
+        world,
+        agents_mod.Agents(capacity, slots=slots, seed=seed),
+        crowd_steering(
+            smooth=danger == "smooth",
+            options={"plain": {}, "counterflow": CROWD_COUNTERFLOW}.get(danger),
+            rotate=rotate,
+            **steering,
+        ),
+        motion=motion.Accel(),
+        slots=crowd_slots_for(slots, danger=danger, rotate=rotate),
+        stuck_distance=0.1,
+        stuck_time=3.0,
+        decision_validity=decision_validity,
+    )
+    sim.configure_metrics(goal_radius=GOAL_RADIUS)
+    return sim
+
+
+def _walkers(area: list, rate: Any, goal: list, exit: list, group: int = 0) -> Any:
+    """A :class:`~contextsteer.Source` of the crowd scenarios' walkers: radii U(0.15, 0.3)
+    m, desired speeds N(1.34, 0.26) m/s clipped to [0.5, 2.2], acceleration limit 6 m/s²."""
+    from .flow import Source
+
+    return Source(
+        area,
+        rate,
+        goal,
+        exit,
+        radius=(0.15, 0.3),
+        speed=(1.34, 0.26, 0.5, 2.2),
+        max_accel=6.0,
+        group=group,
+    )
 
 
 def counterflow_report(sim: Simulation) -> dict:
@@ -1876,10 +1933,7 @@ def counterflow(
     ``counterflow_report``: people offered, entered, out (each way), inside and queued,
     their mean travel time, and the run metrics' collisions and clearances.
     """
-    if danger not in ("velocity", "counterflow", "smooth", "plain"):
-        raise ValueError(
-            f"danger must be 'velocity', 'counterflow', 'smooth' or 'plain', got {danger!r}"
-        )
+    _velocity_danger(danger)
     rotate = _flag("counterflow", "rotate", rotate)
     rate = _size("counterflow", "rate", rate, 0.0, 1e5, closed="low")
     length = _size("counterflow", "length", length, 1.5, 1e4, closed="low")
@@ -1888,7 +1942,9 @@ def counterflow(
     # the flow can ever hold.
     room = int((length + 6.0) * width / (math.pi * 0.15**2)) + 1
     n = room if agents is None else _count("agents", agents, 1, MAX_SCENARIO_AGENTS)
-    agents_mod, _, motion, _, simulation, _, world_mod = _modules()
+    _, _, _, _, _, _, world_mod = _modules()
+    from .flow import Flow
+
     world = world_mod.World()
     world.add_segments(
         [
@@ -1898,43 +1954,23 @@ def counterflow(
             [length + 3.0, 0.0, length + 3.0, width],
         ]
     )
-    _rng(seed)  # checks the seed
-    crowd = agents_mod.Agents(n, slots=slots, seed=seed)
-    st = crowd_steering(
-        smooth=danger == "smooth",
-        options={"plain": {}, "counterflow": CROWD_COUNTERFLOW}.get(danger),
-        rotate=rotate,
-    )
-    sim = simulation.Simulation(
+    sim = _fed_crowd(
         world,
-        crowd,
-        st,
-        motion=motion.Accel(),
-        slots=crowd_slots_for(slots, danger=danger, rotate=rotate),
-        stuck_distance=0.1,
-        stuck_time=3.0,
+        n,
+        slots=slots,
+        seed=seed,
+        danger=danger,
+        rotate=rotate,
         decision_validity=decision_validity,
     )
-    sim.configure_metrics(goal_radius=GOAL_RADIUS)
-    from .flow import Flow, Source
-
     depth = min(2.0, length / 2)
-
-    def stream(area: list, goal_x: float, exit: list) -> Source:
-        return Source(
-            area,
-            rate / 2,
-            [[goal_x, 0.0], [goal_x, width]],
-            exit,
-            radius=(0.15, 0.3),
-            speed=(1.34, 0.26, 0.5, 2.2),
-            max_accel=6.0,
-        )
-
+    ahead, back = [[length + 2.5, 0.0], [length + 2.5, width]], [[-2.5, 0.0], [-2.5, width]]
     sim.flow = Flow(
         [
-            stream([0.0, 0.04, depth, width - 0.04], length + 2.5, [length, -1e9, 1e9, 1e9]),
-            stream([length - depth, 0.04, length, width - 0.04], -2.5, [-1e9, -1e9, 0.0, 1e9]),
+            _walkers([0.0, 0.04, depth, width - 0.04], rate / 2, ahead, [length, -1e9, 1e9, 1e9]),
+            _walkers(
+                [length - depth, 0.04, length, width - 0.04], rate / 2, back, [-1e9, -1e9, 0.0, 1e9]
+            ),
         ],
         seed=seed,
     )
@@ -1989,18 +2025,15 @@ def station(
     each stream's counters (offered, entered, out, inside, queued, mean travel time),
     agents ever stuck (the run metrics' 3 s rule), collisions and clearances.
     """
-    if danger not in ("velocity", "counterflow", "smooth", "plain"):
-        raise ValueError(
-            f"danger must be 'velocity', 'counterflow', 'smooth' or 'plain', got {danger!r}"
-        )
+    _velocity_danger(danger)
     rotate = _flag("station", "rotate", rotate)
     train_rate = _size("station", "train_rate", train_rate, 0.0, 1e4, closed="low")
     inbound = _size("station", "inbound", inbound, 0.0, 1e4, closed="low")
     headway = _size("station", "headway", headway, 0.0, 1e6)
     unload = _size("station", "unload", unload, 0.0, headway, closed="high")
     n = _count("agents", agents, 1, MAX_SCENARIO_AGENTS)
-    agents_mod, _, motion, _, simulation, _, world_mod = _modules()
-    from .flow import Flow, Source
+    _, _, _, _, _, _, world_mod = _modules()
+    from .flow import Flow
     from .nav import NavField
 
     w, h = 30.0, 16.0
@@ -2018,25 +2051,17 @@ def station(
         radius=0.3,
         cell=0.15,
     )
-    _rng(seed)  # checks the seed
-    st = crowd_steering(
+    sim = _fed_crowd(
+        world,
+        n,
+        slots=slots,
+        seed=seed,
+        danger=danger,
+        rotate=rotate,
         field=field,
         which="group",
         look_ahead_field=2.0,
-        smooth=danger == "smooth",
-        options={"plain": {}, "counterflow": CROWD_COUNTERFLOW}.get(danger),
-        rotate=rotate,
     )
-    sim = simulation.Simulation(
-        world,
-        agents_mod.Agents(n, slots=slots, seed=seed),
-        st,
-        motion=motion.Accel(),
-        slots=crowd_slots_for(slots, danger=danger, rotate=rotate),
-        stuck_distance=0.1,
-        stuck_time=3.0,
-    )
-    sim.configure_metrics(goal_radius=GOAL_RADIUS)
     # Trains at 0, headway, 2·headway, ... for the first hour (a schedule is finite).
     trains = int(3600.0 // headway) + 1
     schedule: Any = [
@@ -2044,25 +2069,14 @@ def station(
     ]
     if unload == headway:  # back to back: one long unloading
         schedule = train_rate
-
-    def stream(area: list, rate: Any, goal: list, exit: list, group: int) -> Source:
-        return Source(
-            area,
-            rate,
-            goal,
-            exit,
-            radius=(0.15, 0.3),
-            speed=(1.34, 0.26, 0.5, 2.2),
-            max_accel=6.0,
-            group=group,
-        )
-
     gone = [w + 1.0, -1e9, 1e9, 1e9]
     sim.flow = Flow(
         [
-            stream([0.1, 2.0, 2.5, 7.0], schedule, out_line, gone, 0),
-            stream([0.1, 9.0, 2.5, 14.0], schedule, out_line, gone, 0),
-            stream([w + 0.6, 1.0, w + 3.9, h - 1.0], inbound, platform, [-1e9, -1e9, 3.0, 1e9], 1),
+            _walkers([0.1, 2.0, 2.5, 7.0], schedule, out_line, gone, 0),
+            _walkers([0.1, 9.0, 2.5, 14.0], schedule, out_line, gone, 0),
+            _walkers(
+                [w + 0.6, 1.0, w + 3.9, h - 1.0], inbound, platform, [-1e9, -1e9, 3.0, 1e9], 1
+            ),
         ],
         seed=seed,
     )
