@@ -15,6 +15,8 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contextsteer as cs
 
@@ -519,3 +521,83 @@ def test_a_station_train_back_to_back_is_one_long_unloading():
     assert src.rate == 3.0
     assert sc(unload=20.0, headway=60.0).flow.sources[0].rate_at(61.0) == 3.0
     assert sc(unload=20.0, headway=60.0).flow.sources[0].rate_at(81.0) == 0.0
+
+
+@st.composite
+def standing_flows(draw):
+    """A 10 m room with a few random inner walls and 1–3 sources of random areas, rates
+    (or schedules), radii, clearances and exits; agents do not move (Lerp, steer_force 0),
+    so every agent stays where it was admitted."""
+    inner = draw(
+        st.lists(st.tuples(*[st.floats(0.5, 9.5, allow_nan=False)] * 4), min_size=0, max_size=3)
+    )
+    sources = []
+    for g in range(draw(st.integers(1, 3))):
+        r_lo = draw(st.floats(0.1, 0.4))
+        r_hi = r_lo + draw(st.floats(0.0, 0.2))
+        clearance = draw(st.floats(0.0, 0.1))
+        need = 2 * (r_hi + clearance) * 1.001 + 1e-6
+        x0, y0 = draw(st.floats(0.0, 8.0)), draw(st.floats(0.0, 8.0))
+        w = draw(st.floats(need, max(need, 10.0 - x0)))
+        h = draw(st.floats(need, max(need, 10.0 - y0)))
+        if draw(st.booleans()):
+            rate = draw(st.floats(0.0, 30.0))
+        else:
+            t1 = draw(st.floats(0.1, 2.0))
+            rate = [(0.0, draw(st.floats(0.0, 30.0))), (t1, draw(st.floats(0.0, 30.0)))]
+        ex0, ey0 = draw(st.floats(-1.0, 10.0)), draw(st.floats(-1.0, 10.0))
+        exit = [ex0, ey0, ex0 + draw(st.floats(0.5, 4.0)), ey0 + draw(st.floats(0.5, 4.0))]
+        sources.append(
+            cs.Source(
+                [x0, y0, x0 + w, y0 + h], rate, [20.0, 5.0], exit,
+                radius=(r_lo, r_hi), clearance=clearance, tries=draw(st.integers(1, 50)),
+                group=g,
+            )
+        )  # fmt: skip
+    period = draw(st.floats(0.05, 1.0))
+    dt = draw(st.floats(0.02, 0.3))
+    capacity = draw(st.integers(1, 60))
+    return inner, sources, period, dt, capacity
+
+
+@settings(max_examples=60, deadline=None)
+@given(standing_flows(), st.integers(0, 2**32))
+def test_flow_invariants_hold_for_random_sources(case, seed):
+    inner, sources, period, dt, capacity = case
+    world = cs.World()
+    world.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    inner = [t for t in inner if (t[0], t[1]) != (t[2], t[3])]  # no zero-length walls
+    if inner:
+        world.add_segments([list(t) for t in inner])
+    walls = world.walls.astype(np.float64)
+    agents = cs.Agents(capacity, slots=8)
+    sim = cs.Simulation(world, agents, [cs.Seek()], motion=cs.Lerp(steer_force=0))
+    sim.flow = cs.Flow(sources, seed=seed, period=period)
+    for _ in range(12):
+        sim.step(dt)
+        r = sim.flow.report()
+        assert r["offered"] == r["entered"] + r["queued"]
+        assert r["entered"] == r["out"] + r["inside"] + r["left_otherwise"]
+        assert r["left_otherwise"] == 0
+        for key in ("offered", "entered", "out", "inside", "queued"):
+            assert r[key] == sum(s[key] for s in r["sources"])
+        ids = sim.flow.members()
+        assert agents.alive[ids].all() and len(ids) == r["inside"] <= capacity
+        p = agents.position[ids].astype(np.float64)
+        rad = agents.radius[ids].astype(np.float64)
+        src = [sources[g] for g in agents.group[ids]]
+        clear = np.array([s.clearance for s in src])
+        for k in range(len(ids)):
+            x, y = p[k]
+            x0, y0, x1, y1 = src[k].area
+            # Inside its area, with its body; clear of the walls by its clearance.
+            assert x0 + rad[k] <= x + 1e-5 and x <= x1 - rad[k] + 1e-5
+            assert y0 + rad[k] <= y + 1e-5 and y <= y1 - rad[k] + 1e-5
+            assert _segment_distance(p[k], walls) >= rad[k] + clear[k] - 1e-5
+            ex0, ey0, ex1, ey1 = src[k].exit
+            assert not (ex0 <= x <= ex1 and ey0 <= y <= ey1)  # would have left
+        if len(ids) > 1:
+            gap = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1)) - rad[:, None] - rad[None]
+            np.fill_diagonal(gap, np.inf)
+            # Each newcomer kept its clearance from every body already there.
+            assert (gap >= np.minimum(clear[:, None], clear[None]) - 1e-5).all()
