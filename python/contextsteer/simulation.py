@@ -283,10 +283,10 @@ class Simulation:
         bit-identically. Attributes set on the simulation after construction that hold
         plain data (numbers, strings, None, NumPy arrays and scalars, and tuples, lists and
         string-keyed dicts of them: a scenario's or a user's own settings, e.g. the
-        evacuation scenario's room depth that its report reads) are pickled with it; any
-        other attribute (a callback, a lock, a History) is left out, as every attribute
-        was before. Attached histories are not included (they keep recording the
-        original).
+        evacuation scenario's room depth that its report reads) are pickled with it, and
+        so is its :attr:`flow` (queues, counters and generator); any other attribute (a
+        callback, a lock, a History) is left out, as every attribute was before. Attached
+        histories are not included (they keep recording the original).
 
         The simulation's buffers and its agents' arrays are copied together under the
         thread guard, so a step running in another thread raises RuntimeError ("in use")
