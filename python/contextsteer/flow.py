@@ -550,67 +550,89 @@ class Flow:
         self._source[gone] = -1
 
     def _admit(self, sim: Simulation, now: float) -> None:
-        from .world import inside, nearest
-
         agents = sim.agents
         alive = np.asarray(agents.alive, dtype=bool)
         ids = np.flatnonzero(alive)
         pos = np.asarray(agents.position, dtype=np.float64)[ids]
         rad = np.asarray(agents.radius, dtype=np.float64)[ids]
         free_slots = int((~alive).sum())
-        world = sim.world
         # Only agents within this reach of an entry area can be in a newcomer's way.
         biggest = max([float(rad.max(initial=0.0))] + [s.radius[1] for s in self.sources])
+        # The newcomers of this call, as Agents will hold them (float32), added at the end
+        # in one call: Agents.add fills the lowest free slots in order, as one call each.
+        new_pos: list[np.ndarray] = []
+        new_rad: list[float] = []
+        rows: list[tuple] = []
         for si, (src, stream) in enumerate(zip(self.sources, self._streams)):
             reach = (biggest + src.radius[1] + src.clearance) * (1 + 1e-9) + 1e-9
             x0, y0, x1, y1 = src.area
+            near_area = (
+                (pos[:, 0] >= x0 - reach)
+                & (pos[:, 0] <= x1 + reach)
+                & (pos[:, 1] >= y0 - reach)
+                & (pos[:, 1] <= y1 + reach)
+            )
+            local, local_r = pos[near_area], rad[near_area]
             while stream.waiting and free_slots > 0:
                 h = stream.head
                 r, v = float(stream.radius[h]), float(stream.speed[h])
                 places = src._places(r, int(stream.seed[h]))
-                need = r + src.clearance
-                ok = np.ones(len(places), dtype=bool)
-                near_area = (
-                    (pos[:, 0] >= x0 - reach)
-                    & (pos[:, 0] <= x1 + reach)
-                    & (pos[:, 1] >= y0 - reach)
-                    & (pos[:, 1] <= y1 + reach)
-                )
-                if near_area.any():
-                    q, qr = pos[near_area], rad[near_area]
-                    gap = np.hypot(
-                        places[:, None, 0] - q[None, :, 0], places[:, None, 1] - q[None, :, 1]
-                    )
-                    ok &= (gap >= qr[None, :] + need).all(axis=1)
-                if world is not None and ok.any():
-                    cand = np.flatnonzero(ok)
-                    pts = places[cand].astype(np.float32)
-                    near = nearest(world, pts, need).distance
-                    bad = (near < need) | inside(world, pts)
-                    ok[cand[bad]] = False
-                hit = np.flatnonzero(ok)
-                if not len(hit):
+                if new_pos:
+                    q = np.concatenate([local, np.array(new_pos)])
+                    qr = np.concatenate([local_r, np.array(new_rad)])
+                else:
+                    q, qr = local, local_r
+                k = self._first_free(sim.world, places, r + src.clearance, q, qr)
+                if k < 0:
                     break  # no free place: this queue waits for the next period
-                p = places[hit[0]]
+                p = places[k]
                 goal = src._goal(p)
-                d = goal - p
-                (i,) = agents.add(
-                    p[None],
-                    heading=math.atan2(d[1], d[0]),
-                    radius=r,
-                    max_speed=v,
-                    max_accel=src.max_accel,
-                    target=goal[None],
-                    group=src.group,
-                )
-                i = int(i)
-                self._source[i], self._admitted[i] = si, now
-                self._generation[i] = agents.generation[i]
+                rows.append((p, math.atan2(goal[1] - p[1], goal[0] - p[0]), r, v, goal, si))
+                new_pos.append(p.astype(np.float32).astype(np.float64))
+                new_rad.append(float(np.float32(r)))
                 stream.head += 1
                 stream.entered += 1
                 free_slots -= 1
-                pos = np.vstack([pos, np.asarray(agents.position[i], dtype=np.float64)])
-                rad = np.append(rad, float(agents.radius[i]))
+        if not rows:
+            return
+        src_of = [self.sources[row[5]] for row in rows]
+        added = agents.add(
+            np.array([row[0] for row in rows]),
+            heading=np.array([row[1] for row in rows]),
+            radius=np.array([row[2] for row in rows]),
+            max_speed=np.array([row[3] for row in rows]),
+            max_accel=np.array([s.max_accel for s in src_of]),
+            target=np.array([row[4] for row in rows]),
+            group=np.array([s.group for s in src_of]),
+        )
+        self._source[added] = [row[5] for row in rows]
+        self._admitted[added] = now
+        self._generation[added] = agents.generation[added]
+
+    @staticmethod
+    def _first_free(
+        world: Any, places: np.ndarray, need: float, q: np.ndarray, qr: np.ndarray
+    ) -> int:
+        """The index of the first of ``places`` at least ``need`` from the discs (q, qr)
+        and from every wall, and outside every solid; -1 when none is. Tested 16 at a
+        time, so a newcomer in a roomy area costs one small batch."""
+        from .world import inside, nearest
+
+        for c in range(0, len(places), 16):
+            chunk = places[c : c + 16]
+            ok = np.ones(len(chunk), dtype=bool)
+            if len(q):
+                gap = np.hypot(chunk[:, None, 0] - q[None, :, 0], chunk[:, None, 1] - q[None, :, 1])
+                ok &= (gap >= qr[None, :] + need).all(axis=1)
+            if world is not None and ok.any():
+                cand = np.flatnonzero(ok)
+                pts = chunk[cand].astype(np.float32)
+                bad = (nearest(world, pts, need).distance < need) | inside(world, pts)
+                ok[cand[bad]] = False
+            hit = np.flatnonzero(ok)
+            if len(hit):
+                return c + int(hit[0])
+        return -1
 
     def _exits(self, sim: Simulation) -> None:
         ids = np.flatnonzero(self._source >= 0)
