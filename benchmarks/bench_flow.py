@@ -1,7 +1,7 @@
 """What a Flow costs on top of the step: not a test.
 
-A ``--length`` × ``--width`` m corridor is fed from both ends by a ``cs.Flow``
-(``--rate`` persons/s each way, the crowd scenarios' walkers, ``crowd_steering()``), for
+The ``counterflow`` scenario at ``--length`` × ``--width`` m, fed from both ends by its
+``cs.Flow`` (``--rate`` persons/s each way; walkers and steering as the scenario's), for
 ``--fill`` seconds; then ``--measure`` seconds more are timed, the C++ steps
 (``Simulation``'s core call) apart from the rest of ``Simulation.step``, which is the
 flow's Python: arrivals, admissions, exits. No peer runs the same work, so the figure
@@ -18,37 +18,15 @@ import statistics
 import time
 
 import contextsteer as cs
-from contextsteer.scenarios import _walkers
 
 DT = 1.0 / 30.0
 
 
 def build(length: float, width: float, rate: float, capacity: int, seed: int = 0):
-    world = cs.World()
-    world.add_segments(
-        [
-            [-3, 0, length + 3, 0],
-            [-3, width, length + 3, width],
-            [-3, 0, -3, width],
-            [length + 3, 0, length + 3, width],
-        ]
+    """The ``counterflow`` scenario at this size: ``rate`` persons/s from each end."""
+    return cs.scenarios.get("counterflow")(
+        rate=2 * rate, length=length, width=width, agents=capacity, seed=seed
     )
-    sim = cs.Simulation(
-        world,
-        cs.Agents(capacity, slots=16, seed=seed),
-        cs.scenarios.crowd_steering(),
-        motion=cs.Accel(),
-        slots=cs.scenarios.crowd_slots(),
-    )
-    ahead, back = [[length + 2.5, 0], [length + 2.5, width]], [[-2.5, 0], [-2.5, width]]
-    sim.flow = cs.Flow(
-        [
-            _walkers([0, 0.04, 5, width - 0.04], rate, ahead, [length, -1e9, 1e9, 1e9]),
-            _walkers([length - 5, 0.04, length, width - 0.04], rate, back, [-1e9, -1e9, 0, 1e9]),
-        ],
-        seed=seed,
-    )
-    return sim
 
 
 def measure(sim, steps: int) -> tuple[float, float]:
