@@ -413,6 +413,21 @@ def test_bad_flows_are_refused():
     assert cs.Flow(src).sources == (src,)  # one source alone is taken
 
 
+def test_sources_are_named_in_the_report():
+    a, b = two_sources()
+    named = cs.Source(a.area, a.rate, [[13, 0], [13, 3]], a.exit, radius=a.radius, name="west")
+    assert named.name == "west" and "name='west'" in repr(named) and named != a
+    assert pickle.loads(pickle.dumps(named)) == named
+    flow = cs.Flow([named, b])
+    assert [s["name"] for s in flow.report()["sources"]] == ["west", None]
+    with pytest.raises(TypeError, match="name must be a str"):
+        cs.Source(a.area, 1.0, [9, 1], a.exit, name=3)
+    sc = cs.scenarios.get("station")
+    assert [s.name for s in sc().flow.sources] == ["door_1", "door_2", "entrance"]
+    r = cs.scenarios.get("counterflow")().flow.report()
+    assert [s["name"] for s in r["sources"]] == ["from_left", "from_right"]
+
+
 def test_sources_compare_pickle_and_print_and_stay_as_checked():
     a, b = two_sources()
     with pytest.raises(AttributeError, match="immutable"):

@@ -156,6 +156,8 @@ class Source:
         Candidate places drawn per pedestrian, 1 to 10,000. Default 200.
     group : int
         The agents' ``group``. Default 0.
+    name : str, optional
+        A label for reports (``Flow.report()["sources"][i]["name"]``). Default None.
 
     Raises
     ------
@@ -183,6 +185,7 @@ class Source:
         "clearance",
         "tries",
         "group",
+        "name",
     )
     area: tuple[float, float, float, float]
     rate: float | tuple[tuple[float, float], ...]
@@ -194,6 +197,7 @@ class Source:
     clearance: float
     tries: int
     group: int
+    name: str | None
 
     def __init__(
         self,
@@ -208,6 +212,7 @@ class Source:
         clearance: float = 0.02,
         tries: int = 200,
         group: int = 0,
+        name: str | None = None,
     ) -> None:
         object.__setattr__(self, "area", _box("Source: area", area, infinite=False))
         object.__setattr__(self, "rate", _rate(rate))
@@ -248,6 +253,9 @@ class Source:
         object.__setattr__(
             self, "group", _checks.integer("Source: group", group, -(2**31), 2**31 - 1)
         )
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"Source: name must be a str or None, got {type(name).__name__}")
+        object.__setattr__(self, "name", name)
         inset = self.radius[1] + self.clearance
         x0, y0, x1, y1 = self.area
         if x1 - x0 < 2 * inset or y1 - y0 < 2 * inset:
@@ -265,7 +273,8 @@ class Source:
     def __repr__(self) -> str:
         return (
             f"Source(area={list(self.area)}, rate={self.rate}, target={list(self.target)}, "
-            f"exit={list(self.exit)}, radius={self.radius}, speed={self.speed})"
+            f"exit={list(self.exit)}, radius={self.radius}, speed={self.speed}"
+            + (f", name={self.name!r})" if self.name is not None else ")")
         )
 
     def __eq__(self, other: object) -> bool:
@@ -466,7 +475,7 @@ class Flow:
         queue), ``entered``, ``out`` (removed at the exit), ``inside`` (entered, not out,
         still agents of the flow), ``queued`` (waiting), ``left_otherwise`` (entered, then
         removed by someone else) and ``mean_travel_time`` (s, admission to exit, of those
-        out; None before the first)."""
+        out; None before the first); each source's also its ``name``."""
 
         def one(streams: list[_Stream], idx: set[int]) -> dict[str, Any]:
             travel = [t for s in streams for t in s.travel]
@@ -484,7 +493,10 @@ class Flow:
             }
 
         total = one(self._streams, set(range(len(self.sources))))
-        total["sources"] = [one([s], {i}) for i, s in enumerate(self._streams)]
+        total["sources"] = [
+            {"name": src.name, **one([s], {i})}
+            for i, (src, s) in enumerate(zip(self.sources, self._streams))
+        ]
         return total
 
     @property

@@ -1866,7 +1866,9 @@ def _fed_crowd(
     return sim
 
 
-def _walkers(area: list, rate: Any, goal: list, exit: list, group: int = 0) -> Any:
+def _walkers(
+    area: list, rate: Any, goal: list, exit: list, group: int = 0, name: str | None = None
+) -> Any:
     """A :class:`~contextsteer.Source` of the crowd scenarios' walkers: radii U(0.15, 0.3)
     m, desired speeds N(1.34, 0.26) m/s clipped to [0.5, 2.2], acceleration limit 6 m/s²."""
     from .flow import Source
@@ -1880,6 +1882,7 @@ def _walkers(area: list, rate: Any, goal: list, exit: list, group: int = 0) -> A
         speed=(1.34, 0.26, 0.5, 2.2),
         max_accel=6.0,
         group=group,
+        name=name,
     )
 
 
@@ -1967,9 +1970,19 @@ def counterflow(
     ahead, back = [[length + 2.5, 0.0], [length + 2.5, width]], [[-2.5, 0.0], [-2.5, width]]
     sim.flow = Flow(
         [
-            _walkers([0.0, 0.04, depth, width - 0.04], rate / 2, ahead, [length, -1e9, 1e9, 1e9]),
             _walkers(
-                [length - depth, 0.04, length, width - 0.04], rate / 2, back, [-1e9, -1e9, 0.0, 1e9]
+                [0.0, 0.04, depth, width - 0.04],
+                rate / 2,
+                ahead,
+                [length, -1e9, 1e9, 1e9],
+                name="from_left",
+            ),
+            _walkers(
+                [length - depth, 0.04, length, width - 0.04],
+                rate / 2,
+                back,
+                [-1e9, -1e9, 0.0, 1e9],
+                name="from_right",
             ),
         ],
         seed=seed,
@@ -1982,9 +1995,8 @@ def station_report(sim: Simulation) -> dict:
     entrance), stuck agents and the run metrics' collisions and clearances."""
     report = counterflow_report(sim)
     sources = sim.flow.report()["sources"] if sim.flow is not None else []
-    names = ("door_1", "door_2", "entrance")
     report.pop("out_each_way")
-    report["streams"] = {n: s for n, s in zip(names, sources)}
+    report["streams"] = {s["name"]: {k: v for k, v in s.items() if k != "name"} for s in sources}
     report["stuck_ever"] = sim.metrics()["stuck"]["ever"]
     return report
 
@@ -2072,10 +2084,15 @@ def station(
     gone = [w + 1.0, -1e9, 1e9, 1e9]
     sim.flow = Flow(
         [
-            _walkers([0.1, 2.0, 2.5, 7.0], schedule, out_line, gone, 0),
-            _walkers([0.1, 9.0, 2.5, 14.0], schedule, out_line, gone, 0),
+            _walkers([0.1, 2.0, 2.5, 7.0], schedule, out_line, gone, 0, "door_1"),
+            _walkers([0.1, 9.0, 2.5, 14.0], schedule, out_line, gone, 0, "door_2"),
             _walkers(
-                [w + 0.6, 1.0, w + 3.9, h - 1.0], inbound, platform, [-1e9, -1e9, 3.0, 1e9], 1
+                [w + 0.6, 1.0, w + 3.9, h - 1.0],
+                inbound,
+                platform,
+                [-1e9, -1e9, 3.0, 1e9],
+                1,
+                "entrance",
             ),
         ],
         seed=seed,
