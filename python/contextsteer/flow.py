@@ -79,8 +79,7 @@ def _box(what: str, value: Any, *, infinite: bool) -> tuple[float, float, float,
         raise ValueError(f"{what} must be {kind}, got {a.tolist()}")
     if not (a[0] <= a[2] and a[1] <= a[3]):
         raise ValueError(f"{what} must have xmin <= xmax and ymin <= ymax, got {a.tolist()}")
-    lim = _checks.MAX_COORDINATE
-    if not infinite and np.abs(a).max() > lim:
+    if not infinite and np.abs(a).max() > _checks.MAX_COORDINATE:
         raise ValueError(f"{what} must be at most 1e8 in magnitude, got {a.tolist()}")
     return (float(a[0]), float(a[1]), float(a[2]), float(a[3]))
 
@@ -287,11 +286,8 @@ class Source:
 
     def __reduce__(self):
         kw = {k: getattr(self, k) for k in self.__slots__[4:]}
-        target = np.array(self.target).reshape(-1, 2)
-        return (
-            _source,
-            (self.area, self.rate, target[0] if len(target) == 1 else target, self.exit, kw),
-        )
+        target = np.reshape(self.target, (2,) if len(self.target) == 2 else (2, 2))
+        return (_source, (self.area, self.rate, target, self.exit, kw))
 
     def rate_at(self, t: float) -> float:
         """The arrival rate (persons/s) in force at simulation time ``t``."""
@@ -440,6 +436,7 @@ class Flow:
         self._rng = np.random.default_rng(self.seed)
         self._next: float | None = None
         self._streams = [_Stream() for _ in sources]
+        self._exit_boxes = np.array([s.exit for s in sources])  # (S, 4)
         # Per agent slot (allocated at the first step): the source that admitted the agent
         # in it (-1: none, or gone), the slot's generation then, and the admission time.
         self._source = np.zeros(0, dtype=np.int32)
@@ -477,27 +474,25 @@ class Flow:
         removed by someone else) and ``mean_travel_time`` (s, admission to exit, of those
         out; None before the first); each source's also its ``name``."""
 
-        def one(streams: list[_Stream], idx: set[int]) -> dict[str, Any]:
-            travel = [t for s in streams for t in s.travel]
-            inside = int(np.isin(self._source, list(idx)).sum())
-            entered = sum(s.entered for s in streams)
-            out = sum(s.out for s in streams)
-            return {
-                "offered": sum(s.offered for s in streams),
-                "entered": entered,
-                "out": out,
-                "inside": inside,
-                "queued": sum(s.waiting for s in streams),
-                "left_otherwise": entered - out - inside,
-                "mean_travel_time": float(np.mean(travel)) if travel else None,
+        inside = np.bincount(self._source[self._source >= 0], minlength=len(self.sources))
+        per: list[dict[str, Any]] = [
+            {
+                "name": src.name,
+                "offered": s.offered,
+                "entered": s.entered,
+                "out": s.out,
+                "inside": int(inside[i]),
+                "queued": s.waiting,
+                "left_otherwise": s.entered - s.out - int(inside[i]),
+                "mean_travel_time": float(np.mean(s.travel)) if s.travel else None,
             }
-
-        total = one(self._streams, set(range(len(self.sources))))
-        total["sources"] = [
-            {"name": src.name, **one([s], {i})}
             for i, (src, s) in enumerate(zip(self.sources, self._streams))
         ]
-        return total
+        travel = [t for s in self._streams for t in s.travel]
+        counts = ("offered", "entered", "out", "inside", "queued", "left_otherwise")
+        total: dict[str, Any] = {k: sum(p[k] for p in per) for k in counts}
+        total["mean_travel_time"] = float(np.mean(travel)) if travel else None
+        return {**total, "sources": per}
 
     @property
     def travel_times(self) -> list[np.ndarray]:
@@ -652,7 +647,7 @@ class Flow:
             return
         pos = np.asarray(sim.agents.position, dtype=np.float64)[ids]
         src = self._source[ids]
-        box = np.array([s.exit for s in self.sources])[src]  # (a few sources: cheap)
+        box = self._exit_boxes[src]
         out = (
             (box[:, 0] <= pos[:, 0])
             & (pos[:, 0] <= box[:, 2])

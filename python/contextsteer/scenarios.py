@@ -1886,17 +1886,24 @@ def _walkers(
     )
 
 
-def counterflow_report(sim: Simulation) -> dict:
-    """Counterflow metrics: the flow's counters (people out, travel time, still queued)
-    and the run metrics' collisions and clearances."""
+def _fed_report(sim: Simulation) -> tuple[dict, list[dict]]:
+    """A fed crowd's report: the flow's counters in all, and per source; the run metrics'
+    collisions and clearances."""
     m = sim.metrics()
-    flow = sim.flow.report() if sim.flow is not None else {}
+    flow = sim.flow.report() if sim.flow is not None else {"sources": []}
+    sources = flow.pop("sources")
     return {
-        **{k: v for k, v in flow.items() if k != "sources"},
-        "out_each_way": [s["out"] for s in flow.get("sources", [])],
+        **flow,
         "collisions": m["collisions"],
         "min_clearance": m["min_clearance"],
-    }
+    }, sources
+
+
+def counterflow_report(sim: Simulation) -> dict:
+    """Counterflow metrics: the flow's counters (people out, each way too, travel time,
+    still queued) and the run metrics' collisions and clearances."""
+    report, sources = _fed_report(sim)
+    return {**report, "out_each_way": [s["out"] for s in sources]}
 
 
 @scenario(
@@ -1991,11 +1998,9 @@ def counterflow(
 
 
 def station_report(sim: Simulation) -> dict:
-    """Station metrics: the flow's counters per stream (the two train doors, the
-    entrance), stuck agents and the run metrics' collisions and clearances."""
-    report = counterflow_report(sim)
-    sources = sim.flow.report()["sources"] if sim.flow is not None else []
-    report.pop("out_each_way")
+    """Station metrics: the flow's counters in all and per stream (the two train doors,
+    the entrance), the run metrics' collisions and clearances, and agents ever stuck."""
+    report, sources = _fed_report(sim)
     report["streams"] = {s["name"]: {k: v for k, v in s.items() if k != "name"} for s in sources}
     report["stuck_ever"] = sim.metrics()["stuck"]["ever"]
     return report
