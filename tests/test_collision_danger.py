@@ -149,10 +149,12 @@ def slot_sets(draw):
     return np.stack([np.cos(ang), np.sin(ang)], axis=1).astype(np.float32)
 
 
-# No subnormals: the kernel's float32 products of a reciprocity of 1.4e-45 underflow to 0
-# where the double oracle's do not, and for a standing agent in an overlap that flips the
-# sign test of whether it deepens (hypothesis drew it: 2 of 18 creep slots differed).
-reciprocities = st.one_of(st.sampled_from([0.0, 0.5]), st.floats(0.0, 0.9, allow_subnormal=False))
+# No reciprocity near float32's underflow: the kernel's float32 products of a reciprocity
+# of 1.4e-45 underflow to 0 where the double oracle's do not, and for a standing agent in
+# an overlap that flips the sign test of whether it deepens (hypothesis drew it: 2 of 18
+# creep slots differed; and again with walls, where 1.4e-45 is a float64 normal that
+# allow_subnormal=False had let through).
+reciprocities = st.one_of(st.sampled_from([0.0, 0.5]), st.floats(1e-6, 0.9))
 
 
 def random_walls(seed, state, clearance, m_max=4):
@@ -304,7 +306,10 @@ def test_oracle_wall_distance_matches_marching_and_the_world_oracle(seed, r):
         assert h == math.inf or h > max_dist - ts[1]
     else:
         first = ts[touching[0]]
-        assert h <= first + 1e-9 and first - h <= ts[1] + 1e-9
+        # The oracle's solve and the march agree to about 1e-6 · t, not to the sample's
+        # 1e-9: hypothesis found h 5.8e-7 short of the touch (seed 19120, r 0.18, whose
+        # sample 5.8e-7 past h still read 2.6e-9 outside).
+        assert h <= first + 1e-9 and first - h <= ts[1] + 1e-6 * max(1.0, first)
 
 
 def test_oracle_wall_distance_of_a_disc_heading_at_a_long_wall():
