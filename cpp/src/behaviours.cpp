@@ -12,7 +12,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "contextsteer/collide.hpp"
 #include "contextsteer/geometry.hpp"
 #include "contextsteer/nearest.hpp"
 #include "parallel.hpp"
@@ -325,20 +324,10 @@ bool slot_wall_distances(const BehaviourInputs& in, std::size_t i, float look, f
                     {scratch.distance.data(), in.k}, 0, 1, scratch.rays);
   float* d = scratch.distance.data();
   if (nd <= pad) {
-    // A ray that starts within pad of a wall reads 0 from it. A slot that goes further
-    // into none of the walls it starts within reach of (the mover's test, moves_into) is
-    // taken as free: the agent may leave them or slide along. Each wall counts: asking
-    // only the nearest wall's normal let a body in a corner choose slots into the other
-    // wall at full speed, and the agents deciding after it followed it in (a counterflow
-    // jam, docs/crowd.md). A freed slot reads no wall at all, not the next one ahead
-    // along it: docs/crowd.md has what reading it cost at a narrow door.
-    const Frame f = frame_of(in, i);  // world to slot frame; its transpose turns back
-    const Vec2 at{point[0], point[1]};
+    const Frame f = frame_of(in, i);
+    const Vec2 n = f({nn[0], nn[1]});
     for (std::size_t j = 0; j < in.k; ++j) {
-      if (d[j] != 0.0f) continue;
-      const float sx = in.slots[2 * j], sy = in.slots[2 * j + 1];
-      // (Along a wall within 1e-6, the tolerance the slot frame's rounding needs.)
-      if (!moves_into(*in.world, at, {f.c * sx - f.s * sy, f.s * sx + f.c * sy}, pad, layers, 1e-6))
+      if (d[j] == 0.0f && in.slots[2 * j] * n.x + in.slots[2 * j + 1] * n.y > -1e-6f)
         d[j] = std::numeric_limits<float>::infinity();
     }
   }
