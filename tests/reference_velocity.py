@@ -531,6 +531,7 @@ def collision_danger(
     wall_speed=False,
     creep=False,
     unstick=False,
+    squeeze=1.0,
     dense_horizon=None,
     density_low=1.0,
     density_high=2.0,
@@ -575,6 +576,13 @@ def collision_danger(
         Without ``creep``: when no slot of an agent offers a safe moving candidate
         (``wall_speed``'s included) and standing is safe, each slot's ``creep_speed``
         above level 0, taken (level -4, danger 0) when above 0.
+    squeeze : float in [0, 1]
+        Below 1 (and ``margin`` > 0): when, after all of the above, standing is safe and
+        no slot offers a safe moving candidate, each slot's ``creep_speed`` above level 0
+        with the margin cut to ``squeeze·margin`` (float32 product, as the kernel),
+        against the agents and against the walls cast at ``radius + squeeze·margin``,
+        taken (level -5, danger 0) when above 0; when no slot's is, the same at
+        margin 0.
     dense_horizon, density_low, density_high, density_radius : optional
         Each agent's own horizon (:func:`agent_horizons`; its walls' horizon scaled by
         the same factor): rows of agents whose count is ambiguous are flagged.
@@ -744,6 +752,54 @@ def collision_danger(
                     level[i, kk] = -4
                     speed[i, kk] = sc / vmax[i]
                     danger[i, kk] = 0.0
+        moving = [
+            lv in (-2, -3, -4) or (lv >= 1 and ttc[i, kk, lv] >= horizon)
+            for kk, lv in enumerate(level[i])
+        ]
+        if squeeze < 1.0 and margin > 0.0 and ttc[i, 0, 0] >= horizon and not any(moving):
+            stand_amb = abs(ttc[i, 0, 0] - horizon) <= tol * horizon
+            for cut in (float(np.float32(margin) * np.float32(squeeze)), 0.0):
+                found = []
+                for kk in range(k):
+                    d = slots[kk]
+                    h = TTC(INF, False)
+                    if has_walls:
+                        h = wall_distance(
+                            pos[i],
+                            d,
+                            walls,
+                            rad[i] + cut,
+                            vmax[i] * wall_horizon,
+                            tol=tol,
+                            zero=zero,
+                        )
+                    sc, a = creep_speed(
+                        state,
+                        i,
+                        d,
+                        0.0,
+                        vmax[i] / s_count,
+                        horizon=horizon,
+                        margin=cut,
+                        reciprocity=reciprocity,
+                        wall=h.ttc if has_walls else INF,
+                        wall_horizon=wall_horizon,
+                        tol=tol,
+                    )
+                    amb = stand_amb or a or h.ambiguous or sc / vmax[i] <= tol / s_count
+                    found.append((kk, sc, amb))
+                # Whether this cut moves may flip with any slot's near-zero speed.
+                for kk, _sc, amb in found:
+                    ambiguous[i, kk] |= amb
+                if any(sc > 0.0 for _, sc, _ in found):
+                    for kk, sc, _amb in found:
+                        if sc > 0.0:
+                            level[i, kk] = -5
+                            speed[i, kk] = sc / vmax[i]
+                            danger[i, kk] = 0.0
+                    break
+                if any(amb for _, _, amb in found):
+                    ambiguous[i] = True  # the next cut's row hinges on this one's
         safe_all[i] = ttc[i] >= horizon
         ambiguous[i] |= count_amb[i]
     return VelocityMaps(danger, speed, level, ttc, safe_all, ambiguous)

@@ -596,7 +596,8 @@ def between_levels(
     *,
     atol,
 ):
-    """The kernel with the boolean ``option`` on against the oracle: the slots where the
+    """The kernel with the boolean ``option`` on (or the options of a dict) against the
+    oracle: the slots where the
     oracle takes the option's candidate between the levels (``level``) match within
     ``rtol=1e-4, atol``, with danger 0; every other slot matches the oracle as without
     it. The option only ever adds a safe candidate: danger never rises, and a slot that
@@ -605,12 +606,13 @@ def between_levels(
     the walls, the kernel's speeds and the mask of the option's slots."""
     a, state, segs, world = walled_scene(crowd, wall_seed, margin)
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
-    got = make(wall_horizon=wall_horizon, **{option: True}, **kw).evaluate(
+    opts = {option: True} if isinstance(option, str) else dict(option)
+    got = make(wall_horizon=wall_horizon, **opts, **kw).evaluate(
         a, dirs, world=world, max_neighbours=32
     )
     plain = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
     exp = rv.collision_danger(
-        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **{option: True}, **kw
+        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **opts, **kw
     )
     speed, danger = np.asarray(got.speed, np.float64), np.asarray(got.danger, np.float64)
     assert np.isfinite(speed).all() and ((speed >= 0) & (speed <= 1)).all()
@@ -1567,3 +1569,108 @@ def test_settle_stops_a_ring_round_a_taken_goal():
     assert (speed < 0.05).all()
     speed, _ = _ring_round_one_goal(12, 3.0, False)
     assert (speed > 0.2).sum() >= 6  # without settle they circle
+
+
+@settings(max_examples=30, deadline=None)
+@walled_cases
+def test_squeeze_matches_reference(**case):
+    # squeeze adds, to every slot of an agent that no slot lets move safely while
+    # standing is safe, creep's candidate above standing at the cut margin (level -5);
+    # everywhere else the maps are those without it. Random scenes seldom strand an
+    # agent; the triangle below is the case that always does.
+    between_levels({"squeeze": 0.5}, -5, atol=1e-4 / case["speeds"], **case)
+
+
+def _triangle(**kw):
+    """Agent 0 (radius 0.25) inside the margin (0.05) of three standing neighbours at
+    0.545 m, at 0°, 120° and 240°; 12 slots, max speed 1, horizon 2 s, 4 levels."""
+    a = cs.Agents(4)
+    ang = np.radians([0.0, 120.0, 240.0])
+    a.add(np.r_[[[0.0, 0.0]], 0.545 * np.c_[np.cos(ang), np.sin(ang)]], radius=0.25, max_speed=1.0)
+    return a, make(horizon=2.0, speeds=4, margin=0.05, **kw).evaluate(a, 12)
+
+
+def test_squeeze_frees_an_agent_held_inside_its_margin():
+    # Hand-worked. At the full margin (R = 0.55 > 0.545) every course has a neighbour
+    # within 60° of it and deepens that overlap: every slot stands or is unsafe, and
+    # unstick's creep from standing finds nothing either. At squeeze 0.8 (R = 0.54, a
+    # gap of 5 mm) a course at angle φ to a neighbour is safe up to the speed whose 2 s
+    # of travel x solves x² − 2·0.545·cos φ·x + (0.545² − 0.54²) = 0.
+    a, plain = _triangle(unstick=True)
+    assert not (plain.speed[0] * (plain.danger[0] == 0)).any()
+    a, got = _triangle(unstick=True, squeeze=0.8)
+
+    def limit(phi, R=0.54):
+        b, c = 2 * 0.545 * np.cos(np.radians(phi)), 0.545**2 - R**2
+        return (b - np.sqrt(b * b - 4 * c)) / 2 / 2.0
+
+    # Slots every 30°: straight at a neighbour (φ = 0), 30° off one (the next is 90°
+    # off, not closing), between two (60° off both).
+    want = np.array([limit(0), limit(30), limit(60), limit(30)] * 3)
+    # (Creep's bisection from standing to the slowest level, 0.25, stops within
+    # 0.25·2^-14 below the boundary.)
+    np.testing.assert_allclose(got.speed[0], want, rtol=1e-5, atol=0.25 * 2**-14)
+    assert (got.speed[0] <= want * (1 + 1e-6)).all()  # never past the boundary
+    assert not got.danger[0].any()
+    # The neighbours have ways out at the full margin: their rows are unchanged.
+    np.testing.assert_array_equal(got.speed[1:], plain.speed[1:])
+    np.testing.assert_array_equal(got.danger[1:], plain.danger[1:])
+    # The oracle agrees.
+    exp = rv.collision_danger(state_of(a), 12, horizon=2.0, speeds=4, margin=0.05, squeeze=0.8)
+    assert (exp.level[0] == -5).all()
+    np.testing.assert_allclose(got.speed[0], exp.speed[0], rtol=1e-5, atol=0.25 * 2**-14)
+    # Too little cut (R = 0.5475 > 0.545): the last resort, margin 0 (R = 0.5), frees it.
+    _, last = _triangle(unstick=True, squeeze=0.95)
+    want = np.array([limit(p, 0.5) for p in (0, 30, 60, 30)] * 3)
+    np.testing.assert_allclose(last.speed[0], want, rtol=1e-5, atol=0.25 * 2**-14)
+    exp = rv.collision_danger(state_of(a), 12, horizon=2.0, speeds=4, margin=0.05, squeeze=0.95)
+    np.testing.assert_allclose(last.speed[0], exp.speed[0], rtol=1e-5, atol=0.25 * 2**-14)
+    # Off (1), or no margin to cut: it stands.
+    _, held = _triangle(unstick=True, squeeze=1.0)
+    np.testing.assert_array_equal(held.speed, plain.speed)
+    b = cs.Agents(4)
+    b.add(a.position, radius=0.25 + 0.05 / 2, max_speed=1.0)  # the same bodies, margin 0
+    np.testing.assert_array_equal(
+        make(horizon=2.0, speeds=4, squeeze=0.0).evaluate(b, 12).speed,
+        make(horizon=2.0, speeds=4).evaluate(b, 12).speed,
+    )
+
+
+def test_squeeze_reads_the_walls_at_the_cut_margin():
+    # Hand-worked. Agent 0 (radius 0.25) 0.295 m above a long wall, inside its full pad
+    # (0.25 + 0.05) but 5 mm clear of the cut one (0.25 + 0.04), with standing
+    # neighbours at 0.545 m to its left, right and above: every course deepens an
+    # overlap or goes into the wall at the full margin. At squeeze 0.8 a course 𝜃 below
+    # the horizontal is safe against the wall up to (0.005 / sin 𝜃) / 2 s, and against a
+    # neighbour φ off it as in the triangle; the slot takes the lower.
+    world = cs.World()
+    world.add_segments([[-5.0, -0.295, 5.0, -0.295]])
+    a = cs.Agents(4)
+    a.add([[0, 0], [0.545, 0], [0, 0.545], [-0.545, 0]], radius=0.25, max_speed=1.0)
+    kw = dict(horizon=2.0, speeds=4, margin=0.05, unstick=True)
+    plain = make(**kw).evaluate(a, 12, world=world)
+    assert not (plain.speed[0] * (plain.danger[0] == 0)).any()
+    got = make(squeeze=0.8, **kw).evaluate(a, 12, world=world)
+
+    def limit(phi):
+        b, c = 2 * 0.545 * np.cos(np.radians(phi)), 0.545**2 - 0.54**2
+        return (b - np.sqrt(b * b - 4 * c)) / 2 / 2.0
+
+    def wall(theta):
+        return 0.005 / np.sin(np.radians(theta)) / 2.0
+
+    want = [limit(0), limit(30), limit(30), limit(0), limit(30), limit(30), limit(0)]
+    want += [min(limit(30), wall(30)), min(limit(60), wall(60)), wall(90)]
+    want += [min(limit(60), wall(60)), min(limit(30), wall(30))]
+    np.testing.assert_allclose(got.speed[0], want, rtol=1e-5, atol=0.25 * 2**-14)
+    assert not got.danger[0].any()
+    exp = rv.collision_danger(
+        state_of(a), 12, walls=[[-5.0, -0.295, 5.0, -0.295]], squeeze=0.8, **kw
+    )
+    np.testing.assert_allclose(got.speed[0], exp.speed[0], rtol=1e-5, atol=0.25 * 2**-14)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan")])
+def test_squeeze_outside_zero_one_is_refused(bad):
+    with pytest.raises(ValueError, match="squeeze"):
+        cs.CollisionDanger(squeeze=bad)

@@ -120,6 +120,28 @@ def test_wall_danger_touching_a_wall_keeps_only_slots_into_it():
     assert d[2] == 0 and d[4] == 0 and d[6] == 0  # along it and away
 
 
+@pytest.mark.parametrize(
+    "start, heading, want",
+    [
+        ([0.2, 0.3], 0.0, [1, 1, 1, 1, 0, 0, 0, 1]),  # nearer the wall y = 1
+        ([0.3, 0.2], 0.0, [1, 1, 1, 1, 0, 0, 0, 1]),  # nearer the wall x = 1
+        # Slots turned by a quarter turn: slot j points at 45°·j + 90° in the world.
+        ([0.2, 0.3], np.pi / 2, [1, 1, 0, 0, 0, 1, 1, 1]),
+    ],
+)
+def test_wall_danger_in_a_corner_keeps_the_slots_into_either_wall(start, heading, want):
+    # Walls x = 1 and y = 1 meet in a corner and the body overlaps both. A slot into either
+    # wall stays dangerous (only the nearer wall's normal was asked before, and the slots
+    # into the other wall read free); slots away from both, or along one and away from the
+    # other, are free. Oracle: the corner worked by hand, slot by slot.
+    world = cs.World()
+    world.add_segments([[1, -5, 1, 5], [-5, 1, 5, 1]])
+    a = cs.Agents(1)
+    a.add(start, radius=1.0, heading=heading)
+    d = cs.WallDanger(look_ahead=2).evaluate(a, 8, world=world, rotate=True).danger[0]
+    np.testing.assert_array_equal(d, want)
+
+
 def test_wall_danger_without_world_refused_and_validation():
     a = random_agents(3, 0)
     with pytest.raises(ValueError, match="world is needed"):

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "contextsteer/collide.hpp"
 #include "contextsteer/geometry.hpp"
 #include "contextsteer/nearest.hpp"
 #include "parallel.hpp"
@@ -324,10 +325,20 @@ bool slot_wall_distances(const BehaviourInputs& in, std::size_t i, float look, f
                     {scratch.distance.data(), in.k}, 0, 1, scratch.rays);
   float* d = scratch.distance.data();
   if (nd <= pad) {
-    const Frame f = frame_of(in, i);
-    const Vec2 n = f({nn[0], nn[1]});
+    // A ray that starts within pad of a wall reads 0 from it. A slot that goes further
+    // into none of the walls it starts within reach of (the mover's test, moves_into) is
+    // taken as free: the agent may leave them or slide along. Each wall counts: asking
+    // only the nearest wall's normal let a body in a corner choose slots into the other
+    // wall at full speed, and the agents deciding after it followed it in (a counterflow
+    // jam, docs/crowd.md). A freed slot reads no wall at all, not the next one ahead
+    // along it: docs/crowd.md has what reading it cost at a narrow door.
+    const Frame f = frame_of(in, i);  // world to slot frame; its transpose turns back
+    const Vec2 at{point[0], point[1]};
     for (std::size_t j = 0; j < in.k; ++j) {
-      if (d[j] == 0.0f && in.slots[2 * j] * n.x + in.slots[2 * j + 1] * n.y > -1e-6f)
+      if (d[j] != 0.0f) continue;
+      const float sx = in.slots[2 * j], sy = in.slots[2 * j + 1];
+      // (Along a wall within 1e-6, the tolerance the slot frame's rounding needs.)
+      if (!moves_into(*in.world, at, {f.c * sx - f.s * sy, f.s * sx + f.c * sy}, pad, layers, 1e-6))
         d[j] = std::numeric_limits<float>::infinity();
     }
   }
@@ -678,6 +689,38 @@ void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
   }
 }
 
+/// CollisionDanger's squeeze (see behaviours.hpp): when standing is safe and, after creep
+/// and unstick, no slot offers a safe moving candidate, each slot offers creep's
+/// candidate from standing with the margin cut to b.squeeze·b.margin, the walls read at
+/// that margin too (a second cast of the slot rays; it runs only for such agents); when
+/// no slot gets one there either, the same at margin 0.
+void squeeze_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                 const float* dx, const float* dy, std::size_t k, const float* ttc, float step,
+                 float top, float* speed, float* danger) {
+  if (!(b.squeeze < 1.0f) || !(b.margin > 0.0f) || !(ttc[0] >= b.horizon)) return;
+  for (std::size_t q = 0; q < k; ++q)
+    if (speed[q] > 0.0f && danger[q] == 0.0f) return;
+  thread_local WallScratch walls;
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  CollisionDanger cut = b;
+  for (const float margin : {b.margin * b.squeeze, 0.0f}) {
+    cut.margin = margin;
+    const bool near = b.walls && slot_wall_distances(in, i, top * b.wall_horizon,
+                                                     in.agents.radius[i] + margin, b.layers, walls);
+    bool moved = false;
+    for (std::size_t q = 0; q < k; ++q) {
+      const float s =
+          creep_speed(cut, in, i, Vec2{dx[q], dy[q]}, near ? walls.distance[q] : inf, 0.0f, step);
+      if (s > 0.0f) {
+        speed[q] = s / top;
+        danger[q] = 0.0f;
+        moved = true;
+      }
+    }
+    if (moved || margin == 0.0f) return;
+  }
+}
+
 /// collision_row with agent i's own horizon in b (with_horizon), b0 the behaviour itself.
 void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
                       const BehaviourInputs& in, std::size_t i, float* danger, float* speed) {
@@ -797,6 +840,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   const bool extras = b.creep || (b.wall_speed && walls_near);  // the opt-in candidates below
   if (!extras && avx2 && levels_to_maps_avx2(ttc, k, S, b.horizon, scale, speed, danger)) {
     unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger);
+    squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
     return;
   }
   for (std::size_t q = 0; q < k; ++q) {
@@ -853,6 +897,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
     }
   }
   unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger);
+  squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
 }
 
 /// b at horizon h, the walls' horizon scaled by the same factor h / b.horizon.

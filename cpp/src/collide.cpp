@@ -230,6 +230,36 @@ bool sinks_deeper(const WorldGrid& g, double sx, double sy, double fx, double fy
 
 }  // namespace
 
+bool moves_into(const World& world, Vec2 p, Vec2 u, float r, std::uint32_t layers, double along) {
+  const WorldGrid& g = world.grid();
+  const double len = std::sqrt(double(u.x) * u.x + double(u.y) * u.y);
+  if (g.empty() || !(len > 0.0)) return false;
+  const double ux = u.x / len, uy = u.y / len;
+  const double px = p.x, py = p.y, rr = std::max(0.0, double(r));
+  // The inside tests of first_contact (segment_toi, circle_toi): inside or on, within
+  // rounding; then block_if_moving_in's test with the caller's tolerance.
+  const double on = 1e-9 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
+  const double reach = rr + 1e-6 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
+  auto into = [&](double qx, double qy, double d0) {
+    if (!(d0 > 0.0)) return true;  // the centre on the obstacle: every way is in
+    return -(ux * qx + uy * qy) / d0 < -along;
+  };
+  return visit_cells(
+      g, g.col(static_cast<float>(px - reach)), g.col(static_cast<float>(px + reach)),
+      g.row(static_cast<float>(py - reach)), g.row(static_cast<float>(py + reach)), layers,
+      [&](std::size_t e) {
+        const SegmentPoint q =
+            closest_on_segment(g.ax[e] - px, g.ay[e] - py, g.bx[e] - px, g.by[e] - py, 0.0, 0.0);
+        const double d0 = std::sqrt(q.x * q.x + q.y * q.y);
+        return (inside_capsule(q, rr) || d0 <= rr + on) && into(q.x, q.y, d0);
+      },
+      [&](std::size_t e) {
+        const double qx = g.cx[e] - px, qy = g.cy[e] - py, R = g.cr[e] + rr;
+        const double d0 = std::sqrt(qx * qx + qy * qy);
+        return (inside_disc(qx, qy, R) || d0 <= R + on) && into(qx, qy, d0);
+      });
+}
+
 Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float radius, int iterations,
                    std::uint32_t layers) {
   Sweep out;

@@ -281,3 +281,62 @@ TEST(Geometry, ThickRayAndSweptCircleMeetAWallAtTheSameDistance) {
   }
   EXPECT_GT(compared, 200);
 }
+
+TEST(Geometry, MovesIntoAsksEveryWallTheCircleTouches) {
+  // A corner: walls x = 1 and y = 1. A circle of radius 1 at (0.2, 0.3) is within reach of
+  // both; the nearer is y = 1. Every direction with a component into either wall goes in;
+  // away from both, or along one while leaving the other, does not.
+  World w;
+  w.add_segments(std::vector<float>{1, -5, 1, 5, -5, 1, 5, 1}, kAllLayers);
+  w.build_index();
+  const Vec2 p{0.2f, 0.3f};
+  EXPECT_TRUE(moves_into(w, p, {1, 0}, 1.0f, kAllLayers));   // into x = 1 (the farther)
+  EXPECT_TRUE(moves_into(w, p, {0, 1}, 1.0f, kAllLayers));   // into y = 1
+  EXPECT_TRUE(moves_into(w, p, {1, -1}, 1.0f, kAllLayers));  // into x = 1, away from y = 1
+  EXPECT_FALSE(moves_into(w, p, {-1, 0}, 1.0f, kAllLayers));
+  EXPECT_FALSE(moves_into(w, p, {0, -1}, 1.0f, kAllLayers));
+  EXPECT_FALSE(moves_into(w, p, {-1, -1}, 1.0f, kAllLayers));
+  // Out of reach of both: nothing to go into, whatever the direction.
+  EXPECT_FALSE(moves_into(w, p, {1, 1}, 0.5f, kAllLayers));
+  // Another layer's walls are not there.
+  EXPECT_FALSE(moves_into(w, p, {1, 0}, 1.0f, 0u));
+}
+
+TEST(Geometry, MovesIntoMatchesABruteForceOfTheTouchedWalls) {
+  // Oracle: some segment whose distance from p is below r (by more than a rounding) has its
+  // closest point q ahead of the move, u·(q − p) > 0 (by more than a rounding). Cases near
+  // either boundary are skipped.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f), ang(-3.14159f, 3.14159f), ur(0.2f, 1.5f);
+  World w;
+  std::vector<float> seg;
+  for (int i = 0; i < 30; ++i) {
+    const float ax = u(rng), ay = u(rng);
+    seg.insert(seg.end(), {ax, ay, ax + u(rng) / 2, ay + u(rng) / 2});
+  }
+  w.add_segments(seg, kAllLayers);
+  w.build_index();
+  int into = 0, not_into = 0;
+  for (int i = 0; i < 4000; ++i) {
+    const float px = u(rng), py = u(rng), a = ang(rng), r = ur(rng);
+    const double ux = std::cos(double(a)), uy = std::sin(double(a));
+    bool expect = false, unclear = false;
+    for (std::size_t s = 0; s < seg.size(); s += 4) {
+      const SegmentPoint q = closest_on_segment(seg[s] - px, seg[s + 1] - py, seg[s + 2] - px,
+                                                seg[s + 3] - py, 0.0, 0.0);
+      const double d = std::hypot(q.x, q.y);
+      if (std::fabs(d - r) < 1e-4) unclear = true;
+      if (d >= r) continue;
+      const double ahead = d > 0.0 ? (q.x * ux + q.y * uy) / d : 0.0;
+      if (std::fabs(ahead) < 1e-4) unclear = true;
+      expect = expect || ahead > 0.0;
+    }
+    if (unclear) continue;
+    const bool got =
+        moves_into(w, {px, py}, {static_cast<float>(ux), static_cast<float>(uy)}, r, kAllLayers);
+    ASSERT_EQ(got, expect) << i;
+    (expect ? into : not_into) += 1;
+  }
+  EXPECT_GT(into, 200);
+  EXPECT_GT(not_into, 200);
+}

@@ -300,6 +300,15 @@ struct BehaviourSpec<WallDanger> {
 /// taken with danger 0 when faster than the slot's fastest safe level (0 when none is
 /// safe): continuous speeds below the first unsafe level, as ORCA has, so that agents in
 /// a packed crowd edge into the gaps instead of all standing still.
+/// With `squeeze` < 1, an agent that still has no safe moving candidate after all of the
+/// above (standing is safe, every slot's candidate is standing or unsafe) tries creep's
+/// candidates from standing once more with its margin cut to squeeze·margin, against the
+/// neighbours and against the walls (whose rays are then cast at r_i + squeeze·margin):
+/// each slot where that gives a speed above 0 offers it with danger 0; when no slot gets
+/// one there either, the same at margin 0 (a last resort: bodies and walls are still never
+/// entered within the horizon). Two bodies side by side in an exit's mouth, each within its
+/// margin of a door post and of the other, have no safe course at the full margin and stand
+/// for good (an arch); with part of the margin, or none, each can edge through.
 inline constexpr int kCreepSteps = 14;
 struct CollisionDanger {
   float weight = 1.0f;
@@ -331,6 +340,7 @@ struct CollisionDanger {
   bool creep = false;          ///< a slot also offers the fastest speed up to its first unsafe one
   bool settle = false;         ///< near the goal, speed capped by the progress a course makes
   bool unstick = false;        ///< creep's candidates for an agent with no moving candidate
+  float squeeze = 1.0f;        ///< in [0, 1]: share of the margin kept by a stranded agent (1: off)
   // A horizon that shortens with the local density (collision_horizon), off when 0.
   float dense_horizon = 0.0f;   ///< s, in (0, horizon]: the horizon at density_high and above
   float density_low = 1.0f;     ///< persons/m², >= 0: the full horizon up to this density
@@ -389,6 +399,8 @@ struct BehaviourSpec<CollisionDanger> {
            "a slot offers the fastest speed safe all the way from standing, between the levels"),
       flag("unstick", &CollisionDanger::unstick,
            "creep's candidates for an agent whose every safe candidate is standing still"),
+      number("squeeze", &CollisionDanger::squeeze, count_range(0, 1),
+             "share of the margin kept by an agent with no other safe way to move (1: off)"),
       flag("settle", &CollisionDanger::settle,
            "near the goal, a course's speed is capped by the progress it makes towards it"),
       optional_number("dense_horizon", &CollisionDanger::dense_horizon, kPositive, 0.0f, nullptr,

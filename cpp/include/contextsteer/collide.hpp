@@ -39,6 +39,18 @@ struct Sweep {
 Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float r, int iterations,
                    std::uint32_t layers);
 
+/// Whether a circle of radius r >= 0 at p, moving along the direction u (any nonzero
+/// length), goes further into an obstacle (in `layers`) that it starts within r of (or
+/// on, within rounding): sweep_circle's test, against each such obstacle. The move goes
+/// into one when its unit component along the normal from the obstacle's closest point
+/// to p is below −along: sweep_circle slides for components down to −1e-9; a direction
+/// given in float32 (a slot turned by a heading) is parallel to a wall only within about
+/// 1e-7. False when it starts clear of them all, or leaves or slides along every one it
+/// touches; in a corner, true for every direction into either wall. Precondition
+/// world.indexed().
+bool moves_into(const World& world, Vec2 p, Vec2 u, float r, std::uint32_t layers,
+                double along = 1e-9);
+
 /// Row range of the wall collision of a step: agent i (alive) moves from start[i] to
 /// target[i] ((N,2) each); target[i] is replaced by the swept position, and the component
 /// of velocity[i] ((N,2)) into each touched wall is removed (it slides). contacts[i] (N,)
