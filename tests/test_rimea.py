@@ -2,11 +2,12 @@
 runs are in notebooks/07_rimea_validation.ipynb). Each prints its criterion and value."""
 
 import re
+import types
 
 import numpy as np
 import pytest
 
-from contextsteer import rimea
+from contextsteer import rimea, scenarios
 
 
 def test_rimea_1_corridor_walking_time():
@@ -166,3 +167,72 @@ def test_rimea_6_starts_inside_the_six_metre_start_area(monkeypatch):
         with pytest.raises(Stop):
             rimea.test6(seed=seed)
     assert len(starts_x) == 2 and max(starts_x) <= 6.0
+
+
+# The agents within 2.5 m of an exit's middle (x = 22.5) in a full-size RiMEA 9 run
+# (seed 13, 2 exits, at 420 s), moved 19 m left: x, y, vx, vy, heading, max speed. The two
+# lowest stand in the exit's mouth 0.524 m apart, inside each other's margin, each within
+# its margin of a door post, with the crowd pressed behind them.
+ARCH = np.array(
+    [
+        [5.092142, 1.1626471, -0.004169476, 0.00019196293, 3.095585, 1.2762706],
+        [4.835247, 0.32940403, 0, 0, 1.8773078, 1.4197073],
+        [2.0347557, 0.5547223, -0.31976113, 0.049842585, 2.9869626, 1.2944895],
+        [2.7124805, 1.9951563, -0.29344127, 0.19179723, 2.5626812, 1.4022493],
+        [1.6243286, 1.4176625, -0.10751758, 0.27525955, 1.9431769, 1.1820513],
+        [2.4751282, 1.1161519, -0.119474046, -0.27816728, -1.976476, 1.2110119],
+        [3.252716, 0.14180772, 0, 0, -0.85146797, 1.2845519],
+        [5.8982525, 0.32539263, -0.34045303, 0.0062208255, 3.1233225, 1.3620394],
+        [2.9387264, 1.4592372, -0.31274506, -0.020479083, -3.0762043, 1.2768745],
+        [5.129736, 1.7267324, -0.930635, -0.08628884, -3.0491366, 1.3496072],
+        [3.7398643, 1.0849998, -0.14998162, -0.25896758, -2.0957456, 1.1970543],
+        [4.4708614, 2.0557833, -0.2738169, 0.2213635, 2.4617288, 1.4084176],
+        [4.5348663, 0.8718598, -0.00057692337, 0.0003339239, 2.6169064, 1.3350328],
+        [3.2110806, 0.8852891, -0.28661764, 0.07627709, 2.8814929, 1.1866581],
+        [4.380743, 1.4047087, -0.526652, -0.08776245, -2.9764678, 1.4006834],
+        [3.333765, 1.9009628, -0.28543985, -0.004153177, -3.1270435, 1.2079835],
+        [2.1330528, 1.665954, 0, 0, -0.9228209, 1.3846858],
+        [1.5631523, 0.84717035, -0.116568185, 0.30174357, 1.9394503, 1.2939076],
+        [4.2730236, 0.38382205, -0.008361845, 0.0062191295, 2.502103, 1.1711843],
+        [3.7774773, 0.12480648, 0, 0, -2.2579646, 1.3634641],
+        [5.38809, 0.6306256, -0.25461072, 0.10456838, 2.751897, 1.2255626],
+        [3.641571, 2.3875563, -0.2917082, 0.1267559, 2.731678, 1.272231],
+        [1.1498508, 0.3052872, 0, 0, 0.011987738, 1.315181],
+        [3.8975563, 1.7656051, -0.24930777, 0.2515547, 2.3517084, 1.4166673],
+        [2.7440186, 0.354766, 0.022881888, 0.048579134, 1.130598, 1.2306354],
+    ],
+    dtype=np.float32,
+)
+
+
+def _run_arch(seconds):
+    """The arch above in a 14 m × 4 m ``evacuation`` room whose one exit spans x = 3–4
+    (radius 0.25 m, as RiMEA 9): the positions of the two agents in the mouth after
+    ``seconds``, how many agents are out below the wall, the smallest gap."""
+    sim = scenarios.evacuation(agents=len(ARCH), exits=1, width=14.0, depth=4.0, seed=0)
+    ag = sim.agents
+    np.asarray(ag.radius)[:] = 0.25
+    np.asarray(ag.position)[:] = ARCH[:, :2]
+    np.asarray(ag.velocity)[:] = ARCH[:, 2:4]
+    np.asarray(ag.heading)[:] = ARCH[:, 4]
+    np.asarray(ag.max_speed)[:] = ARCH[:, 5]
+    sim.step(rimea.DT, steps=int(round(seconds / rimea.DT)))
+    p = np.asarray(ag.position)
+    mouth = np.argsort(ARCH[:, 1])[:2]
+    return p[mouth], int((p[:, 1] < -0.3).sum()), sim.metrics()["min_clearance"]["agent"]
+
+
+def test_squeeze_breaks_an_arch_in_an_exit(monkeypatch):
+    # Without squeeze every moving candidate of the two in the mouth is unsafe and the
+    # crowd behind keeps it so: nobody moves for good (this run: 30 s). With the default
+    # (squeeze 0.8 in CROWD) they edge through and all 25 are out within 20 s, untouched.
+    off = types.MappingProxyType({k: v for k, v in scenarios.CROWD.items() if k != "squeeze"})
+    monkeypatch.setattr(scenarios, "CROWD", off)
+    mouth, out, _ = _run_arch(10.0)
+    np.testing.assert_allclose(mouth, ARCH[np.argsort(ARCH[:, 1])[:2], :2], atol=1e-3)
+    assert out == 0
+    monkeypatch.undo()
+    assert scenarios.CROWD["squeeze"] == 0.8
+    _, out, gap = _run_arch(20.0)
+    assert out == len(ARCH)
+    assert gap > 0.0
