@@ -730,7 +730,7 @@ its measurements. And ``squeeze=0.8`` (added since): an agent with no safe way t
 with ``unstick``'s creep speeds tries them again at 0.8 of the margin, then at none. Two
 bodies side by side in a 1 m exit's mouth, each within its margin of a door post and of
 the other, stood there for good and kept the RiMEA 9 room from emptying on some seeds;
-with it every room of 20 seeds empties, with no overlap, and the benchmark's scenes
+with it every room of 32 seeds empties, with no overlap, and the benchmark's scenes
 change by at most one seed's stray agent (docs/crowd.md, "Corners and arches")."""
 
 CROWD_COUNTERFLOW: Mapping[str, float] = CROWD
