@@ -515,6 +515,43 @@ def agent_horizons(
     return out, amb
 
 
+def _can_move(levels, ttc_row, horizon):
+    """Whether some slot of an agent (its ``levels`` and (K, S + 1) TTCs) offers a safe
+    moving candidate: a between-level candidate (-2, -3, -4) or a safe moving level."""
+    return any(
+        lv in (-2, -3, -4) or (lv >= 1 and ttc_row[kk, lv] >= horizon)
+        for kk, lv in enumerate(levels)
+    )
+
+
+def _standing_creep(
+    state, i, d, margin, walls, *, horizon, wall_horizon, levels, reciprocity, tol, zero
+):
+    """``creep_speed`` of agent i along d from standing to its slowest level at ``margin``,
+    against the agents and (``walls``, or None) the walls cast at radius + margin.
+    Returns (speed, its ambiguity, the wall distance's ambiguity)."""
+    vmax = float(state["max_speed"][i])
+    h = TTC(INF, False)
+    if walls is not None:
+        pos = np.asarray(state["position"][i], dtype=np.float64)
+        r = float(state["radius"][i])
+        h = wall_distance(pos, d, walls, r + margin, vmax * wall_horizon, tol=tol, zero=zero)
+    sc, a = creep_speed(
+        state,
+        i,
+        d,
+        0.0,
+        vmax / levels,
+        horizon=horizon,
+        margin=margin,
+        reciprocity=reciprocity,
+        wall=h.ttc if walls is not None else INF,
+        wall_horizon=wall_horizon,
+        tol=tol,
+    )
+    return sc, a, h.ambiguous
+
+
 def collision_danger(
     state,
     directions,
@@ -714,79 +751,44 @@ def collision_danger(
                         speed[i, kk] = frac
                         danger[i, kk] = 0.0
             ambiguous[i, kk] = amb
-        moving = [
-            lv in (-2, -3) or (lv >= 1 and ttc[i, kk, lv] >= horizon)
-            for kk, lv in enumerate(level[i])
-        ]
-        if unstick and not creep and ttc[i, 0, 0] >= horizon and not any(moving):
-            # Near the horizon the standing test, or a level's, may flip in float32.
-            stand_amb = abs(ttc[i, 0, 0] - horizon) <= tol * horizon
+        creep_kw = dict(
+            horizon=horizon,
+            wall_horizon=wall_horizon,
+            levels=s_count,
+            reciprocity=reciprocity,
+            tol=tol,
+            zero=zero,
+        )
+        # Near the horizon the standing test, or a level's, may flip in float32.
+        stand_amb = abs(ttc[i, 0, 0] - horizon) <= tol * horizon
+        if (
+            unstick
+            and not creep
+            and ttc[i, 0, 0] >= horizon
+            and not _can_move(level[i], ttc[i], horizon)
+        ):
             for kk in range(k):
-                d = slots[kk]
-                h = TTC(INF, False)
-                if has_walls:
-                    h = wall_distance(
-                        pos[i],
-                        d,
-                        walls,
-                        rad[i] + margin,
-                        vmax[i] * wall_horizon,
-                        tol=tol,
-                        zero=zero,
-                    )
-                sc, a = creep_speed(
-                    state,
-                    i,
-                    d,
-                    0.0,
-                    vmax[i] / s_count,
-                    horizon=horizon,
-                    margin=margin,
-                    reciprocity=reciprocity,
-                    wall=h.ttc if has_walls else INF,
-                    wall_horizon=wall_horizon,
-                    tol=tol,
+                sc, a, _ = _standing_creep(
+                    state, i, slots[kk], margin, walls if has_walls else None, **creep_kw
                 )
                 ambiguous[i, kk] |= stand_amb or a or sc / vmax[i] <= tol / s_count
                 if sc > 0.0:
                     level[i, kk] = -4
                     speed[i, kk] = sc / vmax[i]
                     danger[i, kk] = 0.0
-        moving = [
-            lv in (-2, -3, -4) or (lv >= 1 and ttc[i, kk, lv] >= horizon)
-            for kk, lv in enumerate(level[i])
-        ]
-        if squeeze < 1.0 and margin > 0.0 and ttc[i, 0, 0] >= horizon and not any(moving):
-            stand_amb = abs(ttc[i, 0, 0] - horizon) <= tol * horizon
+        if (
+            squeeze < 1.0
+            and margin > 0.0
+            and ttc[i, 0, 0] >= horizon
+            and not _can_move(level[i], ttc[i], horizon)
+        ):
             for cut in (float(np.float32(margin) * np.float32(squeeze)), 0.0):
                 found = []
                 for kk in range(k):
-                    d = slots[kk]
-                    h = TTC(INF, False)
-                    if has_walls:
-                        h = wall_distance(
-                            pos[i],
-                            d,
-                            walls,
-                            rad[i] + cut,
-                            vmax[i] * wall_horizon,
-                            tol=tol,
-                            zero=zero,
-                        )
-                    sc, a = creep_speed(
-                        state,
-                        i,
-                        d,
-                        0.0,
-                        vmax[i] / s_count,
-                        horizon=horizon,
-                        margin=cut,
-                        reciprocity=reciprocity,
-                        wall=h.ttc if has_walls else INF,
-                        wall_horizon=wall_horizon,
-                        tol=tol,
+                    sc, a, wall_amb = _standing_creep(
+                        state, i, slots[kk], cut, walls if has_walls else None, **creep_kw
                     )
-                    amb = stand_amb or a or h.ambiguous or sc / vmax[i] <= tol / s_count
+                    amb = stand_amb or a or wall_amb or sc / vmax[i] <= tol / s_count
                     found.append((kk, sc, amb))
                 # Whether this cut moves may flip with any slot's near-zero speed.
                 for kk, _sc, amb in found:

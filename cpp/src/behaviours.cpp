@@ -667,57 +667,64 @@ float creep_speed(const CollisionDanger& b, const BehaviourInputs& in, std::size
   return lo;
 }
 
-/// CollisionDanger's unstick (see behaviours.hpp): when standing is safe (ttc[0..k), the
-/// standing row, reaches the horizon) and no slot offers a safe moving candidate (speed
-/// above 0 at danger 0; the danger is unscaled here, 0 exactly when safe), each slot
-/// offers creep's candidate, the fastest speed below the first level that is safe all
-/// the way from standing (danger 0 when it is above 0). `wall` is the slots' wall
-/// distances when a wall is near, else null; `step` a level's speed (m/s).
-void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
-                 const float* dx, const float* dy, std::size_t k, const float* ttc, float step,
-                 const float* wall, float top, float* speed, float* danger) {
-  if (!b.unstick || b.creep || !(ttc[0] >= b.horizon)) return;
+/// Whether some slot offers a safe moving candidate: speed above 0 at danger 0 (the
+/// danger is unscaled here, 0 exactly when safe).
+bool can_move(const float* speed, const float* danger, std::size_t k) {
   for (std::size_t q = 0; q < k; ++q)
-    if (speed[q] > 0.0f && danger[q] == 0.0f) return;
+    if (speed[q] > 0.0f && danger[q] == 0.0f) return true;
+  return false;
+}
+
+/// Each slot offers creep's candidate from standing, the fastest speed below `step` (a
+/// level's speed, m/s) that is safe all the way from standing under b, taken with danger
+/// 0 where it is above 0. `wall` is the slots' wall distances at b's margin when a wall
+/// is near, else null. Returns whether any slot took one.
+bool creep_from_standing(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                         const float* dx, const float* dy, std::size_t k, float step,
+                         const float* wall, float top, float* speed, float* danger) {
   constexpr float inf = std::numeric_limits<float>::infinity();
+  bool moved = false;
   for (std::size_t q = 0; q < k; ++q) {
     const float s = creep_speed(b, in, i, Vec2{dx[q], dy[q]}, wall ? wall[q] : inf, 0.0f, step);
     if (s > 0.0f) {
       speed[q] = s / top;
       danger[q] = 0.0f;
+      moved = true;
     }
   }
+  return moved;
+}
+
+/// CollisionDanger's unstick (see behaviours.hpp): when standing is safe (ttc[0..k), the
+/// standing row, reaches the horizon) and no slot can move, creep's candidates from
+/// standing (creep_from_standing).
+void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                 const float* dx, const float* dy, std::size_t k, const float* ttc, float step,
+                 const float* wall, float top, float* speed, float* danger) {
+  if (!b.unstick || b.creep || !(ttc[0] >= b.horizon) || can_move(speed, danger, k)) return;
+  creep_from_standing(b, in, i, dx, dy, k, step, wall, top, speed, danger);
 }
 
 /// CollisionDanger's squeeze (see behaviours.hpp): when standing is safe and, after creep
-/// and unstick, no slot offers a safe moving candidate, each slot offers creep's
-/// candidate from standing with the margin cut to b.squeeze·b.margin, the walls read at
-/// that margin too (a second cast of the slot rays; it runs only for such agents); when
-/// no slot gets one there either, the same at margin 0.
+/// and unstick, no slot can move, creep's candidates from standing with the margin cut to
+/// b.squeeze·b.margin, the walls read at that margin too (a second cast of the slot rays;
+/// it runs only for such agents); when no slot gets one there either, the same at margin 0.
 void squeeze_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                  const float* dx, const float* dy, std::size_t k, const float* ttc, float step,
                  float top, float* speed, float* danger) {
-  if (!(b.squeeze < 1.0f) || !(b.margin > 0.0f) || !(ttc[0] >= b.horizon)) return;
-  for (std::size_t q = 0; q < k; ++q)
-    if (speed[q] > 0.0f && danger[q] == 0.0f) return;
+  if (!(b.squeeze < 1.0f) || !(b.margin > 0.0f) || !(ttc[0] >= b.horizon) ||
+      can_move(speed, danger, k))
+    return;
   thread_local WallScratch walls;
-  constexpr float inf = std::numeric_limits<float>::infinity();
   CollisionDanger cut = b;
   for (const float margin : {b.margin * b.squeeze, 0.0f}) {
     cut.margin = margin;
     const bool near = b.walls && slot_wall_distances(in, i, top * b.wall_horizon,
                                                      in.agents.radius[i] + margin, b.layers, walls);
-    bool moved = false;
-    for (std::size_t q = 0; q < k; ++q) {
-      const float s =
-          creep_speed(cut, in, i, Vec2{dx[q], dy[q]}, near ? walls.distance[q] : inf, 0.0f, step);
-      if (s > 0.0f) {
-        speed[q] = s / top;
-        danger[q] = 0.0f;
-        moved = true;
-      }
-    }
-    if (moved || margin == 0.0f) return;
+    if (creep_from_standing(cut, in, i, dx, dy, k, step, near ? walls.distance.data() : nullptr,
+                            top, speed, danger) ||
+        margin == 0.0f)
+      return;
   }
 }
 
@@ -919,9 +926,7 @@ CollisionDanger with_horizon(const CollisionDanger& b, float h) {
 /// headings point anywhere: docs/crowd.md.)
 bool collision_jammed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                       const float* danger, const float* speed) {
-  for (std::size_t q = 0; q < in.k; ++q)
-    if (speed[q] > 0.0f && danger[q] == 0.0f) return false;
-  if (in.neighbors.empty()) return false;
+  if (can_move(speed, danger, in.k) || in.neighbors.empty()) return false;
   const AgentsView& a = in.agents;
   const Vec2 xi = load2(a.position, i);
   const Vec2 gi = load2(a.target, i) - xi;
