@@ -251,8 +251,12 @@ def _interrupted(call):
     left half-built. (That the C++ build stops at the request, rather than finishing
     first, tests/cpp/test_navigation.cpp checks with a stop callback.)"""
     import _thread
+    import signal
     import threading
 
+    # A shell's background job starts with SIGINT ignored; interrupt_main then does
+    # nothing, and the call would run whole. Put Python's own handler back for the test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.2, _thread.interrupt_main)
     timer.start()
     try:
@@ -260,6 +264,7 @@ def _interrupted(call):
             call()
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_ctrl_c_interrupts_a_route_graph_build():
