@@ -128,6 +128,25 @@ def test_phases_are_bit_identical_for_any_thread_count(phases):
     np.testing.assert_array_equal(out[0][1], out[1][1])
 
 
+def test_phases_split_over_threads_are_bit_identical():
+    # Each phase's agents go to the threads in chunks of at least 32 deciding agents: with
+    # 16 phases a crowd needs over 512 agents for a phase to be split at all (the test
+    # above, 120 agents, splits only with 2 phases). RiMEA 9's room with 700 agents: each
+    # phase is split in two on two threads.
+    out = []
+    for threads in (1, 2):
+        sim = cs.scenarios.evacuation(agents=700, seed=3, exits=2)
+        with cs.threads(threads):
+            sim.step(1 / 30, steps=12)
+        out.append(
+            b"".join(
+                np.ascontiguousarray(x).tobytes()
+                for x in (sim.agents.position, sim.agents.velocity, sim.chosen_direction)
+            )
+        )
+    assert out[0] == out[1]
+
+
 def test_a_head_on_pair_stops_the_reciprocal_dance():
     # Two agents head-on (5 cm off the line), the plain configuration: deciding at once,
     # each dodges, sees the other off the line and swings back, again and again; in two

@@ -135,6 +135,24 @@ void NavField::block(const World& world, std::uint32_t layers) {
   }
 }
 
+void NavField::sight_window() {
+  // Separable: the OR over columns [i-1, i+2] of each row, then over rows [j-1, j+2].
+  const auto nx = static_cast<std::size_t>(grid_.nx), ny = static_cast<std::size_t>(grid_.ny);
+  std::vector<std::uint8_t> rows(nx * ny, 0);
+  for (std::size_t j = 0; j < ny; ++j) {
+    const std::uint8_t* b = blocked_.data() + j * nx;
+    for (std::size_t i = 0; i < nx; ++i) {
+      std::uint8_t any = 0;
+      for (std::size_t k = i > 0 ? i - 1 : 0; k <= std::min(i + 2, nx - 1); ++k) any |= b[k];
+      rows[j * nx + i] = any;
+    }
+  }
+  sight_.assign(nx * ny, 0);
+  for (std::size_t j = 0; j < ny; ++j)
+    for (std::size_t k = j > 0 ? j - 1 : 0; k <= std::min(j + 2, ny - 1); ++k)
+      for (std::size_t i = 0; i < nx; ++i) sight_[j * nx + i] |= rows[k * nx + i];
+}
+
 void NavField::march(const World& world, std::uint32_t layers, const NavGoals& goals,
                      std::vector<double>& t, std::vector<std::uint8_t>& state,
                      std::vector<float>& dist, std::vector<float>& desc,
@@ -559,6 +577,7 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   radius_ = radius;
   block_radius_ = std::max(radius, 0.5f * cell);
   block(world, layers);
+  sight_window();
   dist_.assign(goals.size(), {});
   desc_.assign(goals.size(), {});
   std::vector<double> t;
@@ -935,15 +954,10 @@ bool NavField::visible(Vec2 a, Vec2 b) const {
     if (!(fx >= 0.0f && fy >= 0.0f && fx <= g.nx - 1 && fy <= g.ny - 1)) return false;
     // The nodes around the cell holding q, one node beyond its corners: a wall is seen
     // through the nodes within the blocking radius (>= cell/2) of it, which near a thin
-    // wall's tip can all lie a cell away from where the segment crosses it.
-    const auto nx = static_cast<std::ptrdiff_t>(g.nx), ny = static_cast<std::ptrdiff_t>(g.ny);
-    const auto ic = static_cast<std::ptrdiff_t>(fx), jc = static_cast<std::ptrdiff_t>(fy);
-    bool hit = false;
-    for (std::ptrdiff_t j = std::max<std::ptrdiff_t>(jc - 1, 0); j <= std::min(jc + 2, ny - 1); ++j)
-      for (std::ptrdiff_t i = std::max<std::ptrdiff_t>(ic - 1, 0); i <= std::min(ic + 2, nx - 1);
-           ++i)
-        hit |= blocked_[static_cast<std::size_t>(j * nx + i)] != 0;
-    if (hit) return false;
+    // wall's tip can all lie a cell away from where the segment crosses it. sight_ holds
+    // that window's OR per cell (fx, fy >= 0 and within the grid, so ic, jc are nodes).
+    const auto ic = static_cast<std::size_t>(fx), jc = static_cast<std::size_t>(fy);
+    if (sight_[jc * static_cast<std::size_t>(g.nx) + ic]) return false;
   }
   return true;
 }

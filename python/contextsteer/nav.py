@@ -173,7 +173,7 @@ class NavField:
         An empty goal set; a grid of more than 2**24 nodes (use a larger cell).
     MemoryError
         The fields would not fit in this machine's memory: each node takes about
-        10 + 12 G bytes with G goal sets. Checked before allocating, at construction
+        11 + 12 G bytes with G goal sets. Checked before allocating, at construction
         and at every rebuild.
 
     Notes

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <limits>
@@ -111,4 +112,89 @@ TEST(NavField, TheCountRunsOnAcrossGoalSets) {
                        std::numeric_limits<double>::infinity(), [&] { return ++asked == 1; }),
                NavInterrupted);
   EXPECT_EQ(asked, 1);
+}
+
+namespace {
+
+// visible() as it was before the sight mask: the sixteen nodes round each sample's cell,
+// read one by one. The oracle for the mask (which must give the same answer everywhere).
+bool visible_by_window(const NavField& f, Vec2 a, Vec2 b) {
+  const NavGrid& g = f.grid();
+  const auto blocked = f.blocked();
+  const Vec2 d = b - a;
+  const float len = length(d);
+  const int m = static_cast<int>(std::min(std::ceil(len / (0.5f * g.cell)), 0x1p30f));
+  const float inv = 1.0f / g.cell;
+  bool in_band = false;
+  {
+    const float ax = (a.x - g.x0) * inv, ay = (a.y - g.y0) * inv;
+    if (ax >= 0.0f && ay >= 0.0f && ax <= g.nx - 1 && ay <= g.ny - 1) {
+      const auto nx = static_cast<std::size_t>(g.nx), ny = static_cast<std::size_t>(g.ny);
+      const auto i0 = static_cast<std::size_t>(ax), j0 = static_cast<std::size_t>(ay);
+      const std::size_t i1 = std::min(i0 + 1, nx - 1), j1 = std::min(j0 + 1, ny - 1);
+      in_band = blocked[j0 * nx + i0] || blocked[j0 * nx + i1] || blocked[j1 * nx + i0] ||
+                blocked[j1 * nx + i1];
+    }
+  }
+  const int first = std::min(m, in_band ? 2 : 1);
+  for (int k = first; k <= m; ++k) {
+    const Vec2 q = a + d * (m > 0 ? static_cast<float>(k) / static_cast<float>(m) : 0.0f);
+    const float fx = (q.x - g.x0) * inv, fy = (q.y - g.y0) * inv;
+    if (!(fx >= 0.0f && fy >= 0.0f && fx <= g.nx - 1 && fy <= g.ny - 1)) return false;
+    const auto nx = static_cast<std::ptrdiff_t>(g.nx), ny = static_cast<std::ptrdiff_t>(g.ny);
+    const auto ic = static_cast<std::ptrdiff_t>(fx), jc = static_cast<std::ptrdiff_t>(fy);
+    for (std::ptrdiff_t j = std::max<std::ptrdiff_t>(jc - 1, 0); j <= std::min(jc + 2, ny - 1); ++j)
+      for (std::ptrdiff_t i = std::max<std::ptrdiff_t>(ic - 1, 0); i <= std::min(ic + 2, nx - 1);
+           ++i)
+        if (blocked[static_cast<std::size_t>(j * nx + i)]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST(NavField, SightMaskAgreesWithTheSixteenNodeWindow) {
+  // Thin walls, discs and the grid's edges; segments of every length from inside and
+  // outside the grid, from points in the inflated band, and of length 0. The mask and
+  // the window must agree on every one (each answer occurs over a thousand times).
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (const float cell : {0.15f, 0.4f, 1.0f}) {
+    World w;
+    std::vector<float> segs, centres, radii;
+    for (int k = 0; k < 30; ++k) {
+      const float x = 40.0f * u(rng), y = 30.0f * u(rng);
+      segs.insert(segs.end(), {x, y, x + 8.0f * (u(rng) - 0.5f), y + 8.0f * (u(rng) - 0.5f)});
+    }
+    for (int k = 0; k < 10; ++k) {
+      centres.insert(centres.end(), {40.0f * u(rng), 30.0f * u(rng)});
+      radii.push_back(0.1f + u(rng));
+    }
+    w.add_segments(segs, kAllLayers);
+    w.add_circles(centres, radii, kAllLayers);
+    w.build_index();
+    NavGoals goal;
+    goal.points = {20.0f, 15.0f};
+    const std::vector<NavGoals> goals{goal};
+    NavField f;
+    f.build(w, goals, cell, 0.3f, kAllLayers, 0.5f, std::numeric_limits<double>::infinity(),
+            [] { return false; });
+    const NavGrid& g = f.grid();
+    const float w_x = static_cast<float>(g.nx - 1) * g.cell,
+                w_y = static_cast<float>(g.ny - 1) * g.cell;
+    int seen = 0, hidden = 0;
+    for (int t = 0; t < 20000; ++t) {
+      // Points up to 10 % beyond the grid on each side; every fifth pair short.
+      const Vec2 a{g.x0 + w_x * (1.2f * u(rng) - 0.1f), g.y0 + w_y * (1.2f * u(rng) - 0.1f)};
+      Vec2 b{g.x0 + w_x * (1.2f * u(rng) - 0.1f), g.y0 + w_y * (1.2f * u(rng) - 0.1f)};
+      if (t % 5 == 0) b = a + Vec2{3.0f * (u(rng) - 0.5f), 3.0f * (u(rng) - 0.5f)};
+      if (t % 97 == 0) b = a;
+      const bool want = visible_by_window(f, a, b);
+      ASSERT_EQ(f.visible(a, b), want)
+          << "cell " << cell << " a " << a.x << "," << a.y << " b " << b.x << "," << b.y;
+      (want ? seen : hidden) += 1;
+    }
+    EXPECT_GT(seen, 1000);
+    EXPECT_GT(hidden, 1000);
+  }
 }

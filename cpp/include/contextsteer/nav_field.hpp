@@ -98,9 +98,9 @@ class NavField {
              double max_bytes = std::numeric_limits<double>::infinity(),
              const std::function<bool()>& stop = {});
 
-  /// Bytes a node of a build with `sets` goal sets takes: the blocked mask and the march's
-  /// scratch (1 + 8 + 1), then per set a distance and a descent (4 + 8).
-  static constexpr double bytes_per_node(std::size_t sets) { return 10.0 + 12.0 * sets; }
+  /// Bytes a node of a build with `sets` goal sets takes: the blocked and sight masks and
+  /// the march's scratch (1 + 1 + 8 + 1), then per set a distance and a descent (4 + 8).
+  static constexpr double bytes_per_node(std::size_t sets) { return 11.0 + 12.0 * sets; }
 
   static constexpr std::size_t kMaxNodes = std::size_t{1} << 24;
 
@@ -167,6 +167,8 @@ class NavField {
   /// direction towards that b; (+inf, (0, 0)) when no such node is reached. False inside.
   bool outside_at(std::size_t g, Vec2 p, float& distance, Vec2& direction) const;
   Vec2 field_direction_at(std::size_t g, Vec2 p) const;
+  /// sight_ from blocked_ (after block()).
+  void sight_window();
   void march(const World& world, std::uint32_t layers, const NavGoals& goals,
              std::vector<double>& t, std::vector<std::uint8_t>& state, std::vector<float>& dist,
              std::vector<float>& desc, const std::function<bool()>& stop,
@@ -177,6 +179,10 @@ class NavField {
   float block_radius_ = 0.0f;
   std::uint64_t serial_ = 0;  // unique to each build (outside_at's per-thread memo)
   std::vector<std::uint8_t> blocked_;
+  // Per node (i, j): whether any node of [i-1, i+2] x [j-1, j+2] (clamped to the grid) is
+  // blocked, the window visible() tests round each sample in the cell at (i, j): one read
+  // a sample instead of sixteen.
+  std::vector<std::uint8_t> sight_;
   std::vector<std::vector<float>> dist_;
   std::vector<std::vector<float>> desc_;
   // Each set's point goals by bucket, and segment goals (ax, ay, bx, by) with the buckets
