@@ -325,19 +325,40 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     // search's is (the bound grows with the radius), and is then the same value (the
     // least of all); otherwise the full search follows. Every partner lies within
     // `first`, so the visit's partner list is the searches'.
-    n = 0;
     const float nr = nb->radius, nr2 = nr * nr;
     const float reach = first > nr ? first : nr;  // nr when first is NaN
     const float seen = reach < full ? reach : full, seen2 = seen * seen;
-    least = kInf;
     std::int32_t* out = nb->indices + i * nb->max_count;
     float d2s[kMaxNeighbors];
     std::size_t found = 0;
-    grid.visit(p, reach, [&](std::int32_t j, float d2) {
-      if (j == self) return;
-      if (d2 <= nr2) insert_nearest(d2s, out, found, nb->max_count, d2, j);
-      if (d2 <= seen2) consider(j, d2, least);
-    });
+    // In a dense crowd most agents within the list's radius are not among its nearest
+    // max_count (a room of 1.7 agents a square metre holds some 230 within 6.6 m, for a
+    // list of 16). So on a grid made finer for a dense crowd (NeighborGrid::rebuild),
+    // where the point's cell puts 1.5·max_count within a third of the radius, that disc
+    // is visited first. When it fills the list, the list is the answer:
+    // every agent it did not see has d² > (radius/3)², above all of the list's (no tie,
+    // no displacement). Its clearances and partners are the whole visit's as long as it
+    // reaches `seen`. Otherwise the whole reach is visited, as it always was. The same
+    // results either way. (One visit call in a loop, not two: a second call site cost the
+    // sparse crowd-track-10k 115 instructions a row.)
+    const std::size_t m = nb->max_count;
+    const float small = nr / 3.0f;
+    float radius = reach;
+    if (grid.fine() && m > 0 && small >= seen && small < reach &&
+        grid.dense_enough(p, small, 1.5 * static_cast<double>(m)))
+      radius = small;
+    for (;;) {
+      n = 0;
+      found = 0;
+      least = kInf;
+      grid.visit(p, radius, [&](std::int32_t j, float d2) {
+        if (j == self) return;
+        if (d2 <= nr2) insert_nearest(d2s, out, found, m, d2, j);
+        if (d2 <= seen2) consider(j, d2, least);
+      });
+      if (found == m || !(radius < reach)) break;  // the whole reach (or NaN): done
+      radius = reach;
+    }
     std::fill(out + found, out + nb->max_count, -1);
     nb->counts[i] = static_cast<std::int32_t>(found);
     if (!certain(least, seen)) least = search(full);

@@ -304,7 +304,8 @@ void Simulation::build_neighbors(Plan& p) {
                                    std::bit_cast<std::uint32_t>(lists_radius_);
   if (!use_lists_) {
     lists_ready_ = false;
-    grid_.rebuild(a.position, a.alive, n_, neighbor_radius_ > 0.0f ? neighbor_radius_ : 1.0f);
+    grid_.rebuild(a.position, a.alive, n_, neighbor_radius_ > 0.0f ? neighbor_radius_ : 1.0f,
+                  config_.max_neighbors);
   }
   p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
 }

@@ -50,7 +50,7 @@ void Simulation::observe() {
     if (needs_neighbors_ && config_.max_neighbors > 0) {
       const float r = current_neighbor_radius(a);
       if (std::isfinite(r) && r >= 0.0f) {
-        grid_.rebuild(a.position, a.alive, n_, r > 0.0f ? r : 1.0f);
+        grid_.rebuild(a.position, a.alive, n_, r > 0.0f ? r : 1.0f, config_.max_neighbors);
         nb = {r, config_.max_neighbors, nb_indices_.data(), nb_counts_.data()};
       }
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "contextsteer/threads.hpp"
@@ -108,12 +109,19 @@ TEST(Observe, MetricsAndHistoryIdenticalForAnyThreadCount) {
 
 // With run metrics on, the end of a step makes the next step's neighbour lists in the
 // metrics' grid visit (Metrics::update_rows with NeighborRowsOut). Every row must be what
-// the step's own query would return: NeighborGrid::query over the committed positions,
-// here with radii and neighbour counts that put the list radius below, between and above
-// the metrics' search radii (predictive: the radius follows the speeds), a dead agent and
-// one brought back, and agents crossing so that lists shrink (the -1 padding).
+// the step's own query would return: NeighborGrid::query over the committed positions
+// (on a grid of cells one radius wide, where the step's are a third of it; the query is
+// itself checked against brute force), here with radii and neighbour counts that put the
+// list radius below, between and above the metrics' search radii (predictive: the radius
+// follows the speeds), a dead agent and one brought back, and agents crossing so that
+// lists shrink (the -1 padding). The dense block (1.2 agents a square metre) makes the
+// metrics' visit answer from its first, smaller disc; a build that let that disc answer
+// with one agent short of a full list fails here.
 TEST(Observe, PreparedNeighbourListsEqualAFreshQuery) {
-  for (const float danger_radius : {0.05f, 1.5f, 12.0f}) {
+  for (const float danger_radius : {0.05f, 1.5f, 12.0f, -12.0f}) {
+    // -12: radius 12 and no fringe, so that the crowd's mean density makes the step's
+    // grid finer (cells of a third of the list radius; NeighborGrid::rebuild).
+    const bool fringe = danger_radius > 0.0f;
     for (const std::size_t max_neighbors : {std::size_t{3}, std::size_t{16}}) {
       for (const bool predictive : {false, true}) {
         const std::size_t n = 300;
@@ -121,9 +129,9 @@ TEST(Observe, PreparedNeighbourListsEqualAFreshQuery) {
         std::vector<float> pos, rad, tgt;
         for (std::size_t i = 0; i < n; ++i) {
           // A dense block and a sparse fringe, radii 0.2-0.6.
-          const float s = i < 200 ? 0.9f : 3.1f;
+          const float s = i < 200 || !fringe ? 0.9f : 3.1f;
           pos.push_back(s * static_cast<float>(i % 15) + 0.01f * static_cast<float>(i % 7));
-          pos.push_back(s * static_cast<float>(i / 15 % 14));
+          pos.push_back(s * static_cast<float>(fringe ? i / 15 % 14 : i / 15));
           rad.push_back(0.2f + 0.1f * static_cast<float>(i % 5));
           tgt.push_back(40.0f - pos[2 * i]);  // through the centre: neighbours come and go
           tgt.push_back(40.0f - pos[2 * i + 1]);
@@ -131,7 +139,7 @@ TEST(Observe, PreparedNeighbourListsEqualAFreshQuery) {
         ASSERT_TRUE(add_agents(agents, pos, rad, tgt));
         agents.alive()[17] = 0;
         SteeringConfig c;
-        c.behaviours = {Targets{}, AgentDanger{1.0f, danger_radius, predictive}};
+        c.behaviours = {Targets{}, AgentDanger{1.0f, std::fabs(danger_radius), predictive}};
         c.resolve.mode = ResolveMode::kSubtract;
         c.max_neighbors = max_neighbors;
         Simulation sim(agents, 12, c, SimulationParams{});
@@ -158,6 +166,19 @@ TEST(Observe, PreparedNeighbourListsEqualAFreshQuery) {
             if (a.alive[i])
               count = grid.query({a.position[2 * i], a.position[2 * i + 1]}, radius,
                                  static_cast<std::int32_t>(i), max_neighbors, want.data());
+            // The query against brute force: the max_neighbors nearest alive j != i within
+            // the radius by (d², index), d² in float as the grid computes it.
+            std::vector<std::pair<float, std::int32_t>> all;
+            for (std::size_t j = 0; a.alive[i] && j < n; ++j) {
+              if (j == i || !a.alive[j]) continue;
+              const float dx = a.position[2 * j] - a.position[2 * i];
+              const float dy = a.position[2 * j + 1] - a.position[2 * i + 1];
+              const float d2 = dx * dx + dy * dy;
+              if (d2 <= radius * radius) all.emplace_back(d2, static_cast<std::int32_t>(j));
+            }
+            std::sort(all.begin(), all.end());
+            ASSERT_EQ(count, std::min(all.size(), max_neighbors)) << "agent " << i;
+            for (std::size_t q = 0; q < count; ++q) ASSERT_EQ(want[q], all[q].second);
             ASSERT_EQ(got.counts[i], static_cast<std::int32_t>(count)) << "agent " << i;
             shrank |= got.counts[i] < before[i];  // rows that shrink test the -1 padding
             before[i] = got.counts[i];

@@ -59,8 +59,14 @@ class NeighborGrid {
  public:
   /// Rebuilds over the alive agents among `n` positions ((n,2) flat; `alive` may be
   /// nullptr for "all alive"). `cell_size` > 0 is the intended query radius; it is
-  /// enlarged when the bounding box would need more than max(64, 2·n) cells. Serial, O(n).
-  void rebuild(const float* positions, const std::uint8_t* alive, std::size_t n, float cell_size);
+  /// enlarged when the bounding box would need more than max(64, 2·n) cells. With
+  /// `dense_list` > 0 (the length of the neighbour lists the grid will answer), the cell
+  /// is a third of `cell_size` when the agents' mean density over their bounding box puts
+  /// `dense_list` of them within a third of it: a dense crowd's lists then come from the
+  /// few cells round that smaller disc (Metrics, query). Any cell gives the same answers.
+  /// Serial, O(n).
+  void rebuild(const float* positions, const std::uint8_t* alive, std::size_t n, float cell_size,
+               std::size_t dense_list = 0);
 
   /// Becomes `grid` (its cells and their agents, in the same order) with each agent at
   /// its position in `positions` ((n,2) flat, the n of grid's rebuild) instead: no
@@ -140,6 +146,22 @@ class NeighborGrid {
   /// Number of agents in the grid (alive at the last rebuild).
   std::size_t size() const { return order_.size(); }
 
+  /// Whether the last rebuild made the cells finer for a dense crowd (`dense_list`).
+  bool fine() const { return fine_; }
+
+  /// Whether the crowd round `point` is dense enough that a disc of radius `radius` is
+  /// expected to hold `enough` agents: the grid's fullest cell and then the point's own
+  /// cell, at their densities, put that many in it. A cheap test (two multiplications, one
+  /// lookup) for asking a small disc before a large one; any answer keeps results exact.
+  bool dense_enough(Vec2 point, float radius, double enough) const {
+    // π radius² / cell²: the share of a cell's agents expected within the radius; the
+    // grid's fullest cell rules the lookup out at once in a sparse crowd (inline: the
+    // metrics ask it for every agent).
+    const double share =
+        3.141592653589793 * static_cast<double>(radius) * radius * inv_cell_ * inv_cell_;
+    return static_cast<double>(most_) * share >= enough && dense_cell(point, share, enough);
+  }
+
  private:
   /// Cell range [a, b] along one axis covering [p − radius, p + radius], widened by a
   /// thousandth of a cell against rounding; false when it misses the grid (or NaN).
@@ -155,7 +177,11 @@ class NeighborGrid {
     return true;
   }
 
+  /// dense_enough's second test: the point's own cell at `share` holds `enough`.
+  bool dense_cell(Vec2 point, double share, double enough) const;
+
   float min_x_ = 0.0f, min_y_ = 0.0f;
+  bool fine_ = false;  // rebuild(): cells of a third of cell_size (dense_list)
   /// How far an agent may lie outside its cell (rebuild_from); 0 after a rebuild.
   float slack_ = 0.0f;
   std::uint32_t most_ = 0;  // the most agents in one cell
