@@ -129,10 +129,10 @@ def test_phases_are_bit_identical_for_any_thread_count(phases):
 
 
 def test_phases_split_over_threads_are_bit_identical():
-    # Each phase's agents go to the threads in chunks of at least 32 deciding agents: with
-    # 16 phases a crowd needs over 512 agents for a phase to be split at all (the test
+    # Each phase's agents go to the threads in chunks of at least 16 deciding agents: with
+    # 16 phases a crowd needs over 256 agents for a phase to be split at all (the test
     # above, 120 agents, splits only with 2 phases). RiMEA 9's room with 700 agents: each
-    # phase is split in two on two threads.
+    # phase is split in three on two threads.
     out = []
     for threads in (1, 2):
         sim = cs.scenarios.evacuation(agents=700, seed=3, exits=2)

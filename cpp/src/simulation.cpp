@@ -31,8 +31,11 @@ constexpr std::size_t kGrain = 128;
 // Deciding agents of one phase per parallel chunk (at least): a phase holds 1/P of the
 // agents, and kGrain · P indices (the grain before) kept every crowd under 2,049 agents
 // (P = 16) on one thread. A decision in a dense crowd costs about 10 us (RiMEA 9's room
-// of 1,000), so 32 of them outweigh a hand-out: that room now steps on both threads.
-constexpr std::size_t kPhaseGrain = 32;
+// of 1,000), so 16 of them outweigh a hand-out: the room's phases go out in four chunks,
+// which the two threads share unevenly as the room's halves need (32 a chunk, two
+// chunks, ran 8.6-9.6 ms a step there against 7.1-7.3; 8 a chunk was slower than one
+// thread; bench_evacuation.py).
+constexpr std::size_t kPhaseGrain = 16;
 
 // v turned counter-clockwise by h: from an agent's slot frame (heading h) to the world.
 Vec2 turned(Vec2 v, float h) {
