@@ -49,8 +49,9 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
   // overlaps: for the whole radius 7 × 7 of them (a square 2.33 radii wide, against 3 × 3
   // cells of one radius, 3 radii), and for a first visit of a third of the radius 2 × 2
   // or 3 × 3 (at most one radius wide), which in such a crowd usually answers alone. In a
-  // sparse crowd the first visit rarely answers and the finer cells only add cells to
-  // read (crowd-track-10k: +1.3 % instructions a step), so they are kept for dense ones.
+  // sparse crowd the first visit would rarely answer and the finer cells would only add
+  // cells to read, so they are kept for dense ones (and the metrics skip the first visit
+  // on a coarse grid: fine()).
   fine_ = false;
   if (dense_list > 0 && m > 0 && w > 0.0 && h > 0.0) {
     const double third = cell / 3.0;

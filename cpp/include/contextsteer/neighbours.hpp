@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <numbers>
 #include <span>
 #include <vector>
 
@@ -158,7 +159,7 @@ class NeighborGrid {
     // grid's fullest cell rules the lookup out at once in a sparse crowd (inline: the
     // metrics ask it for every agent).
     const double share =
-        3.141592653589793 * static_cast<double>(radius) * radius * inv_cell_ * inv_cell_;
+        std::numbers::pi * static_cast<double>(radius) * radius * inv_cell_ * inv_cell_;
     return static_cast<double>(most_) * share >= enough && dense_cell(point, share, enough);
   }
 
