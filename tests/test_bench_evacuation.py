@@ -1,4 +1,7 @@
-"""benchmarks/bench_evacuation.py: RiMEA 9's room timed on one and two threads."""
+"""benchmarks/bench_evacuation.py: RiMEA 9's room timed on one and two threads, and its
+comparison with JuPedSim (one metric code for both)."""
+
+import pytest
 
 from bench_modules import load
 
@@ -17,3 +20,60 @@ def test_main_prints_both_rows_and_one_hash(capsys):
     out = capsys.readouterr().out
     assert "| 1 |" in out and "| 2 |" in out
     assert "two threads:" in out and out.count("position hashes: ['") == 1
+
+
+def test_tally_counts_episodes_when_they_start_and_keeps_the_deepest_overlap():
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("scipy")
+    walls = np.array([[0.0, 0.0, 10.0, 0.0]])
+    tally = be.Tally(0.25, walls)
+    ids = np.array([3, 7])
+    far = np.array([[2.0, 2.0], [4.0, 2.0]])
+    touching = np.array([[2.0, 2.0], [2.45, 2.0]])  # 5 cm deep
+    deeper = np.array([[2.0, 2.0], [2.4, 2.0]])  # 10 cm deep
+    exactly = np.array([[2.0, 2.0], [2.5, 2.0]])  # touching, not overlapping
+    for p in (far, touching, deeper, exactly, touching, far):
+        tally.update(ids, p)
+    assert tally.contacts == 2  # two episodes: steps 2-3 and step 5
+    assert tally.deepest == pytest.approx(0.1)
+    # The same pair under other indices in a step (agents removed before them) is the
+    # same episode: identities, not rows.
+    tally.update(np.array([9, 7, 3]), np.array([[8.0, 8.0], [2.45, 2.0], [2.0, 2.0]]))
+    assert tally.contacts == 3
+    tally.update(np.array([3, 7, 9]), np.array([[2.0, 2.0], [2.45, 2.0], [8.0, 8.0]]))
+    assert tally.contacts == 3
+    # Wall: a centre 0.2 m from the wall is in it (< 0.99 r); 0.3 m is not.
+    for y in (0.3, 0.2, 0.2, 0.3, 0.2):
+        tally.update(np.array([1]), np.array([[5.0, y]]))
+    assert tally.wall_penetrations == 2
+    # Past the wall's end the distance is to its end point.
+    tally.update(np.array([1]), np.array([[10.2, 0.1]]))
+    assert tally.wall_penetrations == 2  # still in it: the same episode
+
+
+def test_both_systems_empty_a_small_room_from_the_same_starts():
+    pytest.importorskip("scipy")
+    pytest.importorskip("jupedsim")
+    pytest.importorskip("shapely")
+    ours = be.evacuate_contextsteer(24, 4, limit=120.0)
+    theirs = be.evacuate_jupedsim(24, 4, "cfsm", 1 / 30, limit=120.0)
+    for r in (ours, theirs):
+        assert r["in_room"] == 0 and 5.0 < r["empty_at"] < 120.0
+        assert r["ms_step"] > 0 and r["ms_step_early"] > 0 and r["dt"] == pytest.approx(1 / 30)
+    assert ours["contacts"] == 0 and ours["wall_penetrations"] == 0
+
+
+def test_main_prints_one_peer_row_a_model_and_step(capsys):
+    pytest.importorskip("scipy")
+    pytest.importorskip("jupedsim")
+    pytest.importorskip("shapely")
+    args = "--agents 12 --warm 1 --steps 1 --runs 1 --peers --jps-models cfsm,avm"
+    be.main([*args.split(), "--jps-dt", "0.0333333333333", "--jps-radius", "0.25,0.2"])
+    out = capsys.readouterr().out
+    assert out.count("| contextsteer (CROWD, 16 phases) |") == 1
+    for model in ("cfsm", "avm"):
+        assert out.count(f"| JuPedSim {model} | 0.25 |") == 1
+        assert out.count(f"| JuPedSim {model} | 0.2 |") == 1
+    for bad in (["--jps-models", "cfsm,orca"], ["--jps-radius", "-1"], ["--limit", "0"]):
+        with pytest.raises(SystemExit):
+            be.main(["--peers", *bad])

@@ -467,9 +467,10 @@ def evacuation_time(
     seed: int = 0,
     limit: float = 1200.0,
 ) -> float:
-    """Seconds until the last of ``agents`` (radius 0.25 m, 1.34 m/s ± 10 %) has left the
-    ``width`` × ``depth`` room through ``exits`` 1 m exits (agents are removed 1.5 m
-    beyond the wall); inf if the room is not empty after ``limit`` s (in (0, 1e6])."""
+    """Seconds until the last of ``agents`` (radius 0.25 m, 1.3 m/s ± 10 %, the
+    ``evacuation`` scenario's speeds) has left the ``width`` × ``depth`` room through
+    ``exits`` 1 m exits (agents are removed 1.5 m beyond the wall); inf if the room is
+    not empty after ``limit`` s (in (0, 1e6])."""
     from .scenarios import _size, evacuation
 
     limit = _size("evacuation_time", "limit", limit, 0.0, 1e6, closed="high")
