@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <new>
@@ -11,10 +12,41 @@
 
 #include <pthread.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace contextsteer {
 namespace {
 
 thread_local bool t_inside_parallel = false;
+
+// A short spin before sleeping: a step runs a parallel loop every few hundred
+// microseconds (16 decision phases a step, each a loop), and waking a sleeping worker
+// through the condition variable takes tens of microseconds on a VM. Spinning this long
+// costs a core at most that long each time the pool falls idle.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+// Spins until done() or kSpin has passed; returns done(). Without `spin` (more threads
+// than cores, where a spinning thread takes the core of one with work) only tests once.
+template <class Done>
+bool spin_until(bool spin, Done done) {
+  if (!spin) return done();
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() >= until) return done();
+  }
+}
 
 // Workers sleep on a condition variable and wake for each job (generation counter).
 // Chunks are handed out through an atomic counter, so a slow core does not stall the
@@ -45,6 +77,7 @@ class Pool {
     // chunk still ran, or wait forever.)
     // Thread creation can fail (a memory or process limit): keep the workers that started
     // and run with those (the caller's thread always takes part), never abort or hang.
+    spin_ = static_cast<unsigned>(wanted) <= std::max(1u, std::thread::hardware_concurrency());
     for (int i = 1; i < wanted; ++i) {
       try {
         workers_.emplace_back([this, now] { worker_loop(now); });
@@ -66,15 +99,17 @@ class Pool {
       n_ = n;
       chunk_ = chunk;
       next_.store(0, std::memory_order_relaxed);
-      pending_ = static_cast<int>(workers_.size());
-      ++generation_;
+      pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     t_inside_parallel = true;
     work();
     t_inside_parallel = false;
+    if (spin_until(spin_, [this] { return pending_.load(std::memory_order_acquire) == 0; }))
+      return true;
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
+    done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
     return true;
   }
 
@@ -90,16 +125,22 @@ class Pool {
   void worker_loop(unsigned long seen) {
     t_inside_parallel = true;
     for (;;) {
-      {
+      // A job posted while spinning is taken without the lock: the job's fields were
+      // written before the generation's release increment, which this acquire load
+      // reads. (stop_workers posts no generation; it is seen under the lock.)
+      if (!spin_until(spin_, [&] { return generation_.load(std::memory_order_acquire) != seen; })) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        wake_.wait(
+            lock, [&] { return stopping_ || generation_.load(std::memory_order_acquire) != seen; });
         if (stopping_) return;
-        seen = generation_;
       }
+      seen = generation_.load(std::memory_order_acquire);
       work();
-      {
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        // The caller may be asleep on done_: notify under the lock, so that it cannot
+        // test the count and then miss this wake-up.
         std::lock_guard<std::mutex> lock(mutex_);
-        if (--pending_ == 0) done_.notify_one();
+        done_.notify_one();
       }
     }
   }
@@ -121,8 +162,9 @@ class Pool {
   std::condition_variable wake_;
   std::condition_variable done_;
   bool stopping_ = false;
-  unsigned long generation_ = 0;
-  int pending_ = 0;
+  bool spin_ = true;  // written by resize() before any worker starts; read-only after
+  std::atomic<unsigned long> generation_{0};
+  std::atomic<int> pending_{0};
   RangeFn fn_ = nullptr;
   void* ctx_ = nullptr;
   std::size_t n_ = 0;

@@ -38,7 +38,10 @@ def set_num_threads(n: int) -> None:
     """Set the number of threads the C++ kernels use (process-wide).
 
     Results never depend on the thread count: every kernel writes each agent's output
-    from exactly one thread and reads only inputs no thread writes.
+    from exactly one thread and reads only inputs no thread writes. When ``n`` is at most
+    the machine's core count, idle pool threads spin for up to 50 µs before they sleep,
+    so that the short parallel loops of a phased step start at once; with more threads
+    than cores they sleep at once.
 
     Parameters
     ----------

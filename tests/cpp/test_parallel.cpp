@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -86,6 +87,35 @@ TEST(ParallelFor, JobsRightAfterAResizeFinishBeforeReturning) {
     });
     ASSERT_EQ(in_flight.load(), 0) << "a chunk was still running at rep " << rep;
     for (int c : counts) ASSERT_EQ(c, 1) << "rep " << rep;
+  }
+  cs::set_num_threads(2);
+}
+
+// Workers spin for a moment after a job before they sleep, and the caller spins before it
+// waits for them: a job posted while a worker spins is taken without the lock, one posted
+// after it fell asleep wakes it through the condition variable. Both ways, and with more
+// threads than cores (no spinning), every chunk has finished when parallel_for returns and
+// each index runs once.
+TEST(ParallelFor, JobsWhileWorkersSpinOrSleepFinishBeforeReturning) {
+  std::atomic<int> in_flight{0};
+  const auto job = [&](int rep) {
+    std::vector<int> counts(96, 0);
+    cs::parallel_for(96, 8, [&](std::size_t b, std::size_t e) {
+      in_flight.fetch_add(1);
+      for (std::size_t i = b; i < e; ++i) counts[i] += 1;
+      in_flight.fetch_sub(1);
+    });
+    ASSERT_EQ(in_flight.load(), 0) << "a chunk was still running at rep " << rep;
+    for (int c : counts) ASSERT_EQ(c, 1) << "rep " << rep;
+  };
+  for (int threads : {2, 3, 16}) {
+    cs::set_num_threads(threads);
+    for (int rep = 0; rep < 20000; ++rep) job(rep);  // back to back: the spinning path
+    for (int rep = 0; rep < 200; ++rep) {
+      // Gaps below, around and beyond the spin: the sleeping path too.
+      std::this_thread::sleep_for(std::chrono::microseconds(rep % 4 * 60));
+      job(rep);
+    }
   }
   cs::set_num_threads(2);
 }
