@@ -1,5 +1,8 @@
 """Thread-count control."""
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -80,3 +83,25 @@ def test_nested_threads_blocks_and_a_refused_count_restore():
 def test_set_num_threads_rejects_non_int():
     with pytest.raises(TypeError, match="int"):
         cs.set_num_threads(2.5)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs sched_setaffinity and at least two usable CPUs",
+)
+def test_the_default_thread_count_follows_the_cpus_the_process_may_use():
+    """A process pinned to one CPU (taskset, a container's cpuset) defaults to one kernel
+    thread, not the machine's core count; unpinned, to its affinity's CPUs or fewer (a
+    cgroup quota caps it)."""
+    code = "import contextsteer as cs; print(cs.get_num_threads())"
+    one = next(iter(os.sched_getaffinity(0)))
+    pinned = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        preexec_fn=lambda: os.sched_setaffinity(0, {one}),
+    )
+    assert pinned.stdout.strip() == "1"
+    free = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert 1 <= int(free.stdout) <= len(os.sched_getaffinity(0))

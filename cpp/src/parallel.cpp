@@ -4,13 +4,20 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
+#include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <new>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <pthread.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -77,7 +84,7 @@ class Pool {
     // chunk still ran, or wait forever.)
     // Thread creation can fail (a memory or process limit): keep the workers that started
     // and run with those (the caller's thread always takes part), never abort or hang.
-    spin_ = static_cast<unsigned>(wanted) <= std::max(1u, std::thread::hardware_concurrency());
+    spin_ = static_cast<unsigned>(wanted) <= usable_cores();
     for (int i = 1; i < wanted; ++i) {
       try {
         workers_.emplace_back([this, now] { worker_loop(now); });
@@ -186,7 +193,7 @@ void after_fork_in_child() {
 Pool& pool() {
   std::lock_guard<std::mutex> lock(g_config_mutex);
   if (!g_pool) {
-    if (g_wanted == 0) g_wanted = std::max(1u, std::thread::hardware_concurrency());
+    if (g_wanted == 0) g_wanted = static_cast<int>(usable_cores());
     g_pool = new Pool(g_wanted);
     static const bool registered = (pthread_atfork(nullptr, nullptr, after_fork_in_child), true);
     (void)registered;
@@ -199,7 +206,61 @@ Pool& pool() {
 int num_threads() {
   std::lock_guard<std::mutex> lock(g_config_mutex);
   if (g_pool) return g_pool->threads();
-  return g_wanted ? g_wanted : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return g_wanted ? g_wanted : static_cast<int>(usable_cores());
+}
+
+unsigned cores_from_quota(const char* quota, const char* period) {
+  if (quota == nullptr || period == nullptr) return 0;
+  char* end = nullptr;
+  const double q = std::strtod(quota, &end);
+  if (end == quota) return 0;  // "max", or nothing readable: no quota
+  const double p = std::strtod(period, &end);
+  if (end == period || !(q > 0.0) || !(p > 0.0)) return 0;
+  const double c = q / p;  // may be inf: capped below
+  return static_cast<unsigned>(c < 1e6 ? std::max(1.0, std::ceil(c)) : 1e6);
+}
+
+namespace {
+// The first line of a file's words, or "" when it cannot be read.
+std::string read_words(const char* path) {
+  std::ifstream f(path);
+  std::string line;
+  if (!f || !std::getline(f, line)) return {};
+  return line;
+}
+
+unsigned cgroup_cores() {
+  // cgroup v2: "<quota> <period>" or "max <period>".
+  const std::string v2 = read_words("/sys/fs/cgroup/cpu.max");
+  if (!v2.empty()) {
+    const std::size_t space = v2.find(' ');
+    if (space != std::string::npos)
+      return cores_from_quota(v2.substr(0, space).c_str(), v2.substr(space + 1).c_str());
+  }
+  // cgroup v1: the quota is -1 without a limit.
+  const std::string quota = read_words("/sys/fs/cgroup/cpu/cpu.cfs_quota_us");
+  const std::string period = read_words("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+  if (!quota.empty() && !period.empty()) return cores_from_quota(quota.c_str(), period.c_str());
+  return 0;
+}
+}  // namespace
+
+unsigned usable_cores() {
+  // Read once: neither changes under a running process in practice, and set_num_threads
+  // and the pool's start ask often.
+  static const unsigned cores = [] {
+    unsigned n = std::max(1u, std::thread::hardware_concurrency());
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+      n = static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+    const unsigned quota = cgroup_cores();
+    if (quota > 0) n = std::min(n, quota);
+    return std::max(1u, n);
+  }();
+  return cores;
 }
 
 void set_num_threads(int n) {

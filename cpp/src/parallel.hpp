@@ -28,4 +28,15 @@ void parallel_for(std::size_t n, std::size_t grain, F&& body) {
       const_cast<void*>(static_cast<const void*>(&body)));
 }
 
+/// The cores this process may use: the CPUs of its affinity mask (taskset, a container's
+/// cpuset), capped by its cgroup's CPU quota rounded up (cgroup v2 `cpu.max`, v1
+/// `cpu.cfs_quota_us` / `cpu.cfs_period_us`: Docker's --cpus, Kubernetes' CPU limits);
+/// at least 1. The pool's default thread count, and the most threads at which it spins.
+unsigned usable_cores();
+
+/// The cores a cgroup CPU quota allows, rounded up (at least 1), or 0 for no quota:
+/// `quota` and `period` as the files give them ("max" or a negative quota: none).
+/// Exposed for the tests.
+unsigned cores_from_quota(const char* quota, const char* period);
+
 }  // namespace contextsteer

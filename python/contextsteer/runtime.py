@@ -16,6 +16,9 @@ __all__ = ["MAX_THREADS", "get_num_threads", "set_num_threads", "threads"]
 def get_num_threads() -> int:
     """Return the number of threads the C++ kernels split their loops over.
 
+    Until :func:`set_num_threads` is called, the cores the process may use: the CPUs of
+    its affinity mask, capped by its cgroup's CPU quota rounded up (at least 1).
+
     Examples
     --------
     >>> import contextsteer as cs
@@ -39,9 +42,9 @@ def set_num_threads(n: int) -> None:
 
     Results never depend on the thread count: every kernel writes each agent's output
     from exactly one thread and reads only inputs no thread writes. When ``n`` is at most
-    the machine's core count, idle pool threads spin for up to 50 µs before they sleep,
-    so that the short parallel loops of a phased step start at once; with more threads
-    than cores they sleep at once.
+    the cores the process may use (:func:`get_num_threads`' default), idle pool threads
+    spin for up to 50 µs before they sleep, so that the short parallel loops of a phased
+    step start at once; with more threads than that they sleep at once.
 
     Parameters
     ----------

@@ -2,6 +2,7 @@
 // The thread pool visits every index exactly once, whatever the thread count or nesting.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -110,7 +111,7 @@ TEST(ParallelFor, JobsWhileWorkersSpinOrSleepFinishBeforeReturning) {
   };
   for (int threads : {2, 3, 16}) {
     cs::set_num_threads(threads);
-    for (int rep = 0; rep < 20000; ++rep) job(rep);  // back to back: the spinning path
+    for (int rep = 0; rep < 5000; ++rep) job(rep);  // back to back: the spinning path
     for (int rep = 0; rep < 200; ++rep) {
       // Gaps below, around and beyond the spin: the sleeping path too.
       std::this_thread::sleep_for(std::chrono::microseconds(rep % 4 * 60));
@@ -118,4 +119,22 @@ TEST(ParallelFor, JobsWhileWorkersSpinOrSleepFinishBeforeReturning) {
     }
   }
   cs::set_num_threads(2);
+}
+
+// A cgroup quota in the files' own words, rounded up to whole cores.
+TEST(UsableCores, QuotaInTheCgroupFilesWords) {
+  EXPECT_EQ(cs::cores_from_quota("max", "100000"), 0u);  // v2 without a limit
+  EXPECT_EQ(cs::cores_from_quota("-1", "100000"), 0u);   // v1 without a limit
+  EXPECT_EQ(cs::cores_from_quota("200000", "100000"), 2u);
+  EXPECT_EQ(cs::cores_from_quota("150000", "100000"), 2u);  // 1.5 cores: two threads
+  EXPECT_EQ(cs::cores_from_quota("50000", "100000"), 1u);   // half a core: one
+  EXPECT_EQ(cs::cores_from_quota("400000\n", "100000\n"), 4u);
+  EXPECT_EQ(cs::cores_from_quota("", "100000"), 0u);
+  EXPECT_EQ(cs::cores_from_quota("200000", "0"), 0u);
+  EXPECT_EQ(cs::cores_from_quota("200000", "junk"), 0u);
+  EXPECT_EQ(cs::cores_from_quota(nullptr, "100000"), 0u);
+  EXPECT_EQ(cs::cores_from_quota("1e300", "1e-300"), 1000000u);  // capped, not overflowed
+  const unsigned cores = cs::usable_cores();
+  EXPECT_GE(cores, 1u);
+  EXPECT_LE(cores, std::max(1u, std::thread::hardware_concurrency()));
 }
