@@ -55,7 +55,7 @@ from scenes import at_least  # noqa: E402
 
 def run(threads: int, agents: int, warm: int, steps: int) -> tuple[float, str]:
     """ms per step over ``steps`` after ``warm`` steps, and the positions' hash."""
-    sim, _ = room(agents, 4)
+    sim, _, _ = room(agents, 4)
     with cs.threads(threads):
         sim.step(rimea.DT, steps=warm)
         t0 = time.perf_counter()
@@ -115,12 +115,13 @@ class Tally:
         self._in_wall = inside
 
 
-def room(agents: int, exits: int, seed: int = 0) -> tuple[cs.Simulation, np.ndarray]:
-    """The contextsteer room (radius 0.25 m, as ``rimea.evacuation_time``) and its walls."""
+def room(agents: int, exits: int, seed: int = 0) -> tuple[cs.Simulation, np.ndarray, np.ndarray]:
+    """The contextsteer room (radius 0.25 m, as ``rimea.evacuation_time``), its walls
+    (M, 4) and its goal lines (E, 4) in front of the exits."""
     sim = cs.scenarios.evacuation(agents=agents, seed=seed, exits=exits)
     np.asarray(sim.agents.radius)[:] = RADIUS
-    world, _ = cs.scenarios.evacuation_room(exits)
-    return sim, np.asarray(world.walls, dtype=np.float64)
+    world, lines = cs.scenarios.evacuation_room(exits)
+    return sim, np.asarray(world.walls, dtype=np.float64), lines
 
 
 def _evacuate(
@@ -129,6 +130,8 @@ def _evacuate(
     """Steps ``step()`` (timed) until the room is empty, ``limit`` s have passed, or
     nobody has left the room for ``stall`` s; ``read()`` gives the identities and
     positions of the agents still in the tally after each step."""
+    if not limit > 0.0:
+        raise ValueError(f"limit must be a positive number of seconds, got {limit}")
     tally = Tally(radius, walls)
     secs, steps, last_left, in_room = 0.0, 0, 0.0, -1
     early, early_steps = 0.0, 0
@@ -171,7 +174,7 @@ def evacuate_contextsteer(
     agents: int, exits: int, seed: int = 0, limit: float = 600.0, stall: float = 60.0
 ) -> dict:
     """The contextsteer room emptied on one thread; see the module docstring."""
-    sim, walls = room(agents, exits, seed)
+    sim, walls, _ = room(agents, exits, seed)
     ag = sim.agents
 
     def step() -> None:
@@ -202,10 +205,9 @@ def evacuate_jupedsim(
     import jupedsim as jps
     import shapely
 
-    sim, walls = room(agents, exits, seed)
+    sim, walls, lines = room(agents, exits, seed)
     starts = np.asarray(sim.agents.position, dtype=np.float64)
     speeds = np.asarray(sim.agents.max_speed, dtype=np.float64)
-    _, lines = cs.scenarios.evacuation_room(exits)
     # The room and its corridors: the walls cut out of a box around them as 1 cm strips.
     goals = np.r_[lines[:, :2], lines[:, 2:]]
     area = walkable_area(SimpleNamespace(starts=starts, goals=goals, walls=walls))

@@ -221,8 +221,8 @@ unsigned cores_from_quota(const char* quota, const char* period) {
 }
 
 namespace {
-// The first line of a file's words, or "" when it cannot be read.
-std::string read_words(const char* path) {
+// The first line of a file, or "" when it cannot be read.
+std::string first_line(const char* path) {
   std::ifstream f(path);
   std::string line;
   if (!f || !std::getline(f, line)) return {};
@@ -231,15 +231,15 @@ std::string read_words(const char* path) {
 
 unsigned cgroup_cores() {
   // cgroup v2: "<quota> <period>" or "max <period>".
-  const std::string v2 = read_words("/sys/fs/cgroup/cpu.max");
+  const std::string v2 = first_line("/sys/fs/cgroup/cpu.max");
   if (!v2.empty()) {
     const std::size_t space = v2.find(' ');
     if (space != std::string::npos)
       return cores_from_quota(v2.substr(0, space).c_str(), v2.substr(space + 1).c_str());
   }
   // cgroup v1: the quota is -1 without a limit.
-  const std::string quota = read_words("/sys/fs/cgroup/cpu/cpu.cfs_quota_us");
-  const std::string period = read_words("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+  const std::string quota = first_line("/sys/fs/cgroup/cpu/cpu.cfs_quota_us");
+  const std::string period = first_line("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
   if (!quota.empty() && !period.empty()) return cores_from_quota(quota.c_str(), period.c_str());
   return 0;
 }
@@ -257,8 +257,8 @@ unsigned usable_cores() {
       n = static_cast<unsigned>(CPU_COUNT(&set));
 #endif
     const unsigned quota = cgroup_cores();
-    if (quota > 0) n = std::min(n, quota);
-    return std::max(1u, n);
+    if (quota > 0) n = std::min(n, quota);  // both are at least 1
+    return n;
   }();
   return cores;
 }
