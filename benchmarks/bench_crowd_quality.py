@@ -37,6 +37,11 @@ Systems
   1 s; walkable area = a box around the scene minus the walls (1 cm strips). Agents are in
   a direct-steering journey, so their target is the protocol's waypoint, set each step
   (JuPedSim's routing is bypassed: it steers locally like every other system).
+- ``jupedsim-sfm``: the same with JuPedSim's SocialForceModel (Helbing's social forces,
+  default parameters: mass 80 kg, reaction time 0.5 s, body force 120,000, friction
+  240,000). JuPedSim stops a simulation when a model pushes an agent off its walkable
+  area; the run then ends there (the row counts the agents home by then, and a note
+  line gives the time and JuPedSim's message).
 - ``cs-classic``: contextsteer.classic, the gdx-ai crowd stack of notebook 06
   (``classic_crowd()``: whisker raycast avoidance, CollisionAvoidance(2), then
   Separation(0.9) + Arrive(1) blended), ``Accel`` motion, max_accel 3.
@@ -299,6 +304,13 @@ def main() -> None:
         help="directions of rvo2-ring's regular ring, turned with each agent's heading "
         f"(default {Options.rvo2_ring})",
     )
+    ap.add_argument(
+        "--jps-substeps",
+        type=int,
+        default=1,
+        metavar="N",
+        help="JuPedSim steps each 1/30 s step as N iterations of 1/(30 N) s (default 1)",
+    )
     ap.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
     args = ap.parse_args()
     scenes = _names(args.scenes, SCENES, QUICK_SCENES if args.quick else SCENES)
@@ -310,6 +322,7 @@ def main() -> None:
         slots=args.slots,
         rvo2_margin=args.rvo2_margin,
         rvo2_ring=args.rvo2_ring,
+        jps_substeps=args.jps_substeps,
     )
     if args.seeds < 1:
         raise SystemExit(f"--seeds must be >= 1, got {args.seeds}")
@@ -317,6 +330,8 @@ def main() -> None:
         raise SystemExit(f"--slots must be >= 3, got {args.slots}")
     if args.rvo2_ring < 1:
         raise SystemExit(f"--rvo2-ring must be >= 1, got {args.rvo2_ring}")
+    if args.jps_substeps < 1:
+        raise SystemExit(f"--jps-substeps must be >= 1, got {args.jps_substeps}")
     if not args.rvo2_margin >= 0.0:
         raise SystemExit(f"--rvo2-margin must be >= 0 (m), got {args.rvo2_margin}")
     if not (args.velocity_accel > 0.0 and math.isfinite(args.velocity_accel)):
@@ -369,6 +384,8 @@ def main() -> None:
                     ]
             rows.append(row)
             print(_row(row, columns), flush=True)
+            if row.get("stopped"):
+                print(f"note: {system_name} stopped on {scene_name}: {row['stopped']}", flush=True)
             if "ttg_vs_rvo2_per_seed" in row:
                 print(per_seed_line(row["ttg_vs_rvo2_per_seed"]), flush=True)
     print(
@@ -404,6 +421,7 @@ def main() -> None:
                     "rvo2_margin": options.rvo2_margin,
                     "slots": options.slots,
                     "rvo2_ring": options.rvo2_ring,
+                    "jps_substeps": options.jps_substeps,
                     "skipped": skipped,
                     "rows": [{k: _json_value(v) for k, v in r.items()} for r in rows],
                 },

@@ -23,9 +23,14 @@ JuPedSim's exit stage removes its own. JuPedSim (PyPI ``jupedsim``, the ``bench`
 gets the same room as its walkable area (``crowd_quality.walkable_area``: the walls cut
 out as 1 cm strips), one exit stage a door, and each agent the journey to the door
 nearest its start; its routing steers it there. Its models are named by
-``--jps-models`` (``cfsm``, ``cfsm-v2``, ``cfsm-v3``, ``avm``: the collision-free speed
-models and the anticipation velocity model, default parameters), each run at every
-``--jps-dt`` (1/30 s, contextsteer's step, and JuPedSim's own default 0.01 s) and body
+``--jps-models`` (default: all seven of JuPedSim 1.4 at their default parameters:
+``cfsm``, ``cfsm-v2``, ``cfsm-v3``, the collision-free speed models; ``avm``, the
+anticipation velocity model; ``sfm``, the social force model; ``gcfm``, the generalized
+centrifugal force model, its elliptic body made the tally's disc, see
+``crowd_quality.jps_body``; ``warp``, the WarpDriver model). A model that stops the
+simulation (JuPedSim raises when a force model pushes an agent off its walkable area)
+ends its run there, with the reason in the table. Each model runs at every ``--jps-dt``
+(1/30 s, contextsteer's step, and JuPedSim's own default 0.01 s) and body
 radius of ``--jps-radius`` (the test's 0.25 m; JuPedSim's default is 0.2 m).
 
     python benchmarks/bench_evacuation.py --runs 5
@@ -40,6 +45,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from types import SimpleNamespace
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -49,7 +55,7 @@ import numpy as np  # noqa: E402
 
 import contextsteer as cs  # noqa: E402
 from contextsteer import rimea  # noqa: E402
-from crowd_quality import walkable_area, wall_distance  # noqa: E402
+from crowd_quality import JPS_MODELS, jps_body, walkable_area, wall_distance  # noqa: E402
 from scenes import at_least  # noqa: E402
 
 
@@ -73,12 +79,6 @@ OVERLAP_TOLERANCE = 1e-4
 EARLY = 10.0
 """The first seconds, timed apart: the whole crowd is still in the room (the first leave
 after some 4 s, a few dozen by 10 s), so every system steps about the same agents."""
-JPS_MODELS = {
-    "cfsm": ("CollisionFreeSpeedModel", "CollisionFreeSpeedModelAgentParameters"),
-    "cfsm-v2": ("CollisionFreeSpeedModelV2", "CollisionFreeSpeedModelV2AgentParameters"),
-    "cfsm-v3": ("CollisionFreeSpeedModelV3", "CollisionFreeSpeedModelV3AgentParameters"),
-    "avm": ("AnticipationVelocityModel", "AnticipationVelocityModelAgentParameters"),
-}
 
 
 class Tally:
@@ -128,17 +128,26 @@ def _evacuate(
     step, read, dt: float, walls: np.ndarray, limit: float, stall: float, radius: float = RADIUS
 ) -> dict:
     """Steps ``step()`` (timed) until the room is empty, ``limit`` s have passed, or
-    nobody has left the room for ``stall`` s; ``read()`` gives the identities and
-    positions of the agents still in the tally after each step."""
+    nobody has left the room for ``stall`` s, or ``step()`` raises a ``RuntimeError``
+    (kept as ``failed``: JuPedSim stops when a model pushes an agent off its walkable
+    area); ``read()`` gives the identities and positions of the agents still in the
+    tally."""
     if not limit > 0.0:
         raise ValueError(f"limit must be a positive number of seconds, got {limit}")
     tally = Tally(radius, walls)
     secs, steps, last_left, in_room = 0.0, 0, 0.0, -1
     early, early_steps = 0.0, 0
     empty_at = float("inf")
+    failed = ""
+    y = read()[1][:, 1]
+    now = int(((y > 0) & (y < ROOM_DEPTH)).sum())
     while steps * dt < limit:
         t0 = time.perf_counter()
-        step()
+        try:
+            step()
+        except RuntimeError as e:  # a peer gave up (JuPedSim: an agent pushed off its area)
+            failed = f"{type(e).__name__} at {steps * dt:.1f} s: {e}"
+            break
         took = time.perf_counter() - t0
         secs += took
         steps += 1
@@ -164,9 +173,10 @@ def _evacuate(
         "contacts": tally.contacts,
         "deepest_mm": 1e3 * tally.deepest,
         "wall_penetrations": tally.wall_penetrations,
-        "ms_step": 1e3 * secs / steps,
+        "ms_step": 1e3 * secs / max(steps, 1),
         "ms_step_early": 1e3 * early / max(early_steps, 1),
         "dt": dt,
+        "failed": failed,
     }
 
 
@@ -230,8 +240,8 @@ def evacuate_jupedsim(
             position=(float(x), float(y)),
             journey_id=journey,
             stage_id=stage,
-            radius=radius,
             desired_speed=float(v),
+            **jps_body(model, radius),
         )
         index[jsim.add_agent(agent)] = i
 
@@ -251,27 +261,25 @@ def peers(
     dts: list[float],
     limit: float,
     radii: tuple[float, ...] = (RADIUS,),
-) -> list:
-    """One row a system: contextsteer, then each JuPedSim model at each step length and
-    body radius."""
-    rows = [
-        (
-            "contextsteer (CROWD, 16 phases)",
-            RADIUS,
-            evacuate_contextsteer(agents, exits, limit=limit),
-        )
-    ]
+) -> Iterator[tuple[str, float, dict]]:
+    """One row a system, each as soon as its run ends: contextsteer, then each JuPedSim
+    model at each step length and body radius."""
+    yield (
+        "contextsteer (CROWD, 16 phases)",
+        RADIUS,
+        evacuate_contextsteer(agents, exits, limit=limit),
+    )
     for model in models:
         for radius in radii:
             for dt in dts:
                 r = evacuate_jupedsim(agents, exits, model, dt, limit=limit, radius=radius)
-                rows.append((f"JuPedSim {model}", radius, r))
-    return rows
+                yield (f"JuPedSim {model}", radius, r)
 
 
-def print_peers(rows: list, agents: int, exits: int) -> None:
-    """The table of :func:`peers`' rows."""
-    base = rows[0][2]
+def print_peers(rows: Iterable[tuple[str, float, dict]], agents: int, exits: int) -> None:
+    """The table of :func:`peers`' rows (the first contextsteer's), a row printed as it
+    comes: the full run takes most of an hour."""
+    base = None
     print(f"\nRiMEA 9 room emptied, {agents} agents, {exits} exits, one thread")
     print(
         "| system | radius (m) | dt (s) | room empty at (s) | left in room | contact episodes "
@@ -280,12 +288,16 @@ def print_peers(rows: list, agents: int, exits: int) -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, radius, r in rows:
+        base = base or r
         empty = f"{r['empty_at']:.1f}" if np.isfinite(r["empty_at"]) else "not empty"
+        if r["failed"]:
+            empty = f"stopped: {r['failed']}"
         ratio = (r["ms_step_early"] / r["dt"]) / (base["ms_step_early"] / base["dt"])
         print(
             f"| {name} | {radius:g} | {r['dt']:.4g} | {empty} | {r['in_room']} "
             f"| {r['contacts']} | {r['deepest_mm']:.1f} | {r['wall_penetrations']} "
-            f"| {r['ms_step_early']:.2f} | {ratio:.2f} | {r['ms_step']:.2f} |"
+            f"| {r['ms_step_early']:.2f} | {ratio:.2f} | {r['ms_step']:.2f} |",
+            flush=True,
         )
 
 
@@ -298,9 +310,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--test9", action="store_true", help="also time rimea.test9() once")
     ap.add_argument("--peers", action="store_true", help="also empty the room beside JuPedSim")
     ap.add_argument("--exits", type=int, choices=(1, 2, 4), default=4, help="--peers' exits")
-    ap.add_argument(
-        "--jps-models", default="cfsm,cfsm-v2,cfsm-v3,avm", help="--peers' JuPedSim models"
-    )
+    ap.add_argument("--jps-models", default=",".join(JPS_MODELS), help="--peers' JuPedSim models")
     ap.add_argument("--jps-dt", default="0.0333333333333,0.01", help="--peers' JuPedSim steps")
     ap.add_argument(
         "--jps-radius", default=str(RADIUS), help="--peers' JuPedSim body radii (m), a list"

@@ -86,6 +86,10 @@ class Options:
         RADIUS + rvo2_margin / 2); default :data:`CS_MARGIN`, context steering's own.
     rvo2_ring : int
         Directions of ``rvo2-ring``'s regular ring (turned with each agent's heading).
+    jps_substeps : int
+        JuPedSim steps each protocol step as this many iterations of DT / jps_substeps
+        (its own default step is 0.01 s; 3 gives 1/90 s). Targets and metrics still
+        follow the protocol's DT.
     """
 
     velocity_accel: float = 6.0
@@ -94,6 +98,7 @@ class Options:
     slots: int = 16
     rvo2_margin: float = CS_MARGIN
     rvo2_ring: int = 64
+    jps_substeps: int = 1
 
 
 # ====================================================================== scenes ===
@@ -358,6 +363,9 @@ def pool(rows: list[dict]) -> dict:
         "step_limit": rows[0]["step_limit"],
         "agents": rows[0]["agents"],
         "seeds": len(rows),
+        "stopped": "; ".join(
+            f"seed {k}: {r['stopped']}" for k, r in enumerate(rows) if r.get("stopped")
+        ),
     }
 
 
@@ -459,7 +467,9 @@ class Metrics:
 
 def run(system, scene: Scene, steps: int | None = None) -> dict:
     """Run ``system`` on ``scene`` under the protocol; returns the row's figures (with
-    ``arrival_s``: each agent's arrival time in s, NaN where it did not arrive).
+    ``arrival_s``: each agent's arrival time in s, NaN where it did not arrive, and
+    ``stopped``: "" or why the system ended the run early, when its step raised a
+    ``RuntimeError``; the agents not home by then count as not arrived).
 
     Parameters
     ----------
@@ -477,10 +487,16 @@ def run(system, scene: Scene, steps: int | None = None) -> dict:
     times = []
     pos = np.array(scene.starts, dtype=np.float64)
     done_steps = 0
+    stopped = ""
     for done_steps in range(1, steps + 1):
         system.set_targets(scene.targets(pos, passed))
         t0 = time.perf_counter()
-        system.step()
+        try:
+            system.step()
+        except RuntimeError as e:  # JuPedSim: a model pushed an agent off its area
+            stopped = f"{type(e).__name__} at {(done_steps - 1) * DT:.1f} s: {e}"
+            done_steps -= 1
+            break
         times.append(time.perf_counter() - t0)
         pos = system.positions()
         metrics.update(pos, active)
@@ -496,10 +512,11 @@ def run(system, scene: Scene, steps: int | None = None) -> dict:
         **metrics.summary(),
         "arrived_pct": 100.0 * float(reached.mean()),
         "mean_ttg_s": float(arrival[reached].mean()) if reached.any() else float("nan"),
-        "ms_per_step": 1e3 * float(np.median(times)),
+        "ms_per_step": 1e3 * float(np.median(times)) if times else float("nan"),
         "pre_push": getattr(system, "pre_push", None),
         "arrival_s": arrival,
         "steps": done_steps,
+        "stopped": stopped,
         "step_limit": steps,
         "agents": scene.n,
     }
@@ -762,36 +779,69 @@ def walkable_area(scene: Scene, margin: float = 3.0, thickness: float = 0.01):
     return next(part for part in parts if part.contains(inside))
 
 
-class JuPedSim:
-    """JuPedSim (PyPI ``jupedsim``) with its CollisionFreeSpeedModel (the first version).
+JPS_MODELS = {
+    "cfsm": ("CollisionFreeSpeedModel", "CollisionFreeSpeedModelAgentParameters"),
+    "cfsm-v2": ("CollisionFreeSpeedModelV2", "CollisionFreeSpeedModelV2AgentParameters"),
+    "cfsm-v3": ("CollisionFreeSpeedModelV3", "CollisionFreeSpeedModelV3AgentParameters"),
+    "avm": ("AnticipationVelocityModel", "AnticipationVelocityModelAgentParameters"),
+    "sfm": ("SocialForceModel", "SocialForceModelAgentParameters"),
+    "gcfm": ("GeneralizedCentrifugalForceModel", "GeneralizedCentrifugalForceModelAgentParameters"),
+    "warp": ("WarpDriverModel", "WarpDriverModelAgentParameters"),
+}
+"""JuPedSim 1.4's models by short name: (model class, agent parameter class)."""
 
-    Model parameters at their defaults (neighbour repulsion strength 8, range 0.1;
-    geometry repulsion strength 5, range 0.02); agents: radius RADIUS, desired speed
-    SPEED, time gap 1 s (default). Geometry: :func:`walkable_area`. Every agent is in one
-    journey of a single direct-steering stage, so its target is set each step to the
-    protocol's waypoint (this bypasses JuPedSim's routing: it steers locally like every
-    other system). Retired agents are removed (``mark_agent_for_removal``, done at the
-    start of the next iteration).
+
+def jps_body(model: str, radius: float) -> dict:
+    """A JuPedSim model's agent parameters for a disc of ``radius``: ``radius`` itself,
+    except the generalized centrifugal force model (``gcfm``), whose body is an ellipse
+    with semi-axes a = a_min + a_v v along the motion and b from b_max (at rest) to b_min
+    (at the desired speed) across it; a_min = b_min = b_max = radius and a_v = 0 make it
+    that disc at every speed (its defaults, 0.2 m by 0.2-0.4 m growing with speed, would
+    not be the body the metrics measure)."""
+    if model == "gcfm":
+        return {"a_min": radius, "b_min": radius, "b_max": radius, "a_v": 0.0}
+    return {"radius": radius}
+
+
+class JuPedSim:
+    """JuPedSim (PyPI ``jupedsim``) with one of its models (:data:`JPS_MODELS`; default
+    the first CollisionFreeSpeedModel).
+
+    Model parameters at their defaults (for ``cfsm``: neighbour repulsion strength 8,
+    range 0.1; geometry repulsion strength 5, range 0.02; time gap 1 s); agents: the
+    body of :func:`jps_body` for RADIUS, desired speed SPEED. Geometry:
+    :func:`walkable_area`. Every agent is in one journey of a single direct-steering
+    stage, so its target is set each step to the protocol's waypoint (this bypasses
+    JuPedSim's routing: it steers locally like every other system). Retired agents are
+    removed (``mark_agent_for_removal``, done at the start of the next iteration).
+    JuPedSim raises ``RuntimeError`` when a model pushes an agent off the walkable area;
+    :func:`run` then ends the run there (``stopped``). ``substeps``: iterations of
+    DT / substeps per protocol step.
     """
 
-    def __init__(self, scene: Scene):
+    def __init__(self, scene: Scene, model: str = "cfsm", substeps: int = 1):
         try:
             import jupedsim as jps
         except ImportError as e:
             raise Unavailable(f"jupedsim not importable ({e})") from None
+        model_name, params_name = JPS_MODELS[model]
+        if substeps < 1:
+            raise ValueError(f"substeps must be >= 1, got {substeps}")
+        self.substeps = substeps
         self.sim = jps.Simulation(
-            model=jps.CollisionFreeSpeedModel(), geometry=walkable_area(scene), dt=DT
+            model=getattr(jps, model_name)(), geometry=walkable_area(scene), dt=DT / substeps
         )
         stage = self.sim.add_direct_steering_stage()
         journey = self.sim.add_journey(jps.JourneyDescription([stage]))
+        params = getattr(jps, params_name)
         self.ids = [
             self.sim.add_agent(
-                jps.CollisionFreeSpeedModelAgentParameters(
+                params(
                     position=(float(x), float(y)),
                     journey_id=journey,
                     stage_id=stage,
-                    radius=RADIUS,
                     desired_speed=SPEED,
+                    **jps_body(model, RADIUS),
                 )
             )
             for x, y in scene.starts
@@ -808,7 +858,7 @@ class JuPedSim:
         self._targets[changed] = targets[changed]
 
     def step(self) -> None:
-        self.sim.iterate()
+        self.sim.iterate(self.substeps)
 
     def positions(self) -> np.ndarray:
         for agent in self.sim.agents():
@@ -1027,7 +1077,8 @@ SYSTEMS = {
     ),
     "navground-orca": lambda scene, opt: Navground(scene, "ORCA", opt.navground_resolve),
     "navground-hl": lambda scene, opt: Navground(scene, "HL", opt.navground_resolve),
-    "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene),
+    "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene, "cfsm", opt.jps_substeps),
+    "jupedsim-sfm": lambda scene, opt: JuPedSim(scene, "sfm", opt.jps_substeps),
     "cs-classic": lambda scene, opt: _cs(scene, classic_crowd(), 3.0, opt),
     "cs-context": lambda scene, opt: _cs(
         scene, contextsteer_legacy_steering(len(scene.walls) > 0), 3.0, opt

@@ -267,6 +267,7 @@ def test_per_seed_line_counts_the_tails():
         (["--velocity-accel", "-1"], "--velocity-accel"),
         (["--rvo2-margin", "-0.1"], "--rvo2-margin"),
         (["--rvo2-ring", "0"], "--rvo2-ring"),
+        (["--jps-substeps", "0"], "--jps-substeps"),
         (["--per-seed"], "--per-seed"),
         (["--per-seed", "--seeds", "4", "--systems", "cs-velocity"], "--per-seed"),
         (["--slots", "2"], "--slots must be >= 3"),  # refused before RVO2's row ran
@@ -346,3 +347,61 @@ def cs_nearest(w, pts):
     import contextsteer as cs
 
     return cs.nearest(w, pts, 5.0).distance
+
+
+class _GivesUp:
+    """A system that walks everyone 1 cm a step along +x and raises at its third step."""
+
+    def __init__(self, scene):
+        self.pos = np.array(scene.starts, dtype=np.float64)
+        self.calls = 0
+
+    def set_targets(self, targets):
+        pass
+
+    def step(self):
+        self.calls += 1
+        if self.calls == 3:
+            raise RuntimeError("Point (1, 2) is outside of accessible area")
+        self.pos[:, 0] += 0.01
+
+    def positions(self):
+        return self.pos
+
+    def retire(self, ids):
+        pass
+
+
+def test_a_system_that_raises_ends_its_run_with_the_reason():
+    scene = cq.crossing_scene()
+    r = cq.run(_GivesUp(scene), scene)
+    # Two steps done; the third raised at t = 2 dt (0.1 s shown with one decimal).
+    assert r["steps"] == 2 and r["stopped"].startswith("RuntimeError at 0.1 s: Point (1, 2)")
+    assert r["arrived_pct"] == 0.0 and math.isnan(r["mean_ttg_s"])
+    pooled = cq.pool([{**_run(0, 100.0, 4.0, [3.0, 5.0]), "stopped": ""}, {**r}])
+    assert pooled["stopped"] == f"seed 1: {r['stopped']}"
+
+
+@pytest.mark.parametrize("model", sorted(cq.JPS_MODELS))
+def test_every_jupedsim_model_walks_the_protocols_agents(model):
+    pytest.importorskip("jupedsim")
+    pytest.importorskip("shapely")
+    scene = cq.crossing_scene()
+    system = cq.JuPedSim(scene, model)
+    r = cq.run(system, scene, steps=30)
+    assert r["stopped"] == "" and r["steps"] == 30
+    moved = np.linalg.norm(system.positions() - scene.starts, axis=1)
+    assert np.all(moved > 0.05)  # everyone set off towards its waypoint in a second
+
+
+def test_jupedsim_substeps_cover_one_protocol_step():
+    pytest.importorskip("jupedsim")
+    pytest.importorskip("shapely")
+    scene = cq.crossing_scene()
+    system = cq.SYSTEMS["jupedsim-sfm"](scene, cq.Options(jps_substeps=3))
+    system.set_targets(scene.targets(scene.starts, scene.gate_side() == 0))
+    system.step()
+    assert system.sim.iteration_count() == 3
+    assert system.sim.elapsed_time() == pytest.approx(cq.DT)
+    with pytest.raises(ValueError, match="substeps"):
+        cq.JuPedSim(scene, "sfm", substeps=0)

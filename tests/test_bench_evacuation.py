@@ -1,6 +1,10 @@
 """benchmarks/bench_evacuation.py: RiMEA 9's room timed on one and two threads, and its
 comparison with JuPedSim (one metric code for both)."""
 
+import contextlib
+import io
+
+import numpy as np
 import pytest
 
 from bench_modules import load
@@ -77,3 +81,47 @@ def test_main_prints_one_peer_row_a_model_and_step(capsys):
     for bad in (["--jps-models", "cfsm,orca"], ["--jps-radius", "-1"], ["--limit", "0"]):
         with pytest.raises(SystemExit):
             be.main(["--peers", *bad])
+
+
+@pytest.mark.parametrize("model", sorted(be.JPS_MODELS))
+def test_every_jupedsim_model_takes_the_rooms_agents(model):
+    pytest.importorskip("scipy")
+    pytest.importorskip("jupedsim")
+    pytest.importorskip("shapely")
+    r = be.evacuate_jupedsim(12, 4, model, 1 / 30, limit=1.0, radius=0.22)
+    assert r["failed"] == "" and r["in_room"] == 12  # a second: nobody is out yet
+    assert r["ms_step"] > 0
+
+
+def test_the_centrifugal_force_models_body_is_the_tallys_disc():
+    jps = pytest.importorskip("jupedsim")
+    pytest.importorskip("shapely")
+    body = be.jps_body("gcfm", 0.22)
+    agent = jps.GeneralizedCentrifugalForceModelAgentParameters(
+        position=(0.0, 0.0), journey_id=0, stage_id=0, **body
+    )
+    # Semi-axes a_min + a_v v along the motion, b_max..b_min across: 0.22 at any speed.
+    assert (agent.a_min, agent.a_v, agent.b_min, agent.b_max) == (0.22, 0.0, 0.22, 0.22)
+    assert be.jps_body("sfm", 0.22) == {"radius": 0.22}
+
+
+def test_a_peer_that_gives_up_ends_its_run_with_the_reason():
+    calls = []
+
+    def step():
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("Point (1, 2) is outside of accessible area")
+
+    def read():
+        return np.array([0, 1]), np.array([[5.0, 5.0], [6.0, -3.0]])
+
+    r = be._evacuate(step, read, 0.05, np.zeros((0, 4)), limit=10.0, stall=60.0)
+    assert r["failed"] == "RuntimeError at 0.1 s: Point (1, 2) is outside of accessible area"
+    assert r["in_room"] == 1 and r["empty_at"] == float("inf") and len(calls) == 3
+    row = ("JuPedSim gcfm", 0.25, r)
+    ours = ("contextsteer", 0.25, {**r, "failed": ""})
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        be.print_peers([ours, row], 2, 4)
+    assert "| JuPedSim gcfm | 0.25 | 0.05 | stopped: RuntimeError at 0.1 s:" in out.getvalue()
