@@ -32,6 +32,9 @@ simulation (JuPedSim raises when a force model pushes an agent off its walkable 
 ends its run there, with the reason in the table. Each model runs at every ``--jps-dt``
 (1/30 s, contextsteer's step, and JuPedSim's own default 0.01 s) and body
 radius of ``--jps-radius`` (the test's 0.25 m; JuPedSim's default is 0.2 m).
+``--jps-model-params`` and ``--jps-agent-params`` (JSON objects of JuPedSim's own field
+names, checked against every model named before anything runs) replace defaults, for a
+search over a model's parameters (docs/crowd.md has one).
 
     python benchmarks/bench_evacuation.py --runs 5
     python benchmarks/bench_evacuation.py --runs 1 --peers
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import statistics
 import sys
@@ -208,10 +212,14 @@ def evacuate_jupedsim(
     limit: float = 600.0,
     stall: float = 60.0,
     radius: float = RADIUS,
+    model_params: dict | None = None,
+    agent_params: dict | None = None,
 ) -> dict:
     """The same room, starts and speeds in JuPedSim (``model``: a key of
     :data:`JPS_MODELS`), stepped at ``dt``, its agents of ``radius`` (the tally's too);
-    see the module docstring."""
+    see the module docstring. ``model_params`` and ``agent_params`` override the
+    defaults of the model's and its agent parameters' fields (JuPedSim's names, e.g.
+    ``{"strength_neighbor_repulsion": 2}``, ``{"time_gap": 0.5}``)."""
     import jupedsim as jps
     import shapely
 
@@ -222,7 +230,9 @@ def evacuate_jupedsim(
     goals = np.r_[lines[:, :2], lines[:, 2:]]
     area = walkable_area(SimpleNamespace(starts=starts, goals=goals, walls=walls))
     model_name, params_name = JPS_MODELS[model]
-    jsim = jps.Simulation(model=getattr(jps, model_name)(), geometry=area, dt=dt)
+    jsim = jps.Simulation(
+        model=getattr(jps, model_name)(**(model_params or {})), geometry=area, dt=dt
+    )
     doors, journeys = [], []
     for x0, y, x1, _ in lines:
         x = (x0 + x1) / 2
@@ -241,7 +251,7 @@ def evacuate_jupedsim(
             journey_id=journey,
             stage_id=stage,
             desired_speed=float(v),
-            **jps_body(model, radius),
+            **{**jps_body(model, radius), **(agent_params or {})},
         )
         index[jsim.add_agent(agent)] = i
 
@@ -261,9 +271,12 @@ def peers(
     dts: list[float],
     limit: float,
     radii: tuple[float, ...] = (RADIUS,),
+    model_params: dict | None = None,
+    agent_params: dict | None = None,
 ) -> Iterator[tuple[str, float, dict]]:
     """One row a system, each as soon as its run ends: contextsteer, then each JuPedSim
-    model at each step length and body radius."""
+    model at each step length and body radius (``model_params``, ``agent_params``: see
+    :func:`evacuate_jupedsim`)."""
     yield (
         "contextsteer (CROWD, 16 phases)",
         RADIUS,
@@ -272,7 +285,16 @@ def peers(
     for model in models:
         for radius in radii:
             for dt in dts:
-                r = evacuate_jupedsim(agents, exits, model, dt, limit=limit, radius=radius)
+                r = evacuate_jupedsim(
+                    agents,
+                    exits,
+                    model,
+                    dt,
+                    limit=limit,
+                    radius=radius,
+                    model_params=model_params,
+                    agent_params=agent_params,
+                )
                 yield (f"JuPedSim {model}", radius, r)
 
 
@@ -301,6 +323,34 @@ def print_peers(rows: Iterable[tuple[str, float, dict]], agents: int, exits: int
         )
 
 
+def _json_object(text: str) -> dict:
+    """argparse type: a JSON object (field name -> value)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise argparse.ArgumentTypeError(f"not JSON ({e}): {text!r}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object {{...}}, got {text!r}")
+    return value
+
+
+def _unknown_fields(models: list[str], model_params: dict, agent_params: dict) -> str:
+    """ "" when every field named is one of every model's (model or agent parameters),
+    else which are not, and the fields there are."""
+    import dataclasses
+
+    import jupedsim as jps
+
+    bad = []
+    for model in models:
+        for given, cls in zip((model_params, agent_params), JPS_MODELS[model]):
+            known = {f.name for f in dataclasses.fields(getattr(jps, cls))}
+            unknown = sorted(set(given) - known)
+            if unknown:
+                bad.append(f"{cls} has no {unknown} (it has {sorted(known)})")
+    return "; ".join(bad)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--agents", type=at_least(1), default=1000)
@@ -316,11 +366,29 @@ def main(argv: list[str] | None = None) -> None:
         "--jps-radius", default=str(RADIUS), help="--peers' JuPedSim body radii (m), a list"
     )
     ap.add_argument("--limit", type=float, default=600.0, help="--peers' simulated seconds")
+    ap.add_argument(
+        "--jps-model-params",
+        type=_json_object,
+        default={},
+        metavar="JSON",
+        help="--peers' JuPedSim model fields, e.g. '{\"strength_neighbor_repulsion\": 2}'",
+    )
+    ap.add_argument(
+        "--jps-agent-params",
+        type=_json_object,
+        default={},
+        metavar="JSON",
+        help="--peers' JuPedSim agent fields, e.g. '{\"time_gap\": 0.5}'",
+    )
     args = ap.parse_args(argv)
     models = [m for m in args.jps_models.split(",") if m]
     unknown = sorted(set(models) - set(JPS_MODELS))
     if unknown:
         ap.error(f"--jps-models: unknown {unknown}; known: {sorted(JPS_MODELS)}")
+    if args.peers and (args.jps_model_params or args.jps_agent_params):
+        bad = _unknown_fields(models, args.jps_model_params, args.jps_agent_params)
+        if bad:
+            ap.error(f"--jps-model-params / --jps-agent-params: {bad}")
     dts = [float(d) for d in args.jps_dt.split(",") if d]
     radii = tuple(float(r) for r in args.jps_radius.split(",") if r)
     if not all(0.0 < r < 1.0 for r in radii) or not all(0.0 < d <= 1.0 for d in dts):
@@ -349,7 +417,16 @@ def main(argv: list[str] | None = None) -> None:
         res = rimea.test9()
         print(f"rimea.test9(): {time.perf_counter() - t0:.1f} s, {res.value} {res.details}")
     if args.peers:
-        rows = peers(args.agents, args.exits, models, dts, args.limit, radii)
+        rows = peers(
+            args.agents,
+            args.exits,
+            models,
+            dts,
+            args.limit,
+            radii,
+            model_params=args.jps_model_params,
+            agent_params=args.jps_agent_params,
+        )
         print_peers(rows, args.agents, args.exits)
 
 

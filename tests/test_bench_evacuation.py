@@ -125,3 +125,39 @@ def test_a_peer_that_gives_up_ends_its_run_with_the_reason():
     with contextlib.redirect_stdout(out):
         be.print_peers([ours, row], 2, 4)
     assert "| JuPedSim gcfm | 0.25 | 0.05 | stopped: RuntimeError at 0.1 s:" in out.getvalue()
+
+
+def test_jupedsim_parameters_reach_the_model_and_its_agents():
+    pytest.importorskip("scipy")
+    pytest.importorskip("jupedsim")
+    pytest.importorskip("shapely")
+    runs = [
+        be.evacuate_jupedsim(24, 4, "cfsm", 1 / 30, limit=40.0, **kw)
+        for kw in (
+            {},
+            {"agent_params": {"time_gap": 0.4}},
+            {"model_params": {"strength_neighbor_repulsion": 1.0}},
+        )
+    ]
+    # Each override changes the run: the same starts, and JuPedSim's speed model is
+    # deterministic (a second default run gives the same figures).
+    again = be.evacuate_jupedsim(24, 4, "cfsm", 1 / 30, limit=40.0)
+    keys = ("empty_at", "in_room", "contacts", "deepest_mm", "wall_penetrations")
+    figures = [tuple(r[k] for k in keys) for r in runs]
+    assert tuple(again[k] for k in keys) == figures[0]
+    assert figures[1] != figures[0] and figures[2] != figures[0]
+
+
+def test_unknown_jupedsim_fields_are_refused_before_any_run(capsys):
+    pytest.importorskip("jupedsim")
+    assert be._unknown_fields(["cfsm", "avm"], {}, {"time_gap": 0.5}) == ""
+    bad = be._unknown_fields(["cfsm"], {"time_gap": 0.5}, {})
+    assert "CollisionFreeSpeedModel has no ['time_gap']" in bad
+    for args in (
+        ["--jps-model-params", '{"foo": 1}'],
+        ["--jps-agent-params", "[1]"],
+        ["--jps-agent-params", "{not json"],
+    ):
+        with pytest.raises(SystemExit):
+            be.main(["--peers", "--jps-models", "cfsm", *args])
+    assert "foo" in capsys.readouterr().err
