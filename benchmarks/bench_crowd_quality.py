@@ -42,6 +42,10 @@ Systems
   240,000). JuPedSim stops a simulation when a model pushes an agent off its walkable
   area; the run then ends there (the row counts the agents home by then, and a note
   line gives the time and JuPedSim's message).
+- ``jupedsim-avm``, ``jupedsim-warp``: the same with JuPedSim's AnticipationVelocityModel
+  (Xu, Chraibi and Seyfried's anticipation on top of the collision-free speed model) and
+  its WarpDriverModel (Wolinski et al.'s probabilistic collision field), default
+  parameters.
 - ``cs-classic``: contextsteer.classic, the gdx-ai crowd stack of notebook 06
   (``classic_crowd()``: whisker raycast avoidance, CollisionAvoidance(2), then
   Separation(0.9) + Arrive(1) blended), ``Accel`` motion, max_accel 3.

@@ -1079,6 +1079,8 @@ SYSTEMS = {
     "navground-hl": lambda scene, opt: Navground(scene, "HL", opt.navground_resolve),
     "jupedsim-cfsm": lambda scene, opt: JuPedSim(scene, "cfsm", opt.jps_substeps),
     "jupedsim-sfm": lambda scene, opt: JuPedSim(scene, "sfm", opt.jps_substeps),
+    "jupedsim-avm": lambda scene, opt: JuPedSim(scene, "avm", opt.jps_substeps),
+    "jupedsim-warp": lambda scene, opt: JuPedSim(scene, "warp", opt.jps_substeps),
     "cs-classic": lambda scene, opt: _cs(scene, classic_crowd(), 3.0, opt),
     "cs-context": lambda scene, opt: _cs(
         scene, contextsteer_legacy_steering(len(scene.walls) > 0), 3.0, opt

@@ -405,3 +405,19 @@ def test_jupedsim_substeps_cover_one_protocol_step():
     assert system.sim.elapsed_time() == pytest.approx(cq.DT)
     with pytest.raises(ValueError, match="substeps"):
         cq.JuPedSim(scene, "sfm", substeps=0)
+
+
+@pytest.mark.parametrize(
+    "name, state",
+    [
+        ("jupedsim-cfsm", "CollisionFreeSpeedModelState"),
+        ("jupedsim-sfm", "SocialForceModelState"),
+        ("jupedsim-avm", "AnticipationVelocityModelState"),
+        ("jupedsim-warp", "WarpDriverModelState"),
+    ],
+)
+def test_each_jupedsim_system_runs_its_own_model(name, state):
+    pytest.importorskip("jupedsim")
+    pytest.importorskip("shapely")
+    system = cq.SYSTEMS[name](cq.crossing_scene(), cq.Options())
+    assert {type(a.model).__name__ for a in system.sim.agents()} == {state}
