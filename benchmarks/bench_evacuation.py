@@ -31,7 +31,8 @@ centrifugal force model, its elliptic body made the tally's disc, see
 simulation (JuPedSim raises when a force model pushes an agent off its walkable area)
 ends its run there, with the reason in the table. Each model runs at every ``--jps-dt``
 (1/30 s, contextsteer's step, and JuPedSim's own default 0.01 s) and body
-radius of ``--jps-radius`` (the test's 0.25 m; JuPedSim's default is 0.2 m).
+radius of ``--jps-radius`` (the test's 0.25 m; JuPedSim's default is 0.2 m); contextsteer
+empties the room once at each of those radii too, the first its reference.
 ``--jps-model-params`` and ``--jps-agent-params`` (JSON objects of JuPedSim's own field
 names, checked against every model named before anything runs) replace defaults, for a
 search over a model's parameters (docs/crowd.md has one).
@@ -119,11 +120,13 @@ class Tally:
         self._in_wall = inside
 
 
-def room(agents: int, exits: int, seed: int = 0) -> tuple[cs.Simulation, np.ndarray, np.ndarray]:
-    """The contextsteer room (radius 0.25 m, as ``rimea.evacuation_time``), its walls
-    (M, 4) and its goal lines (E, 4) in front of the exits."""
+def room(
+    agents: int, exits: int, seed: int = 0, radius: float = RADIUS
+) -> tuple[cs.Simulation, np.ndarray, np.ndarray]:
+    """The contextsteer room (bodies of ``radius``, 0.25 m as ``rimea.evacuation_time``
+    by default), its walls (M, 4) and its goal lines (E, 4) in front of the exits."""
     sim = cs.scenarios.evacuation(agents=agents, seed=seed, exits=exits)
-    np.asarray(sim.agents.radius)[:] = RADIUS
+    np.asarray(sim.agents.radius)[:] = radius
     world, lines = cs.scenarios.evacuation_room(exits)
     return sim, np.asarray(world.walls, dtype=np.float64), lines
 
@@ -185,10 +188,16 @@ def _evacuate(
 
 
 def evacuate_contextsteer(
-    agents: int, exits: int, seed: int = 0, limit: float = 600.0, stall: float = 60.0
+    agents: int,
+    exits: int,
+    seed: int = 0,
+    limit: float = 600.0,
+    stall: float = 60.0,
+    radius: float = RADIUS,
 ) -> dict:
-    """The contextsteer room emptied on one thread; see the module docstring."""
-    sim, walls, _ = room(agents, exits, seed)
+    """The contextsteer room emptied on one thread, its bodies of ``radius`` (the
+    tally's too); see the module docstring."""
+    sim, walls, _ = room(agents, exits, seed, radius)
     ag = sim.agents
 
     def step() -> None:
@@ -200,7 +209,7 @@ def evacuate_contextsteer(
         return alive, np.asarray(ag.position, dtype=np.float64)[alive]
 
     with cs.threads(1):
-        return _evacuate(step, read, rimea.DT, walls, limit, stall)
+        return _evacuate(step, read, rimea.DT, walls, limit, stall, radius)
 
 
 def evacuate_jupedsim(
@@ -274,14 +283,15 @@ def peers(
     model_params: dict | None = None,
     agent_params: dict | None = None,
 ) -> Iterator[tuple[str, float, dict]]:
-    """One row a system, each as soon as its run ends: contextsteer, then each JuPedSim
-    model at each step length and body radius (``model_params``, ``agent_params``: see
-    :func:`evacuate_jupedsim`)."""
-    yield (
-        "contextsteer (CROWD, 16 phases)",
-        RADIUS,
-        evacuate_contextsteer(agents, exits, limit=limit),
-    )
+    """One row a system, each as soon as its run ends: contextsteer at each body radius,
+    then each JuPedSim model at each step length and body radius (``model_params``,
+    ``agent_params``: see :func:`evacuate_jupedsim`)."""
+    for radius in radii:
+        yield (
+            "contextsteer (CROWD, 16 phases)",
+            radius,
+            evacuate_contextsteer(agents, exits, limit=limit, radius=radius),
+        )
     for model in models:
         for radius in radii:
             for dt in dts:
@@ -299,7 +309,7 @@ def peers(
 
 
 def print_peers(rows: Iterable[tuple[str, float, dict]], agents: int, exits: int) -> None:
-    """The table of :func:`peers`' rows (the first contextsteer's), a row printed as it
+    """The table of :func:`peers`' rows (the first, contextsteer's, the reference), a row printed as it
     comes: the full run takes most of an hour."""
     base = None
     print(f"\nRiMEA 9 room emptied, {agents} agents, {exits} exits, one thread")

@@ -74,7 +74,8 @@ def test_main_prints_one_peer_row_a_model_and_step(capsys):
     args = "--agents 12 --warm 1 --steps 1 --runs 1 --peers --jps-models cfsm,avm"
     be.main([*args.split(), "--jps-dt", "0.0333333333333", "--jps-radius", "0.25,0.2"])
     out = capsys.readouterr().out
-    assert out.count("| contextsteer (CROWD, 16 phases) |") == 1
+    for radius in ("0.25", "0.2"):  # contextsteer at each radius, as each model
+        assert out.count(f"| contextsteer (CROWD, 16 phases) | {radius} |") == 1
     for model in ("cfsm", "avm"):
         assert out.count(f"| JuPedSim {model} | 0.25 |") == 1
         assert out.count(f"| JuPedSim {model} | 0.2 |") == 1
