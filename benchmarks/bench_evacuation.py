@@ -60,7 +60,7 @@ import numpy as np  # noqa: E402
 
 import contextsteer as cs  # noqa: E402
 from contextsteer import rimea  # noqa: E402
-from crowd_quality import JPS_MODELS, jps_body, walkable_area, wall_distance  # noqa: E402
+from crowd_quality import JPS_MODELS, jps_agent, jps_model, walkable_area, wall_distance  # noqa: E402
 from scenes import at_least  # noqa: E402
 
 
@@ -131,6 +131,11 @@ def room(
     return sim, np.asarray(world.walls, dtype=np.float64), lines
 
 
+def _in_room(p: np.ndarray) -> int:
+    """How many of the positions ``p`` (k, 2) lie between the room's long walls."""
+    return int(((p[:, 1] > 0) & (p[:, 1] < ROOM_DEPTH)).sum())
+
+
 def _evacuate(
     step, read, dt: float, walls: np.ndarray, limit: float, stall: float, radius: float = RADIUS
 ) -> dict:
@@ -146,8 +151,7 @@ def _evacuate(
     early, early_steps = 0.0, 0
     empty_at = float("inf")
     failed = ""
-    y = read()[1][:, 1]
-    now = int(((y > 0) & (y < ROOM_DEPTH)).sum())
+    now = _in_room(read()[1])
     while steps * dt < limit:
         t0 = time.perf_counter()
         try:
@@ -166,7 +170,7 @@ def _evacuate(
         ids, p = ids[keep], p[keep]
         if len(p):
             tally.update(ids, p)
-        now = int(((p[:, 1] > 0) & (p[:, 1] < ROOM_DEPTH)).sum())
+        now = _in_room(p)
         if now == 0:
             empty_at = steps * dt
             break
@@ -238,10 +242,7 @@ def evacuate_jupedsim(
     # The room and its corridors: the walls cut out of a box around them as 1 cm strips.
     goals = np.r_[lines[:, :2], lines[:, 2:]]
     area = walkable_area(SimpleNamespace(starts=starts, goals=goals, walls=walls))
-    model_name, params_name = JPS_MODELS[model]
-    jsim = jps.Simulation(
-        model=getattr(jps, model_name)(**(model_params or {})), geometry=area, dt=dt
-    )
+    jsim = jps.Simulation(model=jps_model(model, **(model_params or {})), geometry=area, dt=dt)
     doors, journeys = [], []
     for x0, y, x1, _ in lines:
         x = (x0 + x1) / 2
@@ -251,16 +252,17 @@ def evacuate_jupedsim(
         stage = jsim.add_exit_stage(shapely.box(x - 3.0, y0, x + 3.0, y0 + 1.0))
         journeys.append((jsim.add_journey(jps.JourneyDescription([stage])), stage))
     nearest = np.argmin(np.linalg.norm(starts[:, None] - np.asarray(doors)[None], axis=2), axis=1)
-    params = getattr(jps, params_name)
     index = {}
     for i, ((x, y), v, k) in enumerate(zip(starts, speeds, nearest)):
         journey, stage = journeys[int(k)]
-        agent = params(
+        agent = jps_agent(
+            model,
+            radius,
             position=(float(x), float(y)),
             journey_id=journey,
             stage_id=stage,
             desired_speed=float(v),
-            **{**jps_body(model, radius), **(agent_params or {})},
+            **(agent_params or {}),
         )
         index[jsim.add_agent(agent)] = i
 

@@ -803,6 +803,22 @@ def jps_body(model: str, radius: float) -> dict:
     return {"radius": radius}
 
 
+def jps_model(model: str, **params):
+    """JuPedSim's ``model`` (a key of :data:`JPS_MODELS`) with ``params`` replacing its
+    defaults."""
+    import jupedsim as jps
+
+    return getattr(jps, JPS_MODELS[model][0])(**params)
+
+
+def jps_agent(model: str, radius: float, **fields):
+    """An agent of JuPedSim's ``model``: the disc of :func:`jps_body` and ``fields``
+    (position, journey, stage, speed, ...; they win over the body's)."""
+    import jupedsim as jps
+
+    return getattr(jps, JPS_MODELS[model][1])(**{**jps_body(model, radius), **fields})
+
+
 class JuPedSim:
     """JuPedSim (PyPI ``jupedsim``) with one of its models (:data:`JPS_MODELS`; default
     the first CollisionFreeSpeedModel).
@@ -824,24 +840,23 @@ class JuPedSim:
             import jupedsim as jps
         except ImportError as e:
             raise Unavailable(f"jupedsim not importable ({e})") from None
-        model_name, params_name = JPS_MODELS[model]
         if substeps < 1:
             raise ValueError(f"substeps must be >= 1, got {substeps}")
         self.substeps = substeps
         self.sim = jps.Simulation(
-            model=getattr(jps, model_name)(), geometry=walkable_area(scene), dt=DT / substeps
+            model=jps_model(model), geometry=walkable_area(scene), dt=DT / substeps
         )
         stage = self.sim.add_direct_steering_stage()
         journey = self.sim.add_journey(jps.JourneyDescription([stage]))
-        params = getattr(jps, params_name)
         self.ids = [
             self.sim.add_agent(
-                params(
+                jps_agent(
+                    model,
+                    RADIUS,
                     position=(float(x), float(y)),
                     journey_id=journey,
                     stage_id=stage,
                     desired_speed=SPEED,
-                    **jps_body(model, RADIUS),
                 )
             )
             for x, y in scene.starts

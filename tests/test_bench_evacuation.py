@@ -97,13 +97,12 @@ def test_every_jupedsim_model_takes_the_rooms_agents(model):
 def test_the_centrifugal_force_models_body_is_the_tallys_disc():
     jps = pytest.importorskip("jupedsim")
     pytest.importorskip("shapely")
-    body = be.jps_body("gcfm", 0.22)
-    agent = jps.GeneralizedCentrifugalForceModelAgentParameters(
-        position=(0.0, 0.0), journey_id=0, stage_id=0, **body
-    )
+    at = {"position": (0.0, 0.0), "journey_id": 0, "stage_id": 0}
+    agent = be.jps_agent("gcfm", 0.22, **at)
+    assert isinstance(agent, jps.GeneralizedCentrifugalForceModelAgentParameters)
     # Semi-axes a_min + a_v v along the motion, b_max..b_min across: 0.22 at any speed.
     assert (agent.a_min, agent.a_v, agent.b_min, agent.b_max) == (0.22, 0.0, 0.22, 0.22)
-    assert be.jps_body("sfm", 0.22) == {"radius": 0.22}
+    assert be.jps_agent("sfm", 0.22, **at).radius == 0.22
 
 
 def test_a_peer_that_gives_up_ends_its_run_with_the_reason():
