@@ -1,5 +1,7 @@
 """Property tests of the context-map kernels against the NumPy oracle (tests/reference.py)."""
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -405,14 +407,19 @@ def test_argmax_across_agents_equals_the_row_at_a_time_path(k):
     np.testing.assert_array_equal(c.direction, whole.direction)
 
 
-def _argmax_pipeline_cases():
-    """cs.steer with combine max, resolve mask, choose argmax (the one-pass AVX2 kernel for
-    K = 8, 16, 32, 64; the blocked path otherwise), on ties, signed zeros, rows with
-    nothing positive, B = 1..5 and two thresholds; NaN and inf inputs with out= arrays
-    (the call raises, the outputs are written all the same). Returns every output's bits
-    and, per case, whether the call raised."""
+def _argmax_pipeline_cases(modes=("argmax",)):
+    """cs.steer with combine max, resolve mask and each choose mode of ``modes`` (for
+    K = 8, 16, 32, 64 with AVX2: argmax the one-pass kernel, every other mode the rows
+    combined and masked in registers, then chosen a block at a time; the blocked path
+    otherwise), on ties, signed zeros, rows with nothing positive, B = 1..5 and two
+    thresholds; NaN and inf inputs with out= arrays (the call raises, the outputs are
+    written all the same). Returns every output's bits and, per case, whether the call
+    raised."""
     out = []
-    for k in (8, 12, 16, 32, 64):
+    for k, name in itertools.product((8, 12, 16, 32, 64), modes):
+        # "vector_sum:all": vector_sum over every positive slot (contiguous=False)
+        mode, _, every = name.partition(":")
+        kw = {"choose": mode, "contiguous": not every}
         rng = np.random.default_rng(k)
         n = 203  # not a multiple of any block
         for b in (1, 2, 3, 4, 5):
@@ -423,7 +430,7 @@ def _argmax_pipeline_cases():
             stack[:, ::11] = np.minimum(stack[:, ::11], 0)
             danger = rng.choice(np.array([0.0, 0.0, 0.3, 1.0], np.float32), (n, k))
             for threshold in (0.0, 0.5):
-                c = cs.steer(stack, danger, cs.SlotSet(k), choose="argmax", threshold=threshold)
+                c = cs.steer(stack, danger, cs.SlotSet(k), threshold=threshold, **kw)
                 out += [c.direction.view(np.int32).ravel(), c.strength.view(np.int32), c.slot]
             for bad in (np.nan, np.inf, np.float32(2.0**60)):
                 s2, d2 = stack.copy(), danger.copy()
@@ -433,7 +440,7 @@ def _argmax_pipeline_cases():
                     np.zeros((n, 2), np.float32), np.zeros(n, np.float32), np.zeros(n, np.int32)
                 )
                 try:
-                    cs.steer(s2, d2, cs.SlotSet(k), choose="argmax", out=ch)
+                    cs.steer(s2, d2, cs.SlotSet(k), out=ch, **kw)
                     raised = 0
                 except ValueError:
                     raised = 1
@@ -458,10 +465,14 @@ def _argmax_pipeline_cases():
     return np.concatenate(out)
 
 
-def test_steer_argmax_one_pass_equals_the_blocked_path(tmp_path):
+@pytest.mark.parametrize(
+    "modes", [("argmax",), (*(m for m in cs.CHOOSE_MODES if m != "argmax"), "vector_sum:all")]
+)
+def test_steer_max_mask_in_registers_equals_the_blocked_path(tmp_path, modes):
     # With AVX2 off (CONTEXTSTEER_NO_AVX2=1, a fresh interpreter) cs.steer takes the blocked
-    # path (combine, resolve and choose one block of rows at a time, SSE2 argmax): the one-pass
-    # kernel must give the same bits, NaN rows and the finite check included.
+    # path (combine, resolve and choose one block of rows at a time, SSE2 kernels): the
+    # one-pass argmax kernel, and for every other choose mode the rows combined and masked
+    # in registers, must give the same bits, NaN rows and the finite check included.
     import os
     import subprocess
     import sys
@@ -470,11 +481,11 @@ def test_steer_argmax_one_pass_equals_the_blocked_path(tmp_path):
     code = (
         f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
         f"import test_maps_properties as t; np.save({str(tmp_path / 'blocked.npy')!r}, "
-        "t._argmax_pipeline_cases())"
+        f"t._argmax_pipeline_cases({modes!r}))"
     )
     env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
-    np.testing.assert_array_equal(np.load(tmp_path / "blocked.npy"), _argmax_pipeline_cases())
+    np.testing.assert_array_equal(np.load(tmp_path / "blocked.npy"), _argmax_pipeline_cases(modes))
 
 
 @pytest.mark.parametrize("k", [8, 16, 32, 64])

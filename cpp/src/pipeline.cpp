@@ -17,35 +17,39 @@ namespace {
 
 #if defined(CONTEXTSTEER_AVX2)
 
-// steer with the defaults combine = max, resolve = mask and choose = argmax, for K = 8H,
-// in one pass over each row: the B interest rows and the danger row are loaded once into
-// registers, checked, combined, masked and the argmax taken, with nothing written but the
-// choice (the blocked path writes the combined map, reads it back to resolve it, and reads
-// it again to choose). Bit-identical to that path:
+// Combine = max and resolve = mask of one row of K = 8H slots in registers, the same
+// operations as the blocked path, so bit-identical to it:
 // - combine: std::max(m0, m1) is _mm256_max_ps(m1, m0) (max_ps(a, b) = a > b ? a : b and
 //   std::max(a, b) = a < b ? b : a), a fold std::max(o, m) is _mm256_max_ps(m, o), so
 //   even NaN goes the same way; resolve: dg > t ? 0 : x with the same compare;
-// - argmax: choose_rows' kernel (the row maximum, then the first slot equal to it; a row
-//   holding a NaN takes best_slot's loop), on the same values;
 // - the finite check: |x| >= 2^60, inf or NaN is an absolute bit pattern >= 187 << 23,
-//   all_finite's exponent test; one unsigned max a vector, compared once per call.
-// Returns false when an input fails the check (the outputs are written all the same).
+//   all_finite's exponent test; one unsigned max a vector (`worst`), compared once per
+//   call by inputs_finite.
 template <std::size_t H, std::size_t B>
-CS_AVX2 bool steer_max_mask_argmax_avx2(const float* maps, std::size_t b, std::size_t stride,
-                                        const float* danger, float threshold, const float* sx,
-                                        const float* sy, float* dir, float* str, std::int32_t* slot,
-                                        std::size_t begin, std::size_t end) {
-  constexpr std::size_t k = 8 * H;
-  const std::size_t nb = B ? B : b;  // B = 0: the number of maps at run time
-  const __m256i abs_bits = _mm256_set1_epi32(0x7fffffff);
-  const __m256 t = _mm256_set1_ps(threshold);
-  __m256i worst = _mm256_setzero_si256();
-  const auto check = [&](__m256 v) CS_AVX2 {
-    worst = _mm256_max_epu32(worst, _mm256_and_si256(_mm256_castps_si256(v), abs_bits));
-  };
-  for (std::size_t r = begin; r < end; ++r) {
+struct MaxMaskRows {
+  const float* maps;
+  std::size_t nb;  // B, or the number of maps at run time when B = 0
+  std::size_t stride;
+  const float* danger;
+  __m256 t;
+  __m256i worst;
+
+  CS_AVX2 MaxMaskRows(const float* m, std::size_t b, std::size_t s, const float* d, float threshold)
+      : maps(m),
+        nb(B ? B : b),
+        stride(s),
+        danger(d),
+        t(_mm256_set1_ps(threshold)),
+        worst(_mm256_setzero_si256()) {}
+
+  CS_AVX2 void check(__m256 v) {
+    worst = _mm256_max_epu32(
+        worst, _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7fffffff)));
+  }
+
+  CS_AVX2 void row(std::size_t r, __m256 (&x)[H]) {
+    constexpr std::size_t k = 8 * H;
     const float* row0 = maps + r * k;
-    __m256 x[H];
     for (std::size_t i = 0; i < H; ++i) {
       x[i] = _mm256_loadu_ps(row0 + 8 * i);
       check(x[i]);
@@ -62,6 +66,34 @@ CS_AVX2 bool steer_max_mask_argmax_avx2(const float* maps, std::size_t b, std::s
       check(d);
       x[i] = _mm256_andnot_ps(_mm256_cmp_ps(d, t, _CMP_GT_OQ), x[i]);
     }
+  }
+
+  // Any lane above (187 << 23) - 1 (unsigned): |x| >= 2^60, inf or NaN.
+  CS_AVX2 bool inputs_finite() const {
+    const __m256i limit = _mm256_set1_epi32(0x5D800000 - 1);
+    const __m256i over = _mm256_cmpeq_epi32(_mm256_max_epu32(worst, limit), limit);
+    return _mm256_movemask_epi8(over) == -1;
+  }
+};
+
+// steer with the defaults combine = max, resolve = mask and choose = argmax, for K = 8H,
+// in one pass over each row: the B interest rows and the danger row are loaded once into
+// registers, checked, combined, masked and the argmax taken, with nothing written but the
+// choice (the blocked path writes the combined map, reads it back to resolve it, and reads
+// it again to choose). Bit-identical to that path: MaxMaskRows' row, then choose_rows'
+// argmax kernel (the row maximum, then the first slot equal to it; a row holding a NaN
+// takes best_slot's loop), on the same values.
+// Returns false when an input fails the check (the outputs are written all the same).
+template <std::size_t H, std::size_t B>
+CS_AVX2 bool steer_max_mask_argmax_avx2(const float* maps, std::size_t b, std::size_t stride,
+                                        const float* danger, float threshold, const float* sx,
+                                        const float* sy, float* dir, float* str, std::int32_t* slot,
+                                        std::size_t begin, std::size_t end) {
+  constexpr std::size_t k = 8 * H;
+  MaxMaskRows<H, B> in(maps, b, stride, danger, threshold);
+  for (std::size_t r = begin; r < end; ++r) {
+    __m256 x[H];
+    in.row(r, x);
     __m256 nan = _mm256_cmp_ps(x[0], x[H - 1], _CMP_UNORD_Q);
     for (std::size_t i = 1; i + 1 < H; i += 2)
       nan = _mm256_or_ps(nan, _mm256_cmp_ps(x[i], x[i + 1], _CMP_UNORD_Q));
@@ -102,10 +134,37 @@ CS_AVX2 bool steer_max_mask_argmax_avx2(const float* maps, std::size_t b, std::s
     str[r] = some ? std::clamp(value, 0.0f, 1.0f) : 0.0f;
     slot[r] = best;
   }
-  // Any lane above (187 << 23) - 1 (unsigned): |x| >= 2^60, inf or NaN.
-  const __m256i limit = _mm256_set1_epi32(0x5D800000 - 1);
-  const __m256i over = _mm256_cmpeq_epi32(_mm256_max_epu32(worst, limit), limit);
-  return _mm256_movemask_epi8(over) == -1;
+  return in.inputs_finite();
+}
+
+// steer with combine = max and resolve = mask and any other choose mode, for K = 8H: each
+// row combined, masked and checked in registers (MaxMaskRows) and stored into a block of
+// at most kSteerBlockFloats floats on the stack, then choose_rows on the block. The
+// blocked path makes the same block with combine_rows and resolve_rows (a pass each, and
+// the finite check a third pass over the inputs), so the values chosen from are the same
+// bits. Returns false when an input fails the check (the outputs are written all the same).
+template <std::size_t H, std::size_t B>
+CS_AVX2 bool steer_max_mask_avx2(const float* maps, std::size_t b, std::size_t stride,
+                                 const float* danger, float threshold, const SlotSet& slots,
+                                 const ChooseParams& choose, std::span<float> direction,
+                                 std::span<float> strength, std::span<std::int32_t> slot,
+                                 std::size_t begin, std::size_t end) {
+  constexpr std::size_t k = 8 * H;
+  constexpr std::size_t block = kSteerBlockFloats / k;
+  MaxMaskRows<H, B> in(maps, b, stride, danger, threshold);
+  alignas(64) float buf[kSteerBlockFloats];  // uninitialised: every row is stored first
+  for (std::size_t r0 = begin; r0 < end; r0 += block) {
+    const std::size_t rows = std::min(block, end - r0);
+    for (std::size_t r = 0; r < rows; ++r) {
+      __m256 x[H];
+      in.row(r0 + r, x);
+      for (std::size_t i = 0; i < H; ++i) _mm256_store_ps(buf + r * k + 8 * i, x[i]);
+    }
+    choose_rows(std::span<const float>(buf, rows * k), k, slots, choose,
+                direction.subspan(2 * r0, 2 * rows), strength.subspan(r0, rows),
+                slot.subspan(r0, rows), 0, rows);
+  }
+  return in.inputs_finite();
 }
 #endif
 
@@ -139,16 +198,20 @@ void steer(std::span<const float> interest_maps, std::size_t b, std::size_t n, s
   };
 #if defined(CONTEXTSTEER_AVX2)
   if (p.combine == CombineMode::kMax && p.resolve.mode == ResolveMode::kMask &&
-      p.choose.mode == ChooseMode::kArgmax && (k == 8 || k == 16 || k == 32 || k == 64) && b >= 1 &&
-      detail::use_avx2()) {
+      (k == 8 || k == 16 || k == 32 || k == 64) && b >= 1 && detail::use_avx2()) {
+    const bool argmax = p.choose.mode == ChooseMode::kArgmax;
     const float* sx = slots.x();
     const float* sy = slots.y();
     auto run = [&]<std::size_t H>(std::size_t r0, std::size_t r1) {
       // The usual numbers of interest maps unrolled; more at run time.
       auto with = [&]<std::size_t B>() {
-        return steer_max_mask_argmax_avx2<H, B>(interest_maps.data(), b, n * k, danger.data(),
-                                                p.resolve.threshold, sx, sy, direction.data(),
-                                                strength.data(), slot.data(), r0, r1);
+        if (argmax)
+          return steer_max_mask_argmax_avx2<H, B>(interest_maps.data(), b, n * k, danger.data(),
+                                                  p.resolve.threshold, sx, sy, direction.data(),
+                                                  strength.data(), slot.data(), r0, r1);
+        return steer_max_mask_avx2<H, B>(interest_maps.data(), b, n * k, danger.data(),
+                                         p.resolve.threshold, slots, p.choose, direction, strength,
+                                         slot, r0, r1);
       };
       switch (b) {
         case 1:

@@ -43,6 +43,10 @@ void steer_rows(std::span<const float> interest_maps, std::size_t b, std::size_t
 /// K <= kSteerBlockFloats). For larger K, `big_scratch` (N*K floats) holds the
 /// intermediate map and the three stages run one after the other; it may be empty
 /// otherwise. Sets *nonfinite (if given) when an interest or danger value is NaN/inf.
+/// With CombineMode::kMax, ResolveMode::kMask, K = 8, 16, 32 or 64 and AVX2, each row is
+/// combined, masked and checked in registers in one pass (the same operations, so the
+/// same bits as steer_rows); ChooseMode::kArgmax chooses there too, every other mode
+/// chooses from a block of those rows with choose_rows.
 void steer(std::span<const float> interest_maps, std::size_t b, std::size_t n, std::size_t k,
            std::span<const float> danger, const SlotSet& slots, const SteerParams& p,
            std::span<float> direction, std::span<float> strength, std::span<std::int32_t> slot,
