@@ -4,6 +4,8 @@ velocity-obstacle method (CollisionDanger + the speed-map decision), and the com
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -622,3 +624,20 @@ def test_a_fast_agent_finds_a_door_it_fits_through(speed):
         sim = cs.Simulation(world, a, st, cs.Accel(), slots=cs.scenarios.crowd_slots())
         sim.step(DT, steps=25 * 30)
         assert np.hypot(*(a.position[0] - goal)) < 0.5, (x, y, a.position[0])
+
+
+def test_an_agent_turns_to_its_goal_by_a_wall_instead_of_creeping_past_it():
+    """return_margin asked the walls, too, whether the course towards the goal was free for
+    (1 + margin)·horizon. By a wall no course towards a goal 0.7 m from it is, so the
+    agent kept its slow course along the wall past the goal, turned back, and did it
+    again: the hallway with its goals spread (seed 10, t = 80 s, saved here), agent 7 for
+    good, 0.65 m from its goal with nobody nearer than 0.98 m. The longer horizon now asks
+    the neighbours only: a wall does not close in as a gap between agents does."""
+    sim = cs.load(Path(__file__).parent / "data" / "goal_by_a_wall.cssim")
+    ttg = np.asarray(sim.agent_metrics.time_to_goal)
+    assert np.flatnonzero(np.isnan(ttg)).tolist() == [7]
+    start = sim.time
+    sim.step(1 / 30, steps=150)
+    arrived = float(sim.agent_metrics.time_to_goal[7])
+    assert not np.isnan(arrived) and arrived - start < 5.0
+    assert sim.metrics()["min_clearance"]["agent"] >= 0

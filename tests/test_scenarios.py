@@ -182,7 +182,7 @@ def test_crowds_get_through_the_gap(name, fraction):
 # Seeds on which the bottleneck's guide path of before (guide="path", goals drawn anywhere)
 # left one agent pacing along the wall beside the gap, or walled out of its goal, for good
 # (benchmarks/scenario_seeds.py, seeds 0-59).
-STRANDED_BEFORE = [3, 8, 11, 13, 14, 16]
+STRANDED_BEFORE = [3, 8, 11, 14, 16, 20]
 
 
 @pytest.mark.parametrize("seed", STRANDED_BEFORE)
@@ -207,6 +207,39 @@ def test_bottleneck_goals_leave_room_to_stand(agents, seed):
     assert gap.min() >= (1.4 if agents <= 54 else 0.6) - 1e-5  # float32 targets
     assert (goals[:, 0] >= 3).all() and (goals[:, 0] <= 11).all()
     assert (np.abs(goals[:, 1]) <= 5).all()
+
+
+# Seeds on which the hallway's goals of before (its starts mirrored, 0.7 m apart) walled
+# an agent out of its goal for good (benchmarks/scenario_seeds.py, seeds 0-199).
+HALLWAY_STRANDED_BEFORE = [42, 72, 86, 87]
+
+
+@pytest.mark.parametrize("seed", HALLWAY_STRANDED_BEFORE)
+def test_nobody_is_stranded_in_the_hallway(seed):
+    # Given twice the case's time: some agents are late (a group can walk the other back).
+    sc = scenarios.get("hallway")
+    sim = sc(seed=seed)
+    sim.step(sc.dt, steps=2 * sc.steps)
+    ttg = np.asarray(sim.agent_metrics.time_to_goal)
+    assert not np.isnan(ttg).any(), f"not home: agents {np.flatnonzero(np.isnan(ttg)).tolist()}"
+    assert (np.abs(sim.agents.position[:, 1]) < 2.0).all()
+
+
+@pytest.mark.parametrize(
+    "agents, width", [(20, 4.0), (28, 4.0), (40, 4.0), (6, 1.5), (2, 1.05), (3, 1.2)]
+)
+def test_hallway_goals_leave_room_to_stand(agents, width):
+    # Each group's goals at least 1.4 m apart while its 7 m block at the far end holds
+    # them (14 a side at 4 m), never closer than a body, and inside the hallway.
+    sim = scenarios.get("hallway")(agents=agents, width=width, seed=3)
+    goals = np.asarray(sim.agents.target)
+    a = (agents + 1) // 2
+    for group in (goals[:a], goals[a:]):
+        gap = np.linalg.norm(group[:, None] - group[None], axis=2)
+        np.fill_diagonal(gap, np.inf)
+        assert gap.min() >= (1.4 if len(group) <= 14 and width == 4.0 else 0.6) - 1e-5
+    assert (np.abs(goals[:, 1]) <= width / 2 - 0.35 + 1e-6).all()
+    assert (goals[:a, 0] > 0).all() and (goals[a:, 0] < 0).all()
 
 
 def test_bottleneck_guides_are_checked():

@@ -1129,6 +1129,11 @@ float collision_horizon(const CollisionDanger& b, const BehaviourInputs& in, std
   return b.horizon + f * (b.dense_horizon - b.horizon);
 }
 
+float velocity_agents_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                          Vec2 v) {
+  return velocity_pair_ttc(b, in, i, v);
+}
+
 float velocity_ttc_ahead(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
                          Vec2 course) {
   // Behind (against the course): a follower's to avoid.

@@ -957,7 +957,8 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
   // - return_margin m: a better new course replaces a different, still safe previous one
   //   heading within 90° of the goal (interest >= half the peak) only when the new course
   //   is free for (1 + m)·horizon: no return to the goal heading for a gap that closes
-  //   again before the turn back is done;
+  //   again before the turn back is done (a wall that cuts it short after it has passed
+  //   within a body width of the agent's target does not count: it does not close in);
   // - return_step r: such a switch turns at most r radians per decision (when the course
   //   part-way is safe at the new speed and heads at least as much towards the goal as
   //   the course left), so a premature return is cut short;
@@ -1021,9 +1022,30 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
       if (d0.x == d1.x && d0.y == d1.y) continue;
       if (!(rm > 0.0f) && !(rs > 0.0f)) continue;
       if (ttc_kept() < floor_ttc) continue;
-      if (rm > 0.0f && i0 >= 0.5f * want && ttc_new(d1) < (1.0f + rm) * horizon) {
-        keep();
-        continue;
+      if (rm > 0.0f && i0 >= 0.5f * want) {
+        const float need = (1.0f + rm) * horizon;
+        const float t1 = ttc_new(d1);
+        bool hold = t1 < need;
+        if (hold && vd.walls && std::isfinite(t1)) {
+          // A wall, unlike a gap between agents, does not close in: when only a wall cuts
+          // the new course short of the longer horizon, and the course passes within a
+          // body width of the agent's target before that wall, the course is taken.
+          // (With the wall in the margin, every course towards a goal near a wall was
+          // held back: an agent crept past such a goal along the wall and back for good,
+          // the hallway's seed 10 with its goals spread; benchmarks/scenario_seeds.py.)
+          const Vec2 w1 = config_.rotate ? to_world(d1, i) : d1;  // unit
+          const float reach = t1 * (s1 * top) * (vd.wall_horizon / vd.horizon);
+          const Vec2 g = load2(p.in.agents.target, i) - load2(p.in.agents.position, i);
+          const float along = g.x * w1.x + g.y * w1.y;
+          const float side = std::fabs(w1.x * g.y - w1.y * g.x);
+          if (along >= 0.0f && along <= reach && side <= 2.0f * p.in.agents.radius[i] &&
+              velocity_agents_ttc(vd, p.in, i, w1 * (s1 * top)) >= need)
+            hold = false;
+        }
+        if (hold) {
+          keep();
+          continue;
+        }
       }
       if (rs > 0.0f) {
         const float ang = angle();

@@ -1375,7 +1375,10 @@ class CollisionDanger(Behaviour):
         Off by default (0). A better new course replaces a different, still safe previous
         course that heads within 90° of the goal only when the new course is free for
         ``(1 + return_margin)·horizon``: no turn back to the goal for a gap that closes
-        again before the turn is done.
+        again before the turn is done. A wall that cuts the new course short of that
+        only after it has passed within a body width (2 × radius) of the agent's
+        ``target`` does not hold it back (a wall does not close in, and by a wall no
+        course towards a goal near it is free for the longer horizon).
     return_step : float, >= 0
         Off by default (0). Radians per 1/30 s: such a switch to a better course turns at
         most ``return_step·30·dt`` per decision covering ``dt`` seconds (a step, or

@@ -1215,6 +1215,10 @@ def hallway(
 ) -> Simulation:
     """Half the agents walk right, half left, in a hallway ``width`` wide.
 
+    Each group's goals lie at the far end, 1.5 m apart where the spread finds room and
+    never closer than 1.4 m while a 7 m block there holds them (14 a side at the default
+    width): agents stand at their goals, and goals as close as the starts walled late
+    arrivals out of theirs.
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     length = _size("hallway", "length", length, 0.0)
@@ -1241,10 +1245,22 @@ def hallway(
     # Kept 5 cm clear of the walls (radius 0.3): unclipped, the sweeps pushed starts into
     # them, 0.06 m deep at 20 agents on some seeds and nearly a radius at 55.
     starts = _spread(starts, 0.7, low=[-np.inf, -w + 0.35], high=[np.inf, w - 0.35])
-    # Goals mirror the starts across the hallway's middle, so they are as far apart as the
-    # starts: arrived agents stand there, and a row of goals closer than a body width
-    # would leave the last arrivals nowhere to stand.
-    goals = starts * [-1.0, 1.0]
+    # Goals: the starts mirrored across the hallway's middle, spread to 1.5 m apart in a
+    # 7 m block at the far end (3 m of it towards the middle), and no closer than 1.4 m
+    # while the block holds that (14 a side at the default width; a body width, 0.6 m,
+    # beyond). Arrived agents stand at their goals, and goals as close as the starts
+    # (0.7 m) walled late arrivals out of theirs (benchmarks/scenario_seeds.py).
+    mirrored = starts * [-1.0, 1.0]
+    goals = np.empty_like(starts)
+    for group, sign in ((slice(0, a), 1.0), (slice(a, n), -1.0)):
+        low, high = sorted((sign * (h - 3.0), sign * (h + 4.0)))
+        yh = max(w - 0.7, 0.0)  # 0.7 m from the walls; one line down a narrow hallway
+        box_low, box_high = [low, -yh], [high, yh]
+        count = len(mirrored[group])
+        least = 1.4 if _lattice_size(box_low, box_high, 1.4) >= count else 0.6
+        goals[group] = _starts(
+            "hallway", mirrored[group], 1.5, box_low, box_high, rng, diameter=least
+        )
     return _crowd(
         world,
         starts,

@@ -528,6 +528,12 @@ float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::siz
 /// repeats it).
 float collision_horizon(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i);
 
+/// velocity_ttc's agent part: the least over the neighbours in `in.neighbors`, no walls.
+/// keep_course's return_margin asks it: a wall does not close in as a gap between agents
+/// does. Pure, reentrant.
+float velocity_agents_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
+                          Vec2 v);
+
 /// velocity_ttc's agent part (no walls) over the neighbours not behind agent i along
 /// `course`, (x_j − x_i)·course >= 0: settle's test of a slower command, which only a
 /// follower could run into, and the follower is the one to give way. Pure, reentrant.
