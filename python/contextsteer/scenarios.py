@@ -1461,9 +1461,12 @@ def bottleneck(
     marching round the inflated walls) with :class:`FollowField`, string-pulled over
     2 m, as ``doorway`` does. ``guide="path"``: the guide of before, a path through the
     gap followed in ``mode="seek"`` (weight 0.5) beside the goal's interest. Over seeds
-    0-199 at the defaults it left one agent of 20 pacing along the wall beside the gap
-    for good on 50 seeds (``benchmarks/scenario_seeds.py``); the field gets everyone
-    home on every one of them. ``guide="none"``: plain local steering.
+    0-199, with the goals drawn anywhere as they then were, it stranded one agent of 20
+    on 61 seeds, most pacing along the wall beside the gap for good
+    (``benchmarks/scenario_seeds.py``); the field, with the goals spread, gets everyone
+    home on 199 (seed 126 leaves one inside the ring of agents standing at their goals).
+    ``guide="none"``: plain local steering. Goals: spread to 1.5 m apart, at least
+    1.4 m while the room beyond the wall holds that (54 agents).
     Danger: :func:`crowd_steering`'s ``danger`` (``danger="agent"``: the earlier
     AgentDanger configuration, with separation, led by the same guide).
     Metrics: the common set with time to goal; ``crowd_report``.
