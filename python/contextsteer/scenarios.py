@@ -1252,15 +1252,10 @@ def hallway(
     # (0.7 m) walled late arrivals out of theirs (benchmarks/scenario_seeds.py).
     mirrored = starts * [-1.0, 1.0]
     goals = np.empty_like(starts)
+    yh = max(w - 0.7, 0.0)  # 0.7 m from the walls; one line down a narrow hallway
     for group, sign in ((slice(0, a), 1.0), (slice(a, n), -1.0)):
         low, high = sorted((sign * (h - 3.0), sign * (h + 4.0)))
-        yh = max(w - 0.7, 0.0)  # 0.7 m from the walls; one line down a narrow hallway
-        box_low, box_high = [low, -yh], [high, yh]
-        count = len(mirrored[group])
-        least = 1.4 if _lattice_size(box_low, box_high, 1.4) >= count else 0.6
-        goals[group] = _starts(
-            "hallway", mirrored[group], 1.5, box_low, box_high, rng, diameter=least
-        )
+        goals[group] = _standing_goals("hallway", mirrored[group], [low, -yh], [high, yh], rng)
     return _crowd(
         world,
         starts,
@@ -1409,6 +1404,31 @@ def _starts(
     return _lattice_points(low, high, lo, np.sort(rng.choice(count, n, replace=False)))
 
 
+def _standing_goals(
+    scenario: str,
+    points: np.ndarray,
+    low: Sequence[float],
+    high: Sequence[float],
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Goals for agents that stand at them once arrived: ``points`` spread to 1.5 m apart
+    in the box [low, high] (:func:`_starts`), and no two closer than 1.4 m while the box's
+    lattice holds them at that, a body width (0.6 m) beyond. Goals closer than a body and
+    its margins to their neighbours wall a late arrival out of its own for good
+    (``benchmarks/scenario_seeds.py``: the bottleneck's goals drawn anywhere stranded an
+    agent on 20 seeds of 60, 1.2 m apart on 5, 1.5 m apart on none)."""
+    least = 1.4 if _lattice_size(low, high, 1.4) >= len(points) else 0.6
+    return _starts(scenario, points, 1.5, low, high, rng, diameter=least)
+
+
+def _goal_fields(world: World, goals: np.ndarray) -> NavField:
+    """One navigation field per agent, to its own goal (a 0.35 m body's clearance, 0.15 m
+    cells): what the crowd cases with walls between start and goal follow."""
+    from .nav import NavField
+
+    return NavField(world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35, cell=0.15)
+
+
 def _apart(scenario: str, what: str, starts: np.ndarray, diameter: float = 0.6) -> np.ndarray:
     """``starts`` unchanged, or a ValueError naming the parameter ``what`` that put two
     bodies (``diameter`` wide) inside each other."""
@@ -1473,6 +1493,8 @@ def bottleneck(
     """
     _, _, _, _, _, _, world_mod = _modules()
     gap = _size("bottleneck", "gap", gap, 0.0, 12.0)  # the room is 12 m high
+    if guide not in ("field", "path", "none"):
+        raise ValueError(f"guide must be 'field', 'path' or 'none', got {guide!r}")
     # The crowd starts in an 8 m × 9 m area, 0.8 m apart (hexagonal packing: ~130).
     n = _count("agents", agents, high=120, room="the start area holds 120 at 0.8 m spacing")
     rng = _rng(seed)
@@ -1481,24 +1503,16 @@ def bottleneck(
     _wall_with_gap(world, 0.0, 6.0, gap)
     starts = _spread(np.c_[rng.uniform(-10, -2, n), rng.uniform(-4.5, 4.5, n)], 0.8)
     starts = np.clip(starts, [-11.4, -5.4], [-1.0, 5.4])
-    # Goals spread to 1.5 m apart, and no closer than 1.4 m while the box beyond the wall
-    # holds that (54 agents; a body width, 0.6 m, beyond). Agents stand at their goals, so
-    # goals closer than that wall a late arrival out of its own for good (measured, seeds
-    # 0-59 with the field: drawn anywhere, 20 seeds strand one; 1.2 m apart, 5; 1.5 m,
-    # none).
-    low, high = [3.0, -5.0], [11.0, 5.0]
-    least = 1.4 if _lattice_size(low, high, 1.4) >= n else 0.6
-    goals = _starts(
+    # Goals to stand at in the room beyond the wall, 1 m clear of its walls (1.4 m apart up
+    # to 54 agents). A box reaching to 0.6 m from them left agents 0.65 m short of goals
+    # at its edge.
+    goals = _standing_goals(
         "bottleneck",
         np.c_[rng.uniform(6, 10, n), rng.uniform(-4, 4, n)],
-        1.5,
-        low,
-        high,
+        [3.0, -5.0],
+        [11.0, 5.0],
         rng,
-        diameter=least,
     )
-    if guide not in ("field", "path", "none"):
-        raise ValueError(f"guide must be 'field', 'path' or 'none', got {guide!r}")
     # Context steering is local: without a plan, agents press against the wall beside the
     # gap (measured: half of them never arrive).
     _, beh, _, path_mod, _, _, _ = _modules()
@@ -1511,11 +1525,7 @@ def bottleneck(
         route = path_mod.Path([[-12, 0], [-1, 0], [1, 0], [6, 0]], closed=False)
         extra = (beh.FollowPath(route, look_ahead=1.0, mode="seek", weight=0.5),)
     elif guide == "field":
-        from .nav import NavField
-
-        field = NavField(
-            world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35, cell=0.15
-        )
+        field = _goal_fields(world, goals)
     return _crowd(
         world,
         starts,
@@ -1596,11 +1606,7 @@ def doorway(
         raise ValueError(f"guide must be 'field' or 'none', got {guide!r}")
     field = None
     if guide == "field":
-        from .nav import NavField
-
-        field = NavField(
-            world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35, cell=0.15
-        )
+        field = _goal_fields(world, goals)
     return _crowd(
         world,
         starts,
@@ -1693,7 +1699,6 @@ def maze(
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
-    from .nav import NavField
 
     n = _count("agents", agents, high=40)  # and _starts: what the lobby holds
     # Starts are drawn 0.5 m inside the lobby, which is one cell high.
@@ -1733,9 +1738,7 @@ def maze(
             f"{MAZE_NODE_BUDGET:,} in all, about {MAZE_NODE_BUDGET * 12 / 2**30:.0f} GiB): "
             "give fewer or smaller cells, or fewer agents"
         )
-    field = NavField(
-        world, [np.asarray(g, dtype=np.float32) for g in goals], radius=0.35, cell=0.15
-    )
+    field = _goal_fields(world, goals)
     which = np.arange(n, dtype=np.int32)
     return _crowd(
         world,
