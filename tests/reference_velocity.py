@@ -253,6 +253,35 @@ def wall_distance(o, d, walls, r, max_dist, *, tol=TOL, zero=ZERO):
     return TTC(best if best <= max_dist else INF, ambiguous)
 
 
+def walls_past_target(state, i, d, h, margin, *, tol=TOL):
+    """``CollisionDanger(past_target=True)``'s reading of a wall hit ``h`` (a TTC pair from
+    :func:`wall_distance`, cast at ``radius_i + margin``) along the unit direction d of
+    agent i: no wall (inf) when the ray passes within ``radius_i`` of the agent's target
+    (``state["target"]``), at least a radius ahead, before the bare body would touch the
+    wall, that is ``r_i <= g·d <= h + margin`` and ``|d × g| <= r_i`` with g = target −
+    position
+    (float32, as the kernel). Ambiguous when a test lies within ``tol`` of its threshold
+    (relative to the scale of its terms)."""
+    if not math.isfinite(h.ttc):
+        return h
+    f32 = np.float32
+    g = np.asarray(state["target"][i], dtype=f32) - np.asarray(state["position"][i], dtype=f32)
+    dx, dy = f32(d[0]), f32(d[1])
+    along = float(g[0] * dx + g[1] * dy)
+    side = abs(float(dx * g[1] - dy * g[0]))
+    r = float(f32(state["radius"][i]))
+    reach = h.ttc + float(f32(margin))
+    scale = float(abs(g[0]) + abs(g[1])) + r + reach + 1e-6
+    amb = (
+        abs(along - r) <= tol * scale
+        or abs(along - reach) <= tol * scale
+        or abs(side - r) <= tol * scale
+    )
+    if r <= along <= reach and side <= r:
+        return TTC(INF, h.ambiguous or amb)
+    return TTC(h.ttc, h.ambiguous or amb)
+
+
 # ------------------------------------------------------------------- candidates ---
 
 
@@ -299,10 +328,12 @@ def velocity_ttc(
     reciprocity=0.0,
     walls=None,
     wall_horizon=None,
+    past_target=False,
     tol=TOL,
     zero=ZERO,
 ):
-    """TTC of agent i taking the (any) velocity v: agents, then walls along v/|v|.
+    """TTC of agent i taking the (any) velocity v: agents, then walls along v/|v|
+    (read by :func:`walls_past_target` when ``past_target``).
 
     Parameters
     ----------
@@ -338,6 +369,8 @@ def velocity_ttc(
             tol=tol,
             zero=zero,
         )
+        if past_target:
+            h, amb = walls_past_target(state, i, d, TTC(h, amb), margin, tol=tol)
         # wall TTC on the agents' horizon scale: horizon / wall_horizon
         t = min(t, h / speed * (horizon / wall_horizon))
         ambiguous = ambiguous or amb
@@ -525,7 +558,19 @@ def _can_move(levels, ttc_row, horizon):
 
 
 def _standing_creep(
-    state, i, d, margin, walls, *, horizon, wall_horizon, levels, reciprocity, tol, zero
+    state,
+    i,
+    d,
+    margin,
+    walls,
+    *,
+    horizon,
+    wall_horizon,
+    levels,
+    reciprocity,
+    tol,
+    zero,
+    past_target=False,
 ):
     """``creep_speed`` of agent i along d from standing to its slowest level at ``margin``,
     against the agents and (``walls``, or None) the walls cast at radius + margin.
@@ -536,6 +581,8 @@ def _standing_creep(
         pos = np.asarray(state["position"][i], dtype=np.float64)
         r = float(state["radius"][i])
         h = wall_distance(pos, d, walls, r + margin, vmax * wall_horizon, tol=tol, zero=zero)
+        if past_target:
+            h = walls_past_target(state, i, d, h, margin, tol=tol)
     sc, a = creep_speed(
         state,
         i,
@@ -569,6 +616,7 @@ def collision_danger(
     creep=False,
     unstick=False,
     squeeze=1.0,
+    past_target=False,
     dense_horizon=None,
     density_low=1.0,
     density_high=2.0,
@@ -620,6 +668,9 @@ def collision_danger(
         against the agents and against the walls cast at ``radius + squeeze·margin``,
         taken (level -5, danger 0) when above 0; when no slot's is, the same at
         margin 0.
+    past_target : bool
+        ``CollisionDanger(past_target=True)``: every wall distance (the slots', creep's,
+        squeeze's) read by :func:`walls_past_target`, needs ``state["target"]``.
     dense_horizon, density_low, density_high, density_radius : optional
         Each agent's own horizon (:func:`agent_horizons`; its walls' horizon scaled by
         the same factor): rows of agents whose count is ambiguous are flagged.
@@ -675,6 +726,8 @@ def collision_danger(
                 h = wall_distance(
                     pos[i], d, walls, rad[i] + margin, vmax[i] * wall_horizon, tol=tol, zero=zero
                 )
+                if past_target:
+                    h = walls_past_target(state, i, d, h, margin, tol=tol)
                 amb = h.ambiguous
             for m in range(s_count + 1):
                 s = vmax[i] * m / s_count
@@ -758,6 +811,7 @@ def collision_danger(
             reciprocity=reciprocity,
             tol=tol,
             zero=zero,
+            past_target=past_target,
         )
         # Near the horizon the standing test, or a level's, may flip in float32.
         stand_amb = abs(ttc[i, 0, 0] - horizon) <= tol * horizon

@@ -1674,3 +1674,119 @@ def test_squeeze_reads_the_walls_at_the_cut_margin():
 def test_squeeze_outside_zero_one_is_refused(bad):
     with pytest.raises(ValueError, match="squeeze"):
         cs.CollisionDanger(squeeze=bad)
+
+
+# ---------------------------------------------------------------- past_target ---
+
+
+def _targets_on_slot_rays(crowd, state, segs, dirs, margin, wall_horizon, horizon, seed):
+    """The crowd with each agent's target moved near one of its slot rays: at u·h along
+    the ray (h the ray's wall hit, u in [0.1, 1.4]) and up to 1.6 radii off it, so that
+    past_target's tests land on both sides of their thresholds."""
+    rng = np.random.default_rng(seed)
+    slots = rv.world_slots(oracle_dirs(dirs))
+    targets = np.array(crowd["target"], dtype=np.float64)
+    wh = horizon if wall_horizon is None else wall_horizon
+    for i in range(len(targets)):
+        p, r = state["position"][i], state["radius"][i]
+        d = slots[rng.integers(len(slots))]
+        look = state["max_speed"][i] * wh
+        h = rv.wall_distance(p, d, segs, r + margin, look).ttc if len(segs) else rv.INF
+        reach = h if math.isfinite(h) else rng.uniform(0.2, 3.0)
+        side = np.array([-d[1], d[0]]) * rng.uniform(-1.6, 1.6) * r
+        targets[i] = p + d * rng.uniform(0.1, 1.4) * reach + side
+    return dict(crowd, target=targets.astype(np.float32))
+
+
+def _past_target_scene(crowd, dirs, margin, wall_horizon, horizon, wall_seed):
+    """walled_scene's agents, state, walls and World, each target moved near a slot ray
+    (_targets_on_slot_rays)."""
+    _, state, segs, _ = walled_scene(crowd, wall_seed, margin)
+    moved = _targets_on_slot_rays(
+        crowd, state, segs, dirs, margin, wall_horizon, horizon, wall_seed
+    )
+    a, state, segs2, world = walled_scene(moved, wall_seed, margin)
+    assert np.array_equal(segs, segs2)  # the walls depend on the positions alone
+    return a, state, segs, world
+
+
+@settings(max_examples=40, deadline=None)
+@walled_cases
+def test_past_target_matches_reference(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+):
+    # past_target reads a wall hit as no wall where the slot ray passes within the
+    # agent's radius of its target before the bare body would touch the wall; the oracle
+    # does the same to its brute-force wall distances. Without unstick and squeeze a wall
+    # read as absent only raises a slot's speed and lowers its danger.
+    a, state, segs, world = _past_target_scene(
+        crowd, dirs, margin, wall_horizon, horizon, wall_seed
+    )
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
+    on = make(wall_horizon=wall_horizon, past_target=True, **kw).evaluate(
+        a, dirs, world=world, max_neighbours=32
+    )
+    exp = rv.collision_danger(
+        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, past_target=True, **kw
+    )
+    ok = check(on, exp, a.alive, speeds)
+    off = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
+    exp_off = rv.collision_danger(
+        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **kw
+    )
+    both = ok & check(off, exp_off, a.alive, speeds)
+    assert (on.speed[both] >= off.speed[both]).all()
+    assert (on.danger[both] <= off.danger[both] + DANGER_ATOL).all()
+
+
+@settings(max_examples=25, deadline=None)
+@walled_cases
+def test_past_target_matches_reference_with_unstick_and_squeeze(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+):
+    # The creep speeds of unstick and squeeze read the walls the same way.
+    a, state, segs, world = _past_target_scene(
+        crowd, dirs, margin, wall_horizon, horizon, wall_seed
+    )
+    opts = dict(unstick=True, squeeze=0.5, past_target=True)
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
+    got = make(wall_horizon=wall_horizon, **opts, **kw).evaluate(
+        a, dirs, world=world, max_neighbours=32
+    )
+    exp = rv.collision_danger(
+        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **opts, **kw
+    )
+    speed, danger = np.asarray(got.speed, np.float64), np.asarray(got.danger, np.float64)
+    ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
+    np.testing.assert_allclose(speed[ok], exp.speed[ok], rtol=1e-4, atol=1e-4 / speeds)
+    np.testing.assert_allclose(danger[ok], exp.danger[ok], atol=DANGER_ATOL)
+
+
+def test_past_target_by_hand():
+    # Hand-worked. One agent (radius 0.3, 1 m/s) at the origin facing a wall along
+    # y = 1.35 (its padded body, 0.3 + 0.05, touches it after h = 1.0 m up), 4 speed
+    # levels, horizon 2 s: going up, level m is safe while h / (m/4) >= 2, so only level
+    # 2 (0.5 m/s). With its target 0.8 m up (before the hit) the wall does not count and
+    # the slot takes level 4; 1.2 m up (past the hit) or 0.31 m to the side of the ray
+    # (more than its radius), it does.
+    world = cs.World()
+    world.add_segments([[-5.0, 1.35, 5.0, 1.35]])
+    up = 4  # slot 4 of 16 points along +y
+
+    def speed_up(target, past_target):
+        a = cs.Agents(1)
+        a.add([[0.0, 0.0]], radius=0.3, max_speed=1.0, target=[target])
+        b = make(horizon=2.0, speeds=4, margin=0.05, past_target=past_target)
+        return float(b.evaluate(a, 16, world=world).speed[0, up])
+
+    assert speed_up([0.0, 0.8], False) == 0.5
+    assert speed_up([0.0, 0.8], True) == 1.0
+    assert speed_up([0.29, 0.8], True) == 1.0  # 0.29 m off the ray: within the radius
+    assert speed_up([0.0, 1.2], True) == 0.5  # the closest approach comes after the hit
+    assert speed_up([0.31, 0.8], True) == 0.5  # more than a radius off the ray
+    assert speed_up([0.0, -0.8], True) == 0.5  # behind the agent
+    # Within a radius of its target every ray passes within a radius of it: an agent
+    # standing at its goal would read no wall at all. The closest approach must be a
+    # radius ahead or more.
+    assert speed_up([0.0, 0.29], True) == 0.5
+    assert speed_up([0.0, 0.31], True) == 1.0

@@ -695,6 +695,26 @@ bool creep_from_standing(const CollisionDanger& b, const BehaviourInputs& in, st
   return moved;
 }
 
+/// CollisionDanger's past_target (see behaviours.hpp): h[q], the hit along world direction
+/// (dx[q], dy[q]) of a disc of radius r_i + margin (∞ when none), becomes ∞ where the ray
+/// passes within r_i of agent i's target, at least r_i ahead, before the bare body would
+/// touch that wall (closest approach at r_i <= g·d <= h[q] + margin). Within r_i of its
+/// target every ray passes that near it, so an agent standing at its goal would read no
+/// wall at all. No target (the array call without one): as is.
+void walls_past_target(const BehaviourInputs& in, std::size_t i, const float* dx, const float* dy,
+                       std::size_t k, float margin, float* h) {
+  const AgentsView& a = in.agents;
+  if (!a.target) return;
+  const Vec2 g = load2(a.target, i) - load2(a.position, i);
+  const float reach = a.radius[i];
+  for (std::size_t q = 0; q < k; ++q) {
+    const float along = g.x * dx[q] + g.y * dy[q];
+    const float side = std::fabs(dx[q] * g.y - dy[q] * g.x);
+    if (along >= reach && along <= h[q] + margin && side <= reach)
+      h[q] = std::numeric_limits<float>::infinity();
+  }
+}
+
 /// CollisionDanger's unstick (see behaviours.hpp): when standing is safe (ttc[0..k), the
 /// standing row, reaches the horizon) and no slot can move, creep's candidates from
 /// standing (creep_from_standing).
@@ -721,6 +741,7 @@ void squeeze_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
     cut.margin = margin;
     const bool near = b.walls && slot_wall_distances(in, i, top * b.wall_horizon,
                                                      in.agents.radius[i] + margin, b.layers, walls);
+    if (near && b.past_target) walls_past_target(in, i, dx, dy, k, margin, walls.distance.data());
     if (creep_from_standing(cut, in, i, dx, dy, k, step, near ? walls.distance.data() : nullptr,
                             top, speed, danger) ||
         margin == 0.0f)
@@ -833,6 +854,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // (The note is the behaviour's, b0; a shorter horizon only shortens the look-ahead, and
   // velocity_ttc's walls beyond it are at least that horizon away in time.)
   if (in.wall_clear && in.wall_clear_of == &b0) in.wall_clear[i] = b.walls && S > 0 && !walls_near;
+  if (walls_near && b.past_target)
+    walls_past_target(in, i, dx, dy, k, b.margin, sc.walls.distance.data());
   if (walls_near) {
     const float* h = sc.walls.distance.data();
     const float scale = b.horizon / b.wall_horizon;  // wall TTC on the agents' scale
@@ -1157,8 +1180,10 @@ float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::siz
     one.rotate_with_heading = false;
     thread_local WallScratch scratch;
     if (slot_wall_distances(one, i, a.max_speed[i] * b.wall_horizon, a.radius[i] + b.margin,
-                            b.layers, scratch))
+                            b.layers, scratch)) {
+      if (b.past_target) walls_past_target(one, i, d, d + 1, 1, b.margin, scratch.distance.data());
       t = std::min(t, scratch.distance[0] / speed * (b.horizon / b.wall_horizon));
+    }
   }
   return t;
 }

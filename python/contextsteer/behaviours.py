@@ -1470,6 +1470,23 @@ class CollisionDanger(Behaviour):
         permanent arch (RiMEA test 9 with 1000 agents and 1 m exits left the room
         unemptied on 3 of 14 seeds; with ``squeeze=0.8`` every room empties, see
         docs/crowd.md). Needs a ``margin`` above 0.
+    past_target : bool
+        Off by default. A wall that a slot's ray meets only after passing within the
+        agent's radius of its ``Agents.target`` (the closest approach to the target comes
+        no later than the wall) does not count for that slot, at any speed level, nor for
+        the courses the decision's refinements test: the agent stops at its target (with
+        ``Arrive``), so the wall beyond does not limit how fast it may head there.
+        Without it every course towards a goal near a wall is slowed from some
+        ``max_speed·wall_horizon`` out (2.7 m at the crowd defaults): a lone agent walking
+        6 m to a goal 5 cm from a wall took 27.7 s to come within 5 cm of it instead of
+        open space's 6.2 s (``benchmarks/goal_by_wall.py``), never came that near a goal
+        inside its margin, and in a crowd an agent paced under such a goal for good, a
+        course along the wall being worth more than the slow one towards it. Meant for
+        agents that stop at their target (``Arrive``): one that runs on past it (a
+        waypoint it does not slow for, a field whose goal is not ``Agents.target``, which
+        defaults to the start) would meet the wall at speed; ``crowd_steering`` leaves it
+        off with a ``field`` or ``arrive=False``.
+        :data:`~contextsteer.scenarios.CROWD` turns it on.
     settle : bool
         Off by default. Near the goal (the interest's maximum below 0.98, as within
         ``Arrive``'s slowing radius; the maximum is the vertex of the parabola through the
@@ -1575,6 +1592,7 @@ class CollisionDanger(Behaviour):
     creep: bool = _default("collision_danger", "creep")
     unstick: bool = _default("collision_danger", "unstick")
     squeeze: float = _default("collision_danger", "squeeze")
+    past_target: bool = _default("collision_danger", "past_target")
     settle: bool = _default("collision_danger", "settle")
     dense_horizon: float | None = _default("collision_danger", "dense_horizon")
     density_low: float = _default("collision_danger", "density_low")

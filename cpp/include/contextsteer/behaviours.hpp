@@ -309,6 +309,13 @@ struct BehaviourSpec<WallDanger> {
 /// entered within the horizon). Two bodies side by side in an exit's mouth, each within its
 /// margin of a door post and of the other, have no safe course at the full margin and stand
 /// for good (an arch); with part of the margin, or none, each can edge through.
+/// With `past_target`, a wall that a slot's ray meets only after the ray has passed within
+/// r_i of the agent's target (the closest approach, at distance g·d_k along the ray, comes
+/// at least r_i ahead and before the bare body would touch the wall:
+/// r_i <= g·d_k <= h_k + margin) reads as no wall for
+/// that slot, and for the courses the simulation's refinements test (velocity_ttc): the
+/// agent stops at its target, so the wall beyond does not limit the course's speed
+/// (walls_past_target).
 inline constexpr int kCreepSteps = 14;
 struct CollisionDanger {
   float weight = 1.0f;
@@ -341,6 +348,7 @@ struct CollisionDanger {
   bool settle = false;         ///< near the goal, speed capped by the progress a course makes
   bool unstick = false;        ///< creep's candidates for an agent with no moving candidate
   float squeeze = 1.0f;        ///< in [0, 1]: share of the margin kept by a stranded agent (1: off)
+  bool past_target = false;    ///< a wall met only past the agent's target does not count
   // A horizon that shortens with the local density (collision_horizon), off when 0.
   float dense_horizon = 0.0f;   ///< s, in (0, horizon]: the horizon at density_high and above
   float density_low = 1.0f;     ///< persons/m², >= 0: the full horizon up to this density
@@ -401,6 +409,8 @@ struct BehaviourSpec<CollisionDanger> {
            "creep's candidates for an agent whose every safe candidate is standing still"),
       number("squeeze", &CollisionDanger::squeeze, count_range(0, 1),
              "share of the margin kept by an agent with no other safe way to move (1: off)"),
+      flag("past_target", &CollisionDanger::past_target,
+           "a wall a course meets only after passing the agent's target does not limit it"),
       flag("settle", &CollisionDanger::settle,
            "near the goal, a course's speed is capped by the progress it makes towards it"),
       optional_number("dense_horizon", &CollisionDanger::dense_horizon, kPositive, 0.0f, nullptr,
