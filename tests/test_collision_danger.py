@@ -1710,6 +1710,15 @@ def _past_target_scene(crowd, dirs, margin, wall_horizon, horizon, wall_seed):
     return a, state, segs, world
 
 
+def _kernel_and_oracle(scene, dirs, wall_horizon, **kw):
+    """The kernel's maps and the oracle's for the agents and walls of ``scene``
+    (_past_target_scene) with the CollisionDanger options ``kw``."""
+    a, state, segs, world = scene
+    got = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
+    exp = rv.collision_danger(state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **kw)
+    return got, exp
+
+
 @settings(max_examples=40, deadline=None)
 @walled_cases
 def test_past_target_matches_reference(
@@ -1719,21 +1728,12 @@ def test_past_target_matches_reference(
     # agent's radius of its target before the bare body would touch the wall; the oracle
     # does the same to its brute-force wall distances. Without unstick and squeeze a wall
     # read as absent only raises a slot's speed and lowers its danger.
-    a, state, segs, world = _past_target_scene(
-        crowd, dirs, margin, wall_horizon, horizon, wall_seed
-    )
+    scene = _past_target_scene(crowd, dirs, margin, wall_horizon, horizon, wall_seed)
+    a = scene[0]
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
-    on = make(wall_horizon=wall_horizon, past_target=True, **kw).evaluate(
-        a, dirs, world=world, max_neighbours=32
-    )
-    exp = rv.collision_danger(
-        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, past_target=True, **kw
-    )
+    on, exp = _kernel_and_oracle(scene, dirs, wall_horizon, past_target=True, **kw)
     ok = check(on, exp, a.alive, speeds)
-    off = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
-    exp_off = rv.collision_danger(
-        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **kw
-    )
+    off, exp_off = _kernel_and_oracle(scene, dirs, wall_horizon, **kw)
     both = ok & check(off, exp_off, a.alive, speeds)
     assert (on.speed[both] >= off.speed[both]).all()
     assert (on.danger[both] <= off.danger[both] + DANGER_ATOL).all()
@@ -1745,17 +1745,11 @@ def test_past_target_matches_reference_with_unstick_and_squeeze(
     crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
 ):
     # The creep speeds of unstick and squeeze read the walls the same way.
-    a, state, segs, world = _past_target_scene(
-        crowd, dirs, margin, wall_horizon, horizon, wall_seed
-    )
+    scene = _past_target_scene(crowd, dirs, margin, wall_horizon, horizon, wall_seed)
+    a = scene[0]
     opts = dict(unstick=True, squeeze=0.5, past_target=True)
     kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
-    got = make(wall_horizon=wall_horizon, **opts, **kw).evaluate(
-        a, dirs, world=world, max_neighbours=32
-    )
-    exp = rv.collision_danger(
-        state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **opts, **kw
-    )
+    got, exp = _kernel_and_oracle(scene, dirs, wall_horizon, **opts, **kw)
     speed, danger = np.asarray(got.speed, np.float64), np.asarray(got.danger, np.float64)
     ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
     np.testing.assert_allclose(speed[ok], exp.speed[ok], rtol=1e-4, atol=1e-4 / speeds)
