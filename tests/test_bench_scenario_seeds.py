@@ -16,9 +16,10 @@ def test_seed_ranges():
     assert ss.seed_range("3:7") == range(3, 7)
 
 
-def test_a_stranded_agent_is_not_counted_late():
+def test_a_stranded_agent_is_not_counted_late(crowd_2026_11):
     # The bottleneck's guide path of before, seed 1: one agent paces along the wall beside
-    # the gap for good (checked here by hand: still away after 4 x the steps).
+    # the gap for good (checked here by hand: still away after 4 x the steps), under CROWD
+    # as it was when the trace was found (the fixture; the options tuned since move it).
     params = {"guide": "path"}
     sc = cs.scenarios.get("bottleneck")
     sim = sc(**params, seed=1)
