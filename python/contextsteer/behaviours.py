@@ -1481,9 +1481,10 @@ class CollisionDanger(Behaviour):
         there. Within a radius of its target the walls count as before: every ray passes
         that near it, and an agent standing at its goal would read no wall at all.
         Without it every course towards a goal near a wall is slowed from some
-        ``max_speed·wall_horizon`` out (2.7 m at the crowd defaults): a lone agent walking
-        6 m to a goal 15 cm from a wall came within 0.5 m of it after 6.0 s instead of
-        open space's 4.5 s (4.5 s with it; ``benchmarks/goal_by_wall.py``), and in a
+        ``max_speed·wall_horizon`` out (3.1 m at the crowd defaults' 2.4 s): a lone agent
+        walking 6 m to a goal 15 cm from a wall came within 0.5 m of it after 7.2 s
+        instead of open space's 4.5 s (4.5 s with it; ``benchmarks/goal_by_wall.py``;
+        6.0 s at the 2.05 s horizon of before), and in a
         crowd an agent paced under such a goal for good, a course along the wall being
         worth more than the slow one towards it. Meant for agents that stop at their
         target (``Arrive``): one that runs on past it (a waypoint it does not slow for, a
