@@ -1175,6 +1175,37 @@ def test_same_maps_and_runs_for_any_thread_count(creep, gamma):
         assert hashes[0] != run_hash(dataclasses.replace(beh, speed_exponent=1.0), 1)
 
 
+def test_two_speed_exponents_stepped_in_turns_match_their_runs_alone():
+    """The decision remembers speed^γ per thread (a table keyed by the speed's bits, see
+    simulation.cpp's SpeedPow). Two simulations with different γ stepped in turns on one
+    thread must each move exactly as when stepped alone: a table left over from the
+    other γ would give the wrong powers. Creep makes speeds between the levels."""
+
+    def sim_of(gamma):
+        a, world = _big_scene()
+        options = {**cs.scenarios.CROWD, "speed_exponent": gamma}
+        st = cs.scenarios.crowd_steering(arrive=False, creep=True, options=options)
+        return a, cs.Simulation(world, a, st, motion=cs.Lerp(steer_force=0.5))
+
+    def state(a):
+        return [np.array(x) for x in (a.position, a.velocity, a.heading)]
+
+    with cs.threads(1):
+        alone = []
+        for gamma in (0.5, 0.7):
+            a, sim = sim_of(gamma)
+            sim.step(0.05, steps=60)
+            alone.append(state(a))
+        (a1, s1), (a2, s2) = sim_of(0.5), sim_of(0.7)
+        for _ in range(60):
+            s1.step(0.05)
+            s2.step(0.05)
+    for want, got in zip(alone, (state(a1), state(a2))):
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(w, g)
+    assert not np.array_equal(alone[0][0], alone[1][0])  # the exponent matters here
+
+
 # ------------------------------------------------------------ SIMD paths ---
 
 

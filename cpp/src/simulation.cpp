@@ -3,6 +3,8 @@
 #include "contextsteer/simulation.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -41,6 +43,42 @@ constexpr std::size_t kPhaseGrain = 16;
 Vec2 turned(Vec2 v, float h) {
   const float c = std::cos(h), s = std::sin(h);
   return {c * v.x - s * v.y, s * v.x + c * v.y};
+}
+
+/// std::pow(x, g) for speed fractions x and one exponent g, bit for bit, remembering the
+/// answers: a slot's speed is mostly one of CollisionDanger's few levels m/S, so most
+/// answers come from the table (64 entries, direct-mapped by the value's bits) and the
+/// rest from the call. pow(1, g) = 1 exactly, so the empty table holds 1 → 1. Take it
+/// with speed_pow_for(g) once a pass (each thread_local access out of a loop is a call
+/// to __tls_get_addr, and the exponent is checked there, not per value).
+class SpeedPow {
+ public:
+  float operator()(float x) {
+    const auto bits = std::bit_cast<std::uint32_t>(x);
+    const std::uint32_t slot = (bits * 0x9E3779B1u) >> 26;
+    if (key_[slot] != bits) {
+      key_[slot] = bits;
+      value_[slot] = std::pow(x, g_);
+    }
+    return value_[slot];
+  }
+  void use(float g) {
+    if (std::bit_cast<std::uint32_t>(g) == std::bit_cast<std::uint32_t>(g_)) return;
+    g_ = g;
+    key_.fill(std::bit_cast<std::uint32_t>(1.0f));
+    value_.fill(1.0f);
+  }
+
+ private:
+  float g_ = 1.0f;
+  std::array<std::uint32_t, 64> key_{};
+  std::array<float, 64> value_{};
+};
+
+SpeedPow& speed_pow_for(float g) {
+  thread_local SpeedPow memo;
+  memo.use(g);
+  return memo;
 }
 
 /// Whether d is exactly slot q's direction (dir: (K,2) flat).
@@ -154,7 +192,10 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
   if (velocity_) speed_.assign(nk, 1.0f);
   if (velocity_) wall_clear_.assign(n_, 0);
   if (velocity_) ttc_memo_.assign(n_, detail::VelocityMemo{});
-  if (velocity_) peak_.assign(n_, 0);
+  if (velocity_) {
+    peak_.assign(n_, 0);
+    want_pow_.assign(n_, 1.0f);
+  }
   if (velocity_ && config_.rotate) frame_.assign(4 * n_, 0.0f);
   // NaN: not cast yet (+inf is a ray that saw nothing within its look-ahead).
   if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::quiet_NaN());
@@ -673,10 +714,14 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
   // loses less against a side step at speed). At 1 the loop below is skipped, not pow'd.
   const float gamma = velocity_->speed_exponent;
   thread_local std::vector<float> weights, exponents;
+  SpeedPow& pow_of = speed_pow_for(gamma);
   if (weights.size() < k) {
     weights.resize(k);
     exponents.resize(k);
   }
+  // The scratch through raw pointers taken once (see collision_row_at).
+  float* const w = weights.data();
+  float* const x = exponents.data();
   for (std::size_t i = begin; i < end; i += step) {
     float* r = resolved_.data() + i * k;
     const float* in = interest_.data() + i * k;
@@ -691,10 +736,20 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
     // The speed the agent wants (the interest peak; Arrive lowers it near the goal): a
     // slot faster than that offers no more progress.
     const float want = std::clamp(in[peak], 0.0f, 1.0f);
-    float* w = weights.data();
     for (std::size_t q = 0; q < k; ++q) w[q] = std::min(sp[q], want);
-    if (gamma != 1.0f)
-      for (std::size_t q = 0; q < k; ++q) w[q] = std::pow(w[q], gamma);
+    if (gamma != 1.0f) {
+      // Most slots sit at the wanted speed (fast enough) and the rest mostly at one of a
+      // few speed levels: pow once for the wanted speed, the levels from this thread's
+      // table (SpeedPow), the same values as a pow per slot. 16 calls an agent had been
+      // a tenth of the crowd-track-10k velocity step's instructions (callgrind).
+      const float pw = pow_of(want);
+      const auto want_bits = std::bit_cast<std::uint32_t>(want);
+      for (std::size_t q = 0; q < k; ++q) {
+        const float s = w[q];
+        w[q] = std::bit_cast<std::uint32_t>(s) == want_bits ? pw : pow_of(s);
+      }
+      want_pow_[i] = pw;  // for keep_course
+    }
     if (smooth > 0.0f) {
       // Smoothness: a turn away from the current velocity v (max-speed units) costs
       // exp(−λ·(|v| − s_k·v)): nothing at rest or straight on, most for a U-turn. The
@@ -705,7 +760,6 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
       // separate, 16 std::exp calls still took 464 of weigh_by_speed's 997 instructions
       // an agent at K = 16 (crowd-track-10k velocity, callgrind).
       const float len = length(v);
-      float* x = exponents.data();
       for (std::size_t q = 0; q < k; ++q)
         x[q] = -smooth * (len - (dir[2 * q] * v.x + dir[2 * q + 1] * v.y));
       detail::exp_floats(x, k);
@@ -967,6 +1021,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
   //   (n bisection steps) whose course at the new speed is free for (1 + m)·horizon, so an
   //   avoidance need not be a whole slot gap (the new decision itself when none is).
   const CollisionDanger& vd = *velocity_;
+  SpeedPow& pow_of = speed_pow_for(vd.speed_exponent);
   for (std::size_t i = begin; i < end; i += step) {
     const float s0 = prev_strength_[i];
     if (!(s0 > 0.0f)) continue;
@@ -1013,8 +1068,12 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
     }
     // The worth of each course as weigh_by_speed has it: interest · speed^γ.
     const float gamma = vd.speed_exponent;
-    const bool better =
-        gamma == 1.0f ? i0 * s0c < i1 * s1 : i0 * std::pow(s0c, gamma) < i1 * std::pow(s1, gamma);
+    // (pow(want, γ) is weigh_by_speed's; the bits compared, as pow keeps a zero's sign.)
+    auto worth = [&](float s) {
+      return std::bit_cast<std::uint32_t>(s) == std::bit_cast<std::uint32_t>(want) ? want_pow_[i]
+                                                                                   : pow_of(s);
+    };
+    const bool better = gamma == 1.0f ? i0 * s0c < i1 * s1 : i0 * worth(s0c) < i1 * worth(s1);
     if (i0 < i1 || better) {
       // A better new course: return_margin and return_step (above) or switch.
       const float rm = vd.return_margin;

@@ -1365,7 +1365,8 @@ class CollisionDanger(Behaviour):
         towards the goal. Below 1, slowing down on course loses less against a side step
         at full speed: with the half-cosine interest, a 45° side step at full speed is
         worth 0.85, and half speed straight on 0.5 at γ 1 but 0.71 at γ 0.5. Measured on
-        the crowd benchmark in docs/crowd.md ("The speed exponent"); not in ``CROWD``.
+        the crowd benchmark in docs/crowd.md ("The speed exponent"); ``CROWD`` uses 0.7
+        (docs/crowd.md, "A search with the speed exponent").
     commit_danger : float in [0, 1)
         Off by default (0). When no course is safe (the new decision is the one with the
         largest time to collision t), keep the previous course while its time to

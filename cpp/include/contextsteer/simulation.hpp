@@ -381,6 +381,9 @@ class Simulation {
   // cleared at the start of each chunk.
   std::vector<detail::VelocityMemo> ttc_memo_;
   std::vector<std::uint32_t> peak_;  // (N,) each agent's interest peak (first largest slot)
+  // (N,) pow(wanted speed, speed_exponent) of each deciding agent, from weigh_by_speed
+  // (only when speed_exponent != 1).
+  std::vector<float> want_pow_;
   /// Agent i's CollisionDanger horizon this step (collision_horizon: shorter in a dense
   /// crowd with dense_horizon); the refinements' thresholds.
   float horizon_of(const Plan& p, std::size_t i) const;
