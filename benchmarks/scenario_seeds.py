@@ -13,6 +13,11 @@ Usage::
 
     python benchmarks/scenario_seeds.py --scenarios bottleneck,doorway --seeds 0:200
     python benchmarks/scenario_seeds.py --scenarios bottleneck --params '{"guide": "path"}'
+    python benchmarks/scenario_seeds.py --scenarios hallway --seeds 0:100 --detour
+
+``--detour`` updates a ``cs.Detour`` (its defaults) before every step. It leads only
+agents whose interest reads ``Agents.target``: the scenarios that follow a navigation
+field (``doorway``, ``maze``, the bottleneck's default guide) do not see it.
 """
 
 from __future__ import annotations
@@ -35,17 +40,34 @@ def seed_range(text: str) -> range:
     return range(int(a), int(b)) if b else range(int(a))
 
 
-def run_seed(name: str, params: dict, seed: int, extend: float) -> dict:
-    """One seed: who is home at the scenario's end, who after ``extend`` × its steps more."""
+def _stepper(sim, detour: bool):
+    """``steps(dt, n)``: ``sim.step`` n times, with a ``cs.Detour`` updated before each one
+    when ``detour``."""
+    if not detour:
+        return lambda dt, n: sim.step(dt, steps=n)
+    d = cs.Detour(sim)
+
+    def steps(dt: float, n: int) -> None:
+        for _ in range(n):
+            d.update()
+            sim.step(dt)
+
+    return steps
+
+
+def run_seed(name: str, params: dict, seed: int, extend: float, detour: bool = False) -> dict:
+    """One seed: who is home at the scenario's end, who after ``extend`` × its steps more
+    (``detour``: a ``cs.Detour`` leads the stalled agents)."""
     sc = cs.scenarios.get(name)
     sim = sc(**params, seed=seed)
-    sim.step(sc.dt, steps=sc.steps)
+    step = _stepper(sim, detour)
+    step(sc.dt, sc.steps)
     m = sim.metrics()
     away = np.isnan(np.asarray(sim.agent_metrics.time_to_goal))
     late_or_stranded = int(away.sum())
     stranded = late_or_stranded
     if late_or_stranded and extend > 0:
-        sim.step(sc.dt, steps=int(round(extend * sc.steps)))
+        step(sc.dt, int(round(extend * sc.steps)))
         stranded = int(np.isnan(np.asarray(sim.agent_metrics.time_to_goal)).sum())
     ttg = m["time_to_goal"]
     return {
@@ -68,11 +90,13 @@ def main() -> None:
     ap.add_argument("--params", default="{}", help="JSON: keyword arguments for every scenario")
     ap.add_argument("--extend", type=float, default=3.0, help="steps run on, × the scenario's")
     ap.add_argument("--per-seed", action="store_true", help="print the seeds with anyone away")
+    ap.add_argument("--detour", action="store_true", help="a cs.Detour updated before each step")
     args = ap.parse_args()
     params = json.loads(args.params)
     seeds = seed_range(args.seeds)
     print(
-        f"seeds {seeds.start}-{seeds.stop - 1}, params {params or 'defaults'}; stranded: not "
+        f"seeds {seeds.start}-{seeds.stop - 1}, params {params or 'defaults'}"
+        f"{', with cs.Detour' if args.detour else ''}; stranded: not "
         f"home after {args.extend:g} x the scenario's steps more"
     )
     header = (
@@ -84,7 +108,7 @@ def main() -> None:
     print("|" + "---|" * (header.count("|") - 1))
     for name in args.scenarios.split(","):
         t0 = time.perf_counter()
-        rows = [run_seed(name, params, seed, args.extend) for seed in seeds]
+        rows = [run_seed(name, params, seed, args.extend, args.detour) for seed in seeds]
         secs = (time.perf_counter() - t0) / len(rows)
         home = sum(r["away"] == 0 for r in rows)
         stranded_seeds = [s for s, r in zip(seeds, rows) if r["stranded"]]

@@ -40,3 +40,11 @@ def test_late_agents_are_not_counted_stranded():
     sim = sc(**params, seed=0)
     sim.step(sc.dt, steps=sc.steps // 4)
     assert np.isnan(np.asarray(sim.agent_metrics.time_to_goal)).any()
+
+
+def test_a_detour_changes_nothing_where_nobody_stalls():
+    # The oncoming pair never stalls: with a Detour updated before every step the run is
+    # the same as without one.
+    plain = ss.run_seed("oncoming", {"agents": 2}, 0, extend=0.0)
+    led = ss.run_seed("oncoming", {"agents": 2}, 0, extend=0.0, detour=True)
+    assert led == plain

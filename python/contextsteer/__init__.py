@@ -11,6 +11,7 @@ from . import (
     agents,
     behaviours,
     classic,
+    detour,
     flow,
     history,
     maps,
@@ -31,6 +32,7 @@ from .agents import *  # noqa: F403
 # Deprecated American spellings of the neighbour query (they warn); the API says neighbours.
 from .agents import neighbors  # noqa: E402
 from .behaviours import *  # noqa: F403
+from .detour import *  # noqa: F403
 from .flow import *  # noqa: F403
 from .history import *  # noqa: F403
 from .maps import *  # noqa: F403
@@ -70,6 +72,7 @@ __all__ = [
     *flow.__all__,
     *motion.__all__,
     *nav.__all__,
+    *detour.__all__,
     *steering.__all__,
     *simulation.__all__,
     *history.__all__,

@@ -1,0 +1,360 @@
+"""Detours: a route round the agents standing in a stalled agent's way.
+
+Local steering follows the interest towards the goal; where the only way round an
+obstacle starts by walking away from the goal (a pillar with agents standing beside it,
+a ring of agents that have reached their own goals), an agent paces in front of it for
+good. A :class:`~contextsteer.NavField` knows the way round the world's walls, but not
+round agents that stand still. :class:`Detour` watches the agents' progress and, for an
+agent that has made none for a while, plans a route (:func:`~contextsteer.route`, a
+visibility graph) round the walls near it and the agents standing near it, and leads it
+along that route by writing its waypoints into ``Agents.target``, one after the other.
+The steering does the rest, and keeps every guarantee it had: a detour only moves the
+goal the interest points at.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from .nav import ALL_LAYERS, route
+from .world import World, _core_world, _layers
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+__all__ = ["Detour"]
+
+
+def _positive(value: Any, what: str, *, zero: bool = False, at_most: float = 1e8) -> float:
+    """A finite number > 0 (>= 0 with ``zero``) and at most ``at_most``, else a ValueError
+    (TypeError for a non-number) naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"Detour: {what} must be a number, got {value!r}")
+    v = float(value)
+    if not (v <= at_most and (v >= 0 if zero else v > 0)):
+        low = ">= 0" if zero else "> 0"
+        raise ValueError(
+            f"Detour: {what} must be a finite number {low} and <= {at_most:g}, got {value!r}"
+        )
+    return v
+
+
+class Detour:
+    """Routes agents that have stopped making progress round the agents standing in
+    their way.
+
+    Call :meth:`update` before every :meth:`Simulation.step` (after your own writes to
+    ``agents.target``, if you make any). For each alive, steered (not kinematic) agent
+    it tracks the distance to the point its interest aims at. An agent whose distance has
+    not fallen by ``progress`` for ``stall_time`` seconds, and that is more than
+    ``advance`` from its goal, is *stalled*. For a stalled agent it plans a route from
+    the agent to its goal (or, for a goal farther than ``reach``, to the point ``reach``
+    away on the straight line to it) round:
+
+    - the world's walls and circles within ``reach`` of the agent (obstacles of
+      ``layers``);
+    - the agents standing within ``reach`` (slower than ``standing_speed``, kinematic
+      ones too), each a disc of its radius;
+
+    keeping the agent's radius plus ``margin`` from all of them. ``margin`` (0.15 m) is
+    wider than :class:`CollisionDanger`'s 5 cm on purpose: a route through a gap that the
+    steering would not take is no help (docs/crowd.md, "Agents standing in the way").
+
+    A route that bends (three points or more) becomes the agent's detour: its corners are
+    written into ``agents.target`` in turn, the next one once the agent is within
+    ``advance`` of the current one, and the goal comes back after the last. A straight
+    route (the way is blocked by agents that walk) or none (nothing standing leaves a
+    way) leaves the agent to its steering, ends a detour it was on, and it is asked again
+    after another ``stall_time``. A goal that a standing agent's body covers (the two
+    bodies would overlap there) is taken and is not routed to. At most ``max_plans``
+    agents are planned for a call, the longest stalled first.
+
+    The goals are what ``agents.target`` holds: write a new target at any time (also
+    during a detour; writing the same goal again each step does not end a detour) and the
+    detour adopts it. Only steering whose interest reads ``agents.target`` (:class:`Seek`,
+    :class:`Arrive`, :func:`scenarios.crowd_steering` without a ``field``) follows a
+    detour; one that follows a :class:`NavField` reads the field instead. The detour
+    moves only the goal: the steering's own safety and its outputs are unchanged, and the
+    same run gives the same result (no randomness, no dependence on threads).
+
+    Parameters
+    ----------
+    sim : Simulation
+    stall_time : float, default 3.0
+        Seconds without progress before an agent is stalled.
+    progress : float, default 0.3
+        The fall in distance (m) that counts as progress.
+    standing_speed : float, default 0.1
+        Agents slower than this (m/s) are obstacles of the route.
+    reach : float, default 8.0
+        Walls and standing agents within this distance of the stalled agent are
+        routed round; a farther goal is approached by a route of this length.
+    margin : float, default 0.15
+        Clearance (m) the route keeps from walls and standing agents.
+    advance : float, default 0.5
+        Distance to a waypoint at which the next one is taken; an agent this near its
+        goal is never stalled.
+    max_plans : int, default 8
+        Routes planned at most per :meth:`update`.
+    layers : int, optional
+        The world's obstacles of these layers are routed round.
+    arc_points : int, default 12
+        :func:`route`'s corners round each circle and wall end.
+
+    Attributes
+    ----------
+    plans : int
+        Routes planned so far.
+    detours : int
+        How many of them bent, and became detours.
+
+    Raises
+    ------
+    TypeError
+        ``sim`` not a :class:`Simulation`; a parameter of the wrong type.
+    ValueError
+        A parameter out of its range (NaN, infinite, negative; ``max_plans`` below 1,
+        ``arc_points`` outside [4, 256], ``layers`` not a 32-bit mask).
+
+    Examples
+    --------
+    >>> import contextsteer as cs
+    >>> agents = cs.Agents(4)
+    >>> _ = agents.add([[0.0, 0.0]], target=[[5.0, 0.0]])
+    >>> sim = cs.Simulation(None, agents, cs.scenarios.crowd_steering(walls=False))
+    >>> detour = cs.Detour(sim)
+    >>> for _ in range(30):
+    ...     planned = detour.update()  # after your own target writes, before the step
+    ...     sim.step(1 / 30)
+    >>> bool(detour.active[0])              # walking freely: no detour
+    False
+    """
+
+    def __init__(
+        self,
+        sim: Simulation,
+        *,
+        stall_time: float = 3.0,
+        progress: float = 0.3,
+        standing_speed: float = 0.1,
+        reach: float = 8.0,
+        margin: float = 0.15,
+        advance: float = 0.5,
+        max_plans: int = 8,
+        layers: int = ALL_LAYERS,
+        arc_points: int = 12,
+    ) -> None:
+        from .simulation import Simulation
+
+        if not isinstance(sim, Simulation):
+            raise TypeError(f"Detour: expected a Simulation, got {type(sim).__name__}")
+        self.sim = sim
+        self.stall_time = _positive(stall_time, "stall_time")
+        self.progress = _positive(progress, "progress", zero=True)
+        self.standing_speed = _positive(standing_speed, "standing_speed", zero=True)
+        self.reach = _positive(reach, "reach")
+        self.margin = _positive(margin, "margin", zero=True)
+        self.advance = _positive(advance, "advance")
+        if isinstance(max_plans, bool) or not isinstance(max_plans, (int, np.integer)):
+            raise TypeError(f"Detour: max_plans must be an int, got {max_plans!r}")
+        if max_plans < 1:
+            raise ValueError(f"Detour: max_plans must be >= 1, got {max_plans}")
+        self.max_plans = int(max_plans)
+        self.layers = _layers(layers)
+        if isinstance(arc_points, bool) or not isinstance(arc_points, (int, np.integer)):
+            raise TypeError(f"Detour: arc_points must be an int, got {arc_points!r}")
+        if not 4 <= arc_points <= 256:
+            raise ValueError(f"Detour: arc_points must be in [4, 256], got {arc_points}")
+        self.arc_points = int(arc_points)
+        cap = sim.agents.capacity
+        self._goal = np.zeros((cap, 2), np.float32)
+        self._written = np.full((cap, 2), np.nan, np.float32)  # the waypoint last written
+        self._on = np.zeros(cap, bool)  # on a detour
+        self._routes: dict[int, np.ndarray] = {}  # the detours' waypoints
+        self._wp = np.zeros(cap, np.int64)  # the current waypoint's index
+        self._best = np.full(cap, np.inf)  # least distance to the point aimed at
+        self._since = np.zeros(cap)  # when it last fell by `progress`
+        self._next = np.zeros(cap)  # earliest time of the next plan
+        self._gen = np.zeros(cap, np.uint32)
+        self._known = np.zeros(cap, bool)
+        self.plans = 0
+        self.detours = 0
+
+    # ----------------------------------------------------------------- reading ---
+    @property
+    def active(self) -> np.ndarray:
+        """(capacity,) bool copy: agents on a detour now."""
+        return self._on.copy()
+
+    @property
+    def goals(self) -> np.ndarray:
+        """(capacity, 2) float32 copy of the goals: ``agents.target`` as you last wrote it
+        (during a detour the target holds a waypoint)."""
+        return self._goal.copy()
+
+    def waypoints(self, i: int) -> np.ndarray:
+        """(W, 2) float32: agent ``i``'s detour waypoints still ahead (the current one
+        first); empty when it is not on a detour."""
+        i = int(i)
+        r = self._routes.get(i)
+        return np.zeros((0, 2), np.float32) if r is None else r[self._wp[i] :].copy()
+
+    # ----------------------------------------------------------------- update ---
+    def update(self) -> int:
+        """Track progress, plan routes for stalled agents, advance and write waypoints.
+
+        Call it after your own writes to ``agents.target`` and before the next
+        :meth:`Simulation.step`. Returns the number of routes planned in this call."""
+        sim, a = self.sim, self.sim.agents
+        now = float(sim.time)
+        alive = np.asarray(a.alive) & ~np.asarray(a.kinematic)
+        pos = np.asarray(a.position)
+        target = a.target  # writable view
+        gen = np.asarray(a.generation)
+
+        # Agents gone (dead or made kinematic) leave their detours; their targets are
+        # no longer ours to write.
+        for i in np.flatnonzero(self._on & ~alive):
+            self._drop(int(i))
+        # A new agent in a slot (or one seen for the first time): its target is its goal.
+        fresh = alive & (~self._known | (gen != self._gen))
+        for i in np.flatnonzero(fresh & self._on):
+            self._drop(int(i))
+        self._known |= fresh
+        self._gen[fresh] = gen[fresh]
+        self._goal[fresh] = target[fresh]
+        self._restart(fresh, now)
+
+        # Adopt what the user wrote: off a detour the target is the goal; on one, a target
+        # that is neither the waypoint written nor the goal is a new goal (and ends it).
+        t = np.asarray(target)
+        off = alive & ~self._on
+        new = off & np.any(t != self._goal, axis=1)
+        moved = self._on & np.any(t != self._written, axis=1) & np.any(t != self._goal, axis=1)
+        for i in np.flatnonzero(moved):
+            self._drop(int(i))
+        new |= moved
+        self._goal[new] = t[new]
+        self._restart(new, now)
+
+        # Advance along the detours; the goal again after the last waypoint.
+        for i in np.flatnonzero(self._on):
+            r = self._routes[int(i)]
+            while self._wp[i] < len(r) and math.dist(pos[i], r[self._wp[i]]) < self.advance:
+                self._wp[i] += 1
+                self._best[i], self._since[i] = np.inf, now
+            if self._wp[i] >= len(r):
+                self._drop(int(i))
+                target[i] = self._goal[i]
+                self._restart(i, now)
+
+        # Progress towards the point aimed at.
+        aim = self._goal.copy()
+        for i in np.flatnonzero(self._on):
+            aim[i] = self._routes[int(i)][self._wp[i]]
+        d = np.hypot(*(pos - aim).T)
+        better = alive & (d < self._best - self.progress)
+        self._best[better] = d[better]
+        self._since[better] = now
+
+        home = np.hypot(*(pos - self._goal).T) <= self.advance
+        stalled = alive & ~home & (now - self._since >= self.stall_time) & (now >= self._next)
+        order = np.flatnonzero(stalled)
+        order = order[np.argsort(self._since[order], kind="stable")][: self.max_plans]
+        for i in order:
+            self._plan(int(i), now, pos)
+
+        # Write the current waypoints.
+        for i in np.flatnonzero(self._on):
+            target[i] = self._routes[int(i)][self._wp[i]]
+            self._written[i] = target[i]
+        return len(order)
+
+    def _restart(self, which: Any, now: float) -> None:
+        """Progress of ``which`` (index or mask) counted afresh from now."""
+        self._best[which] = np.inf
+        self._since[which] = now
+
+    def _drop(self, i: int) -> None:
+        """Agent i off its detour (its target left as it is)."""
+        self._on[i] = False
+        self._routes.pop(i, None)
+        self._wp[i] = 0
+        self._written[i] = np.nan
+
+    def _plan(self, i: int, now: float, pos: np.ndarray) -> None:
+        """Plan agent i's route; a bent one becomes its detour."""
+        a = self.sim.agents
+        self.plans += 1
+        self._since[i] = now
+        self._next[i] = now + self.stall_time
+        p = pos[i].astype(np.float64)
+        r_i = float(a.radius[i])
+        goal = self._goal[i].astype(np.float64)
+        gap = math.dist(p, goal)
+        end = goal if gap <= self.reach else p + (goal - p) * (self.reach / gap)
+        # The agents standing near it (the walkers are left to the steering).
+        speed = np.hypot(*np.asarray(a.velocity).T)
+        others = np.asarray(a.alive)  # kinematic agents standing still are in the way too
+        near = others & (speed < self.standing_speed) & (np.hypot(*(pos - p).T) <= self.reach + 2.0)
+        near[i] = False
+        cs_ = pos[near].astype(np.float64)
+        rs = np.asarray(a.radius)[near].astype(np.float64)
+        # A goal that a standing agent's body covers is taken: no route reaches it.
+        taken = len(cs_) > 0 and bool(np.any(np.hypot(*(cs_ - end).T) < rs + r_i))
+        pts = None
+        if not taken:
+            world = World()
+            if len(cs_):
+                world.add_circles(cs_.astype(np.float32), rs.astype(np.float32))
+            self._add_walls(world, p)
+            if world.obstacle_count:
+                points, offsets = cast(
+                    "tuple[np.ndarray, np.ndarray]",
+                    route(
+                        world, p, end, r_i + self.margin, packed=True, arc_points=self.arc_points
+                    ),
+                )
+                pts = np.asarray(points[offsets[0] : offsets[1]], np.float32)
+        if pts is None or len(pts) <= 2:  # (an unreachable goal: no points)
+            # No way round what stands, or none needed (the agents in the way walk): the
+            # steering alone has the agent, and an earlier detour ends.
+            if self._on[i]:
+                self._drop(i)
+                a.target[i] = self._goal[i]
+            return
+        self._routes[i] = pts[1:].copy()
+        self._on[i] = True
+        self._wp[i] = 0
+        self._best[i] = np.inf
+        self.detours += 1
+
+    def _add_walls(self, world: World, p: np.ndarray) -> None:
+        """The sim's walls and circles of ``layers`` within ``reach`` of p, into ``world``."""
+        src = self.sim.world
+        if src is None:
+            return
+        core = _core_world(src)
+        lay = np.asarray(core.obstacle_layers)
+        w = np.asarray(core.walls, np.float64)
+        if len(w):
+            keep = (lay[np.asarray(core.wall_obstacles)] & self.layers) != 0
+            # Distance from p to each segment.
+            ax, ay, bx, by = w.T
+            dx, dy = bx - ax, by - ay
+            ll = dx * dx + dy * dy
+            t = np.clip(((p[0] - ax) * dx + (p[1] - ay) * dy) / np.where(ll > 0, ll, 1.0), 0, 1)
+            dist = np.hypot(ax + t * dx - p[0], ay + t * dy - p[1])
+            keep &= dist <= self.reach
+            if keep.any():
+                world.add_segments(w[keep].astype(np.float32))
+        c = np.asarray(core.circle_centers, np.float64)
+        if len(c):
+            r = np.asarray(core.circle_radii, np.float64)
+            keep = (lay[np.asarray(core.circle_obstacles)] & self.layers) != 0
+            keep &= np.hypot(*(c - p).T) - r <= self.reach
+            if keep.any():
+                world.add_circles(c[keep].astype(np.float32), r[keep].astype(np.float32))

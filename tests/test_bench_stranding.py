@@ -1,0 +1,62 @@
+"""benchmarks/bench_stranding.py: its scenes are what its docstring says, its metrics count
+what they claim on hand-made trajectories, and one traced seed strands an agent without a
+detour and not with one."""
+
+import numpy as np
+import pytest
+
+from bench_modules import load
+
+bs = load("bench_stranding")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_rooms_are_what_the_docstring_says(seed):
+    a, b = bs.pillar_room(seed), bs.pillar_room(seed)
+    np.testing.assert_array_equal(a.starts, b.starts)  # a seed is one scene
+    assert 10 <= a.width <= 16 and 0 <= len(a.pillars) <= 8
+    assert 20 <= a.n < 60
+    for pts in (a.starts, a.goals):
+        assert np.all((pts >= 0.6) & (pts <= a.width - 0.6))
+        d = np.hypot(*(pts[:, None] - pts[None]).transpose(2, 0, 1))
+        need = a.radius[:, None] + a.radius[None] + 0.1
+        np.fill_diagonal(d, np.inf)
+        assert np.all(d >= need - 1e-9)
+        if len(a.pillars):
+            dp = np.hypot(*(pts[:, None] - a.pillars[None, :, :2]).transpose(2, 0, 1))
+            assert np.all(dp >= a.pillars[None, :, 2] + a.radius[:, None] + 0.1 - 1e-9)
+
+
+def test_the_metrics_count_episodes_depths_and_homecomings():
+    room = bs.Room(
+        width=10.0,
+        pillars=np.array([[5.0, 5.0, 0.5]]),
+        starts=np.array([[1.0, 1.0], [3.0, 1.0]]),
+        goals=np.array([[2.0, 1.0], [8.0, 8.0]]),
+        radius=np.array([0.3, 0.3]),
+        speed=np.array([1.3, 1.3]),
+    )
+    m = bs.Measure(room)
+    # Step 1: 0.5 m apart (0.1 m deep: an episode). Step 2: still touching (the same one).
+    # Step 3: apart. Step 4: touching again (a second episode), agent 1 in the pillar.
+    m.update(np.array([[1.5, 1.0], [2.0, 1.0]]), bs.DT)
+    m.update(np.array([[1.55, 1.0], [2.0, 1.0]]), 2 * bs.DT)
+    m.update(np.array([[1.0, 1.0], [2.0, 1.0]]), 3 * bs.DT)
+    m.update(np.array([[2.0, 1.0], [2.55, 1.0]]), 4 * bs.DT)
+    m.update(np.array([[2.0, 1.0], [5.0, 4.6]]), 5 * bs.DT)
+    row = m.row()
+    assert row["contacts"] == 2
+    assert row["depth"] == pytest.approx(0.15)
+    assert row["wall_pens"] == 1  # 0.1 m from the pillar's edge: within 0.99 r
+    assert row["never_home"] == 1  # agent 1; agent 0 is home at step 4
+    assert row["ttg_n"] == 1 and row["ttg_sum"] == pytest.approx(4 * bs.DT)
+
+
+def test_a_traced_seed_strands_an_agent_without_a_detour_and_not_with_one():
+    # Seed 1: agent 50 paces behind a pillar with agents standing beside it (traced by
+    # hand: still 1.9 m from its goal after 180 s).
+    plain = bs.run(1, "cs", 60.0)
+    led = bs.run(1, "cs-detour", 60.0)
+    assert plain["never_home"] == 1
+    assert led["never_home"] == 0
+    assert plain["contacts"] == led["contacts"] == 0

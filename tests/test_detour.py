@@ -1,0 +1,236 @@
+"""Detour: routes for agents that local steering leaves pacing in front of a blockage.
+
+The traps are hand-built local minima of the crowd steering: a cup of agents (or walls)
+standing between a walker and its goal, open towards the walker. Without a detour the
+walker walks into the cup and stays at its bottom; the detour must lead it round, keep
+its route clear of what stands (checked by brute force, not by the router's own
+account), leave unreachable and taken goals alone, and follow the user's own writes
+to ``agents.target``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+DT = 1 / 30
+GOAL = np.float32([7.0, 0.0])
+
+
+def _cup(radius: float = 1.6, centre=(3.0, 0.0), spacing: float = 0.62) -> np.ndarray:
+    """Points 0.62 m apart on an arc round ``centre`` that opens towards -x (about 250°)."""
+    pts: list[np.ndarray] = []
+    for t in np.linspace(-2.2, 2.2, 400):
+        q = np.array([centre[0] + radius * np.cos(t), centre[1] + radius * np.sin(t)])
+        if not pts or np.hypot(*(q - pts[-1])) >= spacing:
+            pts.append(q)
+    return np.array(pts, np.float32)
+
+
+def _sim(standing: np.ndarray, *, kinematic: bool = True, world=None, start=(0.0, 0.0), goal=GOAL):
+    agents = cs.Agents(len(standing) + 1, slots=16, seed=0)
+    agents.add([start], radius=0.3, max_speed=1.3, max_accel=6.0, target=[goal])
+    if len(standing):
+        agents.add(
+            standing, radius=0.3, max_speed=1.3, max_accel=6.0, target=standing, kinematic=kinematic
+        )
+    slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
+    steering = cs.scenarios.crowd_steering(walls=world is not None)
+    sim = cs.Simulation(world, agents, steering, motion=cs.Accel(), slots=slots)
+    return sim, agents
+
+
+def _walk(sim, agents, detour, seconds: float, *, rewrite=None):
+    """Steps ``seconds``; returns the walker's least distance to GOAL and the least
+    centre distance to any other agent over the run."""
+    best, least = np.inf, np.inf
+    for _ in range(int(round(seconds / DT))):
+        if rewrite is not None:
+            agents.target[0] = rewrite
+        if detour is not None:
+            detour.update()
+        sim.step(DT)
+        p = agents.position
+        best = min(best, float(np.hypot(*(p[0] - GOAL))))
+        if len(p) > 1:
+            least = min(least, float(np.hypot(*(p[1:] - p[0]).T).min()))
+    return best, least
+
+
+def _until_detour(sim, detour, seconds: float = 20.0) -> None:
+    """Steps until the walker is on a detour (asserted within ``seconds``)."""
+    for _ in range(int(seconds / DT)):
+        detour.update()
+        if detour.active[0]:
+            return
+        sim.step(DT)
+    raise AssertionError(f"no detour planned in {seconds} s")
+
+
+def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distances from points p (P, 2) to the segment ab (brute force, float64)."""
+    ab = b - a
+    t = np.clip(((p - a) @ ab) / max(float(ab @ ab), 1e-300), 0.0, 1.0)
+    return np.hypot(*(a + t[:, None] * ab - p).T)
+
+
+@pytest.mark.parametrize("kinematic", [True, False])
+def test_a_cup_of_standing_agents_holds_the_walker_without_a_detour_and_not_with_one(kinematic):
+    cup = _cup()
+    sim, agents = _sim(cup, kinematic=kinematic)
+    best, least = _walk(sim, agents, None, 40.0)
+    assert best > 3.0  # at the cup's bottom, 3.3 m from its goal, for good
+    assert least >= 0.6 * 0.99
+
+    sim, agents = _sim(cup, kinematic=kinematic)
+    detour = cs.Detour(sim)
+    best, least = _walk(sim, agents, detour, 40.0)
+    assert best < 0.05
+    assert least >= 0.6 * 0.99  # no contact on the way round either
+    assert detour.detours >= 1
+    assert not detour.active[0]  # the detour ended: the goal is the target again
+    np.testing.assert_array_equal(agents.target[0], GOAL)
+    if not kinematic:  # the cup's agents stood: nothing moved them
+        assert np.hypot(*(agents.position[1:] - cup).T).max() < 0.05
+
+
+def test_the_route_keeps_its_clearance_from_every_standing_agent():
+    cup = _cup()
+    sim, agents = _sim(cup)
+    detour = cs.Detour(sim, margin=0.05)
+    _until_detour(sim, detour)
+    start = agents.position[0].astype(np.float64)
+    route = np.vstack([start, detour.waypoints(0).astype(np.float64)])
+    assert len(route) >= 3  # it bends
+    np.testing.assert_array_equal(route[-1], GOAL)  # the goal is within reach: routed to it
+    need = 0.3 + 0.3 + 0.05
+    for a, b in zip(route[:-1], route[1:]):
+        d = _segment_distance(cup.astype(np.float64), a, b)
+        assert d.min() >= need * (1 - 1e-4), (a, b, d.min())
+    # And the target is the first waypoint.
+    np.testing.assert_array_equal(agents.target[0], detour.waypoints(0)[0])
+
+
+def test_a_cup_of_walls_is_left_by_the_route_and_layers_choose_what_counts():
+    cup = _cup(radius=1.6)
+    world = cs.World()
+    world.add_polyline(cup, layers=2)
+    sim, agents = _sim(np.zeros((0, 2), np.float32), world=world)
+    best, _ = _walk(sim, agents, None, 40.0)
+    assert best > 3.0
+
+    sim, agents = _sim(np.zeros((0, 2), np.float32), world=world)
+    detour = cs.Detour(sim)
+    best, _ = _walk(sim, agents, detour, 40.0)
+    assert best < 0.05
+    assert int(np.sum(sim.wall_contacts)) == 0
+
+    # Routed round layer 1 only, the cup (layer 2) is not seen: every route is straight.
+    sim, agents = _sim(np.zeros((0, 2), np.float32), world=world)
+    detour = cs.Detour(sim, layers=1)
+    best, _ = _walk(sim, agents, detour, 20.0)
+    assert best > 3.0
+    assert detour.plans >= 1 and detour.detours == 0
+
+
+def test_an_enclosed_walker_and_a_taken_goal_get_no_detour():
+    # A closed ring of standing agents round the walker: no way out, nothing to route.
+    ring = np.array(
+        [[1.3 * np.cos(t), 1.3 * np.sin(t)] for t in np.linspace(0, 2 * np.pi, 14)[:-1]],
+        np.float32,
+    )
+    sim, agents = _sim(ring)
+    detour = cs.Detour(sim)
+    _walk(sim, agents, detour, 15.0)
+    assert detour.plans >= 2 and detour.detours == 0
+    np.testing.assert_array_equal(agents.target[0], GOAL)
+
+    # An agent standing on the goal: the goal is taken, no route reaches it.
+    sim, agents = _sim(np.float32([GOAL]))
+    detour = cs.Detour(sim)
+    _walk(sim, agents, detour, 15.0)
+    assert detour.plans >= 1 and detour.detours == 0
+    np.testing.assert_array_equal(agents.target[0], GOAL)
+
+
+def test_the_users_targets_are_the_goals():
+    cup = _cup()
+    # Rewriting the same goal before every update does not end the detour.
+    sim, agents = _sim(cup)
+    detour = cs.Detour(sim)
+    best, _ = _walk(sim, agents, detour, 40.0, rewrite=GOAL)
+    assert best < 0.05 and detour.detours >= 1
+
+    # A new goal written during a detour ends it and is adopted.
+    sim, agents = _sim(cup)
+    detour = cs.Detour(sim)
+    _until_detour(sim, detour)
+    agents.target[0] = [-3.0, 0.0]
+    detour.update()
+    assert not detour.active[0]
+    np.testing.assert_array_equal(detour.goals[0], [-3.0, 0.0])
+    np.testing.assert_array_equal(agents.target[0], [-3.0, 0.0])
+    assert len(detour.waypoints(0)) == 0
+
+
+def test_a_reused_slot_and_a_kinematic_agent_are_not_led():
+    cup = _cup()
+    sim, agents = _sim(cup)
+    detour = cs.Detour(sim)
+    _until_detour(sim, detour)
+    agents.remove([0])
+    detour.update()
+    assert not detour.active[0]
+    (slot,) = agents.add([[-2.0, 0.0]], radius=0.3, max_speed=1.3, target=[[-5.0, 0.0]])
+    assert slot == 0
+    detour.update()
+    assert not detour.active[0]
+    np.testing.assert_array_equal(detour.goals[0], [-5.0, 0.0])
+    np.testing.assert_array_equal(agents.target[0], [-5.0, 0.0])
+
+    # A kinematic walker is moved by its velocity: never planned for.
+    sim, agents = _sim(cup)
+    agents.kinematic[0] = True
+    detour = cs.Detour(sim)
+    _walk(sim, agents, detour, 10.0)
+    assert detour.plans == 0
+
+
+def test_the_same_run_twice_is_the_same():
+    cup = _cup()
+    out = []
+    for _ in range(2):
+        sim, agents = _sim(cup, kinematic=False)
+        detour = cs.Detour(sim)
+        _walk(sim, agents, detour, 12.0)
+        out.append((agents.position.copy(), detour.plans, detour.detours))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    assert out[0][1:] == out[1][1:]
+
+
+@pytest.mark.parametrize(
+    "kwargs, err, match",
+    [
+        ({"stall_time": float("nan")}, ValueError, "stall_time"),
+        ({"stall_time": 0}, ValueError, "stall_time"),
+        ({"progress": -1}, ValueError, "progress"),
+        ({"reach": float("inf")}, ValueError, "reach"),
+        ({"advance": "1"}, TypeError, "advance"),
+        ({"margin": True}, TypeError, "margin"),
+        ({"max_plans": 0}, ValueError, "max_plans"),
+        ({"max_plans": 1.5}, TypeError, "max_plans"),
+        ({"arc_points": 3}, ValueError, "arc_points"),
+        ({"layers": -1}, ValueError, "layers"),
+    ],
+)
+def test_bad_parameters_are_refused(kwargs, err, match):
+    sim, _ = _sim(np.zeros((0, 2), np.float32))
+    with pytest.raises(err, match=match):
+        cs.Detour(sim, **kwargs)
+
+
+def test_it_needs_a_simulation():
+    with pytest.raises(TypeError, match="expected a Simulation"):
+        cs.Detour(object())  # type: ignore[arg-type]
