@@ -198,16 +198,19 @@ def test_a_reused_slot_and_a_kinematic_agent_are_not_led():
     assert detour.plans == 0
 
 
-def test_the_same_run_twice_is_the_same():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_same_run_is_the_same_on_any_thread_count(threads):
     cup = _cup()
     out = []
-    for _ in range(2):
-        sim, agents = _sim(cup, kinematic=False)
-        detour = cs.Detour(sim)
-        _walk(sim, agents, detour, 12.0)
+    for n in (1, threads):
+        with cs.threads(n):
+            sim, agents = _sim(cup, kinematic=False)
+            detour = cs.Detour(sim)
+            _walk(sim, agents, detour, 12.0)
         out.append((agents.position.copy(), detour.plans, detour.detours))
     np.testing.assert_array_equal(out[0][0], out[1][0])
     assert out[0][1:] == out[1][1:]
+    assert out[0][2] >= 1  # it was led
 
 
 @pytest.mark.parametrize(
