@@ -237,3 +237,41 @@ def test_bad_parameters_are_refused(kwargs, err, match):
 def test_it_needs_a_simulation():
     with pytest.raises(TypeError, match="expected a Simulation"):
         cs.Detour(object())  # type: ignore[arg-type]
+
+
+def test_walls_are_copied_as_chains_with_every_segment_kept():
+    from contextsteer.detour import _add_chains
+
+    rng = np.random.default_rng(3)
+    ring = rng.uniform(-5, 5, (7, 2)).astype(np.float32)
+    line = rng.uniform(-5, 5, (4, 2)).astype(np.float32)
+    src = cs.World()
+    src.add_polyline(ring, closed=True)  # 7 segments, one obstacle
+    src.add_polyline(line)  # 3 more, another
+    src.add_segments(rng.uniform(-5, 5, (3, 4)).astype(np.float32))  # 3 obstacles
+    segs = np.asarray(src.walls, np.float64)
+    ids = np.asarray(src.wall_obstacles)
+    for keep in (np.ones(len(segs), bool), rng.random(len(segs)) < 0.6):
+        out = cs.World()
+        _add_chains(out, segs[keep], ids[keep])
+        np.testing.assert_array_equal(out.walls, segs[keep].astype(np.float32))
+        # One polyline per run of one obstacle's meeting rows: the ring (its rows meet
+        # end to start), the line, and each lone segment.
+        joined = (ids[keep][1:] == ids[keep][:-1]) & np.all(
+            segs[keep][1:, :2] == segs[keep][:-1, 2:], axis=1
+        )
+        assert out.obstacle_count == int(np.count_nonzero(~joined)) + 1
+        if keep.all():
+            assert out.obstacle_count == 5  # by hand: the ring, the line, 3 lone segments
+
+
+def test_one_update_at_a_time():
+    sim, _ = _sim(np.zeros((0, 2), np.float32))
+    detour = cs.Detour(sim)
+    detour._busy.acquire()  # another thread inside update()
+    try:
+        with pytest.raises(RuntimeError, match="another thread"):
+            detour.update()
+    finally:
+        detour._busy.release()
+    assert detour.update() == 0

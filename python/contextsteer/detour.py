@@ -15,6 +15,7 @@ goal the interest points at.
 from __future__ import annotations
 
 import math
+import threading
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -99,6 +100,9 @@ class Detour:
         goal is never stalled.
     max_plans : int, default 8
         Routes planned at most per :meth:`update`.
+    max_standing : int, default 100
+        The nearest this many standing agents are routed round (the router tests every
+        pair of corners: 100 discs take about 13 ms a route, 400 about 90 ms).
     layers : int, optional
         The world's obstacles of these layers are routed round.
     arc_points : int, default 12
@@ -144,6 +148,7 @@ class Detour:
         margin: float = 0.15,
         advance: float = 0.5,
         max_plans: int = 8,
+        max_standing: int = 100,
         layers: int = ALL_LAYERS,
         arc_points: int = 12,
     ) -> None:
@@ -163,6 +168,11 @@ class Detour:
         if max_plans < 1:
             raise ValueError(f"Detour: max_plans must be >= 1, got {max_plans}")
         self.max_plans = int(max_plans)
+        if isinstance(max_standing, bool) or not isinstance(max_standing, (int, np.integer)):
+            raise TypeError(f"Detour: max_standing must be an int, got {max_standing!r}")
+        if max_standing < 0:
+            raise ValueError(f"Detour: max_standing must be >= 0, got {max_standing}")
+        self.max_standing = int(max_standing)
         self.layers = _layers(layers)
         if isinstance(arc_points, bool) or not isinstance(arc_points, (int, np.integer)):
             raise TypeError(f"Detour: arc_points must be an int, got {arc_points!r}")
@@ -182,6 +192,7 @@ class Detour:
         self._known = np.zeros(cap, bool)
         self.plans = 0
         self.detours = 0
+        self._busy = threading.Lock()
 
     # ----------------------------------------------------------------- reading ---
     @property
@@ -207,7 +218,22 @@ class Detour:
         """Track progress, plan routes for stalled agents, advance and write waypoints.
 
         Call it after your own writes to ``agents.target`` and before the next
-        :meth:`Simulation.step`. Returns the number of routes planned in this call."""
+        :meth:`Simulation.step`. Returns the number of routes planned in this call.
+
+        Raises
+        ------
+        RuntimeError
+            Called while another thread is in :meth:`update` of the same detour, or while
+            another thread steps its simulation.
+        """
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("Detour.update: in use by another thread (one thread at a time)")
+        try:
+            return self._update()
+        finally:
+            self._busy.release()
+
+    def _update(self) -> int:
         sim, a = self.sim, self.sim.agents
         now = float(sim.time)
         alive = np.asarray(a.alive) & ~np.asarray(a.kinematic)
@@ -305,6 +331,10 @@ class Detour:
         rs = np.asarray(a.radius)[near].astype(np.float64)
         # A goal that a standing agent's body covers is taken: no route reaches it.
         taken = len(cs_) > 0 and bool(np.any(np.hypot(*(cs_ - end).T) < rs + r_i))
+        if len(cs_) > self.max_standing:
+            # The nearest ones: the route's graph grows with the square of its corners.
+            keep = np.argsort(np.hypot(*(cs_ - p).T), kind="stable")[: self.max_standing]
+            cs_, rs = cs_[keep], rs[keep]
         pts = None
         if not taken:
             world = World()
@@ -350,7 +380,7 @@ class Detour:
             dist = np.hypot(ax + t * dx - p[0], ay + t * dy - p[1])
             keep &= dist <= self.reach
             if keep.any():
-                world.add_segments(w[keep].astype(np.float32))
+                _add_chains(world, w[keep], np.asarray(core.wall_obstacles)[keep])
         c = np.asarray(core.circle_centers, np.float64)
         if len(c):
             r = np.asarray(core.circle_radii, np.float64)
@@ -358,3 +388,16 @@ class Detour:
             keep &= np.hypot(*(c - p).T) - r <= self.reach
             if keep.any():
                 world.add_circles(c[keep].astype(np.float32), r[keep].astype(np.float32))
+
+
+def _add_chains(world: World, segs: np.ndarray, ids: np.ndarray) -> None:
+    """The segments (M, 4) into ``world``, each run of consecutive rows of one obstacle
+    whose ends meet as one polyline: a polyline's corners are the router's only at its
+    ends and turns, where separate segments give every end point a polygon of corners
+    (a fine-drawn wall routed 5 times slower)."""
+    joined = (ids[1:] == ids[:-1]) & np.all(segs[1:, :2] == segs[:-1, 2:], axis=1)
+    starts = np.flatnonzero(np.r_[True, ~joined])
+    ends = np.r_[starts[1:], len(segs)]
+    for a, b in zip(starts, ends):
+        run = segs[a:b]
+        world.add_polyline(np.vstack([run[:, :2], run[-1:, 2:]]).astype(np.float32))
