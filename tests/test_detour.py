@@ -224,6 +224,8 @@ def test_the_same_run_is_the_same_on_any_thread_count(threads):
         ({"margin": True}, TypeError, "margin"),
         ({"max_plans": 0}, ValueError, "max_plans"),
         ({"max_plans": 1.5}, TypeError, "max_plans"),
+        ({"max_standing": -1}, ValueError, "max_standing"),
+        ({"max_standing": 2.0}, TypeError, "max_standing"),
         ({"arc_points": 3}, ValueError, "arc_points"),
         ({"layers": -1}, ValueError, "layers"),
     ],
@@ -275,3 +277,17 @@ def test_one_update_at_a_time():
     finally:
         detour._busy.release()
     assert detour.update() == 0
+
+
+def test_max_standing_limits_what_is_routed_round():
+    # With none of the standing agents taken, the cup is invisible to the router: the
+    # routes are straight and nobody is led.
+    sim, agents = _sim(_cup())
+    detour = cs.Detour(sim, max_standing=0)
+    best, _ = _walk(sim, agents, detour, 15.0)
+    assert detour.plans >= 1 and detour.detours == 0 and best > 3.0
+    # All twelve taken, it is led round as with the default.
+    sim, agents = _sim(_cup())
+    detour = cs.Detour(sim, max_standing=12)
+    best, _ = _walk(sim, agents, detour, 40.0)
+    assert detour.detours >= 1 and best < 0.05
