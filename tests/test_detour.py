@@ -291,3 +291,21 @@ def test_max_standing_limits_what_is_routed_round():
     detour = cs.Detour(sim, max_standing=12)
     best, _ = _walk(sim, agents, detour, 40.0)
     assert detour.detours >= 1 and best < 0.05
+
+
+def test_a_pickled_detour_goes_on_as_the_original():
+    import pickle
+
+    sim, agents = _sim(_cup(), kinematic=False)
+    detour = cs.Detour(sim)
+    _until_detour(sim, detour)
+    sim2, detour2 = pickle.loads(pickle.dumps((sim, detour)))
+    assert detour2.sim is sim2 and detour2.active[0]
+    np.testing.assert_array_equal(detour2.waypoints(0), detour.waypoints(0))
+    for s, d in ((sim, detour), (sim2, detour2)):
+        for _ in range(int(20 / DT)):
+            d.update()
+            s.step(DT)
+    np.testing.assert_array_equal(sim2.agents.position, sim.agents.position)
+    assert (detour2.plans, detour2.detours) == (detour.plans, detour.detours)
+    assert detour2.update() == detour.update()  # its thread guard works

@@ -194,6 +194,18 @@ class Detour:
         self.detours = 0
         self._busy = threading.Lock()
 
+    def __getstate__(self) -> dict:
+        """Pickle support: everything but the thread guard (a new one comes back). Pickle
+        the detour with its simulation in one ``pickle.dumps((sim, detour))`` so that the
+        copy leads the copied agents."""
+        state = self.__dict__.copy()
+        del state["_busy"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._busy = threading.Lock()
+
     # ----------------------------------------------------------------- reading ---
     @property
     def active(self) -> np.ndarray:
