@@ -21,6 +21,9 @@ step:
 - ``cs-field``: the same steering following one ``NavField`` per agent (its own goal;
   ``crowd_steering(field=..., which=arange(N))``, cell 0.1 m): routes round the pillars,
   but not round agents standing.
+- ``cs-field-detour``: ``cs-field`` with ``detour_capacity=N`` and ``cs.Detour(sim,
+  field=field)``: the detour's route ends 8 m along the agent's field, and the agent
+  follows it in place of the field while it is led.
 - ``rvo2``: RVO2 2.0 (PyPI ``pyrvo``, ORCA) with each agent's radius and top speed,
   neighbourDist 5 m, maxNeighbors 10, both time horizons 2 s; pillars as circumscribed
   32-gons, the room as a closed polygon; preferred velocity towards the goal at the top
@@ -52,7 +55,7 @@ import numpy as np
 
 DT = 1.0 / 30.0
 HOME = 0.3
-SYSTEMS = ("cs", "cs-detour", "cs-field", "rvo2")
+SYSTEMS = ("cs", "cs-detour", "cs-field", "cs-field-detour", "rvo2")
 
 
 @dataclass
@@ -182,17 +185,24 @@ def _cs(room: Room, system: str):
         target=room.goals,
     )
     kw: dict = {}
-    if system == "cs-field":
+    field = None
+    if system in ("cs-field", "cs-field-detour"):
         field = cs.NavField(
             world, [g for g in room.goals], radius=float(room.radius.max()), cell=0.1
         )
         kw = {"field": field, "which": np.arange(room.n)}
+        if system == "cs-field-detour":
+            kw["detour_capacity"] = room.n
     slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
     sim = cs.Simulation(
         world, agents, cs.scenarios.crowd_steering(**kw), motion=cs.Accel(), slots=slots
     )
     sim.configure_metrics(enabled=False)
-    detour = cs.Detour(sim) if system == "cs-detour" else None
+    detour = None
+    if system == "cs-detour":
+        detour = cs.Detour(sim)
+    elif system == "cs-field-detour":
+        detour = cs.Detour(sim, field=field)
 
     def step() -> np.ndarray:
         sim.step(DT)
@@ -291,7 +301,7 @@ def table(rows: list[dict], systems: list[str]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", default="0:100", help="a:b, seeds a..b-1 (default 0:100)")
-    ap.add_argument("--systems", default=",".join(SYSTEMS))
+    ap.add_argument("--systems", default="cs,cs-detour,cs-field,rvo2")
     ap.add_argument("--seconds", type=float, default=120.0)
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument(

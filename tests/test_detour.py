@@ -309,3 +309,74 @@ def test_a_pickled_detour_goes_on_as_the_original():
     np.testing.assert_array_equal(sim2.agents.position, sim.agents.position)
     assert (detour2.plans, detour2.detours) == (detour.plans, detour.detours)
     assert detour2.update() == detour.update()  # its thread guard works
+
+
+def _field_sim(standing: np.ndarray, *, detour_capacity=True):
+    world = cs.World()
+    world.add_polyline(np.float32([[-4, -6], [11, -6], [11, 6], [-4, 6]]), closed=True)
+    field = cs.NavField(world, GOAL, radius=0.3, cell=0.1)
+    n = len(standing) + 1
+    agents = cs.Agents(n, slots=16, seed=0)
+    agents.add([[0.0, 0.0]], radius=0.3, max_speed=1.3, max_accel=6.0)
+    agents.add(standing, radius=0.3, max_speed=1.3, max_accel=6.0, kinematic=True)
+    steering = cs.scenarios.crowd_steering(
+        field=field, detour_capacity=n if detour_capacity else None
+    )
+    slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
+    sim = cs.Simulation(world, agents, steering, motion=cs.Accel(), slots=slots)
+    return sim, agents, field
+
+
+def test_a_walker_that_follows_a_field_is_led_round_the_cup_too():
+    cup = _cup()
+    sim, agents, field = _field_sim(cup)
+    best, _ = _walk(sim, agents, None, 40.0)
+    assert best > 3.0  # the field knows the room's walls, not the people in the cup
+
+    sim, agents, field = _field_sim(cup)
+    detour = cs.Detour(sim, field=field)
+    ff, arrive = sim.steering.behaviours[0], sim.steering.behaviours[1]
+    _until_detour(sim, detour)
+    # Led: the field's interest off for the walker, the waypoint's on.
+    assert (ff.agent_weights[0], arrive.agent_weights[0]) == (0.0, 1.0)
+    np.testing.assert_array_equal(agents.target[0], detour.waypoints(0)[0])
+    best, least = _walk(sim, agents, detour, 40.0)
+    assert best < 0.3 and least >= 0.6 * 0.99
+    assert not detour.active[0]
+    assert (ff.agent_weights[0], arrive.agent_weights[0]) == (1.0, 0.0)  # the field again
+    assert np.all(ff.agent_weights == 1.0) and np.all(arrive.agent_weights == 0.0)
+
+
+def test_a_field_detour_needs_a_steering_it_can_switch():
+    sim, _, field = _field_sim(_cup(), detour_capacity=False)
+    with pytest.raises(ValueError, match="detour_capacity"):
+        cs.Detour(sim, field=field)
+    with pytest.raises(TypeError, match="NavField"):
+        cs.Detour(sim, field="field")
+    with pytest.raises(ValueError, match="is for a field"):
+        cs.scenarios.crowd_steering(detour_capacity=4)
+    with pytest.raises(ValueError, match="detour_capacity"):
+        cs.scenarios.crowd_steering(field=field, detour_capacity=0)
+    # Built for it, without a Detour, the steering steers as the plain one does.
+    runs = []
+    for ready in (False, True):
+        sim, agents, _ = _field_sim(np.zeros((0, 2), np.float32), detour_capacity=ready)
+        sim.step(DT, steps=300)
+        runs.append(agents.position.copy())
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def test_a_pickled_field_detour_switches_the_copys_weights():
+    import pickle
+
+    sim, agents, field = _field_sim(_cup())
+    detour = cs.Detour(sim, field=field)
+    _until_detour(sim, detour)
+    sim2, detour2 = pickle.loads(pickle.dumps((sim, detour)))
+    ff2, arrive2 = sim2.steering.behaviours[0], sim2.steering.behaviours[1]
+    assert detour2.field is ff2.field
+    for _ in range(int(40 / DT)):
+        detour2.update()
+        sim2.step(DT)
+    assert np.hypot(*(sim2.agents.position[0] - GOAL)) < 0.3
+    assert (ff2.agent_weights[0], arrive2.agent_weights[0]) == (1.0, 0.0)

@@ -75,9 +75,17 @@ class Detour:
 
     The goals are what ``agents.target`` holds: write a new target at any time (also
     during a detour; writing the same goal again each step does not end a detour) and the
-    detour adopts it. Only steering whose interest reads ``agents.target`` (:class:`Seek`,
+    detour adopts it. Steering whose interest reads ``agents.target`` (:class:`Seek`,
     :class:`Arrive`, :func:`scenarios.crowd_steering` without a ``field``) follows a
-    detour; one that follows a :class:`NavField` reads the field instead. The detour
+    detour as it is.
+
+    Agents that follow a :class:`NavField` (``field=``): their goal is the field's, and
+    ``agents.target`` is the detour's to write. Progress is the field's distance, a route
+    ends ``reach`` along the field's descent (or at its goal), and while an agent is led
+    its :class:`FollowField` weight is 0 and an :class:`Arrive` on ``agents.target`` takes
+    it (then back). The steering must hold both with per-agent weights:
+    ``scenarios.crowd_steering(field=field, detour_capacity=agents.capacity)`` builds it.
+    Every agent the FollowField gives a field is watched. The detour
     moves only the goal: the steering's own safety and its outputs are unchanged, and the
     same run gives the same result (no randomness, no dependence on threads).
 
@@ -107,6 +115,9 @@ class Detour:
         The world's obstacles of these layers are routed round.
     arc_points : int, default 12
         :func:`route`'s corners round each circle and wall end.
+    field : NavField, optional
+        The field the agents follow (see above); its FollowField and the Arrive beside it
+        are found in the simulation's steering.
 
     Attributes
     ----------
@@ -118,10 +129,13 @@ class Detour:
     Raises
     ------
     TypeError
-        ``sim`` not a :class:`Simulation`; a parameter of the wrong type.
+        ``sim`` not a :class:`Simulation`; ``field`` not a :class:`NavField`; a
+        parameter of the wrong type.
     ValueError
         A parameter out of its range (NaN, infinite, negative; ``max_plans`` below 1,
-        ``arc_points`` outside [4, 256], ``layers`` not a 32-bit mask).
+        ``arc_points`` outside [4, 256], ``layers`` not a 32-bit mask); with ``field``, a
+        steering without a FollowField on it and an Arrive (or Seek) on
+        ``agents.target``, both with per-agent weights.
 
     Examples
     --------
@@ -151,6 +165,7 @@ class Detour:
         max_standing: int = 100,
         layers: int = ALL_LAYERS,
         arc_points: int = 12,
+        field: Any = None,
     ) -> None:
         from .simulation import Simulation
 
@@ -193,6 +208,12 @@ class Detour:
         self.plans = 0
         self.detours = 0
         self._busy = threading.Lock()
+        self.field = field
+        self._ff: Any = None  # field mode: the FollowField and the target interest
+        self._tg: Any = None
+        self._saved = np.zeros(cap, np.float32)  # an agent's field weight during a detour
+        if field is not None:
+            self._ff, self._tg = _field_pair(sim, field)
 
     def __getstate__(self) -> dict:
         """Pickle support: everything but the thread guard (a new one comes back). Pickle
@@ -268,15 +289,27 @@ class Detour:
 
         # Adopt what the user wrote: off a detour the target is the goal; on one, a target
         # that is neither the waypoint written nor the goal is a new goal (and ends it).
-        t = np.asarray(target)
-        off = alive & ~self._on
-        new = off & np.any(t != self._goal, axis=1)
-        moved = self._on & np.any(t != self._written, axis=1) & np.any(t != self._goal, axis=1)
-        for i in np.flatnonzero(moved):
-            self._drop(int(i))
-        new |= moved
-        self._goal[new] = t[new]
-        self._restart(new, now)
+        # (With a field the goal is the field's, and the target is the detour's alone.)
+        field_d = None
+        if self._ff is None:
+            t = np.asarray(target)
+            off = alive & ~self._on
+            new = off & np.any(t != self._goal, axis=1)
+            moved = self._on & np.any(t != self._written, axis=1) & np.any(t != self._goal, axis=1)
+            for i in np.flatnonzero(moved):
+                self._drop(int(i))
+            new |= moved
+            self._goal[new] = t[new]
+            self._restart(new, now)
+        else:
+            which = self._which()
+            led = alive & (which >= 0) & (which < self.field.count)
+            for i in np.flatnonzero(self._on & ~led):
+                self._drop(int(i))
+            alive = led
+            field_d = np.full(len(alive), np.inf)
+            if alive.any():
+                field_d[alive] = self.field.query(pos[alive], which[alive]).distance
 
         # Advance along the detours; the goal again after the last waypoint.
         for i in np.flatnonzero(self._on):
@@ -286,7 +319,8 @@ class Detour:
                 self._best[i], self._since[i] = np.inf, now
             if self._wp[i] >= len(r):
                 self._drop(int(i))
-                target[i] = self._goal[i]
+                if self._ff is None:
+                    target[i] = self._goal[i]
                 self._restart(i, now)
 
         # Progress towards the point aimed at.
@@ -294,11 +328,16 @@ class Detour:
         for i in np.flatnonzero(self._on):
             aim[i] = self._routes[int(i)][self._wp[i]]
         d = np.hypot(*(pos - aim).T)
+        if field_d is not None:  # off a detour: the way left by the field
+            d = np.where(self._on, d, field_d)
         better = alive & (d < self._best - self.progress)
         self._best[better] = d[better]
         self._since[better] = now
 
-        home = np.hypot(*(pos - self._goal).T) <= self.advance
+        if field_d is None:
+            home = np.hypot(*(pos - self._goal).T) <= self.advance
+        else:
+            home = field_d <= self.advance
         stalled = alive & ~home & (now - self._since >= self.stall_time) & (now >= self._next)
         order = np.flatnonzero(stalled)
         order = order[np.argsort(self._since[order], kind="stable")][: self.max_plans]
@@ -317,7 +356,11 @@ class Detour:
         self._since[which] = now
 
     def _drop(self, i: int) -> None:
-        """Agent i off its detour (its target left as it is)."""
+        """Agent i off its detour (its target left as it is; with a field, the field leads
+        it again)."""
+        if self._ff is not None and self._on[i]:
+            self._ff.agent_weights[i] = self._saved[i]
+            self._tg.agent_weights[i] = 0.0
         self._on[i] = False
         self._routes.pop(i, None)
         self._wp[i] = 0
@@ -331,9 +374,16 @@ class Detour:
         self._next[i] = now + self.stall_time
         p = pos[i].astype(np.float64)
         r_i = float(a.radius[i])
-        goal = self._goal[i].astype(np.float64)
-        gap = math.dist(p, goal)
-        end = goal if gap <= self.reach else p + (goal - p) * (self.reach / gap)
+        if self._ff is None:
+            goal = self._goal[i].astype(np.float64)
+            gap = math.dist(p, goal)
+            end = goal if gap <= self.reach else p + (goal - p) * (self.reach / gap)
+        else:
+            end = self._along_field(p, int(self._which()[i]))
+            if end is None:  # the field does not reach the agent: nothing to route to
+                if self._on[i]:
+                    self._drop(i)
+                return
         # The agents standing near it (the walkers are left to the steering).
         speed = np.hypot(*np.asarray(a.velocity).T)
         others = np.asarray(a.alive)  # kinematic agents standing still are in the way too
@@ -366,13 +416,48 @@ class Detour:
             # steering alone has the agent, and an earlier detour ends.
             if self._on[i]:
                 self._drop(i)
-                a.target[i] = self._goal[i]
+                if self._ff is None:
+                    a.target[i] = self._goal[i]
             return
+        if self._ff is not None and not self._on[i]:
+            self._saved[i] = self._ff.agent_weights[i]
+            self._ff.agent_weights[i] = 0.0
+            self._tg.agent_weights[i] = self._saved[i]
         self._routes[i] = pts[1:].copy()
         self._on[i] = True
         self._wp[i] = 0
         self._best[i] = np.inf
         self.detours += 1
+
+    def _which(self) -> np.ndarray:
+        """(capacity,) int64: the field each agent follows, as its FollowField reads it."""
+        a = self.sim.agents
+        w = self._ff.which
+        if w is None:
+            return np.zeros(a.capacity, np.int64)
+        if isinstance(w, str):  # "group"
+            return np.asarray(a.group).astype(np.int64)
+        if np.ndim(w) == 0:
+            return np.full(a.capacity, int(w), np.int64)
+        return np.asarray(w).astype(np.int64)
+
+    def _along_field(self, p: np.ndarray, g: int) -> np.ndarray | None:
+        """The point ``reach`` along field g's descent from p (or the goal, if nearer):
+        the end of a detour's route for an agent led by a field. None where the field
+        does not reach p."""
+        q = p.copy()
+        walked = 0.0
+        while walked < self.reach:
+            r = self.field.query(q, g)
+            dist, step = float(r.distance), np.asarray(r.direction, np.float64)
+            if not math.isfinite(dist):
+                return None if walked == 0.0 else q
+            if dist <= 0.5 * self.advance or not step.any():
+                break
+            h = min(0.5, dist, self.reach - walked)
+            q = q + h * step
+            walked += h
+        return q
 
     def _add_walls(self, world: World, p: np.ndarray) -> None:
         """The sim's walls and circles of ``layers`` within ``reach`` of p, into ``world``."""
@@ -413,3 +498,34 @@ def _add_chains(world: World, segs: np.ndarray, ids: np.ndarray) -> None:
     for a, b in zip(starts, ends):
         run = segs[a:b]
         world.add_polyline(np.vstack([run[:, :2], run[-1:, 2:]]).astype(np.float32))
+
+
+def _field_pair(sim: Any, field: Any) -> tuple[Any, Any]:
+    """The FollowField on ``field`` and the interest that reads ``Agents.target`` in
+    ``sim``'s steering, both with per-agent weights, for a detour to switch between."""
+    from .behaviours import Arrive, FollowField, Seek
+    from .nav import NavField
+
+    if not isinstance(field, NavField):
+        raise TypeError(f"Detour: field must be a NavField, got {type(field).__name__}")
+    cap = sim.agents.capacity
+    bs = list(sim.steering.behaviours)
+    ff = [b for b in bs if isinstance(b, FollowField) and b.field is field]
+    tg = [
+        b
+        for b in bs
+        if (isinstance(b, Arrive) and b.target is None)
+        or (isinstance(b, Seek) and b.targets is None)
+    ]
+    ok = len(ff) == 1 and len(tg) == 1
+    ok = ok and all(
+        b.agent_weights is not None and np.shape(b.agent_weights) == (cap,) for b in ff + tg
+    )
+    if not ok:
+        raise ValueError(
+            "Detour(field=...): the steering must hold one FollowField on this field and one "
+            "Arrive (or Seek) that reads Agents.target, both with agent_weights of shape "
+            f"(capacity,) = ({cap},), for the detour to switch agents between them; "
+            "crowd_steering(field=..., detour_capacity=capacity) builds such a steering"
+        )
+    return ff[0], tg[0]

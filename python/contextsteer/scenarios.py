@@ -860,6 +860,7 @@ def crowd_steering(
     decision_phases: int | None = None,
     slowing_radius: float = 1.0,
     max_neighbours: int = 16,
+    detour_capacity: int | None = None,
 ) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
@@ -956,6 +957,12 @@ def crowd_steering(
     3 cm at 0.13 m/s and the metre values, no agent of 40 got through the hallway; with
     the margin and slowing radius scaled by 0.1, all 40 did).
 
+    ``detour_capacity=N`` (with a ``field``) readies the steering for a
+    :class:`~contextsteer.Detour` on that field, for agents of capacity N: the
+    :class:`FollowField` gets per-agent weights of 1 and an :class:`Arrive` on
+    ``Agents.target`` (the same shape and slowing radius) joins it with weights of 0, and
+    the detour switches an agent from one to the other while it leads it.
+
     Examples
     --------
     >>> import contextsteer as cs
@@ -977,6 +984,18 @@ def crowd_steering(
     """
     _, beh, _, _, _, steering, _ = _modules()
     slowing_radius = _checks.length("crowd_steering: slowing_radius", slowing_radius)
+    led: list[Behaviour] = []
+    if detour_capacity is not None:
+        if field is None:
+            raise ValueError("crowd_steering: detour_capacity is for a field (give field=)")
+        n = _checks.integer("crowd_steering: detour_capacity", detour_capacity, 1, 2**31 - 1)
+        led = [
+            beh.Arrive(
+                slowing_radius=slowing_radius,
+                shape="half_cosine",
+                agent_weights=np.zeros(n, np.float32),
+            )
+        ]
     if field is not None:
         goal = beh.FollowField(
             field,
@@ -984,6 +1003,7 @@ def crowd_steering(
             slowing_radius=slowing_radius,
             shape="half_cosine",
             look_ahead=look_ahead_field,
+            agent_weights=np.ones(n, np.float32) if led else None,
         )
     elif arrive:
         goal = beh.Arrive(slowing_radius=slowing_radius, shape="half_cosine")
@@ -1009,7 +1029,7 @@ def crowd_steering(
     )
     if decision_phases is None:
         decision_phases = CROWD_PHASES if options is CROWD else 1
-    rules = [goal, *extra, danger]
+    rules = [goal, *led, *extra, danger]
     return steering.Steering(
         rules,
         combine=combine,
