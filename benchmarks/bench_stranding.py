@@ -53,7 +53,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DT = 1.0 / 30.0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import crowd_quality as cq  # noqa: E402
+
+DT = cq.DT
 HOME = 0.3
 SYSTEMS = ("cs", "cs-detour", "cs-field", "cs-field-detour", "rvo2")
 
@@ -141,12 +145,12 @@ class Measure:
         home = np.hypot(*(p - room.goals).T) < HOME
         self.home_t[np.isnan(self.home_t) & home] = t
         step = p - self.last
-        fast = np.hypot(*step.T) > 0.05 * DT
+        fast = np.hypot(*step.T) > cq.JITTER_MIN_SPEED * DT
         both = fast & self.last_fast
         a = np.arctan2(step[:, 1], step[:, 0]) - np.arctan2(
             self.last_step[:, 1], self.last_step[:, 0]
         )
-        turn = np.abs((a + np.pi) % (2 * np.pi) - np.pi)
+        turn = np.abs(cq._wrap(a))
         self.turn[both] += turn[both]
         self.turn_steps[both] += 1
         self.last, self.last_step, self.last_fast = p.copy(), step, fast

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from . import _checks
 from .nav import ALL_LAYERS, route
 from .world import World, _core_world, _layers
 
@@ -29,17 +30,11 @@ if TYPE_CHECKING:
 __all__ = ["Detour"]
 
 
-def _positive(value: Any, what: str, *, zero: bool = False, at_most: float = 1e8) -> float:
-    """A finite number > 0 (>= 0 with ``zero``) and at most ``at_most``, else a ValueError
-    (TypeError for a non-number) naming ``what``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"Detour: {what} must be a number, got {value!r}")
-    v = float(value)
-    if not (v <= at_most and (v >= 0 if zero else v > 0)):
-        low = ">= 0" if zero else "> 0"
-        raise ValueError(
-            f"Detour: {what} must be a finite number {low} and <= {at_most:g}, got {value!r}"
-        )
+def _length(what: str, value: Any, *, positive: bool = False) -> float:
+    """A length or time of the detour (``_checks.length``), > 0 with ``positive``."""
+    v = _checks.length(f"Detour: {what}", value)
+    if positive and not v > 0:
+        raise ValueError(f"Detour: {what} must be > 0, got {value!r}")
     return v
 
 
@@ -172,28 +167,16 @@ class Detour:
         if not isinstance(sim, Simulation):
             raise TypeError(f"Detour: expected a Simulation, got {type(sim).__name__}")
         self.sim = sim
-        self.stall_time = _positive(stall_time, "stall_time")
-        self.progress = _positive(progress, "progress", zero=True)
-        self.standing_speed = _positive(standing_speed, "standing_speed", zero=True)
-        self.reach = _positive(reach, "reach")
-        self.margin = _positive(margin, "margin", zero=True)
-        self.advance = _positive(advance, "advance")
-        if isinstance(max_plans, bool) or not isinstance(max_plans, (int, np.integer)):
-            raise TypeError(f"Detour: max_plans must be an int, got {max_plans!r}")
-        if max_plans < 1:
-            raise ValueError(f"Detour: max_plans must be >= 1, got {max_plans}")
-        self.max_plans = int(max_plans)
-        if isinstance(max_standing, bool) or not isinstance(max_standing, (int, np.integer)):
-            raise TypeError(f"Detour: max_standing must be an int, got {max_standing!r}")
-        if max_standing < 0:
-            raise ValueError(f"Detour: max_standing must be >= 0, got {max_standing}")
-        self.max_standing = int(max_standing)
+        self.stall_time = _length("stall_time", stall_time, positive=True)
+        self.progress = _length("progress", progress)
+        self.standing_speed = _length("standing_speed", standing_speed)
+        self.reach = _length("reach", reach, positive=True)
+        self.margin = _length("margin", margin)
+        self.advance = _length("advance", advance, positive=True)
+        self.max_plans = _checks.integer("Detour: max_plans", max_plans, 1, 2**31 - 1)
+        self.max_standing = _checks.integer("Detour: max_standing", max_standing, 0, 2**31 - 1)
         self.layers = _layers(layers)
-        if isinstance(arc_points, bool) or not isinstance(arc_points, (int, np.integer)):
-            raise TypeError(f"Detour: arc_points must be an int, got {arc_points!r}")
-        if not 4 <= arc_points <= 256:
-            raise ValueError(f"Detour: arc_points must be in [4, 256], got {arc_points}")
-        self.arc_points = int(arc_points)
+        self.arc_points = _checks.integer("Detour: arc_points", arc_points, 4, 256)
         cap = sim.agents.capacity
         self._goal = np.zeros((cap, 2), np.float32)
         self._written = np.full((cap, 2), np.nan, np.float32)  # the waypoint last written
@@ -341,8 +324,10 @@ class Detour:
         stalled = alive & ~home & (now - self._since >= self.stall_time) & (now >= self._next)
         order = np.flatnonzero(stalled)
         order = order[np.argsort(self._since[order], kind="stable")][: self.max_plans]
-        for i in order:
-            self._plan(int(i), now, pos)
+        if len(order):
+            speed = np.hypot(*np.asarray(a.velocity).T)  # who stands: the plans' obstacles
+            for i in order:
+                self._plan(int(i), now, pos, speed)
 
         # Write the current waypoints.
         for i in np.flatnonzero(self._on):
@@ -366,7 +351,7 @@ class Detour:
         self._wp[i] = 0
         self._written[i] = np.nan
 
-    def _plan(self, i: int, now: float, pos: np.ndarray) -> None:
+    def _plan(self, i: int, now: float, pos: np.ndarray, speed: np.ndarray) -> None:
         """Plan agent i's route; a bent one becomes its detour."""
         a = self.sim.agents
         self.plans += 1
@@ -385,7 +370,6 @@ class Detour:
                     self._drop(i)
                 return
         # The agents standing near it (the walkers are left to the steering).
-        speed = np.hypot(*np.asarray(a.velocity).T)
         others = np.asarray(a.alive)  # kinematic agents standing still are in the way too
         near = others & (speed < self.standing_speed) & (np.hypot(*(pos - p).T) <= self.reach + 2.0)
         near[i] = False
