@@ -69,6 +69,16 @@ def _until_detour(sim, detour, seconds: float = 20.0) -> None:
     raise AssertionError(f"no detour planned in {seconds} s")
 
 
+def _until_aside(sim, detour, seconds: float = 10.0) -> np.ndarray:
+    """Steps until some agent stands aside (asserted within ``seconds``); returns them."""
+    for _ in range(int(seconds / DT)):
+        detour.update()
+        if detour.yielding.any():
+            return np.flatnonzero(detour.yielding)
+        sim.step(DT)
+    raise AssertionError(f"nobody stood aside in {seconds} s")
+
+
 def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distances from points p (P, 2) to the segment ab (brute force, float64)."""
     ab = b - a
@@ -155,6 +165,146 @@ def test_an_enclosed_walker_and_a_taken_goal_get_no_detour():
     np.testing.assert_array_equal(agents.target[0], GOAL)
 
 
+def _ring(n: int, radius: float = 1.3) -> np.ndarray:
+    """n points on a circle round the origin (the walker's start)."""
+    t = np.linspace(0, 2 * np.pi, n + 1)[:-1]
+    return np.stack([radius * np.cos(t), radius * np.sin(t)], axis=1).astype(np.float32)
+
+
+def test_agents_standing_round_a_walker_make_way_and_go_back():
+    # Ten agents standing at their goals round the walker, 0.2 m apart: no route out at
+    # any margin. With make_way those on its way step aside, it walks home without a
+    # touch, and they go back to their goals.
+    ring = _ring(10)
+    sim, agents = _sim(ring, kinematic=False)
+    detour = cs.Detour(sim, make_way=False)
+    best, _ = _walk(sim, agents, detour, 20.0)
+    assert best > 5.0 and detour.yields == 0 and detour.detours == 0
+
+    sim, agents = _sim(ring, kinematic=False)
+    detour = cs.Detour(sim)
+    aside = _until_aside(sim, detour)
+    assert len(aside) >= 1 and detour.active[0] and detour.yields == len(aside)
+    # Their targets are off the walker's route (brute force: every leg, from where the
+    # walker stands), by the two radii and the margin, each on its own side of it.
+    way = np.vstack([agents.position[:1], detour.waypoints(0)]).astype(np.float64)
+    need = 0.3 + 0.3 + detour.margin
+    for j in aside:
+        t = agents.target[j].astype(np.float64)
+        clear = min(_segment_distance(t[None], a, b)[0] for a, b in zip(way[:-1], way[1:]))
+        assert clear >= need, (j, clear)
+        # Its own side of the leg nearest to where it stands.
+        p = agents.position[j].astype(np.float64)
+        k = int(np.argmin([_segment_distance(p[None], a, b)[0] for a, b in zip(way[:-1], way[1:])]))
+        d = way[k + 1] - way[k]
+        sides = [np.sign(d[0] * (q[1] - way[k][1]) - d[1] * (q[0] - way[k][0])) for q in (p, t)]
+        assert sides[0] in (0.0, sides[1]), (j, sides)
+    # The agents left standing were clear of the route already.
+    stay = np.setdiff1d(np.arange(1, len(ring) + 1), aside)
+    for j in stay:
+        p = agents.position[j].astype(np.float64)
+        assert min(_segment_distance(p[None], a, b)[0] for a, b in zip(way[:-1], way[1:])) >= need
+    best, least = _walk(sim, agents, detour, 20.0)
+    assert best < 0.05 and least >= 0.6 * 0.99
+    assert not detour.yielding.any() and not detour.active[0]
+    _walk(sim, agents, detour, 10.0)
+    np.testing.assert_array_equal(agents.target[1:], ring)  # their goals again
+    assert np.hypot(*(agents.position[1:] - ring).T).max() < 0.05
+
+
+def test_kinematic_agents_do_not_make_way():
+    # The same ring, kinematic: nobody steps aside, and no route is planned.
+    sim, agents = _sim(_ring(10), kinematic=True)
+    detour = cs.Detour(sim)
+    _walk(sim, agents, detour, 15.0)
+    assert detour.plans >= 2 and detour.yields == 0 and detour.detours == 0
+
+
+def test_a_target_written_for_an_agent_standing_aside_is_its_new_goal():
+    ring = _ring(10)
+    sim, agents = _sim(ring, kinematic=False)
+    detour = cs.Detour(sim)
+    j = int(_until_aside(sim, detour)[0])
+    agents.target[j] = [0.0, 5.0]
+    detour.update()
+    assert not detour.yielding[j]
+    np.testing.assert_array_equal(detour.goals[j], [0.0, 5.0])
+    _walk(sim, agents, detour, 5.0)
+    np.testing.assert_array_equal(agents.target[j], [0.0, 5.0])  # never written back
+
+
+def test_yield_time_sends_them_back():
+    # A walker that does not come (kinematic once the agents stepped aside): they go
+    # back after yield_time.
+    sim, agents = _sim(_ring(10), kinematic=False)
+    detour = cs.Detour(sim, yield_time=2.0)
+    aside = _until_aside(sim, detour)
+    agents.velocity[0] = 0.0
+    agents.kinematic[0] = True  # the walker stops for good; its detour ends
+    detour.update()
+    assert not detour.yielding.any()
+    np.testing.assert_array_equal(agents.target[aside], detour.goals[aside])
+
+    sim, agents = _sim(_ring(10), kinematic=False)
+    detour = cs.Detour(sim, yield_time=2.0)
+    aside = _until_aside(sim, detour)
+    agents.max_speed[0] = 0.0  # the walker stays on its detour, and never comes
+    for _ in range(int(1.9 / DT)):
+        sim.step(DT)
+        detour.update()
+    assert detour.yielding[aside].all()
+    for _ in range(int(0.2 / DT)):
+        sim.step(DT)
+        detour.update()
+    assert not detour.yielding.any()
+    np.testing.assert_array_equal(agents.target[aside], detour.goals[aside])
+
+
+def test_a_pocket_whose_mouth_only_the_narrow_margin_passes():
+    # The goal in a pocket of standing agents open to +x by 0.8 m between bodies: 0.6 m
+    # of walker and 0.1 m on each side, so a route keeps 0.05 m there (narrow_margin)
+    # but not 0.15 m (margin). The walker is held still (max speed 0) until it is
+    # stalled, so the plan alone is tested, then let go.
+    half = 2 * np.arcsin((0.8 + 0.6) / 2 / 1.3)  # the mouth's two agents 1.4 m apart
+    a = np.linspace(half / 2, 2 * np.pi - half / 2, 12)  # the others 0.603 m apart
+    pocket = (GOAL + 1.3 * np.stack([np.cos(a), np.sin(a)], axis=1)).astype(np.float32)
+    for narrow in (0.15, 0.05):
+        sim, agents = _sim(pocket, kinematic=False)
+        agents.max_speed[0] = 0.0
+        detour = cs.Detour(sim, narrow_margin=narrow, make_way=False)
+        _walk(sim, agents, detour, 3.5)
+        assert detour.plans >= 1
+        if narrow == 0.15:
+            assert detour.detours == 0 and not detour.active[0]
+            continue
+        assert detour.active[0]
+        # Brute force over the legs: 0.05 m kept from every body, 0.15 m not.
+        way = np.vstack([agents.position[:1], detour.waypoints(0)]).astype(np.float64)
+        clear = min(
+            _segment_distance(pocket.astype(np.float64), a, b).min()
+            for a, b in zip(way[:-1], way[1:])
+        )
+        assert 0.6 + 0.05 <= clear < 0.6 + 0.15, clear
+        agents.max_speed[0] = 1.3
+        best, least = _walk(sim, agents, detour, 40.0)
+        assert best < 0.05 and least >= 0.6 * 0.99
+
+
+def test_a_far_goal_is_routed_to_itself():
+    # A goal 20 m away behind a cup, with an agent standing 8 m along the straight line
+    # (where a route ended when it stopped at ``reach``): the route runs to the goal.
+    cup = _cup()
+    far = np.float32([20.0, 0.0])
+    sim, agents = _sim(np.vstack([cup, [[8.0, 0.0]]]).astype(np.float32), goal=far)
+    detour = cs.Detour(sim, make_way=False)
+    _until_detour(sim, detour)
+    np.testing.assert_array_equal(detour.waypoints(0)[-1], far)
+    for _ in range(int(40 / DT)):
+        detour.update()
+        sim.step(DT)
+    assert np.hypot(*(agents.position[0] - far)) < 0.3
+
+
 def test_the_users_targets_are_the_goals():
     cup = _cup()
     # Rewriting the same goal before every update does not end the detour.
@@ -228,6 +378,10 @@ def test_the_same_run_is_the_same_on_any_thread_count(threads):
         ({"max_standing": 2.0}, TypeError, "max_standing"),
         ({"arc_points": 3}, ValueError, "arc_points"),
         ({"layers": -1}, ValueError, "layers"),
+        ({"narrow_margin": 0.2}, ValueError, "narrow_margin"),
+        ({"narrow_margin": -0.01}, ValueError, "narrow_margin"),
+        ({"make_way": 1}, TypeError, "make_way"),
+        ({"yield_time": 0.0}, ValueError, "yield_time"),
     ],
 )
 def test_bad_parameters_are_refused(kwargs, err, match):
@@ -380,3 +534,31 @@ def test_a_pickled_field_detour_switches_the_copys_weights():
         sim2.step(DT)
     assert np.hypot(*(sim2.agents.position[0] - GOAL)) < 0.3
     assert (ff2.agent_weights[0], arrive2.agent_weights[0]) == (1.0, 0.0)
+
+
+def test_agents_that_follow_fields_make_way_too():
+    # The ring of agents standing round the walker, each following a field to its own
+    # goal (one field per agent): those stood aside are led by an Arrive to their place
+    # aside (their field's weight 0), then their fields take them back.
+    ring = _ring(10)
+    world = cs.World()
+    world.add_polyline(np.float32([[-4, -6], [11, -6], [11, 6], [-4, 6]]), closed=True)
+    goals = np.vstack([GOAL[None], ring]).astype(np.float32)
+    field = cs.NavField(world, list(goals), radius=0.3, cell=0.1)
+    n = len(goals)
+    agents = cs.Agents(n, slots=16, seed=0)
+    agents.add(np.vstack([[[0.0, 0.0]], ring]), radius=0.3, max_speed=1.3, max_accel=6.0)
+    steering = cs.scenarios.crowd_steering(field=field, which=np.arange(n), detour_capacity=n)
+    slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
+    sim = cs.Simulation(world, agents, steering, motion=cs.Accel(), slots=slots)
+    ff, arrive = sim.steering.behaviours[0], sim.steering.behaviours[1]
+    detour = cs.Detour(sim, field=field)
+    aside = _until_aside(sim, detour)
+    assert len(aside) >= 1
+    assert np.all(ff.agent_weights[aside] == 0.0) and np.all(arrive.agent_weights[aside] == 1.0)
+    best, least = _walk(sim, agents, detour, 25.0)
+    assert best < 0.3 and least >= 0.6 * 0.99
+    _walk(sim, agents, detour, 10.0)
+    assert not detour.yielding.any()
+    assert np.all(ff.agent_weights == 1.0) and np.all(arrive.agent_weights == 0.0)
+    assert np.hypot(*(agents.position[1:] - ring).T).max() < 0.3

@@ -58,6 +58,9 @@ class Detour:
     keeping the agent's radius plus ``margin`` from all of them. ``margin`` (0.15 m) is
     wider than :class:`CollisionDanger`'s 5 cm on purpose: a route through a gap that the
     steering would not take is no help (docs/crowd.md, "Agents standing in the way").
+    Where that closes every way (a goal in a pocket of agents standing whose mouth is
+    wide enough for the steering's own margin but not for this one), the route keeps
+    ``narrow_margin`` instead.
 
     A route that bends (three points or more) becomes the agent's detour: its corners are
     written into ``agents.target`` in turn, the next one once the agent is within
@@ -73,6 +76,17 @@ class Detour:
     detour adopts it. Steering whose interest reads ``agents.target`` (:class:`Seek`,
     :class:`Arrive`, :func:`scenarios.crowd_steering` without a ``field``) follows a
     detour as it is.
+
+    **Making way.** With ``make_way``, a stalled agent that has no route round what
+    stands, at either margin, is routed round the walls alone (with ``margin``), and
+    the agents standing within ``margin`` of that route step aside (not kinematic, not
+    led themselves, and with ``field`` only those that follow one of its fields). Each
+    gets a target off the route, on its own side, far enough for the walker to pass
+    with ``margin``, and its steering takes it there safely (or as near as it can).
+    The walker follows the route. Each goes back to its goal once the walker's detour
+    is over (it is within ``advance`` of its goal, or has a new one), or after
+    ``yield_time``. A goal that a standing agent's body covers is still not routed to.
+    People in a crowd do the same: whoever stands in a passage lets a walker by.
 
     Agents that follow a :class:`NavField` (``field=``): their goal is the field's, and
     ``agents.target`` is the detour's to write. Progress is the field's distance, a route
@@ -98,6 +112,9 @@ class Detour:
         routed round; a farther goal is approached by a route of this length.
     margin : float, default 0.15
         Clearance (m) the route keeps from walls and standing agents.
+    narrow_margin : float, default 0.05
+        Where no route keeps ``margin``, one that keeps this clearance is taken (at most
+        ``margin``; the crowd steering's own margin is 0.05 m).
     advance : float, default 0.5
         Distance to a waypoint at which the next one is taken; an agent this near its
         goal is never stalled.
@@ -113,6 +130,12 @@ class Detour:
     field : NavField, optional
         The field the agents follow (see above); its FollowField and the Arrive beside it
         are found in the simulation's steering.
+    make_way : bool, default True
+        Where no route keeps even ``narrow_margin`` from what stands (the agent is walled
+        in by agents standing, or its goal lies in a pocket of them), the agents standing
+        in the way step aside: see "Making way" above.
+    yield_time : float, default 10.0
+        Seconds at most that an agent stands aside for another.
 
     Attributes
     ----------
@@ -120,6 +143,8 @@ class Detour:
         Routes planned so far.
     detours : int
         How many of them bent, and became detours.
+    yields : int
+        Times an agent stood aside for another (``make_way``).
 
     Raises
     ------
@@ -155,12 +180,15 @@ class Detour:
         standing_speed: float = 0.1,
         reach: float = 8.0,
         margin: float = 0.15,
+        narrow_margin: float = 0.05,
         advance: float = 0.5,
         max_plans: int = 8,
         max_standing: int = 100,
         layers: int = ALL_LAYERS,
         arc_points: int = 12,
         field: Any = None,
+        make_way: bool = True,
+        yield_time: float = 10.0,
     ) -> None:
         from .simulation import Simulation
 
@@ -172,11 +200,21 @@ class Detour:
         self.standing_speed = _length("standing_speed", standing_speed)
         self.reach = _length("reach", reach, positive=True)
         self.margin = _length("margin", margin)
+        self.narrow_margin = _length("narrow_margin", narrow_margin)
+        if self.narrow_margin > self.margin:
+            raise ValueError(
+                f"Detour: narrow_margin must be at most margin ({self.margin}), "
+                f"got {self.narrow_margin}"
+            )
         self.advance = _length("advance", advance, positive=True)
         self.max_plans = _checks.integer("Detour: max_plans", max_plans, 1, 2**31 - 1)
         self.max_standing = _checks.integer("Detour: max_standing", max_standing, 0, 2**31 - 1)
         self.layers = _layers(layers)
         self.arc_points = _checks.integer("Detour: arc_points", arc_points, 4, 256)
+        if not isinstance(make_way, (bool, np.bool_)):
+            raise TypeError(f"Detour: make_way must be a bool, got {type(make_way).__name__}")
+        self.make_way = bool(make_way)
+        self.yield_time = _length("yield_time", yield_time, positive=True)
         cap = sim.agents.capacity
         self._goal = np.zeros((cap, 2), np.float32)
         self._written = np.full((cap, 2), np.nan, np.float32)  # the waypoint last written
@@ -188,8 +226,12 @@ class Detour:
         self._next = np.zeros(cap)  # earliest time of the next plan
         self._gen = np.zeros(cap, np.uint32)
         self._known = np.zeros(cap, bool)
+        self._for = np.full(cap, -1, np.int64)  # the walker an agent stands aside for
+        self._aside = np.zeros((cap, 2), np.float32)  # where it stands aside
+        self._until = np.zeros(cap)  # when it goes back at the latest
         self.plans = 0
         self.detours = 0
+        self.yields = 0
         self._busy = threading.Lock()
         self.field = field
         self._ff: Any = None  # field mode: the FollowField and the target interest
@@ -215,6 +257,11 @@ class Detour:
     def active(self) -> np.ndarray:
         """(capacity,) bool copy: agents on a detour now."""
         return self._on.copy()
+
+    @property
+    def yielding(self) -> np.ndarray:
+        """(capacity,) bool copy: agents standing aside for another now (``make_way``)."""
+        return self._for >= 0
 
     @property
     def goals(self) -> np.ndarray:
@@ -265,6 +312,12 @@ class Detour:
         fresh = alive & (~self._known | (gen != self._gen))
         for i in np.flatnonzero(fresh & self._on):
             self._drop(int(i))
+        gone = (self._for >= 0) & (~alive | fresh)
+        if gone.any():  # (their targets are not ours to write either)
+            if self._ff is not None:
+                self._ff.agent_weights[gone] = self._saved[gone]
+                self._tg.agent_weights[gone] = 0.0
+            self._for[gone] = -1
         self._known |= fresh
         self._gen[fresh] = gen[fresh]
         self._goal[fresh] = target[fresh]
@@ -276,12 +329,16 @@ class Detour:
         field_d = None
         if self._ff is None:
             t = np.asarray(target)
-            off = alive & ~self._on
+            aside = self._for >= 0
+            off = alive & ~self._on & ~aside
             new = off & np.any(t != self._goal, axis=1)
             moved = self._on & np.any(t != self._written, axis=1) & np.any(t != self._goal, axis=1)
             for i in np.flatnonzero(moved):
                 self._drop(int(i))
-            new |= moved
+            # An agent stood aside: a target neither its place aside nor its goal is new.
+            moved_aside = aside & np.any(t != self._aside, axis=1) & np.any(t != self._goal, axis=1)
+            self._for[moved_aside] = -1
+            new |= moved | moved_aside
             self._goal[new] = t[new]
             self._restart(new, now)
         else:
@@ -306,6 +363,15 @@ class Detour:
                     target[i] = self._goal[i]
                 self._restart(i, now)
 
+        # Those stood aside go back once their walker is past (its detour over) or
+        # after yield_time; until then their target is their place aside.
+        for j in np.flatnonzero(self._for >= 0):
+            w = int(self._for[j])
+            if now >= self._until[j] or not self._on[w]:
+                self._release(int(j), now)
+            else:
+                target[j] = self._aside[j]
+
         # Progress towards the point aimed at.
         aim = self._goal.copy()
         for i in np.flatnonzero(self._on):
@@ -321,7 +387,13 @@ class Detour:
             home = np.hypot(*(pos - self._goal).T) <= self.advance
         else:
             home = field_d <= self.advance
-        stalled = alive & ~home & (now - self._since >= self.stall_time) & (now >= self._next)
+        stalled = (
+            alive
+            & ~home
+            & (self._for < 0)
+            & (now - self._since >= self.stall_time)
+            & (now >= self._next)
+        )
         order = np.flatnonzero(stalled)
         order = order[np.argsort(self._since[order], kind="stable")][: self.max_plans]
         if len(order):
@@ -360,9 +432,10 @@ class Detour:
         p = pos[i].astype(np.float64)
         r_i = float(a.radius[i])
         if self._ff is None:
-            goal = self._goal[i].astype(np.float64)
-            gap = math.dist(p, goal)
-            end = goal if gap <= self.reach else p + (goal - p) * (self.reach / gap)
+            # The goal itself, however far: only what lies within reach is routed round,
+            # and beyond it the route runs straight on (a point part-way could be inside
+            # a body standing, or closed in, where the goal is not).
+            end = self._goal[i].astype(np.float64)
         else:
             end = self._along_field(p, int(self._which()[i]))
             if end is None:  # the field does not reach the agent: nothing to route to
@@ -388,13 +461,22 @@ class Detour:
                 world.add_circles(cs_.astype(np.float32), rs.astype(np.float32))
             self._add_walls(world, p)
             if world.obstacle_count:
-                points, offsets = cast(
-                    "tuple[np.ndarray, np.ndarray]",
-                    route(
-                        world, p, end, r_i + self.margin, packed=True, arc_points=self.arc_points
-                    ),
-                )
-                pts = np.asarray(points[offsets[0] : offsets[1]], np.float32)
+                # The full margin first; where it closes every way, the narrow one (a
+                # goal in a pocket whose mouth the steering's own margin passes).
+                for m in dict.fromkeys((self.margin, self.narrow_margin)):
+                    points, offsets = cast(
+                        "tuple[np.ndarray, np.ndarray]",
+                        route(world, p, end, r_i + m, packed=True, arc_points=self.arc_points),
+                    )
+                    pts = np.asarray(points[offsets[0] : offsets[1]], np.float32)
+                    if len(pts):
+                        break
+        if (pts is None or not len(pts)) and self.make_way and not taken:
+            # No way round what stands: those standing in the way step aside.
+            way = self._make_way(i, now, p, end, pos, speed)
+            if way is not None:
+                self._lead(i, way)
+                return
         if pts is None or len(pts) <= 2:  # (an unreachable goal: no points)
             # No way round what stands, or none needed (the agents in the way walk): the
             # steering alone has the agent, and an earlier detour ends.
@@ -403,6 +485,10 @@ class Detour:
                 if self._ff is None:
                     a.target[i] = self._goal[i]
             return
+        self._lead(i, pts)
+
+    def _lead(self, i: int, pts: np.ndarray) -> None:
+        """Agent i on a detour along the route ``pts`` (its start first)."""
         if self._ff is not None and not self._on[i]:
             self._saved[i] = self._ff.agent_weights[i]
             self._ff.agent_weights[i] = 0.0
@@ -412,6 +498,86 @@ class Detour:
         self._wp[i] = 0
         self._best[i] = np.inf
         self.detours += 1
+
+    def _make_way(
+        self, i: int, now: float, p: np.ndarray, end: np.ndarray, pos: np.ndarray, speed: np.ndarray
+    ) -> np.ndarray | None:
+        """``make_way``: agent i's route round the walls (and the kinematic agents
+        standing) alone, and the agents standing within ``margin`` of it stood aside.
+        Returns the route, or None when there is none or nobody could step aside."""
+        a = self.sim.agents
+        r_i = float(a.radius[i])
+        alive = np.asarray(a.alive)
+        kin = np.asarray(a.kinematic)
+        still = alive & (speed < self.standing_speed) & (np.hypot(*(pos - p).T) <= self.reach + 2.0)
+        still[i] = False
+        world = World()
+        fixed = still & kin  # kinematic agents do not step aside
+        if fixed.any():
+            world.add_circles(pos[fixed], np.asarray(a.radius)[fixed])
+        self._add_walls(world, p)
+        if world.obstacle_count:
+            points, offsets = cast(
+                "tuple[np.ndarray, np.ndarray]",
+                route(world, p, end, r_i + self.margin, packed=True, arc_points=self.arc_points),
+            )
+            way = np.asarray(points[offsets[0] : offsets[1]], np.float64)
+        else:
+            way = np.array([p, end], np.float64)
+        if len(way) < 2:
+            return None
+        # Who stands within the margin of the route: nearest point of each leg.
+        can = still & ~kin & (self._for < 0) & ~self._on
+        if self._ff is not None:  # only agents a field brings back to their goals
+            which = self._which()
+            can &= (which >= 0) & (which < self.field.count)
+        movers = np.flatnonzero(can)
+        if not len(movers):
+            return None
+        x = pos[movers].astype(np.float64)
+        a0, a1 = way[:-1], way[1:]
+        leg = a1 - a0
+        ll = np.maximum((leg * leg).sum(axis=1), 1e-12)
+        t = np.clip(((x[:, None, :] - a0[None]) * leg[None]).sum(axis=2) / ll[None], 0.0, 1.0)
+        c = a0[None] + t[..., None] * leg[None]  # (movers, legs, 2)
+        dist = np.hypot(*(x[:, None, :] - c).transpose(2, 0, 1))
+        k = np.argmin(dist, axis=1)
+        rows = np.arange(len(movers))
+        need = r_i + np.asarray(a.radius)[movers].astype(np.float64) + self.margin
+        block = dist[rows, k] < need
+        if not block.any():
+            return None
+        target = a.target
+        for b in np.flatnonzero(block):
+            j = int(movers[b])
+            cj = c[b, k[b]]
+            off = x[b] - cj
+            n = float(np.hypot(*off))
+            if n > 1e-9:
+                off = off / n
+            else:  # on the route: to the right of its leg
+                d = leg[k[b]] / math.sqrt(ll[k[b]])
+                off = np.array([d[1], -d[0]])
+            self._aside[j] = cj + off * (need[b] + 0.05)
+            self._for[j] = i
+            self._until[j] = now + self.yield_time
+            if self._ff is not None:
+                self._saved[j] = self._ff.agent_weights[j]
+                self._ff.agent_weights[j] = 0.0
+                self._tg.agent_weights[j] = self._saved[j]
+            target[j] = self._aside[j]
+            self.yields += 1
+        return way.astype(np.float32)
+
+    def _release(self, j: int, now: float) -> None:
+        """Agent j, stood aside, back to its goal (with a field, the field leads it)."""
+        if self._ff is not None:
+            self._ff.agent_weights[j] = self._saved[j]
+            self._tg.agent_weights[j] = 0.0
+        else:
+            self.sim.agents.target[j] = self._goal[j]
+        self._for[j] = -1
+        self._restart(j, now)
 
     def _which(self) -> np.ndarray:
         """(capacity,) int64: the field each agent follows, as its FollowField reads it."""
