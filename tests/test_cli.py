@@ -778,3 +778,18 @@ def test_tune_without_a_feasible_trial_writes_the_trials(tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert doc["best_params"] is None and len(doc["trials"]) == 3
     assert all(t["constraint"] > 0 for t in doc["trials"])  # why: every one broke it
+
+
+def test_run_with_a_detour_reports_its_counts_and_refuses_field_scenarios(tmp_path, capsys):
+    code = cli.main(
+        ["run", "hallway", "--steps", "30", "--frames", "0", "--detour", "--quiet"]
+        + ["--out", str(tmp_path)]
+    )
+    assert code == 0
+    report = json.loads((tmp_path / "metrics.json").read_text())["report"]
+    assert set(report["detour"]) == {"plans", "detours", "yields"}
+    capsys.readouterr()
+    # The doorway's agents follow navigation fields: --detour cannot lead them.
+    code = cli.main(["run", "doorway", "--frames", "0", "--detour", "--quiet"])
+    assert code == 2
+    assert "follow a navigation field" in capsys.readouterr().err

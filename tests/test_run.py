@@ -237,3 +237,44 @@ def test_trajectory_tells_apart_two_agents_of_one_slot():
     assert t["path_length_min"] == pytest.approx(1.0, abs=1e-4)
     assert t["path_length_mean"] == pytest.approx(7.0 / 3.0, abs=1e-4)
     assert t["mean_speed"] == pytest.approx(1.0, abs=1e-4)
+
+
+def _cup_walk():
+    """A walker behind a cup of 12 agents standing at their goals (open towards it)."""
+    t = np.linspace(-2.2, 2.2, 12)
+    cup = np.c_[3 + 1.6 * np.cos(t), 1.6 * np.sin(t)].astype(np.float32)
+    agents = cs.Agents(13, slots=16, seed=0)
+    agents.add([[0.0, 0.0]], radius=0.3, max_speed=1.3, max_accel=6.0, target=[[7.0, 0.0]])
+    agents.add(cup, radius=0.3, max_speed=1.3, max_accel=6.0, target=cup)
+    steering = cs.scenarios.crowd_steering(walls=False)
+    return cs.Simulation(None, agents, steering, motion=cs.Accel())
+
+
+@pytest.mark.parametrize("records", [0, 4])
+def test_run_simulation_with_a_detour_is_the_loop_by_hand(records):
+    # The oracle: detour.update() then sim.step(dt), one step at a time.
+    dt, steps = 1 / 30, 600
+    sim = _cup_walk()
+    detour = cs.Detour(sim)
+    for _ in range(steps):
+        detour.update()
+        sim.step(dt)
+    sim2 = _cup_walk()
+    detour2 = cs.Detour(sim2)
+    res = cs.run_simulation(sim2, steps, dt=dt, records=records, detour=detour2)
+    np.testing.assert_array_equal(sim2.agents.position, sim.agents.position)
+    assert res.report["detour"] == {
+        "plans": detour.plans,
+        "detours": detour.detours,
+        "yields": detour.yields,
+    }
+    assert detour.detours >= 1 and np.hypot(*(sim.agents.position[0] - [7, 0])) < 0.3
+    json.dumps(res.to_dict())  # plain types
+
+
+def test_run_simulation_refuses_a_foreign_detour():
+    sim = _cup_walk()
+    with pytest.raises(ValueError, match="another simulation"):
+        cs.run_simulation(sim, 1, detour=cs.Detour(_cup_walk()))
+    with pytest.raises(TypeError, match="detour must be a contextsteer.Detour"):
+        cs.run_simulation(sim, 1, detour=object())

@@ -309,6 +309,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FPS",
         help="animation frames per second; a GIF plays at most 50 (default: 15)",
     )
+    run.add_argument(
+        "--detour",
+        action="store_true",
+        help="update a contextsteer.Detour before every step: agents that stall are routed "
+        "round the agents standing in their way, and those make way where nothing else "
+        "helps (agents steered to agents.target; the counts join metrics.json's report)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     run.set_defaults(handler=_cmd_run, subparser=run)
 
@@ -839,6 +846,22 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         prefix = "" if text.startswith(f"{sc.name}:") else f"{sc.name}: "
         print(f"contextsteer run: error: {prefix}{text}", file=sys.stderr)
         return 2
+    detour = None
+    if args.detour:
+        from .behaviours import FollowField
+        from .detour import Detour
+
+        if any(isinstance(b, FollowField) for b in sim.steering.behaviours):
+            parser.print_usage(sys.stderr)
+            print(
+                f"contextsteer run: error: --detour leads agents steered to agents.target; "
+                f"the agents of {sc.name!r} follow a navigation field (a steering built with "
+                f"crowd_steering(field=..., detour_capacity=N) and Detour(sim, field=...) "
+                f"lead those, from Python)",
+                file=sys.stderr,
+            )
+            return 2
+        detour = Detour(sim)
     with tqdm(total=steps, unit="step", desc="steps", disable=args.quiet, leave=False) as bar:
         result = run_simulation(
             sim,
@@ -850,6 +873,7 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             scenario=sc.name,
             parameters=params,
             report=sc.report,
+            detour=detour,
         )
     try:
         files = write_run(

@@ -31,6 +31,7 @@ from .history import Recording
 from .simulation import Simulation
 
 if TYPE_CHECKING:
+    from .detour import Detour
     from .scenarios import Scenario
 
 __all__ = ["SCHEMA_VERSION", "RunResult", "build", "run_scenario", "run_simulation"]
@@ -63,7 +64,8 @@ class RunResult:
     metrics : dict
         ``Simulation.metrics()`` after the run (see :mod:`contextsteer.metrics`).
     report : dict
-        The scenario's own report after the run (``Scenario.report``), or ``{}``.
+        The scenario's own report after the run (``Scenario.report``), or ``{}``; with a
+        detour (:func:`run_simulation`'s ``detour``), its counts under ``"detour"``.
     counters : dict
         ``{"wall_contacts" | "overlaps" | "stuck": {"total": int, "per_agent": [...]}}``
         over the alive agents.
@@ -236,6 +238,7 @@ def _step_recording(
     records: int,
     maps: bool,
     callback: Callable[[int], Any] | None,
+    advance: Callable[[int], None],
 ) -> Recording:
     """Step ``sim`` to ``min(records, steps)`` evenly spaced frames (frame j at step
     ``round(j * steps / R)``, the last at ``steps``), each one C++ step call, and keep the
@@ -263,7 +266,7 @@ def _step_recording(
     kept = [state()]
     done = 0
     for target in targets:
-        sim.step(dt, steps=target - done)
+        advance(target - done)
         if callback is not None:
             callback(target - done)
         done = target
@@ -307,11 +310,13 @@ def run_simulation(
     scenario: str | None = None,
     parameters: Mapping[str, Any] | None = None,
     report: Callable[[Simulation], dict] | None = None,
+    detour: Detour | None = None,
 ) -> RunResult:
     """Step a simulation ``steps`` times and collect its :class:`RunResult`.
 
     The steps run in C++ (in one call, or in at most ``records`` chunks while recording);
-    the results are those of ``sim.step(dt, steps=steps)``.
+    the results are those of ``sim.step(dt, steps=steps)``. With a ``detour`` the
+    steps are taken one at a time, each after ``detour.update()``.
 
     Parameters
     ----------
@@ -332,6 +337,10 @@ def run_simulation(
     scenario, parameters, report
         The scenario's name, the parameters it was built with and its ``report(sim)``
         (filled in by :func:`run_scenario`).
+    detour : Detour, optional
+        A :class:`~contextsteer.Detour` of ``sim``, updated before every step (as
+        ``contextsteer run --detour`` does); its counts ``plans``, ``detours`` and
+        ``yields`` join the report as ``report["detour"]``.
 
     Returns
     -------
@@ -340,9 +349,11 @@ def run_simulation(
     Raises
     ------
     TypeError
-        ``sim`` is not a :class:`~contextsteer.Simulation`, or a count is not an int.
+        ``sim`` is not a :class:`~contextsteer.Simulation`, ``detour`` not a
+        :class:`~contextsteer.Detour`, or a count is not an int.
     ValueError
-        ``steps`` or ``records`` < 0, or a bad ``dt`` (from ``Simulation.step``).
+        ``steps`` or ``records`` < 0, a bad ``dt`` (from ``Simulation.step``), or a
+        ``detour`` of another simulation.
 
     Examples
     --------
@@ -362,16 +373,41 @@ def run_simulation(
         )
     steps = _count("steps", steps, 0)
     records = _count("records", records, 0)
+    if detour is not None:
+        from .detour import Detour
+
+        if not isinstance(detour, Detour):
+            raise TypeError(
+                f"run_simulation: detour must be a contextsteer.Detour, got {type(detour).__name__}"
+            )
+        if detour.sim is not sim:
+            raise ValueError("run_simulation: detour belongs to another simulation")
+
+    def advance(n: int) -> None:
+        if detour is None:
+            sim.step(dt, steps=n)
+            return
+        for _ in range(n):
+            detour.update()
+            sim.step(dt)
+
     t0 = time.perf_counter()
     history = None
     if records > 0:
-        history = _step_recording(sim, steps, dt, records, bool(maps), callback)
+        history = _step_recording(sim, steps, dt, records, bool(maps), callback, advance)
     else:
         if steps:
-            sim.step(dt, steps=steps)
+            advance(steps)
         if callback is not None:
             callback(steps)
     seconds = time.perf_counter() - t0
+    rep = dict(report(sim)) if report is not None else {}
+    if detour is not None:
+        rep["detour"] = {
+            "plans": detour.plans,
+            "detours": detour.detours,
+            "yields": detour.yields,
+        }
     return RunResult(
         scenario=scenario,
         parameters=dict(parameters or {}),
@@ -380,7 +416,7 @@ def run_simulation(
         agents=int(sim.agents.count),
         seconds=seconds,
         metrics=sim.metrics(),
-        report=dict(report(sim)) if report is not None else {},
+        report=rep,
         counters=_counters(sim),
         trajectory=_trajectory(history, float(dt)),
         history=history,
