@@ -289,6 +289,33 @@ def test_a_pocket_whose_mouth_only_the_narrow_margin_passes():
         best, least = _walk(sim, agents, detour, 40.0)
         assert best < 0.05 and least >= 0.6 * 0.99
 
+    # With make_way (the default) the agents nearer to the narrow route than the full
+    # margin (brute force over the legs), the mouth's two among them, step aside to it,
+    # and no one else does.
+    sim, agents = _sim(pocket, kinematic=False)
+    agents.max_speed[0] = 0.0
+    detour = cs.Detour(sim)
+    _walk(sim, agents, detour, 3.5)
+    aside = np.flatnonzero(detour.yielding)
+    way = np.vstack([agents.position[:1], detour.waypoints(0)]).astype(np.float64)
+    near = [
+        j
+        for j in range(1, len(pocket) + 1)
+        if min(
+            _segment_distance(pocket[j - 1 : j].astype(np.float64), a, b)[0]  # where it stood
+            for a, b in zip(way[:-1], way[1:])
+        )
+        < 0.75
+    ]
+    np.testing.assert_array_equal(aside, near)
+    assert {1, len(pocket)} <= set(aside.tolist())  # the mouth's two
+    for j in aside:
+        t = agents.target[j].astype(np.float64)[None]
+        assert min(_segment_distance(t, a, b)[0] for a, b in zip(way[:-1], way[1:])) >= 0.75
+    agents.max_speed[0] = 1.3
+    best, least = _walk(sim, agents, detour, 40.0)
+    assert best < 0.05 and least >= 0.6 * 0.99 and not detour.yielding.any()
+
 
 def test_a_far_goal_is_routed_to_itself():
     # A goal 20 m away behind a cup, with an agent standing 8 m along the straight line

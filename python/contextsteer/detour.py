@@ -83,6 +83,8 @@ class Detour:
     led themselves, and with ``field`` only those that follow one of its fields). Each
     gets a target off the route, on its own side, far enough for the walker to pass
     with ``margin``, and its steering takes it there safely (or as near as it can).
+    Where the route keeps only ``narrow_margin``, those standing nearer to it than
+    ``margin`` step aside the same way, and a straight route is then followed too.
     The walker follows the route. Each goes back to its goal once the walker's detour
     is over (it is within ``advance`` of its goal, or has a new one), or after
     ``yield_time``. A goal that a standing agent's body covers is still not routed to.
@@ -442,10 +444,9 @@ class Detour:
                 if self._on[i]:
                     self._drop(i)
                 return
-        # The agents standing near it (the walkers are left to the steering).
-        others = np.asarray(a.alive)  # kinematic agents standing still are in the way too
-        near = others & (speed < self.standing_speed) & (np.hypot(*(pos - p).T) <= self.reach + 2.0)
-        near[i] = False
+        # The agents standing near it, kinematic ones too (the walkers are left to the
+        # steering).
+        near = self._standing(i, p, pos, speed)
         cs_ = pos[near].astype(np.float64)
         rs = np.asarray(a.radius)[near].astype(np.float64)
         # A goal that a standing agent's body covers is taken: no route reaches it.
@@ -455,6 +456,7 @@ class Detour:
             keep = np.argsort(np.hypot(*(cs_ - p).T), kind="stable")[: self.max_standing]
             cs_, rs = cs_[keep], rs[keep]
         pts = None
+        narrow = False
         if not taken:
             world = World()
             if len(cs_):
@@ -470,12 +472,20 @@ class Detour:
                     )
                     pts = np.asarray(points[offsets[0] : offsets[1]], np.float32)
                     if len(pts):
+                        narrow = m != self.margin
                         break
-        if (pts is None or not len(pts)) and self.make_way and not taken:
-            # No way round what stands: those standing in the way step aside.
-            way = self._make_way(i, now, p, end, pos, speed)
-            if way is not None:
-                self._lead(i, way)
+        if self.make_way and not taken:
+            way = None
+            if pts is None or not len(pts):
+                # No way round what stands: route round the walls alone, and those
+                # standing in the way step aside.
+                way = self._walls_route(i, p, end, pos, speed)
+            elif narrow:
+                # A way only at the narrow margin: those standing nearer to it than the
+                # margin step aside to it.
+                way = pts.astype(np.float64)
+            if way is not None and self._clear(i, now, way, pos, speed):
+                self._lead(i, way.astype(np.float32))
                 return
         if pts is None or len(pts) <= 2:  # (an unreachable goal: no points)
             # No way round what stands, or none needed (the agents in the way walk): the
@@ -499,56 +509,70 @@ class Detour:
         self._best[i] = np.inf
         self.detours += 1
 
-    def _make_way(
-        self, i: int, now: float, p: np.ndarray, end: np.ndarray, pos: np.ndarray, speed: np.ndarray
-    ) -> np.ndarray | None:
-        """``make_way``: agent i's route round the walls (and the kinematic agents
-        standing) alone, and the agents standing within ``margin`` of it stood aside.
-        Returns the route, or None when there is none or nobody could step aside."""
+    def _standing(self, i: int, p: np.ndarray, pos: np.ndarray, speed: np.ndarray) -> np.ndarray:
+        """(capacity,) bool: the agents standing within reach of agent i (at p), i not."""
         a = self.sim.agents
-        r_i = float(a.radius[i])
-        alive = np.asarray(a.alive)
-        kin = np.asarray(a.kinematic)
-        still = alive & (speed < self.standing_speed) & (np.hypot(*(pos - p).T) <= self.reach + 2.0)
+        still = np.asarray(a.alive) & (speed < self.standing_speed)
+        still &= np.hypot(*(pos - p).T) <= self.reach + 2.0
         still[i] = False
+        return still
+
+    def _walls_route(
+        self, i: int, p: np.ndarray, end: np.ndarray, pos: np.ndarray, speed: np.ndarray
+    ) -> np.ndarray | None:
+        """``make_way``: agent i's route round the walls and the kinematic agents standing
+        alone (they do not step aside), keeping ``margin``; None when there is none."""
+        a = self.sim.agents
         world = World()
-        fixed = still & kin  # kinematic agents do not step aside
+        fixed = self._standing(i, p, pos, speed) & np.asarray(a.kinematic)
         if fixed.any():
             world.add_circles(pos[fixed], np.asarray(a.radius)[fixed])
         self._add_walls(world, p)
-        if world.obstacle_count:
-            points, offsets = cast(
-                "tuple[np.ndarray, np.ndarray]",
-                route(world, p, end, r_i + self.margin, packed=True, arc_points=self.arc_points),
-            )
-            way = np.asarray(points[offsets[0] : offsets[1]], np.float64)
-        else:
-            way = np.array([p, end], np.float64)
-        if len(way) < 2:
-            return None
-        # Who stands within the margin of the route: nearest point of each leg.
-        can = still & ~kin & (self._for < 0) & ~self._on
+        if not world.obstacle_count:
+            return np.array([p, end], np.float64)
+        points, offsets = cast(
+            "tuple[np.ndarray, np.ndarray]",
+            route(
+                world,
+                p,
+                end,
+                float(a.radius[i]) + self.margin,
+                packed=True,
+                arc_points=self.arc_points,
+            ),
+        )
+        way = np.asarray(points[offsets[0] : offsets[1]], np.float64)
+        return way if len(way) >= 2 else None
+
+    def _clear(
+        self, i: int, now: float, way: np.ndarray, pos: np.ndarray, speed: np.ndarray
+    ) -> int:
+        """``make_way``: the agents standing nearer to agent i's route ``way`` than
+        r_i + r_j + ``margin`` (not kinematic, not led, not already aside; with a field,
+        only those it leads) step aside, each on its own side of the nearest leg, to 5 cm
+        beyond that from every leg. Returns how many."""
+        a = self.sim.agents
+        can = self._standing(i, way[0], pos, speed) & ~np.asarray(a.kinematic)
+        can &= (self._for < 0) & ~self._on
         if self._ff is not None:  # only agents a field brings back to their goals
             which = self._which()
             can &= (which >= 0) & (which < self.field.count)
         movers = np.flatnonzero(can)
         if not len(movers):
-            return None
+            return 0
         x = pos[movers].astype(np.float64)
         a0, a1 = way[:-1], way[1:]
         leg = a1 - a0
         ll = np.maximum((leg * leg).sum(axis=1), 1e-12)
         t = np.clip(((x[:, None, :] - a0[None]) * leg[None]).sum(axis=2) / ll[None], 0.0, 1.0)
-        c = a0[None] + t[..., None] * leg[None]  # (movers, legs, 2)
+        c = a0[None] + t[..., None] * leg[None]  # (movers, legs, 2): nearest points
         dist = np.hypot(*(x[:, None, :] - c).transpose(2, 0, 1))
         k = np.argmin(dist, axis=1)
         rows = np.arange(len(movers))
-        need = r_i + np.asarray(a.radius)[movers].astype(np.float64) + self.margin
-        block = dist[rows, k] < need
-        if not block.any():
-            return None
+        need = float(a.radius[i]) + np.asarray(a.radius)[movers].astype(np.float64) + self.margin
+        block = np.flatnonzero(dist[rows, k] < need)
         target = a.target
-        for b in np.flatnonzero(block):
+        for b in block:
             j = int(movers[b])
             cj = c[b, k[b]]
             off = x[b] - cj
@@ -558,7 +582,14 @@ class Detour:
             else:  # on the route: to the right of its leg
                 d = leg[k[b]] / math.sqrt(ll[k[b]])
                 off = np.array([d[1], -d[0]])
-            self._aside[j] = cj + off * (need[b] + 0.05)
+            spot = cj + off * (need[b] + 0.05)
+            for _ in range(4):  # clear of the other legs too (a route bending round it)
+                tt = np.clip(((spot - a0) * leg).sum(axis=1) / ll, 0.0, 1.0)
+                gap = float(np.hypot(*(a0 + tt[:, None] * leg - spot).T).min())
+                if gap >= need[b] + 0.05 - 1e-9:
+                    break
+                spot = spot + off * (need[b] + 0.05 - gap)
+            self._aside[j] = spot
             self._for[j] = i
             self._until[j] = now + self.yield_time
             if self._ff is not None:
@@ -567,7 +598,7 @@ class Detour:
                 self._tg.agent_weights[j] = self._saved[j]
             target[j] = self._aside[j]
             self.yields += 1
-        return way.astype(np.float32)
+        return len(block)
 
     def _release(self, j: int, now: float) -> None:
         """Agent j, stood aside, back to its goal (with a field, the field leads it)."""
