@@ -316,9 +316,7 @@ class Detour:
             self._drop(int(i))
         gone = (self._for >= 0) & (~alive | fresh)
         if gone.any():  # (their targets are not ours to write either)
-            if self._ff is not None:
-                self._ff.agent_weights[gone] = self._saved[gone]
-                self._tg.agent_weights[gone] = 0.0
+            self._to_field(gone)
             self._for[gone] = -1
         self._known |= fresh
         self._gen[fresh] = gen[fresh]
@@ -417,9 +415,8 @@ class Detour:
     def _drop(self, i: int) -> None:
         """Agent i off its detour (its target left as it is; with a field, the field leads
         it again)."""
-        if self._ff is not None and self._on[i]:
-            self._ff.agent_weights[i] = self._saved[i]
-            self._tg.agent_weights[i] = 0.0
+        if self._on[i]:
+            self._to_field(i)
         self._on[i] = False
         self._routes.pop(i, None)
         self._wp[i] = 0
@@ -479,12 +476,12 @@ class Detour:
             if pts is None or not len(pts):
                 # No way round what stands: route round the walls alone, and those
                 # standing in the way step aside.
-                way = self._walls_route(i, p, end, pos, speed)
+                way = self._walls_route(i, p, end, pos, near)
             elif narrow:
                 # A way only at the narrow margin: those standing nearer to it than the
                 # margin step aside to it.
                 way = pts.astype(np.float64)
-            if way is not None and self._clear(i, now, way, pos, speed):
+            if way is not None and self._clear(i, now, way, pos, near):
                 self._lead(i, way.astype(np.float32))
                 return
         if pts is None or len(pts) <= 2:  # (an unreachable goal: no points)
@@ -497,12 +494,24 @@ class Detour:
             return
         self._lead(i, pts)
 
+    def _to_target(self, j: Any) -> None:
+        """Field mode: agent(s) j steered by the Arrive on ``agents.target`` in place of
+        the field (its weight kept to give back)."""
+        if self._ff is not None:
+            self._saved[j] = self._ff.agent_weights[j]
+            self._ff.agent_weights[j] = 0.0
+            self._tg.agent_weights[j] = self._saved[j]
+
+    def _to_field(self, j: Any) -> None:
+        """Field mode: agent(s) j back to their field (undoes :meth:`_to_target`)."""
+        if self._ff is not None:
+            self._ff.agent_weights[j] = self._saved[j]
+            self._tg.agent_weights[j] = 0.0
+
     def _lead(self, i: int, pts: np.ndarray) -> None:
         """Agent i on a detour along the route ``pts`` (its start first)."""
-        if self._ff is not None and not self._on[i]:
-            self._saved[i] = self._ff.agent_weights[i]
-            self._ff.agent_weights[i] = 0.0
-            self._tg.agent_weights[i] = self._saved[i]
+        if not self._on[i]:
+            self._to_target(i)
         self._routes[i] = pts[1:].copy()
         self._on[i] = True
         self._wp[i] = 0
@@ -518,13 +527,13 @@ class Detour:
         return still
 
     def _walls_route(
-        self, i: int, p: np.ndarray, end: np.ndarray, pos: np.ndarray, speed: np.ndarray
+        self, i: int, p: np.ndarray, end: np.ndarray, pos: np.ndarray, near: np.ndarray
     ) -> np.ndarray | None:
         """``make_way``: agent i's route round the walls and the kinematic agents standing
         alone (they do not step aside), keeping ``margin``; None when there is none."""
         a = self.sim.agents
         world = World()
-        fixed = self._standing(i, p, pos, speed) & np.asarray(a.kinematic)
+        fixed = near & np.asarray(a.kinematic)
         if fixed.any():
             world.add_circles(pos[fixed], np.asarray(a.radius)[fixed])
         self._add_walls(world, p)
@@ -544,15 +553,13 @@ class Detour:
         way = np.asarray(points[offsets[0] : offsets[1]], np.float64)
         return way if len(way) >= 2 else None
 
-    def _clear(
-        self, i: int, now: float, way: np.ndarray, pos: np.ndarray, speed: np.ndarray
-    ) -> int:
+    def _clear(self, i: int, now: float, way: np.ndarray, pos: np.ndarray, near: np.ndarray) -> int:
         """``make_way``: the agents standing nearer to agent i's route ``way`` than
         r_i + r_j + ``margin`` (not kinematic, not led, not already aside; with a field,
         only those it leads) step aside, each on its own side of the nearest leg, to 5 cm
         beyond that from every leg. Returns how many."""
         a = self.sim.agents
-        can = self._standing(i, way[0], pos, speed) & ~np.asarray(a.kinematic)
+        can = near & ~np.asarray(a.kinematic)
         can &= (self._for < 0) & ~self._on
         if self._ff is not None:  # only agents a field brings back to their goals
             which = self._which()
@@ -592,20 +599,15 @@ class Detour:
             self._aside[j] = spot
             self._for[j] = i
             self._until[j] = now + self.yield_time
-            if self._ff is not None:
-                self._saved[j] = self._ff.agent_weights[j]
-                self._ff.agent_weights[j] = 0.0
-                self._tg.agent_weights[j] = self._saved[j]
+            self._to_target(j)
             target[j] = self._aside[j]
             self.yields += 1
         return len(block)
 
     def _release(self, j: int, now: float) -> None:
         """Agent j, stood aside, back to its goal (with a field, the field leads it)."""
-        if self._ff is not None:
-            self._ff.agent_weights[j] = self._saved[j]
-            self._tg.agent_weights[j] = 0.0
-        else:
+        self._to_field(j)
+        if self._ff is None:
             self.sim.agents.target[j] = self._goal[j]
         self._for[j] = -1
         self._restart(j, now)
