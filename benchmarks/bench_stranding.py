@@ -19,7 +19,9 @@ step:
   scenarios give it, ``Accel`` motion.
 - ``cs-detour``: the same with ``cs.Detour(sim)`` updated every step (its defaults).
 - ``cs-field``: the same steering following one ``NavField`` per agent (its own goal;
-  ``crowd_steering(field=..., which=arange(N))``, cell 0.1 m): routes round the pillars,
+  ``crowd_steering(field=..., which=arange(N), field_ends_at_target=True)``, cell 0.1
+  m, so that walls past the goal do not slow the agent, as without a field): routes
+  round the pillars,
   but not round agents standing.
 - ``cs-field-detour``: ``cs-field`` with ``detour_capacity=N`` and ``cs.Detour(sim,
   field=field)``: the detour's route ends 8 m along the agent's field, and the agent
@@ -194,7 +196,8 @@ def _cs(room: Room, system: str):
         field = cs.NavField(
             world, [g for g in room.goals], radius=float(room.radius.max()), cell=0.1
         )
-        kw = {"field": field, "which": np.arange(room.n)}
+        # Each agent's field ends at its own target, so past_target stays on.
+        kw = {"field": field, "which": np.arange(room.n), "field_ends_at_target": True}
         if system == "cs-field-detour":
             kw["detour_capacity"] = room.n
     slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)

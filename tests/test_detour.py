@@ -526,6 +526,8 @@ def test_a_walker_that_follows_a_field_is_led_round_the_cup_too():
     assert not detour.active[0]
     assert (ff.agent_weights[0], arrive.agent_weights[0]) == (1.0, 0.0)  # the field again
     assert np.all(ff.agent_weights == 1.0) and np.all(arrive.agent_weights == 0.0)
+    # and the target it had before the detour (its start: agents.add's default)
+    np.testing.assert_array_equal(agents.target[0], [0.0, 0.0])
 
 
 def test_a_field_detour_needs_a_steering_it_can_switch():
@@ -589,3 +591,6 @@ def test_agents_that_follow_fields_make_way_too():
     assert not detour.yielding.any()
     assert np.all(ff.agent_weights == 1.0) and np.all(arrive.agent_weights == 0.0)
     assert np.hypot(*(agents.position[1:] - ring).T).max() < 0.3
+    # Each got back the target it had (its start), and the walker too.
+    np.testing.assert_array_equal(agents.target[1:], ring.astype(np.float32))
+    np.testing.assert_array_equal(agents.target[0], [0.0, 0.0])

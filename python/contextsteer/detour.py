@@ -91,10 +91,13 @@ class Detour:
     People in a crowd do the same: whoever stands in a passage lets a walker by.
 
     Agents that follow a :class:`NavField` (``field=``): their goal is the field's, and
-    ``agents.target`` is the detour's to write. Progress is the field's distance, a route
-    ends ``reach`` along the field's descent (or at its goal), and while an agent is led
-    its :class:`FollowField` weight is 0 and an :class:`Arrive` on ``agents.target`` takes
-    it (then back). The steering must hold both with per-agent weights:
+    ``agents.target`` is the detour's to write while it leads an agent or has it stand
+    aside; then it gets back the target it had before (so a field that ends at the
+    agents' targets, ``crowd_steering(field_ends_at_target=True)``, keeps doing so).
+    Progress is the field's distance, a route ends ``reach`` along the field's descent
+    (or at its goal), and while an agent is led its :class:`FollowField` weight is 0 and
+    an :class:`Arrive` on ``agents.target`` takes it (then back). The steering must hold
+    both with per-agent weights:
     ``scenarios.crowd_steering(field=field, detour_capacity=agents.capacity)`` builds it.
     Every agent the FollowField gives a field is watched. The detour
     moves only the goal: the steering's own safety and its outputs are unchanged, and the
@@ -239,6 +242,7 @@ class Detour:
         self._ff: Any = None  # field mode: the FollowField and the target interest
         self._tg: Any = None
         self._saved = np.zeros(cap, np.float32)  # an agent's field weight during a detour
+        self._kept = np.zeros((cap, 2), np.float32)  # and its target (field mode)
         if field is not None:
             self._ff, self._tg = _field_pair(sim, field)
 
@@ -309,14 +313,14 @@ class Detour:
         # Agents gone (dead or made kinematic) leave their detours; their targets are
         # no longer ours to write.
         for i in np.flatnonzero(self._on & ~alive):
-            self._drop(int(i))
+            self._drop(int(i), give_back=False)
         # A new agent in a slot (or one seen for the first time): its target is its goal.
         fresh = alive & (~self._known | (gen != self._gen))
         for i in np.flatnonzero(fresh & self._on):
-            self._drop(int(i))
+            self._drop(int(i), give_back=False)
         gone = (self._for >= 0) & (~alive | fresh)
         if gone.any():  # (their targets are not ours to write either)
-            self._to_field(gone)
+            self._to_field(gone, give_back=False)
             self._for[gone] = -1
         self._known |= fresh
         self._gen[fresh] = gen[fresh]
@@ -412,11 +416,11 @@ class Detour:
         self._best[which] = np.inf
         self._since[which] = now
 
-    def _drop(self, i: int) -> None:
+    def _drop(self, i: int, give_back: bool = True) -> None:
         """Agent i off its detour (its target left as it is; with a field, the field leads
-        it again)."""
+        it again and, with ``give_back``, its target is the one it had before)."""
         if self._on[i]:
-            self._to_field(i)
+            self._to_field(i, give_back)
         self._on[i] = False
         self._routes.pop(i, None)
         self._wp[i] = 0
@@ -496,17 +500,21 @@ class Detour:
 
     def _to_target(self, j: Any) -> None:
         """Field mode: agent(s) j steered by the Arrive on ``agents.target`` in place of
-        the field (its weight kept to give back)."""
+        the field (its weight and its target kept to give back)."""
         if self._ff is not None:
+            self._kept[j] = self.sim.agents.target[j]
             self._saved[j] = self._ff.agent_weights[j]
             self._ff.agent_weights[j] = 0.0
             self._tg.agent_weights[j] = self._saved[j]
 
-    def _to_field(self, j: Any) -> None:
-        """Field mode: agent(s) j back to their field (undoes :meth:`_to_target`)."""
+    def _to_field(self, j: Any, give_back: bool = True) -> None:
+        """Field mode: agent(s) j back to their field (undoes :meth:`_to_target`; the
+        target too with ``give_back``, not for an agent gone or new in its slot)."""
         if self._ff is not None:
             self._ff.agent_weights[j] = self._saved[j]
             self._tg.agent_weights[j] = 0.0
+            if give_back:
+                self.sim.agents.target[j] = self._kept[j]
 
     def _lead(self, i: int, pts: np.ndarray) -> None:
         """Agent i on a detour along the route ``pts`` (its start first)."""
