@@ -15,9 +15,10 @@ Usage::
     python benchmarks/scenario_seeds.py --scenarios bottleneck --params '{"guide": "path"}'
     python benchmarks/scenario_seeds.py --scenarios hallway --seeds 0:100 --detour
 
-``--detour`` updates a ``cs.Detour`` (its defaults) before every step. It leads only
-agents whose interest reads ``Agents.target``: the scenarios that follow a navigation
-field (``doorway``, ``maze``, the bottleneck's default guide) do not see it.
+``--detour`` updates a ``cs.Detour`` (its defaults) before every step. The scenarios whose
+agents follow a navigation field (``doorway``, ``maze``, the bottleneck's default guide)
+are built with ``detour=True`` and get a detour on that field, as ``contextsteer run
+NAME --detour`` does.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def _stepper(sim, detour: bool):
     when ``detour``."""
     if not detour:
         return lambda dt, n: sim.step(dt, steps=n)
-    d = cs.Detour(sim)
+    fields = [b.field for b in sim.steering.behaviours if isinstance(b, cs.FollowField)]
+    d = cs.Detour(sim, field=fields[0] if fields else None)
 
     def steps(dt: float, n: int) -> None:
         for _ in range(n):
@@ -59,6 +61,8 @@ def run_seed(name: str, params: dict, seed: int, extend: float, detour: bool = F
     """One seed: who is home at the scenario's end, who after ``extend`` × its steps more
     (``detour``: a ``cs.Detour`` leads the stalled agents)."""
     sc = cs.scenarios.get(name)
+    if detour and sc.accepts("detour"):
+        params = {"detour": True, **params}
     sim = sc(**params, seed=seed)
     step = _stepper(sim, detour)
     step(sc.dt, sc.steps)

@@ -780,16 +780,27 @@ def test_tune_without_a_feasible_trial_writes_the_trials(tmp_path, capsys):
     assert all(t["constraint"] > 0 for t in doc["trials"])  # why: every one broke it
 
 
-def test_run_with_a_detour_reports_its_counts_and_refuses_field_scenarios(tmp_path, capsys):
+def test_run_with_a_detour_reports_its_counts_and_leads_field_scenarios_too(tmp_path, capsys):
     code = cli.main(
         ["run", "hallway", "--steps", "30", "--frames", "0", "--detour", "--quiet"]
-        + ["--out", str(tmp_path)]
+        + ["--out", str(tmp_path / "hallway")]
     )
     assert code == 0
-    report = json.loads((tmp_path / "metrics.json").read_text())["report"]
+    report = json.loads((tmp_path / "hallway" / "metrics.json").read_text())["report"]
     assert set(report["detour"]) == {"plans", "detours", "yields"}
+    # The doorway's agents follow navigation fields: the scenario is built with
+    # detour=True, and the detour leads them on their fields.
+    code = cli.main(
+        ["run", "doorway", "--steps", "30", "--frames", "0", "--detour", "--quiet"]
+        + ["--out", str(tmp_path / "doorway")]
+    )
+    assert code == 0
+    doc = json.loads((tmp_path / "doorway" / "metrics.json").read_text())
+    assert doc["parameters"]["detour"] is True
+    assert set(doc["report"]["detour"]) == {"plans", "detours", "yields"}
     capsys.readouterr()
-    # The doorway's agents follow navigation fields: --detour cannot lead them.
-    code = cli.main(["run", "doorway", "--frames", "0", "--detour", "--quiet"])
-    assert code == 2
-    assert "follow a navigation field" in capsys.readouterr().err
+    # A field steering that cannot hand its agents over is refused, with the reason.
+    for extra in (["-p", "detour=false"], ["-p", "danger=agent"]):
+        code = cli.main(["run", "doorway", "--frames", "0", "--detour", "--quiet", *extra])
+        assert code == 2
+        assert "cannot hand them to a detour" in capsys.readouterr().err

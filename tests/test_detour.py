@@ -594,3 +594,31 @@ def test_agents_that_follow_fields_make_way_too():
     # Each got back the target it had (its start), and the walker too.
     np.testing.assert_array_equal(agents.target[1:], ring.astype(np.float32))
     np.testing.assert_array_equal(agents.target[0], [0.0, 0.0])
+
+
+def test_a_field_scenario_built_for_a_detour_gets_its_stranded_agent_home():
+    # The bottleneck's seed 980 (benchmarks/scenario_seeds.py, seeds 0-999): one agent of
+    # 20 is still not home after four times the scenario's steps. Built with detour=True
+    # and led by a detour on its fields, everyone is home, with no contact. Built for a
+    # detour, the fields' agents drop past_target (a detour's waypoints are not where
+    # they stop): field_ends_at_target goes with detour=False only.
+    sc = cs.scenarios.get("bottleneck")
+    not_home = {}
+    for led in (False, True):
+        sim = sc(seed=980, detour=led)
+        danger = sim.steering.behaviours[-1]
+        assert danger.past_target is not led
+        detour = None
+        if led:
+            fields = [b.field for b in sim.steering.behaviours if isinstance(b, cs.FollowField)]
+            detour = cs.Detour(sim, field=fields[0])
+        result = cs.run_simulation(sim, 4 * sc.steps, dt=sc.dt, detour=detour)
+        assert result.metrics["collisions"]["total"] == 0
+        not_home[led] = np.flatnonzero(np.isnan(sim.agent_metrics.time_to_goal)).tolist()
+    assert not_home == {False: [19], True: []}
+
+
+@pytest.mark.parametrize("name", ["bottleneck", "doorway", "maze"])
+def test_field_scenarios_check_their_detour_flag(name):
+    with pytest.raises(ValueError, match="detour must be True or False"):
+        cs.scenarios.get(name)(detour="yes")

@@ -314,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="update a contextsteer.Detour before every step: agents that stall are routed "
         "round the agents standing in their way, and those make way where nothing else "
-        "helps (agents steered to agents.target; the counts join metrics.json's report)",
+        "helps (a scenario whose agents follow navigation fields is built with detour=true "
+        "and led on its fields; the counts join metrics.json's report)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     run.set_defaults(handler=_cmd_run, subparser=run)
@@ -838,6 +839,10 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     from .run import build, run_simulation
 
+    if args.detour and sc.accepts("detour") and "detour" not in params:
+        # Scenarios whose agents follow a navigation field build their steering for a
+        # detour on it when asked (crowd_steering(detour_capacity=N)).
+        params["detour"] = True
     try:
         sc, sim, params = build(sc, params)
     except (ValueError, TypeError, MemoryError) as exc:  # a parameter the scenario refuses
@@ -851,17 +856,19 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from .behaviours import FollowField
         from .detour import Detour
 
-        if any(isinstance(b, FollowField) for b in sim.steering.behaviours):
+        fields = [b.field for b in sim.steering.behaviours if isinstance(b, FollowField)]
+        try:
+            detour = Detour(sim, field=fields[0] if fields else None)
+        except ValueError:  # a field steering not built for it (detour=False, danger=agent)
             parser.print_usage(sys.stderr)
             print(
-                f"contextsteer run: error: --detour leads agents steered to agents.target; "
-                f"the agents of {sc.name!r} follow a navigation field (a steering built with "
-                f"crowd_steering(field=..., detour_capacity=N) and Detour(sim, field=...) "
-                f"lead those, from Python)",
+                f"contextsteer run: error: --detour: the agents of {sc.name!r} follow a "
+                f"navigation field with a steering that cannot hand them to a detour (it "
+                f"needs crowd_steering(field=..., detour_capacity=N): the crowd scenarios' "
+                f"velocity dangers with detour=True)",
                 file=sys.stderr,
             )
             return 2
-        detour = Detour(sim)
     with tqdm(total=steps, unit="step", desc="steps", disable=args.quiet, leave=False) as bar:
         result = run_simulation(
             sim,

@@ -897,9 +897,9 @@ def crowd_steering(
     does. A lone field follower walking to a goal 5 cm from a wall then takes the
     open-space time instead of twice it; in the pillar rooms of
     ``benchmarks/bench_stranding.py`` (one field per agent, seeds 0–199) the agents get
-    home 5–6 % sooner, and with a :class:`~contextsteer.Detour` 3 of 8,054 stay stranded
-    instead of 6 (docs/crowd.md). The scenarios whose agents follow a field to their own
-    goal (``bottleneck``, ``doorway``, ``maze``) pass it. ``options`` replaces them:
+    home 4–6 % sooner (docs/crowd.md). The scenarios whose agents follow a field to their
+    own goal (``bottleneck``, ``doorway``, ``maze``) pass it, unless built for a detour.
+    ``options`` replaces them:
     ``options={}`` is the plain configuration (a 2 s horizon, ``commit`` 0.1, none of the
     refinements), ``options={...}`` any other set of :class:`CollisionDanger` options.
 
@@ -975,7 +975,10 @@ def crowd_steering(
     ``field_ends_at_target=True`` (with a ``field``): the caller's promise that agent i's
     field ``which[i]`` leads to ``Agents.target[i]``, so that ``past_target`` (from the
     options) stays on; see above. Where a field's goal is elsewhere, leave it off: walls
-    past a target the agent does not stop at would then go unseen.
+    past a target the agent does not stop at would then go unseen. Not with
+    ``detour_capacity``: a :class:`~contextsteer.Detour` writes its waypoints into the
+    targets, and a led agent does not stop at them (in the ``maze`` with both, a led
+    agent turning at a wall's end touched it, 0.75 mm off).
 
     Examples
     --------
@@ -1034,6 +1037,11 @@ def crowd_steering(
     field_ends_at_target = _flag("crowd_steering", "field_ends_at_target", field_ends_at_target)
     if field_ends_at_target and field is None:
         raise ValueError("crowd_steering: field_ends_at_target is for a field (give field=)")
+    if field_ends_at_target and detour_capacity is not None:
+        raise ValueError(
+            "crowd_steering: field_ends_at_target and detour_capacity: a Detour writes its "
+            "waypoints into agents.target, where the agent does not stop"
+        )
     chosen = dict(options)
     if chosen.get("past_target") and (
         (field is not None and not field_ends_at_target) or (field is None and not arrive)
@@ -1085,6 +1093,7 @@ def _crowd(
     rotate: bool = True,
     decision_validity: float | None = None,
     field_ends_at_target: bool = False,
+    detour: bool = False,
 ) -> Simulation:
     """A seeded crowd simulation walking from ``starts`` to ``goals``.
 
@@ -1099,7 +1108,8 @@ def _crowd(
     FollowField (agent i reads field ``which[i]``; half-cosine, slowing within 1 m,
     string-pulled over ``look_ahead_field``), so agents find their way round walls;
     ``field_ends_at_target=True`` when field ``which[i]`` ends at ``goals[i]``
-    (:func:`crowd_steering`'s, for the velocity dangers).
+    (:func:`crowd_steering`'s, for the velocity dangers). ``detour=True`` builds a field's
+    steering for a :class:`~contextsteer.Detour` (``detour_capacity``; a bool, checked).
     ``creep``, ``rotate``: see :func:`crowd_steering` (velocity danger only); with
     ``danger="velocity"``, ``rotate`` and 16 slots the simulation takes
     :func:`crowd_slots`. ``decision_validity``: Lewis's time slicing
@@ -1135,6 +1145,7 @@ def _crowd(
             which=which,
             look_ahead_field=look_ahead_field,
             field_ends_at_target=field_ends_at_target and field is not None,
+            detour_capacity=n if detour and field is not None else None,
             smooth=danger == "smooth",
             creep=creep,
             options={"plain": {}, "counterflow": CROWD_COUNTERFLOW}.get(danger),
@@ -1545,6 +1556,7 @@ def bottleneck(
     guide: str = "field",
     danger: str = "velocity",
     decision_validity: float | None = None,
+    detour: bool = False,
 ) -> Simulation:
     """A crowd in a room walks to goals beyond a wall with a ``gap`` wide opening.
 
@@ -1561,10 +1573,14 @@ def bottleneck(
     1.4 m while the room beyond the wall holds that (54 agents).
     Danger: :func:`crowd_steering`'s ``danger`` (``danger="agent"``: the earlier
     AgentDanger configuration, with separation, led by the same guide).
+    ``detour=True``: the field's steering is built so that a :class:`~contextsteer.Detour`
+    on the agents' fields can lead them (``crowd_steering(detour_capacity=N)``; what
+    ``contextsteer run bottleneck --detour`` uses); without a detour it steers the same.
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     gap = _size("bottleneck", "gap", gap, 0.0, 12.0)  # the room is 12 m high
+    detour = _flag("bottleneck", "detour", detour)
     if guide not in ("field", "path", "none"):
         raise ValueError(f"guide must be 'field', 'path' or 'none', got {guide!r}")
     # The crowd starts in an 8 m × 9 m area, 0.8 m apart (hexagonal packing: ~130).
@@ -1610,7 +1626,9 @@ def bottleneck(
         field=field,
         which=np.arange(n, dtype=np.int32),
         look_ahead_field=2.0,
-        field_ends_at_target=True,  # each agent's field ends at its goal
+        # Each agent's field ends at its goal, unless a detour writes waypoints there.
+        field_ends_at_target=not detour,
+        detour=detour,
         danger=danger,
         decision_validity=decision_validity,
     )
@@ -1632,6 +1650,7 @@ def doorway(
     guide: str = "field",
     danger: str = "velocity",
     decision_validity: float | None = None,
+    detour: bool = False,
 ) -> Simulation:
     """Two groups on either side of a wall swap sides through a ``door`` wide doorway.
 
@@ -1641,10 +1660,12 @@ def doorway(
     50 s: with 10, 20 and 40 agents everyone arrives in every run.
     ``guide="none"``: plain local steering towards the goal — 80-100 % arrive (10 agents,
     seeds 0-7); the others press against the wall beside the door.
+    ``detour=True``: as the bottleneck's (``contextsteer run doorway --detour``).
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     door = _size("doorway", "door", door, 0.0, 10.0)  # the wall is 10 m long
+    detour = _flag("doorway", "detour", detour)
     # Each group starts in an 8.5 m × 9 m area, 1.2 m apart where the spread finds room
     # (a hexagonal packing holds 68 a side at 1.2 m, 75 at 1.15 m).
     n = _count("agents", agents, high=140, room="70 a room keeps 1.15 m between starts")
@@ -1691,7 +1712,9 @@ def doorway(
         field=field,
         which=np.arange(n, dtype=np.int32),
         look_ahead_field=2.0,
-        field_ends_at_target=True,  # each agent's field ends at its goal
+        # Each agent's field ends at its goal, unless a detour writes waypoints there.
+        field_ends_at_target=not detour,
+        detour=detour,
         danger=danger,
         decision_validity=decision_validity,
     )
@@ -1760,6 +1783,7 @@ def maze(
     cells: int = 6,
     size: float = 3.0,
     decision_validity: float | None = None,
+    detour: bool = False,
 ) -> Simulation:
     """``agents`` enter a perfect maze of ``cells`` × ``cells`` cells of ``size`` m at the
     bottom left and leave it at the top right, to goals in an open yard beyond the exit
@@ -1770,6 +1794,7 @@ def maze(
     ``size=2``; the fields together at most :data:`MAZE_NODE_BUDGET` grid nodes, about
     3 GiB); danger:
     :class:`CollisionDanger`. Local steering alone would stop at the first dead end.
+    ``detour=True``: as the bottleneck's (``contextsteer run maze --detour``).
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
@@ -1777,6 +1802,7 @@ def maze(
     n = _count("agents", agents, high=40)  # and _starts: what the lobby holds
     # Starts are drawn 0.5 m inside the lobby, which is one cell high.
     size = _size("maze", "size", size, 1.0)
+    detour = _flag("maze", "detour", detour)
     rng = _rng(seed)
     walls = maze_walls(cells, size, seed)
     L = cells * size
@@ -1823,7 +1849,9 @@ def maze(
         field=field,
         which=which,
         look_ahead_field=2.0,
-        field_ends_at_target=True,  # each agent's field ends at its goal
+        # Each agent's field ends at its goal, unless a detour writes waypoints there.
+        field_ends_at_target=not detour,
+        detour=detour,
         decision_validity=decision_validity,
     )
 
