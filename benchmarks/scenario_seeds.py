@@ -46,8 +46,7 @@ def _stepper(sim, detour: bool):
     when ``detour``."""
     if not detour:
         return lambda dt, n: sim.step(dt, steps=n)
-    fields = [b.field for b in sim.steering.behaviours if isinstance(b, cs.FollowField)]
-    d = cs.Detour(sim, field=fields[0] if fields else None)
+    d = cs.Detour.on_steering(sim)
 
     def steps(dt: float, n: int) -> None:
         for _ in range(n):

@@ -685,17 +685,23 @@ def test_past_target_frees_an_agent_pacing_under_its_goal(monkeypatch, crowd_202
     assert np.flatnonzero(np.isnan(np.asarray(sim.agent_metrics.time_to_goal))).tolist() == [12]
 
 
+def _box_field():
+    world = cs.World()
+    world.add_box([0, 0], [4, 4])
+    return cs.NavField(world, [2.0, 2.0], cell=0.2, radius=0.3)
+
+
+def _past_target(**kw):
+    """The past_target of crowd_steering(**kw)'s CollisionDanger."""
+    return cs.scenarios.crowd_steering(**kw).behaviours[-1].past_target
+
+
 def test_crowd_steering_reads_walls_past_the_target_only_when_arrive_stops_there():
     # past_target assumes Arrive stops the agent at Agents.target. A field's goal need not
     # be that target (test_a_fast_agent_finds_a_door_it_fits_through leaves it at the
     # start, and fails with past_target on), and Seek does not stop.
-    world = cs.World()
-    world.add_box([0, 0], [4, 4])
-    field = cs.NavField(world, [2.0, 2.0], cell=0.2, radius=0.3)
-
-    def option(**kw):
-        return cs.scenarios.crowd_steering(**kw).behaviours[-1].past_target
-
+    field = _box_field()
+    option = _past_target
     assert option() and option(options=dict(cs.scenarios.CROWD))
     assert not option(field=field) and not option(arrive=False)
     assert not option(options={})
@@ -705,13 +711,8 @@ def test_crowd_steering_reads_walls_past_the_target_only_when_arrive_stops_there
 def test_field_ends_at_target_keeps_past_target_for_a_field_that_stops_there():
     # The caller's promise that each agent's field ends at its Agents.target keeps CROWD's
     # past_target on with a field; only with a field, only a bool.
-    world = cs.World()
-    world.add_box([0, 0], [4, 4])
-    field = cs.NavField(world, [2.0, 2.0], cell=0.2, radius=0.3)
-
-    def option(**kw):
-        return cs.scenarios.crowd_steering(**kw).behaviours[-1].past_target
-
+    field = _box_field()
+    option = _past_target
     assert option(field=field, field_ends_at_target=True)
     assert not option(field=field, field_ends_at_target=False)
     assert not option(field=field, field_ends_at_target=True, options={})

@@ -608,10 +608,8 @@ def test_a_field_scenario_built_for_a_detour_gets_its_stranded_agent_home():
         sim = sc(seed=980, detour=led)
         danger = sim.steering.behaviours[-1]
         assert danger.past_target is not led
-        detour = None
-        if led:
-            fields = [b.field for b in sim.steering.behaviours if isinstance(b, cs.FollowField)]
-            detour = cs.Detour(sim, field=fields[0])
+        detour = cs.Detour.on_steering(sim) if led else None
+        assert detour is None or detour.field is not None
         result = cs.run_simulation(sim, 4 * sc.steps, dt=sc.dt, detour=detour)
         assert result.metrics["collisions"]["total"] == 0
         not_home[led] = np.flatnonzero(np.isnan(sim.agent_metrics.time_to_goal)).tolist()

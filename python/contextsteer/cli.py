@@ -853,12 +853,10 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 2
     detour = None
     if args.detour:
-        from .behaviours import FollowField
         from .detour import Detour
 
-        fields = [b.field for b in sim.steering.behaviours if isinstance(b, FollowField)]
         try:
-            detour = Detour(sim, field=fields[0] if fields else None)
+            detour = Detour.on_steering(sim)
         except ValueError:  # a field steering not built for it (detour=False, danger=agent)
             parser.print_usage(sys.stderr)
             print(

@@ -246,6 +246,16 @@ class Detour:
         if field is not None:
             self._ff, self._tg = _field_pair(sim, field)
 
+    @classmethod
+    def on_steering(cls, sim: Any, **kwargs: Any) -> Detour:
+        """A detour on the field that ``sim``'s steering follows (its :class:`FollowField`'s),
+        or on ``agents.target`` when it follows none; ``kwargs`` as the constructor's.
+        What ``contextsteer run --detour`` builds."""
+        from .behaviours import FollowField
+
+        fields = [b.field for b in sim.steering.behaviours if isinstance(b, FollowField)]
+        return cls(sim, field=fields[0] if fields else None, **kwargs)
+
     def __getstate__(self) -> dict:
         """Pickle support: everything but the thread guard (a new one comes back). Pickle
         the detour with its simulation in one ``pickle.dumps((sim, detour))`` so that the

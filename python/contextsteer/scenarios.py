@@ -1108,7 +1108,8 @@ def _crowd(
     FollowField (agent i reads field ``which[i]``; half-cosine, slowing within 1 m,
     string-pulled over ``look_ahead_field``), so agents find their way round walls;
     ``field_ends_at_target=True`` when field ``which[i]`` ends at ``goals[i]``
-    (:func:`crowd_steering`'s, for the velocity dangers). ``detour=True`` builds a field's
+    (:func:`crowd_steering`'s, for the velocity dangers; dropped with ``detour``, whose
+    waypoints are written into the targets). ``detour=True`` builds a field's
     steering for a :class:`~contextsteer.Detour` (``detour_capacity``; a bool, checked).
     ``creep``, ``rotate``: see :func:`crowd_steering` (velocity danger only); with
     ``danger="velocity"``, ``rotate`` and 16 slots the simulation takes
@@ -1144,7 +1145,8 @@ def _crowd(
             field=field,
             which=which,
             look_ahead_field=look_ahead_field,
-            field_ends_at_target=field_ends_at_target and field is not None,
+            # (not with a detour: it writes waypoints into the targets)
+            field_ends_at_target=field_ends_at_target and field is not None and not detour,
             detour_capacity=n if detour and field is not None else None,
             smooth=danger == "smooth",
             creep=creep,
@@ -1626,8 +1628,7 @@ def bottleneck(
         field=field,
         which=np.arange(n, dtype=np.int32),
         look_ahead_field=2.0,
-        # Each agent's field ends at its goal, unless a detour writes waypoints there.
-        field_ends_at_target=not detour,
+        field_ends_at_target=True,  # each agent's field ends at its goal
         detour=detour,
         danger=danger,
         decision_validity=decision_validity,
@@ -1712,8 +1713,7 @@ def doorway(
         field=field,
         which=np.arange(n, dtype=np.int32),
         look_ahead_field=2.0,
-        # Each agent's field ends at its goal, unless a detour writes waypoints there.
-        field_ends_at_target=not detour,
+        field_ends_at_target=True,  # each agent's field ends at its goal
         detour=detour,
         danger=danger,
         decision_validity=decision_validity,
@@ -1849,8 +1849,7 @@ def maze(
         field=field,
         which=which,
         look_ahead_field=2.0,
-        # Each agent's field ends at its goal, unless a detour writes waypoints there.
-        field_ends_at_target=not detour,
+        field_ends_at_target=True,  # each agent's field ends at its goal
         detour=detour,
         decision_validity=decision_validity,
     )
