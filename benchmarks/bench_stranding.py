@@ -25,8 +25,8 @@ step:
   but not round agents standing.
 - ``cs-field-detour``: ``cs-field`` with ``detour_capacity=N`` and ``cs.Detour(sim,
   field=field)``: the detour's route ends 8 m along the agent's field, and the agent
-  follows it in place of the field while it is led (without ``field_ends_at_target``:
-  the detour writes waypoints into the targets).
+  follows it in place of the field while it is led (with ``field_ends_at_target``:
+  the detour marks the agents it leads ``Agents.waypoint``).
 - ``rvo2``: RVO2 2.0 (PyPI ``pyrvo``, ORCA) with each agent's radius and top speed,
   neighbourDist 5 m, maxNeighbors 10, both time horizons 2 s; pillars as circumscribed
   32-gons, the room as a closed polygon; preferred velocity towards the goal at the top
@@ -197,11 +197,11 @@ def _cs(room: Room, system: str):
         field = cs.NavField(
             world, [g for g in room.goals], radius=float(room.radius.max()), cell=0.1
         )
-        kw = {"field": field, "which": np.arange(room.n)}
+        # Each agent's field ends at its own target, so past_target stays on (the detour
+        # marks the agents it leads Agents.waypoint, for which it does not hold).
+        kw = {"field": field, "which": np.arange(room.n), "field_ends_at_target": True}
         if system == "cs-field-detour":
             kw["detour_capacity"] = room.n
-        else:  # each agent's field ends at its own target, so past_target stays on
-            kw["field_ends_at_target"] = True
     slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
     sim = cs.Simulation(
         world, agents, cs.scenarios.crowd_steering(**kw), motion=cs.Accel(), slots=slots

@@ -261,8 +261,10 @@ def walls_past_target(state, i, d, h, margin, *, tol=TOL):
     wall, that is ``r_i <= g·d <= h + margin`` and ``|d × g| <= r_i`` with g = target −
     position
     (float32, as the kernel). Ambiguous when a test lies within ``tol`` of its threshold
-    (relative to the scale of its terms)."""
-    if not math.isfinite(h.ttc):
+    (relative to the scale of its terms). An agent whose target is a waypoint on its way
+    (``state["waypoint"][i]``, optional) reads the wall as it is."""
+    wp = state.get("waypoint")
+    if not math.isfinite(h.ttc) or (wp is not None and wp[i]):
         return h
     f32 = np.float32
     g = np.asarray(state["target"][i], dtype=f32) - np.asarray(state["position"][i], dtype=f32)

@@ -55,8 +55,10 @@ def test_the_metrics_count_episodes_depths_and_homecomings():
 def test_a_traced_seed_strands_an_agent_without_a_detour_and_not_with_one():
     # Seed 1: agent 50 paces behind a pillar with agents standing beside it (traced by
     # hand: still 1.9 m from its goal after 180 s).
+    # The benchmark's 120 s for the detour: since Agents.waypoint (a led agent reads the
+    # walls beyond its waypoints) agent 21's first route, round the room, takes till 100 s.
     plain = bs.run(1, "cs", 60.0)
-    led = bs.run(1, "cs-detour", 60.0)
+    led = bs.run(1, "cs-detour", 120.0)
     assert plain["never_home"] == 1
     assert led["never_home"] == 0
     assert plain["contacts"] == led["contacts"] == 0

@@ -1770,6 +1770,33 @@ def test_past_target_matches_reference(
     assert (on.danger[both] <= off.danger[both] + DANGER_ATOL).all()
 
 
+@settings(max_examples=30, deadline=None)
+@walled_cases
+def test_past_target_holds_only_for_agents_whose_target_is_a_goal(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+):
+    # Agents.waypoint marks a target the agent passes (a detour's waypoint): past_target
+    # does not hold for it. Against the oracle with the same marks; and row by row, a
+    # marked agent's maps are bit for bit those without past_target, the others' those
+    # with it (each row reads its own agent's mark alone).
+    scene = _past_target_scene(crowd, dirs, margin, wall_horizon, horizon, wall_seed)
+    a, state = scene[0], scene[1]
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
+    on, _ = _kernel_and_oracle(scene, dirs, wall_horizon, past_target=True, **kw)
+    off, _ = _kernel_and_oracle(scene, dirs, wall_horizon, **kw)
+    marked = np.random.default_rng(wall_seed).random(a.capacity) < 0.5
+    a.waypoint[:] = marked
+    state = dict(state, waypoint=marked)
+    got, exp = _kernel_and_oracle(
+        (a, state, scene[2], scene[3]), dirs, wall_horizon, past_target=True, **kw
+    )
+    check(got, exp, a.alive, speeds)
+    for name in ("danger", "speed"):
+        g, want_on, want_off = (np.asarray(getattr(m, name)) for m in (got, on, off))
+        np.testing.assert_array_equal(g[marked], want_off[marked])
+        np.testing.assert_array_equal(g[~marked], want_on[~marked])
+
+
 @settings(max_examples=25, deadline=None)
 @walled_cases
 def test_past_target_matches_reference_with_unstick_and_squeeze(
@@ -1798,14 +1825,17 @@ def test_past_target_by_hand():
     world.add_segments([[-5.0, 1.35, 5.0, 1.35]])
     up = 4  # slot 4 of 16 points along +y
 
-    def speed_up(target, past_target):
+    def speed_up(target, past_target, waypoint=False):
         a = cs.Agents(1)
         a.add([[0.0, 0.0]], radius=0.3, max_speed=1.0, target=[target])
+        a.waypoint[0] = waypoint
         b = make(horizon=2.0, speeds=4, margin=0.05, past_target=past_target)
         return float(b.evaluate(a, 16, world=world).speed[0, up])
 
     assert speed_up([0.0, 0.8], False) == 0.5
     assert speed_up([0.0, 0.8], True) == 1.0
+    # A target that is a waypoint the agent passes (Agents.waypoint): the wall counts.
+    assert speed_up([0.0, 0.8], True, waypoint=True) == 0.5
     assert speed_up([0.29, 0.8], True) == 1.0  # 0.29 m off the ray: within the radius
     assert speed_up([0.0, 1.2], True) == 0.5  # the closest approach comes after the hit
     assert speed_up([0.31, 0.8], True) == 0.5  # more than a radius off the ray

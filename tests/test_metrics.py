@@ -640,3 +640,26 @@ def test_a_non_finite_goal_radius_is_reported_as_none():
     sim.configure_metrics(goal_radius=0.5)
     m = summarize(Core(sim._core), sim.agents.alive, sim.time, sim.stuck)
     assert m["time_to_goal"]["goal_radius"] is None
+
+
+def test_a_waypoint_is_passed_not_arrived_at():
+    # Agents.waypoint marks a target the agent passes (a detour's corner): being within
+    # goal_radius of it is not arriving, at configure (the baseline), on a step, or for an
+    # agent added there; once the target is a goal again, the first step within the
+    # radius is. Hand-worked: agents standing still (Lerp at zero speed), goal_radius 0.5.
+    agents = cs.Agents(4, seed=0)
+    agents.add([[0.0, 0.0], [5.0, 0.0]], max_speed=0.0, target=[[0.2, 0.0], [9.0, 0.0]])
+    agents.waypoint[0] = True
+    sim = cs.Simulation(None, agents, cs.Steering([cs.Seek()]), motion=cs.Lerp())
+    sim.configure_metrics(goal_radius=0.5)
+    sim.step(0.1, steps=3)
+    added = agents.add([[9.0, 9.0]], max_speed=0.0, target=[[9.1, 9.0]])[0]
+    agents.waypoint[added] = True  # marked before its first step
+    sim.step(0.1, steps=2)
+    t = sim.agent_metrics.time_to_goal
+    assert np.isnan(t[[0, 1, added]]).all()
+    agents.waypoint[[0, added]] = False  # their goals now (a detour gave them back)
+    sim.step(0.1)
+    t = sim.agent_metrics.time_to_goal
+    assert t[0] == pytest.approx(0.6) and np.isnan(t[1])
+    assert t[added] == pytest.approx(0.3)  # travel time since it appeared

@@ -49,6 +49,7 @@ py::object agents_view(py::object self, const std::string& name) {
     return view_of(reinterpret_cast<bool*>(a.alive()), {n}, self);
   }
   if (name == "kinematic") return view_of(reinterpret_cast<bool*>(a.kinematic()), {n}, self);
+  if (name == "waypoint") return view_of(reinterpret_cast<bool*>(a.waypoint()), {n}, self);
   throw py::value_error("unknown Agents attribute " + name);
 }
 

@@ -21,6 +21,7 @@ Agents::Agents(std::size_t capacity, std::uint64_t seed)
       group_(capacity, 0),
       alive_(capacity, 0),
       kinematic_(capacity, 0),
+      waypoint_(capacity, 0),
       rng_(capacity, 0),
       generation_(capacity, 0) {
   for (std::size_t i = 0; i < capacity; ++i) rng_[i] = agent_seed(seed, i);
@@ -51,6 +52,7 @@ bool Agents::add(const AgentInit& init, std::span<std::int32_t> ids) {
     steer_force_[i] = init.steer_force[r];
     group_[i] = init.group[r];
     kinematic_[i] = init.kinematic && init.kinematic[r] ? 1 : 0;
+    waypoint_[i] = 0;
     rng_[i] = agent_seed(seed_, i);
     ++generation_[i];  // wraps after 2^32 claims of one slot: still a change
     alive_[i] = 1;
@@ -82,6 +84,7 @@ AgentsView Agents::view() const {
   v.rng = rng_.data();
   v.generation = generation_.data();
   v.kinematic = kinematic_.data();
+  v.waypoint = waypoint_.data();
   return v;
 }
 

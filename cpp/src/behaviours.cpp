@@ -700,11 +700,12 @@ bool creep_from_standing(const CollisionDanger& b, const BehaviourInputs& in, st
 /// passes within r_i of agent i's target, at least r_i ahead, before the bare body would
 /// touch that wall (closest approach at r_i <= g·d <= h[q] + margin). Within r_i of its
 /// target every ray passes that near it, so an agent standing at its goal would read no
-/// wall at all. No target (the array call without one): as is.
+/// wall at all. No target (the array call without one), or a target that is a waypoint
+/// on the agent's way, not its goal (AgentsView::waypoint, a detour's): as is.
 void walls_past_target(const BehaviourInputs& in, std::size_t i, const float* dx, const float* dy,
                        std::size_t k, float margin, float* h) {
   const AgentsView& a = in.agents;
-  if (!a.target) return;
+  if (!a.target || (a.waypoint && a.waypoint[i])) return;
   const Vec2 g = load2(a.target, i) - load2(a.position, i);
   const float reach = a.radius[i];
   for (std::size_t q = 0; q < k; ++q) {

@@ -18,6 +18,13 @@ constexpr double kInfD = std::numeric_limits<double>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr std::int32_t kUnset = std::numeric_limits<std::int32_t>::min();
 
+/// Whether agent i, at p, is at its goal: within goal_radius (>= 0) of its target, and
+/// that target its goal, not a waypoint on its way (AgentsView::waypoint, a detour's).
+bool at_goal(const AgentsView& a, std::size_t i, Vec2 p, float goal_radius) {
+  return goal_radius >= 0.0f && !(a.waypoint && a.waypoint[i]) &&
+         length(p - load2(a.target, i)) <= goal_radius;
+}
+
 /// Angle difference wrapped into [−π, π].
 double wrap_angle(double d) {
   // Already in range (the usual turn of one step): fmod would return d unchanged.
@@ -106,10 +113,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
     touching_[i] = touch;
     min_wall_[i] = cur_wall_[i] = wall;
     min_agent_[i] = cur_agent_[i] = agent;
-    if (params_.goal_radius >= 0.0f) {
-      const Vec2 d = load2(a.position, i) - load2(a.target, i);
-      if (length(d) <= params_.goal_radius) goal_time_[i] = 0.0f;
-    }
+    if (at_goal(a, i, load2(a.position, i), params_.goal_radius)) goal_time_[i] = 0.0f;
     if (path_) offset_[i] = start_offset_[i] = path_->closest_offset(load2(a.position, i));
   }
   if (!lap_diff_.empty()) {
@@ -465,8 +469,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       }
       min_wall[i] = std::min(min_wall[i], wall);
       min_agent[i] = std::min(min_agent[i], agent);
-      if (goal_radius >= 0.0f && std::isnan(goal_time[i]) &&
-          length(p - load2(a.target, i)) <= goal_radius)
+      if (std::isnan(goal_time[i]) && at_goal(a, i, p, goal_radius))
         goal_time[i] = static_cast<float>(run_time - born_[i]);              // since it appeared
       if (stuck && stuck[i] && std::isnan(goal_time[i])) ever_stuck[i] = 1;  // not arrived
     } else {
@@ -489,8 +492,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       min_wall[i] = std::min(min_wall[i], wall);
       min_agent[i] = std::min(min_agent[i], agent);
       // Appearing at its goal is arriving.
-      if (goal_radius >= 0.0f && std::isnan(goal_time[i]) &&
-          length(p - load2(a.target, i)) <= goal_radius)
+      if (std::isnan(goal_time[i]) && at_goal(a, i, p, goal_radius))
         goal_time[i] = static_cast<float>(run_time - born_[i]);  // since it appeared
     }
     // A partner row holds -1 beyond its count (configure): only the entries that may

@@ -155,6 +155,19 @@ class Agents(_core.Agents):
         "way. Set it with ``add(..., kinematic=True)`` or by writing this view; a new "
         "agent in a reused slot is not kinematic unless ``add`` says so.",
     )
+    waypoint = _view_property(
+        "waypoint",
+        "(N,) bool: True where the agent's ``target`` is a waypoint, a point on its way "
+        "(a detour's corner, a place to stand aside), not its goal. Then "
+        ":class:`CollisionDanger`'s ``past_target`` (reading no wall past the target, "
+        "where an agent that stops there never meets it) does not hold for it, since an "
+        "agent that runs on past a waypoint would meet such a wall at speed; and the run "
+        "metrics do not count coming within ``goal_radius`` of it as arriving. "
+        ":class:`Detour` sets it for the agents it leads or has stand aside and gives "
+        "back their own value with their goals; set it yourself where you write "
+        "waypoints into the targets. :meth:`add` clears it (a new agent's target is its "
+        "goal).",
+    )
     generation = _view_property(
         "generation",
         "(N,) uint32: how many times :meth:`add` claimed each slot. A new agent in a "
@@ -177,9 +190,10 @@ class Agents(_core.Agents):
             )
         from .maps import _physical_memory
 
-        need = 66 * int(
+        need = 67 * int(
             capacity
-        )  # bytes a slot: 7 float pairs/scalars, group, alive, rng, generation, kinematic
+        )  # bytes a slot: 7 float pairs/scalars, group, alive, rng, generation, kinematic,
+        # waypoint
         if need > _physical_memory():
             raise MemoryError(
                 f"Agents({capacity}) needs about {need / 2**30:.3g} GiB, more than this "
@@ -216,6 +230,7 @@ class Agents(_core.Agents):
         "rng",
         "generation",
         "kinematic",
+        "waypoint",
     )
 
     def __reduce__(self):
@@ -502,10 +517,11 @@ def _restore_agents(
 ) -> Agents:
     """Rebuild pickled agents (see :meth:`Agents.__reduce__`). Older pickles saved neither
     the seed nor the generations: they load with seed 0, as before, and generations 0;
-    pickles from before kinematic agents load with none kinematic."""
+    pickles from before kinematic agents load with none kinematic, and from before
+    waypoints with every target a goal."""
     a = Agents(capacity, slots=slots, seed=seed)
     for name in Agents.STATE:
-        if name in ("generation", "kinematic") and name not in state:
+        if name in ("generation", "kinematic", "waypoint") and name not in state:
             continue
         getattr(a, name)[...] = state[name]
     return a

@@ -69,7 +69,15 @@ class Detour:
     way) leaves the agent to its steering, ends a detour it was on, and it is asked again
     after another ``stall_time``. A goal that a standing agent's body covers (the two
     bodies would overlap there) is taken and is not routed to. At most ``max_plans``
-    agents are planned for a call, the longest stalled first.
+    agents are planned for a call, the longest stalled first. While it leads an agent (or
+    has it stand aside, below), :attr:`Agents.waypoint` is set for it: its target is a
+    point on its way, not its goal. So :class:`CollisionDanger`'s ``past_target`` does
+    not read the walls beyond a waypoint as absent (the agent does not stop there), and
+    the run metrics do not count coming within ``goal_radius`` of it as arriving. The
+    last leg of a route that ends at the goal itself leads to the goal: there the mark is
+    off. Every route without a field ends there; a route along a field that reaches the
+    field's goal ends at the agent's own target when that lies within ``advance / 2`` of
+    it (a field that ends at the target). The agent gets its own value back with its goal.
 
     The goals are what ``agents.target`` holds: write a new target at any time (also
     during a detour; writing the same goal again each step does not end a detour) and the
@@ -243,6 +251,7 @@ class Detour:
         self._tg: Any = None
         self._saved = np.zeros(cap, np.float32)  # an agent's field weight during a detour
         self._kept = np.zeros((cap, 2), np.float32)  # and its target (field mode)
+        self._kept_wp = np.zeros(cap, bool)  # Agents.waypoint before a detour led it
         if field is not None:
             self._ff, self._tg = _field_pair(sim, field)
 
@@ -267,6 +276,8 @@ class Detour:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._busy = threading.Lock()
+        if "_kept_wp" not in state:  # pickled before Agents.waypoint: goals as targets
+            self._kept_wp = np.zeros(len(self._on), bool)
 
     # ----------------------------------------------------------------- reading ---
     @property
@@ -351,6 +362,7 @@ class Detour:
                 self._drop(int(i))
             # An agent stood aside: a target neither its place aside nor its goal is new.
             moved_aside = aside & np.any(t != self._aside, axis=1) & np.any(t != self._goal, axis=1)
+            self._unmark(moved_aside)
             self._for[moved_aside] = -1
             new |= moved | moved_aside
             self._goal[new] = t[new]
@@ -415,10 +427,16 @@ class Detour:
             for i in order:
                 self._plan(int(i), now, pos, speed)
 
-        # Write the current waypoints.
+        # Write the current waypoints. The last leg of a route that ends at the goal
+        # itself leads to where the agent stops: a goal, not a waypoint (Agents.waypoint),
+        # so that past_target holds on it as it would without the detour.
+        goals = self._goal if self._ff is None else self._kept
+        waypoint = a.waypoint
         for i in np.flatnonzero(self._on):
-            target[i] = self._routes[int(i)][self._wp[i]]
+            r = self._routes[int(i)]
+            target[i] = r[self._wp[i]]
             self._written[i] = target[i]
+            waypoint[i] = self._wp[i] < len(r) - 1 or bool(np.any(r[-1] != goals[i]))
         return len(order)
 
     def _restart(self, which: Any, now: float) -> None:
@@ -428,9 +446,13 @@ class Detour:
 
     def _drop(self, i: int, give_back: bool = True) -> None:
         """Agent i off its detour (its target left as it is; with a field, the field leads
-        it again and, with ``give_back``, its target is the one it had before)."""
+        it again and, with ``give_back``, its target is the one it had before). With
+        ``give_back`` its ``Agents.waypoint`` is what it was before the detour too (not
+        for an agent gone or new in its slot: ``add`` cleared that)."""
         if self._on[i]:
             self._to_field(i, give_back)
+            if give_back:
+                self._unmark(i)
         self._on[i] = False
         self._routes.pop(i, None)
         self._wp[i] = 0
@@ -455,6 +477,12 @@ class Detour:
                 if self._on[i]:
                     self._drop(i)
                 return
+            # A field that ends at the agent's target (crowd_steering's
+            # field_ends_at_target): a route to the field's goal ends at that target, its
+            # last leg to a goal (see the waypoints' writing in update).
+            own = self._kept[i] if self._on[i] else a.target[i]
+            if math.dist(end, own) <= 0.5 * self.advance:
+                end = own.astype(np.float64)
         # The agents standing near it, kinematic ones too (the walkers are left to the
         # steering).
         near = self._standing(i, p, pos, speed)
@@ -527,14 +555,27 @@ class Detour:
                 self.sim.agents.target[j] = self._kept[j]
 
     def _lead(self, i: int, pts: np.ndarray) -> None:
-        """Agent i on a detour along the route ``pts`` (its start first)."""
+        """Agent i on a detour along the route ``pts`` (its start first), its target
+        marked a waypoint (:meth:`_mark`)."""
         if not self._on[i]:
             self._to_target(i)
+            self._mark(i)
         self._routes[i] = pts[1:].copy()
         self._on[i] = True
         self._wp[i] = 0
         self._best[i] = np.inf
         self.detours += 1
+
+    def _mark(self, j: Any) -> None:
+        """Agent(s) j's target is the detour's now, a waypoint or a place aside, not the
+        goal: ``Agents.waypoint`` set (its value kept to give back)."""
+        wp = self.sim.agents.waypoint
+        self._kept_wp[j] = wp[j]
+        wp[j] = True
+
+    def _unmark(self, j: Any) -> None:
+        """Undoes :meth:`_mark` (not for an agent gone or new in its slot)."""
+        self.sim.agents.waypoint[j] = self._kept_wp[j]
 
     def _standing(self, i: int, p: np.ndarray, pos: np.ndarray, speed: np.ndarray) -> np.ndarray:
         """(capacity,) bool: the agents standing within reach of agent i (at p), i not."""
@@ -618,6 +659,7 @@ class Detour:
             self._for[j] = i
             self._until[j] = now + self.yield_time
             self._to_target(j)
+            self._mark(j)
             target[j] = self._aside[j]
             self.yields += 1
         return len(block)
@@ -625,6 +667,7 @@ class Detour:
     def _release(self, j: int, now: float) -> None:
         """Agent j, stood aside, back to its goal (with a field, the field leads it)."""
         self._to_field(j)
+        self._unmark(j)
         if self._ff is None:
             self.sim.agents.target[j] = self._goal[j]
         self._for[j] = -1

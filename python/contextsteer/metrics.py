@@ -26,7 +26,9 @@ min clearance
     response never lets happen unless positions are written. Contacts are found whatever
     the range.
 time to goal
-    Seconds until the agent is first within ``goal_radius`` of its ``target``, counted
+    Seconds until the agent is first within ``goal_radius`` of its ``target`` while that
+    target is a goal (not :attr:`Agents.waypoint`: a detour's waypoints are passed, not
+    arrived at), counted
     from ``configure_metrics`` for the agents present then and from its entry for an
     agent added later (``AgentMetrics.entry_time``; its travel time, as a flow study
     wants it); an agent added within reach of its goal arrives at its first step. ``arrived``, ``fraction`` and the

@@ -898,7 +898,7 @@ def crowd_steering(
     open-space time instead of twice it; in the pillar rooms of
     ``benchmarks/bench_stranding.py`` (one field per agent, seeds 0–199) the agents get
     home 4–6 % sooner (docs/crowd.md). The scenarios whose agents follow a field to their
-    own goal (``bottleneck``, ``doorway``, ``maze``) pass it, unless built for a detour.
+    own goal (``bottleneck``, ``doorway``, ``maze``) pass it.
     ``options`` replaces them:
     ``options={}`` is the plain configuration (a 2 s horizon, ``commit`` 0.1, none of the
     refinements), ``options={...}`` any other set of :class:`CollisionDanger` options.
@@ -975,10 +975,10 @@ def crowd_steering(
     ``field_ends_at_target=True`` (with a ``field``): the caller's promise that agent i's
     field ``which[i]`` leads to ``Agents.target[i]``, so that ``past_target`` (from the
     options) stays on; see above. Where a field's goal is elsewhere, leave it off: walls
-    past a target the agent does not stop at would then go unseen. Not with
-    ``detour_capacity``: a :class:`~contextsteer.Detour` writes its waypoints into the
-    targets, and a led agent does not stop at them (in the ``maze`` with both, a led
-    agent turning at a wall's end touched it, 0.75 mm off).
+    past a target the agent does not stop at would then go unseen. With
+    ``detour_capacity`` too, a :class:`~contextsteer.Detour` writes its waypoints into
+    the targets of the agents it leads and marks them :attr:`Agents.waypoint`, so
+    ``past_target`` does not hold for those while they are led.
 
     Examples
     --------
@@ -1037,11 +1037,6 @@ def crowd_steering(
     field_ends_at_target = _flag("crowd_steering", "field_ends_at_target", field_ends_at_target)
     if field_ends_at_target and field is None:
         raise ValueError("crowd_steering: field_ends_at_target is for a field (give field=)")
-    if field_ends_at_target and detour_capacity is not None:
-        raise ValueError(
-            "crowd_steering: field_ends_at_target and detour_capacity: a Detour writes its "
-            "waypoints into agents.target, where the agent does not stop"
-        )
     chosen = dict(options)
     if chosen.get("past_target") and (
         (field is not None and not field_ends_at_target) or (field is None and not arrive)
@@ -1108,8 +1103,7 @@ def _crowd(
     FollowField (agent i reads field ``which[i]``; half-cosine, slowing within 1 m,
     string-pulled over ``look_ahead_field``), so agents find their way round walls;
     ``field_ends_at_target=True`` when field ``which[i]`` ends at ``goals[i]``
-    (:func:`crowd_steering`'s, for the velocity dangers; dropped with ``detour``, whose
-    waypoints are written into the targets). ``detour=True`` builds a field's
+    (:func:`crowd_steering`'s, for the velocity dangers). ``detour=True`` builds a field's
     steering for a :class:`~contextsteer.Detour` (``detour_capacity``; a bool, checked).
     ``creep``, ``rotate``: see :func:`crowd_steering` (velocity danger only); with
     ``danger="velocity"``, ``rotate`` and 16 slots the simulation takes
@@ -1145,8 +1139,7 @@ def _crowd(
             field=field,
             which=which,
             look_ahead_field=look_ahead_field,
-            # (not with a detour: it writes waypoints into the targets)
-            field_ends_at_target=field_ends_at_target and field is not None and not detour,
+            field_ends_at_target=field_ends_at_target and field is not None,
             detour_capacity=n if detour and field is not None else None,
             smooth=danger == "smooth",
             creep=creep,

@@ -679,7 +679,8 @@ class Simulation:
         ----------
         goal_radius : float, optional
             Time to goal: an agent arrives the first time it is within ``goal_radius``
-            of its ``target``. None: no goals.
+            of its ``target``, when that is a goal (not :attr:`Agents.waypoint`: a
+            :class:`Detour` writes its waypoints into the targets). None: no goals.
         path : Path, optional
             Progress along this path (laps on a closed one).
         overtakes : bool

@@ -71,6 +71,11 @@ struct AgentsView {
   /// (N,) 1 where the agent is kinematic: moved by its own velocity, never steered or
   /// pushed (see Agents). Null: none is.
   const std::uint8_t* kinematic = nullptr;
+  /// (N,) 1 where the agent's target is a waypoint, a point on its way (a detour's
+  /// corner, a place to stand aside), not its goal: CollisionDanger's past_target does
+  /// not hold for it (it does not stop there), nor do the metrics count arriving there.
+  /// Null: every target is a goal.
+  const std::uint8_t* waypoint = nullptr;
 };
 
 /// True when agent i of `a` is kinematic. Pure.
@@ -110,7 +115,8 @@ class Agents {
 
   /// Claims the `init.n` lowest free slots, writes their indices to `ids` (size n) in
   /// ascending order, fills them from `init`, marks them alive, resets their RNG
-  /// state to agent_seed(seed, id) and counts the claim in `generation`. Returns false and changes nothing when fewer than n
+  /// state to agent_seed(seed, id), counts the claim in `generation` and marks their
+  /// targets goals (waypoint 0). Returns false and changes nothing when fewer than n
   /// slots are free. Values must already be validated (finite, non-negative sizes).
   bool add(const AgentInit& init, std::span<std::int32_t> ids);
 
@@ -137,6 +143,9 @@ class Agents {
   /// (swept against the walls), never steers it, and push-apart never moves it (its
   /// partner takes the whole overlap); others see it as any neighbour.
   std::uint8_t* kinematic() { return kinematic_.data(); }
+  /// (N,) 1 where the agent's target is a waypoint, not its goal (AgentsView::waypoint);
+  /// add() clears it.
+  std::uint8_t* waypoint() { return waypoint_.data(); }
 
  private:
   std::size_t capacity_;
@@ -144,7 +153,7 @@ class Agents {
   std::vector<float> position_, velocity_, heading_, radius_, max_speed_, max_accel_,
       max_turn_rate_, steer_force_, target_;
   std::vector<std::int32_t> group_;
-  std::vector<std::uint8_t> alive_, kinematic_;
+  std::vector<std::uint8_t> alive_, kinematic_, waypoint_;
   std::vector<std::uint64_t> rng_;
   std::vector<std::uint32_t> generation_;
 };

@@ -315,7 +315,8 @@ struct BehaviourSpec<WallDanger> {
 /// r_i <= g·d_k <= h_k + margin) reads as no wall for
 /// that slot, and for the courses the simulation's refinements test (velocity_ttc): the
 /// agent stops at its target, so the wall beyond does not limit the course's speed
-/// (walls_past_target).
+/// (walls_past_target). Not for an agent whose target is a waypoint on its way
+/// (AgentsView::waypoint: a detour leading it), which would meet that wall at speed.
 inline constexpr int kCreepSteps = 14;
 struct CollisionDanger {
   float weight = 1.0f;

@@ -22,8 +22,9 @@ inline constexpr std::size_t kMaxContacts = 8;
 /// What the metrics measure. Every length is in world units.
 struct MetricsParams {
   bool enabled = true;
-  /// Time to goal: agent i arrives the first time |p_i − target_i| <= goal_radius.
-  /// < 0 disables it.
+  /// Time to goal: agent i arrives the first time |p_i − target_i| <= goal_radius while
+  /// its target is a goal (not AgentsView::waypoint: a detour's waypoint is passed, not
+  /// arrived at). < 0 disables it.
   float goal_radius = -1.0f;
   /// Progress along this path (borrowed; the caller keeps it alive), or nullptr.
   const Path* path = nullptr;
