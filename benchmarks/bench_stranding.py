@@ -18,6 +18,9 @@ step:
 - ``cs``: ``scenarios.crowd_steering()`` (the crowd default), the slots the crowd
   scenarios give it, ``Accel`` motion.
 - ``cs-detour``: the same with ``cs.Detour(sim)`` updated every step (its defaults).
+- ``cs-detour-stretch``: ``cs-detour`` with ``cs.Detour(sim, max_stretch=4)``: where
+  the route round the agents standing is more than 4 times as long as the route round
+  the walls alone, those in the short way step aside instead.
 - ``cs-field``: the same steering following one ``NavField`` per agent (its own goal;
   ``crowd_steering(field=..., which=arange(N), field_ends_at_target=True)``, cell 0.1
   m, so that walls past the goal do not slow the agent, as without a field): routes
@@ -62,7 +65,7 @@ import crowd_quality as cq  # noqa: E402
 
 DT = cq.DT
 HOME = 0.3
-SYSTEMS = ("cs", "cs-detour", "cs-field", "cs-field-detour", "rvo2")
+SYSTEMS = ("cs", "cs-detour", "cs-detour-stretch", "cs-field", "cs-field-detour", "rvo2")
 
 
 @dataclass
@@ -210,6 +213,8 @@ def _cs(room: Room, system: str):
     detour = None
     if system == "cs-detour":
         detour = cs.Detour(sim)
+    elif system == "cs-detour-stretch":
+        detour = cs.Detour(sim, max_stretch=4.0)
     elif system == "cs-field-detour":
         detour = cs.Detour(sim, field=field)
 

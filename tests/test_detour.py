@@ -422,6 +422,9 @@ def test_the_same_run_is_the_same_on_any_thread_count(threads):
         ({"narrow_margin": -0.01}, ValueError, "narrow_margin"),
         ({"make_way": 1}, TypeError, "make_way"),
         ({"yield_time": 0.0}, ValueError, "yield_time"),
+        ({"max_stretch": 0.5}, ValueError, "max_stretch"),
+        ({"max_stretch": float("nan")}, ValueError, "max_stretch"),
+        ({"max_stretch": "2"}, TypeError, "max_stretch"),
     ],
 )
 def test_bad_parameters_are_refused(kwargs, err, match):

@@ -93,7 +93,10 @@ class Detour:
     with ``margin``, and its steering takes it there safely (or as near as it can).
     Where the route keeps only ``narrow_margin``, those standing nearer to it than
     ``margin`` step aside the same way, and a straight route is then followed too.
-    The walker follows the route. Each goes back to its goal once the walker's detour
+    With ``max_stretch``, a route round what stands that is more than ``max_stretch``
+    times as long as the route round the walls alone is not taken either: those
+    standing within ``margin`` of the short one step aside (when nobody does, the long
+    route is taken). The walker follows the route. Each goes back to its goal once the walker's detour
     is over (it is within ``advance`` of its goal, or has a new one), or after
     ``yield_time``. A goal that a standing agent's body covers is still not routed to.
     People in a crowd do the same: whoever stands in a passage lets a walker by.
@@ -149,6 +152,10 @@ class Detour:
         in the way step aside: see "Making way" above.
     yield_time : float, default 10.0
         Seconds at most that an agent stands aside for another.
+    max_stretch : float >= 1, optional
+        With ``make_way``: where the route round what stands is more than
+        ``max_stretch`` times as long as the route round the walls alone, the agents
+        standing in the short way step aside instead (see "Making way"). None: off.
 
     Attributes
     ----------
@@ -202,6 +209,7 @@ class Detour:
         field: Any = None,
         make_way: bool = True,
         yield_time: float = 10.0,
+        max_stretch: float | None = None,
     ) -> None:
         from .simulation import Simulation
 
@@ -228,6 +236,9 @@ class Detour:
             raise TypeError(f"Detour: make_way must be a bool, got {type(make_way).__name__}")
         self.make_way = bool(make_way)
         self.yield_time = _length("yield_time", yield_time, positive=True)
+        self.max_stretch = None if max_stretch is None else _length("max_stretch", max_stretch)
+        if self.max_stretch is not None and not self.max_stretch >= 1.0:
+            raise ValueError(f"Detour: max_stretch must be None or >= 1, got {max_stretch!r}")
         cap = sim.agents.capacity
         self._goal = np.zeros((cap, 2), np.float32)
         self._written = np.full((cap, 2), np.nan, np.float32)  # the waypoint last written
@@ -523,6 +534,12 @@ class Detour:
                 # A way only at the narrow margin: those standing nearer to it than the
                 # margin step aside to it.
                 way = pts.astype(np.float64)
+            elif self.max_stretch is not None and len(pts) > 2:
+                # A way round what stands many times longer than the way round the walls
+                # alone: those standing in the short way step aside instead.
+                short = self._walls_route(i, p, end, pos, near)
+                if short is not None and _path_length(pts) > self.max_stretch * _path_length(short):
+                    way = short
             if way is not None and self._clear(i, now, way, pos, near):
                 self._lead(i, way.astype(np.float32))
                 return
@@ -742,6 +759,12 @@ def _add_chains(world: World, segs: np.ndarray, ids: np.ndarray) -> None:
     for a, b in zip(starts, ends):
         run = segs[a:b]
         world.add_polyline(np.vstack([run[:, :2], run[-1:, 2:]]).astype(np.float32))
+
+
+def _path_length(pts: np.ndarray) -> float:
+    """Length of the polyline ``pts`` (W, 2)."""
+    d = np.diff(np.asarray(pts, np.float64), axis=0)
+    return float(np.hypot(d[:, 0], d[:, 1]).sum())
 
 
 def _field_pair(sim: Any, field: Any) -> tuple[Any, Any]:
