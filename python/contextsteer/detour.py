@@ -96,8 +96,8 @@ class Detour:
     With ``max_stretch``, a route round what stands that is more than ``max_stretch``
     times as long as the route round the walls alone is not taken either: those
     standing within ``margin`` of the short one step aside (when nobody does, the long
-    route is taken). The walker follows the route. Each goes back to its goal once the walker's detour
-    is over (it is within ``advance`` of its goal, or has a new one), or after
+    route is taken). The walker follows the route. Each goes back to its goal once the
+    walker's detour is over (it is within ``advance`` of its goal, or has a new one), or after
     ``yield_time``. A goal that a standing agent's body covers is still not routed to.
     People in a crowd do the same: whoever stands in a passage lets a walker by.
 
@@ -373,7 +373,7 @@ class Detour:
                 self._drop(int(i))
             # An agent stood aside: a target neither its place aside nor its goal is new.
             moved_aside = aside & np.any(t != self._aside, axis=1) & np.any(t != self._goal, axis=1)
-            self._unmark(moved_aside)
+            self._to_field(moved_aside)
             self._for[moved_aside] = -1
             new |= moved | moved_aside
             self._goal[new] = t[new]
@@ -462,8 +462,6 @@ class Detour:
         for an agent gone or new in its slot: ``add`` cleared that)."""
         if self._on[i]:
             self._to_field(i, give_back)
-            if give_back:
-                self._unmark(i)
         self._on[i] = False
         self._routes.pop(i, None)
         self._wp[i] = 0
@@ -554,8 +552,13 @@ class Detour:
         self._lead(i, pts)
 
     def _to_target(self, j: Any) -> None:
-        """Field mode: agent(s) j steered by the Arrive on ``agents.target`` in place of
-        the field (its weight and its target kept to give back)."""
+        """Agent(s) j's target is the detour's now, a waypoint or a place aside, not its
+        goal: ``Agents.waypoint`` set (its value kept to give back). Field mode: steered
+        by the Arrive on ``agents.target`` in place of the field (its weight and its
+        target kept to give back)."""
+        wp = self.sim.agents.waypoint
+        self._kept_wp[j] = wp[j]
+        wp[j] = True
         if self._ff is not None:
             self._kept[j] = self.sim.agents.target[j]
             self._saved[j] = self._ff.agent_weights[j]
@@ -563,8 +566,11 @@ class Detour:
             self._tg.agent_weights[j] = self._saved[j]
 
     def _to_field(self, j: Any, give_back: bool = True) -> None:
-        """Field mode: agent(s) j back to their field (undoes :meth:`_to_target`; the
-        target too with ``give_back``, not for an agent gone or new in its slot)."""
+        """Undoes :meth:`_to_target` for agent(s) j: with ``give_back`` (not for an agent
+        gone or new in its slot, whose mark ``add`` cleared) its ``Agents.waypoint`` and,
+        in field mode, its target; in field mode the field leads it again."""
+        if give_back:
+            self.sim.agents.waypoint[j] = self._kept_wp[j]
         if self._ff is not None:
             self._ff.agent_weights[j] = self._saved[j]
             self._tg.agent_weights[j] = 0.0
@@ -573,26 +579,14 @@ class Detour:
 
     def _lead(self, i: int, pts: np.ndarray) -> None:
         """Agent i on a detour along the route ``pts`` (its start first), its target
-        marked a waypoint (:meth:`_mark`)."""
+        marked a waypoint (:meth:`_to_target`)."""
         if not self._on[i]:
             self._to_target(i)
-            self._mark(i)
         self._routes[i] = pts[1:].copy()
         self._on[i] = True
         self._wp[i] = 0
         self._best[i] = np.inf
         self.detours += 1
-
-    def _mark(self, j: Any) -> None:
-        """Agent(s) j's target is the detour's now, a waypoint or a place aside, not the
-        goal: ``Agents.waypoint`` set (its value kept to give back)."""
-        wp = self.sim.agents.waypoint
-        self._kept_wp[j] = wp[j]
-        wp[j] = True
-
-    def _unmark(self, j: Any) -> None:
-        """Undoes :meth:`_mark` (not for an agent gone or new in its slot)."""
-        self.sim.agents.waypoint[j] = self._kept_wp[j]
 
     def _standing(self, i: int, p: np.ndarray, pos: np.ndarray, speed: np.ndarray) -> np.ndarray:
         """(capacity,) bool: the agents standing within reach of agent i (at p), i not."""
@@ -676,7 +670,6 @@ class Detour:
             self._for[j] = i
             self._until[j] = now + self.yield_time
             self._to_target(j)
-            self._mark(j)
             target[j] = self._aside[j]
             self.yields += 1
         return len(block)
@@ -684,7 +677,6 @@ class Detour:
     def _release(self, j: int, now: float) -> None:
         """Agent j, stood aside, back to its goal (with a field, the field leads it)."""
         self._to_field(j)
-        self._unmark(j)
         if self._ff is None:
             self.sim.agents.target[j] = self._goal[j]
         self._for[j] = -1
