@@ -384,7 +384,6 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
   // The run's clock: lap ends in double, so that a lap time (a difference of two of
   // them) stays exact to the step after days of simulated time; the reported times float32.
   const double run_time = time - start_time_;
-  const auto t = static_cast<float>(run_time);
   const double length_l = path_ ? path_->length() : 0.0;
   // The accumulators as local pointers: the stores through them would otherwise make the
   // compiler reload every vector's data pointer after each one.

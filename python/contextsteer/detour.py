@@ -47,15 +47,17 @@ class Detour:
     it tracks the distance to the point its interest aims at. An agent whose distance has
     not fallen by ``progress`` for ``stall_time`` seconds, and that is more than
     ``advance`` from its goal, is *stalled*. For a stalled agent it plans a route from
-    the agent to its goal (or, for a goal farther than ``reach``, to the point ``reach``
-    away on the straight line to it) round:
+    the agent to its goal, however far, round:
 
     - the world's walls and circles within ``reach`` of the agent (obstacles of
       ``layers``);
     - the agents standing within ``reach`` (slower than ``standing_speed``, kinematic
       ones too), each a disc of its radius;
 
-    keeping the agent's radius plus ``margin`` from all of them. ``margin`` (0.15 m) is
+    keeping the agent's radius plus ``margin`` from all of them. A route whose body
+    leaves that region (round a room's far side, say) is planned again round what lies
+    within a region grown to hold it (up to ``4 * reach``): a route through walls and
+    pillars left out has waypoints the agent cannot reach. ``margin`` (0.15 m) is
     wider than :class:`CollisionDanger`'s 5 cm on purpose: a route through a gap that the
     steering would not take is no help (docs/crowd.md, "Agents standing in the way").
     Where that closes every way (a goal in a pocket of agents standing whose mouth is
@@ -125,7 +127,7 @@ class Detour:
         Agents slower than this (m/s) are obstacles of the route.
     reach : float, default 8.0
         Walls and standing agents within this distance of the stalled agent are
-        routed round; a farther goal is approached by a route of this length.
+        routed round (farther, up to 4 times this, where the route leaves it).
     margin : float, default 0.15
         Clearance (m) the route keeps from walls and standing agents.
     narrow_margin : float, default 0.05
@@ -493,23 +495,30 @@ class Detour:
             if math.dist(end, own) <= 0.5 * self.advance:
                 end = own.astype(np.float64)
         # The agents standing near it, kinematic ones too (the walkers are left to the
-        # steering).
-        near = self._standing(i, p, pos, speed)
-        cs_ = pos[near].astype(np.float64)
-        rs = np.asarray(a.radius)[near].astype(np.float64)
-        # A goal that a standing agent's body covers is taken: no route reaches it.
-        taken = len(cs_) > 0 and bool(np.any(np.hypot(*(cs_ - end).T) < rs + r_i))
-        if len(cs_) > self.max_standing:
-            # The nearest ones: the route's graph grows with the square of its corners.
-            keep = np.argsort(np.hypot(*(cs_ - p).T), kind="stable")[: self.max_standing]
-            cs_, rs = cs_[keep], rs[keep]
+        # steering), and the walls: those within `known` of the agent, a region grown
+        # until it holds the route's body (see _grow).
+        known = self.reach
         pts = None
         narrow = False
-        if not taken:
+        taken = False
+        for _ in range(_GROWTHS + 1):
+            near = self._standing(i, p, pos, speed, known)
+            cs_ = pos[near].astype(np.float64)
+            rs = np.asarray(a.radius)[near].astype(np.float64)
+            # A goal that a standing agent's body covers is taken: no route reaches it.
+            taken = len(cs_) > 0 and bool(np.any(np.hypot(*(cs_ - end).T) < rs + r_i))
+            if taken:
+                break
+            if len(cs_) > self.max_standing:
+                # The nearest ones: the route's graph grows with the square of its corners.
+                keep = np.argsort(np.hypot(*(cs_ - p).T), kind="stable")[: self.max_standing]
+                cs_, rs = cs_[keep], rs[keep]
+            pts = None
+            narrow = False
             world = World()
             if len(cs_):
                 world.add_circles(cs_.astype(np.float32), rs.astype(np.float32))
-            self._add_walls(world, p)
+            self._add_walls(world, p, known)
             if world.obstacle_count:
                 # The full margin first; where it closes every way, the narrow one (a
                 # goal in a pocket whose mouth the steering's own margin passes).
@@ -522,6 +531,10 @@ class Detour:
                     if len(pts):
                         narrow = m != self.margin
                         break
+            grown = _grow(known, self.reach, p, pts, r_i + self.margin)
+            if grown is None:
+                break
+            known = grown
         if self.make_way and not taken:
             way = None
             if pts is None or not len(pts):
@@ -588,11 +601,14 @@ class Detour:
         self._best[i] = np.inf
         self.detours += 1
 
-    def _standing(self, i: int, p: np.ndarray, pos: np.ndarray, speed: np.ndarray) -> np.ndarray:
-        """(capacity,) bool: the agents standing within reach of agent i (at p), i not."""
+    def _standing(
+        self, i: int, p: np.ndarray, pos: np.ndarray, speed: np.ndarray, known: float
+    ) -> np.ndarray:
+        """(capacity,) bool: the agents standing within ``known`` (+ 2 m: a body whose
+        centre is farther can still reach into it) of agent i (at p), i not."""
         a = self.sim.agents
         still = np.asarray(a.alive) & (speed < self.standing_speed)
-        still &= np.hypot(*(pos - p).T) <= self.reach + 2.0
+        still &= np.hypot(*(pos - p).T) <= known + 2.0
         still[i] = False
         return still
 
@@ -602,26 +618,27 @@ class Detour:
         """``make_way``: agent i's route round the walls and the kinematic agents standing
         alone (they do not step aside), keeping ``margin``; None when there is none."""
         a = self.sim.agents
-        world = World()
-        fixed = near & np.asarray(a.kinematic)
-        if fixed.any():
-            world.add_circles(pos[fixed], np.asarray(a.radius)[fixed])
-        self._add_walls(world, p)
-        if not world.obstacle_count:
-            return np.array([p, end], np.float64)
-        points, offsets = cast(
-            "tuple[np.ndarray, np.ndarray]",
-            route(
-                world,
-                p,
-                end,
-                float(a.radius[i]) + self.margin,
-                packed=True,
-                arc_points=self.arc_points,
-            ),
-        )
-        way = np.asarray(points[offsets[0] : offsets[1]], np.float64)
-        return way if len(way) >= 2 else None
+        radius = float(a.radius[i]) + self.margin
+        known = self.reach
+        way = None
+        for _ in range(_GROWTHS + 1):
+            world = World()
+            fixed = near & np.asarray(a.kinematic) & (np.hypot(*(pos - p).T) <= known + 2.0)
+            if fixed.any():
+                world.add_circles(pos[fixed], np.asarray(a.radius)[fixed])
+            self._add_walls(world, p, known)
+            if not world.obstacle_count:
+                return np.array([p, end], np.float64)
+            points, offsets = cast(
+                "tuple[np.ndarray, np.ndarray]",
+                route(world, p, end, radius, packed=True, arc_points=self.arc_points),
+            )
+            way = np.asarray(points[offsets[0] : offsets[1]], np.float64)
+            grown = _grow(known, self.reach, p, way, radius)
+            if grown is None:
+                break
+            known = grown
+        return way if way is not None and len(way) >= 2 else None
 
     def _clear(self, i: int, now: float, way: np.ndarray, pos: np.ndarray, near: np.ndarray) -> int:
         """``make_way``: the agents standing nearer to agent i's route ``way`` than
@@ -712,8 +729,8 @@ class Detour:
             walked += h
         return q
 
-    def _add_walls(self, world: World, p: np.ndarray) -> None:
-        """The sim's walls and circles of ``layers`` within ``reach`` of p, into ``world``."""
+    def _add_walls(self, world: World, p: np.ndarray, known: float) -> None:
+        """The sim's walls and circles of ``layers`` within ``known`` of p, into ``world``."""
         src = self.sim.world
         if src is None:
             return
@@ -728,14 +745,14 @@ class Detour:
             ll = dx * dx + dy * dy
             t = np.clip(((p[0] - ax) * dx + (p[1] - ay) * dy) / np.where(ll > 0, ll, 1.0), 0, 1)
             dist = np.hypot(ax + t * dx - p[0], ay + t * dy - p[1])
-            keep &= dist <= self.reach
+            keep &= dist <= known
             if keep.any():
                 _add_chains(world, w[keep], np.asarray(core.wall_obstacles)[keep])
         c = np.asarray(core.circle_centers, np.float64)
         if len(c):
             r = np.asarray(core.circle_radii, np.float64)
             keep = (lay[np.asarray(core.circle_obstacles)] & self.layers) != 0
-            keep &= np.hypot(*(c - p).T) - r <= self.reach
+            keep &= np.hypot(*(c - p).T) - r <= known
             if keep.any():
                 world.add_circles(c[keep].astype(np.float32), r[keep].astype(np.float32))
 
@@ -751,6 +768,31 @@ def _add_chains(world: World, segs: np.ndarray, ids: np.ndarray) -> None:
     for a, b in zip(starts, ends):
         run = segs[a:b]
         world.add_polyline(np.vstack([run[:, :2], run[-1:, 2:]]).astype(np.float32))
+
+
+# How many times a plan grows the region whose walls and standing agents it routes round,
+# and how far (times reach).
+_GROWTHS = 4
+_MAX_GROWTH = 4.0
+
+
+def _grow(
+    known: float, reach: float, p: np.ndarray, pts: np.ndarray | None, radius: float
+) -> float | None:
+    """The region a route was planned in (the obstacles within ``known`` of p) holds
+    every obstacle that its body (``radius``) can touch only when every point of it lies
+    within ``known - radius`` of p (the legs between them then do too: the disc is
+    convex). Else a larger region to plan in again (at most ``_MAX_GROWTH * reach``),
+    None when it holds, there is no route, or the region is as large as it gets. A route
+    round a room's far side, through pillars left out, led an agent to waypoints inside
+    them, where it stood and was routed back the other way for good (docs/crowd.md,
+    "Routes beyond reach")."""
+    if pts is None or not len(pts) or known >= _MAX_GROWTH * reach:
+        return None
+    far = float(np.hypot(*(np.asarray(pts, np.float64) - p).T).max()) + radius
+    if far <= known:
+        return None
+    return min(max(far + 1.0, 1.5 * known), _MAX_GROWTH * reach)
 
 
 def _path_length(pts: np.ndarray) -> float:
