@@ -567,10 +567,10 @@ def test_a_pickled_detour_goes_on_as_the_original():
     assert detour2.update() == detour.update()  # its thread guard works
 
 
-def _field_sim(standing: np.ndarray, *, detour_capacity=True):
+def _field_sim(standing: np.ndarray, *, detour_capacity=True, goal=GOAL):
     world = cs.World()
     world.add_polyline(np.float32([[-4, -6], [11, -6], [11, 6], [-4, 6]]), closed=True)
-    field = cs.NavField(world, GOAL, radius=0.3, cell=0.1)
+    field = cs.NavField(world, goal, radius=0.3, cell=0.1)
     n = len(standing) + 1
     agents = cs.Agents(n, slots=16, seed=0)
     agents.add([[0.0, 0.0]], radius=0.3, max_speed=1.3, max_accel=6.0)
@@ -603,6 +603,24 @@ def test_a_walker_that_follows_a_field_is_led_round_the_cup_too():
     assert np.all(ff.agent_weights == 1.0) and np.all(arrive.agent_weights == 0.0)
     # and the target it had before the detour (its start: agents.add's default)
     np.testing.assert_array_equal(agents.target[0], [0.0, 0.0])
+
+
+def test_a_body_standing_over_the_end_of_a_field_route_does_not_stop_the_route():
+    # The field's goal is 10 m off; a route along it ends reach (4 m) down the field's
+    # descent, on the body standing at (7.9, 0) beyond the cup. That end is no taken
+    # goal: the route ends short of the body, where nobody stands, and the walker is led
+    # out of the cup and home. (Read as a taken goal, no route was planned and the walker
+    # stayed in the cup.)
+    goal = np.float32([10.0, 0.0])
+    sim, agents, field = _field_sim(np.vstack([_cup(), [[7.9, 0.0]]]), goal=goal)
+    detour = cs.Detour(sim, field=field, reach=4.0)
+    _until_detour(sim, detour)
+    end = detour.waypoints(0)[-1]
+    assert np.hypot(*(end - [7.9, 0.0])) >= 0.6  # short of the body
+    for _ in range(int(40 / DT)):
+        detour.update()
+        sim.step(DT)
+    assert np.hypot(*(agents.position[0] - goal)) < 0.3
 
 
 def test_a_field_detour_needs_a_steering_it_can_switch():

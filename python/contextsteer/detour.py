@@ -108,7 +108,8 @@ class Detour:
     aside; then it gets back the target it had before (so a field that ends at the
     agents' targets, ``crowd_steering(field_ends_at_target=True)``, keeps doing so).
     Progress is the field's distance, a route ends ``reach`` along the field's descent
-    (or at its goal), and while an agent is led its :class:`FollowField` weight is 0 and
+    (or at its goal; short of a body standing over that point, which part-way along the
+    field is no taken goal), and while an agent is led its :class:`FollowField` weight is 0 and
     an :class:`Arrive` on ``agents.target`` takes it (then back). The steering must hold
     both with per-agent weights:
     ``scenarios.crowd_steering(field=field, detour_capacity=agents.capacity)`` builds it.
@@ -483,17 +484,23 @@ class Detour:
             # a body standing, or closed in, where the goal is not).
             end = self._goal[i].astype(np.float64)
         else:
-            end = self._along_field(p, int(self._which()[i]))
-            if end is None:  # the field does not reach the agent: nothing to route to
+            descent = self._along_field(p, int(self._which()[i]))
+            if descent is None:  # the field does not reach the agent: nothing to route to
                 if self._on[i]:
                     self._drop(i)
                 return
+            path, at_goal = descent
+            end = path[-1]
             # A field that ends at the agent's target (crowd_steering's
             # field_ends_at_target): a route to the field's goal ends at that target, its
             # last leg to a goal (see the waypoints' writing in update).
             own = self._kept[i] if self._on[i] else a.target[i]
             if math.dist(end, own) <= 0.5 * self.advance:
                 end = own.astype(np.float64)
+            elif not at_goal:
+                # Part-way along the field a body standing over the end does not make it
+                # a taken goal: the route ends short of it, where none stands.
+                end = self._uncovered(i, path, pos, speed)
         # The agents standing near it, kinematic ones too (the walkers are left to the
         # steering), and the walls: those within `known` of the agent, a region grown
         # until it holds the route's body (see _grow).
@@ -711,23 +718,45 @@ class Detour:
             return np.full(a.capacity, int(w), np.int64)
         return np.asarray(w).astype(np.int64)
 
-    def _along_field(self, p: np.ndarray, g: int) -> np.ndarray | None:
-        """The point ``reach`` along field g's descent from p (or the goal, if nearer):
-        the end of a detour's route for an agent led by a field. None where the field
-        does not reach p."""
+    def _along_field(self, p: np.ndarray, g: int) -> tuple[np.ndarray, bool] | None:
+        """Field g's descent from p, ``reach`` long (or to the goal, if nearer), as its
+        points (P, 2) from p on, the last the end of a detour's route for an agent led by
+        a field; and whether that end is the field's goal. None where the field does not
+        reach p."""
         q = p.copy()
+        points = [q]
         walked = 0.0
+        at_goal = False
         while walked < self.reach:
             r = self.field.query(q, g)
             dist, step = float(r.distance), np.asarray(r.direction, np.float64)
             if not math.isfinite(dist):
-                return None if walked == 0.0 else q
+                if walked == 0.0:
+                    return None
+                break
             if dist <= 0.5 * self.advance or not step.any():
+                at_goal = dist <= 0.5 * self.advance
                 break
             h = min(0.5, dist, self.reach - walked)
             q = q + h * step
+            points.append(q)
             walked += h
-        return q
+        return np.array(points), at_goal
+
+    def _uncovered(
+        self, i: int, path: np.ndarray, pos: np.ndarray, speed: np.ndarray
+    ) -> np.ndarray:
+        """The farthest point of ``path`` (past its first) that no agent standing covers
+        (centres nearer than r_i + r_j), else its last: the end of a route part-way along
+        a field. There a body standing is no taken goal, only a point to end short of."""
+        a = self.sim.agents
+        still = np.asarray(a.alive) & (speed < self.standing_speed)
+        still[i] = False
+        cs_, rs = pos[still].astype(np.float64), np.asarray(a.radius)[still] + a.radius[i]
+        for q in path[:0:-1]:
+            if not len(cs_) or np.all(np.hypot(*(cs_ - q).T) >= rs):
+                return q
+        return path[-1]
 
     def _add_walls(self, world: World, p: np.ndarray, known: float) -> None:
         """The sim's walls and circles of ``layers`` within ``known`` of p, into ``world``."""
