@@ -750,8 +750,7 @@ class Detour:
         (centres nearer than r_i + r_j), else its last: the end of a route part-way along
         a field. There a body standing is no taken goal, only a point to end short of."""
         a = self.sim.agents
-        still = np.asarray(a.alive) & (speed < self.standing_speed)
-        still[i] = False
+        still = self._standing(i, path[0], pos, speed, math.inf)
         cs_, rs = pos[still].astype(np.float64), np.asarray(a.radius)[still] + a.radius[i]
         for q in path[:0:-1]:
             if not len(cs_) or np.all(np.hypot(*(cs_ - q).T) >= rs):
