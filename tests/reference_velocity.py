@@ -284,6 +284,80 @@ def walls_past_target(state, i, d, h, margin, *, tol=TOL):
     return TTC(h.ttc, h.ambiguous or amb)
 
 
+#: m/s: the kernel's kStandingSpeed, the fastest a neighbour counts as standing for
+#: ``past_target``.
+STANDING_SPEED = 0.02
+
+
+def body_past_target(state, i, j, d, margin, *, tol=TOL, zero=ZERO):
+    """``CollisionDanger(past_target=True)`` for a body standing: whether agent i's course
+    along the unit direction d leaves neighbour j out.
+
+    It does when j stands (``|v_j| <= STANDING_SPEED``), its bare body is clear of i's
+    target (``|target − x_j| >= r_i + r_j``), and the course passes within ``r_i`` of the
+    target no later than ``h + margin``, h the distance at which it meets the disc of
+    radius ``R = r_i + r_j + margin`` round x_j (0 when already inside it; a course that
+    misses it leaves nothing out): with g = target − x_i, ``g·d <= h + margin`` and
+    ``|d × g| <= r_i``; and either ``g·d >= r_i`` (a radius ahead or more) or, nearer,
+    the course heads at the target (``0 < g·d``, ``|d × g| <= g·d / 4``) and the target
+    is clear of the padded disc (``|target − x_j| >= R``). An agent whose target is a
+    waypoint (``state["waypoint"][i]``) leaves nobody out.
+
+    Returns
+    -------
+    (left_out, ambiguous)
+        ambiguous when a test lies within ``tol`` of its threshold (relative to the scale
+        of its terms), or the course grazes the disc.
+    """
+    wp = state.get("waypoint")
+    if wp is not None and wp[i]:
+        return False, False
+    f = lambda x: float(np.float32(x))  # noqa: E731  (the kernel's float32 inputs)
+    xi = (f(state["position"][i][0]), f(state["position"][i][1]))
+    xj = (f(state["position"][j][0]), f(state["position"][j][1]))
+    tg = (f(state["target"][i][0]), f(state["target"][i][1]))
+    vj = (f(state["velocity"][j][0]), f(state["velocity"][j][1]))
+    ri, rj, mg = f(state["radius"][i]), f(state["radius"][j]), f(margin)
+    dx, dy = float(d[0]), float(d[1])
+    speed = math.hypot(*vj)
+    amb = abs(speed - STANDING_SPEED) <= tol * STANDING_SPEED
+    if speed > STANDING_SPEED:
+        return False, amb
+    gx, gy = tg[0] - xi[0], tg[1] - xi[1]
+    px, py = xj[0] - xi[0], xj[1] - xi[1]
+    scale = abs(gx) + abs(gy) + abs(px) + abs(py) + ri + rj + mg + 1e-6
+    clear = math.hypot(gx - px, gy - py)
+    amb = amb or abs(clear - (ri + rj)) <= tol * scale
+    if clear < ri + rj:
+        return False, amb
+    along = gx * dx + gy * dy
+    side = abs(dx * gy - dy * gx)
+    big_r = ri + rj + mg
+    amb = amb or abs(side - ri) <= tol * scale or abs(along - ri) <= tol * scale
+    if side > ri:
+        return False, amb
+    if along < ri:
+        # Within a radius of the target: a course heading at it (within 14°), the target
+        # clear of the padded disc.
+        amb = amb or abs(along) <= tol * scale or abs(side - 0.25 * along) <= tol * scale
+        amb = amb or abs(clear - big_r) <= tol * scale
+        if along <= 0.0 or side > 0.25 * along or clear < big_r:
+            return False, amb
+    c = px * px + py * py - big_r * big_r
+    amb = amb or abs(c) <= zero * scale * scale
+    if c <= 0.0:
+        h = 0.0
+    else:
+        b = px * dx + py * dy
+        disc = b * b - c
+        amb = amb or (b > 0.0 and abs(disc) <= tol * scale * scale)
+        if b <= 0.0 or disc <= 0.0:
+            return False, amb
+        h = c / (b + math.sqrt(disc))
+    amb = amb or abs(along - (h + mg)) <= tol * scale
+    return along <= h + mg, amb
+
+
 # ------------------------------------------------------------------- candidates ---
 
 
@@ -299,8 +373,21 @@ def _pair_alpha(state, j, reciprocity):
     return 0.0 if kin is not None and bool(kin[j]) else float(reciprocity)
 
 
-def agents_ttc(state, i, v, *, margin=0.0, reciprocity=0.0, horizon=None, tol=TOL, zero=ZERO):
-    """Smallest TTC of agent i moving at velocity v against every other alive agent.
+def agents_ttc(
+    state,
+    i,
+    v,
+    *,
+    margin=0.0,
+    reciprocity=0.0,
+    horizon=None,
+    past_target=False,
+    tol=TOL,
+    zero=ZERO,
+):
+    """Smallest TTC of agent i moving at velocity v against every other alive agent
+    (with ``past_target``, v non-zero, less the bodies standing that
+    :func:`body_past_target` leaves out along v/|v|).
 
     Returns
     -------
@@ -311,7 +398,15 @@ def agents_ttc(state, i, v, *, margin=0.0, reciprocity=0.0, horizon=None, tol=TO
     vel = np.asarray(state["velocity"], dtype=np.float64)
     rad = np.asarray(state["radius"], dtype=np.float64)
     best, ambiguous = INF, False
+    speed = math.hypot(float(v[0]), float(v[1]))
+    past = past_target and speed > 0.0
+    d = (float(v[0]) / speed, float(v[1]) / speed) if past else None
     for j in _others(state, i):
+        if past:
+            out, amb = body_past_target(state, i, j, d, margin, tol=tol, zero=zero)
+            ambiguous = ambiguous or amb
+            if out:
+                continue
         p = (x[j, 0] - x[i, 0], x[j, 1] - x[i, 1])
         w = effective_velocity(v, vel[i], vel[j], _pair_alpha(state, j, reciprocity))
         t, amb = pair_ttc(p, w, rad[i] + rad[j] + margin, horizon=horizon, tol=tol, zero=zero)
@@ -335,7 +430,8 @@ def velocity_ttc(
     zero=ZERO,
 ):
     """TTC of agent i taking the (any) velocity v: agents, then walls along v/|v|
-    (read by :func:`walls_past_target` when ``past_target``).
+    (with ``past_target``, the walls read by :func:`walls_past_target` and the bodies
+    standing left out by :func:`body_past_target`).
 
     Parameters
     ----------
@@ -356,7 +452,15 @@ def velocity_ttc(
     wall_horizon = horizon if wall_horizon is None else wall_horizon
     horizon, margin, reciprocity, wall_horizon = _f32(horizon, margin, reciprocity, wall_horizon)
     t, ambiguous = agents_ttc(
-        state, i, v, margin=margin, reciprocity=reciprocity, horizon=horizon, tol=tol, zero=zero
+        state,
+        i,
+        v,
+        margin=margin,
+        reciprocity=reciprocity,
+        horizon=horizon,
+        past_target=past_target,
+        tol=tol,
+        zero=zero,
     )
     speed = math.hypot(float(v[0]), float(v[1]))
     if walls is not None and len(np.asarray(walls).reshape(-1, 4)) and speed > 0.0:
@@ -448,26 +552,34 @@ def creep_speed(
     reciprocity=0.0,
     wall=INF,
     wall_horizon=None,
+    past_target=False,
     tol=TOL,
 ):
     """The ``creep`` candidate of agent i along the unit slot direction d: the first
     speed above ``lo`` (safe) at which the candidate turns unsafe, when that is below
     ``hi`` (the next level, unsafe); ``wall`` is the slot's wall distance h (safe up to
-    ``h / wall_horizon``).
+    ``h / wall_horizon``). With ``past_target``, the bodies standing that
+    :func:`body_past_target` leaves out along d are left out.
 
     Returns
     -------
     (speed, ambiguous)
         ``ambiguous`` when the kernel's bisection may find another boundary: a second
         unsafe stretch starts within [lo, hi], or the boundary is within ``tol`` of a
-        level's spacing from ``lo``.
+        level's spacing from ``lo``, or a body's test is ambiguous.
     """
     wall_horizon = horizon if wall_horizon is None else wall_horizon
     x = np.asarray(state["position"], dtype=np.float64)
     vel = np.asarray(state["velocity"], dtype=np.float64)
     rad = np.asarray(state["radius"], dtype=np.float64)
     starts = [float(wall) / float(wall_horizon)] if math.isfinite(wall) else []
+    left_amb = False
     for j in _others(state, i):
+        if past_target:
+            out, amb = body_past_target(state, i, j, d, margin, tol=tol)
+            left_amb = left_amb or amb
+            if out:
+                continue
         al = _pair_alpha(state, j, reciprocity)
         kappa = 1.0 / (1.0 - al)
         p = (x[j, 0] - x[i, 0], x[j, 1] - x[i, 1])
@@ -480,7 +592,7 @@ def creep_speed(
     first = max(inside[0], lo)
     ambiguous = len(inside) > 1 and inside[1] - inside[0] <= (1.0 - tol) * span
     ambiguous = ambiguous or first - lo <= tol * span or hi - first <= tol * span
-    return first, ambiguous
+    return first, ambiguous or left_amb
 
 
 # -------------------------------------------------------------------------- maps ---
@@ -596,6 +708,7 @@ def _standing_creep(
         reciprocity=reciprocity,
         wall=h.ttc if walls is not None else INF,
         wall_horizon=wall_horizon,
+        past_target=past_target,
         tol=tol,
     )
     return sc, a, h.ambiguous
@@ -672,7 +785,10 @@ def collision_danger(
         margin 0.
     past_target : bool
         ``CollisionDanger(past_target=True)``: every wall distance (the slots', creep's,
-        squeeze's) read by :func:`walls_past_target`, needs ``state["target"]``.
+        squeeze's) read by :func:`walls_past_target`, and every candidate's TTC (the
+        levels', creep's, wall_speed's, unstick's, squeeze's) without the bodies standing
+        that :func:`body_past_target` leaves out along its direction; needs
+        ``state["target"]``.
     dense_horizon, density_low, density_high, density_radius : optional
         Each agent's own horizon (:func:`agent_horizons`; its walls' horizon scaled by
         the same factor): rows of agents whose count is ambiguous are flagged.
@@ -741,6 +857,7 @@ def collision_danger(
                     margin=margin,
                     reciprocity=reciprocity,
                     horizon=horizon,
+                    past_target=past_target,
                     tol=tol,
                     zero=zero,
                 )
@@ -778,6 +895,7 @@ def collision_danger(
                     reciprocity=reciprocity,
                     wall=h.ttc if has_walls else INF,
                     wall_horizon=wall_horizon,
+                    past_target=past_target,
                     tol=tol,
                 )
                 amb = amb or a or abs(sc / vmax[i] - floor) <= tol / s_count
@@ -796,6 +914,7 @@ def collision_danger(
                         margin=margin,
                         reciprocity=reciprocity,
                         horizon=horizon,
+                        past_target=past_target,
                         tol=tol,
                         zero=zero,
                     )

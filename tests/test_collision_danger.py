@@ -1845,3 +1845,182 @@ def test_past_target_by_hand():
     # radius ahead or more.
     assert speed_up([0.0, 0.29], True) == 0.5
     assert speed_up([0.0, 0.31], True) == 1.0
+
+
+def _targets_before_bodies(crowd, dirs, margin, seed):
+    """The crowd with about half its agents standing (velocity 0, or 0.015 or 0.03 m/s:
+    either side of the kernel's 0.02 m/s) and each other agent's target placed towards one
+    of them: along the slot nearest that body, at u·(h + margin) (h where the slot's
+    course meets the body's padded disc, u in [0.3, 1.3]), or about h + margin, or within
+    1.2 radii of the agent, and up to 1.4 radii off the course (a third of them within
+    0.35), so that past_target's tests for bodies standing land on both sides of their
+    thresholds."""
+    rng = np.random.default_rng(seed)
+    n = len(crowd["position"])
+    pos = np.asarray(crowd["position"], np.float64)
+    vel = np.array(crowd["velocity"], np.float32)
+    targets = np.array(crowd["target"], np.float64)
+    radius = np.asarray(crowd["radius"], np.float64)
+    standing = rng.random(n) < 0.5
+    standing[rng.integers(n)] = True
+    for j in np.flatnonzero(standing):
+        t = rng.uniform(-np.pi, np.pi)
+        vel[j] = rng.choice([0.0, 0.0, 0.015, 0.03]) * np.array([np.cos(t), np.sin(t)])
+    slots = rv.world_slots(oracle_dirs(dirs))
+    bodies = np.flatnonzero(standing)
+    for i in range(n):
+        j = int(rng.choice(bodies))
+        if j == i:
+            continue
+        p = pos[j] - pos[i]
+        dist = float(np.hypot(*p))
+        if dist == 0.0:
+            continue
+        d = slots[int(np.argmax(slots @ (p / dist)))]
+        big_r = radius[i] + radius[j] + margin
+        c = p @ p - big_r * big_r
+        b = float(p @ d)
+        h = 0.0 if c <= 0 else (c / (b + math.sqrt(b * b - c)) if b * b > c and b > 0 else dist)
+        side = np.array([-d[1], d[0]]) * rng.uniform(-1.4, 1.4) * radius[i]
+        along = [
+            rng.uniform(0.3, 1.3) * (h + margin),  # anywhere before the body or past it
+            h + margin * rng.uniform(-0.5, 1.5),  # about the band between h and h + margin
+            rng.uniform(0.0, 1.2) * radius[i],  # within a radius of the agent
+        ][rng.integers(3)]
+        if rng.integers(3) == 2:
+            side *= 0.25  # heading at the target: the last radius's test
+        targets[i] = pos[i] + d * along + side
+    return dict(crowd, velocity=vel, target=targets.astype(np.float32))
+
+
+def _bodies_left_out(state, dirs, margin):
+    """How many (agent, slot) pairs leave some body standing out (the oracle's count)."""
+    slots = rv.world_slots(oracle_dirs(dirs))
+    alive = np.flatnonzero(state["alive"])
+    return sum(
+        rv.body_past_target(state, i, j, d, margin)[0]
+        for i in alive
+        for d in slots
+        for j in alive
+        if j != i
+    )
+
+
+@st.composite
+def packed_crowds(draw):
+    """crowds() in a 3-10 m box, so that bodies standing lie near the targets."""
+    return random_crowd(
+        draw(st.integers(0, 2**32 - 1)),
+        draw(st.integers(3, 12)),
+        coincident=draw(st.booleans()),
+        overlap=draw(st.booleans()),
+        dead=draw(st.integers(0, 2)),
+        spare=draw(st.integers(0, 1)),
+        kinematic=draw(st.booleans()),
+        box=draw(st.floats(3.0, 10.0)),
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    crowd=packed_crowds(),
+    dirs=slot_sets(),
+    speeds=st.integers(1, 6),
+    horizon=st.floats(0.5, 4.0),
+    margin=st.floats(0.0, 0.2),
+    reciprocity=reciprocities,
+    seed=st.integers(0, 2**32 - 1),
+    options=st.sampled_from(
+        [{}, {"creep": True}, {"unstick": True, "squeeze": 0.5}, {"wall_speed": True}]
+    ),
+)
+def test_past_target_leaves_out_bodies_standing_as_the_reference(
+    crowd, dirs, speeds, horizon, margin, reciprocity, seed, options
+):
+    # A body standing (|v| <= 0.02 m/s) that a slot's course meets only after passing
+    # within a radius of the agent's target is left out of that slot's TTCs, in the
+    # levels and in the creep, unstick and squeeze speeds; the oracle restates the rule
+    # (rv.body_past_target) over every pair by brute force. Without the opt-in
+    # candidates a body left out only raises a slot's speed and lowers its danger.
+    moved = _targets_before_bodies(crowd, dirs, margin, seed)
+    a = build(moved)
+    state = state_of(a)
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity, **options)
+    on = make(past_target=True, **kw).evaluate(a, dirs, max_neighbours=32)
+    exp = rv.collision_danger(state, oracle_dirs(dirs), past_target=True, **kw)
+    if options:
+        speed, danger = np.asarray(on.speed, np.float64), np.asarray(on.danger, np.float64)
+        ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
+        np.testing.assert_allclose(speed[ok], exp.speed[ok], rtol=1e-4, atol=1e-4 / speeds)
+        np.testing.assert_allclose(danger[ok], exp.danger[ok], atol=DANGER_ATOL)
+        return
+    ok = check(on, exp, a.alive, speeds)
+    off = make(**kw).evaluate(a, dirs, max_neighbours=32)
+    both = ok & check(off, rv.collision_danger(state, oracle_dirs(dirs), **kw), a.alive, speeds)
+    assert (on.speed[both] >= off.speed[both]).all()
+    assert (on.danger[both] <= off.danger[both] + DANGER_ATOL).all()
+
+
+def test_the_scenes_of_bodies_standing_leave_bodies_out():
+    # The scenes above do exercise the rule: on eight fixed seeds (10 agents in a 4 m
+    # box), slots leave bodies out (the oracle's count), and the kernel's speeds with
+    # past_target rise above those without it on some of those slots (elsewhere other
+    # agents, moving, hold the speed).
+    left_out = faster = 0
+    for seed in range(8):
+        moved = _targets_before_bodies(random_crowd(seed, 10, box=4.0), 16, 0.1, seed)
+        a = build(moved)
+        left_out += _bodies_left_out(state_of(a), 16, 0.1)
+        kw = dict(horizon=2.0, speeds=4, margin=0.1)
+        on = make(past_target=True, **kw).evaluate(a, 16, max_neighbours=32)
+        off = make(**kw).evaluate(a, 16, max_neighbours=32)
+        faster += int((np.asarray(on.speed) > np.asarray(off.speed)).sum())
+    assert left_out >= 30 and faster >= 8, (left_out, faster)
+
+
+def test_past_target_for_a_body_standing_by_hand():
+    # Hand-worked. One agent (radius 0.3, 1 m/s) at the origin and a body (radius 0.3)
+    # standing 1.5 m along +x; margin 0.05, so the padded discs (R = 0.65) meet after
+    # h = 0.85 m along +x. 4 speed levels, horizon 2 s: going +x, level m is safe while
+    # 0.85 / (m/4) >= 2, so only level 1 (0.25 m/s). With the agent's target 0.8 m along
+    # (passed before 0.85 + 0.05) the body is left out and the slot takes level 4; at 0.95
+    # m (after) it is not.
+    def speed_x(target, body=(1.5, 0.0), body_velocity=(0.0, 0.0), waypoint=False):
+        a = cs.Agents(2)
+        a.add(
+            [[0.0, 0.0], list(body)],
+            velocity=[[0.0, 0.0], list(body_velocity)],
+            radius=0.3,
+            max_speed=1.0,
+            target=[target, list(body)],
+        )
+        a.waypoint[0] = waypoint
+        b = make(horizon=2.0, speeds=4, margin=0.05, past_target=True)
+        return float(b.evaluate(a, 16).speed[0, 0])
+
+    assert speed_x([0.8, 0.0]) == 1.0
+    assert speed_x([0.88, 0.0]) == 1.0  # between h and h + margin
+    assert speed_x([0.95, 0.0]) == 0.25
+    assert speed_x([0.8, 0.0], waypoint=True) == 0.25  # a waypoint: it does not stop there
+    # Not standing (0.05 m/s away from the agent: TTC 0.85 / (s − 0.05), level 1 still).
+    assert speed_x([0.8, 0.0], body_velocity=(0.05, 0.0)) == 0.25
+    assert speed_x([0.8, 0.0], body_velocity=(0.015, 0.0)) == 1.0  # slower than 0.02 m/s
+    assert speed_x([0.8, 0.29]) == 1.0  # 0.29 m off the course: within the radius
+    assert speed_x([0.8, 0.31]) == 0.25
+    # Less than a radius ahead: only a course heading at the target (|d × g| <= g·d / 4)
+    # leaves the body out, and only when the target is clear of its padded disc.
+    assert speed_x([0.29, 0.07]) == 1.0
+    assert speed_x([0.29, 0.08]) == 0.25
+    # A body at 0.9 m: h = 0.25 m, no moving level is safe (0.25 / (m/4) < 2), and the
+    # slot stands (level 0) unless the body is left out. A target 0.29 m along is 0.61
+    # m from it, inside the padded 0.65; one 0.24 m along is 0.66 m from it, clear.
+    assert speed_x([0.29, 0.0], body=(0.9, 0.0)) == 0.0
+    assert speed_x([0.24, 0.0], body=(0.9, 0.0)) == 1.0
+    # A body off the course: at (1.2, 0.5) the course along +x meets its padded disc at
+    # h = 1.2 − √(0.65² − 0.5²) = 0.7847 m. A target 0.8 m along and 0.25 m to the side
+    # away from it is passed before h + 0.05 and is 0.85 m from the body's centre (clear
+    # of the bare 0.6): left out. The same 0.25 m towards it is 0.47 m from the body's
+    # centre, inside its bare body: the agent could not stop there, so the body counts.
+    # (Level m along +x: 0.7847 / (m/4) >= 2 holds for m = 1 only.)
+    assert speed_x([0.8, -0.25], body=(1.2, 0.5)) == 1.0
+    assert speed_x([0.8, 0.25], body=(1.2, 0.5)) == 0.25

@@ -685,6 +685,51 @@ def test_past_target_frees_an_agent_pacing_under_its_goal(monkeypatch, crowd_202
     assert np.flatnonzero(np.isnan(np.asarray(sim.agent_metrics.time_to_goal))).tolist() == [12]
 
 
+def _walk_into_pocket(bodies, seconds=8.0):
+    """One agent (radius 0.3, 1.3 m/s) walking 2 m up to a goal at the origin among
+    ``bodies`` standing at their own goals, with crowd_steering(); per step its position
+    and the least gap to a body."""
+    a = cs.Agents(1 + len(bodies), slots=16, seed=0)
+    places = np.array([[0.0, -2.0], *bodies], np.float32)
+    goals = np.array([[0.0, 0.0], *bodies], np.float32)
+    a.add(places, radius=0.3, max_speed=1.3, max_accel=6.0, target=goals)
+    slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
+    sim = cs.Simulation(
+        cs.World(), a, cs.scenarios.crowd_steering(), motion=cs.Accel(), slots=slots
+    )
+    track, gaps = [], []
+    for _ in range(int(seconds / DT)):
+        sim.step(DT)
+        p = np.asarray(a.position, np.float64)
+        track.append(p[0].copy())
+        gaps.append(float((np.hypot(*(p[1:] - p[0]).T) - 0.6).min()))
+    return np.array(track), np.array(gaps)
+
+
+@pytest.mark.parametrize(
+    "bodies",
+    [
+        [(0.0, 0.66)],
+        [(0.0, 0.66), (0.66, 0.1), (-0.66, 0.1)],
+        [(0.2, 0.66), (0.66, 0.0), (-0.66, -0.1)],
+    ],
+)
+def test_a_goal_just_short_of_bodies_standing_is_walked_straight_into(bodies):
+    """CROWD's past_target for bodies standing: a goal 6 cm short of the bare contact with
+    bodies standing at theirs (one beyond it, or a cup of three) is walked straight into.
+    Before, every course towards it met a body within the horizon at any speed that got
+    there, so the agent veered round: in the cups it swung up to 1.3 m sideways and was
+    still 0.62 and 0.80 m from its goal after 8 s, and it reached the lone body's goal at
+    3.9 s after a swing 0.5 m sideways. Now it walks the straight line (within 1 cm of x
+    = 0) and stands within 5 cm of its goal by 4 s (3.1 s in all three), never nearer a
+    body than the 5 cm margin."""
+    track, gaps = _walk_into_pocket(bodies)
+    home = np.flatnonzero(np.hypot(*track.T) < 0.05)
+    assert len(home) and (home[0] + 1) * DT < 4.0, np.hypot(*track[-1])
+    assert np.abs(track[:, 0]).max() < 0.01
+    assert gaps.min() >= 0.05 - 1e-3
+
+
 def _box_field():
     world = cs.World()
     world.add_box([0, 0], [4, 4])

@@ -408,14 +408,19 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
 /// Per-thread working memory of CollisionDanger: slot directions in the world frame and
 /// the TTC of every candidate, (S+1)·K, m-major.
 struct CollisionScratch {
-  std::vector<float> dx, dy, ttc;
+  std::vector<float> dx, dy, ttc, one;  // one: a neighbour's own TTC table (past_target)
+  std::vector<std::uint8_t> past;       // per slot: the neighbour is left out (past_target)
   WallScratch walls;
   void reserve(std::size_t k, std::size_t s) {
     if (dx.size() < k) {
       dx.resize(k);
       dy.resize(k);
+      past.resize(k);
     }
-    if (ttc.size() < (s + 1) * k) ttc.resize((s + 1) * k);
+    if (ttc.size() < (s + 1) * k) {
+      ttc.resize((s + 1) * k);
+      one.resize((s + 1) * k);
+    }
   }
 };
 
@@ -533,6 +538,68 @@ CS_AVX2 bool levels_to_maps_avx2(const float* ttc, std::size_t k, std::size_t S,
 
 float pair_ttc(Vec2 p, float R, Vec2 w);
 
+/// CollisionDanger's past_target for bodies standing (see behaviours.hpp): whether it
+/// holds for agent i (on, the behaviour's flag, a target that is a goal, not a waypoint)
+/// and g, the target less the agent's position.
+struct PastTarget {
+  bool on = false;
+  Vec2 g{};
+  float ri = 0.0f;
+};
+
+PastTarget past_target_of(const CollisionDanger& b, const AgentsView& a, std::size_t i) {
+  PastTarget pt;
+  if (!b.past_target || !a.target || (a.waypoint && a.waypoint[i])) return pt;
+  pt.on = true;
+  pt.g = load2(a.target, i) - load2(a.position, i);
+  pt.ri = a.radius[i];
+  return pt;
+}
+
+/// Whether neighbour j (p = x_j − x_i) can be a body standing that some course of agent i
+/// passes its target before meeting: slower than kStandingSpeed, its bare body clear of
+/// the target (|g − p| >= r_i + r_j), and near enough along (a course meets the padded
+/// disc at h <= √(|p|² − R²) <= |p| and passes the target at g·d >= √(|g|² − r_i²), so
+/// |g|² − r_i² <= (|p| + margin)², loosened by 1 % and 1 mm so that rounding never
+/// refuses a case body_past_target takes). A filter: body_past_target decides.
+bool standing_past_target(const PastTarget& pt, const AgentsView& a, std::size_t j, Vec2 p,
+                          float margin) {
+  const Vec2 vj = load2(a.velocity, j);
+  if (!(dot(vj, vj) <= kStandingSpeed * kStandingSpeed)) return false;
+  const float bare = pt.ri + a.radius[j];
+  const Vec2 e = pt.g - p;
+  if (!(dot(e, e) >= bare * bare)) return false;
+  const float far = 1.01f * (length(p) + margin) + 1e-3f;
+  return dot(pt.g, pt.g) - pt.ri * pt.ri <= far * far;
+}
+
+/// past_target for a body standing (see behaviours.hpp): whether the course along the
+/// unit direction d passes within r_i of the target (|d × g| <= r_i) no later than
+/// h + margin, h the distance at which it meets the disc of radius R = r_i + r_j + margin
+/// round p (0 when already inside it), at least r_i ahead (g·d >= r_i) or, nearer, heading
+/// at the target (0 < g·d, |d × g| <= g·d / 4) with the target clear of that disc. A
+/// course that misses the disc: false (nothing to leave out).
+bool body_past_target(const PastTarget& pt, Vec2 p, float R, float margin, Vec2 d) {
+  const float along = pt.g.x * d.x + pt.g.y * d.y;
+  const float side = std::fabs(d.x * pt.g.y - d.y * pt.g.x);
+  if (!(side <= pt.ri)) return false;
+  if (!(along >= pt.ri)) {
+    // Nearer: only a course heading at the target (|d × g| <= g·d / 4, within 14°) and a
+    // target clear of the padded disc, so the agent stops before that disc.
+    const Vec2 e = pt.g - p;
+    if (!(along > 0.0f) || !(side <= 0.25f * along) || !(dot(e, e) >= R * R)) return false;
+  }
+  const float cc = dot(p, p) - R * R;
+  float h = 0.0f;
+  if (cc > 0.0f) {
+    const float bb = p.x * d.x + p.y * d.y;
+    const float disc = bb * bb - cc;
+    if (!(bb > 0.0f) || !(disc > 0.0f)) return false;
+    h = cc / (bb + std::sqrt(disc));
+  }
+  return along <= h + margin;
+}
+
 #if defined(CONTEXTSTEER_AVX2)
 /// velocity_pair_ttc over four neighbours at a time: per lane the same operations in the
 /// same order as the scalar loop and pair_ttc, then the least TTC over the lanes (a
@@ -611,11 +678,19 @@ float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::
   const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
   float t = std::numeric_limits<float>::infinity();
   if (in.neighbors.empty()) return t;
+  // past_target: a body standing that the course meets only past the target is left out.
+  const PastTarget pt = past_target_of(b, a, i);
+  const float sp = length(v);
+  const bool past = pt.on && sp > 0.0f;
+  const Vec2 d = past ? v * (1.0f / sp) : Vec2{};
   const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
   for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
     const auto j = static_cast<std::size_t>(nb[n]);
     const Vec2 rel = load2(a.position, j) - xi;
     if (!keep(j, rel)) continue;
+    if (past && standing_past_target(pt, a, j, rel, b.margin) &&
+        body_past_target(pt, rel, a.radius[i] + a.radius[j] + b.margin, b.margin, d))
+      continue;
     // A kinematic neighbour takes no share of the avoidance: α = 0 for the pair.
     const bool alone = b.reciprocity > 0.0f && is_kinematic(a, j);
     const float kj = alone ? 1.0f : kappa;
@@ -637,12 +712,28 @@ float kinematic_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::si
 
 namespace {
 
+/// Whether past_target holds for agent i and some neighbour passes standing_past_target.
+bool any_standing_past_target(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i) {
+  const AgentsView& a = in.agents;
+  const PastTarget pt = past_target_of(b, a, i);
+  if (!pt.on) return false;
+  const Vec2 xi = load2(a.position, i);
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
+    const auto j = static_cast<std::size_t>(nb[n]);
+    if (standing_past_target(pt, a, j, load2(a.position, j) - xi, b.margin)) return true;
+  }
+  return false;
+}
+
 /// The least TTC of the candidate velocity v against agent i's neighbours (no walls).
 float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                         Vec2 v) {
 #if defined(CONTEXTSTEER_AVX2)
   // (Kinematic neighbours under reciprocity take the scalar loop: α differs per pair.)
-  if (!in.neighbors.empty() && detail::use_avx2() && !(b.reciprocity > 0.0f && in.agents.kinematic))
+  // (So do agents with a body standing that past_target may leave out.)
+  if (!in.neighbors.empty() && detail::use_avx2() &&
+      !(b.reciprocity > 0.0f && in.agents.kinematic) && !any_standing_past_target(b, in, i))
     return velocity_pair_ttc_avx2(in.agents, in.neighbors.indices + i * in.neighbors.max_neighbors,
                                   in.neighbors.counts[i], i, v, 1.0f / (1.0f - b.reciprocity),
                                   b.reciprocity, b.margin);
@@ -795,6 +886,9 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // 5,406 instructions an agent a step.
   float still = inf;  // TTC at speed 0, over all neighbours
   const bool avx2 = detail::use_avx2();
+  const PastTarget pt = past_target_of(b, a, i);
+  float* const one = sc.one.data();
+  std::uint8_t* const past = sc.past.data();
   if (!in.neighbors.empty()) {
     const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
     const std::int32_t count = in.neighbors.counts[i];
@@ -832,9 +926,26 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
         }
         m0 = 1;
       }
+      // past_target: the slots whose course meets this body standing only past the
+      // target leave it out (every moving level; standing, above, does not pass the target).
+      bool left_out = false;
+      if (pt.on && standing_past_target(pt, a, j, p, b.margin)) {
+        for (std::size_t q = 0; q < k; ++q) {
+          past[q] = body_past_target(pt, p, R, b.margin, Vec2{dx[q], dy[q]});
+          left_out = left_out || past[q];
+        }
+      }
       if (cc > 0.0f) {
-        if (avx2) ttc_levels_avx2(dx, dy, k, kappa * step, m0, S, p, u, cc, ttc);
-        else ttc_levels_base(dx, dy, k, kappa * step, m0, S, p, u, cc, ttc);
+        // With slots left out, the neighbour's table is made alone and folded into the
+        // others' (a minimum, so the kept slots are what the direct fold gives).
+        float* const into = left_out ? one : ttc;
+        if (left_out) std::fill(one + m0 * k, one + (S + 1) * k, inf);
+        if (avx2) ttc_levels_avx2(dx, dy, k, kappa * step, m0, S, p, u, cc, into);
+        else ttc_levels_base(dx, dy, k, kappa * step, m0, S, p, u, cc, into);
+        if (left_out)
+          for (std::size_t m = m0; m <= S; ++m)
+            for (std::size_t q = 0; q < k; ++q)
+              if (!past[q]) ttc[m * k + q] = std::min(ttc[m * k + q], one[m * k + q]);
         continue;
       }
       for (std::size_t m = m0; m <= S; ++m) {
@@ -843,7 +954,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
         // Touching: only candidates that deepen the overlap (p·w > 0) collide, now.
         for (std::size_t q = 0; q < k; ++q) {
           const float bb = p.x * (sv * dx[q] - u.x) + p.y * (sv * dy[q] - u.y);
-          t[q] = bb > 0.0f ? 0.0f : t[q];
+          t[q] = bb > 0.0f && !(left_out && past[q]) ? 0.0f : t[q];
         }
       }
     }

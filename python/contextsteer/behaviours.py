@@ -1492,6 +1492,16 @@ class CollisionDanger(Behaviour):
         field whose goal is not ``Agents.target``, which defaults to the start) would meet
         the wall at speed; ``crowd_steering`` leaves it off with a ``field`` or
         ``arrive=False``. :data:`~contextsteer.scenarios.CROWD` turns it on.
+        The same holds for a body standing, a neighbour no faster than 0.02 m/s
+        (agents at rest at their goals keep about 1e-5 m/s) whose bare body (the summed
+        radii) is clear of the target: a course that passes within the radius of the
+        target, at least a radius ahead and no later than ``h + margin`` (h where it
+        meets that body's padded disc), leaves the body out of its time to collision, at
+        every speed level and in the refinements' tests and the ``creep``, ``unstick``
+        and ``squeeze`` speeds. Without it an agent whose goal lies just short of a body
+        standing at its own goal finds every course there unsafe at any speed that gets
+        there within the horizon, and paces beside the goal for good (docs/crowd.md,
+        "Bodies standing past the target").
     settle : bool
         Off by default. Near the goal (the interest's maximum below 0.98, as within
         ``Arrive``'s slowing radius; the maximum is the vertex of the parabola through the

@@ -317,7 +317,20 @@ struct BehaviourSpec<WallDanger> {
 /// agent stops at its target, so the wall beyond does not limit the course's speed
 /// (walls_past_target). Not for an agent whose target is a waypoint on its way
 /// (AgentsView::waypoint: a detour leading it), which would meet that wall at speed.
+/// The same holds for a body standing (a neighbour slower than kStandingSpeed, whose bare
+/// body r_i + r_j is clear of the target): a course that passes within r_i of the target
+/// no later than h + margin, h where the course meets the disc of radius r_i + r_j +
+/// margin round that body, and at least r_i ahead (or, within r_i of the target, a course
+/// heading at it, |d × g| <= g·d / 4, whose target is clear of that disc, so that the last
+/// radius is walked straight in too), leaves the body out, in the rows (every
+/// moving level of that slot) and in every TTC of a course the refinements, creep, unstick
+/// and squeeze test (direction v/|v|). An agent whose goal lies just short of a body
+/// standing at its own goal would otherwise find every course towards it unsafe at any
+/// speed that reaches it within the horizon, and pace beside it.
 inline constexpr int kCreepSteps = 14;
+/// m/s: a neighbour at most this fast counts as standing for past_target (agents at rest
+/// at their goals keep speeds of about 1e-5 m/s under Arrive).
+inline constexpr float kStandingSpeed = 0.02f;
 struct CollisionDanger {
   float weight = 1.0f;
   float horizon = 2.0f;       ///< seconds, > 0
