@@ -726,7 +726,38 @@ bool any_standing_past_target(const CollisionDanger& b, const BehaviourInputs& i
   return false;
 }
 
-/// The least TTC of the candidate velocity v against agent i's neighbours (no walls).
+/// Whether velocity_pair_ttc for agent i under b may take the four-lane loop: AVX2 in
+/// use, neighbours to test, and none that the scalar loop treats apart: kinematic
+/// neighbours under reciprocity (α differs per pair) and, when past_target holds for i,
+/// a neighbour passing standing_past_target (some courses may leave it out). It depends on
+/// the agents, not on the candidate velocity, so a caller testing many candidates of one
+/// agent (creep's bisection over every slot) asks once and passes the answer on.
+bool pairs_in_lanes(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i) {
+#if defined(CONTEXTSTEER_AVX2)
+  return !in.neighbors.empty() && detail::use_avx2() &&
+         !(b.reciprocity > 0.0f && in.agents.kinematic) && !any_standing_past_target(b, in, i);
+#else
+  (void)b, (void)in, (void)i;
+  return false;
+#endif
+}
+
+/// The least TTC of the candidate velocity v against agent i's neighbours (no walls);
+/// lanes, pairs_in_lanes(b, in, i) (the two loops give the same value).
+float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
+                        bool lanes) {
+#if defined(CONTEXTSTEER_AVX2)
+  if (lanes)
+    return velocity_pair_ttc_avx2(in.agents, in.neighbors.indices + i * in.neighbors.max_neighbors,
+                                  in.neighbors.counts[i], i, v, 1.0f / (1.0f - b.reciprocity),
+                                  b.reciprocity, b.margin);
+#else
+  (void)lanes;
+#endif
+  return scalar_pair_ttc(b, in, i, v, [](std::size_t, Vec2) { return true; });
+}
+
+/// velocity_pair_ttc for a single candidate.
 float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                         Vec2 v) {
 #if defined(CONTEXTSTEER_AVX2)
@@ -745,14 +776,14 @@ float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std
 /// between a safe speed lo and an unsafe speed hi (kCreepSteps halvings, so within
 /// (hi − lo)·2^−kCreepSteps of the boundary) on the exact test: every neighbour's TTC
 /// and the wall's (h, or ∞ when the slot's ray is clear) reach the horizon. Returns the
-/// last safe speed (lo itself when no midpoint is safe).
+/// last safe speed (lo itself when no midpoint is safe). lanes: pairs_in_lanes(b, in, i).
 float creep_speed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d,
-                  float h, float lo, float hi) {
+                  float h, float lo, float hi, bool lanes) {
   const float scale = b.horizon / b.wall_horizon;  // wall TTC on the agents' scale
   for (int it = 0; it < kCreepSteps; ++it) {
     const float mid = 0.5f * (lo + hi);
     const bool ok =
-        h / mid * scale >= b.horizon && velocity_pair_ttc(b, in, i, d * mid) >= b.horizon;
+        h / mid * scale >= b.horizon && velocity_pair_ttc(b, in, i, d * mid, lanes) >= b.horizon;
     (ok ? lo : hi) = mid;
   }
   return lo;
@@ -774,9 +805,11 @@ bool creep_from_standing(const CollisionDanger& b, const BehaviourInputs& in, st
                          const float* dx, const float* dy, std::size_t k, float step,
                          const float* wall, float top, float* speed, float* danger) {
   constexpr float inf = std::numeric_limits<float>::infinity();
+  const bool lanes = pairs_in_lanes(b, in, i);
   bool moved = false;
   for (std::size_t q = 0; q < k; ++q) {
-    const float s = creep_speed(b, in, i, Vec2{dx[q], dy[q]}, wall ? wall[q] : inf, 0.0f, step);
+    const float s =
+        creep_speed(b, in, i, Vec2{dx[q], dy[q]}, wall ? wall[q] : inf, 0.0f, step, lanes);
     if (s > 0.0f) {
       speed[q] = s / top;
       danger[q] = 0.0f;
@@ -980,6 +1013,12 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   const float scale = 1.0f / static_cast<float>(S);
   const float* wall = sc.walls.distance.data();                 // (see ttc above)
   const bool extras = b.creep || (b.wall_speed && walls_near);  // the opt-in candidates below
+  // pairs_in_lanes(b, in, i) for velocity_pair_ttc, asked on the first slot that needs it.
+  int lanes_known = -1;
+  const auto lanes = [&] {
+    if (lanes_known < 0) lanes_known = pairs_in_lanes(b, in, i) ? 1 : 0;
+    return lanes_known == 1;
+  };
   if (!extras && avx2 && levels_to_maps_avx2(ttc, k, S, b.horizon, scale, speed, danger)) {
     unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger);
     squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
@@ -1016,7 +1055,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
       if (mc < S) {
         const float s =
             creep_speed(b, in, i, Vec2{dx[q], dy[q]}, walls_near ? wall[q] : inf,
-                        step * static_cast<float>(mc), step * static_cast<float>(mc + 1));
+                        step * static_cast<float>(mc), step * static_cast<float>(mc + 1), lanes());
         if (s / top > (safe ? speed[q] : 0.0f)) {
           speed[q] = s / top;
           danger[q] = 0.0f;
@@ -1032,7 +1071,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
       const float sw = wall[q] / b.wall_horizon * (1.0f - 0x1p-20f);
       const float frac = sw / top;
       if (frac < 1.0f && frac > (safe ? speed[q] : 0.0f) &&
-          velocity_pair_ttc(b, in, i, Vec2{dx[q], dy[q]} * sw) >= b.horizon) {
+          velocity_pair_ttc(b, in, i, Vec2{dx[q], dy[q]} * sw, lanes()) >= b.horizon) {
         speed[q] = frac;
         danger[q] = 0.0f;
       }
