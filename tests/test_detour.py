@@ -166,12 +166,15 @@ def test_max_stretch_has_those_in_the_short_way_step_aside():
     # A line of 19 bodies standing across the way, 1.5 m ahead of a walker whose goal is
     # 1.5 m beyond it: the route round the line's end (about 14 m) is more than 4 times
     # the 3 m through it. Without max_stretch the walker is led round; with
-    # max_stretch=4 those in the short way step aside and it walks through (here not
-    # sooner: 34 s against 16 s, stepping aside takes its time; docs/crowd.md).
+    # max_stretch=4 those in the short way step aside and it walks through (here 12.5 s
+    # against 19.2 s). The walker starts 1 cm off the line's middle body: from exactly
+    # y = 0 it meets that body head-on, both sides tie, and the time through swings with
+    # any change to a step (34 s, then 72.6 s since a walker led from inside its route's
+    # clearance steps out first; 12-17 s from 1-3 cm either side, before and since).
     line = np.float32([[1.5, y] for y in np.arange(-5.58, 5.59, 0.62)])
     goal = np.float32([3.0, 0.0])
     for stretch in (None, 4.0):
-        sim, agents = _sim(line, kinematic=False, goal=goal)
+        sim, agents = _sim(line, kinematic=False, goal=goal, start=(0.0, 0.01))
         detour = cs.Detour(sim, max_stretch=stretch)
         aside, first = False, None
         for _ in range(int(60 / DT)):
@@ -732,6 +735,44 @@ def test_an_agent_led_past_a_wall_end_reads_the_wall_beyond_its_waypoint():
     assert m["collisions"]["total"] == 0
     assert m["min_clearance"]["wall"] >= 0.05 - 1e-3, m["min_clearance"]
     assert not np.isnan(sim.agent_metrics.time_to_goal).any()
+
+
+@pytest.mark.parametrize("start", [(0.792, 13.61), (0.718, 13.956), (0.77, 14.10)])
+def test_a_walker_led_from_inside_its_routes_clearance_steps_out_first(start):
+    # Seed 108 of benchmarks/bench_stranding.py, cut down: the top-left corner of its
+    # 15.136 m room, three agents standing at their goals, the walker 0.65-0.70 m from
+    # the first of them (inside the route's clearance, 0.3 + 0.3 + 0.15 m), its goal
+    # beyond that body by the top wall. The route arcs round that body with corners
+    # 0.5 m apart. Passing every corner within `advance` at once, the walker aimed at a
+    # corner whose course passes the body nearer than the steering's 5 cm margin: from
+    # the first start it was never home (24 plans in 40 s), from the others home after
+    # 35.2 and 18.9 s. Stepping out first (a corner passed only within `margin` until it
+    # is out), it is home by 15.2, 11.5 and 5.3 s, and nobody touches.
+    w = 15.136
+    world = cs.World()
+    world.add_polyline(np.float32([[0, 0], [w, 0], [w, w], [0, w]]), closed=True)
+    standing = np.float32([[1.392, 13.87], [2.666, 13.724], [2.195, 12.856]])
+    goal = np.float32([1.981, 14.505])
+    agents = cs.Agents(4, slots=16, seed=0)
+    agents.add([start], radius=0.3, max_speed=1.3, max_accel=6.0, target=[goal])
+    agents.add(standing, radius=0.3, max_speed=1.3, max_accel=6.0, target=standing)
+    slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
+    sim = cs.Simulation(
+        world, agents, cs.scenarios.crowd_steering(), motion=cs.Accel(), slots=slots
+    )
+    detour = cs.Detour(sim, stall_time=1.0)
+    home, least = None, np.inf
+    for k in range(int(17 / DT)):
+        detour.update()
+        sim.step(DT)
+        least = min(least, float(np.hypot(*(agents.position[1:] - agents.position[0]).T).min()))
+        if np.hypot(*(agents.position[0] - goal)) < 0.05:
+            home = (k + 1) * DT
+            break
+    assert home is not None, (detour.plans, agents.position[0])
+    assert detour.plans <= 6
+    assert least >= 0.6 * 0.99
+    np.testing.assert_array_equal(agents.position[1:], standing)  # they stood
 
 
 @pytest.mark.parametrize("name", ["bottleneck", "doorway", "maze"])

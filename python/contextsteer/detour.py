@@ -66,7 +66,12 @@ class Detour:
 
     A route that bends (three points or more) becomes the agent's detour: its corners are
     written into ``agents.target`` in turn, the next one once the agent is within
-    ``advance`` of the current one, and the goal comes back after the last. A straight
+    ``advance`` of the current one, and the goal comes back after the last. An agent
+    planned for while inside the route's clearance of a body standing (nearer than its
+    radius, the body's and ``margin``) steps out first: until it is out of every such
+    clearance, a corner is passed only within ``margin`` of it (aimed past the route's
+    first corners, the course to a later one can pass the body nearer than the
+    steering's own margin, and the agent stands there, re-routed to the same arc). A straight
     route (the way is blocked by agents that walk) or none (nothing standing leaves a
     way) leaves the agent to its steering, ends a detour it was on, and it is asked again
     after another ``stall_time``. A goal that a standing agent's body covers (the two
@@ -135,8 +140,9 @@ class Detour:
         Where no route keeps ``margin``, one that keeps this clearance is taken (at most
         ``margin``; the crowd steering's own margin is 0.05 m).
     advance : float, default 0.5
-        Distance to a waypoint at which the next one is taken; an agent this near its
-        goal is never stalled.
+        Distance to a waypoint at which the next one is taken (``margin`` for an agent
+        stepping out of its route's clearance, above); an agent this near its goal is
+        never stalled.
     max_plans : int, default 8
         Routes planned at most per :meth:`update`.
     max_standing : int, default 100
@@ -248,6 +254,7 @@ class Detour:
         self._on = np.zeros(cap, bool)  # on a detour
         self._routes: dict[int, np.ndarray] = {}  # the detours' waypoints
         self._wp = np.zeros(cap, np.int64)  # the current waypoint's index
+        self._in = np.zeros(cap, bool)  # led from inside the route's clearance, not yet out
         self._best = np.full(cap, np.inf)  # least distance to the point aimed at
         self._since = np.zeros(cap)  # when it last fell by `progress`
         self._next = np.zeros(cap)  # earliest time of the next plan
@@ -292,6 +299,8 @@ class Detour:
         self._busy = threading.Lock()
         if "_kept_wp" not in state:  # pickled before Agents.waypoint: goals as targets
             self._kept_wp = np.zeros(len(self._on), bool)
+        if "_in" not in state:  # pickled before the step out of the clearance
+            self._in = np.zeros(len(self._on), bool)
 
     # ----------------------------------------------------------------- reading ---
     @property
@@ -391,10 +400,22 @@ class Detour:
             if alive.any():
                 field_d[alive] = self.field.query(pos[alive], which[alive]).distance
 
-        # Advance along the detours; the goal again after the last waypoint.
+        # Advance along the detours; the goal again after the last waypoint. An agent led
+        # from inside its route's clearance of a body standing steps out first: until it
+        # is out (_inside), it passes a corner only within `margin` of it. The route's
+        # first corners lead out of that clearance; aimed past them, the course to a
+        # later one can cut into the body nearer than the steering allows (docs/crowd.md,
+        # "Stepping out of the route's clearance").
+        speed = np.hypot(*np.asarray(a.velocity).T)  # who stands: the plans' obstacles
         for i in np.flatnonzero(self._on):
             r = self._routes[int(i)]
-            while self._wp[i] < len(r) and math.dist(pos[i], r[self._wp[i]]) < self.advance:
+            if self._in[i]:
+                self._in[i] = self._inside(int(i), pos, speed)
+            while (
+                self._wp[i] < len(r) and (gap := math.dist(pos[i], r[self._wp[i]])) < self.advance
+            ):
+                if self._in[i] and gap > self.margin:
+                    break
                 self._wp[i] += 1
                 self._best[i], self._since[i] = np.inf, now
             if self._wp[i] >= len(r):
@@ -437,7 +458,6 @@ class Detour:
         order = np.flatnonzero(stalled)
         order = order[np.argsort(self._since[order], kind="stable")][: self.max_plans]
         if len(order):
-            speed = np.hypot(*np.asarray(a.velocity).T)  # who stands: the plans' obstacles
             for i in order:
                 self._plan(int(i), now, pos, speed)
 
@@ -569,7 +589,9 @@ class Detour:
                 if self._ff is None:
                     a.target[i] = self._goal[i]
             return
-        self._lead(i, pts)
+        # Planned from inside the route's clearance of a body standing: it steps out first.
+        inside = bool(np.any(np.hypot(*(cs_ - p).T) < rs + r_i + self.margin))
+        self._lead(i, pts, inside)
 
     def _to_target(self, j: Any) -> None:
         """Agent(s) j's target is the detour's now, a waypoint or a place aside, not its
@@ -597,16 +619,30 @@ class Detour:
             if give_back:
                 self.sim.agents.target[j] = self._kept[j]
 
-    def _lead(self, i: int, pts: np.ndarray) -> None:
+    def _lead(self, i: int, pts: np.ndarray, inside: bool = False) -> None:
         """Agent i on a detour along the route ``pts`` (its start first), its target
-        marked a waypoint (:meth:`_to_target`)."""
+        marked a waypoint (:meth:`_to_target`); ``inside``: planned from inside the
+        route's clearance of a body standing (see :meth:`_update`)."""
         if not self._on[i]:
             self._to_target(i)
+        self._in[i] = inside
         self._routes[i] = pts[1:].copy()
         self._on[i] = True
         self._wp[i] = 0
         self._best[i] = np.inf
         self.detours += 1
+
+    def _inside(self, i: int, pos: np.ndarray, speed: np.ndarray) -> bool:
+        """Whether agent i stands inside its route's clearance of a body standing:
+        nearer than r_i + r_j + ``margin`` to its centre."""
+        p = pos[i].astype(np.float64)
+        a = self.sim.agents
+        radius = np.asarray(a.radius)
+        near = self._standing(i, p, pos, speed, float(radius[i]) + self.margin)
+        if not near.any():
+            return False
+        d = np.hypot(*(pos[near].astype(np.float64) - p).T)
+        return bool(np.any(d < radius[near] + radius[i] + self.margin))
 
     def _standing(
         self, i: int, p: np.ndarray, pos: np.ndarray, speed: np.ndarray, known: float
