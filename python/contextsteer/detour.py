@@ -406,10 +406,12 @@ class Detour:
         # first corners lead out of that clearance; aimed past them, the course to a
         # later one can cut into the body nearer than the steering allows (docs/crowd.md,
         # "Stepping out of the route's clearance").
-        speed = np.hypot(*np.asarray(a.velocity).T)  # who stands: the plans' obstacles
+        # Who stands (the plans' obstacles), computed only when an agent needs it.
+        speed = np.hypot(*np.asarray(a.velocity).T) if (self._in & self._on).any() else None
         for i in np.flatnonzero(self._on):
             r = self._routes[int(i)]
             if self._in[i]:
+                assert speed is not None
                 self._in[i] = self._inside(int(i), pos, speed)
             while (
                 self._wp[i] < len(r) and (gap := math.dist(pos[i], r[self._wp[i]])) < self.advance
@@ -458,6 +460,8 @@ class Detour:
         order = np.flatnonzero(stalled)
         order = order[np.argsort(self._since[order], kind="stable")][: self.max_plans]
         if len(order):
+            if speed is None:
+                speed = np.hypot(*np.asarray(a.velocity).T)
             for i in order:
                 self._plan(int(i), now, pos, speed)
 
@@ -590,8 +594,7 @@ class Detour:
                     a.target[i] = self._goal[i]
             return
         # Planned from inside the route's clearance of a body standing: it steps out first.
-        inside = bool(np.any(np.hypot(*(cs_ - p).T) < rs + r_i + self.margin))
-        self._lead(i, pts, inside)
+        self._lead(i, pts, self._inside(i, pos, speed))
 
     def _to_target(self, j: Any) -> None:
         """Agent(s) j's target is the detour's now, a waypoint or a place aside, not its
