@@ -732,7 +732,8 @@ bool any_standing_past_target(const CollisionDanger& b, const BehaviourInputs& i
 /// a neighbour passing standing_past_target (some courses may leave it out). It depends on
 /// the agents, not on the candidate velocity, so a caller testing many candidates of one
 /// agent (creep's bisection over every slot) asks once and passes the answer on.
-bool pairs_in_lanes(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i) {
+[[gnu::always_inline]] inline bool pairs_in_lanes(const CollisionDanger& b,
+                                                  const BehaviourInputs& in, std::size_t i) {
 #if defined(CONTEXTSTEER_AVX2)
   return !in.neighbors.empty() && detail::use_avx2() &&
          !(b.reciprocity > 0.0f && in.agents.kinematic) && !any_standing_past_target(b, in, i);
@@ -744,8 +745,9 @@ bool pairs_in_lanes(const CollisionDanger& b, const BehaviourInputs& in, std::si
 
 /// The least TTC of the candidate velocity v against agent i's neighbours (no walls);
 /// lanes, pairs_in_lanes(b, in, i) (the two loops give the same value).
-float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v,
-                        bool lanes) {
+[[gnu::always_inline]] inline float velocity_pair_ttc(const CollisionDanger& b,
+                                                      const BehaviourInputs& in, std::size_t i,
+                                                      Vec2 v, bool lanes) {
 #if defined(CONTEXTSTEER_AVX2)
   if (lanes)
     return velocity_pair_ttc_avx2(in.agents, in.neighbors.indices + i * in.neighbors.max_neighbors,
@@ -760,16 +762,7 @@ float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std
 /// velocity_pair_ttc for a single candidate.
 float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                         Vec2 v) {
-#if defined(CONTEXTSTEER_AVX2)
-  // (Kinematic neighbours under reciprocity take the scalar loop: α differs per pair.)
-  // (So do agents with a body standing that past_target may leave out.)
-  if (!in.neighbors.empty() && detail::use_avx2() &&
-      !(b.reciprocity > 0.0f && in.agents.kinematic) && !any_standing_past_target(b, in, i))
-    return velocity_pair_ttc_avx2(in.agents, in.neighbors.indices + i * in.neighbors.max_neighbors,
-                                  in.neighbors.counts[i], i, v, 1.0f / (1.0f - b.reciprocity),
-                                  b.reciprocity, b.margin);
-#endif
-  return scalar_pair_ttc(b, in, i, v, [](std::size_t, Vec2) { return true; });
+  return velocity_pair_ttc(b, in, i, v, pairs_in_lanes(b, in, i));
 }
 
 /// CollisionDanger's creep candidate along the unit direction d of agent i: bisection
