@@ -259,10 +259,11 @@ def walls_past_target(state, i, d, h, margin, *, tol=TOL):
     agent i: no wall (inf) when the ray passes within ``radius_i`` of the agent's target
     (``state["target"]``), at least a radius ahead, before the bare body would touch the
     wall, that is ``r_i <= g·d <= h + margin`` and ``|d × g| <= r_i`` with g = target −
-    position
-    (float32, as the kernel). Ambiguous when a test lies within ``tol`` of its threshold
-    (relative to the scale of its terms). An agent whose target is a waypoint on its way
-    (``state["waypoint"][i]``, optional) reads the wall as it is."""
+    position (float32, as the kernel); or, within a radius of the target, when the ray
+    heads at it, ``0 < g·d <= h + margin`` and ``|d × g| <= g·d / 4``. Ambiguous when a
+    test lies within ``tol`` of its threshold (relative to the scale of its terms). An
+    agent whose target is a waypoint on its way (``state["waypoint"][i]``, optional)
+    reads the wall as it is."""
     wp = state.get("waypoint")
     if not math.isfinite(h.ttc) or (wp is not None and wp[i]):
         return h
@@ -274,12 +275,15 @@ def walls_past_target(state, i, d, h, margin, *, tol=TOL):
     r = float(f32(state["radius"][i]))
     reach = h.ttc + float(f32(margin))
     scale = float(abs(g[0]) + abs(g[1])) + r + reach + 1e-6
-    amb = (
-        abs(along - r) <= tol * scale
-        or abs(along - reach) <= tol * scale
-        or abs(side - r) <= tol * scale
-    )
-    if r <= along <= reach and side <= r:
+    amb = abs(along - r) <= tol * scale or abs(along - reach) <= tol * scale
+    if along >= r:
+        amb = amb or abs(side - r) <= tol * scale
+        passes = side <= r
+    else:
+        # Within a radius of the target: a course heading at it (within 14°).
+        amb = amb or abs(along) <= tol * scale or abs(side - 0.25 * along) <= tol * scale
+        passes = along > 0.0 and side <= 0.25 * along
+    if passes and along <= reach:
         return TTC(INF, h.ambiguous or amb)
     return TTC(h.ttc, h.ambiguous or amb)
 

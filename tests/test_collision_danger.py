@@ -1712,8 +1712,10 @@ def test_squeeze_outside_zero_one_is_refused(bad):
 
 def _targets_on_slot_rays(crowd, state, segs, dirs, margin, wall_horizon, horizon, seed):
     """The crowd with each agent's target moved near one of its slot rays: at u·h along
-    the ray (h the ray's wall hit, u in [0.1, 1.4]) and up to 1.6 radii off it, so that
-    past_target's tests land on both sides of their thresholds."""
+    the ray (h the ray's wall hit, u in [0.1, 1.4]) and up to 1.6 radii off it, or, for a
+    third of the agents, within a radius along the ray and up to 0.35 of that distance
+    off it (the heading test for a target within a radius is 1/4), so that past_target's
+    tests land on both sides of their thresholds."""
     rng = np.random.default_rng(seed)
     slots = rv.world_slots(oracle_dirs(dirs))
     targets = np.array(crowd["target"], dtype=np.float64)
@@ -1724,7 +1726,12 @@ def _targets_on_slot_rays(crowd, state, segs, dirs, margin, wall_horizon, horizo
         look = state["max_speed"][i] * wh
         h = rv.wall_distance(p, d, segs, r + margin, look).ttc if len(segs) else rv.INF
         reach = h if math.isfinite(h) else rng.uniform(0.2, 3.0)
-        side = np.array([-d[1], d[0]]) * rng.uniform(-1.6, 1.6) * r
+        across = np.array([-d[1], d[0]])
+        if rng.random() < 1 / 3:
+            along = rng.uniform(0.0, 1.0) * r
+            targets[i] = p + d * along + across * rng.uniform(-0.35, 0.35) * along
+            continue
+        side = across * rng.uniform(-1.6, 1.6) * r
         targets[i] = p + d * rng.uniform(0.1, 1.4) * reach + side
     return dict(crowd, target=targets.astype(np.float32))
 
@@ -1840,11 +1847,15 @@ def test_past_target_by_hand():
     assert speed_up([0.0, 1.2], True) == 0.5  # the closest approach comes after the hit
     assert speed_up([0.31, 0.8], True) == 0.5  # more than a radius off the ray
     assert speed_up([0.0, -0.8], True) == 0.5  # behind the agent
-    # Within a radius of its target every ray passes within a radius of it: an agent
-    # standing at its goal would read no wall at all. The closest approach must be a
-    # radius ahead or more.
-    assert speed_up([0.0, 0.29], True) == 0.5
-    assert speed_up([0.0, 0.31], True) == 1.0
+    # Within a radius of its target every ray passes within a radius of it, so there only
+    # a ray heading at the target (|d x g| <= g.d / 4, within 14 deg) reads no wall: the
+    # last radius is walked at the open-space pace, and an agent standing at its goal
+    # (g = 0) reads every wall.
+    assert speed_up([0.0, 0.29], True) == 1.0
+    assert speed_up([0.07, 0.29], True) == 1.0  # 13.6 deg off the ray
+    assert speed_up([0.08, 0.29], True) == 0.5  # 15.4 deg off
+    assert speed_up([0.0, 0.0], True) == 0.5  # at its goal
+    assert speed_up([0.0, -0.29], True) == 0.5  # behind the agent
 
 
 def _targets_before_bodies(crowd, dirs, margin, seed):

@@ -693,17 +693,18 @@ def test_agents_that_follow_fields_make_way_too():
 
 
 def test_a_field_scenario_built_for_a_detour_gets_its_stranded_agent_home():
-    # The doorway with 30 agents, seed 13 (benchmarks/scenario_seeds.py --scenarios
-    # doorway --params '{"agents": 30}' --seeds 0:40): agent 2 is still not home after four
-    # times the scenario's steps. Built with detour=True and led by a detour on its fields,
-    # everyone is home, with no contact. Each agent's field ends at its goal, so
-    # past_target holds either way (not for an agent the detour leads: Agents.waypoint).
-    # (The bottleneck's seed 980 was this test's case until past_target left out bodies
-    # standing past the target: seeds 0-999 of the default scenarios now strand nobody.)
+    # The doorway with 30 agents, seed 79 (benchmarks/scenario_seeds.py --scenarios
+    # doorway --params '{"agents": 30}' --seeds 0:80): agent 1 is still not home after four
+    # times the scenario's steps. (Seed 13's agent 2 was this test's case until the
+    # refinements' fallback at the wanted speed got it home: strength_from_speed.) Built
+    # with detour=True and led by a detour on its fields, everyone is home, with no
+    # contact. Each agent's field ends at its goal, so past_target holds either way (not
+    # for an agent the detour leads: Agents.waypoint). (The bottleneck's seed 980 was this
+    # test's case until past_target left out bodies standing past the target.)
     sc = cs.scenarios.get("doorway")
     not_home = {}
     for led in (False, True):
-        sim = sc(seed=13, agents=30, detour=led)
+        sim = sc(seed=79, agents=30, detour=led)
         danger = sim.steering.behaviours[-1]
         assert danger.past_target
         detour = cs.Detour.on_steering(sim) if led else None
@@ -711,7 +712,7 @@ def test_a_field_scenario_built_for_a_detour_gets_its_stranded_agent_home():
         result = cs.run_simulation(sim, 4 * sc.steps, dt=sc.dt, detour=detour)
         assert result.metrics["collisions"]["total"] == 0
         not_home[led] = np.flatnonzero(np.isnan(sim.agent_metrics.time_to_goal)).tolist()
-    assert not_home == {False: [2], True: []}
+    assert not_home == {False: [1], True: []}
 
 
 def test_an_agent_led_past_a_wall_end_reads_the_wall_beyond_its_waypoint():

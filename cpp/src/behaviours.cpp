@@ -828,8 +828,10 @@ void walls_past_target(const BehaviourInputs& in, std::size_t i, const float* dx
   for (std::size_t q = 0; q < k; ++q) {
     const float along = g.x * dx[q] + g.y * dy[q];
     const float side = std::fabs(dx[q] * g.y - dy[q] * g.x);
-    if (along >= reach && along <= h[q] + margin && side <= reach)
-      h[q] = std::numeric_limits<float>::infinity();
+    // Passes within r_i of the target at least r_i ahead, or, within r_i of it, heads at
+    // it (within 14°, the bodies' test), before the bare body would touch the wall.
+    const bool passes = along >= reach ? side <= reach : along > 0.0f && side <= 0.25f * along;
+    if (passes && along <= h[q] + margin) h[q] = std::numeric_limits<float>::infinity();
   }
 }
 

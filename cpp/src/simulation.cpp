@@ -833,13 +833,47 @@ void Simulation::strength_from_speed(const Plan& p, std::size_t begin, std::size
     // between slots, which no candidate tested, whatever the speed.
     if (exact && strength_[i] == candidate) continue;
     // A refined or interpolated heading, or a lowered speed, is not one of the candidates
-    // the speed map tested: check it, and fall back to the chosen slot's own candidate
-    // (its direction at its speed) if it is not safe.
+    // the speed map tested: check it, and fall back to the chosen slot's direction if it
+    // is not safe (below).
     const float top = p.in.agents.max_speed[i];
     Vec2 v = d * (strength_[i] * top);
     if (config_.rotate) v = to_world(v, i);
-    if (memo_ttc(p, i, v) >= horizon_of(p, i)) continue;
+    const float h = horizon_of(p, i);
+    if (memo_ttc(p, i, v) >= h) continue;
     store2(direction_.data(), i, {dir[2 * bs], dir[2 * bs + 1]});
+    // The chosen slot's direction at no more than the speed the agent wants, when that is
+    // not the velocity just refused and it is safe; else the slot's own candidate (its
+    // direction at its speed). The candidate alone, at the slot's full speed, sent a
+    // walker slowing for its goal by a wall into the wall at 0.85 m/s (a past_target
+    // form not kept): the slot's ray read the wall as past the goal, the course refined
+    // onto the goal a hair off did not (docs/crowd.md, "The last radius to a goal").
+    const float slow = std::min(sp[bs], want);
+    if (!exact && slow < sp[bs]) {
+      Vec2 u = Vec2{dir[2 * bs], dir[2 * bs + 1]} * (slow * top);
+      if (config_.rotate) u = to_world(u, i);
+      if (memo_ttc(p, i, u) >= h) {
+        strength_[i] = slow;
+        continue;
+      }
+    }
+    if (sp[bs] > want && velocity_->past_target && kinematic_ &&
+        kinematic_ttc(*velocity_, p.in, i, Vec2{}) < h) {
+      // A kinematic agent comes at this one, which cannot stand or go at the speed it
+      // wants. past_target left out a wall or a body standing beyond the target because
+      // the agent stops there, at that speed: faster, the slot's candidate must be safe
+      // without it, else the agent stands and evade_kinematic steps it aside. (A
+      // pedestrian at its goal 5 cm from a wall read the ray along the wall towards the
+      // goal as free, went at full speed, passed the goal, turned back, and dithered at
+      // +-0.2 m/s where it should have stepped out of a vehicle's way.)
+      CollisionDanger plain = *velocity_;
+      plain.past_target = false;
+      Vec2 u = Vec2{dir[2 * bs], dir[2 * bs + 1]} * (sp[bs] * top);
+      if (config_.rotate) u = to_world(u, i);
+      if (velocity_ttc(plain, p.in, i, u) < h) {
+        strength_[i] = 0.0f;
+        continue;
+      }
+    }
     strength_[i] = sp[bs];
   }
 }
@@ -960,7 +994,11 @@ void Simulation::evade_kinematic(const Plan& p, std::size_t begin, std::size_t e
   const std::size_t k = k_;
   const float* dir = slot_set_.directions();
   for (std::size_t i = begin; i < end; i += step) {
-    if (strength_[i] > 0.0f || !(kinematic_ttc(vd, p.in, i, Vec2{}) < horizon_of(p, i))) continue;
+    // Stands: commanded no faster than a body standing (kStandingSpeed), so that the tail
+    // of inertia's exponential average after a last step does not count as moving.
+    if (strength_[i] * p.in.agents.max_speed[i] > kStandingSpeed ||
+        !(kinematic_ttc(vd, p.in, i, Vec2{}) < horizon_of(p, i)))
+      continue;
     const float* dg = danger_.data() + i * k;
     const float* sp = speed_.data() + i * k;
     std::int32_t best = -1;
@@ -1012,7 +1050,9 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
   //   heading within 90° of the goal (interest >= half the peak) only when the new course
   //   is free for (1 + m)·horizon: no return to the goal heading for a gap that closes
   //   again before the turn back is done (a wall that cuts it short after it has passed
-  //   within a body width of the agent's target does not count: it does not close in);
+  //   within a body width of the agent's target does not count: it does not close in).
+  //   Not for a previous course no faster than a body standing (kStandingSpeed): that
+  //   holds the agent still, not on a course;
   // - return_step r: such a switch turns at most r radians per decision (when the course
   //   part-way is safe at the new speed and heads at least as much towards the goal as
   //   the course left), so a premature return is cut short;
@@ -1081,7 +1121,10 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
       if (d0.x == d1.x && d0.y == d1.y) continue;
       if (!(rm > 0.0f) && !(rs > 0.0f)) continue;
       if (ttc_kept() < floor_ttc) continue;
-      if (rm > 0.0f && i0 >= 0.5f * want) {
+      // (Held at 0.004 m/s, the tail of a slowing, an agent of bench_stranding's seed 24
+      // stood 3 m from its waypoint on open floor for 100 s: the new course was never
+      // free for 1.6 horizons.)
+      if (rm > 0.0f && i0 >= 0.5f * want && s0c * top > kStandingSpeed) {
         const float need = (1.0f + rm) * horizon;
         const float t1 = ttc_new(d1);
         bool hold = t1 < need;

@@ -1379,7 +1379,9 @@ class CollisionDanger(Behaviour):
         again before the turn is done. A wall that cuts the new course short of that
         only after it has passed within a body width (2 × radius) of the agent's
         ``target`` does not hold it back (a wall does not close in, and by a wall no
-        course towards a goal near it is free for the longer horizon).
+        course towards a goal near it is free for the longer horizon). A previous course
+        no faster than a body standing (0.02 m/s) is no course to hold: the new one is
+        taken (held at 0.004 m/s, a walker stood 3 m from its waypoint on open floor).
     return_step : float, >= 0
         Off by default (0). Radians per 1/30 s: such a switch to a better course turns at
         most ``return_step·30·dt`` per decision covering ``dt`` seconds (a step, or
@@ -1479,8 +1481,13 @@ class CollisionDanger(Behaviour):
         h + margin`` (the closest approach at least a radius ahead, before the bare body
         would touch the wall, which the padded body meets after h). The agent stops at its
         target (with ``Arrive``), so the wall beyond does not limit how fast it may head
-        there. Within a radius of its target the walls count as before: every ray passes
-        that near it, and an agent standing at its goal would read no wall at all.
+        there. Within a radius of its target only a ray heading at it (``0 < g·d``,
+        ``|d × g| <= g·d / 4``, within 14°) whose closest approach comes no later than
+        ``h + margin`` reads no wall: every ray passes that near the target there, and an
+        agent standing on its goal reads every wall (a vehicle pushing it would pin it
+        against one). With a kinematic agent coming, an agent whose only safe course is
+        faster than it wants stands when that course is unsafe with the walls past its
+        target counted, so that the simulation steps it aside.
         Without it every course towards a goal near a wall is slowed from some
         ``max_speed·wall_horizon`` out (3.1 m at the crowd defaults' 2.4 s): a lone agent
         walking 6 m to a goal 15 cm from a wall came within 0.5 m of it after 7.2 s

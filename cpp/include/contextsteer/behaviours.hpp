@@ -312,7 +312,9 @@ struct BehaviourSpec<WallDanger> {
 /// With `past_target`, a wall that a slot's ray meets only after the ray has passed within
 /// r_i of the agent's target (the closest approach, at distance g·d_k along the ray, comes
 /// at least r_i ahead and before the bare body would touch the wall:
-/// r_i <= g·d_k <= h_k + margin) reads as no wall for
+/// r_i <= g·d_k <= h_k + margin; within r_i of the target, 0 < g·d_k <= h_k + margin and
+/// a ray heading at it, |d × g| <= g·d / 4, so that the last radius is walked straight in
+/// too, while an agent on its target reads every wall) reads as no wall for
 /// that slot, and for the courses the simulation's refinements test (velocity_ttc): the
 /// agent stops at its target, so the wall beyond does not limit the course's speed
 /// (walls_past_target). Not for an agent whose target is a waypoint on its way
