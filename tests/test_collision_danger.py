@@ -1728,7 +1728,9 @@ def _targets_on_slot_rays(crowd, state, segs, dirs, margin, wall_horizon, horizo
         reach = h if math.isfinite(h) else rng.uniform(0.2, 3.0)
         across = np.array([-d[1], d[0]])
         if rng.random() < 1 / 3:
-            along = rng.uniform(0.0, 1.0) * r
+            # (Not nearer than 5 % of a radius: with g tiny every ray's heading test lies
+            # within the tolerance of its threshold and the whole row is ambiguous.)
+            along = rng.uniform(0.05, 1.0) * r
             targets[i] = p + d * along + across * rng.uniform(-0.35, 0.35) * along
             continue
         side = across * rng.uniform(-1.6, 1.6) * r

@@ -1060,8 +1060,14 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
   //   it towards the new decision only as far as needed: the least fraction of the angle
   //   (n bisection steps) whose course at the new speed is free for (1 + m)·horizon, so an
   //   avoidance need not be a whole slot gap (the new decision itself when none is).
+  // And with Accel (time_to_target 0) and walls: a previous course that falls under the
+  // floor but is safe for half a horizon is kept when the way to the new velocity under
+  // the acceleration limit would bring the body within half the margin of a wall.
   const CollisionDanger& vd = *velocity_;
   SpeedPow& pow_of = speed_pow_for(vd.speed_exponent);
+  static const std::vector<std::int32_t> kNoObstacles;
+  const auto* accel = std::get_if<Accel>(&params_.motion);
+  const bool blend_walls = accel && accel->time_to_target == 0.0f && vd.walls && p.in.world;
   for (std::size_t i = begin; i < end; i += step) {
     const float s0 = prev_strength_[i];
     if (!(s0 > 0.0f)) continue;
@@ -1096,6 +1102,33 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
     auto keep = [&] {
       store2(direction_.data(), i, d0);
       strength_[i] = s0c;
+    };
+    // Whether the way from the agent's velocity to v1 under Accel's limit (constant
+    // acceleration max_accel along v1 − v0 until v1 is reached) brings the body within
+    // half the margin of a wall, tested at four points of that arc. The decision tests
+    // velocities as if taken at once; at full speed a sharp turn takes a few tenths of a
+    // second, during which the body carries on along its old velocity. (The station's
+    // seeds 1 and 19: an agent at 1.6 m/s passing a gate's wall end at the margin was
+    // turned 95° towards a course along the wall by a far wall's 0.05 danger on its
+    // straight one, and grazed the wall end, 0.3 mm off it; docs/crowd.md.)
+    auto blend_touches = [&](Vec2 v1) {
+      const Vec2 v0 = load2(p.in.agents.velocity, i);
+      const float a = p.in.agents.max_accel[i];
+      const Vec2 dv = v1 - v0;
+      const float len = length(dv);
+      if (!(a > 0.0f) || len <= 2.0f * a * p.dt) return false;  // reached within two steps
+      const float t_end = len / a;
+      const Vec2 u = dv * (1.0f / len);
+      const Vec2 x = load2(p.in.agents.position, i);
+      const float r = p.in.agents.radius[i] + 0.5f * vd.margin;
+      Vec2 from = x;
+      for (int q = 1; q <= 4; ++q) {
+        const float t = t_end * static_cast<float>(q) / 4.0f;
+        const Vec2 at = x + v0 * t + u * (0.5f * a * t * t);
+        if (blocked_way(*p.in.world, from, from, at, r, kNoObstacles, vd.layers)) return true;
+        from = at;
+      }
+      return false;
     };
     // Signed angle from d0 to d1 (return_step, turn_steps).
     auto angle = [&] { return std::atan2(d0.x * d1.y - d0.y * d1.x, d0.x * d1.x + d0.y * d1.y); };
@@ -1165,6 +1198,15 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
       continue;
     }
     if (ttc_kept() < floor_ttc) {
+      // A turn that the acceleration limit would carry into a wall is not taken while
+      // the course kept is safe for half a horizon (blend_touches, above).
+      if (blend_walls && ttc_kept() >= 0.5f * horizon) {
+        const Vec2 w1 = config_.rotate ? to_world(d1, i) : d1;
+        if (blend_touches(w1 * (s1 * top))) {
+          keep();
+          continue;
+        }
+      }
       // The previous course is no longer safe: switch, or with turn_steps the least turn.
       const std::uint32_t n = vd.turn_steps;
       if (n == 0 || !(s1 > 0.0f)) continue;

@@ -1357,7 +1357,12 @@ class CollisionDanger(Behaviour):
         Weight of the turning cost (0: none).
     commit : float in [0, 1)
         Commitment to the previous course (0: none): the fraction of the horizon a kept
-        course's time to collision may fall short by.
+        course's time to collision may fall short by. With ``cs.Accel`` motion (its
+        ``time_to_target`` 0) and ``walls``, a previous course that falls short by more
+        is still kept while it is safe for half the horizon if the way to the new
+        velocity under the agent's ``max_accel`` (a constant-acceleration arc from its
+        velocity) would bring the body within half the ``margin`` of a wall: the new
+        velocity is safe once taken, but a sharp turn at speed is not taken at once.
     speed_exponent : float, > 0
         γ, 1 by default. The decision values a candidate at interest × speed^γ × the
         turning cost, speed as a fraction of max speed, and the commitment compares the
