@@ -109,6 +109,33 @@ def test_unity_chase_and_avoid_crosses_a_corridor_with_obstacles():
     assert not sim.wall_contacts.any()  # went round, never scraped
 
 
+@pytest.mark.parametrize("seed", [16, 22, 37])
+def test_the_corridor_strands_its_walker_by_an_obstacle_and_its_route_leads_it_home(seed):
+    """On these seeds the Unity demo's steering (Chase against Avoid) walks the lone
+    walker into the gap between an obstacle and a wall, 1.1 m for a 1 m body, and leaves
+    it there for four times the scenario's run; ``route=True`` follows a navigation field
+    whose route keeps clear of every gap narrower than 1.6 m, and gets it home without a
+    wall contact."""
+    sc = cs.scenarios.get("corridor")
+    stranded = sc(seed=seed)
+    stranded.step(sc.dt, steps=4 * sc.steps)
+    p = stranded.agents.position[0].astype(np.float64)
+    assert np.isnan(stranded.agent_metrics.time_to_goal[0])
+    centres, radii = stranded.world.circles
+    gap = np.hypot(*(centres - p).T) - radii  # from the walker's centre to each obstacle
+    assert gap.min() < 0.6 and 5.0 - abs(p[1]) < 1.0  # wedged between an obstacle and a wall
+    led = sc(seed=seed, route=True)
+    led.step(sc.dt, steps=sc.steps)
+    assert not np.isnan(led.agent_metrics.time_to_goal[0])
+    m = led.metrics()
+    assert m["collisions"]["agent_wall"] == 0 and m["min_clearance"]["wall"] > 0.1
+
+
+def test_the_corridors_route_flag_is_checked():
+    with pytest.raises(ValueError, match="corridor: route must be True or False"):
+        cs.scenarios.get("corridor")(route="yes")
+
+
 def run_flock(with_separation):
     n = 40
     rng = np.random.default_rng(1)
