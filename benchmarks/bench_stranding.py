@@ -45,12 +45,16 @@ anyone not home.
 Usage::
 
     python benchmarks/bench_stranding.py [--seeds 0:100] [--systems cs,cs-detour,cs-field,rvo2]
-        [--seconds 120] [--jobs 2]
+        [--seconds 120] [--jobs 2] [--options '{"make_way": 0.5}']
+
+``--options`` gives the contextsteer systems ``CollisionDanger`` options over
+``cs.scenarios.CROWD`` (JSON).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -177,8 +181,9 @@ class Measure:
         }
 
 
-def _cs(room: Room, system: str):
-    """A contextsteer simulation of ``room`` and the per-step hook of ``system``."""
+def _cs(room: Room, system: str, options: dict | None = None):
+    """A contextsteer simulation of ``room`` and the per-step hook of ``system``
+    (``options``: CollisionDanger options over ``cs.scenarios.CROWD``)."""
     import contextsteer as cs
 
     world = cs.World()
@@ -194,7 +199,7 @@ def _cs(room: Room, system: str):
         max_accel=6.0,
         target=room.goals,
     )
-    kw: dict = {}
+    kw: dict = {"options": {**cs.scenarios.CROWD, **options}} if options else {}
     field = None
     if system in ("cs-field", "cs-field-detour"):
         field = cs.NavField(
@@ -202,7 +207,7 @@ def _cs(room: Room, system: str):
         )
         # Each agent's field ends at its own target, so past_target stays on (the detour
         # marks the agents it leads Agents.waypoint, for which it does not hold).
-        kw = {"field": field, "which": np.arange(room.n), "field_ends_at_target": True}
+        kw.update(field=field, which=np.arange(room.n), field_ends_at_target=True)
         if system == "cs-field-detour":
             kw["detour_capacity"] = room.n
     slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
@@ -274,10 +279,10 @@ def _rvo2(room: Room):
     return step
 
 
-def run(seed: int, system: str, seconds: float) -> dict:
+def run(seed: int, system: str, seconds: float, options: dict | None = None) -> dict:
     """One seed of one system: its metrics row."""
     room = pillar_room(seed)
-    step = _rvo2(room) if system == "rvo2" else _cs(room, system)
+    step = _rvo2(room) if system == "rvo2" else _cs(room, system, options)
     m = Measure(room)
     for k in range(int(round(seconds / DT))):
         m.update(step(), (k + 1) * DT)
@@ -321,19 +326,27 @@ def main() -> None:
     ap.add_argument(
         "--per-seed", action="store_true", help="also list the seeds with anyone never home"
     )
+    ap.add_argument(
+        "--options",
+        default="{}",
+        help="JSON: CollisionDanger options over cs.scenarios.CROWD for the cs systems, "
+        "e.g. '{\"make_way\": 0.3}'",
+    )
     args = ap.parse_args()
+    options = json.loads(args.options)
     a, b = (int(x) for x in args.seeds.split(":"))
     systems = [s for s in args.systems.split(",") if s]
     for s in systems:
         if s not in SYSTEMS:
             sys.exit(f"unknown system {s!r}; choose from {', '.join(SYSTEMS)}")
-    jobs = [(seed, s, args.seconds) for s in systems for seed in range(a, b)]
+    jobs = [(seed, s, args.seconds, options) for s in systems for seed in range(a, b)]
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as ex:
             rows = list(ex.map(_job, jobs, chunksize=4))
     else:
         rows = [_job(j) for j in jobs]
-    print(f"pillar rooms, seeds {a}..{b - 1}, {args.seconds:g} s, dt 1/30 s\n")
+    extra = f", options {json.dumps(options)}" if options else ""
+    print(f"pillar rooms, seeds {a}..{b - 1}, {args.seconds:g} s, dt 1/30 s{extra}\n")
     print(table(rows, systems))
     if args.per_seed:
         for s in systems:

@@ -557,6 +557,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     if (velocity_ && velocity_->retreat_speed < 1.0f) cap_retreat(p, b, e, step);
     if (inertia) keep_inertia(p, b, e, step);
     if (velocity_ && velocity_->settle) settle_at_goal(p, b, e, step);
+    if (velocity_ && velocity_->make_way > 0.0f) make_way(p, b, e, step);
     if (velocity_ && kinematic_) evade_kinematic(p, b, e, step);
     if (config_.rotate) {
       for (std::size_t i = b; i < e; i += step) {
@@ -979,6 +980,97 @@ void Simulation::settle_at_goal(const Plan& p, std::size_t begin, std::size_t en
     // 7 of 8 monsters round a player kept circling it at 1.1 m/s.
     if (velocity_ttc_ahead(vd, p.in, i, w * (cap * top), w) < need) continue;
     strength_[i] = cap;
+  }
+}
+
+void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std::size_t step) {
+  // Agents at their goals do not make way by themselves: a late arrival whose straight way
+  // to its goal runs through a body standing at its own goal (a lattice of goals 1.2 m
+  // apart; a pocket behind pillars) has no safe course there, paces or stands for good,
+  // and only a route round (Detour) got it home. Here agent i, within kMakeWayHome radii
+  // of its goal (not a waypoint), yields to a neighbour j that (1) wants through it: i's
+  // centre lies ahead of j on the line to j's target, nearer than that target, within
+  // r_i + r_j + 2·margin of the line; (2) is near: its body within kMakeWayReach of i's;
+  // and (3) makes no headway: its velocity towards its target is below a quarter of its
+  // max speed. Of several, the nearest along its line counts. Inside that clearance i
+  // steps aside, perpendicular to j's line on the side i's centre lies (left of the line
+  // or on it: to j's left, so that j passes on its right), on the slot nearest that
+  // side within 60° whose speed, capped at make_way, is free for the horizon (none such:
+  // the decision stands). Out of it but within kMakeWayHold more, i does not move back
+  // towards the line (a decision with a component towards it becomes standing), so it
+  // does not swing in and out of the way while j passes; once j has passed or found
+  // headway, i's own decision takes it back to its goal.
+  constexpr float kMakeWayHome = 4.0f;   // radii from its goal
+  constexpr float kMakeWayReach = 0.6f;  // m between the bodies
+  constexpr float kMakeWayHold = 0.3f;   // m beyond the clearance
+  constexpr float kMakeWayCos = 0.5f;    // cos 60°
+  const CollisionDanger& vd = *velocity_;
+  const AgentsView& a = p.in.agents;
+  const NeighborLists& nb = p.in.neighbors;
+  if (nb.empty() || a.target == nullptr) return;
+  const std::size_t k = k_;
+  const float* dir = slot_set_.directions();
+  for (std::size_t i = begin; i < end; i += step) {
+    if (is_kinematic(a, i) || (a.waypoint != nullptr && a.waypoint[i] != 0)) continue;
+    const Vec2 xi = load2(a.position, i);
+    const float ri = a.radius[i];
+    if (!(length(load2(a.target, i) - xi) <= kMakeWayHome * ri)) continue;
+    // Standing or stepping aside, not arriving at walking speed.
+    if (!(length(load2(a.velocity, i)) <= vd.make_way * a.max_speed[i] + kStandingSpeed)) continue;
+    float nearest = std::numeric_limits<float>::infinity();
+    Vec2 away{};
+    bool inside = false;
+    const std::int32_t* list = nb.indices + i * nb.max_neighbors;
+    for (std::int32_t n = 0; n < nb.counts[i]; ++n) {
+      const auto j = static_cast<std::size_t>(list[n]);
+      if (is_kinematic(a, j)) continue;
+      const Vec2 xj = load2(a.position, j);
+      const Vec2 gap = load2(a.target, j) - xj;
+      const float dj = length(gap), rj = a.radius[j];
+      if (!(dj > ri + rj)) continue;  // j is at its target itself
+      const Vec2 g = gap * (1.0f / dj);
+      const Vec2 rel = xi - xj;
+      const float along = dot(rel, g);
+      if (!(along > 0.0f && along < dj && along - ri - rj <= kMakeWayReach)) continue;
+      const float lateral = cross(g, rel);  // > 0: i lies left of j's line
+      const float clear = ri + rj + 2.0f * vd.margin;
+      if (!(std::fabs(lateral) < clear + kMakeWayHold)) continue;
+      if (!(dot(load2(a.velocity, j), g) < 0.25f * a.max_speed[j])) continue;
+      if (!(along < nearest)) continue;
+      nearest = along;
+      away = lateral >= 0.0f ? Vec2{-g.y, g.x} : Vec2{g.y, -g.x};
+      inside = std::fabs(lateral) < clear;
+    }
+    if (!(nearest < std::numeric_limits<float>::infinity())) continue;
+    const float top = a.max_speed[i];
+    if (!inside) {
+      const Vec2 d = load2(direction_.data(), i);
+      const Vec2 w = config_.rotate ? to_world(d, i) : d;
+      if (strength_[i] > 0.0f && dot(w, away) < 0.0f) strength_[i] = 0.0f;
+      continue;
+    }
+    const Vec2 as = config_.rotate ? to_slots(away, i) : away;
+    const float* sp = speed_.data() + i * k;
+    const float h = horizon_of(p, i);
+    std::int32_t best = -1;
+    float best_cos = kMakeWayCos, best_speed = 0.0f;
+    for (std::size_t q = 0; q < k; ++q) {
+      const Vec2 dq{dir[2 * q], dir[2 * q + 1]};
+      const float c = dot(dq, as);
+      if (!(c >= best_cos) || (best >= 0 && c == best_cos)) continue;
+      const float s = std::min(sp[q], vd.make_way);
+      if (!(s > 0.0f)) continue;
+      const Vec2 w = config_.rotate ? to_world(dq, i) : dq;
+      if (!(memo_ttc(p, i, w * (s * top)) >= h)) continue;
+      best = static_cast<std::int32_t>(q);
+      best_cos = c;
+      best_speed = s;
+    }
+    if (best < 0) continue;
+    const auto q = static_cast<std::size_t>(best);
+    store2(direction_.data(), i, Vec2{dir[2 * q], dir[2 * q + 1]});
+    strength_[i] = best_speed;
+    slot_[i] = best;
   }
 }
 

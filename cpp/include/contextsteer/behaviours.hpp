@@ -365,6 +365,7 @@ struct CollisionDanger {
   bool unstick = false;        ///< creep's candidates for an agent with no moving candidate
   float squeeze = 1.0f;        ///< in [0, 1]: share of the margin kept by a stranded agent (1: off)
   bool past_target = false;    ///< a wall met only past the agent's target does not count
+  float make_way = 0.0f;  ///< in [0, 1]: sidestep speed of a body at its goal in a walker's way
   // A horizon that shortens with the local density (collision_horizon), off when 0.
   float dense_horizon = 0.0f;   ///< s, in (0, horizon]: the horizon at density_high and above
   float density_low = 1.0f;     ///< persons/m², >= 0: the full horizon up to this density
@@ -429,6 +430,9 @@ struct BehaviourSpec<CollisionDanger> {
            "a wall a course meets only after passing the agent's target does not limit it"),
       flag("settle", &CollisionDanger::settle,
            "near the goal, a course's speed is capped by the progress it makes towards it"),
+      number("make_way", &CollisionDanger::make_way, count_range(0, 1),
+             "sidestep speed (fraction of max speed) of an agent at its goal that stands in "
+             "the way of a walker making no headway (0: off)"),
       optional_number("dense_horizon", &CollisionDanger::dense_horizon, kPositive, 0.0f, nullptr,
                       "the horizon in a dense crowd (s); None: the horizon everywhere"),
       number("density_low", &CollisionDanger::density_low, kNonNegative,

@@ -308,6 +308,9 @@ class Simulation {
   void cap_retreat(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
   void keep_inertia(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
   void settle_at_goal(const Plan& p, std::size_t begin, std::size_t end, std::size_t step = 1);
+  /// An agent near its goal that stands in the straight way of a neighbour making no
+  /// headway towards its own target steps aside (CollisionDanger::make_way).
+  void make_way(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
   /// A standing agent a kinematic agent comes at (standing's time to collision with it
   /// below the horizon) takes the least dangerous moving candidate instead.
   void evade_kinematic(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);

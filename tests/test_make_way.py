@@ -1,0 +1,115 @@
+"""CollisionDanger(make_way=): a body standing at its goal steps aside for a walker that
+wants through it and makes no headway, and goes back once it has passed."""
+
+import hashlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import contextsteer as cs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+R, TOP = 0.3, 1.3
+B_GOAL = np.array([0.45, 0.0])
+A_GOAL = np.array([4.0, 0.0])
+
+
+def _mouth(make_way, seconds=20.0):
+    """Walker A comes down a corridor 0.9 m wide (x < 0) towards a goal 4 m past its
+    mouth; B stands at its own goal in the mouth, its body (x 0.15-0.75) closing it.
+    Outside, the wall face x = 0 runs 5 m up and down. A can leave only if B moves: its
+    body needs 0.6 m plus the margins, and the corridor's walls hold it to y = 0 until
+    it is out. Returns A's arrival time (None: never), B's distance from its goal at the
+    end, B's largest, and the least gap between the bodies."""
+    w = cs.World()
+    w.add_segments(
+        [
+            [-6, 0.45, 0, 0.45],
+            [-6, -0.45, 0, -0.45],
+            [-6, 0.45, -6, -0.45],
+            [0, 0.45, 0, 5],
+            [0, -0.45, 0, -5],
+        ]
+    )
+    a = cs.Agents(2, slots=16, seed=0)
+    a.add(
+        [[-3.0, 0.0], B_GOAL],
+        radius=R,
+        max_speed=TOP,
+        max_accel=6.0,
+        target=np.stack([A_GOAL, B_GOAL]),
+    )
+    opts = {**cs.scenarios.CROWD, "make_way": make_way}
+    slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
+    sim = cs.Simulation(
+        w, a, cs.scenarios.crowd_steering(options=opts), motion=cs.Accel(), slots=slots
+    )
+    home, gap, b_off = None, np.inf, 0.0
+    for k in range(int(seconds * 30)):
+        sim.step(1 / 30)
+        p = a.position.astype(np.float64)
+        gap = min(gap, float(np.hypot(*(p[0] - p[1]))) - 2 * R)
+        b_off = max(b_off, float(np.hypot(*(p[1] - B_GOAL))))
+        if home is None and np.hypot(*(p[0] - A_GOAL)) < R:
+            home = (k + 1) / 30
+    return home, float(np.hypot(*(p[1] - B_GOAL))), b_off, gap, p
+
+
+def test_a_body_in_a_corridors_mouth_holds_the_walker_without_make_way():
+    home, _, b_off, gap, p = _mouth(0.0)
+    assert home is None
+    assert b_off < 1e-3  # B never moved
+    assert p[0, 0] < 0.0 and gap > 0.0  # A stands inside the corridor, short of B
+
+
+@pytest.mark.parametrize("make_way", [0.3, 0.5])
+def test_the_body_steps_aside_lets_the_walker_out_and_goes_back(make_way):
+    home, b_end, b_off, gap, _ = _mouth(make_way)
+    assert home is not None and home < 15.0
+    # B stepped aside far enough for A's body and its margins (0.6 + 0.1 m past B's
+    # 0.3 m radius, from a corridor whose centre line B stood on), and not much farther.
+    assert 0.35 < b_off < 1.0
+    assert b_end < 0.05  # back at its goal
+    assert gap > 0.05 - 1e-3  # nobody touched: the margin (0.05 m) kept between them
+
+
+def test_make_way_is_checked():
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="make_way"):
+            cs.CollisionDanger(make_way=bad)
+    assert cs.CollisionDanger().make_way == 0.0
+    assert "make_way" not in cs.scenarios.CROWD
+
+
+def _room_run(seed, make_way, threads=1):
+    import bench_stranding as bs
+
+    room = bs.pillar_room(seed)
+    with cs.threads(threads):
+        step = bs._cs(room, "cs", {"make_way": make_way})
+        m = bs.Measure(room)
+        h = hashlib.sha256()
+        for k in range(int(round(120 / bs.DT))):
+            p = step()
+            m.update(p, (k + 1) * bs.DT)
+            h.update(p.tobytes())
+    return m, h.hexdigest()
+
+
+def test_a_pillar_rooms_boxed_in_agent_gets_home_when_bodies_make_way():
+    """Pillar room seed 4 (benchmarks/bench_stranding.py): agent 0's goal lies in a pocket
+    of bodies standing at theirs and a pillar; agent 9 stands at its goal on the line
+    between agent 0 and its goal. Without make_way agent 0 stands 1.8 m short for the
+    whole two minutes; with it agent 9 steps aside and agent 0 gets home. No contact
+    either way."""
+    without, _ = _room_run(4, 0.0)
+    assert np.isnan(without.home_t[0])
+    with_it, h1 = _room_run(4, 0.5)
+    assert not np.isnan(with_it.home_t[0])
+    assert without.contacts == 0 and with_it.contacts == 0 and with_it.wall_pens == 0
+    # bit-identical whatever the thread count
+    _, h2 = _room_run(4, 0.5, threads=2)
+    assert h1 == h2
