@@ -113,3 +113,35 @@ def test_a_pillar_rooms_boxed_in_agent_gets_home_when_bodies_make_way():
     # bit-identical whatever the thread count
     _, h2 = _room_run(4, 0.5, threads=2)
     assert h1 == h2
+
+
+def test_a_body_on_the_walkers_own_target_stays():
+    """B stands at its goal 0.1 m short of A's target, on A's straight way to it: a taken
+    goal. A gains nothing from B moving (it would stand where B stood, and B, back at its
+    own goal, would want through it: a swap for good), so B stays, and A stands off it."""
+    a = cs.Agents(2, slots=16, seed=0)
+    b_goal = np.array([-0.1, 0.0])
+    a.add(
+        [[-3.0, 0.0], b_goal],
+        radius=R,
+        max_speed=TOP,
+        max_accel=6.0,
+        target=np.stack([[0.0, 0.0], b_goal]),
+    )
+    opts = {**cs.scenarios.CROWD, "make_way": 0.5}
+    sim = cs.Simulation(
+        None,
+        a,
+        cs.scenarios.crowd_steering(walls=False, options=opts),
+        motion=cs.Accel(),
+        slots=cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True),
+    )
+    b_off, gap = 0.0, np.inf
+    for _ in range(450):  # 15 s
+        sim.step(1 / 30)
+        p = a.position.astype(np.float64)
+        b_off = max(b_off, float(np.hypot(*(p[1] - b_goal))))
+        gap = min(gap, float(np.hypot(*(p[0] - p[1]))) - 2 * R)
+    assert b_off < 0.01
+    assert gap > 0.0
+    assert np.hypot(*(p[0] - b_goal)) < 2 * R + 0.2  # A came up to B and stands there

@@ -989,8 +989,9 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
   // apart; a pocket behind pillars) has no safe course there, paces or stands for good,
   // and only a route round (Detour) got it home. Here agent i, within kMakeWayHome radii
   // of its goal (not a waypoint), yields to a neighbour j that (1) wants through it: i's
-  // centre lies ahead of j on the line to j's target, nearer than that target, within
-  // r_i + r_j + 2·margin of the line; (2) is near: its body within kMakeWayReach of i's;
+  // centre lies ahead of j on the line to j's target, with that target beyond both
+  // bodies (j gains nothing from i leaving a spot on its target: a shared goal, monsters
+  // after i), within r_i + r_j + 2·margin of the line; (2) is near: its body within kMakeWayReach of i's;
   // and (3) makes no headway: its velocity towards its target is below a quarter of its
   // max speed. Of several, the nearest along its line counts. Inside that clearance i
   // steps aside, perpendicular to j's line on the side i's centre lies (left of the line
@@ -1031,7 +1032,7 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
       const Vec2 g = gap * (1.0f / dj);
       const Vec2 rel = xi - xj;
       const float along = dot(rel, g);
-      if (!(along > 0.0f && along < dj && along - ri - rj <= kMakeWayReach)) continue;
+      if (!(along > 0.0f && along + ri + rj < dj && along - ri - rj <= kMakeWayReach)) continue;
       const float lateral = cross(g, rel);  // > 0: i lies left of j's line
       const float clear = ri + rj + 2.0f * vd.margin;
       if (!(std::fabs(lateral) < clear + kMakeWayHold)) continue;

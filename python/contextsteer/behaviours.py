@@ -1531,8 +1531,9 @@ class CollisionDanger(Behaviour):
         Off (0) by default. An agent within four radii of its goal (not a waypoint),
         standing or no faster than this fraction of its max speed, yields to a neighbour
         that wants through it: the agent's centre lies ahead of the neighbour on the line
-        to the neighbour's target, nearer than that target and within the summed radii
-        plus twice ``margin`` of the line; the bodies are within 0.6 m of touching; and
+        to the neighbour's target, that target beyond both bodies (a neighbour whose
+        target the agent stands on, a monster after it, gains nothing from its moving),
+        and within the summed radii plus twice ``margin`` of the line; the bodies are within 0.6 m of touching; and
         the neighbour makes no headway (its velocity towards its target below a quarter
         of its max speed). The agent then steps aside, perpendicular to that line on the
         side its centre lies (on the line: to the neighbour's left, so that it passes on
@@ -1545,8 +1546,8 @@ class CollisionDanger(Behaviour):
         through one (a pocket between pillars, a door's mouth) stands or paces for good
         unless a route leads it round (:class:`~contextsteer.Detour`). On the pillar
         rooms of ``benchmarks/bench_stranding.py`` (seeds 0–199, no route) 0.5 takes the
-        agents never home from 27 to 6 (docs/crowd.md, "Bodies at their goals make
-        way"), at 9 % more heading jitter there. Not in
+        agents never home from 27 to 10 (docs/crowd.md, "Bodies at their goals make
+        way"), at 10 % more heading jitter there. Not in
         :data:`~contextsteer.scenarios.CROWD` (yet): docs/crowd.md says what joining it
         would change.
     dense_horizon : float, > 0 and <= horizon, optional
