@@ -991,8 +991,8 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
   // of its goal (not a waypoint), yields to a neighbour j that (1) wants through it: i's
   // centre lies ahead of j on the line to j's target, with that target beyond both
   // bodies (j gains nothing from i leaving a spot on its target: a shared goal, monsters
-  // after i), within r_i + r_j + 2·margin of the line; (2) is near: its body within kMakeWayReach of i's;
-  // and (3) makes no headway: its velocity towards its target is below a quarter of its
+  // after i), within r_i + r_j + 2·margin of the line; (2) is near: its body within
+  // kMakeWayReach of i's; and (3) makes no headway: its velocity towards its target is below a quarter of its
   // max speed. Of several, the nearest along its line counts. Inside that clearance i
   // steps aside, perpendicular to j's line on the side i's centre lies (left of the line
   // or on it: to j's left, so that j passes on its right), on the slot nearest that

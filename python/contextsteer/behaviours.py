@@ -1533,8 +1533,8 @@ class CollisionDanger(Behaviour):
         that wants through it: the agent's centre lies ahead of the neighbour on the line
         to the neighbour's target, that target beyond both bodies (a neighbour whose
         target the agent stands on, a monster after it, gains nothing from its moving),
-        and within the summed radii plus twice ``margin`` of the line; the bodies are within 0.6 m of touching; and
-        the neighbour makes no headway (its velocity towards its target below a quarter
+        and within the summed radii plus twice ``margin`` of the line; the bodies are
+        within 0.6 m of touching; and the neighbour makes no headway (its velocity towards its target below a quarter
         of its max speed). The agent then steps aside, perpendicular to that line on the
         side its centre lies (on the line: to the neighbour's left, so that it passes on
         its right), on the slot nearest that side within 60° whose speed, capped at
