@@ -532,6 +532,122 @@ CASES += [
 ]
 
 
+def _history():
+    sim = cs.Simulation(None, agents(), [cs.Forward()])
+    return sim, cs.run_simulation(sim, 3, dt=0.1, records=3).history
+
+
+# Flags are bools (or 0 and 1): ``bool("no")`` is True, so a string, None or 2 is refused
+# rather than read as a choice; and the messages of the last audit name their argument.
+CASES += [
+    ("clamp 'no'", lambda: cs.Separation(clamp="no"), TypeError, "Separation: clamp"),
+    ("behaviour flag", lambda: cs.AgentDanger(predictive="false"), TypeError, "predictive"),
+    (
+        "evaluate rotate",
+        lambda: cs.Seek().evaluate(agents(), S8, rotate="yes"),
+        TypeError,
+        "evaluate: rotate",
+    ),
+    ("Path closed", lambda: cs.Path([[0, 0], [1, 0]], closed="no"), TypeError, "Path: closed"),
+    ("Path smooth", lambda: cs.Path([[0, 0], [1, 0]], smooth=2), TypeError, "Path: smooth"),
+    (
+        "Path smooth memory",
+        lambda: cs.Path(
+            np.zeros((10**8, 2)) + np.arange(10**8)[:, None], smooth=True, samples_per_segment=4096
+        ),
+        MemoryError,
+        "Path: smoothing",
+    ),  # fmt: skip
+    ("choose contiguous", lambda: cs.choose(M, S8, contiguous="no"), TypeError, "contiguous"),
+    ("dot_map magnitude", lambda: cs.dot_map(S8, [[1, 0]], magnitude="no"), TypeError, "magn"),
+    (
+        "push_apart",
+        lambda: cs.Simulation(None, agents(), [cs.Forward()], push_apart="no"),
+        TypeError,
+        "push_apart",
+    ),
+    (
+        "add_polyline closed",
+        lambda: cs.World().add_polyline([[0, 0], [1, 0]], closed=None),
+        TypeError,
+        "add_polyline: closed",
+    ),
+    (
+        "classic push_overlapping",
+        lambda: cs.classic.CollisionAvoidance(push_overlapping="False"),
+        TypeError,
+        "push_overlapping",
+    ),
+    ("neighbours row width", lambda: cs.neighbours([[0, 0]], 1.0, 2**40), ValueError, r"0, 256"),
+    ("dot_map text", lambda: cs.dot_map(S8, "ab"), ValueError, "vectors: expected an array"),
+    ("steer danger None", lambda: cs.steer([M], None, S8), TypeError, "danger: expected"),
+    ("Agents slots 2**63", lambda: cs.Agents(2, slots=2**63), ValueError, "at most 2"),
+    (
+        "add_occupancy tiny cell",
+        lambda: cs.World().add_occupancy(np.ones((2, 2), bool), cell=1e-46),
+        ValueError,
+        "add_occupancy: cell",
+    ),
+    (
+        "NavField goal sets mixed",
+        lambda: cs.NavField(cs.World(), [{"points": [[0, 0]]}, [[1, 1]]], cell=0.5),
+        TypeError,
+        "goals: a list of goal sets",
+    ),
+    (
+        "NavField ragged goals",
+        lambda: cs.NavField(cs.World(), [[0, 0], [[1, 1], [2, 2]]], cell=0.5),
+        ValueError,
+        "several goal sets are a list",
+    ),
+    (
+        "run callback",
+        lambda: cs.run_simulation(cs.Simulation(None, agents(), [cs.Forward()]), 1, callback=5),
+        TypeError,
+        "callback must be callable",
+    ),
+    (
+        "animate interval 0",
+        lambda: cs.plot.animate(_history()[1], interval=0),
+        ValueError,
+        "interv",
+    ),
+    ("animate interval -5", lambda: cs.plot.animate(_history()[1], interval=-5), ValueError, "int"),
+    (
+        "scene margin NaN",
+        lambda: cs.plot.scene(_history()[0], margin=NAN),
+        ValueError,
+        "scene: margin",
+    ),
+    (
+        "metrics series with bars",
+        lambda: cs.plot.metrics(_history()[0].metrics(), series=["arrived"]),
+        ValueError,
+        "series picks the time series",
+    ),
+    (
+        "nearest max_dist 1.5e8",
+        lambda: cs.nearest(world(), [[0, 0]], 1.5e8),
+        ValueError,
+        r"max_dist must be a finite number >= 0 and at most 1e8, got 1.5e\+08",
+    ),
+]
+
+
+def test_a_nearest_query_takes_max_dist_1e8_as_a_raycast_does():
+    w = world()
+    assert cs.nearest(w, [[1, 0]], 1e8).distance[0] == 1.0
+    assert cs.raycast(w, [[1, 0]], [[-1, 0]], 1e8).distance[0] == 1.0
+
+
+def test_saving_onto_a_folder_names_it_and_leaves_no_temporary_file(tmp_path):
+    sim = cs.Simulation(None, agents(), [cs.Forward()])
+    (tmp_path / "run").mkdir()
+    with pytest.raises(IsADirectoryError, match="a folder"):
+        sim.save(tmp_path / "run")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
 def test_computed_agent_metrics_are_read_only_too():
     sim = cs.Simulation(None, agents(), [cs.Forward()])
     sim.step(0.1)

@@ -64,15 +64,17 @@ def oracle_run(sources, seed, period, dt, steps, sim):
     for _ in range(steps):
         now = float(sim.time)
         if now >= next_t - 0.5 * dt:
-            for s, src in enumerate(sources):
-                n = int(rng.poisson(src.rate_at(next_t) * period))
-                lo, hi = src.radius
-                r = rng.uniform(lo, hi, n)
-                mean, sd, low, high = src.speed
-                v = np.clip(rng.normal(mean, sd, n), low, high)
-                seeds = rng.integers(2**63, size=n, dtype=np.uint64)
-                queues[s].extend(zip(r, v, seeds))
-                counts[s]["offered"] += n
+            while now >= next_t - 0.5 * dt:  # every batch due, in order
+                for s, src in enumerate(sources):
+                    n = int(rng.poisson(src.rate_at(next_t) * period))
+                    lo, hi = src.radius
+                    r = rng.uniform(lo, hi, n)
+                    mean, sd, low, high = src.speed
+                    v = np.clip(rng.normal(mean, sd, n), low, high)
+                    seeds = rng.integers(2**63, size=n, dtype=np.uint64)
+                    queues[s].extend(zip(r, v, seeds))
+                    counts[s]["offered"] += n
+                next_t += period
             for s, src in enumerate(sources):
                 while queues[s] and (~agents.alive).any():
                     r, v, seed = queues[s][0]
@@ -115,7 +117,6 @@ def oracle_run(sources, seed, period, dt, steps, sim):
                     member[int(i)] = (s, now)
                     queues[s].pop(0)
                     counts[s]["entered"] += 1
-            next_t += period
         sim.step(dt)
         gone = []
         for i in sorted(member):
@@ -133,9 +134,12 @@ def oracle_run(sources, seed, period, dt, steps, sim):
     return counts, travel, [len(q) for q in queues]
 
 
-def test_a_flow_follows_its_documented_protocol_bit_for_bit():
+@pytest.mark.parametrize("period", [1.0, 0.01])
+def test_a_flow_follows_its_documented_protocol_bit_for_bit(period):
     # Two streams through each other with queues that wait (a narrow entry strip, a small
     # pool): the flow and the loop written out agree on every agent's state and counter.
+    # A period of 0.01 s under a 1/30 s step draws three or four batches a step (one a
+    # step lost most arrivals before).
     sources = two_sources(rate=5.0, area_depth=0.8)
     # The first on a schedule: 5/s, none from 6 s, 3/s again from 9 s.
     first = sources[0]
@@ -150,10 +154,10 @@ def test_a_flow_follows_its_documented_protocol_bit_for_bit():
     )
     dt, steps = 1 / 30, 450
     sim = corridor(capacity=40, seed=3)
-    sim.flow = cs.Flow(sources, seed=11)
+    sim.flow = cs.Flow(sources, seed=11, period=period)
     twin = corridor(capacity=40, seed=3)
     sim.step(dt, steps)
-    counts, travel, queued = oracle_run(sources, 11, 1.0, dt, steps, twin)
+    counts, travel, queued = oracle_run(sources, 11, period, dt, steps, twin)
     for name in cs.Agents.STATE:
         np.testing.assert_array_equal(getattr(sim.agents, name), getattr(twin.agents, name), name)
     r = sim.flow.report()
@@ -411,6 +415,42 @@ def test_bad_flows_are_refused():
     with pytest.raises(ValueError, match="seed"):
         cs.Flow([src], seed=-1)
     assert cs.Flow(src).sources == (src,)  # one source alone is taken
+
+
+def test_a_period_shorter_than_the_step_loses_no_arrivals():
+    # 20 a second for 10 s in batches of 0.01 s under 0.1 s steps: about 200 offered
+    # (one batch a step, as before, offered about 20).
+    agents = cs.Agents(400, slots=8)
+    sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=1))
+    src = cs.Source([0, 0, 50, 50], 20.0, [100, 25], [99, 0, 101, 50], radius=0.1)
+    sim.flow = cs.Flow([src], seed=5, period=0.01)
+    sim.step(0.1, 100)
+    offered = sim.flow.report()["offered"]
+    assert 150 <= offered <= 250  # Poisson(200): 3.5 standard deviations either side
+
+
+def test_a_step_over_too_many_periods_is_refused_and_time_without_the_flow_is_skipped():
+    agents = cs.Agents(50, slots=8)
+    sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=1))
+    src = cs.Source([0, 0, 5, 5], 2.0, [100, 25], [99, 0, 101, 50], radius=0.1)
+    sim.flow = cs.Flow([src], seed=5, period=1e-6)
+    with pytest.raises(ValueError, match="more than 10,000 arrival batches"):
+        sim.step(0.1)
+    assert sim.step_count == 0
+    # A flow a period could hold (2,000 a batch) but a step of 1,000 periods could not.
+    sim.flow = cs.Flow([cs.Source([0, 0, 5, 5], 2e3, [9, 1], [8, 0, 9, 3])], period=1.0)
+    with pytest.raises(ValueError, match=r"rate × dt = 2e\+06\) exceed"):
+        sim.step(1e3)
+    assert sim.step_count == 0
+    # Time the staged calls take without the flow draws nothing when the flow resumes:
+    # 1,000 s at 2 a second would be 2,000 people in one step.
+    sim.flow = cs.Flow([src], seed=5, period=1.0)
+    sim.step(0.5)
+    for _ in range(10):
+        sim.perceive()
+        sim.decide_and_move(100.0)
+    sim.step(0.5)
+    assert sim.flow.report()["offered"] < 20
 
 
 def test_sources_are_named_in_the_report():

@@ -288,7 +288,7 @@ def test_thick_ray_with_huge_radius_starts_inside():
         hits = cs.raycast(w, [[0, -5], [40, 40]], [[0, 1], [1, 0]], 10.0, radius=radius)
         assert hits.distance.tolist() == [0.0, 0.0]
     # Lengths beyond the supported ±1e8 (float32 resolution there: 8 units) are refused.
-    with pytest.raises(ValueError, match="radius must be a finite number >= 0 and below"):
+    with pytest.raises(ValueError, match="radius must be a finite number >= 0 and at most 1e8"):
         cs.raycast(w, [[0, -5]], [[0, 1]], 10.0, radius=1e31)
 
 

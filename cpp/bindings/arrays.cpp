@@ -203,4 +203,12 @@ void require_non_negative(double value, const char* what, double limit) {
   }
 }
 
+void require_length(double value, const char* what) {
+  if (!(value >= 0.0) || !(value <= kMaxCoordinate)) {
+    std::ostringstream s;
+    s << what << " must be a finite number >= 0 and at most 1e8, got " << value;
+    throw py::value_error(s.str());
+  }
+}
+
 }  // namespace contextsteer::bindings

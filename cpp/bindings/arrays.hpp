@@ -160,8 +160,8 @@ void require_finite(double value, const char* what);
 /// limit is kMaxMagnitude: checked in double, so the value also fits float32.
 void require_non_negative(double value, const char* what, double limit = kMaxMagnitude);
 /// require_non_negative with the coordinate limit, for lengths and radii.
-inline void require_length(double value, const char* what) {
-  require_non_negative(value, what, kMaxCoordinate);
-}
+// A length up to the coordinate limit, inclusive like the coordinates themselves (a
+// raycast's max_dist of 1e8 is taken, so a nearest query's is too).
+void require_length(double value, const char* what);
 
 }  // namespace contextsteer::bindings

@@ -32,6 +32,19 @@ def real(what: str, value: Any) -> float:
     return float(value)
 
 
+def flag(what: str, value: Any) -> bool:
+    """``value`` as a bool: ``True``, ``False`` (NumPy's too) or the ints 0 and 1, else a
+    ``TypeError`` naming ``what``. ``bool(value)`` would read ``"no"``, ``"false"``, ``nan``
+    and ``[]``'s siblings as a choice; a flag is not guessed from them."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biu":
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or (
+        isinstance(value, numbers.Integral) and not isinstance(value, bool) and value in (0, 1)
+    ):
+        return bool(value)
+    raise TypeError(f"{what} must be a bool, got {type(value).__name__} {value!r}")
+
+
 def integer(what: str, value: Any, low: int, high: int) -> int:
     """``value`` as an int in ``[low, high]``: ``TypeError`` for anything that is not an
     integer (a float is not truncated, a bool is not 0 or 1), ``ValueError`` outside. A 0-d

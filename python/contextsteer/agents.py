@@ -204,6 +204,8 @@ class Agents(_core.Agents):
                 raise TypeError(f"Agents: slots must be an int, got {type(slots).__name__}")
             if slots < 3:
                 raise ValueError(f"Agents: slots must be >= 3, got {slots}")
+            if slots > 2**31 - 1:
+                raise ValueError(f"Agents: slots must be at most 2**31 - 1, got {slots}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"Agents: seed must be an int, got {type(seed).__name__}")
         if not 0 <= int(seed) < 2**64:
@@ -485,7 +487,7 @@ def neighbours(
     array([2, 2, 0, 2], dtype=int32)
     """
     pos = _f32(positions, "positions")
-    m = _checks.integer("neighbours: max_neighbours", max_neighbours, -(2**31), 2**31 - 1)
+    m = _checks.integer("neighbours: max_neighbours", max_neighbours, 0, 256)
     al = None if alive is None else _alive(alive, len(pos))
     idx, counts = _core.neighbours(pos, _checks.real("neighbours: radius", radius), m, al)
     return Neighbours(idx, counts)

@@ -248,7 +248,7 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
     if value is None and p["optional"]:
         return None
     if kind == "flag":
-        return bool(value)
+        return _checks.flag(f"{owner}: {name}", value)
     if kind == "choice":
         return _choice(owner, name, value, tuple(p["choices"]))
     if kind in ("count", "layers"):
@@ -440,7 +440,7 @@ class Behaviour:
             agents,
             self,
             d,
-            bool(rotate),
+            _checks.flag("evaluate: rotate", rotate),
             _checks.real("evaluate: time", time),
             int(_max_neighbours(max_neighbours, max_neighbors)),
             _core_world(world),
@@ -955,7 +955,7 @@ class _Flocking(Behaviour):
         super().__post_init__()
         name = type(self).__name__
         self._set("radius", _number(name, "radius", self.radius, strict=True, length=True))
-        self._set("clamp", bool(self.clamp))
+        self._set("clamp", _checks.flag(f"{name}: clamp", self.clamp))
         _choice(name, "groups", self.groups, _GROUPS)
 
     @property
@@ -1691,7 +1691,7 @@ class CollisionDanger(Behaviour):
             agents,
             self,
             d,
-            bool(rotate),
+            _checks.flag("evaluate: rotate", rotate),
             _checks.real("evaluate: time", time),
             int(_max_neighbours(max_neighbours, max_neighbors)),
             _core_world(world),

@@ -587,7 +587,7 @@ class CollisionAvoidance(Behaviour):
         + """    push_overlapping : bool, default False
         Keyword-only. Count an overlapping neighbour at ``t = 0`` even when it is not
         approaching (ties at ``t = 0``: the nearest, then the lowest id). False is gdx-ai.
-        Any value is read as ``bool(value)``.
+        A bool (or 0 and 1), else a ``TypeError``.
 
     Examples
     --------
@@ -611,7 +611,9 @@ class CollisionAvoidance(Behaviour):
         self.radius = _num("CollisionAvoidance", "radius", radius, positive=True, length=True)
         self.angle = _proximity("CollisionAvoidance", proximity, angle)
         self.proximity = proximity
-        self.push_overlapping = bool(push_overlapping)
+        self.push_overlapping = _checks.flag(
+            "CollisionAvoidance: push_overlapping", push_overlapping
+        )
 
     def _params(self):
         return {
@@ -661,7 +663,7 @@ class RaycastObstacleAvoidance(Behaviour):
         ``ValueError``: anything but an int in [0, 2**32) (bools included).
     include_radius : bool, default True
         Keyword-only. Add the agent's radius to ``distance_from_boundary`` (True: gdx-ai's
-        ``boundingRadius + distanceFromBoundary``). Any value is read as ``bool(value)``.
+        ``boundingRadius + distanceFromBoundary``). A bool (or 0 and 1), else a ``TypeError``.
     """
 
     _kind = "raycast_avoidance"
@@ -708,7 +710,9 @@ class RaycastObstacleAvoidance(Behaviour):
                 f"RaycastObstacleAvoidance: layers must be a 32-bit mask, got {layers!r}"
             )
         self.layers = int(layers)
-        self.include_radius = bool(include_radius)
+        self.include_radius = _checks.flag(
+            "RaycastObstacleAvoidance: include_radius", include_radius
+        )
 
     def _params(self):
         return {

@@ -7,7 +7,9 @@ A :class:`Flow` holds one or more sources with their queues and counters. Attach
 simulation (``sim.flow = Flow(...)``), it acts inside :meth:`Simulation.step`:
 
 1. **Arrivals.** At the first step of each ``period`` (the simulation's time within half
-   a step of ``start + k * period``), every source draws its newcomers, in source order:
+   a step of ``start + k * period``, or past it), every source draws its newcomers, in
+   source order; a step that a ``period`` shorter than the step covers more than once
+   draws every batch due, in order of ``k``, so no arrival is lost to a coarse step:
    a Poisson count with mean ``rate * period`` (the rate in force at the batch's time,
    for a source with a schedule), then their radii, their desired speeds and a seed each
    (``integers(2**63)``), from the flow's own generator (``seed``). They join the end of
@@ -68,6 +70,10 @@ __all__ = ["Flow", "Source"]
 
 _MAX_PER_PERIOD = 1_000_000
 """Largest mean arrival count of one source in one period (``rate * period``)."""
+
+MAX_BATCHES_PER_STEP = 10_000
+"""Most arrival batches one step may draw (``dt / period``): a step over more periods is
+refused rather than looping over them."""
 
 
 def _box(what: str, value: Any, *, infinite: bool) -> tuple[float, float, float, float]:
@@ -392,16 +398,20 @@ class Flow:
     seed : int
         Seeds the flow's generator (arrivals, bodies, speeds, places).
     period : float
-        Seconds between arrival batches, > 0. Default 1.
+        Seconds between arrival batches, > 0. Default 1. A step longer than ``period``
+        draws every batch that falls due in it (at most :data:`MAX_BATCHES_PER_STEP`:
+        a step longer than that many periods is a ``ValueError``).
     start : float
         Simulation time of the first batch. Default 0: the first step at or after it
-        (a simulation already past it starts at its next multiple of ``period``).
+        (a simulation already past it starts at its next multiple of ``period``, and so
+        does a flow after time that passed without it: the staged calls draw nothing).
 
     Raises
     ------
     TypeError, ValueError
         ``sources`` empty or holding something else than a Source; bad ``seed``,
-        ``period`` or ``start``.
+        ``period`` or ``start``; a step of more than :data:`MAX_BATCHES_PER_STEP`
+        periods.
     RuntimeError
         A step or a pickle of the flow while another thread is stepping it.
     """
@@ -522,19 +532,45 @@ class Flow:
         if not self._lock.acquire(blocking=False):
             raise RuntimeError("Flow: in use by a step in another thread")
         try:
+            if dt > MAX_BATCHES_PER_STEP * self.period:
+                raise ValueError(
+                    f"Flow: a step of dt={dt:g} s would draw more than "
+                    f"{MAX_BATCHES_PER_STEP:,} arrival batches of period={self.period:g} s; "
+                    "take a longer period or a shorter step"
+                )
+            for i, s in enumerate(self.sources):
+                if s.peak_rate * dt > _MAX_PER_PERIOD:
+                    raise ValueError(
+                        f"Flow: source {i}'s mean arrivals a step (rate × dt = "
+                        f"{s.peak_rate * dt:g}) exceed {_MAX_PER_PERIOD:,}"
+                    )
             for _ in range(steps):
                 self._forget_gone(sim)
                 now = float(sim.time)
-                if self._next is None:
+                if self._next is None or now - self._next > dt + self.period:
+                    # The first step, or time that passed without the flow (the staged
+                    # calls do not run it): batches start again from the next one due.
                     k = max(0.0, math.ceil((now - 0.5 * dt - self.start) / self.period))
                     self._next = self.start + k * self.period
                 if now >= self._next - 0.5 * dt:
-                    for src, stream in zip(self.sources, self._streams):
-                        arrivals = src._draw(self._rng, self.period, self._next)
-                        stream.offered += len(arrivals[0])
-                        stream.join(*arrivals)
+                    # Every batch due by now: one when the period is at least the step,
+                    # several when it is shorter (one a step would lose the rest).
+                    # Bounded: a period under the float spacing of the time would not move
+                    # self._next on.
+                    for _ in range(MAX_BATCHES_PER_STEP + 2):
+                        if now < self._next - 0.5 * dt:
+                            break
+                        for src, stream in zip(self.sources, self._streams):
+                            arrivals = src._draw(self._rng, self.period, self._next)
+                            stream.offered += len(arrivals[0])
+                            stream.join(*arrivals)
+                        self._next += self.period
+                    else:
+                        raise ValueError(
+                            f"Flow: period={self.period:g} s is too short to count at "
+                            f"simulation time {now:g} s (float64 spacing)"
+                        )
                     self._admit(sim, now)
-                    self._next += self.period
                 sim._core._step(dt, 1)
                 self._exits(sim)
         finally:

@@ -64,11 +64,19 @@ _MAX_MAGNITUDE = 2.0**60
 
 def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
     """``x`` as a C-contiguous float32 array; complex input is refused (casting it would
-    drop the imaginary part silently)."""
-    if np.iscomplexobj(x):
+    drop the imaginary part silently), and so are ``None`` (NumPy reads it as NaN) and
+    text, which NumPy's own message would not name."""
+    if x is None:
+        raise TypeError(f"{what}: expected an array of real numbers, got None")
+    try:
+        complex_ = np.iscomplexobj(x)
+        if not complex_:
+            with np.errstate(over="ignore"):  # reported below, naming the value
+                out = np.ascontiguousarray(x, dtype=np.float32)
+    except (TypeError, ValueError) as e:  # text, objects, ragged nesting
+        raise type(e)(f"{what}: expected an array of real numbers ({e})") from None
+    if complex_:
         raise TypeError(f"{what}: expected real numbers, got a complex array")
-    with np.errstate(over="ignore"):  # reported below, naming the value
-        out = np.ascontiguousarray(x, dtype=np.float32)
     # Only a conversion can overflow: float32 input (the hot path) is not scanned again.
     converted = not (isinstance(x, np.ndarray) and x.dtype == np.float32)
     if converted and out.size and np.isinf(out).any():
@@ -330,7 +338,7 @@ def dot_map(
         shape=shape,
         weight=scalar,
         weights=per_agent,
-        magnitude=bool(magnitude),
+        magnitude=_checks.flag("dot_map: magnitude", magnitude),
         out=out,
     )
 
@@ -590,7 +598,7 @@ def choose(
         _slots(directions),
         mode,
         int(width),
-        bool(contiguous),
+        _checks.flag("contiguous", contiguous),
         out_direction=od,
         out_strength=os_,
         out_slot=oi,
@@ -715,7 +723,7 @@ def steer(
         _checks.real("steer: epsilon", epsilon),
         choose,
         int(width),
-        bool(contiguous),
+        _checks.flag("contiguous", contiguous),
         out_direction=od,
         out_strength=os_,
         out_slot=oi,

@@ -117,7 +117,19 @@ def _goal_sets(goals: Any) -> list[dict]:
         and all(isinstance(g, (dict, np.ndarray)) for g in goals)
     ):
         return [_goal_set(g, k) for k, g in enumerate(goals)]
-    return [_goal_set(goals, 0)]
+    if isinstance(goals, (list, tuple)) and any(isinstance(g, dict) for g in goals):
+        raise TypeError(
+            "goals: a list of goal sets holds only dicts and NumPy arrays (one a set), got "
+            f"{', '.join(type(g).__name__ for g in goals)}"
+        )
+    try:
+        return [_goal_set(goals, 0)]
+    except ValueError as e:
+        if not isinstance(goals, (list, tuple)) or "expected an array" not in str(e):
+            raise
+        raise ValueError(
+            f"{e}; several goal sets are a list of dicts or NumPy arrays, one a set"
+        ) from None
 
 
 def _key(sets: list[dict]) -> tuple:

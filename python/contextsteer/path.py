@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _checks, _core
-from .maps import _f32
+from .maps import _f32, _physical_memory
 
 __all__ = ["Path"]
 
@@ -70,9 +70,14 @@ class Path:
 
     Raises
     ------
+    TypeError
+        ``closed`` or ``smooth`` is not a bool, ``samples_per_segment`` not an int.
     ValueError
         If ``points`` is not (P, 2), holds NaN or inf, has fewer than 2 distinct
         points, or ``samples_per_segment`` is not in [1, 4096].
+    MemoryError
+        ``smooth`` would make more vertices (points × ``samples_per_segment``) than
+        this machine's memory holds.
 
     Notes
     -----
@@ -118,8 +123,21 @@ class Path:
                 f"got {samples_per_segment}"
             )
         samples_per_segment = int(samples_per_segment)
-        self._path = _core.Path(p, bool(closed), bool(smooth), samples_per_segment)
-        self._args = (p.copy(), bool(closed), bool(smooth), int(samples_per_segment))
+        closed = _checks.flag("Path: closed", closed)
+        smooth = _checks.flag("Path: smooth", smooth)
+        if smooth:
+            # The spline's points in double, then float32 vertices, lengths, directions and
+            # cumulative offsets: about 56 bytes a vertex while it is built.
+            vertices = (len(p) + 1) * samples_per_segment
+            if vertices * 56 > _physical_memory():
+                raise MemoryError(
+                    f"Path: smoothing {len(p):,} points with samples_per_segment="
+                    f"{samples_per_segment} makes {vertices:,} vertices, about "
+                    f"{vertices * 56 / 2**30:.3g} GiB, more than this machine's "
+                    f"{_physical_memory() / 2**30:.3g} GiB"
+                )
+        self._path = _core.Path(p, closed, smooth, samples_per_segment)
+        self._args = (p.copy(), closed, smooth, samples_per_segment)
 
     def __reduce__(self):
         """Pickle (and ``copy``) support: the constructor's arguments (a path is immutable)."""

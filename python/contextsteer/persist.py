@@ -14,6 +14,7 @@ pickle, load only files you trust.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import io
@@ -102,15 +103,23 @@ def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):  # (the temporary name was the one the error named)
         raise FileNotFoundError(errno.ENOENT, f"save: no folder {folder!r} for the file", path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "save: the path is a folder, not a file", path)
     tmp = path + ".tmp"
-    with zipfile.ZipFile(tmp, "w") as z:
-        for name, data in (
-            ("meta.json", json.dumps(meta, indent=1)),
-            ("simulation.pickle", payload),
-        ):
-            # A fixed member date, so that saving one state twice writes the same bytes.
-            z.writestr(zipfile.ZipInfo(name, _MEMBER_DATE), data, zipfile.ZIP_DEFLATED)
-    os.replace(tmp, path)
+    try:
+        with zipfile.ZipFile(tmp, "w") as z:
+            for name, data in (
+                ("meta.json", json.dumps(meta, indent=1)),
+                ("simulation.pickle", payload),
+            ):
+                # A fixed member date, so that saving one state twice writes the same bytes.
+                z.writestr(zipfile.ZipInfo(name, _MEMBER_DATE), data, zipfile.ZIP_DEFLATED)
+        os.replace(tmp, path)
+    except BaseException:
+        # No stray temporary file: a full disk, an interrupt or a failed replace.
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 def load(path: str | os.PathLike) -> Any:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _checks
 from ._json import jsonable
 from .history import Recording
 from .simulation import Simulation
@@ -350,7 +351,8 @@ def run_simulation(
     ------
     TypeError
         ``sim`` is not a :class:`~contextsteer.Simulation`, ``detour`` not a
-        :class:`~contextsteer.Detour`, or a count is not an int.
+        :class:`~contextsteer.Detour`, a count is not an int, ``maps`` not a bool or
+        ``callback`` not callable.
     ValueError
         ``steps`` or ``records`` < 0, a bad ``dt`` (from ``Simulation.step``), or a
         ``detour`` of another simulation.
@@ -373,6 +375,11 @@ def run_simulation(
         )
     steps = _count("steps", steps, 0)
     records = _count("records", records, 0)
+    maps = _checks.flag("run_simulation: maps", maps)
+    if callback is not None and not callable(callback):
+        raise TypeError(
+            f"run_simulation: callback must be callable or None, got {type(callback).__name__}"
+        )
     if detour is not None:
         from .detour import Detour
 
@@ -394,7 +401,7 @@ def run_simulation(
     t0 = time.perf_counter()
     history = None
     if records > 0:
-        history = _step_recording(sim, steps, dt, records, bool(maps), callback, advance)
+        history = _step_recording(sim, steps, dt, records, maps, callback, advance)
     else:
         if steps:
             advance(steps)

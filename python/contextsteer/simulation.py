@@ -518,9 +518,10 @@ class Simulation:
             raise ValueError(
                 f"Simulation: collision must be one of {COLLISIONS}, got {collision!r}"
             )
+        push_apart = _flag("push_apart", push_apart)
         params: dict[str, Any] = {
             "collision": collision,
-            "push_apart": bool(push_apart),
+            "push_apart": push_apart,
             "push_relax": relax,
             "push_passes": _int("push_passes", push_passes, 1, 64),
             "slide_iterations": _int("slide_iterations", slide_iterations, 1, 16),
@@ -555,7 +556,7 @@ class Simulation:
         self._layers = params["layers"]
         self._init = dict(
             slots=slots,
-            push_apart=bool(push_apart),
+            push_apart=push_apart,
             push_relax=relax,
             push_passes=params["push_passes"],
             decision_interval=params["decision_interval"],

@@ -167,7 +167,11 @@ class World:
         3
         """
         pts = _f32(points, "points")
-        return int(self._edit("add_polyline", pts, bool(closed), _layers(layers)))
+        return int(
+            self._edit(
+                "add_polyline", pts, _checks.flag("add_polyline: closed", closed), _layers(layers)
+            )
+        )
 
     def add_polygon(self, ring: Any, *, holes: Any = (), layers: int = ALL_LAYERS) -> int:
         """Add one simple polygon (a closed ring of P >= 3 points, either orientation),
@@ -368,6 +372,15 @@ class World:
         r = np.array(rects, np.float64)
         lo = np.c_[r[:, 2], r[:, 0]] * cell + o
         hi = np.c_[r[:, 3], r[:, 1]] * cell + o
+        with np.errstate(over="ignore"):
+            centre32 = ((lo + hi) / 2).astype(np.float32)
+            half32 = ((hi - lo) / 2).astype(np.float32)
+        if not (half32 > 0).all() or not np.isfinite(centre32).all():
+            raise ValueError(
+                f"add_occupancy: cell={cell:g} at origin {o.tolist()} makes boxes that float32 "
+                "cannot hold (a half extent rounds to 0 or a corner overflows); take a larger "
+                "cell or an origin nearer 0"
+            )
         return self.add_boxes(((lo + hi) / 2), (hi - lo) / 2, layers=layers)
 
     def add_circles(self, centers: Any, radii: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:

@@ -4,6 +4,7 @@ what a plot reads from a :class:`~contextsteer.Simulation` (:class:`SimView`).""
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast, overload
 
@@ -256,3 +257,14 @@ class SimView:
         given = getattr(sim, "_slot_set", None)
         slots = given if given is not None else int(sim.slots)
         return cls(sim.world, sim.agents, paths, slots, look_ahead, bool(rotate), float(threshold))
+
+
+def _margin(what: str, value: Any) -> float:
+    """A plot's ``margin`` (a fraction of the world's size): a finite real number >= 0,
+    else an exception naming it (NaN would leave the limits NaN)."""
+    from .. import _checks
+
+    v = _checks.real(f"{what}: margin", value)
+    if not (math.isfinite(v) and 0 <= v <= 1e6):
+        raise ValueError(f"{what}: margin must be a finite fraction in [0, 1e6], got {value!r}")
+    return v

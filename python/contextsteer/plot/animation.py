@@ -19,6 +19,7 @@ from ._draw import (
     _danger_cmap,
     _directions,
     _generations,
+    _margin,
     _pose_or_now,
     _positions,
     _rotated,
@@ -133,7 +134,7 @@ def animate(
     *,
     rays: bool = True,
     trail: bool = True,
-    interval: int = 50,
+    interval: float = 50,
     world: World | ArrayLike | None = None,
     path: Any = None,
     slots: Any = None,
@@ -163,8 +164,8 @@ def animate(
     rays : bool
     trail : bool
         Draw each agent's trajectory so far.
-    interval : int
-        Milliseconds between frames.
+    interval : float
+        Milliseconds between frames, in (0, 3.6e6].
     world, path, slots, look_ahead, rotate
         Override the simulation's parts, as in :func:`scene`.
     ax : matplotlib Axes, optional
@@ -188,6 +189,11 @@ def animate(
     >>> html = anim.to_jshtml()
     >>> plt.close("all")
     """
+    from .. import _checks
+
+    interval = _checks.real("animate: interval", interval)
+    if not (math.isfinite(interval) and 0 < interval <= 3.6e6):
+        raise ValueError(f"animate: interval must be milliseconds in (0, 3.6e6], got {interval!r}")
     import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation
 
@@ -370,6 +376,7 @@ def frames(
     >>> [im.shape for im in out.images][0]
     (230, 200, 3)
     """
+    margin = _margin("frames", margin)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.collections import EllipseCollection, LineCollection
     from matplotlib.figure import Figure

@@ -76,8 +76,9 @@ def metrics(
         For series: one axes a series (new stacked axes sharing x when None); for bars:
         one axes.
     series : sequence of str, optional
-        Series to draw (default collisions, min clearance, mean speed, plus laps or
-        arrivals when they are not all zero/NaN).
+        Series of a History to draw (default collisions, min clearance, mean speed,
+        plus laps or arrivals when they are not all zero/NaN); a ``ValueError`` with a
+        summary, whose bars are fixed.
     **kwargs
         Passed to ``plot`` / ``bar``.
 
@@ -122,6 +123,11 @@ def metrics(
             f"{type(data).__name__}"
         )
     if isinstance(data, dict):
+        if series is not None:
+            raise ValueError(
+                "metrics: series picks the time series of a History; a metrics summary "
+                "(dict, RunResult or Simulation) draws its counts as bars"
+            )
         labels, values = [], []
         for label, keys in _SUMMARY_BARS:
             v = _lookup(data, keys)

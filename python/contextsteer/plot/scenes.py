@@ -18,6 +18,7 @@ from ._draw import (
     SimView,
     _agent_colors,
     _agent_index,
+    _margin,
     _per_agent,
     _perceived_pose,
     _rows,
@@ -155,6 +156,7 @@ def scene(
     3.0
     >>> plt.close("all")
     """
+    margin = _margin("scene", margin)
     import matplotlib.pyplot as plt
 
     if ax is None:
