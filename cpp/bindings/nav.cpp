@@ -68,7 +68,7 @@ bool build_fields(PyNavField& self, const py::object& world, std::vector<NavGoal
     // reading the one they hold.
     py::gil_scoped_release release;
     try {
-      // Ctrl-C every 2^20 nodes of the march.
+      // Ctrl-C about every 20 ms of the build (NavField::StopPoll).
       // Its own copy of the goals: another thread may set new ones meanwhile.
       next->build(*snap, goals, self.cell, self.radius, self.layers, self.margin, memory,
                   interrupt_requested);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -56,7 +57,39 @@ bool node_box(const NavGrid& g, double x0, double y0, double x1, double y1, int&
 
 }  // namespace
 
-void NavField::block(const World& world, std::uint32_t layers) {
+/// The build's `stop` callback, asked about every 20 ms of work wherever the build spends
+/// it. Counting one kind of work was not enough: the march's 2^20 accepted nodes never
+/// came in a build of 100,000 walls that blocked most nodes (2.2 s without an ask, most
+/// of it blocking the nodes round the walls). The bindings' callback takes the GIL,
+/// which another Python thread may hold for its switch interval (5 ms), so it is asked
+/// by the clock, not at every unit of work.
+class NavField::StopPoll {
+ public:
+  explicit StopPoll(const std::function<bool()>& stop) : stop_(stop) {}
+  /// After `work` units (each about a distance test or a heap operation): reads the clock
+  /// every kUnitsPerClock units and asks `stop` at the first read, then once 20 ms have
+  /// passed since it last asked; throws NavInterrupted when it says so.
+  void operator()(std::size_t work = 1) {
+    if (!stop_) return;
+    credit_ += work;
+    if (credit_ < kUnitsPerClock) return;
+    credit_ = 0;
+    if (Clock::now() < next_) return;
+    if (stop_()) throw NavInterrupted();
+    next_ = Clock::now() + kEvery;  // after the ask: a wait for the GIL is not work
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  // A clock read (tens of ns) every few tens of µs of work.
+  static constexpr std::size_t kUnitsPerClock = 4096;
+  static constexpr std::chrono::milliseconds kEvery{20};
+  const std::function<bool()>& stop_;
+  std::size_t credit_ = 0;
+  Clock::time_point next_{};  // the first read asks
+};
+
+void NavField::block(const World& world, std::uint32_t layers, StopPoll& poll) {
   const NavGrid& g = grid_;
   blocked_.assign(g.nodes(), 0);
   const auto obstacle_layers = world.obstacle_layers();
@@ -74,10 +107,13 @@ void NavField::block(const World& world, std::uint32_t layers) {
     if (!node_box(g, std::min(ax, bx) - rb, std::min(ay, by) - rb, std::max(ax, bx) + rb,
                   std::max(ay, by) + rb, i0, i1, j0, j1))
       continue;
-    for (int j = j0; j <= j1; ++j)
+    // (A long diagonal wall's box holds many nodes: asked row by row.)
+    for (int j = j0; j <= j1; ++j) {
       for (int i = i0; i <= i1; ++i)
         if (segment_distance2(ax, ay, bx, by, x_of(i), y_of(j)) <= rb2)
           blocked_[static_cast<std::size_t>(j) * g.nx + i] = 1;
+      poll(static_cast<std::size_t>(i1 - i0 + 1));
+    }
   }
   // Circles: nodes within rc + rb of the centre.
   const auto cc = world.circle_centers();
@@ -88,11 +124,13 @@ void NavField::block(const World& world, std::uint32_t layers) {
     const double x = cc[2 * c], y = cc[2 * c + 1], r = cr[c] + rb;
     int i0, i1, j0, j1;
     if (!node_box(g, x - r, y - r, x + r, y + r, i0, i1, j0, j1)) continue;
-    for (int j = j0; j <= j1; ++j)
+    for (int j = j0; j <= j1; ++j) {
       for (int i = i0; i <= i1; ++i) {
         const double dx = x_of(i) - x, dy = y_of(j) - y;
         if (dx * dx + dy * dy <= r * r) blocked_[static_cast<std::size_t>(j) * g.nx + i] = 1;
       }
+      poll(static_cast<std::size_t>(i1 - i0 + 1));
+    }
   }
   // Polygon interiors: scanlines through the node rows, filled between crossing pairs.
   const auto pts = world.ring_points();
@@ -131,11 +169,12 @@ void NavField::block(const World& world, std::uint32_t layers) {
         if (!node_box(g, xs[q], g.y0, xs[q + 1], g.y0, a0, a1, b0, b1)) continue;
         for (int i = a0; i <= a1; ++i) blocked_[static_cast<std::size_t>(j) * g.nx + i] = 1;
       }
+      poll(static_cast<std::size_t>(start[k1] - start[k]) + xs.size());
     }
   }
 }
 
-void NavField::sight_window() {
+void NavField::sight_window(StopPoll& poll) {
   // Separable: the OR over columns [i-1, i+2] of each row, then over rows [j-1, j+2].
   const auto nx = static_cast<std::size_t>(grid_.nx), ny = static_cast<std::size_t>(grid_.ny);
   std::vector<std::uint8_t> rows(nx * ny, 0);
@@ -146,17 +185,19 @@ void NavField::sight_window() {
       for (std::size_t k = i > 0 ? i - 1 : 0; k <= std::min(i + 2, nx - 1); ++k) any |= b[k];
       rows[j * nx + i] = any;
     }
+    poll(nx);
   }
   sight_.assign(nx * ny, 0);
-  for (std::size_t j = 0; j < ny; ++j)
+  for (std::size_t j = 0; j < ny; ++j) {
     for (std::size_t k = j > 0 ? j - 1 : 0; k <= std::min(j + 2, ny - 1); ++k)
       for (std::size_t i = 0; i < nx; ++i) sight_[j * nx + i] |= rows[k * nx + i];
+    poll(nx);
+  }
 }
 
 void NavField::march(const World& world, std::uint32_t layers, const NavGoals& goals,
                      std::vector<double>& t, std::vector<std::uint8_t>& state,
-                     std::vector<float>& dist, std::vector<float>& desc,
-                     const std::function<bool()>& stop, std::size_t& accepted) const {
+                     std::vector<float>& dist, std::vector<float>& desc, StopPoll& poll) const {
   const NavGrid& g = grid_;
   const int nx = g.nx, ny = g.ny;
   const std::size_t nn = g.nodes();
@@ -193,7 +234,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       if (!node_box(g, bx0 - band, by0 - band, bx1 + band, by1 + band, i0, i1, j0, j1)) return;
       double best = kInf;
       const std::size_t first = cores.size();
-      for (int j = j0; j <= j1; ++j)
+      for (int j = j0; j <= j1; ++j) {
         for (int i = i0; i <= i1; ++i) {
           const std::size_t n = static_cast<std::size_t>(j) * nx + i;
           if (blocked_[n]) continue;
@@ -205,6 +246,8 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
           }
           if (d == best) cores.push_back(n);
         }
+        poll(static_cast<std::size_t>(i1 - i0 + 1));
+      }
       if (!(best < kInf)) {
         if (band >= 2.0 * span) return;
         continue;
@@ -228,6 +271,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       Vec2 held_at{std::numeric_limits<float>::quiet_NaN(), 0.0f};
       for (int j = j0; j <= j1; ++j)
         for (int i = i0; i <= i1; ++i) {
+          poll();
           const std::size_t n = static_cast<std::size_t>(j) * nx + i;
           if (blocked_[n]) continue;
           const double d = d_of(x_of(i), y_of(j));
@@ -316,6 +360,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
         stack.push_back(n);
       }
     while (!stack.empty()) {
+      poll();
       const std::size_t n = stack.back();
       stack.pop_back();
       const int i = static_cast<int>(n % static_cast<std::size_t>(nx));
@@ -403,7 +448,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
     if (state[n] == kKnown || (top >> 32) != std::bit_cast<std::uint32_t>(static_cast<float>(t[n])))
       continue;
     state[n] = kKnown;
-    if (stop && (++accepted & ((std::size_t{1} << 20) - 1)) == 0 && stop()) throw NavInterrupted();
+    poll();
     const int i = static_cast<int>(n % static_cast<std::size_t>(nx)),
               j = static_cast<int>(n / static_cast<std::size_t>(nx));
     const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
@@ -430,7 +475,8 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
     const std::size_t m = static_cast<std::size_t>(j) * nx + i;
     return blocked_[m] ? kInf : t[m];
   };
-  for (int j = 0; j < ny; ++j)
+  for (int j = 0; j < ny; ++j) {
+    poll(static_cast<std::size_t>(nx));
     for (int i = 0; i < nx; ++i) {
       const std::size_t n = static_cast<std::size_t>(j) * nx + i;
       if (blocked_[n] || !(t[n] < kInf)) continue;
@@ -446,6 +492,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
         desc[2 * n + 1] = static_cast<float>(gy / len);
       }
     }
+  }
 
   // Blocked nodes: the nearest free reachable node (an 8-neighbour two-pass propagation
   // of nearest sources, exact integer distances in cells, ties to the lower value), whose
@@ -477,6 +524,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
   };
   for (int pass = 0; pass < 2; ++pass) {
     for (int j = 0; j < ny; ++j) {
+      poll(5 * static_cast<std::size_t>(nx));
       for (int i = 0; i < nx; ++i) {
         offer(i, j, i - 1, j);
         offer(i, j, i - 1, j - 1);
@@ -486,6 +534,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       for (int i = nx - 1; i >= 0; --i) offer(i, j, i + 1, j);
     }
     for (int j = ny - 1; j >= 0; --j) {
+      poll(5 * static_cast<std::size_t>(nx));
       for (int i = nx - 1; i >= 0; --i) {
         offer(i, j, i + 1, j);
         offer(i, j, i + 1, j + 1);
@@ -496,6 +545,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
     }
   }
   for (std::size_t n = 0; n < nn; ++n) {
+    poll();
     if (!blocked_[n] || src[n] < 0) continue;
     const auto s = static_cast<std::size_t>(src[n]);
     const double dx = (static_cast<double>(s % nx) - static_cast<double>(n % nx)) * h;
@@ -576,15 +626,16 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
            static_cast<int>(ny)};
   radius_ = radius;
   block_radius_ = std::max(radius, 0.5f * cell);
-  block(world, layers);
-  sight_window();
+  StopPoll poll(stop);
+  block(world, layers, poll);
+  sight_window(poll);
   dist_.assign(goals.size(), {});
   desc_.assign(goals.size(), {});
   std::vector<double> t;
   std::vector<std::uint8_t> state;
-  std::size_t accepted = 0;  // across the goal sets' marches: `stop` every 2^20 nodes in all
+  // One poll across the goal sets' marches: many small marches add up too.
   for (std::size_t k = 0; k < goals.size(); ++k)
-    march(world, layers, goals[k], t, state, dist_[k], desc_[k], stop, accepted);
+    march(world, layers, goals[k], t, state, dist_[k], desc_[k], poll);
   goal_points_.assign(goals.size(), {});
   goal_segments_.assign(goals.size(), {});
   segment_buckets_.assign(goals.size(), {});

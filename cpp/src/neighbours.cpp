@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <numeric>
 
 #include "parallel.hpp"
 
@@ -108,6 +109,55 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
   for (std::size_t c = cells; c > 0; --c) cell_start_[c] = cell_start_[c - 1];
   cell_start_[0] = 0;
   slack_ = 0.0f;
+  group_by_position();
+}
+
+void NeighborGrid::group_by_position() {
+  group_start_.clear();
+  group_pos_.clear();
+  member_start_.clear();
+  group_member_.clear();
+  grouped_cells_ = 0;
+  if (most_ <= kGroupAbove) return;
+  // Equal bits, equal position: every query computes the same d² for all of a group's
+  // agents (the same float operations on the same operands). Bits rather than values so
+  // that the order is total with NaN (a NaN group is never within any radius).
+  auto key = [&](std::uint32_t s) {
+    return (static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(sorted_pos_[2 * s])) << 32) |
+           std::bit_cast<std::uint32_t>(sorted_pos_[2 * s + 1]);
+  };
+  const std::size_t cells = cell_start_.size() - 1;
+  for (std::size_t c = 0; c < cells; ++c) {
+    const std::uint32_t a = cell_start_[c], b = cell_start_[c + 1];
+    if (b - a <= kGroupAbove) continue;
+    // The cell's slots by position, then slot: a group's agents stay ascending.
+    group_slots_.resize(b - a);
+    std::iota(group_slots_.begin(), group_slots_.end(), a);
+    std::sort(group_slots_.begin(), group_slots_.end(), [&](std::uint32_t x, std::uint32_t y) {
+      const std::uint64_t kx = key(x), ky = key(y);
+      return kx != ky ? kx < ky : x < y;
+    });
+    std::uint32_t distinct = 1;
+    for (std::size_t k = 1; k < group_slots_.size(); ++k)
+      distinct += key(group_slots_[k]) != key(group_slots_[k - 1]) ? 1 : 0;
+    // No repeats: the groups would cost a query as many distance tests as the agents.
+    if (distinct == b - a) continue;
+    if (group_start_.empty()) group_start_.assign(cells + 1, 0);
+    for (std::size_t k = 0; k < group_slots_.size(); ++k) {
+      const std::uint32_t s = group_slots_[k];
+      if (k == 0 || key(s) != key(group_slots_[k - 1])) {
+        group_pos_.push_back(sorted_pos_[2 * s]);
+        group_pos_.push_back(sorted_pos_[2 * s + 1]);
+        member_start_.push_back(static_cast<std::uint32_t>(group_member_.size()));
+      }
+      group_member_.push_back(order_[s]);
+    }
+    group_start_[c + 1] = distinct;  // counts, summed below
+    ++grouped_cells_;
+  }
+  if (group_start_.empty()) return;
+  member_start_.push_back(static_cast<std::uint32_t>(group_member_.size()));
+  for (std::size_t c = 0; c < cells; ++c) group_start_[c + 1] += group_start_[c];
 }
 
 void NeighborGrid::rebuild_from(const NeighborGrid& grid, const float* positions) {
@@ -121,6 +171,10 @@ void NeighborGrid::rebuild_from(const NeighborGrid& grid, const float* positions
   most_ = grid.most_;
   fine_ = grid.fine_;
   order_ = grid.order_;
+  // The groups hold positions of `grid`'s agents, which have moved: none (query reads
+  // every agent, as it does in a cell without repeats).
+  group_start_.clear();
+  grouped_cells_ = 0;
   sorted_pos_.resize(grid.sorted_pos_.size());
   std::fill(sorted_pos_.begin() + static_cast<std::ptrdiff_t>(2 * order_.size()), sorted_pos_.end(),
             0.0f);
@@ -162,9 +216,10 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std
   };
   // The max_count nearest (by d², then index) alive j != self with d² <= rad², into out.
   // The cells x0..x1 of one grid row are contiguous in the sorted arrays, so each row is
-  // one span. Candidates are filtered branch-free into a small buffer first (the
-  // inside/outside test is unpredictable), then merged into the best-so-far list, kept
-  // sorted by (d², index) with insertion.
+  // one span (split only at grouped cells). Candidates are filtered branch-free into a
+  // small buffer first (the inside/outside test is unpredictable), then merged into the
+  // best-so-far list, kept sorted by (d², index) with insertion. The list does not depend
+  // on the order candidates come in (insert_nearest), so grouped cells change no answer.
   auto scan = [&](float rad) __attribute__((always_inline))->std::size_t {
     const float r2 = rad * rad;
     // Agents lie at most slack_ outside their cells (rebuild_from).
@@ -177,11 +232,10 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std
     constexpr std::size_t kBatch = 64;
     std::uint32_t hit[kBatch];
     float hit_d2[kBatch];
-    for (std::int64_t cy = y0; cy <= y1; ++cy) {
-      const std::size_t row = static_cast<std::size_t>(cy * nx_);
-      const std::uint32_t s_end = cell_start_[row + static_cast<std::size_t>(x1) + 1];
-      for (std::uint32_t s0 = cell_start_[row + static_cast<std::size_t>(x0)]; s0 < s_end;
-           s0 += kBatch) {
+    // The agents of slots [s_begin, s_end).
+    auto read_slots = [&](std::uint32_t s_begin, std::uint32_t s_end)
+        __attribute__((always_inline)) {
+      for (std::uint32_t s0 = s_begin; s0 < s_end; s0 += kBatch) {
         const std::uint32_t s1 = std::min<std::uint32_t>(s_end, s0 + kBatch);
         std::size_t nh = 0;
         for (std::uint32_t s = s0; s < s1; ++s) {
@@ -198,6 +252,43 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std
           if (j == self) continue;
           insert_nearest(d2s, out, count, max_count, d2, j);
         }
+      }
+    };
+    // A grouped cell: one d² a position (the d² of each of its agents: the same operands).
+    // Its agents ascend, so once one cannot enter a full list (d² above the worst's, or
+    // equal with a larger index) neither can the rest: a group of 100,000 coincident
+    // agents costs a query at most max_count + 2 of them.
+    auto read_groups = [&](std::size_t c) {
+      for (std::uint32_t g = group_start_[c]; g < group_start_[c + 1]; ++g) {
+        const float dx = group_pos_[2 * g] - point.x;
+        const float dy = group_pos_[2 * g + 1] - point.y;
+        const float d2 = dx * dx + dy * dy;
+        if (!(d2 <= r2)) continue;
+        for (std::uint32_t k = member_start_[g]; k < member_start_[g + 1]; ++k) {
+          const std::int32_t j = group_member_[k];
+          if (j == self) continue;
+          if (count == max_count &&
+              (d2 > d2s[count - 1] || (d2 == d2s[count - 1] && j > out[count - 1])))
+            break;
+          insert_nearest(d2s, out, count, max_count, d2, j);
+        }
+      }
+    };
+    for (std::int64_t cy = y0; cy <= y1; ++cy) {
+      const std::size_t row = static_cast<std::size_t>(cy * nx_);
+      const std::size_t c0 = row + static_cast<std::size_t>(x0);
+      const std::size_t c1 = row + static_cast<std::size_t>(x1) + 1;
+      if (group_start_.empty()) {
+        read_slots(cell_start_[c0], cell_start_[c1]);
+        continue;
+      }
+      // Runs of ungrouped cells as one span, each grouped cell by its groups.
+      for (std::size_t c = c0; c < c1;) {
+        std::size_t e = c;
+        while (e < c1 && group_start_[e + 1] == group_start_[e]) ++e;
+        if (e > c) read_slots(cell_start_[c], cell_start_[e]);
+        if (e < c1) read_groups(e++);
+        c = e;
       }
     }
     return count;
@@ -252,12 +343,26 @@ void find_neighbors(const NeighborGrid& grid, const float* positions, const std:
 
 void NeighborTable::build(const float* positions, const std::uint8_t* alive, std::size_t n,
                           float radius, std::size_t max_neighbors) {
+  prepare(positions, alive, n, radius, max_neighbors);
+  fill_rows(0, n);
+}
+
+void NeighborTable::prepare(const float* positions, const std::uint8_t* alive, std::size_t n,
+                            float radius, std::size_t max_neighbors) {
   max_neighbors_ = max_neighbors;
   indices_.resize(n * max_neighbors);
   counts_.resize(n);
+  positions_ = positions;
+  alive_ = alive;
+  radius_ = radius;
   grid_.rebuild(positions, alive, n, radius > 0.0f ? radius : 1.0f, max_neighbors);
-  find_neighbors(grid_, positions, alive, n, radius, max_neighbors, indices_.data(),
-                 counts_.data());
+}
+
+void NeighborTable::fill_rows(std::size_t begin, std::size_t end) {
+  parallel_for(end - begin, 256, [&](std::size_t b, std::size_t e) {
+    find_neighbors_rows(grid_, positions_, alive_, radius_, max_neighbors_, indices_.data(),
+                        counts_.data(), begin + b, begin + e);
+  });
 }
 
 }  // namespace contextsteer

@@ -455,7 +455,10 @@ def neighbours(
     The C++ uniform grid the simulation rebuilds every step. For row i the result lists
     at most ``max_neighbours`` indices j != i with ``|p_j - p_i|² <= radius²`` (float32
     arithmetic), sorted by that squared distance with ties broken by ascending index, so
-    the answer never depends on the thread count or the grid layout.
+    the answer never depends on the thread count or the grid layout. Many points at one
+    position are read once a query (100,000 at one point take milliseconds), but points
+    packed within a radius of each other at distinct positions still cost each query all
+    of them. Ctrl-C interrupts a long call (``KeyboardInterrupt``).
 
     Parameters
     ----------

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // NeighborGrid on hostile values: non-finite positions and radii that overflow float32
-// must neither hang nor read out of bounds (the rebuild once looped forever on them).
+// must neither hang nor read out of bounds (the rebuild once looped forever on them), and
+// crowds of coincident agents must not make each query read all of them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "contextsteer/neighbours.hpp"
@@ -37,5 +40,101 @@ TEST(NeighborGrid, CellSizesBeyondFloatRangeEnd) {
     std::int32_t out[4];
     EXPECT_EQ(g.query({0.0f, 0.0f}, 1.0f, 2, 4, out), 0u);
     EXPECT_EQ(g.query({0.0f, 0.0f}, kInf, -1, 4, out), 3u);
+  }
+}
+
+namespace {
+
+// Brute force: the contract of NeighborGrid::query (d² in float32, (d², index) order).
+std::vector<std::int32_t> brute_force(const std::vector<float>& p, std::int32_t self, float radius,
+                                      std::size_t max_count) {
+  std::vector<std::pair<float, std::int32_t>> found;
+  const float r2 = radius * radius;
+  const float x = p[2 * static_cast<std::size_t>(self)],
+              y = p[2 * static_cast<std::size_t>(self) + 1];
+  for (std::size_t j = 0; j < p.size() / 2; ++j) {
+    const float dx = p[2 * j] - x, dy = p[2 * j + 1] - y;
+    const float d2 = dx * dx + dy * dy;
+    if (static_cast<std::int32_t>(j) != self && d2 <= r2)
+      found.emplace_back(d2, static_cast<std::int32_t>(j));
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::int32_t> out;
+  for (std::size_t k = 0; k < std::min(max_count, found.size()); ++k)
+    out.push_back(found[k].second);
+  return out;
+}
+
+}  // namespace
+
+TEST(NeighborGrid, CoincidentAgentsInACrowdedCellAreGroupedWithTheSameAnswers) {
+  // 700 agents, 300 of them at one point and 100 at another, the rest scattered round
+  // them and on a coarse lattice (more repeats, and distance ties), shuffled: the crowded
+  // cells are read by position, and every query answers as the brute force does.
+  std::vector<float> p;
+  std::uint32_t s = 12345;
+  auto uniform = [&] {  // in [-1, 1)
+    s = s * 1664525u + 1013904223u;
+    return static_cast<float>(s >> 8) / 8388608.0f - 1.0f;
+  };
+  for (int i = 0; i < 700; ++i) {
+    if (i % 7 < 3) p.insert(p.end(), {0.0f, 0.0f});
+    else if (i % 7 == 3) p.insert(p.end(), {0.25f, -0.5f});
+    else if (i % 7 == 4)
+      p.insert(p.end(), {std::round(4.0f * uniform()) / 4.0f, std::round(4.0f * uniform()) / 4.0f});
+    else p.insert(p.end(), {uniform(), uniform()});
+  }
+  const auto n = p.size() / 2;
+  cs::NeighborGrid g;
+  std::vector<std::int32_t> out(256);
+  for (const float radius : {0.0f, 0.3f, 1.0f, 3.0f}) {
+    g.rebuild(p.data(), nullptr, n, radius > 0.0f ? radius : 1.0f, 16);
+    EXPECT_GE(g.grouped_cells(), 1u) << radius;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto self = static_cast<std::int32_t>(i);
+      const std::vector<std::int32_t> all = brute_force(p, self, radius, 256);
+      for (const std::size_t max_count : {1u, 16u, 256u}) {
+        const std::size_t m =
+            g.query({p[2 * i], p[2 * i + 1]}, radius, self, max_count, out.data());
+        // The brute force's first max_count: the (d², index) order is total.
+        ASSERT_EQ(
+            std::vector<std::int32_t>(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(m)),
+            std::vector<std::int32_t>(
+                all.begin(),
+                all.begin() + static_cast<std::ptrdiff_t>(std::min(max_count, all.size()))))
+            << "agent " << i << ", radius " << radius << ", max " << max_count;
+      }
+    }
+  }
+  // A grid made from this one for moved agents has no groups (theirs hold the old
+  // positions) and still answers exactly.
+  std::vector<float> moved = p;
+  for (std::size_t k = 0; k < moved.size(); k += 2) moved[k] += 0.01f * static_cast<float>(k % 5);
+  g.rebuild(p.data(), nullptr, n, 1.0f, 16);
+  cs::NeighborGrid from;
+  from.rebuild_from(g, moved.data());
+  EXPECT_EQ(from.grouped_cells(), 0u);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto self = static_cast<std::int32_t>(i);
+    const std::size_t m = from.query({moved[2 * i], moved[2 * i + 1]}, 1.0f, self, 16, out.data());
+    ASSERT_EQ(std::vector<std::int32_t>(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(m)),
+              brute_force(moved, self, 1.0f, 16))
+        << "agent " << i;
+  }
+}
+
+TEST(NeighborGrid, AHundredThousandCoincidentAgentsGetTheLowestOtherIndices) {
+  // One cell of 100,000 agents at one point: every query reads one position and at most
+  // max_count + 2 of its agents (it read all 100,000: 17 s for the whole table).
+  const std::size_t n = 100000;
+  std::vector<float> p(2 * n, 3.5f);
+  cs::NeighborGrid g;
+  g.rebuild(p.data(), nullptr, n, 1.0f, 16);
+  EXPECT_EQ(g.grouped_cells(), 1u);
+  std::int32_t out[16];
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto self = static_cast<std::int32_t>(i);
+    ASSERT_EQ(g.query({3.5f, 3.5f}, 1.0f, self, 16, out), 16u);
+    for (std::int32_t k = 0; k < 16; ++k) ASSERT_EQ(out[k], k < self ? k : k + 1) << i;
   }
 }

@@ -90,9 +90,10 @@ class NavField {
   /// O(nodes·log(front)) per field. Throws std::invalid_argument when the grid would
   /// exceed kMaxNodes nodes or a goal set is empty; throws NavOutOfMemory, before
   /// allocating, when the fields and the build's scratch (bytes_per_node(G) a node) would
-  /// exceed `max_bytes`. `stop` (when given) is asked every 2^20 accepted nodes of the
-  /// marches (counted over all goal sets), from the calling thread; when it returns true
-  /// the build throws NavInterrupted (the field is then unusable).
+  /// exceed `max_bytes`. `stop` (when given) is asked about every 20 ms of the build's
+  /// work (the walls' blocking, the sweeps over the nodes, the marches of every goal
+  /// set), from the calling thread; when it returns true the build throws NavInterrupted
+  /// (the field is then unusable).
   void build(const World& world, std::span<const NavGoals> goals, float cell, float radius,
              std::uint32_t layers, float margin,
              double max_bytes = std::numeric_limits<double>::infinity(),
@@ -145,7 +146,9 @@ class NavField {
     std::uint64_t key;
     std::uint32_t index;  // into the set's goal_segments_, in fours
   };
-  void block(const World& world, std::uint32_t layers);
+  /// The build's `stop`, asked about every 20 ms of work (nav_field.cpp).
+  class StopPoll;
+  void block(const World& world, std::uint32_t layers, StopPoll& poll);
   /// Within two cells of a point or segment goal of set g, in sight by the field's own
   /// distance d at p (d within a cell of the straight distance e, fading out by two
   /// cells): the weight w of its exact distance and direction (1 within one cell, falling
@@ -168,11 +171,10 @@ class NavField {
   bool outside_at(std::size_t g, Vec2 p, float& distance, Vec2& direction) const;
   Vec2 field_direction_at(std::size_t g, Vec2 p) const;
   /// sight_ from blocked_ (after block()).
-  void sight_window();
+  void sight_window(StopPoll& poll);
   void march(const World& world, std::uint32_t layers, const NavGoals& goals,
              std::vector<double>& t, std::vector<std::uint8_t>& state, std::vector<float>& dist,
-             std::vector<float>& desc, const std::function<bool()>& stop,
-             std::size_t& accepted) const;
+             std::vector<float>& desc, StopPoll& poll) const;
 
   NavGrid grid_;
   float radius_ = 0.0f;

@@ -82,7 +82,10 @@ class NeighborGrid {
   /// Writes to `out` (capacity `max_count` <= kMaxNeighbors) the indices of at most
   /// `max_count` alive agents j != self with |p_j − point|² <= radius² (float32
   /// arithmetic), the nearest first, ties by ascending index. Returns how many were
-  /// written. Pure, allocation-free, reentrant.
+  /// written. Pure, allocation-free, reentrant. A cell of a rebuild() holding more than
+  /// kGroupAbove agents at repeated positions is read by position (each distinct one
+  /// once, its agents only while they can still enter the list): with many coincident
+  /// agents a query costs the distinct positions in reach plus max_count, not every agent.
   std::size_t query(Vec2 point, float radius, std::int32_t self, std::size_t max_count,
                     std::int32_t* out) const;
 
@@ -147,6 +150,19 @@ class NeighborGrid {
   /// Number of agents in the grid (alive at the last rebuild).
   std::size_t size() const { return order_.size(); }
 
+  /// Cells with more agents than this are grouped by position at a rebuild() when some of
+  /// their agents coincide (query). Below it a cell costs a query at most this many
+  /// distance tests, and the sort that finds coincident agents would cost a per-step
+  /// rebuild more than it could save.
+  static constexpr std::uint32_t kGroupAbove = 256;
+
+  /// Number of cells the last rebuild grouped by position (query); 0 after rebuild_from.
+  std::size_t grouped_cells() const { return grouped_cells_; }
+
+  /// The most agents in one cell (at the last rebuild): a query reads at most a few
+  /// cells' worth of positions, so a bound on its cost for callers that slice the queries.
+  std::size_t most_in_a_cell() const { return most_; }
+
   /// Whether the last rebuild made the cells finer for a dense crowd (`dense_list`).
   bool fine() const { return fine_; }
 
@@ -181,6 +197,10 @@ class NeighborGrid {
   /// dense_enough's second test: the point's own cell at `share` holds `enough`.
   bool dense_cell(Vec2 point, double share, double enough) const;
 
+  /// rebuild()'s last part: the groups of the cells above kGroupAbove whose agents
+  /// repeat a position (group_start_ ...); none when no cell has repeats.
+  void group_by_position();
+
   float min_x_ = 0.0f, min_y_ = 0.0f;
   bool fine_ = false;  // rebuild(): cells of a third of cell_size (dense_list)
   /// How far an agent may lie outside its cell (rebuild_from); 0 after a rebuild.
@@ -195,6 +215,18 @@ class NeighborGrid {
   std::vector<float> sorted_pos_;
   static constexpr std::size_t kPad = 8;
   std::vector<std::uint32_t> cell_of_;  // scratch: cell of each agent (n)
+  // Agents grouped by position (group_by_position), for the query only: visit() and the
+  // agents' order in a cell are the same with and without them. Cell c's groups are
+  // [group_start_[c], group_start_[c + 1]) (an empty range: read the cell's agents);
+  // group g sits at group_pos_[2g], [2g + 1] and holds the agents
+  // group_member_[member_start_[g] ... member_start_[g + 1]), ascending. group_start_ is
+  // empty when no cell is grouped.
+  std::vector<std::uint32_t> group_start_;
+  std::vector<float> group_pos_;
+  std::vector<std::uint32_t> member_start_;
+  std::vector<std::int32_t> group_member_;
+  std::size_t grouped_cells_ = 0;
+  std::vector<std::uint32_t> group_slots_;  // scratch: one cell's slots, by position
 };
 
 /// Neighbour lists of rows begin, begin + step, ... (< end): for each alive agent i, the query of
@@ -219,6 +251,14 @@ class NeighborTable {
   /// (parallel over agents). radius >= 0, max_neighbors <= kMaxNeighbors.
   void build(const float* positions, const std::uint8_t* alive, std::size_t n, float radius,
              std::size_t max_neighbors);
+  /// build() in two parts, for a caller that fills the rows in slices (the bindings, to
+  /// check for Ctrl-C between them): prepare() rebuilds the grid and sizes the table;
+  /// fill_rows(begin, end) then fills rows [begin, end) of it (parallel over them) from
+  /// the same `positions` and `alive`, which must stay alive and unchanged. Rows are
+  /// independent: once every row is filled, the table is build()'s.
+  void prepare(const float* positions, const std::uint8_t* alive, std::size_t n, float radius,
+               std::size_t max_neighbors);
+  void fill_rows(std::size_t begin, std::size_t end);
   /// The table of the last build (valid until the next build).
   NeighborLists lists() const { return {indices_.data(), counts_.data(), max_neighbors_}; }
   const NeighborGrid& grid() const { return grid_; }
@@ -227,6 +267,10 @@ class NeighborTable {
   NeighborGrid grid_;
   std::vector<std::int32_t> indices_, counts_;
   std::size_t max_neighbors_ = 0;
+  // prepare()'s inputs, for fill_rows.
+  const float* positions_ = nullptr;
+  const std::uint8_t* alive_ = nullptr;
+  float radius_ = 0.0f;
 };
 
 }  // namespace contextsteer
