@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import contextsteer as cs
+from contextsteer import rimea
 
 NAN, INF = float("nan"), float("inf")
 S8 = cs.SlotSet(8)
@@ -581,7 +582,7 @@ CASES += [
     ("neighbours row width", lambda: cs.neighbours([[0, 0]], 1.0, 2**40), ValueError, r"0, 256"),
     ("dot_map text", lambda: cs.dot_map(S8, "ab"), ValueError, "vectors: expected an array"),
     ("steer danger None", lambda: cs.steer([M], None, S8), TypeError, "danger: expected"),
-    ("Agents slots 2**63", lambda: cs.Agents(2, slots=2**63), ValueError, "at most 2"),
+    ("Agents slots 2**63", lambda: cs.Agents(2, slots=2**63), ValueError, "at most 65536"),
     (
         "add_occupancy tiny cell",
         lambda: cs.World().add_occupancy(np.ones((2, 2), bool), cell=1e-46),
@@ -632,6 +633,98 @@ CASES += [
         r"max_dist must be a finite number >= 0 and at most 1e8, got 1.5e\+08",
     ),
 ]
+
+
+def _sweep(**kw):
+    args = dict(seeds=[0], steps=1, executor="serial", progress=False)
+    return cs.sweep("oncoming", **{**args, **kw})
+
+
+def _tune(**kw):
+    pytest.importorskip("optuna")
+    args = dict(n_trials=1, steps=1, executor="serial", progress=False)
+    return cs.tune("oncoming", {"slots": [8, 16]}, **{**args, **kw})
+
+
+# The second audit: sizes that would exhaust memory or time, and arguments that were
+# silently ignored, now refused up front.
+CASES += [
+    ("Agents slots 1e9", lambda: cs.Agents(1, slots=10**9), ValueError, "at most 65536"),
+    (
+        "Simulation slots 1e9",
+        lambda: cs.Simulation(None, agents(), [cs.Forward()], slots=10**9),
+        ValueError,
+        "slots",
+    ),
+    (
+        "Simulation memory",
+        lambda: cs.Simulation(None, cs.Agents(10**6, slots=65536), [cs.Forward()]),
+        MemoryError,
+        "1,000,000 agents × 65,536 slots",
+    ),
+    ("evaluate K 1e9", lambda: cs.Seek().evaluate(agents(), 10**9), ValueError, "most 65536"),
+    ("evaluate agents None", lambda: cs.Seek().evaluate(None, 8), TypeError, "evaluate: agents"),
+    (
+        "circle of a million",
+        lambda: cs.scenarios.get("circle")(agents=10**6, radius=1.0),
+        ValueError,
+        r"1,000,000 of them where at most 23 bodies",
+    ),
+    (
+        "RiMEA ring of 1e8 agents",
+        lambda: rimea.fundamental_point(10, radius=999, width=1990),
+        ValueError,
+        "needs 124,910,352 agents",
+    ),
+    ("sweep workers serial", lambda: _sweep(workers=4), ValueError, "workers sizes the local"),
+    ("sweep progress 'no'", lambda: _sweep(progress="no"), TypeError, "sweep: progress"),
+    ("sweep repeated seeds", lambda: _sweep(seeds=[0, 0]), ValueError, r"seeds repeat \[0\]"),
+    ("sweep threads 1e9", lambda: _sweep(threads=10**9), ValueError, r"threads must be in"),
+    ("tune workers serial", lambda: _tune(workers=4), ValueError, "workers has no use"),
+    ("tune progress 'no'", lambda: _tune(progress="no"), TypeError, "tune: progress"),
+    ("tune seed -1", lambda: _tune(seed=-1), ValueError, r"tune: seed \(the sampler's\)"),
+    ("tune params text", lambda: _tune(params="ab"), TypeError, "tune: params must be a dict"),
+    (
+        "tune range overflows",
+        lambda: cs.tune("oncoming", {"scale": (-1e308, 1e308)}, n_trials=1, progress=False),
+        ValueError,
+        "width must be finite",
+    ),
+    ("run params list", lambda: cs.run_scenario("oncoming", [1, 2]), TypeError, "run: params"),
+    ("Steering blend text", lambda: cs.Steering([], blend="0.5"), TypeError, "blend"),
+    ("Steering hysteresis None", lambda: cs.Steering([], hysteresis=None), TypeError, "hyster"),
+    ("Steering width 1e30", lambda: cs.Steering([], width=10**30), ValueError, "width"),
+    ("load None", lambda: cs.load(None), TypeError, "load: path"),
+    (
+        "video format 123",
+        lambda: cs.video.write([np.zeros((2, 2, 3), np.uint8)], "a.gif", format=123),
+        TypeError,
+        "write: format",
+    ),
+]
+
+
+def test_a_tuning_study_given_keeps_its_direction_and_a_conflicting_one_is_refused():
+    optuna = pytest.importorskip("optuna")
+    study = optuna.create_study(direction="maximize")
+    with pytest.raises(ValueError, match="the study given maximizes"):
+        _tune(study=study, direction="minimize")
+    assert len(study.trials) == 0
+
+
+def test_detour_waypoints_name_an_agent_out_of_range():
+    sim = cs.Simulation(None, agents(), [cs.Seek()])
+    detour = cs.Detour(sim)
+    assert detour.waypoints(0).shape == (0, 2)
+    for i in (-1, 3, 10**6):
+        with pytest.raises(ValueError, match=r"Detour.waypoints: i must be in \[0, 2\]"):
+            detour.waypoints(i)
+
+
+def test_sweep_summary_keys_are_strings():
+    res = _sweep()
+    with pytest.raises(TypeError, match="keys must be strings"):
+        res.summary(5)
 
 
 def test_a_nearest_query_takes_max_dist_1e8_as_a_raycast_does():

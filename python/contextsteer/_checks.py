@@ -15,6 +15,10 @@ from typing import Any
 
 import numpy as np
 
+MAX_SLOTS = 65536
+"""Most slots a ring may have (``SlotSet``'s limit; ``Agents(slots=)``, ``Simulation(slots=)``
+and ``evaluate``'s int K share it)."""
+
 MAX_COORDINATE = 1e8
 """Largest magnitude (inclusive) of a coordinate, length, radius or speed (README,
 "Supported ranges"); other float inputs stay below 2^60 (``maps._MAX_MAGNITUDE``)."""

@@ -204,8 +204,11 @@ class Agents(_core.Agents):
                 raise TypeError(f"Agents: slots must be an int, got {type(slots).__name__}")
             if slots < 3:
                 raise ValueError(f"Agents: slots must be >= 3, got {slots}")
-            if slots > 2**31 - 1:
-                raise ValueError(f"Agents: slots must be at most 2**31 - 1, got {slots}")
+            if slots > _checks.MAX_SLOTS:
+                raise ValueError(
+                    f"Agents: slots must be at most {_checks.MAX_SLOTS} (a SlotSet's limit), "
+                    f"got {slots}"
+                )
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"Agents: seed must be an int, got {type(seed).__name__}")
         if not 0 <= int(seed) < 2**64:

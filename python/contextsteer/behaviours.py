@@ -78,13 +78,25 @@ def _check_agent_weights(owner: str, w: np.ndarray, when: str = "") -> None:
         )
 
 
+def _check_agents(agents: Any) -> None:
+    """A TypeError naming ``evaluate``'s ``agents`` unless it is an Agents (pybind11's
+    message for ``None`` lists signatures)."""
+    if not isinstance(agents, _core.Agents):
+        raise TypeError(
+            f"evaluate: agents must be a contextsteer.Agents, got {type(agents).__name__}"
+        )
+
+
 def _slot_directions(directions: Any) -> np.ndarray:
     """(K, 2) float32 directions from an int K (ring, slot 0 along +x, CCW), an object
     with a ``directions`` attribute (a slot set) or an array."""
     if isinstance(directions, (int, np.integer)) and not isinstance(directions, bool):
         k = int(directions)
-        if k < 3:
-            raise ValueError(f"directions: a ring needs at least 3 slots, got {k}")
+        if not 3 <= k <= _checks.MAX_SLOTS:
+            raise ValueError(
+                f"directions: a ring needs at least 3 slots and at most {_checks.MAX_SLOTS}, "
+                f"got {k}"
+            )
         a = 2.0 * np.pi * np.arange(k) / k
         return np.ascontiguousarray(np.stack([np.cos(a), np.sin(a)], axis=1), dtype=np.float32)
     if hasattr(directions, "directions"):
@@ -434,6 +446,7 @@ class Behaviour:
         [1.    0.707 0.    0.    0.    0.    0.    0.707]
         """
         _check_lent(self)
+        _check_agents(agents)
         self._check_world(world)
         d = _slot_directions(directions)
         maps = _core.evaluate_behaviour(
@@ -1686,6 +1699,7 @@ class CollisionDanger(Behaviour):
         neighbours are the ``max_neighbours`` nearest within the reach that could collide
         within the horizon."""
         _check_lent(self)
+        _check_agents(agents)
         d = _slot_directions(directions)
         interest, danger, speed = _core.evaluate_behaviour(
             agents,

@@ -970,8 +970,9 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
             axes,
             seeds=args.seeds,
             steps=args.steps,
+            # One worker: runs in this process (a pool's size has no use there).
             executor="serial" if args.workers == 1 else None,
-            workers=args.workers,
+            workers=None if args.workers == 1 else args.workers,
             progress=not args.quiet,
             errors="keep",  # a failed run must not lose the finished ones
         )
@@ -1136,8 +1137,9 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             steps=args.steps,
             sampler=args.sampler,
             seed=args.seed,
+            # One worker: runs in this process (a pool's size has no use there).
             executor="serial" if args.workers == 1 else None,
-            workers=args.workers,
+            workers=None if args.workers == 1 else args.workers,
             progress=not args.quiet,
         )
     except ImportError as exc:

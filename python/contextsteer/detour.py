@@ -321,8 +321,8 @@ class Detour:
 
     def waypoints(self, i: int) -> np.ndarray:
         """(W, 2) float32: agent ``i``'s detour waypoints still ahead (the current one
-        first); empty when it is not on a detour."""
-        i = int(i)
+        first); empty when it is not on a detour. ``i``: an agent id in [0, capacity)."""
+        i = _checks.integer("Detour.waypoints: i", i, 0, len(self.sim.agents.alive) - 1)
         r = self._routes.get(i)
         return np.zeros((0, 2), np.float32) if r is None else r[self._wp[i] :].copy()
 

@@ -133,6 +133,8 @@ def load(path: str | os.PathLike) -> Any:
         match its recorded digest, or one that holds something other than a Simulation.
     FileNotFoundError, IsADirectoryError, PermissionError
         As opening ``path`` raises them.
+    TypeError
+        ``path`` is neither a path nor a readable file object.
 
     Examples
     --------
@@ -146,6 +148,8 @@ def load(path: str | os.PathLike) -> Any:
     >>> bool(np.array_equal(sim.agents.position, back.agents.position)), back.step_count
     (True, 40)
     """
+    if not isinstance(path, (str, bytes, os.PathLike)) and not hasattr(path, "read"):
+        raise TypeError(f"load: path must be a file path (str or os.PathLike), got {path!r}")
     try:
         with zipfile.ZipFile(path) as z:
             meta = json.loads(z.read("meta.json"))

@@ -192,6 +192,14 @@ def fundamental_point(
     world = _ring_world(radius, width)
     area = 2 * np.pi * radius * width
     n = max(1, int(round(density * area)))
+    from .scenarios import MAX_SCENARIO_AGENTS
+
+    if n > MAX_SCENARIO_AGENTS:
+        raise ValueError(
+            f"fundamental_point: density={density:g} on a ring of radius={radius:g}, "
+            f"width={width:g} needs {n:,} agents, more than {MAX_SCENARIO_AGENTS:,}; take a "
+            "smaller ring or density"
+        )
     # Hexagonal lattice with the density's spacing, kept inside the ring (clearance 0.2).
     s = np.sqrt(2 / (np.sqrt(3) * density))
     R = radius + width / 2

@@ -458,6 +458,8 @@ def build(
         raise TypeError(
             f"run: scenario must be a scenario name or a Scenario, got {type(scenario).__name__}"
         )
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"run: params must be a dict of the builder's arguments, got {params!r}")
     parameters = dict(params or {})
     if seed is not None:
         if "seed" in parameters:

@@ -1513,6 +1513,18 @@ def _goal_fields(world: World, goals: np.ndarray) -> NavField:
 def _apart(scenario: str, what: str, starts: np.ndarray, diameter: float = 0.6) -> np.ndarray:
     """``starts`` unchanged, or a ValueError naming the parameter ``what`` that put two
     bodies (``diameter`` wide) inside each other."""
+    # Bodies apart hold disjoint discs of radius diameter / 2 inside the bounding box grown
+    # by it: more bodies than that area holds overlap for certain, and are refused before
+    # the neighbour search, which a million centres packed within a metre would keep busy.
+    if len(starts) > 1:
+        (x0, y0), (x1, y1) = starts.min(axis=0), starts.max(axis=0)
+        room = (x1 - x0 + diameter) * (y1 - y0 + diameter) / (math.pi * diameter**2 / 4)
+        if len(starts) > room:
+            raise ValueError(
+                f"{scenario}: {what} starts agents inside each other ({len(starts):,} of them "
+                f"where at most {int(room):,} bodies {diameter:g} m wide fit); give a larger "
+                f"{what.split('=')[0]}"
+            )
     d = _overlapping(starts, diameter)
     if d is not None:
         raise ValueError(

@@ -509,8 +509,20 @@ class Simulation:
             self._slot_set = slots
             core_slots: Any = slots._impl
         else:
-            slots = _int("slots", slots, 3)
+            slots = _int("slots", slots, 3, _checks.MAX_SLOTS)
             core_slots = slots
+        from .maps import _physical_memory
+
+        # The step's per-slot state: maps, rays, speeds and scratch, about 64 bytes an agent
+        # and slot (a guard against a K that cannot fit, not an account).
+        k_ = slots.k if isinstance(slots, SlotSet) else slots
+        need = 64 * len(agents.alive) * int(k_)
+        if need > _physical_memory():
+            raise MemoryError(
+                f"Simulation: {len(agents.alive):,} agents × {k_:,} slots need about "
+                f"{need / 2**30:.3g} GiB, more than this machine's "
+                f"{_physical_memory() / 2**30:.3g} GiB"
+            )
         relax = _num("push_relax", push_relax)
         if not 0 < relax <= 1:
             raise ValueError(f"Simulation: push_relax must be in (0, 1], got {push_relax}")

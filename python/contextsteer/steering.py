@@ -128,12 +128,19 @@ class Steering:
         :meth:`Simulation.perceive` / :meth:`Simulation.decide_and_move` perceives every
         agent before any decides, so it needs ``decision_phases=1``.
 
+    Notes
+    -----
+    A :class:`~contextsteer.Simulation` reads these options once, when it is built (and
+    checks them again then): assigning to an option of this object afterwards changes
+    the next simulation built from it, not one already built.
+
     Raises
     ------
     ValueError
         An unknown mode (the message lists the valid ones), a bad number.
     TypeError
-        A behaviour that is not a :class:`~contextsteer.Behaviour`.
+        A behaviour that is not a :class:`~contextsteer.Behaviour`, a switch that is not
+        a bool, a ``blend`` or ``hysteresis`` that is not a real number.
 
     Examples
     --------
@@ -195,10 +202,14 @@ class Steering:
         self.threshold, self.epsilon = float(threshold), float(epsilon)
         if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 0:
             raise ValueError(f"Steering: width must be an int >= 0, got {width!r}")
+        if width > 2**31 - 1:
+            raise ValueError(f"Steering: width must be at most 2**31 - 1, got {width!r}")
         self.width, self.contiguous = int(width), _flag("contiguous", contiguous)
-        if blend is not None and not 0.0 <= float(blend) <= 1.0:
-            raise ValueError(f"Steering: blend must be in [0, 1] or None, got {blend}")
-        self.blend = None if blend is None else float(blend)
+        if blend is not None:
+            blend = _checks.real("Steering: blend", blend)
+            if not 0.0 <= blend <= 1.0:
+                raise ValueError(f"Steering: blend must be in [0, 1] or None, got {blend}")
+        self.blend = blend
         if spread is not None:
             spread = _f32(spread, "Steering: spread")
             if spread.ndim != 1 or spread.size % 2 == 0 or not np.isfinite(spread).all():
@@ -220,7 +231,7 @@ class Steering:
             )
             max_neighbours = max_neighbors
         self.max_neighbours = _int_in("max_neighbours", max_neighbours, 1, 256)
-        h = float(hysteresis)
+        h = _checks.real("Steering: hysteresis", hysteresis)
         if not (math.isfinite(h) and 0 <= h < 2.0**60):
             raise ValueError(
                 f"Steering: hysteresis must be a number in [0, 2^60), got {hysteresis!r}"

@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from . import _checks
+
 __all__ = ["Run", "SweepInterrupted", "SweepResult", "grid", "ray_executor", "sweep"]
 
 
@@ -148,6 +150,9 @@ class SweepResult(Sequence[Run]):
         A key missing from a run counts as no value; a key whose value is not a number
         (a dict of metrics, a string) raises a ValueError naming the key and its type.
         """
+        for key in keys:
+            if not isinstance(key, str):
+                raise TypeError(f"summary: keys must be strings (dotted result keys), got {key!r}")
         out: list[dict[str, Any]] = []
         groups: dict[int, list[Run]] = {}
         for r in self._runs:
@@ -400,6 +405,15 @@ def _whole(value: Any, name: str, owner: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def _threads(value: Any, owner: str) -> int:
+    """A run's thread count: an int in [1, 1024] (``set_num_threads``'s range), checked
+    here rather than in every worker's run."""
+    n = _whole(value, "threads", owner)
+    if n > 1024:
+        raise ValueError(f"{owner}: threads must be in [1, 1024], got {n}")
+    return n
+
+
 def _seed_list(seeds: Any, owner: str) -> list[int]:
     """The seeds of a sweep or a tuning study: a count (``range(count)``) or integers,
     each in [0, 2**64) as the agents' random state takes them."""
@@ -417,7 +431,14 @@ def _seed_list(seeds: Any, owner: str) -> list[int]:
             raise TypeError(f"{owner}: seeds must be integers, got {seed!r}")
         if not 0 <= seed < 2**64:
             raise ValueError(f"{owner}: seeds must be in [0, 2**64), got {seed}")
-    return [int(seed) for seed in seed_list]
+    out = [int(seed) for seed in seed_list]
+    if len(set(out)) != len(out):
+        twice = sorted({s for s in out if out.count(s) > 1})
+        raise ValueError(
+            f"{owner}: seeds repeat {twice} (a repeated seed repeats its run: the spread "
+            "over the seeds would read low)"
+        )
+    return out
 
 
 def _error_text(error: BaseException) -> str:
@@ -491,7 +512,8 @@ def sweep(
         Parameter sets (e.g. :func:`grid`); a dict of lists is expanded with :func:`grid`.
         None runs the defaults once per seed.
     seeds : iterable of int, or int
-        Seeds each parameter set runs with; an int ``n`` means ``range(n)``.
+        Seeds each parameter set runs with; an int ``n`` means ``range(n)``. A repeated
+        seed is a ValueError (it would repeat its run and shrink the spread).
     steps : int, optional
         Steps per run (scenarios only: with a run function it is a ValueError, as it
         would be ignored).
@@ -502,12 +524,13 @@ def sweep(
         ``client.get_executor()`` of a ``dask.distributed.Client`` or
         :func:`ray_executor`.
     workers : int, optional
-        Size of the local process pool.
+        Size of the local process pool; a ValueError with any other executor, which
+        would ignore it.
     threads : int
         Threads of the C++ core in each worker process (1 by default: the runs themselves
         already spread over the cores). Runs in this process ("serial", thread-based
         executors) keep its setting (:func:`contextsteer.set_num_threads`). Results do not
-        depend on it.
+        depend on it. In [1, 1024].
     errors : {"raise", "keep"}
         "raise": the first failed run (in run order) raises RuntimeError naming its
         parameters and seed. "keep": failed runs are returned with ``error`` set.
@@ -556,9 +579,15 @@ def sweep(
         param_sets = [dict(p) for p in given]
     if steps is not None:
         steps = _whole(steps, "steps", "sweep")
-    threads = _whole(threads, "threads", "sweep")
+    threads = _threads(threads, "sweep")
     if workers is not None:
         workers = _whole(workers, "workers", "sweep")
+        if not (executor is None or executor == "processes"):
+            raise ValueError(
+                "sweep: workers sizes the local process pool (executor None or 'processes'); "
+                f"with executor={executor!r} it would be ignored"
+            )
+    progress = _checks.flag("sweep: progress", progress)
 
     names = [name for p in param_sets for name in p]
     kind, target = _run_target(

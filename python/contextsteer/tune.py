@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _checks
 from ._json import jsonable
 
 __all__ = ["NoFeasibleTrial", "TuneInterrupted", "TuneResult", "tune"]
@@ -90,6 +91,10 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"tune: {name}: a range needs finite ends, got {spec!r}")
             if not low < high:
                 raise ValueError(f"tune: {name}: expected low < high, got {spec!r}")
+            if not math.isfinite(float(high) - float(low)):
+                raise ValueError(
+                    f"tune: {name}: a range's width must be finite as a float, got {spec!r}"
+                )
             if log and not low > 0:
                 raise ValueError(f"tune: {name}: a 'log' range needs low > 0, got {spec!r}")
             if all(isinstance(v, (int, np.integer)) for v in (low, high)):
@@ -314,9 +319,10 @@ def tune(
     workers, threads
         As for :func:`contextsteer.sweep`.
     seed : int
-        Seed of the sampler.
+        Seed of the sampler, in [0, 2**32).
     study : optuna.Study, optional
-        Continue this study (its direction, sampler and pruner are used).
+        Continue this study (its direction, sampler and pruner are used; ``direction``
+        must name the study's own, else a ValueError).
     progress : bool
         A tqdm progress bar over trials.
 
@@ -355,9 +361,11 @@ def tune(
     ('COMPLETE', 2)
     """
     optuna = _optuna()
-    from .sweep import _run_target, _seed_list, _whole
+    from .sweep import _run_target, _seed_list, _threads, _whole
 
     dists = distributions(space)
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"tune: params must be a dict of fixed parameters, got {params!r}")
     fixed = dict(params or {})
     overlap = sorted(set(fixed) & set(dists))
     if overlap:
@@ -368,13 +376,25 @@ def tune(
     seed_list = _seed_list(seeds, "tune")
     if steps is not None:
         steps = _whole(steps, "steps", "tune")
-    threads = _whole(threads, "threads", "tune")
+    threads = _threads(threads, "tune")
     if workers is not None:
         workers = _whole(workers, "workers", "tune")
+        if executor == "serial":
+            raise ValueError("tune: workers has no use with executor='serial'")
+    progress = _checks.flag("tune: progress", progress)
     if batch is not None:
         batch = _whole(batch, "batch", "tune")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"tune: seed (the sampler's) must be an integer, got {seed!r}")
+    if not 0 <= seed < 2**32:
+        raise ValueError(f"tune: seed (the sampler's) must be in [0, 2**32), got {seed}")
+    if study is not None:
+        dirs = [d.name.lower() for d in getattr(study, "directions", [])]
+        if len(dirs) == 1 and dirs[0] != direction:
+            raise ValueError(
+                f"tune: the study given {dirs[0]}s, but direction={direction!r}; pass "
+                f"direction={dirs[0]!r} (a study keeps the direction it was created with)"
+            )
     get_value = _getter(objective, "objective")
     get_constraint = None if constraint is None else _getter(constraint, "constraint")
     names = (_name(objective), None if constraint is None else _name(constraint))

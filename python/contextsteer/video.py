@@ -245,6 +245,11 @@ def write(
         MP4 without ``ffmpeg`` on the PATH, or ffmpeg failed.
     """
     path = Path(path)
+    if format is not None and (not isinstance(format, str) or not format):
+        raise TypeError(
+            f"write: format must be one of {', '.join(FORMATS)} or None (the suffix's), "
+            f"got {format!r}"
+        )
     fmt = (format or path.suffix.lstrip(".")).lower()
     if fmt not in FORMATS:
         raise ValueError(f"write: format must be one of {', '.join(FORMATS)}, got {fmt!r}")
