@@ -373,7 +373,9 @@ class Simulation:
 
     @property
     def steering(self) -> Steering | Any:
-        """The Steering (or classic steering) the agents decide by."""
+        """The Steering (or classic steering) the agents decide by. Its options were read
+        when this simulation was built: assigning to them now changes simulations built
+        from it later, not this one."""
         return self._steering
 
     @steering.setter
