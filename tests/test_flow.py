@@ -453,6 +453,21 @@ def test_a_step_over_too_many_periods_is_refused_and_time_without_the_flow_is_sk
     assert sim.flow.report()["offered"] < 20
 
 
+def test_a_short_step_after_a_long_one_draws_the_batches_the_long_one_covered():
+    # 20 a second in 1 s batches: a 10 s step at time 0 draws the batches within half a
+    # step of it (0 ... 5 s, about 120); the 0.01 s step after it, at 10 s, draws the five
+    # due since (6 ... 10 s), about 220 in all. Only time that passes without the flow (the
+    # staged calls) is skipped.
+    agents = cs.Agents(10, slots=8)
+    sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=1))
+    src = cs.Source([0, 0, 5, 5], 20.0, [100, 25], [99, 0, 101, 50], radius=0.1)
+    sim.flow = cs.Flow([src], seed=5, period=1.0)
+    sim.step(10.0)
+    first = sim.flow.report()["offered"]
+    sim.step(0.01)
+    assert 70 <= first <= 170 and 150 <= sim.flow.report()["offered"] <= 300
+
+
 def test_sources_are_named_in_the_report():
     a, b = two_sources()
     named = cs.Source(a.area, a.rate, [[13, 0], [13, 3]], a.exit, radius=a.radius, name="west")

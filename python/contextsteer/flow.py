@@ -445,6 +445,9 @@ class Flow:
                 )
         self._rng = np.random.default_rng(self.seed)
         self._next: float | None = None
+        # The simulation time at the end of the flow's last step: a later step that starts
+        # elsewhere follows time that passed without the flow (the staged calls).
+        self._ran_until: float | None = None
         self._streams = [_Stream() for _ in sources]
         self._exit_boxes = np.array([s.exit for s in sources])  # (S, 4)
         # Per agent slot (allocated at the first step): the source that admitted the agent
@@ -466,6 +469,7 @@ class Flow:
             self._lock.release()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("_ran_until", None)  # pickles from before it was kept
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
@@ -547,7 +551,8 @@ class Flow:
             for _ in range(steps):
                 self._forget_gone(sim)
                 now = float(sim.time)
-                if self._next is None or now - self._next > dt + self.period:
+                skipped = self._ran_until is not None and now != self._ran_until
+                if self._next is None or skipped:
                     # The first step, or time that passed without the flow (the staged
                     # calls do not run it): batches start again from the next one due.
                     k = max(0.0, math.ceil((now - 0.5 * dt - self.start) / self.period))
@@ -572,6 +577,7 @@ class Flow:
                         )
                     self._admit(sim, now)
                 sim._core._step(dt, 1)
+                self._ran_until = float(sim.time)
                 self._exits(sim)
         finally:
             self._lock.release()
