@@ -103,20 +103,31 @@ def test_a_hundred_thousand_coincident_agents():
     assert (got.counts[~alive] == 0).all() and (got.indices[~alive] == -1).all()
 
 
-def test_ctrl_c_interrupts_a_long_neighbours_call():
-    """A SIGINT arriving while one neighbours call works through a crowd packed into one
-    grid cell at distinct positions (every query reads every agent: n² distance tests, which
-    grouping by position cannot save) raises KeyboardInterrupt from inside that call,
-    between two slices of rows, long before the call could have finished; the next call
-    answers whole."""
+def _neighbours_call(pos):
+    cs.neighbours(pos, 1.0, 16)
+
+
+def _evaluate_call(pos):
+    agents = cs.Agents(len(pos))
+    agents.add(pos, radius=0.3)
+    cs.AgentDanger(radius=1.0).evaluate(agents, 8, max_neighbours=16)
+
+
+@pytest.mark.parametrize("call", [_neighbours_call, _evaluate_call], ids=["neighbours", "evaluate"])
+def test_ctrl_c_interrupts_a_long_neighbours_call(call):
+    """A SIGINT arriving while one neighbours call (or a behaviour's evaluate, which fills
+    the same table) works through a crowd packed into one grid cell at distinct positions
+    (every query reads every agent: n² distance tests, which grouping by position cannot
+    save) raises KeyboardInterrupt from inside that call, between two slices of rows, long
+    before the call could have finished; the next call answers whole."""
 
     def crowd(n):
         return np.random.default_rng(0).uniform(0, 1e-3, (n, 2)).astype(np.float32)
 
     small = crowd(4000)
-    cs.neighbours(small, 1.0, 16)
+    call(small)
     t0 = time.perf_counter()
-    cs.neighbours(small, 1.0, 16)
+    call(small)
     per_pair = (time.perf_counter() - t0) / 4000**2
     # A call of about 40x the interrupt's delay (at most 400,000 points).
     whole = 4.0
@@ -137,7 +148,7 @@ def test_ctrl_c_interrupts_a_long_neighbours_call():
         start = time.perf_counter()
         timer.start()
         with pytest.raises(KeyboardInterrupt):
-            cs.neighbours(pos, 1.0, 16)
+            call(pos)
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, old)

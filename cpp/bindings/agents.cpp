@@ -131,6 +131,37 @@ void agents_remove(Agents& a, const py::handle& ids_obj) {
   a.remove(ids.span());
 }
 
+}  // namespace
+
+void fill_rows_interruptibly(NeighborTable& table, std::size_t rows) {
+  // The rows in slices of about 50 ms of work without the GIL, checking for Ctrl-C (with
+  // it) between them: rows are independent, so slicing changes no result. A row's cost
+  // ranges from a few distance tests to every agent (a crowd packed in one cell at
+  // distinct positions), so the slices are timed: the first of about 2^22 distance tests
+  // (a query reads about nine cells of at most most_in_a_cell() agents; a call that
+  // small runs in one slice), each next aimed at 50 ms from the last one's pace, growing
+  // at most fourfold (the rows to come may be dearer than those just done).
+  const double row_cost = 9.0 * static_cast<double>(table.grid().most_in_a_cell()) + 1.0;
+  auto per = static_cast<std::size_t>(std::max(16.0, 0x1p22 / row_cost));
+  for (std::size_t b = 0; b < rows;) {
+    const std::size_t e = std::min(rows, b + per);
+    double sec = 0.0;
+    {
+      py::gil_scoped_release release;
+      const auto t0 = std::chrono::steady_clock::now();
+      table.fill_rows(b, e);
+      sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    const double aim = sec > 0.0 ? static_cast<double>(e - b) * 0.05 / sec : 4.0 * (e - b);
+    per = static_cast<std::size_t>(
+        std::clamp(aim, 16.0, std::max(16.0, 4.0 * static_cast<double>(e - b))));
+    b = e;
+    if (b < rows && PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+}
+
+namespace {
+
 py::tuple neighbours_py(const py::handle& positions, double radius, long max_neighbors,
                         const py::handle& alive) {
   // With `alive`, only the alive rows must be coordinates: dead rows are never read (an
@@ -167,31 +198,7 @@ py::tuple neighbours_py(const py::handle& positions, double radius, long max_nei
     table.prepare(pos.data, alive_ptr, static_cast<std::size_t>(n), static_cast<float>(radius),
                   static_cast<std::size_t>(m));
   }
-  // The rows in slices of about 50 ms of work without the GIL, checking for Ctrl-C (with
-  // it) between them: rows are independent, so slicing changes no result. A row's cost
-  // ranges from a few distance tests to every agent (a crowd packed in one cell at
-  // distinct positions), so the slices are timed: the first of about 2^22 distance tests
-  // (a query reads about nine cells of at most most_in_a_cell() agents; a call that
-  // small runs in one slice), each next aimed at 50 ms from the last one's pace, growing
-  // at most fourfold (the rows to come may be dearer than those just done).
-  const auto rows = static_cast<std::size_t>(n);
-  const double row_cost = 9.0 * static_cast<double>(table.grid().most_in_a_cell()) + 1.0;
-  auto per = static_cast<std::size_t>(std::max(16.0, 0x1p22 / row_cost));
-  for (std::size_t b = 0; b < rows;) {
-    const std::size_t e = std::min(rows, b + per);
-    double sec = 0.0;
-    {
-      py::gil_scoped_release release;
-      const auto t0 = std::chrono::steady_clock::now();
-      table.fill_rows(b, e);
-      sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    const double aim = sec > 0.0 ? static_cast<double>(e - b) * 0.05 / sec : 4.0 * (e - b);
-    per = static_cast<std::size_t>(
-        std::clamp(aim, 16.0, std::max(16.0, 4.0 * static_cast<double>(e - b))));
-    b = e;
-    if (b < rows && PyErr_CheckSignals() != 0) throw py::error_already_set();
-  }
+  fill_rows_interruptibly(table, static_cast<std::size_t>(n));
   const NeighborLists l = table.lists();
   std::copy_n(l.indices, n * m, indices.mutable_data());
   std::copy_n(l.counts, n, counts.mutable_data());

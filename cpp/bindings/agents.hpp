@@ -8,6 +8,7 @@
 #include "contextsteer/agents.hpp"
 #include "contextsteer/behaviours.hpp"
 #include "contextsteer/motion.hpp"
+#include "contextsteer/neighbours.hpp"
 
 namespace contextsteer::bindings {
 
@@ -31,5 +32,11 @@ Agents& agents_of(const py::handle& obj);
 /// Copies of the per-agent arrays of `Agents.STATE` by name (the caller holds the agents'
 /// InUse guard, so the copies are of one state).
 py::dict agents_snapshot(const py::object& self);
+
+/// Fills every row of a prepared `table` (NeighborTable::prepare) in timed slices of about
+/// 50 ms without the GIL, checking for Ctrl-C with it between them (KeyboardInterrupt as
+/// py::error_already_set). Call with the GIL held. Rows are independent: slicing changes
+/// no result.
+void fill_rows_interruptibly(NeighborTable& table, std::size_t rows);
 
 }  // namespace contextsteer::bindings

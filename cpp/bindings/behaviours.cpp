@@ -487,24 +487,30 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
   auto danger = new_array<float>({n, k});
   const bool has_speed = writes_speed(b);
   auto speed = new_array<float>({has_speed ? n : 0, k});
+  BehaviourInputs in;
+  in.agents = agents.view();
+  in.slots = slots.data;
+  in.k = static_cast<std::size_t>(k);
+  in.rotate_with_heading = rotate;
+  in.time = time;
+  in.world = world && !world->grid().empty() ? world.get() : nullptr;
+  NeighborTable table;
+  if (needs_neighbors(b)) {
+    {
+      py::gil_scoped_release release;
+      const float r = shared_neighbor_radius({&b, 1}, in.agents);
+      table.prepare(in.agents.position, in.agents.alive, static_cast<std::size_t>(n), r,
+                    static_cast<std::size_t>(max_neighbors));
+    }
+    // A crowd packed into one cell makes the table n² distance tests: filled in slices
+    // that Ctrl-C can stop, as cs.neighbours does.
+    fill_rows_interruptibly(table, static_cast<std::size_t>(n));
+    in.neighbors = table.lists();
+  }
   {
     py::gil_scoped_release release;
     std::fill_n(interest.mutable_data(), n * k, 0.0f);
     std::fill_n(danger.mutable_data(), n * k, 0.0f);
-    BehaviourInputs in;
-    in.agents = agents.view();
-    in.slots = slots.data;
-    in.k = static_cast<std::size_t>(k);
-    in.rotate_with_heading = rotate;
-    in.time = time;
-    in.world = world && !world->grid().empty() ? world.get() : nullptr;
-    NeighborTable table;
-    if (needs_neighbors(b)) {
-      const float r = shared_neighbor_radius({&b, 1}, in.agents);
-      table.build(in.agents.position, in.agents.alive, static_cast<std::size_t>(n), r,
-                  static_cast<std::size_t>(max_neighbors));
-      in.neighbors = table.lists();
-    }
     evaluate(b, in, interest.mutable_data(), danger.mutable_data(),
              has_speed ? speed.mutable_data() : nullptr);
   }
