@@ -580,7 +580,24 @@ CASES += [
         "push_overlapping",
     ),
     ("neighbours row width", lambda: cs.neighbours([[0, 0]], 1.0, 2**40), ValueError, r"0, 256"),
-    ("dot_map text", lambda: cs.dot_map(S8, "ab"), ValueError, "vectors: expected an array"),
+    ("dot_map text", lambda: cs.dot_map(S8, "ab"), TypeError, "vectors: expected an array"),
+    ("radii as text", lambda: cs.World().add_circles([[0, 0]], ["1"]), TypeError, "radii"),
+    (
+        "hole outside its polygon",
+        lambda: cs.World().add_polygon(
+            [[0, 0], [10, 0], [10, 10], [0, 10]], holes=[[[20, 20], [30, 20], [30, 30]]]
+        ),
+        ValueError,
+        r"holes\[0\] vertex 0 \[20.0, 20.0\] lies outside the ring",
+    ),
+    ("None in a list", lambda: cs.dot_map(S8, [[1, None]]), TypeError, "dtype object"),
+    ("cell_size text", lambda: setattr(cs.World(), "cell_size", "2"), TypeError, "cell_size"),
+    (
+        "classic agents None",
+        lambda: cs.classic.accelerations(None, None, cs.classic.Seek([1, 1])),
+        TypeError,
+        "accelerations: agents must be",
+    ),
     ("steer danger None", lambda: cs.steer([M], None, S8), TypeError, "danger: expected"),
     ("Agents slots 2**63", lambda: cs.Agents(2, slots=2**63), ValueError, "at most 65536"),
     (

@@ -260,10 +260,14 @@ def test_to_csv_refuses_a_bad_format_before_touching_the_file(tmp_path):
     path = tmp_path / "run.csv"
     history.to_csv(path)
     before = path.read_text()
-    for bad in ("%d", "{:.3f}", "%.3f,%.3f", 3):
+    # Two conversions; '%%' (savetxt splits at every '%' and cut the file to its header);
+    # a carriage return or a quote, which csv readers take for a row break or a quoted cell.
+    for bad in ("%d", "{:.3f}", "%.3f,%.3f", 3, "%.3f%%", "%.3f\r", '"%.3f', "%.3f;"):
         with pytest.raises(ValueError, match="float_format"):
             history.to_csv(path, float_format=bad)
         assert path.read_text() == before  # the old file stands (it was left a header)
+    with pytest.raises(TypeError, match="to_csv: path"):
+        history.to_csv(None)
     history.to_csv(path, float_format="%.3f")
     assert path.read_text() != before and len(path.read_text().splitlines()) == 9
 

@@ -1170,6 +1170,10 @@ def accelerations(
             f"accelerations: world must be a contextsteer.World or None, got {type(world).__name__}"
         )
     core_world = _core_world(world)
+    if not isinstance(agents, _core.Agents):
+        raise TypeError(
+            f"accelerations: agents must be a contextsteer.Agents, got {type(agents).__name__}"
+        )
     if max_neighbors is not None:
         warnings.warn(
             "accelerations(max_neighbors=) is deprecated; use max_neighbours=",

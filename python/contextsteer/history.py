@@ -413,7 +413,9 @@ class History:
             # Checked before the file is touched: a bad format raised mid-write and left
             # an existing file with its header only.
             try:
-                if not isinstance(float_format, str):
+                # NumPy's savetxt splits its row format at every '%': one conversion and
+                # no '%%'.
+                if not isinstance(float_format, str) or float_format.count("%") != 1:
                     raise TypeError
                 samples = [float_format % v for v in (1.5, -2.25e-7, math.inf, math.nan)]
             except (TypeError, ValueError, OverflowError):
@@ -421,10 +423,15 @@ class History:
                     f"to_csv: float_format must be a % format of one float, such as '%.4f' or "
                     f"'%.6g' (it must also write inf and nan), got {float_format!r}"
                 ) from None
-            if any("," in t or "\n" in t for t in samples):
+            allowed = set("0123456789+-.eEinfaINFA ")
+            if any(set(t) - allowed for t in samples):
                 raise ValueError(
-                    f"to_csv: float_format must not write ',' or newlines, got {float_format!r}"
+                    "to_csv: float_format must write numbers only (digits, sign, point, "
+                    f"exponent, inf, nan, spaces: no ',', quotes or line breaks), got "
+                    f"{float_format!r}"
                 )
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"to_csv: path must be a str or os.PathLike, got {path!r}")
         cols = self._table()
         names = list(cols)
         ints = {"id", "frame", "step", "group", "generation"}

@@ -68,6 +68,16 @@ def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
     text, which NumPy's own message would not name."""
     if x is None:
         raise TypeError(f"{what}: expected an array of real numbers, got None")
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{what}: expected an array of real numbers, got text {x!r:.40}")
+    try:
+        if not isinstance(x, np.ndarray):
+            x = np.asarray(x)
+    except (TypeError, ValueError) as e:  # ragged nesting
+        raise type(e)(f"{what}: expected an array of real numbers ({e})") from None
+    if x.dtype.kind in "USOV":
+        # Text NumPy would parse ("1" -> 1.0), objects (None -> NaN), records.
+        raise TypeError(f"{what}: expected an array of real numbers, got dtype {x.dtype}")
     try:
         complex_ = np.iscomplexobj(x)
         if not complex_:

@@ -645,6 +645,9 @@ class Simulation:
     def decide_and_move(self, dt: float) -> None:
         """Stage 2: resolve and choose (from :attr:`interest` / :attr:`danger` as they
         are now), then move, collide and push apart; advances :attr:`time` by ``dt``.
+        The maps are read as they are: without a :meth:`perceive` (or maps written by
+        hand) since the last step they are that step's, and on a new simulation zeros, on
+        which nobody moves.
 
         Raises
         ------

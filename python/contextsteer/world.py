@@ -57,6 +57,35 @@ def _per_row(x: Any, n: int, what: str) -> np.ndarray:
     return a
 
 
+def _vertex_outside(points: np.ndarray, ring: np.ndarray) -> int | None:
+    """Index of the first of ``points`` strictly outside the closed ``ring`` (even-odd
+    rule, double precision; a point within 1e-6 of the ring's size of its boundary counts
+    as inside), else None. Inputs the core would refuse (shapes, non-finite values) are
+    left to its messages: None."""
+    shaped = points.ndim == 2 and points.shape[1] == 2 and ring.ndim == 2 and ring.shape[1] == 2
+    if not shaped or len(ring) < 3 or not (np.isfinite(points).all() and np.isfinite(ring).all()):
+        return None
+    a = ring.astype(np.float64)
+    b = np.roll(a, -1, axis=0)
+    d = b - a
+    dd = np.maximum((d * d).sum(axis=1), 1e-300)
+    tol = 1e-6 * max(float(np.ptp(a, axis=0).max()), 1e-30)
+    step = max(1, 2_000_000 // len(a))  # points a chunk: at most ~2M point-edge pairs
+    for s in range(0, len(points), step):
+        p = points[s : s + step].astype(np.float64)[:, None, :]  # (m, 1, 2)
+        ay, by = a[None, :, 1], b[None, :, 1]
+        straddle = (ay > p[..., 1]) != (by > p[..., 1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x_cross = a[None, :, 0] + (p[..., 1] - ay) * d[None, :, 0] / (by - ay)
+        inside = (straddle & (p[..., 0] < x_cross)).sum(axis=1) % 2 == 1
+        t = np.clip(((p - a[None]) * d[None]).sum(axis=2) / dd[None], 0.0, 1.0)
+        near = np.hypot(*(a[None] + t[..., None] * d[None] - p).transpose(2, 0, 1))
+        ok = inside | (near.min(axis=1) <= tol)
+        if not ok.all():
+            return s + int(np.argmin(ok))
+    return None
+
+
 class World:
     """Static obstacles: segments, polylines, polygons, boxes and circles.
 
@@ -179,8 +208,9 @@ class World:
 
         Its edges are walls and its interior (boundary included) counts for :func:`inside`;
         rays starting inside it report distance 0. The polygon must not self-intersect
-        (not checked). ``holes``: rings (each (H, 2), H >= 3) inside it, not touching it
-        or each other (not checked): their edges are walls of the same obstacle, and the
+        (not checked). ``holes``: rings (each (H, 2), H >= 3) inside it (a hole vertex
+        outside the ring is a ``ValueError``), not touching it or each other (not
+        checked): their edges are walls of the same obstacle, and the
         interior leaves them out (a courtyard in a building is free space for
         :func:`inside`, navigation fields, rays and the push out of walls after an edit).
 
@@ -192,8 +222,8 @@ class World:
         Raises
         ------
         ValueError
-            Fewer than 3 distinct points, a zero-length edge (named by index) or
-            non-finite coordinates.
+            Fewer than 3 distinct points, a zero-length edge (named by index),
+            non-finite coordinates, or a hole vertex outside the ring.
         """
         pts = _f32(ring, "ring")
         if holes is None:
@@ -204,6 +234,13 @@ class World:
                 f"{holes.shape} (pass [ring] for one hole)"
             )
         hole_list = [np.array(_f32(h, f"holes[{i}]")) for i, h in enumerate(holes)]
+        for i, h in enumerate(hole_list):
+            outside = _vertex_outside(h, pts)
+            if outside is not None:
+                raise ValueError(
+                    f"add_polygon: holes[{i}] vertex {outside} {h[outside].tolist()} lies "
+                    "outside the ring (a hole must lie inside its polygon)"
+                )
         if hole_list:
             return int(self._edit("add_polygon", pts, _layers(layers), hole_list))
         return int(self._edit("add_polygon", pts, _layers(layers)))
@@ -569,8 +606,9 @@ class World:
 
     @cell_size.setter
     def cell_size(self, value: float) -> None:
-        self._core.cell_size = float(value)
-        self._log.append(("cell_size", (float(value),)))
+        v = _checks.real("World.cell_size", value)  # not "2" or True, which float() takes
+        self._core.cell_size = v
+        self._log.append(("cell_size", (v,)))
 
     @property
     def index_info(self) -> dict[str, Any]:
