@@ -47,16 +47,19 @@ def value_noise(key: int, x: float) -> float:
 # ------------------------------------------------------------------- neighbours ---
 
 
-def neighbors(positions, radius, max_neighbors, alive=None):
-    """Brute force: for each alive i, alive j != i with d² <= r² (float32), sorted by
-    (d², j), first max_neighbors. Returns (indices padded with -1, counts)."""
+def _neighbour_inputs(positions, radius, max_neighbors, alive):
+    """Both references' float32 points, count, alive mask, r² and empty outputs."""
     p = np.asarray(positions, dtype=np.float32)
     n = len(p)
     alive = np.ones(n, bool) if alive is None else np.asarray(alive, bool)
     r = np.float32(radius)
-    r2 = r * r
-    idx = -np.ones((n, max_neighbors), np.int32)
-    counts = np.zeros(n, np.int32)
+    return p, n, alive, r * r, -np.ones((n, max_neighbors), np.int32), np.zeros(n, np.int32)
+
+
+def neighbors(positions, radius, max_neighbors, alive=None):
+    """Brute force: for each alive i, alive j != i with d² <= r² (float32), sorted by
+    (d², j), first max_neighbors. Returns (indices padded with -1, counts)."""
+    p, n, alive, r2, idx, counts = _neighbour_inputs(positions, radius, max_neighbors, alive)
     for i in range(n):
         if not alive[i]:
             continue
@@ -82,13 +85,7 @@ def neighbors_vectorised(positions, radius, max_neighbors, alive=None):
     thousands of points (the plain loops take seconds there). The same float32 operations
     (p_j - p_i per axis, squared, summed; NumPy rounds each one, as the C++ does) and the
     same order: by d², then index."""
-    p = np.asarray(positions, dtype=np.float32)
-    n = len(p)
-    alive = np.ones(n, bool) if alive is None else np.asarray(alive, bool)
-    r = np.float32(radius)
-    r2 = r * r
-    idx = -np.ones((n, max_neighbors), np.int32)
-    counts = np.zeros(n, np.int32)
+    p, n, alive, r2, idx, counts = _neighbour_inputs(positions, radius, max_neighbors, alive)
     for i in np.flatnonzero(alive):
         dx = p[:, 0] - p[i, 0]
         dy = p[:, 1] - p[i, 1]

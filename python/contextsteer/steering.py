@@ -40,11 +40,7 @@ def _int_in(name: str, value: Any, lo: int, hi: int) -> int:
 def _flag(name: str, value: Any) -> bool:
     """``value`` as a bool: True, False (NumPy's too) or the ints 0 and 1, else TypeError
     (``rotate="no"`` read as True)."""
-    if isinstance(value, (bool, np.bool_)) or (
-        isinstance(value, (int, np.integer)) and value in (0, 1)
-    ):
-        return bool(value)
-    raise TypeError(f"Steering: {name} must be a bool, got {value!r}")
+    return _checks.flag(f"Steering: {name}", value)
 
 
 class Steering:
