@@ -983,6 +983,28 @@ void Simulation::settle_at_goal(const Plan& p, std::size_t begin, std::size_t en
   }
 }
 
+namespace {
+
+// make_way's condition (4): a body other than i and j, no faster than a quarter of its max
+// speed, sits within r_k + r_j of j's target (j cannot stand there; i stepping aside
+// gains it nothing). Only i's listed neighbours are asked.
+// Also condition (5), with j = i and `clear` the margin: i's own goal is that close to a
+// body standing, so that i could not come back to it once it had stepped aside.
+bool target_taken(const AgentsView& a, const std::int32_t* list, std::int32_t count, std::size_t i,
+                  std::size_t j, float clear = 0.0f) {
+  const Vec2 tj = load2(a.target, j);
+  const float rj = a.radius[j];
+  for (std::int32_t n = 0; n < count; ++n) {
+    const auto k = static_cast<std::size_t>(list[n]);
+    if (k == i || k == j) continue;
+    if (!(length(load2(a.velocity, k)) < 0.25f * a.max_speed[k])) continue;
+    if (length(load2(a.position, k) - tj) < a.radius[k] + rj + clear) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std::size_t step) {
   // Agents at their goals do not make way by themselves: a late arrival whose straight way
   // to its goal runs through a body standing at its own goal (a lattice of goals 1.2 m
@@ -993,7 +1015,14 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
   // bodies (j gains nothing from i leaving a spot on its target: a shared goal, monsters
   // after i), within r_i + r_j + 2·margin of the line; (2) is near: its body within
   // kMakeWayReach of i's; and (3) makes no headway: its velocity towards its target is below a quarter of its
-  // max speed. Of several, the nearest along its line counts. Inside that clearance i
+  // max speed; (4) can get home: no other body of i's list, slower than a quarter of its
+  // max speed, sits within r_k + r_j of j's target (a goal taken: eight agents sent to
+  // one point, those in the second shell stepped aside for the third, which then stood
+  // in their place, and the ring churned at walking speed for good). Of several, the
+  // nearest along its line counts. And (5) i could come back: no other body standing so
+  // (slower than a quarter of its max speed) lies within r_i + r_k + margin of i's own goal
+  // (a ring of bodies 0.62 m apart: the one that stepped out for a walker paced 0.6 m from
+  // its goal for good, the gap too narrow for its body and margins). Inside that clearance i
   // steps aside, perpendicular to j's line on the side i's centre lies (left of the line
   // or on it: to j's left, so that j passes on its right), on the slot nearest that
   // side within 60° whose speed, capped at make_way, is free for the horizon (none such:
@@ -1038,12 +1067,14 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
       if (!(std::fabs(lateral) < clear + kMakeWayHold)) continue;
       if (!(dot(load2(a.velocity, j), g) < 0.25f * a.max_speed[j])) continue;
       if (!(along < nearest)) continue;
+      if (target_taken(a, list, nb.counts[i], i, j)) continue;
       nearest = along;
       away = lateral >= 0.0f ? Vec2{-g.y, g.x} : Vec2{g.y, -g.x};
       inside = std::fabs(lateral) < clear;
     }
     if (!(nearest < std::numeric_limits<float>::infinity())) continue;
     const float top = a.max_speed[i];
+    if (inside && target_taken(a, list, nb.counts[i], i, i, vd.margin)) continue;
     if (!inside) {
       const Vec2 d = load2(direction_.data(), i);
       const Vec2 w = config_.rotate ? to_world(d, i) : d;

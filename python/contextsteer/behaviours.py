@@ -1548,7 +1548,13 @@ class CollisionDanger(Behaviour):
         target the agent stands on, a monster after it, gains nothing from its moving),
         and within the summed radii plus twice ``margin`` of the line; the bodies are
         within 0.6 m of touching; and the neighbour makes no headway (its velocity towards its target below a quarter
-        of its max speed). The agent then steps aside, perpendicular to that line on the
+        of its max speed). Two more conditions: the neighbour can get home (no other
+        body of the agent's neighbour list, slower than a quarter of its max speed,
+        sits within the two radii of the neighbour's target: a goal taken, as when many
+        agents are sent to one point), and the agent could come back (no such body lies
+        within the two radii plus ``margin`` of the agent's own goal: from a ring of
+        bodies 2 cm apart, one that stepped out could not get back in, and paced beside
+        its goal for good). The agent then steps aside, perpendicular to that line on the
         side its centre lies (on the line: to the neighbour's left, so that it passes on
         its right), on the slot nearest that side within 60° whose speed, capped at
         ``make_way`` × max speed, is free for the horizon (none such: the decision
@@ -1557,12 +1563,11 @@ class CollisionDanger(Behaviour):
         or found headway, its own decision takes it back to its goal. Without it bodies
         standing at their goals never make way, and a late arrival whose way runs
         through one (a pocket between pillars, a door's mouth) stands or paces for good
-        unless a route leads it round (:class:`~contextsteer.Detour`). On the pillar
-        rooms of ``benchmarks/bench_stranding.py`` (seeds 0–199, no route) 0.5 takes the
-        agents never home from 27 to 10 (docs/crowd.md, "Bodies at their goals make
-        way"), at 10 % more heading jitter there. Not in
-        :data:`~contextsteer.scenarios.CROWD` (yet): docs/crowd.md says what joining it
-        would change.
+        unless a route leads it round (:class:`~contextsteer.Detour`). 0.5 in
+        :data:`~contextsteer.scenarios.CROWD`, the crowd default: on the pillar rooms of
+        ``benchmarks/bench_stranding.py`` (seeds 0–199, no route) it takes the agents
+        never home from 55 to 3 and those moved off their goals for good from 41 to 11
+        (docs/crowd.md, "Bodies at their goals make way, by default").
     dense_horizon : float, > 0 and <= horizon, optional
         Off by default (None). The horizon shortens with the local density: agent i
         counts the neighbours in its list (the ``max_neighbours`` nearest) whose centres
