@@ -36,6 +36,17 @@ def real(what: str, value: Any) -> float:
     return float(value)
 
 
+def agents(owner: str, value: Any) -> None:
+    """A TypeError naming ``owner``'s ``agents`` unless it is a contextsteer Agents
+    (pybind11's message for ``None`` lists signatures)."""
+    from . import _core
+
+    if not isinstance(value, _core.Agents):
+        raise TypeError(
+            f"{owner}: agents must be a contextsteer.Agents, got {type(value).__name__}"
+        )
+
+
 def flag(what: str, value: Any) -> bool:
     """``value`` as a bool: ``True``, ``False`` (NumPy's too) or the ints 0 and 1, else a
     ``TypeError`` naming ``what``. ``bool(value)`` would read ``"no"``, ``"false"``, ``nan``

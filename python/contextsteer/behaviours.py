@@ -78,15 +78,6 @@ def _check_agent_weights(owner: str, w: np.ndarray, when: str = "") -> None:
         )
 
 
-def _check_agents(agents: Any) -> None:
-    """A TypeError naming ``evaluate``'s ``agents`` unless it is an Agents (pybind11's
-    message for ``None`` lists signatures)."""
-    if not isinstance(agents, _core.Agents):
-        raise TypeError(
-            f"evaluate: agents must be a contextsteer.Agents, got {type(agents).__name__}"
-        )
-
-
 def _slot_directions(directions: Any) -> np.ndarray:
     """(K, 2) float32 directions from an int K (ring, slot 0 along +x, CCW), an object
     with a ``directions`` attribute (a slot set) or an array."""
@@ -446,7 +437,7 @@ class Behaviour:
         [1.    0.707 0.    0.    0.    0.    0.    0.707]
         """
         _check_lent(self)
-        _check_agents(agents)
+        _checks.agents("evaluate", agents)
         self._check_world(world)
         d = _slot_directions(directions)
         maps = _core.evaluate_behaviour(
@@ -1566,7 +1557,7 @@ class CollisionDanger(Behaviour):
         unless a route leads it round (:class:`~contextsteer.Detour`). 0.5 in
         :data:`~contextsteer.scenarios.CROWD`, the crowd default: on the pillar rooms of
         ``benchmarks/bench_stranding.py`` (seeds 0–199, no route) it takes the agents
-        never home from 55 to 3 and those moved off their goals for good from 41 to 11
+        never home from 27 to 3 and those moved off their goals for good from 20 to 11
         (docs/crowd.md, "Bodies at their goals make way, by default").
     dense_horizon : float, > 0 and <= horizon, optional
         Off by default (None). The horizon shortens with the local density: agent i
@@ -1704,7 +1695,7 @@ class CollisionDanger(Behaviour):
         neighbours are the ``max_neighbours`` nearest within the reach that could collide
         within the horizon."""
         _check_lent(self)
-        _check_agents(agents)
+        _checks.agents("evaluate", agents)
         d = _slot_directions(directions)
         interest, danger, speed = _core.evaluate_behaviour(
             agents,

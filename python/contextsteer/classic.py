@@ -1170,10 +1170,7 @@ def accelerations(
             f"accelerations: world must be a contextsteer.World or None, got {type(world).__name__}"
         )
     core_world = _core_world(world)
-    if not isinstance(agents, _core.Agents):
-        raise TypeError(
-            f"accelerations: agents must be a contextsteer.Agents, got {type(agents).__name__}"
-        )
+    _checks.agents("accelerations", agents)
     if max_neighbors is not None:
         warnings.warn(
             "accelerations(max_neighbors=) is deprecated; use max_neighbours=",

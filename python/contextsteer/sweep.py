@@ -26,6 +26,7 @@ one process, many processes or a cluster.
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures as cf
 import dataclasses
 import functools
@@ -433,7 +434,7 @@ def _seed_list(seeds: Any, owner: str) -> list[int]:
             raise ValueError(f"{owner}: seeds must be in [0, 2**64), got {seed}")
     out = [int(seed) for seed in seed_list]
     if len(set(out)) != len(out):
-        twice = sorted({s for s in out if out.count(s) > 1})
+        twice = sorted(s for s, n in collections.Counter(out).items() if n > 1)
         raise ValueError(
             f"{owner}: seeds repeat {twice} (a repeated seed repeats its run: the spread "
             "over the seeds would read low)"
