@@ -206,13 +206,9 @@ def _cs(room: Room, system: str, options: dict | None = None):
         max_accel=6.0,
         target=room.goals,
     )
-    # Options given keep the default's 16 decision phases (crowd_steering decides at once
-    # for any options it is given), so that a row differs from the default by them alone.
-    kw: dict = (
-        {"options": {**cs.scenarios.CROWD, **options}, "decision_phases": cs.scenarios.CROWD_PHASES}
-        if options
-        else {}
-    )
+    # Changes to CROWD keep its 16 decision phases, so that a row differs from the
+    # default by the options alone.
+    kw: dict = {"changes": options} if options else {}
     field = None
     if system in ("cs-field", "cs-field-detour"):
         field = cs.NavField(

@@ -1574,9 +1574,8 @@ def _ring_round_one_goal(n, slowing_radius, settle):
         max_accel=6.0,
         target=[10.0, 10.0],
     )
-    options = dict(cs.scenarios.CROWD, settle=settle)
     steering = cs.scenarios.crowd_steering(
-        walls=False, options=options, decision_phases=16, slowing_radius=slowing_radius
+        walls=False, changes={"settle": settle}, slowing_radius=slowing_radius
     )
     sim = cs.Simulation(None, agents, steering, motion=cs.Accel(), slots=cs.scenarios.crowd_slots())
     sim.step(1 / 30, steps=1500)

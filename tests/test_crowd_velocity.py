@@ -399,6 +399,57 @@ def test_crowd_steering_uses_the_tuned_options_and_options_replaces_them():
         cs.scenarios.crowd_steering(options=[("inertia", 0.2)])
 
 
+def test_changes_keeps_the_rest_of_crowd_and_its_phases():
+    # changes= is "the default with these changes": every other CROWD option and the 16
+    # decision phases stay, where options=dict(CROWD, ...) alone decides at once (the
+    # README's and porting guide's own examples fell into that).
+    st = cs.scenarios.crowd_steering(changes={"horizon": 3.0, "make_way": 0.0})
+    b = st.behaviours[-1]
+    assert (b.horizon, b.make_way, st.decision_phases) == (3.0, 0.0, cs.scenarios.CROWD_PHASES)
+    for name, value in cs.scenarios.CROWD.items():
+        if name not in ("horizon", "make_way"):
+            assert getattr(b, name) == pytest.approx(value), name
+    assert cs.scenarios.crowd_steering(changes={}).decision_phases == cs.scenarios.CROWD_PHASES
+    # With smooth=True the changes go over SMOOTH_CROWD, deciding at once as it does.
+    smooth = cs.scenarios.crowd_steering(smooth=True, changes={"horizon": 3.0})
+    assert smooth.behaviours[-1].horizon == 3.0 and smooth.decision_phases == 1
+    assert smooth.behaviours[-1].inertia == cs.scenarios.SMOOTH_CROWD["inertia"]
+    # A field with an unknown goal still drops past_target, whatever the changes say.
+    assert not _past_target(field=_box_field(), changes={"past_target": True})
+    with pytest.raises(ValueError, match="options .* or changes"):
+        cs.scenarios.crowd_steering(options={}, changes={"horizon": 3.0})
+    with pytest.raises(ValueError, match="walls= and creep=.*changes"):
+        cs.scenarios.crowd_steering(changes={"creep": True})
+    with pytest.raises(TypeError, match="changes must be a mapping"):
+        cs.scenarios.crowd_steering(changes=3.0)
+    with pytest.raises(TypeError, match="horizn"):
+        cs.scenarios.crowd_steering(changes={"horizn": 3.0})
+
+
+def test_changes_runs_as_options_over_crowd_in_its_phases():
+    # The same crowd stepped with changes= and with the long spelling is bit-identical;
+    # options= alone (deciding at once) is not.
+    def run(**kw):
+        # Two groups of six walking through each other, 0.8 m apart in each column.
+        y = (np.arange(6) - 2.5) * 0.8
+        starts = np.r_[np.c_[np.full(6, -4.0), y], np.c_[y, np.full(6, -4.0)]]
+        goals = np.r_[np.c_[np.full(6, 4.0), y], np.c_[y, np.full(6, 4.0)]]
+        agents = cs.Agents(12, slots=16, seed=0)
+        agents.add(starts, radius=0.3, max_speed=1.3, max_accel=6.0, target=goals)
+        steering = cs.scenarios.crowd_steering(walls=False, **kw)
+        sim = cs.Simulation(
+            None, agents, steering, motion=cs.Accel(), slots=cs.scenarios.crowd_slots()
+        )
+        sim.step(1 / 30, steps=150)
+        return agents.position.copy()
+
+    changes = {"inertia": 0.5}
+    short = run(changes=changes)
+    long = run(options={**cs.scenarios.CROWD, **changes}, decision_phases=cs.scenarios.CROWD_PHASES)
+    assert np.array_equal(short, long)
+    assert not np.array_equal(short, run(options={**cs.scenarios.CROWD, **changes}))
+
+
 @pytest.mark.parametrize("name", ["oncoming", "circle"])
 def test_tuned_smooth_and_rotating_scenarios_turn_less_than_plain_and_get_everyone_home(
     name, monkeypatch

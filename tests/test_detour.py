@@ -49,10 +49,8 @@ def _sim(
             standing, radius=0.3, max_speed=1.3, max_accel=6.0, target=standing, kinematic=kinematic
         )
     slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
-    options = None if make_way is None else {**cs.scenarios.CROWD, "make_way": make_way}
-    steering = cs.scenarios.crowd_steering(
-        walls=world is not None, options=options, decision_phases=cs.scenarios.CROWD_PHASES
-    )
+    changes = None if make_way is None else {"make_way": make_way}
+    steering = cs.scenarios.crowd_steering(walls=world is not None, changes=changes)
     sim = cs.Simulation(world, agents, steering, motion=cs.Accel(), slots=slots)
     return sim, agents
 
@@ -792,9 +790,7 @@ def test_a_walker_led_from_inside_its_routes_clearance_steps_out_first(start):
     agents.add([start], radius=0.3, max_speed=1.3, max_accel=6.0, target=[goal])
     agents.add(standing, radius=0.3, max_speed=1.3, max_accel=6.0, target=standing)
     slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
-    steering = cs.scenarios.crowd_steering(
-        options={**cs.scenarios.CROWD, "make_way": 0.0}, decision_phases=cs.scenarios.CROWD_PHASES
-    )
+    steering = cs.scenarios.crowd_steering(changes={"make_way": 0.0})
     sim = cs.Simulation(world, agents, steering, motion=cs.Accel(), slots=slots)
     detour = cs.Detour(sim, stall_time=1.0)
     home, least = None, np.inf

@@ -45,12 +45,11 @@ def _mouth(make_way, seconds=20.0, taken=None):
     )
     if taken is not None:
         a.add([taken], radius=R, max_speed=TOP, max_accel=6.0, target=[taken])
-    opts = {**cs.scenarios.CROWD, "make_way": make_way}
     slots = cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True)
     sim = cs.Simulation(
         w,
         a,
-        cs.scenarios.crowd_steering(options=opts, decision_phases=cs.scenarios.CROWD_PHASES),
+        cs.scenarios.crowd_steering(changes={"make_way": make_way}),
         motion=cs.Accel(),
         slots=slots,
     )
@@ -150,13 +149,10 @@ def test_a_body_on_the_walkers_own_target_stays():
         max_accel=6.0,
         target=np.stack([[0.0, 0.0], b_goal]),
     )
-    opts = {**cs.scenarios.CROWD, "make_way": 0.5}
     sim = cs.Simulation(
         None,
         a,
-        cs.scenarios.crowd_steering(
-            walls=False, options=opts, decision_phases=cs.scenarios.CROWD_PHASES
-        ),
+        cs.scenarios.crowd_steering(walls=False, changes={"make_way": 0.5}),
         motion=cs.Accel(),
         slots=cs.scenarios.crowd_slots_for(16, danger="velocity", rotate=True),
     )

@@ -866,6 +866,7 @@ def crowd_steering(
     smooth: bool = False,
     creep: bool = False,
     options: Mapping[str, float] | None = None,
+    changes: Mapping[str, float] | None = None,
     rotate: bool = True,
     decision_phases: int | None = None,
     slowing_radius: float = 1.0,
@@ -909,9 +910,14 @@ def crowd_steering(
     ``benchmarks/bench_stranding.py`` (one field per agent, seeds 0–199) the agents get
     home 4–6 % sooner (docs/crowd.md). The scenarios whose agents follow a field to their
     own goal (``bottleneck``, ``doorway``, ``maze``) pass it.
-    ``options`` replaces them:
-    ``options={}`` is the plain configuration (a 2 s horizon, ``commit`` 0.1, none of the
-    refinements), ``options={...}`` any other set of :class:`CollisionDanger` options.
+    ``changes`` changes some of them and keeps the rest, and the 16 decision phases:
+    ``changes={"horizon": 3}`` is :data:`CROWD` with a 3 s horizon (with ``smooth=True``,
+    :data:`SMOOTH_CROWD` with it, deciding at once as that preset does). ``options``
+    replaces them all: ``options={}`` is the plain configuration (a 2 s horizon,
+    ``commit`` 0.1, none of the refinements), ``options={...}`` any other set of
+    :class:`CollisionDanger` options, deciding at once unless ``decision_phases`` is
+    given. Give one of the two. (``options=dict(CROWD, horizon=3)`` alone is not the
+    default with one change: it decides at once.)
 
     Move the agents with an acceleration limit (:class:`Accel` with ``max_accel``, as the
     scenarios and the benchmark do, 6 m/s² for pedestrians): the plain decision flips
@@ -930,8 +936,8 @@ def crowd_steering(
     (docs/crowd.md).
 
     ``decision_phases`` (``Steering(decision_phases=)``): ``None`` gives
-    :data:`CROWD_PHASES` (16) with the default options and 1 (every agent deciding at
-    once) with ``smooth=True`` or any ``options``. In 16 phases agent ``i`` decides in
+    :data:`CROWD_PHASES` (16) with the default options (and with ``changes`` to them) and
+    1 (every agent deciding at once) with ``smooth=True`` or any ``options``. In 16 phases agent ``i`` decides in
     phase ``i % 16`` and sees the agents of earlier phases at their new commands, so of
     two agents about to dodge each other only the earlier one does: on the crowd
     benchmark (32 seeds) the default turns 16–28 % less a step than deciding at once, with
@@ -971,8 +977,7 @@ def crowd_steering(
     0.75 m. Lengths are in metres for pedestrian-sized bodies: the 5 cm ``margin`` and the
     1 m ``slowing_radius`` do not scale with the agents. In other units, or for bodies
     much smaller than 0.3 m, scale them with the bodies:
-    ``crowd_steering(options=dict(CROWD, margin=m), slowing_radius=s,
-    decision_phases=CROWD_PHASES)`` (with bodies of
+    ``crowd_steering(changes={"margin": m}, slowing_radius=s)`` (with bodies of
     3 cm at 0.13 m/s and the metre values, no agent of 40 got through the hallway; with
     the margin and slowing radius scaled by 0.1, all 40 did).
 
@@ -1006,6 +1011,9 @@ def crowd_steering(
     (16, 16)
     >>> cs.scenarios.crowd_steering(options={}).decision_phases
     1
+    >>> st = cs.scenarios.crowd_steering(changes={"horizon": 3.0})
+    >>> st.behaviours[1].horizon, st.behaviours[1].inertia, st.decision_phases
+    (3.0, 0.25, 16)
     >>> cs.scenarios.crowd_steering(max_neighbours=10).max_neighbours
     10
     """
@@ -1036,18 +1044,32 @@ def crowd_steering(
         goal = beh.Arrive(slowing_radius=slowing_radius, shape="half_cosine")
     else:
         goal = beh.Seek(shape="half_cosine")
+    for name, given in (("options", options), ("changes", changes)):
+        if given is None:
+            continue
+        if not isinstance(given, Mapping):
+            raise TypeError(
+                f"crowd_steering: {name} must be a mapping of CollisionDanger options, "
+                f"got {given!r}"
+            )
+        if {"walls", "creep"} & set(given):
+            raise ValueError(
+                f"crowd_steering: give walls= and creep= to crowd_steering itself, not in {name}"
+            )
+    base = SMOOTH_CROWD if smooth else CROWD
+    if options is not None and changes is not None:
+        raise ValueError(
+            "crowd_steering: give options (all of them, replacing CROWD) or changes "
+            "(some, over CROWD), not both"
+        )
     if options is None:
-        options = SMOOTH_CROWD if smooth else CROWD
+        options = base
     elif smooth:
-        raise ValueError("give smooth=True or options, not both")
-    elif not isinstance(options, Mapping):
-        raise TypeError(f"options must be a mapping of CollisionDanger options, got {options!r}")
-    elif {"walls", "creep"} & set(options):
-        raise ValueError("give walls= and creep= to crowd_steering itself, not in options")
+        raise ValueError("crowd_steering: give smooth=True or options, not both")
     field_ends_at_target = _flag("crowd_steering", "field_ends_at_target", field_ends_at_target)
     if field_ends_at_target and field is None:
         raise ValueError("crowd_steering: field_ends_at_target is for a field (give field=)")
-    chosen = dict(options)
+    chosen = {**options, **(changes or {})}
     if chosen.get("past_target") and (
         (field is not None and not field_ends_at_target) or (field is None and not arrive)
     ):
