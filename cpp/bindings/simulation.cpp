@@ -432,7 +432,8 @@ void bind_simulation(py::module_& m) {
                      std::string_view(name) == "metrics.born" ||
                      std::string_view(name) == "metrics.retired_arrivals" ||
                      std::string_view(name) == "metrics.retired_time_to_goal" ||
-                     std::string_view(name) == "validity")
+                     std::string_view(name) == "validity" ||
+                     std::string_view(name) == "yielded_to")  // -1: nobody stepped aside for
                    return;
                  throw py::value_error(std::string("Simulation state: missing '") + name + "'");
                }

@@ -197,6 +197,10 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
     want_pow_.assign(n_, 1.0f);
   }
   if (velocity_ && config_.rotate) frame_.assign(4 * n_, 0.0f);
+  if (velocity_ && velocity_->make_way > 0.0f) {
+    yielded_to_.assign(n_, -1);
+    yield_new_.assign(n_, -1);
+  }
   // NaN: not cast yet (+inf is a ray that saw nothing within its look-ahead).
   if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::quiet_NaN());
   perceived_pos_.assign(2 * n_, std::numeric_limits<float>::quiet_NaN());
@@ -253,12 +257,19 @@ void Simulation::renew_slots() {
     stuck_[i] = 0;
     still_[i] = 0.0;
     store2(anchor_.data(), i, load2(a.position, i));
+    if (!yielded_to_.empty()) yielded_to_[i] = yield_new_[i] = -1;
     contacts_[i] = overlaps_[i] = 0;
     if (config_.classic)  // a random-walk Wander starts a fresh walk (orientation 0, no clock)
       for (const classic::Blended& g : config_.classic->groups)
         for (const classic::Behaviour& b : g.behaviours)
           if (const auto* w = std::get_if<classic::Wander>(&b); w && w->walk)
             w->walk[2 * i] = w->walk[2 * i + 1] = 0.0;
+  }
+  if (!yielded_to_.empty() && !renewed_.empty()) {
+    // Nobody has stepped aside for a new agent yet (make_way's condition (6)). renewed_
+    // lists the slots in increasing order.
+    for (std::int32_t& y : yielded_to_)
+      if (y >= 0 && std::binary_search(renewed_.begin(), renewed_.end(), y)) y = -1;
   }
 }
 
@@ -983,6 +994,18 @@ void Simulation::settle_at_goal(const Plan& p, std::size_t begin, std::size_t en
   }
 }
 
+void Simulation::note_yields(const float* pos, std::size_t begin, std::size_t end) {
+  // make_way's condition (6): whom each agent stepped aside for, until it is home again
+  // (within its radius of its target; a detour's waypoint is not home).
+  const AgentsView a = agents_->view();
+  for (std::size_t i = begin; i < end; ++i) {
+    if (yield_new_[i] >= 0) yielded_to_[i] = yield_new_[i];
+    yield_new_[i] = -1;
+    if (a.target == nullptr || (a.waypoint != nullptr && a.waypoint[i] != 0)) continue;
+    if (length(load2(a.target, i) - load2(pos, i)) <= a.radius[i]) yielded_to_[i] = -1;
+  }
+}
+
 namespace {
 
 // make_way's condition (4): a body other than i and j, no faster than a quarter of its max
@@ -1026,7 +1049,12 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
   // steps aside, perpendicular to j's line on the side i's centre lies (left of the line
   // or on it: to j's left, so that j passes on its right), on the slot nearest that
   // side within 60° whose speed, capped at make_way, is free for the horizon (none such:
-  // the decision stands). Out of it but within kMakeWayHold more, i does not move back
+  // the decision stands). And (6) j has not stepped aside for i since j was last home
+  // (Simulation::note_yields): in a packed pocket between pillars (bench_stranding.py,
+  // seed 188) two bodies at goals 2 m apart made way for each other in turn for 45 s,
+  // each walking back through the other's spot, and three such pairs were off their
+  // goals at the end of the run.
+  // Out of it but within kMakeWayHold more, i does not move back
   // towards the line (a decision with a component towards it becomes standing), so it
   // does not swing in and out of the way while j passes; once j has passed or found
   // headway, i's own decision takes it back to its goal.
@@ -1049,6 +1077,7 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
     if (!(length(load2(a.velocity, i)) <= vd.make_way * a.max_speed[i] + kStandingSpeed)) continue;
     float nearest = std::numeric_limits<float>::infinity();
     Vec2 away{};
+    std::size_t who = 0;
     bool inside = false;
     const std::int32_t* list = nb.indices + i * nb.max_neighbors;
     for (std::int32_t n = 0; n < nb.counts[i]; ++n) {
@@ -1067,8 +1096,10 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
       if (!(std::fabs(lateral) < clear + kMakeWayHold)) continue;
       if (!(dot(load2(a.velocity, j), g) < 0.25f * a.max_speed[j])) continue;
       if (!(along < nearest)) continue;
+      if (yielded_to_[j] == static_cast<std::int32_t>(i)) continue;  // (6)
       if (target_taken(a, list, nb.counts[i], i, j)) continue;
       nearest = along;
+      who = j;
       away = lateral >= 0.0f ? Vec2{-g.y, g.x} : Vec2{g.y, -g.x};
       inside = std::fabs(lateral) < clear;
     }
@@ -1103,6 +1134,7 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
     store2(direction_.data(), i, Vec2{dir[2 * q], dir[2 * q + 1]});
     strength_[i] = best_speed;
     slot_[i] = best;
+    yield_new_[i] = static_cast<std::int32_t>(who);
   }
 }
 
@@ -1615,6 +1647,7 @@ void Simulation::finish(float dt) {
                     settling ? touched_.data() : nullptr);
     std::copy(next_vel_.begin() + 2 * b, next_vel_.begin() + 2 * e, vel + 2 * b);
     std::copy(next_head_.begin() + b, next_head_.begin() + e, head + b);
+    if (!yielded_to_.empty()) note_yields(pos, b, e);
     for (std::size_t i = b; i < e; ++i) {
       if (a.alive[i]) continue;
       has_memory_[i] = 0;

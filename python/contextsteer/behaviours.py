@@ -1545,7 +1545,10 @@ class CollisionDanger(Behaviour):
         agents are sent to one point), and the agent could come back (no such body lies
         within the two radii plus ``margin`` of the agent's own goal: from a ring of
         bodies 2 cm apart, one that stepped out could not get back in, and paced beside
-        its goal for good). The agent then steps aside, perpendicular to that line on the
+        its goal for good), and the neighbour has not stepped aside for the agent since
+        it was last home (two bodies at goals 2 m apart made way for each other in turn,
+        each walking back through the other's spot, for 45 s and more). The agent then
+        steps aside, perpendicular to that line on the
         side its centre lies (on the line: to the neighbour's left, so that it passes on
         its right), on the slot nearest that side within 60° whose speed, capped at
         ``make_way`` × max speed, is free for the horizon (none such: the decision
@@ -1557,8 +1560,9 @@ class CollisionDanger(Behaviour):
         unless a route leads it round (:class:`~contextsteer.Detour`). 0.5 in
         :data:`~contextsteer.scenarios.CROWD`, the crowd default: on the pillar rooms of
         ``benchmarks/bench_stranding.py`` (seeds 0–199, no route) it takes the agents
-        never home from 27 to 3 and those moved off their goals for good from 20 to 11
-        (docs/crowd.md, "Bodies at their goals make way, by default").
+        never home from 27 to 4 and those off their goals at the end, once home, from 20
+        to 6 (docs/crowd.md, "Bodies at their goals make way, by default", and "Not
+        making way back").
     dense_horizon : float, > 0 and <= horizon, optional
         Off by default (None). The horizon shortens with the local density: agent i
         counts the neighbours in its list (the ``max_neighbours`` nearest) whose centres

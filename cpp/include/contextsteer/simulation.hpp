@@ -243,6 +243,7 @@ class Simulation {
     v("speed", speed_), v("slot", slot_), v("contacts", contacts_), v("overlaps", overlaps_);
     v("stuck", stuck_), v("has_memory", has_memory_), v("braking", braking_);
     v("still", still_), v("anchor", anchor_), v("recorded", recorded_);
+    v("yielded_to", yielded_to_);  // make_way only
     v("sensed", sensed_);  // the sensor's last rays (pictures; with decision_interval > 1 kept)
     v("perceived_position", perceived_pos_), v("perceived_heading", perceived_head_);  // pictures
     v("fresh", fresh_);  // decision_interval > 1 only
@@ -311,6 +312,7 @@ class Simulation {
   /// An agent near its goal that stands in the straight way of a neighbour making no
   /// headway towards its own target steps aside (CollisionDanger::make_way).
   void make_way(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
+  void note_yields(const float* pos, std::size_t begin, std::size_t end);
   /// A standing agent a kinematic agent comes at (standing's time to collision with it
   /// below the horizon) takes the least dangerous moving candidate instead.
   void evade_kinematic(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
@@ -428,6 +430,10 @@ class Simulation {
   std::vector<std::uint8_t> stuck_, has_memory_, braking_;
   std::vector<double> still_;  // summed in double: a float32 sum of dt falls behind
   std::vector<float> anchor_;
+  // make_way: the neighbour each agent last stepped aside for, until it is home again
+  // (-1: none), committed at the end of the step from yield_new_ (written by the decision
+  // phases; -1: no step aside this step).
+  std::vector<std::int32_t> yielded_to_, yield_new_;
   std::vector<float> recorded_;  // (B, N, K) when recording
   std::vector<float> next_pos_, next_vel_, next_head_;
   std::vector<float> perceived_pos_, perceived_head_;  // pose at the last perception (N,2), (N,)
