@@ -17,14 +17,12 @@ B_GOAL = np.array([0.45, 0.0])
 A_GOAL = np.array([4.0, 0.0])
 
 
-def _mouth(make_way, seconds=20.0, taken=None):
+def _mouth_sim(make_way, taken=None):
     """Walker A comes down a corridor 0.9 m wide (x < 0) towards a goal 4 m past its
     mouth; B stands at its own goal in the mouth, its body (x 0.15-0.75) closing it.
     Outside, the wall face x = 0 runs 5 m up and down. A can leave only if B moves: its
     body needs 0.6 m plus the margins, and the corridor's walls hold it to y = 0 until
-    it is out. ``taken``: a third body standing at its own goal there. Returns A's arrival
-    time (None: never), B's distance from its goal at the end, B's largest, and the least
-    gap between the bodies."""
+    it is out. ``taken``: a third body standing at its own goal there."""
     w = cs.World()
     w.add_segments(
         [
@@ -53,6 +51,14 @@ def _mouth(make_way, seconds=20.0, taken=None):
         motion=cs.Accel(),
         slots=slots,
     )
+    return sim, a
+
+
+def _mouth(make_way, seconds=20.0, taken=None):
+    """The corridor's mouth (_mouth_sim) run for ``seconds``. Returns A's arrival time
+    (None: never), B's distance from its goal at the end, B's largest, the least gap
+    between the bodies and the last positions."""
+    sim, a = _mouth_sim(make_way, taken)
     home, gap, b_off = None, np.inf, 0.0
     for k in range(int(seconds * 30)):
         sim.step(1 / 30)
@@ -82,6 +88,34 @@ def test_the_body_steps_aside_lets_the_walker_out_and_goes_back(make_way):
     assert 0.35 < b_off < 1.2
     assert b_end < 0.05  # back at its goal
     assert gap > 0.05 - 1e-3  # nobody touched: the margin (0.05 m) kept between them
+
+
+def _yielded_to(sim):
+    """The saved state's make_way record: whom each agent last stepped aside for."""
+    return np.frombuffer(sim.__reduce__()[1][-2]["yielded_to"], dtype=np.int32)
+
+
+def test_whom_a_body_stepped_aside_for_is_state_saved_and_cleared_at_home(tmp_path):
+    # Condition (6)'s record: B (1) stepped aside for A (0), until it is home again. A copy
+    # saved while B is aside holds the same record and continues bit for bit.
+    sim, a = _mouth_sim(0.5)
+    record = []
+    for _ in range(600):
+        sim.step(1 / 30)
+        record.append(_yielded_to(sim)[:2].tolist())
+        if np.hypot(*(a.position[1] - B_GOAL)) > 0.3:
+            break
+    assert record[-1] == [-1, 0]  # aside for A
+    assert record[0] == [-1, -1]
+    sim.save(tmp_path / "aside.cssim")
+    copy = cs.load(tmp_path / "aside.cssim")
+    assert _yielded_to(copy).tolist() == _yielded_to(sim).tolist()
+    for _ in range(450):
+        sim.step(1 / 30)
+        copy.step(1 / 30)
+    assert np.array_equal(sim.agents.position, copy.agents.position)
+    assert np.hypot(*(a.position[1] - B_GOAL)) < 0.05  # B is home again: the record cleared
+    assert _yielded_to(sim)[:2].tolist() == [-1, -1]
 
 
 def test_make_way_is_checked():
