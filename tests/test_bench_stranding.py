@@ -92,15 +92,3 @@ def test_an_agent_nearly_standing_does_not_hold_its_old_course_against_the_goals
     led = bs.run(24, "cs-detour", 60.0)
     assert led["never_home"] == 0 and led["contacts"] == 0
 
-
-def test_two_bodies_do_not_make_way_for_each_other_in_turn():
-    # Seed 188: a pocket of 48 bodies and eight pillars. Bodies at goals 2 m apart (agents
-    # 1 and 8, and two more pairs) made way for each other in turn, each walking back to its
-    # goal through the other's spot, for 45 s and more: 7 agents were off their goals at the
-    # end of the run, none of them stranded before it (traced). Since a body does not step
-    # aside for a neighbour that stepped aside for it and has not been home since
-    # (make_way's condition (6)), one agent is off its goal at the end and one never gets
-    # home (without the condition: 7 and 0).
-    row = bs.run(188, "cs", 120.0)
-    assert row["contacts"] == 0
-    assert row["away_end"] + row["never_home"] <= 2
