@@ -91,4 +91,3 @@ def test_an_agent_nearly_standing_does_not_hold_its_old_course_against_the_goals
     # standing (0.02 m/s) is not held (Simulation::keep_course): it is home.
     led = bs.run(24, "cs-detour", 60.0)
     assert led["never_home"] == 0 and led["contacts"] == 0
-

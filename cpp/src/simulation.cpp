@@ -1029,35 +1029,32 @@ bool target_taken(const AgentsView& a, const std::int32_t* list, std::int32_t co
 }  // namespace
 
 void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std::size_t step) {
-  // Agents at their goals do not make way by themselves: a late arrival whose straight way
-  // to its goal runs through a body standing at its own goal (a lattice of goals 1.2 m
-  // apart; a pocket behind pillars) has no safe course there, paces or stands for good,
-  // and only a route round (Detour) got it home. Here agent i, within kMakeWayHome radii
-  // of its goal (not a waypoint), yields to a neighbour j that (1) wants through it: i's
-  // centre lies ahead of j on the line to j's target, with that target beyond both
-  // bodies (j gains nothing from i leaving a spot on its target: a shared goal, monsters
-  // after i), within r_i + r_j + 2·margin of the line; (2) is near: its body within
-  // kMakeWayReach of i's; and (3) makes no headway: its velocity towards its target is below a quarter of its
-  // max speed; (4) can get home: no other body of i's list, slower than a quarter of its
-  // max speed, sits within r_k + r_j of j's target (a goal taken: eight agents sent to
-  // one point, those in the second shell stepped aside for the third, which then stood
-  // in their place, and the ring churned at walking speed for good). Of several, the
-  // nearest along its line counts. And (5) i could come back: no other body standing so
-  // (slower than a quarter of its max speed) lies within r_i + r_k + margin of i's own goal
-  // (a ring of bodies 0.62 m apart: the one that stepped out for a walker paced 0.6 m from
-  // its goal for good, the gap too narrow for its body and margins). Inside that clearance i
-  // steps aside, perpendicular to j's line on the side i's centre lies (left of the line
-  // or on it: to j's left, so that j passes on its right), on the slot nearest that
-  // side within 60° whose speed, capped at make_way, is free for the horizon (none such:
-  // the decision stands). And (6) j has not stepped aside for i since j was last home
-  // (Simulation::note_yields): in a packed pocket between pillars (bench_stranding.py,
-  // seed 188) two bodies at goals 2 m apart made way for each other in turn for 45 s,
-  // each walking back through the other's spot, and three such pairs were off their
-  // goals at the end of the run.
-  // Out of it but within kMakeWayHold more, i does not move back
-  // towards the line (a decision with a component towards it becomes standing), so it
-  // does not swing in and out of the way while j passes; once j has passed or found
-  // headway, i's own decision takes it back to its goal.
+  // Agents at their goals do not make way by themselves: a late arrival whose straight way to its
+  // goal runs through a body standing at its own goal (a lattice of goals 1.2 m apart; a pocket
+  // behind pillars) has no safe course there, paces or stands for good, and only a route round
+  // (Detour) got it home. Here agent i, within kMakeWayHome radii of its goal (not a waypoint),
+  // yields to a neighbour j that (1) wants through it: i's centre lies ahead of j on the line to
+  // j's target, with that target beyond both bodies (j gains nothing from i leaving a spot on its
+  // target: a shared goal, monsters after i), within r_i + r_j + 2·margin of the line; (2) is near:
+  // its body within kMakeWayReach of i's; and (3) makes no headway: its velocity towards its target
+  // is below a quarter of its max speed; (4) can get home: no other body of i's list, slower than a
+  // quarter of its max speed, sits within r_k + r_j of j's target (a goal taken: eight agents sent
+  // to one point, those in the second shell stepped aside for the third, which then stood in their
+  // place, and the ring churned at walking speed for good). Of several, the nearest along its line
+  // counts. And (5) i could come back: no other body standing so (slower than a quarter of its max
+  // speed) lies within r_i + r_k + margin of i's own goal (a ring of bodies 0.62 m apart: the one
+  // that stepped out for a walker paced 0.6 m from its goal for good, the gap too narrow for its
+  // body and margins). And (6) j has not stepped aside for i since j was last home
+  // (Simulation::note_yields): in a packed pocket between pillars (bench_stranding.py, seed 188)
+  // two bodies at goals 2 m apart made way for each other in turn for 45 s, each walking back
+  // through the other's spot, and three such pairs were off their goals at the end of the run.
+  // Inside that clearance i steps aside, perpendicular to j's line on the side i's centre lies
+  // (left of the line or on it: to j's left, so that j passes on its right), on the slot nearest
+  // that side within 60° whose speed, capped at make_way, is free for the horizon (none such: the
+  // decision stands). Out of it but within kMakeWayHold more, i does not move back towards the line
+  // (a decision with a component towards it becomes standing), so it does not swing in and out of
+  // the way while j passes; once j has passed or found headway, i's own decision takes it back to
+  // its goal.
   constexpr float kMakeWayHome = 4.0f;   // radii from its goal
   constexpr float kMakeWayReach = 0.6f;  // m between the bodies
   constexpr float kMakeWayHold = 0.3f;   // m beyond the clearance

@@ -1534,35 +1534,34 @@ class CollisionDanger(Behaviour):
     make_way : float in [0, 1]
         Off (0) by default. An agent within four radii of its goal (not a waypoint),
         standing or no faster than this fraction of its max speed, yields to a neighbour
-        that wants through it: the agent's centre lies ahead of the neighbour on the line
-        to the neighbour's target, that target beyond both bodies (a neighbour whose
-        target the agent stands on, a monster after it, gains nothing from its moving),
-        and within the summed radii plus twice ``margin`` of the line; the bodies are
-        within 0.6 m of touching; and the neighbour makes no headway (its velocity towards its target below a quarter
-        of its max speed). Two more conditions: the neighbour can get home (no other
-        body of the agent's neighbour list, slower than a quarter of its max speed,
+        that wants through it: the agent's centre lies ahead of the neighbour on the line to
+        the neighbour's target, that target beyond both bodies (a neighbour whose target the
+        agent stands on, a monster after it, gains nothing from its moving), and within the
+        summed radii plus twice ``margin`` of the line; the bodies are within 0.6 m of
+        touching; and the neighbour makes no headway (its velocity towards its target below
+        a quarter of its max speed). Three more conditions: the neighbour can get home (no
+        other body of the agent's neighbour list, slower than a quarter of its max speed,
         sits within the two radii of the neighbour's target: a goal taken, as when many
         agents are sent to one point), and the agent could come back (no such body lies
-        within the two radii plus ``margin`` of the agent's own goal: from a ring of
-        bodies 2 cm apart, one that stepped out could not get back in, and paced beside
-        its goal for good), and the neighbour has not stepped aside for the agent since
-        it was last home (two bodies at goals 2 m apart made way for each other in turn,
-        each walking back through the other's spot, for 45 s and more). The agent then
-        steps aside, perpendicular to that line on the
-        side its centre lies (on the line: to the neighbour's left, so that it passes on
-        its right), on the slot nearest that side within 60° whose speed, capped at
-        ``make_way`` × max speed, is free for the horizon (none such: the decision
-        stands). Clear of the line but within 0.3 m more it does not move back towards
-        it, so it does not swing in and out of the way; once the neighbour has passed,
-        or found headway, its own decision takes it back to its goal. Without it bodies
-        standing at their goals never make way, and a late arrival whose way runs
-        through one (a pocket between pillars, a door's mouth) stands or paces for good
-        unless a route leads it round (:class:`~contextsteer.Detour`). 0.5 in
+        within the two radii plus ``margin`` of the agent's own goal: from a ring of bodies
+        2 cm apart, one that stepped out could not get back in, and paced beside its goal
+        for good), and the neighbour has not stepped aside for the agent since it was last
+        home (two bodies at goals 2 m apart made way for each other in turn, each walking
+        back through the other's spot, for 45 s and more). The agent then steps aside,
+        perpendicular to that line on the side its centre lies (on the line: to the
+        neighbour's left, so that it passes on its right), on the slot nearest that side
+        within 60° whose speed, capped at ``make_way`` × max speed, is free for the horizon
+        (none such: the decision stands). Clear of the line but within 0.3 m more it does
+        not move back towards it, so it does not swing in and out of the way; once the
+        neighbour has passed, or found headway, its own decision takes it back to its goal.
+        Without it bodies standing at their goals never make way, and a late arrival whose
+        way runs through one (a pocket between pillars, a door's mouth) stands or paces for
+        good unless a route leads it round (:class:`~contextsteer.Detour`). 0.5 in
         :data:`~contextsteer.scenarios.CROWD`, the crowd default: on the pillar rooms of
-        ``benchmarks/bench_stranding.py`` (seeds 0–199, no route) it takes the agents
-        never home from 27 to 4 and those off their goals at the end, once home, from 20
-        to 6 (docs/crowd.md, "Bodies at their goals make way, by default", and "Not
-        making way back").
+        ``benchmarks/bench_stranding.py`` (seeds 0–199, no route) it takes the agents never
+        home from 27 to 4 and those off their goals at the end, once home, from 20 to 6
+        (docs/crowd.md, "Bodies at their goals make way, by default", and "Not making way
+        back").
     dense_horizon : float, > 0 and <= horizon, optional
         Off by default (None). The horizon shortens with the local density: agent i
         counts the neighbours in its list (the ``max_neighbours`` nearest) whose centres

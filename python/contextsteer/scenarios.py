@@ -936,13 +936,13 @@ def crowd_steering(
     (docs/crowd.md).
 
     ``decision_phases`` (``Steering(decision_phases=)``): ``None`` gives
-    :data:`CROWD_PHASES` (16) with the default options (and with ``changes`` to them) and
-    1 (every agent deciding at once) with ``smooth=True`` or any ``options``. In 16 phases agent ``i`` decides in
-    phase ``i % 16`` and sees the agents of earlier phases at their new commands, so of
-    two agents about to dodge each other only the earlier one does: on the crowd
-    benchmark (32 seeds) the default turns 16–28 % less a step than deciding at once, with
-    the same arrivals and time to goal and no contact, for about 30 % more time a step
-    at 10k agents (docs/crowd.md, "Deciding in phases"). The split
+    :data:`CROWD_PHASES` (16) with the default options (and with ``changes`` to them) and 1
+    (every agent deciding at once) with ``smooth=True`` or any ``options``. In 16 phases
+    agent ``i`` decides in phase ``i % 16`` and sees the agents of earlier phases at their
+    new commands, so of two agents about to dodge each other only the earlier one does: on
+    the crowd benchmark (32 seeds) the default turns 16–28 % less a step than deciding at
+    once, with the same arrivals and time to goal and no contact, for about 30 % more time a
+    step at 10k agents (docs/crowd.md, "Deciding in phases"). The split
     ``perceive()`` / ``decide_and_move()`` needs ``decision_phases=1``.
 
     ``max_neighbours`` (``Steering(max_neighbours=)``, 16): the nearest neighbours each
