@@ -424,6 +424,9 @@ def test_changes_keeps_the_rest_of_crowd_and_its_phases():
         cs.scenarios.crowd_steering(changes=3.0)
     with pytest.raises(TypeError, match="horizn"):
         cs.scenarios.crowd_steering(changes={"horizn": 3.0})
+    for name in ("options", "changes"):
+        with pytest.raises(TypeError, match=f"{name} must map CollisionDanger option names"):
+            cs.scenarios.crowd_steering(**{name: {1: 2.0}})
 
 
 def test_changes_runs_as_options_over_crowd_in_its_phases():

@@ -1052,6 +1052,12 @@ def crowd_steering(
                 f"crowd_steering: {name} must be a mapping of CollisionDanger options, "
                 f"got {given!r}"
             )
+        bad = [k for k in given if not isinstance(k, str)]
+        if bad:
+            raise TypeError(
+                f"crowd_steering: {name} must map CollisionDanger option names (str) to "
+                f"values, got the key {bad[0]!r}"
+            )
         if {"walls", "creep"} & set(given):
             raise ValueError(
                 f"crowd_steering: give walls= and creep= to crowd_steering itself, not in {name}"
