@@ -31,13 +31,9 @@
 #include <vector>
 #include <time.h>
 #include <emmintrin.h>
+
+#include "track_scene.hpp"
 using namespace contextsteer;
-constexpr double kPi = 3.14159265358979323846;
-static void add_ellipse(std::vector<float>& w, double a, double b, int count) {
-  std::vector<double> px(count), py(count);
-  for (int k = 0; k < count; ++k) { double t = 2.0 * kPi * k / count; px[k] = a * std::cos(t); py[k] = b * std::sin(t); }
-  for (int k = 0; k < count; ++k) { int j = (k + 1) % count; w.insert(w.end(), {float(px[k]), float(py[k]), float(px[j]), float(py[j])}); }
-}
 __attribute__((noinline)) static void unit_(float x, float y, float& ux, float& uy) {
   const double n = std::sqrt(static_cast<double>(x) * x + static_cast<double>(y) * y);
   ux = static_cast<float>(x / n);
@@ -235,14 +231,13 @@ int main(int argc, char** argv) {
   int m = 10000; double L = 50; int reps = 5; int leafsz = 4; int single_ray = 0;
   for (int i = 1; i < argc; ++i) { std::string a = argv[i];
     if (a == "-m") m = atoi(argv[++i]); else if (a == "-L") L = atof(argv[++i]); else if (a == "-r") reps = atoi(argv[++i]); else if (a == "-l") leafsz = atoi(argv[++i]); else if (a == "-s") single_ray = 1; }
-  std::vector<float> walls; add_ellipse(walls, 100, 60, m / 2); add_ellipse(walls, 80, 40, m / 2);
+  const std::vector<float> walls = track::walls(m);
   const int n = 10000, d = 16;
-  std::vector<float> pos, sd, heads;
-  for (int j = 0; j < d; ++j) { sd.push_back(float(std::cos(2 * kPi * j / d))); sd.push_back(float(std::sin(2 * kPi * j / d))); }
+  const std::vector<float> sd = track::slots(d);
+  std::vector<float> pos(2 * n), heads(n);
   for (int i = 0; i < n; ++i) {
-    double th = 2 * kPi * (i + 0.5) / n, x = (i + 1) * 0.6180339887498949, s = 0.1 + 0.8 * (x - std::floor(x));
-    pos.push_back(float((80 + 20 * s) * std::cos(th))); pos.push_back(float((40 + 20 * s) * std::sin(th)));
-    heads.push_back(float(std::fmod(i * 2.399963, 2 * kPi) - kPi));
+    track::origin(i, n, pos[2 * i], pos[2 * i + 1]);
+    heads[i] = track::heading(i);
   }
   World w; w.add_segments(walls, kAllLayers); w.build_index();
   std::vector<float> ref(size_t(n) * d), out(size_t(n) * d);

@@ -23,12 +23,7 @@
 #include <vector>
 #include <algorithm>
 using namespace contextsteer;
-constexpr double kPi = 3.14159265358979323846;
-static void add_ellipse(std::vector<float>& w, double a, double b, int count) {
-  std::vector<double> px(count), py(count);
-  for (int k = 0; k < count; ++k) { double t = 2.0 * kPi * k / count; px[k] = a * std::cos(t); py[k] = b * std::sin(t); }
-  for (int k = 0; k < count; ++k) { int j = (k + 1) % count; w.insert(w.end(), {float(px[k]), float(py[k]), float(px[j]), float(py[j])}); }
-}
+#include "track_scene.hpp"
 #include <time.h>
 static double now() { timespec ts; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); return ts.tv_sec + 1e-9 * ts.tv_nsec; }
 template <class F> __attribute__((noinline)) void timed_call(F&& f) { f(); }
@@ -41,15 +36,15 @@ int main(int argc, char** argv) {
     else if (a == "-R") radius = atof(argv[++i]); else if (a == "-c") cellsz = atof(argv[++i]); else if (a == "-o") dump = argv[++i];
     else if (a == "-M") { std::string v = argv[++i]; method = v == "gather" ? SlotMode::kGather : v == "per_ray" ? SlotMode::kPerRay : v == "strips" ? SlotMode::kStrips : SlotMode::kAuto; }
   }
-  std::vector<float> walls; add_ellipse(walls, 100, 60, m / 2); add_ellipse(walls, 80, 40, m / 2);
+  const std::vector<float> walls = track::walls(m);
   const int n = 10000, d = 16;
-  std::vector<float> pos, sd, orig, dirs, heads;
-  for (int j = 0; j < d; ++j) { sd.push_back(float(std::cos(2 * kPi * j / d))); sd.push_back(float(std::sin(2 * kPi * j / d))); }
+  const std::vector<float> sd = track::slots(d);
+  std::vector<float> pos, orig, dirs, heads;
   for (int i = 0; i < n; ++i) {
-    double th = 2 * kPi * (i + 0.5) / n, x = (i + 1) * 0.6180339887498949, s = 0.1 + 0.8 * (x - std::floor(x));
-    float ox = float((80 + 20 * s) * std::cos(th)), oy = float((40 + 20 * s) * std::sin(th));
+    float ox, oy;
+    track::origin(i, n, ox, oy);
     pos.push_back(ox); pos.push_back(oy);
-    heads.push_back(float(std::fmod(i * 2.399963, 2 * kPi) - kPi));
+    heads.push_back(track::heading(i));
     for (int j = 0; j < d; ++j) { orig.push_back(ox); orig.push_back(oy); dirs.push_back(sd[2 * j]); dirs.push_back(sd[2 * j + 1]); }
   }
   World w; w.add_segments(walls, kAllLayers); if (cellsz > 0) w.set_cell_size(cellsz); w.build_index(); fprintf(stderr, "cell %g\n", w.grid().cell);

@@ -43,18 +43,11 @@
 #include <time.h>
 
 #include "grid_walk.hpp"
+#include "track_scene.hpp"
 
 using namespace contextsteer;
 using namespace contextsteer::detail;
-constexpr double kPi = 3.14159265358979323846;
-
-static void add_ellipse(std::vector<float>& w, double a, double b, int count) {
-  for (int k = 0; k < count; ++k) {
-    const double t0 = 2.0 * kPi * k / count, t1 = 2.0 * kPi * ((k + 1) % count) / count;
-    w.insert(w.end(), {float(a * std::cos(t0)), float(b * std::sin(t0)), float(a * std::cos(t1)),
-                       float(b * std::sin(t1))});
-  }
-}
+using track::kPi;
 
 static double cpu_now() {
   timespec ts;
@@ -216,9 +209,7 @@ int main(int argc, char** argv) {
     else if (a == "-t") thr_cells = std::atof(argv[i + 1]);
     else if (a == "-b") bins = std::atoi(argv[i + 1]);
   }
-  std::vector<float> walls;
-  add_ellipse(walls, 100, 60, m / 2);
-  add_ellipse(walls, 80, 40, m / 2);
+  const std::vector<float> walls = track::walls(m);
   World w;
   w.add_segments(walls, kAllLayers);
   w.build_index();
@@ -227,11 +218,11 @@ int main(int argc, char** argv) {
   std::vector<double> ox(n), oy(n);
   std::vector<WalkDir> dirs(static_cast<std::size_t>(n) * k);
   for (int i = 0; i < n; ++i) {
-    const double th = 2 * kPi * (i + 0.5) / n, x = (i + 1) * 0.6180339887498949;
-    const double s = 0.1 + 0.8 * (x - std::floor(x));
-    ox[i] = float((80 + 20 * s) * std::cos(th));
-    oy[i] = float((40 + 20 * s) * std::sin(th));
-    const double hd = float(std::fmod(i * 2.399963, 2 * kPi) - kPi);
+    float fx, fy;
+    track::origin(i, n, fx, fy);
+    ox[i] = fx;
+    oy[i] = fy;
+    const double hd = track::heading(i);
     const float c = float(std::cos(hd)), sn = float(std::sin(hd));
     for (int j = 0; j < k; ++j) {
       const float sx = float(std::cos(2 * kPi * j / k)), sy = float(std::sin(2 * kPi * j / k));
