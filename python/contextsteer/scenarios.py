@@ -754,11 +754,12 @@ about a fifth more time a step at 10k agents, and late arrivals in the ``hallway
 thread the agents standing at their goals more slowly (docs/crowd.md, "A search with the
 speed exponent"). And ``make_way=0.5`` (added since): a body standing at its goal steps
 aside for a neighbour that wants through it and makes no headway, when that neighbour's
-goal is free and its own spot is one it can come back to. On the 200 pillar rooms of
-``benchmarks/bench_stranding.py`` (no route) 3 agents of 8,054 are never home instead of
-27, and 11 instead of 20 end the run off a goal they had reached; the crowd benchmark and
-the scenarios move by what a seed moves (docs/crowd.md, "Bodies at their goals make way,
-by default")."""
+goal is free, its own spot is one it can come back to, and the neighbour has not just
+stepped aside for it. On the 200 pillar rooms of ``benchmarks/bench_stranding.py`` (no
+route) 4 agents of 8,054 are never home instead of 27, and 6 instead of 20 end the run off
+a goal they had reached; the crowd benchmark and the scenarios move by what a seed moves
+(docs/crowd.md, "Bodies at their goals make way, by default" and "Not making way
+back")."""
 
 CROWD_COUNTERFLOW: Mapping[str, float] = CROWD
 """:data:`CROWD` itself since the jam horizon joined it (``jam_horizon=0.6,
