@@ -6,7 +6,8 @@ Subcommands:
   [-p NAME=VALUE ...] [--out DIR] [--frames F] [--size W[xH]] [--dpi DPI] [--format gif|mp4]
   [--fps FPS]`` builds a registered scenario (default ``racetrack``; ``--preset godot``: the
   Godot recipe's own parameters; ``-p``: any other keyword of its builder, such as
-  ``-p danger=smooth``), steps it headless with a progress bar and writes
+  ``-p danger=smooth``, or one key of a mapping keyword as ``NAME.KEY``, such as
+  ``-p changes.horizon=3``), steps it headless with a progress bar and writes
   ``DIR/scene.png`` (final frame with trajectories), ``DIR/animation.gif`` (960 px wide by
   default; ``.mp4`` with ``--format mp4`` and ffmpeg on the PATH) and ``DIR/metrics.json``
   (with a ``schema_version``).
@@ -261,7 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=VALUE",
         help="any other keyword of the scenario's builder, e.g. -p danger=smooth for the "
-        "crowd scenarios (repeatable; numbers and true/false are parsed, and a "
+        "crowd scenarios, or NAME.KEY for one key of a mapping keyword, e.g. -p "
+        "changes.horizon=3 (repeatable; numbers and true/false are parsed, and a "
         "comma-separated value is a list, e.g. -p speed=40,60 for the racetrack)",
     )
     run.add_argument(

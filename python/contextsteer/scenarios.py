@@ -89,7 +89,7 @@ class Scenario:
         object.__setattr__(self, "__signature__", sig)
 
     def __call__(self, **params: Any) -> Simulation:
-        return self.builder(**params)
+        return self.builder(**_nest(self.name, params))
 
     def timing(self, preset: str | None = None) -> tuple[int, float]:
         """``(steps, dt)`` of a run of this scenario, for ``preset`` when it has its own.
@@ -120,11 +120,56 @@ class Scenario:
         )
 
     def accepts(self, name: str) -> bool:
-        """Whether the builder takes a keyword argument ``name`` (or any, via ``**kwargs``)."""
+        """Whether the builder takes a keyword argument ``name`` (or any, via ``**kwargs``).
+
+        A dotted name ``NAME.KEY`` is accepted when ``NAME`` is: it is the key ``KEY`` of
+        the mapping the builder takes as ``NAME`` (``changes.horizon``, see
+        :func:`crowd_steering`)."""
+        head, dot, tail = name.partition(".")
+        if dot:
+            return bool(head) and bool(tail) and self.accepts(head)
         sig = inspect.signature(self.builder)
         return name in self.parameters or any(
             p.kind is p.VAR_KEYWORD for p in sig.parameters.values()
         )
+
+
+def _nest(scenario: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with each dotted name ``NAME.KEY`` folded into the mapping ``NAME``:
+    ``{"changes.horizon": 3}`` is ``{"changes": {"horizon": 3}}``, so that the command
+    line, :func:`~contextsteer.sweep` and :func:`~contextsteer.tune`, which name scalar
+    parameters, reach one option of a builder's mapping. A mapping given whole is merged
+    with its dotted keys; a key given both ways is refused."""
+    out: dict[str, Any] = {}
+    nested: dict[str, dict[str, Any]] = {}
+    for name, value in params.items():
+        head, dot, tail = name.partition(".")
+        if not dot:
+            out[name] = value
+        elif not head or not tail:
+            raise ValueError(
+                f"scenario {scenario!r}: a parameter inside a mapping is NAME.KEY, got {name!r}"
+            )
+        else:
+            nested.setdefault(head, {})[tail] = value
+    for head, keys in nested.items():
+        whole = out.get(head)
+        if whole is None:
+            out[head] = keys
+            continue
+        if not isinstance(whole, Mapping):
+            raise TypeError(
+                f"scenario {scenario!r}: {head}.{next(iter(keys))} is a key of the mapping "
+                f"{head}, but {head} is given as {whole!r}"
+            )
+        twice = sorted(str(k) for k in set(whole) & set(keys))
+        if twice:
+            raise ValueError(
+                f"scenario {scenario!r}: {head}.{twice[0]} given twice, as a key of {head} "
+                f"and as {head}.{twice[0]}"
+            )
+        out[head] = {**whole, **keys}
+    return out
 
 
 _REGISTRY: dict[str, Scenario] = {}
@@ -1046,23 +1091,7 @@ def crowd_steering(
     else:
         goal = beh.Seek(shape="half_cosine")
     for name, given in (("options", options), ("changes", changes)):
-        if given is None:
-            continue
-        if not isinstance(given, Mapping):
-            raise TypeError(
-                f"crowd_steering: {name} must be a mapping of CollisionDanger options, "
-                f"got {given!r}"
-            )
-        bad = [k for k in given if not isinstance(k, str)]
-        if bad:
-            raise TypeError(
-                f"crowd_steering: {name} must map CollisionDanger option names (str) to "
-                f"values, got the key {bad[0]!r}"
-            )
-        if {"walls", "creep"} & set(given):
-            raise ValueError(
-                f"crowd_steering: give walls= and creep= to crowd_steering itself, not in {name}"
-            )
+        _check_danger_options("crowd_steering", name, given)
     base = SMOOTH_CROWD if smooth else CROWD
     if options is not None and changes is not None:
         raise ValueError(
@@ -1102,6 +1131,38 @@ def crowd_steering(
     )
 
 
+def _check_danger_options(where: str, name: str, given: Any) -> None:
+    """``given`` (``None`` or a mapping of :class:`CollisionDanger` option names) is fit
+    to be ``crowd_steering``'s ``options`` or ``changes``; the option values are the
+    behaviour's to check."""
+    if given is None:
+        return
+    if not isinstance(given, Mapping):
+        raise TypeError(
+            f"{where}: {name} must be a mapping of CollisionDanger options, got {given!r}"
+        )
+    bad = [k for k in given if not isinstance(k, str)]
+    if bad:
+        raise TypeError(
+            f"{where}: {name} must map CollisionDanger option names (str) to values, got the "
+            f"key {bad[0]!r}"
+        )
+    if {"walls", "creep"} & set(given):
+        raise ValueError(f"{where}: give walls= and creep= to crowd_steering itself, not in {name}")
+
+
+def _danger_steering(danger: str, changes: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``crowd_steering``'s keywords for a scenario's ``danger=`` (one of the velocity
+    dangers) with ``changes`` over its options: over :data:`CROWD` (keeping its phases) or
+    :data:`SMOOTH_CROWD`, and added to the plain set or :data:`CROWD_COUNTERFLOW`, which
+    decide at once as they do without changes."""
+    _check_danger_options("crowd scenario", "changes", changes)
+    if danger in ("velocity", "smooth"):
+        return {"smooth": danger == "smooth", "changes": changes}
+    base: Mapping[str, Any] = {"plain": {}, "counterflow": CROWD_COUNTERFLOW}[danger]
+    return {"options": {**base, **changes} if changes else base}
+
+
 def _crowd(
     world: World | None,
     starts: ArrayLike,
@@ -1128,6 +1189,7 @@ def _crowd(
     decision_validity: float | None = None,
     field_ends_at_target: bool = False,
     detour: bool = False,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """A seeded crowd simulation walking from ``starts`` to ``goals``.
 
@@ -1148,7 +1210,11 @@ def _crowd(
     ``danger="velocity"``, ``rotate`` and 16 slots the simulation takes
     :func:`crowd_slots`. ``decision_validity``: Lewis's time slicing
     (:class:`Simulation`'s ``decision_validity``; None: off), which every crowd scenario
-    passes through (``contextsteer run hallway -p decision_validity=0.25``).
+    passes through (``contextsteer run hallway -p decision_validity=0.25``). ``changes``:
+    some :class:`CollisionDanger` options over the ``danger``'s set (``crowd_steering``'s
+    ``changes``; with ``"plain"`` and ``"counterflow"`` added to their options), which
+    every scenario built on velocity-space danger passes through (``contextsteer run
+    hallway -p changes.make_way=0``); refused with ``"agent"``.
     """
     agents_mod, beh, motion, _, simulation, steering, _ = _modules()
     starts = np.asarray(starts, dtype=np.float64)
@@ -1180,12 +1246,16 @@ def _crowd(
             look_ahead_field=look_ahead_field,
             field_ends_at_target=field_ends_at_target and field is not None,
             detour_capacity=n if detour and field is not None else None,
-            smooth=danger == "smooth",
             creep=creep,
-            options={"plain": {}, "counterflow": CROWD_COUNTERFLOW}.get(danger),
             rotate=rotate,
+            **_danger_steering(danger, changes),
         )
     else:
+        if changes is not None:
+            raise ValueError(
+                "changes are CollisionDanger options; danger='agent' steers with "
+                "AgentDanger and takes none"
+            )
         # A navigation field leads this configuration too (FollowField in place of Seek,
         # read as crowd_steering reads it), so a guide= means the same for every danger.
         seek = (
@@ -1241,6 +1311,7 @@ def oncoming(
     distance: float = 16.0,
     danger: str = "velocity",
     decision_validity: float | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """Two groups ``distance`` apart walk straight at each other and must pass.
 
@@ -1266,6 +1337,7 @@ def oncoming(
         seed=seed,
         danger=danger,
         decision_validity=decision_validity,
+        changes=changes,
     )
 
 
@@ -1284,6 +1356,7 @@ def crossing(
     distance: float = 16.0,
     danger: str = "velocity",
     decision_validity: float | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """One group walks along +x, the other along +y; their paths cross at the origin.
 
@@ -1308,6 +1381,7 @@ def crossing(
         seed=seed,
         danger=danger,
         decision_validity=decision_validity,
+        changes=changes,
     )
 
 
@@ -1327,6 +1401,7 @@ def hallway(
     width: float = 4.0,
     danger: str = "velocity",
     decision_validity: float | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """Half the agents walk right, half left, in a hallway ``width`` wide.
 
@@ -1379,6 +1454,7 @@ def hallway(
         seed=seed,
         danger=danger,
         decision_validity=decision_validity,
+        changes=changes,
     )
 
 
@@ -1603,6 +1679,7 @@ def bottleneck(
     danger: str = "velocity",
     decision_validity: float | None = None,
     detour: bool = False,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """A crowd in a room walks to goals beyond a wall with a ``gap`` wide opening.
 
@@ -1676,6 +1753,7 @@ def bottleneck(
         detour=detour,
         danger=danger,
         decision_validity=decision_validity,
+        changes=changes,
     )
 
 
@@ -1696,6 +1774,7 @@ def doorway(
     danger: str = "velocity",
     decision_validity: float | None = None,
     detour: bool = False,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """Two groups on either side of a wall swap sides through a ``door`` wide doorway.
 
@@ -1761,6 +1840,7 @@ def doorway(
         detour=detour,
         danger=danger,
         decision_validity=decision_validity,
+        changes=changes,
     )
 
 
@@ -1828,6 +1908,7 @@ def maze(
     size: float = 3.0,
     decision_validity: float | None = None,
     detour: bool = False,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """``agents`` enter a perfect maze of ``cells`` × ``cells`` cells of ``size`` m at the
     bottom left and leave it at the top right, to goals in an open yard beyond the exit
@@ -1896,6 +1977,7 @@ def maze(
         field_ends_at_target=True,  # each agent's field ends at its goal
         detour=detour,
         decision_validity=decision_validity,
+        changes=changes,
     )
 
 
@@ -1979,6 +2061,7 @@ def evacuation(
     danger: str = "velocity",
     decision_validity: float | None = None,
     rotate: bool = True,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """``agents`` spread over a ``width`` × ``depth`` room walk out through ``exits`` exits
     of 1 m (RiMEA test 9's room) into corridors beyond the walls.
@@ -2037,6 +2120,7 @@ def evacuation(
         danger=danger,
         decision_validity=decision_validity,
         rotate=rotate,
+        changes=changes,
     )
     sim._room_depth = depth  # read by evacuation_report (pickled with the simulation)
     sim.configure_metrics(goal_radius=3.0)  # anywhere on the 6 m goal line in front of the exit
@@ -2060,22 +2144,19 @@ def _fed_crowd(
     danger: str,
     rotate: bool,
     decision_validity: float | None = None,
+    changes: Mapping[str, Any] | None = None,
     **steering: Any,
 ) -> Simulation:
     """An empty crowd simulation of ``capacity`` agents for a :class:`~contextsteer.Flow`
-    to feed: :func:`crowd_steering` (``danger`` picks its options, ``steering`` goes to it),
+    to feed: :func:`crowd_steering` (``danger`` picks its options and ``changes`` some of
+    them, as :func:`_crowd` takes them; ``steering`` goes to it),
     Accel, the crowd slots, the 3 s stuck rule and goals within :data:`GOAL_RADIUS`."""
     agents_mod, _, motion, _, simulation, _, _ = _modules()
     _rng(seed)  # checks the seed
     sim = simulation.Simulation(
         world,
         agents_mod.Agents(capacity, slots=slots, seed=seed),
-        crowd_steering(
-            smooth=danger == "smooth",
-            options={"plain": {}, "counterflow": CROWD_COUNTERFLOW}.get(danger),
-            rotate=rotate,
-            **steering,
-        ),
+        crowd_steering(rotate=rotate, **_danger_steering(danger, changes), **steering),
         motion=motion.Accel(),
         slots=crowd_slots_for(slots, danger=danger, rotate=rotate),
         stuck_distance=0.1,
@@ -2145,6 +2226,7 @@ def counterflow(
     danger: str = "velocity",
     rotate: bool = True,
     decision_validity: float | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """A ``length`` × ``width`` corridor (walls along both sides, closed 3 m past each
     end) fed from both ends by a :class:`~contextsteer.Flow`: ``rate`` persons a second in
@@ -2192,6 +2274,7 @@ def counterflow(
         danger=danger,
         rotate=rotate,
         decision_validity=decision_validity,
+        changes=changes,
     )
     depth = min(2.0, length / 2)
     ahead, back = [[length + 2.5, 0.0], [length + 2.5, width]], [[-2.5, 0.0], [-2.5, width]]
@@ -2245,6 +2328,7 @@ def station(
     seed: int = 0,
     danger: str = "velocity",
     rotate: bool = True,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """A 30 m × 16 m concourse. A train stops along its left side every ``headway``
     seconds (the first at t = 0) and unloads for ``unload`` seconds through two doors,
@@ -2298,6 +2382,7 @@ def station(
         field=field,
         which="group",
         look_ahead_field=2.0,
+        changes=changes,
     )
     # Trains at 0, headway, 2·headway, ... for the first hour (a schedule is finite).
     trains = int(3600.0 // headway) + 1
@@ -2340,6 +2425,7 @@ def circle(
     radius: float | None = None,
     danger: str = "velocity",
     decision_validity: float | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> Simulation:
     """``agents`` on a circle each walk to the opposite point; they all meet in the middle.
 
@@ -2377,6 +2463,7 @@ def circle(
         horizon=1.0,
         danger=danger,
         decision_validity=decision_validity,
+        changes=changes,
     )
 
 
