@@ -362,6 +362,71 @@ def body_past_target(state, i, j, d, margin, *, tol=TOL, zero=ZERO):
     return along <= h + mg, amb
 
 
+def arrivals_discs(state, i, margin, horizon, reciprocity=0.0, *, tol=TOL):
+    """``CollisionDanger(arrivals=True)``: the neighbours agent i sees, as
+    ``(j, p, v_j, body)`` with p = (disc centre) − x_i, and whether any test was
+    ambiguous.
+
+    When i stands at its goal (its target not a waypoint, ``|target_i − x_i| <= r_i``), a
+    neighbour j arriving at its own target — j not kinematic, its target not a waypoint,
+    ``v_j·g_j > 0`` and ``|g_j| <= |v_j|·horizon`` (g_j = target_j − x_j), and its
+    straight way there (the segment from x_j to target_j) clear of i by R = r_i + r_j +
+    margin — is seen standing (v_j = 0) where it is, and again where it stops (``body`` False: ``past_target`` does
+    not leave that one out). Every other neighbour is itself at its velocity. A test
+    near its threshold is ambiguous only for a neighbour that some candidate (at most
+    ``max_speed_i``, under ``reciprocity``) could reach within the horizon either way.
+    """
+    f = lambda x: float(np.float32(x))  # noqa: E731  (the kernel's float32 inputs)
+    x = [(f(a), f(b)) for a, b in np.asarray(state["position"])]
+    vel = [(f(a), f(b)) for a, b in np.asarray(state["velocity"])]
+    rad = [f(r) for r in np.asarray(state["radius"])]
+    tgt = state.get("target")
+    wp = state.get("waypoint")
+    kin = state.get("kinematic")
+    amb = False
+    home = False
+    if tgt is not None and not (wp is not None and wp[i]):
+        gi = math.hypot(f(tgt[i][0]) - x[i][0], f(tgt[i][1]) - x[i][1])
+        amb = abs(gi - rad[i]) <= tol * (rad[i] + gi + 1e-6)
+        home = gi <= rad[i]
+    out = []
+    for j in _others(state, i):
+        p = (x[j][0] - x[i][0], x[j][1] - x[i][1])
+        arriving = False
+        if home and not (kin is not None and kin[j]) and not (wp is not None and wp[j]):
+            tj = (f(tgt[j][0]), f(tgt[j][1]))
+            g = (tj[0] - x[j][0], tj[1] - x[j][1])
+            gv = g[0] * vel[j][0] + g[1] * vel[j][1]
+            lg, lv = math.hypot(*g), math.hypot(*vel[j])
+            reach = lv * f(horizon)
+            stop = (tj[0] - x[i][0], tj[1] - x[i][1])
+            big_r = rad[i] + rad[j] + f(margin)
+            # i's distance from j's straight way to its target (the segment x_j → t_j).
+            q = (x[i][0] - x[j][0], x[i][1] - x[j][1])
+            t = min(max((q[0] * g[0] + q[1] * g[1]) / (lg * lg), 0.0), 1.0) if lg > 0 else 0.0
+            clear = math.hypot(q[0] - t * g[0], q[1] - t * g[1])
+            near = (lg * lv > 0.0 and abs(gv) <= tol * lg * lv) or (
+                abs(lg - reach) <= tol * (lg + reach + 1e-6)
+                or abs(clear - big_r) <= tol * (clear + big_r)
+            )
+            arriving = gv > 0.0 and lg <= reach and clear >= big_r
+            if near:
+                # |w| <= κ·top + κα|v_i| + |v_j|: a disc farther than that goes in the
+                # horizon is met by no candidate, walking or standing.
+                al = _pair_alpha(state, j, reciprocity)
+                own = (f(state["max_speed"][i]) + al * math.hypot(*vel[i])) / (1.0 - al)
+                h = 1.01 * f(horizon)
+                far_now = math.hypot(*p) - big_r > (own + lv) * h
+                far_stop = math.hypot(*stop) - big_r > own * h
+                amb = amb or not (far_now and far_stop)
+        if arriving:
+            out.append((j, p, (0.0, 0.0), True))
+            out.append((j, stop, (0.0, 0.0), False))
+        else:
+            out.append((j, p, vel[j], True))
+    return out, amb
+
+
 # ------------------------------------------------------------------- candidates ---
 
 
@@ -386,12 +451,15 @@ def agents_ttc(
     reciprocity=0.0,
     horizon=None,
     past_target=False,
+    arrivals=False,
+    arrivals_horizon=None,
     tol=TOL,
     zero=ZERO,
 ):
     """Smallest TTC of agent i moving at velocity v against every other alive agent
     (with ``past_target``, v non-zero, less the bodies standing that
-    :func:`body_past_target` leaves out along v/|v|).
+    :func:`body_past_target` leaves out along v/|v|; with ``arrivals``, the neighbours
+    of :func:`arrivals_discs`, their reach at ``arrivals_horizon``, default ``horizon``).
 
     Returns
     -------
@@ -405,18 +473,38 @@ def agents_ttc(
     speed = math.hypot(float(v[0]), float(v[1]))
     past = past_target and speed > 0.0
     d = (float(v[0]) / speed, float(v[1]) / speed) if past else None
-    for j in _others(state, i):
-        if past:
+    discs, ambiguous = _discs(
+        state, i, margin, horizon, arrivals, arrivals_horizon, reciprocity, tol, x, vel
+    )
+    for j, p, vj, body in discs:
+        if past and body:
             out, amb = body_past_target(state, i, j, d, margin, tol=tol, zero=zero)
             ambiguous = ambiguous or amb
             if out:
                 continue
-        p = (x[j, 0] - x[i, 0], x[j, 1] - x[i, 1])
-        w = effective_velocity(v, vel[i], vel[j], _pair_alpha(state, j, reciprocity))
+        w = effective_velocity(v, vel[i], vj, _pair_alpha(state, j, reciprocity))
         t, amb = pair_ttc(p, w, rad[i] + rad[j] + margin, horizon=horizon, tol=tol, zero=zero)
         best = min(best, t)
         ambiguous = ambiguous or amb
     return TTC(best, ambiguous)
+
+
+def _discs(state, i, margin, horizon, arrivals, arrivals_horizon, reciprocity, tol, x, vel):
+    """Agent i's neighbours as ``(j, p, v_j, body)``: with ``arrivals``,
+    :func:`arrivals_discs`; else every other alive agent at its position and velocity."""
+    if arrivals:
+        return arrivals_discs(
+            state,
+            i,
+            margin,
+            horizon if arrivals_horizon is None else arrivals_horizon,
+            reciprocity,
+            tol=tol,
+        )
+    return [
+        (j, (x[j, 0] - x[i, 0], x[j, 1] - x[i, 1]), (vel[j, 0], vel[j, 1]), True)
+        for j in _others(state, i)
+    ], False
 
 
 def velocity_ttc(
@@ -557,6 +645,7 @@ def creep_speed(
     wall=INF,
     wall_horizon=None,
     past_target=False,
+    arrivals=False,
     tol=TOL,
 ):
     """The ``creep`` candidate of agent i along the unit slot direction d: the first
@@ -577,17 +666,16 @@ def creep_speed(
     vel = np.asarray(state["velocity"], dtype=np.float64)
     rad = np.asarray(state["radius"], dtype=np.float64)
     starts = [float(wall) / float(wall_horizon)] if math.isfinite(wall) else []
-    left_amb = False
-    for j in _others(state, i):
-        if past_target:
+    discs, left_amb = _discs(state, i, margin, horizon, arrivals, None, reciprocity, tol, x, vel)
+    for j, p, vj, body in discs:
+        if past_target and body:
             out, amb = body_past_target(state, i, j, d, margin, tol=tol)
             left_amb = left_amb or amb
             if out:
                 continue
         al = _pair_alpha(state, j, reciprocity)
         kappa = 1.0 / (1.0 - al)
-        p = (x[j, 0] - x[i, 0], x[j, 1] - x[i, 1])
-        u = (kappa * al * vel[i, 0] + vel[j, 0], kappa * al * vel[i, 1] + vel[j, 1])
+        u = (kappa * al * vel[i, 0] + vj[0], kappa * al * vel[i, 1] + vj[1])
         starts += [a for a, _ in unsafe_speeds(p, rad[i] + rad[j] + margin, u, kappa, d, horizon)]
     span = hi - lo
     inside = sorted(a for a in starts if lo - tol * span <= a <= hi + tol * span)
@@ -689,6 +777,7 @@ def _standing_creep(
     tol,
     zero,
     past_target=False,
+    arrivals=False,
 ):
     """``creep_speed`` of agent i along d from standing to its slowest level at ``margin``,
     against the agents and (``walls``, or None) the walls cast at radius + margin.
@@ -713,6 +802,7 @@ def _standing_creep(
         wall=h.ttc if walls is not None else INF,
         wall_horizon=wall_horizon,
         past_target=past_target,
+        arrivals=arrivals,
         tol=tol,
     )
     return sc, a, h.ambiguous
@@ -736,6 +826,7 @@ def collision_danger(
     unstick=False,
     squeeze=1.0,
     past_target=False,
+    arrivals=False,
     dense_horizon=None,
     density_low=1.0,
     density_high=2.0,
@@ -793,6 +884,10 @@ def collision_danger(
         levels', creep's, wall_speed's, unstick's, squeeze's) without the bodies standing
         that :func:`body_past_target` leaves out along its direction; needs
         ``state["target"]``.
+    arrivals : bool
+        ``CollisionDanger(arrivals=True)``: every candidate's TTC of an agent at its goal
+        against the neighbours of :func:`arrivals_discs` (an arriving neighbour seen
+        standing where it is and where it stops); needs ``state["target"]``.
     dense_horizon, density_low, density_high, density_radius : optional
         Each agent's own horizon (:func:`agent_horizons`; its walls' horizon scaled by
         the same factor): rows of agents whose count is ambiguous are flagged.
@@ -862,6 +957,7 @@ def collision_danger(
                     reciprocity=reciprocity,
                     horizon=horizon,
                     past_target=past_target,
+                    arrivals=arrivals,
                     tol=tol,
                     zero=zero,
                 )
@@ -900,6 +996,7 @@ def collision_danger(
                     wall=h.ttc if has_walls else INF,
                     wall_horizon=wall_horizon,
                     past_target=past_target,
+                    arrivals=arrivals,
                     tol=tol,
                 )
                 amb = amb or a or abs(sc / vmax[i] - floor) <= tol / s_count
@@ -919,6 +1016,7 @@ def collision_danger(
                         reciprocity=reciprocity,
                         horizon=horizon,
                         past_target=past_target,
+                        arrivals=arrivals,
                         tol=tol,
                         zero=zero,
                     )
@@ -937,6 +1035,7 @@ def collision_danger(
             tol=tol,
             zero=zero,
             past_target=past_target,
+            arrivals=arrivals,
         )
         # Near the horizon the standing test, or a level's, may flip in float32.
         stand_amb = abs(ttc[i, 0, 0] - horizon) <= tol * horizon

@@ -2036,3 +2036,173 @@ def test_past_target_for_a_body_standing_by_hand():
     # (Level m along +x: 0.7847 / (m/4) >= 2 holds for m = 1 only.)
     assert speed_x([0.8, -0.25], body=(1.2, 0.5)) == 1.0
     assert speed_x([0.8, 0.25], body=(1.2, 0.5)) == 0.25
+
+
+# ------------------------------------------------------------------- arrivals ---
+
+
+def _arrivals_crowd(crowd, horizon, seed):
+    """The crowd with targets set so that arrivals' tests land on both sides of their
+    thresholds: half the agents' targets within 0–1.3 radii of them (at their goal or just
+    off it), the others' ahead of their velocity, 0.2–1.4 × its reach in ``horizon``,
+    turned by up to 40° (arriving or not; a standing agent's anywhere in the box)."""
+    rng = np.random.default_rng(seed)
+    pos = np.asarray(crowd["position"], dtype=np.float64)
+    vel = np.asarray(crowd["velocity"], dtype=np.float64)
+    rad = np.asarray(crowd["radius"], dtype=np.float64)
+    targets = np.array(crowd["target"], dtype=np.float64)
+    for i in range(len(pos)):
+        turn = rng.uniform(-np.pi, np.pi)
+        if rng.random() < 0.5:
+            targets[i] = pos[i] + rng.uniform(0.0, 1.3) * rad[i] * np.array(
+                [np.cos(turn), np.sin(turn)]
+            )
+            continue
+        speed = float(np.hypot(*vel[i]))
+        if speed == 0.0:
+            continue
+        a = rng.uniform(-0.7, 0.7)
+        c, s = np.cos(a), np.sin(a)
+        d = np.array([c * vel[i, 0] - s * vel[i, 1], s * vel[i, 0] + c * vel[i, 1]])
+        targets[i] = pos[i] + d * rng.uniform(0.2, 1.4) * horizon
+    return dict(crowd, target=targets.astype(np.float32))
+
+
+def _arrivals_scene(crowd, horizon, margin, wall_seed):
+    """walled_scene of the crowd with _arrivals_crowd's targets."""
+    return walled_scene(_arrivals_crowd(crowd, horizon, wall_seed), wall_seed, margin)
+
+
+def _arrivals_case(crowd, speeds, horizon, margin, reciprocity, wall_seed):
+    """A drawn case's _arrivals_scene and the CollisionDanger options it is evaluated with."""
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity)
+    return _arrivals_scene(crowd, horizon, margin, wall_seed), kw
+
+
+@settings(max_examples=40, deadline=None)
+@walled_cases
+def test_arrivals_match_reference(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+):
+    # An agent at its goal sees a neighbour arriving beside it standing, where it is and
+    # where it stops; the oracle restates the rule (reference_velocity.arrivals_discs).
+    # Rows of agents not at their goal are those without the option, bit for bit.
+    scene, kw = _arrivals_case(crowd, speeds, horizon, margin, reciprocity, wall_seed)
+    a = scene[0]
+    on, exp = _kernel_and_oracle(scene, dirs, wall_horizon, arrivals=True, **kw)
+    check(on, exp, a.alive, speeds)
+    off, _ = _kernel_and_oracle(scene, dirs, wall_horizon, **kw)
+    pos, tgt = np.asarray(a.position, np.float64), np.asarray(a.target, np.float64)
+    away = np.hypot(*(tgt - pos).T) > np.asarray(a.radius, np.float64) * (1 + 1e-5)
+    for name in ("danger", "speed"):
+        g, want = (np.asarray(getattr(m, name)) for m in (on, off))
+        np.testing.assert_array_equal(g[away], want[away])
+
+
+@settings(max_examples=25, deadline=None)
+@walled_cases
+def test_arrivals_match_reference_with_creep_unstick_and_squeeze(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon
+):
+    # The creep speeds (creep, unstick, squeeze: the scalar pair loop) see the same
+    # neighbours as the levels' table.
+    scene, kw = _arrivals_case(crowd, speeds, horizon, margin, reciprocity, wall_seed)
+    a = scene[0]
+    for opts in (dict(creep=True), dict(unstick=True, squeeze=0.5, past_target=True)):
+        got, exp = _kernel_and_oracle(scene, dirs, wall_horizon, arrivals=True, **opts, **kw)
+        speed, danger = np.asarray(got.speed, np.float64), np.asarray(got.danger, np.float64)
+        ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
+        np.testing.assert_allclose(speed[ok], exp.speed[ok], rtol=1e-4, atol=1e-4 / speeds)
+        np.testing.assert_allclose(danger[ok], exp.danger[ok], atol=DANGER_ATOL)
+
+
+def test_arrivals_scenes_exercise_the_rule():
+    # The drawn scenes are not vacuous: over a few seeds, the oracle finds agents at their
+    # goal with arriving neighbours, and the kernel's rows for them differ from the rows
+    # without the option.
+    found = changed = 0
+    for seed in range(30):
+        crowd = random_crowd(
+            seed,
+            10,
+            coincident=False,
+            overlap=False,
+            still="none",
+            dead=0,
+            spare=0,
+            kinematic=False,
+        )
+        scene = _arrivals_scene(crowd, 2.0, 0.05, seed)
+        state = scene[1]
+        for i in range(10):
+            discs, _ = rv.arrivals_discs(state, i, 0.05, 2.0)
+            found += sum(not body for _, _, _, body in discs)
+        kw = dict(horizon=2.0, speeds=4, margin=0.05)
+        on, _ = _kernel_and_oracle(scene, 16, None, arrivals=True, **kw)
+        off, _ = _kernel_and_oracle(scene, 16, None, **kw)
+        changed += int((np.asarray(on.danger) != np.asarray(off.danger)).any(axis=1).sum())
+    assert found >= 10 and changed >= 5, (found, changed)
+
+
+def test_arrivals_by_hand():
+    # Hand-worked. Agent 0 (radius 0.3, 1 m/s) stands at its goal at the origin; agent 1
+    # (radius 0.3) at (1.2, 0) walks at 0.3 m/s towards its target at (0.9, 0): 0.3 m,
+    # reached within the 2 s horizon, and its way there passes 0.9 m from agent 0, clear
+    # of R = 0.65. Margin 0.05, 4 speed levels. Without the option, standing still meets
+    # it after (1.2 − 0.65) / 0.3 = 1.833 s: no level of slot 0 (+x) is safe, the least bad
+    # is standing, danger 1 − 1.833/2. With it, agent 1 is seen standing at (1.2, 0) and
+    # at (0.9, 0): standing is safe, and along +x level 1 (0.25 m/s) meets the disc round
+    # (0.9, 0) after 0.25 / 0.25 = 1 s, so the slot stands at danger 0.
+    def row(arrivals, target0=(0.0, 0.0), target1=(0.9, 0.0), waypoint=False):
+        a = cs.Agents(2)
+        a.add(
+            [[0.0, 0.0], [1.2, 0.0]],
+            velocity=[[0.0, 0.0], [-0.3, 0.0]],
+            radius=0.3,
+            max_speed=1.0,
+            target=[target0, target1],
+        )
+        a.waypoint[1] = waypoint
+        m = make(horizon=2.0, speeds=4, margin=0.05, arrivals=arrivals).evaluate(a, 16)
+        return float(m.speed[0, 0]), float(m.danger[0, 0])
+
+    assert row(False) == (0.0, pytest.approx(1 - (0.55 / 0.3) / 2, rel=1e-5))
+    assert row(True) == (0.0, 0.0)
+    # Agent 0 0.31 m off its goal (more than its radius): not at its goal, no change.
+    assert row(True, target0=(0.0, 0.31)) == row(False)
+    assert row(True, target0=(0.0, 0.29)) == (0.0, 0.0)
+    # Agent 1's target a waypoint, or beyond its reach in the horizon (0.7 m > 0.6), or
+    # its way there ending within R of agent 0 (0.62 m from the origin): seen walking.
+    assert row(True, waypoint=True) == row(False)
+    assert row(True, target1=(0.5, 0.0)) == row(False)
+    assert row(True, target1=(0.62, 0.0)) == row(False)
+    assert row(True, target1=(0.66, 0.0)) == (0.0, 0.0)
+
+
+def test_arrivals_keep_an_agent_on_its_goal_when_a_neighbour_arrives_beside_it():
+    # Agent 0 stands 2 cm off its goal at the origin; agent 1 walks in from 4 m away to a
+    # goal 0.75 m beside it (0.1 m clear of the two bodies and their 5 cm margins). Seen
+    # walking on, agent 1 pushes agent 0 half a metre off its goal; seen arriving, agent 0
+    # stays, and agent 1 is home beside it without a contact.
+    def run(arrivals):
+        a = cs.Agents(2, slots=16, seed=0)
+        a.add(
+            [[0.0, 0.02], [4.75, 0.3]],
+            radius=0.3,
+            max_speed=1.3,
+            max_accel=6.0,
+            target=[[0.0, 0.0], [0.75, 0.0]],
+        )
+        st = cs.scenarios.crowd_steering(walls=False, changes={"arrivals": arrivals})
+        sim = cs.Simulation(None, a, st, motion=cs.Accel(), slots=cs.scenarios.crowd_slots())
+        worst, closest = 0.0, np.inf
+        for _ in range(240):
+            sim.step(1 / 30)
+            worst = max(worst, float(np.hypot(*a.position[0])))
+            closest = min(closest, float(np.hypot(*(a.position[0] - a.position[1]))))
+        home = float(np.hypot(*(a.position[1] - [0.75, 0.0])))
+        return worst, closest, home
+
+    worst, closest, home = run(True)
+    assert worst <= 0.0201 and closest >= 0.6 and home < 0.01
+    assert run(False)[0] > 0.3

@@ -814,6 +814,19 @@ def test_crowd_steering_reads_walls_past_the_target_only_when_arrive_stops_there
     assert cs.scenarios.crowd_steering(options=dict(cs.scenarios.CROWD)).decision_phases == 1
 
 
+def test_crowd_steering_sees_arrivals_only_when_arrive_stops_the_neighbours():
+    # arrivals takes it that neighbours stop at their Agents.target, as the steering's
+    # Arrive makes them; with a field of unknown goal, or Seek, it is left off like
+    # past_target, and kept with a field that ends at each agent's target.
+    def arrivals(**kw):
+        return cs.scenarios.crowd_steering(changes={"arrivals": True}, **kw).behaviours[-1].arrivals
+
+    field = _box_field()
+    assert arrivals() and arrivals(field=field, field_ends_at_target=True)
+    assert not arrivals(field=field) and not arrivals(arrive=False)
+    assert not cs.scenarios.crowd_steering().behaviours[-1].arrivals  # opt-in
+
+
 def test_field_ends_at_target_keeps_past_target_for_a_field_that_stops_there():
     # The caller's promise that each agent's field ends at its Agents.target keeps CROWD's
     # past_target on with a field; only with a field, only a bool.

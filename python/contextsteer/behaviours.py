@@ -1562,6 +1562,22 @@ class CollisionDanger(Behaviour):
         home from 27 to 4 and those off their goals at the end, once home, from 20 to 6
         (docs/crowd.md, "Bodies at their goals make way, by default", and "Not making way
         back").
+    arrivals : bool
+        Off by default. An agent standing at its goal (within its radius of its
+        ``Agents.target``, not a waypoint) sees a neighbour that is arriving beside it
+        standing, where the neighbour is and where it will stop: the neighbour is not
+        kinematic, its own target is a goal, it heads towards it (``v_j·g_j > 0``,
+        ``g_j = target_j − x_j``) and reaches it within the horizon at its speed (``|g_j|
+        <= |v_j|·horizon``), and its straight way there passes clear of the agent (the
+        segment from ``x_j`` to ``target_j`` at least ``r_i + r_j + margin`` from ``x_i``).
+        Every candidate of the agent is tested against both discs, at rest. Seen walking
+        on at its velocity, a neighbour coming to a goal beside the agent's closes in on
+        it, so the agent steps back and returns, and two agents with goals a little more
+        than a body apart can push each other off them by turns for the whole run. A
+        neighbour whose way runs through the agent is seen walking as before (the agent
+        may have to make room). Meant, like ``past_target``, for agents that stop at their
+        targets (:class:`Arrive`); the scalar pair loop then serves every pair TTC of an
+        agent at its goal, and the maps of agents away from their goals are unchanged.
     dense_horizon : float, > 0 and <= horizon, optional
         Off by default (None). The horizon shortens with the local density: agent i
         counts the neighbours in its list (the ``max_neighbours`` nearest) whose centres
@@ -1657,6 +1673,7 @@ class CollisionDanger(Behaviour):
     past_target: bool = _default("collision_danger", "past_target")
     settle: bool = _default("collision_danger", "settle")
     make_way: float = _default("collision_danger", "make_way")
+    arrivals: bool = _default("collision_danger", "arrivals")
     dense_horizon: float | None = _default("collision_danger", "dense_horizon")
     density_low: float = _default("collision_danger", "density_low")
     density_high: float = _default("collision_danger", "density_high")

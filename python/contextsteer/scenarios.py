@@ -947,7 +947,8 @@ def crowd_steering(
     ``jam_oncomers``), so that two streams meeting head-on keep edging past each other.
     And it reads no wall past the agent's goal (``past_target``), since ``Arrive`` stops
     it there; with a ``field`` or ``arrive=False`` that option is left off, whatever
-    ``options`` say: a field's goal need not be ``Agents.target``, and ``Seek`` does not
+    ``options`` say, and so is ``arrivals`` (which takes it that neighbours stop at their
+    targets): a field's goal need not be ``Agents.target``, and ``Seek`` does not
     stop. Give ``field_ends_at_target=True`` with a ``field`` whose every agent's field
     ends at that agent's ``Agents.target`` (one field per goal, or goals written to the
     targets) to keep it on: :class:`FollowField` then stops the agent there as ``Arrive``
@@ -1106,14 +1107,15 @@ def crowd_steering(
     if field_ends_at_target and field is None:
         raise ValueError("crowd_steering: field_ends_at_target is for a field (give field=)")
     chosen = {**options, **(changes or {})}
-    if chosen.get("past_target") and (
-        (field is not None and not field_ends_at_target) or (field is None and not arrive)
-    ):
+    if (field is not None and not field_ends_at_target) or (field is None and not arrive):
         # past_target reads no wall past Agents.target because Arrive stops the agent
         # there; a field's goal need not be that target (it defaults to the start), and
         # Seek does not stop. (A monster following a field at 3 m/s with its target left
-        # at its start ran past walls beyond the start and missed its door.)
-        chosen["past_target"] = False
+        # at its start ran past walls beyond the start and missed its door.) arrivals
+        # takes it that neighbours stop at theirs, as the same steering makes them.
+        for name in ("past_target", "arrivals"):
+            if chosen.get(name):
+                chosen[name] = False
     danger = beh.CollisionDanger(
         **{"horizon": 2.0, "speeds": 4, "margin": 0.05, **chosen}, walls=walls, creep=creep
     )
