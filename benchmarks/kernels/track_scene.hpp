@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The racetrack scene "track-M-L" of SCENES.md (benchmarks/scenes.py) for the measurement
-// kernels of this folder: the walls, the ray origins, the seeded headings and the slot ring.
+// kernels of this folder and the C++ peers (../peers/raycast_peers.cpp): the walls, the ray
+// origins, the seeded headings and the slot ring, each computed in double as scenes.py
+// does, then stored as float32.
 #pragma once
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace track {

@@ -26,10 +26,9 @@
 #include <string>
 #include <vector>
 
-namespace {
+#include "../kernels/track_scene.hpp"
 
-constexpr double kPi = 3.14159265358979323846;
-constexpr double kGolden = 0.6180339887498949;
+namespace {
 
 struct Scene {
   std::vector<float> walls;    // M x 4: x0 y0 x1 y1
@@ -39,38 +38,19 @@ struct Scene {
   std::size_t rays() const { return origins.size() / 2; }
 };
 
-void add_ellipse(std::vector<float>& walls, double a, double b, int count) {
-  std::vector<double> px(count), py(count);
-  for (int k = 0; k < count; ++k) {
-    const double t = 2.0 * kPi * k / count;
-    px[k] = a * std::cos(t);
-    py[k] = b * std::sin(t);
-  }
-  for (int k = 0; k < count; ++k) {
-    const int j = (k + 1) % count;
-    walls.insert(walls.end(), {float(px[k]), float(py[k]), float(px[j]), float(py[j])});
-  }
-}
-
+// The scene of the measurement kernels too (../kernels/track_scene.hpp): D rays a
+// origin, origin-major.
 Scene build_scene(int m, double length, int n = 10000, int d = 16) {
   Scene s;
   s.length = length;
-  add_ellipse(s.walls, 100.0, 60.0, m / 2);
-  add_ellipse(s.walls, 80.0, 40.0, m / 2);
-  std::vector<float> dx(d), dy(d);
-  for (int j = 0; j < d; ++j) {
-    dx[j] = float(std::cos(2.0 * kPi * j / d));
-    dy[j] = float(std::sin(2.0 * kPi * j / d));
-  }
+  s.walls = track::walls(m);
+  const std::vector<float> ring = track::slots(d);
   for (int i = 0; i < n; ++i) {
-    const double theta = 2.0 * kPi * (i + 0.5) / n;
-    const double x = (i + 1) * kGolden;
-    const double sf = 0.1 + 0.8 * (x - std::floor(x));
-    const float ox = float((80.0 + 20.0 * sf) * std::cos(theta));
-    const float oy = float((40.0 + 20.0 * sf) * std::sin(theta));
+    float ox, oy;
+    track::origin(i, n, ox, oy);
     for (int j = 0; j < d; ++j) {
       s.origins.insert(s.origins.end(), {ox, oy});
-      s.dirs.insert(s.dirs.end(), {dx[j], dy[j]});
+      s.dirs.insert(s.dirs.end(), {ring[2 * j], ring[2 * j + 1]});
     }
   }
   return s;
@@ -162,9 +142,9 @@ class ChipmunkPeer final : public Peer {
     double ex, ey;
     ray_end(s_, r, ex, ey);
     cpSegmentQueryInfo info;
-    const cpShape* hit = cpSpaceSegmentQueryFirst(
-        space_, cpv(s_.origins[2 * r], s_.origins[2 * r + 1]), cpv(ex, ey), 0.0,
-        CP_SHAPE_FILTER_ALL, &info);
+    const cpShape* hit =
+        cpSpaceSegmentQueryFirst(space_, cpv(s_.origins[2 * r], s_.origins[2 * r + 1]), cpv(ex, ey),
+                                 0.0, CP_SHAPE_FILTER_ALL, &info);
     f = info.alpha;
     return hit != nullptr;
   }
