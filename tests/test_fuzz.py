@@ -1,13 +1,14 @@
 """Bounded fuzz targets: random worlds, agents and steering stepped for a while must keep
 every state finite, never carry an agent's centre across a wall, and never crash (issue 13).
 The second target steers crowds of up to 120 with the crowd scenarios' velocity-space
-steering (``cs.scenarios.crowd_steering``, its option sets and random ones, in phases, on
-one or two threads); it found bodies pushed into acute corners
-(tests/test_collide_corners.py).
+steering (``cs.scenarios.crowd_steering``, its option sets and random values of every
+``CollisionDanger`` option, in phases, time-sliced or not, on one or two threads); it found
+bodies pushed into acute corners (tests/test_collide_corners.py). The third steps such a
+crowd of up to 1,500 on one thread and on two and compares the bits.
 
-Hypothesis draws the scene; CI runs ``FUZZ_EXAMPLES`` examples of the first target and half
-as many of the second (environment variable ``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200);
-run more locally to search longer.
+Hypothesis draws the scene; CI runs ``FUZZ_EXAMPLES`` examples of the first target, half
+as many of the second and an eighth of the third (environment variable
+``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200); run more locally to search longer.
 """
 
 from __future__ import annotations
@@ -138,15 +139,63 @@ def step_and_check(world, a, sim, dt, straight_moves):
     assert (clear >= radius * (1 - 2e-3) - 1e-4).all(), (after, clear - radius)
 
 
+def random_crowd_options(draw) -> dict:
+    """Every option of ``CollisionDanger`` that ``crowd_steering(options=)`` passes on,
+    each drawn over its valid range (the dense and jam horizons as fractions of the
+    horizon, which bounds them)."""
+    unit = st.floats(0.0, 1.0)
+    o = {
+        "horizon": draw(st.floats(0.2, 4.0)),
+        "commit": draw(st.floats(0.0, 0.5)),
+        "commit_danger": draw(st.floats(0.0, 0.5)),
+        "turn_steps": draw(st.integers(0, 6)),
+        "turn_margin": draw(st.floats(0.0, 0.5)),
+        "return_margin": draw(unit),
+        "return_step": draw(unit),
+        "retreat_speed": draw(unit),
+        "inertia": draw(st.floats(0.0, 0.9)),
+        "side_bias": draw(st.floats(0.0, 0.5)),
+        "smoothness": draw(unit),
+        "speed_exponent": draw(st.floats(0.1, 3.0)),
+        "margin": draw(st.floats(0.0, 0.3)),
+        "reciprocity": draw(st.sampled_from([0.0, 0.25, 0.5, 0.9])),
+        "side": draw(st.sampled_from(["right", "left", "none"])),
+        "wall_speed": draw(st.booleans()),
+        "unstick": draw(st.booleans()),
+        "squeeze": draw(st.floats(0.1, 1.0)),
+        "past_target": draw(st.booleans()),
+        "settle": draw(st.booleans()),
+        "make_way": draw(st.sampled_from([0.0, 0.5, 1.0])),
+        "arrivals": draw(st.booleans()),
+    }
+    if draw(st.booleans()):
+        o["wall_horizon"] = draw(st.floats(0.1, 5.0))
+    if draw(st.booleans()):
+        low = draw(st.floats(0.1, 3.0))
+        o.update(
+            dense_horizon=o["horizon"] * draw(st.floats(0.05, 1.0)),
+            density_low=low,
+            density_high=low + draw(st.floats(0.01, 3.0)),
+            density_radius=draw(st.floats(0.3, 3.0)),
+        )
+    if draw(st.booleans()):
+        o.update(
+            jam_horizon=o["horizon"] * draw(st.floats(0.05, 1.0)),
+            jam_radius=draw(st.floats(0.3, 4.0)),
+            jam_oncomers=draw(st.integers(1, 6)),
+        )
+    return o
+
+
 @st.composite
-def crowd_scenes(draw):
+def crowd_scenes(draw, n_max=120):
     """The crowd steering (``cs.scenarios.crowd_steering``: velocity-space danger and its
     refinements) in random rooms: its tuned options, the plain and smooth sets or random
-    ones, 1-64 decision phases, turning or fixed slots (the crowd's denser-ahead set
-    too), walls seen or not, crowds of up to 120 (often on a circle, to the antipodes),
-    one or two threads. Such a run found bodies pushed into acute corners
-    (tests/test_collide_corners.py)."""
-    world, a, _, motion, dt, push = draw(scenes(n_max=120))
+    ones (every option, random_crowd_options), 1-64 decision phases, Lewis's time slicing
+    or not, turning or fixed slots (the crowd's denser-ahead set too), walls seen or not,
+    crowds of up to ``n_max`` (often on a circle, to the antipodes), one or two threads.
+    Such a run found bodies pushed into acute corners (tests/test_collide_corners.py)."""
+    world, a, _, motion, dt, push = draw(scenes(n_max=n_max))
     kind = draw(st.sampled_from(["default", "plain", "smooth", "random"]))
     kw: dict = {}
     if kind == "plain":
@@ -154,20 +203,7 @@ def crowd_scenes(draw):
     elif kind == "smooth":
         kw["smooth"] = True
     elif kind == "random":
-        unit = st.floats(0.0, 1.0)
-        kw["options"] = {
-            "horizon": draw(st.floats(0.2, 4.0)),
-            "commit": draw(st.floats(0.0, 0.5)),
-            "commit_danger": draw(st.floats(0.0, 0.5)),
-            "turn_steps": draw(st.integers(0, 6)),
-            "turn_margin": draw(st.floats(0.0, 0.5)),
-            "return_margin": draw(unit),
-            "return_step": draw(unit),
-            "retreat_speed": draw(unit),
-            "inertia": draw(st.floats(0.0, 0.9)),
-            "side_bias": draw(st.floats(0.0, 0.5)),
-            "smoothness": draw(unit),
-        }
+        kw["options"] = random_crowd_options(draw)
         kw["decision_phases"] = draw(st.sampled_from([1, 2, 3, 16, 64]))
     steering = cs.scenarios.crowd_steering(
         walls=draw(st.booleans()),
@@ -179,7 +215,8 @@ def crowd_scenes(draw):
     slots = a.slots
     if a.slots == 16 and draw(st.booleans()):
         slots = cs.scenarios.crowd_slots_for(16)
-    return world, a, steering, motion, dt, push, slots, draw(st.sampled_from([1, 2]))
+    validity = draw(st.sampled_from([None, None, 0.25, 1.0]))
+    return world, a, steering, motion, dt, push, slots, validity, draw(st.sampled_from([1, 2]))
 
 
 @settings(
@@ -189,11 +226,41 @@ def crowd_scenes(draw):
 )
 @given(scene=crowd_scenes(), steps=st.integers(1, 80))
 def test_random_crowds_stay_finite_and_inside_their_walls(scene, steps):
-    world, a, steering, motion, dt, push, slots, threads = scene
-    sim = cs.Simulation(world, a, steering, motion, slots=slots, push_apart=push)
+    world, a, steering, motion, dt, push, slots, validity, threads = scene
+    sim = cs.Simulation(
+        world, a, steering, motion, slots=slots, push_apart=push, decision_validity=validity
+    )
     with cs.threads(threads):
         for _ in range(steps):
             step_and_check(world, a, sim, dt, straight_moves=not push)
+
+
+@settings(
+    max_examples=max(1, FUZZ_EXAMPLES // 8),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(scene=crowd_scenes(n_max=1500), steps=st.integers(1, 20))
+def test_random_crowds_are_bit_identical_on_one_and_two_threads(scene, steps):
+    """The same random crowd (up to 1,500 agents, so that the rows split between threads)
+    stepped on one thread and on two ends in the same bits: positions, velocities and
+    headings."""
+    import pickle
+
+    world, a, steering, motion, dt, push, slots, validity, _ = scene
+    blob = pickle.dumps(a)
+    ends = []
+    for threads in (1, 2):
+        agents = pickle.loads(blob)
+        sim = cs.Simulation(
+            world, agents, steering, motion, slots=slots, push_apart=push,
+            decision_validity=validity,
+        )  # fmt: skip
+        with cs.threads(threads):
+            sim.step(dt, steps)
+        ends.append([np.array(x) for x in (agents.position, agents.velocity, agents.heading)])
+    for one, two in zip(*ends):
+        assert np.array_equal(one, two, equal_nan=True)
 
 
 def test_a_slide_round_a_walls_end_is_not_a_crossing():
