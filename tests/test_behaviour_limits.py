@@ -58,6 +58,25 @@ def test_products_of_many_maps_saturate_and_stay_finite():
     sim.decide_and_move(0.1)  # the maps are finite: no "interest must be finite" here
 
 
+@pytest.mark.parametrize(
+    "make, owner",
+    [
+        (lambda r: cs.Arrive(slowing_radius=r), "Arrive: slowing_radius"),
+        (lambda r: cs.Separation(radius=r), "Separation: radius"),
+        (lambda r: cs.Alignment(radius=r), "Alignment: radius"),
+        (lambda r: cs.Cohesion(radius=r), "Cohesion: radius"),
+        (lambda r: cs.Seek(max_distance=r), "Seek: max_distance"),
+        (lambda r: cs.Pursue([0], max_distance=r), "Pursue: max_distance"),
+    ],
+)
+def test_a_positive_length_that_is_zero_as_a_float32_is_refused_at_build(make, owner):
+    # (A fuzz run found Separation(radius=2.2e-309) accepted, then refused by the core at
+    # the first step with "radius must be > 0, got 0", naming no behaviour.)
+    with pytest.raises(ValueError, match=f"{owner} must be > 0.0 as a float32"):
+        make(1e-300)
+    make(float(np.nextafter(np.float32(0), np.float32(1))))  # the least float32 above 0
+
+
 def test_agent_weights_are_bounded_like_weights():
     with pytest.raises(ValueError, match="below 2\\^60"):
         cs.Seek(agent_weights=np.full(2, 3e38, np.float32))

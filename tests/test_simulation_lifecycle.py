@@ -280,9 +280,12 @@ def test_pursue_agent_ids_are_not_checked_as_coordinates():
     # go to 2^31 - 1) was refused as "at most 1e8 in magnitude".
     a = cs.Agents(2, slots=4)
     a.add([[0, 0], [5, 0]])
-    with pytest.raises(IndexError, match="agent id 150000000 out of range"):
+    with pytest.raises(IndexError, match="Pursue: targets: agent id 150000000 out of range"):
         cs.Pursue(targets=[1, 150_000_000]).evaluate(a, 4)
     cs.Pursue(targets=[1, 0]).evaluate(a, 4)
+    # A simulation names the behaviour too (the message named none).
+    with pytest.raises(IndexError, match=r"Evade: targets: agent id 2 out of range \[0, 2\)"):
+        cs.Simulation(None, a, [cs.Seek(), cs.Evade(targets=[2])])
 
 
 @pytest.mark.parametrize("name", ["layers", "push_apart", "collision", "decision_interval"])

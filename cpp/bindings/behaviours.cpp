@@ -478,7 +478,8 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
   if (const auto* t = std::get_if<Targets>(&b)) {
     for (std::int32_t j : t->target_ids)
       if (j < 0 || j >= n)
-        throw py::index_error("targets: agent id " + std::to_string(j) + " out of range [0, " +
+        throw py::index_error(py::type::of(behaviour).attr("__name__").cast<std::string>() +
+                              ": targets: agent id " + std::to_string(j) + " out of range [0, " +
                               std::to_string(n) + ")");
   }
   std::shared_ptr<const World> world;
