@@ -1,14 +1,19 @@
 """Bounded fuzz targets: random worlds, agents and steering stepped for a while must keep
 every state finite, never carry an agent's centre across a wall, and never crash (issue 13).
-The second target steers crowds of up to 120 with the crowd scenarios' velocity-space
-steering (``cs.scenarios.crowd_steering``, its option sets and random values of every
-``CollisionDanger`` option, in phases, time-sliced or not, on one or two threads); it found
-bodies pushed into acute corners (tests/test_collide_corners.py). The third steps such a
-crowd of up to 1,500 on one thread and on two and compares the bits.
+
+1. The library's first behaviours in a few settings, in random rooms.
+2. Crowds of up to 120 with the crowd scenarios' velocity-space steering
+   (``cs.scenarios.crowd_steering``, its option sets and random values of every
+   ``CollisionDanger`` option, in phases, time-sliced or not, on one or two threads); it
+   found bodies pushed into acute corners (tests/test_collide_corners.py).
+3. Such a crowd of up to 1,500 stepped on one thread and on two: the same bits.
+4. Any behaviour of the library with random parameters, and random values of the
+   Steering and Simulation options; it found positive lengths that are zero as a float32
+   (tests/test_behaviour_limits.py).
 
 Hypothesis draws the scene; CI runs ``FUZZ_EXAMPLES`` examples of the first target, half
-as many of the second and an eighth of the third (environment variable
-``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200); run more locally to search longer.
+as many of the second and the fourth, and an eighth as many of the third (environment
+variable ``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200); run more locally to search longer.
 """
 
 from __future__ import annotations
@@ -261,6 +266,195 @@ def test_random_crowds_are_bit_identical_on_one_and_two_threads(scene, steps):
         ends.append([np.array(x) for x in (agents.position, agents.velocity, agents.heading)])
     for one, two in zip(*ends):
         assert np.array_equal(one, two, equal_nan=True)
+
+
+@st.composite
+def any_behaviour(draw, world, box: float, capacity: int):
+    """Any behaviour of the library with random parameters over their valid ranges, its
+    targets, paths and fields placed in the room (``box``), and sometimes per-agent
+    weights."""
+    falloff = st.sampled_from(["linear", "none"])
+    shape = st.sampled_from(["clamped_cosine", "half_cosine"])
+    combine = st.sampled_from(["max", "sum"])
+    point = st.tuples(st.floats(0, box), st.floats(0, box))
+    reach = st.sampled_from([np.inf, 2.0, 10.0])
+    kw: dict = {"weight": draw(st.floats(0.0, 3.0))}
+    if draw(st.booleans()):
+        kw["agent_weights"] = np.float32(
+            draw(st.lists(st.floats(0, 2), min_size=capacity, max_size=capacity))
+        )
+    kind = draw(
+        st.sampled_from(
+            ["seek", "flee", "chase", "avoid", "arrive", "pursue", "evade", "wander", "forward",
+             "momentum", "tether", "bounds", "separation", "alignment", "cohesion",
+             "agent_danger", "wall_danger", "follow_path", "follow_field", "collision"]
+        )
+    )  # fmt: skip
+    if kind in ("seek", "flee", "chase", "avoid"):
+        cls = {"seek": cs.Seek, "flee": cs.Flee, "chase": cs.Chase, "avoid": cs.Avoid}[kind]
+        return cls(
+            draw(st.none() | st.lists(point, min_size=1, max_size=4)),
+            max_distance=draw(reach),
+            combine=draw(combine),
+            falloff=draw(falloff),
+            shape=draw(shape),
+            **kw,
+        )
+    if kind == "arrive":
+        return cs.Arrive(
+            slowing_radius=draw(st.floats(0.01, 5.0)),
+            tolerance=draw(st.floats(0, 1)),
+            shape=draw(shape),
+            **kw,
+        )
+    if kind in ("pursue", "evade"):
+        extra = {"output": draw(st.sampled_from(["interest", "danger"]))} if kind == "evade" else {}
+        return (cs.Pursue if kind == "pursue" else cs.Evade)(
+            draw(st.lists(st.integers(0, capacity - 1), max_size=4)),
+            max_prediction=draw(st.floats(0, 3)),
+            max_distance=draw(reach),
+            combine=draw(combine),
+            falloff=draw(falloff),
+            **extra,
+            **kw,
+        )
+    if kind == "wander":
+        return cs.Wander(
+            offset=draw(st.floats(0, 3)),
+            radius=draw(st.floats(0, 2)),
+            rate=draw(st.floats(0, 5)),
+            seed=draw(st.integers(0, 99)),
+            **kw,
+        )
+    if kind == "forward":
+        return cs.Forward(**kw)
+    if kind == "momentum":
+        return cs.Momentum(**kw)
+    if kind == "tether":
+        return cs.Tether(
+            center=draw(st.none() | point),
+            radius=draw(st.floats(0, 5)),
+            softness=draw(st.floats(0, 3)),
+            **kw,
+        )
+    if kind == "bounds":
+        return cs.Bounds(lo=(1, 1), hi=(box - 1, box - 1), margin=draw(st.floats(0, 2)), **kw)
+    if kind in ("separation", "alignment", "cohesion"):
+        cls = {"separation": cs.Separation, "alignment": cs.Alignment, "cohesion": cs.Cohesion}
+        return cls[kind](
+            radius=draw(st.floats(0.01, 3.0)),
+            clamp=draw(st.booleans()),
+            groups=draw(st.sampled_from(["same", "all", "other"])),
+            **kw,
+        )
+    if kind == "agent_danger":
+        return cs.AgentDanger(
+            radius=draw(st.floats(0.01, 3.0)),
+            predictive=draw(st.booleans()),
+            horizon=draw(st.floats(0.01, 3)),
+            falloff=draw(falloff),
+            groups=draw(st.sampled_from(["all", "same", "other"])),
+            **kw,
+        )
+    if kind == "wall_danger":
+        return cs.WallDanger(
+            look_ahead=draw(st.floats(0.01, 5.0)),
+            falloff=draw(st.sampled_from(["binary", "linear", "quadratic"])),
+            spread=draw(st.integers(0, 3)),
+            padding=draw(st.floats(0, 0.5)),
+            ray_radius=draw(st.none() | st.floats(0, 0.5)),
+            agents=draw(st.booleans()),
+            **kw,
+        )
+    if kind == "follow_path":
+        points = np.array(draw(st.lists(point, min_size=2, max_size=6)), float)
+        points[:, 0] += 0.1 * np.arange(len(points))  # distinct
+        path = cs.Path(points, closed=draw(st.booleans()), smooth=draw(st.booleans()))
+        return cs.FollowPath(
+            path,
+            look_ahead=draw(st.floats(-2, 4)),
+            mode=draw(st.sampled_from(["tangent", "seek"])),
+            **kw,
+        )
+    if kind == "follow_field":
+        field = cs.NavField(
+            world,
+            [draw(point)],
+            cell=draw(st.sampled_from([None, 0.5, 1.0])),
+            radius=draw(st.floats(0.05, 0.6)),
+        )
+        return cs.FollowField(
+            field,
+            look_ahead=draw(st.floats(0, 4)),
+            slowing_radius=draw(st.floats(0, 2)),
+            tolerance=draw(st.floats(0, 1)),
+            shape=draw(shape),
+            **kw,
+        )
+    return cs.CollisionDanger(
+        horizon=draw(st.floats(0.2, 3)),
+        speeds=draw(st.integers(1, 6)),
+        margin=draw(st.floats(0, 0.2)),
+        **kw,
+    )
+
+
+@st.composite
+def any_steering_scenes(draw):
+    """The first target's rooms and agents with one to four of any behaviour
+    (any_behaviour) and random values of the Steering and Simulation options it leaves at
+    their defaults, on one or two threads."""
+    world, a, _, motion, dt, push = draw(scenes(n_max=60))
+    alive = np.asarray(a.alive)
+    box = float(np.max(np.asarray(a.position)[alive])) + 1.0
+    behaviours = [
+        draw(any_behaviour(world, box, a.capacity)) for _ in range(draw(st.integers(1, 4)))
+    ]
+    steering = cs.Steering(
+        behaviours,
+        combine=draw(st.sampled_from(["max", "sum"])),
+        danger_combine=draw(st.sampled_from(["max", "sum"])),
+        resolve=draw(
+            st.sampled_from(["mask", "subtract", "scale", "mask_min_danger", "avoid_opposite"])
+        ),
+        choose=draw(
+            st.sampled_from(
+                ["vector_sum", "argmax", "weighted_neighbours", "subslot", "subslot_linear"]
+            )
+        ),
+        threshold=draw(st.floats(0, 0.5)),
+        epsilon=draw(st.floats(0, 0.2)),
+        width=draw(st.integers(1, 4)),
+        contiguous=draw(st.booleans()),
+        blend=draw(st.none() | st.floats(0.0, 1.0)),
+        rotate=draw(st.booleans()),
+        hysteresis=draw(st.sampled_from([0.0, 0.3])),
+        decision_phases=draw(st.sampled_from([1, 3, 16])),
+    )
+    options = {
+        "push_relax": draw(st.floats(0.1, 1.0)),
+        "push_passes": draw(st.integers(1, 8)),
+        "decision_interval": draw(st.integers(1, 4)),
+        "slide_iterations": draw(st.integers(1, 6)),
+        "collision": draw(st.sampled_from(["slide", "stop"])),
+        "stuck_distance": draw(st.sampled_from([0.0, 0.1])),
+        "stuck_time": draw(st.sampled_from([0.0, 0.5])),
+    }
+    return world, a, steering, motion, dt, push, options, draw(st.sampled_from([1, 2]))
+
+
+@settings(
+    max_examples=max(1, FUZZ_EXAMPLES // 2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(scene=any_steering_scenes(), steps=st.integers(1, 60))
+def test_any_behaviours_and_options_stay_finite_and_inside_their_walls(scene, steps):
+    world, a, steering, motion, dt, push, options, threads = scene
+    sim = cs.Simulation(world, a, steering, motion, push_apart=push, **options)
+    with cs.threads(threads):
+        for _ in range(steps):
+            step_and_check(world, a, sim, dt, straight_moves=not push)
 
 
 def test_a_slide_round_a_walls_end_is_not_a_crossing():
