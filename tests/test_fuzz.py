@@ -10,10 +10,13 @@ every state finite, never carry an agent's centre across a wall, and never crash
 4. Any behaviour of the library with random parameters, and random values of the
    Steering and Simulation options; it found positive lengths that are zero as a float32
    (tests/test_behaviour_limits.py).
+5. Any classic (gdx-ai) behaviour with random parameters, alone, blended or in priority
+   groups.
 
 Hypothesis draws the scene; CI runs ``FUZZ_EXAMPLES`` examples of the first target, half
-as many of the second and the fourth, and an eighth as many of the third (environment
-variable ``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200); run more locally to search longer.
+as many of the second, the fourth and the fifth, and an eighth as many of the third
+(environment variable ``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200); run more locally to
+search longer.
 """
 
 from __future__ import annotations
@@ -452,6 +455,139 @@ def any_steering_scenes(draw):
 def test_any_behaviours_and_options_stay_finite_and_inside_their_walls(scene, steps):
     world, a, steering, motion, dt, push, options, threads = scene
     sim = cs.Simulation(world, a, steering, motion, push_apart=push, **options)
+    with cs.threads(threads):
+        for _ in range(steps):
+            step_and_check(world, a, sim, dt, straight_moves=not push)
+
+
+@st.composite
+def any_classic_behaviour(draw, box: float, capacity: int):
+    """Any behaviour of :mod:`contextsteer.classic` with random parameters over their
+    valid ranges, its targets and paths placed in the room (``box``)."""
+    from contextsteer import classic
+
+    point = st.tuples(st.floats(0, box), st.floats(0, box))
+    ids = st.lists(st.integers(0, capacity - 1), min_size=1, max_size=3)
+    slowing = st.floats(0.01, 3)
+    kind = draw(
+        st.sampled_from(
+            ["seek", "flee", "arrive", "pursue", "evade", "wander", "separation", "alignment",
+             "cohesion", "collision", "raycast", "hide", "interpose", "match", "path", "flow"]
+        )
+    )  # fmt: skip
+    if kind in ("seek", "flee"):
+        cls = classic.Seek if kind == "seek" else classic.Flee
+        target = draw(st.sampled_from(["own", "point", "agents"]))
+        if target == "point":
+            return cls(draw(point))
+        return cls(agents=draw(ids)) if target == "agents" else cls()
+    if kind == "arrive":
+        return classic.Arrive(
+            tolerance=draw(st.floats(0, 1)),
+            slowing_radius=draw(slowing),
+            time_to_target=draw(st.floats(0.01, 1)),
+        )
+    if kind in ("pursue", "evade"):
+        cls = classic.Pursue if kind == "pursue" else classic.Evade
+        return cls(draw(ids), max_prediction=draw(st.floats(0, 3)))
+    if kind == "wander":
+        return classic.Wander(
+            offset=draw(st.floats(0, 3)),
+            radius=draw(st.floats(0, 2)),
+            rate=draw(st.floats(0, 5)),
+            seed=draw(st.integers(0, 9)),
+            walk=draw(st.sampled_from(["noise", "random"])),
+        )
+    if kind in ("separation", "alignment", "cohesion"):
+        angle = draw(st.floats(0.1, np.pi))
+        if kind == "separation":
+            return classic.Separation(
+                draw(st.floats(0.01, 4)), decay=draw(st.floats(0.01, 3)), angle=angle
+            )
+        cls = classic.Alignment if kind == "alignment" else classic.Cohesion
+        return cls(draw(st.floats(0.01, 4)), angle=angle)
+    if kind == "collision":
+        return classic.CollisionAvoidance(
+            draw(st.floats(0.01, 6)), push_overlapping=draw(st.booleans())
+        )
+    if kind == "raycast":
+        return classic.RaycastObstacleAvoidance(
+            draw(st.sampled_from(["whiskers", "single", "parallel"])),
+            length=draw(st.floats(0.01, 4)),
+            side_offset=draw(st.floats(0, 1)),
+            whisker_length=draw(st.floats(0.01, 2)),
+            whisker_angle=draw(st.floats(0, 1.5)),
+            distance_from_boundary=draw(st.floats(0, 2)),
+            include_radius=draw(st.booleans()),
+        )
+    if kind == "hide":
+        return classic.Hide(
+            distance_from_boundary=draw(st.floats(0, 2)),
+            max_distance=draw(st.sampled_from([np.inf, 5.0])),
+            slowing_radius=draw(slowing),
+        )
+    if kind == "interpose":
+        pair = draw(ids)
+        return classic.Interpose(
+            pair[0], pair[-1], ratio=draw(st.floats(0, 1)), slowing_radius=draw(slowing)
+        )
+    if kind == "match":
+        time = draw(st.floats(0.01, 1))
+        if draw(st.booleans()):
+            velocity = draw(st.tuples(st.floats(-2, 2), st.floats(-2, 2)))
+            return classic.MatchVelocity(velocity, time_to_target=time)
+        return classic.MatchVelocity(agents=draw(ids), time_to_target=time)
+    if kind == "path":
+        points = np.array(draw(st.lists(point, min_size=2, max_size=5)), float)
+        points[:, 0] += 0.1 * np.arange(len(points))  # distinct
+        return classic.FollowPath(
+            cs.Path(points, closed=draw(st.booleans())),
+            path_offset=draw(st.floats(-2, 3)),
+            prediction=draw(st.floats(0, 1)),
+            slowing_radius=draw(slowing),
+            arrive=draw(st.sampled_from(["slowing_radius", "end", "off"])),
+        )
+    field = np.array(draw(st.lists(st.floats(-1, 1), min_size=8, max_size=8))).reshape(2, 2, 2)
+    return classic.FollowFlowField(
+        field, origin=(0, 0), cell=draw(st.floats(0.5, box)), prediction=draw(st.floats(0, 1))
+    )
+
+
+@st.composite
+def classic_scenes(draw):
+    """The first target's rooms and agents steered by one to four classic behaviours
+    (any_classic_behaviour): one alone, blended with random weights, or in priority
+    groups, on one or two threads."""
+    from contextsteer import classic
+
+    world, a, _, motion, dt, push = draw(scenes(n_max=60))
+    box = float(np.max(np.asarray(a.position)[np.asarray(a.alive)])) + 1.0
+    behaviours = [
+        draw(any_classic_behaviour(box, a.capacity)) for _ in range(draw(st.integers(1, 4)))
+    ]
+    weight = st.floats(0, 3)
+    form = draw(st.sampled_from(["one", "blended", "priority"]))
+    if form == "one":
+        spec = behaviours[0]
+    elif form == "blended":
+        spec = classic.Blended([(b, draw(weight)) for b in behaviours])
+    else:
+        groups = [
+            classic.Blended([(b, draw(weight))]) if draw(st.booleans()) else b for b in behaviours
+        ]
+        spec = classic.Priority(groups, epsilon=draw(st.floats(0, 0.1)))
+    return world, a, spec, motion, dt, push, draw(st.sampled_from([1, 2]))
+
+
+@settings(
+    max_examples=max(1, FUZZ_EXAMPLES // 2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(scene=classic_scenes(), steps=st.integers(1, 60))
+def test_classic_steering_stays_finite_and_inside_its_walls(scene, steps):
+    world, a, spec, motion, dt, push, threads = scene
+    sim = cs.Simulation(world, a, spec, motion, push_apart=push)
     with cs.threads(threads):
         for _ in range(steps):
             step_and_check(world, a, sim, dt, straight_moves=not push)
