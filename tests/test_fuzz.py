@@ -12,11 +12,13 @@ every state finite, never carry an agent's centre across a wall, and never crash
    (tests/test_behaviour_limits.py).
 5. Any classic (gdx-ai) behaviour with random parameters, alone, blended or in priority
    groups.
+6. A simulation of the second, fourth or fifth kind pickled or saved part-way continues
+   bit for bit like the straight run.
 
 Hypothesis draws the scene; CI runs ``FUZZ_EXAMPLES`` examples of the first target, half
-as many of the second, the fourth and the fifth, and an eighth as many of the third
-(environment variable ``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200); run more locally to
-search longer.
+as many of the second, the fourth and the fifth, a quarter as many of the sixth and an
+eighth as many of the third (environment variable ``CONTEXTSTEER_FUZZ_EXAMPLES``, default
+200); run more locally to search longer.
 """
 
 from __future__ import annotations
@@ -591,6 +593,65 @@ def test_classic_steering_stays_finite_and_inside_its_walls(scene, steps):
     with cs.threads(threads):
         for _ in range(steps):
             step_and_check(world, a, sim, dt, straight_moves=not push)
+
+
+@st.composite
+def any_simulation(draw):
+    """A function building a fresh simulation of one drawn scene (the second, fourth or
+    fifth target's), its dt, and the number of threads."""
+    import pickle
+
+    kind = draw(st.sampled_from(["crowd", "any", "classic"]))
+    if kind == "crowd":
+        world, a, steering, motion, dt, push, slots, validity, threads = draw(crowd_scenes())
+        options = {"slots": slots, "decision_validity": validity}
+    elif kind == "any":
+        world, a, steering, motion, dt, push, options, threads = draw(any_steering_scenes())
+    else:
+        world, a, steering, motion, dt, push, threads = draw(classic_scenes())
+        options = {}
+    blob = pickle.dumps(a)
+
+    def build():
+        agents = pickle.loads(blob)
+        return cs.Simulation(world, agents, steering, motion, push_apart=push, **options)
+
+    return build, dt, threads
+
+
+@settings(
+    max_examples=max(1, FUZZ_EXAMPLES // 4),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(
+    case=any_simulation(),
+    before=st.integers(1, 30),
+    after=st.integers(1, 30),
+    how=st.sampled_from(["pickle", "save"]),
+)
+def test_a_saved_simulation_continues_like_the_straight_run(case, before, after, how):
+    """Stepped ``before`` steps, pickled (or saved to a file and loaded), then ``after``
+    more: the same bits as ``before + after`` steps in one go."""
+    import pickle
+    import tempfile
+
+    build, dt, threads = case
+    with cs.threads(threads):
+        straight = build()
+        straight.step(dt, before + after)
+        half = build()
+        half.step(dt, before)
+        if how == "pickle":
+            half = pickle.loads(pickle.dumps(half))
+        else:
+            with tempfile.TemporaryDirectory() as folder:
+                half.save(f"{folder}/half.cssim")
+                half = cs.load(f"{folder}/half.cssim")
+        half.step(dt, after)
+    for name in ("position", "velocity", "heading"):
+        one, two = getattr(straight.agents, name), getattr(half.agents, name)
+        assert np.array_equal(one, two, equal_nan=True), name
 
 
 def test_a_slide_round_a_walls_end_is_not_a_crossing():
