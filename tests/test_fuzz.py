@@ -6,7 +6,8 @@ every state finite, never carry an agent's centre across a wall, and never crash
    (``cs.scenarios.crowd_steering``, its option sets and random values of every
    ``CollisionDanger`` option, in phases, time-sliced or not, on one or two threads); it
    found bodies pushed into acute corners (tests/test_collide_corners.py).
-3. Such a crowd of up to 1,500 stepped on one thread and on two: the same bits.
+3. A simulation of the second, fourth or fifth kind with 300 to 1,500 agents stepped on
+   one thread and on two: the same bits.
 4. Any behaviour of the library with random parameters, and random values of the
    Steering and Simulation options; it found positive lengths that are zero as a float32
    (tests/test_behaviour_limits.py).
@@ -48,7 +49,7 @@ BEHAVIOURS = [
 
 
 @st.composite
-def scenes(draw, n_max=40):
+def scenes(draw, n_max=40, n_min=1):
     seed = draw(st.integers(0, 2**31 - 1))
     rng = np.random.default_rng(seed)
     box = draw(st.floats(6.0, 30.0))
@@ -61,7 +62,7 @@ def scenes(draw, n_max=40):
             world.add_segments([[*a, *b]])
     if draw(st.booleans()):
         world.add_circles(rng.uniform(0, box, (3, 2)), rng.uniform(0.2, 1.5, 3))
-    n = draw(st.integers(1, n_max))
+    n = draw(st.integers(n_min, n_max))
     radius = rng.uniform(0.1, 0.5, n)
     pos = rng.uniform(0, box, (n, 2))
     circle = n_max > 40 and draw(st.booleans())
@@ -198,14 +199,14 @@ def random_crowd_options(draw) -> dict:
 
 
 @st.composite
-def crowd_scenes(draw, n_max=120):
+def crowd_scenes(draw, n_max=120, n_min=1):
     """The crowd steering (``cs.scenarios.crowd_steering``: velocity-space danger and its
     refinements) in random rooms: its tuned options, the plain and smooth sets or random
     ones (every option, random_crowd_options), 1-64 decision phases, Lewis's time slicing
     or not, turning or fixed slots (the crowd's denser-ahead set too), walls seen or not,
     crowds of up to ``n_max`` (often on a circle, to the antipodes), one or two threads.
     Such a run found bodies pushed into acute corners (tests/test_collide_corners.py)."""
-    world, a, _, motion, dt, push = draw(scenes(n_max=n_max))
+    world, a, _, motion, dt, push = draw(scenes(n_max=n_max, n_min=n_min))
     kind = draw(st.sampled_from(["default", "plain", "smooth", "random"]))
     kw: dict = {}
     if kind == "plain":
@@ -243,34 +244,6 @@ def test_random_crowds_stay_finite_and_inside_their_walls(scene, steps):
     with cs.threads(threads):
         for _ in range(steps):
             step_and_check(world, a, sim, dt, straight_moves=not push)
-
-
-@settings(
-    max_examples=max(1, FUZZ_EXAMPLES // 8),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
-@given(scene=crowd_scenes(n_max=1500), steps=st.integers(1, 20))
-def test_random_crowds_are_bit_identical_on_one_and_two_threads(scene, steps):
-    """The same random crowd (up to 1,500 agents, so that the rows split between threads)
-    stepped on one thread and on two ends in the same bits: positions, velocities and
-    headings."""
-    import pickle
-
-    world, a, steering, motion, dt, push, slots, validity, _ = scene
-    blob = pickle.dumps(a)
-    ends = []
-    for threads in (1, 2):
-        agents = pickle.loads(blob)
-        sim = cs.Simulation(
-            world, agents, steering, motion, slots=slots, push_apart=push,
-            decision_validity=validity,
-        )  # fmt: skip
-        with cs.threads(threads):
-            sim.step(dt, steps)
-        ends.append([np.array(x) for x in (agents.position, agents.velocity, agents.heading)])
-    for one, two in zip(*ends):
-        assert np.array_equal(one, two, equal_nan=True)
 
 
 @st.composite
@@ -405,11 +378,11 @@ def any_behaviour(draw, world, box: float, capacity: int):
 
 
 @st.composite
-def any_steering_scenes(draw):
+def any_steering_scenes(draw, n_max=60, n_min=1):
     """The first target's rooms and agents with one to four of any behaviour
     (any_behaviour) and random values of the Steering and Simulation options it leaves at
     their defaults, on one or two threads."""
-    world, a, _, motion, dt, push = draw(scenes(n_max=60))
+    world, a, _, motion, dt, push = draw(scenes(n_max=n_max, n_min=n_min))
     alive = np.asarray(a.alive)
     box = float(np.max(np.asarray(a.position)[alive])) + 1.0
     behaviours = [
@@ -556,13 +529,13 @@ def any_classic_behaviour(draw, box: float, capacity: int):
 
 
 @st.composite
-def classic_scenes(draw):
+def classic_scenes(draw, n_max=60, n_min=1):
     """The first target's rooms and agents steered by one to four classic behaviours
     (any_classic_behaviour): one alone, blended with random weights, or in priority
     groups, on one or two threads."""
     from contextsteer import classic
 
-    world, a, _, motion, dt, push = draw(scenes(n_max=60))
+    world, a, _, motion, dt, push = draw(scenes(n_max=n_max, n_min=n_min))
     box = float(np.max(np.asarray(a.position)[np.asarray(a.alive)])) + 1.0
     behaviours = [
         draw(any_classic_behaviour(box, a.capacity)) for _ in range(draw(st.integers(1, 4)))
@@ -596,19 +569,26 @@ def test_classic_steering_stays_finite_and_inside_its_walls(scene, steps):
 
 
 @st.composite
-def any_simulation(draw):
+def any_simulation(draw, n_max=None, n_min=1):
     """A function building a fresh simulation of one drawn scene (the second, fourth or
-    fifth target's), its dt, and the number of threads."""
+    fifth target's, with their crowd sizes or ``n_min`` to ``n_max`` agents), its dt, and
+    the number of threads."""
     import pickle
 
     kind = draw(st.sampled_from(["crowd", "any", "classic"]))
     if kind == "crowd":
-        world, a, steering, motion, dt, push, slots, validity, threads = draw(crowd_scenes())
+        world, a, steering, motion, dt, push, slots, validity, threads = draw(
+            crowd_scenes(n_max=n_max or 120, n_min=n_min)
+        )
         options = {"slots": slots, "decision_validity": validity}
     elif kind == "any":
-        world, a, steering, motion, dt, push, options, threads = draw(any_steering_scenes())
+        world, a, steering, motion, dt, push, options, threads = draw(
+            any_steering_scenes(n_max=n_max or 60, n_min=n_min)
+        )
     else:
-        world, a, steering, motion, dt, push, threads = draw(classic_scenes())
+        world, a, steering, motion, dt, push, threads = draw(
+            classic_scenes(n_max=n_max or 60, n_min=n_min)
+        )
         options = {}
     blob = pickle.dumps(a)
 
@@ -652,6 +632,27 @@ def test_a_saved_simulation_continues_like_the_straight_run(case, before, after,
     for name in ("position", "velocity", "heading"):
         one, two = getattr(straight.agents, name), getattr(half.agents, name)
         assert np.array_equal(one, two, equal_nan=True), name
+
+
+@settings(
+    max_examples=max(1, FUZZ_EXAMPLES // 8),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(case=any_simulation(n_max=1500, n_min=300), steps=st.integers(1, 20))
+def test_random_simulations_are_bit_identical_on_one_and_two_threads(case, steps):
+    """The same random simulation (crowd steering, any behaviour or classic; 300 to 1,500
+    agents, so that the rows split between threads) stepped on one thread and on two ends
+    in the same bits: positions, velocities and headings."""
+    build, dt, _ = case
+    ends = []
+    for threads in (1, 2):
+        sim = build()
+        with cs.threads(threads):
+            sim.step(dt, steps)
+        ends.append([np.array(getattr(sim.agents, x)) for x in ("position", "velocity", "heading")])
+    for one, two in zip(*ends):
+        assert np.array_equal(one, two, equal_nan=True)
 
 
 def test_a_slide_round_a_walls_end_is_not_a_crossing():
