@@ -125,18 +125,18 @@ def _number(
         raise ValueError(f"{owner}: {name} must be finite, got {v}")
     if v < low or (strict and v <= low):
         raise ValueError(f"{owner}: {name} must be {'>' if strict else '>='} {low}, got {v}")
-    if strict and math.isfinite(v) and float(np.float32(v)) <= low:
-        # The core stores it as a float32: 1e-300 > 0 but becomes 0.0 there, which the
-        # core refused later without naming the behaviour.
-        raise ValueError(
-            f"{owner}: {name} must be > {low} as a float32, got {value!r} "
-            f"(a float32 {float(np.float32(v))!r})"
-        )
     if math.isfinite(v):
         limit = _checks.MAX_COORDINATE if length else _MAX_MAGNITUDE
         if not (abs(v) <= limit if length else abs(v) < limit):
             what = "at most 1e8" if length else "below 2^60 (1.15e18)"
             raise ValueError(f"{owner}: {name} must be {what} in magnitude, got {value!r}")
+        if strict and float(np.float32(v)) <= low:
+            # The core stores it as a float32: 1e-300 > 0 but becomes 0.0 there, which the
+            # core refused later without naming the behaviour.
+            raise ValueError(
+                f"{owner}: {name} must be > {low} as a float32, got {value!r} "
+                f"(a float32 {float(np.float32(v))!r})"
+            )
     return v
 
 
