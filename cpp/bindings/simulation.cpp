@@ -179,8 +179,8 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
       for (std::int32_t j : t->target_ids)
         if (j < 0 || j >= n)
           throw py::index_error(py::type::of(b).attr("__name__").cast<std::string>() +
-                                ": targets: agent id " + std::to_string(j) +
-                                " out of range [0, " + std::to_string(n) + ")");
+                                ": targets: agent id " + std::to_string(j) + " out of range [0, " +
+                                std::to_string(n) + ")");
     }
   }
   c.combine =
