@@ -113,8 +113,7 @@ def scenes(draw, n_max=40, n_min=1):
 def test_random_scenes_stay_finite_and_inside_their_walls(scene, steps):
     world, a, steering, motion, dt, push = scene
     sim = cs.Simulation(world, a, steering, motion, push_apart=push)
-    for _ in range(steps):
-        step_and_check(world, a, sim, dt, straight_moves=not push)
+    run_checked(world, a, sim, dt, steps, push)
 
 
 def step_and_check(world, a, sim, dt, straight_moves):
@@ -148,6 +147,14 @@ def step_and_check(world, a, sim, dt, straight_moves):
     inside = cs.inside(world, after)
     assert not inside.any(), after[inside]
     assert (clear >= radius * (1 - 2e-3) - 1e-4).all(), (after, clear - radius)
+
+
+def run_checked(world, a, sim, dt, steps, push, threads=1):
+    """``steps`` steps of ``sim`` on ``threads`` threads, each checked by step_and_check
+    (straight moves only without push-apart)."""
+    with cs.threads(threads):
+        for _ in range(steps):
+            step_and_check(world, a, sim, dt, straight_moves=not push)
 
 
 def random_crowd_options(draw) -> dict:
@@ -241,9 +248,7 @@ def test_random_crowds_stay_finite_and_inside_their_walls(scene, steps):
     sim = cs.Simulation(
         world, a, steering, motion, slots=slots, push_apart=push, decision_validity=validity
     )
-    with cs.threads(threads):
-        for _ in range(steps):
-            step_and_check(world, a, sim, dt, straight_moves=not push)
+    run_checked(world, a, sim, dt, steps, push, threads)
 
 
 @st.composite
@@ -430,9 +435,7 @@ def any_steering_scenes(draw, n_max=60, n_min=1):
 def test_any_behaviours_and_options_stay_finite_and_inside_their_walls(scene, steps):
     world, a, steering, motion, dt, push, options, threads = scene
     sim = cs.Simulation(world, a, steering, motion, push_apart=push, **options)
-    with cs.threads(threads):
-        for _ in range(steps):
-            step_and_check(world, a, sim, dt, straight_moves=not push)
+    run_checked(world, a, sim, dt, steps, push, threads)
 
 
 @st.composite
@@ -563,9 +566,7 @@ def classic_scenes(draw, n_max=60, n_min=1):
 def test_classic_steering_stays_finite_and_inside_its_walls(scene, steps):
     world, a, spec, motion, dt, push, threads = scene
     sim = cs.Simulation(world, a, spec, motion, push_apart=push)
-    with cs.threads(threads):
-        for _ in range(steps):
-            step_and_check(world, a, sim, dt, straight_moves=not push)
+    run_checked(world, a, sim, dt, steps, push, threads)
 
 
 @st.composite
