@@ -15,11 +15,13 @@ every state finite, never carry an agent's centre across a wall, and never crash
    groups.
 6. A simulation of the second, fourth or fifth kind pickled or saved part-way continues
    bit for bit like the straight run.
+7. Up to 40 agents following a navigation field round pillars and through a door, led by
+   a :class:`~contextsteer.Detour` with random settings.
 
 Hypothesis draws the scene; CI runs ``FUZZ_EXAMPLES`` examples of the first target, half
 as many of the second, the fourth and the fifth, a quarter as many of the sixth and an
-eighth as many of the third (environment variable ``CONTEXTSTEER_FUZZ_EXAMPLES``, default
-200); run more locally to search longer.
+eighth as many of the third and the seventh (environment variable
+``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200); run more locally to search longer.
 """
 
 from __future__ import annotations
@@ -654,6 +656,70 @@ def test_random_simulations_are_bit_identical_on_one_and_two_threads(case, steps
         ends.append([np.array(getattr(sim.agents, x)) for x in ("position", "velocity", "heading")])
     for one, two in zip(*ends):
         assert np.array_equal(one, two, equal_nan=True)
+
+
+@st.composite
+def routed_rooms(draw):
+    """A room with pillars and maybe an inner wall with a door, up to 40 agents following
+    one navigation field (``crowd_steering(field=)``, its options or random ones, the
+    field string-pulled or not) and a :class:`~contextsteer.Detour` with random
+    settings, and dt."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    w, h = draw(st.floats(8, 20)), draw(st.floats(6, 14))
+    world = cs.World()
+    world.add_polyline([[0, 0], [w, 0], [w, h], [0, h]], closed=True)
+    pillars = draw(st.integers(0, 8))
+    if pillars:
+        world.add_circles(
+            rng.uniform([2, 2], [w - 2, h - 2], (pillars, 2)), rng.uniform(0.2, 1.0, pillars)
+        )
+    if draw(st.booleans()):
+        gap = draw(st.floats(0.5, 2.0))
+        y = rng.uniform(1, h - 1 - gap)
+        world.add_segments([[w / 2, 0, w / 2, y], [w / 2, y + gap, w / 2, h]])
+    pos = rng.uniform([0.5, 0.5], [w - 0.5, h - 0.5], (draw(st.integers(1, 40)), 2))
+    pos = np.float32(pos)
+    free = (cs.nearest(world, pos, np.float32(100)).distance > 0.35) & ~cs.inside(world, pos)
+    assume(free.any())
+    pos = pos[free]
+    goal = rng.uniform([0.5, 0.5], [w - 0.5, h - 0.5])
+    field = cs.NavField(world, [goal], cell=draw(st.sampled_from([None, 0.25, 0.5])))
+    a = cs.Agents(len(pos), slots=16, seed=0)
+    a.add(pos, radius=0.3, max_speed=1.3, max_accel=6.0, target=goal)
+    options = random_crowd_options(draw) if draw(st.booleans()) else None
+    steering = cs.scenarios.crowd_steering(
+        field=field,
+        look_ahead_field=draw(st.sampled_from([0.0, 2.0])),
+        detour_capacity=len(pos),
+        field_ends_at_target=draw(st.booleans()),
+        options=options,
+    )
+    sim = cs.Simulation(world, a, steering, cs.Accel(), slots=cs.scenarios.crowd_slots())
+    detour = cs.Detour(
+        sim,
+        stall_time=draw(st.floats(0.2, 4)),
+        progress=draw(st.floats(0.05, 1)),
+        reach=draw(st.floats(2, 10)),
+        margin=draw(st.floats(0.05, 0.3)),
+        advance=draw(st.floats(0.1, 1)),
+        max_plans=draw(st.integers(1, 10)),
+        make_way=draw(st.booleans()),
+        yield_time=draw(st.floats(0.5, 20)),
+    )
+    return world, a, sim, detour, draw(st.sampled_from([1 / 30, 0.1]))
+
+
+@settings(
+    max_examples=max(1, FUZZ_EXAMPLES // 8),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(case=routed_rooms(), steps=st.integers(1, 200))
+def test_routed_crowds_with_detours_stay_finite_and_inside_their_walls(case, steps):
+    world, a, sim, detour, dt = case
+    for _ in range(steps):
+        detour.update()
+        step_and_check(world, a, sim, dt, straight_moves=False)
 
 
 def test_a_slide_round_a_walls_end_is_not_a_crossing():
