@@ -335,6 +335,13 @@ Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents) {
     }
   } else if (auto* f = std::get_if<FollowPath>(&b)) {
     if (f->paths) f->path_index = index_of("index");
+  } else if (const auto* t = std::get_if<Targets>(&b); t && n_agents != kNoAgents) {
+    // Pursue / Evade: agent ids of the same Agents, named with the behaviour.
+    for (std::int32_t j : t->target_ids)
+      if (j < 0 || static_cast<std::size_t>(j) >= n_agents)
+        throw py::index_error(std::string(py::str(py::type::of(obj).attr("__name__"))) +
+                              ": targets: agent id " + std::to_string(j) + " out of range [0, " +
+                              std::to_string(n_agents) + ")");
   }
   return b;
 }
@@ -475,13 +482,6 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
     throw py::value_error("max_neighbours must be in [0, " + std::to_string(kMaxNeighbors) +
                           "], got " + std::to_string(max_neighbors));
   const auto n = static_cast<py::ssize_t>(agents.capacity());
-  if (const auto* t = std::get_if<Targets>(&b)) {
-    for (std::int32_t j : t->target_ids)
-      if (j < 0 || j >= n)
-        throw py::index_error(py::type::of(behaviour).attr("__name__").cast<std::string>() +
-                              ": targets: agent id " + std::to_string(j) + " out of range [0, " +
-                              std::to_string(n) + ")");
-  }
   std::shared_ptr<const World> world;
   if (!world_obj.is_none()) world = world_obj.cast<WorldHandle&>().snapshot();
   auto interest = new_array<float>({n, k});

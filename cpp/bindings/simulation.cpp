@@ -164,7 +164,6 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
     throw py::value_error("slots must be >= 3, got " + std::to_string(k));
   if (!world.is_none()) (void)world.cast<WorldHandle&>();
   SteeringConfig c;
-  const auto n = static_cast<long>(agents.capacity());
   std::vector<FieldUse> fields;
   for (const auto& b : behaviours) {
     c.behaviours.push_back(to_behaviour(b, agents.capacity()));
@@ -174,13 +173,6 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
       if (py::hasattr(w, "_core")) w = w.attr("_core");
       fields.push_back(
           {c.behaviours.size() - 1, nav.attr("_core").cast<std::shared_ptr<PyNavField>>(), w});
-    }
-    if (const auto* t = std::get_if<Targets>(&c.behaviours.back())) {
-      for (std::int32_t j : t->target_ids)
-        if (j < 0 || j >= n)
-          throw py::index_error(py::type::of(b).attr("__name__").cast<std::string>() +
-                                ": targets: agent id " + std::to_string(j) + " out of range [0, " +
-                                std::to_string(n) + ")");
     }
   }
   c.combine =
