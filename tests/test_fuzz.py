@@ -166,6 +166,8 @@ def random_crowd_options(draw) -> dict:
     unit = st.floats(0.0, 1.0)
     o = {
         "horizon": draw(st.floats(0.2, 4.0)),
+        "speeds": draw(st.integers(1, 8)),
+        "layers": draw(st.sampled_from([0xFFFFFFFF, 1, 2])),
         "commit": draw(st.floats(0.0, 0.5)),
         "commit_danger": draw(st.floats(0.0, 0.5)),
         "turn_steps": draw(st.integers(0, 6)),
