@@ -17,10 +17,12 @@ every state finite, never carry an agent's centre across a wall, and never crash
    bit for bit like the straight run.
 7. Up to 40 agents following a navigation field round pillars and through a door, led by
    a :class:`~contextsteer.Detour` with random settings.
+8. A corridor fed from its ends by a :class:`~contextsteer.Flow` of random sources: the
+   flow's counts add up, and a pickle part-way continues bit for bit.
 
 Hypothesis draws the scene; CI runs ``FUZZ_EXAMPLES`` examples of the first target, half
 as many of the second, the fourth and the fifth, a quarter as many of the sixth and an
-eighth as many of the third and the seventh (environment variable
+eighth as many of the third, the seventh and the eighth (environment variable
 ``CONTEXTSTEER_FUZZ_EXAMPLES``, default 200); run more locally to search longer.
 """
 
@@ -722,6 +724,96 @@ def test_routed_crowds_with_detours_stay_finite_and_inside_their_walls(case, ste
     for _ in range(steps):
         detour.update()
         step_and_check(world, a, sim, dt, straight_moves=False)
+
+
+@st.composite
+def corridor_flows(draw):
+    """A corridor 6–30 m long and 2.5–8 m wide (maybe a pillar) fed from one or both ends
+    by a :class:`~contextsteer.Flow` of random rates or schedules, bodies, speeds and
+    admission settings; the crowd steering with its options or random ones; and a
+    function that builds the simulation afresh."""
+    import pickle
+
+    length, width = draw(st.floats(6, 30)), draw(st.floats(2.5, 8))
+    world = cs.World()
+    world.add_polyline([[0, 0], [length, 0]])
+    world.add_polyline([[0, width], [length, width]])
+    if draw(st.booleans()):
+        world.add_circles([[length / 2, width / 2]], [draw(st.floats(0.1, width / 4))])
+    sources = []
+    ends = draw(st.lists(st.sampled_from([0, 1]), min_size=1, max_size=2, unique=True))
+    for end in ends:
+        area = (
+            [0.1, 0.1, 2.0, width - 0.1]
+            if end == 0
+            else [length - 2, 0.1, length - 0.1, width - 0.1]
+        )
+        far = length + 1 if end == 0 else -1.0
+        exit = (
+            [length - 0.5, -np.inf, np.inf, np.inf] if end == 0 else [-np.inf, -np.inf, 0.5, np.inf]
+        )
+        if draw(st.booleans()):
+            rate = draw(st.sampled_from([0.5, 2.0, 5.0]))
+        else:
+            rate = [(0, draw(st.floats(0, 5))), (draw(st.floats(0.5, 5)), draw(st.floats(0, 5)))]
+        sources.append(
+            cs.Source(
+                area, rate, [[far, 0.5], [far, width - 0.5]], exit,
+                radius=draw(st.sampled_from([0.3, (0.15, 0.35)])),
+                speed=draw(st.sampled_from([1.3, (1.3, 0.2)])),
+                max_accel=draw(st.floats(1, 10)), clearance=draw(st.floats(0, 0.1)),
+                tries=draw(st.integers(1, 300)), group=end,
+            )
+        )  # fmt: skip
+    flow = cs.Flow(
+        sources,
+        seed=draw(st.integers(0, 99)),
+        period=draw(st.floats(0.1, 2.0)),
+        start=draw(st.floats(0, 2)),
+    )
+    options = random_crowd_options(draw) if draw(st.booleans()) else None
+    steering = cs.scenarios.crowd_steering(options=options)
+    capacity = draw(st.integers(1, 200))
+    blob = pickle.dumps(flow)
+
+    def build():
+        agents = cs.Agents(capacity, slots=16, seed=1)
+        sim = cs.Simulation(world, agents, steering, cs.Accel(), slots=cs.scenarios.crowd_slots())
+        sim.flow = pickle.loads(blob)
+        return sim
+
+    return build, draw(st.sampled_from([1 / 30, 0.1, 0.25])), draw(st.sampled_from([1, 2]))
+
+
+@settings(
+    max_examples=max(1, FUZZ_EXAMPLES // 8),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(case=corridor_flows(), steps=st.integers(1, 150), cut=st.integers(0, 150))
+def test_corridor_flows_keep_their_books_and_survive_a_pickle(case, steps, cut):
+    """A fed corridor stepped ``steps`` times: every body finite, the flow's counts add up
+    (offered = entered + queued, entered = out + inside), and the same run pickled after
+    ``cut`` steps ends in the same bits, the same agents alive."""
+    import pickle
+
+    build, dt, threads = case
+    with cs.threads(threads):
+        straight = build()
+        straight.step(dt, steps)
+        half = build()
+        half.step(dt, min(cut, steps))
+        half = pickle.loads(pickle.dumps(half))
+        half.step(dt, steps - min(cut, steps))
+    report = straight.flow.report()
+    assert report["offered"] == report["entered"] + report["queued"]
+    assert report["entered"] == report["out"] + report["inside"] + report["left_otherwise"]
+    alive = np.asarray(straight.agents.alive)
+    assert np.array_equal(alive, np.asarray(half.agents.alive))
+    assert np.isfinite(straight.agents.position[alive]).all()
+    for name in ("position", "velocity", "heading"):
+        one, two = getattr(straight.agents, name)[alive], getattr(half.agents, name)[alive]
+        assert np.array_equal(one, two), name
 
 
 def test_a_slide_round_a_walls_end_is_not_a_crossing():
