@@ -619,6 +619,12 @@ CASES += [
         "several goal sets are a list",
     ),
     (
+        "NavField goal sets as nested lists",
+        lambda: cs.NavField(cs.World(), [[[0, 0]], [[1, 1]]], cell=0.5),
+        ValueError,
+        r"got shape \(2, 1, 2\) \(several goal sets: a list of NumPy arrays or dicts",
+    ),
+    (
         "run callback",
         lambda: cs.run_simulation(cs.Simulation(None, agents(), [cs.Forward()]), 1, callback=5),
         TypeError,

@@ -356,24 +356,48 @@ def any_behaviour(draw, world, box: float, capacity: int):
             **kw,
         )
     if kind == "follow_path":
-        points = np.array(draw(st.lists(point, min_size=2, max_size=6)), float)
-        points[:, 0] += 0.1 * np.arange(len(points))  # distinct
-        path = cs.Path(points, closed=draw(st.booleans()), smooth=draw(st.booleans()))
+
+        def path():
+            points = np.array(draw(st.lists(point, min_size=2, max_size=6)), float)
+            points[:, 0] += 0.1 * np.arange(len(points))  # distinct
+            return cs.Path(points, closed=draw(st.booleans()), smooth=draw(st.booleans()))
+
+        # One path for all, or per-agent routes (None entries, and indices past the
+        # list, write zeros).
+        routes = draw(st.integers(0, 3))
+        paths = (
+            path()
+            if routes == 0
+            else [path() if draw(st.booleans()) else None for _ in range(routes)]
+        )
+        index = None
+        if routes and draw(st.booleans()):
+            index = draw(st.lists(st.integers(0, routes), min_size=capacity, max_size=capacity))
         return cs.FollowPath(
-            path,
+            paths,
             look_ahead=draw(st.floats(-2, 4)),
             mode=draw(st.sampled_from(["tangent", "seek"])),
+            index=index,
             **kw,
         )
     if kind == "follow_field":
+        # One goal set or several (one field each), picked per agent by `which`.
+        goal_sets = [np.array([draw(point)]) for _ in range(draw(st.integers(1, 3)))]
         field = cs.NavField(
             world,
-            [draw(point)],
+            goal_sets[0][0] if len(goal_sets) == 1 else goal_sets,
             cell=draw(st.sampled_from([None, 0.5, 1.0])),
             radius=draw(st.floats(0.05, 0.6)),
         )
+        which = draw(
+            st.none()
+            | st.integers(0, len(goal_sets))
+            | st.just("group")
+            | st.lists(st.integers(0, len(goal_sets)), min_size=capacity, max_size=capacity)
+        )
         return cs.FollowField(
             field,
+            which=which,
             look_ahead=draw(st.floats(0, 4)),
             slowing_radius=draw(st.floats(0, 2)),
             tolerance=draw(st.floats(0, 1)),

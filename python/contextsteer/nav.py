@@ -104,9 +104,14 @@ def _goal_arrays(goal: Any, k: int) -> dict:
         return {"points": a}
     if a.ndim == 2 and a.shape[1] == 4:
         return {"segments": a}
+    # Nested Python lists are one goal set (a list of several holds NumPy arrays or
+    # dicts): say so when they read as a stack of sets.
+    several = (
+        " (several goal sets: a list of NumPy arrays or dicts, one a set)" if a.ndim == 3 else ""
+    )
     raise ValueError(
         f"goals[{k}]: expected a point (2,), points (P, 2), segments (S, 4) or a dict "
-        f"with 'points', 'segments', 'polygons'; got shape {a.shape}"
+        f"with 'points', 'segments', 'polygons'; got shape {a.shape}{several}"
     )
 
 
