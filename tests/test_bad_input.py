@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import contextsteer as cs
-from contextsteer import rimea
+from contextsteer import rimea, video
 
 NAN, INF = float("nan"), float("inf")
 S8 = cs.SlotSet(8)
@@ -720,7 +720,7 @@ CASES += [
     ("load None", lambda: cs.load(None), TypeError, "load: path"),
     (
         "video format 123",
-        lambda: cs.video.write([np.zeros((2, 2, 3), np.uint8)], "a.gif", format=123),
+        lambda: video.write([np.zeros((2, 2, 3), np.uint8)], "a.gif", format=123),
         TypeError,
         "write: format",
     ),

@@ -29,6 +29,8 @@ eighth as many of the third, the seventh and the eighth (environment variable
 from __future__ import annotations
 
 import os
+import pickle
+import tempfile
 
 import numpy as np
 import pytest
@@ -38,6 +40,9 @@ from hypothesis import strategies as st
 import contextsteer as cs
 
 FUZZ_EXAMPLES = int(os.environ.get("CONTEXTSTEER_FUZZ_EXAMPLES", "200"))
+
+STATE = ("position", "velocity", "heading")
+"""The agents' arrays the bit-for-bit targets compare."""
 
 BEHAVIOURS = [
     lambda: cs.Seek(),
@@ -604,8 +609,6 @@ def any_simulation(draw, n_max=None, n_min=1):
     """A function building a fresh simulation of one drawn scene (the second, fourth or
     fifth target's, with their crowd sizes or ``n_min`` to ``n_max`` agents), its dt, and
     the number of threads."""
-    import pickle
-
     kind = draw(st.sampled_from(["crowd", "any", "classic"]))
     if kind == "crowd":
         world, a, steering, motion, dt, push, slots, validity, threads = draw(
@@ -630,6 +633,25 @@ def any_simulation(draw, n_max=None, n_min=1):
     return build, dt, threads
 
 
+def straight_and_resumed(build, dt, before, after, threads, how="pickle"):
+    """Two fresh simulations from ``build``: one stepped ``before + after`` steps in one
+    go, the other ``before`` steps, pickled (``how="pickle"``) or saved to a file and
+    loaded (``"save"``), then ``after`` more; on ``threads`` threads."""
+    with cs.threads(threads):
+        straight = build()
+        straight.step(dt, before + after)
+        resumed = build()
+        resumed.step(dt, before)
+        if how == "pickle":
+            resumed = pickle.loads(pickle.dumps(resumed))
+        else:
+            with tempfile.TemporaryDirectory() as folder:
+                resumed.save(f"{folder}/half.cssim")
+                resumed = cs.load(f"{folder}/half.cssim")
+        resumed.step(dt, after)
+    return straight, resumed
+
+
 @settings(
     max_examples=max(1, FUZZ_EXAMPLES // 4),
     deadline=None,
@@ -644,24 +666,10 @@ def any_simulation(draw, n_max=None, n_min=1):
 def test_a_saved_simulation_continues_like_the_straight_run(case, before, after, how):
     """Stepped ``before`` steps, pickled (or saved to a file and loaded), then ``after``
     more: the same bits as ``before + after`` steps in one go."""
-    import pickle
-    import tempfile
-
     build, dt, threads = case
-    with cs.threads(threads):
-        straight = build()
-        straight.step(dt, before + after)
-        half = build()
-        half.step(dt, before)
-        if how == "pickle":
-            half = pickle.loads(pickle.dumps(half))
-        else:
-            with tempfile.TemporaryDirectory() as folder:
-                half.save(f"{folder}/half.cssim")
-                half = cs.load(f"{folder}/half.cssim")
-        half.step(dt, after)
-    for name in ("position", "velocity", "heading"):
-        one, two = getattr(straight.agents, name), getattr(half.agents, name)
+    straight, resumed = straight_and_resumed(build, dt, before, after, threads, how)
+    for name in STATE:
+        one, two = getattr(straight.agents, name), getattr(resumed.agents, name)
         assert np.array_equal(one, two, equal_nan=True), name
 
 
@@ -681,7 +689,7 @@ def test_random_simulations_are_bit_identical_on_one_and_two_threads(case, steps
         sim = build()
         with cs.threads(threads):
             sim.step(dt, steps)
-        ends.append([np.array(getattr(sim.agents, x)) for x in ("position", "velocity", "heading")])
+        ends.append([np.array(getattr(sim.agents, x)) for x in STATE])
     for one, two in zip(*ends):
         assert np.array_equal(one, two, equal_nan=True)
 
@@ -756,8 +764,6 @@ def corridor_flows(draw):
     by a :class:`~contextsteer.Flow` of random rates or schedules, bodies, speeds and
     admission settings; the crowd steering with its options or random ones; and a
     function that builds the simulation afresh."""
-    import pickle
-
     length, width = draw(st.floats(6, 30)), draw(st.floats(2.5, 8))
     world = cs.World()
     world.add_polyline([[0, 0], [length, 0]])
@@ -819,23 +825,16 @@ def test_corridor_flows_keep_their_books_and_survive_a_pickle(case, steps, cut):
     """A fed corridor stepped ``steps`` times: every body finite, the flow's counts add up
     (offered = entered + queued, entered = out + inside), and the same run pickled after
     ``cut`` steps ends in the same bits, the same agents alive."""
-    import pickle
-
     build, dt, threads = case
-    with cs.threads(threads):
-        straight = build()
-        straight.step(dt, steps)
-        half = build()
-        half.step(dt, min(cut, steps))
-        half = pickle.loads(pickle.dumps(half))
-        half.step(dt, steps - min(cut, steps))
+    cut = min(cut, steps)
+    straight, half = straight_and_resumed(build, dt, cut, steps - cut, threads)
     report = straight.flow.report()
     assert report["offered"] == report["entered"] + report["queued"]
     assert report["entered"] == report["out"] + report["inside"] + report["left_otherwise"]
     alive = np.asarray(straight.agents.alive)
     assert np.array_equal(alive, np.asarray(half.agents.alive))
     assert np.isfinite(straight.agents.position[alive]).all()
-    for name in ("position", "velocity", "heading"):
+    for name in STATE:
         one, two = getattr(straight.agents, name)[alive], getattr(half.agents, name)[alive]
         assert np.array_equal(one, two), name
 
@@ -846,7 +845,6 @@ def test_a_slide_round_a_walls_end_is_not_a_crossing():
     through the gap, round the diagonal wall's end. The chord from start to end cuts the
     wall 0.22 m from its end; the path does not. The state was pickled by contextsteer
     0.1.0 before the "neighbours" spelling, so it also shows that such pickles load."""
-    import pickle
     import warnings
     from pathlib import Path
 

@@ -130,12 +130,12 @@ def _number(
         if not (abs(v) <= limit if length else abs(v) < limit):
             what = "at most 1e8" if length else "below 2^60 (1.15e18)"
             raise ValueError(f"{owner}: {name} must be {what} in magnitude, got {value!r}")
-        if strict and float(np.float32(v)) <= low:
-            # The core stores it as a float32: 1e-300 > 0 but becomes 0.0 there, which the
-            # core refused later without naming the behaviour.
+        # The core stores it as a float32: 1e-300 > 0 but becomes 0.0 there, which the
+        # core refused later without naming the behaviour.
+        if strict and (stored := float(np.float32(v))) <= low:
             raise ValueError(
                 f"{owner}: {name} must be > {low} as a float32, got {value!r} "
-                f"(a float32 {float(np.float32(v))!r})"
+                f"(a float32 {stored!r})"
             )
     return v
 
