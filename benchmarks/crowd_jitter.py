@@ -14,6 +14,12 @@ jitter three ways:
   each slewed over a few steps at the acceleration limit.
 - **phases** (``--split``): the share done in the first second, within ``--near`` m
   (3) of the goal, and in between.
+- **time scales** (``--scales``): the heading variation seen k steps apart,
+  Σ|h(t + k) − h(t)| / k, for k = 1, 2, 4 ... 64, as a share of k = 1's (which is the
+  turning the jitter counts). A zig-zag vanishes at coarse scales; a course that bends
+  and stays bent keeps its share. With it, the share of the turning done in steps where
+  the agent switched the side on which it passes an engaged neighbour (the sign of
+  (p_j − p_i) × (v_i − v_j), which constant velocities keep).
 - **decision flips** (contextsteer only): the decision itself (``Simulation.
   chosen_direction``) going A, B, A on three consecutive steps, classified by why A was
   dropped at the middle step: A's slot had turned dangerous and no slot was safe (a jam:
@@ -26,8 +32,9 @@ Usage::
 
     python benchmarks/crowd_jitter.py [--scenes hallway,crossing,bottleneck,doorway]
         [--seed 0] [--params '{"inertia": 0.6}'] [--smooth] [--max-accel 6] [--slow 0.7]
-        [--split] [--near 3]
+        [--split] [--near 3] [--scales] [--seed 0 | --seed 0:8]
 
+``--seed A:B`` runs seeds A..B−1, a row each; the ``--scales`` table pools them.
 ``--params`` are CollisionDanger keyword arguments on top of
 ``scenarios.crowd_steering``'s (``--smooth``: its ``smooth=True`` preset);
 ``--max-accel`` is the agents' acceleration limit (m/s², the benchmark's 6; 100 moves an
@@ -219,6 +226,80 @@ def decision_flips(slot, direction, strength, danger, speed_map, moving):
     return out
 
 
+SCALES = (1, 2, 4, 8, 16, 32, 64)
+"""Step lags of ``scale_variation`` (``--scales``)."""
+
+
+def _walked(positions: np.ndarray, starts: np.ndarray, arrival_s: np.ndarray):
+    """(heading of each displacement of steps 1..T (T, N), whether the agent walked that
+    step (the arrival step included), whether the jitter may count it: walked and faster
+    than its minimum speed)."""
+    steps, fast = _displacements(positions, starts)
+    arrival_step = np.where(np.isnan(arrival_s), np.inf, np.round(arrival_s / cq.DT))
+    walking = np.arange(1, steps.shape[0] + 1)[:, None] <= arrival_step[None, :]
+    return np.arctan2(steps[..., 1], steps[..., 0]), walking, fast & walking
+
+
+def scale_variation(positions, starts, arrival_s, ks=SCALES) -> np.ndarray:
+    """Heading variation at coarser time scales.
+
+    For each lag k of ``ks``: Σ |wrap(h(t + k) − h(t))| / k (rad) over the displacements
+    t and t + k that the jitter may count (both faster than its minimum speed, both
+    walked), h being the heading of each step's displacement. For k = 1 this is the
+    turning the jitter counts (``turn_series``' counted turns). A course that turns by
+    θ and keeps it adds θ at every k ≥ 1 it spans; a zig-zag of ±θ adds 2θ a cycle at
+    k = 1 and about nothing at k = 2. NaN for a lag not shorter than the run.
+    """
+    h, _, ok = _walked(positions, starts, arrival_s)
+    out = np.full(len(ks), np.nan)
+    for n, k in enumerate(ks):
+        if k < h.shape[0]:
+            both = ok[k:] & ok[:-k]
+            out[n] = float(np.abs(cq._wrap(h[k:] - h[:-k]))[both].sum() / k)
+    return out
+
+
+def side_switch_share(
+    positions, starts, arrival_s, reach: float = 4.0, horizon: float = 3.0, miss: float = 1.3
+) -> float:
+    """Share of the counted turning done in steps where the agent switched the side on
+    which it passes an engaged neighbour.
+
+    The side of agent i towards j is the sign of (p_j − p_i) × (v_i − v_j): constant
+    while both keep their velocities, so only a change of velocity switches it. For the
+    turn from displacement t to t + 1 of agent i, the side is taken with i's velocity
+    of step t and of step t + 1, both against j's velocity of step t + 1 and the
+    positions between the two steps, so that only i's own turn can switch it. j counts
+    if it is within ``reach`` m, not yet home (standing or not), and engaged under either velocity: closing,
+    with its closest approach within ``horizon`` s and nearer than ``miss`` m.
+    """
+    p = np.concatenate([np.asarray(starts, np.float64)[None], np.asarray(positions, np.float64)])
+    v = np.diff(p, axis=0) / cq.DT
+    h, walking, ok = _walked(positions, starts, arrival_s)
+    total = switched = 0.0
+    for t in range(v.shape[0] - 1):
+        counted = ok[t] & ok[t + 1]
+        if not counted.any():
+            continue
+        rel = p[t + 1][None, :, :] - p[t + 1][:, None, :]  # p_j − p_i
+        dist = np.linalg.norm(rel, axis=2)
+        near = (dist < reach) & (dist > 0.0) & walking[t + 1][None, :]
+        sides = []
+        engaged = np.zeros_like(near)
+        for vi in (v[t], v[t + 1]):
+            w = vi[:, None, :] - v[t + 1][None, :, :]
+            cross = rel[..., 0] * w[..., 1] - rel[..., 1] * w[..., 0]
+            ww = np.maximum((w**2).sum(axis=2), 1e-12)
+            closing = (rel * w).sum(axis=2) / ww
+            engaged |= (closing > 0) & (closing < horizon) & (np.abs(cross) / np.sqrt(ww) < miss)
+            sides.append(np.sign(cross))
+        switch = (near & engaged & (sides[0] * sides[1] < 0)).any(axis=1)
+        turn = np.abs(cq._wrap(h[t + 1] - h[t]))
+        total += turn[counted].sum()
+        switched += turn[counted & switch].sum()
+    return float(switched / total) if total > 0 else float("nan")
+
+
 class _Recorder:
     """A crowd_quality adapter around another: keeps the positions after each step and,
     for contextsteer, the decision (slot, direction, strength, danger and speed maps)."""
@@ -257,8 +338,9 @@ class _Recorder:
         self.system.retire(ids)
 
 
-def analyse(system, scene, slow: float, near: float = 3.0) -> dict:
-    """Run ``system`` on ``scene`` under the benchmark's protocol and split its jitter."""
+def analyse(system, scene, slow: float, near: float = 3.0, scales: bool = False) -> dict:
+    """Run ``system`` on ``scene`` under the benchmark's protocol and split its jitter
+    (``scales``: also ``scale_variation`` and ``side_switch_share``)."""
     rec = _Recorder(system)
     row = cq.run(rec, scene)
     p = np.array(rec.trace)
@@ -276,6 +358,9 @@ def analyse(system, scene, slow: float, near: float = 3.0) -> dict:
         "arrived": row["arrived_pct"],
         "collisions": row["collisions"],
     }
+    if scales:
+        out["scales"] = scale_variation(p, scene.starts, row["arrival_s"])
+        out["side_switches"] = side_switch_share(p, scene.starts, row["arrival_s"])
     if rec.decisions:
         slot, direction, strength, danger, speed_map, alive = (
             np.array([d[k] for d in rec.decisions]) for k in range(6)
@@ -312,7 +397,7 @@ def contextsteer_system(scene, params: dict, smooth: bool = False, max_accel: fl
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scenes", default="hallway,crossing,bottleneck,doorway")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", default="0", help="a seed, or A:B for seeds A..B-1")
     ap.add_argument("--params", default="{}", help="CollisionDanger keyword arguments (JSON)")
     ap.add_argument("--smooth", action="store_true", help="crowd_steering(smooth=True)")
     ap.add_argument("--max-accel", type=float, default=6.0)
@@ -320,26 +405,34 @@ def main(argv=None) -> int:
     ap.add_argument("--no-rvo2", action="store_true")
     ap.add_argument("--split", action="store_true", help="also split by turn size and phase")
     ap.add_argument("--near", type=float, default=3.0, help="m: the 'end' phase (--split)")
+    ap.add_argument("--scales", action="store_true", help="also the turning at coarser time scales")
     args = ap.parse_args(argv)
     unknown = [n for n in args.scenes.split(",") if n not in cq.SCENES]
     if unknown:
         ap.error(f"--scenes: unknown {', '.join(unknown)}; the scenes are {', '.join(cq.SCENES)}")
 
     params = json.loads(args.params)
+    lo, _, hi = args.seed.partition(":")
+    try:
+        seeds = range(int(lo), int(hi)) if hi else [int(lo)]
+    except ValueError:
+        ap.error(f"--seed: expected an integer or A:B, got {args.seed!r}")
 
     print(
         f"seed {args.seed}; contextsteer: crowd_steering"
         f"{'(smooth=True)' if args.smooth else ''} {params or '(defaults)'}, "
         f"max_accel {args.max_accel} m/s²; slow: below {args.slow} m/s\n"
     )
+    seed_cell = "seed | " if len(seeds) > 1 else ""
     print(
-        "| scene | system | jitter °/step | reversals | slow steps | turning when slow "
+        f"| scene | {seed_cell}system | jitter °/step | reversals | slow steps | turning when slow "
         "| ° when slow | decision °/step | in flips | jam | turned unsafe | outvalued |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if seed_cell else ""))
     splits = []
-    for name in args.scenes.split(","):
-        scene = cq.SCENES[name](seed=args.seed) if name in cq.SEEDED else cq.SCENES[name]()
+    pooled: dict[tuple, list] = {}
+    for name, seed in ((n, s) for n in args.scenes.split(",") for s in seeds):
+        scene = cq.SCENES[name](seed=seed) if name in cq.SEEDED else cq.SCENES[name]()
         systems = [] if args.no_rvo2 else [("RVO2", cq.RVO2)]
         systems.append(
             (
@@ -353,12 +446,18 @@ def main(argv=None) -> int:
             except cq.Unavailable as e:
                 print(f"| {name} | {label} | unavailable: {e} |")
                 continue
-            r = analyse(system, scene, args.slow, args.near)
+            r = analyse(system, scene, args.slow, args.near, args.scales)
             splits.append((name, label, r))
+            if args.scales:
+                tv = r["scales"]
+                acc = pooled.setdefault((name, label), [np.zeros_like(tv), 0.0])
+                acc[0] += tv
+                acc[1] += r["side_switches"] * tv[0]
             assert abs(r["jitter"] - r["jitter_check"]) < 1e-9 * max(1.0, r["jitter"])
             steps_slow, turn_slow, deg_slow = r["slow"]
             cells = [
                 name,
+                *([str(seed)] if seed_cell else []),
                 label,
                 f"{r['jitter']:.2f}",
                 f"{100 * r['reversals']:.0f} %",
@@ -387,6 +486,21 @@ def main(argv=None) -> int:
         for name, label, r in splits:
             cells = [name, label, f"{r['turning_per_agent']:.0f}"]
             cells += [f"{100 * x:.0f} %" for x in (*r["sizes"], *r["phases"])]
+            print("| " + " | ".join(cells) + " |")
+    if args.scales:
+        print(
+            "\nTurning at coarser time scales, Σ|h(t + k) − h(t)| / k as a share of k = 1's "
+            "(the turning the jitter counts), and the share of the turning in steps that "
+            f"switch the side of an engaged neighbour; seeds {args.seed} pooled:\n"
+        )
+        head = " | ".join(f"k = {k}" for k in SCALES)
+        print(f"| scene | system | ° per agent | {head} | side switches |")
+        print("|---|---|---|" + "---|" * (len(SCALES) + 1))
+        for (name, label), (tv, switched) in pooled.items():
+            n = cq.SCENES[name]().n * len(seeds)
+            cells = [name, label, f"{np.degrees(tv[0]) / n:.0f}"]
+            cells += [f"{x:.2f}" for x in tv / tv[0]]
+            cells.append(f"{100 * switched / tv[0]:.0f} %")
             print("| " + " | ".join(cells) + " |")
     return 0
 

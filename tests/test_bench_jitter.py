@@ -202,3 +202,76 @@ def test_contextsteer_system_is_the_benchmarks_own(smooth, system, params):
     ref = cq.run(cq.SYSTEMS[system](scene, cq.Options()), scene)
     assert mine["jitter_deg_per_step"] == ref["jitter_deg_per_step"]
     assert np.array_equal(mine["arrival_s"], ref["arrival_s"], equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scale_variation_at_lag_one_is_the_counted_turning(seed):
+    # Oracle: turn_series' counted turns, whose sum the jitter averages.
+    rng = np.random.default_rng(seed)
+    starts, pos = _paths(rng)
+    arrival = np.full(pos.shape[1], np.nan)
+    arrival[2] = 17 * cq.DT
+    turn, _, counted = cj.turn_series(pos, starts, arrival)
+    tv = cj.scale_variation(pos, starts, arrival, ks=(1, 2, 40, 41))
+    assert math.isclose(tv[0], np.abs(turn[counted]).sum())
+    assert np.isnan(tv[2]) and np.isnan(tv[3])  # lags as long as the run
+
+
+def test_scale_variation_keeps_a_bend_and_drops_a_zigzag():
+    never = np.array([np.nan])
+    # A steady 5° a step: 5° a step at every lag (10 steps, lags up to 8).
+    starts, pos = _path(5.0 * np.arange(10))
+    tv = np.degrees(cj.scale_variation(pos, starts, never, ks=(1, 2, 4, 8)))
+    assert np.allclose(tv / [9, 8, 6, 2], 5.0)
+    # A zig-zag of ±10°: 10° a step at lag 1, nothing at lag 2, 4 ...
+    starts, pos = _path([0, 10] * 6)
+    tv = np.degrees(cj.scale_variation(pos, starts, never, ks=(1, 2, 4)))
+    assert math.isclose(tv[0], 110) and np.allclose(tv[1:], 0.0, atol=1e-9)
+
+
+def _two(headings_deg, other_at, other_heading=None):
+    """Agent 0 walks at 1 m/s along ``headings_deg`` from the origin; agent 1 stands at
+    ``other_at`` (or walks at 1 m/s along ``other_heading``)."""
+    starts, p0 = _path(headings_deg)
+    if other_heading is None:
+        p1 = np.broadcast_to(np.asarray(other_at, float), p0[:, 0].shape)[:, None]
+    else:
+        s1, p1 = _path(other_heading)
+        p1 = p1 + np.asarray(other_at, float)
+    return np.r_[starts, np.asarray(other_at, float)[None]], np.concatenate([p0, p1], axis=1)
+
+
+def test_side_switch_share_counts_a_swerve_to_the_other_side():
+    never = np.array([np.nan, np.nan])
+    # Agent 1 stands 3 m ahead, 0.2 m left of agent 0's line: agent 0 passes it on its
+    # right. A swerve of 20° to the left passes it on the left instead (a switch); 10°
+    # more to the left keeps that side: 20 of the 30° turned.
+    starts, pos = _two([0, 0, 20, 20, 30], (3.0, 0.2))
+    assert math.isclose(cj.side_switch_share(pos, starts, never), 20 / 30)
+    # Swerving left and straight back switches twice: the turn back is a switch too.
+    starts, pos = _two([0, 0, 20, 0, 0], (3.0, 0.2))
+    assert math.isclose(cj.side_switch_share(pos, starts, never), 1.0)
+    # Swerving to the right, and partly back, keeps the side: no switch.
+    starts, pos = _two([0, 0, -20, -20, -10], (3.0, 0.2))
+    assert cj.side_switch_share(pos, starts, never) == 0.0
+    # A neighbour out of reach (5 m) does not count.
+    starts, pos = _two([0, 0, 20, 0, 0], (5.0, 0.2))
+    assert cj.side_switch_share(pos, starts, never, reach=4.0) == 0.0
+    # Nor does one that is home (arrived before the swerve).
+    starts, pos = _two([0, 0, 20, 0, 0], (3.0, 0.2))
+    assert cj.side_switch_share(pos, starts, np.array([np.nan, cq.DT])) == 0.0
+
+
+def test_main_prints_the_pooled_scales(capsys):
+    assert cj.main(["--scenes", "doorway", "--no-rvo2", "--seed", "0:2", "--scales"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert (
+        sum(line.startswith(f"| doorway | {s} | contextsteer") for line in lines for s in (0, 1))
+        == 2
+    )
+    # The pooled scales row: its k = 1 share is 1.
+    rows = [line for line in lines if line.startswith("| doorway | contextsteer")]
+    assert len(rows) == 1
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert cells[3] == "1.00" and cells[-1].endswith("%")
