@@ -125,6 +125,11 @@ Metrics (from the positions of the active agents after each step, float64)
 - jitter: per agent, the mean |Δθ| over the steps where it moved faster than 0.05 m/s in
   both that step and the one before (θ the direction of the step's displacement), then
   the mean over agents, in degrees per step.
+- stops °: the same with the turns across a stop counted: per agent, the mean |Δθ|
+  between consecutive steps faster than 0.05 m/s, slower steps between them or not. An
+  agent that stops and sets off in another direction turned, but the jitter, which only
+  compares consecutive steps, does not see it (``CollisionDanger(patience=)`` makes
+  agents stop more: docs/crowd.md, "Waiting for the way to clear").
 - ms/step: the median wall time of the system's step call alone (``do_step``,
   ``World.update``, ``Simulation.iterate``, ``Simulation.step``), not the Python loop that
   sets targets or measures (rvo2-accel's includes its Python loop that caps the velocities).
@@ -187,6 +192,7 @@ COLUMNS = (  # (header, key, width, format)
     ("TTG s", "mean_ttg_s", 7, ".1f"),
     ("vs RVO2", "ttg_vs_rvo2_pct", 8, "+.0f"),
     ("jitter °", "jitter_deg_per_step", 9, ".2f"),
+    ("stops °", "jitter_stops_deg_per_step", 8, ".2f"),
     ("ms/step", "ms_per_step", 9, ".3f"),
     ("pre-push", "pre_push", 10, "d"),
 )

@@ -343,7 +343,8 @@ def pool(rows: list[dict]) -> dict:
     arrival times one seed after another."""
 
     def mean(key):
-        v = [r[key] for r in rows if not math.isnan(r[key])]
+        # .get: rows cached before a metric was added (tune_crowd.py's RVO2 runs) lack it.
+        v = [r[key] for r in rows if not math.isnan(r.get(key, math.nan))]
         return float(np.mean(v)) if v else float("nan")
 
     return {
@@ -356,6 +357,7 @@ def pool(rows: list[dict]) -> dict:
         "arrived_min_pct": min(r["arrived_pct"] for r in rows),
         "mean_ttg_s": mean("mean_ttg_s"),
         "jitter_deg_per_step": mean("jitter_deg_per_step"),
+        "jitter_stops_deg_per_step": mean("jitter_stops_deg_per_step"),
         "ms_per_step": float(np.median([r["ms_per_step"] for r in rows])),
         "pre_push": (None if rows[0]["pre_push"] is None else sum(r["pre_push"] for r in rows)),
         "arrival_s": np.concatenate([r["arrival_s"] for r in rows]),
@@ -406,6 +408,10 @@ class Metrics:
         self._last_fast = np.zeros(n, dtype=bool)
         self._turn = np.zeros(n)
         self._turn_steps = np.zeros(n, dtype=np.int64)
+        # Across stops: the heading of each agent's last fast step, however long ago.
+        self._fast_heading = np.full(n, np.nan)
+        self._stop_turn = np.zeros(n)
+        self._stop_steps = np.zeros(n, dtype=np.int64)
         self.collisions = 0
         self.max_penetration = 0.0
         self.wall_penetrations = 0
@@ -445,6 +451,15 @@ class Metrics:
         )
         self._turn[ids[both]] += turn[both]
         self._turn_steps[ids[both]] += 1
+        # The same turn between consecutive fast steps with slow steps between them: an
+        # agent that stops and sets off in a new direction turned, though no two
+        # consecutive steps show it.
+        heading = np.arctan2(step[:, 1], step[:, 0])
+        before = self._fast_heading[ids]
+        seen = fast & np.isfinite(before)
+        self._stop_turn[ids[seen]] += np.abs(_wrap(heading[seen] - before[seen]))
+        self._stop_steps[ids[seen]] += 1
+        self._fast_heading[ids[fast]] = heading[fast]
         self._last[ids], self._last_step[ids], self._last_fast[ids] = p, step, fast
 
     def summary(self) -> dict:
@@ -455,6 +470,12 @@ class Metrics:
             if moved.any()
             else float("nan")
         )
+        across = self._stop_steps > 0
+        jitter_stops = (
+            float(np.degrees(np.mean(self._stop_turn[across] / self._stop_steps[across])))
+            if across.any()
+            else float("nan")
+        )
         return {
             "collisions": self.collisions,
             "max_penetration_m": self.max_penetration,
@@ -462,6 +483,7 @@ class Metrics:
             "wall_penetrations": self.wall_penetrations,
             "max_wall_penetration_m": self.max_wall_penetration,
             "jitter_deg_per_step": jitter,
+            "jitter_stops_deg_per_step": jitter_stops,
         }
 
 

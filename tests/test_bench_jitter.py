@@ -275,3 +275,27 @@ def test_main_prints_the_pooled_scales(capsys):
     assert len(rows) == 1
     cells = [c.strip() for c in rows[0].strip("|").split("|")]
     assert cells[3] == "1.00" and cells[-1].endswith("%")
+
+
+def test_metrics_count_the_turn_across_a_stop_apart():
+    # East for 5 steps at 1 m/s, 3 steps creeping (below the jitter's 0.05 m/s), north
+    # for 5: the jitter, which compares consecutive steps, sees no turn; across stops the
+    # 90° between the last step east and the first north counts, one turn in 9 pairs of
+    # consecutive fast steps.
+    d = np.radians([0] * 5 + [45] * 3 + [90] * 5)
+    v = np.r_[[1.0] * 5, [0.01] * 3, [1.0] * 5] * cq.DT
+    pos = np.cumsum(v[:, None] * np.c_[np.cos(d), np.sin(d)], axis=0)[:, None, :]
+    metrics = cq.Metrics(SimpleNamespace(walls=np.zeros((0, 4)), n=1, starts=np.zeros((1, 2))))
+    for p in pos:
+        metrics.update(p, np.ones(1, dtype=bool))
+    out = metrics.summary()
+    assert out["jitter_deg_per_step"] == pytest.approx(0.0, abs=1e-9)
+    assert out["jitter_stops_deg_per_step"] == pytest.approx(90.0 / 9)
+    # Without a stop both measures agree: a steady 5° a step.
+    starts, pos = _path(5.0 * np.arange(8))
+    metrics = cq.Metrics(SimpleNamespace(walls=np.zeros((0, 4)), n=1, starts=starts))
+    for p in pos:
+        metrics.update(p, np.ones(1, dtype=bool))
+    out = metrics.summary()
+    assert out["jitter_stops_deg_per_step"] == pytest.approx(out["jitter_deg_per_step"])
+    assert out["jitter_deg_per_step"] == pytest.approx(5.0)
