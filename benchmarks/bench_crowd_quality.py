@@ -128,8 +128,9 @@ Metrics (from the positions of the active agents after each step, float64)
 - stops °: the same with the turns across a stop counted: per agent, the mean |Δθ|
   between consecutive steps faster than 0.05 m/s, slower steps between them or not. An
   agent that stops and sets off in another direction turned, but the jitter, which only
-  compares consecutive steps, does not see it (``CollisionDanger(patience=)`` makes
-  agents stop more: docs/crowd.md, "Waiting for the way to clear").
+  compares consecutive steps, does not see it (a rule that makes agents stand can lower
+  the jitter without lowering the turning: docs/crowd.md, "Waiting for the way to
+  clear").
 - ms/step: the median wall time of the system's step call alone (``do_step``,
   ``World.update``, ``Simulation.iterate``, ``Simulation.step``), not the Python loop that
   sets targets or measures (rvo2-accel's includes its Python loop that caps the velocities).

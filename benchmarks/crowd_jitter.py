@@ -66,6 +66,16 @@ def _displacements(positions: np.ndarray, starts: np.ndarray):
     return steps, np.linalg.norm(steps, axis=2) > cq.JITTER_MIN_SPEED * cq.DT
 
 
+def _walked(positions: np.ndarray, starts: np.ndarray, arrival_s: np.ndarray):
+    """(displacement of steps 1..T (T, N, 2), its heading (T, N), whether the agent walked
+    that step (the arrival step included), whether the jitter may count it: walked and
+    faster than its minimum speed)."""
+    steps, fast = _displacements(positions, starts)
+    arrival_step = np.where(np.isnan(arrival_s), np.inf, np.round(arrival_s / cq.DT))
+    walking = np.arange(1, steps.shape[0] + 1)[:, None] <= arrival_step[None, :]
+    return steps, np.arctan2(steps[..., 1], steps[..., 0]), walking, fast & walking
+
+
 def turn_series(positions: np.ndarray, starts: np.ndarray, arrival_s: np.ndarray):
     """The signed turns the benchmark's heading jitter counts.
 
@@ -91,19 +101,16 @@ def turn_series(positions: np.ndarray, starts: np.ndarray, arrival_s: np.ndarray
         ``JITTER_MIN_SPEED`` and the agent still walking at the later step (its arrival
         step included).
     """
-    steps, fast = _displacements(positions, starts)
+    steps, heading, _, ok = _walked(positions, starts, arrival_s)
     t_count = steps.shape[0]
-    heading = np.arctan2(steps[..., 1], steps[..., 0])
     turn = np.zeros((t_count, steps.shape[1]))
     speed = np.zeros_like(turn)
     counted = np.zeros(turn.shape, dtype=bool)
     if t_count >= 2:
         turn[:-1] = cq._wrap(heading[1:] - heading[:-1])
         speed[:-1] = np.linalg.norm(steps[1:], axis=2) / cq.DT
-        # Step s (1-based, s = 2..T) is walked while s <= arrival step.
-        later = np.arange(2, t_count + 1)[:, None]
-        arrival_step = np.where(np.isnan(arrival_s), np.inf, np.round(arrival_s / cq.DT))
-        counted[:-1] = fast[1:] & fast[:-1] & (later <= arrival_step[None, :])
+        # Both displacements fast, the later one walked (so the earlier one too).
+        counted[:-1] = ok[1:] & ok[:-1]
     return turn, speed, counted
 
 
@@ -230,16 +237,6 @@ SCALES = (1, 2, 4, 8, 16, 32, 64)
 """Step lags of ``scale_variation`` (``--scales``)."""
 
 
-def _walked(positions: np.ndarray, starts: np.ndarray, arrival_s: np.ndarray):
-    """(heading of each displacement of steps 1..T (T, N), whether the agent walked that
-    step (the arrival step included), whether the jitter may count it: walked and faster
-    than its minimum speed)."""
-    steps, fast = _displacements(positions, starts)
-    arrival_step = np.where(np.isnan(arrival_s), np.inf, np.round(arrival_s / cq.DT))
-    walking = np.arange(1, steps.shape[0] + 1)[:, None] <= arrival_step[None, :]
-    return np.arctan2(steps[..., 1], steps[..., 0]), walking, fast & walking
-
-
 def scale_variation(positions, starts, arrival_s, ks=SCALES) -> np.ndarray:
     """Heading variation at coarser time scales.
 
@@ -250,7 +247,7 @@ def scale_variation(positions, starts, arrival_s, ks=SCALES) -> np.ndarray:
     θ and keeps it adds θ at every k ≥ 1 it spans; a zig-zag of ±θ adds 2θ a cycle at
     k = 1 and about nothing at k = 2. NaN for a lag not shorter than the run.
     """
-    h, _, ok = _walked(positions, starts, arrival_s)
+    _, h, _, ok = _walked(positions, starts, arrival_s)
     out = np.full(len(ks), np.nan)
     for n, k in enumerate(ks):
         if k < h.shape[0]:
@@ -270,12 +267,13 @@ def side_switch_share(
     turn from displacement t to t + 1 of agent i, the side is taken with i's velocity
     of step t and of step t + 1, both against j's velocity of step t + 1 and the
     positions between the two steps, so that only i's own turn can switch it. j counts
-    if it is within ``reach`` m, not yet home (standing or not), and engaged under either velocity: closing,
-    with its closest approach within ``horizon`` s and nearer than ``miss`` m.
+    if it is within ``reach`` m, not yet home (standing or not), and engaged under either
+    velocity: closing, with its closest approach within ``horizon`` s and nearer than
+    ``miss`` m.
     """
     p = np.concatenate([np.asarray(starts, np.float64)[None], np.asarray(positions, np.float64)])
     v = np.diff(p, axis=0) / cq.DT
-    h, walking, ok = _walked(positions, starts, arrival_s)
+    _, h, walking, ok = _walked(positions, starts, arrival_s)
     total = switched = 0.0
     for t in range(v.shape[0] - 1):
         counted = ok[t] & ok[t + 1]

@@ -388,6 +388,13 @@ def _wrap(angle: np.ndarray) -> np.ndarray:
     return (angle + np.pi) % (2 * np.pi) - np.pi
 
 
+def _per_agent_mean(turn: np.ndarray, steps: np.ndarray) -> float:
+    """Degrees per step: each agent's summed turn over its counted steps, averaged over
+    the agents with any (NaN without)."""
+    moved = steps > 0
+    return float(np.degrees(np.mean(turn[moved] / steps[moved]))) if moved.any() else float("nan")
+
+
 class Metrics:
     """Collision, wall and smoothness metrics, accumulated step by step from positions.
 
@@ -464,18 +471,8 @@ class Metrics:
 
     def summary(self) -> dict:
         """Collisions, max penetration (m, % of radius), wall metrics, jitter (deg/step)."""
-        moved = self._turn_steps > 0
-        jitter = (
-            float(np.degrees(np.mean(self._turn[moved] / self._turn_steps[moved])))
-            if moved.any()
-            else float("nan")
-        )
-        across = self._stop_steps > 0
-        jitter_stops = (
-            float(np.degrees(np.mean(self._stop_turn[across] / self._stop_steps[across])))
-            if across.any()
-            else float("nan")
-        )
+        jitter = _per_agent_mean(self._turn, self._turn_steps)
+        jitter_stops = _per_agent_mean(self._stop_turn, self._stop_steps)
         return {
             "collisions": self.collisions,
             "max_penetration_m": self.max_penetration,
