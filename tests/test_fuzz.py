@@ -41,6 +41,17 @@ import contextsteer as cs
 
 FUZZ_EXAMPLES = int(os.environ.get("CONTEXTSTEER_FUZZ_EXAMPLES", "200"))
 
+
+def fuzz_settings(share: int = 1):
+    """Hypothesis settings of a fuzz target: FUZZ_EXAMPLES // share examples (at least
+    one), no deadline, and the slow and filtered draws of these scenes allowed."""
+    return settings(
+        max_examples=max(1, FUZZ_EXAMPLES // share),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+
+
 STATE = ("position", "velocity", "heading")
 """The agents' arrays the bit-for-bit targets compare."""
 
@@ -113,11 +124,7 @@ def scenes(draw, n_max=40, n_min=1):
     return world, a, steering, motion, dt, draw(st.booleans())
 
 
-@settings(
-    max_examples=FUZZ_EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@fuzz_settings(1)
 @given(scene=scenes(), steps=st.integers(1, 60))
 def test_random_scenes_stay_finite_and_inside_their_walls(scene, steps):
     world, a, steering, motion, dt, push = scene
@@ -248,11 +255,7 @@ def crowd_scenes(draw, n_max=120, n_min=1):
     return world, a, steering, motion, dt, push, slots, validity, draw(st.sampled_from([1, 2]))
 
 
-@settings(
-    max_examples=max(1, FUZZ_EXAMPLES // 2),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@fuzz_settings(2)
 @given(scene=crowd_scenes(), steps=st.integers(1, 80))
 def test_random_crowds_stay_finite_and_inside_their_walls(scene, steps):
     world, a, steering, motion, dt, push, slots, validity, threads = scene
@@ -461,11 +464,7 @@ def any_steering_scenes(draw, n_max=60, n_min=1):
     return world, a, steering, motion, dt, push, options, draw(st.sampled_from([1, 2]))
 
 
-@settings(
-    max_examples=max(1, FUZZ_EXAMPLES // 2),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@fuzz_settings(2)
 @given(scene=any_steering_scenes(), steps=st.integers(1, 60))
 def test_any_behaviours_and_options_stay_finite_and_inside_their_walls(scene, steps):
     world, a, steering, motion, dt, push, options, threads = scene
@@ -592,11 +591,7 @@ def classic_scenes(draw, n_max=60, n_min=1):
     return world, a, spec, motion, dt, push, draw(st.sampled_from([1, 2]))
 
 
-@settings(
-    max_examples=max(1, FUZZ_EXAMPLES // 2),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@fuzz_settings(2)
 @given(scene=classic_scenes(), steps=st.integers(1, 60))
 def test_classic_steering_stays_finite_and_inside_its_walls(scene, steps):
     world, a, spec, motion, dt, push, threads = scene
@@ -652,11 +647,7 @@ def straight_and_resumed(build, dt, before, after, threads, how="pickle"):
     return straight, resumed
 
 
-@settings(
-    max_examples=max(1, FUZZ_EXAMPLES // 4),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@fuzz_settings(4)
 @given(
     case=any_simulation(),
     before=st.integers(1, 30),
@@ -673,11 +664,7 @@ def test_a_saved_simulation_continues_like_the_straight_run(case, before, after,
         assert np.array_equal(one, two, equal_nan=True), name
 
 
-@settings(
-    max_examples=max(1, FUZZ_EXAMPLES // 8),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@fuzz_settings(8)
 @given(case=any_simulation(n_max=1500, n_min=300), steps=st.integers(1, 20))
 def test_random_simulations_are_bit_identical_on_one_and_two_threads(case, steps):
     """The same random simulation (crowd steering, any behaviour or classic; 300 to 1,500
@@ -745,11 +732,7 @@ def routed_rooms(draw):
     return world, a, sim, detour, draw(st.sampled_from([1 / 30, 0.1]))
 
 
-@settings(
-    max_examples=max(1, FUZZ_EXAMPLES // 8),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@fuzz_settings(8)
 @given(case=routed_rooms(), steps=st.integers(1, 200))
 def test_routed_crowds_with_detours_stay_finite_and_inside_their_walls(case, steps):
     world, a, sim, detour, dt = case
@@ -815,11 +798,7 @@ def corridor_flows(draw):
     return build, draw(st.sampled_from([1 / 30, 0.1, 0.25])), draw(st.sampled_from([1, 2]))
 
 
-@settings(
-    max_examples=max(1, FUZZ_EXAMPLES // 8),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@fuzz_settings(8)
 @given(case=corridor_flows(), steps=st.integers(1, 150), cut=st.integers(0, 150))
 def test_corridor_flows_keep_their_books_and_survive_a_pickle(case, steps, cut):
     """A fed corridor stepped ``steps`` times: every body finite, the flow's counts add up
