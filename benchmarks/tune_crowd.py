@@ -15,7 +15,8 @@ the best set needs no rounding; ``--enqueue JSON`` tries a set first. ``--dense 
 also scores the contacts of circle-250 over RUNS nudged runs (``dense_contacts``): a set
 tuned on the four seeded scenes alone can touch there. ``--validate`` evaluates one
 parameter set instead and prints its table, with the circles when ``--circles`` is given.
-``--creep`` runs every set with ``crowd_steering(creep=True)``.
+``--creep`` runs every set with ``crowd_steering(creep=True)``, ``--shape chord`` with
+``crowd_steering(shape="chord")``.
 The agents turn ``cs.scenarios.crowd_slots()`` with their heading, as the crowd
 scenarios' do (``--ring``: a regular ring of ``--slots``). docs/crowd.md has what it
 found: ``scenarios.CROWD``, the crowd scenarios' default, came from a ``--nudge 0.02``
@@ -67,17 +68,20 @@ PHASES: int | None = None
 CREEP = False
 """``crowd_steering(creep=)`` of every run (``--creep``)."""
 
+SHAPE = "half_cosine"
+"""``crowd_steering(shape=)`` of every run (``--shape``): the interest's shape."""
+
 
 def steering(has_walls: bool, params: dict):
     """``crowd_steering(options=params)``: the crowd scenarios' configuration with exactly
     ``params`` on its CollisionDanger (``{}``: the plain one), deciding in ``PHASES``
     phases (the default configuration's ``CROWD_PHASES`` unless ``--phases`` is given),
-    with ``creep=CREEP`` (``--creep``)."""
+    with ``creep=CREEP`` (``--creep``) and ``shape=SHAPE`` (``--shape``)."""
     import contextsteer as cs
 
     phases = cs.scenarios.CROWD_PHASES if PHASES is None else PHASES
     return cs.scenarios.crowd_steering(
-        walls=has_walls, options=params, decision_phases=phases, creep=CREEP
+        walls=has_walls, options=params, decision_phases=phases, creep=CREEP, shape=SHAPE
     )
 
 
@@ -304,10 +308,17 @@ def main() -> None:
         action="store_true",
         help="crowd_steering(creep=True) in every run: the speeds between the levels",
     )
+    ap.add_argument(
+        "--shape",
+        choices=("half_cosine", "chord"),
+        default="half_cosine",
+        help="crowd_steering(shape=) in every run: the interest's shape",
+    )
     args = ap.parse_args()
-    global PHASES, CREEP
+    global PHASES, CREEP, SHAPE
     PHASES = args.phases
     CREEP = args.creep
+    SHAPE = args.shape
     seeds = _seeds(args.seeds)
     rvo2 = rvo2_runs(sorted(set(seeds) | ({0} if args.seed0 else set())), args.cache)
 

@@ -6,6 +6,8 @@ restates the rule from its source (the seeds in shared/seeds/) in plain loops or
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 # --------------------------------------------------------------------------- maps ---
@@ -37,6 +39,7 @@ def ref_dot_map(dirs, vectors, shape="clamped_cosine", weight=1.0, magnitude=Fal
                 "clamped_cosine": max(c, 0.0),
                 "half_cosine": 0.5 * (1 + c),
                 "opposite_cosine": max(-c, 0.0),
+                "chord": 1.0 - math.sin(0.5 * math.acos(min(1.0, max(-1.0, c)))),
             }[shape]
             out[i, j] = v * w[i] * (length if magnitude else 1.0)
     return out

@@ -126,6 +126,19 @@ def _dot_clamped(world_slots, u):
     return np.maximum(0.0, world_slots @ np.asarray(u, float))
 
 
+def _dot_shaped(world_slots, u, shape):
+    """A target behaviour's slot scores for the unit direction u: ``max(0, cos θ)``,
+    ``(1 + cos θ)/2`` or ``1 - sin(θ/2)``, θ each slot's angle to u (taken with arccos,
+    not from the cosine's square root as the library's chord is)."""
+    if shape == "clamped_cosine":
+        return _dot_clamped(world_slots, u)
+    c = world_slots @ np.asarray(u, float)
+    if shape == "half_cosine":
+        return 0.5 * (1.0 + c)
+    assert shape == "chord", shape
+    return 1.0 - np.sin(0.5 * np.arccos(np.clip(c, -1.0, 1.0)))
+
+
 def _maps(state, k):
     n = len(state["position"])
     return np.zeros((n, k)), np.zeros((n, k))
@@ -168,6 +181,7 @@ def targets(
     falloff="linear",
     output="interest",
     rotate=False,
+    shape="clamped_cosine",
 ):
     """Seek/Chase/Flee/Avoid/Pursue/Evade (see contextsteer.behaviours)."""
     k = len(slots)
@@ -202,13 +216,23 @@ def targets(
             f = 1.0
             if falloff == "linear" and math.isfinite(max_distance):
                 f = max(0.0, 1.0 - d / max_distance)
-            c = f * _dot_clamped(s, u)
+            c = f * _dot_shaped(s, u, shape)
             row = np.maximum(row, c) if combine == "max" else row + c
         out[i] = weight * row
     return interest, danger
 
 
-def arrive(state, slots, *, slowing_radius, tolerance=0.0, target=None, weight=1.0, rotate=False):
+def arrive(
+    state,
+    slots,
+    *,
+    slowing_radius,
+    tolerance=0.0,
+    target=None,
+    weight=1.0,
+    rotate=False,
+    shape="clamped_cosine",
+):
     k = len(slots)
     interest, danger = _maps(state, k)
     for i in np.flatnonzero(state["alive"]):
@@ -217,7 +241,7 @@ def arrive(state, slots, *, slowing_radius, tolerance=0.0, target=None, weight=1
         if u is None or d <= tolerance:
             continue
         s = agent_slots(slots, float(state["heading"][i]), rotate)
-        interest[i] = weight * min(1.0, d / slowing_radius) * _dot_clamped(s, u)
+        interest[i] = weight * min(1.0, d / slowing_radius) * _dot_shaped(s, u, shape)
     return interest, danger
 
 

@@ -180,6 +180,47 @@ def test_target_behaviours(cls, combine, falloff, max_distance, rotate):
         check(b.evaluate(a, slots.astype(np.float32), rotate=rotate), exp, output)
 
 
+@pytest.mark.parametrize("shape", ["half_cosine", "chord"])
+@pytest.mark.parametrize("combine", ["max", "sum"])
+@pytest.mark.parametrize("rotate", [False, True])
+def test_target_shapes(shape, combine, rotate):
+    """Seek and Arrive with the half-cosine and chord shapes against the oracle, which
+    takes the chord as 1 - sin(θ/2) from the arccos of the cosine."""
+    a = make_agents()
+    st_, slots = state_of(a), ref.ring(16)
+    pts = np.random.default_rng(4).uniform(-10, 10, (3, 2)).astype(np.float32)
+    for targets in (pts, None):
+        b = cs.Seek(targets, max_distance=8.0, combine=combine, shape=shape, weight=0.9)
+        exp = ref.targets(
+            st_, slots, points=targets, weight=0.9, max_distance=8.0, combine=combine,
+            rotate=rotate, shape=shape,
+        )  # fmt: skip
+        check(b.evaluate(a, slots.astype(np.float32), rotate=rotate), exp, "interest")
+    check(
+        cs.Arrive(slowing_radius=6, tolerance=0.5, shape=shape).evaluate(a, 16, rotate=rotate),
+        ref.arrive(st_, slots, slowing_radius=6, tolerance=0.5, rotate=rotate, shape=shape),
+        "interest",
+    )
+
+
+def test_chord_shape_by_hand():
+    """1 - sin(θ/2) at the eight slots of a target straight ahead, and 0.05 mrad off a
+    slot, where the cosine rounds to 1 in float32 and a shape read from its square root
+    would score 1 instead of 1 - 2.5e-5."""
+    a = cs.Agents(1, slots=8)
+    a.add([[0.0, 0.0]])
+    a.target[0] = [3.0, 0.0]
+    half = [1 - math.sin(math.radians(22.5 * j)) for j in range(5)]
+    np.testing.assert_allclose(
+        cs.Seek(shape="chord").evaluate(a, 8).interest[0], half + half[1:4][::-1], atol=1e-6
+    )
+    a.target[0] = [3.0, 3.0 * 5e-5]
+    got = cs.Seek(shape="chord").evaluate(a, 8).interest[0, 0]
+    assert got == pytest.approx(1 - math.sin(2.5e-5), abs=2e-6) and got < 1.0
+    got = cs.dot_map(cs.SlotSet(8), [[1.0, 5e-5]], shape="chord")[0, 0]
+    assert got == pytest.approx(1 - math.sin(2.5e-5), abs=2e-6) and got < 1.0
+
+
 @pytest.mark.parametrize("output", ["interest", "danger"])
 @pytest.mark.parametrize("max_prediction", [0.0, 0.7])
 def test_pursue_and_evade(output, max_prediction):

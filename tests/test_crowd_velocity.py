@@ -429,6 +429,24 @@ def test_changes_keeps_the_rest_of_crowd_and_its_phases():
             cs.scenarios.crowd_steering(**{name: {1: 2.0}})
 
 
+def test_crowd_steering_shape_reaches_every_goal_behaviour():
+    # shape= goes to the Arrive, the Seek, the FollowField and a detour's Arrive alike;
+    # the clamped cosine, which scores nothing behind the agent, is refused.
+    field = _box_field()
+    for kw, goals in (
+        ({}, 1),
+        ({"arrive": False}, 1),
+        ({"field": field}, 1),
+        ({"field": field, "detour_capacity": 4}, 2),
+    ):
+        for shape in ("half_cosine", "chord"):
+            st = cs.scenarios.crowd_steering(shape=shape, **kw)
+            shapes = [b.shape for b in st.behaviours if hasattr(b, "shape")]
+            assert shapes == [shape] * goals, (kw, shape)
+    with pytest.raises(ValueError, match="shape must be 'half_cosine' or 'chord'"):
+        cs.scenarios.crowd_steering(shape="clamped_cosine")
+
+
 def test_changes_runs_as_options_over_crowd_in_its_phases():
     # The same crowd stepped with changes= and with the long spelling is bit-identical;
     # options= alone (deciding at once) is not.

@@ -271,7 +271,7 @@ def any_behaviour(draw, world, box: float, capacity: int):
     targets, paths and fields placed in the room (``box``), and sometimes per-agent
     weights."""
     falloff = st.sampled_from(["linear", "none"])
-    shape = st.sampled_from(["clamped_cosine", "half_cosine"])
+    shape = st.sampled_from(["clamped_cosine", "half_cosine", "chord"])
     combine = st.sampled_from(["max", "sum"])
     point = st.tuples(st.floats(0, box), st.floats(0, box))
     reach = st.sampled_from([np.inf, 2.0, 10.0])

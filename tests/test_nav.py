@@ -1,6 +1,7 @@
 """Navigation: NavField against independent oracles, FollowField, routes, determinism."""
 
 import heapq
+import math
 import pickle
 import threading
 
@@ -226,7 +227,7 @@ def test_string_pulled_direction_cuts_the_corner():
 # --------------------------------------------------------------------- behaviours ---
 
 
-def test_follow_field_half_cosine_and_index_selection():
+def test_follow_field_shapes_and_index_selection():
     world = cs.World()
     world.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
     field = cs.NavField(world, [np.float32([9, 5]), np.float32([1, 5])], cell=0.1)
@@ -236,6 +237,9 @@ def test_follow_field_half_cosine_and_index_selection():
     assert np.argmax(east_west[0]) == 0 and np.argmax(east_west[1]) == 2
     half = cs.FollowField(field, shape="half_cosine").evaluate(agents, 4).interest[0]
     np.testing.assert_allclose(half, [1.0, 0.5, 0.0, 0.5], atol=0.02)
+    chord = cs.FollowField(field, shape="chord").evaluate(agents, 4).interest[0]
+    side = 1 - math.sin(math.pi / 4)  # 1 - sin(θ/2) at θ = 90°
+    np.testing.assert_allclose(chord, [1.0, side, 0.0, side], atol=0.02)
     agents.group[:] = [1, 0]
     by_group = cs.FollowField(field, which="group").evaluate(agents, 4).interest
     assert np.argmax(by_group[0]) == 2 and np.argmax(by_group[1]) == 0

@@ -78,13 +78,16 @@ GroupFilter get_groups(const py::dict& p) {
   throw py::value_error("groups must be 'all', 'same' or 'other', got '" + s + "'");
 }
 
-/// The optional "shape" of target behaviours: true for "half_cosine".
-bool get_half_cosine(const py::dict& p) {
-  if (!p.contains("shape")) return false;
+/// The optional "shape" of target behaviours: clamped_cosine (the default), half_cosine
+/// or chord.
+DotShape get_target_shape(const py::dict& p) {
+  if (!p.contains("shape")) return DotShape::kClampedCosine;
   const auto shape = p["shape"].cast<std::string>();
-  if (shape != "clamped_cosine" && shape != "half_cosine")
-    throw py::value_error("shape must be 'clamped_cosine' or 'half_cosine', got '" + shape + "'");
-  return shape == "half_cosine";
+  if (shape == "clamped_cosine") return DotShape::kClampedCosine;
+  if (shape == "half_cosine") return DotShape::kHalfCosine;
+  if (shape == "chord") return DotShape::kChord;
+  throw py::value_error("shape must be 'clamped_cosine', 'half_cosine' or 'chord', got '" + shape +
+                        "'");
 }
 
 Falloff get_falloff(const py::dict& p) {
@@ -377,7 +380,7 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     if (output != "interest" && output != "danger")
       throw py::value_error("output must be 'interest' or 'danger', got '" + output + "'");
     t.output = output == "interest" ? MapKind::kInterest : MapKind::kDanger;
-    t.half_cosine = get_half_cosine(p);
+    t.shape = get_target_shape(p);
     return t;
   }
   if (kind == "arrive") {
@@ -385,7 +388,7 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     a.weight = weight;
     a.slowing_radius = get_positive(p, "slowing_radius");
     a.tolerance = get_non_negative(p, "tolerance");
-    a.half_cosine = get_half_cosine(p);
+    a.shape = get_target_shape(p);
     a.use_point = !p["target"].is_none();
     if (a.use_point) a.point = get_point(p, "target");
     return a;
@@ -441,7 +444,7 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     f.look_ahead = get_non_negative(p, "look_ahead");
     f.slowing_radius = get_non_negative(p, "slowing_radius");
     f.tolerance = get_non_negative(p, "tolerance");
-    f.half_cosine = get_half_cosine(p);
+    f.shape = get_target_shape(p);
     return f;
   }
   if (kind == "follow_path") {

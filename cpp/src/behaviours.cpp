@@ -85,7 +85,7 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
     }
     v = v * ((b.away ? -1.0f : 1.0f) / d);
     accumulate_dot_row(row, in.slots, in.k, f(v), falloff(b.falloff, d, b.max_distance), b.combine,
-                       b.half_cosine);
+                       b.shape);
   };
   if (b.source == TargetSource::kAgents) {
     for (std::int32_t j32 : b.target_ids) {
@@ -119,7 +119,7 @@ void row_of(const Arrive& b, const BehaviourInputs& in, std::size_t i, const Fra
   const float d = length(v);
   if (d <= kTiny || d <= b.tolerance) return;
   const float s = std::min(1.0f, d / b.slowing_radius);
-  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax, b.half_cosine);
+  accumulate_dot_row(row, in.slots, in.k, f(v * (1.0f / d)), s, TargetCombine::kMax, b.shape);
 }
 
 void row_of(const Wander& b, const BehaviourInputs& in, std::size_t i, const Frame& f, float* row) {
@@ -277,7 +277,7 @@ void row_of(const FollowField& b, const BehaviourInputs& in, std::size_t i, cons
   const Vec2 u = b.look_ahead > 0.0f ? b.field->pulled_direction_at(gs, p, b.look_ahead)
                                      : b.field->direction_at(gs, p);
   if (u.x == 0.0f && u.y == 0.0f) return;
-  accumulate_dot_row(row, in.slots, in.k, f(u), scale, TargetCombine::kMax, b.half_cosine);
+  accumulate_dot_row(row, in.slots, in.k, f(u), scale, TargetCombine::kMax, b.shape);
 }
 
 /// Per-thread working memory of WallDanger (grows once per thread, then reused).
@@ -1228,10 +1228,14 @@ constexpr bool kWritesDanger = std::is_same_v<B, AgentDanger> || std::is_same_v<
 }  // namespace
 
 void accumulate_dot_row(float* row, const float* slots, std::size_t k, Vec2 u, float scale,
-                        TargetCombine combine, bool half_cosine) {
-  if (half_cosine) {
+                        TargetCombine combine, DotShape shape) {
+  if (shape != DotShape::kClampedCosine) {
     for (std::size_t j = 0; j < k; ++j) {
-      const float v = 0.5f * (1.0f + slots[2 * j] * u.x + slots[2 * j + 1] * u.y) * scale;
+      const float sx = slots[2 * j], sy = slots[2 * j + 1];
+      // The half cosine sums (1 + sx·ux) + sy·uy, in this order, as it always has.
+      const float v = (shape == DotShape::kChord ? chord_value(sx, sy, u.x, u.y)
+                                                 : 0.5f * (1.0f + sx * u.x + sy * u.y)) *
+                      scale;
       row[j] = combine == TargetCombine::kMax ? std::max(row[j], v) : row[j] + v;
     }
     return;

@@ -13,13 +13,8 @@ template <DotShape S>
 void fill_row(const float* __restrict dx, const float* __restrict dy, std::size_t k, float ux,
               float uy, float w, float* __restrict o) {
   for (std::size_t j = 0; j < k; ++j) {
-    const float c = dx[j] * ux + dy[j] * uy;
-    float v;
-    if constexpr (S == DotShape::kCosine) v = c;
-    else if constexpr (S == DotShape::kClampedCosine) v = std::max(c, 0.0f);
-    else if constexpr (S == DotShape::kHalfCosine) v = 0.5f * (1.0f + c);
-    else v = std::max(-c, 0.0f);
-    o[j] = v * w;
+    if constexpr (S == DotShape::kChord) o[j] = chord_value(dx[j], dy[j], ux, uy) * w;
+    else o[j] = dot_shape_value(S, dx[j] * ux + dy[j] * uy) * w;
   }
 }
 
@@ -58,6 +53,9 @@ void dot_map_rows(const SlotSet& slots, std::span<const float> vectors, const Do
       break;
     case DotShape::kOppositeCosine:
       rows<DotShape::kOppositeCosine>(slots, vectors.data(), p, out.data(), begin, end);
+      break;
+    case DotShape::kChord:
+      rows<DotShape::kChord>(slots, vectors.data(), p, out.data(), begin, end);
       break;
   }
 }

@@ -502,7 +502,7 @@ class Momentum(Behaviour):
 _COMBINE = ("max", "sum", "center")
 _GROUPS = ("all", "same", "other")
 _FALLOFF = ("linear", "none")
-_TARGET_SHAPES = ("clamped_cosine", "half_cosine")
+_TARGET_SHAPES = ("clamped_cosine", "half_cosine", "chord")
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -533,10 +533,15 @@ class Seek(Behaviour):
     max_distance : float, default inf
     combine : {"max", "sum", "center"}
     falloff : {"linear", "none"}
-    shape : {"clamped_cosine", "half_cosine"}
+    shape : {"clamped_cosine", "half_cosine", "chord"}
         Score of a slot at angle θ from the target: ``max(0, cos θ)`` (the sources), or
         ``(1 + cos θ)/2``, positive in every slot but straight away, for velocity-space
-        danger (:class:`CollisionDanger`), which may find the only safe way backwards.
+        danger (:class:`CollisionDanger`), which may find the only safe way backwards;
+        or ``1 - sin(θ/2)``, with the same ends, which charges a turn by the length of
+        the change of a unit velocity, half the chord ``2 sin(θ/2)`` that ORCA's
+        objective weighs: a 7.5° turn costs 6.5 % of the peak where the half cosine
+        charges 0.4 %, so that a small slowdown can win over a small turn (docs/crowd.md,
+        "An interest that charges for small turns").
 
     Examples
     --------
@@ -760,10 +765,11 @@ class Arrive(Behaviour):
     tolerance : float, >= 0
     target : array_like, shape (2,), optional
         Shared target; default: each agent's ``agents.target``.
-    shape : {"clamped_cosine", "half_cosine"}
+    shape : {"clamped_cosine", "half_cosine", "chord"}
         As :class:`Seek`: ``half_cosine`` scores ``(1 + slot·û)/2`` instead, for
         velocity-space danger (:class:`CollisionDanger`), where the interest peak sets
-        the speed the agent wants and the speed map the speed it may take.
+        the speed the agent wants and the speed map the speed it may take; ``chord``
+        scores ``1 - sin(θ/2)``.
     """
 
     slowing_radius: float = 1.0
@@ -1121,8 +1127,9 @@ class FollowField(Behaviour):
 
     Each agent reads the unit descent û of its field at its position (one bilinear
     lookup in C++) and scores slot k by ``weight·s·max(0, slot_k·û)`` — or the half
-    cosine ``(1 + slot_k·û)/2`` with ``shape="half_cosine"``, to pair with
-    :class:`CollisionDanger` like ``Arrive(shape="half_cosine")``. With ``look_ahead``
+    cosine ``(1 + slot_k·û)/2`` with ``shape="half_cosine"`` (or ``1 - sin(θ/2)`` with
+    ``"chord"``, as :class:`Seek`), to pair with :class:`CollisionDanger` like
+    ``Arrive(shape="half_cosine")``. With ``look_ahead``
     > 0 the agent aims instead at the farthest point of the descent trail within
     ``look_ahead`` that it can see (string pulling): it cuts corners like people do
     and does not hug walls. ``s = min(1, distance/slowing_radius)`` when
@@ -1141,7 +1148,7 @@ class FollowField(Behaviour):
     look_ahead : float, default 0
     slowing_radius : float, default 0
     tolerance : float, default 0
-    shape : {"clamped_cosine", "half_cosine"}
+    shape : {"clamped_cosine", "half_cosine", "chord"}
 
     Examples
     --------

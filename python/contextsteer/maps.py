@@ -303,10 +303,12 @@ def dot_map(
         Slot directions.
     vectors : array_like, shape (N, 2)
         Desired (interest) or dangerous (danger) direction of each agent, any length.
-    shape : {'clamped_cosine', 'cosine', 'half_cosine', 'opposite_cosine'}
+    shape : {'clamped_cosine', 'cosine', 'half_cosine', 'opposite_cosine', 'chord'}
         ``max(0, c)`` (Godot recipe), ``c`` (Lewis, negative scores kept),
         ``(1 + c) / 2`` (a normalised score in [0, 1] for ``combine(mode='multiply')``),
-        ``max(0, -c)`` (Lewis "avoiding a target").
+        ``max(0, -c)`` (Lewis "avoiding a target"), ``1 - sin(θ/2)`` with θ the angle
+        to the vector (in [0, 1], a turn charged by the change of a unit velocity, as
+        ORCA weighs it).
     weight : float or array_like of shape (N,)
         Scale of the values, shared or per agent.
     magnitude : bool

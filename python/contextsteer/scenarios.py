@@ -919,6 +919,7 @@ def crowd_steering(
     max_neighbours: int = 16,
     detour_capacity: int | None = None,
     field_ends_at_target: bool = False,
+    shape: str = "half_cosine",
 ) -> Steering:
     """The crowd scenarios' steering: velocity-space danger (a sampled velocity obstacle).
 
@@ -926,7 +927,9 @@ def crowd_steering(
     their goal; ``CollisionDanger(settle=True)`` acts within it, see the README's "A goal
     that is taken") or, with
     ``arrive=False``, :class:`Seek` — both with the half-cosine shape, so that every
-    slot but straight away ranks; with a navigation ``field`` (:class:`NavField`),
+    slot but straight away ranks (``shape="chord"`` gives them ``1 - sin(θ/2)`` instead,
+    which charges small turns more: see :class:`Seek` and docs/crowd.md, "An interest
+    that charges for small turns"); with a navigation ``field`` (:class:`NavField`),
     :class:`FollowField` instead (agent i reads field ``which[i]``, slowing within
     ``slowing_radius``,
     string-pulled over ``look_ahead_field``); plus ``extra`` interest behaviours. Danger:
@@ -1066,6 +1069,11 @@ def crowd_steering(
     """
     _, beh, _, _, _, steering, _ = _modules()
     slowing_radius = _checks.length("crowd_steering: slowing_radius", slowing_radius)
+    if shape not in ("half_cosine", "chord"):
+        raise ValueError(
+            f"crowd_steering: shape must be 'half_cosine' or 'chord' (an interest in every "
+            f"slot but straight away), got {shape!r}"
+        )
     led: list[Behaviour] = []
     if detour_capacity is not None:
         if field is None:
@@ -1074,7 +1082,7 @@ def crowd_steering(
         led = [
             beh.Arrive(
                 slowing_radius=slowing_radius,
-                shape="half_cosine",
+                shape=shape,
                 agent_weights=np.zeros(n, np.float32),
             )
         ]
@@ -1083,14 +1091,14 @@ def crowd_steering(
             field,
             which=which,
             slowing_radius=slowing_radius,
-            shape="half_cosine",
+            shape=shape,
             look_ahead=look_ahead_field,
             agent_weights=np.ones(n, np.float32) if led else None,
         )
     elif arrive:
-        goal = beh.Arrive(slowing_radius=slowing_radius, shape="half_cosine")
+        goal = beh.Arrive(slowing_radius=slowing_radius, shape=shape)
     else:
-        goal = beh.Seek(shape="half_cosine")
+        goal = beh.Seek(shape=shape)
     for name, given in (("options", options), ("changes", changes)):
         _check_danger_options("crowd_steering", name, given)
     base = SMOOTH_CROWD if smooth else CROWD

@@ -11,6 +11,7 @@
 
 #include "contextsteer/agents.hpp"
 #include "contextsteer/behaviour_params.hpp"
+#include "contextsteer/dot_map.hpp"
 #include "contextsteer/nav_field.hpp"
 #include "contextsteer/nearest.hpp"
 #include "contextsteer/neighbours.hpp"
@@ -68,10 +69,12 @@ struct Targets {
   TargetCombine combine = TargetCombine::kMax;
   Falloff falloff = Falloff::kLinear;
   MapKind output = MapKind::kInterest;
-  /// Slot score of a target direction: max(0, s_k·u) (false), or (1 + s_k·u)/2 (true,
-  /// positive everywhere but straight away, so that a velocity-space danger can send the
-  /// agent any way round, even backwards, and interest still ranks those slots).
-  bool half_cosine = false;
+  /// Slot score of a target direction: max(0, s_k·u) (kClampedCosine), (1 + s_k·u)/2
+  /// (kHalfCosine, positive everywhere but straight away, so that a velocity-space danger
+  /// can send the agent any way round, even backwards, and interest still ranks those
+  /// slots) or 1 − sin(θ/2) (kChord: the same ends, but a small turn costs as much as
+  /// the change of velocity it makes). No other DotShape.
+  DotShape shape = DotShape::kClampedCosine;
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -84,8 +87,8 @@ struct Arrive {
   float tolerance = 0.0f;       ///< >= 0
   bool use_point = false;
   Vec2 point{};
-  bool half_cosine = false;  ///< slot score (1 + s_k·u)/2 instead of max(0, s_k·u) (Targets)
-  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
+  DotShape shape = DotShape::kClampedCosine;  ///< slot score, as Targets::shape
+  const float* agent_weights = nullptr;       ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// Wander (seeded coherent noise, gdx-ai wander circle): a target on a circle of
@@ -213,8 +216,8 @@ struct FollowField {
   float look_ahead = 0.0f;                    ///< >= 0, string pulling distance (0: plain descent)
   float slowing_radius = 0.0f;                ///< >= 0 (0: no slowing)
   float tolerance = 0.0f;                     ///< >= 0
-  bool half_cosine = false;
-  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
+  DotShape shape = DotShape::kClampedCosine;  ///< slot score, as Targets::shape
+  const float* agent_weights = nullptr;       ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// How WallDanger grades a slot whose ray hits a wall at distance h <= look_ahead L:
@@ -584,9 +587,10 @@ void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, fl
               float* speed = nullptr);
 
 /// The "dot-product rule" every writer uses: row[k] = max(0, s_k·u)·scale combined into
-/// row by `combine` (max or sum); `u` in the slot frame. With `half_cosine` the score is
-/// (1 + s_k·u)/2 instead. Pure, allocation-free.
+/// row by `combine` (max or sum); `u` in the slot frame. With `shape` kHalfCosine or
+/// kChord the score is that shape of s_k·u instead (dot_shape_value). Pure,
+/// allocation-free.
 void accumulate_dot_row(float* row, const float* slots, std::size_t k, Vec2 u, float scale,
-                        TargetCombine combine, bool half_cosine = false);
+                        TargetCombine combine, DotShape shape = DotShape::kClampedCosine);
 
 }  // namespace contextsteer
