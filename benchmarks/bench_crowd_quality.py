@@ -68,6 +68,9 @@ Systems
   instead of ``CROWD``: the hand-set smoothing preset).
 - ``cs-plain``: the same with ``crowd_steering(options={})``: CollisionDanger with a 2 s
   horizon and ``commit`` 0.1 but none of the refinements (the default before ``CROWD``).
+- ``cs-chord``: the same with ``crowd_steering(shape="chord",
+  changes=scenarios.CHORD_CROWD)``: the chord interest, 1 − sin(θ/2), with the options
+  a search found for it (docs/crowd.md, "A search for the chord shape"); opt-in.
 - ``cs-counterflow``: the same with ``crowd_steering(options=scenarios.CROWD_COUNTERFLOW)``,
   which is ``CROWD`` itself since the jam horizon (a jammed agent facing three oncomers
   decides at a 0.6 s horizon) joined the default: the same system as ``cs-velocity``,

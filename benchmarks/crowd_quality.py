@@ -973,6 +973,24 @@ def contextsteer_velocity_steering(has_walls: bool, preset: str = "default"):
     return cs.scenarios.crowd_steering(walls=has_walls, smooth=preset == "smooth", options=options)
 
 
+def chord_steering(scene: Scene):
+    """cs-chord's steering: ``crowd_steering(shape="chord", changes=scenarios.CHORD_CROWD)``,
+    the chord interest with the options found for it, in the default's 16 phases.
+
+    Raises
+    ------
+    Unavailable
+        If this contextsteer build has no chord shape.
+    """
+    import contextsteer as cs
+
+    if not hasattr(cs.scenarios, "CHORD_CROWD"):
+        raise Unavailable("contextsteer has no scenarios.CHORD_CROWD")
+    return cs.scenarios.crowd_steering(
+        walls=len(scene.walls) > 0, shape="chord", changes=cs.scenarios.CHORD_CROWD
+    )
+
+
 class ContextSteer:
     """A contextsteer Simulation (``slots`` slots, 16 by default, or the directions of
     ``slot_set``; ``Accel`` motion) with the given steering; agents of radius RADIUS, max
@@ -1124,5 +1142,6 @@ SYSTEMS = {
     "cs-smooth": lambda scene, opt: _velocity(scene, opt, "smooth"),
     "cs-plain": lambda scene, opt: _velocity(scene, opt, "plain"),
     "cs-counterflow": lambda scene, opt: _velocity(scene, opt, "counterflow"),
+    "cs-chord": lambda scene, opt: _velocity(scene, opt, steering=chord_steering(scene)),
 }
 """System name -> builder ``(scene, options)``; raises Unavailable when it cannot run."""

@@ -75,7 +75,7 @@ def test_every_contextsteer_system_takes_the_run_options():
     scene = cq.SCENES["doorway"](seed=0)
     opt = cq.Options(slots=8)
     names = [n for n in cq.SYSTEMS if n.startswith("cs-")]
-    assert len(names) == 7
+    assert len(names) == 8
     for name in names:
         system = cq.SYSTEMS[name](scene, opt)
         assert system.agents.slots == 8 and system.sim.slots == 8, name
@@ -83,8 +83,17 @@ def test_every_contextsteer_system_takes_the_run_options():
         if hasattr(danger, "jam_horizon"):
             # The systems on CROWD's options take its jam horizon (cs-counterflow is the
             # default since the jam horizon joined CROWD); the smooth and plain ones do not.
-            uses_crowd = name in ("cs-velocity", "cs-sliced", "cs-counterflow")
+            uses_crowd = name in ("cs-velocity", "cs-sliced", "cs-counterflow", "cs-chord")
             assert (danger.jam_horizon is not None) == uses_crowd, name
+        # Only cs-chord scores its interest with the chord shape, on CHORD_CROWD's options.
+        goal = (getattr(system.sim.steering, "behaviours", None) or [None])[0]
+        assert (getattr(goal, "shape", None) == "chord") == (name == "cs-chord"), name
+        if name == "cs-chord":
+            from contextsteer import scenarios
+
+            assert danger.horizon == scenarios.CHORD_CROWD["horizon"]
+            assert danger.inertia == pytest.approx(scenarios.CHORD_CROWD["inertia"])
+            assert system.sim.steering.decision_phases == scenarios.CROWD_PHASES
         # Only cs-sliced decides by Lewis's validity times.
         sliced = system.sim.validity is not None
         assert sliced == (name == "cs-sliced"), name

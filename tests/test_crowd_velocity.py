@@ -447,6 +447,25 @@ def test_crowd_steering_shape_reaches_every_goal_behaviour():
         cs.scenarios.crowd_steering(shape="clamped_cosine")
 
 
+def test_chord_crowd_is_crowd_with_the_options_found_for_the_chord():
+    # CHORD_CROWD is a whole option set over CROWD (the same keys), read-only, and the
+    # documented spelling gives the chord interest on it in the default's phases.
+    chord, crowd = cs.scenarios.CHORD_CROWD, cs.scenarios.CROWD
+    assert set(chord) == set(crowd)
+    changed = {k for k in crowd if chord[k] != crowd[k]}
+    assert changed == {
+        "horizon", "commit", "turn_margin", "return_margin", "return_step", "retreat_speed",
+        "inertia", "side_bias", "smoothness", "speed_exponent",
+    }  # fmt: skip
+    with pytest.raises(TypeError):
+        cs.scenarios.CHORD_CROWD["inertia"] = 0.9  # read-only
+    st = cs.scenarios.crowd_steering(shape="chord", changes=chord)
+    danger = st.behaviours[-1]
+    assert st.behaviours[0].shape == "chord" and st.decision_phases == cs.scenarios.CROWD_PHASES
+    for name, value in chord.items():
+        assert getattr(danger, name) == pytest.approx(value), name
+
+
 def test_changes_runs_as_options_over_crowd_in_its_phases():
     # The same crowd stepped with changes= and with the long spelling is bit-identical;
     # options= alone (deciding at once) is not.

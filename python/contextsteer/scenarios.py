@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .world import World
 
 __all__ = [
+    "CHORD_CROWD",
     "CROWD",
     "CROWD_COUNTERFLOW",
     "CROWD_PHASES",
@@ -805,6 +806,32 @@ route) 4 agents of 8,054 are never home instead of 27, and 6 instead of 20 end t
 a goal they had reached; the crowd benchmark and the scenarios move by what a seed moves
 (docs/crowd.md, "Bodies at their goals make way, by default" and "Not making way
 back")."""
+
+CHORD_CROWD: Mapping[str, float] = types.MappingProxyType(
+    {
+        **CROWD,
+        "horizon": 3.0,
+        "commit": 0.1,
+        "turn_margin": 0.03,
+        "return_margin": 0.7,
+        "return_step": 0.15,
+        "retreat_speed": 0.65,
+        "inertia": 0.4,
+        "side_bias": 0.27,
+        "smoothness": 0.6,
+        "speed_exponent": 0.65,
+    }
+)
+"""The :class:`CollisionDanger` options found for the chord interest, opt-in:
+``crowd_steering(shape="chord", changes=CHORD_CROWD)`` (in :data:`CROWD_PHASES` phases,
+as the default). :data:`CROWD` with a 3 s horizon, a stronger side preference and more
+inertia, found by a ``benchmarks/tune_crowd.py --shape chord`` search (180 trials,
+nudged seeds 0–15, contacts of five nudged circle-250 runs scored). On the crowd
+benchmark's held-out seeds 16–47 it turns 10 / 7 / 16 / 14 % less a step than the default
+on the hallway, crossing, bottleneck and doorway, with no contact and as many agents
+home, but it turns more on the circles (circle-250 0.50 against 0.38°/step) and in the
+pillar rooms, and takes 6 % longer on circle-250: docs/crowd.md, "A search for the chord
+shape". Read-only."""
 
 CROWD_COUNTERFLOW: Mapping[str, float] = CROWD
 """:data:`CROWD` itself since the jam horizon joined it (``jam_horizon=0.6,
