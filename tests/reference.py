@@ -23,6 +23,16 @@ def ref_slot_directions(k, offset=0.0):
     return np.stack([np.cos(a), np.sin(a)], axis=1)
 
 
+def _angle(a, b) -> float:
+    """The angle between a and b from their cross and dot products, whatever their lengths
+    (a float32 slot direction is not of unit length, and the arccos of its cosine with a
+    vector along it would read that as a turn of 1e-4 rad); π/2 against a zero vector, as
+    c = 0 scores it."""
+    if not (b[0] or b[1]):
+        return 0.5 * math.pi
+    return math.atan2(abs(a[0] * b[1] - a[1] * b[0]), a[0] * b[0] + a[1] * b[1])
+
+
 def ref_dot_map(dirs, vectors, shape="clamped_cosine", weight=1.0, magnitude=False):
     dirs = np.asarray(dirs, dtype=np.float64)
     vectors = np.asarray(vectors, dtype=np.float64)
@@ -39,7 +49,7 @@ def ref_dot_map(dirs, vectors, shape="clamped_cosine", weight=1.0, magnitude=Fal
                 "clamped_cosine": max(c, 0.0),
                 "half_cosine": 0.5 * (1 + c),
                 "opposite_cosine": max(-c, 0.0),
-                "chord": 1.0 - math.sin(0.5 * math.acos(min(1.0, max(-1.0, c)))),
+                "chord": 1.0 - math.sin(0.5 * _angle(dirs[j], u)),
             }[shape]
             out[i, j] = v * w[i] * (length if magnitude else 1.0)
     return out

@@ -219,6 +219,9 @@ def test_chord_shape_by_hand():
     assert got == pytest.approx(1 - math.sin(2.5e-5), abs=2e-6) and got < 1.0
     got = cs.dot_map(cs.SlotSet(8), [[1.0, 5e-5]], shape="chord")[0, 0]
     assert got == pytest.approx(1 - math.sin(2.5e-5), abs=2e-6) and got < 1.0
+    # Along the 45° slot, whose float32 direction is 2e-8 short of unit length: 1, where an
+    # arccos of the cosine would see a 1.9e-4 rad turn and score 0.99991.
+    assert cs.dot_map(cs.SlotSet(8), [[1.0, 1.0]], shape="chord")[0, 1] == 1.0
 
 
 @pytest.mark.parametrize("output", ["interest", "danger"])
