@@ -587,8 +587,8 @@ void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, fl
               float* speed = nullptr);
 
 /// The "dot-product rule" every writer uses: row[k] = max(0, s_k·u)·scale combined into
-/// row by `combine` (max or sum); `u` in the slot frame. With `shape` kHalfCosine or
-/// kChord the score is that shape of s_k·u instead (dot_shape_value). Pure,
+/// row by `combine` (max or sum); `u` in the slot frame. With `shape` kHalfCosine the
+/// score is (1 + s_k·u)/2, with kChord 1 − |s_k − u|/2 (chord_value). Pure,
 /// allocation-free.
 void accumulate_dot_row(float* row, const float* slots, std::size_t k, Vec2 u, float scale,
                         TargetCombine combine, DotShape shape = DotShape::kClampedCosine);
