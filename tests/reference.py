@@ -23,14 +23,15 @@ def ref_slot_directions(k, offset=0.0):
     return np.stack([np.cos(a), np.sin(a)], axis=1)
 
 
-def _angle(a, b) -> float:
-    """The angle between a and b from their cross and dot products, whatever their lengths
-    (a float32 slot direction is not of unit length, and the arccos of its cosine with a
-    vector along it would read that as a turn of 1e-4 rad); π/2 against a zero vector, as
-    c = 0 scores it."""
+def angle_between(a, b):
+    """The angle between direction(s) a (shape (2,) or (K, 2)) and vector b, from their
+    cross and dot products, whatever their lengths (a float32 slot direction is not of
+    unit length, and the arccos of its cosine with a vector along it would read that as a
+    turn of 1e-4 rad); π/2 against a zero b, as c = 0 scores it."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
     if not (b[0] or b[1]):
-        return 0.5 * math.pi
-    return math.atan2(abs(a[0] * b[1] - a[1] * b[0]), a[0] * b[0] + a[1] * b[1])
+        return np.full(a.shape[:-1], 0.5 * math.pi)
+    return np.arctan2(np.abs(a[..., 0] * b[1] - a[..., 1] * b[0]), a @ b)
 
 
 def ref_dot_map(dirs, vectors, shape="clamped_cosine", weight=1.0, magnitude=False):
@@ -49,7 +50,7 @@ def ref_dot_map(dirs, vectors, shape="clamped_cosine", weight=1.0, magnitude=Fal
                 "clamped_cosine": max(c, 0.0),
                 "half_cosine": 0.5 * (1 + c),
                 "opposite_cosine": max(-c, 0.0),
-                "chord": 1.0 - math.sin(0.5 * _angle(dirs[j], u)),
+                "chord": 1.0 - math.sin(0.5 * float(angle_between(dirs[j], u))),
             }[shape]
             out[i, j] = v * w[i] * (length if magnitude else 1.0)
     return out

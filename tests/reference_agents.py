@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from reference import angle_between
+
 M64 = (1 << 64) - 1
 
 
@@ -128,18 +130,14 @@ def _dot_clamped(world_slots, u):
 
 def _dot_shaped(world_slots, u, shape):
     """A target behaviour's slot scores for the unit direction u: ``max(0, cos θ)``,
-    ``(1 + cos θ)/2`` or ``1 - sin(θ/2)``, θ each slot's angle to u (from the atan2 of
-    the cross and dot products, not from the difference vector as the library's chord is,
-    nor from the arccos, which would read a float32 slot's length error as a turn)."""
+    ``(1 + cos θ)/2`` or ``1 - sin(θ/2)``, θ each slot's angle to u (``angle_between``,
+    not from the difference vector as the library's chord is)."""
     if shape == "clamped_cosine":
         return _dot_clamped(world_slots, u)
-    u = np.asarray(u, float)
-    c = world_slots @ u
     if shape == "half_cosine":
-        return 0.5 * (1.0 + c)
+        return 0.5 * (1.0 + world_slots @ np.asarray(u, float))
     assert shape == "chord", shape
-    cross = world_slots[:, 0] * u[1] - world_slots[:, 1] * u[0]
-    return 1.0 - np.sin(0.5 * np.arctan2(np.abs(cross), c))
+    return 1.0 - np.sin(0.5 * angle_between(world_slots, u))
 
 
 def _maps(state, k):
