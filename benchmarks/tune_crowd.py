@@ -16,7 +16,11 @@ also scores the contacts of circle-250 over RUNS nudged runs (``dense_contacts``
 tuned on the four seeded scenes alone can touch there. ``--validate`` evaluates one
 parameter set instead and prints its table, with the circles when ``--circles`` is given.
 ``--creep`` runs every set with ``crowd_steering(creep=True)``, ``--shape chord`` with
-``crowd_steering(shape="chord")``.
+``crowd_steering(shape="chord")``. ``--circle-score`` (with ``--dense``) scores the
+circles' turning and time to goal as well (``circle_penalty``): circle-250's jitter
+against RVO2's as a fifth scene, and circle-16's and circle-64's jitter and every circle's
+time to goal against the library's default, since RVO2 deadlocks on the two symmetric
+circles.
 The agents turn ``cs.scenarios.crowd_slots()`` with their heading, as the crowd
 scenarios' do (``--ring``: a regular ring of ``--slots``). docs/crowd.md has what it
 found: ``scenarios.CROWD``, the crowd scenarios' default, came from a ``--nudge 0.02``
@@ -37,7 +41,8 @@ a search over the default's other options. ``speed_exponent`` joined the
 searched options after that search; ``--fix '{"speed_exponent": 1}'`` searches the space
 it searched. The search with it (docs/crowd.md, "A search with the speed exponent") found
 today's ``CROWD`` and widened three ranges whose edges its best sets reached: ``horizon``
-to 3.0 s, ``side_bias`` to 0.3 and ``smoothness`` to 1.0.
+to 3.0 s, ``side_bias`` to 0.3 and ``smoothness`` to 1.0; the chord search's best sets
+reached ``return_margin``'s edge, 0.7, which now runs to 0.9.
 
 Run two processes with the same ``--study`` (and different ``--sampler-seed``) to use
 both cores. Needs the ``tune`` extra (Optuna) for the search.
@@ -163,7 +168,7 @@ def evaluate(
     return out
 
 
-def dense_contacts(
+def dense_runs(
     params: dict,
     runs: int,
     nudge: float = 0.0,
@@ -171,23 +176,65 @@ def dense_contacts(
     max_accel: float = 6.0,
     ring: bool = False,
     scene_name: str = "circle-250",
-) -> int:
-    """Contact episodes on ``scene_name`` (circle-250: 250 agents crossing one centre, the
-    densest scene of the benchmark, which the four seeded scenes do not stand for), summed
-    over ``runs`` runs with ``nudged(params, k, nudge)``, k = 0 .. runs - 1 (the circle has
-    no seed: the nudges are its neighbourhood)."""
-    total = 0
+) -> list[dict]:
+    """The rows of ``runs`` runs on ``scene_name`` (circle-250: 250 agents crossing one
+    centre, the densest scene of the benchmark, which the four seeded scenes do not stand
+    for), run k with ``nudged(params, k, nudge)``, k = 0 .. runs - 1 (the circle has no
+    seed: the nudges are its neighbourhood)."""
+    rows = []
     for k in range(runs):
         scene = cq.SCENES[scene_name]()
         adapter = system(scene, nudged(params, k, nudge), slots, max_accel, ring)
-        total += int(cq.run(adapter, scene)["collisions"])
-    return total
+        rows.append(cq.run(adapter, scene))
+    return rows
 
 
-def score(res: dict, seed0: dict | None = None, dense: int = 0) -> float:
+def dense_contacts(*args, **kwargs) -> int:
+    """Contact episodes summed over ``dense_runs(*args, **kwargs)``."""
+    return sum(int(r["collisions"]) for r in dense_runs(*args, **kwargs))
+
+
+def circle_figures(
+    params: dict, dense: list[dict], slots: int = 16, max_accel: float = 6.0, ring: bool = False
+) -> dict:
+    """The circles' figures of ``--circle-score``: circle-250's jitter and time to goal
+    pooled over the ``dense`` runs (``dense_runs``), circle-16's and circle-64's from one
+    unnudged run each (their perfect symmetry is the test)."""
+    pooled = cq.pool(dense)
+    out = {"circle-250": (pooled["jitter_deg_per_step"], pooled["mean_ttg_s"])}
+    for n in (16, 64):
+        scene = cq.SCENES[f"circle-{n}"]()
+        row = cq.run(system(scene, params, slots, max_accel, ring), scene)
+        out[f"circle-{n}"] = (row["jitter_deg_per_step"], row["mean_ttg_s"])
+    return out
+
+
+def circle_penalty(circles: dict, reference: dict, rvo2_jitter: float) -> float:
+    """What ``--circle-score`` adds to a set's score: log(circle-250's jitter / RVO2's) as
+    one more scene of the mean (weight 1/5, the four seeded scenes' mean taking 4/5), plus
+    2 × log of how much more circle-16 and circle-64 turn than ``reference`` (the library's
+    default, whose circles RVO2 deadlocks on) where they turn more, plus 0.1 a per cent of
+    time to goal on any circle more than 5 % over the reference's."""
+    j250 = circles["circle-250"][0]
+    value = 0.2 * math.log(j250 / rvo2_jitter)
+    for name, (jit, ttg) in circles.items():
+        ref_jit, ref_ttg = reference[name]
+        if name != "circle-250":
+            value += 2.0 * max(0.0, math.log(jit / ref_jit))
+        value += 0.1 * max(0.0, 100.0 * (ttg / ref_ttg - 1.0) - 5.0)
+    return value
+
+
+def score(
+    res: dict, seed0: dict | None = None, dense: int = 0, circles: float | None = None
+) -> float:
     """Mean log jitter ratio to RVO2's plus the penalties (see the module docstring);
-    ``dense``: contact episodes of ``dense_contacts``, 2 each like the seeded scenes'."""
+    ``dense``: contact episodes of ``dense_contacts``, 2 each like the seeded scenes';
+    ``circles``: ``circle_penalty``'s value (``--circle-score``), the seeded scenes' mean
+    then weighing 4/5."""
     value = float(np.mean([math.log(r["jitter"] / r["rvo2_jitter"]) for r in res.values()]))
+    if circles is not None:
+        value = 0.8 * value + circles
     value += 2.0 * dense
     for sc, r in res.items():
         value += 2.0 * (r["collisions"] + r["wall"])
@@ -245,7 +292,7 @@ def search_space(trial, fixed: dict | None = None) -> dict:
         if "turn_steps" in fixed
         else trial.suggest_int("turn_steps", 3, 6),
         "turn_margin": pick("turn_margin", 0.0, 0.15, 0.01),
-        "return_margin": pick("return_margin", 0.2, 0.7, 0.05),
+        "return_margin": pick("return_margin", 0.2, 0.9, 0.05),
         "return_step": pick("return_step", 0.05, 0.25, 0.01),
         "retreat_speed": pick("retreat_speed", 0.35, 0.8, 0.05),
         "inertia": pick("inertia", 0.1, 0.5, 0.05),
@@ -266,6 +313,11 @@ def main() -> None:
     ap.add_argument("--cache", default="/tmp/contextsteer-tune-crowd-rvo2.pkl")
     ap.add_argument("--validate", metavar="JSON", help="evaluate these CollisionDanger options")
     ap.add_argument("--circles", action="store_true", help="with --validate: the circles too")
+    ap.add_argument(
+        "--circle-score",
+        action="store_true",
+        help="with --dense: score the circles' turning and time to goal too (circle_penalty)",
+    )
     ap.add_argument(
         "--nudge",
         type=float,
@@ -365,6 +417,32 @@ def main() -> None:
 
     fixed = json.loads(args.fix)
 
+    reference: list = []
+
+    def circle_reference() -> tuple[dict, float]:
+        """``circle_figures`` of the library's default (``CROWD``, the half-cosine, the same
+        nudged runs) and RVO2's circle-250 jitter, computed once."""
+        if not reference:
+            import contextsteer as cs
+
+            global SHAPE
+            shape, SHAPE = SHAPE, "half_cosine"
+            crowd = dict(cs.scenarios.CROWD)
+            ref_rows = dense_runs(
+                crowd, args.dense, args.nudge, args.slots, args.max_accel, args.ring
+            )
+            figures = circle_figures(crowd, ref_rows, args.slots, args.max_accel, args.ring)
+            SHAPE = shape
+            scene = cq.SCENES["circle-250"]()
+            rvo2_row = cq.run(cq.RVO2(scene), scene)
+            reference.extend([figures, rvo2_row["jitter_deg_per_step"]])
+            print(
+                f"circle reference (CROWD, half-cosine): {figures}; RVO2 circle-250 jitter "
+                f"{reference[1]:.3f}",
+                flush=True,
+            )
+        return reference[0], reference[1]
+
     def objective(trial) -> float:
         params = search_space(trial, fixed)
         res = evaluate(params, seeds, rvo2, args.nudge, args.slots, args.max_accel, args.ring)
@@ -373,12 +451,19 @@ def main() -> None:
             if args.seed0
             else None
         )
-        dense = dense_contacts(
-            params, args.dense, args.nudge, args.slots, args.max_accel, args.ring
-        )
-        value = score(res, res0, dense)
+        rows = dense_runs(params, args.dense, args.nudge, args.slots, args.max_accel, args.ring)
+        dense = sum(int(r["collisions"]) for r in rows)
+        extra, circles = None, ""
+        if args.circle_score:
+            figures = circle_figures(params, rows, args.slots, args.max_accel, args.ring)
+            extra = circle_penalty(figures, *circle_reference())
+            circles = "".join(
+                f"\n  {name:10s} jitter {j:.2f}  TTG {t:.1f} s" for name, (j, t) in figures.items()
+            )
+        value = score(res, res0, dense, extra)
         print(
-            f"trial {trial.number}: score {value:.3f}, circle-250 contacts {dense}\n{_table(res)}",
+            f"trial {trial.number}: score {value:.3f}, circle-250 contacts {dense}\n"
+            f"{_table(res)}{circles}",
             flush=True,
         )
         return value

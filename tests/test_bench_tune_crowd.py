@@ -172,3 +172,30 @@ def test_fixed_options_outside_the_search_are_passed_on():
     extra = {"unstick": True, "jam_horizon": 0.6, "jam_oncomers": 3}
     params = tc.search_space(optuna.trial.FixedTrial(asked), extra)
     assert params == {**asked, **extra}
+
+
+def test_circle_score_by_hand():
+    # circle-250 turns 2x RVO2's: 0.2 log 2. circle-16 turns 1.5x the reference: 2 log 1.5;
+    # circle-64 turns less than the reference: nothing. circle-16 takes 10 % longer than
+    # the reference (0.1 x 5), circle-250 4 % (within the 5 % allowed): nothing.
+    ref = {"circle-250": (0.4, 100.0), "circle-16": (0.5, 10.0), "circle-64": (0.6, 20.0)}
+    got = {"circle-250": (0.6, 104.0), "circle-16": (0.75, 11.0), "circle-64": (0.3, 20.0)}
+    want = 0.2 * math.log(2.0) + 2.0 * math.log(1.5) + 0.5
+    assert math.isclose(tc.circle_penalty(got, ref, 0.3), want)
+    # With it the seeded scenes' mean weighs 4/5: jitter 2x RVO2's on one scene.
+    res = {"a": _row(1.0, 0.5)}
+    assert math.isclose(tc.score(res, circles=want), 0.8 * math.log(2.0) + want)
+
+
+def test_circle_figures_pool_the_dense_runs():
+    # Oracle: the benchmark's pooled rows (a nudged circle-16 run stands in for the
+    # circle-250 runs, which take longer); circle-16 and circle-64 from one unnudged run.
+    params = dict(cs.scenarios.CROWD)
+    rows = tc.dense_runs(params, 1, nudge=0.02, scene_name="circle-16")
+    got = tc.circle_figures(params, rows)
+    pooled = cq.pool(rows)
+    assert got["circle-250"] == (pooled["jitter_deg_per_step"], pooled["mean_ttg_s"])
+    for n in (16, 64):
+        scene = cq.SCENES[f"circle-{n}"]()
+        row = cq.run(tc.system(scene, params), scene)
+        assert got[f"circle-{n}"] == (row["jitter_deg_per_step"], row["mean_ttg_s"])
