@@ -428,11 +428,13 @@ def main() -> None:
             global SHAPE
             shape, SHAPE = SHAPE, "half_cosine"
             crowd = dict(cs.scenarios.CROWD)
-            ref_rows = dense_runs(
-                crowd, args.dense, args.nudge, args.slots, args.max_accel, args.ring
-            )
-            figures = circle_figures(crowd, ref_rows, args.slots, args.max_accel, args.ring)
-            SHAPE = shape
+            try:
+                ref_rows = dense_runs(
+                    crowd, args.dense, args.nudge, args.slots, args.max_accel, args.ring
+                )
+                figures = circle_figures(crowd, ref_rows, args.slots, args.max_accel, args.ring)
+            finally:
+                SHAPE = shape  # the searched sets run with --shape again, even after an error
             scene = cq.SCENES["circle-250"]()
             rvo2_row = cq.run(cq.RVO2(scene), scene)
             reference.extend([figures, rvo2_row["jitter_deg_per_step"]])
