@@ -189,9 +189,14 @@ def dense_runs(
     return rows
 
 
+def contacts(rows: list[dict]) -> int:
+    """Contact episodes summed over the runs' ``rows``."""
+    return sum(int(r["collisions"]) for r in rows)
+
+
 def dense_contacts(*args, **kwargs) -> int:
     """Contact episodes summed over ``dense_runs(*args, **kwargs)``."""
-    return sum(int(r["collisions"]) for r in dense_runs(*args, **kwargs))
+    return contacts(dense_runs(*args, **kwargs))
 
 
 def circle_figures(
@@ -454,7 +459,7 @@ def main() -> None:
             else None
         )
         rows = dense_runs(params, args.dense, args.nudge, args.slots, args.max_accel, args.ring)
-        dense = sum(int(r["collisions"]) for r in rows)
+        dense = contacts(rows)
         extra, circles = None, ""
         if args.circle_score:
             figures = circle_figures(params, rows, args.slots, args.max_accel, args.ring)
