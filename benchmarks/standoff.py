@@ -8,7 +8,8 @@ third of a metre off its centre line, and stand there. Straight on, each would b
 door post; towards the middle, each would walk into the other; so neither has a safe
 course with headway, and the crowd behind paces along the wall until something else
 moves. ``crowd_steering()``'s default stood 10 s so on seed 272 (70 % home at the end),
-the unchecked lead of docs/crowd.md for 27 s on seed 80 (18 % home).
+trial 53 of docs/crowd.md's half-cosine search for 27 s on seed
+80 (18 % home).
 
 This script measures what a rule that breaks such standoffs could give, by emulating it
 from outside the library: ``standoff_yielders`` finds, each step, the pairs of agents
@@ -102,7 +103,7 @@ def run_seed(params: dict, seed: int, emulate: bool) -> float:
                 targets[i] = pos[i] - BACK * way / np.linalg.norm(way)
                 left[i] -= 1
         system.set_targets(targets)
-        prev = pos
+        prev = pos.copy()  # adapters may return their own array, updated in place
         system.step()
         pos = system.positions()
         home = active & (np.linalg.norm(pos - scene.goals, axis=1) < cq.GOAL_RADIUS)
