@@ -484,7 +484,7 @@ class Metrics:
         }
 
 
-def run(system, scene: Scene, steps: int | None = None) -> dict:
+def run(system, scene: Scene, steps: int | None = None, adjust=None) -> dict:
     """Run ``system`` on ``scene`` under the protocol; returns the row's figures (with
     ``arrival_s``: each agent's arrival time in s, NaN where it did not arrive, and
     ``stopped``: "" or why the system ended the run early, when its step raised a
@@ -497,6 +497,10 @@ def run(system, scene: Scene, steps: int | None = None) -> dict:
     scene : Scene
     steps : int, optional
         Step limit; default ``scene.steps``.
+    adjust : callable, optional
+        ``adjust(positions, targets, active) -> targets``, called before every step
+        with the scene's targets for it (``benchmarks/standoff.py`` moves some); the
+        benchmark itself gives none.
     """
     steps = scene.steps if steps is None else steps
     active = np.ones(scene.n, dtype=bool)
@@ -508,7 +512,8 @@ def run(system, scene: Scene, steps: int | None = None) -> dict:
     done_steps = 0
     stopped = ""
     for done_steps in range(1, steps + 1):
-        system.set_targets(scene.targets(pos, passed))
+        targets = scene.targets(pos, passed)
+        system.set_targets(targets if adjust is None else adjust(pos, targets, active))
         t0 = time.perf_counter()
         try:
             system.step()

@@ -78,41 +78,38 @@ def standoff_yielders(
     return out
 
 
+class Yielding:
+    """The emulated rule, as ``crowd_quality.run``'s ``adjust``: each step it counts how
+    long every agent has stood, finds the standoffs (``standoff_yielders``) and moves a
+    yielder's target ``BACK`` m behind it for ``YIELD_STEPS`` steps."""
+
+    def __init__(self, n: int) -> None:
+        self.prev: np.ndarray | None = None
+        self.radius = np.full(n, cq.RADIUS)
+        self.still = np.zeros(n, dtype=np.int64)
+        self.left = np.zeros(n, dtype=np.int64)  # steps of yielding left
+
+    def __call__(self, pos: np.ndarray, targets: np.ndarray, active: np.ndarray) -> np.ndarray:
+        prev = pos if self.prev is None else self.prev
+        self.prev = pos.copy()  # adapters may return their own array, updated in place
+        slow = np.linalg.norm(pos - prev, axis=1) < STILL_SPEED * cq.DT
+        self.still = np.where(slow & active, self.still + 1, 0)
+        for i, j in standoff_yielders(pos, targets, self.radius, self.still).items():
+            self.left[i], self.left[j] = YIELD_STEPS, 0
+        for i in np.flatnonzero(self.left > 0):
+            way = targets[i] - pos[i]
+            targets[i] = pos[i] - BACK * way / np.linalg.norm(way)
+            self.left[i] -= 1
+        return targets
+
+
 def run_seed(params: dict, seed: int, emulate: bool) -> float:
     """Per cent of the bottleneck's agents home at the end of seed ``seed`` (the crowd
     benchmark's protocol and adapter, ``tune_crowd.system``), with the yielding emulated
-    or not."""
+    (``Yielding``) or not."""
     scene = cq.SCENES["bottleneck"](seed=seed)
-    system = tc.system(scene, params)
-    pos = np.array(scene.starts, dtype=np.float64)
-    prev = pos.copy()
-    passed = scene.gate_side() == 0
-    active = np.ones(scene.n, dtype=bool)
-    radius = np.full(scene.n, cq.RADIUS)
-    still = np.zeros(scene.n, dtype=np.int64)
-    left = np.zeros(scene.n, dtype=np.int64)  # steps of yielding left
-    for _ in range(scene.steps):
-        targets = scene.targets(pos, passed)
-        if emulate:
-            slow = np.linalg.norm(pos - prev, axis=1) < STILL_SPEED * cq.DT
-            still = np.where(slow & active, still + 1, 0)
-            for i, j in standoff_yielders(pos, targets, radius, still).items():
-                left[i], left[j] = YIELD_STEPS, 0
-            for i in np.flatnonzero(left > 0):
-                way = targets[i] - pos[i]
-                targets[i] = pos[i] - BACK * way / np.linalg.norm(way)
-                left[i] -= 1
-        system.set_targets(targets)
-        prev = pos.copy()  # adapters may return their own array, updated in place
-        system.step()
-        pos = system.positions()
-        home = active & (np.linalg.norm(pos - scene.goals, axis=1) < cq.GOAL_RADIUS)
-        if home.any():
-            active &= ~home
-            system.retire(np.flatnonzero(home))
-        if not active.any():
-            break
-    return 100.0 * float(1.0 - active.mean())
+    adjust = Yielding(scene.n) if emulate else None
+    return float(cq.run(tc.system(scene, params), scene, adjust=adjust)["arrived_pct"])
 
 
 def main() -> None:
