@@ -19,6 +19,8 @@ whose bodies are within ``REACH`` m of touching and whose ways to their targets 
 yielder's target is set ``BACK`` m behind it, against its way, for ``YIELD_STEPS`` steps,
 so that its own steering walks it back (safely: its danger is untouched) and the other
 can take the middle of the gap. Without ``--emulate`` the run is the benchmark's.
+The library has such a rule since, ``CollisionDanger(standoff=)``, inside the decision
+(``--params '{"standoff": 0.5}'``); the emulation stays, to compare the two.
 
 Usage::
 
@@ -124,8 +126,9 @@ def main() -> None:
     lo, hi = (int(x) for x in args.seeds.split(":"))
     home = {s: run_seed(params, s, args.emulate) for s in range(lo, hi)}
     short = {s: h for s, h in home.items() if h < 95.0}
+    rule = f"the library's standoff={params['standoff']}" if params.get("standoff") else "off"
     print(
-        f"bottleneck seeds {lo}-{hi - 1}, yielding {'emulated' if args.emulate else 'off'}: "
+        f"bottleneck seeds {lo}-{hi - 1}, yielding {'emulated' if args.emulate else rule}: "
         f"home {np.mean(list(home.values())):.2f} %, {len(short)} seeds under 95 %, "
         f"worst {min(home.values()):.0f} %"
     )

@@ -426,7 +426,9 @@ void bind_simulation(py::module_& m) {
                      std::string_view(name) == "metrics.retired_arrivals" ||
                      std::string_view(name) == "metrics.retired_time_to_goal" ||
                      std::string_view(name) == "validity" ||
-                     std::string_view(name) == "yielded_to")  // -1: nobody stepped aside for
+                     std::string_view(name) == "yielded_to" ||  // -1: nobody stepped aside for
+                     // Saved before standoff: nobody has stood yet, nor backs off.
+                     std::string_view(name) == "stood" || std::string_view(name) == "back_until")
                    return;
                  throw py::value_error(std::string("Simulation state: missing '") + name + "'");
                }

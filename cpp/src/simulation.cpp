@@ -38,6 +38,8 @@ constexpr std::size_t kGrain = 128;
 // chunks, ran 8.6-9.6 ms a step there against 7.1-7.3; 8 a chunk was slower than one
 // thread; bench_evacuation.py).
 constexpr std::size_t kPhaseGrain = 16;
+// CollisionDanger::standoff: an agent slower than this (m/s) stands (Simulation::stood_).
+constexpr float kStandoffSpeed = 0.05f;
 
 // v turned counter-clockwise by h: from an agent's slot frame (heading h) to the world.
 Vec2 turned(Vec2 v, float h) {
@@ -201,6 +203,10 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
     yielded_to_.assign(n_, -1);
     yield_new_.assign(n_, -1);
   }
+  if (velocity_ && velocity_->standoff > 0.0f) {
+    stood_.assign(n_, 0.0);
+    back_until_.assign(n_, 0.0);
+  }
   // NaN: not cast yet (+inf is a ray that saw nothing within its look-ahead).
   if (sensor_) sensed_.assign(nk, std::numeric_limits<float>::quiet_NaN());
   perceived_pos_.assign(2 * n_, std::numeric_limits<float>::quiet_NaN());
@@ -258,6 +264,7 @@ void Simulation::renew_slots() {
     still_[i] = 0.0;
     store2(anchor_.data(), i, load2(a.position, i));
     if (!yielded_to_.empty()) yielded_to_[i] = yield_new_[i] = -1;
+    if (!stood_.empty()) stood_[i] = 0.0;  // (back_until_: forget_decision)
     contacts_[i] = overlaps_[i] = 0;
     if (config_.classic)  // a random-walk Wander starts a fresh walk (orientation 0, no clock)
       for (const classic::Blended& g : config_.classic->groups)
@@ -280,6 +287,7 @@ void Simulation::forget_decision(std::size_t i) {
   slot_[i] = -1;
   has_memory_[i] = 0;
   braking_[i] = 0;
+  if (!back_until_.empty()) back_until_[i] = 0.0;
   if (!next_decision_.empty()) {
     next_decision_[i] = 0;  // decides at once
     next_time_[i] = 0.0;
@@ -569,6 +577,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     if (inertia) keep_inertia(p, b, e, step);
     if (velocity_ && velocity_->settle) settle_at_goal(p, b, e, step);
     if (velocity_ && velocity_->make_way > 0.0f) make_way(p, b, e, step);
+    if (velocity_ && velocity_->standoff > 0.0f) break_standoff(p, b, e, step);
     if (velocity_ && kinematic_) evade_kinematic(p, b, e, step);
     if (config_.rotate) {
       for (std::size_t i = b; i < e; i += step) {
@@ -1063,8 +1072,6 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
   const AgentsView& a = p.in.agents;
   const NeighborLists& nb = p.in.neighbors;
   if (nb.empty() || a.target == nullptr) return;
-  const std::size_t k = k_;
-  const float* dir = slot_set_.directions();
   for (std::size_t i = begin; i < end; i += step) {
     if (is_kinematic(a, i) || (a.waypoint != nullptr && a.waypoint[i] != 0)) continue;
     const Vec2 xi = load2(a.position, i);
@@ -1101,7 +1108,6 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
       inside = std::fabs(lateral) < clear;
     }
     if (!(nearest < std::numeric_limits<float>::infinity())) continue;
-    const float top = a.max_speed[i];
     if (inside && target_taken(a, list, nb.counts[i], i, i, vd.margin)) continue;
     if (!inside) {
       const Vec2 d = load2(direction_.data(), i);
@@ -1109,29 +1115,124 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
       if (strength_[i] > 0.0f && dot(w, away) < 0.0f) strength_[i] = 0.0f;
       continue;
     }
-    const Vec2 as = config_.rotate ? to_slots(away, i) : away;
-    const float* sp = speed_.data() + i * k;
-    const float h = horizon_of(p, i);
-    std::int32_t best = -1;
-    float best_cos = kMakeWayCos, best_speed = 0.0f;
-    for (std::size_t q = 0; q < k; ++q) {
-      const Vec2 dq{dir[2 * q], dir[2 * q + 1]};
-      const float c = dot(dq, as);
-      if (!(c >= best_cos) || (best >= 0 && c == best_cos)) continue;
-      const float s = std::min(sp[q], vd.make_way);
-      if (!(s > 0.0f)) continue;
-      const Vec2 w = config_.rotate ? to_world(dq, i) : dq;
-      if (!(memo_ttc(p, i, w * (s * top)) >= h)) continue;
-      best = static_cast<std::int32_t>(q);
-      best_cos = c;
-      best_speed = s;
+    if (take_slot_towards(p, i, away, kMakeWayCos, vd.make_way))
+      yield_new_[i] = static_cast<std::int32_t>(who);
+  }
+}
+
+bool Simulation::take_slot_towards(const Plan& p, std::size_t i, Vec2 way, float min_cos,
+                                   float cap) {
+  // make_way's and break_standoff's move: of the slots within acos(min_cos) of `way` (a
+  // world direction), the one nearest it (ties: the first) whose speed, the slot's capped
+  // at `cap` (max-speed units), is free for the horizon becomes agent i's decision.
+  const Vec2 ws = config_.rotate ? to_slots(way, i) : way;
+  const float* dir = slot_set_.directions();
+  const float* sp = speed_.data() + i * k_;
+  const float top = p.in.agents.max_speed[i];
+  const float h = horizon_of(p, i);
+  std::int32_t best = -1;
+  float best_cos = min_cos, best_speed = 0.0f;
+  for (std::size_t q = 0; q < k_; ++q) {
+    const Vec2 dq{dir[2 * q], dir[2 * q + 1]};
+    const float c = dot(dq, ws);
+    if (!(c >= best_cos) || (best >= 0 && c == best_cos)) continue;
+    const float s = std::min(sp[q], cap);
+    if (!(s > 0.0f)) continue;
+    const Vec2 w = config_.rotate ? to_world(dq, i) : dq;
+    if (!(memo_ttc(p, i, w * (s * top)) >= h)) continue;
+    best = static_cast<std::int32_t>(q);
+    best_cos = c;
+    best_speed = s;
+  }
+  if (best < 0) return false;
+  const auto q = static_cast<std::size_t>(best);
+  store2(direction_.data(), i, Vec2{dir[2 * q], dir[2 * q + 1]});
+  strength_[i] = best_speed;
+  slot_[i] = best;
+  return true;
+}
+
+void Simulation::break_standoff(const Plan& p, std::size_t begin, std::size_t end,
+                                std::size_t step) {
+  // Two walkers that reach a narrow exit's mouth side by side can arch in it: in the
+  // bottleneck's 1.2 m gap (benchmarks/standoff.py) two bodies stood at (−0.22, ±0.33) m,
+  // 6 cm apart, for 10–27 s. Straight on each would brush a door post, towards the middle
+  // each would walk into the other, so neither has a safe course with headway; squeeze,
+  // unstick and make_way (for bodies at their goals) do not free them, and the crowd behind
+  // paces along the wall. Here agent i, a walker (more than kStandoffHome radii from its
+  // target), that has stood (slower than kStandoffSpeed) for `standoff` seconds, backs off
+  // when a neighbour j (1) has stood as long and walks too (its target as far out); (2) is
+  // at hand: the bodies within kStandoffReach of touching; (3) wants the same way: the
+  // directions to their targets within 60°; (4) stands beside i, not ahead or behind: the
+  // line between the centres at least 60° off each of those directions (a queue is no
+  // standoff; its front is the one to move); (5) is nearer its target (the same distance:
+  // the higher index backs off), so that one of the two and only one backs off whatever
+  // the order the agents decide in; and (6) has nothing else in its way: no third body of
+  // i's neighbour list within kStandoffAhead of j's body and within 60° of j's way (a
+  // crowd round one point, or a queue two abreast, gains nothing from one of its bodies
+  // stepping back). Backing off, for kBackTime, i walks away from its target on the slot
+  // nearest straight back (within 90°) whose speed, capped at kBackSpeed, is free for the
+  // horizon (none such: the decision stands); j, standing, takes the middle of the gap.
+  constexpr float kStandoffHome = 2.0f;    // radii from its target
+  constexpr float kStandoffReach = 0.15f;  // m between the bodies
+  constexpr float kStandoffAhead = 0.6f;   // m between j's body and a third one ahead
+  constexpr float kStandoffCos = 0.5f;     // cos 60°
+  constexpr double kBackTime = 2.0 / 3.0;  // s
+  constexpr float kBackSpeed = 0.5f;       // of max speed
+  const CollisionDanger& vd = *velocity_;
+  const AgentsView& a = p.in.agents;
+  const NeighborLists& nb = p.in.neighbors;
+  if (nb.empty() || a.target == nullptr) return;
+  const double wait = vd.standoff;
+  // The way to agent m's target (unit) and its length, when m walks (0 otherwise).
+  const auto way = [&](std::size_t m, Vec2& unit) {
+    const Vec2 g = load2(a.target, m) - load2(a.position, m);
+    const float d = length(g);
+    if (!(d > kStandoffHome * a.radius[m])) return 0.0f;
+    unit = g * (1.0f / d);
+    return d;
+  };
+  for (std::size_t i = begin; i < end; i += step) {
+    if (is_kinematic(a, i)) continue;
+    Vec2 gi{};
+    const float di = way(i, gi);
+    if (!(di > 0.0f)) {
+      back_until_[i] = 0.0;
+      continue;
     }
-    if (best < 0) continue;
-    const auto q = static_cast<std::size_t>(best);
-    store2(direction_.data(), i, Vec2{dir[2 * q], dir[2 * q + 1]});
-    strength_[i] = best_speed;
-    slot_[i] = best;
-    yield_new_[i] = static_cast<std::int32_t>(who);
+    if (!(time_ < back_until_[i]) && stood_[i] >= wait) {
+      const Vec2 xi = load2(a.position, i);
+      const float ri = a.radius[i];
+      const std::int32_t* list = nb.indices + i * nb.max_neighbors;
+      for (std::int32_t n = 0; n < nb.counts[i]; ++n) {
+        const auto j = static_cast<std::size_t>(list[n]);
+        if (is_kinematic(a, j) || !(stood_[j] >= wait)) continue;  // (1)
+        Vec2 gj{};
+        const float dj = way(j, gj);
+        if (!(dj > 0.0f)) continue;  // (1)
+        const Vec2 xj = load2(a.position, j);
+        const float rj = a.radius[j];
+        const Vec2 rel = xj - xi;
+        const float dist = length(rel);
+        if (!(dist - ri - rj <= kStandoffReach)) continue;  // (2)
+        if (!(dot(gi, gj) >= kStandoffCos)) continue;         // (3)
+        const float lim = kStandoffCos * dist;
+        if (!(std::fabs(dot(rel, gi)) <= lim && std::fabs(dot(rel, gj)) <= lim)) continue;  // (4)
+        if (!(di > dj || (di == dj && i > j))) continue;                                     // (5)
+        bool blocked = false;                                                                // (6)
+        for (std::int32_t m = 0; m < nb.counts[i] && !blocked; ++m) {
+          const auto o = static_cast<std::size_t>(list[m]);
+          if (o == j || o == i) continue;
+          const Vec2 ro = load2(a.position, o) - xj;
+          const float d = length(ro);
+          blocked = d - rj - a.radius[o] <= kStandoffAhead && dot(ro, gj) >= kStandoffCos * d;
+        }
+        if (blocked) continue;
+        back_until_[i] = time_ + kBackTime;
+        break;
+      }
+    }
+    if (time_ < back_until_[i]) take_slot_towards(p, i, gi * -1.0f, 0.0f, kBackSpeed);
   }
 }
 
@@ -1645,6 +1746,9 @@ void Simulation::finish(float dt) {
     std::copy(next_vel_.begin() + 2 * b, next_vel_.begin() + 2 * e, vel + 2 * b);
     std::copy(next_head_.begin() + b, next_head_.begin() + e, head + b);
     if (!yielded_to_.empty()) note_yields(pos, b, e);
+    if (!stood_.empty())  // standoff: how long each agent has stood, after this step
+      for (std::size_t i = b; i < e; ++i)
+        stood_[i] = a.alive[i] && length(load2(vel, i)) < kStandoffSpeed ? stood_[i] + dt : 0.0;
     for (std::size_t i = b; i < e; ++i) {
       if (a.alive[i]) continue;
       has_memory_[i] = 0;

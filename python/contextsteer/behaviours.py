@@ -1576,6 +1576,28 @@ class CollisionDanger(Behaviour):
         home from 27 to 4 and those off their goals at the end, once home, from 20 to 6
         (docs/crowd.md, "Bodies at their goals make way, by default", and "Not making way
         back").
+    standoff : float >= 0
+        Off (0) by default; seconds. Two walkers (each more than four radii from its
+        target) that reach a narrow exit's mouth side by side can arch in it: straight on
+        each would brush a door post, towards the middle each would walk into the other,
+        so neither has a safe course with headway, and neither ``squeeze``, ``unstick`` nor
+        ``make_way`` (for bodies at their goals) frees them. With ``standoff`` an agent
+        that has stood (slower than 0.05 m/s) this long backs off when a neighbour has stood
+        as long too, walks too, has its body within 0.15 m of the agent's, wants the same
+        way (the directions to their targets within 60°), stands beside it (the line
+        between the centres at least 60° off each of those directions: the front of a queue
+        is the one to move) and is nearer its target (at the same distance the higher
+        index backs off, so that exactly one of the two does), and has no third body in its
+        way (none of the agent's neighbours within 0.6 m of its body and within 60° of its
+        way: one body of a crowd round a point stepping back gains the others nothing).
+        Backing off, for 2/3 s, the agent walks away from its target on the slot nearest
+        straight back (within 90°) whose speed, capped at half its max speed, is free for
+        the horizon (none such: the decision stands); the other, standing, takes the middle
+        of the gap. 0.5 in :data:`~contextsteer.scenarios.CROWD`, the crowd default: in an
+        exit's mouth with six walkers behind the two (``tests/test_standoff.py``) the two
+        stood together 7.1 s without it and 1.2 s at most with it; on the crowd benchmark's
+        scenes it acts only on the bottleneck's rare arches (docs/crowd.md, "Standoffs in
+        the bottleneck's mouth" and "Backing off a standoff, by default").
     arrivals : bool
         Off by default. An agent standing at its goal (within its radius of its
         ``Agents.target``, not a waypoint) sees a neighbour that is arriving beside it
@@ -1687,6 +1709,7 @@ class CollisionDanger(Behaviour):
     past_target: bool = _default("collision_danger", "past_target")
     settle: bool = _default("collision_danger", "settle")
     make_way: float = _default("collision_danger", "make_way")
+    standoff: float = _default("collision_danger", "standoff")
     arrivals: bool = _default("collision_danger", "arrivals")
     dense_horizon: float | None = _default("collision_danger", "dense_horizon")
     density_low: float = _default("collision_danger", "density_low")

@@ -760,6 +760,7 @@ CROWD: Mapping[str, float] = types.MappingProxyType(
         "squeeze": 0.8,
         "past_target": True,
         "make_way": 0.5,
+        "standoff": 0.5,
     }
 )
 """The :class:`CollisionDanger` options of ``crowd_steering()`` (the crowd scenarios'
@@ -805,7 +806,13 @@ stepped aside for it. On the 200 pillar rooms of ``benchmarks/bench_stranding.py
 route) 4 agents of 8,054 are never home instead of 27, and 6 instead of 20 end the run off
 a goal they had reached; the crowd benchmark and the scenarios move by what a seed moves
 (docs/crowd.md, "Bodies at their goals make way, by default" and "Not making way
-back")."""
+back"). And ``standoff=0.5`` (added since): of two walkers that have stood side by side
+in each other's way for 0.5 s (an arch in an exit's mouth), the one farther from its
+target backs off for 2/3 s. On the crowd benchmark's seeds 0–31, the circles, the
+counterflow corridor and the pillar rooms it changes no figure; on the bottleneck's seeds
+0–299 it frees the worst seed's arch (seed 272, 70 → 86 % home) for the same mean
+(99.11 → 99.12 %), and in an exit's mouth with six walkers behind the two, the pair no
+longer stands for 7 s (docs/crowd.md, "Backing off a standoff, by default")."""
 
 CHORD_CROWD: Mapping[str, float] = types.MappingProxyType(
     {

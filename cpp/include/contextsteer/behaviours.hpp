@@ -369,6 +369,7 @@ struct CollisionDanger {
   float squeeze = 1.0f;        ///< in [0, 1]: share of the margin kept by a stranded agent (1: off)
   bool past_target = false;    ///< a wall met only past the agent's target does not count
   float make_way = 0.0f;  ///< in [0, 1]: sidestep speed of a body at its goal in a walker's way
+  float standoff = 0.0f;  ///< s >= 0: two walkers stood side by side this long: one backs off (0: off)
   bool arrivals = false;  ///< at its goal, a neighbour arriving at its own target is seen standing
   // A horizon that shortens with the local density (collision_horizon), off when 0.
   float dense_horizon = 0.0f;   ///< s, in (0, horizon]: the horizon at density_high and above
@@ -437,6 +438,9 @@ struct BehaviourSpec<CollisionDanger> {
       number("make_way", &CollisionDanger::make_way, count_range(0, 1),
              "sidestep speed (fraction of max speed) of an agent at its goal that stands in "
              "the way of a walker making no headway (0: off)"),
+      number("standoff", &CollisionDanger::standoff, kNonNegative,
+             "seconds two walkers side by side in each other's way stand before the one "
+             "farther from its target backs off (0: off)"),
       flag("arrivals", &CollisionDanger::arrivals,
            "an agent at its goal sees a neighbour arriving at its own target standing, where "
            "it is and where it stops"),

@@ -244,6 +244,7 @@ class Simulation {
     v("stuck", stuck_), v("has_memory", has_memory_), v("braking", braking_);
     v("still", still_), v("anchor", anchor_), v("recorded", recorded_);
     v("yielded_to", yielded_to_);  // make_way only
+    v("stood", stood_), v("back_until", back_until_);  // standoff only
     v("sensed", sensed_);  // the sensor's last rays (pictures; with decision_interval > 1 kept)
     v("perceived_position", perceived_pos_), v("perceived_heading", perceived_head_);  // pictures
     v("fresh", fresh_);  // decision_interval > 1 only
@@ -313,6 +314,13 @@ class Simulation {
   /// headway towards its own target steps aside (CollisionDanger::make_way).
   void make_way(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
   void note_yields(const float* pos, std::size_t begin, std::size_t end);
+  /// Of two walkers that have stood side by side in each other's way, the one farther
+  /// from its target backs off (CollisionDanger::standoff).
+  void break_standoff(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
+  /// Agent i's decision becomes the slot nearest `way` (world frame), within acos(min_cos)
+  /// of it, whose speed capped at `cap` is free for the horizon; false (the decision
+  /// stands) when none is.
+  bool take_slot_towards(const Plan& p, std::size_t i, Vec2 way, float min_cos, float cap);
   /// A standing agent a kinematic agent comes at (standing's time to collision with it
   /// below the horizon) takes the least dangerous moving candidate instead.
   void evade_kinematic(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
@@ -434,6 +442,10 @@ class Simulation {
   // (-1: none), committed at the end of the step from yield_new_ (written by the decision
   // phases; -1: no step aside this step).
   std::vector<std::int32_t> yielded_to_, yield_new_;
+  // standoff: seconds each agent has stood (slower than kStandoffSpeed, summed in double as
+  // still_), updated at the end of the step; and the time until which it backs off (its
+  // own row, written by the decision phases; 0: not backing off).
+  std::vector<double> stood_, back_until_;
   std::vector<float> recorded_;  // (B, N, K) when recording
   std::vector<float> next_pos_, next_vel_, next_head_;
   std::vector<float> perceived_pos_, perceived_head_;  // pose at the last perception (N,2), (N,)
