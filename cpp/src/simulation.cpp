@@ -1215,11 +1215,11 @@ void Simulation::break_standoff(const Plan& p, std::size_t begin, std::size_t en
         const Vec2 rel = xj - xi;
         const float dist = length(rel);
         if (!(dist - ri - rj <= kStandoffReach)) continue;  // (2)
-        if (!(dot(gi, gj) >= kStandoffCos)) continue;         // (3)
+        if (!(dot(gi, gj) >= kStandoffCos)) continue;       // (3)
         const float lim = kStandoffCos * dist;
         if (!(std::fabs(dot(rel, gi)) <= lim && std::fabs(dot(rel, gj)) <= lim)) continue;  // (4)
-        if (!(di > dj || (di == dj && i > j))) continue;                                     // (5)
-        bool blocked = false;                                                                // (6)
+        if (!(di > dj || (di == dj && i > j))) continue;                                    // (5)
+        bool blocked = false;                                                               // (6)
         for (std::int32_t m = 0; m < nb.counts[i] && !blocked; ++m) {
           const auto o = static_cast<std::size_t>(list[m]);
           if (o == j || o == i) continue;

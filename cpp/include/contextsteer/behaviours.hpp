@@ -369,7 +369,7 @@ struct CollisionDanger {
   float squeeze = 1.0f;        ///< in [0, 1]: share of the margin kept by a stranded agent (1: off)
   bool past_target = false;    ///< a wall met only past the agent's target does not count
   float make_way = 0.0f;  ///< in [0, 1]: sidestep speed of a body at its goal in a walker's way
-  float standoff = 0.0f;  ///< s >= 0: two walkers stood side by side this long: one backs off (0: off)
+  float standoff = 0.0f;  ///< s >= 0: an arch of two walkers stood so long: one backs off
   bool arrivals = false;  ///< at its goal, a neighbour arriving at its own target is seen standing
   // A horizon that shortens with the local density (collision_horizon), off when 0.
   float dense_horizon = 0.0f;   ///< s, in (0, horizon]: the horizon at density_high and above

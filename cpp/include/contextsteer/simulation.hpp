@@ -243,7 +243,7 @@ class Simulation {
     v("speed", speed_), v("slot", slot_), v("contacts", contacts_), v("overlaps", overlaps_);
     v("stuck", stuck_), v("has_memory", has_memory_), v("braking", braking_);
     v("still", still_), v("anchor", anchor_), v("recorded", recorded_);
-    v("yielded_to", yielded_to_);  // make_way only
+    v("yielded_to", yielded_to_);                      // make_way only
     v("stood", stood_), v("back_until", back_until_);  // standoff only
     v("sensed", sensed_);  // the sensor's last rays (pictures; with decision_interval > 1 kept)
     v("perceived_position", perceived_pos_), v("perceived_heading", perceived_head_);  // pictures
