@@ -1577,7 +1577,7 @@ class CollisionDanger(Behaviour):
         (docs/crowd.md, "Bodies at their goals make way, by default", and "Not making way
         back").
     standoff : float >= 0
-        Off (0) by default; seconds. Two walkers (each more than four radii from its
+        Off (0) by default; seconds. Two walkers (each more than two radii from its
         target) that reach a narrow exit's mouth side by side can arch in it: straight on
         each would brush a door post, towards the middle each would walk into the other,
         so neither has a safe course with headway, and neither ``squeeze``, ``unstick`` nor
