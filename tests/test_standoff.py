@@ -169,20 +169,22 @@ def test_standoff_is_checked():
 
 
 def _bottleneck_hash(seed, threads):
+    """The crowd benchmark's run of bottleneck seed ``seed`` for 12 s (its protocol and
+    adapter, with ``standoff``), hashed: every step's positions, through
+    ``crowd_quality.run``'s ``adjust`` hook, which leaves the targets as they are."""
     import crowd_quality as cq
     import tune_crowd as tc
 
     scene = cq.SCENES["bottleneck"](seed=seed)
     h = hashlib.sha256()
+
+    def record(pos, targets, active):
+        h.update(pos.tobytes())
+        return targets
+
     with cs.threads(threads):
         adapter = tc.system(scene, {**cs.scenarios.CROWD, "standoff": 0.5})
-        pos = scene.starts.astype(np.float64)
-        passed = scene.gate_side() == 0
-        for _ in range(int(12 / DT)):
-            adapter.set_targets(scene.targets(pos, passed))
-            adapter.step()
-            pos = adapter.positions()
-            h.update(pos.tobytes())
+        cq.run(adapter, scene, steps=int(12 / DT), adjust=record)
     return h.hexdigest()
 
 
