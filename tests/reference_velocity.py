@@ -442,6 +442,49 @@ def _pair_alpha(state, j, reciprocity):
     return 0.0 if kin is not None and bool(kin[j]) else float(reciprocity)
 
 
+SAME_WAY_SPEED = 0.25
+"""``same_way_horizon``: a neighbour walks the agent's way at this fraction of its own
+max speed or faster (``kSameWaySpeed``), within 45° of the direction to the agent's
+target."""
+
+
+def same_way_scale(state, i, j, vj, scale, *, tol=TOL):
+    """The factor ``same_way_horizon`` puts on the pair (i, j)'s relative velocity:
+    ``scale`` when j walks i's way, else 1; and whether float32 may judge it the other way.
+
+    j walks i's way when i's target lies more than ``r_i`` away (``g = target_i − x_i``),
+    j is not kinematic, ``|v_j| >= SAME_WAY_SPEED · max_speed_j`` and ``v_j`` lies within
+    45° of ``g`` (``g·v_j > 0`` and ``(g·v_j)² >= |g|²|v_j|² / 2``). Restated from the
+    docstring in float64; a comparison within ``tol`` (relative) of its threshold is
+    ambiguous.
+    """
+    if scale == 1.0:
+        return 1.0, False
+    kin = state.get("kinematic")
+    if kin is not None and bool(kin[j]):
+        return 1.0, False
+    x = np.asarray(state["position"], dtype=np.float64)
+    tgt = np.asarray(state["target"], dtype=np.float64)
+    gx, gy = tgt[i, 0] - x[i, 0], tgt[i, 1] - x[i, 1]
+    vx, vy = float(vj[0]), float(vj[1])
+    gg, vv, gv = gx * gx + gy * gy, vx * vx + vy * vy, gx * vx + gy * vy
+    ri = float(state["radius"][i])
+    sj = SAME_WAY_SPEED * float(state["max_speed"][j])
+    tests = [
+        (gg, ri * ri),
+        (vv, sj * sj),
+        (gv * abs(gv), 0.5 * gg * vv),  # sign kept: g·v_j > 0 and the 45° cone at once
+    ]
+    passes = [a > b if n == 0 else a >= b for n, (a, b) in enumerate(tests)]
+    near = [abs(a - b) <= tol * (abs(a) + abs(b)) for a, b in tests]
+    # A test near its threshold matters only when every other test passes (or may).
+    ambiguous = any(
+        near[n] and all(passes[m] or near[m] for m in range(len(tests)) if m != n)
+        for n in range(len(tests))
+    )
+    return (scale if all(passes) else 1.0), ambiguous
+
+
 def agents_ttc(
     state,
     i,
@@ -453,13 +496,16 @@ def agents_ttc(
     past_target=False,
     arrivals=False,
     arrivals_horizon=None,
+    same_way=1.0,
     tol=TOL,
     zero=ZERO,
 ):
     """Smallest TTC of agent i moving at velocity v against every other alive agent
     (with ``past_target``, v non-zero, less the bodies standing that
     :func:`body_past_target` leaves out along v/|v|; with ``arrivals``, the neighbours
-    of :func:`arrivals_discs`, their reach at ``arrivals_horizon``, default ``horizon``).
+    of :func:`arrivals_discs`, their reach at ``arrivals_horizon``, default ``horizon``;
+    a pair that walks i's way, :func:`same_way_scale`, closing at ``same_way`` times
+    its relative velocity).
 
     Returns
     -------
@@ -483,6 +529,10 @@ def agents_ttc(
             if out:
                 continue
         w = effective_velocity(v, vel[i], vj, _pair_alpha(state, j, reciprocity))
+        if body:
+            f, amb = same_way_scale(state, i, j, vj, same_way, tol=tol)
+            ambiguous = ambiguous or amb
+            w = (w[0] * f, w[1] * f)
         t, amb = pair_ttc(p, w, rad[i] + rad[j] + margin, horizon=horizon, tol=tol, zero=zero)
         best = min(best, t)
         ambiguous = ambiguous or amb
@@ -518,6 +568,7 @@ def velocity_ttc(
     walls=None,
     wall_horizon=None,
     past_target=False,
+    same_way_horizon=None,
     tol=TOL,
     zero=ZERO,
 ):
@@ -551,6 +602,7 @@ def velocity_ttc(
         reciprocity=reciprocity,
         horizon=horizon,
         past_target=past_target,
+        same_way=same_way_of(horizon, same_way_horizon),
         tol=tol,
         zero=zero,
     )
@@ -573,6 +625,13 @@ def velocity_ttc(
         t = min(t, h / speed * (horizon / wall_horizon))
         ambiguous = ambiguous or amb
     return TTC(t, ambiguous)
+
+
+def same_way_of(horizon, same_way_horizon):
+    """``same_way_horizon / horizon`` in float32 as the kernel computes it, 1 when off."""
+    if same_way_horizon is None:
+        return 1.0
+    return float(np.float32(same_way_horizon) / np.float32(horizon))
 
 
 # ----------------------------------------------------------------- creep speeds ---
@@ -646,6 +705,7 @@ def creep_speed(
     wall_horizon=None,
     past_target=False,
     arrivals=False,
+    same_way=1.0,
     tol=TOL,
 ):
     """The ``creep`` candidate of agent i along the unit slot direction d: the first
@@ -676,6 +736,10 @@ def creep_speed(
         al = _pair_alpha(state, j, reciprocity)
         kappa = 1.0 / (1.0 - al)
         u = (kappa * al * vel[i, 0] + vj[0], kappa * al * vel[i, 1] + vj[1])
+        if body:
+            f, amb = same_way_scale(state, i, j, vj, same_way, tol=tol)
+            left_amb = left_amb or amb
+            kappa, u = kappa * f, (u[0] * f, u[1] * f)
         starts += [a for a, _ in unsafe_speeds(p, rad[i] + rad[j] + margin, u, kappa, d, horizon)]
     span = hi - lo
     inside = sorted(a for a in starts if lo - tol * span <= a <= hi + tol * span)
@@ -778,6 +842,7 @@ def _standing_creep(
     zero,
     past_target=False,
     arrivals=False,
+    same_way=1.0,
 ):
     """``creep_speed`` of agent i along d from standing to its slowest level at ``margin``,
     against the agents and (``walls``, or None) the walls cast at radius + margin.
@@ -803,6 +868,7 @@ def _standing_creep(
         wall_horizon=wall_horizon,
         past_target=past_target,
         arrivals=arrivals,
+        same_way=same_way,
         tol=tol,
     )
     return sc, a, h.ambiguous
@@ -831,6 +897,7 @@ def collision_danger(
     density_low=1.0,
     density_high=2.0,
     density_radius=1.5,
+    same_way_horizon=None,
     tol=TOL,
     zero=ZERO,
 ):
@@ -891,6 +958,10 @@ def collision_danger(
     dense_horizon, density_low, density_high, density_radius : optional
         Each agent's own horizon (:func:`agent_horizons`; its walls' horizon scaled by
         the same factor): rows of agents whose count is ambiguous are flagged.
+    same_way_horizon : float, optional
+        Every pair that walks the agent's way (:func:`same_way_scale`) closes at
+        ``same_way_horizon / horizon`` times its relative velocity (the ratio kept at the
+        agent's own horizon), in every candidate's TTC.
     tol, zero : float
         Tolerances of the ambiguity flags.
 
@@ -903,6 +974,7 @@ def collision_danger(
         horizon, margin, reciprocity, weight, wall_horizon
     )
     base_horizon, base_wall_horizon = horizon, wall_horizon
+    same_way = same_way_of(horizon, same_way_horizon)
     if dense_horizon is None:
         horizons = np.full(len(state["position"]), horizon)
         count_amb = np.zeros(len(horizons), dtype=bool)
@@ -958,6 +1030,7 @@ def collision_danger(
                     horizon=horizon,
                     past_target=past_target,
                     arrivals=arrivals,
+                    same_way=same_way,
                     tol=tol,
                     zero=zero,
                 )
@@ -997,6 +1070,7 @@ def collision_danger(
                     wall_horizon=wall_horizon,
                     past_target=past_target,
                     arrivals=arrivals,
+                    same_way=same_way,
                     tol=tol,
                 )
                 amb = amb or a or abs(sc / vmax[i] - floor) <= tol / s_count
@@ -1017,6 +1091,7 @@ def collision_danger(
                         horizon=horizon,
                         past_target=past_target,
                         arrivals=arrivals,
+                        same_way=same_way,
                         tol=tol,
                         zero=zero,
                     )
@@ -1036,6 +1111,7 @@ def collision_danger(
             zero=zero,
             past_target=past_target,
             arrivals=arrivals,
+            same_way=same_way,
         )
         # Near the horizon the standing test, or a level's, may flip in float32.
         stand_amb = abs(ttc[i, 0, 0] - horizon) <= tol * horizon

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 import contextsteer as cs
 import reference as ref
 import reference_velocity as rv
+from no_avx2 import without_avx2
 
 DANGER_ATOL = 1e-4
 BOX = 10.0
@@ -1239,19 +1240,8 @@ def test_ttc_avx2_and_baseline_paths_are_bit_identical(tmp_path):
     # CollisionDanger's TTC loop, its speed-level scan and the decision's exp of the
     # turning cost have AVX2 variants (used when the CPU has them): the same crowds with
     # AVX2 switched off, in a fresh interpreter, must give the same bits.
-    import os
-    import subprocess
-    import sys
-
-    here = os.path.dirname(__file__)
-    out = str(tmp_path / "base.npy")
-    code = (
-        f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
-        f"import test_collision_danger as t; np.save({out!r}, t._isa_case_outputs())"
-    )
-    env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
-    subprocess.run([sys.executable, "-c", code], check=True, env=env)
-    np.testing.assert_array_equal(np.load(tmp_path / "base.npy"), _isa_case_outputs())
+    base = without_avx2(tmp_path, "test_collision_danger", "_isa_case_outputs()")
+    np.testing.assert_array_equal(base, _isa_case_outputs())
 
 
 @pytest.mark.parametrize("interval", [1, 3])

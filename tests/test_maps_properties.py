@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import contextsteer as cs
+from no_avx2 import without_avx2
 from reference import (
     ref_blend,
     ref_choose,
@@ -359,19 +360,8 @@ def _isa_case_outputs():
 def test_choose_avx2_and_sse2_paths_are_bit_identical(tmp_path):
     # The AVX2 kernel (used when the CPU has it) must give exactly the SSE2 results:
     # run the same cases with AVX2 switched off in a fresh interpreter and compare.
-    import os
-    import subprocess
-    import sys
-
-    here = os.path.dirname(__file__)
-    out = str(tmp_path / "sse2.npy")
-    code = (
-        f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
-        f"import test_maps_properties as t; np.save({out!r}, t._isa_case_outputs())"
-    )
-    env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
-    subprocess.run([sys.executable, "-c", code], check=True, env=env)
-    np.testing.assert_array_equal(np.load(tmp_path / "sse2.npy"), _isa_case_outputs())
+    sse2 = without_avx2(tmp_path, "test_maps_properties", "_isa_case_outputs()")
+    np.testing.assert_array_equal(sse2, _isa_case_outputs())
 
 
 @pytest.mark.parametrize("k", [4, 6, 8, 12, 16, 64])
@@ -473,19 +463,8 @@ def test_steer_max_mask_in_registers_equals_the_blocked_path(tmp_path, modes):
     # path (combine, resolve and choose one block of rows at a time, SSE2 kernels): the
     # one-pass argmax kernel, and for every other choose mode the rows combined and masked
     # in registers, must give the same bits, NaN rows and the finite check included.
-    import os
-    import subprocess
-    import sys
-
-    here = os.path.dirname(__file__)
-    code = (
-        f"import sys, numpy as np; sys.path.insert(0, {here!r}); "
-        f"import test_maps_properties as t; np.save({str(tmp_path / 'blocked.npy')!r}, "
-        f"t._argmax_pipeline_cases({modes!r}))"
-    )
-    env = dict(os.environ, CONTEXTSTEER_NO_AVX2="1")
-    subprocess.run([sys.executable, "-c", code], check=True, env=env)
-    np.testing.assert_array_equal(np.load(tmp_path / "blocked.npy"), _argmax_pipeline_cases(modes))
+    blocked = without_avx2(tmp_path, "test_maps_properties", f"_argmax_pipeline_cases({modes!r})")
+    np.testing.assert_array_equal(blocked, _argmax_pipeline_cases(modes))
 
 
 @pytest.mark.parametrize("k", [8, 16, 32, 64])

@@ -1657,6 +1657,23 @@ class CollisionDanger(Behaviour):
         (the crowd scenarios' default) takes 3: a single oncomer in a two-way hallway is
         passed at the full horizon, a front of them in a dense counterflow makes the
         agent look less far (docs/crowd.md, "Counterflow with continuous inflow").
+    same_way_horizon : float, > 0 and <= horizon, optional
+        Off by default (None). The horizon against a neighbour walking the agent's way:
+        one at least a quarter of its own max speed fast whose velocity lies within 45°
+        of the direction to the agent's target (the agent more than its radius from that
+        target; kinematic neighbours are never counted). Every time to collision against
+        such a neighbour (the maps' candidates and every test of the refinements) counts
+        ``horizon / same_way_horizon`` times as long, so a course is unsafe against it
+        only when it meets it within ``same_way_horizon``; with ``dense_horizon`` or
+        ``jam_horizon`` in force, it shortens in the same proportion. Pedestrians keep
+        less room to people going their way than to people coming at them: with the full
+        horizon an agent closing on a same-way walker slightly slower than itself steps
+        round it long before it needs to, and a queue in a funnel shuffles sideways. In
+        the crowd benchmark (docs/crowd.md, "A shorter horizon for walkers going one's
+        way") 1.6 s against a 2.4 s horizon turns 7–16 % less on the hallway and the
+        crossing, gets agents home sooner on every seeded scene, and keeps every pair
+        apart. Agents that collide with a same-way walker within ``same_way_horizon``
+        still avoid it, and every other neighbour is seen at the full horizon.
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)
@@ -1718,12 +1735,13 @@ class CollisionDanger(Behaviour):
     jam_horizon: float | None = _default("collision_danger", "jam_horizon")
     jam_radius: float = _default("collision_danger", "jam_radius")
     jam_oncomers: int = _default("collision_danger", "jam_oncomers")
+    same_way_horizon: float | None = _default("collision_danger", "same_way_horizon")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("dense_horizon", "jam_horizon"):
+        for name in ("dense_horizon", "jam_horizon", "same_way_horizon"):
             value = getattr(self, name)
             if value is not None and value > self.horizon:
                 raise ValueError(

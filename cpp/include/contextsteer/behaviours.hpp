@@ -336,6 +336,10 @@ inline constexpr int kCreepSteps = 14;
 /// m/s: a neighbour at most this fast counts as standing for past_target (agents at rest
 /// at their goals keep speeds of about 1e-5 m/s under Arrive).
 inline constexpr float kStandingSpeed = 0.02f;
+/// same_way_horizon: a neighbour walks the agent's way when it is at least this fraction of
+/// its own max speed fast and its velocity lies within 45° of the direction to the agent's
+/// target (cos² 45° = 1/2, tested without a square root).
+inline constexpr float kSameWaySpeed = 0.25f;
 struct CollisionDanger {
   float weight = 1.0f;
   float horizon = 2.0f;       ///< seconds, > 0
@@ -377,9 +381,11 @@ struct CollisionDanger {
   float density_high = 2.0f;    ///< persons/m², > density_low: dense_horizon from this one
   float density_radius = 1.5f;  ///< m, > 0: the disc the density is counted in
   // A jammed agent facing an oncomer decides at a shorter horizon (collision_row), off when 0.
-  float jam_horizon = 0.0f;              ///< s, > 0: the horizon of such an agent
-  float jam_radius = 2.0f;               ///< m, > 0: how near the oncomer
-  std::uint32_t jam_oncomers = 1;        ///< >= 1: oncomers within jam_radius it takes
+  float jam_horizon = 0.0f;        ///< s, > 0: the horizon of such an agent
+  float jam_radius = 2.0f;         ///< m, > 0: how near the oncomer
+  std::uint32_t jam_oncomers = 1;  ///< >= 1: oncomers within jam_radius it takes
+  // Neighbours walking the agent's way count at a shorter horizon (same_way_of), off when 0.
+  float same_way_horizon = 0.0f;         ///< s, in (0, horizon]: the horizon against them
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -459,6 +465,10 @@ struct BehaviourSpec<CollisionDanger> {
              "how near an oncomer makes a jammed agent take jam_horizon (m)"),
       count("jam_oncomers", &CollisionDanger::jam_oncomers, count_range(1, 64),
             "how many oncomers within jam_radius make a jammed agent take jam_horizon"),
+      optional_number("same_way_horizon", &CollisionDanger::same_way_horizon, kPositive, 0.0f,
+                      nullptr,
+                      "the horizon against a neighbour walking the agent's way (s); None: the "
+                      "horizon"),
   };
 };
 
