@@ -719,9 +719,9 @@ CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb
   const __m128 ri = _mm_set1_ps(a.radius[i]), mg = _mm_set1_ps(margin);
   // same_way_horizon (kSameWay): agent i's way and the rule's factor.
   const SameWay way(same_way, a, i);
-  const __m128 gx = _mm_set1_ps(way.g.x), gy = _mm_set1_ps(way.g.y);
-  const __m128 half_gg = _mm_set1_ps(0.5f * way.gg), scale = _mm_set1_ps(way.scale);
-  (void)gx, (void)gy, (void)half_gg, (void)scale;
+  [[maybe_unused]] const __m128 gx = _mm_set1_ps(way.g.x), gy = _mm_set1_ps(way.g.y);
+  [[maybe_unused]] const __m128 half_gg = _mm_set1_ps(0.5f * way.gg);
+  [[maybe_unused]] const __m128 scale = _mm_set1_ps(way.scale);
   // (x, y) of neighbour j as the low half of a vector (one 64-bit load).
   auto pair = [](const float* xy, std::int32_t j) {
     return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(xy + 2 * j)));
