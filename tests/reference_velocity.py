@@ -445,7 +445,7 @@ def _pair_alpha(state, j, reciprocity):
 SAME_WAY_SPEED = 0.25
 """``same_way_horizon``: a neighbour walks the agent's way at this fraction of its own
 max speed or faster (``kSameWaySpeed``), within 45° of the direction to the agent's
-target."""
+target, on a way that does not cross the agent's."""
 
 
 def same_way_scale(state, i, j, vj, scale, *, tol=TOL):
@@ -453,10 +453,15 @@ def same_way_scale(state, i, j, vj, scale, *, tol=TOL):
     ``scale`` when j walks i's way, else 1; and whether float32 may judge it the other way.
 
     j walks i's way when i's target lies more than ``r_i`` away (``g = target_i − x_i``),
-    j is not kinematic, ``|v_j| >= SAME_WAY_SPEED · max_speed_j`` and ``v_j`` lies within
-    45° of ``g`` (``g·v_j > 0`` and ``(g·v_j)² >= |g|²|v_j|² / 2``). Restated from the
-    docstring in float64; a comparison within ``tol`` (relative) of its threshold is
-    ambiguous.
+    j is not kinematic, ``|v_j| >= SAME_WAY_SPEED · max_speed_j``, ``v_j`` lies within
+    45° of ``g`` (``g·v_j > 0`` and ``(g·v_j)² >= |g|²|v_j|² / 2``), and j's way does not
+    cross i's: j and its target do not lie on opposite sides of the line through ``x_i``
+    along ``g``, each more than ``r_i + r_j`` from it (``s_p = g × (x_j − x_i)``,
+    ``s_t = g × (target_j − x_i)``; crossing when ``s_p·s_t < 0`` and ``s_p²``, ``s_t²``
+    both exceed ``(r_i + r_j)²|g|²``). Restated from the docstring in float64; a
+    comparison within ``tol`` of its threshold is ambiguous (relative to its terms; the
+    side tests relative to ``|g|²|x_j − x_i|²`` and ``|g|²|target_j − x_i|²``, the scale
+    of the cross products' rounding).
     """
     if scale == 1.0:
         return 1.0, False
@@ -470,19 +475,34 @@ def same_way_scale(state, i, j, vj, scale, *, tol=TOL):
     gg, vv, gv = gx * gx + gy * gy, vx * vx + vy * vy, gx * vx + gy * vy
     ri = float(state["radius"][i])
     sj = SAME_WAY_SPEED * float(state["max_speed"][j])
+    px, py = x[j, 0] - x[i, 0], x[j, 1] - x[i, 1]
+    qx, qy = tgt[j, 0] - x[i, 0], tgt[j, 1] - x[i, 1]
+    sp, st = gx * py - gy * px, gx * qy - gy * qx
+    rr = ri + float(state["radius"][j])
+    lim = rr * rr * gg
+    # (value, threshold, scale of the rounding, strict): each test passes when value >
+    # threshold (>= unless strict).
     tests = [
-        (gg, ri * ri),
-        (vv, sj * sj),
-        (gv * abs(gv), 0.5 * gg * vv),  # sign kept: g·v_j > 0 and the 45° cone at once
+        (gg, ri * ri, gg + ri * ri, True),
+        (vv, sj * sj, vv + sj * sj, False),
+        (gv * abs(gv), 0.5 * gg * vv, gg * vv, False),  # g·v_j > 0 and the 45° cone at once
+        (-sp * st, 0.0, math.sqrt(gg * (px * px + py * py) * gg * (qx * qx + qy * qy)), True),
+        (sp * sp, lim, gg * (px * px + py * py) + lim, True),
+        (st * st, lim, gg * (qx * qx + qy * qy) + lim, True),
     ]
-    passes = [a > b if n == 0 else a >= b for n, (a, b) in enumerate(tests)]
-    near = [abs(a - b) <= tol * (abs(a) + abs(b)) for a, b in tests]
-    # A test near its threshold matters only when every other test passes (or may).
+    passes = [a > b if strict else a >= b for a, b, _, strict in tests]
+    near = [abs(a - b) <= tol * scale_ for a, b, scale_, _ in tests]
+
+    def walks(p):
+        return p[0] and p[1] and p[2] and not (p[3] and p[4] and p[5])
+
+    outcome = walks(passes)
+    # Ambiguous when flipping a test near its threshold could change the outcome.
     ambiguous = any(
-        near[n] and all(passes[m] or near[m] for m in range(len(tests)) if m != n)
+        near[n] and walks([not q if m == n else q for m, q in enumerate(passes)]) != outcome
         for n in range(len(tests))
     )
-    return (scale if all(passes) else 1.0), ambiguous
+    return (scale if outcome else 1.0), ambiguous
 
 
 def agents_ttc(

@@ -63,6 +63,16 @@ def test_oracle_rule_by_hand():
     assert scale((1.0, 0.0), target=np.array([[0.2, 0.0], [0.0, 0.0]])) == 1.0
     assert scale((1.0, 0.0), kinematic=np.array([False, True])) == 1.0
     assert rv.same_way_scale(state, 0, 1, (1.0, 0.0), 1.0) == (1.0, False)
+    # A way that crosses agent 0's: the neighbour 0.8 m to its left (more than r_0 + r_1
+    # = 0.6 from its way, the x axis) with a target 3 m to its right does not walk its
+    # way; with a target 0.5 m to the right (not clear of the way), or on its own side,
+    # it does; so does one within 0.6 m of the way.
+    left = np.array([[0.0, 0.0], [1.0, 0.8]])
+    assert scale((1.0, 0.0), position=left, target=np.array([[10.0, 0.0], [10.0, -3.0]])) == 1.0
+    assert scale((1.0, 0.0), position=left, target=np.array([[10.0, 0.0], [10.0, -0.5]])) == 0.5
+    assert scale((1.0, 0.0), position=left, target=np.array([[10.0, 0.0], [10.0, 3.0]])) == 0.5
+    near = np.array([[0.0, 0.0], [1.0, 0.5]])
+    assert scale((1.0, 0.0), position=near, target=np.array([[10.0, 0.0], [10.0, -3.0]])) == 0.5
 
 
 # ------------------------------------------------------------ hand-worked maps ---
@@ -122,6 +132,32 @@ def test_the_agents_own_way_decides_not_its_velocity():
     same = make(same_way_horizon=1.0, **KW).evaluate(a, 16)
     np.testing.assert_array_equal(same.speed[0], plain.speed[0])
     np.testing.assert_array_equal(same.danger[0], plain.danger[0])
+
+
+def test_a_walker_whose_way_crosses_keeps_the_full_horizon():
+    # A walker 0.8 m to the left of agent 0's way, closing on it (1.0, -0.35) m/s: when
+    # its target lies 3 m to the right, their ways cross (as on a circle, where everyone
+    # walks roughly one way towards the centre), and it keeps the full horizon; with its
+    # target on its own side it walks alongside, and the straight slot speeds up.
+    def walker(target):
+        a = cs.Agents(2)
+        a.add(
+            [[0.0, 0.0], [1.2, 0.8]],
+            velocity=[[1.3, 0.0], [1.0, -0.35]],
+            radius=0.3,
+            max_speed=1.3,
+            target=[[10.0, 0.0], list(target)],
+        )
+        return a
+
+    for target, straight in (((10.0, -3.0), 0.75), ((20.0, 0.8), 1.0)):
+        a = walker(target)
+        plain = make(**KW).evaluate(a, 16)
+        same = make(same_way_horizon=1.2, **KW).evaluate(a, 16)
+        assert plain.speed[0, 0] == pytest.approx(0.75)
+        assert same.speed[0, 0] == pytest.approx(straight)
+        exp = rv.collision_danger(state_of(a), 16, same_way_horizon=1.2, **KW)
+        check(same, exp, a.alive, 4)
 
 
 def test_off_is_the_default_and_bad_values_are_refused():
@@ -190,9 +226,10 @@ def test_random_crowds_are_changed():
 # ------------------------------------------------------------ in a simulation ---
 
 
-def _crowd_run(threads=1, same_way=1.6, steps=60):
+def _crowd_run(threads=1, same_way=1.6, steps=60, converge=False):
     """Two groups crossing in a box under crowd_steering with same_way_horizon; positions
-    and velocities after the run as raw bits."""
+    and velocities after the run as raw bits. ``converge``: the first group's targets
+    gather near one point, so that its walkers' ways cross."""
     world = cs.World()
     world.add_polyline(np.array([[-8, -8], [8, -8], [8, 8], [-8, 8]], np.float32), closed=True)
     n = 48
@@ -201,6 +238,8 @@ def _crowd_run(threads=1, same_way=1.6, steps=60):
         [rng.uniform([-7, -2], [-4, 2], (24, 2)), rng.uniform([-2, -7], [2, -4], (24, 2))]
     )
     target = np.concatenate([start[:24] + [12.0, 0.0], start[24:] + [0.0, 12.0]])
+    if converge:
+        target[:24] = rng.uniform([5.0, -0.5], [6.0, 0.5], (24, 2))
     agents = cs.Agents(n, slots=16, seed=2)
     agents.add(start, radius=0.3, max_speed=1.3, max_accel=6.0, target=target)
     options = {k: v for k, v in cs.scenarios.CROWD.items() if k != "same_way_horizon"}
@@ -218,18 +257,24 @@ def _crowd_run(threads=1, same_way=1.6, steps=60):
     )
 
 
-def test_simulation_is_bit_identical_across_thread_counts():
-    np.testing.assert_array_equal(_crowd_run(threads=1), _crowd_run(threads=2))
+@pytest.mark.parametrize("converge", [False, True])
+def test_simulation_is_bit_identical_across_thread_counts(converge):
+    np.testing.assert_array_equal(
+        _crowd_run(threads=1, converge=converge), _crowd_run(threads=2, converge=converge)
+    )
 
 
 def test_simulation_changes_with_the_rule():
     assert not np.array_equal(_crowd_run(same_way=1.6), _crowd_run(same_way=None))
 
 
-def test_avx2_and_baseline_pair_loops_agree(tmp_path):
+@pytest.mark.parametrize("converge", [False, True])
+def test_avx2_and_baseline_pair_loops_agree(tmp_path, converge):
     # The refinements' pair tests take a four-lane AVX2 loop when the CPU has it, each
     # lane scaled by its own pair's factor; with AVX2 off (a fresh interpreter) the
-    # scalar loop must give the same bits.
+    # scalar loop must give the same bits. The converging run has walkers whose ways
+    # cross, which the lanes must leave unscaled as the scalar test does.
     np.testing.assert_array_equal(
-        without_avx2(tmp_path, "test_same_way", "_crowd_run()"), _crowd_run()
+        without_avx2(tmp_path, "test_same_way", f"_crowd_run(converge={converge})"),
+        _crowd_run(converge=converge),
     )

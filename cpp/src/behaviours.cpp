@@ -636,21 +636,29 @@ float same_way_of(const CollisionDanger& b) {
 /// velocity w of a pair whose neighbour j walks i's way, 1 for the others. j walks i's way
 /// when i has a target more than its radius away (else `scale` is 1 here: nobody does), j
 /// is not kinematic and moves at kSameWaySpeed of its own max speed or faster, within 45°
-/// of the direction g to that target (g·v_j > 0 and (g·v_j)² >= |g|²|v_j|² / 2). Every
-/// time to collision against j is then 1/scale times as long: a candidate is unsafe
-/// against j only when it meets j within same_way_horizon (the horizon × scale). Scaling
-/// w rather than the time keeps the kernels as they are; with the rule off (scale 1)
-/// nothing changes, bit for bit.
+/// of the direction g to that target (g·v_j > 0 and (g·v_j)² >= |g|²|v_j|² / 2), and j's
+/// way does not cross i's: j and j's target do not lie on opposite sides of i's way (the
+/// line through x_i along g), each more than r_i + r_j from it (s_p·s_t < 0, s_p² and s_t²
+/// both > (r_i + r_j)²|g|², s_p = g × (x_j − x_i), s_t = g × (target_j − x_i)). Walkers
+/// converging on one point (a circle's centre) are then not walking alongside. Every time
+/// to collision against j is 1/scale times as long: a candidate is unsafe against j only
+/// when it meets j within same_way_horizon (the horizon × scale). Scaling w rather than the
+/// time keeps the kernels as they are; with the rule off (scale 1) nothing changes, bit
+/// for bit.
 struct SameWay {
   float scale = 1.0f;
   Vec2 g{};
   float gg = 0.0f;
+  Vec2 xi{};
+  float ri = 0.0f;
 
   SameWay(float s, const AgentsView& a, std::size_t i) {
     if (s == 1.0f || !a.target) return;
-    g = load2(a.target, i) - load2(a.position, i);
+    xi = load2(a.position, i);
+    ri = a.radius[i];
+    g = load2(a.target, i) - xi;
     gg = dot(g, g);
-    if (gg > a.radius[i] * a.radius[i]) scale = s;
+    if (gg > ri * ri) scale = s;
   }
 
   /// The factor of neighbour j.
@@ -659,7 +667,13 @@ struct SameWay {
     const Vec2 vj = load2(a.velocity, j);
     const float vv = dot(vj, vj), gv = dot(g, vj);
     const float sj = kSameWaySpeed * a.max_speed[j];
-    return vv >= sj * sj && gv > 0.0f && gv * gv >= 0.5f * gg * vv ? scale : 1.0f;
+    if (!(vv >= sj * sj && gv > 0.0f && gv * gv >= 0.5f * gg * vv)) return 1.0f;
+    // j's way crossing i's: j and its target on opposite sides of i's way, both clear of it.
+    const float sp = cross(g, load2(a.position, j) - xi);
+    const float st = cross(g, load2(a.target, j) - xi);
+    const float rr = ri + a.radius[j];
+    const float lim = (rr * rr) * gg;
+    return sp * st < 0.0f && sp * sp > lim && st * st > lim ? 1.0f : scale;
   }
 };
 
@@ -722,6 +736,7 @@ CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb
   [[maybe_unused]] const __m128 gx = _mm_set1_ps(way.g.x), gy = _mm_set1_ps(way.g.y);
   [[maybe_unused]] const __m128 half_gg = _mm_set1_ps(0.5f * way.gg);
   [[maybe_unused]] const __m128 scale = _mm_set1_ps(way.scale);
+  [[maybe_unused]] const __m128 gg = _mm_set1_ps(way.gg);
   // (x, y) of neighbour j as the low half of a vector (one 64-bit load).
   auto pair = [](const float* xy, std::int32_t j) {
     return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(xy + 2 * j)));
@@ -755,6 +770,20 @@ CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb
       const __m128 gv = _mm_add_ps(_mm_mul_ps(gx, vjx), _mm_mul_ps(gy, vjy));
       __m128 walks = _mm_and_ps(_mm_cmpge_ps(vv, _mm_mul_ps(sj, sj)), _mm_cmpgt_ps(gv, zero));
       walks = _mm_and_ps(walks, _mm_cmpge_ps(_mm_mul_ps(gv, gv), _mm_mul_ps(half_gg, vv)));
+      // j's way crossing i's (SameWay::of): j and its target on opposite sides of i's way.
+      const __m128 tjx =
+          _mm_setr_ps(a.target[2 * j0], a.target[2 * j1], a.target[2 * j2], a.target[2 * j3]);
+      const __m128 tjy = _mm_setr_ps(a.target[2 * j0 + 1], a.target[2 * j1 + 1],
+                                     a.target[2 * j2 + 1], a.target[2 * j3 + 1]);
+      const __m128 sp = _mm_sub_ps(_mm_mul_ps(gx, py), _mm_mul_ps(gy, px));
+      const __m128 st =
+          _mm_sub_ps(_mm_mul_ps(gx, _mm_sub_ps(tjy, xiy)), _mm_mul_ps(gy, _mm_sub_ps(tjx, xix)));
+      const __m128 rr = _mm_add_ps(ri, rj);
+      const __m128 lim = _mm_mul_ps(_mm_mul_ps(rr, rr), gg);
+      const __m128 crossing = _mm_and_ps(
+          _mm_cmplt_ps(_mm_mul_ps(sp, st), zero),
+          _mm_and_ps(_mm_cmpgt_ps(_mm_mul_ps(sp, sp), lim), _mm_cmpgt_ps(_mm_mul_ps(st, st), lim)));
+      walks = _mm_andnot_ps(crossing, walks);
       if (a.kinematic) {
         const __m128i kin =
             _mm_setr_epi32(a.kinematic[j0], a.kinematic[j1], a.kinematic[j2], a.kinematic[j3]);

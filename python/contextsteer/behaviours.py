@@ -1661,7 +1661,10 @@ class CollisionDanger(Behaviour):
         Off by default (None). The horizon against a neighbour walking the agent's way:
         one at least a quarter of its own max speed fast whose velocity lies within 45°
         of the direction to the agent's target (the agent more than its radius from that
-        target; kinematic neighbours are never counted). Every time to collision against
+        target; kinematic neighbours are never counted), unless its way crosses the
+        agent's: it and its own target lie on opposite sides of the agent's way (the
+        line from the agent to its target), each more than the two radii from it, as
+        when walkers converge on one point. Every time to collision against
         such a neighbour (the maps' candidates and every test of the refinements) counts
         ``horizon / same_way_horizon`` times as long, so a course is unsafe against it
         only when it meets it within ``same_way_horizon``; with ``dense_horizon`` or
