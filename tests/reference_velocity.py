@@ -448,14 +448,15 @@ max speed or faster (``kSameWaySpeed``), within 45° of the direction to the age
 target, on a way that does not cross the agent's."""
 
 
-def same_way_scale(state, i, j, vj, scale, *, tol=TOL):
+def same_way_scale(state, i, j, vj, scale, *, h=None, tol=TOL):
     """The factor ``same_way_horizon`` puts on the pair (i, j)'s relative velocity:
     ``scale`` when j walks i's way, else 1; and whether float32 may judge it the other way.
 
     j walks i's way when i's target lies more than ``r_i`` away (``g = target_i − x_i``),
     j is not kinematic, ``|v_j| >= SAME_WAY_SPEED · max_speed_j``, ``v_j`` lies within
-    45° of ``g`` (``g·v_j > 0`` and ``(g·v_j)² >= |g|²|v_j|² / 2``), and j's way does not
-    cross i's: j and its target do not lie on opposite sides of the line through ``x_i``
+    45° of ``g`` (``g·v_j > 0`` and ``(g·v_j)² >= |g|²|v_j|² / 2``), j keeps walking for
+    the same-way horizon ``h`` (s) at least (``|target_j − x_j|² >= |v_j|² h²``), and j's
+    way does not cross i's: j and its target do not lie on opposite sides of the line through ``x_i``
     along ``g``, each more than ``r_i + r_j`` from it (``s_p = g × (x_j − x_i)``,
     ``s_t = g × (target_j − x_i)``; crossing when ``s_p·s_t < 0`` and ``s_p²``, ``s_t²``
     both exceed ``(r_i + r_j)²|g|²``). Restated from the docstring in float64; a
@@ -465,11 +466,14 @@ def same_way_scale(state, i, j, vj, scale, *, tol=TOL):
     """
     if scale == 1.0:
         return 1.0, False
+    if h is None:
+        raise ValueError("same_way_scale: the same-way horizon h (s) is needed")
     kin = state.get("kinematic")
     if kin is not None and bool(kin[j]):
         return 1.0, False
     x = np.asarray(state["position"], dtype=np.float64)
     tgt = np.asarray(state["target"], dtype=np.float64)
+    ex, ey = tgt[j, 0] - x[j, 0], tgt[j, 1] - x[j, 1]
     gx, gy = tgt[i, 0] - x[i, 0], tgt[i, 1] - x[i, 1]
     vx, vy = float(vj[0]), float(vj[1])
     gg, vv, gv = gx * gx + gy * gy, vx * vx + vy * vy, gx * vx + gy * vy
@@ -489,12 +493,13 @@ def same_way_scale(state, i, j, vj, scale, *, tol=TOL):
         (-sp * st, 0.0, math.sqrt(gg * (px * px + py * py) * gg * (qx * qx + qy * qy)), True),
         (sp * sp, lim, gg * (px * px + py * py) + lim, True),
         (st * st, lim, gg * (qx * qx + qy * qy) + lim, True),
+        (ex * ex + ey * ey, vv * h * h, ex * ex + ey * ey + vv * h * h, False),
     ]
     passes = [a > b if strict else a >= b for a, b, _, strict in tests]
     near = [abs(a - b) <= tol * scale_ for a, b, scale_, _ in tests]
 
     def walks(p):
-        return p[0] and p[1] and p[2] and not (p[3] and p[4] and p[5])
+        return p[0] and p[1] and p[2] and p[6] and not (p[3] and p[4] and p[5])
 
     outcome = walks(passes)
     # Ambiguous when flipping a test near its threshold could change the outcome.
@@ -550,7 +555,7 @@ def agents_ttc(
                 continue
         w = effective_velocity(v, vel[i], vj, _pair_alpha(state, j, reciprocity))
         if body:
-            f, amb = same_way_scale(state, i, j, vj, same_way, tol=tol)
+            f, amb = same_way_scale(state, i, j, vj, same_way, h=same_way * horizon, tol=tol)
             ambiguous = ambiguous or amb
             w = (w[0] * f, w[1] * f)
         t, amb = pair_ttc(p, w, rad[i] + rad[j] + margin, horizon=horizon, tol=tol, zero=zero)
@@ -757,7 +762,7 @@ def creep_speed(
         kappa = 1.0 / (1.0 - al)
         u = (kappa * al * vel[i, 0] + vj[0], kappa * al * vel[i, 1] + vj[1])
         if body:
-            f, amb = same_way_scale(state, i, j, vj, same_way, tol=tol)
+            f, amb = same_way_scale(state, i, j, vj, same_way, h=same_way * horizon, tol=tol)
             left_amb = left_amb or amb
             kappa, u = kappa * f, (u[0] * f, u[1] * f)
         starts += [a for a, _ in unsafe_speeds(p, rad[i] + rad[j] + margin, u, kappa, d, horizon)]

@@ -45,13 +45,13 @@ def test_oracle_rule_by_hand():
         "velocity": np.zeros((2, 2)),
         "radius": np.array([0.3, 0.3]),
         "max_speed": np.array([1.3, 1.3]),
-        "target": np.array([[10.0, 0.0], [0.0, 0.0]]),
+        "target": np.array([[10.0, 0.0], [20.0, 0.0]]),
         "kinematic": np.array([False, False]),
     }
 
     def scale(vj, **change):
         s = {**state, **change}
-        return rv.same_way_scale(s, 0, 1, vj, 0.5)[0]
+        return rv.same_way_scale(s, 0, 1, vj, 0.5, h=1.0)[0]
 
     c, s = np.cos, np.sin
     assert scale((1.0, 0.0)) == 0.5
@@ -60,9 +60,13 @@ def test_oracle_rule_by_hand():
     assert scale((-1.0, 0.0)) == 1.0
     assert scale((0.3, 0.0)) == 1.0
     assert scale((0.33, 0.0)) == 0.5
-    assert scale((1.0, 0.0), target=np.array([[0.2, 0.0], [0.0, 0.0]])) == 1.0
+    assert scale((1.0, 0.0), target=np.array([[0.2, 0.0], [20.0, 0.0]])) == 1.0
     assert scale((1.0, 0.0), kinematic=np.array([False, True])) == 1.0
     assert rv.same_way_scale(state, 0, 1, (1.0, 0.0), 1.0) == (1.0, False)
+    # A neighbour about to stop at its goal: its target 0.9 m ahead at 1 m/s stops it
+    # within h = 1 s; 1.1 m ahead keeps it walking.
+    assert scale((1.0, 0.0), target=np.array([[10.0, 0.0], [1.9, 0.0]])) == 1.0
+    assert scale((1.0, 0.0), target=np.array([[10.0, 0.0], [2.1, 0.0]])) == 0.5
     # A way that crosses agent 0's: the neighbour 0.8 m to its left (more than r_0 + r_1
     # = 0.6 from its way, the x axis) with a target 3 m to its right does not walk its
     # way; with a target 0.5 m to the right (not clear of the way), or on its own side,
@@ -78,16 +82,17 @@ def test_oracle_rule_by_hand():
 # ------------------------------------------------------------ hand-worked maps ---
 
 
-def pair(vj, target=(10.0, 0.0)):
+def pair(vj, target=(10.0, 0.0), target1=(20.0, 0.0)):
     """Agent 0 at the origin at 1.3 m/s towards +x, its target at ``target``; agent 1,
-    1.2 m ahead, moving at vj. R = 0.3 + 0.3 + 0.05 = 0.65, so the gap is 0.55 m."""
+    1.2 m ahead, moving at vj towards ``target1``. R = 0.3 + 0.3 + 0.05 = 0.65, so the
+    gap is 0.55 m."""
     a = cs.Agents(2)
     a.add(
         [[0.0, 0.0], [1.2, 0.0]],
         velocity=[[1.3, 0.0], list(vj)],
         radius=0.3,
         max_speed=1.3,
-        target=[list(target), [20.0, 0.0]],
+        target=[list(target), list(target1)],
     )
     return a
 
@@ -111,6 +116,18 @@ def test_a_slower_walker_ahead_is_followed_not_passed():
     for h in (1.0, 1.6, 2.0):
         maps = make(same_way_horizon=h, **KW).evaluate(a, 16)
         check(maps, rv.collision_danger(state_of(a), 16, same_way_horizon=h, **KW), a.alive, 4)
+
+
+def test_a_walker_about_to_stop_at_its_goal_keeps_the_full_horizon():
+    # The same walker ahead at 1.0 m/s, its goal 1.5 m ahead of it: it stops within the
+    # same-way horizon of 1.6 s (it would walk 1.6 m), so it is not followed closely and
+    # the straight slot keeps 0.75 of max speed. With its goal 1.7 m ahead it is.
+    for goal, straight in ((2.7, 0.75), (2.9, 1.0)):
+        a = pair((1.0, 0.0), target1=(goal, 0.0))
+        same = make(same_way_horizon=1.6, **KW).evaluate(a, 16)
+        assert same.speed[0, 0] == pytest.approx(straight)
+        exp = rv.collision_danger(state_of(a), 16, same_way_horizon=1.6, **KW)
+        check(same, exp, a.alive, 4)
 
 
 def test_oncomers_and_crossers_keep_the_full_horizon():
@@ -226,10 +243,11 @@ def test_random_crowds_are_changed():
 # ------------------------------------------------------------ in a simulation ---
 
 
-def _crowd_run(threads=1, same_way=1.6, steps=60, converge=False):
+def _crowd_run(threads=1, same_way=1.6, steps=60, targets="far"):
     """Two groups crossing in a box under crowd_steering with same_way_horizon; positions
-    and velocities after the run as raw bits. ``converge``: the first group's targets
-    gather near one point, so that its walkers' ways cross."""
+    and velocities after the run as raw bits. ``targets``: "far" (12 m on), "converge"
+    (the first group's targets gather near one point, so that its walkers' ways cross) or
+    "near" (the first group's 3 m on, so that its walkers stop at them during the run)."""
     world = cs.World()
     world.add_polyline(np.array([[-8, -8], [8, -8], [8, 8], [-8, 8]], np.float32), closed=True)
     n = 48
@@ -238,8 +256,10 @@ def _crowd_run(threads=1, same_way=1.6, steps=60, converge=False):
         [rng.uniform([-7, -2], [-4, 2], (24, 2)), rng.uniform([-2, -7], [2, -4], (24, 2))]
     )
     target = np.concatenate([start[:24] + [12.0, 0.0], start[24:] + [0.0, 12.0]])
-    if converge:
+    if targets == "converge":
         target[:24] = rng.uniform([5.0, -0.5], [6.0, 0.5], (24, 2))
+    elif targets == "near":
+        target[:24] = start[:24] + [3.0, 0.0]
     agents = cs.Agents(n, slots=16, seed=2)
     agents.add(start, radius=0.3, max_speed=1.3, max_accel=6.0, target=target)
     options = {k: v for k, v in cs.scenarios.CROWD.items() if k != "same_way_horizon"}
@@ -257,10 +277,10 @@ def _crowd_run(threads=1, same_way=1.6, steps=60, converge=False):
     )
 
 
-@pytest.mark.parametrize("converge", [False, True])
-def test_simulation_is_bit_identical_across_thread_counts(converge):
+@pytest.mark.parametrize("targets", ["far", "converge", "near"])
+def test_simulation_is_bit_identical_across_thread_counts(targets):
     np.testing.assert_array_equal(
-        _crowd_run(threads=1, converge=converge), _crowd_run(threads=2, converge=converge)
+        _crowd_run(threads=1, targets=targets), _crowd_run(threads=2, targets=targets)
     )
 
 
@@ -268,13 +288,17 @@ def test_simulation_changes_with_the_rule():
     assert not np.array_equal(_crowd_run(same_way=1.6), _crowd_run(same_way=None))
 
 
-@pytest.mark.parametrize("converge", [False, True])
-def test_avx2_and_baseline_pair_loops_agree(tmp_path, converge):
+@pytest.mark.parametrize("targets", ["far", "converge", "near"])
+def test_avx2_and_baseline_pair_loops_agree(tmp_path, targets):
     # The refinements' pair tests take a four-lane AVX2 loop when the CPU has it, each
     # lane scaled by its own pair's factor; with AVX2 off (a fresh interpreter) the
     # scalar loop must give the same bits. The converging run has walkers whose ways
-    # cross, which the lanes must leave unscaled as the scalar test does.
+    # cross, the near one walkers stopping at their goals, which the lanes must leave
+    # unscaled as the scalar test does.
+    steps = 120 if targets == "near" else 60
     np.testing.assert_array_equal(
-        without_avx2(tmp_path, "test_same_way", f"_crowd_run(converge={converge})"),
-        _crowd_run(converge=converge),
+        without_avx2(
+            tmp_path, "test_same_way", f"_crowd_run(targets={targets!r}, steps={steps})"
+        ),
+        _crowd_run(targets=targets, steps=steps),
     )

@@ -636,24 +636,30 @@ float same_way_of(const CollisionDanger& b) {
 /// velocity w of a pair whose neighbour j walks i's way, 1 for the others. j walks i's way
 /// when i has a target more than its radius away (else `scale` is 1 here: nobody does), j
 /// is not kinematic and moves at kSameWaySpeed of its own max speed or faster, within 45°
-/// of the direction g to that target (g·v_j > 0 and (g·v_j)² >= |g|²|v_j|² / 2), and j's
-/// way does not cross i's: j and j's target do not lie on opposite sides of i's way (the
-/// line through x_i along g), each more than r_i + r_j from it (s_p·s_t < 0, s_p² and s_t²
-/// both > (r_i + r_j)²|g|², s_p = g × (x_j − x_i), s_t = g × (target_j − x_i)). Walkers
-/// converging on one point (a circle's centre) are then not walking alongside. Every time
-/// to collision against j is 1/scale times as long: a candidate is unsafe against j only
-/// when it meets j within same_way_horizon (the horizon × scale). Scaling w rather than the
-/// time keeps the kernels as they are; with the rule off (scale 1) nothing changes, bit
-/// for bit.
+/// of the direction g to that target (g·v_j > 0 and (g·v_j)² >= |g|²|v_j|² / 2), and:
+/// - j keeps walking for the same-way horizon h at least: its target is |v_j|·h away or
+///   more (|target_j − x_j|² >= |v_j|²h²); a walker about to stop at its goal is not one
+///   to follow closely;
+/// - j's way does not cross i's: j and j's target do not lie on opposite sides of i's way
+///   (the line through x_i along g), each more than r_i + r_j from it (s_p·s_t < 0, s_p²
+///   and s_t² both > (r_i + r_j)²|g|², s_p = g × (x_j − x_i), s_t = g × (target_j − x_i)).
+///   Walkers converging on one point (a circle's centre) are not walking alongside.
+/// Every time to collision against j is 1/scale times as long: a candidate is unsafe
+/// against j only when it meets j within h (the horizon × scale). Scaling w rather than
+/// the time keeps the kernels as they are; with the rule off (scale 1) nothing changes,
+/// bit for bit.
 struct SameWay {
   float scale = 1.0f;
   Vec2 g{};
   float gg = 0.0f;
   Vec2 xi{};
   float ri = 0.0f;
+  float hh = 0.0f;  ///< h²
 
-  SameWay(float s, const AgentsView& a, std::size_t i) {
+  /// s: same_way_of(b); h: b.same_way_horizon.
+  SameWay(float s, float h, const AgentsView& a, std::size_t i) {
     if (s == 1.0f || !a.target) return;
+    hh = h * h;
     xi = load2(a.position, i);
     ri = a.radius[i];
     g = load2(a.target, i) - xi;
@@ -668,6 +674,9 @@ struct SameWay {
     const float vv = dot(vj, vj), gv = dot(g, vj);
     const float sj = kSameWaySpeed * a.max_speed[j];
     if (!(vv >= sj * sj && gv > 0.0f && gv * gv >= 0.5f * gg * vv)) return 1.0f;
+    // j keeps walking for h: its target |v_j|·h away or more.
+    const Vec2 e = load2(a.target, j) - load2(a.position, j);
+    if (!(dot(e, e) >= vv * hh)) return 1.0f;
     // j's way crossing i's: j and its target on opposite sides of i's way, both clear of it.
     const float sp = cross(g, load2(a.position, j) - xi);
     const float st = cross(g, load2(a.target, j) - xi);
@@ -721,7 +730,7 @@ bool body_past_target(const PastTarget& pt, Vec2 p, float R, float margin, Vec2 
 template <bool kSameWay>
 CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb,
                                      std::int32_t count, std::size_t i, Vec2 v, float kappa,
-                                     float alpha, float margin, float same_way) {
+                                     float alpha, float margin, float same_way, float same_way_h) {
   const float inf_s = std::numeric_limits<float>::infinity();
   if (count <= 0) return inf_s;
   const __m128 inf = _mm_set1_ps(inf_s), zero = _mm_setzero_ps();
@@ -732,11 +741,12 @@ CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb
   const __m128 vkx = _mm_set1_ps(v.x * kappa), vky = _mm_set1_ps(v.y * kappa);
   const __m128 ri = _mm_set1_ps(a.radius[i]), mg = _mm_set1_ps(margin);
   // same_way_horizon (kSameWay): agent i's way and the rule's factor.
-  const SameWay way(same_way, a, i);
+  const SameWay way(same_way, same_way_h, a, i);
   [[maybe_unused]] const __m128 gx = _mm_set1_ps(way.g.x), gy = _mm_set1_ps(way.g.y);
   [[maybe_unused]] const __m128 half_gg = _mm_set1_ps(0.5f * way.gg);
   [[maybe_unused]] const __m128 scale = _mm_set1_ps(way.scale);
   [[maybe_unused]] const __m128 gg = _mm_set1_ps(way.gg);
+  [[maybe_unused]] const __m128 hh = _mm_set1_ps(way.hh);
   // (x, y) of neighbour j as the low half of a vector (one 64-bit load).
   auto pair = [](const float* xy, std::int32_t j) {
     return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(xy + 2 * j)));
@@ -784,6 +794,10 @@ CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb
           _mm_cmplt_ps(_mm_mul_ps(sp, st), zero),
           _mm_and_ps(_mm_cmpgt_ps(_mm_mul_ps(sp, sp), lim), _mm_cmpgt_ps(_mm_mul_ps(st, st), lim)));
       walks = _mm_andnot_ps(crossing, walks);
+      // j keeps walking for h (SameWay::of): its target |v_j|·h away or more.
+      const __m128 ex = _mm_sub_ps(tjx, pjx), ey = _mm_sub_ps(tjy, pjy);
+      const __m128 ee = _mm_add_ps(_mm_mul_ps(ex, ex), _mm_mul_ps(ey, ey));
+      walks = _mm_and_ps(walks, _mm_cmpge_ps(ee, _mm_mul_ps(vv, hh)));
       if (a.kinematic) {
         const __m128i kin =
             _mm_setr_epi32(a.kinematic[j0], a.kinematic[j1], a.kinematic[j2], a.kinematic[j3]);
@@ -833,7 +847,7 @@ float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::
   const bool past = pt.on && sp > 0.0f;
   const Vec2 d = past ? v * (1.0f / sp) : Vec2{};
   const bool home = at_goal(b, a, i);
-  const SameWay way(same_way_of(b), a, i);
+  const SameWay way(same_way_of(b), b.same_way_horizon, a, i);
   const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
   for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
     const auto j = static_cast<std::size_t>(nb[n]);
@@ -911,9 +925,9 @@ bool any_standing_past_target(const CollisionDanger& b, const BehaviourInputs& i
     const float kappa = 1.0f / (1.0f - b.reciprocity);
     if (same_way != 1.0f)
       return velocity_pair_ttc_avx2<true>(in.agents, nb, in.neighbors.counts[i], i, v, kappa,
-                                          b.reciprocity, b.margin, same_way);
+                                          b.reciprocity, b.margin, same_way, b.same_way_horizon);
     return velocity_pair_ttc_avx2<false>(in.agents, nb, in.neighbors.counts[i], i, v, kappa,
-                                         b.reciprocity, b.margin, same_way);
+                                         b.reciprocity, b.margin, same_way, b.same_way_horizon);
   }
 #else
   (void)lanes;
@@ -1153,7 +1167,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
     // reach test above then prunes at the shorter horizon too).
     // (x · 1 is x in float, so a factor of 1 changes nothing; the loop every agent away
     // from its goal takes without the rule stays as it was.)
-    const SameWay way(same_way_of(b), a, i);
+    const SameWay way(same_way_of(b), b.same_way_horizon, a, i);
     if (!home && way.scale == 1.0f) {
       for (std::int32_t n = 0; n < count; ++n) {
         const auto j = static_cast<std::size_t>(nb[n]);
