@@ -297,8 +297,6 @@ def test_avx2_and_baseline_pair_loops_agree(tmp_path, targets):
     # unscaled as the scalar test does.
     steps = 120 if targets == "near" else 60
     np.testing.assert_array_equal(
-        without_avx2(
-            tmp_path, "test_same_way", f"_crowd_run(targets={targets!r}, steps={steps})"
-        ),
+        without_avx2(tmp_path, "test_same_way", f"_crowd_run(targets={targets!r}, steps={steps})"),
         _crowd_run(targets=targets, steps=steps),
     )
