@@ -1661,23 +1661,25 @@ class CollisionDanger(Behaviour):
         Off by default (None). The horizon against a neighbour walking the agent's way:
         one at least a quarter of its own max speed fast whose velocity lies within 45°
         of the direction to the agent's target (the agent more than its radius from that
-        target; kinematic neighbours are never counted), unless its way crosses the
-        agent's: it and its own target lie on opposite sides of the agent's way (the
-        line from the agent to its target), each more than the two radii from it, as
-        when walkers converge on one point. Every time to collision against
-        such a neighbour (the maps' candidates and every test of the refinements) counts
+        target; kinematic neighbours are never counted), except a neighbour about to stop
+        (its own target nearer than its speed × ``same_way_horizon``) and one whose way
+        crosses the agent's (it and its own target on opposite sides of the agent's way,
+        the line from the agent to its target, each more than the two radii from it, as
+        when walkers converge on one point). Every time to collision against such a
+        neighbour (the maps' candidates and every test of the refinements) counts
         ``horizon / same_way_horizon`` times as long, so a course is unsafe against it
         only when it meets it within ``same_way_horizon``; with ``dense_horizon`` or
         ``jam_horizon`` in force, it shortens in the same proportion. Pedestrians keep
         less room to people going their way than to people coming at them: with the full
         horizon an agent among same-way walkers steps round them long before it needs to.
         In the crowd benchmark (docs/crowd.md, "A shorter horizon for walkers going one's
-        way"), 1.6 s with ``CROWD``'s 2.4 s horizon turns 9 % less on the hallway and 13 %
+        way"), 1.6 s with ``CROWD``'s 2.4 s horizon turns 10 % less on the hallway and 11 %
         less on the crossing (seeds 0–79, pooled), gets agents home sooner on every seeded
-        scene and keeps every pair apart; the symmetric circles of 16 and 64 take 7–8 %
-        longer, so it is off in ``CROWD``. A course that meets a same-way walker within
+        scene, keeps every pair apart and leaves the symmetric circles as they were. It is
+        off in ``CROWD`` because making it the default moves traced cases that seven tests
+        pin (docs/crowd.md). A course that meets a same-way walker within
         ``same_way_horizon`` is still unsafe, and every other neighbour is seen at the
-        full horizon.
+        full horizon. Reads every neighbour's ``Agents.target``.
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)
