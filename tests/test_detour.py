@@ -727,6 +727,10 @@ def test_a_field_scenario_built_for_a_detour_gets_its_stranded_agent_home(monkey
     # standing past the target.) With make_way in CROWD (the default) the bodies at their
     # goals step aside and nobody is stranded on seeds 0-399 unled; seed 79 is home then
     # too.
+    # Traced with CROWD before same_way_horizon joined it; with it, seed 79 has one pair
+    # touching (docs/crowd.md, "The default, tried again"), so the test keeps that CROWD.
+    crowd = {k: v for k, v in cs.scenarios.CROWD.items() if k != "same_way_horizon"}
+    monkeypatch.setattr(cs.scenarios, "CROWD", types.MappingProxyType(crowd))
     sc = cs.scenarios.get("doorway")
 
     def not_home(led):
@@ -740,17 +744,20 @@ def test_a_field_scenario_built_for_a_detour_gets_its_stranded_agent_home(monkey
         return np.flatnonzero(np.isnan(sim.agent_metrics.time_to_goal)).tolist()
 
     assert not_home(False) == []
-    crowd = cs.scenarios.CROWD
     monkeypatch.setattr(cs.scenarios, "CROWD", types.MappingProxyType({**crowd, "make_way": 0.0}))
     assert {led: not_home(led) for led in (False, True)} == {False: [1], True: []}
 
 
-def test_an_agent_led_past_a_wall_end_reads_the_wall_beyond_its_waypoint():
+def test_an_agent_led_past_a_wall_end_reads_the_wall_beyond_its_waypoint(monkeypatch):
     # The maze's seed 233 with a detour on its fields, past_target on (each agent's field
     # ends at its goal). A led agent turns at a wall's end past one of its waypoints.
     # Were the waypoint read as a goal it stops at (past_target), the wall beyond it would
     # not limit the turn's speed: that run (the detour not marking Agents.waypoint) comes
-    # 0.75 mm from the wall. Marked, every body keeps the steering's 5 cm margin.
+    # 0.75 mm from the wall. Marked, every body keeps the steering's 5 cm margin. Traced
+    # with CROWD before same_way_horizon joined it (with it nobody on this seed needs
+    # leading), so the test keeps that CROWD.
+    crowd = {k: v for k, v in cs.scenarios.CROWD.items() if k != "same_way_horizon"}
+    monkeypatch.setattr(cs.scenarios, "CROWD", types.MappingProxyType(crowd))
     sc = cs.scenarios.get("maze")
     sim = sc(seed=233, detour=True)
     assert sim.steering.behaviours[-1].past_target

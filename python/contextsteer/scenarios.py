@@ -761,6 +761,7 @@ CROWD: Mapping[str, float] = types.MappingProxyType(
         "past_target": True,
         "make_way": 0.5,
         "standoff": 0.5,
+        "same_way_horizon": 1.6,
     }
 )
 """The :class:`CollisionDanger` options of ``crowd_steering()`` (the crowd scenarios'
