@@ -63,9 +63,10 @@ def test_a_traced_seed_strands_an_agent_without_a_detour_and_not_with_one():
     # steering's 5 cm margin (traced). With a detour it is home, and so is everyone else
     # within 60 s. (Seed 12, its agent 48 between three pillars with bodies standing at
     # their goals 0.7-1.5 m away, was this test's seed until same_way_horizon joined CROWD:
-    # it is home unled since, and seeds 65 and 172 strand one agent each. Seed 15, its agent 33 held 4.2 m from its goal by bodies standing at theirs, was this
-    # test's seed until make_way joined CROWD: they step aside and it is home unled. Seed
-    # 20, its agent 1 in a pocket of three bodies, was the seed before that, until a course
+    # it is home unled since, and seeds 65 and 172 strand one agent each. Seed 15, its
+    # agent 33 held 4.2 m from its goal by bodies standing at theirs, was this test's seed
+    # until make_way joined CROWD: they step aside and it is home unled. Seed 20, its
+    # agent 1 in a pocket of three bodies, was the seed before that, until a course
     # no faster than a body standing stopped being held against the goal,
     # Simulation::keep_course. Seed 1 was the seed before that, its agent 50 pacing behind
     # a pillar with agents standing beside it: since past_target leaves out a body standing

@@ -1675,9 +1675,8 @@ class CollisionDanger(Behaviour):
         In the crowd benchmark (docs/crowd.md, "A shorter horizon for walkers going one's
         way"), 1.6 s with ``CROWD``'s 2.4 s horizon turns 10 % less on the hallway and 11 %
         less on the crossing (seeds 0–79, pooled), gets agents home sooner on every seeded
-        scene, keeps every pair apart and leaves the symmetric circles as they were. It is
-        off in ``CROWD`` because making it the default moves traced cases that seven tests
-        pin (docs/crowd.md). A course that meets a same-way walker within
+        scene, keeps every pair apart and leaves the symmetric circles as they were;
+        :data:`~contextsteer.scenarios.CROWD` sets it to 1.6. A course that meets a same-way walker within
         ``same_way_horizon`` is still unsafe, and every other neighbour is seen at the
         full horizon. Reads every neighbour's ``Agents.target``.
 
