@@ -715,6 +715,14 @@ def test_agents_that_follow_fields_make_way_too():
     np.testing.assert_array_equal(agents.target[0], [0.0, 0.0])
 
 
+def _crowd_as_traced(monkeypatch):
+    """Patch cs.scenarios.CROWD to the set before same_way_horizon joined it (the traced
+    cases below were found with it); returns that set."""
+    crowd = {k: v for k, v in cs.scenarios.CROWD.items() if k != "same_way_horizon"}
+    monkeypatch.setattr(cs.scenarios, "CROWD", types.MappingProxyType(crowd))
+    return crowd
+
+
 def test_a_field_scenario_built_for_a_detour_gets_its_stranded_agent_home(monkeypatch):
     # The doorway with 30 agents, seed 79 (benchmarks/scenario_seeds.py --scenarios
     # doorway --params '{"agents": 30}' --seeds 0:80), with CROWD's make_way off: agent 1
@@ -728,9 +736,8 @@ def test_a_field_scenario_built_for_a_detour_gets_its_stranded_agent_home(monkey
     # goals step aside and nobody is stranded on seeds 0-399 unled; seed 79 is home then
     # too.
     # Traced with CROWD before same_way_horizon joined it; with it, seed 79 has one pair
-    # touching (docs/crowd.md, "The default, tried again"), so the test keeps that CROWD.
-    crowd = {k: v for k, v in cs.scenarios.CROWD.items() if k != "same_way_horizon"}
-    monkeypatch.setattr(cs.scenarios, "CROWD", types.MappingProxyType(crowd))
+    # touching (docs/crowd.md, "In the default since"), so the test keeps that CROWD.
+    crowd = _crowd_as_traced(monkeypatch)
     sc = cs.scenarios.get("doorway")
 
     def not_home(led):
@@ -756,8 +763,7 @@ def test_an_agent_led_past_a_wall_end_reads_the_wall_beyond_its_waypoint(monkeyp
     # 0.75 mm from the wall. Marked, every body keeps the steering's 5 cm margin. Traced
     # with CROWD before same_way_horizon joined it (with it nobody on this seed needs
     # leading), so the test keeps that CROWD.
-    crowd = {k: v for k, v in cs.scenarios.CROWD.items() if k != "same_way_horizon"}
-    monkeypatch.setattr(cs.scenarios, "CROWD", types.MappingProxyType(crowd))
+    _crowd_as_traced(monkeypatch)
     sc = cs.scenarios.get("maze")
     sim = sc(seed=233, detour=True)
     assert sim.steering.behaviours[-1].past_target

@@ -656,10 +656,10 @@ struct SameWay {
   float ri = 0.0f;
   float hh = 0.0f;  ///< h²
 
-  /// s: same_way_of(b); h: b.same_way_horizon.
-  SameWay(float s, float h, const AgentsView& a, std::size_t i) {
+  SameWay(const CollisionDanger& b, const AgentsView& a, std::size_t i) {
+    const float s = same_way_of(b);
     if (s == 1.0f || !a.target) return;
-    hh = h * h;
+    hh = b.same_way_horizon * b.same_way_horizon;
     xi = load2(a.position, i);
     ri = a.radius[i];
     g = load2(a.target, i) - xi;
@@ -675,11 +675,12 @@ struct SameWay {
     const float sj = kSameWaySpeed * a.max_speed[j];
     if (!(vv >= sj * sj && gv > 0.0f && gv * gv >= 0.5f * gg * vv)) return 1.0f;
     // j keeps walking for h: its target |v_j|·h away or more.
-    const Vec2 e = load2(a.target, j) - load2(a.position, j);
+    const Vec2 xj = load2(a.position, j), tj = load2(a.target, j);
+    const Vec2 e = tj - xj;
     if (!(dot(e, e) >= vv * hh)) return 1.0f;
     // j's way crossing i's: j and its target on opposite sides of i's way, both clear of it.
-    const float sp = cross(g, load2(a.position, j) - xi);
-    const float st = cross(g, load2(a.target, j) - xi);
+    const float sp = cross(g, xj - xi);
+    const float st = cross(g, tj - xi);
     const float rr = ri + a.radius[j];
     const float lim = (rr * rr) * gg;
     return sp * st < 0.0f && sp * sp > lim && st * st > lim ? 1.0f : scale;
@@ -723,14 +724,14 @@ bool body_past_target(const PastTarget& pt, Vec2 p, float R, float margin, Vec2 
 /// an agent a step; on crowd-track-10k (velocity configuration, callgrind) the scalar loop
 /// took 245 instructions a call.
 ///
-/// kSameWay: same_way (same_way_of) is not 1, and each lane's w is multiplied by its pair's
+/// kSameWay: way.scale (agent i's SameWay) is not 1, and each lane's w is multiplied by its pair's
 /// factor. A separate instance, so that the loop without the rule is the one before it:
 /// with the rule's test inside the one loop, the step with the rule off took 2.0 % more
 /// instructions (callgrind, crowd-track-10k, velocity configuration).
 template <bool kSameWay>
 CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb,
                                      std::int32_t count, std::size_t i, Vec2 v, float kappa,
-                                     float alpha, float margin, float same_way, float same_way_h) {
+                                     float alpha, float margin, const SameWay& way) {
   const float inf_s = std::numeric_limits<float>::infinity();
   if (count <= 0) return inf_s;
   const __m128 inf = _mm_set1_ps(inf_s), zero = _mm_setzero_ps();
@@ -741,7 +742,6 @@ CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb
   const __m128 vkx = _mm_set1_ps(v.x * kappa), vky = _mm_set1_ps(v.y * kappa);
   const __m128 ri = _mm_set1_ps(a.radius[i]), mg = _mm_set1_ps(margin);
   // same_way_horizon (kSameWay): agent i's way and the rule's factor.
-  const SameWay way(same_way, same_way_h, a, i);
   [[maybe_unused]] const __m128 gx = _mm_set1_ps(way.g.x), gy = _mm_set1_ps(way.g.y);
   [[maybe_unused]] const __m128 half_gg = _mm_set1_ps(0.5f * way.gg);
   [[maybe_unused]] const __m128 scale = _mm_set1_ps(way.scale);
@@ -847,7 +847,7 @@ float scalar_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::
   const bool past = pt.on && sp > 0.0f;
   const Vec2 d = past ? v * (1.0f / sp) : Vec2{};
   const bool home = at_goal(b, a, i);
-  const SameWay way(same_way_of(b), b.same_way_horizon, a, i);
+  const SameWay way(b, a, i);
   const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
   for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
     const auto j = static_cast<std::size_t>(nb[n]);
@@ -920,14 +920,16 @@ bool any_standing_past_target(const CollisionDanger& b, const BehaviourInputs& i
                                                       Vec2 v, bool lanes) {
 #if defined(CONTEXTSTEER_AVX2)
   if (lanes) {
-    const float same_way = same_way_of(b);
+    // (An agent on its target has scale 1, so the instance without the rule gives the same
+    // bits: x · 1 is x.)
+    const SameWay way(b, in.agents, i);
     const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
     const float kappa = 1.0f / (1.0f - b.reciprocity);
-    if (same_way != 1.0f)
+    if (way.scale != 1.0f)
       return velocity_pair_ttc_avx2<true>(in.agents, nb, in.neighbors.counts[i], i, v, kappa,
-                                          b.reciprocity, b.margin, same_way, b.same_way_horizon);
+                                          b.reciprocity, b.margin, way);
     return velocity_pair_ttc_avx2<false>(in.agents, nb, in.neighbors.counts[i], i, v, kappa,
-                                         b.reciprocity, b.margin, same_way, b.same_way_horizon);
+                                         b.reciprocity, b.margin, way);
   }
 #else
   (void)lanes;
@@ -1167,7 +1169,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
     // reach test above then prunes at the shorter horizon too).
     // (x · 1 is x in float, so a factor of 1 changes nothing; the loop every agent away
     // from its goal takes without the rule stays as it was.)
-    const SameWay way(same_way_of(b), b.same_way_horizon, a, i);
+    const SameWay way(b, a, i);
     if (!home && way.scale == 1.0f) {
       for (std::int32_t n = 0; n < count; ++n) {
         const auto j = static_cast<std::size_t>(nb[n]);
