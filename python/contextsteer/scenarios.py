@@ -834,12 +834,13 @@ CHORD_CROWD: Mapping[str, float] = types.MappingProxyType(
 ``crowd_steering(shape="chord", changes=CHORD_CROWD)`` (in :data:`CROWD_PHASES` phases,
 as the default). :data:`CROWD` with a 3 s horizon, a stronger side preference and more
 inertia, found by a ``benchmarks/tune_crowd.py --shape chord`` search (180 trials,
-nudged seeds 0–15, contacts of five nudged circle-250 runs scored). On the crowd
-benchmark's held-out seeds 16–47 it turns 10 / 7 / 16 / 14 % less a step than the default
-on the hallway, crossing, bottleneck and doorway, with no contact and as many agents
-home, but it turns more on the circles (circle-250 0.50 against 0.38°/step) and in the
-pillar rooms, and takes 6 % longer on circle-250: docs/crowd.md, "A search for the chord
-shape". Read-only."""
+nudged seeds 0–15, contacts of five nudged circle-250 runs scored); it takes
+``same_way_horizon`` from :data:`CROWD`. On the crowd benchmark's seeds 0–31 it turns as
+much a step as the default on the hallway and the crossing and 14 / 8 % less at the
+bottleneck and the doorway, with no contact and as many agents home, but it turns more on
+the circles (circle-250 0.46 against 0.39°/step, circle-64 0.74 against 0.65) and in the
+pillar rooms, and takes 4–10 % longer on the circles: docs/crowd.md, "A search for the
+chord shape". Read-only."""
 
 CROWD_COUNTERFLOW: Mapping[str, float] = CROWD
 """:data:`CROWD` itself since the jam horizon joined it (``jam_horizon=0.6,
