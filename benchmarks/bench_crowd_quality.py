@@ -71,6 +71,9 @@ Systems
 - ``cs-chord``: the same with ``crowd_steering(shape="chord",
   changes=scenarios.CHORD_CROWD)``: the chord interest, 1 − sin(θ/2), with the options
   a search found for it (docs/crowd.md, "A search for the chord shape"); opt-in.
+- ``cs-lateral``: the same with ``crowd_steering(changes={"lateral_cost": 0.6})``: speed
+  across the wanted way costs when that way is not free (docs/crowd.md, "Speed across a
+  blocked way costs"); opt-in.
 - ``cs-counterflow``: the same with ``crowd_steering(options=scenarios.CROWD_COUNTERFLOW)``,
   which is ``CROWD`` itself since the jam horizon (a jammed agent facing three oncomers
   decides at a 0.6 s horizon) joined the default: the same system as ``cs-velocity``,

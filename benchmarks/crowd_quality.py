@@ -996,6 +996,29 @@ def chord_steering(scene: Scene):
     )
 
 
+LATERAL_COST = 0.6
+"""cs-lateral's ``CollisionDanger(lateral_cost=)``, over ``scenarios.CROWD``."""
+
+
+def lateral_steering(scene: Scene):
+    """cs-lateral's steering: ``crowd_steering(changes={"lateral_cost": LATERAL_COST})``,
+    the default with speed across a blocked way charged (opt-in; docs/crowd.md, "Speed
+    across a blocked way costs").
+
+    Raises
+    ------
+    Unavailable
+        If this contextsteer build's CollisionDanger has no ``lateral_cost``.
+    """
+    import contextsteer as cs
+
+    if not hasattr(cs.CollisionDanger(), "lateral_cost"):
+        raise Unavailable("contextsteer's CollisionDanger has no lateral_cost")
+    return cs.scenarios.crowd_steering(
+        walls=len(scene.walls) > 0, changes={"lateral_cost": LATERAL_COST}
+    )
+
+
 class ContextSteer:
     """A contextsteer Simulation (``slots`` slots, 16 by default, or the directions of
     ``slot_set``; ``Accel`` motion) with the given steering; agents of radius RADIUS, max
@@ -1148,5 +1171,6 @@ SYSTEMS = {
     "cs-plain": lambda scene, opt: _velocity(scene, opt, "plain"),
     "cs-counterflow": lambda scene, opt: _velocity(scene, opt, "counterflow"),
     "cs-chord": lambda scene, opt: _velocity(scene, opt, steering=chord_steering(scene)),
+    "cs-lateral": lambda scene, opt: _velocity(scene, opt, steering=lateral_steering(scene)),
 }
 """System name -> builder ``(scene, options)``; raises Unavailable when it cannot run."""

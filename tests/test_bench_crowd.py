@@ -75,7 +75,7 @@ def test_every_contextsteer_system_takes_the_run_options():
     scene = cq.SCENES["doorway"](seed=0)
     opt = cq.Options(slots=8)
     names = [n for n in cq.SYSTEMS if n.startswith("cs-")]
-    assert len(names) == 8
+    assert len(names) == 9
     for name in names:
         system = cq.SYSTEMS[name](scene, opt)
         assert system.agents.slots == 8 and system.sim.slots == 8, name
@@ -83,8 +83,17 @@ def test_every_contextsteer_system_takes_the_run_options():
         if hasattr(danger, "jam_horizon"):
             # The systems on CROWD's options take its jam horizon (cs-counterflow is the
             # default since the jam horizon joined CROWD); the smooth and plain ones do not.
-            uses_crowd = name in ("cs-velocity", "cs-sliced", "cs-counterflow", "cs-chord")
+            uses_crowd = name in (
+                "cs-velocity",
+                "cs-sliced",
+                "cs-counterflow",
+                "cs-chord",
+                "cs-lateral",
+            )
             assert (danger.jam_horizon is not None) == uses_crowd, name
+            # Only cs-lateral charges speed across a blocked way.
+            lateral = cq.LATERAL_COST if name == "cs-lateral" else 0.0
+            assert danger.lateral_cost == lateral, name
         # Only cs-chord scores its interest with the chord shape, on CHORD_CROWD's options.
         goal = (getattr(system.sim.steering, "behaviours", None) or [None])[0]
         assert (getattr(goal, "shape", None) == "chord") == (name == "cs-chord"), name

@@ -1131,11 +1131,19 @@ def _big_scene(seed=11, n=400, box=40.0):
     return a, world
 
 
-@pytest.mark.parametrize(("creep", "gamma"), [(False, 1.0), (True, 1.0), (False, 0.5)])
-def test_same_maps_and_runs_for_any_thread_count(creep, gamma):
+@pytest.mark.parametrize(
+    ("creep", "gamma", "lateral"), [(False, 1.0, 0.0), (True, 1.0, 0.0), (False, 0.5, 0.6)]
+)
+def test_same_maps_and_runs_for_any_thread_count(creep, gamma, lateral):
     a, world = _big_scene()
     beh = make(
-        horizon=2.0, speeds=4, margin=0.1, reciprocity=0.5, creep=creep, speed_exponent=gamma
+        horizon=2.0,
+        speeds=4,
+        margin=0.1,
+        reciprocity=0.5,
+        creep=creep,
+        speed_exponent=gamma,
+        lateral_cost=lateral,
     )
     maps = []
     for t in (1, 2):
@@ -1174,6 +1182,8 @@ def test_same_maps_and_runs_for_any_thread_count(creep, gamma):
     assert hashes[0] == hashes[1]
     if gamma != 1.0:  # the exponent changed some decision
         assert hashes[0] != run_hash(dataclasses.replace(beh, speed_exponent=1.0), 1)
+    if lateral:  # and so did the lateral cost
+        assert hashes[0] != run_hash(dataclasses.replace(beh, lateral_cost=0.0), 1)
 
 
 def test_two_speed_exponents_stepped_in_turns_match_their_runs_alone():
@@ -1424,6 +1434,118 @@ def test_commitment_weighs_the_kept_course_with_the_speed_exponent(gamma, kept):
         assert s == 0.75
     else:
         assert d[0] == pytest.approx(_SIDE[0], abs=1e-6) and s == 1.0
+
+
+@pytest.mark.parametrize(
+    ("cost", "side_step"),
+    # Worth with lateral_cost c (γ 1): straight on 1·0.5·(1 − c·0.5·0) = 0.5, 45° off
+    # 0.854·1·(1 − c·1·sin 45°). Equal at c* = (1 − 0.5/0.854) / sin 45° = 0.586: above
+    # it the agent slows down on course.
+    [(0.0, True), (0.3, True), (0.57, True), (0.6, False), (1.0, False)],
+)
+def test_lateral_cost_weighs_slowing_down_against_a_side_step(cost, side_step):
+    d, s = _committed(0.0, _AHEAD, lateral_cost=cost)
+    if side_step:
+        np.testing.assert_allclose(abs(d[1]), _SIDE[1], atol=1e-6)
+        assert d[0] == pytest.approx(_SIDE[0], abs=1e-6) and s == 1.0
+    else:
+        np.testing.assert_allclose(d, [1.0, 0.0], atol=1e-6)
+        assert s == 0.5
+
+
+@pytest.mark.parametrize(("cost", "side_step"), [(0.0, True), (0.05, True), (0.2, False)])
+def test_lateral_cost_charges_the_speed_the_agent_wants_not_the_slot_offers(cost, side_step):
+    """Arrive wants 0.3 of max speed 0.3 m from the goal. A body standing 1.3 m ahead
+    leaves straight on safe up to a quarter speed (0.7 m of gap: TTC 2.8 s at 0.25, 1.4 s
+    at 0.5); 45° off passes it 0.92 m away, safe at full speed. Worth: straight on
+    0.3·0.25 = 0.075, 45° off 0.854·0.3·min(1, 0.3)·(1 − c·0.3·sin 45°) = 0.0769·(1 −
+    0.212c): the side step wins up to c = 0.117. Charging the slot's full speed instead
+    (1 − c·1·sin 45°) would lose it from c = 0.035, at 0.05 already."""
+    a = cs.Agents(2, slots=8)
+    a.add(
+        [[0.0, 0.0], [1.3, 0.0]], radius=0.3, max_speed=[1.0, 0.0], target=[[0.3, 0.0], [1.3, 0.0]]
+    )
+    beh = cs.CollisionDanger(
+        horizon=2.0,
+        speeds=4,
+        side_bias=0.0,
+        smoothness=0.0,
+        commit=0.0,
+        walls=False,
+        lateral_cost=cost,
+    )
+    sim = cs.Simulation(
+        None,
+        a,
+        cs.Steering(
+            [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), beh],
+            resolve="mask_min_danger",
+            choose="argmax",
+        ),
+        motion=cs.Lerp(steer_force=1.0),
+    )
+    sim.perceive()
+    assert sim.speed[0, 0] == 0.25 and sim.speed[0, 1] == 1.0 and sim.speed[0, 7] == 1.0
+    sim.decide_and_move(0.01)
+    if side_step:
+        assert sim.chosen_slot[0] in (1, 7)
+        assert sim.strength[0] == pytest.approx(0.3, abs=1e-6)
+    else:
+        assert sim.chosen_slot[0] == 0
+        assert sim.strength[0] == pytest.approx(0.25, abs=1e-6)
+
+
+def test_lateral_cost_never_bends_a_free_way():
+    """The way free at full speed, the decision is the same with any lateral_cost, bit for
+    bit. The agent walks at 45° to its goal with a strong turning cost (smoothness 2): the
+    peak +x is worth exp(−2·(1 − cos 45°)) = 0.56 and keeping the 45° slot 0.854, so it
+    keeps 45° off. Were the cost applied with the way free, 45° off at full speed would be
+    worth 0.854·(1 − 5·0.707) < 0 at cost 5 and the agent would turn."""
+
+    def decide(cost):
+        a = cs.Agents(2, slots=8)
+        a.add(
+            [[0.0, 0.0], [-5.0, -5.0]],
+            velocity=[[np.sqrt(0.5), np.sqrt(0.5)], [0.0, 0.0]],
+            radius=0.3,
+            max_speed=[1.0, 0.0],
+            target=[[100.0, 0.0], [-5.0, -5.0]],
+        )
+        beh = cs.CollisionDanger(
+            horizon=2.0,
+            speeds=4,
+            side_bias=0.0,
+            smoothness=2.0,
+            commit=0.0,
+            walls=False,
+            lateral_cost=cost,
+        )
+        sim = cs.Simulation(
+            None,
+            a,
+            cs.Steering(
+                [cs.Seek(shape="half_cosine"), beh], resolve="mask_min_danger", choose="argmax"
+            ),
+            motion=cs.Lerp(steer_force=1.0),
+        )
+        sim.perceive()
+        assert (np.asarray(sim.speed[0]) == 1.0).all()
+        sim.decide_and_move(0.01)
+        return int(sim.chosen_slot[0]), np.array(sim.chosen_direction[0]), float(sim.strength[0])
+
+    runs = [decide(c) for c in (0.0, 0.6, 5.0)]
+    assert runs[0][0] == 1 and runs[0][2] == 1.0
+    for slot, d, s in runs[1:]:
+        assert slot == runs[0][0] and s == runs[0][2]
+        np.testing.assert_array_equal(d, runs[0][1])
+
+
+def test_lateral_cost_is_off_by_default_and_must_be_non_negative():
+    assert cs.CollisionDanger().lateral_cost == 0.0
+    assert cs.scenarios.CROWD.get("lateral_cost", 0.0) == 0.0
+    for bad in (-0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="lateral_cost"):
+            cs.CollisionDanger(lateral_cost=bad)
 
 
 def test_speed_exponent_one_is_the_default_and_must_be_positive():

@@ -726,11 +726,13 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
   // progress a candidate offers. When the way the agent wants to go (the interest peak) is
   // not free at full speed, slots on the preferred side also get 1 + bias·max(0,
   // side·sin θ_k), θ_k the clockwise angle from the peak: a deterministic head-on symmetry
-  // breaker that never bends a free path.
+  // breaker that never bends a free path; and, with lateral_cost c, every slot
+  // max(0, 1 − c·s_k·|sin θ_k|).
   const std::size_t k = k_;
   const float* dir = slot_set_.directions();
   const float bias = velocity_->side_bias, side = velocity_->side;
   const float smooth = velocity_->smoothness;
+  const float lateral = velocity_->lateral_cost;
   // speed_exponent γ: a candidate's speed counts as speed^γ (γ < 1: slowing down on course
   // loses less against a side step at speed). At 1 the loop below is skipped, not pow'd.
   const float gamma = velocity_->speed_exponent;
@@ -785,6 +787,16 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
         x[q] = -smooth * (len - (dir[2 * q] * v.x + dir[2 * q + 1] * v.y));
       detail::exp_floats(x, k);
       for (std::size_t q = 0; q < k; ++q) w[q] *= x[q];
+    }
+    if (lateral > 0.0f && sp[peak] < 1.0f) {
+      // lateral_cost: the way not free at full speed, walking across it costs. Each slot's
+      // worth × max(0, 1 − c·s_k·|sin θ_k|), s_k its speed (capped by the wanted one, max-
+      // speed units) and θ_k its angle from the peak: a side step at speed is worth less
+      // against slowing down on course, as in ORCA's objective |v − v_pref|².
+      for (std::size_t q = 0; q < k; ++q) {
+        const float across = std::fabs(dir[2 * q] * py - dir[2 * q + 1] * px);
+        w[q] *= std::max(0.0f, 1.0f - lateral * std::min(sp[q], want) * across);
+      }
     }
     if (blocked) {
       for (std::size_t q = 0; q < k; ++q) {

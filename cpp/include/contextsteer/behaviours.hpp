@@ -385,7 +385,9 @@ struct CollisionDanger {
   float jam_radius = 2.0f;         ///< m, > 0: how near the oncomer
   std::uint32_t jam_oncomers = 1;  ///< >= 1: oncomers within jam_radius it takes
   // Neighbours walking the agent's way count at a shorter horizon (same_way_of), off when 0.
-  float same_way_horizon = 0.0f;         ///< s, in (0, horizon]: the horizon against them
+  float same_way_horizon = 0.0f;  ///< s, in (0, horizon]: the horizon against them
+  // Speed across the wanted way costs when that way is not free (weigh_by_speed), off when 0.
+  float lateral_cost = 0.0f;  ///< c >= 0: each slot's worth × max(0, 1 − c·speed·|sin θ|)
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -469,6 +471,8 @@ struct BehaviourSpec<CollisionDanger> {
                       nullptr,
                       "the horizon against a neighbour walking the agent's way (s); None: the "
                       "horizon"),
+      number("lateral_cost", &CollisionDanger::lateral_cost, kNonNegative,
+             "cost of speed across the wanted way when that way is not free (0: off)"),
   };
 };
 
