@@ -736,12 +736,14 @@ def test_a_field_scenario_built_for_a_detour_gets_its_stranded_agent_home(monkey
     # goals step aside and nobody is stranded on seeds 0-399 unled; seed 79 is home then
     # too.
     # Traced with CROWD before same_way_horizon joined it; with it, seed 79 has one pair
-    # touching (docs/crowd.md, "In the default since"), so the test keeps that CROWD.
+    # touching (docs/crowd.md, "In the default since"), so the test keeps that CROWD, and
+    # without the doorway's lateral_cost (scenarios.QUEUE_CHANGES, since), with which
+    # agent 1 gets home unled.
     crowd = _crowd_as_traced(monkeypatch)
     sc = cs.scenarios.get("doorway")
 
     def not_home(led):
-        sim = sc(seed=79, agents=30, detour=led)
+        sim = sc(seed=79, agents=30, detour=led, changes={"lateral_cost": 0.0})
         danger = sim.steering.behaviours[-1]
         assert danger.past_target
         detour = cs.Detour.on_steering(sim) if led else None

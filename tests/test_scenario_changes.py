@@ -145,3 +145,32 @@ def test_command_line_sweep_and_run_take_dotted_changes(tmp_path, capsys):
     )
     assert [r.params["changes.horizon"] for r in result] == [2.4, 3.0]
     assert all(r.error is None for r in result)
+
+
+QUEUES = ("bottleneck", "doorway")
+
+
+@pytest.mark.parametrize("name", sorted(VELOCITY_SCENARIOS))
+def test_the_queue_scenarios_charge_speed_across_a_blocked_way(name):
+    # bottleneck and doorway (a queue at one opening) take QUEUE_CHANGES by default, the
+    # other crowd scenarios CROWD alone; a scenario's own changes go over them.
+    size = VELOCITY_SCENARIOS[name]
+    sc = scenarios.get(name)
+    own = scenarios.QUEUE_CHANGES["lateral_cost"] if name in QUEUES else 0.0
+    assert _danger(sc(**size)).lateral_cost == pytest.approx(own)
+    assert _danger(sc(**size, changes={"lateral_cost": 0.0})).lateral_cost == 0.0
+    changed = _danger(sc(**size, changes={"horizon": 3.0}))
+    assert changed.lateral_cost == pytest.approx(own) and changed.horizon == 3.0
+
+
+@pytest.mark.parametrize("name", QUEUES)
+def test_the_queue_changes_follow_the_danger(name):
+    size = VELOCITY_SCENARIOS[name]
+    sc = scenarios.get(name)
+    assert dict(scenarios.QUEUE_CHANGES) == {"lateral_cost": 0.6}
+    for danger in ("plain", "counterflow", "smooth"):
+        assert _danger(sc(**size, danger=danger)).lateral_cost == 0.0, danger
+    with pytest.raises(TypeError, match="changes must be a mapping"):
+        sc(**size, changes=0.6)
+    with pytest.raises(ValueError, match="lateral_cost"):
+        sc(**size, changes={"lateral_cost": -1.0})
