@@ -1306,13 +1306,9 @@ def _committed(commit, others, velocity=(1.0, 0.0), k=8, **options):
         target=[[100.0, 0.0]] + [list(o) for o in others],
     )
     beh = cs.CollisionDanger(
-        horizon=2.0,
-        speeds=4,
-        side_bias=0.0,
-        smoothness=0.0,
+        **{"horizon": 2.0, "speeds": 4, "side_bias": 0.0, "smoothness": 0.0, **options},
         commit=commit,
         walls=False,
-        **options,
     )
     sim = cs.Simulation(
         None,
@@ -1369,17 +1365,18 @@ def test_commitment_never_keeps_a_heading_worse_for_the_goal():
     assert s == 0.5
 
 
-def test_no_progress_is_credited_beyond_the_speed_the_agent_wants():
-    """Arrive wants 0.3 of max speed 0.3 m from the goal (slowing radius 1). Straight on is
-    safe up to half speed (C ahead: TTC 1.2/s >= 2 for s <= 0.6 of 1 m/s), 45° off is safe
-    at full speed. Rate of progress min(speed, wanted)·interest: straight 1·0.3 beats
-    45° off 0.85·0.3 (crediting the full speed there, 0.85·1 > 0.5, would turn away)."""
+def _arriving(ahead, **options):
+    """Agent 0 at the origin, max speed 1, Arrive (slowing radius 1) to (0.3, 0): it wants
+    0.3 of its max speed. A body stands at (``ahead``, 0). Eight slots, perceived."""
     a = cs.Agents(2, slots=8)
     a.add(
-        [[0.0, 0.0], [1.8, 0.0]], radius=0.3, max_speed=[1.0, 0.0], target=[[0.3, 0.0], [1.8, 0.0]]
+        [[0.0, 0.0], [ahead, 0.0]],
+        radius=0.3,
+        max_speed=[1.0, 0.0],
+        target=[[0.3, 0.0], [ahead, 0.0]],
     )
     beh = cs.CollisionDanger(
-        horizon=2.0, speeds=4, side_bias=0.0, smoothness=0.0, commit=0.0, walls=False
+        horizon=2.0, speeds=4, side_bias=0.0, smoothness=0.0, commit=0.0, walls=False, **options
     )
     sim = cs.Simulation(
         None,
@@ -1392,6 +1389,15 @@ def test_no_progress_is_credited_beyond_the_speed_the_agent_wants():
         motion=cs.Lerp(steer_force=1.0),
     )
     sim.perceive()
+    return sim
+
+
+def test_no_progress_is_credited_beyond_the_speed_the_agent_wants():
+    """Arrive wants 0.3 of max speed 0.3 m from the goal (slowing radius 1). Straight on is
+    safe up to half speed (C ahead: TTC 1.2/s >= 2 for s <= 0.6 of 1 m/s), 45° off is safe
+    at full speed. Rate of progress min(speed, wanted)·interest: straight 1·0.3 beats
+    45° off 0.85·0.3 (crediting the full speed there, 0.85·1 > 0.5, would turn away)."""
+    sim = _arriving(1.8)
     assert sim.speed[0, 0] == 0.5 and sim.speed[0, 1] == 1.0
     sim.decide_and_move(0.01)
     assert sim.chosen_slot[0] == 0
@@ -1413,7 +1419,11 @@ _SIDE = np.array([np.cos(np.pi / 4), np.sin(np.pi / 4)])
     [(1.0, True), (0.5, True), (0.24, True), (0.22, False), (0.1, False)],
 )
 def test_speed_exponent_weighs_slowing_down_against_a_side_step(gamma, side_step):
-    d, s = _committed(0.0, _AHEAD, speed_exponent=gamma)
+    _side_step_or_on_course(*_committed(0.0, _AHEAD, speed_exponent=gamma), side_step)
+
+
+def _side_step_or_on_course(d, s, side_step):
+    """(d, s) from _committed against _AHEAD: 45° off at full speed, or on course at half."""
     if side_step:
         np.testing.assert_allclose(abs(d[1]), _SIDE[1], atol=1e-6)
         assert d[0] == pytest.approx(_SIDE[0], abs=1e-6) and s == 1.0
@@ -1444,13 +1454,7 @@ def test_commitment_weighs_the_kept_course_with_the_speed_exponent(gamma, kept):
     [(0.0, True), (0.3, True), (0.57, True), (0.6, False), (1.0, False)],
 )
 def test_lateral_cost_weighs_slowing_down_against_a_side_step(cost, side_step):
-    d, s = _committed(0.0, _AHEAD, lateral_cost=cost)
-    if side_step:
-        np.testing.assert_allclose(abs(d[1]), _SIDE[1], atol=1e-6)
-        assert d[0] == pytest.approx(_SIDE[0], abs=1e-6) and s == 1.0
-    else:
-        np.testing.assert_allclose(d, [1.0, 0.0], atol=1e-6)
-        assert s == 0.5
+    _side_step_or_on_course(*_committed(0.0, _AHEAD, lateral_cost=cost), side_step)
 
 
 @pytest.mark.parametrize(("cost", "side_step"), [(0.0, True), (0.05, True), (0.2, False)])
@@ -1461,30 +1465,7 @@ def test_lateral_cost_charges_the_speed_the_agent_wants_not_the_slot_offers(cost
     0.3·0.25 = 0.075, 45° off 0.854·0.3·min(1, 0.3)·(1 − c·0.3·sin 45°) = 0.0769·(1 −
     0.212c): the side step wins up to c = 0.117. Charging the slot's full speed instead
     (1 − c·1·sin 45°) would lose it from c = 0.035, at 0.05 already."""
-    a = cs.Agents(2, slots=8)
-    a.add(
-        [[0.0, 0.0], [1.3, 0.0]], radius=0.3, max_speed=[1.0, 0.0], target=[[0.3, 0.0], [1.3, 0.0]]
-    )
-    beh = cs.CollisionDanger(
-        horizon=2.0,
-        speeds=4,
-        side_bias=0.0,
-        smoothness=0.0,
-        commit=0.0,
-        walls=False,
-        lateral_cost=cost,
-    )
-    sim = cs.Simulation(
-        None,
-        a,
-        cs.Steering(
-            [cs.Arrive(slowing_radius=1.0, shape="half_cosine"), beh],
-            resolve="mask_min_danger",
-            choose="argmax",
-        ),
-        motion=cs.Lerp(steer_force=1.0),
-    )
-    sim.perceive()
+    sim = _arriving(1.3, lateral_cost=cost)
     assert sim.speed[0, 0] == 0.25 and sim.speed[0, 1] == 1.0 and sim.speed[0, 7] == 1.0
     sim.decide_and_move(0.01)
     if side_step:
@@ -1501,43 +1482,15 @@ def test_lateral_cost_never_bends_a_free_way():
     peak +x is worth exp(−2·(1 − cos 45°)) = 0.56 and keeping the 45° slot 0.854, so it
     keeps 45° off. Were the cost applied with the way free, 45° off at full speed would be
     worth 0.854·(1 − 5·0.707) < 0 at cost 5 and the agent would turn."""
-
-    def decide(cost):
-        a = cs.Agents(2, slots=8)
-        a.add(
-            [[0.0, 0.0], [-5.0, -5.0]],
-            velocity=[[np.sqrt(0.5), np.sqrt(0.5)], [0.0, 0.0]],
-            radius=0.3,
-            max_speed=[1.0, 0.0],
-            target=[[100.0, 0.0], [-5.0, -5.0]],
-        )
-        beh = cs.CollisionDanger(
-            horizon=2.0,
-            speeds=4,
-            side_bias=0.0,
-            smoothness=2.0,
-            commit=0.0,
-            walls=False,
-            lateral_cost=cost,
-        )
-        sim = cs.Simulation(
-            None,
-            a,
-            cs.Steering(
-                [cs.Seek(shape="half_cosine"), beh], resolve="mask_min_danger", choose="argmax"
-            ),
-            motion=cs.Lerp(steer_force=1.0),
-        )
-        sim.perceive()
-        assert (np.asarray(sim.speed[0]) == 1.0).all()
-        sim.decide_and_move(0.01)
-        return int(sim.chosen_slot[0]), np.array(sim.chosen_direction[0]), float(sim.strength[0])
-
-    runs = [decide(c) for c in (0.0, 0.6, 5.0)]
-    assert runs[0][0] == 1 and runs[0][2] == 1.0
-    for slot, d, s in runs[1:]:
-        assert slot == runs[0][0] and s == runs[0][2]
-        np.testing.assert_array_equal(d, runs[0][1])
+    runs = [
+        _committed(0.0, [[-5.0, -5.0]], velocity=_SIDE, smoothness=2.0, lateral_cost=c)
+        for c in (0.0, 0.6, 5.0)
+    ]
+    np.testing.assert_allclose(runs[0][0], _SIDE, atol=1e-6)
+    assert runs[0][1] == 1.0
+    for d, s in runs[1:]:
+        np.testing.assert_array_equal(d, runs[0][0])
+        assert s == runs[0][1]
 
 
 def test_lateral_cost_is_off_by_default_and_must_be_non_negative():
