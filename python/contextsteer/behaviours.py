@@ -1689,11 +1689,11 @@ class CollisionDanger(Behaviour):
         half-cosine interest and γ 1, a 45° side step at full speed (worth 0.854) loses to
         half speed straight on (0.5) from ``lateral_cost`` 0.586. A free way is never
         bent. In the crowd benchmark (docs/crowd.md, "Speed across a blocked way costs")
-        0.6 with ``CROWD`` turns 15 % less at the bottleneck and 12 %
-        less at the doorway (seeds 0–31), but more on the symmetric circles, whose agents
-        then slow down on course instead of curving round the centre early: opt-in, for
-        queues at doors and bottlenecks (``crowd_steering(changes={"lateral_cost": 0.6})``;
-        the ``bottleneck`` and ``doorway`` scenarios take it by default,
+        0.6 with ``CROWD`` turns 15 % less at the bottleneck and 12 % less at the doorway
+        (seeds 0–31), but more on the symmetric circles, whose agents then slow down on
+        course instead of curving round the centre early: opt-in, for queues at doors and
+        bottlenecks (``crowd_steering(changes={"lateral_cost": 0.6})``; the ``bottleneck``
+        and ``doorway`` scenarios take it by default,
         :data:`~contextsteer.scenarios.QUEUE_CHANGES`).
 
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment

@@ -719,7 +719,8 @@ def racetrack(
 # --------------------------------------------------------------- crowd test cases ---
 # After SteerSuite's test cases: pedestrians of radius 0.3 m walking at about 1.3 m/s to
 # goals; a goal is reached within 0.5 m. Steering: crowd_steering() (velocity-space
-# danger, danger="velocity", the default) with crowd_slots(); danger="agent" is the older
+# danger, danger="velocity", the default; bottleneck and doorway with QUEUE_CHANGES over
+# CROWD) with crowd_slots(); danger="agent" is the older
 # Seek + predictive AgentDanger + WallDanger, resolve "subtract", choose
 # "weighted_neighbours" (Lewis). Acceleration-limited motion (6 m/s²); stuck = less than
 # 0.1 m in 3 s (before arrival).
