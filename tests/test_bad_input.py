@@ -718,6 +718,32 @@ CASES += [
     ("Steering hysteresis None", lambda: cs.Steering([], hysteresis=None), TypeError, "hyster"),
     ("Steering width 1e30", lambda: cs.Steering([], width=10**30), ValueError, "width"),
     ("load None", lambda: cs.load(None), TypeError, "load: path"),
+    # These three said "'NoneType' object is not iterable" (or 'int', 'Seek').
+    (
+        "Simulation steering None",
+        lambda: cs.Simulation(None, cs.Agents(1), None),
+        TypeError,
+        "Simulation: steering must be a Steering, a list of behaviours",
+    ),
+    (
+        "Simulation steering 5",
+        lambda: cs.Simulation(None, cs.Agents(1), 5),
+        TypeError,
+        "Simulation: steering must be a Steering",
+    ),
+    (
+        "Simulation one behaviour",
+        lambda: cs.Simulation(None, cs.Agents(1), cs.Seek()),
+        TypeError,
+        r"got one Seek: put it in a list",
+    ),
+    ("Steering object", lambda: cs.Steering(object()), TypeError, "Steering: behaviours must"),
+    (
+        "RunResult.from_dict None",
+        lambda: cs.RunResult.from_dict(None),
+        TypeError,
+        "from_dict: expected a mapping",
+    ),
     (
         "video format 123",
         lambda: video.write([np.zeros((2, 2, 3), np.uint8)], "a.gif", format=123),

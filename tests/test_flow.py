@@ -324,6 +324,28 @@ def test_one_flow_feeds_one_pool():
         b.step(1 / 30)
 
 
+def test_one_flow_feeds_one_simulation_of_the_same_capacity():
+    # Of the same capacity, the second simulation was accepted: the flow forgot the first
+    # one's members (its report said none inside, and they were never removed at their
+    # exits), or took the second's agents in the same slots for them.
+    flow = cs.Flow(two_sources(), seed=0)
+    a, b = corridor(capacity=60), corridor(capacity=60)
+    a.flow = flow
+    a.step(1 / 30, 40)
+    inside = flow.report()["inside"]
+    assert inside > 0
+    b.flow = flow
+    with pytest.raises(ValueError, match=f"another simulation's agents \\({inside} inside\\)"):
+        b.step(1 / 30)
+    assert flow.report()["inside"] == inside and b.agents.count == 0
+    a.step(1 / 30, 5)  # the first one carries on
+    # A copy of a simulation has a flow and agents of its own, and steps on.
+    c = copy.deepcopy(a)
+    c.step(1 / 30, 5)
+    a.step(1 / 30, 5)
+    np.testing.assert_array_equal(a.agents.position, c.agents.position)
+
+
 def test_a_flow_stepped_from_two_threads_raises_instead_of_interleaving():
     sim = corridor(capacity=60)
     sim.flow = cs.Flow(two_sources(), seed=0)

@@ -1,6 +1,7 @@
 """Property tests of the context-map kernels against the NumPy oracle (tests/reference.py)."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -62,6 +63,26 @@ def test_slot_directions_vs_oracle(k, offset):
     np.testing.assert_array_equal(
         s.neighbours, np.stack([(np.arange(k) - 1) % k, (np.arange(k) + 1) % k], 1)
     )
+
+
+@given(
+    k=st.integers(3, 64),
+    offset=st.floats(-(2.0**60), 2.0**60, exclude_min=True, exclude_max=True),
+    seed=st.integers(0, 99),
+)
+def test_a_large_offset_keeps_a_regular_ring(k, offset, seed):
+    # At offset 1e17 every slot had the same direction (the slot steps were lost to the
+    # offset's rounding), and the interpolating choose modes gave NaN. Whole turns add
+    # nothing: the ring is the one of the offset's remainder (math.fmod is exact).
+    s = cs.SlotSet(k, offset)
+    d = s.directions
+    np.testing.assert_allclose(d, ref_slot_directions(k, math.fmod(offset, 2 * math.pi)), atol=1e-6)
+    np.testing.assert_allclose(s.gaps, 2 * np.pi / k, atol=1e-5)
+    assert s.regular
+    v = np.random.default_rng(seed).random((3, k)).astype(np.float32)
+    for mode in ("vector_sum", "subslot", "subslot_linear", "weighted_neighbours", "argmax"):
+        direction, strength = cs.choose(v, s, mode)[:2]
+        assert np.isfinite(direction).all() and np.isfinite(strength).all(), mode
 
 
 @given(

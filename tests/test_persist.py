@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import pickle
 import zipfile
 
@@ -37,6 +38,21 @@ def test_save_half_way_and_continue_equals_one_straight_run(name, tmp_path):
     back = cs.load(tmp_path / "half.cssim")
     back.step(case.dt, 500)
     same_run(straight, back)
+
+
+def test_a_path_given_as_bytes_saves_and_loads(tmp_path):
+    # load let bytes through its type check, and zipfile then took them for a file object
+    # ("'bytes' object has no attribute 'seek'"); save concatenated str and bytes.
+    sim = scenarios.get("oncoming")(seed=1)
+    sim.step(1 / 30, 10)
+    path = os.fsencode(tmp_path / "b.cssim")
+    sim.save(path)
+    back = cs.load(path)
+    sim.step(1 / 30, 10)
+    back.step(1 / 30, 10)
+    same_run(sim, back)
+    with pytest.raises(TypeError, match=r"save: path must be a file path \(str, bytes"):
+        sim.save(5)
 
 
 def test_pickle_and_deepcopy_continue_bit_identically_with_memory_in_the_pipeline():

@@ -158,7 +158,10 @@ def test_validation():
     a.radius[3] = 0.5
     sim.perceive()
     sim.danger[1, 4] = np.nan
-    with pytest.raises(ValueError, match=r"danger must be finite, got nan at \(1, 4\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"danger must be finite, below 2\^60 \(1.15e18\) in magnitude, got nan at \(1, 4\)",
+    ):
         sim.decide_and_move(0.1)
     with pytest.raises(ValueError, match="slots"):
         cs.Simulation(None, a, [cs.Seek()], slots=2)

@@ -77,6 +77,23 @@ def test_a_tiny_time_to_target_is_capped_at_max_accel_not_zeroed():
     np.testing.assert_allclose(state.velocity, [[0.2, 0.0]], rtol=1e-6)  # max_accel · dt
 
 
+@pytest.mark.parametrize("name", ["interest", "danger"])
+@pytest.mark.parametrize("value", [1e30, -3e38, 2.0**60, 1.2e18])
+def test_maps_beyond_the_bound_written_between_the_stages_are_refused(name, value):
+    # cs.steer, cs.choose and the other map calls refuse values of 2^60 and more, and the
+    # README says anything outside the supported ranges raises; written between perceive()
+    # and decide_and_move(), 1e30 was taken without a word.
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0], [5, 0]], max_speed=1.0, target=[[10, 10], [0, 10]])
+    sim = cs.Simulation(None, a, [cs.Seek()], cs.Lerp())
+    sim.perceive()
+    getattr(sim, name)[1, 3] = value
+    with pytest.raises(ValueError, match=rf"{name} must be finite, below 2\^60 .* at \(1, 3\)"):
+        sim.decide_and_move(0.1)
+    getattr(sim, name)[1, 3] = np.float32(2.0**60 - 2.0**36)  # the largest the maps hold
+    sim.decide_and_move(0.1)
+
+
 def test_non_finite_carried_decisions_and_blend_memory_are_refused_before_the_step():
     a = cs.Agents(1, slots=8)
     a.add([0, 0], max_speed=1.0, target=[10, 10])
@@ -199,6 +216,46 @@ def test_shared_targets_beyond_the_coordinate_range_are_refused():
         sim.step(0.1)
     with pytest.raises(ValueError, match="targets must be finite and at most 1e8"):
         cs.Seek(targets=t).evaluate(a, 4)
+
+
+@pytest.mark.parametrize(
+    "name, move",
+    [
+        ("agent_weights", lambda a: a.resize(10**6, refcheck=False)),  # a new buffer
+        ("agent_weights", lambda a: setattr(a, "dtype", np.int32)),  # same bytes, read as int
+        ("targets", lambda a: a.resize((10**5, 2), refcheck=False)),
+        ("agent ids", lambda a: a.resize(10**6, refcheck=False)),
+    ],
+)
+def test_a_lent_array_resized_or_retyped_is_refused(name, move):
+    # The core keeps the data pointer of an array lent in place. Resized with
+    # refcheck=False, NumPy freed the old buffer: the next step read freed memory and
+    # wrote NaN into the interest maps with no error (the value check looked at the new
+    # array, all zeros).
+    a = cs.Agents(4, slots=8)
+    a.add([[0, 0], [5, 0], [0, 5], [5, 5]], target=[[5, 5], [0, 5], [5, 0], [0, 0]])
+    if name == "agent_weights":
+        lent = np.ones(4, np.float32)
+        behaviour = cs.Seek(agent_weights=lent)
+    elif name == "targets":
+        lent = np.float32([[5, 5], [0, 5]])
+        behaviour = cs.Seek(targets=lent)
+    else:
+        lent = np.int32([1, 0, 3, 2])
+        behaviour = cs.Pursue(targets=lent)
+        name = "targets"
+    kept = behaviour.agent_weights if name == "agent_weights" else behaviour.targets
+    assert np.shares_memory(kept, lent)  # lent, not copied (Pursue keeps a view of it)
+    sim = cs.Simulation(None, a, [behaviour], cs.Lerp())
+    sim.step(0.1)
+    move(lent)
+    junk = [np.full(1000, np.nan, np.float32) for _ in range(200)]  # reuse the freed memory
+    with pytest.raises(ValueError, match=f"{name} (.*)?was resized or reallocated since this"):
+        sim.step(0.1)
+    with pytest.raises(ValueError, match="was resized or reallocated"):
+        sim.perceive()
+    del junk
+    assert np.isfinite(sim.interest).all()
 
 
 @pytest.mark.parametrize("bad", [np.nan, -5.0, np.inf, 1.5])

@@ -65,6 +65,31 @@ def test_an_agent_whose_centre_is_in_a_solid_leaves_it_at_its_first_step(when):
     assert np.array_equal(a.position[0], [-8.0, 0.0])
 
 
+@pytest.mark.parametrize("radius", [1e4, 5e4])
+@pytest.mark.parametrize("shape", ["circle", "box"])
+def test_an_agent_leaves_a_large_solid_whose_boundary_is_far_from_the_origin(radius, shape):
+    # Round a circle of radius 1e4 the exits were placed a skin beyond r by the float32
+    # spacing of the agent's own coordinates (near 0), not of the exit's (near 1e4): the
+    # exit rounded back within r of the circle, every exit was refused, and 3 starts of
+    # 200 within 2 m of the centre stayed inside (31 of 200 at 5e4). README: coordinates
+    # within ±1e5 keep centimetre precision.
+    w = cs.World()
+    if shape == "circle":
+        w.add_circles([[0.0, 0.0]], [radius])
+    else:
+        w.add_box(center=(0.0, 0.0), half_extents=(radius, 0.7 * radius), angle=0.3)
+    starts = np.random.default_rng(7).uniform(-2, 2, (200, 2)).astype(np.float32)
+    a = cs.Agents(200, slots=8)
+    a.add(starts, radius=0.3)
+    sim = cs.Simulation(w, a, [cs.Seek()], motion=cs.Accel())
+    sim.step(1 / 30)
+    assert not cs.inside(w, a.position).any()
+    if shape == "circle":  # out by the nearest way, the body clear of it (float32 spacing)
+        np.testing.assert_allclose(
+            np.hypot(*a.position.T.astype(np.float64)), radius + 0.3, atol=0.02
+        )
+
+
 def test_a_body_merely_overlapping_a_wall_at_the_start_is_left_to_walk_out():
     # Only a centre inside a solid moves at the start: a body overlapping a wall walks
     # out as the sources' cars do (tests/test_fidelity_sources.py ports them as they are).

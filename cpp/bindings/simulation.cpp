@@ -78,9 +78,12 @@ void check_maps(Simulation& s) {
   };
   for (auto [name, p] :
        {std::pair<const char*, const float*>{"interest", s.interest()}, {"danger", s.danger()}}) {
+    // Finite and below 2^60 in magnitude, the bound every map call holds values to (1e30
+    // written between perceive() and decide_and_move() was taken).
     for (std::size_t x = 0; x < nk; ++x) {
-      if (!std::isfinite(p[x]))
-        throw py::value_error("Simulation: " + std::string(name) + " must be finite, got " +
+      if (!(std::fabs(p[x]) < 0x1p60f))
+        throw py::value_error("Simulation: " + std::string(name) +
+                              " must be finite, below 2^60 (1.15e18) in magnitude, got " +
                               std::to_string(p[x]) + where(x));
     }
   }

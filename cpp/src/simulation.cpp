@@ -1506,11 +1506,17 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
     Vec2 q, c;
   };
   std::vector<Exit> exits;
-  // The skin of the sweeps (1e-3 r), plus a few float32 spacings of the coordinates.
-  const double skin =
-      1e-3 * r +
-      4.0 * std::ldexp(1.0, std::ilogb(std::max({std::fabs(p.x), std::fabs(p.y), 1.0f})) - 23);
-  const double out_by = r + skin;
+  // How far beyond the solid's boundary point (qx, qy) an exit lies: the radius, the skin
+  // of the sweeps (1e-3 r), plus a few float32 spacings of the coordinates there, so that
+  // rounding the exit to float32 cannot put it back within r. (With the spacings of the
+  // agent's own coordinates, the exits round a circle of radius 1e4 round the origin came
+  // back inside r of it, and an agent spawned inside stayed there.)
+  auto out_from = [&](double qx, double qy) {
+    const double m = std::max({std::fabs(qx), std::fabs(qy), double(std::fabs(p.x)),
+                               double(std::fabs(p.y)), 1.0}) +
+                     2.0 * r;
+    return r + 1e-3 * r + 4.0 * std::ldexp(1.0, std::ilogb(m) - 23);
+  };
   auto add = [&](double qx, double qy, double cx, double cy) {
     exits.push_back({std::hypot(qx - p.x, qy - p.y),
                      {static_cast<float>(qx), static_cast<float>(qy)},
@@ -1544,12 +1550,14 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
       const double ex = vx(i) - vx(j), ey = vy(i) - vy(j), len2 = ex * ex + ey * ey;
       const double u = std::clamp(((p.x - vx(j)) * ex + (p.y - vy(j)) * ey) / len2, 0.0, 1.0);
       const double qx = vx(j) + u * ex, qy = vy(j) + u * ey;
+      const double out_by = out_from(qx, qy);
       add(qx, qy, qx + nx * out_by, qy + ny * out_by);
       // Vertex i, between edges j->i and i->next: both normals.
       const std::int32_t next = i + 1 < t ? i + 1 : s;
       double mx, my;
       normal(i, next, mx, my);
-      add(vx(i), vy(i), vx(i) + (nx + mx) * out_by, vy(i) + (ny + my) * out_by);
+      const double out_v = out_from(vx(i), vy(i));
+      add(vx(i), vy(i), vx(i) + (nx + mx) * out_v, vy(i) + (ny + my) * out_v);
     }
   }
   const auto circ = w.circle_obstacle();
@@ -1562,6 +1570,7 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
     for (int m = 0; m < 8; ++m) {
       const double a = a0 + m * (std::numbers::pi / 4.0);
       const double nx = std::cos(a), ny = std::sin(a);
+      const double out_by = out_from(cx + rr * nx, cy + rr * ny);
       add(cx + rr * nx, cy + rr * ny, cx + (rr + out_by) * nx, cy + (rr + out_by) * ny);
     }
   }

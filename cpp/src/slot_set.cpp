@@ -9,8 +9,12 @@ namespace contextsteer {
 
 void slot_directions(std::size_t k, double offset, std::span<float> xy) {
   const double step = 2.0 * std::numbers::pi / static_cast<double>(k);
+  // The offset reduced by whole turns first (fmod is exact, and leaves |offset| < 2 pi as
+  // it is): added to a large offset, the slot steps were lost to its rounding (at 1e17
+  // every slot had the same direction, and the interpolating choose modes gave NaN).
+  const double base = std::fmod(offset, 2.0 * std::numbers::pi);
   for (std::size_t i = 0; i < k; ++i) {
-    const double a = offset + step * static_cast<double>(i);
+    const double a = base + step * static_cast<double>(i);
     xy[2 * i] = static_cast<float>(std::cos(a));
     xy[2 * i + 1] = static_cast<float>(std::sin(a));
   }

@@ -204,6 +204,29 @@ def _check_points(owner: str, name: str, p: np.ndarray, when: str = "") -> None:
         )
 
 
+def _lent_arrays(b: Any) -> list[tuple[str, np.ndarray]]:
+    """The arrays behaviour ``b`` lends the core in place (its ``agent_weights``, its
+    ``targets`` points or agent ids), by name: the core keeps their data pointers."""
+    out = []
+    for name in ("agent_weights", "targets"):
+        a = getattr(b, name, None)
+        if isinstance(a, np.ndarray):
+            out.append((name, a))
+    return out
+
+
+def _buffer_mark(a: np.ndarray) -> tuple[tuple[int, tuple[int, ...], np.dtype], ...]:
+    """Where an array's data lives, its shape and dtype: what the core relies on; and the
+    same of every array it is a view of (a caller's array the behaviour keeps a view of
+    may itself be resized, which frees the memory under the view)."""
+    out = []
+    x: Any = a
+    while isinstance(x, np.ndarray):
+        out.append((x.__array_interface__["data"][0], x.shape, x.dtype))
+        x = x.base
+    return tuple(out)
+
+
 def _check_lent(b: Behaviour, when: str = " (edited since it was given)") -> None:
     """The arrays a behaviour lends the core in place (``agent_weights``, shared
     ``targets``) may have been edited since it was built: check them again (O(N))."""

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -464,6 +465,9 @@ class Flow:
         try:
             state = dict(self.__dict__)
             del state["_lock"]
+            # Which agents it feeds: bound again at its next step (a copy or a loaded
+            # simulation has agents of its own).
+            state.pop("_fed", None)
             return state
         finally:
             self._lock.release()
@@ -583,6 +587,17 @@ class Flow:
             self._lock.release()
 
     def _forget_gone(self, sim: Simulation) -> None:
+        fed = self.__dict__.get("_fed")
+        other = fed() if fed is not None else None
+        if other is not None and other is not sim.agents and (self._source >= 0).any():
+            # Its member slots are another simulation's agents: stepping on would forget
+            # them there (they would never be removed at their exits) or take this
+            # simulation's agents in the same slots for them.
+            raise ValueError(
+                f"Flow: it feeds another simulation's agents ({int((self._source >= 0).sum())} "
+                "inside); a flow feeds one simulation: give this one its own Flow"
+            )
+        self._fed = weakref.ref(sim.agents)
         alive = np.asarray(sim.agents.alive, dtype=bool)
         if len(self._source) != len(alive):  # first step (or other agents): start afresh
             if (self._source >= 0).any():

@@ -70,7 +70,7 @@ class _SnapshotPickler(pickle.Pickler):
         return NotImplemented
 
 
-def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
+def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
     """Write ``sim`` to ``path`` (see the module docstring). The file is written whole
     under a temporary name first, then renamed, so an interrupted save leaves no half file.
     """
@@ -99,7 +99,9 @@ def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
         "time": float(np.frombuffer(state["time"], dtype=np.float64)[0]),
         "step_count": int(np.frombuffer(state["step_count"], dtype=np.uint64)[0]),
     }
-    path = os.fspath(path)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"save: path must be a file path (str, bytes or os.PathLike), got {path!r}")
+    path = os.fsdecode(path)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):  # (the temporary name was the one the error named)
         raise FileNotFoundError(errno.ENOENT, f"save: no folder {folder!r} for the file", path)
@@ -122,7 +124,7 @@ def save(sim: Simulation, path: str | os.PathLike[str]) -> None:
         raise
 
 
-def load(path: str | os.PathLike) -> Any:
+def load(path: str | bytes | os.PathLike) -> Any:
     """Read a simulation written by ``Simulation.save``.
 
     Raises
@@ -149,7 +151,9 @@ def load(path: str | os.PathLike) -> Any:
     (True, 40)
     """
     if not isinstance(path, (str, bytes, os.PathLike)) and not hasattr(path, "read"):
-        raise TypeError(f"load: path must be a file path (str or os.PathLike), got {path!r}")
+        raise TypeError(f"load: path must be a file path (str, bytes or os.PathLike), got {path!r}")
+    if isinstance(path, (bytes, os.PathLike)):
+        path = os.fsdecode(path)  # (zipfile took bytes for a file object)
     try:
         with zipfile.ZipFile(path) as z:
             meta = json.loads(z.read("meta.json"))

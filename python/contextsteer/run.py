@@ -134,6 +134,8 @@ class RunResult:
         ------
         ValueError
             A key of the JSON form is missing.
+        TypeError
+            ``doc`` is not a mapping.
 
         Examples
         --------
@@ -155,6 +157,11 @@ class RunResult:
             "counters",
             "trajectory",
         )
+        if not isinstance(doc, Mapping):
+            raise TypeError(
+                "RunResult.from_dict: expected a mapping (the JSON form's object), got "
+                f"{type(doc).__name__}"
+            )
         missing = [f for f in fields if f not in doc]
         if missing:
             raise ValueError(f"RunResult.from_dict: missing keys {missing}")

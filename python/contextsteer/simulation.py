@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _core
-from .behaviours import _check_lent
+from .behaviours import _buffer_mark, _check_lent, _lent_arrays
 from .flow import Flow
 from .maps import SlotSet, _f32
 from .motion import Lerp, MotionModel
@@ -315,7 +315,7 @@ class Simulation:
         # The caller's own attributes, when there are any, as the pickle's state.
         return (*rebuild, extras) if extras else rebuild
 
-    def save(self, path: str | os.PathLike[str]) -> None:
+    def save(self, path: str | bytes | os.PathLike) -> None:
         """Save the simulation to a file that :func:`contextsteer.load` reads back.
 
         The file is a zip archive with ``meta.json`` (format name and version, library
@@ -498,6 +498,11 @@ class Simulation:
             steering = classic.as_steering(steering)
             classic_spec = steering._spec()
         elif not isinstance(steering, Steering):
+            if steering is None or isinstance(steering, (str, bytes, int, float, dict)):
+                raise TypeError(
+                    "Simulation: steering must be a Steering, a list of behaviours or a "
+                    f"classic steering behaviour, got {type(steering).__name__}"
+                )
             steering = Steering(steering)
         motion = Lerp() if motion is None else motion
         if not isinstance(motion, MotionModel):
@@ -565,6 +570,12 @@ class Simulation:
             core_world, agents, behaviours, config, motion, params, core_slots
         )
         self._decision_phases = int(config.get("decision_phases", 1))
+        # The arrays the core now reads in place, and where their data lived when lent.
+        self._lent = [
+            (type(b).__name__, name, a, _buffer_mark(a))
+            for b in behaviours
+            for name, a in _lent_arrays(b)
+        ]
         # Navigation fields the behaviours follow are rebuilt after world edits by the core,
         # at the start of each step, perceive or decide_and_move, under its thread guard.
         self._layers = params["layers"]
@@ -611,7 +622,18 @@ class Simulation:
 
     def _check_borrowed(self) -> None:
         """Arrays the behaviours lend the core in place may have been edited since the last
-        step: check them (O(N), once a call) so a NaN never flows into the maps."""
+        step: check them (O(N), once a call) so a NaN never flows into the maps. The core
+        holds their data pointers, so an array resized, given another dtype or otherwise
+        moved (``ndarray.resize``) is refused before the core could read freed memory."""
+        for owner, name, a, mark in self._lent:
+            if _buffer_mark(a) != mark:
+                raise ValueError(
+                    f"{owner}: {name} (or the array it is a view of) was resized or "
+                    f"reallocated since this simulation was built (shape {mark[0][1]}, dtype "
+                    f"{mark[0][2]}; now shape {a.shape}, dtype {a.dtype}): the simulation "
+                    "reads it in place, so edit its values in place, or build a new "
+                    "simulation with the new array"
+                )
         for b in getattr(self.steering, "behaviours", ()):
             _check_lent(b)
 
@@ -937,6 +959,7 @@ _OWN_ATTRIBUTES = frozenset(
         "_decision_phases",
         "_init",
         "_layers",
+        "_lent",
         "_metrics_args",
         "_metrics_path",
         "_motion",

@@ -172,7 +172,18 @@ class Steering:
         decision_phases: int = 1,
         max_neighbors: int | None = None,
     ) -> None:
-        behaviours = tuple(behaviours)
+        if isinstance(behaviours, Behaviour):
+            raise TypeError(
+                f"Steering: behaviours must be a sequence of behaviours, got one "
+                f"{type(behaviours).__name__}: put it in a list, [{type(behaviours).__name__}(...)]"
+            )
+        try:
+            behaviours = tuple(behaviours)
+        except TypeError:
+            raise TypeError(
+                "Steering: behaviours must be a sequence of contextsteer behaviours, got "
+                f"{type(behaviours).__name__}"
+            ) from None
         for b in behaviours:
             if not isinstance(b, Behaviour):
                 raise TypeError(
