@@ -254,6 +254,37 @@ def test_match_velocity_interpose_and_follow_path():
         np.testing.assert_allclose(got[i], want, atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    "max_speed, ratio, apart, speed",
+    [
+        (1.0, 1e17, 1000.0, 0.0),
+        (1e-6, 1e17, 1.0, 1.0),
+        (1e-12, 1e10, 1e8, 0.0),
+        (1e-30, 10.0, 1e8, 0.0),
+    ],
+)
+def test_interpose_far_beyond_the_coordinates_stays_finite(max_speed, ratio, apart, speed):
+    # The interposition point of a large ratio (documented: any finite value) overflowed
+    # float32 on the way and every agent of the call got NaN (Blended passed it on,
+    # Priority skipped the group, a Simulation stood still). Oracle: the float64
+    # interposition point; beyond the slowing radius the arrive depends on its direction.
+    agents = cs.Agents(3, slots=8)
+    agents.add([[0, 0], [apart, 0], [5, 5]], max_speed=max_speed, max_accel=1.0)
+    agents.velocity[:] = speed
+    beh = classic.Interpose(0, 1, ratio=ratio)
+    got = classic.accelerations(None, agents, beh)
+    assert np.isfinite(got).all()
+    p = np.float64([5, 5])
+    a, b, v = np.float64([0, 0]), np.float64([apart, 0]), np.float64([speed, speed])
+    t = np.hypot(*(a + (b - a) * ratio - p)) / max_speed
+    q = (a + v * t) + ((b + v * t) - (a + v * t)) * ratio
+    d = (q - p) / np.hypot(*(q - p))
+    want = ref_arrive(p, v, p + d * 1e6, 1.0, max_speed, 0.0, 1.0, 0.1)
+    np.testing.assert_allclose(got[2], want, rtol=1e-5, atol=1e-6 * max(max_speed, 1e-30))
+    mixed = classic.Blended([(beh, 1.0), (classic.Seek(target=(9, 9)), 1.0)])
+    assert np.isfinite(classic.accelerations(None, agents, mixed)).all()
+
+
 def test_raycast_avoidance_configurations_and_hide():
     world = cs.World()
     world.add_segments([[3, -5, 3, 5]])  # a wall across the way at x = 3

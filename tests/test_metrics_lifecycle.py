@@ -222,6 +222,26 @@ def test_metrics_of_an_empty_agents_say_they_are_enabled():
     assert sim.metrics()["enabled"] is False
 
 
+def test_metrics_of_an_empty_agents_count_steps_as_an_empty_pool_does():
+    """With Agents(0) the steps were not counted (steps 0 after 5) and the recorded
+    series were NaN, as if the metrics were off; Agents(1) with nobody alive counted
+    them. The oracle: the same run on capacity 1 with no agent."""
+    runs = []
+    for capacity in (0, 1):
+        sim = cs.Simulation(None, cs.Agents(capacity, slots=8), [cs.Seek()])
+        history = sim.record(every=1)
+        sim.step(0.1, steps=5)
+        runs.append((sim.metrics(), history.series))
+    (m0, s0), (m1, s1) = runs
+    assert m0["steps"] == m1["steps"] == 5
+    assert {k: v for k, v in m0.items() if k != "agents"} == {
+        k: v for k, v in m1.items() if k != "agents"
+    }
+    for name in s1:
+        np.testing.assert_array_equal(s0[name], s1[name], err_msg=name)
+    assert (s0["agent_collisions"] == 0).all() and np.isinf(s0["min_clearance"]).all()
+
+
 def test_the_racetrack_report_says_none_when_nothing_is_measured():
     """It raised 'the run metrics are disabled' after the whole run; the other
     scenarios' reports give None, as metrics() does."""

@@ -2,6 +2,7 @@
 numbers as a simulation stepped by hand."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -95,6 +96,24 @@ def test_json_round_trip():
     assert back.metrics == plain(res.metrics)
     with pytest.raises(ValueError, match="missing keys"):
         cs.RunResult.from_dict({"scenario": "x"})
+    # Read back, a document of another schema or with values of the wrong kind loaded
+    # without a word (only the keys were checked).
+    for key, value, match in [
+        ("schema_version", 99, "schema_version 99; this contextsteer reads version 2"),
+        ("schema_version", True, "schema_version True"),
+        ("steps", -1, "steps must be an integer >= 0"),
+        ("steps", 2.5, "steps must be an integer >= 0"),
+        ("agents", "x", "agents must be an integer >= 0"),
+        ("seconds", float("nan"), "seconds must be a finite number"),
+        ("seconds", -1.0, "seconds must be >= 0"),
+        ("dt", 0, "dt must be > 0"),
+        ("scenario", 5, "scenario must be a name"),
+        ("parameters", None, "parameters must be a mapping"),
+        ("metrics", [1], "metrics must be a mapping or None"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(match)):
+            cs.RunResult.from_dict({**doc, key: value})
+    assert cs.RunResult.from_dict({**doc, "seconds": None}).seconds is None  # JSON's NaN
 
 
 def test_run_simulation_of_a_simulation_built_by_hand():

@@ -351,7 +351,28 @@ Vec2 eval(const Interpose& b, const Inputs& in, std::size_t i) {
   const float speed = a.max_speed[i];
   const float t = speed > 0.0f ? length(mid - load2(a.position, i)) / speed : 0.0f;
   const Vec2 fa = pa + load2(a.velocity, ia) * t, fb = pb + load2(a.velocity, ib) * t;
-  return arrive(in, i, fa + (fb - fa) * b.ratio, b.tolerance, b.slowing_radius, b.time_to_target);
+  Vec2 q = fa + (fb - fa) * b.ratio;
+  const Vec2 p = load2(a.position, i);
+  if (!(std::fabs(q.x - p.x) <= 1e9f && std::fabs(q.y - p.y) <= 1e9f)) {
+    // A point far beyond the coordinates (a large ratio, a slow agent, distant targets)
+    // overflowed float32 on the way (0 · inf, or the arrive's squared distance) and gave
+    // NaN for every agent of the call. Recomputed in double, and past 1e9 m (or four
+    // slowing radii) drawn in along its direction: beyond the slowing radius the arrive
+    // depends on the direction alone.
+    const double r = b.ratio, px = p.x, py = p.y;
+    const double mx = pa.x + (double(pb.x) - pa.x) * r, my = pa.y + (double(pb.y) - pa.y) * r;
+    const double tt = speed > 0.0f ? std::hypot(mx - px, my - py) / speed : 0.0;
+    const double fax = pa.x + double(a.velocity[2 * ia]) * tt;
+    const double fay = pa.y + double(a.velocity[2 * ia + 1]) * tt;
+    const double fbx = pb.x + double(a.velocity[2 * ib]) * tt;
+    const double fby = pb.y + double(a.velocity[2 * ib + 1]) * tt;
+    const double dx = fax + (fbx - fax) * r - px, dy = fay + (fby - fay) * r - py;
+    const double d = std::hypot(dx, dy);
+    const double reach = std::max(1e9, 4.0 * double(b.slowing_radius));
+    const double k = d > reach ? reach / d : 1.0;
+    q = {static_cast<float>(px + dx * k), static_cast<float>(py + dy * k)};
+  }
+  return arrive(in, i, q, b.tolerance, b.slowing_radius, b.time_to_target);
 }
 
 Vec2 eval(const Hide& b, const Inputs& in, std::size_t i) {

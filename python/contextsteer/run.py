@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -133,7 +134,9 @@ class RunResult:
         Raises
         ------
         ValueError
-            A key of the JSON form is missing.
+            A key of the JSON form is missing, its ``schema_version`` is not
+            :data:`SCHEMA_VERSION`, or a value is not of its kind (``steps`` and
+            ``agents`` integers >= 0, ``dt`` > 0, ``seconds`` >= 0, the rest mappings).
         TypeError
             ``doc`` is not a mapping.
 
@@ -165,6 +168,35 @@ class RunResult:
         missing = [f for f in fields if f not in doc]
         if missing:
             raise ValueError(f"RunResult.from_dict: missing keys {missing}")
+        version = doc.get("schema_version", SCHEMA_VERSION)
+        if version != SCHEMA_VERSION or isinstance(version, bool):
+            raise ValueError(
+                f"RunResult.from_dict: schema_version {version!r}; this contextsteer reads "
+                f"version {SCHEMA_VERSION} (see contextsteer.run.SCHEMA_VERSION)"
+            )
+
+        def bad(name: str, expected: str) -> ValueError:
+            return ValueError(f"RunResult.from_dict: {name} must be {expected}, got {doc[name]!r}")
+
+        for name in ("steps", "agents"):
+            v = doc[name]
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise bad(name, "an integer >= 0")
+        for name, positive in (("dt", True), ("seconds", False)):
+            v = doc[name]
+            if v is None:  # (the JSON form writes a non-finite float as None)
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise bad(name, "a finite number (or None)")
+            if v < 0 or (positive and v == 0):
+                raise bad(name, "> 0" if positive else ">= 0")
+        if doc["scenario"] is not None and not isinstance(doc["scenario"], str):
+            raise bad("scenario", "a name (str) or None")
+        for name in ("parameters", "report", "counters", "trajectory"):
+            if not isinstance(doc[name], Mapping):
+                raise bad(name, "a mapping")
+        if doc["metrics"] is not None and not isinstance(doc["metrics"], Mapping):
+            raise bad("metrics", "a mapping or None")
         return cls(**{f: doc[f] for f in fields})
 
     @classmethod

@@ -86,7 +86,7 @@ class Metrics {
   void configure(const MetricsParams& params, const AgentsView& agents, const World* world,
                  double time);
   const MetricsParams& params() const { return params_; }
-  bool enabled() const { return params_.enabled && n_ > 0; }
+  bool enabled() const { return params_.enabled; }
 
   /// Called before a step moves the agents: each agent alive now that the last update
   /// did not see (a new agent, or one made alive again) is measured from where it is
