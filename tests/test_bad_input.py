@@ -669,6 +669,12 @@ def _tune(**kw):
     return cs.tune("oncoming", {"slots": [8, 16]}, **{**args, **kw})
 
 
+def _four_agents() -> cs.Agents:
+    a = cs.Agents(4)
+    a.add([[0, 0], [0.5, 0], [0, 0.5], [0.5, 0.5]])
+    return a
+
+
 # The second audit: sizes that would exhaust memory or time, and arguments that were
 # silently ignored, now refused up front.
 CASES += [
@@ -718,6 +724,48 @@ CASES += [
     ("Steering hysteresis None", lambda: cs.Steering([], hysteresis=None), TypeError, "hyster"),
     ("Steering width 1e30", lambda: cs.Steering([], width=10**30), ValueError, "width"),
     ("load None", lambda: cs.load(None), TypeError, "load: path"),
+    # Fuzz round 3: taken, truncated or parsed without a word.
+    (
+        "evaluate max_neighbours 0.5",
+        lambda: cs.AgentDanger(radius=1.0).evaluate(_four_agents(), 8, max_neighbours=0.5),
+        TypeError,
+        "evaluate: max_neighbours must be an int",
+    ),
+    (
+        "choose datetime64",
+        lambda: cs.choose(np.zeros((1, 8), "M8[s]"), cs.SlotSet(8)),
+        TypeError,
+        "expected an array of real numbers, got dtype datetime64",
+    ),
+    (
+        "choose timedelta64",
+        lambda: cs.choose(np.full((1, 8), 5, "m8[s]"), cs.SlotSet(8)),
+        TypeError,
+        "got dtype timedelta64",
+    ),
+    (
+        "choose masked",
+        lambda: cs.choose(np.ma.masked_array(np.ones((1, 8)), mask=True), cs.SlotSet(8)),
+        TypeError,
+        "got a masked array",
+    ),
+    (
+        "Agents.add masked position",
+        lambda: cs.Agents(1).add(np.ma.masked_array([[0.0, 1.0]], mask=[[0, 1]])),
+        TypeError,
+        "position must be plain numbers, got a masked array",
+    ),
+    (
+        "Agents.add timedelta radius",
+        lambda: cs.Agents(1).add([0, 0], radius=np.timedelta64(1, "s")),
+        TypeError,
+        "radius must be numbers, got dtype timedelta64",
+    ),
+    ("Agents.group = 1.7", lambda: setattr(_four_agents(), "group", 1.7), TypeError, "integers"),
+    ("Agents.alive = nan", lambda: setattr(_four_agents(), "alive", np.nan), TypeError, "bools"),
+    ("Agents.alive = 2", lambda: setattr(_four_agents(), "alive", 2), ValueError, "0 and 1"),
+    ("Agents.position = '3'", lambda: setattr(_four_agents(), "position", "3"), TypeError, "real"),
+    ("Agents.heading = None", lambda: setattr(_four_agents(), "heading", None), TypeError, "real"),
     # These three said "'NoneType' object is not iterable" (or 'int', 'Seek').
     (
         "Simulation steering None",

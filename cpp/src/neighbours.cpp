@@ -16,11 +16,17 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
   order_.clear();
   sorted_pos_.clear();
   float lo_x = 0.0f, lo_y = 0.0f, hi_x = 0.0f, hi_y = 0.0f;
-  std::size_t m = 0;
+  // The alive rows are read once, here, and the passes below go over that list: a mask
+  // that another thread rewrote between two reads (a caller's array, cs.neighbours'
+  // alive=) sized the buffers for fewer rows than the later pass wrote, and corrupted the
+  // heap.
+  alive_ids_.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (!alive || alive[i]) alive_ids_.push_back(static_cast<std::uint32_t>(i));
+  const std::size_t m = alive_ids_.size();
   bool bounded = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (alive && !alive[i]) continue;
-    ++m;
+  for (const std::uint32_t id : alive_ids_) {
+    const std::size_t i = id;
     const float x = positions[2 * i], y = positions[2 * i + 1];
     // Non-finite positions (written into a view mid-step) stay out of the bounds: they
     // land in cell 0 below and are never within a finite radius of anything.
@@ -77,8 +83,8 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
   cell_start_.assign(cells + 1, 0);
   cell_of_.resize(m);
   std::size_t r = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (alive && !alive[i]) continue;
+  for (const std::uint32_t id : alive_ids_) {
+    const std::size_t i = id;
     const double fx = (static_cast<double>(positions[2 * i]) - min_x_) * inv_cell_;
     const double fy = (static_cast<double>(positions[2 * i + 1]) - min_y_) * inv_cell_;
     // Written so that a NaN (a user writing NaN into a view) lands in cell 0, never UB.
@@ -99,8 +105,8 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
   sorted_pos_.assign(2 * m + kPad, 0.0f);
   // cell_start_[c] is used as the insertion cursor, then restored by shifting.
   r = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (alive && !alive[i]) continue;
+  for (const std::uint32_t id : alive_ids_) {
+    const std::size_t i = id;
     const std::uint32_t slot = cell_start_[cell_of_[r++]]++;
     order_[slot] = static_cast<std::int32_t>(i);
     sorted_pos_[2 * slot] = positions[2 * i];

@@ -24,7 +24,21 @@ def _view_property(name: str, doc: str) -> property:
         return self._view(name)
 
     def fset(self, value):
-        self._view(name)[...] = value
+        view = self._view(name)
+        if isinstance(value, np.ma.MaskedArray):  # the masked entries would be written
+            raise TypeError(f"Agents.{name}: expected plain values, got a masked array")
+        arr = np.asarray(value)
+        kind, target = arr.dtype.kind, view.dtype.kind
+        # NumPy's assignment would parse text ("3"), truncate 1.7 into an int column, read
+        # NaN as True into a bool one, and None as NaN.
+        if kind in "USOVmMc" or (target in "iub" and kind not in "iub"):
+            wanted = "bools" if target == "b" else "integers" if target in "iu" else "real numbers"
+            raise TypeError(
+                f"Agents.{name}: expected {wanted} (dtype {view.dtype}), got dtype {arr.dtype}"
+            )
+        if target == "b" and kind != "b" and arr.size and not np.isin(arr, (0, 1)).all():
+            raise ValueError(f"Agents.{name}: expected bools (or 0 and 1), got {arr!r:.60}")
+        view[...] = arr
 
     return property(fget, fset, doc=doc)
 
@@ -32,7 +46,11 @@ def _view_property(name: str, doc: str) -> property:
 def _column(value: ArrayLike, name: str, n: int, width: int | None, dtype: DTypeLike) -> np.ndarray:
     """Broadcast ``value`` to (n,) or (n, width) of ``dtype``, naming ``name`` on error."""
     shape = (n,) if width is None else (n, width)
+    if isinstance(value, np.ma.MaskedArray):  # its masked entries would be read as numbers
+        raise TypeError(f"Agents.add: {name} must be plain numbers, got a masked array")
     arr = np.asarray(value)
+    if arr.dtype.kind in "mM":  # durations and dates (NumPy counts timedelta64 as an integer)
+        raise TypeError(f"Agents.add: {name} must be numbers, got dtype {arr.dtype}")
     try:
         arr = np.broadcast_to(arr, shape)
     except ValueError:
@@ -321,6 +339,8 @@ class Agents(_core.Agents):
         ...
         ValueError: Agents.add: capacity exceeded: adding 2 agents, 1 free slots of 3
         """
+        if isinstance(position, np.ma.MaskedArray):
+            raise TypeError("Agents.add: position must be plain numbers, got a masked array")
         pos = np.asarray(position)
         if pos.ndim == 1:
             pos = pos[None, :]

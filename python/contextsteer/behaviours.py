@@ -476,7 +476,12 @@ class Behaviour:
             d,
             _checks.flag("evaluate: rotate", rotate),
             _checks.real("evaluate: time", time),
-            int(_max_neighbours(max_neighbours, max_neighbors)),
+            _checks.integer(
+                "evaluate: max_neighbours",
+                _max_neighbours(max_neighbours, max_neighbors),
+                0,
+                2**31 - 1,
+            ),
             _core_world(world),
         )
         if len(maps) == 3:  # a behaviour with a speed map (e.g. CollisionDanger)
@@ -1823,7 +1828,12 @@ class CollisionDanger(Behaviour):
             d,
             _checks.flag("evaluate: rotate", rotate),
             _checks.real("evaluate: time", time),
-            int(_max_neighbours(max_neighbours, max_neighbors)),
+            _checks.integer(
+                "evaluate: max_neighbours",
+                _max_neighbours(max_neighbours, max_neighbors),
+                0,
+                2**31 - 1,
+            ),
             _core_world(world),
         )
         return CollisionMaps(interest, danger, speed)

@@ -214,7 +214,8 @@ class NeighborGrid {
   // positions at a time and may read up to three past the last.
   std::vector<float> sorted_pos_;
   static constexpr std::size_t kPad = 8;
-  std::vector<std::uint32_t> cell_of_;  // scratch: cell of each agent (n)
+  std::vector<std::uint32_t> cell_of_;    // scratch: cell of each agent (n)
+  std::vector<std::uint32_t> alive_ids_;  // scratch: the rows alive when first read (m)
   // Agents grouped by position (group_by_position), for the query only: visit() and the
   // agents' order in a cell are the same with and without them. Cell c's groups are
   // [group_start_[c], group_start_[c + 1]) (an empty range: read the cell's agents);
