@@ -1,6 +1,7 @@
 """Objects shared between threads: navigation fields rebuilt while others read them, one
 simulation stepped from two threads after a world edit, pickles taken while another thread
-steps. Each case once crashed (segmentation fault) or gave a state that never existed."""
+steps, arrays a call reads while another thread writes them. Each case once crashed
+(segmentation fault, heap corruption) or gave a state or an answer that never existed."""
 
 import pickle
 import threading
@@ -257,3 +258,83 @@ def test_a_flow_fields_arrays_are_read_only():
         follow.field[...] = np.nan
     with pytest.raises(ValueError, match="read-only"):
         follow.origin[0] = np.nan
+
+
+_RACE = """
+import threading
+import numpy as np
+import contextsteer as cs
+n = 1_000_000
+pos = np.random.default_rng(0).uniform(-100, 100, (n, 2)).astype(np.float32)
+alive = np.zeros(n, bool)
+stop = False
+def flip():
+    while not stop:
+        alive[:] = True
+        alive[:] = False
+threading.Thread(target=flip, daemon=True).start()
+for _ in range(200):
+    idx, cnt = cs.neighbours(pos, 0.5, 4, alive=alive)
+    assert ((idx >= -1) & (idx < n)).all() and ((cnt >= 0) & (cnt <= 4)).all()
+stop = True
+print("ok")
+"""
+
+
+def test_an_alive_mask_rewritten_by_another_thread_does_not_corrupt_memory():
+    # The neighbour grid read the caller's alive mask once to size its buffers and again
+    # to fill them: rows that came alive in between were written past the end, and every
+    # run of this script died ("malloc(): corrupted top size", or a segfault) within a few
+    # seconds. The answer of a call racing such a writer is not defined; it must stay a
+    # valid answer. (In a subprocess, so that a crash fails this test, not the session.)
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _RACE], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+_RACE_CHECK = """
+import threading
+import numpy as np
+import contextsteer as cs
+n = 400_000
+good = np.random.default_rng(0).uniform(-50, 50, (n, 2)).astype(np.float32)
+bad = good.copy()
+bad[-1, 1] = np.nan
+pts = good.copy()
+w = cs.World()
+w.add_circles([[0, 0]], [1.0])
+stop = False
+def writer():
+    while not stop:
+        pts[:] = bad  # a large copy releases the GIL
+        pts[:] = good
+threading.Thread(target=writer, daemon=True).start()
+wrong = []
+for _ in range(1500):
+    try:
+        cs.inside(w, pts)
+    except ValueError as e:
+        m = str(e)
+        if f"at index ({n - 1}, 1)" not in m and "changed while being checked" not in m:
+            wrong.append(m)
+stop = True
+print(len(wrong), wrong[:2])
+"""
+
+
+def test_a_value_fixed_while_being_checked_is_not_read_past_the_array():
+    # The finite check located a bad value in a second pass; when another thread had
+    # restored it by then, the pass ran to the end and read the element past the array:
+    # "got 0 at index (0, 0)" for a NaN at (n - 1, 1) (2-5 times in 1,500 calls), and a
+    # segfault when the array ended at an unmapped page. (In a subprocess: a fault must
+    # fail this test, not the session.)
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", _RACE_CHECK], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("0 "), run.stdout

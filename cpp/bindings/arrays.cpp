@@ -136,12 +136,24 @@ void check_finite_impl(const Checked<T>& a, const char* what, float limit) {
     for (std::size_t i = 0; i < n; ++i) bad |= !(std::fabs(p[i]) < limit);
   if (!bad) return;
   std::size_t i = 0;
-  while (i < n && (closed ? std::fabs(p[i]) <= limit : std::fabs(p[i]) < limit)) ++i;
+  float v = 0.0f;
+  // Each value read once: another thread may be writing the array (a NumPy copy releases
+  // the GIL). When the culprit is gone by this second pass, i reached n, and reading p[n]
+  // went one element past the array (a wrong index, or a fault at a page's end).
+  for (; i < n; ++i) {
+    v = p[i];
+    if (!(closed ? std::fabs(v) <= limit : std::fabs(v) < limit)) break;
+  }
   std::ostringstream s;
   s << what << ": expected finite values";
   if (limit == kMaxMagnitude) s << " below 2^60 (1.15e18) in magnitude";
   else s << " within ±" << limit;
-  s << ", got " << p[i] << " at index ";
+  if (i == n) {
+    s << "; one was not, and it changed while being checked (is another thread writing "
+         "the array?)";
+    throw py::value_error(s.str());
+  }
+  s << ", got " << v << " at index ";
   if (a.shape.size() >= 2) {
     // The full multi-index, last axis fastest (C order).
     std::vector<std::size_t> idx(a.shape.size());
