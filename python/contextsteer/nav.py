@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from . import _checks, _core
 from .maps import _f32
-from .world import _core_world, _layers, _world
+from .world import _core_world, _layers, _private, _world
 
 if TYPE_CHECKING:
     from .path import Path
@@ -608,12 +608,14 @@ def route(
     from .path import Path
 
     core_world = _world(world)
-    s = _f32(starts, "starts")  # the core checks the ±1e8 range of both ends
+    # Copied when still the caller's memory (as raycast's inputs): the core checks them,
+    # then reads them again without the GIL (a NaN written in between reached the route).
+    s = _private(_f32(starts, "starts"), starts)  # the core checks the ±1e8 range of both
     if s.shape == (2,):
         s = s.reshape(1, 2)
     if s.ndim != 2 or s.shape[1] != 2:
         raise ValueError(f"starts: expected shape (N, 2) or (2,), got {s.shape}")
-    g0 = _f32(goals, "goals")
+    g0 = _private(_f32(goals, "goals"), goals)
     if g0.shape not in ((2,), (1, 2), s.shape):
         raise ValueError(
             f"goals: expected one goal (2,) or one per start {s.shape}, got shape {g0.shape}"

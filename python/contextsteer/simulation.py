@@ -938,12 +938,15 @@ def sweep_circle(
     >>> bool(pos[0, 0] < 0.75), int(contacts[0])
     (True, 1)
     """
-    from .world import _layers, _world
+    from .world import _layers, _private, _world
 
+    # Copied when still the caller's memory (as raycast's inputs): the core checks them,
+    # then reads them again without the GIL, and a NaN another thread wrote in between
+    # went into the sweep unchecked.
     return _core.sweep_circle(
         _world(world),
-        _f32(start, "start"),
-        _f32(displacement, "displacement"),
+        _private(_f32(start, "start"), start),
+        _private(_f32(displacement, "displacement"), displacement),
         _checks.length("sweep_circle: radius", radius),
         _checks.integer("sweep_circle: iterations", iterations, 1, 16),
         _layers(layers),
