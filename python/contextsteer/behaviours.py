@@ -230,12 +230,11 @@ def _buffer_mark(a: np.ndarray) -> tuple[tuple[int, tuple[int, ...], np.dtype], 
 def _check_lent(b: Behaviour, when: str = " (edited since it was given)") -> None:
     """The arrays a behaviour lends the core in place (``agent_weights``, shared
     ``targets``) may have been edited since it was built: check them again (O(N))."""
-    w = getattr(b, "agent_weights", None)
-    if w is not None:
-        _check_agent_weights(type(b).__name__, w, when)
-    t = getattr(b, "targets", None)
-    if isinstance(t, np.ndarray) and t.dtype.kind == "f":  # points (Pursue's are agent ids)
-        _check_points(type(b).__name__, "targets", t, when)
+    for name, a in _lent_arrays(b):
+        if name == "agent_weights":
+            _check_agent_weights(type(b).__name__, a, when)
+        elif a.dtype.kind == "f":  # target points (Pursue's are agent ids)
+            _check_points(type(b).__name__, name, a, when)
 
 
 # ---- Parameter tables (C++ BehaviourSpec, cpp/include/contextsteer/behaviour_params.hpp) ----
