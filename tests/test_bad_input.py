@@ -678,6 +678,21 @@ def _four_agents() -> cs.Agents:
 # The second audit: sizes that would exhaust memory or time, and arguments that were
 # silently ignored, now refused up front.
 CASES += [
+    # A scalar where points are expected names the shape given, (), not the (1,) the
+    # float32 conversion makes of it.
+    (
+        "raycast origins a scalar",
+        lambda: cs.raycast(cs.World(), np.float32(3), np.zeros((1, 2)), 1.0),
+        ValueError,
+        r"origins: expected shape \(N, 2\), got \(\)$",
+    ),
+    (
+        "closest_offset a scalar",
+        lambda: cs.Path([[0, 0], [1, 0]]).closest_offset(3.0),
+        ValueError,
+        r"got \(\)$",
+    ),
+    ("route starts a scalar", lambda: cs.route(cs.World(), 2.0, [0, 0]), ValueError, r"got \(\)$"),
     ("Agents slots 1e9", lambda: cs.Agents(1, slots=10**9), ValueError, "at most 65536"),
     (
         "Simulation slots 1e9",

@@ -204,6 +204,10 @@ def test_run_leaves_pyplot_alone_and_refuses_a_file_as_out(toy_scenario, tmp_pat
     (tmp_path / "file").write_text("x")
     assert cli.main(["run", "toy", "--out", str(tmp_path / "file")]) == 2
     assert "not a directory" in capsys.readouterr().err
+    # A file on the way to the folder is a usage error found before the run (it was
+    # exit 1, after the simulation had run, when the folder could not be made).
+    assert cli.main(["run", "toy", "--out", str(tmp_path / "file" / "sub")]) == 2
+    assert f"{tmp_path / 'file'} is not a directory" in capsys.readouterr().err
 
 
 def test_write_run_writes_the_files_of_a_recorded_run(tmp_path):

@@ -837,6 +837,16 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"contextsteer run: error: --out {out} exists and is not a directory", file=sys.stderr
         )
         return 2
+    # The folder is made after the run: a file on its way (--out afile/sub) is refused
+    # now, as a usage error, not after the simulation has run.
+    blocker = next((p for p in out.parents if p.exists() or p.is_symlink()), None)
+    if blocker is not None and not blocker.is_dir():
+        parser.print_usage(sys.stderr)
+        print(
+            f"contextsteer run: error: --out {out}: {blocker} is not a directory",
+            file=sys.stderr,
+        )
+        return 2
     from tqdm.auto import tqdm
 
     from .run import build, run_simulation

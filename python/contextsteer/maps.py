@@ -113,6 +113,12 @@ def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
     return out
 
 
+def _given_shape(given: Any, a: np.ndarray) -> tuple[int, ...]:
+    """The shape to name in an error about ``a``, converted from ``given``: ``()`` for a
+    scalar (the conversion makes it ``(1,)``, which the caller never wrote)."""
+    return () if np.ndim(given) == 0 else a.shape
+
+
 def slot_directions(k: int, offset: float = 0.0) -> NDArray[np.float32]:
     """Return the unit directions of a ring of ``k`` slots.
 

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _core
-from .maps import _f32
+from .maps import _f32, _given_shape
 from .world import _core_world, _layers, _private, _world
 
 if TYPE_CHECKING:
@@ -499,7 +499,9 @@ class NavField:
         if single:
             p = p.reshape(1, 2)
         if p.ndim != 2 or p.shape[1] != 2:
-            raise ValueError(f"points: expected shape (N, 2) or (2,), got {p.shape}")
+            raise ValueError(
+                f"points: expected shape (N, 2) or (2,), got {_given_shape(points, p)}"
+            )
         w = None
         if which is not None:
             raw = np.asarray(which)
@@ -614,7 +616,7 @@ def route(
     if s.shape == (2,):
         s = s.reshape(1, 2)
     if s.ndim != 2 or s.shape[1] != 2:
-        raise ValueError(f"starts: expected shape (N, 2) or (2,), got {s.shape}")
+        raise ValueError(f"starts: expected shape (N, 2) or (2,), got {_given_shape(starts, s)}")
     g0 = _private(_f32(goals, "goals"), goals)
     if g0.shape not in ((2,), (1, 2), s.shape):
         raise ValueError(

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _checks, _core
-from .maps import _f32, _physical_memory
+from .maps import _f32, _given_shape, _physical_memory
 
 __all__ = ["Path"]
 
@@ -30,7 +30,7 @@ def _points_2d(points: ArrayLike, what: str = "points") -> tuple[NDArray[np.floa
     if p.shape == (2,):
         return p.reshape(1, 2), True
     if p.ndim != 2 or p.shape[1] != 2:
-        raise ValueError(f"{what}: expected shape (N, 2) or (2,), got {p.shape}")
+        raise ValueError(f"{what}: expected shape (N, 2) or (2,), got {_given_shape(points, p)}")
     return p, False
 
 

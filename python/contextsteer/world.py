@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from . import _checks, _core
-from .maps import _f32
+from .maps import _f32, _given_shape
 
 __all__ = ["World", "RayHits", "Nearest", "raycast", "slot_raycast", "nearest", "inside"]
 
@@ -33,7 +33,7 @@ def _layers(layers: Any) -> int:
 def _points(x: Any, what: str) -> np.ndarray:
     a = _f32(x, what)
     if a.ndim != 2 or a.shape[1] != 2:
-        raise ValueError(f"{what}: expected shape (N, 2), got {a.shape}")
+        raise ValueError(f"{what}: expected shape (N, 2), got {_given_shape(x, a)}")
     return a
 
 
