@@ -2271,3 +2271,51 @@ def test_arrivals_keep_an_agent_on_its_goal_when_a_neighbour_arrives_beside_it()
     worst, closest, home = run(True)
     assert worst <= 0.0201 and closest >= 0.6 and home < 0.01
     assert run(False)[0] > 0.3
+
+
+def _two_walkers():
+    agents = cs.Agents(2, slots=16)
+    agents.add([[0, 0], [3, 0]], radius=0.3, max_speed=1.3, max_accel=6, target=[[3, 0], [0, 0]])
+    return agents
+
+
+def test_a_density_radius_whose_disc_underflows_counts_no_neighbour():
+    """density_radius 1e-30 is a valid radius (> 0), but its disc's area underflows
+    float32: n/area was 0/0, every danger NaN and the agents stood still. With no
+    coincident neighbour the density is 0, so the run is the one with the dense horizon
+    off, bit for bit."""
+    runs = []
+    for options in ({"dense_horizon": 1.0, "density_radius": 1e-30}, {"dense_horizon": None}):
+        st = cs.scenarios.crowd_steering(walls=False, options=options)
+        sim = cs.Simulation(None, _two_walkers(), st, motion=cs.Accel())
+        sim.step(1 / 30, 30)
+        assert np.isfinite(sim.danger).all()
+        runs.append(sim.agents.position.copy())
+    assert runs[0].tobytes() == runs[1].tobytes()
+    assert (runs[0] != [[0, 0], [3, 0]]).any()  # they walked
+
+
+@pytest.mark.parametrize("smoothness", [1e8, 1e10, 1e17])
+def test_a_large_smoothness_keeps_the_values_within_the_interest(smoothness):
+    """A turn's cost exp(−λ·(|v| − s·v)) is at most 1. A world-frame slot along v gave
+    |v| − s·v a rounding error below 0, and exp(+λ·ε) overflowed: resolved held inf at
+    λ = 1e10 and values of hundreds at 1e8."""
+    agents = cs.Agents(2, slots=16)
+    agents.add(
+        [[0, 0], [-2, -2]],
+        radius=0.3,
+        max_speed=1.3,
+        max_accel=6,
+        target=[[0, 0], [2, 2]],
+        velocity=[[0.6, 0.1], [0.6, 0.1]],
+    )
+    st = cs.Steering(
+        [cs.Arrive(shape="half_cosine"), cs.CollisionDanger(smoothness=smoothness)],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
+    sim = cs.Simulation(None, agents, st, motion=cs.Accel())
+    for _ in range(8):
+        sim.step(1 / 30)
+        assert np.isfinite(sim.resolved).all()
+        assert (sim.resolved <= sim.interest.max(axis=1, keepdims=True) + 1e-6).all()

@@ -1500,7 +1500,11 @@ float collision_horizon(const CollisionDanger& b, const BehaviourInputs& in, std
     n += dot(p, p) <= r2 ? 1 : 0;
   }
   const float area = 3.14159265f * b.density_radius * b.density_radius;
-  const float rho = static_cast<float>(n) / area;
+  // A radius whose disc's area underflows float32 (below about 1e-23 m) holds only
+  // coincident neighbours, at an unbounded density (n/0 would be NaN for n = 0).
+  const float rho = area > 0.0f ? static_cast<float>(n) / area
+                    : n > 0     ? std::numeric_limits<float>::infinity()
+                                : 0.0f;
   const float f = std::clamp((rho - b.density_low) / (b.density_high - b.density_low), 0.0f, 1.0f);
   return b.horizon + f * (b.dense_horizon - b.horizon);
 }

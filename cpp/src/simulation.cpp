@@ -782,9 +782,12 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
       // own answer). With std::exp in the loop each call spilled the loop's registers;
       // separate, 16 std::exp calls still took 464 of weigh_by_speed's 997 instructions
       // an agent at K = 16 (crowd-track-10k velocity, callgrind).
+      // |v| − s_k·v is ≥ 0 but for rounding (a slot along v): held at 0, so a large λ
+      // cannot turn a rounding error into exp(+λ·ε) (inf at λ = 1e10). For λ up to about
+      // 0.5 the term's exp rounds to 1 either way.
       const float len = length(v);
       for (std::size_t q = 0; q < k; ++q)
-        x[q] = -smooth * (len - (dir[2 * q] * v.x + dir[2 * q + 1] * v.y));
+        x[q] = -smooth * std::max(len - (dir[2 * q] * v.x + dir[2 * q + 1] * v.y), 0.0f);
       detail::exp_floats(x, k);
       for (std::size_t q = 0; q < k; ++q) w[q] *= x[q];
     }
