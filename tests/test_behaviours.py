@@ -623,7 +623,9 @@ def test_per_agent_weights_steer_the_simulation_in_place():
 def test_per_agent_weights_bad_input():
     agents = cs.Agents(3, slots=8)
     agents.add([[0, 0]])
-    with pytest.raises(ValueError, match=r"shape \(3,\), got \(2,\)"):
+    with pytest.raises(
+        ValueError, match=r"Seek: .*shape \(3,\) \(the agents' capacity\), got \(2,\)"
+    ):
         cs.Seek(agent_weights=[1.0, 1.0]).evaluate(agents, 8)
     with pytest.raises(ValueError, match=r"shape \(3,\)"):
         cs.Simulation(None, agents, [cs.Seek(agent_weights=np.ones(5, np.float32))])

@@ -325,3 +325,14 @@ def test_the_table_carries_each_frames_radius():
     np.testing.assert_allclose(cols["radius"][first], [0.15, 0.2, 0.3], rtol=1e-7)
     last = cols["frame"] == len(h) - 1
     np.testing.assert_allclose(cols["radius"][last], [0.15, 0.25, 0.3], rtol=1e-7)
+
+
+def test_record_takes_the_ints_0_and_1_for_maps_as_every_switch_does():
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0]], max_speed=1)
+    sim = cs.Simulation(None, a, [cs.Forward()], cs.Lerp())
+    sim.step(0.1)
+    assert sim.record(maps=1).interest is not None  # refused as "must be a bool, got int"
+    assert sim.record(maps=0).interest is None
+    with pytest.raises(TypeError, match="History: maps must be a bool, got int 2"):
+        sim.record(maps=2)

@@ -298,7 +298,7 @@ def test_followpath_with_per_agent_routes_saves_and_continues_bit_identically(tm
     for t in twins:
         t.step(0.1, 35)
         same_run(straight, t)
-    beh = pickle.loads(pickle.dumps(first._source_steering[0]))
+    beh = pickle.loads(pickle.dumps(first._source_steering.behaviours[0]))
     assert [p is None for p in beh.path] == [False, False, True]
     np.testing.assert_array_equal(beh.path[1].points, [[0, 1], [0, 6]])
     np.testing.assert_array_equal(beh.index, [0, 1, 0, 2])

@@ -394,3 +394,45 @@ def test_the_edge_of_the_coordinates_stops_the_velocity_out_of_them():
     sim = cs.Simulation(None, a, [cs.Forward()], motion=cs.Lerp(steer_force=1.0))
     sim.step(1e6)
     assert a.position[0, 0] == 1e8 and a.velocity[0, 0] == 0.0
+
+
+@pytest.mark.parametrize(
+    "slicing", [{"decision_validity": 0.5}, {"decision_interval": 3}], ids=["validity", "interval"]
+)
+def test_a_removed_agents_maps_are_cleared_at_once_with_time_slicing(slicing):
+    """Deciding every step, a removed agent's rows of every map are zero after the next
+    step. With time slicing the agents not due kept their last decision's maps (stale
+    interest, speed and recorded rows) until their turn came."""
+    n = 30
+    a = np.arange(n) * 2 * np.pi / n
+    ring = 4.0 * np.c_[np.cos(a), np.sin(a)]
+    st = cs.scenarios.crowd_steering(walls=False, decision_phases=1)
+    st.record = True
+    agents = cs.Agents(n, slots=16)
+    agents.add(ring, radius=0.3, max_speed=1.3, max_accel=6.0, target=-ring)
+    sim = cs.Simulation(None, agents, st, motion=cs.Accel(), **slicing)
+    sim.step(1 / 30, 20)
+    agents.remove(np.arange(0, n, 2))
+    sim.step(1 / 30)
+    gone = slice(0, n, 2)
+    maps = [sim.interest, sim.danger, sim.resolved, sim.speed, *sim.behaviour_maps.values()]
+    for m in maps:
+        assert not m[gone].any()
+    assert (sim.chosen_slot[gone] == -1).all() and not sim.strength[gone].any()
+    assert sim.interest[1::2].any()  # the others still steer
+
+
+def test_the_maps_of_no_agents_are_empty_arrays_not_none():
+    """Recorded behaviour maps, the speed map and the sensed distances were None for a
+    capacity of 0, where interest and danger were (0, K) arrays."""
+    st = cs.scenarios.crowd_steering()
+    st.record = True
+    sim = cs.Simulation(cs.World(), cs.Agents(0, slots=16), st, motion=cs.Accel())
+    sim.step(1 / 30)
+    maps = {"speed": sim.speed, **sim.behaviour_maps}
+    assert set(maps) == {"speed", "Arrive", "CollisionDanger"}
+    for m in maps.values():
+        assert m.shape == (0, 16) and m.dtype == np.float32
+    sensed = cs.Simulation(cs.World(), cs.Agents(0), [cs.Seek(), cs.WallDanger()]).sensed
+    assert sensed.shape == (0, 16)
+    assert cs.Simulation(None, cs.Agents(0), [cs.Seek()]).speed is None  # no speed map at all

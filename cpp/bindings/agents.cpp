@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Bindings of Agents (zero-copy views of C++-owned state) and the neighbour search.
+#include "gil.hpp"
 #include "agents.hpp"
 #include "in_use.hpp"
 
@@ -147,7 +148,7 @@ void fill_rows_interruptibly(NeighborTable& table, std::size_t rows) {
     const std::size_t e = std::min(rows, b + per);
     double sec = 0.0;
     {
-      py::gil_scoped_release release;
+      GilRelease release;
       const auto t0 = std::chrono::steady_clock::now();
       table.fill_rows(b, e);
       sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -194,7 +195,7 @@ py::tuple neighbours_py(const py::handle& positions, double radius, long max_nei
   auto counts = new_array<std::int32_t>({n});
   NeighborTable table;
   {
-    py::gil_scoped_release release;
+    GilRelease release;
     table.prepare(pos.data, alive_ptr, static_cast<std::size_t>(n), static_cast<float>(radius),
                   static_cast<std::size_t>(m));
   }

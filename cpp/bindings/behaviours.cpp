@@ -12,6 +12,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "gil.hpp"
 #include "agents.hpp"
 #include "simulation_handle.hpp"  // check_agents
 #include "in_use.hpp"
@@ -314,9 +315,10 @@ Behaviour to_behaviour(const py::handle& obj, std::size_t n_agents) {
     // Borrowed: the behaviour object keeps the float32 array (validated in Python).
     auto w = check_array<const float>(p["agent_weights"], "agent_weights", {kAny}, {"N"});
     if (w.size() != n_agents)
-      throw py::value_error("agent_weights: expected one weight per agent slot, shape (" +
-                            std::to_string(n_agents) + ",), got (" + std::to_string(w.size()) +
-                            ",)");
+      throw py::value_error(std::string(py::str(py::type::of(obj).attr("__name__"))) +
+                            ": agent_weights: expected one weight per agent slot, shape (" +
+                            std::to_string(n_agents) + ",) (the agents' capacity), got (" +
+                            std::to_string(w.size()) + ",)");
     std::visit([&](auto& x) { x.agent_weights = w.data; }, b);
   }
   // Per-agent index arrays (FollowField by index, FollowPath over a PathSet): borrowed
@@ -501,7 +503,7 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
   NeighborTable table;
   if (needs_neighbors(b)) {
     {
-      py::gil_scoped_release release;
+      GilRelease release;
       const float r = shared_neighbor_radius({&b, 1}, in.agents);
       table.prepare(in.agents.position, in.agents.alive, static_cast<std::size_t>(n), r,
                     static_cast<std::size_t>(max_neighbors));
@@ -512,7 +514,7 @@ py::tuple evaluate_py(const py::handle& agents_obj, const py::handle& behaviour,
     in.neighbors = table.lists();
   }
   {
-    py::gil_scoped_release release;
+    GilRelease release;
     std::fill_n(interest.mutable_data(), n * k, 0.0f);
     std::fill_n(danger.mutable_data(), n * k, 0.0f);
     evaluate(b, in, interest.mutable_data(), danger.mutable_data(),

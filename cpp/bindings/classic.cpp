@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gil.hpp"
 #include "agents.hpp"
 #include "simulation_handle.hpp"  // check_agents
 #include "arrays.hpp"
@@ -232,7 +233,7 @@ void bind_classic(py::module_& m) {
         auto out = new_array<float>({static_cast<py::ssize_t>(n), 2});
         float* o = out.mutable_data();
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           const AgentsView v = agents.view();
           classic::Inputs in{v, {}, snap && !snap->grid().empty() ? snap.get() : nullptr, time};
           float rmax = 0.0f;

@@ -14,6 +14,10 @@ namespace contextsteer::bindings {
 /// the GIL, before releasing it. Objects that are not in use by anyone are free for any
 /// thread: different simulations (sharing a World, which is read-only in a step) may run
 /// concurrently.
+///
+/// The thread that holds an object may take it again (the guards nest): a sequence of
+/// calls that must not be split by another thread (a Flow's step: admissions, the step,
+/// the exits) holds the objects for the whole sequence, and its calls pass.
 class InUse {
  public:
   InUse(std::initializer_list<const void*> objects, const char* what);

@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "gil.hpp"
 #include "arrays.hpp"
 #include "modes.hpp"
 #include "contextsteer/choose.hpp"
@@ -179,7 +180,7 @@ void bind_maps(py::module_& m) {
         if (w.data) refuse_overlap(o, "out", w, "weights", false);
         std::atomic<bool> bad{false};
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           dot_map(slots, v.span(), p, o.span(), &bad);
         }
         if (bad) {
@@ -206,7 +207,7 @@ void bind_maps(py::module_& m) {
         refuse_overlap(o, "out", s, "maps", false);
         std::atomic<bool> bad{false};
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           combine(s.span(), static_cast<std::size_t>(b), static_cast<std::size_t>(n),
                   static_cast<std::size_t>(k), cm, w.span(), o.span(), &bad);
         }
@@ -250,7 +251,7 @@ void bind_maps(py::module_& m) {
         if (into_danger) check_finite(dg, "danger");
         std::atomic<bool> bad{false};
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           resolve(in.span(), dg.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k), p,
                   slots, o.span(), &bad);
         }
@@ -291,7 +292,7 @@ void bind_maps(py::module_& m) {
         refuse_overlap(s, "out.strength", i, "out.slot", false);
         std::atomic<bool> bad{false};
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           choose(v.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k), slots, p,
                  d.span(), s.span(), i.span(), &bad);
         }
@@ -355,7 +356,7 @@ void bind_maps(py::module_& m) {
         }
         std::atomic<bool> bad{false};
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           steer(s.span(), static_cast<std::size_t>(b), static_cast<std::size_t>(n),
                 static_cast<std::size_t>(k), dg.span(), slots, p, d.span(), st.span(), i.span(),
                 big_scratch, &bad);
@@ -392,7 +393,7 @@ void bind_maps(py::module_& m) {
         refuse_overlap(o, "out", v, "values", false);
         std::atomic<bool> bad{false};
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           spread(v.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k), w.span(), sm,
                  o.span(), &bad);
         }
@@ -426,7 +427,7 @@ void bind_maps(py::module_& m) {
         if (into_current) check_finite(c, "current");
         std::atomic<bool> bad{false};
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           blend(p.span(), c.span(), static_cast<std::size_t>(n), static_cast<std::size_t>(k),
                 static_cast<float>(alpha), o.span(), &bad);
         }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "gil.hpp"
 #include "agents.hpp"
 #include "simulation_handle.hpp"  // check_agents
 #include "in_use.hpp"
@@ -71,7 +72,7 @@ py::tuple apply_py(const py::handle& agents_obj, const py::handle& model_obj,
   auto vel = new_array<float>({n, 2});
   auto head = new_array<float>({n});
   {
-    py::gil_scoped_release release;
+    GilRelease release;
     MotionInputs in{agents.view(), dir.data, str.data, static_cast<float>(dt)};
     MotionOutputs out{pos.mutable_data(), vel.mutable_data(), head.mutable_data()};
     move(model, in, out);

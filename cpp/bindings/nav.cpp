@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gil.hpp"
 #include "arrays.hpp"
 #include "contextsteer/nav_field.hpp"
 #include "parallel.hpp"
@@ -66,7 +67,7 @@ bool build_fields(PyNavField& self, const py::object& world, std::vector<NavGoal
   {
     // A new field no reader can see yet: queries and steps in other threads keep
     // reading the one they hold.
-    py::gil_scoped_release release;
+    GilRelease release;
     try {
       // Ctrl-C about every 20 ms of the build (NavField::StopPoll).
       // Its own copy of the goals: another thread may set new ones meanwhile.
@@ -221,7 +222,7 @@ void bind_nav(py::module_& m) {
             std::span<const std::int32_t> ws = w.data ? w.span() : std::span<const std::int32_t>{};
             const auto f = self.field;  // held: a rebuild in another thread replaces it
             {
-              py::gil_scoped_release release;
+              GilRelease release;
               nav_query(*f, p.span(), ws, ds, vs);
               if (look_ahead > 0.0) {
                 const auto count = static_cast<std::int32_t>(f->count());
@@ -273,7 +274,7 @@ void bind_nav(py::module_& m) {
         std::size_t corners = 0;
         bool stopped = false;
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           Router r;
           // Ctrl-C between blocks of the graph's pair tests.
           stopped =

@@ -129,7 +129,8 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
            p.contact_tolerance = static_cast<float>(tolerance);
            p.clearance_range = static_cast<float>(clearance_range);
            p.layers = layers;
-           const InUse guard({self.sim.get()}, "Simulation.configure_metrics");
+           const InUse guard({self.sim.get(), &agents_of(self.agents)},
+                             "Simulation.configure_metrics");
            // The metrics measure the agents' starting state (path offsets, distances).
            check_agents(agents_of(self.agents));
            self.metrics_path = path;
@@ -218,7 +219,7 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
             if (reserve < 1)
               throw py::value_error("reserve must be >= 1, got " + std::to_string(reserve));
             PySimulation& self = self_obj.cast<PySimulation&>();
-            const InUse guard({self.sim.get()}, "Simulation.record");
+            const InUse guard({self.sim.get(), &agents_of(self.agents)}, "Simulation.record");
             Simulation& s = *self.sim;
             auto h = std::make_shared<History>(s.size(), s.slots(), static_cast<std::size_t>(every),
                                                maps, s.metrics().params().path != nullptr,

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include "gil.hpp"
 #include "arrays.hpp"
 #include "contextsteer/path.hpp"
 
@@ -34,7 +35,7 @@ py::array_t<float> points_at_offsets(const Path& path, const py::handle& offsets
   auto out = new_array<float>({n, 2});
   std::span<float> o(out.mutable_data(), static_cast<std::size_t>(2 * n));
   {
-    py::gil_scoped_release release;
+    GilRelease release;
     query(path, s.span(), o);
   }
   return out;
@@ -71,7 +72,7 @@ void bind_path(py::module_& m) {
             auto out = new_array<float>({n});
             std::span<float> o(out.mutable_data(), static_cast<std::size_t>(n));
             {
-              py::gil_scoped_release release;
+              GilRelease release;
               closest_offset(self, p.span(), o);
             }
             return out;
@@ -100,7 +101,7 @@ void bind_path(py::module_& m) {
             auto out = new_array<float>({n, 2});
             std::span<float> o(out.mutable_data(), static_cast<std::size_t>(2 * n));
             {
-              py::gil_scoped_release release;
+              GilRelease release;
               direction(self, p.span(), look_ahead, m, o);
             }
             return out;

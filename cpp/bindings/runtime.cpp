@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "gil.hpp"
 #include "contextsteer/threads.hpp"
 
 namespace py = pybind11;
@@ -18,7 +19,7 @@ void bind_runtime(py::module_& m) {
       [](int n) {
         if (n < 1)
           throw py::value_error("set_num_threads: expected n >= 1, got " + std::to_string(n));
-        py::gil_scoped_release release;
+        GilRelease release;
         contextsteer::set_num_threads(n);
       },
       py::arg("n"), "Sets the number of threads the parallel kernels use (n >= 1).");

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gil.hpp"
 #include "agents.hpp"
 #include "modes.hpp"
 #include "classic_spec.hpp"
@@ -256,9 +257,24 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
   return self;
 }
 
+// A simulation and its agents held by this thread for a sequence of calls that another
+// thread must not split (a Flow's step: admissions, the step, the exits; each call takes
+// the guard again, which the holding thread may). A context manager.
+struct Hold {
+  py::object sim;
+  std::unique_ptr<InUse> guard;
+};
+
 }  // namespace
 
 void bind_simulation(py::module_& m) {
+  py::class_<Hold>(m, "_Hold")
+      .def("__enter__",
+           [](Hold& h) {
+             PySimulation& s = h.sim.cast<PySimulation&>();
+             h.guard.reset(new InUse({s.sim.get(), &agents_of(s.agents)}, "Flow step"));
+           })
+      .def("__exit__", [](Hold& h, const py::args&) { h.guard.reset(); });
   py::class_<PySimulation> cls(m, "Simulation",
                                "C++ simulation step (use contextsteer.Simulation).");
   bind_observers(m, cls);  // metrics and histories (observe.cpp)
@@ -270,7 +286,7 @@ void bind_simulation(py::module_& m) {
              check_agents(agents_of(self.agents));
              check_carried(*self.sim);
              refresh_world(self);
-             py::gil_scoped_release release;
+             GilRelease release;
              self.sim->perceive();
            })
       .def(
@@ -284,7 +300,7 @@ void bind_simulation(py::module_& m) {
             check_maps(*self.sim);
             refresh_world(self);
             {
-              py::gil_scoped_release release;
+              GilRelease release;
               self.sim->decide_and_move(static_cast<float>(dt));
             }
             check_state(agents_of(self.agents));
@@ -308,7 +324,7 @@ void bind_simulation(py::module_& m) {
                   std::min<std::size_t>(self.slice, static_cast<std::size_t>(steps) - done);
               double sec = 0.0;
               {
-                py::gil_scoped_release release;
+                GilRelease release;
                 // Timed without the GIL wait: a thread holding the GIL must not shrink the
                 // slices (each would then wait for the GIL again).
                 const auto t0 = std::chrono::steady_clock::now();
@@ -333,12 +349,12 @@ void bind_simulation(py::module_& m) {
              if (name == "interest") return view_of(s.interest(), {n, k}, self_obj);
              if (name == "danger") return view_of(s.danger(), {n, k}, self_obj);
              if (name == "resolved") return view_of(s.resolved(), {n, k}, self_obj);
-             if (name == "speed")
-               return s.speed() ? py::object(view_of(s.speed(), {n, k}, self_obj))
-                                : py::object(py::none());
+             if (name == "speed")  // (0, K) for no agents, as the other maps
+               return s.has_speed_map() ? py::object(view_of(s.speed(), {n, k}, self_obj))
+                                        : py::object(py::none());
              if (name == "sensed")
-               return s.sensed() ? py::object(view_of(s.sensed(), {n, k}, self_obj))
-                                 : py::object(py::none());
+               return s.has_sensed() ? py::object(view_of(s.sensed(), {n, k}, self_obj))
+                                     : py::object(py::none());
              if (name == "perceived_position")
                return view_of(s.perceived_position(), {n, 2}, self_obj, false);
              if (name == "perceived_heading")
@@ -370,8 +386,11 @@ void bind_simulation(py::module_& m) {
       .def("_behaviour_map",
            [](py::object self_obj, long b) -> py::object {
              Simulation& s = *self_obj.cast<PySimulation&>().sim;
+             if (!s.config().record || b < 0 ||
+                 static_cast<std::size_t>(b) >= s.config().behaviours.size())
+               return py::none();
+             // (No agents: an empty (0, K) map, as the other maps; its pointer is null.)
              float* p = s.behaviour_map(static_cast<std::size_t>(b));
-             if (!p) return py::none();
              return view_of(
                  p, {static_cast<py::ssize_t>(s.size()), static_cast<py::ssize_t>(s.slots())},
                  self_obj);
@@ -395,6 +414,10 @@ void bind_simulation(py::module_& m) {
              return out;
            })
       .def("_check_agents", [](PySimulation& self) { check_agents(agents_of(self.agents)); })
+      .def("_hold",
+           [](py::object self) {
+             return Hold{std::move(self), nullptr};
+           })
       .def("_set_state",
            [](PySimulation& self, const py::dict& state) {
              const InUse guard({self.sim.get()}, "Simulation.load");
@@ -493,7 +516,7 @@ void bind_simulation(py::module_& m) {
         auto out = new_array<float>({n, 2});
         auto contacts = new_array<std::int32_t>({n});
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           float* o = out.mutable_data();
           std::int32_t* c = contacts.mutable_data();
           for (py::ssize_t i = 0; i < n; ++i) {

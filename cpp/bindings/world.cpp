@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gil.hpp"
 #include "arrays.hpp"
 #include "contextsteer/nearest.hpp"
 #include "contextsteer/raycast.hpp"
@@ -99,7 +100,7 @@ void in_slices(std::size_t n, std::size_t per, F&& f) {
   for (std::size_t b = 0; b < n; b += per) {
     const std::size_t e = std::min(n, b + per);
     {
-      py::gil_scoped_release release;
+      GilRelease release;
       f(b, e);
     }
     if (e < n && PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -450,7 +451,7 @@ void bind_world(py::module_& m) {
         NearestOut out{dist.mutable_data(), point.mutable_data(), normal.mutable_data(),
                        obstacle.mutable_data()};
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           contextsteer::nearest(*snap, p.span(), max_dist, layers, out);
         }
         return py::make_tuple(dist, point, normal, obstacle);

@@ -73,7 +73,8 @@ const char* SlotSet::check_ring(std::span<const float> xy, std::size_t* bad_inde
     if (!(g > 0.0)) {
       *bad_index = i;
       return "slot directions must be in counter-clockwise ring order (each slot "
-             "strictly counter-clockwise of the previous one)";
+             "strictly counter-clockwise of the previous one, by less than 180 degrees: "
+             "a wider gap between two slots is read as a clockwise step)";
     }
     total += g;
   }

@@ -176,7 +176,16 @@ def _point(owner: str, name: str, value: Any) -> np.ndarray | None:
     if p.shape != (2,) or not np.isfinite(p).all():
         raise ValueError(f"{owner}: {name} must be a finite point of shape (2,), got {value!r}")
     _check_points(owner, name, p[None, :])
-    return p.copy()  # the core copies the point too; a caller's buffer may be reused
+    # A copy (a caller's buffer may be reused), read-only as the behaviour's other
+    # parameters are: the core copies the point when a simulation is built, so an edit in
+    # place would be ignored by it and taken up by its copies and saves.
+    q = p.copy()
+    q.setflags(write=False)
+    return q
+
+
+# The fields _point checks: one fixed point each, read-only (Arrive, Tether, Bounds).
+_FIXED_POINTS = ("target", "center", "lo", "hi")
 
 
 def _points(owner: str, name: str, value: Any) -> np.ndarray | None:
@@ -355,6 +364,16 @@ class Behaviour:
     writes: ClassVar[str] = "interest"
     """Which map the behaviour writes: ``"interest"`` or ``"danger"``."""
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Unpickled (or deep-copied) fixed points stay read-only, as _point made them.
+        self.__dict__.update(state)
+        for name in _FIXED_POINTS:
+            p = self.__dict__.get(name)
+            if isinstance(p, np.ndarray) and p.flags.writeable:
+                p = p.copy()
+                p.setflags(write=False)
+                self.__dict__[name] = p
+
     def __post_init__(self) -> None:
         self._set("weight", _number(type(self).__name__, "weight", self.weight))
         w = self.agent_weights
@@ -376,6 +395,11 @@ class Behaviour:
                     raise TypeError(
                         f"{owner}: agent_weights must be an array of numbers, got {w!r}"
                     ) from None
+            if np.ndim(w) == 0:
+                raise ValueError(
+                    f"{owner}: agent_weights must have shape (capacity,), got a scalar, {w!r} "
+                    "(weight= is the one factor for every agent)"
+                )
             if arr.ndim != 1:
                 raise ValueError(
                     f"{owner}: agent_weights must have shape (capacity,), got {np.shape(w)}"

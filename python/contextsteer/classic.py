@@ -1042,6 +1042,17 @@ class Blended:
             raise ValueError("Blended: no behaviours")
         self.items = tuple(entries)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Read-only once built, as the behaviours are: a simulation compiles its groups
+        # when built and its copies and saves rebuild from them, so an edit would make a
+        # copy steer differently (or an empty group list steer not at all).
+        if not name.startswith("_") and name in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}.{name} is read-only: build a new "
+                f"{type(self).__name__} to change it"
+            )
+        object.__setattr__(self, name, value)
+
     _truncate = True
 
     def _group(self) -> list:
@@ -1091,6 +1102,17 @@ class Priority:
             raise ValueError("Priority: no groups")
         self.groups = tuple(gs)
         self.epsilon = _num("Priority", "epsilon", epsilon)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Read-only once built, as the behaviours are: a simulation compiles its groups
+        # when built and its copies and saves rebuild from them, so an edit would make a
+        # copy steer differently (or an empty group list steer not at all).
+        if not name.startswith("_") and name in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}.{name} is read-only: build a new "
+                f"{type(self).__name__} to change it"
+            )
+        object.__setattr__(self, name, value)
 
     def _spec(self) -> dict:
         return {

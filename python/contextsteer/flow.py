@@ -553,36 +553,40 @@ class Flow:
                         f"{s.peak_rate * dt:g}) exceed {_MAX_PER_PERIOD:,}"
                     )
             for _ in range(steps):
-                self._forget_gone(sim)
-                now = float(sim.time)
-                skipped = self._ran_until is not None and now != self._ran_until
-                if self._next is None or skipped:
-                    # The first step, or time that passed without the flow (the staged
-                    # calls do not run it): batches start again from the next one due.
-                    k = max(0.0, math.ceil((now - 0.5 * dt - self.start) / self.period))
-                    self._next = self.start + k * self.period
-                if now >= self._next - 0.5 * dt:
-                    # Every batch due by now: one when the period is at least the step,
-                    # several when it is shorter (one a step would lose the rest).
-                    # Bounded: a period under the float spacing of the time would not move
-                    # self._next on.
-                    for _ in range(MAX_BATCHES_PER_STEP + 2):
-                        if now < self._next - 0.5 * dt:
-                            break
-                        for src, stream in zip(self.sources, self._streams):
-                            arrivals = src._draw(self._rng, self.period, self._next)
-                            stream.offered += len(arrivals[0])
-                            stream.join(*arrivals)
-                        self._next += self.period
-                    else:
-                        raise ValueError(
-                            f"Flow: period={self.period:g} s is too short to count at "
-                            f"simulation time {now:g} s (float64 spacing)"
-                        )
-                    self._admit(sim, now)
-                sim._core._step(dt, 1)
-                self._ran_until = float(sim.time)
-                self._exits(sim)
+                # The simulation and its agents held for the whole step: another
+                # thread's call (a pickle, say) is refused before it, not between the
+                # admissions and the step (walkers counted in and never added).
+                with sim._core._hold():
+                    self._forget_gone(sim)
+                    now = float(sim.time)
+                    skipped = self._ran_until is not None and now != self._ran_until
+                    if self._next is None or skipped:
+                        # The first step, or time that passed without the flow (the staged
+                        # calls do not run it): batches start again from the next one due.
+                        k = max(0.0, math.ceil((now - 0.5 * dt - self.start) / self.period))
+                        self._next = self.start + k * self.period
+                    if now >= self._next - 0.5 * dt:
+                        # Every batch due by now: one when the period is at least the step,
+                        # several when it is shorter (one a step would lose the rest).
+                        # Bounded: a period under the float spacing of the time would not move
+                        # self._next on.
+                        for _ in range(MAX_BATCHES_PER_STEP + 2):
+                            if now < self._next - 0.5 * dt:
+                                break
+                            for src, stream in zip(self.sources, self._streams):
+                                arrivals = src._draw(self._rng, self.period, self._next)
+                                stream.offered += len(arrivals[0])
+                                stream.join(*arrivals)
+                            self._next += self.period
+                        else:
+                            raise ValueError(
+                                f"Flow: period={self.period:g} s is too short to count at "
+                                f"simulation time {now:g} s (float64 spacing)"
+                            )
+                        self._admit(sim, now)
+                    sim._core._step(dt, 1)
+                    self._ran_until = float(sim.time)
+                    self._exits(sim)
         finally:
             self._lock.release()
 

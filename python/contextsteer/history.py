@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from . import _checks
+
 if TYPE_CHECKING:
     from ._core import History as _CoreHistory
     from .simulation import Simulation
@@ -247,8 +249,7 @@ class History:
         if not isinstance(sim, Simulation):
             raise TypeError(f"History: sim must be a Simulation, got {type(sim).__name__}")
         every = _count("every", every, _MAX_EVERY)
-        if not isinstance(maps, (bool, np.bool_)):
-            raise TypeError(f"History: maps must be a bool, got {type(maps).__name__}")
+        maps = _checks.flag("History: maps", maps)  # a bool, or the ints 0 and 1
         reserve = 64 if reserve is None else _count("reserve", reserve, _MAX_RESERVE)
         from .maps import _physical_memory
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import re
 import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -1122,6 +1123,16 @@ def crowd_steering(
             f"crowd_steering: shape must be 'half_cosine' or 'chord' (an interest in every "
             f"slot but straight away), got {shape!r}"
         )
+    if isinstance(extra, beh.Behaviour):
+        name = type(extra).__name__
+        raise TypeError(
+            f"crowd_steering: extra must be a sequence of behaviours, got one {name}: put "
+            f"it in a list, [{name}(...)]"
+        )
+    if not isinstance(extra, Sequence) or isinstance(extra, str):
+        raise TypeError(
+            f"crowd_steering: extra must be a sequence of behaviours, got {type(extra).__name__}"
+        )
     led: list[Behaviour] = []
     if detour_capacity is not None:
         if field is None:
@@ -1172,9 +1183,21 @@ def crowd_steering(
         for name in ("past_target", "arrivals"):
             if chosen.get(name):
                 chosen[name] = False
-    danger = beh.CollisionDanger(
-        **{"horizon": 2.0, "speeds": 4, "margin": 0.05, **chosen}, walls=walls, creep=creep
-    )
+    try:
+        danger = beh.CollisionDanger(
+            **{"horizon": 2.0, "speeds": 4, "margin": 0.05, **chosen}, walls=walls, creep=creep
+        )
+    except ValueError as e:
+        # A value the caller changed can clash with one the preset keeps (horizon 1 s
+        # against CROWD's same_way_horizon 1.6 s): name the preset's part.
+        kept = sorted(
+            k for k in options if k not in (changes or {}) and re.search(rf"\b{k}\b", str(e))
+        )
+        if changes is None or not kept:
+            raise
+        preset = "SMOOTH_CROWD" if smooth else "CROWD"
+        values = ", ".join(f"{k}={options[k]!r}" for k in kept)
+        raise ValueError(f"{e} ({values} from {preset}, kept by changes=: change it too)") from None
     if decision_phases is None:
         decision_phases = CROWD_PHASES if options is CROWD else 1
     rules = [goal, *led, *extra, danger]
@@ -1207,6 +1230,15 @@ def _check_danger_options(where: str, name: str, given: Any) -> None:
         )
     if {"walls", "creep"} & set(given):
         raise ValueError(f"{where}: give walls= and creep= to crowd_steering itself, not in {name}")
+    from .behaviours import CollisionDanger
+
+    known = {f.name for f in dataclasses.fields(CollisionDanger)} - {"walls", "creep"}
+    unknown = sorted(k for k in given if k not in known)
+    if unknown:
+        raise TypeError(
+            f"{where}: {name} has {', '.join(map(repr, unknown))}, not an option of "
+            f"CollisionDanger; its options are {', '.join(sorted(known))}"
+        )
 
 
 def _danger_steering(danger: str, changes: Mapping[str, Any] | None) -> dict[str, Any]:

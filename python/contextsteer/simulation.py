@@ -23,7 +23,7 @@ from .behaviours import _buffer_mark, _check_lent, _lent_arrays
 from .flow import Flow
 from .maps import SlotSet, _f32
 from .motion import Lerp, MotionModel
-from .steering import Steering
+from .steering import Steering, _BuiltSteering
 from .world import _core_world
 
 if TYPE_CHECKING:
@@ -373,9 +373,10 @@ class Simulation:
 
     @property
     def steering(self) -> Steering | Any:
-        """The Steering (or classic steering) the agents decide by. Its options were read
-        when this simulation was built: assigning to them now changes simulations built
-        from it later, not this one."""
+        """The Steering (or classic steering) the agents decide by, as it was when this
+        simulation was built: a read-only copy of the options (its behaviours are the ones
+        given). The Steering passed in stays the caller's to edit for the next simulation;
+        ``copy.copy(sim.steering)`` is an editable one."""
         return self._steering
 
     @steering.setter
@@ -493,17 +494,23 @@ class Simulation:
                 f"Simulation: agents must be a contextsteer.Agents, got {type(agents).__name__}"
             )
         classic_spec = None
-        self._source_steering = steering
         if isinstance(steering, (classic.Behaviour, classic.Blended, classic.Priority)):
+            self._source_steering = steering  # (read-only, as its behaviours are)
             steering = classic.as_steering(steering)
             classic_spec = steering._spec()
-        elif not isinstance(steering, Steering):
-            if steering is None or isinstance(steering, (str, bytes, int, float, dict)):
-                raise TypeError(
-                    "Simulation: steering must be a Steering, a list of behaviours or a "
-                    f"classic steering behaviour, got {type(steering).__name__}"
-                )
-            steering = Steering(steering)
+        else:
+            if not isinstance(steering, Steering):
+                if steering is None or isinstance(steering, (str, bytes, int, float, dict)):
+                    raise TypeError(
+                        "Simulation: steering must be a Steering, a list of behaviours or a "
+                        f"classic steering behaviour, got {type(steering).__name__}"
+                    )
+                steering = Steering(steering)
+            # The options as they are now, checked: the caller's Steering (or list) stays
+            # theirs to edit for the next simulation, and this one, its copies and its
+            # saves all run what it was built with.
+            self._source_steering = steering._checked()
+            steering = _BuiltSteering._of(self._source_steering)
         motion = Lerp() if motion is None else motion
         if not isinstance(motion, MotionModel):
             raise TypeError(

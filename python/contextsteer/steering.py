@@ -28,6 +28,26 @@ __all__ = ["STEERING_COMBINE_MODES", "Steering"]
 STEERING_COMBINE_MODES = _modes.names("steering_combine")
 #: Maps ``Steering(spread_maps=...)`` spreads (a Python-side option, not a core mode).
 _SPREAD_MAPS = ("danger", "interest", "both")
+# The options of a Steering beside its behaviours, in the order of Steering._config().
+_OPTIONS = (
+    "combine",
+    "danger_combine",
+    "resolve",
+    "threshold",
+    "epsilon",
+    "choose",
+    "width",
+    "contiguous",
+    "spread",
+    "spread_mode",
+    "spread_maps",
+    "blend",
+    "rotate",
+    "record",
+    "max_neighbours",
+    "hysteresis",
+    "decision_phases",
+)
 
 
 def _int_in(name: str, value: Any, lo: int, hi: int) -> int:
@@ -264,6 +284,13 @@ class Steering:
         given another ``max_neighbours``, say): they are checked again here, by the
         constructor's own rules and messages (``epsilon = -1`` made every agent stand for
         good; ``rotate = "yes"`` failed in the C++ conversion)."""
+        checked = self._checked()
+        return {name: getattr(checked, name) for name in _OPTIONS}
+
+    def _checked(self) -> Steering:
+        """A new Steering with these behaviours and options, checked by the constructor's
+        rules: what a Simulation keeps, so that editing this one afterwards changes the
+        simulations built later, and neither the running one nor its copies and saves."""
         fields: dict[str, Any] = {
             "combine": self.combine,
             "danger_combine": self.danger_combine,
@@ -283,8 +310,8 @@ class Steering:
             "hysteresis": self.hysteresis,
             "decision_phases": self.decision_phases,
         }
-        checked = Steering(self.behaviours, **fields)
-        return {name: getattr(checked, name) for name in fields}
+        assert tuple(fields) == _OPTIONS
+        return Steering(self.behaviours, **fields)
 
     def __setstate__(self, state: dict) -> None:
         state.pop("names", None)  # pickles from before it was a property
@@ -321,3 +348,40 @@ class Steering:
             if shown or value != default:
                 parts.append(f"{name}={value!r}")
         return f"Steering({', '.join(parts)})"
+
+
+class _BuiltSteering(Steering):
+    """``Simulation.steering``: the behaviours and options a simulation was built with,
+    read-only (the simulation runs them, its copies and saves rebuild from them). It
+    pickles and copies as a plain :class:`Steering`, to edit and build from."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(
+            f"Simulation.steering is read-only (the options it was built with): set "
+            f"{name} on a Steering (copy.copy(sim.steering) gives an editable one) and "
+            "build a new Simulation from it"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        self.__setattr__(name, None)
+
+    def __reduce__(self) -> tuple:
+        return (_plain_steering, (dict(vars(self)),))
+
+    @classmethod
+    def _of(cls, steering: Steering) -> _BuiltSteering:
+        built = object.__new__(cls)
+        vars(built).update(vars(steering))
+        if isinstance(built.spread, np.ndarray):  # (maybe the caller's own array)
+            spread = built.spread.copy()
+            spread.setflags(write=False)
+            vars(built)["spread"] = spread
+        return built
+
+
+def _plain_steering(state: dict) -> Steering:
+    s = object.__new__(Steering)
+    s.__setstate__(dict(state))
+    if isinstance(s.spread, np.ndarray) and not s.spread.flags.writeable:
+        s.spread = s.spread.copy()
+    return s

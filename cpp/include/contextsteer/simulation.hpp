@@ -156,14 +156,18 @@ class Simulation {
     return static_cast<double>(dt) * std::max(params_.decision_interval, 1);
   }
 
-  /// True when agent i re-steers at the current step. Pure.
+  /// True when agent i re-steers at the current step. Pure. A removed agent's row is
+  /// always taken with time slicing too, so that its maps are cleared at once, as they are
+  /// when every agent decides (they kept its last decision's maps until its turn).
   bool decides(std::size_t i) const {
     if (kinematic_ && kinematic_[i]) return false;  // moved by its own velocity
-    if (!next_decision_.empty()) return step_count_ >= next_decision_[i] || time_ >= next_time_[i];
+    if (!next_decision_.empty())
+      return step_count_ >= next_decision_[i] || time_ >= next_time_[i] || !agents_->alive()[i];
     const auto k = static_cast<std::uint64_t>(params_.decision_interval);
     // A new agent decides at once, then waits for its turn: it has no decision of its own
     // to move on (it stood until its turn came, up to decision_interval − 1 steps).
-    return k <= 1 || (step_count_ + i) % k == 0 || (!fresh_.empty() && fresh_[i]);
+    return k <= 1 || (step_count_ + i) % k == 0 || (!fresh_.empty() && fresh_[i]) ||
+           !agents_->alive()[i];
   }
 
   /// With decision_validity: the step count at which agent i next decides (0 before its
@@ -195,10 +199,14 @@ class Simulation {
   /// the first CollisionDanger) before choose, and the strength is the chosen slot's speed,
   /// capped by the interest peak (the speed the agent wants).
   float* speed() { return speed_.empty() ? nullptr : speed_.data(); }
+  /// Whether a behaviour writes a speed map (speed() is nullptr for one of no agents too).
+  bool has_speed_map() const { return velocity_ != nullptr; }
   /// (N,K) hit distance of each slot ray of the first WallDanger as it perceived them in
   /// the last step or perceive() (+inf: clear within its look-ahead; slot frame when
   /// slots turn with the agents), or nullptr without a WallDanger.
   float* sensed() { return sensed_.empty() ? nullptr : sensed_.data(); }
+  /// Whether a WallDanger fills sensed() (nullptr for one of no agents too).
+  bool has_sensed() const { return sensor_ != nullptr; }
   /// (N,2) position and (N,) heading of each agent when it last perceived (step,
   /// perceive()): the pose its maps and sensed rays belong to (the slot frame of that
   /// heading when slots turn); NaN until an agent first perceives. Pictures of a stepped
