@@ -495,7 +495,7 @@ class Simulation:
             )
         classic_spec = None
         if isinstance(steering, (classic.Behaviour, classic.Blended, classic.Priority)):
-            self._source_steering = steering  # (read-only, as its behaviours are)
+            self._source_steering: Any = steering  # (read-only, as its behaviours are)
             steering = classic.as_steering(steering)
             classic_spec = steering._spec()
         else:
@@ -509,8 +509,9 @@ class Simulation:
             # The options as they are now, checked: the caller's Steering (or list) stays
             # theirs to edit for the next simulation, and this one, its copies and its
             # saves all run what it was built with.
-            self._source_steering = steering._checked()
-            steering = _BuiltSteering._of(self._source_steering)
+            built = steering._checked()
+            self._source_steering = built
+            steering = _BuiltSteering._of(built)
         motion = Lerp() if motion is None else motion
         if not isinstance(motion, MotionModel):
             raise TypeError(
