@@ -5,6 +5,8 @@ first read, and the straight polyline."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -304,3 +306,33 @@ def test_ctrl_c_interrupts_inside_over_a_huge_polygon():
     points = np.random.default_rng(0).uniform(-9, 9, (100_000, 2))  # about a minute whole
     _interrupted(lambda: cs.inside(world, points))
     assert cs.inside(world, [[0.0, 0.0], [11.0, 0.0]]).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("cell", [0.08, 0.1, 0.15, 0.2, 0.25, 0.3, 0.32, 0.4, 0.5, 0.6])
+def test_a_goal_in_the_band_along_a_wall_is_reached_from_the_room_at_every_cell(cell):
+    """A goal within the body radius of a closed room's wall (in the inflated band) had its
+    nearest free grid node on the wall's far side for some cells, as the grid lines fell:
+    the room's seeds, not connected to it, were dropped and the whole room read inf (11 of
+    27 cells for a goal 0.1 m from a corner; fuzz round 8). The room is convex and the goal
+    in it, so the oracle is the straight line, to within a cell or two of the march."""
+    world = cs.World()
+    world.add_polyline([[0, 0], [20, 0], [20, 20], [0, 20]], closed=True)
+    for goal in ([19.95, 19.95], [19.9, 19.9], [10.3, 0.1], [0.05, 13.7], [0.1, 0.05]):
+        field = cs.NavField(world, goal, cell=cell, radius=0.3, share=False)
+        d = float(field.distance([10.0, 10.0]))
+        assert abs(d - math.dist(goal, (10, 10))) <= max(2 * cell, 0.25), (goal, d)
+
+
+def test_a_cached_field_whose_goals_were_set_anew_is_not_taken_for_its_old_goals():
+    """Two threads calling set_goals at once could leave a cache entry under goals the
+    field no longer had: a new NavField for those goals then got a field for others (inf
+    at its own goal). A cached field is taken only when its goals are the ones asked."""
+    world = cs.World()
+    world.add_polyline([[0, 0], [50, 0], [50, 50], [0, 50]], closed=True)
+    first = cs.NavField(world, [25.0, 25.0], cell=0.5)
+    # The core's goals changed under the cache entry, as the race left it.
+    first._core.set_goals([{"points": np.float32([[5.0, 45.0]])}], world._core)
+    again = cs.NavField(world, [25.0, 25.0], cell=0.5)
+    assert again._core is not first._core
+    assert again.goals[0]["points"].tolist() == [[25.0, 25.0]]
+    assert float(again.distance([25.0, 25.0])) < 0.5

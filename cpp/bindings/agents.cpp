@@ -115,7 +115,12 @@ py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position
   init.target = tgt.data;
   init.kinematic = reinterpret_cast<const std::uint8_t*>(kin.data);
   auto ids = new_array<std::int32_t>({n});
-  a.add(init, {ids.mutable_data(), static_cast<std::size_t>(n)});
+  if (!a.add(init, {ids.mutable_data(), static_cast<std::size_t>(n)}))
+    // The free slots counted above were taken since (another thread writing the alive
+    // view): nothing was added.
+    throw py::value_error("Agents.add: capacity exceeded: adding " + std::to_string(n) +
+                          " agents, fewer free slots of " + std::to_string(a.capacity()) +
+                          " (the alive flags changed while adding)");
   return ids;
 }
 

@@ -94,8 +94,10 @@ bool build_fields(PyNavField& self, const py::object& world, std::vector<NavGoal
 }
 
 void rebuild(PyNavField& self, const py::object& world) {
-  const py::object sets = self.goal_sets;
-  build_fields(self, world, self.goals, self.goals_version, sets);
+  // The newest goals asked for, not the ones of the field now (those are older while a
+  // set_goals in another thread builds), with the version they were asked at.
+  const py::object sets = self.wanted_sets;
+  build_fields(self, world, self.wanted_goals, self.goals_version, sets);
 }
 
 Checked<const std::int32_t> which_of(const py::handle& which, py::ssize_t n) {
@@ -134,6 +136,8 @@ void bind_nav(py::module_& m) {
              self->layers = layers;
              self->margin = static_cast<float>(margin);
              self->goal_sets = goals;
+             self->wanted_goals = self->goals;
+             self->wanted_sets = goals;
              rebuild(*self, world);
              return self;
            }),
@@ -150,7 +154,19 @@ void bind_nav(py::module_& m) {
             std::vector<NavGoals> next;
             for (std::size_t k = 0; k < goals.size(); ++k) next.push_back(goals_of(goals[k], k));
             const std::uint64_t version = ++self.goals_version;
-            return build_fields(self, world, std::move(next), version, goals);
+            self.wanted_goals = next;  // (with the version, before the GIL is released)
+            self.wanted_sets = goals;
+            try {
+              return build_fields(self, world, std::move(next), version, goals);
+            } catch (...) {
+              // Refused (a grid too large, Ctrl-C): the field keeps its goals, and so do
+              // the rebuilds after world edits, unless newer goals were asked for since.
+              if (self.goals_version == version) {
+                self.wanted_goals = self.goals;
+                self.wanted_sets = self.goal_sets;
+              }
+              throw;
+            }
           },
           py::arg("goals"), py::arg("world"),
           "Rebuilds for new goal sets; False when newer goals were set meanwhile (in another "

@@ -30,6 +30,11 @@ struct PyNavField {
   /// The goal sets `goals` was parsed from, as Python gave them (a list of dicts): swapped
   /// with the field, so every NavField sharing this one reads the goals it is built for.
   pybind11::object goal_sets;
+  /// The goals of the newest set_goals call (goals_version), parsed and as given, set when
+  /// the call begins: a rebuild for a world edit builds for these, so one that starts
+  /// while set_goals builds and ends after it cannot put the older goals back.
+  std::vector<NavGoals> wanted_goals;
+  pybind11::object wanted_sets;
 };
 
 /// Rebuild `self`'s fields over the current snapshot of `world` (a WorldHandle) unless

@@ -268,7 +268,7 @@ struct Hold {
 }  // namespace
 
 void bind_simulation(py::module_& m) {
-  py::class_<Hold>(m, "_Hold")
+  py::class_<Hold>(m, "SimulationHold")
       .def("__enter__",
            [](Hold& h) {
              PySimulation& s = h.sim.cast<PySimulation&>();

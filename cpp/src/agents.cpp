@@ -35,12 +35,15 @@ std::size_t Agents::count() const {
 
 bool Agents::add(const AgentInit& init, std::span<std::int32_t> ids) {
   CONTEXTSTEER_ASSERT(ids.size() == init.n);
-  if (capacity_ - count() < init.n) return false;
-  std::size_t slot = 0;
+  // The lowest free slots, found in one pass that reads each flag once: another thread
+  // may be writing the alive view (a NumPy copy releases the GIL), and a scan for each
+  // slot after a count of them ran past the arrays' end when it filled up in between.
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < capacity_ && found < init.n; ++i)
+    if (!alive_[i]) ids[found++] = static_cast<std::int32_t>(i);
+  if (found < init.n) return false;
   for (std::size_t r = 0; r < init.n; ++r) {
-    while (alive_[slot]) ++slot;
-    const std::size_t i = slot++;
-    ids[r] = static_cast<std::int32_t>(i);
+    const auto i = static_cast<std::size_t>(ids[r]);
     store2(position_.data(), i, load2(init.position, r));
     store2(velocity_.data(), i, load2(init.velocity, r));
     store2(target_.data(), i, load2(init.target, r));

@@ -199,8 +199,8 @@ void Metrics::prepare(const AgentsView& a, const World* world, const NeighborGri
     // positions before push-apart): reuse the cells, not a second counting sort. On
     // crowd-track-10k that grid's cells are as large as this one's would be (both are
     // enlarged to keep the cell count within 2N).
-    grid_.rebuild_from(*like, a.position);
-    return;
+    if (grid_.rebuild_from(*like, a.position)) return;
+    // (Moved too far for the cells to be reused: a rebuild of its own, below.)
   }
   // Half the query radius: a query then visits 5×5 small cells, 30% less area than 3×3
   // cells of the full radius.

@@ -229,6 +229,23 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
   // inside an obstacle looks.
   std::vector<std::int32_t> holding;
   auto visit = [&](double bx0, double by0, double bx1, double by1, auto&& d_of, auto&& near_of) {
+    Vec2 held_at{std::numeric_limits<float>::quiet_NaN(), 0.0f};
+    // Whether node (i, j) is in sight of the goal, but for the obstacles holding the
+    // goal's point nearest it.
+    auto in_sight = [&](int i, int j) {
+      const Vec2 o = near_of(x_of(i), y_of(j));
+      if (!(o.x == held_at.x && o.y == held_at.y)) {
+        holding.clear();
+        world.polygon_at(o, layers, &holding);
+        world.circle_at(o, layers, &holding);
+        held_at = o;
+      }
+      const Vec2 q{static_cast<float>(x_of(i)), static_cast<float>(y_of(j))};
+      return !blocked_way(world, o, q, q, 0.0f, holding, layers);
+    };
+    // Set when the nearest free nodes are all out of sight of the goal: the band then
+    // looks for the nearest free nodes in sight instead.
+    bool sighted = false;
     for (double band = 3.0 * h;; band *= 2.0) {
       int i0, i1, j0, j1;
       if (!node_box(g, bx0 - band, by0 - band, bx1 + band, by1 + band, i0, i1, j0, j1)) return;
@@ -239,7 +256,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
           const std::size_t n = static_cast<std::size_t>(j) * nx + i;
           if (blocked_[n]) continue;
           const double d = d_of(x_of(i), y_of(j));
-          if (d > band) continue;
+          if (d > band || (sighted && !in_sight(i, j))) continue;
           if (d < best) {
             best = d;
             cores.resize(first);
@@ -266,9 +283,27 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       // distance, and the ring of seeds breaks at an obstacle's corners: at the centre of
       // a 2 m box the float rounding of 1.35 m picked one side (a point 0.2 m above the
       // box read the way round it, 5.96 m for 1.5 m).
-      const bool inside = band > 3.0 * h;
+      const bool inside = band > 3.0 * h || sighted;
+      if (!inside) {
+        // The nearest free nodes must be in sight of the goal. A goal in the inflated
+        // band along a wall can have them on the wall's far side (the grid's margin
+        // outside a closed room, as the grid lines fall): the room's seeds, not
+        // connected to them, were then dropped and the whole room read inf. (Goals in
+        // the open: every nearest node is in sight, and nothing changes.)
+        std::size_t kept = first;
+        for (std::size_t c = first; c < cores.size(); ++c) {
+          const int ci = static_cast<int>(cores[c] % static_cast<std::size_t>(nx));
+          const int cj = static_cast<int>(cores[c] / static_cast<std::size_t>(nx));
+          if (in_sight(ci, cj)) cores[kept++] = cores[c];
+        }
+        cores.resize(kept);
+        if (kept == first) {  // none: the same band again, for the nearest in sight
+          sighted = true;
+          band *= 0.5;
+          continue;
+        }
+      }
       if (inside) cores.resize(first);
-      Vec2 held_at{std::numeric_limits<float>::quiet_NaN(), 0.0f};
       for (int j = j0; j <= j1; ++j)
         for (int i = i0; i <= i1; ++i) {
           poll();
@@ -277,16 +312,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
           const double d = d_of(x_of(i), y_of(j));
           if (d > cut) continue;
           if (d < t[n]) t[n] = d;
-          if (!inside) continue;
-          const Vec2 o = near_of(x_of(i), y_of(j));
-          if (!(o.x == held_at.x && o.y == held_at.y)) {
-            holding.clear();
-            world.polygon_at(o, layers, &holding);
-            world.circle_at(o, layers, &holding);
-            held_at = o;
-          }
-          const Vec2 q{static_cast<float>(x_of(i)), static_cast<float>(y_of(j))};
-          if (!blocked_way(world, o, q, q, 0.0f, holding, layers)) cores.push_back(n);
+          if (inside && in_sight(i, j)) cores.push_back(n);
         }
       return;
     }

@@ -166,7 +166,7 @@ void NeighborGrid::group_by_position() {
   for (std::size_t c = 0; c < cells; ++c) group_start_[c + 1] += group_start_[c];
 }
 
-void NeighborGrid::rebuild_from(const NeighborGrid& grid, const float* positions) {
+bool NeighborGrid::rebuild_from(const NeighborGrid& grid, const float* positions) {
   min_x_ = grid.min_x_;
   min_y_ = grid.min_y_;
   cell_ = grid.cell_;
@@ -201,6 +201,7 @@ void NeighborGrid::rebuild_from(const NeighborGrid& grid, const float* positions
   // Cell ranges are widened by a thousandth of a cell besides, which covers the rounding
   // of radius + slack in float.
   slack_ = static_cast<float>(static_cast<double>(grid.slack_) + move * (1.0 + 0x1p-20));
+  return static_cast<double>(slack_) <= kReuseCells * cell_;
 }
 
 std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std::size_t max_count,

@@ -1863,7 +1863,9 @@ void Simulation::settle(float max_radius, const World* world) {
   settle_pos_.assign(pos, pos + 2 * n_);
   for (int pass = 1; pass < params_.push_passes && !settle_list_.empty(); ++pass) {
     // The agents as they are now, in push_grid_'s cells (exact queries, no re-sort).
-    settle_grid_.rebuild_from(push_grid_, settle_pos_.data());
+    if (!settle_grid_.rebuild_from(push_grid_, settle_pos_.data()))  // moved far: afresh
+      settle_grid_.rebuild(settle_pos_.data(), a.alive, n_,
+                           max_radius > 0.0f ? 2.0f * max_radius : 1.0f);
     // The pass's agents: the listed ones and whoever they overlap now. Partners are
     // marked by any thread (the same value, through atomic_ref), then gathered in index
     // order.

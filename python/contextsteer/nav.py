@@ -297,6 +297,10 @@ class NavField:
         cache = getattr(world, "_nav_cache", None) if self._share else None
         key = (_key(sets), cell, radius, self.layers, self.margin)
         hit = cache.get(key) if cache is not None else None
+        if hit is not None and _key(list(hit.goal_sets)) != key[0]:
+            # Its goals were set anew since it was cached under these (set_goals in two
+            # threads at once can leave such an entry): not this field.
+            hit = None
         if hit is not None:
             self._core = hit
             self._sync()
@@ -390,16 +394,19 @@ class NavField:
                 f"built with, got {len(sets)}"
             )
         cache = getattr(self.world, "_nav_cache", None) if self._share else None
-        old = (_key(self.goals), self.cell, self.radius, self.layers, self.margin)
         if not self._core.set_goals(sets, _core_world(self.world)):
             return  # newer goals were set meanwhile (another thread): theirs stand
         if cache is not None:
-            # The cache finds this field under its new goals (another field built with
-            # the old ones builds its own).
-            if cache.get(old) is self._core:
-                del cache[old]
-            new = (_key(sets), self.cell, self.radius, self.layers, self.margin)
-            cache.setdefault(new, self._core)
+            # The cache finds this field under the goals it now has, and under no other
+            # key (another field built with the old ones builds its own). Keyed by what
+            # the field holds, not by what this call set: another thread's set_goals may
+            # have swapped its goals in since (a lookup checks the goals too).
+            params = (self.cell, self.radius, self.layers, self.margin)
+            now = (_key(list(self._core.goal_sets)), *params)
+            for k, core in list(cache.items()):
+                if core is self._core and k != now:
+                    cache.pop(k, None)
+            cache.setdefault(now, self._core)
 
     @property
     def goals(self) -> list[dict[str, Any]]:

@@ -112,7 +112,7 @@ TEST(NeighborGrid, CoincidentAgentsInACrowdedCellAreGroupedWithTheSameAnswers) {
   for (std::size_t k = 0; k < moved.size(); k += 2) moved[k] += 0.01f * static_cast<float>(k % 5);
   g.rebuild(p.data(), nullptr, n, 1.0f, 16);
   cs::NeighborGrid from;
-  from.rebuild_from(g, moved.data());
+  ASSERT_TRUE(from.rebuild_from(g, moved.data()));
   EXPECT_EQ(from.grouped_cells(), 0u);
   for (std::size_t i = 0; i < n; ++i) {
     const auto self = static_cast<std::int32_t>(i);
@@ -121,6 +121,26 @@ TEST(NeighborGrid, CoincidentAgentsInACrowdedCellAreGroupedWithTheSameAnswers) {
               brute_force(moved, self, 1.0f, 16))
         << "agent " << i;
   }
+}
+
+TEST(NeighborGrid, AGridIsNotReusedForAgentsMovedBeyondFourCells) {
+  // Positions rewritten wholesale (another thread writing them during a step) made the
+  // slack the whole crowd's extent, and every query read every agent: refused, so the
+  // caller rebuilds. Up to kReuseCells cells of slack the grid is reused.
+  const std::size_t n = 200;
+  std::vector<float> p(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    p[2 * i] = static_cast<float>(i % 20);
+    p[2 * i + 1] = static_cast<float>(i / 20);
+  }
+  cs::NeighborGrid g;
+  g.rebuild(p.data(), nullptr, n, 1.0f);
+  cs::NeighborGrid from;
+  std::vector<float> moved = p;
+  moved[0] += 3.0f;  // |dx| + |dy| = 3 cells of 1 m
+  EXPECT_TRUE(from.rebuild_from(g, moved.data()));
+  moved[0] += 2.0f;  // 5 cells
+  EXPECT_FALSE(from.rebuild_from(g, moved.data()));
 }
 
 TEST(NeighborGrid, AHundredThousandCoincidentAgentsGetTheLowestOtherIndices) {
