@@ -157,7 +157,24 @@ def _target(owner: str, target: Any, agents: Any, what: str = "target") -> dict[
     return {"source": "own"}
 
 
-class Behaviour:
+class _ReadOnly:
+    """Public attributes are set once, in ``__init__``, and read-only afterwards: they are
+    validated there and compiled from later (by a simulation when it is built, and again
+    by its copies and saves), so an edit would go unchecked, or make a copy steer
+    differently from the simulation it was copied from."""
+
+    _what = ""  # what to build anew, in the message (the class name when empty)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not name.startswith("_") and name in self.__dict__:
+            what = self._what or type(self).__name__
+            raise AttributeError(
+                f"{type(self).__name__}.{name} is read-only: build a new {what} to change it"
+            )
+        object.__setattr__(self, name, value)
+
+
+class Behaviour(_ReadOnly):
     """Base of the classic behaviours: each computes a linear acceleration per agent.
 
     Parameters are checked when the behaviour is built and are read-only afterwards (as the
@@ -166,16 +183,7 @@ class Behaviour:
     """
 
     _kind = ""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # Parameters are validated once, in __init__, and compiled from these attributes:
-        # refuse re-assignment (as the context behaviours' frozen dataclasses do) instead
-        # of compiling unchecked values later.
-        if not name.startswith("_") and name in self.__dict__:
-            raise AttributeError(
-                f"{type(self).__name__}.{name} is read-only: build a new behaviour to change it"
-            )
-        object.__setattr__(self, name, value)
+    _what = "behaviour"
 
     def _params(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -1009,7 +1017,7 @@ class Hide(_Targeted):
         }
 
 
-class Blended:
+class Blended(_ReadOnly):
     """A weighted sum of behaviours, truncated to ``a_max`` (gdx-ai BlendedSteering). The
     weights need not sum to 1.
 
@@ -1042,17 +1050,6 @@ class Blended:
             raise ValueError("Blended: no behaviours")
         self.items = tuple(entries)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        # Read-only once built, as the behaviours are: a simulation compiles its groups
-        # when built and its copies and saves rebuild from them, so an edit would make a
-        # copy steer differently (or an empty group list steer not at all).
-        if not name.startswith("_") and name in self.__dict__:
-            raise AttributeError(
-                f"{type(self).__name__}.{name} is read-only: build a new "
-                f"{type(self).__name__} to change it"
-            )
-        object.__setattr__(self, name, value)
-
     _truncate = True
 
     def _group(self) -> list:
@@ -1072,7 +1069,7 @@ def _bare(b: Behaviour) -> Blended:
     return g
 
 
-class Priority:
+class Priority(_ReadOnly):
     """Blended groups in priority order: the first whose acceleration is longer than
     ``epsilon`` steers (gdx-ai PrioritySteering); if none, the last group's.
 
@@ -1102,17 +1099,6 @@ class Priority:
             raise ValueError("Priority: no groups")
         self.groups = tuple(gs)
         self.epsilon = _num("Priority", "epsilon", epsilon)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # Read-only once built, as the behaviours are: a simulation compiles its groups
-        # when built and its copies and saves rebuild from them, so an edit would make a
-        # copy steer differently (or an empty group list steer not at all).
-        if not name.startswith("_") and name in self.__dict__:
-            raise AttributeError(
-                f"{type(self).__name__}.{name} is read-only: build a new "
-                f"{type(self).__name__} to change it"
-            )
-        object.__setattr__(self, name, value)
 
     def _spec(self) -> dict:
         return {
