@@ -217,3 +217,27 @@ def test_a_point_in_a_sharp_corner_never_leaves_through_its_vertex(radius):
         if not _inside_triangle(tri, q) and np.linalg.norm(q - tip) > 1e-3
     ]
     assert out == []
+
+
+def test_a_centre_on_a_plain_walls_line_moves_the_way_it_goes_and_not_into_a_solid():
+    """A body whose centre lay exactly on a wall's line was blocked whichever way it
+    moved, and the skin stepped it against its motion, to the wall's far side: an agent
+    spawned on a room's wall at y = -10 ended outside the room for good (fuzz round 9).
+    Every way leaves a plain wall's line; a solid's edge still blocks the way in."""
+    line = cs.World()
+    line.add_segments([[-10, 0, 10, 0]])
+    for d in ([0, 1.0], [0, -1.0], [1.0, 0]):
+        end, contacts = cs.sweep_circle(line, [[0.3, 0.0]], [d], 0.1)
+        np.testing.assert_array_equal(end, np.float32([[0.3, 0.0]]) + np.float32([d]))
+        assert contacts[0] == 0
+    box = cs.World()
+    box.add_box((0, 0), (1, 1))
+    end, contacts = cs.sweep_circle(box, [[1.0, 0.0]], [[-1.0, 0.0]], 0.1)  # into the box
+    assert end[0, 0] >= 1.0 and contacts[0] == 1
+    room = cs.World()
+    room.add_polyline(np.array([[-10, -10], [10, -10], [10, 10], [-10, 10]]), closed=True)
+    a = cs.Agents(1, slots=16)
+    a.add([[3.0, -10.0]], radius=0.5, max_speed=1.5, max_accel=5, target=[0.0, 0.0])
+    sim = cs.Simulation(room, a, cs.Steering([cs.Seek()]), motion=cs.Accel())
+    sim.step(1 / 30, 200)
+    assert -10 < a.position[0, 1] and np.hypot(*a.position[0]) < 1.0

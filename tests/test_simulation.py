@@ -319,10 +319,14 @@ def test_push_apart_resolves_an_overlap_against_a_wall_within_the_step():
     assert gaps[8] >= 0.0
 
 
+GOLDEN = np.pi * (3 - np.sqrt(5))  # the golden angle
+
+
 def push_apart_oracle(p, r, passes):
     """NumPy push-apart without walls, as SimulationParams.push_passes describes: the
     Jacobi pass over every agent (each moves by half of each of its overlaps, read from
-    the positions at the start of the pass), ``passes`` times; a pass moves an agent at
+    the positions at the start of the pass; a coincident pair i, j apart along
+    u(i) − u(j), u(k) the unit vector at k golden angles), ``passes`` times; a pass moves an agent at
     most its diameter or its deepest single push, whichever is larger, times the square
     root of how many agents it overlaps."""
     p, r = p.astype(np.float32), r.astype(np.float32)
@@ -337,7 +341,16 @@ def push_apart_oracle(p, r, passes):
             corr = np.zeros(2)
             overlapping = np.flatnonzero((d < reach) & (np.arange(n) != i))
             for j in overlapping:
-                corr += e[j] / d[j] * depth[j] if d[j] > 0 else [(-1 if i < j else 1) * depth[j], 0]
+                if d[j] > 0:
+                    corr += e[j] / d[j] * depth[j]
+                else:  # coincident: along the difference of the pair's golden-angle rays
+                    u = np.array(
+                        [
+                            np.cos(GOLDEN * i) - np.cos(GOLDEN * j),
+                            np.sin(GOLDEN * i) - np.sin(GOLDEN * j),
+                        ]
+                    )
+                    corr += u / np.hypot(u[0], u[1]) * depth[j]
             if corr.any():
                 cap = max(2.0 * np.float64(r[i]), depth[overlapping].max()) * np.sqrt(
                     len(overlapping)
@@ -612,3 +625,24 @@ def test_deprecated_seed_and_resolve_and_move_warn_and_change_nothing():
     with pytest.warns(DeprecationWarning, match="decide_and_move"):
         sim.resolve_and_move(0.1)
     assert sim.step_count == 7
+
+
+@pytest.mark.parametrize("corridor", [False, True])
+def test_a_pile_on_one_point_spreads_into_a_disc_and_separates(corridor):
+    """Coincident pairs were pushed apart along ±x only: a pile became a line (no y extent)
+    and, where a corridor blocked x, stayed stacked for good (fuzz round 9). Each pair now
+    parts along the difference of its agents' golden-angle directions."""
+    n = 10
+    w = None
+    if corridor:
+        w = cs.World()
+        w.add_segments([[-0.5, -50, -0.5, 50], [0.5, -50, 0.5, 50]])  # 1 m wide
+    a = cs.Agents(n, slots=8)
+    a.add(np.zeros((n, 2)), radius=0.3, max_speed=0.0)
+    sim = cs.Simulation(w, a, [cs.Seek()], motion=cs.Lerp(), push_apart=True, push_passes=64)
+    sim.step(1 / 30, 300)
+    p = a.position.astype(np.float64)
+    gap = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1))
+    np.fill_diagonal(gap, np.inf)
+    assert gap.min() >= 0.6 - 1e-3  # no two overlap (beyond float32 rounding)
+    assert np.ptp(p[:, 1]) > 1.0

@@ -28,6 +28,7 @@ struct Hit {
   double nx = 0.0, ny = 0.0;
   std::int64_t id = kNoObstacle;  // the obstacle met (obstacle_id)
   bool inside = false;            // the move started inside or on some obstacle
+  bool on = false;                // the centre started on a segment's line (a circle's centre)
 };
 
 // Offers a contact at distance t with the unit normal n (from the wall to the circle).
@@ -41,15 +42,20 @@ void offer(Hit& h, double t, double nx, double ny) {
 }
 
 // Already within reach of an obstacle whose closest point is q (at distance d0 from the
-// origin): blocked at 0 only when moving into it (normal from q towards the origin, or
-// −u when the origin is on the obstacle), so an agent can always leave or slide.
+// origin): blocked at 0 only when moving into it (normal from q towards the origin), so an
+// agent can always leave or slide. With the origin on the obstacle itself (d0 = 0: a
+// centre on a wall's line) every way leaves that segment's capsule: `on` is set, and
+// sweep_circle blocks the move (normal −u) only when it heads into a solid (a polygon's
+// edge, a circle's centre). Blocked always, the skin stepped a body on a plain wall
+// against its motion, to the wall's other side: an agent spawned on a room's wall ended
+// outside the room.
 void block_if_moving_in(double qx, double qy, double d0, double ux, double uy, Hit& h) {
   h.inside = true;
-  double nx = -ux, ny = -uy;
-  if (d0 > 0.0) {
-    nx = -qx / d0;
-    ny = -qy / d0;
+  if (!(d0 > 0.0)) {
+    h.on = true;
+    return;
   }
+  const double nx = -qx / d0, ny = -qy / d0;
   if (ux * nx + uy * ny < -kAlong) offer(h, 0.0, nx, ny);
 }
 
@@ -288,8 +294,17 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float radius, int iterati
         dx = dy = 0.0;
         break;
       }
-      const Hit h = first_contact(g, px, py, dx, dy, L, r, layers);
+      Hit h = first_contact(g, px, py, dx, dy, L, r, layers);
       inside = inside || h.inside;
+      if (h.on && h.t > 0.0) {
+        // The centre on an obstacle's line (block_if_moving_in): blocked as before (normal
+        // −u) when a skin ahead lies inside a solid polygon or circle.
+        const double ahead = 1e-3 * r + 1e-6 * std::max(std::fabs(px), std::fabs(py));
+        const Vec2 q{static_cast<float>(px + dx / L * ahead),
+                     static_cast<float>(py + dy / L * ahead)};
+        if (world.polygon_at(q, layers) >= 0 || world.circle_at(q, layers) >= 0)
+          offer(h, 0.0, -dx / L, -dy / L);
+      }
       if (h.t == kInf) break;
       // Stop at the contact, a skin away from the wall along its normal. The skin is swept
       // too, against every obstacle but the one touched, and stops at any: in an acute
@@ -391,6 +406,10 @@ void collide_rows(const World& world, const float* start, float* target, float* 
   }
 }
 
+namespace {
+constexpr double kGoldenAngle = 2.399963229728653;  // π·(3 − √5)
+}  // namespace
+
 std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, const float* radius,
                             const std::uint8_t* kinematic, float max_radius, bool push, float relax,
                             const World* world, int iterations, std::uint32_t layers, std::size_t i,
@@ -415,7 +434,18 @@ std::int32_t push_apart_row(const NeighborGrid& grid, const float* positions, co
                        cx += ex / d * depth;
                        cy += ey / d * depth;
                      } else {
-                       cx += (i < j ? -depth : depth);
+                       // Coincident: apart along the difference of the two agents' own
+                       // directions u(k) = (cos kφ, sin kφ), φ the golden angle, so that
+                       // a pile on one point spreads into a disc (along ±x only, it became
+                       // a line, and stayed stacked where a corridor blocked x). Both rows
+                       // compute the same difference, negated: the pair moves apart.
+                       const double ai = kGoldenAngle * static_cast<double>(i),
+                                    aj = kGoldenAngle * static_cast<double>(j);
+                       const double ux = std::cos(ai) - std::cos(aj),
+                                    uy = std::sin(ai) - std::sin(aj);
+                       const double un = std::hypot(ux, uy);
+                       cx += ux / un * depth;
+                       cy += uy / un * depth;
                      }
                    });
   if (!push || (cx == 0.0 && cy == 0.0)) return count;
