@@ -151,3 +151,33 @@ def test_a_behaviours_fixed_point_is_read_only_and_stays_so_when_copied(make, na
     for obj in (b, pickle.loads(pickle.dumps(b)), copy.deepcopy(b)):
         with pytest.raises(ValueError, match="read-only"):
             getattr(obj, name)[0] = 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_per_agent_indexes_are_copied_whatever_their_dtype(dtype):
+    """FollowPath(index=) and FollowField(which=) kept an int32 array as the caller's
+    memory: an edit re-routed agents where the same edit to an int64 array did nothing,
+    and a resize left the core reading freed memory (fuzz round 9). Both are read-only
+    copies now; the run with the edit is the run without it, bit for bit."""
+    a_path, b_path = cs.Path([[0, 0], [100, 0]]), cs.Path([[0, 0], [0, 100]])
+    world = cs.World()
+    world.add_polyline([[-5, -5], [50, -5], [50, 50], [-5, 50]], closed=True)
+    field = cs.NavField(world, [np.float32([[40.0, 0.0]]), np.float32([[0.0, 40.0]])])
+    runs = []
+    for edit in (False, True):
+        idx = np.array([0, 1, 0, 1], dtype)
+        for b in (cs.FollowPath([a_path, b_path], index=idx), cs.FollowField(field, which=idx)):
+            agents = cs.Agents(4, slots=8)
+            agents.add(np.float32([[1, 1]] * 4), max_speed=1.0)
+            sim = cs.Simulation(world, agents, [b])
+            sim.step(0.1)
+            assert not np.shares_memory(b.__dict__.get("index", b.__dict__.get("which")), idx)
+            if edit:
+                idx[:] = [1, 0, 1, 0]
+            sim.step(0.1, 20)
+            runs.append(agents.position.tobytes())
+    assert runs[:2] == runs[2:]
+    with pytest.raises(ValueError, match="read-only"):
+        cs.FollowPath([a_path, b_path], index=[0, 1]).index[0] = 1
+    with pytest.raises(ValueError, match=r"must have shape \(capacity,\), got \(1, 3\)"):
+        cs.FollowPath([a_path, b_path], index=[[0, 1, 1]])

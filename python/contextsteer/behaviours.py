@@ -158,7 +158,14 @@ def _indices(owner: str, name: str, value: Any) -> np.ndarray:
         raise TypeError(f"{owner}: {name} must be integer indexes, got dtype {raw.dtype}")
     if raw.size and not (raw.min() >= -(2**31) and raw.max() < 2**31):
         raise ValueError(f"{owner}: {name} indexes must fit int32")
-    return np.ascontiguousarray(raw, dtype=np.int32).reshape(-1)
+    if raw.ndim != 1:
+        raise ValueError(f"{owner}: {name} must have shape (capacity,), got {raw.shape}")
+    # A read-only copy, whatever the dtype: an int32 array was kept as the caller's memory
+    # (an edit re-routed agents where the same edit to an int64 array did nothing, and a
+    # resize left the core reading freed memory).
+    out = np.array(raw, dtype=np.int32)
+    out.setflags(write=False)
+    return out
 
 
 def _choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
@@ -184,8 +191,9 @@ def _point(owner: str, name: str, value: Any) -> np.ndarray | None:
     return q
 
 
-# The fields _point checks: one fixed point each, read-only (Arrive, Tether, Bounds).
-_FIXED_POINTS = ("target", "center", "lo", "hi")
+# Arrays a behaviour keeps read-only: the fixed points _point checks (Arrive, Tether,
+# Bounds) and the per-agent indexes _indices copies (FollowPath, FollowField).
+_FIXED_POINTS = ("target", "center", "lo", "hi", "index", "which")
 
 
 def _points(owner: str, name: str, value: Any) -> np.ndarray | None:
@@ -1158,7 +1166,7 @@ class FollowPath(Behaviour):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        super().__setstate__(state)
         if isinstance(self.path, tuple):
             cores = [None if p is None else getattr(p, "_path", p) for p in self.path]
             self._set("_pathset", _core.PathSet(cores))
