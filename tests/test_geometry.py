@@ -169,3 +169,28 @@ def test_a_grazing_wall_is_a_touch_for_the_sensor_and_a_slide_for_the_mover(
     pos, contacts = cs.sweep_circle(w, np.float32([o]), move, r, iterations=1)
     assert contacts[0] == 0
     np.testing.assert_array_equal(pos[0], np.float32(o) + move[0])
+
+
+def test_a_thick_ray_from_far_away_meets_the_wall_its_thin_ray_meets():
+    """ray_circle took b^2 - c from two numbers of the order |q|^2, and a float32 unit
+    direction (|d|^2 = 1 ± 1e-7) shifts b^2 by |q|^2 · 1e-7: 0.1 m^2 at 1 km, as much as
+    r^2 for r = 0.3. A thick ray from 1–3 km passing a wall's end disc missed it (17 of
+    8,000 at 3 km), and cs.route sent a leg of 1 km through a wall (fuzz round 9). A thick
+    ray's capsule holds the thin ray's segment, so it must hit no later."""
+    w = cs.World()
+    w.add_segments([[0, 10, 10, 10]])
+    rng = np.random.default_rng(0)
+    for dist in (1000.0, 3000.0, 10000.0):
+        ends = np.c_[rng.uniform(0, 10, 1000), rng.uniform(0, 9.5, 1000)].astype(np.float32)
+        ang = rng.uniform(0.2, np.pi - 0.2, 1000)
+        starts = (ends + dist * np.c_[np.cos(ang), np.sin(ang)]).astype(np.float32)
+        d = (ends - starts).astype(np.float32)
+        length = np.hypot(d[:, 0], d[:, 1]).astype(np.float32)
+        u = (d / length[:, None]).astype(np.float32)
+        thin = cs.raycast(w, starts, u, length).distance
+        thick = cs.raycast(w, starts, u, length, radius=0.3).distance
+        met = np.isfinite(thin)
+        assert met.sum() > 100
+        assert (thick[met] <= thin[met]).all()
+    (leg,) = cs.route(w, [[892.8776, 465.0797]], [[2.2925, 6.3272]], radius=0.3)
+    assert len(leg.points) > 2  # round the wall's end, not through it

@@ -247,7 +247,12 @@ WorldGrid World::build_grid(float inflate, double cell) const {
     }
     return total;
   };
-  while (entries_at(cell) > kMaxEntries && cell < extent) cell *= 1.25;
+  // At least 4.5 entries a primitive: the bound counts 4 for the shortest (the 2 × 2 cells
+  // a box may straddle), so above 2^21 primitives the budget could never be met and the
+  // cell grew to the whole extent, one cell holding every obstacle (2,097,153 circles: 200
+  // rays took 2.7 s, against 1.1 ms at 2,097,152).
+  const double budget = std::max(kMaxEntries, 4.5 * static_cast<double>(n));
+  while (entries_at(cell) > budget && cell < extent) cell *= 1.25;
   g.x0 = static_cast<float>(x0);
   g.y0 = static_cast<float>(y0);
   g.cell = static_cast<float>(cell);
