@@ -333,16 +333,21 @@ def test_more_partners_than_remembered_keep_the_lowest_indices():
 def test_an_agent_pushed_across_a_cell_boundary_is_still_measured():
     # The push-apart grid has cells of 2·rmax = 2 from x = -10 (agent 0). Agent 1 at
     # x = 1.99 queries up to 6 (r + rmax + range), i.e. the cells up to x = 8. Agents 2 and
-    # 3 coincide at x = 8.2, a cell further; push-apart moves agent 2 by -1.001 to 7.199,
-    # within agent 1's reach. Its clearance must be found although agent 2's cell was
-    # outside the query's cells before the push.
-    pos = np.array([[-10.0, 0.0], [1.99, 0.0], [8.2, 0.0], [8.2, 0.0]])
+    # 3 coincide at x = 8.1, a cell further; push-apart moves agent 2 by 1.001 along the
+    # difference of the pair's golden-angle directions, to (7.82, 0.96), within agent 1's
+    # reach.
+    # Its clearance must be found although agent 2's cell was outside the query's cells
+    # before the push.
+    pos = np.array([[-10.0, 0.0], [1.99, 0.0], [8.1, 0.0], [8.1, 0.0]])
     agents = cs.Agents(4, slots=8)
     agents.add(pos, radius=1.0, max_speed=0.0, target=pos)
     sim = cs.Simulation(None, agents, cs.Steering([cs.Seek()]), push_apart=True)
     sim.configure_metrics()
     sim.step(0.1)
-    assert agents.position[2, 0] == pytest.approx(7.199, abs=1e-4)
+    golden = np.pi * (3 - np.sqrt(5))
+    u = np.array([np.cos(2 * golden) - np.cos(3 * golden), np.sin(2 * golden) - np.sin(3 * golden)])
+    assert agents.position[2, 0] == pytest.approx(8.1 + 1.001 * u[0] / np.hypot(*u), abs=1e-4)
+    assert agents.position[2, 0] < 8.0  # across the cell boundary
     rng_range = sim._core._metrics_info()["clearance_range"]
     _, agent = _clearances_by_hand(cs.World(), agents, rng_range)
     got = sim._core._metric_view("agent_clearance")

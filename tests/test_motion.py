@@ -443,3 +443,32 @@ def test_functional_motion_stops_at_the_edge_of_the_accepted_coordinates(model):
     s = model.apply(b, [[1, 0], [1, 0]], [1.0, 1.0], 1.0)
     assert s.position[1, 0] == np.float32(5e8) and np.isnan(s.position[1, 1])
     np.testing.assert_array_equal(s.velocity[1], [3.0, 4.0])
+
+
+def test_speed_and_acceleration_limits_hold_for_velocities_whose_square_underflows():
+    """clamp_length measured |v| in float32, whose x² + y² is 0 below about 1e-19: the
+    limit was skipped, and a speed of 1e-25 stayed under max_speed 0 (130–473 overspeeds a
+    model in an oracle fuzz, all at max_speed <= 1e-30; fuzz round 9)."""
+    a = cs.Agents(1)
+    a.add([0, 0], velocity=[1e-25, 0], max_speed=0.0, steer_force=0.0)
+    assert not cs.Lerp().apply(a, [[1, 0]], [1.0], dt=1.0).velocity.any()
+    a = cs.Agents(1)
+    a.add([0, 0], max_speed=1e-30, max_accel=1e-30)
+    v = cs.Accel(time_to_target=0.5).apply(a, [[1, 0]], [1.0], dt=1e6).velocity
+    assert np.hypot(*v[0].astype(np.float64)) <= 1e-30 * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("fts", [1e-40, 1e-44])
+def test_a_stopped_vehicle_does_not_turn_whatever_its_full_turn_speed(fts):
+    """max_turn_rate·dt·min(1, s/(full_turn_speed·max_speed)) is 0 at s = 0; with the
+    product underflowing float32 it was 0/0 = NaN, which min read as 1: a stopped car
+    turned at the full rate."""
+    a = cs.Agents(1)
+    a.add([0, 0], heading=0.0, max_speed=1e-8, max_accel=0.0, max_turn_rate=1.0)
+    s = cs.Vehicle(full_turn_speed=fts).apply(a, [[0, 1]], [1.0], dt=1.0)
+    assert s.heading[0] == 0.0
+
+
+def test_a_full_turn_speed_that_rounds_to_zero_is_refused():
+    with pytest.raises(ValueError, match="full_turn_speed must be 0 .* or at least 1.4e-45"):
+        cs.Vehicle(full_turn_speed=5e-324)

@@ -53,12 +53,13 @@ std::vector<float> ring_points(const py::handle& obj, const char* what, bool clo
   }
   if (closed && p >= 3 && pts[0] == pts[2 * p - 2] && pts[1] == pts[2 * p - 1]) {
     fail(std::string(what) +
-         ": the last point repeats the first one twice (zero-length closing segment)");
+         ": the last point repeats the first one twice (zero-length closing segment; points "
+         "within float32 rounding of each other are equal once stored)");
   }
   for (std::size_t i = 0; i + 1 < p; ++i) {
     if (pts[2 * i] == pts[2 * i + 2] && pts[2 * i + 1] == pts[2 * i + 3]) {
       fail(std::string(what) + ": points " + std::to_string(i) + " and " + std::to_string(i + 1) +
-           " are equal (zero-length segment " + std::to_string(i) + ")");
+           " are equal as float32 (zero-length segment " + std::to_string(i) + ")");
     }
   }
   return pts;
@@ -124,7 +125,8 @@ void bind_world(py::module_& m) {
             for (std::size_t i = 0; i < n; ++i) {
               const float* s = a.data + 4 * i;
               if (s[0] == s[2] && s[1] == s[3])
-                fail("segments: segment " + std::to_string(i) + " has zero length");
+                fail("segments: segment " + std::to_string(i) +
+                     " has zero length (its ends are equal as float32)");
             }
             auto next = self.edit();
             const std::int32_t first = next->add_segments(a.span(), layers);

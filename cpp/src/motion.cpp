@@ -17,10 +17,14 @@ constexpr float kStopped = 1e-6f;  // speeds below this have no direction
 /// v scaled down to length <= limit. Pure.
 Vec2 clamp_length(Vec2 v, float limit) {
   const float l = length(v);
-  if (!std::isfinite(l) && std::isfinite(v.x) && std::isfinite(v.y)) {
+  if ((!std::isfinite(l) || l == 0.0f) && std::isfinite(v.x) && std::isfinite(v.y) &&
+      (v.x != 0.0f || v.y != 0.0f)) {
     // x² + y² overflowed float32 (|v| beyond 1.8e19: a velocity change over a tiny
-    // time_to_target); the same scaling in double.
-    const double s = limit / std::sqrt(double(v.x) * v.x + double(v.y) * v.y);
+    // time_to_target) or underflowed to 0 (|v| below about 1e-19, where a limit of 0 or
+    // 1e-30 was not enforced); the same scaling in double.
+    const double ld = std::sqrt(double(v.x) * v.x + double(v.y) * v.y);
+    if (!(ld > limit)) return v;
+    const double s = limit / ld;
     return {static_cast<float>(v.x * s), static_cast<float>(v.y * s)};
   }
   return l > limit && l > 0.0f ? v * (limit / l) : v;
@@ -130,8 +134,15 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
     // speed) could not turn, drove or crawled into the wall and stayed there.
     const float grip_speed = std::max(speed, next);
     float grip = 1.0f;
-    if (m.full_turn_speed > 0.0f)
-      grip = vmax > 0.0f ? std::min(1.0f, grip_speed / (m.full_turn_speed * vmax)) : 0.0f;
+    if (m.full_turn_speed > 0.0f) {
+      // (full_turn_speed·max_speed may underflow to 0: then any speed at all grips fully,
+      // and a stopped car still cannot turn; 0/0 was NaN, which min read as full grip.)
+      const float full = m.full_turn_speed * vmax;
+      grip = !(vmax > 0.0f)      ? 0.0f
+             : full > 0.0f       ? std::min(1.0f, grip_speed / full)
+             : grip_speed > 0.0f ? 1.0f
+                                 : 0.0f;
+    }
     const float max_step = a.max_turn_rate[i] * in.dt * grip;
     h = wrap_angle(h + std::clamp(delta, -max_step, max_step));
   }

@@ -244,9 +244,13 @@ class Vehicle(MotionModel):
 
     def __post_init__(self) -> None:
         self._set("brake_angle", _finite("Vehicle", "brake_angle", self.brake_angle, 0.0, math.pi))
-        self._set(
-            "full_turn_speed",
-            _finite("Vehicle", "full_turn_speed", self.full_turn_speed, 0.0, _MAX_MAGNITUDE),
-        )
+        fts = _finite("Vehicle", "full_turn_speed", self.full_turn_speed, 0.0, _MAX_MAGNITUDE)
+        if fts > 0.0 and np.float32(fts) == 0.0:
+            # 0 turns the scaling off: a stopped car would turn at the full rate.
+            raise ValueError(
+                f"Vehicle: full_turn_speed must be 0 (no scaling) or at least 1.4e-45, the "
+                f"smallest float32 above 0, got {self.full_turn_speed!r}"
+            )
+        self._set("full_turn_speed", fts)
         self._set("brake_speed", _finite("Vehicle", "brake_speed", self.brake_speed, 0.0, 1.0))
         _speed_option("Vehicle", self.speed)

@@ -600,7 +600,10 @@ class World:
     def cell_size(self) -> float:
         """Edge length of the grid cells; 0 (default) picks it from the geometry.
 
-        Set it only to tune or benchmark the index; results do not depend on it.
+        Set it only to tune or benchmark the index; results do not depend on it, but for
+        :func:`sweep_circle` moves that start overlapping an obstacle: their slides meet
+        the obstacles of the cells round them in the order the cells are visited, and two
+        contacts within rounding of each other may be taken in another order.
         """
         return float(self._core.cell_size)
 
@@ -721,7 +724,11 @@ def raycast(
         Rays that start inside or on an obstacle (inside a circle, polygon or box, on a
         segment, or for ``radius > 0`` closer than ``radius`` to it) report distance 0,
         ``hit`` True and normal ``-direction``. A ray running along a segment (collinear)
-        hits its near end, also with normal ``-direction``; a parallel ray misses. Hits
+        hits its near end, also with normal ``-direction``, when the collinearity is exact
+        after the direction is normalised in float64 (axis-parallel rays, a ray starting
+        on the segment); a diagonal ray along a wall from beyond its end is grazing within
+        rounding and may pass it, as a ray grazing a vertex may (a thick ray,
+        ``radius > 0``, meets it). A parallel ray misses. Hits
         are solved in float64 from the float32 inputs, relative to the ray origin, with
         side tests that agree at shared vertices, so rays never leak between joined walls;
         the distance is then rounded to float32. The oracle tests hold them to 1e-4.
@@ -773,10 +780,12 @@ def slot_raycast(
 
     Agent i casts K rays from ``positions[i]`` along ``slot_directions`` rotated
     counter-clockwise by ``headings[i]`` and reports the closest hit within its look-ahead.
-    Equal (same maths, bit for bit) to :func:`raycast` on the N*K expanded rays: the slot
-    directions taken as float32, normalised in double and rounded to float32, then
-    rotated in float32 as
-    ``(c·ux − s·uy, s·ux + c·uy)`` with ``c, s`` the float32 cosine and sine of the heading.
+    Equal (same maths, bit for bit) to :func:`raycast` on the N*K expanded rays. With
+    ``headings``, those rays are the slot directions taken as float32, normalised in double
+    and rounded to float32, then rotated in float32 as ``(c·ux − s·uy, s·ux + c·uy)`` with
+    ``c, s`` the float32 cosine and sine of the heading. Without them, the rays are the
+    slot directions as given (``raycast`` normalises them itself); so ``headings=0.0`` can
+    differ from ``headings=None`` by a float32 rounding of a direction.
 
     Parameters
     ----------
