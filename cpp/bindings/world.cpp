@@ -210,6 +210,26 @@ void bind_world(py::module_& m) {
           },
           py::arg("centers"), py::arg("half_extents"), py::arg("angles"), py::arg("layers"))
       .def(
+          "add_rects",
+          [](WorldHandle& self, const py::handle& lo, const py::handle& hi, std::uint32_t layers) {
+            auto a = input_coords(lo, "lo", {kAny, 2}, {"B", "2"});
+            auto b = input_coords(hi, "hi", {a.dim(0), 2}, {"B", "2"});
+            const auto n = static_cast<std::size_t>(a.dim(0));
+            for (std::size_t i = 0; i < n; ++i)
+              if (!(a.data[2 * i] < b.data[2 * i] && a.data[2 * i + 1] < b.data[2 * i + 1]))
+                fail("add_rects: expected lo < hi, got (" + num(a.data[2 * i]) + ", " +
+                     num(a.data[2 * i + 1]) + ") and (" + num(b.data[2 * i]) + ", " +
+                     num(b.data[2 * i + 1]) + ") (box " + std::to_string(i) + ")");
+            auto next = self.edit();  // one edit for all, as add_boxes
+            std::int32_t first = static_cast<std::int32_t>(next->obstacle_count());
+            for (std::size_t i = 0; i < n; ++i)
+              next->add_rect({a.data[2 * i], a.data[2 * i + 1]}, {b.data[2 * i], b.data[2 * i + 1]},
+                             layers);
+            self.current = next;
+            return id_range(first, n);
+          },
+          py::arg("lo"), py::arg("hi"), py::arg("layers"))
+      .def(
           "add_box",
           [](WorldHandle& self, float cx, float cy, float hx, float hy, float angle,
              std::uint32_t layers) {

@@ -97,6 +97,13 @@ std::int32_t World::add_box(Vec2 center, Vec2 he, float angle, std::uint32_t lay
   return id;
 }
 
+std::int32_t World::add_rect(Vec2 lo, Vec2 hi, std::uint32_t layers) {
+  const std::int32_t id = new_obstacle(ObstacleKind::kBox, layers);
+  const float ring[8] = {lo.x, lo.y, hi.x, lo.y, hi.x, hi.y, lo.x, hi.y};  // counter-clockwise
+  push_ring(ring, id);
+  return id;
+}
+
 std::int32_t World::add_circles(std::span<const float> centers, std::span<const float> radii,
                                 std::uint32_t layers) {
   const auto first = static_cast<std::int32_t>(obstacle_count());

@@ -347,7 +347,8 @@ class World:
         in ``[oy + i·cell, oy + (i+1)·cell]``: row 0 is the lowest (y up; an image, row 0
         at the top, is ``np.flipud`` of it). Occupied cells are merged into rectangles
         (runs along each row, then equal runs of consecutive rows), each added as one box
-        in a single edit (:meth:`add_boxes`): their interiors count for :func:`inside`, and
+        in a single edit (boxes given by their corners, so neighbours share their edges bit for
+        bit): their interiors count for :func:`inside`, and
         rays starting in them report distance 0.
 
         Parameters
@@ -410,15 +411,21 @@ class World:
         lo = np.c_[r[:, 2], r[:, 0]] * cell + o
         hi = np.c_[r[:, 3], r[:, 1]] * cell + o
         with np.errstate(over="ignore"):
-            centre32 = ((lo + hi) / 2).astype(np.float32)
-            half32 = ((hi - lo) / 2).astype(np.float32)
-        if not (half32 > 0).all() or not np.isfinite(centre32).all():
+            lo32, hi32 = lo.astype(np.float32), hi.astype(np.float32)
+        if not (
+            (lo32 < hi32).all()
+            and (np.abs(lo32) <= _checks.MAX_COORDINATE).all()
+            and (np.abs(hi32) <= _checks.MAX_COORDINATE).all()
+        ):
             raise ValueError(
                 f"add_occupancy: cell={cell:g} at origin {o.tolist()} makes boxes that float32 "
-                "cannot hold (a half extent rounds to 0 or a corner overflows); take a larger "
-                "cell or an origin nearer 0"
+                "cannot hold (a cell rounds to no width, or a corner lies beyond ±1e8); take a "
+                "larger cell or an origin nearer 0"
             )
-        return self.add_boxes(((lo + hi) / 2), (hi - lo) / 2, layers=layers)
+        # By their corners, each rounded once: neighbouring rectangles share their edges bit
+        # for bit. (As centres and half extents in float32, one box's top could lie 2e-7
+        # below the next one's bottom, and a ray or an inside test passed the seam.)
+        return self._edit("add_rects", lo32, hi32, _layers(layers))
 
     def add_circles(self, centers: Any, radii: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
         """Add C circles (solid discs), one obstacle each.

@@ -251,6 +251,10 @@ class World {
   /// Adds a box (a polygon) with the given centre, half extents > 0 and rotation angle
   /// (radians, counter-clockwise). Returns its id.
   std::int32_t add_box(Vec2 center, Vec2 half_extents, float angle, std::uint32_t layers);
+  /// An axis-aligned box given by its corners lo < hi (a box obstacle, as add_box makes):
+  /// boxes that share an edge share its coordinates bit for bit (an occupancy grid's
+  /// rectangles), which centres and half extents in float32 cannot always give.
+  std::int32_t add_rect(Vec2 lo, Vec2 hi, std::uint32_t layers);
   /// Adds C circles (centres 2C floats, radii C floats >= 0), one obstacle each.
   /// Returns the id of the first.
   std::int32_t add_circles(std::span<const float> centers, std::span<const float> radii,
