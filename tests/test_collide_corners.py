@@ -241,3 +241,18 @@ def test_a_centre_on_a_plain_walls_line_moves_the_way_it_goes_and_not_into_a_sol
     sim = cs.Simulation(room, a, cs.Steering([cs.Seek()]), motion=cs.Accel())
     sim.step(1 / 30, 200)
     assert a.position[0, 1] > -10 and np.hypot(*a.position[0]) < 1.0
+
+
+def test_an_agent_centred_on_a_rooms_wall_with_wall_danger_walks_into_the_room():
+    """moves_into said every way was into a wall whose line holds the centre: WallDanger
+    marked every slot and the agent stood for good, where 1 mm inside it walked in."""
+    room = cs.World()
+    room.add_polyline([[0, 0], [10, 0], [10, 10], [0, 10]], closed=True)
+    ends = []
+    for start in ([0.0, 5.0], [1e-3, 5.0]):
+        a = cs.Agents(1)
+        a.add([start], radius=0.3, target=[[5, 5]])
+        sim = cs.Simulation(room, a, [cs.Seek(), cs.WallDanger()])
+        sim.step(0.1, 30)
+        ends.append(a.position[0].copy())
+    assert ends[0][0] > 1.0 and abs(ends[0][0] - ends[1][0]) < 0.01

@@ -434,3 +434,23 @@ def test_exiting_while_a_daemon_thread_is_inside_a_step_does_not_abort():
     for pause in (0.2, 0.3, 0.5, 0.7):
         r = run_isolated(code % pause, timeout=120)
         assert r.returncode == 0 and "terminate called" not in r.stderr, (pause, r.stderr[-800:])
+    # A NavField building in a daemon thread: its Ctrl-C poll asked for the GIL at exit
+    # and the unwind from there aborted (5 of 5 runs).
+    nav = """
+        import threading, time
+        import numpy as np, contextsteer as cs
+        rng = np.random.default_rng(0)
+        w = cs.World(); w.add_circles(rng.uniform(0, 300, (3000, 2)), np.full(3000, 0.5))
+        f = cs.NavField(w, [[1, 1]], cell=0.5, share=False)
+        def run():
+            i = 0
+            while True:
+                i += 1
+                f.set_goals([[1 + i % 7, 1]])
+        threading.Thread(target=run, daemon=True).start()
+        time.sleep(PAUSE)
+        print("exiting", flush=True)
+    """
+    for pause in (0.5, 1.0):
+        r = run_isolated(nav.replace("PAUSE", str(pause)), timeout=120)
+        assert r.returncode == 0 and "terminate called" not in r.stderr, (pause, r.stderr[-800:])

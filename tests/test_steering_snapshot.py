@@ -181,3 +181,33 @@ def test_per_agent_indexes_are_copied_whatever_their_dtype(dtype):
         cs.FollowPath([a_path, b_path], index=[0, 1]).index[0] = 1
     with pytest.raises(ValueError, match=r"must have shape \(capacity,\), got \(1, 3\)"):
         cs.FollowPath([a_path, b_path], index=[[0, 1, 1]])
+
+
+def test_a_spread_kernel_edited_after_building_leaves_the_simulations_copies(tmp_path):
+    """The snapshot kept the caller's spread array itself: an edit for the next simulation
+    reached the first one's copies and saves (a deep copy steered differently)."""
+    kernel = np.float32([0.0, 1.0, 0.0])
+    sim = crowd(cs.Steering([cs.Seek(), cs.AgentDanger(radius=2)], spread=kernel))
+    sim.step(1 / 30, 10)
+    kernel[:] = 1.0
+    assert sim._source_steering.spread.tolist() == [0.0, 1.0, 0.0]
+    continue_alike(sim, tmp_path)
+
+
+def test_a_hold_entered_twice_is_refused():
+    """Entering one hold object again replaced its guard, and the inner exit released the
+    simulation while the outer `with` was open."""
+    sim = crowd(cs.Steering([cs.Seek()]))
+    h = sim._core._hold()
+    with h:
+        with pytest.raises(RuntimeError, match="entered already"):
+            h.__enter__()
+        sim.step(0.1)  # still held, by this thread
+
+
+def test_classic_attributes_cannot_be_deleted_either():
+    seek = cs.classic.Seek()
+    with pytest.raises(AttributeError, match="read-only"):
+        del seek.target
+    with pytest.raises(AttributeError, match="read-only"):
+        del cs.classic.Priority([seek]).epsilon

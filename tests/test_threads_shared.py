@@ -600,3 +600,37 @@ def test_goals_set_while_another_thread_rebuilds_the_field_for_a_world_edit_stan
     assert not lost
     field.query([[1.0, 1.0]])  # synced with the last edit, for the last goals
     assert field.distance(field.goals[0]["points"][0]) < 0.2  # (a cell: interpolated)
+
+
+def test_a_pickle_is_of_one_step_of_the_simulation_and_its_flow():
+    """The simulation's state was copied under its guard, the Flow pickled later: a Flow
+    step in another thread in between gave a copy whose flow was ahead of its agents
+    (walkers counted in and never added). The state and the flow's copy are taken under
+    one hold now. The other thread's steps are forced into the window."""
+    import io
+
+    agents = cs.Agents(capacity=200)
+    w = cs.World()
+    w.add_segments([[100, 100, 101, 100]])
+    sim = cs.Simulation(w, agents, [cs.Seek()])
+    sim.flow = cs.Flow([cs.flow.Source([0, 0, 10, 10], 40.0, [30, 5], [28, 0, 32, 10])], period=0.1)
+    sim.step(0.1, steps=3)
+
+    class SlowPickler(pickle.Pickler):
+        def reducer_override(self, obj):
+            if obj is w:  # after the simulation's state was taken
+                t = threading.Thread(target=lambda: sim.step(0.1, steps=2))
+                t.start()
+                t.join()
+            return NotImplemented
+
+    buf = io.BytesIO()
+    SlowPickler(buf, protocol=5).dump(sim)
+    copy_ = pickle.loads(buf.getvalue())
+    f = copy_.flow
+    assert f._ran_until == pytest.approx(copy_.time)
+    assert int((f._source >= 0).sum()) == int(copy_.agents.alive.sum())
+    copy_.step(0.1)
+    f = copy_.flow
+    inside = sum(s.entered - s.out for s in f._streams)
+    assert inside == int((f._source >= 0).sum()) == int(copy_.agents.alive.sum())

@@ -37,6 +37,15 @@ inline constexpr py::ssize_t kAny = -1;
 /// stretch of C++ work that released the GIL: takes the GIL to ask. When true, the
 /// error is set; the caller stops and throws py::error_already_set once it holds the GIL.
 inline bool interrupt_requested() {
+  // Not while the interpreter finalizes: a daemon thread asking for the GIL then is ended
+  // with pthread_exit, whose unwind from this poll reached GilRelease's destructor, which
+  // asked again during the unwind: std::terminate at exit (a NavField or route building in
+  // a daemon thread). The build runs on to its end, where GilRelease ends the thread.
+#if PY_VERSION_HEX >= 0x030D0000
+  if (Py_IsFinalizing()) return false;
+#else
+  if (_Py_IsFinalizing()) return false;
+#endif
   const py::gil_scoped_acquire gil;
   return PyErr_CheckSignals() != 0;
 }

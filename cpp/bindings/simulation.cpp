@@ -262,6 +262,7 @@ std::unique_ptr<PySimulation> make(py::object world, py::object agents_obj, py::
 // the guard again, which the holding thread may). A context manager.
 struct Hold {
   py::object sim;
+  std::string what;  // the caller, named in the "in use" error
   std::unique_ptr<InUse> guard;
 };
 
@@ -271,8 +272,9 @@ void bind_simulation(py::module_& m) {
   py::class_<Hold>(m, "SimulationHold")
       .def("__enter__",
            [](Hold& h) {
+             if (h.guard) throw std::runtime_error(h.what + ": this hold is entered already");
              PySimulation& s = h.sim.cast<PySimulation&>();
-             h.guard.reset(new InUse({s.sim.get(), &agents_of(s.agents)}, "Flow step"));
+             h.guard.reset(new InUse({s.sim.get(), &agents_of(s.agents)}, h.what.c_str()));
            })
       .def("__exit__", [](Hold& h, const py::args&) { h.guard.reset(); });
   py::class_<PySimulation> cls(m, "Simulation",
@@ -414,10 +416,12 @@ void bind_simulation(py::module_& m) {
              return out;
            })
       .def("_check_agents", [](PySimulation& self) { check_agents(agents_of(self.agents)); })
-      .def("_hold",
-           [](py::object self) {
-             return Hold{std::move(self), nullptr};
-           })
+      .def(
+          "_hold",
+          [](py::object self, std::string what) {
+            return Hold{std::move(self), std::move(what), nullptr};
+          },
+          py::arg("what") = "Flow step")
       .def("_set_state",
            [](PySimulation& self, const py::dict& state) {
              const InUse guard({self.sim.get()}, "Simulation.load");

@@ -246,8 +246,19 @@ bool moves_into(const World& world, Vec2 p, Vec2 u, float r, std::uint32_t layer
   // rounding; then block_if_moving_in's test with the caller's tolerance.
   const double on = 1e-9 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
   const double reach = rr + 1e-6 * (1.0 + std::max(std::fabs(px), std::fabs(py)));
+  // The centre on an obstacle's line (d0 = 0): into it only when a skin ahead lies inside a
+  // solid, as sweep_circle decides (every way was "in": WallDanger then marked every slot
+  // and an agent centred on a room's wall stood for good). Asked once, when first needed.
+  int solid_ahead = -1;
   auto into = [&](double qx, double qy, double d0) {
-    if (!(d0 > 0.0)) return true;  // the centre on the obstacle: every way is in
+    if (!(d0 > 0.0)) {
+      if (solid_ahead < 0) {
+        const double ahead = 1e-3 * rr + 1e-6 * std::max(std::fabs(px), std::fabs(py));
+        const Vec2 q{static_cast<float>(px + ux * ahead), static_cast<float>(py + uy * ahead)};
+        solid_ahead = world.polygon_at(q, layers) >= 0 || world.circle_at(q, layers) >= 0;
+      }
+      return solid_ahead == 1;
+    }
     return -(ux * qx + uy * qy) / d0 < -along;
   };
   return visit_cells(

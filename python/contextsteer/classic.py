@@ -173,6 +173,11 @@ class _ReadOnly:
             )
         object.__setattr__(self, name, value)
 
+    def __delattr__(self, name: str) -> None:
+        if not name.startswith("_") and name in self.__dict__:
+            raise AttributeError(f"{type(self).__name__}.{name} is read-only")
+        object.__delattr__(self, name)
+
 
 class Behaviour(_ReadOnly):
     """Base of the classic behaviours: each computes a linear acceleration per agent.

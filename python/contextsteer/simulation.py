@@ -10,6 +10,7 @@ prototype a behaviour in Python.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import warnings
@@ -292,13 +293,17 @@ class Simulation:
         thread guard, so a step running in another thread raises RuntimeError ("in use")
         rather than giving a copy whose step count and positions are of different steps.
         """
-        state = self._core._state()
+        # Held for the state and the flow's copy together: a Flow step in another thread
+        # between them gave a copy whose flow was steps ahead of its agents (walkers
+        # counted in and never added once the copy stepped).
+        with self._core._hold("Simulation.save / pickle"):
+            state = self._core._state()
+            extras = {
+                k: copy.deepcopy(v) if isinstance(v, Flow) else v
+                for k, v in vars(self).items()
+                if k not in _OWN_ATTRIBUTES and (_plain_data(v) or isinstance(v, Flow))
+            }
         agents_state = state.pop("agents")
-        extras = {
-            k: v
-            for k, v in vars(self).items()
-            if k not in _OWN_ATTRIBUTES and (_plain_data(v) or isinstance(v, Flow))
-        }
         rebuild = (
             _restore_simulation,
             (

@@ -237,13 +237,14 @@ class Steering:
             if not 0.0 <= blend <= 1.0:
                 raise ValueError(f"Steering: blend must be in [0, 1] or None, got {blend}")
         self.blend = blend
+        kernel = None
         if spread is not None:
-            spread = _f32(spread, "Steering: spread")
-            if spread.ndim != 1 or spread.size % 2 == 0 or not np.isfinite(spread).all():
+            kernel = np.array(_f32(spread, "Steering: spread"))  # (not the caller's array)
+            if kernel.ndim != 1 or kernel.size % 2 == 0 or not np.isfinite(kernel).all():
                 raise ValueError(
-                    f"Steering: spread must be a finite kernel of odd length, got {spread!r}"
+                    f"Steering: spread must be a finite kernel of odd length, got {kernel!r}"
                 )
-        self.spread = spread
+        self.spread = kernel
         self.spread_mode = _modes.check("spread", spread_mode, "Steering", "spread_mode")
         if spread_maps not in _SPREAD_MAPS:
             listed = ", ".join(map(repr, _SPREAD_MAPS))
