@@ -41,6 +41,16 @@ void offer(Hit& h, double t, double nx, double ny) {
   }
 }
 
+// Whether a skin (1e-3 r + 1e-6 of the coordinates) ahead of a centre at p along the unit
+// u lies inside a solid polygon or circle in `layers`: a centre exactly on an obstacle's
+// line moves into it only then (block_if_moving_in, moves_into).
+bool solid_ahead(const World& world, double px, double py, double ux, double uy, double r,
+                 std::uint32_t layers) {
+  const double ahead = 1e-3 * r + 1e-6 * std::max(std::fabs(px), std::fabs(py));
+  const Vec2 q{static_cast<float>(px + ux * ahead), static_cast<float>(py + uy * ahead)};
+  return world.polygon_at(q, layers) >= 0 || world.circle_at(q, layers) >= 0;
+}
+
 // Already within reach of an obstacle whose closest point is q (at distance d0 from the
 // origin): blocked at 0 only when moving into it (normal from q towards the origin), so an
 // agent can always leave or slide. With the origin on the obstacle itself (d0 = 0: a
@@ -249,15 +259,11 @@ bool moves_into(const World& world, Vec2 p, Vec2 u, float r, std::uint32_t layer
   // The centre on an obstacle's line (d0 = 0): into it only when a skin ahead lies inside a
   // solid, as sweep_circle decides (every way was "in": WallDanger then marked every slot
   // and an agent centred on a room's wall stood for good). Asked once, when first needed.
-  int solid_ahead = -1;
+  int ahead = -1;
   auto into = [&](double qx, double qy, double d0) {
     if (!(d0 > 0.0)) {
-      if (solid_ahead < 0) {
-        const double ahead = 1e-3 * rr + 1e-6 * std::max(std::fabs(px), std::fabs(py));
-        const Vec2 q{static_cast<float>(px + ux * ahead), static_cast<float>(py + uy * ahead)};
-        solid_ahead = world.polygon_at(q, layers) >= 0 || world.circle_at(q, layers) >= 0;
-      }
-      return solid_ahead == 1;
+      if (ahead < 0) ahead = solid_ahead(world, px, py, ux, uy, rr, layers) ? 1 : 0;
+      return ahead == 1;
     }
     return -(ux * qx + uy * qy) / d0 < -along;
   };
@@ -310,11 +316,7 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float radius, int iterati
       if (h.on && h.t > 0.0) {
         // The centre on an obstacle's line (block_if_moving_in): blocked as before (normal
         // −u) when a skin ahead lies inside a solid polygon or circle.
-        const double ahead = 1e-3 * r + 1e-6 * std::max(std::fabs(px), std::fabs(py));
-        const Vec2 q{static_cast<float>(px + dx / L * ahead),
-                     static_cast<float>(py + dy / L * ahead)};
-        if (world.polygon_at(q, layers) >= 0 || world.circle_at(q, layers) >= 0)
-          offer(h, 0.0, -dx / L, -dy / L);
+        if (solid_ahead(world, px, py, dx / L, dy / L, r, layers)) offer(h, 0.0, -dx / L, -dy / L);
       }
       if (h.t == kInf) break;
       // Stop at the contact, a skin away from the wall along its normal. The skin is swept

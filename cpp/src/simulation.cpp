@@ -143,6 +143,8 @@ struct Simulation::Plan {
 };
 
 namespace {
+// The cell of the push-apart grids: the largest body's diameter (1 with no body).
+float push_cell(float max_radius) { return max_radius > 0.0f ? 2.0f * max_radius : 1.0f; }
 
 // CollisionDanger's return_step and inertia are given per 1/30 s of decisions (the rate
 // they were tuned at): a decision covering dt seconds (Simulation::decision_time: the
@@ -1753,7 +1755,7 @@ void Simulation::finish(float dt) {
   float rmax = 0.0f;
   for (std::size_t i = 0; i < n_; ++i)
     if (a.alive[i]) rmax = std::max(rmax, a.radius[i]);
-  push_grid_.rebuild(next_pos_.data(), a.alive, n_, rmax > 0.0f ? 2.0f * rmax : 1.0f);
+  push_grid_.rebuild(next_pos_.data(), a.alive, n_, push_cell(rmax));
   const World* world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
   float* pos = agents_->position();
   float* vel = agents_->velocity();
@@ -1864,8 +1866,7 @@ void Simulation::settle(float max_radius, const World* world) {
   for (int pass = 1; pass < params_.push_passes && !settle_list_.empty(); ++pass) {
     // The agents as they are now, in push_grid_'s cells (exact queries, no re-sort).
     if (!settle_grid_.rebuild_from(push_grid_, settle_pos_.data()))  // moved far: afresh
-      settle_grid_.rebuild(settle_pos_.data(), a.alive, n_,
-                           max_radius > 0.0f ? 2.0f * max_radius : 1.0f);
+      settle_grid_.rebuild(settle_pos_.data(), a.alive, n_, push_cell(max_radius));
     // The pass's agents: the listed ones and whoever they overlap now. Partners are
     // marked by any thread (the same value, through atomic_ref), then gathered in index
     // order.

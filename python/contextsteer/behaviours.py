@@ -163,7 +163,12 @@ def _indices(owner: str, name: str, value: Any) -> np.ndarray:
     # A read-only copy, whatever the dtype: an int32 array was kept as the caller's memory
     # (an edit re-routed agents where the same edit to an int64 array did nothing, and a
     # resize left the core reading freed memory).
-    out = np.array(raw, dtype=np.int32)
+    return _frozen_copy(raw, np.int32)
+
+
+def _frozen_copy(a: np.ndarray, dtype: Any = None) -> np.ndarray:
+    """A read-only copy of ``a`` (a behaviour's fixed parameter arrays, a steering's spread)."""
+    out = np.array(a, dtype=dtype)
     out.setflags(write=False)
     return out
 
@@ -186,9 +191,7 @@ def _point(owner: str, name: str, value: Any) -> np.ndarray | None:
     # A copy (a caller's buffer may be reused), read-only as the behaviour's other
     # parameters are: the core copies the point when a simulation is built, so an edit in
     # place would be ignored by it and taken up by its copies and saves.
-    q = p.copy()
-    q.setflags(write=False)
-    return q
+    return _frozen_copy(p)
 
 
 # Arrays a behaviour keeps read-only: the fixed points _point checks (Arrive, Tether,
@@ -378,9 +381,7 @@ class Behaviour:
         for name in _FIXED_POINTS:
             p = self.__dict__.get(name)
             if isinstance(p, np.ndarray) and p.flags.writeable:
-                p = p.copy()
-                p.setflags(write=False)
-                self.__dict__[name] = p
+                self.__dict__[name] = _frozen_copy(p)
 
     def __post_init__(self) -> None:
         self._set("weight", _number(type(self).__name__, "weight", self.weight))

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import _checks, _modes
-from .behaviours import Behaviour
+from .behaviours import Behaviour, _frozen_copy
 from .maps import _f32
 
 __all__ = ["STEERING_COMBINE_MODES", "Steering"]
@@ -373,10 +373,8 @@ class _BuiltSteering(Steering):
     def _of(cls, steering: Steering) -> _BuiltSteering:
         built = object.__new__(cls)
         vars(built).update(vars(steering))
-        if isinstance(built.spread, np.ndarray):  # (maybe the caller's own array)
-            spread = built.spread.copy()
-            spread.setflags(write=False)
-            vars(built)["spread"] = spread
+        if isinstance(built.spread, np.ndarray):
+            vars(built)["spread"] = _frozen_copy(built.spread)
         return built
 
 
