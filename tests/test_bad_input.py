@@ -824,6 +824,19 @@ CASES += [
         TypeError,
         "radius must be numbers, got dtype timedelta64",
     ),
+    # These two named the array but not the call ("position: expected finite values ...").
+    (
+        "Agents.add position 1e9",
+        lambda: cs.Agents(1).add([[1e9, 0.0]]),
+        ValueError,
+        "Agents.add: position: expected finite values within",
+    ),
+    (
+        "Agents.add heading 1e30",
+        lambda: cs.Agents(1).add([0, 0], heading=1e30),
+        ValueError,
+        "Agents.add: heading: expected finite values within",
+    ),
     ("Agents.group = 1.7", lambda: setattr(_four_agents(), "group", 1.7), TypeError, "integers"),
     ("Agents.alive = nan", lambda: setattr(_four_agents(), "alive", np.nan), TypeError, "bools"),
     ("Agents.alive = 2", lambda: setattr(_four_agents(), "alive", 2), ValueError, "0 and 1"),

@@ -439,3 +439,69 @@ def test_start_offset_plus_progress_orders_a_race_from_a_grid():
     race = m.start_offset + m.progress
     np.testing.assert_allclose(race, path.closest_offset(a.position), atol=0.05)
     assert race[0] > race[1]
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_the_least_clearances_wall_steps_and_stuck_of_removed_agents_stay_the_runs(reuse):
+    """Collisions and arrivals kept removed agents, but the least clearances, the wall
+    contact steps and ``stuck["ever"]`` came from the alive agents only: a counterflow's
+    deepest overlap and its stuck walkers left with them through the exit (fuzz round
+    11). Worked by hand: a wall at y = 1; agent 0 and 1 overlap by 0.1, agent 3's body
+    reaches 0.2 past the wall; agent 4 cannot move and is stuck short of its target."""
+    world = cs.World()
+    world.add_segments([[-10, 1, 10, 1]])
+    agents = cs.Agents(5, slots=8)
+    agents.add(
+        [[0, 0], [0.5, 0], [5, -5], [3, 0.9], [-5, -5]],
+        radius=0.3,
+        max_speed=[1, 1, 1, 1, 0],
+        target=[[0, 0], [0.5, 0], [5, -5], [3, 0.9], [-5, -9]],
+    )
+    sim = cs.Simulation(world, agents, [cs.Seek()], push_apart=False, stuck_time=0.5)
+    sim.configure_metrics(goal_radius=0.5)
+    sim.step(0.1, steps=10)
+    before = sim.metrics()
+    assert before["min_clearance"]["wall"] == pytest.approx(-0.2, abs=1e-6)
+    assert before["min_clearance"]["agent"] == pytest.approx(-0.1, abs=1e-6)
+    assert before["wall_contact_steps"] == 10 and before["stuck"] == {"now": 1, "ever": 1}
+    agents.remove([0, 1, 3, 4])
+    if reuse:  # the freed slots taken by walkers far from everything
+        agents.add([[-8, -8], [8, -8], [0, -8], [4, -8]], radius=0.3, target=[[-8, -9]] * 4)
+        sim.step(0.1, steps=3)
+    after = sim.metrics()
+    assert after["min_clearance"] == before["min_clearance"]
+    assert after["wall_contact_steps"] == before["wall_contact_steps"]
+    assert after["stuck"]["ever"] == 1 and after["stuck"]["now"] == 0
+
+
+def test_a_body_placed_inside_a_solid_reports_its_overlap_for_the_run():
+    """The first step moves a centre out of a solid and takes the metrics' baseline again,
+    so that the exit is no walk; it took the least clearance again too, and the run's
+    minimum rose above the overlap the first frame of a History shows (-0.2)."""
+    world = cs.World()
+    world.add_box(center=(0, 0), half_extents=(1, 1))
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0.9], [5, 0]], radius=0.3, max_speed=1, target=[[0, 5], [5, 5]])
+    sim = cs.Simulation(world, agents, [cs.Seek()])
+    sim.configure_metrics(goal_radius=0.1)
+    history = sim.record()
+    sim.step(0.05)
+    assert sim.metrics()["min_clearance"]["wall"] == pytest.approx(-0.2, abs=1e-6)
+    assert history.series["min_clearance"][0] == pytest.approx(-0.2, abs=1e-6)
+    assert sim.agent_metrics.path_length[0] < 0.06  # the exit (0.4 m) is no walk
+    assert agents.position[0, 1] >= 1.3 - 1e-6  # it did leave the box
+
+
+def test_heading_jitter_is_averaged_over_the_agents_that_travelled():
+    """An agent at its goal from the start has no travel step and so no rate of turning;
+    it was averaged in as 0, halving the run's jitter here."""
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0], [9, 9]], max_speed=1, target=[[5, 0], [9, 9]])
+    sim = cs.Simulation(None, agents, [cs.Seek()])
+    sim.configure_metrics(goal_radius=0.5)  # agent 0 walks; agent 1 stays at its goal
+    for k in range(40):
+        agents.target[0] = [5 * np.cos(k / 5), 5 * np.sin(k / 5)]  # a turning goal
+        sim.step(0.1)
+    m = sim.agent_metrics
+    assert m.travel_steps[1] == 0 and m.travel_steps[0] == 40 and m.heading_jitter[0] > 0
+    assert sim.metrics()["heading_jitter"] == pytest.approx(m.heading_jitter[0], rel=1e-12)

@@ -460,6 +460,44 @@ def test_a_held_simulation_refuses_other_threads_and_lets_its_own_calls_through(
     assert sim.step_count == 2 and agents.count == 3
 
 
+def test_a_hold_left_by_an_ended_thread_is_not_taken_by_a_later_one():
+    """The guard knew its owner by std::thread::id, which a new thread may be given once the
+    old one has ended: a hold entered and kept alive past its thread let such a thread in
+    (on Linux the next thread usually had the ended one's id). Owners are now tokens no
+    later thread is given, so every later thread is refused."""
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0]], max_speed=1, target=[[5, 5]])
+    sim = cs.Simulation(None, agents, [cs.Seek()])
+    kept = []
+
+    def leave_held():
+        hold = sim._core._hold()
+        hold.__enter__()
+        kept.append(hold)  # alive past its thread, never exited
+
+    t = threading.Thread(target=leave_held)
+    t.start()
+    t.join()
+    outcomes = []
+
+    def try_step():
+        try:
+            sim.step(0.1)
+            outcomes.append("stepped")
+        except RuntimeError as e:
+            outcomes.append(str(e))
+
+    for _ in range(8):
+        t = threading.Thread(target=try_step)
+        t.start()
+        t.join()
+    assert len(outcomes) == 8 and all("in use by another thread" in o for o in outcomes)
+    kept[0].__exit__(None, None, None)  # released (from any thread), the simulation is free
+    assert sim.step_count == 0
+    sim.step(0.1)
+    assert sim.step_count == 1
+
+
 def test_a_flow_pickled_from_another_thread_loses_no_walker():
     """The pickler's guard made the Flow's Agents.add raise after the flow had counted the
     walkers in: 2–18 walkers lost in 10 of 17 runs, reported as left otherwise."""

@@ -76,23 +76,23 @@ py::array_t<std::int32_t> agents_add(py::object self, const py::handle& position
                                      const py::handle& target, const py::handle& kinematic) {
   Agents& a = agents_of(self);
   const InUse guard({&a}, "Agents.add");
-  auto pos = input_coords(position, "position", {kAny, 2}, {"n", "2"});
+  auto pos = input_coords(position, "Agents.add: position", {kAny, 2}, {"n", "2"});
   const py::ssize_t n = pos.dim(0);
-  auto vel = input_coords(velocity, "velocity", {n, 2}, {"n", "2"});
-  auto head = input_coords(heading, "heading", {n}, {"n"});
-  auto rad = input_coords(radius, "radius", {n}, {"n"});
-  auto vmax = input_coords(max_speed, "max_speed", {n}, {"n"});
-  auto amax = input_coords(max_accel, "max_accel", {n}, {"n"});
-  auto turn = input_coords(max_turn_rate, "max_turn_rate", {n}, {"n"});
-  auto steer = input_coords(steer_force, "steer_force", {n}, {"n"});
-  auto grp = check_array<const std::int32_t>(group, "group", {n}, {"n"});
-  auto tgt = input_coords(target, "target", {n, 2}, {"n", "2"});
-  auto kin = check_array<const bool>(kinematic, "kinematic", {n}, {"n"});
+  auto vel = input_coords(velocity, "Agents.add: velocity", {n, 2}, {"n", "2"});
+  auto head = input_coords(heading, "Agents.add: heading", {n}, {"n"});
+  auto rad = input_coords(radius, "Agents.add: radius", {n}, {"n"});
+  auto vmax = input_coords(max_speed, "Agents.add: max_speed", {n}, {"n"});
+  auto amax = input_coords(max_accel, "Agents.add: max_accel", {n}, {"n"});
+  auto turn = input_coords(max_turn_rate, "Agents.add: max_turn_rate", {n}, {"n"});
+  auto steer = input_coords(steer_force, "Agents.add: steer_force", {n}, {"n"});
+  auto grp = check_array<const std::int32_t>(group, "Agents.add: group", {n}, {"n"});
+  auto tgt = input_coords(target, "Agents.add: target", {n, 2}, {"n", "2"});
+  auto kin = check_array<const bool>(kinematic, "Agents.add: kinematic", {n}, {"n"});
   for (const auto* c : {&rad, &vmax, &amax, &turn, &steer}) {
     for (std::size_t i = 0; i < c->size(); ++i) {
       if (c->data[i] < 0.0f)
-        throw py::value_error("agent values must be >= 0, got " + std::to_string(c->data[i]) +
-                              " at index " + std::to_string(i));
+        throw py::value_error("Agents.add: agent values must be >= 0, got " +
+                              std::to_string(c->data[i]) + " at index " + std::to_string(i));
     }
   }
   const std::size_t free = a.capacity() - a.count();

@@ -2,21 +2,31 @@
 #include "in_use.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 namespace contextsteer::bindings {
 
 namespace {
 struct Busy {
   const void* object;
-  std::thread::id owner;
-  int depth;  // guards of the owner that hold it
+  std::uint64_t owner;  // this_thread_token() of the thread that holds it
+  int depth;            // guards of the owner that hold it
 };
 std::mutex g_mutex;
 std::vector<Busy> g_busy;  // few entries: one per object in use
+
+// A token for the calling thread that no later thread is given. A std::thread::id may be
+// handed to a new thread once its thread has ended, so a hold a thread left behind (a
+// SimulationHold entered and kept alive past its thread) would have let that new thread in.
+std::uint64_t this_thread_token() {
+  static std::atomic<std::uint64_t> next{1};
+  thread_local const std::uint64_t token = next.fetch_add(1, std::memory_order_relaxed);
+  return token;
+}
 
 std::vector<Busy>::iterator find_busy(const void* p) {
   return std::find_if(g_busy.begin(), g_busy.end(), [p](const Busy& b) { return b.object == p; });
@@ -24,7 +34,7 @@ std::vector<Busy>::iterator find_busy(const void* p) {
 }  // namespace
 
 InUse::InUse(std::initializer_list<const void*> objects, const char* what) {
-  const std::thread::id me = std::this_thread::get_id();
+  const std::uint64_t me = this_thread_token();
   std::lock_guard<std::mutex> lock(g_mutex);
   for (const void* p : objects) {
     if (!p) continue;

@@ -157,6 +157,10 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              d["retired_agents"] = mt.retired_agents();
              d["retired_arrivals"] = mt.retired_arrivals();
              d["retired_time_to_goal"] = mt.retired_time_to_goal();
+             d["retired_min_wall"] = mt.retired_min_wall();
+             d["retired_min_agent"] = mt.retired_min_agent();
+             d["retired_wall_steps"] = mt.retired_wall_steps();
+             d["retired_stuck"] = mt.retired_stuck();
              return d;
            })
       .def("_metrics_snapshot",

@@ -437,6 +437,7 @@ void bind_simulation(py::module_& m) {
                  plan.emplace_back(data, std::string(bytes, '\0'));
                  return;
                }
+               const std::string_view name_v(name);
                if (!state.contains(name)) {
                  // Files saved before the sensor's rays and the slots' generations were
                  // state load without them (their agents' generations are all 0 too).
@@ -455,6 +456,9 @@ void bind_simulation(py::module_& m) {
                      std::string_view(name) == "metrics.born" ||
                      std::string_view(name) == "metrics.retired_arrivals" ||
                      std::string_view(name) == "metrics.retired_time_to_goal" ||
+                     name_v.starts_with("metrics.retired_min_") ||  // (saved before them:
+                     name_v == "metrics.retired_wall_steps" ||      // the run's removed
+                     name_v == "metrics.retired_stuck" ||           // agents kept none)
                      std::string_view(name) == "validity" ||
                      std::string_view(name) == "yielded_to" ||  // -1: nobody stepped aside for
                      // Saved before standoff: nobody has stood yet, nor backs off.

@@ -76,6 +76,10 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   retired_agents_.assign(n_, 0);
   retired_arrivals_.assign(n_, 0);
   retired_ttg_.assign(n_, 0.0);
+  retired_min_wall_.assign(n_, kInf);
+  retired_min_agent_.assign(n_, kInf);
+  retired_wall_steps_.assign(n_, 0);
+  retired_stuck_.assign(n_, 0);
   born_.assign(n_, 0.0);
   wall_steps_.assign(n_, 0);
   alive_steps_.assign(n_, 0);
@@ -552,6 +556,31 @@ double Metrics::retired_time_to_goal() const {
   return std::accumulate(retired_ttg_.begin(), retired_ttg_.end(), 0.0);
 }
 
+float Metrics::retired_min_wall() const {
+  return std::accumulate(retired_min_wall_.begin(), retired_min_wall_.end(), kInf,
+                         [](float x, float y) { return std::min(x, y); });
+}
+
+float Metrics::retired_min_agent() const {
+  return std::accumulate(retired_min_agent_.begin(), retired_min_agent_.end(), kInf,
+                         [](float x, float y) { return std::min(x, y); });
+}
+
+std::int64_t Metrics::retired_wall_steps() const {
+  return std::accumulate(retired_wall_steps_.begin(), retired_wall_steps_.end(), std::int64_t{0});
+}
+
+std::int64_t Metrics::retired_stuck() const {
+  return std::accumulate(retired_stuck_.begin(), retired_stuck_.end(), std::int64_t{0});
+}
+
+void Metrics::keep_least(const std::vector<float>& wall, const std::vector<float>& agent) {
+  for (std::size_t i = 0; i < n_ && i < wall.size() && i < agent.size(); ++i) {
+    min_wall_[i] = std::min(min_wall_[i], wall[i]);
+    min_agent_[i] = std::min(min_agent_[i], agent[i]);
+  }
+}
+
 std::int64_t Metrics::run_wall_episodes() const {
   std::int64_t sum = 0;
   for (std::size_t i = 0; i < wall_episodes_.size(); ++i)
@@ -562,7 +591,6 @@ std::int64_t Metrics::run_wall_episodes() const {
 void Metrics::restart_row(std::size_t i, double t) {
   // Everything a configure() gives a slot, for the new agent in it; the baseline itself
   // (contacts, clearances, offsets) is taken by the caller as for any fresh agent.
-  touching_[i] = 0, ever_stuck_[i] = 0;
   // The run's counts keep the slot's previous agent's episodes.
   retired_agent_[i] += agent_episodes_[i];
   retired_wall_[i] += wall_episodes_[i];
@@ -572,6 +600,16 @@ void Metrics::restart_row(std::size_t i, double t) {
     ++retired_arrivals_[i];
     retired_ttg_[i] += goal_time_[i];
   }
+  // Its least clearances, wall contact and being stuck stay the run's too (a counterflow's
+  // deepest overlap must not leave with the walkers at the exit), if it was measured, as
+  // Simulation.metrics() takes a removed agent's own row.
+  if (alive_steps_[i] > 0) {
+    retired_min_wall_[i] = std::min(retired_min_wall_[i], min_wall_[i]);
+    retired_min_agent_[i] = std::min(retired_min_agent_[i], min_agent_[i]);
+    retired_wall_steps_[i] += wall_steps_[i];
+    retired_stuck_[i] += ever_stuck_[i];
+  }
+  touching_[i] = 0, ever_stuck_[i] = 0;
   wall_episodes_[i] = agent_episodes_[i] = wall_steps_[i] = 0;
   alive_steps_[i] = travel_steps_[i] = 0;
   min_wall_[i] = min_agent_[i] = kInf;

@@ -1629,11 +1629,16 @@ void Simulation::push_out_renewed() {
           moved.store(true, std::memory_order_relaxed);
     });
     // The start's exits are no walk: the metrics configured before the first step take
-    // their baseline again, from where the agents now stand (the exit counted as path
-    // length, and the clearance inside the solid as the run's least). Agents added later
-    // are baselined where they enter (Metrics::note_entries), after their exit.
-    if (start && moved.load() && metrics_.params().enabled && metrics_.steps() == 0)
+    // their baseline again, from where the agents now stand (the exit would count as path
+    // length). The least clearances keep the state at configure, as documented: a body
+    // placed inside a solid, or overlapping a wall, reports it for the run, as the first
+    // frame of a History does. Agents added later are baselined where they enter
+    // (Metrics::note_entries), after their exit.
+    if (start && moved.load() && metrics_.params().enabled && metrics_.steps() == 0) {
+      const std::vector<float> wall = metrics_.min_wall(), agent = metrics_.min_agent();
       configure_metrics(metrics_.params());
+      metrics_.keep_least(wall, agent);
+    }
   }
   renewed_.clear();
 }

@@ -24,7 +24,10 @@ min clearance
     as agents are added). The wall distance is unsigned: a centre inside a solid obstacle
     (a circle, a box) is measured to its boundary from inside, which the collision
     response never lets happen unless positions are written. Contacts are found whatever
-    the range.
+    the range. :meth:`Simulation.metrics` gives the run's least, agents since removed
+    included, and the state at ``configure_metrics`` included (a body placed inside a
+    solid or overlapping a wall reports that overlap, though the first step moves it
+    out), as it reports ``wall_contact_steps`` and ``stuck["ever"]`` for the whole run.
 time to goal
     Seconds until the agent is first within ``goal_radius`` of its ``target`` while that
     target is a goal (not :attr:`Agents.waypoint`: a detour's waypoints are passed, not
@@ -63,7 +66,9 @@ overtakes
     (hysteresis: cars side by side do not count). Counted for the overtaker; O(N²) per
     step, for small fields such as a race.
 heading jitter
-    Mean ‖Δheading‖ per travel step (radians), the heading change wrapped into [−π, π].
+    Mean ‖Δheading‖ per travel step (radians), the heading change wrapped into [−π, π]
+    (0 for an agent with no travel step). :meth:`Simulation.metrics` averages it over the
+    agents with a travel step or more: one at its goal from the start has no rate to add.
 effort
     Σ ‖Δvelocity‖ = ∫‖acceleration‖ dt (length per second): the total speed change the
     agent's steering asked of its body.
@@ -318,6 +323,20 @@ def summarize(
     )
     collisions = (m.agent_episodes[am_nav] + m.wall_episodes[am_nav]).astype(np.float64)
     composite = COLLISION_WEIGHT * collisions + t_agent + m.effort[am_nav]
+    # The agents removed since configure_metrics (at an exit, say): their own rows while
+    # their slots are free (or just reused), then the slots' retired values. Like the
+    # collisions, the least clearances, the wall contact and being stuck are the run's.
+    gone = (~a | fresh) & (m.alive_steps > 0)
+    gone_nav = gone & ~kin
+    least_wall = min(
+        float(m.min_wall_clearance[am | gone].min(initial=np.inf)), info["retired_min_wall"]
+    )
+    least_agent = min(
+        float(m.min_agent_clearance[am | gone].min(initial=np.inf)), info["retired_min_agent"]
+    )
+    # Jitter is a rate per step of travel: agents that have not travelled a step (at their
+    # goal from the start) have none, and do not pull the mean to 0.
+    travelled = am_nav & (m.travel_steps > 0)
     out: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "enabled": bool(info["enabled"]),
@@ -325,26 +344,23 @@ def summarize(
         "time": elapsed,
         "agents": n,
         "collisions": {"agent_agent": pairs, "agent_wall": walls, "total": pairs + walls},
-        "wall_contact_steps": int(m.wall_steps[am].sum()),
+        "wall_contact_steps": int(m.wall_steps[am | gone].sum()) + int(info["retired_wall_steps"]),
         "min_clearance": {
-            "wall": _finite_or_none(float(m.min_wall_clearance[am].min(initial=np.inf))),
-            "agent": _finite_or_none(float(m.min_agent_clearance[am].min(initial=np.inf))),
+            "wall": _finite_or_none(least_wall),
+            "agent": _finite_or_none(least_agent),
         },
         "time_to_goal": None,
         "path_length": _stats(m.path_length[am_nav]),
-        "heading_jitter": float(m.heading_jitter[am_nav].mean()) if am_nav.any() else None,
+        "heading_jitter": (float(m.heading_jitter[travelled].mean()) if travelled.any() else None),
         "effort": float(m.effort[am_nav].mean()) if am_nav.any() else None,
         "stuck": {
             "now": None if stuck is None else int((np.asarray(stuck)[am_nav] & ~arrived).sum()),
-            "ever": int(m.ever_stuck[am_nav].sum()),
+            "ever": int(m.ever_stuck[am_nav | gone_nav].sum()) + int(info["retired_stuck"]),
         },
         "composite": float(composite.mean()) if am_nav.any() else None,
     }
     if goals:
         tg = m.time_to_goal[am_nav][arrived]
-        # The agents removed since configure_metrics (at an exit, say): their own rows
-        # while their slots are free (or just reused), then the slots' retired sums.
-        gone = (~a | fresh) & (m.alive_steps > 0)
         gone_t = m.time_to_goal[gone]
         gone_arrived = ~np.isnan(gone_t)
         removed_arrived = int(gone_arrived.sum()) + int(info["retired_arrivals"])

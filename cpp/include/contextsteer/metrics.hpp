@@ -147,6 +147,17 @@ class Metrics {
   std::int64_t retired_agents() const;
   std::int64_t retired_arrivals() const;
   double retired_time_to_goal() const;
+  /// And what a run-wide summary keeps of them: their least wall and agent clearances
+  /// (inf: none measured), their steps touching a wall, and how many were ever stuck.
+  float retired_min_wall() const;
+  float retired_min_agent() const;
+  std::int64_t retired_wall_steps() const;
+  std::int64_t retired_stuck() const;
+  /// After configure() took the baseline again (the start's exit from solids), each slot's
+  /// least clearances are kept at most those given (the state at the first configure).
+  void keep_least(const std::vector<float>& wall, const std::vector<float>& agent);
+  const std::vector<float>& min_wall() const { return min_wall_; }
+  const std::vector<float>& min_agent() const { return min_agent_; }
   std::int32_t* wall_steps() { return wall_steps_.data(); }   ///< (N,) steps touching
   float* min_wall_clearance() { return min_wall_.data(); }    ///< (N,)
   float* min_agent_clearance() { return min_agent_.data(); }  ///< (N,)
@@ -207,6 +218,10 @@ class Metrics {
     v("metrics.retired_agents", retired_agents_);
     v("metrics.retired_arrivals", retired_arrivals_);
     v("metrics.retired_time_to_goal", retired_ttg_);
+    v("metrics.retired_min_wall", retired_min_wall_);
+    v("metrics.retired_min_agent", retired_min_agent_);
+    v("metrics.retired_wall_steps", retired_wall_steps_);
+    v("metrics.retired_stuck", retired_stuck_);
     v("metrics.born", born_);
   }
 
@@ -263,8 +278,10 @@ class Metrics {
   std::vector<std::uint8_t> n_partners_;  // (N,)
   // Per slot: the episode counts of the agents that held it before (run_*_episodes).
   std::vector<std::int64_t> retired_agent_, retired_wall_;
-  std::vector<std::int64_t> retired_agents_, retired_arrivals_;  // restart_row
-  std::vector<double> retired_ttg_;                              // restart_row
+  std::vector<std::int64_t> retired_agents_, retired_arrivals_;   // restart_row
+  std::vector<double> retired_ttg_;                               // restart_row
+  std::vector<float> retired_min_wall_, retired_min_agent_;       // restart_row
+  std::vector<std::int64_t> retired_wall_steps_, retired_stuck_;  // restart_row
   // Run time at which each slot's agent appeared (0 for those at configure(); an agent
   // added later, its entry): times to goal count from it.
   std::vector<double> born_;
