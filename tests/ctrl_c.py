@@ -13,10 +13,16 @@ from pathlib import Path
 
 
 def interrupt_when_busy(
-    tmp_path: Path, module: str, script: str, *, workers: int = 2, settle: float = 0.0
+    tmp_path: Path,
+    module: str,
+    script: str,
+    *,
+    workers: int = 2,
+    settle: float = 0.0,
+    sig: int = signal.SIGINT,
 ) -> tuple[int, str, str]:
     """Write ``module`` as ``hang.py`` and ``script`` as ``main.py`` in ``tmp_path``, run
-    the script, send SIGINT when ``workers`` files are in ``$MARKS`` (each run writes one
+    the script, send SIGINT (or ``sig``) when ``workers`` files are in ``$MARKS`` (each run writes one
     named by its pid) and ``settle`` seconds more have passed, and return the script's
     (returncode, stdout, stderr). Fails if a marked worker is still alive 5 s later."""
     (tmp_path / "hang.py").write_text(module)
@@ -37,7 +43,7 @@ def interrupt_when_busy(
             assert time.monotonic() < deadline, "the workers never started"
             time.sleep(0.1)
         time.sleep(settle)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         out, err = proc.communicate(timeout=120)  # waiting for the runs would be minutes
     finally:
         if proc.poll() is None:

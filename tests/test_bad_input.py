@@ -669,6 +669,13 @@ def _tune(**kw):
     return cs.tune("oncoming", {"slots": [8, 16]}, **{**args, **kw})
 
 
+def _spread_over_kernel():
+    """spread with its out= array over the kernel it reads (one buffer holds both)."""
+    buf = np.zeros(16, np.float32)
+    buf[:3] = [0.25, 0.5, 0.25]
+    return cs.spread(np.ones((2, 8), np.float32), buf[:3], out=buf.reshape(2, 8))
+
+
 def _four_agents() -> cs.Agents:
     a = cs.Agents(4)
     a.add([[0, 0], [0.5, 0], [0, 0.5], [0.5, 0.5]])
@@ -836,6 +843,110 @@ CASES += [
         lambda: cs.Agents(1).add([0, 0], heading=1e30),
         ValueError,
         "Agents.add: heading: expected finite values within",
+    ),
+    # Fuzz round 12: masked arrays lost their masks here; an out= that overlapped
+    # spread's kernel overwrote it mid-call (a wrong map); dot_map parsed text as a weight.
+    (
+        "spread out over its kernel",
+        lambda: _spread_over_kernel(),
+        ValueError,
+        "out must not overlap kernel",
+    ),
+    (
+        "neighbours masked alive",
+        lambda: cs.neighbours(
+            np.zeros((3, 2), np.float32),
+            1.0,
+            2,
+            alive=np.ma.masked_array([1, 1, 1], mask=[0, 1, 0]),
+        ),
+        TypeError,
+        "neighbours: alive: expected plain values, got a masked array",
+    ),
+    (
+        "add_occupancy masked",
+        lambda: cs.World().add_occupancy(np.ma.masked_array(np.ones((2, 2), bool), mask=True)),
+        TypeError,
+        "add_occupancy: occupied: expected plain values, got a masked array",
+    ),
+    (
+        "Agents.remove masked",
+        lambda: _four_agents().remove(np.ma.masked_array([0, 1], mask=[0, 1])),
+        TypeError,
+        "Agents.remove: ids: expected plain values, got a masked array",
+    ),
+    (
+        "plot.context_map masked",
+        lambda: cs.plot.context_map(np.ma.masked_array(np.ones(8), mask=np.arange(8) > 3)),
+        TypeError,
+        "interest: expected plain values, got a masked array",
+    ),
+    (
+        "dot_map weight text",
+        lambda: cs.dot_map(cs.SlotSet(8), [[1, 0]], weight="2"),
+        TypeError,
+        "weight",
+    ),
+    (
+        "dot_map weight None",
+        lambda: cs.dot_map(cs.SlotSet(8), [[1, 0]], weight=None),
+        TypeError,
+        "weight",
+    ),
+    (
+        "dot_map weight bool",
+        lambda: cs.dot_map(cs.SlotSet(8), [[1, 0]], weight=True),
+        TypeError,
+        "weight",
+    ),
+    # The value printed at six digits read as the bound itself ("got 1e+08"), or with 301.
+    (
+        "add_segments just past 1e8",
+        lambda: cs.World().add_segments([[0, 0, 1.0000001e8, 0]]),
+        ValueError,
+        r"got 100000008 at index \(0, 2\)",
+    ),
+    (
+        "blend alpha 1e300",
+        lambda: cs.blend(np.zeros((1, 8)), np.zeros((1, 8)), 1e300),
+        ValueError,
+        r"got 1e\+300",
+    ),
+    # plot.scene: fewer map rows than agents raised a bare IndexError, more were cut.
+    (
+        "plot.scene interest rows",
+        lambda: cs.plot.scene(
+            agents=np.zeros((5, 2)), slots=8, interest=np.ones((3, 8)), maps=True
+        ),
+        ValueError,
+        r"interest: expected 5 rows, one per agent, got shape \(3, 8\)",
+    ),
+    (
+        "plot.scene distances rows",
+        lambda: cs.plot.scene(
+            agents=np.zeros((5, 2)), slots=8, look_ahead=2.0, distances=np.ones((7, 8))
+        ),
+        ValueError,
+        r"distances: expected 5 rows, one per agent, got shape \(7, 8\)",
+    ),
+    (
+        "plot.rays vmax 0",
+        lambda: cs.plot.rays(np.zeros((1, 2)), 8, np.ones((1, 8)), 2.0, vmax=0),
+        ValueError,
+        "vmax: must be a finite number > 0",
+    ),
+    ("plot.agents radii -1", lambda: cs.plot.agents([[0, 0]], radii=-1), ValueError, "radii"),
+    (
+        "plot.world NaN wall",
+        lambda: cs.plot.world([[0, 0, np.nan, 1]]),
+        ValueError,
+        "world: walls must be finite",
+    ),
+    (
+        "plot.context_maps ncols 1.5",
+        lambda: cs.plot.context_maps(np.ones((2, 8)), ncols=1.5),
+        TypeError,
+        "ncols",
     ),
     ("Agents.group = 1.7", lambda: setattr(_four_agents(), "group", 1.7), TypeError, "integers"),
     ("Agents.alive = nan", lambda: setattr(_four_agents(), "alive", np.nan), TypeError, "bools"),

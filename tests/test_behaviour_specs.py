@@ -74,7 +74,7 @@ def _valid(kind):
             "collision_danger",
             "margin",
             math.inf,
-            "margin must be a finite number in [0, 100000000]",
+            "margin must be a finite number in [0, 1e+08]",
         ),
         ("collision_danger", "side", "up", "side must be 'right', 'left' or 'none', got 'up'"),
         ("collision_danger", "layers", -1, "layers must be in [0, 2**32), got -1"),

@@ -474,24 +474,6 @@ def test_the_least_clearances_wall_steps_and_stuck_of_removed_agents_stay_the_ru
     assert after["stuck"]["ever"] == 1 and after["stuck"]["now"] == 0
 
 
-def test_a_body_placed_inside_a_solid_reports_its_overlap_for_the_run():
-    """The first step moves a centre out of a solid and takes the metrics' baseline again,
-    so that the exit is no walk; it took the least clearance again too, and the run's
-    minimum rose above the overlap the first frame of a History shows (-0.2)."""
-    world = cs.World()
-    world.add_box(center=(0, 0), half_extents=(1, 1))
-    agents = cs.Agents(2, slots=8)
-    agents.add([[0, 0.9], [5, 0]], radius=0.3, max_speed=1, target=[[0, 5], [5, 5]])
-    sim = cs.Simulation(world, agents, [cs.Seek()])
-    sim.configure_metrics(goal_radius=0.1)
-    history = sim.record()
-    sim.step(0.05)
-    assert sim.metrics()["min_clearance"]["wall"] == pytest.approx(-0.2, abs=1e-6)
-    assert history.series["min_clearance"][0] == pytest.approx(-0.2, abs=1e-6)
-    assert sim.agent_metrics.path_length[0] < 0.06  # the exit (0.4 m) is no walk
-    assert agents.position[0, 1] >= 1.3 - 1e-6  # it did leave the box
-
-
 def test_heading_jitter_is_averaged_over_the_agents_that_travelled():
     """An agent at its goal from the start has no travel step and so no rate of turning;
     it was averaged in as 0, halving the run's jitter here."""

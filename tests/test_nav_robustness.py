@@ -336,3 +336,13 @@ def test_a_cached_field_whose_goals_were_set_anew_is_not_taken_for_its_old_goals
     assert again._core is not first._core
     assert again.goals[0]["points"].tolist() == [[25.0, 25.0]]
     assert float(again.distance([25.0, 25.0])) < 0.5
+
+
+def test_a_field_in_a_world_without_obstacles_is_the_straight_distance():
+    """A World with no obstacle has no grid cells; the field's sight test read them anyway
+    and the build segfaulted (fuzz round 12). Open space: the distance to the goal."""
+    for goals in ([[8.0, 3.0]], [[8.0, 3.0], [-2.0, 0.0]]):
+        field = cs.NavField(cs.World(), goals)
+        p = np.array([[0.0, 3.0], [8.0, 3.0], [3.0, -4.0]])
+        want = np.min(np.linalg.norm(p[:, None] - np.array(goals)[None], axis=2), axis=1)
+        np.testing.assert_allclose(field.distance(p), want, atol=0.05)

@@ -4,9 +4,12 @@ and a restored simulation continues bit-identically (issue 13)."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import io
 import json
 import os
 import pickle
+import threading
 import zipfile
 
 import numpy as np
@@ -363,3 +366,124 @@ def test_attributes_that_are_not_plain_data_are_left_out_as_before():
     assert back.settings == sim.settings
     assert not hasattr(back, "on_step") and not hasattr(back, "lock")
     assert pickle.loads(pickle.dumps(sim)).settings["depth"] == 8.0
+
+
+def _crafted(tmp_path, sim, change):
+    """A save file of ``sim`` whose state ``change(state)`` edited, with a digest that
+    matches: what a crafted (or another version's) file may hold."""
+    reduced = sim.__reduce__()
+    change(reduced[1][-2])
+    payload = pickle.dumps(_Reduced(reduced))
+    path = tmp_path / "crafted.cssim"
+    meta = {"format": "contextsteer-simulation", "version": 1}
+    meta["sha256"] = hashlib.sha256(payload).hexdigest()
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("meta.json", json.dumps(meta))
+        z.writestr("simulation.pickle", payload)
+    return path
+
+
+class _Reduced:
+    """Pickles as the given reduce tuple (a simulation rebuilt from an edited state)."""
+
+    def __init__(self, reduced):
+        self.reduced = reduced
+
+    def __reduce__(self):
+        return self.reduced
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("metrics.n_partners", 0xFF), ("metrics.partners", 10_000), ("slot", 99)],
+)
+def test_a_crafted_state_with_out_of_range_indices_is_refused(tmp_path, name, value):
+    """_set_state checked each buffer's length, not its indices: partner counts of 255
+    wrote past the partner rows (heap corruption, a segfault later; fuzz round 12)."""
+    sim = scenarios.get("oncoming")(agents=4)
+    sim.step(1 / 30, 3)
+
+    def change(state):
+        raw = np.frombuffer(
+            state[name], dtype=np.uint8 if name.endswith("n_partners") else np.int32
+        )
+        state[name] = np.full_like(raw, value).tobytes()
+
+    with pytest.raises(ValueError, match=f"Simulation state: {name} holds"):
+        cs.load(_crafted(tmp_path, sim, change))
+
+
+def test_a_crafted_lap_difference_does_not_hang_the_overtakes(tmp_path):
+    """Overtakes counted a lap at a time from the stored lap difference: one near 2^31 (or
+    an infinite progress) looped for billions of laps, or for ever (fuzz round 12)."""
+    sim = scenarios.get("racetrack")(agents=4, seed=1)
+    sim.step(1 / 30, 5)
+    straight = copy.deepcopy(sim)
+
+    def change(state):
+        diff = np.frombuffer(state["metrics.lap_diff"], dtype=np.int32).copy()
+        diff[diff != np.iinfo(np.int32).min] = 2**31 - 10
+        state["metrics.lap_diff"] = diff.tobytes()
+
+    back = cs.load(_crafted(tmp_path, sim, change))
+    back.step(1 / 30, 20)  # returns (it did not)
+    straight.step(1 / 30, 20)
+    np.testing.assert_array_equal(back.agents.position, straight.agents.position)
+
+
+def test_save_never_writes_through_a_device_a_link_or_another_save(tmp_path):
+    """save wrote `path + ".tmp"` and renamed it over the path: as root, saving to
+    /dev/full turned the device into a file; a link planted at the .tmp name was written
+    through; two saves to one path raced on the one name and lost saves (fuzz round 12)."""
+    sim = scenarios.get("oncoming")(agents=4)
+    with pytest.raises(ValueError, match="is not a regular file"):
+        sim.save(os.devnull)
+    assert not os.path.isfile(os.devnull)
+    victim = tmp_path / "victim"
+    victim.write_text("keep me")
+    os.symlink(victim, tmp_path / "run.cssim.tmp")
+    sim.save(tmp_path / "run.cssim")
+    assert victim.read_text() == "keep me" and cs.load(tmp_path / "run.cssim").step_count == 0
+    errors = []
+
+    def save_many():
+        try:
+            for _ in range(15):
+                copy.deepcopy(sim).save(tmp_path / "shared.cssim")
+        except Exception as e:  # noqa: BLE001 (any failure is the finding)
+            errors.append(e)
+
+    threads = [threading.Thread(target=save_many) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and cs.load(tmp_path / "shared.cssim").agents.count == 4
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["run.cssim", "run.cssim.tmp", "shared.cssim", "victim"]  # no stray files
+
+
+def test_load_refuses_bombs_bad_pickles_and_names_file_objects(tmp_path):
+    """A member that inflates to gigabytes was read whole before any check; a payload with
+    the right digest that is no pickle raised UnpicklingError; a damaged file object
+    raised TypeError from the message's os.fspath (fuzz round 12)."""
+    bomb = tmp_path / "bomb.cssim"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("meta.json", b" " * (2 << 20))  # 2 MiB that deflate to 2 kB
+        z.writestr("simulation.pickle", b"")
+    assert bomb.stat().st_size < 10_000
+    with pytest.raises(ValueError, match="meta.json inflates to 2,097,152 bytes"):
+        cs.load(bomb)
+    junk = b"not a pickle"
+    meta = {"format": "contextsteer-simulation", "version": 1}
+    meta["sha256"] = hashlib.sha256(junk).hexdigest()
+    with zipfile.ZipFile(tmp_path / "junk.cssim", "w") as z:
+        z.writestr("meta.json", json.dumps(meta))
+        z.writestr("simulation.pickle", junk)
+    with pytest.raises(ValueError, match="does not hold a simulation this library can read"):
+        cs.load(tmp_path / "junk.cssim")
+    sim = scenarios.get("oncoming")(agents=2)
+    sim.save(tmp_path / "good.cssim")
+    cut = io.BytesIO((tmp_path / "good.cssim").read_bytes()[:100])
+    with pytest.raises(ValueError, match="the BytesIO given is not a contextsteer simulation"):
+        cs.load(cut)

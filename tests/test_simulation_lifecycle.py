@@ -154,7 +154,9 @@ def test_a_new_agent_in_a_reused_slot_is_not_stuck_from_the_start():
     a.add([0.2, 0], max_speed=1.0, target=[0.2, 0])
     sim.step(0.1)
     assert not sim.stuck[0] and sim.still_time[0] == pytest.approx(0.1)
-    assert sim.metrics()["stuck"] == {"now": 0, "ever": 0}
+    # The removed agent's being stuck stays the run's; the new one is not stuck.
+    assert sim.metrics()["stuck"] == {"now": 0, "ever": 1}
+    assert not sim.agent_metrics.ever_stuck[0]
 
 
 def test_a_new_agent_in_a_reused_slot_blends_no_memory_of_the_last_one():

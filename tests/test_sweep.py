@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import math
+import signal
 
 import numpy as np
 import pytest
@@ -426,3 +427,34 @@ def test_records_of_numpy_grid_values_are_json_ready_and_function_steps_refused(
     assert [r["params"]["slots"] for r in doc] == [8, 16]
     with pytest.raises(ValueError, match="steps applies to scenarios only"):
         cs.sweep(lambda seed: {"v": seed}, seeds=1, steps=500, executor="serial", progress=False)
+
+
+_TERM_SCRIPT = """
+import os, sys, time
+from contextsteer.cli import main
+sweep_mod = sys.modules["contextsteer.sweep"]
+real, calls = sweep_mod._call, []
+
+def call(task):  # runs 1 and 2 finish; run 3 marks itself busy and hangs
+    calls.append(task)
+    if len(calls) == 3:
+        open(os.path.join(os.environ["MARKS"], str(os.getpid())), "w").close()
+        time.sleep(600)
+    return real(task)
+
+sweep_mod._call = call
+out = os.path.join(sys.argv[1], "runs.json")
+sys.exit(main(["sweep", "oncoming", "--seeds", "5", "--steps", "3", "--workers", "1",
+                      "--quiet", "--out", out]))
+"""
+
+
+def test_sigterm_ends_a_cli_sweep_as_ctrl_c_does_and_keeps_its_runs(tmp_path):
+    """SIGTERM (a batch system's stop) killed `contextsteer sweep` with its finished runs
+    unwritten, and its pool workers were left running (fuzz round 12). It ends the
+    command as Ctrl-C does now, with 143 (128 + SIGTERM) as the status."""
+    code, out, err = interrupt_when_busy(tmp_path, "", _TERM_SCRIPT, workers=1, sig=signal.SIGTERM)
+    assert code == 143, (out, err)
+    assert "contextsteer sweep: " in err and "wrote them to" in err
+    doc = json.loads((tmp_path / "runs.json").read_text())
+    assert doc["interrupted"] is True and [r["seed"] for r in doc["runs"]] == [0, 1]

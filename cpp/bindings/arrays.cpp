@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "arrays.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <sstream>
 #include <vector>
@@ -19,6 +20,18 @@ std::string shape_text(const std::vector<py::ssize_t>& shape) {
   s << ')';
   return s.str();
 }
+
+namespace {
+template <class T>
+std::string shortest(T v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+}  // namespace
+
+std::string number_text(float v) { return shortest(v); }
+std::string number_text(double v) { return shortest(v); }
 
 std::string pattern_text(std::initializer_list<py::ssize_t> pattern,
                          std::initializer_list<const char*> names) {
@@ -153,7 +166,7 @@ void check_finite_impl(const Checked<T>& a, const char* what, float limit) {
          "the array?)";
     throw py::value_error(s.str());
   }
-  s << ", got " << v << " at index ";
+  s << ", got " << number_text(v) << " at index ";
   if (a.shape.size() >= 2) {
     // The full multi-index, last axis fastest (C order).
     std::vector<std::size_t> idx(a.shape.size());

@@ -52,6 +52,10 @@ inline bool interrupt_requested() {
 
 /// "(N, 2)"-style text of a shape pattern, with names for the wildcard dimensions.
 std::string shape_text(const std::vector<py::ssize_t>& shape);
+/// The shortest text that reads back as v: 1.0000001e+08 for the float32 above 1e8, where
+/// a stream's 6 digits said 1e+08, and 1e+300 where std::to_string wrote 301 digits.
+std::string number_text(float v);
+std::string number_text(double v);
 std::string pattern_text(std::initializer_list<py::ssize_t> pattern,
                          std::initializer_list<const char*> names);
 

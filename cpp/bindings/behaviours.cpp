@@ -43,7 +43,7 @@ float get_float(const py::dict& p, const char* key) {
   if (std::isnan(v)) throw py::value_error(std::string(key) + " must not be NaN");
   if (std::isfinite(v) && !(std::fabs(v) < kMaxMagnitude))
     throw py::value_error(std::string(key) + " must be below 2^60 (1.15e18) in magnitude, got " +
-                          std::to_string(v));
+                          number_text(v));
   return static_cast<float>(v);
 }
 
@@ -56,7 +56,7 @@ float get_non_negative(const py::dict& p, const char* key, bool allow_inf = fals
   if (!(v >= 0.0) || !(v < kMaxMagnitude))
     throw py::value_error(std::string(key) +
                           " must be a finite number >= 0 and below 2^60 (1.15e18), got " +
-                          std::to_string(v));
+                          number_text(v));
   return static_cast<float>(v);
 }
 
@@ -101,12 +101,7 @@ Falloff get_falloff(const py::dict& p) {
 // ---- Behaviours with a parameter table (BehaviourSpec, behaviour_params.hpp) ----
 
 std::string range_words(const ParamRange& r) {
-  const auto num = [](double v) {
-    std::string t = std::to_string(v);
-    t.erase(t.find_last_not_of('0') + 1);
-    if (!t.empty() && t.back() == '.') t.pop_back();
-    return t;
-  };
+  const auto num = [](double v) { return number_text(v); };
   if (r.hi == std::numeric_limits<double>::infinity())
     return std::string(r.lo_open ? "> " : ">= ") + num(r.lo);
   return "in " + std::string(r.lo_open ? "(" : "[") + num(r.lo) + ", " + num(r.hi) +
@@ -154,7 +149,7 @@ void read_param(B& b, const Param<B, T, N>& f, const py::dict& p) {
     if (!(std::fabs(x) < kMaxMagnitude) || !in_range(x, f.range))
       throw py::value_error(std::string(f.name) + " must be a finite number " +
                             range_words(f.range) + " and below 2^60 (1.15e18), got " +
-                            std::to_string(x));
+                            number_text(x));
     b.*f.member = static_cast<T>(x);
   }
 }

@@ -41,7 +41,7 @@ float num(const py::handle& x, const char* key, bool allow_inf = false) {
     throw py::value_error(std::string(key) + " must be finite");
   if (std::isfinite(v) && !(std::fabs(v) < kMaxMagnitude))
     throw py::value_error(std::string(key) + " must be below 2^60 (1.15e18) in magnitude, got " +
-                          std::to_string(v));
+                          number_text(v));
   return static_cast<float>(v);
 }
 

@@ -391,6 +391,7 @@ void bind_maps(py::module_& m) {
         auto [arr, o] = out_or_new<float>(out, "out", {n, k},
                                           {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", v, "values", false);
+        refuse_overlap(o, "out", w, "kernel", false);  // (read while out is written)
         std::atomic<bool> bad{false};
         {
           GilRelease release;
@@ -415,7 +416,7 @@ void bind_maps(py::module_& m) {
         const std::string ns = std::to_string(n), ks = std::to_string(k);
         auto c = check_array<const float>(current, "current", {n, k}, {ns.c_str(), ks.c_str()});
         if (!(alpha >= 0.0 && alpha <= 1.0)) {
-          throw py::value_error("alpha: expected a number in [0, 1], got " + std::to_string(alpha));
+          throw py::value_error("alpha: expected a number in [0, 1], got " + number_text(alpha));
         }
         auto [arr, o] = out_or_new<float>(out, "out", {n, k},
                                           {std::to_string(n).c_str(), std::to_string(k).c_str()});

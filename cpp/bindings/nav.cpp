@@ -124,8 +124,7 @@ void bind_nav(py::module_& m) {
              require_non_negative(radius, "radius");
              require_non_negative(margin, "margin");
              if (!(cell > 0.0) || !std::isfinite(cell))
-               throw py::value_error("cell must be a finite number > 0, got " +
-                                     std::to_string(cell));
+               throw py::value_error("cell must be a finite number > 0, got " + number_text(cell));
              if (goals.empty())
                throw py::value_error("goals: expected at least one goal set, got 0");
              auto self = std::make_shared<PyNavField>();

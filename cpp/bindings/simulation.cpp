@@ -486,8 +486,20 @@ void bind_simulation(py::module_& m) {
                                        std::to_string(bytes) + " (a different configuration?)");
                plan.emplace_back(data, std::move(b));
              });
-             for (auto& [data, b] : plan)  // an empty buffer's data may be nullptr
+             // Copy, check the indices and counts a step reads through (a crafted file's
+             // could write past its buffers), and put the old state back if they are not a
+             // run's: nothing half-loaded either way.
+             std::vector<std::string> old;
+             old.reserve(plan.size());
+             for (auto& [data, b] : plan) {  // an empty buffer's data may be nullptr
+               old.emplace_back(b.empty() ? nullptr : static_cast<const char*>(data), b.size());
                if (!b.empty()) std::memcpy(data, b.data(), b.size());
+             }
+             if (const std::string bad = self.sim->check_state(); !bad.empty()) {
+               for (std::size_t q = 0; q < plan.size(); ++q)
+                 if (!old[q].empty()) std::memcpy(plan[q].first, old[q].data(), old[q].size());
+               throw py::value_error("Simulation state: " + bad + " (not a saved run's state)");
+             }
            })
       // A step in another thread writes these: read them under the same guard as
       // metrics(), so such a read is a RuntimeError, not a data race.

@@ -34,10 +34,15 @@ struct Best {
   std::int32_t index;  // segment row, circle row or (kPolygon) obstacle id
 };
 
-// Keeps the closest hit; on equal distances the first one found stays (a hit exactly at
-// max_dist is accepted while nothing has been found yet).
+// Keeps the closest hit (a hit exactly at max_dist is accepted while nothing has been found
+// yet); of hits at equal distances, the lowest kind, then row: not the first one found,
+// which followed the order of the cells walked and so the grid walked (a thick ray starting
+// within its radius of several walls reported another wall once the radius had left the
+// thick grids' cache).
 inline void offer(Best& best, double t, int kind, std::int32_t index) {
-  if (t < best.t || (best.kind == kNone && t == best.t)) best = {t, kind, index};
+  if (t < best.t || (t == best.t && (best.kind == kNone || kind < best.kind ||
+                                     (kind == best.kind && index < best.index))))
+    best = {t, kind, index};
 }
 
 // The walk constants of the unit direction (dx, dy) on grid g.

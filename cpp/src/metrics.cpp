@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <numbers>
 
 #include "contextsteer/nearest.hpp"
@@ -574,11 +575,17 @@ std::int64_t Metrics::retired_stuck() const {
   return std::accumulate(retired_stuck_.begin(), retired_stuck_.end(), std::int64_t{0});
 }
 
-void Metrics::keep_least(const std::vector<float>& wall, const std::vector<float>& agent) {
-  for (std::size_t i = 0; i < n_ && i < wall.size() && i < agent.size(); ++i) {
-    min_wall_[i] = std::min(min_wall_[i], wall[i]);
-    min_agent_[i] = std::min(min_agent_[i], agent[i]);
-  }
+std::string Metrics::check_state() const {
+  // What indexes or bounds a loop: a restored state must hold a run's values there.
+  for (std::size_t i = 0; i < n_partners_.size(); ++i)
+    if (n_partners_[i] > kMaxContacts)
+      return "metrics.n_partners holds " + std::to_string(n_partners_[i]) + " at index " +
+             std::to_string(i) + ", more than " + std::to_string(kMaxContacts);
+  for (std::size_t q = 0; q < partners_.size(); ++q)
+    if (partners_[q] < -1 || partners_[q] >= static_cast<std::int64_t>(n_))
+      return "metrics.partners holds agent " + std::to_string(partners_[q]) + " of " +
+             std::to_string(n_);
+  return {};
 }
 
 std::int64_t Metrics::run_wall_episodes() const {
@@ -636,11 +643,20 @@ void Metrics::overtake_rows(const AgentsView& a, std::size_t begin, std::size_t 
       if (!a.alive[j] || fresh_[j]) k[j] = kUnset;
       if (!a.alive[j]) continue;
       const double x = si - (start_offset_[j] + progress_[j]);
-      if (k[j] == kUnset) {
-        k[j] = static_cast<std::int32_t>(std::floor(x / l));
+      const double m = double(a.radius[i]) + a.radius[j];
+      // A step moves x by far less than a lap, so k stays within a lap or two (and the
+      // hysteresis) of x / l. Farther (a state that is not a run's: the loops below would
+      // run for billions of laps, or for ever, with k overflowing), k starts afresh.
+      const double laps = x / l;
+      if (!(std::fabs(laps) < 1e9)) {
+        k[j] = kUnset;
         continue;
       }
-      const double m = double(a.radius[i]) + a.radius[j];
+      if (k[j] != kUnset && !(std::fabs(laps - k[j]) <= 4.0 + 2.0 * m / l)) k[j] = kUnset;
+      if (k[j] == kUnset) {
+        k[j] = static_cast<std::int32_t>(std::floor(laps));
+        continue;
+      }
       while (x >= (k[j] + 1) * l + m) {
         ++k[j];
         ++overtakes_[i];

@@ -1610,6 +1610,18 @@ void Simulation::push_out_of_walls() {
   });
 }
 
+std::string Simulation::check_state() const {
+  for (std::size_t i = 0; i < slot_.size(); ++i)
+    if (slot_[i] < -1 || slot_[i] >= static_cast<std::int64_t>(k_))
+      return "slot holds " + std::to_string(slot_[i]) + " at index " + std::to_string(i) + " for " +
+             std::to_string(k_) + " slots";
+  for (std::size_t i = 0; i < yielded_to_.size(); ++i)
+    if (yielded_to_[i] < -1 || yielded_to_[i] >= static_cast<std::int64_t>(n_))
+      return "yielded_to holds agent " + std::to_string(yielded_to_[i]) + " of " +
+             std::to_string(n_);
+  return metrics_.check_state();
+}
+
 void Simulation::push_out_renewed() {
   const World* w = world_ && !world_->grid().empty() ? world_.get() : nullptr;
   const bool start = start_pending_;
@@ -1629,16 +1641,13 @@ void Simulation::push_out_renewed() {
           moved.store(true, std::memory_order_relaxed);
     });
     // The start's exits are no walk: the metrics configured before the first step take
-    // their baseline again, from where the agents now stand (the exit would count as path
-    // length). The least clearances keep the state at configure, as documented: a body
-    // placed inside a solid, or overlapping a wall, reports it for the run, as the first
-    // frame of a History does. Agents added later are baselined where they enter
-    // (Metrics::note_entries), after their exit.
-    if (start && moved.load() && metrics_.params().enabled && metrics_.steps() == 0) {
-      const std::vector<float> wall = metrics_.min_wall(), agent = metrics_.min_agent();
+    // their baseline again, from where the agents now stand (the exit counted as path
+    // length, and the clearance inside the solid as the run's least). The agents not
+    // moved stand where they were, so their baselines are as at configure (a body placed
+    // overlapping a wall keeps reporting that overlap). Agents added later are baselined
+    // where they enter (Metrics::note_entries), after their exit.
+    if (start && moved.load() && metrics_.params().enabled && metrics_.steps() == 0)
       configure_metrics(metrics_.params());
-      metrics_.keep_least(wall, agent);
-    }
   }
   renewed_.clear();
 }

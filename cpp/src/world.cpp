@@ -587,6 +587,7 @@ double segment_gap(double ax, double ay, double bx, double by, double cx, double
 bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
                  const std::vector<std::int32_t>& ids, std::uint32_t layers) {
   const WorldGrid& g = w.grid();
+  if (g.empty()) return false;  // no obstacle: no cells to read (a NavField in open space)
   const auto lay = w.obstacle_layers();
   const auto wall_obs = w.wall_obstacle();
   const auto circ_obs = w.circle_obstacle();

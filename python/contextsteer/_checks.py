@@ -36,6 +36,16 @@ def real(what: str, value: Any) -> float:
     return float(value)
 
 
+def not_masked(what: str, value: Any) -> Any:
+    """``value`` unchanged, or a ``TypeError`` naming ``what`` for a NumPy masked array,
+    whose masked entries ``np.asarray`` would read as values: the mask lost silently."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            f"{what}: expected plain values, got a masked array (fill it first: x.filled(value))"
+        )
+    return value
+
+
 def agents(owner: str, value: Any) -> None:
     """A TypeError naming ``owner``'s ``agents`` unless it is a contextsteer Agents
     (pybind11's message for ``None`` lists signatures)."""

@@ -427,7 +427,7 @@ class Agents(_core.Agents):
         ValueError
             A boolean mask of another shape.
         """
-        arr = np.asarray(ids)
+        arr = np.asarray(_checks.not_masked("Agents.remove: ids", ids))
         if arr.dtype == np.bool_:
             if arr.shape != (self.capacity,):
                 raise ValueError(
@@ -459,7 +459,7 @@ class Neighbours(NamedTuple):
 def _alive(alive: ArrayLike, n: int) -> np.ndarray:
     """``alive`` as a C-contiguous bool array: booleans, or integers that are all 0 or 1
     (a float, NaN or string is not a truth value here)."""
-    raw = np.asarray(alive)
+    raw = np.asarray(_checks.not_masked("neighbours: alive", alive))
     if raw.dtype != bool:
         if not np.issubdtype(raw.dtype, np.integer):
             raise TypeError(f"neighbours: alive must be booleans, got dtype {raw.dtype}")

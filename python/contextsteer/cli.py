@@ -35,8 +35,10 @@ import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -1306,7 +1308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         The exit status: 0 on success, 2 for bad arguments (after a usage message), 1
         when a command fails, 130 when interrupted (Ctrl-C, with a one-line message
-        instead of a traceback).
+        instead of a traceback), 143 when ended by SIGTERM (handled as Ctrl-C is: a
+        sweep or a tune writes its finished runs and stops its workers).
 
     Examples
     --------
@@ -1319,8 +1322,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    terminated: list[int] = []
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (a batch system's stop, kill) ends a command as Ctrl-C does: a sweep's
+        # or a tune's finished runs written, its workers stopped (they were left running,
+        # and the runs lost). A second SIGTERM while stopping ends the process at once.
+        def on_term(signum: int, frame: Any) -> None:
+            terminated.append(signum)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGTERM, on_term)
     try:
-        return args.handler(args, args.subparser)
+        code = args.handler(args, args.subparser)
     except KeyboardInterrupt:
-        print("contextsteer: interrupted", file=sys.stderr)
-        return 130
+        print(f"contextsteer: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        code = 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    # 128 + the signal, as a shell reports a process it ended.
+    return 128 + signal.SIGTERM if terminated and code == 130 else code

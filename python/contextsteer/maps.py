@@ -353,8 +353,8 @@ def dot_map(
     slots = _slots(directions)
     vectors = _f32(vectors, "vectors")
     if np.ndim(weight) == 0:
-        # A 0-d array_like: float() takes it (the stubs cannot tell it from an array).
-        scalar, per_agent = float(weight), None  # type: ignore[arg-type]
+        # A number or a 0-d array (text, None and booleans refused, naming weight).
+        scalar, per_agent = _checks.real("dot_map: weight", weight), None
     else:
         scalar, per_agent = 1.0, _f32(weight, "weight")
     return _core.dot_map(
@@ -633,9 +633,10 @@ def choose(
 
 def _stack(maps: ArrayLike | Sequence[ArrayLike]) -> NDArray[np.float32]:
     """A (B, N, K) float32 stack from an array or a non-empty sequence of (N, K) maps."""
-    if isinstance(maps, np.ndarray):
-        return _f32(maps, "maps")
-    # Not an ndarray: a sequence of maps.
+    if isinstance(maps, (np.ndarray, memoryview)):
+        # (A buffer too: iterating a 3-D memoryview is not supported.)
+        return _f32(cast("ArrayLike", maps), "maps")
+    # Not an array: a sequence of maps.
     if not isinstance(maps, Iterable) or isinstance(maps, (str, bytes)):
         raise TypeError(
             f"maps: expected a (B, N, K) array or a sequence of (N, K) maps, got "

@@ -25,9 +25,11 @@ min clearance
     (a circle, a box) is measured to its boundary from inside, which the collision
     response never lets happen unless positions are written. Contacts are found whatever
     the range. :meth:`Simulation.metrics` gives the run's least, agents since removed
-    included, and the state at ``configure_metrics`` included (a body placed inside a
-    solid or overlapping a wall reports that overlap, though the first step moves it
-    out), as it reports ``wall_contact_steps`` and ``stuck["ever"]`` for the whole run.
+    included, and the state at ``configure_metrics`` included (a body placed overlapping
+    a wall reports that overlap; one placed with its centre inside a solid, which the
+    first step moves out, is measured from where it is moved to: the exit is the
+    library's correction of the placement, not a step of the run). It reports
+    ``wall_contact_steps`` and ``stuck["ever"]`` for the whole run too.
 time to goal
     Seconds until the agent is first within ``goal_radius`` of its ``target`` while that
     target is a goal (not :attr:`Agents.waypoint`: a detour's waypoints are passed, not

@@ -8,8 +8,10 @@
   every buffer that carries state between steps; see ``Simulation.__reduce__``).
 
 :func:`load` checks the format, the version and the digest before it unpickles, so a
-truncated or corrupted file raises a clear ``ValueError`` and never half-loads. Like any
-pickle, load only files you trust.
+truncated or corrupted file raises a clear ``ValueError`` and never half-loads; members
+are inflated only up to their declared sizes, checked first (``meta.json`` at most 1 MiB,
+the payload at most the machine's memory), and a restored state's indices are checked
+before a step can read through them. Like any pickle, load only files you trust.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import io
 import json
 import os
 import pickle
+import secrets
+import stat
 import zipfile
 import zlib
 from typing import TYPE_CHECKING, Any
@@ -72,7 +76,10 @@ class _SnapshotPickler(pickle.Pickler):
 
 def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
     """Write ``sim`` to ``path`` (see the module docstring). The file is written whole
-    under a temporary name first, then renamed, so an interrupted save leaves no half file.
+    under a new temporary name beside it (its own for each save, never opened through a
+    link), synced to disk, then renamed over ``path``: an interrupted save leaves no half
+    file, and two saves to one path leave one of them whole. A ``path`` that exists and is
+    not a regular file (a device, a pipe) is refused with ``ValueError``.
     """
     from . import __version__
 
@@ -107,21 +114,82 @@ def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
         raise FileNotFoundError(errno.ENOENT, f"save: no folder {folder!r} for the file", path)
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, "save: the path is a folder, not a file", path)
-    tmp = path + ".tmp"
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            # The rename would put the file in its place (as root, /dev/full became a file).
+            raise ValueError(
+                f"save: {path!r} exists and is not a regular file (a device, a pipe or a "
+                "socket); give the path of a file"
+            )
+    # A temporary name of its own, created new (O_EXCL: never through a link planted
+    # there, nor shared with another save to the same path), then renamed over the path.
+    fd, tmp = _new_file(path)
     try:
-        with zipfile.ZipFile(tmp, "w") as z:
-            for name, data in (
-                ("meta.json", json.dumps(meta, indent=1)),
-                ("simulation.pickle", payload),
-            ):
-                # A fixed member date, so that saving one state twice writes the same bytes.
-                z.writestr(zipfile.ZipInfo(name, _MEMBER_DATE), data, zipfile.ZIP_DEFLATED)
+        with os.fdopen(fd, "wb") as f:
+            with zipfile.ZipFile(f, "w") as z:
+                for name, data in (
+                    ("meta.json", json.dumps(meta, indent=1)),
+                    ("simulation.pickle", payload),
+                ):
+                    # A fixed member date: saving one state twice writes the same bytes.
+                    z.writestr(zipfile.ZipInfo(name, _MEMBER_DATE), data, zipfile.ZIP_DEFLATED)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before the rename makes it the file
         os.replace(tmp, path)
     except BaseException:
         # No stray temporary file: a full disk, an interrupt or a failed replace.
         with contextlib.suppress(OSError):
             os.remove(tmp)
         raise
+
+
+def _new_file(path: str) -> tuple[int, str]:
+    """A new file beside ``path`` (``path.<random>.tmp``, mode 0666 less the umask, as a
+    plain open gives), opened for writing: its descriptor and name."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        tmp = f"{path}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "save: no free temporary name beside the file", path)
+
+
+def _named(path: Any) -> str:
+    """How load's messages name what it read: a path, or a file object's name."""
+    if isinstance(path, (str, bytes, os.PathLike)):
+        return repr(os.fspath(path))
+    name = getattr(path, "name", None)
+    return repr(name) if isinstance(name, str) else f"the {type(path).__name__} given"
+
+
+_MAX_META = 1 << 20
+"""Largest ``meta.json`` load reads (bytes); a saved one is a few hundred."""
+
+
+def _member(z: zipfile.ZipFile, name: str, limit: int, where: str) -> bytes:
+    """A member's bytes, its size checked before it is inflated (a zip bomb declares it)."""
+    size = z.getinfo(name).file_size
+    if size > limit:
+        raise ValueError(
+            f"load: {where} is not a contextsteer simulation file, or one too large to load "
+            f"here: its {name} inflates to {size:,} bytes (at most {limit:,})"
+        )
+    try:
+        return z.read(name)
+    except MemoryError:
+        raise ValueError(
+            f"load: {where}: not enough memory to read its {name} ({size:,} bytes)"
+        ) from None
+
+
+def _memory() -> int:
+    """Physical memory in bytes (a payload larger than it cannot be read), or 2^62."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 1 << 62
 
 
 def load(path: str | bytes | os.PathLike) -> Any:
@@ -154,19 +222,27 @@ def load(path: str | bytes | os.PathLike) -> Any:
         raise TypeError(f"load: path must be a file path (str, bytes or os.PathLike), got {path!r}")
     if isinstance(path, (bytes, os.PathLike)):
         path = os.fsdecode(path)  # (zipfile took bytes for a file object)
+    where = _named(path)
     try:
         with zipfile.ZipFile(path) as z:
-            meta = json.loads(z.read("meta.json"))
-            payload = z.read("simulation.pickle")
+            meta = json.loads(_member(z, "meta.json", _MAX_META, where))
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                raise ValueError(f"load: {where} is not a contextsteer simulation file")
+            payload = _member(z, "simulation.pickle", _memory(), where)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
         raise
-    except _DAMAGE as exc:
+    except ValueError as exc:
+        if str(exc).startswith("load: "):
+            raise
         raise ValueError(
-            f"load: {os.fspath(path)!r} is not a contextsteer simulation file "
+            f"load: {where} is not a contextsteer simulation file "
             f"(or it is truncated or corrupted): {type(exc).__name__}: {exc}"
         ) from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ValueError(f"load: {os.fspath(path)!r} is not a contextsteer simulation file")
+    except _DAMAGE as exc:
+        raise ValueError(
+            f"load: {where} is not a contextsteer simulation file "
+            f"(or it is truncated or corrupted): {type(exc).__name__}: {exc}"
+        ) from None
     version = meta.get("version")
     if type(version) is not int or not 1 <= version <= FORMAT_VERSION:
         raise ValueError(
@@ -174,14 +250,18 @@ def load(path: str | bytes | os.PathLike) -> Any:
         )
     if hashlib.sha256(payload).hexdigest() != meta.get("sha256"):
         raise ValueError(
-            f"load: {os.fspath(path)!r} is corrupted (its payload does not match "
-            f"the recorded SHA-256)"
+            f"load: {where} is corrupted (its payload does not match the recorded SHA-256)"
         )
     from .simulation import Simulation
 
-    sim = pickle.load(io.BytesIO(payload))
-    if not isinstance(sim, Simulation):
+    try:
+        sim = pickle.load(io.BytesIO(payload))
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError) as exc:
+        # A payload with the right digest that is not a pickle this library wrote.
         raise ValueError(
-            f"load: {os.fspath(path)!r} holds a {type(sim).__name__}, not a Simulation"
-        )
+            f"load: {where} does not hold a simulation this library can read: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    if not isinstance(sim, Simulation):
+        raise ValueError(f"load: {where} holds a {type(sim).__name__}, not a Simulation")
     return sim

@@ -377,7 +377,7 @@ class World:
         >>> cs.inside(w, [[1.5, 1.0], [0.25, 0.25], [2.9, 1.9]]).tolist()
         [True, True, False]
         """
-        occ = np.asarray(occupied)
+        occ = np.asarray(_checks.not_masked("add_occupancy: occupied", occupied))
         if occ.ndim != 2:
             raise ValueError(f"add_occupancy: expected a (H, W) grid, got shape {occ.shape}")
         if occ.dtype != bool:
@@ -739,10 +739,12 @@ def raycast(
         are solved in float64 from the float32 inputs, relative to the ray origin, with
         side tests that agree at shared vertices, so rays never leak between joined walls;
         the distance is then rounded to float32. The oracle tests hold them to 1e-4.
-        When two obstacles are hit at exactly the same distance (a ray through a point
-        they share), the distance is that of either, but which one ``obstacle`` and
-        ``normal`` report follows the order the grid is walked in, so it can change when
-        the scene is rotated or the ray reversed.
+        When several obstacles are hit at exactly the same distance (a ray through a
+        point they share, or a thick ray starting within its radius of several walls, at
+        distance 0), ``obstacle`` and ``normal`` are those of the first added of the
+        walls the walk tests there (walls before circles), whatever the grid walked (the
+        cached thick grids or the plain one). A rotated scene or a reversed ray may test
+        another set where a hit falls exactly on a cell's edge.
 
     Raises
     ------

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "contextsteer/agents.hpp"
@@ -153,11 +154,9 @@ class Metrics {
   float retired_min_agent() const;
   std::int64_t retired_wall_steps() const;
   std::int64_t retired_stuck() const;
-  /// After configure() took the baseline again (the start's exit from solids), each slot's
-  /// least clearances are kept at most those given (the state at the first configure).
-  void keep_least(const std::vector<float>& wall, const std::vector<float>& agent);
-  const std::vector<float>& min_wall() const { return min_wall_; }
-  const std::vector<float>& min_agent() const { return min_agent_; }
+  /// Empty when the state's counts and indices are a run's (a restored state is checked:
+  /// a crafted one wrote past the partner rows); else what is wrong.
+  std::string check_state() const;
   std::int32_t* wall_steps() { return wall_steps_.data(); }   ///< (N,) steps touching
   float* min_wall_clearance() { return min_wall_.data(); }    ///< (N,)
   float* min_agent_clearance() { return min_agent_.data(); }  ///< (N,)

@@ -239,6 +239,9 @@ class Simulation {
   /// with the same configuration, its metrics configured alike, and these bytes copied in
   /// continues bit-identically). Scratch buffers and histories are not included. (Up to 8
   /// random-walk classic Wanders are covered; more is an unheard-of configuration.)
+  /// Empty when a restored state's indices are a run's (the chosen slots, the agents yielded
+  /// to, the metrics' partners); else what is wrong. _set_state refuses the others.
+  std::string check_state() const;
   template <class Fn>
   void for_each_state(Fn&& fn) {
     auto v = [&](const char* name, auto& vec) {

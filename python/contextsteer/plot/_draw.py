@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, cast, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._checks import not_masked
+
 if TYPE_CHECKING:
     from ..maps import SlotSet
     from ..simulation import Simulation
@@ -46,8 +48,13 @@ def _agent_colors(index: np.ndarray) -> np.ndarray:
     return cmap(np.asarray(index) % 10)
 
 
+def _floats(x: Any, what: str) -> np.ndarray:
+    """``x`` as float64, a masked array refused (its hidden values would be drawn)."""
+    return np.asarray(not_masked(what, x), dtype=np.float64)
+
+
 def _points(x: ArrayLike, what: str) -> np.ndarray:
-    a = np.asarray(x, dtype=np.float64)
+    a = _floats(x, what)
     if a.ndim == 1 and a.shape[0] == 2:
         a = a[None, :]
     if a.ndim != 2 or a.shape[1] != 2:
@@ -69,7 +76,7 @@ def _per_agent(
     """A scalar or an (n,) array as a float64 (n,) array; None stays None unless defaulted."""
     if x is None:
         return None if default is None else np.full(n, default)
-    a = np.asarray(x, dtype=np.float64)
+    a = _floats(x, what)
     if a.ndim == 0:
         a = np.full(n, float(a))
     if a.shape != (n,):
@@ -89,7 +96,7 @@ def _directions(slot_directions: SlotSet | ArrayLike | int) -> np.ndarray:
     from ..maps import SlotSet
 
     d = slot_directions.directions if isinstance(slot_directions, SlotSet) else slot_directions
-    d = np.asarray(d, dtype=np.float64)
+    d = _floats(d, "slot_directions")
     if d.ndim != 2 or d.shape[1] != 2 or d.shape[0] < 3:
         raise ValueError(f"slot_directions: expected shape (K, 2) with K >= 3, got {d.shape}")
     if not np.all(np.isfinite(d)):
@@ -106,8 +113,16 @@ def _rotated(directions: np.ndarray, headings: np.ndarray | None, n: int) -> np.
     return np.stack([c * x - s * y, s * x + c * y], axis=-1)
 
 
-def _rows(x, index):
-    return None if x is None else np.asarray(x)[index]
+def _rows(x: ArrayLike | None, index: np.ndarray, n: int, what: str) -> Any:
+    """The rows ``index`` of a per-agent array of ``n`` rows (one per agent, or per slot of
+    an Agents), None staying None; another row count is refused naming ``what`` (fewer
+    rows raised a bare IndexError, more were cut silently)."""
+    if x is None:
+        return None
+    a = np.asarray(not_masked(what, x))
+    if a.ndim == 0 or a.shape[0] != n:
+        raise ValueError(f"{what}: expected {n} rows, one per agent, got shape {a.shape}")
+    return a[index]
 
 
 def _agent_index(selection: Any, n: int, what: str) -> np.ndarray:

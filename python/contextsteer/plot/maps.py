@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _checks
 from ..simulation import Simulation
 from ._draw import (
     _DANGER_COLOR,
@@ -16,6 +17,7 @@ from ._draw import (
     SimView,
     _agent_index,
     _directions,
+    _floats,
     _per_agent,
     _perceived_pose,
     _plain_axes,
@@ -127,12 +129,12 @@ def context_map(
     """
     import matplotlib.pyplot as plt
 
-    interest = np.asarray(interest, dtype=np.float64)
+    interest = _floats(interest, "interest")
     if interest.ndim != 1 or interest.shape[0] < 3:
         raise ValueError(f"interest: expected shape (K,) with K >= 3, got {interest.shape}")
     k = interest.shape[0]
     if danger is not None:
-        danger = np.asarray(danger, dtype=np.float64)
+        danger = _floats(danger, "danger")
         if danger.shape != (k,):
             raise ValueError(f"danger: expected shape ({k},), got {danger.shape}")
     if not np.all(np.isfinite(interest)) or (
@@ -140,7 +142,7 @@ def context_map(
     ):
         raise ValueError("interest and danger must be finite")
     if speed is not None:
-        speed = np.asarray(speed, dtype=np.float64)
+        speed = _floats(speed, "speed")
         if speed.shape != (k,) or not np.all(np.isfinite(speed)):
             raise ValueError(f"speed: expected a finite array of shape ({k},), got {speed.shape}")
     for name, value in (("offset", offset), ("strength", strength)):
@@ -198,7 +200,7 @@ def context_map(
             patch.set_hatch("//")
             patch.set_alpha(0.3)
     if chosen is not None:
-        c = np.asarray(chosen, dtype=np.float64)
+        c = _floats(chosen, "chosen")
         if c.shape != (2,) or not np.all(np.isfinite(c)):
             raise ValueError(f"chosen: expected a finite (2,) direction, got {chosen!r}")
         norm = float(np.hypot(*c))
@@ -249,7 +251,7 @@ def _glyph_rows(maps: ArrayLike, n: int, k: int, what: str) -> np.ndarray:
     """(n, k) finite float64 map rows; one agent's row may be given flat, (k,)."""
     if not n:
         return np.zeros((0, k))
-    v = np.asarray(maps, dtype=np.float64)
+    v = _floats(maps, what)
     if v.shape == (k,) and n == 1:
         v = v[None, :]
     if v.shape != (n, k):
@@ -489,7 +491,7 @@ def context_maps(
         slot_directions = view.slots if slot_directions is None else slot_directions
         interest = sim.interest
     threshold = 0.0 if threshold is None else threshold
-    interest = np.asarray(interest, dtype=np.float64)
+    interest = _floats(interest, "interest")
     if interest.ndim != 2:
         raise ValueError(f"interest: expected shape (N, K), got {interest.shape}")
     n = interest.shape[0]
@@ -504,7 +506,7 @@ def context_maps(
         raise ValueError(f"titles: expected at least {len(agents)} titles, got {len(titles)}")
     fig: Figure | SubFigure  # given axes may sit in a subfigure
     if axes is None:
-        cols = max(1, min(int(ncols), len(agents)))
+        cols = max(1, min(_checks.integer("ncols", ncols, 1, 2**31 - 1), len(agents)))
         nrows = -(-len(agents) // cols)
         fig, grid = plt.subplots(
             nrows,

@@ -5,12 +5,14 @@ paths (:func:`path`, :func:`routes`), agents as oriented circles (:func:`agents`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _checks
 from ..agents import Agents
 from ..path import Path
 from ..world import World
@@ -22,6 +24,7 @@ from ._draw import (
     _break_at_new_agents,
     _danger_cmap,
     _directions,
+    _floats,
     _generations,
     _per_agent,
     _plain_axes,
@@ -72,9 +75,11 @@ def _plot_world(
         walls = np.asarray(world.walls, dtype=np.float64)
         centers, radii = world.circles
     else:
-        walls, centers, radii = np.asarray(world, dtype=np.float64), np.zeros((0, 2)), np.zeros(0)
+        walls, centers, radii = _floats(world, "world"), np.zeros((0, 2)), np.zeros(0)
     if walls.ndim != 2 or walls.shape[1] != 4:
         raise ValueError(f"world: expected a World or walls of shape (M, 4), got {walls.shape}")
+    if not np.all(np.isfinite(walls)):
+        raise ValueError("world: walls must be finite")
     centers = np.asarray(centers, dtype=np.float64).reshape(-1, 2)
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
     wall_art = circle_art = None
@@ -231,7 +236,10 @@ def _agent_arrays(
         pos = _points(positions, "positions")
         index = np.arange(len(pos))
     n = len(pos)
-    return pos, _per_agent(headings, n, "headings"), _per_agent(radii, n, "radii", 0.5), index
+    rad = _per_agent(radii, n, "radii", 0.5)
+    if np.any(rad < 0):
+        raise ValueError(f"radii: must be >= 0, got {rad[rad < 0][0]:g}")
+    return pos, _per_agent(headings, n, "headings"), rad, index
 
 
 def _plot_agents(
@@ -362,6 +370,8 @@ def _plot_rays(
     start = np.broadcast_to(pos[:, None, :], (n, k, 2))
     end = pos[:, None, :] + u * length[..., None]
     segments = np.stack([start, end], axis=2).reshape(n * k, 2, 2)
+    if vmax is not None and not (_checks.real("vmax", vmax) > 0 and math.isfinite(vmax)):
+        raise ValueError(f"vmax: must be a finite number > 0, got {vmax!r}")
     top = max(1.0, float(np.max(value))) if vmax is None and value.size else (vmax or 1.0)
     kwargs = {"linewidths": 0.8, "zorder": 3, "label": "rays", **kwargs}
     lines = LineCollection(

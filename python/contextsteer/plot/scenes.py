@@ -18,6 +18,7 @@ from ._draw import (
     SimView,
     _agent_colors,
     _agent_index,
+    _floats,
     _margin,
     _per_agent,
     _perceived_pose,
@@ -193,6 +194,7 @@ def scene(
 
     if agents is not None:
         pos, head, rad, index = _agent_arrays(agents, None, None)
+        n_all = len(agents.alive) if isinstance(agents, Agents) else len(pos)
         agent_art = _plot_agents(pos, head, rad, ax, _agent_colors(index), "black", {})
         # Rays and glyphs from the pose the maps were perceived from.
         see_pos, see_head = pos, head
@@ -203,14 +205,14 @@ def scene(
             la = (
                 _per_agent(look_ahead, len(index), "look_ahead")
                 if np.ndim(look_ahead) == 0
-                else np.asarray(look_ahead, dtype=np.float64)[index]
+                else _rows(_floats(look_ahead, "look_ahead"), index, n_all, "look_ahead")
             )
             ray_art = _plot_rays(
                 see_pos,
                 slots,
-                _rows(distances, index),
+                _rows(distances, index, n_all, "distances"),
                 la,
-                _rows(danger, index),
+                _rows(danger, index, n_all, "danger"),
                 ax,
                 turn,
                 None,
@@ -221,7 +223,6 @@ def scene(
             if maps is True:
                 chosen_rows = index[:16]
             else:
-                n_all = len(agents.alive) if isinstance(agents, Agents) else len(pos)
                 chosen_rows = _agent_index(maps, n_all, "maps")
             sel = np.flatnonzero(np.isin(index, chosen_rows))
             rows = index[sel]
@@ -229,9 +230,9 @@ def scene(
             glyphs = _plot_glyphs(
                 see_pos[sel],
                 slots,
-                _rows(interest, rows),
-                _rows(danger, rows),
-                _rows(chosen, rows),
+                _rows(interest, rows, n_all, "interest"),
+                _rows(danger, rows, n_all, "danger"),
+                _rows(chosen, rows, n_all, "chosen"),
                 None if turn is None else turn[sel],
                 scale,
                 rad[sel],
