@@ -669,6 +669,14 @@ def _tune(**kw):
     return cs.tune("oncoming", {"slots": [8, 16]}, **{**args, **kw})
 
 
+def _combine_over_weights():
+    """combine with its out= array over the weights it reads."""
+    buf = np.zeros(16, np.float32)
+    buf[:3] = [0.5, 2, 1]
+    maps = np.ones((3, 2, 8), np.float32)
+    return cs.combine(maps, "weighted_sum", buf[:3], out=buf.reshape(2, 8))
+
+
 def _spread_over_kernel():
     """spread with its out= array over the kernel it reads (one buffer holds both)."""
     buf = np.zeros(16, np.float32)
@@ -880,6 +888,18 @@ CASES += [
         lambda: cs.plot.context_map(np.ma.masked_array(np.ones(8), mask=np.arange(8) > 3)),
         TypeError,
         "interest: expected plain values, got a masked array",
+    ),
+    (
+        "combine out over its weights",
+        lambda: _combine_over_weights(),
+        ValueError,
+        "out must not overlap weights",
+    ),
+    (
+        "add_box masked center",
+        lambda: cs.World().add_box(np.ma.masked_array([0.0, 5.0], mask=[0, 1]), (1, 1)),
+        TypeError,
+        "center: expected plain values, got a masked array",
     ),
     (
         "dot_map weight text",

@@ -808,3 +808,25 @@ def test_run_with_a_detour_reports_its_counts_and_leads_field_scenarios_too(tmp_
         code = cli.main(["run", "doorway", "--frames", "0", "--detour", "--quiet", *extra])
         assert code == 2
         assert "cannot hand them to a detour" in capsys.readouterr().err
+
+
+def test_main_leaves_an_ignored_sigterm_ignored_and_restores_the_handler():
+    """main() handles SIGTERM as Ctrl-C for the command's length; a caller that ignores
+    SIGTERM keeps it ignored, and every caller gets its own handler back."""
+    import signal
+
+    from contextsteer.cli import main
+
+    mine = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        assert main(["list"]) == 0
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+
+        def handler(signum, frame):  # pragma: no cover (never sent)
+            pass
+
+        signal.signal(signal.SIGTERM, handler)
+        assert main(["list"]) == 0
+        assert signal.getsignal(signal.SIGTERM) is handler
+    finally:
+        signal.signal(signal.SIGTERM, mine)

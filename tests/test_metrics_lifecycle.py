@@ -487,3 +487,42 @@ def test_heading_jitter_is_averaged_over_the_agents_that_travelled():
     m = sim.agent_metrics
     assert m.travel_steps[1] == 0 and m.travel_steps[0] == 40 and m.heading_jitter[0] > 0
     assert sim.metrics()["heading_jitter"] == pytest.approx(m.heading_jitter[0], rel=1e-12)
+
+
+def test_a_removed_kinematic_agent_stays_out_of_the_steerings_statistics():
+    """A kinematic agent standing still is flagged stuck, and one on its target has
+    arrived at 0 s; alive, the summary leaves both out. Removed, its slot's next agent
+    made the summary read the new occupant's flag, and the slot's retired counts took it
+    in: stuck["ever"] went from 1 to 2 at a reuse, and a removed vehicle counted as an
+    arrival at 0 s (fuzz round 12)."""
+    a = cs.Agents(4, slots=8)
+    a.add([[0, 0], [3, 3]], target=[[10, 0], [3, 3]], kinematic=True)
+    a.add([[0, 5]], target=[[10, 5]], max_speed=0.0)  # stuck, steered: counts
+    sim = cs.Simulation(None, a, [cs.Seek()], stuck_distance=0.2, stuck_time=0.5)
+    sim.configure_metrics(goal_radius=0.5)
+    sim.step(0.1, steps=20)
+    before = sim.metrics()
+    assert before["stuck"]["ever"] == 1 and before["time_to_goal"]["removed"]["agents"] == 0
+    a.remove([0, 1])
+    a.add([[0, -5], [2, -5]], target=[[10, -5], [12, -5]], max_speed=1.0)  # reuse 0 and 1
+    assert sim.metrics()["stuck"]["ever"] == 1
+    sim.step(0.1)
+    after = sim.metrics()
+    assert after["stuck"]["ever"] == 1
+    assert after["time_to_goal"]["removed"] == {"agents": 0, "arrived": 0, "mean": None}
+
+
+def test_an_overlap_at_configure_stays_the_runs_when_its_agent_leaves_before_a_step():
+    """The removed agents' rows counted only once measured by a step: a body placed
+    0.2 m into a wall and removed before the first step took its overlap with it."""
+    world = cs.World()
+    world.add_segments([[-10, 1, 10, 1]])
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0.9], [0, -5]], radius=0.3)
+    sim = cs.Simulation(world, a, [cs.Seek()])
+    sim.configure_metrics(goal_radius=0.5)
+    a.remove([0])
+    assert sim.metrics()["min_clearance"]["wall"] == pytest.approx(-0.2, abs=1e-6)
+    a.add([[5, -5]], radius=0.3)  # the slot reused
+    sim.step(0.1)
+    assert sim.metrics()["min_clearance"]["wall"] == pytest.approx(-0.2, abs=1e-6)

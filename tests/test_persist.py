@@ -487,3 +487,38 @@ def test_load_refuses_bombs_bad_pickles_and_names_file_objects(tmp_path):
     cut = io.BytesIO((tmp_path / "good.cssim").read_bytes()[:100])
     with pytest.raises(ValueError, match="the BytesIO given is not a contextsteer simulation"):
         cs.load(cut)
+
+
+def test_save_takes_any_name_the_folder_takes_and_refuses_a_folder_path(tmp_path):
+    """The temporary name was the path plus 17 characters: a name of 240-255 bytes, which
+    a plain open takes, failed with ENAMETOOLONG naming the temporary file; "" and a path
+    ending in a slash failed naming it too."""
+    sim = scenarios.get("oncoming")(agents=2)
+    long_name = tmp_path / ("r" * 250)
+    sim.save(long_name)
+    assert cs.load(long_name).agents.count == 2
+    for bad in ("", str(tmp_path) + os.sep):
+        with pytest.raises(IsADirectoryError, match="the path is a folder"):
+            sim.save(bad)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r" * 250]
+
+
+def test_load_wraps_a_payload_that_fails_to_rebuild_and_a_crafted_time(tmp_path):
+    """A payload with the right digest whose rebuild raises TypeError escaped as such; a
+    state whose time is NaN loaded, and the next step of a flow failed on it."""
+    sim = scenarios.get("oncoming")(agents=2)
+    sim.step(1 / 30, 2)
+
+    def nan_time(state):
+        state["time"] = np.array([np.nan]).tobytes()
+
+    with pytest.raises(ValueError, match="Simulation state: time holds nan"):
+        cs.load(_crafted(tmp_path, sim, nan_time))
+    payload = pickle.dumps(_Reduced((int, ("1", "2", "3"))))  # int() takes 2 arguments
+    meta = {"format": "contextsteer-simulation", "version": 1}
+    meta["sha256"] = hashlib.sha256(payload).hexdigest()
+    with zipfile.ZipFile(tmp_path / "t.cssim", "w") as z:
+        z.writestr("meta.json", json.dumps(meta))
+        z.writestr("simulation.pickle", payload)
+    with pytest.raises(ValueError, match="does not hold a simulation this library can read"):
+        cs.load(tmp_path / "t.cssim")

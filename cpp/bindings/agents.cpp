@@ -190,7 +190,7 @@ py::tuple neighbours_py(const py::handle& positions, double radius, long max_nei
         const float v = pos.data[2 * i + c];
         if (!(std::fabs(v) <= kMaxCoordinate))
           throw py::value_error("positions must be finite and within ±1e8 where alive, got " +
-                                std::to_string(v) + " at index (" + std::to_string(i) + ", " +
+                                number_text(v) + " at index (" + std::to_string(i) + ", " +
                                 std::to_string(c) + ")");
       }
     }

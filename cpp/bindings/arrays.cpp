@@ -213,7 +213,8 @@ Checked<const float> input_coords(const py::handle& obj, const char* what,
 void require_finite(double value, const char* what) {
   if (!(std::fabs(value) < kMaxMagnitude)) {
     std::ostringstream s;
-    s << what << " must be finite and below 2^60 (1.15e18) in magnitude, got " << value;
+    s << what << " must be finite and below 2^60 (1.15e18) in magnitude, got "
+      << number_text(value);
     throw py::value_error(s.str());
   }
 }
@@ -222,8 +223,8 @@ void require_non_negative(double value, const char* what, double limit) {
   if (!(value >= 0.0) || !(value < limit)) {
     std::ostringstream s;
     s << what << " must be a finite number >= 0";
-    s << " and below " << (limit == kMaxMagnitude ? "2^60 (1.15e18)" : std::to_string(limit));
-    s << ", got " << value;
+    s << " and below " << (limit == kMaxMagnitude ? "2^60 (1.15e18)" : number_text(limit));
+    s << ", got " << number_text(value);
     throw py::value_error(s.str());
   }
 }
@@ -231,7 +232,7 @@ void require_non_negative(double value, const char* what, double limit) {
 void require_length(double value, const char* what) {
   if (!(value >= 0.0) || !(value <= kMaxCoordinate)) {
     std::ostringstream s;
-    s << what << " must be a finite number >= 0 and at most 1e8, got " << value;
+    s << what << " must be a finite number >= 0 and at most 1e8, got " << number_text(value);
     throw py::value_error(s.str());
   }
 }

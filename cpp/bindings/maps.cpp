@@ -205,6 +205,7 @@ void bind_maps(py::module_& m) {
         auto [arr, o] = out_or_new<float>(out, "out", {n, k},
                                           {std::to_string(n).c_str(), std::to_string(k).c_str()});
         refuse_overlap(o, "out", s, "maps", false);
+        if (w.data) refuse_overlap(o, "out", w, "weights", false);  // (read while out is written)
         std::atomic<bool> bad{false};
         {
           GilRelease release;
@@ -347,6 +348,11 @@ void bind_maps(py::module_& m) {
         refuse_overlap(d, "out.direction", st, "out.strength", false);
         refuse_overlap(d, "out.direction", i, "out.slot", false);
         refuse_overlap(st, "out.strength", i, "out.slot", false);
+        if (w.data) {
+          refuse_overlap(d, "out.direction", w, "weights", false);
+          refuse_overlap(st, "out.strength", w, "weights", false);
+          refuse_overlap(i, "out.slot", w, "weights", false);
+        }
         // Rows longer than a cache block need an intermediate map of their own.
         py::array_t<float> big;
         std::span<float> big_scratch;

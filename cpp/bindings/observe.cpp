@@ -120,7 +120,7 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              if (!std::isfinite(v)) throw py::value_error("metrics: parameters must be finite");
            if (tolerance < 0.0 || tolerance >= 1.0)
              throw py::value_error("metrics: contact_tolerance must be in [0, 1), got " +
-                                   std::to_string(tolerance));
+                                   number_text(tolerance));
            MetricsParams p;
            p.enabled = enabled;
            p.goal_radius = static_cast<float>(goal_radius);
@@ -211,6 +211,9 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
              if (name == "best_lap_time") return view_of(mt.best_lap_time(), {n}, self_obj, false);
              if (name == "lap_end_time") return view_of(mt.lap_end_time(), {n}, self_obj, false);
              if (name == "overtakes") return view_of(mt.overtakes(), {n}, self_obj, false);
+             if (name == "kinematic")
+               return view_of(reinterpret_cast<bool*>(mt.measured_kinematic()), {n}, self_obj,
+                              false);
              if (name == "ever_stuck")
                return view_of(reinterpret_cast<bool*>(mt.ever_stuck()), {n}, self_obj, false);
              throw py::value_error("unknown metric " + name);

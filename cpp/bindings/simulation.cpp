@@ -34,7 +34,7 @@ void check_agents(Agents& a, const char* who) {
   auto bad = [who](const char* what, std::size_t i, float x) {
     throw py::value_error(std::string(who) + ": agents." + what + " must be finite and " +
                           "within ±1e8 (and >= 0 for sizes and limits; steer_force <= 1), got " +
-                          std::to_string(x) + " for agent " + std::to_string(i));
+                          number_text(x) + " for agent " + std::to_string(i));
   };
   auto in_range = [](float x) { return std::fabs(x) <= kMaxCoordinate; };  // as Agents.add
   for (std::size_t i = 0; i < v.size; ++i) {
@@ -111,15 +111,15 @@ void check_carried(Simulation& s) {
         !(std::fabs(d[2 * i]) <= 1.0f + 1e-3f && std::fabs(d[2 * i + 1]) <= 1.0f + 1e-3f))
       throw py::value_error(
           "Simulation: chosen_direction must be a finite unit vector or 0, got (" +
-          std::to_string(d[2 * i]) + ", " + std::to_string(d[2 * i + 1]) + ") for agent " +
+          number_text(d[2 * i]) + ", " + number_text(d[2 * i + 1]) + ") for agent " +
           std::to_string(i));
     if (!(g[i] >= 0.0f && g[i] <= 1.0f))
-      throw py::value_error("Simulation: strength must be in [0, 1], got " + std::to_string(g[i]) +
+      throw py::value_error("Simulation: strength must be in [0, 1], got " + number_text(g[i]) +
                             " for agent " + std::to_string(i));
     // The stuck timer: NaN never flagged the agent, a negative value delayed it.
     if (!(still[i] >= 0.0 && still[i] <= std::numeric_limits<double>::max()))
       throw py::value_error("Simulation: still_time must be finite and >= 0 seconds, got " +
-                            std::to_string(still[i]) + " for agent " + std::to_string(i));
+                            number_text(still[i]) + " for agent " + std::to_string(i));
   }
   if (s.config().blend >= 0.0f) check_maps(s);
 }
@@ -459,6 +459,7 @@ void bind_simulation(py::module_& m) {
                      name_v.starts_with("metrics.retired_min_") ||  // (saved before them:
                      name_v == "metrics.retired_wall_steps" ||      // the run's removed
                      name_v == "metrics.retired_stuck" ||           // agents kept none)
+                     name_v == "metrics.kinematic" ||  // (saved before it: none measured)
                      std::string_view(name) == "validity" ||
                      std::string_view(name) == "yielded_to" ||  // -1: nobody stepped aside for
                      // Saved before standoff: nobody has stood yet, nor backs off.

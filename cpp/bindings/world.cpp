@@ -24,11 +24,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& text) { throw py::value_error(text); }
 
-std::string num(float v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
+std::string num(float v) { return number_text(v); }
 
 // A capsule that keeps one geometry snapshot alive: the base of every view we hand out.
 py::capsule owner_of(const std::shared_ptr<World>& w) {

@@ -81,6 +81,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   retired_min_agent_.assign(n_, kInf);
   retired_wall_steps_.assign(n_, 0);
   retired_stuck_.assign(n_, 0);
+  kinematic_.assign(n_, 0);
   born_.assign(n_, 0.0);
   wall_steps_.assign(n_, 0);
   alive_steps_.assign(n_, 0);
@@ -533,6 +534,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     store2(prev_vel, i, v);
     prev_head[i] = a.heading[i];
     was_alive[i] = 1;
+    kinematic_[i] = is_kinematic(a, i) ? 1 : 0;
     if (a.generation) generation_[i] = a.generation[i];
   }
 }
@@ -601,21 +603,21 @@ void Metrics::restart_row(std::size_t i, double t) {
   // The run's counts keep the slot's previous agent's episodes.
   retired_agent_[i] += agent_episodes_[i];
   retired_wall_[i] += wall_episodes_[i];
-  // And its arrival: the run's removed agents (Simulation.metrics()["time_to_goal"]).
-  if (alive_steps_[i] > 0) ++retired_agents_[i];
-  if (alive_steps_[i] > 0 && !std::isnan(goal_time_[i])) {  // (measured: not just added)
+  // And its arrival: the run's removed agents (Simulation.metrics()["time_to_goal"]), if
+  // it was measured (not just added) and steered (not kinematic).
+  const bool steered = alive_steps_[i] > 0 && !kinematic_[i];
+  if (steered) ++retired_agents_[i];
+  if (steered && !std::isnan(goal_time_[i])) {
     ++retired_arrivals_[i];
     retired_ttg_[i] += goal_time_[i];
   }
-  // Its least clearances, wall contact and being stuck stay the run's too (a counterflow's
-  // deepest overlap must not leave with the walkers at the exit), if it was measured, as
-  // Simulation.metrics() takes a removed agent's own row.
-  if (alive_steps_[i] > 0) {
-    retired_min_wall_[i] = std::min(retired_min_wall_[i], min_wall_[i]);
-    retired_min_agent_[i] = std::min(retired_min_agent_[i], min_agent_[i]);
-    retired_wall_steps_[i] += wall_steps_[i];
-    retired_stuck_[i] += ever_stuck_[i];
-  }
+  // Its least clearances (those at configure or entry included) and wall contact stay
+  // the run's too (a counterflow's deepest overlap must not leave with the walkers at
+  // the exit), and its being stuck if it was steered.
+  retired_min_wall_[i] = std::min(retired_min_wall_[i], min_wall_[i]);
+  retired_min_agent_[i] = std::min(retired_min_agent_[i], min_agent_[i]);
+  retired_wall_steps_[i] += wall_steps_[i];
+  if (!kinematic_[i]) retired_stuck_[i] += ever_stuck_[i];
   touching_[i] = 0, ever_stuck_[i] = 0;
   wall_episodes_[i] = agent_episodes_[i] = wall_steps_[i] = 0;
   alive_steps_[i] = travel_steps_[i] = 0;

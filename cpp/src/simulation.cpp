@@ -1611,6 +1611,8 @@ void Simulation::push_out_of_walls() {
 }
 
 std::string Simulation::check_state() const {
+  if (!(time_ >= 0.0 && time_ <= std::numeric_limits<double>::max()))
+    return "time holds " + std::to_string(time_) + " s";
   for (std::size_t i = 0; i < slot_.size(); ++i)
     if (slot_[i] < -1 || slot_[i] >= static_cast<std::int64_t>(k_))
       return "slot holds " + std::to_string(slot_[i]) + " at index " + std::to_string(i) + " for " +

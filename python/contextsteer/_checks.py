@@ -96,8 +96,9 @@ def length(what: str, value: Any, *, low: float = 0.0) -> float:
 
 def real_array(what: str, value: Any) -> np.ndarray:
     """``value`` as a float64 array, or ``TypeError`` naming ``what`` when it holds complex
-    numbers (casting would drop the imaginary part), strings or other objects."""
-    raw = np.asarray(value)
+    numbers (casting would drop the imaginary part), strings or other objects, or a masked
+    array (its hidden values would be used)."""
+    raw = np.asarray(not_masked(what, value))
     if raw.dtype.kind not in "biuf":
         kind = "complex numbers" if raw.dtype.kind == "c" else f"dtype {raw.dtype}"
         raise TypeError(f"{what} must be real numbers, got {kind}")

@@ -1324,10 +1324,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     terminated: list[int] = []
     previous = None
-    if threading.current_thread() is threading.main_thread():
+    main_thread = threading.current_thread() is threading.main_thread()
+    if main_thread and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
         # SIGTERM (a batch system's stop, kill) ends a command as Ctrl-C does: a sweep's
         # or a tune's finished runs written, its workers stopped (they were left running,
-        # and the runs lost). A second SIGTERM while stopping ends the process at once.
+        # and the runs lost). A second SIGTERM while stopping ends the process at once. A
+        # caller that ignores SIGTERM keeps ignoring it.
         def on_term(signum: int, frame: Any) -> None:
             terminated.append(signum)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)

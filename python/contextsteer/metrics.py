@@ -188,6 +188,7 @@ _VIEWS = (
     "start_offset",
     "alive_steps",
     "travel_steps",
+    "kinematic",
 )
 
 
@@ -328,14 +329,18 @@ def summarize(
     # The agents removed since configure_metrics (at an exit, say): their own rows while
     # their slots are free (or just reused), then the slots' retired values. Like the
     # collisions, the least clearances, the wall contact and being stuck are the run's.
+    # A removed agent's row tells whether it was kinematic when last measured (the slot's
+    # flag may be a new occupant's). The least clearances and the wall contact take every
+    # row: the alive agents', the removed ones' (those present at configure_metrics and
+    # removed before a step included), and unused slots' inf and 0.
+    try:
+        kin_then = np.asarray(core._metric_view("kinematic"), dtype=bool)
+    except (KeyError, ValueError):
+        kin_then = np.zeros_like(a)
     gone = (~a | fresh) & (m.alive_steps > 0)
-    gone_nav = gone & ~kin
-    least_wall = min(
-        float(m.min_wall_clearance[am | gone].min(initial=np.inf)), info["retired_min_wall"]
-    )
-    least_agent = min(
-        float(m.min_agent_clearance[am | gone].min(initial=np.inf)), info["retired_min_agent"]
-    )
+    gone_nav = gone & ~kin_then
+    least_wall = min(float(m.min_wall_clearance.min(initial=np.inf)), info["retired_min_wall"])
+    least_agent = min(float(m.min_agent_clearance.min(initial=np.inf)), info["retired_min_agent"])
     # Jitter is a rate per step of travel: agents that have not travelled a step (at their
     # goal from the start) have none, and do not pull the mean to 0.
     travelled = am_nav & (m.travel_steps > 0)
@@ -346,7 +351,7 @@ def summarize(
         "time": elapsed,
         "agents": n,
         "collisions": {"agent_agent": pairs, "agent_wall": walls, "total": pairs + walls},
-        "wall_contact_steps": int(m.wall_steps[am | gone].sum()) + int(info["retired_wall_steps"]),
+        "wall_contact_steps": int(m.wall_steps.sum()) + int(info["retired_wall_steps"]),
         "min_clearance": {
             "wall": _finite_or_none(least_wall),
             "agent": _finite_or_none(least_agent),
@@ -363,7 +368,7 @@ def summarize(
     }
     if goals:
         tg = m.time_to_goal[am_nav][arrived]
-        gone_t = m.time_to_goal[gone]
+        gone_t = m.time_to_goal[gone_nav]
         gone_arrived = ~np.isnan(gone_t)
         removed_arrived = int(gone_arrived.sum()) + int(info["retired_arrivals"])
         removed_sum = float(gone_t[gone_arrived].astype(np.float64).sum()) + float(
@@ -375,7 +380,7 @@ def summarize(
             "fraction": float(arrived.sum() / n_nav) if n_nav else None,
             **_stats(tg),
             "removed": {
-                "agents": int(gone.sum()) + int(info["retired_agents"]),
+                "agents": int(gone_nav.sum()) + int(info["retired_agents"]),
                 "arrived": removed_arrived,
                 "mean": removed_sum / removed_arrived if removed_arrived else None,
             },

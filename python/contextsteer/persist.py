@@ -112,7 +112,7 @@ def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):  # (the temporary name was the one the error named)
         raise FileNotFoundError(errno.ENOENT, f"save: no folder {folder!r} for the file", path)
-    if os.path.isdir(path):
+    if os.path.isdir(path) or not os.path.basename(path):
         raise IsADirectoryError(errno.EISDIR, "save: the path is a folder, not a file", path)
     with contextlib.suppress(FileNotFoundError):
         if not stat.S_ISREG(os.stat(path).st_mode):
@@ -144,11 +144,13 @@ def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
 
 
 def _new_file(path: str) -> tuple[int, str]:
-    """A new file beside ``path`` (``path.<random>.tmp``, mode 0666 less the umask, as a
-    plain open gives), opened for writing: its descriptor and name."""
+    """A new file in ``path``'s folder (``.cssim-<random>.tmp``: short, so that any name
+    the folder takes leaves room for it; mode 0666 less the umask, as a plain open gives),
+    opened for writing: its descriptor and name."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    folder = os.path.dirname(path)
     for _ in range(100):
-        tmp = f"{path}.{secrets.token_hex(6)}.tmp"
+        tmp = os.path.join(folder, f".cssim-{secrets.token_hex(6)}.tmp")
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
@@ -256,7 +258,15 @@ def load(path: str | bytes | os.PathLike) -> Any:
 
     try:
         sim = pickle.load(io.BytesIO(payload))
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError) as exc:
+    except (
+        pickle.UnpicklingError,
+        EOFError,
+        AttributeError,
+        ImportError,
+        IndexError,
+        KeyError,
+        TypeError,
+    ) as exc:
         # A payload with the right digest that is not a pickle this library wrote.
         raise ValueError(
             f"load: {where} does not hold a simulation this library can read: "

@@ -166,6 +166,8 @@ class Metrics {
   /// (N,) each slot's Agents generation at the last update: a slot whose agents' value
   /// differs holds a new agent whose row still describes the last occupant.
   std::uint32_t* seen_generation() { return generation_.data(); }
+  /// (N,) 1 where the slot's agent was kinematic when last measured.
+  std::uint8_t* measured_kinematic() { return kinematic_.data(); }
   /// (N,) run time (s since configure()) at which each slot's agent appeared.
   double* born() { return born_.data(); }
   double* path_length() { return path_length_.data(); }          ///< (N,)
@@ -221,6 +223,7 @@ class Metrics {
     v("metrics.retired_min_agent", retired_min_agent_);
     v("metrics.retired_wall_steps", retired_wall_steps_);
     v("metrics.retired_stuck", retired_stuck_);
+    v("metrics.kinematic", kinematic_);
     v("metrics.born", born_);
   }
 
@@ -281,6 +284,9 @@ class Metrics {
   std::vector<double> retired_ttg_;                               // restart_row
   std::vector<float> retired_min_wall_, retired_min_agent_;       // restart_row
   std::vector<std::int64_t> retired_wall_steps_, retired_stuck_;  // restart_row
+  // Per slot: whether its agent was kinematic when last measured (restart_row and the
+  // summary leave a removed kinematic agent out of the steering's statistics).
+  std::vector<std::uint8_t> kinematic_;
   // Run time at which each slot's agent appeared (0 for those at configure(); an agent
   // added later, its entry): times to goal count from it.
   std::vector<double> born_;
