@@ -174,3 +174,20 @@ def test_the_queue_changes_follow_the_danger(name):
         sc(**size, changes=0.6)
     with pytest.raises(ValueError, match="lateral_cost"):
         sc(**size, changes={"lateral_cost": -1.0})
+
+
+@pytest.mark.parametrize("name", QUEUES)
+def test_the_queue_changes_need_the_field(name):
+    """lateral_cost has an agent held up at the opening wait on course; steered straight at
+    its goal (guide="none") or along the bottleneck's path, the course runs into the wall
+    beside the opening and the agent waited there for good: on seeds 0-39, 48 doorway and
+    24 bottleneck agents stranded with it against 6 and 4 without (fuzz round 12's audit).
+    So the scenarios take it with their field only; given as a change, it is taken."""
+    size = VELOCITY_SCENARIOS[name]
+    sc = scenarios.get(name)
+    guides = ("none", "path") if name == "bottleneck" else ("none",)
+    for guide in guides:
+        assert _danger(sc(**size, guide=guide)).lateral_cost == 0.0, guide
+        asked = _danger(sc(**size, guide=guide, changes={"lateral_cost": 0.6}))
+        assert asked.lateral_cost == pytest.approx(0.6), guide
+    assert _danger(sc(**size, guide="field")).lateral_cost == pytest.approx(0.6)

@@ -852,13 +852,18 @@ preset runs unchanged. Read-only."""
 
 QUEUE_CHANGES: Mapping[str, float] = types.MappingProxyType({"lateral_cost": 0.6})
 """The changes over :data:`CROWD` that the ``bottleneck`` and ``doorway`` scenarios make
-with their default ``danger="velocity"``: ``CollisionDanger(lateral_cost=0.6)``, speed
-across a blocked way costs, so an agent held up by the queue at the opening waits on
-course instead of walking along the queue's side. Over seeds 0–39 of each scenario the
-heading jitter falls by 23 % (bottleneck) and 16 % (doorway), everyone home, no contact,
-the time to goal 2 % and 0.5 % shorter (docs/crowd.md, "Speed across a blocked way
-costs"). A scenario's own ``changes=`` go over these (``changes={"lateral_cost": 0}``
-turns it off). Read-only."""
+with their default ``danger="velocity"`` and ``guide="field"``:
+``CollisionDanger(lateral_cost=0.6)``, speed across a blocked way costs, so an agent held
+up by the queue at the opening waits on course instead of walking along the queue's side.
+Over seeds 0–39 of each scenario the heading jitter falls by 23 % (bottleneck) and 16 %
+(doorway), everyone home, no contact, the time to goal 2 % and 0.5 % shorter (docs/crowd.md,
+"Speed across a blocked way costs"). Not with ``guide="none"`` or ``"path"``: waiting on
+course needs a course that leads through the opening, and steered straight at its goal
+(or along the bottleneck's path) an agent that waits against the wall beside the opening
+waits for good (seeds 0–39: 48 doorway and 24 bottleneck agents stranded with it against
+6 and 4 without, ``guide="none"``; 13 against 0, the bottleneck's ``guide="path"``). A
+scenario's own ``changes=`` go over these (``changes={"lateral_cost": 0}`` turns it off,
+``{"lateral_cost": 0.6}`` turns it on without a field). Read-only."""
 
 CROWD_PHASES = 16
 """``Steering(decision_phases=...)`` of ``crowd_steering()`` with the default options
@@ -1253,10 +1258,13 @@ def _danger_steering(danger: str, changes: Mapping[str, Any] | None) -> dict[str
     return {"options": {**base, **changes} if changes else base}
 
 
-def _queue_changes(danger: str, changes: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+def _queue_changes(
+    danger: str, changes: Mapping[str, Any] | None, guide: str
+) -> Mapping[str, Any] | None:
     """A queue scenario's ``changes``: :data:`QUEUE_CHANGES` under the given ones with
-    ``danger="velocity"``, the given ones (checked by ``_crowd``) otherwise."""
-    if danger != "velocity":
+    ``danger="velocity"`` and ``guide="field"``, the given ones (checked by ``_crowd``)
+    otherwise."""
+    if danger != "velocity" or guide != "field":
         return changes
     _check_danger_options("crowd scenario", "changes", changes)
     return {**QUEUE_CHANGES, **(changes or {})}
@@ -1798,8 +1806,9 @@ def bottleneck(
     ``detour=True``: the field's steering is built so that a :class:`~contextsteer.Detour`
     on the agents' fields can lead them (``crowd_steering(detour_capacity=N)``; what
     ``contextsteer run bottleneck --detour`` uses); without a detour it steers the same.
-    With ``danger="velocity"`` its ``changes`` go over :data:`QUEUE_CHANGES`
-    (``lateral_cost`` 0.6: an agent held up by the queue waits on course).
+    With ``danger="velocity"`` and ``guide="field"`` its ``changes`` go over
+    :data:`QUEUE_CHANGES` (``lateral_cost`` 0.6: an agent held up by the queue waits on
+    course; without the field it would wait against the wall for good).
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
@@ -1854,7 +1863,7 @@ def bottleneck(
         detour=detour,
         danger=danger,
         decision_validity=decision_validity,
-        changes=_queue_changes(danger, changes),
+        changes=_queue_changes(danger, changes, guide),
     )
 
 
@@ -1883,11 +1892,11 @@ def doorway(
     (:class:`NavField`, one per goal, fast marching round the inflated walls) with
     :class:`FollowField`, string-pulled over 2 m. Measured over seeds 0-7 in the default
     50 s: with 10, 20 and 40 agents everyone arrives in every run.
-    ``guide="none"``: plain local steering towards the goal — 80-100 % arrive (10 agents,
+    ``guide="none"``: plain local steering towards the goal — 90-100 % arrive (10 agents,
     seeds 0-7); the others press against the wall beside the door.
     ``detour=True``: as the bottleneck's (``contextsteer run doorway --detour``).
-    With ``danger="velocity"`` its ``changes`` go over :data:`QUEUE_CHANGES`, as the
-    bottleneck's do.
+    With ``danger="velocity"`` and ``guide="field"`` its ``changes`` go over
+    :data:`QUEUE_CHANGES`, as the bottleneck's do.
     Metrics: the common set with time to goal; ``crowd_report``.
     """
     _, _, _, _, _, _, world_mod = _modules()
@@ -1943,7 +1952,7 @@ def doorway(
         detour=detour,
         danger=danger,
         decision_validity=decision_validity,
-        changes=_queue_changes(danger, changes),
+        changes=_queue_changes(danger, changes, guide),
     )
 
 
