@@ -280,6 +280,9 @@ def _segment_distances(points, a, b):
 
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), r=st.floats(0.05, 1.0))
+# Both oracles' disc solves took |d| = 1 for the float32-stored direction, the world
+# oracle's no longer did, and they differed by 3e-6 here.
+@example(seed=674092, r=0.078125)
 def test_oracle_wall_distance_matches_marching_and_the_world_oracle(seed, r):
     rng = np.random.default_rng(seed)
     o = rng.uniform(-3, 3, 2)

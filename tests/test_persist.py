@@ -373,8 +373,11 @@ def _crafted(tmp_path, sim, change):
     matches: what a crafted (or another version's) file may hold."""
     reduced = sim.__reduce__()
     change(reduced[1][-2])
-    payload = pickle.dumps(_Reduced(reduced))
-    path = tmp_path / "crafted.cssim"
+    return _with_payload(tmp_path / "crafted.cssim", pickle.dumps(_Reduced(reduced)))
+
+
+def _with_payload(path, payload: bytes):
+    """A save file at ``path`` holding ``payload`` under a digest that matches it."""
     meta = {"format": "contextsteer-simulation", "version": 1}
     meta["sha256"] = hashlib.sha256(payload).hexdigest()
     with zipfile.ZipFile(path, "w") as z:
@@ -474,14 +477,8 @@ def test_load_refuses_bombs_bad_pickles_and_names_file_objects(tmp_path):
     assert bomb.stat().st_size < 10_000
     with pytest.raises(ValueError, match="meta.json inflates to 2,097,152 bytes"):
         cs.load(bomb)
-    junk = b"not a pickle"
-    meta = {"format": "contextsteer-simulation", "version": 1}
-    meta["sha256"] = hashlib.sha256(junk).hexdigest()
-    with zipfile.ZipFile(tmp_path / "junk.cssim", "w") as z:
-        z.writestr("meta.json", json.dumps(meta))
-        z.writestr("simulation.pickle", junk)
     with pytest.raises(ValueError, match="does not hold a simulation this library can read"):
-        cs.load(tmp_path / "junk.cssim")
+        cs.load(_with_payload(tmp_path / "junk.cssim", b"not a pickle"))
     sim = scenarios.get("oncoming")(agents=2)
     sim.save(tmp_path / "good.cssim")
     cut = io.BytesIO((tmp_path / "good.cssim").read_bytes()[:100])
@@ -515,10 +512,5 @@ def test_load_wraps_a_payload_that_fails_to_rebuild_and_a_crafted_time(tmp_path)
     with pytest.raises(ValueError, match="Simulation state: time holds nan"):
         cs.load(_crafted(tmp_path, sim, nan_time))
     payload = pickle.dumps(_Reduced((int, ("1", "2", "3"))))  # int() takes 2 arguments
-    meta = {"format": "contextsteer-simulation", "version": 1}
-    meta["sha256"] = hashlib.sha256(payload).hexdigest()
-    with zipfile.ZipFile(tmp_path / "t.cssim", "w") as z:
-        z.writestr("meta.json", json.dumps(meta))
-        z.writestr("simulation.pickle", payload)
     with pytest.raises(ValueError, match="does not hold a simulation this library can read"):
-        cs.load(tmp_path / "t.cssim")
+        cs.load(_with_payload(tmp_path / "t.cssim", payload))

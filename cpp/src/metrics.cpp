@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 #include <string>
-#include <numbers>
 
 #include "contextsteer/nearest.hpp"
 

@@ -326,13 +326,12 @@ def summarize(
     )
     collisions = (m.agent_episodes[am_nav] + m.wall_episodes[am_nav]).astype(np.float64)
     composite = COLLISION_WEIGHT * collisions + t_agent + m.effort[am_nav]
-    # The agents removed since configure_metrics (at an exit, say): their own rows while
-    # their slots are free (or just reused), then the slots' retired values. Like the
-    # collisions, the least clearances, the wall contact and being stuck are the run's.
-    # A removed agent's row tells whether it was kinematic when last measured (the slot's
-    # flag may be a new occupant's). The least clearances and the wall contact take every
-    # row: the alive agents', the removed ones' (those present at configure_metrics and
-    # removed before a step included), and unused slots' inf and 0.
+    # The agents removed since configure_metrics (at an exit, say) count as the
+    # collisions do: their own rows while their slots are free (or just reused), then the
+    # slots' retired values. A removed agent's row says whether it was kinematic when last
+    # measured (the slot's flag may be a new occupant's). The least clearances and the
+    # wall contact take every row (one removed before its first step included; an unused
+    # slot holds inf and 0).
     try:
         kin_then = np.asarray(core._metric_view("kinematic"), dtype=bool)
     except (KeyError, ValueError):

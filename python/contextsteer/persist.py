@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .maps import _physical_memory
+
 if TYPE_CHECKING:
     from .simulation import Simulation
 
@@ -186,14 +188,6 @@ def _member(z: zipfile.ZipFile, name: str, limit: int, where: str) -> bytes:
         ) from None
 
 
-def _memory() -> int:
-    """Physical memory in bytes (a payload larger than it cannot be read), or 2^62."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return 1 << 62
-
-
 def load(path: str | bytes | os.PathLike) -> Any:
     """Read a simulation written by ``Simulation.save``.
 
@@ -230,7 +224,8 @@ def load(path: str | bytes | os.PathLike) -> Any:
             meta = json.loads(_member(z, "meta.json", _MAX_META, where))
             if not isinstance(meta, dict) or meta.get("format") != FORMAT:
                 raise ValueError(f"load: {where} is not a contextsteer simulation file")
-            payload = _member(z, "simulation.pickle", _memory(), where)
+            # A payload larger than the machine's memory cannot be read.
+            payload = _member(z, "simulation.pickle", _physical_memory(), where)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
         raise
     except ValueError as exc:

@@ -234,14 +234,16 @@ class Simulation {
     return {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
   }
 
+  /// Empty when a restored state's indices are a run's (the time, the chosen slots, the
+  /// agents yielded to, the metrics' partners); else what is wrong. _set_state refuses the
+  /// others.
+  std::string check_state() const;
+
   /// Calls fn(name, data, bytes) for every buffer and scalar that carries state from one
   /// step to the next, the metrics' accumulators included (save/load: a simulation built
   /// with the same configuration, its metrics configured alike, and these bytes copied in
   /// continues bit-identically). Scratch buffers and histories are not included. (Up to 8
   /// random-walk classic Wanders are covered; more is an unheard-of configuration.)
-  /// Empty when a restored state's indices are a run's (the chosen slots, the agents yielded
-  /// to, the metrics' partners); else what is wrong. _set_state refuses the others.
-  std::string check_state() const;
   template <class Fn>
   void for_each_state(Fn&& fn) {
     auto v = [&](const char* name, auto& vec) {
