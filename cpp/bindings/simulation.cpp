@@ -427,7 +427,9 @@ void bind_simulation(py::module_& m) {
              const InUse guard({self.sim.get()}, "Simulation.load");
              // Check everything first, then copy: a bad state never half-loads.
              std::vector<std::pair<void*, std::string>> plan;
+             std::vector<bool> checked;  // by Simulation::check_state
              self.sim->for_each_state([&](const char* name, void* data, std::size_t bytes) {
+               checked.push_back(Simulation::state_checked(name));
                if (!state.contains(name) && (std::string_view(name) == "fresh" ||
                                              std::string_view(name) == "start_pending")) {
                  // (start_pending: saved before the first step's exit from solids, which
@@ -487,20 +489,25 @@ void bind_simulation(py::module_& m) {
                                        std::to_string(bytes) + " (a different configuration?)");
                plan.emplace_back(data, std::move(b));
              });
-             // Copy, check the indices and counts a step reads through (a crafted file's
-             // could write past its buffers), and put the old state back if they are not a
-             // run's: nothing half-loaded either way.
-             std::vector<std::string> old;
-             old.reserve(plan.size());
-             for (auto& [data, b] : plan) {  // an empty buffer's data may be nullptr
-               old.emplace_back(b.empty() ? nullptr : static_cast<const char*>(data), b.size());
-               if (!b.empty()) std::memcpy(data, b.data(), b.size());
+             // The indices and counts a step reads through (a crafted file's could write
+             // past its buffers) are copied first and checked; if they are not a run's, their
+             // old bytes go back and nothing else was copied. Only those few small buffers
+             // are kept aside, not the whole state.
+             std::vector<std::string> old(plan.size());
+             for (std::size_t q = 0; q < plan.size(); ++q) {
+               auto& [data, b] = plan[q];
+               if (!checked[q] || b.empty()) continue;  // an empty buffer's data may be nullptr
+               old[q].assign(static_cast<const char*>(data), b.size());
+               std::memcpy(data, b.data(), b.size());
              }
              if (const std::string bad = self.sim->check_state(); !bad.empty()) {
                for (std::size_t q = 0; q < plan.size(); ++q)
                  if (!old[q].empty()) std::memcpy(plan[q].first, old[q].data(), old[q].size());
                throw py::value_error("Simulation state: " + bad + " (not a saved run's state)");
              }
+             for (std::size_t q = 0; q < plan.size(); ++q)
+               if (!checked[q] && !plan[q].second.empty())
+                 std::memcpy(plan[q].first, plan[q].second.data(), plan[q].second.size());
            })
       // A step in another thread writes these: read them under the same guard as
       // metrics(), so such a read is a RuntimeError, not a data race.

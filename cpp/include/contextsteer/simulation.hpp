@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "contextsteer/agents.hpp"
@@ -238,6 +239,11 @@ class Simulation {
   /// agents yielded to, the metrics' partners); else what is wrong. _set_state refuses the
   /// others.
   std::string check_state() const;
+  /// Whether check_state reads the state buffer `name` (a restore copies those first).
+  static bool state_checked(std::string_view name) {
+    return name == "time" || name == "slot" || name == "yielded_to" ||
+           name == "metrics.n_partners" || name == "metrics.partners";
+  }
 
   /// Calls fn(name, data, bytes) for every buffer and scalar that carries state from one
   /// step to the next, the metrics' accumulators included (save/load: a simulation built
