@@ -684,6 +684,12 @@ def _spread_over_kernel():
     return cs.spread(np.ones((2, 8), np.float32), buf[:3], out=buf.reshape(2, 8))
 
 
+def _three_of_ten():
+    a = cs.Agents(10)
+    a.add([[0, 0], [2, 0], [1, 1]])
+    return a
+
+
 def _four_agents() -> cs.Agents:
     a = cs.Agents(4)
     a.add([[0, 0], [0.5, 0], [0, 0.5], [0.5, 0.5]])
@@ -948,6 +954,31 @@ CASES += [
         ),
         ValueError,
         r"distances: expected 5 rows, one per agent, got shape \(7, 8\)",
+    ),
+    # ... and a wrong width was reported with the rows selected (3 of an Agents' 10 slots).
+    (
+        "plot.scene danger width",
+        lambda: cs.plot.scene(
+            agents=_three_of_ten(),
+            slots=8,
+            maps=True,
+            interest=np.ones((10, 8)),
+            danger=np.ones((10, 7)),
+        ),
+        ValueError,
+        r"danger: expected shape \(10, 8\), got \(10, 7\)",
+    ),
+    (
+        "plot.scene chosen width",
+        lambda: cs.plot.scene(
+            agents=_three_of_ten(),
+            slots=8,
+            maps=True,
+            interest=np.ones((10, 8)),
+            chosen=np.ones((10, 3)),
+        ),
+        ValueError,
+        r"chosen: expected shape \(10, 2\), got \(10, 3\)",
     ),
     (
         "plot.rays vmax 0",

@@ -454,3 +454,43 @@ def test_exiting_while_a_daemon_thread_is_inside_a_step_does_not_abort():
     for pause in (0.5, 1.0):
         r = run_isolated(nav.replace("PAUSE", str(pause)), timeout=120)
         assert r.returncode == 0 and "terminate called" not in r.stderr, (pause, r.stderr[-800:])
+
+
+def test_ctrl_c_interrupts_a_long_spread():
+    """spread's work is N·K·L: a ring of 4096 slots with a kernel as long takes about 10 ms
+    a row, so thousands of rows took minutes with no way to stop them. A SIGINT raises
+    KeyboardInterrupt from inside the call, between two slices of rows, and the slices
+    already done equal a call on those rows alone."""
+    import signal
+    import threading
+    import time
+
+    k, length = 4095, 4095
+    rng = np.random.default_rng(5)
+    kernel = rng.uniform(0, 1, length).astype(np.float32)
+    t0 = time.perf_counter()
+    cs.spread(rng.uniform(0, 1, (16, k)).astype(np.float32), kernel)
+    per_row = (time.perf_counter() - t0) / 16
+    n = int(min(20_000, max(400, 4.0 / per_row)))  # about 40x the interrupt's delay
+    values = rng.uniform(0, 1, (n, k)).astype(np.float32)
+    out = np.full((n, k), np.nan, np.float32)
+    seen = []
+
+    def handler(signum, frame):
+        seen.append(bool(np.isnan(out[-1]).all()))  # the last slice not yet written
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGINT, handler)
+    timer = threading.Timer(0.1, signal.raise_signal, (signal.SIGINT,))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cs.spread(values, kernel, out=out)
+            time.sleep(5)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, old)
+    assert seen == [True]
+    done = int(np.argmax(np.isnan(out[:, 0])))
+    assert done > 0
+    np.testing.assert_array_equal(out[:done], cs.spread(values[:done], kernel))

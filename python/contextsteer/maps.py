@@ -784,6 +784,13 @@ def spread(
     -------
     ndarray of float32, shape (N, K)
 
+    Notes
+    -----
+    The work is ``N * K * L`` multiply-adds: a kernel as long as the ring makes it
+    quadratic in ``K`` (about 1.4 s a row at ``K = 65536``). Long calls are done in slices
+    of rows with a Ctrl-C check between them, so ``KeyboardInterrupt`` arrives within
+    about one slice (``out`` then holds the slices already done).
+
     Examples
     --------
     >>> import contextsteer as cs

@@ -113,15 +113,22 @@ def _rotated(directions: np.ndarray, headings: np.ndarray | None, n: int) -> np.
     return np.stack([c * x - s * y, s * x + c * y], axis=-1)
 
 
-def _rows(x: ArrayLike | None, index: np.ndarray, n: int, what: str) -> Any:
+def _rows(
+    x: ArrayLike | None, index: np.ndarray, n: int, what: str, tail: tuple[int, ...] = ()
+) -> Any:
     """The rows ``index`` of a per-agent array of ``n`` rows (one per agent, or per slot of
     an Agents), None staying None; another row count is refused naming ``what`` (fewer
-    rows raised a bare IndexError, more were cut silently)."""
+    rows raised a bare IndexError, more were cut silently). With ``tail``, a row of
+    another shape is refused here, with the shape as given (after the selection, an
+    Agents of 10 slots and 3 agents was said to have passed 3 rows)."""
     if x is None:
         return None
     a = np.asarray(not_masked(what, x))
     if a.ndim == 0 or a.shape[0] != n:
         raise ValueError(f"{what}: expected {n} rows, one per agent, got shape {a.shape}")
+    if tail and a.shape[1:] != tail:
+        expected = ", ".join(str(d) for d in (n, *tail))
+        raise ValueError(f"{what}: expected shape ({expected}), got {a.shape}")
     return a[index]
 
 

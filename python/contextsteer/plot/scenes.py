@@ -18,6 +18,7 @@ from ._draw import (
     SimView,
     _agent_colors,
     _agent_index,
+    _directions,
     _floats,
     _margin,
     _per_agent,
@@ -201,6 +202,7 @@ def scene(
         if perceived is not None:
             see_pos, see_head = perceived[0][index], perceived[1][index]
         turn = see_head if (rotate and see_head is not None) else None
+        k = (len(_directions(slots)),) if slots is not None else ()
         if rays and slots is not None and look_ahead is not None and len(pos):
             la = (
                 _per_agent(look_ahead, len(index), "look_ahead")
@@ -210,9 +212,9 @@ def scene(
             ray_art = _plot_rays(
                 see_pos,
                 slots,
-                _rows(distances, index, n_all, "distances"),
+                _rows(distances, index, n_all, "distances", k),
                 la,
-                _rows(danger, index, n_all, "danger"),
+                _rows(danger, index, n_all, "danger", k),
                 ax,
                 turn,
                 None,
@@ -230,9 +232,9 @@ def scene(
             glyphs = _plot_glyphs(
                 see_pos[sel],
                 slots,
-                _rows(interest, rows, n_all, "interest"),
-                _rows(danger, rows, n_all, "danger"),
-                _rows(chosen, rows, n_all, "chosen"),
+                _rows(interest, rows, n_all, "interest", k),
+                _rows(danger, rows, n_all, "danger", k),
+                _rows(chosen, rows, n_all, "chosen", (2,)),
                 None if turn is None else turn[sel],
                 scale,
                 rad[sel],
