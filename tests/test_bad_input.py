@@ -807,7 +807,12 @@ CASES += [
     ("Steering blend text", lambda: cs.Steering([], blend="0.5"), TypeError, "blend"),
     ("Steering hysteresis None", lambda: cs.Steering([], hysteresis=None), TypeError, "hyster"),
     ("Steering width 1e30", lambda: cs.Steering([], width=10**30), ValueError, "width"),
-    ("load None", lambda: cs.load(None), TypeError, "load: path"),
+    (
+        "load None",
+        lambda: cs.load(None),
+        TypeError,
+        r"load: path must be a file path \(str, bytes or os.PathLike\) or a readable binary file object",
+    ),
     # Fuzz round 3: taken, truncated or parsed without a word.
     (
         "evaluate max_neighbours 0.5",

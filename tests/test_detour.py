@@ -505,7 +505,8 @@ def test_the_same_run_is_the_same_on_any_thread_count(threads):
         ({"layers": -1}, ValueError, "layers"),
         ({"narrow_margin": 0.2}, ValueError, "narrow_margin"),
         ({"narrow_margin": -0.01}, ValueError, "narrow_margin"),
-        ({"make_way": 1}, TypeError, "make_way"),
+        ({"make_way": 2}, TypeError, "make_way"),  # a bool or 0 and 1, as every switch
+        ({"make_way": "no"}, TypeError, "make_way"),
         ({"yield_time": 0.0}, ValueError, "yield_time"),
         ({"max_stretch": 0.5}, ValueError, "max_stretch"),
         ({"max_stretch": float("nan")}, ValueError, "max_stretch"),

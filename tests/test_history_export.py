@@ -336,3 +336,45 @@ def test_record_takes_the_ints_0_and_1_for_maps_as_every_switch_does():
     assert sim.record(maps=0).interest is None
     with pytest.raises(TypeError, match="History: maps must be a bool, got int 2"):
         sim.record(maps=2)
+
+
+def test_every_switch_takes_the_ints_0_and_1():
+    """README ("Reliability"): switches take a bool or the ints 0 and 1. Four of them
+    refused 1 (push_apart among those the README names), so one switch took 1 and its
+    neighbour did not (fuzz round 13)."""
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0], [3, 0]], max_speed=1)
+    sim = cs.Simulation(None, a, [cs.Forward()], cs.Lerp(), push_apart=0)
+    sim.step(0.1)
+    sim.configure_metrics(enabled=1, overtakes=0)
+    assert cs.Accel(independent_facing=1).independent_facing is True
+    w = cs.World()
+    w.add_segments([[0, -1, 0, 1]])
+    assert cs.NavField(w, [[3, 0]], share=0)._share is False
+    assert cs.Detour(sim, make_way=0).make_way is False
+    for call in (
+        lambda: cs.Simulation(None, a, [cs.Forward()], cs.Lerp(), push_apart=2),
+        lambda: sim.configure_metrics(enabled="yes"),
+        lambda: cs.Accel(independent_facing=None),
+        lambda: cs.NavField(w, [[3, 0]], share=2),
+        lambda: cs.Detour(sim, make_way="no"),
+    ):
+        with pytest.raises(TypeError, match="must be a bool"):
+            call()
+
+
+def test_history_radii_are_read_only_like_its_other_arrays():
+    """History.radii was the one writable array of a History: a write stuck there but
+    reached neither frame_radii nor the table (fuzz round 13)."""
+    import pickle
+
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0], [0, 2]], velocity=[1, 0])
+    sim = cs.Simulation(None, a, [cs.Forward()], cs.Lerp())
+    h = cs.History(sim)
+    sim.step(0.1, steps=2)
+    for history in (h, pickle.loads(pickle.dumps(h))):
+        assert not history.radii.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            history.radii[0] = 9.0
+        np.testing.assert_array_equal(history.radii, history.frame_radii[0])

@@ -944,7 +944,7 @@ def test_a_field_built_with_share_false_is_retargeted_alone():
     back = pickle.loads(pickle.dumps(c))
     assert back._share is False and back.goals[0]["points"].tolist() == [[5.0, 5.0]]
     with pytest.raises(TypeError, match="share must be a bool"):
-        cs.NavField(w, [2.0, 2.0], share=1)
+        cs.NavField(w, [2.0, 2.0], share="no")  # a bool or 0 and 1, as every switch
 
 
 @pytest.mark.parametrize("margin, radius", [(1.0, 0.3), (0.0, 0.3), (1.0, 1.2)])

@@ -241,9 +241,7 @@ class Detour:
         self.max_standing = _checks.integer("Detour: max_standing", max_standing, 0, 2**31 - 1)
         self.layers = _layers(layers)
         self.arc_points = _checks.integer("Detour: arc_points", arc_points, 4, 256)
-        if not isinstance(make_way, (bool, np.bool_)):
-            raise TypeError(f"Detour: make_way must be a bool, got {type(make_way).__name__}")
-        self.make_way = bool(make_way)
+        self.make_way = _checks.flag("Detour: make_way", make_way)
         self.yield_time = _length("yield_time", yield_time, positive=True)
         self.max_stretch = None if max_stretch is None else _length("max_stretch", max_stretch)
         if self.max_stretch is not None and not self.max_stretch >= 1.0:

@@ -128,7 +128,7 @@ def _unpickle_history(
 ) -> History:
     history = History.__new__(History)
     history.sim, history.radii = sim, radii
-    for v in views.values():
+    for v in (radii, *views.values()):
         if v is not None:
             v.flags.writeable = False
     history._core = _Frames(views, every, frames, series_names)
@@ -171,7 +171,7 @@ class History:
     Raises
     ------
     TypeError
-        ``every`` or ``reserve`` is not an int, or ``maps`` is not a bool.
+        ``every`` or ``reserve`` is not an int, or ``maps`` is not a bool (or 0 or 1).
     ValueError
         ``every`` or ``reserve`` is out of range.
     MemoryError
@@ -266,6 +266,7 @@ class History:
             )
         self.sim = sim
         self.radii = np.array(sim.agents.radius, dtype=np.float32)
+        self.radii.flags.writeable = False  # read-only, as every array of a History
         self._core = sim._core._record(every, bool(maps), reserve)
 
     def __len__(self) -> int:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _core
+from . import _checks, _core
 from ._checks import MAX_COORDINATE
 from .maps import _MAX_MAGNITUDE, _f32
 
@@ -189,12 +189,10 @@ class Accel(MotionModel):
             if not v >= MIN_TIME:
                 raise ValueError(f"Accel: time_to_target must be >= {MIN_TIME:g} s, got {v}")
             self._set("time_to_target", v)
-        if not isinstance(self.independent_facing, (bool, np.bool_)):
-            raise TypeError(
-                "Accel: independent_facing must be a bool, got "
-                f"{type(self.independent_facing).__name__}"
-            )
-        self._set("independent_facing", bool(self.independent_facing))
+        self._set(
+            "independent_facing",
+            _checks.flag("Accel: independent_facing", self.independent_facing),
+        )
         _speed_option("Accel", self.speed)
         if self.order not in ORDERS:
             raise ValueError(f"Accel: order must be one of {ORDERS}, got {self.order!r}")

@@ -169,8 +169,9 @@ class NavField:
         dict with any of ``"points"``, ``"segments"`` and ``"polygons"`` (a list of
         (V, 2) rings whose interiors are goal regions).
     cell : float, optional
-        Grid spacing in world units; default ``radius / 2`` (or 1/256 of the scene's
-        extent when ``radius`` is 0), grown if the grid would exceed 4 M nodes.
+        Grid spacing in world units; default ``radius / 2`` (or, when ``radius`` is 0,
+        1/256 of the grid's extent: the world's bounds and the goals, grown by ``margin``
+        on every side), grown if the grid would exceed 4 M nodes.
     radius : float, default 0.3
         Agent radius: obstacles are inflated by ``max(radius, cell / 2)``.
     layers : int, optional
@@ -291,9 +292,7 @@ class NavField:
         self.radius = radius
         self.layers = _layers(layers)
         self.margin = float(margin)
-        if not isinstance(share, (bool, np.bool_)):
-            raise TypeError(f"NavField: share must be a bool, got {type(share).__name__}")
-        self._share = bool(share)
+        self._share = _checks.flag("NavField: share", share)
         cache = getattr(world, "_nav_cache", None) if self._share else None
         key = (_key(sets), cell, radius, self.layers, self.margin)
         hit = cache.get(key) if cache is not None else None
@@ -587,7 +586,9 @@ def route(
         Obstacles of these layers count (a 32-bit mask).
     packed : bool, default False
         Return ``(points, offsets)``: all route points (P, 2) float32, route i owning
-        rows ``offsets[i]:offsets[i + 1]`` (int64, N + 1), empty when unreachable.
+        rows ``offsets[i]:offsets[i + 1]`` (int64, N + 1), empty when unreachable. A goal
+        equal to its start is reachable: its route is that point twice (the list form
+        gives ``None`` there, a :class:`Path` having a positive length).
     arc_points : int, default 12
         Corners of the polygon round each wall end and circle, in [4, 256]. The corners
         sit a little beyond ``radius`` (1e-4 of the scene's extent plus 8 float32 ulps of

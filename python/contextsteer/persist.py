@@ -27,7 +27,7 @@ import secrets
 import stat
 import zipfile
 import zlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -188,8 +188,9 @@ def _member(z: zipfile.ZipFile, name: str, limit: int, where: str) -> bytes:
         ) from None
 
 
-def load(path: str | bytes | os.PathLike) -> Any:
-    """Read a simulation written by ``Simulation.save``.
+def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
+    """Read a simulation written by ``Simulation.save``, from a file path or a readable
+    binary file object (an open file, ``io.BytesIO``).
 
     Raises
     ------
@@ -215,7 +216,10 @@ def load(path: str | bytes | os.PathLike) -> Any:
     (True, 40)
     """
     if not isinstance(path, (str, bytes, os.PathLike)) and not hasattr(path, "read"):
-        raise TypeError(f"load: path must be a file path (str, bytes or os.PathLike), got {path!r}")
+        raise TypeError(
+            "load: path must be a file path (str, bytes or os.PathLike) or a readable binary "
+            f"file object, got {path!r}"
+        )
     if isinstance(path, (bytes, os.PathLike)):
         path = os.fsdecode(path)  # (zipfile took bytes for a file object)
     where = _named(path)

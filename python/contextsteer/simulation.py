@@ -126,10 +126,9 @@ def _num32(name: str, value: Any, low: float = 0.0) -> float:
 
 
 def _flag(name: str, value: Any) -> bool:
-    """A bool (Python or NumPy); anything else, even a truthy string, is a TypeError."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"Simulation: {name} must be a bool, got {type(value).__name__}")
-    return bool(value)
+    """A bool (Python or NumPy) or the ints 0 and 1, the library's rule for flags
+    (``_checks.flag``); anything else, even a truthy string, is a TypeError."""
+    return _checks.flag(f"Simulation: {name}", value)
 
 
 def _int(name: str, value: Any, low: int, high: int = 2**31 - 1) -> int:
