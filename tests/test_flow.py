@@ -714,3 +714,41 @@ def test_flow_invariants_hold_for_random_sources(case, seed):
             np.fill_diagonal(gap, np.inf)
             # Each newcomer kept its clearance from every body already there.
             assert (gap >= np.minimum(clear[:, None], clear[None]) - 1e-5).all()
+
+
+def test_a_repeated_schedule_is_the_schedule_written_out_for_every_period():
+    """Source(repeat=): the rate at t is the one-off schedule's at t mod repeat. Oracle:
+    the schedule written out period by period (as the station wrote its first hour), over
+    times on both sides of every entry. The station's trains kept coming only for that
+    hour, and a short headway wrote millions of entries (fuzz round 13)."""
+    base = [(0.0, 3.0), (20.0, 0.0), (35.5, 1.5)]
+    src = cs.Source([0, 0, 5, 5], base, [9, 9], [99, 99, 100, 100], repeat=60.0)
+    written = cs.Source(
+        [0, 0, 5, 5],
+        [(k * 60.0 + t, r) for k in range(200) for t, r in base],
+        [9, 9],
+        [99, 99, 100, 100],
+    )
+    times = [k * 60.0 + t + d for k in range(199) for t, _ in base for d in (-1e-6, 0.0, 1e-6)]
+    assert [src.rate_at(t) for t in times[1:]] == [written.rate_at(t) for t in times[1:]]
+    assert src.rate_at(-1.0) == 0.0  # none before the first entry, as without repeat
+    assert pickle.loads(pickle.dumps(src)) == src and "repeat=60.0" in repr(src)
+    station = cs.scenarios.station()
+    door = station.flow.sources[0]
+    assert [door.rate_at(t) for t in (3600.0, 3610.0, 3625.0, 7205.0, 6e6 + 5)] == [
+        3.0,
+        3.0,
+        0,
+        3.0,
+        3.0,
+    ]
+    assert len(cs.scenarios.station(headway=0.01, unload=0.005).flow.sources[0].rate) == 2
+    for rate, repeat, err in [
+        (2.0, 60.0, ValueError),  # no schedule to repeat
+        ([(0, 1), (60, 0)], 60.0, ValueError),  # a time beyond the period
+        ([(-1, 1)], 60.0, ValueError),
+        ([(0, 1)], 0.0, ValueError),
+        ([(0, 1)], "60", TypeError),
+    ]:
+        with pytest.raises(err, match="repeat"):
+            cs.Source([0, 0, 5, 5], rate, [9, 9], [99, 99, 100, 100], repeat=repeat)

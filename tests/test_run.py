@@ -114,6 +114,11 @@ def test_json_round_trip():
         with pytest.raises(ValueError, match=re.escape(match)):
             cs.RunResult.from_dict({**doc, key: value})
     assert cs.RunResult.from_dict({**doc, "seconds": None}).seconds is None  # JSON's NaN
+    # ... and such a result writes itself again (to_dict raised TypeError: fuzz round 13).
+    for key, derived in (("dt", "simulated_seconds"), ("seconds", "steps_per_second")):
+        again = cs.RunResult.from_dict({**doc, key: None}).to_dict()
+        assert again[key] is None and again[derived] is None
+        assert cs.RunResult.from_json(json.dumps(again)).to_dict() == again
 
 
 def test_run_simulation_of_a_simulation_built_by_hand():

@@ -526,3 +526,25 @@ def test_an_objective_that_is_not_a_number_stops_at_once_and_function_steps_refu
             executor="serial",
             progress=False,
         )
+
+
+def test_a_trial_that_ran_without_the_constraint_is_not_feasible():
+    """A study continued with a constraint: its earlier trials never measured it. They
+    were read as feasible (0), so the first call's best came back as the best although
+    every trial that measured the constraint broke it (fuzz round 13)."""
+
+    def run(x, seed=0):
+        return {"loss": (x - 2.0) ** 2, "broken": 1.0}
+
+    kw = dict(objective="loss", n_trials=3, sampler="random", executor="serial", progress=False)
+    first = cs.tune(run, {"x": (0.0, 4.0)}, **kw)
+    with pytest.raises(cs.NoFeasibleTrial) as info:
+        cs.tune(run, {"x": (0.0, 4.0)}, constraint="broken", study=first.study, **kw)
+    assert "no feasible" in str(info.value)
+
+    def fine(x, seed=0):
+        return {"loss": (x - 2.0) ** 2, "broken": 0.0}
+
+    again = cs.tune(fine, {"x": (0.0, 4.0)}, constraint="broken", study=first.study, **kw)
+    ours = [t for t in again.trials if t["state"] == "COMPLETE"]
+    assert again.best_value == min(t["value"] for t in ours)  # one of this call's

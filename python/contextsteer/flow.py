@@ -54,6 +54,7 @@ A corridor fed from its left end; people leave at the right end:
 
 from __future__ import annotations
 
+import bisect
 import math
 import threading
 import weakref
@@ -114,6 +115,23 @@ def _rate(value: Any) -> float | tuple[tuple[float, float], ...]:
     return rate
 
 
+def _repeat(value: Any, rate: float | tuple[tuple[float, float], ...]) -> float | None:
+    """A schedule's period: None, or a finite time > 0 past every time of the schedule."""
+    if value is None:
+        return None
+    if isinstance(rate, float):
+        raise ValueError("Source: repeat needs a rate schedule ((time, rate) pairs), got one rate")
+    period = _checks.real("Source: repeat", value)
+    if not (0 < period <= 1e12):
+        raise ValueError(f"Source: repeat must be a time > 0 and at most 1e12 s, got {value!r}")
+    if rate[0][0] < 0 or rate[-1][0] >= period:
+        raise ValueError(
+            f"Source: a schedule repeated every {period:g} s needs its times in [0, {period:g}), "
+            f"got {rate[0][0]:g} to {rate[-1][0]:g}"
+        )
+    return period
+
+
 def _range(what: str, value: Any, size: int, low: float) -> tuple[float, ...]:
     """A scalar (taken as a degenerate range) or a tuple of ``size`` finite numbers."""
     a = np.atleast_1d(_checks.real_array(what, value))
@@ -142,6 +160,12 @@ class Source:
         times ascending, each rate in force from its simulation time to the next (none
         before the first): ``[(0, 4.0), (60, 0.0)]`` feeds 4 persons/s for a minute, then
         no one (a train unloading, a door closing).
+    repeat : float, optional
+        With a schedule: the schedule repeats every ``repeat`` seconds, so the rate in
+        force at a time ``t >= 0`` is the schedule's at ``t mod repeat`` (a train every
+        ``repeat`` seconds: ``rate=[(0, 3.0), (20, 0.0)], repeat=60``). The schedule's
+        times must then lie in ``[0, repeat)``. Default None: the schedule runs once and
+        its last rate holds for good.
     target : array_like, (2,) or (2, 2)
         The goal each pedestrian walks to (``Agents.target``): a point, or a goal line
         ``[[x0, y0], [x1, y1]]`` whose point nearest the pedestrian's entry place is its
@@ -192,6 +216,7 @@ class Source:
         "tries",
         "group",
         "name",
+        "repeat",
     )
     area: tuple[float, float, float, float]
     rate: float | tuple[tuple[float, float], ...]
@@ -204,6 +229,7 @@ class Source:
     tries: int
     group: int
     name: str | None
+    repeat: float | None
 
     def __init__(
         self,
@@ -219,9 +245,11 @@ class Source:
         tries: int = 200,
         group: int = 0,
         name: str | None = None,
+        repeat: float | None = None,
     ) -> None:
         object.__setattr__(self, "area", _box("Source: area", area, infinite=False))
         object.__setattr__(self, "rate", _rate(rate))
+        object.__setattr__(self, "repeat", _repeat(repeat, self.rate))
         t = _checks.real_array("Source: target", target)
         if t.shape not in ((2,), (2, 2)):
             raise ValueError(
@@ -280,7 +308,8 @@ class Source:
         return (
             f"Source(area={list(self.area)}, rate={self.rate}, target={list(self.target)}, "
             f"exit={list(self.exit)}, radius={self.radius}, speed={self.speed}"
-            + (f", name={self.name!r})" if self.name is not None else ")")
+            + (f", name={self.name!r}" if self.name is not None else "")
+            + (f", repeat={self.repeat!r})" if self.repeat is not None else ")")
         )
 
     def __eq__(self, other: object) -> bool:
@@ -300,12 +329,12 @@ class Source:
         """The arrival rate (persons/s) in force at simulation time ``t``."""
         if isinstance(self.rate, float):
             return self.rate
-        now = 0.0
-        for start, rate in self.rate:
-            if start > t:
-                break
-            now = rate
-        return now
+        if self.repeat is not None and t >= 0:
+            t = math.fmod(t, self.repeat)
+        # The last entry starting at or before t (a binary search: a long schedule was
+        # walked from its start at every batch).
+        i = bisect.bisect_right(self.rate, t, key=lambda entry: entry[0])
+        return self.rate[i - 1][1] if i else 0.0
 
     @property
     def peak_rate(self) -> float:

@@ -5,6 +5,12 @@ optionally the interest and danger maps) every ``every`` steps while ``sim.step`
 no per-step Python. Its arrays are read-only, zero-copy views ``(T, N, ...)`` of the
 recorded frames; T grows as the simulation steps (take the views again to see new
 frames; views taken earlier stay valid and unchanged).
+
+A frame is taken inside the step, after the agents move. With a :class:`Flow`, that is
+before the flow's exits at the end of the step: a walker removed at its exit is in the
+frame of the step that took it past the exit line, and gone from the next. The
+snapshots of :func:`run_simulation` (``RunResult.history``) are taken after the whole
+step, so they no longer show it.
 """
 
 from __future__ import annotations
@@ -469,6 +475,12 @@ class History:
         agent during the recording: then each (slot, generation) gets an id of its own,
         numbered in that order. Frames are this history's frame indices (``frame`` of
         :meth:`to_dataframe`); the frame rate is :attr:`frame_rate` unless given.
+
+        Flows through a flow's exit line: a walker's trajectory ends on the first frame
+        past its exit (it is removed in that step), and PedPy (1.5) does not count a
+        crossing made in a trajectory's last movement: ``compute_n_t`` on a counterflow's
+        exit line counted 6 of the 49 walkers out. Measure on a line inside the domain,
+        at least one step's walk before the exit.
 
         Examples
         --------

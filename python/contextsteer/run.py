@@ -110,10 +110,12 @@ class RunResult:
                 "parameters": self.parameters,
                 "steps": self.steps,
                 "dt": self.dt,
-                "simulated_seconds": self.steps * self.dt,
+                # dt and seconds may be None in a result read back by from_dict (the JSON
+                # form's non-finite float): what is derived from them is None too.
+                "simulated_seconds": None if self.dt is None else self.steps * self.dt,
                 "seconds": self.seconds,
                 "steps_per_second": round(self.steps / self.seconds, 1)
-                if self.seconds > 0
+                if self.seconds is not None and self.seconds > 0
                 else None,
                 "agents": self.agents,
                 "trajectory": self.trajectory,

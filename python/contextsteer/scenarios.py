@@ -2280,7 +2280,13 @@ def _fed_crowd(
 
 
 def _walkers(
-    area: list, rate: Any, goal: list, exit: list, group: int = 0, name: str | None = None
+    area: list,
+    rate: Any,
+    goal: list,
+    exit: list,
+    group: int = 0,
+    name: str | None = None,
+    repeat: float | None = None,
 ) -> Any:
     """A :class:`~contextsteer.Source` of the crowd scenarios' walkers: radii U(0.15, 0.3)
     m, desired speeds N(1.34, 0.26) m/s clipped to [0.5, 2.2], acceleration limit 6 m/s²."""
@@ -2296,6 +2302,7 @@ def _walkers(
         max_accel=6.0,
         group=group,
         name=name,
+        repeat=repeat,
     )
 
 
@@ -2496,18 +2503,18 @@ def station(
         look_ahead_field=2.0,
         changes=changes,
     )
-    # Trains at 0, headway, 2·headway, ... for the first hour (a schedule is finite).
-    trains = int(3600.0 // headway) + 1
-    schedule: Any = [
-        p for k in range(trains) for p in ((k * headway, train_rate), (k * headway + unload, 0.0))
-    ]
+    # Trains at 0, headway, 2·headway, ... for good: one train's schedule, repeated (it
+    # was written out for the first hour, after which no train came, and a short headway
+    # built millions of entries).
+    schedule: Any = [(0.0, train_rate), (unload, 0.0)]
+    repeat: float | None = headway
     if unload == headway:  # back to back: one long unloading
-        schedule = train_rate
+        schedule, repeat = train_rate, None
     gone = [w + 1.0, -1e9, 1e9, 1e9]
     sim.flow = Flow(
         [
-            _walkers([0.1, 2.0, 2.5, 7.0], schedule, out_line, gone, 0, "door_1"),
-            _walkers([0.1, 9.0, 2.5, 14.0], schedule, out_line, gone, 0, "door_2"),
+            _walkers([0.1, 2.0, 2.5, 7.0], schedule, out_line, gone, 0, "door_1", repeat),
+            _walkers([0.1, 9.0, 2.5, 14.0], schedule, out_line, gone, 0, "door_2", repeat),
             _walkers(
                 [w + 0.6, 1.0, w + 3.9, h - 1.0],
                 inbound,

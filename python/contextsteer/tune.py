@@ -300,7 +300,8 @@ def tune(
     constraint : str or callable, optional
         A result key or function whose mean over seeds must be <= 0 for a trial to be
         feasible (e.g. wall contacts). TPE samples with it (Optuna's constrained TPE);
-        the best trial is the best feasible one.
+        the best trial is the best feasible one. Trials of a continued ``study`` that ran
+        without this constraint are not feasible (it was never measured for them).
     sampler : {"tpe", "random"} or optuna sampler
         Seeded with ``seed``. Ignored when ``study`` is given.
     pruner : {"median", None} or optuna pruner
@@ -632,7 +633,10 @@ def _tune(
 
 
 def _best(study: Any, constrained: bool, use_set_constraint: bool) -> Any:
-    """The best complete trial; with a constraint, the best of those whose constraint <= 0."""
+    """The best complete trial; with a constraint, the best of those whose constraint was
+    measured and is <= 0. A trial of a continued study that ran without the constraint
+    is not known to be feasible: it was taken as 0 (feasible) and returned as the best
+    where every trial measured broke the constraint (fuzz round 13)."""
     optuna = _optuna()
     done = [t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))]
     if constrained:
@@ -641,13 +645,13 @@ def _best(study: Any, constrained: bool, use_set_constraint: bool) -> Any:
             if use_set_constraint:
                 values = getattr(t, "constraints", None) or {}
                 value = (
-                    values.get(_CONSTRAINT, 0.0)
+                    values.get(_CONSTRAINT)
                     if isinstance(values, Mapping)
-                    else max(values, default=0.0)
+                    else max(values, default=None)
                 )
             else:
-                value = t.user_attrs.get(_CONSTRAINT, 0.0)
-            return float(value) <= 0.0
+                value = t.user_attrs.get(_CONSTRAINT)
+            return value is not None and float(value) <= 0.0
 
         done = [t for t in done if feasible(t)]
     if not done:
