@@ -185,3 +185,31 @@ def test_the_start_exit_is_no_walk_for_the_metrics():
     (_, ref) = run(out)
     assert m["path_length"] == ref["path_length"] == {"mean": 0.0, "min": 0.0, "max": 0.0}
     assert m["min_clearance"]["wall"] == ref["min_clearance"]["wall"] > 0
+
+
+@pytest.mark.parametrize("when", ["start", "dropped_on"])
+def test_an_agent_leaves_a_solid_whose_first_exits_are_all_blocked(when):
+    """A 4 m crate with posts beside the exits tried first (the nearest point of each
+    side, out along its normal, and the four corners): every one was refused, and the
+    agent stood inside for good with free room along the crate's sides (fuzz round 13).
+    The fallback tries points along every edge. Oracle: outside every solid, clear of
+    every wall by its radius (brute force over the world's nearest points), and within
+    the fallback's spacing (r/2) of the nearest free place beside the crate
+    (hand-worked: centres at x = 2.8 with y in [1.15, 1.86], 2.90 m from the start at
+    best, or their mirror images)."""
+    w = cs.World()
+    posts = [[2.9, 0.1], [-2.9, 0.1], [0.1, 2.9], [0.1, -2.9]]
+    posts += [[2.9, 2.9], [-2.9, 2.9], [2.9, -2.9], [-2.9, -2.9]]
+    w.add_circles(posts, [0.25] * 8)
+    a = cs.Agents(1, slots=16)
+    a.add([[0.1, 0.1]], radius=0.8, max_speed=2.0, target=[[10.0, 4.0]])
+    sim = cs.Simulation(w, a, [cs.Seek(), cs.WallDanger(look_ahead=2.0)], cs.Lerp(steer_force=0.5))
+    if when == "dropped_on":
+        sim.step(0.05)
+        a.position[0] = [0.1, 0.1]
+    w.add_box(center=(0, 0), half_extents=(2, 2))
+    sim.perceive()
+    p = a.position[:1].copy()
+    assert not cs.inside(w, p).any()
+    assert cs.nearest(w, p, 5.0).distance[0] >= 0.8 * (1 - 1e-4)
+    assert np.hypot(*(p[0] - [0.1, 0.1])) < 2.90 + 0.4

@@ -1503,9 +1503,14 @@ namespace {
 // polygon edge, each vertex offset along both its edges' outward normals, so that a
 // body clears the two sides of an inner corner, or each circle's boundary in 8
 // directions from the radial one), each taken when it lies outside every solid, clear of
-// every wall, and the way there is open (blocked_way). False when none is.
+// every wall, and the way there is open (blocked_way). With `dense`, the exits of the
+// fallback: points along every edge at most r/2 apart (64 an edge at most), 8 directions
+// fanned between the two normals of every vertex, and 64 round every circle (the few
+// exits of the first try could all be blocked by posts beside a box dropped on an agent
+// while free room lay along its edge, and the agent stood inside for good; fuzz round
+// 13). False when none is.
 bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t>& ids,
-                 std::uint32_t layers, Vec2& out) {
+                 std::uint32_t layers, Vec2& out, bool dense) {
   struct Exit {
     double d;
     Vec2 q, c;
@@ -1553,16 +1558,34 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
       normal(j, i, nx, ny);
       if (nx == 0.0 && ny == 0.0) continue;
       const double ex = vx(i) - vx(j), ey = vy(i) - vy(j), len2 = ex * ex + ey * ey;
-      const double u = std::clamp(((p.x - vx(j)) * ex + (p.y - vy(j)) * ey) / len2, 0.0, 1.0);
-      const double qx = vx(j) + u * ex, qy = vy(j) + u * ey;
-      const double out_by = out_from(qx, qy);
-      add(qx, qy, qx + nx * out_by, qy + ny * out_by);
-      // Vertex i, between edges j->i and i->next: both normals.
+      auto edge_exit = [&](double u) {
+        const double qx = vx(j) + u * ex, qy = vy(j) + u * ey;
+        const double out_by = out_from(qx, qy);
+        add(qx, qy, qx + nx * out_by, qy + ny * out_by);
+      };
+      edge_exit(std::clamp(((p.x - vx(j)) * ex + (p.y - vy(j)) * ey) / len2, 0.0, 1.0));
       const std::int32_t next = i + 1 < t ? i + 1 : s;
       double mx, my;
       normal(i, next, mx, my);
       const double out_v = out_from(vx(i), vy(i));
-      add(vx(i), vy(i), vx(i) + (nx + mx) * out_v, vy(i) + (ny + my) * out_v);
+      if (!dense) {
+        // Vertex i, between edges j->i and i->next: both normals.
+        add(vx(i), vy(i), vx(i) + (nx + mx) * out_v, vy(i) + (ny + my) * out_v);
+        continue;
+      }
+      const double len = std::sqrt(len2);
+      const int pieces = static_cast<int>(
+          std::clamp(std::ceil(len / std::max(0.5 * double(r), len / 64.0)), 1.0, 64.0));
+      for (int m = 0; m <= pieces; ++m) edge_exit(double(m) / pieces);
+      for (int m = 0; m <= 8; ++m) {  // from edge j->i's normal to edge i->next's
+        const double f = m / 8.0;
+        double dx = (1.0 - f) * nx + f * mx, dy = (1.0 - f) * ny + f * my;
+        const double dl = std::hypot(dx, dy);
+        if (!(dl > 1e-9)) continue;  // opposite normals (a spike): the edges' own exits
+        dx /= dl;
+        dy /= dl;
+        add(vx(i), vy(i), vx(i) + dx * out_v, vy(i) + dy * out_v);
+      }
     }
   }
   const auto circ = w.circle_obstacle();
@@ -1572,8 +1595,9 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
     const double rr = w.circle_radii()[c];
     double a0 = std::atan2(p.y - cy, p.x - cx);
     if (p.x == cx && p.y == cy) a0 = 0.0;
-    for (int m = 0; m < 8; ++m) {
-      const double a = a0 + m * (std::numbers::pi / 4.0);
+    const int around = dense ? 64 : 8;
+    for (int m = 0; m < around; ++m) {
+      const double a = a0 + m * (2.0 * std::numbers::pi / around);
       const double nx = std::cos(a), ny = std::sin(a);
       const double out_by = out_from(cx + rr * nx, cy + rr * ny);
       add(cx + rr * nx, cy + rr * ny, cx + (rr + out_by) * nx, cy + (rr + out_by) * ny);
@@ -1668,7 +1692,9 @@ bool Simulation::push_out_row(const World& w, std::size_t i, bool overlaps) {
     w.circle_at(p, layers, &solids);
     if (!solids.empty()) {
       Vec2 c;
-      if (!leave_solid(w, p, r, solids, layers, c)) break;
+      if (!leave_solid(w, p, r, solids, layers, c, false) &&
+          !leave_solid(w, p, r, solids, layers, c, true))
+        break;
       store2(pos, i, c);
       continue;
     }
