@@ -463,6 +463,7 @@ void bind_simulation(py::module_& m) {
                      name_v == "metrics.retired_stuck" ||           // agents kept none)
                      name_v == "metrics.kinematic" ||  // (saved before it: none measured)
                      std::string_view(name) == "validity" ||
+                     name_v == "decided_heading" ||  // (saved before it: NaN, the slot kept)
                      std::string_view(name) == "yielded_to" ||  // -1: nobody stepped aside for
                      // Saved before standoff: nobody has stood yet, nor backs off.
                      std::string_view(name) == "stood" || std::string_view(name) == "back_until")

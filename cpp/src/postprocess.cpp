@@ -2,10 +2,38 @@
 #include "contextsteer/postprocess.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 
 #include "batch.hpp"
+#include "contextsteer/slot_set.hpp"
 
 namespace contextsteer {
+
+void turn_row(const float* in, const SlotSet& slots, double delta, float* out) {
+  const std::size_t k = slots.size();
+  if (delta == 0.0) {
+    std::copy(in, in + k, out);
+    return;
+  }
+  // Slot angles from slot 0, counter-clockwise: 0, gap 0, gap 0 + gap 1, ..., a turn.
+  thread_local std::vector<double> at;
+  at.resize(k + 1);
+  at[0] = 0.0;
+  for (std::size_t i = 0; i < k; ++i) at[i + 1] = at[i] + double(slots.gaps()[i]);
+  const double turn = at[k];
+  for (std::size_t j = 0; j < k; ++j) {
+    double phi = std::fmod(at[j] + delta, turn);
+    if (phi < 0.0) phi += turn;
+    // The slot i at or before phi (phi < turn = at[k], so i < k).
+    const std::size_t i = static_cast<std::size_t>(
+        std::upper_bound(at.begin(), at.begin() + static_cast<std::ptrdiff_t>(k), phi) -
+        at.begin() - 1);
+    const double t = (phi - at[i]) / (at[i + 1] - at[i]);
+    const double a = in[i], b = in[(i + 1) % k];
+    out[j] = static_cast<float>(a + t * (b - a));
+  }
+}
 
 void spread_rows(std::span<const float> values, std::size_t k, std::span<const float> kernel,
                  SpreadMode mode, std::span<float> out, std::size_t begin, std::size_t end) {

@@ -215,6 +215,8 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
   perceived_head_.assign(n_, std::numeric_limits<float>::quiet_NaN());
   if (params_.decision_interval > 1) fresh_.assign(n_, 1);
   if (config_.hysteresis > 0.0f) held_.assign(n_, 0.0f);
+  if (config_.hysteresis > 0.0f && config_.rotate)
+    decided_head_.assign(n_, std::numeric_limits<float>::quiet_NaN());
   if (velocity_ && (velocity_->commit > 0.0f || velocity_->inertia > 0.0f)) {
     prev_direction_.assign(2 * n_, 0.0f);
     prev_strength_.assign(n_, 0.0f);
@@ -282,12 +284,36 @@ void Simulation::renew_slots() {
   }
 }
 
+namespace {
+
+// The slot of `slots` nearest (largest cosine, the lowest index on a tie) to slot s's
+// direction turned by -delta: where a direction chosen at heading h0 lies among the slots
+// at heading h0 + delta.
+std::int32_t nearest_turned_slot(const SlotSet& slots, std::size_t s, double delta) {
+  const double c = std::cos(delta), sn = std::sin(delta);
+  const double x = slots.x64()[s], y = slots.y64()[s];
+  const double tx = c * x + sn * y, ty = -sn * x + c * y;
+  std::int32_t best = 0;
+  double top = -2.0;
+  for (std::size_t j = 0; j < slots.size(); ++j) {
+    const double d = slots.x64()[j] * tx + slots.y64()[j] * ty;
+    if (d > top) {
+      top = d;
+      best = static_cast<std::int32_t>(j);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 void Simulation::forget_decision(std::size_t i) {
   store2(direction_.data(), i, Vec2{});
   strength_[i] = 0.0f;
   store2(accel_.data(), i, Vec2{});
   slot_[i] = -1;
   has_memory_[i] = 0;
+  if (!decided_head_.empty()) decided_head_[i] = std::numeric_limits<float>::quiet_NaN();
   braking_[i] = 0;
   if (!back_until_.empty()) back_until_[i] = 0.0;
   if (!next_decision_.empty()) {
@@ -398,11 +424,26 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
   const std::size_t need = ((config_.record ? 0 : bi + bd) + 2) * kBlock * k;
   if (scratch.size() < need) scratch.resize(need);
   const std::span<const float> kernel(config_.spread_kernel);
+  // With slots that turn with the heading, the blend's memory is in the frame of the
+  // heading it was perceived at: turned by the change of heading before blending, so that
+  // a slot mixes the same world direction (a car turned 90° mixed last step's "goal
+  // ahead" into the slot that now points sideways; fuzz round 13).
+  const bool turn_memory = config_.rotate && config_.blend >= 0.0f;
+  thread_local std::vector<double> turns;  // per row of the block: heading now - then
+  thread_local std::vector<float> turned;  // one memory row, turned
 
   each_deciding(begin, end, [&](std::size_t b, std::size_t e, std::size_t step) {
     // Rows b, b + step, ... (< e): len of them, stored one after another in the scratch
     // (step > 1 only when deciding in phases, never with recorded stacks).
     const std::size_t len = (e - b + step - 1) / step;
+    if (turn_memory) {
+      turns.assign(len, 0.0);
+      turned.resize(k);
+      for (std::size_t i = b, r = 0; i < e; i += step, ++r) {
+        const float h0 = perceived_head_[i], h1 = p.in.agents.heading[i];
+        if (has_memory_[i] && std::isfinite(h0) && h0 != h1) turns[r] = double(h1) - double(h0);
+      }
+    }
     for (std::size_t i = b; i < e; i += step) {  // the pose these maps belong to
       // (A dead slot keeps NaN, "never perceived": its rows describe no agent.)
       const bool alive = p.in.agents.alive[i] != 0;
@@ -469,6 +510,10 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
         float* row = dest + (b + r * step) * k;
         const float* f = fresh + r * k;
         if (a >= 0.0f && has_memory_[b + r * step]) {
+          if (turn_memory && turns[r] != 0.0) {
+            turn_row(row, slot_set_, turns[r], turned.data());
+            std::copy(turned.begin(), turned.end(), row);
+          }
           for (std::size_t j = 0; j < k; ++j) row[j] = row[j] + a * (f[j] - row[j]);
         } else {
           std::copy(f, f + k, row);
@@ -523,6 +568,17 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     // (raising a negative danger to 0 pushed an agent off its slot). The map itself is
     // restored after.
     const float h = config_.hysteresis;
+    if (h > 0.0f && !decided_head_.empty()) {
+      // Slots that turn with the heading: the previous decision's slot is the one nearest
+      // its world direction now, not the same index (the same direction relative to an
+      // agent that has turned since).
+      for (std::size_t i = b; i < e; i += step) {
+        const float h0 = decided_head_[i], h1 = p.in.agents.heading[i];
+        if (slot_[i] >= 0 && std::isfinite(h0) && h0 != h1)
+          slot_[i] = nearest_turned_slot(slot_set_, static_cast<std::size_t>(slot_[i]),
+                                         double(h1) - double(h0));
+      }
+    }
     if (h > 0.0f) {
       for (std::size_t i = b; i < e; i += step) {
         if (slot_[i] < 0) continue;
@@ -590,6 +646,8 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     }
     if (!validity_.empty())
       for (std::size_t i = b; i < e; i += step) validity_[i] = validity_of(p, i);
+    if (!decided_head_.empty())
+      for (std::size_t i = b; i < e; i += step) decided_head_[i] = p.in.agents.heading[i];
   });
 }
 

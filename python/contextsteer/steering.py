@@ -103,7 +103,10 @@ class Steering:
         Blended danger fades geometrically and reaches exactly 0 only when float32
         underflows (about 150 steps at blend 0.5, more at smaller values), so with
         ``resolve="mask_min_danger"`` give an ``epsilon`` (say 0.01): with 0, a slot
-        dangerous long ago stays masked against slots that never were.
+        dangerous long ago stays masked against slots that never were. With ``rotate``,
+        the previous maps are first turned by the agent's change of heading since they
+        were perceived (each slot reads them at its angle, linearly between the two
+        slots either side), so a slot blends the same world direction.
     spread : array_like, optional
         Odd-length kernel (length ≤ K) spread over the ring after combining.
     spread_mode : {"max", "sum"}, default "max"
@@ -126,7 +129,9 @@ class Steering:
         value is multiplied by ``1 + hysteresis`` (saturating at 2^60 − 2^36). A small value
         (0.1–0.3) stops an agent flip-flopping between two nearly equal slots from one
         step to the next (the "reciprocal dance" of velocity-obstacle methods); 0 keeps
-        every decision memoryless.
+        every decision memoryless. With ``rotate``, the slot held is the one nearest the
+        previous decision's world direction (not the same index of an agent that has
+        turned since).
     decision_phases : int in [1, 64], default 1
         In :meth:`Simulation.step`, decide the agents in this many phases instead of all
         at once: agent ``i`` in phase ``i % decision_phases``, the phases in order, and

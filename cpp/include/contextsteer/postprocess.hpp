@@ -10,6 +10,8 @@
 
 namespace contextsteer {
 
+class SlotSet;
+
 /// How spread combines the kernel-weighted neighbours of a slot.
 enum class SpreadMode {
   kSum,  ///< out_j = sum_m w_m v_{j+m-h}: circular convolution (blur)
@@ -38,6 +40,12 @@ void spread(std::span<const float> values, std::size_t n, std::size_t k,
 /// floats; out may be previous or current. alpha in [0, 1]. Pure, allocation-free.
 void blend_rows(std::span<const float> previous, std::span<const float> current, std::size_t k,
                 float alpha, std::span<float> out, std::size_t begin, std::size_t end);
+
+/// One map row of a slot set that turns with its agent, perceived at heading h0, read in
+/// the frame of heading h0 + delta: out_j is the row's value at slot j's angle plus delta,
+/// interpolated linearly between the two slots either side (over the ring's own gaps, so
+/// any ring). delta = 0 copies the row. in, out: K floats each, not overlapping.
+void turn_row(const float* in, const SlotSet& slots, double delta, float* out);
 
 /// blend over all N agents on the thread pool; sets *nonfinite (if given) when an input
 /// is NaN/inf.

@@ -266,7 +266,8 @@ class Simulation {
     v("stood", stood_), v("back_until", back_until_);  // standoff only
     v("sensed", sensed_);  // the sensor's last rays (pictures; with decision_interval > 1 kept)
     v("perceived_position", perceived_pos_), v("perceived_heading", perceived_head_);  // pictures
-    v("fresh", fresh_);  // decision_interval > 1 only
+    v("fresh", fresh_);                   // decision_interval > 1 only
+    v("decided_heading", decided_head_);  // hysteresis with rotate only
     v("seen_generation", seen_generation_);
     v("kinematic_seen", kin_seen_);                                // flips not yet seen by a step
     v("next_decision", next_decision_), v("validity", validity_);  // decision_validity only
@@ -453,6 +454,9 @@ class Simulation {
     return {f[2] * v.x - f[3] * v.y, f[3] * v.x + f[2] * v.y};
   }
   std::vector<float> held_;  // (N,) a danger value set aside during resolve (hysteresis)
+  // (N,) the heading of each agent's last decision, NaN before it (hysteresis with slots
+  // that turn with the heading only).
+  std::vector<float> decided_head_;
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
   std::vector<std::uint8_t> stuck_, has_memory_, braking_;
   std::vector<double> still_;  // summed in double: a float32 sum of dt falls behind
