@@ -7,11 +7,13 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <mutex>
 #include <new>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <pthread.h>
@@ -113,19 +115,38 @@ class Pool {
     t_inside_parallel = true;
     work();
     t_inside_parallel = false;
-    if (spin_until(spin_, [this] { return pending_.load(std::memory_order_acquire) == 0; }))
-      return true;
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    if (!spin_until(spin_, [this] { return pending_.load(std::memory_order_acquire) == 0; })) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
+    // Every chunk has ended, the workers' included: an exception of any of them (the
+    // first) is the caller's, thrown on its thread with the job's frame still alive.
+    std::exception_ptr error;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      error = std::exchange(error_, nullptr);
+    }
+    if (error) std::rethrow_exception(error);
     return true;
   }
 
  private:
+  // Runs chunks until none is left. An exception (std::bad_alloc from scratch that grows
+  // inside a chunk) is kept, the first one, and ends the handing out of chunks: on a
+  // worker it called std::terminate, and on the caller it left try_run before the workers
+  // were done with its stack frame (a segfault or abort where one thread raised
+  // MemoryError; fuzz round 13).
   void work() {
     for (;;) {
       std::size_t begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
       if (begin >= n_) break;
-      fn_(ctx_, begin, std::min(n_, begin + chunk_));
+      try {
+        fn_(ctx_, begin, std::min(n_, begin + chunk_));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+        next_.store(n_, std::memory_order_relaxed);
+      }
     }
   }
 
@@ -174,6 +195,7 @@ class Pool {
   std::atomic<int> pending_{0};
   RangeFn fn_ = nullptr;
   void* ctx_ = nullptr;
+  std::exception_ptr error_;  // the job's first exception (under mutex_)
   std::size_t n_ = 0;
   std::size_t chunk_ = 1;
   std::atomic<std::size_t> next_{0};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -137,4 +138,34 @@ TEST(UsableCores, QuotaInTheCgroupFilesWords) {
   const unsigned cores = cs::usable_cores();
   EXPECT_GE(cores, 1u);
   EXPECT_LE(cores, std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// A chunk that throws (std::bad_alloc from scratch grown inside it) on a worker called
+// std::terminate, and on the caller left parallel_for while the workers still ran chunks
+// on its frame (a segfault). The first exception reaches the caller once every chunk has
+// ended, whichever thread threw, and the pool runs the next job as before.
+TEST(ParallelFor, AnExceptionInAChunkReachesTheCallerAfterEveryChunk) {
+  for (int threads : {1, 2, 4}) {
+    cs::set_num_threads(threads);
+    for (std::size_t bad : {0u, 1u, 17u, 63u}) {
+      std::atomic<int> in_flight{0};
+      bool caught = false;
+      try {
+        cs::parallel_for(64, 1, [&](std::size_t b, std::size_t e) {
+          in_flight.fetch_add(1);
+          std::this_thread::sleep_for(std::chrono::microseconds(50));
+          in_flight.fetch_sub(1);
+          for (std::size_t i = b; i < e; ++i)
+            if (i == bad) throw std::bad_alloc();
+        });
+      } catch (const std::bad_alloc&) {
+        caught = true;
+      }
+      EXPECT_TRUE(caught) << "threads " << threads << " bad " << bad;
+      EXPECT_EQ(in_flight.load(), 0) << "a chunk was still running";
+      auto counts = visit_counts(1000, 3);
+      for (int c : counts) ASSERT_EQ(c, 1);
+    }
+  }
+  cs::set_num_threads(2);
 }
