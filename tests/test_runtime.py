@@ -105,3 +105,45 @@ def test_the_default_thread_count_follows_the_cpus_the_process_may_use():
     assert pinned.stdout.strip() == "1"
     free = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert 1 <= int(free.stdout) <= len(os.sched_getaffinity(0))
+
+
+def test_a_child_forked_while_another_thread_sets_the_count_can_set_it():
+    """threads() holds a lock across set_num_threads, which waits for a running step: a
+    fork in that window gave the child a held lock with no owner, and its first
+    threads() waited for good (10 of 10 children; fuzz round 13). Each child must get
+    through threads(1) within its alarm."""
+    code = """
+import os, signal, threading, time
+import numpy as np
+import contextsteer as cs
+a = cs.Agents(20000, slots=16)
+a.add(np.random.default_rng(0).uniform(-60, 60, (20000, 2)), radius=0.3, target=[[0, 0]])
+sim = cs.Simulation(None, a, cs.scenarios.crowd_steering(), motion=cs.Accel())
+def stepper():
+    while True:
+        sim.step(1 / 30)
+def knob():
+    while True:
+        with cs.threads(1):
+            pass
+threading.Thread(target=stepper, daemon=True).start()
+threading.Thread(target=knob, daemon=True).start()
+time.sleep(0.5)
+bad = 0
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(10)
+        with cs.threads(1):
+            assert cs.get_num_threads() == 1
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    bad += status != 0
+    time.sleep(0.1)
+print("bad", bad)
+os._exit(0)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() == "bad 0", out

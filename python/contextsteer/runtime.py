@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Iterator
 
@@ -33,8 +34,23 @@ MAX_THREADS = 1024
 threads; beyond the machine's cores they only add switching)."""
 
 _lock = threading.Lock()
-_blocks: list[tuple[object, int]] = []  # the open threads() blocks, in entry order
+_blocks: list[tuple[object, int, int]] = []  # open threads() blocks: token, n, thread ident
 _base: list[int] = []  # the count before the first of them opened
+
+
+def _after_fork_in_child() -> None:
+    """A fork while another thread held ``_lock`` (it does so across a
+    ``set_num_threads`` that waits for a running step) left the child's first
+    ``threads()`` waiting for good on a lock whose owner does not exist there (fuzz round
+    13). The child has only the forking thread: a fresh lock, and only its own blocks."""
+    global _lock
+    _lock = threading.Lock()
+    me = threading.get_ident()
+    _blocks[:] = [b for b in _blocks if b[2] == me]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def set_num_threads(n: int) -> None:
@@ -87,7 +103,7 @@ def threads(n: int) -> Iterator[None]:
         set_num_threads(n)  # checked before anything is recorded
         if not _blocks:
             _base[:] = [before]
-        _blocks.append((token, int(n)))
+        _blocks.append((token, int(n), threading.get_ident()))
     try:
         yield
     finally:
