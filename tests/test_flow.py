@@ -752,3 +752,45 @@ def test_a_repeated_schedule_is_the_schedule_written_out_for_every_period():
     ]:
         with pytest.raises(err, match="repeat"):
             cs.Source([0, 0, 5, 5], rate, [9, 9], [99, 99, 100, 100], repeat=repeat)
+
+
+@pytest.mark.parametrize("where", ["_first_free", "_exits"])
+def test_ctrl_c_inside_a_flow_step_waits_for_the_step_end(monkeypatch, where):
+    """SIGINT raised in the middle of a flow's admissions (or its exits): the
+    KeyboardInterrupt used to leave walkers dequeued and counted in but never added
+    (entered 2, inside 0, alive 0, left_otherwise 2; fuzz round 13). It now comes once
+    the whole step is done, with the counts adding up."""
+    import signal
+
+    world = cs.World()
+    world.add_segments([[-1, 0, 21, 0], [-1, 4, 21, 4], [-1, 0, -1, 4], [21, 0, 21, 4]])
+    sim = cs.Simulation(
+        world,
+        cs.Agents(100, slots=16),
+        cs.scenarios.crowd_steering(),
+        motion=cs.Accel(),
+        slots=cs.scenarios.crowd_slots(),
+    )
+    sim.flow = cs.Flow([cs.Source([0, 0, 2, 4], 20.0, [[22, 0], [22, 4]], [1, -1e9, 1e9, 1e9])])
+    real = getattr(cs.Flow, where)
+    calls = [0]
+
+    def interrupted(*args):
+        calls[0] += 1
+        if calls[0] == (2 if where == "_first_free" else 1):
+            signal.raise_signal(signal.SIGINT)  # Python's handler runs at the next line
+        return real(*args)
+
+    monkeypatch.setattr(
+        cs.Flow, where, staticmethod(interrupted) if where == "_first_free" else interrupted
+    )
+    with pytest.raises(KeyboardInterrupt):
+        for _ in range(3):
+            sim.step(1 / 30)
+    r = sim.flow.report()
+    assert r["left_otherwise"] == 0 and r["offered"] == r["entered"] + r["queued"]
+    assert r["entered"] == r["out"] + r["inside"] and r["inside"] == int(sim.agents.alive.sum())
+    assert sim.step_count == calls[0] if where == "_exits" else sim.step_count >= 1
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # The step's exits ran: no walker is left in its exit area (x >= 1).
+    assert r["out"] > 0 and not (sim.agents.position[sim.flow.members(), 0] >= 1).any()

@@ -3,6 +3,10 @@
 #pragma once
 
 #include <Python.h>
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <cstddef>
 
 namespace contextsteer::bindings {
 
@@ -23,5 +27,21 @@ class GilRelease {
  private:
   PyThreadState* state_;
 };
+
+/// Runs f(begin, end) over [0, n) in slices of `per` items without the GIL, checking for
+/// Ctrl-C (with the GIL) between slices, so that a query over millions of items can be
+/// interrupted. Items are independent: slicing changes no result.
+template <class F>
+void in_slices(std::size_t n, std::size_t per, F&& f) {
+  per = std::max<std::size_t>(per, 1);
+  for (std::size_t b = 0; b < n; b += per) {
+    const std::size_t e = std::min(n, b + per);
+    {
+      GilRelease release;
+      f(b, e);
+    }
+    if (e < n && PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
+  }
+}
 
 }  // namespace contextsteer::bindings

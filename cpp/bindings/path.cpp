@@ -71,10 +71,13 @@ void bind_path(py::module_& m) {
             const py::ssize_t n = p.dim(0);
             auto out = new_array<float>({n});
             std::span<float> o(out.mutable_data(), static_cast<std::size_t>(n));
-            {
-              GilRelease release;
-              closest_offset(self, p.span(), o);
-            }
+            // In slices of 2^14 points with a Ctrl-C check between them (20 M points on a
+            // path of 100,000 points took 94 s to stop).
+            in_slices(static_cast<std::size_t>(n), std::size_t{1} << 14,
+                      [&](std::size_t b, std::size_t e) {
+                        closest_offset(self, p.span().subspan(2 * b, 2 * (e - b)),
+                                       o.subspan(b, e - b));
+                      });
             return out;
           },
           py::arg("points"))

@@ -55,10 +55,12 @@ A corridor fed from its left end; people leave at the right end:
 from __future__ import annotations
 
 import bisect
+import contextlib
 import math
+import signal
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -142,6 +144,34 @@ def _range(what: str, value: Any, size: int, low: float) -> tuple[float, ...]:
     if (a < low).any():
         raise ValueError(f"{what} must be >= {low:g}, got {a.tolist()}")
     return tuple(float(x) for x in a)
+
+
+@contextlib.contextmanager
+def _signals_after() -> Iterator[None]:
+    """SIGINT and SIGTERM whose handlers are Python's held until the block ends, then
+    handed to those handlers (KeyboardInterrupt raised there). A flow's step is Python
+    bookkeeping round one C++ step: a KeyboardInterrupt between its lines dequeued and
+    counted walkers never added, or left the step's exits undone (a flow's counts no
+    longer added up; fuzz round 13). Only the main thread runs signal handlers, so
+    elsewhere nothing needs holding."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[tuple[int, Any]] = []
+    saved: dict[int, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(sig)
+        if callable(handler):
+            saved[sig] = handler
+            signal.signal(sig, lambda s, f: caught.append((s, f)))
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        if caught:
+            s, f = caught[0]
+            saved[s](s, f)
 
 
 class Source:
@@ -585,7 +615,9 @@ class Flow:
                 # The simulation and its agents held for the whole step: another
                 # thread's call (a pickle, say) is refused before it, not between the
                 # admissions and the step (walkers counted in and never added).
-                with sim._core._hold():
+                # Ctrl-C (and a Python SIGTERM handler) waits for the step's end: raised
+                # in the admissions, it counted walkers in that were never added.
+                with sim._core._hold(), _signals_after():
                     self._forget_gone(sim)
                     now = float(sim.time)
                     skipped = self._ran_until is not None and now != self._ran_until
