@@ -864,3 +864,35 @@ def test_agents_waypoint_is_a_column_add_clears_and_pickles_keep():
     a.remove([1])
     a.add([[5, 5]])  # slot 1 again
     assert not a.waypoint[1]
+
+
+def test_a_step_from_another_thread_is_refused_during_an_update(monkeypatch):
+    """update holds the simulation, as a Flow's step does: a step another thread starts
+    meanwhile raises RuntimeError (it ran while the update wrote targets and waypoints;
+    fuzz round 13). Deterministic: the other thread steps from inside the update."""
+    import threading
+
+    sim, _ = _sim(_ring(10))
+    detour = cs.Detour(sim)
+    real = detour._update
+    seen = []
+
+    def stepping_inside():
+        def other():
+            try:
+                sim.step(1 / 30)
+                seen.append(None)
+            except RuntimeError as e:
+                seen.append(str(e))
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        return real()
+
+    monkeypatch.setattr(detour, "_update", stepping_inside)
+    detour.update()
+    assert len(seen) == 1 and seen[0] is not None and "in use by another thread" in seen[0], seen
+    monkeypatch.undo()
+    sim.step(1 / 30)  # released after it
+    detour.update()

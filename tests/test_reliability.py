@@ -569,3 +569,24 @@ def test_sliced_geometry_queries_equal_their_points_in_two_calls(name):
     second = _query(name, world, path, pts[30_001:])
     for got, a, b in zip(whole, first, second, strict=True):
         np.testing.assert_array_equal(got, np.concatenate([a, b]))
+
+
+def test_a_dt_whose_conversion_edits_a_lent_array_is_caught_in_that_step():
+    """step converted dt after checking the arrays the behaviours lend the core: a dt
+    whose __float__ wrote NaN into agent_weights put NaN into the step's maps, and the
+    error came one step late (fuzz round 13). The arguments are converted first."""
+    a = cs.Agents(4, slots=8)
+    a.add([[0, 0], [3, 0]], max_speed=1.0, target=[[5, 5]])
+    w = np.ones(4, np.float32)
+    sim = cs.Simulation(None, a, [cs.Seek(agent_weights=w)], motion=cs.Lerp(steer_force=1))
+
+    class Dt(float):
+        def __float__(self):
+            w[:] = np.nan
+            return 0.1
+
+    before = a.position.copy()
+    with pytest.raises(ValueError, match="agent_weights"):
+        sim.step(Dt(0.1))
+    assert sim.step_count == 0 and np.array_equal(a.position, before)
+    assert not np.isnan(sim.interest).any()

@@ -340,7 +340,11 @@ class Detour:
         if not self._busy.acquire(blocking=False):
             raise RuntimeError("Detour.update: in use by another thread (one thread at a time)")
         try:
-            return self._update()
+            # The simulation and its agents held for the whole update, as a Flow's step
+            # holds them: another thread's step is refused meanwhile (it ran while the
+            # update wrote targets and waypoints, 622 of 624 steps; fuzz round 13).
+            with self.sim._core._hold("Detour.update"):
+                return self._update()
         finally:
             self._busy.release()
 

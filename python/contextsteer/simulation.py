@@ -624,8 +624,11 @@ class Simulation:
         RuntimeError
             The simulation (or its flow) is being stepped in another thread.
         """
-        self._check_borrowed()
+        # The arguments first: converting them may run a caller's code (a __float__, an
+        # __index__) that edits a lent array after its check (NaN weights reached the
+        # maps of the step, and the error came at the next; fuzz round 13).
         dt_, steps_ = _dt(dt), _int("steps", steps, 0, 2**62)
+        self._check_borrowed()
         flow = self.__dict__.get("_flow")
         if flow is None:
             self._core._step(dt_, steps_)
