@@ -461,7 +461,10 @@ def move(state, direction, strength, dt, model, **params):
         else:  # vehicle
             brake_angle = params.get("brake_angle", math.pi / 2)
             full = params.get("full_turn_speed", 0.25)
-            speed = min(float(np.hypot(*v)), vmax)
+            # Speed along the heading: a velocity more than 90° off it rolls backwards
+            # (negative), which max_accel brings back; within 90°, its length.
+            along = v[0] * math.cos(h) + v[1] * math.sin(h)
+            speed = max(along, -vmax) if along < 0 else min(float(np.hypot(*v)), vmax)
             target_speed = 0.0
             far = False
             if d.any():
@@ -470,10 +473,12 @@ def move(state, direction, strength, dt, model, **params):
                 far = abs(delta) > brake_angle
                 target_speed = vmax * s * (params.get("brake_speed", 0.1) if far else 1.0)
             amax = float(state["max_accel"][i]) * dt
-            nxt = min(max(speed + min(max(target_speed - speed, -amax), amax), 0.0), vmax)
+            nxt = min(
+                max(speed + min(max(target_speed - speed, -amax), amax), min(speed, 0.0)), vmax
+            )
             if d.any():
                 # grip from the speed it had, or the speed it rolls at this step if more
-                grip_speed = max(speed, nxt)
+                grip_speed = max(abs(speed), abs(nxt))
                 grip = 1.0
                 if full > 0:
                     grip = min(1.0, grip_speed / (full * vmax)) if vmax > 0 else 0.0

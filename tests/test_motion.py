@@ -472,3 +472,21 @@ def test_a_stopped_vehicle_does_not_turn_whatever_its_full_turn_speed(fts):
 def test_a_full_turn_speed_that_rounds_to_zero_is_refused():
     with pytest.raises(ValueError, match="full_turn_speed must be 0 .* or at least 1.4e-45"):
         cs.Vehicle(full_turn_speed=5e-324)
+
+
+def test_a_vehicle_rolling_backwards_slows_at_its_acceleration_then_drives_on():
+    """A velocity against the heading (a shove, a bounce) was taken at its length,
+    forwards: -30 m/s became +30 m/s in one step of a car whose max_accel is 1 m/s²
+    (fuzz round 13). It now rolls backwards along its heading and slows by
+    max_accel·dt a step (hand-worked: 30 s to a stop), then drives forwards."""
+    car = cs.Agents(1)
+    car.add([0.0, 0.0], velocity=[-30.0, 0.0], heading=0.0, max_speed=40.0, max_accel=1.0)
+    s = cs.Vehicle().apply(car, [[1.0, 0.0]], [1.0], dt=1 / 30)
+    np.testing.assert_allclose(s.velocity[0], [-30.0 + 1 / 30, 0.0], atol=1e-5)
+    sim = cs.Simulation(None, car, [cs.Forward()], motion=cs.Vehicle())
+    xs = []
+    for _ in range(40):
+        sim.step(1.0)
+        xs.append(float(car.velocity[0, 0]))
+    np.testing.assert_allclose(xs[:29], -30.0 + np.arange(1, 30), atol=1e-4)
+    assert xs[29] == pytest.approx(0.0, abs=1e-4) and xs[-1] == pytest.approx(10.0, abs=1e-4)

@@ -114,7 +114,13 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
   const AgentsView& a = in.agents;
   const Step s = step_input(in, i, m.full_speed);
   const float vmax = a.max_speed[i];
-  const float speed = std::min(length(v), vmax);
+  // The speed along the heading. A velocity more than 90° off it (a shove, a bounce, one
+  // the caller wrote) is the car rolling backwards: a negative speed that max_accel brings
+  // back towards the target (it was taken at its length, forwards: from -30 to +30 m/s in
+  // one step; fuzz round 13). Within 90°, the length as before.
+  const Vec2 ahead{std::cos(h), std::sin(h)};
+  const float along = v.x * ahead.x + v.y * ahead.y;
+  const float speed = along < 0.0f ? std::max(along, -vmax) : std::min(length(v), vmax);
   const bool steering = s.dir.x != 0.0f || s.dir.y != 0.0f;
   float delta = 0.0f, target_speed = 0.0f;
   if (steering) {
@@ -127,12 +133,12 @@ void move_one(const Vehicle& m, const MotionInputs& in, std::size_t i, Vec2& v, 
   }
   const float dv =
       std::clamp(target_speed - speed, -a.max_accel[i] * in.dt, a.max_accel[i] * in.dt);
-  const float next = std::clamp(speed + dv, 0.0f, vmax);
+  const float next = std::clamp(speed + dv, std::min(speed, 0.0f), vmax);
   if (steering) {
     // The grip comes from the speed the car had, or the speed it rolls at this step when
     // that is more: a car stopped nose-first against a wall (the slide had zeroed its
     // speed) could not turn, drove or crawled into the wall and stayed there.
-    const float grip_speed = std::max(speed, next);
+    const float grip_speed = std::max(std::fabs(speed), std::fabs(next));
     float grip = 1.0f;
     if (m.full_turn_speed > 0.0f) {
       // (full_turn_speed·max_speed may underflow to 0: then any speed at all grips fully,

@@ -208,7 +208,10 @@ class Vehicle(MotionModel):
     against a wall, its speed zeroed by the slide, turns as it starts to roll); Fray's brake rule sets
     the target speed to ``brake_speed·max_speed·strength`` when the chosen direction is
     more than ``brake_angle`` radians off the heading (else ``max_speed·strength``; 0 when
-    no direction was chosen); speed changes by at most ``max_accel·dt``. Both rules
+    no direction was chosen); speed changes by at most ``max_accel·dt``. The speed is the
+    velocity's length when it is within 90° of the heading; a velocity further off (a
+    shove, a bounce, one written by the caller) rolls the car backwards along its
+    heading, and ``max_accel`` slows it before it drives forwards. Both rules
     allow 1e-5 rad for the rounding of absolute angles: a direction exactly
     ``brake_angle`` off never brakes, and one straight behind turns counter-clockwise,
     whatever the heading. The default
