@@ -654,3 +654,21 @@ def test_wander_keeps_wandering_when_time_times_rate_passes_2_63():
     cw = classic.Wander(rate=1e8)
     acc = [classic.accelerations(None, a, cw, time=t)[0].tobytes() for t in (1e12, 1.3e12, 1.7e12)]
     assert len(set(acc)) == 3
+
+
+def test_pursue_ids_written_out_of_range_in_place_are_refused_at_the_step():
+    """Ids are checked when the simulation is built; written out of range in place, they
+    were read as "no target" without a word (fuzz round 13)."""
+    ag = cs.Agents(4, slots=16)
+    ag.add([[0, 0], [5, 0]], max_speed=1.0)
+    ids = np.array([1], np.int32)
+    sim = cs.Simulation(None, ag, cs.Steering([cs.Pursue(ids)]))
+    sim.step(0.1)
+    for bad in (7, -1, 2**31 - 1):
+        sim.steering.behaviours[0].targets[0] = bad
+        with pytest.raises(
+            IndexError, match=rf"Pursue: targets: agent id {bad} out of range \[0, 4\) \(edited"
+        ):
+            sim.step(0.1)
+    sim.steering.behaviours[0].targets[0] = 1
+    sim.step(0.1)

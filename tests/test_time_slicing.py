@@ -292,3 +292,23 @@ def test_the_cli_passes_decision_validity_to_a_crowd_scenario(tmp_path):
     argv = ["run", "crossing", "--steps", "30", "--frames", "0", "--quiet", "--out"]
     assert cli.main([*argv, str(tmp_path), "-p", "decision_validity=0.25"]) == 0
     assert cli.main([*argv, str(tmp_path), "-p", "decision_validity=-1"]) == 2
+
+
+def test_a_new_target_is_decided_for_at_the_next_step():
+    """The estimates assume the targets stay: a goal moved behind the agent between
+    steps was ignored for 14 steps (1.4 s) until the old decision ran out (fuzz round
+    13). An agent whose Agents.target changed since its last decision decides again at
+    once; one whose target stays keeps its schedule."""
+    a = cs.Agents(2, slots=16)
+    a.add(
+        [[0.0, 0.0], [0.0, 5.0]], max_speed=2.0, max_accel=100.0, target=[[20.0, 0.0], [20.0, 5.0]]
+    )
+    sim = cs.Simulation(None, a, cs.Steering([cs.Seek()]), motion=cs.Accel(), decision_validity=5.0)
+    sim.step(0.1, steps=5)
+    kept = int(sim.next_decision[1])
+    assert kept > sim.step_count + 1  # a long decision: the target stays far ahead
+    a.target[0] = [-20.0, 0.0]
+    a.target[1] = a.target[1]  # written with the same value: no change
+    sim.step(0.1)
+    assert sim.chosen_direction[0, 0] < -0.99  # turned to the new goal at once
+    assert int(sim.next_decision[1]) == kept

@@ -465,6 +465,7 @@ void bind_simulation(py::module_& m) {
                      name_v == "metrics.kinematic" ||  // (saved before it: none measured)
                      std::string_view(name) == "validity" ||
                      name_v == "decided_heading" ||  // (saved before it: NaN, the slot kept)
+                     name_v == "decided_target" ||   // (saved before it: the targets then)
                      std::string_view(name) == "yielded_to" ||  // -1: nobody stepped aside for
                      // Saved before standoff: nobody has stood yet, nor backs off.
                      std::string_view(name) == "stood" || std::string_view(name) == "back_until")

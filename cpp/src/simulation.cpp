@@ -236,6 +236,7 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
     next_decision_.assign(n_, 0);
     validity_.assign(n_, std::numeric_limits<float>::infinity());
     next_time_.assign(n_, 0.0);
+    decided_target_.assign(v.target, v.target + 2 * n_);
   }
   metrics_.configure(MetricsParams{}, agents.view(), nullptr, 0.0);
   // The agents it starts with leave the solids holding their centres at the first step,
@@ -1913,6 +1914,8 @@ void Simulation::finish(float dt) {
       const double steps = t >= 1.0 ? std::min(t, cap) : 1.0;  // (NaN: one step)
       next_decision_[i] = step_count_ + static_cast<std::uint64_t>(steps);
       next_time_[i] = time_ + (steps - 0.5) * double{dt};
+      decided_target_[2 * i] = a.target[2 * i];
+      decided_target_[2 * i + 1] = a.target[2 * i + 1];
     }
   }
   // Every alive agent that had not decided did so this step (decides() was true for it),

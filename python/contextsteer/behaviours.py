@@ -247,14 +247,26 @@ def _buffer_mark(a: np.ndarray) -> tuple[tuple[int, tuple[int, ...], np.dtype], 
     return tuple(out)
 
 
-def _check_lent(b: Behaviour, when: str = " (edited since it was given)") -> None:
+def _check_lent(
+    b: Behaviour, when: str = " (edited since it was given)", capacity: int | None = None
+) -> None:
     """The arrays a behaviour lends the core in place (``agent_weights``, shared
-    ``targets``) may have been edited since it was built: check them again (O(N))."""
+    ``targets``) may have been edited since it was built: check them again (O(N)). With
+    ``capacity``, agent ids (Pursue's and Evade's targets) must name a slot of the
+    simulation's agents, as when it was built (an id written out of range in place was
+    read as no target, silently; fuzz round 13)."""
     for name, a in _lent_arrays(b):
         if name == "agent_weights":
             _check_agent_weights(type(b).__name__, a, when)
         elif a.dtype.kind == "f":  # target points (Pursue's are agent ids)
             _check_points(type(b).__name__, name, a, when)
+        elif capacity is not None and a.size:
+            bad = np.flatnonzero((a < 0) | (a >= capacity))
+            if len(bad):
+                raise IndexError(
+                    f"{type(b).__name__}: {name}: agent id {int(a.flat[bad[0]])} out of range "
+                    f"[0, {capacity}){when}"
+                )
 
 
 # ---- Parameter tables (C++ BehaviourSpec, cpp/include/contextsteer/behaviour_params.hpp) ----

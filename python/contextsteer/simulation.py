@@ -212,7 +212,11 @@ class Simulation:
         look-ahead) over ``s``; ``Bounds``: the way to the inner edge over ``s``;
         ``Wander``: a quarter of its noise period; ``Forward`` and ``Momentum``: no limit.
         An agent that ``CollisionDanger`` holds below the speed it wants (waiting for a
-        way to open) decides again at the next step.
+        way to open) decides again at the next step, and so does one whose
+        ``Agents.target`` changed since its last decision (a caller's or a
+        :class:`Detour`'s write). Targets a behaviour holds (``Seek(targets=...)``
+        edited in place) and targets that jump (a ``Pursue`` target moved by a write to
+        its position) are not watched: the decision stands until its estimate runs out.
         :attr:`next_decision` and :attr:`validity` show the schedule. ``None`` (default):
         off. Needs ``decision_interval=1`` and context steering (not classic).
     slide_iterations : int, default 4
@@ -649,8 +653,9 @@ class Simulation:
                     "reads it in place, so edit its values in place, or build a new "
                     "simulation with the new array"
                 )
+        capacity = len(self.agents.alive)
         for b in getattr(self.steering, "behaviours", ()):
-            _check_lent(b)
+            _check_lent(b, capacity=capacity)
 
     def perceive(self) -> None:
         """Stage 1: behaviours, combine and post-processing into :attr:`interest` /

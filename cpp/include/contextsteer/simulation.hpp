@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -163,12 +164,22 @@ class Simulation {
   bool decides(std::size_t i) const {
     if (kinematic_ && kinematic_[i]) return false;  // moved by its own velocity
     if (!next_decision_.empty())
-      return step_count_ >= next_decision_[i] || time_ >= next_time_[i] || !agents_->alive()[i];
+      return step_count_ >= next_decision_[i] || time_ >= next_time_[i] || !agents_->alive()[i] ||
+             target_moved(i);
     const auto k = static_cast<std::uint64_t>(params_.decision_interval);
     // A new agent decides at once, then waits for its turn: it has no decision of its own
     // to move on (it stood until its turn came, up to decision_interval − 1 steps).
     return k <= 1 || (step_count_ + i) % k == 0 || (!fresh_.empty() && fresh_[i]) ||
            !agents_->alive()[i];
+  }
+
+  /// With decision_validity: whether agent i's target (Agents.target) differs, bit for
+  /// bit, from the one it last decided for (a caller's or a Detour's write between steps):
+  /// the estimates assumed it stayed, so the agent decides again at once (a new goal
+  /// behind the agent was ignored until the old decision ran out; fuzz round 13).
+  bool target_moved(std::size_t i) const {
+    const float* t = agents_->target() + 2 * i;
+    return std::memcmp(t, decided_target_.data() + 2 * i, 2 * sizeof(float)) != 0;
   }
 
   /// With decision_validity: the step count at which agent i next decides (0 before its
@@ -271,6 +282,7 @@ class Simulation {
     v("seen_generation", seen_generation_);
     v("kinematic_seen", kin_seen_);                                // flips not yet seen by a step
     v("next_decision", next_decision_), v("validity", validity_);  // decision_validity only
+    v("decided_target", decided_target_);                          // decision_validity only
     v("next_time", next_time_);
     fn("world_edited", &world_edited_, sizeof world_edited_);     // a push out of walls pending
     fn("start_pending", &start_pending_, sizeof start_pending_);  // not stepped yet
@@ -457,6 +469,9 @@ class Simulation {
   // (N,) the heading of each agent's last decision, NaN before it (hysteresis with slots
   // that turn with the heading only).
   std::vector<float> decided_head_;
+  // (N,2) the target of each agent's last decision (decision_validity only; the targets
+  // when the simulation was built before it).
+  std::vector<float> decided_target_;
   std::vector<std::int32_t> slot_, contacts_, overlaps_;
   std::vector<std::uint8_t> stuck_, has_memory_, braking_;
   std::vector<double> still_;  // summed in double: a float32 sum of dt falls behind
