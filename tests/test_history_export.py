@@ -288,7 +288,15 @@ def test_series_are_nan_where_the_metrics_measure_nothing():
     sim.step(0.1, steps=3)
     s = history.series
     assert (s["arrived"] == 0).all() and np.isfinite(s["mean_progress"]).all()
-    assert (s["laps"] == 0).all()
+    assert (s["laps"] == 0).all() and np.isfinite(history.to_dataframe()["progress"]).all()
+    # The path taken away while recording: each agent's progress reads NaN too, as the
+    # mean does (it read 0 beside a NaN mean; fuzz round 13).
+    sim.configure_metrics(path=None)
+    sim.step(0.1, steps=2)
+    table = history.to_dataframe()
+    later = table["frame"] >= 4
+    assert np.isnan(table["progress"][later]).all() and np.isnan(history.series["laps"][4:]).all()
+    assert np.isfinite(table["progress"][~later]).all()
 
 
 def test_to_csv_writes_through_a_symlink_and_keeps_the_mode(tmp_path):

@@ -104,6 +104,9 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
   float clearance = std::numeric_limits<float>::infinity();
   std::int64_t alive = 0, agent_ep = 0, wall_ep = 0, arrived = 0, stuck_now = 0, laps = 0;
   const bool metrics = m.enabled();
+  // No metrics path, no progress: NaN per agent as in the series below (it read 0 while
+  // mean_progress and laps read NaN; fuzz round 13).
+  const bool has_path = metrics && m.params().path != nullptr;
   for (std::size_t i = 0; i < n; ++i) {
     const bool on = a.alive[i] != 0;
     f->alive[t * n + i] = on;
@@ -116,7 +119,7 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     f->generation[t * n + i] = a.generation ? a.generation[i] : 0;
     f->radius[t * n + i] = a.radius[i];
     if (f->progress)
-      f->along[t * n + i] = on && metrics ? static_cast<float>(m.progress()[i]) : nan;
+      f->along[t * n + i] = on && has_path ? static_cast<float>(m.progress()[i]) : nan;
     if (!on) continue;
     ++alive;
     speed += std::hypot(double(a.velocity[2 * i]), double(a.velocity[2 * i + 1]));
@@ -159,7 +162,7 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
   // As Simulation.metrics(): no goal radius, no arrivals measured; no metrics path, no
   // progress or laps (NaN, where 0 read as "nobody arrived", "no progress").
   const bool goals = metrics && m.params().goal_radius >= 0.0f;
-  const bool path = metrics && m.params().path != nullptr;
+  const bool path = has_path;
   s[static_cast<std::size_t>(Series::kArrived)] = goals ? static_cast<float>(arrived) : nan;
   s[static_cast<std::size_t>(Series::kStuck)] = static_cast<float>(stuck_now);
   s[static_cast<std::size_t>(Series::kMeanProgress)] = path ? static_cast<float>(along / na) : nan;

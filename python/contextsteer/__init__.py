@@ -7,6 +7,8 @@ returned as zero-copy NumPy views.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import (
     agents,
     behaviours,
@@ -55,10 +57,18 @@ from .sweep import Run, SweepInterrupted, SweepResult, grid, ray_executor, sweep
 from .tune import NoFeasibleTrial, TuneInterrupted, TuneResult, tune
 from .world import *  # noqa: F403
 
+# Submodules imported on first use (``cs.video.write(...)``, as the README writes it, raised
+# AttributeError unless ``import contextsteer.video`` had run; fuzz round 13).
+_ON_FIRST_USE = ("video", "playground", "rimea")
 
-def __getattr__(name: str) -> type[agents.Neighbours]:  # only the deprecated alias Neighbors
+
+def __getattr__(name: str) -> Any:  # the deprecated alias Neighbors, and the modules above
     if name == "Neighbors":
         return agents.__getattr__(name)
+    if name in _ON_FIRST_USE:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

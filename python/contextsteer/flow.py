@@ -167,8 +167,8 @@ def _signals_after() -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, handler in saved.items():
-            signal.signal(sig, handler)
+        for number, handler in saved.items():
+            signal.signal(number, handler)
         if caught:
             s, f = caught[0]
             saved[s](s, f)
