@@ -236,3 +236,27 @@ def test_squeeze_breaks_an_arch_in_an_exit(monkeypatch):
     _, out, gap = _run_arch(20.0)
     assert out == len(ARCH)
     assert gap > 0.0
+
+
+def test_rimea_1_allows_for_the_start_up_at_a_fast_speed():
+    """At 10 m/s (accepted: speeds in (0, 10]) the crowd's 6 m/s² takes 0.83 s to reach
+    it, against 0.11 s at 1.33 m/s: the unshifted band [3.46, 4.52] failed a walk of
+    4.83 s (fuzz round 13). Hand-worked band: [26, 34]·1.33/10 + (10 − 1.33)/12."""
+    res = rimea.test1(speed=10.0)
+    assert res.criterion == "time to walk 40 m at 10 m/s in [4.18, 5.24] s"
+    assert res.passed, res
+
+
+def test_rimea_4_names_the_densities_it_ran_and_refuses_those_that_did_not_fit():
+    """A density the ring cannot hold ran at the one it holds, without a word, and the
+    criterion named the densities asked (7 to 10 /m² passed, run at 4.1 to 5.8; fuzz
+    round 13). The point warns and says what it ran; test4 labels what ran and refuses
+    densities that did not run increasing (hand-found on a narrow ring: 9 and 9.5 /m²
+    ran at 1.27 and 0.95)."""
+    with pytest.warns(RuntimeWarning, match="not the 126 of density 10"):
+        row = rimea.fundamental_point(10.0, radius=2.0, width=1.0, warmup=0.1, measure=0.2)
+    assert row["asked"] == 10.0 and row["density"] == pytest.approx(73 / (4 * np.pi), abs=1e-3)
+    with pytest.warns(RuntimeWarning), pytest.raises(ValueError, match="not increasing"):
+        rimea.test4(densities=(9.0, 9.5), radius=1.0, width=0.5, warmup=0.1, measure=0.2)
+    res = rimea.test4(densities=(0.5, 1.0), warmup=0.5, measure=0.5)
+    assert res.criterion == "speed falls as density rises (0.497 to 0.995 /m² as run)"
