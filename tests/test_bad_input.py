@@ -606,6 +606,14 @@ CASES += [
         ValueError,
         "add_occupancy: cell",
     ),
+    # Empty goals in a world without obstacles: NumPy's "zero-size array to reduction
+    # operation maximum" escaped (fuzz round 13).
+    (
+        "NavField empty goals, empty world",
+        lambda: cs.NavField(cs.World(), np.zeros((0, 2))),
+        ValueError,
+        r"goals\[0\]: expected at least one point, segment or polygon",
+    ),
     (
         "NavField goal sets mixed",
         lambda: cs.NavField(cs.World(), [{"points": [[0, 0]]}, [[1, 1]]], cell=0.5),

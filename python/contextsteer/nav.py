@@ -336,6 +336,10 @@ class NavField:
         if b is not None:
             pts.append(np.array([[b[0], b[1]], [b[2], b[3]]]))
         allp = np.vstack(pts)
+        if not len(allp):
+            # Empty goals in a world without obstacles: NumPy's "zero-size array to
+            # reduction operation maximum" escaped where a world with walls gave this.
+            raise ValueError("goals[0]: expected at least one point, segment or polygon")
         span = allp.max(0) - allp.min(0)
         cell = radius / 2 if radius > 0 else max((span.max() + 2 * margin) / 256, 1e-6)
 
