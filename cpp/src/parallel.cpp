@@ -121,12 +121,16 @@ class Pool {
     }
     // Every chunk has ended, the workers' included: an exception of any of them (the
     // first) is the caller's, thrown on its thread with the job's frame still alive.
-    std::exception_ptr error;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      error = std::exchange(error_, nullptr);
+    // (The flag spares the common case, no exception, a lock per loop.)
+    if (failed_.load(std::memory_order_acquire)) {
+      std::exception_ptr error;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        error = std::exchange(error_, nullptr);
+        failed_.store(false, std::memory_order_relaxed);
+      }
+      std::rethrow_exception(error);
     }
-    if (error) std::rethrow_exception(error);
     return true;
   }
 
@@ -145,6 +149,7 @@ class Pool {
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!error_) error_ = std::current_exception();
+        failed_.store(true, std::memory_order_release);
         next_.store(n_, std::memory_order_relaxed);
       }
     }
@@ -195,7 +200,8 @@ class Pool {
   std::atomic<int> pending_{0};
   RangeFn fn_ = nullptr;
   void* ctx_ = nullptr;
-  std::exception_ptr error_;  // the job's first exception (under mutex_)
+  std::exception_ptr error_;         // the job's first exception (under mutex_)
+  std::atomic<bool> failed_{false};  // error_ is set
   std::size_t n_ = 0;
   std::size_t chunk_ = 1;
   std::atomic<std::size_t> next_{0};
