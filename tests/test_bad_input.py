@@ -994,6 +994,12 @@ CASES += [
         r"chosen: expected shape \(10, 2\), got \(10, 3\)",
     ),
     (
+        "plot.rays directions not unit",
+        lambda: cs.plot.rays([[0, 0]], [[2, 0], [0, 2], [-2, 0]], None, 1.0),
+        ValueError,
+        r"slot_directions: slot directions must be unit vectors .* \(at slot 0: \|d\| = 2\)",
+    ),
+    (
         "plot.rays vmax 0",
         lambda: cs.plot.rays(np.zeros((1, 2)), 8, np.ones((1, 8)), 2.0, vmax=0),
         ValueError,

@@ -360,7 +360,7 @@ def test_context_maps_draw_each_slot_along_the_simulations_own_slot_directions()
         ({"strength": np.inf, "chosen": (1, 0)}, "strength: must be finite"),
         ({"strength": -1.0, "chosen": (1, 0)}, "strength: must be >= 0"),
         ({"threshold": np.nan}, "threshold: must be a number"),
-        ({"slot_directions": np.ones((5, 2))}, "expected 4 directions"),
+        ({"slot_directions": np.tile([[1.0, 0.0]], (5, 1))}, "expected 4 directions"),
         ({"slot_directions": np.full((4, 2), np.nan)}, "slot_directions: must be finite"),
     ],
 )
@@ -625,4 +625,32 @@ def test_metrics_takes_a_run_result_and_explains_a_recording():
     ]
     with pytest.raises(TypeError, match="Recording .* holds positions only"):
         cs.plot.metrics(res.history)
+    plt.close("all")
+
+
+def test_map_glyphs_do_not_tint_the_bodies_and_animations_hold_every_agent():
+    """Two picture checks from a teaching session (fuzz round 13). The glyphs' translucent
+    interest was drawn over the bodies and tinted their colours (the colour that matches
+    a body to its trajectory); it lies under them now, its outlines above. And animate /
+    frames took their limits from the world alone: agents beside a single wall were out
+    of the picture."""
+    import matplotlib.pyplot as plt
+
+    w = cs.World()
+    w.add_segments([[0, 0, 10, 0]])
+    a = cs.Agents(2, slots=8)
+    a.add([[2, 5], [6, 5]], target=[[9, 5], [0, 5]], max_speed=1)
+    sim = cs.Simulation(w, a, [cs.Seek()], cs.Lerp())
+    sim.step(0.1)
+    art = cs.plot.scene(sim, maps=True)
+    assert art.maps.interest.get_zorder() < art.agents.bodies.get_zorder()
+    assert art.maps.danger.get_zorder() > art.agents.bodies.get_zorder()
+    pos = np.zeros((3, 2, 2))
+    pos[..., 1] = 5.0
+    pos[:, 1, 0] = 3.0
+    anim = cs.plot.animate(pos, world=w)
+    anim.to_jshtml()  # rendered: an unrendered animation warns
+    for ax in (anim._fig.axes[0], cs.plot.frames(history=pos, world=w).figure.axes[0]):
+        (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+        assert x0 < -0.5 and x1 > 10 and y0 < 0 and y1 > 5.5  # the wall and both bodies
     plt.close("all")

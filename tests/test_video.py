@@ -298,3 +298,33 @@ def test_frames_check_size_and_dpi(kw, error, match):
 def test_an_animation_of_no_frames_is_refused_like_frames():
     with pytest.raises(ValueError, match="at least one frame"):
         plot.animate(np.zeros((0, 2, 2)))
+
+
+def test_a_gif_keeps_colours_seen_in_one_frame_only(tmp_path):
+    """The palette came from the first, middle and last frames: an agent seen only in
+    frame 6 came out grey, and squares seen only in frames 1 and 5 vanished (Pillow then
+    merged the frames; fuzz round 13). Every frame's own colours are read back."""
+    from PIL import Image
+
+    frames = []
+    for i in range(9):
+        im = np.full((64, 80, 3), 255, np.uint8)
+        im[10:20, 10:20] = (31, 119, 180)
+        if i == 1:
+            im[30:40, 30:40] = (0, 0, 255)
+        if i == 5:
+            im[40:50, 50:60] = (0, 160, 0)
+        if i == 6:
+            im[20:30, 60:70] = (140, 86, 75)
+        im[50:55, i * 5 : i * 5 + 5] = (214, 39, 40)  # a walker: every frame differs
+        frames.append(im)
+    path = tmp_path / "x.gif"
+    cs.video.write(frames, path, fps=10)
+    back = []
+    with Image.open(path) as gif:
+        for k in range(gif.n_frames):
+            gif.seek(k)
+            back.append(np.asarray(gif.convert("RGB")))
+    assert len(back) == 9
+    for got, want in zip(back, frames, strict=True):
+        np.testing.assert_array_equal(got, want)

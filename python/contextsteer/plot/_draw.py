@@ -101,6 +101,14 @@ def _directions(slot_directions: SlotSet | ArrayLike | int) -> np.ndarray:
         raise ValueError(f"slot_directions: expected shape (K, 2) with K >= 3, got {d.shape}")
     if not np.all(np.isfinite(d)):
         raise ValueError("slot_directions: must be finite")
+    off = np.flatnonzero(np.abs(np.hypot(d[:, 0], d[:, 1]) - 1.0) > 1e-3)
+    if len(off):
+        # As SlotSet.from_directions: a ray's drawn length is its direction's length times
+        # the look-ahead, so (2, 0) drew rays twice as long as they were cast.
+        raise ValueError(
+            "slot_directions: slot directions must be unit vectors (|d| within 1e-3 of 1) "
+            f"(at slot {int(off[0])}: |d| = {float(np.hypot(*d[off[0]])):g})"
+        )
     return d
 
 

@@ -128,6 +128,24 @@ def _recorded_inputs(
     return rec.headings, radii, rec.danger, world, path, slots, look_ahead, bool(rotate)
 
 
+def _with_agents(
+    bounds: tuple[float, float, float, float], positions: np.ndarray, radii: Any
+) -> tuple[float, float, float, float]:
+    """``bounds`` grown to hold every finite recorded position and its largest body."""
+    finite = positions[np.isfinite(positions).all(axis=-1)]
+    if not len(finite):
+        return bounds
+    pad = float(np.nanmax(radii, initial=0.5)) if radii is not None else 0.5
+    lo, hi = finite.min(axis=0) - pad, finite.max(axis=0) + pad
+    grown = (
+        min(bounds[0], float(lo[0])),
+        min(bounds[1], float(lo[1])),
+        max(bounds[2], float(hi[0])),
+        max(bounds[3], float(hi[1])),
+    )
+    return bounds if grown == tuple(bounds) else grown
+
+
 def animate(
     history: History | Recording | ArrayLike,
     sim: Simulation | None = None,
@@ -218,6 +236,13 @@ def animate(
             pad = 0.05 * float(max(hi - lo)) + float(np.nanmax(radii, initial=0.5))
             ax.set_xlim(lo[0] - pad, hi[0] + pad)
             ax.set_ylim(lo[1] - pad, hi[1] + pad)
+    elif (whole := _with_agents(bounds, positions, radii)) != bounds:
+        # Agents beyond the world's box: the limits hold them too, as scene's do (they
+        # were the world's alone, and agents beside a few walls were never in the picture).
+        x0, y0, x1, y1 = whole
+        pad = 0.05 * max(x1 - x0, y1 - y0)
+        ax.set_xlim(x0 - pad, x1 + pad)
+        ax.set_ylim(y0 - pad, y1 + pad)
     dynamic: list = []
     cast_rays = rays and slots is not None and look_ahead is not None and dangers is not None
     if cast_rays:
@@ -413,6 +438,8 @@ def frames(
     bounds = _bounds(world)
     if bounds is not None and not bounds[2] > bounds[0]:
         bounds = None
+    if bounds is not None:  # with every recorded agent in the picture, as in animate
+        bounds = _with_agents(bounds, positions, radii)
     if bounds is None:
         finite = positions[np.isfinite(positions).all(axis=2)]
         lo, hi = (finite.min(axis=0), finite.max(axis=0)) if len(finite) else (np.zeros(2),) * 2

@@ -293,7 +293,10 @@ def _plot_glyphs(
         "edgecolors": _INTEREST_COLOR,
         "alpha": 0.35,
         "linewidths": 1.0,
-        "zorder": 6,
+        # Under the bodies (zorder 4): drawn over them, the translucent green tinted each
+        # agent's colour (blue read teal), the colour its trajectory is matched by. The
+        # star starts at the body's edge, so what it shows is outside the body.
+        "zorder": 3.9,
         **kwargs,
     }
     inter = PolyCollection(list(star(values)), closed=True, label="interest", **kwargs)
