@@ -692,6 +692,16 @@ def _spread_over_kernel():
     return cs.spread(np.ones((2, 8), np.float32), buf[:3], out=buf.reshape(2, 8))
 
 
+def _recorded():
+    """A simulation of 3 agents and 8 slots, and its History of 3 steps with maps."""
+    a = cs.Agents(3, slots=8)
+    a.add([[0, 0], [1, 0], [2, 0]])
+    sim = cs.Simulation(None, a, [cs.Forward()])
+    history = sim.record(maps=True)
+    sim.step(0.1, steps=3)
+    return sim, history
+
+
 def _three_of_ten():
     a = cs.Agents(10)
     a.add([[0, 0], [2, 0], [1, 1]])
@@ -992,6 +1002,43 @@ CASES += [
         ),
         ValueError,
         r"chosen: expected shape \(10, 2\), got \(10, 3\)",
+    ),
+    # Plot arguments a teaching session got bare NumPy errors for, or none (fuzz round 13).
+    (
+        "plot.context_maps headings rows",
+        lambda: cs.plot.context_maps(np.ones((2, 8)), headings=[0]),
+        ValueError,
+        r"headings: expected 2 rows, one per interest row, got shape \(1,\)",
+    ),
+    (
+        "plot.context_maps danger rows",
+        lambda: cs.plot.context_maps(np.ones((2, 8)), np.ones((1, 8))),
+        ValueError,
+        r"danger: expected 2 rows",
+    ),
+    (
+        "plot.context_map offset None",
+        lambda: cs.plot.context_map(np.ones(4), offset=None),
+        TypeError,
+        "offset must be a real number, got NoneType",
+    ),
+    (
+        "plot.context_map threshold text",
+        lambda: cs.plot.context_map(np.ones(4), threshold="a"),
+        TypeError,
+        "threshold must be a real number",
+    ),
+    (
+        "plot.frames look_ahead rows",
+        lambda: cs.plot.frames(_recorded()[0], history=_recorded()[1], look_ahead=[1.0], slots=8),
+        ValueError,
+        r"look_ahead: expected a number or one per agent \(3,\), got shape \(1,\)",
+    ),
+    (
+        "plot.frames slots of another K",
+        lambda: cs.plot.frames(_recorded()[0], history=_recorded()[1], slots=16, look_ahead=1.0),
+        ValueError,
+        "slots: 16 slots, but the recorded maps have 8",
     ),
     (
         "plot.rays directions not unit",

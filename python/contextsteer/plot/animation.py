@@ -18,6 +18,7 @@ from ._draw import (
     _break_at_new_agents,
     _danger_cmap,
     _directions,
+    _floats,
     _generations,
     _margin,
     _pose_or_now,
@@ -125,6 +126,20 @@ def _recorded_inputs(
         world, path, slots, look_ahead, rotate = SimView.of(sim).or_given(
             world, path, slots, look_ahead, rotate
         )
+    if look_ahead is not None and np.ndim(look_ahead) != 0:
+        la = _floats(look_ahead, "look_ahead")
+        if la.shape != (n,):
+            # (A bare IndexError came from the drawing of a frame.)
+            raise ValueError(
+                f"look_ahead: expected a number or one per agent ({n},), got shape {la.shape}"
+            )
+    if slots is not None and rec.danger is not None:
+        k = len(_directions(slots))
+        if np.shape(rec.danger)[-1] != k:
+            # (The rays of K slots were coloured by maps of another K, without a word.)
+            raise ValueError(
+                f"slots: {k} slots, but the recorded maps have {np.shape(rec.danger)[-1]}"
+            )
     return rec.headings, radii, rec.danger, world, path, slots, look_ahead, bool(rotate)
 
 

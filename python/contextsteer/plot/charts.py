@@ -158,7 +158,7 @@ def metrics(
             v = np.asarray(table[extra])
             if np.isfinite(v).any() and np.nanmax(v) > 0:
                 series.append(extra)
-    series = list(series)
+    series = [series] if isinstance(series, str) else list(series)  # one name, not its letters
     if not series:
         raise ValueError(
             f"metrics: series must name at least one series of {sorted(table)}, got []"

@@ -145,6 +145,14 @@ def context_map(
         speed = _floats(speed, "speed")
         if speed.shape != (k,) or not np.all(np.isfinite(speed)):
             raise ValueError(f"speed: expected a finite array of shape ({k},), got {speed.shape}")
+    from .. import _checks
+
+    # Real numbers first (text or None met NumPy's ufuncs: "ufunc 'isfinite' not
+    # supported", "unsupported operand NoneType + float").
+    offset = _checks.real("offset", offset)
+    threshold = _checks.real("threshold", threshold)
+    if strength is not None:
+        strength = _checks.real("strength", strength)
     for name, value in (("offset", offset), ("strength", strength)):
         if value is not None and not np.isfinite(value):
             raise ValueError(f"{name}: must be finite, got {value}")
@@ -505,6 +513,24 @@ def context_maps(
         agents = [int(i) for i in _agent_index(agents, n, "agents")]
     if not agents:
         raise ValueError("agents: expected at least one agent index")
+
+    def per_row(x: Any, what: str) -> np.ndarray | None:
+        # One row per interest row (a bare IndexError came from the loop below).
+        if x is None:
+            return None
+        a = np.asarray(x)
+        if a.ndim == 0 or a.shape[0] != n:
+            raise ValueError(
+                f"{what}: expected {n} rows, one per interest row, got shape {a.shape}"
+            )
+        return a
+
+    danger, chosen, strength = (
+        per_row(danger, "danger"),
+        per_row(chosen, "chosen"),
+        per_row(strength, "strength"),
+    )
+    headings, speed = per_row(headings, "headings"), per_row(speed, "speed")
     if titles is not None and len(titles) < len(agents):
         raise ValueError(f"titles: expected at least {len(agents)} titles, got {len(titles)}")
     fig: Figure | SubFigure  # given axes may sit in a subfigure
