@@ -147,3 +147,35 @@ os._exit(0)
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert out.stdout.strip() == "bad 0", out
+
+
+def test_a_child_forked_while_the_first_pool_starts_can_set_the_count():
+    """The C++ fork handler that resets the pool's lock was registered after the first
+    pool was built, under that lock: a fork while another thread built it left the child
+    a held lock, and its first thread-count call waited for good (3 of 3 runs; a helper
+    on fuzz round 13's fixes). 256 threads make the first start slow."""
+    code = """
+import os, threading, time, faulthandler
+import numpy as np
+import contextsteer as cs
+cs.set_num_threads(256)
+a = cs.Agents(2000, slots=16)
+a.add(np.random.default_rng(0).uniform(-50, 50, (2000, 2)), max_speed=1.0, target=[[0.0, 0.0]])
+sim = cs.Simulation(None, a, [cs.Seek()], motion=cs.Accel())
+t = threading.Thread(target=lambda: sim.step(0.05))
+t.start()
+time.sleep(0.002)
+pid = os.fork()
+if pid == 0:
+    faulthandler.dump_traceback_later(10, exit=True)
+    with cs.threads(1):
+        pass
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+t.join()
+print("status", status)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() == "status 0", out

@@ -312,3 +312,28 @@ def test_a_new_target_is_decided_for_at_the_next_step():
     sim.step(0.1)
     assert sim.chosen_direction[0, 0] < -0.99  # turned to the new goal at once
     assert int(sim.next_decision[1]) == kept
+
+
+@pytest.mark.parametrize("staged", [False, True])
+@pytest.mark.parametrize("blend", [None, 0.3])
+def test_a_new_target_is_decided_for_with_blend_and_staged_calls(staged, blend):
+    """Who decides is fixed when the step perceives: a target written between perceive()
+    and decide_and_move() once made the agent decide from maps never refreshed, and hold
+    that for the whole validity; and with blend the re-decision came mostly from the old
+    memory (21 steps to turn). A new target drops the memory; written between the
+    stages, it is taken at the next step (helper on fuzz round 13's fixes)."""
+    a = cs.Agents(1, slots=16)
+    a.add([[0.0, 0.0]], max_speed=2.0, max_accel=100.0, target=[[20.0, 0.0]])
+    sim = cs.Simulation(
+        None, a, cs.Steering([cs.Seek()], blend=blend), motion=cs.Accel(), decision_validity=5.0
+    )
+    sim.step(0.1, steps=5)
+    if staged:
+        sim.perceive()
+        a.target[0] = [-20.0, 0.0]
+        sim.decide_and_move(0.1)
+        assert sim.chosen_direction[0, 0] > 0.99  # this step's maps are the old target's
+    else:
+        a.target[0] = [-20.0, 0.0]
+    sim.step(0.1)
+    assert sim.chosen_direction[0, 0] < -0.99

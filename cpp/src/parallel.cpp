@@ -218,13 +218,17 @@ void after_fork_in_child() {
   g_pool = nullptr;
 }
 
+// Registered when the library loads, before any thread can hold g_config_mutex: it was
+// registered after the first pool was built, under that lock, so a fork while another
+// thread built the first pool left the child a held mutex no handler reset (its first
+// thread-count call waited for good; fuzz round 13).
+const bool g_fork_handler = (pthread_atfork(nullptr, nullptr, after_fork_in_child), true);
+
 Pool& pool() {
   std::lock_guard<std::mutex> lock(g_config_mutex);
   if (!g_pool) {
     if (g_wanted == 0) g_wanted = static_cast<int>(usable_cores());
     g_pool = new Pool(g_wanted);
-    static const bool registered = (pthread_atfork(nullptr, nullptr, after_fork_in_child), true);
-    (void)registered;
   }
   return *g_pool;
 }

@@ -1774,10 +1774,23 @@ bool Simulation::push_out_row(const World& w, std::size_t i, bool overlaps) {
   return p1.x != p0.x || p1.y != p0.y;
 }
 
+void Simulation::retarget() {
+  if (next_decision_.empty()) return;
+  const AgentsView a = agents_->view();
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (!a.alive[i] ||
+        std::memcmp(a.target + 2 * i, decided_target_.data() + 2 * i, 2 * sizeof(float)) == 0)
+      continue;
+    next_decision_[i] = std::min(next_decision_[i], step_count_);
+    has_memory_[i] = 0;
+  }
+}
+
 void Simulation::perceive() {
   if (world_edited_) push_out_of_walls();
   renew_slots();
   push_out_renewed();
+  retarget();
   Plan p = plan();
   build_neighbors(p);
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) { perceive_rows(p, b, e); });
@@ -2045,6 +2058,7 @@ void Simulation::step(float dt, std::size_t steps) {
   renew_slots();  // agents are added between calls, never within one
   push_out_renewed();
   for (std::size_t s = 0; s < steps; ++s) {
+    retarget();
     Plan p = plan();
     p.dt = dt;
     // Perceive and decide run back to back here (nothing can move an agent or edit the

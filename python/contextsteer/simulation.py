@@ -214,7 +214,8 @@ class Simulation:
         An agent that ``CollisionDanger`` holds below the speed it wants (waiting for a
         way to open) decides again at the next step, and so does one whose
         ``Agents.target`` changed since its last decision (a caller's or a
-        :class:`Detour`'s write). Targets a behaviour holds (``Seek(targets=...)``
+        :class:`Detour`'s write; its blend memory is dropped, and a write between
+        :meth:`perceive` and :meth:`decide_and_move` is taken at the next step). Targets a behaviour holds (``Seek(targets=...)``
         edited in place) and targets that jump (a ``Pursue`` target moved by a write to
         its position) are not watched: the decision stands until its estimate runs out.
         :attr:`next_decision` and :attr:`validity` show the schedule. ``None`` (default):

@@ -164,22 +164,12 @@ class Simulation {
   bool decides(std::size_t i) const {
     if (kinematic_ && kinematic_[i]) return false;  // moved by its own velocity
     if (!next_decision_.empty())
-      return step_count_ >= next_decision_[i] || time_ >= next_time_[i] || !agents_->alive()[i] ||
-             target_moved(i);
+      return step_count_ >= next_decision_[i] || time_ >= next_time_[i] || !agents_->alive()[i];
     const auto k = static_cast<std::uint64_t>(params_.decision_interval);
     // A new agent decides at once, then waits for its turn: it has no decision of its own
     // to move on (it stood until its turn came, up to decision_interval − 1 steps).
     return k <= 1 || (step_count_ + i) % k == 0 || (!fresh_.empty() && fresh_[i]) ||
            !agents_->alive()[i];
-  }
-
-  /// With decision_validity: whether agent i's target (Agents.target) differs, bit for
-  /// bit, from the one it last decided for (a caller's or a Detour's write between steps):
-  /// the estimates assumed it stayed, so the agent decides again at once (a new goal
-  /// behind the agent was ignored until the old decision ran out; fuzz round 13).
-  bool target_moved(std::size_t i) const {
-    const float* t = agents_->target() + 2 * i;
-    return std::memcmp(t, decided_target_.data() + 2 * i, 2 * sizeof(float)) != 0;
   }
 
   /// With decision_validity: the step count at which agent i next decides (0 before its
@@ -400,6 +390,14 @@ class Simulation {
   /// Clears agent i's decision, maps, perceived pose and schedule (it decides at its
   /// next step and stands until then): a new agent in the slot, or a kinematic flip.
   void forget_decision(std::size_t i);
+  /// With decision_validity, at the start of a step's perception: an agent whose target
+  /// (Agents.target) differs, bit for bit, from the one it last decided for (a caller's
+  /// or a Detour's write) decides at this step, its blend memory dropped (the estimates
+  /// assumed the target stayed: a new goal behind an agent was ignored until the old
+  /// decision ran out, and with blend its re-decision was built from the old memory;
+  /// fuzz round 13). Fixed here for the whole step, so that perceive() and
+  /// decide_and_move() agree on who decides.
+  void retarget();
   bool start_pending_ = false;  ///< the first step's push_out_renewed() takes every agent
   // push_passes > 1: the passes after the first (see SimulationParams).
   void settle(float max_radius, const World* world);
