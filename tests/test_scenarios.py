@@ -550,3 +550,17 @@ def test_the_racetrack_leaves_spare_slots_for_a_player_car():
     np.testing.assert_allclose(sim.agents.position[i], p + [0.0, 0.5], atol=1e-5)
     with pytest.raises(ValueError, match="spare"):
         cs.scenarios.get("racetrack")(agents=4, spare=-1)
+
+
+def test_scenario_switches_take_the_ints_0_and_1():
+    """As every switch (README, "Reliability"): rotate=1, detour=0 and
+    field_ends_at_target=0 were refused by the scenarios alone (a helper on fuzz round
+    13's fixes). Anything else stays a ValueError naming the switch, as the scenarios'
+    other parameters."""
+    assert cs.scenarios.get("evacuation")(rotate=1, agents=10) is not None
+    assert cs.scenarios.get("doorway")(detour=0) is not None
+    assert cs.scenarios.crowd_steering(field_ends_at_target=0) is not None
+    with pytest.raises(
+        ValueError, match=r"evacuation: rotate must be True or False \(or 1 or 0\), got 2"
+    ):
+        cs.scenarios.get("evacuation")(rotate=2)

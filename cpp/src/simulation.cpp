@@ -1563,8 +1563,9 @@ namespace {
 // body clears the two sides of an inner corner, or each circle's boundary in 8
 // directions from the radial one), each taken when it lies outside every solid, clear of
 // every wall, and the way there is open (blocked_way). With `dense`, the exits of the
-// fallback: points along every edge at most r/2 apart (64 an edge at most), 8 directions
-// fanned between the two normals of every vertex, and 64 round every circle (the few
+// fallback: points along the 64 edges nearest the body at most r/2 apart (64 an edge at
+// most), 8 directions fanned between the two normals of their vertices, and 64 round
+// every circle (the few
 // exits of the first try could all be blocked by posts beside a box dropped on an agent
 // while free room lay along its edge, and the agent stood inside for good; fuzz round
 // 13). False when none is.
@@ -1594,6 +1595,28 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
   const auto poly = w.polygon_obstacle();
   const auto ring = w.ring_points();
   const auto start = w.ring_start();
+  auto edge_distance = [&](std::int32_t a, std::int32_t b) {
+    const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+    return segment_distance2(ring[2 * ua], ring[2 * ua + 1], ring[2 * ub], ring[2 * ub + 1], p.x,
+                             p.y);
+  };
+  // The dense pass samples only the 64 edges nearest the body (the squared distance of the
+  // 64th): all of a polygon of 10,000 edges hugged by a wall took seconds an agent, deaf to
+  // Ctrl-C.
+  constexpr std::size_t kDenseEdges = 64;
+  double reach2 = std::numeric_limits<double>::infinity();
+  if (dense) {
+    std::vector<double> d2;
+    for (std::size_t k = 0; k < poly.size(); ++k) {
+      if (std::find(ids.begin(), ids.end(), poly[k]) == ids.end()) continue;
+      for (std::int32_t i = start[k], j = start[k + 1] - 1; i < start[k + 1]; j = i++)
+        d2.push_back(edge_distance(j, i));
+    }
+    if (d2.size() > kDenseEdges) {
+      std::nth_element(d2.begin(), d2.begin() + (kDenseEdges - 1), d2.end());
+      reach2 = d2[kDenseEdges - 1];
+    }
+  }
   for (std::size_t k = 0; k < poly.size(); ++k) {
     if (std::find(ids.begin(), ids.end(), poly[k]) == ids.end()) continue;
     const std::int32_t s = start[k], t = start[k + 1];
@@ -1616,6 +1639,7 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
       double nx, ny;
       normal(j, i, nx, ny);
       if (nx == 0.0 && ny == 0.0) continue;
+      if (dense && edge_distance(j, i) > reach2) continue;
       const double ex = vx(i) - vx(j), ey = vy(i) - vy(j), len2 = ex * ex + ey * ey;
       auto edge_exit = [&](double u) {
         const double qx = vx(j) + u * ex, qy = vy(j) + u * ey;
@@ -1664,6 +1688,10 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
   }
   std::stable_sort(exits.begin(), exits.end(),
                    [](const Exit& a, const Exit& b) { return a.d < b.d; });
+  // The 4,096 nearest at most: each test reads the solids holding the exit (a point in a
+  // polygon of 10,000 edges is 10,000 edge tests), and beyond that many refused exits a
+  // farther one is rarely free. A box has 8.
+  if (exits.size() > 4096) exits.resize(4096);
   for (const Exit& e : exits) {
     const Vec2 c = e.c;
     if (w.polygon_at(c, layers) >= 0 || w.circle_at(c, layers) >= 0) continue;
@@ -1674,7 +1702,7 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
       nearest_rows(w, {at, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
       if (d < r * (1.0f - 1e-4f)) continue;
     }
-    if (blocked_way(w, p, e.q, c, r, ids, layers)) continue;
+    if (blocked_way(w, p, e.q, c, r, ids, layers, /*away_ok=*/true)) continue;
     out = c;
     return true;
   }

@@ -581,11 +581,15 @@ double segment_gap(double ax, double ay, double bx, double by, double cx, double
 
 // Whether the way out of the held solids `ids` from p to the exit c is blocked: the
 // centre's path p->q (q on the solid's boundary) crossing or touching a wall or circle of
-// another obstacle in `layers`, or the body (radius r) on q->c coming within r of one.
+// another obstacle in `layers`, or the body (radius r) on q->c coming within r of one,
+// or, with `away_ok`, where the body at q is already within r of it (a solid beside the
+// one left), closer than at q: a body leaving a solid that moves away from a neighbour's
+// edge is not blocked by it (every way out of a box was refused beside an overlapping box;
+// fuzz round 13).
 // Reads the walls of the grid cells round the paths (each obstacle is listed in every
 // cell its box overlaps).
 bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
-                 const std::vector<std::int32_t>& ids, std::uint32_t layers) {
+                 const std::vector<std::int32_t>& ids, std::uint32_t layers, bool away_ok) {
   const WorldGrid& g = w.grid();
   if (g.empty()) return false;  // no obstacle: no cells to read (a NavField in open space)
   const auto lay = w.obstacle_layers();
@@ -604,9 +608,13 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
         const auto k = static_cast<std::size_t>(e);
         const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
         if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
-        if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0 ||
-            segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) < need)
-          return true;
+        if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0) return true;
+        const double gap = segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]);
+        if (gap >= need) continue;
+        if (!away_ok || gap == 0.0) return true;  // (0: through it)
+        const double at_q =
+            std::sqrt(segment_distance2(g.ax[k], g.ay[k], g.bx[k], g.by[k], q.x, q.y));
+        if (gap < at_q * (1.0 - 1e-7)) return true;
       }
       if (g.circ_start.empty()) continue;
       for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
@@ -614,9 +622,12 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
         const std::int32_t o = circ_obs[static_cast<std::size_t>(g.circ_index[k])];
         if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
         const double rr = g.cr[k];
-        if (std::sqrt(segment_distance2(p.x, p.y, q.x, q.y, g.cx[k], g.cy[k])) <= rr ||
-            std::sqrt(segment_distance2(q.x, q.y, c.x, c.y, g.cx[k], g.cy[k])) < rr + need)
-          return true;
+        if (std::sqrt(segment_distance2(p.x, p.y, q.x, q.y, g.cx[k], g.cy[k])) <= rr) return true;
+        const double d = std::sqrt(segment_distance2(q.x, q.y, c.x, c.y, g.cx[k], g.cy[k]));
+        if (d >= rr + need) continue;
+        if (!away_ok) return true;
+        const double at_q = std::hypot(double(q.x) - g.cx[k], double(q.y) - g.cy[k]);
+        if (d < at_q * (1.0 - 1e-7)) return true;
       }
     }
   return false;

@@ -169,9 +169,13 @@ def _signals_after() -> Iterator[None]:
     finally:
         for number, handler in saved.items():
             signal.signal(number, handler)
-        if caught:
-            s, f = caught[0]
-            saved[s](s, f)
+        # Each signal held, once, in the order it came (a SIGTERM after a SIGINT was
+        # dropped when only the first was handed on).
+        seen: set[int] = set()
+        for s, f in caught:
+            if s not in seen:
+                seen.add(s)
+                saved[s](s, f)
 
 
 class Source:

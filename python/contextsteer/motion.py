@@ -209,9 +209,12 @@ class Vehicle(MotionModel):
     the target speed to ``brake_speed·max_speed·strength`` when the chosen direction is
     more than ``brake_angle`` radians off the heading (else ``max_speed·strength``; 0 when
     no direction was chosen); speed changes by at most ``max_accel·dt``. The speed is the
-    velocity's length when it is within 90° of the heading; a velocity further off (a
-    shove, a bounce, one written by the caller) rolls the car backwards along its
-    heading, and ``max_accel`` slows it before it drives forwards. Both rules
+    velocity's length when it is within 90° of the heading, so a slide along a wall keeps
+    the car's speed (with the part along the heading alone, a car stopped nose-first
+    against a wall slid too slowly to turn free), and so does a shove up to 90° aside; a
+    velocity further off (a shove, a bounce, one written by the caller) rolls the car
+    backwards along its heading, and ``max_accel`` slows it before it drives forwards.
+    Both rules
     allow 1e-5 rad for the rounding of absolute angles: a direction exactly
     ``brake_angle`` off never brakes, and one straight behind turns counter-clockwise,
     whatever the heading. The default

@@ -302,8 +302,10 @@ def test4(densities: Sequence[float] = (0.5, 1, 2, 3, 4, 5, 6), **kw: Any) -> Ri
         # Densities the ring cannot hold all ran at the one it holds: the criterion named
         # densities never simulated (7 to 10 /m² passed, run at 4.1 to 5.8).
         raise ValueError(
-            f"RiMEA 4: the ring holds no more than {max(ran):g} persons/m², so densities "
-            f"{ds!r} ran at {ran!r}, not increasing: take lower densities or a wider ring"
+            f"RiMEA 4: densities {ds!r} ran at {ran!r}, not increasing (densities closer "
+            "than one body on the ring round to the same count, and one the ring cannot "
+            "hold runs at the one it holds): take densities further apart, lower ones or "
+            "a wider ring"
         )
     speeds = [r["speed"] for r in rows]
     falls = all(b <= a + 0.02 for a, b in zip(speeds, speeds[1:])) and speeds[-1] < speeds[0]

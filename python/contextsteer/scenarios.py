@@ -324,11 +324,15 @@ MAX_SCENARIO_SIZE = 1e6
 
 
 def _flag(scenario: str, name: str, value: Any) -> bool:
-    """``value`` if it is a bool, else a ValueError naming the parameter (``"no"`` and
-    ``nan`` are truthy; a flag is not guessed from them)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{scenario}: {name} must be True or False, got {value!r}")
-    return bool(value)
+    """``value`` if it is a bool or the int 0 or 1 (every switch's rule), else a ValueError
+    naming the parameter, as the scenarios' other parameters (``"no"`` and ``nan`` are
+    truthy; a flag is not guessed from them)."""
+    try:
+        return _checks.flag(f"{scenario}: {name}", value)
+    except TypeError:
+        raise ValueError(
+            f"{scenario}: {name} must be True or False (or 1 or 0), got {value!r}"
+        ) from None
 
 
 def _rng(seed: Any) -> np.random.Generator:

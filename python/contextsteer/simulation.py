@@ -215,9 +215,10 @@ class Simulation:
         way to open) decides again at the next step, and so does one whose
         ``Agents.target`` changed since its last decision (a caller's or a
         :class:`Detour`'s write; its blend memory is dropped, and a write between
-        :meth:`perceive` and :meth:`decide_and_move` is taken at the next step). Targets a behaviour holds (``Seek(targets=...)``
-        edited in place) and targets that jump (a ``Pursue`` target moved by a write to
-        its position) are not watched: the decision stands until its estimate runs out.
+        :meth:`perceive` and :meth:`decide_and_move` is taken at the next step).
+        Targets a behaviour holds (``Seek(targets=...)`` edited in place) and targets
+        that jump (a ``Pursue`` target moved by a write to its position) are not
+        watched: the decision stands until its estimate runs out.
         :attr:`next_decision` and :attr:`validity` show the schedule. ``None`` (default):
         off. Needs ``decision_interval=1`` and context steering (not classic).
     slide_iterations : int, default 4
