@@ -794,3 +794,35 @@ def test_ctrl_c_inside_a_flow_step_waits_for_the_step_end(monkeypatch, where):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     # The step's exits ran: no walker is left in its exit area (x >= 1).
     assert r["out"] > 0 and not (sim.agents.position[sim.flow.members(), 0] >= 1).any()
+
+
+def test_every_signal_held_during_a_flow_step_is_handed_on_once(monkeypatch):
+    """A SIGTERM after a SIGINT, both held during a flow's step, both reach their
+    handlers after it (only the first did; a helper on fuzz round 13's fixes)."""
+    import signal
+
+    world = cs.World()
+    world.add_segments([[-1, 0, 21, 0], [-1, 4, 21, 4]])
+    sim = cs.Simulation(world, cs.Agents(50, slots=8), [cs.Seek()], motion=cs.Accel())
+    sim.flow = cs.Flow([cs.Source([0, 0, 2, 4], 20.0, [[22, 0], [22, 4]], [20, -1e9, 1e9, 1e9])])
+    got: list[str] = []
+    real = cs.Flow._first_free
+
+    def both(*args):
+        if not got:
+            got.append("sent")
+            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signal.SIGTERM)
+            signal.raise_signal(signal.SIGINT)
+        return real(*args)
+
+    monkeypatch.setattr(cs.Flow, "_first_free", staticmethod(both))
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, lambda s, f: got.append("INT"))
+    signal.signal(signal.SIGTERM, lambda s, f: got.append("TERM"))
+    try:
+        sim.step(1 / 30)
+        assert got == ["sent", "INT", "TERM"]
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
