@@ -184,7 +184,9 @@ def animate(
     maps=True).history``. The static parts (walls, paths) are drawn once; each frame
     redraws the agents, their slot rays (coloured by the recorded danger maps and stopped
     at the recorded hits of the ``WallDanger`` rays, ``sensed``: what each agent saw at
-    that frame; no rays without recorded maps) and the trails. Save with
+    that frame; no rays without recorded maps; one colour scale for every frame, danger
+    0 to 1, full red at 1 and above, where :func:`scene` scales its one frame to
+    ``max(1, danger.max())``) and the trails. Save with
     ``anim.save("run.gif", writer="pillow")``; in a notebook show
     ``HTML(anim.to_jshtml())``.
 
@@ -380,7 +382,8 @@ def frames(
     rays : bool
         Draw each agent's slot rays, coloured by the recorded danger maps and stopped at
         the recorded hits (``sensed``), what the agent saw at that frame; no rays without
-        recorded maps.
+        recorded maps. The colours run from danger 0 to 1 in every frame (full red at 1
+        and above), where :func:`scene` scales its one frame to ``max(1, danger.max())``.
     trail : array_like of shape (S, N, 2), bool or None
         Trajectories drawn up to each frame: evenly spaced samples over the same span
         as the frames, usually denser (frame ``f`` of ``T`` shows the first
