@@ -582,10 +582,10 @@ double segment_gap(double ax, double ay, double bx, double by, double cx, double
 // Whether the way out of the held solids `ids` from p to the exit c is blocked: the
 // centre's path p->q (q on the solid's boundary) crossing or touching a wall or circle of
 // another obstacle in `layers`, or the body (radius r) on q->c coming within r of one,
-// or, with `away_ok`, where the body at q is already within r of it (a solid beside the
-// one left), closer than at q: a body leaving a solid that moves away from a neighbour's
-// edge is not blocked by it (every way out of a box was refused beside an overlapping box;
-// fuzz round 13).
+// or, with `away_ok`, where the body at q is already within r of another solid (a box,
+// polygon or circle beside the one left), closer than at q: a body leaving a solid that
+// moves away from a neighbouring solid's edge is not blocked by it (every way out of a box
+// was refused beside an overlapping box; fuzz round 13). A plain wall blocks as before.
 // Reads the walls of the grid cells round the paths (each obstacle is listed in every
 // cell its box overlaps).
 bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
@@ -611,7 +611,13 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
         if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0) return true;
         const double gap = segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]);
         if (gap >= need) continue;
-        if (!away_ok || gap == 0.0) return true;  // (0: through it)
+        // Only a solid's edge (a box or polygon) lets a body move away from it: the far
+        // side of a plain wall is open, and a body straddling a crack in one would leave
+        // through the crack (0: through it).
+        const ObstacleKind kind = w.obstacle_kind()[static_cast<std::size_t>(o)];
+        if (!away_ok || gap == 0.0 ||
+            (kind != ObstacleKind::kBox && kind != ObstacleKind::kPolygon))
+          return true;
         const double at_q =
             std::sqrt(segment_distance2(g.ax[k], g.ay[k], g.bx[k], g.by[k], q.x, q.y));
         if (gap < at_q * (1.0 - 1e-7)) return true;

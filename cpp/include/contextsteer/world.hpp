@@ -360,8 +360,9 @@ class World {
 /// the paths (each obstacle is listed in every cell its box overlaps). The push out of
 /// solids (a way out of the held solids `ignore`) and NavField's seeds of a goal inside
 /// an obstacle (in sight of the goal but for the obstacle holding it) use it. With
-/// `away_ok` (the push out of solids), a body already within r of an obstacle at q is
-/// blocked by it only where the way on comes closer than at q (or through it). Pure.
+/// `away_ok` (the push out of solids), a body already within r of another solid (a box,
+/// polygon or circle) at q is blocked by it only where the way on comes closer than at q
+/// (or through it); plain walls block as without it. Pure.
 bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
                  const std::vector<std::int32_t>& ignore, std::uint32_t layers,
                  bool away_ok = false);
