@@ -79,3 +79,35 @@ def ctrl_c_at_run(monkeypatch, n: int) -> None:
         return real(task)
 
     monkeypatch.setattr(sweep_mod, "_call", call)
+
+
+def sigint_during(call, *, delay: float = 0.1, on_signal=None) -> list[float]:
+    """Run ``call()`` with SIGINT raised ``delay`` seconds into it, in this process, and
+    return the times (``perf_counter``) at which the test's handler ran; the handler calls
+    ``on_signal()`` first (to look at the call's output, half written) and then raises
+    KeyboardInterrupt, which ``call`` must let through (asserted). The handler replaces
+    whatever disposition SIGINT had (a shell's background job starts with it ignored) and
+    is put back after. A sleep after the call makes a call that ran whole fail on time."""
+    import pytest
+
+    handled: list[float] = []
+
+    def handler(signum, frame):
+        if on_signal is not None:
+            on_signal()
+        handled.append(time.perf_counter())
+        raise KeyboardInterrupt
+
+    import threading
+
+    old = signal.signal(signal.SIGINT, handler)
+    timer = threading.Timer(delay, signal.raise_signal, (signal.SIGINT,))
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call()
+            time.sleep(5)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, old)
+    return handled

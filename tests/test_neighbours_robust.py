@@ -1,8 +1,6 @@
 """Neighbour queries on degenerate crowds: many agents at one point (a grid cell read by
 position), clusters, and a call long enough to be interrupted with Ctrl-C."""
 
-import signal
-import threading
 import time
 
 import numpy as np
@@ -13,6 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import contextsteer as cs
 import reference_agents as ref
+from ctrl_c import sigint_during
 
 
 def _check(pos, radius, max_n, alive=None):
@@ -134,24 +133,7 @@ def test_ctrl_c_interrupts_a_long_neighbours_call(call):
     n = int(min(400_000, max(20_000, np.sqrt(whole / per_pair))))
     whole = per_pair * n * n
     pos = crowd(n)
-    handled = []
-
-    def handler(signum, frame):
-        handled.append(time.perf_counter())
-        raise KeyboardInterrupt
-
-    # A shell's background job starts with SIGINT ignored; the test's own handler runs
-    # whatever the disposition it replaces.
-    old = signal.signal(signal.SIGINT, handler)
-    timer = threading.Timer(0.1, signal.raise_signal, (signal.SIGINT,))
-    try:
-        start = time.perf_counter()
-        timer.start()
-        with pytest.raises(KeyboardInterrupt):
-            call(pos)
-    finally:
-        timer.cancel()
-        signal.signal(signal.SIGINT, old)
-    # A generous bound: a slice is about 50 ms, the whole call about 4 s.
+    start = time.perf_counter()
+    handled = sigint_during(lambda: call(pos))
     assert handled and handled[0] - start < 0.5 * whole, (handled, whole)
     _check(crowd(1000), 1.0, 16)

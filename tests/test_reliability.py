@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import contextsteer as cs
+from ctrl_c import sigint_during
 
 
 def run_isolated(code: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
@@ -377,8 +378,6 @@ def test_ctrl_c_interrupts_a_long_slot_raycast():
     """A SIGINT arriving while one slot_raycast call works through millions of rays raises
     KeyboardInterrupt from inside that call, between two slices: when the Python handler
     runs, part of the output is still unwritten."""
-    import signal
-    import threading
     import time
 
     world, rng = _ray_world()
@@ -392,22 +391,11 @@ def test_ctrl_c_interrupts_a_long_slot_raycast():
     pos = rng.uniform(0, 100, (n, 2)).astype(np.float32)
     heads = rng.uniform(-np.pi, np.pi, n).astype(np.float32)
     out = np.full((n, k), np.nan, np.float32)
-    seen = []
-
-    def handler(signum, frame):
-        seen.append(bool(np.isnan(out[-1]).all()))  # the last slice not yet written
-        raise KeyboardInterrupt
-
-    old = signal.signal(signal.SIGINT, handler)
-    timer = threading.Timer(0.1, signal.raise_signal, (signal.SIGINT,))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            cs.slot_raycast(world, pos, cs.SlotSet(k), 6.0, headings=heads, out=out)
-            time.sleep(5)
-    finally:
-        timer.cancel()
-        signal.signal(signal.SIGINT, old)
+    seen: list[bool] = []
+    sigint_during(
+        lambda: cs.slot_raycast(world, pos, cs.SlotSet(k), 6.0, headings=heads, out=out),
+        on_signal=lambda: seen.append(bool(np.isnan(out[-1]).all())),  # last slice unwritten
+    )
     assert seen == [True]
 
 
@@ -461,8 +449,6 @@ def test_ctrl_c_interrupts_a_long_spread():
     a row, so thousands of rows took minutes with no way to stop them. A SIGINT raises
     KeyboardInterrupt from inside the call, between two slices of rows, and the slices
     already done equal a call on those rows alone."""
-    import signal
-    import threading
     import time
 
     k, length = 4095, 4095
@@ -474,22 +460,11 @@ def test_ctrl_c_interrupts_a_long_spread():
     n = int(min(20_000, max(400, 4.0 / per_row)))  # about 40x the interrupt's delay
     values = rng.uniform(0, 1, (n, k)).astype(np.float32)
     out = np.full((n, k), np.nan, np.float32)
-    seen = []
-
-    def handler(signum, frame):
-        seen.append(bool(np.isnan(out[-1]).all()))  # the last slice not yet written
-        raise KeyboardInterrupt
-
-    old = signal.signal(signal.SIGINT, handler)
-    timer = threading.Timer(0.1, signal.raise_signal, (signal.SIGINT,))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            cs.spread(values, kernel, out=out)
-            time.sleep(5)
-    finally:
-        timer.cancel()
-        signal.signal(signal.SIGINT, old)
+    seen: list[bool] = []
+    sigint_during(
+        lambda: cs.spread(values, kernel, out=out),
+        on_signal=lambda: seen.append(bool(np.isnan(out[-1]).all())),  # last slice unwritten
+    )
     assert seen == [True]
     done = int(np.argmax(np.isnan(out[:, 0])))
     assert done > 0
@@ -525,8 +500,6 @@ def test_ctrl_c_interrupts_long_geometry_queries(name):
     before a Ctrl-C was seen (24 s, 14 s and 94 s; fuzz round 13): they now check between
     slices of points, so the KeyboardInterrupt comes from inside the call, long before it
     could have finished."""
-    import signal
-    import threading
     import time
 
     world, path = _geometry()
@@ -537,23 +510,8 @@ def test_ctrl_c_interrupts_long_geometry_queries(name):
     n = int(min(30_000_000, max(200_000, 4.0 / per_point)))  # about 4 s whole
     whole = per_point * n
     pts = _points(n)
-    handled = []
-
-    def handler(signum, frame):
-        handled.append(time.perf_counter())
-        raise KeyboardInterrupt
-
-    old = signal.signal(signal.SIGINT, handler)
-    timer = threading.Timer(0.1, signal.raise_signal, (signal.SIGINT,))
-    try:
-        start = time.perf_counter()
-        timer.start()
-        with pytest.raises(KeyboardInterrupt):
-            _query(name, world, path, pts)
-    finally:
-        timer.cancel()
-        signal.signal(signal.SIGINT, old)
-    # A generous bound: a slice is at most tens of milliseconds, the whole call about 4 s.
+    start = time.perf_counter()
+    handled = sigint_during(lambda: _query(name, world, path, pts))
     assert handled and handled[0] - start < 0.5 * whole, (handled, whole)
 
 
