@@ -179,3 +179,36 @@ print("status", status)
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert out.stdout.strip() == "status 0", out
+
+
+def test_a_forked_child_drops_another_thread_s_count():
+    """Another thread's open threads(7) block: the child forked meanwhile dropped the
+    block but kept its count, 7 after its own block closed (a helper on fuzz round 13's
+    fixes). It returns to the count before any block."""
+    code = """
+import os, threading
+import contextsteer as cs
+cs.set_num_threads(2)
+opened, done = threading.Event(), threading.Event()
+def other():
+    with cs.threads(7):
+        opened.set()
+        done.wait()
+t = threading.Thread(target=other)
+t.start()
+opened.wait()
+pid = os.fork()
+if pid == 0:
+    ok = cs.get_num_threads() == 2
+    with cs.threads(1):
+        ok = ok and cs.get_num_threads() == 1
+    os._exit(0 if ok and cs.get_num_threads() == 2 else 1)
+_, status = os.waitpid(pid, 0)
+done.set()
+t.join()
+print("status", status, cs.get_num_threads())
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() == "status 0 2", out

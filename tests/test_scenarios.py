@@ -564,3 +564,18 @@ def test_scenario_switches_take_the_ints_0_and_1():
         ValueError, match=r"evacuation: rotate must be True or False \(or 1 or 0\), got 2"
     ):
         cs.scenarios.get("evacuation")(rotate=2)
+
+
+def test_crowd_steering_switches_are_not_read_by_truthiness():
+    """smooth="no" picked SMOOTH_CROWD and arrive=nan Arrive, by truthiness (a helper on
+    fuzz round 13's fixes): every switch of crowd_steering and crowd_slots_for takes a
+    bool or 0 and 1, else a ValueError naming it."""
+    for call, name in [
+        (lambda: cs.scenarios.crowd_steering(smooth="no"), "smooth"),
+        (lambda: cs.scenarios.crowd_steering(arrive=float("nan")), "arrive"),
+        (lambda: cs.scenarios.crowd_steering(walls=None), "walls"),
+        (lambda: cs.scenarios.crowd_slots_for(rotate="no"), "rotate"),
+    ]:
+        with pytest.raises(ValueError, match=f"{name} must be True or False"):
+            call()
+    assert cs.scenarios.crowd_slots_for(rotate=0) == 16

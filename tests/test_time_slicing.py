@@ -337,3 +337,44 @@ def test_a_new_target_is_decided_for_with_blend_and_staged_calls(staged, blend):
         a.target[0] = [-20.0, 0.0]
     sim.step(0.1)
     assert sim.chosen_direction[0, 0] < -0.99
+
+
+def test_a_target_written_between_the_stages_of_a_deciding_agent_is_taken_next_step():
+    """The agent due to decide at the staged step decides from maps of its old target;
+    the target recorded as decided for was the new one (read at the step's end), so the
+    new goal was ignored for the whole validity (19 steps; a helper on fuzz round 13's
+    fixes). The target decided for is the one perceived."""
+    a = cs.Agents(1, slots=16)
+    a.add([[0.0, 0.0]], max_speed=2.0, max_accel=100.0, target=[[20.0, 0.0]])
+    sim = cs.Simulation(None, a, cs.Steering([cs.Seek()]), motion=cs.Accel(), decision_validity=5.0)
+    sim.step(0.1)
+    while sim.step_count < int(sim.next_decision[0]):
+        sim.step(0.1)
+    sim.perceive()
+    a.target[0] = [-20.0, 0.0]
+    sim.decide_and_move(0.1)
+    sim.step(0.1)
+    assert sim.chosen_direction[0, 0] < -0.99
+
+
+@pytest.mark.parametrize("how", ["added", "kinematic"])
+def test_an_agent_arriving_between_the_stages_decides_at_its_next_step(how):
+    """An agent added (or handed back from kinematic) between perceive() and
+    decide_and_move() had not decided, yet its schedule was set from an empty estimate
+    (+inf): it stood for the whole decision_validity (20 steps). It decides at its next
+    step, as the docs say."""
+    a = cs.Agents(2, slots=16)
+    a.add([[0.0, 0.0]], max_speed=2.0, max_accel=100.0, target=[[20.0, 0.0]])
+    if how == "kinematic":
+        a.add([[0.0, 5.0]], max_speed=2.0, max_accel=100.0, target=[[-20.0, 5.0]], kinematic=True)
+    sim = cs.Simulation(None, a, cs.Steering([cs.Seek()]), motion=cs.Accel(), decision_validity=2.0)
+    sim.step(0.1, steps=3)
+    sim.perceive()
+    if how == "added":
+        a.add([[0.0, 5.0]], max_speed=2.0, max_accel=100.0, target=[[-20.0, 5.0]])
+    else:
+        a.kinematic[1] = False
+    sim.decide_and_move(0.1)
+    assert int(sim.next_decision[1]) <= sim.step_count
+    sim.step(0.1)
+    assert a.velocity[1, 0] < 0  # on its way to its own target

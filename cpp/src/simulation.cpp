@@ -1563,7 +1563,7 @@ namespace {
 // body clears the two sides of an inner corner, or each circle's boundary in 8
 // directions from the radial one), each taken when it lies outside every solid, clear of
 // every wall, and the way there is open (blocked_way). With `dense`, the exits of the
-// fallback: points along the 64 edges nearest the body at most r/2 apart (64 an edge at
+// fallback: points along the 64 edges nearest the body at most r/2 apart (256 an edge at
 // most), 8 directions fanned between the two normals of their vertices, and 64 round
 // every circle (the few
 // exits of the first try could all be blocked by posts beside a box dropped on an agent
@@ -1658,7 +1658,7 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
       }
       const double len = std::sqrt(len2);
       const int pieces = static_cast<int>(
-          std::clamp(std::ceil(len / std::max(0.5 * double(r), len / 64.0)), 1.0, 64.0));
+          std::clamp(std::ceil(len / std::max(0.5 * double(r), len / 256.0)), 1.0, 256.0));
       for (int m = 0; m <= pieces; ++m) edge_exit(double(m) / pieces);
       for (int m = 0; m <= 8; ++m) {  // from edge j->i's normal to edge i->next's
         const double f = m / 8.0;
@@ -1688,13 +1688,17 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
   }
   std::stable_sort(exits.begin(), exits.end(),
                    [](const Exit& a, const Exit& b) { return a.d < b.d; });
-  // The 4,096 nearest at most: each test reads the solids holding the exit (a point in a
-  // polygon of 10,000 edges is 10,000 edge tests), and beyond that many refused exits a
-  // farther one is rarely free. A box has 8.
-  if (exits.size() > 4096) exits.resize(4096);
+  // The 16,384 nearest at most, so that a body enclosed with no way out costs a bounded
+  // time (some 0.5 s beside a wall hugging a polygon of 10,000 edges: each test reads the
+  // walls round the exit); 4,096 left a body inside beside a bottom edge of 20,000
+  // vertices whose free room was through the top.
+  if (exits.size() > 16384) exits.resize(16384);
   for (const Exit& e : exits) {
     const Vec2 c = e.c;
-    if (w.polygon_at(c, layers) >= 0 || w.circle_at(c, layers) >= 0) continue;
+    // The walls in reach first (the grid's cells round the exit), then whether a solid
+    // holds it: that test reads every edge of a polygon holding it, 10,000 for a polygon
+    // of 10,000 edges, and was made for every refused exit (seconds an agent beside a
+    // wall hugging such a polygon). Both must pass: the order changes no result.
     if (r > 0.0f) {
       float d = 0.0f, q[2], nrm[2];
       std::int32_t obstacle = -1;
@@ -1702,6 +1706,7 @@ bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t
       nearest_rows(w, {at, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
       if (d < r * (1.0f - 1e-4f)) continue;
     }
+    if (w.polygon_at(c, layers) >= 0 || w.circle_at(c, layers) >= 0) continue;
     if (blocked_way(w, p, e.q, c, r, ids, layers, /*away_ok=*/true)) continue;
     out = c;
     return true;
@@ -1806,11 +1811,18 @@ void Simulation::retarget() {
   if (next_decision_.empty()) return;
   const AgentsView a = agents_->view();
   for (std::size_t i = 0; i < n_; ++i) {
-    if (!a.alive[i] ||
-        std::memcmp(a.target + 2 * i, decided_target_.data() + 2 * i, 2 * sizeof(float)) == 0)
-      continue;
-    next_decision_[i] = std::min(next_decision_[i], step_count_);
-    has_memory_[i] = 0;
+    if (!a.alive[i]) continue;
+    if (std::memcmp(a.target + 2 * i, decided_target_.data() + 2 * i, 2 * sizeof(float)) != 0) {
+      next_decision_[i] = std::min(next_decision_[i], step_count_);
+      has_memory_[i] = 0;
+    }
+    // The target this step's decision is made for: the one perceived now (written at the
+    // step's end, a target set between perceive() and decide_and_move() was taken as
+    // decided for, from maps of the old one, and ignored for the whole validity).
+    if (decides(i)) {
+      decided_target_[2 * i] = a.target[2 * i];
+      decided_target_[2 * i + 1] = a.target[2 * i + 1];
+    }
   }
 }
 
@@ -1951,12 +1963,14 @@ void Simulation::finish(float dt) {
     const double cap = std::clamp(whole(params_.decision_validity), 1.0, 0x1p52);
     for (std::size_t i = 0; i < n_; ++i) {
       if (!a.alive[i] || !decides(i)) continue;
+      // Added (or handed back from kinematic) after this step's perception: it has not
+      // decided, and decides at its next step (its validity, +inf, held it the whole
+      // decision_validity).
+      if (std::isnan(perceived_head_[i])) continue;
       const double t = whole(validity_[i]);
       const double steps = t >= 1.0 ? std::min(t, cap) : 1.0;  // (NaN: one step)
       next_decision_[i] = step_count_ + static_cast<std::uint64_t>(steps);
       next_time_[i] = time_ + (steps - 0.5) * double{dt};
-      decided_target_[2 * i] = a.target[2 * i];
-      decided_target_[2 * i + 1] = a.target[2 * i + 1];
     }
   }
   // Every alive agent that had not decided did so this step (decides() was true for it),

@@ -169,13 +169,19 @@ def _signals_after() -> Iterator[None]:
     finally:
         for number, handler in saved.items():
             signal.signal(number, handler)
-        # Each signal held, once, in the order it came (a SIGTERM after a SIGINT was
-        # dropped when only the first was handed on).
-        seen: set[int] = set()
-        for s, f in caught:
-            if s not in seen:
-                seen.add(s)
-                saved[s](s, f)
+        # Each signal held, once, handed back to Python's own delivery: raised while
+        # blocked, then unblocked together, so that a handler that raises (SIGINT's
+        # KeyboardInterrupt) leaves the others pending, as for signals that arrive
+        # together (a SIGTERM after a SIGINT was dropped).
+        numbers = list(dict.fromkeys(s for s, _ in caught))
+        if numbers and hasattr(signal, "pthread_sigmask"):
+            before = signal.pthread_sigmask(signal.SIG_BLOCK, numbers)
+            for s in numbers:
+                signal.raise_signal(s)
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        else:
+            for s in numbers:
+                saved[s](s, next(f for n, f in caught if n == s))
 
 
 class Source:

@@ -46,7 +46,14 @@ def _after_fork_in_child() -> None:
     global _lock
     _lock = threading.Lock()
     me = threading.get_ident()
+    had = bool(_blocks)
     _blocks[:] = [b for b in _blocks if b[2] == me]
+    # The count the child's own blocks set, or the one before any (another thread's open
+    # block had left its count with the child).
+    if _blocks:
+        set_num_threads(_blocks[-1][1])
+    elif had:
+        set_num_threads(_base[0])
 
 
 if hasattr(os, "register_at_fork"):

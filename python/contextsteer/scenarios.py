@@ -948,6 +948,7 @@ def crowd_slots_for(
     (24, 16)
     """
     slots = _count("crowd_slots_for: slots", slots, 3, 1024)
+    rotate = _flag("crowd_slots_for", "rotate", rotate)
     if danger not in _DANGERS:
         raise ValueError(
             f"crowd_slots_for: danger must be 'velocity', 'counterflow', 'smooth', 'plain' or "
@@ -1126,6 +1127,13 @@ def crowd_steering(
     10
     """
     _, beh, _, _, _, steering, _ = _modules()
+    # Every switch by the switches' rule (smooth="no" picked SMOOTH_CROWD, arrive=nan
+    # Arrive, by truthiness; a helper on fuzz round 13's fixes).
+    walls = _flag("crowd_steering", "walls", walls)
+    arrive = _flag("crowd_steering", "arrive", arrive)
+    smooth = _flag("crowd_steering", "smooth", smooth)
+    creep = _flag("crowd_steering", "creep", creep)
+    rotate = _flag("crowd_steering", "rotate", rotate)
     slowing_radius = _checks.length("crowd_steering: slowing_radius", slowing_radius)
     if shape not in ("half_cosine", "chord"):
         raise ValueError(

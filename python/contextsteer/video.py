@@ -98,7 +98,8 @@ def _gif(images: Iterable[np.ndarray], path: Path, fps: float) -> None:
     """All frames quantised to one palette without dithering: fast, and the static
     background stays still (Pillow then stores each frame as its changed rectangle).
 
-    The palette comes from the first, middle and last frames, so every frame is held
+    The palette comes from the first, middle and last frames and a sample of every other
+    frame's pixels that differ from the first, so every frame is held
     until the last has arrived: deflated (zlib level 1; a scene's frames are mostly
     its unchanged background, some 30-60 times smaller than RGB), then quantised one by
     one. Pillow keeps the quantised frames (one byte a pixel) until it writes the file.
