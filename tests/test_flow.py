@@ -796,28 +796,37 @@ def test_ctrl_c_inside_a_flow_step_waits_for_the_step_end(monkeypatch, where):
     assert r["out"] > 0 and not (sim.agents.position[sim.flow.members(), 0] >= 1).any()
 
 
-def test_every_signal_held_during_a_flow_step_is_handed_on_once(monkeypatch):
-    """A SIGTERM after a SIGINT, both held during a flow's step, both reach their
-    handlers after it (only the first did; a helper on fuzz round 13's fixes)."""
+def _signals_in_admission(monkeypatch, signals, got):
+    """A simulation fed by a flow whose first admission raises ``signals`` (once; ``got``
+    gets "sent" then), and the SIGINT and SIGTERM dispositions to put back."""
     import signal
 
     world = cs.World()
     world.add_segments([[-1, 0, 21, 0], [-1, 4, 21, 4]])
     sim = cs.Simulation(world, cs.Agents(50, slots=8), [cs.Seek()], motion=cs.Accel())
     sim.flow = cs.Flow([cs.Source([0, 0, 2, 4], 20.0, [[22, 0], [22, 4]], [20, -1e9, 1e9, 1e9])])
-    got: list[str] = []
     real = cs.Flow._first_free
 
-    def both(*args):
+    def raising(*args):
         if not got:
             got.append("sent")
-            signal.raise_signal(signal.SIGINT)
-            signal.raise_signal(signal.SIGTERM)
-            signal.raise_signal(signal.SIGINT)
+            for s in signals:
+                signal.raise_signal(s)
         return real(*args)
 
-    monkeypatch.setattr(cs.Flow, "_first_free", staticmethod(both))
-    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    monkeypatch.setattr(cs.Flow, "_first_free", staticmethod(raising))
+    return sim, {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+
+def test_every_signal_held_during_a_flow_step_is_handed_on_once(monkeypatch):
+    """A SIGTERM after a SIGINT, both held during a flow's step, both reach their
+    handlers after it (only the first did; a helper on fuzz round 13's fixes)."""
+    import signal
+
+    got: list[str] = []
+    sim, old = _signals_in_admission(
+        monkeypatch, (signal.SIGINT, signal.SIGTERM, signal.SIGINT), got
+    )
     signal.signal(signal.SIGINT, lambda s, f: got.append("INT"))
     signal.signal(signal.SIGTERM, lambda s, f: got.append("TERM"))
     try:
@@ -836,22 +845,8 @@ def test_a_sigterm_held_with_a_raising_sigint_still_reaches_its_handler(monkeypa
     together."""
     import signal
 
-    world = cs.World()
-    world.add_segments([[-1, 0, 21, 0], [-1, 4, 21, 4]])
-    sim = cs.Simulation(world, cs.Agents(50, slots=8), [cs.Seek()], motion=cs.Accel())
-    sim.flow = cs.Flow([cs.Source([0, 0, 2, 4], 20.0, [[22, 0], [22, 4]], [20, -1e9, 1e9, 1e9])])
     got: list[str] = []
-    real = cs.Flow._first_free
-
-    def both(*args):
-        if not got:
-            got.append("sent")
-            signal.raise_signal(signal.SIGINT)
-            signal.raise_signal(signal.SIGTERM)
-        return real(*args)
-
-    monkeypatch.setattr(cs.Flow, "_first_free", staticmethod(both))
-    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    sim, old = _signals_in_admission(monkeypatch, (signal.SIGINT, signal.SIGTERM), got)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda s, f: got.append("TERM"))
     try:

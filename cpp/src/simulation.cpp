@@ -511,11 +511,12 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
         float* row = dest + (b + r * step) * k;
         const float* f = fresh + r * k;
         if (a >= 0.0f && has_memory_[b + r * step]) {
+          const float* old = row;
           if (turn_memory && turns[r] != 0.0) {
             turn_row(row, slot_set_, turns[r], turned.data());
-            std::copy(turned.begin(), turned.end(), row);
+            old = turned.data();
           }
-          for (std::size_t j = 0; j < k; ++j) row[j] = row[j] + a * (f[j] - row[j]);
+          for (std::size_t j = 0; j < k; ++j) row[j] = old[j] + a * (f[j] - old[j]);
         } else {
           std::copy(f, f + k, row);
         }
@@ -1565,10 +1566,9 @@ namespace {
 // every wall, and the way there is open (blocked_way). With `dense`, the exits of the
 // fallback: points along the 64 edges nearest the body at most r/2 apart (256 an edge at
 // most), 8 directions fanned between the two normals of their vertices, and 64 round
-// every circle (the few
-// exits of the first try could all be blocked by posts beside a box dropped on an agent
-// while free room lay along its edge, and the agent stood inside for good; fuzz round
-// 13). False when none is.
+// every circle (the few exits of the first try could all be blocked by posts beside a
+// box dropped on an agent while free room lay along its edge, and the agent stood inside
+// for good; fuzz round 13). False when none is.
 bool leave_solid(const World& w, Vec2 p, float r, const std::vector<std::int32_t>& ids,
                  std::uint32_t layers, Vec2& out, bool dense) {
   struct Exit {
