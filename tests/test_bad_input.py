@@ -1172,6 +1172,13 @@ def test_the_matrix_is_large():
         (lambda big: cs.resolve(big, np.zeros((1, 8)), "mask"), "interest"),
         (lambda big: cs.spread(big, [0.5, 1.0, 0.5]), "values"),
         (lambda big: cs.blend(np.zeros((1, 8), np.float32), big, 0.5), "current"),
+        # A sequence's element by its index and the caller's argument (a fuzz run: "maps:
+        # ... at index (0, 3)" pointed into the first map, and steer named "maps").
+        (lambda big: cs.combine([np.zeros((1, 8)), big]), "maps\\[1\\]"),
+        (
+            lambda big: cs.steer([np.zeros((1, 8)), big], np.zeros((1, 8)), cs.slot_directions(8)),
+            "interest_maps\\[1\\]",
+        ),
     ],
 )
 def test_a_finite_value_beyond_float32_is_named_not_reported_as_inf(call, name):

@@ -58,6 +58,30 @@ def test_products_of_many_maps_saturate_and_stay_finite():
     sim.decide_and_move(0.1)  # the maps are finite: no "interest must be finite" here
 
 
+def test_a_weight_times_an_agent_weight_saturates_in_the_maps():
+    # (A fuzz run: Seek over 1,000 targets summed, weight and agent weight 1e18 each, made
+    # the interest inf, and every slot of an agent tied; with finite products of 1e36 the
+    # next step's blend, or decide_and_move after perceive, refused the simulation's own
+    # map.) Hand-worked: a saturated slot equals kSaturate, a zero slot stays zero.
+    big = np.float32(2.0**60 - 2.0**36)
+    for targets, blend in [(np.tile([5.0, 0.0], (1000, 1)), 0.0), ([[5.0, 0.0]] * 10, 0.5)]:
+        agents = cs.Agents(2, slots=8)
+        agents.add([[0, 0], [3, 3]], max_speed=1.0)
+        seek = cs.Seek(targets, combine="sum", weight=1e18, agent_weights=np.full(2, 1e18))
+        sim = cs.Simulation(None, agents, cs.Steering([seek], blend=blend))
+        sim.step(1 / 30)
+        assert np.isfinite(sim.interest).all()
+        assert sim.interest[0, 0] == big and sim.interest[0, 4] == 0.0
+        sim.perceive()
+        sim.decide_and_move(1 / 30)  # no "interest must be finite"
+        sim.step(1 / 30)
+        assert np.isfinite(agents.position).all()
+    S = cs.slot_directions(8)
+    m = cs.dot_map(S, [[1e8, 0.0]], weight=np.array([1e18]), magnitude=True, shape="cosine")
+    # (1e18 · 1e18 · 1e8 was inf in float32, and 0 · inf NaN on the perpendicular slots.)
+    assert np.isfinite(m).all() and m[0, 0] == big and m[0, 4] == -big
+
+
 @pytest.mark.parametrize(
     "make, owner",
     [

@@ -4,6 +4,7 @@
 // max(0, s_k·u), scaled by how much the behaviour cares (distance falloff, speed ...).
 // Accumulation is in float: values are in [0, weight·M] and the oracle tolerance allows it.
 #include "contextsteer/behaviours.hpp"
+#include "batch.hpp"
 #include "cpu.hpp"
 
 #include <algorithm>
@@ -45,8 +46,12 @@ bool group_ok(GroupFilter f, std::int32_t gi, std::int32_t gj) {
 }
 
 void zero_row(float* row, std::size_t k) { std::fill(row, row + k, 0.0f); }
-void scale_row(float* row, std::size_t k, float w) {
-  for (std::size_t j = 0; j < k; ++j) row[j] *= w;
+/// Scales a behaviour's row by its weight times the agent's, saturating at kSaturate:
+/// the two weights, each below 2^60, and a row above 1 (a sum over targets) can multiply
+/// past 2^60 or float32, a map the next stage (or the next step's blend) would refuse.
+void scale_row(float* row, std::size_t k, double w) {
+  const float ws = static_cast<float>(std::clamp(w, -double{kSaturate}, double{kSaturate}));
+  for (std::size_t j = 0; j < k; ++j) row[j] = sat(row[j] * ws);
 }
 
 float falloff(Falloff f, float d, float range) {
@@ -1482,7 +1487,8 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
             }
             row_of(x, in, i, frame_of(in, i), row);
           }
-          scale_row(row, in.k, x.agent_weights ? x.weight * x.agent_weights[i] : x.weight);
+          scale_row(row, in.k,
+                    x.agent_weights ? double{x.weight} * x.agent_weights[i] : x.weight);
         }
       },
       b);

@@ -13,8 +13,9 @@ template <DotShape S>
 void fill_row(const float* __restrict dx, const float* __restrict dy, std::size_t k, float ux,
               float uy, float w, float* __restrict o) {
   for (std::size_t j = 0; j < k; ++j) {
-    if constexpr (S == DotShape::kChord) o[j] = chord_value(dx[j], dy[j], ux, uy) * w;
-    else o[j] = dot_shape_value(S, dx[j] * ux + dy[j] * uy) * w;
+    // sat: a value rounded a little above 1 times a saturated weight.
+    if constexpr (S == DotShape::kChord) o[j] = sat(chord_value(dx[j], dy[j], ux, uy) * w);
+    else o[j] = sat(dot_shape_value(S, dx[j] * ux + dy[j] * uy) * w);
   }
 }
 
@@ -31,10 +32,15 @@ void rows(const SlotSet& slots, const float* vec, const DotMapParams& p, float* 
       ux = static_cast<float>(vx / len);
       uy = static_cast<float>(vy / len);
     }
-    float w = p.weight;
+    // The weight, the agent's weight and the length multiplied in double and saturated:
+    // each below 2^60 (the length below 1.5e8), their product can pass float32, and
+    // 0 · inf would be NaN. A shape's value is within [-1, 1], so the row stays below
+    // about kSaturate too.
+    double w = p.weight;
     if (!p.agent_weights.empty()) w *= p.agent_weights[i];
-    if (p.magnitude) w *= static_cast<float>(len);
-    fill_row<S>(slots.x(), slots.y(), k, ux, uy, w, out + i * k);
+    if (p.magnitude) w *= len;
+    const float ws = static_cast<float>(std::clamp(w, -double{kSaturate}, double{kSaturate}));
+    fill_row<S>(slots.x(), slots.y(), k, ux, uy, ws, out + i * k);
   }
 }
 }  // namespace

@@ -631,22 +631,26 @@ def choose(
     return Choice(d, s, i)
 
 
-def _stack(maps: ArrayLike | Sequence[ArrayLike]) -> NDArray[np.float32]:
-    """A (B, N, K) float32 stack from an array or a non-empty sequence of (N, K) maps."""
+def _stack(maps: ArrayLike | Sequence[ArrayLike], what: str = "maps") -> NDArray[np.float32]:
+    """A (B, N, K) float32 stack from an array or a non-empty sequence of (N, K) maps;
+    errors name ``what`` (the caller's argument), and an element of a sequence by its
+    index, ``what[b]``."""
     if isinstance(maps, (np.ndarray, memoryview)):
         # (A buffer too: iterating a 3-D memoryview is not supported.)
-        return _f32(cast("ArrayLike", maps), "maps")
+        return _f32(cast("ArrayLike", maps), what)
     # Not an array: a sequence of maps.
     if not isinstance(maps, Iterable) or isinstance(maps, (str, bytes)):
         raise TypeError(
-            f"maps: expected a (B, N, K) array or a sequence of (N, K) maps, got "
+            f"{what}: expected a (B, N, K) array or a sequence of (N, K) maps, got "
             f"{type(maps).__name__}"
         )
-    maps = [_f32(m, "maps") for m in cast("Iterable[ArrayLike]", maps)]
+    maps = [_f32(m, f"{what}[{b}]") for b, m in enumerate(cast("Iterable[ArrayLike]", maps))]
     if not maps:
-        raise ValueError("maps: expected a (B, N, K) array or at least one (N, K) map, got none")
+        raise ValueError(f"{what}: expected a (B, N, K) array or at least one (N, K) map, got none")
     if len({m.shape for m in maps}) > 1:
-        raise ValueError(f"maps: expected (N, K) maps of one shape, got {[m.shape for m in maps]}")
+        raise ValueError(
+            f"{what}: expected (N, K) maps of one shape, got {[m.shape for m in maps]}"
+        )
     return _f32(np.stack(maps))
 
 
@@ -739,7 +743,7 @@ def steer(
     od, os_, oi = _out3(out)
     w = None if weights is None else _f32(weights, "weights")
     d, s, i = _core.steer(
-        _stack(interest_maps),
+        _stack(interest_maps, "interest_maps"),
         _f32(danger, "danger"),
         _slots(directions),
         combine,
