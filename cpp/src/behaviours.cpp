@@ -1487,8 +1487,7 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
             }
             row_of(x, in, i, frame_of(in, i), row);
           }
-          scale_row(row, in.k,
-                    x.agent_weights ? double{x.weight} * x.agent_weights[i] : x.weight);
+          scale_row(row, in.k, x.agent_weights ? double{x.weight} * x.agent_weights[i] : x.weight);
         }
       },
       b);
