@@ -514,3 +514,111 @@ def test_load_wraps_a_payload_that_fails_to_rebuild_and_a_crafted_time(tmp_path)
     payload = pickle.dumps(_Reduced((int, ("1", "2", "3"))))  # int() takes 2 arguments
     with pytest.raises(ValueError, match="does not hold a simulation this library can read"):
         cs.load(_with_payload(tmp_path / "t.cssim", payload))
+
+
+def test_load_refuses_devices_and_pipes_by_path_and_reads_a_pipe_given_as_a_file(tmp_path):
+    """cs.load("/dev/zero") read the device to its end (gigabytes a second, never
+    returning) and a FIFO path blocked in open(); a valid file read through a pipe was
+    reported as not a simulation file (fuzz round 14)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", fifo):
+        with pytest.raises(ValueError, match="is not a regular file"):
+            cs.load(path)
+    sim = scenarios.get("oncoming")(agents=3)
+    sim.step(1 / 30, 5)
+    sim.save(tmp_path / "run.cssim")
+    data = (tmp_path / "run.cssim").read_bytes()
+    r, w = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(w, data), os.close(w)))
+    writer.start()
+    with os.fdopen(r, "rb") as stream:
+        back = cs.load(stream)
+    writer.join()
+    assert back.step_count == 5 and np.array_equal(back.agents.position, sim.agents.position)
+
+
+def test_a_payload_that_does_not_match_its_digest_is_not_read_whole(tmp_path):
+    """A 64 MiB payload that deflates to 64 kB was inflated into memory before its digest
+    was compared (a 0.5 MB file took 1 GB); it is now checked on a stream (fuzz round 14)."""
+    import tracemalloc
+
+    path = tmp_path / "bomb.cssim"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("meta.json", json.dumps({"format": "contextsteer-simulation", "version": 1}))
+        z.writestr("simulation.pickle", bytes(64 << 20))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="does not match the recorded SHA-256"):
+            cs.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
+
+
+@pytest.mark.parametrize(
+    "reduced, error",
+    [
+        ((bytes, (2**70,)), "OverflowError"),  # cannot fit 'int' into an index-sized integer
+        ((bytearray, (2**62,)), "not enough memory"),
+    ],
+)
+def test_a_payload_whose_rebuild_overflows_is_refused_as_a_bad_file(tmp_path, reduced, error):
+    """OverflowError and MemoryError from a payload with the right digest escaped load,
+    whose docstring promises ValueError (fuzz round 14)."""
+    payload = pickle.dumps(_Reduced(reduced))
+    with pytest.raises(ValueError, match=error):
+        cs.load(_with_payload(tmp_path / "x.cssim", payload))
+
+
+def test_save_keeps_the_mode_writes_through_a_link_and_names_the_path_it_was_given(
+    tmp_path, monkeypatch
+):
+    """Saving over a 0600 file made it 0644, a symbolic link became a regular file, and a
+    folder where no file could be made gave a PermissionError naming the temporary file
+    (fuzz round 14)."""
+    sim = scenarios.get("oncoming")(agents=2)
+    path = tmp_path / "run.cssim"
+    sim.save(path)
+    os.chmod(path, 0o600)
+    sim.step(1 / 30)
+    sim.save(path)
+    assert (path.stat().st_mode & 0o777) == 0o600 and cs.load(path).step_count == 1
+    link = tmp_path / "link.cssim"
+    os.symlink(path, link)
+    sim.step(1 / 30)
+    sim.save(link)
+    assert link.is_symlink() and cs.load(path).step_count == 2
+
+    def refused(target):
+        raise PermissionError(13, "Permission denied", os.path.join(tmp_path, ".cssim-x.tmp"))
+
+    monkeypatch.setattr(cs.persist, "_new_file", refused)
+    with pytest.raises(PermissionError, match="save: cannot create a file") as info:
+        sim.save(path)
+    assert info.value.filename == str(path)
+
+
+def test_a_failed_text_write_keeps_the_earlier_file_and_a_device_is_written_in_place(tmp_path):
+    """The CLI's --out and metrics.json and History.to_csv wrote in place: a write that
+    failed part-way (a full disk) left a cut file where a good one had been (fuzz round
+    14). Devices are still written in place, as open() writes them."""
+    path = tmp_path / "sweep.json"
+    cs.persist.write_text(path, '{"good": 1}\n', "--out")
+    with pytest.raises(UnicodeEncodeError):
+        cs.persist.write_text(path, '{"half": "\ud800"}', "--out")  # fails while writing
+    assert path.read_text() == '{"good": 1}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.json"]
+    cs.persist.write_text(os.devnull, "x", "--out")
+    assert not os.path.isfile(os.devnull)
+
+
+def test_save_warns_when_targets_are_a_detours_waypoints(tmp_path):
+    """A file saved while a Detour led agents held their waypoints as targets and lost
+    their goals, silently: the loaded walkers parked at the waypoint (fuzz round 14)."""
+    sim = scenarios.get("oncoming")(agents=3)
+    sim.save(tmp_path / "plain.cssim")  # no waypoint: no warning (warnings are errors here)
+    sim.agents.waypoint[1] = True
+    with pytest.warns(UserWarning, match=r"1 agent\(s\) \(first 1\) have a waypoint"):
+        sim.save(tmp_path / "led.cssim")

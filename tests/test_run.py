@@ -101,9 +101,14 @@ def test_json_round_trip():
     for key, value, match in [
         ("schema_version", 99, "schema_version 99; this contextsteer reads version 2"),
         ("schema_version", True, "schema_version True"),
-        ("steps", -1, "steps must be an integer >= 0"),
-        ("steps", 2.5, "steps must be an integer >= 0"),
-        ("agents", "x", "agents must be an integer >= 0"),
+        ("steps", -1, "steps must be an integer in [0, 2^63)"),
+        ("steps", 2.5, "steps must be an integer in [0, 2^63)"),
+        ("agents", "x", "agents must be an integer in [0, 2^63)"),
+        # 10**400 was accepted as steps (to_json then raised OverflowError) and raised
+        # OverflowError as dt or seconds (fuzz round 14).
+        ("steps", 10**400, "steps must be an integer in [0, 2^63)"),
+        ("dt", 10**400, "dt must be a finite number"),
+        ("seconds", -(10**400), "seconds must be a finite number"),
         ("seconds", float("nan"), "seconds must be a finite number"),
         ("seconds", -1.0, "seconds must be >= 0"),
         ("dt", 0, "dt must be > 0"),

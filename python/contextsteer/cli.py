@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import persist
 from ._json import jsonable
 
 if TYPE_CHECKING:
@@ -191,7 +192,8 @@ def _write_json(path: Path, doc: dict, command: str) -> int:
     """Write ``doc`` as JSON to ``path`` for ``contextsteer <command> --out``; the exit
     status (1 with a message when the file cannot be written)."""
     try:
-        path.write_text(json.dumps(jsonable(doc), indent=1) + "\n")
+        # Whole or not at all: a failed write (a full disk) keeps an earlier file.
+        persist.write_text(path, json.dumps(jsonable(doc), indent=1) + "\n", "--out")
     except OSError as exc:
         print(f"contextsteer {command}: error: {exc}", file=sys.stderr)
         return 1
@@ -611,7 +613,7 @@ def write_run(
     # not an earlier run's, and no animation of an earlier run stays beside them.
     metrics = result.to_dict()
     metrics_file = out / "metrics.json"
-    metrics_file.write_text(json.dumps(metrics, indent=2) + "\n")
+    persist.write_text(metrics_file, json.dumps(metrics, indent=2) + "\n", "metrics.json")
     for suffix in video.FORMATS:
         (out / f"animation.{suffix}").unlink(missing_ok=True)
 

@@ -15,13 +15,14 @@ step, so they no longer show it.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from . import _checks
+from . import _checks, persist
 
 if TYPE_CHECKING:
     from ._core import History as _CoreHistory
@@ -443,18 +444,22 @@ class History:
         cols = self._table()
         names = list(cols)
         ints = {"id", "frame", "step", "group", "generation"}
-        # Written in place (a symlink, a device such as /proc/self/fd/1, a file's mode and
-        # a read-only folder all as open() treats them; a temporary file moved over the
-        # target broke each of them).
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            f.write(",".join(names) + "\n")
-            if len(cols["id"]):
-                fmt = ",".join(
-                    "%d" if n in ints else float_format or ("%.17g" if n == "time" else "%.9g")
-                    for n in names
-                )
-                table = np.column_stack([cols[n].astype(np.float64) for n in names])
-                np.savetxt(f, table, fmt=fmt)
+        # Whole or not at all (a failed export keeps an earlier file), with a symlink, a
+        # device such as /proc/self/fd/1, a file's mode and a read-only folder treated as
+        # open() treats them (persist._replacing).
+        with persist._replacing(path, "to_csv", in_place_ok=True) as raw:
+            f = io.TextIOWrapper(raw, newline="", encoding="utf-8")
+            try:
+                f.write(",".join(names) + "\n")
+                if len(cols["id"]):
+                    fmt = ",".join(
+                        "%d" if n in ints else float_format or ("%.17g" if n == "time" else "%.9g")
+                        for n in names
+                    )
+                    table = np.column_stack([cols[n].astype(np.float64) for n in names])
+                    np.savetxt(f, table, fmt=fmt)
+            finally:
+                f.detach()  # flushed, and the file left to _replacing to sync and rename
 
     @property
     def frame_rate(self) -> float:

@@ -25,8 +25,10 @@ import os
 import pickle
 import secrets
 import stat
+import warnings
 import zipfile
 import zlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
@@ -81,7 +83,9 @@ def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
     under a new temporary name beside it (its own for each save, never opened through a
     link), synced to disk, then renamed over ``path``: an interrupted save leaves no half
     file, and two saves to one path leave one of them whole. A ``path`` that exists and is
-    not a regular file (a device, a pipe) is refused with ``ValueError``.
+    not a regular file (a device, a pipe) is refused with ``ValueError``. A symbolic link
+    at ``path`` is written through (its target is replaced), a file replaced keeps its
+    permission bits, and a hard link's other names keep the old contents.
     """
     from . import __version__
 
@@ -89,6 +93,17 @@ def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
         sim._core._check_agents()  # what a restore checks, so the file will load
     except ValueError as exc:
         raise ValueError(f"save: {exc}; a simulation in this state cannot be restored") from None
+    waypoints = np.flatnonzero(sim.agents.waypoint & sim.agents.alive)
+    if len(waypoints):
+        # Their goals live in the Detour (or whatever wrote the waypoints), not here.
+        warnings.warn(
+            f"save: {len(waypoints)} agent(s) (first {int(waypoints[0])}) have a waypoint as "
+            "their target, their goal being kept by a Detour the file does not hold; "
+            "loaded, they stop at the waypoint. Save the pair with "
+            "pickle.dumps((sim, detour)) to continue the detour.",
+            UserWarning,
+            stacklevel=3,
+        )
     buffer = io.BytesIO()
     pickler = _SnapshotPickler(buffer, sim)
     pickler.dump(sim)
@@ -123,21 +138,58 @@ def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
                 f"save: {path!r} exists and is not a regular file (a device, a pipe or a "
                 "socket); give the path of a file"
             )
-    # A temporary name of its own, created new (O_EXCL: never through a link planted
-    # there, nor shared with another save to the same path), then renamed over the path.
-    fd, tmp = _new_file(path)
+    with _replacing(path, "save") as f, zipfile.ZipFile(f, "w") as z:
+        for name, data in (
+            ("meta.json", json.dumps(meta, indent=1)),
+            ("simulation.pickle", payload),
+        ):
+            # A fixed member date: saving one state twice writes the same bytes.
+            z.writestr(zipfile.ZipInfo(name, _MEMBER_DATE), data, zipfile.ZIP_DEFLATED)
+
+
+@contextlib.contextmanager
+def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) -> Iterator[BinaryIO]:
+    """A binary file to write ``path``'s new contents into, whole or not at all.
+
+    The contents go to a new temporary file beside the target (its own name, created new:
+    never through a link planted there, nor shared with another writer), synced to disk
+    and renamed over it, so a failed or interrupted write leaves the old file as it was
+    and no temporary file. A symbolic link is written through (its target is replaced),
+    and a file replaced keeps its permission bits. With ``in_place_ok``, a target that is
+    not a regular file (a device such as ``/dev/stdout``, a pipe) or a folder where no new
+    file can be made (read-only, but the file writable) is written in place, as ``open``
+    would; without it the caller has refused those. Errors name ``path``, not the
+    temporary file."""
+    target = os.path.realpath(os.fsdecode(path))
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode) and in_place_ok:
+        with open(target, "wb") as f:
+            yield f
+        return
+    try:
+        fd, tmp = _new_file(target)
+    except PermissionError as exc:
+        if in_place_ok and st is not None:
+            with open(target, "wb") as f:
+                yield f
+            return
+        raise PermissionError(
+            exc.errno,
+            f"{what}: cannot create a file in {os.path.dirname(target)!r} ({exc.strerror})",
+            os.fsdecode(path),
+        ) from None
     try:
         with os.fdopen(fd, "wb") as f:
-            with zipfile.ZipFile(f, "w") as z:
-                for name, data in (
-                    ("meta.json", json.dumps(meta, indent=1)),
-                    ("simulation.pickle", payload),
-                ):
-                    # A fixed member date: saving one state twice writes the same bytes.
-                    z.writestr(zipfile.ZipInfo(name, _MEMBER_DATE), data, zipfile.ZIP_DEFLATED)
+            if st is not None:  # keep the replaced file's permissions, as open() would
+                with contextlib.suppress(OSError):
+                    os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
+            yield f
             f.flush()
             os.fsync(f.fileno())  # on disk before the rename makes it the file
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         # No stray temporary file: a full disk, an interrupt or a failed replace.
         with contextlib.suppress(OSError):
@@ -145,10 +197,17 @@ def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
         raise
 
 
+def write_text(path: str | os.PathLike, text: str, what: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all (``_replacing``, with
+    devices and read-only folders written in place)."""
+    with _replacing(path, what, in_place_ok=True) as f:
+        f.write(text.encode("utf-8"))
+
+
 def _new_file(path: str) -> tuple[int, str]:
     """A new file in ``path``'s folder (``.cssim-<random>.tmp``: short, so that any name
-    the folder takes leaves room for it; mode 0666 less the umask, as a plain open gives),
-    opened for writing: its descriptor and name."""
+    the folder takes leaves room for it; mode 0666 less the umask, as a plain open gives
+    a new file), opened for writing: its descriptor and name."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     folder = os.path.dirname(path)
     for _ in range(100):
@@ -188,6 +247,26 @@ def _member(z: zipfile.ZipFile, name: str, limit: int, where: str) -> bytes:
         ) from None
 
 
+def _seekable(f: Any) -> bool:
+    try:
+        return bool(f.seekable())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _check_digest(z: zipfile.ZipFile, name: str, expected: Any, where: str) -> None:
+    """Compares a member's SHA-256 with ``expected`` reading it in pieces, so that a
+    member that does not match is refused without being held in memory."""
+    digest = hashlib.sha256()
+    with z.open(name) as f:
+        while piece := f.read(1 << 22):
+            digest.update(piece)
+    if digest.hexdigest() != expected:
+        raise ValueError(
+            f"load: {where} is corrupted (its payload does not match the recorded SHA-256)"
+        )
+
+
 def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
     """Read a simulation written by ``Simulation.save``, from a file path or a readable
     binary file object (an open file, ``io.BytesIO``).
@@ -197,7 +276,11 @@ def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
     ValueError
         Not a contextsteer simulation file, a damaged archive (truncated, or a byte
         changed), a format version this library does not read, a payload that does not
-        match its recorded digest, or one that holds something other than a Simulation.
+        match its recorded digest (checked before the payload is read whole), one that
+        holds something other than a Simulation, a payload too large for the memory, or a
+        path that is not a regular file (a device, a pipe: zipfile would read
+        ``/dev/zero`` forever). A file object that cannot seek (a pipe) is read whole
+        first.
     FileNotFoundError, IsADirectoryError, PermissionError
         As opening ``path`` raises them.
     TypeError
@@ -223,12 +306,27 @@ def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
     if isinstance(path, (bytes, os.PathLike)):
         path = os.fsdecode(path)  # (zipfile took bytes for a file object)
     where = _named(path)
+    if isinstance(path, str):
+        with contextlib.suppress(OSError):  # (a missing file: as opening it raises)
+            mode = os.stat(path).st_mode
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+                # zipfile would read a device to its end (/dev/zero: gigabytes a second)
+                # or wait on a pipe for a writer.
+                raise ValueError(
+                    f"load: {where} is not a regular file (a device, a pipe or a socket)"
+                )
+    elif not _seekable(path):
+        # A pipe or a socket: zipfile reads the directory at the end first.
+        path = io.BytesIO(path.read())
     try:
         with zipfile.ZipFile(path) as z:
             meta = json.loads(_member(z, "meta.json", _MAX_META, where))
             if not isinstance(meta, dict) or meta.get("format") != FORMAT:
                 raise ValueError(f"load: {where} is not a contextsteer simulation file")
-            # A payload larger than the machine's memory cannot be read.
+            # A payload larger than the machine's memory cannot be read, and one that does
+            # not match its digest is not read whole: the digest is checked on a stream
+            # first (a small damaged file can inflate to gigabytes).
+            _check_digest(z, "simulation.pickle", meta.get("sha256"), where)
             payload = _member(z, "simulation.pickle", _physical_memory(), where)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
         raise
@@ -257,6 +355,11 @@ def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
 
     try:
         sim = pickle.load(io.BytesIO(payload))
+    except MemoryError:
+        raise ValueError(
+            f"load: {where}: not enough memory to restore its simulation (a payload written "
+            "by hand or by a faulty writer can also claim a huge size)"
+        ) from None
     except (
         pickle.UnpicklingError,
         EOFError,
@@ -265,6 +368,9 @@ def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
         IndexError,
         KeyError,
         TypeError,
+        ValueError,
+        OverflowError,
+        RuntimeError,
     ) as exc:
         # A payload with the right digest that is not a pickle this library wrote.
         raise ValueError(

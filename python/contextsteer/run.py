@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -182,13 +183,17 @@ class RunResult:
 
         for name in ("steps", "agents"):
             v = doc[name]
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise bad(name, "an integer >= 0")
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**63:
+                raise bad(name, "an integer in [0, 2^63)")
         for name, positive in (("dt", True), ("seconds", False)):
             v = doc[name]
             if v is None:  # (the JSON form writes a non-finite float as None)
                 continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, (int, float))
+                or not (abs(v) <= sys.float_info.max and math.isfinite(v))  # 10**400: no float
+            ):
                 raise bad(name, "a finite number (or None)")
             if v < 0 or (positive and v == 0):
                 raise bad(name, "> 0" if positive else ">= 0")

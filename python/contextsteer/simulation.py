@@ -331,7 +331,9 @@ class Simulation:
         The file is a zip archive with ``meta.json`` (format name and version, library
         version, the SHA-256 of the payload) and ``simulation.pickle`` (this object, as
         :meth:`__reduce__` describes). A loaded simulation continues bit-identically. Like
-        any pickle, load only files you trust.
+        any pickle, load only files you trust. Objects that drive the simulation from
+        outside are not in the file: a :class:`Detour` keeps its agents' goals while their
+        targets are waypoints, so ``save`` warns then (pickle ``(sim, detour)`` together).
         """
         from .persist import save
 
