@@ -830,3 +830,21 @@ def test_main_leaves_an_ignored_sigterm_ignored_and_restores_the_handler():
         assert signal.getsignal(signal.SIGTERM) is handler
     finally:
         signal.signal(signal.SIGTERM, mine)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_stdout_gives_a_one_line_error():
+    """`contextsteer list > /dev/full` ended with a traceback (fuzz round 14)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "contextsteer", "list"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    assert proc.returncode == 1
+    assert proc.stderr == "contextsteer list: error: [Errno 28] No space left on device\n"

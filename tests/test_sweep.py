@@ -6,7 +6,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import math
+import re
 import signal
+import sys
 
 import numpy as np
 import pytest
@@ -458,3 +460,18 @@ def test_sigterm_ends_a_cli_sweep_as_ctrl_c_does_and_keeps_its_runs(tmp_path):
     assert "contextsteer sweep: " in err and "wrote them to" in err
     doc = json.loads((tmp_path / "runs.json").read_text())
     assert doc["interrupted"] is True and [r["seed"] for r in doc["runs"]] == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "module, call, extra",
+    [
+        ("ray", lambda: cs.ray_executor(), "ray"),
+        ("optuna", lambda: cs.tune("oncoming", {"slots": [8, 16]}, n_trials=1), "tune"),
+    ],
+)
+def test_a_missing_extra_is_named(monkeypatch, module, call, extra):
+    """ray_executor raised a bare "No module named 'ray'" where every other optional
+    feature names its extra (fuzz round 14)."""
+    monkeypatch.setitem(sys.modules, module, None)  # import raises ImportError
+    with pytest.raises(ImportError, match=re.escape(f"pip install 'contextsteer[{extra}]'")):
+        call()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
@@ -265,6 +265,8 @@ def apply_motion(
 
 # --- simulation ---
 class SimulationHold:
+    # No constructor: made by Simulation._hold (no value is a NoReturn: no call checks).
+    def __init__(self, _made_by_the_core: NoReturn) -> None: ...
     def __enter__(self) -> None: ...
     def __exit__(self, *args: object) -> None: ...
 
@@ -318,6 +320,8 @@ class Simulation:
 
 # --- observers (metrics, history) ---
 class History:
+    # No constructor: made by Simulation.history (contextsteer.History wraps it).
+    def __init__(self, _made_by_the_core: NoReturn) -> None: ...
     @property
     def frames(self) -> int: ...
     @property

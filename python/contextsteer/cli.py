@@ -31,6 +31,8 @@ status instead of raising, so it can be called in-process.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import math
 import os
@@ -1302,6 +1304,18 @@ def _cmd_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 # ------------------------------------------------------------------------------- main ---
 
 
+def _drop_stdout() -> None:
+    """After a failed write to stdout: what it still buffers goes to /dev/null, so that
+    the interpreter's last flush does not fail again with a traceback."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``contextsteer`` command with ``argv`` (default ``sys.argv[1:]``).
 
@@ -1340,9 +1354,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         previous = signal.signal(signal.SIGTERM, on_term)
     try:
         code = args.handler(args, args.subparser)
+        sys.stdout.flush()  # a full or closed stdout fails here, with a one-line error
     except KeyboardInterrupt:
         print(f"contextsteer: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
         code = 130
+    except OSError as exc:  # stdout on a full disk (/dev/full), or a pipe closed early
+        _drop_stdout()
+        if not isinstance(exc, BrokenPipeError):  # (`contextsteer list | head`: quiet)
+            print(f"contextsteer {args.command}: error: {exc}", file=sys.stderr)
+        code = 1
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -245,8 +245,7 @@ class _RayExecutor(cf.Executor):
     """submit() as a Ray task; the future is the ObjectRef's concurrent.futures.Future."""
 
     def __init__(self, options: dict[str, Any]):
-        import ray
-
+        ray = _ray()
         self._ray = ray
         self._remote = ray.remote(**options)(_call) if options else ray.remote(_call)
 
@@ -300,9 +299,16 @@ def ray_executor(**options: Any) -> cf.Executor:
     ImportError
         Ray is not installed.
     """
-    import ray  # noqa: F401  (a clear ImportError now rather than on submit)
-
+    _ray()  # a clear ImportError now rather than on submit
     return _RayExecutor(options)
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise ImportError("ray_executor needs Ray: pip install 'contextsteer[ray]'") from exc
+    return ray
 
 
 def _open_pool(
