@@ -99,6 +99,23 @@ def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray
     return np.hypot(*(a + t[:, None] * ab - p).T)
 
 
+def test_the_last_leg_to_the_goal_carries_the_agents_own_waypoint_mark():
+    """An agent whose own target was marked a waypoint lost the mark on the detour's last
+    leg (which ends at that target) and got it back only when the detour ended (fuzz
+    round 14): its target is then its own again, and so is its mark."""
+    sim, agents = _sim(_cup(), kinematic=True)
+    agents.waypoint[0] = True
+    detour = cs.Detour(sim)
+    _until_detour(sim, detour)
+    legs = set()
+    while detour.active[0]:
+        legs.add((len(detour.waypoints(0)), bool(agents.waypoint[0])))
+        detour.update()
+        sim.step(DT)
+    assert (1, True) in legs and all(marked for _, marked in legs), legs
+    assert agents.waypoint[0] and not agents.waypoint[1:].any()
+
+
 @pytest.mark.parametrize("kinematic", [True, False])
 def test_a_cup_of_standing_agents_holds_the_walker_without_a_detour_and_not_with_one(kinematic):
     cup = _cup()

@@ -1213,6 +1213,9 @@ class FollowField(Behaviour):
     agent_weights : array_like of shape (capacity,), optional
         Each agent's own factor on top of ``weight`` (see :class:`Behaviour`).
     field : NavField
+        Built over its own world, which may differ from the simulation's (a coarser
+        navigation world, say): the field leads round its world's walls only, so a wall
+        of the simulation's world missing from it is left to the local steering.
     which : None, int, "group" or array_like of int, shape (capacity,)
         The field of each agent: field 0 (None), one field (int), the agent's group id
         ("group"), or one index per agent slot. Agents whose index is not a field get

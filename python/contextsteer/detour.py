@@ -476,7 +476,10 @@ class Detour:
             r = self._routes[int(i)]
             target[i] = r[self._wp[i]]
             self._written[i] = target[i]
-            waypoint[i] = self._wp[i] < len(r) - 1 or bool(np.any(r[-1] != goals[i]))
+            # (the last leg to the goal: the mark the agent had before the detour)
+            waypoint[i] = (
+                self._wp[i] < len(r) - 1 or bool(np.any(r[-1] != goals[i])) or self._kept_wp[i]
+            )
         return len(order)
 
     def _restart(self, which: Any, now: float) -> None:

@@ -10,7 +10,6 @@ into interest; :func:`route` gives per-agent shortest paths (visibility graph) t
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -173,7 +172,14 @@ class NavField:
         1/256 of the grid's extent: the world's bounds and the goals, grown by ``margin``
         on every side), grown if the grid would exceed 4 M nodes.
     radius : float, default 0.3
-        Agent radius: obstacles are inflated by ``max(radius, cell / 2)``.
+        Agent radius: obstacles are inflated by ``max(radius, cell / 2)``. A passage is
+        open to the field only where free nodes lie across it: one whose width leaves
+        less than about a cell to spare (narrower than ``2·radius + cell``; slanted ones
+        up to ``2·radius + 1.4·cell``) can read closed (+inf, or a longer way round),
+        depending on how it lies against the grid, where :func:`route` finds the way. At
+        the default cell, a 1 m corridor is open to agents of radius 0.45 at some offsets
+        and closed at others. For doors and corridors with little to spare, give ``cell``
+        at most half the spare width, ``(width - 2·radius) / 2``.
     layers : int, optional
         Obstacles of these layers count.
     margin : float, default 1.0
@@ -530,7 +536,7 @@ class NavField:
                 )
             w = np.ascontiguousarray(np.broadcast_to(raw.astype(np.int32), (len(p),)))
         d, v = self._core.query(
-            p, w, _checks.length("query: look_ahead", look_ahead, low=-math.inf)
+            p, w, _length(look_ahead, "NavField.query: look_ahead")
         )
         if single:
             return NavQuery(d.reshape(()), v.reshape(2))
