@@ -295,6 +295,10 @@ class History:
         ``wall_collisions`` (the run's episodes so far, agents since removed included, as
         :meth:`Simulation.metrics` counts them), ``min_clearance`` (the smallest current
         clearance), ``mean_speed``, ``arrived``, ``stuck``, ``mean_progress``, ``laps``
+        (these four of the agents alive at the frame: an agent removed on arrival, by
+        :meth:`Agents.remove` or a :class:`Flow`'s exit, counts in ``arrived`` only on
+        the frame it arrived in, if recorded before its removal; the run's arrivals of
+        removed agents are :meth:`Simulation.metrics`' ``time_to_goal["removed"]["arrived"]``)
         (NaN for metric-based series when the simulation's metrics are disabled;
         ``arrived`` NaN without a goal radius, ``mean_progress`` and ``laps`` NaN without
         a metrics path, where :meth:`Simulation.metrics` reports None)."""
