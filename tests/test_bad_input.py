@@ -89,7 +89,7 @@ CASES = [
                 lambda: cs.sweep_circle(world(), np.array([[1, 1j]]), [[1, 0]], 0.1),
                 "start",
             ),
-            ("combine", lambda: cs.combine([M + 0j]), "maps"),
+            ("combine", lambda: cs.combine([M + 0j]), "maps\\[0\\]"),
             (
                 "neighbours",
                 lambda: cs.neighbours(np.ones((3, 2), complex), radius=1.0, max_neighbours=2),

@@ -848,3 +848,19 @@ def test_a_full_stdout_gives_a_one_line_error():
         )
     assert proc.returncode == 1
     assert proc.stderr == "contextsteer list: error: [Errno 28] No space left on device\n"
+
+
+def test_a_closed_stdout_is_no_error():
+    """`contextsteer list >&-` raised AttributeError from a flush of sys.stdout, which is
+    None there (a regression of the full-stdout fix, fuzz round 14)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(
+        f"{sys.executable} -m contextsteer list >&-",
+        shell=True,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr

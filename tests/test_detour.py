@@ -10,6 +10,7 @@ to ``agents.target``.
 
 from __future__ import annotations
 
+import pickle
 import types
 
 import numpy as np
@@ -97,6 +98,22 @@ def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray
     ab = b - a
     t = np.clip(((p - a) @ ab) / max(float(ab @ ab), 1e-300), 0.0, 1.0)
     return np.hypot(*(a + t[:, None] * ab - p).T)
+
+
+def test_save_warns_while_a_detour_leads_agents_and_not_for_marks_set_by_hand(tmp_path):
+    """A file saved while a Detour led an agent held its waypoint as its target and lost
+    its goal, silently: loaded, the walker parked at the waypoint (fuzz round 14)."""
+    sim, agents = _sim(_cup(), kinematic=True)
+    agents.waypoint[3] = True  # the user's own mark: no detour's goal to lose
+    sim.save(tmp_path / "plain.cssim")  # no warning (warnings are errors here)
+    detour = cs.Detour(sim)
+    _until_detour(sim, detour)
+    with pytest.warns(UserWarning, match=r"a Detour leads 1 agent\(s\)") as caught:
+        sim.save(tmp_path / "led.cssim")
+    assert caught[0].filename == __file__  # attributed to the caller of save
+    pair = pickle.loads(pickle.dumps((sim, detour)))  # the way the warning names
+    with pytest.warns(UserWarning, match="a Detour leads 1 agent"):
+        pair[0].save(tmp_path / "copy.cssim")  # the copy's detour leads its copy
 
 
 def test_the_last_leg_to_the_goal_carries_the_agents_own_waypoint_mark():

@@ -497,13 +497,14 @@ def test_a_look_ahead_beyond_int_is_capped_like_any_long_one():
     assert not np.allclose(capped, f.query(p).direction[0])
     for la in (1e6, 2e7, 1e8):
         np.testing.assert_array_equal(f.query(p, look_ahead=la).direction[0], capped)
-    # Beyond 1e8 and below 0, the one message of the field's lengths (a negative one
-    # stated a limit, "below 2^60", that 1e9 was refused under: fuzz round 14).
+    # Beyond 1e8 and below 0, one message (a negative one stated a limit, "below 2^60",
+    # that 1e9 was refused under: fuzz round 14); a 0-d array is a number.
     for la in (-1.0, 1e9):
         with pytest.raises(
-            ValueError, match=r"NavField.query: look_ahead must be a finite number in \[0, 1e8\]"
+            ValueError, match=r"NavField.query: look_ahead must be >= 0 and at most 1e8"
         ):
             f.query(p, look_ahead=la)
+    f.query(p, look_ahead=np.array(1.0))
 
 
 def test_queries_near_a_point_goal_off_the_nodes_are_exact():

@@ -1308,7 +1308,8 @@ def _drop_stdout() -> None:
     """After a failed write to stdout: what it still buffers goes to /dev/null, so that
     the interpreter's last flush does not fail again with a traceback."""
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except OSError:
         with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -1337,6 +1338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
+        # (argparse drops a failed write of its help or usage: --help to a full disk
+        # exits 0, as every argparse program does.)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     terminated: list[int] = []
     previous = None
@@ -1354,7 +1357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         previous = signal.signal(signal.SIGTERM, on_term)
     try:
         code = args.handler(args, args.subparser)
-        sys.stdout.flush()  # a full or closed stdout fails here, with a one-line error
+        if sys.stdout is not None:  # (None: started with stdout closed)
+            sys.stdout.flush()  # a full or broken stdout fails here, with a one-line error
     except KeyboardInterrupt:
         print(f"contextsteer: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
         code = 130

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -23,6 +24,16 @@ import numpy as np
 from . import _checks
 from .nav import ALL_LAYERS, route
 from .world import World, _core_world, _layers
+
+_LIVE: weakref.WeakSet[Detour] = weakref.WeakSet()
+"""Every Detour alive, so that ``Simulation.save`` can tell whether one leads agents of
+the simulation saved (their goals are the detour's, not in the file)."""
+
+
+def leading(sim: Any) -> int:
+    """How many agents of ``sim`` a live Detour leads now (targets that are waypoints)."""
+    return sum(int(d._on.sum()) for d in list(_LIVE) if d.sim is sim)
+
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -225,6 +236,7 @@ class Detour:
         if not isinstance(sim, Simulation):
             raise TypeError(f"Detour: expected a Simulation, got {type(sim).__name__}")
         self.sim = sim
+        _LIVE.add(self)
         self.stall_time = _length("stall_time", stall_time, positive=True)
         self.progress = _length("progress", progress)
         self.standing_speed = _length("standing_speed", standing_speed)
@@ -295,6 +307,7 @@ class Detour:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._busy = threading.Lock()
+        _LIVE.add(self)
         if "_kept_wp" not in state:  # pickled before Agents.waypoint: goals as targets
             self._kept_wp = np.zeros(len(self._on), bool)
         if "_in" not in state:  # pickled before the step out of the clearance

@@ -307,7 +307,8 @@ def dot_map(
     """Write a context map from one desired vector per agent (the "dot product" rule).
 
     With ``c = dot(u_j, v_i / |v_i|)`` the cosine between slot ``j`` and agent ``i``'s
-    vector, the value is ``shape(c) * weight_i * (|v_i| if magnitude else 1)``. A zero
+    vector, the value is ``shape(c) * weight_i * (|v_i| if magnitude else 1)``, the
+    product ``weight_i * |v_i|`` saturated at 2^60 − 2^36 (and the value too). A zero
     vector has no direction: ``c = 0`` in every slot.
 
     Parameters

@@ -535,9 +535,7 @@ class NavField:
                     f"shape {raw.shape}"
                 )
             w = np.ascontiguousarray(np.broadcast_to(raw.astype(np.int32), (len(p),)))
-        d, v = self._core.query(
-            p, w, _length(look_ahead, "NavField.query: look_ahead")
-        )
+        d, v = self._core.query(p, w, _checks.length("NavField.query: look_ahead", look_ahead))
         if single:
             return NavQuery(d.reshape(()), v.reshape(2))
         return NavQuery(d, v)

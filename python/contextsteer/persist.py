@@ -29,7 +29,7 @@ import warnings
 import zipfile
 import zlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import numpy as np
 
@@ -78,7 +78,7 @@ class _SnapshotPickler(pickle.Pickler):
         return NotImplemented
 
 
-def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
+def save(sim: Simulation, path: str | bytes | os.PathLike, *, stacklevel: int = 2) -> None:
     """Write ``sim`` to ``path`` (see the module docstring). The file is written whole
     under a new temporary name beside it (its own for each save, never opened through a
     link), synced to disk, then renamed over ``path``: an interrupted save leaves no half
@@ -93,16 +93,18 @@ def save(sim: Simulation, path: str | bytes | os.PathLike) -> None:
         sim._core._check_agents()  # what a restore checks, so the file will load
     except ValueError as exc:
         raise ValueError(f"save: {exc}; a simulation in this state cannot be restored") from None
-    waypoints = np.flatnonzero(sim.agents.waypoint & sim.agents.alive)
-    if len(waypoints):
-        # Their goals live in the Detour (or whatever wrote the waypoints), not here.
+    from .detour import leading
+
+    led = leading(sim)
+    if led:
+        # Their goals live in the Detour, not here.
         warnings.warn(
-            f"save: {len(waypoints)} agent(s) (first {int(waypoints[0])}) have a waypoint as "
-            "their target, their goal being kept by a Detour the file does not hold; "
-            "loaded, they stop at the waypoint. Save the pair with "
-            "pickle.dumps((sim, detour)) to continue the detour.",
+            f"save: a Detour leads {led} agent(s) of this simulation on routes; the file "
+            "holds their waypoints as targets, not their goals (kept by the Detour), so "
+            "loaded they stop at the waypoint. Pickle the pair, pickle.dumps((sim, "
+            "detour)), to continue the detour.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     buffer = io.BytesIO()
     pickler = _SnapshotPickler(buffer, sim)
@@ -155,31 +157,37 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
     never through a link planted there, nor shared with another writer), synced to disk
     and renamed over it, so a failed or interrupted write leaves the old file as it was
     and no temporary file. A symbolic link is written through (its target is replaced),
-    and a file replaced keeps its permission bits. With ``in_place_ok``, a target that is
-    not a regular file (a device such as ``/dev/stdout``, a pipe) or a folder where no new
-    file can be made (read-only, but the file writable) is written in place, as ``open``
-    would; without it the caller has refused those. Errors name ``path``, not the
-    temporary file."""
-    target = os.path.realpath(os.fsdecode(path))
+    and a file replaced keeps its permission bits.
+
+    With ``in_place_ok`` the file is written in place, as ``open(path, "wb")`` writes it
+    (and with its errors), wherever a rename would not do what that open does: a target
+    that is not a regular file (a device or a pipe, ``/dev/stdout``), one with other
+    names (hard links), one owned by another user or not writable, a dangling link, a
+    folder where no new file can be made, a path ending in a separator or passing
+    through a missing folder. Without it (``save``) the caller has refused devices, and
+    a rename always replaces the file. Errors name ``path``, not the temporary file."""
+    given = os.fsdecode(path)
     try:
-        st: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
+        st: os.stat_result | None = os.stat(given)  # (through links, as open() goes)
+    except OSError:
         st = None
-    if st is not None and not stat.S_ISREG(st.st_mode) and in_place_ok:
-        with open(target, "wb") as f:
+    if in_place_ok and not _renames_like_open(given, st):
+        with open(given, "wb") as f:
             yield f
         return
+    target = os.path.realpath(given) if os.path.islink(given) else given
     try:
         fd, tmp = _new_file(target)
-    except PermissionError as exc:
-        if in_place_ok and st is not None:
-            with open(target, "wb") as f:
+    except OSError as exc:
+        if in_place_ok:
+            with open(given, "wb") as f:
                 yield f
             return
-        raise PermissionError(
+        raise type(exc)(
             exc.errno,
-            f"{what}: cannot create a file in {os.path.dirname(target)!r} ({exc.strerror})",
-            os.fsdecode(path),
+            f"{what}: cannot create a file in {os.path.dirname(os.path.abspath(target))!r} "
+            f"({exc.strerror})",
+            given,
         ) from None
     try:
         with os.fdopen(fd, "wb") as f:
@@ -197,9 +205,28 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
         raise
 
 
+def _renames_like_open(given: str, st: os.stat_result | None) -> bool:
+    """Whether renaming a new file over ``given`` leaves what ``open(given, "wb")`` and a
+    write would: the same file kind, owner, links and permission to write it."""
+    if given.endswith(os.sep) or (os.altsep and given.endswith(os.altsep)):
+        return False
+    if not os.path.isdir(os.path.dirname(given) or "."):  # ("missing/../x": open fails)
+        return False
+    if st is None:
+        return not os.path.islink(given)  # a new file; a dangling link: open creates its target
+    return (
+        stat.S_ISREG(st.st_mode)
+        and st.st_nlink == 1
+        and (not hasattr(os, "geteuid") or st.st_uid == os.geteuid())
+        and os.access(given, os.W_OK)
+        and os.access(os.path.dirname(os.path.realpath(given)), os.W_OK | os.X_OK)
+    )
+
+
 def write_text(path: str | os.PathLike, text: str, what: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` whole or not at all (``_replacing``, with
-    devices and read-only folders written in place)."""
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all where a rename does what
+    ``open`` does, else in place as ``open`` writes (``_replacing`` with ``in_place_ok``:
+    devices, pipes, hard links, other users' files)."""
     with _replacing(path, what, in_place_ok=True) as f:
         f.write(text.encode("utf-8"))
 
@@ -231,8 +258,15 @@ _MAX_META = 1 << 20
 """Largest ``meta.json`` load reads (bytes); a saved one is a few hundred."""
 
 
-def _member(z: zipfile.ZipFile, name: str, limit: int, where: str) -> bytes:
-    """A member's bytes, its size checked before it is inflated (a zip bomb declares it)."""
+_UNCHECKED = object()
+
+
+def _member(
+    z: zipfile.ZipFile, name: str, limit: int, where: str, sha256: Any = _UNCHECKED
+) -> bytes | bytearray:
+    """A member's bytes, its declared size checked before it is inflated (a zip bomb
+    declares it) and, given ``sha256``, its digest taken while it is read (one pass, and
+    no second copy: a member that does not match is refused at its end)."""
     size = z.getinfo(name).file_size
     if size > limit:
         raise ValueError(
@@ -240,11 +274,25 @@ def _member(z: zipfile.ZipFile, name: str, limit: int, where: str) -> bytes:
             f"here: its {name} inflates to {size:,} bytes (at most {limit:,})"
         )
     try:
-        return z.read(name)
+        buf = bytearray(size)
     except MemoryError:
         raise ValueError(
             f"load: {where}: not enough memory to read its {name} ({size:,} bytes)"
         ) from None
+    view, digest, pos = memoryview(buf), hashlib.sha256(), 0
+    with z.open(name) as f:
+        while pos < size and (
+            n := cast("io.BufferedIOBase", f).readinto(view[pos : pos + (1 << 22)])
+        ):
+            digest.update(view[pos : pos + n])
+            pos += n
+    if pos != size:
+        raise ValueError(f"load: {where} is truncated or corrupted: its {name} is cut short")
+    if sha256 is not _UNCHECKED and digest.hexdigest() != sha256:  # (None: no digest)
+        raise ValueError(
+            f"load: {where} is corrupted (its payload does not match the recorded SHA-256)"
+        )
+    return buf
 
 
 def _seekable(f: Any) -> bool:
@@ -254,17 +302,18 @@ def _seekable(f: Any) -> bool:
         return False
 
 
-def _check_digest(z: zipfile.ZipFile, name: str, expected: Any, where: str) -> None:
-    """Compares a member's SHA-256 with ``expected`` reading it in pieces, so that a
-    member that does not match is refused without being held in memory."""
-    digest = hashlib.sha256()
-    with z.open(name) as f:
-        while piece := f.read(1 << 22):
-            digest.update(piece)
-    if digest.hexdigest() != expected:
-        raise ValueError(
-            f"load: {where} is corrupted (its payload does not match the recorded SHA-256)"
-        )
+def _read_stream(f: Any, limit: int, where: str) -> io.BytesIO:
+    """A stream that cannot seek (a pipe), read whole, at most ``limit`` bytes."""
+    data = bytearray()
+    while chunk := f.read(1 << 22):
+        if not isinstance(chunk, (bytes, bytearray, memoryview)):
+            raise TypeError(f"load: {where} must be opened in binary mode ('rb'), not text")
+        data += chunk
+        if len(data) > limit:
+            raise ValueError(
+                f"load: {where} holds more than this machine's memory ({limit:,} bytes)"
+            )
+    return io.BytesIO(data)
 
 
 def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
@@ -276,15 +325,16 @@ def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
     ValueError
         Not a contextsteer simulation file, a damaged archive (truncated, or a byte
         changed), a format version this library does not read, a payload that does not
-        match its recorded digest (checked before the payload is read whole), one that
-        holds something other than a Simulation, a payload too large for the memory, or a
-        path that is not a regular file (a device, a pipe: zipfile would read
-        ``/dev/zero`` forever). A file object that cannot seek (a pipe) is read whole
-        first.
+        match its recorded digest (checked as it is read, before it is unpickled), one
+        that holds something other than a Simulation, a payload declared larger than the
+        memory (refused unread), or a path that is not a regular file (a device, a pipe:
+        zipfile would read ``/dev/zero`` forever). A file object that cannot seek (a pipe)
+        is read whole first, at most the machine's memory.
     FileNotFoundError, IsADirectoryError, PermissionError
         As opening ``path`` raises them.
     TypeError
-        ``path`` is neither a path nor a readable file object.
+        ``path`` is neither a path nor a readable file object, or a file opened in text
+        mode.
 
     Examples
     --------
@@ -315,19 +365,27 @@ def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
                 raise ValueError(
                     f"load: {where} is not a regular file (a device, a pipe or a socket)"
                 )
+    elif isinstance(path, io.TextIOBase):
+        raise TypeError(f"load: {where} must be opened in binary mode ('rb'), not text")
     elif not _seekable(path):
         # A pipe or a socket: zipfile reads the directory at the end first.
-        path = io.BytesIO(path.read())
+        path = _read_stream(path, _physical_memory(), where)
     try:
         with zipfile.ZipFile(path) as z:
             meta = json.loads(_member(z, "meta.json", _MAX_META, where))
             if not isinstance(meta, dict) or meta.get("format") != FORMAT:
                 raise ValueError(f"load: {where} is not a contextsteer simulation file")
-            # A payload larger than the machine's memory cannot be read, and one that does
-            # not match its digest is not read whole: the digest is checked on a stream
-            # first (a small damaged file can inflate to gigabytes).
-            _check_digest(z, "simulation.pickle", meta.get("sha256"), where)
-            payload = _member(z, "simulation.pickle", _physical_memory(), where)
+            version = meta.get("version")
+            if type(version) is not int or not 1 <= version <= FORMAT_VERSION:
+                raise ValueError(
+                    f"load: file format version {version!r}; this contextsteer reads up to "
+                    f"{FORMAT_VERSION}"
+                )
+            # A payload larger than the machine's memory is refused unread; one that does
+            # not match its digest is refused once read, before it is unpickled.
+            payload = _member(
+                z, "simulation.pickle", _physical_memory(), where, sha256=meta.get("sha256")
+            )
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
         raise
     except ValueError as exc:
@@ -342,19 +400,10 @@ def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
             f"load: {where} is not a contextsteer simulation file "
             f"(or it is truncated or corrupted): {type(exc).__name__}: {exc}"
         ) from None
-    version = meta.get("version")
-    if type(version) is not int or not 1 <= version <= FORMAT_VERSION:
-        raise ValueError(
-            f"load: file format version {version!r}; this contextsteer reads up to {FORMAT_VERSION}"
-        )
-    if hashlib.sha256(payload).hexdigest() != meta.get("sha256"):
-        raise ValueError(
-            f"load: {where} is corrupted (its payload does not match the recorded SHA-256)"
-        )
     from .simulation import Simulation
 
     try:
-        sim = pickle.load(io.BytesIO(payload))
+        sim = pickle.loads(payload)
     except MemoryError:
         raise ValueError(
             f"load: {where}: not enough memory to restore its simulation (a payload written "

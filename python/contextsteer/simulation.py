@@ -332,12 +332,13 @@ class Simulation:
         version, the SHA-256 of the payload) and ``simulation.pickle`` (this object, as
         :meth:`__reduce__` describes). A loaded simulation continues bit-identically. Like
         any pickle, load only files you trust. Objects that drive the simulation from
-        outside are not in the file: a :class:`Detour` keeps its agents' goals while their
-        targets are waypoints, so ``save`` warns then (pickle ``(sim, detour)`` together).
+        outside are not in the file: a :class:`Detour` keeps the goals of the agents it
+        leads, whose targets are waypoints, so ``save`` warns while one leads agents of
+        this simulation (pickle ``(sim, detour)`` together).
         """
         from .persist import save
 
-        save(self, path)
+        save(self, path, stacklevel=3)
 
     @property
     def flow(self) -> Flow | None:
