@@ -859,3 +859,68 @@ def test_a_sigterm_held_with_a_raising_sigint_still_reaches_its_handler(monkeypa
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    side=st.floats(0.05, 3.0),
+    n=st.integers(0, 60),
+)
+def test_the_buckets_round_a_place_hold_every_body_that_could_be_in_its_way(seed, side, n):
+    """Admission tests a place against the bodies in the 3 × 3 buckets round it (every
+    body was tested for every newcomer: 31 s to admit 8,000; fuzz round 14). Oracle:
+    brute force, every disc within the bucket side of a point is among those found."""
+    from contextsteer.flow import _Bodies
+
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(-3, 3, (n, 2))
+    rad = rng.uniform(0.0, side / 2, n)
+    bodies = _Bodies(pos[: n // 2], rad[: n // 2], side)
+    for p, r in zip(pos[n // 2 :], rad[n // 2 :], strict=True):
+        bodies.add(p, float(r))
+    points = rng.uniform(-4, 4, (16, 2))
+    q, qr = bodies.near(points)
+    found = {(float(x), float(y), float(r)) for (x, y), r in zip(q, qr, strict=True)}
+    near = np.hypot(points[:, None, 0] - pos[None, :, 0], points[:, None, 1] - pos[None, :, 1])
+    for k in np.flatnonzero((near <= side).any(axis=0)):
+        assert (float(pos[k, 0]), float(pos[k, 1]), float(rad[k])) in found
+
+
+def test_admitting_many_at_once_places_them_as_testing_every_body_does(monkeypatch):
+    """The bucketed admission against the brute-force one (every body for every
+    newcomer, the former code): the same places, bit for bit, for 120 walkers from 12
+    small sources sharing a crowded area."""
+
+    def run():
+        world = cs.World()
+        world.add_segments(WALLS)
+        agents = cs.Agents(300, slots=16, seed=3)
+        sim = cs.Simulation(world, agents, cs.scenarios.crowd_steering(), motion=cs.Accel())
+        sources = [
+            cs.Source(
+                [0.5 * k % 10, 0.2, 0.5 * k % 10 + 1.5, 2.8],
+                40.0,
+                [11, 1.5],
+                [10, -INF, INF, INF],
+                radius=(0.2, 0.3),
+            )
+            for k in range(12)
+        ]
+        sim.flow = cs.Flow(sources)
+        sim.step(1 / 30, steps=8)
+        return agents.position[agents.alive].copy(), int(agents.count)
+
+    fast, n = run()
+    from contextsteer.flow import _Bodies
+
+    def everything(self, points):
+        return np.concatenate(
+            [self._pos]
+            + [np.array([d[:2] for v in self._added.values() for d in v]).reshape(-1, 2)]
+        ), np.concatenate([self._rad] + [np.array([d[2] for v in self._added.values() for d in v])])
+
+    monkeypatch.setattr(_Bodies, "near", everything)
+    brute, m = run()
+    assert n == m >= 30
+    np.testing.assert_array_equal(fast, brute)

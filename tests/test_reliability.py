@@ -548,3 +548,31 @@ def test_a_dt_whose_conversion_edits_a_lent_array_is_caught_in_that_step():
         sim.step(Dt(0.1))
     assert sim.step_count == 0 and np.array_equal(a.position, before)
     assert not np.isnan(sim.interest).any()
+
+
+def test_ctrl_c_interrupts_queries_whose_points_each_cost_much():
+    """Slices were counted in points (2^16 for nearest): among 4,000 long walls through
+    one place, which every grid cell there lists, a point costs about 0.1 ms, so one slice
+    ran for seconds and 10 k points took 52 s to stop (fuzz round 14). The slices are now
+    timed, so the KeyboardInterrupt comes long before the call could have finished."""
+    import time
+
+    w = cs.World()
+    a = np.linspace(0, np.pi, 4000, endpoint=False)
+    w.add_segments(
+        np.c_[
+            50 - 50 * np.cos(a), 50 - 50 * np.sin(a), 50 + 50 * np.cos(a), 50 + 50 * np.sin(a)
+        ].astype(np.float32)
+    )
+    rng = np.random.default_rng(1)
+    probe = rng.uniform(45, 55, (2000, 2)).astype(np.float32)
+    cs.nearest(w, probe[:2], 5.0)
+    t0 = time.perf_counter()
+    cs.nearest(w, probe, 5.0)
+    per_point = (time.perf_counter() - t0) / len(probe)
+    n = int(min(60_000, 4.0 / per_point))  # about 4 s whole, within one of the old slices
+    whole = per_point * n
+    pts = rng.uniform(45, 55, (n, 2)).astype(np.float32)
+    start = time.perf_counter()
+    handled = sigint_during(lambda: cs.nearest(w, pts, 5.0))
+    assert handled and handled[0] - start < 0.5 * whole, (handled, whole)

@@ -215,6 +215,45 @@ def test_an_agent_leaves_a_solid_whose_first_exits_are_all_blocked(when):
     assert np.hypot(*(p[0] - [0.1, 0.1])) < 2.90 + 0.4
 
 
+@pytest.mark.parametrize("start", [(0.0, 0.0), (0.0, 0.5)])
+@pytest.mark.parametrize("solid", ["circle", "box"])
+@pytest.mark.parametrize("wall", [[0, -1, 0, 1], [0, 0, 0, 1]])
+def test_an_agent_centred_on_a_plain_wall_inside_a_solid_leaves_it(start, solid, wall):
+    """An agent spawned exactly on a plain wall (a tile edge) through a pillar: every way
+    out started on the wall, so touched it, and was refused; the agent stood in the pillar
+    for good (fuzz round 14). A path that touches a wall only where it starts, not along
+    it, leaves it to one side. Oracle: outside every solid and clear of every wall by the
+    radius (the world's own nearest distance), and across neither side's wall."""
+    w = cs.World()
+    if solid == "circle":
+        w.add_circles([[0, 0]], [1.0])
+    else:
+        w.add_box(center=(0, 0), half_extents=(1, 1))
+    w.add_segments([wall])
+    a = cs.Agents(1, slots=16)
+    a.add([start], radius=0.4, max_speed=1.5, target=[start])
+    sim = cs.Simulation(w, a, [cs.Seek()], cs.Lerp(steer_force=0.3))
+    sim.step(1 / 30)
+    p = a.position[:1].copy()
+    assert not cs.inside(w, p).any()
+    assert cs.nearest(w, p, 5.0).distance[0] >= 0.4 * (1 - 1e-4)
+
+
+def test_a_solid_added_between_the_stages_pushes_agents_out_before_the_move():
+    """A box dropped on an agent between perceive() and decide_and_move() left it inside
+    after that move; a step pushed it out at once (fuzz round 14)."""
+    w = cs.World()
+    a = cs.Agents(1, slots=16)
+    a.add([[0.1, 0.1]], radius=0.3, max_speed=1.0, target=[[5.0, 0.0]])
+    sim = cs.Simulation(w, a, [cs.Seek()], cs.Lerp())
+    sim.perceive()
+    w.add_box(center=(0, 0), half_extents=(1, 1))
+    sim.decide_and_move(1 / 30)
+    p = a.position[:1].copy()
+    assert not cs.inside(w, p).any()
+    assert cs.nearest(w, p, 5.0).distance[0] >= 0.3 * (1 - 1e-4)
+
+
 def test_an_agent_beside_an_overlapping_solid_moves_away_from_it_to_leave():
     """Just inside box B, its body over the edge of box A beside it: every way out was
     refused because the body already touched A's edge, even moving away from it, and it

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 
 namespace contextsteer::bindings {
@@ -28,19 +29,32 @@ class GilRelease {
   PyThreadState* state_;
 };
 
-/// Runs f(begin, end) over [0, n) in slices of `per` items without the GIL, checking for
-/// Ctrl-C (with the GIL) between slices, so that a query over millions of items can be
-/// interrupted. Items are independent: slicing changes no result.
+/// Runs f(begin, end) over [0, n) in slices without the GIL, checking for Ctrl-C (with
+/// the GIL) between slices, so that a query over millions of items can be interrupted.
+/// Items are independent: slicing changes no result. An item's cost can range from a few
+/// operations to thousands of times that (a ray or a point among long walls that every
+/// cell lists), so the slices are timed: the first holds at most min(per, 1024) items,
+/// each next is aimed at about 50 ms from the last one's pace, growing at most fourfold
+/// (the items to come may be dearer) and never beyond `per`.
 template <class F>
 void in_slices(std::size_t n, std::size_t per, F&& f) {
   per = std::max<std::size_t>(per, 1);
-  for (std::size_t b = 0; b < n; b += per) {
-    const std::size_t e = std::min(n, b + per);
+  std::size_t next = std::min<std::size_t>(per, 1024);
+  for (std::size_t b = 0; b < n;) {
+    const std::size_t e = std::min(n, b + next);
+    double sec = 0.0;
     {
       GilRelease release;
+      const auto t0 = std::chrono::steady_clock::now();
       f(b, e);
+      sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    if (e < n && PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
+    const auto done = static_cast<double>(e - b);
+    const double aim = sec > 0.0 ? done * 0.05 / sec : 4.0 * done;
+    next = static_cast<std::size_t>(
+        std::clamp(aim, 1.0, std::min(4.0 * done, static_cast<double>(per))));
+    b = e;
+    if (b < n && PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
   }
 }
 

@@ -88,7 +88,8 @@ void check_max_dist(const Checked<const float>& m, std::size_t n, const char* wh
   }
 }
 
-// Rays per slice: a few tens of milliseconds of work.
+// Rays per slice at most (in_slices times them: a ray among long walls that every cell
+// lists can cost a thousand times a plain one).
 constexpr std::size_t kRaysPerSlice = std::size_t{1} << 18;
 
 }  // namespace
@@ -450,8 +451,9 @@ void bind_world(py::module_& m) {
         auto point = new_array<float>({n, 2});
         auto normal = new_array<float>({n, 2});
         auto obstacle = new_array<std::int32_t>({n});
-        // In slices of 2^16 points, checking for Ctrl-C between them (20 M points with a
-        // long max_dist took 14 s to stop).
+        // In timed slices of at most 2^16 points, checking for Ctrl-C between them (20 M
+        // points with a long max_dist took 14 s to stop; among long walls through one
+        // place, 10 k points took 52 s).
         in_slices(static_cast<std::size_t>(n), std::size_t{1} << 16,
                   [&](std::size_t b, std::size_t e) {
                     NearestOut out{dist.mutable_data() + b, point.mutable_data() + 2 * b,
@@ -469,12 +471,12 @@ void bind_world(py::module_& m) {
         auto p = input_coords(points, "points", {kAny, 2}, {"N", "2"});
         auto snap = world.snapshot();
         auto result = new_array<bool>({p.dim(0)});
-        // A point's test walks a polygon's whole ring: slices of about 2^24 vertex visits,
-        // so that Ctrl-C is heard between them over huge polygons.
+        // A point's test walks a polygon's whole ring: timed slices of at most about 2^24
+        // vertex visits, so that Ctrl-C is heard between them over huge polygons.
         const std::size_t n = static_cast<std::size_t>(p.dim(0));
         const std::size_t vertices = snap->ring_points().size() / 2;
         bool* out = result.mutable_data();
-        in_slices(n, std::max<std::size_t>(512, (std::size_t{1} << 24) / (vertices + 1)),
+        in_slices(n, std::max<std::size_t>(1, (std::size_t{1} << 24) / (vertices + 1)),
                   [&](std::size_t b, std::size_t e) {
                     contextsteer::inside(*snap, p.span().subspan(2 * b, 2 * (e - b)), layers,
                                          out + b);

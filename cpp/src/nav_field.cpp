@@ -228,7 +228,9 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
   // near_of(x, y): the goal's point nearest (x, y), from which the sight test of a goal
   // inside an obstacle looks.
   std::vector<std::int32_t> holding;
-  auto visit = [&](double bx0, double by0, double bx1, double by1, auto&& d_of, auto&& near_of) {
+  // unit: the work of one d_of (a polygon's walks its ring), counted for the stop poll.
+  auto visit = [&](double bx0, double by0, double bx1, double by1, std::size_t unit, auto&& d_of,
+                   auto&& near_of) {
     Vec2 held_at{std::numeric_limits<float>::quiet_NaN(), 0.0f};
     // Whether node (i, j) is in sight of the goal, but for the obstacles holding the
     // goal's point nearest it.
@@ -306,7 +308,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       if (inside) cores.resize(first);
       for (int j = j0; j <= j1; ++j)
         for (int i = i0; i <= i1; ++i) {
-          poll();
+          poll(unit);
           const std::size_t n = static_cast<std::size_t>(j) * nx + i;
           if (blocked_[n]) continue;
           const double d = d_of(x_of(i), y_of(j));
@@ -321,14 +323,14 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
     const double gx = goals.points[p], gy = goals.points[p + 1];
     const Vec2 g{static_cast<float>(gx), static_cast<float>(gy)};
     visit(
-        gx, gy, gx, gy, [&](double x, double y) { return std::hypot(x - gx, y - gy); },
+        gx, gy, gx, gy, 1, [&](double x, double y) { return std::hypot(x - gx, y - gy); },
         [&](double, double) { return g; });
   }
   for (std::size_t s = 0; s + 3 < goals.segments.size(); s += 4) {
     const double ax = goals.segments[s], ay = goals.segments[s + 1];
     const double bx = goals.segments[s + 2], by = goals.segments[s + 3];
     visit(
-        std::min(ax, bx), std::min(ay, by), std::max(ax, bx), std::max(ay, by),
+        std::min(ax, bx), std::min(ay, by), std::max(ax, bx), std::max(ay, by), 1,
         [&](double x, double y) { return std::sqrt(segment_distance2(ax, ay, bx, by, x, y)); },
         [&](double x, double y) {
           const SegmentPoint c = closest_on_segment(ax, ay, bx, by, x, y);
@@ -346,7 +348,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       b[3] = std::max<double>(b[3], rp[2 * v + 1]);
     }
     visit(
-        b[0], b[1], b[2], b[3],
+        b[0], b[1], b[2], b[3], static_cast<std::size_t>(e - s) + 1,
         [&](double x, double y) {
           if (in_ring(x, y, rp, s, e)) return 0.0;
           double d2 = kInf;

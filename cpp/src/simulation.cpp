@@ -2068,6 +2068,10 @@ void Simulation::settle(float max_radius, const World* world) {
 
 void Simulation::decide_and_move(float dt) {
   make_history_room(1);
+  // A world edited since perceive() (a crate dropped on agents between the stages) pushes
+  // them out before this move, as a step would (it waited for the next call: fuzz round
+  // 14).
+  if (world_edited_) push_out_of_walls();
   renew_slots();
   push_out_renewed();
   Plan p = plan();

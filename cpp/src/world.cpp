@@ -588,6 +588,18 @@ double segment_gap(double ax, double ay, double bx, double by, double cx, double
 // was refused beside an overlapping box; fuzz round 13). A plain wall blocks as before.
 // Reads the walls of the grid cells round the paths (each obstacle is listed in every
 // cell its box overlaps).
+namespace {
+/// Whether the path p → q touches the wall a–b only at p: p lies on the wall (an agent
+/// centred exactly on a wall's line, inside a solid) and the path is not along it. Such
+/// a path leaves the wall to one side, which either side is (fuzz round 14: an agent
+/// spawned on a wall through a pillar had every way out refused).
+bool leaves_from(Vec2 p, Vec2 q, double ax, double ay, double bx, double by) {
+  if (segment_distance2(ax, ay, bx, by, p.x, p.y) != 0.0) return false;
+  const double cross = (bx - ax) * (double(q.y) - p.y) - (by - ay) * (double(q.x) - p.x);
+  return cross != 0.0;
+}
+}  // namespace
+
 bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
                  const std::vector<std::int32_t>& ids, std::uint32_t layers, bool away_ok) {
   const WorldGrid& g = w.grid();
@@ -608,7 +620,9 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
         const auto k = static_cast<std::size_t>(e);
         const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
         if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
-        if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0) return true;
+        if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0 &&
+            !(away_ok && leaves_from(p, q, g.ax[k], g.ay[k], g.bx[k], g.by[k])))
+          return true;
         const double gap = segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]);
         if (gap >= need) continue;
         // Only a solid's edge (a box or polygon) lets a body move away from it: the far
