@@ -914,13 +914,48 @@ def test_admitting_many_at_once_places_them_as_testing_every_body_does(monkeypat
     fast, n = run()
     from contextsteer.flow import _Bodies
 
-    def everything(self, points):
-        return np.concatenate(
-            [self._pos]
-            + [np.array([d[:2] for v in self._added.values() for d in v]).reshape(-1, 2)]
-        ), np.concatenate([self._rad] + [np.array([d[2] for v in self._added.values() for d in v])])
-
-    monkeypatch.setattr(_Bodies, "near", everything)
+    monkeypatch.setattr(_Bodies, "near", _everything)
     brute, m = run()
     assert n == m >= 30
     np.testing.assert_array_equal(fast, brute)
+
+
+def test_a_newcomers_float32_radius_is_within_the_buckets_reach():
+    """A newcomer is held at its float32 radius, which can round up by 6e-8 of it: with
+    the buckets' margin of 1e-9, a body just beyond the 3 × 3 buckets was still in the
+    way, and two walkers of radius 1000.000031 were admitted 5.3e-5 m too close (a helper
+    on fuzz round 14's fixes). Oracle: the brute force refuses the second, and every pair
+    admitted is at least radius + radius + clearance apart."""
+    from contextsteer.flow import _Bodies
+
+    r, clr = 1000.0 + 3.1e-5, 0.07
+
+    def src(x):
+        return cs.Source(
+            [x - r - clr, -r - clr, x + r + clr, r + clr],
+            20.0,
+            [x, 1e6],
+            [1e9] * 4,
+            radius=r,
+            clearance=clr,
+            tries=1,
+        )
+
+    def run():
+        agents = cs.Agents(8)
+        sim = cs.Simulation(cs.World(), agents, cs.scenarios.crowd_steering(), motion=cs.Accel())
+        sim.flow = cs.Flow([src(-1e-6), src(2000.070068359375)], seed=3)
+        sim.step(1e-6)
+        return [s["entered"] for s in sim.flow.report()["sources"]]
+
+    fast = run()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_Bodies, "near", _everything)
+        assert run() == fast == [1, 0]
+
+
+def _everything(self, points):
+    """_Bodies.near as the brute force: every body."""
+    added = [d for v in self._added.values() for d in v]
+    extra = np.array(added, dtype=np.float64).reshape(-1, 3)
+    return np.concatenate([self._pos, extra[:, :2]]), np.concatenate([self._rad, extra[:, 2]])

@@ -669,3 +669,49 @@ def test_load_refuses_a_text_mode_file_by_name(tmp_path):
         pytest.raises(TypeError, match=r"must be opened in binary mode \('rb'\)"),
     ):
         cs.load(text)
+
+
+def test_dev_stdout_redirected_to_a_file_is_written_in_place(tmp_path):
+    """With stdout redirected to a file, writing "/dev/stdout" renamed a new file over it:
+    this process's descriptor stayed on the old, unlinked one, so what it printed after
+    was lost (a helper on fuzz round 14's fixes). Oracle: the same program with a plain
+    open(), the file as the shell leaves it (for ">" and for ">>")."""
+    write = {
+        "ours": "cs.persist.write_text('/dev/stdout', 'a,b\\n', '--out')",
+        "open": "open('/dev/stdout', 'wb').write(b'a,b\\n')",
+    }
+    for mode in ("w", "a"):
+        got = {}
+        for name, line in write.items():
+            code = (
+                "import contextsteer as cs\n"
+                "print('before', flush=True)\n"
+                f"{line}\n"
+                "print('after', flush=True)\n"
+            )
+            out = tmp_path / f"{name}-{mode}.txt"
+            out.write_text("earlier\n")
+            with open(out, mode) as f:
+                subprocess.run([sys.executable, "-c", code], stdout=f, timeout=60, check=True)
+            got[name] = out.read_bytes()
+        assert got["ours"] == got["open"] and b"after" in got["ours"], got
+
+
+def test_a_payload_declared_far_larger_than_it_is_takes_no_more_than_256_mib(tmp_path):
+    """A payload declared as 3 GB in a 2 kB file zero-filled 3 GB before the data was
+    seen to be short (a helper on fuzz round 14's fixes)."""
+    import tracemalloc
+
+    path = _with_payload(tmp_path / "lie.cssim", pickle.dumps(1))
+    data = bytearray(path.read_bytes())
+    at = data.rfind(b"simulation.pickle")  # its central directory entry; size at -22..-18
+    data[at - 22 : at - 18] = (3 << 30).to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="cut short|truncated or corrupted"):
+            cs.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < (1 << 28) + (32 << 20)

@@ -550,7 +550,8 @@ def test_a_dt_whose_conversion_edits_a_lent_array_is_caught_in_that_step():
     assert not np.isnan(sim.interest).any()
 
 
-def test_ctrl_c_interrupts_queries_whose_points_each_cost_much():
+@pytest.mark.parametrize("name", ["nearest", "sweep_circle"])
+def test_ctrl_c_interrupts_queries_whose_points_each_cost_much(name):
     """Slices were counted in points (2^16 for nearest): among 4,000 long walls through
     one place, which every grid cell there lists, a point costs about 0.1 ms, so one slice
     ran for seconds and 10 k points took 52 s to stop (fuzz round 14). The slices are now
@@ -565,14 +566,23 @@ def test_ctrl_c_interrupts_queries_whose_points_each_cost_much():
         ].astype(np.float32)
     )
     rng = np.random.default_rng(1)
-    probe = rng.uniform(45, 55, (2000, 2)).astype(np.float32)
-    cs.nearest(w, probe[:2], 5.0)
+
+    def query(pts):
+        if name == "nearest":
+            return cs.nearest(w, pts, 5.0)
+        return cs.sweep_circle(w, pts, np.tile([[30.0, 1.0]], (len(pts), 1)), 0.1)
+
+    probe = rng.uniform(45, 55, (2000 if name == "nearest" else 20, 2)).astype(np.float32)
+    query(probe[:2])
     t0 = time.perf_counter()
-    cs.nearest(w, probe, 5.0)
+    query(probe)
     per_point = (time.perf_counter() - t0) / len(probe)
-    n = int(min(60_000, 4.0 / per_point))  # about 4 s whole, within one of the old slices
+    # About 4 s whole, within the first slice of the former counts (2^16 points for
+    # nearest; 1,024 sweeps, a sweep here taking tens of ms, when the first slice was
+    # capped at 1,024 items).
+    n = int(min(60_000 if name == "nearest" else 1_000, 4.0 / per_point))
     whole = per_point * n
     pts = rng.uniform(45, 55, (n, 2)).astype(np.float32)
     start = time.perf_counter()
-    handled = sigint_during(lambda: cs.nearest(w, pts, 5.0))
+    handled = sigint_during(lambda: query(pts))
     assert handled and handled[0] - start < 0.5 * whole, (handled, whole)

@@ -33,13 +33,13 @@ class GilRelease {
 /// the GIL) between slices, so that a query over millions of items can be interrupted.
 /// Items are independent: slicing changes no result. An item's cost can range from a few
 /// operations to thousands of times that (a ray or a point among long walls that every
-/// cell lists), so the slices are timed: the first holds at most min(per, 1024) items,
+/// cell lists, or a sweep of 60 ms), so the slices are timed: the first holds one item,
 /// each next is aimed at about 50 ms from the last one's pace, growing at most fourfold
 /// (the items to come may be dearer) and never beyond `per`.
 template <class F>
 void in_slices(std::size_t n, std::size_t per, F&& f) {
   per = std::max<std::size_t>(per, 1);
-  std::size_t next = std::min<std::size_t>(per, 1024);
+  std::size_t next = 1;
   for (std::size_t b = 0; b < n;) {
     const std::size_t e = std::min(n, b + next);
     double sec = 0.0;

@@ -2068,10 +2068,6 @@ void Simulation::settle(float max_radius, const World* world) {
 
 void Simulation::decide_and_move(float dt) {
   make_history_room(1);
-  // A world edited since perceive() (a crate dropped on agents between the stages) pushes
-  // them out before this move, as a step would (it waited for the next call: fuzz round
-  // 14).
-  if (world_edited_) push_out_of_walls();
   renew_slots();
   push_out_renewed();
   Plan p = plan();
@@ -2092,6 +2088,10 @@ void Simulation::decide_and_move(float dt) {
     }
     p.in.neighbors = {nb_indices_.data(), nb_counts_.data(), config_.max_neighbors};
   }
+  // A world edited since perceive() (a crate dropped on agents between the stages) pushes
+  // them out before this move, as a step would (it waited for the next call: fuzz round
+  // 14); after the lists, which a restored copy rebuilds from the perceived positions.
+  if (world_edited_) push_out_of_walls();
   metrics_.note_entries(agents_->view(), time_);
   move_and_collide(p, dt, false);
   finish(dt);

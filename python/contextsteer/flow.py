@@ -746,9 +746,10 @@ class Flow:
         # the largest radius plus the largest need, so that a body beyond the eight
         # buckets round a place's is farther than any need (testing every body for every
         # newcomer was quadratic: 31 s to admit 8,000; fuzz round 14).
+        # (A newcomer is held at its float32 radius, up to 6e-8 of it above the source's.)
         biggest = max([float(rad.max(initial=0.0))] + [s.radius[1] for s in self.sources])
         need_most = max(s.radius[1] + s.clearance for s in self.sources)
-        bodies = _Bodies(pos, rad, (biggest + need_most) * (1 + 1e-9) + 1e-9)
+        bodies = _Bodies(pos, rad, (biggest + need_most) * (1 + 1e-6) + 1e-9)
         # The newcomers of this call, as Agents will hold them (float32), added at the end
         # in one call: Agents.add fills the lowest free slots in order, as one call each.
         rows: list[tuple] = []

@@ -159,7 +159,9 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
     and no temporary file. A symbolic link is written through (its target is replaced),
     and a file replaced keeps its permission bits.
 
-    With ``in_place_ok`` the file is written in place, as ``open(path, "wb")`` writes it
+    A path under /dev or /proc (``/dev/stdout`` redirected to a file), or reached through
+    a link there, is always written in place. With ``in_place_ok`` the file is written in
+    place, as ``open(path, "wb")`` writes it
     (and with its errors), wherever a rename would not do what that open does: a target
     that is not a regular file (a device or a pipe, ``/dev/stdout``), one with other
     names (hard links), one owned by another user or not writable, a dangling link, a
@@ -171,7 +173,7 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
         st: os.stat_result | None = os.stat(given)  # (through links, as open() goes)
     except OSError:
         st = None
-    if in_place_ok and not _renames_like_open(given, st):
+    if _through_devices(given) or (in_place_ok and not _renames_like_open(given, st)):
         with open(given, "wb") as f:
             yield f
         return
@@ -203,6 +205,20 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
         with contextlib.suppress(OSError):
             os.remove(tmp)
         raise
+
+
+def _through_devices(given: str) -> bool:
+    """Whether ``given`` or a link on its way is under /dev or /proc: ``/dev/stdout``
+    redirected to a file resolves to that file, and a rename over it would leave this
+    process's descriptor on the old one (what it prints after is lost)."""
+    p = os.path.abspath(given)
+    for _ in range(40):
+        if p.startswith(("/dev/", "/proc/")):
+            return True
+        if not os.path.islink(p):
+            return False
+        p = os.path.join(os.path.dirname(p), os.readlink(p))
+    return False
 
 
 def _renames_like_open(given: str, st: os.stat_result | None) -> bool:
@@ -273,19 +289,25 @@ def _member(
             f"load: {where} is not a contextsteer simulation file, or one too large to load "
             f"here: its {name} inflates to {size:,} bytes (at most {limit:,})"
         )
+    # One buffer, filled in place; at most 256 MiB of it before the data is there (a size
+    # declared falsely large must not take gigabytes), grown as more arrives.
     try:
-        buf = bytearray(size)
+        buf = bytearray(min(size, 1 << 28))
+        digest, pos = hashlib.sha256(), 0
+        with z.open(name) as f:
+            while pos < size:
+                if pos == len(buf):
+                    buf.extend(bytes(min(size - pos, len(buf))))  # at most doubled
+                with memoryview(buf) as view:
+                    n = cast("io.BufferedIOBase", f).readinto(view[pos : pos + (1 << 22)])
+                    if not n:
+                        break
+                    digest.update(view[pos : pos + n])
+                pos += n
     except MemoryError:
         raise ValueError(
             f"load: {where}: not enough memory to read its {name} ({size:,} bytes)"
         ) from None
-    view, digest, pos = memoryview(buf), hashlib.sha256(), 0
-    with z.open(name) as f:
-        while pos < size and (
-            n := cast("io.BufferedIOBase", f).readinto(view[pos : pos + (1 << 22)])
-        ):
-            digest.update(view[pos : pos + n])
-            pos += n
     if pos != size:
         raise ValueError(f"load: {where} is truncated or corrupted: its {name} is cut short")
     if sha256 is not _UNCHECKED and digest.hexdigest() != sha256:  # (None: no digest)
