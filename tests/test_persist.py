@@ -676,11 +676,21 @@ def test_dev_stdout_redirected_to_a_file_is_written_in_place(tmp_path):
     this process's descriptor stayed on the old, unlinked one, so what it printed after
     was lost (a helper on fuzz round 14's fixes). Oracle: the same program with a plain
     open(), the file as the shell leaves it (for ">" and for ">>")."""
-    write = {
-        "ours": "cs.persist.write_text('/dev/stdout', 'a,b\\n', '--out')",
-        "open": "open('/dev/stdout', 'wb').write(b'a,b\\n')",
-    }
-    for mode in ("w", "a"):
+    links = tmp_path / "links"
+    links.mkdir()
+    os.symlink("/proc/self/fd", links / "fds")  # a folder link on the way
+    os.symlink(os.path.relpath("/dev/fd/1", links), links / "rel")  # a relative link
+    for target, mode in [
+        ("/dev/stdout", "w"),
+        ("/dev/stdout", "a"),
+        ("//dev/fd/1", "w"),  # (abspath keeps a leading //)
+        (str(links / "fds" / "1"), "w"),
+        (str(links / "rel"), "w"),
+    ]:
+        write = {
+            "ours": f"cs.persist.write_text({target!r}, 'a,b\\n', '--out')",
+            "open": f"open({target!r}, 'wb').write(b'a,b\\n')",
+        }
         got = {}
         for name, line in write.items():
             code = (

@@ -35,8 +35,8 @@ class GilRelease {
 /// operations to thousands of times that (a ray or a point among long walls that every
 /// cell lists, or a sweep of 60 ms), so the slices are timed: the first holds one item,
 /// each next is aimed at about 50 ms from the last one's pace, growing at most fourfold
-/// (the items to come may be dearer; 256-fold after a slice under 1 ms) and never beyond
-/// `per`.
+/// (the items to come may be dearer) and never beyond `per`. Items that turn dear only
+/// after thousands of cheap ones can still fill a slice of `per` before Ctrl-C is heard.
 template <class F>
 void in_slices(std::size_t n, std::size_t per, F&& f) {
   per = std::max<std::size_t>(per, 1);
@@ -51,12 +51,9 @@ void in_slices(std::size_t n, std::size_t per, F&& f) {
       sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     const auto done = static_cast<double>(e - b);
-    // A slice under 1 ms may grow 256-fold (cheap items reach full slices in two or three
-    // steps: each slice wakes the pool), a longer one fourfold.
-    const double growth = sec < 1e-3 ? 256.0 : 4.0;
-    const double aim = sec > 0.0 ? done * 0.05 / sec : growth * done;
+    const double aim = sec > 0.0 ? done * 0.05 / sec : 4.0 * done;
     next = static_cast<std::size_t>(
-        std::clamp(aim, 1.0, std::min(growth * done, static_cast<double>(per))));
+        std::clamp(aim, 1.0, std::min(4.0 * done, static_cast<double>(per))));
     b = e;
     if (b < n && PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
   }

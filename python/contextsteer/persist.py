@@ -208,16 +208,22 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
 
 
 def _through_devices(given: str) -> bool:
-    """Whether ``given`` or a link on its way is under /dev or /proc: ``/dev/stdout``
-    redirected to a file resolves to that file, and a rename over it would leave this
-    process's descriptor on the old one (what it prints after is lost)."""
-    p = os.path.abspath(given)
+    """Whether ``given`` is under /dev or /proc, or reached through a link or a folder
+    there: ``/dev/stdout`` redirected to a file resolves to that file, and a rename over
+    it would leave this process's descriptor on the old one (what it prints after is
+    lost)."""
+
+    def under(p: str) -> bool:
+        p = "/" + os.path.normpath(p).lstrip("/")  # ("//dev/fd/1" is /dev/fd/1)
+        return p.startswith(("/dev/", "/proc/"))
+
+    p = os.path.normpath(os.path.abspath(given))
     for _ in range(40):
-        if p.startswith(("/dev/", "/proc/")):
+        if under(p) or under(os.path.realpath(os.path.dirname(p))):
             return True
         if not os.path.islink(p):
             return False
-        p = os.path.join(os.path.dirname(p), os.readlink(p))
+        p = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))
     return False
 
 
