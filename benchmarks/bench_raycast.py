@@ -81,7 +81,12 @@ def build_peers() -> Path | None:
     build = PEER_BIN.parent
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     try:
-        if not (build / "CMakeCache.txt").exists():
+        # (A configure that failed, for want of Box2D or Chipmunk, leaves a cache but no
+        # build files: configured again once the libraries are installed.)
+        configured = (build / "CMakeCache.txt").exists() and (
+            (build / "build.ninja").exists() or (build / "Makefile").exists()
+        )
+        if not configured:
             subprocess.run(
                 [
                     cmake,
