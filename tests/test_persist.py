@@ -389,6 +389,29 @@ def _with_payload(path, payload: bytes):
     return path
 
 
+def _declare_payload_size(path, size: int):
+    """Make the save file at ``path`` declare its payload's size as ``size`` (the
+    central directory's entry, which zipfile reads), whatever the data holds."""
+    data = bytearray(path.read_bytes())
+    at = data.rfind(b"simulation.pickle")  # its central directory entry; size at -22..-18
+    data[at - 22 : at - 18] = size.to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _peak_of_a_refused_load(path, match: str) -> int:
+    """The peak of memory ``cs.load(path)`` traced before it raised ValueError(match)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=match):
+            cs.load(path)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 class _Reduced:
     """Pickles as the given reduce tuple (a simulation rebuilt from an edited state)."""
 
@@ -546,7 +569,6 @@ def test_a_payload_is_read_once_and_checked_in_order(tmp_path):
     file took 1 GB): it is now read once into one buffer, its digest taken on the way.
     A payload declared larger than the memory is refused unread, and a future format
     version is named as such before any digest (fuzz round 14)."""
-    import tracemalloc
 
     def bomb(path, size, meta):
         # A zip that declares its payload's size as ``size`` (deflated zeros).
@@ -556,23 +578,13 @@ def test_a_payload_is_read_once_and_checked_in_order(tmp_path):
         return path
 
     path = bomb(tmp_path / "bomb.cssim", 64 << 20, {"version": 1})
-    tracemalloc.start()
-    try:
-        with pytest.raises(ValueError, match="does not match the recorded SHA-256"):
-            cs.load(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = _peak_of_a_refused_load(path, "does not match the recorded SHA-256")
     assert peak < 1.25 * (64 << 20)  # one copy, not two
     with pytest.raises(ValueError, match="file format version 2; this contextsteer reads up to 1"):
         cs.load(bomb(tmp_path / "future.cssim", 10, {"version": 2}))
     # Declared beyond the memory: refused from the zip's directory (a real one would take
     # minutes to inflate), as the declared size is read from there.
-    path = bomb(tmp_path / "huge.cssim", 10, {"version": 1})
-    data = bytearray(path.read_bytes())
-    at = data.rfind(b"simulation.pickle")  # its central directory entry; size at -22..-18
-    data[at - 22 : at - 18] = (0xFFFFFFFE).to_bytes(4, "little")
-    path.write_bytes(bytes(data))
+    path = _declare_payload_size(bomb(tmp_path / "huge.cssim", 10, {"version": 1}), 0xFFFFFFFE)
     with (
         mock.patch.object(cs.persist, "_physical_memory", return_value=1 << 30),
         pytest.raises(ValueError, match="inflates to 4,294,967,294 bytes"),
@@ -710,18 +722,6 @@ def test_dev_stdout_redirected_to_a_file_is_written_in_place(tmp_path):
 def test_a_payload_declared_far_larger_than_it_is_takes_no_more_than_256_mib(tmp_path):
     """A payload declared as 3 GB in a 2 kB file zero-filled 3 GB before the data was
     seen to be short (a helper on fuzz round 14's fixes)."""
-    import tracemalloc
-
-    path = _with_payload(tmp_path / "lie.cssim", pickle.dumps(1))
-    data = bytearray(path.read_bytes())
-    at = data.rfind(b"simulation.pickle")  # its central directory entry; size at -22..-18
-    data[at - 22 : at - 18] = (3 << 30).to_bytes(4, "little")
-    path.write_bytes(bytes(data))
-    tracemalloc.start()
-    try:
-        with pytest.raises(ValueError, match="cut short|truncated or corrupted"):
-            cs.load(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    path = _declare_payload_size(_with_payload(tmp_path / "lie.cssim", pickle.dumps(1)), 3 << 30)
+    peak = _peak_of_a_refused_load(path, "cut short|truncated or corrupted")
     assert peak < (1 << 28) + (32 << 20)

@@ -47,6 +47,12 @@ static_assert(kSaturate < kMaxMapMagnitude);
   return std::min(std::max(x, -kSaturate), kSaturate);
 }
 
+/// A product of weights (each below 2^60, multiplied in double) as a float saturated at
+/// ±kSaturate: finite, so that a map value times it is never 0 · inf.
+inline float sat_weight(double w) {
+  return static_cast<float>(std::clamp(w, -double{kSaturate}, double{kSaturate}));
+}
+
 /// True when all n floats are finite and |x| < kMaxMapMagnitude. Pure, allocation-free.
 bool all_finite(const float* p, std::size_t n);
 

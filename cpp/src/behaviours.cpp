@@ -50,7 +50,7 @@ void zero_row(float* row, std::size_t k) { std::fill(row, row + k, 0.0f); }
 /// the two weights, each below 2^60, and a row above 1 (a sum over targets) can multiply
 /// past 2^60 or float32, a map the next stage (or the next step's blend) would refuse.
 void scale_row(float* row, std::size_t k, double w) {
-  const float ws = static_cast<float>(std::clamp(w, -double{kSaturate}, double{kSaturate}));
+  const float ws = sat_weight(w);
   for (std::size_t j = 0; j < k; ++j) row[j] = sat(row[j] * ws);
 }
 

@@ -39,7 +39,7 @@ void rows(const SlotSet& slots, const float* vec, const DotMapParams& p, float* 
     double w = p.weight;
     if (!p.agent_weights.empty()) w *= p.agent_weights[i];
     if (p.magnitude) w *= len;
-    const float ws = static_cast<float>(std::clamp(w, -double{kSaturate}, double{kSaturate}));
+    const float ws = sat_weight(w);
     fill_row<S>(slots.x(), slots.y(), k, ux, uy, ws, out + i * k);
   }
 }

@@ -458,6 +458,10 @@ class _Stream:
         self.head = 0
 
 
+_AROUND = np.array([[di * 2**32 + dj for di in (-1, 0, 1) for dj in (-1, 0, 1)]])
+"""The keys' offsets of the 3 × 3 buckets round one (``_Bodies``)."""
+
+
 class _Bodies:
     """Discs (centres and radii, float64) in square buckets of side ``side``, so that the
     discs near a few points are found without reading every disc: those in the buckets
@@ -484,8 +488,7 @@ class _Bodies:
 
     def near(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The discs in the 3 × 3 buckets round each of ``points``: (M, 2), (M,)."""
-        around = np.array([[di * 2**32 + dj for di in (-1, 0, 1) for dj in (-1, 0, 1)]])
-        want = np.unique((self._keys(points)[:, None] + around).ravel())
+        want = np.unique((self._keys(points)[:, None] + _AROUND).ravel())
         lo = np.searchsorted(self._keys_sorted, want, "left")
         hi = np.searchsorted(self._keys_sorted, want, "right")
         rows = [np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist(), strict=True) if b > a]

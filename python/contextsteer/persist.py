@@ -173,24 +173,24 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
         st: os.stat_result | None = os.stat(given)  # (through links, as open() goes)
     except OSError:
         st = None
-    if _through_devices(given) or (in_place_ok and not _renames_like_open(given, st)):
+    target = os.path.realpath(given) if os.path.islink(given) else given
+    new: tuple[int, str] | None = None
+    if not (_through_devices(given) or (in_place_ok and not _renames_like_open(given, st))):
+        try:
+            new = _new_file(target)
+        except OSError as exc:
+            if not in_place_ok:
+                raise type(exc)(
+                    exc.errno,
+                    f"{what}: cannot create a file in "
+                    f"{os.path.dirname(os.path.abspath(target))!r} ({exc.strerror})",
+                    given,
+                ) from None
+    if new is None:  # in place, as open() writes
         with open(given, "wb") as f:
             yield f
         return
-    target = os.path.realpath(given) if os.path.islink(given) else given
-    try:
-        fd, tmp = _new_file(target)
-    except OSError as exc:
-        if in_place_ok:
-            with open(given, "wb") as f:
-                yield f
-            return
-        raise type(exc)(
-            exc.errno,
-            f"{what}: cannot create a file in {os.path.dirname(os.path.abspath(target))!r} "
-            f"({exc.strerror})",
-            given,
-        ) from None
+    fd, tmp = new
     try:
         with os.fdopen(fd, "wb") as f:
             if st is not None:  # keep the replaced file's permissions, as open() would
