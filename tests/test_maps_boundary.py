@@ -50,6 +50,17 @@ def test_slot_set_views_are_read_only_and_outlive_owner():
     np.testing.assert_allclose(d[0], [np.cos(0.5), np.sin(0.5)], atol=1e-6)
 
 
+def test_slot_set_repr_names_a_ring_by_k_and_any_other_set_by_its_angles():
+    assert repr(cs.SlotSet(8, 0.5)) == "SlotSet(k=8, offset=0.5)"
+    # An irregular set printed as SlotSet(k=16, offset=0.0) read as the 22.5° ring.
+    dense = cs.scenarios.crowd_slots()
+    text = repr(dense)
+    assert "k=16" in text and "offset" not in text
+    d = np.asarray(dense.directions, dtype=np.float64)
+    for a in np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 360.0:
+        assert f"{a:.4g}" in text
+
+
 @pytest.mark.parametrize("k", [-1, 0, 1, 2])
 def test_fewer_than_three_slots_rejected(k):
     with pytest.raises(ValueError, match="K >= 3"):

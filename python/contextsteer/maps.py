@@ -283,7 +283,15 @@ class SlotSet:
         return a if dtype is None else a.astype(dtype)
 
     def __repr__(self) -> str:
-        return f"SlotSet(k={self.k}, offset={self.offset!r})"
+        """``SlotSet(k=..., offset=...)`` for a regular ring; any other set shows the
+        angle of each direction, since k and offset alone would name the ring instead."""
+        ring = SlotSet(self.k, self.offset)
+        if np.array_equal(ring.directions, self.directions):
+            return f"SlotSet(k={self.k}, offset={self.offset!r})"
+        d = np.asarray(self.directions, dtype=np.float64)
+        angles = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 360.0
+        listed = ", ".join(f"{a:.4g}" for a in angles)
+        return f"<SlotSet k={self.k} from directions at degrees [{listed}]>"
 
 
 Directions = SlotSet | ArrayLike
