@@ -283,7 +283,7 @@ def test_arrive_wander_tether_bounds(rotate):
         ref.tether(st_, slots, radius=2, rotate=rotate),
         "interest",
     )
-    for margin in (0.0, 2.0, 50.0):
+    for margin in (0.0, 2.0, 5.5):  # (5.5: the inset rectangle is one point)
         check(
             cs.Bounds(lo=[-6, -4], hi=[5, 7], margin=margin).evaluate(a, 16, rotate=rotate),
             ref.bounds(st_, slots, lo=[-6, -4], hi=[5, 7], margin=margin, rotate=rotate),
@@ -672,3 +672,15 @@ def test_pursue_ids_written_out_of_range_in_place_are_refused_at_the_step():
             sim.step(0.1)
     sim.steering.behaviours[0].targets[0] = 1
     sim.step(0.1)
+
+
+def test_bounds_refuses_a_margin_that_leaves_no_rectangle_and_steering_names_classic_behaviours():
+    # An inverted inset rectangle pulled agents any way (fuzz round 15).
+    with pytest.raises(ValueError, match="margin 0.6 leaves no rectangle"):
+        cs.Bounds((0, 0), (1, 1), margin=0.6)
+    cs.Bounds((0, 0), (1, 1), margin=0.5)  # a point: allowed
+    # "got Seek" read as a contradiction: cs.Seek is a context behaviour too.
+    from contextsteer import classic
+
+    with pytest.raises(TypeError, match=r"got the classic contextsteer.classic.Seek; .*Blended"):
+        cs.Steering([classic.Seek()])

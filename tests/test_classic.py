@@ -620,3 +620,24 @@ def test_accelerations_refuses_what_it_used_to_truncate(kw, error, match):
     agents.add([[0, 0], [1, 0]])
     with pytest.raises(error, match=f"accelerations: {match}"):
         classic.accelerations(None, agents, classic.Seek((5, 0)), **kw)
+
+
+@pytest.mark.parametrize("max_prediction", [1e16, 1e17, 1e18])
+def test_pursue_and_evade_head_for_a_point_predicted_beyond_float32s_square(max_prediction):
+    # A quarry predicted 1e20 m ahead: |d|² overflowed float32 and the unit direction
+    # came out 0 (the pursuer stopped pursuing, with no error). Hand-worked: the quarry at
+    # (3, 0) moving +y at 1e3 m/s is straight up from the still pursuer.
+    a = cs.Agents(2, slots=8)
+    a.add([[0, 0], [3, 0]], velocity=[[0, 0], [0, 1e3]], max_speed=2, max_accel=2)
+    chase = classic.accelerations(
+        None, a, classic.Pursue(agents=[1], max_prediction=max_prediction)
+    )[0]
+    flee = classic.accelerations(None, a, classic.Evade(agents=[1], max_prediction=max_prediction))[
+        0
+    ]
+    np.testing.assert_allclose(chase, [0, 2], atol=1e-5)
+    np.testing.assert_allclose(flee, [0, -2], atol=1e-5)
+    b = cs.Agents(2, slots=8)
+    b.add([[0, 0], [3, 0]], velocity=[[0, 0], [0, 1e3]], max_speed=1e-30, max_accel=2)
+    row = cs.Pursue(targets=[1], max_prediction=max_prediction).evaluate(b, 8).interest[0]
+    assert int(np.argmax(row)) == 2 and row[2] == pytest.approx(1.0)

@@ -639,6 +639,22 @@ def test_sweep_checks_the_out_folder_before_running(tmp_path, capsys):
     assert "is a directory, expected a file" in capsys.readouterr().err
 
 
+def test_run_checks_the_out_folder_takes_its_files_before_running(tmp_path, capsys, monkeypatch):
+    """--out whose metrics.json was a folder, or under /proc, ran the whole simulation and
+    then wrote nothing (fuzz round 15)."""
+    ran = []
+    monkeypatch.setattr("contextsteer.run.run_simulation", lambda *a, **k: ran.append(1))
+    taken = tmp_path / "taken"
+    (taken / "metrics.json").mkdir(parents=True)
+    for out, text in (
+        (taken, "metrics.json is a directory"),
+        (Path("/proc/cs-run"), "cannot write there"),
+    ):
+        assert cli.main(["run", "oncoming", "--steps", "5", "--out", str(out), "--quiet"]) == 2
+        assert f"--out {out}: " in (err := capsys.readouterr().err) and text in err, err
+    assert ran == []
+
+
 def test_sweep_checks_the_out_file_can_be_written_before_running(tmp_path, capsys):
     """--out /proc/sweep.json ran every run, then lost them all ('No such file')."""
     assert cli.main(_sweep_argv(Path("/proc/sweep.json"))) == 2
@@ -808,6 +824,10 @@ def test_run_with_a_detour_reports_its_counts_and_leads_field_scenarios_too(tmp_
         code = cli.main(["run", "doorway", "--frames", "0", "--detour", "--quiet", *extra])
         assert code == 2
         assert "cannot hand them to a detour" in capsys.readouterr().err
+    # A field scenario without a detour parameter names the ones that build one.
+    assert cli.main(["run", "evacuation", "--frames", "0", "--detour", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "has no detour parameter" in err and "build one: bottleneck, doorway, maze" in err
 
 
 def test_main_leaves_an_ignored_sigterm_ignored_and_restores_the_handler():

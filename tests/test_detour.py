@@ -10,6 +10,7 @@ to ``agents.target``.
 
 from __future__ import annotations
 
+import copy
 import pickle
 import types
 
@@ -114,6 +115,40 @@ def test_save_warns_while_a_detour_leads_agents_and_not_for_marks_set_by_hand(tm
     pair = pickle.loads(pickle.dumps((sim, detour)))  # the way the warning names
     with pytest.warns(UserWarning, match="a Detour leads 1 agent"):
         pair[0].save(tmp_path / "copy.cssim")  # the copy's detour leads its copy
+
+
+def test_save_does_not_warn_on_the_last_leg_nor_after_a_detour_that_failed_to_build(tmp_path):
+    """On the last leg the target is the goal, which the file holds, yet save warned that
+    the agent would park at a waypoint; and a Detour whose constructor raised, kept alive
+    by its traceback (as a REPL keeps sys.last_value), made every save raise
+    AttributeError (fuzz round 15)."""
+    sim, agents = _sim(_cup(), kinematic=True)
+    try:
+        cs.Detour(sim, stall_time=-1.0)
+    except ValueError as e:
+        kept = e  # its traceback holds the half-built detour
+    sim.save(tmp_path / "before.cssim")  # no warning, no AttributeError
+    detour = cs.Detour(sim)
+    _until_detour(sim, detour)
+    while detour.active[0] and len(detour.waypoints(0)) > 1:
+        detour.update()
+        sim.step(DT)
+    assert detour.active[0] and np.array_equal(agents.target[0], detour.waypoints(0)[-1])
+    sim.save(tmp_path / "last_leg.cssim")  # warnings are errors here
+    assert np.array_equal(cs.load(tmp_path / "last_leg.cssim").agents.target[0], agents.target[0])
+    del kept
+
+
+def test_copy_copy_of_a_detour_or_a_flow_is_refused():
+    """A shallow copy shared the generator, queues and plans: stepping the original moved
+    the copy's counts, and a copy fed to a second simulation corrupted the first's run."""
+    sim, _ = _sim(_cup(), kinematic=True)
+    with pytest.raises(TypeError, match="Detour: copy.copy"):
+        copy.copy(cs.Detour(sim))
+    flow = cs.Flow([cs.Source([0, 0, 1, 1], 1.0, [5, 5], [4, 4, 6, 6])], seed=3)
+    with pytest.raises(TypeError, match="Flow: copy.copy"):
+        copy.copy(flow)
+    copy.deepcopy(flow)  # still fine
 
 
 def test_the_last_leg_to_the_goal_carries_the_agents_own_waypoint_mark():

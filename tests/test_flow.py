@@ -876,7 +876,8 @@ def test_the_buckets_round_a_place_hold_every_body_that_could_be_in_its_way(seed
     rng = np.random.default_rng(seed)
     pos = rng.uniform(-3, 3, (n, 2))
     rad = rng.uniform(0.0, side / 2, n)
-    bodies = _Bodies(pos[: n // 2], rad[: n // 2], side)
+    rad[: n // 8] *= 10  # agents wider than the buckets are sized for: always found
+    bodies = _Bodies(pos[: n // 2], rad[: n // 2], side, side / 2)
     for p, r in zip(pos[n // 2 :], rad[n // 2 :], strict=True):
         bodies.add(p, float(r))
     points = rng.uniform(-4, 4, (16, 2))
@@ -958,4 +959,38 @@ def _everything(self, points):
     """_Bodies.near as the brute force: every body."""
     added = [d for v in self._added.values() for d in v]
     extra = np.array(added, dtype=np.float64).reshape(-1, 3)
-    return np.concatenate([self._pos, extra[:, :2]]), np.concatenate([self._rad, extra[:, 2]])
+    return (
+        np.concatenate([self._pos, self._big_pos, extra[:, :2]]),
+        np.concatenate([self._rad, self._big_rad, extra[:, 2]]),
+    )
+
+
+def test_one_wide_body_does_not_widen_every_bucket(monkeypatch):
+    """One agent of radius 60, 3 km away, sized every bucket for itself: each newcomer was
+    tested against every other again (10 s for 4,000; fuzz round 15). Now the widest 1 %
+    of the agents are tested against every place, and the buckets stay the newcomers'
+    size. Oracle: the discs a query returns (counted), and the places, bit for bit,
+    against the brute force."""
+    from contextsteer.flow import _Bodies
+
+    def run(big):
+        agents = cs.Agents(700, slots=8, seed=3)
+        if big:
+            agents.add([[3000.0, 0.0]], radius=60.0)
+        sim = cs.Simulation(cs.World(), agents, cs.scenarios.crowd_steering(), motion=cs.Accel())
+        source = cs.Source(
+            [0, 0, 20, 20], 600.0, [100, 10], [90, -INF, INF, INF], radius=(0.2, 0.25)
+        )
+        sim.flow = cs.Flow([source], seed=5, period=0.5)
+        sim.step(0.5)
+        return agents.position[agents.alive].copy()
+
+    seen = []
+    near = _Bodies.near
+    monkeypatch.setattr(
+        _Bodies, "near", lambda self, p: seen.append(len(near(self, p)[1])) or near(self, p)
+    )
+    fast = run(big=True)
+    assert len(fast) > 200 and max(seen) < 60, max(seen)
+    monkeypatch.setattr(_Bodies, "near", _everything)
+    np.testing.assert_array_equal(run(big=True), fast)

@@ -262,7 +262,8 @@ def test_to_csv_refuses_a_bad_format_before_touching_the_file(tmp_path):
     before = path.read_text()
     # Two conversions; '%%' (savetxt splits at every '%' and cut the file to its header);
     # a carriage return or a quote, which csv readers take for a row break or a quoted cell.
-    for bad in ("%d", "{:.3f}", "%.3f,%.3f", 3, "%.3f%%", "%.3f\r", '"%.3f', "%.3f;"):
+    # '%r' and '%a' write a NumPy scalar's repr, np.float64(1.5) (fuzz round 15).
+    for bad in ("%d", "{:.3f}", "%.3f,%.3f", 3, "%.3f%%", "%.3f\r", '"%.3f', "%.3f;", "%r", "%a"):
         with pytest.raises(ValueError, match="float_format"):
             history.to_csv(path, float_format=bad)
         assert path.read_text() == before  # the old file stands (it was left a header)

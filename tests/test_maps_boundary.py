@@ -1,6 +1,7 @@
 """Boundary behaviour of the map API: zero-copy views, out= semantics, bad input."""
 
 import gc
+import pickle
 
 import numpy as np
 import pytest
@@ -496,3 +497,31 @@ def test_mode_tables_come_from_the_core_and_drive_names_checks_and_messages():
         cs.spread(m[0], [0.5, 1, 0.5], mode=3)
     with pytest.raises(ValueError, match="dot_map: shape must be one of 'clamped_cosine'"):
         cs.dot_map(cs.SlotSet(8), np.ones((3, 2)), shape="square")
+
+
+def test_step_outputs_and_generations_are_read_only_views():
+    # Writes to resolved, sensed and acceleration were lost at the next decision (or kept
+    # unchecked: a negative ray distance went into the recording), and a write to
+    # generation made a living agent read as new (its run metrics wiped).
+    w = cs.World()
+    w.add_polyline([[-5, -5], [5, -5], [5, 5], [-5, 5]], closed=True)
+    agents = cs.Agents(3, slots=8)
+    agents.add([[0, 0], [1, 1], [-1, 2]], radius=0.2, target=[3, 3])
+    sim = cs.Simulation(w, agents, cs.Steering([cs.Seek(), cs.WallDanger()]), motion=cs.Lerp())
+    sim.step(0.05)
+    for name in ("resolved", "sensed", "acceleration"):
+        view = getattr(sim, name)
+        assert not view.flags.writeable, name
+        with pytest.raises(ValueError):
+            view[0] = 1.0
+    assert not agents.generation.flags.writeable
+    with pytest.raises(ValueError):
+        agents.generation[0] += 1
+    with pytest.raises(AttributeError):
+        agents.generation = [5, 5, 5]
+    # A pickle still restores the generations (through the private writable view).
+    agents.remove([1])
+    agents.add([[2, 2]], radius=0.2)
+    back = pickle.loads(pickle.dumps(agents))
+    np.testing.assert_array_equal(back.generation, agents.generation)
+    assert agents.generation.tolist() == [1, 2, 1]

@@ -668,3 +668,40 @@ def test_a_waypoint_is_passed_not_arrived_at():
     t = sim.agent_metrics.time_to_goal
     assert t[0] == pytest.approx(0.6) and np.isnan(t[1])
     assert t[added] == pytest.approx(0.3)  # travel time since it appeared
+
+
+@pytest.mark.parametrize("solid", ["box", "circle"])
+def test_a_body_inside_a_solid_reads_a_negative_wall_clearance(solid):
+    # A centre inside a solid was reported by its distance to the edges: +3.5 m clear for a
+    # body held at the centre of a 10 m box, and nothing at all (out of reach) for one
+    # written deep inside mid-run. Hand-worked: clearance = -(depth + r).
+    def world():
+        w = cs.World()
+        w.add_polyline([[-6, -6], [6, -6], [6, 6], [-6, 6]], closed=True)
+        if solid == "box":
+            w.add_box((0, 0), (5, 5))
+        else:
+            w.add_circles([[0, 0]], [5])
+        return w
+
+    # No way out fits (r = 1.5 between the solid and the room's wall): the body stays.
+    agents = cs.Agents(1, slots=16)
+    agents.add([[0, 0]], radius=1.5, max_speed=1, max_accel=4)
+    sim = cs.Simulation(world(), agents, cs.Steering([cs.Seek()]), motion=cs.Accel())
+    sim.step(1 / 30, steps=5)
+    assert cs.inside(sim.world, agents.position)[0]
+    assert sim.metrics()["min_clearance"]["wall"] == pytest.approx(-(5 + 1.5))
+
+    # Written 1 m inside mid-run, far from where it was (the bound skipped no test).
+    agents = cs.Agents(2, slots=16)
+    agents.add([[-20, 0], [20, 0]], radius=0.3, max_speed=0, max_accel=4)
+    w = world()
+    w.add_polyline([[-30, -30], [30, -30], [30, 30], [-30, 30]], closed=True)
+    sim = cs.Simulation(w, agents, cs.Steering([cs.Seek()]), motion=cs.Accel())
+    sim.step(1 / 30, steps=3)
+    assert sim.metrics()["min_clearance"]["wall"] is None  # no wall within range
+    agents.position[0] = [4.0, 0.0] if solid == "box" else [0.0, 4.0]
+    sim.step(1 / 30, steps=4)
+    m = sim.metrics()
+    assert m["min_clearance"]["wall"] == pytest.approx(-(1 + 0.3), abs=1e-5)
+    assert m["collisions"]["agent_wall"] >= 1

@@ -725,3 +725,49 @@ def test_a_payload_declared_far_larger_than_it_is_takes_no_more_than_256_mib(tmp
     path = _declare_payload_size(_with_payload(tmp_path / "lie.cssim", pickle.dumps(1)), 3 << 30)
     peak = _peak_of_a_refused_load(path, "cut short|truncated or corrupted")
     assert peak < (1 << 28) + (32 << 20)
+
+
+def test_a_replaced_file_keeps_its_group_and_dev_shm_is_written_whole(tmp_path):
+    """A group-shared file (0660, another group) came back in the writer's group after a
+    text write or a save (open() keeps the group); a path in /dev/shm, a plain folder of
+    files in memory, was written in place like a device (fuzz round 15)."""
+    import grp
+
+    groups = [g.gr_gid for g in grp.getgrall() if g.gr_gid != os.getegid()]
+    shared = tmp_path / "shared.json"
+    shared.write_text("old")
+    try:
+        os.chown(shared, -1, groups[0])
+    except (IndexError, PermissionError):
+        pytest.skip("no other group this user may give a file")
+    os.chmod(shared, 0o660)
+    cs.persist.write_text(shared, "new", "--out")
+    st = os.stat(shared)
+    assert (st.st_gid, st.st_mode & 0o777, shared.read_text()) == (groups[0], 0o660, "new")
+    sim = scenarios.get("oncoming")(agents=2)
+    sim.save(shared)
+    assert os.stat(shared).st_gid == groups[0]
+    assert not cs.persist._through_devices("/dev/shm/run.cssim")
+    assert cs.persist._through_devices("/dev/stdout") and cs.persist._through_devices("/dev/null")
+
+
+def test_a_write_past_the_file_size_limit_names_the_path_and_keeps_the_old_file(tmp_path):
+    """Past `ulimit -f` the error was "[Errno 27] File too large" with no file named, and
+    write_text("") named its temporary file (fuzz round 15). Oracle: open()'s errors."""
+    path = tmp_path / "metrics.json"
+    path.write_text("old")
+    code = (
+        "import resource, signal, contextsteer as cs\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))\n"
+        f"cs.persist.write_text({str(path)!r}, 'x' * 100000, '--out')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert f"File too large: '{path}'" in proc.stderr, proc.stderr[-500:]
+    assert path.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "metrics.json"
+    ]
+    with pytest.raises(FileNotFoundError) as info:
+        cs.persist.write_text("", "x", "--out")
+    assert info.value.filename == ""

@@ -108,6 +108,9 @@ def test_json_round_trip():
         # OverflowError as dt or seconds (fuzz round 14).
         ("steps", 10**400, "steps must be an integer in [0, 2^63)"),
         ("dt", 10**400, "dt must be a finite number"),
+        # Beyond 4,300 digits the message's own repr raised (fuzz round 15).
+        ("steps", 10**5000, "steps must be an integer in [0, 2^63), got an int of 16610 bits"),
+        ("agents", -(10**5000), "got an int of 16610 bits"),
         ("seconds", -(10**400), "seconds must be a finite number"),
         ("seconds", float("nan"), "seconds must be a finite number"),
         ("seconds", -1.0, "seconds must be >= 0"),

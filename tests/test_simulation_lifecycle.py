@@ -260,6 +260,20 @@ def test_a_lent_array_resized_or_retyped_is_refused(name, move):
     assert np.isfinite(sim.interest).all()
 
 
+def test_a_lent_array_seen_through_a_memoryview_is_refused_once_its_owner_is_resized():
+    # np.frombuffer(memoryview(big)): the chain of bases stopped at the memoryview, so a
+    # resize of big went unseen and the step read freed memory (fuzz round 15).
+    a = cs.Agents(4, slots=8)
+    a.add([[0, 0], [5, 0], [0, 5], [5, 5]], target=[[5, 5], [0, 5], [5, 0], [0, 0]])
+    big = np.ones(4, np.float32)
+    lent = np.frombuffer(memoryview(big), np.float32)
+    sim = cs.Simulation(None, a, [cs.Seek(agent_weights=lent)], cs.Lerp())
+    sim.step(0.1)
+    big.resize(10**6, refcheck=False)
+    with pytest.raises(ValueError, match="was resized or reallocated since this"):
+        sim.step(0.1)
+
+
 @pytest.mark.parametrize("bad", [np.nan, -5.0, np.inf, 1.5])
 def test_an_edited_speed_map_is_checked_before_the_decision(bad):
     # decide_and_move read a NaN or negative speed as "stop" without a word.

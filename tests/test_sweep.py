@@ -35,6 +35,19 @@ def fails_on_two(*, a, seed):
     return {"value": float(a)}
 
 
+class TwoArgError(Exception):
+    """An exception pickle cannot rebuild (its __init__ takes two arguments)."""
+
+    def __init__(self, a, b):
+        super().__init__(f"{a}/{b}")
+
+
+def fails_unpicklably_on_two(*, a, seed):
+    if a == 2:
+        raise TwoArgError("x", "y")
+    return {"value": float(a)}
+
+
 def metrics_only(res):
     return [(r.index, r.params, r.seed, r.result["metrics"], r.result["report"]) for r in res]
 
@@ -95,6 +108,19 @@ def test_serial_runs_keep_the_callers_thread_count():
     with cs.threads(2):
         cs.sweep("oncoming", None, seeds=[0], steps=5, executor="serial", threads=1, progress=False)
         assert cs.get_num_threads() == 2
+
+
+def test_a_run_error_that_does_not_pickle_back_is_kept_like_any_other():
+    # It broke the process pool ("the workers could not import the run function"), and
+    # every finished run was lost (fuzz round 15).
+    kw = dict(seeds=[0], errors="keep", progress=False)
+    serial = cs.sweep(fails_unpicklably_on_two, {"a": [1, 2, 3]}, executor="serial", **kw)
+    procs = cs.sweep(fails_unpicklably_on_two, {"a": [1, 2, 3]}, workers=2, **kw)
+    for res in (serial, procs):
+        assert [r.error for r in res] == [None, "TwoArgError: x/y", None]
+        np.testing.assert_array_equal(res.column("value"), [1, np.nan, 3])
+    with pytest.raises(RuntimeError, match=r"run 1 .* failed: TwoArgError: x/y"):
+        cs.sweep(fails_unpicklably_on_two, {"a": [1, 2, 3]}, workers=2, progress=False)
 
 
 def test_failed_runs_raise_in_run_order_or_are_kept():
@@ -475,3 +501,16 @@ def test_a_missing_extra_is_named(monkeypatch, module, call, extra):
     monkeypatch.setitem(sys.modules, module, None)  # import raises ImportError
     with pytest.raises(ImportError, match=re.escape(f"pip install 'contextsteer[{extra}]'")):
         call()
+
+
+def test_column_names_a_ragged_key_and_best_takes_a_switch():
+    def lists(*, a, seed):
+        return {"l": list(range(a)), "v": float(a)}
+
+    res = cs.sweep(lists, {"a": [2, 4]}, executor="serial", progress=False)
+    with pytest.raises(ValueError, match=r"values of 'l' do not stack .*\(2,\), \(4,\)"):
+        res.column("l")
+    for bad in ("no", "False", None):
+        with pytest.raises(TypeError, match="best: minimize"):
+            res.best("v", minimize=bad)
+    assert res.best("v", minimize=0)["a"] == 4

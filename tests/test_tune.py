@@ -548,3 +548,45 @@ def test_a_trial_that_ran_without_the_constraint_is_not_feasible():
     again = cs.tune(fine, {"x": (0.0, 4.0)}, constraint="broken", study=first.study, **kw)
     ours = [t for t in again.trials if t["state"] == "COMPLETE"]
     assert again.best_value == min(t["value"] for t in ours)  # one of this call's
+
+
+def test_any_error_that_ends_tune_fails_its_trials_in_flight():
+    # An executor that refuses work (here one already shut down) ended tune with the
+    # trials it had asked left RUNNING in the study for good (fuzz round 15).
+    pool = cf.ThreadPoolExecutor(2)
+    pool.shutdown()
+    study = optuna.create_study()
+    with pytest.raises(RuntimeError, match="shutdown"):
+        cs.tune(
+            _quad,
+            {"x": (0.0, 1.0)},
+            objective="loss",
+            n_trials=4,
+            batch=2,
+            executor=pool,
+            study=study,
+            progress=False,
+        )
+    assert [t.state for t in study.trials] == [optuna.trial.TrialState.FAIL] * 2
+
+
+def test_a_study_of_several_objectives_and_a_seed_parameter_are_refused_up_front():
+    study = optuna.create_study(directions=["minimize", "minimize"])
+    with pytest.raises(ValueError, match="2 objectives"):
+        cs.tune(
+            _quad,
+            {"x": (0.0, 1.0)},
+            objective="loss",
+            n_trials=1,
+            executor="serial",
+            study=study,
+            progress=False,
+        )
+    assert study.trials == []
+    # A run function gets seed= from tune: every trial failed on "multiple values".
+    for kw in ({"params": {"seed": 3}}, {}):
+        space = {"x": (0.0, 1.0), **({} if kw else {"seed": (0, 9)})}
+        with pytest.raises(ValueError, match="seeds go in seeds="):
+            cs.tune(
+                _quad, space, objective="loss", n_trials=1, executor="serial", progress=False, **kw
+            )

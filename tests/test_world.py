@@ -585,3 +585,39 @@ def test_the_rectangles_of_an_occupancy_grid_share_their_edges_bit_for_bit():
         tops = w.walls[w.wall_obstacles == lower][:, [1, 3]].max()
         bottoms = w.walls[w.wall_obstacles == upper][:, [1, 3]].min()
         assert tops == bottoms
+
+
+@pytest.mark.parametrize(
+    "ring, distinct",
+    [
+        ([[0, 0], [1, 0], [0, 0], [1, 0]], 2),
+        ([[0, 0], [1, 0], [0, 0], [1, 0], [0, 0]], 2),
+        ([[5e7, 5e7]] * 2 + [[5e7, 5e7 + 1]], 1),
+    ],
+)
+def test_a_ring_of_fewer_than_three_distinct_points_is_refused(ring, distinct):
+    # Repeats that were not next to each other passed: four walls on one segment, whose
+    # every point read as inside. A ring float32 collapses (5e7 + 1 is 5e7) was refused as
+    # repeating its first point.
+    w = cs.World()
+    with pytest.raises(ValueError, match=f"at least 3 distinct points, got {distinct}"):
+        w.add_polygon(ring)
+
+
+def test_shapely_empty_parts_add_nothing_and_a_bad_part_adds_none():
+    # Empty polygons were skipped, empty lines refused and empty points raised GEOS's own
+    # error; a collection with one bad part kept the parts before it (fuzz round 15).
+    shapely = pytest.importorskip("shapely")
+    from shapely.geometry import LinearRing, LineString, Point, Polygon
+
+    w = cs.World()
+    with_empty = shapely.from_wkt("GEOMETRYCOLLECTION (POINT EMPTY, MULTIPOINT ((1 1)))")
+    for empty in (Polygon(), LineString(), LinearRing(), Point(), with_empty):
+        w.add_shapely(empty)
+    assert w.obstacle_count == 1  # the one point that was not empty
+    good = Polygon([(0, 0), (1, 0), (1, 1)])
+    bad = Polygon([(5, 5), (6, 5), (5, 5), (6, 5)])  # two distinct points
+    with pytest.raises(ValueError, match=r"add_shapely: part 2 \(Polygon\): .*3 distinct points"):
+        w.add_shapely(shapely.GeometryCollection([good, LineString([(3, 0), (4, 0)]), bad]))
+    assert w.obstacle_count == 1 and w.segment_count == 0
+    assert w.add_shapely(shapely.GeometryCollection([good, LineString([(3, 0), (4, 0)])])) == [1, 2]

@@ -422,3 +422,32 @@ def test_add_boxes_is_add_box_in_one_edit_and_checks_each_box():
     with pytest.raises(ValueError, match="cell must be > 0"):
         a.add_occupancy(np.ones((2, 2), bool), cell=0)
     assert a.add_occupancy(np.zeros((3, 3), bool)).tolist() == []
+
+
+def test_edits_from_two_threads_pickle_back_with_the_same_ids():
+    # The log took each edit after the core made it, unlocked: two threads' edits were
+    # logged in another order, so a pickle gave other ids or failed to load (set_layers
+    # on an id its replay had not made yet) (fuzz round 15).
+    import sys
+    import threading
+
+    w = cs.World()
+
+    def editor(x):
+        for i in range(1500):
+            ids = w.add_segments([[x, i, x + 0.5, i]])
+            w.set_layers(ids, 2)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # interleave often
+    try:
+        threads = [threading.Thread(target=editor, args=(x,)) for x in (0, 100)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    back = pickle.loads(pickle.dumps(w))
+    np.testing.assert_array_equal(back.walls, w.walls)
+    np.testing.assert_array_equal(back.obstacle_layers, w.obstacle_layers)

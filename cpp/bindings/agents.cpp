@@ -44,7 +44,8 @@ py::object agents_view(py::object self, const std::string& name) {
   if (name == "target") return view_of(a.target(), {n, 2}, self);
   if (name == "group") return view_of(a.group(), {n}, self);
   if (name == "rng") return view_of(a.rng(), {n}, self);
-  if (name == "generation") return view_of(a.generation(), {n}, self);
+  if (name == "generation") return view_of(a.generation(), {n}, self, false);     // add() owns it
+  if (name == "generation (restore)") return view_of(a.generation(), {n}, self);  // unpickling
   if (name == "alive") {
     // uint8 storage seen as NumPy bool (one byte, 0/1): writes through the view stay 0/1.
     static_assert(sizeof(bool) == sizeof(std::uint8_t));

@@ -52,6 +52,11 @@ struct PyHistory {
   }
 };
 
+int visit_held(PyHistory& h, visitproc visit, void* arg) {
+  Py_VISIT(h.sim.ptr());
+  return 0;
+}
+
 void refresh_world(PySimulation& self) {
   self.sim->set_world(self.world.is_none() ? nullptr : self.world.cast<WorldHandle&>().snapshot());
 }
@@ -245,7 +250,8 @@ void bind_observers(py::module_& m, py::class_<PySimulation>& cls) {
           },
           py::arg("every"), py::arg("maps"), py::arg("reserve"));
 
-  py::class_<PyHistory>(m, "History", "Recorder of a simulation (use contextsteer.History).")
+  py::class_<PyHistory>(m, "History", "Recorder of a simulation (use contextsteer.History).",
+                        gc_visible<PyHistory>())
       .def_property_readonly("frames", [](const PyHistory& h) { return h.history->frames(); })
       .def_property_readonly("every", [](const PyHistory& h) { return h.history->every(); })
       .def_property_readonly("attached", [](const PyHistory& h) { return h.attached; })

@@ -267,10 +267,15 @@ struct Hold {
   std::unique_ptr<InUse> guard;
 };
 
+int visit_held(Hold& h, visitproc visit, void* arg) {
+  Py_VISIT(h.sim.ptr());
+  return 0;
+}
+
 }  // namespace
 
 void bind_simulation(py::module_& m) {
-  py::class_<Hold>(m, "SimulationHold")
+  py::class_<Hold>(m, "SimulationHold", gc_visible<Hold>())
       .def("__enter__",
            [](Hold& h) {
              if (h.guard) throw std::runtime_error(h.what + ": this hold is entered already");
@@ -279,7 +284,8 @@ void bind_simulation(py::module_& m) {
            })
       .def("__exit__", [](Hold& h, const py::args&) { h.guard.reset(); });
   py::class_<PySimulation> cls(m, "Simulation",
-                               "C++ simulation step (use contextsteer.Simulation).");
+                               "C++ simulation step (use contextsteer.Simulation).",
+                               gc_visible<PySimulation>());
   bind_observers(m, cls);  // metrics and histories (observe.cpp)
   cls.def(py::init(&make), py::arg("world"), py::arg("agents"), py::arg("behaviours"),
           py::arg("config"), py::arg("motion"), py::arg("params"), py::arg("slots"))
@@ -351,19 +357,19 @@ void bind_simulation(py::module_& m) {
              const auto k = static_cast<py::ssize_t>(s.slots());
              if (name == "interest") return view_of(s.interest(), {n, k}, self_obj);
              if (name == "danger") return view_of(s.danger(), {n, k}, self_obj);
-             if (name == "resolved") return view_of(s.resolved(), {n, k}, self_obj);
+             if (name == "resolved") return view_of(s.resolved(), {n, k}, self_obj, false);
              if (name == "speed")  // (0, K) for no agents, as the other maps
                return s.has_speed_map() ? py::object(view_of(s.speed(), {n, k}, self_obj))
                                         : py::object(py::none());
              if (name == "sensed")
-               return s.has_sensed() ? py::object(view_of(s.sensed(), {n, k}, self_obj))
+               return s.has_sensed() ? py::object(view_of(s.sensed(), {n, k}, self_obj, false))
                                      : py::object(py::none());
              if (name == "perceived_position")
                return view_of(s.perceived_position(), {n, 2}, self_obj, false);
              if (name == "perceived_heading")
                return view_of(s.perceived_heading(), {n}, self_obj, false);
              if (name == "chosen_direction") return view_of(s.direction(), {n, 2}, self_obj);
-             if (name == "acceleration") return view_of(s.acceleration(), {n, 2}, self_obj);
+             if (name == "acceleration") return view_of(s.acceleration(), {n, 2}, self_obj, false);
              if (name == "strength") return view_of(s.strength(), {n}, self_obj);
              // Read-only: the core indexes the maps with it (hysteresis, commit).
              if (name == "chosen_slot") return view_of(s.slot(), {n}, self_obj, false);

@@ -43,9 +43,16 @@ std::vector<float> ring_points(const py::handle& obj, const char* what, bool clo
     pts.resize(pts.size() - 2);  // a ring given with its first point repeated at the end
     --p;
   }
-  if (p < min_points) {
+  // Distinct points, not points: [[0, 0], [1, 0], [0, 0], [1, 0]] is a ring of two (and a
+  // ring that float32 collapses reads as what it is, not as a repeated closing point).
+  std::vector<std::pair<float, float>> distinct(p);
+  for (std::size_t i = 0; i < p; ++i) distinct[i] = {pts[2 * i], pts[2 * i + 1]};
+  std::sort(distinct.begin(), distinct.end());
+  const auto d =
+      static_cast<std::size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+  if (d < min_points) {
     fail(std::string(what) + ": expected at least " + std::to_string(min_points) +
-         " distinct points, got " + std::to_string(p));
+         " distinct points, got " + std::to_string(d));
   }
   if (closed && p >= 3 && pts[0] == pts[2 * p - 2] && pts[1] == pts[2 * p - 1]) {
     fail(std::string(what) +

@@ -88,7 +88,7 @@ void row_of(const Targets& b, const BehaviourInputs& in, std::size_t i, const Fr
       poisoned = poisoned || b.combine == TargetCombine::kCenter;
       return;
     }
-    v = v * ((b.away ? -1.0f : 1.0f) / d);
+    v = unit_of(v) * (b.away ? -1.0f : 1.0f);  // d may be inf: a goal predicted far ahead
     accumulate_dot_row(row, in.slots, in.k, f(v), falloff(b.falloff, d, b.max_distance), b.combine,
                        b.shape);
   };

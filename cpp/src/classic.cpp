@@ -14,10 +14,7 @@ namespace {
 
 constexpr float kPi = 3.14159265358979323846f;
 
-Vec2 unit(Vec2 x) {
-  const float n = length(x);
-  return n > 0.0f ? x * (1.0f / n) : Vec2{};
-}
+Vec2 unit(Vec2 x) { return unit_of(x); }
 
 Vec2 limit(Vec2 x, float m) {
   const float n = length(x);

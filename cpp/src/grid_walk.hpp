@@ -224,7 +224,10 @@ template <int kMode>
 void walk(const WorldGrid& g, const WalkOrigin& org, const WalkDir& dir, double r,
           std::uint32_t layers, Best& best) {
   constexpr bool kThick = kMode == kThickNeighbourhood;
-  if (g.empty()) return;
+  // A NaN origin (another thread writing an agent's position mid-step: the step checks
+  // positions once, before perceiving) is no ray: along an axis its loop compared only
+  // NaNs and never left the grid, and the step spun for good.
+  if (g.empty() || !(std::isfinite(org.ox) && std::isfinite(org.oy))) return;
   // A k larger than the (Chebyshev) cell distance from any point of the ray's path to any
   // cell of the grid changes nothing: cap it there, so huge radii never overflow the int.
   int k = 0;

@@ -220,6 +220,7 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
                           const NeighborRowsOut* nb, const NearestWalls* walls) const {
   const Vec2 p = load2(a.position, i);
   const float r = a.radius[i];
+  const double lb0 = wall_lb;  // the bound before this update
   wall = kInf;
   if (walls) walls->reach[i] = -1.0f;
   if (world) {
@@ -263,6 +264,20 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
       }
       // dist = float(d) is within 2^-24 of d; +inf means d > ask.
       wall_lb = std::isfinite(dist) ? double(dist) * (1.0 - 0x1p-20) : double(ask);
+    }
+    // A centre inside a solid (a position written there, or a body the push out could
+    // not free): its clearance is the way out, -(depth + r), and a contact. The edges
+    // are at `depth` from it, so it read as clear of every wall, or as out of reach. Only
+    // an agent that moved at least its distance to the walls can have entered one since
+    // it was last outside (the bound above): the test is skipped for the rest, and one
+    // found inside is asked again every step (wall_lb = -inf) until it is out.
+    if (!(lb0 - moved - wall_eps_ > 0.0) &&
+        (world->polygon_at(p, params_.layers) >= 0 || world->circle_at(p, params_.layers) >= 0)) {
+      float depth = kInf, pt[2], nrm[2];
+      std::int32_t id = -1;
+      nearest_rows(*world, {&p.x, 2}, kInf, params_.layers, {&depth, pt, nrm, &id}, 0, 1);
+      wall = -((std::isfinite(depth) ? depth : 0.0f) + r);
+      wall_lb = -kInfD;
     }
   }
   // Agents: every alive j within r + rmax + range (centre distance). Only the least

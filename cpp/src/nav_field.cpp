@@ -265,7 +265,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
           }
           if (d == best) cores.push_back(n);
         }
-        poll(static_cast<std::size_t>(i1 - i0 + 1));
+        poll(static_cast<std::size_t>(i1 - i0 + 1) * unit);  // a d_of per node of the row
       }
       if (!(best < kInf)) {
         if (band >= 2.0 * span) return;

@@ -186,9 +186,10 @@ class Agents(_core.Agents):
         "waypoints into the targets. :meth:`add` clears it (a new agent's target is its "
         "goal).",
     )
-    generation = _view_property(
-        "generation",
-        "(N,) uint32: how many times :meth:`add` claimed each slot. A new agent in a "
+    generation = property(
+        lambda self: self._view("generation"),
+        doc="(N,) uint32 (read-only): how many times :meth:`add` claimed each slot. A new "
+        "agent in a "
         "reused slot has a new generation, so nothing of the slot's last occupant carries "
         "over: the simulation clears its decision, map memory, stuck timer and counters "
         "(it stands until it first decides), and the run metrics start its accumulators "
@@ -551,5 +552,11 @@ def _restore_agents(
     for name in Agents.STATE:
         if name in ("generation", "kinematic", "waypoint") and name not in state:
             continue
-        getattr(a, name)[...] = state[name]
+        _restore_column(a, name, state[name])
     return a
+
+
+def _restore_column(agents: Agents, name: str, value: Any) -> None:
+    """Write one column of a pickled state (``generation`` too, read-only to users)."""
+    view = agents._view("generation (restore)") if name == "generation" else getattr(agents, name)
+    view[...] = value

@@ -241,7 +241,10 @@ def _buffer_mark(a: np.ndarray) -> tuple[tuple[int, tuple[int, ...], np.dtype], 
     may itself be resized, which frees the memory under the view)."""
     out = []
     x: Any = a
-    while isinstance(x, np.ndarray):
+    while isinstance(x, (np.ndarray, memoryview)):
+        if isinstance(x, memoryview):  # np.frombuffer(memoryview(big)): on to big
+            x = x.obj
+            continue
         out.append((x.__array_interface__["data"][0], x.shape, x.dtype))
         x = x.base
     return tuple(out)
@@ -982,6 +985,12 @@ class Bounds(Behaviour):
                 f"Bounds: expected lo <= hi, got lo={self.lo.tolist()} hi={self.hi.tolist()}"
             )
         self._set("margin", _number("Bounds", "margin", self.margin, length=True))
+        inset = self.hi.astype(np.float64) - self.lo - 2.0 * self.margin
+        if (inset < 0).any():  # an inverted rectangle pulled agents any way
+            raise ValueError(
+                f"Bounds: margin {self.margin} leaves no rectangle inside lo={self.lo.tolist()} "
+                f"hi={self.hi.tolist()} (expected 2 * margin <= hi - lo on both axes)"
+            )
 
     def _params(self) -> dict:
         return {"lo": self.lo, "hi": self.hi, "margin": self.margin}

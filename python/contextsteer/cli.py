@@ -40,6 +40,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -322,8 +323,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="update a contextsteer.Detour before every step: agents that stall are routed "
         "round the agents standing in their way, and those make way where nothing else "
-        "helps (a scenario whose agents follow navigation fields is built with detour=true "
-        "and led on its fields; the counts join metrics.json's report)",
+        "helps (a scenario whose agents follow navigation fields and that takes a detour "
+        "parameter, such as doorway, maze and bottleneck, is built with detour=true and led "
+        "on its fields; evacuation and station are refused; the counts join metrics.json's "
+        "report)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     run.set_defaults(handler=_cmd_run, subparser=run)
@@ -518,6 +521,23 @@ def records_for(steps: int, frames: int) -> int:
     """Frames a run keeps for :func:`write_run`: at least ``frames`` (the animation's) and
     up to 600 trajectory samples, at most one a step."""
     return min(int(steps), max(int(frames), 600))
+
+
+def _out_problem(out: Path) -> str | None:
+    """Why ``run --out`` could not write its files into ``out`` (made now if missing), or
+    None: a file name of the run taken by a folder, or a folder that takes no file."""
+    from . import video
+
+    for name in ("metrics.json", "scene.png", *(f"animation.{s}" for s in video.FORMATS)):
+        if (out / name).is_dir():
+            return f"{out / name} is a directory"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        return f"cannot write there ({exc.strerror or exc})"
+    return None
 
 
 def write_run(
@@ -853,6 +873,11 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
         )
         return 2
+    problem = _out_problem(out)
+    if problem is not None:  # found now, not after the run (it ran, then wrote nothing)
+        parser.print_usage(sys.stderr)
+        print(f"contextsteer run: error: --out {out}: {problem}", file=sys.stderr)
+        return 2
     from tqdm.auto import tqdm
 
     from .run import build, run_simulation
@@ -876,12 +901,22 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             detour = Detour.on_steering(sim)
         except ValueError:  # a field steering not built for it (detour=False, danger=agent)
+            from . import scenarios
+
+            able = [n for n in scenarios.available() if scenarios.get(n).accepts("detour")]
+            how = (
+                "with these parameters its steering is not built for one (detour=false, "
+                "or a danger other than the velocity-space ones)"
+                if sc.accepts("detour")
+                else "this scenario has no detour parameter to build its steering for one"
+            )
             parser.print_usage(sys.stderr)
             print(
                 f"contextsteer run: error: --detour: the agents of {sc.name!r} follow a "
-                f"navigation field with a steering that cannot hand them to a detour (it "
-                f"needs crowd_steering(field=..., detour_capacity=N): the crowd scenarios' "
-                f"velocity dangers with detour=True)",
+                f"navigation field with a steering that cannot hand them to a detour ({how}; "
+                f"it needs crowd_steering(field=..., detour_capacity=N)). The scenarios that "
+                f"build one: {', '.join(able)}; those whose agents follow no field take "
+                "--detour as they are",
                 file=sys.stderr,
             )
             return 2

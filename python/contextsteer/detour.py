@@ -31,8 +31,15 @@ the simulation saved (their goals are the detour's, not in the file)."""
 
 
 def leading(sim: Any) -> int:
-    """How many agents of ``sim`` a live Detour leads now (targets that are waypoints)."""
-    return sum(int(d._on.sum()) for d in list(_LIVE) if d.sim is sim)
+    """How many agents of ``sim`` a live Detour leads now to a waypoint (a target that is
+    not the agent's goal: on the last leg it is the goal, which the file holds)."""
+    total = 0
+    for d in list(_LIVE):
+        if d.sim is not sim or not d._on.any():
+            continue
+        away = np.any(sim.agents.target != d._goal, axis=1)
+        total += int((d._on & away).sum())
+    return total
 
 
 if TYPE_CHECKING:
@@ -236,7 +243,6 @@ class Detour:
         if not isinstance(sim, Simulation):
             raise TypeError(f"Detour: expected a Simulation, got {type(sim).__name__}")
         self.sim = sim
-        _LIVE.add(self)
         self.stall_time = _length("stall_time", stall_time, positive=True)
         self.progress = _length("progress", progress)
         self.standing_speed = _length("standing_speed", standing_speed)
@@ -285,6 +291,7 @@ class Detour:
         self._kept_wp = np.zeros(cap, bool)  # Agents.waypoint before a detour led it
         if field is not None:
             self._ff, self._tg = _field_pair(sim, field)
+        _LIVE.add(self)  # once whole: a constructor that raised left no half detour there
 
     @classmethod
     def on_steering(cls, sim: Any, **kwargs: Any) -> Detour:
@@ -295,6 +302,12 @@ class Detour:
 
         fields = [b.field for b in sim.steering.behaviours if isinstance(b, FollowField)]
         return cls(sim, field=fields[0] if fields else None, **kwargs)
+
+    def __copy__(self):
+        raise TypeError(
+            "Detour: copy.copy would share its plans and goals with the original; use "
+            "copy.deepcopy((sim, detour)) or pickle for an independent copy"
+        )
 
     def __getstate__(self) -> dict:
         """Pickle support: everything but the thread guard (a new one comes back). Pickle

@@ -468,11 +468,17 @@ class _Bodies:
     round the points' (3 × 3 each). Holds the agents (sorted by bucket once) and the
     discs added since (in a dict)."""
 
-    def __init__(self, pos: np.ndarray, rad: np.ndarray, side: float) -> None:
+    def __init__(self, pos: np.ndarray, rad: np.ndarray, side: float, small: float) -> None:
         # Coordinates are within ±1e8: buckets of at least 1e8 / 2^30 keep |i|, |j| below
         # 2^31, so that (i, j) packs into one int64 key (larger buckets find more discs,
         # never fewer).
         self.side = max(side, 1e8 / 2**30)
+        # Discs wider than `small` (which `side` is sized for) are not bucketed: every
+        # query returns them (one body of 60 m made every bucket 60 m wide, and each
+        # newcomer was tested against everyone again: 10 s for 4,000; fuzz round 15).
+        big = rad > small
+        self._big_pos, self._big_rad = pos[big], rad[big]
+        pos, rad = pos[~big], rad[~big]
         keys = self._keys(pos) if len(pos) else np.zeros(0, np.int64)
         order = np.argsort(keys, kind="stable")
         self._keys_sorted, self._pos, self._rad = keys[order], pos[order], rad[order]
@@ -487,7 +493,8 @@ class _Bodies:
         self._added.setdefault(key, []).append((float(p[0]), float(p[1]), r))
 
     def near(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The discs in the 3 × 3 buckets round each of ``points``: (M, 2), (M,)."""
+        """The discs in the 3 × 3 buckets round each of ``points``, and the wide ones:
+        (M, 2), (M,)."""
         want = np.unique((self._keys(points)[:, None] + _AROUND).ravel())
         lo = np.searchsorted(self._keys_sorted, want, "left")
         hi = np.searchsorted(self._keys_sorted, want, "right")
@@ -495,6 +502,9 @@ class _Bodies:
         extra = [d for key in want.tolist() for d in self._added.get(key, ())]
         parts_p = [self._pos[np.concatenate(rows)]] if rows else []
         parts_r = [self._rad[np.concatenate(rows)]] if rows else []
+        if len(self._big_rad):
+            parts_p.append(self._big_pos)
+            parts_r.append(self._big_rad)
         if extra:
             e = np.array(extra, dtype=np.float64)
             parts_p.append(e[:, :2])
@@ -574,6 +584,12 @@ class Flow:
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ state ---
+    def __copy__(self):
+        raise TypeError(
+            "Flow: copy.copy would share its generator, queues and admissions with the "
+            "original; use copy.deepcopy or pickle for an independent copy"
+        )
+
     def __getstate__(self):
         if not self._lock.acquire(blocking=False):
             raise RuntimeError("Flow: in use by a step in another thread; pickle it after")
@@ -750,9 +766,13 @@ class Flow:
         # buckets round a place's is farther than any need (testing every body for every
         # newcomer was quadratic: 31 s to admit 8,000; fuzz round 14).
         # (A newcomer is held at its float32 radius, up to 6e-8 of it above the source's.)
-        biggest = max([float(rad.max(initial=0.0))] + [s.radius[1] for s in self.sources])
+        # The buckets are sized for the newcomers and for all but the widest 1 % of the
+        # agents (of fewer than 100 agents, for the newcomers alone), which are tested
+        # against every place.
+        typical = float(np.quantile(rad, 0.99)) if len(rad) >= 100 else 0.0
+        biggest = max([typical] + [s.radius[1] for s in self.sources])
         need_most = max(s.radius[1] + s.clearance for s in self.sources)
-        bodies = _Bodies(pos, rad, (biggest + need_most) * (1 + 1e-6) + 1e-9)
+        bodies = _Bodies(pos, rad, (biggest + need_most) * (1 + 1e-6) + 1e-9, biggest)
         # The newcomers of this call, as Agents will hold them (float32), added at the end
         # in one call: Agents.add fills the lowest free slots in order, as one call each.
         rows: list[tuple] = []

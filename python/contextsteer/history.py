@@ -430,7 +430,13 @@ class History:
                 # no '%%'.
                 if not isinstance(float_format, str) or float_format.count("%") != 1:
                     raise TypeError
-                samples = [float_format % v for v in (1.5, -2.25e-7, math.inf, math.nan)]
+                # NumPy scalars, as savetxt formats them ('%r' of np.float64 writes its
+                # repr, "np.float64(1.5)", where a float's passed the check).
+                samples = [
+                    float_format % v
+                    for x in (1.5, -2.25e-7, math.inf, math.nan)
+                    for v in (np.float64(x), np.float32(x))
+                ]
             except (TypeError, ValueError, OverflowError):
                 raise ValueError(
                     f"to_csv: float_format must be a % format of one float, such as '%.4f' or "

@@ -164,10 +164,12 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
     place, as ``open(path, "wb")`` writes it
     (and with its errors), wherever a rename would not do what that open does: a target
     that is not a regular file (a device or a pipe, ``/dev/stdout``), one with other
-    names (hard links), one owned by another user or not writable, a dangling link, a
-    folder where no new file can be made, a path ending in a separator or passing
-    through a missing folder. Without it (``save``) the caller has refused devices, and
-    a rename always replaces the file. Errors name ``path``, not the temporary file."""
+    names (hard links), one owned by another user or not writable, one with extended
+    attributes (ACLs) or whose group a new file cannot take, a dangling link, a folder
+    where no new file can be made, a path ending in a separator or passing through a
+    missing folder. A file replaced keeps its group where the new file can take it.
+    Without it (``save``) the caller has refused devices, and a rename always replaces
+    the file. Errors name ``path``, not the temporary file."""
     given = os.fsdecode(path)
     try:
         st: os.stat_result | None = os.stat(given)  # (through links, as open() goes)
@@ -186,6 +188,13 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
                     f"{os.path.dirname(os.path.abspath(target))!r} ({exc.strerror})",
                     given,
                 ) from None
+    if new is not None and st is not None and not _group_kept(new, st) and in_place_ok:
+        # A new file that cannot take the replaced file's group (a group the user is not
+        # in): open() keeps the group, and so does writing in place.
+        os.close(new[0])
+        with contextlib.suppress(OSError):
+            os.remove(new[1])
+        new = None
     if new is None:  # in place, as open() writes
         with open(given, "wb") as f:
             yield f
@@ -200,11 +209,36 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
             f.flush()
             os.fsync(f.fileno())  # on disk before the rename makes it the file
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         # No stray temporary file: a full disk, an interrupt or a failed replace.
         with contextlib.suppress(OSError):
             os.remove(tmp)
+        if isinstance(exc, OSError) and exc.errno is not None and exc.filename in (None, tmp):
+            # A write that failed (a full disk, a file size limit) named no file, or the
+            # temporary one: the error names the path asked for, as open()'s would.
+            raise type(exc)(exc.errno, exc.strerror, given) from None
         raise
+
+
+def _group_kept(new: tuple[int, str], st: os.stat_result) -> bool:
+    """Gives the new file the replaced file's group; whether it has it (a rename made the
+    file the user's group, and a group-shared file lost its group's access)."""
+    fd = new[0]
+    try:
+        if os.fstat(fd).st_gid != st.st_gid:
+            os.fchown(fd, -1, st.st_gid)
+    except (OSError, AttributeError):  # (no fchown: not POSIX)
+        return False
+    return True
+
+
+def _has_xattrs(path: str) -> bool:
+    """Whether ``path`` carries extended attributes (ACLs among them), which a rename of a
+    new file over it would drop."""
+    try:
+        return bool(os.listxattr(path))
+    except (OSError, AttributeError):
+        return False
 
 
 def _through_devices(given: str) -> bool:
@@ -214,8 +248,9 @@ def _through_devices(given: str) -> bool:
     lost)."""
 
     def under(p: str) -> bool:
-        p = "/" + os.path.normpath(p).lstrip("/")  # ("//dev/fd/1" is /dev/fd/1)
-        return p.startswith(("/dev/", "/proc/"))
+        p = "/" + os.path.normpath(p).lstrip("/") + "/"  # ("//dev/fd/1" is /dev/fd/1)
+        # /dev/shm is a plain folder of files in memory, where a rename works.
+        return p.startswith(("/dev/", "/proc/")) and not p.startswith("/dev/shm/")
 
     p = os.path.normpath(os.path.abspath(given))
     for _ in range(40):
@@ -230,8 +265,8 @@ def _through_devices(given: str) -> bool:
 def _renames_like_open(given: str, st: os.stat_result | None) -> bool:
     """Whether renaming a new file over ``given`` leaves what ``open(given, "wb")`` and a
     write would: the same file kind, owner, links and permission to write it."""
-    if given.endswith(os.sep) or (os.altsep and given.endswith(os.altsep)):
-        return False
+    if not given or given.endswith(os.sep) or (os.altsep and given.endswith(os.altsep)):
+        return False  # ("": open() raises FileNotFoundError for it)
     if not os.path.isdir(os.path.dirname(given) or "."):  # ("missing/../x": open fails)
         return False
     if st is None:
@@ -242,6 +277,7 @@ def _renames_like_open(given: str, st: os.stat_result | None) -> bool:
         and (not hasattr(os, "geteuid") or st.st_uid == os.geteuid())
         and os.access(given, os.W_OK)
         and os.access(os.path.dirname(os.path.realpath(given)), os.W_OK | os.X_OK)
+        and not _has_xattrs(given)
     )
 
 

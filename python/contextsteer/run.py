@@ -179,7 +179,11 @@ class RunResult:
             )
 
         def bad(name: str, expected: str) -> ValueError:
-            return ValueError(f"RunResult.from_dict: {name} must be {expected}, got {doc[name]!r}")
+            v = doc[name]
+            # (a huge int's repr raises beyond Python's 4,300 digits, and says nothing)
+            huge = type(v) is int and v.bit_length() > 256
+            got = f"an int of {v.bit_length()} bits" if huge else f"{v!r:.80}"
+            return ValueError(f"RunResult.from_dict: {name} must be {expected}, got {got}")
 
         for name in ("steps", "agents"):
             v = doc[name]

@@ -409,8 +409,9 @@ class Simulation:
     danger = _view("danger", "(N, K) float32 combined, post-processed danger (writable).")
     resolved = _view(
         "resolved",
-        "(N, K) float32 interest after resolve (with a speed map: "
-        "also weighted by it and by the side preference, as choose saw it).",
+        "(N, K) float32 (read-only) interest after resolve (with a speed map: "
+        "also weighted by it and by the side preference, as choose saw it). An output "
+        "of the step: a write would be lost at the next decision.",
     )
     speed = _view(
         "speed",
@@ -420,7 +421,7 @@ class Simulation:
     )
     sensed = _view(
         "sensed",
-        "(N, K) float32 what the slot rays of the first WallDanger "
+        "(N, K) float32 (read-only) what the slot rays of the first WallDanger "
         "sensed at the last perception: hit distance per slot (walls and, with "
         "its agents=True, other agents), +inf where clear within its look-ahead, "
         "NaN where no ray was cast (before the agent's first perception, or a dead "
@@ -444,7 +445,8 @@ class Simulation:
     chosen_direction = _view("chosen_direction", "(N, 2) float32 chosen unit heading (0: none).")
     acceleration = _view(
         "acceleration",
-        "(N, 2) float32 classic steering's last acceleration (zeros under context steering).",
+        "(N, 2) float32 (read-only) classic steering's last acceleration (zeros under "
+        "context steering).",
     )
     strength = _view("strength", "(N,) float32 chosen strength in [0, 1].")
     chosen_slot = _view("chosen_slot", "(N,) int32 (read-only) chosen slot, -1 when none.")
@@ -1030,12 +1032,12 @@ def _restore_simulation(
     (absent from older pickles) is the agents' arrays taken with the simulation's state:
     written into the restored agents, so the two are of the same step even if the agents
     object itself was pickled at another moment."""
-    from .agents import Agents
+    from .agents import Agents, _restore_column
 
     if agents_state is not None:
         for name in Agents.STATE:
             if name in agents_state:
-                getattr(agents, name)[...] = agents_state[name]
+                _restore_column(agents, name, agents_state[name])
     init = {k: v for k, v in init.items() if k != "seed"}  # pickles from before its deprecation
     # Pickles from before push_passes pushed apart once a step: they continue as they were.
     init.setdefault("push_passes", 1)

@@ -211,8 +211,17 @@ class Steering:
             ) from None
         for b in behaviours:
             if not isinstance(b, Behaviour):
+                kind = type(b)
+                if kind.__module__.startswith("contextsteer.classic"):
+                    # (cs.Seek is a context behaviour too: "got Seek" read as a contradiction)
+                    raise TypeError(
+                        f"Steering: behaviours must be context behaviours, got the classic "
+                        f"contextsteer.classic.{kind.__name__}; a classic steering goes to "
+                        "Simulation on its own, or as classic.Blended([...]) or "
+                        "classic.Priority([...]), not in a Steering"
+                    )
                 raise TypeError(
-                    f"Steering: behaviours must be contextsteer behaviours, got {type(b).__name__}"
+                    f"Steering: behaviours must be contextsteer behaviours, got {kind.__name__}"
                 )
         self.behaviours = behaviours
         self.combine = _modes.check("steering_combine", combine, "Steering", "combine")

@@ -33,6 +33,7 @@ import functools
 import itertools
 import math
 import os
+import pickle
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -139,8 +140,22 @@ class SweepResult(Sequence[Run]):
         return [r for r in self._runs if r.error is not None]
 
     def column(self, key: str, default: Any = math.nan) -> np.ndarray:
-        """``key`` of every run (see :meth:`Run.value`) as an array, in run order."""
-        return np.asarray([r.value(key, default) for r in self._runs])
+        """``key`` of every run (see :meth:`Run.value`) as an array, in run order.
+
+        Raises
+        ------
+        ValueError
+            The runs' values of ``key`` do not stack into one array (lists of different
+            lengths, say): read them with :meth:`Run.value` one run at a time."""
+        values = [r.value(key, default) for r in self._runs]
+        try:
+            return np.asarray(values)
+        except ValueError:
+            shapes = sorted({str(np.shape(v)) for v in values if _stacks(v)} or {"mixed"})
+            raise ValueError(
+                f"column: the runs' values of {key!r} do not stack into one array (shapes "
+                f"{', '.join(shapes)}); read them with Run.value one run at a time"
+            ) from None
 
     def summary(self, *keys: str) -> list[dict[str, Any]]:
         """Per parameter set: its parameters, and for each key the ``mean``, ``std`` and
@@ -191,7 +206,7 @@ class SweepResult(Sequence[Run]):
         rows = [r for r in self.summary(key) if r[key]["n"] > 0]
         if not rows:
             raise ValueError(f"best: no run has a finite {key!r}")
-        sign = 1.0 if minimize else -1.0
+        sign = 1.0 if _checks.flag("best: minimize", minimize) else -1.0
         return min(rows, key=lambda r: sign * r[key]["mean"])
 
     def to_records(self) -> list[dict[str, Any]]:
@@ -234,11 +249,51 @@ def _run_function(fn: Callable[..., Any], params: dict[str, Any], seed: int) -> 
     return dict(out)
 
 
+def _stacks(value: Any) -> bool:
+    """Whether NumPy can take the shape of ``value`` (a ragged list raises)."""
+    try:
+        np.shape(value)
+    except ValueError:
+        return False
+    return True
+
+
+class _RunFailed(Exception):
+    """What a run raised, in a worker process, when that exception would not come back
+    through pickle (an ``__init__`` of two arguments, say): its type's name and message.
+    Sent as it was, it broke the whole pool, and every finished run was lost."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__(kind, text)
+        self.kind, self.text = kind, text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _travels(error: BaseException) -> bool:
+    """Whether ``error`` comes back whole from a worker process (pickle both ways)."""
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return False
+    return True
+
+
 def _call(task: tuple) -> dict[str, Any]:
     kind, target, params, seed, steps, threads, caller = task
-    if kind == "scenario":
-        return _run_scenario(target, params, seed, steps, threads, caller)
-    return _run_function(target, params, seed)
+    try:
+        if kind == "scenario":
+            return _run_scenario(target, params, seed, steps, threads, caller)
+        return _run_function(target, params, seed)
+    except Exception as exc:
+        if os.getpid() == caller or _travels(exc):
+            raise
+        try:
+            text = str(exc)
+        except Exception:
+            text = f"<{type(exc).__name__} whose str() raised>"
+        raise _RunFailed(type(exc).__name__, text) from None
 
 
 class _RayExecutor(cf.Executor):
@@ -455,6 +510,8 @@ def _error_text(error: BaseException) -> str:
     cause = getattr(error, "cause", None)
     if type(error).__name__.startswith("RayTaskError") and isinstance(cause, BaseException):
         error = cause
+    if isinstance(error, _RunFailed):
+        return f"{error.kind}: {error.text}"
     return f"{type(error).__name__}: {error}"
 
 

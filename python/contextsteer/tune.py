@@ -317,7 +317,12 @@ def tune(
     executor : concurrent.futures.Executor, "serial" or "processes", optional
         Where runs go, as for :func:`contextsteer.sweep` (default: a local process pool,
         created once for the whole tuning).
-    workers, threads
+    workers : int, optional
+        The local process pool's size (executor None or "processes"), as for
+        :func:`contextsteer.sweep`, and the default ``batch``. With an executor of the
+        caller's, which sizes itself, it only sets the default ``batch`` (``sweep``
+        refuses it there); with ``executor="serial"`` it is refused.
+    threads
         As for :func:`contextsteer.sweep`.
     seed : int
         Seed of the sampler, in [0, 2**32).
@@ -391,6 +396,11 @@ def tune(
         raise ValueError(f"tune: seed (the sampler's) must be in [0, 2**32), got {seed}")
     if study is not None:
         dirs = [d.name.lower() for d in getattr(study, "directions", [])]
+        if len(dirs) > 1:
+            raise ValueError(
+                f"tune: the study given has {len(dirs)} objectives ({', '.join(dirs)}); tune "
+                "optimises one, so pass a study made with optuna.create_study(direction=...)"
+            )
         if len(dirs) == 1 and dirs[0] != direction:
             raise ValueError(
                 f"tune: the study given {dirs[0]}s, but direction={direction!r}; pass "
@@ -405,7 +415,7 @@ def tune(
         [*dists, *fixed],
         "tune",
         "seeds go in seeds=, not in the space or params",
-        functions_too=False,
+        functions_too=True,  # a run function is called with seed= of its own
     )
     if kind == "function" and steps is not None:
         raise ValueError(
@@ -607,6 +617,19 @@ def _tune(
         for done in records:
             done.pop("constraints", None)
         raise TuneInterrupted(study, records) from exc
+    except BaseException as exc:
+        # Any other way out (a broken pool, an executor that refuses work): the trials in
+        # flight fail as well, or they stayed RUNNING in the study for good.
+        for t in trials:
+            running = rec.get(t.number)  # None: asked, not yet recorded
+            if running is None or running["state"] == "RUNNING":
+                if running is not None:
+                    running["state"], running["error"] = "FAIL", _error_text(exc)
+                try:
+                    study.tell(t, state=optuna.trial.TrialState.FAIL)
+                except Exception:  # keep the error that ended the call
+                    pass
+        raise
     finally:
         # After Ctrl-C the runs in flight are not waited for (the local workers are
         # terminated), as in a sweep.

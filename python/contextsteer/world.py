@@ -8,6 +8,7 @@ the thread count.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any, NamedTuple, overload
 
@@ -122,14 +123,19 @@ class World:
         # edit.
         self._nav_cache: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self._log: list[tuple[str, tuple]] = []  # every edit, replayed by pickle
+        # Held across an edit and its log entry: two threads editing at once logged their
+        # edits in another order than they were made, and a pickle or a saved simulation
+        # replayed them into other ids (or failed to load: set_layers on an id not yet made).
+        self._log_lock = threading.Lock()
 
     def _edit(self, method: str, *args: Any) -> Any:
         """Apply one edit to the C++ world and remember it (for pickling)."""
-        out = getattr(self._core, method)(*args)
-        # Copies: the core copied the arrays, and the caller may reuse its own buffers.
-        self._log.append(
-            (method, tuple(np.array(a) if isinstance(a, np.ndarray) else a for a in args))
-        )
+        with self._log_lock:
+            out = getattr(self._core, method)(*args)
+            # Copies: the core copied the arrays, and the caller may reuse its buffers.
+            self._log.append(
+                (method, tuple(np.array(a) if isinstance(a, np.ndarray) else a for a in args))
+            )
         return out
 
     def __copy__(self):
@@ -142,7 +148,8 @@ class World:
     def __reduce__(self):
         """Pickle (and ``copy.deepcopy``) support: the edits that built this world, replayed
         in order, so obstacle ids, layers and the grid cell size come back the same."""
-        return (_restore_world, (list(self._log),))
+        with self._log_lock:
+            return (_restore_world, (list(self._log),))
 
     # ------------------------------------------------------------------ adding ---
     def add_segments(self, segments: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
@@ -458,7 +465,9 @@ class World:
 
         Polygons become polygons (with their holes), LineStrings polylines,
         LinearRings closed polylines, Points circles of radius 0; multi-part geometries and
-        collections add every part.
+        collections add every part. Empty geometries (and empty parts) add nothing. The
+        parts are added all or none: a bad part raises, naming it by its index, and leaves
+        the world as it was.
 
         Returns
         -------
@@ -473,29 +482,49 @@ class World:
             ) from exc
         from shapely.geometry import LinearRing, LineString, Point, Polygon
 
-        ids: list[int] = []
-        if isinstance(geometry, Polygon):
-            if not geometry.is_empty:
-                ids.append(
-                    self.add_polygon(
-                        np.asarray(geometry.exterior.coords)[:, :2],
-                        holes=[np.asarray(h.coords)[:, :2] for h in geometry.interiors],
+        # The parts in order (an empty one, of any type, adds nothing), each checked by
+        # adding it to a scratch world first: a bad part left the parts before it in this
+        # world, with their ids lost in the error.
+        parts: list[tuple[str, Any]] = []
+
+        def flatten(g: Any) -> None:
+            if isinstance(g, (Polygon, LineString, Point)):  # LinearRing is a LineString
+                if not g.is_empty:
+                    parts.append((type(g).__name__, g))
+            elif hasattr(g, "geoms"):
+                for part in g.geoms:
+                    flatten(part)
+            else:
+                raise TypeError(f"add_shapely: unsupported geometry type {type(g).__name__}")
+
+        flatten(geometry)
+
+        def add(world: World, g: Any) -> list[int]:
+            if isinstance(g, Polygon):
+                return [
+                    world.add_polygon(
+                        np.asarray(g.exterior.coords)[:, :2],
+                        holes=[np.asarray(h.coords)[:, :2] for h in g.interiors],
                         layers=layers,
                     )
-                )
-        elif isinstance(geometry, LinearRing):
-            ids.append(
-                self.add_polyline(np.asarray(geometry.coords)[:, :2], closed=True, layers=layers)
-            )
-        elif isinstance(geometry, LineString):
-            ids.append(self.add_polyline(np.asarray(geometry.coords)[:, :2], layers=layers))
-        elif isinstance(geometry, Point):
-            ids.extend(self.add_circles([[geometry.x, geometry.y]], [0.0], layers=layers).tolist())
-        elif hasattr(geometry, "geoms"):
-            for part in geometry.geoms:
-                ids.extend(self.add_shapely(part, layers=layers))
-        else:
-            raise TypeError(f"add_shapely: unsupported geometry type {type(geometry).__name__}")
+                ]
+            if isinstance(g, LineString):
+                closed = isinstance(g, LinearRing)
+                return [
+                    world.add_polyline(np.asarray(g.coords)[:, :2], closed=closed, layers=layers)
+                ]
+            return world.add_circles([[g.x, g.y]], [0.0], layers=layers).tolist()
+
+        scratch = World()
+        for i, (kind, g) in enumerate(parts):
+            try:
+                add(scratch, g)
+            except (ValueError, TypeError) as exc:
+                where = f"part {i} ({kind})" if len(parts) > 1 else kind
+                raise type(exc)(f"add_shapely: {where}: {exc}") from None
+        ids: list[int] = []
+        for _, g in parts:
+            ids.extend(add(self, g))
         return ids
 
     @classmethod
@@ -617,8 +646,9 @@ class World:
     @cell_size.setter
     def cell_size(self, value: float) -> None:
         v = _checks.real("World.cell_size", value)  # not "2" or True, which float() takes
-        self._core.cell_size = v
-        self._log.append(("cell_size", (v,)))
+        with self._log_lock:
+            self._core.cell_size = v
+            self._log.append(("cell_size", (v,)))
 
     @property
     def index_info(self) -> dict[str, Any]:

@@ -154,3 +154,21 @@ TEST(SlotStrips, ConcurrentFirstCallsBuildOnceAndAgree) {
   w.build_index();
   EXPECT_TRUE(w.strips().info().empty());
 }
+
+// A NaN origin (another thread writing a position mid-step: the step checks positions
+// only before it perceives) returned from no walk: along an axis its loop compared only
+// NaNs and never left the grid (fuzz round 15). It is now no ray: a miss, at once.
+TEST(GridWalk, ANanOriginIsAMissNotAnEndlessWalk) {
+  std::mt19937 rng(7);
+  const World w = random_world(rng);
+  const float nan = std::nanf("");
+  const std::vector<float> pos = {nan, 0.5f, 0.5f, nan, nan, nan};
+  const std::vector<float> slots = {1, 0, 0, 1, -1, 0, 0, -1};
+  const std::vector<float> look = {30.0f};
+  for (SlotMode mode : {SlotMode::kPerRay, SlotMode::kGather}) {
+    for (float radius : {0.0f, 0.3f}) {
+      const std::vector<float> out = cast(w, pos, slots, look, radius, kAllLayers, mode);
+      for (float d : out) EXPECT_FALSE(d < 30.0f) << "a hit from a NaN origin";
+    }
+  }
+}

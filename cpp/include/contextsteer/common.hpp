@@ -39,6 +39,17 @@ inline float dot(Vec2 a, Vec2 b) { return a.x * b.x + a.y * b.y; }
 inline float cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
 inline float length(Vec2 a) { return std::sqrt(dot(a, a)); }
 
+/// a / |a|, 0 for a zero vector. Where |a|² overflows float32 (|a| beyond about 1.8e19,
+/// as a prediction far ahead reaches) the length is taken in double: the direction, not
+/// the 0 that a * (1 / inf) gave.
+inline Vec2 unit_of(Vec2 a) {
+  const float n = length(a);
+  if (n > 0.0f && n <= std::numeric_limits<float>::max()) return a * (1.0f / n);
+  if (!(n > 0.0f) || !std::isfinite(a.x) || !std::isfinite(a.y)) return Vec2{};
+  const double s = 1.0 / std::sqrt(double(a.x) * a.x + double(a.y) * a.y);
+  return {static_cast<float>(a.x * s), static_cast<float>(a.y * s)};
+}
+
 /// Adds `by` (>= 0) to a per-agent int32 counter, saturating at INT32_MAX rather than
 /// wrapping to a negative count (2^31 steps is 414 days at 60 Hz, minutes of CPU for a
 /// one-agent run).
