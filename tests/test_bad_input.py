@@ -1476,7 +1476,7 @@ def test_stuck_thresholds_must_be_finite_as_float32():
     [
         ("epsilon", -1.0, "epsilon must be >= 0"),
         ("threshold", float("nan"), "threshold must be finite"),
-        ("max_neighbours", 0, r"max_neighbours must be an int in \[1, 256\]"),
+        ("max_neighbours", 0, r"max_neighbours must be in \[1, 256\]"),
         ("choose", "nope", "choose must be one of"),
         ("blend", 2.0, r"blend must be in \[0, 1\]"),
     ],

@@ -5,6 +5,7 @@ applySteering), determinism, and the behaviours doing what they are for in small
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -641,3 +642,22 @@ def test_pursue_and_evade_head_for_a_point_predicted_beyond_float32s_square(max_
     b.add([[0, 0], [3, 0]], velocity=[[0, 0], [0, 1e3]], max_speed=1e-30, max_accel=2)
     row = cs.Pursue(targets=[1], max_prediction=max_prediction).evaluate(b, 8).interest[0]
     assert int(np.argmax(row)) == 2 and row[2] == pytest.approx(1.0)
+
+
+def test_classic_points_refuse_text_bools_and_masks_and_keep_what_they_steer_by():
+    # "5" was parsed as 5.0, True as 1.0, a masked entry's hidden value was read; and
+    # .target showed (and pickled) the caller's array after the caller reused it, while
+    # the behaviour steered to the point it was given (fuzz round 16).
+    for bad in (["5", "0"], [True, False], np.ma.masked_array([5, -9], mask=[0, 1]), "50"):
+        with pytest.raises(TypeError, match="Seek: target must be two real numbers"):
+            classic.Seek(bad)
+    buf = np.array([5.0, 0.0])
+    seek = classic.Seek(buf)
+    buf[:] = (0.0, 5.0)
+    assert seek.target == (5.0, 0.0) and "target=(5.0, 0.0)" in repr(seek)
+    a = cs.Agents(1)
+    a.add([0, 0], max_accel=1)
+    np.testing.assert_allclose(
+        classic.accelerations(None, a, pickle.loads(pickle.dumps(seek)))[0], [1, 0]
+    )
+    assert classic.Pursue(agents=[0]).agents == (0,)

@@ -884,3 +884,28 @@ def test_a_closed_stdout_is_no_error():
         timeout=60,
     )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
+
+
+def test_sweep_prints_its_table_on_an_ascii_stdout(tmp_path):
+    """Under LC_ALL=C (or PYTHONIOENCODING=ascii) the table's "±" raised
+    UnicodeEncodeError after every run (fuzz round 16)."""
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    argv = ["sweep", "oncoming", "-p", "slots=8", "--seeds", "1", "--steps", "3", "--workers", "1"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "contextsteer", *argv, "--quiet", "--out", str(tmp_path / "s.json")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert "(mean +/- std)" in proc.stdout
+
+
+def test_sweep_refuses_a_seed_parameter_naming_seeds(capsys):
+    """-p seed=1,2 was refused as "give the seed once, as seed= or in params, not both",
+    after listing seed among the scenario's parameters (fuzz round 16)."""
+    assert cli.main(["sweep", "hallway", "-p", "seed=1,2", "--steps", "2", "--quiet"]) == 2
+    assert "--param seed: the runs' seeds are 0 .. N-1; give their number with --seeds N" in (
+        capsys.readouterr().err
+    )

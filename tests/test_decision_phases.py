@@ -194,9 +194,13 @@ def test_split_calls_refuse_phases_and_perceive_still_works():
     assert not np.array_equal(before, agents.position)
 
 
-@pytest.mark.parametrize("bad", [0, 65, -1, 2.5, True, "3", None])
-def test_bad_phases_are_refused(bad):
-    with pytest.raises(ValueError, match="decision_phases"):
+@pytest.mark.parametrize(
+    "bad, error",
+    [(0, ValueError), (65, ValueError), (-1, ValueError)]
+    + [(b, TypeError) for b in (2.5, True, "3", None)],  # not an int: TypeError, as elsewhere
+)
+def test_bad_phases_are_refused(bad, error):
+    with pytest.raises(error, match="decision_phases"):
         cs.Steering([cs.Seek()], decision_phases=bad)
 
 

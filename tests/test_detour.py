@@ -145,6 +145,10 @@ def test_copy_copy_of_a_detour_or_a_flow_is_refused():
     sim, _ = _sim(_cup(), kinematic=True)
     with pytest.raises(TypeError, match="Detour: copy.copy"):
         copy.copy(cs.Detour(sim))
+    assert (
+        repr(cs.Detour(sim))
+        == "Detour(targets: 0 agents on a detour; plans=0, detours=0, yields=0)"
+    )
     flow = cs.Flow([cs.Source([0, 0, 1, 1], 1.0, [5, 5], [4, 4, 6, 6])], seed=3)
     with pytest.raises(TypeError, match="Flow: copy.copy"):
         copy.copy(flow)

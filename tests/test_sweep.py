@@ -48,6 +48,16 @@ def fails_unpicklably_on_two(*, a, seed):
     return {"value": float(a)}
 
 
+def returns_unpicklably_on_two(*, a, seed):
+    return {"value": float(a), "note": TwoArgError("p", "q") if a == 2 else None}
+
+
+def exits_on_two(*, a, seed):
+    if a == 2:
+        sys.exit("run gave up")
+    return {"value": float(a)}
+
+
 def metrics_only(res):
     return [(r.index, r.params, r.seed, r.result["metrics"], r.result["report"]) for r in res]
 
@@ -514,3 +524,18 @@ def test_column_names_a_ragged_key_and_best_takes_a_switch():
         with pytest.raises(TypeError, match="best: minimize"):
             res.best("v", minimize=bad)
     assert res.best("v", minimize=0)["a"] == 4
+
+
+def test_a_result_that_does_not_pickle_back_and_a_sys_exit_fail_their_runs_only():
+    # A result the caller could not unpickle broke the pool (every run lost, the message
+    # blaming imports), and sys.exit() in a run escaped errors="keep" (fuzz round 16).
+    kw = dict(seeds=[0], errors="keep", progress=False)
+    res = cs.sweep(returns_unpicklably_on_two, {"a": [1, 2, 3]}, workers=2, **kw)
+    assert [r.error for r in res] == [
+        None,
+        "TypeError: the run's result does not pickle back to the caller",
+        None,
+    ]
+    for executor in ({"workers": 2}, {"executor": "serial"}):
+        res = cs.sweep(exits_on_two, {"a": [1, 2, 3]}, **executor, **kw)
+        assert [r.error for r in res] == [None, "SystemExit: run gave up", None]

@@ -590,3 +590,29 @@ def test_a_study_of_several_objectives_and_a_seed_parameter_are_refused_up_front
             cs.tune(
                 _quad, space, objective="loss", n_trials=1, executor="serial", progress=False, **kw
             )
+
+
+def test_a_failing_ask_leaves_no_trial_running():
+    # Continuing a study with a parameter of another kind: Optuna's ask() makes the trial,
+    # then raises; it stayed RUNNING for good (fuzz round 16).
+    study = optuna.create_study()
+    cs.tune(
+        _quad,
+        {"x": (0.0, 1.0)},
+        objective="loss",
+        n_trials=2,
+        executor="serial",
+        study=study,
+        progress=False,
+    )
+    with pytest.raises(ValueError):
+        cs.tune(
+            _quad,
+            {"x": [0.0, 1.0]},
+            objective="loss",
+            n_trials=1,
+            executor="serial",
+            study=study,
+            progress=False,
+        )
+    assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE", "FAIL"]

@@ -317,7 +317,7 @@ void bind_simulation(py::module_& m) {
           py::arg("dt"))
       .def(
           "_step",
-          [](PySimulation& self, double dt, long steps) {
+          [](PySimulation& self, double dt, std::int64_t steps) {
             checked_dt(dt);
             if (steps < 0)
               throw py::value_error("steps must be >= 0, got " + std::to_string(steps));

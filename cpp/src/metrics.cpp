@@ -266,7 +266,8 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
       wall_lb = std::isfinite(dist) ? double(dist) * (1.0 - 0x1p-20) : double(ask);
     }
     // A centre inside a solid (a position written there, or a body the push out could
-    // not free): its clearance is the way out, -(depth + r), and a contact. The edges
+    // not free): its clearance is -(d + r), d the distance to the nearest edge (the way
+    // out unless solids overlap), and a contact. The edges
     // are at `depth` from it, so it read as clear of every wall, or as out of reach. Only
     // an agent that moved at least its distance to the walls can have entered one since
     // it was last outside (the bound above): the test is skipped for the rest, and one

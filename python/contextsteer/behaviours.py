@@ -474,7 +474,7 @@ class Behaviour:
         *,
         rotate: bool = False,
         time: float = 0.0,
-        max_neighbours: int = 32,
+        max_neighbours: int = 16,
         world: World | None = None,
         max_neighbors: int | None = None,
     ) -> BehaviourMaps:
@@ -490,9 +490,12 @@ class Behaviour:
             the agent's forward direction).
         time : float, default 0
             Simulation time in seconds (drives ``Wander``).
-        max_neighbours : int, default 32
-            Neighbours per agent for the behaviours that need them. (``max_neighbors`` is
-            a deprecated spelling that warns.)
+        max_neighbours : int, default 16
+            Neighbours per agent for the behaviours that need them, as
+            ``Steering(max_neighbours=16)`` takes them by default: a behaviour evaluated
+            alone gives the map it gives in a default steering (the default was 32, and a
+            crowded agent's map differed). (``max_neighbors`` is a deprecated spelling
+            that warns.)
         world : World, optional
             The walls, for the behaviours that cast rays (:class:`WallDanger`,
             :class:`CollisionDanger` with ``walls=True``). Without it they see no walls;
@@ -1867,7 +1870,7 @@ class CollisionDanger(Behaviour):
         *,
         rotate: bool = False,
         time: float = 0.0,
-        max_neighbours: int = 32,
+        max_neighbours: int = 16,
         world: World | None = None,
         max_neighbors: int | None = None,
     ) -> CollisionMaps:

@@ -127,9 +127,17 @@ def _num(
 def _point(owner: str, what: str, value: Any) -> np.ndarray:
     """Two finite numbers at most 1e8 in magnitude (README, "Supported ranges"), as
     float32."""
-    if np.iscomplexobj(value):
-        raise TypeError(f"{owner}: {what} must be real numbers, got complex numbers")
-    pt = np.asarray(value, dtype=np.float64) if not isinstance(value, (str, bytes)) else None
+    # Text, bools, objects and masked arrays refused as the context behaviours refuse
+    # them: NumPy parsed "5" as 5.0, True as 1.0, and read a masked entry's hidden value.
+    if isinstance(value, (str, bytes, np.ma.MaskedArray)):
+        raise TypeError(f"{owner}: {what} must be two real numbers, got {value!r:.60}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nesting
+        raw = None
+    if raw is not None and (raw.dtype.kind in "USOVMmb" or np.iscomplexobj(raw)):
+        raise TypeError(f"{owner}: {what} must be two real numbers, got dtype {raw.dtype}")
+    pt = None if raw is None else raw.astype(np.float64)
     if pt is None or pt.shape != (2,) or not np.isfinite(pt).all():
         raise ValueError(f"{owner}: {what} must be two finite numbers, got {value!r}")
     if not (np.abs(pt) <= _checks.MAX_COORDINATE).all():
@@ -155,6 +163,16 @@ def _target(owner: str, target: Any, agents: Any, what: str = "target") -> dict[
     if target is not None:
         return {"source": "point", "point": _point(owner, what, target)}
     return {"source": "own"}
+
+
+def _shown(t: dict[str, Any], key: str) -> Any:
+    """A checked point or agent ids of ``_target``, as a tuple (its repr evaluates back),
+    else None."""
+    if key not in t:
+        return None
+    if key == "ids":
+        return tuple(t["ids"])
+    return tuple(float(v) for v in t["point"])
 
 
 class _ReadOnly:
@@ -200,8 +218,11 @@ class Behaviour(_ReadOnly):
 
 class _Targeted(Behaviour):
     def __init__(self, target=None, *, agents=None):
-        self.target, self.agents = target, agents
         self._t = _target(type(self).__name__, target, agents)
+        # What it steers by, not the caller's objects: a caller's array edited afterwards
+        # showed (and pickled) a point the behaviour did not steer to.
+        self.target = _shown(self._t, "point")
+        self.agents = _shown(self._t, "ids")
 
 
 class Seek(_Targeted):
@@ -380,8 +401,8 @@ class MatchVelocity(_Targeted):
     def __init__(self, velocity=None, *, agents=None, time_to_target=0.1):
         if velocity is None and agents is None:
             raise ValueError("MatchVelocity: give velocity= or agents=")
-        self.velocity, self.agents = velocity, agents
         self._t = _target("MatchVelocity", velocity, agents, "velocity")
+        self.velocity, self.agents = _shown(self._t, "point"), _shown(self._t, "ids")
         self.time_to_target = _num("MatchVelocity", "time_to_target", time_to_target, positive=True)
 
     def _params(self):

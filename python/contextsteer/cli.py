@@ -523,6 +523,16 @@ def records_for(steps: int, frames: int) -> int:
     return min(int(steps), max(int(frames), 600))
 
 
+def _plus_minus() -> str:
+    """ "±", or "+/-" where stdout cannot write it (LC_ALL=C, PYTHONIOENCODING=ascii: the
+    sweep's table raised UnicodeEncodeError after every run)."""
+    try:
+        "±".encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return "+/-"
+    return "±"
+
+
 def _out_problem(out: Path) -> str | None:
     """Why ``run --out`` could not write its files into ``out`` (made now if missing), or
     None: a file name of the run taken by a folder, or a folder that takes no file."""
@@ -977,8 +987,8 @@ def _refused(scenario: str, axes: dict[str, list[Any]], fixed: dict[str, Any]) -
     from .run import build
 
     sc = scenarios.get(scenario)
-    if any(not sc.accepts(name) for name in [*axes, *fixed]):
-        return None  # the sweep or the study names the parameter
+    if any(not sc.accepts(name) or name == "seed" for name in [*axes, *fixed]):
+        return None  # the sweep or the study names the parameter (seed: give --seeds)
     first = {name: values[0] for name, values in axes.items()}
     for name, values in [("", [None])] + list(axes.items()):
         for value in values:
@@ -1009,6 +1019,10 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
             return usage(f"--param expects NAME=V1,V2,..., got {item!r}")
         if name in axes:
             return usage(f"--param {name} given twice")
+        if name == "seed":  # (the scenario takes one, but each run gets its own)
+            return usage(
+                "--param seed: the runs' seeds are 0 .. N-1; give their number with --seeds N"
+            )
         axes[name] = [_parse_value(v) for v in values.split(",")]
     keys = args.key or ["metrics.composite", "metrics.collisions.total"]
     if _out_file(args, parser):
@@ -1080,10 +1094,11 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     if rows is None:
         return usage(f"--key: {problem}")
     names = list(axes)
-    header = names + [f"{k} (mean ± std)" for k in keys]
+    pm = _plus_minus()
+    header = names + [f"{k} (mean {pm} std)" for k in keys]
     table = [
         [str(row[n]) for n in names]
-        + [f"{row[k]['mean']:.4g} ± {row[k]['std']:.2g}" if row[k]["n"] else "-" for k in keys]
+        + [f"{row[k]['mean']:.4g} {pm} {row[k]['std']:.2g}" if row[k]["n"] else "-" for k in keys]
         for row in rows
     ]
     widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]

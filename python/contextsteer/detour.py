@@ -303,6 +303,13 @@ class Detour:
         fields = [b.field for b in sim.steering.behaviours if isinstance(b, FollowField)]
         return cls(sim, field=fields[0] if fields else None, **kwargs)
 
+    def __repr__(self) -> str:
+        mode = "field" if self.field is not None else "targets"
+        return (
+            f"Detour({mode}: {int(self._on.sum())} agents on a detour; "
+            f"plans={self.plans}, detours={self.detours}, yields={self.yields})"
+        )
+
     def __copy__(self):
         raise TypeError(
             "Detour: copy.copy would share its plans and goals with the original; use "

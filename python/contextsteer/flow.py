@@ -179,9 +179,15 @@ def _signals_after() -> Iterator[None]:
             for s in numbers:
                 signal.raise_signal(s)
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
-        else:
+        else:  # (no pthread_sigmask: Windows) each handler runs; the first raise wins
+            first: BaseException | None = None
             for s in numbers:
-                saved[s](s, next(f for n, f in caught if n == s))
+                try:
+                    saved[s](s, next(f for n, f in caught if n == s))
+                except BaseException as exc:  # noqa: BLE001 - re-raised below
+                    first = first or exc
+            if first is not None:
+                raise first
 
 
 class Source:
@@ -766,10 +772,15 @@ class Flow:
         # buckets round a place's is farther than any need (testing every body for every
         # newcomer was quadratic: 31 s to admit 8,000; fuzz round 14).
         # (A newcomer is held at its float32 radius, up to 6e-8 of it above the source's.)
-        # The buckets are sized for the newcomers and for all but the widest 1 % of the
-        # agents (of fewer than 100 agents, for the newcomers alone), which are tested
-        # against every place.
-        typical = float(np.quantile(rad, 0.99)) if len(rad) >= 100 else 0.0
+        # The buckets are sized for the newcomers and for all but the widest 64 agents,
+        # which are tested against every place (the widest 1 % returned N / 100 agents
+        # barely wider than the rest to every query: 5 times slower among 300,000).
+        wide = 64
+        typical = (
+            float(np.partition(rad, len(rad) - wide - 1)[len(rad) - wide - 1])
+            if len(rad) > wide
+            else 0.0
+        )
         biggest = max([typical] + [s.radius[1] for s in self.sources])
         need_most = max(s.radius[1] + s.clearance for s in self.sources)
         bodies = _Bodies(pos, rad, (biggest + need_most) * (1 + 1e-6) + 1e-9, biggest)

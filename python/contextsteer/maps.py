@@ -75,9 +75,10 @@ def _f32(x: ArrayLike, what: str = "array") -> NDArray[np.float32]:
             x = np.asarray(x)
     except (TypeError, ValueError) as e:  # ragged nesting
         raise type(e)(f"{what}: expected an array of real numbers ({e})") from None
-    if x.dtype.kind in "USOVMm":
-        # Text NumPy would parse ("1" -> 1.0), objects (None -> NaN), records, and dates
-        # and durations (taken as their counts of units).
+    if x.dtype.kind in "USOVMmb":
+        # Text NumPy would parse ("1" -> 1.0), objects (None -> NaN), records, dates and
+        # durations (taken as their counts of units), and bools (True as a distance of 1,
+        # a mask as coordinates), as Agents' columns refuse them.
         raise TypeError(f"{what}: expected an array of real numbers, got dtype {x.dtype}")
     if isinstance(x, np.ma.MaskedArray):
         # Its masked entries would be read as numbers: the mask would be lost silently.

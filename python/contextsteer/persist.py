@@ -165,7 +165,8 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
     (and with its errors), wherever a rename would not do what that open does: a target
     that is not a regular file (a device or a pipe, ``/dev/stdout``), one with other
     names (hard links), one owned by another user or not writable, one with extended
-    attributes (ACLs) or whose group a new file cannot take, a dangling link, a folder
+    attributes (ACLs; on Linux, where Python lists them) or whose group a new file cannot
+    take, a dangling link, a folder
     where no new file can be made, a path ending in a separator or passing through a
     missing folder. A file replaced keeps its group where the new file can take it.
     Without it (``save``) the caller has refused devices, and a rename always replaces
@@ -196,14 +197,18 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
             os.remove(new[1])
         new = None
     if new is None:  # in place, as open() writes
-        with open(given, "wb") as f:
-            yield f
+        try:
+            with open(given, "wb") as f:
+                yield f
+        except OSError as exc:
+            _name_path(exc, given, None)
+            raise
         return
     fd, tmp = new
     try:
         with os.fdopen(fd, "wb") as f:
             if st is not None:  # keep the replaced file's permissions, as open() would
-                with contextlib.suppress(OSError):
+                with contextlib.suppress(OSError, AttributeError):  # (no fchmod: Windows)
                     os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
             yield f
             f.flush()
@@ -213,11 +218,16 @@ def _replacing(path: str | os.PathLike, what: str, in_place_ok: bool = False) ->
         # No stray temporary file: a full disk, an interrupt or a failed replace.
         with contextlib.suppress(OSError):
             os.remove(tmp)
-        if isinstance(exc, OSError) and exc.errno is not None and exc.filename in (None, tmp):
-            # A write that failed (a full disk, a file size limit) named no file, or the
-            # temporary one: the error names the path asked for, as open()'s would.
-            raise type(exc)(exc.errno, exc.strerror, given) from None
+        if isinstance(exc, OSError):
+            _name_path(exc, given, tmp)
         raise
+
+
+def _name_path(exc: OSError, given: str, tmp: str | None) -> None:
+    """Raise ``exc`` again naming ``given`` where it named no file (a write that failed:
+    a full disk, a file size limit) or the temporary one ``tmp``; else return."""
+    if exc.errno is not None and exc.filename in (None, tmp):
+        raise type(exc)(exc.errno, exc.strerror, given) from None
 
 
 def _group_kept(new: tuple[int, str], st: os.stat_result) -> bool:
@@ -234,11 +244,15 @@ def _group_kept(new: tuple[int, str], st: os.stat_result) -> bool:
 
 def _has_xattrs(path: str) -> bool:
     """Whether ``path`` carries extended attributes (ACLs among them), which a rename of a
-    new file over it would drop."""
+    new file over it would drop. Linux only (``os.listxattr``): elsewhere False, and a
+    macOS file's attributes (tags, ACLs) are not kept by a rename."""
     try:
-        return bool(os.listxattr(path))
+        names = os.listxattr(path)
     except (OSError, AttributeError):
         return False
+    # security.* (an SELinux label, say) is set by policy on a new file as well: counted,
+    # every file of an SELinux host was written in place, never whole.
+    return any(not n.startswith("security.") for n in names)
 
 
 def _through_devices(given: str) -> bool:
@@ -294,6 +308,7 @@ def _new_file(path: str) -> tuple[int, str]:
     the folder takes leaves room for it; mode 0666 less the umask, as a plain open gives
     a new file), opened for writing: its descriptor and name."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_BINARY", 0)  # (Windows opens text mode by default: \n -> \r\n)
     folder = os.path.dirname(path)
     for _ in range(100):
         tmp = os.path.join(folder, f".cssim-{secrets.token_hex(6)}.tmp")

@@ -17,8 +17,9 @@ __all__ = ["MAX_THREADS", "get_num_threads", "set_num_threads", "threads"]
 def get_num_threads() -> int:
     """Return the number of threads the C++ kernels split their loops over.
 
-    Until :func:`set_num_threads` is called, the cores the process may use: the CPUs of
-    its affinity mask, capped by its cgroup's CPU quota rounded up (at least 1).
+    Until :func:`set_num_threads` is called, the cores the process may use: on Linux the
+    CPUs of its affinity mask, capped by its cgroup's CPU quota rounded up (at least 1);
+    elsewhere the hardware's thread count.
 
     Examples
     --------

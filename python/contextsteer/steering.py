@@ -51,10 +51,9 @@ _OPTIONS = (
 
 
 def _int_in(name: str, value: Any, lo: int, hi: int) -> int:
-    """``value`` as an int in [lo, hi] (bools and non-integers refused), else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-        raise ValueError(f"Steering: {name} must be an int in [{lo}, {hi}], got {value!r}")
-    return int(value)
+    """``value`` as an int in [lo, hi]: TypeError for a bool or a non-integer (2.0 too),
+    ValueError outside, as every other integer parameter of the library."""
+    return _checks.integer(f"Steering: {name}", value, lo, hi)
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -241,11 +240,8 @@ class Steering:
             if not abs(float(v)) < 2.0**60:  # as cs.resolve: the maps' magnitude bound
                 raise ValueError(f"Steering: {name} must be below 2^60 in magnitude, got {v}")
         self.threshold, self.epsilon = float(threshold), float(epsilon)
-        if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 0:
-            raise ValueError(f"Steering: width must be an int >= 0, got {width!r}")
-        if width > 2**31 - 1:
-            raise ValueError(f"Steering: width must be at most 2**31 - 1, got {width!r}")
-        self.width, self.contiguous = int(width), _flag("contiguous", contiguous)
+        width = _checks.integer("Steering: width", width, 0, 2**31 - 1)
+        self.width, self.contiguous = width, _flag("contiguous", contiguous)
         if blend is not None:
             blend = _checks.real("Steering: blend", blend)
             if not 0.0 <= blend <= 1.0:

@@ -34,6 +34,7 @@ import itertools
 import math
 import os
 import pickle
+import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -271,10 +272,11 @@ class _RunFailed(Exception):
         return self.text
 
 
-def _travels(error: BaseException) -> bool:
-    """Whether ``error`` comes back whole from a worker process (pickle both ways)."""
+def _travels(value: Any) -> bool:
+    """Whether ``value`` (a run's error or result) comes back whole from a worker process
+    (pickle both ways)."""
     try:
-        pickle.loads(pickle.dumps(error))
+        pickle.loads(pickle.dumps(value))
     except Exception:
         return False
     return True
@@ -284,16 +286,26 @@ def _call(task: tuple) -> dict[str, Any]:
     kind, target, params, seed, steps, threads, caller = task
     try:
         if kind == "scenario":
-            return _run_scenario(target, params, seed, steps, threads, caller)
-        return _run_function(target, params, seed)
+            out = _run_scenario(target, params, seed, steps, threads, caller)
+        else:
+            out = _run_function(target, params, seed)
+    except SystemExit as exc:  # a run that gave up (sys.exit) failed; the sweep goes on
+        raise _RunFailed("SystemExit", str(exc.code)) from None
     except Exception as exc:
         if os.getpid() == caller or _travels(exc):
             raise
-        try:
-            text = str(exc)
-        except Exception:
-            text = f"<{type(exc).__name__} whose str() raised>"
-        raise _RunFailed(type(exc).__name__, text) from None
+        raise _RunFailed(type(exc).__name__, _text(exc)) from None
+    if os.getpid() != caller and not _travels(out):
+        # A result that would not come back whole through pickle broke the pool too.
+        raise _RunFailed("TypeError", "the run's result does not pickle back to the caller")
+    return out
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:
+        return f"<{type(exc).__name__} whose str() raised>"
 
 
 class _RayExecutor(cf.Executor):
@@ -375,6 +387,8 @@ def _open_pool(
         import multiprocessing
 
         n = int(workers) if workers is not None else (os.cpu_count() or 1)
+        if sys.platform == "win32":  # Windows' process pools take at most 61 workers
+            n = min(n, 61)
         # "spawn": a fresh interpreter per worker, safe whatever threads this
         # process runs (the C++ thread pool, a notebook kernel).
         own = cf.ProcessPoolExecutor(

@@ -519,6 +519,7 @@ def _tune(
 
         bar = tqdm(total=int(n_trials), desc="tune", unit="trial", leave=False)
     caller = os.getpid()
+    first_number = len(study.trials)  # this call's trials are numbered from here
     records: list[dict[str, Any]] = []
     pool, own = (executor, None) if serial else _open_pool(executor, workers, n_batch, "tune")
     trials: list[Any] = []
@@ -527,7 +528,9 @@ def _tune(
     try:
         asked = 0
         while asked < int(n_trials):
-            trials = [study.ask(dists) for _ in range(min(n_batch, int(n_trials) - asked))]
+            trials = []  # filled one by one: an ask that raises leaves those before it here
+            for _ in range(min(n_batch, int(n_trials) - asked)):
+                trials.append(study.ask(dists))
             asked += len(trials)
             for t in trials:  # so that a continued study's best knows what this call fixed
                 t.set_user_attr(_FIXED, jsonable(fixed))
@@ -628,6 +631,15 @@ def _tune(
                 try:
                     study.tell(t, state=optuna.trial.TrialState.FAIL)
                 except Exception:  # keep the error that ended the call
+                    pass
+        # A trial the failing ask() made itself (Optuna creates it, then raises): by number.
+        told = {t.number for t in trials}
+        running = optuna.trial.TrialState.RUNNING
+        for frozen in study.get_trials(deepcopy=False, states=(running,)):
+            if frozen.number >= first_number and frozen.number not in told:
+                try:
+                    study.tell(frozen.number, state=optuna.trial.TrialState.FAIL)
+                except Exception:
                     pass
         raise
     finally:
