@@ -909,3 +909,24 @@ def test_sweep_refuses_a_seed_parameter_naming_seeds(capsys):
     assert "--param seed: the runs' seeds are 0 .. N-1; give their number with --seeds N" in (
         capsys.readouterr().err
     )
+
+
+def test_tune_refuses_a_seed_parameter_naming_seeds(capsys):
+    for flag in ("-p", "--fix"):
+        assert (
+            cli.main(
+                [
+                    "tune",
+                    "hallway",
+                    flag,
+                    "seed=0:5" if flag == "-p" else "seed=3",
+                    "-p",
+                    "slots=8,16",
+                ]
+            )
+            == 2
+        )
+        assert (
+            "seed: the runs' seeds are 0 .. N-1; give their number with --seeds N"
+            in capsys.readouterr().err
+        )

@@ -994,3 +994,36 @@ def test_one_wide_body_does_not_widen_every_bucket(monkeypatch):
     assert len(fast) > 200 and max(seen) < 60, max(seen)
     monkeypatch.setattr(_Bodies, "near", _everything)
     np.testing.assert_array_equal(run(big=True), fast)
+
+
+def test_the_buckets_are_sized_by_the_cost_of_a_query():
+    """The radius the admission buckets are sized for: one giant, or 65 agents of 2 m, or
+    0.5 % of them at 5 m among 10,000 of 0.15-0.3 m, go on the list every query reads
+    (sized for them, every bucket held hundreds: 2-5x slower); a crowd of near-equal radii
+    is bucketed whole (its widest 1 % on the list made every query read N / 100 agents)
+    (fuzz rounds 15-17). Oracle: the cost model's own terms, worked by hand."""
+    from contextsteer.flow import _bucket_radius
+
+    rng = np.random.default_rng(0)
+    pos = rng.uniform(0, 100, (10_000, 2))
+    small = rng.uniform(0.15, 0.3, 10_000)
+    none = np.zeros((0, 2))
+    for wide, r in ((1, 60.0), (65, 2.0), (50, 5.0)):
+        rad = small.copy()
+        rad[:wide] = r
+        assert _bucket_radius(pos, rad, 0.3, 0.35, 100, none) <= 0.3
+    # Near-equal radii above the newcomers': bucketed whole, none on the list.
+    rad = rng.uniform(0.4, 0.45, 10_000)
+    assert _bucket_radius(pos, rad, 0.3, 0.35, 100, none) == rad.max()
+    # One resident and many newcomers in its source: sized for the newcomers.
+    assert (
+        _bucket_radius(
+            np.array([[3000.0, 0]]),
+            np.array([60.0]),
+            0.25,
+            0.3,
+            4000,
+            np.array([[0, 0], [20, 20.0]]),
+        )
+        == 0.25
+    )

@@ -654,3 +654,15 @@ def test_map_glyphs_do_not_tint_the_bodies_and_animations_hold_every_agent():
         (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
         assert x0 < -0.5 and x1 > 10 and y0 < 0 and y1 > 5.5  # the wall and both bodies
     plt.close("all")
+
+
+def test_trajectories_of_a_simulation_name_what_to_pass_and_a_used_generator_says_so(tmp_path):
+    # A Simulation gave NumPy's "float() argument must be ... not 'Simulation'", and a
+    # second write of Frames.images "write: no frames" (fuzz round 17).
+    sim = cs.scenarios.get("oncoming")()
+    with pytest.raises(TypeError, match="expected recorded frames .* got a Simulation"):
+        cs.plot.trajectories(sim)
+    from contextsteer import video
+
+    with pytest.raises(ValueError, match="a generator, such as Frames.images, is used up"):
+        video.write(iter(()), tmp_path / "x.gif")

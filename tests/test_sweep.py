@@ -52,6 +52,14 @@ def returns_unpicklably_on_two(*, a, seed):
     return {"value": float(a), "note": TwoArgError("p", "q") if a == 2 else None}
 
 
+def cancelled_on_two(*, a, seed):
+    import asyncio
+
+    if a == 2:
+        raise asyncio.CancelledError("cancelled run")
+    return {"value": float(a)}
+
+
 def exits_on_two(*, a, seed):
     if a == 2:
         sys.exit("run gave up")
@@ -539,3 +547,17 @@ def test_a_result_that_does_not_pickle_back_and_a_sys_exit_fail_their_runs_only(
     for executor in ({"workers": 2}, {"executor": "serial"}):
         res = cs.sweep(exits_on_two, {"a": [1, 2, 3]}, **executor, **kw)
         assert [r.error for r in res] == [None, "SystemExit: run gave up", None]
+
+
+def test_results_only_plain_pickle_refuses_stay_whole_on_other_executors_and_base_exceptions_fail_one_run():
+    # The check that a result pickles back ran on every executor: one that moves results
+    # as Dask and Ray do (cloudpickle, or none at all in threads) failed every run whose
+    # result held a notebook's object; and asyncio.CancelledError ended the sweep
+    # (a helper on fuzz round 16's fixes).
+    kw = dict(seeds=[0], errors="keep", progress=False)
+    with cf.ThreadPoolExecutor(2) as pool:
+        res = cs.sweep(returns_unpicklably_on_two, {"a": [1, 2]}, executor=pool, **kw)
+    assert [r.error for r in res] == [None, None] and isinstance(res[1].result["note"], TwoArgError)
+    for executor in ({"workers": 2}, {"executor": "serial"}):
+        res = cs.sweep(cancelled_on_two, {"a": [1, 2, 3]}, **executor, **kw)
+        assert [r.error for r in res] == [None, "CancelledError: cancelled run", None]

@@ -135,6 +135,14 @@ def _point(owner: str, what: str, value: Any) -> np.ndarray:
         raw = np.asarray(value)
     except (TypeError, ValueError):  # ragged nesting
         raw = None
+    if (
+        raw is not None
+        and raw.dtype.kind == "O"
+        and all(
+            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in raw.ravel()
+        )
+    ):
+        raw = raw.astype(np.float64)  # ([2**70, 1]: then refused by its magnitude)
     if raw is not None and (raw.dtype.kind in "USOVMmb" or np.iscomplexobj(raw)):
         raise TypeError(f"{owner}: {what} must be two real numbers, got dtype {raw.dtype}")
     pt = None if raw is None else raw.astype(np.float64)
@@ -166,8 +174,8 @@ def _target(owner: str, target: Any, agents: Any, what: str = "target") -> dict[
 
 
 def _shown(t: dict[str, Any], key: str) -> Any:
-    """A checked point or agent ids of ``_target``, as a tuple (its repr evaluates back),
-    else None."""
+    """A checked point or agent ids of ``_target``, as a tuple (what the behaviour steers
+    by, immutable), else None."""
     if key not in t:
         return None
     if key == "ids":
@@ -235,7 +243,8 @@ class Seek(_Targeted):
     target : (x, y), optional
         A fixed target point q, shared by every agent (gdx-ai's ``target``). Default (neither
         ``target`` nor ``agents``): each agent's own ``Agents.target``. Refused with
-        ``ValueError``: anything but two finite numbers, or both ``target`` and ``agents``.
+        ``ValueError``: anything but two finite numbers (text, bools, objects or a masked
+        array: ``TypeError``), or both ``target`` and ``agents``.
     agents : int or sequence of int, optional
         Keyword-only. Agent ids: q, the target, is the nearest alive one of them other than the agent
         itself (centre distance; ties: the first listed); when none is alive the behaviour
@@ -260,7 +269,8 @@ class Flee(Seek):
     target : (x, y), optional
         A fixed point q to flee, shared by every agent (gdx-ai's ``target``). Default (neither
         ``target`` nor ``agents``): each agent's own ``Agents.target``. Refused with
-        ``ValueError``: anything but two finite numbers, or both ``target`` and ``agents``.
+        ``ValueError``: anything but two finite numbers (text, bools, objects or a masked
+        array: ``TypeError``), or both ``target`` and ``agents``.
     agents : int or sequence of int, optional
         Keyword-only. Agent ids: q, the point to flee, is the nearest alive one of them other than the agent
         itself (centre distance; ties: the first listed); when none is alive the behaviour
@@ -285,7 +295,8 @@ class Arrive(_Targeted):
     target : (x, y), optional
         A fixed target point q, shared by every agent (gdx-ai's ``target``). Default (neither
         ``target`` nor ``agents``): each agent's own ``Agents.target``. Refused with
-        ``ValueError``: anything but two finite numbers, or both ``target`` and ``agents``.
+        ``ValueError``: anything but two finite numbers (text, bools, objects or a masked
+        array: ``TypeError``), or both ``target`` and ``agents``.
     agents : int or sequence of int, optional
         Keyword-only. Agent ids: q, the target, is the nearest alive one of them other than the agent
         itself (centre distance; ties: the first listed); when none is alive the behaviour
@@ -982,7 +993,8 @@ class Hide(_Targeted):
     target : (x, y), optional
         A fixed hunter position, shared by every agent (gdx-ai's ``target``). Default
         (neither ``target`` nor ``agents``): each agent's own ``Agents.target``. Refused with
-        ``ValueError``: anything but two finite numbers, or both ``target`` and ``agents``.
+        ``ValueError``: anything but two finite numbers (text, bools, objects or a masked
+        array: ``TypeError``), or both ``target`` and ``agents``.
     agents : int or sequence of int, optional
         Keyword-only. Agent ids: the hunter is the nearest alive one of them other than the
         agent itself (centre distance; ties: the first listed); when none is alive the

@@ -1158,6 +1158,10 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return usage(f"{what} expects NAME=..., got {item!r}")
         if name in space or name in fixed:
             return usage(f"{name} given twice")
+        if name == "seed":  # (the scenario takes one, but each run gets its own)
+            return usage(
+                f"{what} seed: the runs' seeds are 0 .. N-1; give their number with --seeds N"
+            )
         try:
             into[name] = _parse_space_item(values) if into is space else _parse_value(values)
         except ValueError as exc:

@@ -468,6 +468,40 @@ _AROUND = np.array([[di * 2**32 + dj for di in (-1, 0, 1) for dj in (-1, 0, 1)]]
 """The keys' offsets of the 3 × 3 buckets round one (``_Bodies``)."""
 
 
+def _bucket_radius(
+    pos: np.ndarray, rad: np.ndarray, least: float, need: float, coming: int, corners: np.ndarray
+) -> float:
+    """The radius the admission buckets are sized for (at least ``least``, the newcomers'
+    largest): the agents wider go on a list every query reads. Chosen among the radii of
+    the 0, 1, 2, 4 ... widest agents by the expected cost of a query, the wide list plus
+    the bodies in the 3 × 3 buckets round its 16 places at the agents' mean density. One wide agent sized every
+    bucket for itself (10 s for 4,000 newcomers); the widest 1 % of near-equal radii made
+    every query read N / 100 agents; the widest 64, 65 wide ones (fuzz rounds 15-17).
+    ``coming`` newcomers (at most ``least`` wide) join the buckets in the sources' areas,
+    whose ``corners`` widen the extent the density is taken over."""
+    n = len(rad)
+    if n == 0:
+        return least
+    widest = np.sort(rad)[::-1]
+    every = np.concatenate([pos, corners])
+    span = every.max(axis=0) - every.min(axis=0)
+    load = n + coming
+    best, best_cost = least, math.inf
+    k = 0
+    while True:
+        r = max(least, float(widest[k])) if k < n else least
+        side = r + need
+        area = max(float(span[0]) + side, side) * max(float(span[1]) + side, side)
+        # (A query tests 16 places at once, each with its 3 x 3 buckets; the wide list
+        # is read once a query.)
+        cost = k + load * min(1.0, 16.0 * 9.0 * side * side / area)
+        if cost < best_cost:
+            best, best_cost = r, cost
+        if k >= n or r <= least:
+            return best
+        k = 2 * k if k else 1
+
+
 class _Bodies:
     """Discs (centres and radii, float64) in square buckets of side ``side``, so that the
     discs near a few points are found without reading every disc: those in the buckets
@@ -768,21 +802,20 @@ class Flow:
         rad = np.asarray(agents.radius, dtype=np.float64)[ids]
         # A newcomer's place is tested against the bodies in the buckets round it (the
         # agents, and the newcomers of this call from every source): a bucket as wide as
-        # the largest radius plus the largest need, so that a body beyond the eight
-        # buckets round a place's is farther than any need (testing every body for every
-        # newcomer was quadratic: 31 s to admit 8,000; fuzz round 14).
+        # the largest radius bucketed plus the largest need, so that a body beyond the
+        # eight buckets round a place's is farther than any need; the agents wider are
+        # tested against every place (testing every body for every newcomer was
+        # quadratic: 31 s to admit 8,000; fuzz round 14).
         # (A newcomer is held at its float32 radius, up to 6e-8 of it above the source's.)
-        # The buckets are sized for the newcomers and for all but the widest 64 agents,
-        # which are tested against every place (the widest 1 % returned N / 100 agents
-        # barely wider than the rest to every query: 5 times slower among 300,000).
-        wide = 64
-        typical = (
-            float(np.partition(rad, len(rad) - wide - 1)[len(rad) - wide - 1])
-            if len(rad) > wide
-            else 0.0
-        )
-        biggest = max([typical] + [s.radius[1] for s in self.sources])
         need_most = max(s.radius[1] + s.clearance for s in self.sources)
+        coming = min(free_slots, sum(self._streams[si].waiting for si in waiting))
+        corners = np.array(
+            [[s.area[0], s.area[1]] for s in self.sources]
+            + [[s.area[2], s.area[3]] for s in self.sources],
+            dtype=np.float64,
+        )
+        least = max(s.radius[1] for s in self.sources)
+        biggest = _bucket_radius(pos, rad, least, need_most, coming, corners)
         bodies = _Bodies(pos, rad, (biggest + need_most) * (1 + 1e-6) + 1e-9, biggest)
         # The newcomers of this call, as Agents will hold them (float32), added at the end
         # in one call: Agents.add fills the lowest free slots in order, as one call each.

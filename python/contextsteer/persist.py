@@ -245,7 +245,9 @@ def _group_kept(new: tuple[int, str], st: os.stat_result) -> bool:
 def _has_xattrs(path: str) -> bool:
     """Whether ``path`` carries extended attributes (ACLs among them), which a rename of a
     new file over it would drop. Linux only (``os.listxattr``): elsewhere False, and a
-    macOS file's attributes (tags, ACLs) are not kept by a rename."""
+    macOS file's attributes (tags, ACLs) are not kept by a rename. ``security.*`` is not
+    counted: the new file takes the policy's SELinux label, and a label set by hand
+    (``chcon``) or file capabilities are not kept."""
     try:
         names = os.listxattr(path)
     except (OSError, AttributeError):

@@ -160,7 +160,8 @@ class Steering:
         An unknown mode (the message lists the valid ones), a bad number.
     TypeError
         A behaviour that is not a :class:`~contextsteer.Behaviour`, a switch that is not
-        a bool, a ``blend`` or ``hysteresis`` that is not a real number.
+        a bool, a ``blend`` or ``hysteresis`` that is not a real number, a ``width``,
+        ``max_neighbours`` or ``decision_phases`` that is not an int (2.0 and True too).
 
     Examples
     --------

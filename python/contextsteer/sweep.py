@@ -282,8 +282,15 @@ def _travels(value: Any) -> bool:
     return True
 
 
+def _checked(task: tuple, pool: cf.Executor) -> tuple:
+    """``task`` marked for a local process pool, which sends results back with plain
+    pickle (Dask and Ray use cloudpickle, which takes what pickle cannot)."""
+    return (*task, isinstance(pool, cf.ProcessPoolExecutor))
+
+
 def _call(task: tuple) -> dict[str, Any]:
-    kind, target, params, seed, steps, threads, caller = task
+    kind, target, params, seed, steps, threads, caller, *marks = task
+    pickled_back = bool(marks and marks[0])
     try:
         if kind == "scenario":
             out = _run_scenario(target, params, seed, steps, threads, caller)
@@ -291,11 +298,15 @@ def _call(task: tuple) -> dict[str, Any]:
             out = _run_function(target, params, seed)
     except SystemExit as exc:  # a run that gave up (sys.exit) failed; the sweep goes on
         raise _RunFailed("SystemExit", str(exc.code)) from None
+    except KeyboardInterrupt:
+        raise
     except Exception as exc:
         if os.getpid() == caller or _travels(exc):
             raise
         raise _RunFailed(type(exc).__name__, _text(exc)) from None
-    if os.getpid() != caller and not _travels(out):
+    except BaseException as exc:  # (asyncio.CancelledError, say): this run failed
+        raise _RunFailed(type(exc).__name__, _text(exc)) from None
+    if pickled_back and os.getpid() != caller and not _travels(out):
         # A result that would not come back whole through pickle broke the pool too.
         raise _RunFailed("TypeError", "the run's result does not pickle back to the caller")
     return out
@@ -437,7 +448,9 @@ def _check_broken(fut: cf.Future, who: str) -> None:
             f"({type(exc).__name__}: {exc}). With local processes this usually means "
             "the workers could not import the run function or the script that "
             "started them: define the function in an importable module, guard the "
-            'script with `if __name__ == "__main__":`, or pass executor="serial".'
+            'script with `if __name__ == "__main__":`, or pass executor="serial". '
+            "It also happens when a run's result holds an object of a module only the "
+            "workers can import."
         ) from exc
 
 
@@ -458,7 +471,7 @@ def _run_tasks(
     futures: dict[cf.Future, int] = {}
     interrupted = False
     try:
-        futures = {pool.submit(_call, t): i for i, t in enumerate(tasks)}
+        futures = {pool.submit(_call, _checked(t, pool)): i for i, t in enumerate(tasks)}
         for fut in cf.as_completed(futures):
             _check_broken(fut, who)
             error = fut.exception()
@@ -709,7 +722,7 @@ def sweep(
                     break
         else:
             pool, own = _open_pool(executor, workers, len(tasks), "sweep")
-            futures = {pool.submit(_call, t): i for i, t in enumerate(tasks)}
+            futures = {pool.submit(_call, _checked(t, pool)): i for i, t in enumerate(tasks)}
             for fut in cf.as_completed(futures):
                 _check_broken(fut, "sweep")
                 finished(futures[fut], fut.result)

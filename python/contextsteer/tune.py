@@ -18,6 +18,7 @@ log-uniform range, and a list is a set of choices::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -519,7 +520,6 @@ def _tune(
 
         bar = tqdm(total=int(n_trials), desc="tune", unit="trial", leave=False)
     caller = os.getpid()
-    first_number = len(study.trials)  # this call's trials are numbered from here
     records: list[dict[str, Any]] = []
     pool, own = (executor, None) if serial else _open_pool(executor, workers, n_batch, "tune")
     trials: list[Any] = []
@@ -530,7 +530,7 @@ def _tune(
         while asked < int(n_trials):
             trials = []  # filled one by one: an ask that raises leaves those before it here
             for _ in range(min(n_batch, int(n_trials) - asked)):
-                trials.append(study.ask(dists))
+                trials.append(_ask(study, dists, optuna))
             asked += len(trials)
             for t in trials:  # so that a continued study's best knows what this call fixed
                 t.set_user_attr(_FIXED, jsonable(fixed))
@@ -632,15 +632,6 @@ def _tune(
                     study.tell(t, state=optuna.trial.TrialState.FAIL)
                 except Exception:  # keep the error that ended the call
                     pass
-        # A trial the failing ask() made itself (Optuna creates it, then raises): by number.
-        told = {t.number for t in trials}
-        running = optuna.trial.TrialState.RUNNING
-        for frozen in study.get_trials(deepcopy=False, states=(running,)):
-            if frozen.number >= first_number and frozen.number not in told:
-                try:
-                    study.tell(frozen.number, state=optuna.trial.TrialState.FAIL)
-                except Exception:
-                    pass
         raise
     finally:
         # After Ctrl-C the runs in flight are not waited for (the local workers are
@@ -665,6 +656,27 @@ def _tune(
     # A best trial of an earlier call (study=) ran with that call's fixed params.
     best_fixed = fixed if best.number in ours else best.user_attrs.get(_FIXED, fixed)
     return TuneResult(study, {**best_fixed, **best.params}, float(best.value), records)
+
+
+def _ask(study: Any, dists: dict[str, Any], optuna: Any) -> Any:
+    """``study.ask(dists)``; when it raises, the trial it made itself (Optuna creates the
+    trial, then checks the distributions: a study continued with a parameter of another
+    kind) is failed, so that it does not stay RUNNING. Found as the one RUNNING trial that
+    was not there before: a study shared with other callers keeps theirs."""
+    running = (optuna.trial.TrialState.RUNNING,)
+    before = {t.number for t in study.get_trials(deepcopy=False, states=running)}
+    try:
+        return study.ask(dists)
+    except BaseException:
+        new = [
+            t.number
+            for t in study.get_trials(deepcopy=False, states=running)
+            if t.number not in before
+        ]
+        if len(new) == 1:  # (two or more: another caller asked meanwhile; leave them)
+            with contextlib.suppress(Exception):
+                study.tell(new[0], state=optuna.trial.TrialState.FAIL)
+        raise
 
 
 def _best(study: Any, constrained: bool, use_set_constraint: bool) -> Any:

@@ -119,7 +119,7 @@ def _gif(images: Iterable[np.ndarray], path: Path, fps: float) -> None:
             raise ValueError(f"write: frames differ in size: {h}x{w} (HxW) vs {size[1]}x{size[0]}")
         packed.append(zlib.compress(np.ascontiguousarray(rgb).tobytes(), 1))
     if size is None:
-        raise ValueError("write: no frames")
+        raise ValueError(_NO_FRAMES)
     w, h = size
 
     def frame(i: int) -> Image.Image:
@@ -171,11 +171,17 @@ def _gif(images: Iterable[np.ndarray], path: Path, fps: float) -> None:
     )
 
 
+_NO_FRAMES = (
+    "write: no frames (a generator, such as Frames.images, is used up by one write: "
+    "make the frames again, or keep them in a list)"
+)
+
+
 def _mp4(images: Iterable[np.ndarray], path: Path, fps: float, exe: str) -> None:
     it = iter(images)
     first = next(it, None)
     if first is None:
-        raise ValueError("write: no frames")
+        raise ValueError(_NO_FRAMES)
     first = _rgb(first, 0)
     h, w = first.shape[:2]
     if w % 2 or h % 2:

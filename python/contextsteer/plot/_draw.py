@@ -205,10 +205,21 @@ def _generations(history: Any) -> np.ndarray | None:
 
 
 def _positions(history):
-    """Positions (T, N, 2) of a History or Recording; an array as it is."""
+    """Positions (T, N, 2) of a History or Recording; an array as it is. A Simulation
+    (its present, no frames) is a TypeError saying what to pass: NumPy's own named no
+    argument ("float() argument must be ... not 'Simulation'")."""
     from ..history import History, Recording
+    from ..simulation import Simulation
 
-    return history.positions if isinstance(history, (History, Recording)) else history
+    if isinstance(history, (History, Recording)):
+        return history.positions
+    if isinstance(history, Simulation):
+        raise TypeError(
+            "history: expected recorded frames (a History from sim.record(), a Recording "
+            "from run_simulation(...).history, or a (T, N, 2) array), got a Simulation, "
+            "which holds only its present"
+        )
+    return history
 
 
 def _segments(a: np.ndarray) -> Sequence[ArrayLike]:
