@@ -661,3 +661,11 @@ def test_classic_points_refuse_text_bools_and_masks_and_keep_what_they_steer_by(
         classic.accelerations(None, a, pickle.loads(pickle.dumps(seek)))[0], [1, 0]
     )
     assert classic.Pursue(agents=[0]).agents == (0,)
+
+
+def test_a_classic_point_beyond_a_float_is_a_value_error_naming_it():
+    from fractions import Fraction
+
+    for bad in ([10**400, 1], [Fraction(10**400, 3), 1]):
+        with pytest.raises(ValueError, match="Seek: target must be two finite numbers"):
+            classic.Seek(bad)

@@ -1015,6 +1015,12 @@ def test_the_buckets_are_sized_by_the_cost_of_a_query():
     # Near-equal radii above the newcomers': bucketed whole, none on the list.
     rad = rng.uniform(0.4, 0.45, 10_000)
     assert _bucket_radius(pos, rad, 0.3, 0.35, 100, none) == rad.max()
+    # A dense crowd in the source's area and one wide agent 300 km away: the crowd's
+    # extent is vast, its density is not (it was read so, and every bucket was sized for
+    # the far agent: 10x slower; fuzz round 18).
+    far = np.vstack([rng.uniform(0, 200, (20_000, 2)), [[3e5, 3e5]]])
+    rad = np.append(np.full(20_000, 0.2), 60.0)
+    assert _bucket_radius(far, rad, 0.25, 0.3, 1000, np.array([[0, 0], [200, 200.0]])) == 0.25
     # One resident and many newcomers in its source: sized for the newcomers.
     assert (
         _bucket_radius(

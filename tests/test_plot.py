@@ -664,5 +664,7 @@ def test_trajectories_of_a_simulation_name_what_to_pass_and_a_used_generator_say
         cs.plot.trajectories(sim)
     from contextsteer import video
 
-    with pytest.raises(ValueError, match="a generator, such as Frames.images, is used up"):
+    with pytest.raises(ValueError, match="a generator such as Frames.images is used up"):
         video.write(iter(()), tmp_path / "x.gif")
+    with pytest.raises(ValueError, match=r"no frames \(an empty sequence\)"):
+        video.write([], tmp_path / "x.gif")

@@ -616,3 +616,21 @@ def test_a_failing_ask_leaves_no_trial_running():
             progress=False,
         )
     assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE", "FAIL"]
+
+
+def _interrupts(x, seed=0):
+    raise KeyboardInterrupt("ctrl-c in run")
+
+
+def test_a_runs_keyboard_interrupt_on_a_pool_stops_tune():
+    # On a thread pool it failed its trial only and tune went on (fuzz round 18).
+    with cf.ThreadPoolExecutor(2) as pool, pytest.raises(cs.TuneInterrupted):
+        cs.tune(
+            _interrupts,
+            {"x": (0.0, 1.0)},
+            objective="loss",
+            n_trials=4,
+            batch=2,
+            executor=pool,
+            progress=False,
+        )

@@ -142,7 +142,13 @@ def _point(owner: str, what: str, value: Any) -> np.ndarray:
             isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in raw.ravel()
         )
     ):
-        raw = raw.astype(np.float64)  # ([2**70, 1]: then refused by its magnitude)
+        try:
+            raw = raw.astype(np.float64)  # ([2**70, 1]: then refused by its magnitude)
+        except (OverflowError, ValueError, TypeError, ArithmeticError):
+            raise ValueError(
+                f"{owner}: {what} must be two finite numbers at most 1e8 in magnitude, "
+                f"got {value!r:.60}"
+            ) from None
     if raw is not None and (raw.dtype.kind in "USOVMmb" or np.iscomplexobj(raw)):
         raise TypeError(f"{owner}: {what} must be two real numbers, got dtype {raw.dtype}")
     pt = None if raw is None else raw.astype(np.float64)

@@ -473,28 +473,35 @@ def _bucket_radius(
 ) -> float:
     """The radius the admission buckets are sized for (at least ``least``, the newcomers'
     largest): the agents wider go on a list every query reads. Chosen among the radii of
-    the 0, 1, 2, 4 ... widest agents by the expected cost of a query, the wide list plus
-    the bodies in the 3 × 3 buckets round its 16 places at the agents' mean density. One wide agent sized every
+    the 0, 1, 2, 4 ... widest agents by the expected cost of a query: the wide list, plus
+    the bodies in the 3 × 3 buckets round its 16 places. One wide agent sized every
     bucket for itself (10 s for 4,000 newcomers); the widest 1 % of near-equal radii made
     every query read N / 100 agents; the widest 64, 65 wide ones (fuzz rounds 15-17).
-    ``coming`` newcomers (at most ``least`` wide) join the buckets in the sources' areas,
-    whose ``corners`` widen the extent the density is taken over."""
+    The density the buckets are filled at is the larger of the agents' over their own
+    extent and over the sources' (``corners``, where the ``coming`` newcomers join): one
+    far agent or one vast source spread a dense crowd thin, and its buckets were sized
+    for a wide agent again (fuzz round 18)."""
     n = len(rad)
     if n == 0:
         return least
     widest = np.sort(rad)[::-1]
-    every = np.concatenate([pos, corners])
-    span = every.max(axis=0) - every.min(axis=0)
-    load = n + coming
+    a_lo, a_hi = pos.min(axis=0), pos.max(axis=0)
+    s_lo, s_hi = (corners.min(axis=0), corners.max(axis=0)) if len(corners) else (a_lo, a_hi)
+
+    def density(lo: np.ndarray, hi: np.ndarray, side: float, count: int) -> float:
+        span = np.maximum(hi - lo, 0.0) + side
+        return count / float(span[0] * span[1])
+
     best, best_cost = least, math.inf
     k = 0
     while True:
         r = max(least, float(widest[k])) if k < n else least
         side = r + need
-        area = max(float(span[0]) + side, side) * max(float(span[1]) + side, side)
+        near = np.all((pos >= s_lo - side) & (pos <= s_hi + side), axis=1)
+        rho = max(density(a_lo, a_hi, side, n), density(s_lo, s_hi, side, int(near.sum()) + coming))
         # (A query tests 16 places at once, each with its 3 x 3 buckets; the wide list
         # is read once a query.)
-        cost = k + load * min(1.0, 16.0 * 9.0 * side * side / area)
+        cost = k + min(float(n + coming), 16.0 * 9.0 * side * side * rho)
         if cost < best_cost:
             best, best_cost = r, cost
         if k >= n or r <= least:

@@ -475,6 +475,8 @@ def _run_tasks(
         for fut in cf.as_completed(futures):
             _check_broken(fut, who)
             error = fut.exception()
+            if isinstance(error, KeyboardInterrupt):  # (a run's Ctrl-C stops it all)
+                raise error
             out[futures[fut]] = (None, error) if error is not None else (fut.result(), None)
     except KeyboardInterrupt:
         interrupted = True

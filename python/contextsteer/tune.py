@@ -659,24 +659,32 @@ def _tune(
 
 
 def _ask(study: Any, dists: dict[str, Any], optuna: Any) -> Any:
-    """``study.ask(dists)``; when it raises, the trial it made itself (Optuna creates the
-    trial, then checks the distributions: a study continued with a parameter of another
-    kind) is failed, so that it does not stay RUNNING. Found as the one RUNNING trial that
-    was not there before: a study shared with other callers keeps theirs."""
-    running = (optuna.trial.TrialState.RUNNING,)
-    before = {t.number for t in study.get_trials(deepcopy=False, states=running)}
+    """``study.ask(dists)``, done as Optuna does it (a trial, then each parameter drawn
+    from its distribution in turn) but with the trial in hand: when a draw raises (a study
+    continued with a parameter of another kind), this trial is failed, so that it does not
+    stay RUNNING, and no other caller's trial is touched (a shared study)."""
+    trial = study.ask()
     try:
-        return study.ask(dists)
+        for name, dist in dists.items():
+            _draw(trial, name, dist, optuna)
     except BaseException:
-        new = [
-            t.number
-            for t in study.get_trials(deepcopy=False, states=running)
-            if t.number not in before
-        ]
-        if len(new) == 1:  # (two or more: another caller asked meanwhile; leave them)
-            with contextlib.suppress(Exception):
-                study.tell(new[0], state=optuna.trial.TrialState.FAIL)
+        with contextlib.suppress(Exception):
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
         raise
+    return trial
+
+
+def _draw(trial: Any, name: str, dist: Any, optuna: Any) -> Any:
+    """One parameter of ``trial`` from ``dist`` through the public suggest methods (what
+    ``study.ask(fixed_distributions)`` does for each)."""
+    d = optuna.distributions
+    if isinstance(dist, d.FloatDistribution):
+        return trial.suggest_float(name, dist.low, dist.high, log=dist.log, step=dist.step)
+    if isinstance(dist, d.IntDistribution):
+        return trial.suggest_int(name, dist.low, dist.high, log=dist.log, step=dist.step)
+    if isinstance(dist, d.CategoricalDistribution):
+        return trial.suggest_categorical(name, dist.choices)
+    raise TypeError(f"tune: no way to draw {name!r} from {type(dist).__name__}")
 
 
 def _best(study: Any, constrained: bool, use_set_constraint: bool) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 from pathlib import Path
 from typing import Any
 
@@ -172,8 +172,8 @@ def _gif(images: Iterable[np.ndarray], path: Path, fps: float) -> None:
 
 
 _NO_FRAMES = (
-    "write: no frames (a generator, such as Frames.images, is used up by one write: "
-    "make the frames again, or keep them in a list)"
+    "write: no frames (an iterator gave none; a generator such as Frames.images is used "
+    "up by one write: make the frames again, or keep them in a list)"
 )
 
 
@@ -281,6 +281,8 @@ def write(
     if fmt not in FORMATS:
         raise ValueError(f"write: format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     fps = check_fps(fps, fmt)
+    if isinstance(images, Sized) and len(images) == 0:
+        raise ValueError("write: no frames (an empty sequence)")
     if fmt == "gif":
         _gif(images, path, fps)
     else:

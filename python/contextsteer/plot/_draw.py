@@ -204,7 +204,7 @@ def _generations(history: Any) -> np.ndarray | None:
     return None
 
 
-def _positions(history):
+def _positions(history, name: str = "history"):
     """Positions (T, N, 2) of a History or Recording; an array as it is. A Simulation
     (its present, no frames) is a TypeError saying what to pass: NumPy's own named no
     argument ("float() argument must be ... not 'Simulation'")."""
@@ -215,7 +215,7 @@ def _positions(history):
         return history.positions
     if isinstance(history, Simulation):
         raise TypeError(
-            "history: expected recorded frames (a History from sim.record(), a Recording "
+            f"{name}: expected recorded frames (a History from sim.record(), a Recording "
             "from run_simulation(...).history, or a (T, N, 2) array), got a Simulation, "
             "which holds only its present"
         )

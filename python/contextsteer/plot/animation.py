@@ -490,7 +490,7 @@ def frames(
     if trail is True:
         trail_pos = positions
     elif trail is not None and trail is not False:
-        trail_pos = np.asarray(_positions(trail), dtype=np.float64)
+        trail_pos = np.asarray(_positions(trail, "trail"), dtype=np.float64)
         if trail_pos.ndim != 3 or trail_pos.shape[1:] != (n, 2):
             raise ValueError(
                 f"trail: expected positions of shape (S, {n}, 2), got {trail_pos.shape}"
