@@ -204,7 +204,7 @@ def _generations(history: Any) -> np.ndarray | None:
     return None
 
 
-def _positions(history, name: str = "history"):
+def _positions(history: Any, name: str = "history") -> Any:
     """Positions (T, N, 2) of a History or Recording; an array as it is. A Simulation
     (its present, no frames) is a TypeError saying what to pass: NumPy's own named no
     argument ("float() argument must be ... not 'Simulation'")."""
