@@ -331,21 +331,18 @@ def test_a_missing_key_stops_tune_at_the_first_result(kw, message):
     assert len(calls) == 2  # the first batch's first seed, not 5 trials x 3 seeds
 
 
-def test_a_missing_key_leaves_the_study_without_running_trials():
-    optuna = pytest.importorskip("optuna")
+def _trial_states_after(error, match, **kw):
+    """The states of a study's trials after a tune of _quad (batches of 2) that raised."""
     study = optuna.create_study()
-    with pytest.raises(ValueError, match="not in the run's result"):
-        cs.tune(
-            _quad,
-            {"x": (0.0, 1.0)},
-            objective="los",
-            n_trials=3,
-            batch=2,
-            executor="serial",
-            progress=False,
-            study=study,
-        )
-    states = [t.state for t in study.trials]
+    with pytest.raises(error, match=match):
+        cs.tune(_quad, {"x": (0.0, 1.0)}, batch=2, progress=False, study=study, **kw)
+    return [t.state for t in study.trials]
+
+
+def test_a_missing_key_leaves_the_study_without_running_trials():
+    states = _trial_states_after(
+        ValueError, "not in the run's result", objective="los", n_trials=3, executor="serial"
+    )
     assert states == [optuna.trial.TrialState.FAIL] * 2
 
 
@@ -555,66 +552,38 @@ def test_any_error_that_ends_tune_fails_its_trials_in_flight():
     # trials it had asked left RUNNING in the study for good (fuzz round 15).
     pool = cf.ThreadPoolExecutor(2)
     pool.shutdown()
-    study = optuna.create_study()
-    with pytest.raises(RuntimeError, match="shutdown"):
-        cs.tune(
-            _quad,
-            {"x": (0.0, 1.0)},
-            objective="loss",
-            n_trials=4,
-            batch=2,
-            executor=pool,
-            study=study,
-            progress=False,
-        )
-    assert [t.state for t in study.trials] == [optuna.trial.TrialState.FAIL] * 2
+    states = _trial_states_after(
+        RuntimeError, "shutdown", objective="loss", n_trials=4, executor=pool
+    )
+    assert states == [optuna.trial.TrialState.FAIL] * 2
+
+
+def _on(study, space, **kw):
+    """tune of _quad on ``study``, one serial trial at a time unless ``kw`` says."""
+    return cs.tune(
+        _quad, space, objective="loss", executor="serial", study=study, progress=False, **kw
+    )
 
 
 def test_a_study_of_several_objectives_and_a_seed_parameter_are_refused_up_front():
     study = optuna.create_study(directions=["minimize", "minimize"])
     with pytest.raises(ValueError, match="2 objectives"):
-        cs.tune(
-            _quad,
-            {"x": (0.0, 1.0)},
-            objective="loss",
-            n_trials=1,
-            executor="serial",
-            study=study,
-            progress=False,
-        )
+        _on(study, {"x": (0.0, 1.0)}, n_trials=1)
     assert study.trials == []
     # A run function gets seed= from tune: every trial failed on "multiple values".
     for kw in ({"params": {"seed": 3}}, {}):
         space = {"x": (0.0, 1.0), **({} if kw else {"seed": (0, 9)})}
         with pytest.raises(ValueError, match="seeds go in seeds="):
-            cs.tune(
-                _quad, space, objective="loss", n_trials=1, executor="serial", progress=False, **kw
-            )
+            _on(None, space, n_trials=1, **kw)
 
 
 def test_a_failing_ask_leaves_no_trial_running():
     # Continuing a study with a parameter of another kind: Optuna's ask() makes the trial,
     # then raises; it stayed RUNNING for good (fuzz round 16).
     study = optuna.create_study()
-    cs.tune(
-        _quad,
-        {"x": (0.0, 1.0)},
-        objective="loss",
-        n_trials=2,
-        executor="serial",
-        study=study,
-        progress=False,
-    )
+    _on(study, {"x": (0.0, 1.0)}, n_trials=2)
     with pytest.raises(ValueError):
-        cs.tune(
-            _quad,
-            {"x": [0.0, 1.0]},
-            objective="loss",
-            n_trials=1,
-            executor="serial",
-            study=study,
-            progress=False,
-        )
+        _on(study, {"x": [0.0, 1.0]}, n_trials=1)
     assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE", "FAIL"]
 
 
