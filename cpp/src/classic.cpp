@@ -14,8 +14,6 @@ namespace {
 
 constexpr float kPi = 3.14159265358979323846f;
 
-Vec2 unit(Vec2 x) { return unit_of(x); }
-
 Vec2 limit(Vec2 x, float m) {
   const float n = length(x);
   if (!std::isfinite(n) && std::isfinite(x.x) && std::isfinite(x.y)) {
@@ -28,7 +26,7 @@ Vec2 limit(Vec2 x, float m) {
 }
 
 Vec2 seek(const Inputs& in, std::size_t i, Vec2 q) {
-  return unit(q - load2(in.agents.position, i)) * in.agents.max_accel[i];
+  return unit_of(q - load2(in.agents.position, i)) * in.agents.max_accel[i];
 }
 
 // Arrive at q (see classic::Arrive).
@@ -253,14 +251,14 @@ Vec2 eval(const CollisionAvoidance& b, const Inputs& in, std::size_t i) {
   // Overlapping now (or meeting head-on): away from where it is; else from where it will be.
   const Vec2 r =
       first_sep <= 0.0f || first_dist < first_sum ? first_rel : first_rel + first_vel * first_t;
-  return unit(r) * (-a.max_accel[i]);
+  return unit_of(r) * (-a.max_accel[i]);
 }
 
 Vec2 eval(const RaycastAvoidance& b, const Inputs& in, std::size_t i) {
   if (in.world == nullptr) return {};
   const AgentsView& a = in.agents;
   const Vec2 p = load2(a.position, i);
-  const Vec2 f = unit(load2(a.velocity, i));
+  const Vec2 f = unit_of(load2(a.velocity, i));
   if (f.x == 0.0f && f.y == 0.0f) return {};
   // Up to three rays: origins, directions, lengths.
   float org[6], dir[6], len[3];
@@ -384,7 +382,7 @@ Vec2 eval(const Hide& b, const Inputs& in, std::size_t i) {
   for (std::size_t c = 0; c < radii.size(); ++c) {
     const Vec2 cc{centers[2 * c], centers[2 * c + 1]};
     if (length(cc - p) > b.max_distance) continue;
-    const Vec2 s = cc + unit(cc - f.position) * (radii[c] + b.distance_from_boundary);
+    const Vec2 s = cc + unit_of(cc - f.position) * (radii[c] + b.distance_from_boundary);
     const float d = dot(s - p, s - p);
     if (d < best_d) {
       best_d = d;

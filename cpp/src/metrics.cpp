@@ -267,11 +267,11 @@ void Metrics::measure_row(const AgentsView& a, const World* world, std::size_t i
     }
     // A centre inside a solid (a position written there, or a body the push out could
     // not free): its clearance is -(d + r), d the distance to the nearest edge (the way
-    // out unless solids overlap), and a contact. The edges
-    // are at `depth` from it, so it read as clear of every wall, or as out of reach. Only
-    // an agent that moved at least its distance to the walls can have entered one since
-    // it was last outside (the bound above): the test is skipped for the rest, and one
-    // found inside is asked again every step (wall_lb = -inf) until it is out.
+    // out unless solids overlap), and a contact; by the edges' distance alone it read as
+    // clear of every wall, or as out of reach. Only an agent that moved at least its
+    // distance to the walls can have entered one since it was last outside (the bound
+    // above): the test is skipped for the rest, and one found inside is asked again
+    // every step (wall_lb = -inf) until it is out.
     if (!(lb0 - moved - wall_eps_ > 0.0) &&
         (world->polygon_at(p, params_.layers) >= 0 || world->circle_at(p, params_.layers) >= 0)) {
       float depth = kInf, pt[2], nrm[2];

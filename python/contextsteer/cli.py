@@ -523,6 +523,10 @@ def records_for(steps: int, frames: int) -> int:
     return min(int(steps), max(int(frames), 600))
 
 
+_SEED_PARAM = "seed: the runs' seeds are 0 .. N-1; give their number with --seeds N"
+"""Why sweep and tune refuse a seed parameter (each run gets its own seed)."""
+
+
 def _plus_minus() -> str:
     """ "±", or "+/-" where stdout cannot write it (LC_ALL=C, PYTHONIOENCODING=ascii: the
     sweep's table raised UnicodeEncodeError after every run)."""
@@ -987,8 +991,8 @@ def _refused(scenario: str, axes: dict[str, list[Any]], fixed: dict[str, Any]) -
     from .run import build
 
     sc = scenarios.get(scenario)
-    if any(not sc.accepts(name) or name == "seed" for name in [*axes, *fixed]):
-        return None  # the sweep or the study names the parameter (seed: give --seeds)
+    if any(not sc.accepts(name) for name in [*axes, *fixed]):
+        return None  # the sweep or the study names the parameter
     first = {name: values[0] for name, values in axes.items()}
     for name, values in [("", [None])] + list(axes.items()):
         for value in values:
@@ -1020,9 +1024,7 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         if name in axes:
             return usage(f"--param {name} given twice")
         if name == "seed":  # (the scenario takes one, but each run gets its own)
-            return usage(
-                "--param seed: the runs' seeds are 0 .. N-1; give their number with --seeds N"
-            )
+            return usage(f"--param {_SEED_PARAM}")
         axes[name] = [_parse_value(v) for v in values.split(",")]
     keys = args.key or ["metrics.composite", "metrics.collisions.total"]
     if _out_file(args, parser):
@@ -1159,9 +1161,7 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if name in space or name in fixed:
             return usage(f"{name} given twice")
         if name == "seed":  # (the scenario takes one, but each run gets its own)
-            return usage(
-                f"{what} seed: the runs' seeds are 0 .. N-1; give their number with --seeds N"
-            )
+            return usage(f"{what} {_SEED_PARAM}")
         try:
             into[name] = _parse_space_item(values) if into is space else _parse_value(values)
         except ValueError as exc:

@@ -611,11 +611,7 @@ def _tune(
         interrupted = True
         # As Optuna's own optimize does: the trials in flight fail, so the study can be
         # continued; the finished ones are kept, in the study and in the exception.
-        for t in trials:
-            running = rec.get(t.number)
-            if running is not None and running["state"] == "RUNNING":
-                running["state"], running["error"] = "FAIL", "KeyboardInterrupt"
-                study.tell(t, state=optuna.trial.TrialState.FAIL)
+        _fail_in_flight(study, trials, rec, "KeyboardInterrupt", optuna)
         records.extend(rec[t.number] for t in trials if t.number in rec)
         for done in records:
             done.pop("constraints", None)
@@ -623,15 +619,7 @@ def _tune(
     except BaseException as exc:
         # Any other way out (a broken pool, an executor that refuses work): the trials in
         # flight fail as well, or they stayed RUNNING in the study for good.
-        for t in trials:
-            running = rec.get(t.number)  # None: asked, not yet recorded
-            if running is None or running["state"] == "RUNNING":
-                if running is not None:
-                    running["state"], running["error"] = "FAIL", _error_text(exc)
-                try:
-                    study.tell(t, state=optuna.trial.TrialState.FAIL)
-                except Exception:  # keep the error that ended the call
-                    pass
+        _fail_in_flight(study, trials, rec, _error_text(exc), optuna)
         raise
     finally:
         # After Ctrl-C the runs in flight are not waited for (the local workers are
@@ -656,6 +644,21 @@ def _tune(
     # A best trial of an earlier call (study=) ran with that call's fixed params.
     best_fixed = fixed if best.number in ours else best.user_attrs.get(_FIXED, fixed)
     return TuneResult(study, {**best_fixed, **best.params}, float(best.value), records)
+
+
+def _fail_in_flight(
+    study: Any, trials: list[Any], rec: dict[int, dict[str, Any]], error: str, optuna: Any
+) -> None:
+    """Tell the study that this batch's trials still running failed (``error`` in their
+    records; a trial asked but not yet recorded fails too), keeping the error that ended
+    the call should a tell raise."""
+    for t in trials:
+        running = rec.get(t.number)
+        if running is None or running["state"] == "RUNNING":
+            if running is not None:
+                running["state"], running["error"] = "FAIL", error
+            with contextlib.suppress(Exception):
+                study.tell(t, state=optuna.trial.TrialState.FAIL)
 
 
 def _ask(study: Any, dists: dict[str, Any], optuna: Any) -> Any:
