@@ -82,6 +82,23 @@ def test_grid_is_the_cartesian_product_in_key_order():
         grid(a="abc")
 
 
+def test_a_sweep_too_big_to_hold_is_refused_with_its_count(monkeypatch):
+    # 10**10 dicts would fill memory before the first run; the count is refused first.
+    with pytest.raises(ValueError, match=r"100000 a × 100000 b give 10,000,000,000 runs"):
+        grid(a=range(100_000), b=range(100_000))
+    with pytest.raises(ValueError, match=r"the seeds give 10,000,000,000 runs.*one sweep"):
+        cs.sweep(summed, seeds=10**10, executor="serial", progress=False)
+    with pytest.raises(ValueError, match=r"the seeds give 10,000,000,000 runs.*one trial"):
+        cs.tune(summed, {"a": (0.0, 1.0)}, objective="value", n_trials=1, seeds=range(10**10))
+    monkeypatch.setattr(sys.modules["contextsteer.sweep"], "MAX_RUNS", 6)
+    assert len(grid(a=[1, 2], b=[1, 2, 3])) == 6  # the limit itself is allowed
+    with pytest.raises(ValueError, match="7 a × 1 b give 7 runs"):
+        grid(a=range(7), b=[0])
+    with pytest.raises(ValueError, match=r"4 parameter sets × 2 seeds give 8 runs"):
+        cs.sweep(summed, {"a": [1, 2, 3, 4]}, seeds=2, executor="serial", progress=False)
+    assert len(cs.sweep(summed, {"a": [1, 2, 3]}, seeds=2, executor="serial", progress=False)) == 6
+
+
 def test_function_sweep_order_seeds_and_columns():
     res = cs.sweep(summed, {"a": [1, 2], "b": [0.5]}, seeds=3, executor="serial", progress=False)
     assert len(res) == 6 and res.seeds == (0, 1, 2)

@@ -35,7 +35,7 @@ import math
 import os
 import pickle
 import sys
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Sized
 from typing import Any
 
 import numpy as np
@@ -44,11 +44,27 @@ from . import _checks
 
 __all__ = ["Run", "SweepInterrupted", "SweepResult", "grid", "ray_executor", "sweep"]
 
+#: The most runs (parameter sets, or parameter sets times seeds) one sweep builds. Each
+#: run is a dict held until the sweep returns, so a bigger count would fill memory long
+#: before it ran; it is refused up front with the count.
+MAX_RUNS = 10_000_000
+
+
+def _too_many(owner: str, count: int, what: str) -> None:
+    if count > MAX_RUNS:
+        holder = "one trial" if owner == "tune" else "one sweep"
+        raise ValueError(
+            f"{owner}: {what} give {count:,} runs, more than the {MAX_RUNS:,} {holder} "
+            "holds (contextsteer.sweep.MAX_RUNS); split the work"
+        )
+
 
 def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     """The Cartesian product of parameter values, as a list of dicts.
 
-    Keys keep their order; the last key varies fastest. Each axis needs at least one value.
+    Keys keep their order; the last key varies fastest. Each axis needs at least one value,
+    and the product holds at most ``MAX_RUNS`` (ten million) dicts: a bigger one is
+    refused before any is built.
 
     >>> from contextsteer.sweep import grid
     >>> grid(agents=[10, 20], slots=[8, 16])
@@ -66,6 +82,8 @@ def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
         if not v:
             raise ValueError(f"grid: {name} has no values")
         values.append(v)
+    sizes = [len(v) for v in values]
+    _too_many("grid", math.prod(sizes), " × ".join(f"{n} {name}" for n, name in zip(sizes, names)))
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
@@ -514,6 +532,8 @@ def _seed_list(seeds: Any, owner: str) -> list[int]:
         seeds = range(int(seeds))
     elif isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
         raise TypeError(f"{owner}: seeds must be a count or integers, got {seeds!r}")
+    if isinstance(seeds, (range, Sized)):
+        _too_many(owner, len(seeds), "the seeds")
     seed_list = list(seeds)
     if not seed_list:
         raise ValueError(f"{owner}: no seeds")
@@ -692,6 +712,11 @@ def sweep(
             "simulation); pass it as a parameter instead"
         )
 
+    _too_many(
+        "sweep",
+        len(param_sets) * len(seed_list),
+        f"{len(param_sets):,} parameter sets × {len(seed_list):,} seeds",
+    )
     caller = os.getpid()
     tasks = [
         (kind, target, p, s, steps, int(threads), caller) for p in param_sets for s in seed_list
