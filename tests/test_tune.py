@@ -5,6 +5,7 @@ import json
 import math
 import re
 
+import numpy as np
 import pytest
 
 import contextsteer as cs
@@ -101,6 +102,39 @@ def test_a_continued_study_reports_the_fixed_params_its_best_trial_ran_with():
     assert again.best_params == first.best_params
     assert again.best_params["agents"] == 0
     assert run(**again.best_params)["loss"] == again.best_value
+
+
+def test_a_continued_study_in_a_database_gives_the_fixed_params_back_with_their_types(tmp_path):
+    """A database storage keeps user attributes as JSON: plain JSON gave an earlier call's
+    tuple back as a list, inf as None, a float32 as a float, and an object with no JSON
+    form failed the call."""
+    optuna = pytest.importorskip("optuna")
+
+    def run(x, size, limit, scale, table, thing, seed=0):
+        return {"loss": (x - 2.0) ** 2 + size[0]}
+
+    fixed = {
+        "size": (0, 2.5),
+        "limit": float("inf"),
+        "scale": np.float32(0.1),
+        "table": {1: [np.nan, (3,)], "n": np.arange(4, dtype=np.int16).reshape(2, 2)},
+        "thing": object(),
+    }
+    study = optuna.create_study(storage=f"sqlite:///{tmp_path / 'study.db'}")
+    kw = dict(objective="loss", n_trials=3, sampler="random", executor="serial", progress=False)
+    first = cs.tune(run, {"x": (0.0, 4.0)}, params=fixed, study=study, **kw)
+    assert first.best_params["thing"] is fixed["thing"]  # this call's own objects
+    worse = {**fixed, "size": (10, 2.5)}
+    again = cs.tune(run, {"x": (0.0, 4.0)}, params=worse, study=study, **kw)
+    got = again.best_params
+    assert again.best_value == first.best_value and got["x"] == first.best_params["x"]
+    assert got["size"] == (0, 2.5) and type(got["size"]) is tuple
+    assert got["limit"] == float("inf")
+    assert type(got["scale"]) is np.float32 and got["scale"] == np.float32(0.1)
+    assert math.isnan(got["table"][1][0]) and got["table"][1][1] == (3,)
+    assert got["table"]["n"].dtype == np.int16
+    np.testing.assert_array_equal(got["table"]["n"], fixed["table"]["n"])
+    assert got["thing"] == repr(fixed["thing"])  # no JSON form: its repr
 
 
 def test_trial_records_are_json_ready_with_numpy_params():

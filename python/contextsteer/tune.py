@@ -37,6 +37,57 @@ __all__ = ["NoFeasibleTrial", "TuneInterrupted", "TuneResult", "tune"]
 _CONSTRAINT = "constraint"
 #: User attribute of a trial: the fixed ``params`` of the call that ran it.
 _FIXED = "contextsteer.fixed_params"
+#: The key that marks a value :func:`_to_attr` tagged (a tuple, a non-finite float, ...).
+_TAG = "contextsteer.type"
+
+
+def _to_attr(value: Any) -> Any:
+    """``value`` as JSON that :func:`_from_attr` reads back to an equal value of the same
+    type. Optuna keeps user attributes as JSON in a database storage, where plain JSON
+    would give a tuple back as a list, inf as None and a float32 as a float, and an object
+    with no JSON form could not be stored at all: that one is kept as its ``repr``."""
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value) and _TAG not in value:
+            return {k: _to_attr(v) for k, v in value.items()}
+        return {_TAG: "dict", "items": [[_to_attr(k), _to_attr(v)] for k, v in value.items()]}
+    if isinstance(value, tuple):
+        return {_TAG: "tuple", "items": [_to_attr(v) for v in value]}
+    if isinstance(value, list):
+        return [_to_attr(v) for v in value]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        items = [_to_attr(v) for v in value.ravel().tolist()]
+        return {_TAG: "ndarray", "dtype": value.dtype.str, "shape": value.shape, "items": items}
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return {_TAG: "numpy", "dtype": value.dtype.str, "value": _to_attr(value.item())}
+    if isinstance(value, float) and not math.isfinite(value):
+        return {_TAG: "float", "value": repr(value)}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return {_TAG: "repr", "value": repr(value)}
+
+
+def _from_attr(value: Any) -> Any:
+    """The value :func:`_to_attr` stored (a plain JSON value, as earlier versions stored
+    their fixed params, comes back as it is)."""
+    if isinstance(value, list):
+        return [_from_attr(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    tag = value.get(_TAG)
+    if tag is None:
+        return {k: _from_attr(v) for k, v in value.items()}
+    if tag == "dict":
+        return {_from_attr(k): _from_attr(v) for k, v in value["items"]}
+    if tag == "tuple":
+        return tuple(_from_attr(v) for v in value["items"])
+    if tag == "ndarray":
+        items = [_from_attr(v) for v in value["items"]]
+        return np.array(items, dtype=np.dtype(value["dtype"])).reshape(value["shape"])
+    if tag == "numpy":
+        return np.dtype(value["dtype"]).type(_from_attr(value["value"]))
+    if tag == "float":
+        return float(value["value"])
+    return value["value"]  # "repr": what is left of an object with no JSON form
 
 
 def _optuna():
@@ -120,7 +171,10 @@ class TuneResult:
         The study, with every trial (complete, pruned, failed); continue it by passing it
         back as ``tune(..., study=result.study)``.
     best_params : dict
-        Parameters of the best feasible complete trial (fixed ``params`` included).
+        Parameters of the best feasible complete trial (fixed ``params`` included). When
+        that trial ran in an earlier call on the same ``study``, its fixed params are read
+        back from the trial, with their types (tuples, NumPy values, inf); a fixed object
+        with no JSON form comes back as its ``repr``.
     best_value : float
         Its objective, the mean over seeds.
     trials : list of dict
@@ -533,7 +587,7 @@ def _tune(
                 trials.append(_ask(study, dists, optuna))
             asked += len(trials)
             for t in trials:  # so that a continued study's best knows what this call fixed
-                t.set_user_attr(_FIXED, jsonable(fixed))
+                t.set_user_attr(_FIXED, _to_attr(fixed))
             rec = {
                 t.number: {
                     "number": t.number,
@@ -642,7 +696,7 @@ def _tune(
         )
     ours = {r["number"] for r in records}
     # A best trial of an earlier call (study=) ran with that call's fixed params.
-    best_fixed = fixed if best.number in ours else best.user_attrs.get(_FIXED, fixed)
+    best_fixed = fixed if best.number in ours else _from_attr(best.user_attrs.get(_FIXED, fixed))
     return TuneResult(study, {**best_fixed, **best.params}, float(best.value), records)
 
 
