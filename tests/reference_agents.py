@@ -428,6 +428,12 @@ def _inputs(direction, strength, i):
     return d, min(max(float(strength[i]), 0.0), 1.0)
 
 
+def _has_direction(v, vmax):
+    """Whether a velocity has a direction to face (common.hpp's has_direction): faster
+    than 1e-6, or than 1e-6 of a max speed below 1."""
+    return math.hypot(v[0], v[1]) > 1e-6 * min(1.0, max(float(vmax), 0.0))
+
+
 def move(state, direction, strength, dt, model, **params):
     """Next (position, velocity, heading) for model "lerp", "accel" or "vehicle"."""
     pos = state["position"].astype(float).copy()
@@ -444,14 +450,14 @@ def move(state, direction, strength, dt, model, **params):
             f = float(state["steer_force"][i]) if f is None else f
             desired = d * vmax * s
             v = _clamp_len(v + (desired - v) * f, vmax)
-            if np.hypot(*v) > 1e-6:
+            if _has_direction(v, vmax):
                 h = math.atan2(v[1], v[0])
         elif model == "accel":
             ttt = params.get("time_to_target") or dt
             desired = d * vmax * s
             a = _clamp_len((desired - v) / ttt, float(state["max_accel"][i])) if ttt > 0 else 0 * v
             v = _clamp_len(v + a * dt, vmax)
-            if np.hypot(*v) > 1e-6:
+            if _has_direction(v, vmax):
                 goal = math.atan2(v[1], v[0])
                 if params.get("independent_facing"):
                     step = float(state["max_turn_rate"][i]) * dt

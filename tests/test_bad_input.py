@@ -1155,6 +1155,27 @@ def test_slot_raycast_takes_one_heading_for_every_agent():
     np.testing.assert_array_equal(one, each)
 
 
+def test_slot_raycast_reduces_double_headings_before_float32_takes_them():
+    # 0.3 rad plus 1e7 turns, rounded to float32 first, was 0.3 + 8 rad: the ray read 20.9
+    # where 10.47 was right, and inf at 1e9 turns (fuzz round 19).
+    d = cs.slot_directions(8)
+    base = cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=[0.3])
+    for turns in (1, 1e3, 1e5, 1e7, 1e9):
+        h = 0.3 + 2 * np.pi * turns
+        np.testing.assert_allclose(
+            cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=[h]), base, rtol=1e-5
+        )
+        np.testing.assert_allclose(
+            cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=h), base, rtol=1e-5
+        )
+    # Within ±π, and float32 headings, the bits are those of before.
+    for h in ([0.3], np.float32([3.1]), [-np.pi], [np.pi]):
+        want = cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=np.float32(h))
+        np.testing.assert_array_equal(
+            cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=h), want
+        )
+
+
 @pytest.mark.parametrize("name, call, error, text", CASES, ids=[c[0] for c in CASES])
 def test_bad_input_raises_a_clear_error(name, call, error, text):
     with pytest.raises(error, match=text):

@@ -644,6 +644,19 @@ def test_pursue_and_evade_head_for_a_point_predicted_beyond_float32s_square(max_
     assert int(np.argmax(row)) == 2 and row[2] == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("offset", [1e-18, 1e-21, 1e-22, 3e-23, 1e-23, 1e-30, 1e-44])
+def test_seek_and_flee_head_for_a_target_whose_offset_squares_below_float32s_range(offset):
+    # |d|² fell into float32's denormals below 1e-19 and to 0 below 1e-23: Seek's
+    # acceleration was 1.0097 of max_accel at 1e-22, 0.8 at 3e-23, then 0 (fuzz round 19).
+    a = cs.Agents(1, slots=8)
+    a.add([[0, 0]], max_speed=1, max_accel=1)
+    at = (0.0, float(np.float32(offset)))
+    seek = classic.accelerations(None, a, classic.Seek(at))[0]
+    flee = classic.accelerations(None, a, classic.Flee(at))[0]
+    np.testing.assert_allclose(seek, [0, 1], atol=1e-6)
+    np.testing.assert_allclose(flee, [0, -1], atol=1e-6)
+
+
 def test_classic_points_refuse_text_bools_and_masks_and_keep_what_they_steer_by():
     # "5" was parsed as 5.0, True as 1.0, a masked entry's hidden value was read; and
     # .target showed (and pickled) the caller's array after the caller reused it, while

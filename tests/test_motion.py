@@ -458,6 +458,37 @@ def test_speed_and_acceleration_limits_hold_for_velocities_whose_square_underflo
     assert np.hypot(*v[0].astype(np.float64)) <= 1e-30 * (1 + 1e-6)
 
 
+@pytest.mark.parametrize("model", [cs.Lerp(steer_force=1.0), cs.Accel()])
+@pytest.mark.parametrize("speed", [1.0, 1e-6, 1e-8])
+def test_the_heading_follows_a_slow_agent_in_small_units(model, speed):
+    """A velocity under 1e-6 units a second had no direction to face, whatever the
+    agent's max speed: an agent of max speed 1e-6 walked at 90° facing 0° (fuzz round
+    19). The threshold is 1e-6 of the max speed below 1, and also after a wall slide."""
+    a = cs.Agents(1, slots=16)
+    a.add(
+        [[0.0, 0.0]], max_speed=speed, max_accel=30 * speed, heading=0.0, target=[[0, 100 * speed]]
+    )
+    sim = cs.Simulation(cs.World(), a, cs.Steering([cs.Seek()]), motion=model)
+    sim.step(1 / 30, steps=30)
+    assert a.velocity[0, 1] > 0.9 * speed
+    assert a.heading[0] == pytest.approx(np.pi / 2, abs=1e-6)
+    # A slide along a wall at 45° below it turns the heading along the wall.
+    w = cs.World()
+    w.add_segments([[-speed, speed, speed, speed]])
+    b = cs.Agents(1, slots=16)
+    b.add(
+        [[0.0, speed - 0.11 * speed]],
+        radius=0.1 * speed,
+        max_speed=speed,
+        heading=0.0,
+        velocity=[[0.7 * speed, 0.7 * speed]],
+        target=[[100 * speed, 100 * speed]],
+    )
+    sim = cs.Simulation(w, b, cs.Steering([cs.Seek()]), motion=model)
+    sim.step(1 / 30)
+    assert b.heading[0] == pytest.approx(0.0, abs=1e-3), b.velocity[0]
+
+
 @pytest.mark.parametrize("fts", [1e-40, 1e-44])
 def test_a_stopped_vehicle_does_not_turn_whatever_its_full_turn_speed(fts):
     """max_turn_rate·dt·min(1, s/(full_turn_speed·max_speed)) is 0 at s = 0; with the

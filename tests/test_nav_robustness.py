@@ -137,6 +137,23 @@ def test_a_route_does_not_depend_on_where_the_scene_sits():
     assert max(lengths) / min(lengths) < 1.01, lengths
 
 
+@pytest.mark.parametrize("radius", [0.3, 0.0])
+def test_a_route_does_not_depend_on_the_scenes_units(radius):
+    """The corners' margin was 1e-4 of max(1, extent): in a room of 20e-6 units it put
+    every corner outside, and no route was found (fuzz round 19)."""
+    room = np.array([[-10, -10], [10, -10], [10, 10], [-10, 10]], dtype=float)
+    lengths = []
+    for s in (1.0, 1e-2, 1e-4, 1e-6, 1e-7):
+        world = cs.World()
+        world.add_polyline(s * room, closed=True)
+        world.add_segments(s * np.array([[0.0, -10.0, 0.0, 5.0]]))
+        (path,) = cs.route(world, [[-5 * s, 0.0]], [[5 * s, 0.0]], radius=radius * s)
+        assert path is not None, s
+        lengths.append(path.length / s)
+    # Around the wall's end: 2·hypot(5, 5) = 14.14 with radius 0, 14.64 round 0.3.
+    assert max(lengths) / min(lengths) < 1.001, lengths
+
+
 def test_routes_of_radius_zero_do_not_touch_wall_ends():
     world = cs.World()
     world.add_polyline([[-10, -10], [10, -10], [10, 10], [-10, 10]], closed=True)

@@ -396,7 +396,7 @@ Sweep sweep_circle(const World& world, Vec2 p, Vec2 d, float radius, int iterati
 void collide_rows(const World& world, const float* start, float* target, float* velocity,
                   const float* radius, const std::uint8_t* alive, int iterations,
                   std::uint32_t layers, std::int32_t* contacts, std::size_t begin, std::size_t end,
-                  float* heading, bool stop) {
+                  float* heading, bool stop, const float* max_speed) {
   for (std::size_t i = begin; i < end; ++i) {
     if (!alive[i]) continue;
     const Vec2 p = {start[2 * i], start[2 * i + 1]};
@@ -415,7 +415,8 @@ void collide_rows(const World& world, const float* start, float* target, float* 
     }
     velocity[2 * i] = v.x;
     velocity[2 * i + 1] = v.y;
-    if (heading && length(v) > 1e-6f) heading[i] = std::atan2(v.y, v.x);
+    if (heading && has_direction(v, max_speed ? max_speed[i] : 1.0f))
+      heading[i] = std::atan2(v.y, v.x);
   }
 }
 

@@ -12,7 +12,6 @@ namespace contextsteer {
 namespace {
 
 constexpr float kPi = 3.14159265358979323846f;
-constexpr float kStopped = 1e-6f;  // speeds below this have no direction
 
 /// v scaled down to length <= limit. Pure.
 Vec2 clamp_length(Vec2 v, float limit) {
@@ -76,7 +75,7 @@ void move_one(const Lerp& m, const MotionInputs& in, std::size_t i, Vec2& v, flo
       std::clamp(m.steer_force >= 0.0f ? m.steer_force : a.steer_force[i], 0.0f, 1.0f);
   const Vec2 desired = s.dir * (a.max_speed[i] * s.strength);
   v = clamp_length(v + (desired - v) * force, a.max_speed[i]);
-  if (length(v) > kStopped) h = std::atan2(v.y, v.x);
+  if (has_direction(v, a.max_speed[i])) h = std::atan2(v.y, v.x);
 }
 
 void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, float& h, bool&) {
@@ -103,7 +102,7 @@ void move_one(const Accel& m, const MotionInputs& in, std::size_t i, Vec2& v, fl
     const double f = nl > vmax && nl > 0.0 ? vmax / nl : 1.0;
     v = {static_cast<float>(nx * f), static_cast<float>(ny * f)};
   }
-  if (length(v) > kStopped) {
+  if (has_direction(v, vmax)) {
     const float goal = std::atan2(v.y, v.x);
     h = m.independent_facing ? turn_towards(h, goal, a.max_turn_rate[i] * in.dt) : goal;
   }

@@ -58,9 +58,12 @@ bool Router::build(const World& world, float radius, std::uint32_t layers, int a
     return true;
   }
   // Corners sit delta beyond the clearance: a fraction of the scene's extent (not of its
-  // distance from the origin, so a scene routes alike wherever it sits) plus 8 float32
-  // ulps of its largest coordinate, which the corners' rounding cannot eat.
-  const double extent = std::max({1.0, double{b[2]} - double{b[0]}, double{b[3]} - double{b[1]}});
+  // distance from the origin, so a scene routes alike wherever it sits, nor floored at 1,
+  // which put every corner outside a room of 2e-5 units: fuzz round 19) plus 8 float32
+  // ulps of its largest coordinate, which the corners' rounding cannot eat. A scene of
+  // one point has no extent: its corners take 1e-4 of a unit.
+  double extent = std::max(double{b[2]} - double{b[0]}, double{b[3]} - double{b[1]});
+  if (!(extent > 0.0)) extent = 1.0;
   const double magnitude = std::max({std::fabs(double{b[0]}), std::fabs(double{b[1]}),
                                      std::fabs(double{b[2]}), std::fabs(double{b[3]})});
   const double delta = 1e-4 * extent + 8.0 * 0x1p-24 * magnitude + 1e-4 * radius;

@@ -1858,7 +1858,8 @@ void Simulation::move_and_collide(const Plan& p, float dt, bool fused) {
         collide_rows(*p.in.world, p.in.agents.position, next_pos_.data(), next_vel_.data(),
                      p.in.agents.radius, p.in.agents.alive, params_.slide_iterations,
                      params_.layers, contacts_.data(), s, t,
-                     faces_velocity ? next_head_.data() : nullptr, params_.stop_at_contact);
+                     faces_velocity ? next_head_.data() : nullptr, params_.stop_at_contact,
+                     p.in.agents.max_speed);
       }
       if (kinematic_) {
         // A kinematic agent's heading is its user's: a slide along a wall does not turn it.

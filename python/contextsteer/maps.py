@@ -396,7 +396,9 @@ def combine(
         run in float32 in stack order and saturate at ±(2^60 − 2^36), the largest float32
         below the maps' bound: maps each below 2^60 can multiply (or, hundreds of them,
         add) beyond float32, and the choice must not see inf or NaN. A saturated slot
-        ties with the others there.
+        ties with the others there. Every partial result saturates, so a sum that passes
+        the bound part-way stays clipped: ``[1e18, 1e18, -1e18]`` sums to about 1.5e17,
+        ``[-1e18, 1e18, 1e18]`` to 1e18.
     weights : array_like, shape (B,), optional
         Required by, and only allowed with, ``weighted_sum``.
     out : ndarray of float32, shape (N, K), optional

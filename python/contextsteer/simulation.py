@@ -941,8 +941,8 @@ def sweep_circle(
     start, displacement : array_like, shape (N, 2)
         Finite and within ±1e8 (the accepted coordinates; ``ValueError`` otherwise).
     radius : float, >= 0
-        A radius below two float32 spacings of the larger coordinate
-        (``2**-22 * max(1, |x|, |y|)``, 0 included) is swept as that radius: a point can
+        A radius below ``2**-22 * max(1, |x|, |y|)`` (two float32 spacings of the larger
+        coordinate, and at least 2.4e-7: 0 included) is swept as that radius: a point can
         otherwise slip between two walls at their shared vertex. Such a circle stops that
         far short of a wall instead of on it.
     iterations : int, 1 to 16

@@ -48,6 +48,29 @@ def _private(a: np.ndarray, given: Any) -> np.ndarray:
     return a.copy() if a is given or not a.flags.owndata else a
 
 
+def _reduced(headings: Any) -> Any:
+    """Headings given in double (or as integers), those beyond ±π reduced modulo 2π in
+    double before the core takes them as float32: rounded to float32 first, a heading of
+    0.3 rad plus 10**7 turns was 0.3 + 8 rad (fuzz round 19). Headings within ±π, float32
+    ones and anything the checks refuse (non-finite, beyond float32, text, bools, masked)
+    are passed on as given."""
+    if isinstance(headings, np.ma.MaskedArray) or getattr(headings, "dtype", None) == np.float32:
+        return headings
+    try:
+        arr = np.asarray(headings)
+    except (TypeError, ValueError):
+        return headings
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.float32:
+        return headings
+    h = np.array(arr, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        far = np.isfinite(h) & (np.abs(h) > np.pi) & (np.abs(h) <= float(np.finfo(np.float32).max))
+    if not far.any():
+        return headings
+    h[far] = np.remainder(h[far] + np.pi, 2.0 * np.pi) - np.pi
+    return h
+
+
 def _per_row(x: Any, n: int, what: str) -> np.ndarray:
     """A scalar or an (n,) array as a float32 (1,) or (n,) array."""
     if np.ndim(x) == 0:
@@ -836,7 +859,9 @@ def slot_raycast(
         Ray length per agent, finite >= 0.
     headings : float or array_like, shape (N,), optional
         Angles in radians (a scalar: the same for every agent); None keeps the slot
-        directions as given (world frame).
+        directions as given (world frame). Double (or integer) headings beyond ±π are
+        reduced modulo 2π in double before they are rounded to float32, and the rays turn
+        by that float32 heading; headings within ±π and float32 ones are taken as given.
     radius : float, optional
         > 0 casts circles (agent-radius padding).
     layers : int, optional
@@ -914,9 +939,9 @@ def slot_raycast(
     la = _private(_per_row(look_ahead, p.shape[0], "look_ahead"), look_ahead)
     h = None
     if headings is not None and np.ndim(headings) == 0:  # one heading for every agent
-        h = np.full(p.shape[0], _f32(headings, "headings"), dtype=np.float32)
+        h = np.full(p.shape[0], _f32(_reduced(headings), "headings"), dtype=np.float32)
     elif headings is not None:
-        h = _private(_f32(headings, "headings"), headings)
+        h = _private(_f32(_reduced(headings), "headings"), headings)
         if h.shape != (p.shape[0],):
             raise ValueError(f"headings: expected a scalar or shape ({p.shape[0]},), got {h.shape}")
     radius = _checks.real("slot_raycast: radius", radius)

@@ -56,14 +56,15 @@ bool moves_into(const World& world, Vec2 p, Vec2 u, float r, std::uint32_t layer
 /// of velocity[i] ((N,2)) into each touched wall is removed (it slides). contacts[i] (N,)
 /// counts the steps in which agent i touched a wall (+1 at most per call). When
 /// `heading` is given ((N,) radians), agents that touched a wall face their slid velocity
-/// (when it is not ~0): the Godot recipe's rotation = velocity.angle() after
+/// (when it has a direction, `has_direction` with `max_speed` (N,), or 1 when it is not
+/// given): the Godot recipe's rotation = velocity.angle() after
 /// move_and_slide. With `stop` (the Godot recipe's move_and_collide) the circle stops at
 /// the first contact, the rest of the displacement is dropped, and velocity and heading
 /// are left as they are (`iterations` is not used). Serial, allocation-free, reentrant.
 void collide_rows(const World& world, const float* start, float* target, float* velocity,
                   const float* radius, const std::uint8_t* alive, int iterations,
                   std::uint32_t layers, std::int32_t* contacts, std::size_t begin, std::size_t end,
-                  float* heading = nullptr, bool stop = false);
+                  float* heading = nullptr, bool stop = false, const float* max_speed = nullptr);
 
 /// Agent–agent overlap count and push-apart (Jacobi: every agent reads the same
 /// read-only positions, so the result does not depend on the order or thread). For agent
