@@ -902,13 +902,20 @@ def test_sweep_prints_its_table_on_an_ascii_stdout(tmp_path):
     assert "(mean +/- std)" in proc.stdout
 
 
-def test_sweep_refuses_a_seed_parameter_naming_seeds(capsys):
+@pytest.mark.parametrize("name", ["seed", "seed.x"])
+def test_sweep_refuses_a_seed_parameter_naming_seeds(name, capsys):
     """-p seed=1,2 was refused as "give the seed once, as seed= or in params, not both",
-    after listing seed among the scenario's parameters (fuzz round 16)."""
-    assert cli.main(["sweep", "hallway", "-p", "seed=1,2", "--steps", "2", "--quiet"]) == 2
+    after listing seed among the scenario's parameters (fuzz round 16); -p seed.x=1 as
+    "seed.x is a key of the mapping seed" (fuzz round 19)."""
+    assert cli.main(["sweep", "hallway", "-p", f"{name}=1,2", "--steps", "2", "--quiet"]) == 2
     assert "--param seed: the runs' seeds are 0 .. N-1; give their number with --seeds N" in (
         capsys.readouterr().err
     )
+    # A parameter the scenario does not take: the list of those it does leaves seed out.
+    assert cli.main(["sweep", "hallway", "-p", "SEED=1", "--steps", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "does not take 'SEED'" in err and "each run gets its own seed" in err
+    assert "seed," not in err.split("it takes:")[1]
 
 
 def test_tune_refuses_a_seed_parameter_naming_seeds(capsys):

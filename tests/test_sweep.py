@@ -286,6 +286,13 @@ def test_a_failed_run_reads_the_same_on_ray_as_on_the_other_executors():
         cs.sweep(fails_on_two, {"a": [1, 2]}, executor=RayLikeExecutor(), progress=False)
 
 
+def test_a_key_inside_seed_is_refused_as_seed_is():
+    # {"seed.x": [1]} ran, and every run failed on it (fuzz round 19).
+    for target in ("crossing", summed):
+        with pytest.raises(ValueError, match="pass seeds with seeds="):
+            cs.sweep(target, {"seed.x": [1]}, executor="serial", progress=False)
+
+
 def test_a_bool_seed_count_is_refused():
     # True was a count: range(1).
     with pytest.raises(TypeError, match="sweep: seeds must be a count or integers, got True"):

@@ -3,7 +3,9 @@
 import concurrent.futures as cf
 import json
 import math
+import os
 import re
+import signal
 
 import numpy as np
 import pytest
@@ -619,6 +621,35 @@ def test_a_failing_ask_leaves_no_trial_running():
     with pytest.raises(ValueError):
         _on(study, {"x": [0.0, 1.0]}, n_trials=1)
     assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE", "FAIL"]
+
+
+class _SamplerThatBreaks(optuna.samplers.RandomSampler):
+    """Raises (or presses Ctrl-C) in before_trial, which Optuna's ask() runs after it has
+    made the trial."""
+
+    def __init__(self, error, after):
+        super().__init__(seed=0)
+        self.error, self.after, self.n = error, after, 0
+
+    def before_trial(self, study, trial):
+        self.n += 1
+        if self.n > self.after:
+            if self.error == "SIGINT":
+                os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, inside ask()
+            else:
+                raise self.error
+        return super().before_trial(study, trial)
+
+
+@pytest.mark.parametrize("error", [RuntimeError("sampler broke"), KeyboardInterrupt(), "SIGINT"])
+def test_an_ask_that_raises_after_making_its_trial_leaves_it_failed(error):
+    # The trial made by ask() stayed RUNNING for good when the sampler raised in it, or
+    # Ctrl-C landed there (fuzz round 19).
+    study = optuna.create_study(sampler=_SamplerThatBreaks(error, after=3))
+    want = RuntimeError if isinstance(error, RuntimeError) else cs.TuneInterrupted
+    with pytest.raises(want):
+        _on(study, {"x": (0.0, 1.0)}, n_trials=6, batch=2)
+    assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE", "FAIL", "FAIL"]
 
 
 def _interrupts(x, seed=0):

@@ -78,6 +78,9 @@ def test_video_write_gif_and_errors(tmp_path):
         video.write(images, tmp_path / "a.avi")
     with pytest.raises(ValueError, match="no frames"):
         video.write([], tmp_path / "b.gif")
+    for bad in (np.array(5), np.zeros((3, 4))):  # len() of a 0-d array raised a bare TypeError
+        with pytest.raises(TypeError, match=r"write: images must be .* got an array of shape"):
+            video.write(bad, tmp_path / "d.gif")
     with pytest.raises(ValueError, match="fps"):
         video.write(images, tmp_path / "c.gif", fps=0)
 

@@ -1009,7 +1009,7 @@ def _refused(scenario: str, axes: dict[str, list[Any]], fixed: dict[str, Any]) -
 
 def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
-    from .sweep import SweepInterrupted, sweep
+    from .sweep import SweepInterrupted, _is_seed, sweep
 
     def usage(message: str) -> int:
         parser.print_usage(sys.stderr)
@@ -1023,7 +1023,7 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
             return usage(f"--param expects NAME=V1,V2,..., got {item!r}")
         if name in axes:
             return usage(f"--param {name} given twice")
-        if name == "seed":  # (the scenario takes one, but each run gets its own)
+        if _is_seed(name):  # (the scenario takes one, but each run gets its own)
             return usage(f"--param {_SEED_PARAM}")
         axes[name] = [_parse_value(v) for v in values.split(",")]
     keys = args.key or ["metrics.composite", "metrics.collisions.total"]
@@ -1144,6 +1144,7 @@ def _parse_space_item(values: str) -> Any:
 
 def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
+    from .sweep import _is_seed
 
     def usage(message: str) -> int:
         parser.print_usage(sys.stderr)
@@ -1160,7 +1161,7 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return usage(f"{what} expects NAME=..., got {item!r}")
         if name in space or name in fixed:
             return usage(f"{name} given twice")
-        if name == "seed":  # (the scenario takes one, but each run gets its own)
+        if _is_seed(name):  # (the scenario takes one, but each run gets its own)
             return usage(f"{what} {_SEED_PARAM}")
         try:
             into[name] = _parse_space_item(values) if into is space else _parse_value(values)

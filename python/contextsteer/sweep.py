@@ -564,6 +564,12 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
+def _is_seed(name: str) -> bool:
+    """``seed``, or a key inside it (``seed.x``: seed is no mapping, and every run failed
+    on it where ``seed`` itself is refused up front)."""
+    return name.split(".", 1)[0] == "seed"
+
+
 def _run_target(
     scenario: str | Callable[..., Any],
     names: Collection[str],
@@ -581,16 +587,17 @@ def _run_target(
     if isinstance(scenario, str):
         sc = scenarios.get(scenario)  # ValueError listing the scenarios
         for name in names:
-            if name == "seed":
+            if _is_seed(name):
                 raise ValueError(f"{owner}: {seed_message}")
             if not sc.accepts(name):
+                takes = ", ".join(p for p in sc.parameters if p != "seed")
                 raise ValueError(
                     f"{owner}: scenario {sc.name!r} does not take {name!r} "
-                    f"(it takes: {', '.join(sc.parameters)})"
+                    f"(it takes: {takes}; each run gets its own seed)"
                 )
         return "scenario", sc.name
     if callable(scenario):
-        if functions_too and "seed" in names:
+        if functions_too and any(_is_seed(name) for name in names):
             raise ValueError(f"{owner}: {seed_message}")
         return "function", scenario
     raise TypeError(f"{owner}: scenario must be a scenario name or a callable, got {scenario!r}")

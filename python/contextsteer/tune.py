@@ -22,8 +22,10 @@ import contextlib
 import dataclasses
 import math
 import os
+import signal
+import threading
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -719,9 +721,26 @@ def _ask(study: Any, dists: dict[str, Any], optuna: Any) -> Any:
     """``study.ask(dists)``, done as Optuna does it (a trial, then each parameter drawn
     from its distribution in turn) but with the trial in hand: when a draw raises (a study
     continued with a parameter of another kind), this trial is failed, so that it does not
-    stay RUNNING, and no other caller's trial is touched (a shared study)."""
-    trial = study.ask()
+    stay RUNNING, and no other caller's trial is touched (a shared study).
+
+    ``study.ask()`` itself creates the trial and then runs the sampler's ``before_trial``:
+    a sampler that raises there, or Ctrl-C landing there, left the new trial RUNNING for
+    good (fuzz round 19). Ctrl-C is held back while it runs (on the main thread, with
+    Python's own handler installed) and raised once the trial is in hand; for any other
+    error the trial is found by the id Optuna's ``ask`` had given it."""
+    pressed: list[int] = []
     try:
+        with _sigint_held(pressed):
+            trial = study.ask()
+    except BaseException as exc:
+        number = _trial_asked(study, exc)
+        if number is not None:
+            with contextlib.suppress(Exception):
+                study.tell(number, state=optuna.trial.TrialState.FAIL)
+        raise
+    try:
+        if pressed:
+            raise KeyboardInterrupt
         for name, dist in dists.items():
             _draw(trial, name, dist, optuna)
     except BaseException:
@@ -729,6 +748,43 @@ def _ask(study: Any, dists: dict[str, Any], optuna: Any) -> Any:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
         raise
     return trial
+
+
+@contextlib.contextmanager
+def _sigint_held(pressed: list[int]) -> Iterator[None]:
+    """SIGINT noted in ``pressed`` instead of raised, for the duration (on the main thread,
+    when Python's default handler is installed; anything else is left alone)."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _trial_asked(study: Any, exc: BaseException) -> int | None:
+    """The number of the trial that Optuna's ``Study.ask`` had created (or taken from the
+    waiting ones) when it raised ``exc``: its ``trial_id`` local in the traceback. None
+    when it raised before that, or when Optuna's ``ask`` no longer reads so."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if (
+            frame.f_code.co_name == "ask"
+            and str(frame.f_globals.get("__name__", "")).startswith("optuna.")
+            and isinstance(frame.f_locals.get("trial_id"), int)
+        ):
+            try:
+                return int(study._storage.get_trial_number_from_id(frame.f_locals["trial_id"]))
+            except Exception:
+                return None
+        tb = tb.tb_next
+    return None
 
 
 def _draw(trial: Any, name: str, dist: Any, optuna: Any) -> Any:

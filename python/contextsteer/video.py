@@ -281,6 +281,11 @@ def write(
     if fmt not in FORMATS:
         raise ValueError(f"write: format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     fps = check_fps(fps, fmt)
+    if isinstance(images, np.ndarray) and images.ndim < 3:
+        raise TypeError(
+            "write: images must be a sequence of (H, W, 3) uint8 frames or an (F, H, W, 3) "
+            f"array, got an array of shape {images.shape}"
+        )
     if isinstance(images, Sized) and len(images) == 0:
         raise ValueError("write: no frames (an empty sequence)")
     if fmt == "gif":
