@@ -969,3 +969,43 @@ def test_a_step_from_another_thread_is_refused_during_an_update(monkeypatch):
     monkeypatch.undo()
     sim.step(1 / 30)  # released after it
     detour.update()
+
+
+def test_a_hall_of_pillars_beyond_the_routers_corners_plans_no_route_and_does_not_raise():
+    """Every wall and circle in reach is routed round: in a hall of 2,800 pillars the
+    router's corner limit raised a ValueError naming route out of update(), and the
+    caller's simulation loop stopped (fuzz round 19). Past the limit no route is planned
+    and the agent steers locally."""
+    world = cs.World()
+    g = np.arange(-40, 40.01, 1.5)
+    xs, ys = np.meshgrid(g, g)
+    pillars = np.c_[xs.ravel(), ys.ravel()]
+    pillars = pillars[(np.abs(pillars[:, 0] - 2) > 1.0) & (np.hypot(*pillars.T) > 1.0)]
+    world.add_circles(pillars, np.full(len(pillars), 0.1))
+    world.add_segments([[2, -30, 2, 30]])
+    agents = cs.Agents(4, slots=16)
+    agents.add(
+        [[0.0, 0.3], [0.0, -0.3], [-0.5, 0.0], [-0.5, 0.6]],
+        radius=0.3,
+        max_speed=1.3,
+        max_accel=4.0,
+        target=[[10, 0]] * 4,
+    )
+    sim = cs.Simulation(
+        world,
+        agents,
+        cs.scenarios.crowd_steering(),
+        motion=cs.Accel(),
+        slots=cs.scenarios.crowd_slots(),
+    )
+    det = cs.Detour(sim)
+    # Past the router's 16,384 corners (2,800 circles of 24): no way, not an error.
+    hall = cs.World()
+    hall.add_circles(pillars, np.full(len(pillars), 0.1))
+    with pytest.raises(ValueError, match="visibility graph would have"):
+        cs.route(hall, [[0.0, 0.0]], [[10.0, 0.0]], radius=0.35)
+    assert det._route(hall, np.zeros(2), np.array([10.0, 0.0]), 0.35).shape == (0, 2)
+    for _ in range(200):
+        det.update()
+        sim.step(1 / 30)
+    assert det.plans >= 1

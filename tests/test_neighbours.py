@@ -49,6 +49,22 @@ def test_sparse_crowd_over_a_huge_area_and_coincident_points():
     assert got.counts[5] == 10
 
 
+@pytest.mark.parametrize(
+    "far", [[[1e6, 1e6]], [[-1e6, 3.0], [20.0, -2e6]], [[7e5, 7e5], [7e5 + 1, 7e5]]]
+)
+def test_a_crowd_with_agents_far_away_matches_brute_force(far):
+    # One agent 1e6 m away put the crowd in one grid cell: each query read all of it
+    # (200k points: 62 s; fuzz round 19). The grid keeps only its occupied columns and
+    # rows then (tests/cpp/test_neighbours.cpp checks that it does); the answers stay.
+    rng = np.random.default_rng(3)
+    pos = np.concatenate([rng.uniform(0, 40, (600, 2)), far]).astype(np.float32)
+    for radius in (2.0, 0.7):
+        got = cs.neighbours(pos, radius, 16)
+        idx, counts = ref.neighbors(pos, radius, 16)
+        np.testing.assert_array_equal(got.counts, counts)
+        np.testing.assert_array_equal(got.indices, idx)
+
+
 def test_dense_crowd_truncates_to_the_nearest():
     rng = np.random.default_rng(2)
     pos = rng.uniform(0, 10, (400, 2)).astype(np.float32)

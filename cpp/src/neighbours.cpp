@@ -68,6 +68,7 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
       fine_ = true;
     }
   }
+  const double base = cell;
   for (;;) {
     const double cx = std::floor(w / cell) + 1.0, cy = std::floor(h / cell) + 1.0;
     if (cx * cy <= limit) break;
@@ -77,34 +78,44 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
   inv_cell_ = 1.0 / cell;
   nx_ = static_cast<std::int64_t>(std::floor(w * inv_cell_)) + 1;
   ny_ = static_cast<std::int64_t>(std::floor(h * inv_cell_)) + 1;
-  const std::size_t cells = static_cast<std::size_t>(nx_ * ny_);
+  cols_.clear();
+  rows_.clear();
 
   // Counting sort by cell; iterating agents in index order keeps each cell ascending.
-  cell_start_.assign(cells + 1, 0);
-  cell_of_.resize(m);
-  std::size_t r = 0;
-  for (const std::uint32_t id : alive_ids_) {
-    const std::size_t i = id;
-    const double fx = (static_cast<double>(positions[2 * i]) - min_x_) * inv_cell_;
-    const double fy = (static_cast<double>(positions[2 * i + 1]) - min_y_) * inv_cell_;
-    // Written so that a NaN (a user writing NaN into a view) lands in cell 0, never UB.
-    const auto cx =
-        static_cast<std::int64_t>(fx > 0.0 ? std::min(fx, static_cast<double>(nx_ - 1)) : 0.0);
-    const auto cy =
-        static_cast<std::int64_t>(fy > 0.0 ? std::min(fy, static_cast<double>(ny_ - 1)) : 0.0);
-    const auto c = static_cast<std::uint32_t>(cy * nx_ + cx);
-    cell_of_[r++] = c;
-    ++cell_start_[c + 1];
-  }
-  most_ = 0;
-  for (std::size_t c = 0; c < cells; ++c) {
-    most_ = std::max(most_, cell_start_[c + 1]);
-    cell_start_[c + 1] += cell_start_[c];
-  }
+  // Written so that a NaN (a user writing NaN into a view) lands in cell 0, never UB; on
+  // compressed axes an agent's column is the position of its cell index among the
+  // occupied ones (there by construction: the same arithmetic).
+  auto axis_cell = [](double f, std::int64_t cells, const std::vector<std::int64_t>& occupied) {
+    if (occupied.empty())
+      return static_cast<std::int64_t>(f > 0.0 ? std::min(f, static_cast<double>(cells - 1)) : 0.0);
+    if (!(f > 0.0)) return std::int64_t{0};
+    const auto c = static_cast<std::int64_t>(std::floor(std::min(f, 0x1p53)));
+    return std::lower_bound(occupied.begin(), occupied.end(), c) - occupied.begin();
+  };
+  auto count = [&] {
+    cell_start_.assign(static_cast<std::size_t>(nx_ * ny_) + 1, 0);
+    cell_of_.resize(m);
+    std::size_t r = 0;
+    for (const std::uint32_t id : alive_ids_) {
+      const std::size_t i = id;
+      const double fx = (static_cast<double>(positions[2 * i]) - min_x_) * inv_cell_;
+      const double fy = (static_cast<double>(positions[2 * i + 1]) - min_y_) * inv_cell_;
+      const auto c =
+          static_cast<std::uint32_t>(axis_cell(fy, ny_, rows_) * nx_ + axis_cell(fx, nx_, cols_));
+      cell_of_[r++] = c;
+      ++cell_start_[c + 1];
+    }
+    most_ = *std::max_element(cell_start_.begin(), cell_start_.end());
+  };
+  count();
+  if (cell > base && most_ > kCompressAbove && compress(positions, base, cell, limit, w, h))
+    count();
+  const std::size_t cells = cell_start_.size() - 1;
+  for (std::size_t c = 0; c < cells; ++c) cell_start_[c + 1] += cell_start_[c];
   order_.resize(m);
   sorted_pos_.assign(2 * m + kPad, 0.0f);
   // cell_start_[c] is used as the insertion cursor, then restored by shifting.
-  r = 0;
+  std::size_t r = 0;
   for (const std::uint32_t id : alive_ids_) {
     const std::size_t i = id;
     const std::uint32_t slot = cell_start_[cell_of_[r++]]++;
@@ -116,6 +127,53 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
   cell_start_[0] = 0;
   slack_ = 0.0f;
   group_by_position();
+}
+
+bool NeighborGrid::compress(const float* positions, double base, double dense, double limit,
+                            double w, double h) {
+  // Cell indices must stay exact in double (and within int64).
+  if (!(w / base < 0x1p52 && h / base < 0x1p52)) return false;
+  // Each axis's offsets from the grid's corner, sorted: the occupied cells of a cell
+  // size are then counted (and listed) in one pass.
+  std::vector<double>& xs = axis_scratch_[0];
+  std::vector<double>& ys = axis_scratch_[1];
+  xs.clear();
+  ys.clear();
+  for (const std::uint32_t id : alive_ids_) {
+    const double x = positions[2 * id], y = positions[2 * id + 1];
+    if (!std::isfinite(x) || !std::isfinite(y)) continue;  // (cell 0, which is occupied)
+    xs.push_back(x - min_x_);
+    ys.push_back(y - min_y_);
+  }
+  std::sort(xs.begin(), xs.end());
+  std::sort(ys.begin(), ys.end());
+  auto occupied = [](const std::vector<double>& v, double inv, std::vector<std::int64_t>* out) {
+    std::size_t n = 0;
+    std::int64_t last = -1;
+    for (const double x : v) {
+      const auto c = static_cast<std::int64_t>(std::floor(x * inv));
+      if (c != last) {
+        ++n;
+        last = c;
+        if (out) out->push_back(c);
+      }
+    }
+    return static_cast<double>(n);
+  };
+  double cell = base;
+  for (;;) {
+    const double cells = occupied(xs, 1.0 / cell, nullptr) * occupied(ys, 1.0 / cell, nullptr);
+    if (cells <= limit) break;
+    cell *= std::max(1.1, std::sqrt(cells / limit));
+  }
+  if (!(cell < dense)) return false;
+  cell_ = cell;
+  inv_cell_ = 1.0 / cell;
+  occupied(xs, inv_cell_, &cols_);
+  occupied(ys, inv_cell_, &rows_);
+  nx_ = static_cast<std::int64_t>(cols_.size());
+  ny_ = static_cast<std::int64_t>(rows_.size());
+  return true;
 }
 
 void NeighborGrid::group_by_position() {
@@ -173,6 +231,8 @@ bool NeighborGrid::rebuild_from(const NeighborGrid& grid, const float* positions
   inv_cell_ = grid.inv_cell_;
   nx_ = grid.nx_;
   ny_ = grid.ny_;
+  cols_ = grid.cols_;
+  rows_ = grid.rows_;
   cell_start_ = grid.cell_start_;
   most_ = grid.most_;
   fine_ = grid.fine_;
@@ -208,19 +268,6 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std
                                 std::int32_t* out) const {
   if (order_.empty() || max_count == 0 || !(radius >= 0.0f)) return 0;
   max_count = std::min(max_count, kMaxNeighbors);
-  // Cell range of a query box, widened by a thousandth of a cell so that a point at
-  // exactly the radius (float32) can never fall in an unvisited cell through rounding.
-  const double margin = 1e-3;
-  auto cell_range = [&](float p, double reach, float lo, std::int64_t cells, std::int64_t& a,
-                        std::int64_t& b) {
-    const double fa = (static_cast<double>(p) - reach - lo) * inv_cell_ - margin;
-    const double fb = (static_cast<double>(p) + reach - lo) * inv_cell_ + margin;
-    if (!(fb >= 0.0 && fa < static_cast<double>(cells))) return false;  // also NaN
-    const double top = static_cast<double>(cells - 1);
-    a = static_cast<std::int64_t>(std::floor(std::clamp(fa, 0.0, top)));
-    b = static_cast<std::int64_t>(std::floor(std::clamp(fb, 0.0, top)));
-    return true;
-  };
   // The max_count nearest (by d², then index) alive j != self with d² <= rad², into out.
   // The cells x0..x1 of one grid row are contiguous in the sorted arrays, so each row is
   // one span (split only at grouped cells). Candidates are filtered branch-free into a
@@ -232,8 +279,10 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std
     // Agents lie at most slack_ outside their cells (rebuild_from).
     const double reach = static_cast<double>(rad) + slack_;
     std::int64_t x0, x1, y0, y1;
-    if (!cell_range(point.x, reach, min_x_, nx_, x0, x1)) return 0;
-    if (!cell_range(point.y, reach, min_y_, ny_, y0, y1)) return 0;
+    // Cell ranges widened by a thousandth of a cell (cell_range), so that a point at
+    // exactly the radius (float32) can never fall in an unvisited cell through rounding.
+    if (!cell_range(point.x, reach, min_x_, nx_, cols_, x0, x1)) return 0;
+    if (!cell_range(point.y, reach, min_y_, ny_, rows_, y0, y1)) return 0;
     float d2s[kMaxNeighbors];
     std::size_t count = 0;
     constexpr std::size_t kBatch = 64;
@@ -316,8 +365,8 @@ std::size_t NeighborGrid::query(Vec2 point, float radius, std::int32_t self, std
 bool NeighborGrid::dense_cell(Vec2 point, double share, double enough) const {
   if (order_.empty()) return false;
   std::int64_t cx0, cx1, cy0, cy1;
-  if (!cell_range(point.x, 0.0f, min_x_, nx_, cx0, cx1) ||
-      !cell_range(point.y, 0.0f, min_y_, ny_, cy0, cy1) || cx0 != cx1 || cy0 != cy1)
+  if (!cell_range(point.x, 0.0, min_x_, nx_, cols_, cx0, cx1) ||
+      !cell_range(point.y, 0.0, min_y_, ny_, rows_, cy0, cy1) || cx0 != cx1 || cy0 != cy1)
     return false;
   const std::size_t c = static_cast<std::size_t>(cy0 * nx_ + cx0);
   return static_cast<double>(cell_start_[c + 1] - cell_start_[c]) * share >= enough;

@@ -106,8 +106,8 @@ class NeighborGrid {
     if (order_.empty() || !(radius >= 0.0f)) return;
     const float r2 = radius * radius;
     std::int64_t x0, x1, y0, y1;
-    if (!cell_range(point.x, radius + slack_, min_x_, nx_, x0, x1)) return;
-    if (!cell_range(point.y, radius + slack_, min_y_, ny_, y0, y1)) return;
+    if (!cell_range(point.x, radius + slack_, min_x_, nx_, cols_, x0, x1)) return;
+    if (!cell_range(point.y, radius + slack_, min_y_, ny_, rows_, y0, y1)) return;
     // Local copies of the arrays: fn may write through pointers the compiler cannot tell
     // apart from the grid's members, which would reload them at every candidate.
     const std::uint32_t* start = cell_start_.data();
@@ -163,6 +163,15 @@ class NeighborGrid {
   /// rebuild more than it could save.
   static constexpr std::uint32_t kGroupAbove = 256;
 
+  /// A grid whose cells grew past the query radius (a bounding box too large for
+  /// max(64, 2·n) cells of it) is compressed (compress()) when a cell holds more agents
+  /// than this: one agent kilometres away from a crowd put the crowd in one cell, and
+  /// every query read all of it.
+  static constexpr std::uint32_t kCompressAbove = 64;
+
+  /// Whether the last rebuild compressed the grid's axes (compress()).
+  bool compressed() const { return !cols_.empty(); }
+
   /// Number of cells the last rebuild grouped by position (query); 0 after rebuild_from.
   std::size_t grouped_cells() const { return grouped_cells_; }
 
@@ -188,18 +197,40 @@ class NeighborGrid {
 
  private:
   /// Cell range [a, b] along one axis covering [p − radius, p + radius], widened by a
-  /// thousandth of a cell against rounding; false when it misses the grid (or NaN).
-  bool cell_range(float p, float radius, float lo, std::int64_t cells, std::int64_t& a,
+  /// thousandth of a cell against rounding; false when it misses the grid (or NaN). On a
+  /// compressed axis (`occupied` not empty: the sorted cell indices that hold agents,
+  /// whose positions in it are the grid's columns or rows) the range is that of the
+  /// occupied cells within it, and false when there are none.
+  bool cell_range(float p, double radius, float lo, std::int64_t cells,
+                  const std::vector<std::int64_t>& occupied, std::int64_t& a,
                   std::int64_t& b) const {
     const double margin = 1e-3;
     const double fa = (static_cast<double>(p) - radius - lo) * inv_cell_ - margin;
     const double fb = (static_cast<double>(p) + radius - lo) * inv_cell_ + margin;
+    if (!occupied.empty()) {
+      // Occupied indices lie in [0, 2^53): clamping to just outside keeps the casts
+      // defined and the range the same.
+      if (!(fb >= 0.0 && fa < 0x1p53)) return false;
+      const auto lo_cell = static_cast<std::int64_t>(std::floor(std::max(fa, -1.0)));
+      const auto hi_cell = static_cast<std::int64_t>(std::floor(std::min(fb, 0x1p53)));
+      a = std::lower_bound(occupied.begin(), occupied.end(), lo_cell) - occupied.begin();
+      b = (std::upper_bound(occupied.begin(), occupied.end(), hi_cell) - occupied.begin()) - 1;
+      return a <= b;
+    }
     if (!(fb >= 0.0 && fa < static_cast<double>(cells))) return false;
     const double top = static_cast<double>(cells - 1);
     a = static_cast<std::int64_t>(std::floor(std::clamp(fa, 0.0, top)));
     b = static_cast<std::int64_t>(std::floor(std::clamp(fb, 0.0, top)));
     return true;
   }
+
+  /// rebuild()'s way out of a grid whose cells grew for a few far agents: when the
+  /// bounding box needs cells larger than `base` and the fullest of them holds more than
+  /// kCompressAbove agents, the columns and rows become the occupied cell indices only
+  /// (cols_, rows_), at the smallest cell from `base` up whose occupied columns times
+  /// rows fit `limit`. False (nothing changed) when that is no finer than `dense`.
+  bool compress(const float* positions, double base, double dense, double limit, double w,
+                double h);
 
   /// dense_enough's second test: the point's own cell at `share` holds `enough`.
   bool dense_cell(Vec2 point, double share, double enough) const;
@@ -215,6 +246,10 @@ class NeighborGrid {
   std::uint32_t most_ = 0;  // the most agents in one cell
   double cell_ = 1.0, inv_cell_ = 1.0;
   std::int64_t nx_ = 0, ny_ = 0;
+  // Compressed axes (compress()): the sorted occupied cell indices along x and y, whose
+  // positions are the grid's columns and rows; both empty on a plain grid.
+  std::vector<std::int64_t> cols_, rows_;
+  std::vector<double> axis_scratch_[2];    // compress(): each axis's sorted offsets
   std::vector<std::uint32_t> cell_start_;  // (cells + 1) prefix sums
   std::vector<std::int32_t> order_;        // agent index, grouped by cell, ascending within
   // Positions in `order_` order (flat x,y), then kPad zeros: visit() loads four
