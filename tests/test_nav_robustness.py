@@ -363,3 +363,36 @@ def test_a_field_in_a_world_without_obstacles_is_the_straight_distance():
         p = np.array([[0.0, 3.0], [8.0, 3.0], [3.0, -4.0]])
         want = np.min(np.linalg.norm(p[:, None] - np.array(goals)[None], axis=2), axis=1)
         np.testing.assert_allclose(field.distance(p), want, atol=0.05)
+
+
+def test_sizes_are_checked_against_a_ulimit_below_the_machines_memory():
+    """The check read the machine's RAM alone: under `ulimit -v` 2.5 GB, 60 goal sets on a
+    4-million-node grid passed it and marched until std::bad_alloc (fuzz round 19)."""
+    resource = pytest.importorskip("resource")
+    import os
+    import subprocess
+    import sys
+
+    if "asan" in os.environ.get("LD_PRELOAD", ""):
+        pytest.skip("AddressSanitizer (tools/sanitize-pytest) needs more address space")
+
+    code = (
+        "import numpy as np, contextsteer as cs\n"
+        "from contextsteer.maps import _physical_memory, _memory_text\n"
+        "assert _physical_memory() <= 2_560_000_000, _physical_memory()\n"
+        "assert 'ulimit -v' in _memory_text(), _memory_text()\n"
+        "w = cs.World(); w.add_polyline([[0, 0], [200, 0], [200, 200], [0, 200]], closed=True)\n"
+        "try:\n"
+        "    cs.NavField(w, [np.array([10.0 + i, 10.0]) for i in range(60)], cell=0.1)\n"
+        "except MemoryError as e:\n"
+        "    assert 'this process may use' in str(e), e\n"
+        "    print('refused')\n"
+    )
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2_560_000_000, 2_560_000_000))
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], preexec_fn=limit, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "refused", done.stderr[-2000:]

@@ -58,8 +58,8 @@ NavGoals goals_of(const py::handle& obj, std::size_t k) {
 bool build_fields(PyNavField& self, const py::object& world, std::vector<NavGoals> goals,
                   std::uint64_t version, const py::object& sets) {
   auto snap = world.cast<WorldHandle&>().snapshot();
-  // Refused before allocating when the fields would not fit in this machine's memory
-  // (many goal sets on a fine grid), as the other large allocations are.
+  // Refused before allocating when the fields would not fit in the memory this process
+  // may use (many goal sets on a fine grid), as the other large allocations are.
   const double memory =
       py::module_::import("contextsteer.maps").attr("_physical_memory")().cast<double>();
   auto t0 = std::chrono::steady_clock::now();

@@ -649,7 +649,8 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
                          " goal set(s) on a grid of " + approximate(nx * ny) +
                          " nodes need about " + approximate(need / 1073741824.0) +
                          " GiB, more than the " + approximate(max_bytes / 1073741824.0) +
-                         " GiB of this machine (use a larger cell or fewer goal sets)");
+                         " GiB this process may use (the machine's memory, or a ulimit or "
+                         "cgroup limit below it; use a larger cell or fewer goal sets)");
   grid_ = {static_cast<float>(x0), static_cast<float>(y0), cell, static_cast<int>(nx),
            static_cast<int>(ny)};
   radius_ = radius;

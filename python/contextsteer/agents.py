@@ -207,7 +207,7 @@ class Agents(_core.Agents):
             raise ValueError(
                 f"Agents: capacity must be <= {MAX_CAPACITY:,} (agent ids are int32), got {capacity:,}"
             )
-        from .maps import _physical_memory
+        from .maps import _memory_text, _physical_memory
 
         need = 67 * int(
             capacity
@@ -215,8 +215,8 @@ class Agents(_core.Agents):
         # waypoint
         if need > _physical_memory():
             raise MemoryError(
-                f"Agents({capacity}) needs about {need / 2**30:.3g} GiB, more than this "
-                f"machine's {_physical_memory() / 2**30:.3g} GiB"
+                f"Agents({capacity}) needs about {need / 2**30:.3g} GiB, more than "
+                f"{_memory_text()}"
             )
         if slots is not None:
             if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)):
@@ -396,11 +396,8 @@ class Agents(_core.Agents):
             raise ValueError(
                 f"Agents.add: kinematic must be a bool or one per agent ({n},), got shape {kin.shape}"
             ) from None
-        free = self.capacity - self.count
-        if n > free:
-            raise ValueError(
-                f"Agents.add: capacity exceeded: adding {n} agents, {free} free slots of {self.capacity}"
-            )
+        # (Too few free slots: the core says so with their count, which it counts only
+        # then: a count first read every alive flag, each call.)
         return self._add(
             pos,
             vel,

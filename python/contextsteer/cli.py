@@ -688,7 +688,7 @@ def write_run(
         if format.lower() == "gif":
             # A GIF holds its frames until written (video.write): one byte a pixel, and
             # the deflated RGB besides. Refuse up front what cannot fit.
-            from .maps import _physical_memory
+            from .maps import _memory_text, _physical_memory
 
             w_px, h_px = rendered.size
             need = 1.1 * rendered.count * w_px * h_px
@@ -696,7 +696,7 @@ def write_run(
                 raise MemoryError(
                     f"write_run: a GIF of {rendered.count:,} frames of {w_px}x{h_px} pixels "
                     f"holds about {need / 2**30:.3g} GiB while it is written, more than half "
-                    f"of this machine's {_physical_memory() / 2**30:.3g} GiB; write fewer "
+                    f"of {_memory_text()}; write fewer "
                     f"frames, a smaller size, or an MP4 (format='mp4' streams its frames)"
                 )
         images = tqdm(

@@ -258,7 +258,7 @@ class History:
         every = _count("every", every, _MAX_EVERY)
         maps = _checks.flag("History: maps", maps)  # a bool, or the ints 0 and 1
         reserve = 64 if reserve is None else _count("reserve", reserve, _MAX_RESERVE)
-        from .maps import _physical_memory
+        from .maps import _memory_text, _physical_memory
 
         # Bytes a frame: positions, velocities, headings, alive, groups, generations, radii
         # and progress per agent; with maps interest, danger and sensed rays per agent and
@@ -269,7 +269,7 @@ class History:
             raise MemoryError(
                 f"History: reserve={reserve:,} frames of {n:,} agents"
                 f"{' with maps' if maps else ''} need about {need / 2**30:.3g} GiB, more "
-                f"than this machine's {_physical_memory() / 2**30:.3g} GiB"
+                f"than {_memory_text()}"
             )
         self.sim = sim
         self.radii = np.array(sim.agents.radius, dtype=np.float32)

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _checks, _core
-from .maps import _f32, _given_shape, _physical_memory
+from .maps import _f32, _given_shape, _memory_text, _physical_memory
 
 __all__ = ["Path"]
 
@@ -133,8 +133,7 @@ class Path:
                 raise MemoryError(
                     f"Path: smoothing {len(p):,} points with samples_per_segment="
                     f"{samples_per_segment} makes {vertices:,} vertices, about "
-                    f"{vertices * 56 / 2**30:.3g} GiB, more than this machine's "
-                    f"{_physical_memory() / 2**30:.3g} GiB"
+                    f"{vertices * 56 / 2**30:.3g} GiB, more than {_memory_text()}"
                 )
         self._path = _core.Path(p, closed, smooth, samples_per_segment)
         self._args = (p.copy(), closed, smooth, samples_per_segment)

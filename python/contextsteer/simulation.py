@@ -541,7 +541,7 @@ class Simulation:
         else:
             slots = _int("slots", slots, 3, _checks.MAX_SLOTS)
             core_slots = slots
-        from .maps import _physical_memory
+        from .maps import _memory_text, _physical_memory
 
         # The step's per-slot state: maps, rays, speeds and scratch, about 64 bytes an agent
         # and slot (a guard against a K that cannot fit, not an account).
@@ -550,8 +550,7 @@ class Simulation:
         if need > _physical_memory():
             raise MemoryError(
                 f"Simulation: {len(agents.alive):,} agents × {k_:,} slots need about "
-                f"{need / 2**30:.3g} GiB, more than this machine's "
-                f"{_physical_memory() / 2**30:.3g} GiB"
+                f"{need / 2**30:.3g} GiB, more than {_memory_text()}"
             )
         relax = _num("push_relax", push_relax)
         if not 0 < relax <= 1:
@@ -799,15 +798,15 @@ class Simulation:
                 f"closed=True)), got {given}"
             )
         if count_overtakes:
-            from .maps import _physical_memory
+            from .maps import _memory_text, _physical_memory
 
             n = len(self.agents.alive)  # the table is per slot pair: the capacity, squared
             need = 4 * n * n
             if need > _physical_memory():
                 raise MemoryError(
                     f"configure_metrics: overtakes keep an N×N table of the Agents' slots: "
-                    f"{n:,} slots need about {need / 2**30:.3g} GiB, more than this machine's "
-                    f"{_physical_memory() / 2**30:.3g} GiB"
+                    f"{n:,} slots need about {need / 2**30:.3g} GiB, more than "
+                    f"{_memory_text()}"
                 )
         goal = (
             -1.0 if goal_radius is None else _checks.length("Simulation: goal_radius", goal_radius)
