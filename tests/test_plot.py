@@ -668,3 +668,67 @@ def test_trajectories_of_a_simulation_name_what_to_pass_and_a_used_generator_say
         video.write(iter(()), tmp_path / "x.gif")
     with pytest.raises(ValueError, match=r"no frames \(an empty sequence\)"):
         video.write([], tmp_path / "x.gif")
+
+
+def test_failed_plot_calls_leave_no_figure_open_and_check_what_they_draw():
+    """Each public plot function made its figure before checking its input, and a failed
+    call left it open in pyplot; a negative glyph scale drew stars pointing away from the
+    interest; nav_field("x") raised AttributeError; path(closed="no") drew it closed
+    (fuzz round 20)."""
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    bad = [
+        lambda: cs.plot.world(np.zeros((3, 3))),
+        lambda: cs.plot.path([[0, 0]]),
+        lambda: cs.plot.agents([[np.nan, 0]]),
+        lambda: cs.plot.map_glyphs([[0, 0]], 8, np.ones((1, 8)), scale=-2.0),
+        lambda: cs.plot.map_glyphs([[0, 0]], 8, np.ones((1, 8)), base=-1.0),
+        lambda: cs.plot.scene("not a simulation"),
+        lambda: cs.plot.context_map(np.ones(8), chosen=[1, 2, 3]),
+        lambda: cs.plot.trajectories(np.zeros((3, 2))),
+        lambda: cs.plot.nav_field("x"),
+        lambda: cs.plot.path([[0, 0], [1, 0], [1, 1]], closed="no"),
+        lambda: cs.plot.animate(np.zeros((2, 1, 2)), world=np.zeros((2, 3))),
+    ]
+    for call in bad:
+        with pytest.raises((ValueError, TypeError)):
+            call()
+        assert plt.get_fignums() == [], call
+    w = cs.World()
+    w.add_segments([[0, -2, 0, 2]])
+    field = cs.NavField(w, [2.0, 0.0], cell=0.1)
+    for arrows in (-3, float("nan"), "24", True):
+        with pytest.raises(ValueError, match="arrows must be a whole number"):
+            cs.plot.nav_field(field, arrows=arrows)
+    assert plt.get_fignums() == []
+
+
+def test_animate_leaves_the_callers_figure_and_a_subfigure_alone():
+    """animate(ax=...) closed the caller's whole figure in pyplot (their other subplots
+    were not shown), and raised on the axes of a SubFigure (fuzz round 20)."""
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    pos = np.zeros((3, 1, 2))
+    fig, (a, b) = plt.subplots(1, 2)
+    anim = cs.plot.animate(pos, ax=a, rays=False)
+    assert plt.fignum_exists(fig.number)
+    sub = plt.figure().subfigures(1, 2)[0]
+    anim2 = cs.plot.animate(pos, ax=sub.add_subplot(), rays=False)
+    anim3 = cs.plot.animate(pos, rays=False)  # its own figure: closed, as before
+    assert len(plt.get_fignums()) == 2
+    for x in (anim, anim2, anim3):
+        x.to_jshtml()
+    plt.close("all")
+
+
+def test_frames_of_a_world_of_one_vertical_wall_show_the_whole_wall():
+    # Only a zero width was caught: the world's bounds were dropped and the picture was
+    # 1 m tall round a 10 m wall (fuzz round 20).
+    w = cs.World()
+    w.add_segments([[0, 0, 0, 10]])
+    fr = cs.plot.frames(history=np.full((2, 1, 2), [0.0, 5.0]), world=w, rays=False)
+    ax = fr.figure.axes[0]
+    lo, hi = ax.get_ylim()
+    assert lo <= 0 and hi >= 10, (lo, hi)

@@ -289,13 +289,23 @@ def plt_colour(i):
         ({"size": 300.0}, TypeError, "size: expected an int width or a"),
         ({"size": (300,)}, TypeError, "size: expected an int width or a"),
         ({"size": 10**6}, ValueError, "size: expected 16 to 8192 pixels a side"),
-        ({"dpi": float("inf")}, ValueError, "dpi: expected a finite number > 0"),
+        ({"dpi": float("inf")}, ValueError, r"dpi: expected 10 to 1000"),
         ({"dpi": "100"}, TypeError, "dpi: expected a number"),
+        # FreeType refused the caption's font at dpi 1-3.3; 1e6 ran out of memory
+        # (fuzz round 20).
+        ({"dpi": 2}, ValueError, r"dpi: expected 10 to 1000"),
+        ({"dpi": 1e6}, ValueError, r"dpi: expected 10 to 1000"),
+        ({"trail_samples": 0}, ValueError, "trail_samples: expected a whole number >= 1"),
+        ({"trail_samples": "3"}, ValueError, "trail_samples: expected a whole number >= 1"),
+        ({"trail_samples": float("nan")}, ValueError, "trail_samples: expected a whole"),
+        # A ray of -5 was drawn backwards, NaN ones not at all (rays() refused both).
+        ({"look_ahead": -5.0}, ValueError, "look_ahead: must be >= 0"),
+        ({"look_ahead": [1.0, float("nan")]}, ValueError, "look_ahead: must be finite"),
     ],
 )
 def test_frames_check_size_and_dpi(kw, error, match):
     with pytest.raises(error, match=match):
-        plot.frames(history=np.zeros((2, 1, 2)), **kw)
+        plot.frames(history=np.zeros((2, 2, 2)), **kw)
 
 
 def test_an_animation_of_no_frames_is_refused_like_frames():

@@ -4,9 +4,10 @@ what a plot reads from a :class:`~contextsteer.Simulation` (:class:`SimView`).""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast, overload
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -21,6 +22,29 @@ _WALL_COLOR = "0.2"
 _PATH_COLOR = "tab:blue"
 _INTEREST_COLOR = "tab:green"
 _DANGER_COLOR = "tab:red"
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def tidy(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A public plot function that closes the figures it made when it raises: each call
+    with ``ax=None`` and a bad argument left a figure open in pyplot (fuzz round 20)."""
+
+    @functools.wraps(fn)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        import matplotlib.pyplot as plt
+
+        before = set(plt.get_fignums())
+        try:
+            return fn(*args, **kwargs)
+        except BaseException:
+            for num in set(plt.get_fignums()) - before:
+                plt.close(num)
+            raise
+
+    return call
 
 
 def _plain_axes(ax):

@@ -5,7 +5,7 @@ fast blitted RGB frames for a video (:func:`frames`). Both draw a recording (a
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -25,6 +25,7 @@ from ._draw import (
     _positions,
     _rotated,
     _segments,
+    tidy,
 )
 from .parts import _plot_agents, _plot_rays, _plot_trajectories
 from .scenes import _bounds, scene
@@ -32,7 +33,6 @@ from .scenes import _bounds, scene
 if TYPE_CHECKING:
     from matplotlib.animation import FuncAnimation
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
     from ..world import World
 
@@ -126,13 +126,19 @@ def _recorded_inputs(
         world, path, slots, look_ahead, rotate = SimView.of(sim).or_given(
             world, path, slots, look_ahead, rotate
         )
-    if look_ahead is not None and np.ndim(look_ahead) != 0:
+    if look_ahead is not None:
         la = _floats(look_ahead, "look_ahead")
-        if la.shape != (n,):
+        if la.ndim != 0 and la.shape != (n,):
             # (A bare IndexError came from the drawing of a frame.)
             raise ValueError(
                 f"look_ahead: expected a number or one per agent ({n},), got shape {la.shape}"
             )
+        # Checked here, as rays() checks it: frames() drew a ray of -5 backwards, and
+        # animate() raised only while saving, under matplotlib's own IndexError.
+        if not np.all(np.isfinite(la)):
+            raise ValueError("look_ahead: must be finite")
+        if np.any(la < 0):
+            raise ValueError("look_ahead: must be >= 0")
     if slots is not None and rec.danger is not None:
         k = len(_directions(slots))
         if np.shape(rec.danger)[-1] != k:
@@ -161,6 +167,7 @@ def _with_agents(
     return bounds if grown == tuple(bounds) else grown
 
 
+@tidy
 def animate(
     history: History | Recording | ArrayLike,
     sim: Simulation | None = None,
@@ -204,6 +211,9 @@ def animate(
     world, path, slots, look_ahead, rotate
         Override the simulation's parts, as in :func:`scene`.
     ax : matplotlib Axes, optional
+        Draw on this axes (its figure, or a SubFigure's, is left open and shown as the
+        caller shows it). Without it a new figure is made and closed in pyplot, so that
+        a notebook shows the animation only, not also a still of its first frame.
 
     Returns
     -------
@@ -243,6 +253,7 @@ def animate(
         rec, sim, t_count, n, world, path, slots, look_ahead, rotate
     )
 
+    own = ax is None
     art = scene(world=world, path=path, ax=ax, rays=False)
     ax = art.ax
     bounds = _bounds(world)
@@ -301,11 +312,18 @@ def animate(
 
     if bounds is not None:
         ax.set_autoscale_on(False)
-    figure = cast("Figure", ax.figure)  # (a SubFigure also has the canvas these use)
+    # The root figure: FuncAnimation (and its savers) take a Figure, not a SubFigure.
+    figure: Any = ax.figure
+    while getattr(figure, "figure", figure) is not figure:
+        figure = figure.figure
     anim = FuncAnimation(figure, draw, frames=t_count, interval=interval, blit=False, repeat=False)
     # FuncAnimation declares no such attribute: attach the recording for the caller.
     setattr(anim, "history", history)  # noqa: B010
-    plt.close(figure)  # the animation keeps the figure; do not also show it statically
+    if own:
+        # The animation keeps the figure; do not also show it statically. A figure of the
+        # caller's axes is theirs (closing it dropped their other subplots from pyplot,
+        # and a SubFigure could not be closed at all).
+        plt.close(figure)
     return anim
 
 
@@ -317,6 +335,25 @@ class Frames(NamedTuple):
     count: int  # type: ignore[assignment]  # (a public field shadowing tuple.count)
     size: tuple  #: (width, height) in pixels
     figure: Any  #: the Figure they are drawn on (static parts already drawn)
+
+
+def _spread(
+    bounds: tuple[float, float, float, float],
+) -> tuple[float, float, float, float] | None:
+    """World bounds with a side of zero length (a world of one vertical or horizontal
+    wall) given that of the other, about their centre: only a zero width was caught, and
+    a vertical wall 10 m long was drawn in a picture 1 m tall. None for a point."""
+    x0, y0, x1, y1 = bounds
+    w, h = x1 - x0, y1 - y0
+    if not (w > 0 or h > 0):
+        return None
+    if not w > 0:
+        cx = 0.5 * (x0 + x1)
+        return (cx - 0.5 * h, y0, cx + 0.5 * h, y1)
+    if not h > 0:
+        cy = 0.5 * (y0 + y1)
+        return (x0, cy - 0.5 * w, x1, cy + 0.5 * w)
+    return bounds
 
 
 def _frame_size(
@@ -339,6 +376,7 @@ def _figsize(w_px: int, h_px: int, dpi: float) -> tuple[float, float]:
     return (w_px + 0.25) / dpi, (h_px + 0.25) / dpi
 
 
+@tidy
 def frames(
     sim: Simulation | None = None,
     *,
@@ -377,8 +415,8 @@ def frames(
         Width in pixels (height from the world's aspect), or (width, height); 16 to 8192
         pixels a side. Rounded up to even numbers (video encoders need them).
     dpi : float
-        Dots per inch: at a given pixel size a higher dpi draws thicker lines and larger
-        text.
+        Dots per inch, 10 to 1000: at a given pixel size a higher dpi draws thicker lines
+        and larger text.
     rays : bool
         Draw each agent's slot rays, coloured by the recorded danger maps and stopped at
         the recorded hits (``sensed``), what the agent saw at that frame; no rays without
@@ -451,11 +489,22 @@ def frames(
         raise ValueError(f"size: expected 16 to {_MAX_PIXELS} pixels a side, got {size!r}")
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float, np.integer, np.floating)):
         raise TypeError(f"dpi: expected a number, got {dpi!r}")
-    if not 0 < dpi < math.inf:
-        raise ValueError(f"dpi: expected a finite number > 0, got {dpi!r}")
+    if not 10 <= dpi <= 1000:
+        # (Below about 3.3 the caption's font had no size, FreeType raised; far above,
+        # a 200-pixel frame's font needed more memory than there is.)
+        raise ValueError(f"dpi: expected 10 to 1000 (as the command line's --dpi), got {dpi!r}")
+    if trail_samples is not None and (
+        isinstance(trail_samples, bool)
+        or not isinstance(trail_samples, (int, np.integer))
+        or trail_samples < 1
+    ):
+        raise ValueError(
+            f"trail_samples: expected a whole number >= 1 (or None for the whole trail; "
+            f"trail=False for none), got {trail_samples!r}"
+        )
     bounds = _bounds(world)
-    if bounds is not None and not bounds[2] > bounds[0]:
-        bounds = None
+    if bounds is not None:
+        bounds = _spread(bounds)
     if bounds is not None:  # with every recorded agent in the picture, as in animate
         bounds = _with_agents(bounds, positions, radii)
     if bounds is None:

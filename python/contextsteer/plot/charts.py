@@ -10,6 +10,7 @@ import numpy as np
 
 from ..history import History
 from ..simulation import Simulation
+from ._draw import tidy
 
 __all__ = ["MetricsArtists", "metrics"]
 
@@ -52,6 +53,7 @@ def _lookup(d, keys):
     return d
 
 
+@tidy
 def metrics(
     data: History | dict | Simulation,
     ax: Any = None,

@@ -25,6 +25,7 @@ from ._draw import (
     _rotated,
     _segments,
     _slot_angles,
+    tidy,
 )
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ class ContextMapArtists(NamedTuple):
     speed: Any = None  #: Line2D of the speed map (CollisionDanger), or None
 
 
+@tidy
 def context_map(
     interest: ArrayLike,
     danger: ArrayLike | None = None,
@@ -290,6 +292,9 @@ def _plot_glyphs(
     values = _glyph_rows(interest, n, k, "interest")
     sc = _per_agent(scale, n, "scale", 1.0)
     b = _per_agent(base, n, "base", 0.0)
+    for v, name in ((sc, "scale"), (b, "base")):
+        if (v < 0).any():  # (a star pointing away from the interest, without a word)
+            raise ValueError(f"{name}: must be >= 0, got {float(v[v < 0][0])}")
     u = _rotated(dirs, _per_agent(headings, n, "headings"), n)
 
     def star(v: np.ndarray) -> np.ndarray:
@@ -339,6 +344,7 @@ def _plot_glyphs(
     return MapGlyphs(inter, dang, arrows)
 
 
+@tidy
 def map_glyphs(
     positions: ArrayLike,
     slot_directions: SlotSet | ArrayLike | int,
@@ -414,6 +420,7 @@ class ContextMapsGrid(NamedTuple):
     agents: list  #: the agent indices drawn, in order
 
 
+@tidy
 def context_maps(
     interest: ArrayLike | Simulation,
     danger: ArrayLike | None = None,

@@ -32,6 +32,7 @@ from ._draw import (
     _positions,
     _rotated,
     _segments,
+    tidy,
 )
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ def _plot_world(
     return WorldArtists(wall_art, circle_art)
 
 
+@tidy
 def world(
     world: World | ArrayLike,
     ax: Axes | None = None,
@@ -156,7 +158,9 @@ def _plot_path(
 ) -> Line2D:
     points, is_closed = _path_points(path)
     if closed is not None:
-        is_closed = bool(closed)
+        from .._checks import flag
+
+        is_closed = flag("path: closed", closed)  # (bool("no") drew it closed)
     if len(points) < 2:
         raise ValueError(f"path: expected at least 2 points, got {len(points)}")
     if is_closed:
@@ -173,6 +177,7 @@ def _plot_path(
     return line
 
 
+@tidy
 def path(
     path: Path | ArrayLike,
     ax: Axes | None = None,
@@ -275,6 +280,7 @@ def _plot_agents(
     return AgentArtists(bodies, ticks)
 
 
+@tidy
 def agents(
     positions: Agents | ArrayLike,
     headings: ArrayLike | None = None,
@@ -384,6 +390,7 @@ def _plot_rays(
     return lines
 
 
+@tidy
 def rays(
     positions: ArrayLike,
     slot_directions: SlotSet | ArrayLike | int,
@@ -463,6 +470,7 @@ class NavFieldArtists(NamedTuple):
     arrows: Any
 
 
+@tidy
 def nav_field(
     field: NavField,
     ax: Axes | None = None,
@@ -505,6 +513,18 @@ def nav_field(
     True
     >>> plt.close("all")
     """
+    from ..nav import NavField
+
+    if not isinstance(field, NavField):
+        raise TypeError(f"nav_field: expected a NavField, got {type(field).__name__}")
+    if (
+        isinstance(arrows, bool)
+        or not isinstance(arrows, (int, np.integer))
+        or not 0 <= arrows <= 10_000
+    ):
+        raise ValueError(
+            f"nav_field: arrows must be a whole number from 0 to 10000, got {arrows!r}"
+        )
     ax = _plain_axes(ax)
     d = np.asarray(field.distances(g), dtype=np.float64)
     blocked = np.asarray(field.blocked)
@@ -547,6 +567,7 @@ def nav_field(
     return NavFieldArtists(image, quiver)
 
 
+@tidy
 def routes(
     paths: Sequence[Path | None], ax: Axes | None = None, *, color: Any = None, **kwargs: Any
 ) -> list:
@@ -621,6 +642,7 @@ def _plot_trajectories(
     return coll
 
 
+@tidy
 def trajectories(
     history: History | Recording | ArrayLike,
     ax: Axes | None = None,

@@ -24,6 +24,7 @@ from ._draw import (
     _per_agent,
     _perceived_pose,
     _rows,
+    tidy,
 )
 from .maps import _plot_glyphs
 from .parts import (
@@ -57,6 +58,7 @@ class SceneArtists(NamedTuple):
     ax: Any  #: the Axes
 
 
+@tidy
 def scene(
     sim: Simulation | None = None,
     *,
