@@ -154,6 +154,26 @@ def test_a_route_does_not_depend_on_the_scenes_units(radius):
     assert max(lengths) / min(lengths) < 1.001, lengths
 
 
+def test_a_route_in_a_scene_below_what_nearest_resolves_never_crosses_a_wall():
+    """Below 1e-19 units a leg's length squared underflowed float32 and any leg read as
+    clear: a straight route through the wall at 1e-25 (fuzz round 20). Below what nearest
+    resolves (1e-12 near the origin) there is no route, never a wrong one."""
+    room = np.array([[-10, -10], [10, -10], [10, 10], [-10, 10]], dtype=float)
+    for s in (1e-9, 1e-12, 1e-20, 1e-25, 1e-30):
+        world = cs.World()
+        world.add_polyline(s * room, closed=True)
+        world.add_segments(s * np.array([[0.0, -10.0, 0.0, 5.0]]))
+        (path,) = cs.route(world, [[-5 * s, 0.0]], [[5 * s, 0.0]], radius=0.0)
+        if s == 1e-9:
+            assert path is not None and path.length / s == pytest.approx(14.144, abs=0.01)
+        if path is None:
+            continue
+        pts = np.asarray(path.points, np.float32)
+        d = pts[1:] - pts[:-1]
+        lengths = np.linalg.norm(d.astype(np.float64), axis=1).astype(np.float32)
+        assert not cs.raycast(world, pts[:-1], d, lengths).hit.any(), s
+
+
 def test_routes_of_radius_zero_do_not_touch_wall_ends():
     world = cs.World()
     world.add_polyline([[-10, -10], [10, -10], [10, 10], [-10, 10]], closed=True)

@@ -4,6 +4,7 @@ executor, per-seed statistics, validation and failed runs; Dask and Ray when ins
 from __future__ import annotations
 
 import concurrent.futures as cf
+import itertools
 import json
 import math
 import re
@@ -90,9 +91,20 @@ def test_a_sweep_too_big_to_hold_is_refused_with_its_count(monkeypatch):
         cs.sweep(summed, seeds=10**10, executor="serial", progress=False)
     with pytest.raises(ValueError, match=r"the seeds give 10,000,000,000 runs.*one trial"):
         cs.tune(summed, {"a": (0.0, 1.0)}, objective="value", n_trials=1, seeds=range(10**10))
+    # Lists, ranges longer than sys.maxsize and endless generators are counted before
+    # they are listed (range(10**10) and itertools.count() filled memory; range(2**70)
+    # raised a bare OverflowError; fuzz round 20).
+    with pytest.raises(ValueError, match=r"2 a × 10000000000 b give 20,000,000,000 runs"):
+        grid(a=[1, 2], b=range(10**10))
+    with pytest.raises(ValueError, match=r"the seeds give 1,180,591,620,717,411,303,424 runs"):
+        cs.sweep(summed, seeds=range(2**70), executor="serial", progress=False)
+    with pytest.raises(ValueError, match=r"the seeds give more than 10,000,000 runs"):
+        cs.sweep(summed, seeds=itertools.count(), executor="serial", progress=False)
+    with pytest.raises(ValueError, match=r"10000 a × the values of b give more than"):
+        grid(a=range(10**4), b=(x for x in range(10**4)))
     monkeypatch.setattr(sys.modules["contextsteer.sweep"], "MAX_RUNS", 6)
     assert len(grid(a=[1, 2], b=[1, 2, 3])) == 6  # the limit itself is allowed
-    with pytest.raises(ValueError, match="7 a × 1 b give 7 runs"):
+    with pytest.raises(ValueError, match="7 a give 7 runs"):
         grid(a=range(7), b=[0])
     with pytest.raises(ValueError, match=r"4 parameter sets × 2 seeds give 8 runs"):
         cs.sweep(summed, {"a": [1, 2, 3, 4]}, seeds=2, executor="serial", progress=False)

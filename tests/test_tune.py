@@ -668,3 +668,23 @@ def test_a_runs_keyboard_interrupt_on_a_pool_stops_tune():
             executor=pool,
             progress=False,
         )
+
+
+def test_fixed_params_of_numpy_types_wider_than_a_python_number_are_kept_as_their_repr():
+    # A longdouble's item() is a longdouble: the tagging recursed without end, and every
+    # tune with one among its fixed params raised RecursionError (fuzz round 20).
+    from contextsteer.tune import _from_attr, _to_attr
+
+    for value in (np.longdouble(1.1), np.array([1.1], dtype=np.longdouble)):
+        back = _from_attr(json.loads(json.dumps(_to_attr(value))))
+        assert back == repr(value)
+    res = cs.tune(
+        lambda x, c, seed=0: {"loss": x},
+        {"x": (0.0, 1.0)},
+        objective="loss",
+        n_trials=2,
+        executor="serial",
+        params={"c": np.longdouble(1.1)},
+        progress=False,
+    )
+    assert res.best_params["c"] == np.longdouble(1.1)  # this call's own value

@@ -33,8 +33,15 @@ float Router::clearance(Vec2 p) const {
 
 bool Router::clear(Vec2 a, Vec2 b, float radius) const {
   const Vec2 d = b - a;
-  const float len = length(d);
-  if (len <= 0.0f) return true;
+  float len = length(d);
+  if (!(len > 1e-18f)) {
+    // |d|² leaves float32's normal range below 1e-18 and reads 0 below about 1e-23: a
+    // leg of a scene 1e-25 units wide was called clear through a wall (fuzz round 20).
+    // The length in double; only a leg of no length is clear without a cast.
+    const double ld = std::sqrt(double{d.x} * d.x + double{d.y} * d.y);
+    if (!(ld > 0.0)) return true;
+    len = static_cast<float>(ld);
+  }
   const float dir[2] = {d.x, d.y};
   const float org[2] = {a.x, a.y};
   float dist = 0.0f, nrm[2];

@@ -843,7 +843,12 @@ class Flow:
         # (A newcomer is held at its float32 radius, up to 6e-8 of it above the source's.)
         need_most = max(s.radius[1] + s.clearance for s in self.sources)
         coming = min(free_slots, sum(self._streams[si].waiting for si in waiting))
-        boxes = np.array([s.area for s in self.sources], dtype=np.float64).reshape(-1, 4)
+        # The density is read at the sources that admit now, at most 32 of them (those
+        # with the most waiting): each costs a pass over the agents per radius tried, and
+        # a thousand sources made one admission 1.4 s (fuzz round 20).
+        busiest = sorted(waiting, key=lambda si: -self._streams[si].waiting)[:32]
+        boxes = np.array([self.sources[si].area for si in busiest], dtype=np.float64)
+        boxes = boxes.reshape(-1, 4)
         least = max(s.radius[1] for s in self.sources)
         biggest = _bucket_radius(pos, rad, least, need_most, coming, boxes)
         bodies = _Bodies(pos, rad, (biggest + need_most) * (1 + 1e-6) + 1e-9, biggest)

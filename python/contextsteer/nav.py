@@ -604,7 +604,10 @@ def route(
         wall, and legs between corners keep half that margin too. Far from the origin the
         ulps grow (6 cm at 1e5), so a gap that a body clears by less than that is closed
         there and routed round: a scene routes alike wherever it sits only where its gaps
-        are wider than that.
+        are wider than that. A corner's clearance is read by :func:`nearest`, which puts a
+        point within 1e-12 of a unit of a wall near the origin on it: a scene whose
+        corners sit that close to its walls (a room 2e-9 units wide with ``radius=0``)
+        has no route, never one through a wall.
 
     Returns
     -------

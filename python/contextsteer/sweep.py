@@ -55,8 +55,40 @@ def _too_many(owner: str, count: int, what: str) -> None:
         holder = "one trial" if owner == "tune" else "one sweep"
         raise ValueError(
             f"{owner}: {what} give {count:,} runs, more than the {MAX_RUNS:,} {holder} "
-            "holds (contextsteer.sweep.MAX_RUNS); split the work"
+            "holds (MAX_RUNS of the module contextsteer.sweep); split the work"
         )
+
+
+def _length(values: Iterable[Any]) -> int | None:
+    """``len(values)`` of a sized collection, else None; a range longer than
+    ``sys.maxsize`` (whose len() overflows) by its arithmetic."""
+    if not isinstance(values, Sized):
+        return None
+    try:
+        return len(values)
+    except OverflowError:
+        if isinstance(values, range):  # (not empty: its length overflowed)
+            return -(-(values.stop - values.start) // values.step)
+        return sys.maxsize
+
+
+def _listed(values: Iterable[Any], owner: str, what: str, room: int) -> list[Any]:
+    """``values`` as a list of at most ``room`` (else the count refused as too many,
+    before the list is built: ``range(10**10)`` and ``itertools.count()`` filled memory
+    first, ``range(2**70)`` raised a bare OverflowError; fuzz round 20)."""
+    n = _length(values)
+    if n is not None:
+        if n > room:
+            _too_many(owner, n, what)
+        return list(values)
+    out = list(itertools.islice(values, room + 1))
+    if len(out) > room:
+        raise ValueError(
+            f"{owner}: {what} give more than {MAX_RUNS:,} runs, the most one "
+            f"{'trial' if owner == 'tune' else 'sweep'} holds (MAX_RUNS of the module "
+            "contextsteer.sweep); split the work"
+        )
+    return out
 
 
 def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
@@ -73,17 +105,21 @@ def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     [{}]
     """
     names = list(axes)
-    values = []
+    values: list[list[Any]] = []
     for name in names:
         v = axes[name]
         if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
             raise TypeError(f"grid: {name} must be a sequence of values, got {v!r}")
-        v = list(v)
+        # Each axis listed only within the room the axes before it leave.
+        before = math.prod(len(w) for w in values)
+        sizes = "".join(f"{len(w)} {n} × " for n, w in zip(names, values))
+        n = _length(v)
+        if n is not None and before * n > MAX_RUNS:
+            _too_many("grid", before * n, f"{sizes}{n} {name}")
+        v = _listed(v, "grid", f"{sizes}the values of {name}", MAX_RUNS // max(before, 1))
         if not v:
             raise ValueError(f"grid: {name} has no values")
         values.append(v)
-    sizes = [len(v) for v in values]
-    _too_many("grid", math.prod(sizes), " × ".join(f"{n} {name}" for n, name in zip(sizes, names)))
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
@@ -532,9 +568,7 @@ def _seed_list(seeds: Any, owner: str) -> list[int]:
         seeds = range(int(seeds))
     elif isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
         raise TypeError(f"{owner}: seeds must be a count or integers, got {seeds!r}")
-    if isinstance(seeds, (range, Sized)):
-        _too_many(owner, len(seeds), "the seeds")
-    seed_list = list(seeds)
+    seed_list = _listed(seeds, owner, "the seeds", MAX_RUNS)
     if not seed_list:
         raise ValueError(f"{owner}: no seeds")
     for seed in seed_list:

@@ -56,10 +56,12 @@ def _to_attr(value: Any) -> Any:
         return {_TAG: "tuple", "items": [_to_attr(v) for v in value]}
     if isinstance(value, list):
         return [_to_attr(v) for v in value]
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+    # (NumPy types whose item() is a Python number: a longdouble's is a longdouble, and
+    # it recursed without end; fuzz round 20. Those are kept as their repr.)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and value.dtype.itemsize <= 8:
         items = [_to_attr(v) for v in value.ravel().tolist()]
         return {_TAG: "ndarray", "dtype": value.dtype.str, "shape": value.shape, "items": items}
-    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf" and value.dtype.itemsize <= 8:
         return {_TAG: "numpy", "dtype": value.dtype.str, "value": _to_attr(value.item())}
     if isinstance(value, float) and not math.isfinite(value):
         return {_TAG: "float", "value": repr(value)}

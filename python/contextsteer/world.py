@@ -52,8 +52,8 @@ def _reduced(headings: Any) -> Any:
     """Headings given in double (or as integers), those beyond ±π reduced modulo 2π in
     double before the core takes them as float32: rounded to float32 first, a heading of
     0.3 rad plus 10**7 turns was 0.3 + 8 rad (fuzz round 19). Headings within ±π, float32
-    ones and anything the checks refuse (non-finite, beyond float32, text, bools, masked)
-    are passed on as given."""
+    ones and anything the checks refuse (non-finite, 2^60 and beyond, text, bools,
+    masked) are passed on as given."""
     if isinstance(headings, np.ma.MaskedArray) or getattr(headings, "dtype", None) == np.float32:
         return headings
     try:
@@ -64,7 +64,9 @@ def _reduced(headings: Any) -> Any:
         return headings
     h = np.array(arr, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        far = np.isfinite(h) & (np.abs(h) > np.pi) & (np.abs(h) <= float(np.finfo(np.float32).max))
+        # (Up to 2^60, the bound every float input has: beyond it a heading is refused
+        # whatever its dtype, not reduced in double and refused in float32.)
+        far = np.isfinite(h) & (np.abs(h) > np.pi) & (np.abs(h) < 2.0**60)
     if not far.any():
         return headings
     h[far] = np.remainder(h[far] + np.pi, 2.0 * np.pi) - np.pi
@@ -956,7 +958,8 @@ def nearest(world: World, points: Any, max_dist: float, *, layers: int = ALL_LAY
     Nearest
         ``distance`` (+inf when nothing is within max_dist), ``point`` (closest wall point;
         (0, 0) on a miss), ``normal`` (unit vector from the wall point toward the query
-        point; for a point on a wall, up to a relative 1e-12 of its coordinates, distance
+        point; for a point on a wall, up to 1e-12·(1 + max(|x|, |y|)) (a relative 1e-12
+        of its coordinates, and 1e-12 within a unit of the origin), distance
         0 and the segment direction turned counter-clockwise or the circle's outward
         normal; (0, 0) on a miss) and
         ``obstacle`` (-1 on a miss). Points inside a circle get the circle's boundary.

@@ -138,6 +138,17 @@ TEST(NeighborGrid, AFewFarAgentsCompressTheGridWithTheSameAnswers) {
   cs::NeighborGrid g;
   g.rebuild(crowd.data(), nullptr, crowd.size() / 2, 2.0f, 16);
   EXPECT_FALSE(g.compressed());  // a crowd alone keeps its plain grid
+  {
+    // A sparse crowd that fills its grown cells, with a pile of 300 in one: compressing
+    // it would give cells no finer, for two sorts a rebuild. Kept plain.
+    std::vector<float> sparse;
+    for (int i = 0; i < 3000; ++i)
+      sparse.insert(sparse.end(), {1e5f * uniform(), 1e5f * uniform()});
+    for (int i = 0; i < 300; ++i) sparse.insert(sparse.end(), {5e4f, 5e4f});
+    g.rebuild(sparse.data(), nullptr, sparse.size() / 2, 2.0f, 16);
+    EXPECT_FALSE(g.compressed());
+    EXPECT_GE(g.most_in_a_cell(), 300u);
+  }
   struct Case {
     const char* name;
     std::vector<float> extra;

@@ -225,10 +225,11 @@ class NeighborGrid {
   }
 
   /// rebuild()'s way out of a grid whose cells grew for a few far agents: when the
-  /// bounding box needs cells larger than `base` and the fullest of them holds more than
-  /// kCompressAbove agents, the columns and rows become the occupied cell indices only
-  /// (cols_, rows_), at the smallest cell from `base` up whose occupied columns times
-  /// rows fit `limit`. False (nothing changed) when that is no finer than `dense`.
+  /// bounding box needs cells larger than `base`, the fullest of them holds more than
+  /// kCompressAbove agents and at most a sixteenth of them hold any, the columns and rows
+  /// become the occupied cell indices only (cols_, rows_), at the smallest cell from
+  /// `base` up whose occupied columns times rows fit `limit`. False (nothing changed)
+  /// when that is not at least four times finer than `dense`.
   bool compress(const float* positions, double base, double dense, double limit, double w,
                 double h);
 
