@@ -717,6 +717,140 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
     assert capsys.readouterr().err == "contextsteer: interrupted\n"
 
 
+def test_a_second_sigint_of_the_same_press_does_not_cut_the_keeping_of_results(monkeypatch):
+    """`timeout -s INT` signals the process and then its group: the second SIGINT landed
+    while a sweep wrote its finished runs, and they were all lost (fuzz round 20). A
+    SIGINT within 2 s of the first is the same press."""
+    import os
+    import signal
+    import time
+
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("SIGINT is handled by the test runner here")
+
+    def command(args, parser):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)  # (the KeyboardInterrupt lands here)
+        except KeyboardInterrupt:
+            os.kill(os.getpid(), signal.SIGINT)  # the group's copy, while results are kept
+            time.sleep(0.1)
+            return 7
+        return 0
+
+    monkeypatch.setattr(cli, "_cmd_list", command)
+    assert cli.main(["list"]) == 7
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_commands_run_with_stderr_closed(tmp_path):
+    """With stderr closed (`2>&-`) Python's sys.stderr is None, and the progress bars
+    raised AttributeError: run, sweep and tune exited 1 and wrote nothing (fuzz round
+    20)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from contextsteer.cli import main; assert sys.stderr is None\n"
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    for argv, made in (
+        (["run", "oncoming", "--steps", "3", "--frames", "0", "--out", "run"], "run/metrics.json"),
+        (
+            [
+                "sweep",
+                "oncoming",
+                "-p",
+                "slots=8",
+                "--steps",
+                "3",
+                "--workers",
+                "1",
+                "--out",
+                "sweep.json",
+            ],
+            "sweep.json",
+        ),
+        (
+            [
+                "tune",
+                "oncoming",
+                "-p",
+                "distance=10:12",
+                "--trials",
+                "2",
+                "--steps",
+                "3",
+                "--workers",
+                "1",
+                "--out",
+                "tune.json",
+            ],
+            "tune.json",
+        ),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", code, *argv],
+            cwd=tmp_path,
+            preexec_fn=lambda: os.close(2),
+            capture_output=False,
+            stdout=subprocess.DEVNULL,
+            timeout=120,
+        )
+        assert done.returncode == 0, argv
+        assert (tmp_path / made).exists(), argv
+
+
+def test_a_full_disk_keeps_the_earlier_scene_and_names_the_file(tmp_path, monkeypatch, capsys):
+    """savefig wrote scene.png in place: a full disk left a truncated PNG over the earlier
+    one; and the GIF's error named no file (fuzz round 20)."""
+    import io
+    import os
+
+    from PIL import Image
+
+    from contextsteer import video
+
+    argv = ["run", "oncoming", "--steps", "3", "--frames", "0", "--quiet", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    before = (tmp_path / "scene.png").read_bytes()
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "fsync", full)
+        assert cli.main(argv) == 1
+    assert (tmp_path / "scene.png").read_bytes() == before
+    Image.open(io.BytesIO(before)).verify()
+    assert "No space left on device" in capsys.readouterr().err
+
+    def gif_full(images, path, fps):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(video, "_gif", gif_full)
+    gif = ["run", "oncoming", "--steps", "3", "--frames", "2", "--quiet", "--out", str(tmp_path)]
+    assert cli.main(gif) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "animation.gif" in err, err
+
+
+def test_paths_an_ascii_stdout_cannot_write_are_escaped(tmp_path, monkeypatch, capsys):
+    # print(f"wrote {path}") raised UnicodeEncodeError after the file was written, and
+    # the sweep's table was never printed (fuzz round 20).
+    import io
+    import sys
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    monkeypatch.setattr(sys, "stdout", out)
+    path = tmp_path / "αποτελέσματα.json"
+    assert cli._write_json(path, {"a": 1}, "sweep") == 0
+    out.flush()
+    assert path.exists()
+    assert "\\u03b1" in out.buffer.getvalue().decode("ascii")
+
+
 def test_sweep_interrupted_writes_the_finished_runs(tmp_path, capsys, monkeypatch):
     # Ctrl-C during the third run: exit 130, and --out holds the two finished runs.
     ctrl_c_at_run(monkeypatch, 3)

@@ -215,8 +215,7 @@ class Agents(_core.Agents):
         # waypoint
         if need > _physical_memory():
             raise MemoryError(
-                f"Agents({capacity}) needs about {need / 2**30:.3g} GiB, more than "
-                f"{_memory_text()}"
+                f"Agents({capacity}) needs about {need / 2**30:.3g} GiB, more than {_memory_text()}"
             )
         if slots is not None:
             if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)):

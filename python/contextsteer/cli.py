@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -200,8 +201,20 @@ def _write_json(path: Path, doc: dict, command: str) -> int:
     except OSError as exc:
         print(f"contextsteer {command}: error: {exc}", file=sys.stderr)
         return 1
-    print(f"wrote {path}")
+    _say(f"wrote {path}")
     return 0
+
+
+def _say(text: str) -> None:
+    """Print ``text`` to stdout, characters it cannot encode escaped: a path in Greek to
+    an ASCII stdout (PYTHONIOENCODING=ascii) raised UnicodeEncodeError after the files
+    were written, and the sweep's table was never printed (fuzz round 20)."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        text = text.encode(encoding, "backslashreplace").decode(encoding, "replace")
+    print(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -658,7 +671,11 @@ def write_run(
     plot.scene(sim, ax=ax, trajectories=history.positions, rays=True)
     ax.set_title(f"{title}: step {result.steps}")
     scene_png = out / "scene.png"
-    fig.savefig(scene_png, dpi=dpi, bbox_inches="tight")
+    # Whole or not at all, as metrics.json: savefig wrote in place, and a full disk left
+    # a truncated PNG over the earlier good one (fuzz round 20).
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=dpi, bbox_inches="tight")
+    persist.write_bytes(scene_png, png.getvalue(), "scene.png")
 
     animation = None
     if frames > 0:
@@ -704,7 +721,7 @@ def write_run(
             total=rendered.count,
             unit="frame",
             desc="animation",
-            disable=not progress,
+            disable=not progress or sys.stderr is None,
             leave=False,
         )
         try:
@@ -934,7 +951,8 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 file=sys.stderr,
             )
             return 2
-    with tqdm(total=steps, unit="step", desc="steps", disable=args.quiet, leave=False) as bar:
+    quiet = args.quiet or sys.stderr is None  # (None: started with stderr closed)
+    with tqdm(total=steps, unit="step", desc="steps", disable=quiet, leave=False) as bar:
         result = run_simulation(
             sim,
             steps,
@@ -963,7 +981,7 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 1
     if not args.quiet:
         written = [files.scene, files.animation, files.metrics_file]
-        print(
+        _say(
             f"{sc.name}: {steps} steps in {result.seconds:.2f} s; wrote "
             + ", ".join(str(f) for f in written if f is not None)
         )
@@ -1009,7 +1027,7 @@ def _refused(scenario: str, axes: dict[str, list[Any]], fixed: dict[str, Any]) -
 
 def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
-    from .sweep import SweepInterrupted, _is_seed, sweep
+    from .sweep import SweepInterrupted, _is_seed, _sigint_held, sweep
 
     def usage(message: str) -> int:
         parser.print_usage(sys.stderr)
@@ -1062,7 +1080,9 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
                 "summary": None,
                 "runs": stop.result.to_records(),
             }
-            if _write_json(args.out, doc, "sweep"):
+            with _sigint_held():  # (a second Ctrl-C must not lose them)
+                failed = _write_json(args.out, doc, "sweep")
+            if failed:
                 return 1
             where = f"; wrote them to {args.out}"
         print(f"contextsteer sweep: {stop}{where}", file=sys.stderr)
@@ -1108,18 +1128,18 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-    failed = result.failed
-    if failed:
+    failed_runs = result.failed
+    if failed_runs:
         # The finished runs are in the table and the file; each failure is named here
         # (and kept with its error in the file's "runs").
-        for run in failed:
+        for run in failed_runs:
             print(
                 f"contextsteer sweep: error: run {run.params} seed {run.seed}: {run.error}",
                 file=sys.stderr,
             )
         saved = f"; the others are in {args.out}" if args.out is not None and not written else ""
         print(
-            f"contextsteer sweep: {len(failed)} of {len(result)} runs failed{saved}",
+            f"contextsteer sweep: {len(failed_runs)} of {len(result)} runs failed{saved}",
             file=sys.stderr,
         )
         return 1
@@ -1144,7 +1164,7 @@ def _parse_space_item(values: str) -> Any:
 
 def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import scenarios
-    from .sweep import _is_seed
+    from .sweep import _is_seed, _sigint_held
 
     def usage(message: str) -> int:
         parser.print_usage(sys.stderr)
@@ -1222,7 +1242,9 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         where = ""
         if args.out is not None:
             doc = {**study_doc(), "interrupted": True, "trials": [dict(t) for t in stop.trials]}
-            if _write_json(args.out, doc, "tune"):
+            with _sigint_held():  # (a second Ctrl-C must not lose them)
+                failed = _write_json(args.out, doc, "tune")
+            if failed:
                 return 1
             where = f"; wrote the trials to {args.out}"
         print(f"contextsteer tune: {stop}{where}", file=sys.stderr)
@@ -1410,6 +1432,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise KeyboardInterrupt
 
         previous = signal.signal(signal.SIGTERM, on_term)
+    previous_int = None
+    if main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        # Ctrl-C stops a command (a sweep or a tune keeps its finished runs); a second
+        # SIGINT within 2 s is the same press: `timeout -s INT` signals the process and
+        # then its group, and the second one, landing while the runs were written, lost
+        # them all (fuzz round 20). A Ctrl-C after that stops the writing too.
+        pressed: list[float] = []
+
+        def on_int(signum: int, frame: Any) -> None:
+            now = time.monotonic()
+            if pressed and now - pressed[-1] < 2.0:
+                return
+            pressed.append(now)
+            raise KeyboardInterrupt
+
+        previous_int = signal.signal(signal.SIGINT, on_int)
     try:
         code = args.handler(args, args.subparser)
         if sys.stdout is not None:  # (None: started with stdout closed)
@@ -1425,5 +1463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        if previous_int is not None:
+            signal.signal(signal.SIGINT, previous_int)
     # 128 + the signal, as a shell reports a process it ended.
     return 128 + signal.SIGTERM if terminated and code == 130 else code

@@ -305,6 +305,12 @@ def write_text(path: str | os.PathLike, text: str, what: str) -> None:
         f.write(text.encode("utf-8"))
 
 
+def write_bytes(path: str | os.PathLike, data: bytes, what: str) -> None:
+    """Write ``data`` to ``path`` as :func:`write_text` writes text."""
+    with _replacing(path, what, in_place_ok=True) as f:
+        f.write(data)
+
+
 def _new_file(path: str) -> tuple[int, str]:
     """A new file in ``path``'s folder (``.cssim-<random>.tmp``: short, so that any name
     the folder takes leaves room for it; mode 0666 less the umask, as a plain open gives

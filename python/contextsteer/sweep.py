@@ -28,13 +28,16 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures as cf
+import contextlib
 import dataclasses
 import functools
 import itertools
 import math
 import os
 import pickle
+import signal
 import sys
+import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Sized
 from typing import Any
 
@@ -468,6 +471,28 @@ def _open_pool(
     )
 
 
+@contextlib.contextmanager
+def _sigint_held(pressed: list[int] | None = None) -> Iterator[None]:
+    """Ctrl-C (SIGINT) noted in ``pressed`` (or dropped) instead of raised, for the
+    duration: on the main thread, when Python's default handler is installed (anything
+    else is left alone). For the steps that must not be cut: tune's ask, and the keeping
+    of finished runs after a first Ctrl-C (a second one 10 ms later, as ``timeout -s
+    INT`` sends to a process group, replaced the runs with a bare KeyboardInterrupt;
+    fuzz round 20)."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    noted = pressed if pressed is not None else []
+    signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _close_pool(own: cf.Executor | None, futures: Iterable[cf.Future], interrupted: bool) -> None:
     """Shut down the pool this module opened (``own``). After Ctrl-C (``interrupted``) the
     runs in flight are not waited for — one may take minutes — : pending runs are
@@ -766,7 +791,7 @@ def sweep(
     failures: dict[int, BaseException] = {}
 
     bar = None
-    if progress:
+    if progress and sys.stderr is not None:  # (None: started with stderr closed)
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(tasks), desc="sweep", unit="run", leave=False)
@@ -782,6 +807,7 @@ def sweep(
     own = None
     futures: dict[cf.Future, int] = {}
     interrupted = False
+    held = contextlib.ExitStack()
     try:
         if executor == "serial":
             for i, t in enumerate(tasks):
@@ -796,12 +822,14 @@ def sweep(
                 finished(futures[fut], fut.result)
     except KeyboardInterrupt as exc:
         interrupted = True
+        held.enter_context(_sigint_held())  # (until the pool is closed, below)
         done = _collect_runs(tasks, results, failures)
         raise SweepInterrupted(SweepResult(done, seed_list), len(tasks)) from exc
     finally:
-        _close_pool(own, futures, interrupted)
-        if bar is not None:
-            bar.close()
+        with held:
+            _close_pool(own, futures, interrupted)
+            if bar is not None:
+                bar.close()
 
     if errors == "raise":
         for i, t in enumerate(tasks):

@@ -22,10 +22,9 @@ import contextlib
 import dataclasses
 import math
 import os
-import signal
-import threading
+import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -538,7 +537,7 @@ def _tune(
     get_value: Callable[[dict[str, Any]], float],
     names: tuple[str, str | None],
 ) -> TuneResult:
-    from .sweep import _close_pool, _error_text, _open_pool, _run_tasks
+    from .sweep import _close_pool, _error_text, _open_pool, _run_tasks, _sigint_held
 
     if study is None:
         if isinstance(sampler, str):
@@ -573,7 +572,7 @@ def _tune(
     )
 
     bar = None
-    if progress:
+    if progress and sys.stderr is not None:  # (None: started with stderr closed)
         from tqdm.auto import tqdm
 
         bar = tqdm(total=int(n_trials), desc="tune", unit="trial", leave=False)
@@ -583,6 +582,7 @@ def _tune(
     trials: list[Any] = []
     rec: dict[int, dict[str, Any]] = {}
     interrupted = False
+    held = contextlib.ExitStack()
     try:
         asked = 0
         while asked < int(n_trials):
@@ -667,6 +667,8 @@ def _tune(
             trials = []
     except KeyboardInterrupt as exc:
         interrupted = True
+        # A second Ctrl-C while the trials are kept and the pool closed is dropped.
+        held.enter_context(_sigint_held())
         # As Optuna's own optimize does: the trials in flight fail, so the study can be
         # continued; the finished ones are kept, in the study and in the exception.
         _fail_in_flight(study, trials, rec, "KeyboardInterrupt", optuna)
@@ -682,9 +684,10 @@ def _tune(
     finally:
         # After Ctrl-C the runs in flight are not waited for (the local workers are
         # terminated), as in a sweep.
-        _close_pool(own, [], interrupted)
-        if bar is not None:
-            bar.close()
+        with held:
+            _close_pool(own, [], interrupted)
+            if bar is not None:
+                bar.close()
 
     for r in records:
         r.pop("constraints", None)
@@ -730,6 +733,8 @@ def _ask(study: Any, dists: dict[str, Any], optuna: Any) -> Any:
     good (fuzz round 19). Ctrl-C is held back while it runs (on the main thread, with
     Python's own handler installed) and raised once the trial is in hand; for any other
     error the trial is found by the id Optuna's ``ask`` had given it."""
+    from .sweep import _sigint_held
+
     pressed: list[int] = []
     try:
         with _sigint_held(pressed):
@@ -750,23 +755,6 @@ def _ask(study: Any, dists: dict[str, Any], optuna: Any) -> Any:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
         raise
     return trial
-
-
-@contextlib.contextmanager
-def _sigint_held(pressed: list[int]) -> Iterator[None]:
-    """SIGINT noted in ``pressed`` instead of raised, for the duration (on the main thread,
-    when Python's default handler is installed; anything else is left alone)."""
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield
-        return
-    signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _trial_asked(study: Any, exc: BaseException) -> int | None:

@@ -289,7 +289,13 @@ def write(
     if isinstance(images, Sized) and len(images) == 0:
         raise ValueError("write: no frames (an empty sequence)")
     if fmt == "gif":
-        _gif(images, path, fps)
+        try:
+            _gif(images, path, fps)
+        except OSError as exc:
+            # (Pillow's error on a full disk named no file: "[Errno 28] No space left".)
+            if exc.filename is None:
+                exc.filename = str(path)
+            raise
     else:
         exe = ffmpeg()
         if exe is None:
