@@ -705,3 +705,45 @@ def test_a_body_inside_a_solid_reads_a_negative_wall_clearance(solid):
     m = sim.metrics()
     assert m["min_clearance"]["wall"] == pytest.approx(-(1 + 0.3), abs=1e-5)
     assert m["collisions"]["agent_wall"] >= 1
+
+
+def test_a_body_set_down_by_an_exit_beside_another_keeps_the_placed_agent_baseline():
+    """The start's exit set a body down overlapping another, and metrics took that as
+    the baseline: a least agent clearance of -0.70 where no committed step came below
+    -0.003, and the contact counted as no episode (fuzz round 21). Oracle: the
+    clearances of the committed positions."""
+    world = cs.World()
+    world.add_circles([[0, 0]], [2.0])
+    a = cs.Agents(2, slots=16)
+    a.add([[0.5, 0], [2.2, 0]], radius=0.5, max_speed=1.0, target=[[0.5, 0], [2.2, 0]])
+    sim = cs.Simulation(world, a, [cs.Seek()])
+    sim.configure_metrics()
+    committed = [np.linalg.norm(a.position[0] - a.position[1]) - 1.0]  # as placed: 0.7
+    for _ in range(3):
+        sim.step(0.05)
+        committed.append(float(np.linalg.norm(a.position[0] - a.position[1]) - 1.0))
+    m = sim.metrics()
+    assert m["min_clearance"]["agent"] == pytest.approx(min(committed), abs=1e-4)
+    assert min(committed) > -0.01
+    assert m["collisions"]["agent_agent"] == 1  # the overlap after the first step
+
+
+def test_history_series_count_arrivals_and_stuck_agents_as_metrics_does():
+    """The series counted the raw stuck flags (agents at their goal too: 2 where
+    metrics() said 0) and kinematic agents as arrivals (fuzz round 21)."""
+    a = cs.Agents(2, slots=16)
+    a.add([[0, 0]], target=[[0, 0]], radius=0.3, kinematic=True)
+    a.add([[5, 0]], target=[[9, 0]], radius=0.3, max_speed=1.0)
+    sim = cs.Simulation(None, a, [cs.Seek()])
+    sim.configure_metrics(goal_radius=0.5)
+    h = cs.History(sim, every=1)
+    sim.step(0.1, steps=10)
+    assert sim.metrics()["time_to_goal"]["arrived"] == 0
+    assert h.series["arrived"][-1] == 0
+    scn, sim2, _ = cs.run.build("oncoming", {}, seed=0)
+    h2 = cs.History(sim2, every=1)
+    for _ in range(10):
+        sim2.step(1 / 30, steps=90)
+        m = sim2.metrics()
+        assert h2.series["stuck"][-1] == m["stuck"]["now"]
+        assert h2.series["arrived"][-1] == m["time_to_goal"]["arrived"]

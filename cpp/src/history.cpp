@@ -123,10 +123,15 @@ void History::capture(std::uint64_t step, double time, const AgentsView& a, cons
     if (!on) continue;
     ++alive;
     speed += std::hypot(double(a.velocity[2 * i]), double(a.velocity[2 * i + 1]));
-    if (stuck && stuck[i]) ++stuck_now;
+    // As Simulation.metrics() counts them: kinematic agents are not arrivals, and an
+    // agent standing at its goal is not stuck (the series read the raw flags: 2 stuck
+    // where metrics() said 0; fuzz round 21). Without metrics, the raw stuck flags.
+    const bool kinematic = a.kinematic != nullptr && a.kinematic[i] != 0;
+    const bool home = metrics && !std::isnan(m.time_to_goal()[i]);
+    if (stuck && stuck[i] && !(metrics && (kinematic || home))) ++stuck_now;
     if (!metrics) continue;
     clearance = std::min({clearance, m.wall_clearance()[i], m.agent_clearance()[i]});
-    if (!std::isnan(m.time_to_goal()[i])) ++arrived;
+    if (home && !kinematic) ++arrived;
     along += m.progress()[i];
     laps += m.laps()[i];
   }

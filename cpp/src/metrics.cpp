@@ -132,6 +132,14 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   }
 }
 
+void Metrics::keep_agent_baseline(const Metrics& before) {
+  if (before.n_ != n_ || before.partners_.size() != partners_.size()) return;
+  min_agent_ = before.min_agent_;
+  cur_agent_ = before.cur_agent_;
+  partners_ = before.partners_;
+  n_partners_ = before.n_partners_;
+}
+
 void Metrics::note_entries(const AgentsView& a, double time) {
   if (!enabled()) return;
   entry_time_ = time - start_time_;

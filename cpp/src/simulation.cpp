@@ -1764,8 +1764,12 @@ void Simulation::push_out_renewed() {
     // moved stand where they were, so their baselines are as at configure (a body placed
     // overlapping a wall keeps reporting that overlap). Agents added later are baselined
     // where they enter (Metrics::note_entries), after their exit.
-    if (start && moved.load() && metrics_.params().enabled && metrics_.steps() == 0)
+    if (start && moved.load() && metrics_.params().enabled && metrics_.steps() == 0) {
+      // (The agent-agent baseline stays where the agents were placed: keep_agent_baseline.)
+      const Metrics placed = metrics_;
       configure_metrics(metrics_.params());
+      metrics_.keep_agent_baseline(placed);
+    }
   }
   renewed_.clear();
 }

@@ -298,7 +298,10 @@ class History:
         (these four of the agents alive at the frame: an agent removed on arrival, by
         :meth:`Agents.remove` or a :class:`Flow`'s exit, counts in ``arrived`` only on
         the frame it arrived in, if recorded before its removal; the run's arrivals of
-        removed agents are :meth:`Simulation.metrics`' ``time_to_goal["removed"]["arrived"]``)
+        removed agents are :meth:`Simulation.metrics`' ``time_to_goal["removed"]["arrived"]``;
+        ``arrived`` and ``stuck`` count as :meth:`Simulation.metrics` does: kinematic
+        agents left out, an agent at its goal not stuck; without metrics ``stuck`` counts
+        the stuck detection's raw flags)
         (NaN for metric-based series when the simulation's metrics are disabled;
         ``arrived`` NaN without a goal radius, ``mean_progress`` and ``laps`` NaN without
         a metrics path, where :meth:`Simulation.metrics` reports None)."""

@@ -140,8 +140,9 @@ class AgentMetrics(NamedTuple):
 
     wall_episodes: np.ndarray  #: int32 agent–wall collision episodes
     agent_episodes: np.ndarray  #: int32 agent–agent contact episodes the agent took part in
-    #: int32 steps ending with the agent within 1 % of its radius of a wall (gliding along
-    #: one counts; ``Simulation.wall_contacts`` counts the moves that met one instead)
+    #: int32 steps ending with the agent within ``contact_tolerance`` (of
+    #: ``configure_metrics``; 1 % by default) of its radius of a wall (gliding along one
+    #: counts; ``Simulation.wall_contacts`` counts the moves that met one instead)
     wall_steps: np.ndarray
     min_wall_clearance: np.ndarray  #: float32, inf when never near a wall
     min_agent_clearance: np.ndarray  #: float32, inf when never near an agent

@@ -89,6 +89,14 @@ class Metrics {
   const MetricsParams& params() const { return params_; }
   bool enabled() const { return params_.enabled; }
 
+  /// After configure() again on agents that the start's exits moved out of solids: the
+  /// agent–agent part of the baseline (least and current clearance, contact partners)
+  /// as `before`, a configure of the same agents where they were placed. An exit can
+  /// set a body down overlapping another, which the step's push-apart then separates:
+  /// taken as the baseline, that overlap was the run's least clearance (-0.7 where no
+  /// committed step came below -0.003) and a contact no episode counted. Serial, O(N).
+  void keep_agent_baseline(const Metrics& before);
+
   /// Called before a step moves the agents: each agent alive now that the last update
   /// did not see (a new agent, or one made alive again) is measured from where it is
   /// now, so that its first step counts in its travel, progress and lap time (the next
