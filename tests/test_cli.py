@@ -717,10 +717,16 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
     assert capsys.readouterr().err == "contextsteer: interrupted\n"
 
 
-def test_a_second_sigint_of_the_same_press_does_not_cut_the_keeping_of_results(monkeypatch):
-    """`timeout -s INT` signals the process and then its group: the second SIGINT landed
-    while a sweep wrote its finished runs, and they were all lost (fuzz round 20). A
-    SIGINT within 2 s of the first is the same press."""
+@pytest.mark.parametrize(
+    "first, second", [("SIGINT", "SIGINT"), ("SIGINT", "SIGTERM"), ("SIGTERM", "SIGINT")]
+)
+def test_a_second_stop_signal_of_the_same_stop_does_not_cut_the_keeping_of_results(
+    monkeypatch, first, second
+):
+    """`timeout -s INT` signals the process and then its group, and supervisors send INT
+    then TERM: the second signal landed while a sweep wrote its finished runs, and they
+    were all lost (fuzz rounds 20, 21). A signal within 2 s of the first is the same
+    stop."""
     import os
     import signal
     import time
@@ -728,12 +734,14 @@ def test_a_second_sigint_of_the_same_press_does_not_cut_the_keeping_of_results(m
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         pytest.skip("SIGINT is handled by the test runner here")
 
+    term = signal.getsignal(signal.SIGTERM)
+
     def command(args, parser):
         try:
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), getattr(signal, first))
             time.sleep(1)  # (the KeyboardInterrupt lands here)
         except KeyboardInterrupt:
-            os.kill(os.getpid(), signal.SIGINT)  # the group's copy, while results are kept
+            os.kill(os.getpid(), getattr(signal, second))  # while results are kept
             time.sleep(0.1)
             return 7
         return 0
@@ -741,6 +749,7 @@ def test_a_second_sigint_of_the_same_press_does_not_cut_the_keeping_of_results(m
     monkeypatch.setattr(cli, "_cmd_list", command)
     assert cli.main(["list"]) == 7
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) == term
 
 
 def test_commands_run_with_stderr_closed(tmp_path):
@@ -800,6 +809,19 @@ def test_commands_run_with_stderr_closed(tmp_path):
         )
         assert done.returncode == 0, argv
         assert (tmp_path / made).exists(), argv
+        # And with stderr on a full disk: the bar's OSError stopped them too (round 21).
+        if os.path.exists("/dev/full"):
+            (tmp_path / made).unlink()
+            with open("/dev/full", "w") as full:
+                done = subprocess.run(
+                    [sys.executable, "-m", "contextsteer", *argv],
+                    cwd=tmp_path,
+                    stdout=subprocess.DEVNULL,
+                    stderr=full,
+                    timeout=120,
+                )
+            assert done.returncode == 0, argv
+            assert (tmp_path / made).exists(), argv
 
 
 def test_a_full_disk_keeps_the_earlier_scene_and_names_the_file(tmp_path, monkeypatch, capsys):

@@ -12,6 +12,7 @@ import copy
 import math
 import pickle
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -60,7 +61,7 @@ def oracle_run(sources, seed, period, dt, steps, sim):
     member = {}  # id -> (source, admitted at)
     counts = [dict(offered=0, entered=0, out=0) for _ in sources]
     travel = [[] for _ in sources]
-    next_t = 0.0
+    next_t, batch = 0.0, 0
     for _ in range(steps):
         now = float(sim.time)
         if now >= next_t - 0.5 * dt:
@@ -74,7 +75,8 @@ def oracle_run(sources, seed, period, dt, steps, sim):
                     seeds = rng.integers(2**63, size=n, dtype=np.uint64)
                     queues[s].extend(zip(r, v, seeds))
                     counts[s]["offered"] += n
-                next_t += period
+                batch += 1
+                next_t = batch * period  # batch k at start + k·period (start 0 here)
             for s, src in enumerate(sources):
                 while queues[s] and (~agents.alive).any():
                     r, v, seed = queues[s][0]
@@ -87,7 +89,8 @@ def oracle_run(sources, seed, period, dt, steps, sim):
                             (y0 + m) + u[:, 1] * ((y1 - y0) - 2 * m),
                         ],
                         axis=-1,
-                    )
+                    ).astype(np.float32)  # as the agents will hold them
+                    places = places.astype(np.float64)
                     alive = np.flatnonzero(agents.alive)
                     pos = agents.position[alive].astype(np.float64)
                     rad = agents.radius[alive].astype(np.float64)
@@ -1075,3 +1078,91 @@ def test_a_streams_queue_grows_its_buffers_rarely_and_keeps_its_order():
     np.testing.assert_array_equal(back.seed[h : back.tail], [q[2] for q in queue])
     back.join(np.ones(1), np.ones(1), np.ones(1, np.uint64))
     assert back.waiting == len(queue) + 1
+
+
+def test_newcomers_far_from_the_origin_are_placed_where_float32_keeps_them_apart(monkeypatch):
+    """Places were tested in double and stored in float32: 1e7 m out, 300 of 307
+    newcomers overlapped, on the same points (fuzz round 21)."""
+    admitted = []
+    real = cs.Flow._admit
+
+    def admit(self, sim, now):  # the positions right after admission, before any move
+        real(self, sim, now)
+        admitted.append(sim.agents.position.copy())
+
+    monkeypatch.setattr(cs.Flow, "_admit", admit)
+    for x in (1e5, 1e6, 1e7):
+        agents = cs.Agents(400, slots=8)
+        sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Accel())
+        sim.flow = cs.Flow(
+            [cs.Source([x, x, x + 8, x + 8], 300.0, [x + 4, x + 4], [-1, -1, -1, -1], radius=0.3)],
+            seed=0,
+        )
+        admitted.clear()
+        sim.step(1 / 30)
+        ids = np.flatnonzero(agents.alive)
+        agents = types.SimpleNamespace(position=admitted[0], radius=agents.radius)
+        assert len(ids) > 0
+        p = agents.position[ids].astype(np.float64)
+        r = agents.radius[ids].astype(np.float64)
+        gap = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1)) - (r[:, None] + r[None])
+        np.fill_diagonal(gap, np.inf)
+        assert gap.min() >= -1e-9, (x, gap.min())
+
+
+def test_a_flow_whose_simulation_is_gone_refuses_to_feed_another():
+    """A Flow made once outside a loop of runs: the first simulation collected, its
+    member slots were taken for the next one's agents in the same slots, which it then
+    removed at its exits (fuzz round 21)."""
+    import gc
+
+    def new_sim():
+        agents = cs.Agents(40, slots=8)
+        agents.add([[5.0 + i, 5.0] for i in range(10)], radius=0.2)
+        return cs.Simulation(None, agents, [cs.Seek()], motion=cs.Accel())
+
+    flow = cs.Flow([cs.Source([0, 0, 3, 3], 20.0, [30, 1.5], [25, -1, 40, 4], radius=0.2)], seed=0)
+    sim = new_sim()
+    sim.flow = flow
+    sim.step(0.1, steps=20)
+    assert flow.report()["inside"] > 0
+    del sim
+    gc.collect()
+    other = new_sim()
+    other.flow = flow
+    with pytest.raises(ValueError, match="the simulation it fed is gone"):
+        other.step(0.1)
+    assert other.agents.alive.sum() == 10
+
+
+def test_the_batch_due_at_a_schedules_change_draws_the_new_rate():
+    """Batch k falls at start + k·period: the clock summed periods, ten of 0.1 fell short
+    of 1.0, and the batch due at the schedule's change drew the rate before it (fuzz
+    round 21)."""
+    src = cs.Source([0, 0, 5, 5], [(0.0, 0.0), (1.0, 1000.0)], [30, 2.5], [25, -1, 40, 6])
+    agents = cs.Agents(400, slots=8)
+    sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Accel())
+    sim.flow = cs.Flow([src], seed=0, period=0.1)
+    for _ in range(10):  # batches at 0.0 .. 0.9: rate 0
+        sim.step(0.1)
+    assert sim.flow.report()["offered"] == 0
+    sim.step(0.1)  # the batch at 1.0: rate 1000, about 100 people
+    assert sim.flow.report()["offered"] > 50
+
+
+def test_report_and_members_leave_out_agents_removed_since_the_last_step():
+    # They listed the removed agents as inside until the next step (fuzz round 21).
+    src = cs.Source([0, 0, 5, 5], 50.0, [30, 2.5], [25, -1, 40, 6], radius=0.2)
+    agents = cs.Agents(200, slots=8)
+    sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Accel())
+    sim.flow = cs.Flow([src], seed=0)
+    sim.step(0.1, steps=10)
+    before = sim.flow.report()
+    gone = sim.flow.members()[:3]
+    agents.remove(gone)
+    now = sim.flow.report()
+    assert now["inside"] == before["inside"] - 3
+    assert now["left_otherwise"] == before["left_otherwise"] + 3
+    assert not np.isin(gone, sim.flow.members()).any()
+    sim.step(0.1)  # the step agrees
+    assert sim.flow.report()["left_otherwise"] == now["left_otherwise"]

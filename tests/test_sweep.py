@@ -81,6 +81,11 @@ def test_grid_is_the_cartesian_product_in_key_order():
         grid(a=3)
     with pytest.raises(TypeError, match="sequence"):
         grid(a="abc")
+    with pytest.raises(TypeError, match="grid: a must be a sequence"):  # (a bare len() error)
+        grid(a=np.array(5))
+    assert (
+        len(cs.sweep(summed, {"a": [1]}, seeds=np.array(2), executor="serial", progress=False)) == 2
+    )
 
 
 def test_a_sweep_too_big_to_hold_is_refused_with_its_count(monkeypatch):

@@ -639,6 +639,7 @@ def write_run(
     from tqdm.auto import tqdm
 
     from . import plot, video
+    from .sweep import _BarFile
 
     sim, history = result.simulation, result.history
     if sim is None or history is None:
@@ -721,7 +722,8 @@ def write_run(
             total=rendered.count,
             unit="frame",
             desc="animation",
-            disable=not progress or sys.stderr is None,
+            disable=not progress,
+            file=_BarFile(),
             leave=False,
         )
         try:
@@ -912,6 +914,7 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from tqdm.auto import tqdm
 
     from .run import build, run_simulation
+    from .sweep import _BarFile
 
     if args.detour and sc.accepts("detour") and "detour" not in params:
         # Scenarios whose agents follow a navigation field build their steering for a
@@ -951,8 +954,9 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 file=sys.stderr,
             )
             return 2
-    quiet = args.quiet or sys.stderr is None  # (None: started with stderr closed)
-    with tqdm(total=steps, unit="step", desc="steps", disable=quiet, leave=False) as bar:
+    with tqdm(
+        total=steps, unit="step", desc="steps", disable=args.quiet, leave=False, file=_BarFile()
+    ) as bar:
         result = run_simulation(
             sim,
             steps,
@@ -1124,10 +1128,10 @@ def _cmd_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         for row in rows
     ]
     widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]
-    print(f"{args.scenario}: {len(result)} runs ({len(rows)} combinations x {args.seeds} seeds)")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    _say(f"{args.scenario}: {len(result)} runs ({len(rows)} combinations x {args.seeds} seeds)")
+    _say("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     for r in table:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+        _say("  ".join(c.ljust(w) for c, w in zip(r, widths)))
     failed_runs = result.failed
     if failed_runs:
         # The finished runs are in the table and the file; each failure is named here
@@ -1263,16 +1267,16 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     states: dict[str, int] = {}
     for t in result.trials:
         states[t["state"]] = states.get(t["state"], 0) + 1
-    print(
+    _say(
         f"{args.scenario}: {len(result.trials)} trials ("
         + ", ".join(f"{n} {s.lower()}" for s, n in sorted(states.items()))
         + f"), {args.seeds} seed(s) each; objective {args.key} "
         + ("(maximised)" if args.maximize else "(minimised)")
     )
-    print(f"best {args.key} = {result.best_value:.6g} with")
+    _say(f"best {args.key} = {result.best_value:.6g} with")
     for name, value in result.best_params.items():
         shown = f"{value:.6g}" if isinstance(value, float) else str(value)
-        print(f"  {name} = {shown}")
+        _say(f"  {name} = {shown}")
     if args.out is not None:
         doc = {
             **study_doc(),
@@ -1420,34 +1424,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     terminated: list[int] = []
     previous = None
-    main_thread = threading.current_thread() is threading.main_thread()
-    if main_thread and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
-        # SIGTERM (a batch system's stop, kill) ends a command as Ctrl-C does: a sweep's
-        # or a tune's finished runs written, its workers stopped (they were left running,
-        # and the runs lost). A second SIGTERM while stopping ends the process at once. A
-        # caller that ignores SIGTERM keeps ignoring it.
-        def on_term(signum: int, frame: Any) -> None:
-            terminated.append(signum)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            raise KeyboardInterrupt
-
-        previous = signal.signal(signal.SIGTERM, on_term)
     previous_int = None
+    main_thread = threading.current_thread() is threading.main_thread()
+    # Ctrl-C (SIGINT) and SIGTERM (a batch system's stop, kill) stop a command the same
+    # way: a sweep or a tune writes its finished runs and stops its workers. A second
+    # signal of either kind within 2 s of the first is the same stop and is dropped:
+    # `timeout -s INT` signals the process and then its group, and supervisors send INT
+    # then TERM; the second one, landing while the runs were written, lost them all (fuzz
+    # rounds 20 and 21). A Ctrl-C after that stops the writing too; a second SIGTERM ends
+    # the process at once. A caller that ignores SIGTERM (or handles SIGINT) keeps it so.
+    stops: list[float] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        if signum == signal.SIGTERM:
+            terminated.append(signum)
+        now = time.monotonic()
+        if stops and now - stops[-1] < 2.0:
+            return
+        stops.append(now)
+        if signum == signal.SIGTERM:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise KeyboardInterrupt
+
+    if main_thread and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
+        previous = signal.signal(signal.SIGTERM, stop)
     if main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        # Ctrl-C stops a command (a sweep or a tune keeps its finished runs); a second
-        # SIGINT within 2 s is the same press: `timeout -s INT` signals the process and
-        # then its group, and the second one, landing while the runs were written, lost
-        # them all (fuzz round 20). A Ctrl-C after that stops the writing too.
-        pressed: list[float] = []
-
-        def on_int(signum: int, frame: Any) -> None:
-            now = time.monotonic()
-            if pressed and now - pressed[-1] < 2.0:
-                return
-            pressed.append(now)
-            raise KeyboardInterrupt
-
-        previous_int = signal.signal(signal.SIGINT, on_int)
+        previous_int = signal.signal(signal.SIGINT, stop)
     try:
         code = args.handler(args, args.subparser)
         if sys.stdout is not None:  # (None: started with stdout closed)

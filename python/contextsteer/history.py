@@ -182,7 +182,7 @@ class History:
     ValueError
         ``every`` or ``reserve`` is out of range.
     MemoryError
-        ``reserve`` frames would not fit in this machine's memory.
+        ``reserve`` frames would not fit in the memory this process may use.
 
     Attributes
     ----------

@@ -862,34 +862,68 @@ def _physical_memory() -> int:
 
 
 def _memory_limits() -> list[tuple[int, str]]:
-    """Each bound on this process's memory, in bytes, with its name."""
+    """Each bound on the memory this process may still take, in bytes, with its name:
+    the machine's RAM; a ``ulimit -v`` / ``-d`` less what the process already maps (its
+    VmSize / VmData: a size just under the raw limit passed and then failed with a bare
+    ``std::bad_alloc``; fuzz round 21); its cgroup's limit less its usage (v2
+    ``memory.max``, v1 ``memory.limit_in_bytes``, of the process's own cgroup)."""
     try:
         ram = int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
         ram = 2**40
     out = [(ram, "this machine's")]
+    status = _read("/proc/self/status")
+    used = {
+        key: int(line.split()[1]) * 1024
+        for line in status.splitlines()
+        for key in ("VmSize:", "VmData:")
+        if line.startswith(key) and len(line.split()) >= 2 and line.split()[1].isdigit()
+    }
     try:
         import resource
 
-        for which, name in ((resource.RLIMIT_AS, "-v"), (resource.RLIMIT_DATA, "-d")):
+        for which, name, key in (
+            (resource.RLIMIT_AS, "-v", "VmSize:"),
+            (resource.RLIMIT_DATA, "-d", "VmData:"),
+        ):
             soft = resource.getrlimit(which)[0]
             if soft != resource.RLIM_INFINITY and soft > 0:
-                out.append((int(soft), f"the `ulimit {name}` limit of"))
+                left = max(int(soft) - used.get(key, 0), 0)
+                out.append((left, f"the `ulimit {name}` limit's {soft / 2**30:.3g} GiB, of it"))
     except (ImportError, ValueError, OSError, AttributeError):
         pass  # (no resource module on Windows)
-    try:
-        with open("/sys/fs/cgroup/memory.max") as f:
-            text = f.read().strip()
-        if text.isdigit() and int(text) > 0:
-            out.append((int(text), "the cgroup's memory.max of"))
-    except OSError:
-        pass
+    for line in _read("/proc/self/cgroup").splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        if parts[0] == "0" and parts[1] == "":  # cgroup v2
+            base = "/sys/fs/cgroup" + parts[2].rstrip("/")
+            limit, usage = _read(base + "/memory.max"), _read(base + "/memory.current")
+        elif "memory" in parts[1].split(","):  # cgroup v1
+            base = "/sys/fs/cgroup/memory" + parts[2].rstrip("/")
+            limit = _read(base + "/memory.limit_in_bytes")
+            usage = _read(base + "/memory.usage_in_bytes")
+        else:
+            continue
+        limit, usage = limit.strip(), usage.strip()
+        if limit.isdigit() and 0 < int(limit) < ram:
+            left = max(int(limit) - (int(usage) if usage.isdigit() else 0), 0)
+            out.append((left, f"the cgroup's limit of {int(limit) / 2**30:.3g} GiB, of it"))
     return out
+
+
+def _read(path: str) -> str:
+    """A small text file's contents, or "" where it cannot be read."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 def _memory_text() -> str:
     """The bound of :func:`_physical_memory`, for messages: ``"this machine's 23.5 GiB"``
-    or ``"the `ulimit -v` limit of 2.86 GiB"``."""
+    or ``"the `ulimit -v` limit's 2.38 GiB, of it 2.2 GiB"`` (what is left of it)."""
     size, name = min(_memory_limits())
     return f"{name} {size / 2**30:.3g} GiB"
 

@@ -196,7 +196,7 @@ class NavField:
     ValueError
         An empty goal set; a grid of more than 2**24 nodes (use a larger cell).
     MemoryError
-        The fields would not fit in this machine's memory: each node takes about
+        The fields would not fit in the memory this process may use: each node takes about
         11 + 12 G bytes with G goal sets. Checked before allocating, at construction
         and at every rebuild.
 

@@ -77,7 +77,7 @@ class Path:
         points, or ``samples_per_segment`` is not in [1, 4096].
     MemoryError
         ``smooth`` would make more vertices (points × ``samples_per_segment``) than
-        this machine's memory holds.
+        the memory this process may use holds.
 
     Notes
     -----

@@ -10,7 +10,7 @@
 :func:`load` checks the format, the version and the digest before it unpickles, so a
 truncated or corrupted file raises a clear ``ValueError`` and never half-loads; members
 are inflated only up to their declared sizes, checked first (``meta.json`` at most 1 MiB,
-the payload at most the machine's memory), and a restored state's indices are checked
+the payload at most the memory this process may use), and a restored state's indices are checked
 before a step can read through them. Like any pickle, load only files you trust.
 """
 
@@ -398,7 +398,7 @@ def _read_stream(f: Any, limit: int, where: str) -> io.BytesIO:
         data += chunk
         if len(data) > limit:
             raise ValueError(
-                f"load: {where} holds more than this machine's memory ({limit:,} bytes)"
+                f"load: {where} holds more than the memory this process may use ({limit:,} bytes)"
             )
     return io.BytesIO(data)
 
@@ -416,7 +416,7 @@ def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
         that holds something other than a Simulation, a payload declared larger than the
         memory (refused unread), or a path that is not a regular file (a device, a pipe:
         zipfile would read ``/dev/zero`` forever). A file object that cannot seek (a pipe)
-        is read whole first, at most the machine's memory.
+        is read whole first, at most the memory this process may use.
     FileNotFoundError, IsADirectoryError, PermissionError
         As opening ``path`` raises them.
     TypeError
@@ -468,7 +468,7 @@ def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
                     f"load: file format version {version!r}; this contextsteer reads up to "
                     f"{FORMAT_VERSION}"
                 )
-            # A payload larger than the machine's memory is refused unread; one that does
+            # A payload larger than the memory this process may use is refused unread; one that does
             # not match its digest is refused once read, before it is unpickled.
             payload = _member(
                 z, "simulation.pickle", _physical_memory(), where, sha256=meta.get("sha256")

@@ -773,7 +773,7 @@ class Simulation:
             A distance or tolerance is negative, or not finite as a float32;
             ``overtakes`` without a closed ``path``.
         MemoryError
-            ``overtakes`` for more agent slots than this machine's memory holds the table of.
+            ``overtakes`` for more agent slots than the memory this process may use holds the table of.
 
         Examples
         --------

@@ -111,7 +111,11 @@ def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     values: list[list[Any]] = []
     for name in names:
         v = axes[name]
-        if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
+        if (
+            isinstance(v, (str, bytes))
+            or not isinstance(v, Iterable)
+            or (isinstance(v, np.ndarray) and v.ndim == 0)  # (len() raised a bare TypeError)
+        ):
             raise TypeError(f"grid: {name} must be a sequence of values, got {v!r}")
         # Each axis listed only within the room the axes before it leave.
         before = math.prod(len(w) for w in values)
@@ -471,6 +475,23 @@ def _open_pool(
     )
 
 
+class _BarFile:
+    """Where a progress bar writes: stderr, with a write that fails dropped (a log on a
+    full disk, /dev/full, a closed pipe) and nothing when stderr is None (started with it
+    closed): the bar's OSError or AttributeError stopped run, sweep and tune, and their
+    results were never written (fuzz rounds 20 and 21)."""
+
+    def write(self, text: str) -> int:
+        try:
+            return sys.stderr.write(text) if sys.stderr is not None else len(text)
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.flush()
+
+
 @contextlib.contextmanager
 def _sigint_held(pressed: list[int] | None = None) -> Iterator[None]:
     """Ctrl-C (SIGINT) noted in ``pressed`` (or dropped) instead of raised, for the
@@ -587,6 +608,8 @@ def _threads(value: Any, owner: str) -> int:
 def _seed_list(seeds: Any, owner: str) -> list[int]:
     """The seeds of a sweep or a tuning study: a count (``range(count)``) or integers,
     each in [0, 2**64) as the agents' random state takes them."""
+    if isinstance(seeds, np.ndarray) and seeds.ndim == 0:  # (np.array(3): a count)
+        seeds = seeds[()]
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
         if seeds < 1:
             raise ValueError(f"{owner}: seeds must be >= 1 when given as a count, got {seeds}")
@@ -791,10 +814,10 @@ def sweep(
     failures: dict[int, BaseException] = {}
 
     bar = None
-    if progress and sys.stderr is not None:  # (None: started with stderr closed)
+    if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(tasks), desc="sweep", unit="run", leave=False)
+        bar = tqdm(total=len(tasks), desc="sweep", unit="run", leave=False, file=_BarFile())
 
     def finished(i: int, fn: Callable[[], dict[str, Any]]) -> None:
         try:

@@ -22,7 +22,6 @@ import contextlib
 import dataclasses
 import math
 import os
-import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -572,10 +571,12 @@ def _tune(
     )
 
     bar = None
-    if progress and sys.stderr is not None:  # (None: started with stderr closed)
+    if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=int(n_trials), desc="tune", unit="trial", leave=False)
+        from .sweep import _BarFile
+
+        bar = tqdm(total=int(n_trials), desc="tune", unit="trial", leave=False, file=_BarFile())
     caller = os.getpid()
     records: list[dict[str, Any]] = []
     pool, own = (executor, None) if serial else _open_pool(executor, workers, n_batch, "tune")
