@@ -65,6 +65,11 @@ std::vector<std::int32_t> brute_force(const std::vector<float>& p, std::int32_t 
   return out;
 }
 
+// The first `count` entries of `v` (all of them when it has fewer).
+std::vector<std::int32_t> first(const std::vector<std::int32_t>& v, std::size_t count) {
+  return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(count, v.size()))};
+}
+
 }  // namespace
 
 TEST(NeighborGrid, CoincidentAgentsInACrowdedCellAreGroupedWithTheSameAnswers) {
@@ -97,11 +102,7 @@ TEST(NeighborGrid, CoincidentAgentsInACrowdedCellAreGroupedWithTheSameAnswers) {
         const std::size_t m =
             g.query({p[2 * i], p[2 * i + 1]}, radius, self, max_count, out.data());
         // The brute force's first max_count: the (d², index) order is total.
-        ASSERT_EQ(
-            std::vector<std::int32_t>(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(m)),
-            std::vector<std::int32_t>(
-                all.begin(),
-                all.begin() + static_cast<std::ptrdiff_t>(std::min(max_count, all.size()))))
+        ASSERT_EQ(first(out, m), first(all, max_count))
             << "agent " << i << ", radius " << radius << ", max " << max_count;
       }
     }
@@ -117,9 +118,7 @@ TEST(NeighborGrid, CoincidentAgentsInACrowdedCellAreGroupedWithTheSameAnswers) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto self = static_cast<std::int32_t>(i);
     const std::size_t m = from.query({moved[2 * i], moved[2 * i + 1]}, 1.0f, self, 16, out.data());
-    ASSERT_EQ(std::vector<std::int32_t>(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(m)),
-              brute_force(moved, self, 1.0f, 16))
-        << "agent " << i;
+    ASSERT_EQ(first(out, m), brute_force(moved, self, 1.0f, 16)) << "agent " << i;
   }
 }
 
@@ -178,11 +177,7 @@ TEST(NeighborGrid, AFewFarAgentsCompressTheGridWithTheSameAnswers) {
         for (const std::size_t max_count : {16u, 256u}) {
           const std::size_t m =
               g.query({p[2 * i], p[2 * i + 1]}, radius, self, max_count, out.data());
-          ASSERT_EQ(
-              std::vector<std::int32_t>(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(m)),
-              std::vector<std::int32_t>(
-                  all.begin(),
-                  all.begin() + static_cast<std::ptrdiff_t>(std::min(max_count, all.size()))))
+          ASSERT_EQ(first(out, m), first(all, max_count))
               << c.name << ", agent " << i << ", radius " << radius;
         }
         // visit: every agent within the radius once, self included (when finite).
@@ -209,9 +204,7 @@ TEST(NeighborGrid, AFewFarAgentsCompressTheGridWithTheSameAnswers) {
       const auto self = static_cast<std::int32_t>(i);
       const std::size_t m =
           from.query({moved[2 * i], moved[2 * i + 1]}, 2.0f, self, 16, out.data());
-      ASSERT_EQ(
-          std::vector<std::int32_t>(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(m)),
-          brute_force(moved, self, 2.0f, 16))
+      ASSERT_EQ(first(out, m), brute_force(moved, self, 2.0f, 16))
           << c.name << ", moved agent " << i;
     }
   }
