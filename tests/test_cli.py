@@ -718,7 +718,8 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize(
-    "first, second", [("SIGINT", "SIGINT"), ("SIGINT", "SIGTERM"), ("SIGTERM", "SIGINT")]
+    "first, second",
+    [("SIGINT", "SIGINT"), ("SIGINT", "SIGTERM"), ("SIGTERM", "SIGINT"), ("SIGTERM", "SIGTERM")],
 )
 def test_a_second_stop_signal_of_the_same_stop_does_not_cut_the_keeping_of_results(
     monkeypatch, first, second

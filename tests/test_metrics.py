@@ -747,3 +747,31 @@ def test_history_series_count_arrivals_and_stuck_agents_as_metrics_does():
         m = sim2.metrics()
         assert h2.series["stuck"][-1] == m["stuck"]["now"]
         assert h2.series["arrived"][-1] == m["time_to_goal"]["arrived"]
+
+
+@pytest.mark.parametrize("solid", [False, True])
+@pytest.mark.parametrize("configure_first", [False, True])
+def test_bodies_placed_overlapping_count_no_episode_whatever_else_leaves_a_solid(
+    solid, configure_first
+):
+    """Two bodies added overlapping after configure_metrics(): their start contact counted
+    as an episode whenever some other agent was pushed out of a solid, because the whole
+    earlier baseline was copied back (fuzz round 22)."""
+    world = cs.World()
+    world.add_circles([[10, 10]], [2.0])
+    a = cs.Agents(8, slots=16)
+    sim = cs.Simulation(world, a, [cs.Seek()])
+
+    def add():
+        a.add([[0, 0], [0.8, 0]], radius=0.5, max_speed=1.0, target=[[0, 0], [0.8, 0]])
+        if solid:  # one body inside the solid: the start's exit moves it
+            a.add([[10.5, 10]], radius=0.3, max_speed=1.0, target=[[10.5, 10]])
+
+    if configure_first:
+        sim.configure_metrics()
+        add()
+    else:
+        add()
+        sim.configure_metrics()
+    sim.step(0.05, steps=3)
+    assert sim.metrics()["collisions"]["agent_agent"] == 0

@@ -416,3 +416,32 @@ def test_sizes_are_checked_against_a_ulimit_below_the_machines_memory():
         [sys.executable, "-c", code], preexec_fn=limit, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0 and done.stdout.strip() == "refused", done.stderr[-2000:]
+
+
+def test_a_cgroups_file_cache_is_not_counted_as_taken(monkeypatch):
+    """The cgroup bound subtracted memory.usage_in_bytes, file cache included: a container
+    that had read 7.5 GiB of files refused an Agents of 0.06 GiB (fuzz round 22). Fake
+    cgroup v1 and v2 files."""
+    from contextsteer import maps
+
+    real = maps._read
+    gib = 2**30
+    for fake in (
+        {
+            "/proc/self/cgroup": "4:memory:/job\n",
+            "/sys/fs/cgroup/memory/job/memory.limit_in_bytes": f"{8 * gib}\n",
+            "/sys/fs/cgroup/memory/job/memory.usage_in_bytes": f"{int(7.95 * gib)}\n",
+            "/sys/fs/cgroup/memory/job/memory.stat": f"cache {int(7.5 * gib)}\n"
+            f"total_inactive_file {int(7.4 * gib)}\n",
+        },
+        {
+            "/proc/self/cgroup": "0::/job\n",
+            "/sys/fs/cgroup/job/memory.max": f"{8 * gib}\n",
+            "/sys/fs/cgroup/job/memory.current": f"{int(7.95 * gib)}\n",
+            "/sys/fs/cgroup/job/memory.stat": f"file {int(7.5 * gib)}\ninactive_file {int(7.4 * gib)}\n",
+        },
+    ):
+        monkeypatch.setattr(maps, "_read", lambda p, fake=fake: fake.get(p, real(p)))
+        size, name = min(maps._memory_limits())
+        assert "cgroup" in name and size == pytest.approx(7.45 * gib, rel=1e-3)
+        cs.Agents(1_000_000)  # 0.06 GiB: fits

@@ -602,3 +602,27 @@ def test_results_only_plain_pickle_refuses_stay_whole_on_other_executors_and_bas
     for executor in ({"workers": 2}, {"executor": "serial"}):
         res = cs.sweep(cancelled_on_two, {"a": [1, 2, 3]}, **executor, **kw)
         assert [r.error for r in res] == [None, "CancelledError: cancelled run", None]
+
+
+def test_the_progress_bars_file_drops_failed_writes_and_shows_stderrs_encoding(monkeypatch):
+    # A bar's OSError on a full stderr stopped run, sweep and tune (fuzz round 21); without
+    # stderr's encoding tqdm drew a 10-character ASCII bar on a terminal (round 22).
+    import io
+
+    from contextsteer.sweep import _BarFile
+
+    class Full(io.TextIOWrapper):
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sys, "stderr", Full(io.BytesIO(), encoding="utf-8"))
+    bar = _BarFile()
+    assert bar.write("50%") == 3
+    bar.flush()
+    assert bar.encoding == "utf-8" and bar.isatty() is False
+    monkeypatch.setattr(sys, "stderr", None)
+    assert bar.write("x") == 1 and bar.encoding is None and bar.isatty() is False
+    with pytest.raises(OSError):
+        bar.fileno()
+    with pytest.raises(TypeError, match="not a masked array"):
+        cs.sweep(summed, {"a": [1]}, seeds=np.ma.masked_array(3, mask=True), progress=False)

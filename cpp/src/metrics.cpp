@@ -134,10 +134,19 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
 
 void Metrics::keep_agent_baseline(const Metrics& before) {
   if (before.n_ != n_ || before.partners_.size() != partners_.size()) return;
-  min_agent_ = before.min_agent_;
-  cur_agent_ = before.cur_agent_;
-  partners_ = before.partners_;
-  n_partners_ = before.n_partners_;
+  for (std::size_t i = 0; i < n_; ++i) {
+    // Only the agents `before` measured (alive then, the same agent): one added since
+    // keeps this configure's reading (copied wholesale, two bodies added overlapping
+    // after configure_metrics had no baseline contact, and counted an episode whenever
+    // some other agent left a solid; fuzz round 22).
+    if (!before.was_alive_[i] || !was_alive_[i] || before.generation_[i] != generation_[i])
+      continue;
+    min_agent_[i] = before.min_agent_[i];
+    cur_agent_[i] = before.cur_agent_[i];
+    n_partners_[i] = before.n_partners_[i];
+    std::copy_n(before.partners_.begin() + static_cast<std::ptrdiff_t>(i * kMaxContacts),
+                kMaxContacts, partners_.begin() + static_cast<std::ptrdiff_t>(i * kMaxContacts));
+  }
 }
 
 void Metrics::note_entries(const AgentsView& a, double time) {

@@ -1431,8 +1431,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # signal of either kind within 2 s of the first is the same stop and is dropped:
     # `timeout -s INT` signals the process and then its group, and supervisors send INT
     # then TERM; the second one, landing while the runs were written, lost them all (fuzz
-    # rounds 20 and 21). A Ctrl-C after that stops the writing too; a second SIGTERM ends
-    # the process at once. A caller that ignores SIGTERM (or handles SIGINT) keeps it so.
+    # rounds 20 and 21). After those 2 s a Ctrl-C stops the writing too, and a SIGTERM
+    # ends the process at once. A caller that ignores SIGTERM (or handles SIGINT) keeps it
+    # so.
     stops: list[float] = []
 
     def stop(signum: int, frame: Any) -> None:
@@ -1441,9 +1442,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         now = time.monotonic()
         if stops and now - stops[-1] < 2.0:
             return
-        stops.append(now)
-        if signum == signal.SIGTERM:
+        if stops and signum == signal.SIGTERM:  # a later SIGTERM: end at once
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        stops.append(now)
         raise KeyboardInterrupt
 
     if main_thread and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:

@@ -899,15 +899,26 @@ def _memory_limits() -> list[tuple[int, str]]:
         if parts[0] == "0" and parts[1] == "":  # cgroup v2
             base = "/sys/fs/cgroup" + parts[2].rstrip("/")
             limit, usage = _read(base + "/memory.max"), _read(base + "/memory.current")
+            cache_keys: tuple[str, ...] = ("inactive_file",)
         elif "memory" in parts[1].split(","):  # cgroup v1
             base = "/sys/fs/cgroup/memory" + parts[2].rstrip("/")
             limit = _read(base + "/memory.limit_in_bytes")
             usage = _read(base + "/memory.usage_in_bytes")
+            cache_keys = ("total_inactive_file", "inactive_file")
         else:
             continue
         limit, usage = limit.strip(), usage.strip()
         if limit.isdigit() and 0 < int(limit) < ram:
-            left = max(int(limit) - (int(usage) if usage.isdigit() else 0), 0)
+            # The usage less the file cache the kernel reclaims when memory is asked for
+            # (counted as used, a container that had read files refused small work).
+            stats = dict(
+                line.partition(" ")[::2] for line in _read(base + "/memory.stat").splitlines()
+            )
+            cache = next(
+                (int(stats[k]) for k in cache_keys if stats.get(k, "").strip().isdigit()), 0
+            )
+            taken = max((int(usage) if usage.isdigit() else 0) - cache, 0)
+            left = max(int(limit) - taken, 0)
             out.append((left, f"the cgroup's limit of {int(limit) / 2**30:.3g} GiB, of it"))
     return out
 

@@ -14,6 +14,7 @@ import copy
 import math
 import os
 import warnings
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -346,7 +347,13 @@ class Simulation:
         (``sim.flow = cs.Flow([...])``, ``sim.flow = None`` to detach): each
         :meth:`step` then admits its arrivals, steps and removes those at their exits (see
         :mod:`contextsteer.flow`). Pickled and saved with the simulation."""
-        return self.__dict__.get("_flow")
+        flow = self.__dict__.get("_flow")
+        if flow is not None and flow.__dict__.get("_fed") is None:
+            # A flow loaded or copied with this simulation knows its agents at once, so
+            # that its report leaves out agents removed before the next step (it listed
+            # them as inside until then; fuzz round 22).
+            flow.__dict__["_fed"] = weakref.ref(self.agents)
+        return flow
 
     @flow.setter
     def flow(self, value: Flow | None) -> None:

@@ -491,6 +491,23 @@ class _BarFile:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             sys.stderr.flush()
 
+    # What tqdm reads to draw a terminal's full-width Unicode bar (without them it drew
+    # a 10-character ASCII one; fuzz round 22).
+    @property
+    def encoding(self) -> str | None:
+        return getattr(sys.stderr, "encoding", None)
+
+    def isatty(self) -> bool:
+        try:
+            return sys.stderr is not None and sys.stderr.isatty()
+        except (OSError, ValueError, AttributeError):
+            return False
+
+    def fileno(self) -> int:
+        if sys.stderr is None:
+            raise OSError("stderr is closed")
+        return sys.stderr.fileno()
+
 
 @contextlib.contextmanager
 def _sigint_held(pressed: list[int] | None = None) -> Iterator[None]:
@@ -608,6 +625,8 @@ def _threads(value: Any, owner: str) -> int:
 def _seed_list(seeds: Any, owner: str) -> list[int]:
     """The seeds of a sweep or a tuning study: a count (``range(count)``) or integers,
     each in [0, 2**64) as the agents' random state takes them."""
+    if isinstance(seeds, np.ma.MaskedArray):  # (a masked entry's hidden value would be read)
+        raise TypeError(f"{owner}: seeds must be a count or integers, not a masked array")
     if isinstance(seeds, np.ndarray) and seeds.ndim == 0:  # (np.array(3): a count)
         seeds = seeds[()]
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):

@@ -91,7 +91,8 @@ class Metrics {
 
   /// After configure() again on agents that the start's exits moved out of solids: the
   /// agent–agent part of the baseline (least and current clearance, contact partners)
-  /// as `before`, a configure of the same agents where they were placed. An exit can
+  /// as `before`, a configure of the same agents where they were placed (for the agents
+  /// `before` measured; an agent added since keeps this configure's reading). An exit can
   /// set a body down overlapping another, which the step's push-apart then separates:
   /// taken as the baseline, that overlap was the run's least clearance (-0.7 where no
   /// committed step came below -0.003) and a contact no episode counted. Serial, O(N).
