@@ -67,7 +67,7 @@ def oracle_run(sources, seed, period, dt, steps, sim):
         if now >= next_t - 0.5 * dt:
             while now >= next_t - 0.5 * dt:  # every batch due, in order
                 for s, src in enumerate(sources):
-                    n = int(rng.poisson(src.rate_at(next_t + 1e-9 * period) * period))
+                    n = int(rng.poisson(src.rate_at(next_t + 4 * math.ulp(next_t)) * period))
                     lo, hi = src.radius
                     r = rng.uniform(lo, hi, n)
                     mean, sd, low, high = src.speed
@@ -322,7 +322,9 @@ def test_one_flow_feeds_one_pool():
     a, b = corridor(capacity=60), corridor(capacity=30)
     a.flow = flow
     a.step(1 / 30, 5)
-    b.flow = flow
+    with pytest.raises(ValueError, match="agents inside another simulation"):
+        b.flow = flow  # refused when set (round 23), and when stepped past the setter:
+    b.__dict__["_flow"] = flow
     with pytest.raises(ValueError, match="a flow feeds one simulation"):
         b.step(1 / 30)
 
@@ -337,7 +339,9 @@ def test_one_flow_feeds_one_simulation_of_the_same_capacity():
     a.step(1 / 30, 40)
     inside = flow.report()["inside"]
     assert inside > 0
-    b.flow = flow
+    with pytest.raises(ValueError, match=f"this Flow has {inside} agents inside another"):
+        b.flow = flow  # refused when set (round 23), and when stepped past the setter:
+    b.__dict__["_flow"] = flow
     with pytest.raises(ValueError, match=f"another simulation's agents \\({inside} inside\\)"):
         b.step(1 / 30)
     assert flow.report()["inside"] == inside and b.agents.count == 0
@@ -1126,10 +1130,17 @@ def test_a_flow_whose_simulation_is_gone_refuses_to_feed_another():
     sim.flow = flow
     sim.step(0.1, steps=20)
     assert flow.report()["inside"] > 0
+    # A copy made without its simulation is refused at once (it took the member slots of
+    # the other simulation's own agents; round 23); the same flow set again is its own.
+    with pytest.raises(ValueError, match="agents inside another simulation"):
+        new_sim().flow = copy.deepcopy(flow)
+    sim.flow = flow
     del sim
     gc.collect()
     other = new_sim()
-    other.flow = flow
+    with pytest.raises(ValueError, match="agents inside another simulation"):
+        other.flow = flow
+    other.__dict__["_flow"] = flow  # (past the setter: the step refuses it too)
     with pytest.raises(ValueError, match="the simulation it fed is gone"):
         other.step(0.1)
     assert other.agents.alive.sum() == 10
@@ -1152,6 +1163,13 @@ def test_the_batch_due_at_a_schedules_change_draws_the_new_rate():
         assert sim.flow.report()["offered"] == 0
         sim.step(period)  # the batch at the change: rate 1000
         assert sim.flow.report()["offered"] > 0.5 * 1000 * period, period
+    # A long period reads the rate at its batch's time, not one 1e-9 periods later (the
+    # batch at 0 of period 1e8 took a change at 0.05 s: 1,012 people; round 23).
+    src = cs.Source([0, 0, 5, 5], [(0.0, 0.0), (0.05, 1e-5)], [30, 2.5], [25, -1, 40, 6])
+    sim = cs.Simulation(None, cs.Agents(10, slots=8), [cs.Seek()], motion=cs.Accel())
+    sim.flow = cs.Flow([src], seed=0, period=1e8)
+    sim.step(0.1)
+    assert sim.flow.report()["offered"] == 0
 
 
 def test_report_and_members_leave_out_agents_removed_since_the_last_step():

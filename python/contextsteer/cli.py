@@ -724,6 +724,7 @@ def write_run(
             desc="animation",
             disable=not progress,
             file=_BarFile(),
+            dynamic_ncols=True,
             leave=False,
         )
         try:
@@ -955,7 +956,13 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 2
     with tqdm(
-        total=steps, unit="step", desc="steps", disable=args.quiet, leave=False, file=_BarFile()
+        total=steps,
+        unit="step",
+        desc="steps",
+        disable=args.quiet,
+        leave=False,
+        file=_BarFile(),
+        dynamic_ncols=True,
     ) as bar:
         result = run_simulation(
             sim,

@@ -393,10 +393,11 @@ class Source:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The newcomers of the period starting at ``t``: radii, desired speeds and
         seeds of their candidate places."""
-        # The rate just after t: batch k's time start + k·period is computed in double,
-        # and 3 × 0.3 = 0.8999999999999999 drew the rate before a change at 0.9 (fuzz
-        # round 22).
-        n = int(rng.poisson(self.rate_at(t + 1e-9 * period) * period))
+        # The rate a few ulps after t: batch k's time start + k·period is computed in
+        # double, within two ulps of the exact one, and 3 × 0.3 = 0.8999999999999999 drew
+        # the rate before a change at 0.9 (fuzz round 22). (An offset of 1e-9 periods read
+        # a change 0.1 s after a batch of period 1e8; round 23.)
+        n = int(rng.poisson(self.rate_at(t + 4.0 * math.ulp(t)) * period))
         lo, hi = self.radius
         r = rng.uniform(lo, hi, n) if hi > lo else np.full(n, lo)
         if len(self.speed) > 1:

@@ -359,6 +359,18 @@ class Simulation:
     def flow(self, value: Flow | None) -> None:
         if value is not None and not isinstance(value, Flow):
             raise TypeError(f"Simulation.flow must be a Flow or None, got {type(value).__name__}")
+        if value is not None:
+            # A flow with members belongs to the agents it admitted: one copied or pickled
+            # without its simulation took the member slots of this one's own agents, and
+            # removed them at its exits (fuzz round 23). (A simulation copied or loaded
+            # with its flow keeps it without this setter.)
+            fed = value.__dict__.get("_fed")
+            inside = int((value._source >= 0).sum())
+            if inside and (fed is None or fed() is not self.agents):
+                raise ValueError(
+                    f"Simulation.flow: this Flow has {inside} agents inside another "
+                    "simulation (or was copied without it); give this simulation its own Flow"
+                )
         self.__dict__["_flow"] = value
 
     @property

@@ -836,7 +836,14 @@ def sweep(
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(tasks), desc="sweep", unit="run", leave=False, file=_BarFile())
+        bar = tqdm(
+            total=len(tasks),
+            desc="sweep",
+            unit="run",
+            leave=False,
+            file=_BarFile(),
+            dynamic_ncols=True,
+        )
 
     def finished(i: int, fn: Callable[[], dict[str, Any]]) -> None:
         try:

@@ -576,7 +576,14 @@ def _tune(
 
         from .sweep import _BarFile
 
-        bar = tqdm(total=int(n_trials), desc="tune", unit="trial", leave=False, file=_BarFile())
+        bar = tqdm(
+            total=int(n_trials),
+            desc="tune",
+            unit="trial",
+            leave=False,
+            file=_BarFile(),
+            dynamic_ncols=True,
+        )
     caller = os.getpid()
     records: list[dict[str, Any]] = []
     pool, own = (executor, None) if serial else _open_pool(executor, workers, n_batch, "tune")
