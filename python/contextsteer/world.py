@@ -960,8 +960,8 @@ def nearest(world: World, points: Any, max_dist: float, *, layers: int = ALL_LAY
     Nearest
         ``distance`` (+inf when nothing is within max_dist), ``point`` (closest wall point;
         (0, 0) on a miss), ``normal`` (unit vector from the wall point toward the query
-        point; for a point on a wall, up to 1e-12·(1 + max(|x|, |y|)) (a relative 1e-12
-        of its coordinates, and 1e-12 within a unit of the origin), distance
+        point; for a point on a wall, up to ``1e-12 * (1 + max(|x|, |y|))`` (a relative
+        1e-12 of its coordinates, and 1e-12 within a unit of the origin), distance
         0 and the segment direction turned counter-clockwise or the circle's outward
         normal; (0, 0) on a miss) and
         ``obstacle`` (-1 on a miss). Points inside a circle get the circle's boundary.
