@@ -97,6 +97,7 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
   };
   auto count = [&] {
     cell_start_.assign(static_cast<std::size_t>(nx_ * ny_) + 1, 0);
+    most_ = 0;
     cell_of_.resize(m);
     std::size_t r = 0;
     for (const std::uint32_t id : alive_ids_) {
@@ -106,9 +107,8 @@ void NeighborGrid::rebuild(const float* positions, const std::uint8_t* alive, st
       const auto c =
           static_cast<std::uint32_t>(axis_cell(fy, ny_, rows_) * nx_ + axis_cell(fx, nx_, cols_));
       cell_of_[r++] = c;
-      ++cell_start_[c + 1];
+      most_ = std::max(most_, ++cell_start_[c + 1]);
     }
-    most_ = *std::max_element(cell_start_.begin(), cell_start_.end());
   };
   count();
   // Compressed only where the cells grew and few of them hold the agents (a crowd and a

@@ -639,7 +639,7 @@ def write_run(
     from tqdm.auto import tqdm
 
     from . import plot, video
-    from .sweep import _BarFile
+    from .sweep import _bar_options
 
     sim, history = result.simulation, result.history
     if sim is None or history is None:
@@ -723,9 +723,7 @@ def write_run(
             unit="frame",
             desc="animation",
             disable=not progress,
-            file=_BarFile(),
-            dynamic_ncols=True,
-            leave=False,
+            **_bar_options(),
         )
         try:
             video.write(images, animation, fps=fps, format=format)
@@ -915,7 +913,7 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from tqdm.auto import tqdm
 
     from .run import build, run_simulation
-    from .sweep import _BarFile
+    from .sweep import _bar_options
 
     if args.detour and sc.accepts("detour") and "detour" not in params:
         # Scenarios whose agents follow a navigation field build their steering for a
@@ -955,15 +953,7 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 file=sys.stderr,
             )
             return 2
-    with tqdm(
-        total=steps,
-        unit="step",
-        desc="steps",
-        disable=args.quiet,
-        leave=False,
-        file=_BarFile(),
-        dynamic_ncols=True,
-    ) as bar:
+    with tqdm(total=steps, unit="step", desc="steps", disable=args.quiet, **_bar_options()) as bar:
         result = run_simulation(
             sim,
             steps,

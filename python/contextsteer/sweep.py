@@ -509,6 +509,12 @@ class _BarFile:
         return sys.stderr.fileno()
 
 
+def _bar_options() -> dict[str, Any]:
+    """What every progress bar of the package gives tqdm besides its counts: gone when
+    done, written through :class:`_BarFile`, as wide as the terminal."""
+    return {"leave": False, "file": _BarFile(), "dynamic_ncols": True}
+
+
 @contextlib.contextmanager
 def _sigint_held(pressed: list[int] | None = None) -> Iterator[None]:
     """Ctrl-C (SIGINT) noted in ``pressed`` (or dropped) instead of raised, for the
@@ -836,14 +842,7 @@ def sweep(
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(
-            total=len(tasks),
-            desc="sweep",
-            unit="run",
-            leave=False,
-            file=_BarFile(),
-            dynamic_ncols=True,
-        )
+        bar = tqdm(total=len(tasks), desc="sweep", unit="run", **_bar_options())
 
     def finished(i: int, fn: Callable[[], dict[str, Any]]) -> None:
         try:

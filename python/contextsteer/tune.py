@@ -574,16 +574,9 @@ def _tune(
     if progress:
         from tqdm.auto import tqdm
 
-        from .sweep import _BarFile
+        from .sweep import _bar_options
 
-        bar = tqdm(
-            total=int(n_trials),
-            desc="tune",
-            unit="trial",
-            leave=False,
-            file=_BarFile(),
-            dynamic_ncols=True,
-        )
+        bar = tqdm(total=int(n_trials), desc="tune", unit="trial", **_bar_options())
     caller = os.getpid()
     records: list[dict[str, Any]] = []
     pool, own = (executor, None) if serial else _open_pool(executor, workers, n_batch, "tune")

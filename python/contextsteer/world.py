@@ -62,13 +62,14 @@ def _reduced(headings: Any) -> Any:
         return headings
     if arr.dtype.kind not in "iuf" or arr.dtype == np.float32:
         return headings
-    h = np.array(arr, dtype=np.float64)
+    h = arr.astype(np.float64, copy=False)  # (copied below only when one is reduced)
     with np.errstate(invalid="ignore"):
         # (Up to 2^60, the bound every float input has: beyond it a heading is refused
         # whatever its dtype, not reduced in double and refused in float32.)
         far = np.isfinite(h) & (np.abs(h) > np.pi) & (np.abs(h) < 2.0**60)
     if not far.any():
         return headings
+    h = h.copy()
     # The angle of (cos h, sin h): their argument reduction is exact (a remainder by the
     # double 2π is off by turns × 2.4e-16 rad: 0.33 rad at 2^56; fuzz round 21).
     h[far] = np.arctan2(np.sin(h[far]), np.cos(h[far]))
