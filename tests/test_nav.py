@@ -736,6 +736,108 @@ def test_no_direction_where_the_goal_cannot_be_reached():
     assert abs(float(agents.position[0, 0]) - 4.6) < 1e-6  # stands: no way to the goal
 
 
+def _inside_ring(p, ring):
+    """Crossing-number point-in-polygon test of the points p (N, 2) against a ring."""
+    x, y = p[:, 0:1].astype(float), p[:, 1:2].astype(float)
+    a, b = ring, np.roll(ring, -1, 0)
+    cross = (a[:, 1] > y) != (b[:, 1] > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = a[:, 0] + (y - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
+    return ((cross & (x < at)).sum(axis=1) % 2).astype(bool)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    sides=st.integers(3, 7),
+    turn=st.floats(0, 6.28),
+    size=st.floats(1.5, 6.0),
+    cell=st.sampled_from([0.1, 0.125, 0.15, 0.2]),
+    radius=st.sampled_from([0.0, 0.1, 0.25, 0.3]),
+    goal_inside=st.booleans(),
+)
+@example(sides=4, turn=0.7854, size=2.83, cell=0.125, radius=0.25, goal_inside=False)
+# A node on an axis-parallel wall read 1e-17 from it through the projection: not touching.
+@example(sides=3, turn=0.0, size=2.0, cell=0.125, radius=0.25, goal_inside=False)
+def test_a_sealed_room_reads_inf_everywhere_inside_its_band_too(
+    sides, turn, size, cell, radius, goal_inside
+):
+    """A room no gap opens: from every point inside (up to its walls, in the inflated band
+    too) the goal outside reads +inf and no direction, and the other way round. The band's
+    nodes took the value of their nearest free node across the wall: 19-25 % of the points
+    of a closed square, triangle or pentagon read the way through it (4.1 m from 0.1 m
+    inside the wall, pointing into it; fuzz round 24)."""
+    a = turn + np.arange(sides) * 2 * np.pi / sides
+    ring = np.c_[size * np.cos(a), size * np.sin(a)]
+    world = cs.World()
+    world.add_polyline(ring, closed=True)
+    goal = np.float32([0.0, 0.0]) if goal_inside else np.float32([2 * size + 2, 0.5])
+    field = cs.NavField(world, goal, cell=cell, radius=radius)
+    rng = np.random.default_rng(sides)
+    p = rng.uniform(-size - 1, size + 1, (6000, 2)).astype(np.float32)
+    near = cs.nearest(world, p, 1e-3).distance
+    p = p[~np.isfinite(near)]  # not on a wall (within 1 mm): either side
+    other = _inside_ring(p, ring) != goal_inside
+    q = field.query(p[other])
+    assert other.sum() > 500
+    assert np.isinf(q.distance).all(), p[other][np.isfinite(q.distance)][:5]
+    assert (q.direction == 0).all()
+    # The goal's own side still reads its way, up to the wall.
+    same = field.query(p[~other])
+    near = cs.nearest(world, p[~other], max(radius, cell)).distance
+    assert np.isfinite(same.distance[~np.isfinite(near)]).all()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_sealed_random_rooms_read_inf_on_the_other_side_wherever_they_lie(seed):
+    """Random star-shaped closed rooms, some 20 km from the origin, goal inside or out:
+    no point on the other side of the walls reads a distance. A grid node on a wall's
+    end in float lay 7e-7 outside the same square computed in double, so the wall was not
+    listed for the square whose side the node's edge ran along, and that edge leaked."""
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        n = rng.integers(3, 12)
+        ang = np.sort(rng.uniform(0, 2 * np.pi, n))
+        rad = rng.uniform(1.0, 5.0, n)
+        shift = rng.uniform(-1, 1, 2) * rng.choice([0, 50, 1000, 20000])
+        ring = (np.c_[rad * np.cos(ang), rad * np.sin(ang)] + shift).astype(np.float32)
+        world = cs.World()
+        world.add_polyline(ring, closed=True)
+        cell = float(rng.choice([0.05, 0.1, 0.125, 0.15, 0.2, 0.25]))
+        radius = float(rng.choice([0.0, 0.05, 0.1, 0.25, 0.3]))
+        c = ring.astype(float).mean(0)
+        goal_inside = bool(rng.integers(0, 2))
+        goal = np.float32(c if goal_inside else c + [15, 0.3])
+        if goal_inside and not _inside_ring(goal[None], ring.astype(float))[0]:
+            continue
+        field = cs.NavField(world, goal, cell=cell, radius=radius)
+        p = (c + rng.uniform(-6, 6, (4000, 2))).astype(np.float32)
+        p = p[~np.isfinite(cs.nearest(world, p, 1e-4).distance)]
+        other = _inside_ring(p, ring.astype(float)) != goal_inside
+        q = field.query(p[other])
+        assert np.isinf(q.distance).all(), (ring, cell, radius, p[other][np.isfinite(q.distance)])
+        assert (q.direction == 0).all()
+
+
+def test_beside_a_thin_wall_the_far_side_reads_the_way_round():
+    """Within the blocking radius of a thin wall, a point on the side away from the goal
+    read the goal side's distance and a direction into the wall (4.05 m to a goal 4 m
+    behind a wall 0.05 m away, radius 0.3, cell 0.15; NavField's notes said so). It now
+    reads the way round the wall's end (visibility-graph oracle), never less, and its
+    direction never points through the wall."""
+    world = cs.World()
+    world.add_polyline([[-10, -10], [10, -10], [10, 10], [-10, 10]], closed=True)
+    world.add_segments([[0, -10, 0, 4]])
+    field = cs.NavField(world, [4.0, 0.0], cell=0.15, radius=0.3)
+    ys = np.linspace(-6, 2, 81)
+    for x in (-0.02, -0.05, -0.1, -0.2, -0.29):
+        p = np.c_[np.full_like(ys, x), ys].astype(np.float32)
+        q = field.query(p)
+        # Round the end (0, 4): no shorter than the straight legs to it and on.
+        bound = np.hypot(x, 4.0 - ys) + np.hypot(4.0, 4.0)
+        assert (q.distance >= bound - 0.3).all(), (x, q.distance.min())
+        assert (q.direction[:, 0] <= 1e-6).all()  # never towards the wall (+x)
+
+
 def test_set_goals_retargets_the_field_a_simulation_follows():
     """A moving goal had no supported way into a running simulation: FollowField is
     frozen and Simulation.steering fixed, so a game built a new Simulation each frame,

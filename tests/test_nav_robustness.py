@@ -247,16 +247,16 @@ def test_a_goal_beside_a_thin_wall_is_not_seen_through_it(cell, radius, goal):
 
 def test_goal_sets_that_would_not_fit_in_memory_are_refused_before_allocating(monkeypatch):
     # Only the grid size was checked: 3,000 goal sets on a 0.05 m grid of a 100 m wall
-    # asked for 29 GiB and got a bare bad_alloc, or the OOM killer. A node holds a blocked
-    # and a sight byte and the march's scratch (11 bytes), then a float distance and a
-    # 2-float descent per set: with G sets, nodes * (11 + 12 G) bytes.
+    # asked for 29 GiB and got a bare bad_alloc, or the OOM killer. A node holds a blocked,
+    # a sight and a wall-cell byte and the build's scratch (14 bytes), then a float
+    # distance and a 2-float descent per set: with G sets, nodes * (17 + 12 G) bytes.
     from contextsteer import maps
 
     world = cs.World()
     world.add_segments([[0, 0, 20, 0]])
     grid = cs.NavField(world, [np.array([1.0, 1.0])], cell=0.1)._core.grid
     nodes = grid[3] * grid[4]
-    budget = nodes * (11 + 12 * 6)  # six sets fit exactly, seven do not
+    budget = nodes * (17 + 12 * 6)  # six sets fit exactly, seven do not
     monkeypatch.setattr(maps, "_physical_memory", lambda: budget)
     six = cs.NavField(world, [np.array([1.0 + k, 1.0]) for k in range(6)], cell=0.1)
     assert six._core.count == 6

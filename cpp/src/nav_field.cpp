@@ -33,6 +33,16 @@ bool in_ring(double px, double py, const float* pts, std::int32_t s, std::int32_
   return in;
 }
 
+/// The eight grid neighbours (di, dj) of a node, in the order of NavField's open-edge bits.
+constexpr int kNeighbours[8][2] = {{-1, -1}, {0, -1}, {1, -1}, {-1, 0},
+                                   {1, 0},   {-1, 1}, {0, 1},  {1, 1}};
+
+/// The bit of the edge from a node to its neighbour (di, dj) (kNeighbours' order).
+constexpr std::uint8_t neighbour_bit(int di, int dj) {
+  const int k = (dj + 1) * 3 + (di + 1);  // 0..8, 4 is the node itself
+  return static_cast<std::uint8_t>(1u << (k > 4 ? k - 1 : k));
+}
+
 /// A count that may not fit an integer, e.g. "4.2e+17" (a cast would overflow).
 std::string approximate(double x) {
   char buf[32];
@@ -174,6 +184,224 @@ void NavField::block(const World& world, std::uint32_t layers, StopPoll& poll) {
   }
 }
 
+Vec2 NavField::node(int i, int j) const {
+  return {static_cast<float>(grid_.x0 + i * static_cast<double>(grid_.cell)),
+          static_cast<float>(grid_.y0 + j * static_cast<double>(grid_.cell))};
+}
+
+void NavField::open_edges(const World& world, std::uint32_t layers, std::vector<std::uint8_t>& open,
+                          StopPoll& poll) const {
+  // A blocked node took the value of its nearest free reached node whatever lay between:
+  // one in a sealed room's band read the distance from outside the wall, and a direction
+  // into it (fuzz round 24). Its sources now come through edges that cross no wall. An
+  // edge lies in the closed cells beside it, so only the obstacles listed in those cells
+  // (wall_cells) can meet it: each listed obstacle shuts the edges of its cell it meets,
+  // and the rest stay open without a test.
+  const NavGrid& g = grid_;
+  const auto nx = static_cast<std::size_t>(g.nx);
+  open.assign(g.nodes(), 0);
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      const std::size_t n = static_cast<std::size_t>(j) * nx + i;
+      if (!blocked_[n]) continue;
+      std::uint8_t bits = 0;
+      for (const auto& d : kNeighbours) {
+        const int qi = i + d[0], qj = j + d[1];
+        if (qi >= 0 && qj >= 0 && qi < g.nx && qj < g.ny) bits |= neighbour_bit(d[0], d[1]);
+      }
+      open[n] = bits;
+    }
+  // Whether the edge p -> q meets the listed obstacle w (a path leaving a wall it starts
+  // on does not).
+  auto meets = [](const CellWall& w, Vec2 p, Vec2 q) {
+    if (w.r < 0.0f) return path_meets_wall(p.x, p.y, q.x, q.y, w.ax, w.ay, w.bx, w.by);
+    return segment_distance2(p.x, p.y, q.x, q.y, w.ax, w.ay) <= static_cast<double>(w.r) * w.r;
+  };
+  const auto kind = world.obstacle_kind();
+  auto solid = [&](std::int32_t o) {
+    const ObstacleKind k = kind[static_cast<std::size_t>(o)];
+    return k == ObstacleKind::kBox || k == ObstacleKind::kPolygon || k == ObstacleKind::kCircle;
+  };
+  // Blocked nodes an edge of a solid was shut for: the solid may hold them.
+  std::vector<std::uint32_t> retest;
+  // The cell's six edges: its four sides and two diagonals, corners 0..3 at (i, j),
+  // (i+1, j), (i, j+1), (i+1, j+1).
+  constexpr int kEdges[6][2] = {{0, 1}, {2, 3}, {0, 2}, {1, 3}, {0, 3}, {1, 2}};
+  constexpr int kCorner[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+  for (const CellWall& w : cell_walls_) {
+    poll(6);
+    const int i = static_cast<int>(w.cell % nx), j = static_cast<int>(w.cell / nx);
+    for (const auto& e : kEdges) {
+      const int ui = i + kCorner[e[0]][0], uj = j + kCorner[e[0]][1];
+      const int vi = i + kCorner[e[1]][0], vj = j + kCorner[e[1]][1];
+      const std::size_t u = static_cast<std::size_t>(uj) * nx + ui;
+      const std::size_t v = static_cast<std::size_t>(vj) * nx + vi;
+      const std::uint8_t uv = neighbour_bit(vi - ui, vj - uj), vu = neighbour_bit(ui - vi, uj - vj);
+      const Vec2 pu = node(ui, uj), pv = node(vi, vj);
+      if (blocked_[u] && (open[u] & uv) && meets(w, pu, pv)) {
+        open[u] &= static_cast<std::uint8_t>(~uv);
+        if (solid(w.obstacle)) retest.push_back(static_cast<std::uint32_t>(u));
+      }
+      if (blocked_[v] && (open[v] & vu) && meets(w, pv, pu)) {
+        open[v] &= static_cast<std::uint8_t>(~vu);
+        if (solid(w.obstacle)) retest.push_back(static_cast<std::uint32_t>(v));
+      }
+    }
+  }
+  // The edges of a solid holding the node lead out of it (agents pushed into a box are
+  // led out, as before): for the nodes a solid shut an edge of, each shut edge again,
+  // against the obstacles of its cell but those holding the node.
+  std::sort(retest.begin(), retest.end());
+  retest.erase(std::unique(retest.begin(), retest.end()), retest.end());
+  std::vector<std::int32_t> holding;
+  for (const std::uint32_t n : retest) {
+    poll(8);
+    const int i = static_cast<int>(n % nx), j = static_cast<int>(n / nx);
+    const Vec2 p = node(i, j);
+    holding.clear();
+    world.polygon_at(p, layers, &holding);
+    world.circle_at(p, layers, &holding);
+    if (holding.empty()) continue;
+    for (const auto& d : kNeighbours) {
+      const int qi = i + d[0], qj = j + d[1];
+      const std::uint8_t bit = neighbour_bit(d[0], d[1]);
+      if (qi < 0 || qj < 0 || qi >= g.nx || qj >= g.ny || (open[n] & bit)) continue;
+      // The cells holding the edge: one for a diagonal, the two beside a side (clamped to
+      // the grid's cells).
+      const Vec2 q = node(qi, qj);
+      auto shut_in = [&](int ci, int cj) {
+        if (ci < 0 || cj < 0 || ci > g.nx - 2 || cj > g.ny - 2) return false;
+        const auto c = static_cast<std::uint32_t>(static_cast<std::size_t>(cj) * nx + ci);
+        const auto first =
+            std::lower_bound(cell_walls_.begin(), cell_walls_.end(), c,
+                             [](const CellWall& w, std::uint32_t k) { return w.cell < k; });
+        for (auto w = first; w != cell_walls_.end() && w->cell == c; ++w)
+          if (std::find(holding.begin(), holding.end(), w->obstacle) == holding.end() &&
+              meets(*w, p, q))
+            return true;
+        return false;
+      };
+      const int ci = std::min(i, qi), cj = std::min(j, qj);
+      bool shut;
+      if (d[0] != 0 && d[1] != 0) shut = shut_in(ci, cj);
+      else if (d[0] == 0)  // a vertical side: the cells left and right of it
+        shut = shut_in(i - 1, cj) || shut_in(i, cj);
+      else  // a horizontal side: the cells below and above it
+        shut = shut_in(ci, j - 1) || shut_in(ci, j);
+      if (!shut) open[n] |= bit;
+    }
+  }
+}
+
+void NavField::wall_cells(const World& world, std::uint32_t layers, StopPoll& poll) {
+  const NavGrid& g = grid_;
+  crossed_.assign(g.nodes(), 0);
+  cell_walls_.clear();
+  if (g.nx < 2 || g.ny < 2) return;
+  const auto obstacle_layers = world.obstacle_layers();
+  const double h = g.cell, slack = 1e-6 * h;
+  // Cells [i0, i1] x [j0, j1] (lower-left nodes) whose closed squares, widened by the
+  // slack, can meet the box; `meets` decides each (an extra cell costs a test a query in
+  // it, a missing one a blend across the wall).
+  auto add = [&](double x0, double y0, double x1, double y1, auto&& meets, const CellWall& w) {
+    const double inv = 1.0 / h;
+    // (One cell wider each way: the squares are placed in float below.)
+    const double fi0 = std::floor((x0 - g.x0) * inv) - 1.0,
+                 fi1 = std::floor((x1 - g.x0) * inv) + 1.0;
+    const double fj0 = std::floor((y0 - g.y0) * inv) - 1.0,
+                 fj1 = std::floor((y1 - g.y0) * inv) + 1.0;
+    if (!(fi1 >= 0.0 && fj1 >= 0.0 && fi0 <= g.nx - 2 && fj0 <= g.ny - 2)) return;
+    const int i0 = static_cast<int>(std::max(fi0, 0.0)),
+              i1 = static_cast<int>(std::min(fi1, g.nx - 2.0));
+    const int j0 = static_cast<int>(std::max(fj0, 0.0)),
+              j1 = static_cast<int>(std::min(fj1, g.ny - 2.0));
+    for (int j = j0; j <= j1; ++j) {
+      for (int i = i0; i <= i1; ++i) {
+        // The square between the nodes as open_edges() and the queries place them (in
+        // float: a square in double missed a wall's end on its float corner by 7e-7).
+        const Vec2 lo = node(i, j), hi = node(i + 1, j + 1);
+        const double sx0 = lo.x - slack, sy0 = lo.y - slack;
+        const double sx1 = hi.x + slack, sy1 = hi.y + slack;
+        if (!meets(sx0, sy0, sx1, sy1)) continue;
+        const auto c = static_cast<std::uint32_t>(static_cast<std::size_t>(j) * g.nx + i);
+        crossed_[c] = 1;
+        CellWall e = w;
+        e.cell = c;
+        cell_walls_.push_back(e);
+      }
+      poll(static_cast<std::size_t>(i1 - i0 + 1));
+    }
+  };
+  const auto walls = world.walls();
+  const auto wall_obstacle = world.wall_obstacle();
+  for (std::size_t s = 0; s < wall_obstacle.size(); ++s) {
+    if (!(obstacle_layers[static_cast<std::size_t>(wall_obstacle[s])] & layers)) continue;
+    const double ax = walls[4 * s], ay = walls[4 * s + 1], bx = walls[4 * s + 2],
+                 by = walls[4 * s + 3];
+    add(
+        std::min(ax, bx), std::min(ay, by), std::max(ax, bx), std::max(ay, by),
+        [&](double x0, double y0, double x1, double y1) {
+          auto in = [&](double x, double y) { return x >= x0 && x <= x1 && y >= y0 && y <= y1; };
+          if (in(ax, ay) || in(bx, by)) return true;
+          const double sides[4][4] = {
+              {x0, y0, x1, y0}, {x1, y0, x1, y1}, {x1, y1, x0, y1}, {x0, y1, x0, y0}};
+          for (const auto& e : sides)
+            if (segments_meet(ax, ay, bx, by, e[0], e[1], e[2], e[3])) return true;
+          return false;
+        },
+        CellWall{0, wall_obstacle[s], walls[4 * s], walls[4 * s + 1], walls[4 * s + 2],
+                 walls[4 * s + 3], -1.0f});
+  }
+  const auto cc = world.circle_centers();
+  const auto cr = world.circle_radii();
+  const auto circle_obstacle = world.circle_obstacle();
+  for (std::size_t c = 0; c < cr.size(); ++c) {
+    if (!(obstacle_layers[static_cast<std::size_t>(circle_obstacle[c])] & layers)) continue;
+    const double x = cc[2 * c], y = cc[2 * c + 1], r = cr[c];
+    add(
+        x - r, y - r, x + r, y + r,
+        [&](double x0, double y0, double x1, double y1) {
+          // The circle meets the square when its nearest point is within r and its
+          // farthest corner beyond r (the boundary passes through).
+          const double nx = std::clamp(x, x0, x1) - x, ny = std::clamp(y, y0, y1) - y;
+          const double fx = std::max(std::abs(x0 - x), std::abs(x1 - x));
+          const double fy = std::max(std::abs(y0 - y), std::abs(y1 - y));
+          return nx * nx + ny * ny <= r * r && fx * fx + fy * fy >= r * r;
+        },
+        CellWall{0, circle_obstacle[c], cc[2 * c], cc[2 * c + 1], 0.0f, 0.0f, cr[c]});
+  }
+  std::stable_sort(cell_walls_.begin(), cell_walls_.end(),
+                   [](const CellWall& a, const CellWall& b) { return a.cell < b.cell; });
+}
+
+void NavField::seen_corners(std::size_t n00, Vec2 p, bool seen[4]) const {
+  const auto nx = static_cast<std::size_t>(grid_.nx);
+  const int i = static_cast<int>(n00 % nx), j = static_cast<int>(n00 / nx);
+  const Vec2 corner[4] = {node(i, j), node(i + 1, j), node(i, j + 1), node(i + 1, j + 1)};
+  for (int c = 0; c < 4; ++c) seen[c] = true;
+  const auto first =
+      std::lower_bound(cell_walls_.begin(), cell_walls_.end(), n00,
+                       [](const CellWall& w, std::size_t cell) { return w.cell < cell; });
+  for (auto w = first; w != cell_walls_.end() && w->cell == n00; ++w)
+    for (int c = 0; c < 4; ++c) {
+      if (!seen[c]) continue;
+      const Vec2 q = corner[c];
+      if (w->r < 0.0f) {
+        seen[c] = !path_meets_wall(p.x, p.y, q.x, q.y, w->ax, w->ay, w->bx, w->by);
+      } else {
+        // Across the boundary (one end in the disc, one out), or a chord through it.
+        const double r2 = static_cast<double>(w->r) * w->r;
+        const bool pin = (double(p.x) - w->ax) * (double(p.x) - w->ax) +
+                             (double(p.y) - w->ay) * (double(p.y) - w->ay) <=
+                         r2;
+        const bool qin = (double(q.x) - w->ax) * (double(q.x) - w->ax) +
+                             (double(q.y) - w->ay) * (double(q.y) - w->ay) <=
+                         r2;
+        seen[c] = (pin && qin) || segment_distance2(p.x, p.y, q.x, q.y, w->ax, w->ay) > r2;
+      }
+    }
+}
+
 void NavField::sight_window(StopPoll& poll) {
   // Separable: the OR over columns [i-1, i+2] of each row, then over rows [j-1, j+2].
   const auto nx = static_cast<std::size_t>(grid_.nx), ny = static_cast<std::size_t>(grid_.ny);
@@ -196,8 +424,9 @@ void NavField::sight_window(StopPoll& poll) {
 }
 
 void NavField::march(const World& world, std::uint32_t layers, const NavGoals& goals,
-                     std::vector<double>& t, std::vector<std::uint8_t>& state,
-                     std::vector<float>& dist, std::vector<float>& desc, StopPoll& poll) const {
+                     const std::vector<std::uint8_t>& open, std::vector<double>& t,
+                     std::vector<std::uint8_t>& state, std::vector<float>& dist,
+                     std::vector<float>& desc, StopPoll& poll) const {
   const NavGrid& g = grid_;
   const int nx = g.nx, ny = g.ny;
   const std::size_t nn = g.nodes();
@@ -523,8 +752,10 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
   }
 
   // Blocked nodes: the nearest free reachable node (an 8-neighbour two-pass propagation
-  // of nearest sources, exact integer distances in cells, ties to the lower value), whose
-  // value they take plus the distance to it; descent back to it and onwards.
+  // of nearest sources through the open edges, exact integer distances in cells, ties to
+  // the lower value), whose value they take plus the distance to it; descent back to it
+  // and onwards. A blocked node no open edge leads from to a source (in the band of a
+  // sealed room) keeps +inf and no descent.
   std::vector<std::int32_t> src(nn, -1);
   for (std::size_t n = 0; n < nn; ++n)
     if (!blocked_[n] && t[n] < kInf) src[n] = static_cast<std::int32_t>(n);
@@ -536,7 +767,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
   auto offer = [&](int i, int j, int qi, int qj) {
     if (qi < 0 || qj < 0 || qi >= nx || qj >= ny) return;
     const std::size_t n = static_cast<std::size_t>(j) * nx + i;
-    if (!blocked_[n]) return;
+    if (!blocked_[n] || !(open[n] & neighbour_bit(qi - i, qj - j))) return;
     const std::int32_t s = src[static_cast<std::size_t>(qj) * nx + qi];
     if (s < 0) return;
     const std::int32_t cur = src[n];
@@ -658,13 +889,16 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   StopPoll poll(stop);
   block(world, layers, poll);
   sight_window(poll);
+  wall_cells(world, layers, poll);
+  std::vector<std::uint8_t> open;
+  open_edges(world, layers, open, poll);
   dist_.assign(goals.size(), {});
   desc_.assign(goals.size(), {});
   std::vector<double> t;
   std::vector<std::uint8_t> state;
   // One poll across the goal sets' marches: many small marches add up too.
   for (std::size_t k = 0; k < goals.size(); ++k)
-    march(world, layers, goals[k], t, state, dist_[k], desc_[k], poll);
+    march(world, layers, goals[k], open, t, state, dist_[k], desc_[k], poll);
   goal_points_.assign(goals.size(), {});
   goal_segments_.assign(goals.size(), {});
   segment_buckets_.assign(goals.size(), {});
@@ -920,25 +1154,43 @@ float NavField::field_distance_at(std::size_t g, Vec2 p) const {
   const float* d = dist_[g].data();
   const float w[4] = {(1 - b.u) * (1 - b.v), b.u * (1 - b.v), (1 - b.u) * b.v, b.u * b.v};
   const std::size_t n[4] = {b.n00, b.n10, b.n01, b.n11};
+  // In a cell a wall passes through, only the corners on p's side of it. Their blend
+  // alone, renormalised, read 0.16 m short 3 cm beside a wall through the cell's lower
+  // corners (cell 0.25): where a corner is not seen, each seen corner's value is carried
+  // to p along its descent (|grad T| = 1), T(c) - desc(c).(p - c), and those are blended.
+  bool seen[4] = {true, true, true, true};
+  bool partial = false;
+  if (crossed_[b.n00]) {
+    seen_corners(b.n00, p, seen);
+    partial = !(seen[0] && seen[1] && seen[2] && seen[3]);
+  }
+  const float* e = desc_[g].data();
+  auto value = [&](int c) {
+    const float v = d[n[c]];
+    if (!partial) return v;
+    const auto nx = static_cast<std::size_t>(grid_.nx);
+    const Vec2 q = node(static_cast<int>(n[c] % nx), static_cast<int>(n[c] / nx));
+    return std::max(0.0f, v - (e[2 * n[c]] * (p.x - q.x) + e[2 * n[c] + 1] * (p.y - q.y)));
+  };
   // A cell whose free corners are all unreachable lies in a region the goal cannot be
   // reached from (e.g. a pocket whose openings are narrower than the grid resolves): its
   // blocked corners carry values extrapolated from the wall's other side, not a way out.
   bool free_corner = false, free_reached = false;
   for (int c = 0; c < 4; ++c)
-    if (!blocked_[n[c]]) {
+    if (seen[c] && !blocked_[n[c]]) {
       free_corner = true;
       free_reached |= std::isfinite(d[n[c]]);
     }
   if (free_corner && !free_reached) return std::numeric_limits<float>::infinity();
   float sum = 0.0f, wsum = 0.0f;
   for (int c = 0; c < 4; ++c)
-    if (std::isfinite(d[n[c]])) {
-      sum += w[c] * d[n[c]];
+    if (seen[c] && std::isfinite(d[n[c]])) {
+      sum += w[c] * value(c);
       wsum += w[c];
     }
   if (wsum > 0.0f) return sum / wsum;
   for (int c = 0; c < 4; ++c)  // p sits on a corner with zero weight for the finite ones
-    if (std::isfinite(d[n[c]])) return d[n[c]];
+    if (seen[c] && std::isfinite(d[n[c]])) return value(c);
   return std::numeric_limits<float>::infinity();
 }
 
@@ -975,8 +1227,12 @@ Vec2 NavField::field_direction_at(std::size_t g, Vec2 p) const {
   }
   const Bilinear b = bilinear(grid_, p);
   const float* e = desc_[g].data();
-  const float w00 = (1 - b.u) * (1 - b.v), w10 = b.u * (1 - b.v), w01 = (1 - b.u) * b.v,
-              w11 = b.u * b.v;
+  // In a cell a wall passes through, only the corners on p's side of it (weight 0 for
+  // the others).
+  bool seen[4] = {true, true, true, true};
+  if (crossed_[b.n00]) seen_corners(b.n00, p, seen);
+  const float w00 = seen[0] ? (1 - b.u) * (1 - b.v) : 0.0f, w10 = seen[1] ? b.u * (1 - b.v) : 0.0f,
+              w01 = seen[2] ? (1 - b.u) * b.v : 0.0f, w11 = seen[3] ? b.u * b.v : 0.0f;
   float x = w00 * e[2 * b.n00] + w10 * e[2 * b.n10] + w01 * e[2 * b.n01] + w11 * e[2 * b.n11];
   float y = w00 * e[2 * b.n00 + 1] + w10 * e[2 * b.n10 + 1] + w01 * e[2 * b.n01 + 1] +
             w11 * e[2 * b.n11 + 1];
@@ -990,7 +1246,7 @@ Vec2 NavField::field_direction_at(std::size_t g, Vec2 p) const {
   const std::size_t n[4] = {b.n00, b.n10, b.n01, b.n11};
   const float w[4] = {w00, w10, w01, w11};
   for (int c = 0; c < 4; ++c) {
-    if (e[2 * n[c]] == 0.0f && e[2 * n[c] + 1] == 0.0f) continue;
+    if (!seen[c] || (e[2 * n[c]] == 0.0f && e[2 * n[c] + 1] == 0.0f)) continue;
     wsum += w[c];
     if (w[c] > wbest) {
       wbest = w[c];

@@ -562,21 +562,6 @@ bool holds(const std::vector<std::int32_t>& ids, std::int32_t o) {
   return std::find(ids.begin(), ids.end(), o) != ids.end();
 }
 
-// Distance between segments a-b and c-d (0 when they cross), in double.
-double segment_gap(double ax, double ay, double bx, double by, double cx, double cy, double dx,
-                   double dy) {
-  auto orient = [](double px, double py, double qx, double qy, double rx, double ry) {
-    const double v = (qx - px) * (ry - py) - (qy - py) * (rx - px);
-    return (v > 0.0) - (v < 0.0);
-  };
-  const int o1 = orient(ax, ay, bx, by, cx, cy), o2 = orient(ax, ay, bx, by, dx, dy);
-  const int o3 = orient(cx, cy, dx, dy, ax, ay), o4 = orient(cx, cy, dx, dy, bx, by);
-  if (o1 * o2 < 0 && o3 * o4 < 0) return 0.0;
-  return std::sqrt(std::min(
-      {segment_distance2(ax, ay, bx, by, cx, cy), segment_distance2(ax, ay, bx, by, dx, dy),
-       segment_distance2(cx, cy, dx, dy, ax, ay), segment_distance2(cx, cy, dx, dy, bx, by)}));
-}
-
 }  // namespace
 
 // Whether the way out of the held solids `ids` from p to the exit c is blocked: the
@@ -588,18 +573,6 @@ double segment_gap(double ax, double ay, double bx, double by, double cx, double
 // was refused beside an overlapping box; fuzz round 13). A plain wall blocks as before.
 // Reads the walls of the grid cells round the paths (each obstacle is listed in every
 // cell its box overlaps).
-namespace {
-/// Whether the path p → q touches the wall a–b only at p: p lies on the wall (an agent
-/// centred exactly on a wall's line, inside a solid) and the path is not along it. Such
-/// a path leaves the wall to one side, which either side is (fuzz round 14: an agent
-/// spawned on a wall through a pillar had every way out refused).
-bool leaves_from(Vec2 p, Vec2 q, double ax, double ay, double bx, double by) {
-  if (segment_distance2(ax, ay, bx, by, p.x, p.y) != 0.0) return false;
-  const double cross = (bx - ax) * (double(q.y) - p.y) - (by - ay) * (double(q.x) - p.x);
-  return cross != 0.0;
-}
-}  // namespace
-
 bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
                  const std::vector<std::int32_t>& ids, std::uint32_t layers, bool away_ok) {
   const WorldGrid& g = w.grid();
@@ -621,7 +594,7 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
         const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
         if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
         if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0 &&
-            !(away_ok && leaves_from(p, q, g.ax[k], g.ay[k], g.bx[k], g.by[k])))
+            !(away_ok && leaves_from(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k])))
           return true;
         const double gap = segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]);
         if (gap >= need) continue;

@@ -197,7 +197,7 @@ class NavField:
         An empty goal set; a grid of more than 2**24 nodes (use a larger cell).
     MemoryError
         The fields would not fit in the memory this process may use: each node takes about
-        11 + 12 G bytes with G goal sets. Checked before allocating, at construction
+        17 + 12 G bytes with G goal sets. Checked before allocating, at construction
         and at every rebuild.
 
     Notes
@@ -243,12 +243,14 @@ class NavField:
     grid, where one inside takes 0.3 µs); ``look_ahead`` does not pull it (the way in is
     already straight). Within the blocking radius of
     a wall (the band where no agent of ``radius`` fits) the nodes are blocked and carry
-    the distance of their nearest reached node, which can lie on the wall's far side:
-    there a point beside a thin wall can read the other side's distance and a direction
-    into the wall (4.05 m towards a goal behind a wall 0.05 m away, with radius 0.3 and
-    cell 0.15), also in a room the wall seals. Build the field with a ``radius`` no larger
-    than the agents' that follow it, and ask "can it reach the goal?" at points outside
-    that band.
+    the distance of their nearest reached node on their own side of the walls (found
+    through grid edges that cross no wall; the edges of a solid holding a node lead out of
+    it), plus the distance to it, so an agent pushed into the band is led out. A point in
+    a grid cell that a wall passes through reads only the cell's corners on its side of
+    the wall. So beside a thin wall the far side reads the way round the wall, never the
+    goal side's distance through it, and every point of a room the walls seal reads
+    ``inf`` up to the walls (before, 4.05 m to a goal 4 m behind a wall 0.05 m away, and
+    a direction into the wall).
 
     Examples
     --------

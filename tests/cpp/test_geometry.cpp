@@ -340,3 +340,51 @@ TEST(Geometry, MovesIntoMatchesABruteForceOfTheTouchedWalls) {
   EXPECT_GT(into, 200);
   EXPECT_GT(not_into, 200);
 }
+
+// segments_meet: hand-worked cases (a crossing, a touch at an end, a wall's end on the
+// other segment, collinear overlap and gap, parallel apart), then random float32 cases
+// against a long-double oracle of the closed intersection, skipping near-degenerate ones.
+TEST(Geometry, SegmentsMeetCrossingsTouchesAndCollinearOverlaps) {
+  EXPECT_TRUE(segments_meet(0, 0, 2, 2, 0, 2, 2, 0));     // an X
+  EXPECT_TRUE(segments_meet(0, 0, 1, 0, 1, -1, 1, 1));    // an end on the other
+  EXPECT_TRUE(segments_meet(0, 0, 1, 1, 1, 1, 3, 0));     // ends touching
+  EXPECT_TRUE(segments_meet(0, 0, 2, 0, 1, 0, 3, 0));     // collinear, overlapping
+  EXPECT_TRUE(segments_meet(0, 0, 1, 0, 1, 0, 3, 0));     // collinear, end to end
+  EXPECT_FALSE(segments_meet(0, 0, 1, 0, 1.5, 0, 3, 0));  // collinear, apart
+  EXPECT_FALSE(segments_meet(0, 0, 1, 0, 0, 1, 1, 1));    // parallel
+  EXPECT_FALSE(segments_meet(0, 0, 1, 1, 2, 0, 3, -5));   // lines cross beyond the ends
+  // A node on an axis-parallel wall (the projection read it 1e-17 away).
+  const float y = -0.23205089569091797f;
+  EXPECT_TRUE(segments_meet(-0.875, y - 0.125, -1.0, y, -1.0, 1.7320508f, -1.0, -1.7320508f));
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  int met = 0, apart = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const float v[8] = {u(rng), u(rng), u(rng), u(rng), u(rng), u(rng), u(rng), u(rng)};
+    auto turn = [&](int a, int b, int c) {
+      return (LD(v[2 * b]) - v[2 * a]) * (LD(v[2 * c + 1]) - v[2 * a + 1]) -
+             (LD(v[2 * b + 1]) - v[2 * a + 1]) * (LD(v[2 * c]) - v[2 * a]);
+    };
+    const LD o1 = turn(2, 3, 0), o2 = turn(2, 3, 1), o3 = turn(0, 1, 2), o4 = turn(0, 1, 3);
+    if (std::fabs(o1) < 1e-9L || std::fabs(o2) < 1e-9L || std::fabs(o3) < 1e-9L ||
+        std::fabs(o4) < 1e-9L)
+      continue;
+    const bool expect = o1 * o2 < 0 && o3 * o4 < 0;
+    ASSERT_EQ(segments_meet(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]), expect) << i;
+    (expect ? met : apart) += 1;
+  }
+  EXPECT_GT(met, 2000);
+  EXPECT_GT(apart, 2000);
+}
+
+// path_meets_wall: a path from a point on the wall leaves it to either side; one that
+// ends on it, runs along it, or starts on it and crosses another wall does not.
+TEST(Geometry, APathLeavingAWallItStartsOnDoesNotMeetIt) {
+  EXPECT_FALSE(path_meets_wall(1, 0, 1, 1, 0, 0, 2, 0));   // up from the wall
+  EXPECT_FALSE(path_meets_wall(1, 0, 1, -1, 0, 0, 2, 0));  // down from it
+  EXPECT_FALSE(path_meets_wall(0, 0, -1, 1, 0, 0, 2, 0));  // from its end
+  EXPECT_TRUE(path_meets_wall(1, 1, 1, 0, 0, 0, 2, 0));    // ending on it
+  EXPECT_TRUE(path_meets_wall(1, 1, 1, -1, 0, 0, 2, 0));   // across it
+  EXPECT_TRUE(path_meets_wall(1, 0, 3, 0, 0, 0, 2, 0));    // along it
+  EXPECT_FALSE(path_meets_wall(3, 0, 3, 1, 0, 0, 2, 0));   // on its line, beyond its end
+}

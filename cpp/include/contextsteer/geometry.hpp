@@ -75,6 +75,63 @@ inline double segment_distance2(double ax, double ay, double bx, double by, doub
   return (px - q.x) * (px - q.x) + (py - q.y) * (py - q.y);
 }
 
+/// Distance between the segments a-b and c-d (0 when they cross), in double. Pure.
+inline double segment_gap(double ax, double ay, double bx, double by, double cx, double cy,
+                          double dx, double dy) {
+  auto orient = [](double px, double py, double qx, double qy, double rx, double ry) {
+    const double v = (qx - px) * (ry - py) - (qy - py) * (rx - px);
+    return (v > 0.0) - (v < 0.0);
+  };
+  const int o1 = orient(ax, ay, bx, by, cx, cy), o2 = orient(ax, ay, bx, by, dx, dy);
+  const int o3 = orient(cx, cy, dx, dy, ax, ay), o4 = orient(cx, cy, dx, dy, bx, by);
+  if (o1 * o2 < 0 && o3 * o4 < 0) return 0.0;
+  return std::sqrt(std::min(
+      {segment_distance2(ax, ay, bx, by, cx, cy), segment_distance2(ax, ay, bx, by, dx, dy),
+       segment_distance2(cx, cy, dx, dy, ax, ay), segment_distance2(cx, cy, dx, dy, bx, by)}));
+}
+
+/// Sign (-1, 0, 1) of the turn a -> b -> c: cross(b - a, c - a). For float32 inputs of
+/// similar magnitude the differences are exact in double, so a point on the line through
+/// two others (an axis-parallel wall, or a point at a wall's end) reads 0, where a
+/// distance computed through a projection could read 1e-17. Pure.
+inline int turn_sign(double ax, double ay, double bx, double by, double cx, double cy) {
+  const double v = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+  return (v > 0.0) - (v < 0.0);
+}
+
+/// Whether the closed segments p-q and a-b meet (cross or touch), by the signs of the
+/// four turns (collinear segments: whether their boxes overlap). Pure.
+inline bool segments_meet(double px, double py, double qx, double qy, double ax, double ay,
+                          double bx, double by) {
+  const int o1 = turn_sign(ax, ay, bx, by, px, py), o2 = turn_sign(ax, ay, bx, by, qx, qy);
+  const int o3 = turn_sign(px, py, qx, qy, ax, ay), o4 = turn_sign(px, py, qx, qy, bx, by);
+  if (o1 * o2 > 0 || o3 * o4 > 0) return false;
+  if (o1 != 0 || o2 != 0 || o3 != 0 || o4 != 0) return true;
+  return std::max(px, qx) >= std::min(ax, bx) && std::max(ax, bx) >= std::min(px, qx) &&
+         std::max(py, qy) >= std::min(ay, by) && std::max(ay, by) >= std::min(py, qy);
+}
+
+/// Whether the closed segments p-q and a-b meet other than by p lying on a-b with q off
+/// its line: a path that starts on a wall and leaves it to one side (either side) does
+/// not cross it. Pure.
+inline bool path_meets_wall(double px, double py, double qx, double qy, double ax, double ay,
+                            double bx, double by) {
+  if (!segments_meet(px, py, qx, qy, ax, ay, bx, by)) return false;
+  const bool p_on = turn_sign(ax, ay, bx, by, px, py) == 0 && px >= std::min(ax, bx) &&
+                    px <= std::max(ax, bx) && py >= std::min(ay, by) && py <= std::max(ay, by);
+  return !(p_on && turn_sign(ax, ay, bx, by, qx, qy) != 0);
+}
+
+/// Whether the path p → q touches the wall a–b only at p: p lies on the wall (an agent
+/// centred exactly on a wall's line, inside a solid) and the path is not along it. Such
+/// a path leaves the wall to one side, which either side is (fuzz round 14: an agent
+/// spawned on a wall through a pillar had every way out refused). Pure.
+inline bool leaves_from(double px, double py, double qx, double qy, double ax, double ay, double bx,
+                        double by) {
+  if (segment_distance2(ax, ay, bx, by, px, py) != 0.0) return false;
+  return (bx - ax) * (qy - py) - (by - ay) * (qx - px) != 0.0;
+}
+
 /// Signed side of the point x relative to the line through the origin along the unit d:
 /// cross(x, d) = x.x d.y - x.y d.x, the signed distance of x from the line (> 0: x lies to
 /// the right of d). For float32 inputs the two products are exact in double and the

@@ -59,8 +59,12 @@ struct NavGrid {
 ///
 /// Blocked nodes (where an agent pushed against a wall stands) are given the value of
 /// their nearest free reachable node plus the distance to it, and a descent pointing back
-/// to it and onwards, so agents inside the inflated band are led out, never deeper.
-/// Free nodes no goal can reach have distance +inf and no descent.
+/// to it and onwards, so agents inside the inflated band are led out, never deeper. That
+/// node is found through grid edges that cross no wall (but the edges of a solid holding
+/// the blocked node, which lead out of it): a blocked node by a wall takes its value from
+/// its own side, and one in a room the wall seals reads +inf. A query in a cell a wall
+/// passes through blends only the corners it sees (no wall between). Free nodes no goal
+/// can reach have distance +inf and no descent.
 ///
 /// What NavField::build throws when its fields would not fit in the memory it was given (a
 /// std::bad_alloc that says how much they need).
@@ -99,9 +103,10 @@ class NavField {
              double max_bytes = std::numeric_limits<double>::infinity(),
              const std::function<bool()>& stop = {});
 
-  /// Bytes a node of a build with `sets` goal sets takes: the blocked and sight masks and
-  /// the march's scratch (1 + 1 + 8 + 1), then per set a distance and a descent (4 + 8).
-  static constexpr double bytes_per_node(std::size_t sets) { return 11.0 + 12.0 * sets; }
+  /// Bytes a node of a build with `sets` goal sets takes: the blocked, sight and
+  /// wall-cell masks, and the build's scratch (open edges 1, the march's 8 + 1, the
+  /// blocked nodes' sources 4), then per set a distance and a descent (4 + 8).
+  static constexpr double bytes_per_node(std::size_t sets) { return 17.0 + 12.0 * sets; }
 
   static constexpr std::size_t kMaxNodes = std::size_t{1} << 24;
 
@@ -172,9 +177,22 @@ class NavField {
   Vec2 field_direction_at(std::size_t g, Vec2 p) const;
   /// sight_ from blocked_ (after block()).
   void sight_window(StopPoll& poll);
+  /// Node (i, j)'s position, as every wall test of the build and the queries take it.
+  Vec2 node(int i, int j) const;
+  /// Per blocked node, bit d set when the grid edge to its neighbour kNeighbours[d] crosses
+  /// or touches no wall or circle of the layers, but those of a solid holding the node
+  /// (the way out of it) and a wall the node lies on (left to either side).
+  void open_edges(const World& world, std::uint32_t layers, std::vector<std::uint8_t>& open,
+                  StopPoll& poll) const;
+  /// crossed_ and cell_walls_ (after block(); before open_edges(), which reads them).
+  void wall_cells(const World& world, std::uint32_t layers, StopPoll& poll);
+  /// Which corners (n00, n10, n01, n11) of the cell at node n00 the point p sees: no wall
+  /// or circle boundary of the cell between them (p on a wall sees both sides).
+  void seen_corners(std::size_t n00, Vec2 p, bool seen[4]) const;
   void march(const World& world, std::uint32_t layers, const NavGoals& goals,
-             std::vector<double>& t, std::vector<std::uint8_t>& state, std::vector<float>& dist,
-             std::vector<float>& desc, StopPoll& poll) const;
+             const std::vector<std::uint8_t>& open, std::vector<double>& t,
+             std::vector<std::uint8_t>& state, std::vector<float>& dist, std::vector<float>& desc,
+             StopPoll& poll) const;
 
   NavGrid grid_;
   float radius_ = 0.0f;
@@ -185,6 +203,16 @@ class NavField {
   // blocked, the window visible() tests round each sample in the cell at (i, j): one read
   // a sample instead of sixteen.
   std::vector<std::uint8_t> sight_;
+  // Per node (i, j): whether a wall or circle boundary of the field's obstacles meets the
+  // cell [i, i+1] x [j, j+1]; the obstacles meeting each such cell, sorted by cell (r < 0:
+  // the segment a-b; else the circle of radius r at a), with their obstacle ids.
+  struct CellWall {
+    std::uint32_t cell;
+    std::int32_t obstacle;
+    float ax, ay, bx, by, r;
+  };
+  std::vector<std::uint8_t> crossed_;
+  std::vector<CellWall> cell_walls_;
   std::vector<std::vector<float>> dist_;
   std::vector<std::vector<float>> desc_;
   // Each set's point goals by bucket, and segment goals (ax, ay, bx, by) with the buckets
