@@ -62,9 +62,18 @@ from .world import *  # noqa: F403
 _ON_FIRST_USE = ("video", "playground", "rimea")
 
 
+def __dir__() -> list[str]:
+    """The public names and the submodules (tab completion offered neither ``video`` nor
+    ``rimea``, loaded on first use, and offered ``Any`` and ``annotations``)."""
+    import pkgutil
+
+    modules = {m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
+    return sorted(set(__all__) | modules | {"__version__"})
+
+
 def __getattr__(name: str) -> Any:  # the deprecated alias Neighbors, and the modules above
     if name == "Neighbors":
-        return agents.__getattr__(name)
+        return agents._alias(name)
     if name in _ON_FIRST_USE:
         import importlib
 

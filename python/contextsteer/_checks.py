@@ -9,11 +9,55 @@ float.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
-from typing import Any
+import warnings
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+_Repr = TypeVar("_Repr", bound=Callable[[Any], str])
+
+
+def safe_repr(method: _Repr) -> _Repr:
+    """A ``__repr__`` that never raises on a half-built object: one whose ``__init__``
+    raised before it set its attributes (a traceback showing locals, ``pytest -l``, a
+    debugger) reads ``<Name (not built)>`` instead of an AttributeError (fuzz round 24)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any) -> str:
+        try:
+            return method(self)
+        except AttributeError:
+            return f"<{type(self).__name__} (not built)>"
+
+    return wrapper  # type: ignore[return-value]
+
+
+class ArrayView(Protocol):
+    """What the per-agent and per-frame view properties are to a type checker: read on an
+    instance, a NumPy array (a view of the C++ state); written, anything array-like.
+    (Plain ``property`` objects made by a factory read as ``Any``, so a misspelt view
+    passed ``mypy --strict``.)"""
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> ArrayView: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> NDArray[Any]: ...
+    def __set__(self, obj: object, value: ArrayLike) -> None: ...
+
+
+class ReadOnlyArrayView(Protocol):
+    """:class:`ArrayView` for views that cannot be assigned."""
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> ReadOnlyArrayView: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> NDArray[Any]: ...
+
 
 MAX_SLOTS = 65536
 """Most slots a ring may have (``SlotSet``'s limit; ``Agents(slots=)``, ``Simulation(slots=)``
@@ -103,3 +147,23 @@ def real_array(what: str, value: Any) -> np.ndarray:
         kind = "complex numbers" if raw.dtype.kind == "c" else f"dtype {raw.dtype}"
         raise TypeError(f"{what} must be real numbers, got {kind}")
     return raw.astype(np.float64)
+
+
+def max_neighbours(owner: str, value: Any, deprecated: Any, *, default: int = 16) -> Any:
+    """``max_neighbours``, or the deprecated ``max_neighbors`` spelling when it is given
+    (with a DeprecationWarning at the caller's caller). Both given with different values
+    is a TypeError: the old spelling won silently (fuzz round 24). (A ``max_neighbours``
+    equal to its default cannot be told from one left out: the old spelling is taken.)"""
+    if deprecated is None:
+        return value
+    if value != default and value != deprecated:
+        raise TypeError(
+            f"{owner}: max_neighbors= (deprecated) and max_neighbours= given with different "
+            f"values ({deprecated!r} and {value!r}); give max_neighbours= alone"
+        )
+    warnings.warn(
+        f"{owner}(max_neighbors=) is deprecated; use max_neighbours=",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return deprecated

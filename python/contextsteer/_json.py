@@ -3,12 +3,14 @@ sweeps and tuning share)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import reprlib
 from typing import Any
 
 import numpy as np
 
-__all__ = ["jsonable"]
+__all__ = ["jsonable", "short_repr"]
 
 
 def jsonable(value: Any) -> Any:
@@ -37,3 +39,26 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def short_repr(obj: Any) -> str:
+    """The dataclass repr of ``obj`` with every field's value cut to a few entries a level:
+    a run's per-agent counters printed 9 million characters at 1M agents (fuzz round 24).
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from contextsteer._json import short_repr
+    >>> @dataclasses.dataclass
+    ... class R:
+    ...     counts: list
+    >>> short_repr(R(list(range(1000))))
+    'R(counts=[0, 1, 2, 3, 4, 5, 6, 7, ...])'
+    """
+    cut = reprlib.Repr()
+    cut.maxlevel, cut.maxlist, cut.maxtuple, cut.maxdict = 4, 8, 8, 12
+    cut.maxstring, cut.maxother, cut.maxlong = 80, 80, 40
+    fields = ", ".join(
+        f"{f.name}={cut.repr(getattr(obj, f.name))}" for f in dataclasses.fields(obj) if f.repr
+    )
+    return f"{type(obj).__name__}({fields})"

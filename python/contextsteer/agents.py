@@ -8,7 +8,7 @@ valid — and keeps the state alive — for as long as it exists.
 from __future__ import annotations
 
 import warnings
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -19,7 +19,7 @@ from .maps import _f32
 __all__ = ["Agents", "Neighbours", "neighbours"]
 
 
-def _view_property(name: str, doc: str) -> property:
+def _view_property(name: str, doc: str) -> _checks.ArrayView:
     def fget(self):
         return self._view(name)
 
@@ -40,7 +40,7 @@ def _view_property(name: str, doc: str) -> property:
             raise ValueError(f"Agents.{name}: expected bools (or 0 and 1), got {arr!r:.60}")
         view[...] = arr
 
-    return property(fget, fset, doc=doc)
+    return cast(_checks.ArrayView, property(fget, fset, doc=doc))
 
 
 def _column(value: ArrayLike, name: str, n: int, width: int | None, dtype: DTypeLike) -> np.ndarray:
@@ -198,7 +198,34 @@ class Agents(_core.Agents):
         "while it is dead, so it starts from its fresh maps.",
     )
 
-    def __init__(self, capacity: int, *, slots: int | None = None, seed: int = 0) -> None:
+    def __new__(
+        cls,
+        capacity: int | np.integer[Any],
+        *,
+        slots: int | np.integer[Any] | None = None,
+        seed: int | np.integer[Any] = 0,
+    ) -> Agents:
+        # The arguments are checked here, before the object exists: checked in __init__,
+        # a refused one left an object whose C++ part was never built, and its repr (a
+        # traceback showing locals: pytest -l, a debugger) crashed the process (fuzz round
+        # 24).
+        cls._check(capacity, slots, seed)
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        capacity: int | np.integer[Any],
+        *,
+        slots: int | np.integer[Any] | None = None,
+        seed: int | np.integer[Any] = 0,
+    ) -> None:
+        """Room for ``capacity`` agents (none alive), their ring of ``slots`` (or the
+        steering's) and the seed of their random streams; see the class docstring."""
+        super().__init__(int(capacity), int(seed))
+        self.slots = None if slots is None else int(slots)
+
+    @staticmethod
+    def _check(capacity: Any, slots: Any, seed: Any) -> None:
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)):
             raise TypeError(f"Agents: capacity must be an int, got {type(capacity).__name__}")
         if capacity < 0:
@@ -231,9 +258,8 @@ class Agents(_core.Agents):
             raise TypeError(f"Agents: seed must be an int, got {type(seed).__name__}")
         if not 0 <= int(seed) < 2**64:
             raise ValueError(f"Agents: seed must be in [0, 2**64), got {seed}")
-        super().__init__(int(capacity), int(seed))
-        self.slots = None if slots is None else int(slots)
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         return f"Agents(capacity={self.capacity}, count={self.count}, slots={self.slots})"
 
@@ -528,13 +554,20 @@ def neighbors(
     return neighbours(positions, radius, max_neighbors, alive=alive)
 
 
-def __getattr__(name: str) -> type[Neighbours]:  # only the deprecated alias Neighbors
+def _alias(name: str) -> type[Neighbours]:
+    """The deprecated alias Neighbors, for this module's and the package's __getattr__:
+    the warning names the line that read it (it named contextsteer/__init__.py, which the
+    default filters hide; fuzz round 24)."""
     if name == "Neighbors":
         warnings.warn(
-            "contextsteer.Neighbors is deprecated; use Neighbours", DeprecationWarning, stacklevel=2
+            "contextsteer.Neighbors is deprecated; use Neighbours", DeprecationWarning, stacklevel=3
         )
         return Neighbours
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __getattr__(name: str) -> type[Neighbours]:  # only the deprecated alias Neighbors
+    return _alias(name)
 
 
 def _restore_agents(

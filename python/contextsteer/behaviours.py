@@ -140,16 +140,6 @@ def _number(
     return v
 
 
-def _max_neighbours(value: int, deprecated: int | None) -> int:
-    """``max_neighbours``, or the deprecated ``max_neighbors`` keyword (warns) when given."""
-    if deprecated is None:
-        return value
-    warnings.warn(
-        "max_neighbors= is deprecated; use max_neighbours=", DeprecationWarning, stacklevel=3
-    )
-    return deprecated
-
-
 def _indices(owner: str, name: str, value: Any) -> np.ndarray:
     """An int32 index array from integers (a float is not truncated, a bool is not an
     index, a value beyond int32 does not wrap)."""
@@ -528,7 +518,7 @@ class Behaviour:
             _checks.real("evaluate: time", time),
             _checks.integer(
                 "evaluate: max_neighbours",
-                _max_neighbours(max_neighbours, max_neighbors),
+                _checks.max_neighbours("evaluate", max_neighbours, max_neighbors),
                 0,
                 2**31 - 1,
             ),
@@ -542,6 +532,7 @@ class Behaviour:
         """Refuse a functional call whose world this behaviour cannot do without (none by
         default: a behaviour without walls to see evaluates in open space)."""
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         fields = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
         return f"{type(self).__name__}({fields})"
@@ -742,6 +733,8 @@ class Pursue(Behaviour):
     weight, agent_weights
         As in :class:`Behaviour`.
 
+    Notes
+    -----
     :class:`Evade` takes one more, ``output``; ``Pursue`` always writes interest.
     """
 
@@ -1783,6 +1776,8 @@ class CollisionDanger(Behaviour):
         and ``doorway`` scenarios take it by default,
         :data:`~contextsteer.scenarios.QUEUE_CHANGES`).
 
+    Notes
+    -----
     ``commit_danger`` to ``turn_margin`` need ``commit > 0`` (they refine the commitment
     step). On the crowd benchmark (``benchmarks/bench_crowd_quality.py``, seeds 0–15)
     ``commit_danger=0.25, turn_steps=4, turn_margin=0.1, return_margin=0.5,
@@ -1889,7 +1884,7 @@ class CollisionDanger(Behaviour):
             _checks.real("evaluate: time", time),
             _checks.integer(
                 "evaluate: max_neighbours",
-                _max_neighbours(max_neighbours, max_neighbors),
+                _checks.max_neighbours("evaluate", max_neighbours, max_neighbors),
                 0,
                 2**31 - 1,
             ),

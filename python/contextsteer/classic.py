@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +61,10 @@ from .maps import _MAX_MAGNITUDE, _f32
 from .world import World, _core_world
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
     from .agents import Agents
+    from .path import Path
 
 __all__ = [
     "Alignment",
@@ -225,13 +227,19 @@ class Behaviour(_ReadOnly):
     def _params(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         shown = {k: v for k, v in vars(self).items() if not k.startswith("_")}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
 
 class _Targeted(Behaviour):
-    def __init__(self, target=None, *, agents=None):
+    def __init__(
+        self,
+        target: ArrayLike | None = None,
+        *,
+        agents: ArrayLike | None = None,
+    ) -> None:
         self._t = _target(type(self).__name__, target, agents)
         # What it steers by, not the caller's objects: a caller's array edited afterwards
         # showed (and pickled) a point the behaviour did not steer to.
@@ -325,8 +333,14 @@ class Arrive(_Targeted):
     _kind = "arrive"
 
     def __init__(
-        self, target=None, *, agents=None, tolerance=0.0, slowing_radius=1.0, time_to_target=0.1
-    ):
+        self,
+        target: ArrayLike | None = None,
+        *,
+        agents: ArrayLike | None = None,
+        tolerance: float = 0.0,
+        slowing_radius: float = 1.0,
+        time_to_target: float = 0.1,
+    ) -> None:
         super().__init__(target, agents=agents)
         self.tolerance = _num("Arrive", "tolerance", tolerance, length=True)
         self.slowing_radius = _num(
@@ -364,7 +378,12 @@ class Pursue(_Targeted):
 
     _kind, _away = "pursue", False
 
-    def __init__(self, agents, *, max_prediction=1.0):
+    def __init__(
+        self,
+        agents: ArrayLike,
+        *,
+        max_prediction: float = 1.0,
+    ) -> None:
         super().__init__(None, agents=agents)
         self.max_prediction = _num(type(self).__name__, "max_prediction", max_prediction)
 
@@ -415,7 +434,13 @@ class MatchVelocity(_Targeted):
 
     _kind = "match_velocity"
 
-    def __init__(self, velocity=None, *, agents=None, time_to_target=0.1):
+    def __init__(
+        self,
+        velocity: ArrayLike | None = None,
+        *,
+        agents: ArrayLike | None = None,
+        time_to_target: float = 0.1,
+    ) -> None:
         if velocity is None and agents is None:
             raise ValueError("MatchVelocity: give velocity= or agents=")
         self._t = _target("MatchVelocity", velocity, agents, "velocity")
@@ -469,7 +494,15 @@ class Wander(Behaviour):
 
     _kind = "wander"
 
-    def __init__(self, offset=1.0, radius=0.5, rate=1.0, seed=0, *, walk="noise"):
+    def __init__(
+        self,
+        offset: float = 1.0,
+        radius: float = 0.5,
+        rate: float = 1.0,
+        seed: int = 0,
+        *,
+        walk: str = "noise",
+    ) -> None:
         self.offset = _num("Wander", "offset", offset, length=True)
         self.radius = _num("Wander", "radius", radius, length=True)
         self.rate = _num("Wander", "rate", rate)
@@ -503,7 +536,13 @@ def _proximity(owner: str, proximity: Any, angle: Any) -> float:
 class _Group(Behaviour):
     _kind, _rule = "group", ""
 
-    def __init__(self, radius=1.0, *, proximity="radius", angle=math.pi):
+    def __init__(
+        self,
+        radius: float = 1.0,
+        *,
+        proximity: str = "radius",
+        angle: float = math.pi,
+    ) -> None:
         name = type(self).__name__
         self.radius = _num(name, "radius", radius, positive=True, length=True)
         self.angle = _proximity(name, proximity, angle)
@@ -578,7 +617,14 @@ class Separation(_Group):
 
     _rule = "separation"
 
-    def __init__(self, radius=1.0, decay=1.0, *, proximity="radius", angle=math.pi):
+    def __init__(
+        self,
+        radius: float = 1.0,
+        decay: float = 1.0,
+        *,
+        proximity: str = "radius",
+        angle: float = math.pi,
+    ) -> None:
         super().__init__(radius, proximity=proximity, angle=angle)
         self.decay = _num("Separation", "decay", decay)
 
@@ -658,7 +704,14 @@ class CollisionAvoidance(Behaviour):
 
     _kind = "collision_avoidance"
 
-    def __init__(self, radius=5.0, *, proximity="radius", angle=math.pi, push_overlapping=False):
+    def __init__(
+        self,
+        radius: float = 5.0,
+        *,
+        proximity: str = "radius",
+        angle: float = math.pi,
+        push_overlapping: bool = False,
+    ) -> None:
         self.radius = _num("CollisionAvoidance", "radius", radius, positive=True, length=True)
         self.angle = _proximity("CollisionAvoidance", proximity, angle)
         self.proximity = proximity
@@ -721,16 +774,16 @@ class RaycastObstacleAvoidance(Behaviour):
 
     def __init__(
         self,
-        config="whiskers",
+        config: str = "whiskers",
         *,
-        length=2.0,
-        side_offset=0.5,
-        whisker_length=1.0,
-        whisker_angle=0.5,
-        distance_from_boundary=1.0,
-        layers=0xFFFFFFFF,
-        include_radius=True,
-    ):
+        length: float = 2.0,
+        side_offset: float = 0.5,
+        whisker_length: float = 1.0,
+        whisker_angle: float = 0.5,
+        distance_from_boundary: float = 1.0,
+        layers: int = 0xFFFFFFFF,
+        include_radius: bool = True,
+    ) -> None:
         if config not in RAY_CONFIGS:
             raise ValueError(
                 f"RaycastObstacleAvoidance: config must be one of {RAY_CONFIGS}, got {config!r}"
@@ -837,15 +890,15 @@ class FollowPath(Behaviour):
 
     def __init__(
         self,
-        path,
+        path: Path,
         *,
-        path_offset=1.0,
-        prediction=0.0,
-        slowing_radius=1.0,
-        arrive="slowing_radius",
-        tolerance=0.0,
-        time_to_target=0.1,
-    ):
+        path_offset: float = 1.0,
+        prediction: float = 0.0,
+        slowing_radius: float = 1.0,
+        arrive: str = "slowing_radius",
+        tolerance: float = 0.0,
+        time_to_target: float = 0.1,
+    ) -> None:
         from .path import Path
 
         if not isinstance(path, Path):
@@ -901,7 +954,14 @@ class FollowFlowField(Behaviour):
 
     _kind = "flow_field"
 
-    def __init__(self, field, *, origin=(0.0, 0.0), cell=1.0, prediction=0.0):
+    def __init__(
+        self,
+        field: ArrayLike,
+        *,
+        origin: ArrayLike = (0.0, 0.0),
+        cell: float = 1.0,
+        prediction: float = 0.0,
+    ) -> None:
         f = _f32(field, "FollowFlowField: field").copy()  # documented as a copy
         if f.ndim != 3 or f.shape[2] != 2 or f.shape[0] < 1 or f.shape[1] < 1:
             raise ValueError(
@@ -920,6 +980,7 @@ class FollowFlowField(Behaviour):
         self.cell = _num("FollowFlowField", "cell", cell, positive=True, length=True)
         self.prediction = _num("FollowFlowField", "prediction", prediction)
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         return (
             f"FollowFlowField(field=<{self.field.shape[0]}x{self.field.shape[1]}>, "
@@ -965,7 +1026,16 @@ class Interpose(Behaviour):
     _kind = "interpose"
     tolerance, time_to_target = 0.0, 0.1  # what pickles from before these existed ran with
 
-    def __init__(self, a, b, *, ratio=0.5, slowing_radius=1.0, tolerance=0.0, time_to_target=0.1):
+    def __init__(
+        self,
+        a: int,
+        b: int,
+        *,
+        ratio: float = 0.5,
+        slowing_radius: float = 1.0,
+        tolerance: float = 0.0,
+        time_to_target: float = 0.1,
+    ) -> None:
         for name, v in (("a", a), ("b", b)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 2**31:
                 raise ValueError(f"Interpose: {name} must be an agent id in [0, 2**31), got {v!r}")
@@ -1030,15 +1100,15 @@ class Hide(_Targeted):
 
     def __init__(
         self,
-        target=None,
+        target: ArrayLike | None = None,
         *,
-        agents=None,
-        distance_from_boundary=1.0,
-        max_distance=math.inf,
-        slowing_radius=1.0,
-        tolerance=0.0,
-        time_to_target=0.1,
-    ):
+        agents: ArrayLike | None = None,
+        distance_from_boundary: float = 1.0,
+        max_distance: float = math.inf,
+        slowing_radius: float = 1.0,
+        tolerance: float = 0.0,
+        time_to_target: float = 0.1,
+    ) -> None:
         super().__init__(target, agents=agents)
         self.distance_from_boundary = _num(
             "Hide", "distance_from_boundary", distance_from_boundary, length=True
@@ -1102,6 +1172,7 @@ class Blended(_ReadOnly):
     def _spec(self) -> dict:
         return {"groups": [self._group()], "truncate": [self._truncate], "epsilon": 0.0}
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         return f"Blended({list(self.items)!r})"
 
@@ -1151,6 +1222,7 @@ class Priority(_ReadOnly):
             "epsilon": self.epsilon,
         }
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         return f"Priority({list(self.groups)!r}, epsilon={self.epsilon})"
 
@@ -1223,13 +1295,7 @@ def accelerations(
         )
     core_world = _core_world(world)
     _checks.agents("accelerations", agents)
-    if max_neighbors is not None:
-        warnings.warn(
-            "accelerations(max_neighbors=) is deprecated; use max_neighbours=",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        max_neighbours = max_neighbors
+    max_neighbours = _checks.max_neighbours("accelerations", max_neighbours, max_neighbors)
     if isinstance(max_neighbours, bool) or not isinstance(max_neighbours, (int, np.integer)):
         raise TypeError(f"accelerations: max_neighbours must be an int, got {max_neighbours!r}")
     time = _num("accelerations", "time", time)

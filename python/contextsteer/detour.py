@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -308,6 +308,7 @@ class Detour:
         fields = [b.field for b in sim.steering.behaviours if isinstance(b, FollowField)]
         return cls(sim, field=fields[0] if fields else None, **kwargs)
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         mode = "field" if self.field is not None else "targets"
         return (
@@ -704,10 +705,7 @@ class Detour:
         (the router's ValueError, naming route, stopped the caller's simulation loop;
         fuzz round 19)."""
         try:
-            points, offsets = cast(
-                "tuple[np.ndarray, np.ndarray]",
-                route(world, p, end, radius, packed=True, arc_points=self.arc_points),
-            )
+            points, offsets = route(world, p, end, radius, packed=True, arc_points=self.arc_points)
         except ValueError as exc:
             if "visibility graph would have" not in str(exc):
                 raise

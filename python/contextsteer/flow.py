@@ -351,6 +351,7 @@ class Source:
             f"Source is immutable (its {name} was checked when built); build a new one"
         )
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         return (
             f"Source(area={list(self.area)}, rate={self.rate}, target={list(self.target)}, "
@@ -690,6 +691,7 @@ class Flow:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         r = self.report()
         return (

@@ -18,13 +18,15 @@ from __future__ import annotations
 import io
 import math
 import os
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
 from . import _checks, persist
 
 if TYPE_CHECKING:
+    import pandas
+
     from ._core import History as _CoreHistory
     from .simulation import Simulation
 
@@ -87,8 +89,8 @@ def _count(name: str, value: Any, high: int) -> int:
     return int(value)
 
 
-def _view(name: str, doc: str) -> property:
-    return property(lambda self: self._core._view(name), doc=doc)
+def _view(name: str, doc: str) -> _checks.ReadOnlyArrayView:
+    return cast(_checks.ReadOnlyArrayView, property(lambda self: self._core._view(name), doc=doc))
 
 
 _FRAME_VIEWS = (
@@ -249,7 +251,12 @@ class History:
     progress = _view("progress", "(T, N) float32 progress along the metrics path, or None.")
 
     def __init__(
-        self, sim: Simulation, every: int = 1, *, maps: bool = False, reserve: int | None = None
+        self,
+        sim: Simulation,
+        every: int | np.integer[Any] = 1,
+        *,
+        maps: bool = False,
+        reserve: int | np.integer[Any] | None = None,
     ) -> None:
         from .simulation import Simulation
 
@@ -360,7 +367,7 @@ class History:
             cols[name] = table[frame, i] if t_count else np.zeros(0)
         return cols
 
-    def to_dataframe(self):
+    def to_dataframe(self) -> pandas.DataFrame:
         """The recorded frames as a long :class:`pandas.DataFrame`, one row per alive agent
         per frame (tidy data, as PedPy and seaborn expect).
 
@@ -570,5 +577,6 @@ class History:
     def __exit__(self, *exc: object) -> None:
         self.detach()
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         return f"History(frames={len(self)}, every={self.every}, attached={self.attached})"

@@ -283,6 +283,7 @@ class SlotSet:
         a = self.directions
         return a if dtype is None else a.astype(dtype)
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         """``SlotSet(k=..., offset=...)`` for a regular ring; any other set shows the
         angle of each direction, since k and offset alone would name the ring instead."""
@@ -1015,6 +1016,7 @@ class ContextMaps:
         """Set interest and danger to zero."""
         self._impl.clear()
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         return f"ContextMaps(n={self.n}, k={self.k})"
 

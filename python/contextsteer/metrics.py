@@ -211,17 +211,18 @@ def snapshot_summary(core: _core.Simulation) -> dict[str, Any]:
     """:func:`summarize` of one guarded copy of the metrics, alive flags, time and stuck
     flags (RuntimeError "in use" while another thread steps the simulation)."""
     info, views, alive, time, stuck = core._metrics_snapshot(list(_VIEWS))
-    return summarize(_Snapshot(info, views), alive, time, stuck)  # type: ignore[arg-type]
+    return summarize(_Snapshot(info, views), alive, time, stuck)
 
 
-def agent_metrics(core: _core.Simulation) -> AgentMetrics:
-    """The per-agent views of a ``_core.Simulation``.
+def agent_metrics(core: Any) -> AgentMetrics:
+    """The per-agent views of a :class:`~contextsteer.Simulation` (or its C++ simulation).
 
     Raises
     ------
     RuntimeError
         The metrics are disabled: the arrays would hold zeros nothing measured.
     """
+    core = _core_of("agent_metrics", core)
     if not core._metrics_info()["enabled"]:
         raise RuntimeError(
             "agent_metrics: the run metrics are disabled (configure_metrics(enabled=False)); "
@@ -265,14 +266,26 @@ def _finite_or_none(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
+def _core_of(owner: str, sim: Any) -> Any:
+    """The C++ simulation of a :class:`~contextsteer.Simulation` (or that simulation
+    itself, or a snapshot of its metrics). A Simulation failed inside with an
+    AttributeError naming ``_metrics_info`` (fuzz round 24)."""
+    core = getattr(sim, "_core", sim)
+    if not hasattr(core, "_metrics_info"):
+        raise TypeError(f"{owner}: expected a contextsteer.Simulation, got {type(sim).__name__}")
+    return core
+
+
 def summarize(
-    core: _core.Simulation, alive: np.ndarray, time: float, stuck: np.ndarray | None = None
+    core: Any, alive: np.ndarray, time: float, stuck: np.ndarray | None = None
 ) -> dict[str, Any]:
-    """The metric set of a ``_core.Simulation`` as a plain dict (see the module doc).
+    """The metric set of a :class:`~contextsteer.Simulation` (or its C++ simulation) as a
+    plain dict (see the module doc); :meth:`Simulation.metrics` calls it.
 
     ``alive`` selects the agents summarised; ``time`` is the simulation's current time.
     Non-finite values (no clearance measured, no lap) are ``None``.
     """
+    core = _core_of("summarize", core)
     info = core._metrics_info()
     a = np.asarray(alive, dtype=bool)
     n = int(a.sum())

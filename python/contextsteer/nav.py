@@ -10,7 +10,7 @@ into interest; :func:`route` gives per-agent shortest paths (visibility graph) t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -553,11 +553,45 @@ class NavField:
         :meth:`query`)."""
         return self.query(points, which, look_ahead=look_ahead).direction
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         x0, y0, c, nx, ny = self.grid
         return f"NavField(fields={self.count}, grid={nx}x{ny}, cell={c:g}, radius={self.radius:g})"
 
 
+@overload
+def route(
+    world: World,
+    starts: ArrayLike,
+    goals: ArrayLike,
+    radius: float = 0.3,
+    *,
+    layers: int = ALL_LAYERS,
+    packed: Literal[False] = False,
+    arc_points: int = 12,
+) -> list[Path | None]: ...
+@overload
+def route(
+    world: World,
+    starts: ArrayLike,
+    goals: ArrayLike,
+    radius: float = 0.3,
+    *,
+    layers: int = ALL_LAYERS,
+    packed: Literal[True],
+    arc_points: int = 12,
+) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def route(
+    world: World,
+    starts: ArrayLike,
+    goals: ArrayLike,
+    radius: float = 0.3,
+    *,
+    layers: int = ALL_LAYERS,
+    packed: bool = False,
+    arc_points: int = 12,
+) -> list[Path | None] | tuple[np.ndarray, np.ndarray]: ...
 def route(
     world: World,
     starts: ArrayLike,

@@ -158,6 +158,7 @@ class Path:
         """Read-only float32 (V, 2) view of the dense polyline (no repeated end point)."""
         return self._path.points
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         kind = "closed" if self.closed else "open"
         return f"Path({kind}, {len(self.points)} points, length={self.length:.6g})"

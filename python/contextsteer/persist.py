@@ -403,7 +403,7 @@ def _read_stream(f: Any, limit: int, where: str) -> io.BytesIO:
     return io.BytesIO(data)
 
 
-def load(path: str | bytes | os.PathLike | BinaryIO) -> Any:
+def load(path: str | bytes | os.PathLike | BinaryIO) -> Simulation:
     """Read a simulation written by ``Simulation.save``, from a file path or a readable
     binary file object (an open file, ``io.BytesIO``).
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _checks
-from ._json import jsonable
+from ._json import jsonable, short_repr
 from .history import Recording
 from .simulation import Simulation
 
@@ -95,6 +95,10 @@ class RunResult:
     trajectory: dict[str, Any]
     history: Recording | None = dataclasses.field(default=None, repr=False, compare=False)
     simulation: Simulation | None = dataclasses.field(default=None, repr=False, compare=False)
+
+    @_checks.safe_repr
+    def __repr__(self) -> str:
+        return short_repr(self)  # cut: per-agent lists and trials grow with the run
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: plain types only, non-finite floats as None.

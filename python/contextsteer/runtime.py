@@ -6,6 +6,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def set_num_threads(n: int) -> None:
+def set_num_threads(n: int | np.integer[Any]) -> None:
     """Set the number of threads the C++ kernels use (process-wide).
 
     Results never depend on the thread count: every kernel writes each agent's output
@@ -90,7 +91,7 @@ def set_num_threads(n: int) -> None:
 
 
 @contextlib.contextmanager
-def threads(n: int) -> Iterator[None]:
+def threads(n: int | np.integer[Any]) -> Iterator[None]:
     """Context manager that runs its block with ``n`` kernel threads.
 
     The count is process-wide. Blocks may nest, and may be open in several Python

@@ -14,7 +14,7 @@ import math
 import re
 import types
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -178,6 +178,10 @@ def _nest(scenario: str, params: Mapping[str, Any]) -> dict[str, Any]:
 _REGISTRY: dict[str, Scenario] = {}
 
 
+#: A scenario builder; the decorator returns it unchanged, signature included.
+_Builder = TypeVar("_Builder", bound=Callable[..., Any])
+
+
 def scenario(
     name: str,
     *,
@@ -186,7 +190,7 @@ def scenario(
     dt: float = 1.0 / 60.0,
     report: Callable[[Any], dict] | None = None,
     presets: dict[str, dict[str, float]] | None = None,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> Callable[[_Builder], _Builder]:
     """Register the decorated function as the scenario ``name``.
 
     The function is returned unchanged (it stays callable under its own name).
@@ -234,7 +238,7 @@ def scenario(
     if not float(dt) > 0:
         raise ValueError(f"scenario {name!r}: steps and dt must be > 0, got {steps}, {dt}")
 
-    def register(builder: Callable[..., Any]) -> Callable[..., Any]:
+    def register(builder: _Builder) -> _Builder:
         doc = (inspect.getdoc(builder) or "").strip().splitlines()
         text = description or (doc[0] if doc else "")
         _REGISTRY[name] = Scenario(

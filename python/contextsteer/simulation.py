@@ -15,7 +15,7 @@ import math
 import os
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -31,14 +31,15 @@ from .world import _core_world
 if TYPE_CHECKING:
     from .agents import Agents
     from .history import History
+    from .metrics import AgentMetrics
     from .path import Path
     from .world import World
 
 __all__ = ["Simulation", "sweep_circle"]
 
 
-def _view(name: str, doc: str) -> property:
-    return property(lambda self: self._core._view(name), doc=doc)
+def _view(name: str, doc: str) -> _checks.ReadOnlyArrayView:
+    return cast(_checks.ReadOnlyArrayView, property(lambda self: self._core._view(name), doc=doc))
 
 
 def _refuse_reassignment(name: str) -> None:
@@ -636,7 +637,7 @@ class Simulation:
         self.configure_metrics()  # the defaults, with the world as the baseline
 
     # ------------------------------------------------------------------ stepping ---
-    def step(self, dt: float, steps: int = 1) -> None:
+    def step(self, dt: float, steps: int | np.integer[Any] = 1) -> None:
         """Advance ``steps`` whole steps of ``dt`` seconds, entirely in C++.
 
         An agent that a step would carry beyond ±1e8 (the coordinates every call accepts)
@@ -855,7 +856,7 @@ class Simulation:
             enabled=on,
         )
 
-    def metrics(self) -> dict:
+    def metrics(self) -> dict[str, Any]:
         """The run metrics since :meth:`configure_metrics` (or construction), as a plain
         dict: collisions (contact episodes of the whole run, agents since removed
         included: ``agent_agent`` counts each pair's episode once, ``agent_wall`` each
@@ -881,13 +882,19 @@ class Simulation:
         return snapshot_summary(self._core)
 
     @property
-    def agent_metrics(self):
+    def agent_metrics(self) -> AgentMetrics:
         """Per-agent metric arrays (:class:`contextsteer.metrics.AgentMetrics`, read-only views)."""
         from .metrics import agent_metrics
 
         return agent_metrics(self._core)
 
-    def record(self, every: int = 1, *, maps: bool = False, reserve: int | None = None) -> History:
+    def record(
+        self,
+        every: int | np.integer[Any] = 1,
+        *,
+        maps: bool = False,
+        reserve: int | np.integer[Any] | None = None,
+    ) -> History:
         """Attach a :class:`History` recording every ``every`` steps (see there)."""
         from .history import History
 
@@ -924,6 +931,7 @@ class Simulation:
             return {}  # (classic steering: no maps)
         return {name: self._core._behaviour_map(b) for b, name in enumerate(self.steering.names)}
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         return (
             f"Simulation(agents={self.agents!r}, slots={self.slots}, "

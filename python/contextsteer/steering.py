@@ -262,13 +262,7 @@ class Steering:
             raise ValueError(f"Steering: spread_maps must be one of {listed}, got {spread_maps!r}")
         self.spread_maps = spread_maps
         self.rotate, self.record = _flag("rotate", rotate), _flag("record", record)
-        if max_neighbors is not None:
-            warnings.warn(
-                "Steering(max_neighbors=) is deprecated; use max_neighbours=",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            max_neighbours = max_neighbors
+        max_neighbours = _checks.max_neighbours("Steering", max_neighbours, max_neighbors)
         self.max_neighbours = _int_in("max_neighbours", max_neighbours, 1, 256)
         h = _checks.real("Steering: hysteresis", hysteresis)
         if not (math.isfinite(h) and 0 <= h < 2.0**60):
@@ -343,6 +337,7 @@ class Steering:
         )
         return self.max_neighbours
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         # The modes, then every other option that differs from its default (rotate=True,
         # decision_phases=16, ... are what a crowd configuration is).

@@ -39,7 +39,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Sized
-from typing import Any
+from typing import Any, SupportsIndex, overload
 
 import numpy as np
 
@@ -186,12 +186,17 @@ class SweepResult(Sequence[Run]):
     def __len__(self) -> int:
         return len(self._runs)
 
-    def __getitem__(self, i):
+    @overload
+    def __getitem__(self, i: SupportsIndex) -> Run: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Run]: ...
+    def __getitem__(self, i: SupportsIndex | slice) -> Run | list[Run]:
         return self._runs[i]
 
     def __iter__(self) -> Iterator[Run]:
         return iter(self._runs)
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         failed = sum(r.error is not None for r in self._runs)
         return f"SweepResult(runs={len(self)}, seeds={len(self.seeds)}, failed={failed})"
@@ -764,11 +769,6 @@ def sweep(
     progress : bool
         A tqdm progress bar over finished runs.
 
-    Ctrl-C (KeyboardInterrupt) stops a sweep at once: pending runs are cancelled and the
-    workers of a local process pool terminated, without waiting for the runs in flight.
-    The :class:`SweepInterrupted` raised (a KeyboardInterrupt) keeps the runs that had
-    finished in its ``result``, so an hour of runs is not lost to one keystroke.
-
     Returns
     -------
     SweepResult
@@ -786,6 +786,13 @@ def sweep(
         ``errors`` says: then no result can be trusted to come back).
     SweepInterrupted
         Ctrl-C: a KeyboardInterrupt carrying the finished runs.
+
+    Notes
+    -----
+    Ctrl-C (KeyboardInterrupt) stops a sweep at once: pending runs are cancelled and the
+    workers of a local process pool terminated, without waiting for the runs in flight.
+    The :class:`SweepInterrupted` raised (a KeyboardInterrupt) keeps the runs that had
+    finished in its ``result``, so an hour of runs is not lost to one keystroke.
     """
     if errors not in ("raise", "keep"):
         raise ValueError(f"sweep: errors must be 'raise' or 'keep', got {errors!r}")

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from . import _checks
-from ._json import jsonable
+from ._json import jsonable, short_repr
 
 __all__ = ["NoFeasibleTrial", "TuneInterrupted", "TuneResult", "tune"]
 
@@ -189,6 +189,10 @@ class TuneResult:
     best_params: dict[str, Any]
     best_value: float
     trials: list[dict[str, Any]]
+
+    @_checks.safe_repr
+    def __repr__(self) -> str:
+        return short_repr(self)  # cut: per-agent lists and trials grow with the run
 
     def to_records(self) -> list[dict[str, Any]]:
         """The trial records (plain, JSON-ready values: NumPy values become Python ones,

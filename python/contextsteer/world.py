@@ -700,6 +700,7 @@ class World:
         """
         return dict(self._core.index_info)
 
+    @_checks.safe_repr
     def __repr__(self) -> str:
         return (
             f"World(obstacles={self.obstacle_count}, segments={self.segment_count}, "
