@@ -67,7 +67,8 @@ def __dir__() -> list[str]:
     ``rimea``, loaded on first use, and offered ``Any`` and ``annotations``)."""
     import pkgutil
 
-    modules = {m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
+    here = globals()["__path__"]
+    modules = {m.name for m in pkgutil.iter_modules(here) if not m.name.startswith("_")}
     return sorted(set(__all__) | modules | {"__version__"})
 
 

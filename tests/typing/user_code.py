@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 import contextsteer as cs
 from contextsteer import classic
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
     from typing_extensions import assert_type
 else:
 
@@ -26,13 +26,13 @@ def main() -> None:
     world.add_box(center=(5, 0), half_extents=(1, 3))
     agents = cs.Agents(np.int64(4), slots=8, seed=np.uint32(2))
     agents.add([[0.0, 0.0]])
-    assert_type(agents.position, "NDArray[Any]")
+    assert_type(agents.position, NDArray[Any])
     agents.velocity = [[0.1, 0.0]]  # a view takes anything array-like
     sim = cs.Simulation(world, agents, [cs.Forward()])
     history = sim.record(every=np.int64(1))
     sim.step(0.1, steps=np.int64(2))
-    assert_type(sim.interest, "NDArray[Any]")
-    assert_type(history.positions, "NDArray[Any]")
+    assert_type(sim.interest, NDArray[Any])
+    assert_type(history.positions, NDArray[Any])
     assert_type(sim.metrics(), "dict[str, Any]")
     assert_type(sim.agent_metrics, cs.metrics.AgentMetrics)
     paths = cs.route(world, [[0.0, 0.0]], [[10.0, 0.0]], 0.3)
