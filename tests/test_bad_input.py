@@ -1177,6 +1177,13 @@ def test_slot_raycast_reduces_double_headings_before_float32_takes_them():
             cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=np.float32([h])),
             rtol=1e-5,
         )
+    # Below 2^60 in their own type though 2^60 in double: taken, not refused as not
+    # below 2^60 (round 24); 2^60 itself is refused whatever its type.
+    for h in (np.int64(2**60 - 1), 2**60 - 1, -(2**60) + 1, np.longdouble(2**60) - 0.25):
+        assert np.isfinite(cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=[h])).any()
+    for h in (2**60, np.int64(2**60), 2.0**60):
+        with pytest.raises(ValueError, match="below 2"):
+            cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=[h])
     # Within ±π, and float32 headings, the bits are those of before.
     for h in ([0.3], np.float32([3.1]), [-np.pi], [np.pi]):
         want = cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=np.float32(h))

@@ -67,6 +67,7 @@ def oracle_run(sources, seed, period, dt, steps, sim):
         if now >= next_t - 0.5 * dt:
             while now >= next_t - 0.5 * dt:  # every batch due, in order
                 for s, src in enumerate(sources):
+                    # (start 0: the documented ulps of max(|start|, |k·period|, |t|))
                     n = int(rng.poisson(src.rate_at(next_t + 4 * math.ulp(next_t)) * period))
                     lo, hi = src.radius
                     r = rng.uniform(lo, hi, n)
@@ -1146,6 +1147,54 @@ def test_a_flow_whose_simulation_is_gone_refuses_to_feed_another():
     assert other.agents.alive.sum() == 10
 
 
+def test_a_flow_whose_members_were_removed_moves_to_another_simulation():
+    """The setter and the step counted the members the caller had removed as inside
+    (fuzz round 24): the flow was refused on a new simulation as having agents inside."""
+
+    def new_sim():
+        agents = cs.Agents(40, slots=8)
+        agents.add([[5.0 + i, 5.0] for i in range(10)], radius=0.2)
+        return cs.Simulation(None, agents, [cs.Seek()], motion=cs.Accel())
+
+    flow = cs.Flow([cs.Source([0, 0, 3, 3], 20.0, [30, 1.5], [25, -1, 40, 4], radius=0.2)], seed=0)
+    sim = new_sim()
+    sim.flow = flow
+    sim.step(0.1, steps=20)
+    assert flow.report()["inside"] > 0
+    sim.agents.remove(flow.members())
+    assert flow.report()["inside"] == 0
+    other = new_sim()
+    other.flow = flow  # nothing of it inside the first simulation any more
+    before = other.agents.alive.copy()
+    other.step(0.1, steps=5)
+    # The other simulation's own agents (slots 0-9, as the removed members' were not)
+    # are not taken for members: none removed, and the flow counts only its newcomers.
+    assert other.agents.alive[before].all()
+    assert set(flow.members()) <= set(np.flatnonzero(other.agents.alive & ~before))
+
+
+def test_a_flow_pickled_beside_its_simulation_comes_back_as_its_flow():
+    """Simulation.__reduce__ deep-copied its flow outside the pickle's memo: after
+    pickle.loads((sim, flow)) the caller's flow was not the simulation's, went stale as
+    the simulation stepped, and setting it back was refused (fuzz round 24)."""
+    agents = cs.Agents(40, slots=8)
+    sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Accel())
+    flow = cs.Flow([cs.Source([0, 0, 3, 3], 20.0, [30, 1.5], [25, -1, 40, 4], radius=0.2)], seed=0)
+    sim.flow = flow
+    sim.backup = flow
+    sim.step(0.1, steps=20)
+    s2, f2 = pickle.loads(pickle.dumps((sim, flow)))
+    assert f2 is s2.flow is s2.backup
+    copied = copy.deepcopy(sim)
+    assert copied.flow is copied.backup and copied.flow is not flow
+    s2.flow = f2  # its own: accepted
+    # The loaded pair continues as the original does, bit for bit.
+    sim.step(0.1, steps=15)
+    s2.step(0.1, steps=15)
+    assert f2.report() == flow.report()
+    np.testing.assert_array_equal(s2.agents.position, sim.agents.position)
+
+
 def test_the_batch_due_at_a_schedules_change_draws_the_new_rate():
     """Batch k falls at start + k·period: the clock summed periods, ten of 0.1 fell short
     of 1.0, and the batch due at the schedule's change drew the rate before it (fuzz
@@ -1163,6 +1212,17 @@ def test_the_batch_due_at_a_schedules_change_draws_the_new_rate():
         assert sim.flow.report()["offered"] == 0
         sim.step(period)  # the batch at the change: rate 1000
         assert sim.flow.report()["offered"] > 0.5 * 1000 * period, period
+    # A negative start: -7 + 24 × 0.3 = 0.1999999999999993, an ulp of 7 short of the
+    # change at 0.2, beyond 4 ulps of the result (round 24, a regression of round 23).
+    for start, change in ((-7.0, 0.2), (-6.7, 0.2), (-10.0, 0.2), (-0.9, 0.0), (-1000.0, 0.2)):
+        src = cs.Source([0, 0, 5, 5], [(-2e3, 0.0), (change, 1000.0)], [30, 2.5], [25, -1, 40, 6])
+        sim = cs.Simulation(None, cs.Agents(10, slots=8), [cs.Seek()], motion=cs.Accel())
+        sim.flow = cs.Flow([src], seed=0, period=0.3, start=start)
+        while sim.time < change - 0.05:
+            sim.step(0.1)
+            assert sim.flow.report()["offered"] == 0
+        sim.step(0.1)
+        assert sim.flow.report()["offered"] > 150, start
     # A long period reads the rate at its batch's time, not one 1e-9 periods later (the
     # batch at 0 of period 1e8 took a change at 0.05 s: 1,012 people; round 23).
     src = cs.Source([0, 0, 5, 5], [(0.0, 0.0), (0.05, 1e-5)], [30, 2.5], [25, -1, 40, 6])

@@ -107,12 +107,20 @@ def test_a_sweep_too_big_to_hold_is_refused_with_its_count(monkeypatch):
         cs.sweep(summed, seeds=itertools.count(), executor="serial", progress=False)
     with pytest.raises(ValueError, match=r"10000 a × the values of b give more than"):
         grid(a=range(10**4), b=(x for x in range(10**4)))
+    # A generator of parameter sets is counted as it is listed, times the seeds (it was
+    # listed whole first: an endless one filled memory; fuzz round 24).
+    endless = ({"a": i} for i in itertools.count())
+    with pytest.raises(ValueError, match=r"params \(times the seeds\) give more than"):
+        cs.sweep(summed, endless, seeds=2, executor="serial", progress=False)
     monkeypatch.setattr(sys.modules["contextsteer.sweep"], "MAX_RUNS", 6)
     assert len(grid(a=[1, 2], b=[1, 2, 3])) == 6  # the limit itself is allowed
     with pytest.raises(ValueError, match="7 a give 7 runs"):
         grid(a=range(7), b=[0])
     with pytest.raises(ValueError, match=r"4 parameter sets × 2 seeds give 8 runs"):
         cs.sweep(summed, {"a": [1, 2, 3, 4]}, seeds=2, executor="serial", progress=False)
+    with pytest.raises(ValueError, match=r"params \(times the seeds\) give more than"):
+        cs.sweep(summed, ({"a": i} for i in range(4)), seeds=2, executor="serial", progress=False)
+    assert len(cs.sweep(summed, ({"a": i} for i in range(3)), seeds=2, progress=False)) == 6
     assert len(cs.sweep(summed, {"a": [1, 2, 3]}, seeds=2, executor="serial", progress=False)) == 6
 
 

@@ -11,7 +11,9 @@ simulation (``sim.flow = Flow(...)``), it acts inside :meth:`Simulation.step`:
    source order; a step that a ``period`` shorter than the step covers more than once
    draws every batch due, in order of ``k``, so no arrival is lost to a coarse step:
    a Poisson count with mean ``rate * period`` (the rate in force at the batch's time,
-   for a source with a schedule), then their radii, their desired speeds and a seed each
+   for a source with a schedule, read 4 ulps of ``max(|start|, |k * period|, |time|)``
+   past that time computed in double, so that its rounding never reads the rate before
+   a change due at it), then their radii, their desired speeds and a seed each
    (``integers(2**63)``), from the flow's own generator (``seed``). They join the end of
    the source's queue, which keeps 24 bytes a person.
 2. **Admission**, right after: the head of each queue (sources in order) draws its
@@ -392,13 +394,10 @@ class Source:
     def _draw(
         self, rng: np.random.Generator, period: float, t: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The newcomers of the period starting at ``t``: radii, desired speeds and
-        seeds of their candidate places."""
-        # The rate a few ulps after t: batch k's time start + k·period is computed in
-        # double, within two ulps of the exact one, and 3 × 0.3 = 0.8999999999999999 drew
-        # the rate before a change at 0.9 (fuzz round 22). (An offset of 1e-9 periods read
-        # a change 0.1 s after a batch of period 1e8; round 23.)
-        n = int(rng.poisson(self.rate_at(t + 4.0 * math.ulp(t)) * period))
+        """The newcomers of a period at the rate of time ``t`` (the caller's batch time,
+        just past its rounding): radii, desired speeds and seeds of their candidate
+        places."""
+        n = int(rng.poisson(self.rate_at(t) * period))
         lo, hi = self.radius
         r = rng.uniform(lo, hi, n) if hi > lo else np.full(n, lo)
         if len(self.speed) > 1:
@@ -805,8 +804,18 @@ class Flow:
                         for _ in range(MAX_BATCHES_PER_STEP + 2):
                             if now < self._next - 0.5 * dt:
                                 break
+                            # The rate a few ulps after the batch time: start + k·period
+                            # is rounded twice in double, by up to an ulp of the larger of
+                            # its operands (3 × 0.3 = 0.8999999999999999 drew the rate
+                            # before a change at 0.9, fuzz round 22; -7 + 24 × 0.3 =
+                            # 0.1999999999999993, where an ulp of the result was too
+                            # little, round 24; 1e-9 periods read a change 0.1 s late at
+                            # a period of 1e8, round 23).
+                            when = self._next + 4.0 * math.ulp(
+                                max(abs(self.start), abs(self._next - self.start), abs(self._next))
+                            )
                             for src, stream in zip(self.sources, self._streams):
-                                arrivals = src._draw(self._rng, self.period, self._next)
+                                arrivals = src._draw(self._rng, self.period, when)
                                 stream.offered += len(arrivals[0])
                                 stream.join(*arrivals)
                             # Batch k at start + k·period, as documented: a sum of periods
@@ -829,6 +838,11 @@ class Flow:
     def _forget_gone(self, sim: Simulation) -> None:
         fed = self.__dict__.get("_fed")
         other = fed() if fed is not None else None
+        if other is not None:
+            # Members removed from the agents it fed are out, judged against those agents
+            # (a flow whose members the caller had removed was refused on another
+            # simulation as having them inside; fuzz round 24).
+            self._source = self._still_inside()
         if fed is not None and other is None and (self._source >= 0).any():
             # The simulation it fed is gone with its agents: its member slots would be
             # taken for this one's agents in the same slots (a Flow made once outside a

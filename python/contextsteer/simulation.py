@@ -42,6 +42,10 @@ def _view(name: str, doc: str) -> _checks.ReadOnlyArrayView:
     return cast(_checks.ReadOnlyArrayView, property(lambda self: self._core._view(name), doc=doc))
 
 
+#: The pickle-state key of the flows' states taken with the simulation's (Simulation.__reduce__).
+_FLOW_STATES = "__flow_states__"
+
+
 def _refuse_reassignment(name: str) -> None:
     """A constructor argument the C++ simulation holds is read-only. Reassigning it once
     left step() on the old object while copies, History and the checks used the new one."""
@@ -300,16 +304,24 @@ class Simulation:
         thread guard, so a step running in another thread raises RuntimeError ("in use")
         rather than giving a copy whose step count and positions are of different steps.
         """
-        # Held for the state and the flow's copy together: a Flow step in another thread
+        # Held for the state and the flow's state together: a Flow step in another thread
         # between them gave a copy whose flow was steps ahead of its agents (walkers
-        # counted in and never added once the copy stepped).
+        # counted in and never added once the copy stepped). The flow itself is pickled
+        # as the object it is, so that one pickled beside its simulation comes back as the
+        # simulation's (a copy of it was, and the caller's handle went stale; fuzz round
+        # 24); its state taken here is written into it when the simulation is restored.
         with self._core._hold("Simulation.save / pickle"):
             state = self._core._state()
             extras = {
-                k: copy.deepcopy(v) if isinstance(v, Flow) else v
+                k: v
                 for k, v in vars(self).items()
                 if k not in _OWN_ATTRIBUTES and (_plain_data(v) or isinstance(v, Flow))
             }
+            flows = {
+                k: copy.deepcopy(v.__getstate__()) for k, v in extras.items() if isinstance(v, Flow)
+            }
+        if flows:
+            extras[_FLOW_STATES] = flows
         agents_state = state.pop("agents")
         rebuild = (
             _restore_simulation,
@@ -326,6 +338,15 @@ class Simulation:
         )
         # The caller's own attributes, when there are any, as the pickle's state.
         return (*rebuild, extras) if extras else rebuild
+
+    def __setstate__(self, extras: dict[str, Any]) -> None:
+        # The caller's attributes (the pickle's state), each flow's taken with the
+        # simulation's state written into it (older pickles held a copy of the flow).
+        extras = dict(extras)
+        flows = extras.pop(_FLOW_STATES, {})
+        self.__dict__.update(extras)
+        for name, state in flows.items():
+            self.__dict__[name].__setstate__(state)
 
     def save(self, path: str | bytes | os.PathLike) -> None:
         """Save the simulation to a file that :func:`contextsteer.load` reads back.
@@ -366,7 +387,8 @@ class Simulation:
             # removed them at its exits (fuzz round 23). (A simulation copied or loaded
             # with its flow keeps it without this setter.)
             fed = value.__dict__.get("_fed")
-            inside = int((value._source >= 0).sum())
+            # (Members the caller removed from their simulation are not inside: round 24.)
+            inside = int((value._still_inside() >= 0).sum())
             if inside and (fed is None or fed() is not self.agents):
                 raise ValueError(
                     f"Simulation.flow: this Flow has {inside} agents inside another "

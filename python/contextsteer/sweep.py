@@ -803,7 +803,10 @@ def sweep(
         param_sets = grid(**params)
     else:
         iterable = isinstance(params, Iterable) and not isinstance(params, (str, bytes))
-        given = list(params) if iterable else []
+        # Counted as they are listed (a generator of dicts filled memory before the
+        # count was checked; fuzz round 24).
+        room = MAX_RUNS // max(1, len(seed_list))
+        given = _listed(params, "sweep", "params (times the seeds)", room) if iterable else []
         if not iterable or not all(isinstance(p, Mapping) for p in given):
             raise TypeError(
                 f"sweep: params must be a list of dicts or a dict of value lists, got {params!r}"

@@ -65,8 +65,14 @@ def _reduced(headings: Any) -> Any:
     h = arr.astype(np.float64, copy=False)  # (copied below only when one is reduced)
     with np.errstate(invalid="ignore"):
         # (Up to 2^60, the bound every float input has: beyond it a heading is refused
-        # whatever its dtype, not reduced in double and refused in float32.)
-        far = np.isfinite(h) & (np.abs(h) > np.pi) & (np.abs(h) < 2.0**60)
+        # whatever its dtype, not reduced in double and refused in float32. Compared in
+        # the given dtype: the integer 2^60 - 1 and the long double 2^60 - 0.25 are below
+        # it but round to 2^60 in double, and were refused as not below it; round 24.)
+        if arr.dtype.kind in "iu":
+            below = (arr > -(2**60)) & (arr < 2**60)
+        else:
+            below = np.abs(arr) < np.longdouble(2.0**60)
+        far = np.isfinite(h) & (np.abs(h) > np.pi) & below
     if not far.any():
         return headings
     h = h.copy()
