@@ -13,10 +13,15 @@ void slot_directions(std::size_t k, double offset, std::span<float> xy) {
   // it is): added to a large offset, the slot steps were lost to its rounding (at 1e17
   // every slot had the same direction, and the interpolating choose modes gave NaN).
   const double base = std::fmod(offset, 2.0 * std::numbers::pi);
+  // A component below 2^-40 is an axis's (cos(pi/2) is 6e-17, not 0): 0, so that the
+  // quarter-turn slots are the axes exactly, as slot 0 is, and a thin ray along one meets
+  // a wall seen end-on as slot 0's does (fuzz round 24: rotated by a quarter turn, the
+  // scene's wall straight ahead was missed). Any other direction is unchanged.
+  auto snap = [](double c) { return std::fabs(c) < 0x1p-40 ? 0.0f : static_cast<float>(c); };
   for (std::size_t i = 0; i < k; ++i) {
     const double a = base + step * static_cast<double>(i);
-    xy[2 * i] = static_cast<float>(std::cos(a));
-    xy[2 * i + 1] = static_cast<float>(std::sin(a));
+    xy[2 * i] = snap(std::cos(a));
+    xy[2 * i + 1] = snap(std::sin(a));
   }
 }
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 
 from . import _checks, _core
-from .maps import _MAX_MAGNITUDE, _f32
+from .maps import _MAX_MAGNITUDE, _f32, slot_directions
 from .world import _core_world
 
 if TYPE_CHECKING:
@@ -88,8 +88,7 @@ def _slot_directions(directions: Any) -> np.ndarray:
                 f"directions: a ring needs at least 3 slots and at most {_checks.MAX_SLOTS}, "
                 f"got {k}"
             )
-        a = 2.0 * np.pi * np.arange(k) / k
-        return np.ascontiguousarray(np.stack([np.cos(a), np.sin(a)], axis=1), dtype=np.float32)
+        return slot_directions(k)  # the ring a Simulation's SlotSet(k) holds, bit for bit
     if hasattr(directions, "directions"):
         directions = directions.directions
     d = _f32(directions, "slot directions")
