@@ -227,6 +227,17 @@ print("unchanged:", after == before[:2], np.array_equal(sim.agents.position, bef
 history.detach()
 sim.step(0.1)
 print("after detach:", sim.step_count, len(history))
+# A call of many steps whose frames cannot all fit raises before its first step (each
+# slice of the call made room for its own frames: thousands of steps ran, then the error
+# said none had; fuzz round 24).
+small = sim.record(maps=True, reserve=10)
+sim.step(0.1, 10)
+before = sim.step_count
+try:
+    sim.step(0.1, 100_000)
+except MemoryError as exc:
+    print("error:", exc)
+print("many steps:", sim.step_count - before, len(small))
 """
 
 
@@ -249,6 +260,8 @@ def test_a_history_that_cannot_grow_stops_the_step_before_it_changes_anything(tm
     assert lines[0].startswith("error: History: out of memory for the recorded frames")
     assert lines[1] == "unchanged: True True"
     assert lines[2] == "after detach: 200 200"
+    assert lines[3].startswith("error: History: out of memory for the recorded frames")
+    assert lines[4] == "many steps: 0 11"
 
 
 def test_to_csv_refuses_a_bad_format_before_touching_the_file(tmp_path):

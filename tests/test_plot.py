@@ -732,3 +732,27 @@ def test_frames_of_a_world_of_one_vertical_wall_show_the_whole_wall():
     ax = fr.figure.axes[0]
     lo, hi = ax.get_ylim()
     assert lo <= 0 and hi >= 10, (lo, hi)
+
+
+def test_switches_take_a_bool_and_routes_a_list():
+    """``rays="no"`` and ``rays=2.5`` drew every ray (README: a switch is a bool or 0/1,
+    anything else a TypeError); ``routes(None)`` failed inside on ``len`` (fuzz round 24)."""
+    sim = cs.scenarios.get("racetrack").builder(agents=2)
+    sim.step(1 / 30)
+    history = sim.record()
+    sim.step(1 / 30, steps=2)
+    for bad in ("no", None, 2.5):
+        with pytest.raises(TypeError, match="scene: rays must be a bool"):
+            cs.plot.scene(sim, rays=bad)
+        with pytest.raises(TypeError, match="animate: rays must be a bool"):
+            cs.plot.animate(history, rays=bad)
+        with pytest.raises(TypeError, match="frames: rays must be a bool"):
+            cs.plot.frames(history=history, size=64, rays=bad)
+    with pytest.raises(TypeError, match="animate: trail must be a bool"):
+        cs.plot.animate(history, trail="yes")
+    with pytest.raises(TypeError, match="scene: rotate must be a bool"):
+        cs.plot.scene(sim, rotate="yes")
+    assert cs.plot.scene(sim, rays=0).rays is None  # 0 and 1 are switches too
+    with pytest.raises(TypeError, match="routes: expected a list of paths"):
+        cs.plot.routes(None)
+    plt.close("all")

@@ -451,3 +451,31 @@ def test_edits_from_two_threads_pickle_back_with_the_same_ids():
     back = pickle.loads(pickle.dumps(w))
     np.testing.assert_array_equal(back.walls, w.walls)
     np.testing.assert_array_equal(back.obstacle_layers, w.obstacle_layers)
+
+
+def test_a_door_toggled_many_times_pickles_at_its_geometrys_size():
+    """Each set_layers call was logged for the pickle to replay: a door toggled every step
+    grew the world by 230 B a call for good (115 MB and a 1.1 s load after 200,000;
+    fuzz round 24). The layers last set are kept, and a copy reads the same."""
+    w = cs.World()
+    wall = w.add_box(center=(5, 5), half_extents=(1, 1))
+    door = w.add_box(center=(5, 8), half_extents=(0.2, 1.0))
+    small = len(pickle.dumps(w))
+    for k in range(20000):
+        w.set_layers(door, k & 1)
+    w.set_layers([wall], 0b10)
+    assert len(pickle.dumps(w)) <= small + 64
+    ray = ([[5.0, 0.0]], [[0.0, 1.0]], 20.0)
+    for layers in (1, 0b10, cs.world.ALL_LAYERS):
+        want = cs.raycast(w, *ray, layers=layers)
+        got = cs.raycast(pickle.loads(pickle.dumps(w)), *ray, layers=layers)
+        np.testing.assert_array_equal(got.distance, want.distance)
+    # An older pickle (each call in the log) still loads to the same layers.
+    from contextsteer.world import _restore_world
+
+    log = [*w._log, ("set_layers", (np.int32([door]), 0)), ("set_layers", (np.int32([door]), 1))]
+    log.append(("set_layers", (np.int32([wall]), 0b10)))
+    old = _restore_world(log)
+    np.testing.assert_array_equal(
+        cs.raycast(old, *ray, layers=1).distance, cs.raycast(w, *ray, layers=1).distance
+    )

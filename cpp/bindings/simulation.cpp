@@ -325,6 +325,13 @@ void bind_simulation(py::module_& m) {
             check_agents(agents_of(self.agents));
             check_carried(*self.sim);
             refresh_world(self);
+            // Room in the histories for every frame of the call, before its first step: each
+            // slice made room for its own frames only, so a MemoryError came after thousands
+            // of steps had run and said none had (fuzz round 24).
+            {
+              GilRelease release;
+              self.sim->make_history_room(static_cast<std::size_t>(steps));
+            }
             // Whole steps in slices of about 0.1 s of work, checking for Ctrl-C between
             // them (with the GIL): an interrupt leaves the state of the last whole step.
             std::size_t done = 0;

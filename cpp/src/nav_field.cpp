@@ -11,6 +11,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "contextsteer/geometry.hpp"
@@ -182,11 +183,6 @@ void NavField::block(const World& world, std::uint32_t layers, StopPoll& poll) {
       poll(static_cast<std::size_t>(start[k1] - start[k]) + xs.size());
     }
   }
-}
-
-Vec2 NavField::node(int i, int j) const {
-  return {static_cast<float>(grid_.x0 + i * static_cast<double>(grid_.cell)),
-          static_cast<float>(grid_.y0 + j * static_cast<double>(grid_.cell))};
 }
 
 void NavField::open_edges(const World& world, std::uint32_t layers, std::vector<std::uint8_t>& open,
@@ -1158,40 +1154,46 @@ float NavField::field_distance_at(std::size_t g, Vec2 p) const {
   // alone, renormalised, read 0.16 m short 3 cm beside a wall through the cell's lower
   // corners (cell 0.25): where a corner is not seen, each seen corner's value is carried
   // to p along its descent (|grad T| = 1), T(c) - desc(c).(p - c), and those are blended.
-  bool seen[4] = {true, true, true, true};
-  bool partial = false;
-  if (crossed_[b.n00]) {
-    seen_corners(b.n00, p, seen);
-    partial = !(seen[0] && seen[1] && seen[2] && seen[3]);
-  }
-  const float* e = desc_[g].data();
-  auto value = [&](int c) {
-    const float v = d[n[c]];
-    if (!partial) return v;
-    const auto nx = static_cast<std::size_t>(grid_.nx);
-    const Vec2 q = node(static_cast<int>(n[c] % nx), static_cast<int>(n[c] / nx));
-    return std::max(0.0f, v - (e[2 * n[c]] * (p.x - q.x) + e[2 * n[c] + 1] * (p.y - q.y)));
+  // (Compiled twice: a cell no wall passes through, nearly every query, reads as before
+  // the walls were asked; one test instead of a third more instructions a query.)
+  auto blend = [&](auto walls) {
+    constexpr bool kWalls = decltype(walls)::value;
+    bool seen[4] = {true, true, true, true};
+    bool partial = false;
+    if constexpr (kWalls) {
+      seen_corners(b.n00, p, seen);
+      partial = !(seen[0] && seen[1] && seen[2] && seen[3]);
+    }
+    const float* e = desc_[g].data();
+    auto value = [&](int c) {
+      const float v = d[n[c]];
+      if (!kWalls || !partial) return v;
+      const auto nx = static_cast<std::size_t>(grid_.nx);
+      const Vec2 q = node(static_cast<int>(n[c] % nx), static_cast<int>(n[c] / nx));
+      return std::max(0.0f, v - (e[2 * n[c]] * (p.x - q.x) + e[2 * n[c] + 1] * (p.y - q.y)));
+    };
+    // A cell whose free corners are all unreachable lies in a region the goal cannot be
+    // reached from (e.g. a pocket whose openings are narrower than the grid resolves): its
+    // blocked corners carry values extrapolated from the wall's other side, not a way out.
+    bool free_corner = false, free_reached = false;
+    for (int c = 0; c < 4; ++c)
+      if (seen[c] && !blocked_[n[c]]) {
+        free_corner = true;
+        free_reached |= std::isfinite(d[n[c]]);
+      }
+    if (free_corner && !free_reached) return std::numeric_limits<float>::infinity();
+    float sum = 0.0f, wsum = 0.0f;
+    for (int c = 0; c < 4; ++c)
+      if (seen[c] && std::isfinite(d[n[c]])) {
+        sum += w[c] * value(c);
+        wsum += w[c];
+      }
+    if (wsum > 0.0f) return sum / wsum;
+    for (int c = 0; c < 4; ++c)  // p sits on a corner with zero weight for the finite ones
+      if (seen[c] && std::isfinite(d[n[c]])) return value(c);
+    return std::numeric_limits<float>::infinity();
   };
-  // A cell whose free corners are all unreachable lies in a region the goal cannot be
-  // reached from (e.g. a pocket whose openings are narrower than the grid resolves): its
-  // blocked corners carry values extrapolated from the wall's other side, not a way out.
-  bool free_corner = false, free_reached = false;
-  for (int c = 0; c < 4; ++c)
-    if (seen[c] && !blocked_[n[c]]) {
-      free_corner = true;
-      free_reached |= std::isfinite(d[n[c]]);
-    }
-  if (free_corner && !free_reached) return std::numeric_limits<float>::infinity();
-  float sum = 0.0f, wsum = 0.0f;
-  for (int c = 0; c < 4; ++c)
-    if (seen[c] && std::isfinite(d[n[c]])) {
-      sum += w[c] * value(c);
-      wsum += w[c];
-    }
-  if (wsum > 0.0f) return sum / wsum;
-  for (int c = 0; c < 4; ++c)  // p sits on a corner with zero weight for the finite ones
-    if (seen[c] && std::isfinite(d[n[c]])) return value(c);
-  return std::numeric_limits<float>::infinity();
+  return crossed_[b.n00] ? blend(std::true_type{}) : blend(std::false_type{});
 }
 
 Vec2 NavField::direction_at(std::size_t g, Vec2 p) const {
@@ -1228,38 +1230,43 @@ Vec2 NavField::field_direction_at(std::size_t g, Vec2 p) const {
   const Bilinear b = bilinear(grid_, p);
   const float* e = desc_[g].data();
   // In a cell a wall passes through, only the corners on p's side of it (weight 0 for
-  // the others).
-  bool seen[4] = {true, true, true, true};
-  if (crossed_[b.n00]) seen_corners(b.n00, p, seen);
-  const float w00 = seen[0] ? (1 - b.u) * (1 - b.v) : 0.0f, w10 = seen[1] ? b.u * (1 - b.v) : 0.0f,
-              w01 = seen[2] ? (1 - b.u) * b.v : 0.0f, w11 = seen[3] ? b.u * b.v : 0.0f;
-  float x = w00 * e[2 * b.n00] + w10 * e[2 * b.n10] + w01 * e[2 * b.n01] + w11 * e[2 * b.n11];
-  float y = w00 * e[2 * b.n00 + 1] + w10 * e[2 * b.n10 + 1] + w01 * e[2 * b.n01 + 1] +
-            w11 * e[2 * b.n11 + 1];
-  float len = std::sqrt(x * x + y * y);
-  // On a ridge (the corners disagree: ways round an obstacle on either side, or two
-  // goals) opposite descents cancel and the remainder, normalised, can point anywhere —
-  // into the obstacle between the two ways. There, when the blend keeps less than half
-  // of the weight of the corners that have a descent, take the heaviest corner's.
-  float wsum = 0.0f, wbest = -1.0f;
-  std::size_t best = b.n00;
-  const std::size_t n[4] = {b.n00, b.n10, b.n01, b.n11};
-  const float w[4] = {w00, w10, w01, w11};
-  for (int c = 0; c < 4; ++c) {
-    if (!seen[c] || (e[2 * n[c]] == 0.0f && e[2 * n[c] + 1] == 0.0f)) continue;
-    wsum += w[c];
-    if (w[c] > wbest) {
-      wbest = w[c];
-      best = n[c];
+  // the others). (Compiled twice, as field_distance_at's blend.)
+  auto blend = [&](auto walls) -> Vec2 {
+    constexpr bool kWalls = decltype(walls)::value;
+    bool seen[4] = {true, true, true, true};
+    if constexpr (kWalls) seen_corners(b.n00, p, seen);
+    const float w00 = seen[0] ? (1 - b.u) * (1 - b.v) : 0.0f,
+                w10 = seen[1] ? b.u * (1 - b.v) : 0.0f, w01 = seen[2] ? (1 - b.u) * b.v : 0.0f,
+                w11 = seen[3] ? b.u * b.v : 0.0f;
+    float x = w00 * e[2 * b.n00] + w10 * e[2 * b.n10] + w01 * e[2 * b.n01] + w11 * e[2 * b.n11];
+    float y = w00 * e[2 * b.n00 + 1] + w10 * e[2 * b.n10 + 1] + w01 * e[2 * b.n01 + 1] +
+              w11 * e[2 * b.n11 + 1];
+    float len = std::sqrt(x * x + y * y);
+    // On a ridge (the corners disagree: ways round an obstacle on either side, or two
+    // goals) opposite descents cancel and the remainder, normalised, can point anywhere —
+    // into the obstacle between the two ways. There, when the blend keeps less than half
+    // of the weight of the corners that have a descent, take the heaviest corner's.
+    float wsum = 0.0f, wbest = -1.0f;
+    std::size_t best = b.n00;
+    const std::size_t n[4] = {b.n00, b.n10, b.n01, b.n11};
+    const float w[4] = {w00, w10, w01, w11};
+    for (int c = 0; c < 4; ++c) {
+      if (!seen[c] || (e[2 * n[c]] == 0.0f && e[2 * n[c] + 1] == 0.0f)) continue;
+      wsum += w[c];
+      if (w[c] > wbest) {
+        wbest = w[c];
+        best = n[c];
+      }
     }
-  }
-  if (len < 0.5f * wsum) {
-    x = e[2 * best];
-    y = e[2 * best + 1];
-    len = std::sqrt(x * x + y * y);
-  }
-  if (!(len > 1e-6f)) return {};
-  return {x / len, y / len};
+    if (len < 0.5f * wsum) {
+      x = e[2 * best];
+      y = e[2 * best + 1];
+      len = std::sqrt(x * x + y * y);
+    }
+    if (!(len > 1e-6f)) return {};
+    return {x / len, y / len};
+  };
+  return crossed_[b.n00] ? blend(std::true_type{}) : blend(std::false_type{});
 }
 
 bool NavField::visible(Vec2 a, Vec2 b) const {

@@ -729,7 +729,8 @@ class Flow:
 
     @property
     def travel_times(self) -> list[np.ndarray]:
-        """Per source, the travel times (s) of those out, in the order they left."""
+        """Per source, the travel times (s) of those out, in the order they left (kept for
+        every walker that has left, about 64 bytes each with its exit time, for good)."""
         return [np.array(s.travel) for s in self._streams]
 
     @property

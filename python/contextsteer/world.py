@@ -157,6 +157,11 @@ class World:
         # edit.
         self._nav_cache: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self._log: list[tuple[str, tuple]] = []  # every edit, replayed by pickle
+        # The layers set_layers gave each obstacle, the last call's (not in the log: a door
+        # opened and closed every step logged 230 B a call, for good, and the pickle
+        # replayed every one; fuzz round 24). Replayed after the log: an obstacle's layers
+        # are whatever the last call set, whenever it came.
+        self._layers: dict[int, int] = {}
         # Held across an edit and its log entry: two threads editing at once logged their
         # edits in another order than they were made, and a pickle or a saved simulation
         # replayed them into other ids (or failed to load: set_layers on an id not yet made).
@@ -183,7 +188,7 @@ class World:
         """Pickle (and ``copy.deepcopy``) support: the edits that built this world, replayed
         in order, so obstacle ids, layers and the grid cell size come back the same."""
         with self._log_lock:
-            return (_restore_world, (list(self._log),))
+            return (_restore_world, (list(self._log), dict(self._layers)))
 
     # ------------------------------------------------------------------ adding ---
     def add_segments(self, segments: Any, *, layers: int = ALL_LAYERS) -> np.ndarray:
@@ -627,7 +632,11 @@ class World:
                 f"set_layers: obstacle id {int(flat[np.flatnonzero(bad)[0]])} is not in "
                 f"[0, {self.obstacle_count})"
             )
-        self._edit("set_layers", np.ascontiguousarray(flat, dtype=np.int32), _layers(layers))
+        ids32 = np.ascontiguousarray(flat, dtype=np.int32)
+        mask = _layers(layers)
+        with self._log_lock:
+            self._core.set_layers(ids32, mask)
+            self._layers.update(dict.fromkeys(ids32.tolist(), mask))
 
     # ------------------------------------------------------------------- views ---
     @property
@@ -1014,12 +1023,20 @@ def inside(world: World, points: Any, *, layers: int = ALL_LAYERS) -> np.ndarray
     return _core.inside(core, _points(points, "points"), _layers(layers))
 
 
-def _restore_world(log: list) -> World:
-    """Rebuild a pickled world by replaying its edits (see :meth:`World.__reduce__`)."""
+def _restore_world(log: list, layers: dict[int, int] | None = None) -> World:
+    """Rebuild a pickled world by replaying its edits, then the layers set_layers gave
+    (see :meth:`World.__reduce__`; older pickles logged each set_layers call)."""
     w = World()
     for method, args in log:
         if method == "cell_size":
             w.cell_size = args[0]
+        elif method == "set_layers":
+            w.set_layers(args[0], args[1])
         else:
             w._edit(method, *args)
+    by_mask: dict[int, list[int]] = {}
+    for obstacle, mask in (layers or {}).items():
+        by_mask.setdefault(mask, []).append(obstacle)
+    for mask, ids in by_mask.items():
+        w.set_layers(np.array(ids, dtype=np.int32), mask)
     return w

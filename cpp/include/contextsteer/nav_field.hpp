@@ -178,7 +178,10 @@ class NavField {
   /// sight_ from blocked_ (after block()).
   void sight_window(StopPoll& poll);
   /// Node (i, j)'s position, as every wall test of the build and the queries take it.
-  Vec2 node(int i, int j) const;
+  Vec2 node(int i, int j) const {
+    return {static_cast<float>(grid_.x0 + i * static_cast<double>(grid_.cell)),
+            static_cast<float>(grid_.y0 + j * static_cast<double>(grid_.cell))};
+  }
   /// Per blocked node, bit d set when the grid edge to its neighbour kNeighbours[d] crosses
   /// or touches no wall or circle of the layers, but those of a solid holding the node
   /// (the way out of it) and a wall the node lies on (left to either side).

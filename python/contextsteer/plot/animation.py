@@ -237,6 +237,9 @@ def animate(
     from .. import _checks
 
     interval = _checks.real("animate: interval", interval)
+    # Switches: a bool or 0/1 ("no" and 2.5 drew the rays; fuzz round 24).
+    rays = _checks.flag("animate: rays", rays)
+    trail = _checks.flag("animate: trail", trail)
     if not (math.isfinite(interval) and 0 < interval <= 3.6e6):
         raise ValueError(f"animate: interval must be milliseconds in (0, 3.6e6], got {interval!r}")
     import matplotlib.pyplot as plt
@@ -472,6 +475,9 @@ def frames(
     headings, radii, dangers, world, path, slots, look_ahead, rotate = _recorded_inputs(
         rec, sim, t_count, n, world, path, slots, look_ahead, rotate
     )
+    from .. import _checks
+
+    rays = _checks.flag("frames: rays", rays)
     headings = None if headings is None else np.asarray(headings, dtype=np.float64)
 
     def whole(v: Any) -> bool:

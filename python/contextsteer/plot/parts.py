@@ -596,6 +596,11 @@ def routes(
     2
     >>> plt.close("all")
     """
+    if isinstance(paths, (str, bytes)) or not isinstance(paths, (Sequence, np.ndarray)):
+        raise TypeError(
+            "routes: expected a list of paths (route()'s list, Path objects or (P, 2) "
+            f"arrays, None for no route), got {type(paths).__name__}"
+        )
     ax = _plain_axes(ax)
     colors = _agent_colors(np.arange(len(paths)))
     lines = []

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _checks
 from ..agents import Agents
 from ..path import Path
 from ..simulation import Simulation
@@ -179,7 +180,9 @@ def scene(
         danger = sim.danger if danger is None else danger
         chosen = sim.chosen_direction if chosen is None else chosen
         distances = sim.sensed if distances is None else distances
-    rotate = bool(rotate)
+    # Switches: a bool or 0/1 ("no" and 2.5 drew the rays; fuzz round 24).
+    rays = _checks.flag("scene: rays", rays)
+    rotate = False if rotate is None else _checks.flag("scene: rotate", rotate)
 
     world_art = traj_art = agent_art = ray_art = glyphs = None
     path_arts: list = []
