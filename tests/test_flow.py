@@ -1115,30 +1115,32 @@ def test_newcomers_far_from_the_origin_are_placed_where_float32_keeps_them_apart
         assert gap.min() >= -1e-9, (x, gap.min())
 
 
+def _ten_walkers():
+    """A simulation with ten agents of its own in slots 0-9 (room for 30 newcomers)."""
+    agents = cs.Agents(40, slots=8)
+    agents.add([[5.0 + i, 5.0] for i in range(10)], radius=0.2)
+    return cs.Simulation(None, agents, [cs.Seek()], motion=cs.Accel())
+
+
 def test_a_flow_whose_simulation_is_gone_refuses_to_feed_another():
     """A Flow made once outside a loop of runs: the first simulation collected, its
     member slots were taken for the next one's agents in the same slots, which it then
     removed at its exits (fuzz round 21)."""
     import gc
 
-    def new_sim():
-        agents = cs.Agents(40, slots=8)
-        agents.add([[5.0 + i, 5.0] for i in range(10)], radius=0.2)
-        return cs.Simulation(None, agents, [cs.Seek()], motion=cs.Accel())
-
     flow = cs.Flow([cs.Source([0, 0, 3, 3], 20.0, [30, 1.5], [25, -1, 40, 4], radius=0.2)], seed=0)
-    sim = new_sim()
+    sim = _ten_walkers()
     sim.flow = flow
     sim.step(0.1, steps=20)
     assert flow.report()["inside"] > 0
     # A copy made without its simulation is refused at once (it took the member slots of
     # the other simulation's own agents; round 23); the same flow set again is its own.
     with pytest.raises(ValueError, match="agents inside another simulation"):
-        new_sim().flow = copy.deepcopy(flow)
+        _ten_walkers().flow = copy.deepcopy(flow)
     sim.flow = flow
     del sim
     gc.collect()
-    other = new_sim()
+    other = _ten_walkers()
     with pytest.raises(ValueError, match="agents inside another simulation"):
         other.flow = flow
     other.__dict__["_flow"] = flow  # (past the setter: the step refuses it too)
@@ -1151,19 +1153,14 @@ def test_a_flow_whose_members_were_removed_moves_to_another_simulation():
     """The setter and the step counted the members the caller had removed as inside
     (fuzz round 24): the flow was refused on a new simulation as having agents inside."""
 
-    def new_sim():
-        agents = cs.Agents(40, slots=8)
-        agents.add([[5.0 + i, 5.0] for i in range(10)], radius=0.2)
-        return cs.Simulation(None, agents, [cs.Seek()], motion=cs.Accel())
-
     flow = cs.Flow([cs.Source([0, 0, 3, 3], 20.0, [30, 1.5], [25, -1, 40, 4], radius=0.2)], seed=0)
-    sim = new_sim()
+    sim = _ten_walkers()
     sim.flow = flow
     sim.step(0.1, steps=20)
     assert flow.report()["inside"] > 0
     sim.agents.remove(flow.members())
     assert flow.report()["inside"] == 0
-    other = new_sim()
+    other = _ten_walkers()
     other.flow = flow  # nothing of it inside the first simulation any more
     before = other.agents.alive.copy()
     other.step(0.1, steps=5)

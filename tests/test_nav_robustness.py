@@ -256,7 +256,9 @@ def test_goal_sets_that_would_not_fit_in_memory_are_refused_before_allocating(mo
     world.add_segments([[0, 0, 20, 0]])
     grid = cs.NavField(world, [np.array([1.0, 1.0])], cell=0.1)._core.grid
     nodes = grid[3] * grid[4]
-    budget = nodes * (17 + 12 * 6)  # six sets fit exactly, seven do not
+    # (and 28 bytes for each of the wall's cell-list entries, three a cell it crosses)
+    walls = 28 * 3 * (20 / 0.1 + 2)
+    budget = nodes * (17 + 12 * 6) + walls  # six sets fit exactly, seven do not
     monkeypatch.setattr(maps, "_physical_memory", lambda: budget)
     six = cs.NavField(world, [np.array([1.0 + k, 1.0]) for k in range(6)], cell=0.1)
     assert six._core.count == 6

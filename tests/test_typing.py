@@ -127,3 +127,25 @@ def test_no_prose_is_read_as_a_parameter_of_the_api_reference():
                 name,
                 p.name[:60],
             )
+
+
+def test_a_subclass_of_agents_keeps_its_own_constructor():
+    """Agents checks its arguments in __new__; a subclass taking other arguments must still
+    be constructible, and Agents.__init__ still checks what it is given."""
+
+    class Coloured(cs.Agents):
+        def __init__(self, n, colour):
+            super().__init__(n, slots=8)
+            self.colour = colour
+
+    a = Coloured(5, "red")
+    assert a.capacity == 5 and a.slots == 8 and a.colour == "red"
+    with pytest.raises(ValueError, match="capacity must be >= 0"):
+        Coloured(-1, "red")
+
+    class Plain(cs.Agents):
+        pass
+
+    assert Plain(3, seed=2).capacity == 3
+    with pytest.raises(ValueError, match="slots must be >= 3"):
+        Plain(3, slots=2)

@@ -870,7 +870,22 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
       bucket_entries +=
           3.0 * std::abs(double(g.segments[i + 3]) - g.segments[i + 1]) / (2.0 * cell) +
           std::abs(double(g.segments[i + 2]) - g.segments[i]) / (2.0 * cell) + 8.0;
-  const double need = nx * ny * bytes_per_node(goals.size()) + 16.0 * bucket_entries;
+  // The wall cells' lists (wall_cells): a wall crosses at most |dx|/cell + |dy|/cell + 2
+  // cells, each listed with its neighbours where it runs along their sides (three times
+  // at most); a circle's boundary as its bounding square's rim.
+  double wall_entries = 0.0;
+  {
+    const auto walls = world.walls();
+    const auto radii = world.circle_radii();
+    for (std::size_t i = 0; i + 3 < walls.size(); i += 4)
+      wall_entries += 3.0 * ((std::abs(double(walls[i + 2]) - walls[i]) +
+                              std::abs(double(walls[i + 3]) - walls[i + 1])) /
+                                 cell +
+                             2.0);
+    for (const float r : radii) wall_entries += 3.0 * (8.0 * r / cell + 4.0);
+  }
+  const double need = nx * ny * bytes_per_node(goals.size()) + 16.0 * bucket_entries +
+                      static_cast<double>(sizeof(CellWall)) * wall_entries;
   if (need > max_bytes)
     throw NavOutOfMemory("NavField: " + std::to_string(goals.size()) +
                          " goal set(s) on a grid of " + approximate(nx * ny) +

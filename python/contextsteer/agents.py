@@ -212,6 +212,17 @@ class Agents(_core.Agents):
         cls._check(capacity, slots, seed)
         return super().__new__(cls)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A subclass with a constructor of its own takes its own arguments: its __init__
+        # checks ours when it calls Agents.__init__.
+        super().__init_subclass__(**kwargs)
+        if "__new__" not in vars(cls):
+
+            def __new__(sub: type, *args: Any, **kw: Any) -> Any:
+                return _core.Agents.__new__(sub)
+
+            cls.__new__ = __new__  # type: ignore[method-assign,assignment]
+
     def __init__(
         self,
         capacity: int | np.integer[Any],
@@ -221,6 +232,8 @@ class Agents(_core.Agents):
     ) -> None:
         """Room for ``capacity`` agents (none alive), their ring of ``slots`` (or the
         steering's) and the seed of their random streams; see the class docstring."""
+        if type(self) is not Agents:  # (Agents' own __new__ checked them already)
+            self._check(capacity, slots, seed)
         super().__init__(int(capacity), int(seed))
         self.slots = None if slots is None else int(slots)
 

@@ -197,8 +197,8 @@ class NavField:
         An empty goal set; a grid of more than 2**24 nodes (use a larger cell).
     MemoryError
         The fields would not fit in the memory this process may use: each node takes about
-        17 + 12 G bytes with G goal sets. Checked before allocating, at construction
-        and at every rebuild.
+        17 + 12 G bytes with G goal sets (and each wall about 84 bytes a cell it
+        crosses). Checked before allocating, at construction and at every rebuild.
 
     Notes
     -----
