@@ -756,3 +756,28 @@ def test_switches_take_a_bool_and_routes_a_list():
     with pytest.raises(TypeError, match="routes: expected a list of paths"):
         cs.plot.routes(None)
     plt.close("all")
+
+
+def test_metrics_refuses_a_summary_with_nothing_to_draw():
+    # A dict with none of a summary's counts drew an empty figure without a word; metrics
+    # turned off made the same empty figure; a count that is not a number failed inside
+    # float().
+    import matplotlib.pyplot as plt
+
+    with pytest.raises(ValueError, match=r"none of the counts .*collisions\.agent_agent"):
+        cs.plot.metrics({"a": "b"})
+    with pytest.raises(ValueError, match=r"none of the counts"):
+        cs.plot.metrics({})
+    with pytest.raises(TypeError, match=r"collisions\.agent_agent .* must be a number, got str"):
+        cs.plot.metrics({"collisions": {"agent_agent": "x"}})
+    agents = cs.Agents(2, slots=8)
+    agents.add([[0, 0], [3, 0]], velocity=[[1, 0], [-1, 0]], max_speed=1)
+    sim = cs.Simulation(None, agents, [cs.Forward()], push_apart=False)
+    sim.configure_metrics(enabled=False)
+    sim.step(dt=0.1, steps=3)
+    with pytest.raises(ValueError, match=r"run metrics were off"):
+        cs.plot.metrics(sim)
+    # One count is enough to draw.
+    bars = cs.plot.metrics({"overtakes": 3}).artists["bars"]
+    assert [b.get_height() for b in bars] == [3.0]
+    plt.close("all")

@@ -3,6 +3,7 @@ print, reprs stay short, deprecated spellings warn at the user's line and never 
 silently, dir() lists the public names (fuzz round 24: an IDE and type-checker user)."""
 
 import dataclasses
+import inspect
 import runpy
 import traceback
 import warnings
@@ -149,3 +150,15 @@ def test_a_subclass_of_agents_keeps_its_own_constructor():
     assert Plain(3, seed=2).capacity == 3
     with pytest.raises(ValueError, match="slots must be >= 3"):
         Plain(3, slots=2)
+
+
+def test_every_scenario_builder_documents_its_parameters():
+    """The builders had prose only: ``help(cs.scenarios.hallway)`` named no parameter."""
+    docscrape = pytest.importorskip("numpydoc.docscrape")
+    for name in cs.scenarios.available():
+        builder = cs.scenarios.get(name).builder
+        doc = docscrape.FunctionDoc(builder)
+        documented = [p.name for p in doc["Parameters"]]
+        assert documented == list(inspect.signature(builder).parameters), name
+        assert all(p.desc for p in doc["Parameters"]), name
+        assert [r.type for r in doc["Returns"]] == ["Simulation"], name

@@ -604,6 +604,34 @@ def racetrack(
     line; :func:`racetrack_report` adds per-car laps and lap times, wall contacts,
     overtakes and overlaps.
 
+    Parameters
+    ----------
+    agents : int, optional
+        Number of cars (12; the Godot preset 4).
+    slots : int, optional
+        Slots per car (16; the Godot preset 8), turning with the car.
+    seed : int, default 0
+        Seeds the cars' max speeds and the agents' ``rng``.
+    width : float, optional
+        Track width (26; the Godot preset 200 px); more than a car radius / 0.3.
+    speed : (float, float), optional
+        Range of the cars' max speeds, drawn uniformly ((40, 60); the Godot preset 350).
+    look_ahead : float, optional
+        Length of the wall sensor rays (22; the Godot preset 100).
+    steer_force : float, optional
+        ``Lerp``'s blend towards the chosen velocity a step (0.1).
+    falloff : {"linear", "binary", "quadratic"}, optional
+        Wall danger against the hit distance ("linear"; the Godot preset "binary").
+    preset : {None, "godot"}, optional
+        ``"godot"``: the recipe's own parameters (:data:`GODOT_RECIPE`); others given override them.
+    spare : int, default 0
+        Free agent slots left after the cars, for the user's own.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
+
     Examples
     --------
     >>> import contextsteer as cs
@@ -1439,6 +1467,35 @@ def oncoming(
     """Two groups ``distance`` apart walk straight at each other and must pass.
 
     Metrics: the common set with time to goal (goal radius 0.5); ``crowd_report``.
+
+    Parameters
+    ----------
+    agents : int, default 2
+        Number of agents, split into two groups.
+    slots : int, default 16
+        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
+        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
+        count is a regular ring (:func:`crowd_slots_for`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+    distance : float, default 16
+        Distance between the two groups' front rows (m, > 0).
+    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
+        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
+        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
+        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
+    decision_validity : float or None, default None
+        Lewis's time slicing: each agent keeps a decision this many seconds
+        (:class:`Simulation`'s ``decision_validity``); None decides every step.
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     n = _count("agents", agents)
     a, b = _two_groups(n)
@@ -1484,6 +1541,35 @@ def crossing(
     """One group walks along +x, the other along +y; their paths cross at the origin.
 
     Metrics: the common set with time to goal; ``crowd_report``.
+
+    Parameters
+    ----------
+    agents : int, default 2
+        Number of agents, split into two groups.
+    slots : int, default 16
+        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
+        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
+        count is a regular ring (:func:`crowd_slots_for`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+    distance : float, default 16
+        Each group starts ``distance``/2 from the crossing point (m, > 0).
+    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
+        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
+        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
+        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
+    decision_validity : float or None, default None
+        Lewis's time slicing: each agent keeps a decision this many seconds
+        (:class:`Simulation`'s ``decision_validity``); None decides every step.
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     n = _count("agents", agents)
     a, b = _two_groups(n)
@@ -1533,6 +1619,37 @@ def hallway(
     width): agents stand at their goals, and goals as close as the starts walled late
     arrivals out of theirs.
     Metrics: the common set with time to goal; ``crowd_report``.
+
+    Parameters
+    ----------
+    agents : int, default 20
+        Number of agents, half walking each way (at most what the start blocks hold).
+    slots : int, default 16
+        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
+        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
+        count is a regular ring (:func:`crowd_slots_for`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+    length : float, default 24
+        Hallway length (m, > 0).
+    width : float, default 4
+        Hallway width (m, > 1).
+    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
+        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
+        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
+        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
+    decision_validity : float or None, default None
+        Lewis's time slicing: each agent keeps a decision this many seconds
+        (:class:`Simulation`'s ``decision_validity``); None decides every step.
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     length = _size("hallway", "length", length, 0.0)
     # A body (0.6 m) and 5 cm on either side must fit across.
@@ -1826,6 +1943,40 @@ def bottleneck(
     :data:`QUEUE_CHANGES` (``lateral_cost`` 0.6: an agent held up by the queue waits on
     course; without the field it would wait against the wall for good).
     Metrics: the common set with time to goal; ``crowd_report``.
+
+    Parameters
+    ----------
+    agents : int, default 20
+        Number of agents (at most 120).
+    slots : int, default 16
+        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
+        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
+        count is a regular ring (:func:`crowd_slots_for`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+    gap : float, default 1.4
+        Width of the opening in the wall (m, between 0 and 12).
+    guide : {"field", "path", "none"}, default "field"
+        How agents find the gap: a navigation field each, a path through it, or none.
+    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
+        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
+        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
+        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
+    decision_validity : float or None, default None
+        Lewis's time slicing: each agent keeps a decision this many seconds
+        (:class:`Simulation`'s ``decision_validity``); None decides every step.
+    detour : bool, default False
+        Build the field steering so that a :class:`~contextsteer.Detour` can lead the agents
+        (``contextsteer run NAME --detour``); without a detour it steers the same.
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     gap = _size("bottleneck", "gap", gap, 0.0, 12.0)  # the room is 12 m high
@@ -1914,6 +2065,40 @@ def doorway(
     With ``danger="velocity"`` and ``guide="field"`` its ``changes`` go over
     :data:`QUEUE_CHANGES`, as the bottleneck's do.
     Metrics: the common set with time to goal; ``crowd_report``.
+
+    Parameters
+    ----------
+    agents : int, default 10
+        Number of agents (at most 140), half on each side.
+    slots : int, default 16
+        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
+        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
+        count is a regular ring (:func:`crowd_slots_for`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+    door : float, default 1.8
+        Width of the doorway (m, between 0 and 10).
+    guide : {"field", "none"}, default "field"
+        A navigation field each, or plain local steering.
+    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
+        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
+        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
+        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
+    decision_validity : float or None, default None
+        Lewis's time slicing: each agent keeps a decision this many seconds
+        (:class:`Simulation`'s ``decision_validity``); None decides every step.
+    detour : bool, default False
+        Build the field steering so that a :class:`~contextsteer.Detour` can lead the agents
+        (``contextsteer run NAME --detour``); without a detour it steers the same.
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     door = _size("doorway", "door", door, 0.0, 10.0)  # the wall is 10 m long
@@ -2049,6 +2234,35 @@ def maze(
     :class:`CollisionDanger`. Local steering alone would stop at the first dead end.
     ``detour=True``: as the bottleneck's (``contextsteer run maze --detour``).
     Metrics: the common set with time to goal; ``crowd_report``.
+
+    Parameters
+    ----------
+    agents : int, default 12
+        Number of agents (at most 40, and what the entrance lobby holds).
+    slots : int, default 16
+        Slots per agent (a regular ring unless 16: :func:`crowd_slots`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+        The maze is carved from it too.
+    cells : int, default 6
+        Cells on a side (2 to 200).
+    size : float, default 3
+        Cell size (m, > 1).
+    decision_validity : float or None, default None
+        Lewis's time slicing: each agent keeps a decision this many seconds
+        (:class:`Simulation`'s ``decision_validity``); None decides every step.
+    detour : bool, default False
+        Build the field steering so that a :class:`~contextsteer.Detour` can lead the agents
+        (``contextsteer run NAME --detour``); without a detour it steers the same.
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _, _, _, _, _, _, world_mod = _modules()
 
@@ -2206,6 +2420,42 @@ def evacuation(
     world-frame slots, ``rotate=False``).
     Metrics: ``evacuation_report`` (agents left in the room) and the crowd metrics (each
     agent's goal is its field goal line).
+
+    Parameters
+    ----------
+    agents : int, default 200
+        Number of agents.
+    slots : int, default 16
+        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
+        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
+        count is a regular ring (:func:`crowd_slots_for`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+    exits : {1, 2, 4}, default 4
+        Exits of 1 m in the room's long walls.
+    width : float, default 30
+        Room width (m, > 2).
+    depth : float, default 20
+        Room depth (m, > 1).
+    creep : bool, default True
+        ``CollisionDanger(creep=True)``: continuous speeds below the first unsafe level.
+    danger : {"velocity", "counterflow", "smooth", "plain"}, default "velocity"
+        The velocity-space steering preset, as in the other crowd scenarios (``"agent"`` is
+        refused: this scenario needs :class:`CollisionDanger`).
+    decision_validity : float or None, default None
+        Lewis's time slicing: each agent keeps a decision this many seconds
+        (:class:`Simulation`'s ``decision_validity``); None decides every step.
+    rotate : bool, default True
+        Slots turn with each agent's heading (:func:`crowd_steering`'s ``rotate``).
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     n = _count("agents", agents)
     _velocity_danger(danger)
@@ -2379,6 +2629,42 @@ def counterflow(
     (:func:`crowd_steering`'s tuned options by default). Metrics:
     ``counterflow_report``: people offered, entered, out (each way), inside and queued,
     their mean travel time, and the run metrics' collisions and clearances.
+
+    Parameters
+    ----------
+    rate : float, default 4
+        Persons a second entering in all, half at each end (Poisson; ≥ 0).
+    length : float, default 20
+        Corridor length (m, ≥ 1.5).
+    width : float, default 4
+        Corridor width (m, ≥ 0.75).
+    agents : int, optional
+        The flow's pool: the most agents inside at once (default: as many of the
+        smallest radius as the corridor holds).
+    slots : int, default 16
+        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
+        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
+        count is a regular ring (:func:`crowd_slots_for`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+        The flow's arrivals, radii and speeds are drawn from it too.
+    danger : {"velocity", "counterflow", "smooth", "plain"}, default "velocity"
+        The velocity-space steering preset, as in the other crowd scenarios (``"agent"`` is
+        refused: this scenario needs :class:`CollisionDanger`).
+    rotate : bool, default True
+        Slots turn with each agent's heading (:func:`crowd_steering`'s ``rotate``).
+    decision_validity : float or None, default None
+        Lewis's time slicing: each agent keeps a decision this many seconds
+        (:class:`Simulation`'s ``decision_validity``); None decides every step.
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _velocity_danger(danger)
     rotate = _flag("counterflow", "rotate", rotate)
@@ -2480,6 +2766,40 @@ def station(
     ``danger``, ``rotate``: as in the other crowd scenarios. Metrics: ``station_report``:
     each stream's counters (offered, entered, out, inside, queued, mean travel time),
     agents ever stuck (the run metrics' 3 s rule), collisions and clearances.
+
+    Parameters
+    ----------
+    train_rate : float, default 3
+        Persons a second through each train door while it unloads (Poisson; ≥ 0).
+    unload : float, default 20
+        Seconds a train unloads (0 < unload ≤ headway).
+    headway : float, default 60
+        Seconds between trains (the first at t = 0).
+    inbound : float, default 1
+        Persons a second coming in through the gates (Poisson; ≥ 0).
+    agents : int, default 600
+        The flow's pool: the most agents inside at once.
+    slots : int, default 16
+        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
+        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
+        count is a regular ring (:func:`crowd_slots_for`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+        The flows' arrivals, radii and speeds are drawn from it too.
+    danger : {"velocity", "counterflow", "smooth", "plain"}, default "velocity"
+        The velocity-space steering preset, as in the other crowd scenarios (``"agent"`` is
+        refused: this scenario needs :class:`CollisionDanger`).
+    rotate : bool, default True
+        Slots turn with each agent's heading (:func:`crowd_steering`'s ``rotate``).
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _velocity_danger(danger)
     rotate = _flag("station", "rotate", rotate)
@@ -2570,6 +2890,35 @@ def circle(
     configuration) resolve ``"avoid_opposite"`` (danger adds interest away from it) instead
     of ``"subtract"``, which deadlocks in the middle.
     Metrics: the common set with time to goal; ``crowd_report``.
+
+    Parameters
+    ----------
+    agents : int, default 16
+        Number of agents.
+    slots : int, default 16
+        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
+        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
+        count is a regular ring (:func:`crowd_slots_for`).
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+    radius : float, optional
+        Circle radius (m, > 0); default 1 m of arc an agent, at least 5 m.
+    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
+        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
+        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
+        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
+    decision_validity : float or None, default None
+        Lewis's time slicing: each agent keeps a decision this many seconds
+        (:class:`Simulation`'s ``decision_validity``); None decides every step.
+    changes : mapping, optional
+        Some :class:`CollisionDanger` options over the preset's set
+        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
+        refused with ``danger="agent"``.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     n = _count("agents", agents)
     r = (
@@ -2636,6 +2985,25 @@ def corridor(
     on a few seeds in a hundred (a local minimum of Chase against Avoid), and the route
     leads it round on the wide side instead. Not the Unity project's steering.
     Metrics: the common set with time to goal (within 1 unit of the target).
+
+    Parameters
+    ----------
+    agents : int, default 1
+        Number of agents (at most 8).
+    slots : int, default 16
+        Slots per agent.
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+        The obstacles are placed from it too.
+    length : float, default 60
+        Corridor length (units, ≥ 10).
+    route : bool, default False
+        Follow a :class:`NavField` route to the target instead of Chase.
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     agents_mod, beh, motion, _, simulation, steering, world_mod = _modules()
     route = _flag("corridor", "route", route)
@@ -2701,6 +3069,22 @@ def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0)
     chosen strength scales the speed, agents slow down in the crowd and on arrival (speed
     control). Danger: AgentDanger and WallDanger, ``resolve="subtract"``,
     ``choose="weighted_neighbours"``. Metrics: the common set with time to goal.
+
+    Parameters
+    ----------
+    agents : int, default 40
+        Number of agents (at most 225).
+    slots : int, default 16
+        Slots per agent.
+    seed : int, default 0
+        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
+    gap : float, default 3
+        Width of the opening in the wall (m, between 0 and 20).
+
+    Returns
+    -------
+    Simulation
+        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     agents_mod, beh, motion, _, simulation, steering, world_mod = _modules()
     # The flock starts on a square grid of 1.2 m left of the wall: at most 15 × 15 fit.

@@ -30,6 +30,7 @@ from .world import _core_world
 
 if TYPE_CHECKING:
     from .agents import Agents
+    from .classic import Blended, Priority
     from .history import History
     from .metrics import AgentMetrics
     from .path import Path
@@ -427,10 +428,12 @@ class Simulation:
         _refuse_reassignment("agents")
 
     @property
-    def steering(self) -> Steering | Any:
-        """The Steering (or classic steering) the agents decide by, as it was when this
-        simulation was built: a read-only copy of the options (its behaviours are the ones
-        given). The Steering passed in stays the caller's to edit for the next simulation;
+    def steering(self) -> Steering | Blended | Priority:
+        """The Steering (or classic steering: a ``classic.Blended`` or
+        ``classic.Priority``; a single classic behaviour given is run bare, as a
+        one-behaviour ``Blended``) the agents decide by, as it was when this simulation was
+        built: a read-only copy of the options (its behaviours are the ones given). The
+        Steering passed in stays the caller's to edit for the next simulation;
         ``copy.copy(sim.steering)`` is an editable one."""
         return self._steering
 

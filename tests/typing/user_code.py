@@ -45,6 +45,9 @@ def main() -> None:
     assert sep.radius == 1.5
     racetrack = cs.scenarios.racetrack(agents=2)
     assert_type(racetrack, cs.Simulation)
+    assert_type(racetrack.steering, "cs.Steering | classic.Blended | classic.Priority")
+    if isinstance(racetrack.steering, cs.Steering):
+        assert racetrack.steering.choose == "vector_sum"
 
 
 if __name__ == "__main__":

@@ -73,7 +73,8 @@ def metrics(
         ``run_scenario`` / ``run_simulation``, whose ``metrics`` are used): bars of the
         counts it has — collisions by kind, arrivals, laps, overtakes, stuck agents. A
         run's ``history`` (a :class:`~contextsteer.Recording`) holds no series; record a
-        History for them.
+        History for them. A summary with none of those counts (a simulation's whose
+        metrics are off, or another dict) is a ``ValueError``.
     ax : Axes or sequence of Axes, optional
         For series: one axes a series (new stacked axes sharing x when None); for bars:
         one axes.
@@ -134,8 +135,26 @@ def metrics(
         for label, keys in _SUMMARY_BARS:
             v = _lookup(data, keys)
             if v is not None:
+                try:
+                    values.append(float(v))
+                except (TypeError, ValueError):
+                    raise TypeError(
+                        f"metrics: {'.'.join(keys)} of a metrics summary must be a number, "
+                        f"got {type(v).__name__}"
+                    ) from None
                 labels.append(label)
-                values.append(float(v))
+        if not labels and data.get("enabled") is False:
+            raise ValueError(
+                "metrics: this summary's run metrics were off "
+                "(Simulation.configure_metrics(enabled=False)), so it holds no counts to draw"
+            )
+        if not labels:
+            wanted = ", ".join(".".join(keys) for _, keys in _SUMMARY_BARS)
+            raise ValueError(
+                "metrics: the dict holds none of the counts of a metrics summary "
+                f"(Simulation.metrics()): expected at least one of {wanted}; got keys "
+                f"{sorted(map(str, data))[:8]}"
+            )
         if ax is None:
             _, ax = plt.subplots(figsize=(1.0 + 0.9 * len(labels), 3.0), layout="constrained")
         kwargs = {"color": "0.45", **kwargs}
