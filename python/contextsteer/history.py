@@ -144,14 +144,43 @@ def _unpickle_history(
     return history
 
 
-def _trajectory_ids(slot: np.ndarray, generation: np.ndarray) -> np.ndarray:
+def _trajectory_ids(
+    slot: np.ndarray, generation: np.ndarray, frame: np.ndarray | None = None
+) -> np.ndarray:
     """One id per agent's trajectory: the slots, unless a slot held several agents (its
-    generation changed); then (slot, generation) pairs numbered in that order."""
-    pairs = np.stack([slot, generation], axis=1)
-    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
-    if len(np.unique(unique[:, 0])) == len(unique):
-        return np.asarray(slot, np.int64)
-    return np.ravel(inverse).astype(np.int64)
+    generation changed) or, given the ``frame`` of each row, an agent's frames have a gap
+    (it was switched off and on again); then each (slot, generation, run of consecutive
+    frames) gets an id, numbered in that order."""
+    slot = np.asarray(slot, np.int64)
+    generation = np.asarray(generation, np.int64)
+    if len(slot) == 0:
+        return slot
+    order = np.lexsort((frame, generation, slot) if frame is not None else (generation, slot))
+    s, g = slot[order], generation[order]
+    new = np.ones(len(order), bool)
+    new[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])
+    if frame is not None:
+        f = np.asarray(frame, np.int64)[order]
+        new[1:] |= f[1:] != f[:-1] + 1
+    if np.count_nonzero(new) == len(np.unique(s)):
+        return slot  # one trajectory a slot: its id is the slot
+    ids = np.empty(len(order), np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids
+
+
+def _check_one_frame_rate(times: Any) -> None:
+    """Refuse frames not evenly spaced in time (to within rounding of the float steps)."""
+    times = np.asarray(times, dtype=np.float64)
+    if len(times) > 2:
+        gaps = np.diff(times)
+        if np.ptp(gaps) > 1e-5 * np.mean(gaps):
+            raise ValueError(
+                "to_pedpy: PedPy assumes one frame rate, but this history's frames are "
+                f"{gaps.min():.6g} to {gaps.max():.6g} s apart (step calls with different "
+                "dt): its speeds and flows would be wrong. Record each dt in a History of "
+                "its own"
+            )
 
 
 class History:
@@ -484,7 +513,8 @@ class History:
     @property
     def frame_rate(self) -> float:
         """Frames per simulated second over the whole recording, rounded to 6 significant
-        digits (the times are sums of float steps); NaN with fewer than 2 frames."""
+        digits (the times are sums of float steps); NaN with fewer than 2 frames. A mean
+        when step calls used different ``dt`` (:meth:`to_pedpy` refuses those)."""
         times = np.asarray(self.times, dtype=np.float64)
         if len(times) < 2 or not times[-1] > times[0]:
             return float("nan")
@@ -497,9 +527,13 @@ class History:
         densities, speeds and flows on it (``pip install contextsteer[pedpy]``). PedPy
         works in metres and seconds: the crowd scenarios are in metres already; scale
         other worlds first. The ids are the agents' slots, unless a slot held more than one
-        agent during the recording: then each (slot, generation) gets an id of its own,
-        numbered in that order. Frames are this history's frame indices (``frame`` of
-        :meth:`to_dataframe`); the frame rate is :attr:`frame_rate` unless given.
+        agent during the recording, or an agent's frames have a gap (it was switched off
+        through ``Agents.alive`` and on again): then each (slot, generation, run of
+        consecutive frames) gets an id of its own, numbered in that order, since PedPy
+        reads a trajectory's rows as consecutive frames. Frames are this history's frame
+        indices (``frame`` of :meth:`to_dataframe`); the frame rate is :attr:`frame_rate`
+        unless given. PedPy assumes one frame rate: a history whose frames are not evenly
+        spaced in time (step calls with different ``dt``) is a ``ValueError``.
 
         Flows through a flow's exit line: a walker's trajectory ends on the first frame
         past its exit (it is removed in that step), and PedPy (1.5) does not count a
@@ -537,7 +571,8 @@ class History:
                 f"gives it), got {rate}"
             )
         cols = self._table()
-        ids = _trajectory_ids(cols["id"], cols["generation"])
+        _check_one_frame_rate(self.times)
+        ids = _trajectory_ids(cols["id"], cols["generation"], cols["frame"])
         data = pd.DataFrame({"id": ids, "frame": cols["frame"], "x": cols["x"], "y": cols["y"]})
         return pedpy.TrajectoryData(data=data, frame_rate=rate)
 
