@@ -1181,6 +1181,25 @@ def test_slot_raycast_reduces_double_headings_before_float32_takes_them():
     # below 2^60 (round 24); 2^60 itself is refused whatever its type.
     for h in (np.int64(2**60 - 1), 2**60 - 1, -(2**60) + 1, np.longdouble(2**60) - 0.25):
         assert np.isfinite(cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=[h])).any()
+    # ... and reduced as given, not as the double they round to (2^60 - 1 was read as
+    # 2^60, 2.16 rad off; fuzz round 25). References: atan2(sin h, cos h) of the exact
+    # values with 60 digits (mpmath).
+    from contextsteer.world import _reduced
+
+    for h, want in (
+        (np.array([2**60 - 1], np.int64), 3.1218653140398596),
+        (np.array([2**60 - 1], np.uint64), 3.1218653140398596),
+        (np.array([-(2**60) + 1], np.int64), -3.1218653140398596),
+        (np.array([2**53 + 1], np.int64), -1.1276428765770465),
+        (np.array([np.longdouble(2**60) - np.longdouble(0.25)]), -2.411319993139727),
+    ):
+        if h.dtype == np.longdouble and np.finfo(np.longdouble).nmant <= 52:
+            continue  # (a platform whose long double is a double)
+        assert _reduced(h)[0] == pytest.approx(want, abs=1e-15), h.dtype
+        ray = cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=h)
+        np.testing.assert_array_equal(
+            ray, cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=np.float32([want]))
+        )
     for h in (2**60, np.int64(2**60), 2.0**60):
         with pytest.raises(ValueError, match="below 2"):
             cs.slot_raycast(world(), [[-2, 0]], d, 30.0, headings=[h])

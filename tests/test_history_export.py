@@ -472,3 +472,22 @@ def test_history_radii_are_read_only_like_its_other_arrays():
         with pytest.raises(ValueError, match="read-only"):
             history.radii[0] = 9.0
         np.testing.assert_array_equal(history.radii, history.frame_radii[0])
+
+
+def test_a_call_whose_frames_cannot_exist_is_refused_as_the_historys_memory_error():
+    """steps=2**62 with a History every step surfaced std::vector's length_error as
+    "ValueError: vector::_M_default_append" (fuzz round 25); it is the History's
+    MemoryError, naming the frames, and no step runs."""
+    agents = cs.Agents(10, slots=8)
+    agents.add(np.zeros((1, 2)))
+    sim = cs.Simulation(None, agents, [cs.Forward()])
+    for every, frames in ((1, 2**62), (10**6, 2**62 // 10**6)):
+        h = sim.record(every=every)
+        with pytest.raises(
+            MemoryError, match=rf"recorded frames \({frames} more for this step call\)"
+        ):
+            sim.step(1 / 60, steps=2**62)
+        assert sim.step_count == 0 and len(h.times) == 1
+        h.detach()
+    sim.step(1 / 60, steps=3)
+    assert sim.step_count == 3

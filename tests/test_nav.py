@@ -1111,3 +1111,93 @@ def test_a_tight_corridor_is_open_at_the_documented_cell_wherever_it_lies(y0):
     assert path is not None and path.length == pytest.approx(10.0, abs=1e-3)
     field = cs.NavField(w, goal, radius=0.45, cell=(1.0 - 2 * 0.45) / 2)
     assert float(field.distance(start)) == pytest.approx(10.0, rel=0.01)
+
+
+def test_a_goal_exactly_on_a_thin_wall_is_reached_from_both_sides():
+    """An exit point drawn on a room's wall line made every query of the field read inf
+    (its nearest free nodes lay outside, and the room's seeds, not connected to them,
+    were dropped), and cs.route found no route or one round the wall's end (fuzz round
+    25)."""
+    room = cs.World()
+    room.add_polyline([[-10, -5], [10, -5], [10, 5], [-10, 5]], closed=True)
+    inside = np.array([[0.0, 0.0], [9.0, 0.0], [5.0, 3.0]])
+    for goal, way in (
+        ([10.0, 0.0], np.hypot(10.0 - inside[:, 0], inside[:, 1])),
+        ([3.0, 5.0], np.hypot(3.0 - inside[:, 0], 5.0 - inside[:, 1])),
+    ):
+        got = cs.NavField(room, [goal], radius=0.3, share=False).query(inside).distance
+        np.testing.assert_allclose(got, way, rtol=0.02, atol=0.05)
+        paths = cs.route(room, inside, goal, 0.3)
+        assert all(p is not None for p in paths)
+        np.testing.assert_allclose([p.length for p in paths], way, rtol=0.01, atol=0.35)
+        # The other way round: the start on the wall steps off into the room.
+        back = cs.route(room, [goal], inside[:1], 0.3)[0]
+        assert back is not None and back.length == pytest.approx(way[0], abs=0.35)
+    # An exit segment drawn along the wall: the room reads the way to it.
+    exit_line = cs.NavField(room, np.float32([[10, -1, 10, 1]]), radius=0.3)
+    np.testing.assert_allclose(exit_line.query(inside[:2]).distance, [10.0, 1.0], atol=0.05)
+    # 1 mm outside the wall stays out of reach from inside.
+    out = cs.NavField(room, [[10.001, 0.0]], radius=0.3).query(inside[:1]).distance
+    assert np.isinf(out).all()
+    # A free-standing wall with the goal on it: both sides read the straight 2 m.
+    wall = cs.World()
+    wall.add_segments([[0, -3, 0, 3]])
+    for y in (-2.9, -1.3, 0.0, 1.0, 2.9):
+        starts = [[-2.0, y], [2.0, y]]
+        np.testing.assert_allclose(
+            cs.NavField(wall, [[0.0, y]], radius=0.3).query(starts).distance, 2.0, atol=0.02
+        )
+        lengths = [p.length for p in cs.route(wall, starts, [0.0, y], 0.3)]
+        np.testing.assert_allclose(lengths, 2.0, atol=1e-5)
+    # On a solid's boundary the end steps off outside, never into the solid.
+    disc = cs.World()
+    disc.add_circles([[0.0, 0.0]], [1.0])
+    there = cs.route(disc, [[1.0, 0.0]], [[3.0, 0.0]], 0.3)[0]
+    assert there is not None and there.length == pytest.approx(2.0, abs=1e-5)
+    far = cs.route(disc, [[3.0, 0.0]], [[-1.0, 0.0]], 0.3)[0]
+    assert far is not None and far.length > 2.0 + np.pi * 0.9
+
+
+@pytest.mark.parametrize("scale", [1.0, 10.0])
+def test_seeds_behind_a_short_wall_by_the_goal_take_the_way_round(scale):
+    """Seeds within the three-cell band joined round the tips of a wall shorter than the
+    band, so the nodes behind it kept their straight-line distance: a node a cell behind
+    a 0.2 m wall read 0.2 where the way round is 0.38, its descent (0, 0), and an agent
+    there stood against the wall for good (fuzz round 25)."""
+    w = cs.World()
+    w.add_segments(np.array([[1.0, -0.1, 1.0, 0.1]]) * scale)
+    goal = np.array([0.9, 0.0]) * scale
+    field = cs.NavField(w, goal, cell=0.1 * scale, radius=0.05 * scale)
+    behind = np.array([[1.1, 0.0], [1.15, 0.0], [1.2, 0.0], [1.25, 0.02]]) * scale
+    q = field.query(behind)
+    way_round = [p.length for p in cs.route(w, behind, goal, 0.05 * scale)]
+    # Within the field's node error (-0.22 cell) of the way round; it read the straight
+    # line, 0.2 for 0.38 at (1.1, 0).
+    assert (q.distance >= np.asarray(way_round) - 0.25 * 0.1 * scale).all(), (q.distance, way_round)
+    agents = cs.Agents(1, slots=16)
+    agents.add([[1.25 * scale, 0.0]], radius=0.05 * scale, max_speed=scale, max_accel=4 * scale)
+    st = cs.Steering(
+        [cs.FollowField(field, slowing_radius=0.1 * scale, tolerance=0.02 * scale)],
+        choose="argmax",
+    )
+    sim = cs.Simulation(w, agents, st, motion=cs.Accel())
+    sim.step(1 / 30, steps=300)
+    assert np.hypot(*(agents.position[0] - goal)) < 0.05 * scale
+
+
+def test_a_goal_in_a_room_of_one_cell_is_not_seen_from_outside():
+    """A room exactly one cell (walls on the grid lines, radius 0) has no free node: the
+    goal's band widened until it found nodes outside whose sight line ran exactly through
+    a corner of the room, which the distance test read as 1e-17 clear of both walls; the
+    outside then read a way through the wall (fuzz round 25)."""
+    w = cs.World()
+    w.add_polyline([[-8, -8], [8, -8], [8, 8], [-8, 8]], closed=True)
+    w.add_polyline([[-2, 0], [-1.75, 0], [-1.75, 0.25], [-2, 0.25]], closed=True)
+    field = cs.NavField(w, [-1.875, 0.125], cell=0.25, radius=0.0)
+    outside = np.array([[-3.0, 1.25], [4.0, 4.0], [4.25, -6.0], [-1.5, -0.5]])
+    assert np.isinf(field.query(outside).distance).all()
+    # With a cell that resolves it, the room reads its inside and the outside stays inf.
+    fine = cs.NavField(w, [-1.875, 0.125], cell=0.05, radius=0.0)
+    inside = fine.query([[-1.875, 0.125], [-1.8, 0.2]]).distance
+    np.testing.assert_allclose(inside, [0.0, np.hypot(0.075, 0.075)], atol=1e-4)
+    assert np.isinf(fine.query(outside).distance).all()

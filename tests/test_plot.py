@@ -752,6 +752,11 @@ def test_switches_take_a_bool_and_routes_a_list():
         cs.plot.animate(history, trail="yes")
     with pytest.raises(TypeError, match="scene: rotate must be a bool"):
         cs.plot.scene(sim, rotate="yes")
+    for bad in ("no", 2.5, np.float64(0.0)):  # (read with bool(): fuzz round 25)
+        with pytest.raises(TypeError, match="animate: rotate must be a bool"):
+            cs.plot.animate(history, rotate=bad)
+        with pytest.raises(TypeError, match="frames: rotate must be a bool"):
+            cs.plot.frames(history=history, size=64, rotate=bad)
     assert cs.plot.scene(sim, rays=0).rays is None  # 0 and 1 are switches too
     with pytest.raises(TypeError, match="routes: expected a list of paths"):
         cs.plot.routes(None)

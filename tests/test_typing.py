@@ -2,9 +2,14 @@
 print, reprs stay short, deprecated spellings warn at the user's line and never win
 silently, dir() lists the public names (fuzz round 24: an IDE and type-checker user)."""
 
+import copy
 import dataclasses
 import inspect
+import pickle
 import runpy
+import subprocess
+import sys
+import textwrap
 import traceback
 import warnings
 from pathlib import Path
@@ -13,7 +18,7 @@ import numpy as np
 import pytest
 
 import contextsteer as cs
-from contextsteer import classic, metrics
+from contextsteer import _checks, classic, metrics
 
 HERE = Path(__file__).parent
 
@@ -72,6 +77,20 @@ def test_both_spellings_of_max_neighbours_with_different_values_are_refused():
         assert cs.Steering([cs.Seek()], max_neighbors=4).max_neighbours == 4
     with pytest.warns(DeprecationWarning):
         assert cs.Steering([cs.Seek()], max_neighbors=8, max_neighbours=8).max_neighbours == 8
+    # A 16 given is told from the default 16 left out (it read as not given, and the old
+    # spelling won: fuzz round 25); the default reads, prints and pickles as an int.
+    with pytest.raises(TypeError, match=r"different values \(4 and 16\)"):
+        cs.Steering([cs.Seek()], max_neighbors=4, max_neighbours=16)
+    with pytest.raises(TypeError, match="evaluate"):
+        cs.CollisionDanger().evaluate(agents, 8, max_neighbors=1, max_neighbours=16)
+    with pytest.raises(TypeError, match="accelerations"):
+        classic.accelerations(
+            None, agents, classic.Separation(), max_neighbors=1, max_neighbours=16
+        )
+    default = cs.Steering([cs.Seek()]).max_neighbours
+    assert type(default) is int and default == 16
+    assert str(inspect.signature(cs.Steering).parameters["max_neighbours"]).endswith("= 16")
+    assert type(pickle.loads(pickle.dumps(_checks.MAX_NEIGHBOURS))) is int
 
 
 def test_result_reprs_stay_short_however_many_agents():
@@ -162,3 +181,79 @@ def test_every_scenario_builder_documents_its_parameters():
         assert documented == list(inspect.signature(builder).parameters), name
         assert all(p.desc for p in doc["Parameters"]), name
         assert [r.type for r in doc["Returns"]] == ["Simulation"], name
+
+
+def test_an_agents_never_built_is_refused_not_read():
+    """A subclass whose __init__ raised (before or inside Agents.__init__), or a bare
+    __new__, left an object whose C++ storage was never built; its repr (pytest -l, a
+    debugger), .add() or .capacity read uninitialised memory and crashed the process
+    (fuzz round 25). Run in a subprocess: the old code died there."""
+    code = textwrap.dedent(
+        """
+        import contextsteer as cs
+
+        class Crowd(cs.Agents):
+            def __init__(self, n, speed):
+                self.speed = speed
+                super().__init__(n, slots=8)
+
+        class Early(cs.Agents):
+            def __init__(self, n):
+                raise RuntimeError("before Agents.__init__")
+
+        for make in (lambda: Crowd(-5, 1.0), lambda: Early(3)):
+            try:
+                make()
+            except Exception as e:
+                selves = []
+                t = e.__traceback__
+                while t is not None:
+                    if "self" in t.tb_frame.f_locals:
+                        selves.append(t.tb_frame.f_locals["self"])
+                    t = t.tb_next
+                assert selves, "no half-built object to look at"
+                for s in selves:
+                    assert repr(s).endswith("(not built)>"), repr(s)
+                    for read in (lambda: s.capacity, lambda: s.add([[0, 0]]), lambda: s.position):
+                        try:
+                            read()
+                        except TypeError as err:
+                            assert "(not built)" in str(err), err
+                        else:
+                            raise AssertionError("read a never-built Agents")
+                    try:
+                        cs.Simulation(None, s, [cs.Forward()])
+                    except TypeError as err:
+                        assert "(not built)" in str(err), err
+                    else:
+                        raise AssertionError("simulated a never-built Agents")
+        bare = cs.Agents.__new__(cs.Agents, 1)
+        assert repr(bare) == "<Agents (not built)>"
+        print("ok")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", (out.returncode, out.stderr[-800:])
+
+
+def test_a_subclass_of_agents_pickles_and_copies_as_itself():
+    """It came back as a plain Agents without its own attributes (fuzz round 25)."""
+
+    agents = _Crowd(4, 1.5)
+    agents.add([[0.0, 0.0], [1.0, 2.0]], max_speed=[1.0, 2.0])
+    for copy_of in (lambda a: pickle.loads(pickle.dumps(a)), copy.deepcopy):
+        back = copy_of(agents)
+        assert type(back) is _Crowd and back.speed == 1.5 and back.tags == ["a"]
+        assert back.tags is not agents.tags
+        assert back.capacity == 4 and back.slots == 8 and back.seed == 3
+        np.testing.assert_array_equal(back.position, agents.position)
+        np.testing.assert_array_equal(back.max_speed, agents.max_speed)
+    plain = pickle.loads(pickle.dumps(cs.Agents(2, slots=5)))
+    assert type(plain) is cs.Agents and plain.slots == 5
+
+
+class _Crowd(cs.Agents):  # (module level, so that pickle finds it)
+    def __init__(self, n, speed):
+        super().__init__(n, slots=8, seed=3)
+        self.speed = speed
+        self.tags = ["a"]

@@ -20,12 +20,19 @@
 namespace contextsteer::bindings {
 
 Agents& agents_of(const py::handle& obj) {
-  try {
-    return obj.cast<Agents&>();
-  } catch (const py::cast_error&) {
+  if (!py::isinstance<Agents>(obj))
     throw py::type_error("expected a contextsteer.Agents, got " +
                          std::string(py::str(py::type::of(obj).attr("__name__"))));
-  }
+  // An instance whose __init__ never built the C++ part (refused, or a subclass's
+  // __init__ that raised before calling it, or a bare __new__) holds no Agents: its
+  // storage is uninitialised, and a read of it crashed the process (fuzz round 25: the
+  // repr of a half-built subclass, shown by pytest -l).
+  auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+  const auto v_h = inst->get_value_and_holder(py::detail::get_type_info(typeid(Agents)));
+  if (!v_h.holder_constructed())
+    throw py::type_error(std::string(py::str(py::type::of(obj).attr("__name__"))) +
+                         " (not built): its __init__ did not run, or was refused");
+  return *v_h.value_ptr<Agents>();
 }
 
 namespace {
@@ -220,9 +227,13 @@ void bind_agents(py::module_& m) {
              return new Agents(static_cast<std::size_t>(capacity), seed);
            }),
            py::arg("capacity"), py::arg("seed") = 0)
-      .def_property_readonly("capacity", &Agents::capacity)
-      .def_property_readonly("count", &Agents::count)
-      .def_property_readonly("seed", &Agents::seed)
+      // Every entry point reads the state through agents_of, which refuses an instance
+      // whose C++ part was never built.
+      .def_property_readonly("capacity",
+                             [](const py::handle& self) { return agents_of(self).capacity(); })
+      .def_property_readonly("count",
+                             [](const py::handle& self) { return agents_of(self).count(); })
+      .def_property_readonly("seed", [](const py::handle& self) { return agents_of(self).seed(); })
       .def("_view", &agents_view, py::arg("name"))
       .def("_snapshot",
            [](py::object self) {
@@ -230,7 +241,12 @@ void bind_agents(py::module_& m) {
              return agents_snapshot(self);
            })
       .def("_add", &agents_add)
-      .def("_remove", &agents_remove, py::arg("ids"));
+      .def(
+          "_remove",
+          [](const py::handle& self, const py::handle& ids) {
+            agents_remove(agents_of(self), ids);
+          },
+          py::arg("ids"));
   m.def("neighbours", &neighbours_py, py::arg("positions"), py::arg("radius"),
         py::arg("max_neighbours"), py::arg("alive") = py::none());
 }

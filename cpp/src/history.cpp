@@ -5,12 +5,20 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace contextsteer {
 
 HistoryFrames::HistoryFrames(std::size_t cap, std::size_t n_, std::size_t k_, bool maps_,
                              bool progress_)
     : capacity(cap), n(n_), k(k_), maps(maps_), progress(progress_) {
+  // The largest array is cap × n × max(2, k) values: a product past size_t wrapped, and a
+  // vector of the wrapped size was then written frame by frame past its end.
+  const std::size_t widest = n * std::max<std::size_t>(2, maps ? k : 0);
+  if (n != 0 && widest / n != std::max<std::size_t>(2, maps ? k : 0))
+    throw std::length_error("History: a frame's size overflows");
+  if (widest != 0 && cap > std::numeric_limits<std::size_t>::max() / 8 / widest)
+    throw std::length_error("History: the frames' size overflows");
   step.resize(cap);
   time.resize(cap);
   position.resize(cap * n * 2);
@@ -55,7 +63,9 @@ void History::make_room(std::size_t more, bool sensed) try {
     f->sensed = std::move(rays);
   }
 } catch (const std::bad_alloc&) {
-  throw HistoryOutOfMemory();
+  throw HistoryOutOfMemory(more);
+} catch (const std::length_error&) {  // more frames than a vector can hold
+  throw HistoryOutOfMemory(more);
 }
 
 void History::grow(std::size_t capacity) {

@@ -459,7 +459,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
     Vec2 held_at{std::numeric_limits<float>::quiet_NaN(), 0.0f};
     // Whether node (i, j) is in sight of the goal, but for the obstacles holding the
     // goal's point nearest it.
-    auto in_sight = [&](int i, int j) {
+    auto goal_point = [&](int i, int j) {
       const Vec2 o = near_of(x_of(i), y_of(j));
       if (!(o.x == held_at.x && o.y == held_at.y)) {
         holding.clear();
@@ -467,8 +467,23 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
         world.circle_at(o, layers, &holding);
         held_at = o;
       }
+      return o;
+    };
+    // Whether the goal's point nearest node (i, j) lies on a wall (not of an obstacle
+    // holding it): a way of no length from it touches one.
+    auto on_wall = [&](int i, int j) {
+      const Vec2 o = goal_point(i, j);
+      return blocked_way(world, o, o, o, 0.0f, holding, layers);
+    };
+    auto in_sight = [&](int i, int j) {
+      const Vec2 o = goal_point(i, j);
       const Vec2 q{static_cast<float>(x_of(i)), static_cast<float>(y_of(j))};
-      return !blocked_way(world, o, q, q, 0.0f, holding, layers);
+      // away_ok: a way that only leaves a wall the goal's point lies on is in sight (with
+      // r = 0 it changes nothing else). A point goal exactly on a thin wall, or an exit
+      // segment along one, had every node out of sight, and the whole field read inf
+      // (fuzz round 25); it is reached from both sides of the wall, as a goal inside a
+      // solid is from its sides.
+      return !blocked_way(world, o, q, q, 0.0f, holding, layers, /*away_ok=*/true);
     };
     // Set when the nearest free nodes are all out of sight of the goal: the band then
     // looks for the nearest free nodes in sight instead.
@@ -476,6 +491,10 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
     for (double band = 3.0 * h;; band *= 2.0) {
       int i0, i1, j0, j1;
       if (!node_box(g, bx0 - band, by0 - band, bx1 + band, by1 + band, i0, i1, j0, j1)) return;
+      // No obstacle in the band: every node in it is in sight, and no goal point is on a
+      // wall (the sight tests below are skipped: a goal in the open costs what it did).
+      const bool walls =
+          obstacle_near(world, bx0 - band, by0 - band, bx1 + band, by1 + band, layers);
       double best = kInf;
       const std::size_t first = cores.size();
       for (int j = j0; j <= j1; ++j) {
@@ -510,7 +529,7 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       // distance, and the ring of seeds breaks at an obstacle's corners: at the centre of
       // a 2 m box the float rounding of 1.35 m picked one side (a point 0.2 m above the
       // box read the way round it, 5.96 m for 1.5 m).
-      const bool inside = band > 3.0 * h || sighted;
+      bool inside = band > 3.0 * h || sighted;
       if (!inside) {
         // The nearest free nodes must be in sight of the goal. A goal in the inflated
         // band along a wall can have them on the wall's far side (the grid's margin
@@ -529,6 +548,14 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
           band *= 0.5;
           continue;
         }
+        // A goal on a wall (a point goal on a thin wall, an exit line along one) is
+        // reached from both sides, but its nearest free nodes lie on one side only, and
+        // the other side's seeds, not connected to them, were dropped: a room whose exit
+        // point was put on its wall read inf everywhere inside (fuzz round 25). Its cores
+        // are then every seed in sight, as for a goal inside the inflated walls.
+        for (std::size_t c = first; walls && c < cores.size() && !inside; ++c)
+          inside = on_wall(static_cast<int>(cores[c] % static_cast<std::size_t>(nx)),
+                           static_cast<int>(cores[c] / static_cast<std::size_t>(nx)));
       }
       if (inside) cores.resize(first);
       for (int j = j0; j <= j1; ++j)
@@ -538,8 +565,14 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
           if (blocked_[n]) continue;
           const double d = d_of(x_of(i), y_of(j));
           if (d > cut) continue;
+          // Only seeds in sight of the goal take their straight-line distance. Behind a
+          // wall shorter than the band the seeds joined round its tips, so the check
+          // below (seeds connected to the nearest ones) kept them: a node a cell behind
+          // a 0.2 m wall read 0.2 where the way round is 0.38, its descent (0, 0), and an
+          // agent there stood for good (fuzz round 25). The march reaches the rest.
+          if (walls && !in_sight(i, j)) continue;
           if (d < t[n]) t[n] = d;
-          if (inside && in_sight(i, j)) cores.push_back(n);
+          if (inside) cores.push_back(n);
         }
       return;
     }

@@ -174,11 +174,29 @@ bool Router::build(const World& world, float radius, std::uint32_t layers, int a
   return true;
 }
 
-bool Router::escape(Vec2 p, Vec2& out) const {
+bool Router::escape(Vec2 p, Vec2 toward, Vec2& out) const {
   float d = 0.0f, pt[2], nrm[2];
   std::int32_t id = -1;
   nearest_rows(*world_, {&p.x, 2}, radius_, layers_, NearestOut{&d, pt, nrm, &id}, 0, 1);
-  if (id < 0 || !(d > 0.0f)) return false;
+  if (id < 0 || !(d >= 0.0f)) return false;
+  if (d == 0.0f) {
+    // p lies on a wall: no side is nearer, so it steps off to the side facing the
+    // route's other end first, then the other (fuzz round 25: a goal on a thin wall got
+    // no route, or one round the wall's end, 6.6 m where the way was 2). A side inside a
+    // solid has no clearance there; the step is tested from just off p, since a way from
+    // a point on a wall touches it.
+    Vec2 n{nrm[0], nrm[1]};
+    if (dot(n, toward - p) < 0.0f) n = n * -1.0f;
+    const float step = radius_ + delta_;
+    for (int side = 0; side < 2; ++side, n = n * -1.0f) {
+      const Vec2 q = p + n * step;
+      if (clearance(q) > radius_ && clear(p + n * (1e-3f * step), q, 0.0f)) {
+        out = q;
+        return true;
+      }
+    }
+    return false;
+  }
   // Straight away from the nearest wall point, to the corners' distance r + delta.
   const Vec2 w{pt[0], pt[1]};
   const Vec2 away = (p - w) * (1.0f / d);
@@ -196,8 +214,8 @@ bool Router::route(Vec2 a, Vec2 b, std::vector<float>& out) const {
   // disc of r is clear, and the route keeps r from there; only when it cannot step off
   // (no such point nearby) or no route keeps r, its legs keep its own clearance.
   Vec2 sa = a, sb = b;
-  const bool off_a = ra < radius_ && escape(a, sa);
-  const bool off_b = rb < radius_ && escape(b, sb);
+  const bool off_a = ra < radius_ && escape(a, b, sa);
+  const bool off_b = rb < radius_ && escape(b, a, sb);
   if (off_a || off_b) {
     std::vector<float> mid;
     if (search(sa, sb, off_a ? radius_ : ra, off_b ? radius_ : rb, mid)) {

@@ -573,6 +573,33 @@ bool holds(const std::vector<std::int32_t>& ids, std::int32_t o) {
 // was refused beside an overlapping box; fuzz round 13). A plain wall blocks as before.
 // Reads the walls of the grid cells round the paths (each obstacle is listed in every
 // cell its box overlaps).
+bool obstacle_near(const World& w, double x0, double y0, double x1, double y1,
+                   std::uint32_t layers) {
+  const WorldGrid& g = w.grid();
+  if (g.empty()) return false;
+  const auto lay = w.obstacle_layers();
+  const auto wall_obs = w.wall_obstacle();
+  const auto circ_obs = w.circle_obstacle();
+  const int i0 = g.col(static_cast<float>(x0)), i1 = g.col(static_cast<float>(x1));
+  const int j0 = g.row(static_cast<float>(y0)), j1 = g.row(static_cast<float>(y1));
+  for (int j = j0; j <= j1; ++j)
+    for (int i = i0; i <= i1; ++i) {
+      const std::size_t cell = static_cast<std::size_t>(j) * g.nx + i;
+      for (std::int32_t e = g.seg_start[cell]; e < g.seg_start[cell + 1]; ++e) {
+        const std::int32_t o =
+            wall_obs[static_cast<std::size_t>(g.seg_index[static_cast<std::size_t>(e)])];
+        if (lay[static_cast<std::size_t>(o)] & layers) return true;
+      }
+      if (g.circ_start.empty()) continue;
+      for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
+        const std::int32_t o =
+            circ_obs[static_cast<std::size_t>(g.circ_index[static_cast<std::size_t>(e)])];
+        if (lay[static_cast<std::size_t>(o)] & layers) return true;
+      }
+    }
+  return false;
+}
+
 bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
                  const std::vector<std::int32_t>& ids, std::uint32_t layers, bool away_ok) {
   const WorldGrid& g = w.grid();
@@ -593,8 +620,12 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
         const auto k = static_cast<std::size_t>(e);
         const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
         if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
-        if (segment_gap(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]) == 0.0 &&
-            !(away_ok && leaves_from(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k])))
+        // Crossing or touching by exact turn signs: segment_gap's distances read a way
+        // through a wall's end point as 1e-17 away from it, and a NavField goal in a room
+        // of one cell was seen from outside along a diagonal through the room's corner
+        // (fuzz round 25). With away_ok a way that only leaves a wall p lies on is free.
+        if (away_ok ? path_meets_wall(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k])
+                    : segments_meet(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]))
           return true;
         const double gap = segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]);
         if (gap >= need) continue;

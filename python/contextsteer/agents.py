@@ -302,7 +302,13 @@ class Agents(_core.Agents):
         # Copied under the agents' thread guard: a step running in another thread makes
         # this raise RuntimeError ("in use") instead of pickling a half-written state.
         state = self._snapshot()
-        return (_restore_agents, (self.capacity, self.slots, state, self.seed))
+        if type(self) is Agents:
+            return (_restore_agents, (self.capacity, self.slots, state, self.seed))
+        # A subclass comes back as itself, with its own attributes (it came back as a plain
+        # Agents without them: fuzz round 25). Its __init__ may take other arguments, so
+        # the copy is built by Agents' own and given the attributes after.
+        extra = {k: v for k, v in vars(self).items() if k != "slots"}
+        return (_restore_agents, (self.capacity, self.slots, state, self.seed, type(self)), extra)
 
     def __copy__(self):
         raise TypeError(
@@ -584,13 +590,25 @@ def __getattr__(name: str) -> type[Neighbours]:  # only the deprecated alias Nei
 
 
 def _restore_agents(
-    capacity: int, slots: int | None, state: dict[str, Any], seed: int = 0
+    capacity: int,
+    slots: int | None,
+    state: dict[str, Any],
+    seed: int = 0,
+    cls: type[Agents] | None = None,
 ) -> Agents:
-    """Rebuild pickled agents (see :meth:`Agents.__reduce__`). Older pickles saved neither
+    """Rebuild pickled agents (see :meth:`Agents.__reduce__`); ``cls``, a subclass of
+    Agents, is built by ``Agents.__init__`` (the subclass's attributes follow as the
+    pickle's state). Older pickles saved neither
     the seed nor the generations: they load with seed 0, as before, and generations 0;
     pickles from before kinematic agents load with none kinematic, and from before
     waypoints with every target a goal."""
-    a = Agents(capacity, slots=slots, seed=seed)
+    if cls is None or cls is Agents:
+        a = Agents(capacity, slots=slots, seed=seed)
+    else:
+        if not (isinstance(cls, type) and issubclass(cls, Agents)):
+            raise TypeError(f"Agents pickle: expected a subclass of Agents, got {cls!r}")
+        a = _core.Agents.__new__(cls)  # (as the subclasses' __new__ does; not its arguments)
+        Agents.__init__(a, capacity, slots=slots, seed=seed)
     for name in Agents.STATE:
         if name in ("generation", "kinematic", "waypoint") and name not in state:
             continue

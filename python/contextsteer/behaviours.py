@@ -463,7 +463,7 @@ class Behaviour:
         *,
         rotate: bool = False,
         time: float = 0.0,
-        max_neighbours: int = 16,
+        max_neighbours: int = _checks.MAX_NEIGHBOURS,
         world: World | None = None,
         max_neighbors: int | None = None,
     ) -> BehaviourMaps:
@@ -1864,7 +1864,7 @@ class CollisionDanger(Behaviour):
         *,
         rotate: bool = False,
         time: float = 0.0,
-        max_neighbours: int = 16,
+        max_neighbours: int = _checks.MAX_NEIGHBOURS,
         world: World | None = None,
         max_neighbors: int | None = None,
     ) -> CollisionMaps:

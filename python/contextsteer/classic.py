@@ -1245,7 +1245,7 @@ def accelerations(
     steering: Blended | Priority | Behaviour,
     *,
     time: float = 0.0,
-    max_neighbours: int = 16,
+    max_neighbours: int = _checks.MAX_NEIGHBOURS,
     max_neighbors: int | None = None,
 ) -> np.ndarray:
     """The linear acceleration every agent's classic steering asks for, ``(N, 2)`` float32.

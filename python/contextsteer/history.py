@@ -203,8 +203,11 @@ class History:
         its slot rays sensed (:attr:`sensed`).
     reserve : int, optional
         Frames to preallocate, in [1, 2**31 - 1] (default 64). The storage doubles when
-        a step call's frames do not fit; that happens at the start of the call, so a
-        ``MemoryError`` then leaves the simulation as it was (no step taken, no frame lost).
+        a step call's frames do not fit; that happens at the start of the call, for every
+        frame of the call, so a ``MemoryError`` then leaves the simulation as it was (no
+        step taken, no frame lost). So a History takes room for ``steps // every`` frames
+        of a call at once: to step until Ctrl-C with one attached, step in a loop of
+        calls whose frames fit, not one call of ``steps=2**62``.
 
     Raises
     ------

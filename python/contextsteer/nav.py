@@ -215,9 +215,11 @@ class NavField:
     0.15, where the way round is 0.51 m, and an agent following it slides round the tip),
     a query reads its exact distance and direction (0 and (0, 0) on the
     goal itself, wherever it lies between the nodes), blended back into the field over
-    the next cell; the nearest goal is looked up in buckets of two cells, so that many
-    point or segment goals cost a query no more than one (0.4 µs a query near 10,000
-    segment goals). Fields are cached with the world while anything uses them (a second
+    the next cell. A goal in a room with no free node inside (a room no larger than a
+    cell, its nodes on its walls or in their inflated band) cannot be represented: the
+    room and the goal read +inf; give a finer ``cell``. The nearest goal is looked up in
+    buckets of two cells, so that many point or segment goals cost a query no more than
+    one (0.4 µs a query near 10,000 segment goals). Fields are cached with the world while anything uses them (a second
     field with the same goals and parameters shares the first; one no longer referenced
     is freed, so a field built every frame for a moving goal costs no memory beyond the
     fields in use) and rebuilt after the world is edited, on the next query or
@@ -238,7 +240,9 @@ class NavField:
     farther from the goal than the nearest one, on every side of the obstacle: a goal at
     the centre of a square is reached from all four). When that side lies outside the world (an obstacle
     against the outer wall, its nearest free nodes in the grid's margin beyond the wall),
-    the goal cannot be reached from inside: put it on the obstacle's free side. A query
+    the goal cannot be reached from inside: put it on the obstacle's free side. A goal
+    lying exactly on a thin wall (a point on a wall's line, an exit segment drawn along
+    one) is reached from both sides of it. A query
     outside the grid scans the grid's facing sides (O(nx + ny): 14 µs on a 2,000 × 2,000
     grid, where one inside takes 0.3 µs); ``look_ahead`` does not pull it (the way in is
     already straight). Within the blocking radius of
@@ -618,7 +622,11 @@ def route(
     gains that point after the start (before the goal), a leg shorter than ``radius``,
     and keeps ``radius`` from every wall beyond it. Where no such point exists (a
     passage narrower than the disc) or no route keeps ``radius`` from there, the legs
-    from and to that end keep a disc of its own clearance instead.
+    from and to that end keep a disc of its own clearance instead. An end exactly on a
+    wall (an exit point drawn on a wall line) has no nearer side: it steps off to the side
+    facing the route's other end, or the other side where that one is inside a solid or
+    blocked. A start or goal inside a solid (a box, polygon or circle) has no route
+    (``None``): a :class:`NavField` leads an agent out of one.
 
     Parameters
     ----------

@@ -192,7 +192,7 @@ class Steering:
         spread_maps: str = "danger",
         rotate: bool = False,
         record: bool = False,
-        max_neighbours: int = 16,
+        max_neighbours: int = _checks.MAX_NEIGHBOURS,
         hysteresis: float = 0.0,
         decision_phases: int = 1,
         max_neighbors: int | None = None,

@@ -76,9 +76,24 @@ def _reduced(headings: Any) -> Any:
     if not far.any():
         return headings
     h = h.copy()
-    # The angle of (cos h, sin h): their argument reduction is exact (a remainder by the
-    # double 2π is off by turns × 2.4e-16 rad: 0.33 rad at 2^56; fuzz round 21).
-    h[far] = np.arctan2(np.sin(h[far]), np.cos(h[far]))
+
+    def wrap(x: np.ndarray) -> np.ndarray:
+        # The angle of (cos x, sin x): their argument reduction is exact (a remainder by
+        # the double 2π is off by turns × 2.4e-16 rad: 0.33 rad at 2^56; fuzz round 21).
+        return np.arctan2(np.sin(x), np.cos(x))
+
+    hi = h[far]
+    # What the double dropped: an integer beyond 2^53 (2^60 - 1 read as 2^60, 2.16 rad
+    # off) or a long double's last bits (fuzz round 25). The remainder is exact in the
+    # given type and in double (under 2^8 at 2^60), and is turned separately.
+    given = arr[far]
+    if arr.dtype.kind in "iu":
+        lo = (given.astype(object) - hi.astype(np.int64).astype(object)).astype(np.float64)
+    elif arr.dtype.itemsize > 8:
+        lo = (given - hi.astype(arr.dtype)).astype(np.float64)
+    else:
+        lo = np.zeros_like(hi)
+    h[far] = wrap(wrap(hi) + wrap(lo))
     return h
 
 

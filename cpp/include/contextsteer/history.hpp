@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -61,13 +63,17 @@ struct HistoryFrames {
 };
 
 /// What History::make_room throws when the frames do not fit in memory (a std::bad_alloc
-/// that says so).
+/// that says so, and how many frames the call needed room for).
 class HistoryOutOfMemory : public std::bad_alloc {
  public:
-  const char* what() const noexcept override {
-    return "History: out of memory for the recorded frames; the step did not run (detach "
-           "the history, or record less often or without maps)";
-  }
+  explicit HistoryOutOfMemory(std::size_t frames)
+      : msg_("History: out of memory for the recorded frames (" + std::to_string(frames) +
+             " more for this step call); the step did not run (step in shorter calls, record "
+             "less often or without maps, or detach the history)") {}
+  const char* what() const noexcept override { return msg_.c_str(); }
+
+ private:
+  std::string msg_;
 };
 
 /// Records the agents' state at the steps where (step − start) % every == 0, from inside

@@ -60,8 +60,9 @@ class Router {
   /// and rb clear.
   bool search(Vec2 a, Vec2 b, float ra, float rb, std::vector<float>& out) const;
   /// The point a straight step off p's nearest wall at which a disc of r + delta is clear
-  /// (false when there is none, or p is on or inside the wall).
-  bool escape(Vec2 p, Vec2& out) const;
+  /// (false when there is none, or p is inside a solid). A p on a wall steps off to the
+  /// side facing `toward` (the route's other end) where it can, else the other side.
+  bool escape(Vec2 p, Vec2 toward, Vec2& out) const;
   bool clear(Vec2 a, Vec2 b, float radius) const;
   float clearance(Vec2 p) const;
 

@@ -354,6 +354,12 @@ class World {
   WorldGrid build_grid(float inflate, double cell) const;
 };
 
+/// Whether a wall or circle of an obstacle in `layers` may lie in the box [x0, x1] ×
+/// [y0, y1]: any listed in the grid cells the box covers (each obstacle is listed in every
+/// cell its box overlaps, so false means none does). Pure.
+bool obstacle_near(const World& w, double x0, double y0, double x1, double y1,
+                   std::uint32_t layers);
+
 /// Whether the way from p to q (a centre's path) crosses or touches a wall or circle of
 /// an obstacle in `layers` other than those of `ignore` (obstacle ids), or a body of
 /// radius r on the way on from q to c comes within r of one. Reads the grid cells round

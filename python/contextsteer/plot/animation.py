@@ -239,6 +239,8 @@ def animate(
     interval = _checks.real("animate: interval", interval)
     # Switches: a bool or 0/1 ("no" and 2.5 drew the rays; fuzz round 24).
     rays = _checks.flag("animate: rays", rays)
+    if rotate is not None:  # "no" and 2.5 were read as on (fuzz round 25)
+        rotate = _checks.flag("animate: rotate", rotate)
     trail = _checks.flag("animate: trail", trail)
     if not (math.isfinite(interval) and 0 < interval <= 3.6e6):
         raise ValueError(f"animate: interval must be milliseconds in (0, 3.6e6], got {interval!r}")
@@ -466,6 +468,10 @@ def frames(
     from matplotlib.figure import Figure
 
     rec, sim = _recording(history, sim, "frames")
+    if rotate is not None:  # "no" and 2.5 were read as on (fuzz round 25)
+        from .. import _checks
+
+        rotate = _checks.flag("frames: rotate", rotate)
     positions = np.asarray(rec.positions, dtype=np.float64)
     if positions.ndim != 3 or positions.shape[2] != 2:
         raise ValueError(f"history: expected positions of shape (T, N, 2), got {positions.shape}")
