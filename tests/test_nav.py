@@ -4,6 +4,7 @@ import heapq
 import math
 import pickle
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -1090,9 +1091,28 @@ def test_the_automatic_cell_keeps_the_grid_within_its_cap():
     for size, margin, radius in [(299.55, 0.0, 0.3), (299.55, 1.0, 0.3), (150.0, 0.0, 1.0)]:
         w = cs.World()
         w.add_polyline([[0, 0], [size, 0], [size, size], [0, size]], closed=True)
-        field = cs.NavField(w, [size / 2, size / 2], radius=radius, margin=margin)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the grown cell's warning: the next test)
+            field = cs.NavField(w, [size / 2, size / 2], radius=radius, margin=margin)
         nx, ny = field.grid[3:]
         assert nx * ny <= AUTO_MAX_NODES, (size, margin, radius, nx * ny)
+
+
+def test_a_grown_automatic_cell_warns_that_narrow_passages_may_close():
+    """The node cap grew the cell to 1.12 m on a 2 km site and its 1.2 m door read +inf,
+    without a word (fuzz round 25). A cell given, or one that did not grow, is silent."""
+    w = cs.World()
+    w.add_polyline([[0, 0], [2000, 0], [2000, 2000], [0, 2000]], closed=True)
+    w.add_segments([[1000, 0, 1000, 999.4], [1000, 1000.6, 1000, 2000]])  # a 1.2 m door
+    with pytest.warns(UserWarning, match=r"grew from 0\.15 to 1\.118.*2·radius \+ cell = 1\.718"):
+        coarse = cs.NavField(w, [[1010.0, 1000.0]], radius=0.3)
+    assert np.isinf(coarse.query([[990.0, 1000.0]]).distance).all()  # the door read closed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        room = cs.World()
+        room.add_polyline([[0, 0], [20, 0], [20, 20], [0, 20]], closed=True)
+        cs.NavField(room, [[10.0, 10.0]], radius=0.3)
+        cs.NavField(w, [[10.0, 10.0]], radius=0.3, cell=1.5)
 
 
 @pytest.mark.parametrize("y0", [0.0, 0.05, 0.1, 0.13, 0.2])

@@ -10,6 +10,7 @@ into interest; :func:`route` gives per-agent shortest paths (visibility graph) t
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import numpy as np
@@ -170,7 +171,8 @@ class NavField:
     cell : float, optional
         Grid spacing in world units; default ``radius / 2`` (or, when ``radius`` is 0,
         1/256 of the grid's extent: the world's bounds and the goals, grown by ``margin``
-        on every side), grown if the grid would exceed 4 M nodes.
+        on every side), grown if the grid would exceed 4 M nodes (with a
+        ``UserWarning``: a coarser cell can close narrow passages).
     radius : float, default 0.3
         Agent radius: obstacles are inflated by ``max(radius, cell / 2)``. A passage is
         open to the field only where free nodes lie across it: one whose width leaves
@@ -361,8 +363,21 @@ class NavField:
             pad = max(margin, max(radius, c / 2) + c) + c
             return float(np.prod(np.ceil((span + 2 * pad) / c) + 1))
 
+        wanted = cell
         while nodes(cell) > AUTO_MAX_NODES:
             cell *= 1.25
+        if radius > 0 and cell > wanted:
+            # A coarser grid closes passages with less than a cell to spare, silently: a
+            # 1.2 m door on a 2 km site read +inf (fuzz round 25).
+            warnings.warn(
+                f"NavField: the automatic cell grew from {wanted:.4g} to {cell:.4g} to keep "
+                f"the grid of this {span[0]:.4g} × {span[1]:.4g} area (grown by margin "
+                f"{margin:g}) under {AUTO_MAX_NODES:,} nodes; a passage narrower than about "
+                f"2·radius + cell = {2 * radius + cell:.4g} may read closed. Give cell= "
+                "(memory grows as 1/cell²), a margin to suit the units, or fields over a "
+                "smaller area",
+                stacklevel=3,
+            )
         return float(cell)
 
     def set_goals(self, goals: Any) -> None:
