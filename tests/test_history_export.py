@@ -180,6 +180,18 @@ def test_trajectory_ids_split_a_slot_only_when_it_held_several_agents():
     np.testing.assert_array_equal(got, [0, 1, 0, 2])
 
 
+def _revived_history():
+    """A History of the oncoming pair in which agent 0 is off for frames 11-20."""
+    sim = cs.scenarios.get("oncoming")()
+    h = sim.record(every=1)
+    sim.step(1 / 30, steps=10)
+    sim.agents.alive[0] = False
+    sim.step(1 / 30, steps=10)
+    sim.agents.alive[0] = True
+    sim.step(1 / 30, steps=10)
+    return h
+
+
 def test_trajectory_ids_split_an_agent_whose_frames_have_a_gap():
     """PedPy reads a trajectory's rows as consecutive frames: an agent switched off and on
     again kept one id, and PedPy's speeds across the gap read 0.36 m/s for 1.33 (fuzz
@@ -196,13 +208,7 @@ def test_trajectory_ids_split_an_agent_whose_frames_have_a_gap():
     keep = frame < 2
     np.testing.assert_array_equal(_trajectory_ids(slot[keep], gen[keep], frame[keep]), slot[keep])
     # A recorded run: agent 0 off for frames 11-20 comes back as a trajectory of its own.
-    sim = cs.scenarios.get("oncoming")()
-    h = sim.record(every=1)
-    sim.step(1 / 30, steps=10)
-    sim.agents.alive[0] = False
-    sim.step(1 / 30, steps=10)
-    sim.agents.alive[0] = True
-    sim.step(1 / 30, steps=10)
+    h = _revived_history()
     cols = h._table()
     ids = _trajectory_ids(cols["id"], cols["generation"], cols["frame"])
     mine = cols["id"] == 0
@@ -234,13 +240,7 @@ def test_to_pedpy_refuses_frames_at_more_than_one_rate():
 
 def test_to_pedpy_gives_a_revived_agent_a_new_trajectory():
     pedpy = pytest.importorskip("pedpy")
-    sim = cs.scenarios.get("oncoming")()
-    h = sim.record(every=1)
-    sim.step(1 / 30, steps=10)
-    sim.agents.alive[0] = False
-    sim.step(1 / 30, steps=10)
-    sim.agents.alive[0] = True
-    sim.step(1 / 30, steps=10)
+    h = _revived_history()
     traj = h.to_pedpy()
     speed = pedpy.compute_individual_speed(
         traj_data=traj, frame_step=2, speed_calculation=pedpy.SpeedCalculation.BORDER_EXCLUDE

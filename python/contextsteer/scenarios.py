@@ -182,6 +182,73 @@ _REGISTRY: dict[str, Scenario] = {}
 _Builder = TypeVar("_Builder", bound=Callable[..., Any])
 
 
+# Shared entries of the scenario builders' numpydoc Parameters sections (_parameters).
+_SLOTS = (
+    "slots : int, default 16\n"
+    '    Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``), turning\n'
+    "    slots and 16 slots the simulation takes :func:`crowd_slots`; any other count is a\n"
+    "    regular ring (:func:`crowd_slots_for`)."
+)
+_SEED = (
+    "seed : int, default 0\n"
+    "    Seeds the layout's draw (start jitter, speeds, spread goals) and the agents'\n"
+    "    ``rng``."
+)
+_DANGER = (
+    'danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"\n'
+    '    The steering preset: :func:`crowd_steering`\'s tuned options (``"velocity"``, and\n'
+    '    ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``\n'
+    '    (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).'
+)
+_DANGER_V = (
+    'danger : {"velocity", "counterflow", "smooth", "plain"}, default "velocity"\n'
+    '    The velocity-space steering preset, as in the other crowd scenarios (``"agent"``\n'
+    "    is refused: this scenario needs :class:`CollisionDanger`)."
+)
+_DV = (
+    "decision_validity : float or None, default None\n"
+    "    Lewis's time slicing: each agent keeps a decision this many seconds\n"
+    "    (:class:`Simulation`'s ``decision_validity``); None decides every step."
+)
+_CH = (
+    "changes : mapping, optional\n"
+    "    Some :class:`CollisionDanger` options over the preset's set\n"
+    "    (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);\n"
+    '    refused with ``danger="agent"``.'
+)
+_ROT = (
+    "rotate : bool, default True\n"
+    "    Slots turn with each agent's heading (:func:`crowd_steering`'s ``rotate``)."
+)
+_DET = (
+    "detour : bool, default False\n"
+    "    Build the field steering so that a :class:`~contextsteer.Detour` can lead the\n"
+    "    agents (``contextsteer run NAME --detour``); without a detour it steers the same."
+)
+
+
+def _parameters(*entries: str) -> Callable[[_Builder], _Builder]:
+    """Give a scenario builder's docstring its numpydoc Parameters section (``entries``,
+    each ``"name : type\\n    description"``, in the signature's order) and Returns, before
+    its Examples if it has any."""
+
+    def add(builder: _Builder) -> _Builder:
+        text = "Parameters\n----------\n" + "\n".join(entries) + "\n\nReturns\n-------\n"
+        text += "Simulation\n    Built and not yet stepped; run it with the scenario's "
+        text += "``steps`` and ``dt``.\n"
+        section = "\n".join("    " + line if line else "" for line in text.splitlines())
+        doc = (builder.__doc__ or "").rstrip() + "\n"
+        if "\n    Examples\n" in doc:
+            at = doc.index("\n    Examples\n") + 1
+            doc = doc[:at] + section + "\n\n" + doc[at:]
+        else:
+            doc = doc + "\n" + section + "\n    "
+        builder.__doc__ = doc
+        return builder
+
+    return add
+
+
 def scenario(
     name: str,
     *,
@@ -561,6 +628,22 @@ RACETRACK_DEFAULTS = {
     description="Godot recipe demo: cars with randomised speeds race laps on a closed "
     "track (FollowPath + WallDanger + AgentDanger)",
 )
+@_parameters(
+    "agents : int, optional\n    Number of cars (12; the Godot preset 4).",
+    "slots : int, optional\n    Slots per car (16; the Godot preset 8), turning with the car.",
+    "seed : int, default 0\n    Seeds the cars' max speeds and the agents' ``rng``.",
+    "width : float, optional\n    Track width (26; the Godot preset 200 px); more than a car radius / 0.3.",
+    "speed : (float, float), optional\n"
+    "    Range of the cars' max speeds, drawn uniformly ((40, 60); the Godot preset 350).",
+    "look_ahead : float, optional\n    Length of the wall sensor rays (22; the Godot preset 100).",
+    "steer_force : float, optional\n    ``Lerp``'s blend towards the chosen velocity a step (0.1).",
+    'falloff : {"linear", "binary", "quadratic"}, optional\n'
+    '    Wall danger against the hit distance ("linear"; the Godot preset "binary").',
+    'preset : {None, "godot"}, optional\n'
+    '    ``"godot"``: the recipe\'s own parameters (:data:`GODOT_RECIPE`); others given\n'
+    "    override them.",
+    "spare : int, default 0\n    Free agent slots left after the cars, for the user's own.",
+)
 def racetrack(
     *,
     agents: int | None = None,
@@ -604,33 +687,6 @@ def racetrack(
     line; :func:`racetrack_report` adds per-car laps and lap times, wall contacts,
     overtakes and overlaps.
 
-    Parameters
-    ----------
-    agents : int, optional
-        Number of cars (12; the Godot preset 4).
-    slots : int, optional
-        Slots per car (16; the Godot preset 8), turning with the car.
-    seed : int, default 0
-        Seeds the cars' max speeds and the agents' ``rng``.
-    width : float, optional
-        Track width (26; the Godot preset 200 px); more than a car radius / 0.3.
-    speed : (float, float), optional
-        Range of the cars' max speeds, drawn uniformly ((40, 60); the Godot preset 350).
-    look_ahead : float, optional
-        Length of the wall sensor rays (22; the Godot preset 100).
-    steer_force : float, optional
-        ``Lerp``'s blend towards the chosen velocity a step (0.1).
-    falloff : {"linear", "binary", "quadratic"}, optional
-        Wall danger against the hit distance ("linear"; the Godot preset "binary").
-    preset : {None, "godot"}, optional
-        ``"godot"``: the recipe's own parameters (:data:`GODOT_RECIPE`); others given override them.
-    spare : int, default 0
-        Free agent slots left after the cars, for the user's own.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
 
     Examples
     --------
@@ -1454,6 +1510,15 @@ def _two_groups(n: int) -> tuple[int, int]:
     report=crowd_report,
     description="SteerSuite: two groups walk head-on into each other in open space",
 )
+@_parameters(
+    "agents : int, default 2\n    Number of agents, split into two groups.",
+    _SLOTS,
+    _SEED,
+    "distance : float, default 16\n    Distance between the two groups' front rows (m, > 0).",
+    _DANGER,
+    _DV,
+    _CH,
+)
 def oncoming(
     *,
     agents: int = 2,
@@ -1468,34 +1533,6 @@ def oncoming(
 
     Metrics: the common set with time to goal (goal radius 0.5); ``crowd_report``.
 
-    Parameters
-    ----------
-    agents : int, default 2
-        Number of agents, split into two groups.
-    slots : int, default 16
-        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
-        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
-        count is a regular ring (:func:`crowd_slots_for`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-    distance : float, default 16
-        Distance between the two groups' front rows (m, > 0).
-    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
-        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
-        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
-        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
-    decision_validity : float or None, default None
-        Lewis's time slicing: each agent keeps a decision this many seconds
-        (:class:`Simulation`'s ``decision_validity``); None decides every step.
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     n = _count("agents", agents)
     a, b = _two_groups(n)
@@ -1528,6 +1565,15 @@ def oncoming(
     report=crowd_report,
     description="SteerSuite: two groups cross at right angles",
 )
+@_parameters(
+    "agents : int, default 2\n    Number of agents, split into two groups.",
+    _SLOTS,
+    _SEED,
+    "distance : float, default 16\n    Each group starts ``distance``/2 from the crossing point (m, > 0).",
+    _DANGER,
+    _DV,
+    _CH,
+)
 def crossing(
     *,
     agents: int = 2,
@@ -1542,34 +1588,6 @@ def crossing(
 
     Metrics: the common set with time to goal; ``crowd_report``.
 
-    Parameters
-    ----------
-    agents : int, default 2
-        Number of agents, split into two groups.
-    slots : int, default 16
-        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
-        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
-        count is a regular ring (:func:`crowd_slots_for`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-    distance : float, default 16
-        Each group starts ``distance``/2 from the crossing point (m, > 0).
-    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
-        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
-        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
-        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
-    decision_validity : float or None, default None
-        Lewis's time slicing: each agent keeps a decision this many seconds
-        (:class:`Simulation`'s ``decision_validity``); None decides every step.
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     n = _count("agents", agents)
     a, b = _two_groups(n)
@@ -1601,6 +1619,16 @@ def crossing(
     report=crowd_report,
     description="SteerSuite: two-way traffic in a hallway",
 )
+@_parameters(
+    "agents : int, default 20\n    Number of agents, half walking each way (at most what the start blocks hold).",
+    _SLOTS,
+    _SEED,
+    "length : float, default 24\n    Hallway length (m, > 0).",
+    "width : float, default 4\n    Hallway width (m, > 1).",
+    _DANGER,
+    _DV,
+    _CH,
+)
 def hallway(
     *,
     agents: int = 20,
@@ -1620,36 +1648,6 @@ def hallway(
     arrivals out of theirs.
     Metrics: the common set with time to goal; ``crowd_report``.
 
-    Parameters
-    ----------
-    agents : int, default 20
-        Number of agents, half walking each way (at most what the start blocks hold).
-    slots : int, default 16
-        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
-        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
-        count is a regular ring (:func:`crowd_slots_for`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-    length : float, default 24
-        Hallway length (m, > 0).
-    width : float, default 4
-        Hallway width (m, > 1).
-    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
-        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
-        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
-        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
-    decision_validity : float or None, default None
-        Lewis's time slicing: each agent keeps a decision this many seconds
-        (:class:`Simulation`'s ``decision_validity``); None decides every step.
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     length = _size("hallway", "length", length, 0.0)
     # A body (0.6 m) and 5 cm on either side must fit across.
@@ -1909,6 +1907,18 @@ def _wall_with_gap(world: World, x: float, half_height: float, gap: float) -> No
     report=crowd_report,
     description="SteerSuite: a crowd squeezes through a narrow gap in a wall",
 )
+@_parameters(
+    "agents : int, default 20\n    Number of agents (at most 120).",
+    _SLOTS,
+    _SEED,
+    "gap : float, default 1.4\n    Width of the opening in the wall (m, between 0 and 12).",
+    'guide : {"field", "path", "none"}, default "field"\n'
+    "    How agents find the gap: a navigation field each, a path through it, or none.",
+    _DANGER,
+    _DV,
+    _DET,
+    _CH,
+)
 def bottleneck(
     *,
     agents: int = 20,
@@ -1944,39 +1954,6 @@ def bottleneck(
     course; without the field it would wait against the wall for good).
     Metrics: the common set with time to goal; ``crowd_report``.
 
-    Parameters
-    ----------
-    agents : int, default 20
-        Number of agents (at most 120).
-    slots : int, default 16
-        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
-        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
-        count is a regular ring (:func:`crowd_slots_for`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-    gap : float, default 1.4
-        Width of the opening in the wall (m, between 0 and 12).
-    guide : {"field", "path", "none"}, default "field"
-        How agents find the gap: a navigation field each, a path through it, or none.
-    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
-        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
-        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
-        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
-    decision_validity : float or None, default None
-        Lewis's time slicing: each agent keeps a decision this many seconds
-        (:class:`Simulation`'s ``decision_validity``); None decides every step.
-    detour : bool, default False
-        Build the field steering so that a :class:`~contextsteer.Detour` can lead the agents
-        (``contextsteer run NAME --detour``); without a detour it steers the same.
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     gap = _size("bottleneck", "gap", gap, 0.0, 12.0)  # the room is 12 m high
@@ -2041,6 +2018,17 @@ def bottleneck(
     report=crowd_report,
     description="SteerSuite: two groups swap rooms through one doorway",
 )
+@_parameters(
+    "agents : int, default 10\n    Number of agents (at most 140), half on each side.",
+    _SLOTS,
+    _SEED,
+    "door : float, default 1.8\n    Width of the doorway (m, between 0 and 10).",
+    'guide : {"field", "none"}, default "field"\n    A navigation field each, or plain local steering.',
+    _DANGER,
+    _DV,
+    _DET,
+    _CH,
+)
 def doorway(
     *,
     agents: int = 10,
@@ -2066,39 +2054,6 @@ def doorway(
     :data:`QUEUE_CHANGES`, as the bottleneck's do.
     Metrics: the common set with time to goal; ``crowd_report``.
 
-    Parameters
-    ----------
-    agents : int, default 10
-        Number of agents (at most 140), half on each side.
-    slots : int, default 16
-        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
-        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
-        count is a regular ring (:func:`crowd_slots_for`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-    door : float, default 1.8
-        Width of the doorway (m, between 0 and 10).
-    guide : {"field", "none"}, default "field"
-        A navigation field each, or plain local steering.
-    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
-        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
-        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
-        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
-    decision_validity : float or None, default None
-        Lewis's time slicing: each agent keeps a decision this many seconds
-        (:class:`Simulation`'s ``decision_validity``); None decides every step.
-    detour : bool, default False
-        Build the field steering so that a :class:`~contextsteer.Detour` can lead the agents
-        (``contextsteer run NAME --detour``); without a detour it steers the same.
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _, _, _, _, _, _, world_mod = _modules()
     door = _size("doorway", "door", door, 0.0, 10.0)  # the wall is 10 m long
@@ -2212,6 +2167,16 @@ MAZE_NODE_BUDGET = 2**28
     report=crowd_report,
     description="A crowd crosses a seeded maze to its exit (NavField + FollowField)",
 )
+@_parameters(
+    "agents : int, default 12\n    Number of agents (at most 40, and what the entrance lobby holds).",
+    "slots : int, default 16\n    Slots per agent (a regular ring unless 16: :func:`crowd_slots`).",
+    _SEED + " The maze is carved from it too.",
+    "cells : int, default 6\n    Cells on a side (2 to 200).",
+    "size : float, default 3\n    Cell size (m, > 1).",
+    _DV,
+    _DET,
+    _CH,
+)
 def maze(
     *,
     agents: int = 12,
@@ -2235,34 +2200,6 @@ def maze(
     ``detour=True``: as the bottleneck's (``contextsteer run maze --detour``).
     Metrics: the common set with time to goal; ``crowd_report``.
 
-    Parameters
-    ----------
-    agents : int, default 12
-        Number of agents (at most 40, and what the entrance lobby holds).
-    slots : int, default 16
-        Slots per agent (a regular ring unless 16: :func:`crowd_slots`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-        The maze is carved from it too.
-    cells : int, default 6
-        Cells on a side (2 to 200).
-    size : float, default 3
-        Cell size (m, > 1).
-    decision_validity : float or None, default None
-        Lewis's time slicing: each agent keeps a decision this many seconds
-        (:class:`Simulation`'s ``decision_validity``); None decides every step.
-    detour : bool, default False
-        Build the field steering so that a :class:`~contextsteer.Detour` can lead the agents
-        (``contextsteer run NAME --detour``); without a detour it steers the same.
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _, _, _, _, _, _, world_mod = _modules()
 
@@ -2391,6 +2328,19 @@ def evacuation_report(sim: Simulation) -> dict:
     description="RiMEA test 9 room: a crowd leaves a 30 m x 20 m room through 1 m exits "
     "(NavField + FollowField; CollisionDanger with creep speeds)",
 )
+@_parameters(
+    "agents : int, default 200\n    Number of agents.",
+    _SLOTS,
+    _SEED,
+    "exits : {1, 2, 4}, default 4\n    Exits of 1 m in the room's long walls.",
+    "width : float, default 30\n    Room width (m, > 2).",
+    "depth : float, default 20\n    Room depth (m, > 1).",
+    "creep : bool, default True\n    ``CollisionDanger(creep=True)``: continuous speeds below the first unsafe level.",
+    _DANGER_V,
+    _DV,
+    _ROT,
+    _CH,
+)
 def evacuation(
     *,
     agents: int = 200,
@@ -2421,41 +2371,6 @@ def evacuation(
     Metrics: ``evacuation_report`` (agents left in the room) and the crowd metrics (each
     agent's goal is its field goal line).
 
-    Parameters
-    ----------
-    agents : int, default 200
-        Number of agents.
-    slots : int, default 16
-        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
-        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
-        count is a regular ring (:func:`crowd_slots_for`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-    exits : {1, 2, 4}, default 4
-        Exits of 1 m in the room's long walls.
-    width : float, default 30
-        Room width (m, > 2).
-    depth : float, default 20
-        Room depth (m, > 1).
-    creep : bool, default True
-        ``CollisionDanger(creep=True)``: continuous speeds below the first unsafe level.
-    danger : {"velocity", "counterflow", "smooth", "plain"}, default "velocity"
-        The velocity-space steering preset, as in the other crowd scenarios (``"agent"`` is
-        refused: this scenario needs :class:`CollisionDanger`).
-    decision_validity : float or None, default None
-        Lewis's time slicing: each agent keeps a decision this many seconds
-        (:class:`Simulation`'s ``decision_validity``); None decides every step.
-    rotate : bool, default True
-        Slots turn with each agent's heading (:func:`crowd_steering`'s ``rotate``).
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     n = _count("agents", agents)
     _velocity_danger(danger)
@@ -2600,6 +2515,20 @@ def counterflow_report(sim: Simulation) -> dict:
     description="Counterflow: a 20 m x 4 m corridor fed from both ends (4 persons/s), "
     "two streams passing through each other",
 )
+@_parameters(
+    "rate : float, default 4\n    Persons a second entering in all, half at each end (Poisson; ≥ 0).",
+    "length : float, default 20\n    Corridor length (m, ≥ 1.5).",
+    "width : float, default 4\n    Corridor width (m, ≥ 0.75).",
+    "agents : int, optional\n"
+    "    The flow's pool: the most agents inside at once (default: as many of the\n"
+    "    smallest radius as the corridor holds).",
+    _SLOTS,
+    _SEED + " The flow's arrivals, radii and speeds are drawn from it too.",
+    _DANGER_V,
+    _ROT,
+    _DV,
+    _CH,
+)
 def counterflow(
     *,
     rate: float = 4.0,
@@ -2630,41 +2559,6 @@ def counterflow(
     ``counterflow_report``: people offered, entered, out (each way), inside and queued,
     their mean travel time, and the run metrics' collisions and clearances.
 
-    Parameters
-    ----------
-    rate : float, default 4
-        Persons a second entering in all, half at each end (Poisson; ≥ 0).
-    length : float, default 20
-        Corridor length (m, ≥ 1.5).
-    width : float, default 4
-        Corridor width (m, ≥ 0.75).
-    agents : int, optional
-        The flow's pool: the most agents inside at once (default: as many of the
-        smallest radius as the corridor holds).
-    slots : int, default 16
-        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
-        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
-        count is a regular ring (:func:`crowd_slots_for`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-        The flow's arrivals, radii and speeds are drawn from it too.
-    danger : {"velocity", "counterflow", "smooth", "plain"}, default "velocity"
-        The velocity-space steering preset, as in the other crowd scenarios (``"agent"`` is
-        refused: this scenario needs :class:`CollisionDanger`).
-    rotate : bool, default True
-        Slots turn with each agent's heading (:func:`crowd_steering`'s ``rotate``).
-    decision_validity : float or None, default None
-        Lewis's time slicing: each agent keeps a decision this many seconds
-        (:class:`Simulation`'s ``decision_validity``); None decides every step.
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _velocity_danger(danger)
     rotate = _flag("counterflow", "rotate", rotate)
@@ -2738,6 +2632,18 @@ def station_report(sim: Simulation) -> dict:
     description="A station concourse: trains unload through two doors every minute, people "
     "walk round a kiosk and pillars to two gates while others come in (Flow + NavField)",
 )
+@_parameters(
+    "train_rate : float, default 3\n    Persons a second through each train door while it unloads (Poisson; ≥ 0).",
+    "unload : float, default 20\n    Seconds a train unloads (0 < unload ≤ headway).",
+    "headway : float, default 60\n    Seconds between trains (the first at t = 0).",
+    "inbound : float, default 1\n    Persons a second coming in through the gates (Poisson; ≥ 0).",
+    "agents : int, default 600\n    The flow's pool: the most agents inside at once.",
+    _SLOTS,
+    _SEED + " The flows' arrivals, radii and speeds are drawn from it too.",
+    _DANGER_V,
+    _ROT,
+    _CH,
+)
 def station(
     *,
     train_rate: float = 3.0,
@@ -2767,39 +2673,6 @@ def station(
     each stream's counters (offered, entered, out, inside, queued, mean travel time),
     agents ever stuck (the run metrics' 3 s rule), collisions and clearances.
 
-    Parameters
-    ----------
-    train_rate : float, default 3
-        Persons a second through each train door while it unloads (Poisson; ≥ 0).
-    unload : float, default 20
-        Seconds a train unloads (0 < unload ≤ headway).
-    headway : float, default 60
-        Seconds between trains (the first at t = 0).
-    inbound : float, default 1
-        Persons a second coming in through the gates (Poisson; ≥ 0).
-    agents : int, default 600
-        The flow's pool: the most agents inside at once.
-    slots : int, default 16
-        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
-        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
-        count is a regular ring (:func:`crowd_slots_for`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-        The flows' arrivals, radii and speeds are drawn from it too.
-    danger : {"velocity", "counterflow", "smooth", "plain"}, default "velocity"
-        The velocity-space steering preset, as in the other crowd scenarios (``"agent"`` is
-        refused: this scenario needs :class:`CollisionDanger`).
-    rotate : bool, default True
-        Slots turn with each agent's heading (:func:`crowd_steering`'s ``rotate``).
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     _velocity_danger(danger)
     rotate = _flag("station", "rotate", rotate)
@@ -2872,6 +2745,15 @@ def station(
     report=crowd_report,
     description="SteerSuite: agents on a circle walk to the antipodes",
 )
+@_parameters(
+    "agents : int, default 16\n    Number of agents.",
+    _SLOTS,
+    _SEED,
+    "radius : float, optional\n    Circle radius (m, > 0); default 1 m of arc an agent, at least 5 m.",
+    _DANGER,
+    _DV,
+    _CH,
+)
 def circle(
     *,
     agents: int = 16,
@@ -2891,34 +2773,6 @@ def circle(
     of ``"subtract"``, which deadlocks in the middle.
     Metrics: the common set with time to goal; ``crowd_report``.
 
-    Parameters
-    ----------
-    agents : int, default 16
-        Number of agents.
-    slots : int, default 16
-        Slots per agent. With ``danger="velocity"`` (or ``"counterflow"``),
-        turning slots and 16 slots the simulation takes :func:`crowd_slots`; any other
-        count is a regular ring (:func:`crowd_slots_for`).
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-    radius : float, optional
-        Circle radius (m, > 0); default 1 m of arc an agent, at least 5 m.
-    danger : {"velocity", "counterflow", "smooth", "plain", "agent"}, default "velocity"
-        The steering preset: :func:`crowd_steering`'s tuned options (``"velocity"``, and
-        ``"counterflow"``, now the same), ``"smooth"`` (:data:`SMOOTH_CROWD`), ``"plain"``
-        (none of the refinements) or ``"agent"`` (the earlier AgentDanger configuration).
-    decision_validity : float or None, default None
-        Lewis's time slicing: each agent keeps a decision this many seconds
-        (:class:`Simulation`'s ``decision_validity``); None decides every step.
-    changes : mapping, optional
-        Some :class:`CollisionDanger` options over the preset's set
-        (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);
-        refused with ``danger="agent"``.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     n = _count("agents", agents)
     r = (
@@ -2961,6 +2815,13 @@ def circle(
     report=crowd_report,
     description="Unity project demo: chase a target through a corridor, avoiding obstacles",
 )
+@_parameters(
+    "agents : int, default 1\n    Number of agents (at most 8).",
+    "slots : int, default 16\n    Slots per agent.",
+    _SEED + " The obstacles are placed from it too.",
+    "length : float, default 60\n    Corridor length (units, ≥ 10).",
+    "route : bool, default False\n    Follow a :class:`NavField` route to the target instead of Chase.",
+)
 def corridor(
     *,
     agents: int = 1,
@@ -2986,24 +2847,6 @@ def corridor(
     leads it round on the wide side instead. Not the Unity project's steering.
     Metrics: the common set with time to goal (within 1 unit of the target).
 
-    Parameters
-    ----------
-    agents : int, default 1
-        Number of agents (at most 8).
-    slots : int, default 16
-        Slots per agent.
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-        The obstacles are placed from it too.
-    length : float, default 60
-        Corridor length (units, ≥ 10).
-    route : bool, default False
-        Follow a :class:`NavField` route to the target instead of Chase.
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     agents_mod, beh, motion, _, simulation, steering, world_mod = _modules()
     route = _flag("corridor", "route", route)
@@ -3061,6 +2904,12 @@ def corridor(
     description="Lewis's crowd: a flock (separation, cohesion, alignment) with speed "
     "control funnels through a choke point",
 )
+@_parameters(
+    "agents : int, default 40\n    Number of agents (at most 225).",
+    "slots : int, default 16\n    Slots per agent.",
+    _SEED,
+    "gap : float, default 3\n    Width of the opening in the wall (m, between 0 and 20).",
+)
 def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0) -> Simulation:
     """Mike Lewis's crowd: ``agents`` flock towards a goal beyond a wall with a ``gap``.
 
@@ -3070,21 +2919,6 @@ def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0)
     control). Danger: AgentDanger and WallDanger, ``resolve="subtract"``,
     ``choose="weighted_neighbours"``. Metrics: the common set with time to goal.
 
-    Parameters
-    ----------
-    agents : int, default 40
-        Number of agents (at most 225).
-    slots : int, default 16
-        Slots per agent.
-    seed : int, default 0
-        Seeds the layout's draw (start jitter, speeds, spread goals) and the agents' ``rng``.
-    gap : float, default 3
-        Width of the opening in the wall (m, between 0 and 20).
-
-    Returns
-    -------
-    Simulation
-        Built and not yet stepped; run it with the scenario's ``steps`` and ``dt``.
     """
     agents_mod, beh, motion, _, simulation, steering, world_mod = _modules()
     # The flock starts on a square grid of 1.2 m left of the wall: at most 15 × 15 fit.
