@@ -260,3 +260,23 @@ def test_rimea_4_names_the_densities_it_ran_and_refuses_those_that_did_not_fit()
         rimea.test4(densities=(9.0, 9.5), radius=1.0, width=0.5, warmup=0.1, measure=0.2)
     res = rimea.test4(densities=(0.5, 1.0), warmup=0.5, measure=0.5)
     assert res.criterion == "speed falls as density rises (0.497 to 0.995 /m² as run)"
+
+
+@pytest.mark.parametrize(
+    "measure, steps", [(0.3, [5, 4]), (0.2, [5, 1]), (1 / 6, [5]), (0.5, [5, 5, 5])]
+)
+def test_a_fundamental_point_measures_over_its_whole_window(monkeypatch, measure, steps):
+    """The window was floored to whole samples of 5 steps: measure=0.3 (9 steps) averaged
+    one sample of 5 (fuzz round 25). The warm-up is one call before them."""
+    from contextsteer.simulation import Simulation
+
+    calls = []
+    step = Simulation.step
+
+    def counted(self, dt, steps=1):
+        calls.append(steps)
+        return step(self, dt, steps=steps)
+
+    monkeypatch.setattr(Simulation, "step", counted)
+    rimea.fundamental_point(1.0, radius=3.0, width=1.0, warmup=0.1, measure=measure)
+    assert calls == [3, *steps]

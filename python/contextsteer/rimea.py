@@ -173,7 +173,8 @@ def fundamental_point(
     s) fill the ring of centre-line
     radius ``radius`` and ``width`` on a hexagonal lattice and follow its centre line
     (FollowPath, tangent) with CollisionDanger; after ``warmup`` s their speed along the
-    ring is averaged over ``measure`` s (at least 5 steps of 1/30 s). ``density`` in
+    ring is averaged over ``measure`` s (rounded to whole steps of 1/30 s, at least 5;
+    sampled every 5 steps, the last sample at the window's end). ``density`` in
     (0, 10] persons/m²; ``width`` > 0.42 m (a body and its clearance) and below
     ``2 * radius``. ``creep`` (default on): the danger's creep speeds
     (:class:`CollisionDanger`); without them no candidate is safe once neighbours are
@@ -256,15 +257,21 @@ def fundamental_point(
     )
     sim = simulation.Simulation(world, ag, st, motion=motion.Accel(), slots=16)
     sim.step(DT, steps=int(warmup / DT))
-    speeds = []
-    every = 5
-    for _ in range(int(measure / DT / every)):
-        sim.step(DT, steps=every)
+    speeds, weights = [], []
+    # Sampled every 5 steps over the whole window, each sample weighted by the steps it
+    # stands for: the window was floored to whole samples, so measure=0.3 averaged one
+    # sample of 5 steps (fuzz round 25).
+    total, done = max(5, int(round(measure / DT))), 0
+    while done < total:
+        k = min(5, total - done)
+        sim.step(DT, steps=k)
+        done += k
         p = np.asarray(ag.position, dtype=float)
         vel = np.asarray(ag.velocity, dtype=float)
         t = np.c_[-p[:, 1], p[:, 0]] / np.linalg.norm(p, axis=1)[:, None]
         speeds.append(np.mean(np.sum(vel * t, axis=1)))
-    v = float(np.mean(speeds))
+        weights.append(k)
+    v = float(np.average(speeds, weights=weights))
     rho = n / area
     return {
         "density": round(rho, 3),
