@@ -2,7 +2,11 @@
 
 import csv
 import json
+import os
 import pickle
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -491,3 +495,43 @@ def test_a_call_whose_frames_cannot_exist_is_refused_as_the_historys_memory_erro
         h.detach()
     sim.step(1 / 60, steps=3)
     assert sim.step_count == 3
+
+
+def test_a_call_too_large_for_memory_is_refused_before_anything_is_allocated():
+    """1,000 agents recorded every step for 2**31 steps: the buffer's first arrays (the
+    frames' steps and times, zero-filled) were written before the allocation that failed,
+    32 GiB on a 23 GiB machine, and the process was killed (fuzz round 25); 2**27 steps
+    were refused after 2 GiB. Now the size is checked first. Run in a subprocess, whose
+    peak memory is its own."""
+    code = textwrap.dedent(
+        """
+        import resource, numpy as np, contextsteer as cs
+        agents = cs.Agents(1000, slots=8)
+        agents.add(np.zeros((1000, 2)))
+        sim = cs.Simulation(None, agents, [cs.Forward()])
+        h = sim.record(every=1)
+        for steps in (2**31, 2**27):
+            try:
+                sim.step(1 / 60, steps=steps)
+            except MemoryError as e:
+                assert "recorded frames" in str(e) and sim.step_count == 0, e
+            else:
+                raise AssertionError("ran")
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+        """
+    )
+    resource = pytest.importorskip("resource")
+
+    def cap_memory():  # were the check lost, the child fails at 6 GiB, not the machine
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ,
+        preexec_fn=cap_memory,
+    )
+    assert out.returncode == 0, out.stderr[-800:]
+    assert int(out.stdout.split()[-1]) < 600  # MiB: nothing of the buffers was touched

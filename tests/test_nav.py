@@ -1104,7 +1104,9 @@ def test_a_grown_automatic_cell_warns_that_narrow_passages_may_close():
     w = cs.World()
     w.add_polyline([[0, 0], [2000, 0], [2000, 2000], [0, 2000]], closed=True)
     w.add_segments([[1000, 0, 1000, 999.4], [1000, 1000.6, 1000, 2000]])  # a 1.2 m door
-    with pytest.warns(UserWarning, match=r"grew from 0\.15 to 1\.118.*2·radius \+ cell = 1\.718"):
+    with pytest.warns(
+        UserWarning, match=r"grew from 0\.15 to 1\.118.*2·max\(radius, cell/2\) \+ cell = 2\.235"
+    ):
         coarse = cs.NavField(w, [[1010.0, 1000.0]], radius=0.3)
     assert np.isinf(coarse.query([[990.0, 1000.0]]).distance).all()  # the door read closed
     with warnings.catch_warnings():

@@ -773,8 +773,16 @@ def test_metrics_refuses_a_summary_with_nothing_to_draw():
         cs.plot.metrics({"a": "b"})
     with pytest.raises(ValueError, match=r"none of the counts"):
         cs.plot.metrics({})
-    with pytest.raises(TypeError, match=r"collisions\.agent_agent .* must be a number, got str"):
-        cs.plot.metrics({"collisions": {"agent_agent": "x"}})
+    for bad, error in (
+        ("x", TypeError),
+        ("3", TypeError),
+        (True, TypeError),
+        (np.nan, ValueError),
+        (-5, ValueError),
+        (np.inf, ValueError),
+    ):
+        with pytest.raises(error, match=r"collisions\.agent_agent of a metrics summary must be a"):
+            cs.plot.metrics({"collisions": {"agent_agent": bad}})
     agents = cs.Agents(2, slots=8)
     agents.add([[0, 0], [3, 0]], velocity=[[1, 0], [-1, 0]], max_speed=1)
     sim = cs.Simulation(None, agents, [cs.Forward()], push_apart=False)

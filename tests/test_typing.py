@@ -10,6 +10,7 @@ import runpy
 import subprocess
 import sys
 import textwrap
+import threading
 import traceback
 import warnings
 from pathlib import Path
@@ -257,3 +258,62 @@ class _Crowd(cs.Agents):  # (module level, so that pickle finds it)
         super().__init__(n, slots=8, seed=3)
         self.speed = speed
         self.tags = ["a"]
+
+
+class _Tagged(cs.Agents):  # (module level, so that pickle finds these)
+    __slots__ = ("tag",)
+
+    def __init__(self, n):
+        super().__init__(n, slots=8)
+        self.tag = "crowd A"
+
+
+class _Shadowing(cs.Agents):
+    @property
+    def position(self):  # a view of its own, named like Agents'
+        return np.asarray(self._view("position")) * 0 + 1
+
+    def __init__(self, n):
+        super().__init__(n)
+
+
+class _Locked(cs.Agents):
+    def __init__(self, n):
+        super().__init__(n)
+        self.lock = threading.Lock()
+
+    def __getstate__(self):
+        state = dict(vars(self))
+        del state["lock"]
+        return state
+
+    def __setstate__(self, state):
+        vars(self).update(state)
+        self.lock = threading.Lock()
+
+
+def test_a_subclass_of_agents_copies_its_slots_own_views_and_own_state():
+    """Round 25's subclass pickling kept vars() only: __slots__ values were lost, a
+    property named like a view received the restored column (the copy's positions read
+    0), and a __getstate__ dropping a lock was ignored (fuzz round 25)."""
+    tagged = _Tagged(3)
+    shadow = _Shadowing(2)
+    shadow.add([[1.0, 2.0]])
+    locked = _Locked(2)
+    locked.add([[3.0, 4.0]])
+    for copy_of in (lambda a: pickle.loads(pickle.dumps(a)), copy.deepcopy):
+        assert copy_of(tagged).tag == "crowd A"
+        back = copy_of(shadow)
+        np.testing.assert_array_equal(back._view("position")[0], [1.0, 2.0])
+        back = copy_of(locked)
+        assert isinstance(back.lock, type(threading.Lock()))
+        np.testing.assert_array_equal(back.position[0], [3.0, 4.0])
+
+
+def test_agents_are_built_once():
+    """__init__ called again on built agents passed, reset the Python side's slots and
+    would have built a second C++ part over the first (fuzz round 25)."""
+    agents = cs.Agents(4, slots=8)
+    with pytest.raises(TypeError, match="already built"):
+        agents.__init__(100, seed=5)
+    assert agents.capacity == 4 and agents.slots == 8 and agents.seed == 0

@@ -328,9 +328,13 @@ void bind_simulation(py::module_& m) {
             // Room in the histories for every frame of the call, before its first step: each
             // slice made room for its own frames only, so a MemoryError came after thousands
             // of steps had run and said none had (fuzz round 24).
+            // Checked against the memory this process may use before anything is
+            // allocated (zero-filled, a buffer too large got the process killed).
+            const auto memory = static_cast<long double>(
+                py::module_::import("contextsteer.maps").attr("_physical_memory")().cast<double>());
             {
               GilRelease release;
-              self.sim->make_history_room(static_cast<std::size_t>(steps));
+              self.sim->make_history_room(static_cast<std::size_t>(steps), memory);
             }
             // Whole steps in slices of about 0.1 s of work, checking for Ctrl-C between
             // them (with the GIL): an interrupt leaves the state of the last whole step.

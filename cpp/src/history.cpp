@@ -54,8 +54,31 @@ std::size_t History::due_in(std::uint64_t after, std::size_t steps) const {
   return first > last ? 0 : static_cast<std::size_t>((last - first) / every_ + 1);
 }
 
-void History::make_room(std::size_t more, bool sensed) try {
-  if (more > buf_->capacity - frames_) grow(std::max(2 * buf_->capacity, frames_ + more));
+long double HistoryFrames::bytes(std::size_t capacity, std::size_t n, std::size_t k, bool maps,
+                                 bool progress, bool sensed) {
+  using L = long double;
+  const L nn = static_cast<L>(n), nk = nn * static_cast<L>(k);
+  L frame = sizeof(std::int64_t) + sizeof(double) + static_cast<L>(Series::kCount) * sizeof(float) +
+            nn * (4 * sizeof(float) + sizeof(float) + sizeof(std::uint8_t) + sizeof(std::int32_t) +
+                  sizeof(std::uint32_t) + sizeof(float));
+  if (maps) frame += 2 * nk * sizeof(float) + nn * 3 * sizeof(float);
+  if (maps && sensed) frame += nk * sizeof(float);
+  if (progress) frame += nn * sizeof(float);
+  return static_cast<L>(capacity) * frame;
+}
+
+void History::make_room(std::size_t more, bool sensed, long double memory) try {
+  const HistoryFrames* b = buf_.get();
+  const bool grows = more > b->capacity - frames_;
+  const std::size_t cap = grows ? std::max(2 * b->capacity, frames_ + more) : b->capacity;
+  // Whether anything is allocated, and then the whole buffer it makes (with the rays'
+  // storage when it will hold one).
+  const bool new_rays = sensed && b->maps && b->sensed.empty();
+  const bool rays = b->maps && (sensed || !b->sensed.empty());
+  if ((grows || new_rays) &&
+      HistoryFrames::bytes(cap, b->n, b->k, b->maps, b->progress, rays) > memory)
+    throw HistoryOutOfMemory(more);
+  if (grows) grow(cap);
   HistoryFrames* f = buf_.get();
   if (sensed && f->maps && f->sensed.empty()) {
     std::vector<float> rays(f->capacity * f->n * f->k, std::numeric_limits<float>::quiet_NaN());

@@ -27,9 +27,9 @@ void Simulation::prune_histories() {
   std::erase_if(histories_, [](const auto& h) { return h->detached(); });
 }
 
-void Simulation::make_history_room(std::size_t steps) {
+void Simulation::make_history_room(std::size_t steps, long double memory) {
   for (const auto& h : histories_)
-    if (!h->detached()) h->make_room(h->due_in(step_count_, steps), sensed() != nullptr);
+    if (!h->detached()) h->make_room(h->due_in(step_count_, steps), sensed() != nullptr, memory);
 }
 
 void Simulation::detach(History* history) {

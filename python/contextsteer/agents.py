@@ -232,6 +232,14 @@ class Agents(_core.Agents):
     ) -> None:
         """Room for ``capacity`` agents (none alive), their ring of ``slots`` (or the
         steering's) and the seed of their random streams; see the class docstring."""
+        try:
+            built = self.capacity >= 0
+        except TypeError:  # "(not built)": the one call that builds it
+            built = False
+        if built:
+            # pybind11 would build a second C++ part over the first (leaking it) while
+            # the Python side reset its slots (fuzz round 25).
+            raise TypeError(f"{type(self).__name__}.__init__: these agents are already built")
         if type(self) is not Agents:  # (Agents' own __new__ checked them already)
             self._check(capacity, slots, seed)
         super().__init__(int(capacity), int(seed))
@@ -307,7 +315,24 @@ class Agents(_core.Agents):
         # A subclass comes back as itself, with its own attributes (it came back as a plain
         # Agents without them: fuzz round 25). Its __init__ may take other arguments, so
         # the copy is built by Agents' own and given the attributes after.
-        extra = {k: v for k, v in vars(self).items() if k != "slots"}
+        # Its state as Python's protocol gives it: its own __getstate__ if it has one,
+        # else its __dict__ (and its __slots__' values), less Agents' own "slots".
+        getstate = getattr(self, "__getstate__", None)  # (object has one from 3.11)
+        if getstate is not None:
+            extra = getstate()
+        else:
+            names = [vars(k).get("__slots__", ()) for k in type(self).__mro__]
+            slots = {
+                name: getattr(self, name)
+                for group in names
+                for name in ((group,) if isinstance(group, str) else group)
+                if name not in ("__dict__", "__weakref__") and hasattr(self, name)
+            }
+            extra = (vars(self), slots) if slots else vars(self)
+        if isinstance(extra, tuple) and len(extra) == 2 and isinstance(extra[0], dict | None):
+            extra = ({k: v for k, v in (extra[0] or {}).items() if k != "slots"}, extra[1])
+        elif isinstance(extra, dict):
+            extra = {k: v for k, v in extra.items() if k != "slots"}
         return (_restore_agents, (self.capacity, self.slots, state, self.seed, type(self)), extra)
 
     def __copy__(self):
@@ -618,5 +643,6 @@ def _restore_agents(
 
 def _restore_column(agents: Agents, name: str, value: Any) -> None:
     """Write one column of a pickled state (``generation`` too, read-only to users)."""
-    view = agents._view("generation (restore)") if name == "generation" else getattr(agents, name)
+    # The C++ view itself, not the attribute: a subclass may name a property "position".
+    view = agents._view("generation (restore)" if name == "generation" else name)
     view[...] = value

@@ -373,7 +373,8 @@ class NavField:
                 f"NavField: the automatic cell grew from {wanted:.4g} to {cell:.4g} to keep "
                 f"the grid of this {span[0]:.4g} × {span[1]:.4g} area (grown by margin "
                 f"{margin:g}) under {AUTO_MAX_NODES:,} nodes; a passage narrower than about "
-                f"2·radius + cell = {2 * radius + cell:.4g} may read closed. Give cell= "
+                f"2·max(radius, cell/2) + cell = {2 * max(radius, cell / 2) + cell:.4g} may "
+                "read closed. Give cell= "
                 "(memory grows as 1/cell²), a margin to suit the units, or fields over a "
                 "smaller area",
                 stacklevel=3,

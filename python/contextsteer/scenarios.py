@@ -1911,7 +1911,7 @@ def _wall_with_gap(world: World, x: float, half_height: float, gap: float) -> No
     "agents : int, default 20\n    Number of agents (at most 120).",
     _SLOTS,
     _SEED,
-    "gap : float, default 1.4\n    Width of the opening in the wall (m, between 0 and 12).",
+    "gap : float, default 1.4\n    Width of the opening in the wall (m, in (0, 12)).",
     'guide : {"field", "path", "none"}, default "field"\n'
     "    How agents find the gap: a navigation field each, a path through it, or none.",
     _DANGER,
@@ -2022,7 +2022,7 @@ def bottleneck(
     "agents : int, default 10\n    Number of agents (at most 140), half on each side.",
     _SLOTS,
     _SEED,
-    "door : float, default 1.8\n    Width of the doorway (m, between 0 and 10).",
+    "door : float, default 1.8\n    Width of the doorway (m, in (0, 10)).",
     'guide : {"field", "none"}, default "field"\n    A navigation field each, or plain local steering.',
     _DANGER,
     _DV,
@@ -2908,7 +2908,7 @@ def corridor(
     "agents : int, default 40\n    Number of agents (at most 225).",
     "slots : int, default 16\n    Slots per agent.",
     _SEED,
-    "gap : float, default 3\n    Width of the opening in the wall (m, between 0 and 20).",
+    "gap : float, default 3\n    Width of the opening in the wall (m, in (0, 20)).",
 )
 def flock(*, agents: int = 40, slots: int = 16, seed: int = 0, gap: float = 3.0) -> Simulation:
     """Mike Lewis's crowd: ``agents`` flock towards a goal beyond a wall with a ``gap``.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -60,6 +61,10 @@ struct HistoryFrames {
   std::vector<float> series;  ///< (T, Series::kCount)
 
   HistoryFrames(std::size_t capacity, std::size_t n, std::size_t k, bool maps, bool progress);
+  /// Bytes of a buffer of `capacity` frames (with the sensed rays' when `sensed`), in
+  /// long double so that no product wraps.
+  static long double bytes(std::size_t capacity, std::size_t n, std::size_t k, bool maps,
+                           bool progress, bool sensed);
 };
 
 /// What History::make_room throws when the frames do not fit in memory (a std::bad_alloc
@@ -91,7 +96,11 @@ class History {
   /// Makes room for `more` frames (with the sensed rays' storage when `sensed`), so that
   /// the captures of a step call allocate nothing: a simulation calls it before the call
   /// changes any state, and std::bad_alloc then leaves the simulation as it was.
-  void make_room(std::size_t more, bool sensed);
+  /// A buffer that would take more than `memory` bytes is refused before anything is
+  /// allocated (HistoryOutOfMemory): zero-filled, its first arrays alone got the process
+  /// killed for memory before the allocation that failed (fuzz round 25).
+  void make_room(std::size_t more, bool sensed,
+                 long double memory = std::numeric_limits<long double>::infinity());
   /// Appends one frame. `interest`/`danger` (N,K) are read when recording maps, and
   /// `sensed` (N,K) as well when it is not nullptr; `stuck` may be nullptr.
   /// `perceived` is the (N,2) positions and (N,) headings of the last perception, read

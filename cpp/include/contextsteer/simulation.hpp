@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -304,8 +305,10 @@ class Simulation {
   /// else holds them). Not while a step runs: the stepping thread owns the list.
   void prune_histories();
   /// Makes room in every attached history for the frames of the next `steps` steps
-  /// (History::make_room); the step calls run it before they change any state.
-  void make_history_room(std::size_t steps);
+  /// (History::make_room); the step calls run it before they change any state. A history
+  /// whose buffer would take more than `memory` bytes is refused before any allocation.
+  void make_history_room(std::size_t steps,
+                         long double memory = std::numeric_limits<long double>::infinity());
 
  private:
   void observe();

@@ -3,6 +3,8 @@ bars of a metric summary."""
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -135,13 +137,19 @@ def metrics(
         for label, keys in _SUMMARY_BARS:
             v = _lookup(data, keys)
             if v is not None:
-                try:
-                    values.append(float(v))
-                except (TypeError, ValueError):
+                # A count: a real number, finite and >= 0 ("3", True, NaN and -5 were
+                # drawn; fuzz round 25).
+                if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Real):
                     raise TypeError(
                         f"metrics: {'.'.join(keys)} of a metrics summary must be a number, "
                         f"got {type(v).__name__}"
-                    ) from None
+                    )
+                if not 0 <= float(v) < math.inf:
+                    raise ValueError(
+                        f"metrics: {'.'.join(keys)} of a metrics summary must be a count "
+                        f"(finite, >= 0), got {v!r}"
+                    )
+                values.append(float(v))
                 labels.append(label)
         if not labels and data.get("enabled") is False:
             raise ValueError(
