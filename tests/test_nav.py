@@ -1223,3 +1223,62 @@ def test_a_goal_in_a_room_of_one_cell_is_not_seen_from_outside():
     inside = fine.query([[-1.875, 0.125], [-1.8, 0.2]]).distance
     np.testing.assert_allclose(inside, [0.0, np.hypot(0.075, 0.075)], atol=1e-4)
     assert np.isinf(fine.query(outside).distance).all()
+
+
+@pytest.mark.parametrize("degrees", [0.0, 30.0, 45.0, 60.0, 90.0, 123.0])
+def test_a_goal_on_a_slanted_wall_is_reached_from_both_sides(degrees):
+    """Rounded to float32, a goal meant on a slanted wall lies up to half an ulp off its
+    line: only the exact case was taken as on the wall, and both the field and cs.route
+    sent one side (cs.route both) round the wall's end (fuzz round 25)."""
+    a = np.radians(degrees)
+    u = np.array([np.cos(a), np.sin(a)])
+    n = np.array([-u[1], u[0]])
+    w = cs.World()
+    w.add_segments([[*(-3 * u), *(3 * u)]])
+    goal = 0.7 * u
+    starts = np.array([goal + 2 * n, goal - 2 * n])
+    np.testing.assert_allclose(
+        cs.NavField(w, [goal], radius=0.3, share=False).query(starts).distance, 2.0, atol=0.03
+    )
+    np.testing.assert_allclose([p.length for p in cs.route(w, starts, goal, 0.3)], 2.0, atol=1e-4)
+    # A goal clearly on one side (1e-4 off) is not on the wall: the far side goes round.
+    off = goal + 1e-4 * n
+    far = cs.NavField(w, [off], radius=0.3, share=False).query(starts[1:]).distance[0]
+    assert far > 5.5 and cs.route(w, starts[1:], off, 0.3)[0].length > 5.5
+
+
+def test_a_goal_where_walls_meet_is_reached_from_every_side():
+    """A goal at a room's corner, an L's joint or a T-junction: the inner side's nearest
+    free nodes lie (blocking radius + cell) × √2 away, beyond the three-cell band, so the
+    field read inf or the way round, and cs.route found none (fuzz round 25)."""
+    room = cs.World()
+    room.add_polyline([[-10, -5], [10, -5], [10, 5], [-10, 5]], closed=True)
+    l_joint = cs.World()
+    l_joint.add_segments([[0, 0, 3, 0], [0, 0, 0, 3]])
+    tee = cs.World()
+    tee.add_segments([[-3, 0, 3, 0], [0, 0, 0, 3]])
+    for world, goal, starts in (
+        (room, [10.0, 5.0], [[9.0, 4.0], [5.0, -3.0]]),
+        (l_joint, [0.0, 0.0], [[1.0, 1.0]]),
+        (tee, [0.0, 0.0], [[1.0, 1.0], [-1.0, 1.0], [0.0, -1.0]]),
+    ):
+        straight = np.hypot(*(np.asarray(starts) - goal).T)
+        for cell in (None, 0.1, 0.12, 0.25):
+            field = cs.NavField(world, [goal], radius=0.3, cell=cell, share=False)
+            np.testing.assert_allclose(field.query(starts).distance, straight, rtol=0.01, atol=0.03)
+        there = cs.route(world, starts, goal, 0.3)
+        back = cs.route(world, [goal] * len(starts), starts, 0.3)
+        for paths in (there, back):
+            np.testing.assert_allclose([p.length for p in paths], straight, rtol=0.01, atol=0.05)
+
+
+@pytest.mark.parametrize("offset", [1e4, 3e4, 1e5])
+def test_a_route_end_on_a_wall_steps_off_far_from_the_origin(offset):
+    """The step off a wall was tested from 1e-3 of a step off the end: below half a
+    float32 ulp from 1e4 on, so it read as on the wall and failed (fuzz round 25)."""
+    w = cs.World()
+    w.add_segments([[offset, offset - 3, offset, offset + 3]])
+    goal = [offset, offset]
+    starts = [[offset - 2, offset], [offset + 2, offset]]
+    np.testing.assert_allclose([p.length for p in cs.route(w, starts, goal, 0.3)], 2.0, atol=0.02)
+    assert cs.route(w, [goal], starts[:1], 0.3)[0].length == pytest.approx(2.0, abs=0.02)

@@ -469,12 +469,15 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       }
       return o;
     };
-    // Whether the goal's point nearest node (i, j) lies on a wall (not of an obstacle
-    // holding it): a way of no length from it touches one.
+    // Whether the goal's point nearest node (i, j) lies on a wall, to within float
+    // rounding (a point meant on a slanted wall rounds off its line).
     auto on_wall = [&](int i, int j) {
       const Vec2 o = goal_point(i, j);
-      return blocked_way(world, o, o, o, 0.0f, holding, layers);
+      Vec2 normal;
+      return walls_through(world, o, on_wall_tolerance(o, h), layers, &normal, 1) > 0;
     };
+    // Set for a goal on a wall (or where walls meet): it is reached from every side.
+    bool wall_goal = false;
     auto in_sight = [&](int i, int j) {
       const Vec2 o = goal_point(i, j);
       const Vec2 q{static_cast<float>(x_of(i)), static_cast<float>(y_of(j))};
@@ -483,7 +486,18 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       // segment along one, had every node out of sight, and the whole field read inf
       // (fuzz round 25); it is reached from both sides of the wall, as a goal inside a
       // solid is from its sides.
-      return !blocked_way(world, o, q, q, 0.0f, holding, layers, /*away_ok=*/true);
+      if (!blocked_way(world, o, q, q, 0.0f, holding, layers, /*away_ok=*/true)) return true;
+      if (!wall_goal) return false;
+      // A goal on a wall within rounding, or where walls meet: seen from just off it on
+      // any side (a ring of points a few ulps out), so each side's nodes are in sight.
+      const double nu = 4.0 * on_wall_tolerance(o, h);
+      for (int a = 0; a < 16; ++a) {
+        const double t = 2.0 * 3.141592653589793 * a / 16.0;
+        const Vec2 from{static_cast<float>(o.x + nu * std::cos(t)),
+                        static_cast<float>(o.y + nu * std::sin(t))};
+        if (!blocked_way(world, from, q, q, 0.0f, holding, layers, /*away_ok=*/true)) return true;
+      }
+      return false;
     };
     // Set when the nearest free nodes are all out of sight of the goal: the band then
     // looks for the nearest free nodes in sight instead.
@@ -521,7 +535,6 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       // read the way through it (3.0 m behind a 2 m box where the way round is 5 m). Now
       // the field leads to the obstacle's side nearest the goal. (A band of three cells is the first one tried:
       // there best + 3h >= band, so this changes nothing for goals in the open.)
-      const double cut = std::min(band, best + 3.0 * h);
       // A goal inside the inflated walls (the band had to widen): its cores are the seeds
       // in sight of it but for the obstacles holding its nearest point (blocked_way), so
       // that each side of an obstacle holding the goal within the cut is seeded, and no
@@ -529,7 +542,27 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       // distance, and the ring of seeds breaks at an obstacle's corners: at the centre of
       // a 2 m box the float rounding of 1.35 m picked one side (a point 0.2 m above the
       // box read the way round it, 5.96 m for 1.5 m).
-      bool inside = band > 3.0 * h || sighted;
+      // A goal on a wall (a point goal on a thin wall, an exit line along one, a point
+      // where walls meet) is reached from every side, but its nearest free nodes lie on
+      // one side only, and the other sides' seeds, not connected to them, were dropped: a
+      // room whose exit point was put on its wall read inf everywhere inside (fuzz round
+      // 25). Its cores are then every seed in sight, as for a goal inside the inflated
+      // walls, over a band that reaches every side's nearest free nodes: inside a corner
+      // they lie up to (blocking radius + cell) × √2 from the goal, beyond three cells.
+      for (std::size_t c = first; walls && c < cores.size() && !wall_goal; ++c)
+        if (on_wall(static_cast<int>(cores[c] % static_cast<std::size_t>(nx)),
+                    static_cast<int>(cores[c] / static_cast<std::size_t>(nx)))) {
+          wall_goal = true;
+          const double want = 2.0 * (block_radius_ + h) + 3.0 * h;
+          if (band < want) {
+            cores.resize(first);
+            band = want * 0.5;  // (doubled by the loop)
+            break;
+          }
+        }
+      if (wall_goal && cores.size() == first) continue;
+      const double cut = wall_goal ? band : std::min(band, best + 3.0 * h);
+      const bool inside = band > 3.0 * h || sighted || wall_goal;
       if (!inside) {
         // The nearest free nodes must be in sight of the goal. A goal in the inflated
         // band along a wall can have them on the wall's far side (the grid's margin
@@ -548,14 +581,6 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
           band *= 0.5;
           continue;
         }
-        // A goal on a wall (a point goal on a thin wall, an exit line along one) is
-        // reached from both sides, but its nearest free nodes lie on one side only, and
-        // the other side's seeds, not connected to them, were dropped: a room whose exit
-        // point was put on its wall read inf everywhere inside (fuzz round 25). Its cores
-        // are then every seed in sight, as for a goal inside the inflated walls.
-        for (std::size_t c = first; walls && c < cores.size() && !inside; ++c)
-          inside = on_wall(static_cast<int>(cores[c] % static_cast<std::size_t>(nx)),
-                           static_cast<int>(cores[c] / static_cast<std::size_t>(nx)));
       }
       if (inside) cores.resize(first);
       for (int j = j0; j <= j1; ++j)

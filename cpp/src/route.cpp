@@ -179,22 +179,38 @@ bool Router::escape(Vec2 p, Vec2 toward, Vec2& out) const {
   std::int32_t id = -1;
   nearest_rows(*world_, {&p.x, 2}, radius_, layers_, NearestOut{&d, pt, nrm, &id}, 0, 1);
   if (id < 0 || !(d >= 0.0f)) return false;
-  if (d == 0.0f) {
-    // p lies on a wall: no side is nearer, so it steps off to the side facing the
-    // route's other end first, then the other (fuzz round 25: a goal on a thin wall got
-    // no route, or one round the wall's end, 6.6 m where the way was 2). A side inside a
-    // solid has no clearance there; the step is tested from just off p, since a way from
-    // a point on a wall touches it.
-    Vec2 n{nrm[0], nrm[1]};
-    if (dot(n, toward - p) < 0.0f) n = n * -1.0f;
-    const float step = radius_ + delta_;
-    for (int side = 0; side < 2; ++side, n = n * -1.0f) {
-      const Vec2 q = p + n * step;
-      if (clearance(q) > radius_ && clear(p + n * (1e-3f * step), q, 0.0f)) {
-        out = q;
-        return true;
-      }
+  const float step = radius_ + delta_;
+  const double tol = on_wall_tolerance(p, step);
+  if (d <= tol) {
+    // p lies on a wall (within float rounding: a point meant on a slanted wall rounds off
+    // its line), or where walls meet. No side is nearer, so it steps off in the direction
+    // facing the route's other end most that leads somewhere clear: the walls' normals
+    // both ways and a ring of 16, each at 1 to 3 times the step (a corner's inside needs
+    // more).
+    // A side inside a solid has no clearance there; the step is tested from just off p,
+    // since a way from a point on a wall touches it. (Only d == 0 was handled: a goal
+    // on a slanted wall, or where two walls meet, got no route or one round a wall's
+    // end; fuzz round 25.)
+    Vec2 normals[8];
+    const int m = walls_through(*world_, p, tol, layers_, normals, 8);
+    std::vector<Vec2> dirs;
+    for (int i = 0; i < m; ++i) dirs.insert(dirs.end(), {normals[i], normals[i] * -1.0f});
+    for (int i = 0; i < 16; ++i) {
+      const double a = 2.0 * 3.141592653589793 * i / 16.0;
+      dirs.push_back({static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a))});
     }
+    const Vec2 to = toward - p;
+    std::stable_sort(dirs.begin(), dirs.end(),
+                     [&](Vec2 u, Vec2 v) { return dot(u, to) > dot(v, to); });
+    const auto nudge = static_cast<float>(4.0 * tol);
+    for (const Vec2 u : dirs)
+      for (const float times : {1.0f, 1.5f, 2.0f, 3.0f}) {
+        const Vec2 q = p + u * (step * times);
+        if (clearance(q) > radius_ && clear(p + u * nudge, q, 0.0f)) {
+          out = q;
+          return true;
+        }
+      }
     return false;
   }
   // Straight away from the nearest wall point, to the corners' distance r + delta.

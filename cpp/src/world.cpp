@@ -573,6 +573,57 @@ bool holds(const std::vector<std::int32_t>& ids, std::int32_t o) {
 // was refused beside an overlapping box; fuzz round 13). A plain wall blocks as before.
 // Reads the walls of the grid cells round the paths (each obstacle is listed in every
 // cell its box overlaps).
+int walls_through(const World& w, Vec2 p, double tol, std::uint32_t layers, Vec2* normals,
+                  int max_out) {
+  const WorldGrid& g = w.grid();
+  if (g.empty()) return 0;
+  const auto lay = w.obstacle_layers();
+  const auto wall_obs = w.wall_obstacle();
+  const auto circ_obs = w.circle_obstacle();
+  const int i0 = g.col(static_cast<float>(p.x - tol)), i1 = g.col(static_cast<float>(p.x + tol));
+  const int j0 = g.row(static_cast<float>(p.y - tol)), j1 = g.row(static_cast<float>(p.y + tol));
+  int count = 0;
+  auto add = [&](double nx, double ny) {
+    const double len = std::hypot(nx, ny);
+    if (!(len > 0.0)) return;
+    const Vec2 n{static_cast<float>(nx / len), static_cast<float>(ny / len)};
+    for (int c = 0; c < std::min(count, max_out); ++c)
+      if (normals[c].x == n.x && normals[c].y == n.y) return;  // (listed in several cells)
+    if (count < max_out) normals[count] = n;
+    ++count;
+  };
+  for (int j = j0; j <= j1; ++j)
+    for (int i = i0; i <= i1; ++i) {
+      const std::size_t cell = static_cast<std::size_t>(j) * g.nx + i;
+      for (std::int32_t e = g.seg_start[cell]; e < g.seg_start[cell + 1]; ++e) {
+        const auto k = static_cast<std::size_t>(e);
+        const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
+        if (!(lay[static_cast<std::size_t>(o)] & layers)) continue;
+        if (segment_distance2(g.ax[k], g.ay[k], g.bx[k], g.by[k], p.x, p.y) <= tol * tol)
+          add(-(double{g.by[k]} - g.ay[k]), double{g.bx[k]} - g.ax[k]);
+      }
+      if (g.circ_start.empty()) continue;
+      for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
+        const auto k = static_cast<std::size_t>(e);
+        const std::int32_t o = circ_obs[static_cast<std::size_t>(g.circ_index[k])];
+        if (!(lay[static_cast<std::size_t>(o)] & layers)) continue;
+        const double dx = double{p.x} - g.cx[k], dy = double{p.y} - g.cy[k];
+        if (std::fabs(std::hypot(dx, dy) - g.cr[k]) <= tol) add(dx, dy);
+      }
+    }
+  return std::min(count, max_out);
+}
+
+double on_wall_tolerance(Vec2 p, double scale) {
+  // Float32 coordinates put a point meant on a slanted wall up to half an ulp of its
+  // largest coordinate off the wall's line: a few ulps, and a millionth of the scale.
+  return 4.0 * std::ldexp(
+                   1.0,
+                   std::ilogb(std::max({1e-30, std::fabs(double{p.x}), std::fabs(double{p.y})})) -
+                       23) +
+         1e-6 * scale;
+}
+
 bool obstacle_near(const World& w, double x0, double y0, double x1, double y1,
                    std::uint32_t layers) {
   const WorldGrid& g = w.grid();

@@ -354,6 +354,16 @@ class World {
   WorldGrid build_grid(float inflate, double cell) const;
 };
 
+/// The walls (segments and circles of obstacles in `layers`) passing within `tol` of p:
+/// their unit normals (a segment's left normal, a circle's outward one), at most `max_out`
+/// written, the count returned (duplicates from cells sharing a wall dropped). Pure.
+int walls_through(const World& w, Vec2 p, double tol, std::uint32_t layers, Vec2* normals,
+                  int max_out);
+
+/// How close to a wall a point counts as on it: a few float32 ulps of p's largest
+/// coordinate (a point meant on a slanted wall rounds off its line) plus 1e-6 × `scale`.
+double on_wall_tolerance(Vec2 p, double scale);
+
 /// Whether a wall or circle of an obstacle in `layers` may lie in the box [x0, x1] ×
 /// [y0, y1]: any listed in the grid cells the box covers (each obstacle is listed in every
 /// cell its box overlaps, so false means none does). Pure.
