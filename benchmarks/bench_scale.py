@@ -25,6 +25,10 @@ other processes inflate the times.
 spell of a shared machine falls on different cases in different rounds), and reports the
 median of the R figures per case; the default, 1, runs each case once.
 
+``--shuffle`` stores the same agents in a seeded random order. crowd-track-N builds
+them in order round the track, so an agent's neighbours sit near it in memory; in random
+order the step's reads of neighbours miss the cache once the state outgrows it.
+
 Flatness: the ratio of the largest to the smallest cost per agent over N = 10k .. 1M is
 printed per (K, threads).
 
@@ -69,6 +73,11 @@ def child(args) -> None:
     from scenes import crowd_preferred, crowd_track_scene
 
     scene = crowd_track_scene(args.n)
+    if args.shuffle:
+        # The same agents stored in a seeded random order (crowd-track-N's are in order
+        # round the track, so neighbours sit next to each other in memory).
+        order = np.random.default_rng(0).permutation(len(scene.positions))
+        scene = scene._replace(positions=scene.positions[order])
     n = len(scene.positions)
     pref = crowd_preferred(scene.positions, scene.scale)
     targets = np.empty_like(scene.positions)
@@ -114,21 +123,27 @@ def child(args) -> None:
     print(json.dumps({"ms": 1e3 * statistics.median(steady), "mem": after - before, "n": n}))
 
 
-def run_case(system: str, n: int, k: int, threads: int, steps: int, velocity: bool) -> dict:
-    cmd = [
-        sys.executable,
-        __file__,
-        "--child",
-        system,
-        "--n",
-        str(n),
-        "--k",
-        str(k),
-        "--threads",
-        str(threads),
-        "--steps",
-        str(steps),
-    ] + (["--velocity"] if velocity else [])
+def run_case(
+    system: str, n: int, k: int, threads: int, steps: int, velocity: bool, shuffle: bool = False
+) -> dict:
+    cmd = (
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            system,
+            "--n",
+            str(n),
+            "--k",
+            str(k),
+            "--threads",
+            str(threads),
+            "--steps",
+            str(steps),
+        ]
+        + (["--velocity"] if velocity else [])
+        + (["--shuffle"] if shuffle else [])
+    )
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -188,6 +203,11 @@ def main() -> None:
         "--rvo2-max", type=agent_count, default=100_000, help="largest N for RVO2 (e.g. 100k)"
     )
     ap.add_argument("--velocity", action="store_true", help="velocity-space configuration")
+    ap.add_argument(
+        "--shuffle",
+        action="store_true",
+        help="store the agents in a seeded random order (default: in order round the track)",
+    )
     ap.add_argument("--quick", action="store_true", help="N <= 100k, K in {8, 16}, 5 steps")
     ap.add_argument(
         "--repeats", type=int, default=1, help="runs of every case, in rounds; median (default 1)"
@@ -224,6 +244,8 @@ def main() -> None:
     all_threads = cs.get_num_threads()
     threads = sorted({1, min(2, all_threads)})
     config = "velocity-space (crowd_steering)" if args.velocity else "bench_step default"
+    if args.shuffle:
+        config += ", agents in random order"
     head = (
         f"crowd-track-N, {config}, run metrics on; {steps} steps a case (median of "
         f"steps 2..{steps}), {args.repeats} run(s) a case (median); load average "
@@ -245,7 +267,9 @@ def main() -> None:
         for case in cases:
             system, n, k, th = case
             runs[case].append(
-                run_case(system, n, k or 0, th, steps, args.velocity and system != "rvo2")
+                run_case(
+                    system, n, k or 0, th, steps, args.velocity and system != "rvo2", args.shuffle
+                )
             )
         if args.repeats > 1:
             print(f"(round {rnd + 1} of {args.repeats} done)", flush=True)

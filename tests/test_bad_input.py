@@ -1569,3 +1569,31 @@ def test_sweep_circle_refuses_coordinates_beyond_the_accepted_range(start, move,
         cs.sweep_circle(w, start, move, 0.3)
     with pytest.raises(ValueError, match="radius"):
         cs.sweep_circle(w, [[0, 0]], [[1, 0]], 2e8)
+
+
+def test_memory_checks_count_what_is_allocated(monkeypatch):
+    """Three estimates were off (fuzz round 25): a Simulation counted 64 bytes an agent
+    and slot, 0.18 GiB for 1M agents at K = 3 with max_neighbours=256 that took 1.35 GB
+    (then a bare std::bad_alloc); a smoothed Path 56 bytes a vertex where the build peaks
+    at 84-88; ContextMaps five maps where it holds two."""
+    budget = 100 * 2**20
+    import contextsteer.path as path_mod
+
+    for module in (cs.maps, path_mod):
+        monkeypatch.setattr(module, "_physical_memory", lambda: budget)
+    agents = cs.Agents(100_000, slots=3)
+    wide = cs.Steering([cs.Seek()], max_neighbours=256)
+    # 100k × (448 + 24·3 + 4·256) = 154 MB: refused, naming the bytes an agent.
+    with pytest.raises(
+        MemoryError, match=r"max_neighbours 256\) need about .* \(1,544 bytes an agent\)"
+    ):
+        cs.Simulation(None, agents, wide, slots=3)
+    cs.Simulation(None, agents, [cs.Seek()], slots=3)  # 58 MB with 16 neighbours: fits
+    # 1.2M vertices: 101 MB at 88 bytes a vertex (67 MB at the old 56).
+    with pytest.raises(MemoryError, match="smoothing"):
+        cs.Path(np.c_[np.arange(1200), np.zeros(1200)], smooth=True, samples_per_segment=999)
+    # 2M × 5 slots × two float32 maps: 80 MB, within the budget (five maps: 200 MB).
+    maps = cs.ContextMaps(2_000_000, 5)
+    assert maps.interest.shape == (2_000_000, 5)
+    with pytest.raises(MemoryError, match=r"ContextMaps\(4000000, 5\) needs about 0.149 GiB"):
+        cs.ContextMaps(4_000_000, 5)

@@ -1248,3 +1248,44 @@ def test_report_and_members_leave_out_agents_removed_since_the_last_step():
     assert not np.isin(gone, sim.flow.members()).any()
     sim.step(0.1)  # the step agrees
     assert sim.flow.report()["left_otherwise"] == now["left_otherwise"]
+
+
+def test_a_queue_that_cannot_grow_keeps_its_counts_and_its_people(monkeypatch):
+    """A MemoryError while the queue grew left the batch counted as offered and never
+    queued (about a million walkers missing from offered = entered + queued), and the
+    buffers half moved: the radii at the new buffer's start, the rest not (fuzz round
+    25). Now the buffers are swapped in together and a batch counts once it is queued."""
+    from contextsteer import flow as flow_mod
+
+    agents = cs.Agents(5, slots=8)
+    sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=0))
+    src = cs.Source([0, 0, 10, 10], 200.0, [50, 50], [100, 100, 101, 101], radius=0.2)
+    sim.flow = cs.Flow([src], seed=1)
+    sim.step(0.1, 3)
+    before = sim.flow.report()
+    stream = sim.flow._streams[0]
+    queued = (
+        stream.radius[stream.head : stream.tail].copy(),
+        stream.seed[stream.head : stream.tail].copy(),
+    )
+    real_zeros, calls = np.zeros, []
+
+    def failing_second(size, dtype=float):  # the speeds' buffer cannot be had
+        calls.append(size)
+        if len(calls) == 2:
+            raise MemoryError("no room for the speeds")
+        return real_zeros(size, dtype=dtype)
+
+    monkeypatch.setattr(flow_mod.np, "zeros", failing_second)
+    with pytest.raises(MemoryError):
+        for _ in range(100):  # until a batch outgrows the buffers
+            sim.step(0.1)
+    monkeypatch.setattr(flow_mod.np, "zeros", real_zeros)
+    r = sim.flow.report()
+    assert r["offered"] == r["entered"] + r["queued"] >= before["offered"]
+    np.testing.assert_array_equal(
+        stream.radius[stream.head : stream.head + len(queued[0])], queued[0]
+    )
+    np.testing.assert_array_equal(
+        stream.seed[stream.head : stream.head + len(queued[1])], queued[1]
+    )

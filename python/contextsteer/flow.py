@@ -478,11 +478,15 @@ class _Stream:
         if self.tail + n > len(self.radius):
             h, t = self.head, self.tail
             size = max(2 * (t - h + n), 16)
+            # All three allocated before any is swapped in: a MemoryError part way left
+            # the radii moved to the buffer's start and the rest not (fuzz round 25).
+            grown = {}
             for name in ("radius", "speed", "seed"):
                 old = getattr(self, name)
-                grown = np.zeros(size, dtype=old.dtype)
-                grown[: t - h] = old[h:t]
-                setattr(self, name, grown)
+                grown[name] = np.zeros(size, dtype=old.dtype)
+                grown[name][: t - h] = old[h:t]
+            for name, array in grown.items():
+                setattr(self, name, array)
             self.head, self.tail = 0, t - h
         t = self.tail
         self.radius[t : t + n] = r
@@ -817,8 +821,10 @@ class Flow:
                             )
                             for src, stream in zip(self.sources, self._streams):
                                 arrivals = src._draw(self._rng, self.period, when)
-                                stream.offered += len(arrivals[0])
+                                # Counted once queued: a MemoryError in join left them
+                                # offered and never queued (fuzz round 25).
                                 stream.join(*arrivals)
+                                stream.offered += len(arrivals[0])
                             # Batch k at start + k·period, as documented: a sum of periods
                             # drifted (ten of 0.1 fall short of 1, and the batch due at a
                             # schedule's change drew the rate before it; fuzz round 21).

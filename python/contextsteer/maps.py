@@ -972,7 +972,9 @@ class ContextMaps:
         for name, v in (("n", n), ("k", k)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise TypeError(f"ContextMaps: {name} must be an int, got {type(v).__name__}")
-        need = 5 * max(int(n), 0) * max(int(k), 0) * 4 + 16 * max(int(n), 0)  # maps + outputs
+        # Its two (n, k) float32 maps (the operations' outputs are NumPy arrays of their
+        # own; counting five maps refused a size that fits, round 25).
+        need = 2 * max(int(n), 0) * max(int(k), 0) * 4
         if need > _physical_memory():
             raise MemoryError(
                 f"ContextMaps({n}, {k}) needs about {need / 2**30:.3g} GiB, more "

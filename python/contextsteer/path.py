@@ -127,13 +127,14 @@ class Path:
         smooth = _checks.flag("Path: smooth", smooth)
         if smooth:
             # The spline's points in double, then float32 vertices, lengths, directions and
-            # cumulative offsets: about 56 bytes a vertex while it is built.
+            # cumulative offsets: 84-88 bytes a vertex at the peak of the build (measured;
+            # 56 let a build through that then failed with a bare bad_alloc, round 25).
             vertices = (len(p) + 1) * samples_per_segment
-            if vertices * 56 > _physical_memory():
+            if vertices * 88 > _physical_memory():
                 raise MemoryError(
                     f"Path: smoothing {len(p):,} points with samples_per_segment="
                     f"{samples_per_segment} makes {vertices:,} vertices, about "
-                    f"{vertices * 56 / 2**30:.3g} GiB, more than {_memory_text()}"
+                    f"{vertices * 88 / 2**30:.3g} GiB, more than {_memory_text()}"
                 )
         self._path = _core.Path(p, closed, smooth, samples_per_segment)
         self._args = (p.copy(), closed, smooth, samples_per_segment)

@@ -588,14 +588,20 @@ class Simulation:
             core_slots = slots
         from .maps import _memory_text, _physical_memory
 
-        # The step's per-slot state: maps, rays, speeds and scratch, about 64 bytes an agent
-        # and slot (a guard against a K that cannot fit, not an account).
+        # The step's state: about 448 bytes an agent (positions, decisions, metrics, grid),
+        # 24 an agent and slot (maps, rays, speeds, scratch) and 4 a neighbour an agent
+        # (the lists). Measured 584-592 bytes an agent at K = 3-8 and 760-950 at K = 16;
+        # 64 bytes a slot alone passed 1M agents at K = 3 (0.18 GiB counted, 1.35 GB
+        # taken) into a bare std::bad_alloc (fuzz round 25).
         k_ = slots.k if isinstance(slots, SlotSet) else slots
-        need = 64 * len(agents.alive) * int(k_)
+        neighbours = int(getattr(steering, "max_neighbours", 16) or 0)
+        per_agent = 448 + 24 * int(k_) + 4 * neighbours
+        need = per_agent * len(agents.alive)
         if need > _physical_memory():
             raise MemoryError(
-                f"Simulation: {len(agents.alive):,} agents × {k_:,} slots need about "
-                f"{need / 2**30:.3g} GiB, more than {_memory_text()}"
+                f"Simulation: {len(agents.alive):,} agents × {k_:,} slots (max_neighbours "
+                f"{neighbours}) need about {need / 2**30:.3g} GiB ({per_agent:,} bytes an "
+                f"agent), more than {_memory_text()}"
             )
         relax = _num("push_relax", push_relax)
         if not 0 < relax <= 1:
