@@ -573,44 +573,63 @@ bool holds(const std::vector<std::int32_t>& ids, std::int32_t o) {
 // was refused beside an overlapping box; fuzz round 13). A plain wall blocks as before.
 // Reads the walls of the grid cells round the paths (each obstacle is listed in every
 // cell its box overlaps).
-int walls_through(const World& w, Vec2 p, double tol, std::uint32_t layers, Vec2* normals,
-                  int max_out) {
+namespace {
+// Calls seg(k, o) for each wall entry k (of obstacle o, in `layers`) of the grid cells
+// [i0, i1] × [j0, j1], then circ(k, o) for their circle entries, cell by cell; stops at the
+// first call that returns true, and returns whether one did. The walk that
+// walls_through, obstacle_near and blocked_way share.
+template <class Seg, class Circ>
+bool any_in_cells(const World& w, int i0, int i1, int j0, int j1, std::uint32_t layers, Seg&& seg,
+                  Circ&& circ) {
   const WorldGrid& g = w.grid();
-  if (g.empty()) return 0;
   const auto lay = w.obstacle_layers();
   const auto wall_obs = w.wall_obstacle();
   const auto circ_obs = w.circle_obstacle();
-  const int i0 = g.col(static_cast<float>(p.x - tol)), i1 = g.col(static_cast<float>(p.x + tol));
-  const int j0 = g.row(static_cast<float>(p.y - tol)), j1 = g.row(static_cast<float>(p.y + tol));
-  int count = 0;
-  auto add = [&](double nx, double ny) {
-    const double len = std::hypot(nx, ny);
-    if (!(len > 0.0)) return;
-    const Vec2 n{static_cast<float>(nx / len), static_cast<float>(ny / len)};
-    for (int c = 0; c < std::min(count, max_out); ++c)
-      if (normals[c].x == n.x && normals[c].y == n.y) return;  // (listed in several cells)
-    if (count < max_out) normals[count] = n;
-    ++count;
-  };
   for (int j = j0; j <= j1; ++j)
     for (int i = i0; i <= i1; ++i) {
       const std::size_t cell = static_cast<std::size_t>(j) * g.nx + i;
       for (std::int32_t e = g.seg_start[cell]; e < g.seg_start[cell + 1]; ++e) {
         const auto k = static_cast<std::size_t>(e);
         const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
-        if (!(lay[static_cast<std::size_t>(o)] & layers)) continue;
-        if (segment_distance2(g.ax[k], g.ay[k], g.bx[k], g.by[k], p.x, p.y) <= tol * tol)
-          add(-(double{g.by[k]} - g.ay[k]), double{g.bx[k]} - g.ax[k]);
+        if ((lay[static_cast<std::size_t>(o)] & layers) && seg(k, o)) return true;
       }
       if (g.circ_start.empty()) continue;
       for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
         const auto k = static_cast<std::size_t>(e);
         const std::int32_t o = circ_obs[static_cast<std::size_t>(g.circ_index[k])];
-        if (!(lay[static_cast<std::size_t>(o)] & layers)) continue;
-        const double dx = double{p.x} - g.cx[k], dy = double{p.y} - g.cy[k];
-        if (std::fabs(std::hypot(dx, dy) - g.cr[k]) <= tol) add(dx, dy);
+        if ((lay[static_cast<std::size_t>(o)] & layers) && circ(k, o)) return true;
       }
     }
+  return false;
+}
+}  // namespace
+
+int walls_through(const World& w, Vec2 p, double tol, std::uint32_t layers, Vec2* normals,
+                  int max_out) {
+  const WorldGrid& g = w.grid();
+  if (g.empty()) return 0;
+  int count = 0;
+  auto add = [&](double nx, double ny) {
+    const double len = std::hypot(nx, ny);
+    if (!(len > 0.0)) return false;
+    const Vec2 n{static_cast<float>(nx / len), static_cast<float>(ny / len)};
+    for (int c = 0; c < std::min(count, max_out); ++c)
+      if (normals[c].x == n.x && normals[c].y == n.y) return false;  // (in several cells)
+    if (count < max_out) normals[count] = n;
+    ++count;
+    return false;
+  };
+  any_in_cells(
+      w, g.col(static_cast<float>(p.x - tol)), g.col(static_cast<float>(p.x + tol)),
+      g.row(static_cast<float>(p.y - tol)), g.row(static_cast<float>(p.y + tol)), layers,
+      [&](std::size_t k, std::int32_t) {
+        return segment_distance2(g.ax[k], g.ay[k], g.bx[k], g.by[k], p.x, p.y) <= tol * tol &&
+               add(-(double{g.by[k]} - g.ay[k]), double{g.bx[k]} - g.ax[k]);
+      },
+      [&](std::size_t k, std::int32_t) {
+        const double dx = double{p.x} - g.cx[k], dy = double{p.y} - g.cy[k];
+        return std::fabs(std::hypot(dx, dy) - g.cr[k]) <= tol && add(dx, dy);
+      });
   return std::min(count, max_out);
 }
 
@@ -628,49 +647,26 @@ bool obstacle_near(const World& w, double x0, double y0, double x1, double y1,
                    std::uint32_t layers) {
   const WorldGrid& g = w.grid();
   if (g.empty()) return false;
-  const auto lay = w.obstacle_layers();
-  const auto wall_obs = w.wall_obstacle();
-  const auto circ_obs = w.circle_obstacle();
-  const int i0 = g.col(static_cast<float>(x0)), i1 = g.col(static_cast<float>(x1));
-  const int j0 = g.row(static_cast<float>(y0)), j1 = g.row(static_cast<float>(y1));
-  for (int j = j0; j <= j1; ++j)
-    for (int i = i0; i <= i1; ++i) {
-      const std::size_t cell = static_cast<std::size_t>(j) * g.nx + i;
-      for (std::int32_t e = g.seg_start[cell]; e < g.seg_start[cell + 1]; ++e) {
-        const std::int32_t o =
-            wall_obs[static_cast<std::size_t>(g.seg_index[static_cast<std::size_t>(e)])];
-        if (lay[static_cast<std::size_t>(o)] & layers) return true;
-      }
-      if (g.circ_start.empty()) continue;
-      for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
-        const std::int32_t o =
-            circ_obs[static_cast<std::size_t>(g.circ_index[static_cast<std::size_t>(e)])];
-        if (lay[static_cast<std::size_t>(o)] & layers) return true;
-      }
-    }
-  return false;
+  auto any = [](std::size_t, std::int32_t) { return true; };
+  return any_in_cells(w, g.col(static_cast<float>(x0)), g.col(static_cast<float>(x1)),
+                      g.row(static_cast<float>(y0)), g.row(static_cast<float>(y1)), layers, any,
+                      any);
 }
 
 bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
                  const std::vector<std::int32_t>& ids, std::uint32_t layers, bool away_ok) {
   const WorldGrid& g = w.grid();
   if (g.empty()) return false;  // no obstacle: no cells to read (a NavField in open space)
-  const auto lay = w.obstacle_layers();
-  const auto wall_obs = w.wall_obstacle();
-  const auto circ_obs = w.circle_obstacle();
   const float reach = r + g.cell;
   const int i0 = g.col(std::min({p.x, q.x, c.x}) - reach),
             i1 = g.col(std::max({p.x, q.x, c.x}) + reach);
   const int j0 = g.row(std::min({p.y, q.y, c.y}) - reach),
             j1 = g.row(std::max({p.y, q.y, c.y}) + reach);
   const double need = static_cast<double>(r) * (1.0 - 1e-4);
-  for (int j = j0; j <= j1; ++j)
-    for (int i = i0; i <= i1; ++i) {
-      const std::size_t cell = static_cast<std::size_t>(j) * g.nx + i;
-      for (std::int32_t e = g.seg_start[cell]; e < g.seg_start[cell + 1]; ++e) {
-        const auto k = static_cast<std::size_t>(e);
-        const std::int32_t o = wall_obs[static_cast<std::size_t>(g.seg_index[k])];
-        if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+  return any_in_cells(
+      w, i0, i1, j0, j1, layers,
+      [&](std::size_t k, std::int32_t o) {
+        if (holds(ids, o)) return false;
         // Crossing or touching by exact turn signs: segment_gap's distances read a way
         // through a wall's end point as 1e-17 away from it, and a NavField goal in a room
         // of one cell was seen from outside along a diagonal through the room's corner
@@ -679,7 +675,7 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
                     : segments_meet(p.x, p.y, q.x, q.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]))
           return true;
         const double gap = segment_gap(q.x, q.y, c.x, c.y, g.ax[k], g.ay[k], g.bx[k], g.by[k]);
-        if (gap >= need) continue;
+        if (gap >= need) return false;
         // Only a solid's edge (a box or polygon) lets a body move away from it: the far
         // side of a plain wall is open, and a body straddling a crack in one would leave
         // through the crack (0: through it).
@@ -689,23 +685,18 @@ bool blocked_way(const World& w, Vec2 p, Vec2 q, Vec2 c, float r,
           return true;
         const double at_q =
             std::sqrt(segment_distance2(g.ax[k], g.ay[k], g.bx[k], g.by[k], q.x, q.y));
-        if (gap < at_q * (1.0 - 1e-7)) return true;
-      }
-      if (g.circ_start.empty()) continue;
-      for (std::int32_t e = g.circ_start[cell]; e < g.circ_start[cell + 1]; ++e) {
-        const auto k = static_cast<std::size_t>(e);
-        const std::int32_t o = circ_obs[static_cast<std::size_t>(g.circ_index[k])];
-        if (holds(ids, o) || !(lay[static_cast<std::size_t>(o)] & layers)) continue;
+        return gap < at_q * (1.0 - 1e-7);
+      },
+      [&](std::size_t k, std::int32_t o) {
+        if (holds(ids, o)) return false;
         const double rr = g.cr[k];
         if (std::sqrt(segment_distance2(p.x, p.y, q.x, q.y, g.cx[k], g.cy[k])) <= rr) return true;
         const double d = std::sqrt(segment_distance2(q.x, q.y, c.x, c.y, g.cx[k], g.cy[k]));
-        if (d >= rr + need) continue;
+        if (d >= rr + need) return false;
         if (!away_ok) return true;
         const double at_q = std::hypot(double(q.x) - g.cx[k], double(q.y) - g.cy[k]);
-        if (d < at_q * (1.0 - 1e-7)) return true;
-      }
-    }
-  return false;
+        return d < at_q * (1.0 - 1e-7);
+      });
 }
 
 }  // namespace contextsteer
