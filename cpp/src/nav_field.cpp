@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "contextsteer/geometry.hpp"
+#include "contextsteer/slot_set.hpp"
 #include "parallel.hpp"
 
 namespace contextsteer {
@@ -453,6 +454,8 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
   // near_of(x, y): the goal's point nearest (x, y), from which the sight test of a goal
   // inside an obstacle looks.
   std::vector<std::int32_t> holding;
+  float ring[32];  // the directions of the points round a goal on a wall (in_sight)
+  slot_directions(16, 0.0, ring);
   // unit: the work of one d_of (a polygon's walks its ring), counted for the stop poll.
   auto visit = [&](double bx0, double by0, double bx1, double by1, std::size_t unit, auto&& d_of,
                    auto&& near_of) {
@@ -476,7 +479,8 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       Vec2 normal;
       return walls_through(world, o, on_wall_tolerance(o, h), layers, &normal, 1) > 0;
     };
-    // Set for a goal on a wall (or where walls meet): it is reached from every side.
+    // Set for a goal on a wall (or where walls meet): it is reached from every side,
+    // seen from a ring of 16 points just off it.
     bool wall_goal = false;
     auto in_sight = [&](int i, int j) {
       const Vec2 o = goal_point(i, j);
@@ -492,9 +496,8 @@ void NavField::march(const World& world, std::uint32_t layers, const NavGoals& g
       // any side (a ring of points a few ulps out), so each side's nodes are in sight.
       const double nu = 4.0 * on_wall_tolerance(o, h);
       for (int a = 0; a < 16; ++a) {
-        const double t = 2.0 * 3.141592653589793 * a / 16.0;
-        const Vec2 from{static_cast<float>(o.x + nu * std::cos(t)),
-                        static_cast<float>(o.y + nu * std::sin(t))};
+        const Vec2 from{static_cast<float>(o.x + nu * ring[2 * a]),
+                        static_cast<float>(o.y + nu * ring[2 * a + 1])};
         if (!blocked_way(world, from, q, q, 0.0f, holding, layers, /*away_ok=*/true)) return true;
       }
       return false;

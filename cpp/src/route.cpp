@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "contextsteer/nearest.hpp"
+#include "contextsteer/slot_set.hpp"
 #include "parallel.hpp"
 #include "contextsteer/raycast.hpp"
 
@@ -195,10 +196,9 @@ bool Router::escape(Vec2 p, Vec2 toward, Vec2& out) const {
     const int m = walls_through(*world_, p, tol, layers_, normals, 8);
     std::vector<Vec2> dirs;
     for (int i = 0; i < m; ++i) dirs.insert(dirs.end(), {normals[i], normals[i] * -1.0f});
-    for (int i = 0; i < 16; ++i) {
-      const double a = 2.0 * 3.141592653589793 * i / 16.0;
-      dirs.push_back({static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a))});
-    }
+    float ring[32];
+    slot_directions(16, 0.0, ring);
+    for (int i = 0; i < 16; ++i) dirs.push_back({ring[2 * i], ring[2 * i + 1]});
     const Vec2 to = toward - p;
     std::stable_sort(dirs.begin(), dirs.end(),
                      [&](Vec2 u, Vec2 v) { return dot(u, to) > dot(v, to); });
