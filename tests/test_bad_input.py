@@ -1597,3 +1597,168 @@ def test_memory_checks_count_what_is_allocated(monkeypatch):
     assert maps.interest.shape == (2_000_000, 5)
     with pytest.raises(MemoryError, match=r"ContextMaps\(4000000, 5\) needs about 0.149 GiB"):
         cs.ContextMaps(4_000_000, 5)
+
+
+# Fuzz round 26: integer ids took masked arrays (their hidden entries read as ids) and
+# durations (NumPy counts timedelta64 as an integer); an int column write wrapped a value
+# beyond its dtype; a float32 masked agent_weights kept its hidden weights; plots dropped
+# the imaginary part of complex input and drew masked entries; a masked out= was written
+# with its old mask left over the new values.
+def _masked(values, mask):
+    return np.ma.masked_array(values, mask=mask)
+
+
+def _nav2():
+    return cs.NavField(world(), [np.array([[1, 1]]), np.array([[3, 3]])], cell=0.5)
+
+
+_SECONDS = np.array([0, 1], dtype="timedelta64[s]")
+_PATH = cs.Path([[0, 0], [5, 0]])
+_IDS = [
+    (
+        "set_layers masked",
+        lambda: world().set_layers(_masked([0, 0], [0, 1]), 0),
+        "set_layers: ids",
+    ),
+    ("set_layers durations", lambda: world().set_layers(_SECONDS[:1], 0), "set_layers: ids"),
+    (
+        "add group masked",
+        lambda: cs.Agents(2).add(np.zeros((2, 2)), group=_masked([1, 2], [0, 1])),
+        "group",
+    ),
+    (
+        "add kinematic masked",
+        lambda: cs.Agents(2).add(np.zeros((2, 2)), kinematic=_masked([False, True], [0, 1])),
+        "kinematic",
+    ),
+    ("remove durations", lambda: _four_agents().remove(_SECONDS), "Agents.remove: ids"),
+    ("Pursue masked", lambda: cs.Pursue(targets=_masked([0, 1], [0, 1])), "Pursue: targets"),
+    ("Evade durations", lambda: cs.Evade(targets=_SECONDS), "Evade: targets"),
+    (
+        "FollowPath index masked",
+        lambda: cs.FollowPath([_PATH, _PATH], index=_masked([0, 0], [0, 1])),
+        "index",
+    ),
+    ("FollowField which durations", lambda: cs.FollowField(_nav2(), which=_SECONDS), "which"),
+    (
+        "NavField which masked",
+        lambda: _nav2().query([[2, 2], [2, 2]], which=_masked([0, 1], [0, 1])),
+        "which",
+    ),
+    (
+        "classic Seek agents masked",
+        lambda: cs.classic.Seek(agents=_masked([0, 1], [0, 1])),
+        "agents",
+    ),
+    ("classic Pursue agents durations", lambda: cs.classic.Pursue(agents=_SECONDS), "agents"),
+    (
+        "neighbours alive durations",
+        lambda: cs.neighbours(np.zeros((2, 2), np.float32), 1.0, 2, alive=_SECONDS),
+        "alive",
+    ),
+]
+
+
+@pytest.mark.parametrize("name, call, text", _IDS, ids=[c[0] for c in _IDS])
+def test_ids_refuse_masked_arrays_and_durations(name, call, text):
+    with pytest.raises((TypeError, ValueError), match=text) as info:
+        call()
+    assert any(w in str(info.value) for w in ("masked array", "integer", "booleans", "ids"))
+
+
+def test_an_int_column_write_beyond_its_dtype_is_refused_not_wrapped():
+    a = agents()
+    before = a.group.copy()
+    for value in (2**32 + 7, [2**40, 0, 0], [-(2**31) - 1, 0, 0], np.uint64(2**63)):
+        with pytest.raises(ValueError, match=r"Agents.group: values must fit int32 .* got"):
+            a.group = value
+    np.testing.assert_array_equal(a.group, before)
+    with pytest.raises(ValueError, match="Agents.rng: values must fit uint64"):
+        a.rng = -1
+    a.group = [-(2**31), 2**31 - 1, np.int64(5)]  # the ends of the range are taken
+    assert a.group.tolist() == [-(2**31), 2**31 - 1, 5]
+    a.rng = np.uint64(2**64 - 1)
+    assert int(a.rng[0]) == 2**64 - 1
+
+
+def test_a_float_column_refuses_bools_as_agents_add_does():
+    a = agents()
+    with pytest.raises(TypeError, match="Agents.radius: expected real numbers"):
+        a.radius = np.array([True, False, True])
+    with pytest.raises(TypeError, match="Agents.max_speed"):
+        a.max_speed = True
+
+
+def test_masked_float32_agent_weights_are_refused_as_float64_ones_are():
+    for dtype in (np.float32, np.float64):
+        w = np.ma.masked_array(np.array([1, 1e6, 1], dtype), mask=[0, 1, 0])
+        with pytest.raises(TypeError, match="agent_weights: .*masked array.*fill it first"):
+            cs.Seek(agent_weights=w)
+    plain = np.ones(3, np.float32)
+    assert cs.Seek(agent_weights=plain).agent_weights is plain  # still kept in place
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: cs.plot.agents(np.array([[0, 0], [1, 1]]) + 5j),
+        lambda: cs.plot.path(np.array([[0, 0], [1, 1], [2, 0]]) + 1j),
+        lambda: cs.plot.world(np.array([[0, 0, 1, 1]]) + 1j),
+        lambda: cs.plot.world(np.array([[0, 0, 1, 1]], dtype=object)),
+    ],
+)
+def test_plots_refuse_complex_and_object_numbers(call):
+    import matplotlib.pyplot as plt
+
+    try:
+        with pytest.raises(TypeError, match="expected real numbers, got dtype"):
+            call()
+    finally:
+        plt.close("all")
+
+
+def test_plots_refuse_masked_distances_dangers_and_trajectories():
+    import matplotlib.pyplot as plt
+
+    pos, dirs = np.zeros((1, 2)), cs.SlotSet(4)
+    try:
+        with pytest.raises(TypeError, match="distances: expected plain values"):
+            cs.plot.rays(pos, dirs, _masked([[0.5, 1, 1, 1]], [[1, 0, 0, 0]]), 1.0)
+        with pytest.raises(TypeError, match="danger: expected plain values"):
+            cs.plot.rays(pos, dirs, None, 1.0, danger=_masked([[0.5, 1, 1, 1]], [[1, 0, 0, 0]]))
+        traj = np.zeros((3, 1, 2))
+        with pytest.raises(TypeError, match="history: expected plain values"):
+            cs.plot.trajectories(np.ma.masked_array(traj, mask=traj > 0))
+    finally:
+        plt.close("all")
+
+
+def _masked_out(shape=(1, 4), dtype=np.float32):
+    return np.ma.masked_array(np.zeros(shape, dtype), mask=np.zeros(shape, bool))
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda o: cs.resolve(np.ones((1, 4)), np.zeros((1, 4)), out=o), "resolve: out"),
+        (lambda o: cs.spread(np.ones((1, 4)), [0.5, 1, 0.5], out=o), "spread: out"),
+        (lambda o: cs.combine([np.ones((1, 4))], out=o), "combine: out"),
+        (lambda o: cs.blend(np.ones((1, 4)), np.zeros((1, 4)), 0.5, out=o), "blend: out"),
+        (lambda o: cs.dot_map(cs.SlotSet(4), [[1, 0]], out=o), "dot_map: out"),
+        (
+            lambda o: cs.slot_raycast(world(), [[-2, 0]], cs.SlotSet(4), 3.0, out=o),
+            "slot_raycast: out",
+        ),
+        (
+            lambda o: cs.choose(
+                np.ones((1, 4)),
+                cs.SlotSet(4),
+                out=(_masked_out((1, 2)), o[0], np.zeros(1, np.int32)),
+            ),
+            "choose: out",
+        ),
+    ],
+)
+def test_a_masked_out_is_refused(call, name):
+    with pytest.raises(TypeError, match=f"{name}: expected plain values, got a masked array"):
+        call(_masked_out())

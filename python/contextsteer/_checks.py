@@ -94,6 +94,19 @@ def not_masked(what: str, value: Any) -> Any:
     return value
 
 
+def integer_array(what: str, value: Any) -> np.ndarray:
+    """``value`` as an array for integer ids or indexes, its dtype not yet checked
+    (:func:`is_integer` does that), or a ``TypeError`` naming ``what`` for a masked array,
+    whose masked entries would be read as ids."""
+    return np.asarray(not_masked(what, value))
+
+
+def is_integer(arr: np.ndarray) -> bool:
+    """Whether ``arr`` holds integers: signed or unsigned, not bools, and not durations or
+    dates (NumPy counts ``timedelta64`` as an integer type)."""
+    return arr.dtype.kind in "iu"
+
+
 def agents(owner: str, value: Any) -> None:
     """A TypeError naming ``owner``'s ``agents`` unless it is a contextsteer Agents
     (pybind11's message for ``None`` lists signatures)."""

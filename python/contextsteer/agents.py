@@ -30,14 +30,29 @@ def _view_property(name: str, doc: str) -> _checks.ArrayView:
         arr = np.asarray(value)
         kind, target = arr.dtype.kind, view.dtype.kind
         # NumPy's assignment would parse text ("3"), truncate 1.7 into an int column, read
-        # NaN as True into a bool one, and None as NaN.
-        if kind in "USOVmMc" or (target in "iub" and kind not in "iub"):
+        # NaN as True into a bool one, None as NaN, and True as 1.0 into a float one.
+        if (
+            kind in "USOVmMc"
+            or (target in "iub" and kind not in "iub")
+            or (target == "f" and kind == "b")
+        ):
             wanted = "bools" if target == "b" else "integers" if target in "iu" else "real numbers"
             raise TypeError(
                 f"Agents.{name}: expected {wanted} (dtype {view.dtype}), got dtype {arr.dtype}"
             )
         if target == "b" and kind != "b" and arr.size and not np.isin(arr, (0, 1)).all():
             raise ValueError(f"Agents.{name}: expected bools (or 0 and 1), got {arr!r:.60}")
+        if target in "iu" and kind in "iu" and arr.size:
+            # NumPy's cast would wrap: 2**32 + 7 stored as 7 in an int32 column, -1 as
+            # 2**64 - 1 in a uint64 one.
+            info = np.iinfo(view.dtype)
+            low, high = int(arr.min()), int(arr.max())
+            if low < info.min or high > info.max:
+                bad = low if low < info.min else high
+                raise ValueError(
+                    f"Agents.{name}: values must fit {view.dtype} [{info.min}, {info.max}], "
+                    f"got {bad}"
+                )
         view[...] = arr
 
     return cast(_checks.ArrayView, property(fget, fset, doc=doc))
@@ -443,8 +458,8 @@ class Agents(_core.Agents):
             raise ValueError(
                 f"Agents.add: steer_force must be in [0, 1], got {cols['steer_force'][i]} at index {i}"
             )
-        grp = np.asarray(group)
-        if not np.issubdtype(grp.dtype, np.integer):
+        grp = _checks.integer_array("Agents.add: group", group)
+        if not _checks.is_integer(grp):
             raise TypeError(f"Agents.add: group must be integers, got dtype {grp.dtype}")
         wide = (grp < -(2**31)) | (grp > 2**31 - 1)
         if np.any(wide):
@@ -454,7 +469,7 @@ class Agents(_core.Agents):
             )
         grp = _column(grp, "group", n, None, np.int32)
         tgt = pos.copy() if target is None else _column(target, "target", n, 2, np.float32)
-        kin = np.asarray(kinematic)
+        kin = np.asarray(_checks.not_masked("Agents.add: kinematic", kinematic))
         if kin.dtype != np.bool_:
             raise TypeError(
                 f"Agents.add: kinematic must be bool (True/False), got dtype {kin.dtype}"
@@ -502,7 +517,7 @@ class Agents(_core.Agents):
                     f"(the capacity), got {arr.shape}"
                 )
             arr = np.flatnonzero(arr)
-        if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if arr.size and not _checks.is_integer(arr):
             raise TypeError(f"Agents.remove: ids must be integers, got dtype {arr.dtype}")
         arr = arr.reshape(-1)
         bad = (arr < 0) | (arr >= self.capacity)
@@ -528,7 +543,7 @@ def _alive(alive: ArrayLike, n: int) -> np.ndarray:
     (a float, NaN or string is not a truth value here)."""
     raw = np.asarray(_checks.not_masked("neighbours: alive", alive))
     if raw.dtype != bool:
-        if not np.issubdtype(raw.dtype, np.integer):
+        if not _checks.is_integer(raw):
             raise TypeError(f"neighbours: alive must be booleans, got dtype {raw.dtype}")
         if raw.size and not ((raw == 0) | (raw == 1)).all():
             raise ValueError("neighbours: alive must be booleans (or integers 0 and 1)")

@@ -142,8 +142,8 @@ def _number(
 def _indices(owner: str, name: str, value: Any) -> np.ndarray:
     """An int32 index array from integers (a float is not truncated, a bool is not an
     index, a value beyond int32 does not wrap)."""
-    raw = np.asarray(value)
-    if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+    raw = _checks.integer_array(f"{owner}: {name}", value)
+    if not _checks.is_integer(raw):
         raise TypeError(f"{owner}: {name} must be integer indexes, got dtype {raw.dtype}")
     if raw.size and not (raw.min() >= -(2**31) and raw.max() < 2**31):
         raise ValueError(f"{owner}: {name} indexes must fit int32")
@@ -393,7 +393,7 @@ class Behaviour:
         if w is not None:
             owner = type(self).__name__
             if (
-                isinstance(w, np.ndarray)
+                type(w) is np.ndarray  # not a subclass: a masked array's mask would be lost
                 and w.dtype == np.float32
                 and w.ndim == 1
                 and w.flags.c_contiguous
@@ -403,7 +403,7 @@ class Behaviour:
                 try:
                     arr = _f32(w, f"{owner}: agent_weights")
                 except (TypeError, ValueError) as e:
-                    if np.iscomplexobj(w):
+                    if np.iscomplexobj(w) or isinstance(w, np.ma.MaskedArray):
                         raise e from None
                     raise TypeError(
                         f"{owner}: agent_weights must be an array of numbers, got {w!r}"
@@ -748,8 +748,8 @@ class Pursue(Behaviour):
     def __post_init__(self) -> None:
         super().__post_init__()
         name = type(self).__name__
-        ids = np.asarray(self.targets)
-        if ids.size and not np.issubdtype(ids.dtype, np.integer):
+        ids = _checks.integer_array(f"{name}: targets", self.targets)
+        if ids.size and not _checks.is_integer(ids):
             raise TypeError(f"{name}: targets must be agent ids (integers), got dtype {ids.dtype}")
         ids = ids.reshape(-1)
         if ((ids < 0) | (ids > 2**31 - 1)).any():

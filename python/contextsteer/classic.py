@@ -166,10 +166,10 @@ def _target(owner: str, target: Any, agents: Any, what: str = "target") -> dict[
     if target is not None and agents is not None:
         raise ValueError(f"{owner}: give {what}= or agents=, not both")
     if agents is not None:
-        ids = np.asarray(agents)
+        ids = _checks.integer_array(f"{owner}: agents", agents)
         if ids.ndim == 0:
             ids = ids[None]
-        if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
+        if ids.ndim != 1 or ids.size == 0 or not _checks.is_integer(ids):
             raise ValueError(
                 f"{owner}: agents must be a non-empty list of agent ids, got {agents!r}"
             )

@@ -378,7 +378,7 @@ def dot_map(
         weight=scalar,
         weights=per_agent,
         magnitude=_checks.flag("dot_map: magnitude", magnitude),
-        out=out,
+        out=_checks.not_masked("dot_map: out", out),
     )
 
 
@@ -432,7 +432,7 @@ def combine(
     _modes.check("combine", mode, "combine", "mode")
     stack = _stack(maps)
     w = None if weights is None else _f32(weights, "weights")
-    return _core.combine(stack, mode, w, out=out)
+    return _core.combine(stack, mode, w, out=_checks.not_masked("combine: out", out))
 
 
 def resolve(
@@ -513,7 +513,7 @@ def resolve(
         _checks.real("resolve: threshold", threshold),
         _checks.real("resolve: epsilon", epsilon),
         slots,
-        out=out,
+        out=_checks.not_masked("resolve: out", out),
     )
 
 
@@ -633,7 +633,7 @@ def choose(
     else:
         if len(out) != 3:
             raise TypeError("out: expected (direction, strength, slot)")
-        od, os_, oi = out
+        od, os_, oi = (_checks.not_masked("choose: out", o) for o in out)
     d, s, i = _core.choose(
         _f32(values, "values"),
         _slots(directions),
@@ -675,7 +675,7 @@ def _out3(out: Choice | tuple | None) -> tuple[Any, ...]:
         return None, None, None
     if len(out) != 3:
         raise TypeError("out: expected (direction, strength, slot)")
-    return tuple(out)
+    return tuple(_checks.not_masked("out", o) for o in out)
 
 
 def steer(
@@ -818,6 +818,7 @@ def spread(
     array([[0.  , 0.25, 0.5 , 0.25, 0.  , 0.  ]], dtype=float32)
     """
     _modes.check("spread", mode, "spread", "mode")
+    out = _checks.not_masked("spread: out", out)
     return _core.spread(_f32(values, "values"), _f32(kernel, "kernel"), mode, out=out)
 
 
@@ -853,7 +854,7 @@ def blend(
         _f32(previous, "previous"),
         _f32(current, "current"),
         _checks.real("blend: alpha", alpha),
-        out=out,
+        out=_checks.not_masked("blend: out", out),
     )
 
 

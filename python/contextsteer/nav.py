@@ -542,8 +542,8 @@ class NavField:
             )
         w = None
         if which is not None:
-            raw = np.asarray(which)
-            if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+            raw = _checks.integer_array("which", which)
+            if not _checks.is_integer(raw):
                 raise TypeError(f"which: expected integer field indexes, got dtype {raw.dtype}")
             bad = (raw < 0) | (raw >= self.count)
             if np.any(bad):

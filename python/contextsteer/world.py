@@ -635,10 +635,10 @@ class World:
         >>> w.set_layers(door, 0xFFFFFFFF); hit()     # closed again
         True
         """
-        raw = np.asarray(ids)
-        if raw.size == 0 and raw.dtype != bool:
+        raw = _checks.integer_array("set_layers: ids", ids)
+        if raw.size == 0 and raw.dtype.kind == "f":
             raw = raw.astype(np.int64)  # no ids: nothing to change (np.asarray([]) is float)
-        if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+        if not _checks.is_integer(raw):
             raise TypeError(f"set_layers: ids must be integer obstacle ids, got dtype {raw.dtype}")
         flat = raw.reshape(-1)
         bad = (flat < 0) | (flat >= self.obstacle_count)
@@ -953,6 +953,7 @@ def slot_raycast(
         raise ValueError(
             f"method: expected one of {', '.join(map(repr, _SLOT_METHODS))}, got {method!r}"
         )
+    _checks.not_masked("slot_raycast: out", out)
     if isinstance(out, np.ndarray):
         # The inputs are copied below, so the core no longer sees an overlap: refuse it
         # here (writing the distances over the positions is a caller's mistake).

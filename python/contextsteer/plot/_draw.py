@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._checks import not_masked
+from .._checks import is_integer, not_masked
 
 if TYPE_CHECKING:
     from ..maps import SlotSet
@@ -73,8 +73,12 @@ def _agent_colors(index: np.ndarray) -> np.ndarray:
 
 
 def _floats(x: Any, what: str) -> np.ndarray:
-    """``x`` as float64, a masked array refused (its hidden values would be drawn)."""
-    return np.asarray(not_masked(what, x), dtype=np.float64)
+    """``x`` as float64, a masked array refused (its hidden values would be drawn), and so
+    are complex numbers (NumPy would drop the imaginary part), text and objects."""
+    raw = np.asarray(not_masked(what, x))
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"{what}: expected real numbers, got dtype {raw.dtype}")
+    return raw.astype(np.float64, copy=False)
 
 
 def _points(x: ArrayLike, what: str) -> np.ndarray:
@@ -168,6 +172,7 @@ def _agent_index(selection: Any, n: int, what: str) -> np.ndarray:
     """Agent indices (intp) from a selection: a sequence of integers, or a boolean mask
     of length ``n``. A mask used as indices drew agents 0 and 1 for every True and False;
     a float index was truncated."""
+    not_masked(what, selection)
     a = np.asarray(list(selection) if not isinstance(selection, np.ndarray) else selection)
     if a.dtype == bool:
         if a.shape != (n,):
@@ -175,7 +180,7 @@ def _agent_index(selection: Any, n: int, what: str) -> np.ndarray:
         return np.flatnonzero(a)
     if a.size == 0:
         return np.zeros(0, dtype=np.intp)
-    if a.ndim != 1 or not np.issubdtype(a.dtype, np.integer):
+    if a.ndim != 1 or not is_integer(a):
         raise TypeError(
             f"{what}: expected agent indices (a sequence of ints) or a boolean mask of "
             f"shape ({n},), got {a.dtype} of shape {a.shape}"

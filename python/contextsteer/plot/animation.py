@@ -73,7 +73,7 @@ def _recording(
     elif isinstance(history, Recording):
         rec = history
     else:
-        rec = Recording(None, np.asarray(history, dtype=np.float64), None, None, None)
+        rec = Recording(None, _floats(history, "history"), None, None, None)
     return rec, sim
 
 
@@ -117,7 +117,7 @@ def _recorded_inputs(
     radii = rec.radii
     if radii is None and sim is not None:
         radii = np.asarray(sim.agents.radius)[:n]
-    radii = np.full(n, 0.5) if radii is None else np.asarray(radii, dtype=np.float64)
+    radii = np.full(n, 0.5) if radii is None else _floats(radii, "radii")
     if radii.shape == (n,):
         radii = np.broadcast_to(radii, (t_count, n))
     elif radii.shape != (t_count, n):
@@ -302,7 +302,7 @@ def animate(
             la = (
                 np.full(len(alive), float(look_ahead))  # type: ignore[arg-type]
                 if np.ndim(look_ahead) == 0
-                else np.asarray(look_ahead, dtype=np.float64)[alive]
+                else _floats(look_ahead, "look_ahead")[alive]
             )
             # From the pose the frame's maps were perceived from (before the move).
             see_pos, see_head = _seen_pose(rec, f, alive, pos, head)
@@ -484,7 +484,7 @@ def frames(
     from .. import _checks
 
     rays = _checks.flag("frames: rays", rays)
-    headings = None if headings is None else np.asarray(headings, dtype=np.float64)
+    headings = None if headings is None else _floats(headings, "headings")
 
     def whole(v: Any) -> bool:
         return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
@@ -551,7 +551,7 @@ def frames(
     if trail is True:
         trail_pos = positions
     elif trail is not None and trail is not False:
-        trail_pos = np.asarray(_positions(trail, "trail"), dtype=np.float64)
+        trail_pos = _floats(_positions(trail, "trail"), "trail")
         if trail_pos.ndim != 3 or trail_pos.shape[1:] != (n, 2):
             raise ValueError(
                 f"trail: expected positions of shape (S, {n}, 2), got {trail_pos.shape}"
@@ -630,7 +630,7 @@ def frames(
             la = (
                 np.full(len(idx), float(look_ahead))  # type: ignore[arg-type]
                 if np.ndim(look_ahead) == 0
-                else np.asarray(look_ahead, dtype=np.float64)[idx]
+                else _floats(look_ahead, "look_ahead")[idx]
             )
             # From the pose the frame's maps were perceived from (before the move).
             p, see_head = _seen_pose(rec, f, idx, p, head[idx])

@@ -353,7 +353,7 @@ def _plot_rays(
     if distances is None:
         dist = np.broadcast_to(la[:, None], (n, k))
     else:
-        dist = np.asarray(distances, dtype=np.float64)
+        dist = _floats(distances, "distances")
         if dist.shape != (n, k):
             raise ValueError(f"distances: expected shape ({n}, {k}), got {dist.shape}")
         if np.any(dist < 0):
@@ -362,7 +362,7 @@ def _plot_rays(
     # was not cast (NaN: before the first perception) is not drawn (length 0).
     length = np.where(np.isnan(dist), 0.0, np.minimum(dist, la[:, None]))
     if danger is not None:
-        value = np.asarray(danger, dtype=np.float64)
+        value = _floats(danger, "danger")
         if value.shape != (n, k):
             raise ValueError(f"danger: expected shape ({n}, {k}), got {value.shape}")
         if not np.all(np.isfinite(value)):
@@ -630,7 +630,7 @@ def _plot_trajectories(
 ) -> LineCollection:
     from matplotlib.collections import LineCollection
 
-    h = np.asarray(_positions(history), dtype=np.float64)
+    h = _floats(_positions(history), "history")
     if h.ndim != 3 or h.shape[2] != 2:
         raise ValueError(f"history: expected positions of shape (T, N, 2), got {h.shape}")
     index = np.arange(h.shape[1]) if agents is None else _agent_index(agents, h.shape[1], "agents")
