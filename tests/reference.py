@@ -630,6 +630,18 @@ def _segment_distance(points, segs):
     return np.linalg.norm(ap - t[..., None] * ab, axis=-1).min(1)
 
 
+def polyline_point(verts, closed, s):
+    """The point at arc length ``s`` (wrapped on a closed polyline, clamped on an open one)."""
+    v = np.asarray(verts, dtype=np.float64)
+    b = np.roll(v, -1, axis=0) if closed else v[1:]
+    a = v if closed else v[:-1]
+    seg_len = np.linalg.norm(b - a, axis=1)
+    cum = np.concatenate([[0.0], np.cumsum(seg_len)])
+    s = s % cum[-1] if closed else min(max(s, 0.0), cum[-1])
+    i = min(int(np.searchsorted(cum, s, side="right")) - 1, len(seg_len) - 1)
+    return a[i] + (b[i] - a[i]) * (s - cum[i]) / seg_len[i]
+
+
 def polyline_closest_offset(points, verts, closed):
     """Arc-length offset of the nearest point on a polyline (ties: lowest segment)."""
     v = np.asarray(verts, dtype=np.float64)
@@ -710,9 +722,20 @@ def run_metrics(
             np.diff(np.vstack([v, v[:1]]) if closed else v, axis=0), axis=1
         ).sum()
         off = np.stack([polyline_closest_offset(pos[t], v, closed) for t in range(T)])
-        step = np.diff(off, axis=0)
-        if closed:
-            step -= length * np.floor(step / length + 0.5)
-        out["progress"] = step.sum(0)
+        # An advance is taken when it is within twice the straight distance from the
+        # point at the kept offset to the agent, plus a body width; otherwise the offset
+        # is kept (a jump to another branch of a path that crosses itself).
+        kept, progress = off[0].copy(), np.zeros(N)
+        for t in range(1, T):
+            step = off[t] - kept
+            if closed:
+                step -= length * np.floor(step / length + 0.5)
+            at = np.array([polyline_point(v, closed, s) for s in kept])
+            reach = np.linalg.norm(pos[t] - at, axis=1)
+            slack = 2 * r + 1e-6 * (1 + np.abs(pos[t]).sum(1))
+            ok = (np.abs(step) <= slack) | (np.abs(step) <= 2 * reach + slack)
+            progress += np.where(ok, step, 0.0)
+            kept = np.where(ok, off[t], kept)
+        out["progress"] = progress
         out["laps"] = np.floor(out["progress"] / length).astype(int) if closed else None
     return out

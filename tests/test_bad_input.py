@@ -1762,3 +1762,17 @@ def _masked_out(shape=(1, 4), dtype=np.float32):
 def test_a_masked_out_is_refused(call, name):
     with pytest.raises(TypeError, match=f"{name}: expected plain values, got a masked array"):
         call(_masked_out())
+
+
+def test_a_column_write_that_overflows_float32_is_named_at_once():
+    a = agents()
+    before = a.target.copy()
+    with pytest.raises(ValueError, match=r"Agents.target: 1e\+39 at index \(2, 1\) overflows"):
+        a.target = [[0, 0], [0, 0], [0, 1e39]]
+    with pytest.raises(ValueError, match=r"Agents.radius: 1e\+300 overflows float32"):
+        a.radius = 1e300
+    np.testing.assert_array_equal(a.target, before)
+    a.target = np.full((3, 2), np.nan)  # stored: the step names a live agent's
+    assert np.isnan(a.target).all()
+    a.target = np.full((3, 2), 3.4e38)  # the largest finite values are taken
+    assert np.isfinite(a.target).all()

@@ -775,3 +775,60 @@ def test_bodies_placed_overlapping_count_no_episode_whatever_else_leaves_a_solid
         sim.configure_metrics()
     sim.step(0.05, steps=3)
     assert sim.metrics()["collisions"]["agent_agent"] == 0
+
+
+def _figure_eight(lateral, laps=3, start=0.125):
+    """A kinematic car driven along a figure-eight (its centre line crosses itself at the
+    origin) ``lateral`` metres right of the line; returns (metrics, history, path)."""
+    t = np.linspace(0, 2 * np.pi, 400, endpoint=False)
+    path = cs.Path(np.c_[100 * np.sin(t), 50 * np.sin(2 * t)], closed=True)
+    length = path.length
+    agents = cs.Agents(1, slots=8)
+    agents.add([[0.0, 0.0]], radius=0.3, kinematic=True)
+    sim = cs.Simulation(None, agents, [cs.FollowPath(path)])
+    history = None
+    driven = (laps + 0.05) * length  # a little past the last lap's end
+    for k, s in enumerate(start * length + np.linspace(0, driven, 12 * 500 * laps + 1)):
+        if k % 12:
+            continue  # 1.8 m a step, still within the rule's reach
+        p = path.point_at([s % length]).astype(np.float64)[0]
+        tg = path.tangent_at([s % length]).astype(np.float64)[0]
+        agents.position[0] = p + lateral * np.array([tg[1], -tg[0]])
+        if k == 0:
+            sim.configure_metrics(path=path)
+            history = sim.record()
+        sim.step(0.01)
+    return sim.agent_metrics, history, path
+
+
+@pytest.mark.parametrize("lateral", [0.0, 1.5, -2.5])
+def test_a_path_that_crosses_itself_counts_laps_on_the_agents_own_branch(lateral):
+    # The closest point jumps to the other branch at the crossing, about L/2 along the
+    # path; its sign was arbitrary, and a car 1.5 m off the line lost a lap a crossing
+    # (progress -3048 m for five laps driven: fuzz round 26).
+    m, history, path = _figure_eight(lateral)
+    assert m.laps[0] == 3
+    assert m.progress[0] == pytest.approx(3.05 * path.length, abs=1e-6 * path.length)
+    steps = np.diff(np.asarray(history.progress)[:, 0])
+    assert np.abs(steps).max() < 8.0  # a held step or two at the crossing, no jump
+    ref = run_metrics(
+        history.positions[1:],
+        history.velocities[1:],
+        history.headings[1:],
+        [0.3],
+        path=path.points,
+        closed=True,
+    )
+    np.testing.assert_allclose(m.progress, ref["progress"] + history.progress[0], atol=1e-3)
+
+
+def test_an_agent_placed_far_along_the_path_takes_the_jump():
+    t = np.linspace(0, 2 * np.pi, 64, endpoint=False)
+    path = cs.Path(np.c_[30 * np.cos(t), 20 * np.sin(t)], closed=True)
+    agents = cs.Agents(1, slots=8)
+    agents.add(path.point_at([0.0]), radius=0.3, kinematic=True)
+    sim = cs.Simulation(None, agents, [cs.FollowPath(path)])
+    sim.configure_metrics(path=path)
+    agents.position[0] = path.point_at([40.0])[0]  # 40 m along, ~35 m away in a line
+    sim.step(0.01)
+    assert sim.agent_metrics.progress[0] == pytest.approx(40.0, abs=1e-3)

@@ -39,6 +39,26 @@ double wrap_angle(double d) {
 
 double norm2d(double x, double y) { return std::sqrt(x * x + y * y); }
 
+/// Whether an agent at p whose closest offset was `prev` may have advanced by `d` along
+/// the path. Where a path crosses or passes near itself the closest point can jump to
+/// the other branch, far along the path, for a step or a few (a figure-eight's crossing:
+/// the jump is about L/2, and its sign was arbitrary, so progress lost a lap there). An
+/// advance is taken when it is within twice the straight distance from the point at
+/// `prev` to p, plus a body width: a move along the agent's own branch stays within it
+/// (on the inside of a bend tighter than the agent's distance from the centre line the
+/// offset can outrun it, and is then held a step or two). A jump is held, the offset
+/// kept, until the agent's own branch is nearest again, or it has gone so far from the
+/// point at `prev` that the jump is plausible (a path cut across, an agent placed
+/// elsewhere).
+bool plausible_advance(const Path& path, Vec2 p, double prev, double d, float radius) {
+  const double slack =
+      2.0 * double(radius) + 1e-6 * (1.0 + std::fabs(double(p.x)) + std::fabs(double(p.y)));
+  if (std::fabs(d) <= slack) return true;  // the usual step: no point to look up
+  const Vec2 q = path.point_at(prev);
+  const double reach = norm2d(double(p.x) - double(q.x), double(p.y) - double(q.y));
+  return std::fabs(d) <= 2.0 * reach + slack;
+}
+
 }  // namespace
 
 void Metrics::configure(const MetricsParams& params, const AgentsView& a, const World* world,
@@ -542,13 +562,17 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     cur_wall[i] = wall;
     cur_agent[i] = agent;
     if (path_) {
-      const double off = path_->closest_offset(p);
+      double off = path_->closest_offset(p);
       if (fresh && !lap_diff_.empty()) std::fill_n(lap_diff_.data() + i * n_, n_, kUnset);
       // A fresh agent's start: here, or where it entered (offset_ then, note_entries).
       if (fresh) start_offset[i] = (entered ? offset[i] : off) - progress[i];
       if (!fresh || entered) {
         double d = off - offset[i];
         if (path_->closed()) d -= length_l * std::floor(d / length_l + 0.5);  // [−L/2, L/2)
+        if (!plausible_advance(*path_, p, offset[i], d, a.radius[i])) {
+          d = 0.0;  // held where it was (see plausible_advance)
+          off = offset[i];
+        }
         progress[i] += d;
       }
       offset[i] = off;

@@ -53,6 +53,21 @@ def _view_property(name: str, doc: str) -> _checks.ArrayView:
                     f"Agents.{name}: values must fit {view.dtype} [{info.min}, {info.max}], "
                     f"got {bad}"
                 )
+        if target == "f" and kind in "fiu" and arr.size:
+            # A finite value past float32 would be stored as inf, and named only at the next
+            # step as an inf the caller never wrote (NaN and inf given are stored: a dead
+            # slot may hold them, and the step names a live agent's).
+            with np.errstate(over="ignore"):
+                conv = np.asarray(arr, dtype=view.dtype)
+            grew = np.isinf(conv) & np.isfinite(arr)
+            if grew.any():
+                idx = tuple(int(i) for i in np.argwhere(grew)[0])
+                where = f" at index {idx}" if idx else ""
+                raise ValueError(
+                    f"Agents.{name}: {arr[idx].item()!r}{where} overflows "
+                    f"{view.dtype} (finite values are within ±3.4e38)"
+                )
+            arr = conv
         view[...] = arr
 
     return cast(_checks.ArrayView, property(fget, fset, doc=doc))
@@ -357,6 +372,9 @@ class Agents(_core.Agents):
         )
 
     def __len__(self) -> int:
+        """The capacity: every slot, alive or not, as the columns' length
+        (``len(agents) == len(agents.position)``). :attr:`count` is the alive agents, and
+        :attr:`ids` their slots (a loop over ``range(len(agents))`` visits dead slots)."""
         return self.capacity
 
     @property

@@ -1116,7 +1116,10 @@ class FollowPath(Behaviour):
     the path's tangent at (closest offset + ``look_ahead``), the recipe's
     ``get_path_direction``; ``mode="seek"``: the unit vector to the path point at that
     offset ("seek the carrot", which also pulls drifting agents back) — and scores slot k
-    by ``weight·max(0, slot_k·û)``.
+    by ``weight·max(0, slot_k·û)``. The closest offset is the nearest point's, with no
+    memory of the agent's last one: where a path crosses itself (a figure-eight), an agent
+    near the crossing may follow the other branch (in ``"tangent"`` mode it can circle
+    one lobe; ``"seek"`` with a look-ahead past the crossing carries it across).
 
     Parameters
     ----------

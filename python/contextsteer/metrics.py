@@ -60,7 +60,14 @@ progress, laps
     its time is kept (last and best). Laps count from each agent's own start, not from a
     start/finish line: on a grid, a car starting behind another completes its laps that
     much later along the track; ``AgentMetrics.start_offset + progress`` orders the race
-    (what the overtakes use).
+    (what the overtakes use). On a path that crosses or passes near itself (a
+    figure-eight) the closest point can jump to the other branch, far along the path. A
+    step's advance is therefore taken only when it is within twice the straight distance
+    from the point at the agent's last offset to where it is now, plus a body width;
+    otherwise the offset is held until the agent's own branch is nearest again, or it has
+    gone so far that the jump is plausible (a path cut across, an agent placed elsewhere).
+    A crossing costs a few held steps, not a lap. An agent that starts at a crossing is
+    read on the nearest branch, which may not be its own.
 overtakes
     With s = start offset + progress, agent *i* overtakes *j* when s_i − s_j passes the
     next multiple of L by a body width (r_i + r_j) beyond the pair's last confirmed lap

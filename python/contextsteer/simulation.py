@@ -487,7 +487,13 @@ class Simulation:
         "heading after the step's move can differ by a whole slot or more). NaN before "
         "an agent's first perception.",
     )
-    chosen_direction = _view("chosen_direction", "(N, 2) float32 chosen unit heading (0: none).")
+    chosen_direction = _view(
+        "chosen_direction",
+        "(N, 2) float32 chosen unit heading (0: none) of the last step. Like the other "
+        "per-agent results, it holds an agent's values from its first step on: an agent "
+        "added into a slot since the last step shows the slot's previous occupant's until "
+        "then (``Agents.generation`` tells them apart).",
+    )
     acceleration = _view(
         "acceleration",
         "(N, 2) float32 (read-only) classic steering's last acceleration (zeros under "
