@@ -1289,3 +1289,49 @@ def test_a_queue_that_cannot_grow_keeps_its_counts_and_its_people(monkeypatch):
     np.testing.assert_array_equal(
         stream.seed[stream.head : stream.head + len(queued[1])], queued[1]
     )
+
+
+def test_a_batch_whose_second_source_cannot_queue_is_drawn_once_and_offered_once(monkeypatch):
+    """A MemoryError in the second source's queue left the first source's batch queued
+    and counted, and the retry drew the batch again for both: 61 walkers offered where a
+    clean run offers 39 (fuzz round 26). A batch is now all or nothing, its draws put back:
+    after the error the run goes on as if it had not happened."""
+    from contextsteer import flow as flow_mod
+
+    def run(fail_at=None):
+        agents = cs.Agents(400, slots=8)
+        sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=0))
+        box = [100, 100, 101, 101]
+        sim.flow = cs.Flow(
+            [
+                cs.Source([0, 0, 10, 10], 20.0, [50, 50], box, radius=0.2, name="a"),
+                cs.Source([20, 0, 30, 10], 20.0, [50, 50], box, radius=0.2, name="b"),
+            ],
+            seed=1,
+        )
+        real = flow_mod._Stream.reserve
+        armed = {"on": False}
+
+        def reserve(self, n):
+            if armed["on"] and self is sim.flow._streams[1]:
+                armed["on"] = False
+                raise MemoryError("no room for source b's queue")
+            return real(self, n)
+
+        monkeypatch.setattr(flow_mod._Stream, "reserve", reserve)
+        sim.step(0.1, steps=5)
+        if fail_at is not None:
+            armed["on"] = True
+            with pytest.raises(MemoryError, match="source b"):
+                sim.step(0.1, steps=10)
+        while sim.time < 2.45:
+            sim.step(0.1)
+        monkeypatch.setattr(flow_mod._Stream, "reserve", real)
+        r = sim.flow.report()
+        return r, agents.position[agents.alive].copy()
+
+    clean, clean_pos = run()
+    failed, failed_pos = run(fail_at=1.0)
+    assert [s["offered"] for s in failed["sources"]] == [s["offered"] for s in clean["sources"]]
+    assert failed["offered"] == failed["entered"] + failed["queued"]
+    np.testing.assert_array_equal(failed_pos, clean_pos)

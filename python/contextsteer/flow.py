@@ -469,12 +469,12 @@ class _Stream:
     def waiting(self) -> int:
         return self.tail - self.head
 
-    def join(self, r: np.ndarray, v: np.ndarray, seed: np.ndarray) -> None:
-        """Append newcomers. The buffers grow to twice what they must hold, the queue
-        moved to their start, only when full: each newcomer is copied a bounded number of
-        times on average. (A new array per batch copied the whole queue: with a backlog
-        of 600,000 and ten batches a step, 3.3 s per simulated second; fuzz round 19.)"""
-        n = len(r)
+    def reserve(self, n: int) -> None:
+        """Room for ``n`` more newcomers after the queue. The buffers grow to twice what
+        they must hold, the queue moved to their start, only when full: each newcomer is
+        copied a bounded number of times on average. (A new array per batch copied the
+        whole queue: with a backlog of 600,000 and ten batches a step, 3.3 s per simulated
+        second; fuzz round 19.) A ``MemoryError`` here leaves the queue as it was."""
         if self.tail + n > len(self.radius):
             h, t = self.head, self.tail
             size = max(2 * (t - h + n), 16)
@@ -488,6 +488,11 @@ class _Stream:
             for name, array in grown.items():
                 setattr(self, name, array)
             self.head, self.tail = 0, t - h
+
+    def join(self, r: np.ndarray, v: np.ndarray, seed: np.ndarray) -> None:
+        """Append newcomers (after :meth:`reserve`, which it calls: a no-op then)."""
+        n = len(r)
+        self.reserve(n)
         t = self.tail
         self.radius[t : t + n] = r
         self.speed[t : t + n] = v
@@ -819,10 +824,22 @@ class Flow:
                             when = self._next + 4.0 * math.ulp(
                                 max(abs(self.start), abs(self._next - self.start), abs(self._next))
                             )
-                            for src, stream in zip(self.sources, self._streams):
-                                arrivals = src._draw(self._rng, self.period, when)
-                                # Counted once queued: a MemoryError in join left them
-                                # offered and never queued (fuzz round 25).
+                            # A batch is all or nothing: every source's room is had before
+                            # any joins, and a MemoryError puts the draws back. A second
+                            # source's failure left the first's batch queued and counted,
+                            # and the retry drew it again (fuzz round 26); one source's
+                            # left the batch offered and never queued (round 25).
+                            drawn_from = self._rng.bit_generator.state
+                            batch = [
+                                src._draw(self._rng, self.period, when) for src in self.sources
+                            ]
+                            try:
+                                for stream, arrivals in zip(self._streams, batch):
+                                    stream.reserve(len(arrivals[0]))
+                            except MemoryError:
+                                self._rng.bit_generator.state = drawn_from
+                                raise
+                            for stream, arrivals in zip(self._streams, batch):
                                 stream.join(*arrivals)
                                 stream.offered += len(arrivals[0])
                             # Batch k at start + k·period, as documented: a sum of periods
