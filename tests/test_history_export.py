@@ -535,3 +535,36 @@ def test_a_call_too_large_for_memory_is_refused_before_anything_is_allocated():
     )
     assert out.returncode == 0, out.stderr[-800:]
     assert int(out.stdout.split()[-1]) < 600  # MiB: nothing of the buffers was touched
+
+
+def test_the_memory_bound_holds_for_every_history_together_and_the_buffer_a_grow_replaces(
+    monkeypatch,
+):
+    """Each History's new buffer was checked alone against the memory bound: two that
+    each fit took 280 MiB under a 200 MiB bound, and a grow to 0.9 of the bound held the
+    old 0.45 beside it (fuzz round 26). The bound is lowered here, so nothing large is
+    allocated."""
+    from contextsteer import maps
+
+    n, bound = 200, 8 * 2**20
+    frame = 33 * n + 8 + 8 + 4 * 16  # a frame's bytes without maps (HistoryFrames::bytes)
+    monkeypatch.setattr(maps, "_physical_memory", lambda: bound)
+
+    def sim_with(histories):
+        agents = cs.Agents(n, slots=8)
+        agents.add(np.zeros((n, 2)))
+        sim = cs.Simulation(None, agents, [cs.Forward()])
+        return sim, [cs.History(sim, reserve=1) for _ in range(histories)]
+
+    sim, (h,) = sim_with(1)
+    sim.step(0.01, steps=int(0.6 * bound / frame))  # one History alone: fits
+    sim, (h1, h2) = sim_with(2)
+    sim.step(0.01, steps=int(0.35 * bound / frame))  # two that fit together
+    with pytest.raises(MemoryError, match="recorded frames"):
+        sim.step(0.01, steps=int(0.3 * bound / frame))  # each grows to ~0.65: 1.3 together
+    assert len(h1) == len(h2) == int(0.35 * bound / frame) + 1
+    sim, (h,) = sim_with(1)
+    sim.step(0.01, steps=int(0.45 * bound / frame))
+    with pytest.raises(MemoryError, match="recorded frames"):
+        sim.step(0.01)  # to 0.9 of the bound, beside the 0.45 it replaces
+    sim.step(0.01, steps=0)

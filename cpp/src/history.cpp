@@ -67,17 +67,31 @@ long double HistoryFrames::bytes(std::size_t capacity, std::size_t n, std::size_
   return static_cast<L>(capacity) * frame;
 }
 
+History::Room History::room_bytes(std::size_t more, bool sensed) const {
+  const HistoryFrames* b = buf_.get();
+  const bool grows = more > b->capacity - frames_;
+  // The capacity as make_room computes it, in long double: `frames_ + more` may not fit
+  // a size_t (make_room then fails in the allocation, named as out of memory).
+  const long double cap =
+      grows ? std::max(2.0L * static_cast<long double>(b->capacity),
+                       static_cast<long double>(frames_) + static_cast<long double>(more))
+            : static_cast<long double>(b->capacity);
+  const bool new_rays = sensed && b->maps && b->sensed.empty();
+  const bool rays = b->maps && (sensed || !b->sensed.empty());
+  const long double frame = HistoryFrames::bytes(1, b->n, b->k, b->maps, b->progress, rays);
+  const long double now =
+      HistoryFrames::bytes(b->capacity, b->n, b->k, b->maps, b->progress, !b->sensed.empty());
+  return {grows || new_rays, cap * frame, grows ? now : 0.0L};
+}
+
 void History::make_room(std::size_t more, bool sensed, long double memory) try {
   const HistoryFrames* b = buf_.get();
   const bool grows = more > b->capacity - frames_;
   const std::size_t cap = grows ? std::max(2 * b->capacity, frames_ + more) : b->capacity;
   // Whether anything is allocated, and then the whole buffer it makes (with the rays'
-  // storage when it will hold one).
-  const bool new_rays = sensed && b->maps && b->sensed.empty();
-  const bool rays = b->maps && (sensed || !b->sensed.empty());
-  if ((grows || new_rays) &&
-      HistoryFrames::bytes(cap, b->n, b->k, b->maps, b->progress, rays) > memory)
-    throw HistoryOutOfMemory(more);
+  // storage when it will hold one), beside the one it replaces until the copy is done.
+  const Room room = room_bytes(more, sensed);
+  if (room.allocates && room.after + room.replaced > memory) throw HistoryOutOfMemory(more);
   if (grows) grow(cap);
   HistoryFrames* f = buf_.get();
   if (sensed && f->maps && f->sensed.empty()) {

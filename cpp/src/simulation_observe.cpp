@@ -28,6 +28,22 @@ void Simulation::prune_histories() {
 }
 
 void Simulation::make_history_room(std::size_t steps, long double memory) {
+  // The bound is for every History together: the buffers after the call, and the
+  // largest one replaced (they grow one at a time, each old buffer freed after its copy).
+  // Each was checked alone: two Histories that each fit took 280 MiB under a 200 MiB
+  // bound (fuzz round 26).
+  long double total = 0.0L, replaced = 0.0L;
+  std::size_t first_more = 0;
+  bool any = false;
+  for (const auto& h : histories_) {
+    if (h->detached()) continue;
+    const std::size_t more = h->due_in(step_count_, steps);
+    const History::Room room = h->room_bytes(more, sensed() != nullptr);
+    total += room.after;
+    replaced = std::max(replaced, room.replaced);
+    if (room.allocates && !any) first_more = more, any = true;
+  }
+  if (any && total + replaced > memory) throw HistoryOutOfMemory(first_more);
   for (const auto& h : histories_)
     if (!h->detached()) h->make_room(h->due_in(step_count_, steps), sensed() != nullptr, memory);
 }

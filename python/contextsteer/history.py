@@ -207,7 +207,10 @@ class History:
         frame of the call, so a ``MemoryError`` then leaves the simulation as it was (no
         step taken, no frame lost). So a History takes room for ``steps // every`` frames
         of a call at once: to step until Ctrl-C with one attached, step in a loop of
-        calls whose frames fit, not one call of ``steps=2**62``.
+        calls whose frames fit, not one call of ``steps=2**62``. The call is refused
+        when the buffers of every History on the simulation after it, plus the largest
+        one a grow replaces (held while its frames are copied), would not fit in the
+        memory this process may use.
 
     Raises
     ------

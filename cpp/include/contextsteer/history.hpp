@@ -101,6 +101,15 @@ class History {
   /// killed for memory before the allocation that failed (fuzz round 25).
   void make_room(std::size_t more, bool sensed,
                  long double memory = std::numeric_limits<long double>::infinity());
+  /// What make_room(more, sensed) would do: whether it allocates, the bytes of the
+  /// buffer after it, and of the buffer it replaces, held while the frames are copied
+  /// (0 when it does not grow). A simulation checks the sum over its Histories against
+  /// the memory bound: each alone could pass it where all of them together do not.
+  struct Room {
+    bool allocates;
+    long double after, replaced;
+  };
+  Room room_bytes(std::size_t more, bool sensed) const;
   /// Appends one frame. `interest`/`danger` (N,K) are read when recording maps, and
   /// `sensed` (N,K) as well when it is not nullptr; `stuck` may be nullptr.
   /// `perceived` is the (N,2) positions and (N,) headings of the last perception, read
