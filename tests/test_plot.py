@@ -780,6 +780,9 @@ def test_metrics_refuses_a_summary_with_nothing_to_draw():
         (np.nan, ValueError),
         (-5, ValueError),
         (np.inf, ValueError),
+        (2**1100, ValueError),  # a raw OverflowError (fuzz round 26)
+        (1e308, ValueError),  # drawn as a bar to infinity
+        (2**53 + 1, ValueError),
     ):
         with pytest.raises(error, match=r"collisions\.agent_agent of a metrics summary must be a"):
             cs.plot.metrics({"collisions": {"agent_agent": bad}})

@@ -280,3 +280,19 @@ def test_a_fundamental_point_measures_over_its_whole_window(monkeypatch, measure
     monkeypatch.setattr(Simulation, "step", counted)
     rimea.fundamental_point(1.0, radius=3.0, width=1.0, warmup=0.1, measure=measure)
     assert calls == [3, *steps]
+
+
+def test_a_fundamental_points_warmup_is_rounded_to_steps_not_floored(monkeypatch):
+    """warmup=4.1 (123 steps of 1/30 s) ran 122 (fuzz round 26)."""
+    from contextsteer.simulation import Simulation
+
+    calls = []
+    step = Simulation.step
+
+    def counted(self, dt, steps=1):
+        calls.append(steps)
+        return step(self, dt, steps=steps)
+
+    monkeypatch.setattr(Simulation, "step", counted)
+    rimea.fundamental_point(1.0, radius=3.0, width=1.0, warmup=4.1, measure=1 / 6)
+    assert calls == [123, 5]

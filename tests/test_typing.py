@@ -317,3 +317,65 @@ def test_agents_are_built_once():
     with pytest.raises(TypeError, match="already built"):
         agents.__init__(100, seed=5)
     assert agents.capacity == 4 and agents.slots == 8 and agents.seed == 0
+
+
+class _Bus(cs.Agents):
+    capacity = 50  # the user's own meaning: seats
+
+
+class _SeededLayout(cs.Agents):
+    @property
+    def seed(self):  # the user's own meaning: a layout name
+        return "layout-7"
+
+
+class _Registered(cs.Agents):
+    made = 0
+
+    def __new__(cls, *args, **kw):
+        _Registered.made += 1
+        obj = super().__new__(cls, *args, **kw)
+        obj.registry_id = _Registered.made
+        return obj
+
+
+class _Grandchild(_Registered):
+    pass
+
+
+class _PairState(cs.Agents):
+    def __getstate__(self):
+        return ({"x": 1, "slots": 99}, {"y": 2})
+
+    def __setstate__(self, state):
+        self.got = state
+
+
+def test_a_subclass_may_name_its_own_attributes_like_agents_scalars():
+    """Agents read capacity and seed through the subclass: a class attribute capacity made
+    it unbuildable ("already built"), a seed property pickled agents that would not load
+    (fuzz round 26). The C++ values are read now."""
+    bus = _Bus(8)
+    bus.add([[0.0, 0.0]])
+    assert len(bus) == 8 and bus.count == 1 and bus.capacity == 50
+    layout = _SeededLayout(4, seed=3)
+    layout.add([[1.0, 2.0]])
+    for copy_of in (lambda a: pickle.loads(pickle.dumps(a)), copy.deepcopy):
+        back = copy_of(layout)
+        assert cs.Agents.seed.fget(back) == 3 and back.seed == "layout-7"
+        np.testing.assert_array_equal(back.position[0], [1.0, 2.0])
+        assert len(copy_of(bus)) == 8
+
+
+def test_a_grandchild_inherits_its_parents_new():
+    before = _Registered.made
+    assert _Registered(2).registry_id == before + 1
+    assert _Grandchild(2).registry_id == before + 2  # Python's inheritance, not a bare __new__
+    with pytest.raises(ValueError, match="capacity must be >= 0"):
+        _Grandchild(-1)
+
+
+def test_a_subclasss_own_state_reaches_its_setstate_whole():
+    """A key "slots" in a subclass's own __getstate__ was dropped (fuzz round 26)."""
+    back = pickle.loads(pickle.dumps(_PairState(3, slots=7)))
+    assert back.got == ({"x": 1, "slots": 99}, {"y": 2}) and back.slots == 7

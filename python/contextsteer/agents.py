@@ -19,6 +19,14 @@ from .maps import _f32
 __all__ = ["Agents", "Neighbours", "neighbours"]
 
 
+# The C++ part's capacity, count and seed, read past a subclass's attributes of the same
+# names (a subclass's own ``capacity`` made it unbuildable, its own ``seed`` property
+# pickled agents that would not load: fuzz round 26).
+_capacity = _core.Agents.capacity.fget
+_count = _core.Agents.count.fget
+_seed = _core.Agents.seed.fget
+
+
 def _view_property(name: str, doc: str) -> _checks.ArrayView:
     def fget(self):
         return self._view(name)
@@ -246,7 +254,9 @@ class Agents(_core.Agents):
         # A subclass with a constructor of its own takes its own arguments: its __init__
         # checks ours when it calls Agents.__init__.
         super().__init_subclass__(**kwargs)
-        if "__new__" not in vars(cls):
+        # Only in place of Agents' own: a parent subclass's __new__ is inherited as Python
+        # would (a grandchild skipped it: fuzz round 26).
+        if "__new__" not in vars(cls) and cls.__new__ is Agents.__new__:
 
             def __new__(sub: type, *args: Any, **kw: Any) -> Any:
                 return _core.Agents.__new__(sub)
@@ -263,7 +273,7 @@ class Agents(_core.Agents):
         """Room for ``capacity`` agents (none alive), their ring of ``slots`` (or the
         steering's) and the seed of their random streams; see the class docstring."""
         try:
-            built = self.capacity >= 0
+            built = _capacity(self) >= 0
         except TypeError:  # "(not built)": the one call that builds it
             built = False
         if built:
@@ -312,7 +322,7 @@ class Agents(_core.Agents):
 
     @_checks.safe_repr
     def __repr__(self) -> str:
-        return f"Agents(capacity={self.capacity}, count={self.count}, slots={self.slots})"
+        return f"Agents(capacity={_capacity(self)}, count={_count(self)}, slots={self.slots})"
 
     #: Per-agent arrays that make up the agents' state (save/load, pickling).
     STATE = (
@@ -341,13 +351,19 @@ class Agents(_core.Agents):
         # this raise RuntimeError ("in use") instead of pickling a half-written state.
         state = self._snapshot()
         if type(self) is Agents:
-            return (_restore_agents, (self.capacity, self.slots, state, self.seed))
+            return (_restore_agents, (_capacity(self), self.slots, state, _seed(self)))
         # A subclass comes back as itself, with its own attributes (it came back as a plain
         # Agents without them: fuzz round 25). Its __init__ may take other arguments, so
         # the copy is built by Agents' own and given the attributes after.
         # Its state as Python's protocol gives it: its own __getstate__ if it has one,
         # else its __dict__ (and its __slots__' values), less Agents' own "slots".
-        getstate = getattr(self, "__getstate__", None)  # (object has one from 3.11)
+        # (object has a __getstate__ from 3.11, which gives the __dict__ and __slots__ as
+        # below; a subclass's own is its business, its keys passed on as they are: a key
+        # "slots" of its own was dropped, fuzz round 26.)
+        own = getattr(type(self), "__getstate__", None)
+        if own is not None and own is not getattr(object, "__getstate__", None):
+            return (_restore_agents, self._restore_args(state), self.__getstate__())
+        getstate = getattr(self, "__getstate__", None)
         if getstate is not None:
             extra = getstate()
         else:
@@ -363,7 +379,10 @@ class Agents(_core.Agents):
             extra = ({k: v for k, v in (extra[0] or {}).items() if k != "slots"}, extra[1])
         elif isinstance(extra, dict):
             extra = {k: v for k, v in extra.items() if k != "slots"}
-        return (_restore_agents, (self.capacity, self.slots, state, self.seed, type(self)), extra)
+        return (_restore_agents, self._restore_args(state), extra)
+
+    def _restore_args(self, state: dict[str, Any]) -> tuple[Any, ...]:
+        return (_capacity(self), self.slots, state, _seed(self), type(self))
 
     def __copy__(self):
         raise TypeError(
@@ -375,7 +394,7 @@ class Agents(_core.Agents):
         """The capacity: every slot, alive or not, as the columns' length
         (``len(agents) == len(agents.position)``). :attr:`count` is the alive agents, and
         :attr:`ids` their slots (a loop over ``range(len(agents))`` visits dead slots)."""
-        return self.capacity
+        return _capacity(self)
 
     @property
     def ids(self) -> np.ndarray:
@@ -529,20 +548,20 @@ class Agents(_core.Agents):
         """
         arr = np.asarray(_checks.not_masked("Agents.remove: ids", ids))
         if arr.dtype == np.bool_:
-            if arr.shape != (self.capacity,):
+            if arr.shape != (_capacity(self),):
                 raise ValueError(
-                    f"Agents.remove: a boolean mask must have shape ({self.capacity},) "
+                    f"Agents.remove: a boolean mask must have shape ({_capacity(self)},) "
                     f"(the capacity), got {arr.shape}"
                 )
             arr = np.flatnonzero(arr)
         if arr.size and not _checks.is_integer(arr):
             raise TypeError(f"Agents.remove: ids must be integers, got dtype {arr.dtype}")
         arr = arr.reshape(-1)
-        bad = (arr < 0) | (arr >= self.capacity)
+        bad = (arr < 0) | (arr >= _capacity(self))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise IndexError(
-                f"Agents.remove: id {arr[i]} at index {i} is out of range [0, {self.capacity})"
+                f"Agents.remove: id {arr[i]} at index {i} is out of range [0, {_capacity(self)})"
             )
         self._remove(np.ascontiguousarray(arr, dtype=np.int32))
 

@@ -688,7 +688,10 @@ class Flow:
             state = dict(self.__dict__)
             del state["_lock"]
             # Which agents it feeds: bound again at its next step (a copy or a loaded
-            # simulation has agents of its own).
+            # simulation has agents of its own). Without them the copy cannot tell which
+            # members the caller removed since the last step: they are left out now, as
+            # that step would (a Flow copied alone counted them inside; fuzz round 26).
+            state["_source"] = self._still_inside()
             state.pop("_fed", None)
             return state
         finally:

@@ -144,12 +144,19 @@ def metrics(
                         f"metrics: {'.'.join(keys)} of a metrics summary must be a number, "
                         f"got {type(v).__name__}"
                     )
-                if not 0 <= float(v) < math.inf:
+                try:
+                    f = float(v)
+                except OverflowError:  # an int beyond float range
+                    f = math.inf
+                # Beyond 2**53 a float no longer holds every count, and a bar of 1e308
+                # drew an axis to infinity.
+                exact = int(v) if isinstance(v, numbers.Integral) else f
+                if not 0 <= f <= 2**53 or not 0 <= exact <= 2**53:
                     raise ValueError(
                         f"metrics: {'.'.join(keys)} of a metrics summary must be a count "
-                        f"(finite, >= 0), got {v!r}"
+                        f"(in [0, 2**53]), got {v!r:.40}"
                     )
-                values.append(float(v))
+                values.append(f)
                 labels.append(label)
         if not labels and data.get("enabled") is False:
             raise ValueError(
