@@ -722,20 +722,33 @@ def run_metrics(
             np.diff(np.vstack([v, v[:1]]) if closed else v, axis=0), axis=1
         ).sum()
         off = np.stack([polyline_closest_offset(pos[t], v, closed) for t in range(T)])
+
         # An advance is taken when it is within twice the straight distance from the
         # point at the kept offset to the agent, plus a body width; otherwise the offset
-        # is kept (a jump to another branch of a path that crosses itself).
+        # is kept (a jump to another branch of a path that crosses itself) until the
+        # agent has gone 8 × (that distance + a body width) on; then the jump is taken,
+        # with the closest offset's (wrapped) changes of each step since.
+        def wrapped(x):
+            return x - length * np.floor(x / length + 0.5) if closed else x
+
         kept, progress = off[0].copy(), np.zeros(N)
+        hold, pending = np.zeros(N), np.zeros(N)
         for t in range(1, T):
-            step = off[t] - kept
-            if closed:
-                step -= length * np.floor(step / length + 0.5)
-            at = np.array([polyline_point(v, closed, s) for s in kept])
-            reach = np.linalg.norm(pos[t] - at, axis=1)
-            slack = 2 * r + 1e-6 * (1 + np.abs(pos[t]).sum(1))
-            ok = (np.abs(step) <= slack) | (np.abs(step) <= 2 * reach + slack)
-            progress += np.where(ok, step, 0.0)
-            kept = np.where(ok, off[t], kept)
+            for i in range(N):
+                step = wrapped(off[t, i] - kept[i])
+                slack = 2 * r[i] + 1e-6 * (1 + np.abs(pos[t, i]).sum())
+                reach = np.linalg.norm(pos[t, i] - polyline_point(v, closed, kept[i]))
+                if abs(step) <= slack or abs(step) <= 2 * reach + slack:
+                    progress[i] += step
+                    kept[i], hold[i] = off[t, i], 0.0
+                elif hold[i] <= 0:
+                    hold[i], pending[i] = 8 * (reach + 2 * r[i]), step
+                else:
+                    pending[i] += wrapped(off[t, i] - off[t - 1, i])
+                    hold[i] -= np.linalg.norm(pos[t, i] - pos[t - 1, i])
+                    if hold[i] <= 0:
+                        progress[i] += pending[i]
+                        kept[i], hold[i] = off[t, i], 0.0
         out["progress"] = progress
         out["laps"] = np.floor(out["progress"] / length).astype(int) if closed else None
     return out

@@ -1298,7 +1298,7 @@ def test_a_batch_whose_second_source_cannot_queue_is_drawn_once_and_offered_once
     after the error the run goes on as if it had not happened."""
     from contextsteer import flow as flow_mod
 
-    def run(fail_at=None):
+    def run(fail_at=None, where="reserve"):
         agents = cs.Agents(400, slots=8)
         sim = cs.Simulation(None, agents, [cs.Seek()], motion=cs.Lerp(steer_force=0))
         box = [100, 100, 101, 101]
@@ -1309,32 +1309,42 @@ def test_a_batch_whose_second_source_cannot_queue_is_drawn_once_and_offered_once
             ],
             seed=1,
         )
-        real = flow_mod._Stream.reserve
+        real_reserve, real_draw = flow_mod._Stream.reserve, flow_mod.Source._draw
         armed = {"on": False}
 
         def reserve(self, n):
-            if armed["on"] and self is sim.flow._streams[1]:
+            if armed["on"] and where == "reserve" and self is sim.flow._streams[1]:
                 armed["on"] = False
                 raise MemoryError("no room for source b's queue")
-            return real(self, n)
+            return real_reserve(self, n)
+
+        def draw(self, rng, period, t):
+            if armed["on"] and where == "draw" and self.name == "b":
+                armed["on"] = False
+                raise MemoryError("no room for source b's batch")
+            return real_draw(self, rng, period, t)
 
         monkeypatch.setattr(flow_mod._Stream, "reserve", reserve)
+        monkeypatch.setattr(flow_mod.Source, "_draw", draw)
         sim.step(0.1, steps=5)
         if fail_at is not None:
             armed["on"] = True
-            with pytest.raises(MemoryError, match="source b"):
+            with pytest.raises(MemoryError, match="source b's"):
                 sim.step(0.1, steps=10)
         while sim.time < 2.45:
             sim.step(0.1)
-        monkeypatch.setattr(flow_mod._Stream, "reserve", real)
+        monkeypatch.setattr(flow_mod._Stream, "reserve", real_reserve)
+        monkeypatch.setattr(flow_mod.Source, "_draw", real_draw)
         r = sim.flow.report()
         return r, agents.position[agents.alive].copy()
 
     clean, clean_pos = run()
-    failed, failed_pos = run(fail_at=1.0)
-    assert [s["offered"] for s in failed["sources"]] == [s["offered"] for s in clean["sources"]]
-    assert failed["offered"] == failed["entered"] + failed["queued"]
-    np.testing.assert_array_equal(failed_pos, clean_pos)
+    for where in ("reserve", "draw"):  # (a draw allocates too: round 26's second look)
+        failed, failed_pos = run(fail_at=1.0, where=where)
+        offered = [s["offered"] for s in failed["sources"]]
+        assert offered == [s["offered"] for s in clean["sources"]], where
+        assert failed["offered"] == failed["entered"] + failed["queued"]
+        np.testing.assert_array_equal(failed_pos, clean_pos)
 
 
 def test_a_flow_copied_alone_leaves_out_the_members_removed_since_its_last_step():

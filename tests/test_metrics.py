@@ -832,3 +832,41 @@ def test_an_agent_placed_far_along_the_path_takes_the_jump():
     agents.position[0] = path.point_at([40.0])[0]  # 40 m along, ~35 m away in a line
     sim.step(0.01)
     assert sim.agent_metrics.progress[0] == pytest.approx(40.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("cut", ["placed", "driven"])
+def test_an_agent_moved_or_cutting_across_to_a_far_leg_keeps_its_laps(cut):
+    """A car moved from one leg of a thin oval to the other, 109 m on along a 419 m
+    track, had its offset held until the straight distance alone made the jump plausible,
+    by then past L/2, and wrapped to the other sign: a lap lost (fuzz round 26). Now a
+    held jump is taken after the agent has gone 8 × (its distance + a body width) on."""
+    t = np.linspace(0, 2 * np.pi, 200, endpoint=False)
+    path = cs.Path(np.c_[150 * np.cos(t), 3 * np.sin(t)], closed=True)  # legs 6 m apart
+    length = path.length
+    agents = cs.Agents(1, slots=8)
+    agents.add([[0.0, 3.0]], radius=0.3, kinematic=True)
+    sim = cs.Simulation(None, agents, [cs.FollowPath(path)])
+    sim.configure_metrics(path=path)
+    history = sim.record()
+    s0 = float(path.closest_offset([0.0, 3.0]))
+    at = path.point_at(np.array([s0 + k for k in range(1, 21)]))
+    for p in at:  # 20 m along the top leg
+        agents.position[0] = p
+        sim.step(0.01)
+    here = agents.position[0].copy()
+    there = np.array([here[0], -3.0], np.float32)  # across to the bottom leg
+    s1 = float(path.closest_offset(there))
+    if cut == "driven":  # 12 steps across the infield
+        for f in np.linspace(0, 1, 13)[1:-1]:
+            agents.position[0] = here + f * (there - here)
+            sim.step(0.01)
+    for k in range(0, 200):  # on along the bottom leg
+        agents.position[0] = path.point_at([s1 + k])[0]
+        sim.step(0.01)
+    jump = (s1 - (s0 + 20)) % length
+    assert 0.25 * length < jump < 0.5 * length  # the case that wrapped
+    assert sim.agent_metrics.progress[0] == pytest.approx(20 + jump + 199, abs=1.0)
+    ref = run_metrics(
+        history.positions, history.velocities, history.headings, [0.3], path=path.points
+    )
+    np.testing.assert_allclose(sim.agent_metrics.progress, ref["progress"], atol=1e-3)

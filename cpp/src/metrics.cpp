@@ -39,24 +39,66 @@ double wrap_angle(double d) {
 
 double norm2d(double x, double y) { return std::sqrt(x * x + y * y); }
 
-/// Whether an agent at p whose closest offset was `prev` may have advanced by `d` along
-/// the path. Where a path crosses or passes near itself the closest point can jump to
-/// the other branch, far along the path, for a step or a few (a figure-eight's crossing:
-/// the jump is about L/2, and its sign was arbitrary, so progress lost a lap there). An
-/// advance is taken when it is within twice the straight distance from the point at
-/// `prev` to p, plus a body width: a move along the agent's own branch stays within it
-/// (on the inside of a bend tighter than the agent's distance from the centre line the
-/// offset can outrun it, and is then held a step or two). A jump is held, the offset
-/// kept, until the agent's own branch is nearest again, or it has gone so far from the
-/// point at `prev` that the jump is plausible (a path cut across, an agent placed
-/// elsewhere).
-bool plausible_advance(const Path& path, Vec2 p, double prev, double d, float radius) {
-  const double slack =
-      2.0 * double(radius) + 1e-6 * (1.0 + std::fabs(double(p.x)) + std::fabs(double(p.y)));
-  if (std::fabs(d) <= slack) return true;  // the usual step: no point to look up
-  const Vec2 q = path.point_at(prev);
-  const double reach = norm2d(double(p.x) - double(q.x), double(p.y) - double(q.y));
-  return std::fabs(d) <= 2.0 * reach + slack;
+/// How far (in multiples of its distance from the point at its kept offset, plus a body
+/// width) an agent goes with its offset held before the jump is taken (advance_along).
+constexpr double kHoldLengths = 8.0;
+
+/// A jump held by advance_along: the distance the agent may still go with its offset
+/// kept (0: none held), the advance the jump comes to if taken (the first jump, then
+/// the closest offset's wrapped changes since, each a step's: it is never wrapped as a
+/// whole), and the closest offset at the last update.
+struct Held {
+  double& left;
+  double& advance;
+  double& last;
+};
+
+/// The advance along the path of an agent at p (it was at `from`) whose kept offset was
+/// `prev` and whose closest offset is `off` now, `d` the difference (wrapped on a closed
+/// path of length `length`, 0 for an open one). Writes back to `off` the offset to keep.
+///
+/// Where a path crosses or passes near itself the closest point can jump to the other
+/// branch, far along the path, for a step or a few (a figure-eight's crossing: the jump
+/// is about L/2, and its sign was arbitrary, so progress lost a lap there). An advance is
+/// taken when it is within twice the straight distance from the point at `prev` to p,
+/// plus a body width: a move along the agent's own branch stays within it (on the inside
+/// of a bend tighter than the agent's distance from the centre line the offset can
+/// outrun it for a step or two). A jump beyond it is held, the offset kept, until the
+/// agent's own branch is nearest again (a crossing passed: the held jump is dropped) or
+/// it has gone on kHoldLengths × (that distance + a body width). Then the jump is taken
+/// with the offset's changes while it was held (a path cut across, an agent placed
+/// elsewhere), summed step by step: taken as one difference, wrapped, a move of L/4 to
+/// L/2 went past L/2 while it was held and came out a lap short.
+double advance_along(const Path& path, Vec2 p, Vec2 from, double prev, double& off, double d,
+                     double length, float radius, Held held) {
+  const double body = 2.0 * double(radius);
+  const double slack = body + 1e-6 * (1.0 + std::fabs(double(p.x)) + std::fabs(double(p.y)));
+  double reach = 0.0;
+  if (std::fabs(d) > slack) {  // (the usual step needs no point looked up)
+    const Vec2 q = path.point_at(prev);
+    reach = norm2d(double(p.x) - double(q.x), double(p.y) - double(q.y));
+  }
+  if (std::fabs(d) <= slack || std::fabs(d) <= 2.0 * reach + slack) {
+    held.left = held.advance = held.last = 0.0;
+    return d;
+  }
+  if (held.left <= 0.0) {  // a jump: held from here
+    held.left = kHoldLengths * (reach + body);
+    held.advance = d;
+  } else {
+    double change = off - held.last;
+    if (length > 0.0) change -= length * std::floor(change / length + 0.5);
+    held.advance += change;
+    held.left -= norm2d(double(p.x) - double(from.x), double(p.y) - double(from.y));
+    if (held.left <= 0.0) {  // held long enough: the agent is on the other branch for good
+      const double taken = held.advance;
+      held.left = held.advance = held.last = 0.0;
+      return taken;
+    }
+  }
+  held.last = off;
+  off = prev;
+  return 0.0;
 }
 
 }  // namespace
@@ -115,6 +157,9 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   effort_.assign(n_, 0.0);
   jitter_.assign(n_, 0.0);
   offset_.assign(n_, 0.0);
+  hold_.assign(n_, 0.0);
+  hold_advance_.assign(n_, 0.0);
+  hold_last_.assign(n_, 0.0);
   progress_.assign(n_, 0.0);
   start_offset_.assign(n_, 0.0);
   laps_.assign(n_, 0);
@@ -470,6 +515,9 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
   auto* const cur_agent = cur_agent_.data();
   auto* const start_offset = start_offset_.data();
   auto* const offset = offset_.data();
+  auto* const hold = hold_.data();
+  auto* const hold_advance = hold_advance_.data();
+  auto* const hold_last = hold_last_.data();
   auto* const progress = progress_.data();
   auto* const laps = laps_.data();
   auto* const last_lap = last_lap_.data();
@@ -566,14 +614,13 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       if (fresh && !lap_diff_.empty()) std::fill_n(lap_diff_.data() + i * n_, n_, kUnset);
       // A fresh agent's start: here, or where it entered (offset_ then, note_entries).
       if (fresh) start_offset[i] = (entered ? offset[i] : off) - progress[i];
+      if (fresh) hold[i] = hold_advance[i] = hold_last[i] = 0.0;
       if (!fresh || entered) {
         double d = off - offset[i];
         if (path_->closed()) d -= length_l * std::floor(d / length_l + 0.5);  // [−L/2, L/2)
-        if (!plausible_advance(*path_, p, offset[i], d, a.radius[i])) {
-          d = 0.0;  // held where it was (see plausible_advance)
-          off = offset[i];
-        }
-        progress[i] += d;
+        progress[i] += advance_along(*path_, p, load2(prev_pos, i), offset[i], off, d,
+                                     path_->closed() ? length_l : 0.0, a.radius[i],
+                                     {hold[i], hold_advance[i], hold_last[i]});
       }
       offset[i] = off;
       const auto lap = static_cast<std::int32_t>(std::floor(progress[i] / length_l));

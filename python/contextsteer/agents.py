@@ -23,6 +23,8 @@ __all__ = ["Agents", "Neighbours", "neighbours"]
 # names (a subclass's own ``capacity`` made it unbuildable, its own ``seed`` property
 # pickled agents that would not load: fuzz round 26).
 _capacity = _core.Agents.capacity.fget
+#: Attributes a subclass may not redefine (Agents.__init_subclass__).
+_OWN_NAMES = frozenset({"capacity", "count", "seed", "slots", "ids"})
 _count = _core.Agents.count.fget
 _seed = _core.Agents.seed.fget
 
@@ -136,6 +138,12 @@ class Agents(_core.Agents):
     (the Godot lerp factor per step), ``target`` (N, 2) per-agent goal, ``group`` (N,)
     int32, ``alive`` (N,) bool and ``rng`` (N,) uint64 per-agent random state.
 
+    Subclasses add attributes and constructors of their own; they pickle and deep-copy as
+    themselves. A subclass may shadow a column with a property (the library reads the
+    columns by name from the C++ part), but not ``capacity``, ``count``, ``seed``,
+    ``slots`` or ``ids``, which the library reads through the object: defining one is a
+    ``TypeError`` when the class is made.
+
     Parameters
     ----------
     capacity : int
@@ -151,6 +159,8 @@ class Agents(_core.Agents):
     ------
     ValueError
         If ``capacity < 0`` or ``slots < 3``.
+    TypeError
+        A subclass that defines ``capacity``, ``count``, ``seed``, ``slots`` or ``ids``.
 
     Examples
     --------
@@ -254,6 +264,17 @@ class Agents(_core.Agents):
         # A subclass with a constructor of its own takes its own arguments: its __init__
         # checks ours when it calls Agents.__init__.
         super().__init_subclass__(**kwargs)
+        # The names the library reads its agents by keep their meaning: a subclass's own
+        # capacity was read as the slot count (Detour sized its arrays by it), its own
+        # count failed a finished run, a read-only slots made it unbuildable (fuzz round
+        # 26). The columns may be shadowed (the library reads them through _view).
+        taken = sorted(_OWN_NAMES & set(vars(cls)))
+        if taken:
+            raise TypeError(
+                f"{cls.__name__}: {', '.join(map(repr, taken))} "
+                f"{'is' if len(taken) == 1 else 'are'} Agents' own (the slots, the alive "
+                "agents, their seed and ring: the library reads them); name yours otherwise"
+            )
         # Only in place of Agents' own: a parent subclass's __new__ is inherited as Python
         # would (a grandchild skipped it: fuzz round 26).
         if "__new__" not in vars(cls) and cls.__new__ is Agents.__new__:

@@ -833,10 +833,10 @@ class Flow:
                             # and the retry drew it again (fuzz round 26); one source's
                             # left the batch offered and never queued (round 25).
                             drawn_from = self._rng.bit_generator.state
-                            batch = [
-                                src._draw(self._rng, self.period, when) for src in self.sources
-                            ]
-                            try:
+                            try:  # (a draw allocates too)
+                                batch = [
+                                    src._draw(self._rng, self.period, when) for src in self.sources
+                                ]
                                 for stream, arrivals in zip(self._streams, batch):
                                     stream.reserve(len(arrivals[0]))
                             except MemoryError:

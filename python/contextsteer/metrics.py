@@ -64,10 +64,13 @@ progress, laps
     figure-eight) the closest point can jump to the other branch, far along the path. A
     step's advance is therefore taken only when it is within twice the straight distance
     from the point at the agent's last offset to where it is now, plus a body width;
-    otherwise the offset is held until the agent's own branch is nearest again, or it has
-    gone so far that the jump is plausible (a path cut across, an agent placed elsewhere).
-    A crossing costs a few held steps, not a lap. An agent that starts at a crossing is
-    read on the nearest branch, which may not be its own.
+    otherwise the offset is held until the agent's own branch is nearest again (the jump
+    dropped), or it has gone on 8 × (that distance + a body width): then the jump is
+    taken, with the closest offset's changes of each step since (a path cut across, an
+    agent placed elsewhere). A crossing costs a few held steps, not a lap. An agent that
+    starts at a crossing is read on the nearest branch, which may not be its own, and a
+    step must be short against the path's bends (a step round most of a tight hairpin
+    reads as a jump).
 overtakes
     With s = start offset + progress, agent *i* overtakes *j* when s_i − s_j passes the
     next multiple of L by a body width (r_i + r_j) beyond the pair's last confirmed lap
