@@ -1776,3 +1776,26 @@ def test_a_column_write_that_overflows_float32_is_named_at_once():
     assert np.isnan(a.target).all()
     a.target = np.full((3, 2), 3.4e38)  # the largest finite values are taken
     assert np.isfinite(a.target).all()
+
+
+_NS = np.timedelta64(3, "ns")
+
+
+@pytest.mark.parametrize(
+    "call, text",
+    [
+        (lambda: cs.Agents(np.timedelta64(4, "ns")), "capacity must be an int"),
+        (lambda: cs.Agents(4, slots=np.timedelta64(8, "ns")), "slots must be an int"),
+        (lambda: cs.Simulation(None, agents(), [cs.Seek()]).step(0.1, steps=_NS), "steps"),
+        (lambda: cs.Simulation(None, agents(), [cs.Seek()]).step(_NS), "dt must be a number"),
+        (lambda: cs.SlotSet(np.timedelta64(8, "ns")), "k must be an int"),
+        (lambda: cs.Seek(weight=_NS), "weight must be a number"),
+        (lambda: cs.Steering([cs.Seek()], rotate=np.timedelta64(1, "ns")), "rotate"),
+        (lambda: cs.Path([[0, 0], [1, 0]], samples_per_segment=_NS), "samples_per_segment"),
+    ],
+)
+def test_a_duration_is_not_taken_as_an_int_or_a_number(call, text):
+    """np.timedelta64 is a NumPy integer and a numbers.Integral: Agents(timedelta) built
+    4 slots, steps=timedelta ran 3 steps, a flag read 1 ns as True (fuzz round 26)."""
+    with pytest.raises(TypeError, match=text):
+        call()

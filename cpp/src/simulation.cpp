@@ -40,6 +40,9 @@ constexpr std::size_t kGrain = 128;
 constexpr std::size_t kPhaseGrain = 16;
 // CollisionDanger::standoff: an agent slower than this (m/s) stands (Simulation::stood_).
 constexpr float kStandoffSpeed = 0.05f;
+// lateral_cost's least factor on a slot's worth (weigh_by_speed): a safe side step keeps
+// some worth, however large the cost.
+constexpr float kLateralFloor = 1.0f / 64.0f;
 
 // v turned counter-clockwise by h: from an agent's slot frame (heading h) to the world.
 Vec2 turned(Vec2 v, float h) {
@@ -858,9 +861,12 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
       // worth × max(0, 1 − c·s_k·|sin θ_k|), s_k its speed (capped by the wanted one, max-
       // speed units) and θ_k its angle from the peak: a side step at speed is worth less
       // against slowing down on course, as in ORCA's objective |v − v_pref|².
+      // Floored at kLateralFloor: above 1 the cost zeroed every safe side step, and an
+      // agent with a collision-free candidate stood or pressed on where it was unsafe
+      // (fuzz round 26). Up to lateral_cost 1 − kLateralFloor the floor never binds.
       for (std::size_t q = 0; q < k; ++q) {
         const float across = std::fabs(dir[2 * q] * py - dir[2 * q + 1] * px);
-        w[q] *= std::max(0.0f, 1.0f - lateral * std::min(sp[q], want) * across);
+        w[q] *= std::max(kLateralFloor, 1.0f - lateral * std::min(sp[q], want) * across);
       }
     }
     if (blocked) {
@@ -1187,9 +1193,13 @@ void Simulation::make_way(const Plan& p, std::size_t begin, std::size_t end, std
     if (!(nearest < std::numeric_limits<float>::infinity())) continue;
     if (inside && target_taken(a, list, nb.counts[i], i, i, vd.margin)) continue;
     if (!inside) {
+      // Not back towards the line: standing instead, when standing is safe for the
+      // horizon (it was taken unchecked, and an agent stood in a walker's way with a safe
+      // course to take; fuzz round 26).
       const Vec2 d = load2(direction_.data(), i);
       const Vec2 w = config_.rotate ? to_world(d, i) : d;
-      if (strength_[i] > 0.0f && dot(w, away) < 0.0f) strength_[i] = 0.0f;
+      if (strength_[i] > 0.0f && dot(w, away) < 0.0f && memo_ttc(p, i, Vec2{}) >= horizon_of(p, i))
+        strength_[i] = 0.0f;
       continue;
     }
     if (take_slot_towards(p, i, away, kMakeWayCos, vd.make_way))

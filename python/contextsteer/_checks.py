@@ -79,7 +79,7 @@ def real(what: str, value: Any) -> float:
     range checks are the caller's."""
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
         value = value[()]
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise TypeError(f"{what} must be a real number, got {type(value).__name__} {value!r}")
     return float(value)
 
@@ -92,6 +92,23 @@ def not_masked(what: str, value: Any) -> Any:
             f"{what}: expected plain values, got a masked array (fill it first: x.filled(value))"
         )
     return value
+
+
+def is_int(value: Any) -> bool:
+    """Whether ``value`` is an integer scalar: Python's or NumPy's, not a bool, and not a
+    duration (``np.timedelta64`` is a NumPy integer: ``steps=np.timedelta64(3, "ns")``
+    ran 3 steps; fuzz round 26)."""
+    return isinstance(value, numbers.Integral) and not isinstance(
+        value, (bool, np.bool_, np.timedelta64)
+    )
+
+
+def is_real(value: Any) -> bool:
+    """Whether ``value`` is a real number scalar: Python's or NumPy's, not a bool, and not
+    a duration."""
+    return isinstance(value, numbers.Real) and not isinstance(
+        value, (bool, np.bool_, np.timedelta64)
+    )
 
 
 def integer_array(what: str, value: Any) -> np.ndarray:
@@ -124,9 +141,7 @@ def flag(what: str, value: Any) -> bool:
     and ``[]``'s siblings as a choice; a flag is not guessed from them."""
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biu":
         value = value[()]
-    if isinstance(value, (bool, np.bool_)) or (
-        isinstance(value, numbers.Integral) and not isinstance(value, bool) and value in (0, 1)
-    ):
+    if isinstance(value, (bool, np.bool_)) or (is_int(value) and value in (0, 1)):
         return bool(value)
     raise TypeError(f"{what} must be a bool, got {type(value).__name__} {value!r}")
 
@@ -137,7 +152,7 @@ def integer(what: str, value: Any, low: int, high: int) -> int:
     integer array is taken."""
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
         value = value[()]
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}")
     v = int(value)
     if not low <= v <= high:

@@ -308,7 +308,7 @@ class Agents(_core.Agents):
 
     @staticmethod
     def _check(capacity: Any, slots: Any, seed: Any) -> None:
-        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)):
+        if isinstance(capacity, bool) or not _checks.is_int(capacity):
             raise TypeError(f"Agents: capacity must be an int, got {type(capacity).__name__}")
         if capacity < 0:
             raise ValueError(f"Agents: capacity must be >= 0, got {capacity}")
@@ -327,7 +327,7 @@ class Agents(_core.Agents):
                 f"Agents({capacity}) needs about {need / 2**30:.3g} GiB, more than {_memory_text()}"
             )
         if slots is not None:
-            if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)):
+            if isinstance(slots, bool) or not _checks.is_int(slots):
                 raise TypeError(f"Agents: slots must be an int, got {type(slots).__name__}")
             if slots < 3:
                 raise ValueError(f"Agents: slots must be >= 3, got {slots}")
@@ -336,7 +336,7 @@ class Agents(_core.Agents):
                     f"Agents: slots must be at most {_checks.MAX_SLOTS} (a SlotSet's limit), "
                     f"got {slots}"
                 )
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        if isinstance(seed, bool) or not _checks.is_int(seed):
             raise TypeError(f"Agents: seed must be an int, got {type(seed).__name__}")
         if not 0 <= int(seed) < 2**64:
             raise ValueError(f"Agents: seed must be in [0, 2**64), got {seed}")

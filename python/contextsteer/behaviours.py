@@ -81,7 +81,7 @@ def _check_agent_weights(owner: str, w: np.ndarray, when: str = "") -> None:
 def _slot_directions(directions: Any) -> np.ndarray:
     """(K, 2) float32 directions from an int K (ring, slot 0 along +x, CCW), an object
     with a ``directions`` attribute (a slot set) or an array."""
-    if isinstance(directions, (int, np.integer)) and not isinstance(directions, bool):
+    if _checks.is_int(directions) and not isinstance(directions, bool):
         k = int(directions)
         if not 3 <= k <= _checks.MAX_SLOTS:
             raise ValueError(
@@ -117,7 +117,7 @@ def _number(
     """A number parameter checked when the behaviour is built: finite (or inf when
     ``allow_inf``), at least ``low`` (above it when ``strict``), below 2^60 in magnitude, and
     at most 1e8 in magnitude when it is a ``length`` (README, "Supported ranges")."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, bool) or not _checks.is_real(value):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     v = float(value)
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
@@ -308,7 +308,7 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
     if kind == "choice":
         return _choice(owner, name, value, tuple(p["choices"]))
     if kind in ("count", "layers"):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, bool) or not _checks.is_int(value):
             raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__}")
         if kind == "layers":
             if not 0 <= int(value) < 2**32:
@@ -518,8 +518,8 @@ class Behaviour:
             _checks.integer(
                 "evaluate: max_neighbours",
                 _checks.max_neighbours("evaluate", max_neighbours, max_neighbors),
-                0,
-                2**31 - 1,
+                1,
+                256,  # as Steering's (0 read no neighbour at all, silently: fuzz round 26)
             ),
             _core_world(world),
         )
@@ -1269,7 +1269,7 @@ class FollowField(Behaviour):
             raise TypeError(
                 "FollowField: which must be None, an int, 'group' or an index array, got a bool"
             )
-        elif isinstance(w, (int, np.integer)):
+        elif _checks.is_int(w):
             if not 0 <= int(w) < 2**31:
                 raise ValueError(f"FollowField: which must be a field index in [0, 2**31), got {w}")
         elif w is not None:
@@ -1283,7 +1283,7 @@ class FollowField(Behaviour):
         w = self.which
         by = (
             "shared"
-            if w is None or isinstance(w, (int, np.integer))
+            if w is None or _checks.is_int(w)
             else "group"
             if isinstance(w, str)
             else "index"
@@ -1291,7 +1291,7 @@ class FollowField(Behaviour):
         return {
             "field": self.field._core,
             "by": by,
-            "shared": int(w) if isinstance(w, (int, np.integer)) else 0,
+            "shared": int(w) if _checks.is_int(w) else 0,
             "index": w if by == "index" else None,
             "look_ahead": self.look_ahead,
             "slowing_radius": self.slowing_radius,
@@ -1733,7 +1733,7 @@ class CollisionDanger(Behaviour):
         ``dense_horizon`` (when that is already shorter, nothing changes).
     jam_radius : float, m, > 0
         How near the oncomers must be (2 m).
-    jam_oncomers : int, >= 1
+    jam_oncomers : int in [1, 64]
         How many such oncomers within ``jam_radius`` it takes (1). Counted in the agent's
         neighbour list, which holds at most ``max_neighbours`` agents. ``scenarios.CROWD``
         (the crowd scenarios' default) takes 3: a single oncomer in a two-way hallway is
@@ -1764,8 +1764,11 @@ class CollisionDanger(Behaviour):
     lateral_cost : float, >= 0
         Off by default (0). When the way the agent wants to go (the interest peak) is not
         free at full speed, each candidate's worth is multiplied by
-        ``max(0, 1 - lateral_cost·s·|sin θ|)``, s its speed (a fraction of max speed,
-        capped by the speed the agent wants) and θ its angle from that way: speed across
+        ``max(1/64, 1 - lateral_cost·s·|sin θ|)``, s its speed (a fraction of max speed,
+        capped by the speed the agent wants) and θ its angle from that way (the floor,
+        which binds only above ``lateral_cost`` 63/64, keeps a safe side step worth
+        something: at 0 an agent with a collision-free course stood where standing was
+        not safe): speed across
         the way costs, as in ORCA's objective, so an agent held up by a queue slows down
         on course rather than walking along the queue's side at speed. With the
         half-cosine interest and γ 1, a 45° side step at full speed (worth 0.854) loses to
@@ -1887,8 +1890,8 @@ class CollisionDanger(Behaviour):
             _checks.integer(
                 "evaluate: max_neighbours",
                 _checks.max_neighbours("evaluate", max_neighbours, max_neighbors),
-                0,
-                2**31 - 1,
+                1,
+                256,  # as Steering's (0 read no neighbour at all, silently: fuzz round 26)
             ),
             _core_world(world),
         )

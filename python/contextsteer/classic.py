@@ -805,11 +805,7 @@ class RaycastObstacleAvoidance(Behaviour):
             distance_from_boundary,
             length=True,
         )
-        if (
-            isinstance(layers, bool)
-            or not isinstance(layers, (int, np.integer))
-            or not 0 <= layers < 2**32
-        ):
+        if isinstance(layers, bool) or not _checks.is_int(layers) or not 0 <= layers < 2**32:
             raise ValueError(
                 f"RaycastObstacleAvoidance: layers must be a 32-bit mask, got {layers!r}"
             )
@@ -1037,7 +1033,7 @@ class Interpose(Behaviour):
         time_to_target: float = 0.1,
     ) -> None:
         for name, v in (("a", a), ("b", b)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 2**31:
+            if isinstance(v, bool) or not _checks.is_int(v) or not 0 <= v < 2**31:
                 raise ValueError(f"Interpose: {name} must be an agent id in [0, 2**31), got {v!r}")
         self.a, self.b = int(a), int(b)
         self.ratio = _num("Interpose", "ratio", ratio, None)
@@ -1296,7 +1292,7 @@ def accelerations(
     core_world = _core_world(world)
     _checks.agents("accelerations", agents)
     max_neighbours = _checks.max_neighbours("accelerations", max_neighbours, max_neighbors)
-    if isinstance(max_neighbours, bool) or not isinstance(max_neighbours, (int, np.integer)):
+    if isinstance(max_neighbours, bool) or not _checks.is_int(max_neighbours):
         raise TypeError(f"accelerations: max_neighbours must be an int, got {max_neighbours!r}")
     time = _num("accelerations", "time", time)
     return _core.classic_accelerations(core_world, agents, spec, time, int(max_neighbours))

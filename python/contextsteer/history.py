@@ -82,7 +82,7 @@ _MAX_RESERVE = 2**31 - 1  # frames preallocated; more would overflow the buffer 
 
 def _count(name: str, value: Any, high: int) -> int:
     """An int (Python or NumPy, not a bool) in [1, high]."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, bool) or not _checks.is_int(value):
         raise TypeError(f"History: {name} must be an int, got {type(value).__name__}")
     if not 1 <= value <= high:
         raise ValueError(f"History: {name} must be in [1, {high}], got {value}")

@@ -161,7 +161,7 @@ def slot_directions(k: int, offset: float = 0.0) -> NDArray[np.float32]:
 
 def _slot_count(owner: str, k: Any) -> int:
     """``k`` as an int slot count, refusing floats, strings and bools (8.7 is not 8 slots)."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+    if isinstance(k, bool) or not _checks.is_int(k):
         raise TypeError(f"{owner}: k must be an int, got {type(k).__name__} {k!r}")
     if int(k) > 2**31 - 1:
         raise ValueError(f"{owner}: k must be at most 2**31 - 1, got {k}")
@@ -971,7 +971,7 @@ class ContextMaps:
 
     def __init__(self, n: int, k: int) -> None:
         for name, v in (("n", n), ("k", k)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            if isinstance(v, bool) or not _checks.is_int(v):
                 raise TypeError(f"ContextMaps: {name} must be an int, got {type(v).__name__}")
         # Its two (n, k) float32 maps (the operations' outputs are NumPy arrays of their
         # own; counting five maps refused a size that fits, round 25).

@@ -43,7 +43,7 @@ class MotionState(NamedTuple):
 def _finite(
     owner: str, name: str, value: Any, low: float | None = None, high: float | None = None
 ) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, bool) or not _checks.is_real(value):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     v = float(value)
     if not math.isfinite(v) or (low is not None and v < low) or (high is not None and v > high):

@@ -51,7 +51,7 @@ def _coords(x: ArrayLike, what: str) -> np.ndarray:
 
 def _length(value: Any, what: str, *, zero: bool = True) -> float:
     """A length: a finite number in [0, 1e8] (in (0, 1e8] without ``zero``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, bool) or not _checks.is_real(value):
         raise TypeError(f"{what} must be a number, got {value!r}")
     v = float(value)
     if not (0 <= v <= _MAX_COORD and (zero or v > 0)):
@@ -711,7 +711,7 @@ def route(
         )
     g = np.ascontiguousarray(np.broadcast_to(g0, s.shape))
     radius = _length(radius, "route: radius")
-    if isinstance(arc_points, bool) or not isinstance(arc_points, (int, np.integer)):
+    if isinstance(arc_points, bool) or not _checks.is_int(arc_points):
         raise TypeError(f"route: arc_points must be an int, got {type(arc_points).__name__}")
     points, offsets, _ = _core.route(
         core_world, s, g, float(radius), _layers(layers), int(np.clip(arc_points, -1, 2**20))

@@ -111,8 +111,8 @@ class Path:
         p = _f32(points, "points")
         if p.ndim != 2 or p.shape[1] != 2:
             raise ValueError(f"points: expected shape (P, 2), got {p.shape}")
-        if isinstance(samples_per_segment, (bool, np.bool_)) or not isinstance(
-            samples_per_segment, (int, np.integer)
+        if isinstance(samples_per_segment, (bool, np.bool_)) or not _checks.is_int(
+            samples_per_segment
         ):
             raise TypeError(
                 f"samples_per_segment: expected an int, got {type(samples_per_segment).__name__}"

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _modes
+from . import _checks, _modes
 
 __all__ = ["CHOICES", "DEFAULTS", "Playground", "PlaygroundView"]
 
@@ -119,12 +119,12 @@ class Playground:
                 )
         for name in ("slots", "agents", "agent", "steps", "seed"):
             v = settings[name]
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            if isinstance(v, bool) or not _checks.is_int(v):
                 raise TypeError(f"Playground: {name} must be an int, got {v!r}")
             settings[name] = int(v)
         for name in ("look_ahead", "danger_radius"):
             v = settings[name]
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            if isinstance(v, bool) or not _checks.is_real(v):
                 raise TypeError(f"Playground: {name} must be a number, got {v!r}")
             if not 0 < float(v) < math.inf:
                 raise ValueError(f"Playground: {name} must be finite and > 0, got {v}")

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import _checks
+
 if TYPE_CHECKING:
     from .nav import NavField
     from .simulation import Simulation
@@ -294,10 +296,7 @@ def test4(densities: Sequence[float] = (0.5, 1, 2, 3, 4, 5, 6), **kw: Any) -> Ri
     if ds is None or len(ds) < 2:
         raise ValueError(f"RiMEA 4: densities must be at least two numbers, got {densities!r}")
     if (
-        not all(
-            isinstance(d, (int, float, np.integer, np.floating)) and not isinstance(d, bool)
-            for d in ds
-        )
+        not all(_checks.is_real(d) and not isinstance(d, bool) for d in ds)
         or not all(0 < d <= 10 for d in ds)
         or any(b <= a for a, b in zip(ds, ds[1:]))
     ):

@@ -347,7 +347,7 @@ def _step_recording(
 
 
 def _count(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, bool) or not _checks.is_int(value):
         raise TypeError(f"run: {name} must be an int, got {type(value).__name__}")
     if value < low:
         raise ValueError(f"run: {name} must be >= {low}, got {value}")

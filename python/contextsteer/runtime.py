@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 
 __all__ = ["MAX_THREADS", "get_num_threads", "set_num_threads", "threads"]
 
@@ -83,7 +83,7 @@ def set_num_threads(n: int | np.integer[Any]) -> None:
     ValueError
         If ``n < 1`` or ``n > MAX_THREADS``.
     """
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+    if isinstance(n, (bool, np.bool_)) or not _checks.is_int(n):
         raise TypeError(f"set_num_threads: expected an int, got {type(n).__name__}")
     if not 1 <= n <= MAX_THREADS:
         raise ValueError(f"set_num_threads: expected n in [1, {MAX_THREADS}], got {n}")

@@ -300,7 +300,7 @@ def scenario(
         raise ValueError(f"scenario: expected a non-empty name without spaces, got {name!r}")
     if name in _REGISTRY:
         raise ValueError(f"scenario: {name!r} is already registered")
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps <= 0:
+    if isinstance(steps, bool) or not _checks.is_int(steps) or steps <= 0:
         raise ValueError(f"scenario {name!r}: steps must be an integer > 0, got {steps!r}")
     if not float(dt) > 0:
         raise ValueError(f"scenario {name!r}: steps and dt must be > 0, got {steps}, {dt}")
@@ -379,11 +379,7 @@ def _count(
 ) -> int:
     """An int in [low, high]; ``room`` names what limits ``high`` (a room that holds only
     so many at the scenario's spacing)."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, np.integer))
-        or not low <= value <= high
-    ):
+    if isinstance(value, bool) or not _checks.is_int(value) or not low <= value <= high:
         why = f" ({room})" if room else ""
         raise ValueError(f"{name} must be an integer in [{low}, {high:,}]{why}, got {value!r}")
     return int(value)
@@ -409,7 +405,7 @@ def _flag(scenario: str, name: str, value: Any) -> bool:
 def _rng(seed: Any) -> np.random.Generator:
     """A scenario's random generator; ``seed`` an int in [0, 2**64) (the agents' random
     state takes the same), else a ValueError naming it (NumPy's own message did not)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+    if isinstance(seed, bool) or not _checks.is_int(seed) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
     return np.random.default_rng(int(seed))
 
@@ -426,7 +422,7 @@ def _size(
     """A finite real number in (low, high) (a scenario's length, width or gap, in metres),
     else a ValueError naming the parameter. ``closed``: "low", "high" or "both" ends are
     included."""
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    ok = _checks.is_real(value) and not isinstance(value, bool)
     with_low, with_high = closed in ("low", "both"), closed in ("high", "both")
     above = ok and (value >= low if with_low else value > low)
     below = ok and (value <= high if with_high else value < high)
@@ -447,12 +443,7 @@ def _speed_range(scenario: str, value: Any) -> tuple[float, float]:
     naming the parameter."""
     ok = isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2
     if ok:
-        ok = all(
-            isinstance(v, (int, float, np.integer, np.floating))
-            and not isinstance(v, bool)
-            and np.isfinite(v)
-            for v in value
-        )
+        ok = all(_checks.is_real(v) and not isinstance(v, bool) and np.isfinite(v) for v in value)
         ok = ok and 0 <= value[0] <= value[1] <= MAX_SCENARIO_SPEED
     if not ok:
         raise ValueError(

@@ -79,7 +79,7 @@ _FIXED_AT_CONSTRUCTION = frozenset(
 
 
 def _num(name: str, value: Any, low: float = 0.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, bool) or not _checks.is_real(value):
         raise TypeError(f"Simulation: {name} must be a number, got {type(value).__name__}")
     v = float(value)
     if not math.isfinite(v) or v < low:
@@ -110,7 +110,7 @@ def _validity(value: Any, interval: Any, classic_spec: Any) -> float | None:
 
 def _dt(value: Any) -> float:
     """A step's dt: a number of seconds in [1e-30, 1e6] (the core's float32 bounds)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, bool) or not _checks.is_real(value):
         raise TypeError(f"Simulation: dt must be a number, got {type(value).__name__}")
     v = float(value)
     if not 1e-30 <= v <= 1e6:
@@ -140,7 +140,7 @@ def _flag(name: str, value: Any) -> bool:
 
 def _int(name: str, value: Any, low: int, high: int = 2**31 - 1) -> int:
     """An int in [low, high] (default high: the core's int32 limit)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, bool) or not _checks.is_int(value):
         raise TypeError(f"Simulation: {name} must be an int, got {type(value).__name__}")
     if value < low or value > high:
         raise ValueError(f"Simulation: {name} must be in [{low}, {high}], got {value}")

@@ -245,7 +245,7 @@ class SweepResult(Sequence[Run]):
             for key in keys:
                 values = [r.value(key) for r in runs]
                 for r, value in zip(runs, values):
-                    if not isinstance(value, (int, float, np.integer, np.floating)):
+                    if not _checks.is_real(value):
                         inside = (
                             " (name a number inside it: "
                             + ", ".join(f"{key}.{name}" for name in value)
@@ -617,7 +617,7 @@ def _run_tasks(
 def _whole(value: Any, name: str, owner: str, minimum: int = 1) -> int:
     """``value`` as an int of at least ``minimum``. A bool, a float or a string is refused
     (TypeError) rather than truncated; errors are prefixed with ``owner``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, bool) or not _checks.is_int(value):
         raise TypeError(f"{owner}: {name} must be an integer, got {value!r}")
     if value < minimum:
         raise ValueError(f"{owner}: {name} must be >= {minimum}, got {value}")
@@ -640,7 +640,7 @@ def _seed_list(seeds: Any, owner: str) -> list[int]:
         raise TypeError(f"{owner}: seeds must be a count or integers, not a masked array")
     if isinstance(seeds, np.ndarray) and seeds.ndim == 0:  # (np.array(3): a count)
         seeds = seeds[()]
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+    if _checks.is_int(seeds) and not isinstance(seeds, bool):
         if seeds < 1:
             raise ValueError(f"{owner}: seeds must be >= 1 when given as a count, got {seeds}")
         seeds = range(int(seeds))
@@ -650,7 +650,7 @@ def _seed_list(seeds: Any, owner: str) -> list[int]:
     if not seed_list:
         raise ValueError(f"{owner}: no seeds")
     for seed in seed_list:
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        if isinstance(seed, bool) or not _checks.is_int(seed):
             raise TypeError(f"{owner}: seeds must be integers, got {seed!r}")
         if not 0 <= seed < 2**64:
             raise ValueError(f"{owner}: seeds must be in [0, 2**64), got {seed}")

@@ -136,10 +136,7 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(
                     f"tune: {name}: the third item of a range must be 'log', got {spec[2]!r}"
                 )
-            if not all(
-                isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-                for v in (low, high)
-            ):
+            if not all(_checks.is_real(v) and not isinstance(v, bool) for v in (low, high)):
                 raise TypeError(f"tune: {name}: a range needs numbers, got {spec!r}")
             if not (math.isfinite(low) and math.isfinite(high)):
                 raise ValueError(f"tune: {name}: a range needs finite ends, got {spec!r}")
@@ -151,7 +148,7 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
                 )
             if log and not low > 0:
                 raise ValueError(f"tune: {name}: a 'log' range needs low > 0, got {spec!r}")
-            if all(isinstance(v, (int, np.integer)) for v in (low, high)):
+            if all(_checks.is_int(v) for v in (low, high)):
                 out[name] = D.IntDistribution(int(low), int(high), log=log)
             else:
                 out[name] = D.FloatDistribution(float(low), float(high), log=log)
@@ -275,9 +272,7 @@ def _getter(
             value = _lookup(result, spec, what)
             if value is None:
                 raise ValueError(f"{what} key {spec!r} is None in the run's result")
-            if isinstance(value, bool) or not isinstance(
-                value, (int, float, np.integer, np.floating)
-            ):
+            if isinstance(value, bool) or not _checks.is_real(value):
                 # A dict of metrics or a string is a mistake in the call, as a missing key
                 # is: every trial would fail the same way.
                 raise _KeyMissing(
@@ -451,7 +446,7 @@ def tune(
     progress = _checks.flag("tune: progress", progress)
     if batch is not None:
         batch = _whole(batch, "batch", "tune")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+    if isinstance(seed, bool) or not _checks.is_int(seed):
         raise TypeError(f"tune: seed (the sampler's) must be an integer, got {seed!r}")
     if not 0 <= seed < 2**32:
         raise ValueError(f"tune: seed (the sampler's) must be in [0, 2**32), got {seed}")

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from . import _checks
+
 __all__ = ["FORMATS", "check_fps", "ffmpeg", "write"]
 
 #: Animation formats :func:`write` knows, by file suffix.
@@ -60,7 +62,7 @@ def check_fps(fps: float, format: str) -> float:
     ...
     ValueError: write: a GIF frame delay must be 2 to 65535 centiseconds (...), got fps=100
     """
-    if isinstance(fps, bool) or not isinstance(fps, (int, float, np.integer, np.floating)):
+    if isinstance(fps, bool) or not _checks.is_real(fps):
         raise TypeError(f"write: fps must be a number, got {type(fps).__name__}")
     fps = float(fps)
     format = format.lower() if isinstance(format, str) else format

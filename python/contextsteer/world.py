@@ -24,7 +24,7 @@ _SLOT_METHODS = ("auto", "gather", "per_ray", "strips")
 
 
 def _layers(layers: Any) -> int:
-    if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)):
+    if isinstance(layers, bool) or not _checks.is_int(layers):
         raise TypeError(f"layers: expected an int bit mask, got {type(layers).__name__}")
     if not 0 <= int(layers) <= ALL_LAYERS:
         raise ValueError(f"layers: expected a 32-bit mask in [0, 0xFFFFFFFF], got {layers}")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _checks
 from .._checks import is_integer, not_masked
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def _per_agent(
 
 def _directions(slot_directions: SlotSet | ArrayLike | int) -> np.ndarray:
     """(K, 2) float64 slot directions from a slot set, an array or an int K."""
-    if isinstance(slot_directions, (int, np.integer)) and not isinstance(slot_directions, bool):
+    if _checks.is_int(slot_directions) and not isinstance(slot_directions, bool):
         k = int(slot_directions)
         if k < 3:
             raise ValueError(f"slot_directions: expected K >= 3 slots, got {k}")

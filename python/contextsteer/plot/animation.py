@@ -487,9 +487,9 @@ def frames(
     headings = None if headings is None else _floats(headings, "headings")
 
     def whole(v: Any) -> bool:
-        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+        return _checks.is_int(v) and not isinstance(v, bool)
 
-    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
+    if _checks.is_int(size) and not isinstance(size, bool):
         width, height = int(size), None
     elif isinstance(size, (tuple, list)) and len(size) == 2 and all(whole(v) for v in size):
         width, height = int(size[0]), int(size[1])
@@ -499,16 +499,14 @@ def frames(
         )
     if not all(16 <= v <= _MAX_PIXELS for v in (width, height) if v is not None):
         raise ValueError(f"size: expected 16 to {_MAX_PIXELS} pixels a side, got {size!r}")
-    if isinstance(dpi, bool) or not isinstance(dpi, (int, float, np.integer, np.floating)):
+    if isinstance(dpi, bool) or not _checks.is_real(dpi):
         raise TypeError(f"dpi: expected a number, got {dpi!r}")
     if not 10 <= dpi <= 1000:
         # (Below about 3.3 the caption's font had no size, FreeType raised; far above,
         # a 200-pixel frame's font needed more memory than there is.)
         raise ValueError(f"dpi: expected 10 to 1000 (as the command line's --dpi), got {dpi!r}")
     if trail_samples is not None and (
-        isinstance(trail_samples, bool)
-        or not isinstance(trail_samples, (int, np.integer))
-        or trail_samples < 1
+        isinstance(trail_samples, bool) or not _checks.is_int(trail_samples) or trail_samples < 1
     ):
         raise ValueError(
             f"trail_samples: expected a whole number >= 1 (or None for the whole trail; "

@@ -517,11 +517,7 @@ def nav_field(
 
     if not isinstance(field, NavField):
         raise TypeError(f"nav_field: expected a NavField, got {type(field).__name__}")
-    if (
-        isinstance(arrows, bool)
-        or not isinstance(arrows, (int, np.integer))
-        or not 0 <= arrows <= 10_000
-    ):
+    if isinstance(arrows, bool) or not _checks.is_int(arrows) or not 0 <= arrows <= 10_000:
         raise ValueError(
             f"nav_field: arrows must be a whole number from 0 to 10000, got {arrows!r}"
         )
