@@ -1799,3 +1799,30 @@ def test_a_duration_is_not_taken_as_an_int_or_a_number(call, text):
     4 slots, steps=timedelta ran 3 steps, a flag read 1 ns as True (fuzz round 26)."""
     with pytest.raises(TypeError, match=text):
         call()
+
+
+def test_column_writes_name_the_range_and_the_shape():
+    """Python ints NumPy could not hold in one dtype were named as a float64 or object
+    dtype, not by their range, and a write of the wrong shape raised NumPy's broadcast
+    error naming no column (fuzz round 26)."""
+    a = agents(4)
+    for value, bad in (([2**64 - 1, -1, 0, 0], "-1"), (2**64, "18446744073709551616")):
+        with pytest.raises(ValueError, match=rf"Agents.rng: values must fit uint64 .* got {bad}"):
+            a.rng = value
+    a.rng = [2**64 - 1, 5, 0, 0]
+    assert int(a.rng[0]) == 2**64 - 1
+    with pytest.raises(TypeError, match="Agents.group: expected integers"):
+        a.group = [1.5, 2, 3, 4]
+    with pytest.raises(ValueError, match=r"Agents.position: expected shape \(4, 2\)"):
+        a.position = np.zeros((3, 2))
+    with pytest.raises(TypeError, match="steer: out: expected plain values"):
+        cs.steer(
+            [np.ones((1, 4))],
+            np.zeros((1, 4)),
+            cs.SlotSet(4),
+            out=(
+                np.ma.masked_array(np.zeros((1, 2), np.float32)),
+                np.zeros(1, np.float32),
+                np.zeros(1, np.int32),
+            ),
+        )

@@ -1094,3 +1094,13 @@ def test_tune_refuses_a_seed_parameter_naming_seeds(capsys):
             "seed: the runs' seeds are 0 .. N-1; give their number with --seeds N"
             in capsys.readouterr().err
         )
+
+
+def test_tune_fix_reads_a_comma_separated_value_as_a_list_as_run_does(tmp_path, capsys):
+    """run -p speed=20,30 took a list where tune --fix speed=20,30 was refused
+    (fuzz round 26)."""
+    pytest.importorskip("optuna")
+    out = tmp_path / "t.json"
+    argv = ["tune", "racetrack", "-p", "slots=8,16", "--fix", "speed=20,30", "--trials", "2"]
+    assert cli.main([*argv, "--steps", "30", "--out", str(out), "--quiet"]) == 0
+    assert json.loads(out.read_text())["best_params"]["speed"] == [20, 30]

@@ -568,3 +568,9 @@ def test_the_memory_bound_holds_for_every_history_together_and_the_buffer_a_grow
     with pytest.raises(MemoryError, match="recorded frames"):
         sim.step(0.01)  # to 0.9 of the bound, beside the 0.45 it replaces
     sim.step(0.01, steps=0)
+    # Staged steps had no bound at all (round 26's second look).
+    count = sim.step_count
+    with pytest.raises(MemoryError, match=r"recorded frames \(1 more"):
+        sim.perceive()
+        sim.decide_and_move(0.01)
+    assert sim.step_count == count

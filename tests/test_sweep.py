@@ -634,3 +634,50 @@ def test_the_progress_bars_file_drops_failed_writes_and_shows_stderrs_encoding(m
         bar.fileno()
     with pytest.raises(TypeError, match="not a masked array"):
         cs.sweep(summed, {"a": [1]}, seeds=np.ma.masked_array(3, mask=True), progress=False)
+
+
+def shadowed(*, agents, seed):
+    """A run whose result has a key named like its parameter (a scenario's agents left)."""
+    return {"agents": agents - 1 - seed % 2}
+
+
+def test_a_result_named_like_a_parameter_is_read_as_result_and_never_replaces_it():
+    """column("agents") gave the parameter where the result had its own "agents", and
+    summary("agents") put the statistics in the parameter's place (fuzz round 26)."""
+    res = cs.sweep(shadowed, {"agents": [20, 30]}, seeds=2, executor="serial", progress=False)
+    np.testing.assert_array_equal(res.column("agents"), [20, 20, 30, 30])
+    np.testing.assert_array_equal(res.column("result.agents"), [19, 18, 29, 28])
+    with pytest.raises(ValueError, match=r"'agents' is a parameter .* 'result.agents'"):
+        res.summary("agents")
+    rows = res.summary("result.agents")
+    assert rows[0]["agents"] == 20 and rows[0]["result.agents"]["mean"] == 18.5
+    assert res.best("result.agents")["agents"] == 20
+
+
+def test_columns_of_ints_past_2_63_stay_exact_and_none_reads_as_the_default():
+    """A seed of 2**64 - 1 beside 0 came back float64 (2**64) from column("seed"), and a
+    parameter given None read None, not the default (fuzz round 26)."""
+    from contextsteer.sweep import Run, SweepResult
+
+    runs = [
+        Run(0, {"a": 1, "b": None}, 0, {"v": 1}),
+        Run(1, {"a": 1, "b": None}, 2**64 - 1, {"v": 2**64 - 1}),
+    ]
+    res = SweepResult(runs, [0, 2**64 - 1])
+    seeds = res.column("seed")
+    assert seeds.dtype == np.uint64 and int(seeds[1]) == 2**64 - 1  # was float64 2**64
+    assert res.column("v").tolist() == [1, 2**64 - 1]
+    assert res.column("a").dtype == np.int64
+    assert math.isnan(runs[0].value("b")) and runs[0].value("b", default=7) == 7
+
+
+@pytest.mark.parametrize("axis", [{"make_way": [0, 1]}, {1, 2}, frozenset({3})])
+def test_grid_refuses_an_axis_that_is_no_sequence(axis):
+    """A dict axis swept its keys; a set's order changed with the hash seed (round 26)."""
+    with pytest.raises(TypeError, match="must be a sequence of values"):
+        cs.grid(changes=axis)
+
+
+def test_a_parameter_name_that_is_not_a_string_is_named():
+    with pytest.raises(TypeError, match="parameter names must be strings, got 1"):
+        cs.sweep("oncoming", [{1: 8}], progress=False)

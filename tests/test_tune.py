@@ -688,3 +688,15 @@ def test_fixed_params_of_numpy_types_wider_than_a_python_number_are_kept_as_thei
         progress=False,
     )
     assert res.best_params["c"] == np.longdouble(1.1)  # this call's own value
+
+
+def test_tune_names_its_own_mistakes_not_pythons_or_optunas():
+    """An int range end past float range raised a bare OverflowError, and a continued
+    study given another kind of distribution for a parameter raised Optuna's message,
+    naming neither the parameter nor tune (fuzz round 26)."""
+    kw = dict(objective="loss", n_trials=2, sampler="random", executor="serial", progress=False)
+    with pytest.raises(ValueError, match="tune: x: a range needs finite ends"):
+        cs.tune(_quad, {"x": (1, 10**400)}, **kw)
+    first = cs.tune(_quad, {"x": (0.0, 4.0)}, **kw)
+    with pytest.raises(ValueError, match=r"tune: 'x' is drawn from another kind of distribution"):
+        cs.tune(_quad, {"x": [1.0, 2.0]}, study=first.study, **kw)

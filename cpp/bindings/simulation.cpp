@@ -308,8 +308,14 @@ void bind_simulation(py::module_& m) {
             check_carried(*self.sim);
             check_maps(*self.sim);
             refresh_world(self);
+            // The frame this move records, checked against the memory bound as a step
+            // call's are (decide_and_move's own make_history_room then has room; it had
+            // no bound, and staged steps grew a History past it: fuzz round 26).
+            const auto memory = static_cast<long double>(
+                py::module_::import("contextsteer.maps").attr("_physical_memory")().cast<double>());
             {
               GilRelease release;
+              self.sim->make_history_room(1, memory);
               self.sim->decide_and_move(static_cast<float>(dt));
             }
             check_state(agents_of(self.agents));

@@ -14,7 +14,7 @@ import math
 import numbers
 import warnings
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar, overload
+from typing import Any, Protocol, TypeGuard, TypeVar, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -94,7 +94,7 @@ def not_masked(what: str, value: Any) -> Any:
     return value
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int | np.integer[Any]]:
     """Whether ``value`` is an integer scalar: Python's or NumPy's, not a bool, and not a
     duration (``np.timedelta64`` is a NumPy integer: ``steps=np.timedelta64(3, "ns")``
     ran 3 steps; fuzz round 26)."""
@@ -103,7 +103,7 @@ def is_int(value: Any) -> bool:
     )
 
 
-def is_real(value: Any) -> bool:
+def is_real(value: Any) -> TypeGuard[int | float | np.integer[Any] | np.floating[Any]]:
     """Whether ``value`` is a real number scalar: Python's or NumPy's, not a bool, and not
     a duration."""
     return isinstance(value, numbers.Real) and not isinstance(

@@ -22,11 +22,11 @@ __all__ = ["Agents", "Neighbours", "neighbours"]
 # The C++ part's capacity, count and seed, read past a subclass's attributes of the same
 # names (a subclass's own ``capacity`` made it unbuildable, its own ``seed`` property
 # pickled agents that would not load: fuzz round 26).
-_capacity = _core.Agents.capacity.fget
+_capacity = cast(Any, _core.Agents).capacity.fget
 #: Attributes a subclass may not redefine (Agents.__init_subclass__).
 _OWN_NAMES = frozenset({"capacity", "count", "seed", "slots", "ids"})
-_count = _core.Agents.count.fget
-_seed = _core.Agents.seed.fget
+_count = cast(Any, _core.Agents).count.fget
+_seed = cast(Any, _core.Agents).seed.fget
 
 
 def _view_property(name: str, doc: str) -> _checks.ArrayView:
@@ -39,6 +39,20 @@ def _view_property(name: str, doc: str) -> _checks.ArrayView:
             raise TypeError(f"Agents.{name}: expected plain values, got a masked array")
         arr = np.asarray(value)
         kind, target = arr.dtype.kind, view.dtype.kind
+        if target in "iu" and kind in "fO" and not isinstance(value, np.ndarray):
+            # Python ints NumPy could not hold in one dtype ([2**64 - 1, -1] is float64,
+            # 2**64 an object): as exact ints, so that the range is what is named.
+            ints = np.asarray(value, dtype=object)
+            if ints.size and all(_checks.is_int(x) for x in ints.flat):
+                low, high = min(int(x) for x in ints.flat), max(int(x) for x in ints.flat)
+                info = np.iinfo(view.dtype)
+                if low < info.min or high > info.max:
+                    bad = low if low < info.min else high
+                    raise ValueError(
+                        f"Agents.{name}: values must fit {view.dtype} [{info.min}, "
+                        f"{info.max}], got {bad}"
+                    )
+                arr, kind = np.asarray(value, dtype=view.dtype), target
         # NumPy's assignment would parse text ("3"), truncate 1.7 into an int column, read
         # NaN as True into a bool one, None as NaN, and True as 1.0 into a float one.
         if (
@@ -78,7 +92,13 @@ def _view_property(name: str, doc: str) -> _checks.ArrayView:
                     f"{view.dtype} (finite values are within ±3.4e38)"
                 )
             arr = conv
-        view[...] = arr
+        try:
+            view[...] = arr
+        except ValueError:  # NumPy's broadcast error named no column
+            raise ValueError(
+                f"Agents.{name}: expected shape {view.shape} (or one that broadcasts to it), "
+                f"got {arr.shape}"
+            ) from None
 
     return cast(_checks.ArrayView, property(fget, fset, doc=doc))
 
@@ -383,7 +403,7 @@ class Agents(_core.Agents):
         # "slots" of its own was dropped, fuzz round 26.)
         own = getattr(type(self), "__getstate__", None)
         if own is not None and own is not getattr(object, "__getstate__", None):
-            return (_restore_agents, self._restore_args(state), self.__getstate__())
+            return (_restore_agents, self._restore_args(state), own(self))
         getstate = getattr(self, "__getstate__", None)
         if getstate is not None:
             extra = getstate()

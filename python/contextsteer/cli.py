@@ -419,7 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a fixed parameter (repeatable)",
+        help="a fixed parameter (repeatable); V1,V2 is a list, as run -p reads it",
     )
     tn.add_argument(
         "--key",
@@ -1185,7 +1185,14 @@ def _cmd_tune(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if _is_seed(name):  # (the scenario takes one, but each run gets its own)
             return usage(f"{what} {_SEED_PARAM}")
         try:
-            into[name] = _parse_space_item(values) if into is space else _parse_value(values)
+            if into is space:
+                into[name] = _parse_space_item(values)
+            else:  # a comma-separated value is a list, as run's -p reads it
+                into[name] = (
+                    [_parse_value(v) for v in values.split(",")]
+                    if "," in values
+                    else _parse_value(values)
+                )
         except ValueError as exc:
             return usage(f"{what} {name}: {exc}")
     if not space:

@@ -675,7 +675,7 @@ def _out3(out: Choice | tuple | None) -> tuple[Any, ...]:
         return None, None, None
     if len(out) != 3:
         raise TypeError("out: expected (direction, strength, slot)")
-    return tuple(_checks.not_masked("out", o) for o in out)
+    return tuple(_checks.not_masked("steer: out", o) for o in out)
 
 
 def steer(

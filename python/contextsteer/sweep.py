@@ -112,11 +112,14 @@ def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     for name in names:
         v = axes[name]
         if (
-            isinstance(v, (str, bytes))
+            isinstance(v, (str, bytes, Mapping, set, frozenset))
             or not isinstance(v, Iterable)
             or (isinstance(v, np.ndarray) and v.ndim == 0)  # (len() raised a bare TypeError)
         ):
-            raise TypeError(f"grid: {name} must be a sequence of values, got {v!r}")
+            # (A dict swept its keys, a set in an order that changes with the hash seed.)
+            raise TypeError(
+                f"grid: {name} must be a sequence of values (a list, tuple or array), got {v!r}"
+            )
         # Each axis listed only within the room the axes before it leave.
         before = math.prod(len(w) for w in values)
         sizes = "".join(f"{len(w)} {n} × " for n, w in zip(names, values))
@@ -159,11 +162,16 @@ class Run:
 
     def value(self, key: str, default: Any = math.nan) -> Any:
         """A parameter, ``"seed"``, or a dotted path into the result
-        (``"metrics.collisions.total"``); ``default`` when absent or None."""
+        (``"metrics.collisions.total"``); ``default`` when absent or None. A result key
+        named like a parameter (a scenario's ``agents`` left at the end, beside its
+        ``agents`` parameter) reads as ``"result.agents"``."""
         if key == "seed":
             return self.seed
-        if key in self.params:
-            return self.params[key]
+        if key.startswith("result."):
+            key = key[len("result.") :]
+        elif key in self.params:
+            v = self.params[key]
+            return default if v is None else v
         node: Any = self.result
         for part in key.split("."):
             if not isinstance(node, Mapping) or part not in node:
@@ -215,6 +223,18 @@ class SweepResult(Sequence[Run]):
             The runs' values of ``key`` do not stack into one array (lists of different
             lengths, say): read them with :meth:`Run.value` one run at a time."""
         values = [r.value(key, default) for r in self._runs]
+        if values and all(_checks.is_int(v) for v in values):
+            # As exact ints: NumPy made float64 of ints past 2**63 beside smaller ones (a
+            # seed of 2**64 - 1 read back as 2**64; fuzz round 26).
+            low, high = min(int(v) for v in values), max(int(v) for v in values)
+            kind = (
+                np.int64
+                if low >= -(2**63) and high < 2**63
+                else np.uint64
+                if low >= 0 and high < 2**64
+                else object
+            )
+            return np.array([int(v) for v in values], dtype=kind)
         try:
             return np.asarray(values)
         except ValueError:
@@ -240,6 +260,14 @@ class SweepResult(Sequence[Run]):
         groups: dict[int, list[Run]] = {}
         for r in self._runs:
             groups.setdefault(r.index // max(len(self.seeds), 1), []).append(r)
+        for key in keys:
+            if self._runs and key in self._runs[0].params:
+                # Its statistics would take the parameter's place in the row, and read the
+                # parameter, not the result of that name (fuzz round 26).
+                raise ValueError(
+                    f"summary: {key!r} is a parameter of the sweep; a result value of that "
+                    f"name reads as 'result.{key}'"
+                )
         for _, runs in sorted(groups.items()):
             row: dict[str, Any] = dict(runs[0].params)
             for key in keys:
@@ -676,9 +704,12 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def _is_seed(name: str) -> bool:
+def _is_seed(name: Any) -> bool:
     """``seed``, or a key inside it (``seed.x``: seed is no mapping, and every run failed
-    on it where ``seed`` itself is refused up front)."""
+    on it where ``seed`` itself is refused up front). A name that is not a string is a
+    TypeError naming it (an int key raised a bare AttributeError)."""
+    if not isinstance(name, str):
+        raise TypeError(f"parameter names must be strings, got {name!r}")
     return name.split(".", 1)[0] == "seed"
 
 

@@ -138,7 +138,11 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
                 )
             if not all(_checks.is_real(v) and not isinstance(v, bool) for v in (low, high)):
                 raise TypeError(f"tune: {name}: a range needs numbers, got {spec!r}")
-            if not (math.isfinite(low) and math.isfinite(high)):
+            try:
+                finite = math.isfinite(low) and math.isfinite(high)
+            except OverflowError:  # an int beyond float range
+                finite = False
+            if not finite:
                 raise ValueError(f"tune: {name}: a range needs finite ends, got {spec!r}")
             if not low < high:
                 raise ValueError(f"tune: {name}: expected low < high, got {spec!r}")
@@ -781,6 +785,21 @@ def _draw(trial: Any, name: str, dist: Any, optuna: Any) -> Any:
     """One parameter of ``trial`` from ``dist`` through the public suggest methods (what
     ``study.ask(fixed_distributions)`` does for each)."""
     d = optuna.distributions
+    try:
+        return _suggest(trial, name, dist, d)
+    except ValueError as exc:
+        if "distribution" not in str(exc):
+            raise
+        # Optuna's "Cannot set different distribution kind to the same parameter name"
+        # named neither the parameter nor tune.
+        raise ValueError(
+            f"tune: {name!r} is drawn from another kind of distribution than in the study's "
+            f"earlier trials ({type(dist).__name__} now); give it the kind it had, or start "
+            f"a new study ({exc})"
+        ) from None
+
+
+def _suggest(trial: Any, name: str, dist: Any, d: Any) -> Any:
     if isinstance(dist, d.FloatDistribution):
         return trial.suggest_float(name, dist.low, dist.high, log=dist.log, step=dist.step)
     if isinstance(dist, d.IntDistribution):
