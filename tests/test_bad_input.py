@@ -1826,3 +1826,12 @@ def test_column_writes_name_the_range_and_the_shape():
                 np.zeros(1, np.int32),
             ),
         )
+
+
+def test_python_ints_past_int64_into_a_float_column_are_numbers():
+    a = agents(2)
+    a.max_speed = 2**64  # fits float32 as 1.8e19
+    assert a.max_speed[0] == np.float32(2.0**64)
+    for value in (10**40, [1, 10**400]):
+        with pytest.raises(ValueError, match="Agents.max_speed: .* overflows float32"):
+            a.max_speed = value

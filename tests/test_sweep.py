@@ -681,3 +681,15 @@ def test_grid_refuses_an_axis_that_is_no_sequence(axis):
 def test_a_parameter_name_that_is_not_a_string_is_named():
     with pytest.raises(TypeError, match="parameter names must be strings, got 1"):
         cs.sweep("oncoming", [{1: 8}], progress=False)
+
+
+def test_summary_refuses_a_name_that_is_a_parameter_of_any_run():
+    """Only the first run's parameters were looked at: with parameter sets {a} and {b},
+    summary("b") summarised a result in one row and the parameter in the other."""
+    from contextsteer.sweep import Run, SweepResult
+
+    res = SweepResult([Run(0, {"a": 1}, 0, {"b": 100}), Run(1, {"b": 2}, 0, {"b": 100})], [0])
+    with pytest.raises(ValueError, match=r"summary: 'b' is a parameter"):
+        res.summary("b")
+    with pytest.raises(ValueError, match=r"best: 'b' is a parameter"):
+        res.best("b")

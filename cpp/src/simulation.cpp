@@ -858,7 +858,7 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
     }
     if (lateral > 0.0f && sp[peak] < 1.0f) {
       // lateral_cost: the way not free at full speed, walking across it costs. Each slot's
-      // worth × max(0, 1 − c·s_k·|sin θ_k|), s_k its speed (capped by the wanted one, max-
+      // worth × max(1/64, 1 − c·s_k·|sin θ_k|), s_k its speed (capped by the wanted one, max-
       // speed units) and θ_k its angle from the peak: a side step at speed is worth less
       // against slowing down on course, as in ORCA's objective |v − v_pref|².
       // Floored at kLateralFloor: above 1 the cost zeroed every safe side step, and an

@@ -39,6 +39,16 @@ def _view_property(name: str, doc: str) -> _checks.ArrayView:
             raise TypeError(f"Agents.{name}: expected plain values, got a masked array")
         arr = np.asarray(value)
         kind, target = arr.dtype.kind, view.dtype.kind
+        if target == "f" and kind == "O" and not isinstance(value, np.ndarray):
+            # Python ints past int64 (2**64 fits float32 as 1.8e19): as floats, so that a
+            # value past float32 is named as such below, not as an object dtype.
+            ints = np.asarray(value, dtype=object)
+            if ints.size and all(_checks.is_int(x) for x in ints.flat):
+                try:
+                    arr = np.array([float(x) for x in ints.flat]).reshape(ints.shape)
+                except OverflowError:  # past float64 too
+                    arr = np.full(ints.shape, np.finfo(np.float64).max)
+                kind = "f"
         if target in "iu" and kind in "fO" and not isinstance(value, np.ndarray):
             # Python ints NumPy could not hold in one dtype ([2**64 - 1, -1] is float64,
             # 2**64 an object): as exact ints, so that the range is what is named.
@@ -158,11 +168,11 @@ class Agents(_core.Agents):
     (the Godot lerp factor per step), ``target`` (N, 2) per-agent goal, ``group`` (N,)
     int32, ``alive`` (N,) bool and ``rng`` (N,) uint64 per-agent random state.
 
-    Subclasses add attributes and constructors of their own; they pickle and deep-copy as
-    themselves. A subclass may shadow a column with a property (the library reads the
-    columns by name from the C++ part), but not ``capacity``, ``count``, ``seed``,
-    ``slots`` or ``ids``, which the library reads through the object: defining one is a
-    ``TypeError`` when the class is made.
+    Subclasses add attributes, methods and constructors of their own; they pickle and
+    deep-copy as themselves, and :meth:`Simulation.save` writes them as plain ``Agents``
+    (a saved file loads without the subclass's code). A subclass may not redefine a
+    column, ``capacity``, ``count``, ``seed``, ``slots`` or ``ids``, which the library
+    reads its agents by: defining one is a ``TypeError`` when the class is made.
 
     Parameters
     ----------
@@ -180,7 +190,8 @@ class Agents(_core.Agents):
     ValueError
         If ``capacity < 0`` or ``slots < 3``.
     TypeError
-        A subclass that defines ``capacity``, ``count``, ``seed``, ``slots`` or ``ids``.
+        A subclass that defines a column, ``capacity``, ``count``, ``seed``, ``slots`` or
+        ``ids``.
 
     Examples
     --------
@@ -286,14 +297,19 @@ class Agents(_core.Agents):
         super().__init_subclass__(**kwargs)
         # The names the library reads its agents by keep their meaning: a subclass's own
         # capacity was read as the slot count (Detour sized its arrays by it), its own
-        # count failed a finished run, a read-only slots made it unbuildable (fuzz round
-        # 26). The columns may be shadowed (the library reads them through _view).
-        taken = sorted(_OWN_NAMES & set(vars(cls)))
+        # count failed a finished run, a read-only slots made it unbuildable, a radius in
+        # centimetres made a Flow admit 5 of 23 walkers (fuzz round 26).
+        own = set()
+        for k in cls.__mro__:  # the class and its mixins, up to Agents
+            if k is Agents:
+                break
+            own |= set(vars(k))
+        taken = sorted((_OWN_NAMES | set(Agents.STATE)) & own)
         if taken:
             raise TypeError(
                 f"{cls.__name__}: {', '.join(map(repr, taken))} "
-                f"{'is' if len(taken) == 1 else 'are'} Agents' own (the slots, the alive "
-                "agents, their seed and ring: the library reads them); name yours otherwise"
+                f"{'is' if len(taken) == 1 else 'are'} Agents' own (the library reads its "
+                "agents by these names); name yours otherwise"
             )
         # Only in place of Agents' own: a parent subclass's __new__ is inherited as Python
         # would (a grandchild skipped it: fuzz round 26).
@@ -390,9 +406,9 @@ class Agents(_core.Agents):
         state) and seeds the agents added to it later as the original would."""
         # Copied under the agents' thread guard: a step running in another thread makes
         # this raise RuntimeError ("in use") instead of pickling a half-written state.
-        state = self._snapshot()
         if type(self) is Agents:
-            return (_restore_agents, (_capacity(self), self.slots, state, _seed(self)))
+            return self._base_reduce()
+        state = self._snapshot()
         # A subclass comes back as itself, with its own attributes (it came back as a plain
         # Agents without them: fuzz round 25). Its __init__ may take other arguments, so
         # the copy is built by Agents' own and given the attributes after.
@@ -421,6 +437,11 @@ class Agents(_core.Agents):
         elif isinstance(extra, dict):
             extra = {k: v for k, v in extra.items() if k != "slots"}
         return (_restore_agents, self._restore_args(state), extra)
+
+    def _base_reduce(self) -> tuple[Any, ...]:
+        """The pickle of these agents as plain Agents (:func:`persist.save` writes a
+        subclass so)."""
+        return (_restore_agents, (_capacity(self), self.slots, self._snapshot(), _seed(self)))
 
     def _restore_args(self, state: dict[str, Any]) -> tuple[Any, ...]:
         return (_capacity(self), self.slots, state, _seed(self), type(self))

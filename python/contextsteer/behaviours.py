@@ -1118,8 +1118,8 @@ class FollowPath(Behaviour):
     offset ("seek the carrot", which also pulls drifting agents back) — and scores slot k
     by ``weight·max(0, slot_k·û)``. The closest offset is the nearest point's, with no
     memory of the agent's last one: where a path crosses itself (a figure-eight), an agent
-    near the crossing may follow the other branch (in ``"tangent"`` mode it can circle
-    one lobe; ``"seek"`` with a look-ahead past the crossing carries it across).
+    near the crossing may follow the other branch and circle one lobe, in either mode.
+    Split such a path in two, or give each agent its own route.
 
     Parameters
     ----------

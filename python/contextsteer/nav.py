@@ -245,7 +245,7 @@ class NavField:
     the goal cannot be reached from inside: put it on the obstacle's free side. A goal
     lying exactly on a thin wall (a point on a wall's line, an exit segment drawn along
     one) is reached from both sides of it. "On" it means within 4 float32 spacings of the
-    goal's coordinates plus 1e-6 of the scene's size (a goal meant on a slanted wall
+    goal's coordinates plus 1e-6 of the grid's cell (a goal meant on a slanted wall
     rounds up to half a spacing off its line): 0.25 mm at 1e3 m, but 0.125 m at 3e5 m,
     where a goal that near a thin wall is reached from both sides too
     (the README's precision note: keep a scene within about ±1e5). A query

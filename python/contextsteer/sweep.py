@@ -253,6 +253,9 @@ class SweepResult(Sequence[Run]):
         A key missing from a run counts as no value; a key whose value is not a number
         (a dict of metrics, a string) raises a ValueError naming the key and its type.
         """
+        return self._summary(keys, "summary")
+
+    def _summary(self, keys: tuple[str, ...], owner: str) -> list[dict[str, Any]]:
         for key in keys:
             if not isinstance(key, str):
                 raise TypeError(f"summary: keys must be strings (dotted result keys), got {key!r}")
@@ -261,11 +264,11 @@ class SweepResult(Sequence[Run]):
         for r in self._runs:
             groups.setdefault(r.index // max(len(self.seeds), 1), []).append(r)
         for key in keys:
-            if self._runs and key in self._runs[0].params:
+            if any(key in r.params for r in self._runs):
                 # Its statistics would take the parameter's place in the row, and read the
                 # parameter, not the result of that name (fuzz round 26).
                 raise ValueError(
-                    f"summary: {key!r} is a parameter of the sweep; a result value of that "
+                    f"{owner}: {key!r} is a parameter of the sweep; a result value of that "
                     f"name reads as 'result.{key}'"
                 )
         for _, runs in sorted(groups.items()):
@@ -298,7 +301,7 @@ class SweepResult(Sequence[Run]):
     def best(self, key: str, *, minimize: bool = True) -> dict[str, Any]:
         """The parameter set with the lowest (or highest) mean of ``key`` over the seeds
         (ties: the first in grid order), as a :meth:`summary` row."""
-        rows = [r for r in self.summary(key) if r[key]["n"] > 0]
+        rows = [r for r in self._summary((key,), "best") if r[key]["n"] > 0]
         if not rows:
             raise ValueError(f"best: no run has a finite {key!r}")
         sign = 1.0 if _checks.flag("best: minimize", minimize) else -1.0

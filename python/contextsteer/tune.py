@@ -143,7 +143,7 @@ def distributions(space: Mapping[str, Any]) -> dict[str, Any]:
             except OverflowError:  # an int beyond float range
                 finite = False
             if not finite:
-                raise ValueError(f"tune: {name}: a range needs finite ends, got {spec!r}")
+                raise ValueError(f"tune: {name}: a range needs finite ends, got {spec!r:.80}")
             if not low < high:
                 raise ValueError(f"tune: {name}: expected low < high, got {spec!r}")
             if not math.isfinite(float(high) - float(low)):
