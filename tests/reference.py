@@ -630,16 +630,51 @@ def _segment_distance(points, segs):
     return np.linalg.norm(ap - t[..., None] * ab, axis=-1).min(1)
 
 
-def polyline_point(verts, closed, s):
-    """The point at arc length ``s`` (wrapped on a closed polyline, clamped on an open one)."""
-    v = np.asarray(verts, dtype=np.float64)
-    b = np.roll(v, -1, axis=0) if closed else v[1:]
-    a = v if closed else v[:-1]
-    seg_len = np.linalg.norm(b - a, axis=1)
-    cum = np.concatenate([[0.0], np.cumsum(seg_len)])
-    s = s % cum[-1] if closed else min(max(s, 0.0), cum[-1])
-    i = min(int(np.searchsorted(cum, s, side="right")) - 1, len(seg_len) - 1)
-    return a[i] + (b[i] - a[i]) * (s - cum[i]) / seg_len[i]
+class _Polyline:
+    """Nearest points of a polyline in float64, over all segments or an arc window."""
+
+    def __init__(self, verts, closed):
+        v = np.asarray(verts, dtype=np.float64)
+        self.a = v if closed else v[:-1]
+        self.b = np.roll(v, -1, axis=0) if closed else v[1:]
+        self.len = np.linalg.norm(self.b - self.a, axis=1)
+        self.cum = np.concatenate([[0.0], np.cumsum(self.len)])
+        self.closed, self.length = closed, self.cum[-1]
+
+    def _segments(self, p, idx):
+        ab = self.b[idx] - self.a[idx]
+        ap = p - self.a[idx]
+        t = np.clip((ap * ab).sum(1) / (ab * ab).sum(1), 0, 1)
+        d = np.linalg.norm(ap - t[:, None] * ab, axis=1)
+        k = int(np.argmin(d))  # the first of equal distances
+        s = self.cum[idx[k] + 1] if t[k] >= 1 else self.cum[idx[k]] + t[k] * self.len[idx[k]]
+        if self.closed and s >= self.length:
+            s = 0.0
+        return s, float(d[k])
+
+    def nearest(self, p):
+        return self._segments(np.asarray(p, dtype=np.float64), np.arange(len(self.len)))
+
+    def nearest_within(self, p, s, w):
+        """Among the segments overlapping [s - w, s + w], in order from s - w; None when
+        the window reaches half a closed path or holds more than 4096 segments."""
+        n = len(self.len)
+        if self.closed and 2 * w >= self.length:
+            return None
+        lo = (s - w) % self.length if self.closed else min(max(s - w, 0.0), self.length)
+        span = 2 * w if self.closed else min(max(s + w, 0.0), self.length) - lo
+        i = min(int(np.searchsorted(self.cum, lo, side="right")) - 1, n - 1)
+        left = span + (lo - self.cum[i])
+        idx = []
+        while True:
+            if len(idx) >= 4096:
+                return None
+            idx.append(i)
+            left -= self.len[i]
+            if left <= 0 or len(idx) >= n or (not self.closed and i + 1 >= n):
+                break
+            i = (i + 1) % n
+        return self._segments(np.asarray(p, dtype=np.float64), np.array(idx))
 
 
 def polyline_closest_offset(points, verts, closed):
@@ -721,34 +756,32 @@ def run_metrics(
         length = np.linalg.norm(
             np.diff(np.vstack([v, v[:1]]) if closed else v, axis=0), axis=1
         ).sum()
-        off = np.stack([polyline_closest_offset(pos[t], v, closed) for t in range(T)])
-
-        # An advance is taken when it is within twice the straight distance from the
-        # point at the kept offset to the agent, plus a body width; otherwise the offset
-        # is kept (a jump to another branch of a path that crosses itself) until the
-        # agent has gone 8 × (that distance + a body width) on; then the jump is taken,
-        # with the closest offset's (wrapped) changes of each step since.
-        def wrapped(x):
-            return x - length * np.floor(x / length + 0.5) if closed else x
-
-        kept, progress = off[0].copy(), np.zeros(N)
-        hold, pending = np.zeros(N), np.zeros(N)
+        # Each agent's own branch is tracked: its offset is the nearest point within
+        # 2 x moved + 2 x body of the last one along the path, unless the whole path's
+        # nearest point is nearer by more than the agent's distance from its branch when
+        # that was last the nearest (its anchor), plus a body width.
+        near = _Polyline(v, closed)
+        kept, progress, anchor = np.zeros(N), np.zeros(N), np.zeros(N)
+        for i in range(N):
+            kept[i], anchor[i] = near.nearest(pos[0, i])
         for t in range(1, T):
             for i in range(N):
-                step = wrapped(off[t, i] - kept[i])
-                slack = 2 * r[i] + 1e-6 * (1 + np.abs(pos[t, i]).sum())
-                reach = np.linalg.norm(pos[t, i] - polyline_point(v, closed, kept[i]))
-                if abs(step) <= slack or abs(step) <= 2 * reach + slack:
-                    progress[i] += step
-                    kept[i], hold[i] = off[t, i], 0.0
-                elif hold[i] <= 0:
-                    hold[i], pending[i] = 8 * (reach + 2 * r[i]), step
-                else:
-                    pending[i] += wrapped(off[t, i] - off[t - 1, i])
-                    hold[i] -= np.linalg.norm(pos[t, i] - pos[t - 1, i])
-                    if hold[i] <= 0:
-                        progress[i] += pending[i]
-                        kept[i], hold[i] = off[t, i], 0.0
+                p = pos[t, i]
+                g, gd = near.nearest(p)
+                moved = np.linalg.norm(p - pos[t - 1, i])
+                eps = 1e-6 * (1 + np.abs(p).sum())
+                body = 2 * r[i]
+                new, dist = g, gd
+                local = near.nearest_within(p, kept[i], 2 * moved + 2 * body + eps)
+                if local is not None and local[1] <= gd + anchor[i] + body + eps:
+                    new, dist = local
+                if dist <= gd + eps:
+                    anchor[i] = dist
+                step = new - kept[i]
+                if closed:
+                    step -= length * np.floor(step / length + 0.5)
+                progress[i] += step
+                kept[i] = new
         out["progress"] = progress
         out["laps"] = np.floor(out["progress"] / length).astype(int) if closed else None
     return out

@@ -485,8 +485,8 @@ void bind_simulation(py::module_& m) {
                      name_v.starts_with("metrics.retired_min_") ||  // (saved before them:
                      name_v == "metrics.retired_wall_steps" ||      // the run's removed
                      name_v == "metrics.retired_stuck" ||           // agents kept none)
-                     name_v == "metrics.kinematic" ||       // (saved before it: none measured)
-                     name_v.starts_with("metrics.hold") ||  // (saved before: none held)
+                     name_v == "metrics.kinematic" ||  // (saved before it: none measured)
+                     name_v == "metrics.anchor" ||     // (saved before it: on the line)
                      std::string_view(name) == "validity" ||
                      name_v == "decided_heading" ||  // (saved before it: NaN, the slot kept)
                      name_v == "decided_target" ||   // (saved before it: the targets then)

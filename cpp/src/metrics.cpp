@@ -39,66 +39,39 @@ double wrap_angle(double d) {
 
 double norm2d(double x, double y) { return std::sqrt(x * x + y * y); }
 
-/// How far (in multiples of its distance from the point at its kept offset, plus a body
-/// width) an agent goes with its offset held before the jump is taken (advance_along).
-constexpr double kHoldLengths = 8.0;
+/// Segments a step's window may hold before the tracking gives way to the nearest point
+/// (track_offset): a dense path and a fast agent would scan thousands a step.
+constexpr std::size_t kTrackSegments = 4096;
 
-/// A jump held by advance_along: the distance the agent may still go with its offset
-/// kept (0: none held), the advance the jump comes to if taken (the first jump, then
-/// the closest offset's wrapped changes since, each a step's: it is never wrapped as a
-/// whole), and the closest offset at the last update.
-struct Held {
-  double& left;
-  double& advance;
-  double& last;
-};
-
-/// The advance along the path of an agent at p (it was at `from`) whose kept offset was
-/// `prev` and whose closest offset is `off` now, `d` the difference (wrapped on a closed
-/// path of length `length`, 0 for an open one). Writes back to `off` the offset to keep.
+/// Agent i's offset along the path this update: the point nearest to p on the agent's own
+/// branch, or the nearest point of the whole path when that branch is lost. `prev` is the
+/// last offset, `moved` the distance since, `body` the agent's width, `global` and
+/// `global_d` the whole path's nearest offset and distance, and `anchor` the agent's
+/// distance from its branch when that branch was last the nearest (updated here). Writes
+/// the offset's distance to `distance`.
 ///
-/// Where a path crosses or passes near itself the closest point can jump to the other
-/// branch, far along the path, for a step or a few (a figure-eight's crossing: the jump
-/// is about L/2, and its sign was arbitrary, so progress lost a lap there). An advance is
-/// taken when it is within twice the straight distance from the point at `prev` to p,
-/// plus a body width: a move along the agent's own branch stays within it (on the inside
-/// of a bend tighter than the agent's distance from the centre line the offset can
-/// outrun it for a step or two). A jump beyond it is held, the offset kept, until the
-/// agent's own branch is nearest again (a crossing passed: the held jump is dropped) or
-/// it has gone on kHoldLengths × (that distance + a body width). Then the jump is taken
-/// with the offset's changes while it was held (a path cut across, an agent placed
-/// elsewhere), summed step by step: taken as one difference, wrapped, a move of L/4 to
-/// L/2 went past L/2 while it was held and came out a lap short.
-double advance_along(const Path& path, Vec2 p, Vec2 from, double prev, double& off, double d,
-                     double length, float radius, Held held) {
-  const double body = 2.0 * double(radius);
-  const double slack = body + 1e-6 * (1.0 + std::fabs(double(p.x)) + std::fabs(double(p.y)));
-  double reach = 0.0;
-  if (std::fabs(d) > slack) {  // (the usual step needs no point looked up)
-    const Vec2 q = path.point_at(prev);
-    reach = norm2d(double(p.x) - double(q.x), double(p.y) - double(q.y));
+/// Where a path crosses or passes near itself the nearest point can jump to the other
+/// branch, far along the path (a figure-eight's crossing: about L/2, whose sign was
+/// arbitrary, so progress lost a lap there). The offset is therefore searched within
+/// 2 × moved + 2 × body of the last one along the path; the whole path's nearest point is
+/// taken instead only when it is nearer than that by more than the agent's distance from
+/// its branch when it was last the nearest, plus a body width: a branch lost (a path cut
+/// across, an agent placed elsewhere), not a crossing passed at the agent's usual
+/// distance from the centre line, at any angle.
+double track_offset(const Path& path, Vec2 p, double prev, double moved, double body, double global,
+                    double global_d, double& anchor, double& distance) {
+  const double eps = 1e-6 * (1.0 + std::fabs(double(p.x)) + std::fabs(double(p.y)));
+  double near_d2 = 0.0;
+  const double near =
+      path.closest_offset_near(p, prev, 2.0 * moved + 2.0 * body + eps, near_d2, kTrackSegments);
+  double off = global;
+  distance = global_d;
+  if (!std::isnan(near)) {
+    const double near_d = std::sqrt(near_d2);
+    if (near_d <= global_d + anchor + body + eps) off = near, distance = near_d;
   }
-  if (std::fabs(d) <= slack || std::fabs(d) <= 2.0 * reach + slack) {
-    held.left = held.advance = held.last = 0.0;
-    return d;
-  }
-  if (held.left <= 0.0) {  // a jump: held from here
-    held.left = kHoldLengths * (reach + body);
-    held.advance = d;
-  } else {
-    double change = off - held.last;
-    if (length > 0.0) change -= length * std::floor(change / length + 0.5);
-    held.advance += change;
-    held.left -= norm2d(double(p.x) - double(from.x), double(p.y) - double(from.y));
-    if (held.left <= 0.0) {  // held long enough: the agent is on the other branch for good
-      const double taken = held.advance;
-      held.left = held.advance = held.last = 0.0;
-      return taken;
-    }
-  }
-  held.last = off;
-  off = prev;
-  return 0.0;
+  if (distance <= global_d + eps) anchor = distance;  // its branch is the nearest
+  return off;
 }
 
 }  // namespace
@@ -157,9 +130,7 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
   effort_.assign(n_, 0.0);
   jitter_.assign(n_, 0.0);
   offset_.assign(n_, 0.0);
-  hold_.assign(n_, 0.0);
-  hold_advance_.assign(n_, 0.0);
-  hold_last_.assign(n_, 0.0);
+  anchor_.assign(n_, 0.0);
   progress_.assign(n_, 0.0);
   start_offset_.assign(n_, 0.0);
   laps_.assign(n_, 0);
@@ -185,7 +156,11 @@ void Metrics::configure(const MetricsParams& params, const AgentsView& a, const 
     min_wall_[i] = cur_wall_[i] = wall;
     min_agent_[i] = cur_agent_[i] = agent;
     if (at_goal(a, i, load2(a.position, i), params_.goal_radius)) goal_time_[i] = 0.0f;
-    if (path_) offset_[i] = start_offset_[i] = path_->closest_offset(load2(a.position, i));
+    if (path_) {
+      double d2 = 0.0;
+      offset_[i] = start_offset_[i] = path_->closest_offset(load2(a.position, i), &d2);
+      anchor_[i] = std::sqrt(d2);
+    }
   }
   if (!lap_diff_.empty()) {
     const double l = path_->length();
@@ -227,7 +202,11 @@ void Metrics::note_entries(const AgentsView& a, double time) {
     prev_pos_[2 * i] = a.position[2 * i], prev_pos_[2 * i + 1] = a.position[2 * i + 1];
     prev_vel_[2 * i] = a.velocity[2 * i], prev_vel_[2 * i + 1] = a.velocity[2 * i + 1];
     prev_head_[i] = a.heading[i];
-    if (path_) offset_[i] = path_->closest_offset(load2(a.position, i));
+    if (path_) {
+      double d2 = 0.0;
+      offset_[i] = path_->closest_offset(load2(a.position, i), &d2);
+      anchor_[i] = std::sqrt(d2);
+    }
   }
   if (entries_) entry_pos_.assign(a.position, a.position + 2 * n_);
 }
@@ -515,9 +494,7 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
   auto* const cur_agent = cur_agent_.data();
   auto* const start_offset = start_offset_.data();
   auto* const offset = offset_.data();
-  auto* const hold = hold_.data();
-  auto* const hold_advance = hold_advance_.data();
-  auto* const hold_last = hold_last_.data();
+  auto* const anchor = anchor_.data();
   auto* const progress = progress_.data();
   auto* const laps = laps_.data();
   auto* const last_lap = last_lap_.data();
@@ -610,17 +587,21 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
     cur_wall[i] = wall;
     cur_agent[i] = agent;
     if (path_) {
-      double off = path_->closest_offset(p);
+      double global_d2 = 0.0;
+      double off = path_->closest_offset(p, &global_d2);
       if (fresh && !lap_diff_.empty()) std::fill_n(lap_diff_.data() + i * n_, n_, kUnset);
       // A fresh agent's start: here, or where it entered (offset_ then, note_entries).
       if (fresh) start_offset[i] = (entered ? offset[i] : off) - progress[i];
-      if (fresh) hold[i] = hold_advance[i] = hold_last[i] = 0.0;
+      if (fresh) anchor[i] = std::sqrt(global_d2);
       if (!fresh || entered) {
+        const Vec2 from = load2(prev_pos, i);
+        const double moved = norm2d(double(p.x) - double(from.x), double(p.y) - double(from.y));
+        double distance = 0.0;
+        off = track_offset(*path_, p, offset[i], moved, 2.0 * double(a.radius[i]), off,
+                           std::sqrt(global_d2), anchor[i], distance);
         double d = off - offset[i];
         if (path_->closed()) d -= length_l * std::floor(d / length_l + 0.5);  // [−L/2, L/2)
-        progress[i] += advance_along(*path_, p, load2(prev_pos, i), offset[i], off, d,
-                                     path_->closed() ? length_l : 0.0, a.radius[i],
-                                     {hold[i], hold_advance[i], hold_last[i]});
+        progress[i] += d;
       }
       offset[i] = off;
       const auto lap = static_cast<std::int32_t>(std::floor(progress[i] / length_l));

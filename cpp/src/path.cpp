@@ -236,7 +236,36 @@ double Path::segment_distance2(std::uint32_t slot, double px, double py, double&
   return (px - q.x) * (px - q.x) + (py - q.y) * (py - q.y);
 }
 
-double Path::closest_offset(Vec2 p) const {
+double Path::closest_offset_near(Vec2 p, double s, double w, double& distance2,
+                                 std::size_t max_segments) const {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (!(w >= 0.0) || (closed_ && 2.0 * w >= length_)) return nan;
+  const std::size_t n = seg_len_.size();
+  const double lo = closed_ ? normalize_offset(s - w) : std::clamp(s - w, 0.0, length_);
+  // The window's length still to cover, from the start of segment i on.
+  std::size_t i = segment_at(lo);
+  double left = (closed_ ? 2.0 * w : std::clamp(s + w, 0.0, length_) - lo) + (lo - cum_[i]);
+  double best_d2 = std::numeric_limits<double>::infinity(), best_t = 0.0;
+  std::size_t best = n;
+  for (std::size_t visited = 0;; ++visited) {
+    if (visited >= max_segments) return nan;
+    const std::size_t j = (i + 1) % num_points();
+    const SegmentPoint q = closest_on_segment(xy_[2 * i], xy_[2 * i + 1], xy_[2 * j],
+                                              xy_[2 * j + 1], double(p.x), double(p.y));
+    const double dx = double(p.x) - q.x, dy = double(p.y) - q.y;
+    const double d2 = dx * dx + dy * dy;
+    if (d2 < best_d2) best_d2 = d2, best_t = q.u, best = i;
+    left -= seg_len_[i];
+    if (left <= 0.0 || visited + 1 >= n || (!closed_ && i + 1 >= n)) break;
+    i = (i + 1) % n;
+  }
+  distance2 = best_d2;
+  const double off = best_t >= 1.0 ? cum_[best + 1] : cum_[best] + best_t * seg_len_[best];
+  if (closed_ && off >= length_) return 0.0;
+  return off;
+}
+
+double Path::closest_offset(Vec2 p, double* distance2) const {
   const double px = p.x, py = p.y;
   double best_d2 = std::numeric_limits<double>::infinity();
   double best_t = 0.0;
@@ -284,6 +313,7 @@ double Path::closest_offset(Vec2 p) const {
     CONTEXTSTEER_ASSERT(top <= kStackSize);
   }
   // A NaN point is nearer than no segment: no offset (callers check their inputs first).
+  if (distance2) *distance2 = best_d2;
   if (best_seg == std::numeric_limits<std::uint32_t>::max())
     return std::numeric_limits<double>::quiet_NaN();
   // t == 1 reads the next cumulative length exactly, so a vertex has one offset.

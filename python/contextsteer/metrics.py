@@ -61,16 +61,15 @@ progress, laps
     start/finish line: on a grid, a car starting behind another completes its laps that
     much later along the track; ``AgentMetrics.start_offset + progress`` orders the race
     (what the overtakes use). On a path that crosses or passes near itself (a
-    figure-eight) the closest point can jump to the other branch, far along the path. A
-    step's advance is therefore taken only when it is within twice the straight distance
-    from the point at the agent's last offset to where it is now, plus a body width;
-    otherwise the offset is held until the agent's own branch is nearest again (the jump
-    dropped), or it has gone on 8 × (that distance + a body width): then the jump is
-    taken, with the closest offset's changes of each step since (a path cut across, an
-    agent placed elsewhere). A crossing costs a few held steps, not a lap. An agent that
-    starts at a crossing is read on the nearest branch, which may not be its own, and a
-    step must be short against the path's bends (a step round most of a tight hairpin
-    reads as a jump).
+    figure-eight) the nearest point can jump to the other branch, far along the path, so
+    each agent's own branch is tracked: its offset is the nearest point within 2 × its
+    move + 2 × its width of the last one along the path. The whole path's nearest point
+    is taken instead only when it is nearer than that by more than the agent's distance
+    from its branch when that branch was last the nearest, plus its width: a branch lost
+    (a path cut across, an agent placed elsewhere), not a crossing passed at the agent's
+    usual distance from the centre line. An agent that starts at a crossing is read on
+    the nearer branch, which may not be its own; where two branches run closer together
+    than an agent's distance from the centre line, which one it is on is not told apart.
 overtakes
     With s = start offset + progress, agent *i* overtakes *j* when s_i − s_j passes the
     next multiple of L by a body width (r_i + r_j) beyond the pair's last confirmed lap

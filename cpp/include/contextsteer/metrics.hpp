@@ -234,8 +234,7 @@ class Metrics {
     v("metrics.retired_stuck", retired_stuck_);
     v("metrics.kinematic", kinematic_);
     v("metrics.born", born_);
-    v("metrics.hold", hold_), v("metrics.hold_advance", hold_advance_);
-    v("metrics.hold_last", hold_last_);
+    v("metrics.anchor", anchor_);
   }
 
  private:
@@ -306,10 +305,9 @@ class Metrics {
   std::vector<float> min_wall_, min_agent_, cur_wall_, cur_agent_, goal_time_;
   std::vector<double> path_length_, effort_, jitter_;
   std::vector<double> offset_, progress_, start_offset_;
-  // A jump of each agent's path offset to another branch, held (metrics.cpp,
-  // advance_along): the distance left to go with it held (0: none), the advance it comes
-  // to, and the closest offset at the last update.
-  std::vector<double> hold_, hold_advance_, hold_last_;
+  // Each agent's distance from its own branch of the path when that branch was last the
+  // nearest (metrics.cpp, track_offset).
+  std::vector<double> anchor_;
   std::vector<std::int32_t> laps_, overtakes_;
   std::vector<std::int32_t> lap_diff_;  // (N, N) confirmed k_ij, row i owned by agent i
   std::vector<float> last_lap_, best_lap_;

@@ -79,7 +79,17 @@ class Path {
   /// segments around a hint was measured slower on the racetrack (0.39 vs 0.35 us a
   /// query, 1000 segments): nearest-child-first descent already finds a tight bound
   /// after one leaf, and the hint costs a binary search.
-  double closest_offset(Vec2 p) const;
+  double closest_offset(Vec2 p) const { return closest_offset(p, nullptr); }
+  /// The same, and the squared distance to that point in `distance2`.
+  double closest_offset(Vec2 p, double* distance2) const;
+  /// Offset of the point nearest to p among the segments that overlap the arc-length
+  /// window [s − w, s + w] (wrapped on a closed path, clamped on an open one), with its
+  /// squared distance in `distance2`; ties go to the segment met first from s − w.
+  /// NaN when the window holds more than `max_segments` segments or w reaches half the
+  /// length (the caller asks closest_offset instead). Run metrics track an agent's own
+  /// branch of a path that crosses itself with it. Pure, allocation-free.
+  double closest_offset_near(Vec2 p, double s, double w, double& distance2,
+                             std::size_t max_segments) const;
   /// Point of the path at offset s (wrapped or clamped). Pure, allocation-free.
   Vec2 point_at(double s) const;
   /// Unit tangent at offset s (wrapped or clamped): the direction of the segment that
