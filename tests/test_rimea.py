@@ -263,11 +263,19 @@ def test_rimea_4_names_the_densities_it_ran_and_refuses_those_that_did_not_fit()
 
 
 @pytest.mark.parametrize(
-    "measure, steps", [(0.3, [5, 4]), (0.2, [5, 1]), (1 / 6, [5]), (0.5, [5, 5, 5])]
+    "warmup, measure, steps",
+    [
+        (0.1, 0.3, [3, 5, 4]),
+        (0.1, 0.2, [3, 5, 1]),
+        (0.1, 1 / 6, [3, 5]),
+        (0.1, 0.5, [3, 5, 5, 5]),
+        (4.1, 1 / 6, [123, 5]),
+    ],
 )
-def test_a_fundamental_point_measures_over_its_whole_window(monkeypatch, measure, steps):
+def test_a_fundamental_point_steps_its_whole_warmup_and_window(monkeypatch, warmup, measure, steps):
     """The window was floored to whole samples of 5 steps: measure=0.3 (9 steps) averaged
-    one sample of 5 (fuzz round 25). The warm-up is one call before them."""
+    one sample of 5 (fuzz round 25); warmup=4.1 (123 steps of 1/30 s) ran 122 (round 26).
+    The warm-up is one call before the samples."""
     from contextsteer.simulation import Simulation
 
     calls = []
@@ -278,21 +286,5 @@ def test_a_fundamental_point_measures_over_its_whole_window(monkeypatch, measure
         return step(self, dt, steps=steps)
 
     monkeypatch.setattr(Simulation, "step", counted)
-    rimea.fundamental_point(1.0, radius=3.0, width=1.0, warmup=0.1, measure=measure)
-    assert calls == [3, *steps]
-
-
-def test_a_fundamental_points_warmup_is_rounded_to_steps_not_floored(monkeypatch):
-    """warmup=4.1 (123 steps of 1/30 s) ran 122 (fuzz round 26)."""
-    from contextsteer.simulation import Simulation
-
-    calls = []
-    step = Simulation.step
-
-    def counted(self, dt, steps=1):
-        calls.append(steps)
-        return step(self, dt, steps=steps)
-
-    monkeypatch.setattr(Simulation, "step", counted)
-    rimea.fundamental_point(1.0, radius=3.0, width=1.0, warmup=4.1, measure=1 / 6)
-    assert calls == [123, 5]
+    rimea.fundamental_point(1.0, radius=3.0, width=1.0, warmup=warmup, measure=measure)
+    assert calls == steps
