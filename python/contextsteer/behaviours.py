@@ -1438,7 +1438,10 @@ class CollisionDanger(Behaviour):
     speeds : int, 1..64
         Candidate speeds per slot besides standing still.
     margin : float, >= 0
-        Extra clearance added to every pair of radii and to the wall rays.
+        Extra clearance added to every pair of radii and to the wall rays. An agent
+        already within it of a wall reads no wall, that one or one beyond, in the slots
+        that move away from that wall, until it has left the band (docs/crowd.md, "A
+        second blind spot"); the mover still stops its body at any wall.
     reciprocity : float in [0, 1)
     walls : bool
         Include the world's walls (``Simulation`` passes its own; the functional
@@ -1586,10 +1589,11 @@ class CollisionDanger(Behaviour):
         h + margin`` (the closest approach at least a radius ahead, before the bare body
         would touch the wall, which the padded body meets after h). The agent stops at its
         target (with ``Arrive``), so the wall beyond does not limit how fast it may head
-        there. Within a radius of its target only a ray heading at it (``0 < g·d``,
-        ``|d × g| <= g·d / 4``, within 14°) whose closest approach comes no later than
-        ``h + margin`` reads no wall: every ray passes that near the target there, and an
-        agent standing on its goal reads every wall (a vehicle pushing it would pin it
+        there. For a slot along which the target lies less than a radius ahead
+        (``g·d < radius``, so every slot within a radius of the target) only a ray heading
+        at it (``0 < g·d``, ``|d × g| <= g·d / 4``, within 14°) whose closest approach
+        comes no later than ``h + margin`` reads no wall: every ray passes that near the
+        target there, and an agent standing on its goal reads every wall (a vehicle pushing it would pin it
         against one). With a kinematic agent coming, an agent whose only safe course is
         faster than it wants stands when that course is unsafe with the walls past its
         target counted, so that the simulation steps it aside.
