@@ -23,10 +23,22 @@ __all__ = ["Agents", "Neighbours", "neighbours"]
 # names (a subclass's own ``capacity`` made it unbuildable, its own ``seed`` property
 # pickled agents that would not load: fuzz round 26).
 _capacity = cast(Any, _core.Agents).capacity.fget
-#: Attributes a subclass may not redefine (Agents.__init_subclass__).
-_OWN_NAMES = frozenset({"capacity", "count", "seed", "slots", "ids"})
 _count = cast(Any, _core.Agents).count.fget
 _seed = cast(Any, _core.Agents).seed.fget
+#: Attributes a subclass may not redefine, besides the columns (Agents.__init_subclass__).
+_OWN_NAMES = frozenset({"capacity", "count", "seed", "slots", "ids"})
+
+
+def _within(name: str, dtype: np.dtype, low: int, high: int) -> None:
+    """A ValueError naming column ``name`` when ints from ``low`` to ``high`` do not fit
+    its integer ``dtype`` (NumPy's cast would wrap them: 2**32 + 7 stored as 7 in an
+    int32 column, -1 as 2**64 - 1 in a uint64 one)."""
+    info = np.iinfo(dtype)
+    if low < info.min or high > info.max:
+        bad = low if low < info.min else high
+        raise ValueError(
+            f"Agents.{name}: values must fit {dtype} [{info.min}, {info.max}], got {bad}"
+        )
 
 
 def _view_property(name: str, doc: str) -> _checks.ArrayView:
@@ -54,14 +66,8 @@ def _view_property(name: str, doc: str) -> _checks.ArrayView:
             # 2**64 an object): as exact ints, so that the range is what is named.
             ints = np.asarray(value, dtype=object)
             if ints.size and all(_checks.is_int(x) for x in ints.flat):
-                low, high = min(int(x) for x in ints.flat), max(int(x) for x in ints.flat)
-                info = np.iinfo(view.dtype)
-                if low < info.min or high > info.max:
-                    bad = low if low < info.min else high
-                    raise ValueError(
-                        f"Agents.{name}: values must fit {view.dtype} [{info.min}, "
-                        f"{info.max}], got {bad}"
-                    )
+                exact = [int(x) for x in ints.flat]
+                _within(name, view.dtype, min(exact), max(exact))
                 arr, kind = np.asarray(value, dtype=view.dtype), target
         # NumPy's assignment would parse text ("3"), truncate 1.7 into an int column, read
         # NaN as True into a bool one, None as NaN, and True as 1.0 into a float one.
@@ -77,16 +83,7 @@ def _view_property(name: str, doc: str) -> _checks.ArrayView:
         if target == "b" and kind != "b" and arr.size and not np.isin(arr, (0, 1)).all():
             raise ValueError(f"Agents.{name}: expected bools (or 0 and 1), got {arr!r:.60}")
         if target in "iu" and kind in "iu" and arr.size:
-            # NumPy's cast would wrap: 2**32 + 7 stored as 7 in an int32 column, -1 as
-            # 2**64 - 1 in a uint64 one.
-            info = np.iinfo(view.dtype)
-            low, high = int(arr.min()), int(arr.max())
-            if low < info.min or high > info.max:
-                bad = low if low < info.min else high
-                raise ValueError(
-                    f"Agents.{name}: values must fit {view.dtype} [{info.min}, {info.max}], "
-                    f"got {bad}"
-                )
+            _within(name, view.dtype, int(arr.min()), int(arr.max()))
         if target == "f" and kind in "fiu" and arr.size:
             # A finite value past float32 would be stored as inf, and named only at the next
             # step as an inf the caller never wrote (NaN and inf given are stored: a dead
