@@ -84,15 +84,9 @@ History::Room History::room_bytes(std::size_t more, bool sensed) const {
   return {grows || new_rays, cap * frame, grows ? now : 0.0L};
 }
 
-void History::make_room(std::size_t more, bool sensed, long double memory) try {
+void History::make_room(std::size_t more, bool sensed) try {
   const HistoryFrames* b = buf_.get();
-  const bool grows = more > b->capacity - frames_;
-  const std::size_t cap = grows ? std::max(2 * b->capacity, frames_ + more) : b->capacity;
-  // Whether anything is allocated, and then the whole buffer it makes (with the rays'
-  // storage when it will hold one), beside the one it replaces until the copy is done.
-  const Room room = room_bytes(more, sensed);
-  if (room.allocates && room.after + room.replaced > memory) throw HistoryOutOfMemory(more);
-  if (grows) grow(cap);
+  if (more > b->capacity - frames_) grow(std::max(2 * b->capacity, frames_ + more));
   HistoryFrames* f = buf_.get();
   if (sensed && f->maps && f->sensed.empty()) {
     std::vector<float> rays(f->capacity * f->n * f->k, std::numeric_limits<float>::quiet_NaN());

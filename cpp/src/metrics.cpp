@@ -47,8 +47,7 @@ constexpr std::size_t kTrackSegments = 4096;
 /// branch, or the nearest point of the whole path when that branch is lost. `prev` is the
 /// last offset, `moved` the distance since, `body` the agent's width, `global` and
 /// `global_d` the whole path's nearest offset and distance, and `anchor` the agent's
-/// distance from its branch when that branch was last the nearest (updated here). Writes
-/// the offset's distance to `distance`.
+/// distance from its branch when that branch was last the nearest (updated here).
 ///
 /// Where a path crosses or passes near itself the nearest point can jump to the other
 /// branch, far along the path (a figure-eight's crossing: about L/2, whose sign was
@@ -59,13 +58,12 @@ constexpr std::size_t kTrackSegments = 4096;
 /// across, an agent placed elsewhere), not a crossing passed at the agent's usual
 /// distance from the centre line, at any angle.
 double track_offset(const Path& path, Vec2 p, double prev, double moved, double body, double global,
-                    double global_d, double& anchor, double& distance) {
+                    double global_d, double& anchor) {
   const double eps = 1e-6 * (1.0 + std::fabs(double(p.x)) + std::fabs(double(p.y)));
   double near_d2 = 0.0;
   const double near =
       path.closest_offset_near(p, prev, 2.0 * moved + 2.0 * body + eps, near_d2, kTrackSegments);
-  double off = global;
-  distance = global_d;
+  double off = global, distance = global_d;
   if (!std::isnan(near)) {
     const double near_d = std::sqrt(near_d2);
     if (near_d <= global_d + anchor + body + eps) off = near, distance = near_d;
@@ -596,9 +594,8 @@ void Metrics::update_rows(const AgentsView& view, const World* world, const std:
       if (!fresh || entered) {
         const Vec2 from = load2(prev_pos, i);
         const double moved = norm2d(double(p.x) - double(from.x), double(p.y) - double(from.y));
-        double distance = 0.0;
         off = track_offset(*path_, p, offset[i], moved, 2.0 * double(a.radius[i]), off,
-                           std::sqrt(global_d2), anchor[i], distance);
+                           std::sqrt(global_d2), anchor[i]);
         double d = off - offset[i];
         if (path_->closed()) d -= length_l * std::floor(d / length_l + 0.5);  // [−L/2, L/2)
         progress[i] += d;

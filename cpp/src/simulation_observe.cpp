@@ -45,7 +45,7 @@ void Simulation::make_history_room(std::size_t steps, long double memory) {
   }
   if (any && total + replaced > memory) throw HistoryOutOfMemory(first_more);
   for (const auto& h : histories_)
-    if (!h->detached()) h->make_room(h->due_in(step_count_, steps), sensed() != nullptr, memory);
+    if (!h->detached()) h->make_room(h->due_in(step_count_, steps), sensed() != nullptr);
 }
 
 void Simulation::detach(History* history) {

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -96,15 +95,15 @@ class History {
   /// Makes room for `more` frames (with the sensed rays' storage when `sensed`), so that
   /// the captures of a step call allocate nothing: a simulation calls it before the call
   /// changes any state, and std::bad_alloc then leaves the simulation as it was.
-  /// A buffer that would take more than `memory` bytes is refused before anything is
-  /// allocated (HistoryOutOfMemory): zero-filled, its first arrays alone got the process
-  /// killed for memory before the allocation that failed (fuzz round 25).
-  void make_room(std::size_t more, bool sensed,
-                 long double memory = std::numeric_limits<long double>::infinity());
+  /// The memory bound is checked before, by the simulation, over all its Histories
+  /// (Simulation::make_history_room, with room_bytes).
+  void make_room(std::size_t more, bool sensed);
   /// What make_room(more, sensed) would do: whether it allocates, the bytes of the
   /// buffer after it, and of the buffer it replaces, held while the frames are copied
   /// (0 when it does not grow). A simulation checks the sum over its Histories against
-  /// the memory bound: each alone could pass it where all of them together do not.
+  /// the memory bound before anything is allocated (HistoryOutOfMemory): each alone could
+  /// pass it where all of them together do not, and a buffer zero-filled past it got the
+  /// process killed before the allocation that failed (fuzz rounds 25 and 26).
   struct Room {
     bool allocates;
     long double after, replaced;
