@@ -17,7 +17,10 @@ The rule, for alive agent i, slot k (world direction d_k) and the candidate spee
 * walls: ``h_k``, the distance along d_k at which a disc of radius ``r_i + margin``
   leaving x_i first touches a segment, searched up to ``L = max_speed_i · wall_horizon`` (inf
   beyond); ``TTC_wall = h_k / s`` (inf standing still), counted on the agents' scale
-  as ``TTC_wall·horizon/wall_horizon`` when the walls have their own horizon;
+  as ``TTC_wall·horizon/wall_horizon`` when the walls have their own horizon. Within
+  ``r_i + margin`` of a segment (the margin band) ``h_k`` is 0 for a slot going further
+  into such a segment; the other slots are cast at ``r_i`` alone (inf when the body
+  touches a segment): :func:`slot_wall`;
 * ``TTC_k(s_m)`` = the smallest of all these; candidate m is safe when
   ``TTC_k(s_m) >= horizon``; if some m is safe the slot's speed is the largest safe
   ``m / S`` and its danger 0, else ``m*`` = argmax TTC (ties: smallest m), speed
@@ -254,6 +257,54 @@ def wall_distance(o, d, walls, r, max_dist, *, tol=TOL, zero=ZERO):
     limit = min(best, float(max_dist))
     ambiguous = graze <= limit * (1.0 + tol) + 1e-9
     return TTC(best if best <= max_dist else INF, ambiguous)
+
+
+def slot_wall(o, d, walls, r, margin, max_dist, *, tol=TOL, zero=ZERO):
+    """The wall reading of a slot along the unit direction d of a body of radius r at o,
+    cast with ``margin``: :func:`wall_distance` at ``r + margin`` when the disc of that
+    radius touches no segment. Within ``r + margin`` of some segment (the margin band):
+    0 when d goes further into any segment within that reach (its unit component along
+    the normal from the segment's closest point to o below −1e-6, the kernel's
+    ``moves_into`` tolerance); otherwise the slot is freed, and reads the first wall ahead
+    at the body's own radius r (``wall_distance`` at r) when the body touches none, inf
+    when it does or when margin is 0.
+
+    Returns
+    -------
+    (TTC, bare)
+        The distance with its ambiguity (a band edge, or a component at the tolerance,
+        within ``zero`` relative), and whether it was read at r (bare).
+    """
+    segs = np.asarray(walls, dtype=np.float64).reshape(-1, 4)
+    o = (float(o[0]), float(o[1]))
+    pad, body = float(r) + float(margin), float(r)
+    near = [(point_segment_distance(o, s[:2], s[2:]), s) for s in segs]
+    nd = min((x for x, _ in near), default=INF)
+    amb = abs(nd - pad) <= zero * pad
+    if nd > pad:
+        h = wall_distance(o, d, segs, pad, max_dist, tol=tol, zero=zero)
+        return TTC(h.ttc, h.ambiguous or amb), False
+    into = False
+    for dist, (ax, ay, bx, by) in near:
+        if dist > pad:
+            continue
+        ex, ey = bx - ax, by - ay
+        u = min(max(((o[0] - ax) * ex + (o[1] - ay) * ey) / (ex * ex + ey * ey), 0.0), 1.0)
+        nx, ny = o[0] - (ax + u * ex), o[1] - (ay + u * ey)
+        if dist == 0.0:
+            return TTC(0.0, True), False  # centred on a wall: not drawn by the tests
+        along = (d[0] * nx + d[1] * ny) / dist
+        amb = amb or abs(dist - pad) <= zero * pad or abs(along + 1e-6) <= zero
+        into = into or along < -1e-6
+    if into:
+        return TTC(0.0, amb), False
+    if not body < pad:
+        return TTC(INF, amb), False
+    amb = amb or abs(nd - body) <= zero * pad
+    if not nd > body:
+        return TTC(INF, amb), False
+    h = wall_distance(o, d, segs, body, max_dist, tol=tol, zero=zero)
+    return TTC(h.ttc, h.ambiguous or amb), True
 
 
 def walls_past_target(state, i, d, h, margin, *, tol=TOL):
@@ -637,18 +688,19 @@ def velocity_ttc(
     speed = math.hypot(float(v[0]), float(v[1]))
     if walls is not None and len(np.asarray(walls).reshape(-1, 4)) and speed > 0.0:
         d = (float(v[0]) / speed, float(v[1]) / speed)
-        r = float(state["radius"][i]) + margin
-        h, amb = wall_distance(
+        (h, amb), bare = slot_wall(
             state["position"][i],
             d,
             walls,
-            r,
+            float(state["radius"][i]),
+            margin,
             float(state["max_speed"][i]) * wall_horizon,
             tol=tol,
             zero=zero,
         )
         if past_target:
-            h, amb = walls_past_target(state, i, d, TTC(h, amb), margin, tol=tol)
+            cut = 0.0 if bare else margin
+            h, amb = walls_past_target(state, i, d, TTC(h, amb), cut, tol=tol)
         # wall TTC on the agents' horizon scale: horizon / wall_horizon
         t = min(t, h / speed * (horizon / wall_horizon))
         ambiguous = ambiguous or amb
@@ -880,9 +932,9 @@ def _standing_creep(
     if walls is not None:
         pos = np.asarray(state["position"][i], dtype=np.float64)
         r = float(state["radius"][i])
-        h = wall_distance(pos, d, walls, r + margin, vmax * wall_horizon, tol=tol, zero=zero)
+        h, bare = slot_wall(pos, d, walls, r, margin, vmax * wall_horizon, tol=tol, zero=zero)
         if past_target:
-            h = walls_past_target(state, i, d, h, margin, tol=tol)
+            h = walls_past_target(state, i, d, h, 0.0 if bare else margin, tol=tol)
     sc, a = creep_speed(
         state,
         i,
@@ -1040,11 +1092,11 @@ def collision_danger(
             amb = False
             h = TTC(INF, False)
             if has_walls:
-                h = wall_distance(
-                    pos[i], d, walls, rad[i] + margin, vmax[i] * wall_horizon, tol=tol, zero=zero
+                h, bare = slot_wall(
+                    pos[i], d, walls, rad[i], margin, vmax[i] * wall_horizon, tol=tol, zero=zero
                 )
                 if past_target:
-                    h = walls_past_target(state, i, d, h, margin, tol=tol)
+                    h = walls_past_target(state, i, d, h, 0.0 if bare else margin, tol=tol)
                 amb = h.ambiguous
             for m in range(s_count + 1):
                 s = vmax[i] * m / s_count

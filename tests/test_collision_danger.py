@@ -2403,3 +2403,131 @@ def test_make_way_holds_an_agent_only_where_standing_is_safe():
             if t < (1 - danger.commit) * horizon * 0.999:
                 bad.append((step, i, round(float(t), 3)))
     assert bad == []
+
+
+# ------------------------------------------------------------- the margin band ---
+
+
+def band_scene(crowd, wall_seed, margin):
+    """The crowd's agents and state, with random walls clear of the bodies by 1 cm (not by
+    the margin) and one more segment across the margin band of a drawn alive agent, at
+    0.2–0.8 of the margin from its body. Returns the agents, state, segments, a World
+    and whether any alive agent starts within its margin of a wall."""
+    a = build(crowd)
+    state = state_of(a)
+    rng = np.random.default_rng(wall_seed)
+    i = int(rng.choice(np.flatnonzero(state["alive"])))
+    t = rng.uniform(-np.pi, np.pi)
+    n = np.array([np.cos(t), np.sin(t)])
+    c = state["position"][i] + (state["radius"][i] + rng.uniform(0.2, 0.8) * margin) * n
+    length = rng.uniform(1.0, 6.0)
+    e = np.array([-n[1], n[0]]) * length * 0.5
+    off = np.array([-n[1], n[0]]) * rng.uniform(-0.4, 0.4) * length
+    across = np.r_[c + off - e, c + off + e].astype(np.float32)[None]
+    segs = walls_clear_of(
+        np.concatenate([random_walls(wall_seed, state, 0.01), across]), state, 0.01
+    )
+    world = cs.World()
+    if len(segs):
+        world.add_segments(segs)
+    in_band = any(
+        ref.point_segment_distance(state["position"][j], s[:2], s[2:])[0]
+        < state["radius"][j] + margin
+        for j in np.flatnonzero(state["alive"])
+        for s in segs
+    )
+    return a, state, segs, world, in_band
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    crowd=crowds(),
+    dirs=slot_sets(),
+    speeds=st.integers(1, 6),
+    horizon=st.floats(0.5, 4.0),
+    margin=st.floats(0.05, 0.4),
+    reciprocity=reciprocities,
+    wall_seed=st.integers(0, 2**32 - 1),
+    wall_horizon=st.none() | st.floats(0.3, 4.0),
+    options=st.sampled_from([{}, {"past_target": True}, {"unstick": True, "squeeze": 0.5}]),
+)
+def test_matches_reference_within_the_margin_band(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon, options
+):
+    # Agents within their margin of a wall: the slots into such a wall read 0, the others
+    # are read again at the body's own radius (rv.slot_wall). They read no wall at all
+    # before, so a body brushing one wall took courses at full speed into the next.
+    a, state, segs, world, in_band = band_scene(crowd, wall_seed, margin)
+    assume(in_band)
+    kw = dict(horizon=horizon, speeds=speeds, margin=margin, reciprocity=reciprocity, **options)
+    got = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
+    exp = rv.collision_danger(state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **kw)
+    check(got, exp, a.alive, speeds, min_fraction=0.3)
+
+
+def test_an_agent_in_the_margin_band_reads_the_wall_ahead_by_hand():
+    # Hand-worked. A body of radius 0.3 whose centre is 0.35 m above a floor (inside the
+    # floor's 0.1 m margin band), a wall across its way 2 m ahead. The slots into the floor
+    # read it at 0; the others are read at the body's radius: along the floor the body
+    # touches the wall ahead after 2 − 0.3 = 1.7 m. At 1.3 m/s and 4 levels (0.325 m/s
+    # each), 1.7 m within the 2 s horizon allows 0.65 m/s, level 2. At 45° up the body
+    # meets the wall ahead after 1.7·√2 = 2.40 m (the level-3 course, 0.975 m/s, in 2.47 s).
+    world = cs.World()
+    world.add_segments([[-5, 0, 5, 0], [2, 0, 2, 3]])
+    a = cs.Agents(1)
+    a.add([[0.0, 0.35]], radius=0.3, max_speed=1.3)
+    maps = make(horizon=2.0, margin=0.1, speeds=4).evaluate(a, 8, world=world)
+    np.testing.assert_array_equal(maps.speed[0], [0.5, 0.75, 1, 1, 1, 0, 0, 0])
+    # Into the floor only standing is safe: speed 0, danger 0.
+    np.testing.assert_array_equal(maps.danger[0], 0)
+    # WallDanger with a padding: the same reading, 1 − 1.7 / 3 along the floor (linear).
+    wd = cs.WallDanger(look_ahead=3.0, padding=0.1, falloff="linear").evaluate(a, 8, world=world)
+    np.testing.assert_allclose(
+        wd.danger[0], [1 - 1.7 / 3, 1 - 1.7 * 2**0.5 / 3, 0, 0, 0, 1, 1, 1], atol=1e-6
+    )
+    # The body itself touching the floor (0.29 m up): the freed slots read no wall.
+    b = cs.Agents(1)
+    b.add([[0.0, 0.29]], radius=0.3, max_speed=1.3)
+    np.testing.assert_array_equal(
+        make(horizon=2.0, margin=0.1, speeds=4).evaluate(b, 8, world=world).speed[0],
+        [1, 1, 1, 1, 1, 0, 0, 0],
+    )
+
+
+def test_no_course_from_the_margin_band_meets_the_far_wall_within_the_horizon():
+    """A body brushing one wall of a 1.2 m corridor read no wall in the slots leaving it,
+    and took a course at full speed that met the far wall 0.95 s later (fuzz round 26's
+    wall audit). Checked each step with a float64 solve of the bare body against both
+    walls: a course along the corridor is always safe, so the chosen one must be."""
+    width, r, top = 1.2, 0.3, 1.3
+    world = cs.World()
+    world.add_segments([[-50, 0, 50, 0], [-50, width, 50, width]])
+
+    def body_ttc(p, v):
+        if v[1] > 1e-12:
+            return (width - r - p[1]) / v[1]
+        if v[1] < -1e-12:
+            return (p[1] - r) / -v[1]
+        return np.inf
+
+    bad, in_band = [], 0
+    for y0, gy, gx in [(0.35, 0.85, 1.0), (0.33, 0.6, 0.8), (0.38, 0.8, 1.5), (0.85, 0.35, 1.2)]:
+        a = cs.Agents(1, slots=16)
+        a.add([[0.0, y0]], radius=r, max_speed=top, max_accel=6.0, target=[[gx, gy]])
+        danger = cs.CollisionDanger(horizon=2.0, margin=0.1, speeds=4)
+        steering = cs.Steering(
+            [cs.Seek(), danger], resolve="mask_min_danger", choose="argmax", max_neighbours=8
+        )
+        sim = cs.Simulation(world, a, steering, cs.Accel())
+        for step in range(60):
+            p = a.position[0].astype(float)
+            sim.step(1 / 30)
+            if np.hypot(*(p - a.target[0])) < 0.3:
+                break
+            in_band += min(p[1], width - p[1]) < r + 0.1
+            cmd = np.asarray(sim.chosen_direction[0], float) * float(sim.strength[0]) * top
+            t = body_ttc(p, cmd)
+            if t < (1 - danger.commit) * danger.horizon * 0.999:
+                bad.append((y0, step, round(float(t), 3)))
+    assert in_band > 20  # the scenes do start in the band
+    assert bad == []

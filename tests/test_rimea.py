@@ -91,7 +91,10 @@ def test_a_crowd_pressing_on_an_exit_edges_through_instead_of_jamming():
     # (Slower since return_step's part-way course must head no further from the goal:
     # 8 still in at 80 s on this seed, none at 120; seeds 1-3 got out as fast or faster.)
     assert _left_after(120.0, creep=False, rotate=False, **kw) == 0
-    assert _left_after(80.0, creep=False, danger="plain", **kw) == 0
+    # (90 s since the walls are read at the bare body's radius within the margin band of
+    # a door post: this seed's room empties at 82.5 s, was 74.5 s; over seeds 0-11 the
+    # median is 71.5 s, was 71.75 s.)
+    assert _left_after(90.0, creep=False, danger="plain", **kw) == 0
     assert _left_after(80.0, creep=False, **kw) == 0
     with pytest.raises(ValueError, match="'velocity', 'counterflow', 'smooth' or 'plain'"):
         _left_after(1.0, danger="agent", **kw)

@@ -289,22 +289,31 @@ void row_of(const FollowField& b, const BehaviourInputs& in, std::size_t i, cons
 struct WallScratch {
   SlotScratch rays;
   std::vector<float> distance;
+  std::vector<std::uint8_t> bare;  ///< per slot: read at the body's radius (slot_wall_distances)
+  bool any_bare = false;           ///< whether the last call read any slot so
   void reserve(std::size_t k) {
     if (distance.size() < k) {
       rays.reserve(k);
       distance.resize(k);
+      bare.resize(k);
     }
   }
+  /// The slots read at the body's radius, or null when there are none.
+  const std::uint8_t* bare_slots() const { return any_bare ? bare.data() : nullptr; }
 };
 
 /// Distances of agent i's K slot rays (discs of radius `pad`) to the walls of `layers`
-/// up to `look`, into scratch.distance; ∞ (> look) where a ray is clear. When the body
-/// already touches the nearest wall every ray reports 0 there; that 0 is kept only for
-/// slots heading into the wall (against its normal), so an agent sliding along a wall can
-/// still steer along it or away from it. False (distances untouched) when no wall is
-/// within look + pad: the common case in open space, a nearest-wall query.
+/// up to `look`, into scratch.distance; ∞ (> look) where a ray is clear. When the agent is
+/// within pad of a wall every ray reports 0 there; that 0 is kept only for slots heading
+/// further into such a wall, so an agent sliding along a wall can still steer along it or
+/// away from it. Those freed slots are cast again as discs of radius `body` (the agent's
+/// own, below pad by the margin or padding) when the body itself is clear of every wall,
+/// and read the first wall ahead at that radius (scratch.bare marks them); with the body
+/// touching a wall, or body >= pad, they read ∞. False (distances untouched) when no wall
+/// is within look + pad: the common case in open space, a nearest-wall query.
 bool slot_wall_distances(const BehaviourInputs& in, std::size_t i, float look, float pad,
-                         std::uint32_t layers, WallScratch& scratch) {
+                         std::uint32_t layers, WallScratch& scratch, float body) {
+  scratch.any_bare = false;
   if (!in.world || in.world->grid().empty()) return false;
   const AgentsView& a = in.agents;
   const std::span<const float> point(a.position + 2 * i, 2);
@@ -335,16 +344,30 @@ bool slot_wall_distances(const BehaviourInputs& in, std::size_t i, float look, f
     // taken as free: the agent may leave them or slide along. Each wall counts: asking
     // only the nearest wall's normal let a body in a corner choose slots into the other
     // wall at full speed, and the agents deciding after it followed it in (a counterflow
-    // jam, docs/crowd.md). A freed slot reads no wall at all, not the next one ahead
-    // along it: docs/crowd.md has what reading it cost at a narrow door.
+    // jam, docs/crowd.md). A freed slot is read again at the body's own radius, below the
+    // margin: within the margin band of one wall the agent still sees the next wall ahead
+    // (it read none before, and took courses at full speed towards the far wall of a
+    // narrow corridor; docs/crowd.md, "A second blind spot").
     const Frame f = frame_of(in, i);  // world to slot frame; its transpose turns back
     const Vec2 at{point[0], point[1]};
+    const bool recast = body < pad && nd > body;
+    if (recast) std::fill_n(scratch.bare.data(), in.k, std::uint8_t{0});
     for (std::size_t j = 0; j < in.k; ++j) {
       if (d[j] != 0.0f) continue;
       const float sx = in.slots[2 * j], sy = in.slots[2 * j + 1];
       // (Along a wall within 1e-6, the tolerance the slot frame's rounding needs.)
-      if (!moves_into(*in.world, at, {f.c * sx - f.s * sy, f.s * sx + f.c * sy}, pad, layers, 1e-6))
+      if (!moves_into(*in.world, at, {f.c * sx - f.s * sy, f.s * sx + f.c * sy}, pad, layers,
+                      1e-6)) {
         d[j] = std::numeric_limits<float>::infinity();
+        if (recast) {
+          float h = 0.0f;
+          slot_raycast_rows(*in.world, point, {in.slots + 2 * j, 2}, {&look, 1}, headings, body,
+                            layers, {&h, 1}, 0, 1, scratch.rays);
+          if (h <= look) d[j] = h;
+          scratch.bare[j] = 1;
+          scratch.any_bare = true;
+        }
+      }
     }
   }
   return true;
@@ -357,7 +380,7 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
   const float look = b.look_ahead;
   const AgentsView& a = in.agents;
   const float pad = std::max(0.0f, b.ray_radius >= 0.0f ? b.ray_radius : a.radius[i] + b.padding);
-  bool any = slot_wall_distances(in, i, look, pad, b.layers, scratch);
+  bool any = slot_wall_distances(in, i, look, pad, b.layers, scratch, a.radius[i]);
   if (b.agents && !in.neighbors.empty() && in.neighbors.counts[i] > 0) {
     // The other agents as discs of radius r_j + pad in the slot frame (ray_circle).
     if (!any) {
@@ -1001,9 +1024,10 @@ bool creep_from_standing(const CollisionDanger& b, const BehaviourInputs& in, st
 /// touch that wall (closest approach at r_i <= g·d <= h[q] + margin). Within r_i of its
 /// target every ray passes that near it, so an agent standing at its goal would read no
 /// wall at all. No target (the array call without one), or a target that is a waypoint
-/// on the agent's way, not its goal (AgentsView::waypoint, a detour's): as is.
+/// on the agent's way, not its goal (AgentsView::waypoint, a detour's): as is. Slots that
+/// bare marks (null: none) were cast at r_i itself, and touch the wall at h[q].
 void walls_past_target(const BehaviourInputs& in, std::size_t i, const float* dx, const float* dy,
-                       std::size_t k, float margin, float* h) {
+                       std::size_t k, float margin, float* h, const std::uint8_t* bare) {
   const AgentsView& a = in.agents;
   if (!a.target || (a.waypoint && a.waypoint[i])) return;
   const Vec2 g = load2(a.target, i) - load2(a.position, i);
@@ -1014,7 +1038,9 @@ void walls_past_target(const BehaviourInputs& in, std::size_t i, const float* dx
     // Passes within r_i of the target at least r_i ahead, or, within r_i of it, heads at
     // it (within 14°, the bodies' test), before the bare body would touch the wall.
     const bool passes = along >= reach ? side <= reach : along > 0.0f && side <= 0.25f * along;
-    if (passes && along <= h[q] + margin) h[q] = std::numeric_limits<float>::infinity();
+    // (A slot read at the body's radius, bare, touches the wall at h itself.)
+    const float touch = h[q] + (bare && bare[q] ? 0.0f : margin);
+    if (passes && along <= touch) h[q] = std::numeric_limits<float>::infinity();
   }
 }
 
@@ -1042,9 +1068,11 @@ void squeeze_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
   CollisionDanger cut = b;
   for (const float margin : {b.margin * b.squeeze, 0.0f}) {
     cut.margin = margin;
-    const bool near = b.walls && slot_wall_distances(in, i, top * b.wall_horizon,
-                                                     in.agents.radius[i] + margin, b.layers, walls);
-    if (near && b.past_target) walls_past_target(in, i, dx, dy, k, margin, walls.distance.data());
+    const bool near =
+        b.walls && slot_wall_distances(in, i, top * b.wall_horizon, in.agents.radius[i] + margin,
+                                       b.layers, walls, in.agents.radius[i]);
+    if (near && b.past_target)
+      walls_past_target(in, i, dx, dy, k, margin, walls.distance.data(), walls.bare_slots());
     if (creep_from_standing(cut, in, i, dx, dy, k, step, near ? walls.distance.data() : nullptr,
                             top, speed, danger) ||
         margin == 0.0f)
@@ -1196,12 +1224,12 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   std::fill(ttc, ttc + k, still);
   const bool walls_near =
       b.walls && S > 0 &&
-      slot_wall_distances(in, i, top * b.wall_horizon, ri + b.margin, b.layers, sc.walls);
+      slot_wall_distances(in, i, top * b.wall_horizon, ri + b.margin, b.layers, sc.walls, ri);
   // (The note is the behaviour's, b0; a shorter horizon only shortens the look-ahead, and
   // velocity_ttc's walls beyond it are at least that horizon away in time.)
   if (in.wall_clear && in.wall_clear_of == &b0) in.wall_clear[i] = b.walls && S > 0 && !walls_near;
   if (walls_near && b.past_target)
-    walls_past_target(in, i, dx, dy, k, b.margin, sc.walls.distance.data());
+    walls_past_target(in, i, dx, dy, k, b.margin, sc.walls.distance.data(), sc.walls.bare_slots());
   if (walls_near) {
     const float* h = sc.walls.distance.data();
     const float scale = b.horizon / b.wall_horizon;  // wall TTC on the agents' scale
@@ -1542,8 +1570,10 @@ float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::siz
     one.rotate_with_heading = false;
     thread_local WallScratch scratch;
     if (slot_wall_distances(one, i, a.max_speed[i] * b.wall_horizon, a.radius[i] + b.margin,
-                            b.layers, scratch)) {
-      if (b.past_target) walls_past_target(one, i, d, d + 1, 1, b.margin, scratch.distance.data());
+                            b.layers, scratch, a.radius[i])) {
+      if (b.past_target)
+        walls_past_target(one, i, d, d + 1, 1, b.margin, scratch.distance.data(),
+                          scratch.bare_slots());
       t = std::min(t, scratch.distance[0] / speed * (b.horizon / b.wall_horizon));
     }
   }

@@ -999,8 +999,14 @@ void Simulation::cap_retreat(const Plan& p, std::size_t begin, std::size_t end, 
     // (1 − commit)·horizon is the promised decision (keep_course), not a retreat with no
     // safe course; capping it would test nothing and could walk into a neighbour closing
     // from behind.
-    if (memo_ttc(p, i, v) >= (1.0f - vd.commit) * horizon_of(p, i)) continue;
+    const float t = memo_ttc(p, i, v);
+    if (t >= (1.0f - vd.commit) * horizon_of(p, i)) continue;
     if (!(interest_towards(i, d) < 0.5f * wanted_speed(i))) continue;
+    // Slower must not mean sooner: a neighbour closing from behind, or a wall's time
+    // scale, can make the capped course meet a collision before the candidate would (its
+    // time to collision, the largest of all candidates', is what the decision promised).
+    const Vec2 slow = v * (vd.retreat_speed / strength_[i]);
+    if (memo_ttc(p, i, slow) < t) continue;
     strength_[i] = vd.retreat_speed;
   }
 }

@@ -1310,8 +1310,11 @@ class WallDanger(Behaviour):
     ``1 - h/look_ahead`` (``"linear"``) or its square (``"quadratic"``) — the recipe's
     "levels of danger". ``spread`` > 0 also marks the ``spread`` slots either side of a
     hit, scaled by ``1 - m/(spread+1)`` at m slots away (unscaled for binary), so sparse
-    slots do not slip past thin walls. An agent already touching a wall keeps danger only
-    in the slots heading into it. The walls come from the world (``Simulation`` passes its
+    slots do not slip past thin walls. An agent already touching a wall (within its ray
+    radius of it) keeps danger at distance 0 only in the slots heading further into it; the
+    slots leaving it or sliding along it are cast again at the agent's own radius, without
+    the padding, when that is smaller and clear of every wall, and read the first wall
+    ahead (none when the body itself touches a wall). The walls come from the world (``Simulation`` passes its
     own; the functional :meth:`evaluate` needs ``world=`` unless ``agents=True``).
 
     The recipe's own rays are thin and also see the other cars: ``ray_radius=0`` casts
@@ -1439,9 +1442,10 @@ class CollisionDanger(Behaviour):
         Candidate speeds per slot besides standing still.
     margin : float, >= 0
         Extra clearance added to every pair of radii and to the wall rays. An agent
-        already within it of a wall reads no wall, that one or one beyond, in the slots
-        that move away from that wall, until it has left the band (docs/crowd.md, "A
-        second blind spot"); the mover still stops its body at any wall.
+        already within it of a wall (the margin band) reads the slots going further into
+        that wall at time to collision 0; the slots that leave it or slide along it read
+        the walls at the body's own radius, without the margin, until the agent has left
+        the band (docs/crowd.md, "A second blind spot").
     reciprocity : float in [0, 1)
     walls : bool
         Include the world's walls (``Simulation`` passes its own; the functional
@@ -1529,7 +1533,9 @@ class CollisionDanger(Behaviour):
         largest time to collision, so a group can push an agent back for metres; slowly,
         it gives way and lets them pass. A safe course is never capped, nor (with
         ``commit > 0``) one whose time to collision is at least ``(1 - commit)·horizon``:
-        the commitment keeps such a course, and a slower one would be untested.
+        the commitment keeps such a course. Nor is one whose capped velocity would meet a
+        collision sooner than the course itself (an oncomer closes in on an agent backing
+        off slowly): the cap is tested, and the course keeps its speed then.
     inertia : float in [0, 1)
         Off by default (0). The command becomes ``v1 + inertia·(v0 - v1)``: the new
         decision ``v1`` pulled towards the last command ``v0`` (no faster than the agent
@@ -1587,7 +1593,8 @@ class CollisionDanger(Behaviour):
         level, nor for the courses the decision's refinements test: with g = target −
         position and d the slot's direction, ``|d × g| <= radius`` and ``radius <= g·d <=
         h + margin`` (the closest approach at least a radius ahead, before the bare body
-        would touch the wall, which the padded body meets after h). The agent stops at its
+        would touch the wall, which the padded body meets after h; ``h`` itself for a slot
+        read at the bare body's radius within the margin band, see ``margin``). The agent stops at its
         target (with ``Arrive``), so the wall beyond does not limit how fast it may head
         there. For a slot along which the target lies less than a radius ahead
         (``g·d < radius``, so every slot within a radius of the target) only a ray heading
