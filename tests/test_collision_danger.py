@@ -2531,3 +2531,55 @@ def test_no_course_from_the_margin_band_meets_the_far_wall_within_the_horizon():
                 bad.append((y0, step, round(float(t), 3)))
     assert in_band > 20  # the scenes do start in the band
     assert bad == []
+
+
+def test_a_course_kept_in_the_margin_band_is_safe_for_the_bare_body():
+    """keep_course's wall rule (a turn the acceleration limit would carry within half the
+    margin of a wall is not taken while the course kept is safe for half a horizon) asked
+    a body already within half the margin whether the turn's arc touched: its first point
+    always did, away from the wall too. So a body sliding up a wall 1 cm from it kept its
+    course at 1.0 s from a wall ahead, with the turn away from both safe (fuzz round 27,
+    the tester's seed 1567). The arc now counts only when it comes nearer a wall than the
+    body already is. Oracle: float64 capsule sweeps of the bare body along each command."""
+    segs = np.array(
+        [
+            [-1.5948211, -1.0942341, 1.2716979, 0.6095791],
+            [-1.1756228, -1.5138798, 1.6190771, 2.1175425],
+            [-1.0, -1.2, 1.5, -1.2],
+            [1.5, -1.2, 1.5, 1.0],
+        ],
+        np.float32,
+    )
+    circles = np.array([[0.47957626, 1.9506233, 0.44027707], [-1.323958, 1.3973699, 0.05654935]])
+    world = cs.World()
+    world.add_segments(segs)
+    world.add_circles(circles[:, :2], circles[:, 2])
+    for gap in (0.305, 0.315, 0.322, 0.335):
+        a = cs.Agents(1, slots=16)
+        a.add(
+            [[1.5 + gap, -0.3596127]],
+            radius=0.3,
+            max_speed=1.3,
+            max_accel=6.0,
+            target=[[-0.18045434, 2.5412047]],
+            heading=0.72690175,
+        )
+        danger = cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05)
+        steering = cs.Steering([cs.Seek(), danger], resolve="mask_min_danger", choose="argmax")
+        sim = cs.Simulation(world, a, steering, cs.Accel(), slots=16)
+        least, in_band = math.inf, 0
+        for _ in range(40):
+            o = a.position[0].astype(np.float64)
+            sim.step(1 / 30)
+            cmd = np.asarray(sim.chosen_direction[0], np.float64) * float(sim.strength[0]) * 1.3
+            speed = float(np.hypot(*cmd))
+            if speed == 0.0 or not abs(o[0] - 1.5) < 0.35:
+                continue
+            in_band += 1
+            d = cmd / speed
+            h = rv.wall_distance(o, d, segs, 0.3, math.inf).ttc
+            for cx, cy, cr in circles:
+                h = min(h, rv._ray_circle(o, d, (cx, cy), cr + 0.3, rv.ZERO)[0])
+            least = min(least, h / speed)
+        assert in_band > 5
+        assert least >= (1 - danger.commit) * danger.horizon * (1 - 1e-3), (gap, least)

@@ -1457,7 +1457,10 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
     // second, during which the body carries on along its old velocity. (The station's
     // seeds 1 and 19: an agent at 1.6 m/s passing a gate's wall end at the margin was
     // turned 95° towards a course along the wall by a far wall's 0.05 danger on its
-    // straight one, and grazed the wall end, 0.3 mm off it; docs/crowd.md.)
+    // straight one, and grazed the wall end, 0.3 mm off it; docs/crowd.md.) A body already
+    // nearer a wall than that is asked whether the arc brings it nearer still: else every
+    // turn, away from the wall too, counted as touching (fuzz round 27: a kept course
+    // along a wall ran at 1 s from a wall ahead while the turn away from both was safe).
     auto blend_touches = [&](Vec2 v1) {
       const Vec2 v0 = load2(p.in.agents.velocity, i);
       const float a = p.in.agents.max_accel[i];
@@ -1467,7 +1470,14 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
       const float t_end = len / a;
       const Vec2 u = dv * (1.0f / len);
       const Vec2 x = load2(p.in.agents.position, i);
-      const float r = p.in.agents.radius[i] + 0.5f * vd.margin;
+      float r = p.in.agents.radius[i] + 0.5f * vd.margin;
+      {
+        float d = 0.0f, q[2], nrm[2];
+        std::int32_t obstacle = -1;
+        const float at[2] = {x.x, x.y};
+        nearest_rows(*p.in.world, {at, 2}, r, vd.layers, {&d, q, nrm, &obstacle}, 0, 1);
+        if (obstacle >= 0 && d < r) r = d * (1.0f - 1e-4f);
+      }
       Vec2 from = x;
       for (int q = 1; q <= 4; ++q) {
         const float t = t_end * static_cast<float>(q) / 4.0f;

@@ -1445,7 +1445,8 @@ class CollisionDanger(Behaviour):
         already within it of a wall (the margin band) reads the slots going further into
         that wall at time to collision 0; the slots that leave it or slide along it read
         the walls at the body's own radius, without the margin, until the agent has left
-        the band (docs/crowd.md, "A second blind spot").
+        the band (none while the body itself touches a wall; docs/crowd.md, "A second
+        blind spot").
     reciprocity : float in [0, 1)
     walls : bool
         Include the world's walls (``Simulation`` passes its own; the functional
