@@ -2583,3 +2583,30 @@ def test_a_course_kept_in_the_margin_band_is_safe_for_the_bare_body():
             least = min(least, h / speed)
         assert in_band > 5
         assert least >= (1 - danger.commit) * danger.horizon * (1 - 1e-3), (gap, least)
+
+
+def test_wall_speed_alone_is_wall_speed_for_agents_with_no_neighbour_listed():
+    # Metamorphic, against the oracle-checked wall_speed: a row whose agent has no
+    # neighbour in its list is the row with wall_speed on; every other row is the row
+    # without. Agent 0 walks alone towards a wall (20 m from the others); agents 1-4 stand
+    # and walk packed by another wall.
+    world = cs.World()
+    world.add_segments([[2.0, -3.0, 2.0, 3.0], [-20.0, -3.0, -20.0, 3.0]])
+    a = cs.Agents(6)
+    a.add(
+        [[1.2, 0.0], [-19.3, 0.0], [-19.3, 0.7], [-18.6, 0.3], [-18.6, -0.5]],
+        velocity=[[1.0, 0.0], [-0.5, 0.0], [0.0, 0.0], [-1.0, 0.2], [-0.8, 0.0]],
+        radius=0.3,
+        max_speed=1.3,
+    )
+    kw = dict(horizon=2.0, speeds=4, margin=0.05)
+    alone = make(wall_speed_alone=True, **kw).evaluate(a, 16, world=world)
+    on = make(wall_speed=True, **kw).evaluate(a, 16, world=world)
+    off = make(**kw).evaluate(a, 16, world=world)
+    np.testing.assert_array_equal(alone.speed[0], on.speed[0])
+    np.testing.assert_array_equal(alone.danger[0], on.danger[0])
+    np.testing.assert_array_equal(alone.speed[1:], off.speed[1:])
+    np.testing.assert_array_equal(alone.danger[1:], off.danger[1:])
+    # Both sides exercised: the option changes agent 0's row and would change the packed ones'.
+    assert not np.array_equal(on.speed[0], off.speed[0])
+    assert not np.array_equal(on.speed[1:], off.speed[1:])

@@ -981,3 +981,43 @@ def test_a_field_follower_reaches_a_goal_by_a_wall_in_the_open_space_time(cleara
     assert kept == pytest.approx(open_time, abs=0.07)
     assert left_off > open_time + 1.0
     assert least >= clearance - 1e-3
+
+
+def _l_bend(width, radius, speed, **changes):
+    """One agent walking a 90° L-shaped corridor ``width`` wide (8 m legs) on a
+    navigation field, crowd_steering() with ``changes``; whether it is home in 40 s."""
+    world = cs.World()
+    world.add_segments(
+        np.float32(
+            [
+                [0, 0, 8, 0],
+                [8, 0, 8, 8],
+                [0, width, 8 - width, width],
+                [8 - width, width, 8 - width, 8],
+                [0, 0, 0, width],
+                [8 - width, 8, 8, 8],
+            ]
+        )
+    )
+    goal = [8 - width / 2, 7.4]
+    field = cs.NavField(world, [goal], radius=radius, cell=0.033)
+    a = cs.Agents(1, slots=16)
+    a.add([[0.6, width / 2]], radius=radius, max_speed=speed, max_accel=6.0, target=[goal])
+    steering = cs.scenarios.crowd_steering(field=field, changes=changes)
+    sim = cs.Simulation(world, a, steering, cs.Accel(), slots=cs.scenarios.crowd_slots())
+    sim.step(DT, steps=40 * 30)
+    assert sim.metrics()["collisions"]["agent_wall"] == 0
+    return bool(np.hypot(*(a.position[0] - goal)) < 0.3)
+
+
+@pytest.mark.parametrize(
+    "width, radius, speed", [(1.0, 0.4, 1.3), (1.0, 0.3, 3.0), (1.2, 0.5, 1.3)]
+)
+def test_a_lone_agent_turns_a_bend_it_fits(width, radius, speed):
+    """A lone agent at a 90° bend leaving it 0.1-0.3 m of room (width − 2·(radius +
+    margin)) paced before the bend for good: to turn it must come within 0.05 m of the
+    wall ahead, and the slowest moving level may come no nearer than max_speed/4 × the
+    2.4 s horizon (0.78 m at 1.3 m/s). wall_speed_alone (opt-in) offers such an agent the
+    wall-limited speed (fuzz round 27, a game developer's dungeon). Oracle: it is home."""
+    assert _l_bend(width, radius, speed, wall_speed_alone=True)
+    assert not _l_bend(width, radius, speed)

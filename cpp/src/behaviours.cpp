@@ -1240,8 +1240,11 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
     }
   }
   const float scale = 1.0f / static_cast<float>(S);
-  const float* wall = sc.walls.distance.data();                 // (see ttc above)
-  const bool extras = b.creep || (b.wall_speed && walls_near);  // the opt-in candidates below
+  const float* wall = sc.walls.distance.data();  // (see ttc above)
+  // wall_speed_alone: the wall-limited speed for an agent with no neighbour listed.
+  const bool wall_speed =
+      b.wall_speed || (b.wall_speed_alone && (in.neighbors.empty() || in.neighbors.counts[i] == 0));
+  const bool extras = b.creep || (wall_speed && walls_near);  // the opt-in candidates below
   // pairs_in_lanes(b, in, i) for velocity_pair_ttc, asked on the first slot that needs it.
   int lanes_known = -1;
   const auto lanes = [&] {
@@ -1292,7 +1295,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
         }
       }
     }
-    if (b.wall_speed && walls_near) {
+    if (wall_speed && walls_near) {
       // The wall-limited speed h_q / wall_horizon (rounded down a hair, so that its wall
       // TTC is the horizon or more in float too): the fastest the slot may approach the
       // wall, between the levels. Taken when it is faster than the fastest safe level

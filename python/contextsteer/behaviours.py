@@ -1792,6 +1792,18 @@ class CollisionDanger(Behaviour):
         bottlenecks (``crowd_steering(changes={"lateral_cost": 0.6})``; the ``bottleneck``
         and ``doorway`` scenarios take it by default,
         :data:`~contextsteer.scenarios.QUEUE_CHANGES`).
+    wall_speed_alone : bool
+        Off by default. ``wall_speed``'s candidate, but only for an agent
+        with no neighbour in its list (none near enough to collide within the horizon):
+        a lone agent may close on a wall ahead continuously, as it must to turn a bend or
+        reach a door it barely fits. With the levels alone the slowest moving candidate
+        comes no nearer a wall than ``max_speed/S·wall_horizon``, so a lone agent at a
+        90° bend whose corridor leaves it 0.1–0.2 m of room paced before the bend for good
+        (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s; with it none; docs/crowd.md,
+        "Bends: the wall-limited speed for lone agents"). Agents with neighbours keep
+        the levels, as ``wall_speed`` for all costs the bottleneck's stragglers. Not in
+        ``CROWD``: a lone monster at 3-4 m/s then closes on the wall beside a door it
+        barely fits and paces along it (3 of 6 starts not through in 40 s).
 
     Notes
     -----
@@ -1857,6 +1869,7 @@ class CollisionDanger(Behaviour):
     jam_oncomers: int = _default("collision_danger", "jam_oncomers")
     same_way_horizon: float | None = _default("collision_danger", "same_way_horizon")
     lateral_cost: float = _default("collision_danger", "lateral_cost")
+    wall_speed_alone: bool = _default("collision_danger", "wall_speed_alone")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
 

@@ -1,0 +1,75 @@
+"""Lone agents at 90° bends they fit: how many turn them within 40 s.
+
+One agent per run walks an L-shaped corridor (8 m legs) on a navigation field built at its
+radius, with ``crowd_steering(field=...)`` and the given ``changes``: corridors 0.9-1.4 m
+wide, radii 0.25-0.5 m, three starts across the corridor, every bend wider than
+2·(radius + margin) + 5 cm (docs/crowd.md, "Bends: the wall-limited speed for lone
+agents"). Prints the bends not turned.
+
+    python benchmarks/bends.py                                  # CROWD as it is
+    python benchmarks/bends.py --changes '{"wall_speed_alone": true}' --speed 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+import contextsteer as cs
+
+MARGIN = 0.05  # crowd_steering's
+
+
+def l_corridor(width: float, length: float = 8.0) -> cs.World:
+    """A corridor along x (y in [0, width]) turning up at its end (x in [length − width,
+    length])."""
+    world = cs.World()
+    w, n = width, length
+    world.add_segments(
+        np.float32(
+            [[0, 0, n, 0], [n, 0, n, n], [0, w, n - w, w], [n - w, w, n - w, n], [0, 0, 0, w]]
+            + [[n - w, n, n, n]]
+        )
+    )
+    return world
+
+
+def turns(width: float, radius: float, start_y: float, speed: float, changes: dict) -> bool:
+    """Whether the agent is within 0.2 m of its goal up the second leg after 40 s."""
+    world = l_corridor(width)
+    goal = (8.0 - width / 2, 7.4)
+    field = cs.NavField(world, [goal], radius=radius, cell=min(0.05, (width - 2 * radius) / 3))
+    agents = cs.Agents(1, slots=16)
+    agents.add([[0.6, start_y]], radius=radius, max_speed=speed, max_accel=6.0, target=[goal])
+    steering = cs.scenarios.crowd_steering(field=field, field_ends_at_target=True, changes=changes)
+    sim = cs.Simulation(world, agents, steering, cs.Accel(), slots=cs.scenarios.crowd_slots())
+    sim.configure_metrics(goal_radius=0.2)
+    sim.step(1 / 30, steps=1200)
+    return sim.metrics()["time_to_goal"]["arrived"] == 1
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--changes", default="{}", help="crowd_steering changes= as JSON")
+    ap.add_argument("--speed", type=float, default=1.3, help="max speed, m/s (default 1.3)")
+    args = ap.parse_args()
+    changes = json.loads(args.changes)
+    runs, failed = 0, []
+    for width in (0.9, 1.0, 1.1, 1.2, 1.4):
+        for radius in (0.25, 0.3, 0.35, 0.4, 0.45, 0.5):
+            if 2 * (radius + MARGIN) >= width - 0.05:
+                continue
+            for frac in (0.3, 0.5, 0.7):
+                y = radius + frac * (width - 2 * radius)
+                runs += 1
+                if not turns(width, radius, y, args.speed, changes):
+                    failed.append((width, radius, frac))
+    print(f"bends not turned: {len(failed)} of {runs} ({args.speed} m/s, changes {changes})")
+    for width, radius, frac in failed:
+        print(f"  corridor {width} m, radius {radius} m, start {frac:.1f} across")
+
+
+if __name__ == "__main__":
+    main()
