@@ -164,3 +164,21 @@ def test_any_parameter_values_give_maps_or_a_clear_error(data):
         return
     for m in maps:
         assert np.isfinite(m).all()
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s["name"] for s in SPECS])
+def test_a_huge_value_is_told_the_parameters_own_range(spec):
+    # WallDanger(padding=1e39) was told "below 2^60 (1.15e18)", padding=1e9 "in [0, 1e8]":
+    # a parameter with a range of its own below 2^60 names that range (fuzz round 27).
+    cls = getattr(cs, spec["name"])
+    bounded = [
+        p
+        for p in spec["params"]
+        if p["kind"] == "number" and math.isfinite(p["hi"]) and p["hi"] <= 2.0**60
+    ]
+    assert bounded or spec["name"] not in ("WallDanger", "CollisionDanger")
+    for p in bounded:
+        for v in (1e39, -1e39, 2e18):
+            with pytest.raises(ValueError, match=rf"{p['name']} must be in [\[(]") as e:
+                cls(**{p["name"]: v})
+            assert "2^60" not in str(e.value)

@@ -113,10 +113,13 @@ def _number(
     strict: bool = False,
     allow_inf: bool = False,
     length: bool = False,
+    bounded: bool = False,
 ) -> float:
     """A number parameter checked when the behaviour is built: finite (or inf when
     ``allow_inf``), at least ``low`` (above it when ``strict``), below 2^60 in magnitude, and
-    at most 1e8 in magnitude when it is a ``length`` (README, "Supported ranges")."""
+    at most 1e8 in magnitude when it is a ``length`` (README, "Supported ranges"). With
+    ``bounded`` the caller checks a tighter range itself (no magnitude check here, so the
+    message names that range)."""
     if isinstance(value, bool) or not _checks.is_real(value):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     v = float(value)
@@ -124,7 +127,7 @@ def _number(
         raise ValueError(f"{owner}: {name} must be finite, got {v}")
     if v < low or (strict and v <= low):
         raise ValueError(f"{owner}: {name} must be {'>' if strict else '>='} {low}, got {v}")
-    if math.isfinite(v):
+    if math.isfinite(v) and not bounded:
         limit = _checks.MAX_COORDINATE if length else _MAX_MAGNITUDE
         if not (abs(v) <= limit if length else abs(v) < limit):
             what = "at most 1e8" if length else "below 2^60 (1.15e18)"
@@ -316,7 +319,10 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
             return int(value)
         v: float | int = int(value)
     else:
-        v = _number(owner, name, value, low=-math.inf)
+        # (A range of its own up to 2^60 is the one to name: a padding of 1e39 was told
+        # "below 2^60", one of 1e9 "in [0, 1e8]".)
+        bounded = math.isfinite(p["hi"]) and p["hi"] <= _MAX_MAGNITUDE
+        v = _number(owner, name, value, low=-math.inf, bounded=bounded)
     lo, hi = p["lo"], p["hi"]
 
     def outside(x: float) -> bool:
