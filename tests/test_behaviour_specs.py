@@ -182,3 +182,14 @@ def test_a_huge_value_is_told_the_parameters_own_range(spec):
             with pytest.raises(ValueError, match=rf"{p['name']} must be in [\[(]") as e:
                 cls(**{p["name"]: v})
             assert "2^60" not in str(e.value)
+    # Below a lower bound, however far: the bound (a horizon of -1e39 was told "below 2^60").
+    for p in spec["params"]:
+        if p["kind"] == "number" and math.isfinite(p["lo"]):
+            for v in (-1e39, -(2**70), p["lo"] - 1e30):
+                with pytest.raises(ValueError, match=rf"{p['name']} must be ") as e:
+                    cls(**{p["name"]: v})
+                assert "2^60" not in str(e.value), (p["name"], v)
+    # An int past float64 is still refused with a clear message, not an OverflowError.
+    first = next(p for p in spec["params"] if p["kind"] == "number")
+    with pytest.raises(ValueError, match=first["name"]):
+        cls(**{first["name"]: 10**400})

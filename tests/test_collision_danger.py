@@ -2449,7 +2449,7 @@ def band_scene(crowd, wall_seed, margin):
     reciprocity=reciprocities,
     wall_seed=st.integers(0, 2**32 - 1),
     wall_horizon=st.none() | st.floats(0.3, 4.0),
-    options=st.sampled_from([{}, {"past_target": True}, {"unstick": True, "squeeze": 0.5}]),
+    options=st.sampled_from([{}, {"past_target": True}]),
 )
 def test_matches_reference_within_the_margin_band(
     crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon, options

@@ -1021,3 +1021,37 @@ def test_a_lone_agent_turns_a_bend_it_fits(width, radius, speed):
     wall-limited speed (fuzz round 27, a game developer's dungeon). Oracle: it is home."""
     assert _l_bend(width, radius, speed, wall_speed_alone=True)
     assert not _l_bend(width, radius, speed)
+
+
+def test_wall_speed_alone_ignores_neighbours_that_cannot_come_near():
+    """The first wall_speed_alone asked for an empty neighbour list, whose reach is shared
+    with every behaviour and the fastest agent: a slow agent standing 11.5 m off plus a
+    10 m/s one 300 m off, or a Separation of radius 20 at weight 0, left the agent at the
+    bend pacing (fuzz round 27). Only a neighbour some candidate could meet within the
+    horizon counts. Oracle: it is home, as alone."""
+
+    def home(extra_agents, extra=()):
+        width = 1.0
+        world = cs.World()
+        world.add_segments(
+            np.float32([[0, 0, 8, 0], [8, 0, 8, 8], [0, 1, 7, 1], [7, 1, 7, 8], [0, 0, 0, 1]])
+        )
+        goal = (8.0 - width / 2, 7.4)
+        field = cs.NavField(world, [goal], radius=0.4, cell=0.05)
+        a = cs.Agents(4, slots=16)
+        a.add([[0.6, 0.5]], radius=0.4, max_speed=1.3, max_accel=6.0, target=[goal])
+        for p, top in extra_agents:
+            a.add([p], radius=0.4, max_speed=top, max_accel=6.0, target=[p])
+        st = cs.scenarios.crowd_steering(
+            field=field,
+            field_ends_at_target=True,
+            changes={"wall_speed_alone": True},
+            extra=extra,
+        )
+        sim = cs.Simulation(world, a, st, cs.Accel(), slots=cs.scenarios.crowd_slots())
+        sim.step(DT, steps=30 * 30)
+        return bool(np.hypot(*(a.position[0] - goal)) < 0.2)
+
+    assert home([])
+    assert home([((8.0, -11.0), 1.3), ((300.0, 0.0), 10.0)])
+    assert home([((8.0, -11.0), 1.3)], [cs.Separation(radius=20.0, weight=0.0)])

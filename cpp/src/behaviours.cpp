@@ -1123,7 +1123,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // too. The speeds grow with m, so the pruned levels are m < m0. On crowd-track-10k,
   // velocity configuration (callgrind, one thread, 100 steps) the rows went from 7,388 to
   // 5,406 instructions an agent a step.
-  float still = inf;  // TTC at speed 0, over all neighbours
+  float still = inf;    // TTC at speed 0, over all neighbours
+  bool threat = false;  // a listed neighbour some candidate could meet within the horizon
   const bool avx2 = detail::use_avx2();
   const PastTarget pt = past_target_of(b, a, i);
   float* const one = sc.one.data();
@@ -1150,6 +1151,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
         while (m0 <= S && gap > 1.01f * (kappa * step * static_cast<float>(m0) + lu) * b.horizon)
           ++m0;
       }
+      threat = true;  // not skipped above: some candidate may meet it within the horizon
       if (m0 == 0) {
         // Speed 0: w = −u for every slot.
         const float wx = 0.0f * dx[0] - u.x, wy = 0.0f * dy[0] - u.y;
@@ -1241,9 +1243,10 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   }
   const float scale = 1.0f / static_cast<float>(S);
   const float* wall = sc.walls.distance.data();  // (see ttc above)
-  // wall_speed_alone: the wall-limited speed for an agent with no neighbour listed.
-  const bool wall_speed =
-      b.wall_speed || (b.wall_speed_alone && (in.neighbors.empty() || in.neighbors.counts[i] == 0));
+  // wall_speed_alone: the wall-limited speed for an agent no listed neighbour can meet
+  // within the horizon at any candidate (the list's own reach is shared with every
+  // behaviour and the fastest agent: one fast agent anywhere took every agent's).
+  const bool wall_speed = b.wall_speed || (b.wall_speed_alone && !threat);
   const bool extras = b.creep || (wall_speed && walls_near);  // the opt-in candidates below
   // pairs_in_lanes(b, in, i) for velocity_pair_ttc, asked on the first slot that needs it.
   int lanes_known = -1;

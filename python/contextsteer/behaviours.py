@@ -122,7 +122,13 @@ def _number(
     message names that range)."""
     if isinstance(value, bool) or not _checks.is_real(value):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an int past float64 (10**400)
+        raise ValueError(
+            f"{owner}: {name} must be below 2^60 (1.15e18) in magnitude, got an int of "
+            f"{int(value).bit_length()} bits"
+        ) from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise ValueError(f"{owner}: {name} must be finite, got {v}")
     if v < low or (strict and v <= low):
@@ -318,15 +324,23 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
                 raise ValueError(f"{owner}: {name} must be in [0, 2**32), got {value}")
             return int(value)
         v: float | int = int(value)
-    else:
-        # (A range of its own up to 2^60 is the one to name: a padding of 1e39 was told
-        # "below 2^60", one of 1e9 "in [0, 1e8]".)
-        bounded = math.isfinite(p["hi"]) and p["hi"] <= _MAX_MAGNITUDE
-        v = _number(owner, name, value, low=-math.inf, bounded=bounded)
     lo, hi = p["lo"], p["hi"]
 
     def outside(x: float) -> bool:
         return (x <= lo if p["lo_open"] else x < lo) or (x >= hi if p["hi_open"] else x > hi)
+
+    if kind not in ("count", "layers"):
+        # The parameter's own range is the one to name when the value lies outside it: a
+        # padding of 1e39 was told "below 2^60", one of 1e9 "in [0, 1e8]", and a horizon
+        # of -1e39 "below 2^60" where -1 is told "> 0".
+        try:
+            x = float(value) if _checks.is_real(value) and not isinstance(value, bool) else None
+        except OverflowError:  # an int past float64: _number names it
+            x = None
+        if x is not None and math.isfinite(x) and outside(x):
+            raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {value}")
+        bounded = math.isfinite(hi) and hi <= _MAX_MAGNITUDE
+        v = _number(owner, name, value, low=-math.inf, bounded=bounded)
 
     # A number is checked as given and as the float32 the core stores: 1 - 1e-9 is in
     # [0, 1) but becomes 1.0 there (a reciprocity of 1 divides by zero).
@@ -1800,7 +1814,7 @@ class CollisionDanger(Behaviour):
         :data:`~contextsteer.scenarios.QUEUE_CHANGES`).
     wall_speed_alone : bool
         Off by default. ``wall_speed``'s candidate, but only for an agent
-        with no neighbour in its list (none near enough to collide within the horizon):
+        that no listed neighbour could meet within the horizon at any of its candidates:
         a lone agent may close on a wall ahead continuously, as it must to turn a bend or
         reach a door it barely fits. With the levels alone the slowest moving candidate
         comes no nearer a wall than ``max_speed/S·wall_horizon``, so a lone agent at a
