@@ -48,6 +48,13 @@ void Simulation::make_history_room(std::size_t steps, long double memory) {
     if (!h->detached()) h->make_room(h->due_in(step_count_, steps), sensed() != nullptr);
 }
 
+bool Simulation::history_allocates(std::size_t steps) const {
+  for (const auto& h : histories_)
+    if (!h->detached() && h->room_bytes(h->due_in(step_count_, steps), !sensed_.empty()).allocates)
+      return true;
+  return false;
+}
+
 void Simulation::detach(History* history) {
   // Only a flag: the list itself belongs to the stepping thread (observe() prunes it).
   if (history) history->mark_detached();

@@ -309,6 +309,9 @@ class Simulation {
   /// whose buffer would take more than `memory` bytes is refused before any allocation.
   void make_history_room(std::size_t steps,
                          long double memory = std::numeric_limits<long double>::infinity());
+  /// Whether make_history_room(steps) would allocate (some attached history grows): the
+  /// bindings ask the memory bound, a few file reads, only then.
+  bool history_allocates(std::size_t steps) const;
 
  private:
   void observe();
