@@ -113,13 +113,10 @@ def _number(
     strict: bool = False,
     allow_inf: bool = False,
     length: bool = False,
-    bounded: bool = False,
 ) -> float:
     """A number parameter checked when the behaviour is built: finite (or inf when
     ``allow_inf``), at least ``low`` (above it when ``strict``), below 2^60 in magnitude, and
-    at most 1e8 in magnitude when it is a ``length`` (README, "Supported ranges"). With
-    ``bounded`` the caller checks a tighter range itself (no magnitude check here, so the
-    message names that range)."""
+    at most 1e8 in magnitude when it is a ``length`` (README, "Supported ranges")."""
     if isinstance(value, bool) or not _checks.is_real(value):
         raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
     try:
@@ -133,7 +130,7 @@ def _number(
         raise ValueError(f"{owner}: {name} must be finite, got {v}")
     if v < low or (strict and v <= low):
         raise ValueError(f"{owner}: {name} must be {'>' if strict else '>='} {low}, got {v}")
-    if math.isfinite(v) and not bounded:
+    if math.isfinite(v):
         limit = _checks.MAX_COORDINATE if length else _MAX_MAGNITUDE
         if not (abs(v) <= limit if length else abs(v) < limit):
             what = "at most 1e8" if length else "below 2^60 (1.15e18)"
@@ -339,8 +336,9 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
             x = None
         if x is not None and math.isfinite(x) and outside(x):
             raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {value}")
-        bounded = math.isfinite(hi) and hi <= _MAX_MAGNITUDE
-        v = _number(owner, name, value, low=-math.inf, bounded=bounded)
+        # (Inside its own range, a value passes _number's 2^60 bound unless the range
+        # itself reaches past it.)
+        v = _number(owner, name, value, low=-math.inf)
 
     # A number is checked as given and as the float32 the core stores: 1 - 1e-9 is in
     # [0, 1) but becomes 1.0 there (a reciprocity of 1 divides by zero).
@@ -1334,8 +1332,9 @@ class WallDanger(Behaviour):
     radius of it) keeps danger at distance 0 only in the slots heading further into it; the
     slots leaving it or sliding along it are cast again at the agent's own radius, without
     the padding, when that is smaller and clear of every wall, and read the first wall
-    ahead (none when the body itself touches a wall). The walls come from the world (``Simulation`` passes its
-    own; the functional :meth:`evaluate` needs ``world=`` unless ``agents=True``).
+    ahead (none when the body itself touches a wall). The walls come from the world
+    (``Simulation`` passes its own; the functional :meth:`evaluate` needs ``world=`` unless
+    ``agents=True``).
 
     The recipe's own rays are thin and also see the other cars: ``ray_radius=0`` casts
     thin rays (any ``ray_radius`` >= 0 replaces the agent's radius + ``padding``), and
@@ -1615,9 +1614,9 @@ class CollisionDanger(Behaviour):
         position and d the slot's direction, ``|d × g| <= radius`` and ``radius <= g·d <=
         h + margin`` (the closest approach at least a radius ahead, before the bare body
         would touch the wall, which the padded body meets after h; ``h`` itself for a slot
-        read at the bare body's radius within the margin band, see ``margin``). The agent stops at its
-        target (with ``Arrive``), so the wall beyond does not limit how fast it may head
-        there. For a slot along which the target lies less than a radius ahead
+        read at the bare body's radius within the margin band, see ``margin``). The agent
+        stops at its target (with ``Arrive``), so the wall beyond does not limit how fast it
+        may head there. For a slot along which the target lies less than a radius ahead
         (``g·d < radius``, so every slot within a radius of the target) only a ray heading
         at it (``0 < g·d``, ``|d × g| <= g·d / 4``, within 14°) whose closest approach
         comes no later than ``h + margin`` reads no wall: every ray passes that near the
