@@ -178,14 +178,16 @@ def test_a_huge_value_is_told_the_parameters_own_range(spec):
     ]
     assert bounded or spec["name"] not in ("WallDanger", "CollisionDanger")
     for p in bounded:
-        for v in (1e39, -1e39, 2e18):
+        # (10**400 is past float64: it was told "below 2^60" while 10**300 was told the
+        # range, fuzz round 28.)
+        for v in (1e39, -1e39, 2e18, 10**400, -(10**400)):
             with pytest.raises(ValueError, match=rf"{p['name']} must be in [\[(]") as e:
                 cls(**{p["name"]: v})
             assert "2^60" not in str(e.value)
     # Below a lower bound, however far: the bound (a horizon of -1e39 was told "below 2^60").
     for p in spec["params"]:
         if p["kind"] == "number" and math.isfinite(p["lo"]):
-            for v in (-1e39, -(2**70), p["lo"] - 1e30):
+            for v in (-1e39, -(2**70), p["lo"] - 1e30, -(10**400)):
                 with pytest.raises(ValueError, match=rf"{p['name']} must be ") as e:
                     cls(**{p["name"]: v})
                 assert "2^60" not in str(e.value), (p["name"], v)
@@ -193,3 +195,8 @@ def test_a_huge_value_is_told_the_parameters_own_range(spec):
     first = next(p for p in spec["params"] if p["kind"] == "number")
     with pytest.raises(ValueError, match=first["name"]):
         cls(**{first["name"]: 10**400})
+    # A long int is shown by its leading digits, not its 301 digits.
+    for v in (10**300, -(10**400)):
+        with pytest.raises(ValueError) as e:
+            cls(**{first["name"]: v})
+        assert len(str(e.value)) < 200 and "e+" in str(e.value), str(e.value)[:300]

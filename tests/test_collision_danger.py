@@ -2610,3 +2610,41 @@ def test_wall_speed_alone_is_wall_speed_for_agents_with_no_neighbour_listed():
     # Both sides exercised: the option changes agent 0's row and would change the packed ones'.
     assert not np.array_equal(on.speed[0], off.speed[0])
     assert not np.array_equal(on.speed[1:], off.speed[1:])
+
+
+def test_wall_speed_alone_does_not_count_a_neighbour_hidden_behind_a_wall():
+    # A body in the next corridor took the option away from an agent alone in its own
+    # (fuzz round 28). Agent 0 walks along a corridor (floor y = 0, ceiling y = 1) towards
+    # its end wall; a body stands 1.5 m off below the floor, near enough to be a threat
+    # through open space. Oracle: the row with wall_speed on when every line of sight to
+    # the body (its centre and its two sides) crosses the floor, the row without when one
+    # of them passes a gap in it.
+    def rows(floor):
+        world = cs.World()
+        world.add_segments(floor + [[-10.0, 1.0, 10.0, 1.0], [1.5, 0.0, 1.5, 1.0]])
+        a = cs.Agents(2)
+        a.add(
+            [[0.0, 0.5], [0.0, -1.0]],
+            velocity=[[1.0, 0.0], [0.0, 0.0]],
+            radius=[0.4, 0.3],
+            max_speed=1.3,
+        )
+        kw = dict(horizon=2.0, speeds=4, margin=0.05)
+        return [
+            make(**kw, **opt).evaluate(a, 16, world=world)
+            for opt in ({"wall_speed_alone": True}, {"wall_speed": True}, {})
+        ]
+
+    def same(x, y):
+        return np.array_equal(x.speed[0], y.speed[0]) and np.array_equal(x.danger[0], y.danger[0])
+
+    hidden = [[-10.0, 0.0, 10.0, 0.0]]
+    alone, on, off = rows(hidden)
+    assert same(alone, on) and not same(on, off)
+    # A gap the line to the centre passes (x in [-0.5, 0.5] on the floor): in sight.
+    alone, on, off = rows([[-10.0, 0.0, -0.5, 0.0], [0.5, 0.0, 10.0, 0.0]])
+    assert same(alone, off) and not same(on, off)
+    # A gap only the line to one side passes (it crosses the floor at x = 0.1, the line
+    # to the centre at x = 0): in sight all the same.
+    alone, on, off = rows([[-10.0, 0.0, 0.05, 0.0], [1.0, 0.0, 10.0, 0.0]])
+    assert same(alone, off) and not same(on, off)

@@ -1028,7 +1028,7 @@ def test_wall_speed_alone_ignores_neighbours_that_cannot_come_near():
     with every behaviour and the fastest agent: a slow agent standing 11.5 m off plus a
     10 m/s one 300 m off, or a Separation of radius 20 at weight 0, left the agent at the
     bend pacing (fuzz round 27). Only a neighbour some candidate could meet within the
-    horizon counts. Oracle: it is home, as alone."""
+    horizon, and in sight. Oracle: it is home, as alone."""
 
     def home(extra_agents, extra=()):
         width = 1.0
@@ -1055,3 +1055,5 @@ def test_wall_speed_alone_ignores_neighbours_that_cannot_come_near():
     assert home([])
     assert home([((8.0, -11.0), 1.3), ((300.0, 0.0), 10.0)])
     assert home([((8.0, -11.0), 1.3)], [cs.Separation(radius=20.0, weight=0.0)])
+    # A body outside the corridor's outer wall, behind it (fuzz round 28).
+    assert home([((8.9, 0.5), 1.3)])

@@ -33,19 +33,27 @@ inline constexpr float kMaxCoordinate = 1e8f;
 /// Shape pattern entry that accepts any extent.
 inline constexpr py::ssize_t kAny = -1;
 
+/// The ident (PyThread_get_thread_ident) of the interpreter's main thread, set when the
+/// module is imported (from threading.main_thread(), whichever thread imports it) and in
+/// a child after os.fork (the forking thread).
+inline unsigned long& main_thread_ident() {
+  static unsigned long ident = 0;
+  return ident;
+}
+
 /// Whether Ctrl-C (or another signal whose Python handler raised) arrived, asked from a
 /// stretch of C++ work that released the GIL: takes the GIL to ask. When true, the
 /// error is set; the caller stops and throws py::error_already_set once it holds the GIL.
+/// Only the main thread asks. Python runs signal handlers there alone (elsewhere
+/// PyErr_CheckSignals returns 0 at once), and another thread must not take the GIL here:
+/// a daemon thread that asks for it while the interpreter finalizes is ended with
+/// pthread_exit, whose unwind from this poll reached GilRelease's destructor, which asked
+/// again during the unwind: std::terminate at exit (a NavField or route building in a
+/// daemon thread). A check of Py_IsFinalizing before asking left a window between the
+/// check and the ask (a rare abort in the reliability test). Off the main thread the
+/// build now runs on to its end, where GilRelease ends the thread outside any unwind.
 inline bool interrupt_requested() {
-  // Not while the interpreter finalizes: a daemon thread asking for the GIL then is ended
-  // with pthread_exit, whose unwind from this poll reached GilRelease's destructor, which
-  // asked again during the unwind: std::terminate at exit (a NavField or route building in
-  // a daemon thread). The build runs on to its end, where GilRelease ends the thread.
-#if PY_VERSION_HEX >= 0x030D0000
-  if (Py_IsFinalizing()) return false;
-#else
-  if (_Py_IsFinalizing()) return false;
-#endif
+  if (PyThread_get_thread_ident() != main_thread_ident()) return false;
   const py::gil_scoped_acquire gil;
   return PyErr_CheckSignals() != 0;
 }

@@ -6,6 +6,9 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#if defined(__GLIBCXX__)
+#include <cxxabi.h>  // abi::__forced_unwind
+#endif
 #include <memory>
 #include <string>
 #include <vector>
@@ -157,6 +160,12 @@ void bind_nav(py::module_& m) {
             self.wanted_sets = goals;
             try {
               return build_fields(self, world, std::move(next), version, goals);
+#if defined(__GLIBCXX__)
+            } catch (abi::__forced_unwind&) {
+              // A daemon thread ended at exit (GilRelease could not take the GIL back): it
+              // holds no GIL, so no Python object may be touched on the way out.
+              throw;
+#endif
             } catch (...) {
               // Refused (a grid too large, Ctrl-C): the field keeps its goals, and so do
               // the rebuilds after world edits, unless newer goals were asked for since.

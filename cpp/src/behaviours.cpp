@@ -438,6 +438,7 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
 struct CollisionScratch {
   std::vector<float> dx, dy, ttc, one;  // one: a neighbour's own TTC table (past_target)
   std::vector<std::uint8_t> past;       // per slot: the neighbour is left out (past_target)
+  std::vector<Vec2> threats;            // (p, ρ) of each threat disc, kept for wall_speed_alone
   WallScratch walls;
   void reserve(std::size_t k, std::size_t s) {
     if (dx.size() < k) {
@@ -451,6 +452,35 @@ struct CollisionScratch {
     }
   }
 };
+
+/// Whether some threat disc (relative position p, its own radius ρ, listed as pairs p, (ρ, 0)
+/// in `threats`) is in sight of the agent at x: one of the rays from x to the disc's centre
+/// and to its two points across the line of sight meets no wall of `layers` on the way.
+/// (wall_speed_alone: a neighbour behind a wall, in the next room or corridor, cannot come
+/// near on a straight course; one that walks round into sight counts from then on.)
+bool threat_in_sight(const World& w, Vec2 x, std::span<const Vec2> threats, std::uint32_t layers) {
+  for (std::size_t t = 0; t + 1 < threats.size(); t += 2) {
+    const Vec2 p = threats[t];
+    const float rho = threats[t + 1].x, len = length(p);
+    if (!(len > rho)) return true;  // over the agent (or a NaN): count it
+    const Vec2 side = Vec2{-p.y, p.x} * (rho / len);
+    const Vec2 ends[3] = {p, p + side, p - side};
+    float origins[6], dirs[6], reach[3], dist[3], normal[6];
+    bool hit[3];
+    std::int32_t obstacle[3];
+    for (int e = 0; e < 3; ++e) {
+      origins[2 * e] = x.x;
+      origins[2 * e + 1] = x.y;
+      dirs[2 * e] = ends[e].x;
+      dirs[2 * e + 1] = ends[e].y;
+      reach[e] = length(ends[e]);
+    }
+    raycast_rows(w, {origins, 6}, {dirs, 6}, {reach, 3}, 0.0f, layers,
+                 RayHitsOut{dist, hit, normal, obstacle}, 0, 3);
+    if (!hit[0] || !hit[1] || !hit[2]) return true;
+  }
+  return false;
+}
 
 /// TTC of the candidates s_m·d_q (speeds s_m = ks·m for m0 <= m <= S, slots q < k)
 /// against one neighbour (relative position p, effective velocity u, cc = |p|² − R² > 0),
@@ -1125,6 +1155,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // 5,406 instructions an agent a step.
   float still = inf;    // TTC at speed 0, over all neighbours
   bool threat = false;  // a listed neighbour some candidate could meet within the horizon
+  const bool keep_threats = b.wall_speed_alone && !b.wall_speed;
+  sc.threats.clear();
   const bool avx2 = detail::use_avx2();
   const PastTarget pt = past_target_of(b, a, i);
   float* const one = sc.one.data();
@@ -1152,6 +1184,10 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
           ++m0;
       }
       threat = true;  // not skipped above: some candidate may meet it within the horizon
+      if (keep_threats) {
+        sc.threats.push_back(p);
+        sc.threats.push_back({R - ri - b.margin, 0.0f});
+      }
       if (m0 == 0) {
         // Speed 0: w = −u for every slot.
         const float wx = 0.0f * dx[0] - u.x, wy = 0.0f * dy[0] - u.y;
@@ -1246,7 +1282,11 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // wall_speed_alone: the wall-limited speed for an agent no listed neighbour can meet
   // within the horizon at any candidate (the list's own reach is shared with every
   // behaviour and the fastest agent: one fast agent anywhere took every agent's).
-  const bool wall_speed = b.wall_speed || (b.wall_speed_alone && !threat);
+  // A threat every line of sight to which crosses a wall does not count (threat_in_sight).
+  const bool wall_speed =
+      b.wall_speed ||
+      (b.wall_speed_alone &&
+       (!threat || (walls_near && !threat_in_sight(*in.world, xi, sc.threats, b.layers))));
   const bool extras = b.creep || (wall_speed && walls_near);  // the opt-in candidates below
   // pairs_in_lanes(b, in, i) for velocity_pair_ttc, asked on the first slot that needs it.
   int lanes_known = -1;

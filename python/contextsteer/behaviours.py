@@ -104,6 +104,17 @@ def _slot_directions(directions: Any) -> np.ndarray:
     return d
 
 
+def _shown(value: Any) -> str:
+    """``value`` for an error message: an int of more than 20 digits as its leading digits
+    and exponent (10**300 is "1.000e+300", not 301 digits), anything else as its repr."""
+    if _checks.is_int(value) and not isinstance(value, bool):
+        digits = str(abs(int(value)))
+        if len(digits) > 20:
+            sign = "-" if int(value) < 0 else ""
+            return f"{sign}{digits[0]}.{digits[1:4]}e+{len(digits) - 1}"
+    return repr(value)
+
+
 def _number(
     owner: str,
     name: str,
@@ -134,7 +145,7 @@ def _number(
         limit = _checks.MAX_COORDINATE if length else _MAX_MAGNITUDE
         if not (abs(v) <= limit if length else abs(v) < limit):
             what = "at most 1e8" if length else "below 2^60 (1.15e18)"
-            raise ValueError(f"{owner}: {name} must be {what} in magnitude, got {value!r}")
+            raise ValueError(f"{owner}: {name} must be {what} in magnitude, got {_shown(value)}")
         # The core stores it as a float32: 1e-300 > 0 but becomes 0.0 there, which the
         # core refused later without naming the behaviour.
         if strict and (stored := float(np.float32(v))) <= low:
@@ -332,10 +343,14 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
         # of -1e39 "below 2^60" where -1 is told "> 0".
         try:
             x = float(value) if _checks.is_real(value) and not isinstance(value, bool) else None
-        except OverflowError:  # an int past float64: _number names it
-            x = None
-        if x is not None and math.isfinite(x) and outside(x):
-            raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {value}")
+        except OverflowError:  # an int past float64 (10**400): beyond any finite bound
+            x = math.inf if int(value) > 0 else -math.inf
+        # An inf given as such is told "finite" by _number, and so is an int past float64
+        # on a side the range leaves open (told the 2^60 bound).
+        huge_int = x is not None and math.isinf(x) and _checks.is_int(value)
+        beyond = huge_int and math.isfinite(hi if x > 0 else lo)
+        if x is not None and (math.isfinite(x) or beyond) and outside(x):
+            raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {_shown(value)}")
         # (Inside its own range, a value passes _number's 2^60 bound unless the range
         # itself reaches past it.)
         v = _number(owner, name, value, low=-math.inf)
@@ -343,7 +358,7 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
     # A number is checked as given and as the float32 the core stores: 1 - 1e-9 is in
     # [0, 1) but becomes 1.0 there (a reciprocity of 1 divides by zero).
     if outside(v):
-        raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {value}")
+        raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {_shown(value)}")
     if kind == "number" and outside(float(np.float32(v))):
         raise ValueError(
             f"{owner}: {name} must be {_interval(p)} as a float32, got {value} "
@@ -1813,7 +1828,9 @@ class CollisionDanger(Behaviour):
         :data:`~contextsteer.scenarios.QUEUE_CHANGES`).
     wall_speed_alone : bool
         Off by default. ``wall_speed``'s candidate, but only for an agent
-        that no listed neighbour could meet within the horizon at any of its candidates:
+        that no listed neighbour in sight could meet within the horizon at any of its
+        candidates (a neighbour is in sight when a line from the agent's centre to its
+        centre, or to one of its two sides across that line, misses every wall):
         a lone agent may close on a wall ahead continuously, as it must to turn a bend or
         reach a door it barely fits. With the levels alone the slowest moving candidate
         comes no nearer a wall than ``max_speed/S·wall_horizon``, so a lone agent at a

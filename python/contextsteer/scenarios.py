@@ -922,9 +922,9 @@ as the default). :data:`CROWD` with a 3 s horizon, a stronger side preference an
 inertia, found by a ``benchmarks/tune_crowd.py --shape chord`` search (180 trials,
 nudged seeds 0–15, contacts of five nudged circle-250 runs scored); it takes
 ``same_way_horizon`` from :data:`CROWD`. On the crowd benchmark's seeds 0–31 it turns as
-much a step as the default on the hallway and the crossing and 14 / 8 % less at the
+much a step as the default on the hallway and the crossing and 11 / 8 % less at the
 bottleneck and the doorway, with no contact and as many agents home, but it turns more on
-the circles (circle-250 0.46 against 0.39°/step, circle-64 0.74 against 0.65) and in the
+the circles (circle-250 0.43 against 0.37°/step, circle-64 0.78 against 0.63) and in the
 pillar rooms, and takes 4–10 % longer on the circles: docs/crowd.md, "A search for the
 chord shape". Read-only."""
 

@@ -297,8 +297,9 @@ struct BehaviourSpec<WallDanger> {
 /// speed h_k / wall_horizon (rounded down by 2^-20, so its wall TTC is the horizon): taken
 /// with danger 0 when below max speed, faster than the fastest safe level (0 when none is
 /// safe) and safe against every neighbour, so agents can close on a wall slowly.
-/// `wall_speed_alone` offers it only to an agent that no listed neighbour could meet within
-/// the horizon at any candidate.
+/// `wall_speed_alone` offers it only to an agent that no listed neighbour in sight could meet
+/// within the horizon at any candidate (in sight: a line from the agent's centre to the
+/// neighbour's centre or to one of its two sides across that line misses every wall).
 /// With `creep`, a slot where standing is safe also offers the fastest speed that is safe
 /// all the way from standing (levels 0..mc safe, mc + 1 not: the boundary between them,
 /// found by kCreepSteps bisection steps on the exact test against neighbours and walls),
@@ -389,8 +390,9 @@ struct CollisionDanger {
   // Neighbours walking the agent's way count at a shorter horizon (same_way_of), off when 0.
   float same_way_horizon = 0.0f;  ///< s, in (0, horizon]: the horizon against them
   // Speed across the wanted way costs when that way is not free (weigh_by_speed), off when 0.
-  float lateral_cost = 0.0f;      ///< c >= 0: each slot's worth × max(0, 1 − c·speed·|sin θ|)
-  bool wall_speed_alone = false;  ///< wall_speed's candidate for an agent no neighbour can meet
+  float lateral_cost = 0.0f;  ///< c >= 0: each slot's worth × max(0, 1 − c·speed·|sin θ|)
+  bool wall_speed_alone =
+      false;  ///< wall_speed's candidate for an agent no neighbour in sight can meet
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -477,7 +479,8 @@ struct BehaviourSpec<CollisionDanger> {
       number("lateral_cost", &CollisionDanger::lateral_cost, kNonNegative,
              "cost of speed across the wanted way when that way is not free (0: off)"),
       flag("wall_speed_alone", &CollisionDanger::wall_speed_alone,
-           "wall_speed's candidate for an agent no neighbour can meet within the horizon"),
+           "wall_speed's candidate for an agent no neighbour in sight can meet within the "
+           "horizon"),
   };
 };
 
