@@ -341,16 +341,18 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
         # The parameter's own range is the one to name when the value lies outside it: a
         # padding of 1e39 was told "below 2^60", one of 1e9 "in [0, 1e8]", and a horizon
         # of -1e39 "below 2^60" where -1 is told "> 0".
+        x: float | None = None
         try:
-            x = float(value) if _checks.is_real(value) and not isinstance(value, bool) else None
+            if _checks.is_real(value) and not isinstance(value, bool):
+                x = float(value)
         except OverflowError:  # an int past float64 (10**400): beyond any finite bound
             x = math.inf if int(value) > 0 else -math.inf
-        # An inf given as such is told "finite" by _number, and so is an int past float64
-        # on a side the range leaves open (told the 2^60 bound).
-        huge_int = x is not None and math.isinf(x) and _checks.is_int(value)
-        beyond = huge_int and math.isfinite(hi if x > 0 else lo)
-        if x is not None and (math.isfinite(x) or beyond) and outside(x):
-            raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {_shown(value)}")
+        if x is not None and outside(x):
+            # An inf given as such is left to _number ("finite"), and so is an int past
+            # float64 on a side the range leaves open (the 2^60 bound).
+            huge_int = math.isinf(x) and _checks.is_int(value)
+            if math.isfinite(x) or (huge_int and math.isfinite(hi if x > 0 else lo)):
+                raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {_shown(value)}")
         # (Inside its own range, a value passes _number's 2^60 bound unless the range
         # itself reaches past it.)
         v = _number(owner, name, value, low=-math.inf)
