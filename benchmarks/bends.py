@@ -3,10 +3,10 @@
 One agent per run walks an L-shaped corridor (8 m legs) on a navigation field built at its
 radius, with ``crowd_steering(field=...)`` and the given ``changes``: corridors 0.9-1.4 m
 wide, radii 0.25-0.5 m, three starts across the corridor, every bend wider than
-2·(radius + margin) + 5 cm (docs/crowd.md, "Bends: the wall-limited speed for lone
-agents"). Prints the bends not turned.
+2·(radius + margin) + 5 cm (docs/crowd.md, "Bends"). Prints the bends not turned.
 
     python benchmarks/bends.py                                  # CROWD as it is
+    python benchmarks/bends.py --changes '{"unstick": false}'   # without its lone rule
     python benchmarks/bends.py --changes '{"wall_speed_alone": true}' --speed 3
 """
 

@@ -200,3 +200,30 @@ def test_a_huge_value_is_told_the_parameters_own_range(spec):
         with pytest.raises(ValueError) as e:
             cls(**{first["name"]: v})
         assert len(str(e.value)) < 200 and "e+" in str(e.value), str(e.value)[:300]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s["name"] for s in SPECS])
+def test_an_int_of_any_length_is_refused_by_name_in_a_short_message(spec):
+    # str() of an int past 4300 digits raises: 10**5000 was refused with "Exceeds the
+    # limit (4300 digits) for integer string conversion", naming no parameter, and flags,
+    # choices and layers printed 10**400 in full (fuzz round 28).
+    cls = getattr(cs, spec["name"])
+    for p in spec["params"]:
+        for v in (10**5000, -(10**5000), 10**400):
+            with pytest.raises((TypeError, ValueError)) as e:
+                cls(**{p["name"]: v})
+            text = str(e.value)
+            assert p["name"] in text and len(text) < 250, (p["name"], text[:300])
+    # And the Python-declared weight, below its bound however far: the bound.
+    with pytest.raises(ValueError, match=r"weight must be >= 0"):
+        cls(weight=-(10**400))
+
+
+def test_shown_keeps_four_digits_and_the_exponent():
+    from contextsteer._checks import shown
+
+    assert shown(10**300) == "1.000e+300"
+    assert shown(-(10**5000)) == "-1.000e+5000"
+    assert shown(123456789 * 10**20) == "1.234e+28"
+    assert shown(10**20 - 1) == "99999999999999999999" and shown(10**20) == "1.000e+20"
+    assert shown(12345) == "12345" and shown(1.5) == "1.5"

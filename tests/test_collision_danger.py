@@ -2648,3 +2648,44 @@ def test_wall_speed_alone_does_not_count_a_neighbour_hidden_behind_a_wall():
     # to the centre at x = 0): in sight all the same.
     alone, on, off = rows([[-10.0, 0.0, 0.05, 0.0], [1.0, 0.0, 10.0, 0.0]])
     assert same(alone, off) and not same(on, off)
+
+
+def test_unstick_gives_a_slow_lone_agent_with_no_way_to_its_target_creep_candidates():
+    # unstick's lone-agent rule (fuzz round 27's bends): a dead end along x, the agent in
+    # it 0.15 m from the end wall and 0.05 m from the ceiling, its target up through the
+    # ceiling. The only slot that can move leads back, away from the target. Oracle: when
+    # the agent is alone (or its one neighbour is hidden behind the floor), slow and its
+    # target ahead of the wall, the row of creep=True (oracle-checked) in the slots that
+    # cannot move, and the slot back capped below the slowest level (dashing back was the
+    # pacing); the row with unstick off when a neighbour is in sight, it moves faster
+    # than half the slowest level, or a slot towards the target can move.
+    world = cs.World()
+    world.add_segments([[-10.0, 0.0, 2.0, 0.0], [-10.0, 1.0, 2.0, 1.0], [2.0, 0.0, 2.0, 1.0]])
+
+    def rows(extra=(), v=(0.0, 0.0), target=(1.5, 5.0), **opt):
+        a = cs.Agents(3)
+        a.add([[1.4, 0.5]], velocity=[v], radius=0.4, max_speed=1.3, target=[target])
+        for p in extra:
+            a.add([p], radius=0.3, max_speed=1.3, target=[p])
+        kw = dict(horizon=2.4, speeds=4, margin=0.05, past_target=True, **opt)
+        return make(**kw).evaluate(a, 16, world=world)
+
+    def same(x, y):
+        return np.array_equal(x.speed[0], y.speed[0]) and np.array_equal(x.danger[0], y.danger[0])
+
+    off = rows(unstick=False)
+    back = (off.speed[0] > 0) & (off.danger[0] == 0)
+    assert np.count_nonzero(back) == 1 and off.speed[0][back][0] == 1.0  # back, at full speed
+    lone, creep = rows(unstick=True), rows(creep=True)
+    np.testing.assert_array_equal(lone.speed[0][~back], creep.speed[0][~back])
+    assert np.count_nonzero(lone.speed[0][~back]) == 15
+    assert 0.2 < lone.speed[0][back][0] <= 0.25  # below the slowest level, 0.325 / 1.3
+    assert not lone.danger[0].any()
+    assert same(rows(v=(-0.15, 0.0), unstick=True), lone)  # 0.15 <= 0.325 / 2
+    assert same(rows(extra=[(1.0, -1.0)], unstick=True), lone)
+    # Not alone, not slow, or a way towards the target: as without the rule.
+    seen = [(-1.0, 0.5)]
+    assert same(rows(extra=seen, unstick=True), rows(extra=seen, unstick=False))
+    assert same(rows(v=(-0.2, 0.0), unstick=True), rows(v=(-0.2, 0.0), unstick=False))
+    behind = (-5.0, 0.5)
+    assert same(rows(target=behind, unstick=True), rows(target=behind, unstick=False))

@@ -290,7 +290,9 @@ def test_a_cup_of_walls_is_left_by_the_route_and_layers_choose_what_counts():
     world.add_polyline(cup, layers=2)
     sim, agents = _sim(np.zeros((0, 2), np.float32), world=world)
     best, _ = _walk(sim, agents, None, 40.0)
-    assert best > 3.0
+    # Never out of the cup: inside it the body's centre stays within 1.6 - 0.3 m of
+    # (3, 0) (less the chords' 3 cm sagitta), at least 2.67 m from the goal.
+    assert best > 2.6
 
     sim, agents = _sim(np.zeros((0, 2), np.float32), world=world)
     detour = cs.Detour(sim)

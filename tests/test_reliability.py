@@ -488,6 +488,51 @@ def test_ctrl_c_interrupts_a_build_in_a_child_forked_from_another_thread():
     assert "child 7" in r.stdout, (r.stdout, r.stderr[-800:])
 
 
+def test_ctrl_c_interrupts_a_build_when_threading_was_first_imported_from_a_worker():
+    """On Python 3.11 threading.main_thread() is whichever thread imported threading
+    first. A poll that trusted it asked for Ctrl-C from the wrong thread: the real main
+    thread ran its builds to the end, and a daemon thread given the worker's old ident
+    aborted at exit (fuzz round 28). Here site (whose .pth files import threading) and the
+    library are imported from a _thread worker, with `python -S`; the rebuild in the main
+    thread must stop inside, keeping the old goal."""
+    code = """
+        import sys, _thread, time, signal
+        done = []
+        def worker():
+            import site
+            site.main()
+            import contextsteer
+            done.append(contextsteer)
+        _thread.start_new_thread(worker, ())
+        while not done:
+            time.sleep(0.01)
+        cs = done[0]
+        import threading
+        import numpy as np
+        print("worker is main", threading.main_thread().ident != _thread.get_ident())
+        rng = np.random.default_rng(0)
+        w = cs.World(); w.add_circles(rng.uniform(0, 300, (3000, 2)), np.full(3000, 0.5))
+        f = cs.NavField(w, [[1, 1]], cell=0.2, share=False)
+        def interrupt(*_):
+            raise KeyboardInterrupt
+        signal.signal(signal.SIGALRM, interrupt)
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        try:
+            f.set_goals([[250, 250]])
+        except KeyboardInterrupt:
+            pass
+        print("stopped inside", bool(f.distance([[250, 250]])[0] > 10), flush=True)
+    """
+    r = subprocess.run(
+        [sys.executable, "-S", "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr[-800:]
+    assert "stopped inside True" in r.stdout, (r.stdout, r.stderr[-800:])
+
+
 def test_ctrl_c_interrupts_a_long_spread():
     """spread's work is N·K·L: a ring of 4096 slots with a kernel as long takes about 10 ms
     a row, so thousands of rows took minutes with no way to stop them. A SIGINT raises

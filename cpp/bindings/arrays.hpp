@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -33,29 +34,25 @@ inline constexpr float kMaxCoordinate = 1e8f;
 /// Shape pattern entry that accepts any extent.
 inline constexpr py::ssize_t kAny = -1;
 
-/// The ident (PyThread_get_thread_ident) of the interpreter's main thread, set when the
-/// module is imported (from threading.main_thread(), whichever thread imports it) and in
-/// a child after os.fork (the forking thread).
-inline unsigned long& main_thread_ident() {
-  static unsigned long ident = 0;
-  return ident;
-}
-
-/// Whether Ctrl-C (or another signal whose Python handler raised) arrived, asked from a
-/// stretch of C++ work that released the GIL: takes the GIL to ask. When true, the
-/// error is set; the caller stops and throws py::error_already_set once it holds the GIL.
-/// Only the main thread asks. Python runs signal handlers there alone (elsewhere
-/// PyErr_CheckSignals returns 0 at once), and another thread must not take the GIL here:
-/// a daemon thread that asks for it while the interpreter finalizes is ended with
-/// pthread_exit, whose unwind from this poll reached GilRelease's destructor, which asked
-/// again during the unwind: std::terminate at exit (a NavField or route building in a
-/// daemon thread). A check of Py_IsFinalizing before asking left a window between the
-/// check and the ask (a rare abort in the reliability test). Off the main thread the
-/// build now runs on to its end, where GilRelease ends the thread outside any unwind.
-inline bool interrupt_requested() {
-  if (PyThread_get_thread_ident() != main_thread_ident()) return false;
-  const py::gil_scoped_acquire gil;
-  return PyErr_CheckSignals() != 0;
+/// A Ctrl-C poll for a stretch of C++ work that is about to release the GIL (NavField and
+/// route builds), made while the calling thread holds the GIL. The poll takes the GIL to
+/// ask whether Ctrl-C (or another signal whose Python handler raised) arrived; when true,
+/// the error is set, and the caller stops and throws py::error_already_set once it holds
+/// the GIL. Off the thread where Python runs its signal handlers (_PyOS_IsMainThread: the
+/// interpreter's main thread, or a forked child's only thread) the poll is empty:
+/// PyErr_CheckSignals returns 0 there at once, and a daemon thread that asked for the GIL
+/// while the interpreter finalized was ended with pthread_exit, whose unwind from the poll
+/// reached GilRelease's destructor, which asked again during the unwind: std::terminate
+/// at exit. (A check of Py_IsFinalizing before the ask left a window between check and
+/// ask, 1 abort in 60 runs under load; threading.main_thread() names the wrong thread
+/// when threading was first imported from another thread.) Off the main thread the build
+/// runs on to its end, where GilRelease ends a daemon thread outside any unwind.
+inline std::function<bool()> interrupt_poll() {
+  if (!_PyOS_IsMainThread()) return {};
+  return [] {
+    const py::gil_scoped_acquire gil;
+    return PyErr_CheckSignals() != 0;
+  };
 }
 
 /// "(N, 2)"-style text of a shape pattern, with names for the wildcard dimensions.

@@ -4,8 +4,6 @@
 // bindings; helpers shared by several areas live in arrays.*, in_use.*, agents.hpp.
 #include <pybind11/pybind11.h>
 
-#include "arrays.hpp"
-
 namespace py = pybind11;
 
 namespace contextsteer::bindings {
@@ -26,14 +24,6 @@ void bind_nav(py::module_& m);
 PYBIND11_MODULE(_core, m) {
   m.doc() = "contextsteer C++ core (use the public API in the contextsteer package)";
   using namespace contextsteer::bindings;
-  main_thread_ident() =
-      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
-  // A child forked from another thread has that thread for its main thread (the only one
-  // left, where Python now runs its signal handlers).
-  m.def("_main_thread_after_fork", [] { main_thread_ident() = PyThread_get_thread_ident(); });
-  const auto os = py::module_::import("os");
-  if (py::hasattr(os, "register_at_fork"))
-    os.attr("register_at_fork")(py::arg("after_in_child") = m.attr("_main_thread_after_fork"));
   bind_runtime(m);
   bind_modes(m);
   bind_maps(m);

@@ -67,6 +67,7 @@ bool build_fields(PyNavField& self, const py::object& world, std::vector<NavGoal
       py::module_::import("contextsteer.maps").attr("_physical_memory")().cast<double>();
   auto t0 = std::chrono::steady_clock::now();
   auto next = std::make_shared<NavField>();
+  const auto poll = interrupt_poll();  // (asked with the GIL held)
   {
     // A new field no reader can see yet: queries and steps in other threads keep
     // reading the one they hold.
@@ -74,8 +75,7 @@ bool build_fields(PyNavField& self, const py::object& world, std::vector<NavGoal
     try {
       // Ctrl-C about every 20 ms of the build (NavField::StopPoll).
       // Its own copy of the goals: another thread may set new ones meanwhile.
-      next->build(*snap, goals, self.cell, self.radius, self.layers, self.margin, memory,
-                  interrupt_requested);
+      next->build(*snap, goals, self.cell, self.radius, self.layers, self.margin, memory, poll);
     } catch (const std::invalid_argument& e) {
       py::gil_scoped_acquire acquire;
       throw py::value_error(e.what());
@@ -297,12 +297,12 @@ void bind_nav(py::module_& m) {
         std::vector<std::int64_t> offsets;
         std::size_t corners = 0;
         bool stopped = false;
+        const auto poll = interrupt_poll();  // (asked with the GIL held)
         {
           GilRelease release;
           Router r;
           // Ctrl-C between blocks of the graph's pair tests.
-          stopped =
-              !r.build(*snap, static_cast<float>(radius), layers, arc_points, interrupt_requested);
+          stopped = !r.build(*snap, static_cast<float>(radius), layers, arc_points, poll);
           if (!stopped) {
             corners = r.corners().size() / 2;
             route_all(r, s.span(), g.span(), pts, offsets);

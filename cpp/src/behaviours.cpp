@@ -1028,8 +1028,9 @@ bool can_move(const float* speed, const float* danger, std::size_t k) {
 
 /// Each slot offers creep's candidate from standing, the fastest speed below `step` (a
 /// level's speed, m/s) that is safe all the way from standing under b, taken with danger
-/// 0 where it is above 0. `wall` is the slots' wall distances at b's margin when a wall
-/// is near, else null. Returns whether any slot took one.
+/// 0 where it is above 0 (in place of the slot's level, even a faster one: see
+/// unstick_row). `wall` is the slots' wall distances at b's margin when a wall is near,
+/// else null. Returns whether any slot took one.
 bool creep_from_standing(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                          const float* dx, const float* dy, std::size_t k, float step,
                          const float* wall, float top, float* speed, float* danger) {
@@ -1074,13 +1075,51 @@ void walls_past_target(const BehaviourInputs& in, std::size_t i, const float* dx
   }
 }
 
+/// Whether agent i is alone for CollisionDanger's lone-agent rules: no listed neighbour
+/// some candidate could meet within the horizon (`threat`, from the fold), or none of
+/// them in sight (threat_in_sight; asked only when needed: it casts rays).
+struct Alone {
+  bool threat = false;
+  const World* world = nullptr;  // the walls, when near
+  Vec2 x{};
+  std::span<const Vec2> threats;  // as threat_in_sight reads them
+  std::uint32_t layers = 0;
+  bool operator()() const {
+    return !threat || (world && !threat_in_sight(*world, x, threats, layers));
+  }
+};
+
+/// Whether agent i may need unstick's lone-agent rule (see unstick_row), asked before the
+/// fold so that only such agents keep their threats for the sight test.
+bool may_unstick_alone(const CollisionDanger& b, const AgentsView& a, std::size_t i, float step) {
+  return b.unstick && !b.creep && b.walls && a.target &&
+         length(load2(a.velocity, i)) <= 0.5f * step &&
+         length(load2(a.target, i) - load2(a.position, i)) > a.radius[i];
+}
+
 /// CollisionDanger's unstick (see behaviours.hpp): when standing is safe (ttc[0..k), the
 /// standing row, reaches the horizon) and no slot can move, creep's candidates from
-/// standing (creep_from_standing).
+/// standing (creep_from_standing). An agent alone (no neighbour in sight could meet it),
+/// walls near, moving at most half the slowest level's speed and more than a radius
+/// from its target takes them as well when no slot can move towards its target (within
+/// 90° of it): the levels keep it a level's horizon from the wall ahead, and at a bend
+/// or a door it barely fits the only courses left lead back; taking them, it paced for
+/// good in front of a bend (docs/crowd.md, "Bends"). Those courses away from the target
+/// are taken below the slowest level too, as creep's candidates are: dashing back at the
+/// level's speed and creeping in again was the pacing. Once the agent moves faster than
+/// half the slowest level the levels are its candidates again.
 void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                  const float* dx, const float* dy, std::size_t k, const float* ttc, float step,
-                 const float* wall, float top, float* speed, float* danger) {
-  if (!b.unstick || b.creep || !(ttc[0] >= b.horizon) || can_move(speed, danger, k)) return;
+                 const float* wall, float top, float* speed, float* danger, const Alone& alone) {
+  if (!b.unstick || b.creep || !(ttc[0] >= b.horizon)) return;
+  if (can_move(speed, danger, k)) {
+    const AgentsView& a = in.agents;
+    if (!wall || !may_unstick_alone(b, a, i, step)) return;
+    const Vec2 g = load2(a.target, i) - load2(a.position, i);
+    for (std::size_t q = 0; q < k; ++q)
+      if (speed[q] > 0.0f && danger[q] == 0.0f && dx[q] * g.x + dy[q] * g.y > 0.0f) return;
+    if (!alone()) return;
+  }
   creep_from_standing(b, in, i, dx, dy, k, step, wall, top, speed, danger);
 }
 
@@ -1155,7 +1194,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // 5,406 instructions an agent a step.
   float still = inf;    // TTC at speed 0, over all neighbours
   bool threat = false;  // a listed neighbour some candidate could meet within the horizon
-  const bool keep_threats = b.wall_speed_alone && !b.wall_speed;
+  const bool keep_threats =
+      (b.wall_speed_alone && !b.wall_speed) || may_unstick_alone(b, a, i, step);
   sc.threats.clear();
   const bool avx2 = detail::use_avx2();
   const PastTarget pt = past_target_of(b, a, i);
@@ -1283,10 +1323,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // within the horizon at any candidate (the list's own reach is shared with every
   // behaviour and the fastest agent: one fast agent anywhere took every agent's).
   // A threat every line of sight to which crosses a wall does not count (threat_in_sight).
-  const bool wall_speed =
-      b.wall_speed ||
-      (b.wall_speed_alone &&
-       (!threat || (walls_near && !threat_in_sight(*in.world, xi, sc.threats, b.layers))));
+  const Alone alone{threat, walls_near ? in.world : nullptr, xi, sc.threats, b.layers};
+  const bool wall_speed = b.wall_speed || (b.wall_speed_alone && alone());
   const bool extras = b.creep || (wall_speed && walls_near);  // the opt-in candidates below
   // pairs_in_lanes(b, in, i) for velocity_pair_ttc, asked on the first slot that needs it.
   int lanes_known = -1;
@@ -1295,7 +1333,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
     return lanes_known == 1;
   };
   if (!extras && avx2 && levels_to_maps_avx2(ttc, k, S, b.horizon, scale, speed, danger)) {
-    unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger);
+    unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger,
+                alone);
     squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
     return;
   }
@@ -1352,7 +1391,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
       }
     }
   }
-  unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger);
+  unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger,
+              alone);
   squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
 }
 

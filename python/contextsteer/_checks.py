@@ -135,6 +135,23 @@ def agents(owner: str, value: Any) -> None:
         )
 
 
+def shown(value: Any) -> str:
+    """``value`` for an error message: an int of more than 20 digits by its first four
+    digits and its exponent (10**300 is "1.000e+300", not 301 digits; str() of an int
+    past 4300 digits raises), anything else as its repr."""
+    if is_int(value) and not isinstance(value, (bool, np.bool_)):
+        n = abs(int(value))
+        if n >= 10**20:
+            e = int(math.log10(n))  # (rounded: set right below)
+            while 10**e > n:
+                e -= 1
+            while 10 ** (e + 1) <= n:
+                e += 1
+            lead = str(n // 10 ** (e - 3))
+            return f"{'-' if int(value) < 0 else ''}{lead[0]}.{lead[1:]}e+{e}"
+    return repr(value)
+
+
 def flag(what: str, value: Any) -> bool:
     """``value`` as a bool: ``True``, ``False`` (NumPy's too) or the ints 0 and 1, else a
     ``TypeError`` naming ``what``. ``bool(value)`` would read ``"no"``, ``"false"``, ``nan``
@@ -143,7 +160,7 @@ def flag(what: str, value: Any) -> bool:
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or (is_int(value) and value in (0, 1)):
         return bool(value)
-    raise TypeError(f"{what} must be a bool, got {type(value).__name__} {value!r}")
+    raise TypeError(f"{what} must be a bool, got {type(value).__name__} {shown(value)}")
 
 
 def integer(what: str, value: Any, low: int, high: int) -> int:
@@ -156,7 +173,7 @@ def integer(what: str, value: Any, low: int, high: int) -> int:
         raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}")
     v = int(value)
     if not low <= v <= high:
-        raise ValueError(f"{what} must be in [{low}, {high}], got {v}")
+        raise ValueError(f"{what} must be in [{low}, {high}], got {shown(v)}")
     return v
 
 

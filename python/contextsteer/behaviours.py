@@ -104,17 +104,6 @@ def _slot_directions(directions: Any) -> np.ndarray:
     return d
 
 
-def _shown(value: Any) -> str:
-    """``value`` for an error message: an int of more than 20 digits as its leading digits
-    and exponent (10**300 is "1.000e+300", not 301 digits), anything else as its repr."""
-    if _checks.is_int(value) and not isinstance(value, bool):
-        digits = str(abs(int(value)))
-        if len(digits) > 20:
-            sign = "-" if int(value) < 0 else ""
-            return f"{sign}{digits[0]}.{digits[1:4]}e+{len(digits) - 1}"
-    return repr(value)
-
-
 def _number(
     owner: str,
     name: str,
@@ -133,9 +122,13 @@ def _number(
     try:
         v = float(value)
     except OverflowError:  # an int past float64 (10**400)
+        if int(value) < 0 and low > -math.inf:  # below the bound, however far (as -1)
+            raise ValueError(
+                f"{owner}: {name} must be {'>' if strict else '>='} {low}, "
+                f"got {_checks.shown(value)}"
+            ) from None
         raise ValueError(
-            f"{owner}: {name} must be below 2^60 (1.15e18) in magnitude, got an int of "
-            f"{int(value).bit_length()} bits"
+            f"{owner}: {name} must be below 2^60 (1.15e18) in magnitude, got {_checks.shown(value)}"
         ) from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise ValueError(f"{owner}: {name} must be finite, got {v}")
@@ -145,7 +138,9 @@ def _number(
         limit = _checks.MAX_COORDINATE if length else _MAX_MAGNITUDE
         if not (abs(v) <= limit if length else abs(v) < limit):
             what = "at most 1e8" if length else "below 2^60 (1.15e18)"
-            raise ValueError(f"{owner}: {name} must be {what} in magnitude, got {_shown(value)}")
+            raise ValueError(
+                f"{owner}: {name} must be {what} in magnitude, got {_checks.shown(value)}"
+            )
         # The core stores it as a float32: 1e-300 > 0 but becomes 0.0 there, which the
         # core refused later without naming the behaviour.
         if strict and (stored := float(np.float32(v))) <= low:
@@ -182,7 +177,8 @@ def _frozen_copy(a: np.ndarray, dtype: Any = None) -> np.ndarray:
 def _choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ValueError(
-            f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
+            f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, "
+            f"got {_checks.shown(value)}"
         )
     return value
 
@@ -329,7 +325,9 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
             raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__}")
         if kind == "layers":
             if not 0 <= int(value) < 2**32:
-                raise ValueError(f"{owner}: {name} must be in [0, 2**32), got {value}")
+                raise ValueError(
+                    f"{owner}: {name} must be in [0, 2**32), got {_checks.shown(value)}"
+                )
             return int(value)
         v: float | int = int(value)
     lo, hi = p["lo"], p["hi"]
@@ -352,7 +350,9 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
             # float64 on a side the range leaves open (the 2^60 bound).
             huge_int = math.isinf(x) and _checks.is_int(value)
             if math.isfinite(x) or (huge_int and math.isfinite(hi if x > 0 else lo)):
-                raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {_shown(value)}")
+                raise ValueError(
+                    f"{owner}: {name} must be {_interval(p)}, got {_checks.shown(value)}"
+                )
         # (Inside its own range, a value passes _number's 2^60 bound unless the range
         # itself reaches past it.)
         v = _number(owner, name, value, low=-math.inf)
@@ -360,7 +360,7 @@ def _checked(owner: str, p: dict, value: Any) -> Any:
     # A number is checked as given and as the float32 the core stores: 1 - 1e-9 is in
     # [0, 1) but becomes 1.0 there (a reciprocity of 1 divides by zero).
     if outside(v):
-        raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {_shown(value)}")
+        raise ValueError(f"{owner}: {name} must be {_interval(p)}, got {_checks.shown(value)}")
     if kind == "number" and outside(float(np.float32(v))):
         raise ValueError(
             f"{owner}: {name} must be {_interval(p)} as a float32, got {value} "
@@ -1605,11 +1605,20 @@ class CollisionDanger(Behaviour):
         1.71 against 1.63°/step, worst seed 90 % home against 95 %; docs/crowd.md). The
         ``evacuation`` scenario uses it.
     unstick : bool
-        Off by default. ``creep``'s candidates, but only for an agent that would
-        otherwise stand: standing is safe and no slot has a safe moving level. In a dead
-        end's packed queue facing the wall, the way out can lie between two slots that
-        each graze a wall within the horizon at the slowest level, and the queue stood
-        for good; a slower candidate along those slots is safe. Ignored with ``creep``.
+        Off by default (on in ``CROWD``). ``creep``'s candidates, but only for an agent
+        that would otherwise stand: standing is safe and no slot has a safe moving level.
+        In a dead end's packed queue facing the wall, the way out can lie between two
+        slots that each graze a wall within the horizon at the slowest level, and the
+        queue stood for good; a slower candidate along those slots is safe. Also for an
+        agent alone (no neighbour in sight could meet it within the horizon, as for
+        ``wall_speed_alone``), walls near, moving at most half the slowest level's speed
+        and more than a radius from its target, when no slot within 90° of its target
+        can move: the slots that cannot move then offer creep's candidates. A lone agent
+        at a 90° bend leaving it 0.1–0.2 m of room must come within centimetres of the
+        wall ahead; the levels keep it ``max_speed/S·horizon`` away, and it took the
+        only courses left, back along the corridor, and paced before the bend for good
+        (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s without the rule, none with it;
+        docs/crowd.md, "Bends"). Ignored with ``creep``.
     squeeze : float in [0, 1]
         Off by default (1). The share of ``margin`` kept by an agent that would still
         stand after ``creep`` and ``unstick``: standing is safe and no slot has a safe
@@ -1837,11 +1846,12 @@ class CollisionDanger(Behaviour):
         reach a door it barely fits. With the levels alone the slowest moving candidate
         comes no nearer a wall than ``max_speed/S·wall_horizon``, so a lone agent at a
         90° bend whose corridor leaves it 0.1–0.2 m of room paced before the bend for good
-        (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s; with it none; docs/crowd.md,
-        "Bends: the wall-limited speed for lone agents"). Agents with neighbours keep
-        the levels, as ``wall_speed`` for all costs the bottleneck's stragglers. Not in
-        ``CROWD``: a lone monster at 3-4 m/s then closes on the wall beside a door it
-        barely fits and paces along it (3 of 6 starts not through in 40 s).
+        (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s without either this option or
+        ``unstick``'s lone-agent rule, which ``CROWD`` has; with either, none;
+        docs/crowd.md, "Bends"). Agents with neighbours keep the levels, as
+        ``wall_speed`` for all costs the bottleneck's stragglers. Not in ``CROWD``: a
+        lone monster at 3-4 m/s then closes on the wall beside a door it barely fits and
+        paces along it (3 of 6 starts not through in 40 s).
 
     Notes
     -----

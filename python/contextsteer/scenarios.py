@@ -925,7 +925,7 @@ nudged seeds 0–15, contacts of five nudged circle-250 runs scored); it takes
 much a step as the default on the hallway and the crossing and 11 / 8 % less at the
 bottleneck and the doorway, with no contact and as many agents home, but it turns more on
 the circles (circle-250 0.43 against 0.37°/step, circle-64 0.78 against 0.63) and in the
-pillar rooms, and takes 4–10 % longer on the circles: docs/crowd.md, "A search for the
+pillar rooms, and takes 3–10 % longer on the circles: docs/crowd.md, "A search for the
 chord shape". Read-only."""
 
 CROWD_COUNTERFLOW: Mapping[str, float] = CROWD

@@ -306,6 +306,12 @@ struct BehaviourSpec<WallDanger> {
 /// taken with danger 0 when faster than the slot's fastest safe level (0 when none is
 /// safe): continuous speeds below the first unsafe level, as ORCA has, so that agents in
 /// a packed crowd edge into the gaps instead of all standing still.
+/// With `unstick` (and not `creep`), creep's candidates for an agent that would otherwise
+/// stand (standing safe, no slot can move), and for an agent alone (no neighbour in sight
+/// could meet it, as for wall_speed_alone), walls near, moving at most half the slowest
+/// level's speed and more than r_i from its target, when no slot within 90° of the target
+/// can move: its slots that cannot move offer them (unstick_row). A lone agent at a bend it
+/// barely fits otherwise took the only courses left, back along the corridor, and paced.
 /// With `squeeze` < 1, an agent that still has no safe moving candidate after all of the
 /// above (standing is safe, every slot's candidate is standing or unsafe) tries creep's
 /// candidates from standing once more with its margin cut to squeeze·margin, against the
@@ -441,7 +447,8 @@ struct BehaviourSpec<CollisionDanger> {
       flag("creep", &CollisionDanger::creep,
            "a slot offers the fastest speed safe all the way from standing, between the levels"),
       flag("unstick", &CollisionDanger::unstick,
-           "creep's candidates for an agent whose every safe candidate is standing still"),
+           "creep's candidates for an agent whose every safe candidate is standing still, "
+           "or slow and alone by walls with no way towards its target"),
       number("squeeze", &CollisionDanger::squeeze, count_range(0, 1),
              "share of the margin kept by an agent with no other safe way to move (1: off)"),
       flag("past_target", &CollisionDanger::past_target,
