@@ -447,6 +447,30 @@ def test_exiting_while_a_daemon_thread_is_inside_a_step_does_not_abort():
         assert r.returncode == 0 and "terminate called" not in r.stderr, (pause, r.stderr[-800:])
 
 
+# A field whose rebuild takes about a second, and whether an alarm raising
+# KeyboardInterrupt 50 ms into a rebuild stopped it inside: the field then keeps its old
+# goal, where a rebuild run to its end (Ctrl-C heard only on the way back to Python) has
+# the new one.
+_REBUILD_STOPPED = textwrap.dedent("""
+    import signal
+    import numpy as np
+    import contextsteer as cs
+    rng = np.random.default_rng(0)
+    w = cs.World(); w.add_circles(rng.uniform(0, 300, (3000, 2)), np.full(3000, 0.5))
+    f = cs.NavField(w, [[1, 1]], cell=0.2, share=False)
+    def interrupt(*_):
+        raise KeyboardInterrupt
+    def stopped_inside():
+        signal.signal(signal.SIGALRM, interrupt)
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        try:
+            f.set_goals([[250, 250]])
+        except KeyboardInterrupt:
+            pass
+        return bool(f.distance([[250, 250]])[0] > 10)
+""")
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
 def test_ctrl_c_interrupts_a_build_in_a_child_forked_from_another_thread():
     """Builds ask for Ctrl-C from the main thread only (where Python runs its signal
@@ -456,22 +480,8 @@ def test_ctrl_c_interrupts_a_build_in_a_child_forked_from_another_thread():
     rebuild stopped inside keeps the field's old goal; one run to its end (Ctrl-C heard
     only on the way back to Python) has the new goal. The same in the parent's main
     thread is the control."""
-    code = """
-        import os, signal, threading
-        import numpy as np, contextsteer as cs
-        rng = np.random.default_rng(0)
-        w = cs.World(); w.add_circles(rng.uniform(0, 300, (3000, 2)), np.full(3000, 0.5))
-        f = cs.NavField(w, [[1, 1]], cell=0.2, share=False)
-        def interrupt(*_):
-            raise KeyboardInterrupt
-        def stopped_inside():
-            signal.signal(signal.SIGALRM, interrupt)
-            signal.setitimer(signal.ITIMER_REAL, 0.05)
-            try:
-                f.set_goals([[250, 250]])
-            except KeyboardInterrupt:
-                pass
-            return bool(f.distance([[250, 250]])[0] > 10)
+    code = _REBUILD_STOPPED + textwrap.dedent("""
+        import os, threading
         def fork_here():
             pid = os.fork()
             if pid == 0:
@@ -481,7 +491,7 @@ def test_ctrl_c_interrupts_a_build_in_a_child_forked_from_another_thread():
         t.start()
         t.join()
         print("parent", stopped_inside(), flush=True)
-    """
+    """)
     r = run_isolated(code, timeout=120)
     assert r.returncode == 0, r.stderr[-800:]
     assert "parent True" in r.stdout, (r.stdout, r.stderr[-800:])
@@ -495,8 +505,9 @@ def test_ctrl_c_interrupts_a_build_when_threading_was_first_imported_from_a_work
     aborted at exit (fuzz round 28). Here site (whose .pth files import threading) and the
     library are imported from a _thread worker, with `python -S`; the rebuild in the main
     thread must stop inside, keeping the old goal."""
-    code = """
-        import sys, _thread, time, signal
+    code = (
+        textwrap.dedent("""
+        import sys, _thread, time
         done = []
         def worker():
             import site
@@ -506,25 +517,16 @@ def test_ctrl_c_interrupts_a_build_when_threading_was_first_imported_from_a_work
         _thread.start_new_thread(worker, ())
         while not done:
             time.sleep(0.01)
-        cs = done[0]
         import threading
-        import numpy as np
         print("worker is main", threading.main_thread().ident != _thread.get_ident())
-        rng = np.random.default_rng(0)
-        w = cs.World(); w.add_circles(rng.uniform(0, 300, (3000, 2)), np.full(3000, 0.5))
-        f = cs.NavField(w, [[1, 1]], cell=0.2, share=False)
-        def interrupt(*_):
-            raise KeyboardInterrupt
-        signal.signal(signal.SIGALRM, interrupt)
-        signal.setitimer(signal.ITIMER_REAL, 0.05)
-        try:
-            f.set_goals([[250, 250]])
-        except KeyboardInterrupt:
-            pass
-        print("stopped inside", bool(f.distance([[250, 250]])[0] > 10), flush=True)
-    """
+    """)
+        + _REBUILD_STOPPED
+        + textwrap.dedent("""
+        print("stopped inside", stopped_inside(), flush=True)
+    """)
+    )
     r = subprocess.run(
-        [sys.executable, "-S", "-c", textwrap.dedent(code)],
+        [sys.executable, "-S", "-c", code],
         capture_output=True,
         text=True,
         timeout=120,
