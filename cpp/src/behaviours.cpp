@@ -438,7 +438,7 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
 struct CollisionScratch {
   std::vector<float> dx, dy, ttc, one;  // one: a neighbour's own TTC table (past_target)
   std::vector<std::uint8_t> past;       // per slot: the neighbour is left out (past_target)
-  std::vector<Vec2> threats;            // (p, ρ) of each threat disc, kept for wall_speed_alone
+  std::vector<Vec2> threats;            // (p, ρ) of each threat disc, for the lone-agent rules
   WallScratch walls;
   void reserve(std::size_t k, std::size_t s) {
     if (dx.size() < k) {
@@ -456,8 +456,9 @@ struct CollisionScratch {
 /// Whether some threat disc (relative position p, its own radius ρ, listed as pairs p, (ρ, 0)
 /// in `threats`) is in sight of the agent at x: one of the rays from x to the disc's centre
 /// and to its two points across the line of sight meets no wall of `layers` on the way.
-/// (wall_speed_alone: a neighbour behind a wall, in the next room or corridor, cannot come
-/// near on a straight course; one that walks round into sight counts from then on.)
+/// (wall_speed_alone and unstick's lone-agent rule: a neighbour behind a wall, in the next
+/// room or corridor, cannot come near on a straight course; one that walks round into
+/// sight counts from then on.)
 bool threat_in_sight(const World& w, Vec2 x, std::span<const Vec2> threats, std::uint32_t layers) {
   for (std::size_t t = 0; t + 1 < threats.size(); t += 2) {
     const Vec2 p = threats[t];
@@ -1026,11 +1027,11 @@ bool can_move(const float* speed, const float* danger, std::size_t k) {
   return false;
 }
 
-/// Each slot offers creep's candidate from standing, the fastest speed below `step` (a
-/// level's speed, m/s) that is safe all the way from standing under b, taken with danger
-/// 0 where it is above 0 (in place of the slot's level, even a faster one: see
-/// unstick_row). `wall` is the slots' wall distances at b's margin when a wall is near,
-/// else null. Returns whether any slot took one.
+/// Each slot that cannot move (no speed above 0 with danger 0) offers creep's candidate
+/// from standing, the fastest speed below `step` (a level's speed, m/s) that is safe all
+/// the way from standing under b, taken with danger 0 where it is above 0 (a slot that
+/// can move keeps its level, at least `step`). `wall` is the slots' wall distances at b's
+/// margin when a wall is near, else null. Returns whether any slot took one.
 bool creep_from_standing(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                          const float* dx, const float* dy, std::size_t k, float step,
                          const float* wall, float top, float* speed, float* danger) {
@@ -1038,6 +1039,7 @@ bool creep_from_standing(const CollisionDanger& b, const BehaviourInputs& in, st
   const bool lanes = pairs_in_lanes(b, in, i);
   bool moved = false;
   for (std::size_t q = 0; q < k; ++q) {
+    if (speed[q] > 0.0f && danger[q] == 0.0f) continue;
     const float s =
         creep_speed(b, in, i, Vec2{dx[q], dy[q]}, wall ? wall[q] : inf, 0.0f, step, lanes);
     if (s > 0.0f) {
@@ -1104,10 +1106,9 @@ bool may_unstick_alone(const CollisionDanger& b, const AgentsView& a, std::size_
 /// from its target takes them as well when no slot can move towards its target (within
 /// 90° of it): the levels keep it a level's horizon from the wall ahead, and at a bend
 /// or a door it barely fits the only courses left lead back; taking them, it paced for
-/// good in front of a bend (docs/crowd.md, "Bends"). Those courses away from the target
-/// are taken below the slowest level too, as creep's candidates are: dashing back at the
-/// level's speed and creeping in again was the pacing. Once the agent moves faster than
-/// half the slowest level the levels are its candidates again.
+/// good in front of a bend (docs/crowd.md, "Bends"). The slots that can move keep their
+/// levels (capping them below the slowest level too turned one more bend of 216, but
+/// held an agent crawling round a room at a quarter of its speed for seconds).
 void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                  const float* dx, const float* dy, std::size_t k, const float* ttc, float step,
                  const float* wall, float top, float* speed, float* danger, const Alone& alone) {

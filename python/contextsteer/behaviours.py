@@ -1613,7 +1613,7 @@ class CollisionDanger(Behaviour):
         agent alone (no neighbour in sight could meet it within the horizon, as for
         ``wall_speed_alone``), walls near, moving at most half the slowest level's speed
         and more than a radius from its target, when no slot within 90° of its target
-        can move: the slots that cannot move then offer creep's candidates. A lone agent
+        can move: its slots that cannot move then offer creep's candidates. A lone agent
         at a 90° bend leaving it 0.1–0.2 m of room must come within centimetres of the
         wall ahead; the levels keep it ``max_speed/S·horizon`` away, and it took the
         only courses left, back along the corridor, and paced before the bend for good

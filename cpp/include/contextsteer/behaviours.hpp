@@ -310,8 +310,8 @@ struct BehaviourSpec<WallDanger> {
 /// stand (standing safe, no slot can move), and for an agent alone (no neighbour in sight
 /// could meet it, as for wall_speed_alone), walls near, moving at most half the slowest
 /// level's speed and more than r_i from its target, when no slot within 90° of the target
-/// can move: its slots that cannot move offer them (unstick_row). A lone agent at a bend it
-/// barely fits otherwise took the only courses left, back along the corridor, and paced.
+/// can move: its slots that cannot move offer them (unstick_row). A lone agent at a bend
+/// it barely fits otherwise had only the courses back along the corridor, and paced.
 /// With `squeeze` < 1, an agent that still has no safe moving candidate after all of the
 /// above (standing is safe, every slot's candidate is standing or unsafe) tries creep's
 /// candidates from standing once more with its margin cut to squeeze·margin, against the
@@ -396,9 +396,8 @@ struct CollisionDanger {
   // Neighbours walking the agent's way count at a shorter horizon (same_way_of), off when 0.
   float same_way_horizon = 0.0f;  ///< s, in (0, horizon]: the horizon against them
   // Speed across the wanted way costs when that way is not free (weigh_by_speed), off when 0.
-  float lateral_cost = 0.0f;  ///< c >= 0: each slot's worth × max(0, 1 − c·speed·|sin θ|)
-  bool wall_speed_alone =
-      false;  ///< wall_speed's candidate for an agent no neighbour in sight can meet
+  float lateral_cost = 0.0f;      ///< c >= 0: each slot's worth × max(0, 1 − c·speed·|sin θ|)
+  bool wall_speed_alone = false;  ///< wall_speed's candidate, alone (no neighbour in sight)
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
