@@ -1091,8 +1091,8 @@ struct Alone {
   }
 };
 
-/// Whether agent i may need unstick's lone-agent rule (see unstick_row), asked before the
-/// fold so that only such agents keep their threats for the sight test.
+/// Whether agent i may need unstick's lone-agent rule (see unstick_row), asked once before
+/// the fold so that only such agents keep their threats for the sight test.
 bool may_unstick_alone(const CollisionDanger& b, const AgentsView& a, std::size_t i, float step) {
   return b.unstick && !b.creep && b.walls && a.target &&
          length(load2(a.velocity, i)) <= 0.5f * step &&
@@ -1111,11 +1111,13 @@ bool may_unstick_alone(const CollisionDanger& b, const AgentsView& a, std::size_
 /// held an agent crawling round a room at a quarter of its speed for seconds).
 void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
                  const float* dx, const float* dy, std::size_t k, const float* ttc, float step,
-                 const float* wall, float top, float* speed, float* danger, const Alone& alone) {
+                 const float* wall, float top, float* speed, float* danger, bool lone_rule,
+                 const Alone& alone) {
   if (!b.unstick || b.creep || !(ttc[0] >= b.horizon)) return;
   if (can_move(speed, danger, k)) {
+    // lone_rule: may_unstick_alone(b, a, i, step), asked before the fold.
+    if (!wall || !lone_rule) return;
     const AgentsView& a = in.agents;
-    if (!wall || !may_unstick_alone(b, a, i, step)) return;
     const Vec2 g = load2(a.target, i) - load2(a.position, i);
     for (std::size_t q = 0; q < k; ++q)
       if (speed[q] > 0.0f && danger[q] == 0.0f && dx[q] * g.x + dy[q] * g.y > 0.0f) return;
@@ -1195,8 +1197,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // 5,406 instructions an agent a step.
   float still = inf;    // TTC at speed 0, over all neighbours
   bool threat = false;  // a listed neighbour some candidate could meet within the horizon
-  const bool keep_threats =
-      (b.wall_speed_alone && !b.wall_speed) || may_unstick_alone(b, a, i, step);
+  const bool lone_rule = may_unstick_alone(b, a, i, step);
+  const bool keep_threats = (b.wall_speed_alone && !b.wall_speed) || lone_rule;
   sc.threats.clear();
   const bool avx2 = detail::use_avx2();
   const PastTarget pt = past_target_of(b, a, i);
@@ -1335,7 +1337,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   };
   if (!extras && avx2 && levels_to_maps_avx2(ttc, k, S, b.horizon, scale, speed, danger)) {
     unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger,
-                alone);
+                lone_rule, alone);
     squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
     return;
   }
@@ -1393,7 +1395,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
     }
   }
   unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger,
-              alone);
+              lone_rule, alone);
   squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
 }
 

@@ -1617,8 +1617,8 @@ class CollisionDanger(Behaviour):
         at a 90° bend leaving it 0.1–0.2 m of room must come within centimetres of the
         wall ahead; the levels keep it ``max_speed/S·horizon`` away, and it took the
         only courses left, back along the corridor, and paced before the bend for good
-        (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s without the rule, none with it;
-        docs/crowd.md, "Bends"). Ignored with ``creep``.
+        (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s without the rule; with it 0 and
+        1; docs/crowd.md, "Bends"). Ignored with ``creep``.
     squeeze : float in [0, 1]
         Off by default (1). The share of ``margin`` kept by an agent that would still
         stand after ``creep`` and ``unstick``: standing is safe and no slot has a safe
@@ -1847,7 +1847,8 @@ class CollisionDanger(Behaviour):
         comes no nearer a wall than ``max_speed/S·wall_horizon``, so a lone agent at a
         90° bend whose corridor leaves it 0.1–0.2 m of room paced before the bend for good
         (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s without either this option or
-        ``unstick``'s lone-agent rule, which ``CROWD`` has; with either, none;
+        ``unstick``'s lone-agent rule, which ``CROWD`` has; with this option none, with
+        the rule 0 and 1;
         docs/crowd.md, "Bends"). Agents with neighbours keep the levels, as
         ``wall_speed`` for all costs the bottleneck's stragglers. Not in ``CROWD``: a
         lone monster at 3-4 m/s then closes on the wall beside a door it barely fits and
