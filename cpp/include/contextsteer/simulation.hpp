@@ -363,6 +363,9 @@ class Simulation {
   /// phases_), or each alone (step 1) with time slicing or recorded maps.
   template <class Body>
   void each_deciding(std::size_t begin, std::size_t end, Body&& body) const;
+  /// Asks for the lines of the per-agent rows (the maps, neighbour lists and TTC memos) of
+  /// the current phase's agents in [b, e) (decide_in_phases).
+  void prefetch_phase_rows(std::size_t b, std::size_t e) const;
   // The phase being decided and the number of phases (1: no phases; each_deciding reads them).
   std::size_t phase_ = 0, phases_ = 1;
   /// The agents' kinematic column when any agent is kinematic, else null (plan()).
