@@ -1938,9 +1938,9 @@ void Simulation::decide_in_phases(const Plan& p) {
     parallel_for(n_, kPhaseGrain * phases, [&](std::size_t b, std::size_t e) {
       // A phase's rows are phases_ apart: 1 KB in each (N, K) map at K = 16, four to a
       // page, a stride the hardware prefetchers do not follow. Each of them missed the
-      // caches, most at the first read of the agent's neighbour list; with the lines asked
+      // caches, most at the first read of the agent's neighbour list. With the lines asked
       // for a span ahead, crowd-track-10k's velocity step went from 19.6 to 17.1 ms
-      // (medians of six runs each, one thread; deciding at once took 11.6-12.7 ms).
+      // (medians of six runs each, one thread; docs/performance.md, "Deciding in phases").
       prefetch_phase_rows(b, std::min(e, b + span));
       for (std::size_t s = b; s < e; s += span) {
         const std::size_t t = std::min(e, s + span);
