@@ -4,10 +4,13 @@ One agent per run walks an L-shaped corridor (8 m legs) on a navigation field bu
 radius, with ``crowd_steering(field=...)`` and the given ``changes``: corridors 0.9-1.4 m
 wide, radii 0.25-0.5 m, three starts across the corridor, every bend wider than
 2·(radius + margin) + 5 cm (docs/crowd.md, "Bends"). Prints the bends not turned.
+``--uturn``: 180° turns instead. Two legs side by side, parted by a 0.2 m wall and joined
+at their right ends; the goal is 4 m back along the upper leg, behind the wall.
 
     python benchmarks/bends.py                                  # CROWD as it is
     python benchmarks/bends.py --changes '{"unstick": false}'   # without its lone rule
     python benchmarks/bends.py --changes '{"wall_speed_alone": true}' --speed 3
+    python benchmarks/bends.py --uturn --speed 3
 """
 
 from __future__ import annotations
@@ -36,10 +39,29 @@ def l_corridor(width: float, length: float = 8.0) -> cs.World:
     return world
 
 
-def turns(width: float, radius: float, start_y: float, speed: float, changes: dict) -> bool:
-    """Whether the agent is within 0.2 m of its goal up the second leg after 40 s."""
-    world = l_corridor(width)
-    goal = (8.0 - width / 2, 7.4)
+WALL = 0.2  # the wall between a U's legs
+
+
+def u_corridor(width: float, length: float = 8.0) -> cs.World:
+    """Two corridors along x (y in [0, width] and [width + WALL, 2·width + WALL]), parted
+    by a wall WALL thick that ends `width` before their joined right ends."""
+    world = cs.World()
+    w, n, t = width, length, WALL
+    world.add_segments(
+        np.float32(
+            [[0, 0, n, 0], [n, 0, n, 2 * w + t], [0, 2 * w + t, n, 2 * w + t], [0, 0, 0, 2 * w + t]]
+            + [[0, w, n - w, w], [0, w + t, n - w, w + t], [n - w, w, n - w, w + t]]
+        )
+    )
+    return world
+
+
+def turns(
+    width: float, radius: float, start_y: float, speed: float, changes: dict, uturn: bool = False
+) -> bool:
+    """Whether the agent is within 0.2 m of its goal on the second leg after 40 s."""
+    world = u_corridor(width) if uturn else l_corridor(width)
+    goal = (4.0, width + WALL + width / 2) if uturn else (8.0 - width / 2, 7.4)
     field = cs.NavField(world, [goal], radius=radius, cell=min(0.05, (width - 2 * radius) / 3))
     agents = cs.Agents(1, slots=16)
     agents.add([[0.6, start_y]], radius=radius, max_speed=speed, max_accel=6.0, target=[goal])
@@ -54,6 +76,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--changes", default="{}", help="crowd_steering changes= as JSON")
     ap.add_argument("--speed", type=float, default=1.3, help="max speed, m/s (default 1.3)")
+    ap.add_argument("--uturn", action="store_true", help="180° turns round a wall's end")
     args = ap.parse_args()
     changes = json.loads(args.changes)
     runs, failed = 0, []
@@ -64,9 +87,10 @@ def main() -> None:
             for frac in (0.3, 0.5, 0.7):
                 y = radius + frac * (width - 2 * radius)
                 runs += 1
-                if not turns(width, radius, y, args.speed, changes):
+                if not turns(width, radius, y, args.speed, changes, args.uturn):
                     failed.append((width, radius, frac))
-    print(f"bends not turned: {len(failed)} of {runs} ({args.speed} m/s, changes {changes})")
+    kind = "U-turns" if args.uturn else "bends"
+    print(f"{kind} not turned: {len(failed)} of {runs} ({args.speed} m/s, changes {changes})")
     for width, radius, frac in failed:
         print(f"  corridor {width} m, radius {radius} m, start {frac:.1f} across")
 

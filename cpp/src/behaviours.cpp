@@ -264,13 +264,19 @@ void row_of(const FollowPath& b, const BehaviourInputs& in, std::size_t i, const
   accumulate_dot_row(row, in.slots, in.k, f(u), 1.0f, TargetCombine::kMax);
 }
 
+/// Agent i's field under b (its goal's index in b.field), or -1 when it has none.
+std::int64_t field_of(const FollowField& b, const AgentsView& a, std::size_t i) {
+  if (!b.field) return -1;
+  const std::int32_t g = b.select == FieldSelect::kShared  ? b.shared
+                         : b.select == FieldSelect::kGroup ? a.group[i]
+                                                           : b.field_index[i];
+  return g < 0 || static_cast<std::size_t>(g) >= b.field->count() ? -1 : g;
+}
+
 void row_of(const FollowField& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
             float* row) {
-  if (!b.field) return;
-  const std::int32_t g = b.select == FieldSelect::kShared  ? b.shared
-                         : b.select == FieldSelect::kGroup ? in.agents.group[i]
-                                                           : b.field_index[i];
-  if (g < 0 || static_cast<std::size_t>(g) >= b.field->count()) return;
+  const std::int64_t g = field_of(b, in.agents, i);
+  if (g < 0) return;
   const auto gs = static_cast<std::size_t>(g);
   const Vec2 p = load2(in.agents.position, i);
   float scale = 1.0f;
@@ -1103,8 +1109,9 @@ bool may_unstick_alone(const CollisionDanger& b, const AgentsView& a, std::size_
 /// standing row, reaches the horizon) and no slot can move, creep's candidates from
 /// standing (creep_from_standing). An agent alone (no neighbour in sight could meet it),
 /// walls near, moving at most half the slowest level's speed and more than a radius
-/// from its target takes them as well when no slot can move towards its target (within
-/// 90° of it): the levels keep it a level's horizon from the wall ahead, and at a bend
+/// from its target takes them as well when no slot can move towards its way (within 90°
+/// of it; the route's direction where in.way gives one, else the straight line to the
+/// target): the levels keep it a level's horizon from the wall ahead, and at a bend
 /// or a door it barely fits the only courses left lead back; taking them, it paced for
 /// good in front of a bend (docs/crowd.md, "Bends"). The slots that can move keep their
 /// levels (capping them below the slowest level too turned one more bend of 216, but
@@ -1118,7 +1125,16 @@ void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
     // lone_rule: may_unstick_alone(b, a, i, step), asked before the fold.
     if (!wall || !lone_rule) return;
     const AgentsView& a = in.agents;
-    const Vec2 g = load2(a.target, i) - load2(a.position, i);
+    const Vec2 pos = load2(a.position, i);
+    Vec2 g = load2(a.target, i) - pos;
+    // The route's way where the simulation follows a field (BehaviourInputs::way): round a
+    // wall's end the straight line points back through the wall, where a course can move.
+    if (in.way) {
+      const std::int64_t f = field_of(*in.way, a, i);
+      const Vec2 u =
+          f >= 0 ? in.way->field->direction_at(static_cast<std::size_t>(f), pos) : Vec2{};
+      if (u.x != 0.0f || u.y != 0.0f) g = u;
+    }
     for (std::size_t q = 0; q < k; ++q)
       if (speed[q] > 0.0f && danger[q] == 0.0f && dx[q] * g.x + dy[q] * g.y > 0.0f) return;
     if (!alone()) return;

@@ -389,6 +389,11 @@ Simulation::Plan Simulation::plan() {
   p.in.rotate_with_heading = config_.rotate;
   p.in.time = time_;
   p.in.world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
+  for (const Behaviour& b : config_.behaviours)
+    if (const auto* f = std::get_if<FollowField>(&b); f && f->field) {
+      p.in.way = f;
+      break;
+    }
   return p;
 }
 

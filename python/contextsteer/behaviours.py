@@ -1612,13 +1612,18 @@ class CollisionDanger(Behaviour):
         queue stood for good; a slower candidate along those slots is safe. Also for an
         agent alone (no neighbour in sight could meet it within the horizon, as for
         ``wall_speed_alone``), walls near, moving at most half the slowest level's speed
-        and more than a radius from its target, when no slot within 90° of its target
-        can move: its slots that cannot move then offer creep's candidates. A lone agent
-        at a 90° bend leaving it 0.1–0.2 m of room must come within centimetres of the
-        wall ahead; the levels keep it ``max_speed/S·horizon`` away, and it took the
-        only courses left, back along the corridor, and paced before the bend for good
-        (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s without the rule; with it 0 and
-        1; docs/crowd.md, "Bends"). Ignored with ``creep``.
+        and more than a radius from its target, when no slot within 90° of its way
+        can move: its slots that cannot move then offer creep's candidates. Its way is
+        the route's direction where the simulation has a :class:`FollowField` (the
+        first one's field, at the agent's position), else the straight line to its
+        target. A lone agent at a 90° bend leaving it 0.1–0.2 m of room must come within
+        centimetres of the wall ahead; the levels keep it ``max_speed/S·horizon`` away,
+        and it took the only courses left, back along the corridor, and paced before the
+        bend for good (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s without the rule;
+        with it 0 and 1). At a 180° turn round a wall's end the straight line points
+        back along the corridor just walked, where a course can move; with the route's
+        direction 0 of 72 such turns are missed at 1.3 m/s and 1 at 3 m/s (17 and 59
+        with the straight line; docs/crowd.md, "Bends"). Ignored with ``creep``.
     squeeze : float in [0, 1]
         Off by default (1). The share of ``margin`` kept by an agent that would still
         stand after ``creep`` and ``unstick``: standing is safe and no slot has a safe

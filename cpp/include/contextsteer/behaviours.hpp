@@ -309,9 +309,12 @@ struct BehaviourSpec<WallDanger> {
 /// With `unstick` (and not `creep`), creep's candidates for an agent that would otherwise
 /// stand (standing safe, no slot can move), and for an agent alone (no neighbour in sight
 /// could meet it, as for wall_speed_alone), walls near, moving at most half the slowest
-/// level's speed and more than r_i from its target, when no slot within 90° of the target
-/// can move: its slots that cannot move offer them (unstick_row). A lone agent at a bend
-/// it barely fits otherwise had only the courses back along the corridor, and paced.
+/// level's speed and more than r_i from its target, when no slot within 90° of its way
+/// can move: its slots that cannot move offer them (unstick_row). Its way: the direction
+/// of BehaviourInputs::way's field at its position where that gives one, else the straight
+/// line to its target. A lone agent at a bend it barely fits otherwise had only the
+/// courses back along the corridor, and paced; at a 180° turn round a wall's end the
+/// straight line points back along that corridor, hence the route's direction.
 /// With `squeeze` < 1, an agent that still has no safe moving candidate after all of the
 /// above (standing is safe, every slot's candidate is standing or unsafe) tries creep's
 /// candidates from standing once more with its margin cut to squeeze·margin, against the
@@ -549,6 +552,12 @@ struct BehaviourInputs {
   /// metrics' wall query at the end of the previous step); the slot wall sensors take
   /// their nearest-wall answer from it where it is known (see NearestWalls). nullptr: ask.
   const NearestWalls* near = nullptr;
+  /// Optional: the FollowField whose direction at an agent's position is the way the agent
+  /// wants to go; CollisionDanger's unstick asks it, where it gives one, in place of the
+  /// straight line to the target (a route may turn back round a wall's end, where that
+  /// line points through the wall). nullptr: the straight line. Simulation sets it to its
+  /// first FollowField with a field.
+  const FollowField* way = nullptr;
 };
 
 /// Destination of map rows: agent i's K values go to data + (i − first_row)·K. A full
