@@ -16,6 +16,7 @@ at their right ends; the goal is 4 m back along the upper leg, behind the wall.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 
 import numpy as np
@@ -57,15 +58,28 @@ def u_corridor(width: float, length: float = 8.0) -> cs.World:
 
 
 def turns(
-    width: float, radius: float, start_y: float, speed: float, changes: dict, uturn: bool = False
+    width: float,
+    radius: float,
+    start_y: float,
+    speed: float,
+    changes: dict,
+    uturn: bool = False,
+    first=None,
 ) -> bool:
-    """Whether the agent is within 0.2 m of its goal on the second leg after 40 s."""
+    """Whether the agent is within 0.2 m of its goal on the second leg after 40 s.
+    ``first(world, start)``, when given, returns behaviours to put before the steering's
+    own (e.g. the FollowField of another agent's route)."""
     world = u_corridor(width) if uturn else l_corridor(width)
     goal = (4.0, width + WALL + width / 2) if uturn else (8.0 - width / 2, 7.4)
     field = cs.NavField(world, [goal], radius=radius, cell=min(0.05, (width - 2 * radius) / 3))
     agents = cs.Agents(1, slots=16)
     agents.add([[0.6, start_y]], radius=radius, max_speed=speed, max_accel=6.0, target=[goal])
     steering = cs.scenarios.crowd_steering(field=field, field_ends_at_target=True, changes=changes)
+    if first is not None:
+        params = inspect.signature(cs.Steering).parameters
+        kept = {p: getattr(steering, p) for p in params if p not in ("behaviours", "max_neighbors")}
+        behaviours = list(first(world, (0.6, start_y))) + list(steering.behaviours)
+        steering = cs.Steering(behaviours, **kept)
     sim = cs.Simulation(world, agents, steering, cs.Accel(), slots=cs.scenarios.crowd_slots())
     sim.configure_metrics(goal_radius=0.2)
     sim.step(1 / 30, steps=1200)

@@ -273,6 +273,24 @@ std::int64_t field_of(const FollowField& b, const AgentsView& a, std::size_t i) 
   return g < 0 || static_cast<std::size_t>(g) >= b.field->count() ? -1 : g;
 }
 
+/// Agent i's way along its route (BehaviourInputs::ways): the direction at its position of
+/// the field it follows most, or (0, 0) when none weighs above 0 for it or that field
+/// gives no direction there.
+Vec2 route_way(const BehaviourInputs& in, std::size_t i) {
+  const FollowField* best = nullptr;
+  float most = 0.0f;
+  for (const FollowField* f : in.ways) {
+    const float w = f->weight * (f->agent_weights ? f->agent_weights[i] : 1.0f);
+    if (w > most) {
+      most = w;
+      best = f;
+    }
+  }
+  const std::int64_t g = best ? field_of(*best, in.agents, i) : -1;
+  if (g < 0) return {};
+  return best->field->direction_at(static_cast<std::size_t>(g), load2(in.agents.position, i));
+}
+
 void row_of(const FollowField& b, const BehaviourInputs& in, std::size_t i, const Frame& f,
             float* row) {
   const std::int64_t g = field_of(b, in.agents, i);
@@ -1110,7 +1128,7 @@ bool may_unstick_alone(const CollisionDanger& b, const AgentsView& a, std::size_
 /// standing (creep_from_standing). An agent alone (no neighbour in sight could meet it),
 /// walls near, moving at most half the slowest level's speed and more than a radius
 /// from its target takes them as well when no slot can move towards its way (within 90°
-/// of it; the route's direction where in.way gives one, else the straight line to the
+/// of it; the route's direction where in.ways gives one, else the straight line to the
 /// target): the levels keep it a level's horizon from the wall ahead, and at a bend
 /// or a door it barely fits the only courses left lead back; taking them, it paced for
 /// good in front of a bend (docs/crowd.md, "Bends"). The slots that can move keep their
@@ -1125,16 +1143,11 @@ void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
     // lone_rule: may_unstick_alone(b, a, i, step), asked before the fold.
     if (!wall || !lone_rule) return;
     const AgentsView& a = in.agents;
-    const Vec2 pos = load2(a.position, i);
-    Vec2 g = load2(a.target, i) - pos;
-    // The route's way where the simulation follows a field (BehaviourInputs::way): round a
+    Vec2 g = load2(a.target, i) - load2(a.position, i);
+    // The route's way where the agent follows a field (BehaviourInputs::ways): round a
     // wall's end the straight line points back through the wall, where a course can move.
-    if (in.way) {
-      const std::int64_t f = field_of(*in.way, a, i);
-      const Vec2 u =
-          f >= 0 ? in.way->field->direction_at(static_cast<std::size_t>(f), pos) : Vec2{};
-      if (u.x != 0.0f || u.y != 0.0f) g = u;
-    }
+    const Vec2 u = route_way(in, i);
+    if (u.x != 0.0f || u.y != 0.0f) g = u;
     for (std::size_t q = 0; q < k; ++q)
       if (speed[q] > 0.0f && danger[q] == 0.0f && dx[q] * g.x + dy[q] * g.y > 0.0f) return;
     if (!alone()) return;

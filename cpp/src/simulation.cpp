@@ -86,6 +86,13 @@ SpeedPow& speed_pow_for(float g) {
   return memo;
 }
 
+/// Whether unit headings a and b are the same up to rounding (within 1e-4 rad): a course
+/// kept from the last step, turned to the world frame and back, is not bit for bit the
+/// slot it was.
+bool same_heading(Vec2 a, Vec2 b) {
+  return a.x * b.x + a.y * b.y > 0.0f && std::fabs(a.x * b.y - a.y * b.x) <= 1e-4f;
+}
+
 /// Whether d is exactly slot q's direction (dir: (K,2) flat).
 bool same(Vec2 d, const float* dir, std::size_t q) {
   return d.x == dir[2 * q] && d.y == dir[2 * q + 1];
@@ -389,11 +396,10 @@ Simulation::Plan Simulation::plan() {
   p.in.rotate_with_heading = config_.rotate;
   p.in.time = time_;
   p.in.world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
+  ways_.clear();
   for (const Behaviour& b : config_.behaviours)
-    if (const auto* f = std::get_if<FollowField>(&b); f && f->field) {
-      p.in.way = f;
-      break;
-    }
+    if (const auto* f = std::get_if<FollowField>(&b); f && f->field) ways_.push_back(f);
+  p.in.ways = ways_;
   return p;
 }
 
@@ -1540,6 +1546,16 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
         const float need = (1.0f + rm) * horizon;
         const float t1 = ttc_new(d1);
         bool hold = t1 < need;
+        if (hold && vd.walls && std::isfinite(t1) && s0c <= 0.5f / static_cast<float>(vd.speeds) &&
+            same_heading(d0, d1)) {
+          // A creep (a course kept at most half the slowest level's speed) is not held
+          // back from the same heading at a higher speed when only walls cut that short:
+          // they do not close in, and no turn is involved. (A lone agent creeping along a
+          // corridor towards a U-turn at 4 m/s kept its first creep speed, 0.08 m/s, for
+          // good, each faster creep held as a return; benchmarks/bends.py --uturn.)
+          const Vec2 w1 = config_.rotate ? to_world(d1, i) : d1;
+          if (velocity_agents_ttc(vd, p.in, i, w1 * (s1 * top)) >= need) hold = false;
+        }
         if (hold && vd.walls && std::isfinite(t1)) {
           // A wall, unlike a gap between agents, does not close in: when only a wall cuts
           // the new course short of the longer horizon, and the course passes within a

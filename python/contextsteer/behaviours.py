@@ -1531,6 +1531,10 @@ class CollisionDanger(Behaviour):
         course towards a goal near it is free for the longer horizon). A previous course
         no faster than a body standing (0.02 m/s) is no course to hold: the new one is
         taken (held at 0.004 m/s, a walker stood 3 m from its waypoint on open floor).
+        Nor is a creep (a course at most half the slowest level's speed) held back from
+        the same heading at a higher speed when only walls cut that short (no agent
+        meets it within the longer horizon): a lone agent creeping towards a U-turn at
+        4 m/s was held at 0.08 m/s for good.
     return_step : float, >= 0
         Off by default (0). Radians per 1/30 s: such a switch to a better course turns at
         most ``return_step·30·dt`` per decision covering ``dt`` seconds (a step, or
@@ -1614,16 +1618,17 @@ class CollisionDanger(Behaviour):
         ``wall_speed_alone``), walls near, moving at most half the slowest level's speed
         and more than a radius from its target, when no slot within 90° of its way
         can move: its slots that cannot move then offer creep's candidates. Its way is
-        the route's direction where the simulation has a :class:`FollowField` (the
-        first one's field, at the agent's position), else the straight line to its
-        target. A lone agent at a 90° bend leaving it 0.1–0.2 m of room must come within
+        the route's direction where the agent follows a :class:`FollowField` (of the
+        simulation's FollowFields, the one with the largest ``weight·agent_weights``
+        above 0 for it; its field's direction at the agent's position), else the
+        straight line to its target. A lone agent at a 90° bend leaving it 0.1–0.2 m of room must come within
         centimetres of the wall ahead; the levels keep it ``max_speed/S·horizon`` away,
         and it took the only courses left, back along the corridor, and paced before the
         bend for good (14 of 72 bends at 1.3 m/s, 59 of 72 at 3 m/s without the rule;
         with it 0 and 1). At a 180° turn round a wall's end the straight line points
         back along the corridor just walked, where a course can move; with the route's
-        direction 0 of 72 such turns are missed at 1.3 m/s and 1 at 3 m/s (17 and 59
-        with the straight line; docs/crowd.md, "Bends"). Ignored with ``creep``.
+        direction none of 72 such turns is missed at 1.3–4 m/s (17 and 59 at 1.3 and
+        3 m/s with the straight line; docs/crowd.md, "Bends"). Ignored with ``creep``.
     squeeze : float in [0, 1]
         Off by default (1). The share of ``margin`` kept by an agent that would still
         stand after ``creep`` and ``unstick``: standing is safe and no slot has a safe

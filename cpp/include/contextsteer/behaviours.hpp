@@ -311,7 +311,7 @@ struct BehaviourSpec<WallDanger> {
 /// could meet it, as for wall_speed_alone), walls near, moving at most half the slowest
 /// level's speed and more than r_i from its target, when no slot within 90° of its way
 /// can move: its slots that cannot move offer them (unstick_row). Its way: the direction
-/// of BehaviourInputs::way's field at its position where that gives one, else the straight
+/// of the field it follows most (BehaviourInputs::ways) where that gives one, else the straight
 /// line to its target. A lone agent at a bend it barely fits otherwise had only the
 /// courses back along the corridor, and paced; at a 180° turn round a wall's end the
 /// straight line points back along that corridor, hence the route's direction.
@@ -552,12 +552,14 @@ struct BehaviourInputs {
   /// metrics' wall query at the end of the previous step); the slot wall sensors take
   /// their nearest-wall answer from it where it is known (see NearestWalls). nullptr: ask.
   const NearestWalls* near = nullptr;
-  /// Optional: the FollowField whose direction at an agent's position is the way the agent
-  /// wants to go; CollisionDanger's unstick asks it, where it gives one, in place of the
-  /// straight line to the target (a route may turn back round a wall's end, where that
-  /// line points through the wall). nullptr: the straight line. Simulation sets it to its
-  /// first FollowField with a field.
-  const FollowField* way = nullptr;
+  /// Optional: the FollowFields (with a field) that give the agents their routes. Agent i's
+  /// way is the direction, at its position, of the one it follows most (the largest
+  /// weight · agent_weights[i] above 0; the first of equal ones), where that gives one;
+  /// CollisionDanger's unstick asks it in place of the straight line to the target (a
+  /// route may turn back round a wall's end, where that line points through the wall).
+  /// Empty, or no field weighing above 0 for the agent: the straight line. Simulation
+  /// passes its own FollowFields.
+  std::span<const FollowField* const> ways;
 };
 
 /// Destination of map rows: agent i's K values go to data + (i − first_row)·K. A full
