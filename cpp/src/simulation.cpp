@@ -198,6 +198,8 @@ Simulation::Simulation(Agents& agents, SlotSet slots, SteeringConfig config,
     (writes_danger(config_.behaviours[b]) ? danger_b_ : interest_b_).push_back(b);
     needs_neighbors_ |= needs_neighbors(config_.behaviours[b]);
     if (!sensor_) sensor_ = std::get_if<WallDanger>(&config_.behaviours[b]);
+    if (const auto* f = std::get_if<FollowField>(&config_.behaviours[b]); f && f->field)
+      ways_.push_back(f);
     if (writes_speed(config_.behaviours[b])) {
       if (!velocity_) velocity_ = &std::get<CollisionDanger>(config_.behaviours[b]);
     }
@@ -396,9 +398,6 @@ Simulation::Plan Simulation::plan() {
   p.in.rotate_with_heading = config_.rotate;
   p.in.time = time_;
   p.in.world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
-  ways_.clear();
-  for (const Behaviour& b : config_.behaviours)
-    if (const auto* f = std::get_if<FollowField>(&b); f && f->field) ways_.push_back(f);
   p.in.ways = ways_;
   return p;
 }

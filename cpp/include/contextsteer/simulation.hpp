@@ -373,7 +373,7 @@ class Simulation {
   // (N,2) the velocities the phases perceive: an agent's velocity until its phase has
   // decided, then its new command.
   std::vector<float> seen_velocity_;
-  // The steering's FollowFields with a field (BehaviourInputs::ways), refilled by plan().
+  // The steering's FollowFields with a field (BehaviourInputs::ways), found on construction.
   std::vector<const FollowField*> ways_;
   void finish(float dt);
   // After a world edit: every agent a wall (in the simulation's layers) now cuts through is
