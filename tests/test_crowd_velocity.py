@@ -819,6 +819,102 @@ def test_a_goal_by_a_wall_is_reached_sooner_with_past_target():
         assert r["least_on"] >= r["clearance"] - 1e-3, r
 
 
+def _seek_past_target(max_speed, max_accel, wall_x):
+    """A lone agent at rest at the origin seeking (1, 0) at full speed (Seek does not slow)
+    with past_target, a wall across its way at x = wall_x; its first decision."""
+    world = cs.World()
+    world.add_segments(np.float32([[wall_x, -5.0, wall_x, 5.0]]))
+    a = cs.Agents(1, slots=16)
+    a.add([[0.0, 0.0]], radius=0.3, max_speed=max_speed, max_accel=max_accel, target=[[1.0, 0.0]])
+    st = cs.Steering(
+        [cs.Seek(), cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, past_target=True)],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
+    sim = cs.Simulation(world, a, st, cs.Accel())
+    sim.step(DT)
+    return sim
+
+
+@pytest.mark.parametrize("max_speed, max_accel", [(4.0, 6.0), (4.0, 1.0), (2.0, 6.0)])
+def test_a_command_too_fast_to_stop_short_of_a_wall_past_the_target_is_slowed(max_speed, max_accel):
+    """past_target leaves out the wall 0.5 m beyond the target because the agent stops at
+    its target; Seek does not slow there, so the decision takes the fastest speed that
+    stops short of the wall when held for the step and then braked at max_accel:
+    c·dt + c²/(2a) = h, h = 1.15 m where the padded disc (0.35 m) touches the wall at
+    x = 1.5. Worked by hand: a = 6 gives 3.520 m/s of 4, a = 1 gives 1.483 m/s; at 2 m/s
+    and 6 m/s² the agent stops within 2/30 + 4/12 = 0.4 m, short of the target's 0.65 m
+    (less the disc), and is not slowed."""
+    sim = _seek_past_target(max_speed, max_accel, 1.5)
+    assert sim.chosen_direction[0] == pytest.approx([1.0, 0.0], abs=1e-6)
+    h, t = 1.5 - 0.35, DT
+    fit = max_accel * (np.sqrt(t * t + 2 * h / max_accel) - t)
+    expect = 1.0 if max_speed * t + max_speed**2 / (2 * max_accel) <= 0.65 else fit / max_speed
+    assert float(sim.strength[0]) == pytest.approx(expect, rel=1e-5)
+    if max_accel == 6.0 and max_speed == 4.0:
+        assert float(sim.strength[0]) * 4.0 == pytest.approx(3.520, abs=1e-3)
+    # Without the wall the same agent goes at full speed: the wall is what slows it.
+    assert float(_seek_past_target(max_speed, max_accel, 50.0).strength[0]) == 1.0
+
+
+def _dead_end(mode, speed, gap):
+    """A lone agent (0.3 m) walking a 1.2 m corridor 10 m long to a goal `gap` short of its
+    closed end, on a navigation field to that goal: given as crowd_steering(field=...,
+    field_ends_at_target=True), whose FollowField slows within 1 m, or in `extra`, which
+    does not slow (Arrive does, but the field's full pull wins); wall contact steps."""
+    world = cs.World()
+    world.add_segments(
+        np.float32([[0, 0, 10, 0], [10, 0, 10, 1.2], [0, 1.2, 10, 1.2], [0, 0, 0, 1.2]])
+    )
+    goal = (10.0 - gap, 0.6)
+    field = cs.NavField(world, [goal], radius=0.3, cell=0.05)
+    a = cs.Agents(1, slots=16)
+    a.add([[0.6, 0.6]], radius=0.3, max_speed=speed, max_accel=6.0, target=[goal])
+    if mode == "extra":
+        st = cs.scenarios.crowd_steering(extra=[cs.FollowField(field)])
+    else:
+        st = cs.scenarios.crowd_steering(field=field, field_ends_at_target=True)
+    sim = cs.Simulation(world, a, st, cs.Accel(), slots=cs.scenarios.crowd_slots())
+    sim.configure_metrics(goal_radius=0.2)
+    sim.step(DT, steps=300)
+    m = sim.metrics()
+    return m["wall_contact_steps"], m["time_to_goal"]["arrived"]
+
+
+@pytest.mark.parametrize(
+    "mode, speed, gap", [("extra", 3.0, 0.6), ("extra", 4.0, 0.4), ("field", 4.0, 0.4)]
+)
+def test_an_agent_too_fast_for_its_goal_does_not_run_into_the_wall_beyond(mode, speed, gap):
+    """Found by an attacker (fuzz round 29): with the field in `extra` a 3 m/s agent ran past
+    its goal 0.6 m from a dead end's wall and touched the wall (and at 4 m/s with the
+    field's own 1 m slowing radius, which 6 m/s² cannot brake within): past_target left
+    the wall out because the agent would stop at its goal. Of the 96 dead ends of
+    docs/crowd.md's table, 64 (extra) and 15 (field) touched; none now, and every agent
+    is home."""
+    contact, arrived = _dead_end(mode, speed, gap)
+    assert contact == 0 and arrived == 1
+
+
+@pytest.mark.parametrize("speed, gap", [(4.0, 0.7), (4.0, 0.9)])
+def test_an_agent_too_fast_for_its_goal_does_not_run_into_a_body_standing_beyond(speed, gap):
+    """The same for a body standing at its own goal `gap` beyond the agent's: Arrive slows
+    within 1 m, which 6 m/s² cannot brake from 4 m/s, and past_target left the body out;
+    the agent touched it (0.6 mm apart)."""
+    world = cs.World()
+    world.add_segments(np.float32([[0, 0, 12, 0], [12, 0, 12, 4], [0, 4, 12, 4], [0, 0, 0, 4]]))
+    a = cs.Agents(2, slots=16)
+    goals = [(10.0 - gap, 2.0), (10.0, 2.0)]
+    a.add([[1.0, 2.0], [10.0, 2.0]], radius=0.3, max_speed=speed, max_accel=6.0, target=goals)
+    sim = cs.Simulation(
+        world, a, cs.scenarios.crowd_steering(), cs.Accel(), slots=cs.scenarios.crowd_slots()
+    )
+    sim.configure_metrics(goal_radius=0.2)
+    sim.step(DT, steps=300)
+    m = sim.metrics()
+    assert m["collisions"]["agent_agent"] == 0 and m["min_clearance"]["agent"] > 0.05
+    assert m["time_to_goal"]["arrived"] == 2
+
+
 def test_past_target_frees_an_agent_pacing_short_of_its_goal(monkeypatch):
     """The hallway's seed 354: agent 4's goal lies 0.7 m from the hallway's wall, between
     agents standing at their goals 1.5 m either side. Without past_target the agent paces

@@ -1672,30 +1672,64 @@ float velocity_ttc_ahead(const CollisionDanger& b, const BehaviourInputs& in, st
                          [course](std::size_t, Vec2 rel) { return dot(rel, course) >= 0.0f; });
 }
 
-float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v) {
+WallAlong wall_along(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d) {
   const AgentsView& a = in.agents;
-  float t = velocity_pair_ttc(b, in, i, v);
-  const float speed = length(v);
+  WallAlong w;
   // The rows of this behaviour found no wall within the same reach of agent i this step:
   // slot_wall_distances below would return false.
   const bool clear = in.wall_clear && in.wall_clear_of == &b && in.wall_clear[i];
-  if (b.walls && speed > 0.0f && !clear) {
-    // One "slot" along v in the world frame.
-    const float d[2] = {v.x / speed, v.y / speed};
-    BehaviourInputs one = in;
-    one.slots = d;
-    one.k = 1;
-    one.rotate_with_heading = false;
-    thread_local WallScratch scratch;
-    if (slot_wall_distances(one, i, a.max_speed[i] * b.wall_horizon, a.radius[i] + b.margin,
-                            b.layers, scratch, a.radius[i])) {
-      if (b.past_target)
-        walls_past_target(one, i, d, d + 1, 1, b.margin, scratch.distance.data(),
-                          scratch.bare_slots());
-      t = std::min(t, scratch.distance[0] / speed * (b.horizon / b.wall_horizon));
+  if (!b.walls || clear) return w;
+  // One "slot" along d in the world frame.
+  const float dd[2] = {d.x, d.y};
+  BehaviourInputs one = in;
+  one.slots = dd;
+  one.k = 1;
+  one.rotate_with_heading = false;
+  thread_local WallScratch scratch;
+  if (slot_wall_distances(one, i, a.max_speed[i] * b.wall_horizon, a.radius[i] + b.margin, b.layers,
+                          scratch, a.radius[i])) {
+    w.hit = scratch.distance[0];
+    if (b.past_target) {
+      walls_past_target(one, i, dd, dd + 1, 1, b.margin, scratch.distance.data(),
+                        scratch.bare_slots());
+      w.past = scratch.distance[0] != w.hit;
     }
   }
+  return w;
+}
+
+float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v) {
+  float t = velocity_pair_ttc(b, in, i, v);
+  const float speed = length(v);
+  if (b.walls && speed > 0.0f) {
+    const WallAlong w = wall_along(b, in, i, Vec2{v.x / speed, v.y / speed});
+    if (!w.past) t = std::min(t, w.hit / speed * (b.horizon / b.wall_horizon));
+  }
   return t;
+}
+
+float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d) {
+  const AgentsView& a = in.agents;
+  float hit = std::numeric_limits<float>::infinity();
+  const PastTarget pt = past_target_of(b, a, i);
+  if (!pt.on) return hit;
+  const WallAlong w = wall_along(b, in, i, d);
+  if (w.past) hit = w.hit;
+  if (in.neighbors.empty()) return hit;
+  const Vec2 xi = load2(a.position, i);
+  const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
+  for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
+    const auto j = static_cast<std::size_t>(nb[n]);
+    const Vec2 p = load2(a.position, j) - xi;
+    const float R = pt.ri + a.radius[j] + b.margin;
+    if (!standing_past_target(pt, a, j, p, b.margin) || !body_past_target(pt, p, R, b.margin, d))
+      continue;
+    // Where the course meets the padded disc (0 inside it), as body_past_target finds it.
+    const float cc = dot(p, p) - R * R;
+    const float bb = p.x * d.x + p.y * d.y;
+    hit = std::min(hit, cc > 0.0f ? cc / (bb + std::sqrt(bb * bb - cc)) : 0.0f);
+  }
+  return hit;
 }
 
 void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger,

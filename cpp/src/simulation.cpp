@@ -669,6 +669,7 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     if (velocity_ && velocity_->make_way > 0.0f) make_way(p, b, e, step);
     if (velocity_ && velocity_->standoff > 0.0f) break_standoff(p, b, e, step);
     if (velocity_ && kinematic_) evade_kinematic(p, b, e, step);
+    if (velocity_ && velocity_->past_target) stop_short_past_target(p, b, e, step);
     if (config_.rotate) {
       for (std::size_t i = b; i < e; i += step) {
         const Vec2 d = load2(direction_.data(), i);
@@ -1353,6 +1354,43 @@ void Simulation::break_standoff(const Plan& p, std::size_t begin, std::size_t en
       }
     }
     if (time_ < back_until_[i]) take_slot_towards(p, i, gi * -1.0f, 0.0f, kBackSpeed);
+  }
+}
+
+void Simulation::stop_short_past_target(const Plan& p, std::size_t begin, std::size_t end,
+                                        std::size_t step) {
+  const AgentsView& a = p.in.agents;
+  if (!a.target) return;
+  // The command is held for the decision's time t (the step, or decision_interval steps),
+  // then the agent brakes at its max_accel: from speed c it goes c·t + c²/(2·max_accel).
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  const float t = static_cast<float>(decision_time(p.dt));
+  const auto run = [t](float c, float accel) {
+    return c * t + (accel < inf ? c * c / (2.0f * accel) : 0.0f);
+  };
+  const CollisionDanger& b = *velocity_;
+  for (std::size_t i = begin; i < end; i += step) {
+    const float top = a.max_speed[i];
+    const float c = strength_[i] * top;
+    if (!(c > 0.0f) || is_kinematic(a, i) || (a.waypoint && a.waypoint[i])) continue;
+    const float accel = a.max_accel[i];
+    // A wall or body past_target leaves out lies no nearer than the target's closest
+    // approach less the disc (r_i + margin): a command that stops short of that meets
+    // none.
+    const float g = length(load2(a.target, i) - load2(a.position, i));
+    if (run(c, accel) <= g - a.radius[i] - b.margin) continue;
+    Vec2 d = load2(direction_.data(), i);
+    if (config_.rotate) d = to_world(d, i);
+    const float n = length(d);
+    if (!(n > 0.0f)) continue;
+    const float h = past_target_hit(b, p.in, i, Vec2{d.x / n, d.y / n});
+    if (run(c, accel) <= h) continue;
+    // The fastest command that stops short of it, c·t + c²/(2a) = h (a hair below, for
+    // the float rounding).
+    const float fit = accel == inf   ? h / t
+                      : accel > 0.0f ? accel * (std::sqrt(t * t + 2.0f * h / accel) - t)
+                                     : 0.0f;
+    strength_[i] = std::min(strength_[i], fit / top * (1.0f - 0x1p-20f));
   }
 }
 

@@ -1670,7 +1670,14 @@ class CollisionDanger(Behaviour):
         target (``Arrive``): one that runs on past it (a waypoint it does not slow for, a
         field whose goal is not ``Agents.target``, which defaults to the start) would meet
         the wall at speed; ``crowd_steering`` leaves it off with a ``field`` or
-        ``arrive=False``. :data:`~contextsteer.scenarios.CROWD` turns it on.
+        ``arrive=False``. :data:`~contextsteer.scenarios.CROWD` turns it on. In a
+        simulation a command too fast to stop short of what it leaves out (the wall, or a
+        body standing, below) is slowed to the fastest that can: held for the decision's
+        time t and then braked at ``max_accel``, a speed c runs c·t + c²/(2·max_accel).
+        An interest that does not slow at the target (a ``FollowField`` without a slowing
+        radius beside ``Arrive``, ``Seek``) or a speed ``Arrive`` cannot brake from
+        within its slowing radius (4 m/s at 6 m/s² and 1 m) ran agents into the wall
+        beyond the goal before (docs/crowd.md, "Too fast to stop at the target").
         The same holds for a body standing, a neighbour no faster than 0.02 m/s
         (agents at rest at their goals keep about 1e-5 m/s) whose bare body (the summed
         radii) is clear of the target: a course that passes within the radius of the

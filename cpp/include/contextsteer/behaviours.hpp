@@ -599,6 +599,25 @@ inline void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, float* 
 /// hit. Pure, reentrant; allocation-free after the first call on a thread.
 float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 v);
 
+/// The wall ahead of agent i along unit direction d (world frame), as velocity_ttc reads
+/// it: `hit`, where a disc of radius r_i + b.margin moving along d from the agent's
+/// position first touches a wall of b.layers within max_speed_i · b.wall_horizon (+inf
+/// when none, or b.walls is off); `past`, whether b.past_target leaves that wall out (the
+/// course passes the agent's target before it; velocity_ttc then reads no wall).
+struct WallAlong {
+  float hit = std::numeric_limits<float>::infinity();
+  bool past = false;
+};
+WallAlong wall_along(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d);
+
+/// The nearest of what b.past_target leaves out of agent i's course along unit direction
+/// d (world frame): the wall ahead (wall_along, when `past`), or a body standing in the
+/// agent's neighbour list that the course meets only past the target, at the distance
+/// where the course first touches its disc of radius r_i + r_j + b.margin (0 inside it).
+/// +inf when past_target does not hold for the agent or leaves nothing out along d.
+/// Simulation caps a command too fast to stop short of it. Pure, reentrant.
+float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d);
+
 /// Agent i's horizon under CollisionDanger b: b.horizon, or with dense_horizon > 0 the
 /// horizon shortened with the local density ρ_i = n_i / (π·density_radius²), n_i the
 /// neighbours in agent i's list (the max_neighbours nearest) whose centres lie within

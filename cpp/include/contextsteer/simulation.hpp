@@ -351,6 +351,13 @@ class Simulation {
   /// A standing agent a kinematic agent comes at (standing's time to collision with it
   /// below the horizon) takes the least dangerous moving candidate instead.
   void evade_kinematic(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
+  /// CollisionDanger::past_target leaves a wall or a body standing beyond the target out
+  /// because the agent stops at its target; a command too fast to stop short of it
+  /// (past_target_hit) when held for the decision's time and then braked at max_accel
+  /// (c·t + c²/(2·max_accel)) is slowed to the speed that can
+  /// (an interest that does not slow at the target, such as a FollowField without a
+  /// slowing radius, or Arrive at 4 m/s, ran agents into it).
+  void stop_short_past_target(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
   /// The neighbour radius every behaviour's query shares, for the agents as they are.
   float current_neighbor_radius(const AgentsView& a) const;
   void build_neighbors(Plan& p);
