@@ -1689,6 +1689,7 @@ WallAlong wall_along(const CollisionDanger& b, const BehaviourInputs& in, std::s
   if (slot_wall_distances(one, i, a.max_speed[i] * b.wall_horizon, a.radius[i] + b.margin, b.layers,
                           scratch, a.radius[i])) {
     w.hit = scratch.distance[0];
+    w.bare = scratch.bare_slots() != nullptr && scratch.bare[0] != 0;
     if (b.past_target) {
       walls_past_target(one, i, dd, dd + 1, 1, b.margin, scratch.distance.data(),
                         scratch.bare_slots());
@@ -1710,12 +1711,24 @@ float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::siz
 
 float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d) {
   const AgentsView& a = in.agents;
-  float hit = std::numeric_limits<float>::infinity();
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  float room = inf;
   const PastTarget pt = past_target_of(b, a, i);
-  if (!pt.on) return hit;
+  if (!pt.on) return room;
+  // How far along d the course passes the target: a target beyond the padded contact (in
+  // the margin band) may be walked to, up to the bare contact.
+  const float along = pt.g.x * d.x + pt.g.y * d.y;
   const WallAlong w = wall_along(b, in, i, d);
-  if (w.past) hit = w.hit;
-  if (in.neighbors.empty()) return hit;
+  if (w.past) room = along > w.hit && !w.bare ? w.hit + b.margin : w.hit;
+  if (in.neighbors.empty()) return room;
+  // Where the course along d meets a disc of radius r round p: 0 inside it, ∞ missed.
+  const auto meets = [d](Vec2 p, float r) {
+    const float cc = dot(p, p) - r * r;
+    if (!(cc > 0.0f)) return 0.0f;
+    const float bb = p.x * d.x + p.y * d.y;
+    const float disc = bb * bb - cc;
+    return bb > 0.0f && disc > 0.0f ? cc / (bb + std::sqrt(disc)) : inf;
+  };
   const Vec2 xi = load2(a.position, i);
   const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
   for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
@@ -1724,12 +1737,10 @@ float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::
     const float R = pt.ri + a.radius[j] + b.margin;
     if (!standing_past_target(pt, a, j, p, b.margin) || !body_past_target(pt, p, R, b.margin, d))
       continue;
-    // Where the course meets the padded disc (0 inside it), as body_past_target finds it.
-    const float cc = dot(p, p) - R * R;
-    const float bb = p.x * d.x + p.y * d.y;
-    hit = std::min(hit, cc > 0.0f ? cc / (bb + std::sqrt(bb * bb - cc)) : 0.0f);
+    const float h = meets(p, R);
+    room = std::min(room, along > h ? meets(p, R - b.margin) : h);
   }
-  return hit;
+  return room;
 }
 
 void evaluate(const Behaviour& b, const BehaviourInputs& in, float* interest, float* danger,

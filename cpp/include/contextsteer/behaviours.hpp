@@ -607,15 +607,19 @@ float velocity_ttc(const CollisionDanger& b, const BehaviourInputs& in, std::siz
 struct WallAlong {
   float hit = std::numeric_limits<float>::infinity();
   bool past = false;
+  bool bare = false;  ///< the hit was read at the bare radius r_i (the agent in the margin band)
 };
 WallAlong wall_along(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d);
 
-/// The nearest of what b.past_target leaves out of agent i's course along unit direction
-/// d (world frame): the wall ahead (wall_along, when `past`), or a body standing in the
-/// agent's neighbour list that the course meets only past the target, at the distance
-/// where the course first touches its disc of radius r_i + r_j + b.margin (0 inside it).
-/// +inf when past_target does not hold for the agent or leaves nothing out along d.
-/// Simulation caps a command too fast to stop short of it. Pure, reentrant.
+/// How far agent i may go along unit direction d (world frame) before it meets what
+/// b.past_target leaves out of that course: the wall ahead (wall_along, when `past`), or
+/// a body standing in the agent's neighbour list that the course meets only past the
+/// target. The distance is where the padded body (r_i + b.margin; r_i + r_j + b.margin
+/// round a body) first touches it, or the bare body (r_i; r_i + r_j) where the course
+/// passes the target beyond the padded contact (a goal inside the margin band is walked
+/// to); 0 already inside. +inf when past_target does not hold for the agent or leaves
+/// nothing out along d. Simulation caps a command too fast to stop short of it. Pure,
+/// reentrant.
 float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d);
 
 /// Agent i's horizon under CollisionDanger b: b.horizon, or with dense_horizon > 0 the
