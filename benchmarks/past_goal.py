@@ -1,7 +1,8 @@
 """Agents too fast to stop at their goals: what lies beyond a goal, met at speed.
 
 Lone agents walk to a goal short of a dead end's wall, or short of a body standing at its
-own goal, at 1.3-4 m/s with 6 m/s² of braking (docs/crowd.md, "Too fast to stop at the
+own goal, at 1.3-4 m/s with 6 m/s² of braking; some goals lie within the danger's
+5 cm margin of the wall or the body (docs/crowd.md, "Too fast to stop at the
 target"). The field runs give the navigation field as ``crowd_steering(field=...,
 field_ends_at_target=True)`` (its FollowField slows within 1 m); the extra runs give it in
 ``extra=`` beside Arrive, where its full pull does not slow at the goal. Prints, per kind,
@@ -82,8 +83,8 @@ def main() -> None:
             for width in (1.0, 1.2, 2.0)
             for radius in (0.25, 0.3, 0.4)
             for speed in SPEEDS
-            for gap in (0.4, 0.6, 0.8)
-            if gap >= radius + 0.05
+            for gap in (radius + 0.01, radius + 0.03, 0.4, 0.6, 0.8)
+            if gap >= radius + 0.01
         ]
         rows.append((f"dead end, field in {'extra' if mode == 'extra' else 'field='}", runs))
     for mode in ("arrive", "extra"):
@@ -91,7 +92,7 @@ def main() -> None:
             body_beyond(radius, speed, gap, mode)
             for radius in (0.25, 0.3, 0.4)
             for speed in SPEEDS
-            for gap in (2 * radius + 0.1, 2 * radius + 0.3, 2 * radius + 0.6)
+            for gap in (2 * radius + x for x in (0.01, 0.03, 0.1, 0.3, 0.6))
         ]
         rows.append((f"body beyond, {'field in extra' if mode == 'extra' else 'Arrive'}", runs))
     print("| kind | runs | with a contact | home | mean time to goal (s) |")

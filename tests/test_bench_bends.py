@@ -9,11 +9,15 @@ from bench_modules import load
 bends = load("bends")
 
 
-def test_a_bend_is_turned_by_default_and_with_wall_speed_alone_but_not_without_unstick():
+NEITHER = {"unstick": False, "wall_speed_alone": False}  # CROWD without its lone-agent rules
+
+
+def test_a_bend_is_turned_by_default_and_by_either_lone_agent_rule_but_not_without_both():
     # One of the sweep's bends: 1.0 m corridor, radius 0.4 m, starting mid-corridor.
     assert bends.turns(1.0, 0.4, 0.5, 1.3, {})
-    assert bends.turns(1.0, 0.4, 0.5, 1.3, {"wall_speed_alone": True})
-    assert not bends.turns(1.0, 0.4, 0.5, 1.3, {"unstick": False})
+    assert bends.turns(1.0, 0.4, 0.5, 1.3, {"wall_speed_alone": False})
+    assert bends.turns(1.0, 0.4, 0.5, 1.3, {"unstick": False})
+    assert not bends.turns(1.0, 0.4, 0.5, 1.3, NEITHER)
 
 
 @pytest.mark.parametrize(
@@ -30,10 +34,12 @@ def test_a_lone_agent_turns_back_round_a_walls_end(width, radius, speed, across)
     simulation's field's (BehaviourInputs::ways). At 4 m/s the agent then crept along the
     first leg at its first creep speed, 0.08 m/s, for good: keep_course held each faster
     creep on the same heading back as a return (the last case). Oracle: home, where the
-    builds before were not, for each of these; not without unstick."""
+    builds before were not, for each of these, with unstick's rule alone (wall_speed_alone,
+    in CROWD since, off); not without either."""
     y = radius + across * (width - 2 * radius)
     assert bends.turns(width, radius, y, speed, {}, uturn=True)
-    assert not bends.turns(width, radius, y, speed, {"unstick": False}, uturn=True)
+    assert bends.turns(width, radius, y, speed, {"wall_speed_alone": False}, uturn=True)
+    assert not bends.turns(width, radius, y, speed, NEITHER, uturn=True)
 
 
 def test_the_lone_rule_asks_the_field_the_agent_follows():
@@ -42,7 +48,7 @@ def test_the_lone_rule_asks_the_field_the_agent_follows():
     the agent paced before a bend it turns alone (14 and 59 of 72 bends missed at 1.3 and
     3 m/s; fuzz round 29). Each agent's way is now the field it follows most (weight ·
     agent_weights above 0). Oracle: the bend is turned with the other route first, as
-    without it; not with unstick off."""
+    without it, by unstick's rule alone (wall_speed_alone off); not with both off."""
     import numpy as np
 
     import contextsteer as cs
@@ -51,6 +57,7 @@ def test_the_lone_rule_asks_the_field_the_agent_follows():
         other = cs.NavField(world, [start], radius=0.35, cell=0.1)
         return [cs.FollowField(other, agent_weights=np.zeros(1, np.float32))]
 
-    assert bends.turns(1.0, 0.35, 0.5, 3.0, {})
-    assert bends.turns(1.0, 0.35, 0.5, 3.0, {}, first=others_route)
-    assert not bends.turns(1.0, 0.35, 0.5, 3.0, {"unstick": False}, first=others_route)
+    unstick_only = {"wall_speed_alone": False}
+    assert bends.turns(1.0, 0.35, 0.5, 3.0, unstick_only)
+    assert bends.turns(1.0, 0.35, 0.5, 3.0, unstick_only, first=others_route)
+    assert not bends.turns(1.0, 0.35, 0.5, 3.0, NEITHER, first=others_route)

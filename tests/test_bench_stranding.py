@@ -60,12 +60,12 @@ def test_the_metrics_count_episodes_depths_and_homecomings():
 def test_a_traced_seed_strands_an_agent_without_a_detour_and_not_with_one():
     # Seed 116 strands one agent without a detour, and with one everyone is home, within
     # 60 s on the shorter way. Since an agent too fast for its goal is slowed for what
-    # lies beyond it (Simulation::stop_short_past_target) no seed of 0-99 strands anyone
-    # unled; of 100-199, seeds 116 and 172 do (172's stretched detour leaves one out).
-    # Seed 11 was this test's seed until then, its agent 4 (0.75 m wide) standing 2.5 m
+    # lies beyond it (Simulation::stop_short_past_target) seed 11 of 0-99 and seeds 116
+    # and 172 of 100-199 strand one agent each unled. Seed 11 was this test's seed until
+    # a first form of that rule got it home (its agent 4, 0.75 m wide, standing 2.5 m
     # from its goal after 120 s,
     # behind two pillars 0.13 m apart, with four bodies standing at their goals 1-1.5 m
-    # from it: it is home unled since, after 60 s. (Seed 65,
+    # from it). (Seed 65,
     # its agent 16 behind a cluster of four pillars whose gaps no body 0.8 m wide passes,
     # was this test's seed until retreat_speed's cap was tested: it is home unled since.
     # Seed 12, its agent 48 between three pillars with bodies standing at

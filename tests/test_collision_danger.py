@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import types
 
 import numpy as np
 import pytest
@@ -2587,9 +2588,12 @@ def test_a_course_kept_in_the_margin_band_is_safe_for_the_bare_body():
 
 def test_wall_speed_alone_is_wall_speed_for_agents_with_no_neighbour_listed():
     # Metamorphic, against the oracle-checked wall_speed: a row whose agent has no
-    # neighbour in its list is the row with wall_speed on; every other row is the row
-    # without. Agent 0 walks alone towards a wall (20 m from the others); agents 1-4 stand
-    # and walk packed by another wall.
+    # neighbour in its list is the row with wall_speed on where that row's speed lies
+    # below the slowest moving level (1/4 of max speed: the option offers the wall-limited
+    # speed only there), the row without elsewhere; every other row is the row without.
+    # Agent 0 walks alone towards a wall 0.8 m ahead (20 m from the others), so that the
+    # slots nearest the wall offer wall-limited speeds below that level and the slot at
+    # 67.5° one above it; agents 1-4 stand and walk packed by another wall.
     world = cs.World()
     world.add_segments([[2.0, -3.0, 2.0, 3.0], [-20.0, -3.0, -20.0, 3.0]])
     a = cs.Agents(6)
@@ -2603,12 +2607,15 @@ def test_wall_speed_alone_is_wall_speed_for_agents_with_no_neighbour_listed():
     alone = make(wall_speed_alone=True, **kw).evaluate(a, 16, world=world)
     on = make(wall_speed=True, **kw).evaluate(a, 16, world=world)
     off = make(**kw).evaluate(a, 16, world=world)
-    np.testing.assert_array_equal(alone.speed[0], on.speed[0])
-    np.testing.assert_array_equal(alone.danger[0], on.danger[0])
+    below = on.speed[0] < np.float32(0.25)
+    np.testing.assert_array_equal(alone.speed[0], np.where(below, on.speed[0], off.speed[0]))
+    np.testing.assert_array_equal(alone.danger[0], np.where(below, on.danger[0], off.danger[0]))
     np.testing.assert_array_equal(alone.speed[1:], off.speed[1:])
     np.testing.assert_array_equal(alone.danger[1:], off.danger[1:])
-    # Both sides exercised: the option changes agent 0's row and would change the packed ones'.
-    assert not np.array_equal(on.speed[0], off.speed[0])
+    # Every side exercised: wall_speed changes agent 0's row below the slowest level and
+    # above it, and would change the packed ones'.
+    changed = on.speed[0] != off.speed[0]
+    assert np.any(changed & below) and np.any(changed & ~below)
     assert not np.array_equal(on.speed[1:], off.speed[1:])
 
 
@@ -2616,9 +2623,10 @@ def test_wall_speed_alone_does_not_count_a_neighbour_hidden_behind_a_wall():
     # A body in the next corridor took the option away from an agent alone in its own
     # (fuzz round 28). Agent 0 walks along a corridor (floor y = 0, ceiling y = 1) towards
     # its end wall; a body stands 1.5 m off below the floor, near enough to be a threat
-    # through open space. Oracle: the row with wall_speed on when every line of sight to
-    # the body (its centre and its two sides) crosses the floor, the row without when one
-    # of them passes a gap in it.
+    # through open space. Oracle: the row with wall_speed on (where its speed lies below
+    # the slowest moving level, as in the test above) when every line of sight to the body
+    # (its centre and its two sides) crosses the floor, the row without when one of them
+    # passes a gap in it.
     def rows(floor):
         world = cs.World()
         world.add_segments(floor + [[-10.0, 1.0, 10.0, 1.0], [1.5, 0.0, 1.5, 1.0]])
@@ -2638,9 +2646,15 @@ def test_wall_speed_alone_does_not_count_a_neighbour_hidden_behind_a_wall():
     def same(x, y):
         return np.array_equal(x.speed[0], y.speed[0]) and np.array_equal(x.danger[0], y.danger[0])
 
+    def below(on, off):  # wall_speed's row below the slowest level, the row without above
+        low = on.speed[0] < np.float32(0.25)
+        return types.SimpleNamespace(
+            speed=np.where(low, on.speed, off.speed), danger=np.where(low, on.danger, off.danger)
+        )
+
     hidden = [[-10.0, 0.0, 10.0, 0.0]]
     alone, on, off = rows(hidden)
-    assert same(alone, on) and not same(on, off)
+    assert same(alone, below(on, off)) and not same(below(on, off), off)
     # A gap the line to the centre passes (x in [-0.5, 0.5] on the floor): in sight.
     alone, on, off = rows([[-10.0, 0.0, -0.5, 0.0], [0.5, 0.0, 10.0, 0.0]])
     assert same(alone, off) and not same(on, off)

@@ -300,11 +300,13 @@ def test_a_cup_of_walls_is_left_by_the_route_and_layers_choose_what_counts():
     assert best < 0.05
     assert int(np.sum(sim.wall_contacts)) == 0
 
-    # Routed round layer 1 only, the cup (layer 2) is not seen: every route is straight.
+    # Routed round layer 1 only, the cup (layer 2) is not seen: every route is straight,
+    # and the walker stays in the cup (as above; it stood 3.0 m off before the lone
+    # agent's wall speed below the levels joined CROWD, 2.99 m since).
     sim, agents = _sim(np.zeros((0, 2), np.float32), world=world)
     detour = cs.Detour(sim, layers=1)
     best, _ = _walk(sim, agents, detour, 20.0)
-    assert best > 3.0
+    assert best > 2.6
     assert detour.plans >= 1 and detour.detours == 0
 
 

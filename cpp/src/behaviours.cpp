@@ -1356,7 +1356,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // behaviour and the fastest agent: one fast agent anywhere took every agent's).
   // A threat every line of sight to which crosses a wall does not count (threat_in_sight).
   const Alone alone{threat, walls_near ? in.world : nullptr, xi, sc.threats, b.layers};
-  const bool wall_speed = b.wall_speed || (b.wall_speed_alone && alone());
+  const bool wall_speed = b.wall_speed;
   const bool extras = b.creep || (wall_speed && walls_near);  // the opt-in candidates below
   // pairs_in_lanes(b, in, i) for velocity_pair_ttc, asked on the first slot that needs it.
   int lanes_known = -1;
@@ -1364,7 +1364,29 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
     if (lanes_known < 0) lanes_known = pairs_in_lanes(b, in, i) ? 1 : 0;
     return lanes_known == 1;
   };
+  // wall_speed_alone (without wall_speed): wall_speed's candidate below the slowest moving
+  // level, for an agent alone, after the levels (and creep): taken where it is faster than
+  // the slot's safe speed (0 where no speed is safe, danger > 0) and safe against every
+  // neighbour, as the loop below takes wall_speed's. Whether the agent is alone (rays to
+  // its threats) is asked only when a slot would take it.
+  const auto wall_speed_alone = [&] {
+    if (!b.wall_speed_alone || b.wall_speed || !walls_near) return;
+    int is_alone = -1;
+    for (std::size_t q = 0; q < k; ++q) {
+      const float sw = wall[q] / b.wall_horizon * (1.0f - 0x1p-20f);
+      if (!(sw < step)) continue;
+      const float frac = sw / top;
+      if (!(frac > (danger[q] == 0.0f ? speed[q] : 0.0f)) ||
+          velocity_pair_ttc(b, in, i, Vec2{dx[q], dy[q]} * sw, lanes()) < b.horizon)
+        continue;
+      if (is_alone < 0) is_alone = alone() ? 1 : 0;
+      if (is_alone == 0) return;
+      speed[q] = frac;
+      danger[q] = 0.0f;
+    }
+  };
   if (!extras && avx2 && levels_to_maps_avx2(ttc, k, S, b.horizon, scale, speed, danger)) {
+    wall_speed_alone();
     unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger,
                 lone_rule, alone);
     squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
@@ -1423,6 +1445,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
       }
     }
   }
+  wall_speed_alone();
   unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger,
               lone_rule, alone);
   squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
@@ -1716,10 +1739,10 @@ float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::
   const PastTarget pt = past_target_of(b, a, i);
   if (!pt.on) return room;
   // How far along d the course passes the target: a target beyond the padded contact (in
-  // the margin band) may be walked to, up to the bare contact.
+  // the margin band) may be walked to, and no further than the bare contact.
   const float along = pt.g.x * d.x + pt.g.y * d.y;
   const WallAlong w = wall_along(b, in, i, d);
-  if (w.past) room = along > w.hit && !w.bare ? w.hit + b.margin : w.hit;
+  if (w.past) room = along > w.hit && !w.bare ? std::min(along, w.hit + b.margin) : w.hit;
   if (in.neighbors.empty()) return room;
   // Where the course along d meets a disc of radius r round p: 0 inside it, ∞ missed.
   const auto meets = [d](Vec2 p, float r) {
@@ -1738,7 +1761,7 @@ float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::
     if (!standing_past_target(pt, a, j, p, b.margin) || !body_past_target(pt, p, R, b.margin, d))
       continue;
     const float h = meets(p, R);
-    room = std::min(room, along > h ? meets(p, R - b.margin) : h);
+    room = std::min(room, along > h ? std::min(along, meets(p, R - b.margin)) : h);
   }
   return room;
 }

@@ -1357,39 +1357,90 @@ void Simulation::break_standoff(const Plan& p, std::size_t begin, std::size_t en
   }
 }
 
+namespace {
+/// How agent i's motion model brakes (Simulation::stop_short_past_target): from speed v
+/// it runs alpha·v² + beta·v more before it stands, once its command is 0. `brakes`
+/// false: the command does not set its speed (full_speed) or nothing can change its
+/// velocity (max_accel 0 under Accel or Vehicle, steer_force 0 under Lerp).
+struct Braking {
+  bool brakes = false;
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+Braking braking_of(const MotionModel& motion, const AgentsView& a, std::size_t i, float dt) {
+  Braking r;
+  if (const auto* m = std::get_if<Accel>(&motion)) {
+    if (m->full_speed) return r;
+    if (m->gdx_order) {
+      // Uncapped: the velocity falls by dt/ttt of itself a step, the position moving
+      // with the old one first: v·(ttt + dt) at most.
+      r.beta = (m->time_to_target > 0.0f ? m->time_to_target : dt) + dt;
+    } else {
+      // At most max_accel, and (time_to_target T > 0) (desired − v)/T: at most
+      // v²/(2·max_accel) + v·T.
+      const float accel = a.max_accel[i];
+      if (!(accel > 0.0f)) return r;
+      r.alpha = 0.5f / accel;
+      r.beta = std::max(m->time_to_target, 0.0f);
+    }
+  } else if (const auto* m = std::get_if<Vehicle>(&motion)) {
+    const float accel = a.max_accel[i];
+    if (m->full_speed || !(accel > 0.0f)) return r;
+    r.alpha = 0.5f / accel;  // the speed moves by max_accel·dt a step
+  } else if (const auto* m = std::get_if<Lerp>(&motion)) {
+    const float force =
+        std::clamp(m->steer_force >= 0.0f ? m->steer_force : a.steer_force[i], 0.0f, 1.0f);
+    if (m->full_speed || !(force > 0.0f)) return r;
+    r.beta = dt * (1.0f - force) / force;  // v·(1 − f) a step, then v·(1 − f)², ...
+  }
+  r.brakes = std::isfinite(r.alpha) && std::isfinite(r.beta);
+  return r;
+}
+}  // namespace
+
 void Simulation::stop_short_past_target(const Plan& p, std::size_t begin, std::size_t end,
                                         std::size_t step) {
   const AgentsView& a = p.in.agents;
   if (!a.target) return;
-  // The command is held for the decision's time t (the step, or decision_interval steps),
-  // then the agent brakes at its max_accel: from speed c it goes c·t + c²/(2·max_accel).
-  constexpr float inf = std::numeric_limits<float>::infinity();
+  // A command of speed c is held for the decision's time t (the step, or
+  // decision_interval steps), then the agent brakes as its motion model does, from its
+  // speed along the course v0 where that is faster than c (it has not slowed to c yet):
+  // it runs c·t + B(max(c, v0)), B(v) = alpha·v² + beta·v (braking_of).
   const float t = static_cast<float>(decision_time(p.dt));
-  const auto run = [t](float c, float accel) {
-    return c * t + (accel < inf ? c * c / (2.0f * accel) : 0.0f);
-  };
   const CollisionDanger& b = *velocity_;
   for (std::size_t i = begin; i < end; i += step) {
     const float top = a.max_speed[i];
     const float c = strength_[i] * top;
     if (!(c > 0.0f) || is_kinematic(a, i) || (a.waypoint && a.waypoint[i])) continue;
-    const float accel = a.max_accel[i];
-    // A wall or body past_target leaves out lies no nearer than the target's closest
-    // approach less the disc (r_i + margin): a command that stops short of that meets
-    // none.
-    const float g = length(load2(a.target, i) - load2(a.position, i));
-    if (run(c, accel) <= g - a.radius[i] - b.margin) continue;
+    const Braking br = braking_of(params_.motion, a, i, p.dt);
+    if (!br.brakes) continue;
     Vec2 d = load2(direction_.data(), i);
     if (config_.rotate) d = to_world(d, i);
     const float n = length(d);
     if (!(n > 0.0f)) continue;
-    const float h = past_target_hit(b, p.in, i, Vec2{d.x / n, d.y / n});
-    if (run(c, accel) <= h) continue;
-    // The fastest command that stops short of it, c·t + c²/(2a) = h (a hair below, for
-    // the float rounding).
-    const float fit = accel == inf   ? h / t
-                      : accel > 0.0f ? accel * (std::sqrt(t * t + 2.0f * h / accel) - t)
-                                     : 0.0f;
+    d = Vec2{d.x / n, d.y / n};
+    const float v0 = std::max(0.0f, dot(load2(a.velocity, i), d));
+    const auto brake = [&](float v) { return (br.alpha * v + br.beta) * v; };
+    const float run = c * t + brake(std::max(c, v0));
+    // A wall or body past_target leaves out lies no nearer than the target's closest
+    // approach less the disc (r_i + margin): a command that stops short of that meets
+    // none.
+    const float g = length(load2(a.target, i) - load2(a.position, i));
+    if (run <= g - a.radius[i] - b.margin) continue;
+    const float h = past_target_hit(b, p.in, i, d);
+    if (run <= h) continue;
+    // The fastest command that stops short of it (a hair below, for the float rounding):
+    // with room for v0's braking and its hold, c·t + B(c) = h, solved in the form that
+    // holds for alpha = 0 too; else what the hold leaves once v0 is braked from; else
+    // nothing helps and the agent brakes now.
+    float fit = 0.0f;
+    const float room = h - brake(v0);
+    if (room >= v0 * t) {
+      const float tb = t + br.beta;
+      fit = 2.0f * h / (tb + std::sqrt(tb * tb + 4.0f * br.alpha * h));
+    } else if (room > 0.0f) {
+      fit = room / t;
+    }
     strength_[i] = std::min(strength_[i], fit / top * (1.0f - 0x1p-20f));
   }
 }

@@ -1673,7 +1673,10 @@ class CollisionDanger(Behaviour):
         ``arrive=False``. :data:`~contextsteer.scenarios.CROWD` turns it on. In a
         simulation a command too fast to stop short of what it leaves out (the wall, or a
         body standing, below) is slowed to the fastest that can: held for the decision's
-        time t and then braked at ``max_accel``, a speed c runs c·t + c²/(2·max_accel).
+        time t and then braked as the motion model brakes (``Accel`` and ``Vehicle`` at
+        ``max_accel``, ``Lerp`` by its steer force), from the agent's own speed along
+        the course where that is faster, a speed c runs c·t + c²/(2·max_accel) under
+        ``Accel``; a goal inside the margin is walked to, not past.
         An interest that does not slow at the target (a ``FollowField`` without a slowing
         radius beside ``Arrive``, ``Seek``) or a speed ``Arrive`` cannot brake from
         within its slowing radius (4 m/s at 6 m/s² and 1 m) ran agents into the wall
@@ -1867,9 +1870,15 @@ class CollisionDanger(Behaviour):
         ``unstick``'s lone-agent rule, which ``CROWD`` has; with this option none, with
         the rule 0 and 1;
         docs/crowd.md, "Bends"). Agents with neighbours keep the levels, as
-        ``wall_speed`` for all costs the bottleneck's stragglers. Not in ``CROWD``: a
-        lone monster at 3-4 m/s then closes on the wall beside a door it barely fits and
-        paces along it (3 of 6 starts not through in 40 s).
+        ``wall_speed`` for all costs the bottleneck's stragglers. The candidate is offered
+        only below the slowest moving level (``max_speed / speeds``), where no level can
+        approach the wall at all: above it the levels decide (offered at any speed, a lone
+        monster at 3-4 m/s closed on the wall beside a door it barely fits and paced along
+        it, 3 of 6 starts not through in 40 s). In ``CROWD`` since then: a 4 m/s walker
+        leaving a room by a door on its far side was not home in 30 s in 12 of 108 rooms
+        of ``benchmarks/rooms.py``, and is in every one (docs/crowd.md, "A lone agent's
+        wall speed below the levels, by default"). With ``wall_speed`` as well, every
+        agent gets ``wall_speed``'s candidate at any speed.
 
     Notes
     -----

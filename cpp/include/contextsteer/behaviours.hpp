@@ -299,7 +299,10 @@ struct BehaviourSpec<WallDanger> {
 /// safe) and safe against every neighbour, so agents can close on a wall slowly.
 /// `wall_speed_alone` offers it only to an agent that no listed neighbour in sight could meet
 /// within the horizon at any candidate (in sight: a line from the agent's centre to the
-/// neighbour's centre or to one of its two sides across that line misses every wall).
+/// neighbour's centre or to one of its two sides across that line misses every wall), and
+/// only below the slowest moving level (max_speed / speeds), where no level can approach
+/// the wall: above it the levels decide (a lone agent at 3–4 m/s that closed on the wall
+/// beside a door at the wall-limited speed paced along it and missed the door).
 /// With `creep`, a slot where standing is safe also offers the fastest speed that is safe
 /// all the way from standing (levels 0..mc safe, mc + 1 not: the boundary between them,
 /// found by kCreepSteps bisection steps on the exact test against neighbours and walls),
@@ -615,9 +618,9 @@ WallAlong wall_along(const CollisionDanger& b, const BehaviourInputs& in, std::s
 /// b.past_target leaves out of that course: the wall ahead (wall_along, when `past`), or
 /// a body standing in the agent's neighbour list that the course meets only past the
 /// target. The distance is where the padded body (r_i + b.margin; r_i + r_j + b.margin
-/// round a body) first touches it, or the bare body (r_i; r_i + r_j) where the course
-/// passes the target beyond the padded contact (a goal inside the margin band is walked
-/// to); 0 already inside. +inf when past_target does not hold for the agent or leaves
+/// round a body) first touches it; where the course passes the target beyond that (a goal
+/// inside the margin band), the target's distance along d, at most where the bare body
+/// (r_i; r_i + r_j) touches: the goal is walked to, not past. 0 already inside. +inf when past_target does not hold for the agent or leaves
 /// nothing out along d. Simulation caps a command too fast to stop short of it. Pure,
 /// reentrant.
 float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d);

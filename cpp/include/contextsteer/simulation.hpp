@@ -353,8 +353,9 @@ class Simulation {
   void evade_kinematic(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
   /// CollisionDanger::past_target leaves a wall or a body standing beyond the target out
   /// because the agent stops at its target; a command too fast to stop short of it
-  /// (past_target_hit) when held for the decision's time and then braked at max_accel
-  /// (c·t + c²/(2·max_accel)) is slowed to the speed that can
+  /// (past_target_hit) when held for the decision's time t and then braked as the motion
+  /// model brakes (Accel and Vehicle at max_accel, Lerp by steer_force; from the agent's
+  /// speed along the course where that is faster) is slowed to the speed that can
   /// (an interest that does not slow at the target, such as a FollowField without a
   /// slowing radius, or Arrive at 4 m/s, ran agents into it).
   void stop_short_past_target(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
