@@ -1371,8 +1371,12 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // its threats) is asked only when a slot would take it.
   const auto wall_speed_alone = [&] {
     if (!b.wall_speed_alone || b.wall_speed || !walls_near) return;
+    // A slot whose wall lies beyond this cannot give a speed below `step` (the bound
+    // allows for the rounding of sw below): most slots are skipped on one compare.
+    const float reach = step * b.wall_horizon * 1.00001f;
     int is_alone = -1;
     for (std::size_t q = 0; q < k; ++q) {
+      if (!(wall[q] < reach)) continue;
       const float sw = wall[q] / b.wall_horizon * (1.0f - 0x1p-20f);
       if (!(sw < step)) continue;
       const float frac = sw / top;
