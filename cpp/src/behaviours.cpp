@@ -776,6 +776,17 @@ struct SameWay {
 /// round p (0 when already inside it), at least r_i ahead (g·d >= r_i) or, nearer, heading
 /// at the target (0 < g·d, |d × g| <= g·d / 4) with the target clear of that disc. A
 /// course that misses the disc: false (nothing to leave out).
+/// Where a course along the unit direction d from the origin first meets the disc of
+/// radius R round p: 0 when it starts inside, +inf when it misses (or heads away).
+float course_meets_disc(Vec2 p, float R, Vec2 d) {
+  const float cc = dot(p, p) - R * R;
+  if (!(cc > 0.0f)) return 0.0f;
+  const float bb = p.x * d.x + p.y * d.y;
+  const float disc = bb * bb - cc;
+  if (!(bb > 0.0f) || !(disc > 0.0f)) return std::numeric_limits<float>::infinity();
+  return cc / (bb + std::sqrt(disc));
+}
+
 bool body_past_target(const PastTarget& pt, Vec2 p, float R, float margin, Vec2 d) {
   const float along = pt.g.x * d.x + pt.g.y * d.y;
   const float side = std::fabs(d.x * pt.g.y - d.y * pt.g.x);
@@ -786,15 +797,8 @@ bool body_past_target(const PastTarget& pt, Vec2 p, float R, float margin, Vec2 
     const Vec2 e = pt.g - p;
     if (!(along > 0.0f) || !(side <= 0.25f * along) || !(dot(e, e) >= R * R)) return false;
   }
-  const float cc = dot(p, p) - R * R;
-  float h = 0.0f;
-  if (cc > 0.0f) {
-    const float bb = p.x * d.x + p.y * d.y;
-    const float disc = bb * bb - cc;
-    if (!(bb > 0.0f) || !(disc > 0.0f)) return false;
-    h = cc / (bb + std::sqrt(disc));
-  }
-  return along <= h + margin;
+  const float h = course_meets_disc(p, R, d);
+  return h != std::numeric_limits<float>::infinity() && along <= h + margin;
 }
 
 #if defined(CONTEXTSTEER_AVX2)
@@ -1356,8 +1360,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // behaviour and the fastest agent: one fast agent anywhere took every agent's).
   // A threat every line of sight to which crosses a wall does not count (threat_in_sight).
   const Alone alone{threat, walls_near ? in.world : nullptr, xi, sc.threats, b.layers};
-  const bool wall_speed = b.wall_speed;
-  const bool extras = b.creep || (wall_speed && walls_near);  // the opt-in candidates below
+  const bool extras = b.creep || (b.wall_speed && walls_near);  // the opt-in candidates below
   // pairs_in_lanes(b, in, i) for velocity_pair_ttc, asked on the first slot that needs it.
   int lanes_known = -1;
   const auto lanes = [&] {
@@ -1435,7 +1438,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
         }
       }
     }
-    if (wall_speed && walls_near) {
+    if (b.wall_speed && walls_near) {
       // The wall-limited speed h_q / wall_horizon (rounded down a hair, so that its wall
       // TTC is the horizon or more in float too): the fastest the slot may approach the
       // wall, between the levels. Taken when it is faster than the fastest safe level
@@ -1748,14 +1751,6 @@ float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::
   const WallAlong w = wall_along(b, in, i, d);
   if (w.past) room = along > w.hit && !w.bare ? std::min(along, w.hit + b.margin) : w.hit;
   if (in.neighbors.empty()) return room;
-  // Where the course along d meets a disc of radius r round p: 0 inside it, ∞ missed.
-  const auto meets = [d](Vec2 p, float r) {
-    const float cc = dot(p, p) - r * r;
-    if (!(cc > 0.0f)) return 0.0f;
-    const float bb = p.x * d.x + p.y * d.y;
-    const float disc = bb * bb - cc;
-    return bb > 0.0f && disc > 0.0f ? cc / (bb + std::sqrt(disc)) : inf;
-  };
   const Vec2 xi = load2(a.position, i);
   const std::int32_t* nb = in.neighbors.indices + i * in.neighbors.max_neighbors;
   for (std::int32_t n = 0; n < in.neighbors.counts[i]; ++n) {
@@ -1764,8 +1759,8 @@ float past_target_hit(const CollisionDanger& b, const BehaviourInputs& in, std::
     const float R = pt.ri + a.radius[j] + b.margin;
     if (!standing_past_target(pt, a, j, p, b.margin) || !body_past_target(pt, p, R, b.margin, d))
       continue;
-    const float h = meets(p, R);
-    room = std::min(room, along > h ? std::min(along, meets(p, R - b.margin)) : h);
+    const float h = course_meets_disc(p, R, d);
+    room = std::min(room, along > h ? std::min(along, course_meets_disc(p, R - b.margin, d)) : h);
   }
   return room;
 }
