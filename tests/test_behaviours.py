@@ -674,6 +674,81 @@ def test_pursue_ids_written_out_of_range_in_place_are_refused_at_the_step():
     sim.step(0.1)
 
 
+@pytest.mark.parametrize("kind", [cs.Pursue, cs.Evade])
+def test_pursue_follows_an_edit_of_its_targets_as_its_docstring_says(kind):
+    """The docstring: edit ``pursue.targets`` itself, or an int32 C-contiguous array passed
+    in; any other (NumPy's default int64) is copied once and its edits are not seen (a new
+    user's audit found the int64 case undocumented). Oracle: the monster at the origin,
+    targets 10 m east (1) and 10 m west (2); after the switch it heads west (Pursue) or
+    east (Evade), or keeps its way when the edit is not seen."""
+
+    def run(ids, edit):
+        ag = cs.Agents(3, slots=16)
+        ag.add([[0.0, 0.0]], radius=0.3, max_speed=2.0)
+        ag.add([[10.0, 0.0], [-10.0, 0.0]], radius=0.3, kinematic=True)
+        b = kind(targets=ids)
+        sim = cs.Simulation(None, ag, cs.Steering([b]), motion=cs.Lerp(steer_force=1.0))
+        sim.step(1 / 30, steps=15)
+        x1 = float(ag.position[0, 0])
+        edit(b)
+        sim.step(1 / 30, steps=30)
+        return x1, float(ag.position[0, 0])
+
+    away = kind is cs.Evade  # an evader runs from its target: west of 1, east of 2
+    ids32 = np.array([1], np.int32)
+    ids64 = np.array([1], np.int64)
+    seen = [
+        run(ids32, lambda b: ids32.__setitem__(0, 2)),
+        run(np.array([1], np.int64), lambda b: b.targets.__setitem__(0, 2)),
+    ]
+    for x1, x2 in seen:
+        assert (x2 > x1) if away else (x2 < x1)
+    x1, x2 = run(ids64, lambda b: ids64.__setitem__(0, 2))  # a copy: the edit is not seen
+    assert (x2 < x1) if away else (x2 > x1)
+
+
+def test_a_mask_at_threshold_0_strands_monsters_at_a_door_and_a_small_threshold_does_not():
+    """README, "Masking at threshold 0" (a new user's audit): six monsters follow a
+    NavField through a 3 m door to a player, with WallDanger and predictive AgentDanger.
+    At the default threshold 0, AgentDanger's small danger beside a neighbour masks the
+    last open slots and some monsters stand for good (every slot masked, flagged stuck);
+    at 0.05 all six reach the player. Oracle: the distances to the player after 60 s."""
+
+    def run(threshold):
+        world = cs.World()
+        world.add_polyline([[0, 0], [40, 0], [40, 20], [0, 20]], closed=True)
+        world.add_segments([[20, 0, 20, 8.5], [20, 11.5, 20, 20]])
+        world.add_circles([[10, 10], [30, 5]], [1.5, 1.0])
+        agents = cs.Agents(8, slots=16)
+        player = agents.add([[35, 15]], radius=0.5, kinematic=True)[0]
+        rng = np.random.default_rng(1)
+        xy = np.c_[rng.uniform(2, 8, 6), rng.uniform(2, 18, 6)]
+        mon = agents.add(xy, radius=0.5, max_speed=3.0, target=[[35, 15]])
+        field = cs.NavField(world, [[35, 15]], cell=0.25, radius=0.55)
+        behaviours = [
+            cs.FollowField(field),
+            cs.WallDanger(look_ahead=3),
+            cs.AgentDanger(radius=1.2, predictive=True),
+        ]
+        steering = cs.Steering(behaviours, rotate=True, threshold=threshold)
+        sim = cs.Simulation(
+            world,
+            agents,
+            steering,
+            motion=cs.Lerp(steer_force=0.2),
+            stuck_distance=0.1,
+            stuck_time=5.0,
+        )
+        sim.step(1 / 30, steps=1800)
+        far = np.linalg.norm(agents.position[mon] - agents.position[player], axis=1) > 5
+        return far, sim.chosen_slot[mon], np.asarray(sim.stuck)[mon]
+
+    far, chosen, stuck = run(0.0)
+    assert far.sum() >= 2 and (chosen[far] == -1).all() and stuck[far].all()
+    far, _, _ = run(0.05)
+    assert not far.any()
+
+
 def test_bounds_refuses_a_margin_that_leaves_no_rectangle_and_steering_names_classic_behaviours():
     # An inverted inset rectangle pulled agents any way (fuzz round 15).
     with pytest.raises(ValueError, match="margin 0.6 leaves no rectangle"):

@@ -85,6 +85,41 @@ def test_world_draws_walls_and_circles():
     assert art.walls.axes is art.circles.axes
 
 
+def test_world_and_scene_draw_only_the_obstacles_queries_meet():
+    """A door opened with set_layers(ids, 0) let rays through but was still drawn (a new
+    user's audit); obstacles of a layer the agents do not collide with too. Oracle: the
+    drawn segments and circles are those whose mask shares a bit with the layers."""
+    w = cs.World()
+    w.add_segments([[20, 0, 20, 8.5], [20, 11.5, 20, 20]])
+    door = w.add_segments([[20, 8.5, 20, 11.5]])
+    w.add_segments([[0, 30, 10, 30]], layers=2)
+    w.add_circles([[5, 5], [8, 8]], [1.0, 0.5])
+    w.set_layers(door, 0)
+    w.set_layers([w.obstacle_count - 1], 2)  # the second circle: layer 2 only
+
+    def drawn(art):
+        segs = [] if art.walls is None else [s.tolist() for s in art.walls.get_segments()]
+        circles = 0 if art.circles is None else len(art.circles.get_paths())
+        return segs, circles
+
+    left, right, wide = [[20, 0], [20, 8.5]], [[20, 11.5], [20, 20]], [[0, 30], [10, 30]]
+    assert drawn(cs.plot.world(w)) == ([left, right, wide], 2)
+    assert drawn(cs.plot.world(w, layers=1)) == ([left, right], 1)
+    assert drawn(cs.plot.world(w, layers=2)) == ([left, right, wide], 2)  # all-layer walls too
+    assert cs.raycast(w, [[15, 10]], [[1, 0]], 20.0).hit.tolist() == [False]
+    w.set_layers(door, 1)  # closed again: drawn again
+    assert drawn(cs.plot.world(w, layers=1)) == ([left, right, [[20, 8.5], [20, 11.5]]], 1)
+    # scene: the simulation's layers by default, or the ones given.
+    agents = cs.Agents(1)
+    agents.add([[15, 10]])
+    sim = cs.Simulation(w, agents, cs.Steering([cs.Seek()]), layers=2)
+    assert drawn(cs.plot.scene(sim).world) == ([left, right, wide], 2)  # not the door (layer 1)
+    assert len(drawn(cs.plot.scene(sim, layers=1).world)[0]) == 3
+    assert len(drawn(cs.plot.scene(world=w).world)[0]) == 4
+    with pytest.raises(ValueError, match="32-bit mask"):
+        cs.plot.world(w, layers=-1)
+
+
 def test_world_accepts_wall_array_and_kwargs():
     fig, ax = plt.subplots()
     art = cs.plot.world([[0, 0, 1, 0], [1, 0, 1, 1]], ax=ax, linewidths=4)

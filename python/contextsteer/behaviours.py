@@ -759,7 +759,10 @@ class Pursue(Behaviour):
         Agent ids in the same :class:`Agents` (dead ones and the agent itself are skipped).
         Ids are slots: a slot reused by a new agent (:attr:`Agents.generation` tells them
         apart) is pursued in its turn: when the game kills a target, change its entry
-        (the array is read in place at every step) or give the steering a new behaviour.
+        or give the steering a new behaviour. The ids are stored as an int32 array that is
+        read in place at every step: edit ``pursue.targets`` itself, or pass an int32
+        C-contiguous array and edit that (any other, NumPy's default int64 or a list, is
+        copied once, so later edits of it are not seen).
     max_prediction : float, default 1
         Seconds; 0 seeks the current positions.
     max_distance, combine, falloff

@@ -88,6 +88,10 @@ class Steering:
         "vector_sum_signed"). See :func:`~contextsteer.choose`.
     threshold : float, default 0
         ``resolve="mask"``: danger above it masks the slot (as in :func:`~contextsteer.resolve`).
+        At 0 any danger masks, and :class:`~contextsteer.AgentDanger` writes a little
+        well to the side of a neighbour, so two agents at a door can mask each other's
+        only way through and stand for good; a small threshold (0.05) lets them through
+        (README, "Agents").
     epsilon : float, >= 0, default 0
         ``resolve="mask_min_danger"``: tolerance above the least danger.
     width : int, default 2

@@ -671,6 +671,11 @@ class World:
         return self._core.wall_obstacles
 
     @property
+    def circle_obstacles(self) -> np.ndarray:
+        """Read-only (C,) int32 view: the obstacle id of each circle of :attr:`circles`."""
+        return self._core.circle_obstacles
+
+    @property
     def circles(self) -> tuple[np.ndarray, np.ndarray]:
         """Read-only views ``(centers (C, 2), radii (C,))`` of the circles."""
         return self._core.circle_centers, self._core.circle_radii

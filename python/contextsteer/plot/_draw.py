@@ -279,6 +279,7 @@ class SimView:
     look_ahead: float | None  #: of the first WallDanger, None without one
     rotate: bool  #: Steering(rotate=...)
     threshold: float  #: danger above which a slot counts as masked (inf: resolve is not mask)
+    layers: int = 0xFFFFFFFF  #: obstacle layers the agents collide with (Simulation(layers=))
 
     def or_given(self, world=None, path=None, slots=None, look_ahead=None, rotate=None):
         """``(world, paths, slots, look_ahead, rotate)`` of this view, each replaced by the
@@ -327,7 +328,10 @@ class SimView:
         # directions; otherwise the ring of K.
         given = getattr(sim, "_slot_set", None)
         slots = given if given is not None else int(sim.slots)
-        return cls(sim.world, sim.agents, paths, slots, look_ahead, bool(rotate), float(threshold))
+        layers = int(getattr(sim, "_layers", 0xFFFFFFFF))
+        return cls(
+            sim.world, sim.agents, paths, slots, look_ahead, bool(rotate), float(threshold), layers
+        )
 
 
 def _margin(what: str, value: Any) -> float:

@@ -259,7 +259,10 @@ def animate(
     )
 
     own = ax is None
-    art = scene(world=world, path=path, ax=ax, rays=False)
+    # The obstacles the simulation's agents meet, as they stand now (a door opened or
+    # closed during the run is drawn as it is at the end).
+    layers = SimView.of(sim).layers if sim is not None else None
+    art = scene(world=world, path=path, ax=ax, rays=False, layers=layers)
     ax = art.ax
     bounds = _bounds(world)
     if bounds is None:
@@ -529,7 +532,8 @@ def frames(
     caption_h = min(0.12, 30.0 / h_px)
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0 - caption_h))
     ax.set_axis_off()
-    scene(world=world, path=path, ax=ax, rays=False)
+    layers = SimView.of(sim).layers if sim is not None else None
+    scene(world=world, path=path, ax=ax, rays=False, layers=layers)
     # Limits that fill the axes at equal aspect: widen the short side of the world's box.
     x0, y0, x1, y1 = bounds
     pad = margin * max(x1 - x0, y1 - y0)

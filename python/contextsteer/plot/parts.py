@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from .. import _checks
 from ..agents import Agents
 from ..path import Path
-from ..world import World
+from ..world import ALL_LAYERS, World, _layers
 from ._draw import (
     _PATH_COLOR,
     _WALL_COLOR,
@@ -67,14 +67,25 @@ class WorldArtists(NamedTuple):
 
 
 def _plot_world(
-    world: World | ArrayLike, ax: Axes, color: Any, circle_color: Any, kwargs: dict[str, Any]
+    world: World | ArrayLike,
+    ax: Axes,
+    color: Any,
+    circle_color: Any,
+    kwargs: dict[str, Any],
+    layers: Any = ALL_LAYERS,
 ) -> WorldArtists:
     from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.patches import Circle
 
     if isinstance(world, World):
-        walls = np.asarray(world.walls, dtype=np.float64)
+        # Only the obstacles a query with these layers meets: a door opened
+        # (World.set_layers(ids, 0)) or a layer the agents do not collide with is not drawn.
+        mask = _layers(layers)
+        seen = (np.asarray(world.obstacle_layers, dtype=np.uint32) & np.uint32(mask)) != 0
+        walls = np.asarray(world.walls, dtype=np.float64)[seen[world.wall_obstacles]]
         centers, radii = world.circles
+        shown = seen[world.circle_obstacles]
+        centers, radii = np.asarray(centers)[shown], np.asarray(radii)[shown]
     else:
         walls, centers, radii = _floats(world, "world"), np.zeros((0, 2)), np.zeros(0)
     if walls.ndim != 2 or walls.shape[1] != 4:
@@ -110,9 +121,14 @@ def world(
     *,
     color: str = _WALL_COLOR,
     circle_color: str = "0.65",
+    layers: int = ALL_LAYERS,
     **kwargs: Any,
 ) -> WorldArtists:
     """Draw a world's walls (one LineCollection) and circles (Circle patches).
+
+    Only the obstacles in ``layers`` are drawn: an obstacle hidden with
+    :meth:`~contextsteer.World.set_layers` (mask 0, a door opened) is not, as no query
+    meets it.
 
     Parameters
     ----------
@@ -125,6 +141,9 @@ def world(
         Wall and circle outline colour.
     circle_color : color
         Fill of the circles.
+    layers : int
+        Layer mask of the obstacles to draw (default all): those whose mask shares a bit
+        with it, as for a ray or a collision with these layers.
     **kwargs
         Passed to the walls' ``LineCollection``.
 
@@ -144,7 +163,7 @@ def world(
     (4, 1)
     >>> plt.close("all")
     """
-    return _plot_world(world, _plain_axes(ax), color, circle_color, kwargs)
+    return _plot_world(world, _plain_axes(ax), color, circle_color, kwargs, layers)
 
 
 def _path_points(path: Path | ArrayLike) -> tuple[np.ndarray, bool]:

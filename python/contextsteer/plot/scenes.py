@@ -13,6 +13,7 @@ from .. import _checks
 from ..agents import Agents
 from ..path import Path
 from ..simulation import Simulation
+from ..world import ALL_LAYERS, _layers
 from ._draw import (
     _PATH_COLOR,
     _WALL_COLOR,
@@ -79,6 +80,7 @@ def scene(
     map_scale: ArrayLike | None = None,
     trajectories: History | Recording | ArrayLike | None = None,
     margin: float = 0.05,
+    layers: int | None = None,
 ) -> SceneArtists:
     """Draw a scene: walls, paths, agents as oriented circles, slot rays, context maps.
 
@@ -137,6 +139,9 @@ def scene(
         Drawn under the agents (see :func:`trajectories`).
     margin : float
         Fraction of the world's size added around its bounds.
+    layers : int, optional
+        Layer mask of the obstacles drawn (see :func:`world`): default the simulation's
+        ``layers``, else all. A door opened with ``World.set_layers(ids, 0)`` is not drawn.
 
     Returns
     -------
@@ -168,8 +173,11 @@ def scene(
         _, ax = plt.subplots()
     ax.set_aspect("equal")
     perceived = None
+    drawn_layers = ALL_LAYERS if layers is None else _layers(layers)
     if sim is not None:
         view = SimView.of(sim)
+        if layers is None:
+            drawn_layers = view.layers
         if agents is None or agents is view.agents:
             agents = view.agents
             perceived = _perceived_pose(sim)
@@ -187,7 +195,7 @@ def scene(
     world_art = traj_art = agent_art = ray_art = glyphs = None
     path_arts: list = []
     if world is not None:
-        world_art = _plot_world(world, ax, _WALL_COLOR, "0.65", {})
+        world_art = _plot_world(world, ax, _WALL_COLOR, "0.65", {}, drawn_layers)
     if path is not None:
         # A list of paths (Path objects or (P, 2) arrays), or one path (a list of points).
         many = isinstance(path, (list, tuple)) and all(
