@@ -9,15 +9,22 @@
 // within L: the walls that cross the wall's sum with the reversed sector (a hull of six
 // points, the cell widened by 1 mm), found row by row. A list is kept as runs of
 // consecutive wall indexes (the track's walls are two polylines, so a list is about one
-// run). A ray reads its agent's cell and the bin of its direction (atan2), screens the
-// listed walls eight at a time in AVX2 (the walk's float32 side screen) and solves the
-// survivors exactly (geometry.hpp's ray_segment); no walk at all. The distances are
-// compared with slot_raycast_rows (the walk) bit for bit. Build and run:
+// run). A ray reads its agent's cell and the bin of its direction, screens the listed
+// walls eight at a time in AVX2 (the walk's float32 side screen) and solves the survivors
+// exactly (geometry.hpp's ray_segment); no walk at all. Two casts: `cast` (the first
+// form: atan2 bins, the lists through an offset table, every listed wall screened) and
+// `cast2` (the default: bins of the diamond angle, a list of one run held in the cell's
+// own 8-byte record, and the boxes of aligned blocks of eight walls screened first, eight
+// blocks at a time, so that only the walls of the blocks the ray's line crosses are).
+// The distances are compared with slot_raycast_rows (the walk) bit for bit. MODE=1 stops
+// after finding the list (the cost of the normalisation and the lookup). Build and run:
 //   g++ -std=c++20 -O3 -DNDEBUG -fno-math-errno -fno-trapping-math -Icpp/include -Icpp/src
 //       -Ibenchmarks/kernels benchmarks/kernels/wedge_lists.cpp cpp/src/raycast.cpp
 //       cpp/src/strip_index.cpp cpp/src/slot_gather.cpp cpp/src/world.cpp
 //       cpp/src/parallel.cpp -lpthread -o build/wedge_lists
+//   (this file compiles itself for AVX2; the library's files keep their own flags)
 //   build/wedge_lists [-m 10000] [-L 50] [-r repeats] [-c cell_m] [-b bins]
+#pragma GCC target("avx2")
 #include "contextsteer/raycast.hpp"
 #include "contextsteer/geometry.hpp"
 #include <algorithm>
@@ -45,6 +52,10 @@ struct Wedge {
   std::vector<uint32_t> off;            // (cell * bins + bin) -> first run
   std::vector<uint32_t> rs, rl;         // runs: start, length
   std::vector<float> ax, ay, bx, by;    // walls, index order, padded by 8
+  struct Rec { uint32_t start, len; };   // len with bit 31: runs at rs/rl[start .. start + (len & ~bit))
+  std::vector<Rec> rec;
+  float inv_s, fx0, fy0;
+  std::vector<float> kx0, ky0, kx1, ky1;  // boxes of aligned blocks of 8 walls, padded by 8 blocks
   size_t entries = 0;
 };
 
@@ -64,7 +75,14 @@ static void build(Wedge& w, const std::vector<float>& walls, double s, int bins,
   std::vector<std::vector<std::pair<uint32_t,uint32_t>>> runs(cells * bins);
   for (int b = 0; b < bins; ++b) {
     for (auto& l : lists) l.clear();
-    const double lo = b * D - eps, hi = (b + 1) * D + eps;
+    auto dang = [](double p) {  // angle of diamond parameter p in [0, 4]
+      const int q = std::min(3, int(p)); const double f = p - q;
+      const double x[4] = {1 - f, -f, -(1 - f), f}, y[4] = {f, 1 - f, -f, -(1 - f)};
+      double a = std::atan2(y[q], x[q]); if (a < 0) a += 2 * track::kPi; if (p >= 3.5 && a < 1) a += 2 * track::kPi;
+      return a; };
+    double lo = dang(4.0 * b / bins) - eps, hi = dang(4.0 * (b + 1) / bins) + eps;
+    if (hi < lo) hi += 2 * track::kPi;
+    (void)D;
     const double Rp = R / std::cos(0.5 * (hi - lo)) + pad;
     const double ex[2] = {-Rp * std::cos(lo), -Rp * std::cos(hi)}, ey[2] = {-Rp * std::sin(lo), -Rp * std::sin(hi)};
     for (int i = 0; i < m; ++i) {
@@ -117,6 +135,21 @@ static void build(Wedge& w, const std::vector<float>& walls, double s, int bins,
     for (auto [a, l] : runs[c]) { w.rs.push_back(a); w.rl.push_back(l); }
   }
   w.off[cells * bins] = (uint32_t)w.rs.size();
+  w.rec.resize(cells * bins);
+  for (size_t c = 0; c < cells * bins; ++c) {
+    const uint32_t a = w.off[c], e = w.off[c + 1];
+    if (e - a == 1) w.rec[c] = {w.rs[a], w.rl[a]};
+    else w.rec[c] = {a, (e - a) | 0x80000000u};
+  }
+  w.inv_s = float(1.0 / s); w.fx0 = float(w.x0); w.fy0 = float(w.y0);
+  for (int k = 0; k * 8 < m; ++k) {
+    float a = 1e30f, b = 1e30f, c = -1e30f, d = -1e30f;
+    for (int i = 8 * k; i < std::min(m, 8 * k + 8); ++i) {
+      a = std::min({a, walls[4*i], walls[4*i+2]}); b = std::min({b, walls[4*i+1], walls[4*i+3]});
+      c = std::max({c, walls[4*i], walls[4*i+2]}); d = std::max({d, walls[4*i+1], walls[4*i+3]}); }
+    w.kx0.push_back(a); w.ky0.push_back(b); w.kx1.push_back(c); w.ky1.push_back(d);
+  }
+  for (int k = 0; k < 8; ++k) { w.kx0.push_back(0); w.ky0.push_back(0); w.kx1.push_back(0); w.ky1.push_back(0); }
   for (int i = 0; i < m; ++i) { w.ax.push_back(walls[4*i]); w.ay.push_back(walls[4*i+1]); w.bx.push_back(walls[4*i+2]); w.by.push_back(walls[4*i+3]); }
   for (int k = 0; k < 8; ++k) { w.ax.push_back(0); w.ay.push_back(0); w.bx.push_back(0); w.by.push_back(0); }
 }
@@ -163,8 +196,84 @@ __attribute__((target("avx2"))) static double cast(const Wedge& w, float ox, flo
   return best;
 }
 
+
+__attribute__((target("avx2"))) static inline void screen(const Wedge& w, uint32_t start, uint32_t len, float ox, float oy, double dx, double dy,
+    __m256 vox, __m256 voy, __m256 vdx, __m256 vdy, double& best) {
+  const __m256 tol = _mm256_set1_ps(0x1p-20f), absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  g_tests += len;
+  for (uint32_t k = 0; k < len; k += 8) {
+    const uint32_t s = start + k;
+    const __m256 ax = _mm256_sub_ps(_mm256_loadu_ps(&w.ax[s]), vox), ay = _mm256_sub_ps(_mm256_loadu_ps(&w.ay[s]), voy);
+    const __m256 bx = _mm256_sub_ps(_mm256_loadu_ps(&w.bx[s]), vox), by = _mm256_sub_ps(_mm256_loadu_ps(&w.by[s]), voy);
+    const __m256 ta = _mm256_mul_ps(_mm256_add_ps(_mm256_and_ps(ax, absm), _mm256_and_ps(ay, absm)), tol);
+    const __m256 tb = _mm256_mul_ps(_mm256_add_ps(_mm256_and_ps(bx, absm), _mm256_and_ps(by, absm)), tol);
+    const __m256 sa = _mm256_sub_ps(_mm256_mul_ps(ax, vdy), _mm256_mul_ps(ay, vdx));
+    const __m256 sb = _mm256_sub_ps(_mm256_mul_ps(bx, vdy), _mm256_mul_ps(by, vdx));
+    // |sa| > ta and |sb| > tb with the same sign: both clearly on one side.
+    const __m256 same = _mm256_xor_ps(sa, sb);  // sign bit set: opposite signs
+    const __m256 clear = _mm256_and_ps(_mm256_cmp_ps(_mm256_and_ps(sa, absm), ta, _CMP_GT_OQ), _mm256_cmp_ps(_mm256_and_ps(sb, absm), tb, _CMP_GT_OQ));
+    const __m256 live = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(len - k)), lane));
+    unsigned rej = (unsigned)_mm256_movemask_ps(_mm256_andnot_ps(same, clear));
+    unsigned keep = (unsigned)_mm256_movemask_ps(live) & ~rej;
+    while (keep) {
+      const int q = __builtin_ctz(keep); keep &= keep - 1;
+      const uint32_t i = s + q;
+      ++g_exact;
+      const double t = ray_segment(double(w.ax[i]) - ox, double(w.ay[i]) - oy, double(w.bx[i]) - ox, double(w.by[i]) - oy, dx, dy);
+      if (t < best) best = t;
+    }
+  }
+}
+
+
+static long g_blocks = 0; static int g_mode = 0;
+__attribute__((target("avx2"))) static inline void screen_blocks(const Wedge& w, uint32_t start, uint32_t len, float ox, float oy, double dx, double dy,
+    __m256 vox, __m256 voy, __m256 vdx, __m256 vdy, double& best) {
+  const __m256 tol = _mm256_set1_ps(0x1p-20f), absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const uint32_t b0 = start >> 3, b1 = (start + len - 1) >> 3;
+  for (uint32_t kb = b0; kb <= b1; kb += 8) {
+    const __m256 x0 = _mm256_sub_ps(_mm256_loadu_ps(&w.kx0[kb]), vox), y0 = _mm256_sub_ps(_mm256_loadu_ps(&w.ky0[kb]), voy);
+    const __m256 x1 = _mm256_sub_ps(_mm256_loadu_ps(&w.kx1[kb]), vox), y1 = _mm256_sub_ps(_mm256_loadu_ps(&w.ky1[kb]), voy);
+    auto side = [&](__m256 x, __m256 y, __m256& pos, __m256& neg) {
+      const __m256 t = _mm256_mul_ps(_mm256_add_ps(_mm256_and_ps(x, absm), _mm256_and_ps(y, absm)), tol);
+      const __m256 sd = _mm256_sub_ps(_mm256_mul_ps(x, vdy), _mm256_mul_ps(y, vdx));
+      pos = _mm256_and_ps(pos, _mm256_cmp_ps(sd, t, _CMP_GT_OQ));
+      neg = _mm256_and_ps(neg, _mm256_cmp_ps(sd, _mm256_sub_ps(_mm256_setzero_ps(), t), _CMP_LT_OQ));
+    };
+    __m256 pos = _mm256_castsi256_ps(_mm256_set1_epi32(-1)), neg = pos;
+    side(x0, y0, pos, neg); side(x1, y0, pos, neg); side(x0, y1, pos, neg); side(x1, y1, pos, neg);
+    const __m256 live = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(b1 - kb + 1)), lane));
+    unsigned keep = (unsigned)_mm256_movemask_ps(live) & ~(unsigned)_mm256_movemask_ps(_mm256_or_ps(pos, neg));
+    while (keep) {
+      const int q = __builtin_ctz(keep); keep &= keep - 1;
+      ++g_blocks;
+      const uint32_t ws = std::max(start, (kb + q) * 8), we = std::min(start + len, (kb + q) * 8 + 8);
+      screen(w, ws, we - ws, ox, oy, dx, dy, vox, voy, vdx, vdy, best);
+    }
+  }
+}
+
+__attribute__((target("avx2"))) static double cast2(const Wedge& w, float ox, float oy, float dxf, float dyf, double L) {
+  double best = std::nextafter(L, 1e300);
+  const int cx = int((ox - w.fx0) * w.inv_s), cy = int((oy - w.fy0) * w.inv_s);
+  const float adx = std::fabs(dxf), ady = std::fabs(dyf);
+  float p = ady / (adx + ady);
+  if (dxf < 0) p = 2.0f - p;
+  if (dyf < 0) p = 4.0f - p;
+  int b = int(p * (w.bins * 0.25f)); if (b >= w.bins) b = w.bins - 1;
+  const Wedge::Rec rc = w.rec[(size_t(cy) * w.nx + cx) * w.bins + b];
+  if (g_mode == 1) return double(rc.start + rc.len) * 1e-30 + L * 2;
+  const __m256 vox = _mm256_set1_ps(ox), voy = _mm256_set1_ps(oy), vdx = _mm256_set1_ps(dxf), vdy = _mm256_set1_ps(dyf);
+  if (!(rc.len & 0x80000000u)) screen_blocks(w, rc.start, rc.len, ox, oy, dxf, dyf, vox, voy, vdx, vdy, best);
+  else for (uint32_t r = rc.start; r < rc.start + (rc.len & 0x7fffffffu); ++r) screen_blocks(w, w.rs[r], w.rl[r], ox, oy, dxf, dyf, vox, voy, vdx, vdy, best);
+  return best;
+}
+
 int main(int argc, char** argv) {
   int m = 10000; double L = 50; int reps = 5; double cell = 2.0; int bins = 128;
+  if (getenv("MODE")) g_mode = atoi(getenv("MODE"));
   for (int i = 1; i < argc; ++i) { std::string a = argv[i];
     if (a == "-m") m = atoi(argv[++i]); else if (a == "-L") L = atof(argv[++i]); else if (a == "-r") reps = atoi(argv[++i]);
     else if (a == "-c") cell = atof(argv[++i]); else if (a == "-b") bins = atoi(argv[++i]); }
@@ -190,7 +299,7 @@ int main(int argc, char** argv) {
       for (int j = 0; j < d; ++j) {
         float ux = sd[2*j], uy = sd[2*j+1]; float dx = c * ux - sn * uy, dy = sn * ux + c * uy;
         unit_(dx, dy, dx, dy);
-        const double t = cast(w, pos[2*i], pos[2*i+1], dx, dy, double(Lf));
+        const double t = cast2(w, pos[2*i], pos[2*i+1], dx, dy, double(Lf));
         out[size_t(i)*d + j] = t <= double(Lf) ? float(t) : INFINITY;
       }
     }
