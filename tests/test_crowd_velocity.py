@@ -961,8 +961,10 @@ def test_past_target_frees_an_agent_pacing_short_of_its_goal(monkeypatch):
     sim = sc(seed=354)
     sim.step(sc.dt, steps=4 * sc.steps)
     assert not np.isnan(np.asarray(sim.agent_metrics.time_to_goal)).any()
+    # (brake_at_target, in CROWD since, frees it too: the control turns both off.)
+    off = {"past_target": False, "brake_at_target": False}
     monkeypatch.setattr(
-        cs.scenarios, "CROWD", types.MappingProxyType({**cs.scenarios.CROWD, "past_target": False})
+        cs.scenarios, "CROWD", types.MappingProxyType({**cs.scenarios.CROWD, **off})
     )
     sim = sc(seed=354)
     sim.step(sc.dt, steps=4 * sc.steps)
@@ -1189,3 +1191,192 @@ def test_wall_speed_alone_ignores_neighbours_that_cannot_come_near():
     assert home([((8.0, -11.0), 1.3)], [cs.Separation(radius=20.0, weight=0.0)])
     # A body outside the corridor's outer wall, behind it (fuzz round 28).
     assert home([((8.9, 0.5), 1.3)])
+
+
+def _seek_to_target(max_speed, max_accel, target_x, motion=None, brake=True):
+    """A lone agent at rest at the origin seeking its target (target_x, 0) at full speed
+    (Seek does not slow) with brake_at_target, in open space; its first decision."""
+    a = cs.Agents(1, slots=16)
+    a.add(
+        [[0.0, 0.0]], radius=0.3, max_speed=max_speed, max_accel=max_accel, target=[[target_x, 0.0]]
+    )
+    st = cs.Steering(
+        [cs.Seek(), cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, brake_at_target=brake)],
+        resolve="mask_min_danger",
+        choose="argmax",
+    )
+    sim = cs.Simulation(None, a, st, cs.Accel() if motion is None else motion)
+    sim.step(DT)
+    return sim
+
+
+@pytest.mark.parametrize(
+    "motion, max_speed, max_accel, target_x",
+    [
+        ("accel", 8.0, 6.0, 2.0),
+        ("accel", 8.0, 6.0, 6.0),
+        ("accel", 4.0, 1.0, 3.0),
+        ("accel 0.2", 6.0, 6.0, 2.0),
+        ("lerp 0.1", 6.0, 1.0, 1.0),
+        ("vehicle", 8.0, 6.0, 2.0),
+        ("accel", 1.3, 6.0, 1.0),
+    ],
+)
+def test_a_command_too_fast_to_stop_at_the_target_is_slowed(motion, max_speed, max_accel, target_x):
+    """brake_at_target: a course through the target stops at its closest approach (here
+    the target itself, target_x ahead): the command is the fastest c with c·t + alpha·c² +
+    beta·c <= target_x, the rule past_target's stop short takes for what lies beyond the
+    target, solved by bisection. Without the option Seek runs at full speed. A 1.3 m/s
+    walker with 6 m/s² stops within 1.3/30 + 1.69/12 = 0.18 m and is not slowed."""
+    kind, _, arg = motion.partition(" ")
+    model = {
+        "accel": lambda: cs.Accel(time_to_target=float(arg)) if arg else cs.Accel(),
+        "lerp": lambda: cs.Lerp(steer_force=float(arg)),
+        "vehicle": lambda: cs.Vehicle(),
+    }[kind]()
+    sim = _seek_to_target(max_speed, max_accel, target_x, model)
+    t = DT
+    if kind == "lerp":
+        f = float(arg)
+        alpha, beta = 0.0, t * (1 - f) / f
+    else:
+        alpha, beta = 1 / (2 * max_accel), float(arg or 0.0)
+    expect = _fastest_stopping(target_x, t, alpha, beta, max_speed) / max_speed
+    assert float(sim.strength[0]) == pytest.approx(expect, rel=1e-5)
+    if max_speed == 1.3:
+        assert float(sim.strength[0]) == 1.0
+    assert float(_seek_to_target(max_speed, max_accel, target_x, model, False).strength[0]) == 1.0
+
+
+@pytest.mark.parametrize("speed", [5.0, 6.0, 8.0])
+def test_a_fast_agent_stands_on_its_goal_instead_of_circling_it(speed):
+    """A stress run: a lone agent of the README's crowd recipe (Arrive's 1 m slowing,
+    6 m/s² of braking) at 5-8 m/s ran past its goal, turned and circled 0.3-3.9 m off it
+    for good, while the metrics counted it home. With brake_at_target (in CROWD) it
+    stands on it; without, it still circles (the control)."""
+
+    def run(changes):
+        a = cs.Agents(1, slots=16)
+        a.add([[0.0, 0.0]], radius=0.3, max_speed=speed, max_accel=6.0, target=[[20.0, 0.0]])
+        st = cs.scenarios.crowd_steering(walls=False, changes=changes)
+        sim = cs.Simulation(None, a, st, cs.Accel(), slots=cs.scenarios.crowd_slots())
+        sim.step(DT, steps=900)
+        far = 0.0
+        for _ in range(150):  # the last 5 s of 35
+            sim.step(DT)
+            far = max(far, float(np.linalg.norm(a.position[0] - a.target[0])))
+        return far, float(np.linalg.norm(a.velocity[0]))
+
+    far, v = run(None)
+    assert far < 0.05 and v < 0.01
+    far, v = run({"brake_at_target": False})
+    assert far > 0.25
+
+
+def _goal_room():
+    w = cs.World()
+    w.add_polyline([[0, 0], [20, 0], [20, 12], [0, 12]], closed=True)
+    w.add_box(center=(14, 6), half_extents=(1.0, 1.0))
+    w.add_circles([[6, 9]], [0.8])
+    return w
+
+
+@pytest.mark.parametrize(
+    "goal, stand",
+    [
+        ((19.8, 3.0), (19.7, 3.0)),  # 0.2 m from the east wall: a radius off it
+        ((20.0, 3.0), (19.7, 3.0)),  # on the wall's line
+        ((14.0, 6.3), (14.0, 7.3)),  # inside the crate, nearest its top side
+        ((6.0, 9.3), (6.0, 10.1)),  # inside the pillar, out along the radius
+    ],
+)
+@pytest.mark.parametrize("field", [False, True])
+def test_an_agent_sent_where_no_body_can_stand_stands_at_the_nearest_place(goal, stand, field):
+    """A stress run: an agent whose goal lay closer to a wall than its radius, or inside a
+    crate or a pillar, never settled (it dithered at 25-63° a step, or circled the crate at
+    full speed). With reachable_target (in CROWD) the steering sees the nearest place a
+    body of its radius (0.3 m) stands clear of every obstacle, found by the rules that
+    push a body out of a solid or a wall (the danger's margin band is then walked into,
+    as for a goal a radius from a wall, past_target); with a field (the README's NavField recipe), the
+    field's slowing counts from where its bodies end. Oracle: that place, worked by hand
+    (the skin that keeps a body a hair off a wall aside, 1 cm); the agent stands there and
+    its own target is not changed."""
+    w = _goal_room()
+    a = cs.Agents(1, slots=16)
+    a.add([[3.0, 4.0]], radius=0.3, max_speed=1.3, max_accel=6.0, target=[goal])
+    if field:
+        st = cs.scenarios.crowd_steering(field=cs.NavField(w, [goal], cell=0.1, radius=0.35))
+    else:
+        st = cs.scenarios.crowd_steering()
+    sim = cs.Simulation(w, a, st, cs.Accel(), slots=cs.scenarios.crowd_slots())
+    sim.step(DT, steps=1200)
+    walked = 0.0
+    for _ in range(150):  # the last 5 s of 45: the path walked, not the net move
+        before = a.position[0].copy()
+        sim.step(DT)
+        walked += float(np.linalg.norm(a.position[0] - before))
+    assert walked < 0.02  # stands
+    assert a.target[0].tolist() == pytest.approx(list(goal))
+    # A field ends on its grid's band, at the obstacle's side nearest the goal, where its
+    # slowing from the floor has stopped the agent: within half a metre of that place.
+    tol = 0.5 if field else 0.02
+    assert np.linalg.norm(a.position[0] - np.array(stand)) < tol
+    # Against the wall, as near a goal in it as a body gets (touching, as for a goal a
+    # radius from a wall), and never into it.
+    assert sim.metrics()["min_clearance"]["wall"] >= -1e-3
+
+
+def test_reachable_target_leaves_a_reachable_goal_alone_and_follows_edits():
+    """Targets a body can stand on are seen as given (the crowd benchmark's figures are
+    bit for bit the same with the option); a target moved into a wall mid-run is seen at
+    its new nearest place, and back out again as given."""
+    w = _goal_room()
+
+    def final(changes, moves):
+        a = cs.Agents(1, slots=16)
+        a.add([[3.0, 4.0]], radius=0.3, max_speed=1.3, max_accel=6.0, target=[[10.0, 3.0]])
+        st = cs.scenarios.crowd_steering(changes=changes)
+        sim = cs.Simulation(w, a, st, cs.Accel(), slots=cs.scenarios.crowd_slots())
+        for goal in moves:
+            a.target[0] = goal
+            sim.step(DT, steps=400)
+        return a.position[0].copy()
+
+    on = final(None, [(10.0, 3.0)])
+    off = final({"reachable_target": False}, [(10.0, 3.0)])
+    assert on.tobytes() == off.tobytes()
+    p = final(None, [(10.0, 3.0), (19.9, 3.0)])
+    assert p == pytest.approx([19.7, 3.0], abs=0.02)
+    p = final(None, [(10.0, 3.0), (19.9, 3.0), (12.0, 3.0)])
+    assert p == pytest.approx([12.0, 3.0], abs=0.02)
+
+
+def test_follow_field_reachable_counts_from_the_field_floor():
+    """FollowField(reachable=True): for a goal inside a pillar the field's least distance
+    (NavField floor, 0.35 m beyond the pillar's 0.8 m radius from its centre, give or take
+    a cell) is where the slowing (1 m) counts from: 0.3 m outside that node the interest
+    is about 0.3, where counted from the goal it is full. A reachable goal's field reads
+    the same maps bit for bit either way."""
+    w = _goal_room()
+    inside = cs.NavField(w, [[6.0, 9.0]], cell=0.1, radius=0.35)
+    d = inside.distances(0)
+    floor = float(d[np.isfinite(d)].min())
+    assert 0.8 + 0.35 - 0.1 <= floor <= 0.8 + 0.35 + 0.15
+    x0, y0, cell, nx, ny = inside.grid
+    j, i = np.unravel_index(int(np.argmin(np.where(np.isfinite(d), d, np.inf))), d.shape)
+    node = np.array([x0 + i * cell, y0 + j * cell])
+    out_by = (node - [6.0, 9.0]) / np.linalg.norm(node - [6.0, 9.0]) * 0.3  # 0.3 m outwards
+    a = cs.Agents(2, slots=16)
+    a.add([node + out_by, [6.0, 12.0 - 0.5]], radius=0.3)
+    plain = cs.FollowField(inside, slowing_radius=1.0).evaluate(a, 16).interest
+    ends = cs.FollowField(inside, slowing_radius=1.0, reachable=True).evaluate(a, 16).interest
+    # 0.3 m beyond the floor: full interest from the goal, 0.3 of it from the floor.
+    assert plain[0].max() > 0.9 and 0.15 < ends[0].max() < 0.45
+    assert ends[1].max() == plain[1].max()  # far off: full interest either way
+    out = cs.NavField(w, [[10.0, 3.0]], cell=0.1, radius=0.35)
+    b = cs.Agents(3, slots=16)
+    b.add([[3.0, 4.0], [10.5, 3.2], [17.0, 9.0]], radius=0.3)
+    for r in (False, True):
+        row = cs.FollowField(out, slowing_radius=1.0, reachable=r).evaluate(b, 16).interest
+        base = cs.FollowField(out, slowing_radius=1.0).evaluate(b, 16).interest
+        assert row.tobytes() == base.tobytes()

@@ -389,6 +389,24 @@ def test_the_narrowest_racetrack_accepted_keeps_the_cars_off_the_walls():
     assert clear.min() > 0
 
 
+@pytest.mark.parametrize("width", [11.0, 14.0, 15.0])
+def test_cars_race_on_a_narrow_racetrack(width):
+    """A track narrower than 16 m was accepted, but the 22 m wall sensor (linear falloff,
+    mask threshold 0.3) masked every slot of every car and all of them stood for good (a
+    stress run: 0 laps, 12 of 12 stuck at width 14). The look-ahead now follows the width
+    below 26 m. Oracle: every car completes a lap in 30 s, none stuck, no wall contact."""
+    sim = cs.scenarios.get("racetrack")(agents=12, seed=0, width=width)
+    sensor = next(b for b in sim.steering.behaviours if type(b).__name__ == "WallDanger")
+    assert sensor.look_ahead == pytest.approx(22.0 * width / 26.0)
+    sim.step(1 / 30, steps=900)
+    m = sim.metrics()
+    assert m["laps"]["total"] >= 12 and m["stuck"]["now"] == 0
+    assert m["wall_contact_steps"] == 0
+    # A given look-ahead, and the default width's, are kept.
+    given = cs.scenarios.get("racetrack")(agents=2, width=width, look_ahead=22.0)
+    assert [b.look_ahead for b in given.steering.behaviours if hasattr(b, "look_ahead")][1] == 22
+
+
 @pytest.mark.parametrize("seed", [-1, 1.5, True, 2**64])
 @pytest.mark.parametrize("name", ["oncoming", "racetrack", "hallway", "flock"])
 def test_a_bad_seed_is_refused_naming_it(name, seed):

@@ -621,3 +621,19 @@ def test_shapely_empty_parts_add_nothing_and_a_bad_part_adds_none():
         w.add_shapely(shapely.GeometryCollection([good, LineString([(3, 0), (4, 0)]), bad]))
     assert w.obstacle_count == 1 and w.segment_count == 0
     assert w.add_shapely(shapely.GeometryCollection([good, LineString([(3, 0), (4, 0)])])) == [1, 2]
+
+
+def test_adding_nothing_is_allowed_and_adds_nothing():
+    """A loop adding a random number of pillars, none this time, called add_circles([], [])
+    and got "expected shape (C, 2), got (0,)" (a stress run). An empty list is zero rows;
+    a non-empty wrong shape is still refused."""
+    w = cs.World()
+    w.add_box((0, 0), (1, 1))
+    before = w.obstacle_count
+    for ids in (w.add_segments([]), w.add_circles([], []), w.add_circles([], 0.5)):
+        assert ids.dtype == np.int32 and ids.shape == (0,)
+    assert w.obstacle_count == before and len(w.circles[1]) == 0
+    with pytest.raises(ValueError, match=r"centers: expected shape \(C, 2\), got \(1,\)"):
+        w.add_circles([1.0], [1.0])
+    with pytest.raises(ValueError, match=r"expected shape \(M, 4\)"):
+        w.add_segments([1.0, 2.0])

@@ -442,6 +442,7 @@ Behaviour behaviour_of(const std::string& kind, const py::dict& p) {
     f.slowing_radius = get_non_negative(p, "slowing_radius");
     f.tolerance = get_non_negative(p, "tolerance");
     f.shape = get_target_shape(p);
+    f.reachable = p.contains("reachable") && p["reachable"].cast<bool>();
     return f;
   }
   if (kind == "follow_path") {

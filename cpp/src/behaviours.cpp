@@ -299,7 +299,15 @@ void row_of(const FollowField& b, const BehaviourInputs& in, std::size_t i, cons
   const Vec2 p = load2(in.agents.position, i);
   float scale = 1.0f;
   if (b.slowing_radius > 0.0f || b.tolerance > 0.0f) {
-    const float d = b.field->distance_at(gs, p);
+    float d = b.field->distance_at(gs, p);
+    if (b.reachable) {
+      // A goal no body can reach (inside an obstacle): its field's least distance is where
+      // the bodies end, so the slowing and the tolerance count from there (the field's
+      // descent along the ring round a pillar holding the goal walked agents round it for
+      // good). A reachable goal's floor is within a cell of 0: d as it is.
+      const float f = b.field->floor(gs);
+      if (f > b.field->grid().cell) d = std::max(0.0f, d - f);
+    }
     if (!(d > b.tolerance)) return;
     if (b.slowing_radius > 0.0f) scale = std::min(1.0f, d / b.slowing_radius);
   }

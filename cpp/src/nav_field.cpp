@@ -971,6 +971,9 @@ void NavField::build(const World& world, std::span<const NavGoals> goals, float 
   // One poll across the goal sets' marches: many small marches add up too.
   for (std::size_t k = 0; k < goals.size(); ++k)
     march(world, layers, goals[k], open, t, state, dist_[k], desc_[k], poll);
+  floor_.assign(goals.size(), std::numeric_limits<float>::infinity());
+  for (std::size_t k = 0; k < goals.size(); ++k)
+    for (const float v : dist_[k]) floor_[k] = std::min(floor_[k], v);
   goal_points_.assign(goals.size(), {});
   goal_segments_.assign(goals.size(), {});
   segment_buckets_.assign(goals.size(), {});

@@ -399,6 +399,7 @@ Simulation::Plan Simulation::plan() {
   p.in.time = time_;
   p.in.world = world_ && !world_->grid().empty() ? world_.get() : nullptr;
   p.in.ways = ways_;
+  p.in.agents.target = reachable_targets(p.in.agents, p.in.world);
   return p;
 }
 
@@ -669,7 +670,8 @@ void Simulation::decide_rows(const Plan& p, std::size_t begin, std::size_t end) 
     if (velocity_ && velocity_->make_way > 0.0f) make_way(p, b, e, step);
     if (velocity_ && velocity_->standoff > 0.0f) break_standoff(p, b, e, step);
     if (velocity_ && kinematic_) evade_kinematic(p, b, e, step);
-    if (velocity_ && velocity_->past_target) stop_short_past_target(p, b, e, step);
+    if (velocity_ && (velocity_->past_target || velocity_->brake_at_target))
+      stop_short_past_target(p, b, e, step);
     if (config_.rotate) {
       for (std::size_t i = b; i < e; i += step) {
         const Vec2 d = load2(direction_.data(), i);
@@ -1422,26 +1424,51 @@ void Simulation::stop_short_past_target(const Plan& p, std::size_t begin, std::s
     const float v0 = std::max(0.0f, dot(load2(a.velocity, i), d));
     const auto brake = [&](float v) { return (br.alpha * v + br.beta) * v; };
     const float run = c * t + brake(std::max(c, v0));
+    const Vec2 gv = load2(a.target, i) - load2(a.position, i);
+    // The fastest command that stops within h (a hair below, for the float rounding): with
+    // room for v0's braking and its hold, c·t + B(c) = h, solved in the form that holds
+    // for alpha = 0 too; else what the hold leaves once v0 is braked from; else nothing
+    // helps and the agent brakes now. As a strength.
+    const auto fit_of = [&](float h) {
+      float fit = 0.0f;
+      const float room = h - brake(v0);
+      if (room >= v0 * t) {
+        const float tb = t + br.beta;
+        fit = 2.0f * h / (tb + std::sqrt(tb * tb + 4.0f * br.alpha * h));
+      } else if (room > 0.0f) {
+        fit = room / t;
+      }
+      return fit / top * (1.0f - 0x1p-20f);
+    };
     // A wall or body past_target leaves out lies no nearer than the target's closest
     // approach less the disc (r_i + margin): a command that stops short of that meets
     // none.
-    const float g = length(load2(a.target, i) - load2(a.position, i));
-    if (run <= g - a.radius[i] - b.margin) continue;
-    const float h = past_target_hit(b, p.in, i, d);
-    if (run <= h) continue;
-    // The fastest command that stops short of it (a hair below, for the float rounding):
-    // with room for v0's braking and its hold, c·t + B(c) = h, solved in the form that
-    // holds for alpha = 0 too; else what the hold leaves once v0 is braked from; else
-    // nothing helps and the agent brakes now.
-    float fit = 0.0f;
-    const float room = h - brake(v0);
-    if (room >= v0 * t) {
-      const float tb = t + br.beta;
-      fit = 2.0f * h / (tb + std::sqrt(tb * tb + 4.0f * br.alpha * h));
-    } else if (room > 0.0f) {
-      fit = room / t;
+    if (b.past_target && run > length(gv) - a.radius[i] - b.margin) {
+      const float h = past_target_hit(b, p.in, i, d);
+      if (run > h) strength_[i] = std::min(strength_[i], fit_of(h));
     }
-    strength_[i] = std::min(strength_[i], fit / top * (1.0f - 0x1p-20f));
+    // brake_at_target: a course heading at the target (within 45°, or passing within r_i
+    // of it; a slot can miss a far target's line by more than r_i) stops at its closest
+    // approach, g·d along it: an agent faster than its slowing can brake (Arrive's 1 m ramp
+    // at 5 m/s and 6 m/s²) ran past its goal, turned at speed and circled it for good. Only
+    // for a command that runs more than the agent's radius before it stands: a walker (1.3
+    // m/s at 6 m/s² stands within 0.18 m) is left to its interest's slowing, as slowing it
+    // on a course decided at speed can meet a neighbour crossing it (in the crowd
+    // scenarios, whose walkers stand at goals 1.4 m apart, agents touched where they had
+    // not); and only where the slower command is as safe as the one decided.
+    if (b.brake_at_target) {
+      const float along = dot(gv, d);
+      const float now = strength_[i] * top;
+      const float stops = now * t + brake(std::max(now, v0));
+      if (along > 0.0f && std::fabs(cross(d, gv)) <= std::max(a.radius[i], along) &&
+          stops > along && stops > a.radius[i]) {
+        const float cap = fit_of(along);
+        if (cap < strength_[i]) {
+          const float safe = std::min(horizon_of(p, i), memo_ttc(p, i, d * now));
+          if (memo_ttc(p, i, d * (cap * top)) >= safe) strength_[i] = cap;
+        }
+      }
+    }
   }
 }
 
@@ -1926,15 +1953,14 @@ void Simulation::push_out_renewed() {
   renewed_.clear();
 }
 
-bool Simulation::push_out_row(const World& w, std::size_t i, bool overlaps) {
-  const AgentsView a = agents_->view();
-  float* pos = agents_->position();
-  const std::uint32_t layers = params_.layers;
-  const float r = a.radius[i];
-  if (!a.alive[i] || !(r >= 0.0f)) return false;
-  const Vec2 p0 = load2(pos, i);
+namespace {
+/// Where a body of radius r at p stands clear (push_out_row's rules, up to four passes):
+/// out of the solids holding its centre by leave_solid's nearest exit, and, with
+/// `overlaps`, out of a wall it overlaps along the wall's normal (a sweep, so that it
+/// crosses nothing on the way). p itself when neither moves it.
+Vec2 stand_clear(const World& w, Vec2 p, float r, std::uint32_t layers, int slide_iterations,
+                 bool overlaps) {
   for (int pass = 0; pass < 4; ++pass) {
-    const Vec2 p = load2(pos, i);
     std::vector<std::int32_t> solids;  // the polygons and circles holding p
     w.polygon_at(p, layers, &solids);
     w.circle_at(p, layers, &solids);
@@ -1943,24 +1969,63 @@ bool Simulation::push_out_row(const World& w, std::size_t i, bool overlaps) {
       if (!leave_solid(w, p, r, solids, layers, c, false) &&
           !leave_solid(w, p, r, solids, layers, c, true))
         break;
-      store2(pos, i, c);
+      p = c;
       continue;
     }
     if (!overlaps || !(r > 0.0f)) break;
     float d = 0.0f, q[2], nrm[2];
     std::int32_t obstacle = -1;
-    nearest_rows(w, {pos + 2 * i, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
+    const float at[2] = {p.x, p.y};
+    nearest_rows(w, {at, 2}, r, layers, {&d, q, nrm, &obstacle}, 0, 1);
     // A body the sweeps left touching a wall sits a skin (1e-3 r) beyond r: only a
     // real overlap moves it.
     if (!(d < r * (1.0f - 1e-4f))) break;
     const float skin = 1e-3f * r + 1e-6f * std::max(std::fabs(p.x), std::fabs(p.y));
-    const Sweep s = sweep_circle(w, p, Vec2{nrm[0], nrm[1]} * (r - d + skin), r,
-                                 params_.slide_iterations, layers);
+    const Sweep s =
+        sweep_circle(w, p, Vec2{nrm[0], nrm[1]} * (r - d + skin), r, slide_iterations, layers);
     if (s.position.x == p.x && s.position.y == p.y) break;
-    store2(pos, i, s.position);
+    p = s.position;
   }
-  const Vec2 p1 = load2(pos, i);
+  return p;
+}
+}  // namespace
+
+bool Simulation::push_out_row(const World& w, std::size_t i, bool overlaps) {
+  const AgentsView a = agents_->view();
+  float* pos = agents_->position();
+  const float r = a.radius[i];
+  if (!a.alive[i] || !(r >= 0.0f)) return false;
+  const Vec2 p0 = load2(pos, i);
+  const Vec2 p1 = stand_clear(w, p0, r, params_.layers, params_.slide_iterations, overlaps);
+  store2(pos, i, p1);
   return p1.x != p0.x || p1.y != p0.y;
+}
+
+const float* Simulation::reachable_targets(const AgentsView& a, const World* w) {
+  if (!velocity_ || !velocity_->reachable_target || !a.target || !w) return a.target;
+  if (reach_target_.size() != 2 * n_) {
+    reach_target_.assign(2 * n_, 0.0f);
+    reach_of_.assign(3 * n_, std::numeric_limits<float>::quiet_NaN());
+  }
+  const std::uint64_t generation = w->index_generation();
+  const bool all = generation != reach_generation_;
+  reach_generation_ = generation;
+  parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const float tx = a.target[2 * i], ty = a.target[2 * i + 1], r = a.radius[i];
+      float* of = &reach_of_[3 * i];
+      // (Compared by bits: a NaN target is found once, as itself.)
+      if (!all && std::memcmp(of, &tx, 4) == 0 && std::memcmp(of + 1, &ty, 4) == 0 &&
+          std::memcmp(of + 2, &r, 4) == 0)
+        continue;
+      of[0] = tx, of[1] = ty, of[2] = r;
+      Vec2 t{tx, ty};
+      if (a.alive[i] && std::isfinite(tx) && std::isfinite(ty) && r >= 0.0f && !is_kinematic(a, i))
+        t = stand_clear(*w, t, r, params_.layers, params_.slide_iterations, true);
+      store2(reach_target_.data(), i, t);
+    }
+  });
+  return reach_target_.data();
 }
 
 void Simulation::retarget() {

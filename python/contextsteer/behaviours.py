@@ -1269,6 +1269,14 @@ class FollowField(Behaviour):
     slowing_radius : float, default 0
     tolerance : float, default 0
     shape : {"clamped_cosine", "half_cosine", "chord"}
+    reachable : bool, default False
+        For a goal no body can reach (inside an obstacle or closer to a wall than the
+        field's radius), count the slowing and the tolerance from the field's least
+        distance (where its bodies end) rather than from the goal: the agent slows to a
+        stop there. A field whose goal is reachable is read as without it (its least
+        distance is within a cell of 0). ``crowd_steering`` sets it with
+        ``reachable_target`` (in ``CROWD``): round a pillar holding the goal, the descent
+        walked agents round the pillar for good.
 
     Examples
     --------
@@ -1287,6 +1295,7 @@ class FollowField(Behaviour):
     slowing_radius: float = 0.0
     tolerance: float = 0.0
     shape: str = "clamped_cosine"
+    reachable: bool = False
     kind: ClassVar[str] = "follow_field"
 
     def __post_init__(self) -> None:
@@ -1315,6 +1324,7 @@ class FollowField(Behaviour):
         for name in ("look_ahead", "slowing_radius", "tolerance"):
             self._set(name, _number("FollowField", name, getattr(self, name), length=True))
         _choice("FollowField", "shape", self.shape, _TARGET_SHAPES)
+        self._set("reachable", _checks.flag("FollowField: reachable", self.reachable))
 
     def _params(self) -> dict:
         self.field._sync()
@@ -1335,6 +1345,7 @@ class FollowField(Behaviour):
             "slowing_radius": self.slowing_radius,
             "tolerance": self.tolerance,
             "shape": self.shape,
+            "reachable": self.reachable,
         }
 
 
@@ -1882,6 +1893,32 @@ class CollisionDanger(Behaviour):
         of ``benchmarks/rooms.py``, and is in every one (docs/crowd.md, "A lone agent's
         wall speed below the levels, by default"). With ``wall_speed`` as well, every
         agent gets ``wall_speed``'s candidate at any speed.
+    brake_at_target : bool
+        Off by default; in ``CROWD``. A command along a course that passes within the
+        agent's radius of its target (not a waypoint) is slowed to the fastest speed from
+        which the agent's motion model stops at the course's closest approach to it, held
+        for the decision's time first (the rule ``past_target``'s stop short uses for what
+        lies beyond the target: ``Accel`` and ``Vehicle`` brake at ``max_accel``, ``Lerp``
+        by its steer force). ``Arrive`` slows linearly within its slowing radius, which
+        a fast agent cannot brake to: with the 1 m radius and 6 m/s² of braking, a lone
+        agent at 5–8 m/s ran past its goal, turned, and circled 0.3–3.9 m off it for good
+        (the run metrics counted it home on its first pass); with this option it stands
+        on it. Walkers (1.3 m/s) brake within a few centimetres and are hardly touched
+        (docs/crowd.md, "Fast agents that never settle").
+    reachable_target : bool
+        Off by default; in ``CROWD``. The simulation steers each agent to the place
+        nearest its target where its body can stand: a target inside a solid (a crate, a
+        pillar) moves to the solid's nearest exit, and one closer to a wall than the
+        agent's radius moves off the wall along its normal, by the rules that push a body
+        out of a solid or a wall (:class:`~contextsteer.Simulation`). The agents' own
+        ``target`` is not changed, and the run metrics measure arrival at it. Without
+        it, an agent sent to a goal 0.2 m from a wall (radius 0.3 m) dithered 0.2 m off
+        it at 25° a step for good, and one sent into a crate circled it at full speed
+        (docs/crowd.md, "Goals no body can stand on"). A behaviour evaluated alone
+        (``evaluate``) sees the targets as given. Meant, like ``past_target``, for agents
+        that stop at their targets (``crowd_steering`` turns it off for ``Seek`` and for
+        a field not promised to end at the target, and sets ``FollowField(reachable=True)``
+        for a field's own goal).
 
     Notes
     -----
@@ -1948,6 +1985,8 @@ class CollisionDanger(Behaviour):
     same_way_horizon: float | None = _default("collision_danger", "same_way_horizon")
     lateral_cost: float = _default("collision_danger", "lateral_cost")
     wall_speed_alone: bool = _default("collision_danger", "wall_speed_alone")
+    brake_at_target: bool = _default("collision_danger", "brake_at_target")
+    reachable_target: bool = _default("collision_danger", "reachable_target")
     kind: ClassVar[str] = "collision_danger"
     writes: ClassVar[str] = "danger"
 

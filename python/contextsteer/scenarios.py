@@ -626,7 +626,8 @@ RACETRACK_DEFAULTS = {
     "width : float, optional\n    Track width (26; the Godot preset 200 px); more than a car radius / 0.3.",
     "speed : (float, float), optional\n"
     "    Range of the cars' max speeds, drawn uniformly ((40, 60); the Godot preset 350).",
-    "look_ahead : float, optional\n    Length of the wall sensor rays (22; the Godot preset 100).",
+    "look_ahead : float, optional\n    Length of the wall sensor rays (22, times width / 26 on a "
+    "track narrower than 26; the Godot preset 100).",
     "steer_force : float, optional\n    ``Lerp``'s blend towards the chosen velocity a step (0.1).",
     'falloff : {"linear", "binary", "quadratic"}, optional\n'
     '    Wall danger against the hit distance ("linear"; the Godot preset "binary").',
@@ -660,7 +661,9 @@ def racetrack(
     "quadratic") and predictive :class:`AgentDanger`; ``resolve="mask"``,
     ``choose="vector_sum"``, slots turning with the car, ``Lerp`` motion — the recipe's
     choices. Cars of radius 3 get max speeds uniform in ``speed`` (seeded), so fast cars
-    catch and overtake slow ones.
+    catch and overtake slow ones. Tuned for dt = 1/30 s: ``Lerp``'s steer force acts per
+    step, so at a coarser tick the cars turn in later (at 1/10 s, 12 cars touched a wall
+    21 times in 60 s, none at 1/30); scale ``steer_force`` with the tick.
 
     ``preset="godot"`` is the recipe exactly, with its own parameters
     (:data:`GODOT_RECIPE`): 4 cars of radius 16 at max speed 350 on a track scaled to
@@ -708,6 +711,12 @@ def racetrack(
     look_ahead, steer_force, falloff = cfg["look_ahead"], cfg["steer_force"], cfg["falloff"]
     n = _count("agents", agents)
     world, centre = racetrack_geometry(width, cfg["scale"])
+    if given["look_ahead"] is None and not godot:
+        # The sensor's reach follows a narrower track: the default 22 m with its linear
+        # falloff and mask threshold 0.3 masked every slot of a car on a 15 m track (the
+        # side rays' danger, spread onto the slot ahead), and every car stood for good.
+        full_width = float(RACETRACK_DEFAULTS["width"])  # type: ignore[arg-type]
+        look_ahead = look_ahead * min(1.0, float(width) / full_width)
     # Cars start 0.2·width off the centre line, 0.3·width from a wall: the body must fit.
     if not 0.3 * float(width) > cfg["radius"]:
         raise ValueError(
@@ -849,6 +858,8 @@ CROWD: Mapping[str, float] = types.MappingProxyType(
         "standoff": 0.5,
         "same_way_horizon": 1.6,
         "wall_speed_alone": True,
+        "brake_at_target": True,
+        "reachable_target": True,
     }
 )
 """The :class:`CollisionDanger` options of ``crowd_steering()`` (the crowd scenarios'
@@ -1278,15 +1289,22 @@ def crowd_steering(
     if field_ends_at_target and field is None:
         raise ValueError("crowd_steering: field_ends_at_target is for a field (give field=)")
     chosen = {**options, **(changes or {})}
+    # The field's own goal may lie where no body can stand: end at its nearest place.
+    reach_field = field is not None and bool(chosen.get("reachable_target"))
     if (field is not None and not field_ends_at_target) or (field is None and not arrive):
         # past_target reads no wall past Agents.target because Arrive stops the agent
         # there; a field's goal need not be that target (it defaults to the start), and
         # Seek does not stop. (A monster following a field at 3 m/s with its target left
         # at its start ran past walls beyond the start and missed its door.) arrivals
         # takes it that neighbours stop at theirs, as the same steering makes them.
-        for name in ("past_target", "arrivals"):
+        # brake_at_target and reachable_target likewise take Agents.target for the place
+        # the agent stops at (a Seek target 10 m ahead, moved every step, is no such
+        # place, and finding where a body stands there cost every step).
+        for name in ("past_target", "arrivals", "brake_at_target", "reachable_target"):
             if chosen.get(name):
                 chosen[name] = False
+    if reach_field:
+        goal = dataclasses.replace(goal, reachable=True)
     try:
         danger = beh.CollisionDanger(
             **{"horizon": 2.0, "speeds": 4, "margin": 0.05, **chosen}, walls=walls, creep=creep

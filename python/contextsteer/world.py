@@ -38,6 +38,13 @@ def _points(x: Any, what: str) -> np.ndarray:
     return a
 
 
+def _rows(a: np.ndarray, cols: int) -> np.ndarray:
+    """An empty 1-D array (``[]``: nothing to add) as zero rows of ``cols`` columns; any
+    other array as it is (a stress run's loop adding a random number of pillars, none
+    this time, got "expected shape (C, 2), got (0,)")."""
+    return a.reshape(0, cols) if a.ndim == 1 and a.size == 0 else a
+
+
 def _private(a: np.ndarray, given: Any) -> np.ndarray:
     """``a`` (converted from ``given``), copied if it is still the caller's memory: a cast
     checks its inputs and then reads them again without the GIL, so another thread writing
@@ -226,7 +233,7 @@ class World:
         ValueError
             Wrong shape, a non-finite coordinate or a zero-length segment (named by index).
         """
-        a = _f32(segments, "segments")
+        a = _rows(_f32(segments, "segments"), 4)
         return self._edit("add_segments", a, _layers(layers))
 
     def add_polyline(self, points: Any, *, closed: bool = False, layers: int = ALL_LAYERS) -> int:
@@ -508,7 +515,7 @@ class World:
         ValueError
             Wrong shapes, non-finite values or a negative radius (named by index).
         """
-        c = _f32(centers, "centers")
+        c = _rows(_f32(centers, "centers"), 2)
         r = _f32(radii, "radii")
         if np.ndim(radii) == 0 and c.ndim == 2:
             r = np.full(c.shape[0], radii, dtype=np.float32)

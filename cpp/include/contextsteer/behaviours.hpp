@@ -217,7 +217,10 @@ struct FollowField {
   float slowing_radius = 0.0f;                ///< >= 0 (0: no slowing)
   float tolerance = 0.0f;                     ///< >= 0
   DotShape shape = DotShape::kClampedCosine;  ///< slot score, as Targets::shape
-  const float* agent_weights = nullptr;       ///< (N,) per-agent factor, or nullptr (see below)
+  /// d counted from the field's floor (NavField::floor) when that is more than a cell:
+  /// a goal no body can reach is arrived at where the field ends.
+  bool reachable = false;
+  const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
 /// How WallDanger grades a slot whose ray hits a wall at distance h <= look_ahead L:
@@ -404,6 +407,8 @@ struct CollisionDanger {
   // Speed across the wanted way costs when that way is not free (weigh_by_speed), off when 0.
   float lateral_cost = 0.0f;      ///< c >= 0: each slot's worth × max(0, 1 − c·speed·|sin θ|)
   bool wall_speed_alone = false;  ///< wall_speed's candidate, alone (no neighbour in sight)
+  bool brake_at_target = false;   ///< a course through the target is slowed to stop there
+  bool reachable_target = false;  ///< steer to where the body can stand nearest its target
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
@@ -493,6 +498,12 @@ struct BehaviourSpec<CollisionDanger> {
       flag("wall_speed_alone", &CollisionDanger::wall_speed_alone,
            "wall_speed's candidate for an agent no neighbour in sight can meet within the "
            "horizon"),
+      flag("brake_at_target", &CollisionDanger::brake_at_target,
+           "a command along a course that passes through the agent's target is slowed so "
+           "that the agent's motion model can stop there"),
+      flag("reachable_target", &CollisionDanger::reachable_target,
+           "the simulation steers each agent to where its body can stand nearest its "
+           "target (out of a solid holding it, off the walls within its radius)"),
   };
 };
 

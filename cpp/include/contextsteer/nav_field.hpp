@@ -117,6 +117,10 @@ class NavField {
   float blocking_radius() const { return block_radius_; }
   /// Node distances (ny, nx) of field g (+inf where unreachable).
   std::span<const float> distance(std::size_t g) const { return dist_[g]; }
+  /// The least node distance of field g: about 0 when a goal is reachable, the distance
+  /// from the goals to the nearest place a body can stand when none is (a goal inside an
+  /// obstacle or the inflated walls); +inf when no node is reached.
+  float floor(std::size_t g) const { return floor_[g]; }
   /// Node descents (ny, nx, 2) of field g (unit or zero).
   std::span<const float> descent(std::size_t g) const { return desc_[g]; }
   /// Node blocked mask (ny, nx).
@@ -218,6 +222,7 @@ class NavField {
   std::vector<CellWall> cell_walls_;
   std::vector<std::vector<float>> dist_;
   std::vector<std::vector<float>> desc_;
+  std::vector<float> floor_;  // per set, the least of dist_
   // Each set's point goals by bucket, and segment goals (ax, ay, bx, by) with the buckets
   // each passes through (a segment once per bucket), for near_goal.
   std::vector<std::vector<GoalPoint>> goal_points_;

@@ -357,7 +357,10 @@ class Simulation {
   /// model brakes (Accel and Vehicle at max_accel, Lerp by steer_force; from the agent's
   /// speed along the course where that is faster) is slowed to the speed that can
   /// (an interest that does not slow at the target, such as a FollowField without a
-  /// slowing radius, or Arrive at 4 m/s, ran agents into it).
+  /// slowing radius, or Arrive at 4 m/s, ran agents into it). With
+  /// CollisionDanger::brake_at_target the same holds for the target itself: a command
+  /// along a course that passes within r_i of it is slowed to stop at its closest
+  /// approach.
   void stop_short_past_target(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
   /// The neighbour radius every behaviour's query shares, for the agents as they are.
   float current_neighbor_radius(const AgentsView& a) const;
@@ -397,6 +400,15 @@ class Simulation {
   /// `overlaps` only a centre inside a solid moves (the exit), not a body overlapping a wall.
   /// Returns whether it moved the agent.
   bool push_out_row(const World& w, std::size_t i, bool overlaps);
+  /// CollisionDanger::reachable_target: the targets the steering sees, each where a body of
+  /// the agent's radius can stand nearest its target (stand_clear: out of a solid holding
+  /// it, then out of the walls it overlaps, by push_out_row's rules); the agents' own
+  /// targets are left as they are (the metrics read those). Kept per agent with the target
+  /// and radius it was found for and the world's index generation, and found again when
+  /// one of them changes. Returns the (N, 2) array, or the agents' targets when off.
+  const float* reachable_targets(const AgentsView& a, const World* w);
+  std::vector<float> reach_target_, reach_of_;  // (N,2) the targets seen; (N,3) x, y, r found for
+  std::uint64_t reach_generation_ = 0;
   /// The agents renew_slots() found new since the last step (a new generation), and
   /// those the simulation started with, leave the solids holding their centres: one
   /// added inside a pillar stood there for good (every slot's ray read a wall at 0). A
