@@ -824,21 +824,31 @@ def test_a_goal_by_a_wall_is_reached_sooner_with_past_target():
         assert r["least_on"] >= r["clearance"] - 1e-3, r
 
 
-def _seek_past_target(max_speed, max_accel, wall_x, motion=None):
-    """A lone agent at rest at the origin seeking (1, 0) at full speed (Seek does not slow)
-    with past_target, a wall across its way at x = wall_x; its first decision."""
-    world = cs.World()
-    world.add_segments(np.float32([[wall_x, -5.0, wall_x, 5.0]]))
+def _seek_first(max_speed, max_accel, target_x, wall_x=None, motion=None, **danger):
+    """A lone agent at rest at the origin seeking its target (target_x, 0) at full speed
+    (Seek does not slow), with CollisionDanger(**danger) and, given wall_x, a wall across
+    its way at x = wall_x; its first decision."""
+    world = None
+    if wall_x is not None:
+        world = cs.World()
+        world.add_segments(np.float32([[wall_x, -5.0, wall_x, 5.0]]))
     a = cs.Agents(1, slots=16)
-    a.add([[0.0, 0.0]], radius=0.3, max_speed=max_speed, max_accel=max_accel, target=[[1.0, 0.0]])
+    a.add(
+        [[0.0, 0.0]], radius=0.3, max_speed=max_speed, max_accel=max_accel, target=[[target_x, 0.0]]
+    )
     st = cs.Steering(
-        [cs.Seek(), cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, past_target=True)],
+        [cs.Seek(), cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, **danger)],
         resolve="mask_min_danger",
         choose="argmax",
     )
     sim = cs.Simulation(world, a, st, cs.Accel() if motion is None else motion)
     sim.step(DT)
     return sim
+
+
+def _seek_past_target(max_speed, max_accel, wall_x, motion=None):
+    """The target at (1, 0) with past_target, a wall across the way at x = wall_x."""
+    return _seek_first(max_speed, max_accel, 1.0, wall_x, motion, past_target=True)
 
 
 def _fastest_stopping(h, t, alpha, beta, top):
@@ -1194,20 +1204,8 @@ def test_wall_speed_alone_ignores_neighbours_that_cannot_come_near():
 
 
 def _seek_to_target(max_speed, max_accel, target_x, motion=None, brake=True):
-    """A lone agent at rest at the origin seeking its target (target_x, 0) at full speed
-    (Seek does not slow) with brake_at_target, in open space; its first decision."""
-    a = cs.Agents(1, slots=16)
-    a.add(
-        [[0.0, 0.0]], radius=0.3, max_speed=max_speed, max_accel=max_accel, target=[[target_x, 0.0]]
-    )
-    st = cs.Steering(
-        [cs.Seek(), cs.CollisionDanger(horizon=2.0, speeds=4, margin=0.05, brake_at_target=brake)],
-        resolve="mask_min_danger",
-        choose="argmax",
-    )
-    sim = cs.Simulation(None, a, st, cs.Accel() if motion is None else motion)
-    sim.step(DT)
-    return sim
+    """The target at (target_x, 0) with brake_at_target, in open space."""
+    return _seek_first(max_speed, max_accel, target_x, None, motion, brake_at_target=brake)
 
 
 @pytest.mark.parametrize(
