@@ -13,7 +13,7 @@ def test_walkers_on_the_circle_keep_their_margin():
 
 
 def test_fast_bodies_touch_and_more_acceleration_is_the_lever():
-    # 16 agents at 5 m/s: 7 episodes at 6 m/s², 1 at 12 m/s² (the README's table); none
+    # 16 agents at 5 m/s: 6 episodes at 6 m/s², 1 at 12 m/s² (the README's table); none
     # deeper than 0.1 mm, push-apart separating each within its step.
     slow_turn, clear6 = gs.run(16, 5.0, 6.0)
     fast_turn, clear12 = gs.run(16, 5.0, 12.0)

@@ -1246,12 +1246,16 @@ def test_a_command_too_fast_to_stop_at_the_target_is_slowed(motion, max_speed, m
     assert float(_seek_to_target(max_speed, max_accel, target_x, model, False).strength[0]) == 1.0
 
 
-@pytest.mark.parametrize("speed", [5.0, 6.0, 8.0])
+@pytest.mark.parametrize("speed", [5.0, 7.0, 10.0, 12.0])
 def test_a_fast_agent_stands_on_its_goal_instead_of_circling_it(speed):
     """A stress run: a lone agent of the README's crowd recipe (Arrive's 1 m slowing,
     6 m/s² of braking) at 5-8 m/s ran past its goal, turned and circled 0.3-3.9 m off it
     for good, while the metrics counted it home. With brake_at_target (in CROWD) it
-    stands on it; without, it still circles (the control)."""
+    stands on it; without, it still circles (the control). Fuzz round 31: the first form
+    (a walker's speeds left alone by the command's own run) still looped through the goal
+    at 7 and 9-12 m/s, turned part-way (return_step) or at a walker's speed; a fast agent
+    (its run from max speed more than its radius) is now braked at any speed and turned
+    straight by its goal (Simulation::fast_by_target)."""
 
     def run(changes):
         a = cs.Agents(1, slots=16)
@@ -1378,3 +1382,39 @@ def test_follow_field_reachable_counts_from_the_field_floor():
         row = cs.FollowField(out, slowing_radius=1.0, reachable=r).evaluate(b, 16).interest
         base = cs.FollowField(out, slowing_radius=1.0).evaluate(b, 16).interest
         assert row.tobytes() == base.tobytes()
+
+
+def test_an_agent_handed_back_from_kinematic_steers_to_the_moved_target():
+    """Fuzz round 31: the moved target was cached by (target, radius, world) only, so an
+    agent added kinematic and handed back to the steering kept its raw target, inside a
+    crate, and circled it at 1.28 m/s for good; a pickled copy, which finds the targets
+    afresh, then went another way. The steered flag is part of the key now. Oracle: the
+    agent stands at the crate's side as one steered from the start does, and the pickled
+    copy continues bit for bit."""
+    import pickle
+
+    def build(kinematic):
+        a = cs.Agents(1, slots=16)
+        a.add(
+            [[3.0, 4.0]],
+            radius=0.3,
+            max_speed=1.3,
+            max_accel=6.0,
+            target=[[14.0, 6.3]],
+            kinematic=kinematic,
+        )
+        st = cs.scenarios.crowd_steering()
+        return a, cs.Simulation(_goal_room(), a, st, cs.Accel(), slots=cs.scenarios.crowd_slots())
+
+    a, sim = build(True)
+    sim.step(DT, steps=30)
+    a.kinematic[0] = False
+    sim.step(DT, steps=300)
+    copy = pickle.loads(pickle.dumps(sim))
+    sim.step(DT, steps=900)
+    copy.step(DT, steps=900)
+    assert sim.agents.position.tobytes() == copy.agents.position.tobytes()
+    assert np.linalg.norm(a.position[0] - [14.0, 7.3]) < 0.02
+    b, steered = build(False)
+    steered.step(DT, steps=1230)
+    assert np.linalg.norm(b.position[0] - [14.0, 7.3]) < 0.02

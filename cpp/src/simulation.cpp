@@ -1456,13 +1456,21 @@ void Simulation::stop_short_past_target(const Plan& p, std::size_t begin, std::s
     // on a course decided at speed can meet a neighbour crossing it (in the crowd
     // scenarios, whose walkers stand at goals 1.4 m apart, agents touched where they had
     // not); and only where the slower command is as safe as the one decided.
+    // Off the target's way, within its run of the target, the agent keeps to what it can
+    // stop within: its distance from the target, or its radius (fuzz round 31: at 7 and
+    // 9-12 m/s an agent stood on its goal, then a return to its course, turned part-way
+    // (return_step), took it away at 3.5 m/s on a loop through the goal, for good).
     if (b.brake_at_target) {
+      // A fast agent: its run from max speed, held and braked, is more than its radius.
+      const bool fast = top * t + brake(top) > a.radius[i];
       const float along = dot(gv, d);
       const float now = strength_[i] * top;
       const float stops = now * t + brake(std::max(now, v0));
-      if (along > 0.0f && std::fabs(cross(d, gv)) <= std::max(a.radius[i], along) &&
-          stops > along && stops > a.radius[i]) {
-        const float cap = fit_of(along);
+      const bool at = along > 0.0f && std::fabs(cross(d, gv)) <= std::max(a.radius[i], along);
+      const float dist = length(gv);
+      const float stop = at ? along : std::max(dist, a.radius[i]);
+      if ((at || dist < stops) && stops > stop && fast) {
+        const float cap = fit_of(stop);
         if (cap < strength_[i]) {
           const float safe = std::min(horizon_of(p, i), memo_ttc(p, i, d * now));
           if (memo_ttc(p, i, d * (cap * top)) >= safe) strength_[i] = cap;
@@ -1522,6 +1530,20 @@ float Simulation::interest_towards(std::size_t i, Vec2 d) const {
   const float g = off >= 0.0f ? slot_set_.gaps()[q] : slot_set_.gaps()[r];
   const float f = std::min(1.0f, std::fabs(off) / g);
   return in[q] + f * (in[r] - in[q]);
+}
+
+bool Simulation::fast_by_target(const Plan& p, std::size_t i) const {
+  // brake_at_target's agents: one whose speed runs more than its radius before it stands
+  // (braking_of), within that run (and a radius) of the target it stops at.
+  const AgentsView& a = p.in.agents;
+  if (!a.target || is_kinematic(a, i) || (a.waypoint && a.waypoint[i])) return false;
+  const Braking br = braking_of(params_.motion, a, i, p.dt);
+  if (!br.brakes) return false;
+  const float t = static_cast<float>(decision_time(p.dt));
+  const auto run = [&](float v) { return v * t + (br.alpha * v + br.beta) * v; };
+  const float r = a.radius[i];
+  return run(a.max_speed[i]) > r &&
+         length(load2(a.target, i) - load2(a.position, i)) < run(length(load2(a.velocity, i))) + r;
 }
 
 void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, std::size_t step) {
@@ -1692,11 +1714,13 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
           continue;
         }
       }
-      if (rs > 0.0f) {
+      if (rs > 0.0f && !(vd.brake_at_target && fast_by_target(p, i))) {
         const float ang = angle();
         if (std::fabs(ang) > rs) {
           // Only a part-way course heading at least as much towards the goal as the one it
-          // leaves; else the new course at once. (Past a door it had run by at 2 m/s, an
+          // leaves; else the new course at once. (Not for a fast agent by its target with
+          // brake_at_target, fast_by_target: turned part-way past its goal at 7-12 m/s, it
+          // looped through the goal for good, fuzz round 31.) (Past a door it had run by at 2 m/s, an
           // agent turned back 10° a step the long way round, through courses leading away
           // from the goal, ran a loop, and missed the door again: monsters paced for good
           // in front of doors they fit through.)
@@ -2005,7 +2029,7 @@ const float* Simulation::reachable_targets(const AgentsView& a, const World* w) 
   if (!velocity_ || !velocity_->reachable_target || !a.target || !w) return a.target;
   if (reach_target_.size() != 2 * n_) {
     reach_target_.assign(2 * n_, 0.0f);
-    reach_of_.assign(3 * n_, std::numeric_limits<float>::quiet_NaN());
+    reach_of_.assign(4 * n_, std::numeric_limits<float>::quiet_NaN());
   }
   const std::uint64_t generation = w->index_generation();
   const bool all = generation != reach_generation_;
@@ -2013,14 +2037,19 @@ const float* Simulation::reachable_targets(const AgentsView& a, const World* w) 
   parallel_for(n_, kGrain, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       const float tx = a.target[2 * i], ty = a.target[2 * i + 1], r = a.radius[i];
-      float* of = &reach_of_[3 * i];
+      // Moved only for an agent alive and steered; the flags are part of the key (an agent
+      // handed back from kinematic kept its target unmoved for good, and a pickled copy,
+      // which finds them afresh, then went another way: fuzz round 31).
+      const bool moved = a.alive[i] && !is_kinematic(a, i);
+      const float flag = moved ? 1.0f : 0.0f;
+      float* of = &reach_of_[4 * i];
       // (Compared by bits: a NaN target is found once, as itself.)
       if (!all && std::memcmp(of, &tx, 4) == 0 && std::memcmp(of + 1, &ty, 4) == 0 &&
-          std::memcmp(of + 2, &r, 4) == 0)
+          std::memcmp(of + 2, &r, 4) == 0 && of[3] == flag)
         continue;
-      of[0] = tx, of[1] = ty, of[2] = r;
+      of[0] = tx, of[1] = ty, of[2] = r, of[3] = flag;
       Vec2 t{tx, ty};
-      if (a.alive[i] && std::isfinite(tx) && std::isfinite(ty) && r >= 0.0f && !is_kinematic(a, i))
+      if (moved && std::isfinite(tx) && std::isfinite(ty) && r >= 0.0f)
         t = stand_clear(*w, t, r, params_.layers, params_.slide_iterations, true);
       store2(reach_target_.data(), i, t);
     }

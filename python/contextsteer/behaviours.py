@@ -1903,8 +1903,13 @@ class CollisionDanger(Behaviour):
         a fast agent cannot brake to: with the 1 m radius and 6 m/s² of braking, a lone
         agent at 5–8 m/s ran past its goal, turned, and circled 0.3–3.9 m off it for good
         (the run metrics counted it home on its first pass); with this option it stands
-        on it. Walkers (1.3 m/s) brake within a few centimetres and are hardly touched
-        (docs/crowd.md, "Fast agents that never settle").
+        on it, from 4 to 12 m/s. Only a fast agent is braked (its run from max speed,
+        held and braked, more than its radius): walkers (1.3 m/s) are left to their
+        interest's slowing. Near its target such an agent keeps, off the target's way, to
+        what stops within its distance from it, and turns straight to a better course
+        (no ``return_step``). Intermediate waypoints written into ``Agents.target`` are
+        stopped at unless marked ``Agents.waypoint`` (docs/crowd.md, "Fast agents that
+        never settle").
     reachable_target : bool
         Off by default; in ``CROWD``. The simulation steers each agent to the place
         nearest its target where its body can stand: a target inside a solid (a crate, a

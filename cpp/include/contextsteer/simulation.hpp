@@ -361,6 +361,10 @@ class Simulation {
   /// CollisionDanger::brake_at_target the same holds for the target itself: a command
   /// along a course that passes within r_i of it is slowed to stop at its closest
   /// approach.
+  /// Whether agent i runs more than its radius at its speed before it stands and is
+  /// within that run (and a radius) of its target: keep_course then turns it straight to
+  /// a better course (no return_step), for brake_at_target to stop it there.
+  bool fast_by_target(const Plan& p, std::size_t i) const;
   void stop_short_past_target(const Plan& p, std::size_t begin, std::size_t end, std::size_t step);
   /// The neighbour radius every behaviour's query shares, for the agents as they are.
   float current_neighbor_radius(const AgentsView& a) const;
@@ -407,7 +411,9 @@ class Simulation {
   /// and radius it was found for and the world's index generation, and found again when
   /// one of them changes. Returns the (N, 2) array, or the agents' targets when off.
   const float* reachable_targets(const AgentsView& a, const World* w);
-  std::vector<float> reach_target_, reach_of_;  // (N,2) the targets seen; (N,3) x, y, r found for
+  // (N,2) the targets seen; (N,4) the x, y, r and steered flag (1 alive and not kinematic)
+  // each was found for.
+  std::vector<float> reach_target_, reach_of_;
   std::uint64_t reach_generation_ = 0;
   /// The agents renew_slots() found new since the last step (a new generation), and
   /// those the simulation started with, leave the solids holding their centres: one
