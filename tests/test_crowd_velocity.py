@@ -851,6 +851,23 @@ def _seek_past_target(max_speed, max_accel, wall_x, motion=None):
     return _seek_first(max_speed, max_accel, 1.0, wall_x, motion, past_target=True)
 
 
+def _motion_and_braking(motion, max_accel):
+    """The motion model a test names ("accel", "accel T", "lerp f", "vehicle") and its
+    braking constants (alpha, beta) as the stop short takes them: Accel and Vehicle brake
+    at max_accel (alpha = 1/(2a), Accel's time_to_target T adds beta = T), Lerp by its
+    steer_force f (beta = dt·(1 − f)/f, whatever max_accel)."""
+    kind, _, arg = motion.partition(" ")
+    model = {
+        "accel": lambda: cs.Accel(time_to_target=float(arg)) if arg else cs.Accel(),
+        "lerp": lambda: cs.Lerp(steer_force=float(arg)),
+        "vehicle": lambda: cs.Vehicle(),
+    }[kind]()
+    if kind == "lerp":
+        f = float(arg)
+        return model, 0.0, DT * (1 - f) / f
+    return model, 1 / (2 * max_accel), float(arg or 0.0)
+
+
 def _fastest_stopping(h, t, alpha, beta, top):
     """The oracle of the stop short of what past_target leaves out, by bisection: the
     largest command c <= top (from rest) with c·t + alpha·c² + beta·c <= h."""
@@ -889,21 +906,11 @@ def test_a_command_too_fast_to_stop_short_of_a_wall_past_the_target_is_slowed(
     stopped a Lerp walker with max_accel 0 for good). The oracle solves it by bisection.
     Worked by hand: Accel at 6 m/s² gives 3.520 m/s of 4. A 2 m/s Accel agent stops within
     2/30 + 4/12 = 0.4 m, short of the target's 0.65 m (less the disc), and is not slowed."""
-    kind, _, arg = motion.partition(" ")
-    model = {
-        "accel": lambda: cs.Accel(time_to_target=float(arg)) if arg else cs.Accel(),
-        "lerp": lambda: cs.Lerp(steer_force=float(arg)),
-        "vehicle": lambda: cs.Vehicle(),
-    }[kind]()
+    model, alpha, beta = _motion_and_braking(motion, max_accel)
     sim = _seek_past_target(max_speed, max_accel, 1.5, model)
-    if kind != "vehicle":  # (a car turns towards it first)
+    if not motion.startswith("vehicle"):  # (a car turns towards it first)
         assert sim.chosen_direction[0] == pytest.approx([1.0, 0.0], abs=1e-6)
     h, t = 1.5 - 0.35, DT
-    if kind == "lerp":
-        f = float(arg)
-        alpha, beta = 0.0, t * (1 - f) / f
-    else:
-        alpha, beta = 1 / (2 * max_accel), float(arg or 0.0)
     expect = _fastest_stopping(h, t, alpha, beta, max_speed) / max_speed
     if max_speed * t + alpha * max_speed**2 + beta * max_speed <= 0.65:
         expect = 1.0  # it stops short of its target: nothing past it is met
@@ -1226,19 +1233,9 @@ def test_a_command_too_fast_to_stop_at_the_target_is_slowed(motion, max_speed, m
     beta·c <= target_x, the rule past_target's stop short takes for what lies beyond the
     target, solved by bisection. Without the option Seek runs at full speed. A 1.3 m/s
     walker with 6 m/s² stops within 1.3/30 + 1.69/12 = 0.18 m and is not slowed."""
-    kind, _, arg = motion.partition(" ")
-    model = {
-        "accel": lambda: cs.Accel(time_to_target=float(arg)) if arg else cs.Accel(),
-        "lerp": lambda: cs.Lerp(steer_force=float(arg)),
-        "vehicle": lambda: cs.Vehicle(),
-    }[kind]()
+    model, alpha, beta = _motion_and_braking(motion, max_accel)
     sim = _seek_to_target(max_speed, max_accel, target_x, model)
     t = DT
-    if kind == "lerp":
-        f = float(arg)
-        alpha, beta = 0.0, t * (1 - f) / f
-    else:
-        alpha, beta = 1 / (2 * max_accel), float(arg or 0.0)
     expect = _fastest_stopping(target_x, t, alpha, beta, max_speed) / max_speed
     assert float(sim.strength[0]) == pytest.approx(expect, rel=1e-5)
     if max_speed == 1.3:

@@ -1367,6 +1367,10 @@ namespace {
 struct Braking {
   bool brakes = false;
   float alpha = 0.0f, beta = 0.0f;
+  /// What the agent runs braking from speed v once its command is 0.
+  float of(float v) const { return (alpha * v + beta) * v; }
+  /// What a command of speed v held for t, then braked, runs.
+  float run(float v, float t) const { return v * t + of(v); }
 };
 
 Braking braking_of(const MotionModel& motion, const AgentsView& a, std::size_t i, float dt) {
@@ -1422,7 +1426,7 @@ void Simulation::stop_short_past_target(const Plan& p, std::size_t begin, std::s
     if (!(n > 0.0f)) continue;
     d = Vec2{d.x / n, d.y / n};
     const float v0 = std::max(0.0f, dot(load2(a.velocity, i), d));
-    const auto brake = [&](float v) { return (br.alpha * v + br.beta) * v; };
+    const auto brake = [&](float v) { return br.of(v); };
     const float run = c * t + brake(std::max(c, v0));
     const Vec2 gv = load2(a.target, i) - load2(a.position, i);
     // The fastest command that stops within h (a hair below, for the float rounding): with
@@ -1451,21 +1455,20 @@ void Simulation::stop_short_past_target(const Plan& p, std::size_t begin, std::s
     // of it; a slot can miss a far target's line by more than r_i) stops at its closest
     // approach, g·d along it: an agent faster than its slowing can brake (Arrive's 1 m ramp
     // at 5 m/s and 6 m/s²) ran past its goal, turned at speed and circled it for good. Only
-    // for a command that runs more than the agent's radius before it stands: a walker (1.3
-    // m/s at 6 m/s² stands within 0.18 m) is left to its interest's slowing, as slowing it
-    // on a course decided at speed can meet a neighbour crossing it (in the crowd
-    // scenarios, whose walkers stand at goals 1.4 m apart, agents touched where they had
-    // not); and only where the slower command is as safe as the one decided.
+    // for a fast agent, whose run from max speed is more than its radius: a walker (1.3 m/s
+    // at 6 m/s² stands within 0.18 m) is left to its interest's slowing, as slowing it on a
+    // course decided at speed can meet a neighbour crossing it (in the crowd scenarios,
+    // whose walkers stand at goals 1.4 m apart, agents touched where they had not); and
+    // only where the slower command is as safe as the one decided.
     // Off the target's way, within its run of the target, the agent keeps to what it can
     // stop within: its distance from the target, or its radius (fuzz round 31: at 7 and
     // 9-12 m/s an agent stood on its goal, then a return to its course, turned part-way
     // (return_step), took it away at 3.5 m/s on a loop through the goal, for good).
     if (b.brake_at_target) {
-      // A fast agent: its run from max speed, held and braked, is more than its radius.
-      const bool fast = top * t + brake(top) > a.radius[i];
+      const bool fast = br.run(top, t) > a.radius[i];
       const float along = dot(gv, d);
       const float now = strength_[i] * top;
-      const float stops = now * t + brake(std::max(now, v0));
+      const float stops = now * t + br.of(std::max(now, v0));
       const bool at = along > 0.0f && std::fabs(cross(d, gv)) <= std::max(a.radius[i], along);
       const float dist = length(gv);
       const float stop = at ? along : std::max(dist, a.radius[i]);
@@ -1540,10 +1543,9 @@ bool Simulation::fast_by_target(const Plan& p, std::size_t i) const {
   const Braking br = braking_of(params_.motion, a, i, p.dt);
   if (!br.brakes) return false;
   const float t = static_cast<float>(decision_time(p.dt));
-  const auto run = [&](float v) { return v * t + (br.alpha * v + br.beta) * v; };
   const float r = a.radius[i];
-  return run(a.max_speed[i]) > r &&
-         length(load2(a.target, i) - load2(a.position, i)) < run(length(load2(a.velocity, i))) + r;
+  return br.run(a.max_speed[i], t) > r && length(load2(a.target, i) - load2(a.position, i)) <
+                                              br.run(length(load2(a.velocity, i)), t) + r;
 }
 
 void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, std::size_t step) {
@@ -1718,9 +1720,9 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
         const float ang = angle();
         if (std::fabs(ang) > rs) {
           // Only a part-way course heading at least as much towards the goal as the one it
-          // leaves; else the new course at once. (Not for a fast agent by its target with
-          // brake_at_target, fast_by_target: turned part-way past its goal at 7-12 m/s, it
-          // looped through the goal for good, fuzz round 31.) (Past a door it had run by at 2 m/s, an
+          // leaves; else the new course at once. Not for a fast agent by its target under
+          // brake_at_target (fast_by_target): turned part-way past its goal at 7-12 m/s, it
+          // looped through the goal for good (fuzz round 31). (Past a door it had run by at 2 m/s, an
           // agent turned back 10° a step the long way round, through courses leading away
           // from the goal, ran a loop, and missed the door again: monsters paced for good
           // in front of doors they fit through.)
