@@ -288,49 +288,49 @@ def contextsteer_rows(s: TrackScene, scene: str, repeats: int) -> list[Row]:
                     note,
                 )
             )
-        # Slots rotated with per-agent headings (no fixed directions: per-ray grid walks).
-        # Heading 0 for every agent keeps the rays, so the checksum must not change.
+        # Slots rotated with per-agent headings: no fixed directions, so no strips. They
+        # walk the grid ('per_ray'), or cast on the sector index ('sectors': built on the
+        # first call, timed on its own; 'auto' builds it once the walked rays would have
+        # paid for it). Heading 0 for every agent keeps the rays, so the checksum must not
+        # change. The racetrack's cars turn, so also seeded random headings (other rays
+        # than the peers', so no checksum to compare; the ratio is against Box2D's rays/s
+        # on the fixed directions).
         zero = np.zeros(len(s.positions), np.float32)
-        with cs.threads(1):
-            t, dist = median_time(
-                lambda: cs.slot_raycast(world, s.positions, s.slot_dirs, length, headings=zero),
-                repeats,
-            )
-        h, f = checksum(np.asarray(dist, dtype=np.float64).ravel() / length)
-        rows.append(
-            Row(
-                scene,
-                "contextsteer slot_raycast, headings",
-                1,
-                len(s.origins),
-                len(s.origins) / t,
-                h,
-                f,
-            )
-        )
-        # Heading 0 keeps every ray on the fixed slot directions (axis-aligned for 4 of
-        # the 16): the racetrack's cars turn, so also time seeded random headings (other
-        # rays than the peers', so no checksum to compare; the ratio is against Box2D's
-        # rays/s on the fixed directions).
         rand = np.random.default_rng(0).uniform(-np.pi, np.pi, len(s.positions)).astype(np.float32)
-        with cs.threads(1):
-            t, dist = median_time(
-                lambda: cs.slot_raycast(world, s.positions, s.slot_dirs, length, headings=rand),
-                repeats,
+        sectors_note = ""
+        if "sectors" in getattr(cs.world, "_SLOT_METHODS", ()):
+            t0 = time.perf_counter()
+            cs.slot_raycast(
+                world, s.positions, s.slot_dirs, length, headings=zero, method="sectors"
             )
-        h, f = checksum(np.asarray(dist, dtype=np.float64).ravel() / length)
-        rows.append(
-            Row(
-                scene,
-                "cs slot_raycast, random headings",
-                1,
-                len(s.origins),
-                len(s.origins) / t,
-                h,
-                f,
-                "other rays (seeded headings)",
-            )
-        )
+            build = time.perf_counter() - t0
+            info = world.index_info.get("sectors", [])
+            if info and info[0]["built"]:
+                sectors_note = (
+                    f"first call {build * 1e3:.0f} ms, index {info[0]['bytes'] / 2**20:.1f} MB"
+                )
+            else:
+                sectors_note = "index declined: walks"
+            methods = [("per_ray", ", walk"), ("sectors", "")]
+        else:
+            methods = [("auto", "")]
+        for heads, label, other in ((zero, "headings", False), (rand, "random headings", True)):
+            for method, suffix in methods:
+                with cs.threads(1):
+                    t, dist = median_time(
+                        lambda heads=heads, method=method: cs.slot_raycast(
+                            world, s.positions, s.slot_dirs, length, headings=heads, method=method
+                        ),
+                        repeats,
+                    )
+                h, f = checksum(np.asarray(dist, dtype=np.float64).ravel() / length)
+                name = ("cs slot_raycast, " if other else "contextsteer slot_raycast, ") + label
+                note = "other rays (seeded headings)" if other else ""
+                if method == "sectors" and not other:
+                    note = sectors_note
+                rows.append(
+                    Row(scene, name + suffix, 1, len(s.origins), len(s.origins) / t, h, f, note)
+                )
     return rows
 
 
@@ -420,7 +420,7 @@ def bench_scene(m: int, length: float, args, binary: Path | None) -> list[Row]:
 
 def print_table(rows: list[Row]) -> None:
     head = (
-        f"{'scene':<15} {'implementation':<36} {'thr':>3} {'rays':>7} {'rays/s':>11} "
+        f"{'scene':<15} {'implementation':<40} {'thr':>3} {'rays':>7} {'rays/s':>11} "
         f"{'x Box2D':>8} {'hits':>8} {'sum of fractions':>17}  note"
     )
     print(head)
@@ -434,7 +434,7 @@ def print_table(rows: list[Row]) -> None:
         ratio = r.rays_per_s / box2d[r.scene] if r.scene in box2d else float("nan")
         if r.hits < 0:
             print(
-                f"{r.scene:<15} {r.name:<36} {'':>3} {'':>7} {'-':>11} {'-':>8} {'-':>8} "
+                f"{r.scene:<15} {r.name:<40} {'':>3} {'':>7} {'-':>11} {'-':>8} {'-':>8} "
                 f"{'-':>17}  {r.note}"
             )
             continue
@@ -445,7 +445,7 @@ def print_table(rows: list[Row]) -> None:
                 f"; {note}" if note else ""
             )
         print(
-            f"{r.scene:<15} {r.name:<36} {r.threads:>3} {r.rays:>7} {r.rays_per_s:>11,.0f} "
+            f"{r.scene:<15} {r.name:<40} {r.threads:>3} {r.rays:>7} {r.rays_per_s:>11,.0f} "
             f"{ratio:>8.2f} {r.hits:>8,} {r.frac_sum:>17.3f}  {note}"
         )
 

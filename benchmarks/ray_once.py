@@ -32,6 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--length", type=float, default=50.0, help="L of track-M-L")
     ap.add_argument("--casts", type=at_least(1), default=1)
+    ap.add_argument(
+        "--method",
+        choices=["auto", "per_ray", "gather", "sectors"],
+        default="auto",
+        help="slot_raycast's method ('sectors': the first cast builds the index, which the "
+        "difference of two cast counts cancels)",
+    )
     args = ap.parse_args(argv)
     if args.walls % 2:
         ap.error(f"--walls must be even (M/2 segments an ellipse), got {args.walls}")
@@ -43,7 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     cs.set_num_threads(1)
     dist = None
     for _ in range(args.casts):
-        dist = cs.slot_raycast(world, s.positions, s.slot_dirs, s.max_dist, headings=headings)
+        dist = cs.slot_raycast(
+            world, s.positions, s.slot_dirs, s.max_dist, headings=headings, method=args.method
+        )
     print(int(np.isfinite(dist).sum()))
     return 0
 

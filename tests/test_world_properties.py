@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import contextsteer as cs
 import reference as ref
+from no_avx2 import without_avx2
 
 EPS = 1e-3
 TOL = 1e-4
@@ -426,3 +427,177 @@ def test_slot_strips_cache_keeps_four_sets_then_walks():
     assert len(info) == 4 and all(e["built"] for e in info)
     again = cs.slot_raycast(w, o, sets[0], 40.0, method="strips")  # still cached
     np.testing.assert_array_equal(again, cs.slot_raycast(w, o, sets[0], 40.0, method="per_ray"))
+
+
+def _sector_world(rng, *, layered=False, circles=False):
+    """Walls made to meet the sector index's pieces: smooth polylines (long pieces), a
+    closed ring and a box (polygons), jagged polylines whose turns flip (short pieces and
+    loose walls), lattice segments (rays along walls and through shared vertices)."""
+    w = cs.World()
+    t = np.linspace(0, 2 * np.pi, int(rng.integers(20, 200)), endpoint=False)
+    a, b = rng.uniform(6, 12, 2)
+    w.add_polyline(np.stack([a * np.cos(t), b * np.sin(t)], axis=1), closed=True)
+    for _ in range(int(rng.integers(1, 4))):
+        c = rng.uniform(-6, 6, 2)
+        s = np.linspace(0, rng.uniform(1, 6), int(rng.integers(3, 40)))
+        pts = c + np.stack([s, np.sin(s * rng.uniform(0.5, 3)) * rng.uniform(0.2, 2)], axis=1)
+        w.add_polyline(pts, layers=int(rng.integers(1, 4)) if layered else 0xFFFFFFFF)
+    jag = np.cumsum(rng.uniform(-1, 1, (int(rng.integers(3, 30)), 2)), axis=0)
+    w.add_polyline(jag)
+    for _ in range(int(rng.integers(1, 4))):
+        # Small rings about a cell wide: seen from a cell inside, a sector's walls turn
+        # through more than a half turn (the pieces' chord test cuts them).
+        t = np.linspace(0, 2 * np.pi, int(rng.integers(5, 40)), endpoint=False)
+        c, r = rng.uniform(-7, 7, 2), rng.uniform(0.3, 3.0)
+        w.add_polyline(c + r * np.stack([np.cos(t), np.sin(t)], axis=1), closed=True)
+    w.add_box(rng.uniform(-4, 4, 2), rng.uniform(0.3, 1.5, 2), float(rng.uniform(0, 3)))
+    seg = np.round(rng.uniform(-8, 8, (int(rng.integers(1, 12)), 4)) * 4) / 4
+    seg = seg[np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1]) > 0]
+    if len(seg):
+        w.add_segments(seg, layers=2 if layered else 0xFFFFFFFF)
+    if circles:
+        w.add_circles(rng.uniform(-5, 5, (2, 2)), rng.uniform(0.2, 1, 2))
+    return w
+
+
+def _sector_rays(rng, w, n):
+    """Origins at random, on lattice points, on wall vertices and beyond the walls' box,
+    headings at random and aimed so that a slot ray passes (to float32 rounding) through a
+    wall vertex."""
+    verts = w.walls.reshape(-1, 2)
+    o = np.vstack(
+        [
+            rng.uniform(-13, 13, (n, 2)),
+            verts[rng.integers(0, len(verts), n // 2)] + rng.normal(scale=0.5, size=(n // 2, 2)),
+            np.round(rng.uniform(-9, 9, (n // 4, 2)) * 4) / 4,
+            verts[rng.integers(0, len(verts), n // 4)],
+            [[500.0, 3.0], [-40.0, -40.0]],
+        ]
+    ).astype(np.float32)
+    h = rng.uniform(-np.pi, np.pi, len(o))
+    aim = rng.random(len(o)) < 0.5
+    target = verts[rng.integers(0, len(verts), len(o))]
+    h[aim] = np.arctan2(*(target - o)[aim][:, ::-1].T)  # slot 0 (angle 0) points at a vertex
+    return o, h.astype(np.float32)
+
+
+@given(
+    seed=seeds,
+    k=st.sampled_from([3, 5, 16, 33]),
+    layered=st.booleans(),
+    reach=st.sampled_from([2.0, 8.0, 30.0]),
+)
+@settings(max_examples=40, deadline=None)
+def test_slot_sectors_equal_the_walk_bit_for_bit(seed, k, layered, reach):
+    # Rotated slot rays cast on the sector index (per cell and sector of directions the
+    # walls a ray can meet, cut into pieces its line crosses at most once, searched instead
+    # of walked) must equal the per-ray walk and raycast on the expanded rays bit for bit,
+    # honour layers, fall back to the walk beyond the reach and outside the box, give 0
+    # inside a polygon, and agree with the oracle.
+    rng = np.random.default_rng(seed)
+    w = _sector_world(rng, layered=layered)
+    o, h = _sector_rays(rng, w, 40)
+    slots = np.array(cs.SlotSet(k).directions, np.float32)
+    m = rng.choice(np.array([0.0, reach / 2, reach, reach * 1.5], np.float32), len(o))
+    layers = 1 if layered else 0xFFFFFFFF
+    got = cs.slot_raycast(w, o, slots, m, headings=h, layers=layers, method="sectors")
+    (info,) = w.index_info["sectors"]
+    assert info["built"] and info["layers"] == layers and info["reach"] == m.max()
+    assert info["walls"] > 0 and info["bytes"] > 0
+    walk = cs.slot_raycast(w, o, slots, m, headings=h, layers=layers, method="per_ray")
+    np.testing.assert_array_equal(got.view(np.uint32), walk.view(np.uint32))
+    c, s = np.cos(h.astype(np.float64)), np.sin(h.astype(np.float64))
+    c, s = c.astype(np.float32)[:, None], s.astype(np.float32)[:, None]
+    dirs = np.stack([c * slots[:, 0] - s * slots[:, 1], s * slots[:, 0] + c * slots[:, 1]], -1)
+    expanded = cs.raycast(
+        w, np.repeat(o, k, axis=0), dirs.reshape(-1, 2), np.repeat(m, k), layers=layers
+    ).distance
+    np.testing.assert_array_equal(got.ravel(), expanded)
+    if not layered:
+        sub = slice(0, 8 * k)
+        lo, hi = bounds(
+            w, [], np.repeat(o, k, axis=0)[sub], dirs.reshape(-1, 2)[sub], np.repeat(m, k)[sub]
+        )
+        inside = np.repeat((walk[:8] == 0).all(axis=1), k)  # in the box: polygon, 0
+        assert_between(got.ravel()[sub][~inside], lo[~inside], hi[~inside])
+    # A shorter look-ahead reads the same index; an edit drops it.
+    short = cs.slot_raycast(w, o, slots, m / 2, headings=h, layers=layers, method="sectors")
+    assert len(w.index_info["sectors"]) == 1
+    np.testing.assert_array_equal(
+        short, cs.slot_raycast(w, o, slots, m / 2, headings=h, layers=layers, method="per_ray")
+    )
+    w.add_segments([[-20.0, 0.5, 20.0, 0.7]])
+    assert w.index_info["sectors"] == []
+    np.testing.assert_array_equal(
+        cs.slot_raycast(w, o, slots, m, headings=h, layers=layers, method="sectors"),
+        cs.slot_raycast(w, o, slots, m, headings=h, layers=layers, method="per_ray"),
+    )
+
+
+def _sector_cases():
+    """Sector casts of several seeded worlds, as one array (for the AVX2-off comparison)."""
+    out = []
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        w = _sector_world(rng)
+        o, h = _sector_rays(rng, w, 60)
+        got = cs.slot_raycast(w, o, cs.SlotSet(16), 12.0, headings=h, method="sectors")
+        out.append(got.view(np.uint32).ravel())
+    return np.concatenate(out)
+
+
+def test_slot_sectors_without_avx2_give_the_same_bits(tmp_path):
+    # The AVX2 path (four rays in double lanes, two secant guesses without a branch, the
+    # rest to the scalar search) against the scalar path alone (CONTEXTSTEER_NO_AVX2=1).
+    base = without_avx2(tmp_path, "test_world_properties", "_sector_cases()")
+    got = _sector_cases()
+    np.testing.assert_array_equal(got, base)
+    rng = np.random.default_rng(0)
+    w = _sector_world(rng)
+    o, h = _sector_rays(rng, w, 60)
+    walk = cs.slot_raycast(w, o, cs.SlotSet(16), 12.0, headings=h, method="per_ray")
+    np.testing.assert_array_equal(got[: walk.size], walk.view(np.uint32).ravel())
+
+
+def test_slot_sectors_decline_circles_and_fall_back_to_the_walk():
+    # Circles in the rays' layers: no index (built False), the rays walk; circles in other
+    # layers do not stop it.
+    rng = np.random.default_rng(4)
+    w = _sector_world(rng, circles=True)
+    o, h = _sector_rays(rng, w, 30)
+    got = cs.slot_raycast(w, o, cs.SlotSet(8), 10.0, headings=h, method="sectors")
+    assert [e["built"] for e in w.index_info["sectors"]] == [False]
+    np.testing.assert_array_equal(
+        got, cs.slot_raycast(w, o, cs.SlotSet(8), 10.0, headings=h, method="per_ray")
+    )
+    w2 = cs.World()
+    w2.add_segments(w.walls)
+    w2.add_circles([[0.0, 0.0]], [1.0], layers=4)
+    got = cs.slot_raycast(w2, o, cs.SlotSet(8), 10.0, headings=h, layers=3, method="sectors")
+    assert [e["built"] for e in w2.index_info["sectors"]] == [True]
+    np.testing.assert_array_equal(
+        got, cs.slot_raycast(w2, o, cs.SlotSet(8), 10.0, headings=h, layers=3, method="per_ray")
+    )
+
+
+def test_slot_sectors_build_automatically_once_walking_has_cost_as_much():
+    # 'auto' walks thin rotated rays until their count reaches a third of the build's work
+    # estimate (walls x 128 sectors x (1 + reach / cell)), then builds the index and casts
+    # on it; the results never change. Fixed slots and thick rays never build it.
+    rng = np.random.default_rng(2)
+    w = _sector_world(rng)
+    o, h = _sector_rays(rng, w, 300)
+    k, reach = 16, 6.0
+    slots = cs.SlotSet(k)
+    cell = max(reach / 25, w.index_info["grid"][2])
+    work = w.segment_count * 128 * (1 + reach / cell)
+    calls_needed = int(np.ceil(work / 3 / (len(o) * k)))
+    walk = cs.slot_raycast(w, o, slots, reach, headings=h, method="per_ray")
+    cs.slot_raycast(w, o, slots, reach, method="auto")  # fixed slots: strips, not sectors
+    cs.slot_raycast(w, o, slots, reach, headings=h, radius=0.2, method="auto")  # thick
+    assert w.index_info["sectors"] == []
+    for call in range(1, calls_needed + 1):
+        got = cs.slot_raycast(w, o, slots, reach, headings=h, method="auto")
+        np.testing.assert_array_equal(got, walk)
+        built = [e["built"] for e in w.index_info["sectors"]]
+        assert built == ([True] if call == calls_needed else []), call

@@ -80,7 +80,8 @@ SlotMode slot_mode(const std::string& mode) {
   if (mode == "gather") return SlotMode::kGather;
   if (mode == "per_ray") return SlotMode::kPerRay;
   if (mode == "strips") return SlotMode::kStrips;
-  fail("method: expected 'auto', 'gather', 'per_ray' or 'strips', got '" + mode + "'");
+  if (mode == "sectors") return SlotMode::kSectors;
+  fail("method: expected 'auto', 'gather', 'per_ray', 'strips' or 'sectors', got '" + mode + "'");
 }
 
 void check_max_dist(const Checked<const float>& m, std::size_t n, const char* what) {
@@ -347,6 +348,21 @@ void bind_world(py::module_& m) {
           strips.append(s);
         }
         d["strips"] = strips;
+        py::list sectors;
+        for (const auto& e : w->sectors().info()) {
+          py::dict s;
+          s["layers"] = e.layers;
+          s["reach"] = e.reach;
+          s["built"] = e.built;
+          s["cell"] = e.cell;
+          s["bins"] = e.bins;
+          s["walls"] = e.walls;
+          s["pieces"] = e.pieces;
+          s["loose"] = e.loose;
+          s["bytes"] = e.bytes;
+          sectors.append(s);
+        }
+        d["sectors"] = sectors;
         return d;
       });
 
@@ -434,12 +450,18 @@ void bind_world(py::module_& m) {
         }
         auto snap = world.snapshot();
         std::span<float> dst(result.mutable_data(), n * k);
+        // The sector index for the whole call (its longest look-ahead), then the slices.
+        {
+          GilRelease release;
+          contextsteer::slot_raycast_prepare(*snap, la.span(), !head.empty(), radius, layers, n * k,
+                                             mode);
+        }
         in_slices(
             n, kRaysPerSlice / std::max<std::size_t>(k, 1), [&](std::size_t b, std::size_t e) {
               contextsteer::slot_raycast(*snap, p.span().subspan(2 * b, 2 * (e - b)), unit,
                                          la.size() == 1 ? la.span() : la.span().subspan(b, e - b),
                                          head.empty() ? head : head.subspan(b, e - b), radius,
-                                         layers, dst.subspan(b * k, (e - b) * k), mode);
+                                         layers, dst.subspan(b * k, (e - b) * k), mode, true);
             });
         return result;
       },

@@ -11,6 +11,7 @@
 #include "contextsteer/geometry.hpp"
 #include "grid_walk.hpp"
 #include "parallel.hpp"
+#include "sector_index.hpp"
 #include "slot_gather.hpp"
 #include "strip_index.hpp"
 
@@ -173,8 +174,20 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
     detail::strip_rows(world, *strips, positions, look_ahead, layers, out, begin, end);
     return;
   }
+  // Thin rays in any direction: the sector index, when built (or to be built now).
+  const SectorIndex* sectors = nullptr;
+  if (radius == 0.0f &&
+      (mode == SlotMode::kSectors || (mode == SlotMode::kAuto && !headings.empty()))) {
+    float L = look_ahead.empty() ? 0.0f : look_ahead[0];
+    if (look_ahead.size() > 1)
+      L = *std::max_element(look_ahead.begin() + begin, look_ahead.begin() + end);
+    sectors = detail::sectors_for(world, layers, L, s.sectors_counted ? 0 : (end - begin) * k,
+                                  mode == SlotMode::kSectors);
+  }
   const WorldGrid* thick = radius > 0.0f ? world.thick_grid(radius) : nullptr;
   const WorldGrid& wg = detail::walk_grid(world, thick, radius);
+  constexpr std::size_t kNoAgent = ~std::size_t{0};
+  std::size_t dirs_for = kNoAgent;  // kNoAgent: s.dirs does not hold s.dx / s.dy's constants
   for (std::size_t i = begin; i < end; ++i) {
     const float ox = positions[2 * i], oy = positions[2 * i + 1];
     const float L = shared ? look_ahead[0] : look_ahead[i];
@@ -196,11 +209,17 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
         if (!headings.empty()) unit(dx, dy, dx, dy);
         s.dx[j] = dx;
         s.dy[j] = dy;
-        s.dirs[j] = detail::make_dir(wg, s.dx[j], s.dy[j]);
       }
+      dirs_for = kNoAgent;
     }
     if (world.polygon_at({ox, oy}, layers) >= 0) {
       std::fill(row, row + k, 0.0f);
+      continue;
+    }
+    if (sectors != nullptr && L <= sectors->reach && detail::sector_inside(*sectors, ox, oy)) {
+      detail::sector_agent(*sectors, ox, oy, s.dx.data(), s.dy.data(), k, L, s.best.data());
+      for (std::size_t j = 0; j < k; ++j)
+        row[j] = s.best[j] <= L ? static_cast<float>(s.best[j]) : kInf;
       continue;
     }
     const double above = std::nextafter(static_cast<double>(L), static_cast<double>(kInf));
@@ -215,6 +234,12 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
       for (std::size_t j = 0; j < k; ++j)
         row[j] = s.best[j] <= L ? static_cast<float>(s.best[j]) : kInf;
     } else {
+      // The walk constants of the directions, made for the agent that first walks them
+      // (on the sectors most agents never do).
+      if (dirs_for == kNoAgent) {
+        for (std::size_t j = 0; j < k; ++j) s.dirs[j] = detail::make_dir(wg, s.dx[j], s.dy[j]);
+        dirs_for = i;
+      }
       const WalkOrigin org = detail::make_origin(wg, ox, oy);
       for (std::size_t j = 0; j < k; ++j) {
         Best b{L, kNone, -1};
@@ -225,10 +250,18 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
   }
 }
 
+void slot_raycast_prepare(const World& world, std::span<const float> look_ahead, bool headings,
+                          float radius, std::uint32_t layers, std::size_t rays, SlotMode mode) {
+  if (radius != 0.0f || rays == 0 || look_ahead.empty()) return;
+  if (mode != SlotMode::kSectors && !(mode == SlotMode::kAuto && headings)) return;
+  const float L = *std::max_element(look_ahead.begin(), look_ahead.end());
+  detail::sectors_for(world, layers, L, rays, mode == SlotMode::kSectors);
+}
+
 void slot_raycast(const World& world, std::span<const float> positions,
                   std::span<const float> slot_directions, std::span<const float> look_ahead,
                   std::span<const float> headings, float radius, std::uint32_t layers,
-                  std::span<float> out, SlotMode mode) {
+                  std::span<float> out, SlotMode mode, bool prepared) {
   const std::size_t n = positions.size() / 2;
   const std::size_t k = slot_directions.size() / 2;
   if (k == 0) return;
@@ -238,9 +271,18 @@ void slot_raycast(const World& world, std::span<const float> positions,
     world.strips().get(slot_directions, radius,
                        [&] { return detail::build_strips(world, slot_directions, radius); });
   }
+  // Build (or count towards building) the sector index here, over the thread pool, for
+  // the same reason; the rows then find it cached.
+  if (!prepared)
+    slot_raycast_prepare(world, look_ahead, !headings.empty(), radius, layers, n * k, mode);
   parallel_for(n, 64, [&](std::size_t b, std::size_t e) {
     thread_local SlotScratch scratch;
     if (scratch.dx.size() < k) scratch.reserve(k);
+    scratch.sectors_counted = true;  // counted above
+    struct Uncount {
+      SlotScratch& s;
+      ~Uncount() { s.sectors_counted = false; }
+    } uncount{scratch};
     slot_raycast_rows(world, positions, slot_directions, look_ahead, headings, radius, layers, out,
                       b, e, scratch, mode);
   });

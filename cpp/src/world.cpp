@@ -423,6 +423,7 @@ void World::build_index() {
   index_generation_ = ++builds;
   thick_.clear();
   strips_.clear();
+  sectors_.clear();
   float b[4];
   if (!bounds(b)) {
     grid_ = WorldGrid{};

@@ -47,8 +47,15 @@ void raycast(const World& world, std::span<const float> origins, std::span<const
 /// all K rays against that list in branch-free loops (SIMD-friendly; wins for short
 /// look-ahead). kPerRay: walk the grid cells along each ray (DDA; wins when the look-ahead
 /// covers many cells). kAuto chooses by the number of cells the look-ahead disc covers.
+/// kSectors (thin rays, radius 0, any directions: the rotated slots of headings): per
+/// cell and sector of directions, the walls a ray from there can meet, cut into pieces a
+/// ray's line crosses at most once (World::sectors(), sector_index.hpp); a ray searches its
+/// one or two pieces instead of walking. Built on first use with kSectors; kAuto uses it
+/// for thin rotated rays once it is built, and builds it once the thin rotated rays walked
+/// on the world have cost about what the build does. Worlds with circles in the rays'
+/// layers, look-aheads beyond the index's reach and origins outside its box walk instead.
 /// Every mode returns the same distances.
-enum class SlotMode : std::uint8_t { kAuto, kGather, kPerRay, kStrips };
+enum class SlotMode : std::uint8_t { kAuto, kGather, kPerRay, kStrips, kSectors };
 
 namespace detail {
 /// Constants of a grid walk along one unit direction (dx, dy) over one grid, independent of
@@ -73,6 +80,9 @@ struct SlotScratch {
   std::vector<detail::WalkDir> dirs;  ///< K walk constants (shared by all agents without headings)
   double ax[kBatch], ay[kBatch], bx[kBatch], by[kBatch], c[kBatch];  ///< gathered walls
   std::size_t count = 0;
+  /// Set by slot_raycast, which counts its rays towards the automatic sector build itself
+  /// (see SlotMode::kSectors); a caller of slot_raycast_rows leaves it false.
+  bool sectors_counted = false;
   /// Makes room for K slots (allocates; call outside the hot loop).
   void reserve(std::size_t k) {
     dx.resize(k);
@@ -98,9 +108,19 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
                        SlotScratch& scratch, SlotMode mode = SlotMode::kAuto);
 
 /// slot_raycast_rows over all N agents, split over the thread pool (one scratch per thread).
+/// Builds the indexes it needs first (over the pool): the strip index, and the sector index
+/// (kSectors, or kAuto once the rays walked have paid for it, counting these N K rays)
+/// unless `prepared` says slot_raycast_prepare already did for a call these rays belong to.
 void slot_raycast(const World& world, std::span<const float> positions,
                   std::span<const float> slot_directions, std::span<const float> look_ahead,
                   std::span<const float> headings, float radius, std::uint32_t layers,
-                  std::span<float> out, SlotMode mode = SlotMode::kAuto);
+                  std::span<float> out, SlotMode mode = SlotMode::kAuto, bool prepared = false);
+
+/// The sector index slot_raycast would build for rays of these look-aheads (all of one call
+/// that is then cast in slices, each slot_raycast(..., prepared = true)): built now with
+/// kSectors, or with kAuto and headings once the rays walked (`rays` counted here) have paid
+/// for it, for the longest look-ahead. Thread-safe.
+void slot_raycast_prepare(const World& world, std::span<const float> look_ahead, bool headings,
+                          float radius, std::uint32_t layers, std::size_t rays, SlotMode mode);
 
 }  // namespace contextsteer

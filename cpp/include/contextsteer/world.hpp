@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -227,6 +228,80 @@ class StripCache {
   mutable std::vector<Entry> sets_;
 };
 
+/// The sector index of thin slot rays in any direction (internal: sector_index.hpp).
+struct SectorIndex;
+
+/// Cache of the sector indexes of a World, one per (layer mask, reach), and the count of
+/// thin rotated slot rays walked so far, by which 'auto' decides when to build one
+/// (sector_index.cpp). An entry may hold nullptr (the build declined). Copies start empty
+/// (derived data); thread-safe.
+class SectorCache {
+ public:
+  SectorCache() = default;
+  SectorCache(const SectorCache&) {}
+  SectorCache& operator=(const SectorCache&) {
+    clear();
+    return *this;
+  }
+  /// Whether an entry for `layers` reaching at least `reach` is held; `out` its index
+  /// (nullptr when its build declined).
+  bool find(std::uint32_t layers, float reach, const SectorIndex*& out) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Entry* e = find_locked(layers, reach);
+    if (e) out = e->index.get();
+    return e != nullptr;
+  }
+  /// Keeps `index` for (layers, reach) unless an entry covering it is held or the cache is
+  /// full (kMaxSets); returns the index held for them, or nullptr.
+  const SectorIndex* store(std::uint32_t layers, float reach,
+                           std::shared_ptr<const SectorIndex> index) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (const Entry* e = find_locked(layers, reach)) return e->index.get();
+    if (sets_.size() >= kMaxSets) return nullptr;
+    sets_.push_back({layers, reach, std::move(index)});
+    return sets_.back().index.get();
+  }
+  /// Adds n rays walked; the total since the last clear().
+  std::uint64_t add_walked(std::uint64_t n) const { return walked_.fetch_add(n) + n; }
+  /// Claims the one build under way (false: another thread is building); end_build()
+  /// releases it.
+  bool begin_build() const { return !building_.exchange(true); }
+  void end_build() const { building_.store(false); }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sets_.clear();
+    walked_.store(0);
+  }
+  /// What an entry holds (built = false when the build declined; then the rest is 0).
+  struct Info {
+    std::uint32_t layers;
+    float reach;
+    bool built;
+    double cell;
+    int bins;
+    std::size_t bytes, walls, pieces, loose;
+  };
+  /// The entries held, in order of construction (defined in sector_index.cpp).
+  std::vector<Info> info() const;
+  static constexpr std::size_t kMaxSets = 4;  ///< distinct (layers, reach) entries kept
+
+ private:
+  struct Entry {
+    std::uint32_t layers;
+    float reach;
+    std::shared_ptr<const SectorIndex> index;  // shared_ptr: SectorIndex is incomplete here
+  };
+  const Entry* find_locked(std::uint32_t layers, float reach) const {
+    for (const auto& e : sets_)
+      if (e.layers == layers && e.reach >= reach) return &e;
+    return nullptr;
+  }
+  mutable std::mutex mutex_;
+  mutable std::vector<Entry> sets_;
+  mutable std::atomic<std::uint64_t> walked_{0};
+  mutable std::atomic<bool> building_{false};
+};
+
 /// The static world. Geometry is validated by the caller (the bindings): finite coordinates,
 /// non-zero segment lengths, radii >= 0, polygons with >= 3 points. Obstacle ids are dense,
 /// 0, 1, 2, ... in order of addition. Every add_* marks the grid dirty; build_index() rebuilds
@@ -315,6 +390,9 @@ class World {
   /// Cache of the strip indexes of fixed slot sets (filled by strip_index.cpp; emptied by
   /// build_index()). Thread-safe.
   const StripCache& strips() const { return strips_; }
+  /// Cache of the sector indexes of thin slot rays in any direction (filled by
+  /// sector_index.cpp; emptied by build_index()). Thread-safe.
+  const SectorCache& sectors() const { return sectors_; }
   /// Radii of the inflated grids built so far (see thick_grid). Thread-safe.
   std::vector<float> thick_radii() const { return thick_.radii(); }
 
@@ -351,6 +429,7 @@ class World {
   WorldGrid grid_;
   ThickGridCache thick_;
   StripCache strips_;
+  SectorCache sectors_;
   WorldGrid build_grid(float inflate, double cell) const;
 };
 

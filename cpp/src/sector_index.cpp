@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: MIT
+// The sector index of thin slot rays in any direction: build, and the rays cast on it
+// (SectorIndex in sector_index.hpp; docs/performance.md, "Rays", the eleventh design).
+#include "sector_index.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "contextsteer/geometry.hpp"
+#include "cpu.hpp"
+#include "parallel.hpp"
+
+namespace contextsteer::detail {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr double kPi = 3.14159265358979323846;
+constexpr int kBins = SectorIndex::kBins;
+
+// Largest index (bytes); the cell grows until the records fit in a quarter of it, and a
+// build whose pieces outgrow it declines (the rays walk the grid).
+constexpr std::size_t kSectorBudget = std::size_t{64} << 20;
+// Cell side as a fraction of the reach: 2 m for the 50 m rays of the racetrack benchmark,
+// where 1.5-3 m ran within 10 % of each other (benchmarks/kernels/wedge_lists.cpp).
+constexpr double kCellPerReach = 1.0 / 25.0;
+// A sector is widened by this angle each side (radians), far beyond the float32 rounding
+// of the diamond angle that picks it.
+constexpr double kBinSlack = 1e-4;
+// How clearly every corner of a cell must lie on one side of a piece's walls and chords
+// (metres, times the wall's or chord's length in the test): rounding of the side values
+// (about 1e-13 m here) must never flip a side the geometry fixed.
+constexpr double kSideMargin = 1e-4;
+// 'auto' builds an index once the thin rotated rays walked on the world reach this many per
+// unit of estimated build work (walls x sectors x (1 + reach / cell)): there the walks
+// have cost about what the build does (see sectors_for).
+constexpr double kAutoRays = 1.0 / 3.0;
+
+// Sector of the unit direction (dx, dy): the diamond angle p in [0, 4) (monotone in the
+// angle, quadrant by quadrant) scaled to kBins. Float32, the one formula of build and query.
+inline int bin_of(float dx, float dy) {
+  const float adx = std::fabs(dx), ady = std::fabs(dy);
+  float p = ady / (adx + ady);
+  p = dx < 0.0f ? 2.0f - p : p;
+  p = dy < 0.0f ? 4.0f - p : p;
+  const int b = static_cast<int>(p * (kBins * 0.25f));
+  return b >= kBins ? kBins - 1 : b;
+}
+
+// The angle (radians, [0, 2 pi]) of diamond parameter p in [0, 4].
+double diamond_angle(double p) {
+  const int q = std::min(3, static_cast<int>(p));
+  const double f = p - q;
+  const double x[4] = {1 - f, -f, -(1 - f), f}, y[4] = {f, 1 - f, -f, -(1 - f)};
+  double a = std::atan2(y[q], x[q]);
+  if (a < 0) a += 2 * kPi;
+  if (p >= 3.5 && a < 1) a += 2 * kPi;
+  return a;
+}
+
+// Side of vertex (x, y) from the ray's line: line_side of (x - ox, y - oy), as ray_segment
+// computes it (the walk's arguments: the float coordinate minus the double origin).
+inline double side_of(const double* v, std::uint32_t k, double ox, double oy, double dx,
+                      double dy) {
+  return line_side(v[2 * k] - ox, v[2 * k + 1] - oy, dx, dy);
+}
+
+inline double exact(const SectorIndex& x, std::uint32_t i, double ox, double oy, double dx,
+                    double dy) {
+  return ray_segment(x.va[2 * i] - ox, x.va[2 * i + 1] - oy, x.vb[2 * i] - ox, x.vb[2 * i + 1] - oy,
+                     dx, dy);
+}
+
+#if defined(CONTEXTSTEER_AVX2)
+// Loose walls [start, start + n) four at a time: the exact side values of both ends in
+// double lanes (line_side's arithmetic, so the same signs as ray_segment's), and
+// ray_segment for the walls whose ends are not strictly on one side.
+CS_AVX2 void loose_avx2(const SectorIndex& x, std::uint32_t start, std::uint32_t n, double ox,
+                        double oy, double dx, double dy, double& best) {
+  const __m256d vox = _mm256_set1_pd(ox), voy = _mm256_set1_pd(oy);
+  const __m256d vdx = _mm256_set1_pd(dx), vdy = _mm256_set1_pd(dy), zero = _mm256_setzero_pd();
+  std::uint32_t i = start;
+  for (; i + 4 <= start + n; i += 4) {
+    auto split = [](const double* v, __m256d& px, __m256d& py) CS_AVX2 {
+      const __m256d a = _mm256_loadu_pd(v), b = _mm256_loadu_pd(v + 4);  // x0 y0 x1 y1, x2 y2 x3 y3
+      const __m256d lo = _mm256_permute2f128_pd(a, b, 0x20),
+                    hi = _mm256_permute2f128_pd(a, b, 0x31);
+      px = _mm256_unpacklo_pd(lo, hi);  // lo: x0 y0 x2 y2, hi: x1 y1 x3 y3 -> x0 x1 x2 x3
+      py = _mm256_unpackhi_pd(lo, hi);
+    };
+    __m256d ax, ay, bx, by;
+    split(x.va.data() + 2 * i, ax, ay);
+    split(x.vb.data() + 2 * i, bx, by);
+    const __m256d sa = _mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(ax, vox), vdy),
+                                     _mm256_mul_pd(_mm256_sub_pd(ay, voy), vdx));
+    const __m256d sb = _mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(bx, vox), vdy),
+                                     _mm256_mul_pd(_mm256_sub_pd(by, voy), vdx));
+    const __m256d same = _mm256_or_pd(
+        _mm256_and_pd(_mm256_cmp_pd(sa, zero, _CMP_GT_OQ), _mm256_cmp_pd(sb, zero, _CMP_GT_OQ)),
+        _mm256_and_pd(_mm256_cmp_pd(sa, zero, _CMP_LT_OQ), _mm256_cmp_pd(sb, zero, _CMP_LT_OQ)));
+    unsigned keep = ~static_cast<unsigned>(_mm256_movemask_pd(same)) & 0xFu;
+    while (keep) {
+      const int l = __builtin_ctz(keep);
+      keep &= keep - 1;
+      best = std::min(best, exact(x, i + static_cast<std::uint32_t>(l), ox, oy, dx, dy));
+    }
+  }
+  for (; i < start + n; ++i) best = std::min(best, exact(x, i, ox, oy, dx, dy));
+}
+#endif
+
+// One piece against one ray: lowers `best` to the piece's closest hit.
+void cast_piece(const SectorIndex& x, std::uint32_t start, std::uint32_t len, double ox, double oy,
+                double dx, double dy, double& best) {
+  if (len & SectorIndex::kLoose) {
+    const std::uint32_t n = len & ~SectorIndex::kLoose;
+#if defined(CONTEXTSTEER_AVX2)
+    if (n >= 4 && use_avx2()) {
+      loose_avx2(x, start, n, ox, oy, dx, dy, best);
+      return;
+    }
+#endif
+    for (std::uint32_t i = start; i < start + n; ++i)
+      best = std::min(best, exact(x, i, ox, oy, dx, dy));
+    return;
+  }
+  const std::uint32_t last = start + len - 1;
+  const double* A = x.va.data();
+  const double* B = x.vb.data();
+  const double s0 = side_of(A, start, ox, oy, dx, dy), s1 = side_of(B, last, ox, oy, dx, dy);
+  // Every vertex keeps s0's side when the two ends do (the sides change at most once).
+  if (same_side(s0, s1)) return;
+  std::uint32_t lo = start;
+  if (s0 != 0.0) {
+    // Vertices lo (strictly on s0's side) and hi (not) bracket the crossing; vertex k is
+    // wall k's a, the last one wall last's b (the same point as the next wall's a, bit
+    // for bit). Secant guesses, each with the vertex after it, then halving when a guess
+    // lands on the side that moved least.
+    const bool pos = s0 > 0.0;
+    auto on = [pos](double v) { return pos ? v > 0.0 : v < 0.0; };
+    std::uint32_t hi = start + len;
+    double slo = s0, shi = s1;
+    int tries = 0;
+    while (hi - lo > 1) {
+      std::uint32_t g;
+      if (tries++ < 3) {
+        const double f = slo / (slo - shi) * static_cast<double>(hi - lo);
+        const double span = static_cast<double>(hi - lo - 1);
+        g = lo + static_cast<std::uint32_t>(f >= 0.0 ? std::min(f, span) : 0.0);
+      } else {
+        g = lo + (hi - lo) / 2;
+      }
+      const double sa = side_of(A, g, ox, oy, dx, dy), sb = side_of(B, g, ox, oy, dx, dy);
+      if (on(sa) && !on(sb)) {
+        lo = g;
+        break;
+      }
+      if (on(sb)) {
+        lo = g + 1;
+        slo = sb;
+      } else {
+        hi = g;
+        shi = sa;
+      }
+    }
+  }
+  // The crossing is wall lo. Its neighbours are tested too, and the whole piece when the
+  // sides one vertex further out are not where a single crossing puts them (a vertex on
+  // the ray's line, or rounding: never seen, but the test is cheap).
+  const bool pos = s0 > 0.0;
+  auto strict_on = [pos](double v) { return pos ? v > 0.0 : v < 0.0; };
+  auto strict_off = [pos](double v) { return pos ? v < 0.0 : v > 0.0; };
+  const bool before_ok = lo <= start + 1 || strict_on(side_of(A, lo - 1, ox, oy, dx, dy));
+  const bool after_ok = lo + 1 >= last || strict_off(side_of(B, lo + 1, ox, oy, dx, dy));
+  if (s0 == 0.0 || !before_ok || !after_ok) {
+    for (std::uint32_t i = start; i <= last; ++i)
+      best = std::min(best, exact(x, i, ox, oy, dx, dy));
+    return;
+  }
+  if (lo > start) best = std::min(best, exact(x, lo - 1, ox, oy, dx, dy));
+  best = std::min(best, exact(x, lo, ox, oy, dx, dy));
+  if (lo < last) best = std::min(best, exact(x, lo + 1, ox, oy, dx, dy));
+}
+
+// One ray from inside the box, through every piece of its cell and sector.
+double cast_ray(const SectorIndex& x, const SectorIndex::Rec* recs, float ox, float oy, float dx,
+                float dy, double above) {
+  double best = above;
+  const SectorIndex::Rec r = recs[bin_of(dx, dy)];
+  if (!(r.len & SectorIndex::kMany)) {
+    cast_piece(x, r.start, r.len, ox, oy, dx, dy, best);
+  } else {
+    const std::uint32_t n = r.len & ~SectorIndex::kMany;
+    for (std::uint32_t q = r.start; q < r.start + n; ++q)
+      cast_piece(x, x.ps[q], x.pl[q], ox, oy, dx, dy, best);
+  }
+  return best;
+}
+
+inline const SectorIndex::Rec* cell_records(const SectorIndex& x, float ox, float oy) {
+  const auto cx = static_cast<std::size_t>((ox - x.fx0) * x.inv_cell);
+  const auto cy = static_cast<std::size_t>((oy - x.fy0) * x.inv_cell);
+  return x.rec.data() + (cy * static_cast<std::size_t>(x.nx) + cx) * kBins;
+}
+
+#if defined(CONTEXTSTEER_AVX2)
+// Four rays in AVX2 double lanes with the scalar path's operations (no FMA): each lane's
+// record, its piece's two end sides, two secant guesses (the bracket narrowed without a
+// branch), then the crossing wall's exact distance from the sides already computed
+// (ray_segment's arithmetic: den = sa - sb is non-zero as sa and sb lie strictly on
+// opposite sides). A lane whose record is not one plain piece, whose guesses did not land
+// on the crossing, or whose crossing's neighbours are not clearly on their sides is cast
+// again by cast_ray. On the racetrack (M = 10000, L = 50) about 12 % are.
+struct Lanes2 {
+  __m256d x, y;
+};
+CS_AVX2 inline Lanes2 load_points(const double* v, __m128i idx) {
+  alignas(16) std::int32_t k[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(k), idx);
+  const __m128d p0 = _mm_loadu_pd(v + 2 * k[0]), p1 = _mm_loadu_pd(v + 2 * k[1]);
+  const __m128d p2 = _mm_loadu_pd(v + 2 * k[2]), p3 = _mm_loadu_pd(v + 2 * k[3]);
+  const __m256d a = _mm256_insertf128_pd(_mm256_castpd128_pd256(p0), p2, 1);
+  const __m256d b = _mm256_insertf128_pd(_mm256_castpd128_pd256(p1), p3, 1);
+  return {_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b)};
+}
+
+// line_side in four lanes, as side_of computes it.
+CS_AVX2 inline __m256d side4(const Lanes2& p, __m256d ox, __m256d oy, __m256d dx, __m256d dy) {
+  return _mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(p.x, ox), dy),
+                       _mm256_mul_pd(_mm256_sub_pd(p.y, oy), dx));
+}
+
+CS_AVX2 inline __m256d mask_of(__m128i m) { return _mm256_castsi256_pd(_mm256_cvtepi32_epi64(m)); }
+
+// Four (ray, piece) tasks at a time: the piece's two end sides, secant guesses narrowing
+// the bracket without a branch (two, a third when a lane is still open), then the
+// crossing wall's distance from the sides already computed. `tasks` of them, lanes past
+// the end repeat the last task.
+CS_AVX2 void piece_lanes(const SectorIndex& x, std::size_t tasks, const std::uint32_t* ray,
+                         const std::int32_t* st, const std::int32_t* ln, const double* tdx,
+                         const double* tdy, float ox, float oy, double* best) {
+  const double* A = x.va.data();
+  const double* B = x.vb.data();
+  const __m256d vox = _mm256_set1_pd(ox), voy = _mm256_set1_pd(oy), zero = _mm256_setzero_pd();
+  const __m256d sign = _mm256_set1_pd(-0.0), inf = _mm256_set1_pd(kInf);
+  const __m256d one_d = _mm256_set1_pd(1.0);
+  const __m128i one = _mm_set1_epi32(1);
+  const __m256i halves = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  for (std::size_t t0 = 0; t0 < tasks; t0 += 4) {
+    const __m256d dx = _mm256_loadu_pd(tdx + t0), dy = _mm256_loadu_pd(tdy + t0);
+    auto side = [&](const Lanes2& p) CS_AVX2 { return side4(p, vox, voy, dx, dy); };
+    const __m128i n = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ln + t0));
+    const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(st + t0));
+    const __m128i last = _mm_sub_epi32(_mm_add_epi32(first, n), one);
+    const __m256d s0 = side(load_points(A, first)), s1 = side(load_points(B, last));
+    const __m256d miss = _mm256_or_pd(
+        _mm256_and_pd(_mm256_cmp_pd(s0, zero, _CMP_GT_OQ), _mm256_cmp_pd(s1, zero, _CMP_GT_OQ)),
+        _mm256_and_pd(_mm256_cmp_pd(s0, zero, _CMP_LT_OQ), _mm256_cmp_pd(s1, zero, _CMP_LT_OQ)));
+    const __m256d flip = _mm256_and_pd(s0, sign);  // turns s0's side positive
+    __m128i lo = first, hi = _mm_add_epi32(first, n), g = first;
+    __m256d slo = s0, shi = s1, sa = s0, sb = s1;
+    Lanes2 pa{}, pb{};
+    for (int it = 0; it < 3; ++it) {
+      const __m128i open = _mm_cmpgt_epi32(_mm_sub_epi32(hi, lo), one);
+      // A third guess only for lanes still open (and not already a miss).
+      if (it == 2 && !(_mm_movemask_ps(_mm_castsi128_ps(open)) & ~_mm256_movemask_pd(miss) & 0xF))
+        break;
+      const __m256d width = _mm256_cvtepi32_pd(_mm_sub_epi32(hi, lo));
+      __m256d f = _mm256_mul_pd(_mm256_div_pd(slo, _mm256_sub_pd(slo, shi)), width);
+      // In [0, width - 1]; NaN (equal sides) -> width - 1. A lane whose s0 is 0 or that is
+      // a miss (its answer discarded or not needed) may have an empty bracket: g stays on
+      // the piece's walls.
+      f = _mm256_max_pd(_mm256_min_pd(f, _mm256_sub_pd(width, one_d)), zero);
+      g = _mm_min_epi32(_mm_max_epi32(_mm_add_epi32(lo, _mm256_cvttpd_epi32(f)), first), last);
+      pa = load_points(A, g);
+      pb = load_points(B, g);
+      sa = side(pa);
+      sb = side(pb);
+      const __m256d on_a = _mm256_cmp_pd(_mm256_xor_pd(sa, flip), zero, _CMP_GT_OQ);
+      const __m256d on_b = _mm256_cmp_pd(_mm256_xor_pd(sb, flip), zero, _CMP_GT_OQ);
+      const __m256d done = _mm256_andnot_pd(on_b, on_a);
+      const __m128i done_i =
+          _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(done), halves));
+      const __m128i onb_i =
+          _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(on_b), halves));
+      const __m128i g1 = _mm_add_epi32(g, one);
+      // done: [g, g + 1]; b on s0's side: [g + 1, hi]; neither: [lo, g]
+      const __m128i nlo = _mm_blendv_epi8(_mm_blendv_epi8(lo, g1, onb_i), g, done_i);
+      const __m128i nhi = _mm_blendv_epi8(_mm_blendv_epi8(g, hi, onb_i), g1, done_i);
+      lo = _mm_blendv_epi8(lo, nlo, open);
+      hi = _mm_blendv_epi8(hi, nhi, open);
+      const __m256d openv = mask_of(open);
+      const __m256d nslo = _mm256_blendv_pd(_mm256_blendv_pd(slo, sb, on_b), sa, done);
+      const __m256d nshi = _mm256_blendv_pd(_mm256_blendv_pd(sa, shi, on_b), sb, done);
+      slo = _mm256_blendv_pd(slo, nslo, openv);
+      shi = _mm256_blendv_pd(shi, nshi, openv);
+    }
+    const __m128i gp = _mm_max_epi32(_mm_sub_epi32(g, one), first);
+    const __m128i gn = _mm_min_epi32(_mm_add_epi32(g, one), last);
+    const __m256d sp = side(load_points(A, gp)), sn = side(load_points(B, gn));
+    const __m256d at_first = mask_of(_mm_cmpeq_epi32(gp, g)),
+                  at_last = mask_of(_mm_cmpeq_epi32(gn, g));
+    const __m256d on_a = _mm256_cmp_pd(_mm256_xor_pd(sa, flip), zero, _CMP_GT_OQ);
+    const __m256d off_b = _mm256_cmp_pd(_mm256_xor_pd(sb, flip), zero, _CMP_LT_OQ);
+    const __m256d on_p = _mm256_cmp_pd(_mm256_xor_pd(sp, flip), zero, _CMP_GT_OQ);
+    const __m256d off_n = _mm256_cmp_pd(_mm256_xor_pd(sn, flip), zero, _CMP_LT_OQ);
+    const __m256d found =
+        _mm256_and_pd(_mm256_and_pd(on_a, off_b),
+                      _mm256_and_pd(_mm256_or_pd(at_first, on_p), _mm256_or_pd(at_last, off_n)));
+    const __m256d ax = _mm256_sub_pd(pa.x, vox), ay = _mm256_sub_pd(pa.y, voy);
+    const __m256d bx = _mm256_sub_pd(pb.x, vox), by = _mm256_sub_pd(pb.y, voy);
+    const __m256d t = _mm256_div_pd(_mm256_sub_pd(_mm256_mul_pd(ax, by), _mm256_mul_pd(ay, bx)),
+                                    _mm256_sub_pd(sa, sb));
+    const __m256d hit =
+        _mm256_blendv_pd(inf, _mm256_add_pd(t, zero), _mm256_cmp_pd(t, zero, _CMP_GE_OQ));
+    const __m256d s0_set = _mm256_cmp_pd(s0, zero, _CMP_NEQ_UQ);
+    const __m256d ok = _mm256_and_pd(s0_set, _mm256_or_pd(miss, found));
+    const __m256d got = _mm256_blendv_pd(hit, inf, miss);
+    alignas(32) double b4[4];
+    _mm256_store_pd(b4, got);
+    const int good = _mm256_movemask_pd(ok);
+    for (std::size_t l = 0; l < 4 && t0 + l < tasks; ++l) {
+      double& b = best[ray[t0 + l]];
+      if ((good >> l) & 1) {
+        b = std::min(b, b4[l]);
+      } else {
+        cast_piece(x, static_cast<std::uint32_t>(st[t0 + l]),
+                   static_cast<std::uint32_t>(ln[t0 + l]), ox, oy, tdx[t0 + l], tdy[t0 + l], b);
+      }
+    }
+  }
+}
+
+// The agent's rays as (ray, piece) tasks: every plain piece of each ray's record is one
+// (most records hold one); loose walls are screened at once. Tasks go four at a time
+// through piece_lanes.
+CS_AVX2 void sector_agent_avx2(const SectorIndex& x, float ox, float oy, const double* dxs,
+                               const double* dys, std::size_t k, float L, double* best) {
+  const SectorIndex::Rec* recs = cell_records(x, ox, oy);
+  const double above = std::nextafter(static_cast<double>(L), static_cast<double>(kInf));
+  constexpr std::size_t kTasks = 64;
+  alignas(32) double tdx[kTasks + 4], tdy[kTasks + 4];
+  alignas(16) std::int32_t st[kTasks + 4], ln[kTasks + 4];
+  std::uint32_t ray[kTasks + 4];
+  std::size_t tasks = 0;
+  auto flush = [&]() CS_AVX2 {
+    for (std::size_t l = tasks; l < ((tasks + 3) & ~std::size_t{3}); ++l) {
+      tdx[l] = tdx[tasks - 1];
+      tdy[l] = tdy[tasks - 1];
+      st[l] = st[tasks - 1];
+      ln[l] = ln[tasks - 1];
+      ray[l] = ray[tasks - 1];
+    }
+    piece_lanes(x, tasks, ray, st, ln, tdx, tdy, ox, oy, best);
+    tasks = 0;
+  };
+  for (std::size_t j = 0; j < k; ++j) {
+    best[j] = above;
+    const double dx = dxs[j], dy = dys[j];
+    const SectorIndex::Rec r = recs[bin_of(static_cast<float>(dx), static_cast<float>(dy))];
+    auto add = [&](std::uint32_t start, std::uint32_t len) CS_AVX2 {
+      if (len & SectorIndex::kLoose) {
+        cast_piece(x, start, len, ox, oy, dx, dy, best[j]);
+        return;
+      }
+      tdx[tasks] = dx;
+      tdy[tasks] = dy;
+      st[tasks] = static_cast<std::int32_t>(start);
+      ln[tasks] = static_cast<std::int32_t>(len);
+      ray[tasks] = static_cast<std::uint32_t>(j);
+      if (++tasks == kTasks) flush();
+    };
+    if (!(r.len & SectorIndex::kMany)) {
+      add(r.start, r.len);
+    } else {
+      const std::uint32_t n = r.len & ~SectorIndex::kMany;
+      for (std::uint32_t q = r.start; q < r.start + n; ++q) add(x.ps[q], x.pl[q]);
+    }
+  }
+  if (tasks > 0) flush();
+}
+#endif
+
+// ------------------------------------------------------------------ build ---
+
+}  // namespace
+
+void cut_sector_run(const std::vector<SectorWall>& w, std::uint32_t start, std::uint32_t end,
+                    const double qx[4], const double qy[4], std::vector<std::uint32_t>& ps,
+                    std::vector<std::uint32_t>& pl, std::size_t from, std::size_t& pieces,
+                    std::size_t& loose) {
+  constexpr double m2 = kSideMargin * kSideMargin;
+  auto joined = [&](std::uint32_t k) { return w[k].bx == w[k + 1].ax && w[k].by == w[k + 1].ay; };
+  std::uint32_t i = start;
+  while (i < end) {
+    int sg = 0;
+    std::uint32_t j = i;
+    for (; j < end; ++j) {
+      if (j > i && !joined(j - 1)) break;
+      const SectorWall& s = w[j];
+      const double ex = s.bx - s.ax, ey = s.by - s.ay, len2 = ex * ex + ey * ey;
+      int ok = 0;
+      for (int q = 0; q < 4; ++q) {
+        // cross(b - a, corner - a) = cross(a - corner, b - corner): the turn the wall makes
+        // seen from the corner, clearly one way
+        const double cr = ex * (qy[q] - s.ay) - ey * (qx[q] - s.ax);
+        const int sq = cr * cr > m2 * len2 ? (cr > 0.0 ? 1 : -1) : 0;
+        if (sq == 0 || (ok != 0 && sq != ok)) {
+          ok = 0;
+          break;
+        }
+        ok = sq;
+      }
+      if (ok == 0 || (sg != 0 && ok != sg)) break;
+      // Less than a half turn from the first vertex to the last, from every corner: the
+      // chord turns the walls' way. Checked at each wall added, each adding less than a
+      // half turn, so the total cannot pass a half turn unseen.
+      bool chord = true;
+      for (int q = 0; q < 4 && j > i; ++q) {
+        const double ux = w[i].ax - qx[q], uy = w[i].ay - qy[q];
+        const double vx = w[j].bx - qx[q], vy = w[j].by - qy[q];
+        const double cr = ok * (ux * vy - uy * vx), cx = vx - ux, cy = vy - uy;
+        if (!(cr > 0.0 && cr * cr > m2 * (cx * cx + cy * cy))) {
+          chord = false;
+          break;
+        }
+      }
+      if (!chord) break;
+      sg = ok;
+    }
+    if (j == i) {
+      // A loose wall: joined to the loose piece just before it when there is one.
+      if (ps.size() > from && (pl.back() & SectorIndex::kLoose) &&
+          ps.back() + (pl.back() & ~SectorIndex::kLoose) == i)
+        ++pl.back();
+      else {
+        ps.push_back(i);
+        pl.push_back(1u | SectorIndex::kLoose);
+      }
+      ++loose;
+      ++i;
+      continue;
+    }
+    ps.push_back(i);
+    pl.push_back(j - i);
+    ++pieces;
+    i = j;
+  }
+}
+
+namespace {
+
+// What one sector's pass produces: for each cell with walls, its pieces.
+struct BinPieces {
+  std::vector<std::uint32_t> cell;   // cells with a list, in order
+  std::vector<std::uint32_t> first;  // their first piece in ps / pl (one more at the end)
+  std::vector<std::uint32_t> ps, pl;
+  std::size_t pieces = 0, loose = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t layers,
+                                                 float reach) {
+  if (!(reach > 0.0f) || !std::isfinite(reach)) return nullptr;
+  const auto lay = w.obstacle_layers();
+  for (std::size_t c = 0; c < w.circle_count(); ++c)
+    if (lay[static_cast<std::size_t>(w.circle_obstacle()[c])] & layers) return nullptr;
+  std::vector<SectorWall> walls;
+  const auto xy = w.walls();
+  double xmin = kInf, ymin = kInf, xmax = -kInf, ymax = -kInf;
+  for (std::size_t i = 0; i < w.segment_count(); ++i) {
+    if (!(lay[static_cast<std::size_t>(w.wall_obstacle()[i])] & layers)) continue;
+    const SectorWall s{xy[4 * i], xy[4 * i + 1], xy[4 * i + 2], xy[4 * i + 3]};
+    walls.push_back(s);
+    xmin = std::min({xmin, s.ax, s.bx});
+    xmax = std::max({xmax, s.ax, s.bx});
+    ymin = std::min({ymin, s.ay, s.by});
+    ymax = std::max({ymax, s.ay, s.by});
+  }
+  if (walls.empty()) return nullptr;
+  auto x = std::make_unique<SectorIndex>();
+  x->layers = layers;
+  x->reach = reach;
+  const double R = reach;
+  const double scale =
+      std::max({std::fabs(xmin), std::fabs(xmax), std::fabs(ymin), std::fabs(ymax)}) + R;
+  // Origins are placed in cells in float32: a few ulps of the scene's coordinates.
+  x->pad = 1e-3 + 0x1p-18 * scale;
+  const double pad = x->pad;
+  double cell = std::max(R * kCellPerReach, static_cast<double>(w.grid().cell));
+  // The box: the walls' box grown by a cell (a ray from further out walks the grid).
+  auto fit = [&](double s) {
+    const double nx = std::floor((xmax - xmin) / s) + 3, ny = std::floor((ymax - ymin) / s) + 3;
+    return nx * ny * kBins * sizeof(SectorIndex::Rec) <= kSectorBudget / 4;
+  };
+  for (int grow = 0; grow < 64 && !fit(cell); ++grow) cell *= 1.25;
+  if (!fit(cell)) return nullptr;
+  x->cell = cell;
+  x->x0 = xmin - cell;
+  x->y0 = ymin - cell;
+  x->nx = static_cast<std::int32_t>(std::floor((xmax - xmin) / cell)) + 3;
+  x->ny = static_cast<std::int32_t>(std::floor((ymax - ymin) / cell)) + 3;
+  x->fx0 = static_cast<float>(x->x0);
+  x->fy0 = static_cast<float>(x->y0);
+  x->inv_cell = static_cast<float>(1.0 / cell);
+  const std::size_t nx = static_cast<std::size_t>(x->nx), ny = static_cast<std::size_t>(x->ny);
+  const std::size_t cells = nx * ny;
+  const std::size_t m = walls.size();
+  x->walls = m;
+  x->va.resize(2 * m);
+  x->vb.resize(2 * m);
+  for (std::size_t i = 0; i < m; ++i) {
+    x->va[2 * i] = walls[i].ax;
+    x->va[2 * i + 1] = walls[i].ay;
+    x->vb[2 * i] = walls[i].bx;
+    x->vb[2 * i + 1] = walls[i].by;
+  }
+
+  // Per sector: every wall's cells, a convex hull of the wall swept back over the sector's
+  // ray triangle (wall a, b each minus 0, R' u_lo, R' u_hi, R' = R / cos(half angle):
+  // the triangle holds the sector of radius R), scanned row by row, the rows and columns
+  // padded; then each cell's list (wall order) cut into runs and pieces.
+  std::vector<BinPieces> bins(kBins);
+  std::atomic<std::size_t> bytes{0};
+  std::atomic<bool> over{false};
+  parallel_for(kBins, 1, [&](std::size_t b0, std::size_t b1) {
+    std::vector<std::vector<std::uint32_t>> lists(cells);
+    std::vector<std::uint32_t> used;
+    for (std::size_t b = b0; b < b1 && !over.load(std::memory_order_relaxed); ++b) {
+      for (std::uint32_t c : used) lists[c].clear();
+      used.clear();
+      double lo = diamond_angle(4.0 * b / kBins) - kBinSlack;
+      double hi = diamond_angle(4.0 * (b + 1) / kBins) + kBinSlack;
+      if (hi < lo) hi += 2 * kPi;
+      const double Rp = R / std::cos(0.5 * (hi - lo)) + pad;
+      const double ex[3] = {0.0, -Rp * std::cos(lo), -Rp * std::cos(hi)};
+      const double ey[3] = {0.0, -Rp * std::sin(lo), -Rp * std::sin(hi)};
+      for (std::uint32_t i = 0; i < m; ++i) {
+        double px[6], py[6];
+        for (int e = 0; e < 3; ++e) {
+          px[e] = walls[i].ax + ex[e];
+          py[e] = walls[i].ay + ey[e];
+          px[3 + e] = walls[i].bx + ex[e];
+          py[3 + e] = walls[i].by + ey[e];
+        }
+        double ylo = py[0], yhi = py[0];
+        for (int e = 1; e < 6; ++e) {
+          ylo = std::min(ylo, py[e]);
+          yhi = std::max(yhi, py[e]);
+        }
+        const double fy0 = std::floor((ylo - pad - x->y0) / cell);
+        const double fy1 = std::floor((yhi + pad - x->y0) / cell);
+        if (fy1 < 0 || fy0 >= static_cast<double>(ny)) continue;
+        const auto j0 = static_cast<std::size_t>(std::max(0.0, fy0));
+        const auto j1 = static_cast<std::size_t>(std::min(static_cast<double>(ny) - 1, fy1));
+        for (std::size_t j = j0; j <= j1; ++j) {
+          // The hull's x extent over the row's band: every pair of its points clipped to
+          // the band (the hull of six points is the hull of their pairwise segments).
+          const double sy0 = x->y0 + static_cast<double>(j) * cell - pad;
+          const double sy1 = x->y0 + static_cast<double>(j + 1) * cell + pad;
+          double xl = kInf, xh = -kInf;
+          for (int p = 0; p < 6; ++p)
+            for (int q = p; q < 6; ++q) {
+              const double ya = py[p], yb = py[q], xa = px[p], xb = px[q];
+              double t0 = 0.0, t1 = 1.0;
+              if (ya == yb) {
+                if (ya < sy0 || ya > sy1) continue;
+              } else {
+                double ta = (sy0 - ya) / (yb - ya), tb = (sy1 - ya) / (yb - ya);
+                if (ta > tb) std::swap(ta, tb);
+                t0 = std::max(0.0, ta);
+                t1 = std::min(1.0, tb);
+                if (t0 > t1) continue;
+              }
+              const double xa_ = xa + t0 * (xb - xa), xb_ = xa + t1 * (xb - xa);
+              xl = std::min({xl, xa_, xb_});
+              xh = std::max({xh, xa_, xb_});
+            }
+          if (xl > xh) continue;
+          const double fx0 = std::floor((xl - pad - x->x0) / cell);
+          const double fx1 = std::floor((xh + pad - x->x0) / cell);
+          if (fx1 < 0 || fx0 >= static_cast<double>(nx)) continue;
+          const auto c0 = static_cast<std::size_t>(std::max(0.0, fx0));
+          const auto c1 = static_cast<std::size_t>(std::min(static_cast<double>(nx) - 1, fx1));
+          for (std::size_t c = c0; c <= c1; ++c) {
+            auto& l = lists[j * nx + c];
+            if (l.empty()) used.push_back(static_cast<std::uint32_t>(j * nx + c));
+            l.push_back(i);
+          }
+        }
+      }
+      std::sort(used.begin(), used.end());
+      BinPieces& out = bins[b];
+      for (std::uint32_t c : used) {
+        const auto& l = lists[c];
+        const double cx0 = x->x0 + static_cast<double>(c % nx) * cell - pad;
+        const double cy0 = x->y0 + static_cast<double>(c / nx) * cell - pad;
+        const double cx1 = cx0 + cell + 2 * pad, cy1 = cy0 + cell + 2 * pad;
+        const double qx[4] = {cx0, cx1, cx0, cx1}, qy[4] = {cy0, cy0, cy1, cy1};
+        out.cell.push_back(c);
+        const std::size_t from = out.ps.size();
+        out.first.push_back(static_cast<std::uint32_t>(from));
+        for (std::size_t k = 0; k < l.size();) {
+          std::size_t e = k + 1;
+          while (e < l.size() && l[e] == l[e - 1] + 1) ++e;
+          cut_sector_run(walls, l[k], l[e - 1] + 1, qx, qy, out.ps, out.pl, from, out.pieces,
+                         out.loose);
+          k = e;
+        }
+      }
+      out.first.push_back(static_cast<std::uint32_t>(out.ps.size()));
+      const std::size_t add = out.ps.size() * 8 + out.cell.size() * 8;
+      if (bytes.fetch_add(add) + add > kSectorBudget) over.store(true);
+    }
+  });
+  if (over.load()) return nullptr;
+
+  // Records, cell-major: one piece in the record itself, else the pieces copied to ps / pl.
+  x->rec.assign(cells * kBins, SectorIndex::Rec{0, SectorIndex::kMany});
+  for (int b = 0; b < kBins; ++b) {
+    const BinPieces& bp = bins[static_cast<std::size_t>(b)];
+    x->pieces += bp.pieces;
+    x->loose += bp.loose;
+    for (std::size_t q = 0; q < bp.cell.size(); ++q) {
+      const std::uint32_t a = bp.first[q], e = bp.first[q + 1];
+      SectorIndex::Rec& r = x->rec[static_cast<std::size_t>(bp.cell[q]) * kBins + b];
+      if (e - a == 1 && !(bp.pl[a] & SectorIndex::kLoose)) {
+        r = {bp.ps[a], bp.pl[a]};
+      } else {
+        r = {static_cast<std::uint32_t>(x->ps.size()), (e - a) | SectorIndex::kMany};
+        x->ps.insert(x->ps.end(), bp.ps.begin() + a, bp.ps.begin() + e);
+        x->pl.insert(x->pl.end(), bp.pl.begin() + a, bp.pl.begin() + e);
+      }
+    }
+  }
+  if (x->bytes() > kSectorBudget) return nullptr;
+  return x;
+}
+
+const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach, std::size_t rays,
+                               bool force) {
+  const SectorCache& cache = w.sectors();
+  const SectorIndex* idx = nullptr;
+  if (cache.find(layers, reach, idx)) return idx;
+  if (!force) {
+    // Ski rental: walk until the rays walked have cost about what a build would, then build.
+    const double cell =
+        std::max(static_cast<double>(reach) * kCellPerReach, static_cast<double>(w.grid().cell));
+    const double work = static_cast<double>(w.segment_count()) * kBins *
+                        (1.0 + static_cast<double>(reach) / std::max(cell, 1e-9));
+    if (static_cast<double>(cache.add_walked(rays)) < kAutoRays * work) return nullptr;
+  }
+  // One build at a time; meanwhile the other threads walk.
+  if (!cache.begin_build()) return nullptr;
+  struct Release {
+    const SectorCache& c;
+    ~Release() { c.end_build(); }
+  } release{cache};
+  if (cache.find(layers, reach, idx)) return idx;
+  std::shared_ptr<const SectorIndex> built(build_sectors(w, layers, reach));
+  return cache.store(layers, reach, std::move(built));
+}
+
+void sector_agent(const SectorIndex& idx, float ox, float oy, const double* dx, const double* dy,
+                  std::size_t k, float L, double* best) {
+#if defined(CONTEXTSTEER_AVX2)
+  if (use_avx2()) {
+    sector_agent_avx2(idx, ox, oy, dx, dy, k, L, best);
+    return;
+  }
+#endif
+  sector_agent_scalar(idx, ox, oy, dx, dy, k, L, best);
+}
+
+void sector_agent_scalar(const SectorIndex& idx, float ox, float oy, const double* dx,
+                         const double* dy, std::size_t k, float L, double* best) {
+  const SectorIndex::Rec* recs = cell_records(idx, ox, oy);
+  const double above = std::nextafter(static_cast<double>(L), static_cast<double>(kInf));
+  for (std::size_t j = 0; j < k; ++j) {
+    best[j] =
+        cast_ray(idx, recs, ox, oy, static_cast<float>(dx[j]), static_cast<float>(dy[j]), above);
+  }
+}
+
+}  // namespace contextsteer::detail
+
+namespace contextsteer {
+
+std::vector<SectorCache::Info> SectorCache::info() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Info> out;
+  for (const auto& e : sets_) {
+    const SectorIndex* x = e.index.get();
+    out.push_back({e.layers, e.reach, x != nullptr, x ? x->cell : 0.0, SectorIndex::kBins,
+                   x ? x->bytes() : 0, x ? x->walls : 0, x ? x->pieces : 0, x ? x->loose : 0});
+  }
+  return out;
+}
+
+}  // namespace contextsteer
