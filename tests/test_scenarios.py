@@ -428,6 +428,33 @@ def test_the_godot_preset_takes_a_given_falloff_and_checks_it():
         scenarios.racetrack(preset="godot", falloff="nope")
 
 
+def test_the_godot_preset_races_the_same_on_the_sector_index():
+    """The Godot preset's sensor is thin rotated slot rays (ray_radius=0, rotate=True): with
+    the world's sector index built beforehand, each agent's WallDanger casts on it inside
+    the step (one agent at a time, from the pool's threads) instead of walking the grid.
+    The race must be the same bit for bit, and the index must have been read: a world
+    whose index is built with a shorter reach than the sensor's look-ahead walks."""
+
+    def race(reach):
+        sim = scenarios.racetrack(preset="godot", agents=8)
+        if reach is not None:
+            cs.slot_raycast(
+                sim.world, [[0, 0]], cs.SlotSet(8), reach, headings=[0.0], method="sectors"
+            )
+        for _ in range(240):
+            sim.step(1 / 60)
+        return np.asarray(sim.agents.position).copy(), sim.world.index_info["sectors"]
+
+    walked, none = race(None)
+    assert none == []  # 240 steps of 8 agents are far from paying for a build
+    on_index, info = race(100.0)  # the preset's look-ahead
+    assert [e["built"] for e in info] == [True]
+    np.testing.assert_array_equal(on_index.view(np.uint32), walked.view(np.uint32))
+    short, info = race(50.0)
+    assert [e["reach"] for e in info] == [50.0]
+    np.testing.assert_array_equal(short.view(np.uint32), walked.view(np.uint32))
+
+
 # ---- fuzz round 5: scenarios at the edges of their parameters
 
 
