@@ -601,3 +601,33 @@ def test_slot_sectors_build_automatically_once_walking_has_cost_as_much():
         np.testing.assert_array_equal(got, walk)
         built = [e["built"] for e in w.index_info["sectors"]]
         assert built == ([True] if call == calls_needed else []), call
+
+
+def test_slot_sectors_decline_past_the_memory_budget_and_keep_far_coordinates():
+    # 300 walls 800 m long with 200 m rays would list each wall in thousands of cells in
+    # every sector: past 64 MB the index is declined (built False) and the rays walk. Far
+    # from the origin (1e5) float32 coordinates are 8 mm apart; the cells' padding grows
+    # with them, and the distances stay the walk's.
+    rng = np.random.default_rng(5)
+    ang, c = rng.uniform(0, np.pi, 300), rng.uniform(-400, 400, (300, 2))
+    u = np.stack([np.cos(ang), np.sin(ang)], 1) * 400
+    w = cs.World()
+    w.add_segments(np.hstack([c - u, c + u]))
+    o = rng.uniform(-500, 500, (100, 2)).astype(np.float32)
+    h = rng.uniform(-np.pi, np.pi, 100).astype(np.float32)
+    got = cs.slot_raycast(w, o, cs.SlotSet(16), 200.0, headings=h, method="sectors")
+    assert [e["built"] for e in w.index_info["sectors"]] == [False]
+    np.testing.assert_array_equal(
+        got, cs.slot_raycast(w, o, cs.SlotSet(16), 200.0, headings=h, method="per_ray")
+    )
+    far = _sector_world(np.random.default_rng(1))
+    shift = np.array([1e5, -1e5], np.float32)
+    moved = cs.World()
+    moved.add_segments(far.walls + np.tile(shift, 2))
+    o, h = _sector_rays(np.random.default_rng(1), far, 60)
+    o = o + shift
+    got = cs.slot_raycast(moved, o, cs.SlotSet(16), 12.0, headings=h, method="sectors")
+    assert [e["built"] for e in moved.index_info["sectors"]] == [True]
+    np.testing.assert_array_equal(
+        got, cs.slot_raycast(moved, o, cs.SlotSet(16), 12.0, headings=h, method="per_ray")
+    )
