@@ -77,8 +77,9 @@ def test_cpp_suite(tmp_path_factory):
     not _gtest_available(), reason="GoogleTest not installed (apt install libgtest-dev)"
 )
 def test_cpp_concurrency_tests_under_thread_sanitizer():
-    """The thread pool's tests and the simulation's thread-count identity test, built with
-    ThreadSanitizer (a separate build: it cannot be combined with ASan)."""
+    """The thread pool's tests, the simulation's thread-count identity test and the slot
+    indexes' concurrent first calls, built with ThreadSanitizer (a separate build: it
+    cannot be combined with ASan)."""
     build = ROOT / "build" / "cpp-tests-tsan"
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     subprocess.run(
@@ -100,16 +101,33 @@ def test_cpp_concurrency_tests_under_thread_sanitizer():
         env=ENV,
     )
     built = subprocess.run(
-        ["cmake", "--build", str(build), "-j", "2", "--target", "test_parallel", "test_neighbours"],
+        [
+            "cmake",
+            "--build",
+            str(build),
+            "-j",
+            "2",
+            "--target",
+            "test_parallel",
+            "test_neighbours",
+            "test_raycast",
+        ],
         capture_output=True,
         text=True,
         env=ENV,
     )
     assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-4000:]
     env = {**ENV, "TSAN_OPTIONS": "halt_on_error=1 second_deadlock_stack=1"}
-    for name in ("test_parallel", "test_neighbours"):
+    # test_raycast: only its concurrent first calls (strip and sector indexes built by
+    # threads racing for the cache).
+    runs = [
+        ("test_parallel", []),
+        ("test_neighbours", []),
+        ("test_raycast", ["--gtest_filter=*Concurrent*"]),
+    ]
+    for name, args in runs:
         ran = subprocess.run(
-            [str(build / "tests" / "cpp" / name)],
+            [str(build / "tests" / "cpp" / name), *args],
             capture_output=True,
             text=True,
             env=env,

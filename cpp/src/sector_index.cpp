@@ -480,6 +480,17 @@ void cut_sector_run(const std::vector<SectorWall>& w, std::uint32_t start, std::
 
 namespace {
 
+// The cells [i0, i1] of a row or column of `count` cells from `origin` that the interval
+// [lo, hi] meets; false when none.
+bool cell_span(double lo, double hi, double origin, double cell, std::size_t count, std::size_t& i0,
+               std::size_t& i1) {
+  const double f0 = std::floor((lo - origin) / cell), f1 = std::floor((hi - origin) / cell);
+  if (f1 < 0 || f0 >= static_cast<double>(count)) return false;
+  i0 = static_cast<std::size_t>(std::max(0.0, f0));
+  i1 = static_cast<std::size_t>(std::min(static_cast<double>(count) - 1, f1));
+  return true;
+}
+
 // What one sector's pass produces: for each cell with walls, its pieces.
 struct BinPieces {
   std::vector<std::uint32_t> cell;   // cells with a list, in order
@@ -579,11 +590,8 @@ std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t l
           ylo = std::min(ylo, py[e]);
           yhi = std::max(yhi, py[e]);
         }
-        const double fy0 = std::floor((ylo - pad - x->y0) / cell);
-        const double fy1 = std::floor((yhi + pad - x->y0) / cell);
-        if (fy1 < 0 || fy0 >= static_cast<double>(ny)) continue;
-        const auto j0 = static_cast<std::size_t>(std::max(0.0, fy0));
-        const auto j1 = static_cast<std::size_t>(std::min(static_cast<double>(ny) - 1, fy1));
+        std::size_t j0, j1;
+        if (!cell_span(ylo - pad, yhi + pad, x->y0, cell, ny, j0, j1)) continue;
         for (std::size_t j = j0; j <= j1; ++j) {
           // The hull's x extent over the row's band: every pair of its points clipped to
           // the band (the hull of six points is the hull of their pairwise segments).
@@ -608,11 +616,8 @@ std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t l
               xh = std::max({xh, xa_, xb_});
             }
           if (xl > xh) continue;
-          const double fx0 = std::floor((xl - pad - x->x0) / cell);
-          const double fx1 = std::floor((xh + pad - x->x0) / cell);
-          if (fx1 < 0 || fx0 >= static_cast<double>(nx)) continue;
-          const auto c0 = static_cast<std::size_t>(std::max(0.0, fx0));
-          const auto c1 = static_cast<std::size_t>(std::min(static_cast<double>(nx) - 1, fx1));
+          std::size_t c0, c1;
+          if (!cell_span(xl - pad, xh + pad, x->x0, cell, nx, c0, c1)) continue;
           for (std::size_t c = c0; c <= c1; ++c) {
             auto& l = lists[j * nx + c];
             if (l.empty()) used.push_back(static_cast<std::uint32_t>(j * nx + c));

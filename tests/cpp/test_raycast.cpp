@@ -50,6 +50,27 @@ std::vector<float> cast(const World& w, const std::vector<float>& pos,
   return out;
 }
 
+// The 16 slot rays of every agent cast by slot_raycast_rows on four threads at once, each
+// with its own scratch (first calls racing to build the world's indexes): one output each.
+std::vector<std::vector<float>> rows_on_four_threads(const World& w, const std::vector<float>& pos,
+                                                     const std::vector<float>& slots,
+                                                     const std::vector<float>& look,
+                                                     const std::vector<float>& heads,
+                                                     SlotMode mode) {
+  const std::size_t n = pos.size() / 2;
+  std::vector<std::vector<float>> outs(4, std::vector<float>(n * 16));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      SlotScratch s;
+      s.reserve(16);
+      slot_raycast_rows(w, pos, slots, look, heads, 0.0f, kAllLayers, outs[t], 0, n, s, mode);
+    });
+  }
+  for (auto& th : threads) th.join();
+  return outs;
+}
+
 bool bit_equal(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
@@ -137,17 +158,7 @@ TEST(SlotStrips, ConcurrentFirstCallsBuildOnceAndAgree) {
   std::uniform_real_distribution<float> u(-10.0f, 10.0f);
   for (int i = 0; i < 64; ++i) pos.push_back(u(rng));
   const std::size_t n = pos.size() / 2;
-  std::vector<std::vector<float>> outs(4, std::vector<float>(n * 16));
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      SlotScratch s;
-      s.reserve(16);
-      slot_raycast_rows(w, pos, slots, look, {}, 0.0f, kAllLayers, outs[t], 0, n, s,
-                        SlotMode::kStrips);
-    });
-  }
-  for (auto& th : threads) th.join();
+  const auto outs = rows_on_four_threads(w, pos, slots, look, {}, SlotMode::kStrips);
   EXPECT_EQ(w.strips().info().size(), 1u);
   for (int t = 1; t < 4; ++t) EXPECT_TRUE(bit_equal(outs[t], outs[0]));
   EXPECT_TRUE(bit_equal(outs[0], cast(w, pos, slots, look, 0.0f, kAllLayers, SlotMode::kPerRay)));
@@ -452,17 +463,7 @@ TEST(SlotSectors, ConcurrentFirstCallsBuildOnceAndAnEditDropsIt) {
   const std::size_t n = pos.size() / 2;
   const auto slots = ring_slots(16);
   const std::vector<float> look{12.0f};
-  std::vector<std::vector<float>> outs(4, std::vector<float>(n * 16));
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      SlotScratch s;
-      s.reserve(16);
-      slot_raycast_rows(w, pos, slots, look, heads, 0.0f, kAllLayers, outs[t], 0, n, s,
-                        SlotMode::kSectors);
-    });
-  }
-  for (auto& th : threads) th.join();
+  const auto outs = rows_on_four_threads(w, pos, slots, look, heads, SlotMode::kSectors);
   EXPECT_EQ(w.sectors().info().size(), 1u);
   std::vector<float> walk(n * 16);
   slot_raycast(w, pos, slots, look, heads, 0.0f, kAllLayers, walk, SlotMode::kPerRay);
