@@ -40,7 +40,9 @@ constexpr double kSideMargin = 1e-4;
 constexpr double kAutoRays = 1.0 / 3.0;
 
 // Sector of the unit direction (dx, dy): the diamond angle p in [0, 4) (monotone in the
-// angle, quadrant by quadrant) scaled to kBins. Float32, the one formula of build and query.
+// angle, quadrant by quadrant) scaled to kBins, in float32 as every query computes it (the
+// AVX2 bins_avx2 too). The build bounds a sector by the angles of its diamond parameters in
+// double, widened by kBinSlack.
 inline int bin_of(float dx, float dy) {
   const float adx = std::fabs(dx), ady = std::fabs(dy);
   float p = ady / (adx + ady);
