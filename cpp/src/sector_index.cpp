@@ -482,6 +482,33 @@ void cut_sector_run(const std::vector<SectorWall>& w, std::uint32_t start, std::
 
 namespace {
 
+// The convex hull of six points (monotone chain), counter-clockwise in hx, hy (at most 6
+// vertices; 1 or 2 when they are coincident or collinear). Returns the count.
+int convex_hull6(const double* px, const double* py, double* hx, double* hy) {
+  int o[6] = {0, 1, 2, 3, 4, 5};
+  std::sort(o, o + 6,
+            [&](int a, int b) { return px[a] < px[b] || (px[a] == px[b] && py[a] < py[b]); });
+  auto cross = [&](int a, int b, int c) {
+    return (px[b] - px[a]) * (py[c] - py[a]) - (py[b] - py[a]) * (px[c] - px[a]);
+  };
+  int h[12], n = 0;
+  for (int i = 0; i < 6; ++i) {  // lower chain
+    while (n >= 2 && cross(h[n - 2], h[n - 1], o[i]) <= 0.0) --n;
+    h[n++] = o[i];
+  }
+  for (int i = 4, lo = n + 1; i >= 0; --i) {  // upper chain
+    while (n >= lo && cross(h[n - 2], h[n - 1], o[i]) <= 0.0) --n;
+    h[n++] = o[i];
+  }
+  --n;  // the first point, repeated at the end
+  if (n < 1) n = 1;
+  for (int i = 0; i < n; ++i) {
+    hx[i] = px[h[i]];
+    hy[i] = py[h[i]];
+  }
+  return n;
+}
+
 // The cells [i0, i1] of a row or column of `count` cells from `origin` that the interval
 // [lo, hi] meets; false when none.
 bool cell_span(double lo, double hi, double origin, double cell, std::size_t count, std::size_t& i0,
@@ -592,31 +619,33 @@ std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t l
           ylo = std::min(ylo, py[e]);
           yhi = std::max(yhi, py[e]);
         }
+        double hx[12], hy[12];
+        const int nh = convex_hull6(px, py, hx, hy);
         std::size_t j0, j1;
         if (!cell_span(ylo - pad, yhi + pad, x->y0, cell, ny, j0, j1)) continue;
         for (std::size_t j = j0; j <= j1; ++j) {
-          // The hull's x extent over the row's band: every pair of its points clipped to
-          // the band (the hull of six points is the hull of their pairwise segments).
+          // The hull's x extent over the row's band: each hull edge clipped to the band
+          // (a convex region's extremes lie on its boundary).
           const double sy0 = x->y0 + static_cast<double>(j) * cell - pad;
           const double sy1 = x->y0 + static_cast<double>(j + 1) * cell + pad;
           double xl = kInf, xh = -kInf;
-          for (int p = 0; p < 6; ++p)
-            for (int q = p; q < 6; ++q) {
-              const double ya = py[p], yb = py[q], xa = px[p], xb = px[q];
-              double t0 = 0.0, t1 = 1.0;
-              if (ya == yb) {
-                if (ya < sy0 || ya > sy1) continue;
-              } else {
-                double ta = (sy0 - ya) / (yb - ya), tb = (sy1 - ya) / (yb - ya);
-                if (ta > tb) std::swap(ta, tb);
-                t0 = std::max(0.0, ta);
-                t1 = std::min(1.0, tb);
-                if (t0 > t1) continue;
-              }
-              const double xa_ = xa + t0 * (xb - xa), xb_ = xa + t1 * (xb - xa);
-              xl = std::min({xl, xa_, xb_});
-              xh = std::max({xh, xa_, xb_});
+          for (int e = 0; e < nh; ++e) {
+            const int f = e + 1 < nh ? e + 1 : 0;
+            const double ya = hy[e], yb = hy[f], xa = hx[e], xb = hx[f];
+            double t0 = 0.0, t1 = 1.0;
+            if (ya == yb) {
+              if (ya < sy0 || ya > sy1) continue;
+            } else {
+              double ta = (sy0 - ya) / (yb - ya), tb = (sy1 - ya) / (yb - ya);
+              if (ta > tb) std::swap(ta, tb);
+              t0 = std::max(0.0, ta);
+              t1 = std::min(1.0, tb);
+              if (t0 > t1) continue;
             }
+            const double xa_ = xa + t0 * (xb - xa), xb_ = xa + t1 * (xb - xa);
+            xl = std::min({xl, xa_, xb_});
+            xh = std::max({xh, xa_, xb_});
+          }
           if (xl > xh) continue;
           std::size_t c0, c1;
           if (!cell_span(xl - pad, xh + pad, x->x0, cell, nx, c0, c1)) continue;
