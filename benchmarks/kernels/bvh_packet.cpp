@@ -16,7 +16,8 @@
 // The distances are compared with slot_raycast_rows (the walk) bit for bit. Build and run:
 //   g++ -std=c++20 -O3 -DNDEBUG -fno-math-errno -fno-trapping-math -Icpp/include -Icpp/src
 //       benchmarks/kernels/bvh_packet.cpp cpp/src/raycast.cpp cpp/src/strip_index.cpp
-//       cpp/src/slot_gather.cpp cpp/src/world.cpp cpp/src/parallel.cpp -lpthread
+//       cpp/src/slot_gather.cpp cpp/src/sector_index.cpp cpp/src/world.cpp
+//       cpp/src/parallel.cpp -lpthread
 //       -o build/bvh_packet
 //   build/bvh_packet [-m 10000] [-L 50] [-r repeats] [-l leaf_size] [-s]
 #include "contextsteer/raycast.hpp"
@@ -34,12 +35,6 @@
 
 #include "track_scene.hpp"
 using namespace contextsteer;
-__attribute__((noinline)) static void unit_(float x, float y, float& ux, float& uy) {
-  const double n = std::sqrt(static_cast<double>(x) * x + static_cast<double>(y) * y);
-  ux = static_cast<float>(x / n);
-  uy = static_cast<float>(y / n);
-}
-static double now() { timespec ts; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); return ts.tv_sec + 1e-9 * ts.tv_nsec; }
 
 struct Node {  // binary node: the boxes of both children
   float x0[2], y0[2], x1[2], y1[2];
@@ -244,24 +239,24 @@ int main(int argc, char** argv) {
   SlotScratch sc; sc.reserve(d);
   float Lf = float(L);
   std::vector<double> tw, tb;
-  for (int r = 0; r < reps; ++r) { double t0 = now(); slot_raycast_rows(w, pos, sd, {&Lf, 1}, heads, 0.0f, kAllLayers, ref, 0, n, sc, SlotMode::kAuto); tw.push_back(now() - t0); }
+  for (int r = 0; r < reps; ++r) { double t0 = track::cpu_now(); slot_raycast_rows(w, pos, sd, {&Lf, 1}, heads, 0.0f, kAllLayers, ref, 0, n, sc, SlotMode::kAuto); tw.push_back(track::cpu_now() - t0); }
   // BVH
-  double tb0 = now();
+  double tb0 = track::cpu_now();
   Bvh h; h.leaf_size = leafsz;
   std::vector<Item> it;
   for (int s = 0; s < (int)walls.size() / 4; ++s) { float ax = walls[4*s], ay = walls[4*s+1], bx = walls[4*s+2], by = walls[4*s+3];
     it.push_back({std::min(ax, bx), std::min(ay, by), std::max(ax, bx), std::max(ay, by), 0.5f*(ax+bx), 0.5f*(ay+by), s}); }
   int dummy; build(h, it, 0, (int)it.size(), walls, dummy);
-  double tbuild = now() - tb0;
+  double tbuild = track::cpu_now() - tb0;
   Packet p;
   for (int r = 0; r < reps; ++r) {
     if (r == 1) g_nodes = g_leaves = g_exact = 0;
-    double t0 = now();
+    double t0 = track::cpu_now();
     for (int i = 0; i < n; ++i) {
       float c = float(std::cos(double(heads[i]))), sn = float(std::sin(double(heads[i])));
       for (int j = 0; j < K; ++j) {
         float ux = sd[2*j], uy = sd[2*j+1]; float dx = c * ux - sn * uy, dy = sn * ux + c * uy;
-        unit_(dx, dy, dx, dy);
+        track::unit(dx, dy, dx, dy);
         p.dx[j] = dx; p.dy[j] = dy; p.dxf[j] = dx; p.dyf[j] = dy;
         p.idx[j] = dx != 0.0f ? 1.0f / dx : std::copysign(1e30f, dx);
         p.idy[j] = dy != 0.0f ? 1.0f / dy : std::copysign(1e30f, dy);
@@ -270,7 +265,7 @@ int main(int argc, char** argv) {
       else cast_agent(h, p, pos[2*i], pos[2*i+1], double(Lf));
       for (int j = 0; j < K; ++j) out[size_t(i)*K + j] = p.best[j] <= double(Lf) ? float(p.best[j]) : INFINITY;
     }
-    tb.push_back(now() - t0);
+    tb.push_back(track::cpu_now() - t0);
   }
   std::sort(tw.begin(), tw.end()); std::sort(tb.begin(), tb.end());
   long diff = 0, hits = 0;

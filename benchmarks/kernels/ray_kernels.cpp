@@ -7,9 +7,10 @@
 // (and for -k ray the normals and obstacles) to compare builds bit for bit. Build and run:
 //   g++ -std=c++20 -O3 -DNDEBUG -fno-math-errno -DTHICK -Icpp/include -Icpp/src benchmarks/kernels/ray_kernels.cpp
 //       cpp/src/raycast.cpp cpp/src/strip_index.cpp cpp/src/slot_gather.cpp
-//       cpp/src/world.cpp cpp/src/parallel.cpp -lpthread -o build/ray_kernels
+//       cpp/src/sector_index.cpp cpp/src/world.cpp cpp/src/parallel.cpp -lpthread
+//       -o build/ray_kernels
 //   build/ray_kernels -k slot|slothead|ray [-m 10000] [-L 50] [-R radius] [-c cell] [-r repeats] [-o dump]
-//       [-M auto|gather|per_ray|strips]
+//       [-M auto|gather|per_ray|strips|sectors]
 //   valgrind --tool=callgrind --branch-sim=yes --toggle-collect='*timed_call*' build/ray_kernels -k slot -r 1
 // -DTHICK builds the inflated grid of radius R before timing (omit it for builds that
 // predate World::thick_grid). slothead rotates the slots by heading_i = (2.399963 i mod 2 pi) - pi.
@@ -25,7 +26,6 @@
 using namespace contextsteer;
 #include "track_scene.hpp"
 #include <time.h>
-static double now() { timespec ts; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); return ts.tv_sec + 1e-9 * ts.tv_nsec; }
 template <class F> __attribute__((noinline)) void timed_call(F&& f) { f(); }
 int main(int argc, char** argv) {
   int m = 10000; double L = 50; std::string mode = "slot"; int reps = 5; float radius = 0; float cellsz = 0; const char* dump = nullptr; SlotMode method = SlotMode::kAuto;
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     if (a == "-m") m = atoi(argv[++i]); else if (a == "-L") L = atof(argv[++i]);
     else if (a == "-k") mode = argv[++i]; else if (a == "-r") reps = atoi(argv[++i]);
     else if (a == "-R") radius = atof(argv[++i]); else if (a == "-c") cellsz = atof(argv[++i]); else if (a == "-o") dump = argv[++i];
-    else if (a == "-M") { std::string v = argv[++i]; method = v == "gather" ? SlotMode::kGather : v == "per_ray" ? SlotMode::kPerRay : v == "strips" ? SlotMode::kStrips : SlotMode::kAuto; }
+    else if (a == "-M") { std::string v = argv[++i]; method = v == "gather" ? SlotMode::kGather : v == "per_ray" ? SlotMode::kPerRay : v == "strips" ? SlotMode::kStrips : v == "sectors" ? SlotMode::kSectors : SlotMode::kAuto; }
   }
   const std::vector<float> walls = track::walls(m);
   const int n = 10000, d = 16;
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   // strip index, so `--toggle-collect='*timed_call*'` counts the rays alone.
   if (mode == "slot") slot_raycast_rows(w, pos, sd, {&Lf, 1}, {}, radius, kAllLayers, out, 0, 1, sc, method);
   for (int rep = 0; rep < reps; ++rep) {
-    double t0 = now();
+    double t0 = track::cpu_now();
     timed_call([&] {
       if (mode == "slot") slot_raycast_rows(w, pos, sd, {&Lf, 1}, {}, radius, kAllLayers, out, 0, n, sc, method);
       else if (mode == "slothead") slot_raycast_rows(w, pos, sd, {&Lf, 1}, heads, radius, kAllLayers, out, 0, n, sc, method);
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
         raycast_rows(w, orig, dirs, {&Lf, 1}, radius, kAllLayers, o, 0, R);
       }
     });
-    times.push_back(now() - t0);
+    times.push_back(track::cpu_now() - t0);
   }
   std::sort(times.begin(), times.end());
   long hits = 0; double fs = 0;

@@ -2,14 +2,32 @@
 // The racetrack scene "track-M-L" of SCENES.md (benchmarks/scenes.py) for the measurement
 // kernels of this folder and the C++ peers (../peers/raycast_peers.cpp): the walls, the ray
 // origins, the seeded headings and the slot ring, each computed in double as scenes.py
-// does, then stored as float32.
+// does, then stored as float32; and the kernels' two helpers, a thread CPU clock and the
+// library's normalisation of a rotated slot direction.
 #pragma once
+
+#include <time.h>
 
 #include <cmath>
 #include <utility>
 #include <vector>
 
 namespace track {
+
+// This thread's CPU time, seconds.
+inline double cpu_now() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+// A rotated slot direction normalised as slot_raycast does (raycast.cpp's unit: the float32
+// quotients of a double norm; not inlined, as there, so the quotients are rounded).
+__attribute__((noinline)) inline void unit(float x, float y, float& ux, float& uy) {
+  const double n = std::sqrt(static_cast<double>(x) * x + static_cast<double>(y) * y);
+  ux = static_cast<float>(x / n);
+  uy = static_cast<float>(y / n);
+}
 
 constexpr double kPi = 3.14159265358979323846;
 

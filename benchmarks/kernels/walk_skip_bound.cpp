@@ -49,12 +49,6 @@ using namespace contextsteer;
 using namespace contextsteer::detail;
 using track::kPi;
 
-static double cpu_now() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 // Squared distance transform along one line (Felzenszwalb & Huttenlocher), in place.
 static void edt_line(double* a, int n, std::size_t stride, std::vector<double>& z,
                      std::vector<int>& v, std::vector<double>& out) {
@@ -326,9 +320,9 @@ int main(int argc, char** argv) {
   auto time_of = [&](auto&& cast) {
     std::vector<double> ts;
     for (int rep = 0; rep < reps; ++rep) {
-      const double t0 = cpu_now();
+      const double t0 = track::cpu_now();
       cast();
-      ts.push_back(cpu_now() - t0);
+      ts.push_back(track::cpu_now() - t0);
     }
     std::sort(ts.begin(), ts.end());
     return ts[ts.size() / 2];
@@ -368,9 +362,9 @@ int main(int argc, char** argv) {
   std::printf("sphere16  %6.2f M rays/s  %.2fx the walk\n", rays / t16 / 1e6, tw / t16);
   agree(out_sphere16);
   const double unit = 0.25 * g.cell;
-  const double tb0 = cpu_now();
+  const double tb0 = track::cpu_now();
   const std::vector<std::uint16_t> tab = direction_table(g, fq, bins, unit, L);
-  std::printf("table build %.0f ms, %.1f MB (%d bins)\n", (cpu_now() - tb0) * 1e3,
+  std::printf("table build %.0f ms, %.1f MB (%d bins)\n", (track::cpu_now() - tb0) * 1e3,
               tab.size() * 2 / 1e6, bins);
   std::vector<double> out_table(rays);
   double jumped = 0.0, gap = 0.0, whole = 0.0;

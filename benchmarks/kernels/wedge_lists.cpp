@@ -11,17 +11,18 @@
 // consecutive wall indexes (the track's walls are two polylines, so a list is about one
 // run). A ray reads its agent's cell and the bin of its direction, screens the listed
 // walls eight at a time in AVX2 (the walk's float32 side screen) and solves the survivors
-// exactly (geometry.hpp's ray_segment); no walk at all. Two casts: `cast` (the first
-// form: atan2 bins, the lists through an offset table, every listed wall screened) and
-// `cast2` (the default: bins of the diamond angle, a list of one run held in the cell's
-// own 8-byte record, and the boxes of aligned blocks of eight walls screened first, eight
-// blocks at a time, so that only the walls of the blocks the ray's line crosses are).
+// exactly (geometry.hpp's ray_segment); no walk at all. The cast is `cast2`, the second
+// form of docs/performance.md: bins of the diamond angle, a list of one run held in the
+// cell's own 8-byte record, and the boxes of aligned blocks of eight walls screened first,
+// eight blocks at a time, so that only the walls of the blocks the ray's line crosses are.
+// (The first form, atan2 bins and every listed wall screened, read lists binned by angle;
+// it went with that build.)
 // The distances are compared with slot_raycast_rows (the walk) bit for bit. MODE=1 stops
 // after finding the list (the cost of the normalisation and the lookup). Build and run:
 //   g++ -std=c++20 -O3 -DNDEBUG -fno-math-errno -fno-trapping-math -Icpp/include -Icpp/src
 //       -Ibenchmarks/kernels benchmarks/kernels/wedge_lists.cpp cpp/src/raycast.cpp
-//       cpp/src/strip_index.cpp cpp/src/slot_gather.cpp cpp/src/world.cpp
-//       cpp/src/parallel.cpp -lpthread -o build/wedge_lists
+//       cpp/src/strip_index.cpp cpp/src/slot_gather.cpp cpp/src/sector_index.cpp
+//       cpp/src/world.cpp cpp/src/parallel.cpp -lpthread -o build/wedge_lists
 //   (this file compiles itself for AVX2; the library's files keep their own flags)
 //   build/wedge_lists [-m 10000] [-L 50] [-r repeats] [-c cell_m] [-b bins]
 #pragma GCC target("avx2")
@@ -40,12 +41,6 @@
 
 #include "track_scene.hpp"
 using namespace contextsteer;
-__attribute__((noinline)) static void unit_(float x, float y, float& ux, float& uy) {
-  const double n = std::sqrt(static_cast<double>(x) * x + static_cast<double>(y) * y);
-  ux = static_cast<float>(x / n);
-  uy = static_cast<float>(y / n);
-}
-static double now() { timespec ts; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); return ts.tv_sec + 1e-9 * ts.tv_nsec; }
 
 struct Wedge {
   double x0, y0, s; int nx, ny, bins; double R;
@@ -156,47 +151,6 @@ static void build(Wedge& w, const std::vector<float>& walls, double s, int bins,
 
 static long g_tests = 0, g_exact = 0;
 
-__attribute__((target("avx2"))) static double cast(const Wedge& w, float ox, float oy, float dxf, float dyf, double L) {
-  const double above = std::nextafter(L, 1e300);
-  double best = above;
-  const int cx = int(std::floor((ox - w.x0) / w.s)), cy = int(std::floor((oy - w.y0) / w.s));
-  double ang = std::atan2(double(dyf), double(dxf));
-  if (ang < 0) ang += 2 * track::kPi;
-  int b = int(ang / (2 * track::kPi / w.bins)); if (b >= w.bins) b = w.bins - 1;
-  const size_t key = (size_t(cy) * w.nx + cx) * w.bins + b;
-  const __m256 vox = _mm256_set1_ps(ox), voy = _mm256_set1_ps(oy), vdx = _mm256_set1_ps(dxf), vdy = _mm256_set1_ps(dyf);
-  const __m256 tol = _mm256_set1_ps(0x1p-20f), absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const double dx = dxf, dy = dyf;
-  for (uint32_t r = w.off[key]; r < w.off[key + 1]; ++r) {
-    const uint32_t start = w.rs[r], len = w.rl[r];
-    g_tests += len;
-    for (uint32_t k = 0; k < len; k += 8) {
-      const uint32_t s = start + k;
-      const __m256 ax = _mm256_sub_ps(_mm256_loadu_ps(&w.ax[s]), vox), ay = _mm256_sub_ps(_mm256_loadu_ps(&w.ay[s]), voy);
-      const __m256 bx = _mm256_sub_ps(_mm256_loadu_ps(&w.bx[s]), vox), by = _mm256_sub_ps(_mm256_loadu_ps(&w.by[s]), voy);
-      const __m256 ta = _mm256_mul_ps(_mm256_add_ps(_mm256_and_ps(ax, absm), _mm256_and_ps(ay, absm)), tol);
-      const __m256 tb = _mm256_mul_ps(_mm256_add_ps(_mm256_and_ps(bx, absm), _mm256_and_ps(by, absm)), tol);
-      const __m256 sa = _mm256_sub_ps(_mm256_mul_ps(ax, vdy), _mm256_mul_ps(ay, vdx));
-      const __m256 sb = _mm256_sub_ps(_mm256_mul_ps(bx, vdy), _mm256_mul_ps(by, vdx));
-      const __m256 left = _mm256_and_ps(_mm256_cmp_ps(sa, ta, _CMP_GT_OQ), _mm256_cmp_ps(sb, tb, _CMP_GT_OQ));
-      const __m256 right = _mm256_and_ps(_mm256_cmp_ps(sa, _mm256_sub_ps(_mm256_setzero_ps(), ta), _CMP_LT_OQ),
-                                         _mm256_cmp_ps(sb, _mm256_sub_ps(_mm256_setzero_ps(), tb), _CMP_LT_OQ));
-      const __m256 live = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(len - k)), lane));
-      unsigned keep = (unsigned)_mm256_movemask_ps(_mm256_andnot_ps(_mm256_or_ps(left, right), live));
-      while (keep) {
-        const int q = __builtin_ctz(keep); keep &= keep - 1;
-        const uint32_t i = s + q;
-        ++g_exact;
-        const double t = ray_segment(double(w.ax[i]) - ox, double(w.ay[i]) - oy, double(w.bx[i]) - ox, double(w.by[i]) - oy, dx, dy);
-        if (t < best) best = t;
-      }
-    }
-  }
-  return best;
-}
-
-
 __attribute__((target("avx2"))) static inline void screen(const Wedge& w, uint32_t start, uint32_t len, float ox, float oy, double dx, double dy,
     __m256 vox, __m256 voy, __m256 vdx, __m256 vdy, double& best) {
   const __m256 tol = _mm256_set1_ps(0x1p-20f), absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
@@ -287,23 +241,23 @@ int main(int argc, char** argv) {
   SlotScratch sc; sc.reserve(d);
   float Lf = float(L);
   std::vector<double> tw, tb;
-  for (int r = 0; r < reps; ++r) { double t0 = now(); slot_raycast_rows(wd, pos, sd, {&Lf, 1}, heads, 0.0f, kAllLayers, ref, 0, n, sc, SlotMode::kAuto); tw.push_back(now() - t0); }
-  double tb0 = now();
+  for (int r = 0; r < reps; ++r) { double t0 = track::cpu_now(); slot_raycast_rows(wd, pos, sd, {&Lf, 1}, heads, 0.0f, kAllLayers, ref, 0, n, sc, SlotMode::kAuto); tw.push_back(track::cpu_now() - t0); }
+  double tb0 = track::cpu_now();
   Wedge w; build(w, walls, cell, bins, L);
-  double tbuild = now() - tb0;
+  double tbuild = track::cpu_now() - tb0;
   for (int r = 0; r < reps; ++r) {
     if (r == 1) g_tests = g_exact = 0;
-    double t0 = now();
+    double t0 = track::cpu_now();
     for (int i = 0; i < n; ++i) {
       float c = float(std::cos(double(heads[i]))), sn = float(std::sin(double(heads[i])));
       for (int j = 0; j < d; ++j) {
         float ux = sd[2*j], uy = sd[2*j+1]; float dx = c * ux - sn * uy, dy = sn * ux + c * uy;
-        unit_(dx, dy, dx, dy);
+        track::unit(dx, dy, dx, dy);
         const double t = cast2(w, pos[2*i], pos[2*i+1], dx, dy, double(Lf));
         out[size_t(i)*d + j] = t <= double(Lf) ? float(t) : INFINITY;
       }
     }
-    tb.push_back(now() - t0);
+    tb.push_back(track::cpu_now() - t0);
   }
   std::sort(tw.begin(), tw.end()); std::sort(tb.begin(), tb.end());
   long diff = 0, hits = 0;

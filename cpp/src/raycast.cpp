@@ -127,6 +127,12 @@ constexpr double kGatherMaxCells = 36.0;
 // L = 10 4.8 vs 3.9.
 constexpr double kStripMinCells = 8.0;
 
+// The longest look-ahead of agents [begin, end) (one shared value, or one per agent).
+float longest(std::span<const float> look_ahead, std::size_t begin, std::size_t end) {
+  if (look_ahead.size() <= 1) return look_ahead.empty() ? 0.0f : look_ahead[0];
+  return *std::max_element(look_ahead.begin() + begin, look_ahead.begin() + end);
+}
+
 // Whether agents [begin, end) cast on the strips (see SlotMode).
 bool use_strips(const World& world, std::span<const float> headings,
                 std::span<const float> look_ahead, std::size_t begin, std::size_t end,
@@ -134,10 +140,14 @@ bool use_strips(const World& world, std::span<const float> headings,
   if (!headings.empty() || begin >= end || world.grid().empty()) return false;
   if (mode == SlotMode::kStrips) return true;
   if (mode != SlotMode::kAuto) return false;
-  float L = look_ahead.empty() ? 0.0f : look_ahead[0];
-  if (look_ahead.size() > 1)
-    L = *std::max_element(look_ahead.begin() + begin, look_ahead.begin() + end);
-  return static_cast<double>(L) * world.grid().inv_cell >= kStripMinCells;
+  return static_cast<double>(longest(look_ahead, begin, end)) * world.grid().inv_cell >=
+         kStripMinCells;
+}
+
+// Whether rays cast with `mode` may use the sector index (SlotMode::kSectors): thin rays,
+// asked for, or with 'auto' rotated by headings.
+bool use_sectors(bool headings, float radius, SlotMode mode) {
+  return radius == 0.0f && (mode == SlotMode::kSectors || (mode == SlotMode::kAuto && headings));
 }
 
 }  // namespace
@@ -201,13 +211,10 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
   }
   // Thin rays in any direction: the sector index, when built (or to be built now).
   const SectorIndex* sectors = nullptr;
-  if (radius == 0.0f &&
-      (mode == SlotMode::kSectors || (mode == SlotMode::kAuto && !headings.empty()))) {
-    float L = look_ahead.empty() ? 0.0f : look_ahead[0];
-    if (look_ahead.size() > 1)
-      L = *std::max_element(look_ahead.begin() + begin, look_ahead.begin() + end);
-    sectors = detail::sectors_for(world, layers, L, s.sectors_counted ? 0 : (end - begin) * k,
-                                  mode == SlotMode::kSectors);
+  if (use_sectors(!headings.empty(), radius, mode)) {
+    sectors =
+        detail::sectors_for(world, layers, longest(look_ahead, begin, end),
+                            s.sectors_counted ? 0 : (end - begin) * k, mode == SlotMode::kSectors);
   }
   const WorldGrid* thick = radius > 0.0f ? world.thick_grid(radius) : nullptr;
   const WorldGrid& wg = detail::walk_grid(world, thick, radius);
@@ -282,10 +289,9 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
 
 void slot_raycast_prepare(const World& world, std::span<const float> look_ahead, bool headings,
                           float radius, std::uint32_t layers, std::size_t rays, SlotMode mode) {
-  if (radius != 0.0f || rays == 0 || look_ahead.empty()) return;
-  if (mode != SlotMode::kSectors && !(mode == SlotMode::kAuto && headings)) return;
-  const float L = *std::max_element(look_ahead.begin(), look_ahead.end());
-  detail::sectors_for(world, layers, L, rays, mode == SlotMode::kSectors);
+  if (rays == 0 || look_ahead.empty() || !use_sectors(headings, radius, mode)) return;
+  detail::sectors_for(world, layers, longest(look_ahead, 0, look_ahead.size()), rays,
+                      mode == SlotMode::kSectors);
 }
 
 void slot_raycast(const World& world, std::span<const float> positions,
@@ -308,11 +314,7 @@ void slot_raycast(const World& world, std::span<const float> positions,
   parallel_for(n, 64, [&](std::size_t b, std::size_t e) {
     thread_local SlotScratch scratch;
     if (scratch.dx.size() < k) scratch.reserve(k);
-    scratch.sectors_counted = true;  // counted above
-    struct Uncount {
-      SlotScratch& s;
-      ~Uncount() { s.sectors_counted = false; }
-    } uncount{scratch};
+    scratch.sectors_counted = true;  // this scratch serves slot_raycast only: counted above
     slot_raycast_rows(world, positions, slot_directions, look_ahead, headings, radius, layers, out,
                       b, e, scratch, mode);
   });

@@ -77,7 +77,7 @@ inline double exact(const SectorIndex& x, std::uint32_t i, double ox, double oy,
 }
 
 #if defined(CONTEXTSTEER_AVX2)
-// Loose walls [start, start + n) four at a time: the exact side values of both ends in
+// Walls [start, start + n) four at a time (exact_run): the exact side values of both ends in
 // double lanes (line_side's arithmetic, so the same signs as ray_segment's), and
 // ray_segment for the walls whose ends are not strictly on one side.
 CS_AVX2 void loose_avx2(const SectorIndex& x, std::uint32_t start, std::uint32_t n, double ox,
@@ -114,19 +114,36 @@ CS_AVX2 void loose_avx2(const SectorIndex& x, std::uint32_t start, std::uint32_t
 }
 #endif
 
+// Every wall of [start, start + n) tested exactly (loose walls, or a piece whose sides a
+// vertex on the ray's line leaves in doubt): screened four at a time where AVX2 is on.
+void exact_run(const SectorIndex& x, std::uint32_t start, std::uint32_t n, double ox, double oy,
+               double dx, double dy, double& best) {
+#if defined(CONTEXTSTEER_AVX2)
+  if (n >= 4 && use_avx2()) {
+    loose_avx2(x, start, n, ox, oy, dx, dy, best);
+    return;
+  }
+#endif
+  for (std::uint32_t i = start; i < start + n; ++i)
+    best = std::min(best, exact(x, i, ox, oy, dx, dy));
+}
+
+// f(start, len) for each piece of a cell-and-sector record.
+template <class F>
+inline void for_pieces(const SectorIndex& x, SectorIndex::Rec r, F&& f) {
+  if (!(r.len & SectorIndex::kMany)) {
+    f(r.start, r.len);
+    return;
+  }
+  const std::uint32_t n = r.len & ~SectorIndex::kMany;
+  for (std::uint32_t q = r.start; q < r.start + n; ++q) f(x.ps[q], x.pl[q]);
+}
+
 // One piece against one ray: lowers `best` to the piece's closest hit.
 void cast_piece(const SectorIndex& x, std::uint32_t start, std::uint32_t len, double ox, double oy,
                 double dx, double dy, double& best) {
   if (len & SectorIndex::kLoose) {
-    const std::uint32_t n = len & ~SectorIndex::kLoose;
-#if defined(CONTEXTSTEER_AVX2)
-    if (n >= 4 && use_avx2()) {
-      loose_avx2(x, start, n, ox, oy, dx, dy, best);
-      return;
-    }
-#endif
-    for (std::uint32_t i = start; i < start + n; ++i)
-      best = std::min(best, exact(x, i, ox, oy, dx, dy));
+    exact_run(x, start, len & ~SectorIndex::kLoose, ox, oy, dx, dy, best);
     return;
   }
   const std::uint32_t last = start + len - 1;
@@ -178,8 +195,7 @@ void cast_piece(const SectorIndex& x, std::uint32_t start, std::uint32_t len, do
   const bool before_ok = lo <= start + 1 || strict_on(side_of(A, lo - 1, ox, oy, dx, dy));
   const bool after_ok = lo + 1 >= last || strict_off(side_of(B, lo + 1, ox, oy, dx, dy));
   if (s0 == 0.0 || !before_ok || !after_ok) {
-    for (std::uint32_t i = start; i <= last; ++i)
-      best = std::min(best, exact(x, i, ox, oy, dx, dy));
+    exact_run(x, start, len, ox, oy, dx, dy, best);
     return;
   }
   if (lo > start) best = std::min(best, exact(x, lo - 1, ox, oy, dx, dy));
@@ -191,14 +207,9 @@ void cast_piece(const SectorIndex& x, std::uint32_t start, std::uint32_t len, do
 double cast_ray(const SectorIndex& x, const SectorIndex::Rec* recs, float ox, float oy, float dx,
                 float dy, double above) {
   double best = above;
-  const SectorIndex::Rec r = recs[bin_of(dx, dy)];
-  if (!(r.len & SectorIndex::kMany)) {
-    cast_piece(x, r.start, r.len, ox, oy, dx, dy, best);
-  } else {
-    const std::uint32_t n = r.len & ~SectorIndex::kMany;
-    for (std::uint32_t q = r.start; q < r.start + n; ++q)
-      cast_piece(x, x.ps[q], x.pl[q], ox, oy, dx, dy, best);
-  }
+  for_pieces(x, recs[bin_of(dx, dy)], [&](std::uint32_t start, std::uint32_t len) {
+    cast_piece(x, start, len, ox, oy, dx, dy, best);
+  });
   return best;
 }
 
@@ -402,12 +413,7 @@ CS_AVX2 void sector_agent_avx2(const SectorIndex& x, float ox, float oy, const d
       ray[tasks] = static_cast<std::uint32_t>(j);
       if (++tasks == kTasks) flush();
     };
-    if (!(r.len & SectorIndex::kMany)) {
-      add(r.start, r.len);
-    } else {
-      const std::uint32_t n = r.len & ~SectorIndex::kMany;
-      for (std::uint32_t q = r.start; q < r.start + n; ++q) add(x.ps[q], x.pl[q]);
-    }
+    for_pieces(x, r, add);
   }
   if (tasks > 0) flush();
 }
