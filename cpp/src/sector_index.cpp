@@ -413,7 +413,14 @@ CS_AVX2 void sector_agent_avx2(const SectorIndex& x, float ox, float oy, const d
       ray[tasks] = static_cast<std::uint32_t>(j);
       if (++tasks == kTasks) flush();
     };
-    for_pieces(x, r, add);
+    // (for_pieces written out: through the generic template, GCC called this AVX2 lambda
+    // instead of inlining it, 7 % slower on track-10000-50)
+    if (!(r.len & SectorIndex::kMany)) {
+      add(r.start, r.len);
+    } else {
+      const std::uint32_t n = r.len & ~SectorIndex::kMany;
+      for (std::uint32_t q = r.start; q < r.start + n; ++q) add(x.ps[q], x.pl[q]);
+    }
   }
   if (tasks > 0) flush();
 }
