@@ -14,7 +14,12 @@ Side by side in one run, single thread unless stated:
 Every implementation prints its hit count and the sum of hit fractions, so they are
 seen to agree. Ratios are rays/s against Box2D measured in the same run.
 
+Thick rotated rays (``--thick``, radii; default 0.3 and 1.5) are timed walking the grid
+and on the sector index built for their radius; Box2D casts no thick rays, so their notes
+give the index against the walk.
+
 Usage: python benchmarks/bench_raycast.py [--quick] [--scenes 1000-50,10000-50] [--full]
+       [--thick 0.3,1.5]
 """
 
 from __future__ import annotations
@@ -228,7 +233,9 @@ def numpy_fractions(
 # ------------------------------------------------------------ contextsteer ---
 
 
-def contextsteer_rows(s: TrackScene, scene: str, repeats: int) -> list[Row]:
+def contextsteer_rows(
+    s: TrackScene, scene: str, repeats: int, thick: tuple[float, ...] = ()
+) -> list[Row]:
     try:
         import contextsteer as cs
     except ImportError as err:
@@ -331,6 +338,48 @@ def contextsteer_rows(s: TrackScene, scene: str, repeats: int) -> list[Row]:
                 rows.append(
                     Row(scene, name + suffix, 1, len(s.origins), len(s.origins) / t, h, f, note)
                 )
+    # Thick rotated rays (discs of radius r swept along the rays: WallDanger's padded
+    # sensor), seeded random headings: the walk against the sector index built for r
+    # (first call timed on its own). Box2D casts no thick rays; the ratio column stays
+    # against its thin rays/s, and the note gives the index against the walk.
+    for radius in thick if "sectors" in getattr(cs.world, "_SLOT_METHODS", ()) else ():
+        t0 = time.perf_counter()
+        cs.slot_raycast(
+            world, s.positions, s.slot_dirs, length, headings=rand, radius=radius, method="sectors"
+        )
+        build = time.perf_counter() - t0
+        info = [e for e in world.index_info.get("sectors", []) if e.get("radius", 0.0) > 0.0]
+        built = info and info[-1]["built"]
+        times = {}
+        for method in ("per_ray", "sectors"):
+            with cs.threads(1):
+                t, dist = median_time(
+                    lambda method=method, radius=radius: cs.slot_raycast(
+                        world,
+                        s.positions,
+                        s.slot_dirs,
+                        length,
+                        headings=rand,
+                        radius=radius,
+                        method=method,
+                    ),
+                    repeats,
+                )
+            times[method] = t
+            h, f = checksum(np.asarray(dist, dtype=np.float64).ravel() / length)
+            if method == "per_ray":
+                note = "other rays (seeded headings)"
+            elif built:
+                note = (
+                    f"{times['per_ray'] / t:.2f}x the walk; first call {build * 1e3:.0f} ms, "
+                    f"index {info[-1]['bytes'] / 2**20:.1f} MB (r {info[-1]['radius']:.3g})"
+                )
+            else:
+                note = "index declined: walks"
+            name = f"cs slot_raycast, random headings, r {radius:g}" + (
+                ", walk" if method == "per_ray" else ""
+            )
+            rows.append(Row(scene, name, 1, len(s.origins), len(s.origins) / t, h, f, note))
     return rows
 
 
@@ -401,7 +450,7 @@ def bench_scene(m: int, length: float, args, binary: Path | None) -> list[Row]:
         )
     )
     try:
-        rows += contextsteer_rows(s, scene, args.repeats)
+        rows += contextsteer_rows(s, scene, args.repeats, args.thick)
     except Exception as err:  # the world API is young: report, do not hide the peers
         rows.append(
             Row(
@@ -463,7 +512,23 @@ def main(argv=None) -> int:
         "--full", action="store_true", help="time pymunk and NumPy on all 160,000 rays (slow)"
     )
     p.add_argument("--no-peers", action="store_true", help="skip the C++ peer program")
+    p.add_argument(
+        "--thick",
+        default="0.3,1.5",
+        help="radii of thick rotated rays to time, walk against sector index "
+        "(comma-separated; 'none' to skip; default 0.3,1.5)",
+    )
     args = p.parse_args(argv)
+    try:
+        args.thick = (
+            ()
+            if args.thick.strip().lower() == "none"
+            else tuple(float(v) for v in args.thick.split(","))
+        )
+    except ValueError:
+        p.error(f"--thick: expected comma-separated radii or 'none', got {args.thick!r}")
+    if not all(math.isfinite(r) and r > 0 for r in args.thick):
+        p.error(f"--thick: radii must be positive and finite, got {args.thick}")
     if args.quick:
         args.repeats = 1
     scenes = (

@@ -534,21 +534,112 @@ def test_slot_sectors_equal_the_walk_bit_for_bit(seed, k, layered, reach):
     )
 
 
+def _grazing_rays(rng, w, n, radius):
+    """Thick rays at the edge of touching: origins beside a wall at about the radius (and
+    1e-7 either side of it) heading along it, and headings whose slot 0 passes a vertex at
+    about the radius (tangent to the wall's end disc)."""
+    walls = w.walls.astype(np.float64)
+    pick = walls[rng.integers(0, len(walls), n)]
+    a, b = pick[:, :2], pick[:, 2:]
+    u = (b - a) / np.maximum(np.hypot(*(b - a).T), 1e-12)[:, None]
+    normal = np.stack([-u[:, 1], u[:, 0]], 1) * rng.choice([-1.0, 1.0], n)[:, None]
+    off = radius + rng.choice([0.0, 1e-7, -1e-7, 0.01], n)
+    back = rng.uniform(0.0, 3.0, n)[:, None]
+    o1 = a - u * back + normal * off[:, None]
+    h1 = np.arctan2(u[:, 1], u[:, 0])
+    verts = walls.reshape(-1, 2)
+    v = verts[rng.integers(0, len(verts), n)]
+    o2 = v + rng.uniform(-8, 8, (n, 2))
+    to = v - o2
+    dist = np.maximum(np.hypot(*to.T), 1e-9)
+    side = rng.choice([-1.0, 1.0], n)
+    # aim at the point of the vertex's disc whose tangent passes through the origin
+    ang = np.arctan2(to[:, 1], to[:, 0]) + side * np.arcsin(np.clip(radius / dist, 0, 1))
+    o = np.vstack([o1, o2]).astype(np.float32)
+    h = np.concatenate([h1, ang]).astype(np.float32)
+    return o, h
+
+
+def _rung(radius):
+    """The radius a thick sector index is built for: 2^(n/4), the least at or above it."""
+    return float(np.float32(2.0 ** (np.ceil(4 * np.log2(radius) - 1e-6) / 4)))
+
+
+@given(
+    seed=seeds,
+    k=st.sampled_from([3, 16, 33]),
+    radius=st.sampled_from([0.05, 0.3, 1.0, 2.5]),
+    reach=st.sampled_from([2.0, 8.0, 30.0]),
+)
+@settings(max_examples=30, deadline=None)
+def test_slot_sectors_thick_rays_equal_the_walk_bit_for_bit(seed, k, radius, reach):
+    # Thick rotated rays (discs swept along the rays) on an index of cells grown by the
+    # radius: per piece, a search bounds the walls within the radius of the ray's line,
+    # and those are solved in the order of a lower bound of their entry. The distances
+    # must be the walk's and raycast's on the expanded rays bit for bit (0 for an origin
+    # within the radius of a wall), and agree with the oracle.
+    rng = np.random.default_rng(seed)
+    w = _sector_world(rng)
+    o, h = _sector_rays(rng, w, 40)
+    og, hg = _grazing_rays(rng, w, 20, radius)
+    o, h = np.vstack([o, og]), np.concatenate([h, hg])
+    slots = np.array(cs.SlotSet(k).directions, np.float32)
+    m = rng.choice(np.array([0.0, reach / 2, reach, reach * 1.5], np.float32), len(o))
+    got = cs.slot_raycast(w, o, slots, m, headings=h, radius=radius, method="sectors")
+    (info,) = w.index_info["sectors"]
+    assert info["built"] and info["reach"] == m.max()
+    assert info["radius"] == _rung(radius) and info["radius"] >= radius
+    walk = cs.slot_raycast(w, o, slots, m, headings=h, radius=radius, method="per_ray")
+    np.testing.assert_array_equal(got.view(np.uint32), walk.view(np.uint32))
+    c, s = np.cos(h.astype(np.float64)), np.sin(h.astype(np.float64))
+    c, s = c.astype(np.float32)[:, None], s.astype(np.float32)[:, None]
+    dirs = np.stack([c * slots[:, 0] - s * slots[:, 1], s * slots[:, 0] + c * slots[:, 1]], -1)
+    expanded = cs.raycast(
+        w, np.repeat(o, k, axis=0), dirs.reshape(-1, 2), np.repeat(m, k), radius=radius
+    ).distance
+    np.testing.assert_array_equal(got.ravel(), expanded)
+    sub = slice(0, 8 * k)
+    lo, hi = bounds(
+        w, [], np.repeat(o, k, axis=0)[sub], dirs.reshape(-1, 2)[sub], np.repeat(m, k)[sub], radius
+    )
+    inside = np.repeat((walk[:8] == 0).all(axis=1), k)  # in a polygon: 0
+    assert_between(got.ravel()[sub][~inside], lo[~inside], hi[~inside])
+    # A smaller radius of the same rung reads the same index; another rung builds its own.
+    smaller = np.float32(radius * 0.9)
+    if _rung(smaller) == info["radius"]:
+        again = cs.slot_raycast(w, o, slots, m, headings=h, radius=smaller, method="sectors")
+        assert len(w.index_info["sectors"]) == 1
+        np.testing.assert_array_equal(
+            again, cs.slot_raycast(w, o, slots, m, headings=h, radius=smaller, method="per_ray")
+        )
+    thin = cs.slot_raycast(w, o, slots, m, headings=h, method="sectors")
+    assert sorted(e["radius"] for e in w.index_info["sectors"]) == [0.0, info["radius"]]
+    np.testing.assert_array_equal(
+        thin, cs.slot_raycast(w, o, slots, m, headings=h, method="per_ray")
+    )
+
+
 def _sector_cases():
-    """Sector casts of several seeded worlds, as one array (for the AVX2-off comparison)."""
-    out = []
+    """Sector casts of several seeded worlds, thin then thick, as one array (for the
+    AVX2-off comparison)."""
+    out, thick = [], []
     for seed in range(6):
         rng = np.random.default_rng(seed)
         w = _sector_world(rng)
         o, h = _sector_rays(rng, w, 60)
         got = cs.slot_raycast(w, o, cs.SlotSet(16), 12.0, headings=h, method="sectors")
         out.append(got.view(np.uint32).ravel())
-    return np.concatenate(out)
+        og, hg = _grazing_rays(rng, w, 30, 0.4)
+        o, h = np.vstack([o, og]), np.concatenate([h, hg])
+        got = cs.slot_raycast(w, o, cs.SlotSet(16), 12.0, headings=h, radius=0.4, method="sectors")
+        thick.append(got.view(np.uint32).ravel())
+    return np.concatenate(out + thick)
 
 
 def test_slot_sectors_without_avx2_give_the_same_bits(tmp_path):
     # The AVX2 path (four rays in double lanes, two secant guesses without a branch, the
-    # rest to the scalar search) against the scalar path alone (CONTEXTSTEER_NO_AVX2=1).
+    # rest to the scalar search; thick rays' bounds and capsule solves in lanes) against
+    # the scalar path alone (CONTEXTSTEER_NO_AVX2=1).
     base = without_avx2(tmp_path, "test_world_properties", "_sector_cases()")
     got = _sector_cases()
     np.testing.assert_array_equal(got, base)
@@ -581,26 +672,32 @@ def test_slot_sectors_decline_circles_and_fall_back_to_the_walk():
 
 
 def test_slot_sectors_build_automatically_once_walking_has_cost_as_much():
-    # 'auto' walks thin rotated rays until their count reaches a third of the build's work
-    # estimate (walls x 128 sectors x (1 + reach / cell)), then builds the index and casts
-    # on it; the results never change. Fixed slots and thick rays never build it.
+    # 'auto' walks rotated rays until their count reaches a third of the build's work
+    # estimate (walls x 128 sectors x (1 + reach / cell), times 1 + 2 r / cell for thick
+    # rays of radius r, whose cells are at least r wide), then builds the index and casts
+    # on it; the results never change.
+    # Each radius (rung) counts its own rays; fixed slots never build it.
     rng = np.random.default_rng(2)
     w = _sector_world(rng)
     o, h = _sector_rays(rng, w, 300)
     k, reach = 16, 6.0
     slots = cs.SlotSet(k)
     cell = max(reach / 25, w.index_info["grid"][2])
-    work = w.segment_count * 128 * (1 + reach / cell)
-    calls_needed = int(np.ceil(work / 3 / (len(o) * k)))
-    walk = cs.slot_raycast(w, o, slots, reach, headings=h, method="per_ray")
     cs.slot_raycast(w, o, slots, reach, method="auto")  # fixed slots: strips, not sectors
-    cs.slot_raycast(w, o, slots, reach, headings=h, radius=0.2, method="auto")  # thick
     assert w.index_info["sectors"] == []
-    for call in range(1, calls_needed + 1):
-        got = cs.slot_raycast(w, o, slots, reach, headings=h, method="auto")
-        np.testing.assert_array_equal(got, walk)
-        built = [e["built"] for e in w.index_info["sectors"]]
-        assert built == ([True] if call == calls_needed else []), call
+    for radius in (0.0, 0.2):
+        rung = _rung(radius) if radius else 0.0
+        c = max(cell, rung)  # thick: cells at least the radius wide
+        work = w.segment_count * 128 * (1 + reach / c) * (1 + 2 * rung / c)
+        calls_needed = int(np.ceil(work / 3 / (len(o) * k)))
+        walk = cs.slot_raycast(w, o, slots, reach, headings=h, radius=radius, method="per_ray")
+        before = len(w.index_info["sectors"])
+        for call in range(1, calls_needed + 1):
+            got = cs.slot_raycast(w, o, slots, reach, headings=h, radius=radius, method="auto")
+            np.testing.assert_array_equal(got, walk)
+            built = [e["built"] for e in w.index_info["sectors"]]
+            assert len(built) == before + (call == calls_needed), (radius, call)
+        assert w.index_info["sectors"][-1]["radius"] == (_rung(radius) if radius else 0.0)
 
 
 def test_slot_sectors_decline_past_the_memory_budget_and_keep_far_coordinates():

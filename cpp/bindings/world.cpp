@@ -353,6 +353,7 @@ void bind_world(py::module_& m) {
           py::dict s;
           s["layers"] = e.layers;
           s["reach"] = e.reach;
+          s["radius"] = e.radius;
           s["built"] = e.built;
           s["cell"] = e.cell;
           s["bins"] = e.bins;

@@ -144,10 +144,11 @@ bool use_strips(const World& world, std::span<const float> headings,
          kStripMinCells;
 }
 
-// Whether rays cast with `mode` may use the sector index (SlotMode::kSectors): thin rays,
-// asked for, or with 'auto' rotated by headings.
+// Whether rays cast with `mode` may use the sector index (SlotMode::kSectors): asked for,
+// or with 'auto' rotated by headings; thin or thick (a finite radius).
 bool use_sectors(bool headings, float radius, SlotMode mode) {
-  return radius == 0.0f && (mode == SlotMode::kSectors || (mode == SlotMode::kAuto && headings));
+  return radius >= 0.0f && std::isfinite(radius) &&
+         (mode == SlotMode::kSectors || (mode == SlotMode::kAuto && headings));
 }
 
 }  // namespace
@@ -213,7 +214,7 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
   const SectorIndex* sectors = nullptr;
   if (use_sectors(!headings.empty(), radius, mode)) {
     sectors =
-        detail::sectors_for(world, layers, longest(look_ahead, begin, end),
+        detail::sectors_for(world, layers, longest(look_ahead, begin, end), radius,
                             s.sectors_counted ? 0 : (end - begin) * k, mode == SlotMode::kSectors);
   }
   const WorldGrid* thick = radius > 0.0f ? world.thick_grid(radius) : nullptr;
@@ -254,7 +255,10 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
       continue;
     }
     if (sectors != nullptr && L <= sectors->reach && detail::sector_inside(*sectors, ox, oy)) {
-      detail::sector_agent(*sectors, ox, oy, s.dx.data(), s.dy.data(), k, L, s.best.data());
+      if (radius > 0.0f)
+        detail::sector_agent_thick(*sectors, ox, oy, s.dx.data(), s.dy.data(), k, L, radius,
+                                   s.best.data());
+      else detail::sector_agent(*sectors, ox, oy, s.dx.data(), s.dy.data(), k, L, s.best.data());
       for (std::size_t j = 0; j < k; ++j)
         row[j] = s.best[j] <= L ? static_cast<float>(s.best[j]) : kInf;
       continue;
@@ -290,7 +294,7 @@ void slot_raycast_rows(const World& world, std::span<const float> positions,
 void slot_raycast_prepare(const World& world, std::span<const float> look_ahead, bool headings,
                           float radius, std::uint32_t layers, std::size_t rays, SlotMode mode) {
   if (rays == 0 || look_ahead.empty() || !use_sectors(headings, radius, mode)) return;
-  detail::sectors_for(world, layers, longest(look_ahead, 0, look_ahead.size()), rays,
+  detail::sectors_for(world, layers, longest(look_ahead, 0, look_ahead.size()), radius, rays,
                       mode == SlotMode::kSectors);
 }
 

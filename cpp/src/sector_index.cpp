@@ -77,6 +77,14 @@ inline double exact(const SectorIndex& x, std::uint32_t i, double ox, double oy,
 }
 
 #if defined(CONTEXTSTEER_AVX2)
+// Four consecutive points (x, y) from v as x and y lanes.
+CS_AVX2 inline void split_points(const double* v, __m256d& px, __m256d& py) {
+  const __m256d a = _mm256_loadu_pd(v), b = _mm256_loadu_pd(v + 4);  // x0 y0 x1 y1, x2 y2 x3 y3
+  const __m256d lo = _mm256_permute2f128_pd(a, b, 0x20), hi = _mm256_permute2f128_pd(a, b, 0x31);
+  px = _mm256_unpacklo_pd(lo, hi);  // lo: x0 y0 x2 y2, hi: x1 y1 x3 y3 -> x0 x1 x2 x3
+  py = _mm256_unpackhi_pd(lo, hi);
+}
+
 // Walls [start, start + n) four at a time (exact_run): the exact side values of both ends in
 // double lanes (line_side's arithmetic, so the same signs as ray_segment's), and
 // ray_segment for the walls whose ends are not strictly on one side.
@@ -86,16 +94,9 @@ CS_AVX2 void loose_avx2(const SectorIndex& x, std::uint32_t start, std::uint32_t
   const __m256d vdx = _mm256_set1_pd(dx), vdy = _mm256_set1_pd(dy), zero = _mm256_setzero_pd();
   std::uint32_t i = start;
   for (; i + 4 <= start + n; i += 4) {
-    auto split = [](const double* v, __m256d& px, __m256d& py) CS_AVX2 {
-      const __m256d a = _mm256_loadu_pd(v), b = _mm256_loadu_pd(v + 4);  // x0 y0 x1 y1, x2 y2 x3 y3
-      const __m256d lo = _mm256_permute2f128_pd(a, b, 0x20),
-                    hi = _mm256_permute2f128_pd(a, b, 0x31);
-      px = _mm256_unpacklo_pd(lo, hi);  // lo: x0 y0 x2 y2, hi: x1 y1 x3 y3 -> x0 x1 x2 x3
-      py = _mm256_unpackhi_pd(lo, hi);
-    };
     __m256d ax, ay, bx, by;
-    split(x.va.data() + 2 * i, ax, ay);
-    split(x.vb.data() + 2 * i, bx, by);
+    split_points(x.va.data() + 2 * i, ax, ay);
+    split_points(x.vb.data() + 2 * i, bx, by);
     const __m256d sa = _mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(ax, vox), vdy),
                                      _mm256_mul_pd(_mm256_sub_pd(ay, voy), vdx));
     const __m256d sb = _mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(bx, vox), vdy),
@@ -211,6 +212,58 @@ double cast_ray(const SectorIndex& x, const SectorIndex::Rec* recs, float ox, fl
     cast_piece(x, start, len, ox, oy, dx, dy, best);
   });
   return best;
+}
+
+// ------------------------------------------------------------ thick rays ---
+//
+// A disc of radius r swept along the ray meets a wall only where the wall comes within r
+// of the ray's line: ray_capsule's own screen (capsule_out_of_reach) drops every wall
+// whose two ends lie more than r on one side. The index for radius >= r is made for cells
+// grown by r, so every line parallel to the ray within r + band_eps of it crosses each
+// piece at most once. Along a piece, the vertices more than rr = r + band_eps on one side
+// of the ray's line then form a prefix, those more than rr on the other side a suffix,
+// and the walls in between are the only ones the disc can meet there: a search for the
+// last vertex of the prefix and the first of the suffix bounds them. Each candidate takes
+// ray_capsule itself, so the distances are the walk's. (Walls outside the bounds have
+// both ends beyond r + band_eps - rounding on one side: the walk's screen drops them.)
+
+// Vertex k of the piece whose last wall is `last`: wall k's a, or for k = last + 1 the
+// last wall's b (joined walls share their vertices bit for bit).
+inline double vertex_side(const SectorIndex& x, std::uint32_t k, std::uint32_t last, double ox,
+                          double oy, double dx, double dy) {
+  return k <= last ? side_of(x.va.data(), k, ox, oy, dx, dy)
+                   : side_of(x.vb.data(), last, ox, oy, dx, dy);
+}
+
+// Class of a side value: +1 beyond rr on the left, -1 beyond rr on the right, 0 between.
+inline int side_class(double s, double rr) { return s > rr ? 1 : (s < -rr ? -1 : 0); }
+
+// For vertices lo < hi with lo "in" and hi not, where f(k) = c s_k - e and "in" is f > 0
+// (or f >= 0 with `closed`): a vertex k in [lo, hi) in, with k + 1 not (secant guesses,
+// then halving).
+std::uint32_t band_edge(const SectorIndex& x, std::uint32_t lo, std::uint32_t hi, double flo,
+                        double fhi, double c, double e, bool closed, std::uint32_t last, double ox,
+                        double oy, double dx, double dy) {
+  int tries = 0;
+  while (hi - lo > 1) {
+    std::uint32_t g;
+    if (tries++ < 3) {
+      const double f = flo / (flo - fhi) * static_cast<double>(hi - lo);
+      g = lo +
+          static_cast<std::uint32_t>(std::min(std::max(f, 1.0), static_cast<double>(hi - lo - 1)));
+    } else {
+      g = lo + (hi - lo) / 2;
+    }
+    const double fg = c * vertex_side(x, g, last, ox, oy, dx, dy) - e;
+    if (closed ? fg >= 0.0 : fg > 0.0) {
+      lo = g;
+      flo = fg;
+    } else {
+      hi = g;
+      fhi = fg;
+    }
+  }
+  return lo;
 }
 
 inline const SectorIndex::Rec* cell_records(const SectorIndex& x, float ox, float oy) {
@@ -426,6 +479,387 @@ CS_AVX2 void sector_agent_avx2(const SectorIndex& x, float ox, float oy, const d
 }
 #endif
 
+// ------------------------------------------------------------ thick rays, cast ---
+//
+// An agent's thick rays in three passes. First each ray's candidates: the walls its
+// pieces' band searches leave, and its loose walls, each with a lower bound of its entry
+// (thick_wall). Then every ray's candidate of least bound is solved (ray_capsule), and
+// last every other candidate whose bound can still lower its ray's best. The solves run
+// four (ray, wall) pairs at a time in AVX2 double lanes with ray_capsule's own operations,
+// branch-free (a ray's branches through the pieces and the capsule cases were what a
+// thick ray spent most of its time on, mispredicted).
+
+// The candidates of one agent's rays, ray by ray, and the pairs to solve.
+struct ThickScratch {
+  static constexpr std::size_t kMax = 2048;
+  double lb[kMax];
+  std::uint32_t wall[kMax];
+  std::uint32_t ray[kMax];
+  std::size_t n = 0;
+  std::uint32_t pair_wall[kMax + 4], pair_ray[kMax + 4];
+  std::size_t pairs = 0;
+  static constexpr std::size_t kBins = 256;
+  int bin[kBins];      // the rays' sectors (the first kBins rays; the rest compute theirs)
+  bool lanes = false;  // AVX2 gathers and solves
+};
+
+// Whether bound lb can still lower best: a margin far above the rounding of the bounds and
+// of a solve (a grazing solve's quotient loses digits: about 1e-16 |a| / |den| of t).
+inline bool may_lower(double lb, double best) { return lb <= best * (1.0 + 1e-9) + 1e-9; }
+
+inline double solve_wall(const SectorIndex& x, std::uint32_t i, double ox, double oy, double dx,
+                         double dy, double r, double above) {
+  return ray_capsule(x.va[2 * i] - ox, x.va[2 * i + 1] - oy, x.vb[2 * i] - ox, x.vb[2 * i + 1] - oy,
+                     r, dx, dy, above);
+}
+
+// Wall i as a candidate of ray j, with a lower bound of its entry: the disc touches a
+// point (t, s) of the wall (along the ray, from its line) at t - sqrt(r^2 - s^2) at the
+// earliest, so at no less than the wall's least t minus sqrt(r^2 - s'^2), s' the least
+// |s| on the wall (0 when it crosses the line). A wall more than r to one side, or more
+// than r behind the origin, is none (ray_capsule's own screen drops it too). When the
+// list is full the wall is solved at once.
+inline void thick_wall(const SectorIndex& x, std::uint32_t i, std::uint32_t j, double ox, double oy,
+                       double dx, double dy, double r, double above, double& best,
+                       ThickScratch& c) {
+  const double ax = x.va[2 * i] - ox, ay = x.va[2 * i + 1] - oy;
+  const double bx = x.vb[2 * i] - ox, by = x.vb[2 * i + 1] - oy;
+  const double sa = line_side(ax, ay, dx, dy), sb = line_side(bx, by, dx, dy);
+  const double near_s = same_side(sa, sb) ? std::min(std::fabs(sa), std::fabs(sb)) : 0.0;
+  if (near_s > r) return;
+  const double pa = ax * dx + ay * dy, pb = bx * dx + by * dy;
+  if (pa < -r && pb < -r) return;
+  const double lb = std::min(pa, pb) - std::sqrt(r * r - near_s * near_s);
+  if (!may_lower(lb, best)) return;
+  if (c.n == ThickScratch::kMax) {
+    best = std::min(best, ray_capsule(ax, ay, bx, by, r, dx, dy, above));
+    return;
+  }
+  c.lb[c.n] = lb;
+  c.wall[c.n] = i;
+  c.ray[c.n++] = j;
+}
+
+#if defined(CONTEXTSTEER_AVX2)
+// thick_wall for walls [start, start + n), four at a time in double lanes. The bounds may
+// differ from the scalar ones by rounding, far inside may_lower's margin, so the answer
+// does not.
+CS_AVX2 void gather_avx2(const SectorIndex& x, std::uint32_t start, std::uint32_t n,
+                         std::uint32_t j, double ox, double oy, double dx, double dy, double r,
+                         double above, double& best, ThickScratch& c) {
+  const __m256d vox = _mm256_set1_pd(ox), voy = _mm256_set1_pd(oy);
+  const __m256d vdx = _mm256_set1_pd(dx), vdy = _mm256_set1_pd(dy), zero = _mm256_setzero_pd();
+  const __m256d vr = _mm256_set1_pd(r), nr = _mm256_set1_pd(-r), r2 = _mm256_set1_pd(r * r);
+  const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+  const __m256d limit = _mm256_set1_pd(best * (1.0 + 1e-9) + 1e-9);
+  // Chunks of four walls; the last is moved back to stay in the arrays (x.walls >= 4) and
+  // its lanes outside [i, start + n) are masked.
+  const auto top = static_cast<std::uint32_t>(x.walls - 4);
+  for (std::uint32_t i = start; i < start + n; i += 4) {
+    const std::uint32_t base = std::min(i, top);
+    const std::uint32_t e = std::min(start + n - base, 4u);
+    const unsigned valid = ((1u << e) - 1u) & ~((1u << (i - base)) - 1u);
+    __m256d ax, ay, bx, by;
+    split_points(x.va.data() + 2 * base, ax, ay);
+    split_points(x.vb.data() + 2 * base, bx, by);
+    ax = _mm256_sub_pd(ax, vox);
+    ay = _mm256_sub_pd(ay, voy);
+    bx = _mm256_sub_pd(bx, vox);
+    by = _mm256_sub_pd(by, voy);
+    const __m256d sa = _mm256_sub_pd(_mm256_mul_pd(ax, vdy), _mm256_mul_pd(ay, vdx));
+    const __m256d sb = _mm256_sub_pd(_mm256_mul_pd(bx, vdy), _mm256_mul_pd(by, vdx));
+    const __m256d pa = _mm256_add_pd(_mm256_mul_pd(ax, vdx), _mm256_mul_pd(ay, vdy));
+    const __m256d pb = _mm256_add_pd(_mm256_mul_pd(bx, vdx), _mm256_mul_pd(by, vdy));
+    const __m256d same = _mm256_or_pd(
+        _mm256_and_pd(_mm256_cmp_pd(sa, zero, _CMP_GT_OQ), _mm256_cmp_pd(sb, zero, _CMP_GT_OQ)),
+        _mm256_and_pd(_mm256_cmp_pd(sa, zero, _CMP_LT_OQ), _mm256_cmp_pd(sb, zero, _CMP_LT_OQ)));
+    const __m256d near_s =
+        _mm256_and_pd(same, _mm256_min_pd(_mm256_and_pd(sa, absm), _mm256_and_pd(sb, absm)));
+    const __m256d behind =
+        _mm256_and_pd(_mm256_cmp_pd(pa, nr, _CMP_LT_OQ), _mm256_cmp_pd(pb, nr, _CMP_LT_OQ));
+    const __m256d h2 = _mm256_max_pd(_mm256_sub_pd(r2, _mm256_mul_pd(near_s, near_s)), zero);
+    const __m256d lb = _mm256_sub_pd(_mm256_min_pd(pa, pb), _mm256_sqrt_pd(h2));
+    const __m256d keep =
+        _mm256_andnot_pd(_mm256_or_pd(behind, _mm256_cmp_pd(near_s, vr, _CMP_GT_OQ)),
+                         _mm256_cmp_pd(lb, limit, _CMP_LE_OQ));
+    unsigned m = static_cast<unsigned>(_mm256_movemask_pd(keep)) & valid;
+    if (!m) continue;
+    alignas(32) double l4[4];
+    _mm256_store_pd(l4, lb);
+    while (m) {
+      const int l = __builtin_ctz(m);
+      m &= m - 1;
+      const std::uint32_t wall = base + static_cast<std::uint32_t>(l);
+      if (c.n == ThickScratch::kMax) {
+        best = std::min(best, solve_wall(x, wall, ox, oy, dx, dy, r, above));
+        continue;
+      }
+      c.lb[c.n] = l4[l];
+      c.wall[c.n] = wall;
+      c.ray[c.n++] = j;
+    }
+  }
+}
+
+// ray_segment in four lanes with its operations; lanes whose segment lies on the ray's
+// line (den == 0 without a side: the collinear case) are marked in `odd` for the scalar
+// solve.
+CS_AVX2 inline __m256d segment_lanes(__m256d ax, __m256d ay, __m256d bx, __m256d by, __m256d dx,
+                                     __m256d dy, __m256d& odd) {
+  const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd(kInf);
+  const __m256d sa = _mm256_sub_pd(_mm256_mul_pd(ax, dy), _mm256_mul_pd(ay, dx));
+  const __m256d sb = _mm256_sub_pd(_mm256_mul_pd(bx, dy), _mm256_mul_pd(by, dx));
+  const __m256d same = _mm256_or_pd(
+      _mm256_and_pd(_mm256_cmp_pd(sa, zero, _CMP_GT_OQ), _mm256_cmp_pd(sb, zero, _CMP_GT_OQ)),
+      _mm256_and_pd(_mm256_cmp_pd(sa, zero, _CMP_LT_OQ), _mm256_cmp_pd(sb, zero, _CMP_LT_OQ)));
+  const __m256d den = _mm256_sub_pd(sa, sb);
+  odd = _mm256_or_pd(odd, _mm256_andnot_pd(same, _mm256_cmp_pd(den, zero, _CMP_EQ_OQ)));
+  const __m256d t = _mm256_div_pd(_mm256_sub_pd(_mm256_mul_pd(ax, by), _mm256_mul_pd(ay, bx)), den);
+  const __m256d hit =
+      _mm256_blendv_pd(inf, _mm256_add_pd(t, zero), _mm256_cmp_pd(t, zero, _CMP_GE_OQ));
+  return _mm256_blendv_pd(hit, inf, same);
+}
+
+// ray_circle in four lanes with its operations.
+CS_AVX2 inline __m256d circle_lanes(__m256d qx, __m256d qy, __m256d r, __m256d r2, __m256d dx,
+                                    __m256d dy) {
+  const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd(kInf);
+  const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+  const __m256d c = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(qx, qx), _mm256_mul_pd(qy, qy)), r2);
+  const __m256d b = _mm256_add_pd(_mm256_mul_pd(qx, dx), _mm256_mul_pd(qy, dy));
+  const __m256d e =
+      _mm256_and_pd(_mm256_sub_pd(_mm256_mul_pd(qx, dy), _mm256_mul_pd(qy, dx)), absm);
+  const __m256d disc = _mm256_mul_pd(_mm256_sub_pd(r, e), _mm256_add_pd(r, e));
+  __m256d t = _mm256_div_pd(c, _mm256_add_pd(b, _mm256_sqrt_pd(_mm256_max_pd(disc, zero))));
+  t = _mm256_blendv_pd(t, inf, _mm256_cmp_pd(disc, zero, _CMP_LT_OQ));
+  t = _mm256_blendv_pd(t, inf, _mm256_cmp_pd(b, zero, _CMP_LE_OQ));
+  return _mm256_blendv_pd(t, zero, _mm256_cmp_pd(c, zero, _CMP_LE_OQ));
+}
+
+// ray_capsule(a, b, r, d, tmax) in four lanes with its operations (a, b relative to the
+// origin); `odd` marks the lanes to solve with the scalar code (the collinear case).
+CS_AVX2 __m256d capsule_lanes(__m256d ax, __m256d ay, __m256d bx, __m256d by, double r, __m256d dx,
+                              __m256d dy, double tmax, __m256d& odd) {
+  const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+  const __m256d inf = _mm256_set1_pd(kInf), sign = _mm256_set1_pd(-0.0);
+  const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+  const __m256d vr = _mm256_set1_pd(r), nr = _mm256_set1_pd(-r), r2 = _mm256_set1_pd(r * r);
+  // capsule_out_of_reach
+  const __m256d sa = _mm256_sub_pd(_mm256_mul_pd(ax, dy), _mm256_mul_pd(ay, dx));
+  const __m256d sb = _mm256_sub_pd(_mm256_mul_pd(bx, dy), _mm256_mul_pd(by, dx));
+  __m256d out = _mm256_or_pd(
+      _mm256_and_pd(_mm256_cmp_pd(sa, vr, _CMP_GT_OQ), _mm256_cmp_pd(sb, vr, _CMP_GT_OQ)),
+      _mm256_and_pd(_mm256_cmp_pd(sa, nr, _CMP_LT_OQ), _mm256_cmp_pd(sb, nr, _CMP_LT_OQ)));
+  const __m256d pa = _mm256_add_pd(_mm256_mul_pd(ax, dx), _mm256_mul_pd(ay, dy));
+  const __m256d pb = _mm256_add_pd(_mm256_mul_pd(bx, dx), _mm256_mul_pd(by, dy));
+  out = _mm256_or_pd(
+      out, _mm256_and_pd(_mm256_cmp_pd(pa, nr, _CMP_LT_OQ), _mm256_cmp_pd(pb, nr, _CMP_LT_OQ)));
+  out = _mm256_or_pd(out, _mm256_cmp_pd(_mm256_sub_pd(_mm256_min_pd(pa, pb), vr),
+                                        _mm256_set1_pd(tmax), _CMP_GT_OQ));
+  // inside_capsule(closest_on_segment(a, b, 0, 0), r)
+  const __m256d ex = _mm256_sub_pd(bx, ax), ey = _mm256_sub_pd(by, ay);
+  const __m256d len2 = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
+  const __m256d num = _mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(zero, ax), ex),
+                                    _mm256_mul_pd(_mm256_sub_pd(zero, ay), ey));
+  const __m256d u =
+      _mm256_blendv_pd(zero, _mm256_div_pd(num, len2), _mm256_cmp_pd(len2, zero, _CMP_GT_OQ));
+  const __m256d lo = _mm256_cmp_pd(u, zero, _CMP_LE_OQ), hi = _mm256_cmp_pd(u, one, _CMP_GE_OQ);
+  __m256d qx = _mm256_add_pd(ax, _mm256_mul_pd(u, ex));
+  __m256d qy = _mm256_add_pd(ay, _mm256_mul_pd(u, ey));
+  qx = _mm256_blendv_pd(_mm256_blendv_pd(qx, bx, hi), ax, lo);
+  qy = _mm256_blendv_pd(_mm256_blendv_pd(qy, by, hi), ay, lo);
+  const __m256d inside =
+      _mm256_cmp_pd(_mm256_add_pd(_mm256_mul_pd(qx, qx), _mm256_mul_pd(qy, qy)), r2, _CMP_LE_OQ);
+  // capsule_entry_solve
+  const __m256d s = _mm256_div_pd(vr, _mm256_sqrt_pd(len2));
+  const __m256d nx = _mm256_mul_pd(_mm256_xor_pd(ey, sign), s), ny = _mm256_mul_pd(ex, s);
+  const __m256d rh = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(ey, ax), _mm256_mul_pd(ex, ay)), s);
+  const __m256d clear =
+      _mm256_cmp_pd(_mm256_and_pd(rh, absm), _mm256_set1_pd(r * r * (1.0 + 1e-9)), _CMP_GT_OQ);
+  const __m256d circ =
+      _mm256_min_pd(circle_lanes(ax, ay, vr, r2, dx, dy), circle_lanes(bx, by, vr, r2, dx, dy));
+  __m256d odd_solve = zero;
+  const __m256d plus =
+      segment_lanes(_mm256_add_pd(ax, nx), _mm256_add_pd(ay, ny), _mm256_add_pd(bx, nx),
+                    _mm256_add_pd(by, ny), dx, dy, odd_solve);
+  const __m256d minus =
+      segment_lanes(_mm256_sub_pd(ax, nx), _mm256_sub_pd(ay, ny), _mm256_sub_pd(bx, nx),
+                    _mm256_sub_pd(by, ny), dx, dy, odd_solve);
+  // Clear of the offset line on its side: that side (plus, or minus when rh < 0; the
+  // scalar code negates n, and a + (-n) is a - n bit for bit), the discs when it misses.
+  const __m256d side = _mm256_blendv_pd(plus, minus, _mm256_cmp_pd(rh, zero, _CMP_LT_OQ));
+  const __m256d t_clear = _mm256_blendv_pd(side, circ, _mm256_cmp_pd(side, inf, _CMP_EQ_OQ));
+  const __m256d t_near = _mm256_min_pd(_mm256_min_pd(circ, plus), minus);
+  __m256d t = _mm256_blendv_pd(t_near, t_clear, clear);
+  t = _mm256_blendv_pd(t, zero, inside);
+  odd = _mm256_andnot_pd(_mm256_or_pd(out, inside), odd_solve);
+  return _mm256_blendv_pd(t, inf, out);
+}
+
+// Solves the pairs (pair_ray, pair_wall) of c, four at a time, into best.
+CS_AVX2 void solve_pairs_avx2(const SectorIndex& x, ThickScratch& c, const double* dxs,
+                              const double* dys, double ox, double oy, double r, double above,
+                              double* best) {
+  const __m256d vox = _mm256_set1_pd(ox), voy = _mm256_set1_pd(oy);
+  for (std::size_t l = c.pairs; l < ((c.pairs + 3) & ~std::size_t{3}); ++l) {
+    c.pair_wall[l] = c.pair_wall[c.pairs - 1];
+    c.pair_ray[l] = c.pair_ray[c.pairs - 1];
+  }
+  for (std::size_t p = 0; p < c.pairs; p += 4) {
+    const std::uint32_t* rj = c.pair_ray + p;
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c.pair_wall + p));
+    const Lanes2 a = load_points(x.va.data(), w), b = load_points(x.vb.data(), w);
+    const __m256d dx = _mm256_setr_pd(dxs[rj[0]], dxs[rj[1]], dxs[rj[2]], dxs[rj[3]]);
+    const __m256d dy = _mm256_setr_pd(dys[rj[0]], dys[rj[1]], dys[rj[2]], dys[rj[3]]);
+    __m256d odd = _mm256_setzero_pd();
+    const __m256d t =
+        capsule_lanes(_mm256_sub_pd(a.x, vox), _mm256_sub_pd(a.y, voy), _mm256_sub_pd(b.x, vox),
+                      _mm256_sub_pd(b.y, voy), r, dx, dy, above, odd);
+    alignas(32) double t4[4];
+    _mm256_store_pd(t4, t);
+    const int odd_m = _mm256_movemask_pd(odd);
+    for (std::size_t l = 0; l < 4 && p + l < c.pairs; ++l) {
+      const double v = (odd_m >> l) & 1 ? solve_wall(x, c.pair_wall[p + l], ox, oy, dxs[rj[l]],
+                                                     dys[rj[l]], r, above)
+                                        : t4[l];
+      best[rj[l]] = std::min(best[rj[l]], v);
+    }
+  }
+  c.pairs = 0;
+}
+#endif
+
+// The walls [start, start + n) as candidates of ray j.
+inline void gather_run(const SectorIndex& x, std::uint32_t start, std::uint32_t n, std::uint32_t j,
+                       double ox, double oy, double dx, double dy, double r, double above,
+                       double& best, ThickScratch& c) {
+#if defined(CONTEXTSTEER_AVX2)
+  if (x.walls >= 4 && c.lanes) {
+    gather_avx2(x, start, n, j, ox, oy, dx, dy, r, above, best, c);
+    return;
+  }
+#endif
+  for (std::uint32_t i = start; i < start + n; ++i)
+    thick_wall(x, i, j, ox, oy, dx, dy, r, above, best, c);
+}
+
+// One piece's candidates for ray j.
+void thick_piece(const SectorIndex& x, std::uint32_t start, std::uint32_t len, std::uint32_t j,
+                 double ox, double oy, double dx, double dy, double r, double rr, double above,
+                 double& best, ThickScratch& cand) {
+  if (len & SectorIndex::kLoose) {
+    gather_run(x, start, len & ~SectorIndex::kLoose, j, ox, oy, dx, dy, r, above, best, cand);
+    return;
+  }
+  const std::uint32_t last = start + len - 1, end = start + len;
+  const double s0 = vertex_side(x, start, last, ox, oy, dx, dy);
+  const double s1 = vertex_side(x, end, last, ox, oy, dx, dy);
+  const int c0 = side_class(s0, rr), c1 = side_class(s1, rr);
+  if (c0 != 0 && c0 == c1) return;   // every vertex beyond rr on that side
+  std::uint32_t a = start, b = end;  // candidates: walls [a, b)
+  if (c0 != 0) {
+    // The last vertex of the prefix beyond rr on c0's side (f = c0 s - rr > 0).
+    a = band_edge(x, start, end, c0 * s0 - rr, c0 * s1 - rr, c0, rr, false, last, ox, oy, dx, dy);
+  }
+  if (c1 != 0) {
+    // The first vertex of the suffix beyond rr on c1's side: one after the last vertex
+    // from a that is not (f = rr - c1 s >= 0).
+    const double sa = vertex_side(x, a, last, ox, oy, dx, dy);
+    b = band_edge(x, a, end, rr - c1 * sa, rr - c1 * s1, -c1, -rr, true, last, ox, oy, dx, dy) + 1;
+  }
+  gather_run(x, a, b - a, j, ox, oy, dx, dy, r, above, best, cand);
+}
+
+// Solves the pairs of c one by one (without AVX2).
+void solve_pairs_scalar(const SectorIndex& x, ThickScratch& c, const double* dxs, const double* dys,
+                        double ox, double oy, double r, double above, double* best) {
+  for (std::size_t p = 0; p < c.pairs; ++p) {
+    const std::uint32_t j = c.pair_ray[p];
+    best[j] = std::min(best[j], solve_wall(x, c.pair_wall[p], ox, oy, dxs[j], dys[j], r, above));
+  }
+  c.pairs = 0;
+}
+
+void solve_pairs(const SectorIndex& x, ThickScratch& c, const double* dxs, const double* dys,
+                 double ox, double oy, double r, double above, double* best) {
+  if (c.pairs == 0) return;
+#if defined(CONTEXTSTEER_AVX2)
+  if (c.lanes) {
+    solve_pairs_avx2(x, c, dxs, dys, ox, oy, r, above, best);
+    return;
+  }
+#endif
+  solve_pairs_scalar(x, c, dxs, dys, ox, oy, r, above, best);
+}
+
+// The agent's thick rays: candidates, then each ray's least bound solved, then the rest
+// whose bounds can still lower their rays' best.
+void thick_agent(const SectorIndex& x, float ox, float oy, const double* dxs, const double* dys,
+                 std::size_t k, float L, float rf, double* best, ThickScratch& c) {
+  const SectorIndex::Rec* recs = cell_records(x, ox, oy);
+  const double above = std::nextafter(static_cast<double>(L), static_cast<double>(kInf));
+  const double r = rf, rr = r + x.band_eps;
+  c.n = 0;
+  c.pairs = 0;
+  // Each ray's record and its pieces are fetched for all rays before the first is cast:
+  // read ray by ray, each waited on memory twice (on random origins most of its time).
+  for (std::size_t j = 0; j < k; ++j) {
+    best[j] = above;
+    const int b = bin_of(static_cast<float>(dxs[j]), static_cast<float>(dys[j]));
+    c.bin[j % ThickScratch::kBins] = b;
+    __builtin_prefetch(recs + b);
+  }
+  for (std::size_t j = 0; j < k; ++j) {
+    const SectorIndex::Rec rec = recs[c.bin[j % ThickScratch::kBins]];
+    if (rec.len & SectorIndex::kMany) {
+      __builtin_prefetch(x.ps.data() + rec.start);
+      __builtin_prefetch(x.pl.data() + rec.start);
+    } else {
+      __builtin_prefetch(x.va.data() + 2 * rec.start);
+    }
+  }
+  for (std::size_t j0 = 0; j0 < k;) {
+    // Rays [j0, j1): while the list has room for 512 more candidates (a ray with more
+    // solves its overflow as it is met).
+    std::size_t j1 = j0;
+    for (; j1 < k && c.n + 512 <= ThickScratch::kMax; ++j1) {
+      const double dx = dxs[j1], dy = dys[j1];
+      const auto jj = static_cast<std::uint32_t>(j1);
+      const int bin = j1 < ThickScratch::kBins
+                          ? c.bin[j1]
+                          : bin_of(static_cast<float>(dx), static_cast<float>(dy));
+      for_pieces(x, recs[bin], [&](std::uint32_t start, std::uint32_t len) {
+        thick_piece(x, start, len, jj, ox, oy, dx, dy, r, rr, above, best[j1], c);
+      });
+    }
+    // Each ray's candidate of least bound (the candidates come ray by ray).
+    std::size_t q = 0;
+    while (q < c.n) {
+      const std::uint32_t j = c.ray[q];
+      std::size_t m = q, e = q + 1;
+      for (; e < c.n && c.ray[e] == j; ++e)
+        if (c.lb[e] < c.lb[m]) m = e;
+      if (may_lower(c.lb[m], best[j])) {
+        c.pair_wall[c.pairs] = c.wall[m];
+        c.pair_ray[c.pairs++] = j;
+      }
+      c.lb[m] = kInf;  // solved (or not needed)
+      q = e;
+    }
+    solve_pairs(x, c, dxs, dys, ox, oy, r, above, best);
+    // The rest that can still lower their ray's best.
+    for (std::size_t p = 0; p < c.n; ++p) {
+      const std::uint32_t j = c.ray[p];
+      c.pair_wall[c.pairs] = c.wall[p];
+      c.pair_ray[c.pairs] = j;
+      c.pairs += may_lower(c.lb[p], best[j]) ? 1 : 0;
+    }
+    solve_pairs(x, c, dxs, dys, ox, oy, r, above, best);
+    c.n = 0;
+    j0 = j1;
+  }
+}
+
 // ------------------------------------------------------------------ build ---
 
 }  // namespace
@@ -543,9 +977,10 @@ struct BinPieces {
 
 }  // namespace
 
-std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t layers,
-                                                 float reach) {
+std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t layers, float reach,
+                                                 float radius) {
   if (!(reach > 0.0f) || !std::isfinite(reach)) return nullptr;
+  if (!(radius >= 0.0f) || !std::isfinite(radius)) return nullptr;
   const auto lay = w.obstacle_layers();
   for (std::size_t c = 0; c < w.circle_count(); ++c)
     if (lay[static_cast<std::size_t>(w.circle_obstacle()[c])] & layers) return nullptr;
@@ -567,11 +1002,24 @@ std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t l
   x->reach = reach;
   const double R = reach;
   const double scale =
-      std::max({std::fabs(xmin), std::fabs(xmax), std::fabs(ymin), std::fabs(ymax)}) + R;
+      std::max({std::fabs(xmin), std::fabs(xmax), std::fabs(ymin), std::fabs(ymax)}) + R +
+      static_cast<double>(radius);
   // Origins are placed in cells in float32: a few ulps of the scene's coordinates.
   x->pad = 1e-3 + 0x1p-18 * scale;
-  const double pad = x->pad;
-  double cell = std::max(R * kCellPerReach, static_cast<double>(w.grid().cell));
+  x->radius = radius;
+  // A side value's rounding is below 1e-15 of the scale; the band's margin is far above
+  // it and far below the pad.
+  x->band_eps = radius > 0.0f ? 1e-12 * (scale + static_cast<double>(radius)) : 0.0;
+  // Thick rays: a wall within r of a ray from the cell is met by a thin ray of the same
+  // direction from the cell grown by r, so lists and pieces are made for the grown cell
+  // (every line at a distance up to r + band_eps from an origin of the cell passes through
+  // it, and crosses each piece at most once).
+  const double pad =
+      x->pad + (radius > 0.0f ? static_cast<double>(radius) + 2.0 * x->band_eps : 0.0);
+  // Thick rays: cells at least the radius wide (a cell grown by r on each side is mostly
+  // growth below that, and lists every wall in (2 r / cell)^2 times as many cells).
+  double cell = std::max(
+      {R * kCellPerReach, static_cast<double>(w.grid().cell), static_cast<double>(radius)});
   // The box: the walls' box grown by a cell (a ray from further out walks the grid).
   auto fit = [&](double s) {
     const double nx = std::floor((xmax - xmin) / s) + 3, ny = std::floor((ymax - ymin) / s) + 3;
@@ -717,18 +1165,31 @@ std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t l
   return x;
 }
 
-const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach, std::size_t rays,
-                               bool force) {
+float sector_radius(float radius) {
+  if (!(radius > 0.0f)) return 0.0f;
+  // 2^(n/4): the least step at or above the radius (to 1e-6, so a step is its own radius).
+  const double n = std::ceil(4.0 * std::log2(static_cast<double>(radius)) - 1e-6);
+  const float step = static_cast<float>(std::exp2(n / 4.0));
+  return std::max(step, radius);
+}
+
+const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach, float radius,
+                               std::size_t rays, bool force) {
   const SectorCache& cache = w.sectors();
   const SectorIndex* idx = nullptr;
-  if (cache.find(layers, reach, idx)) return idx;
+  const float built_radius = sector_radius(radius);
+  if (cache.find(layers, reach, built_radius, idx)) return idx;
   if (!force) {
     // Ski rental: walk until the rays walked have cost about what a build would, then build.
+    // A thick index lists each wall in the cells grown by its radius too.
     const double cell =
-        std::max(static_cast<double>(reach) * kCellPerReach, static_cast<double>(w.grid().cell));
+        std::max({static_cast<double>(reach) * kCellPerReach, static_cast<double>(w.grid().cell),
+                  static_cast<double>(built_radius)});
+    const double grown = 1.0 + 2.0 * static_cast<double>(built_radius) / std::max(cell, 1e-9);
     const double work = static_cast<double>(w.segment_count()) * kBins *
-                        (1.0 + static_cast<double>(reach) / std::max(cell, 1e-9));
-    if (static_cast<double>(cache.add_walked(rays)) < kAutoRays * work) return nullptr;
+                        (1.0 + static_cast<double>(reach) / std::max(cell, 1e-9)) * grown;
+    if (static_cast<double>(cache.add_walked(built_radius, rays)) < kAutoRays * work)
+      return nullptr;
   }
   // One build at a time; meanwhile the other threads walk.
   if (!cache.begin_build()) return nullptr;
@@ -736,9 +1197,9 @@ const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach
     const SectorCache& c;
     ~Release() { c.end_build(); }
   } release{cache};
-  if (cache.find(layers, reach, idx)) return idx;
-  std::shared_ptr<const SectorIndex> built(build_sectors(w, layers, reach));
-  return cache.store(layers, reach, std::move(built));
+  if (cache.find(layers, reach, built_radius, idx)) return idx;
+  std::shared_ptr<const SectorIndex> built(build_sectors(w, layers, reach, built_radius));
+  return cache.store(layers, reach, built_radius, std::move(built));
 }
 
 void sector_agent(const SectorIndex& idx, float ox, float oy, const double* dx, const double* dy,
@@ -762,6 +1223,14 @@ void sector_agent_scalar(const SectorIndex& idx, float ox, float oy, const doubl
   }
 }
 
+void sector_agent_thick(const SectorIndex& idx, float ox, float oy, const double* dx,
+                        const double* dy, std::size_t k, float L, float r, double* best,
+                        bool scalar) {
+  thread_local ThickScratch scratch;
+  scratch.lanes = !scalar && use_avx2();
+  thick_agent(idx, ox, oy, dx, dy, k, L, r, best, scratch);
+}
+
 }  // namespace contextsteer::detail
 
 namespace contextsteer {
@@ -771,7 +1240,7 @@ std::vector<SectorCache::Info> SectorCache::info() const {
   std::vector<Info> out;
   for (const auto& e : sets_) {
     const SectorIndex* x = e.index.get();
-    out.push_back({e.layers, e.reach, x != nullptr, x ? x->cell : 0.0, SectorIndex::kBins,
+    out.push_back({e.layers, e.reach, e.radius, x != nullptr, x ? x->cell : 0.0, SectorIndex::kBins,
                    x ? x->bytes() : 0, x ? x->walls : 0, x ? x->pieces : 0, x ? x->loose : 0});
   }
   return out;

@@ -39,6 +39,12 @@ struct SectorIndex {
 
   std::uint32_t layers = 0;  ///< the layer mask whose walls are listed
   float reach = 0.0f;        ///< R: rays up to this length may use the index
+  /// Thick rays (discs swept along the ray) up to this radius may use it: each cell is
+  /// grown by it for the lists and the pieces (0: thin rays only).
+  float radius = 0.0f;
+  /// Margin of the thick search's side classes (metres): more than the rounding of a side
+  /// value anywhere in the box, less than the growth beyond the radius.
+  double band_eps = 0.0;
   double x0 = 0.0, y0 = 0.0, cell = 0.0;
   float fx0 = 0.0f, fy0 = 0.0f, inv_cell = 0.0f;  ///< the same, for the cell lookup
   std::int32_t nx = 0, ny = 0;
@@ -61,15 +67,20 @@ namespace contextsteer::detail {
 /// The sector index of the world's segments in `layers` for rays up to `reach`; nullptr
 /// when it does not apply (circles in the layers, no segment, reach 0) or would exceed its
 /// memory budget (64 MB). Allocates; runs over the thread pool.
-std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t layers, float reach);
+std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t layers, float reach,
+                                                 float radius = 0.0f);
 
 /// The index to cast thin slot rays of length up to `reach` in `layers` on, or nullptr
 /// (walk the grid): with `force` (SlotMode::kSectors) it is built now if not cached; else
 /// only a cached one is returned, and `rays` (the rays the caller is about to walk) count
 /// towards the automatic build (sector_index.cpp, kAutoRays), which runs once enough
 /// rays have been walked to have paid for it. Thread-safe.
-const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach, std::size_t rays,
-                               bool force);
+const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach, float radius,
+                               std::size_t rays, bool force);
+
+/// The radius an index is built for when rays of `radius` need one: the next step of a
+/// quarter-octave ladder (2^(n/4) m), so agents of slightly different radii share one.
+float sector_radius(float radius);
 
 /// One agent's K rays (unit directions dx, dy, float32 values) from (ox, oy), inside the
 /// index's box, L <= reach: best[j] the closest hit distance in double (the walk's Best.t),
@@ -77,6 +88,15 @@ const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach
 /// both give the walk's double distances bit for bit.
 void sector_agent(const SectorIndex& idx, float ox, float oy, const double* dx, const double* dy,
                   std::size_t k, float L, double* best);
+
+/// sector_agent for thick rays of radius r (0 < r <= idx.radius): best[j] the least
+/// ray_capsule(..., tmax = L's next double) over the walls, the walk's double distance, or
+/// a value above L for none. Candidates from each piece's band search, solved in the order
+/// of a lower bound of their entries; the bounds and solves in AVX2 double lanes where
+/// use_avx2() and not `scalar` (the tests' switch), with the same bits either way.
+void sector_agent_thick(const SectorIndex& idx, float ox, float oy, const double* dx,
+                        const double* dy, std::size_t k, float L, float r, double* best,
+                        bool scalar = false);
 
 /// One wall of the build, in double.
 struct SectorWall {

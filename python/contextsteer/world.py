@@ -729,11 +729,13 @@ class World:
         strip index built by :func:`slot_raycast` for a fixed slot set, with ``slots`` (K),
         ``radius``, ``built`` (False when it would have exceeded its memory budget, then the
         rays walk the grid), ``strip_width`` and ``bytes``; ``'sectors'``, one dict per
-        sector index built for thin rays in any direction (``method='sectors'``, or 'auto'
-        with headings once it pays), with ``layers``, ``reach``, ``built`` (False when the
-        world has circles in those layers or the index would exceed 64 MB), ``cell``,
-        ``bins``, ``walls``, ``pieces`` (runs of walls searched as one), ``loose`` (walls
-        tested one by one) and ``bytes``. Adding obstacles drops them all.
+        sector index built for rays in any direction (``method='sectors'``, or 'auto'
+        with headings once it pays), with ``layers``, ``reach``, ``radius`` (0 for thin
+        rays; for thick rays the rung it was built for, serving every radius up to it),
+        ``built`` (False when the world has circles in those layers or the index would
+        exceed 64 MB), ``cell``, ``bins``, ``walls``, ``pieces`` (runs of walls searched
+        as one), ``loose`` (walls tested one by one) and ``bytes``. Adding obstacles drops
+        them all.
 
         Examples
         --------
@@ -925,18 +927,21 @@ def slot_raycast(
         How walls are found. 'strips' (fixed slot directions only, ``headings=None``):
         per slot direction the obstacles are sorted into thin strips parallel to it, and a
         ray scans the few entries of its strip that lie ahead; the cost per ray hardly
-        depends on the look-ahead. 'sectors' (thin rays, ``radius=0``, in any direction:
-        the rotated slots of ``headings``): per grid cell and sector of directions, the
-        walls a ray from there can meet, cut into pieces that a ray's line crosses at most
-        once, so a ray searches one or two pieces instead of walking; built on the first
-        call. 'gather' collects the walls within the look-ahead once per agent and tests
-        all K rays against them; 'per_ray' walks the grid along each ray, jumping over
-        empty cells. 'auto' uses 'strips' without headings when the longest look-ahead
-        spans at least 8 grid cells; with headings and ``radius=0`` it uses 'sectors' once
-        the index is built, and builds it once the rotated rays walked on the world have
-        cost about what the build does (so a one-off cast never pays for it); otherwise
-        'gather' for look-aheads of a few cells and 'per_ray' beyond. Results are the same
-        (bit for bit).
+        depends on the look-ahead. 'sectors' (rays in any direction: the rotated slots of
+        ``headings``): per grid cell and sector of directions, the walls a ray from there
+        can meet, cut into pieces that a ray's line crosses at most once, so a ray
+        searches one or two pieces instead of walking; built on the first call. Thick
+        rays (``radius > 0``) read an index whose cells are grown by the radius: a search
+        per piece bounds the walls within the radius of the ray's line, and those are
+        solved in the order of a lower bound of their entries. 'gather' collects the
+        walls within the look-ahead once per agent and tests all K rays against them;
+        'per_ray' walks the grid along each ray, jumping over empty cells. 'auto' uses
+        'strips' without headings when the longest look-ahead spans at least 8 grid
+        cells; with headings it uses 'sectors' once the index is built, and builds it
+        once the rotated rays walked on the world (of that radius) have cost about what
+        the build does (so a one-off cast never pays for it); otherwise 'gather' for
+        look-aheads of a few cells and 'per_ray' beyond. Results are the same (bit for
+        bit).
 
     Returns
     -------
@@ -951,13 +956,14 @@ def slot_raycast(
     in the strips it comes within ``radius`` of, 16 bytes an entry, strips a quarter of the
     median wall length wide. On the 10,000-wall racetrack with 16 slots that is 9.5 MB,
     built in about 20 ms; an index that would exceed 64 MB is built with wider strips, or
-    not at all (then 'per_ray' is used). 'sectors': one index per layer mask and reach
-    (the call's longest look-ahead), 128 sectors of directions and cells of about a
-    25th of the reach; on the 10,000-wall racetrack with 50 m rays that is 10 MB, built in
-    about 1 s on two threads. It is not built for worlds with circles in the rays' layers,
-    nor past 64 MB; agents whose look-ahead exceeds its reach, or that stand outside the
-    walls' box, walk. 'per_ray' with ``radius > 0``: a copy of the grid with every obstacle
-    grown by the radius.
+    not at all (then 'per_ray' is used). 'sectors': one index per layer mask, reach
+    (the call's longest look-ahead) and radius rung (thick rays read the index built for
+    the next 2^(n/4) m at or above their radius), 128 sectors of directions and cells of
+    about a 25th of the reach; on the 10,000-wall racetrack with 50 m rays that is 10 MB,
+    built in about 1 s on two threads (thin), 11–12 MB and 1–2 s for radii 0.3–1.5. It is
+    not built for worlds with circles in the rays' layers, nor past 64 MB; agents whose
+    look-ahead exceeds its reach, or that stand outside the walls' box, walk. 'per_ray'
+    with ``radius > 0``: a copy of the grid with every obstacle grown by the radius.
 
     Raises
     ------

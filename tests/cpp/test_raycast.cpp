@@ -377,6 +377,79 @@ TEST(SlotSectors, BothPathsGiveTheWalksDoubleDistances) {
   EXPECT_GT(through_vertex, 10u);
 }
 
+TEST(SlotSectors, ThickRaysGiveTheWalksDoubleDistancesOnBothPaths) {
+  // sector_agent_thick (band searches, bounds, solves in AVX2 lanes or one by one), agent
+  // by agent in double, against the walk's rule: the least ray_capsule over every wall up
+  // to L. Radii below the index's own (a rung serves the radii under it), origins beside
+  // walls at about the radius heading along them, and rays tangent to a vertex's disc.
+  std::mt19937 rng(7);
+  World w = sector_world(rng);
+  w.build_index();
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const float L = 12.0f, built = 0.8f;
+  const auto idx = detail::build_sectors(w, kAllLayers, L, built);
+  ASSERT_TRUE(idx);
+  EXPECT_EQ(idx->radius, built);
+  std::vector<float> pos, heads;
+  sector_rays(w, rng, pos, heads);
+  const auto walls = w.walls();
+  const std::size_t m = walls.size() / 4;
+  for (int g = 0; g < 120; ++g) {  // grazing starts
+    const std::size_t q = rng() % m;
+    const double ax = walls[4 * q], ay = walls[4 * q + 1], bx = walls[4 * q + 2],
+                 by = walls[4 * q + 3];
+    const double len = std::hypot(bx - ax, by - ay);
+    if (len == 0.0) continue;
+    const double ux = (bx - ax) / len, uy = (by - ay) / len, side = g % 2 ? 1.0 : -1.0;
+    const double off = (g % 3 == 0 ? 0.8 : 0.5) + (g % 4 == 0 ? 1e-7 : 0.0);
+    pos.insert(pos.end(), {static_cast<float>(ax - ux * 0.7 - side * uy * off),
+                           static_cast<float>(ay - uy * 0.7 + side * ux * off)});
+    heads.push_back(static_cast<float>(std::atan2(uy, ux)));
+  }
+  const auto slots = ring_slots(16);
+  std::vector<double> dx(16), dy(16), a(16), b(16);
+  std::size_t agents = 0, hits = 0;
+  for (const float r : {0.8f, 0.5f, 0.05f}) {
+    for (std::size_t i = 0; i < pos.size() / 2; ++i) {
+      const float ox = pos[2 * i], oy = pos[2 * i + 1];
+      if (!detail::sector_inside(*idx, ox, oy) || w.polygon_at({ox, oy}, kAllLayers) >= 0) continue;
+      const float c = static_cast<float>(std::cos(static_cast<double>(heads[i])));
+      const float s = static_cast<float>(std::sin(static_cast<double>(heads[i])));
+      for (int j = 0; j < 16; ++j) {
+        const float x = c * slots[2 * j] - s * slots[2 * j + 1];
+        const float y = s * slots[2 * j] + c * slots[2 * j + 1];
+        const double nrm = std::sqrt(static_cast<double>(x) * x + static_cast<double>(y) * y);
+        dx[j] = static_cast<float>(x / nrm);
+        dy[j] = static_cast<float>(y / nrm);
+      }
+      detail::sector_agent_thick(*idx, ox, oy, dx.data(), dy.data(), 16, L, r, a.data());
+      detail::sector_agent_thick(*idx, ox, oy, dx.data(), dy.data(), 16, L, r, b.data(), true);
+      const double above = std::nextafter(static_cast<double>(L), 1e300);
+      for (int j = 0; j < 16; ++j) {
+        double want = above;
+        for (std::size_t q = 0; q < m; ++q) {
+          want = std::min(want, ray_capsule(walls[4 * q] - static_cast<double>(ox),
+                                            walls[4 * q + 1] - static_cast<double>(oy),
+                                            walls[4 * q + 2] - static_cast<double>(ox),
+                                            walls[4 * q + 3] - static_cast<double>(oy), r, dx[j],
+                                            dy[j], above));
+        }
+        if (want <= L) {
+          ++hits;
+          EXPECT_EQ(a[j], want) << "r " << r << " agent " << i << " slot " << j << " (AVX2)";
+          EXPECT_EQ(b[j], want) << "r " << r << " agent " << i << " slot " << j << " (scalar)";
+        } else {
+          EXPECT_GT(a[j], L);
+          EXPECT_GT(b[j], L);
+        }
+      }
+      ++agents;
+    }
+  }
+  EXPECT_GT(agents, 500u);
+  EXPECT_GT(hits, 3000u);
+}
+
 TEST(SlotSectors, EveryPieceTurnsOneWayThroughLessThanAHalfTurn) {
   // cut_sector_run's pieces against a brute-force check from 81 points of the padded cell:
   // every wall of a piece turns the same way, clearly, and the piece turns through less

@@ -243,26 +243,33 @@ class SectorCache {
     clear();
     return *this;
   }
-  /// Whether an entry for `layers` reaching at least `reach` is held; `out` its index
+  /// Whether an entry for `layers` reaching at least `reach`, built for thick rays of
+  /// `radius` (a rung of sector_radius; 0 for thin rays), is held; `out` its index
   /// (nullptr when its build declined).
-  bool find(std::uint32_t layers, float reach, const SectorIndex*& out) const {
+  bool find(std::uint32_t layers, float reach, float radius, const SectorIndex*& out) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    const Entry* e = find_locked(layers, reach);
+    const Entry* e = find_locked(layers, reach, radius);
     if (e) out = e->index.get();
     return e != nullptr;
   }
-  /// Keeps `index` for (layers, reach) unless an entry covering it is held or the cache is
-  /// full (kMaxSets); returns the index held for them, or nullptr.
-  const SectorIndex* store(std::uint32_t layers, float reach,
+  /// Keeps `index` for (layers, reach, radius) unless an entry covering it is held or the
+  /// cache is full (kMaxSets); returns the index held for them, or nullptr.
+  const SectorIndex* store(std::uint32_t layers, float reach, float radius,
                            std::shared_ptr<const SectorIndex> index) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (const Entry* e = find_locked(layers, reach)) return e->index.get();
+    if (const Entry* e = find_locked(layers, reach, radius)) return e->index.get();
     if (sets_.size() >= kMaxSets) return nullptr;
-    sets_.push_back({layers, reach, std::move(index)});
+    sets_.push_back({layers, reach, radius, std::move(index)});
     return sets_.back().index.get();
   }
-  /// Adds n rays walked; the total since the last clear().
-  std::uint64_t add_walked(std::uint64_t n) const { return walked_.fetch_add(n) + n; }
+  /// Adds n rays of `radius` (a rung) walked; their total since the last clear().
+  std::uint64_t add_walked(float radius, std::uint64_t n) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [r, count] : walked_)
+      if (r == radius) return count += n;
+    walked_.emplace_back(radius, n);
+    return n;
+  }
   /// Claims the one build under way (false: another thread is building); end_build()
   /// releases it.
   bool begin_build() const { return !building_.exchange(true); }
@@ -270,12 +277,12 @@ class SectorCache {
   void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
     sets_.clear();
-    walked_.store(0);
+    walked_.clear();
   }
   /// What an entry holds (built = false when the build declined; then the rest is 0).
   struct Info {
     std::uint32_t layers;
-    float reach;
+    float reach, radius;
     bool built;
     double cell;
     int bins;
@@ -283,22 +290,22 @@ class SectorCache {
   };
   /// The entries held, in order of construction (defined in sector_index.cpp).
   std::vector<Info> info() const;
-  static constexpr std::size_t kMaxSets = 4;  ///< distinct (layers, reach) entries kept
+  static constexpr std::size_t kMaxSets = 4;  ///< distinct (layers, reach, radius) entries kept
 
  private:
   struct Entry {
     std::uint32_t layers;
-    float reach;
+    float reach, radius;
     std::shared_ptr<const SectorIndex> index;  // shared_ptr: SectorIndex is incomplete here
   };
-  const Entry* find_locked(std::uint32_t layers, float reach) const {
+  const Entry* find_locked(std::uint32_t layers, float reach, float radius) const {
     for (const auto& e : sets_)
-      if (e.layers == layers && e.reach >= reach) return &e;
+      if (e.layers == layers && e.reach >= reach && e.radius == radius) return &e;
     return nullptr;
   }
   mutable std::mutex mutex_;
   mutable std::vector<Entry> sets_;
-  mutable std::atomic<std::uint64_t> walked_{0};
+  mutable std::vector<std::pair<float, std::uint64_t>> walked_;  // per radius
   mutable std::atomic<bool> building_{false};
 };
 
