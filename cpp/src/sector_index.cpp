@@ -238,26 +238,29 @@ inline double vertex_side(const SectorIndex& x, std::uint32_t k, std::uint32_t l
 // Class of a side value: +1 beyond rr on the left, -1 beyond rr on the right, 0 between.
 inline int side_class(double s, double rr) { return s > rr ? 1 : (s < -rr ? -1 : 0); }
 
-// For vertices lo < hi with lo "in" and hi not, where f(k) = c s_k - e and "in" is f > 0
-// (or f >= 0 with `closed`): a vertex k in [lo, hi) in, with k + 1 not (secant guesses,
-// then halving).
+// For vertices lo < hi with lo "in" and hi not, where f(k) = c s_k - e and "in" is f > 0:
+// a vertex k in [lo, hi) in, with k + 1 not. Each secant guess g is tested with the vertex
+// after it (wall g's two ends), then halving.
 std::uint32_t band_edge(const SectorIndex& x, std::uint32_t lo, std::uint32_t hi, double flo,
-                        double fhi, double c, double e, bool closed, std::uint32_t last, double ox,
-                        double oy, double dx, double dy) {
+                        double fhi, double c, double e, double ox, double oy, double dx,
+                        double dy) {
   int tries = 0;
   while (hi - lo > 1) {
     std::uint32_t g;
     if (tries++ < 3) {
       const double f = flo / (flo - fhi) * static_cast<double>(hi - lo);
       g = lo +
-          static_cast<std::uint32_t>(std::min(std::max(f, 1.0), static_cast<double>(hi - lo - 1)));
+          static_cast<std::uint32_t>(std::min(std::max(f, 0.0), static_cast<double>(hi - lo - 1)));
     } else {
       g = lo + (hi - lo) / 2;
     }
-    const double fg = c * vertex_side(x, g, last, ox, oy, dx, dy) - e;
-    if (closed ? fg >= 0.0 : fg > 0.0) {
-      lo = g;
-      flo = fg;
+    // vertex g (wall g's a) and g + 1 (wall g's b, the same point as wall g + 1's a)
+    const double fg = c * side_of(x.va.data(), g, ox, oy, dx, dy) - e;
+    const double fn = c * side_of(x.vb.data(), g, ox, oy, dx, dy) - e;
+    if (fg > 0.0 && !(fn > 0.0)) return g;
+    if (fn > 0.0) {
+      lo = g + 1;
+      flo = fn;
     } else {
       hi = g;
       fhi = fg;
@@ -518,26 +521,29 @@ inline double solve_wall(const SectorIndex& x, std::uint32_t i, double ox, doubl
 // earliest, so at no less than the wall's least t minus sqrt(r^2 - s'^2), s' the least
 // |s| on the wall (0 when it crosses the line). A wall more than r to one side, or more
 // than r behind the origin, is none (ray_capsule's own screen drops it too). When the
-// list is full the wall is solved at once.
-inline void thick_wall(const SectorIndex& x, std::uint32_t i, std::uint32_t j, double ox, double oy,
-                       double dx, double dy, double r, double above, double& best,
-                       ThickScratch& c) {
+// list is full the wall is solved at once. Returns whether its b vertex lies beyond rr on
+// `stop`'s side (-1, +1; 0 never): the end of a piece's band.
+inline bool thick_wall(const SectorIndex& x, std::uint32_t i, std::uint32_t j, double ox, double oy,
+                       double dx, double dy, double r, double above, double& best, ThickScratch& c,
+                       int stop, double rr) {
   const double ax = x.va[2 * i] - ox, ay = x.va[2 * i + 1] - oy;
   const double bx = x.vb[2 * i] - ox, by = x.vb[2 * i + 1] - oy;
   const double sa = line_side(ax, ay, dx, dy), sb = line_side(bx, by, dx, dy);
+  const bool beyond = stop != 0 && stop * sb > rr;
   const double near_s = same_side(sa, sb) ? std::min(std::fabs(sa), std::fabs(sb)) : 0.0;
-  if (near_s > r) return;
+  if (near_s > r) return beyond;
   const double pa = ax * dx + ay * dy, pb = bx * dx + by * dy;
-  if (pa < -r && pb < -r) return;
+  if (pa < -r && pb < -r) return beyond;
   const double lb = std::min(pa, pb) - std::sqrt(r * r - near_s * near_s);
-  if (!may_lower(lb, best)) return;
+  if (!may_lower(lb, best)) return beyond;
   if (c.n == ThickScratch::kMax) {
     best = std::min(best, ray_capsule(ax, ay, bx, by, r, dx, dy, above));
-    return;
+    return beyond;
   }
   c.lb[c.n] = lb;
   c.wall[c.n] = i;
   c.ray[c.n++] = j;
+  return beyond;
 }
 
 #if defined(CONTEXTSTEER_AVX2)
@@ -546,7 +552,9 @@ inline void thick_wall(const SectorIndex& x, std::uint32_t i, std::uint32_t j, d
 // does not.
 CS_AVX2 void gather_avx2(const SectorIndex& x, std::uint32_t start, std::uint32_t n,
                          std::uint32_t j, double ox, double oy, double dx, double dy, double r,
-                         double above, double& best, ThickScratch& c) {
+                         double above, double& best, ThickScratch& c, int stop, double rr) {
+  // The band's end: a b vertex beyond rr on stop's side (stop s > rr); never for stop 0.
+  const __m256d vstop = _mm256_set1_pd(stop), vrr = _mm256_set1_pd(stop != 0 ? rr : kInf);
   const __m256d vox = _mm256_set1_pd(ox), voy = _mm256_set1_pd(oy);
   const __m256d vdx = _mm256_set1_pd(dx), vdy = _mm256_set1_pd(dy), zero = _mm256_setzero_pd();
   const __m256d vr = _mm256_set1_pd(r), nr = _mm256_set1_pd(-r), r2 = _mm256_set1_pd(r * r);
@@ -583,7 +591,13 @@ CS_AVX2 void gather_avx2(const SectorIndex& x, std::uint32_t start, std::uint32_
         _mm256_andnot_pd(_mm256_or_pd(behind, _mm256_cmp_pd(near_s, vr, _CMP_GT_OQ)),
                          _mm256_cmp_pd(lb, limit, _CMP_LE_OQ));
     unsigned m = static_cast<unsigned>(_mm256_movemask_pd(keep)) & valid;
-    if (!m) continue;
+    const bool end = (static_cast<unsigned>(_mm256_movemask_pd(
+                          _mm256_cmp_pd(_mm256_mul_pd(vstop, sb), vrr, _CMP_GT_OQ))) &
+                      valid) != 0;
+    if (!m) {
+      if (end) break;
+      continue;
+    }
     alignas(32) double l4[4];
     _mm256_store_pd(l4, lb);
     while (m) {
@@ -598,6 +612,7 @@ CS_AVX2 void gather_avx2(const SectorIndex& x, std::uint32_t start, std::uint32_
       c.wall[c.n] = wall;
       c.ray[c.n++] = j;
     }
+    if (end) break;
   }
 }
 
@@ -729,18 +744,19 @@ CS_AVX2 void solve_pairs_avx2(const SectorIndex& x, ThickScratch& c, const doubl
 }
 #endif
 
-// The walls [start, start + n) as candidates of ray j.
+// The walls [start, start + n) as candidates of ray j, up to the first whose b vertex lies
+// beyond rr on stop's side (none for stop 0).
 inline void gather_run(const SectorIndex& x, std::uint32_t start, std::uint32_t n, std::uint32_t j,
                        double ox, double oy, double dx, double dy, double r, double above,
-                       double& best, ThickScratch& c) {
+                       double& best, ThickScratch& c, int stop = 0, double rr = 0.0) {
 #if defined(CONTEXTSTEER_AVX2)
   if (x.walls >= 4 && c.lanes) {
-    gather_avx2(x, start, n, j, ox, oy, dx, dy, r, above, best, c);
+    gather_avx2(x, start, n, j, ox, oy, dx, dy, r, above, best, c, stop, rr);
     return;
   }
 #endif
   for (std::uint32_t i = start; i < start + n; ++i)
-    thick_wall(x, i, j, ox, oy, dx, dy, r, above, best, c);
+    if (thick_wall(x, i, j, ox, oy, dx, dy, r, above, best, c, stop, rr)) break;
 }
 
 // One piece's candidates for ray j.
@@ -755,19 +771,15 @@ void thick_piece(const SectorIndex& x, std::uint32_t start, std::uint32_t len, s
   const double s0 = vertex_side(x, start, last, ox, oy, dx, dy);
   const double s1 = vertex_side(x, end, last, ox, oy, dx, dy);
   const int c0 = side_class(s0, rr), c1 = side_class(s1, rr);
-  if (c0 != 0 && c0 == c1) return;   // every vertex beyond rr on that side
-  std::uint32_t a = start, b = end;  // candidates: walls [a, b)
+  if (c0 != 0 && c0 == c1) return;  // every vertex beyond rr on that side
+  std::uint32_t a = start;          // candidates: walls from a
   if (c0 != 0) {
     // The last vertex of the prefix beyond rr on c0's side (f = c0 s - rr > 0).
-    a = band_edge(x, start, end, c0 * s0 - rr, c0 * s1 - rr, c0, rr, false, last, ox, oy, dx, dy);
+    a = band_edge(x, start, end, c0 * s0 - rr, c0 * s1 - rr, c0, rr, ox, oy, dx, dy);
   }
-  if (c1 != 0) {
-    // The first vertex of the suffix beyond rr on c1's side: one after the last vertex
-    // from a that is not (f = rr - c1 s >= 0).
-    const double sa = vertex_side(x, a, last, ox, oy, dx, dy);
-    b = band_edge(x, a, end, rr - c1 * sa, rr - c1 * s1, -c1, -rr, true, last, ox, oy, dx, dy) + 1;
-  }
-  gather_run(x, a, b - a, j, ox, oy, dx, dy, r, above, best, cand);
+  // Up to the first vertex beyond rr on c1's side, where the gather stops (every vertex
+  // after it is beyond too; with c1 = 0 the band reaches the piece's end).
+  gather_run(x, a, end - a, j, ox, oy, dx, dy, r, above, best, cand, c1, rr);
 }
 
 // Solves the pairs of c one by one (without AVX2).
