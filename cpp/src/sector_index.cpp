@@ -547,6 +547,12 @@ inline bool thick_wall(const SectorIndex& x, std::uint32_t i, std::uint32_t j, d
 }
 
 #if defined(CONTEXTSTEER_AVX2)
+// For each mask of four lanes, its set lanes in order (the rest padding).
+constexpr std::uint8_t kCompact[16][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0},
+                                          {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
+                                          {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+                                          {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+
 // thick_wall for walls [start, start + n), four at a time in double lanes. The bounds may
 // differ from the scalar ones by rounding, far inside may_lower's margin, so the answer
 // does not.
@@ -600,17 +606,28 @@ CS_AVX2 void gather_avx2(const SectorIndex& x, std::uint32_t start, std::uint32_
     }
     alignas(32) double l4[4];
     _mm256_store_pd(l4, lb);
-    while (m) {
-      const int l = __builtin_ctz(m);
-      m &= m - 1;
-      const std::uint32_t wall = base + static_cast<std::uint32_t>(l);
-      if (c.n == ThickScratch::kMax) {
-        best = std::min(best, solve_wall(x, wall, ox, oy, dx, dy, r, above));
-        continue;
+    if (c.n + 4 <= ThickScratch::kMax) {
+      // The kept lanes appended without a branch: four slots written, popcount kept.
+      const std::uint8_t* lane = kCompact[m];
+      for (int q = 0; q < 4; ++q) {
+        c.lb[c.n + q] = l4[lane[q]];
+        c.wall[c.n + q] = base + lane[q];
+        c.ray[c.n + q] = j;
       }
-      c.lb[c.n] = l4[l];
-      c.wall[c.n] = wall;
-      c.ray[c.n++] = j;
+      c.n += static_cast<std::size_t>(__builtin_popcount(m));
+    } else {
+      while (m) {
+        const int l = __builtin_ctz(m);
+        m &= m - 1;
+        const std::uint32_t wall = base + static_cast<std::uint32_t>(l);
+        if (c.n == ThickScratch::kMax) {
+          best = std::min(best, solve_wall(x, wall, ox, oy, dx, dy, r, above));
+          continue;
+        }
+        c.lb[c.n] = l4[l];
+        c.wall[c.n] = wall;
+        c.ray[c.n++] = j;
+      }
     }
     if (end) break;
   }
