@@ -429,6 +429,14 @@ def test_slot_strips_cache_keeps_four_sets_then_walks():
     np.testing.assert_array_equal(again, cs.slot_raycast(w, o, sets[0], 40.0, method="per_ray"))
 
 
+def _turned(slots, headings):
+    """(N, K, 2) slot directions turned by each heading as slot_raycast turns them (float32
+    cosine and sine of the float64 heading; raycast normalises them the same way)."""
+    c, s = np.cos(headings.astype(np.float64)), np.sin(headings.astype(np.float64))
+    c, s = c.astype(np.float32)[:, None], s.astype(np.float32)[:, None]
+    return np.stack([c * slots[:, 0] - s * slots[:, 1], s * slots[:, 0] + c * slots[:, 1]], -1)
+
+
 def _sector_world(rng, *, layered=False, circles=False):
     """Walls made to meet the sector index's pieces: smooth polylines (long pieces), a
     closed ring and a box (polygons), jagged polylines whose turns flip (short pieces and
@@ -506,9 +514,7 @@ def test_slot_sectors_equal_the_walk_bit_for_bit(seed, k, layered, reach):
     assert info["walls"] > 0 and info["bytes"] > 0
     walk = cs.slot_raycast(w, o, slots, m, headings=h, layers=layers, method="per_ray")
     np.testing.assert_array_equal(got.view(np.uint32), walk.view(np.uint32))
-    c, s = np.cos(h.astype(np.float64)), np.sin(h.astype(np.float64))
-    c, s = c.astype(np.float32)[:, None], s.astype(np.float32)[:, None]
-    dirs = np.stack([c * slots[:, 0] - s * slots[:, 1], s * slots[:, 0] + c * slots[:, 1]], -1)
+    dirs = _turned(slots, h)
     expanded = cs.raycast(
         w, np.repeat(o, k, axis=0), dirs.reshape(-1, 2), np.repeat(m, k), layers=layers
     ).distance
@@ -591,9 +597,7 @@ def test_slot_sectors_thick_rays_equal_the_walk_bit_for_bit(seed, k, radius, rea
     assert info["radius"] == _rung(radius) and info["radius"] >= radius
     walk = cs.slot_raycast(w, o, slots, m, headings=h, radius=radius, method="per_ray")
     np.testing.assert_array_equal(got.view(np.uint32), walk.view(np.uint32))
-    c, s = np.cos(h.astype(np.float64)), np.sin(h.astype(np.float64))
-    c, s = c.astype(np.float32)[:, None], s.astype(np.float32)[:, None]
-    dirs = np.stack([c * slots[:, 0] - s * slots[:, 1], s * slots[:, 0] + c * slots[:, 1]], -1)
+    dirs = _turned(slots, h)
     expanded = cs.raycast(
         w, np.repeat(o, k, axis=0), dirs.reshape(-1, 2), np.repeat(m, k), radius=radius
     ).distance
@@ -698,6 +702,33 @@ def test_slot_sectors_build_automatically_once_walking_has_cost_as_much():
             built = [e["built"] for e in w.index_info["sectors"]]
             assert len(built) == before + (call == calls_needed), (radius, call)
         assert w.index_info["sectors"][-1]["radius"] == (_rung(radius) if radius else 0.0)
+
+
+def test_slot_sectors_share_indexes_across_look_aheads_and_stop_building_when_full():
+    # Look-aheads that grow a little call after call (they vary with speed in a crowd):
+    # each longer than every index held builds one a quarter longer than the longest, so
+    # a few cover them; once 4 are held the rest walk, and nothing is built again (a
+    # build that could not be kept was thrown away and redone at every call: a crowd
+    # test ran 70 times slower). The distances are the walk's throughout.
+    rng = np.random.default_rng(3)
+    w = _sector_world(rng)
+    o, h = _sector_rays(rng, w, 30)
+    slots = cs.SlotSet(8)
+    looks = np.round(np.linspace(3.0, 12.0, 40), 2)
+    for look in looks:
+        for radius in (0.0, 0.3):
+            got = cs.slot_raycast(w, o, slots, look, headings=h, radius=radius, method="sectors")
+            walk = cs.slot_raycast(w, o, slots, look, headings=h, radius=radius, method="per_ray")
+            np.testing.assert_array_equal(got.view(np.uint32), walk.view(np.uint32))
+    info = w.index_info
+    reaches = sorted((e["radius"], e["reach"]) for e in info["sectors"])
+    assert len(reaches) == 4 and info["sector_builds"] == 4
+    thin = [r for radius, r in reaches if radius == 0.0]
+    assert thin[0] == 3.0 and all(b >= 1.25 * a - 1e-6 for a, b in zip(thin, thin[1:]))
+    # auto counts and builds no more either
+    for look in looks:
+        cs.slot_raycast(w, o, slots, look + 20.0, headings=h, radius=0.7, method="auto")
+    assert w.index_info["sector_builds"] == 4
 
 
 def test_slot_sectors_decline_past_the_memory_budget_and_keep_far_coordinates():

@@ -364,6 +364,7 @@ void bind_world(py::module_& m) {
           sectors.append(s);
         }
         d["sectors"] = sectors;
+        d["sector_builds"] = w->sectors().builds();
         return d;
       });
 

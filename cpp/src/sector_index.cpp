@@ -1208,6 +1208,9 @@ const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach
   const SectorIndex* idx = nullptr;
   const float built_radius = sector_radius(radius);
   if (cache.find(layers, reach, built_radius, idx)) return idx;
+  // A full cache keeps no more: these rays walk (a build here would be thrown away, and
+  // the next call would build again).
+  if (!cache.room()) return nullptr;
   if (!force) {
     // Ski rental: walk until the rays walked have cost about what a build would, then build.
     // A thick index lists each wall in the cells grown by its radius too.
@@ -1227,8 +1230,13 @@ const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach
     ~Release() { c.end_build(); }
   } release{cache};
   if (cache.find(layers, reach, built_radius, idx)) return idx;
-  std::shared_ptr<const SectorIndex> built(build_sectors(w, layers, reach, built_radius));
-  return cache.store(layers, reach, built_radius, std::move(built));
+  // Look-aheads that vary (with speed, say) outgrow the index built for the first: the next
+  // reaches a quarter further than the longest held, so a few builds cover them.
+  const float held = cache.longest_reach(layers, built_radius);
+  const float built_reach = held > 0.0f ? std::max(reach, 1.25f * held) : reach;
+  cache.count_build();
+  std::shared_ptr<const SectorIndex> built(build_sectors(w, layers, built_reach, built_radius));
+  return cache.store(layers, built_reach, built_radius, std::move(built));
 }
 
 void sector_agent(const SectorIndex& idx, float ox, float oy, const double* dx, const double* dy,

@@ -734,8 +734,11 @@ class World:
         rays; for thick rays the rung it was built for, serving every radius up to it),
         ``built`` (False when the world has circles in those layers or the index would
         exceed 64 MB), ``cell``, ``bins``, ``walls``, ``pieces`` (runs of walls searched
-        as one), ``loose`` (walls tested one by one) and ``bytes``. Adding obstacles drops
-        them all.
+        as one), ``loose`` (walls tested one by one) and ``bytes``; ``'sector_builds'``,
+        how many sector indexes were built (kept or declined). Up to 4 are kept; a
+        look-ahead longer than every index held for its layers and radius builds one a
+        quarter longer than the longest (so look-aheads that vary with speed share a few),
+        and once 4 are held the rest walk. Adding obstacles drops them all.
 
         Examples
         --------

@@ -271,6 +271,21 @@ std::vector<float> ring_slots(std::size_t k) {
   return s;
 }
 
+// The slot directions turned by `heading` as slot_raycast_rows turns them (float32
+// rotation, then normalised in double), as doubles.
+void rotated_slots(float heading, const std::vector<float>& slots, std::vector<double>& dx,
+                   std::vector<double>& dy) {
+  const float c = static_cast<float>(std::cos(static_cast<double>(heading)));
+  const float s = static_cast<float>(std::sin(static_cast<double>(heading)));
+  for (std::size_t j = 0; j < slots.size() / 2; ++j) {
+    const float x = c * slots[2 * j] - s * slots[2 * j + 1];
+    const float y = s * slots[2 * j] + c * slots[2 * j + 1];
+    const double nrm = std::sqrt(static_cast<double>(x) * x + static_cast<double>(y) * y);
+    dx[j] = static_cast<float>(x / nrm);
+    dy[j] = static_cast<float>(y / nrm);
+  }
+}
+
 }  // namespace
 
 TEST(SlotSectors, EqualPerRayWalkBitForBit) {
@@ -340,15 +355,7 @@ TEST(SlotSectors, BothPathsGiveTheWalksDoubleDistances) {
   for (std::size_t i = 0; i < pos.size() / 2; ++i) {
     const float ox = pos[2 * i], oy = pos[2 * i + 1];
     if (!detail::sector_inside(*idx, ox, oy) || w.polygon_at({ox, oy}, kAllLayers) >= 0) continue;
-    const float c = static_cast<float>(std::cos(static_cast<double>(heads[i])));
-    const float s = static_cast<float>(std::sin(static_cast<double>(heads[i])));
-    for (int j = 0; j < 16; ++j) {
-      const float x = c * slots[2 * j] - s * slots[2 * j + 1];
-      const float y = s * slots[2 * j] + c * slots[2 * j + 1];
-      const double nrm = std::sqrt(static_cast<double>(x) * x + static_cast<double>(y) * y);
-      dx[j] = static_cast<float>(x / nrm);
-      dy[j] = static_cast<float>(y / nrm);
-    }
+    rotated_slots(heads[i], slots, dx, dy);
     detail::sector_agent(*idx, ox, oy, dx.data(), dy.data(), 16, L, a.data());
     detail::sector_agent_scalar(*idx, ox, oy, dx.data(), dy.data(), 16, L, b.data());
     for (int j = 0; j < 16; ++j) {
@@ -413,15 +420,7 @@ TEST(SlotSectors, ThickRaysGiveTheWalksDoubleDistancesOnBothPaths) {
     for (std::size_t i = 0; i < pos.size() / 2; ++i) {
       const float ox = pos[2 * i], oy = pos[2 * i + 1];
       if (!detail::sector_inside(*idx, ox, oy) || w.polygon_at({ox, oy}, kAllLayers) >= 0) continue;
-      const float c = static_cast<float>(std::cos(static_cast<double>(heads[i])));
-      const float s = static_cast<float>(std::sin(static_cast<double>(heads[i])));
-      for (int j = 0; j < 16; ++j) {
-        const float x = c * slots[2 * j] - s * slots[2 * j + 1];
-        const float y = s * slots[2 * j] + c * slots[2 * j + 1];
-        const double nrm = std::sqrt(static_cast<double>(x) * x + static_cast<double>(y) * y);
-        dx[j] = static_cast<float>(x / nrm);
-        dy[j] = static_cast<float>(y / nrm);
-      }
+      rotated_slots(heads[i], slots, dx, dy);
       detail::sector_agent_thick(*idx, ox, oy, dx.data(), dy.data(), 16, L, r, a.data());
       detail::sector_agent_thick(*idx, ox, oy, dx.data(), dy.data(), 16, L, r, b.data(), true);
       const double above = std::nextafter(static_cast<double>(L), 1e300);

@@ -262,6 +262,19 @@ class SectorCache {
     sets_.push_back({layers, reach, radius, std::move(index)});
     return sets_.back().index.get();
   }
+  /// The longest reach held for (layers, radius), 0 for none.
+  float longest_reach(std::uint32_t layers, float radius) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    float r = 0.0f;
+    for (const auto& e : sets_)
+      if (e.layers == layers && e.radius == radius) r = std::max(r, e.reach);
+    return r;
+  }
+  /// Whether another entry can be kept (fewer than kMaxSets held).
+  bool room() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return sets_.size() < kMaxSets;
+  }
   /// Adds n rays of `radius` (a rung) walked; their total since the last clear().
   std::uint64_t add_walked(float radius, std::uint64_t n) const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -273,11 +286,15 @@ class SectorCache {
   /// Claims the one build under way (false: another thread is building); end_build()
   /// releases it.
   bool begin_build() const { return !building_.exchange(true); }
+  /// Counts a build (kept or not); builds() is the count since the last clear().
+  void count_build() const { builds_.fetch_add(1); }
+  std::uint64_t builds() const { return builds_.load(); }
   void end_build() const { building_.store(false); }
   void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
     sets_.clear();
     walked_.clear();
+    builds_.store(0);
   }
   /// What an entry holds (built = false when the build declined; then the rest is 0).
   struct Info {
@@ -307,6 +324,7 @@ class SectorCache {
   mutable std::vector<Entry> sets_;
   mutable std::vector<std::pair<float, std::uint64_t>> walked_;  // per radius
   mutable std::atomic<bool> building_{false};
+  mutable std::atomic<std::uint64_t> builds_{0};
 };
 
 /// The static world. Geometry is validated by the caller (the bindings): finite coordinates,
