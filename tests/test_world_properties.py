@@ -577,7 +577,7 @@ def _rung(radius):
     radius=st.sampled_from([0.05, 0.3, 1.0, 2.5]),
     reach=st.sampled_from([2.0, 8.0, 30.0]),
 )
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 def test_slot_sectors_thick_rays_equal_the_walk_bit_for_bit(seed, k, radius, reach):
     # Thick rotated rays (discs swept along the rays) on an index of cells grown by the
     # radius: per piece, a search bounds the walls within the radius of the ray's line,
