@@ -1230,6 +1230,7 @@ const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach
     ~Release() { c.end_build(); }
   } release{cache};
   if (cache.find(layers, reach, built_radius, idx)) return idx;
+  if (!cache.room()) return nullptr;  // another build may have filled it since
   // Look-aheads that vary (with speed, say) outgrow the index built for the first: the next
   // reaches a quarter further than the longest held, so a few builds cover them.
   const float held = cache.longest_reach(layers, built_radius);
