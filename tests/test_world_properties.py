@@ -677,9 +677,9 @@ def test_slot_sectors_decline_circles_and_fall_back_to_the_walk():
 
 def test_slot_sectors_build_automatically_once_walking_has_cost_as_much():
     # 'auto' walks rotated rays until their count reaches a third of the build's work
-    # estimate (walls x 128 sectors x (1 + reach / cell), times 1 + 2 r / cell for thick
-    # rays of radius r, whose cells are at least r wide), then builds the index and casts
-    # on it; the results never change.
+    # estimate (walls x 128 sectors x (1 + reach / cell); for thick rays of radius r,
+    # whose cells are at least r wide, times 1 + 2 r / cell, and the whole of it), then
+    # builds the index and casts on it; the results never change.
     # Each radius (rung) counts its own rays; fixed slots never build it.
     rng = np.random.default_rng(2)
     w = _sector_world(rng)
@@ -693,7 +693,8 @@ def test_slot_sectors_build_automatically_once_walking_has_cost_as_much():
         rung = _rung(radius) if radius else 0.0
         c = max(cell, rung)  # thick: cells at least the radius wide
         work = w.segment_count * 128 * (1 + reach / c) * (1 + 2 * rung / c)
-        calls_needed = int(np.ceil(work / 3 / (len(o) * k)))
+        share = 1.0 if radius else 1 / 3  # thick rays gain less: their walks must cost more
+        calls_needed = int(np.ceil(work * share / (len(o) * k)))
         walk = cs.slot_raycast(w, o, slots, reach, headings=h, radius=radius, method="per_ray")
         before = len(w.index_info["sectors"])
         for call in range(1, calls_needed + 1):

@@ -942,7 +942,8 @@ def slot_raycast(
         'strips' without headings when the longest look-ahead spans at least 8 grid
         cells; with headings it uses 'sectors' once the index is built, and builds it
         once the rotated rays walked on the world (of that radius) have cost about what
-        the build does (so a one-off cast never pays for it); otherwise 'gather' for
+        the build does (thick rays, which gain less from it, three times that; so a
+        one-off cast never pays for it); otherwise 'gather' for
         look-aheads of a few cells and 'per_ray' beyond. Results are the same (bit for
         bit).
 
