@@ -1224,8 +1224,7 @@ const SectorIndex* sectors_for(const World& w, std::uint32_t layers, float reach
     const double work = static_cast<double>(w.segment_count()) * kBins *
                         (1.0 + static_cast<double>(reach) / std::max(cell, 1e-9)) * grown;
     const double share = built_radius > 0.0f ? kAutoRaysThick : kAutoRays;
-    if (static_cast<double>(cache.add_walked(built_radius, rays)) < share * work)
-      return nullptr;
+    if (static_cast<double>(cache.add_walked(built_radius, rays)) < share * work) return nullptr;
   }
   // One build at a time; meanwhile the other threads walk.
   if (!cache.begin_build()) return nullptr;
