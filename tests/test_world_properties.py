@@ -705,6 +705,19 @@ def test_slot_sectors_build_automatically_once_walking_has_cost_as_much():
         assert w.index_info["sectors"][-1]["radius"] == (_rung(radius) if radius else 0.0)
 
 
+def test_slot_sectors_thick_rays_beyond_the_first_256_slots():
+    # sector_agent_thick keeps the sectors of an agent's first 256 rays (fetched early);
+    # the rest compute theirs as they are cast. 300 slots: both parts against the walk.
+    rng = np.random.default_rng(11)
+    w = _sector_world(rng)
+    o, h = _sector_rays(rng, w, 20)
+    slots = cs.SlotSet(300)
+    got = cs.slot_raycast(w, o, slots, 8.0, headings=h, radius=0.3, method="sectors")
+    assert w.index_info["sectors"][0]["built"]
+    walk = cs.slot_raycast(w, o, slots, 8.0, headings=h, radius=0.3, method="per_ray")
+    np.testing.assert_array_equal(got.view(np.uint32), walk.view(np.uint32))
+
+
 def test_slot_sectors_share_indexes_across_look_aheads_and_stop_building_when_full():
     # Look-aheads that grow a little call after call (they vary with speed in a crowd):
     # each longer than every index held builds one a quarter longer than the longest, so

@@ -835,14 +835,16 @@ void thick_agent(const SectorIndex& x, float ox, float oy, const double* dxs, co
   c.pairs = 0;
   // Each ray's record and its pieces are fetched for all rays before the first is cast:
   // read ray by ray, each waited on memory twice (on random origins most of its time).
-  for (std::size_t j = 0; j < k; ++j) {
-    best[j] = above;
+  // (The first kBins rays keep their sectors; beyond them, only those are fetched early.)
+  const std::size_t early = std::min(k, ThickScratch::kBins);
+  for (std::size_t j = 0; j < k; ++j) best[j] = above;
+  for (std::size_t j = 0; j < early; ++j) {
     const int b = bin_of(static_cast<float>(dxs[j]), static_cast<float>(dys[j]));
-    c.bin[j % ThickScratch::kBins] = b;
+    c.bin[j] = b;
     __builtin_prefetch(recs + b);
   }
-  for (std::size_t j = 0; j < k; ++j) {
-    const SectorIndex::Rec rec = recs[c.bin[j % ThickScratch::kBins]];
+  for (std::size_t j = 0; j < early; ++j) {
+    const SectorIndex::Rec rec = recs[c.bin[j]];
     if (rec.len & SectorIndex::kMany) {
       __builtin_prefetch(x.ps.data() + rec.start);
       __builtin_prefetch(x.pl.data() + rec.start);
