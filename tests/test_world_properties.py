@@ -437,6 +437,24 @@ def _turned(slots, headings):
     return np.stack([c * slots[:, 0] - s * slots[:, 1], s * slots[:, 0] + c * slots[:, 1]], -1)
 
 
+def _agree_with_raycast_and_oracle(
+    w, o, h, slots, m, got, walk, layers=0xFFFFFFFF, radius=0.0, oracle=True
+):
+    """Slot casts `got` (and the walk's `walk`) against raycast on the expanded rays, bit
+    for bit, and the first 8 agents' rays against the oracle (agents inside a polygon,
+    all 0, left out)."""
+    k = len(slots)
+    dirs = _turned(slots, h).reshape(-1, 2)
+    origins, dist = np.repeat(o, k, axis=0), np.repeat(m, k)
+    expanded = cs.raycast(w, origins, dirs, dist, radius=radius, layers=layers).distance
+    np.testing.assert_array_equal(got.ravel(), expanded)
+    if oracle:
+        sub = slice(0, 8 * k)
+        lo, hi = bounds(w, [], origins[sub], dirs[sub], dist[sub], radius)
+        inside = np.repeat((walk[:8] == 0).all(axis=1), k)
+        assert_between(got.ravel()[sub][~inside], lo[~inside], hi[~inside])
+
+
 def _sector_world(rng, *, layered=False, circles=False):
     """Walls made to meet the sector index's pieces: smooth polylines (long pieces), a
     closed ring and a box (polygons), jagged polylines whose turns flip (short pieces and
@@ -514,18 +532,7 @@ def test_slot_sectors_equal_the_walk_bit_for_bit(seed, k, layered, reach):
     assert info["walls"] > 0 and info["bytes"] > 0
     walk = cs.slot_raycast(w, o, slots, m, headings=h, layers=layers, method="per_ray")
     np.testing.assert_array_equal(got.view(np.uint32), walk.view(np.uint32))
-    dirs = _turned(slots, h)
-    expanded = cs.raycast(
-        w, np.repeat(o, k, axis=0), dirs.reshape(-1, 2), np.repeat(m, k), layers=layers
-    ).distance
-    np.testing.assert_array_equal(got.ravel(), expanded)
-    if not layered:
-        sub = slice(0, 8 * k)
-        lo, hi = bounds(
-            w, [], np.repeat(o, k, axis=0)[sub], dirs.reshape(-1, 2)[sub], np.repeat(m, k)[sub]
-        )
-        inside = np.repeat((walk[:8] == 0).all(axis=1), k)  # in the box: polygon, 0
-        assert_between(got.ravel()[sub][~inside], lo[~inside], hi[~inside])
+    _agree_with_raycast_and_oracle(w, o, h, slots, m, got, walk, layers, oracle=not layered)
     # A shorter look-ahead reads the same index; an edit drops it.
     short = cs.slot_raycast(w, o, slots, m / 2, headings=h, layers=layers, method="sectors")
     assert len(w.index_info["sectors"]) == 1
@@ -597,17 +604,7 @@ def test_slot_sectors_thick_rays_equal_the_walk_bit_for_bit(seed, k, radius, rea
     assert info["radius"] == _rung(radius) and info["radius"] >= radius
     walk = cs.slot_raycast(w, o, slots, m, headings=h, radius=radius, method="per_ray")
     np.testing.assert_array_equal(got.view(np.uint32), walk.view(np.uint32))
-    dirs = _turned(slots, h)
-    expanded = cs.raycast(
-        w, np.repeat(o, k, axis=0), dirs.reshape(-1, 2), np.repeat(m, k), radius=radius
-    ).distance
-    np.testing.assert_array_equal(got.ravel(), expanded)
-    sub = slice(0, 8 * k)
-    lo, hi = bounds(
-        w, [], np.repeat(o, k, axis=0)[sub], dirs.reshape(-1, 2)[sub], np.repeat(m, k)[sub], radius
-    )
-    inside = np.repeat((walk[:8] == 0).all(axis=1), k)  # in a polygon: 0
-    assert_between(got.ravel()[sub][~inside], lo[~inside], hi[~inside])
+    _agree_with_raycast_and_oracle(w, o, h, slots, m, got, walk, radius=radius)
     # A smaller radius of the same rung reads the same index; another rung builds its own.
     smaller = np.float32(radius * 0.9)
     if _rung(smaller) == info["radius"]:
