@@ -135,3 +135,35 @@ def test_cpp_concurrency_tests_under_thread_sanitizer():
         )
         sys.stdout.write(ran.stdout[-1000:])
         assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-6000:]
+
+
+# The thread-local variables that may stay as they are: a flag read once per parallel_for,
+# and the bindings' per-thread token (read once per call from Python).
+_PLAIN_THREAD_LOCALS = {
+    "cpp/src/parallel.cpp": "thread_local bool t_inside_parallel = false;",
+    "cpp/bindings/in_use.cpp": "thread_local const std::uint64_t token =",
+}
+
+
+def test_core_scratch_is_reached_through_thread_scratch():
+    """Per-thread scratch in the core goes through detail::thread_scratch
+    (cpp/src/thread_scratch.hpp), not a function-local ``thread_local``: in the Python
+    module GCC reached such a variable by a call to __tls_get_addr at each use inside the
+    kernels' loops, which made the thick sector rays 1.4-1.6x slower through Python than in
+    a static build (docs/performance.md, "Thread-local scratch in the shared library")."""
+    found = []
+    for path in sorted((ROOT / "cpp").rglob("*.[ch]pp")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "cpp/src/thread_scratch.hpp":
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("//")[0]
+            if "thread_local" not in code:
+                continue
+            allowed = _PLAIN_THREAD_LOCALS.get(rel)
+            if allowed is None or allowed not in code:
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert not found, (
+        "use detail::thread_scratch<T, Tag>() (cpp/src/thread_scratch.hpp) instead of a "
+        "thread_local variable:\n" + "\n".join(found)
+    )

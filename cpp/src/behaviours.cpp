@@ -19,6 +19,7 @@
 #include "parallel.hpp"
 #include "random.hpp"
 #include "contextsteer/raycast.hpp"
+#include "thread_scratch.hpp"
 
 namespace contextsteer {
 
@@ -408,7 +409,8 @@ bool slot_wall_distances(const BehaviourInputs& in, std::size_t i, float look, f
 void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const Frame&,
             float* row) {
   // (The slot frame is handled by slot_raycast_rows through the heading.)
-  thread_local WallScratch scratch;
+  struct WallDangerSite;
+  WallScratch& scratch = detail::thread_scratch<WallScratch, WallDangerSite>();
   const float look = b.look_ahead;
   const AgentsView& a = in.agents;
   const float pad = std::max(0.0f, b.ray_radius >= 0.0f ? b.ray_radius : a.radius[i] + b.padding);
@@ -1177,7 +1179,8 @@ void squeeze_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
   if (!(b.squeeze < 1.0f) || !(b.margin > 0.0f) || !(ttc[0] >= b.horizon) ||
       can_move(speed, danger, k))
     return;
-  thread_local WallScratch walls;
+  struct SqueezeSite;
+  WallScratch& walls = detail::thread_scratch<WallScratch, SqueezeSite>();
   CollisionDanger cut = b;
   for (const float margin : {b.margin * b.squeeze, 0.0f}) {
     cut.margin = margin;
@@ -1198,12 +1201,12 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
                       const BehaviourInputs& in, std::size_t i, float* danger, float* speed) {
   const AgentsView& a = in.agents;
   const std::size_t k = in.k, S = b.speeds;
-  thread_local CollisionScratch sc;
+  struct CollisionSite;
+  CollisionScratch& sc = detail::thread_scratch<CollisionScratch, CollisionSite>();
   sc.reserve(k, S);
   const float inf = std::numeric_limits<float>::infinity();
   // Raw pointers into the scratch, taken once: after every call out of this function the
-  // compiler would otherwise reload the vectors' data pointers through the thread-local
-  // lookup (__tls_get_addr, a call in a shared library), once per neighbour and slot.
+  // compiler would otherwise reload the vectors' data pointers, once per neighbour and slot.
   float* const ttc = sc.ttc.data();
   std::fill(ttc, ttc + (S + 1) * k, inf);
   // Slot directions in the world frame (R(heading)·s_k when the slots turn).
@@ -1655,7 +1658,9 @@ void evaluate_rows(const Behaviour& b, const BehaviourInputs& in, MapOut interes
             float* srow = speed.data ? speed.row(i, in.k) : nullptr;
             if (srow) zero_row(srow, in.k);
             if (!in.agents.alive[i]) continue;
-            thread_local std::vector<float> spare;
+            struct SpareSpeedSite;
+            std::vector<float>& spare =
+                detail::thread_scratch<std::vector<float>, SpareSpeedSite>();
             if (!srow) {
               if (spare.size() < in.k) spare.resize(in.k);
               srow = spare.data();
@@ -1723,7 +1728,8 @@ WallAlong wall_along(const CollisionDanger& b, const BehaviourInputs& in, std::s
   one.slots = dd;
   one.k = 1;
   one.rotate_with_heading = false;
-  thread_local WallScratch scratch;
+  struct WallAlongSite;
+  WallScratch& scratch = detail::thread_scratch<WallScratch, WallAlongSite>();
   if (slot_wall_distances(one, i, a.max_speed[i] * b.wall_horizon, a.radius[i] + b.margin, b.layers,
                           scratch, a.radius[i])) {
     w.hit = scratch.distance[0];

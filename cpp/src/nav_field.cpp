@@ -17,6 +17,7 @@
 #include "contextsteer/geometry.hpp"
 #include "contextsteer/slot_set.hpp"
 #include "parallel.hpp"
+#include "thread_scratch.hpp"
 
 namespace contextsteer {
 
@@ -1159,7 +1160,7 @@ bool NavField::outside_at(std::size_t g, Vec2 p, float& distance, Vec2& directio
     float x = 0.0f, y = 0.0f, distance = 0.0f;
     Vec2 direction{};
   };
-  thread_local Memo memo;
+  Memo& memo = detail::thread_scratch<Memo, Memo>();
   if (memo.serial == serial_ && memo.g == g &&
       std::bit_cast<std::uint32_t>(memo.x) == std::bit_cast<std::uint32_t>(p.x) &&
       std::bit_cast<std::uint32_t>(memo.y) == std::bit_cast<std::uint32_t>(p.y)) {

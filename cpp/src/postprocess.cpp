@@ -7,6 +7,7 @@
 
 #include "batch.hpp"
 #include "contextsteer/slot_set.hpp"
+#include "thread_scratch.hpp"
 
 namespace contextsteer {
 
@@ -17,7 +18,8 @@ void turn_row(const float* in, const SlotSet& slots, double delta, float* out) {
     return;
   }
   // Slot angles from slot 0, counter-clockwise: 0, gap 0, gap 0 + gap 1, ..., a turn.
-  thread_local std::vector<double> at;
+  struct TurnRowSite;
+  std::vector<double>& at = detail::thread_scratch<std::vector<double>, TurnRowSite>();
   at.resize(k + 1);
   at[0] = 0.0;
   for (std::size_t i = 0; i < k; ++i) at[i + 1] = at[i] + double(slots.gaps()[i]);

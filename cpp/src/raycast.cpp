@@ -15,6 +15,7 @@
 #include "sector_index.hpp"
 #include "slot_gather.hpp"
 #include "strip_index.hpp"
+#include "thread_scratch.hpp"
 
 namespace contextsteer {
 namespace {
@@ -316,7 +317,8 @@ void slot_raycast(const World& world, std::span<const float> positions,
   if (!prepared)
     slot_raycast_prepare(world, look_ahead, !headings.empty(), radius, layers, n * k, mode);
   parallel_for(n, 64, [&](std::size_t b, std::size_t e) {
-    thread_local SlotScratch scratch;
+    struct SlotRaycastSite;
+    SlotScratch& scratch = detail::thread_scratch<SlotScratch, SlotRaycastSite>();
     if (scratch.dx.size() < k) scratch.reserve(k);
     scratch.sectors_counted = true;  // this scratch serves slot_raycast only: counted above
     slot_raycast_rows(world, positions, slot_directions, look_ahead, headings, radius, layers, out,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "batch.hpp"
+#include "thread_scratch.hpp"
 
 namespace contextsteer {
 
@@ -36,7 +37,10 @@ constexpr std::size_t kAllPairs = 64;
     }
     return;
   }
-  thread_local std::vector<std::uint32_t> order;  // grows once per thread
+  // grows once per thread
+  struct OrderSite;
+  std::vector<std::uint32_t>& order =
+      detail::thread_scratch<std::vector<std::uint32_t>, OrderSite>();
   order.clear();
   for (std::size_t m = 0; m < k; ++m)
     if (dg[m] > 0.0f) order.push_back(static_cast<std::uint32_t>(m));

@@ -13,6 +13,7 @@
 #include "contextsteer/geometry.hpp"
 #include "cpu.hpp"
 #include "parallel.hpp"
+#include "thread_scratch.hpp"
 
 namespace contextsteer::detail {
 namespace {
@@ -1269,7 +1270,7 @@ void sector_agent_scalar(const SectorIndex& idx, float ox, float oy, const doubl
 void sector_agent_thick(const SectorIndex& idx, float ox, float oy, const double* dx,
                         const double* dy, std::size_t k, float L, float r, double* best,
                         bool scalar) {
-  thread_local ThickScratch scratch;
+  ThickScratch& scratch = thread_scratch<ThickScratch, ThickScratch>();
   scratch.lanes = !scalar && use_avx2();
   thick_agent(idx, ox, oy, dx, dy, k, L, r, best, scratch);
 }

@@ -21,6 +21,7 @@
 #include "exp_float.hpp"
 #include "parallel.hpp"
 #include "slot_search.hpp"
+#include "thread_scratch.hpp"
 
 namespace contextsteer {
 
@@ -54,8 +55,8 @@ Vec2 turned(Vec2 v, float h) {
 /// answers: a slot's speed is mostly one of CollisionDanger's few levels m/S, so most
 /// answers come from the table (64 entries, direct-mapped by the value's bits) and the
 /// rest from the call. pow(1, g) = 1 exactly, so the empty table holds 1 → 1. Take it
-/// with speed_pow_for(g) once a pass (each thread_local access out of a loop is a call
-/// to __tls_get_addr, and the exponent is checked there, not per value).
+/// with speed_pow_for(g) once a pass (the per-thread table is reached through a call, and
+/// the exponent is checked there, not per value).
 class SpeedPow {
  public:
   float operator()(float x) {
@@ -81,7 +82,7 @@ class SpeedPow {
 };
 
 SpeedPow& speed_pow_for(float g) {
-  thread_local SpeedPow memo;
+  SpeedPow& memo = detail::thread_scratch<SpeedPow, SpeedPow>();
   memo.use(g);
   return memo;
 }
@@ -452,7 +453,8 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
   const std::size_t bi = interest_b_.size(), bd = danger_b_.size();
   const bool post = !config_.spread_kernel.empty() || config_.blend >= 0.0f;
   // Per-thread scratch: behaviour maps of a block (unless recorded) + 2 temporaries.
-  thread_local std::vector<float> scratch;
+  struct BlockMapsSite;
+  std::vector<float>& scratch = detail::thread_scratch<std::vector<float>, BlockMapsSite>();
   const std::size_t need = ((config_.record ? 0 : bi + bd) + 2) * kBlock * k;
   if (scratch.size() < need) scratch.resize(need);
   const std::span<const float> kernel(config_.spread_kernel);
@@ -461,8 +463,11 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
   // a slot mixes the same world direction (a car turned 90° mixed last step's "goal
   // ahead" into the slot that now points sideways; fuzz round 13).
   const bool turn_memory = config_.rotate && config_.blend >= 0.0f;
-  thread_local std::vector<double> turns;  // per row of the block: heading now - then
-  thread_local std::vector<float> turned;  // one memory row, turned
+  // per row of the block: heading now - then; one memory row, turned
+  struct TurnsSite;
+  std::vector<double>& turns = detail::thread_scratch<std::vector<double>, TurnsSite>();
+  struct TurnedSite;
+  std::vector<float>& turned = detail::thread_scratch<std::vector<float>, TurnedSite>();
 
   each_deciding(begin, end, [&](std::size_t b, std::size_t e, std::size_t step) {
     // Rows b, b + step, ... (< e): len of them, stored one after another in the scratch
@@ -831,7 +836,10 @@ void Simulation::weigh_by_speed(const AgentsView& a, std::size_t begin, std::siz
   // speed_exponent γ: a candidate's speed counts as speed^γ (γ < 1: slowing down on course
   // loses less against a side step at speed). At 1 the loop below is skipped, not pow'd.
   const float gamma = velocity_->speed_exponent;
-  thread_local std::vector<float> weights, exponents;
+  struct WeightsSite;
+  std::vector<float>& weights = detail::thread_scratch<std::vector<float>, WeightsSite>();
+  struct ExponentsSite;
+  std::vector<float>& exponents = detail::thread_scratch<std::vector<float>, ExponentsSite>();
   SpeedPow& pow_of = speed_pow_for(gamma);
   if (weights.size() < k) {
     weights.resize(k);
