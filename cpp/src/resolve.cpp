@@ -37,7 +37,7 @@ constexpr std::size_t kAllPairs = 64;
     }
     return;
   }
-  // grows once per thread
+  // The slots with danger, in slot order (the vector grows once per thread).
   struct OrderSite;
   std::vector<std::uint32_t>& order =
       detail::thread_scratch<std::vector<std::uint32_t>, OrderSite>();

@@ -463,10 +463,11 @@ void Simulation::perceive_rows(const Plan& p, std::size_t begin, std::size_t end
   // a slot mixes the same world direction (a car turned 90° mixed last step's "goal
   // ahead" into the slot that now points sideways; fuzz round 13).
   const bool turn_memory = config_.rotate && config_.blend >= 0.0f;
-  // per row of the block: heading now - then; one memory row, turned
   struct TurnsSite;
-  std::vector<double>& turns = detail::thread_scratch<std::vector<double>, TurnsSite>();
   struct TurnedSite;
+  // Per row of the block: heading now - then.
+  std::vector<double>& turns = detail::thread_scratch<std::vector<double>, TurnsSite>();
+  // One memory row, turned.
   std::vector<float>& turned = detail::thread_scratch<std::vector<float>, TurnedSite>();
 
   each_deciding(begin, end, [&](std::size_t b, std::size_t e, std::size_t step) {

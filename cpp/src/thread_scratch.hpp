@@ -18,10 +18,11 @@ namespace contextsteer::detail {
 /// thread_local's address comes from a call to __tls_get_addr, and GCC treats that address
 /// as a constant that it may compute again at every use after a call, or propagate into a
 /// specialised clone of a callee that takes the object by reference (`.constprop`), which
-/// then calls __tls_get_addr at each use inside its loops. The thick sector rays ran 20 %
-/// slower in the module than in a static executable for that reason (docs/performance.md,
-/// "Thread-local scratch in the shared library"). Behind this call, which the optimiser
-/// may not look through (noipa), the reference is an ordinary pointer kept in a register.
+/// then calls __tls_get_addr at each use inside its loops. The thick sector rays ran a
+/// quarter to a third slower in the module than in a static executable for that reason
+/// (docs/performance.md, "Thread-local scratch in the shared library"). Behind this call,
+/// which the optimiser may not look through (noipa), the reference is an ordinary pointer
+/// kept in a register.
 template <class T, class Tag>
 CS_OPAQUE T& thread_scratch() {
   thread_local T scratch;
