@@ -39,8 +39,8 @@ constexpr double kSideMargin = 1e-4;
 // unit of estimated build work (walls x sectors x (1 + reach / cell)): there the walks
 // have cost about what the build does (see sectors_for).
 constexpr double kAutoRays = 1.0 / 3.0;
-// Thick rays gain less from the index (1.1-1.5x the walk through Python, against 3-4x for
-// thin rays), so the walks must have cost more before a build pays: three times as many.
+// Thick rays gain less from the index (about 2x the walk, against 3-4x for thin rays), so
+// the walks must have cost more before a build pays: three times as many.
 constexpr double kAutoRaysThick = 1.0;
 
 // Sector of the unit direction (dx, dy): the diamond angle p in [0, 4) (monotone in the

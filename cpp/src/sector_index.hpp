@@ -70,7 +70,8 @@ namespace contextsteer::detail {
 std::unique_ptr<const SectorIndex> build_sectors(const World& w, std::uint32_t layers, float reach,
                                                  float radius = 0.0f);
 
-/// The index to cast thin slot rays of length up to `reach` in `layers` on, or nullptr
+/// The index to cast slot rays of length up to `reach` in `layers` on, thin or of
+/// `radius` (its rung, sector_radius, is what is looked up), or nullptr
 /// (walk the grid): with `force` (SlotMode::kSectors) it is built now if not cached; else
 /// only a cached one is returned, and `rays` (the rays the caller is about to walk) count
 /// towards the automatic build (sector_index.cpp, kAutoRays), which runs once enough
@@ -91,8 +92,9 @@ void sector_agent(const SectorIndex& idx, float ox, float oy, const double* dx, 
 
 /// sector_agent for thick rays of radius r (0 < r <= idx.radius): best[j] the least
 /// ray_capsule(..., tmax = L's next double) over the walls, the walk's double distance, or
-/// a value above L for none. Candidates from each piece's band search, solved in the order
-/// of a lower bound of their entries; the bounds and solves in AVX2 double lanes where
+/// a value above L for none. Candidates from each piece's band search with a lower bound
+/// of their entries: each ray's least-bound candidate solved first, then every other whose
+/// bound can still lower its best; the bounds and solves in AVX2 double lanes where
 /// use_avx2() and not `scalar` (the tests' switch), with the same bits either way.
 void sector_agent_thick(const SectorIndex& idx, float ox, float oy, const double* dx,
                         const double* dy, std::size_t k, float L, float r, double* best,
