@@ -1589,6 +1589,14 @@ def test_memory_checks_count_what_is_allocated(monkeypatch):
     ):
         cs.Simulation(None, agents, wide, slots=3)
     cs.Simulation(None, agents, [cs.Seek()], slots=3)  # 58 MB with 16 neighbours: fits
+    # record=True keeps each behaviour's (N, K) map (uncounted until 2026-12-07): with 16
+    # slots and 12 recorded behaviours 100k × (448 + (24 + 4·12)·16 + 4·16) = 166 MB.
+    seeks = [cs.Seek(weight=1.0 + i) for i in range(12)]
+    with pytest.raises(
+        MemoryError, match=r"12 recorded behaviour maps\) need about .* \(1,664 bytes an agent\)"
+    ):
+        cs.Simulation(None, cs.Agents(100_000, slots=16), cs.Steering(seeks, record=True))
+    cs.Simulation(None, cs.Agents(100_000, slots=16), cs.Steering(seeks))  # 90 MB: fits
     # 1.2M vertices: 101 MB at 88 bytes a vertex (67 MB at the old 56).
     with pytest.raises(MemoryError, match="smoothing"):
         cs.Path(np.c_[np.arange(1200), np.zeros(1200)], smooth=True, samples_per_segment=999)
@@ -1835,3 +1843,16 @@ def test_python_ints_past_int64_into_a_float_column_are_numbers():
     for value in (10**40, [1, 10**400]):
         with pytest.raises(ValueError, match="Agents.max_speed: .* overflows float32"):
             a.max_speed = value
+
+
+def test_a_smoothed_path_stays_within_the_range_positions_are_checked_against():
+    """Control points at ±1e8 made vertices at 1.25e8 (the spline overshoots at corners),
+    which the library's own checks then refused as positions (fuzz round of 2026-12-07)."""
+    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=np.float64)
+    with pytest.raises(ValueError, match=r"smoothed curve reaches 1\.2\d+e\+08, beyond the ±1e8"):
+        cs.Path(corners * 1e8, smooth=True, closed=True)
+    path = cs.Path(corners * 5e7, smooth=True, closed=True)  # overshoot stays inside
+    assert np.abs(path.points).max() <= 1e8
+    agents = cs.Agents(1)
+    agents.add(path.point_at(path.closest_offset([[5e7, 0]])))  # its points are positions
+    cs.Path(corners * 1e8, closed=True)  # unsmoothed, the points themselves are the vertices

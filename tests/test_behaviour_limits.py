@@ -129,6 +129,17 @@ def test_evaluate_checks_array_slot_directions(directions, match):
         cs.Seek().evaluate(agents, directions)
 
 
+@pytest.mark.parametrize("k", [8.0, np.float64(8.0), "8"])
+def test_evaluate_names_a_k_that_is_not_an_int(k):
+    """A float K was read as a (1,) array of directions, and the message spoke of a shape
+    the caller never gave (fuzz round of 2026-12-07)."""
+    agents = cs.Agents(1)
+    agents.add([0, 0], target=[1, 0])
+    with pytest.raises(TypeError, match=r"expected an int K .*, got (float|float64|str) "):
+        cs.Seek().evaluate(agents, k)
+    assert cs.Seek().evaluate(agents, 8).interest.shape == (1, 8)
+
+
 def test_a_slot_ring_too_large_for_memory_is_refused():
     with pytest.raises(ValueError, match="K <= 65536"):
         cs.SlotSet(10**9)

@@ -617,6 +617,11 @@ def test_the_station_empties_each_train_round_the_kiosk_while_people_come_in():
     assert r["collisions"]["agent_wall"] == 0
     with pytest.raises(ValueError, match="unload"):
         sc(unload=90.0)
+    # headway alone below the default unload: the message names both and how they relate
+    with pytest.raises(
+        ValueError, match=r"unload must be at most headway .* unload=20 s and headway=10 s"
+    ):
+        sc(headway=10.0)
 
 
 def test_a_turn_at_speed_is_not_carried_into_a_gates_wall_end():

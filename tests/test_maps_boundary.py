@@ -283,7 +283,7 @@ def test_wrong_shapes_and_dtypes():
         cs.combine([a, a], "weighted_sum")
     with pytest.raises(ValueError, match="only used by"):
         cs.combine([a, a], "sum", weights=[1, 2])
-    with pytest.raises(ValueError, match=r"weights: expected shape \(B,\)"):
+    with pytest.raises(ValueError, match=r"weights: expected shape \(B=2,\)"):
         cs.combine([a, a], "weighted_sum", weights=[1, 2, 3])
     with pytest.raises(ValueError, match="odd length"):
         cs.spread(a, [0.5, 0.5])
@@ -396,7 +396,7 @@ def test_steer_bad_input():
         cs.steer(stack, danger, slots, combine="weighted_sum")
     with pytest.raises(ValueError, match="only used by mode 'weighted_sum'"):
         cs.steer(stack, danger, slots, weights=[1, 2])
-    with pytest.raises(ValueError, match=r"weights: expected shape \(B,\), got \(3,\)"):
+    with pytest.raises(ValueError, match=r"weights: expected shape \(B=2,\), got \(3,\)"):
         cs.steer(stack, danger, slots, combine="weighted_sum", weights=[1, 2, 3])
     with pytest.raises(ValueError, match=r"danger.*\(4, 8\)"):
         cs.steer(stack, danger[:3], slots)

@@ -136,6 +136,18 @@ def test_dir_lists_the_public_names_and_submodules():
     assert set(cs.__all__) <= set(names)
 
 
+def test_every_name_dir_lists_is_an_attribute():
+    """Tab completion offered ``cli``, and ``cs.cli`` raised AttributeError: dir() lists
+    every submodule, and a submodule not imported by the package must load on first use."""
+    import subprocess
+    import sys
+
+    # A fresh interpreter: in this one another test may have imported the submodules.
+    code = "import contextsteer as cs; print([n for n in dir(cs) if not hasattr(cs, n)])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_no_prose_is_read_as_a_parameter_of_the_api_reference():
     """Paragraphs inside numpydoc Parameters sections became parameters in the docs."""
     docscrape = pytest.importorskip("numpydoc.docscrape")

@@ -93,7 +93,7 @@ def test_views_are_read_only_zero_copy_and_survive_edits():
         (lambda w: w.add_circles([[0, 0], [1, 1]], [1.0, -0.5]), "circle 1 has negative radius"),
         (
             lambda w: w.add_circles([[0, 0], [1, 1]], [1.0]),
-            r"radii: expected shape \(C,\), got \(1,\)",
+            r"radii: expected shape \(C=2,\), got \(1,\)",
         ),
         (lambda w: w.add_circles([[0, np.nan]], [1.0]), "finite"),
         (lambda w: w.add_box((0, 0), (0, 1)), "half_extents"),
@@ -637,3 +637,16 @@ def test_adding_nothing_is_allowed_and_adds_nothing():
         w.add_circles([1.0], [1.0])
     with pytest.raises(ValueError, match=r"expected shape \(M, 4\)"):
         w.add_segments([1.0, 2.0])
+
+
+def test_a_shape_fixed_by_another_argument_is_named_with_its_extent():
+    """3 origins and 2 directions were refused as "expected shape (R, 2), got (2, 2)",
+    which reads as met (fuzz round of 2026-12-07): a named extent fixed by another
+    argument now shows its value."""
+    w = cs.World()
+    w.add_box((0, 0), (1, 1))
+    origins = np.zeros((3, 2), np.float32)
+    with pytest.raises(ValueError, match=r"directions: expected shape \(R=3, 2\), got \(2, 2\)"):
+        cs.raycast(w, origins, np.ones((2, 2), np.float32), 5.0)
+    with pytest.raises(ValueError, match=r"origins: expected shape \(N, 2\), got \(3,\)"):
+        cs.raycast(w, np.zeros(3, np.float32), np.ones((3, 2), np.float32), 5.0)  # R free

@@ -41,8 +41,16 @@ std::string pattern_text(std::initializer_list<py::ssize_t> pattern,
   std::size_t i = 0;
   for (auto p : pattern) {
     if (i++) s << ", ";
-    if (name != names.end() && *name) s << *name;
-    else s << p;
+    // A named extent that another argument fixes shows its value: "(R=3, 2)", where
+    // "(R, 2)" read as met by a (2, 2) array (fuzz round of 2026-12-07), unless its name
+    // gives it already ("2", "N = capacity 4").
+    if (name != names.end() && *name) {
+      s << *name;
+      if (p != kAny && std::string(*name).find(std::to_string(p)) == std::string::npos)
+        s << '=' << p;
+    } else {
+      s << p;
+    }
     if (name != names.end()) ++name;
   }
   if (pattern.size() == 1) s << ',';

@@ -58,8 +58,9 @@ from .tune import NoFeasibleTrial, TuneInterrupted, TuneResult, tune
 from .world import *  # noqa: F403
 
 # Submodules imported on first use (``cs.video.write(...)``, as the README writes it, raised
-# AttributeError unless ``import contextsteer.video`` had run; fuzz round 13).
-_ON_FIRST_USE = ("video", "playground", "rimea")
+# AttributeError unless ``import contextsteer.video`` had run; fuzz round 13). Every
+# submodule the package does not import is here, since ``dir()`` lists them all.
+_ON_FIRST_USE = ("video", "playground", "rimea", "cli")
 
 
 def __dir__() -> list[str]:

@@ -158,12 +158,15 @@ MAX_CAPACITY = 2**31 - 1
 class Agents(_core.Agents):
     """State of up to ``capacity`` agents, stored in C++ as structure-of-arrays.
 
-    Every attribute is a writable, zero-copy ``float32`` NumPy view with one row per
-    slot (dead slots included; see ``alive``): ``position`` (N, 2), ``velocity`` (N, 2),
-    ``heading`` (N,) radians counter-clockwise from +x, ``radius``, ``max_speed``
+    Every column is a zero-copy NumPy view with one row per slot (dead slots included;
+    see ``alive``), writable unless said: ``float32`` ``position`` (N, 2), ``velocity``
+    (N, 2), ``heading`` (N,) radians counter-clockwise from +x, ``radius``, ``max_speed``
     (length/s), ``max_accel`` (length/s²), ``max_turn_rate`` (rad/s), ``steer_force``
-    (the Godot lerp factor per step), ``target`` (N, 2) per-agent goal, ``group`` (N,)
-    int32, ``alive`` (N,) bool and ``rng`` (N,) uint64 per-agent random state.
+    (the Godot lerp factor per step) and ``target`` (N, 2) per-agent goal; ``group`` (N,)
+    int32; ``alive``, ``kinematic`` (moved by the velocity written, not steered) and
+    ``waypoint`` (the target is a point on the way, not a goal to stand at) (N,) bool;
+    ``rng`` (N,) uint64 per-agent random state; and ``generation`` (N,) uint32,
+    read-only: how many times :meth:`add` claimed each slot.
 
     Subclasses add attributes, methods and constructors of their own; they pickle and
     deep-copy as themselves, and :meth:`Simulation.save` writes them as plain ``Agents``

@@ -91,6 +91,11 @@ def _slot_directions(directions: Any) -> np.ndarray:
         return slot_directions(k)  # the ring a Simulation's SlotSet(k) holds, bit for bit
     if hasattr(directions, "directions"):
         directions = directions.directions
+    if np.ndim(directions) == 0:  # a float K (8.0) was read as a (1,) array of directions
+        raise TypeError(
+            f"directions: expected an int K (a ring of K slots), a slot set or a (K, 2) "
+            f"array of directions, got {type(directions).__name__} {directions!r}"
+        )
     d = _f32(directions, "slot directions")
     if d.ndim != 2 or d.shape[1] != 2 or len(d) < 3:
         raise ValueError(f"slot directions: expected shape (K, 2) with K >= 3, got {d.shape}")
@@ -1577,7 +1582,7 @@ class CollisionDanger(Behaviour):
         speed, faster than the slot's fastest safe level and safe against every
         neighbour. The speed map is then no longer only multiples of ``1/S``. Without it
         the slowest moving candidate (``max_speed/S``) may come no nearer a wall than
-        ``max_speed/S·wall_horizon`` (0.65 m at the crowd defaults), so two agents
+        ``max_speed/S·wall_horizon`` (0.78 m at the crowd defaults' 2.4 s), so two agents
         meeting head-on in a corridor three body widths wide never pass; with it they
         do, as with RVO's continuous velocities. It costs the crowd benchmark's walled
         scenes some smoothness (see the README), so it is not the default.

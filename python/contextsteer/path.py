@@ -74,7 +74,8 @@ class Path:
         ``closed`` or ``smooth`` is not a bool, ``samples_per_segment`` not an int.
     ValueError
         If ``points`` is not (P, 2), holds NaN or inf, has fewer than 2 distinct
-        points, or ``samples_per_segment`` is not in [1, 4096].
+        points, or ``samples_per_segment`` is not in [1, 4096]; with ``smooth``, if the
+        curve passes beyond ±1e8 (it overshoots its control points at sharp corners).
     MemoryError
         ``smooth`` would make more vertices (points × ``samples_per_segment``) than
         the memory this process may use holds.
@@ -137,6 +138,17 @@ class Path:
                     f"{vertices * 88 / 2**30:.3g} GiB, more than {_memory_text()}"
                 )
         self._path = _core.Path(p, closed, smooth, samples_per_segment)
+        if smooth:
+            # The spline overshoots its control points at sharp corners, which can carry a
+            # vertex past the range every position is checked against (points at ±1e8 gave
+            # vertices at 1.25e8, which Agents.add then refused; fuzz round of 2026-12-07).
+            reach = float(np.abs(self._path.points).max())
+            if not reach <= _checks.MAX_COORDINATE:
+                raise ValueError(
+                    f"Path: the smoothed curve reaches {reach:.4g}, beyond the ±1e8 that "
+                    "positions are checked against (the spline overshoots its control "
+                    "points at sharp corners); keep the points further inside it"
+                )
         self._args = (p.copy(), closed, smooth, samples_per_segment)
 
     def __reduce__(self):

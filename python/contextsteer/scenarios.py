@@ -216,6 +216,11 @@ _CH = (
     "    (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);\n"
     '    refused with ``danger="agent"``.'
 )
+_CH_VELOCITY = (
+    "changes : mapping, optional\n"
+    "    Some :class:`CollisionDanger` options over the preset's set\n"
+    "    (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``)."
+)
 _ROT = (
     "rotate : bool, default True\n"
     "    Slots turn with each agent's heading (:func:`crowd_steering`'s ``rotate``)."
@@ -1958,7 +1963,7 @@ def bottleneck(
     0-199, with the goals drawn anywhere as they then were, it stranded one agent of 20
     on 61 seeds, most pacing along the wall beside the gap for good
     (``benchmarks/scenario_seeds.py``); the field, with the goals spread, gets everyone
-    home on 199 (seed 126 leaves one inside the ring of agents standing at their goals).
+    home on all 200.
     ``guide="none"``: plain local steering. Goals: spread to 1.5 m apart, at least
     1.4 m while the room beyond the wall holds that (54 agents).
     Danger: :func:`crowd_steering`'s ``danger`` (``danger="agent"``: the earlier
@@ -2192,7 +2197,7 @@ MAZE_NODE_BUDGET = 2**28
     "size : float, default 3\n    Cell size (m, > 1).",
     _DV,
     _DET,
-    _CH,
+    _CH_VELOCITY,
 )
 def maze(
     *,
@@ -2696,7 +2701,12 @@ def station(
     train_rate = _size("station", "train_rate", train_rate, 0.0, 1e4, closed="low")
     inbound = _size("station", "inbound", inbound, 0.0, 1e4, closed="low")
     headway = _size("station", "headway", headway, 0.0, 1e6)
-    unload = _size("station", "unload", unload, 0.0, headway, closed="high")
+    unload = _size("station", "unload", unload, 0.0, 1e6, closed="high")
+    if unload > headway:  # said separately: headway=10 alone was refused as "unload"
+        raise ValueError(
+            f"station: unload must be at most headway (a train unloads before the next "
+            f"arrives), got unload={unload:g} s and headway={headway:g} s"
+        )
     n = _count("agents", agents, 1, MAX_SCENARIO_AGENTS)
     _, _, _, _, _, _, world_mod = _modules()
     from .flow import Flow

@@ -598,16 +598,21 @@ class Simulation:
         # 24 an agent and slot (maps, rays, speeds, scratch) and 4 a neighbour an agent
         # (the lists). Measured 584-592 bytes an agent at K = 3-8 and 760-950 at K = 16;
         # 64 bytes a slot alone passed 1M agents at K = 3 (0.18 GiB counted, 1.35 GB
-        # taken) into a bare std::bad_alloc (fuzz round 25).
+        # taken) into a bare std::bad_alloc (fuzz round 25). ``record=True`` keeps every
+        # behaviour's (N, K) map besides: 4 bytes an agent, slot and behaviour (left out
+        # of the count until 2026-12-07, so 300,000 agents × 256 slots × 16 recorded
+        # behaviours passed it into a bare std::bad_alloc).
         k_ = slots.k if isinstance(slots, SlotSet) else slots
         neighbours = int(getattr(steering, "max_neighbours", 16) or 0)
-        per_agent = 448 + 24 * int(k_) + 4 * neighbours
+        recorded = len(steering.behaviours) if getattr(steering, "record", False) else 0
+        per_agent = 448 + (24 + 4 * recorded) * int(k_) + 4 * neighbours
         need = per_agent * len(agents.alive)
         if need > _physical_memory():
+            kept = f", {recorded} recorded behaviour maps" if recorded else ""
             raise MemoryError(
                 f"Simulation: {len(agents.alive):,} agents × {k_:,} slots (max_neighbours "
-                f"{neighbours}) need about {need / 2**30:.3g} GiB ({per_agent:,} bytes an "
-                f"agent), more than {_memory_text()}"
+                f"{neighbours}{kept}) need about {need / 2**30:.3g} GiB ({per_agent:,} bytes "
+                f"an agent), more than {_memory_text()}"
             )
         relax = _num("push_relax", push_relax)
         if not 0 < relax <= 1:
