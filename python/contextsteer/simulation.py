@@ -604,7 +604,9 @@ class Simulation:
         # behaviours passed it into a bare std::bad_alloc).
         k_ = slots.k if isinstance(slots, SlotSet) else slots
         neighbours = int(getattr(steering, "max_neighbours", 16) or 0)
-        recorded = len(steering.behaviours) if getattr(steering, "record", False) else 0
+        recorded = (
+            len(getattr(steering, "behaviours", ())) if getattr(steering, "record", False) else 0
+        )
         per_agent = 448 + (24 + 4 * recorded) * int(k_) + 4 * neighbours
         need = per_agent * len(agents.alive)
         if need > _physical_memory():
