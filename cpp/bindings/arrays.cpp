@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "arrays.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <sstream>
+#include <string_view>
 #include <vector>
 #include <type_traits>
 
@@ -41,13 +44,17 @@ std::string pattern_text(std::initializer_list<py::ssize_t> pattern,
   std::size_t i = 0;
   for (auto p : pattern) {
     if (i++) s << ", ";
-    // A named extent that another argument fixes shows its value: "(R=3, 2)", where
-    // "(R, 2)" read as met by a (2, 2) array (fuzz round of 2026-12-07), unless its name
-    // gives it already ("2", "N = capacity 4").
+    // A symbol (R, K, rows) that another argument fixes shows its value: "(R=3, 2)",
+    // where "(R, 2)" read as met by a (2, 2) array (fuzz round of 2026-12-07). A name
+    // that is not a symbol ("2", "N = capacity 4") already says it.
     if (name != names.end() && *name) {
       s << *name;
-      if (p != kAny && std::string(*name).find(std::to_string(p)) == std::string::npos)
-        s << '=' << p;
+      const std::string_view n = *name;
+      const bool symbol = !n.empty() && std::isalpha(static_cast<unsigned char>(n.front())) &&
+                          std::all_of(n.begin(), n.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                          });
+      if (p != kAny && symbol) s << '=' << p;
     } else {
       s << p;
     }

@@ -62,7 +62,7 @@ std::string shape_text(const std::vector<py::ssize_t>& shape);
 std::string number_text(float v);
 std::string number_text(double v);
 /// The expected shape in messages: each dimension's name, or its extent when unnamed; a
-/// named dimension that the pattern fixes shows its extent too, "(R=3, 2)".
+/// dimension named by a symbol that the pattern fixes shows its extent too, "(R=3, 2)".
 std::string pattern_text(std::initializer_list<py::ssize_t> pattern,
                          std::initializer_list<const char*> names);
 

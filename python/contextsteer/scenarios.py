@@ -210,17 +210,13 @@ _DV = (
     "    Lewis's time slicing: each agent keeps a decision this many seconds\n"
     "    (:class:`Simulation`'s ``decision_validity``); None decides every step."
 )
-_CH = (
-    "changes : mapping, optional\n"
-    "    Some :class:`CollisionDanger` options over the preset's set\n"
-    "    (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``);\n"
-    '    refused with ``danger="agent"``.'
-)
 _CH_VELOCITY = (
     "changes : mapping, optional\n"
     "    Some :class:`CollisionDanger` options over the preset's set\n"
     "    (``crowd_steering(changes=)``; ``contextsteer run NAME -p changes.horizon=3``)."
 )
+# The scenarios that also take danger="agent", whose AgentDanger has no such options.
+_CH = _CH_VELOCITY[:-1] + ';\n    refused with ``danger="agent"``.'
 _ROT = (
     "rotate : bool, default True\n"
     "    Slots turn with each agent's heading (:func:`crowd_steering`'s ``rotate``)."
