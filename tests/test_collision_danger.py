@@ -1278,6 +1278,51 @@ def test_ttc_avx2_and_baseline_paths_are_bit_identical(tmp_path):
     np.testing.assert_array_equal(base, _isa_case_outputs())
 
 
+def _pair_test_outputs():
+    """Positions, velocities and the last danger and speed maps, as raw bits, of crowds
+    whose creep candidates (unstick, squeeze) are tested against a list of their
+    neighbours (PairTest in behaviours.cpp) four at a time with AVX2: a 12 × 12 lattice of
+    bodies standing at their goals, touching (0.5 m) and 0.12 m apart (0.62 m); the
+    touching one walking all one way (same_way_horizon's factor on each pair); and the
+    0.62 m one with every third body kinematic under reciprocity 0.5."""
+    out = []
+    for spacing, walk, kinematic in (
+        (0.5, False, False),
+        (0.62, False, False),
+        (0.5, True, False),
+        (0.62, False, True),
+    ):
+        n = 12
+        g = np.stack(np.meshgrid(np.arange(n), np.arange(n)), -1).reshape(-1, 2) * spacing
+        pos = (g - g.mean(0)).astype(np.float32)
+        jitter = np.random.default_rng(2).normal(0, 0.1, pos.shape).astype(np.float32)
+        agents = cs.Agents(n * n, slots=16, seed=2)
+        target = pos + (np.float32([50.0, 0.0]) if walk else jitter)
+        agents.add(pos, radius=0.25, max_speed=1.3, max_accel=6.0, target=target)
+        changes = None
+        if kinematic:
+            agents.kinematic[::3] = True
+            changes = {"reciprocity": 0.5}
+        sim = cs.Simulation(
+            None,
+            agents,
+            cs.scenarios.crowd_steering(walls=False, changes=changes),
+            motion=cs.Accel(),
+            slots=cs.scenarios.crowd_slots(),
+        )
+        sim.step(1 / 30, steps=20)
+        for a in (agents.position, agents.velocity, sim.danger, sim.speed):
+            out.append(np.ascontiguousarray(a, np.float32).view(np.int32).ravel())
+    return np.concatenate(out)
+
+
+def test_creep_candidates_avx2_and_baseline_paths_are_bit_identical(tmp_path):
+    # The creep candidates' tests against the neighbours run four lanes at a time with
+    # AVX2 and one at a time without; both must give the same answers, so the same bits.
+    base = without_avx2(tmp_path, "test_collision_danger", "_pair_test_outputs()")
+    np.testing.assert_array_equal(base, _pair_test_outputs())
+
+
 @pytest.mark.parametrize("interval", [1, 3])
 def test_step_equals_perceive_then_decide_near_walls(interval):
     # Within step() CollisionDanger's rows tell the velocity decision which agents have no

@@ -797,18 +797,42 @@ float course_meets_disc(Vec2 p, float R, Vec2 d) {
   return cc / (bb + std::sqrt(disc));
 }
 
-bool body_past_target(const PastTarget& pt, Vec2 p, float R, float margin, Vec2 d) {
-  const float along = pt.g.x * d.x + pt.g.y * d.y;
-  const float side = std::fabs(d.x * pt.g.y - d.y * pt.g.x);
-  if (!(side <= pt.ri)) return false;
-  if (!(along >= pt.ri)) {
-    // Nearer: only a course heading at the target (|d × g| <= g·d / 4, within 14°) and a
-    // target clear of the padded disc, so the agent stops before that disc.
+/// body_past_target's part that depends on the course alone: how far along d the course
+/// passes the target and how far to the side, and whether the course can leave any body
+/// out (`open`: it passes within r_i of the target, and, nearer than r_i along, heads at
+/// it). A caller testing one course against many bodies works it out once.
+struct CoursePast {
+  float along;
+  float side;
+  bool near;
+  bool open;
+};
+
+CoursePast course_past(const PastTarget& pt, Vec2 d) {
+  CoursePast c{};
+  c.along = pt.g.x * d.x + pt.g.y * d.y;
+  c.side = std::fabs(d.x * pt.g.y - d.y * pt.g.x);
+  c.near = !(c.along >= pt.ri);
+  // Nearer: only a course heading at the target (|d × g| <= g·d / 4, within 14°).
+  c.open = c.side <= pt.ri && (!c.near || (c.along > 0.0f && c.side <= 0.25f * c.along));
+  return c;
+}
+
+/// body_past_target for the course c along d (course_past(pt, d)).
+bool body_past_target(const PastTarget& pt, const CoursePast& c, Vec2 p, float R, float margin,
+                      Vec2 d) {
+  if (!c.open) return false;
+  if (c.near) {
+    // Nearer: the target clear of the padded disc, so the agent stops before that disc.
     const Vec2 e = pt.g - p;
-    if (!(along > 0.0f) || !(side <= 0.25f * along) || !(dot(e, e) >= R * R)) return false;
+    if (!(dot(e, e) >= R * R)) return false;
   }
   const float h = course_meets_disc(p, R, d);
-  return h != std::numeric_limits<float>::infinity() && along <= h + margin;
+  return h != std::numeric_limits<float>::infinity() && c.along <= h + margin;
+}
+
+bool body_past_target(const PastTarget& pt, Vec2 p, float R, float margin, Vec2 d) {
+  return body_past_target(pt, course_past(pt, d), p, R, margin, d);
 }
 
 #if defined(CONTEXTSTEER_AVX2)
@@ -1002,8 +1026,8 @@ bool any_standing_past_target(const CollisionDanger& b, const BehaviourInputs& i
                                                   const BehaviourInputs& in, std::size_t i) {
 #if defined(CONTEXTSTEER_AVX2)
   return !in.neighbors.empty() && detail::use_avx2() &&
-         !(b.reciprocity > 0.0f && in.agents.kinematic) && !any_standing_past_target(b, in, i) &&
-         !at_goal(b, in.agents, i);
+         !(b.reciprocity > 0.0f && in.agents.kinematic) && !at_goal(b, in.agents, i) &&
+         !any_standing_past_target(b, in, i);
 #else
   (void)b, (void)in, (void)i;
   return false;
@@ -1040,18 +1064,223 @@ float velocity_pair_ttc(const CollisionDanger& b, const BehaviourInputs& in, std
   return velocity_pair_ttc(b, in, i, v, pairs_in_lanes(b, in, i));
 }
 
+/// Agent i's neighbours as scalar_pair_ttc sees them under b (keeping every neighbour):
+/// what depends on the pair and not on the candidate velocity, per neighbour j. The
+/// neighbours that arrive beside agent i (PairSeen::arrives: two discs, no same-way
+/// factor) are kept apart in `arriving`; the others are lanes of a structure of arrays:
+/// first those no course leaves out, then those passing standing_past_target (some course
+/// may leave them out), `lanes` of them in all, and three lanes of padding.
+struct PairList {
+  struct Arriving {
+    Vec2 rel, u, stop;
+    float R, kappa;
+    bool standing;
+  };
+  std::vector<float> px, py, R, kappa, ux, uy, f;  ///< x_j − x_i, r_i + r_j + margin, PairSeen
+  std::size_t kept = 0;                            ///< lanes [0, kept): no course leaves them out
+  std::size_t lanes = 0;  ///< lanes [kept, lanes): standing_past_target holds
+  std::vector<Arriving> arriving;
+
+  void clear() {
+    px.clear(), py.clear(), R.clear(), kappa.clear(), ux.clear(), uy.clear(), f.clear();
+    arriving.clear();
+    kept = lanes = 0;
+  }
+  void push(Vec2 p, float r, float k, Vec2 u, float fj) {
+    px.push_back(p.x), py.push_back(p.y), R.push_back(r), kappa.push_back(k);
+    ux.push_back(u.x), uy.push_back(u.y), f.push_back(fj);
+  }
+  void swap_lanes(std::size_t a, std::size_t b) {
+    for (std::vector<float>* v : {&px, &py, &R, &kappa, &ux, &uy, &f}) std::swap((*v)[a], (*v)[b]);
+  }
+};
+
+/// Whether the candidate w (already w = κ·v − u, times the same-way factor) meets the
+/// disc of radius R at p within h: pair_ttc(p, R, w) < h, in pair_ttc's operations.
+[[gnu::always_inline]] inline bool pair_meets(Vec2 p, float R, Vec2 w, float h) {
+  return pair_ttc(p, R, w) < h;
+}
+
+#if defined(CONTEXTSTEER_AVX2)
+/// PairTest's lanes [from, to) four at a time: the first lane whose candidate meets its
+/// disc within h (pair_meets, the same float operations lane by lane: no FMA), or `to`
+/// when none does.
+CS_AVX2 std::size_t first_meeting_avx2(const PairList& l, std::size_t from, std::size_t to, Vec2 v,
+                                       bool scaled, float h) {
+  const __m128 vx = _mm_set1_ps(v.x), vy = _mm_set1_ps(v.y), hv = _mm_set1_ps(h);
+  const __m128 zero = _mm_setzero_ps();
+  for (std::size_t n = from; n < to; n += 4) {
+    const __m128 k = _mm_loadu_ps(l.kappa.data() + n);
+    __m128 wx = _mm_sub_ps(_mm_mul_ps(vx, k), _mm_loadu_ps(l.ux.data() + n));
+    __m128 wy = _mm_sub_ps(_mm_mul_ps(vy, k), _mm_loadu_ps(l.uy.data() + n));
+    if (scaled) {
+      const __m128 f = _mm_loadu_ps(l.f.data() + n);
+      wx = _mm_mul_ps(wx, f);
+      wy = _mm_mul_ps(wy, f);
+    }
+    const __m128 px = _mm_loadu_ps(l.px.data() + n), py = _mm_loadu_ps(l.py.data() + n);
+    const __m128 R = _mm_loadu_ps(l.R.data() + n);
+    const __m128 cc =
+        _mm_sub_ps(_mm_add_ps(_mm_mul_ps(px, px), _mm_mul_ps(py, py)), _mm_mul_ps(R, R));
+    const __m128 bb = _mm_add_ps(_mm_mul_ps(px, wx), _mm_mul_ps(py, wy));
+    const __m128 ww = _mm_add_ps(_mm_mul_ps(wx, wx), _mm_mul_ps(wy, wy));
+    const __m128 disc = _mm_sub_ps(_mm_mul_ps(bb, bb), _mm_mul_ps(ww, cc));
+    const __m128 hit = _mm_div_ps(cc, _mm_add_ps(bb, _mm_sqrt_ps(disc)));
+    // pair_ttc < h: touching (cc <= 0) and deepening (bb > 0), TTC 0; apart, bb > 0,
+    // disc > 0 and the hit before h.
+    const __m128 near = _mm_cmple_ps(cc, zero);
+    const __m128 far = _mm_and_ps(_mm_cmpgt_ps(disc, zero), _mm_cmplt_ps(hit, hv));
+    const __m128 meets = _mm_and_ps(_mm_cmpgt_ps(bb, zero), _mm_or_ps(near, far));
+    int mask = _mm_movemask_ps(meets);
+    if (to - n < 4) mask &= (1 << (to - n)) - 1;
+    if (mask != 0) return n + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+  return to;
+}
+#endif
+
+/// Whether candidate velocities of agent i are safe against its neighbours under b
+/// (velocity_pair_ttc(b, in, i, v) >= b.horizon), for a decision that tests many of them:
+/// creep's bisection (14 candidates a slot, every slot of an agent that cannot move),
+/// wall_speed, unstick and squeeze. Where the four-lane loop over the agents' arrays does
+/// not apply (pairs_in_lanes false: an agent near or at its goal with bodies standing
+/// round it, kinematic neighbours under reciprocity), the scalar loop worked out each
+/// pair's filter, arrival and same-way factor again for every candidate; a packed crowd
+/// standing at its goals spent most of its step there (docs/performance.md, "A dense
+/// crowd standing at its goals"). Here they are worked out once, on the first test, into
+/// a PairList; each test then runs only the candidate's part, in the same float
+/// operations as scalar_pair_ttc and pair_ttc, four neighbours at a time with AVX2, and
+/// stops at the first neighbour it meets within the horizon: a minimum reaches the
+/// horizon only if every term does (a NaN term counts as neither, in both). That
+/// neighbour moves to the front of its part of the list, as the next candidate of a
+/// bisection most often meets it too. The order of the terms changes nothing: the answer
+/// is the same boolean.
+class PairTest {
+ public:
+  PairTest(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, PairList& store)
+      : b_(b), in_(in), i_(i), l_(store) {}
+
+  /// velocity_pair_ttc(b, in, i, v) >= b.horizon.
+  bool safe(Vec2 v) {
+    if (!built_) build();
+    const float h = b_.horizon;
+    // First the lanes no course leaves out: an unsafe candidate most often stops there,
+    // before the course is worked out.
+    if (meets_in(0, l_.kept, v, h)) return false;
+    if (l_.kept == l_.lanes && l_.arriving.empty()) return true;
+    // scalar_pair_ttc's candidate part: the course, for past_target.
+    const float sp = length(v);
+    const bool past = pt_.on && sp > 0.0f;
+    const Vec2 d = past ? v * (1.0f / sp) : Vec2{};
+    // (The course's part of body_past_target, once; most courses leave no body out.)
+    const CoursePast course = past ? course_past(pt_, d) : CoursePast{};
+    const bool may_leave = past && course.open;
+    const auto left_out = [&](Vec2 p, float R) {
+      return may_leave && body_past_target(pt_, course, p, R, b_.margin, d);
+    };
+    for (std::size_t n = 0; n < l_.arriving.size(); ++n) {
+      const PairList::Arriving& e = l_.arriving[n];
+      if (e.standing && left_out(e.rel, e.R)) continue;
+      const Vec2 w = v * e.kappa - e.u;
+      if (pair_meets(e.stop, e.R, w, h) || pair_meets(e.rel, e.R, w, h)) {
+        if (n > 0) std::swap(l_.arriving[0], l_.arriving[n]);
+        return false;
+      }
+    }
+    // The bodies some course may leave out: as they are when this one leaves none out,
+    // else one by one.
+    if (!may_leave) return !meets_in(l_.kept, l_.lanes, v, h);
+    for (std::size_t n = l_.kept; n < l_.lanes; ++n) {
+      if (left_out(Vec2{l_.px[n], l_.py[n]}, l_.R[n])) continue;
+      if (meets_one(n, v, h)) {
+        if (n > l_.kept) l_.swap_lanes(l_.kept, n);
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  /// Whether lane n's candidate meets its disc within h.
+  bool meets_one(std::size_t n, Vec2 v, float h) const {
+    Vec2 w = v * l_.kappa[n] - Vec2{l_.ux[n], l_.uy[n]};
+    if (scaled_) w = w * l_.f[n];
+    return pair_meets(Vec2{l_.px[n], l_.py[n]}, l_.R[n], w, h);
+  }
+
+  /// Whether some lane of [from, to) meets its disc within h; the first that does moves to
+  /// the front of its part of the list (0 or kept).
+  bool meets_in(std::size_t from, std::size_t to, Vec2 v, float h) {
+    std::size_t hit = to;
+#if defined(CONTEXTSTEER_AVX2)
+    if (detail::use_avx2()) {
+      hit = first_meeting_avx2(l_, from, to, v, scaled_, h);
+    } else
+#endif
+    {
+      for (std::size_t n = from; n < to && hit == to; ++n)
+        if (meets_one(n, v, h)) hit = n;
+    }
+    if (hit == to) return false;
+    const std::size_t front = hit < l_.kept ? 0 : l_.kept;
+    if (hit > front) l_.swap_lanes(front, hit);
+    return true;
+  }
+
+  void build() {
+    built_ = true;
+    l_.clear();
+    if (in_.neighbors.empty()) return;
+    const AgentsView& a = in_.agents;
+    const float kappa = 1.0f / (1.0f - b_.reciprocity);
+    const Vec2 xi = load2(a.position, i_), vi = load2(a.velocity, i_);
+    pt_ = past_target_of(b_, a, i_);
+    const bool home = at_goal(b_, a, i_);
+    const SameWay way(b_, a, i_);
+    scaled_ = way.scale != 1.0f;
+    const std::int32_t* nb = in_.neighbors.indices + i_ * in_.neighbors.max_neighbors;
+    const std::int32_t count = in_.neighbors.counts[i_];
+    // Two passes over the neighbours: the lanes no course leaves out, then the others.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (std::int32_t n = 0; n < count; ++n) {
+        const auto j = static_cast<std::size_t>(nb[n]);
+        const Vec2 p = load2(a.position, j) - xi;
+        const float R = a.radius[i_] + a.radius[j] + b_.margin;
+        const bool standing = pt_.on && standing_past_target(pt_, a, j, p, b_.margin);
+        if (standing != (pass == 1)) continue;
+        const PairSeen s = pair_seen(b_, a, i_, j, vi, kappa, R, home);
+        if (s.arrives) {
+          l_.arriving.push_back({p, s.u, s.stop, R, s.kappa, standing});
+          continue;
+        }
+        l_.push(p, R, s.kappa, s.u, scaled_ ? way.of(a, j) : 1.0f);
+      }
+      (pass == 0 ? l_.kept : l_.lanes) = l_.px.size();
+    }
+    // Three lanes past the list, so that four lanes loaded from any of its lanes stay in
+    // the arrays (the four-lane loop masks those past its end).
+    for (int pad = 0; pad < 3; ++pad) l_.push(Vec2{}, 1.0f, 0.0f, Vec2{}, 1.0f);
+  }
+
+  const CollisionDanger& b_;
+  const BehaviourInputs& in_;
+  std::size_t i_;
+  PairList& l_;
+  PastTarget pt_{};
+  bool scaled_ = false;
+  bool built_ = false;
+};
+
 /// CollisionDanger's creep candidate along the unit direction d of agent i: bisection
 /// between a safe speed lo and an unsafe speed hi (kCreepSteps halvings, so within
 /// (hi − lo)·2^−kCreepSteps of the boundary) on the exact test: every neighbour's TTC
 /// and the wall's (h, or ∞ when the slot's ray is clear) reach the horizon. Returns the
-/// last safe speed (lo itself when no midpoint is safe). lanes: pairs_in_lanes(b, in, i).
-float creep_speed(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, Vec2 d,
-                  float h, float lo, float hi, bool lanes) {
+/// last safe speed (lo itself when no midpoint is safe). pairs: agent i's PairTest under b.
+float creep_speed(const CollisionDanger& b, PairTest& pairs, Vec2 d, float h, float lo, float hi) {
   const float scale = b.horizon / b.wall_horizon;  // wall TTC on the agents' scale
   for (int it = 0; it < kCreepSteps; ++it) {
     const float mid = 0.5f * (lo + hi);
-    const bool ok =
-        h / mid * scale >= b.horizon && velocity_pair_ttc(b, in, i, d * mid, lanes) >= b.horizon;
+    const bool ok = h / mid * scale >= b.horizon && pairs.safe(d * mid);
     (ok ? lo : hi) = mid;
   }
   return lo;
@@ -1069,17 +1298,16 @@ bool can_move(const float* speed, const float* danger, std::size_t k) {
 /// from standing, the fastest speed below `step` (a level's speed, m/s) that is safe all
 /// the way from standing under b, taken with danger 0 where it is above 0 (a slot that
 /// can move keeps its level, at least `step`). `wall` is the slots' wall distances at b's
-/// margin when a wall is near, else null. Returns whether any slot took one.
-bool creep_from_standing(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
-                         const float* dx, const float* dy, std::size_t k, float step,
-                         const float* wall, float top, float* speed, float* danger) {
+/// margin when a wall is near, else null; pairs: agent i's PairTest under b. Returns
+/// whether any slot took one.
+bool creep_from_standing(const CollisionDanger& b, PairTest& pairs, const float* dx,
+                         const float* dy, std::size_t k, float step, const float* wall, float top,
+                         float* speed, float* danger) {
   constexpr float inf = std::numeric_limits<float>::infinity();
-  const bool lanes = pairs_in_lanes(b, in, i);
   bool moved = false;
   for (std::size_t q = 0; q < k; ++q) {
     if (speed[q] > 0.0f && danger[q] == 0.0f) continue;
-    const float s =
-        creep_speed(b, in, i, Vec2{dx[q], dy[q]}, wall ? wall[q] : inf, 0.0f, step, lanes);
+    const float s = creep_speed(b, pairs, Vec2{dx[q], dy[q]}, wall ? wall[q] : inf, 0.0f, step);
     if (s > 0.0f) {
       speed[q] = s / top;
       danger[q] = 0.0f;
@@ -1149,9 +1377,9 @@ bool may_unstick_alone(const CollisionDanger& b, const AgentsView& a, std::size_
 /// levels (capping them below the slowest level too turned one more bend of 216, but
 /// held an agent crawling round a room at a quarter of its speed for seconds).
 void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i,
-                 const float* dx, const float* dy, std::size_t k, const float* ttc, float step,
-                 const float* wall, float top, float* speed, float* danger, bool lone_rule,
-                 const Alone& alone) {
+                 PairTest& pairs, const float* dx, const float* dy, std::size_t k, const float* ttc,
+                 float step, const float* wall, float top, float* speed, float* danger,
+                 bool lone_rule, const Alone& alone) {
   if (!b.unstick || b.creep || !(ttc[0] >= b.horizon)) return;
   if (can_move(speed, danger, k)) {
     // lone_rule: may_unstick_alone(b, a, i, step), asked before the fold.
@@ -1166,7 +1394,7 @@ void unstick_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
       if (speed[q] > 0.0f && danger[q] == 0.0f && dx[q] * g.x + dy[q] * g.y > 0.0f) return;
     if (!alone()) return;
   }
-  creep_from_standing(b, in, i, dx, dy, k, step, wall, top, speed, danger);
+  creep_from_standing(b, pairs, dx, dy, k, step, wall, top, speed, danger);
 }
 
 /// CollisionDanger's squeeze (see behaviours.hpp): when standing is safe and, after creep
@@ -1181,6 +1409,7 @@ void squeeze_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
     return;
   struct SqueezeSite;
   WallScratch& walls = detail::thread_scratch<WallScratch, SqueezeSite>();
+  PairList& store = detail::thread_scratch<PairList, SqueezeSite>();
   CollisionDanger cut = b;
   for (const float margin : {b.margin * b.squeeze, 0.0f}) {
     cut.margin = margin;
@@ -1189,7 +1418,8 @@ void squeeze_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
                                        b.layers, walls, in.agents.radius[i]);
     if (near && b.past_target)
       walls_past_target(in, i, dx, dy, k, margin, walls.distance.data(), walls.bare_slots());
-    if (creep_from_standing(cut, in, i, dx, dy, k, step, near ? walls.distance.data() : nullptr,
+    PairTest pairs(cut, in, i, store);
+    if (creep_from_standing(cut, pairs, dx, dy, k, step, near ? walls.distance.data() : nullptr,
                             top, speed, danger) ||
         margin == 0.0f)
       return;
@@ -1372,12 +1602,9 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // A threat every line of sight to which crosses a wall does not count (threat_in_sight).
   const Alone alone{threat, walls_near ? in.world : nullptr, xi, sc.threats, b.layers};
   const bool extras = b.creep || (b.wall_speed && walls_near);  // the opt-in candidates below
-  // pairs_in_lanes(b, in, i) for velocity_pair_ttc, asked on the first slot that needs it.
-  int lanes_known = -1;
-  const auto lanes = [&] {
-    if (lanes_known < 0) lanes_known = pairs_in_lanes(b, in, i) ? 1 : 0;
-    return lanes_known == 1;
-  };
+  // The candidates' tests against the neighbours (wall_speed, creep, unstick), set up on
+  // the first one.
+  PairTest pairs(b, in, i, detail::thread_scratch<PairList, CollisionSite>());
   // wall_speed_alone (without wall_speed): wall_speed's candidate below the slowest moving
   // level, for an agent alone, after the levels (and creep): taken where it is faster than
   // the slot's safe speed (0 where no speed is safe, danger > 0) and safe against every
@@ -1394,8 +1621,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
       const float sw = wall[q] / b.wall_horizon * (1.0f - 0x1p-20f);
       if (!(sw < step)) continue;
       const float frac = sw / top;
-      if (!(frac > (danger[q] == 0.0f ? speed[q] : 0.0f)) ||
-          velocity_pair_ttc(b, in, i, Vec2{dx[q], dy[q]} * sw, lanes()) < b.horizon)
+      if (!(frac > (danger[q] == 0.0f ? speed[q] : 0.0f)) || !pairs.safe(Vec2{dx[q], dy[q]} * sw))
         continue;
       if (is_alone < 0) is_alone = alone() ? 1 : 0;
       if (is_alone == 0) return;
@@ -1405,8 +1631,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   };
   if (!extras && avx2 && levels_to_maps_avx2(ttc, k, S, b.horizon, scale, speed, danger)) {
     wall_speed_alone();
-    unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger,
-                lone_rule, alone);
+    unstick_row(b, in, i, pairs, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed,
+                danger, lone_rule, alone);
     squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
     return;
   }
@@ -1440,8 +1666,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
       while (mc < S && ttc[(mc + 1) * k + q] >= b.horizon) ++mc;
       if (mc < S) {
         const float s =
-            creep_speed(b, in, i, Vec2{dx[q], dy[q]}, walls_near ? wall[q] : inf,
-                        step * static_cast<float>(mc), step * static_cast<float>(mc + 1), lanes());
+            creep_speed(b, pairs, Vec2{dx[q], dy[q]}, walls_near ? wall[q] : inf,
+                        step * static_cast<float>(mc), step * static_cast<float>(mc + 1));
         if (s / top > (safe ? speed[q] : 0.0f)) {
           speed[q] = s / top;
           danger[q] = 0.0f;
@@ -1456,16 +1682,15 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
       // and safe against every neighbour.
       const float sw = wall[q] / b.wall_horizon * (1.0f - 0x1p-20f);
       const float frac = sw / top;
-      if (frac < 1.0f && frac > (safe ? speed[q] : 0.0f) &&
-          velocity_pair_ttc(b, in, i, Vec2{dx[q], dy[q]} * sw, lanes()) >= b.horizon) {
+      if (frac < 1.0f && frac > (safe ? speed[q] : 0.0f) && pairs.safe(Vec2{dx[q], dy[q]} * sw)) {
         speed[q] = frac;
         danger[q] = 0.0f;
       }
     }
   }
   wall_speed_alone();
-  unstick_row(b, in, i, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed, danger,
-              lone_rule, alone);
+  unstick_row(b, in, i, pairs, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed,
+              danger, lone_rule, alone);
   squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
 }
 
