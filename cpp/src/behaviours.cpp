@@ -836,6 +836,23 @@ bool body_past_target(const PastTarget& pt, Vec2 p, float R, float margin, Vec2 
 }
 
 #if defined(CONTEXTSTEER_AVX2)
+/// pair_ttc's terms in four lanes, the same float operations in the same order (no FMA):
+/// cc = |p|² − R², bb = p·w, disc = bb² − |w|²·cc and the hit cc / (bb + √disc).
+struct PairTtcLanes {
+  __m128 cc, bb, disc, hit;
+};
+
+[[gnu::always_inline]] CS_AVX2 inline PairTtcLanes pair_ttc_lanes(__m128 px, __m128 py, __m128 R,
+                                                                  __m128 wx, __m128 wy) {
+  PairTtcLanes t;
+  t.cc = _mm_sub_ps(_mm_add_ps(_mm_mul_ps(px, px), _mm_mul_ps(py, py)), _mm_mul_ps(R, R));
+  t.bb = _mm_add_ps(_mm_mul_ps(px, wx), _mm_mul_ps(py, wy));
+  const __m128 ww = _mm_add_ps(_mm_mul_ps(wx, wx), _mm_mul_ps(wy, wy));
+  t.disc = _mm_sub_ps(_mm_mul_ps(t.bb, t.bb), _mm_mul_ps(ww, t.cc));
+  t.hit = _mm_div_ps(t.cc, _mm_add_ps(t.bb, _mm_sqrt_ps(t.disc)));
+  return t;
+}
+
 /// velocity_pair_ttc over four neighbours at a time: per lane the same operations in the
 /// same order as the scalar loop and pair_ttc, then the least TTC over the lanes (a
 /// minimum, in any order). No FMA, so every lane rounds as the scalar code. Each
@@ -928,12 +945,7 @@ CS_AVX2 float velocity_pair_ttc_avx2(const AgentsView& a, const std::int32_t* nb
       wx = _mm_mul_ps(wx, f);
       wy = _mm_mul_ps(wy, f);
     }
-    const __m128 cc =
-        _mm_sub_ps(_mm_add_ps(_mm_mul_ps(px, px), _mm_mul_ps(py, py)), _mm_mul_ps(R, R));
-    const __m128 bb = _mm_add_ps(_mm_mul_ps(px, wx), _mm_mul_ps(py, wy));
-    const __m128 ww = _mm_add_ps(_mm_mul_ps(wx, wx), _mm_mul_ps(wy, wy));
-    const __m128 disc = _mm_sub_ps(_mm_mul_ps(bb, bb), _mm_mul_ps(ww, cc));
-    const __m128 hit = _mm_div_ps(cc, _mm_add_ps(bb, _mm_sqrt_ps(disc)));
+    const auto [cc, bb, disc, hit] = pair_ttc_lanes(px, py, R, wx, wy);
     const __m128 ahead = _mm_cmpgt_ps(bb, zero);
     const __m128 apart = _mm_cmpgt_ps(cc, zero);  // !(cc <= 0) for non-NaN
     // Touching (cc <= 0): 0 when deepening (bb > 0), else inf; apart: the hit when
@@ -1120,12 +1132,7 @@ CS_AVX2 std::size_t first_meeting_avx2(const PairList& l, std::size_t from, std:
     }
     const __m128 px = _mm_loadu_ps(l.px.data() + n), py = _mm_loadu_ps(l.py.data() + n);
     const __m128 R = _mm_loadu_ps(l.R.data() + n);
-    const __m128 cc =
-        _mm_sub_ps(_mm_add_ps(_mm_mul_ps(px, px), _mm_mul_ps(py, py)), _mm_mul_ps(R, R));
-    const __m128 bb = _mm_add_ps(_mm_mul_ps(px, wx), _mm_mul_ps(py, wy));
-    const __m128 ww = _mm_add_ps(_mm_mul_ps(wx, wx), _mm_mul_ps(wy, wy));
-    const __m128 disc = _mm_sub_ps(_mm_mul_ps(bb, bb), _mm_mul_ps(ww, cc));
-    const __m128 hit = _mm_div_ps(cc, _mm_add_ps(bb, _mm_sqrt_ps(disc)));
+    const auto [cc, bb, disc, hit] = pair_ttc_lanes(px, py, R, wx, wy);
     // pair_ttc < h: touching (cc <= 0) and deepening (bb > 0), TTC 0; apart, bb > 0,
     // disc > 0 and the hit before h.
     const __m128 near = _mm_cmple_ps(cc, zero);
