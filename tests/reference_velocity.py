@@ -787,6 +787,7 @@ def creep_speed(
     arrivals=False,
     same_way=1.0,
     tol=TOL,
+    zero=ZERO,
 ):
     """The ``creep`` candidate of agent i along the unit slot direction d: the first
     speed above ``lo`` (safe) at which the candidate turns unsafe, when that is below
@@ -799,13 +800,18 @@ def creep_speed(
     (speed, ambiguous)
         ``ambiguous`` when the kernel's bisection may find another boundary: a second
         unsafe stretch starts within [lo, hi], or the boundary is within ``tol`` of a
-        level's spacing from ``lo``, or a body's test is ambiguous.
+        level's spacing from ``lo``, or a body's test is ambiguous, or the boundary is a
+        graze that the course barely deepens: ``tol`` of a level's spacing past it the
+        pair still grazes (``b² − a·c`` within ``zero / 10`` relative of 0, 1e-5: float32
+        rounds ``b² − a·c`` by some 1e-6 of ``b²``, which then moves the boundary by 1e-4
+        of the spacing or more; a course nearly along the velocity obstacle's edge).
     """
     wall_horizon = horizon if wall_horizon is None else wall_horizon
     x = np.asarray(state["position"], dtype=np.float64)
     vel = np.asarray(state["velocity"], dtype=np.float64)
     rad = np.asarray(state["radius"], dtype=np.float64)
     starts = [float(wall) / float(wall_horizon)] if math.isfinite(wall) else []
+    pairs = []  # (start, p, R, u, κ) of each neighbour's unsafe stretch
     discs, left_amb = _discs(state, i, margin, horizon, arrivals, None, reciprocity, tol, x, vel)
     for j, p, vj, body in discs:
         if past_target and body:
@@ -820,7 +826,10 @@ def creep_speed(
             f, amb = same_way_scale(state, i, j, vj, same_way, h=same_way * horizon, tol=tol)
             left_amb = left_amb or amb
             kappa, u = kappa * f, (u[0] * f, u[1] * f)
-        starts += [a for a, _ in unsafe_speeds(p, rad[i] + rad[j] + margin, u, kappa, d, horizon)]
+        big_r = rad[i] + rad[j] + margin
+        for a, _ in unsafe_speeds(p, big_r, u, kappa, d, horizon):
+            starts.append(a)
+            pairs.append((a, p, big_r, u, kappa))
     span = hi - lo
     inside = sorted(a for a in starts if lo - tol * span <= a <= hi + tol * span)
     if not inside:
@@ -828,6 +837,15 @@ def creep_speed(
     first = max(inside[0], lo)
     ambiguous = len(inside) > 1 and inside[1] - inside[0] <= (1.0 - tol) * span
     ambiguous = ambiguous or first - lo <= tol * span or hi - first <= tol * span
+    s = first + tol * span
+    for a, p, big_r, u, kappa in pairs:
+        if a != inside[0]:
+            continue
+        wx, wy = kappa * s * float(d[0]) - u[0], kappa * s * float(d[1]) - u[1]
+        b = float(p[0]) * wx + float(p[1]) * wy
+        c = float(p[0]) ** 2 + float(p[1]) ** 2 - big_r * big_r
+        if c > 0.0 and b > 0.0 and abs(b * b - (wx * wx + wy * wy) * c) <= 0.1 * zero * b * b:
+            ambiguous = True  # still grazing past the boundary: ill-conditioned
     return first, ambiguous or left_amb
 
 
@@ -954,6 +972,240 @@ def _standing_creep(
     return sc, a, h.ambiguous
 
 
+# ------------------------------------------------------ unstick's lone-agent rule ---
+
+
+def _point_segment(px, py, ax, ay, bx, by):
+    """Distance from the point (px, py) to the segment [a, b] (a point when a == b)."""
+    ex, ey = bx - ax, by - ay
+    ee = ex * ex + ey * ey
+    u = 0.0 if ee == 0.0 else min(max(((px - ax) * ex + (py - ay) * ey) / ee, 0.0), 1.0)
+    return math.hypot(px - ax - u * ex, py - ay - u * ey)
+
+
+def sight_ray(o, e, walls, *, tol=TOL):
+    """One line of sight of ``threat_in_sight``: whether the thin ray from o to o + e
+    (radius 0, reaching |e|, its end included) meets one of the (M, 4) segments.
+
+    Returns
+    -------
+    (hit, ambiguous)
+        ambiguous when an end of the ray lies within ``tol·|e|`` of a segment or an end
+        of a segment within that of the ray (a graze, a touch, or a line ending at a
+        wall: float32 may judge it either way).
+    """
+    ox, oy = float(o[0]), float(o[1])
+    ex, ey = float(e[0]), float(e[1])
+    fx, fy = ox + ex, oy + ey
+    eps = tol * math.hypot(ex, ey)
+    hit = amb = False
+    for ax, ay, bx, by in np.asarray(walls, dtype=np.float64).reshape(-1, 4):
+        sx, sy = bx - ax, by - ay
+        den = ex * sy - ey * sx
+        if den != 0.0:  # (parallel: an overlap puts an end on the other, ambiguous below)
+            qx, qy = ax - ox, ay - oy
+            t = (qx * sy - qy * sx) / den  # o + t·e = a + u·s
+            u = (qx * ey - qy * ex) / den
+            hit = hit or (0.0 <= t <= 1.0 and 0.0 <= u <= 1.0)
+        gap = min(
+            _point_segment(ax, ay, ox, oy, fx, fy),
+            _point_segment(bx, by, ox, oy, fx, fy),
+            _point_segment(ox, oy, ax, ay, bx, by),
+            _point_segment(fx, fy, ax, ay, bx, by),
+        )
+        amb = amb or gap <= eps
+    return hit, amb
+
+
+def threat_in_sight(o, p, rho, walls, *, tol=TOL):
+    """``threat_in_sight`` for one threat disc (centre o + p, radius ρ) of the agent at
+    o: in sight when ``|p| <= ρ`` (over the agent) or one of the three rays from o, to the
+    centre and to its two points ``p ± ρ·(−p_y, p_x)/|p|`` across the line of sight,
+    meets no segment (:func:`sight_ray`).
+
+    Returns
+    -------
+    (in_sight, surely, maybe)
+        Whether it is in sight, whether it is however the tests within their tolerance
+        go, and whether it may be (the three equal unless ambiguous).
+    """
+    px, py = float(p[0]), float(p[1])
+    rho = float(rho)
+    length = math.hypot(px, py)
+    over = not length > rho
+    near = abs(length - rho) <= tol * (length + rho)
+    if over and not near:
+        return True, True, True
+    sx, sy = -py * rho / length, px * rho / length
+    miss = miss_surely = miss_maybe = False
+    for ex, ey in ((px, py), (px + sx, py + sy), (px - sx, py - sy)):
+        hit, amb = sight_ray(o, (ex, ey), walls, tol=tol)
+        miss = miss or not hit
+        miss_surely = miss_surely or (not hit and not amb)
+        miss_maybe = miss_maybe or not hit or amb
+    return over or miss, (over and not near) or miss_surely, over or near or miss_maybe
+
+
+def lone_agent(
+    state, i, walls, *, horizon, margin, reciprocity, arrivals, same_way, tol=TOL, zero=ZERO
+):
+    """``Alone`` of ``CollisionDanger`` for agent i with walls near: no threat in sight.
+
+    The threats are the discs ``collision_row_at`` folds (the neighbours of
+    :func:`arrivals_discs` with ``arrivals``, an arriving one's stop disc included, else
+    every other alive agent), less those its reach test prunes: with ``p`` the disc's
+    centre relative to x_i, ``R = r_i + r_j + margin``, κ and ``u = κ·α·v_i + v_j`` the
+    pair's (α of :func:`_pair_alpha`), both times the same-way factor f of a body
+    (:func:`same_way_scale`), a disc clear of agent i (``|p| > R``) is pruned when ``|p| −
+    R > (κf·max_speed_i + |u f|)·horizon`` (no candidate closes the gap within the
+    horizon). A threat counts when it is in sight (:func:`threat_in_sight`, radius
+    ``R − r_i − margin``, that is ``r_j``) through the segments ``walls``.
+
+    Returns
+    -------
+    (alone, ambiguous)
+        ambiguous when the outcome may flip with a test within its tolerance: a reach test
+        (``|gap − reach| <= tol·(|gap| + reach)``), a same-way factor, an arrival, or a
+        sight test.
+    """
+    x = np.asarray(state["position"], dtype=np.float64)
+    vel = np.asarray(state["velocity"], dtype=np.float64)
+    rad = np.asarray(state["radius"], dtype=np.float64)
+    top = float(state["max_speed"][i])
+    discs, disc_amb = _discs(state, i, margin, horizon, arrivals, None, reciprocity, tol, x, vel)
+    counts = counts_surely = counts_maybe = False
+    for j, p, vj, body in discs:
+        al = _pair_alpha(state, j, reciprocity)
+        kappa = 1.0 / (1.0 - al)
+        u = (kappa * al * vel[i, 0] + vj[0], kappa * al * vel[i, 1] + vj[1])
+        f, f_amb = 1.0, False
+        if body:
+            f, f_amb = same_way_scale(state, i, j, vj, same_way, h=same_way * horizon, tol=tol)
+        big_r = rad[i] + rad[j] + margin
+        dist = math.hypot(float(p[0]), float(p[1]))
+        gap = dist - big_r
+        reach = (kappa * f * top + math.hypot(u[0] * f, u[1] * f)) * horizon
+        cc = dist * dist - big_r * big_r
+        kept = cc <= 0.0 or not gap > reach
+        near = f_amb or abs(gap - reach) <= tol * (abs(gap) + reach)
+        near = near or abs(cc) <= zero * (dist * dist + big_r * big_r)
+        if not (kept or near):
+            continue
+        seen, surely, maybe = threat_in_sight(x[i], p, big_r - rad[i] - margin, walls, tol=tol)
+        counts = counts or (kept and seen)
+        counts_surely = counts_surely or (kept and not near and surely)
+        counts_maybe = counts_maybe or maybe
+    return not counts, disc_amb or counts_surely != counts_maybe
+
+
+def _moves(lv, ttc_row, horizon):
+    """Whether a slot at level ``lv`` (its TTCs ``ttc_row``) offers a safe moving candidate."""
+    return lv in (-2, -3, -4) or (lv >= 1 and ttc_row[lv] >= horizon)
+
+
+def unstick_takes_creep(
+    state,
+    i,
+    slots,
+    moving,
+    moving_amb,
+    walls,
+    *,
+    horizon,
+    wall_horizon,
+    levels,
+    margin,
+    reciprocity,
+    arrivals,
+    same_way,
+    tol=TOL,
+    zero=ZERO,
+):
+    """``unstick`` (without ``creep``, standing safe): whether the slots of agent i that
+    cannot move (``moving[k]`` False) take creep's candidates from standing.
+
+    They do when no slot can move, or by the lone-agent rule (``unstick_row``): the agent
+    has a target (``state["target"]``), walls are on (``walls`` not None), it moves at most
+    half its slowest level's speed (``|v_i| <= 0.5·max_speed_i / levels``), lies more than
+    its radius from its target (``|g| > r_i``, g = target − x_i), walls are near (some
+    segment within ``max_speed_i·wall_horizon + r_i + margin`` of x_i, the slot wall
+    query's reach), no slot that can move heads towards its way (``d_k·g > 0``; the kernel's
+    route direction is not modelled: no field here), and it is alone (:func:`lone_agent`).
+
+    Returns
+    -------
+    (takes, ambiguous)
+        ambiguous when flipping one test within its tolerance (the speed, the distance
+        to the target, the walls' reach, a slot's ``d·g > 0``, whether a slot flagged
+        ``moving_amb`` can move, whether the agent is alone) changes the answer.
+    """
+    moving = [bool(m) for m in moving]
+    tgt = state.get("target")
+    has_walls = walls is not None and len(np.asarray(walls).reshape(-1, 4)) > 0
+    if not any(moving):
+        return True, False  # (as before the rule: can_move's flips are not tracked there)
+    if tgt is None or not has_walls:
+        return False, False
+    f = lambda v: float(np.float32(v))  # noqa: E731  (the kernel's float32 inputs)
+    xi = (f(state["position"][i][0]), f(state["position"][i][1]))
+    vi = (f(state["velocity"][i][0]), f(state["velocity"][i][1]))
+    g = (f(tgt[i][0]) - xi[0], f(tgt[i][1]) - xi[1])
+    r, top = f(state["radius"][i]), f(state["max_speed"][i])
+    speed, step = math.hypot(*vi), 0.5 * top / levels
+    lg = math.hypot(*g)
+    segs = np.asarray(walls, dtype=np.float64).reshape(-1, 4)
+    nd = min(_point_segment(xi[0], xi[1], *s) for s in segs)
+    reach = top * wall_horizon + r + margin
+    towards = [float(d[0]) * g[0] + float(d[1]) * g[1] for d in slots]
+    # name -> (value, near its threshold)
+    tests = {
+        "slow": (speed <= step, abs(speed - step) <= tol * step),
+        "far": (lg > r, abs(lg - r) <= tol * (lg + r)),
+        "walls": (nd <= reach, abs(nd - reach) <= tol * reach),
+    }
+    for kk, dg in enumerate(towards):
+        tests[("moving", kk)] = (moving[kk], bool(moving_amb[kk]))
+        tests[("towards", kk)] = (dg > 0.0, abs(dg) <= tol * lg)
+
+    def takes(t, alone):
+        mv = [t[("moving", kk)][0] for kk in range(len(slots))]
+        if not any(mv):
+            return True
+        if not (t["slow"][0] and t["far"][0] and t["walls"][0]):
+            return False
+        if any(mv[kk] and t[("towards", kk)][0] for kk in range(len(slots))):
+            return False
+        return alone()
+
+    cache = {}
+
+    def alone():
+        if "v" not in cache:
+            cache["v"] = lone_agent(
+                state,
+                i,
+                segs,
+                horizon=horizon,
+                margin=margin,
+                reciprocity=reciprocity,
+                arrivals=arrivals,
+                same_way=same_way,
+                tol=tol,
+                zero=zero,
+            )
+        return cache["v"][0]
+
+    outcome = takes(tests, alone)
+    ambiguous = False
+    for name, (value, near) in tests.items():
+        if near and takes({**tests, name: (not value, near)}, alone) != outcome:
+            ambiguous = True
+    if "v" in cache and cache["v"][1]:
+        # Alone or not within the tolerance: does it matter here?
+        ambiguous = ambiguous or takes(tests, lambda: not cache["v"][0]) != outcome
+    return outcome, ambiguous
+
+
 def collision_danger(
     state,
     directions,
@@ -1015,9 +1267,14 @@ def collision_danger(
         when faster than the fastest safe level (0 when none is safe). Applied before
         ``wall_speed``, whose floor it then raises.
     unstick : bool
-        Without ``creep``: when no slot of an agent offers a safe moving candidate
-        (``wall_speed``'s included) and standing is safe, each slot's ``creep_speed``
-        above level 0, taken (level -4, danger 0) when above 0.
+        Without ``creep``, where standing is safe: when no slot of an agent offers a safe
+        moving candidate (``wall_speed``'s included), each slot's ``creep_speed`` above
+        level 0, taken (level -4, danger 0) when above 0; and the same for the slots that
+        cannot move of an agent that can move but not towards its way, by the lone-agent
+        rule (:func:`unstick_takes_creep`: walls given and near, a target more than its
+        radius away, at most half its slowest level's speed, no slot that can move within
+        90° of the target's direction, and no neighbour that could meet it within the
+        horizon in sight, :func:`lone_agent`). The slots that can move keep their levels.
     squeeze : float in [0, 1]
         Below 1 (and ``margin`` > 0): when, after all of the above, standing is safe and
         no slot offers a safe moving candidate, each slot's ``creep_speed`` above level 0
@@ -1195,18 +1452,33 @@ def collision_danger(
         )
         # Near the horizon the standing test, or a level's, may flip in float32.
         stand_amb = abs(ttc[i, 0, 0] - horizon) <= tol * horizon
-        if (
-            unstick
-            and not creep
-            and ttc[i, 0, 0] >= horizon
-            and not _can_move(level[i], ttc[i], horizon)
-        ):
-            for kk in range(k):
+        if unstick and not creep and ttc[i, 0, 0] >= horizon:
+            moving = [_moves(lv, ttc[i, kk], horizon) for kk, lv in enumerate(level[i])]
+            takes, take_amb = unstick_takes_creep(
+                state,
+                i,
+                slots,
+                moving,
+                ambiguous[i].copy(),
+                walls if has_walls else None,
+                horizon=horizon,
+                wall_horizon=wall_horizon,
+                levels=s_count,
+                margin=margin,
+                reciprocity=reciprocity,
+                arrivals=arrivals,
+                same_way=same_way,
+                tol=tol,
+                zero=zero,
+            )
+            for kk in range(k) if takes or take_amb else ():
+                if moving[kk]:
+                    continue  # a slot that can move keeps its level
                 sc, a, _ = _standing_creep(
                     state, i, slots[kk], margin, walls if has_walls else None, **creep_kw
                 )
-                ambiguous[i, kk] |= stand_amb or a or sc / vmax[i] <= tol / s_count
-                if sc > 0.0:
+                ambiguous[i, kk] |= stand_amb or a or sc / vmax[i] <= tol / s_count or take_amb
+                if takes and sc > 0.0:
                     level[i, kk] = -4
                     speed[i, kk] = sc / vmax[i]
                     danger[i, kk] = 0.0
