@@ -2253,6 +2253,13 @@ def test_arrivals_match_reference_with_creep_unstick_and_squeeze(
     # The creep speeds (creep, unstick, squeeze: the scalar pair loop) see the same
     # neighbours as the levels' table.
     scene, kw = _arrivals_case(crowd, speeds, horizon, margin, reciprocity, wall_seed)
+    _creep_speeds_match_reference(scene, kw, dirs, speeds, wall_horizon)
+
+
+def _creep_speeds_match_reference(scene, kw, dirs, speeds, wall_horizon):
+    """Kernel against oracle, with arrivals, under creep and under unstick + squeeze +
+    past_target, on the slots the oracle decides; the last option set's (speed, danger,
+    ok) back."""
     a = scene[0]
     for opts in (dict(creep=True), dict(unstick=True, squeeze=0.5, past_target=True)):
         got, exp = _kernel_and_oracle(scene, dirs, wall_horizon, arrivals=True, **opts, **kw)
@@ -2260,6 +2267,7 @@ def test_arrivals_match_reference_with_creep_unstick_and_squeeze(
         ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
         np.testing.assert_allclose(speed[ok], exp.speed[ok], rtol=1e-4, atol=1e-4 / speeds)
         np.testing.assert_allclose(danger[ok], exp.danger[ok], atol=DANGER_ATOL)
+    return speed, danger, ok
 
 
 def test_arrivals_scenes_exercise_the_rule():
@@ -2825,15 +2833,10 @@ def test_unstick_lone_agent_rule_matches_reference():
     dirs, speeds, horizon, margin, reciprocity = 3, 1, 1.0, 0.125, 0.0
     wall_seed, wall_horizon = 44914, None
     scene, kw = _arrivals_case(crowd, speeds, horizon, margin, reciprocity, wall_seed)
-    a = scene[0]
-    for opts in (dict(creep=True), dict(unstick=True, squeeze=0.5, past_target=True)):
-        got, exp = _kernel_and_oracle(scene, dirs, wall_horizon, arrivals=True, **opts, **kw)
-        speed, danger = np.asarray(got.speed, np.float64), np.asarray(got.danger, np.float64)
-        ok = np.asarray(a.alive, bool)[:, None] & ~exp.ambiguous
-        np.testing.assert_allclose(speed[ok], exp.speed[ok], rtol=1e-4, atol=1e-4 / speeds)
-        np.testing.assert_allclose(danger[ok], exp.danger[ok], atol=DANGER_ATOL)
-        # The case is decided, not flagged: agent 6's creep speeds on slots 0 and 1.
-        assert ok[6].all() and (speed[6, :2] > 0.05).all() and (danger[6] == 0.0).all()
+    speed, danger, ok = _creep_speeds_match_reference(scene, kw, dirs, speeds, wall_horizon)
+    # The case is decided, not flagged: agent 6's creep speeds on slots 0 and 1 (under
+    # unstick, the last option set).
+    assert ok[6].all() and (speed[6, :2] > 0.05).all() and (danger[6] == 0.0).all()
 
 
 def test_unstick_lone_agent_rule_matches_reference_without_arrivals():
