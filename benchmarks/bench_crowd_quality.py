@@ -137,6 +137,11 @@ Metrics (from the positions of the active agents after each step, float64)
   compares consecutive steps, does not see it (a rule that makes agents stand can lower
   the jitter without lowering the turning: docs/crowd.md, "Waiting for the way to
   clear").
+- ° per m: the jitter's turning per metre walked: per agent, the summed |Δθ| over the
+  same steps divided by their summed length, then the mean over agents. It does not
+  grow with speed: an agent that walks the same path in fewer steps turns as much per
+  metre but more per step, so a system that gets its agents home sooner has a higher
+  jitter for the same path.
 - ms/step: the median wall time of the system's step call alone (``do_step``,
   ``World.update``, ``Simulation.iterate``, ``Simulation.step``), not the Python loop that
   sets targets or measures (rvo2-accel's includes its Python loop that caps the velocities).
@@ -200,6 +205,7 @@ COLUMNS = (  # (header, key, width, format)
     ("vs RVO2", "ttg_vs_rvo2_pct", 8, "+.0f"),
     ("jitter °", "jitter_deg_per_step", 9, ".2f"),
     ("stops °", "jitter_stops_deg_per_step", 8, ".2f"),
+    ("° per m", "turn_deg_per_m", 8, ".1f"),
     ("ms/step", "ms_per_step", 9, ".3f"),
     ("pre-push", "pre_push", 10, "d"),
 )
@@ -406,7 +412,8 @@ def main() -> None:
             if "ttg_vs_rvo2_per_seed" in row:
                 print(per_seed_line(row["ttg_vs_rvo2_per_seed"]), flush=True)
     print(
-        "collisions and wall pens are episodes; jitter in degrees per step; ms/step: the "
+        "collisions and wall pens are episodes; jitter in degrees per step, ° per m per metre "
+        "walked; ms/step: the "
         "system's step call alone (median);\npre-push (cs-* only): overlapping pairs right "
         "after each move, before push-apart, summed over steps."
     )

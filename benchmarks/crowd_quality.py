@@ -358,6 +358,7 @@ def pool(rows: list[dict]) -> dict:
         "mean_ttg_s": mean("mean_ttg_s"),
         "jitter_deg_per_step": mean("jitter_deg_per_step"),
         "jitter_stops_deg_per_step": mean("jitter_stops_deg_per_step"),
+        "turn_deg_per_m": mean("turn_deg_per_m"),
         "ms_per_step": float(np.median([r["ms_per_step"] for r in rows])),
         "pre_push": (None if rows[0]["pre_push"] is None else sum(r["pre_push"] for r in rows)),
         "arrival_s": np.concatenate([r["arrival_s"] for r in rows]),
@@ -389,8 +390,9 @@ def _wrap(angle: np.ndarray) -> np.ndarray:
 
 
 def _per_agent_mean(turn: np.ndarray, steps: np.ndarray) -> float:
-    """Degrees per step: each agent's summed turn over its counted steps, averaged over
-    the agents with any (NaN without)."""
+    """Degrees per step (or per metre, given the length of the counted steps): each
+    agent's summed turn over its counted steps (or their length), averaged over the
+    agents with any (NaN without)."""
     moved = steps > 0
     return float(np.degrees(np.mean(turn[moved] / steps[moved]))) if moved.any() else float("nan")
 
@@ -415,6 +417,8 @@ class Metrics:
         self._last_fast = np.zeros(n, dtype=bool)
         self._turn = np.zeros(n)
         self._turn_steps = np.zeros(n, dtype=np.int64)
+        # The length walked in the steps the jitter counts: its turning per metre.
+        self._turn_length = np.zeros(n)
         # Across stops: the heading of each agent's last fast step, however long ago.
         self._fast_heading = np.full(n, np.nan)
         self._stop_turn = np.zeros(n)
@@ -458,6 +462,7 @@ class Metrics:
         )
         self._turn[ids[both]] += turn[both]
         self._turn_steps[ids[both]] += 1
+        self._turn_length[ids[both]] += np.linalg.norm(step[both], axis=1)
         # The same turn between consecutive fast steps with slow steps between them: an
         # agent that stops and sets off in a new direction turned, though no two
         # consecutive steps show it.
@@ -473,6 +478,7 @@ class Metrics:
         """Collisions, max penetration (m, % of radius), wall metrics, jitter (deg/step)."""
         jitter = _per_agent_mean(self._turn, self._turn_steps)
         jitter_stops = _per_agent_mean(self._stop_turn, self._stop_steps)
+        per_metre = _per_agent_mean(self._turn, self._turn_length)
         return {
             "collisions": self.collisions,
             "max_penetration_m": self.max_penetration,
@@ -481,6 +487,7 @@ class Metrics:
             "max_wall_penetration_m": self.max_wall_penetration,
             "jitter_deg_per_step": jitter,
             "jitter_stops_deg_per_step": jitter_stops,
+            "turn_deg_per_m": per_metre,
         }
 
 

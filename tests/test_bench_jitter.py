@@ -299,3 +299,28 @@ def test_metrics_count_the_turn_across_a_stop_apart():
     out = metrics.summary()
     assert out["jitter_stops_deg_per_step"] == pytest.approx(out["jitter_deg_per_step"])
     assert out["jitter_deg_per_step"] == pytest.approx(5.0)
+
+
+def test_metrics_turning_per_metre_does_not_grow_with_speed():
+    # The same path, a steady 5° a step in steps of 1/30 m, walked at 1 m/s and then, in
+    # steps three times as long (the same turns at a third of the resolution, so 15° a
+    # step), at 3 m/s. Hand-worked: the jitter is 5 and 15° a step; per metre both turn
+    # 5° / (1/30 m) = 150°/m, counted over the steps the jitter counts.
+    def metrics_of(headings, speed):
+        starts, pos = _path(headings, speed)
+        m = cq.Metrics(SimpleNamespace(walls=np.zeros((0, 4)), n=1, starts=starts))
+        for p in pos:
+            m.update(p, np.ones(1, dtype=bool))
+        return m.summary()
+
+    slow = metrics_of(5.0 * np.arange(12), 1.0)
+    fast = metrics_of(15.0 * np.arange(4), 3.0)
+    assert slow["jitter_deg_per_step"] == pytest.approx(5.0)
+    assert fast["jitter_deg_per_step"] == pytest.approx(15.0)
+    assert slow["turn_deg_per_m"] == pytest.approx(150.0)
+    assert fast["turn_deg_per_m"] == pytest.approx(150.0)
+    # Pooled over seeds as the benchmark pools it: the mean of the runs' figures.
+    row = dict(slow, arrived_pct=100.0, mean_ttg_s=1.0, ms_per_step=1.0, pre_push=None)
+    row.update(arrival_s=np.array([1.0]), steps=12, step_limit=12, agents=1, collisions=0)
+    other = dict(row, turn_deg_per_m=50.0)
+    assert cq.pool([row, other])["turn_deg_per_m"] == pytest.approx(100.0)
