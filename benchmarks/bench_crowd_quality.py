@@ -412,9 +412,9 @@ def main() -> None:
             if "ttg_vs_rvo2_per_seed" in row:
                 print(per_seed_line(row["ttg_vs_rvo2_per_seed"]), flush=True)
     print(
-        "collisions and wall pens are episodes; jitter in degrees per step, ° per m per metre "
-        "walked; ms/step: the "
-        "system's step call alone (median);\npre-push (cs-* only): overlapping pairs right "
+        "collisions and wall pens are episodes; jitter in degrees per step and ° per m in "
+        "degrees per metre walked; ms/step: the\nsystem's step call alone (median); "
+        "pre-push (cs-* only): overlapping pairs right "
         "after each move, before push-apart, summed over steps."
     )
     if "rvo2-ring" in systems:

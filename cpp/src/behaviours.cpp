@@ -1226,9 +1226,9 @@ class PairTest {
 
   /// Whether the last unsafe candidate was met by a body the agent already touches at
   /// this margin (pair_ttc's cc <= 0), which meets every candidate closing in on it, slow
-  /// or fast: met_again is worth asking only then. A body apart is met by slower
-  /// candidates later and later, mostly not by the next; asking after every unsafe
-  /// candidate cost a lattice 0.2 m apart 6 % more instructions a step than it saved.
+  /// or fast: met_again is asked only then. A body apart is met by slower candidates
+  /// later and later, mostly not by the next halving. (On standing_crowd.py's lattices,
+  /// asking after every unsafe candidate instead counted within 0.5 % of this, either way.)
   bool hit_touching() const { return hit_touching_; }
 
   /// After safe(d·mid) returned false for mid = (lo + hi) / 2 (and hi set to it): the
