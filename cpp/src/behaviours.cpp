@@ -1163,10 +1163,10 @@ CS_AVX2 std::size_t first_meeting_avx2(const PairList& l, std::size_t from, std:
 /// next candidate of a bisection most often meets it too. The order of the terms changes
 /// nothing: the answer is the same boolean. Stopping early pays more than the list costs
 /// even where the four-lane loop applied (walking packed, callgrind: 1.6–2.4 times fewer
-/// instructions a step), so the list serves every agent. And when a body the agent
-/// already touches met a creep bisection's candidate, the halvings after it that the same
-/// body meets are settled by that one pair (met_again): a crowd standing packed at
-/// touching distance tests 14 times fewer candidates in full.
+/// instructions a step), so the list serves every agent. And when a neighbour met a creep
+/// bisection's candidate, the halvings after it that the same neighbour meets are settled
+/// by that one pair (met_again): a crowd standing packed at touching distance tests 14
+/// times fewer candidates in full.
 class PairTest {
  public:
   PairTest(const CollisionDanger& b, const BehaviourInputs& in, std::size_t i, PairList& store)
@@ -1183,11 +1183,10 @@ class PairTest {
     // before the course is worked out.
     if (meets_in(0, l_.kept, v, h)) return false;
     if (l_.kept == l_.lanes && l_.arriving.empty()) return true;
-    // scalar_pair_ttc's candidate part: the course, for past_target (course_of's
-    // operations).
-    const float sp = length(v);
-    const bool past = pt_.on && sp > 0.0f;
-    const Vec2 d = past ? v * (1.0f / sp) : Vec2{};
+    // scalar_pair_ttc's candidate part: the course, for past_target ((0, 0) when it
+    // counts no course, else a unit vector).
+    const Vec2 d = course_of(v);
+    const bool past = d.x != 0.0f || d.y != 0.0f;
     // (The course's part of body_past_target, once; most courses leave no body out.)
     const CoursePast course = past ? course_past(pt_, d) : CoursePast{};
     const bool may_leave = past && course.open;
@@ -1201,7 +1200,6 @@ class PairTest {
       if (pair_meets(e.stop, e.R, w, h) || pair_meets(e.rel, e.R, w, h)) {
         if (n > 0) std::swap(l_.arriving[0], l_.arriving[n]);
         hit_ = kNone;
-        hit_touching_ = false;
         return false;
       }
     }
@@ -1216,20 +1214,13 @@ class PairTest {
       if (left_out(Vec2{l_.px[n], l_.py[n]}, l_.R[n])) continue;
       if (meets_one(n, v, h)) {
         if (n > l_.kept) l_.swap_lanes(l_.kept, n);
-        note_hit(l_.kept);
+        hit_ = l_.kept;
         hit_course_ = d;
         return false;
       }
     }
     return true;
   }
-
-  /// Whether the last unsafe candidate was met by a body the agent already touches at
-  /// this margin (pair_ttc's cc <= 0), which meets every candidate closing in on it, slow
-  /// or fast: met_again is asked only then. A body apart is met by slower candidates
-  /// later and later, mostly not by the next halving. (On standing_crowd.py's lattices,
-  /// asking after every unsafe candidate instead counted within 0.5 % of this, either way.)
-  bool hit_touching() const { return hit_touching_; }
 
   /// After safe(d·mid) returned false for mid = (lo + hi) / 2 (and hi set to it): the
   /// next steps of creep_speed's bisection that would find safe() false again, because the
@@ -1241,8 +1232,11 @@ class PairTest {
   /// the bisection ends where it would. Returns how many steps it took, at most `left`. A
   /// packed crowd standing at its goals has a body within reach on nearly every slot, and
   /// its creep searches spent most of their tests finding that body again, halving after
-  /// halving.
-  [[gnu::noinline]] int met_again(Vec2 d, float lo, float& hi, int left) {
+  /// halving. (Asking only when that body already touches the agent, which meets every
+  /// candidate closing in on it, saved 1 % of a step 0.2 m apart and nothing touching:
+  /// not worth its state.)
+  int met_again(Vec2 d, float lo, float& hi, int left) {
+    if (hit_ == kNone) return 0;
     const std::size_t n = hit_;
     const bool course_counts = n >= l_.kept && pt_.on;
     int taken = 0;
@@ -1264,12 +1258,6 @@ class PairTest {
   Vec2 course_of(Vec2 v) const {
     const float sp = length(v);
     return pt_.on && sp > 0.0f ? v * (1.0f / sp) : Vec2{};
-  }
-
-  void note_hit(std::size_t n) {
-    hit_ = n;
-    const Vec2 p{l_.px[n], l_.py[n]};
-    hit_touching_ = dot(p, p) - l_.R[n] * l_.R[n] <= 0.0f;
   }
 
   static bool same_bits(Vec2 a, Vec2 b) {
@@ -1300,7 +1288,7 @@ class PairTest {
     if (hit == to) return false;
     const std::size_t front = hit < l_.kept ? 0 : l_.kept;
     if (hit > front) l_.swap_lanes(front, hit);
-    note_hit(front);
+    hit_ = front;
     return true;
   }
 
@@ -1346,9 +1334,8 @@ class PairTest {
   PastTarget pt_{};
   bool scaled_ = false;
   bool built_ = false;
-  std::size_t hit_ = kNone;    // the lane that met safe()'s last unsafe candidate (see safe)
-  Vec2 hit_course_{};          // that candidate's course, where it counts
-  bool hit_touching_ = false;  // whether that lane's body touches the agent (hit_touching)
+  std::size_t hit_ = kNone;  // the lane that met safe()'s last unsafe candidate (see safe)
+  Vec2 hit_course_{};        // that candidate's course, where it counts
 };
 
 /// CollisionDanger's creep candidate along the unit direction d of agent i: bisection
@@ -1364,8 +1351,7 @@ float creep_speed(const CollisionDanger& b, PairTest& pairs, Vec2 d, float h, fl
     const bool ok = wall_ok && pairs.safe(d * mid);
     (ok ? lo : hi) = mid;
     // The neighbour that met this candidate most often meets the next ones down too.
-    if (wall_ok && !ok && pairs.hit_touching())
-      it += pairs.met_again(d, lo, hi, kCreepSteps - 1 - it);
+    if (wall_ok && !ok) it += pairs.met_again(d, lo, hi, kCreepSteps - 1 - it);
   }
   return lo;
 }
