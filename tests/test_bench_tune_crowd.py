@@ -199,3 +199,36 @@ def test_circle_figures_pool_the_dense_runs():
         scene = cq.SCENES[f"circle-{n}"]()
         row = cq.run(tc.system(scene, params), scene)
         assert got[f"circle-{n}"] == (row["jitter_deg_per_step"], row["mean_ttg_s"])
+
+
+def test_validate_table_has_turning_per_metre_and_stale_rvo2_rows_are_run_again(tmp_path):
+    # The table compares turning per metre walked as well as per step; RVO2 rows cached by
+    # an older script (no turn_deg_per_m) are run again rather than raising a KeyError.
+    pytest.importorskip("pyrvo")
+    import pickle
+
+    cache = tmp_path / "rvo2.pkl"
+    fresh = tc.rvo2_runs([0], str(cache))
+    stale = {
+        k: {kk: vv for kk, vv in v.items() if kk != "turn_deg_per_m"} for k, v in fresh.items()
+    }
+    stale[("hallway", 0)]["jitter_deg_per_step"] = -1.0  # marks a row not run again
+    cache.write_bytes(pickle.dumps(stale))
+    again = tc.rvo2_runs([0], str(cache))
+    for key, row in fresh.items():
+        # Oracle: the fresh run (RVO2 is deterministic), not the stale row.
+        assert again[key]["turn_deg_per_m"] == row["turn_deg_per_m"]
+        assert again[key]["jitter_deg_per_step"] == row["jitter_deg_per_step"]
+    res = {
+        "hallway": {
+            "jitter": 0.6,
+            "rvo2_jitter": 0.4,
+            "per_metre": 15.0,
+            "rvo2_per_metre": 12.0,
+            "arrived": 100.0,
+            "arrived_min": 100.0,
+            "ttg_vs": -2.0,
+            "collisions": 0,
+        }
+    }
+    assert "jitter 0.60 (RVO2 0.40, x1.50; 15.0 deg/m, x1.25)" in tc._table(res)
