@@ -2,6 +2,7 @@
 is the documented one."""
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -205,8 +206,6 @@ def test_validate_table_has_turning_per_metre_and_stale_rvo2_rows_are_run_again(
     # The table compares turning per metre walked as well as per step; RVO2 rows cached by
     # an older script (no turn_deg_per_m) are run again rather than raising a KeyError.
     pytest.importorskip("pyrvo")
-    import pickle
-
     cache = tmp_path / "rvo2.pkl"
     fresh = tc.rvo2_runs([0], str(cache))
     stale = {
