@@ -166,12 +166,20 @@ def pair_ttc(p, w, big_r, *, horizon=None, tol=TOL, zero=ZERO):
 # ------------------------------------------------------------------------ walls ---
 
 
+def _point_segment(px, py, ax, ay, bx, by):
+    """point_segment_distance on plain floats (the sight tests call it four times a
+    segment and ray, where NumPy's small arrays cost most of the time)."""
+    ex, ey = bx - ax, by - ay
+    ee = ex * ex + ey * ey
+    u = 0.0 if ee == 0.0 else min(max(((px - ax) * ex + (py - ay) * ey) / ee, 0.0), 1.0)
+    return math.hypot(px - ax - u * ex, py - ay - u * ey)
+
+
 def point_segment_distance(p, a, b):
-    """Distance from the point p to the segment [a, b] (float64)."""
-    p, a, b = (np.asarray(x, dtype=np.float64) for x in (p, a, b))
-    e = b - a
-    u = min(max(float((p - a) @ e) / float(e @ e), 0.0), 1.0)
-    return float(np.hypot(*(p - a - u * e)))
+    """Distance from the point p to the segment [a, b] (float64; a point when a == b)."""
+    return _point_segment(
+        float(p[0]), float(p[1]), float(a[0]), float(a[1]), float(b[0]), float(b[1])
+    )
 
 
 def _ray_circle(o, d, centre, r, zero):
@@ -973,14 +981,6 @@ def _standing_creep(
 
 
 # ------------------------------------------------------ unstick's lone-agent rule ---
-
-
-def _point_segment(px, py, ax, ay, bx, by):
-    """Distance from the point (px, py) to the segment [a, b] (a point when a == b)."""
-    ex, ey = bx - ax, by - ay
-    ee = ex * ex + ey * ey
-    u = 0.0 if ee == 0.0 else min(max(((px - ax) * ex + (py - ay) * ey) / ee, 0.0), 1.0)
-    return math.hypot(px - ax - u * ex, py - ay - u * ey)
 
 
 def sight_ray(o, e, walls, *, tol=TOL):
