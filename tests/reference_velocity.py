@@ -1206,12 +1206,22 @@ def unstick_takes_creep(
     return outcome, ambiguous
 
 
+def level_fractions(speeds, fine_speeds=0):
+    """CollisionDanger's candidate speeds as fractions of max speed, standing first:
+    m/S for m = 0 … S − 1, then ``fine_speeds + 1`` steps of equal size from (S − 1)/S up
+    to 1 (the docstring's rule, written independently of the kernel's level_multiple)."""
+    s = int(speeds)
+    low = [m / s for m in range(s)]
+    return np.array(low + list(np.linspace((s - 1) / s, 1.0, int(fine_speeds) + 2)[1:]))
+
+
 def collision_danger(
     state,
     directions,
     *,
     horizon=2.0,
     speeds=4,
+    fine_speeds=0,
     margin=0.0,
     reciprocity=0.0,
     walls=None,
@@ -1245,6 +1255,8 @@ def collision_danger(
     horizon : float, > 0
     speeds : int, >= 1
         S; candidates m = 0 … S.
+    fine_speeds : int, >= 0
+        F more candidates evenly between the fastest two (:func:`level_fractions`).
     margin : float, >= 0
     reciprocity : float in [0, 1)
     walls : array_like, shape (M, 4), optional
@@ -1327,11 +1339,14 @@ def collision_danger(
     n = len(pos)
     k = len(world_slots(directions))
     s_count = int(speeds)
+    fracs = level_fractions(speeds, fine_speeds)
+    # The slowest moving level as max_speed / levels (the creep rules' unit).
+    slowest = s_count if s_count >= 2 or not fine_speeds else int(fine_speeds) + 1
     has_walls = walls is not None and len(np.asarray(walls).reshape(-1, 4)) > 0
     danger = np.zeros((n, k))
     speed = np.zeros((n, k))
     level = np.full((n, k), -1, dtype=np.int64)
-    ttc = np.full((n, k, s_count + 1), INF)
+    ttc = np.full((n, k, len(fracs)), INF)
     ambiguous = np.zeros((n, k), dtype=bool)
     safe_all = np.zeros(ttc.shape, dtype=bool)
     for i in range(n):
@@ -1355,8 +1370,8 @@ def collision_danger(
                 if past_target:
                     h = walls_past_target(state, i, d, h, 0.0 if bare else margin, tol=tol)
                 amb = h.ambiguous
-            for m in range(s_count + 1):
-                s = vmax[i] * m / s_count
+            for m in range(len(fracs)):
+                s = vmax[i] * fracs[m]
                 v = (s * d[0], s * d[1])
                 t, a = agents_ttc(
                     state,
@@ -1385,21 +1400,21 @@ def collision_danger(
             else:
                 best = int(np.argmax(row))  # first maximum: smallest m
                 top = row[best]
-                for m in range(s_count + 1):
+                for m in range(len(fracs)):
                     if m != best and abs(row[m] - top) <= tol * top and not row[m] == top == 0.0:
                         amb = True  # near tie: float32 may pick m
                 danger[i, kk] = scale * min(max(1.0 - top / horizon, 0.0), 1.0)
             level[i, kk] = best
-            speed[i, kk] = best / s_count
-            floor = best / s_count if safe.any() else 0.0
+            speed[i, kk] = fracs[best]
+            floor = fracs[best] if safe.any() else 0.0
             if creep and safe[0] and not safe.all():
                 mc = int(np.argmin(safe)) - 1  # levels 0..mc safe, mc + 1 not
                 sc, a = creep_speed(
                     state,
                     i,
                     d,
-                    vmax[i] * mc / s_count,
-                    vmax[i] * (mc + 1) / s_count,
+                    vmax[i] * fracs[mc],
+                    vmax[i] * fracs[mc + 1],
                     horizon=horizon,
                     margin=margin,
                     reciprocity=reciprocity,
@@ -1442,7 +1457,7 @@ def collision_danger(
         creep_kw = dict(
             horizon=horizon,
             wall_horizon=wall_horizon,
-            levels=s_count,
+            levels=slowest,
             reciprocity=reciprocity,
             tol=tol,
             zero=zero,
@@ -1463,7 +1478,7 @@ def collision_danger(
                 walls if has_walls else None,
                 horizon=horizon,
                 wall_horizon=wall_horizon,
-                levels=s_count,
+                levels=slowest,
                 margin=margin,
                 reciprocity=reciprocity,
                 arrivals=arrivals,

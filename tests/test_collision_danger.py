@@ -190,12 +190,13 @@ def _explain(exp, i, k, speeds):
     )
 
 
-def check(maps, exp, alive, speeds, *, scale=1.0, min_fraction=0.5):
+def check(maps, exp, alive, speeds, *, fine_speeds=0, scale=1.0, min_fraction=0.5):
     """Compare a kernel result with the oracle on the non-ambiguous slots of alive agents.
 
-    Everywhere: shapes and dtypes, zero interest, zero dead rows, speeds that are m/S,
-    danger in [0, scale]. On the comparable slots: the same m, danger within DANGER_ATOL.
-    At least ``min_fraction`` of the alive agents' slots must be comparable.
+    Everywhere: shapes and dtypes, zero interest, zero dead rows, speeds that are levels
+    (m/S, and the fine speeds between the fastest two), danger in [0, scale]. On the
+    comparable slots: the same m, danger within DANGER_ATOL. At least ``min_fraction`` of
+    the alive agents' slots must be comparable.
     """
     n, k = exp.danger.shape
     interest, danger, speed = (np.asarray(x) for x in (maps.interest, maps.danger, maps.speed))
@@ -206,9 +207,9 @@ def check(maps, exp, alive, speeds, *, scale=1.0, min_fraction=0.5):
     assert not danger[~alive].any() and not speed[~alive].any()
     assert np.isfinite(danger).all() and np.isfinite(speed).all()
     assert (danger >= 0).all() and (danger <= scale * (1 + 1e-6)).all()
-    m = np.rint(speed.astype(np.float64) * speeds).astype(np.int64)
-    assert (np.abs(speed - m / speeds) <= 1e-6).all(), "speeds must be m/S"
-    assert ((m >= 0) & (m <= speeds)).all()
+    fracs = rv.level_fractions(speeds, fine_speeds)
+    m = np.abs(speed.astype(np.float64)[..., None] - fracs).argmin(axis=-1)
+    assert (np.abs(speed - fracs[m]) <= 1e-6).all(), "speeds must be levels"
     ok = alive[:, None] & ~exp.ambiguous
     assert ok.sum() >= min_fraction * alive.sum() * k, (ok.sum(), alive.sum() * k)
     for i, kk in zip(*np.nonzero(ok & (m != exp.level))):
@@ -535,7 +536,7 @@ def test_matches_reference_in_open_space(crowd, dirs, speeds, horizon, margin, r
 
 #: The drawn cases of the tests with walls: a crowd, slots, the behaviour's parameters and
 #: a seed for walls around it (see walled_scene).
-walled_cases = given(
+WALLED = dict(
     crowd=crowds(),
     dirs=slot_sets(),
     speeds=st.integers(1, 6),
@@ -545,6 +546,7 @@ walled_cases = given(
     wall_seed=st.integers(0, 2**32 - 1),
     wall_horizon=st.none() | st.floats(0.3, 4.0),
 )
+walled_cases = given(**WALLED)
 
 
 def walled_scene(crowd, wall_seed, margin):
@@ -633,6 +635,74 @@ def between_levels(
     was_safe = p_danger == 0
     assert (speed[was_safe] >= p_speed[was_safe] - 1e-7).all()
     return a, state, segs, speed, taken
+
+
+@settings(max_examples=40, deadline=None)
+@given(**WALLED, fine=st.integers(1, 4))
+def test_fine_speeds_match_reference(
+    crowd, dirs, speeds, horizon, margin, reciprocity, wall_seed, wall_horizon, fine
+):
+    # fine_speeds adds F levels evenly between the fastest two: the kernel's levels against
+    # the oracle's, whose fractions are written from the docstring (level_fractions).
+    a, state, segs, world = walled_scene(crowd, wall_seed, margin)
+    kw = dict(
+        horizon=horizon, speeds=speeds, fine_speeds=fine, margin=margin, reciprocity=reciprocity
+    )
+    got = make(wall_horizon=wall_horizon, **kw).evaluate(a, dirs, world=world, max_neighbours=32)
+    exp = rv.collision_danger(state, oracle_dirs(dirs), walls=segs, wall_horizon=wall_horizon, **kw)
+    check(got, exp, a.alive, speeds, fine_speeds=fine)
+
+
+@given(**WALLED, fine=st.integers(1, 3))
+def test_fine_speeds_with_creep_match_reference(fine, **case):
+    # creep's continuous speeds start from the fastest safe level below the first unsafe
+    # one, a fine level where that is one (level -3: the creep candidate). Fine speeds are
+    # more levels, so a slot never loses: its danger never rises, a safe one never slows.
+    between_levels({"creep": True, "fine_speeds": fine}, -3, atol=1e-4 / case["speeds"], **case)
+
+
+def test_fine_speeds_slow_down_a_little_for_a_crosser():
+    # Worked by hand. Agent 0 (r 0.3, max speed 1) at the origin, slot +x; agent 1 (r 0.3)
+    # at (2, -1.2) walks +y at 1 m/s, R = 0.6, horizon 2 s. At speed s the gap is
+    # (2 − s·t, t − 1.2), nearest at t* = (2s + 1.2)/(s² + 1):
+    #   s = 1:     t* = 1.6,   gap (0.4, 0.4),     0.566 < 0.6 (unsafe)
+    #   s = 11/12: t* = 1.649, gap (0.489, 0.449), 0.664 (safe)
+    #   s = 3/4:   t* = 1.728, gap (0.704, 0.528), 0.880 (safe)
+    # Four levels keep 3/4 of max speed; two fine speeds between 3/4 and 1 keep 11/12.
+    a = cs.Agents(2)
+    a.add([[0.0, 0.0], [2.0, -1.2]], velocity=[[0.0, 0.0], [0.0, 1.0]], radius=0.3, max_speed=1.0)
+    plain = make(horizon=2.0, speeds=4).evaluate(a, 4)
+    fine = make(horizon=2.0, speeds=4, fine_speeds=2).evaluate(a, 4)
+    assert plain.speed[0, 0] == pytest.approx(0.75) and plain.danger[0, 0] == 0.0
+    assert fine.speed[0, 0] == pytest.approx(11 / 12) and fine.danger[0, 0] == 0.0
+    # The top level is max speed exactly, and the other slots are free at it.
+    np.testing.assert_array_equal(fine.speed[0, 1:], [1.0, 1.0, 1.0])
+    exp = rv.collision_danger(state_of(a), 4, horizon=2.0, speeds=4, fine_speeds=2)
+    check(fine, exp, a.alive, 4, fine_speeds=2)
+
+
+def test_fine_speeds_keep_the_slow_levels_unless_speeds_is_one():
+    # The fine speeds split the gap between the fastest two levels; with speeds=1 that is
+    # the whole way from standing. A body stands 1.7 m ahead (R = 0.6): the slot ahead is
+    # safe within 2 s below (1.7 − 0.6)/2 = 0.55 of max speed.
+    a = cs.Agents(2)
+    a.add([[0.0, 0.0], [1.7, 0.0]], radius=0.3, max_speed=1.0)
+    for (speeds, fine), ahead in {
+        (4, 0): 0.5,
+        (4, 3): 0.5,  # 3/4 and the fine speeds above it are too fast
+        (3, 2): 1 / 3,
+        (2, 3): 0.5,
+        (1, 0): 0.0,  # only standing
+        (1, 3): 0.5,  # 1/4, 2/4, 3/4, 1: the fine speeds are the levels
+    }.items():
+        maps = make(horizon=2.0, speeds=speeds, fine_speeds=fine).evaluate(a, 4)
+        assert maps.speed[0, 0] == pytest.approx(ahead), (speeds, fine)
+        assert maps.speed[0, 2] == 1.0
+        exp = rv.collision_danger(state_of(a), 4, horizon=2.0, speeds=speeds, fine_speeds=fine)
+        check(maps, exp, a.alive, speeds, fine_speeds=fine)
+    for bad in (17, -1, 2.5):
+        with pytest.raises((ValueError, TypeError), match="fine_speeds"):
+            cs.CollisionDanger(fine_speeds=bad)
 
 
 @walled_cases
@@ -1255,9 +1325,10 @@ def _raw_bits(sim):
 def _isa_case_outputs():
     """Positions, velocities and the last danger and speed maps of dense crowds with walls
     (K = 8, 12, 16, 64, 30 steps; creep speeds on for K = 12 and 64: the others take the
-    AVX2 level scan, these the loop), as raw bits."""
+    AVX2 level scan, these the loop; and K = 16 and 64 with fine speeds), as raw bits."""
     out = []
-    for k in (8, 12, 16, 64):
+    # (K, creep, fine_speeds)
+    for k, creep, fine in ((8, 0, 0), (12, 1, 0), (16, 0, 0), (64, 1, 0), (16, 0, 3), (64, 1, 2)):
         rng = np.random.default_rng(k)
         world = cs.World()
         world.add_polyline(np.array([[-6, -6], [6, -6], [6, 6], [-6, 6]], np.float32), closed=True)
@@ -1268,7 +1339,9 @@ def _isa_case_outputs():
         sim = cs.Simulation(
             world,
             agents,
-            cs.scenarios.crowd_steering(walls=True, creep=k in (12, 64)),
+            cs.scenarios.crowd_steering(
+                walls=True, creep=bool(creep), changes={"fine_speeds": fine}
+            ),
             motion=cs.Lerp(steer_force=0.5),
             push_apart=True,
         )

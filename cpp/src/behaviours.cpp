@@ -471,6 +471,8 @@ void row_of(const WallDanger& b, const BehaviourInputs& in, std::size_t i, const
 /// the TTC of every candidate, (S+1)·K, m-major.
 struct CollisionScratch {
   std::vector<float> dx, dy, ttc, one;  // one: a neighbour's own TTC table (past_target)
+  std::vector<float> mult;              // level_multiple of each level, for mult_of below
+  std::uint64_t mult_key = 0;           // (speeds, fine_speeds) + 1 the table holds; 0: none
   std::vector<std::uint8_t> past;       // per slot: the neighbour is left out (past_target)
   std::vector<Vec2> threats;            // (p, ρ) of each threat disc, for the lone-agent rules
   WallScratch walls;
@@ -484,6 +486,16 @@ struct CollisionScratch {
       ttc.resize((s + 1) * k);
       one.resize((s + 1) * k);
     }
+  }
+  /// The levels' multiples of max_speed / speeds (level_multiple), made once per setting.
+  const float* mult_of(const CollisionDanger& b) {
+    const std::uint64_t key = ((std::uint64_t{b.speeds} << 32) | b.fine_speeds) + 1;
+    if (mult_key != key) {
+      mult.resize(level_count(b) + 1);
+      for (std::size_t m = 0; m < mult.size(); ++m) mult[m] = level_multiple(b, m);
+      mult_key = key;
+    }
+    return mult.data();
   }
 };
 
@@ -517,16 +529,16 @@ bool threat_in_sight(const World& w, Vec2 x, std::span<const Vec2> threats, std:
   return false;
 }
 
-/// TTC of the candidates s_m·d_q (speeds s_m = ks·m for m0 <= m <= S, slots q < k)
-/// against one neighbour (relative position p, effective velocity u, cc = |p|² − R² > 0),
-/// folded into ttc[m·k + q] by minimum.
+/// TTC of the candidates s_m·d_q (speeds s_m = ks·mult[m] for m0 <= m <= S, slots q < k;
+/// mult: level_multiple) against one neighbour (relative position p, effective velocity u,
+/// cc = |p|² − R² > 0), folded into ttc[m·k + q] by minimum.
 __attribute__((always_inline)) inline void ttc_levels(const float* dx, const float* dy,
-                                                      std::size_t k, float ks, std::size_t m0,
-                                                      std::size_t S, Vec2 p, Vec2 u, float cc,
-                                                      float* ttc) {
+                                                      std::size_t k, float ks, const float* mult,
+                                                      std::size_t m0, std::size_t S, Vec2 p, Vec2 u,
+                                                      float cc, float* ttc) {
   const float inf = std::numeric_limits<float>::infinity();
   for (std::size_t m = m0; m <= S; ++m) {
-    const float sv = ks * static_cast<float>(m);
+    const float sv = ks * mult[m];
     float* t = ttc + m * k;
     for (std::size_t q = 0; q < k; ++q) {
       const float wx = sv * dx[q] - u.x, wy = sv * dy[q] - u.y;
@@ -546,12 +558,13 @@ __attribute__((always_inline)) inline void ttc_levels(const float* dx, const flo
 // for bit, tested with CONTEXTSTEER_NO_AVX2). On crowd-track-10k, velocity configuration,
 // one thread, callgrind: CollisionDanger's rows 5,406 -> 4,483 instructions an agent a
 // step with one call per speed, 4,100 with the speeds inside the call.
-void ttc_levels_base(const float* dx, const float* dy, std::size_t k, float ks, std::size_t m0,
-                     std::size_t S, Vec2 p, Vec2 u, float cc, float* ttc) {
-  ttc_levels(dx, dy, k, ks, m0, S, p, u, cc, ttc);
+void ttc_levels_base(const float* dx, const float* dy, std::size_t k, float ks, const float* mult,
+                     std::size_t m0, std::size_t S, Vec2 p, Vec2 u, float cc, float* ttc) {
+  ttc_levels(dx, dy, k, ks, mult, m0, S, p, u, cc, ttc);
 }
 CS_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_t k, float ks,
-                             std::size_t m0, std::size_t S, Vec2 p, Vec2 u, float cc, float* ttc) {
+                             const float* mult, std::size_t m0, std::size_t S, Vec2 p, Vec2 u,
+                             float cc, float* ttc) {
 #if defined(CONTEXTSTEER_AVX2)
   if (k % 8 == 0) {
     // The same operations in the same order as ttc_levels, written with intrinsics: the
@@ -564,7 +577,7 @@ CS_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_t k, fl
     const __m256 vcc = _mm256_set1_ps(cc), zero = _mm256_setzero_ps();
     const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
     for (std::size_t m = m0; m <= S; ++m) {
-      const __m256 sv = _mm256_set1_ps(ks * static_cast<float>(m));
+      const __m256 sv = _mm256_set1_ps(ks * mult[m]);
       float* t = ttc + m * k;
       for (std::size_t q = 0; q < k; q += 8) {
         const __m256 wx = _mm256_sub_ps(_mm256_mul_ps(sv, _mm256_loadu_ps(dx + q)), ux);
@@ -583,7 +596,7 @@ CS_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_t k, fl
     return;
   }
 #endif
-  ttc_levels(dx, dy, k, ks, m0, S, p, u, cc, ttc);
+  ttc_levels(dx, dy, k, ks, mult, m0, S, p, u, cc, ttc);
 }
 
 /// The speed and danger rows from the TTC table (collision_row's loop over slots without
@@ -595,19 +608,19 @@ CS_AVX2 void ttc_levels_avx2(const float* dx, const float* dy, std::size_t k, fl
 /// included), so the same rows bit for bit. False (nothing written) unless k % 8 == 0.
 /// The loop's two unpredictable branches per level were a third of the rows' time on
 /// crowd-track-10k (velocity configuration, perf).
-CS_AVX2 bool levels_to_maps_avx2(const float* ttc, std::size_t k, std::size_t S, float horizon,
-                                 float scale, float* speed, float* danger) {
+CS_AVX2 bool levels_to_maps_avx2(const float* ttc, std::size_t k, const float* mult, std::size_t S,
+                                 float horizon, float scale, float* speed, float* danger) {
 #if defined(CONTEXTSTEER_AVX2)
   if (k % 8 != 0) return false;
   const __m256 h = _mm256_set1_ps(horizon), zero = _mm256_setzero_ps();
   const __m256 one = _mm256_set1_ps(1.0f);
   for (std::size_t q = 0; q < k; q += 8) {
-    __m256 best = zero;  // the level, as int32 lanes
+    __m256 best = zero;  // the level's multiple (mult[m])
     __m256 best_t = _mm256_set1_ps(-1.0f);
     __m256 safe = zero;  // mask
     for (std::size_t m = S + 1; m-- > 0;) {
       const __m256 tt = _mm256_loadu_ps(ttc + m * k + q);
-      const __m256 level = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<std::int32_t>(m)));
+      const __m256 level = _mm256_set1_ps(mult[m]);
       const __m256 now = _mm256_andnot_ps(safe, _mm256_cmp_ps(tt, h, _CMP_GE_OQ));
       const __m256 better =
           _mm256_andnot_ps(_mm256_or_ps(safe, now), _mm256_cmp_ps(tt, best_t, _CMP_GE_OQ));
@@ -616,15 +629,14 @@ CS_AVX2 bool levels_to_maps_avx2(const float* ttc, std::size_t k, std::size_t S,
       safe = _mm256_or_ps(safe, now);
       if (_mm256_movemask_ps(safe) == 0xff) break;
     }
-    _mm256_storeu_ps(speed + q, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_castps_si256(best)),
-                                              _mm256_set1_ps(scale)));
+    _mm256_storeu_ps(speed + q, _mm256_mul_ps(best, _mm256_set1_ps(scale)));
     const __m256 x = _mm256_sub_ps(one, _mm256_div_ps(best_t, h));
     const __m256 d = _mm256_min_ps(one, _mm256_max_ps(zero, x));
     _mm256_storeu_ps(danger + q, _mm256_blendv_ps(d, zero, safe));
   }
   return true;
 #else
-  (void)ttc, (void)k, (void)S, (void)horizon, (void)scale, (void)speed, (void)danger;
+  (void)ttc, (void)k, (void)mult, (void)S, (void)horizon, (void)scale, (void)speed, (void)danger;
   return false;
 #endif
 }
@@ -1500,10 +1512,12 @@ void squeeze_row(const CollisionDanger& b, const BehaviourInputs& in, std::size_
 void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
                       const BehaviourInputs& in, std::size_t i, float* danger, float* speed) {
   const AgentsView& a = in.agents;
-  const std::size_t k = in.k, S = b.speeds;
+  // S: the moving levels, fine speeds included; level m is mult[m]·step fast.
+  const std::size_t k = in.k, S = level_count(b);
   struct CollisionSite;
   CollisionScratch& sc = detail::thread_scratch<CollisionScratch, CollisionSite>();
   sc.reserve(k, S);
+  const float* const mult = sc.mult_of(b);
   const float inf = std::numeric_limits<float>::infinity();
   // Raw pointers into the scratch, taken once: after every call out of this function the
   // compiler would otherwise reload the vectors' data pointers, once per neighbour and slot.
@@ -1524,7 +1538,9 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   const Vec2 xi = load2(a.position, i), vi = load2(a.velocity, i);
   const float ri = a.radius[i], top = a.max_speed[i];
   const float kappa_all = 1.0f / (1.0f - b.reciprocity);
-  const float step = top / static_cast<float>(S);
+  const float step = top / static_cast<float>(b.speeds);
+  // The slowest moving level's speed (step itself unless fine speeds split the only gap).
+  const float slowest = step * mult[1];
   // w = κ·v − u with u = κ·α·v_i + v_j: the candidate enters linearly.
   //
   // Two savings that leave the outputs unchanged. (1) Speed 0 (m = 0) gives w = −u for
@@ -1541,7 +1557,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // 5,406 instructions an agent a step.
   float still = inf;    // TTC at speed 0, over all neighbours
   bool threat = false;  // a listed neighbour some candidate could meet within the horizon
-  const bool lone_rule = may_unstick_alone(b, a, i, step);
+  const bool lone_rule = may_unstick_alone(b, a, i, slowest);
   const bool keep_threats = (b.wall_speed_alone && !b.wall_speed) || lone_rule;
   sc.threats.clear();
   const bool avx2 = detail::use_avx2();
@@ -1567,8 +1583,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
         const float reach = (kappa * top + lu) * b.horizon;
         const float gap = std::sqrt(dot(p, p)) - R;
         if (gap > reach) return;
-        while (m0 <= S && gap > 1.01f * (kappa * step * static_cast<float>(m0) + lu) * b.horizon)
-          ++m0;
+        while (m0 <= S && gap > 1.01f * (kappa * step * mult[m0] + lu) * b.horizon) ++m0;
       }
       threat = true;  // not skipped above: some candidate may meet it within the horizon
       if (keep_threats) {
@@ -1603,8 +1618,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
         // others' (a minimum, so the kept slots are what the direct fold gives).
         float* const into = left_out ? one : ttc;
         if (left_out) std::fill(one + m0 * k, one + (S + 1) * k, inf);
-        if (avx2) ttc_levels_avx2(dx, dy, k, kappa * step, m0, S, p, u, cc, into);
-        else ttc_levels_base(dx, dy, k, kappa * step, m0, S, p, u, cc, into);
+        if (avx2) ttc_levels_avx2(dx, dy, k, kappa * step, mult, m0, S, p, u, cc, into);
+        else ttc_levels_base(dx, dy, k, kappa * step, mult, m0, S, p, u, cc, into);
         if (left_out)
           for (std::size_t m = m0; m <= S; ++m)
             for (std::size_t q = 0; q < k; ++q)
@@ -1612,7 +1627,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
         return;
       }
       for (std::size_t m = m0; m <= S; ++m) {
-        const float sv = kappa * step * static_cast<float>(m);
+        const float sv = kappa * step * mult[m];
         float* t = ttc + m * k;
         // Touching: only candidates that deepen the overlap (p·w > 0) collide, now.
         for (std::size_t q = 0; q < k; ++q) {
@@ -1659,12 +1674,12 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
     const float* h = sc.walls.distance.data();
     const float scale = b.horizon / b.wall_horizon;  // wall TTC on the agents' scale
     for (std::size_t m = 1; m <= S; ++m) {
-      const float sv = step * static_cast<float>(m);
+      const float sv = step * mult[m];
       float* t = ttc + m * k;
       for (std::size_t q = 0; q < k; ++q) t[q] = std::min(t[q], h[q] / sv * scale);
     }
   }
-  const float scale = 1.0f / static_cast<float>(S);
+  const float scale = 1.0f / static_cast<float>(b.speeds);
   const float* wall = sc.walls.distance.data();  // (see ttc above)
   // wall_speed_alone: the wall-limited speed for an agent no listed neighbour can meet
   // within the horizon at any candidate (the list's own reach is shared with every
@@ -1682,14 +1697,14 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
   // its threats) is asked only when a slot would take it.
   const auto wall_speed_alone = [&] {
     if (!b.wall_speed_alone || b.wall_speed || !walls_near) return;
-    // A slot whose wall lies beyond this cannot give a speed below `step` (the bound
+    // A slot whose wall lies beyond this cannot give a speed below `slowest` (the bound
     // allows for the rounding of sw below): most slots are skipped on one compare.
-    const float reach = step * b.wall_horizon * 1.00001f;
+    const float reach = slowest * b.wall_horizon * 1.00001f;
     int is_alone = -1;
     for (std::size_t q = 0; q < k; ++q) {
       if (!(wall[q] < reach)) continue;
       const float sw = wall[q] / b.wall_horizon * (1.0f - 0x1p-20f);
-      if (!(sw < step)) continue;
+      if (!(sw < slowest)) continue;
       const float frac = sw / top;
       if (!(frac > (danger[q] == 0.0f ? speed[q] : 0.0f)) || !pairs.safe(Vec2{dx[q], dy[q]} * sw))
         continue;
@@ -1699,11 +1714,11 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
       danger[q] = 0.0f;
     }
   };
-  if (!extras && avx2 && levels_to_maps_avx2(ttc, k, S, b.horizon, scale, speed, danger)) {
+  if (!extras && avx2 && levels_to_maps_avx2(ttc, k, mult, S, b.horizon, scale, speed, danger)) {
     wall_speed_alone();
-    unstick_row(b, in, i, pairs, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed,
+    unstick_row(b, in, i, pairs, dx, dy, k, ttc, slowest, walls_near ? wall : nullptr, top, speed,
                 danger, lone_rule, alone);
-    squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
+    squeeze_row(b, in, i, dx, dy, k, ttc, slowest, top, speed, danger);
     return;
   }
   for (std::size_t q = 0; q < k; ++q) {
@@ -1723,8 +1738,7 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
         best = m;
       }
     }
-    // (The level as an int: a size_t's conversion to float costs a branch or two.)
-    speed[q] = static_cast<float>(static_cast<std::int32_t>(best)) * scale;
+    speed[q] = mult[best] * scale;
     danger[q] = safe ? 0.0f : std::clamp(1.0f - best_t / b.horizon, 0.0f, 1.0f);
     if (!extras) continue;
     if (b.creep && ttc[q] >= b.horizon) {
@@ -1735,9 +1749,8 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
       std::size_t mc = 0;
       while (mc < S && ttc[(mc + 1) * k + q] >= b.horizon) ++mc;
       if (mc < S) {
-        const float s =
-            creep_speed(b, pairs, Vec2{dx[q], dy[q]}, walls_near ? wall[q] : inf,
-                        step * static_cast<float>(mc), step * static_cast<float>(mc + 1));
+        const float s = creep_speed(b, pairs, Vec2{dx[q], dy[q]}, walls_near ? wall[q] : inf,
+                                    step * mult[mc], step * mult[mc + 1]);
         if (s / top > (safe ? speed[q] : 0.0f)) {
           speed[q] = s / top;
           danger[q] = 0.0f;
@@ -1759,9 +1772,9 @@ void collision_row_at(const CollisionDanger& b, const CollisionDanger& b0,
     }
   }
   wall_speed_alone();
-  unstick_row(b, in, i, pairs, dx, dy, k, ttc, step, walls_near ? wall : nullptr, top, speed,
+  unstick_row(b, in, i, pairs, dx, dy, k, ttc, slowest, walls_near ? wall : nullptr, top, speed,
               danger, lone_rule, alone);
-  squeeze_row(b, in, i, dx, dy, k, ttc, step, top, speed, danger);
+  squeeze_row(b, in, i, dx, dy, k, ttc, slowest, top, speed, danger);
 }
 
 /// b at horizon h, the walls' horizon and same_way_horizon scaled by the same factor

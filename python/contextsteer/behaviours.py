@@ -1435,7 +1435,8 @@ class CollisionDanger(Behaviour):
     a crowd stays apart the way ORCA keeps it apart.
 
     Candidates: each slot direction ``d_k`` at speeds ``s_m = max_speed·m/speeds`` for
-    ``m = 0..speeds`` (``m = 0`` is standing still). Against neighbour j
+    ``m = 0..speeds`` (``m = 0`` is standing still), and with ``fine_speeds`` F more
+    speeds evenly between the fastest two. Against neighbour j
     (``p = x_j - x_i``, ``R = r_i + r_j + margin``) the time to collision of candidate
     ``v`` is the first ``t >= 0`` with ``|p - w t| = R`` for the effective relative
     velocity ``w = (v - α v_i)/(1 - α) - v_j`` (``α = reciprocity``: 0 assumes the
@@ -1448,7 +1449,7 @@ class CollisionDanger(Behaviour):
     a wall TTC then counts as ``(h_k / s_m)·horizon/wall_horizon``.
 
     Per slot the behaviour keeps the fastest *safe* candidate (TTC >= ``horizon``):
-    danger 0, speed ``m/speeds``. A slot without one keeps the candidate with the largest
+    danger 0, speed ``s_m/max_speed``. A slot without one keeps the candidate with the largest
     TTC (ties: the slowest) and scores danger ``1 - TTC/horizon`` (1 at TTC 0, 0 at the
     horizon). It writes that danger (times the weights) and the **speed map** (not
     weighted), read as :attr:`Simulation.speed`.
@@ -1495,6 +1496,16 @@ class CollisionDanger(Behaviour):
         Seconds; collisions later than this do not count.
     speeds : int, 1..64
         Candidate speeds per slot besides standing still.
+    fine_speeds : int, 0..16
+        Extra candidate speeds evenly between the fastest two levels. With ``speeds=4``
+        and ``fine_speeds=2`` the candidates are 0, 1/4, 1/2, 3/4, 5/6, 11/12 and 1 of
+        max speed. Where its way is safe a little slower than full speed, an agent can
+        then slow down a little instead of turning off it: crossing walkers time their
+        passage as ORCA's do instead of both swerving. With ``speeds >= 2`` the slow
+        levels, and with them
+        everything that reads the slowest level (``unstick``, ``creep``,
+        ``wall_speed_alone``), stay as they are. Each level costs a row of the
+        time-to-collision table (docs/crowd.md, "Finer speeds near the top").
     margin : float, >= 0
         Extra clearance added to every pair of radii and to the wall rays. An agent
         already within it of a wall (the margin band) reads the slots going further into
@@ -1959,6 +1970,7 @@ class CollisionDanger(Behaviour):
 
     horizon: float = _default("collision_danger", "horizon")
     speeds: int = _default("collision_danger", "speeds")
+    fine_speeds: int = _default("collision_danger", "fine_speeds")
     margin: float = _default("collision_danger", "margin")
     reciprocity: float = _default("collision_danger", "reciprocity")
     walls: bool = _default("collision_danger", "walls")

@@ -279,7 +279,9 @@ struct BehaviourSpec<WallDanger> {
 
 /// CollisionDanger: danger in velocity space, a velocity obstacle sampled on the slot
 /// ring. Candidate velocities are v = s_m·d_k for every slot direction d_k and speeds
-/// s_m = max_speed_i·m/S, m = 0..S (m = 0: standing still). Against neighbour j
+/// s_m = max_speed_i·m/S, m = 0..S (m = 0: standing still); with F = fine_speeds > 0, F
+/// more levels split the gap between the fastest two evenly (level_multiple below), so
+/// that an agent can slow down a little instead of turning. Against neighbour j
 /// (p = x_j − x_i, R = r_i + r_j + margin) the candidate's time to collision solves
 /// |p − w·t| = R for the effective relative velocity w = (v − α·v_i)/(1 − α) − v_j
 /// (α = reciprocity: 0, j keeps its velocity; 0.5, each agent takes half, as in RVO):
@@ -360,11 +362,12 @@ inline constexpr float kStandingSpeed = 0.02f;
 inline constexpr float kSameWaySpeed = 0.25f;
 struct CollisionDanger {
   float weight = 1.0f;
-  float horizon = 2.0f;       ///< seconds, > 0
-  float wall_horizon = 2.0f;  ///< seconds, > 0: the walls' horizon (see above)
-  std::uint32_t speeds = 4;   ///< S >= 1
-  float margin = 0.0f;        ///< >= 0, extra clearance
-  float reciprocity = 0.0f;   ///< α in [0, 1)
+  float horizon = 2.0f;           ///< seconds, > 0
+  float wall_horizon = 2.0f;      ///< seconds, > 0: the walls' horizon (see above)
+  std::uint32_t speeds = 4;       ///< S >= 1
+  std::uint32_t fine_speeds = 0;  ///< F >= 0: levels between the fastest two (see above)
+  float margin = 0.0f;            ///< >= 0, extra clearance
+  float reciprocity = 0.0f;       ///< α in [0, 1)
   bool walls = true;
   std::uint32_t layers = kAllLayers;
   float side = 1.0f;       ///< +1: pass on the right, −1: on the left, 0: no preference
@@ -412,6 +415,26 @@ struct CollisionDanger {
   const float* agent_weights = nullptr;  ///< (N,) per-agent factor, or nullptr (see below)
 };
 
+/// CollisionDanger's level m (0..level_count(b)) as a multiple of max_speed / speeds: m
+/// below speeds − 1, then fine_speeds levels evenly between speeds − 1 and speeds (the
+/// last level is speeds itself, exactly: max speed). Without fine speeds, m for every
+/// level, so the levels are the same floats as m/S.
+inline float level_multiple(const CollisionDanger& b, std::size_t m) {
+  const std::size_t below = b.speeds - 1;
+  if (b.fine_speeds == 0 || m <= below) return static_cast<float>(m);
+  return static_cast<float>(below) +
+         static_cast<float>(m - below) / static_cast<float>(b.fine_speeds + 1);
+}
+/// The number of moving levels: speeds + fine_speeds.
+inline std::size_t level_count(const CollisionDanger& b) {
+  return std::size_t{b.speeds} + b.fine_speeds;
+}
+/// The slowest moving level's speed as a fraction of max speed (1/speeds, unless speeds is
+/// 1 and fine speeds split the whole way from standing).
+inline float slowest_level(const CollisionDanger& b) {
+  return level_multiple(b, 1) / static_cast<float>(b.speeds);
+}
+
 inline constexpr std::array<ParamChoice<float>, 3> kSideNames{
     {{"right", 1.0f}, {"left", -1.0f}, {"none", 0.0f}}};
 
@@ -424,6 +447,8 @@ struct BehaviourSpec<CollisionDanger> {
   static constexpr auto params = std::tuple{
       number("horizon", &CollisionDanger::horizon, kPositive, "time horizon (s)"),
       count("speeds", &CollisionDanger::speeds, count_range(1, 64), "candidate speeds per slot"),
+      count("fine_speeds", &CollisionDanger::fine_speeds, count_range(0, 16),
+            "extra candidate speeds evenly between the fastest two levels"),
       number("margin", &CollisionDanger::margin, kLength, "extra clearance (m)"),
       number("reciprocity", &CollisionDanger::reciprocity, kUnitOpen,
              "share of the avoidance the agent takes on (0.5: RVO)"),
