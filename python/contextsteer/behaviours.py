@@ -1504,9 +1504,10 @@ class CollisionDanger(Behaviour):
         do. With ``speeds >= 2`` the slow levels stay as they are, and with them
         everything that reads the slowest level (``unstick``, ``creep``,
         ``wall_speed_alone``). Each level costs a row of the time-to-collision table.
-        Not in :data:`~contextsteer.scenarios.CROWD`: at the crowd benchmark's crossing
-        ``fine_speeds=4`` turns 13–16 % less a step, but in the ``maze`` scenario walkers
-        touch a wall's end more often (docs/crowd.md, "Finer speeds near the top").
+        Opt-in (:data:`~contextsteer.scenarios.CROWD` has none): with 1 the crowd
+        benchmark's crossing turns 8 % less a step, with 4 13–16 % less, but with 4 the
+        ``maze`` scenario's walkers touch a wall's end more often (docs/crowd.md, "Finer
+        speeds near the top").
     margin : float, >= 0
         Extra clearance added to every pair of radii and to the wall rays. An agent
         already within it of a wall (the margin band) reads the slots going further into
