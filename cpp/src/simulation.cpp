@@ -1694,8 +1694,7 @@ void Simulation::keep_course(const Plan& p, std::size_t begin, std::size_t end, 
         const float need = (1.0f + rm) * horizon;
         const float t1 = ttc_new(d1);
         bool hold = t1 < need;
-        if (hold && vd.walls && std::isfinite(t1) &&
-            s0c <= 0.5f * level_multiple(vd, 1) / static_cast<float>(vd.speeds) &&
+        if (hold && vd.walls && std::isfinite(t1) && s0c <= 0.5f * slowest_level(vd) &&
             same_heading(d0, d1)) {
           // A creep (a course kept at most half the slowest level's speed) is not held
           // back from the same heading at a higher speed when only walls cut that short:
